@@ -1,0 +1,41 @@
+import { defineConfig } from '@playwright/test';
+import { existsSync } from 'node:fs';
+
+/** An installed Chromium: Playwright's own browser download is not available everywhere. */
+export function chromiumPath(): string | undefined {
+  const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
+  return candidates.find((p): p is string => !!p && existsSync(p));
+}
+
+export const CHROMIUM_ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run',
+];
+
+const PORT = Number(process.env.E2E_PORT ?? 4399);
+
+export default defineConfig({
+  testDir: 'e2e',
+  timeout: 60_000,
+  expect: { timeout: 10_000 },
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  reporter: process.env.CI ? [['list']] : [['list']],
+  outputDir: 'test-results',
+  use: {
+    baseURL: `http://localhost:${PORT}`,
+    viewport: { width: 1280, height: 800 },
+    launchOptions: { executablePath: chromiumPath(), args: CHROMIUM_ARGS },
+    trace: 'retain-on-failure',
+    acceptDownloads: true,
+  },
+  webServer: {
+    command: `node bin/arc-studio.mjs serve --port ${PORT} --host 127.0.0.1 --data-dir .tmp/e2e-data --tasks arc-agi-1=../shared/data/arc-agi-1`,
+    url: `http://localhost:${PORT}/api/health`,
+    reuseExistingServer: false,
+    timeout: 60_000,
+    stdout: 'pipe',
+    stderr: 'pipe',
+  },
+});

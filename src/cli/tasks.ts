@@ -1,0 +1,43 @@
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { Command } from './main';
+import { listTaskFiles } from '../server/collections';
+import { formatProblem, parseTaskText } from '../core/formats/arcTask';
+
+export interface CheckResult {
+  valid: number;
+  invalid: { file: string; reason: string }[];
+}
+
+/** Validates every task file named or found below the folders named. */
+export async function checkTaskPaths(paths: string[]): Promise<CheckResult> {
+  const result: CheckResult = { valid: 0, invalid: [] };
+  for (const p of paths) {
+    const info = await stat(p).catch(() => null);
+    if (!info) { result.invalid.push({ file: p, reason: 'no such file or folder' }); continue; }
+    const files = info.isDirectory() ? (await listTaskFiles(p)).map((f) => path.join(p, f)) : [p];
+    if (info.isDirectory() && files.length === 0) { result.invalid.push({ file: p, reason: 'folder holds no .json task files' }); continue; }
+    for (const file of files) {
+      const text = await readFile(file, 'utf8').catch((e: Error) => e);
+      if (text instanceof Error) { result.invalid.push({ file, reason: `cannot be read (${text.message})` }); continue; }
+      const parsed = parseTaskText(text);
+      if (parsed.ok) result.valid++;
+      else result.invalid.push({ file, reason: parsed.problems.map(formatProblem).join('; ') });
+    }
+  }
+  return result;
+}
+
+export const tasksCommand: Command = {
+  summary: 'Validate ARC task JSON files: one line per invalid file with its reason, then "N valid, M invalid". Exit 0 only when all are valid.',
+  usage: 'tasks check <file|dir>...',
+  async run(args) {
+    const [sub, ...paths] = args;
+    if (sub !== 'check') throw new Error(`unknown subcommand "${sub ?? ''}". Usage: arc-studio tasks check <file|dir>...`);
+    if (paths.length === 0) throw new Error('name at least one task file or folder. Usage: arc-studio tasks check <file|dir>...');
+    const r = await checkTaskPaths(paths);
+    for (const { file, reason } of r.invalid) console.log(`${file}: ${reason}`);
+    console.log(`${r.valid} valid, ${r.invalid.length} invalid`);
+    return r.invalid.length === 0 ? 0 : 1;
+  },
+};

@@ -1,0 +1,38 @@
+import { Link, Route, Switch, useLocation } from 'wouter';
+import { TaskBrowserPage } from './pages/TaskBrowserPage';
+import { TaskPlayerPage } from './pages/TaskPlayerPage';
+
+const NAV = [
+  { href: '/', label: 'Tasks', match: (p: string) => p === '/' || p.startsWith('/tasks') },
+];
+
+export function App() {
+  const [location] = useLocation();
+  return (
+    <div className="flex h-full flex-col">
+      <header className="flex h-11 shrink-0 items-center gap-6 border-b border-slate-800 bg-slate-900 px-4">
+        <Link href="/" className="flex items-center gap-2 font-semibold tracking-tight text-slate-100">
+          <img src="/favicon.svg" alt="" className="h-5 w-5" />
+          ARC Studio
+        </Link>
+        <nav className="flex gap-1 text-sm">
+          {NAV.map((n) => (
+            <Link key={n.href} href={n.href}
+              className={`rounded px-2.5 py-1 ${n.match(location) ? 'bg-slate-800 text-white' : 'text-slate-400 hover:text-slate-100'}`}>
+              {n.label}
+            </Link>
+          ))}
+        </nav>
+      </header>
+      <main className="min-h-0 flex-1">
+        <Switch>
+          <Route path="/" component={TaskBrowserPage} />
+          <Route path="/tasks/:collection/*" component={TaskPlayerPage} />
+          <Route>
+            <div className="p-8 text-slate-300">This page does not exist. <Link href="/" className="text-sky-400 underline">Go to the task browser</Link>.</div>
+          </Route>
+        </Switch>
+      </main>
+    </div>
+  );
+}

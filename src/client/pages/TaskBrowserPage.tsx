@@ -1,0 +1,3 @@
+export function TaskBrowserPage() {
+  return <div className="p-6">Task browser</div>;
+}

@@ -1,0 +1,3 @@
+export function TaskPlayerPage() {
+  return <div className="p-6">Player</div>;
+}

@@ -1,0 +1,245 @@
+/**
+ * The grid-task player as an event-sourced state machine.
+ *
+ * The browser never changes the player's state directly: every user action becomes an event,
+ * and `reduce` turns (state, event) into the next state. Replaying a downloaded log through the
+ * same `reduce` therefore rebuilds exactly what was on screen, every intermediate grid included.
+ * Events carry all the grid data they need (a pasted block, the copied input), so a log replays
+ * without the task file.
+ */
+import {
+  type Grid, type Rect, crop, fillRect, floodFill, gridsEqual, makeGrid, paste, resize, setCell,
+} from '../grid/grid';
+import type { LogEvent } from './events';
+
+export type Tool = 'edit' | 'select' | 'fill';
+export type GridSide = 'input' | 'output';
+export type Verdict = 'correct' | 'wrong' | 'duplicate';
+export type TestStatus = 'open' | 'solved' | 'failed';
+
+export const DEFAULT_TRIALS = 3;
+export const START_SIZE = 3;
+
+export interface TestState {
+  readonly output: Grid;
+  readonly undo: readonly Grid[];
+  readonly redo: readonly Grid[];
+  /** Trials used so far (a refused duplicate uses none). */
+  readonly trials: number;
+  /** Wrong grids already submitted, to refuse an identical resubmission. */
+  readonly wrong: readonly Grid[];
+  readonly status: TestStatus;
+}
+
+export interface Selection {
+  readonly side: GridSide;
+  readonly rect: Rect;
+}
+
+export interface PlayerState {
+  readonly taskId: string | null;
+  readonly testIndex: number;
+  readonly tests: readonly TestState[];
+  readonly maxTrials: number;
+  readonly tool: Tool;
+  readonly color: number;
+  readonly selection: Selection | null;
+  readonly clipboard: Grid | null;
+  /** The paint stroke that has opened an undo step: later paints of it extend that step. */
+  readonly stroke: number | null;
+  readonly showSymbols: boolean;
+  /** The last submission's outcome, for the status line. */
+  readonly lastVerdict: { index: number; verdict: Verdict; trial: number } | null;
+}
+
+/** The payloads of the grid player's events, by kind. */
+export interface GridEventData {
+  'task.open': { taskId: string; collection?: string; tests: number; trials?: number };
+  tool: { tool: Tool };
+  color: { color: number };
+  symbols: { show: boolean };
+  paint: { row: number; col: number; color: number; stroke: number };
+  'stroke.end': { stroke: number };
+  fill: { row: number; col: number; color: number };
+  select: { side: GridSide; rect: Rect };
+  'select.clear': Record<string, never>;
+  recolor: { rect: Rect; color: number };
+  copy: { side: GridSide; rect: Rect; block: Grid };
+  paste: { row: number; col: number; block: Grid };
+  resize: { rows: number; cols: number };
+  'copy.input': { grid: Grid };
+  reset: Record<string, never>;
+  undo: Record<string, never>;
+  redo: Record<string, never>;
+  'test.select': { index: number };
+  submit: { index: number; trial: number; verdict: Verdict; grid: Grid };
+}
+
+export type GridEventKind = keyof GridEventData;
+
+export function initialTest(): TestState {
+  return { output: makeGrid(START_SIZE, START_SIZE), undo: [], redo: [], trials: 0, wrong: [], status: 'open' };
+}
+
+export function initialPlayer(): PlayerState {
+  return {
+    taskId: null, testIndex: 0, tests: [], maxTrials: DEFAULT_TRIALS, tool: 'edit', color: 1,
+    selection: null, clipboard: null, stroke: null, showSymbols: false, lastVerdict: null,
+  };
+}
+
+/** The test input being worked on, or undefined before a task is open. */
+export function currentTest(s: PlayerState): TestState | undefined {
+  return s.tests[s.testIndex];
+}
+
+/** True when every test input of the open task is solved. */
+export function taskSolved(s: PlayerState): boolean {
+  return s.tests.length > 0 && s.tests.every((t) => t.status === 'solved');
+}
+
+/** True when no test input is still open. */
+export function taskFinished(s: PlayerState): boolean {
+  return s.tests.length > 0 && s.tests.every((t) => t.status !== 'open');
+}
+
+/** Whether `grid` repeats a wrong answer already given for the current test input. */
+export function isDuplicateWrong(s: PlayerState, grid: Grid): boolean {
+  const t = currentTest(s);
+  return !!t && t.wrong.some((g) => gridsEqual(g, grid));
+}
+
+function withTest(s: PlayerState, f: (t: TestState) => TestState): PlayerState {
+  const t = currentTest(s);
+  if (!t) return s;
+  const next = f(t);
+  if (next === t) return s;
+  const tests = s.tests.slice();
+  tests[s.testIndex] = next;
+  return { ...s, tests };
+}
+
+/** Replaces the output grid as one undoable step; a no-op change records nothing. */
+function edit(s: PlayerState, f: (g: Grid) => Grid): PlayerState {
+  return withTest(s, (t) => {
+    if (t.status !== 'open') return t;
+    const output = f(t.output);
+    if (output === t.output || gridsEqual(output, t.output)) return t;
+    return { ...t, output, undo: [...t.undo, t.output], redo: [] };
+  });
+}
+
+/**
+ * The next state after one event. Unknown kinds (focus, blur, visibility, ...) leave the state
+ * unchanged, so the same log can hold events the player does not interpret.
+ */
+export function reduce(s: PlayerState, e: LogEvent): PlayerState {
+  const d = e.data as never;
+  switch (e.kind as GridEventKind) {
+    case 'task.open': {
+      const x = d as GridEventData['task.open'];
+      return {
+        ...initialPlayer(), tool: s.tool, color: s.color, showSymbols: s.showSymbols, clipboard: s.clipboard,
+        taskId: x.taskId, maxTrials: x.trials ?? DEFAULT_TRIALS,
+        tests: Array.from({ length: x.tests }, initialTest),
+      };
+    }
+    case 'tool': return { ...s, tool: (d as GridEventData['tool']).tool, stroke: null };
+    case 'color': return { ...s, color: (d as GridEventData['color']).color };
+    case 'symbols': return { ...s, showSymbols: (d as GridEventData['symbols']).show };
+    case 'paint': {
+      const x = d as GridEventData['paint'];
+      const t = currentTest(s);
+      if (!t || t.status !== 'open') return s;
+      const output = setCell(t.output, x.row, x.col, x.color);
+      if (output === t.output) return s;
+      // The first changed cell of a stroke opens an undo step; later cells extend it.
+      const undo = s.stroke === x.stroke ? t.undo : [...t.undo, t.output];
+      return { ...withTest(s, () => ({ ...t, output, undo, redo: [] })), stroke: x.stroke };
+    }
+    case 'stroke.end': return { ...s, stroke: null };
+    case 'fill': {
+      const x = d as GridEventData['fill'];
+      return edit(s, (g) => floodFill(g, x.row, x.col, x.color).grid);
+    }
+    case 'select': return { ...s, selection: { ...(d as GridEventData['select']) } };
+    case 'select.clear': return { ...s, selection: null };
+    case 'recolor': {
+      const x = d as GridEventData['recolor'];
+      return edit(s, (g) => fillRect(g, x.rect, x.color));
+    }
+    case 'copy': return { ...s, clipboard: (d as GridEventData['copy']).block };
+    case 'paste': {
+      const x = d as GridEventData['paste'];
+      return edit(s, (g) => paste(g, x.block, x.row, x.col));
+    }
+    case 'resize': {
+      const x = d as GridEventData['resize'];
+      return { ...edit(s, (g) => resize(g, x.rows, x.cols)), selection: null };
+    }
+    case 'copy.input': return { ...edit(s, () => (d as GridEventData['copy.input']).grid), selection: null };
+    case 'reset': return { ...edit(s, () => makeGrid(START_SIZE, START_SIZE)), selection: null };
+    case 'undo': return withTest({ ...s, stroke: null, selection: null }, (t) => {
+      if (t.status !== 'open' || t.undo.length === 0) return t;
+      return { ...t, output: t.undo[t.undo.length - 1], undo: t.undo.slice(0, -1), redo: [...t.redo, t.output] };
+    });
+    case 'redo': return withTest({ ...s, stroke: null, selection: null }, (t) => {
+      if (t.status !== 'open' || t.redo.length === 0) return t;
+      return { ...t, output: t.redo[t.redo.length - 1], redo: t.redo.slice(0, -1), undo: [...t.undo, t.output] };
+    });
+    case 'test.select': {
+      const index = (d as GridEventData['test.select']).index;
+      if (index < 0 || index >= s.tests.length) return s;
+      return { ...s, testIndex: index, selection: null, stroke: null };
+    }
+    case 'submit': return applySubmit(s, d as GridEventData['submit']);
+    default: return s;
+  }
+}
+
+function applySubmit(s: PlayerState, x: GridEventData['submit']): PlayerState {
+  const t = s.tests[x.index];
+  if (!t || t.status !== 'open') return s;
+  const lastVerdict = { index: x.index, verdict: x.verdict, trial: x.trial };
+  if (x.verdict === 'duplicate') return { ...s, lastVerdict };
+  const trials = t.trials + 1;
+  const status: TestStatus = x.verdict === 'correct' ? 'solved' : trials >= s.maxTrials ? 'failed' : 'open';
+  const tests = s.tests.slice();
+  tests[x.index] = { ...t, trials, status, wrong: x.verdict === 'wrong' ? [...t.wrong, x.grid] : t.wrong };
+  let testIndex = s.testIndex;
+  if (status !== 'open') {
+    // Move on to the next test input still open, looking forward first.
+    const order = [...tests.keys()].map((k) => (x.index + 1 + k) % tests.length);
+    const next = order.find((k) => tests[k].status === 'open');
+    if (next !== undefined) testIndex = next;
+  }
+  return { ...s, tests, testIndex, lastVerdict, selection: null, stroke: null };
+}
+
+/** Replays a whole log from the start; returns the final state. */
+export function replay(events: readonly LogEvent[], from: PlayerState = initialPlayer()): PlayerState {
+  let s = from;
+  for (const e of events) s = reduce(s, e);
+  return s;
+}
+
+/**
+ * Every intermediate output grid: one entry per event that changed the grid on screen,
+ * with the event's seq and time.
+ */
+export function replayOutputs(events: readonly LogEvent[]): { seq: number; t: number; testIndex: number; output: Grid }[] {
+  const out: { seq: number; t: number; testIndex: number; output: Grid }[] = [];
+  let s = initialPlayer();
+  for (const e of events) {
+    const before = currentTest(s)?.output;
+    s = reduce(s, e);
+    const after = currentTest(s)?.output;
+    if (after && after !== before) out.push({ seq: e.seq, t: e.t, testIndex: s.testIndex, output: after });
+  }
+  return out;
+}
+
+/** The selected block of a side's grid, for copying. */
+export function selectionBlock(side: Grid, rect: Rect): Grid | null {
+  return crop(side, rect);
+}

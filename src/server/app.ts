@@ -1,0 +1,39 @@
+/**
+ * The HTTP API. `createApp` builds a Hono app from its dependencies so that tests call it
+ * in-process with `app.request(...)`, against the same code `serve` runs.
+ */
+import { Hono } from 'hono';
+import type { TaskLibrary } from './collections';
+
+export interface AppDeps {
+  readonly library: TaskLibrary;
+  readonly version: string;
+}
+
+export function createApi(deps: AppDeps): Hono {
+  const api = new Hono();
+
+  api.get('/health', (c) => c.json({ ok: true, version: deps.version }));
+
+  api.get('/collections', (c) => c.json({ collections: deps.library.list() }));
+
+  api.get('/collections/:cid/tasks', (c) => {
+    const ids = deps.library.taskIds(c.req.param('cid'));
+    if (!ids) return c.json({ error: 'not_found', message: `No collection "${c.req.param('cid')}".` }, 404);
+    return c.json({ tasks: ids });
+  });
+
+  // Practice mode: the whole task, answers included. Study mode serves tasks without answers.
+  api.get('/collections/:cid/tasks/:taskId{.+}', async (c) => {
+    const found = await deps.library.task(c.req.param('cid'), c.req.param('taskId'));
+    if (!found.ok) return c.json({ error: found.status === 404 ? 'not_found' : 'invalid_task', message: found.message }, found.status);
+    return c.json({ task: found.task });
+  });
+
+  api.notFound((c) => c.json({ error: 'not_found', message: `No API route ${c.req.method} ${c.req.path}.` }, 404));
+  api.onError((err, c) => {
+    console.error(err);
+    return c.json({ error: 'internal', message: 'The server failed on this request; nothing was changed. Try again, and report it if it repeats.' }, 500);
+  });
+  return api;
+}

@@ -1,0 +1,52 @@
+/**
+ * `arc-studio serve`: the built app and the JSON API on one port.
+ */
+import { Hono } from 'hono';
+import { serve as nodeServe } from '@hono/node-server';
+import { serveStatic } from '@hono/node-server/serve-static';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createApi } from './app';
+import { TaskLibrary } from './collections';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export interface ServeOptions {
+  port: number;
+  host: string;
+  dataDir: string;
+  tasks: string[];
+}
+
+export function version(): string {
+  return (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+}
+
+export async function startServer(opts: ServeOptions): Promise<{ url: string; close: () => Promise<void> }> {
+  const library = new TaskLibrary();
+  for (const spec of opts.tasks) await library.mount(spec);
+
+  const dist = path.join(ROOT, 'dist');
+  if (!existsSync(path.join(dist, 'index.html'))) {
+    throw new Error(`The app is not built (no ${path.join(dist, 'index.html')}). Run "npm run build" first, or use "npm start", which builds and serves.`);
+  }
+  const indexHtml = readFileSync(path.join(dist, 'index.html'), 'utf8');
+
+  const app = new Hono();
+  app.route('/api', createApi({ library, version: version() }));
+  app.use('/*', serveStatic({ root: path.relative(process.cwd(), dist) || '.' }));
+  // Client-side routes (/tasks/..., /s/...) all load the app.
+  app.get('*', (c) => c.html(indexHtml));
+
+  const server = nodeServe({ fetch: app.fetch, port: opts.port, hostname: opts.host });
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', () => resolve());
+    server.once('error', (e: NodeJS.ErrnoException) => reject(e.code === 'EADDRINUSE' ? new Error(`Port ${opts.port} is already in use. Stop the other server or choose another port with --port N.`) : e));
+  });
+  const url = `http://${opts.host === '0.0.0.0' ? 'localhost' : opts.host}:${opts.port}`;
+  return {
+    url,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
