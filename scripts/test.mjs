@@ -12,7 +12,7 @@ const steps = [
   ['browser tests', 'npx', ['playwright', 'test']],
 ];
 
-rmSync('.tmp/e2e-data', { recursive: true, force: true });
+rmSync(`.tmp/e2e-data-${process.env.E2E_PORT ?? 4399}`, { recursive: true, force: true });
 for (const [name, cmd, args] of steps) {
   console.log(`\n=== ${name}: ${cmd} ${args.join(' ')}`);
   const r = spawnSync(cmd, args, { stdio: 'inherit', env: process.env });

@@ -27,7 +27,8 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; cl
   const library = new TaskLibrary();
   for (const spec of opts.tasks) await library.mount(spec);
 
-  const dist = path.join(ROOT, 'dist');
+  // ARC_STUDIO_DIST serves another build of the app (e.g. one per parallel test run).
+  const dist = path.resolve(process.env.ARC_STUDIO_DIST ?? path.join(ROOT, 'dist'));
   if (!existsSync(path.join(dist, 'index.html'))) {
     throw new Error(`The app is not built (no ${path.join(dist, 'index.html')}). Run "npm run build" first, or use "npm start", which builds and serves.`);
   }
