@@ -1,0 +1,142 @@
+/**
+ * Game events in the shared log envelope (`{seq, t, kind, data}`, see core/log/events.ts), and
+ * the pure replay that rebuilds every frame from them.
+ *
+ * A player writes:
+ * - `game.open`: `{ game, seed }` when a run of a game is opened (before its first RESET);
+ * - `game.action`: `{ game, action, x?, y?, level, state, frameHash }` after each accepted
+ *   action, where `level` is `levels_completed` after the action, `state` the official state
+ *   after it, and `frameHash` the `hashFrame` of the settled (last) frame. `x`, `y` only for
+ *   ACTION6. Refused actions are not logged.
+ */
+import type { LogEvent } from '../log/events';
+import { createRun, step, type Run } from './engine';
+import type { GameDefinition } from './define';
+import { hashFrame } from './hash';
+import { GameRuleError, type ActionInput, type FrameResponse, type GameAction, type GameState } from './types';
+
+/** Payload of a `game.open` event. */
+export interface GameOpenData {
+  /** Game id, e.g. `push`. */
+  readonly game: string;
+  /** Seed of the run's PRNG. */
+  readonly seed: number;
+}
+
+/** Payload of a `game.action` event. */
+export interface GameActionData {
+  readonly game: string;
+  readonly action: GameAction;
+  /** Column 0-63, ACTION6 only. */
+  readonly x?: number;
+  /** Row 0-63, ACTION6 only. */
+  readonly y?: number;
+  /** `levels_completed` after the action. */
+  readonly level: number;
+  /** The official state after the action. */
+  readonly state: GameState;
+  /** `hashFrame` of the settled frame after the action. */
+  readonly frameHash: string;
+}
+
+/** The game event payloads, by kind. */
+export interface GameEventData {
+  'game.open': GameOpenData;
+  'game.action': GameActionData;
+}
+
+/** The payload a player logs for `input` answered by `response`. */
+export function gameActionData(game: string, input: ActionInput, response: FrameResponse): GameActionData {
+  const data: GameActionData = {
+    game, action: input.action, level: response.levels_completed, state: response.state,
+    frameHash: hashFrame(response.frame[response.frame.length - 1]),
+  };
+  return input.action === 'ACTION6' ? { ...data, x: input.x, y: input.y } : data;
+}
+
+/** One replayed action. */
+export interface ReplayedStep {
+  readonly seq: number;
+  readonly input: ActionInput;
+  readonly response: FrameResponse;
+}
+
+/** Result of a replay: every step with its frames, and what disagreed with the log. */
+export interface GameReplay {
+  readonly steps: ReplayedStep[];
+  /** Empty when the log is consistent with the engine (e.g. not tampered with). */
+  readonly problems: { seq: number; message: string }[];
+  /** The run after the last event (null when the log never opened this game). */
+  readonly run: Run<unknown> | null;
+}
+
+/**
+ * Rebuilds every frame of a game from its log events. Events of other kinds and other games
+ * are ignored; each `game.open` starts a new run. A logged result that the engine does not
+ * reproduce, or an action the rules refuse, is reported in `problems`.
+ */
+export function replayGameEvents(game: GameDefinition<unknown, unknown>, events: readonly LogEvent[]): GameReplay {
+  const steps: ReplayedStep[] = [];
+  const problems: { seq: number; message: string }[] = [];
+  let run: Run<unknown> | null = null;
+  for (const e of events) {
+    if ((e.kind !== 'game.open' && e.kind !== 'game.action') || e.data.game !== game.id) continue;
+    if (e.kind === 'game.open') {
+      const seed = e.data.seed;
+      if (typeof seed !== 'number' || !Number.isInteger(seed)) problems.push({ seq: e.seq, message: 'game.open has no integer seed' });
+      run = createRun(game, { seed: typeof seed === 'number' ? seed : 0 });
+      continue;
+    }
+    const d = e.data as unknown as GameActionData;
+    if (!run) { problems.push({ seq: e.seq, message: 'game.action before game.open' }); continue; }
+    const input: ActionInput = d.action === 'ACTION6' ? { action: d.action, x: d.x, y: d.y } : { action: d.action };
+    let result;
+    try {
+      result = step(run, input);
+    } catch (err) {
+      if (!(err instanceof GameRuleError)) throw err;
+      problems.push({ seq: e.seq, message: `${err.code}: ${err.message}` });
+      continue;
+    }
+    run = result.run;
+    const r = result.response;
+    steps.push({ seq: e.seq, input, response: r });
+    const hash = hashFrame(r.frame[r.frame.length - 1]);
+    if (d.level !== r.levels_completed) problems.push({ seq: e.seq, message: `logged level ${d.level}, replay gives ${r.levels_completed}` });
+    if (d.state !== r.state) problems.push({ seq: e.seq, message: `logged state ${d.state}, replay gives ${r.state}` });
+    if (d.frameHash !== hash) problems.push({ seq: e.seq, message: `logged frame ${d.frameHash}, replay gives ${hash}` });
+  }
+  return { steps, problems, run };
+}
+
+/**
+ * The scorecard's accounting from logged actions alone (no engine needed): every ACTION1-7
+ * counts one, a level RESET one, a full reset starts a new run at zero; per-level counts split
+ * where `level` (levels_completed) changes. Returns the counts of the last run.
+ */
+export function countActions(entries: readonly Pick<GameActionData, 'action' | 'level' | 'state'>[]): { runs: number; actions: number; level_actions: number[] } {
+  let runs = 0, actions = 0, levelActions = 0, level = 0;
+  let state: GameState = 'NOT_PLAYED';
+  let starts: number[] = [0];
+  for (const e of entries) {
+    if (e.action === 'RESET') {
+      if (state === 'NOT_PLAYED' || state === 'WIN' || levelActions === 0) {
+        runs++;
+        actions = 0;
+        starts = [0];
+      } else {
+        actions++;
+      }
+      levelActions = 0;
+    } else {
+      actions++;
+      levelActions++;
+      for (let k = level; k < e.level; k++) starts.push(actions);
+      if (e.level > level && e.state !== 'WIN') levelActions = 0;
+    }
+    level = e.level;
+    state = e.state;
+  }
+  const level_actions = starts.map((s, k) => (k + 1 < starts.length ? starts[k + 1] : actions) - s);
+  return { runs, actions, level_actions };
+}
