@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import {
   ActionParseError, GameRuleError, actionCounts, advance, availableActions, countActions, createRun, defineGame,
+import type { LogEvent } from '../log/events';
   formatActions, gameActionData, hashFrame, hashState, parseAction, parseActions, replayGameEvents, scorecard, step,
-  type ActionInput, type ActionId, type LogEvent, type Run, PALETTE, fillRect, solveLevel, randomPolicy,
+  type ActionInput, type ActionId, type Run, PALETTE, fillRect, solveLevel, randomPolicy,
 } from './index';
 
 /**
