@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { LogEvent } from '../log/events';
 import {
   ActionParseError, GameRuleError, actionCounts, advance, availableActions, countActions, createRun, defineGame,
-import type { LogEvent } from '../log/events';
   formatActions, gameActionData, hashFrame, hashState, parseAction, parseActions, replayGameEvents, scorecard, step,
   type ActionInput, type ActionId, type Run, PALETTE, fillRect, solveLevel, randomPolicy,
 } from './index';
