@@ -1,6 +1,7 @@
 import { Link, Route, Switch, useLocation } from 'wouter';
 import { TaskBrowserPage } from './pages/TaskBrowserPage';
 import { TaskPlayerPage } from './pages/TaskPlayerPage';
+import { ErrorBoundary } from './ui/ErrorBoundary';
 
 const NAV = [
   { href: '/', label: 'Tasks', match: (p: string) => p === '/' || p.startsWith('/tasks') },
@@ -25,6 +26,7 @@ export function App() {
         </nav>
       </header>
       <main className="min-h-0 flex-1">
+        <ErrorBoundary resetKey={location}>
         <Switch>
           <Route path="/" component={TaskBrowserPage} />
           <Route path="/tasks/:collection/*" component={TaskPlayerPage} />
@@ -32,6 +34,7 @@ export function App() {
             <div className="p-8 text-slate-300">This page does not exist. <Link href="/" className="text-sky-400 underline">Go to the task browser</Link>.</div>
           </Route>
         </Switch>
+        </ErrorBoundary>
       </main>
     </div>
   );

@@ -1,3 +1,85 @@
+import { useEffect, useMemo } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { Link, useLocation, useParams } from 'wouter';
+import { taskIdsOf, taskOf } from '../tasks/queries';
+import { practiceLog } from '../log/practice';
+import { downloadText } from '../log/sessionLog';
+import { TaskPlayer } from '../player/TaskPlayer';
+import { practiceJudge } from '../player/judge';
+import { IMPORTED } from '../tasks/imported';
+import { Button } from '../ui/Button';
+import { isTyping } from '../player/actions';
+
+/** The link to a task in the player. */
+export function taskHref(collection: string, taskId: string): string {
+  return `/tasks/${encodeURIComponent(collection)}/${taskId.split('/').map(encodeURIComponent).join('/')}`;
+}
+
+/** Practice mode: any task of any collection, checked in the browser, logged in IndexedDB. */
 export function TaskPlayerPage() {
-  return <div className="p-6">Player</div>;
+  const params = useParams<{ collection: string; '*': string }>();
+  const collection = decodeURIComponent(params.collection);
+  const taskId = params['*'].split('/').map(decodeURIComponent).join('/');
+  const imported = collection === IMPORTED;
+  const [, navigate] = useLocation();
+
+  const taskQ = useQuery(taskOf(collection, taskId));
+  const idsQ = useQuery(taskIdsOf(collection));
+  const ids = idsQ.data ?? [];
+  const at = ids.indexOf(taskId);
+  const prev = at > 0 ? ids[at - 1] : null;
+  const next = at >= 0 && at < ids.length - 1 ? ids[at + 1] : null;
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (isTyping(e) || e.ctrlKey || e.metaKey || e.altKey) return;
+      if (e.key === ']' && next) navigate(taskHref(collection, next));
+      else if (e.key === '[' && prev) navigate(taskHref(collection, prev));
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [collection, next, prev, navigate]);
+
+  const log = practiceLog();
+  const task = taskQ.data;
+  const open = useMemo(() => (task ? { task, taskId, collection } : null), [task, taskId, collection]);
+  const judge = useMemo(() => (task ? practiceJudge(task) : null), [task]);
+
+  const nav = (
+    <>
+      <span className="hidden text-xs text-slate-500 xl:inline">{at >= 0 ? `${at + 1} of ${ids.length}` : ''}</span>
+      <Button tone="ghost" disabled={!prev} onClick={() => prev && navigate(taskHref(collection, prev))} kbd="[" aria-label="Previous task">‹ Prev</Button>
+      <Button tone="ghost" disabled={!next} onClick={() => next && navigate(taskHref(collection, next))} kbd="]" aria-label="Next task">Next ›</Button>
+      <Button onClick={() => downloadText(`arc-studio-log-${log.startedAt.replace(/[:.]/g, '-')}.jsonl`, log.toJsonl())} title="Download every action of this browser session as JSON Lines">
+        Download log
+      </Button>
+    </>
+  );
+
+  return (
+    <div className="flex h-full flex-col">
+      <div className="flex h-9 shrink-0 items-center gap-2 border-b border-slate-800 px-4 text-sm">
+        <Link href={`/?c=${encodeURIComponent(collection)}`} className="text-slate-400 hover:text-white">Tasks</Link>
+        <span className="text-slate-600">/</span>
+        <span className="text-slate-400">{imported ? 'Imported' : collection}</span>
+        <span className="text-slate-600">/</span>
+        <h1 className="font-mono text-slate-100" data-testid="task-id">{taskId}</h1>
+        <span className="ml-2 rounded bg-slate-800 px-1.5 py-0.5 text-[11px] uppercase tracking-wide text-slate-400">Practice</span>
+      </div>
+      <div className="min-h-0 flex-1">
+        {taskQ.isPending && <p className="p-6 text-slate-400">Loading task…</p>}
+        {taskQ.isError && (
+          <div role="alert" className="m-6 max-w-2xl rounded-lg border border-rose-500/50 bg-rose-950/60 p-4 text-rose-100">
+            <p className="font-semibold">This task cannot be opened.</p>
+            <p className="mt-1 text-sm">{(taskQ.error as Error).message}</p>
+            <Link href="/" className="mt-3 inline-block text-sm text-sky-300 underline">Back to the task browser</Link>
+          </div>
+        )}
+        {open && judge && (
+          <TaskPlayer key={`${collection}/${taskId}`} open={open} sink={log} judge={judge} toolbar={nav}
+            onFinishedAction={next ? <Button tone="primary" onClick={() => navigate(taskHref(collection, next))} kbd="]">Next task</Button> : undefined} />
+        )}
+      </div>
+    </div>
+  );
 }

@@ -1,1 +1,2 @@
 export * from './grid';
+export * from './palette';

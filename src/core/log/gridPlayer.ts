@@ -67,6 +67,8 @@ export interface GridEventData {
   copy: { side: GridSide; rect: Rect; block: Grid };
   paste: { row: number; col: number; block: Grid };
   resize: { rows: number; cols: number };
+  /** A typed size that was refused (kept: mistyped sizes are part of how a person worked). */
+  'resize.invalid': { text: string };
   'copy.input': { grid: Grid };
   reset: Record<string, never>;
   undo: Record<string, never>;

@@ -1,0 +1,183 @@
+import { expect, test } from '@playwright/test';
+import { readFile } from 'node:fs/promises';
+import { parseJsonl } from '../src/core/log/events';
+import { currentTest, replay, replayOutputs } from '../src/core/log/gridPlayer';
+import { arcTask, clickCell, dragCells, expectOutput, openTask, resizeTo, screenGrid } from './helpers';
+
+test.describe('the grid-task player', () => {
+  test('solves a real ARC-AGI-1 task with select, copy, resize and paste, and the downloaded log replays to the grid on screen', async ({ page }) => {
+    const id = 'training/007bbfb7';
+    const task = arcTask(id);
+    const input = task.test[0].input;
+    await openTask(page, 'arc-agi-1', id);
+    await expect(page.getByTestId('test-position')).toHaveText('Test 1 / 1');
+    await expectOutput(page, [[0, 0, 0], [0, 0, 0], [0, 0, 0]]);
+
+    // Select the whole test input and copy it.
+    await page.keyboard.press('s');
+    await dragCells(page, 'input-grid', [[0, 0], [1, 1], [2, 2]]);
+    await page.keyboard.press('c');
+    await expect(page.getByTestId('status')).toContainText('Copied 3x3 cells');
+
+    await resizeTo(page, '9x9');
+    await expect(page.getByTestId('output-grid-size')).toHaveText('9x9');
+
+    // The rule: a copy of the input wherever the input has a coloured cell.
+    for (let r = 0; r < 3; r++) {
+      for (let c = 0; c < 3; c++) {
+        if (input[r][c] === 0) continue;
+        await clickCell(page, 'output-grid', 3 * r, 3 * c);
+        await page.keyboard.press('v');
+      }
+    }
+    await expectOutput(page, task.test[0].output!);
+    await page.getByRole('button', { name: 'Submit' }).click();
+    await expect(page.getByTestId('status')).toHaveText('Correct! The task is solved.');
+    await expect(page.getByTestId('task-result')).toHaveText('Task solved');
+    await expect(page.getByTestId('trials')).toContainText('Solved');
+
+    const download = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Download log' }).click();
+    const text = await readFile(await (await download).path(), 'utf8');
+    const { events, errors } = parseJsonl(text);
+    expect(errors).toEqual([]);
+    expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
+    expect(events.some((e) => e.t % 1 !== 0)).toBe(true);
+    const kinds = new Set(events.map((e) => e.kind));
+    for (const k of ['session.start', 'task.open', 'tool', 'select', 'copy', 'resize', 'paste', 'submit']) expect(kinds).toContain(k);
+    const final = replay(events);
+    expect(currentTest(final)!.output).toEqual(await screenGrid(page, 'output-grid'));
+    expect(final.tests[0].status).toBe('solved');
+    // Every intermediate grid: the 3x3 start, the resize, one per paste.
+    const pastes = input.flat().filter((v) => v !== 0).length;
+    expect(replayOutputs(events).length).toBe(2 + pastes);
+  });
+
+  test('solves a 20x20 task with copy from input and flood fill', async ({ page }) => {
+    const id = 'training/00d62c1b';
+    const task = arcTask(id);
+    const answer = task.test[0].output!;
+    await openTask(page, 'arc-agi-1', id);
+    await page.getByRole('button', { name: 'Copy from input' }).click();
+    await expectOutput(page, task.test[0].input);
+    await page.keyboard.press('f');
+    await page.keyboard.press('4');
+    for (let r = 0; r < answer.length; r++) {
+      for (let c = 0; c < answer[0].length; c++) {
+        const now = await screenGrid(page, 'output-grid');
+        if (now[r][c] !== answer[r][c]) await clickCell(page, 'output-grid', r, c);
+      }
+    }
+    await expectOutput(page, answer);
+    await page.getByRole('button', { name: 'Submit' }).click();
+    await expect(page.getByTestId('task-result')).toHaveText('Task solved');
+  });
+
+  test('a wrong answer uses a trial, an identical one is refused, a too-wide grid is wrong, and the third trial ends the test input', async ({ page }) => {
+    const id = 'training/25ff71a9';
+    const task = arcTask(id);
+    await openTask(page, 'arc-agi-1', id);
+    await expect(page.getByTestId('test-position')).toHaveText('Test 1 / 2');
+    const submit = page.getByRole('button', { name: 'Submit' });
+
+    await submit.click();
+    await expect(page.getByTestId('status')).toHaveText('Not correct. 2 trials left for test input 1.');
+    await expect(page.getByTestId('trials')).toContainText('Trial 2 of 3');
+
+    await submit.click();
+    await expect(page.getByTestId('status')).toContainText('already submitted exactly this grid');
+    await expect(page.getByTestId('trials')).toContainText('Trial 2 of 3');
+
+    // The right answer with one extra column: the original interface accepted this; here it is wrong.
+    const answer = task.test[0].output!;
+    await resizeTo(page, `${answer.length}x${answer[0].length + 1}`);
+    for (let r = 0; r < answer.length; r++) {
+      for (let c = 0; c < answer[0].length; c++) {
+        if (answer[r][c] === 0) continue;
+        await page.keyboard.press(String(answer[r][c]));
+        await clickCell(page, 'output-grid', r, c);
+      }
+    }
+    await expectOutput(page, answer.map((row) => [...row, 0]));
+    await submit.click();
+    await expect(page.getByTestId('status')).toHaveText('Not correct. 1 trial left for test input 1.');
+
+    await page.keyboard.press('Control+z');
+    await submit.click();
+    await expect(page.getByTestId('status')).toHaveText('Not correct, and that was the last trial for test input 1.');
+    // The test input is finished: the player moves to the next one.
+    await expect(page.getByTestId('test-position')).toHaveText('Test 2 / 2');
+    await expect(page.getByTestId('trials')).toContainText('Trial 1 of 3');
+
+    const answer2 = task.test[1].output!;
+    for (let r = 0; r < 3; r++) for (let c = 0; c < 3; c++) {
+      if (answer2[r][c] === 0) continue;
+      await page.keyboard.press(String(answer2[r][c]));
+      await clickCell(page, 'output-grid', r, c);
+    }
+    await submit.click();
+    await expect(page.getByTestId('task-result')).toHaveText('Task finished');
+    await page.getByRole('button', { name: 'Previous test input' }).click();
+    await expect(page.getByTestId('trials')).toContainText('No trials left');
+  });
+
+  test('undo and redo every grid change with the keyboard; a drag is one step', async ({ page }) => {
+    await openTask(page, 'arc-agi-1', 'training/3aa6fb7a');
+    await page.keyboard.press('2');
+    await dragCells(page, 'output-grid', [[0, 0], [0, 1], [0, 2]]);
+    await expectOutput(page, [[2, 2, 2], [0, 0, 0], [0, 0, 0]]);
+    await clickCell(page, 'output-grid', 2, 2);
+    await expectOutput(page, [[2, 2, 2], [0, 0, 0], [0, 0, 2]]);
+    await page.keyboard.press('Control+z');
+    await expectOutput(page, [[2, 2, 2], [0, 0, 0], [0, 0, 0]]);
+    await page.keyboard.press('Control+z');
+    await expectOutput(page, [[0, 0, 0], [0, 0, 0], [0, 0, 0]]);
+    await page.keyboard.press('Control+Shift+z');
+    await expectOutput(page, [[2, 2, 2], [0, 0, 0], [0, 0, 0]]);
+    await page.keyboard.press('Control+y');
+    await expectOutput(page, [[2, 2, 2], [0, 0, 0], [0, 0, 2]]);
+    await page.getByRole('button', { name: 'Reset grid' }).click();
+    await expectOutput(page, [[0, 0, 0], [0, 0, 0], [0, 0, 0]]);
+    await page.getByRole('button', { name: 'Undo' }).click();
+    await expectOutput(page, [[2, 2, 2], [0, 0, 0], [0, 0, 2]]);
+  });
+
+  test('copy from the input and paste at the selected output cell, cells outside the grid dropped', async ({ page }) => {
+    const id = 'training/3aa6fb7a';
+    const input = arcTask(id).test[0].input;
+    await openTask(page, 'arc-agi-1', id);
+    await resizeTo(page, '5x5');
+    await page.keyboard.press('s');
+    await dragCells(page, 'input-grid', [[1, 1], [3, 3]]);
+    await page.keyboard.press('Control+c');
+    await clickCell(page, 'output-grid', 3, 3);
+    await page.keyboard.press('Control+v');
+    const expected = Array.from({ length: 5 }, (_, r) => Array.from({ length: 5 }, (_, c) => (r >= 3 && c >= 3 ? input[r - 2][c - 2] : 0)));
+    await expectOutput(page, expected);
+    await expect(page.getByTestId('output-grid-size')).toHaveText('5x5');
+
+    // With output cells selected, picking a colour recolours them.
+    await dragCells(page, 'output-grid', [[0, 0], [1, 1]]);
+    await page.keyboard.press('7');
+    const recoloured = expected.map((row, r) => row.map((v, c) => (r <= 1 && c <= 1 ? 7 : v)));
+    await expectOutput(page, recoloured);
+  });
+
+  test('sizes are typed as HxW with a clear message for anything else, and shortcuts never fire while typing', async ({ page }) => {
+    await openTask(page, 'arc-agi-1', 'training/3aa6fb7a');
+    await resizeTo(page, '31x2');
+    await expect(page.getByRole('alert')).toContainText('31x2 is out of range');
+    await resizeTo(page, 'big');
+    await expect(page.getByRole('alert')).toContainText('is not a size');
+    await expect(page.getByTestId('output-grid-size')).toHaveText('3x3');
+    // Typing digits and letters into the field picks no colour and no tool.
+    await page.getByLabel('Size').fill('');
+    await page.getByLabel('Size').pressSequentially('4x5');
+    await expect(page.getByRole('radio', { name: /^Colour 1 / })).toHaveAttribute('aria-checked', 'true');
+    await page.getByLabel('Size').press('Enter');
+    await expect(page.getByTestId('output-grid-size')).toHaveText('4x5');
+    await expectOutput(page, Array.from({ length: 4 }, () => [0, 0, 0, 0, 0]));
+    await page.getByLabel('Show symbol numbers').check();
+    await expect(page.getByRole('radio', { name: /^Colour 3 / })).toHaveText('3');
+  });
+});

@@ -1,0 +1,63 @@
+/** What the browser tests share: real ARC tasks from ../shared, and a person's clicks on grid cells. */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { expect, type Page } from '@playwright/test';
+import type { ArcTask } from '../src/core/formats/arcTask';
+import type { Grid } from '../src/core/grid/grid';
+
+export const ARC_AGI_1 = path.resolve('../shared/data/arc-agi-1');
+
+export function arcTask(id: string): ArcTask {
+  return JSON.parse(readFileSync(path.join(ARC_AGI_1, `${id}.json`), 'utf8')) as ArcTask;
+}
+
+export type GridId = 'input-grid' | 'output-grid';
+
+/** The grid on screen, as the canvas reports it. */
+export async function screenGrid(page: Page, id: GridId): Promise<Grid> {
+  return JSON.parse((await page.getByTestId(id).getAttribute('data-grid'))!) as Grid;
+}
+
+/** The centre of a cell in page coordinates. */
+export async function cellPoint(page: Page, id: GridId, row: number, col: number): Promise<{ x: number; y: number }> {
+  const canvas = page.getByTestId(id);
+  const box = (await canvas.boundingBox())!;
+  const rows = Number(await canvas.getAttribute('data-rows'));
+  const cols = Number(await canvas.getAttribute('data-cols'));
+  return { x: box.x + ((col + 0.5) * box.width) / cols, y: box.y + ((row + 0.5) * box.height) / rows };
+}
+
+export async function clickCell(page: Page, id: GridId, row: number, col: number): Promise<void> {
+  const p = await cellPoint(page, id, row, col);
+  await page.mouse.click(p.x, p.y);
+}
+
+/** Presses on one cell, moves through the others and releases on the last: a drag. */
+export async function dragCells(page: Page, id: GridId, cells: readonly [number, number][]): Promise<void> {
+  const first = await cellPoint(page, id, cells[0][0], cells[0][1]);
+  await page.mouse.move(first.x, first.y);
+  await page.mouse.down();
+  for (const [r, c] of cells.slice(1)) {
+    const p = await cellPoint(page, id, r, c);
+    await page.mouse.move(p.x, p.y, { steps: 3 });
+  }
+  await page.mouse.up();
+}
+
+/** Opens a task in the practice player and waits until its grids are on screen. */
+export async function openTask(page: Page, collection: string, taskId: string): Promise<void> {
+  await page.goto(`/tasks/${collection}/${taskId}`);
+  await expect(page.getByTestId('task-id')).toHaveText(taskId);
+  await expect(page.getByTestId('output-grid')).toBeVisible();
+}
+
+/** Types a size into the resize field and presses Enter, as a person would. */
+export async function resizeTo(page: Page, size: string): Promise<void> {
+  const field = page.getByLabel('Size');
+  await field.fill(size);
+  await field.press('Enter');
+}
+
+export async function expectOutput(page: Page, grid: Grid): Promise<void> {
+  await expect.poll(() => screenGrid(page, 'output-grid')).toEqual(grid);
+}

@@ -1,0 +1,138 @@
+import { useEffect, useLayoutEffect, useRef, useState } from 'react';
+import type { Cell, Grid, Rect } from '../../core/grid/grid';
+import { cellAt, renderGrid } from './render';
+
+export interface GridPointerHandlers {
+  /** A press on a cell (mouse button, touch or pen). */
+  onDown?(cell: Cell, e: PointerEvent): void;
+  /** The pointer moved to another cell while pressed (clamped to the grid). */
+  onDrag?(cell: Cell): void;
+  /** The press ended (released, cancelled or lost). */
+  onUp?(): void;
+}
+
+export interface GridCanvasProps extends GridPointerHandlers {
+  readonly grid: Grid;
+  readonly cell: number;
+  readonly label: string;
+  readonly showSymbols?: boolean;
+  readonly selection?: Rect | null;
+  readonly className?: string;
+  readonly testId?: string;
+  readonly cursor?: string;
+}
+
+/** Follows the device pixel ratio, which changes with browser zoom and between screens. */
+function useDevicePixelRatio(): number {
+  const [dpr, setDpr] = useState(() => window.devicePixelRatio || 1);
+  useEffect(() => {
+    const mq = window.matchMedia(`(resolution: ${dpr}dppx)`);
+    const onChange = () => setDpr(window.devicePixelRatio || 1);
+    mq.addEventListener('change', onChange);
+    return () => mq.removeEventListener('change', onChange);
+  }, [dpr]);
+  return dpr;
+}
+
+/**
+ * One ARC grid on a canvas, crisp at any size, with pointer input (mouse, touch and pen alike).
+ * The grid's values are mirrored in `data-grid` so that what is on screen can be read back.
+ */
+export function GridCanvas(props: GridCanvasProps) {
+  const { grid, cell, label, showSymbols = false, selection = null } = props;
+  const ref = useRef<HTMLCanvasElement>(null);
+  const dpr = useDevicePixelRatio();
+  const handlers = useRef<GridPointerHandlers>(props);
+  handlers.current = props;
+  const rows = grid.length;
+  const cols = rows ? grid[0].length : 0;
+
+  useLayoutEffect(() => {
+    if (ref.current) renderGrid(ref.current, grid, { cell, dpr, showSymbols, selection });
+  }, [grid, cell, dpr, showSymbols, selection]);
+
+  useEffect(() => {
+    const canvas = ref.current;
+    if (!canvas) return;
+    let pressed: number | null = null;
+    let last: Cell | null = null;
+    const dims = () => ({ rows: Number(canvas.dataset.rows), cols: Number(canvas.dataset.cols) });
+    const down = (e: PointerEvent) => {
+      if (e.button !== 0 || pressed !== null) return;
+      const { rows: r, cols: c } = dims();
+      const at = cellAt(canvas, r, c, e.clientX, e.clientY, false);
+      if (!at) return;
+      e.preventDefault();
+      pressed = e.pointerId;
+      canvas.setPointerCapture?.(e.pointerId);
+      last = at;
+      handlers.current.onDown?.(at, e);
+    };
+    const move = (e: PointerEvent) => {
+      if (pressed !== e.pointerId) return;
+      const { rows: r, cols: c } = dims();
+      // Coalesced events keep a fast stroke gap-free at any frame rate.
+      const samples = typeof e.getCoalescedEvents === 'function' ? e.getCoalescedEvents() : [];
+      for (const s of samples.length ? samples : [e]) {
+        const at = cellAt(canvas, r, c, s.clientX, s.clientY, true);
+        if (at && (!last || at.row !== last.row || at.col !== last.col)) {
+          last = at;
+          handlers.current.onDrag?.(at);
+        }
+      }
+    };
+    const up = (e: PointerEvent) => {
+      if (pressed !== e.pointerId) return;
+      pressed = null;
+      last = null;
+      handlers.current.onUp?.();
+    };
+    canvas.addEventListener('pointerdown', down);
+    canvas.addEventListener('pointermove', move);
+    canvas.addEventListener('pointerup', up);
+    canvas.addEventListener('pointercancel', up);
+    canvas.addEventListener('lostpointercapture', up);
+    return () => {
+      canvas.removeEventListener('pointerdown', down);
+      canvas.removeEventListener('pointermove', move);
+      canvas.removeEventListener('pointerup', up);
+      canvas.removeEventListener('pointercancel', up);
+      canvas.removeEventListener('lostpointercapture', up);
+    };
+  }, []);
+
+  return (
+    <canvas
+      ref={ref}
+      role="img"
+      aria-label={`${label}, ${rows} by ${cols}`}
+      data-testid={props.testId}
+      data-rows={rows}
+      data-cols={cols}
+      data-grid={JSON.stringify(grid)}
+      className={`grid-canvas block ${props.className ?? ''}`}
+      style={{ cursor: props.cursor }}
+    />
+  );
+}
+
+/**
+ * The largest whole number of CSS pixels per cell at which a rows x cols grid fits in the
+ * element's box, between `min` and `max`. Re-measures when the element is resized.
+ */
+export function useFitCell(rows: number, cols: number, min: number, max: number): [React.RefObject<HTMLDivElement | null>, number] {
+  const ref = useRef<HTMLDivElement>(null);
+  const [box, setBox] = useState<{ w: number; h: number } | null>(null);
+  useLayoutEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    const measure = () => setBox({ w: el.clientWidth, h: el.clientHeight });
+    measure();
+    const ro = new ResizeObserver(measure);
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, []);
+  if (!box || rows === 0 || cols === 0) return [ref, min];
+  const fit = Math.floor(Math.min((box.w - 1) / cols, (box.h - 1) / rows));
+  return [ref, Math.max(min, Math.min(max, fit))];
+}

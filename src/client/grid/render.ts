@@ -1,0 +1,97 @@
+/**
+ * Draws an ARC grid on a canvas. Rendering is a plain function of (grid, view): React owns
+ * neither the pixels nor the grid, so a paint stroke redraws without a React render of the page.
+ */
+import { ARC_PALETTE, symbolTextColor } from '../../core/grid/palette';
+import type { Grid, Rect } from '../../core/grid/grid';
+
+export interface GridView {
+  /** CSS pixels per cell. */
+  readonly cell: number;
+  /** Device pixels per CSS pixel. */
+  readonly dpr: number;
+  readonly showSymbols: boolean;
+  /** Cells to outline as selected, or null. */
+  readonly selection: Rect | null;
+}
+
+const LINE = '#3b4658';
+const SELECT_FILL = 'rgba(255,255,255,0.18)';
+
+/** The canvas size in CSS pixels for a grid drawn at `cell` pixels per cell (1px border included). */
+export function canvasSize(rows: number, cols: number, cell: number): { width: number; height: number } {
+  return { width: cols * cell + 1, height: rows * cell + 1 };
+}
+
+/**
+ * Sizes the canvas backing store for the device pixel ratio and draws every cell. Cell edges are
+ * rounded to whole device pixels so that lines stay sharp at any zoom.
+ */
+export function renderGrid(canvas: HTMLCanvasElement, grid: Grid, view: GridView): void {
+  const rows = grid.length;
+  const cols = rows ? grid[0].length : 0;
+  const { width, height } = canvasSize(rows, cols, view.cell);
+  const pw = Math.round(width * view.dpr);
+  const ph = Math.round(height * view.dpr);
+  if (canvas.width !== pw) canvas.width = pw;
+  if (canvas.height !== ph) canvas.height = ph;
+  canvas.style.width = `${width}px`;
+  canvas.style.height = `${height}px`;
+  const ctx = canvas.getContext('2d');
+  if (!ctx) return;
+  const k = view.cell * view.dpr;
+  const gap = view.cell >= 6 ? Math.max(1, Math.round(view.dpr)) : 0;
+  const edge = (i: number) => Math.round(i * k);
+  ctx.fillStyle = LINE;
+  ctx.fillRect(0, 0, pw, ph);
+  for (let r = 0; r < rows; r++) {
+    const y0 = edge(r) + gap;
+    const y1 = edge(r + 1);
+    const row = grid[r];
+    for (let c = 0; c < cols; c++) {
+      const x0 = edge(c) + gap;
+      ctx.fillStyle = ARC_PALETTE[row[c]]?.hex ?? '#ff00ff';
+      ctx.fillRect(x0, y0, edge(c + 1) - x0, y1 - y0);
+    }
+  }
+  if (view.showSymbols && view.cell >= 10) {
+    ctx.font = `${Math.round(k * 0.55)}px ui-monospace, monospace`;
+    ctx.textAlign = 'center';
+    ctx.textBaseline = 'middle';
+    for (let r = 0; r < rows; r++) {
+      for (let c = 0; c < cols; c++) {
+        const v = grid[r][c];
+        ctx.fillStyle = symbolTextColor(v);
+        ctx.fillText(String(v), (edge(c) + edge(c + 1) + gap) / 2, (edge(r) + edge(r + 1) + gap) / 2 + k * 0.04);
+      }
+    }
+  }
+  if (view.selection) {
+    const s = view.selection;
+    const x0 = edge(s.c0);
+    const y0 = edge(s.r0);
+    const x1 = edge(s.c1 + 1) + gap;
+    const y1 = edge(s.r1 + 1) + gap;
+    ctx.fillStyle = SELECT_FILL;
+    ctx.fillRect(x0, y0, x1 - x0, y1 - y0);
+    const lw = Math.max(2, Math.round(2 * view.dpr));
+    ctx.lineWidth = lw;
+    ctx.setLineDash([4 * view.dpr, 3 * view.dpr]);
+    ctx.strokeStyle = '#ffffff';
+    ctx.strokeRect(x0 + lw / 2, y0 + lw / 2, x1 - x0 - lw, y1 - y0 - lw);
+    ctx.lineDashOffset = 4 * view.dpr;
+    ctx.strokeStyle = '#000000';
+    ctx.strokeRect(x0 + lw / 2, y0 + lw / 2, x1 - x0 - lw, y1 - y0 - lw);
+    ctx.setLineDash([]);
+    ctx.lineDashOffset = 0;
+  }
+}
+
+/** The cell under a pointer position (client coordinates), clamped to the grid when `clamp`. */
+export function cellAt(canvas: HTMLCanvasElement, rows: number, cols: number, clientX: number, clientY: number, clamp: boolean): { row: number; col: number } | null {
+  const rect = canvas.getBoundingClientRect();
+  const col = Math.floor(((clientX - rect.left) / rect.width) * cols);
+  const row = Math.floor(((clientY - rect.top) / rect.height) * rows);
+  if (clamp) return { row: Math.min(rows - 1, Math.max(0, row)), col: Math.min(cols - 1, Math.max(0, col)) };
+  return row >= 0 && col >= 0 && row < rows && col < cols ? { row, col } : null;
+}

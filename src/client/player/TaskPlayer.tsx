@@ -1,0 +1,246 @@
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { ARC_PALETTE } from '../../core/grid/palette';
+import { currentTest, taskSolved, type GridSide, type TestState, type Tool } from '../../core/log/gridPlayer';
+import { GridCanvas, useFitCell } from '../grid/GridCanvas';
+import { Button } from '../ui/Button';
+import { actionForKey } from './actions';
+import { PlayerController, type EventSink, type OpenTask } from './controller';
+import { DemoPairs } from './DemoPairs';
+import type { Judge } from './judge';
+import { usePlayer } from './store';
+
+export interface TaskPlayerProps {
+  readonly open: OpenTask;
+  readonly sink: EventSink;
+  readonly judge: Judge;
+  readonly trials?: number;
+  /** Shown in the header row, e.g. task navigation and the log download. */
+  readonly toolbar?: React.ReactNode;
+  /** Shown in place of the status line once every test input is finished. */
+  readonly onFinishedAction?: React.ReactNode;
+}
+
+const TOOLS: { tool: Tool; label: string; key: string; hint: string }[] = [
+  { tool: 'edit', label: 'Edit', key: 'E', hint: 'Click or drag on the output to paint cells' },
+  { tool: 'select', label: 'Select', key: 'S', hint: 'Drag a rectangle on the input or output; then copy, paste or pick a colour' },
+  { tool: 'fill', label: 'Flood fill', key: 'F', hint: 'Click an output cell to fill its 4-connected area' },
+];
+
+/** The whole grid-task player: demonstrations, the test input, the output editor and its tools. */
+export function TaskPlayer({ open, sink, judge, trials = 3, toolbar, onFinishedAction }: TaskPlayerProps) {
+  const controller = useMemo(() => new PlayerController(sink, judge, open, trials), [sink, judge, open, trials]);
+  const state = usePlayer((s) => s.state);
+  const test = currentTest(state);
+  const testIndex = state.testIndex;
+  const input = open.task.test[testIndex]?.input;
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const action = actionForKey(e);
+      if (!action) return;
+      e.preventDefault();
+      action.perform(controller);
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [controller]);
+
+  if (!test || !input) return null;
+  const solved = taskSolved(state);
+  const finished = state.tests.every((t) => t.status !== 'open');
+
+  return (
+    <div className="flex h-full min-h-0 gap-4 p-3">
+      <aside className="flex w-[340px] shrink-0 flex-col overflow-hidden">
+        <h2 className="mb-2 text-xs font-semibold uppercase tracking-wider text-slate-400">Demonstrations</h2>
+        <div className="min-h-0 flex-1 overflow-y-auto pr-1">
+          <DemoPairs pairs={open.task.train} />
+        </div>
+      </aside>
+
+      <section className="flex min-w-0 flex-1 flex-col gap-2" aria-label="Test">
+        <div className="flex h-9 shrink-0 items-center gap-3">
+          <TestNav controller={controller} count={state.tests.length} index={testIndex} tests={state.tests} />
+          <Trials test={test} max={state.maxTrials} />
+          <div className="ml-auto flex items-center gap-2">{toolbar}</div>
+        </div>
+
+        <div className="flex min-h-0 flex-1 gap-3">
+          <GridPanel title={`Test input${state.tests.length > 1 ? ` ${testIndex + 1}` : ''}`} side="input" grid={input} controller={controller} testId="input-grid" />
+          <GridPanel title="Your output" side="output" grid={test.output} controller={controller} testId="output-grid" status={test.status} />
+        </div>
+
+        <ToolBar controller={controller} />
+        <StatusLine finished={finished} solved={solved} action={onFinishedAction} />
+      </section>
+    </div>
+  );
+}
+
+function TestNav({ controller, count, index, tests }: { controller: PlayerController; count: number; index: number; tests: readonly TestState[] }) {
+  return (
+    <div className="flex items-center gap-1.5 text-sm">
+      <Button tone="ghost" aria-label="Previous test input" disabled={index === 0} onClick={() => controller.selectTest(index - 1)}>‹</Button>
+      <span className="tabular-nums text-slate-200" data-testid="test-position">Test {index + 1} / {count}</span>
+      <Button tone="ghost" aria-label="Next test input" disabled={index >= count - 1} onClick={() => controller.selectTest(index + 1)}>›</Button>
+      {count > 1 && (
+        <span className="ml-1 flex gap-1" aria-label="Test inputs">
+          {tests.map((t, i) => (
+            <span key={i} title={`Test ${i + 1}: ${t.status}`}
+              className={`h-2 w-2 rounded-full ${t.status === 'solved' ? 'bg-emerald-400' : t.status === 'failed' ? 'bg-rose-500' : i === index ? 'bg-sky-400' : 'bg-slate-600'}`} />
+          ))}
+        </span>
+      )}
+    </div>
+  );
+}
+
+function Trials({ test, max }: { test: TestState; max: number }) {
+  const label = test.status === 'solved' ? 'Solved' : test.status === 'failed' ? 'No trials left' : `Trial ${test.trials + 1} of ${max}`;
+  return (
+    <div className="flex items-center gap-2 text-sm" data-testid="trials">
+      <span className="flex gap-1" aria-hidden>
+        {Array.from({ length: max }, (_, i) => (
+          <span key={i} className={`h-2.5 w-2.5 rounded-sm ${i < test.trials ? (test.status === 'solved' && i === test.trials - 1 ? 'bg-emerald-400' : 'bg-rose-500') : 'bg-slate-600'}`} />
+        ))}
+      </span>
+      <span className={test.status === 'solved' ? 'text-emerald-300' : test.status === 'failed' ? 'text-rose-300' : 'text-slate-300'}>{label}</span>
+    </div>
+  );
+}
+
+function GridPanel({ title, side, grid, controller, testId, status }: {
+  title: string; side: GridSide; grid: readonly (readonly number[])[]; controller: PlayerController; testId: string; status?: TestState['status'];
+}) {
+  const rows = grid.length;
+  const cols = grid[0].length;
+  const [ref, cell] = useFitCell(rows, cols, 4, 40);
+  const showSymbols = usePlayer((s) => s.state.showSymbols);
+  const tool = usePlayer((s) => s.state.tool);
+  const selection = usePlayer((s) => {
+    const d = s.dragSelection ?? s.state.selection;
+    return d?.side === side ? d.rect : null;
+  });
+  const cursor = tool === 'select' ? 'crosshair' : side === 'output' ? (tool === 'fill' ? 'cell' : 'pointer') : 'default';
+  return (
+    <div className="flex min-w-0 flex-1 flex-col rounded-lg border border-slate-800 bg-slate-900/60">
+      <div className="flex h-8 items-center justify-between border-b border-slate-800 px-3 text-xs">
+        <span className="font-semibold uppercase tracking-wider text-slate-400">{title}</span>
+        <span className="tabular-nums text-slate-400" data-testid={`${testId}-size`}>{rows}x{cols}</span>
+      </div>
+      <div ref={ref} className="relative flex min-h-0 flex-1 items-center justify-center p-2">
+        <GridCanvas
+          grid={grid} cell={cell} label={title} testId={testId} showSymbols={showSymbols} selection={selection} cursor={cursor}
+          onDown={(c) => controller.pointerDown(side, c)}
+          onDrag={(c) => controller.pointerDrag(c)}
+          onUp={() => controller.pointerUp()}
+        />
+        {status && status !== 'open' && (
+          <div className={`pointer-events-none absolute right-3 top-3 rounded px-2 py-0.5 text-xs font-semibold ${status === 'solved' ? 'bg-emerald-500/90 text-white' : 'bg-rose-600/90 text-white'}`}>
+            {status === 'solved' ? 'Solved' : 'Out of trials'}
+          </div>
+        )}
+      </div>
+    </div>
+  );
+}
+
+function ToolBar({ controller }: { controller: PlayerController }) {
+  const tool = usePlayer((s) => s.state.tool);
+  const color = usePlayer((s) => s.state.color);
+  const showSymbols = usePlayer((s) => s.state.showSymbols);
+  const test = usePlayer((s) => currentTest(s.state));
+  const hasClip = usePlayer((s) => s.state.clipboard !== null);
+  const submitting = usePlayer((s) => s.submitting);
+  const open = test?.status === 'open';
+  return (
+    <div className="flex shrink-0 flex-col gap-2 rounded-lg border border-slate-800 bg-slate-900/60 p-2">
+      <div className="flex flex-wrap items-center gap-2">
+        <div className="flex gap-1" role="group" aria-label="Tools">
+          {TOOLS.map((t) => (
+            <Button key={t.tool} tone={tool === t.tool ? 'active' : 'default'} aria-pressed={tool === t.tool} title={t.hint} kbd={t.key}
+              onClick={() => controller.setTool(t.tool)}>{t.label}</Button>
+          ))}
+        </div>
+        <div className="mx-1 h-6 w-px bg-slate-700" />
+        <div className="flex gap-1" role="radiogroup" aria-label="Colour">
+          {ARC_PALETTE.map((p, i) => (
+            <button key={i} type="button" role="radio" aria-checked={color === i} aria-label={`Colour ${i} (${p.name})`} title={`${i}: ${p.name} (key ${i})`}
+              onClick={() => controller.setColor(i)}
+              className={`relative h-8 w-8 rounded-md border-2 ${color === i ? 'border-white ring-2 ring-sky-400' : 'border-slate-700 hover:border-slate-400'}`}
+              style={{ background: p.hex }}>
+              {showSymbols && <span className={`absolute inset-0 flex items-center justify-center font-mono text-xs ${[0, 1, 2, 6, 9].includes(i) ? 'text-white' : 'text-black'}`}>{i}</span>}
+            </button>
+          ))}
+        </div>
+        <label className="ml-auto flex items-center gap-1.5 text-xs text-slate-300">
+          <input type="checkbox" checked={showSymbols} onChange={() => controller.toggleSymbols()} className="accent-sky-500" />
+          Show symbol numbers
+        </label>
+      </div>
+      <div className="flex flex-wrap items-center gap-2">
+        <ResizeField controller={controller} disabled={!open} />
+        <Button onClick={() => controller.copyFromInput()} disabled={!open}>Copy from input</Button>
+        <Button onClick={() => controller.resetGrid()} disabled={!open}>Reset grid</Button>
+        <div className="mx-1 h-6 w-px bg-slate-700" />
+        <Button onClick={() => controller.undo()} disabled={!open || !test?.undo.length} title="Undo (Ctrl+Z)">Undo</Button>
+        <Button onClick={() => controller.redo()} disabled={!open || !test?.redo.length} title="Redo (Ctrl+Shift+Z or Ctrl+Y)">Redo</Button>
+        <Button onClick={() => controller.copy()} kbd="C">Copy</Button>
+        <Button onClick={() => controller.paste()} disabled={!hasClip || !open} kbd="V">Paste</Button>
+        <Button tone="primary" className="ml-auto px-5" onClick={() => void controller.submit()} disabled={!open || submitting}>
+          {submitting ? 'Checking…' : 'Submit'}
+        </Button>
+      </div>
+    </div>
+  );
+}
+
+function ResizeField({ controller, disabled }: { controller: PlayerController; disabled: boolean }) {
+  const output = usePlayer((s) => currentTest(s.state)?.output);
+  const size = output ? `${output.length}x${output[0].length}` : '';
+  const [text, setText] = useState(size);
+  const [error, setError] = useState<string | null>(null);
+  const last = useRef(size);
+  if (last.current !== size) {
+    last.current = size;
+    setText(size);
+    setError(null);
+  }
+  return (
+    <form className="relative flex items-center gap-1.5" onSubmit={(e) => {
+      e.preventDefault();
+      const err = controller.resize(text);
+      setError(err);
+      if (!err) (document.activeElement as HTMLElement | null)?.blur();
+    }}>
+      <label htmlFor="grid-size" className="text-xs text-slate-400" title="Type rows x columns, e.g. 3x3 or 10x12, then Enter">Size</label>
+      <input id="grid-size" value={text} disabled={disabled} spellCheck={false} autoComplete="off"
+        aria-invalid={!!error} aria-describedby={error ? 'grid-size-error' : undefined}
+        onChange={(e) => { setText(e.target.value); setError(null); }}
+        onKeyDown={(e) => { if (e.key === 'Escape') { setText(size); setError(null); e.currentTarget.blur(); } }}
+        className={`h-8 w-20 rounded-md border bg-slate-950 px-2 font-mono text-sm ${error ? 'border-rose-500' : 'border-slate-700'} focus:outline-none focus:ring-2 focus:ring-sky-500`} />
+      <Button type="submit" disabled={disabled}>Resize</Button>
+      {error && (
+        <div id="grid-size-error" role="alert" className="absolute bottom-10 left-0 z-10 w-80 rounded-md border border-rose-500/60 bg-rose-950 px-3 py-2 text-xs text-rose-100 shadow-lg">{error}</div>
+      )}
+    </form>
+  );
+}
+
+function StatusLine({ finished, solved, action }: { finished: boolean; solved: boolean; action?: React.ReactNode }) {
+  const notice = usePlayer((s) => s.notice);
+  const tone = notice?.tone === 'success' ? 'text-emerald-300' : notice?.tone === 'error' ? 'text-rose-300' : 'text-slate-300';
+  return (
+    <div className="flex h-9 shrink-0 items-center gap-3 text-sm">
+      <p role="status" aria-live="polite" className={tone} data-testid="status" key={notice?.id}>{notice?.text ?? 'Work out the rule from the demonstrations, build the output for the test input, then submit.'}</p>
+      {finished && (
+        <div className="ml-auto flex items-center gap-2">
+          <span className={`rounded px-2 py-0.5 text-xs font-semibold ${solved ? 'bg-emerald-600 text-white' : 'bg-slate-700 text-slate-200'}`} data-testid="task-result">
+            {solved ? 'Task solved' : 'Task finished'}
+          </span>
+          {action}
+        </div>
+      )}
+    </div>
+  );
+}
