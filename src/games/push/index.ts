@@ -1,0 +1,2 @@
+export { push, type PushLevel, type PushState } from './game';
+export { solutions } from './solutions';
