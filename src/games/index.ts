@@ -3,16 +3,19 @@
  * Vite hot-reloads a game module edited during development.
  */
 import type { GameDefinition } from '../core/game';
+import { glow, solutions as glowSolutions } from './glow';
 import { push, solutions as pushSolutions } from './push';
 
 /** The games, by id. */
 export const games: Record<string, GameDefinition<unknown, unknown>> = {
   push: push as GameDefinition<unknown, unknown>,
+  glow: glow as GameDefinition<unknown, unknown>,
 };
 
 /** Per game, the recorded solution of each level (action strings, one per level). */
 export const solutions: Record<string, readonly string[]> = {
   push: pushSolutions,
+  glow: glowSolutions,
 };
 
 /** The game with this id, or an error naming the ids there are. */

@@ -74,6 +74,11 @@ export interface GameDefinition<S = unknown, L = unknown> {
   /** The actions offered in `state`, when they change from frame to frame (ids 1-6). */
   availableActions?(state: S): readonly ActionId[];
   /**
+   * Cells worth clicking in `state` (one per clickable thing), for solvers and explorers; a
+   * click elsewhere must change nothing.
+   */
+  clickTargets?(state: S): readonly (readonly [number, number])[];
+  /**
    * The part of a state that identifies it, for `hashState` (default: the whole state). Leave
    * out what never changes within a level (walls, targets) to hash faster.
    */

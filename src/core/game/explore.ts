@@ -14,7 +14,7 @@ const KEYS: Record<number, ActionInput> = {
 
 /** Options of `solveLevel`. */
 export interface SolveOptions {
-  /** Cells to try for ACTION6 (default: none, so click games must name them, e.g. one per board cell). */
+  /** Cells to try for ACTION6 (default: the game's `clickTargets` of each state, else none). */
   clicks?: readonly (readonly [number, number])[];
   /** Give up after visiting this many states (default 2,000,000). */
   maxStates?: number;
@@ -26,7 +26,8 @@ export interface SolveOptions {
  * tried), or null when none is found within `maxStates`.
  */
 export function solveLevel(game: GameDefinition<unknown, unknown>, level: number, options: SolveOptions = {}): ActionInput[] | null {
-  const clicks = (options.clicks ?? []).map(([x, y]) => ({ action: 'ACTION6', x, y }) as ActionInput);
+  const toClicks = (cells: readonly (readonly [number, number])[]) => cells.map(([x, y]) => ({ action: 'ACTION6', x, y }) as ActionInput);
+  const fixed = options.clicks ? toClicks(options.clicks) : null;
   const maxStates = options.maxStates ?? 2_000_000;
   const start = createRun(game, { seed: options.seed, level });
   const seen = new Set<string>([hashState(start)]);
@@ -38,7 +39,7 @@ export function solveLevel(game: GameDefinition<unknown, unknown>, level: number
       const offered = availableActions(node.run);
       const inputs: ActionInput[] = [];
       for (const a of offered) if (a <= 5) inputs.push(KEYS[a]);
-      if (offered.includes(6)) inputs.push(...clicks);
+      if (offered.includes(6)) inputs.push(...(fixed ?? toClicks(game.clickTargets?.(node.run.current) ?? [])));
       for (const input of inputs) {
         const run = advance(node.run, input);
         if (run.current === node.run.current) continue;

@@ -1,0 +1,2 @@
+export { glow, type GlowLevel, type GlowState } from './game';
+export { solutions } from './solutions';
