@@ -2,9 +2,12 @@ import { Link, Route, Switch, useLocation } from 'wouter';
 import { TaskBrowserPage } from './pages/TaskBrowserPage';
 import { TaskPlayerPage } from './pages/TaskPlayerPage';
 import { ErrorBoundary } from './ui/ErrorBoundary';
+import { GamesPage } from './pages/GamesPage';
+import { GamePlayerPage } from './pages/GamePlayerPage';
 
 const NAV = [
   { href: '/', label: 'Tasks', match: (p: string) => p === '/' || p.startsWith('/tasks') },
+  { href: '/games', label: 'Games', match: (p: string) => p.startsWith('/games') },
 ];
 
 export function App() {
@@ -30,6 +33,8 @@ export function App() {
         <Switch>
           <Route path="/" component={TaskBrowserPage} />
           <Route path="/tasks/:collection/*" component={TaskPlayerPage} />
+          <Route path="/games" component={GamesPage} />
+          <Route path="/games/:id" component={GamePlayerPage} />
           <Route>
             <div className="p-8 text-slate-300">This page does not exist. <Link href="/" className="text-sky-400 underline">Go to the task browser</Link>.</div>
           </Route>

@@ -1,0 +1,60 @@
+import { expect, test, type Page } from '@playwright/test';
+import { readFile } from 'node:fs/promises';
+import { parseActions, replayGameEvents, hashFrame, type ActionInput } from '../src/core/game';
+import { parseJsonl } from '../src/core/log/events';
+import { games, solutions } from '../src/games';
+
+const KEYS: Record<string, string> = { ACTION1: 'ArrowUp', ACTION2: 'ArrowDown', ACTION3: 'ArrowLeft', ACTION4: 'ArrowRight', ACTION5: 'Space', ACTION7: 'Control+z' };
+
+/** Performs one action as a person would: a key press, or a click on the frame's cell. */
+async function perform(page: Page, input: ActionInput): Promise<void> {
+  if (input.action === 'ACTION6') {
+    const box = (await page.getByTestId('game-canvas').boundingBox())!;
+    await page.mouse.click(box.x + ((input.x! + 0.5) * box.width) / 64, box.y + ((input.y! + 0.5) * box.height) / 64);
+  } else if (input.action === 'RESET') {
+    await page.getByRole('button', { name: 'Reset' }).click();
+  } else {
+    await page.keyboard.press(KEYS[input.action]);
+  }
+}
+
+for (const id of Object.keys(games)) {
+  test(`${id}: level 1 is finished with real input, the level indicator advances, and the log replays to the frame on screen`, async ({ page }) => {
+    const game = games[id];
+    await page.goto(`/games/${id}`);
+    await expect(page.getByTestId('game-level')).toHaveText(`1 / ${game.levels.length}`);
+    const solution = parseActions(solutions[id][0]);
+    for (const input of solution) await perform(page, input);
+    await expect(page.getByTestId('game-level')).toHaveText(`2 / ${game.levels.length}`);
+    await expect(page.getByTestId('game-canvas')).toHaveAttribute('data-level', '1');
+    await expect(page.getByTestId('game-actions')).toHaveText(String(solution.length));
+
+    // Undo in the new level, then a level reset: both count as actions.
+    const download = page.waitForEvent('download');
+    await page.getByRole('button', { name: 'Download log' }).click();
+    const { events, errors } = parseJsonl(await readFile(await (await download).path(), 'utf8'));
+    expect(errors).toEqual([]);
+    const replayed = replayGameEvents(game, events);
+    expect(replayed.problems).toEqual([]);
+    expect(replayed.steps).toHaveLength(1 + solution.length);
+    const last = replayed.steps[replayed.steps.length - 1].response;
+    expect(last.levels_completed).toBe(1);
+    const settled = hashFrame(last.frame[last.frame.length - 1]);
+    await expect(page.getByTestId('game-canvas')).toHaveAttribute('data-frame-hash', settled);
+  });
+}
+
+test('the on-screen pad and Reset work, unavailable actions are greyed, and a second Reset restarts the game', async ({ page }) => {
+  await page.goto('/games/push');
+  const pad = page.getByRole('group', { name: 'Game controls' });
+  await expect(pad.getByRole('button', { name: 'Right (ACTION4)' })).toBeEnabled();
+  await pad.getByRole('button', { name: 'Right (ACTION4)' }).click();
+  await expect(page.getByTestId('game-actions')).toHaveText('1');
+  await page.getByRole('button', { name: 'Undo' }).click();
+  await expect(page.getByTestId('game-actions')).toHaveText('2');
+  await page.getByRole('button', { name: 'Reset' }).click();
+  // A level reset counts one action; a second RESET in a row starts a fresh run at zero.
+  await expect(page.getByTestId('game-actions')).toHaveText('3');
+  await page.getByRole('button', { name: 'Reset' }).click();
+  await expect(page.getByTestId('game-actions')).toHaveText('0');
+});

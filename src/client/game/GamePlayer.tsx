@@ -1,0 +1,151 @@
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { hashFrame, type ActionId, type ActionInput, type GameDefinition } from '../../core/game';
+import type { EventSink } from '../player/controller';
+import { isTyping } from '../player/actions';
+import { Button } from '../ui/Button';
+import { GameController, actionForGameKey } from './controller';
+import { frameCellAt, frameScale, renderFrame } from './render';
+
+export interface GamePlayerProps {
+  readonly game: GameDefinition<unknown, unknown>;
+  readonly sink: EventSink;
+  readonly seed?: number;
+  /** A study may hide the action counter. */
+  readonly showCounter?: boolean;
+  /** Whether RESET of a level is offered (a study setting). */
+  readonly allowReset?: boolean;
+  readonly toolbar?: React.ReactNode;
+}
+
+const PAD: { id: ActionId; label: string; glyph: string; key: string; area: string }[] = [
+  { id: 1, label: 'Up (ACTION1)', glyph: '▲', key: 'W / ↑', area: '1 / 2' },
+  { id: 3, label: 'Left (ACTION3)', glyph: '◀', key: 'A / ←', area: '2 / 1' },
+  { id: 5, label: 'Action (ACTION5)', glyph: '●', key: 'Space / F', area: '2 / 2' },
+  { id: 4, label: 'Right (ACTION4)', glyph: '▶', key: 'D / →', area: '2 / 3' },
+  { id: 2, label: 'Down (ACTION2)', glyph: '▼', key: 'S / ↓', area: '3 / 2' },
+];
+
+/** An ARC-AGI-3-style game on a canvas, with the official controls and an on-screen pad. */
+export function GamePlayer({ game, sink, seed = 0, showCounter = true, allowReset = true, toolbar }: GamePlayerProps) {
+  const controller = useMemo(() => new GameController(game, sink, seed), [game, sink, seed]);
+  useEffect(() => () => controller.dispose(), [controller]);
+  const hud = controller.hud();
+  const canvasRef = useRef<HTMLCanvasElement>(null);
+  const boxRef = useRef<HTMLDivElement>(null);
+  const [scale, setScale] = useState(8);
+
+  useLayoutEffect(() => {
+    const el = boxRef.current;
+    if (!el) return;
+    const measure = () => setScale(frameScale(el.clientWidth - 8, el.clientHeight - 8));
+    measure();
+    const ro = new ResizeObserver(measure);
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, []);
+
+  useLayoutEffect(() => {
+    const canvas = canvasRef.current;
+    if (!canvas) return;
+    const draw = (f: Uint8Array) => {
+      renderFrame(canvas, f, scale, window.devicePixelRatio || 1);
+      // What is on screen, readable by tests and tools: the hash of the frame drawn last.
+      canvas.dataset.frameHash = hashFrame(f);
+    };
+    controller.attach(draw);
+  }, [controller, scale]);
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (isTyping(e)) return;
+      const input = actionForGameKey(e);
+      if (!input) return;
+      e.preventDefault();
+      if (e.repeat) return;
+      controller.act(input);
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [controller]);
+
+  const available = new Set(hud.available);
+  const clickable = available.has(6);
+  const act = (input: ActionInput) => controller.act(input);
+  const ended = hud.state === 'WIN' || hud.state === 'GAME_OVER';
+
+  return (
+    <div className="flex h-full min-h-0 gap-4 p-3">
+      <div ref={boxRef} className="relative flex min-w-0 flex-1 items-center justify-center rounded-lg border border-slate-800 bg-slate-900/60">
+        <canvas
+          ref={canvasRef}
+          data-testid="game-canvas"
+          data-state={hud.state}
+          data-level={hud.levelsCompleted}
+          role="img"
+          aria-label={`${game.title}: level ${Math.min(hud.level + 1, hud.winLevels)} of ${hud.winLevels}`}
+          className="grid-canvas block shadow-xl"
+          style={{ cursor: clickable ? 'pointer' : 'default' }}
+          onPointerDown={(e) => {
+            if (e.button !== 0) return;
+            const cell = frameCellAt(e.currentTarget, e.clientX, e.clientY);
+            if (cell && clickable) act({ action: 'ACTION6', x: cell.x, y: cell.y });
+          }}
+        />
+        {ended && (
+          <div className="pointer-events-none absolute inset-x-0 top-6 flex justify-center">
+            <div role="status" className={`rounded-lg px-5 py-2 text-lg font-semibold shadow-lg ${hud.state === 'WIN' ? 'bg-emerald-600 text-white' : 'bg-rose-700 text-white'}`} data-testid="game-result">
+              {hud.state === 'WIN' ? 'Every level complete' : 'Game over: press Reset to try again'}
+            </div>
+          </div>
+        )}
+      </div>
+
+      <aside className="flex w-64 shrink-0 flex-col gap-4">
+        <div>
+          <h1 className="text-lg font-semibold text-white">{game.title}</h1>
+          <p className="font-mono text-xs text-slate-500">{game.id}</p>
+        </div>
+        <div className="rounded-lg border border-slate-800 bg-slate-900/60 p-3">
+          <div className="flex items-baseline justify-between">
+            <span className="text-xs uppercase tracking-wider text-slate-400">Level</span>
+            <span className="text-2xl font-semibold tabular-nums text-white" data-testid="game-level">{Math.min(hud.level + 1, hud.winLevels)} / {hud.winLevels}</span>
+          </div>
+          <div className="mt-2 flex gap-1" aria-hidden>
+            {Array.from({ length: hud.winLevels }, (_, i) => (
+              <span key={i} className={`h-1.5 flex-1 rounded-full ${i < hud.levelsCompleted ? 'bg-emerald-400' : i === hud.level ? 'bg-sky-400' : 'bg-slate-700'}`} />
+            ))}
+          </div>
+          {showCounter && (
+            <div className="mt-3 flex items-baseline justify-between">
+              <span className="text-xs uppercase tracking-wider text-slate-400">Actions</span>
+              <span className="tabular-nums text-slate-200" data-testid="game-actions">{hud.actions}</span>
+            </div>
+          )}
+        </div>
+
+        <div className="rounded-lg border border-slate-800 bg-slate-900/60 p-3">
+          <div className="mx-auto grid w-40 grid-cols-3 grid-rows-3 gap-1.5" role="group" aria-label="Game controls">
+            {PAD.map((p) => (
+              <button key={p.id} type="button" aria-label={p.label} title={`${p.label}: ${p.key}`} disabled={!available.has(p.id)}
+                onClick={() => act({ action: `ACTION${p.id}` as ActionInput['action'] })}
+                style={{ gridArea: p.area }}
+                className="h-12 rounded-md border border-slate-600 bg-slate-800 text-lg text-white hover:bg-slate-700 active:bg-slate-600 disabled:border-slate-800 disabled:bg-slate-900 disabled:text-slate-700">
+                {p.glyph}
+              </button>
+            ))}
+          </div>
+          <div className="mt-3 flex justify-between gap-2">
+            <Button onClick={() => act({ action: 'ACTION7' })} disabled={!available.has(7)} title="Undo (ACTION7): Ctrl+Z" className="flex-1 justify-center">Undo</Button>
+            {allowReset && <Button onClick={() => act({ action: 'RESET' })} title="Reset the level; twice in a row restarts the game" className="flex-1 justify-center">Reset</Button>}
+          </div>
+          <p className="mt-3 text-xs text-slate-500">
+            {clickable ? 'Click or tap the frame to act on a cell. ' : ''}
+            {[1, 2, 3, 4, 5].some((a) => available.has(a as ActionId)) ? 'Keys: W A S D or arrows, Space or F.' : ''}
+          </p>
+        </div>
+        {hud.message && <p role="alert" className="text-sm text-amber-300">{hud.message}</p>}
+        <div className="mt-auto flex flex-wrap gap-2">{toolbar}</div>
+      </aside>
+    </div>
+  );
+}

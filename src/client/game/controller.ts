@@ -1,0 +1,125 @@
+/**
+ * Plays one game in the browser: sends actions to the engine, logs each accepted one as a
+ * `game.action` event, and plays the response's animation frames at the game's speed.
+ *
+ * Input during an animation is never dropped: a new action first completes the animation (the
+ * settled frame is shown at once) and is then applied, so the logged sequence is exactly what the
+ * person pressed, in order. Key auto-repeat is ignored: one press, one action.
+ */
+import { create, type StoreApi, type UseBoundStore } from 'zustand';
+import {
+  availableActions, createRun, gameActionData, GameRuleError, renderRun, step,
+  type ActionId, type ActionInput, type Frame, type GameDefinition, type GameState, type Run,
+} from '../../core/game';
+import { hashFrame } from '../../core/game/hash';
+import type { EventSink } from '../player/controller';
+
+export interface GameHud {
+  readonly state: GameState;
+  readonly levelsCompleted: number;
+  readonly level: number;
+  readonly winLevels: number;
+  readonly available: readonly ActionId[];
+  /** Counted actions of the current run, as the scorecard counts them. */
+  readonly actions: number;
+  /** The settled frame's hash, the same value that is logged. */
+  readonly frameHash: string;
+  readonly message: string | null;
+}
+
+export type FrameSink = (frame: Frame) => void;
+
+export class GameController {
+  private run: Run<unknown>;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private queue: Frame[] = [];
+  private draw: FrameSink = () => {};
+  private settled: Frame;
+  readonly hud: UseBoundStore<StoreApi<GameHud>>;
+
+  constructor(readonly game: GameDefinition<unknown, unknown>, private readonly sink: EventSink, readonly seed: number) {
+    this.run = createRun(game, { seed });
+    this.settled = renderRun(this.run);
+    this.hud = create<GameHud>(() => this.hudOf(this.run, this.settled, null));
+    sink.append('game.open', { game: game.id, seed });
+    this.act({ action: 'RESET' });
+  }
+
+  /** Where frames are drawn; the current one is drawn at once. */
+  attach(draw: FrameSink): void {
+    this.draw = draw;
+    draw(this.queue.length ? this.queue[0] : this.settled);
+  }
+
+  currentFrame(): Frame {
+    return this.settled;
+  }
+
+  private hudOf(run: Run<unknown>, frame: Frame, message: string | null): GameHud {
+    return {
+      state: run.state, levelsCompleted: run.levelsCompleted, level: run.level, winLevels: run.game.levels.length,
+      available: availableActions(run),
+      actions: run.actions, frameHash: hashFrame(frame), message,
+    };
+  }
+
+  /** Applies one action as a person asked for it. */
+  act(input: ActionInput): void {
+    this.finishAnimation();
+    let result;
+    try {
+      result = step(this.run, input);
+    } catch (e) {
+      if (!(e instanceof GameRuleError)) throw e;
+      this.sink.append('game.refused', { game: this.game.id, action: input.action, code: e.code, ...(input.action === 'ACTION6' ? { x: input.x, y: input.y } : {}) });
+      const message = e.code === 'GAME_ENDED' ? (this.run.state === 'WIN' ? 'You completed every level. Press Reset to play again.' : 'Game over. Press Reset to try again.') : null;
+      this.hud.setState({ message });
+      return;
+    }
+    this.run = result.run;
+    const r = result.response;
+    this.sink.append('game.action', gameActionData(this.game.id, input, r) as unknown as Record<string, unknown>);
+    this.settled = r.frame[r.frame.length - 1];
+    this.hud.setState(this.hudOf(this.run, this.settled, null));
+    if (r.frame.length === 1) {
+      this.draw(this.settled);
+      return;
+    }
+    this.queue = r.frame.slice();
+    const interval = 1000 / (this.game.fps ?? 10);
+    const tick = () => {
+      const f = this.queue.shift();
+      if (!f) { this.timer = null; return; }
+      this.draw(f);
+      this.timer = this.queue.length ? setTimeout(tick, interval) : null;
+    };
+    tick();
+  }
+
+  private finishAnimation(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.queue.length) {
+      this.queue = [];
+      this.draw(this.settled);
+    }
+  }
+
+  dispose(): void {
+    if (this.timer) clearTimeout(this.timer);
+  }
+}
+
+/** The official key map: W/Up, S/Down, A/Left, D/Right, Space/F, and Ctrl/Cmd+Z for undo. */
+export function actionForGameKey(e: KeyboardEvent): ActionInput | null {
+  if (e.altKey) return null;
+  const k = e.key.toLowerCase();
+  if ((e.ctrlKey || e.metaKey) && k === 'z' && !e.shiftKey) return { action: 'ACTION7' };
+  if (e.ctrlKey || e.metaKey) return null;
+  if (k === 'w' || e.key === 'ArrowUp') return { action: 'ACTION1' };
+  if (k === 's' || e.key === 'ArrowDown') return { action: 'ACTION2' };
+  if (k === 'a' || e.key === 'ArrowLeft') return { action: 'ACTION3' };
+  if (k === 'd' || e.key === 'ArrowRight') return { action: 'ACTION4' };
+  if (k === 'f' || e.key === ' ') return { action: 'ACTION5' };
+  return null;
+}

@@ -1,0 +1,39 @@
+import { useEffect, useRef } from 'react';
+import { Link } from 'wouter';
+import { createRun, renderRun, step, type GameDefinition } from '../../core/game';
+import { games } from '../../games';
+import { renderFrame } from '../game/render';
+
+const ACTION_NAMES: Record<number, string> = { 1: 'up', 2: 'down', 3: 'left', 4: 'right', 5: 'action', 6: 'click', 7: 'undo' };
+
+function Thumbnail({ game }: { game: GameDefinition<unknown, unknown> }) {
+  const ref = useRef<HTMLCanvasElement>(null);
+  useEffect(() => {
+    const { run } = step(createRun(game), { action: 'RESET' });
+    if (ref.current) renderFrame(ref.current, renderRun(run), 3, window.devicePixelRatio || 1);
+  }, [game]);
+  return <canvas ref={ref} className="grid-canvas rounded" aria-hidden />;
+}
+
+/** The games this studio has, to play and playtest. */
+export function GamesPage() {
+  return (
+    <div className="h-full overflow-y-auto p-6">
+      <h1 className="mb-4 text-xl font-semibold text-white">Games</h1>
+      <ul className="grid grid-cols-[repeat(auto-fill,minmax(240px,1fr))] gap-4">
+        {Object.values(games).map((g) => (
+          <li key={g.id}>
+            <Link href={`/games/${g.id}`} className="flex flex-col gap-3 rounded-xl border border-slate-800 bg-slate-900/60 p-4 hover:border-sky-500">
+              <Thumbnail game={g} />
+              <div>
+                <p className="font-semibold text-white">{g.title} <span className="font-mono text-xs text-slate-500">{g.id}</span></p>
+                {g.summary && <p className="mt-1 text-sm text-slate-400">{g.summary}</p>}
+                <p className="mt-2 text-xs text-slate-500">{g.levels.length} levels · {[...g.actions, ...(g.undo === false ? [] : [7])].map((a) => ACTION_NAMES[a]).join(', ')}</p>
+              </div>
+            </Link>
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
