@@ -40,14 +40,17 @@ export function formatProblem(p: TaskProblem): string {
   return p.path ? `${p.path} ${p.reason}` : p.reason;
 }
 
-/** Parses and validates task JSON text. Never throws. */
+/** Parses and validates task JSON text; a leading UTF-8 byte order mark is ignored. Never throws. */
 export function parseTaskText(text: string): TaskParse {
   if (text.length > MAX_TASK_CHARS) {
     return fail('', `is ${text.length} characters long; a task file may have at most ${MAX_TASK_CHARS}`);
   }
+  // Editors on Windows often save UTF-8 with a byte order mark, which JSON.parse rejects.
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  if (body.trim() === '') return fail('', 'is empty: a task file holds JSON like {"train": [{"input": ..., "output": ...}], "test": [...]}');
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = JSON.parse(body);
   } catch (e) {
     return fail('', `is not valid JSON (${(e as Error).message})`);
   }
@@ -92,13 +95,14 @@ export function checkGrid(value: unknown, path: string, report: (path: string, r
   if (value.length > MAX_SIZE) { report(path, `has ${value.length} rows; at most ${MAX_SIZE} are allowed`); return false; }
   let ok = true;
   let firstLen = -1;
+  let firstRow = -1;
   for (let r = 0; r < value.length; r++) {
     const row: unknown = value[r];
     if (!Array.isArray(row)) { report(`${path}[${r}]`, `is ${describe(row)}, must be a list of cells`); ok = false; continue; }
     if (row.length === 0) { report(path, `row ${r} is empty; a grid is 1x1 to 30x30`); ok = false; continue; }
     if (row.length > MAX_SIZE) { report(path, `row ${r} has ${row.length} cells; at most ${MAX_SIZE} are allowed`); ok = false; continue; }
-    if (firstLen < 0) firstLen = row.length;
-    else if (row.length !== firstLen) { report(path, `row ${r} has ${row.length} cells, row 0 has ${firstLen}`); ok = false; }
+    if (firstLen < 0) { firstLen = row.length; firstRow = r; }
+    else if (row.length !== firstLen) { report(path, `row ${r} has ${row.length} cells, row ${firstRow} has ${firstLen}`); ok = false; }
     for (let c = 0; c < row.length; c++) {
       const v: unknown = row[c];
       if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 9) {
