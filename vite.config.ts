@@ -10,6 +10,8 @@ export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'src/**/*.test.tsx', 'scripts/**/*.test.ts'],
     environment: 'node',
+    // Starts a throwaway PostgreSQL for the store and API suites that run on both databases.
+    globalSetup: ['src/server/store/testGlobalSetup.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
   },

@@ -1,0 +1,4 @@
+export * from './schema';
+export * from './markdown';
+export * from './shuffle';
+export * from './rules';

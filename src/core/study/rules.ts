@@ -1,0 +1,205 @@
+/**
+ * Session rules, derived from the event log: progress through the items, session state,
+ * attempts that count, low-effort flags and game-log verification. All pure; the server
+ * passes in the clock.
+ */
+import type { StudyDefinition, StudyItem } from './schema';
+import { isPractice } from './schema';
+
+/** An event as stored: the envelope plus the server's receive time (ms since the epoch). */
+export interface StoredEvent {
+  readonly seq: number;
+  readonly t: number;
+  readonly kind: string;
+  readonly data: Record<string, unknown>;
+  readonly receivedAt: number;
+}
+
+export type SessionState = 'started' | 'active' | 'finished' | 'timed_out' | 'abandoned';
+
+/**
+ * Event kinds of the study shell. `item.start {item}` opens an item; every later event belongs
+ * to it until the next `item.start`. `item.end {item}` closes it (no revisiting afterwards).
+ */
+export const ITEM_START = 'item.start';
+export const ITEM_END = 'item.end';
+
+const META_KINDS = new Set(['visibility', 'idle', 'focus', 'blur', 'heartbeat', 'game.open']);
+
+/** Whether an event is something the participant did to the item (counts as an action). */
+export function isAction(kind: string): boolean {
+  return !META_KINDS.has(kind) && !kind.startsWith('item.') && !kind.startsWith('session.');
+}
+
+/** Splits a log into the events of each item, by the `item.start` markers. */
+export function eventsByItem(events: readonly StoredEvent[]): Map<string, StoredEvent[]> {
+  const out = new Map<string, StoredEvent[]>();
+  let current: string | null = null;
+  for (const e of events) {
+    if (e.kind === ITEM_START && typeof e.data.item === 'string') current = e.data.item;
+    if (current === null) continue;
+    let list = out.get(current);
+    if (!list) out.set(current, (list = []));
+    list.push(e);
+  }
+  return out;
+}
+
+export interface ItemProgress {
+  readonly id: string;
+  readonly kind: StudyItem['kind'];
+  readonly practice: boolean;
+  readonly started: boolean;
+  /** Server time of the first `item.start`, ms since the epoch. */
+  readonly startedAt: number | null;
+  readonly finished: boolean;
+  readonly actions: number;
+  /** Server time from the item's first to its last event, ms. */
+  readonly durationMs: number;
+}
+
+/** Per-test-input judging state of a task item, as the submissions table holds it. */
+export interface TestTally {
+  readonly solved: boolean;
+  readonly trialsUsed: number;
+}
+
+/**
+ * Progress through a session: one entry per item in the session's order, and the position the
+ * participant is at. An item is finished when it was ended, a later item was started (no
+ * revisiting), or, for a task, every test input is solved or out of trials.
+ */
+export function sessionProgress(
+  study: StudyDefinition,
+  order: readonly number[],
+  events: readonly StoredEvent[],
+  taskDone: (itemId: string) => boolean = () => false,
+): { items: ItemProgress[]; current: number } {
+  const byItem = eventsByItem(events);
+  const ended = new Set(events.filter((e) => e.kind === ITEM_END && typeof e.data.item === 'string').map((e) => e.data.item as string));
+  const positions = order.map((i) => study.items[i]);
+  let lastStarted = -1;
+  positions.forEach((item, p) => { if (byItem.has(item.id)) lastStarted = p; });
+  const items = positions.map((item, p): ItemProgress => {
+    const evs = byItem.get(item.id) ?? [];
+    const first = evs[0];
+    const last = evs[evs.length - 1];
+    return {
+      id: item.id,
+      kind: item.kind,
+      practice: isPractice(item),
+      started: evs.length > 0,
+      startedAt: first ? first.receivedAt : null,
+      finished: ended.has(item.id) || p < lastStarted || (item.kind === 'task' && taskDone(item.id)),
+      actions: evs.filter((e) => isAction(e.kind)).length,
+      durationMs: first && last ? last.receivedAt - first.receivedAt : 0,
+    };
+  });
+  const current = items.findIndex((i) => !i.finished);
+  return { items, current: current < 0 ? items.length : current };
+}
+
+export interface SessionClock {
+  readonly state: SessionState;
+  readonly createdAt: number;
+  readonly lastEventAt: number | null;
+}
+
+/**
+ * The state a session is in at `now`. Finished and timed-out sessions stay so; an open session
+ * past the session limit is timed out; one silent for `abandonAfterMinutes` is abandoned.
+ */
+export function effectiveState(s: SessionClock, study: StudyDefinition, now: number): SessionState {
+  if (s.state === 'finished' || s.state === 'timed_out') return s.state;
+  if (now - s.createdAt > study.limits.sessionMinutes * 60_000) return 'timed_out';
+  const quietSince = s.lastEventAt ?? s.createdAt;
+  if (now - quietSince > study.limits.abandonAfterMinutes * 60_000) return 'abandoned';
+  return s.state;
+}
+
+/**
+ * The state after events arrive at `now`: every event is a heartbeat, so a started or abandoned
+ * session becomes active; past the session limit it is timed out (the events are still stored).
+ */
+export function stateAfterEvents(s: SessionClock, study: StudyDefinition, now: number): SessionState {
+  if (s.state === 'finished' || s.state === 'timed_out') return s.state;
+  if (now - s.createdAt > study.limits.sessionMinutes * 60_000) return 'timed_out';
+  return 'active';
+}
+
+/** Whether an attempt counts under the study's rule (more than `minActions`, under `maxMinutes`). */
+export function attemptCounts(study: StudyDefinition, actions: number, durationMs: number): boolean {
+  return actions > study.attempt.minActions && durationMs < study.attempt.maxMinutes * 60_000;
+}
+
+/** Low effort: the participant cycled through items with almost no actions. Practice and pages are ignored. */
+export function isLowEffort(study: StudyDefinition, items: readonly ItemProgress[]): boolean {
+  const visited = items.filter((i) => i.started && i.kind !== 'page' && !i.practice);
+  if (visited.length < study.lowEffort.minItems) return false;
+  const idle = visited.filter((i) => i.actions <= study.lowEffort.maxActions).length;
+  return idle / visited.length >= study.lowEffort.share;
+}
+
+/** One game action as logged by the player (`game.action`). */
+export interface LoggedGameAction {
+  readonly action: string;
+  readonly x?: number;
+  readonly y?: number;
+  readonly level?: number;
+  readonly frameHash?: string;
+}
+
+/** What replaying a run with the engine gives, step by step. */
+export type GameReplay =
+  | { ok: true; steps: readonly { level: number; frameHash: string }[]; levelsCompleted: number }
+  | { ok: false; at: number; reason: string };
+
+/** Replays `actions` of `game` from `seed` with the engine. */
+export type ReplayGame = (game: string, seed: number, actions: readonly LoggedGameAction[]) => GameReplay;
+
+export interface GameVerification {
+  /** True when every run replays and matches what the browser logged. */
+  readonly verified: boolean;
+  /** From the server's replay, never from the log. */
+  readonly levelsCompleted: number;
+  readonly actions: number;
+  readonly runs: number;
+  /** Why the log is not trusted, when it is not. */
+  readonly flags: string[];
+}
+
+/**
+ * Verifies a game item's log: every `game.open {game, seed}` starts a run, the `game.action`
+ * events after it are replayed with the engine, and the logged level and frame hash of every
+ * step must match the replay. Level completions and action counts come from the replay.
+ */
+export function verifyGameLog(events: readonly StoredEvent[], replay: ReplayGame): GameVerification {
+  const runs: { game: string; seed: number; open: StoredEvent; actions: StoredEvent[] }[] = [];
+  const flags: string[] = [];
+  for (const e of events) {
+    if (e.kind === 'game.open') {
+      const { game, seed } = e.data;
+      if (typeof game !== 'string' || typeof seed !== 'number') { flags.push(`event ${e.seq}: game.open needs a game id and a numeric seed`); continue; }
+      runs.push({ game, seed, open: e, actions: [] });
+    } else if (e.kind === 'game.action') {
+      const run = runs[runs.length - 1];
+      if (!run) { flags.push(`event ${e.seq}: game.action before any game.open`); continue; }
+      run.actions.push(e);
+    }
+  }
+  let levelsCompleted = 0;
+  let actions = 0;
+  for (const run of runs) {
+    const logged = run.actions.map((e) => e.data as unknown as LoggedGameAction);
+    const r = replay(run.game, run.seed, logged);
+    if (!r.ok) { flags.push(`run from event ${run.open.seq}: does not replay at action ${r.at}: ${r.reason}`); continue; }
+    const mismatch = logged.findIndex((a, i) => {
+      const step = r.steps[i];
+      return !step || (a.frameHash !== undefined && a.frameHash !== step.frameHash) || (a.level !== undefined && a.level !== step.level);
+    });
+    if (mismatch >= 0) { flags.push(`run from event ${run.open.seq}: event ${run.actions[mismatch].seq} does not match the replay (level or frame differs)`); continue; }
+    levelsCompleted += r.levelsCompleted;
+    actions += logged.length;
+  }
+  return { verified: flags.length === 0, levelsCompleted, actions, runs: runs.length, flags };
+}

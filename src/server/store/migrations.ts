@@ -1,0 +1,72 @@
+/**
+ * The database schema, as numbered migrations applied in order at start, each inside the same
+ * transaction that records it in `schema_migrations`. The same SQL runs on PGlite and PostgreSQL.
+ *
+ * WARNING: never edit a migration that has shipped; add the next number instead.
+ */
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+export const migrations: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'studies, sessions, events, submissions',
+    sql: `
+      CREATE TABLE studies (
+        id text NOT NULL,
+        version integer NOT NULL,
+        definition jsonb NOT NULL,
+        -- 'file' (data/studies) or 'studio' (edited by a researcher)
+        source text NOT NULL,
+        created_at timestamptz NOT NULL,
+        PRIMARY KEY (id, version)
+      );
+      CREATE TABLE sessions (
+        id text PRIMARY KEY,
+        study_id text NOT NULL,
+        study_version integer NOT NULL,
+        token_hash text NOT NULL,
+        params jsonb NOT NULL,
+        seed integer NOT NULL,
+        item_order jsonb NOT NULL,
+        state text NOT NULL,
+        -- highest seq up to which every event is stored; -1 before the first
+        acked_through integer NOT NULL DEFAULT -1,
+        event_count integer NOT NULL DEFAULT 0,
+        created_at timestamptz NOT NULL,
+        last_event_at timestamptz,
+        finished_at timestamptz,
+        flags jsonb NOT NULL DEFAULT '[]',
+        FOREIGN KEY (study_id, study_version) REFERENCES studies (id, version)
+      );
+      CREATE INDEX sessions_by_study ON sessions (study_id, study_version);
+      CREATE TABLE events (
+        session_id text NOT NULL REFERENCES sessions (id),
+        seq integer NOT NULL,
+        t double precision NOT NULL,
+        kind text NOT NULL,
+        data jsonb NOT NULL,
+        received_at timestamptz NOT NULL,
+        PRIMARY KEY (session_id, seq)
+      );
+      CREATE TABLE submissions (
+        session_id text NOT NULL REFERENCES sessions (id),
+        -- the client's id for this submission, so a retried request is judged once
+        key text NOT NULL,
+        item text NOT NULL,
+        test_index integer NOT NULL,
+        -- 1, 2, 3...; NULL for a duplicate of an earlier wrong grid, which uses no trial
+        trial integer,
+        grid jsonb NOT NULL,
+        verdict text NOT NULL,
+        practice boolean NOT NULL,
+        at timestamptz NOT NULL,
+        PRIMARY KEY (session_id, key),
+        UNIQUE (session_id, item, test_index, trial)
+      );
+    `,
+  },
+];

@@ -1,0 +1,146 @@
+/**
+ * Opening the store: PGlite in `<dataDir>/db` by default, PostgreSQL when a URL is given.
+ * Migrations are applied before the store is returned.
+ */
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+import { type Driver, type Queryable, SqlStore, migrate } from './sqlStore';
+import type { Store } from './types';
+
+export interface OpenStoreOptions {
+  /** PostgreSQL connection URL; PGlite when absent. */
+  readonly databaseUrl?: string;
+  /** Folder for PGlite's files (`<dataDir>/db`); in memory when absent. */
+  readonly dataDir?: string;
+  /** A schema to use instead of `public` (created when missing), e.g. one per test. */
+  readonly schema?: string;
+  /** An already open PGlite to use (its owner closes it). */
+  readonly pglite?: PGlite;
+  /** PostgreSQL pool size. */
+  readonly poolSize?: number;
+}
+
+const SCHEMA = /^[a-z_][a-z0-9_]{0,62}$/;
+
+export async function openStore(opts: OpenStoreOptions = {}): Promise<Store> {
+  if (opts.schema !== undefined && !SCHEMA.test(opts.schema)) throw new Error(`Schema name "${opts.schema}" is not allowed: use lower-case letters, digits and "_".`);
+  const driver = opts.databaseUrl ? await postgresDriver(opts.databaseUrl, opts.schema, opts.poolSize ?? 10) : await pgliteDriver(opts);
+  try {
+    await migrate(driver);
+  } catch (e) {
+    await driver.close();
+    throw new Error(`Could not apply the database migrations: ${(e as Error).message}`);
+  }
+  return new SqlStore(driver);
+}
+
+async function pgliteDriver(opts: OpenStoreOptions): Promise<Driver> {
+  let release = () => {};
+  let db = opts.pglite;
+  if (!db) {
+    let dir: string | undefined;
+    if (opts.dataDir) {
+      mkdirSync(opts.dataDir, { recursive: true });
+      dir = path.join(opts.dataDir, 'db');
+      release = lockFolder(opts.dataDir);
+    }
+    try {
+      db = new PGlite(dir);
+      await db.waitReady;
+    } catch (e) {
+      release();
+      throw new Error(`Could not open the embedded database in ${dir ?? 'memory'}: ${(e as Error).message}`);
+    }
+  }
+  const owned = !opts.pglite;
+  const pgl = db;
+  if (opts.schema) await pgl.exec(`CREATE SCHEMA IF NOT EXISTS ${opts.schema}; SET search_path TO ${opts.schema}`);
+  const wrap = (q: Pick<PGlite, 'query' | 'exec'>): Queryable => ({
+    query: async <R,>(sql: string, params?: unknown[]) => ({ rows: (await q.query<R>(sql, params)).rows }),
+    exec: async (sql: string) => { await q.exec(sql); },
+  });
+  return {
+    kind: 'pglite',
+    ...wrap(pgl),
+    transaction: (fn) => pgl.transaction((tx) => fn(wrap(tx))),
+    close: async () => { if (owned) await pgl.close(); release(); },
+  };
+}
+
+/**
+ * PGlite is one process's database: two servers on one folder would corrupt it. The lock file
+ * holds the owner's pid; a lock left by a killed process is taken over.
+ */
+function lockFolder(dataDir: string): () => void {
+  const file = path.join(dataDir, 'db.lock');
+  let other: number | null = null;
+  try { other = Number(readFileSync(file, 'utf8').trim()) || null; } catch { /* no lock */ }
+  if (other !== null && other !== process.pid && alive(other)) {
+    throw new Error(`The data folder ${dataDir} is in use by another arc-studio process (pid ${other}). Stop it, or give this server another --data-dir.`);
+  }
+  writeFileSync(file, String(process.pid));
+  return () => rmSync(file, { force: true });
+}
+
+function alive(pid: number): boolean {
+  try { process.kill(pid, 0); return true; } catch (e) { return (e as NodeJS.ErrnoException).code === 'EPERM'; }
+}
+
+async function postgresDriver(url: string, schema: string | undefined, max: number): Promise<Driver> {
+  if (schema) {
+    const c = new pg.Client({ connectionString: url });
+    try {
+      await c.connect();
+      await c.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    } catch (e) {
+      throw new Error(`Could not connect to PostgreSQL at ${redact(url)}: ${(e as Error).message}. Check DATABASE_URL and that the server is running.`);
+    } finally {
+      await c.end().catch(() => {});
+    }
+  }
+  const pool = new pg.Pool({ connectionString: url, max, ...(schema ? { options: `-c search_path=${schema}` } : {}) });
+  // An idle client's error (e.g. the server restarting) must not crash the process.
+  pool.on('error', (e) => console.error(`PostgreSQL connection error: ${e.message}`));
+  try {
+    (await pool.connect()).release();
+  } catch (e) {
+    await pool.end().catch(() => {});
+    throw new Error(`Could not connect to PostgreSQL at ${redact(url)}: ${(e as Error).message}. Check DATABASE_URL and that the server is running.`);
+  }
+  const wrap = (q: pg.Pool | pg.PoolClient): Queryable => ({
+    query: async <R,>(sql: string, params?: unknown[]) => ({ rows: (await q.query(sql, params)).rows as R[] }),
+    exec: async (sql: string) => { await q.query(sql); },
+  });
+  return {
+    kind: 'postgres',
+    ...wrap(pool),
+    async transaction(fn) {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const out = await fn(wrap(client));
+        await client.query('COMMIT');
+        return out;
+      } catch (e) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw e;
+      } finally {
+        client.release();
+      }
+    },
+    close: () => pool.end(),
+  };
+}
+
+/** The URL without its password, for messages. */
+export function redact(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(an unparsable URL)';
+  }
+}

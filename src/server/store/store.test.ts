@@ -1,0 +1,89 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { backends } from './testing';
+import type { EventInput, Store } from './types';
+
+const ev = (seq: number, kind = 'paint'): EventInput => ({ seq, t: seq * 10.5, kind, data: { n: seq } });
+const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => ev(from + i));
+
+describe.each(backends)('store on $name', (backend) => {
+  let store: Store;
+  beforeEach(async () => {
+    store = await backend.open();
+    await store.saveStudy('s1', { title: 'one' }, 'file', 1000);
+    await store.createSession({ id: 'a', studyId: 's1', studyVersion: 1, tokenHash: 'h', params: { PROLIFIC_PID: 'p1' }, seed: 7, order: [1, 0], createdAt: 2000 });
+  });
+  afterEach(async () => { await store.close(); });
+
+  it('creates a session with everything it was given', async () => {
+    expect(store.kind).toBe(backend.name);
+    const s = await store.getSession('a');
+    expect(s).toMatchObject({ studyId: 's1', studyVersion: 1, state: 'started', ackedThrough: -1, eventCount: 0, order: [1, 0], seed: 7, params: { PROLIFIC_PID: 'p1' }, createdAt: 2000, lastEventAt: null });
+  });
+
+  it('stores a batch sent twice once', async () => {
+    const first = await store.appendEvents('a', range(0, 4), { receivedAt: 3000, state: 'active' });
+    expect(first).toEqual({ ackedThrough: 4, stored: 5, state: 'active' });
+    const again = await store.appendEvents('a', range(0, 4), { receivedAt: 3500, state: 'active' });
+    expect(again).toEqual({ ackedThrough: 4, stored: 0, state: 'active' });
+    const events = await store.readEvents('a');
+    expect(events.map((e) => e.seq)).toEqual([0, 1, 2, 3, 4]);
+    expect(events[2]).toEqual({ seq: 2, t: 21, kind: 'paint', data: { n: 2 }, receivedAt: 3000 });
+    expect((await store.getSession('a'))!.eventCount).toBe(5);
+  });
+
+  it('holds a gap until it is filled, then acknowledges everything held', async () => {
+    expect((await store.appendEvents('a', range(0, 2), { receivedAt: 1, state: 'active' })).ackedThrough).toBe(2);
+    expect((await store.appendEvents('a', range(6, 9), { receivedAt: 2, state: 'active' })).ackedThrough).toBe(2);
+    expect((await store.appendEvents('a', [ev(4)], { receivedAt: 3, state: 'active' })).ackedThrough).toBe(2);
+    expect((await store.appendEvents('a', [ev(3), ev(5)], { receivedAt: 4, state: 'active' })).ackedThrough).toBe(9);
+    expect((await store.readEvents('a')).map((e) => e.seq)).toEqual(range(0, 9).map((e) => e.seq));
+    expect((await store.getSession('a'))!.ackedThrough).toBe(9);
+  });
+
+  it('keeps ackedThrough exact under concurrent batches of one session', async () => {
+    const batches = Array.from({ length: 20 }, (_, i) => range(i * 10, i * 10 + 9)).reverse();
+    const results = await Promise.all(batches.map((b) => store.appendEvents('a', b, { receivedAt: 5, state: 'active' })));
+    expect(Math.max(...results.map((r) => r.ackedThrough))).toBe(199);
+    expect(results.reduce((n, r) => n + r.stored, 0)).toBe(200);
+    expect((await store.getSession('a'))!.ackedThrough).toBe(199);
+  });
+
+  it('filters events by kind in seq order', async () => {
+    await store.appendEvents('a', [ev(0, 'item.start'), ev(1), ev(2, 'item.end')], { receivedAt: 1, state: 'active' });
+    expect((await store.readEvents('a', { kinds: ['item.start', 'item.end'] })).map((e) => e.seq)).toEqual([0, 2]);
+  });
+
+  it('refuses events for a session that does not exist and stores nothing', async () => {
+    await expect(store.appendEvents('nope', [ev(0)], { receivedAt: 1, state: 'active' })).rejects.toThrow(/No session nope/);
+    expect(await store.readEvents('nope')).toEqual([]);
+  });
+
+  it('edits a study in place until a session has run it, then adds a version', async () => {
+    expect(await store.saveStudy('s2', { title: 'a' }, 'studio', 10)).toEqual({ version: 1, created: true });
+    expect(await store.saveStudy('s2', { title: 'b' }, 'studio', 11)).toEqual({ version: 1, created: false });
+    await store.createSession({ id: 'b', studyId: 's2', studyVersion: 1, tokenHash: 'h', params: {}, seed: 1, order: [], createdAt: 12 });
+    expect(await store.saveStudy('s2', { title: 'c' }, 'studio', 13)).toEqual({ version: 2, created: true });
+    expect((await store.getStudy('s2'))!.definition).toEqual({ title: 'c' });
+    expect((await store.getStudy('s2', 1))!.definition).toEqual({ title: 'b' });
+    const list = await store.listStudies();
+    expect(list.map((s) => [s.id, s.version, s.sessions])).toEqual([['s1', 1, 1], ['s2', 2, 1]]);
+  });
+
+  it('sets state, finish time and flags; counts sessions by a participant param', async () => {
+    await store.setSessionState('a', 'finished', { finishedAt: 9000, flags: ['low_effort'] });
+    expect(await store.getSession('a')).toMatchObject({ state: 'finished', finishedAt: 9000, flags: ['low_effort'] });
+    expect(await store.countSessionsWithParam('s1', 'PROLIFIC_PID', 'p1')).toBe(1);
+    expect(await store.countSessionsWithParam('s1', 'PROLIFIC_PID', 'p2')).toBe(0);
+    expect((await store.listSessions('s1')).map((s) => s.id)).toEqual(['a']);
+  });
+
+  it('takes a submission key and a trial number once', async () => {
+    const sub = { sessionId: 'a', key: 'k1', item: 't1', testIndex: 0, trial: 1, grid: [[1]], verdict: 'wrong' as const, practice: false, at: 5 };
+    expect(await store.addSubmission(sub)).toBe(true);
+    expect(await store.addSubmission(sub)).toBe(false);
+    expect(await store.addSubmission({ ...sub, key: 'k2' })).toBe(false);
+    expect(await store.addSubmission({ ...sub, key: 'k3', trial: null, verdict: 'duplicate' })).toBe(true);
+    expect(await store.addSubmission({ ...sub, key: 'k4', trial: null, verdict: 'duplicate' })).toBe(true);
+    expect((await store.listSubmissions('a')).map((s) => [s.key, s.trial, s.verdict])).toEqual([['k1', 1, 'wrong'], ['k3', null, 'duplicate'], ['k4', null, 'duplicate']]);
+  });
+});

@@ -1,0 +1,106 @@
+/**
+ * The storage interface of the study server: narrow, so the PGlite and PostgreSQL back ends
+ * (same SQL) stay interchangeable, and tested against both real databases.
+ */
+import type { SessionState, StoredEvent } from '../../core/study/rules';
+
+export type StudySource = 'file' | 'studio';
+
+export interface StudyRecord {
+  readonly id: string;
+  readonly version: number;
+  /** The validated definition (`StudyDefinition` JSON). */
+  readonly definition: unknown;
+  readonly source: StudySource;
+  readonly createdAt: number;
+}
+
+export interface StudySummary extends StudyRecord {
+  readonly sessions: number;
+}
+
+export interface NewSession {
+  readonly id: string;
+  readonly studyId: string;
+  readonly studyVersion: number;
+  readonly tokenHash: string;
+  readonly params: Record<string, string>;
+  readonly seed: number;
+  readonly order: readonly number[];
+  readonly createdAt: number;
+  readonly flags?: readonly string[];
+}
+
+export interface SessionRecord extends NewSession {
+  readonly state: SessionState;
+  readonly ackedThrough: number;
+  readonly eventCount: number;
+  readonly lastEventAt: number | null;
+  readonly finishedAt: number | null;
+  readonly flags: readonly string[];
+}
+
+export interface EventInput {
+  readonly seq: number;
+  readonly t: number;
+  readonly kind: string;
+  readonly data: Record<string, unknown>;
+}
+
+export interface AppendResult {
+  /** Highest seq up to which every event of the session is stored (-1: none yet). */
+  readonly ackedThrough: number;
+  /** Events of this batch that were new. */
+  readonly stored: number;
+  readonly state: SessionState;
+}
+
+export type Verdict = 'correct' | 'wrong' | 'duplicate';
+
+export interface SubmissionRecord {
+  readonly sessionId: string;
+  readonly key: string;
+  readonly item: string;
+  readonly testIndex: number;
+  readonly trial: number | null;
+  readonly grid: unknown;
+  readonly verdict: Verdict;
+  readonly practice: boolean;
+  readonly at: number;
+}
+
+export interface Store {
+  readonly kind: 'pglite' | 'postgres';
+
+  /**
+   * Saves a study definition: the first save creates version 1; later saves replace the latest
+   * version while no session has run it, and add a new version once one has.
+   */
+  saveStudy(id: string, definition: unknown, source: StudySource, now: number): Promise<{ version: number; created: boolean }>;
+  /** The given version, or the latest. */
+  getStudy(id: string, version?: number): Promise<StudyRecord | null>;
+  /** The latest version of every study, with its session count over all versions. */
+  listStudies(): Promise<StudySummary[]>;
+
+  createSession(session: NewSession): Promise<void>;
+  getSession(id: string): Promise<SessionRecord | null>;
+  listSessions(studyId?: string): Promise<SessionRecord[]>;
+  /** Sessions of a study whose params hold this value (e.g. the same PROLIFIC_PID). */
+  countSessionsWithParam(studyId: string, key: string, value: string): Promise<number>;
+  setSessionState(id: string, state: SessionState, opts?: { finishedAt?: number; flags?: readonly string[] }): Promise<void>;
+
+  /**
+   * Stores a batch idempotently on `(sessionId, seq)` in one transaction: repeated events are
+   * skipped, events past a gap are kept and counted once the gap fills. Sets the session's
+   * state and last-event time.
+   */
+  appendEvents(sessionId: string, events: readonly EventInput[], opts: { receivedAt: number; state: SessionState }): Promise<AppendResult>;
+  /** Every stored event of a session in seq order, or only those of the given kinds. */
+  readEvents(sessionId: string, opts?: { kinds?: readonly string[] }): Promise<StoredEvent[]>;
+
+  /** Inserts a submission; false when its key or its trial number is already taken. */
+  addSubmission(s: SubmissionRecord): Promise<boolean>;
+  listSubmissions(sessionId: string): Promise<SubmissionRecord[]>;
+
+  close(): Promise<void>;
+}
