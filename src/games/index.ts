@@ -3,6 +3,7 @@
  * Vite hot-reloads a game module edited during development.
  */
 import type { GameDefinition } from '../core/game';
+import { flux, solutions as fluxSolutions } from './flux';
 import { glow, solutions as glowSolutions } from './glow';
 import { push, solutions as pushSolutions } from './push';
 
@@ -10,12 +11,14 @@ import { push, solutions as pushSolutions } from './push';
 export const games: Record<string, GameDefinition<unknown, unknown>> = {
   push: push as GameDefinition<unknown, unknown>,
   glow: glow as GameDefinition<unknown, unknown>,
+  flux: flux as GameDefinition<unknown, unknown>,
 };
 
 /** Per game, the recorded solution of each level (action strings, one per level). */
 export const solutions: Record<string, readonly string[]> = {
   push: pushSolutions,
   glow: glowSolutions,
+  flux: fluxSolutions,
 };
 
 /** The game with this id, or an error naming the ids there are. */

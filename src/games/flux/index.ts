@@ -1,0 +1,2 @@
+export { flux, type FluxLevel, type FluxState } from './game';
+export { solutions } from './solutions';
