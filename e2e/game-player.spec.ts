@@ -29,7 +29,6 @@ for (const id of Object.keys(games)) {
     await expect(page.getByTestId('game-canvas')).toHaveAttribute('data-level', '1');
     await expect(page.getByTestId('game-actions')).toHaveText(String(solution.length));
 
-    // Undo in the new level, then a level reset: both count as actions.
     const download = page.waitForEvent('download');
     await page.getByRole('button', { name: 'Download log' }).click();
     const { events, errors } = parseJsonl(await readFile(await (await download).path(), 'utf8'));
@@ -56,5 +55,11 @@ test('the on-screen pad and Reset work, unavailable actions are greyed, and a se
   // A level reset counts one action; a second RESET in a row starts a fresh run at zero.
   await expect(page.getByTestId('game-actions')).toHaveText('3');
   await page.getByRole('button', { name: 'Reset' }).click();
+  await expect(page.getByTestId('game-actions')).toHaveText('0');
+
+  // A game played with clicks only offers no keys: the pad is greyed and key presses do nothing.
+  await page.goto('/games/glow');
+  await expect(page.getByRole('group', { name: 'Game controls' }).getByRole('button', { name: 'Up (ACTION1)' })).toBeDisabled();
+  await page.keyboard.press('ArrowUp');
   await expect(page.getByTestId('game-actions')).toHaveText('0');
 });

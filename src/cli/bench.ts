@@ -10,6 +10,8 @@ export interface BenchResult {
 /** A benchmark suite: a module that yields figures. Suites are loaded lazily, by name. */
 const suites: Record<string, () => Promise<{ run(): AsyncIterable<BenchResult> | Iterable<BenchResult> }>> = {
   grid: () => import('../bench/grid'),
+  game: () => import('../bench/game'),
+  'grid-latency': () => import('../bench/gridLatency'),
 };
 
 export const benchCommand: Command = {
@@ -23,7 +25,7 @@ export const benchCommand: Command = {
     for (const name of names.length ? names : Object.keys(suites)) {
       const suite = await suites[name]();
       for await (const r of suite.run()) {
-        console.log(json ? JSON.stringify(r) : `${r.name.padEnd(48)} ${formatValue(r.value).padStart(12)} ${r.unit}`);
+        console.log(json ? JSON.stringify(r) : `${r.name.padEnd(56)} ${formatValue(r.value).padStart(12)} ${r.unit}`);
       }
     }
     return 0;

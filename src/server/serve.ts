@@ -45,7 +45,9 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; cl
     server.once('listening', () => resolve());
     server.once('error', (e: NodeJS.ErrnoException) => reject(e.code === 'EADDRINUSE' ? new Error(`Port ${opts.port} is already in use. Stop the other server or choose another port with --port N.`) : e));
   });
-  const url = `http://${opts.host === '0.0.0.0' ? 'localhost' : opts.host}:${opts.port}`;
+  // With --port 0 the system picks a free port: report the one actually bound.
+  const bound = (server.address() as { port: number } | null)?.port ?? opts.port;
+  const url = `http://${opts.host === '0.0.0.0' ? 'localhost' : opts.host}:${bound}`;
   return {
     url,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),

@@ -87,14 +87,17 @@ export function GridCanvas(props: GridCanvasProps) {
       last = null;
       handlers.current.onUp?.();
     };
+    // Chromium delivers pointermove once per frame; pointerrawupdate arrives as soon as the
+    // pointer moves, so a stroke paints up to a frame sooner where it exists.
+    const moveType = 'onpointerrawupdate' in window ? 'pointerrawupdate' : 'pointermove';
     canvas.addEventListener('pointerdown', down);
-    canvas.addEventListener('pointermove', move);
+    canvas.addEventListener(moveType, move as EventListener);
     canvas.addEventListener('pointerup', up);
     canvas.addEventListener('pointercancel', up);
     canvas.addEventListener('lostpointercapture', up);
     return () => {
       canvas.removeEventListener('pointerdown', down);
-      canvas.removeEventListener('pointermove', move);
+      canvas.removeEventListener(moveType, move as EventListener);
       canvas.removeEventListener('pointerup', up);
       canvas.removeEventListener('pointercancel', up);
       canvas.removeEventListener('lostpointercapture', up);

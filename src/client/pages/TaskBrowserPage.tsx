@@ -39,6 +39,7 @@ export function TaskBrowserPage() {
     const onKey = (e: KeyboardEvent) => {
       if (e.key === '/' && !isTyping(e)) { e.preventDefault(); searchRef.current?.focus(); return; }
       if (isTyping(e) && e.target !== searchRef.current) return;
+      if (e.key === 'Escape' && e.target === searchRef.current) { e.preventDefault(); searchRef.current?.blur(); return; }
       const cols = Math.max(1, Math.floor((listRef.current?.clientWidth ?? 600) / 188));
       const move = { ArrowRight: 1, ArrowLeft: -1, ArrowDown: cols, ArrowUp: -cols }[e.key];
       if (move !== undefined && !(isTyping(e) && (e.key === 'ArrowLeft' || e.key === 'ArrowRight'))) {
@@ -89,7 +90,7 @@ export function TaskBrowserPage() {
             onChange={(e) => { setFilter(e.target.value); setCursor(0); }}
             className="h-8 w-72 rounded-md border border-slate-700 bg-slate-950 px-3 text-sm focus:outline-none focus:ring-2 focus:ring-sky-500" />
           <span className="text-xs text-slate-500" data-testid="task-count">{ids.length} task{ids.length === 1 ? '' : 's'}</span>
-          <span className="ml-auto text-xs text-slate-500">Arrow keys move · Enter opens · [ and ] step through tasks in the player</span>
+          <span className="ml-auto text-xs text-slate-500">/ searches · Esc leaves the search · arrow keys move · Enter opens · [ and ] step through tasks in the player</span>
         </div>
         <div className="flex min-h-0 flex-1">
           <div ref={listRef} className="min-h-0 flex-1 overflow-y-auto p-4">
@@ -174,10 +175,9 @@ function ImportPanel({ onImported }: { onImported: () => void }) {
       e.preventDefault();
       setDragging(false);
       const items = e.dataTransfer.items;
+      const pending = items ? filesFromDrop(items) : Promise.resolve([...(e.dataTransfer.files ?? [])].map((file) => ({ file, path: file.name })));
       void run(async () => {
-        const found = items && typeof items[0]?.webkitGetAsEntry === 'function'
-          ? await filesFromDrop(items)
-          : [...(e.dataTransfer?.files ?? [])].map((file) => ({ file, path: file.name }));
+        const found = await pending;
         const paths = new Map(found.map((f) => [f.file, f.path]));
         const { texts, skipped } = await readTaskFiles(found.map((f) => f.file), (f) => paths.get(f) ?? f.name);
         await finish(await importTaskTexts(texts), skipped);

@@ -55,8 +55,17 @@ export async function readTaskFiles(files: readonly File[], relative = (f: File)
 
 /** Every file below the dropped items, folders included (recursively). */
 export async function filesFromDrop(items: DataTransferItemList): Promise<{ file: File; path: string }[]> {
-  const entries = [...items].map((i) => i.webkitGetAsEntry?.()).filter((e): e is FileSystemEntry => !!e);
   const out: { file: File; path: string }[] = [];
+  const entries: FileSystemEntry[] = [];
+  // Entries must be taken synchronously, before the first await: the list empties after the event.
+  for (const item of [...items]) {
+    if (item.kind !== 'file') continue;
+    const entry = item.webkitGetAsEntry?.();
+    if (entry) { entries.push(entry); continue; }
+    // Without a file-system entry (some browsers, or files made by scripts) the file itself will do.
+    const file = item.getAsFile();
+    if (file) out.push({ file, path: file.name });
+  }
   const walk = async (entry: FileSystemEntry, prefix: string): Promise<void> => {
     if (entry.isFile) {
       const file = await new Promise<File>((res, rej) => (entry as FileSystemFileEntry).file(res, rej));

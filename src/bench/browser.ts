@@ -1,0 +1,82 @@
+/**
+ * Runs the real built app and server in Chromium, for benchmarks that measure what a person
+ * feels: the time from an input event to the next frame with its change drawn.
+ */
+import { chromium, type Browser, type Page } from '@playwright/test';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import { ROOT, startServer } from '../server/serve';
+import { bundledTaskDirs } from '../cli/serve';
+
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+export interface BrowserBench {
+  readonly page: Page;
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+export async function openBrowserBench(): Promise<BrowserBench> {
+  if (!existsSync(path.join(ROOT, 'dist', 'index.html'))) throw new Error('The app is not built: run "npm run build" before the browser benchmarks.');
+  const executablePath = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => p && existsSync(p));
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'arc-studio-bench-'));
+  const server = await startServer({ port: 0, host: '127.0.0.1', dataDir, tasks: bundledTaskDirs() });
+  let browser: Browser | null = null;
+  try {
+    browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    return {
+      page,
+      url: server.url,
+      async close() {
+        await browser?.close();
+        await server.close();
+        await rm(dataDir, { recursive: true, force: true });
+      },
+    };
+  } catch (e) {
+    await browser?.close();
+    await server.close();
+    throw e;
+  }
+}
+
+// The page scripts are plain strings: the CLI's TypeScript loader rewrites functions (adding
+// helpers such as __name) in ways that do not survive being sent into the page.
+const PROBE = `(sel) => {
+  window.__latencies = { draw: [], frame: [] };
+  const canvas = () => document.querySelector(sel);
+  let before = null;
+  // Capture phase on window: runs before the app sees the event.
+  const mark = () => { before = canvas().dataset.grid; };
+  // Bubbling phase on window: runs after the app's handler. The app's render is flushed in a
+  // microtask queued during its handler, so a microtask queued now runs after the canvas is drawn.
+  const measure = (e) => {
+    const was = before;
+    queueMicrotask(() => {
+      if (canvas().dataset.grid === was) return;
+      window.__latencies.draw.push(performance.now() - e.timeStamp);
+      requestAnimationFrame(() => window.__latencies.frame.push(performance.now() - e.timeStamp));
+    });
+  };
+  for (const type of ['pointerdown', 'pointermove', 'pointerrawupdate']) {
+    window.addEventListener(type, mark, true);
+    window.addEventListener(type, measure);
+  }
+}`;
+
+/**
+ * Installs a probe in the page: for every pointer event that changes the grid drawn on the
+ * canvas `selector`, the time from the event's timestamp until the canvas is drawn (`draw`) and
+ * until the next animation frame, which presents it (`frame`), in ms.
+ */
+export async function installPaintProbe(page: Page, selector: string): Promise<void> {
+  await page.evaluate(`(${PROBE})(${JSON.stringify(selector)})`);
+}
+
+export async function takeLatencies(page: Page): Promise<{ draw: number[]; frame: number[] }> {
+  await page.evaluate('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))');
+  return (await page.evaluate('(() => { const out = window.__latencies; window.__latencies = { draw: [], frame: [] }; return out; })()')) as { draw: number[]; frame: number[] };
+}
