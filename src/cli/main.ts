@@ -4,6 +4,7 @@
 import { serveCommand } from './serve';
 import { tasksCommand } from './tasks';
 import { benchCommand } from './bench';
+import { gamesCommand } from './games';
 
 export interface Command {
   readonly summary: string;
@@ -15,6 +16,7 @@ export const commands: Record<string, Command> = {
   serve: serveCommand,
   tasks: tasksCommand,
   bench: benchCommand,
+  games: gamesCommand,
 };
 
 function help(): string {
