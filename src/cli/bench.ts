@@ -11,7 +11,6 @@ export interface BenchResult {
 const suites: Record<string, () => Promise<{ run(): AsyncIterable<BenchResult> | Iterable<BenchResult> }>> = {
   grid: () => import('../bench/grid'),
   game: () => import('../bench/game'),
-  game: () => import('../bench/game'),
   'grid-latency': () => import('../bench/gridLatency'),
 };
 
