@@ -14,7 +14,7 @@ export async function checkTaskPaths(paths: string[]): Promise<CheckResult> {
   const result: CheckResult = { valid: 0, invalid: [] };
   for (const p of paths) {
     const info = await stat(p).catch(() => null);
-    if (!info) { result.invalid.push({ file: p, reason: 'no such file or folder' }); continue; }
+    if (!info) { result.invalid.push({ file: p, reason: 'no such file or folder; check the path, or name a task .json file or a folder that holds them' }); continue; }
     const files = info.isDirectory() ? (await listTaskFiles(p)).map((f) => path.join(p, f)) : [p];
     if (info.isDirectory() && files.length === 0) { result.invalid.push({ file: p, reason: 'folder holds no .json task files' }); continue; }
     for (const file of files) {
@@ -33,7 +33,8 @@ export const tasksCommand: Command = {
   usage: 'tasks check <file|dir>...',
   async run(args) {
     const [sub, ...paths] = args;
-    if (sub !== 'check') throw new Error(`unknown subcommand "${sub ?? ''}". Usage: arc-studio tasks check <file|dir>...`);
+    if (sub === undefined) throw new Error('name a subcommand. Usage: arc-studio tasks check <file|dir>...');
+    if (sub !== 'check') throw new Error(`unknown subcommand "${sub}". Usage: arc-studio tasks check <file|dir>...`);
     if (paths.length === 0) throw new Error('name at least one task file or folder. Usage: arc-studio tasks check <file|dir>...');
     const r = await checkTaskPaths(paths);
     for (const { file, reason } of r.invalid) console.log(`${file}: ${reason}`);

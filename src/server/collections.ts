@@ -81,7 +81,7 @@ export class TaskLibrary {
     const file = c.files.get(taskId);
     if (!file) return { ok: false, status: 404, message: `No task "${taskId}" in collection "${c.name}".` };
     const text = await readFile(file, 'utf8').catch(() => null);
-    if (text === null) return { ok: false, status: 404, message: `Task file ${file} can no longer be read.` };
+    if (text === null) return { ok: false, status: 404, message: `Task file ${file} can no longer be read: it was moved or deleted after the server started. Restart the server to list the folder again.` };
     const parsed = parseTaskText(text);
     if (!parsed.ok) return { ok: false, status: 422, message: `${path.basename(file)}: ${parsed.problems.map(formatProblem).join('; ')}` };
     return { ok: true, task: parsed.task };
