@@ -8,7 +8,7 @@
  * without the task file.
  */
 import {
-  type Grid, type Rect, crop, fillRect, floodFill, gridsEqual, makeGrid, paste, resize, setCell,
+  type Grid, type Rect, MAX_SIZE, MIN_SIZE, crop, fillRect, floodFill, gridsEqual, makeGrid, paste, resize, setCell,
 } from '../grid/grid';
 import type { LogEvent } from './events';
 
@@ -121,19 +121,33 @@ function withTest(s: PlayerState, f: (t: TestState) => TestState): PlayerState {
   return { ...s, tests };
 }
 
-/** Replaces the output grid as one undoable step; a no-op change records nothing. */
+/**
+ * Replaces the output grid as one undoable step; a no-op change records nothing. Any edit ends
+ * the current paint stroke, so a later paint of the same stroke opens a step of its own.
+ */
 function edit(s: PlayerState, f: (g: Grid) => Grid): PlayerState {
-  return withTest(s, (t) => {
+  const next = withTest(s, (t) => {
     if (t.status !== 'open') return t;
     const output = f(t.output);
     if (output === t.output || gridsEqual(output, t.output)) return t;
     return { ...t, output, undo: [...t.undo, t.output], redo: [] };
   });
+  return next === s ? s : { ...next, stroke: null };
+}
+
+/** A symbol 0-9: events with any other colour are impossible and change nothing. */
+function isSymbol(v: unknown): v is number {
+  return typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 9;
+}
+
+function isSize(v: unknown): v is number {
+  return typeof v === 'number' && Number.isInteger(v) && v >= MIN_SIZE && v <= MAX_SIZE;
 }
 
 /**
  * The next state after one event. Unknown kinds (focus, blur, visibility, ...) leave the state
- * unchanged, so the same log can hold events the player does not interpret.
+ * unchanged, so the same log can hold events the player does not interpret; so do impossible
+ * events (a colour outside 0-9, a size outside 1-30), so a damaged log replays without throwing.
  */
 export function reduce(s: PlayerState, e: LogEvent): PlayerState {
   const d = e.data as never;
@@ -147,12 +161,15 @@ export function reduce(s: PlayerState, e: LogEvent): PlayerState {
       };
     }
     case 'tool': return { ...s, tool: (d as GridEventData['tool']).tool, stroke: null };
-    case 'color': return { ...s, color: (d as GridEventData['color']).color };
+    case 'color': {
+      const color = (d as GridEventData['color']).color;
+      return isSymbol(color) ? { ...s, color } : s;
+    }
     case 'symbols': return { ...s, showSymbols: (d as GridEventData['symbols']).show };
     case 'paint': {
       const x = d as GridEventData['paint'];
       const t = currentTest(s);
-      if (!t || t.status !== 'open') return s;
+      if (!t || t.status !== 'open' || !isSymbol(x.color)) return s;
       const output = setCell(t.output, x.row, x.col, x.color);
       if (output === t.output) return s;
       // The first changed cell of a stroke opens an undo step; later cells extend it.
@@ -162,13 +179,13 @@ export function reduce(s: PlayerState, e: LogEvent): PlayerState {
     case 'stroke.end': return { ...s, stroke: null };
     case 'fill': {
       const x = d as GridEventData['fill'];
-      return edit(s, (g) => floodFill(g, x.row, x.col, x.color).grid);
+      return isSymbol(x.color) ? edit(s, (g) => floodFill(g, x.row, x.col, x.color).grid) : s;
     }
     case 'select': return { ...s, selection: { ...(d as GridEventData['select']) } };
     case 'select.clear': return { ...s, selection: null };
     case 'recolor': {
       const x = d as GridEventData['recolor'];
-      return edit(s, (g) => fillRect(g, x.rect, x.color));
+      return isSymbol(x.color) ? edit(s, (g) => fillRect(g, x.rect, x.color)) : s;
     }
     case 'copy': return { ...s, clipboard: (d as GridEventData['copy']).block };
     case 'paste': {
@@ -177,6 +194,7 @@ export function reduce(s: PlayerState, e: LogEvent): PlayerState {
     }
     case 'resize': {
       const x = d as GridEventData['resize'];
+      if (!isSize(x.rows) || !isSize(x.cols)) return s;
       return { ...edit(s, (g) => resize(g, x.rows, x.cols)), selection: null };
     }
     case 'copy.input': return { ...edit(s, () => (d as GridEventData['copy.input']).grid), selection: null };
