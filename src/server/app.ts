@@ -4,10 +4,13 @@
  */
 import { Hono } from 'hono';
 import type { TaskLibrary } from './collections';
+import { type StudyDeps, studyRoutes } from './studyApi';
 
 export interface AppDeps {
   readonly library: TaskLibrary;
   readonly version: string;
+  /** The study server (sessions, event ingestion, judging, researcher routes); absent: not mounted. */
+  readonly study?: Omit<StudyDeps, 'library'>;
 }
 
 export function createApi(deps: AppDeps): Hono {
@@ -29,6 +32,8 @@ export function createApi(deps: AppDeps): Hono {
     if (!found.ok) return c.json({ error: found.status === 404 ? 'not_found' : 'invalid_task', message: found.message }, found.status);
     return c.json({ task: found.task });
   });
+
+  if (deps.study) api.route('/', studyRoutes({ ...deps.study, library: deps.library }));
 
   api.notFound((c) => c.json({ error: 'not_found', message: `No API route ${c.req.method} ${c.req.path}.` }, 404));
   api.onError((err, c) => {

@@ -9,6 +9,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createApi } from './app';
 import { TaskLibrary } from './collections';
+import { adminLoginMessage, loadAdminToken } from './auth';
+import { openStore, redact } from './store/open';
+import { gameIds, loadStudyFiles, replayWithEngine, syncStudyFiles } from './studies';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -17,6 +20,10 @@ export interface ServeOptions {
   host: string;
   dataDir: string;
   tasks: string[];
+  /** PostgreSQL URL; PGlite in `<dataDir>/db` when absent. Defaults to DATABASE_URL. */
+  databaseUrl?: string;
+  /** Folder of study files; defaults to the bundled `data/studies`. */
+  studiesDir?: string;
 }
 
 export function version(): string {
@@ -34,22 +41,40 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; cl
   }
   const indexHtml = readFileSync(path.join(dist, 'index.html'), 'utf8');
 
+  const studyFiles = await loadStudyFiles(opts.studiesDir ?? path.join(ROOT, 'data', 'studies'));
+  const admin = loadAdminToken(opts.dataDir);
+  const databaseUrl = opts.databaseUrl ?? (process.env.DATABASE_URL || undefined);
+  const store = await openStore(databaseUrl ? { databaseUrl } : { dataDir: opts.dataDir });
+  try {
+    for (const note of await syncStudyFiles(store, studyFiles, Date.now())) console.log(note);
+  } catch (e) {
+    await store.close();
+    throw e;
+  }
+
   const app = new Hono();
-  app.route('/api', createApi({ library, version: version() }));
+  app.route('/api', createApi({ library, version: version(), study: { store, adminTokenHash: admin.hash, replay: replayWithEngine, games: gameIds } }));
   app.use('/*', serveStatic({ root: path.relative(process.cwd(), dist) || '.' }));
   // Client-side routes (/tasks/..., /s/...) all load the app.
   app.get('*', (c) => c.html(indexHtml));
 
   const server = nodeServe({ fetch: app.fetch, port: opts.port, hostname: opts.host });
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', () => resolve());
-    server.once('error', (e: NodeJS.ErrnoException) => reject(e.code === 'EADDRINUSE' ? new Error(`Port ${opts.port} is already in use. Stop the other server or choose another port with --port N.`) : e));
-  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('listening', () => resolve());
+      server.once('error', (e: NodeJS.ErrnoException) => reject(e.code === 'EADDRINUSE' ? new Error(`Port ${opts.port} is already in use. Stop the other server or choose another port with --port N.`) : e));
+    });
+  } catch (e) {
+    await store.close();
+    throw e;
+  }
   // With --port 0 the system picks a free port: report the one actually bound.
   const bound = (server.address() as { port: number } | null)?.port ?? opts.port;
   const url = `http://${opts.host === '0.0.0.0' ? 'localhost' : opts.host}:${bound}`;
+  console.log(`Database: ${databaseUrl ? `PostgreSQL at ${redact(databaseUrl)}` : `PGlite in ${path.join(opts.dataDir, 'db')}`}`);
+  console.log(adminLoginMessage(admin, url));
   return {
     url,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())).then(() => store.close()),
   };
 }

@@ -2,3 +2,4 @@ export * from './schema';
 export * from './markdown';
 export * from './shuffle';
 export * from './rules';
+export * from './summary';

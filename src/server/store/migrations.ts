@@ -43,6 +43,7 @@ export const migrations: readonly Migration[] = [
         FOREIGN KEY (study_id, study_version) REFERENCES studies (id, version)
       );
       CREATE INDEX sessions_by_study ON sessions (study_id, study_version);
+      CREATE UNIQUE INDEX sessions_by_token ON sessions (token_hash);
       CREATE TABLE events (
         session_id text NOT NULL REFERENCES sessions (id),
         seq integer NOT NULL,

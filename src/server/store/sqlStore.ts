@@ -116,6 +116,11 @@ export class SqlStore implements Store {
     return r.rows[0] ? sessionFromRow(r.rows[0]) : null;
   }
 
+  async getSessionByTokenHash(tokenHash: string): Promise<SessionRecord | null> {
+    const r = await this.db.query(`SELECT * FROM sessions WHERE token_hash = $1`, [tokenHash]);
+    return r.rows[0] ? sessionFromRow(r.rows[0]) : null;
+  }
+
   async listSessions(studyId?: string): Promise<SessionRecord[]> {
     const r = studyId === undefined
       ? await this.db.query(`SELECT * FROM sessions ORDER BY created_at, id`)

@@ -17,6 +17,8 @@ describe.each(backends)('store on $name', (backend) => {
   it('creates a session with everything it was given', async () => {
     expect(store.kind).toBe(backend.name);
     const s = await store.getSession('a');
+    expect((await store.getSessionByTokenHash('h'))!.id).toBe('a');
+    expect(await store.getSessionByTokenHash('x')).toBeNull();
     expect(s).toMatchObject({ studyId: 's1', studyVersion: 1, state: 'started', ackedThrough: -1, eventCount: 0, order: [1, 0], seed: 7, params: { PROLIFIC_PID: 'p1' }, createdAt: 2000, lastEventAt: null });
   });
 
@@ -61,7 +63,7 @@ describe.each(backends)('store on $name', (backend) => {
   it('edits a study in place until a session has run it, then adds a version', async () => {
     expect(await store.saveStudy('s2', { title: 'a' }, 'studio', 10)).toEqual({ version: 1, created: true });
     expect(await store.saveStudy('s2', { title: 'b' }, 'studio', 11)).toEqual({ version: 1, created: false });
-    await store.createSession({ id: 'b', studyId: 's2', studyVersion: 1, tokenHash: 'h', params: {}, seed: 1, order: [], createdAt: 12 });
+    await store.createSession({ id: 'b', studyId: 's2', studyVersion: 1, tokenHash: 'h2', params: {}, seed: 1, order: [], createdAt: 12 });
     expect(await store.saveStudy('s2', { title: 'c' }, 'studio', 13)).toEqual({ version: 2, created: true });
     expect((await store.getStudy('s2'))!.definition).toEqual({ title: 'c' });
     expect((await store.getStudy('s2', 1))!.definition).toEqual({ title: 'b' });

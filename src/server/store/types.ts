@@ -84,6 +84,8 @@ export interface Store {
 
   createSession(session: NewSession): Promise<void>;
   getSession(id: string): Promise<SessionRecord | null>;
+  /** The session whose token has this SHA-256 hash. */
+  getSessionByTokenHash(tokenHash: string): Promise<SessionRecord | null>;
   listSessions(studyId?: string): Promise<SessionRecord[]>;
   /** Sessions of a study whose params hold this value (e.g. the same PROLIFIC_PID). */
   countSessionsWithParam(studyId: string, key: string, value: string): Promise<number>;

@@ -1,0 +1,96 @@
+/**
+ * Studies: files in `data/studies/<id>.json`, loaded and validated at start and saved as
+ * versions in the store; researchers edit them through the admin API.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { type StudyDefinition, StudyId, parseStudy } from '../core/study/schema';
+import type { ReplayGame } from '../core/study/rules';
+import { replayGameEvents } from '../core/game';
+import { games } from '../games';
+import type { Store, StudyRecord } from './store/types';
+import type { TaskLibrary } from './collections';
+
+export interface StudyFile {
+  readonly id: string;
+  readonly file: string;
+  readonly study: StudyDefinition;
+}
+
+/** Reads and validates every `.json` in `dir`. Throws one error naming each bad file and path. */
+export async function loadStudyFiles(dir: string): Promise<StudyFile[]> {
+  const names = (await readdir(dir).catch(() => [] as string[])).filter((n) => n.endsWith('.json')).sort();
+  const out: StudyFile[] = [];
+  const problems: string[] = [];
+  for (const name of names) {
+    const file = path.join(dir, name);
+    const id = name.slice(0, -5);
+    const idOk = StudyId.safeParse(id);
+    if (!idOk.success) { problems.push(`${file}: the file name "${id}" ${idOk.error.issues[0].message}`); continue; }
+    let json: unknown;
+    try {
+      json = JSON.parse(await readFile(file, 'utf8'));
+    } catch (e) {
+      problems.push(`${file}: not valid JSON (${(e as Error).message})`);
+      continue;
+    }
+    const parsed = parseStudy(json);
+    if (!parsed.ok) problems.push(...parsed.problems.map((p) => `${file}: ${p}`));
+    else out.push({ id, file, study: parsed.study });
+  }
+  if (problems.length) throw new Error(`Study files with problems (fix them or move them out of ${dir}):\n  ${problems.join('\n  ')}`);
+  return out;
+}
+
+/**
+ * Brings the store up to date with the study files. A file replaces the stored study only when
+ * the stored one came from a file too: edits made in the studio are not overwritten.
+ */
+export async function syncStudyFiles(store: Store, files: readonly StudyFile[], now: number): Promise<string[]> {
+  const notes: string[] = [];
+  for (const f of files) {
+    const cur = await store.getStudy(f.id);
+    if (cur && JSON.stringify(cur.definition) === JSON.stringify(f.study)) continue;
+    if (cur && cur.source === 'studio') { notes.push(`Study "${f.id}": the studio's edited version is kept; ${f.file} is not loaded.`); continue; }
+    await store.saveStudy(f.id, f.study, 'file', now);
+  }
+  return notes;
+}
+
+/** Problems with the tasks a study refers to (missing collections, tasks or test indices). */
+export async function checkStudyReferences(study: StudyDefinition, library: TaskLibrary, games: ReadonlySet<string> | null): Promise<string[]> {
+  const problems: string[] = [];
+  for (const [i, item] of study.items.entries()) {
+    if (item.kind === 'task') {
+      const found = await library.task(item.collection, item.task);
+      if (!found.ok) { problems.push(`items[${i}] (${item.id}): ${found.message}`); continue; }
+      const bad = (item.tests ?? []).filter((t) => t >= found.task.test.length);
+      if (bad.length) problems.push(`items[${i}] (${item.id}): test input ${bad.join(', ')} does not exist; the task has ${found.task.test.length}`);
+      if (!found.task.test.every((t) => t.output)) problems.push(`items[${i}] (${item.id}): the task has no test outputs, so submissions cannot be judged`);
+    } else if (item.kind === 'game' && games && !games.has(item.game)) {
+      problems.push(`items[${i}] (${item.id}): no game "${item.game}"; games: ${[...games].join(', ')}`);
+    }
+  }
+  return problems;
+}
+
+/** The parsed definition of a stored study (stored definitions were validated when saved). */
+export function definitionOf(record: StudyRecord): StudyDefinition {
+  const parsed = parseStudy(record.definition);
+  if (!parsed.ok) throw new Error(`Stored study ${record.id} v${record.version} no longer validates: ${parsed.problems.join('; ')}`);
+  return parsed.study;
+}
+
+/**
+ * Replays a game item's events with the real engine (`core/game`, games from `src/games`):
+ * the verification hook of the session summaries.
+ */
+export const replayWithEngine: ReplayGame = (gameId, events) => {
+  const game = games[gameId];
+  if (!game) return { problems: [{ seq: events[0]?.seq ?? 0, message: `no game "${gameId}" on this server` }], actions: 0, levelsCompleted: 0 };
+  const r = replayGameEvents(game, events);
+  return { problems: r.problems, actions: r.steps.length, levelsCompleted: r.steps.reduce((m, s) => Math.max(m, s.response.levels_completed), 0) };
+};
+
+/** Ids of the registered games. */
+export const gameIds: ReadonlySet<string> = new Set(Object.keys(games));
