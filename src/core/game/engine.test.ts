@@ -216,3 +216,23 @@ describe('determinism, hashes, frames and replay', () => {
     expect(randomPolicy(corridor(), 0, 1000, 1).wonAt).toBeGreaterThan(0);
   });
 });
+
+describe('log payloads', () => {
+  it('validates game.action payloads and reports malformed ones in a replay', async () => {
+    const { GameActionSchema, GameOpenSchema } = await import('./index');
+    expect(GameOpenSchema.safeParse({ game: 'corr', seed: 3 }).success).toBe(true);
+    const ok = { game: 'corr', action: 'ACTION6', x: 12, y: 30, level: 0, state: 'NOT_FINISHED', frameHash: '0123abcd' };
+    expect(GameActionSchema.safeParse(ok).success).toBe(true);
+    expect(GameActionSchema.safeParse({ ...ok, x: undefined }).success).toBe(false);
+    expect(GameActionSchema.safeParse({ ...ok, action: 'ACTION1' }).success).toBe(false);
+    expect(GameActionSchema.safeParse({ ...ok, x: 64 }).success).toBe(false);
+    const events: LogEvent[] = [
+      { seq: 0, t: 0, kind: 'game.open', data: { game: 'corr', seed: 0 } },
+      { seq: 1, t: 5, kind: 'game.action', data: { game: 'corr', action: 'JUMP', level: 0, state: 'NOT_FINISHED', frameHash: '00000000' } },
+    ];
+    expect(replayGameEvents(corridor(), events).problems).toEqual([{ seq: 1, message: expect.stringMatching(/^malformed game.action: action/) }]);
+  });
+  it('takes the seed alone as createRun options', () => {
+    expect(createRun(corridor(), 9).seed).toBe(9);
+  });
+});

@@ -67,6 +67,14 @@ function makeRun<S>(
   return { game: r.game, seed: r.seed, state, levelsCompleted, level, current, rng, history, levelActions, runs, actions, levelStarts, fullReset };
 }
 
+/** Frames per second at which animation frames are shown when a game does not say. */
+export const DEFAULT_FPS = 10;
+
+/** The game's animation speed in frames per second. */
+export function gameFps(game: GameDefinition<unknown, unknown>): number {
+  return game.fps ?? DEFAULT_FPS;
+}
+
 /** Options of `createRun`. */
 export interface RunOptions {
   /** Seed of the PRNG (default 0). */
@@ -90,8 +98,13 @@ function initLevel<S>(game: GameDefinition<S, unknown>, seed: number, level: num
   return { current, rng };
 }
 
-/** A new run of `game`, NOT_PLAYED until the first RESET (unless `options.level` is given). */
-export function createRun<S>(game: GameDefinition<S, unknown>, options: RunOptions = {}): Run<S> {
+/**
+ * A new run of `game`, NOT_PLAYED until the first RESET (unless `options.level` is given).
+ * `options` may be just the seed.
+ * @example let run = createRun(games.push, 7); run = advance(run, { action: 'RESET' });
+ */
+export function createRun<S>(game: GameDefinition<S, unknown>, options: RunOptions | number = {}): Run<S> {
+  if (typeof options === 'number') options = { seed: options };
   const seed = (options.seed ?? 0) | 0;
   const level = options.level ?? 0;
   if (!(Number.isInteger(level) && level >= 0 && level < game.levels.length)) {

@@ -9,6 +9,7 @@
  *   after it, and `frameHash` the `hashFrame` of the settled (last) frame. `x`, `y` only for
  *   ACTION6. Refused actions are not logged.
  */
+import { z } from 'zod';
 import type { LogEvent } from '../log/events';
 import { createRun, step, type Run } from './engine';
 import type { GameDefinition } from './define';
@@ -38,6 +39,25 @@ export interface GameActionData {
   /** `hashFrame` of the settled frame after the action. */
   readonly frameHash: string;
 }
+
+/** Validates a `game.open` payload (e.g. on the server, before storing or replaying it). */
+export const GameOpenSchema = z.object({
+  game: z.string().regex(/^[a-z0-9]{4}$/),
+  seed: z.number().int(),
+});
+
+/** Validates a `game.action` payload; coordinates are required for ACTION6 and refused otherwise. */
+export const GameActionSchema = z.object({
+  game: z.string().regex(/^[a-z0-9]{4}$/),
+  action: z.enum(['RESET', 'ACTION1', 'ACTION2', 'ACTION3', 'ACTION4', 'ACTION5', 'ACTION6', 'ACTION7']),
+  x: z.number().int().min(0).max(63).optional(),
+  y: z.number().int().min(0).max(63).optional(),
+  level: z.number().int().nonnegative(),
+  state: z.enum(['NOT_PLAYED', 'NOT_FINISHED', 'WIN', 'GAME_OVER']),
+  frameHash: z.string().regex(/^[0-9a-f]{8}$/),
+}).refine((d) => (d.action === 'ACTION6') === (d.x !== undefined && d.y !== undefined), {
+  message: 'x and y are required for ACTION6 and only for it',
+});
 
 /** The game event payloads, by kind. */
 export interface GameEventData {
@@ -87,7 +107,12 @@ export function replayGameEvents(game: GameDefinition<unknown, unknown>, events:
       run = createRun(game, { seed: typeof seed === 'number' ? seed : 0 });
       continue;
     }
-    const d = e.data as unknown as GameActionData;
+    const parsed = GameActionSchema.safeParse(e.data);
+    if (!parsed.success) {
+      problems.push({ seq: e.seq, message: `malformed game.action: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'data'} ${i.message}`).join('; ')}` });
+      continue;
+    }
+    const d = parsed.data;
     if (!run) { problems.push({ seq: e.seq, message: 'game.action before game.open' }); continue; }
     const input: ActionInput = d.action === 'ACTION6' ? { action: d.action, x: d.x, y: d.y } : { action: d.action };
     let result;

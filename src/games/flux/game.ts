@@ -112,7 +112,9 @@ function loadLevel(level: FluxLevel): FluxState {
 function settle(s: FluxState, animate: (s: FluxState) => void): FluxState {
   if (!s.beam[s.agent]) return s;
   animate(s);
-  return { ...s, agent: s.layout.start, lives: s.lives - 1 };
+  // A start inside a beam would kill again at once: it takes every life left.
+  const start = s.layout.start;
+  return { ...s, agent: start, lives: s.beam[start] ? 0 : s.lives - 1 };
 }
 
 const ACTIONS: readonly ActionId[] = [1, 2, 3, 4, 6];
