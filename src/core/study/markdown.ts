@@ -5,7 +5,8 @@
  */
 
 const TAG = /<\/?[A-Za-z!][^<>]*>/g;
-const SCRIPT_LINK = /\]\(\s*(?:javascript|vbscript|data):[^)]*\)/gi;
+const SCRIPT_LINK = /\]\(\s*(?:javascript|vbscript|data):(?:[^()]|\([^()]*\))*\)/gi;
+const SCRIPT_REF = /^(\s*\[[^\]]+\]:\s*)(?:javascript|vbscript|data):.*$/gim;
 
 /** Removes raw HTML tags and HTML comments, and turns `javascript:`/`data:` link targets into `#`. */
 export function sanitizeMarkdown(text: string): string {
@@ -15,5 +16,5 @@ export function sanitizeMarkdown(text: string): string {
     prev = out;
     out = out.replace(TAG, '');
   }
-  return out.replace(SCRIPT_LINK, '](#)');
+  return out.replace(SCRIPT_LINK, '](#)').replace(SCRIPT_REF, '$1#');
 }

@@ -1,0 +1,124 @@
+/**
+ * Nothing acknowledged is lost when the server dies: the real `arc-studio serve` is killed with
+ * SIGKILL in the middle of a session, restarted on the same data, and the session goes on.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { freePort } from './store/pgCluster';
+import { postgresUrl } from './store/testing';
+
+const ROOT = path.resolve(__dirname, '../..');
+const ADMIN = 'crash-test-researcher-token-0123456789';
+
+interface Server { proc: ChildProcess; url: string; output: () => string }
+
+async function startServe(dataDir: string, dist: string, port: number, databaseUrl?: string): Promise<Server> {
+  const env: NodeJS.ProcessEnv = { ...process.env, ARC_STUDIO_DIST: dist, ARC_STUDIO_ADMIN_TOKEN: ADMIN };
+  delete env.DATABASE_URL;
+  if (databaseUrl) env.DATABASE_URL = databaseUrl;
+  const proc = spawn(process.execPath, ['bin/arc-studio.mjs', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  proc.stdout!.on('data', (d) => { out += d; });
+  proc.stderr!.on('data', (d) => { out += d; });
+  await new Promise<void>((resolve, reject) => {
+    const check = setInterval(() => { if (out.includes('ARC Studio is running')) { clearInterval(check); resolve(); } }, 50);
+    proc.once('exit', (code) => { clearInterval(check); reject(new Error(`serve exited (${code}) before it was ready:\n${out}`)); });
+  });
+  return { proc, url: `http://127.0.0.1:${port}`, output: () => out };
+}
+
+const kill9 = (s: Server) => new Promise<void>((resolve) => { s.proc.once('exit', () => resolve()); s.proc.kill('SIGKILL'); });
+
+const targets = [
+  { name: 'pglite', database: async () => ({ url: undefined as string | undefined, drop: async () => {} }) },
+  {
+    name: 'postgres',
+    database: async () => {
+      const base = postgresUrl();
+      const name = `crash_${randomBytes(5).toString('hex')}`;
+      const admin = new pg.Client({ connectionString: base });
+      await admin.connect();
+      await admin.query(`CREATE DATABASE ${name}`);
+      await admin.end();
+      const u = new URL(base);
+      u.pathname = `/${name}`;
+      return {
+        url: u.toString(),
+        drop: async () => {
+          const c = new pg.Client({ connectionString: base });
+          await c.connect();
+          await c.query(`DROP DATABASE ${name} WITH (FORCE)`).finally(() => c.end());
+        },
+      };
+    },
+  },
+];
+
+describe.each(targets)('serve killed with SIGKILL on $name', (target) => {
+  const cleanups: (() => Promise<void> | void)[] = [];
+  afterEach(async () => { for (const c of cleanups.splice(0).reverse()) await c(); });
+
+  it('keeps every acknowledged event and the session goes on after a restart', async () => {
+    const tmp = mkdtempSync(path.join(os.tmpdir(), 'arc-studio-crash-'));
+    cleanups.push(() => rmSync(tmp, { recursive: true, force: true }));
+    const dist = path.join(tmp, 'dist');
+    mkdirSync(dist);
+    writeFileSync(path.join(dist, 'index.html'), '<!doctype html><title>test</title>');
+    const db = await target.database();
+    cleanups.push(db.drop);
+    const port = await freePort();
+    const dataDir = path.join(tmp, 'data');
+
+    let server = await startServe(dataDir, dist, port, db.url);
+    cleanups.push(() => { if (server.proc.exitCode === null) server.proc.kill('SIGKILL'); });
+    expect(server.output()).not.toContain(ADMIN);
+    const created = await fetch(`${server.url}/api/studies/sample/sessions`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ params: { PROLIFIC_PID: 'crash' } }) });
+    expect(created.status).toBe(201);
+    const { sessionId, token } = (await created.json()) as { sessionId: string; token: string };
+    const send = async (url: string, from: number, to: number): Promise<number> => {
+      const events = Array.from({ length: to - from + 1 }, (_, i) => ({ seq: from + i, t: (from + i) * 3.5, kind: 'paint', data: { i: from + i } }));
+      const res = await fetch(`${url}/api/sessions/${sessionId}/events`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` }, body: JSON.stringify({ events }) });
+      expect(res.status).toBe(200);
+      return ((await res.json()) as { ackedThrough: number }).ackedThrough;
+    };
+
+    let acked = -1;
+    for (let from = 0; from < 150; from += 10) acked = await send(server.url, from, from + 9);
+    expect(acked).toBe(149);
+    // Batches in flight while the process dies: whatever was acknowledged must survive.
+    let firstAck: () => void = () => {};
+    const someAck = new Promise<void>((r) => { firstAck = r; });
+    const inflight: Promise<void>[] = [];
+    for (let from = 150; from < 350; from += 10) {
+      inflight.push(send(server.url, from, from + 9).then((a) => { acked = Math.max(acked, a); firstAck(); }, () => {}));
+    }
+    await someAck;
+    await kill9(server);
+    await Promise.all(inflight);
+    expect(acked).toBeGreaterThanOrEqual(159);
+
+    server = await startServe(dataDir, dist, port, db.url);
+    const read = async () => {
+      const res = await fetch(`${server.url}/api/admin/sessions/${sessionId}/events`, { headers: { Authorization: `Bearer ${ADMIN}` } });
+      return ((await res.json()) as { ackedThrough: number; events: { seq: number; data: { i: number } }[] });
+    };
+    const afterCrash = await read();
+    expect(afterCrash.ackedThrough).toBeGreaterThanOrEqual(acked);
+    const stored = new Set(afterCrash.events.map((e) => e.seq));
+    for (let seq = 0; seq <= acked; seq++) expect(stored.has(seq), `acknowledged event ${seq} was lost`).toBe(true);
+
+    // The client resends everything after what it saw acknowledged, plus more; each is stored once.
+    let final = -1;
+    for (let from = acked + 1; from < 500; from += 50) final = await send(server.url, from, Math.min(from + 49, 499));
+    expect(final).toBe(499);
+    const end = await read();
+    expect(end.events.map((e) => e.seq)).toEqual(Array.from({ length: 500 }, (_, i) => i));
+    expect(end.events.every((e) => e.data.i === e.seq)).toBe(true);
+    await kill9(server);
+  });
+});
