@@ -5,11 +5,11 @@
 import type { Command } from './main';
 import {
   GameRuleError, advance, availableActions, createRun, formatAction, hashFrame, parseActions, randomPolicy, renderRun,
-  scorecard, type Run,
+  scorecard, solveLevel, type Run,
 } from '../core/game';
 import { games, getGame, solutions } from '../games';
 
-const USAGE = 'games list | games play <id> --actions "RESET,ACTION1,ACTION6:12:30,ACTION7" [--seed N] | games verify [id...] [--steps N]';
+const USAGE = 'games list | games play <id> --actions "RESET,ACTION1,ACTION6:12:30,ACTION7" [--seed N] | games verify [id...] [--steps N] [--minimal]';
 
 function option(args: string[], name: string): string | undefined {
   const i = args.indexOf(name);
@@ -55,7 +55,7 @@ export function playGame(id: string, actions: string, seed = 0): Record<string, 
 }
 
 export const gamesCommand: Command = {
-  summary: 'List the games; play one headless and print its final state and per-level action counts as JSON; verify every recorded solution and that random play wins no level after the tutorial.',
+  summary: 'List the games; play one headless and print its final state and per-level action counts as JSON; verify every recorded solution, that random play wins no level after the tutorial, and (--minimal) that no shorter solution exists.',
   usage: USAGE,
   async run(args) {
     const [sub, ...rest] = args;
@@ -74,6 +74,7 @@ export const gamesCommand: Command = {
     if (sub === 'verify') {
       const ids = rest.filter((a, i) => !a.startsWith('--') && rest[i - 1] !== '--steps');
       const steps = integerOption(rest, '--steps', 50_000);
+      const minimal = rest.includes('--minimal');
       let failures = 0;
       for (const id of ids.length ? ids : Object.keys(games)) {
         const game = getGame(id);
@@ -88,8 +89,17 @@ export const gamesCommand: Command = {
           }
           const chance = level > 0 ? randomPolicy(game, level, steps, 1234 + level) : null;
           if (chance && chance.wonAt >= 0) problem += `${problem ? '; ' : ''}random play won it at step ${chance.wonAt}`;
+          let note = '';
+          if (minimal) {
+            // Breadth-first search: the recorded solution should be as short as the shortest found.
+            const best = solveLevel(game, level);
+            const recorded = (solutions[id]?.[level] ?? '').split(',').length;
+            if (!best) note = ', no solution found by search';
+            else if (best.length < recorded) problem += `${problem ? '; ' : ''}recorded ${recorded} actions, search finds ${best.length}`;
+            else note = `, minimal (${recorded})`;
+          }
           if (problem) failures++;
-          console.log(`${id} level ${level + 1}: ${problem || 'ok'}`);
+          console.log(`${id} level ${level + 1}: ${problem || 'ok'}${note}`);
         });
       }
       return failures ? 1 : 0;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  actionCounts, advance, createRun, parseActions, randomPolicy, renderRun, step, type ActionInput,
+  actionCounts, advance, createRun, parseActions, randomPolicy, renderRun, solveLevel, step, type ActionInput,
 } from '../core/game';
 import { games, solutions } from './index';
 
@@ -38,6 +38,12 @@ for (const [id, game] of Object.entries(games)) {
       expect(run.state).toBe('WIN');
       expect(actionCounts(run)).toEqual(sols.map((s) => s.split(',').length));
       expect(frames).toBeGreaterThan(run.actions);
+    });
+
+    it('recorded solutions are minimal: breadth-first search finds none shorter (the READMEs quote these counts)', () => {
+      game.levels.forEach((_, level) => {
+        expect(solveLevel(game, level)?.length, `level ${level + 1}`).toBe(sols[level].split(',').length);
+      });
     });
 
     it('draws every level start in range and differently', () => {
