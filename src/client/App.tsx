@@ -4,6 +4,7 @@ import { TaskPlayerPage } from './pages/TaskPlayerPage';
 import { ErrorBoundary } from './ui/ErrorBoundary';
 import { GamesPage } from './pages/GamesPage';
 import { GamePlayerPage } from './pages/GamePlayerPage';
+import { StudyPage } from './study/StudyPage';
 
 const NAV = [
   { href: '/', label: 'Tasks', match: (p: string) => p === '/' || p.startsWith('/tasks') },
@@ -12,6 +13,16 @@ const NAV = [
 
 export function App() {
   const [location] = useLocation();
+  // Participants see the study alone, without the studio around it.
+  if (location.startsWith('/s/')) {
+    return (
+      <div className="h-full">
+        <ErrorBoundary resetKey={location}>
+          <Route path="/s/:studyId" component={StudyPage} />
+        </ErrorBoundary>
+      </div>
+    );
+  }
   return (
     <div className="flex h-full flex-col">
       <header className="flex h-11 shrink-0 items-center gap-6 border-b border-slate-800 bg-slate-900 px-4">

@@ -1,5 +1,6 @@
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
-import { hashFrame, type ActionId, type ActionInput, type GameDefinition } from '../../core/game';
+import { hashFrame, type ActionId, type ActionInput, type GameDefinition, type GameState } from '../../core/game';
+import type { LogEvent } from '../../core/log/events';
 import type { EventSink } from '../player/controller';
 import { isTyping } from '../player/actions';
 import { Button } from '../ui/Button';
@@ -15,6 +16,10 @@ export interface GamePlayerProps {
   /** Whether RESET of a level is offered (a study setting). */
   readonly allowReset?: boolean;
   readonly toolbar?: React.ReactNode;
+  /** This game's events logged before (a reload): play continues where it was. */
+  readonly resume?: readonly LogEvent[];
+  /** Called whenever the run's state changes (e.g. to offer "next" after a WIN). */
+  readonly onState?: (state: GameState) => void;
 }
 
 const PAD: { id: ActionId; label: string; glyph: string; key: string; area: string }[] = [
@@ -26,8 +31,9 @@ const PAD: { id: ActionId; label: string; glyph: string; key: string; area: stri
 ];
 
 /** An ARC-AGI-3-style game on a canvas, with the official controls and an on-screen pad. */
-export function GamePlayer({ game, sink, seed = 0, showCounter = true, allowReset = true, toolbar }: GamePlayerProps) {
-  const controller = useMemo(() => new GameController(game, sink, seed), [game, sink, seed]);
+export function GamePlayer({ game, sink, seed = 0, showCounter = true, allowReset = true, toolbar, resume, onState }: GamePlayerProps) {
+  // `resume` is read once, when the game opens.
+  const controller = useMemo(() => new GameController(game, sink, seed, resume), [game, sink, seed]);
   useEffect(() => () => controller.dispose(), [controller]);
   const hud = controller.hud();
   const canvasRef = useRef<HTMLCanvasElement>(null);
@@ -67,6 +73,8 @@ export function GamePlayer({ game, sink, seed = 0, showCounter = true, allowRese
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
   }, [controller]);
+
+  useEffect(() => { onState?.(hud.state); }, [hud.state, onState]);
 
   const available = new Set(hud.available);
   const clickable = available.has(6);

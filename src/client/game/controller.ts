@@ -8,11 +8,12 @@
  */
 import { create, type StoreApi, type UseBoundStore } from 'zustand';
 import {
-  availableActions, createRun, gameActionData, GameRuleError, renderRun, step,
+  availableActions, createRun, gameActionData, GameRuleError, renderRun, replayGameEvents, step,
   type ActionId, type ActionInput, type Frame, type GameDefinition, type GameState, type Run,
 } from '../../core/game';
 import { hashFrame } from '../../core/game/hash';
 import type { EventSink } from '../player/controller';
+import type { LogEvent } from '../../core/log/events';
 
 export interface GameHud {
   readonly state: GameState;
@@ -37,12 +38,20 @@ export class GameController {
   private settled: Frame;
   readonly hud: UseBoundStore<StoreApi<GameHud>>;
 
-  constructor(readonly game: GameDefinition<unknown, unknown>, private readonly sink: EventSink, readonly seed: number) {
-    this.run = createRun(game, { seed });
+  /**
+   * Opens the game. With `resume` (this game's events logged before, e.g. before a reload), the
+   * run is rebuilt by replaying them on the engine and play continues where it was; otherwise
+   * `game.open` is logged and the game starts with a RESET, as in the official player.
+   */
+  constructor(readonly game: GameDefinition<unknown, unknown>, private readonly sink: EventSink, readonly seed: number, resume: readonly LogEvent[] = []) {
+    const replayed = resume.some((e) => e.kind === 'game.open' && e.data.game === game.id) ? replayGameEvents(game, resume) : null;
+    this.run = replayed?.run ?? createRun(game, { seed });
     this.settled = renderRun(this.run);
     this.hud = create<GameHud>(() => this.hudOf(this.run, this.settled, null));
-    sink.append('game.open', { game: game.id, seed });
-    this.act({ action: 'RESET' });
+    if (!replayed) {
+      sink.append('game.open', { game: game.id, seed });
+      this.act({ action: 'RESET' });
+    }
   }
 
   /** Where frames are drawn; the current one is drawn at once. */

@@ -7,6 +7,7 @@ import { actionForKey } from './actions';
 import { PlayerController, type EventSink, type OpenTask } from './controller';
 import { DemoPairs } from './DemoPairs';
 import type { Judge } from './judge';
+import type { LogEvent } from '../../core/log/events';
 import { usePlayer } from './store';
 
 export interface TaskPlayerProps {
@@ -18,6 +19,8 @@ export interface TaskPlayerProps {
   readonly toolbar?: React.ReactNode;
   /** Shown in place of the status line once every test input is finished. */
   readonly onFinishedAction?: React.ReactNode;
+  /** This task's events logged before (a reload): the task continues where it was. */
+  readonly resume?: readonly LogEvent[];
 }
 
 const TOOLS: { tool: Tool; label: string; key: string; hint: string }[] = [
@@ -27,8 +30,9 @@ const TOOLS: { tool: Tool; label: string; key: string; hint: string }[] = [
 ];
 
 /** The whole grid-task player: demonstrations, the test input, the output editor and its tools. */
-export function TaskPlayer({ open, sink, judge, trials = 3, toolbar, onFinishedAction }: TaskPlayerProps) {
-  const controller = useMemo(() => new PlayerController(sink, judge, open, trials), [sink, judge, open, trials]);
+export function TaskPlayer({ open, sink, judge, trials = 3, toolbar, onFinishedAction, resume }: TaskPlayerProps) {
+  // `resume` is read once, when the task opens.
+  const controller = useMemo(() => new PlayerController(sink, judge, open, trials, resume), [sink, judge, open, trials]);
   const state = usePlayer((s) => s.state);
   const test = currentTest(state);
   const testIndex = state.testIndex;

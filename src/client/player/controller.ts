@@ -10,7 +10,7 @@ import type { ArcTask } from '../../core/formats/arcTask';
 import type { LogEvent } from '../../core/log/events';
 import {
   type GridEventData, type GridEventKind, type GridSide, type Tool, currentTest, initialPlayer,
-  isDuplicateWrong, reduce, selectionBlock, taskSolved,
+  isDuplicateWrong, reduce, replay, selectionBlock, taskSolved,
 } from '../../core/log/gridPlayer';
 import type { Judge } from './judge';
 import { notify, usePlayer } from './store';
@@ -31,14 +31,27 @@ export class PlayerController {
   private strokeLast: Cell | null = null;
   private selectAnchor: { side: GridSide; cell: Cell } | null = null;
 
+  /**
+   * Opens the task. With `resume` (the events this task already logged, e.g. before a reload),
+   * the state is rebuilt from them and the task continues where it was; otherwise `task.open`
+   * is logged and the task starts fresh.
+   */
   constructor(
     private readonly sink: EventSink,
     private readonly judge: Judge,
     readonly open: OpenTask,
     trials = 3,
+    resume: readonly LogEvent[] = [],
   ) {
-    usePlayer.setState({ state: initialPlayer(), dragSelection: null, notice: null, submitting: false });
-    this.emit('task.open', { taskId: open.taskId, collection: open.collection, tests: open.task.test.length, trials });
+    const resumed = resume.some((e) => e.kind === 'task.open') ? replay(resume) : null;
+    usePlayer.setState({ state: resumed ?? initialPlayer(), dragSelection: null, notice: null, submitting: false });
+    if (resumed) {
+      // A stroke or drag cut off by the reload cannot continue.
+      this.stroke = Math.max(0, ...resume.filter((e) => e.kind === 'paint').map((e) => Number(e.data.stroke) || 0));
+      usePlayer.setState({ state: { ...resumed, stroke: null } });
+    } else {
+      this.emit('task.open', { taskId: open.taskId, collection: open.collection, tests: open.task.test.length, trials });
+    }
   }
 
   private get state() {

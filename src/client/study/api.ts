@@ -1,0 +1,86 @@
+/**
+ * The participant's side of the study API (see docs/api.md). The session token is sent with
+ * every request; nothing here ever receives a test output.
+ */
+import type { Grid } from '../../core/grid/grid';
+import type { TaskPair, TestPair } from '../../core/formats/arcTask';
+import { ApiError, getJson } from '../api';
+import type { Judge, JudgeVerdict } from '../player/judge';
+
+export interface StudyIntro {
+  readonly id: string;
+  readonly version: number;
+  readonly title: string;
+  readonly consent: string;
+  readonly items: number;
+  readonly sessionMinutes: number;
+}
+
+export interface ItemLimits {
+  readonly softMinutes: number;
+  readonly hardMinutes: number;
+}
+
+export type SessionItem =
+  | { readonly kind: 'page'; readonly id: string; readonly title: string; readonly markdown: string }
+  | { readonly kind: 'task'; readonly id: string; readonly practice: boolean; readonly task: { train: TaskPair[]; test: TestPair[] }; readonly testIndices: number[]; readonly limits: ItemLimits }
+  | { readonly kind: 'game'; readonly id: string; readonly practice: boolean; readonly game: string; readonly seed: number; readonly limits: ItemLimits };
+
+export interface ItemProgressView {
+  readonly id: string;
+  readonly started: boolean;
+  readonly startedAt: number | null;
+  readonly finished: boolean;
+}
+
+export interface SessionView {
+  readonly session: { id: string; studyId: string; studyVersion: number; state: string; createdAt: number; ackedThrough: number; now: number };
+  readonly study: { title: string; consent: string; instructions: string; trials: number; limits: { itemSoftMinutes: number; itemHardMinutes: number; sessionMinutes: number }; allowLevelReset: boolean };
+  readonly items: SessionItem[];
+  readonly progress: { current: number; items: ItemProgressView[] };
+}
+
+const auth = (token: string) => ({ Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' });
+
+export function getStudyIntro(studyId: string): Promise<StudyIntro> {
+  return getJson<StudyIntro>(`/api/studies/${encodeURIComponent(studyId)}`);
+}
+
+export function createSession(studyId: string, params: Record<string, string>): Promise<{ sessionId: string; token: string }> {
+  return getJson(`/api/studies/${encodeURIComponent(studyId)}/sessions`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ params }) });
+}
+
+export function getSession(sessionId: string, token: string): Promise<SessionView> {
+  return getJson<SessionView>(`/api/sessions/${encodeURIComponent(sessionId)}`, { headers: auth(token) });
+}
+
+export function finishSession(sessionId: string, token: string, lastSeq: number): Promise<{ completionCode: string; redirectUrl: string | null }> {
+  return getJson(`/api/sessions/${encodeURIComponent(sessionId)}/finish`, { method: 'POST', headers: auth(token), body: JSON.stringify({ lastSeq }) });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Study mode: the server judges. A submission carries a fresh key and is retried with the same
+ * key when the network fails, so it is judged once however often it is sent.
+ */
+export function studyJudge(sessionId: string, token: string, itemId: string, testIndices: readonly number[]): Judge {
+  return {
+    mode: 'study',
+    async submit(testIndex: number, grid: Grid): Promise<{ verdict: JudgeVerdict }> {
+      const key = crypto.randomUUID();
+      const body = JSON.stringify({ key, item: itemId, testIndex: testIndices[testIndex], grid });
+      for (let attempt = 0; ; attempt++) {
+        try {
+          const r = await getJson<{ verdict: JudgeVerdict }>(`/api/sessions/${encodeURIComponent(sessionId)}/submissions`, { method: 'POST', headers: auth(token), body });
+          return { verdict: r.verdict };
+        } catch (e) {
+          const retry = e instanceof ApiError && (e.status === 0 || e.status >= 500);
+          if (!retry) throw e;
+          if (attempt >= 5) throw new Error('The server cannot be reached, so your answer was not checked and no trial was used. Check your connection and submit again.');
+          await sleep(Math.min(8000, 400 * 2 ** attempt) * (0.5 + Math.random() / 2));
+        }
+      }
+    },
+  };
+}
