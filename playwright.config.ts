@@ -13,6 +13,8 @@ export const CHROMIUM_ARGS = [
 ];
 
 const PORT = Number(process.env.E2E_PORT ?? 4399);
+/** The researcher token of the test server; tests read it from the environment. */
+process.env.E2E_ADMIN_TOKEN ??= 'e2e-researcher-token-0123456789abcdef';
 
 export default defineConfig({
   testDir: 'e2e',
@@ -34,6 +36,7 @@ export default defineConfig({
     command: `node bin/arc-studio.mjs serve --port ${PORT} --host 127.0.0.1 --data-dir .tmp/e2e-data-${PORT} --tasks arc-agi-1=../shared/data/arc-agi-1`,
     url: `http://localhost:${PORT}/api/health`,
     reuseExistingServer: false,
+    env: { ARC_STUDIO_ADMIN_TOKEN: process.env.E2E_ADMIN_TOKEN },
     timeout: 60_000,
     stdout: 'pipe',
     stderr: 'pipe',

@@ -197,7 +197,7 @@ function StudyRun({ run, onDone, onError }: { run: Running; onDone: (code: strin
       </Centered>
     );
   } else {
-    body = <ItemView key={items[index].id} run={run} item={items[index]} onNext={next} />;
+    body = <div className="h-full" data-item={items[index].id} data-kind={items[index].kind}><ItemView key={items[index].id} run={run} item={items[index]} onNext={next} /></div>;
   }
 
   return (

@@ -1,0 +1,98 @@
+import { expect, test, type Page } from '@playwright/test';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { clickCell, screenGrid } from './helpers';
+import { browserSession, completeCurrentItem, expectAllStored, sampleStudy, serverEvents } from './study-helpers';
+
+/** Starts the study and stops at the first task item. */
+async function reachTask(page: Page, base = ''): Promise<void> {
+  await page.goto(`${base}/s/sample?PROLIFIC_PID=fault-${Math.random().toString(36).slice(2)}`);
+  await page.getByRole('button', { name: 'I agree, start' }).click();
+  await page.getByRole('button', { name: 'Begin' }).click();
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await expect(page.locator('[data-kind="task"]')).toBeVisible();
+}
+
+async function paintSome(page: Page, colour: number, cells: [number, number][]): Promise<void> {
+  await page.keyboard.press(String(colour));
+  for (const [r, c] of cells) await clickCell(page, 'output-grid', r, c);
+}
+
+async function finishStudy(page: Page): Promise<void> {
+  const study = sampleStudy();
+  while (await page.locator('[data-item]').count()) await completeCurrentItem(page, study);
+  await expect(page.getByTestId('completion-code')).toHaveText(study.completion.code);
+}
+
+test('offline for 60 seconds mid-item: work goes on, nothing is lost, and everything arrives once', async ({ page, context, request }) => {
+  test.setTimeout(240_000);
+  await reachTask(page);
+  await context.setOffline(true);
+  await paintSome(page, 2, [[0, 0], [1, 1], [2, 2]]);
+  await expect(page.getByTestId('offline-banner')).toBeVisible({ timeout: 15_000 });
+  await page.waitForTimeout(60_000);
+  await paintSome(page, 3, [[0, 2], [2, 0]]);
+  await context.setOffline(false);
+  await expect(page.getByTestId('offline-banner')).toBeHidden({ timeout: 30_000 });
+  const local = await browserSession(page);
+  await expect.poll(async () => (await serverEvents(request, local.id)).length, { timeout: 30_000 }).toBe(local.events.length);
+  await finishStudy(page);
+  await expectAllStored(request, page);
+});
+
+test('a reload mid-item resumes the same item with its grid and trials', async ({ page, request }) => {
+  await reachTask(page);
+  const item = await page.locator('[data-item]').getAttribute('data-item');
+  await paintSome(page, 4, [[0, 0], [0, 1]]);
+  await page.getByRole('button', { name: 'Submit' }).click();
+  await expect(page.getByTestId('trials')).toContainText('Trial 2 of 3');
+  await paintSome(page, 5, [[1, 1]]);
+  const before = await screenGrid(page, 'output-grid');
+  await page.reload();
+  await expect(page.locator('[data-item]')).toHaveAttribute('data-item', item!);
+  await expect.poll(() => screenGrid(page, 'output-grid')).toEqual(before);
+  await expect(page.getByTestId('trials')).toContainText('Trial 2 of 3');
+  // Undo history comes back too.
+  await page.keyboard.press('Control+z');
+  await expect.poll(async () => (await screenGrid(page, 'output-grid'))[1][1]).toBe(0);
+  await finishStudy(page);
+  const { events } = await expectAllStored(request, page);
+  expect(events.filter((e) => e.kind === 'session.resume')).toHaveLength(1);
+});
+
+test('the server killed with SIGKILL and restarted mid-session loses nothing', async ({ page, request }) => {
+  test.setTimeout(240_000);
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'arc-studio-kill-'));
+  const port = 4300 + Math.floor(Math.random() * 90);
+  const base = `http://127.0.0.1:${port}`;
+  const start = async (): Promise<ChildProcess> => {
+    const child = spawn(process.execPath, ['bin/arc-studio.mjs', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir], {
+      env: { ...process.env, ARC_STUDIO_ADMIN_TOKEN: process.env.E2E_ADMIN_TOKEN }, stdio: 'ignore',
+    });
+    await expect.poll(async () => (await fetch(`${base}/api/health`).catch(() => null))?.status ?? 0, { timeout: 60_000 }).toBe(200);
+    return child;
+  };
+  let server = await start();
+  try {
+    await reachTask(page, base);
+    await paintSome(page, 6, [[0, 0], [1, 0]]);
+    const local = await browserSession(page);
+    await expect.poll(async () => (await (await request.get(`${base}/api/admin/sessions/${local.id}/events`, { headers: { Authorization: `Bearer ${process.env.E2E_ADMIN_TOKEN}` } })).json()).events.length).toBe(local.events.length);
+    server.kill('SIGKILL');
+    await new Promise((r) => server.once('exit', r));
+    await paintSome(page, 7, [[2, 2], [2, 1]]);
+    await expect(page.getByTestId('offline-banner')).toBeVisible({ timeout: 15_000 });
+    server = await start();
+    await expect(page.getByTestId('offline-banner')).toBeHidden({ timeout: 45_000 });
+    await finishStudy(page);
+    const after = await browserSession(page);
+    const stored = (await (await request.get(`${base}/api/admin/sessions/${after.id}/events`, { headers: { Authorization: `Bearer ${process.env.E2E_ADMIN_TOKEN}` } })).json()).events as { seq: number; t: number; kind: string; data: unknown }[];
+    expect(stored.map((e) => e.seq)).toEqual(after.events.map((_, i) => i));
+    expect(stored.map(({ seq, t, kind, data }) => ({ seq, t, kind, data }))).toEqual(after.events);
+  } finally {
+    server.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,121 @@
+/** A participant working through a study in the browser, with real clicks and keys. */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { expect, type Page, type APIRequestContext } from '@playwright/test';
+import type { ArcTask } from '../src/core/formats/arcTask';
+import type { Grid } from '../src/core/grid/grid';
+import type { LogEvent } from '../src/core/log/events';
+import { parseActions } from '../src/core/game';
+import { solutions } from '../src/games';
+import { clickCell, resizeTo, screenGrid } from './helpers';
+
+export const ADMIN = { Authorization: `Bearer ${process.env.E2E_ADMIN_TOKEN}` };
+
+export interface StudyFile {
+  items: ({ kind: 'page'; id: string } | { kind: 'task'; id: string; collection: string; task: string; tests?: number[] } | { kind: 'game'; id: string; game: string })[];
+  completion: { code: string };
+}
+
+export function sampleStudy(): StudyFile {
+  return JSON.parse(readFileSync('data/studies/sample.json', 'utf8')) as StudyFile;
+}
+
+export function sampleTask(id: string): ArcTask {
+  return JSON.parse(readFileSync(path.join('data/tasks/samples', `${id}.json`), 'utf8')) as ArcTask;
+}
+
+/** Builds `answer` in the output editor: resize when needed, then paint every cell that differs. */
+export async function buildGrid(page: Page, answer: Grid): Promise<void> {
+  const now = await screenGrid(page, 'output-grid');
+  if (now.length !== answer.length || now[0].length !== answer[0].length) await resizeTo(page, `${answer.length}x${answer[0].length}`);
+  const shown = await screenGrid(page, 'output-grid');
+  let colour = -1;
+  for (let r = 0; r < answer.length; r++) {
+    for (let c = 0; c < answer[0].length; c++) {
+      if (shown[r][c] === answer[r][c]) continue;
+      if (answer[r][c] !== colour) { colour = answer[r][c]; await page.keyboard.press(String(colour)); }
+      await clickCell(page, 'output-grid', r, c);
+    }
+  }
+  await expect.poll(() => screenGrid(page, 'output-grid')).toEqual(answer);
+}
+
+/** Solves the study task on screen, test input by test input, and moves on. */
+export async function solveTaskItem(page: Page, study: StudyFile, itemId: string): Promise<void> {
+  const item = study.items.find((i) => i.id === itemId);
+  if (item?.kind !== 'task') throw new Error(`${itemId} is not a task item`);
+  const task = sampleTask(item.task);
+  const tests = item.tests ?? task.test.map((_, i) => i);
+  for (let k = 0; k < tests.length; k++) {
+    await expect(page.getByTestId('test-position')).toHaveText(`Test ${k + 1} / ${tests.length}`);
+    await buildGrid(page, task.test[tests[k]].output!);
+    await page.getByRole('button', { name: 'Submit' }).click();
+    await expect(page.getByTestId('status')).toContainText('Correct!');
+  }
+  await expect(page.getByTestId('task-result')).toHaveText('Task solved');
+  await page.getByRole('button', { name: 'Next', exact: true }).click();
+}
+
+const KEYS: Record<string, string> = { ACTION1: 'ArrowUp', ACTION2: 'ArrowDown', ACTION3: 'ArrowLeft', ACTION4: 'ArrowRight', ACTION5: 'Space', ACTION7: 'Control+z' };
+
+/** Plays every level of a game with its recorded solutions, by key and click. */
+export async function playGame(page: Page, gameId: string, levels = solutions[gameId].length): Promise<void> {
+  for (let level = 0; level < levels; level++) {
+    for (const input of parseActions(solutions[gameId][level])) {
+      if (input.action === 'ACTION6') {
+        const box = (await page.getByTestId('game-canvas').boundingBox())!;
+        await page.mouse.click(box.x + ((input.x! + 0.5) * box.width) / 64, box.y + ((input.y! + 0.5) * box.height) / 64);
+      } else {
+        await page.keyboard.press(KEYS[input.action]);
+      }
+    }
+    await expect(page.getByTestId('game-canvas')).toHaveAttribute('data-level', String(level + 1));
+  }
+}
+
+/** Does whatever the current item asks, as a participant who knows the answers. */
+export async function completeCurrentItem(page: Page, study: StudyFile): Promise<string> {
+  const holder = page.locator('[data-item]');
+  await expect(holder).toBeVisible();
+  const id = (await holder.getAttribute('data-item'))!;
+  const kind = await holder.getAttribute('data-kind');
+  if (kind === 'page') await page.getByRole('button', { name: 'Continue' }).click();
+  else if (kind === 'task') await solveTaskItem(page, study, id);
+  else {
+    const item = study.items.find((i) => i.id === id) as { game: string };
+    await playGame(page, item.game);
+    await expect(page.getByTestId('game-result')).toHaveText('Every level complete');
+    await page.getByRole('button', { name: 'Next', exact: true }).click();
+  }
+  await expect(page.locator(`[data-item="${id}"]`)).toHaveCount(0);
+  return id;
+}
+
+/** The session id of the study the page is in, from the browser's own storage. */
+export async function browserSession(page: Page): Promise<{ id: string; events: LogEvent[] }> {
+  return page.evaluate(async () => {
+    const db = await new Promise<IDBDatabase>((res, rej) => { const r = indexedDB.open('arc-studio'); r.onsuccess = () => res(r.result); r.onerror = () => rej(r.error); });
+    const get = <T,>(store: string) => new Promise<T[]>((res, rej) => { const r = db.transaction(store).objectStore(store).getAll(); r.onsuccess = () => res(r.result as T[]); r.onerror = () => rej(r.error); });
+    const sessions = (await get<{ id: string; studyId?: string }>('sessions')).filter((s) => s.studyId);
+    const id = sessions[0].id;
+    const events = (await get<{ session: string; seq: number; t: number; kind: string; data: Record<string, unknown> }>('events'))
+      .filter((e) => e.session === id).sort((a, b) => a.seq - b.seq).map(({ seq, t, kind, data }) => ({ seq, t, kind, data }));
+    return { id, events };
+  });
+}
+
+export async function serverEvents(request: APIRequestContext, sessionId: string): Promise<LogEvent[]> {
+  const res = await request.get(`/api/admin/sessions/${sessionId}/events`, { headers: ADMIN });
+  expect(res.status()).toBe(200);
+  return ((await res.json()) as { events: LogEvent[] }).events;
+}
+
+/** Every event the browser logged is on the server exactly once, in order, unchanged. */
+export async function expectAllStored(request: APIRequestContext, page: Page): Promise<{ id: string; events: LogEvent[] }> {
+  const local = await browserSession(page);
+  await expect.poll(async () => (await serverEvents(request, local.id)).length, { timeout: 30_000 }).toBe(local.events.length);
+  const stored = await serverEvents(request, local.id);
+  expect(stored.map((e) => e.seq)).toEqual(stored.map((_, i) => i));
+  expect(stored.map(({ seq, t, kind, data }) => ({ seq, t, kind, data }))).toEqual(local.events);
+  return local;
+}
