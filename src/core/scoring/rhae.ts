@@ -186,9 +186,13 @@ export function scoreRuns(runs: readonly AgentRun[], baselines: Baselines, prese
   for (const [game, list] of byGame) {
     let counted = 0;
     if (p.run === 'best') list.forEach((r, i) => { if ((r.score ?? -1) > (list[counted].score ?? -1)) counted = i; });
+    const missing = new Map<string, number[]>();
     for (const l of list[counted].levels) {
-      if (l.human.value === null) notes.push(`${game} level ${l.level}: left out, no ${l.human.preset} baseline (${l.human.reason}).`);
+      if (l.human.value !== null) continue;
+      const why = `no ${l.human.preset} baseline (${l.human.reason})`;
+      missing.set(why, [...(missing.get(why) ?? []), l.level]);
     }
+    for (const [why, ls] of missing) notes.push(`${game} level${ls.length > 1 ? 's' : ''} ${ls.join(', ')}: left out, ${why}.`);
     const score = list[counted].score;
     if (score === null) notes.push(`${game}: left out of the total, no level has a baseline.`);
     games.push({ game, participants: baselines.games[game].participants, runs: list, counted, score });

@@ -1,0 +1,176 @@
+/**
+ * `arc-studio score`: RHAE of agent recordings (official `.recording.jsonl`) against human
+ * baselines (this project's baselines JSON or an official `metadata.json`), as a table or JSON.
+ */
+import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
+import type { Command } from './main';
+import { readRecordingLines, recordingAgentRuns, type RecordingRead } from '../core/formats/recording';
+import { BaselinesError, matchGame, parseBaselines, type Baselines } from '../core/scoring/baselines';
+import { SCORING_PRESETS, isScoringPreset, scoreRuns, type AgentRun, type RhaeResult, type ScoringPresetName } from '../core/scoring/rhae';
+
+const PRESETS = Object.keys(SCORING_PRESETS).join('|');
+const USAGE = `score <recording.jsonl>... --baselines <file> [--preset ${PRESETS}] [--json]`;
+/** The preset used when `--preset` is not given: the official toolkit's current rule. */
+export const DEFAULT_PRESET: ScoringPresetName = 'toolkit-2026-04';
+
+/** The lines of a file, read in 1 MiB chunks: recordings with frames run to gigabytes. */
+export function* fileLines(file: string): Generator<string> {
+  const fd = openSync(file, 'r');
+  try {
+    const decoder = new StringDecoder('utf8');
+    const buf = Buffer.alloc(1 << 20);
+    let rest = '';
+    for (let n; (n = readSync(fd, buf, 0, buf.length, null)) > 0;) {
+      const parts = (rest + decoder.write(buf.subarray(0, n))).split('\n');
+      rest = parts.pop()!;
+      for (const p of parts) yield p.endsWith('\r') ? p.slice(0, -1) : p;
+    }
+    rest += decoder.end();
+    if (rest) yield rest;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** One recording file as read. */
+export interface ScoredFile {
+  readonly file: string;
+  readonly runs: number;
+  readonly skipped: RecordingRead['skipped'];
+}
+
+/** What `score` computes: the RHAE figures and, per file, its runs and skipped lines. */
+export interface ScoreReport {
+  readonly baselines: string;
+  readonly files: readonly ScoredFile[];
+  readonly result: RhaeResult;
+}
+
+function fail(message: string): never {
+  throw new Error(message);
+}
+
+/** Reads the baselines file and the recordings and scores them. Errors say what to do. */
+export function scoreFiles(recordings: readonly string[], baselinesArg: string, preset: ScoringPresetName): ScoreReport {
+  if (baselinesArg.startsWith('study:')) {
+    fail(`--baselines ${baselinesArg}: baselines from a study database are not available in this command yet; give a baselines file (arc-studio.baselines JSON or an official metadata.json).`);
+  }
+  const reads: { file: string; read: RecordingRead }[] = [];
+  for (const file of recordings) {
+    if (!statSync(file, { throwIfNoEntry: false })?.isFile()) fail(`recording "${file}" does not exist or is not a file; name .recording.jsonl files.`);
+    let read: RecordingRead;
+    try {
+      read = readRecordingLines(fileLines(file));
+    } catch (e) {
+      fail(`cannot read recording "${file}" (${(e as Error).message}).`);
+    }
+    if (read.steps.length === 0) {
+      const why = read.skipped.length ? ` (${read.skipped.length} line${read.skipped.length > 1 ? 's' : ''} skipped, the first: line ${read.skipped[0].line} ${read.skipped[0].reason})` : ' (it is empty)';
+      fail(`recording "${file}" has no frame lines${why}; it should hold one {"timestamp", "data": {...}} line per action.`);
+    }
+    reads.push({ file, read });
+  }
+  let text: string;
+  try {
+    text = readFileSync(baselinesArg, 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    fail(`cannot read the baselines file "${baselinesArg}" (${code === 'ENOENT' ? 'no such file' : (e as Error).message}); give an arc-studio baselines JSON or an official metadata.json.`);
+  }
+  const gameIds = [...new Set(reads.flatMap((r) => r.read.runs.map((run) => run.gameId)))];
+  let baselines: Baselines;
+  try {
+    baselines = parseBaselines(text, gameIds.length === 1 ? { defaultGameId: gameIds[0] } : {});
+  } catch (e) {
+    if (e instanceof BaselinesError) fail(`baselines file "${baselinesArg}": ${e.message}`);
+    throw e;
+  }
+  const runs: AgentRun[] = [];
+  for (const { file, read } of reads) {
+    for (const run of read.runs) {
+      if (matchGame(baselines, run.gameId) === null) {
+        fail(`recording "${file}" is of game "${run.gameId || '(no game_id)'}", which the baselines file "${baselinesArg}" does not cover (it has: ${Object.keys(baselines.games).join(', ') || 'no game'}); give baselines for that game.`);
+      }
+    }
+    runs.push(...recordingAgentRuns(read, path.basename(file)));
+  }
+  const result = scoreRuns(runs, baselines, preset);
+  return { baselines: baselinesArg, files: reads.map(({ file, read }) => ({ file, runs: read.runs.length, skipped: read.skipped })), result };
+}
+
+const fixed = (v: number | null) => (v === null ? '-' : v.toFixed(4));
+
+function table(rows: string[][]): string[] {
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
+  return rows.map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]))).join('  ').trimEnd());
+}
+
+/** The report as the table `score` prints: every figure with its preset and participant counts. */
+export function formatReport(report: ScoreReport): string {
+  const r = report.result;
+  const out: string[] = [
+    `RHAE, preset ${r.preset} v${r.version}: ${r.description}.`,
+    r.baselineSource === 'metadata'
+      ? `Human baselines: official metadata.json baseline_actions from ${report.baselines}.`
+      : `Human baselines: ${r.baselinePreset} v${r.baselineVersion} of first-time players, from ${report.baselines}.`,
+    '',
+  ];
+  const rows: string[][] = [['game', 'run', 'level', 'weight', 'human', 'preset', 'completers/reached', 'agent', 'completed', 'score']];
+  for (const g of r.games) {
+    const run = g.runs[g.counted];
+    for (const l of run.levels) {
+      const h = l.human;
+      rows.push([
+        g.game, run.label, String(l.level), String(l.weight), h.value === null ? `- (${h.reason})` : String(h.value), h.preset,
+        h.completers === null ? '-' : `${h.completers}/${h.reached}`, l.agentActions === null ? '-' : String(l.agentActions),
+        l.completed ? 'yes' : 'no', fixed(l.score),
+      ]);
+    }
+  }
+  out.push(...table(rows), '');
+  for (const g of r.games) {
+    const others = g.runs.length > 1 ? `, ${r.preset === 'paper' ? 'first' : 'best'} of ${g.runs.length} runs (${g.runs.map((x) => `${x.label} ${fixed(x.score)}`).join(', ')})` : '';
+    const people = g.participants === null ? 'official baselines' : `${g.participants} first-time player${g.participants === 1 ? '' : 's'}`;
+    out.push(`game ${g.game}: ${fixed(g.score)} (run ${g.runs[g.counted].label}${others}; weighted mean ${fixed(g.runs[g.counted].weightedMean)}, completed share ${fixed(g.runs[g.counted].completedShare)}; ${people})`);
+  }
+  const counted = r.games.filter((g) => g.score !== null).length;
+  out.push(`total: ${fixed(r.total)}, mean over ${counted} game${counted === 1 ? '' : 's'} (preset ${r.preset})`);
+  for (const n of r.notes) out.push(`note: ${n}`);
+  for (const f of report.files) if (f.skipped.length) out.push(`note: ${f.file}: ${f.skipped.length} line${f.skipped.length > 1 ? 's' : ''} that are not frames skipped (first: line ${f.skipped[0].line}, ${f.skipped[0].reason}).`);
+  return out.join('\n');
+}
+
+function parseArgs(args: string[]): { files: string[]; baselines: string; preset: ScoringPresetName; json: boolean } {
+  const files: string[] = [];
+  let baselines: string | undefined;
+  let preset: string = DEFAULT_PRESET;
+  let json = false;
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === '--json') json = true;
+    else if (a === '--baselines' || a === '--preset') {
+      const v = args[++i];
+      if (v === undefined || v.startsWith('--')) fail(`${a} needs a value. Usage: arc-studio ${USAGE}`);
+      if (a === '--baselines') baselines = v;
+      else preset = v;
+    } else if (a.startsWith('--')) fail(`unknown option "${a}". Usage: arc-studio ${USAGE}`);
+    else files.push(a);
+  }
+  if (files.length === 0) fail(`name at least one recording file. Usage: arc-studio ${USAGE}`);
+  if (baselines === undefined) fail(`give the human baselines with --baselines <file> (arc-studio.baselines JSON or an official metadata.json). Usage: arc-studio ${USAGE}`);
+  if (!isScoringPreset(preset)) fail(`unknown preset "${preset}"; presets: ${Object.keys(SCORING_PRESETS).join(', ')}.`);
+  return { files, baselines, preset, json };
+}
+
+export const scoreCommand: Command = {
+  summary: `Score agent recordings (.recording.jsonl) against human baselines with RHAE: per level, per game and in total, as a table or JSON. Presets: paper (second-best human), toolkit-2026-04 (upper-median human, the default).`,
+  usage: USAGE,
+  async run(args) {
+    const { files, baselines, preset, json } = parseArgs(args);
+    const report = scoreFiles(files, baselines, preset);
+    console.log(json ? JSON.stringify(report, null, 2) : formatReport(report));
+    return 0;
+  },
+};
