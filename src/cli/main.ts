@@ -5,6 +5,7 @@ import { serveCommand } from './serve';
 import { tasksCommand } from './tasks';
 import { benchCommand } from './bench';
 import { gamesCommand } from './games';
+import { scoreCommand } from './score';
 
 export interface Command {
   readonly summary: string;
@@ -17,6 +18,7 @@ export const commands: Record<string, Command> = {
   tasks: tasksCommand,
   bench: benchCommand,
   games: gamesCommand,
+  score: scoreCommand,
 };
 
 function help(): string {
