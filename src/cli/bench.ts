@@ -10,8 +10,10 @@ export interface BenchResult {
 /** A benchmark suite: a module that yields figures. Suites are loaded lazily, by name. */
 const suites: Record<string, () => Promise<{ run(): AsyncIterable<BenchResult> | Iterable<BenchResult> }>> = {
   grid: () => import('../bench/grid'),
+  ingest: () => import('../bench/ingest'),
   game: () => import('../bench/game'),
   'grid-latency': () => import('../bench/gridLatency'),
+  'game-latency': () => import('../bench/gameLatency'),
 };
 
 export const benchCommand: Command = {

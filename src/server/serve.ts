@@ -24,6 +24,8 @@ export interface ServeOptions {
   databaseUrl?: string;
   /** Folder of study files; defaults to the bundled `data/studies`. */
   studiesDir?: string;
+  /** Where start-up notes go (default: standard output). Benchmarks pass a no-op. */
+  log?: (line: string) => void;
 }
 
 export function version(): string {
@@ -31,6 +33,7 @@ export function version(): string {
 }
 
 export async function startServer(opts: ServeOptions): Promise<{ url: string; close: () => Promise<void> }> {
+  const log = opts.log ?? ((line: string) => console.log(line));
   const library = new TaskLibrary();
   for (const spec of opts.tasks) await library.mount(spec);
 
@@ -46,7 +49,7 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; cl
   const databaseUrl = opts.databaseUrl ?? (process.env.DATABASE_URL || undefined);
   const store = await openStore(databaseUrl ? { databaseUrl } : { dataDir: opts.dataDir });
   try {
-    for (const note of await syncStudyFiles(store, studyFiles, Date.now())) console.log(note);
+    for (const note of await syncStudyFiles(store, studyFiles, Date.now())) log(note);
   } catch (e) {
     await store.close();
     throw e;
@@ -71,8 +74,8 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; cl
   // With --port 0 the system picks a free port: report the one actually bound.
   const bound = (server.address() as { port: number } | null)?.port ?? opts.port;
   const url = `http://${opts.host === '0.0.0.0' ? 'localhost' : opts.host}:${bound}`;
-  console.log(`Database: ${databaseUrl ? `PostgreSQL at ${redact(databaseUrl)}` : `PGlite in ${path.join(opts.dataDir, 'db')}`}`);
-  console.log(adminLoginMessage(admin, url));
+  log(`Database: ${databaseUrl ? `PostgreSQL at ${redact(databaseUrl)}` : `PGlite in ${path.join(opts.dataDir, 'db')}`}`);
+  log(adminLoginMessage(admin, url));
   return {
     url,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())).then(() => store.close()),
