@@ -181,3 +181,37 @@ test.describe('the grid-task player', () => {
     await expect(page.getByRole('radio', { name: /^Colour 3 / })).toHaveText('3');
   });
 });
+
+test('30x30 grids fit a 1280x800 window without scrolling', async ({ page }) => {
+  const id = 'evaluation/05a7bcf2';
+  await openTask(page, 'arc-agi-1', id);
+  await resizeTo(page, '30x30');
+  await expect(page.getByTestId('output-grid-size')).toHaveText('30x30');
+  const doc = await page.evaluate(() => ({ w: document.documentElement.scrollWidth, h: document.documentElement.scrollHeight }));
+  expect(doc).toEqual({ w: 1280, h: 800 });
+  for (const grid of ['input-grid', 'output-grid'] as const) {
+    const box = (await page.getByTestId(grid).boundingBox())!;
+    expect(box.x).toBeGreaterThanOrEqual(0);
+    expect(box.y + box.height).toBeLessThanOrEqual(800);
+    expect(box.x + box.width).toBeLessThanOrEqual(1280);
+    // At least 10 CSS pixels a cell: readable, and whole pixels keep the lines crisp.
+    expect(box.width / 30).toBeGreaterThanOrEqual(10);
+    expect(Number.isInteger((box.width - 1) / 30)).toBe(true);
+  }
+  await expect(page.getByRole('button', { name: 'Submit' })).toBeInViewport();
+});
+
+test.describe('on a touch screen', () => {
+  test.use({ hasTouch: true });
+  test('a tap paints a cell and a tap with the fill tool fills', async ({ page }) => {
+    await openTask(page, 'arc-agi-1', 'training/3aa6fb7a');
+    await page.getByRole('radio', { name: /^Colour 8 / }).tap();
+    const box = (await page.getByTestId('output-grid').boundingBox())!;
+    await page.touchscreen.tap(box.x + box.width / 6, box.y + box.height / 6);
+    await expectOutput(page, [[8, 0, 0], [0, 0, 0], [0, 0, 0]]);
+    await page.getByRole('button', { name: /Flood fill/ }).tap();
+    await page.getByRole('radio', { name: /^Colour 3 / }).tap();
+    await page.touchscreen.tap(box.x + box.width / 2, box.y + box.height / 2);
+    await expectOutput(page, [[8, 3, 3], [3, 3, 3], [3, 3, 3]]);
+  });
+});
