@@ -14,6 +14,7 @@ const suites: Record<string, () => Promise<{ run(): AsyncIterable<BenchResult> |
   game: () => import('../bench/game'),
   'grid-latency': () => import('../bench/gridLatency'),
   'game-latency': () => import('../bench/gameLatency'),
+  replay: () => import('../bench/replay'),
 };
 
 export const benchCommand: Command = {

@@ -11,7 +11,7 @@
  */
 import { z } from 'zod';
 import type { LogEvent } from '../log/events';
-import { createRun, step, type Run } from './engine';
+import { advance, createRun, step, type Run } from './engine';
 import type { GameDefinition } from './define';
 import { hashFrame } from './hash';
 import { GameRuleError, type ActionInput, type FrameResponse, type GameAction, type GameState } from './types';
@@ -22,6 +22,11 @@ export interface GameOpenData {
   readonly game: string;
   /** Seed of the run's PRNG. */
   readonly seed: number;
+  /**
+   * A designer's playtest that starts at this level (0-based) instead of waiting for RESET;
+   * see `RunOptions.level`. Absent for participants.
+   */
+  readonly level?: number;
 }
 
 /** Payload of a `game.action` event. */
@@ -44,7 +49,16 @@ export interface GameActionData {
 export const GameOpenSchema = z.object({
   game: z.string().regex(/^[a-z0-9]{4}$/),
   seed: z.number().int(),
+  level: z.number().int().nonnegative().optional(),
 });
+
+/** The run a `game.open` payload starts; a level outside the game starts at level 0. */
+function openRun(game: GameDefinition<unknown, unknown>, data: Record<string, unknown>): Run<unknown> {
+  const seed = typeof data.seed === 'number' ? data.seed : 0;
+  const level = data.level;
+  const valid = typeof level === 'number' && Number.isInteger(level) && level >= 0 && level < game.levels.length;
+  return createRun(game, valid ? { seed, level } : { seed });
+}
 
 /** Validates a `game.action` payload; coordinates are required for ACTION6 and refused otherwise. */
 export const GameActionSchema = z.object({
@@ -104,7 +118,7 @@ export function replayGameEvents(game: GameDefinition<unknown, unknown>, events:
     if (e.kind === 'game.open') {
       const seed = e.data.seed;
       if (typeof seed !== 'number' || !Number.isInteger(seed)) problems.push({ seq: e.seq, message: 'game.open has no integer seed' });
-      run = createRun(game, { seed: typeof seed === 'number' ? seed : 0 });
+      run = openRun(game, e.data);
       continue;
     }
     const parsed = GameActionSchema.safeParse(e.data);
@@ -164,4 +178,23 @@ export function countActions(entries: readonly Pick<GameActionData, 'action' | '
   }
   const level_actions = starts.map((s, k) => (k + 1 < starts.length ? starts[k + 1] : actions) - s);
   return { runs, actions, level_actions };
+}
+
+/**
+ * A reducer over log events for `Timeline`: the run of `game` after each event (null before its
+ * first `game.open`). Actions the rules refuse leave the run as it was.
+ */
+export function gameRunReducer(game: GameDefinition<unknown, unknown>): (run: Run<unknown> | null, e: LogEvent) => Run<unknown> | null {
+  return (run, e) => {
+    if (e.data.game !== game.id) return run;
+    if (e.kind === 'game.open') return openRun(game, e.data);
+    if (e.kind !== 'game.action' || !run) return run;
+    const d = e.data as unknown as GameActionData;
+    try {
+      return advance(run, d.action === 'ACTION6' ? { action: d.action, x: d.x, y: d.y } : { action: d.action });
+    } catch (err) {
+      if (err instanceof GameRuleError) return run;
+      throw err;
+    }
+  };
 }
