@@ -1,0 +1,503 @@
+/**
+ * A study's results, derived from its sessions' event logs and server-judged submissions: who
+ * took part and how far they got, per grid task the solve rates and effort, per game level the
+ * funnel, effort and the human baselines under every preset, and where players clicked.
+ *
+ * Everything here is a pure function of stored data, so the figures can be rebuilt at any time
+ * from the log (the source of truth). The definitions are spelled out on each output type and
+ * in docs/api.md ("Study results").
+ *
+ * Who counts:
+ * - Practice items and pages never count.
+ * - A designer's playtest session (`params.mode === "playtest"`, or a `playtest` flag) is listed
+ *   among the participants with `playtest: true` and counts toward nothing else.
+ * - Game figures come only from logs that the server's replay verifies (`verifyGameLog`); a log
+ *   that does not replay flags its session (`game_log_unverified:<item>`) and is left out of
+ *   every level figure and baseline.
+ */
+import type { StudyDefinition, TaskItem } from '../study/schema';
+import { effectiveState, ITEM_END, ITEM_START, type ReplayGame, type SessionState, type StoredEvent } from '../study/rules';
+import { summarizeSession, type SubmissionTally } from '../study/summary';
+import { splitRuns, type AccountedStep } from '../scoring/accounting';
+import {
+  BASELINE_PRESETS, BASELINE_PRESET_NAMES, baselineOf, computeBaselines, firstRunLevels,
+  type BaselinePresetName, type LevelResult, type PlayerLevels,
+} from '../scoring/baselines';
+import type { GameAction, GameState } from '../game/types';
+import { distribution, type Dist } from './dist';
+
+export type { Dist } from './dist';
+
+/** The value of `params.mode` that marks a designer's playtest session. */
+export const PLAYTEST_MODE = 'playtest';
+
+/** What the results need of a stored session (a `SessionRecord` of the server's store fits). */
+export interface ResultsSession {
+  readonly id: string;
+  readonly studyVersion: number;
+  readonly params: Readonly<Record<string, string>>;
+  readonly order: readonly number[];
+  readonly state: SessionState;
+  readonly createdAt: number;
+  readonly lastEventAt: number | null;
+  readonly finishedAt: number | null;
+  readonly flags: readonly string[];
+}
+
+/** A stored submission (a `SubmissionRecord` fits): `trial` is null for a refused duplicate. */
+export interface ResultsSubmission extends SubmissionTally {
+  /** Server time of judging, ms since the epoch. */
+  readonly at: number;
+}
+
+/** One session with its whole log and its submissions. */
+export interface SessionData {
+  readonly session: ResultsSession;
+  /** Every stored event of the session, in seq order. */
+  readonly events: readonly StoredEvent[];
+  readonly submissions: readonly ResultsSubmission[];
+}
+
+export interface ResultsInput {
+  readonly study: { readonly id: string };
+  /** Every stored version of the study (those the sessions ran must be here). */
+  readonly versions: readonly { readonly version: number; readonly definition: StudyDefinition }[];
+  /** Only sessions that ran this version, and only its items; null: every version. */
+  readonly version: number | null;
+  readonly sessions: readonly SessionData[];
+  /** How many test inputs a task has; null when the task cannot be read (then the item's `tests`, or the judged ones, are used). */
+  readonly testCount: (collection: string, task: string) => number | null;
+  /** Registered games: title and number of levels (so levels nobody reached still show). */
+  readonly games: Readonly<Record<string, { readonly title: string; readonly levels: number }>>;
+  /** The server's replay verification; null leaves every game log unverified (so no game figures). */
+  readonly replay: ReplayGame | null;
+  /** The clock for session states (abandoned, timed out), ms since the epoch. */
+  readonly now: number;
+}
+
+/** One row of the participants table. */
+export interface ParticipantResult {
+  readonly sessionId: string;
+  readonly params: Readonly<Record<string, string>>;
+  readonly studyVersion: number;
+  /** The state at `now` (an open session goes quiet into `abandoned`, past its limit into `timed_out`). */
+  readonly state: SessionState;
+  readonly createdAt: number;
+  readonly finishedAt: number | null;
+  /** Task and game items finished (practice included, pages not), as the participant's progress shows. */
+  readonly itemsDone: number;
+  readonly itemsTotal: number;
+  /**
+   * Time on task: over the counted (non-practice) task and game items the participant opened,
+   * from the item's `item.start` to its last event up to its `item.end`, by the log's `t`
+   * (the browser's monotonic clock), less any time the tab was hidden (`visibility` events).
+   */
+  readonly activeMs: number;
+  /** Actions on counted items as the session rules count them (`isAction`; games: the verified replay's count). */
+  readonly actions: number;
+  /** The stored flags and the derived ones: `low_effort`, `game_log_unverified:<item>`, `repeat_participant`, ... */
+  readonly flags: string[];
+  /** A designer's playtest: listed, never counted. */
+  readonly playtest: boolean;
+}
+
+/** Grid tools as the results count them; `edit` is painting cells. */
+export type ToolName = 'edit' | 'select' | 'fill' | 'copy' | 'paste' | 'resize' | 'copy.input' | 'reset' | 'undo' | 'redo' | 'recolor';
+
+/** Event kind -> tool. */
+const TOOL_OF_KIND: Readonly<Record<string, ToolName>> = {
+  'paint': 'edit', 'select': 'select', 'fill': 'fill', 'copy': 'copy', 'paste': 'paste', 'resize': 'resize',
+  'copy.input': 'copy.input', 'reset': 'reset', 'undo': 'undo', 'redo': 'redo', 'recolor': 'recolor',
+};
+const TOOL_NAMES: readonly ToolName[] = ['edit', 'select', 'fill', 'copy', 'paste', 'resize', 'copy.input', 'reset', 'undo', 'redo', 'recolor'];
+
+/**
+ * The grid-changing event kinds: each is one action. A `paint` event is one cell, so a stroke
+ * over n cells counts n, as in H-ARC, whose interface (the original ARC testing interface)
+ * changes one cell per logged edit. Selecting, copying to the clipboard, choosing a tool or
+ * colour, switching test input and submitting change no grid and are not actions.
+ */
+export const GRID_ACTION_KINDS: ReadonlySet<string> = new Set(['paint', 'fill', 'recolor', 'paste', 'resize', 'copy.input', 'reset', 'undo', 'redo']);
+
+/** Results of one grid-task item over the counted participants. */
+export interface TaskResult {
+  readonly item: string;
+  readonly collection: string;
+  readonly task: string;
+  /** Test inputs the item shows. */
+  readonly tests: number;
+  /** Counted sessions whose study version has this item. */
+  readonly participants: number;
+  /** Of those, the ones that opened the item (logged its `item.start`) or submitted for it. */
+  readonly attempted: number;
+  /**
+   * `solvedWithin[k]`: participants who solved every test input of the item within k+1 trials,
+   * i.e. each test input's correct submission had trial number <= k+1. A refused duplicate of
+   * a wrong grid is never a trial (the server gives it no trial number).
+   */
+  readonly solvedWithin: [number, number, number];
+  /** `solvedWithin[k] / attempted` (0 when nobody attempted). */
+  readonly solveRate: [number, number, number];
+  /** Per attempting participant with a grid-changing event: its `t` less the item's `item.start` `t`. */
+  readonly timeToFirstActionMs: Dist;
+  /**
+   * Per participant who solved every test input (any trial): from `item.start` to the correct
+   * submission that solved the last one, by the log's `t`; by the server's clock (judging time
+   * less the `item.start`'s receive time) when the log lacks those submit events.
+   */
+  readonly timeToSolveMs: Dist;
+  /** Per attempting participant: grid-changing events (`GRID_ACTION_KINDS`; a painted cell is one). */
+  readonly actions: Dist;
+  /** Per tool: attempting participants who used it at least once. */
+  readonly tools: Record<ToolName, number>;
+  /** Per tool: uses over all attempting participants (painted cells for `edit`). */
+  readonly toolUses: Record<ToolName, number>;
+}
+
+/** One baseline figure; shown with its preset (the key), the preset's version and its completer count. */
+export interface BaselineResult {
+  /** Null when the level has too few completers for the preset (`reason` says how many). */
+  readonly value: number | null;
+  readonly completers: number;
+  readonly version: number;
+  readonly reason?: string;
+}
+
+/** One level of a game item (levels numbered from 1). */
+export interface LevelResultRow {
+  readonly level: number;
+  /** Players whose first run entered the level. */
+  readonly reached: number;
+  /** Of those, players whose first run completed it. */
+  readonly completed: number;
+  /** Per completer: scorecard actions on the level in the first run (entering it up to and including the completing action; level RESETs and undos count). */
+  readonly actions: Dist;
+  /** Per completer: `t` of the completing action less `t` of entering the level (the run's opening RESET for level 1, else the action that completed the level before). */
+  readonly timeMs: Dist;
+  /** Per player who reached it: level RESETs made while playing it in the first run. */
+  readonly resets: Dist;
+  /** Per player who reached it: undos (ACTION7) made while playing it in the first run. */
+  readonly undos: Dist;
+  /** The human baseline under each preset, from the completers' action counts (`computeBaselines`). */
+  readonly baselines: Record<BaselinePresetName, BaselineResult>;
+  /** ACTION6 clicks made while the level was being played, in every run: `[x, y, count]`, ordered by y then x. */
+  readonly clicks: [number, number, number][];
+}
+
+/** Results of one game item over the counted players with verified logs. */
+export interface GameResult {
+  readonly item: string;
+  readonly game: string;
+  readonly title: string;
+  /** Counted sessions that played the game and whose log verified. */
+  readonly participants: number;
+  /** Counted sessions that played it but whose log did not verify (left out of every figure). */
+  readonly unverified: number;
+  readonly levels: LevelResultRow[];
+}
+
+/** The results of a study: the JSON of `GET /api/admin/studies/:studyId/results`. */
+export interface StudyResults {
+  readonly study: { id: string; title: string; versions: number[]; version: number | null };
+  readonly participants: ParticipantResult[];
+  readonly tasks: TaskResult[];
+  readonly games: GameResult[];
+}
+
+/** Whether a session is a designer's playtest (never counted). */
+export function isPlaytest(session: Pick<ResultsSession, 'params' | 'flags'>): boolean {
+  return session.params.mode === PLAYTEST_MODE || session.flags.includes('playtest');
+}
+
+/** The events of each item from its `item.start` up to and including its first `item.end`. */
+function itemSpans(events: readonly StoredEvent[]): Map<string, StoredEvent[]> {
+  const out = new Map<string, StoredEvent[]>();
+  const closed = new Set<string>();
+  let current: string | null = null;
+  for (const e of events) {
+    if (e.kind === ITEM_START && typeof e.data.item === 'string') current = e.data.item;
+    if (current === null || closed.has(current)) continue;
+    let list = out.get(current);
+    if (!list) out.set(current, (list = []));
+    list.push(e);
+    if (e.kind === ITEM_END && e.data.item === current) closed.add(current);
+  }
+  return out;
+}
+
+/** Time from the first to the last event, less the intervals the tab was hidden. */
+function activeSpan(evs: readonly StoredEvent[]): number {
+  if (evs.length === 0) return 0;
+  let hidden = 0;
+  let hiddenSince: number | null = null;
+  for (const e of evs) {
+    if (e.kind !== 'visibility') continue;
+    if (e.data.state === 'hidden' && hiddenSince === null) hiddenSince = e.t;
+    else if (e.data.state === 'visible' && hiddenSince !== null) { hidden += e.t - hiddenSince; hiddenSince = null; }
+  }
+  const end = evs[evs.length - 1].t;
+  if (hiddenSince !== null) hidden += end - hiddenSince;
+  return Math.max(0, end - evs[0].t - hidden);
+}
+
+function testIndicesOf(item: TaskItem, count: number | null, subs: readonly ResultsSubmission[]): number[] {
+  if (item.tests) return [...item.tests];
+  if (count !== null) return Array.from({ length: count }, (_, i) => i);
+  const judged = [...new Set(subs.filter((s) => s.item === item.id).map((s) => s.testIndex))].sort((a, b) => a - b);
+  return judged.length ? judged : [0];
+}
+
+interface TaskAcc {
+  readonly item: TaskItem;
+  tests: number;
+  participants: number;
+  attempted: number;
+  solvedWithin: [number, number, number];
+  firstAction: number[];
+  solve: number[];
+  actions: number[];
+  tools: Record<ToolName, number>;
+  toolUses: Record<ToolName, number>;
+}
+
+interface PlayerDetail {
+  readonly levels: readonly LevelResult[];
+  readonly timeMs: (number | null)[];
+  readonly resets: number[];
+  readonly undos: number[];
+}
+
+interface GameAcc {
+  readonly item: string;
+  readonly game: string;
+  players: Map<string, PlayerDetail>;
+  unverified: number;
+  /** level (1-based) -> "x,y" -> count */
+  clicks: Map<number, Map<string, number>>;
+}
+
+const zeroTools = (): Record<ToolName, number> => Object.fromEntries(TOOL_NAMES.map((t) => [t, 0])) as Record<ToolName, number>;
+
+/**
+ * Per level of the first run of `game` in an item's events: time to complete, level RESETs and
+ * undos. Runs are split exactly as `firstRunLevels` splits them (the scorecard's accounting).
+ */
+function firstRunDetail(evs: readonly StoredEvent[], game: string, levels: readonly LevelResult[]): PlayerDetail {
+  const steps: (AccountedStep & { t: number })[] = [];
+  let opened = false;
+  for (const e of evs) {
+    if ((e.kind !== 'game.open' && e.kind !== 'game.action') || e.data.game !== game) continue;
+    if (e.kind === 'game.open') {
+      if (opened && steps.length) break;
+      opened = true;
+      continue;
+    }
+    const d = e.data as { action?: unknown; level?: unknown; state?: unknown };
+    if (typeof d.action !== 'string' || typeof d.level !== 'number' || typeof d.state !== 'string') continue;
+    steps.push({ action: d.action as GameAction, levelsCompleted: d.level, state: d.state as GameState, t: e.t });
+  }
+  const n = levels.length;
+  const timeMs: (number | null)[] = Array(n).fill(null);
+  const resets: number[] = Array(n).fill(0);
+  const undos: number[] = Array(n).fill(0);
+  const [run] = splitRuns(steps);
+  if (!run) return { levels, timeMs, resets, undos };
+  let level = 0;
+  let enteredAt = steps[run.first].t;
+  for (let i = run.first; i < run.end; i++) {
+    const s = steps[i];
+    if (i === run.first && s.action === 'RESET') continue;
+    if (s.action === 'RESET') { if (level < n) resets[level]++; continue; }
+    if (s.action === 'ACTION7' && level < n) undos[level]++;
+    for (; level < s.levelsCompleted; level++) {
+      if (level < n) timeMs[level] = s.t - enteredAt;
+      enteredAt = s.t;
+    }
+  }
+  return { levels, timeMs, resets, undos };
+}
+
+/** ACTION6 clicks of every run, by the level being played when made (1-based). */
+function addClicks(evs: readonly StoredEvent[], game: string, into: Map<number, Map<string, number>>): void {
+  let completed = 0;
+  for (const e of evs) {
+    if (e.data.game !== game) continue;
+    if (e.kind === 'game.open') { completed = 0; continue; }
+    if (e.kind !== 'game.action') continue;
+    const { action, x, y, level } = e.data as { action?: unknown; x?: unknown; y?: unknown; level?: unknown };
+    if (action === 'ACTION6' && Number.isInteger(x) && Number.isInteger(y)) {
+      let m = into.get(completed + 1);
+      if (!m) into.set(completed + 1, (m = new Map()));
+      const key = `${x as number},${y as number}`;
+      m.set(key, (m.get(key) ?? 0) + 1);
+    }
+    if (typeof level === 'number') completed = level;
+  }
+}
+
+/**
+ * The results of one study. See the module comment for who counts and each output type for
+ * the definitions.
+ * @throws Error when a session ran a study version missing from `input.versions`.
+ */
+export function studyResults(input: ResultsInput): StudyResults {
+  const defs = new Map(input.versions.map((v) => [v.version, v.definition]));
+  const versions = [...defs.keys()].sort((a, b) => a - b);
+  const shownVersion = input.version ?? versions[versions.length - 1];
+  const shown = defs.get(shownVersion);
+  if (!shown) throw new Error(`Study ${input.study.id} has no version ${shownVersion}; its versions are ${versions.join(', ') || 'none'}.`);
+
+  // Items in the order of the newest version first, then any that only older versions have.
+  const tasks = new Map<string, TaskAcc>();
+  const gamesAcc = new Map<string, GameAcc>();
+  const taskKey = (i: TaskItem) => `${i.id}\u0000${i.collection}\u0000${i.task}`;
+  const gameKey = (id: string, game: string) => `${id}\u0000${game}`;
+  const listed = input.version === null ? [...versions].reverse() : [input.version];
+  for (const v of listed) {
+    for (const item of defs.get(v)!.items) {
+      if (item.kind === 'task' && !item.practice && !tasks.has(taskKey(item))) {
+        tasks.set(taskKey(item), {
+          item, tests: testIndicesOf(item, input.testCount(item.collection, item.task), []).length, participants: 0, attempted: 0,
+          solvedWithin: [0, 0, 0], firstAction: [], solve: [], actions: [], tools: zeroTools(), toolUses: zeroTools(),
+        });
+      }
+      if (item.kind === 'game' && !item.practice && !gamesAcc.has(gameKey(item.id, item.game))) {
+        gamesAcc.set(gameKey(item.id, item.game), { item: item.id, game: item.game, players: new Map(), unverified: 0, clicks: new Map() });
+      }
+    }
+  }
+
+  const participants: ParticipantResult[] = [];
+  const sessions = input.sessions
+    .filter((s) => input.version === null || s.session.studyVersion === input.version)
+    .slice()
+    .sort((a, b) => a.session.createdAt - b.session.createdAt || a.session.id.localeCompare(b.session.id));
+  for (const { session, events, submissions } of sessions) {
+    const def = defs.get(session.studyVersion);
+    if (!def) throw new Error(`Session ${session.id} ran version ${session.studyVersion} of study ${input.study.id}, which is not stored.`);
+    const indices = new Map<string, number[]>();
+    for (const item of def.items) {
+      if (item.kind === 'task') indices.set(item.id, testIndicesOf(item, input.testCount(item.collection, item.task), submissions));
+    }
+    const summary = summarizeSession(def, session.order, events, submissions, (id) => indices.get(id) ?? [], input.replay);
+    const spans = itemSpans(events);
+    const playtest = isPlaytest(session);
+    const counted = summary.items.filter((i) => i.kind !== 'page' && !i.practice && i.started);
+    participants.push({
+      sessionId: session.id,
+      params: session.params,
+      studyVersion: session.studyVersion,
+      state: effectiveState(session, def, input.now),
+      createdAt: session.createdAt,
+      finishedAt: session.finishedAt,
+      itemsDone: summary.items.filter((i) => i.kind !== 'page' && i.finished).length,
+      itemsTotal: summary.items.filter((i) => i.kind !== 'page').length,
+      activeMs: counted.reduce((sum, i) => sum + activeSpan(spans.get(i.id) ?? []), 0),
+      actions: counted.reduce((sum, i) => sum + i.actions, 0),
+      flags: [...new Set([...session.flags, ...summary.flags])],
+      playtest,
+    });
+    if (playtest) continue;
+
+    for (const item of def.items) {
+      if (item.kind === 'task' && !item.practice) {
+        const acc = tasks.get(taskKey(item));
+        if (acc) addTask(acc, spans.get(item.id) ?? [], submissions, indices.get(item.id) ?? []);
+      } else if (item.kind === 'game' && !item.practice) {
+        const acc = gamesAcc.get(gameKey(item.id, item.game));
+        const evs = spans.get(item.id);
+        if (!acc || !evs) continue;
+        const levels = firstRunLevels(evs, item.game);
+        if (!levels) continue;
+        const verified = summary.items.find((i) => i.id === item.id)?.game?.verified === true;
+        if (!verified) { acc.unverified++; continue; }
+        acc.players.set(session.id, firstRunDetail(evs, item.game, levels));
+        addClicks(evs, item.game, acc.clicks);
+      }
+    }
+  }
+
+  return {
+    study: { id: input.study.id, title: shown.title, versions, version: input.version },
+    participants,
+    tasks: [...tasks.values()].map(taskResult),
+    games: [...gamesAcc.values()].map((g) => gameResult(g, input.games[g.game])),
+  };
+}
+
+function addTask(acc: TaskAcc, evs: readonly StoredEvent[], subs: readonly ResultsSubmission[], indices: readonly number[]): void {
+  acc.participants++;
+  const mine = subs.filter((s) => s.item === acc.item.id && indices.includes(s.testIndex));
+  if (evs.length === 0 && mine.length === 0) return;
+  acc.attempted++;
+  const correct = indices.map((ti) => mine.find((s) => s.testIndex === ti && s.verdict === 'correct' && s.trial !== null));
+  for (let k = 0; k < 3; k++) {
+    if (indices.length > 0 && correct.every((s) => s !== undefined && s.trial! <= k + 1)) acc.solvedWithin[k]++;
+  }
+  const start = evs[0]?.kind === ITEM_START ? evs[0] : undefined;
+  const edits = evs.filter((e) => GRID_ACTION_KINDS.has(e.kind));
+  acc.actions.push(edits.length);
+  if (start && edits.length) acc.firstAction.push(edits[0].t - start.t);
+  if (start && indices.length > 0 && correct.every((s) => s !== undefined)) {
+    const submits = evs.filter((e) => e.kind === 'submit' && e.data.verdict === 'correct');
+    acc.solve.push(submits.length >= indices.length
+      ? submits[submits.length - 1].t - start.t
+      : Math.max(...correct.map((s) => s!.at)) - start.receivedAt);
+  }
+  const used = new Set<ToolName>();
+  for (const e of evs) {
+    const tool = TOOL_OF_KIND[e.kind];
+    if (!tool) continue;
+    used.add(tool);
+    acc.toolUses[tool]++;
+  }
+  for (const t of used) acc.tools[t]++;
+}
+
+function taskResult(acc: TaskAcc): TaskResult {
+  const rate = (n: number) => (acc.attempted ? n / acc.attempted : 0);
+  return {
+    item: acc.item.id, collection: acc.item.collection, task: acc.item.task, tests: acc.tests,
+    participants: acc.participants, attempted: acc.attempted,
+    solvedWithin: [...acc.solvedWithin],
+    solveRate: [rate(acc.solvedWithin[0]), rate(acc.solvedWithin[1]), rate(acc.solvedWithin[2])],
+    timeToFirstActionMs: distribution(acc.firstAction),
+    timeToSolveMs: distribution(acc.solve),
+    actions: distribution(acc.actions),
+    tools: acc.tools,
+    toolUses: acc.toolUses,
+  };
+}
+
+function gameResult(acc: GameAcc, meta: { title: string; levels: number } | undefined): GameResult {
+  const players = [...acc.players.entries()];
+  const n = Math.max(meta?.levels ?? 0, ...players.map(([, p]) => p.levels.length), ...acc.clicks.keys());
+  const levelsOf: PlayerLevels[] = players.map(([participant, p]) => ({ participant, game: acc.game, levels: p.levels }));
+  const computed = computeBaselines(levelsOf, { [acc.game]: n }).games[acc.game];
+  const levels: LevelResultRow[] = [];
+  for (let k = 0; k < n; k++) {
+    const reached = players.filter(([, p]) => p.levels.length > k).map(([, p]) => p);
+    const done = reached.filter((p) => p.levels[k].completed);
+    const counts = computed.levels[k].actions ?? [];
+    const baselines = Object.fromEntries(BASELINE_PRESET_NAMES.map((name): [BaselinePresetName, BaselineResult] => {
+      const figure = baselineOf(counts, name);
+      const value = computed.levels[k].baseline[name] ?? null;
+      return [name, { value, completers: computed.levels[k].completers ?? 0, version: BASELINE_PRESETS[name].version, ...(figure.reason ? { reason: figure.reason } : {}) }];
+    })) as Record<BaselinePresetName, BaselineResult>;
+    const clicks = [...(acc.clicks.get(k + 1) ?? new Map<string, number>())]
+      .map(([key, count]): [number, number, number] => { const [x, y] = key.split(',').map(Number); return [x, y, count]; })
+      .sort((a, b) => a[1] - b[1] || a[0] - b[0]);
+    levels.push({
+      level: k + 1,
+      reached: reached.length,
+      completed: done.length,
+      actions: distribution(done.map((p) => p.levels[k].actions)),
+      timeMs: distribution(done.map((p) => p.timeMs[k]).filter((t): t is number => t !== null)),
+      resets: distribution(reached.map((p) => p.resets[k])),
+      undos: distribution(reached.map((p) => p.undos[k])),
+      baselines,
+      clicks,
+    });
+  }
+  return { item: acc.item, game: acc.game, title: meta?.title ?? acc.game, participants: players.length, unverified: acc.unverified, levels };
+}
