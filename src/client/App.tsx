@@ -5,10 +5,16 @@ import { ErrorBoundary } from './ui/ErrorBoundary';
 import { GamesPage } from './pages/GamesPage';
 import { GamePlayerPage } from './pages/GamePlayerPage';
 import { StudyPage } from './study/StudyPage';
+import { LoginPage } from './studio/LoginPage';
+import { StudiesPage } from './studio/StudiesPage';
+import { StudyResultsPage } from './studio/StudyResultsPage';
+import { ReplayPage } from './studio/ReplayPage';
+import { PlaytestPage } from './studio/PlaytestPage';
 
 const NAV = [
   { href: '/', label: 'Tasks', match: (p: string) => p === '/' || p.startsWith('/tasks') },
   { href: '/games', label: 'Games', match: (p: string) => p.startsWith('/games') },
+  { href: '/studies', label: 'Studies', match: (p: string) => p.startsWith('/studies') || p.startsWith('/login') },
 ];
 
 export function App() {
@@ -46,6 +52,11 @@ export function App() {
           <Route path="/tasks/:collection/*" component={TaskPlayerPage} />
           <Route path="/games" component={GamesPage} />
           <Route path="/games/:id" component={GamePlayerPage} />
+          <Route path="/games/:id/playtest" component={PlaytestPage} />
+          <Route path="/login" component={LoginPage} />
+          <Route path="/studies" component={StudiesPage} />
+          <Route path="/studies/:studyId" component={StudyResultsPage} />
+          <Route path="/studies/:studyId/sessions/:sessionId" component={ReplayPage} />
           <Route>
             <div className="p-8 text-slate-300">This page does not exist. <Link href="/" className="text-sky-400 underline">Go to the task browser</Link>.</div>
           </Route>

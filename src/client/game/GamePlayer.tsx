@@ -20,6 +20,10 @@ export interface GamePlayerProps {
   readonly resume?: readonly LogEvent[];
   /** Called whenever the run's state changes (e.g. to offer "next" after a WIN). */
   readonly onState?: (state: GameState) => void;
+  /** A designer's playtest: open at this level (0-based), already playing. */
+  readonly level?: number;
+  /** Extra panel under the controls, given the controller (e.g. a state inspector). */
+  readonly side?: (controller: GameController) => React.ReactNode;
 }
 
 const PAD: { id: ActionId; label: string; glyph: string; key: string; area: string }[] = [
@@ -31,9 +35,9 @@ const PAD: { id: ActionId; label: string; glyph: string; key: string; area: stri
 ];
 
 /** An ARC-AGI-3-style game on a canvas, with the official controls and an on-screen pad. */
-export function GamePlayer({ game, sink, seed = 0, showCounter = true, allowReset = true, toolbar, resume, onState }: GamePlayerProps) {
+export function GamePlayer({ game, sink, seed = 0, showCounter = true, allowReset = true, toolbar, resume, onState, level, side }: GamePlayerProps) {
   // `resume` is read once, when the game opens.
-  const controller = useMemo(() => new GameController(game, sink, seed, resume), [game, sink, seed]);
+  const controller = useMemo(() => new GameController(game, sink, seed, resume, level), [game, sink, seed, level]);
   useEffect(() => () => controller.dispose(), [controller]);
   const hud = controller.hud();
   const canvasRef = useRef<HTMLCanvasElement>(null);
@@ -111,7 +115,7 @@ export function GamePlayer({ game, sink, seed = 0, showCounter = true, allowRese
         )}
       </div>
 
-      <aside className="flex w-64 shrink-0 flex-col gap-4">
+      <aside className="flex w-64 shrink-0 flex-col gap-4 overflow-y-auto">
         <div>
           <h1 className="text-lg font-semibold text-white">{game.title}</h1>
           <p className="font-mono text-xs text-slate-500">{game.id}</p>
@@ -155,6 +159,7 @@ export function GamePlayer({ game, sink, seed = 0, showCounter = true, allowRese
           </p>
         </div>
         {hud.message && <p role="alert" className="text-sm text-amber-300">{hud.message}</p>}
+        {side?.(controller)}
         <div className="mt-auto flex flex-wrap gap-2">{toolbar}</div>
       </aside>
     </div>

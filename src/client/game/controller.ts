@@ -43,15 +43,21 @@ export class GameController {
    * run is rebuilt by replaying them on the engine and play continues where it was; otherwise
    * `game.open` is logged and the game starts with a RESET, as in the official player.
    */
-  constructor(readonly game: GameDefinition<unknown, unknown>, private readonly sink: EventSink, readonly seed: number, resume: readonly LogEvent[] = []) {
+  constructor(readonly game: GameDefinition<unknown, unknown>, private readonly sink: EventSink, readonly seed: number, resume: readonly LogEvent[] = [], level?: number) {
     const replayed = resume.some((e) => e.kind === 'game.open' && e.data.game === game.id) ? replayGameEvents(game, resume) : null;
-    this.run = replayed?.run ?? createRun(game, { seed });
+    this.run = replayed?.run ?? createRun(game, level === undefined ? { seed } : { seed, level });
     this.settled = renderRun(this.run);
     this.hud = create<GameHud>(() => this.hudOf(this.run, this.settled, null));
     if (!replayed) {
-      sink.append('game.open', { game: game.id, seed });
-      this.act({ action: 'RESET' });
+      // A designer's playtest can open at a level, already playing; everyone else starts with RESET.
+      sink.append('game.open', level === undefined ? { game: game.id, seed } : { game: game.id, seed, level });
+      if (level === undefined) this.act({ action: 'RESET' });
     }
+  }
+
+  /** The run as it stands (for a designer's state inspector). */
+  get currentRun(): Run<unknown> {
+    return this.run;
   }
 
   /** Where frames are drawn; the current one is drawn at once. */

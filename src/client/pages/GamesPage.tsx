@@ -22,7 +22,8 @@ export function GamesPage() {
       <h1 className="mb-4 text-xl font-semibold text-white">Games</h1>
       <ul className="grid grid-cols-[repeat(auto-fill,minmax(240px,1fr))] gap-4">
         {Object.values(games).map((g) => (
-          <li key={g.id}>
+          <li key={g.id} className="relative">
+            <Link href={`/games/${g.id}/playtest`} className="absolute right-3 top-3 z-10 rounded bg-violet-600/30 px-2 py-0.5 text-xs text-violet-100 hover:bg-violet-600/60">Playtest</Link>
             <Link href={`/games/${g.id}`} className="flex flex-col gap-3 rounded-xl border border-slate-800 bg-slate-900/60 p-4 hover:border-sky-500">
               <Thumbnail game={g} />
               <div>

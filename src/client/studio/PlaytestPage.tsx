@@ -1,0 +1,121 @@
+import { useEffect, useMemo, useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { Link, useParams } from 'wouter';
+import { hashState, type Run } from '../../core/game';
+import { games } from '../../games';
+import { GamePlayer } from '../game/GamePlayer';
+import type { GameController } from '../game/controller';
+import { practiceLog } from '../log/practice';
+import type { EventSink } from '../player/controller';
+import { createSession } from '../study/api';
+import { Outbox } from '../study/outbox';
+import { Button } from '../ui/Button';
+import { adminJson, useResearcher } from './auth';
+import { studiesQuery } from './queries';
+
+interface Target { studyId: string; itemId: string }
+
+/**
+ * A designer's playtest: any game, any level, instant restart and a state inspector. Recorded
+ * into a study as a session marked `mode: playtest`, shown beside participants' sessions but
+ * never counted toward results or baselines.
+ */
+export function PlaytestPage() {
+  const { id } = useParams<{ id: string }>();
+  const game = games[id];
+  const [level, setLevel] = useState(0);
+  const [restarts, setRestarts] = useState(0);
+  const [target, setTarget] = useState<Target | null>(null);
+  const [sink, setSink] = useState<EventSink>(() => practiceLog());
+  const [error, setError] = useState<string | null>(null);
+  const targets = useStudyTargets(id);
+
+  useEffect(() => {
+    if (!target) { setSink(practiceLog()); return; }
+    let cancelled = false;
+    (async () => {
+      const { sessionId, token } = await createSession(target.studyId, { mode: 'playtest' });
+      const outbox = await Outbox.create({ id: sessionId, studyId: `playtest:${target.studyId}`, token });
+      outbox.append('session.start', { mode: 'playtest', wallClock: new Date().toISOString(), userAgent: navigator.userAgent });
+      outbox.append('item.start', { item: target.itemId, kind: 'game' });
+      if (!cancelled) setSink(outbox);
+    })().catch((e: Error) => { if (!cancelled) { setError(e.message); setTarget(null); } });
+    return () => { cancelled = true; };
+  }, [target]);
+
+  if (!game) return <p role="alert" className="p-6 text-rose-300">There is no game "{id}". <Link href="/games" className="underline">See all games</Link>.</p>;
+
+  const toolbar = (
+    <div className="flex w-full flex-col gap-2 text-sm">
+      <label className="flex items-center justify-between gap-2 text-slate-300">Level
+        <select aria-label="Level" value={level} onChange={(e) => { setLevel(Number(e.target.value)); setRestarts((r) => r + 1); }}
+          className="h-8 rounded-md border border-slate-700 bg-slate-950 px-2">
+          {game.levels.map((_, i) => <option key={i} value={i}>Level {i + 1}{i === 0 ? ' (tutorial)' : ''}</option>)}
+        </select>
+      </label>
+      <label className="flex items-center justify-between gap-2 text-slate-300">Record to
+        <select aria-label="Record to" value={target ? `${target.studyId}\u0000${target.itemId}` : ''}
+          onChange={(e) => { const [studyId, itemId] = e.target.value.split('\u0000'); setTarget(e.target.value ? { studyId, itemId } : null); setRestarts((r) => r + 1); }}
+          className="h-8 max-w-40 rounded-md border border-slate-700 bg-slate-950 px-2">
+          <option value="">This browser only</option>
+          {targets.map((t) => <option key={`${t.studyId}/${t.itemId}`} value={`${t.studyId}\u0000${t.itemId}`}>{t.studyId} · {t.itemId}</option>)}
+        </select>
+      </label>
+      {error && <p role="alert" className="text-xs text-rose-300">{error}</p>}
+      <Button tone="primary" onClick={() => setRestarts((r) => r + 1)} title="Start the chosen level again at once">Restart level</Button>
+    </div>
+  );
+
+  return (
+    <div className="flex h-full flex-col">
+      <div className="flex h-9 shrink-0 items-center gap-2 border-b border-slate-800 px-4 text-sm">
+        <Link href="/games" className="text-slate-400 hover:text-white">Games</Link><span className="text-slate-600">/</span>
+        <span className="text-slate-200">{game.title}</span>
+        <span className="ml-2 rounded bg-violet-600/30 px-1.5 py-0.5 text-[11px] uppercase tracking-wide text-violet-200">Playtest</span>
+        <span className="ml-auto text-xs text-slate-500">{target ? `Recording to ${target.studyId} as a playtest: never counted` : 'Not recorded to a study'}</span>
+      </div>
+      <div className="min-h-0 flex-1">
+        <GamePlayer key={`${level}:${restarts}:${target?.studyId ?? ''}:${sink === practiceLog() ? 'local' : 'study'}`} game={game} sink={sink} seed={0} level={level} toolbar={toolbar}
+          side={(c) => <Inspector controller={c} />} />
+      </div>
+    </div>
+  );
+}
+
+/** Studies this researcher can record to: those with an item of this game. */
+function useStudyTargets(gameId: string): Target[] {
+  const token = useResearcher((s) => s.token);
+  const list = useQuery({ ...studiesQuery, enabled: !!token });
+  const defs = useQuery({
+    queryKey: ['admin', 'study-defs', (list.data ?? []).map((s) => `${s.id}@${s.version}`).join(',')],
+    enabled: !!token && !!list.data,
+    queryFn: async () => Promise.all((list.data ?? []).map((s) => adminJson<{ id: string; definition: { items: { kind: string; id: string; game?: string }[] } }>(`/api/admin/studies/${encodeURIComponent(s.id)}`))),
+  });
+  return useMemo(() => (defs.data ?? []).flatMap((d) => d.definition.items.filter((i) => i.kind === 'game' && i.game === gameId).map((i) => ({ studyId: d.id, itemId: i.id }))), [defs.data, gameId]);
+}
+
+function toPlain(value: unknown): unknown {
+  if (ArrayBuffer.isView(value)) return `[${Array.from(value as Uint8Array).length} values]`;
+  if (Array.isArray(value)) return value.length > 40 ? `[${value.length} items]` : value.map(toPlain);
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, toPlain(v)]));
+  return value;
+}
+
+function Inspector({ controller }: { controller: GameController }) {
+  const hud = controller.hud();
+  const run: Run<unknown> = controller.currentRun;
+  return (
+    <details open className="rounded-lg border border-slate-800 bg-slate-900/60 p-3 text-xs" data-testid="inspector">
+      <summary className="cursor-pointer font-semibold uppercase tracking-wide text-slate-400">State inspector</summary>
+      <dl className="mt-2 grid grid-cols-2 gap-x-2 gap-y-1 font-mono text-slate-300">
+        <dt className="text-slate-500">state</dt><dd>{run.state}</dd>
+        <dt className="text-slate-500">level</dt><dd>{run.level + 1} / {run.game.levels.length}</dd>
+        <dt className="text-slate-500">actions</dt><dd>{run.actions} (level {run.levelActions})</dd>
+        <dt className="text-slate-500">available</dt><dd>{hud.available.join(', ') || '–'}</dd>
+        <dt className="text-slate-500">state hash</dt><dd data-testid="state-hash">{hashState(run)}</dd>
+        <dt className="text-slate-500">frame hash</dt><dd>{hud.frameHash}</dd>
+      </dl>
+      <pre className="mt-2 max-h-48 overflow-auto rounded bg-slate-950 p-2 text-[11px] text-slate-300">{JSON.stringify(toPlain(run.current), null, 1)}</pre>
+    </details>
+  );
+}

@@ -1,0 +1,236 @@
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { Link, useParams } from 'wouter';
+import type { LogEvent } from '../../core/log/events';
+import { Timeline } from '../../core/log/timeline';
+import { currentTest, initialPlayer, reduce, type PlayerState } from '../../core/log/gridPlayer';
+import { gameRunReducer, renderRun, type Run } from '../../core/game';
+import { games } from '../../games';
+import { GridCanvas } from '../grid/GridCanvas';
+import { renderFrame } from '../game/render';
+import { Button } from '../ui/Button';
+import { RequireResearcher } from './RequireResearcher';
+import { sessionEventsQuery, sessionQuery } from './queries';
+import { formatMs } from './widgets';
+
+/** Replays of one session: any item, step by step or at 1x, 2x or 10x, with a timeline to scrub. */
+export function ReplayPage() {
+  return <RequireResearcher><Replay /></RequireResearcher>;
+}
+
+interface ItemLog {
+  readonly id: string;
+  readonly events: LogEvent[];
+  readonly practice: boolean;
+}
+
+function splitItems(events: readonly (LogEvent & { practice?: boolean })[]): ItemLog[] {
+  const out: ItemLog[] = [];
+  for (const e of events) {
+    if (e.kind === 'item.start' && typeof e.data.item === 'string') {
+      const existing = out.find((i) => i.id === e.data.item);
+      if (existing) existing.events.push(e);
+      else out.push({ id: e.data.item, events: [e], practice: !!e.practice });
+    } else if (out.length) out[out.length - 1].events.push(e);
+  }
+  return out;
+}
+
+function Replay() {
+  const { studyId, sessionId } = useParams<{ studyId: string; sessionId: string }>();
+  const eventsQ = useQuery(sessionEventsQuery(sessionId));
+  const sessionQ = useQuery(sessionQuery(sessionId));
+  const items = useMemo(() => splitItems(eventsQ.data ?? []), [eventsQ.data]);
+  const [selected, setSelected] = useState<string | null>(null);
+  const item = items.find((i) => i.id === selected) ?? items[0];
+  const s = sessionQ.data?.session;
+  return (
+    <div className="flex h-full min-h-0">
+      <aside className="flex w-64 shrink-0 flex-col gap-3 overflow-y-auto border-r border-slate-800 p-3">
+        <Link href={`/studies/${encodeURIComponent(studyId)}`} className="text-sm text-slate-400 hover:text-white">← Results</Link>
+        <div>
+          <h1 className="font-mono text-sm text-white">{s?.params.PROLIFIC_PID ?? s?.params.workerId ?? sessionId.slice(0, 8)}</h1>
+          {s && <p className="text-xs text-slate-400">{s.state.replace('_', ' ')} · version {s.studyVersion} · {eventsQ.data?.length ?? 0} events</p>}
+          {s && s.flags.length > 0 && <p className="mt-1 flex flex-wrap gap-1">{s.flags.map((f) => <span key={f} className="rounded bg-rose-600/30 px-1.5 py-0.5 text-xs text-rose-200">{f.replace(/_/g, ' ')}</span>)}</p>}
+        </div>
+        <ul className="flex flex-col gap-1" aria-label="Items">
+          {items.map((i) => {
+            const summary = sessionQ.data?.summary.items.find((x) => x.id === i.id);
+            return (
+              <li key={i.id}>
+                <button type="button" onClick={() => setSelected(i.id)} aria-current={item?.id === i.id}
+                  className={`w-full rounded-md px-2 py-1.5 text-left text-sm ${item?.id === i.id ? 'bg-slate-800 text-white' : 'text-slate-300 hover:bg-slate-900'}`}>
+                  <span className="font-mono">{i.id}</span>
+                  {i.practice && <span className="ml-1 text-xs text-amber-300">practice</span>}
+                  <span className="block text-xs text-slate-500">{summary ? `${summary.kind} · ${summary.actions} actions · ${formatMs(summary.durationMs)}` : `${i.events.length} events`}</span>
+                </button>
+              </li>
+            );
+          })}
+        </ul>
+        {eventsQ.isError && <p role="alert" className="text-sm text-rose-300">{(eventsQ.error as Error).message}</p>}
+      </aside>
+      <main className="min-w-0 flex-1">
+        {item ? <ItemReplay key={item.id} item={item} /> : <p className="p-6 text-slate-400">{eventsQ.isPending ? 'Loading the log…' : 'This session has no item yet.'}</p>}
+      </main>
+    </div>
+  );
+}
+
+type Viewer =
+  | { kind: 'grid'; timeline: Timeline<PlayerState> }
+  | { kind: 'game'; timeline: Timeline<Run<unknown> | null>; gameId: string }
+  | { kind: 'other' };
+
+function viewerFor(events: LogEvent[]): Viewer {
+  if (events.some((e) => e.kind === 'task.open')) return { kind: 'grid', timeline: new Timeline(initialPlayer(), events, reduce) };
+  const open = events.find((e) => e.kind === 'game.open');
+  const game = open ? games[String(open.data.game)] : undefined;
+  if (game) return { kind: 'game', timeline: new Timeline<Run<unknown> | null>(null, events, gameRunReducer(game)), gameId: game.id };
+  return { kind: 'other' };
+}
+
+/** Marks on the timeline: what a researcher looks for when scrubbing. */
+function markOf(e: LogEvent, prev: LogEvent | undefined): { tone: string; label: string } | null {
+  if (e.kind === 'submit') return e.data.verdict === 'correct' ? { tone: 'bg-emerald-400', label: 'correct submission' } : { tone: 'bg-rose-500', label: `${String(e.data.verdict)} submission` };
+  if (e.kind === 'game.action') {
+    if (e.data.action === 'RESET') return { tone: 'bg-amber-400', label: 'reset' };
+    if (prev?.kind === 'game.action' && Number(e.data.level) > Number(prev.data.level)) return { tone: 'bg-emerald-400', label: `level ${Number(e.data.level)} completed` };
+    if (e.data.state === 'GAME_OVER') return { tone: 'bg-rose-500', label: 'game over' };
+    if (e.data.action === 'ACTION7') return { tone: 'bg-violet-400', label: 'undo' };
+  }
+  if (e.kind === 'undo') return { tone: 'bg-violet-400', label: 'undo' };
+  if (e.kind === 'visibility' || e.kind === 'window.blur') return { tone: 'bg-slate-500', label: e.kind };
+  return null;
+}
+
+function describe(e: LogEvent | undefined): string {
+  if (!e) return 'start';
+  const d = e.data;
+  switch (e.kind) {
+    case 'game.action': return `${String(d.action)}${d.action === 'ACTION6' ? ` at (${String(d.x)}, ${String(d.y)})` : ''} → level ${Number(d.level) + 1}, ${String(d.state)}`;
+    case 'paint': return `paint (${String(d.row)}, ${String(d.col)}) colour ${String(d.color)}`;
+    case 'fill': return `flood fill at (${String(d.row)}, ${String(d.col)}) colour ${String(d.color)}`;
+    case 'submit': return `submit test ${Number(d.index) + 1}: ${String(d.verdict)} (trial ${String(d.trial)})`;
+    case 'resize': return `resize to ${String(d.rows)}x${String(d.cols)}`;
+    default: return e.kind;
+  }
+}
+
+const SPEEDS = [1, 2, 10] as const;
+/** Longer pauses are shortened when playing, so idle minutes do not stall a replay. */
+const MAX_GAP_MS = 3000;
+
+function ItemReplay({ item }: { item: ItemLog }) {
+  const events = item.events;
+  const viewer = useMemo(() => viewerFor(events), [events]);
+  const [pos, setPos] = useState(events.length);
+  const [playing, setPlaying] = useState(false);
+  const [speed, setSpeed] = useState<(typeof SPEEDS)[number]>(1);
+  const t0 = events[0]?.t ?? 0;
+
+  useEffect(() => {
+    if (!playing) return;
+    if (pos >= events.length) { setPlaying(false); return; }
+    const gap = pos === 0 ? 0 : Math.min(MAX_GAP_MS, events[pos].t - events[pos - 1].t);
+    const id = setTimeout(() => setPos((p) => p + 1), gap / speed);
+    return () => clearTimeout(id);
+  }, [playing, pos, speed, events]);
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      // Inputs (the scrubber included) handle their own keys.
+      if ((e.target as HTMLElement).tagName === 'INPUT' || (e.target as HTMLElement).tagName === 'SELECT') return;
+      if (e.key === 'ArrowRight') { e.preventDefault(); setPos((p) => Math.min(events.length, p + 1)); }
+      else if (e.key === 'ArrowLeft') { e.preventDefault(); setPos((p) => Math.max(0, p - 1)); }
+      else if (e.key === ' ') { e.preventDefault(); setPlaying((x) => !x); }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [events.length]);
+
+  const marks = useMemo(() => events.map((e, i) => ({ i, m: markOf(e, events[i - 1]) })).filter((x) => x.m), [events]);
+  const current = pos > 0 ? events[pos - 1] : undefined;
+
+  return (
+    <div className="flex h-full flex-col gap-3 p-4">
+      <div className="flex min-h-0 flex-1 items-center justify-center rounded-lg border border-slate-800 bg-slate-900/60 p-3" data-testid="replay-view">
+        {viewer.kind === 'grid' && <GridReplay state={viewer.timeline.at(pos)} />}
+        {viewer.kind === 'game' && <GameReplay run={viewer.timeline.at(pos)} pointer={current?.kind === 'game.action' && current.data.action === 'ACTION6' ? { x: Number(current.data.x), y: Number(current.data.y) } : null} />}
+        {viewer.kind === 'other' && (
+          <ol className="max-h-full w-full max-w-xl overflow-y-auto font-mono text-xs text-slate-300" aria-label="Events of this item">
+            {events.map((e, i) => (
+              <li key={e.seq} className={`flex gap-3 px-2 py-0.5 ${i === pos - 1 ? 'bg-sky-500/20' : ''}`}>
+                <span className="w-16 text-right text-slate-500">{formatMs(e.t - t0)}</span><span>{e.kind}</span>
+              </li>
+            ))}
+          </ol>
+        )}
+      </div>
+      <div className="rounded-lg border border-slate-800 bg-slate-900/60 p-3">
+        <div className="relative mb-1 h-3" aria-hidden>
+          {marks.map(({ i, m }) => (
+            <span key={i} title={`${m!.label} (event ${i + 1})`} className={`absolute top-0 h-3 w-0.5 ${m!.tone}`} style={{ left: `${(100 * (i + 1)) / Math.max(1, events.length)}%` }} />
+          ))}
+        </div>
+        <input type="range" min={0} max={events.length} value={pos} aria-label="Replay position" data-testid="scrubber"
+          onChange={(e) => { setPlaying(false); setPos(Number(e.target.value)); }} className="w-full accent-sky-400" />
+        <div className="mt-2 flex flex-wrap items-center gap-2 text-sm">
+          <Button aria-label="Back one event" onClick={() => setPos((p) => Math.max(0, p - 1))}>◀ Step</Button>
+          <Button tone="primary" onClick={() => { if (pos >= events.length) setPos(0); setPlaying((x) => !x); }}>{playing ? 'Pause' : 'Play'}</Button>
+          <Button aria-label="Forward one event" onClick={() => setPos((p) => Math.min(events.length, p + 1))}>Step ▶</Button>
+          <div className="flex gap-1" role="group" aria-label="Speed">
+            {SPEEDS.map((s) => <Button key={s} tone={speed === s ? 'active' : 'ghost'} aria-pressed={speed === s} onClick={() => setSpeed(s)}>{s}x</Button>)}
+          </div>
+          <span className="ml-auto tabular-nums text-slate-300" data-testid="replay-position">{pos} / {events.length}</span>
+          <span className="tabular-nums text-slate-400">{formatMs(current ? current.t - t0 : 0)}</span>
+        </div>
+        <p className="mt-1 truncate font-mono text-xs text-slate-400" data-testid="replay-event">{describe(current)}</p>
+      </div>
+    </div>
+  );
+}
+
+function GridReplay({ state }: { state: PlayerState }) {
+  const t = currentTest(state);
+  if (!t) return <p className="text-slate-400">The task is not open yet at this point.</p>;
+  const cell = Math.max(6, Math.min(28, Math.floor(420 / Math.max(t.output.length, t.output[0].length))));
+  return (
+    <div className="flex flex-col items-center gap-3">
+      <GridCanvas grid={t.output} cell={cell} label="Output at this point" testId="replay-grid" showSymbols={state.showSymbols} selection={state.selection?.side === 'output' ? state.selection.rect : null} />
+      <p className="text-sm text-slate-300">
+        Test {state.testIndex + 1} / {state.tests.length} · {t.output.length}x{t.output[0].length} · trials used {t.trials} · {t.status}
+        {state.lastVerdict && <> · last submission: <span className={state.lastVerdict.verdict === 'correct' ? 'text-emerald-300' : 'text-rose-300'}>{state.lastVerdict.verdict}</span></>}
+      </p>
+    </div>
+  );
+}
+
+function GameReplay({ run, pointer }: { run: Run<unknown> | null; pointer: { x: number; y: number } | null }) {
+  const ref = useRef<HTMLCanvasElement>(null);
+  useEffect(() => {
+    const canvas = ref.current;
+    if (!canvas || !run) return;
+    const scale = 8;
+    const dpr = window.devicePixelRatio || 1;
+    const frame = renderRun(run);
+    renderFrame(canvas, frame, scale, dpr);
+    canvas.dataset.level = String(run.levelsCompleted);
+    if (pointer) {
+      const ctx = canvas.getContext('2d')!;
+      const k = scale * dpr;
+      ctx.strokeStyle = '#f43f5e';
+      ctx.lineWidth = 2 * dpr;
+      ctx.beginPath();
+      ctx.arc((pointer.x + 0.5) * k, (pointer.y + 0.5) * k, k * 1.4, 0, Math.PI * 2);
+      ctx.stroke();
+    }
+  }, [run, pointer]);
+  if (!run) return <p className="text-slate-400">The game is not open yet at this point.</p>;
+  return (
+    <div className="flex flex-col items-center gap-2">
+      <canvas ref={ref} className="grid-canvas" data-testid="replay-frame" role="img" aria-label="Game frame at this point" />
+      <p className="text-sm text-slate-300">Level {Math.min(run.level + 1, run.game.levels.length)} / {run.game.levels.length} · {run.state} · {run.actions} actions in this run</p>
+    </div>
+  );
+}

@@ -1,0 +1,42 @@
+import { useQuery } from '@tanstack/react-query';
+import { Link } from 'wouter';
+import { Button } from '../ui/Button';
+import { setResearcherToken } from './auth';
+import { studiesQuery } from './queries';
+import { RequireResearcher } from './RequireResearcher';
+
+/** Every study on this server, with its participant link. */
+export function StudiesPage() {
+  return <RequireResearcher><Studies /></RequireResearcher>;
+}
+
+function Studies() {
+  const q = useQuery(studiesQuery);
+  return (
+    <div className="h-full overflow-y-auto p-6">
+      <div className="mb-4 flex items-center gap-3">
+        <h1 className="text-xl font-semibold text-white">Studies</h1>
+        <Button tone="ghost" className="ml-auto" onClick={() => setResearcherToken(null)}>Log out</Button>
+      </div>
+      {q.isError && <p role="alert" className="text-rose-300">{(q.error as Error).message}</p>}
+      <ul className="grid gap-3" aria-label="Studies">
+        {(q.data ?? []).map((s) => {
+          const link = `${window.location.origin}/s/${s.id}`;
+          return (
+            <li key={s.id} className="flex flex-wrap items-center gap-4 rounded-xl border border-slate-800 bg-slate-900/60 p-4">
+              <div className="min-w-0 flex-1">
+                <Link href={`/studies/${encodeURIComponent(s.id)}`} className="text-lg font-semibold text-white hover:text-sky-300">{s.title}</Link>
+                <p className="mt-1 text-xs text-slate-400">
+                  <span className="font-mono">{s.id}</span> · version {s.version} · {s.sessions} session{s.sessions === 1 ? '' : 's'} · {s.source === 'file' ? 'from data/studies' : 'edited in the studio'}
+                </p>
+                <p className="mt-1 text-xs text-slate-500">Participant link: <span className="select-all font-mono text-slate-300">{link}?PROLIFIC_PID={'{{%PROLIFIC_PID%}}'}</span></p>
+              </div>
+              <Button onClick={() => void navigator.clipboard?.writeText(link)}>Copy link</Button>
+              <Link href={`/studies/${encodeURIComponent(s.id)}`} className="rounded-md border border-sky-500 px-3 py-1.5 text-sm text-sky-200 hover:bg-sky-500/10">Results</Link>
+            </li>
+          );
+        })}
+      </ul>
+    </div>
+  );
+}

@@ -1,0 +1,227 @@
+import { useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { Link, useParams } from 'wouter';
+import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { RequireResearcher } from './RequireResearcher';
+import { resultsQuery, type GameResult, type LevelResult, type Participant, type StudyResults, type TaskResult } from './queries';
+import { DistChart, SortableTable, Stat, Tabs, formatMs, formatPct, type Column } from './widgets';
+import { Heatmap } from './Heatmap';
+import { ExportsPanel } from './ExportsPanel';
+
+type Tab = 'participants' | 'tasks' | 'games' | 'exports';
+
+/** One study's results: participants, grid tasks, game levels with baselines, and exports. */
+export function StudyResultsPage() {
+  return <RequireResearcher><Results /></RequireResearcher>;
+}
+
+function Results() {
+  const { studyId } = useParams<{ studyId: string }>();
+  const [version, setVersion] = useState<number | null>(null);
+  const [tab, setTab] = useState<Tab>('participants');
+  const q = useQuery(resultsQuery(studyId, version));
+  const r = q.data;
+  return (
+    <div className="h-full overflow-y-auto">
+      <div className="mx-auto max-w-7xl p-6">
+        <div className="mb-1 text-sm"><Link href="/studies" className="text-slate-400 hover:text-white">Studies</Link></div>
+        <div className="mb-4 flex flex-wrap items-center gap-3">
+          <h1 className="text-xl font-semibold text-white">{r?.study.title ?? studyId}</h1>
+          <span className="font-mono text-xs text-slate-500">{studyId}</span>
+          <label className="ml-auto flex items-center gap-2 text-sm text-slate-300">
+            Version
+            <select value={version ?? ''} onChange={(e) => setVersion(e.target.value === '' ? null : Number(e.target.value))}
+              className="h-8 rounded-md border border-slate-700 bg-slate-950 px-2 text-sm" aria-label="Study version">
+              <option value="">All versions</option>
+              {(r?.study.versions ?? []).map((v) => <option key={v} value={v}>Version {v}</option>)}
+            </select>
+          </label>
+          <Button onClick={() => void q.refetch()}>Refresh</Button>
+        </div>
+        <Tabs<Tab> value={tab} onChange={setTab} tabs={[
+          { id: 'participants', label: `Participants${r ? ` (${r.participants.filter((p) => !p.playtest).length})` : ''}` },
+          { id: 'tasks', label: 'Grid tasks' }, { id: 'games', label: 'Game levels' }, { id: 'exports', label: 'Exports' },
+        ]} />
+        <div className="mt-4">
+          {q.isPending && <p className="text-slate-400">Computing results…</p>}
+          {q.isError && <p role="alert" className="text-rose-300">{(q.error as Error).message}</p>}
+          {r && tab === 'participants' && <Participants results={r} />}
+          {r && tab === 'tasks' && <Tasks tasks={r.tasks} />}
+          {r && tab === 'games' && r.games.map((g) => <GameLevels key={g.item} game={g} />)}
+          {r && tab === 'games' && r.games.length === 0 && <p className="text-slate-400">This study has no game.</p>}
+          {tab === 'exports' && <ExportsPanel studyId={studyId} version={version} />}
+        </div>
+      </div>
+    </div>
+  );
+}
+
+import { Button } from '../ui/Button';
+
+function who(p: Participant): string {
+  return p.params.PROLIFIC_PID ?? p.params.workerId ?? p.params.participant ?? p.sessionId.slice(0, 8);
+}
+
+const STATE_TONE: Record<string, string> = {
+  finished: 'bg-emerald-600/30 text-emerald-200', active: 'bg-sky-600/30 text-sky-200', started: 'bg-slate-600/40 text-slate-200',
+  timed_out: 'bg-amber-600/30 text-amber-200', abandoned: 'bg-rose-600/30 text-rose-200',
+};
+
+function Participants({ results }: { results: StudyResults }) {
+  const { studyId } = useParams<{ studyId: string }>();
+  const rows = results.participants;
+  const real = rows.filter((p) => !p.playtest);
+  const columns: Column<Participant>[] = [
+    { key: 'who', label: 'Participant', value: who, render: (p) => <span className="font-mono">{who(p)}{p.playtest && <span className="ml-2 rounded bg-violet-600/30 px-1.5 py-0.5 font-sans text-xs text-violet-200">playtest</span>}</span> },
+    { key: 'state', label: 'State', value: (p) => p.state, render: (p) => <span className={`rounded px-1.5 py-0.5 text-xs ${STATE_TONE[p.state] ?? ''}`}>{p.state.replace('_', ' ')}</span> },
+    { key: 'version', label: 'Version', value: (p) => p.studyVersion, align: 'right' },
+    { key: 'progress', label: 'Progress', value: (p) => p.itemsDone / Math.max(1, p.itemsTotal), render: (p) => (
+      <span className="flex items-center gap-2"><span className="h-1.5 w-20 overflow-hidden rounded bg-slate-700"><span className="block h-full bg-emerald-400" style={{ width: `${(100 * p.itemsDone) / Math.max(1, p.itemsTotal)}%` }} /></span><span className="tabular-nums text-xs text-slate-400">{p.itemsDone}/{p.itemsTotal}</span></span>
+    ) },
+    { key: 'time', label: 'Time on task', value: (p) => p.activeMs, render: (p) => formatMs(p.activeMs), align: 'right' },
+    { key: 'actions', label: 'Actions', value: (p) => p.actions, align: 'right' },
+    { key: 'started', label: 'Started', value: (p) => p.createdAt, render: (p) => new Date(p.createdAt).toLocaleString() },
+    { key: 'flags', label: 'Flags', value: (p) => p.flags.join(','), render: (p) => <span className="flex flex-wrap gap-1">{p.flags.map((f) => <span key={f} className="rounded bg-rose-600/30 px-1.5 py-0.5 text-xs text-rose-200">{f.replace(/_/g, ' ')}</span>)}</span> },
+    { key: 'replay', label: '', value: () => null, render: (p) => <Link href={`/studies/${encodeURIComponent(studyId)}/sessions/${p.sessionId}`} className="text-sky-300 hover:underline">Replay</Link> },
+  ];
+  return (
+    <div className="flex flex-col gap-4">
+      <div className="grid grid-cols-2 gap-3 md:grid-cols-5">
+        <Stat label="Participants" value={real.length} />
+        <Stat label="Finished" value={real.filter((p) => p.state === 'finished').length} />
+        <Stat label="Active" value={real.filter((p) => p.state === 'active' || p.state === 'started').length} />
+        <Stat label="Flagged" value={real.filter((p) => p.flags.length > 0).length} hint="Low effort, unverified game logs, repeat participants" />
+        <Stat label="Median time" value={formatMs(median(real.map((p) => p.activeMs)))} />
+      </div>
+      <SortableTable label="Participants" columns={columns} rows={rows} rowKey={(p) => p.sessionId} empty="No one has opened the study link yet." />
+    </div>
+  );
+}
+
+function median(xs: number[]): number | null {
+  if (!xs.length) return null;
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
+function Tasks({ tasks }: { tasks: TaskResult[] }) {
+  const [open, setOpen] = useState<string | null>(tasks[0]?.item ?? null);
+  const columns: Column<TaskResult>[] = [
+    { key: 'item', label: 'Task', value: (t) => t.item, render: (t) => <button type="button" className="font-mono text-sky-300 hover:underline" onClick={() => setOpen(t.item)}>{t.item}</button> },
+    { key: 'attempted', label: 'Attempted', value: (t) => t.attempted, align: 'right' },
+    { key: 'r1', label: 'Solved in 1', value: (t) => t.solveRate[0], render: (t) => formatPct(t.solveRate[0]), align: 'right' },
+    { key: 'r2', label: 'in 2', value: (t) => t.solveRate[1], render: (t) => formatPct(t.solveRate[1]), align: 'right' },
+    { key: 'r3', label: 'in 3', value: (t) => t.solveRate[2], render: (t) => formatPct(t.solveRate[2]), align: 'right' },
+    { key: 'first', label: 'First action', value: (t) => t.timeToFirstActionMs.median, render: (t) => formatMs(t.timeToFirstActionMs.median), align: 'right' },
+    { key: 'solve', label: 'Time to solve', value: (t) => t.timeToSolveMs.median, render: (t) => formatMs(t.timeToSolveMs.median), align: 'right' },
+    { key: 'actions', label: 'Actions', value: (t) => t.actions.median, render: (t) => t.actions.median ?? '–', align: 'right' },
+  ];
+  const t = tasks.find((x) => x.item === open);
+  return (
+    <div className="flex flex-col gap-4">
+      <p className="text-xs text-slate-400">Medians over participants whose attempt counts; practice items and playtests are left out.</p>
+      <SortableTable label="Grid tasks" columns={columns} rows={tasks} rowKey={(x) => x.item} empty="This study has no grid task." />
+      {t && (
+        <section className="flex flex-col gap-3" aria-label={`Task ${t.item}`}>
+          <h2 className="text-lg font-semibold text-white">{t.item} <span className="font-mono text-xs text-slate-500">{t.collection}/{t.task}</span></h2>
+          <div className="grid grid-cols-2 gap-3 md:grid-cols-4">
+            <Stat label="Solved within 1 trial" value={`${formatPct(t.solveRate[0])} (${t.solvedWithin[0]}/${t.attempted})`} />
+            <Stat label="Within 2 trials" value={`${formatPct(t.solveRate[1])} (${t.solvedWithin[1]}/${t.attempted})`} />
+            <Stat label="Within 3 trials" value={`${formatPct(t.solveRate[2])} (${t.solvedWithin[2]}/${t.attempted})`} />
+            <Stat label="Test inputs" value={t.tests} />
+          </div>
+          <div className="grid gap-3 md:grid-cols-3">
+            <DistChart dist={t.timeToFirstActionMs} label="Time to first action" unit="s" scale={1000} />
+            <DistChart dist={t.timeToSolveMs} label="Time to solve" unit="s" scale={1000} color="#34d399" />
+            <DistChart dist={t.actions} label="Actions used" unit="actions" color="#a78bfa" />
+          </div>
+          <figure className="rounded-lg border border-slate-800 bg-slate-900/60 p-3">
+            <figcaption className="mb-2 text-xs font-semibold uppercase tracking-wide text-slate-400">Tools used (events, all participants)</figcaption>
+            <div className="h-44">
+              <ResponsiveContainer width="100%" height="100%">
+                <BarChart data={Object.entries(t.tools).map(([tool, n]) => ({ tool, n }))} margin={{ top: 4, right: 4, bottom: 4, left: -20 }}>
+                  <CartesianGrid stroke="#1e293b" vertical={false} />
+                  <XAxis dataKey="tool" tick={{ fill: '#94a3b8', fontSize: 11 }} stroke="#334155" />
+                  <YAxis allowDecimals={false} tick={{ fill: '#94a3b8', fontSize: 11 }} stroke="#334155" />
+                  <Tooltip contentStyle={{ background: '#0f172a', border: '1px solid #334155', color: '#e2e8f0' }} />
+                  <Bar dataKey="n" name="uses" fill="#fbbf24" isAnimationActive={false} />
+                </BarChart>
+              </ResponsiveContainer>
+            </div>
+          </figure>
+        </section>
+      )}
+    </div>
+  );
+}
+
+const PRESETS: { id: keyof LevelResult['baselines']; label: string; hint: string }[] = [
+  { id: 'second-best', label: 'Second-best', hint: 'ARC-AGI-3 paper: second-fewest actions among first-time players who completed the level' },
+  { id: 'upper-median', label: 'Upper median', hint: 'Official toolkit since April 2026' },
+  { id: 'best', label: 'Best', hint: 'Fewest actions' },
+  { id: 'median', label: 'Median', hint: 'Median actions' },
+];
+
+function GameLevels({ game }: { game: GameResult }) {
+  const [level, setLevel] = useState(0);
+  const lv = game.levels[level];
+  const funnel = game.levels.map((l) => ({ level: `Level ${l.level}`, reached: l.reached, completed: l.completed }));
+  return (
+    <section className="mb-8 flex flex-col gap-4" aria-label={`Game ${game.item}`}>
+      <h2 className="text-lg font-semibold text-white">{game.title} <span className="font-mono text-xs text-slate-500">{game.game} · item {game.item} · {game.participants} first-time players</span></h2>
+      <figure className="rounded-lg border border-slate-800 bg-slate-900/60 p-3">
+        <figcaption className="mb-2 text-xs font-semibold uppercase tracking-wide text-slate-400">Funnel: players who reached and completed each level</figcaption>
+        <div className="h-56" data-testid="funnel">
+          <ResponsiveContainer width="100%" height="100%">
+            <BarChart data={funnel} margin={{ top: 4, right: 4, bottom: 4, left: -20 }}>
+              <CartesianGrid stroke="#1e293b" vertical={false} />
+              <XAxis dataKey="level" tick={{ fill: '#94a3b8', fontSize: 11 }} stroke="#334155" />
+              <YAxis allowDecimals={false} tick={{ fill: '#94a3b8', fontSize: 11 }} stroke="#334155" />
+              <Tooltip contentStyle={{ background: '#0f172a', border: '1px solid #334155', color: '#e2e8f0' }} />
+              <Legend wrapperStyle={{ fontSize: 12 }} />
+              <Bar dataKey="reached" fill="#64748b" isAnimationActive={false} />
+              <Bar dataKey="completed" fill="#34d399" isAnimationActive={false} />
+            </BarChart>
+          </ResponsiveContainer>
+        </div>
+      </figure>
+      <div className="overflow-x-auto rounded-lg border border-slate-800">
+        <table className="w-full text-sm" aria-label={`Human baselines, ${game.title}`}>
+          <thead className="bg-slate-900 text-xs uppercase tracking-wide text-slate-400">
+            <tr>
+              <th className="px-3 py-2 text-left">Level</th>
+              <th className="px-3 py-2 text-right">Reached</th>
+              <th className="px-3 py-2 text-right">Completed</th>
+              {PRESETS.map((p) => <th key={p.id} className="px-3 py-2 text-right" title={p.hint}>{p.label} baseline</th>)}
+            </tr>
+          </thead>
+          <tbody>
+            {game.levels.map((l, i) => (
+              <tr key={l.level} className={`border-t border-slate-800 ${i === level ? 'bg-sky-500/10' : ''}`}>
+                <td className="px-3 py-2"><button type="button" className="text-sky-300 hover:underline" onClick={() => setLevel(i)}>Level {l.level}</button></td>
+                <td className="px-3 py-2 text-right tabular-nums">{l.reached}</td>
+                <td className="px-3 py-2 text-right tabular-nums">{l.completed}</td>
+                {PRESETS.map((p) => (
+                  <td key={p.id} className="px-3 py-2 text-right tabular-nums" data-testid={`baseline-${p.id}-${l.level}`}>
+                    {l.baselines[p.id].value ?? '–'} <span className="text-xs text-slate-500">(n={l.baselines[p.id].completers})</span>
+                  </td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {lv && (
+        <div className="grid gap-3 lg:grid-cols-[auto_1fr]">
+          <Heatmap gameId={game.game} level={level} clicks={lv.clicks} />
+          <div className="grid gap-3 md:grid-cols-2">
+            <DistChart dist={lv.actions} label={`Level ${lv.level}: actions (first run)`} unit="actions" />
+            <DistChart dist={lv.timeMs} label={`Level ${lv.level}: time`} unit="s" scale={1000} color="#34d399" />
+            <DistChart dist={lv.resets} label={`Level ${lv.level}: level resets`} unit="resets" color="#f87171" />
+            <DistChart dist={lv.undos} label={`Level ${lv.level}: undos`} unit="undos" color="#a78bfa" />
+          </div>
+        </div>
+      )}
+    </section>
+  );
+}
