@@ -1,0 +1,97 @@
+/**
+ * CSV as RFC 4180 defines it: fields separated by commas, records ended by CRLF, a field
+ * quoted with `"` when it holds a comma, a quote, CR or LF (a quote inside is doubled).
+ * Writers build one record at a time, so exports stream; the reader is for tests and tools.
+ */
+
+/** A value of a CSV cell: null and undefined are written as an empty field. */
+export type CsvValue = string | number | boolean | null | undefined;
+
+const NEEDS_QUOTES = /[",\r\n]/;
+
+/**
+ * One field as CSV text. Numbers are written as JavaScript prints them (`1.5`, `-0` as `0`);
+ * booleans as `true` / `false`; non-finite numbers as an empty field.
+ * @example csvField('a,b') // '"a,b"'
+ * @example csvField('say "hi"') // '"say ""hi"""'
+ */
+export function csvField(v: CsvValue): string {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'number') return Number.isFinite(v) ? String(v === 0 ? 0 : v) : '';
+  if (typeof v === 'boolean') return v ? 'true' : 'false';
+  return NEEDS_QUOTES.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
+}
+
+/**
+ * One record with its CRLF line end.
+ * @example csvRecord(['id', 'note']) // 'id,note\r\n'
+ */
+export function csvRecord(values: readonly CsvValue[]): string {
+  let out = '';
+  for (let i = 0; i < values.length; i++) out += (i ? ',' : '') + csvField(values[i]);
+  return out + '\r\n';
+}
+
+/** A CSV text that does not parse; the message names the record and what is wrong. */
+export class CsvError extends Error {
+  override readonly name = 'CsvError';
+}
+
+/**
+ * Parses CSV text into records of string fields (CRLF or LF line ends; a final line end is
+ * optional). Every record is returned, the header included.
+ * @throws CsvError for a quote inside an unquoted field, text after a closing quote, or an
+ * unclosed quote.
+ */
+export function parseCsv(text: string): string[][] {
+  const records: string[][] = [];
+  let record: string[] = [];
+  let field = '';
+  let i = 0;
+  const n = text.length;
+  if (n === 0) return records;
+  for (;;) {
+    if (text[i] === '"') {
+      i++;
+      for (;;) {
+        if (i >= n) throw new CsvError(`record ${records.length + 1}: a quoted field is not closed; close it with ".`);
+        if (text[i] === '"') {
+          if (text[i + 1] === '"') { field += '"'; i += 2; continue; }
+          i++;
+          break;
+        }
+        field += text[i++];
+      }
+      if (i < n && text[i] !== ',' && text[i] !== '\n' && text[i] !== '\r') {
+        throw new CsvError(`record ${records.length + 1}: text after a closing quote; quote the whole field and double the quotes inside it.`);
+      }
+    } else {
+      while (i < n && text[i] !== ',' && text[i] !== '\n' && text[i] !== '\r') {
+        if (text[i] === '"') throw new CsvError(`record ${records.length + 1}: a quote inside an unquoted field; quote the field and double the quote.`);
+        field += text[i++];
+      }
+    }
+    record.push(field);
+    field = '';
+    if (i >= n) { records.push(record); return records; }
+    if (text[i] === ',') { i++; continue; }
+    // A line end: CRLF or LF (a lone CR too).
+    i += text[i] === '\r' && text[i + 1] === '\n' ? 2 : 1;
+    records.push(record);
+    record = [];
+    if (i >= n) return records;
+  }
+}
+
+/**
+ * Parses CSV with a header into objects keyed by column name.
+ * @throws CsvError when a record has a different number of fields than the header.
+ */
+export function parseCsvObjects(text: string): Record<string, string>[] {
+  const [header, ...rows] = parseCsv(text);
+  if (!header) return [];
+  return rows.map((r, k) => {
+    if (r.length !== header.length) throw new CsvError(`record ${k + 2} has ${r.length} fields, the header has ${header.length}.`);
+    return Object.fromEntries(header.map((h, j) => [h, r[j]]));
+  });
+}
