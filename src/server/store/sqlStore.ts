@@ -178,6 +178,20 @@ export class SqlStore implements Store {
     return r.rows.map((row) => ({ seq: row.seq as number, t: row.t as number, kind: row.kind as string, data: json(row.data), receivedAt: ms(row.received_at) }));
   }
 
+  async *streamEvents(sessionId: string, opts: { batchSize?: number; afterSeq?: number } = {}): AsyncGenerator<StoredEvent[]> {
+    const size = Math.max(1, Math.floor(opts.batchSize ?? 5000));
+    let after = opts.afterSeq ?? -1;
+    for (;;) {
+      const r = await this.db.query(
+        `SELECT seq, t, kind, data, received_at FROM events WHERE session_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`, [sessionId, after, size]);
+      if (r.rows.length === 0) return;
+      const page = r.rows.map((row) => ({ seq: row.seq as number, t: row.t as number, kind: row.kind as string, data: json<Record<string, unknown>>(row.data), receivedAt: ms(row.received_at) }));
+      after = page[page.length - 1].seq;
+      yield page;
+      if (page.length < size) return;
+    }
+  }
+
   async addSubmission(s: SubmissionRecord): Promise<boolean> {
     const r = await this.db.query(
       `INSERT INTO submissions (session_id, key, item, test_index, trial, grid, verdict, practice, at)

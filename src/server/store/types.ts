@@ -99,6 +99,12 @@ export interface Store {
   appendEvents(sessionId: string, events: readonly EventInput[], opts: { receivedAt: number; state: SessionState }): Promise<AppendResult>;
   /** Every stored event of a session in seq order, or only those of the given kinds. */
   readEvents(sessionId: string, opts?: { kinds?: readonly string[] }): Promise<StoredEvent[]>;
+  /**
+   * The stored events of a session in seq order, a page at a time (keyset pagination on
+   * `(session_id, seq)`), so that exports of long logs never hold a whole log in memory.
+   * Pages hold at most `batchSize` events (default 5,000); events after `afterSeq` only.
+   */
+  streamEvents(sessionId: string, opts?: { batchSize?: number; afterSeq?: number }): AsyncGenerator<StoredEvent[]>;
 
   /** Inserts a submission; false when its key or its trial number is already taken. */
   addSubmission(s: SubmissionRecord): Promise<boolean>;
