@@ -10,6 +10,7 @@ import { StudiesPage } from './studio/StudiesPage';
 import { StudyResultsPage } from './studio/StudyResultsPage';
 import { ReplayPage } from './studio/ReplayPage';
 import { PlaytestPage } from './studio/PlaytestPage';
+import { StudyEditorPage } from './studio/StudyEditorPage';
 
 const NAV = [
   { href: '/', label: 'Tasks', match: (p: string) => p === '/' || p.startsWith('/tasks') },
@@ -55,7 +56,9 @@ export function App() {
           <Route path="/games/:id/playtest" component={PlaytestPage} />
           <Route path="/login" component={LoginPage} />
           <Route path="/studies" component={StudiesPage} />
+          <Route path="/studies/new" component={StudyEditorPage} />
           <Route path="/studies/:studyId" component={StudyResultsPage} />
+          <Route path="/studies/:studyId/edit" component={StudyEditorPage} />
           <Route path="/studies/:studyId/sessions/:sessionId" component={ReplayPage} />
           <Route>
             <div className="p-8 text-slate-300">This page does not exist. <Link href="/" className="text-sky-400 underline">Go to the task browser</Link>.</div>

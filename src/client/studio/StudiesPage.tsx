@@ -16,7 +16,8 @@ function Studies() {
     <div className="h-full overflow-y-auto p-6">
       <div className="mb-4 flex items-center gap-3">
         <h1 className="text-xl font-semibold text-white">Studies</h1>
-        <Button tone="ghost" className="ml-auto" onClick={() => setResearcherToken(null)}>Log out</Button>
+        <Link href="/studies/new" className="ml-auto rounded-md bg-emerald-600 px-3 py-1.5 text-sm font-semibold text-white hover:bg-emerald-500">New study</Link>
+        <Button tone="ghost" onClick={() => setResearcherToken(null)}>Log out</Button>
       </div>
       {q.isError && <p role="alert" className="text-rose-300">{(q.error as Error).message}</p>}
       <ul className="grid gap-3" aria-label="Studies">
@@ -32,6 +33,7 @@ function Studies() {
                 <p className="mt-1 text-xs text-slate-500">Participant link: <span className="select-all font-mono text-slate-300">{link}?PROLIFIC_PID={'{{%PROLIFIC_PID%}}'}</span></p>
               </div>
               <Button onClick={() => void navigator.clipboard?.writeText(link)}>Copy link</Button>
+              <Link href={`/studies/${encodeURIComponent(s.id)}/edit`} className="rounded-md border border-slate-600 px-3 py-1.5 text-sm text-slate-200 hover:bg-slate-800">Edit</Link>
               <Link href={`/studies/${encodeURIComponent(s.id)}`} className="rounded-md border border-sky-500 px-3 py-1.5 text-sm text-sky-200 hover:bg-sky-500/10">Results</Link>
             </li>
           );

@@ -1,0 +1,232 @@
+import { useEffect, useMemo, useState } from 'react';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { Link, useLocation, useParams } from 'wouter';
+import { StudyId, parseStudy, type StudyDefinitionInput } from '../../core/study/schema';
+import { games } from '../../games';
+import { collectionsQuery, taskIdsQuery } from '../api';
+import { Button } from '../ui/Button';
+import { Markdown } from '../ui/Markdown';
+import { adminJson } from './auth';
+import { RequireResearcher } from './RequireResearcher';
+
+type Item = StudyDefinitionInput['items'][number];
+
+const BLANK: StudyDefinitionInput = {
+  title: '', consent: '', instructions: '', items: [], order: 'fixed', trials: 3,
+  limits: { itemSoftMinutes: 20, itemHardMinutes: 30, sessionMinutes: 90 }, allowLevelReset: true,
+  completion: { code: '' },
+};
+
+/** Creates a study, or edits one: a new version once a participant has run the current one. */
+export function StudyEditorPage() {
+  return <RequireResearcher><Editor /></RequireResearcher>;
+}
+
+const input = 'h-8 rounded-md border border-slate-700 bg-slate-950 px-2 text-sm focus:outline-none focus:ring-2 focus:ring-sky-500';
+const area = 'min-h-24 w-full rounded-md border border-slate-700 bg-slate-950 p-2 font-mono text-sm focus:outline-none focus:ring-2 focus:ring-sky-500';
+
+function Editor() {
+  const params = useParams<{ studyId?: string }>();
+  const editing = params.studyId ?? null;
+  const [, navigate] = useLocation();
+  const qc = useQueryClient();
+  const [id, setId] = useState(editing ?? '');
+  const [def, setDef] = useState<StudyDefinitionInput>(BLANK);
+  const [loaded, setLoaded] = useState(editing === null);
+  const [problems, setProblems] = useState<string[]>([]);
+  const [saved, setSaved] = useState<string | null>(null);
+
+  useEffect(() => {
+    if (!editing) return;
+    adminJson<{ definition: StudyDefinitionInput }>(`/api/admin/studies/${encodeURIComponent(editing)}`)
+      .then((r) => { setDef(r.definition); setLoaded(true); })
+      .catch((e: Error) => setProblems([e.message]));
+  }, [editing]);
+
+  const local = useMemo(() => parseStudy(def), [def]);
+  const idProblem = editing ? null : StudyId.safeParse(id).success ? null : 'Study id: 1-64 lower-case letters, digits or "-" (it becomes the link /s/<id>).';
+  const set = <K extends keyof StudyDefinitionInput>(k: K, v: StudyDefinitionInput[K]) => { setDef((d) => ({ ...d, [k]: v })); setSaved(null); };
+  const setItem = (i: number, item: Item) => set('items', def.items.map((x, k) => (k === i ? item : x)));
+  const move = (i: number, by: number) => {
+    const items = [...def.items];
+    const [x] = items.splice(i, 1);
+    items.splice(Math.max(0, Math.min(items.length, i + by)), 0, x);
+    set('items', items);
+  };
+
+  const save = async () => {
+    setProblems([]);
+    if (idProblem) { setProblems([idProblem]); return; }
+    if (!local.ok) { setProblems(local.problems); return; }
+    try {
+      const r = await adminJson<{ id: string; version: number; created: boolean }>(`/api/admin/studies/${encodeURIComponent(id)}`, {
+        method: editing ? 'PUT' : 'POST', body: JSON.stringify({ definition: def }),
+      });
+      await qc.invalidateQueries({ queryKey: ['admin'] });
+      setSaved(r.created ? `Saved as version ${r.version}.` : `Saved: version ${r.version} updated.`);
+      if (!editing) navigate(`/studies/${encodeURIComponent(id)}/edit`, { replace: true });
+    } catch (e) {
+      const err = e as Error & { problems?: string[] };
+      setProblems([err.message]);
+    }
+  };
+
+  if (!loaded) return <p className="p-6 text-slate-400">{problems[0] ?? 'Loading the study…'}</p>;
+  return (
+    <div className="h-full overflow-y-auto">
+      <div className="mx-auto flex max-w-5xl flex-col gap-5 p-6">
+        <div className="text-sm"><Link href="/studies" className="text-slate-400 hover:text-white">Studies</Link></div>
+        <h1 className="text-xl font-semibold text-white">{editing ? `Edit study ${editing}` : 'New study'}</h1>
+        <p className="text-sm text-slate-400">Once a participant has run a version, saving makes a new version; sessions keep the version they ran.</p>
+
+        <section className="grid gap-3 md:grid-cols-2">
+          <label className="flex flex-col gap-1 text-sm text-slate-300">Study id (its link is /s/&lt;id&gt;)
+            <input className={input} value={id} disabled={!!editing} onChange={(e) => setId(e.target.value.trim())} placeholder="e.g. pilot-1" />
+          </label>
+          <label className="flex flex-col gap-1 text-sm text-slate-300">Title
+            <input className={input} value={def.title} onChange={(e) => set('title', e.target.value)} />
+          </label>
+        </section>
+
+        <MarkdownField label="Consent (Markdown)" value={def.consent} onChange={(v) => set('consent', v)} />
+        <MarkdownField label="Instructions (Markdown)" value={def.instructions ?? ''} onChange={(v) => set('instructions', v)} />
+
+        <section className="flex flex-col gap-2">
+          <div className="flex items-center gap-2">
+            <h2 className="font-semibold text-white">Items</h2>
+            <span className="text-xs text-slate-500">{def.items.length}</span>
+            <div className="ml-auto flex gap-1">
+              <Button onClick={() => set('items', [...def.items, { kind: 'task', id: `task-${def.items.length + 1}`, collection: 'samples', task: '' }])}>Add task</Button>
+              <Button onClick={() => set('items', [...def.items, { kind: 'game', id: `game-${def.items.length + 1}`, game: Object.keys(games)[0], seed: 0 }])}>Add game</Button>
+              <Button onClick={() => set('items', [...def.items, { kind: 'page', id: `page-${def.items.length + 1}`, title: '', markdown: '' }])}>Add page</Button>
+            </div>
+          </div>
+          {def.items.length === 0 && <p className="rounded-lg border border-dashed border-slate-700 p-4 text-sm text-slate-400">No items yet: add grid tasks, games and instruction pages.</p>}
+          <ol className="flex flex-col gap-2">
+            {def.items.map((item, i) => (
+              <li key={i} className="rounded-lg border border-slate-800 bg-slate-900/60 p-3">
+                <div className="mb-2 flex items-center gap-2 text-xs text-slate-400">
+                  <span className="rounded bg-slate-800 px-1.5 py-0.5 uppercase">{item.kind}</span>
+                  <span>#{i + 1}</span>
+                  <div className="ml-auto flex gap-1">
+                    <Button tone="ghost" aria-label={`Move item ${i + 1} up`} disabled={i === 0} onClick={() => move(i, -1)}>↑</Button>
+                    <Button tone="ghost" aria-label={`Move item ${i + 1} down`} disabled={i === def.items.length - 1} onClick={() => move(i, 1)}>↓</Button>
+                    <Button tone="ghost" aria-label={`Remove item ${i + 1}`} onClick={() => set('items', def.items.filter((_, k) => k !== i))}>Remove</Button>
+                  </div>
+                </div>
+                <ItemFields item={item} onChange={(x) => setItem(i, x)} />
+              </li>
+            ))}
+          </ol>
+        </section>
+
+        <section className="grid gap-3 md:grid-cols-3">
+          <label className="flex flex-col gap-1 text-sm text-slate-300">Order
+            <select className={input} value={def.order ?? 'fixed'} onChange={(e) => set('order', e.target.value as 'fixed' | 'shuffled')}>
+              <option value="fixed">Fixed</option><option value="shuffled">Shuffled per participant (pages and practice stay)</option>
+            </select>
+          </label>
+          <NumberField label="Trials per test input" value={def.trials ?? 3} onChange={(v) => set('trials', v)} />
+          <label className="flex items-center gap-2 pt-6 text-sm text-slate-300"><input type="checkbox" checked={def.allowLevelReset ?? true} onChange={(e) => set('allowLevelReset', e.target.checked)} /> Players may reset a game level</label>
+          <NumberField label="Soft limit per item (min)" value={def.limits?.itemSoftMinutes ?? 20} onChange={(v) => set('limits', { ...def.limits, itemSoftMinutes: v })} />
+          <NumberField label="Hard limit per item (min)" value={def.limits?.itemHardMinutes ?? 30} onChange={(v) => set('limits', { ...def.limits, itemHardMinutes: v })} />
+          <NumberField label="Session limit (min)" value={def.limits?.sessionMinutes ?? 90} onChange={(v) => set('limits', { ...def.limits, sessionMinutes: v })} />
+          <label className="flex flex-col gap-1 text-sm text-slate-300">Completion code
+            <input className={input} value={def.completion.code} onChange={(e) => set('completion', { ...def.completion, code: e.target.value })} />
+          </label>
+          <label className="flex flex-col gap-1 text-sm text-slate-300 md:col-span-2">Redirect URL at the end (optional)
+            <input className={input} value={def.completion.redirectUrl ?? ''} placeholder="https://app.prolific.com/submissions/complete?cc=CODE"
+              onChange={(e) => set('completion', { ...def.completion, redirectUrl: e.target.value || undefined })} />
+          </label>
+        </section>
+
+        {(problems.length > 0 || (!local.ok && def.items.length > 0)) && (
+          <div role="alert" className="rounded-lg border border-rose-500/50 bg-rose-950/60 p-3 text-sm text-rose-100">
+            <p className="font-semibold">{problems.length ? 'The study was not saved:' : 'To fix before saving:'}</p>
+            <ul className="ml-5 mt-1 list-disc">{(problems.length ? problems : local.ok ? [] : local.problems).map((p) => <li key={p}>{p}</li>)}</ul>
+          </div>
+        )}
+        {saved && <p role="status" className="text-sm text-emerald-300">{saved} Participant link: <span className="select-all font-mono">{window.location.origin}/s/{id}</span></p>}
+        <div className="flex justify-end gap-2 pb-8">
+          {editing && <Link href={`/studies/${encodeURIComponent(editing)}`} className="rounded-md border border-slate-700 px-3 py-1.5 text-sm text-slate-200">Results</Link>}
+          <Button tone="primary" onClick={() => void save()}>Save study</Button>
+        </div>
+      </div>
+    </div>
+  );
+}
+
+function NumberField({ label, value, onChange }: { label: string; value: number; onChange: (v: number) => void }) {
+  return (
+    <label className="flex flex-col gap-1 text-sm text-slate-300">{label}
+      <input type="number" className={input} value={value} min={1} onChange={(e) => onChange(Number(e.target.value))} />
+    </label>
+  );
+}
+
+function MarkdownField({ label, value, onChange }: { label: string; value: string; onChange: (v: string) => void }) {
+  return (
+    <section className="grid gap-3 md:grid-cols-2">
+      <label className="flex flex-col gap-1 text-sm text-slate-300">{label}
+        <textarea className={area} value={value} onChange={(e) => onChange(e.target.value)} />
+      </label>
+      <div className="rounded-md border border-slate-800 p-3 text-sm text-slate-200" aria-label={`${label} preview`}>
+        {value.trim() ? <Markdown text={value} /> : <p className="text-slate-500">Preview</p>}
+      </div>
+    </section>
+  );
+}
+
+function ItemFields({ item, onChange }: { item: Item; onChange: (i: Item) => void }) {
+  const collections = useQuery(collectionsQuery);
+  const tasks = useQuery({ ...taskIdsQuery(item.kind === 'task' ? item.collection : ''), enabled: item.kind === 'task' && !!item.collection });
+  const idField = (
+    <label className="flex flex-col gap-1 text-xs text-slate-400">Item id
+      <input className={input} value={item.id} onChange={(e) => onChange({ ...item, id: e.target.value })} />
+    </label>
+  );
+  if (item.kind === 'page') {
+    return (
+      <div className="grid gap-2 md:grid-cols-[200px_1fr]">
+        <div className="flex flex-col gap-2">{idField}
+          <label className="flex flex-col gap-1 text-xs text-slate-400">Title<input className={input} value={item.title ?? ''} onChange={(e) => onChange({ ...item, title: e.target.value })} /></label>
+        </div>
+        <textarea className={area} aria-label="Page text (Markdown)" value={item.markdown} onChange={(e) => onChange({ ...item, markdown: e.target.value })} />
+      </div>
+    );
+  }
+  const practice = (
+    <label className="flex items-center gap-2 pt-5 text-xs text-slate-300"><input type="checkbox" checked={item.practice ?? false} onChange={(e) => onChange({ ...item, practice: e.target.checked })} /> Practice (never counts)</label>
+  );
+  if (item.kind === 'game') {
+    return (
+      <div className="grid gap-2 md:grid-cols-4">
+        {idField}
+        <label className="flex flex-col gap-1 text-xs text-slate-400">Game
+          <select className={input} value={item.game} onChange={(e) => onChange({ ...item, game: e.target.value })}>
+            {Object.values(games).map((g) => <option key={g.id} value={g.id}>{g.title} ({g.id})</option>)}
+          </select>
+        </label>
+        <label className="flex flex-col gap-1 text-xs text-slate-400">Seed<input type="number" className={input} value={item.seed ?? 0} onChange={(e) => onChange({ ...item, seed: Number(e.target.value) })} /></label>
+        {practice}
+      </div>
+    );
+  }
+  return (
+    <div className="grid gap-2 md:grid-cols-5">
+      {idField}
+      <label className="flex flex-col gap-1 text-xs text-slate-400">Collection
+        <select className={input} value={item.collection} onChange={(e) => onChange({ ...item, collection: e.target.value, task: '' })}>
+          {(collections.data ?? []).map((c) => <option key={c.id} value={c.id}>{c.name}</option>)}
+        </select>
+      </label>
+      <label className="flex flex-col gap-1 text-xs text-slate-400 md:col-span-2">Task
+        <select className={input} value={item.task} onChange={(e) => onChange({ ...item, task: e.target.value })}>
+          <option value="">Choose a task…</option>
+          {(tasks.data ?? []).map((t) => <option key={t} value={t}>{t}</option>)}
+        </select>
+      </label>
+      {practice}
+    </div>
+  );
+}
