@@ -3,7 +3,7 @@
  * researcher's routes. Documented in docs/api.md; error bodies are `{error, message}`.
  */
 import { randomInt, randomUUID } from 'node:crypto';
-import { Hono, type Context } from 'hono';
+import { Hono, type Context, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { z } from 'zod';
 import { EventEnvelope } from '../core/log/events';
@@ -76,6 +76,21 @@ function zodFail(c: Context, issues: readonly z.core.$ZodIssue[], what: string) 
   return fail(c, 400, 'malformed', `${what}: ${formatIssues(issues).join('; ')}`);
 }
 
+/**
+ * Middleware of the researcher routes: 401 without a token, 403 with any token but the
+ * researcher's (`adminTokenHash` is its SHA-256). Every `/api/admin` router uses this one.
+ */
+export function adminGuard(adminTokenHash: string): MiddlewareHandler {
+  return async (c, next) => {
+    const token = bearer(c.req.header('Authorization'));
+    if (token === null) return fail(c, 401, 'unauthorized', 'The researcher routes need "Authorization: Bearer <researcher token>".');
+    if (!tokenMatches(token, adminTokenHash)) {
+      return fail(c, 403, 'forbidden', 'This token does not open the researcher routes. Use the researcher token printed when the server first started (or ARC_STUDIO_ADMIN_TOKEN).');
+    }
+    await next();
+  };
+}
+
 export function studyRoutes(deps: StudyDeps): Hono {
   const { store } = deps;
   const now = deps.now ?? Date.now;
@@ -115,11 +130,6 @@ export function studyRoutes(deps: StudyDeps): Hono {
     if (!session || !tokenMatches(token, session.tokenHash)) return { ok: false, res: fail(c, 401, 'unauthorized', 'The token is not valid for any session. Open the study link again to start a session.') };
     if (session.id !== c.req.param('sessionId')) return { ok: false, res: fail(c, 403, 'forbidden', 'This token belongs to another session; a token opens its own session only.') };
     return { ok: true, session, study: await studyAt(session.studyId, session.studyVersion) };
-  }
-
-  function isAdmin(c: Context): boolean {
-    const token = bearer(c.req.header('Authorization'));
-    return token !== null && tokenMatches(token, deps.adminTokenHash);
   }
 
   // ---- participants ----
@@ -309,15 +319,7 @@ export function studyRoutes(deps: StudyDeps): Hono {
   // ---- researchers ----
 
   const admin = new Hono();
-  admin.use('*', async (c, next) => {
-    if (!isAdmin(c)) {
-      const hasToken = bearer(c.req.header('Authorization')) !== null;
-      return hasToken
-        ? fail(c, 403, 'forbidden', 'This token does not open the researcher routes. Use the researcher token printed when the server first started (or ARC_STUDIO_ADMIN_TOKEN).')
-        : fail(c, 401, 'unauthorized', 'The researcher routes need "Authorization: Bearer <researcher token>".');
-    }
-    await next();
-  });
+  admin.use('*', adminGuard(deps.adminTokenHash));
 
   admin.get('/studies', async (c) => {
     const list = await store.listStudies();

@@ -1,0 +1,92 @@
+/**
+ * The researcher's study results: `GET /api/admin/studies/:studyId/results[?version=N]`,
+ * computed on request from the stored logs and submissions (`core/analysis`). Documented in
+ * docs/api.md ("Study results"); error bodies are `{error, message}`.
+ */
+import { Hono, type Context } from 'hono';
+import { studyResults, type ResultsInput } from '../core/analysis/results';
+import type { StudyDefinition } from '../core/study/schema';
+import type { ReplayGame } from '../core/study/rules';
+import { games } from '../games';
+import type { TaskLibrary } from './collections';
+import { definitionOf } from './studies';
+import { adminGuard } from './studyApi';
+import type { Store } from './store/types';
+
+export interface ResultsDeps {
+  readonly store: Store;
+  readonly library: TaskLibrary;
+  /** SHA-256 of the researcher token. */
+  readonly adminTokenHash: string;
+  /** The server's game-log verification; null leaves every game log unverified (no game figures). */
+  readonly replay: ReplayGame | null;
+  /** The clock, in ms since the epoch. */
+  readonly now?: () => number;
+}
+
+const fail = (c: Context, status: 400 | 404, error: string, message: string) => c.json({ error, message }, status);
+
+/** The registered games' titles and level counts, as the results need them. */
+const gameInfo: ResultsInput['games'] = Object.fromEntries(Object.values(games).map((g) => [g.id, { title: g.title, levels: g.levels.length }]));
+
+/** The results routes, to mount under `/admin` (they carry the researcher guard themselves). */
+export function resultsRoutes(deps: ResultsDeps): Hono {
+  const { store } = deps;
+  const now = deps.now ?? Date.now;
+  const admin = new Hono();
+  admin.use('*', adminGuard(deps.adminTokenHash));
+
+  admin.get('/studies/:studyId/results', async (c) => {
+    const id = c.req.param('studyId');
+    const latest = await store.getStudy(id);
+    if (!latest) return fail(c, 404, 'not_found', `No study "${id}". GET /api/admin/studies lists the studies there are.`);
+    const v = c.req.query('version');
+    let version: number | null = null;
+    if (v !== undefined && v !== '') {
+      version = Number(v);
+      if (!Number.isInteger(version) || version < 1) return fail(c, 400, 'malformed', `version must be a whole number from 1, not "${v}"; leave it out for every version.`);
+      if (version > latest.version) return fail(c, 404, 'not_found', `Study "${id}" has no version ${version}; its versions are 1 to ${latest.version}.`);
+    }
+
+    const versions: { version: number; definition: StudyDefinition }[] = [];
+    for (let n = 1; n <= latest.version; n++) {
+      const rec = n === latest.version ? latest : await store.getStudy(id, n);
+      if (rec) versions.push({ version: n, definition: definitionOf(rec) });
+    }
+    if (version !== null && !versions.some((x) => x.version === version)) {
+      return fail(c, 404, 'not_found', `Study "${id}" has no version ${version}; its versions are ${versions.map((x) => x.version).join(', ')}.`);
+    }
+
+    const testCounts = new Map<string, number | null>();
+    for (const { definition } of versions) {
+      for (const item of definition.items) {
+        if (item.kind !== 'task') continue;
+        const key = `${item.collection}\u0000${item.task}`;
+        if (testCounts.has(key)) continue;
+        const found = await deps.library.task(item.collection, item.task);
+        testCounts.set(key, found.ok ? found.task.test.length : null);
+      }
+    }
+
+    // Sessions are read one at a time: a few hundred logs stay well within memory and the pool.
+    const sessions = (await store.listSessions(id)).filter((s) => version === null || s.studyVersion === version);
+    const data = [];
+    for (const session of sessions) {
+      const [events, submissions] = await Promise.all([store.readEvents(session.id), store.listSubmissions(session.id)]);
+      data.push({ session, events, submissions });
+    }
+
+    return c.json(studyResults({
+      study: { id },
+      versions,
+      version,
+      sessions: data,
+      testCount: (collection, task) => testCounts.get(`${collection}\u0000${task}`) ?? null,
+      games: gameInfo,
+      replay: deps.replay,
+      now: now(),
+    }));
+  });
+
+  return admin;
+}
