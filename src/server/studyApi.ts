@@ -11,7 +11,7 @@ import { gridProblems, withoutAnswers, formatProblem } from '../core/formats/arc
 import { gridsEqual, type Grid } from '../core/grid/grid';
 import { type StudyDefinition, type TaskItem, formatIssues, StudyId, parseStudy } from '../core/study/schema';
 import { sessionOrder } from '../core/study/shuffle';
-import { ITEM_END, ITEM_START, effectiveState, sessionProgress, stateAfterEvents, type ReplayGame } from '../core/study/rules';
+import { ITEM_END, ITEM_START, effectiveState, sessionProgress, type ReplayGame } from '../core/study/rules';
 import { summarizeSession, tallyTests } from '../core/study/summary';
 import { bearer, hashToken, newToken, tokenMatches } from './auth';
 import { checkStudyReferences, definitionOf } from './studies';
@@ -122,11 +122,28 @@ export function studyRoutes(deps: StudyDeps): Hono {
     onError: (c) => fail(c, 413, 'too_large', `The request body is larger than ${MAX_BODY_BYTES} bytes (1 MiB). Send events in smaller batches (at most ${MAX_BATCH_EVENTS} events each).`),
   }));
 
-  /** The session of the request's token, or an error response: 401 without a valid token, 403 for another session. */
-  async function participant(c: Context): Promise<{ ok: true; session: SessionRecord; study: StudyDefinition } | { ok: false; res: Response }> {
+  // Token hash -> session. Only fields that never change are read from it (id, study version,
+  // creation time; acked_through only grows, so a stale value is a lower bound); bounded size.
+  const sessionsByToken = new Map<string, SessionRecord>();
+  const sessionOfToken = async (hash: string, fresh: boolean): Promise<SessionRecord | null> => {
+    const hit = fresh ? undefined : sessionsByToken.get(hash);
+    if (hit) return hit;
+    const s = await store.getSessionByTokenHash(hash);
+    if (s) {
+      if (sessionsByToken.size >= 50_000) sessionsByToken.clear();
+      sessionsByToken.set(hash, s);
+    }
+    return s;
+  };
+
+  /**
+   * The session of the request's token, or an error response: 401 without a valid token, 403 for
+   * another session. `fresh` reads the session's current row (state, acked mark, flags).
+   */
+  async function participant(c: Context, fresh = true): Promise<{ ok: true; session: SessionRecord; study: StudyDefinition } | { ok: false; res: Response }> {
     const token = bearer(c.req.header('Authorization'));
     if (!token) return { ok: false, res: fail(c, 401, 'unauthorized', 'This request needs the session token: send "Authorization: Bearer <token>" as given when the session was created.') };
-    const session = await store.getSessionByTokenHash(hashToken(token));
+    const session = await sessionOfToken(hashToken(token), fresh);
     if (!session || !tokenMatches(token, session.tokenHash)) return { ok: false, res: fail(c, 401, 'unauthorized', 'The token is not valid for any session. Open the study link again to start a session.') };
     if (session.id !== c.req.param('sessionId')) return { ok: false, res: fail(c, 403, 'forbidden', 'This token belongs to another session; a token opens its own session only.') };
     return { ok: true, session, study: await studyAt(session.studyId, session.studyVersion) };
@@ -198,7 +215,7 @@ export function studyRoutes(deps: StudyDeps): Hono {
   });
 
   api.post('/sessions/:sessionId/events', async (c) => {
-    const p = await participant(c);
+    const p = await participant(c, false);
     if (!p.ok) return p.res;
     const body = await readJson(c);
     if (!body.ok) return body.res;
@@ -210,15 +227,18 @@ export function studyRoutes(deps: StudyDeps): Hono {
     if (!parsed.success) return zodFail(c, parsed.error.issues, 'The batch is not valid');
     const events = parsed.data.events;
     const seen = new Set<number>();
+    let top = -1;
     for (const e of events) {
       if (seen.has(e.seq)) return fail(c, 400, 'malformed', `The batch holds seq ${e.seq} twice; each event has its own seq.`);
       seen.add(e.seq);
-      if (e.seq > p.session.ackedThrough + MAX_SEQ_AHEAD) {
-        return fail(c, 400, 'seq_too_far', `Event seq ${e.seq} is more than ${MAX_SEQ_AHEAD} past the last acknowledged event (${p.session.ackedThrough}); send the missing events first.`);
-      }
+      top = Math.max(top, e.seq);
+    }
+    if (top > p.session.ackedThrough + MAX_SEQ_AHEAD) {
+      const acked = (await store.getSession(p.session.id))?.ackedThrough ?? -1;
+      if (top > acked + MAX_SEQ_AHEAD) return fail(c, 400, 'seq_too_far', `Event seq ${top} is more than ${MAX_SEQ_AHEAD} past the last acknowledged event (${acked}); send the missing events first.`);
     }
     const t = now();
-    const r = await store.appendEvents(p.session.id, events, { receivedAt: t, state: stateAfterEvents(p.session, p.study, t) });
+    const r = await store.appendEvents(p.session.id, events, { receivedAt: t, pastSessionLimit: t - p.session.createdAt > p.study.limits.sessionMinutes * 60_000 });
     return c.json({ ackedThrough: r.ackedThrough });
   });
 

@@ -42,6 +42,53 @@ const json = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) a
 
 type Row = Record<string, unknown>;
 
+/**
+ * Batches of many sessions in one statement (group commit): insert what is new, then move each
+ * session's `acked_through` over the run of consecutive seqs right after it (events held past a
+ * gap join the run once it fills), and record the heartbeat. Only events after each old mark are
+ * read, so the cost follows the batches and what is held, not the length of the logs.
+ */
+const APPEND_SQL = `
+  WITH b AS (
+    SELECT * FROM jsonb_to_recordset($1::jsonb) AS b(sid text, seq integer, t double precision, kind text, data jsonb, r double precision)),
+  req AS (SELECT * FROM jsonb_to_recordset($2::jsonb) AS q(sid text, past boolean, r double precision)),
+  s AS (SELECT id, acked_through FROM sessions WHERE id IN (SELECT sid FROM req) ORDER BY id FOR UPDATE),
+  ins AS (
+    INSERT INTO events (session_id, seq, t, kind, data, received_at)
+    SELECT b.sid, b.seq, b.t, b.kind, b.data, to_timestamp(b.r / 1000.0) FROM b JOIN s ON s.id = b.sid
+    ON CONFLICT (session_id, seq) DO NOTHING
+    RETURNING session_id, seq),
+  after AS (
+    -- LATERAL keeps this to an index range per session, never a scan of the whole log.
+    SELECT s.id AS session_id, e.seq FROM s CROSS JOIN LATERAL (
+      SELECT seq FROM events WHERE events.session_id = s.id AND events.seq > s.acked_through) e
+    UNION SELECT session_id, seq FROM ins),
+  run AS (
+    SELECT r.session_id, max(r.seq) AS top
+    FROM (SELECT session_id, seq, seq - row_number() OVER (PARTITION BY session_id ORDER BY seq) AS k FROM after) r
+    JOIN s ON s.id = r.session_id WHERE r.k = s.acked_through GROUP BY r.session_id),
+  cnt AS (SELECT session_id, count(*)::int AS n FROM ins GROUP BY session_id)
+  UPDATE sessions SET
+    acked_through = COALESCE(run.top, sessions.acked_through),
+    event_count = sessions.event_count + COALESCE(cnt.n, 0),
+    state = CASE WHEN sessions.state IN ('finished', 'timed_out') THEN sessions.state WHEN req.past THEN 'timed_out' ELSE 'active' END,
+    last_event_at = to_timestamp(req.r / 1000.0)
+  FROM s JOIN req ON req.sid = s.id LEFT JOIN run ON run.session_id = s.id LEFT JOIN cnt ON cnt.session_id = s.id
+  WHERE sessions.id = s.id
+  RETURNING sessions.id, sessions.acked_through, COALESCE(cnt.n, 0)::int AS stored, sessions.state`;
+
+interface PendingAppend {
+  readonly sessionId: string;
+  readonly events: readonly EventInput[];
+  readonly receivedAt: number;
+  readonly pastSessionLimit: boolean;
+  resolve(r: AppendResult): void;
+  reject(e: unknown): void;
+}
+
+/** Most batches merged into one statement. */
+const GROUP_MAX = 256;
+
 function sessionFromRow(r: Row): SessionRecord {
   return {
     id: r.id as string,
@@ -139,36 +186,62 @@ export class SqlStore implements Store {
       [id, state, opts.finishedAt === undefined ? null : new Date(opts.finishedAt), opts.flags === undefined ? null : JSON.stringify(opts.flags)]);
   }
 
-  async appendEvents(sessionId: string, events: readonly EventInput[], opts: { receivedAt: number; state: SessionState }): Promise<AppendResult> {
-    return this.db.transaction(async (tx) => {
-      // The row lock orders concurrent batches of one session, so acked_through only grows.
-      const cur = await tx.query<{ acked_through: number }>(`SELECT acked_through FROM sessions WHERE id = $1 FOR UPDATE`, [sessionId]);
-      if (!cur.rows[0]) throw new Error(`No session ${sessionId}.`);
-      let acked = cur.rows[0].acked_through;
-      let stored = 0;
-      if (events.length) {
-        const ins = await tx.query<{ n: number }>(
-          `WITH ins AS (
-             INSERT INTO events (session_id, seq, t, kind, data, received_at)
-             SELECT $1, e.seq, e.t, e.kind, e.data, $3 FROM jsonb_to_recordset($2::jsonb) AS e(seq integer, t double precision, kind text, data jsonb)
-             ON CONFLICT (session_id, seq) DO NOTHING RETURNING 1)
-           SELECT count(*)::int AS n FROM ins`,
-          [sessionId, JSON.stringify(events), new Date(opts.receivedAt)]);
-        stored = ins.rows[0].n;
-        // Only a batch holding the next expected seq can move the mark; then walk over what is held.
-        if (stored > 0 && events.some((e) => e.seq === acked + 1)) {
-          const held = await tx.query<{ seq: number }>(`SELECT seq FROM events WHERE session_id = $1 AND seq > $2 ORDER BY seq`, [sessionId, acked]);
-          for (const { seq } of held.rows) {
-            if (seq !== acked + 1) break;
-            acked = seq;
-          }
-        }
-      }
-      await tx.query(
-        `UPDATE sessions SET acked_through = $2, event_count = event_count + $3, state = $4, last_event_at = $5 WHERE id = $1`,
-        [sessionId, acked, stored, opts.state, new Date(opts.receivedAt)]);
-      return { ackedThrough: acked, stored, state: opts.state };
+  /**
+   * Concurrent calls are merged into one statement per group (at most one batch per session in a
+   * group), so under load the database sees few large statements instead of many small ones;
+   * each caller still gets its own result only once its events are committed.
+   */
+  appendEvents(sessionId: string, events: readonly EventInput[], opts: { receivedAt: number; pastSessionLimit: boolean }): Promise<AppendResult> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ sessionId, events, receivedAt: opts.receivedAt, pastSessionLimit: opts.pastSessionLimit, resolve, reject });
+      this.pump();
     });
+  }
+
+  private readonly pending: PendingAppend[] = [];
+  private flushes = 0;
+
+  private pump(): void {
+    // PGlite runs one statement at a time anyway; PostgreSQL gets a few groups in parallel.
+    const parallel = this.kind === 'pglite' ? 1 : 4;
+    while (this.flushes < parallel && this.pending.length) {
+      const group: PendingAppend[] = [];
+      const taken = new Set<string>();
+      for (let i = 0; i < this.pending.length && group.length < GROUP_MAX;) {
+        const p = this.pending[i];
+        if (taken.has(p.sessionId)) { i++; continue; }
+        taken.add(p.sessionId);
+        group.push(p);
+        this.pending.splice(i, 1);
+      }
+      this.flushes++;
+      void this.flush(group).finally(() => { this.flushes--; this.pump(); });
+    }
+  }
+
+  private async flush(group: readonly PendingAppend[]): Promise<void> {
+    const rows = group.flatMap((p) => p.events.map((e) => ({ sid: p.sessionId, seq: e.seq, t: e.t, kind: e.kind, data: e.data, r: p.receivedAt })));
+    const reqs = group.map((p) => ({ sid: p.sessionId, past: p.pastSessionLimit, r: p.receivedAt }));
+    const params = [JSON.stringify(rows), JSON.stringify(reqs)];
+    const ids = [...new Set(group.map((p) => p.sessionId))].sort();
+    try {
+      // PGlite runs one statement at a time, so the statement is atomic and sees every earlier
+      // group. PostgreSQL takes the row locks first, so that the statement's snapshot, taken
+      // after them, holds every group committed before (READ COMMITTED).
+      const run = (q: Queryable) => q.query<{ id: string; acked_through: number; stored: number; state: SessionState }>(APPEND_SQL, params);
+      const result = this.db.kind === 'pglite' ? await run(this.db) : await this.db.transaction(async (tx) => {
+        await tx.query(`SELECT 1 FROM sessions WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`, [ids]);
+        return run(tx);
+      });
+      const byId = new Map(result.rows.map((r) => [r.id, r]));
+      for (const p of group) {
+        const r = byId.get(p.sessionId);
+        if (r) p.resolve({ ackedThrough: r.acked_through, stored: r.stored, state: r.state });
+        else p.reject(new Error(`No session ${p.sessionId}.`));
+      }
+    } catch (e) {
+      for (const p of group) p.reject(e);
+    }
   }
 
   async readEvents(sessionId: string, opts: { kinds?: readonly string[] } = {}): Promise<StoredEvent[]> {

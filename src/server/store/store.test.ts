@@ -23,9 +23,9 @@ describe.each(backends)('store on $name', (backend) => {
   });
 
   it('stores a batch sent twice once', async () => {
-    const first = await store.appendEvents('a', range(0, 4), { receivedAt: 3000, state: 'active' });
+    const first = await store.appendEvents('a', range(0, 4), { receivedAt: 3000, pastSessionLimit: false });
     expect(first).toEqual({ ackedThrough: 4, stored: 5, state: 'active' });
-    const again = await store.appendEvents('a', range(0, 4), { receivedAt: 3500, state: 'active' });
+    const again = await store.appendEvents('a', range(0, 4), { receivedAt: 3500, pastSessionLimit: false });
     expect(again).toEqual({ ackedThrough: 4, stored: 0, state: 'active' });
     const events = await store.readEvents('a');
     expect(events.map((e) => e.seq)).toEqual([0, 1, 2, 3, 4]);
@@ -34,29 +34,58 @@ describe.each(backends)('store on $name', (backend) => {
   });
 
   it('holds a gap until it is filled, then acknowledges everything held', async () => {
-    expect((await store.appendEvents('a', range(0, 2), { receivedAt: 1, state: 'active' })).ackedThrough).toBe(2);
-    expect((await store.appendEvents('a', range(6, 9), { receivedAt: 2, state: 'active' })).ackedThrough).toBe(2);
-    expect((await store.appendEvents('a', [ev(4)], { receivedAt: 3, state: 'active' })).ackedThrough).toBe(2);
-    expect((await store.appendEvents('a', [ev(3), ev(5)], { receivedAt: 4, state: 'active' })).ackedThrough).toBe(9);
+    expect((await store.appendEvents('a', range(0, 2), { receivedAt: 1, pastSessionLimit: false })).ackedThrough).toBe(2);
+    expect((await store.appendEvents('a', range(6, 9), { receivedAt: 2, pastSessionLimit: false })).ackedThrough).toBe(2);
+    expect((await store.appendEvents('a', [ev(4)], { receivedAt: 3, pastSessionLimit: false })).ackedThrough).toBe(2);
+    expect((await store.appendEvents('a', [ev(3), ev(5)], { receivedAt: 4, pastSessionLimit: false })).ackedThrough).toBe(9);
     expect((await store.readEvents('a')).map((e) => e.seq)).toEqual(range(0, 9).map((e) => e.seq));
     expect((await store.getSession('a'))!.ackedThrough).toBe(9);
   });
 
   it('keeps ackedThrough exact under concurrent batches of one session', async () => {
     const batches = Array.from({ length: 20 }, (_, i) => range(i * 10, i * 10 + 9)).reverse();
-    const results = await Promise.all(batches.map((b) => store.appendEvents('a', b, { receivedAt: 5, state: 'active' })));
+    const results = await Promise.all(batches.map((b) => store.appendEvents('a', b, { receivedAt: 5, pastSessionLimit: false })));
     expect(Math.max(...results.map((r) => r.ackedThrough))).toBe(199);
     expect(results.reduce((n, r) => n + r.stored, 0)).toBe(200);
     expect((await store.getSession('a'))!.ackedThrough).toBe(199);
   });
 
+  it('moves the state with the heartbeat and keeps finished sessions finished', async () => {
+    expect((await store.appendEvents('a', [ev(0)], { receivedAt: 1, pastSessionLimit: false })).state).toBe('active');
+    expect((await store.appendEvents('a', [ev(1)], { receivedAt: 2, pastSessionLimit: true })).state).toBe('timed_out');
+    expect((await store.appendEvents('a', [ev(2)], { receivedAt: 3, pastSessionLimit: false })).state).toBe('timed_out');
+    await store.setSessionState('a', 'finished');
+    expect((await store.appendEvents('a', [ev(3)], { receivedAt: 4, pastSessionLimit: false })).state).toBe('finished');
+    expect(await store.getSession('a')).toMatchObject({ ackedThrough: 3, eventCount: 4, lastEventAt: 4 });
+  });
+
+  it('merges concurrent batches of many sessions and answers each its own', async () => {
+    const ids = Array.from({ length: 30 }, (_, i) => `m${i}`);
+    for (const id of ids) await store.createSession({ id, studyId: 's1', studyVersion: 1, tokenHash: `h-${id}`, params: {}, seed: 1, order: [], createdAt: 1 });
+    const calls = ids.flatMap((id, i) => [
+      store.appendEvents(id, i % 3 === 0 ? range(3, 5) : range(0, 2), { receivedAt: 10 + i, pastSessionLimit: false }),
+      store.appendEvents(id, range(0, 1), { receivedAt: 10 + i, pastSessionLimit: i === 7 }),
+    ]);
+    const missing = store.appendEvents('nope', [ev(0)], { receivedAt: 1, pastSessionLimit: false }).then(() => 'stored', (e: Error) => e.message);
+    const results = await Promise.all(calls);
+    expect(await missing).toBe('No session nope.');
+    for (const [i, id] of ids.entries()) {
+      const s = (await store.getSession(id))!;
+      expect(s.ackedThrough).toBe(i % 3 === 0 ? 1 : 2);
+      expect(s.eventCount).toBe(i % 3 === 0 ? 5 : 3);
+      expect(s.state).toBe(i === 7 ? 'timed_out' : 'active');
+      expect(results[2 * i].stored + results[2 * i + 1].stored).toBe(s.eventCount);
+      expect((await store.readEvents(id)).map((e) => e.receivedAt)).toEqual(Array(s.eventCount).fill(10 + i));
+    }
+  });
+
   it('filters events by kind in seq order', async () => {
-    await store.appendEvents('a', [ev(0, 'item.start'), ev(1), ev(2, 'item.end')], { receivedAt: 1, state: 'active' });
+    await store.appendEvents('a', [ev(0, 'item.start'), ev(1), ev(2, 'item.end')], { receivedAt: 1, pastSessionLimit: false });
     expect((await store.readEvents('a', { kinds: ['item.start', 'item.end'] })).map((e) => e.seq)).toEqual([0, 2]);
   });
 
   it('refuses events for a session that does not exist and stores nothing', async () => {
-    await expect(store.appendEvents('nope', [ev(0)], { receivedAt: 1, state: 'active' })).rejects.toThrow(/No session nope/);
+    await expect(store.appendEvents('nope', [ev(0)], { receivedAt: 1, pastSessionLimit: false })).rejects.toThrow(/No session nope/);
     expect(await store.readEvents('nope')).toEqual([]);
   });
 

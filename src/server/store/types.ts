@@ -94,9 +94,10 @@ export interface Store {
   /**
    * Stores a batch idempotently on `(sessionId, seq)` in one transaction: repeated events are
    * skipped, events past a gap are kept and counted once the gap fills. Sets the session's
-   * state and last-event time.
+   * last-event time and its state: every event is a heartbeat, so an open session becomes
+   * `active`, or `timed_out` when `pastSessionLimit`; finished and timed-out sessions stay so.
    */
-  appendEvents(sessionId: string, events: readonly EventInput[], opts: { receivedAt: number; state: SessionState }): Promise<AppendResult>;
+  appendEvents(sessionId: string, events: readonly EventInput[], opts: { receivedAt: number; pastSessionLimit: boolean }): Promise<AppendResult>;
   /** Every stored event of a session in seq order, or only those of the given kinds. */
   readEvents(sessionId: string, opts?: { kinds?: readonly string[] }): Promise<StoredEvent[]>;
   /**
