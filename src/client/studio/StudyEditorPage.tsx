@@ -83,7 +83,7 @@ function Editor() {
           <label className="flex flex-col gap-1 text-sm text-slate-300">Study id (its link is /s/&lt;id&gt;)
             <input className={input} value={id} disabled={!!editing} onChange={(e) => setId(e.target.value.trim())} placeholder="e.g. pilot-1" />
           </label>
-          <label className="flex flex-col gap-1 text-sm text-slate-300">Title
+          <label className="flex flex-col gap-1 text-sm text-slate-300">Study title
             <input className={input} value={def.title} onChange={(e) => set('title', e.target.value)} />
           </label>
         </section>
@@ -122,7 +122,7 @@ function Editor() {
 
         <section className="grid gap-3 md:grid-cols-3">
           <label className="flex flex-col gap-1 text-sm text-slate-300">Order
-            <select className={input} value={def.order ?? 'fixed'} onChange={(e) => set('order', e.target.value as 'fixed' | 'shuffled')}>
+            <select aria-label="Order" className={input} value={def.order ?? 'fixed'} onChange={(e) => set('order', e.target.value as 'fixed' | 'shuffled')}>
               <option value="fixed">Fixed</option><option value="shuffled">Shuffled per participant (pages and practice stay)</option>
             </select>
           </label>
@@ -189,7 +189,7 @@ function ItemFields({ item, onChange }: { item: Item; onChange: (i: Item) => voi
     return (
       <div className="grid gap-2 md:grid-cols-[200px_1fr]">
         <div className="flex flex-col gap-2">{idField}
-          <label className="flex flex-col gap-1 text-xs text-slate-400">Title<input className={input} value={item.title ?? ''} onChange={(e) => onChange({ ...item, title: e.target.value })} /></label>
+          <label className="flex flex-col gap-1 text-xs text-slate-400">Page title<input className={input} value={item.title ?? ''} onChange={(e) => onChange({ ...item, title: e.target.value })} /></label>
         </div>
         <textarea className={area} aria-label="Page text (Markdown)" value={item.markdown} onChange={(e) => onChange({ ...item, markdown: e.target.value })} />
       </div>
@@ -203,7 +203,7 @@ function ItemFields({ item, onChange }: { item: Item; onChange: (i: Item) => voi
       <div className="grid gap-2 md:grid-cols-4">
         {idField}
         <label className="flex flex-col gap-1 text-xs text-slate-400">Game
-          <select className={input} value={item.game} onChange={(e) => onChange({ ...item, game: e.target.value })}>
+          <select aria-label="Game" className={input} value={item.game} onChange={(e) => onChange({ ...item, game: e.target.value })}>
             {Object.values(games).map((g) => <option key={g.id} value={g.id}>{g.title} ({g.id})</option>)}
           </select>
         </label>
@@ -216,12 +216,12 @@ function ItemFields({ item, onChange }: { item: Item; onChange: (i: Item) => voi
     <div className="grid gap-2 md:grid-cols-5">
       {idField}
       <label className="flex flex-col gap-1 text-xs text-slate-400">Collection
-        <select className={input} value={item.collection} onChange={(e) => onChange({ ...item, collection: e.target.value, task: '' })}>
+        <select aria-label="Collection" className={input} value={item.collection} onChange={(e) => onChange({ ...item, collection: e.target.value, task: '' })}>
           {(collections.data ?? []).map((c) => <option key={c.id} value={c.id}>{c.name}</option>)}
         </select>
       </label>
       <label className="flex flex-col gap-1 text-xs text-slate-400 md:col-span-2">Task
-        <select className={input} value={item.task} onChange={(e) => onChange({ ...item, task: e.target.value })}>
+        <select aria-label="Task" className={input} value={item.task} onChange={(e) => onChange({ ...item, task: e.target.value })}>
           <option value="">Choose a task…</option>
           {(tasks.data ?? []).map((t) => <option key={t} value={t}>{t}</option>)}
         </select>

@@ -1,0 +1,47 @@
+import { expect, test } from '@playwright/test';
+import { ADMIN, completeCurrentItem, expectAllStored, type StudyFile } from './study-helpers';
+
+test('a researcher creates a study in the studio, a participant runs it, and an edit afterwards makes version 2', async ({ page, browser, request }) => {
+  test.setTimeout(180_000);
+  const id = `e2e-editor-${Date.now().toString(36)}`;
+  await page.goto(`/login#token=${process.env.E2E_ADMIN_TOKEN}`);
+  await expect(page.getByRole('heading', { name: 'Studies' })).toBeVisible();
+  await page.getByRole('link', { name: 'New study' }).click();
+  await page.getByRole('textbox', { name: /Study id/ }).fill(id);
+  await page.getByRole('textbox', { name: 'Study title' }).fill('Editor study');
+  await page.getByRole('textbox', { name: 'Consent (Markdown)' }).fill('## Consent\n\nYou agree to **take part**.');
+  await expect(page.getByLabel('Consent (Markdown) preview').getByRole('heading', { name: 'Consent' })).toBeVisible();
+  await page.getByRole('button', { name: 'Add page' }).click();
+  await page.getByLabel('Page text (Markdown)').fill('Welcome. Press continue.');
+  await page.getByRole('button', { name: 'Add task' }).click();
+  await page.getByLabel('Task', { exact: true }).selectOption('most-common-color');
+  await page.getByRole('button', { name: 'Add game' }).click();
+  await page.getByLabel('Game', { exact: true }).selectOption('glow');
+  await page.getByLabel('Completion code').fill('EDIT-OK');
+  await page.getByRole('button', { name: 'Save study' }).click();
+  await expect(page.getByRole('status')).toContainText('Saved as version 1');
+
+  // A participant runs it.
+  const participant = await browser.newPage();
+  await participant.goto(`/s/${id}?PROLIFIC_PID=editor-participant`);
+  await participant.getByRole('button', { name: 'I agree, start' }).click();
+  await participant.getByRole('button', { name: 'Begin' }).click();
+  const def = (await (await request.get(`/api/admin/studies/${id}`, { headers: ADMIN })).json()).definition;
+  const study: StudyFile = { items: def.items, completion: def.completion };
+  for (let i = 0; i < study.items.length; i++) await completeCurrentItem(participant, study);
+  await expect(participant.getByTestId('completion-code')).toHaveText('EDIT-OK');
+  await expectAllStored(request, participant);
+
+  // An edit after the first participant is a new version; the session keeps version 1.
+  await page.getByRole('textbox', { name: 'Study title' }).fill('Editor study, revised');
+  await page.getByRole('button', { name: 'Save study' }).click();
+  await expect(page.getByRole('status')).toContainText('version 2');
+  const sessions = (await (await request.get(`/api/admin/sessions?study=${id}`, { headers: ADMIN })).json()).sessions;
+  expect(sessions).toHaveLength(1);
+  expect(sessions[0].studyVersion).toBe(1);
+
+  // An invalid study is refused with the reason, and nothing changes.
+  await page.getByLabel('Completion code').fill('');
+  await page.getByRole('button', { name: 'Save study' }).click();
+  await expect(page.getByRole('alert')).toContainText('completion.code');
+});
