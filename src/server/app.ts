@@ -6,6 +6,7 @@ import { Hono } from 'hono';
 import type { TaskLibrary } from './collections';
 import { type StudyDeps, studyRoutes } from './studyApi';
 import { resultsRoutes } from './resultsApi';
+import { exportRoutes } from './export/routes';
 
 export interface AppDeps {
   readonly library: TaskLibrary;
@@ -37,6 +38,8 @@ export function createApi(deps: AppDeps): Hono {
   if (deps.study) api.route('/', studyRoutes({ ...deps.study, library: deps.library }));
   // The researcher's study results (core/analysis), under the same admin guard.
   if (deps.study) api.route('/admin', resultsRoutes({ ...deps.study, library: deps.library }));
+  // Exports: one-time download links for a study's data (the admin routes carry the same guard).
+  if (deps.study) api.route('/', exportRoutes({ ...deps.study, library: deps.library }));
 
   api.notFound((c) => c.json({ error: 'not_found', message: `No API route ${c.req.method} ${c.req.path}.` }, 404));
   api.onError((err, c) => {

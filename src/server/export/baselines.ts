@@ -1,0 +1,68 @@
+/**
+ * Per-level human baselines of a study's games, as this project's baselines JSON (the file
+ * `arc-studio score --baselines` reads) and as CSV, one row per game, level and preset.
+ *
+ * Who counts: the first run of each game by first-time participants (a participant is known by
+ * `PROLIFIC_PID`, else `workerId`, else the session; only their earliest session counts), in
+ * non-practice items of non-playtest sessions, whose log the server's replay verifies.
+ */
+import { csvRecord } from '../../core/formats/csv';
+import { eventsByItem, verifyGameLog } from '../../core/study/rules';
+import {
+  BASELINE_PRESETS, BASELINE_PRESET_NAMES, baselineOf, baselinesToJson, computeBaselines, firstRunLevels,
+  type Baselines, type PlayerLevels,
+} from '../../core/scoring/baselines';
+import { games } from '../../games';
+import { type ExportContext, definitionFor, isPlaytestSession, participantId, sessionEvents } from './context';
+
+export const BASELINES_CSV_VERSION = 1;
+
+export const BASELINES_CSV_COLUMNS = [
+  'game', 'level', 'participants', 'reached', 'completers', 'preset', 'preset_version', 'min_completers', 'baseline', 'reason',
+] as const;
+
+/** The baselines of the study's games (every registered game a study item plays is listed). */
+export async function studyBaselines(ctx: ExportContext): Promise<Baselines> {
+  const players: PlayerLevels[] = [];
+  const winLevels: Record<string, number> = {};
+  for (const def of ctx.versions.values()) {
+    for (const item of def.items) if (item.kind === 'game' && !item.practice && games[item.game]) winLevels[item.game] = games[item.game].levels.length;
+  }
+  for (const s of ctx.sessions) {
+    if (isPlaytestSession(s)) continue;
+    const items = definitionFor(ctx, s).items.filter((i) => i.kind === 'game' && !i.practice);
+    if (items.length === 0 || !ctx.replay) continue;
+    const byItem = eventsByItem(await sessionEvents(ctx, s.id));
+    for (const item of items) {
+      if (item.kind !== 'game') continue;
+      const evs = byItem.get(item.id);
+      if (!evs) continue;
+      const levels = firstRunLevels(evs, item.game);
+      if (!levels || !verifyGameLog(item, evs, ctx.replay).verified) continue;
+      players.push({ participant: participantId(s), game: item.game, levels });
+    }
+  }
+  return computeBaselines(players, winLevels);
+}
+
+/** `baselines.json`: the arc-studio.baselines format, presets named with their versions. */
+export async function* baselinesJson(ctx: ExportContext): AsyncGenerator<string> {
+  yield baselinesToJson(await studyBaselines(ctx));
+}
+
+/** `baselines.csv`: one row per game, level and preset. */
+export async function* baselinesCsv(ctx: ExportContext): AsyncGenerator<string> {
+  const b = await studyBaselines(ctx);
+  yield csvRecord(BASELINES_CSV_COLUMNS);
+  for (const [game, g] of Object.entries(b.games)) {
+    let chunk = '';
+    for (const l of g.levels) {
+      for (const name of BASELINE_PRESET_NAMES) {
+        const figure = baselineOf(l.actions ?? [], name);
+        chunk += csvRecord([game, l.level, g.participants, l.reached, l.completers, name, BASELINE_PRESETS[name].version,
+          BASELINE_PRESETS[name].minCompleters, figure.value, figure.reason ?? '']);
+      }
+    }
+    yield chunk;
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * What every export reads: a study's stored versions and its sessions (records only; events
+ * are read page by page by each writer), with the task and game facts the summaries need.
+ */
+import type { StudyDefinition, TaskItem } from '../../core/study/schema';
+import type { ReplayGame, StoredEvent } from '../../core/study/rules';
+import { PLAYTEST_MODE } from '../../core/analysis/results';
+import type { TaskLibrary } from '../collections';
+import { definitionOf } from '../studies';
+import type { SessionRecord, Store } from '../store/types';
+
+/** Events per page read from the store. */
+export const PAGE_SIZE = 5000;
+
+/** An export that cannot be made; `status` is the HTTP status the routes answer with. */
+export class ExportError extends Error {
+  override readonly name = 'ExportError';
+  constructor(readonly status: 400 | 404, readonly code: string, message: string) {
+    super(message);
+  }
+}
+
+/** Everything an export writer needs. */
+export interface ExportContext {
+  readonly store: Store;
+  readonly studyId: string;
+  /** Only sessions of this version; null: every version. */
+  readonly version: number | null;
+  /** Every stored version's definition. */
+  readonly versions: ReadonlyMap<number, StudyDefinition>;
+  /** The sessions exported, in order of creation. */
+  readonly sessions: readonly SessionRecord[];
+  /** How many test inputs a task has; null when unknown. */
+  readonly testCount: (collection: string, task: string) => number | null;
+  /** The server's game-log verification; null leaves every game log unverified. */
+  readonly replay: ReplayGame | null;
+  /** Ms since the epoch, for session states (abandoned, timed out). */
+  readonly now: number;
+}
+
+export interface ContextOptions {
+  readonly store: Store;
+  readonly studyId: string;
+  readonly version?: number | null;
+  /** The task collections, to count a task's test inputs; null: from the study and the submissions. */
+  readonly library: TaskLibrary | null;
+  readonly replay: ReplayGame | null;
+  readonly now: number;
+}
+
+/**
+ * Loads a study for export.
+ * @throws ExportError 404 for an unknown study or version, 400 for a version that is not a
+ * whole number from 1.
+ */
+export async function exportContext(o: ContextOptions): Promise<ExportContext> {
+  const latest = await o.store.getStudy(o.studyId);
+  if (!latest) {
+    const ids = (await o.store.listStudies()).map((s) => s.id);
+    throw new ExportError(404, 'not_found', `No study "${o.studyId}". ${ids.length ? `Studies: ${ids.join(', ')}.` : 'There are no studies yet.'}`);
+  }
+  const version = o.version ?? null;
+  if (version !== null && (!Number.isInteger(version) || version < 1)) {
+    throw new ExportError(400, 'malformed', `version must be a whole number from 1, not ${String(version)}; leave it out for every version.`);
+  }
+  const versions = new Map<number, StudyDefinition>();
+  for (let n = 1; n <= latest.version; n++) {
+    const rec = n === latest.version ? latest : await o.store.getStudy(o.studyId, n);
+    if (rec) versions.set(n, definitionOf(rec));
+  }
+  if (version !== null && !versions.has(version)) {
+    throw new ExportError(404, 'not_found', `Study "${o.studyId}" has no version ${version}; its versions are ${[...versions.keys()].join(', ')}.`);
+  }
+  const counts = new Map<string, number | null>();
+  for (const def of versions.values()) {
+    for (const item of def.items) {
+      if (item.kind !== 'task') continue;
+      const key = `${item.collection}\u0000${item.task}`;
+      if (counts.has(key)) continue;
+      const found = o.library ? await o.library.task(item.collection, item.task) : null;
+      counts.set(key, found && found.ok ? found.task.test.length : null);
+    }
+  }
+  const sessions = (await o.store.listSessions(o.studyId))
+    .filter((s) => version === null || s.studyVersion === version)
+    .sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id));
+  return {
+    store: o.store, studyId: o.studyId, version, versions, sessions,
+    testCount: (collection, task) => counts.get(`${collection}\u0000${task}`) ?? null,
+    replay: o.replay, now: o.now,
+  };
+}
+
+/** The definition a session ran. */
+export function definitionFor(ctx: ExportContext, s: SessionRecord): StudyDefinition {
+  const def = ctx.versions.get(s.studyVersion);
+  if (!def) throw new Error(`Session ${s.id} ran version ${s.studyVersion} of study ${ctx.studyId}, which is not stored.`);
+  return def;
+}
+
+/** Whether a session is a designer's playtest (never counted). */
+export function isPlaytestSession(s: Pick<SessionRecord, 'params' | 'flags'>): boolean {
+  return s.params.mode === PLAYTEST_MODE || s.flags.includes('playtest');
+}
+
+/**
+ * The participant's id: the recruitment platform's (`PROLIFIC_PID`, then MTurk's `workerId`),
+ * else the session id. Used to tell first-time players from repeat ones.
+ */
+export function participantId(s: Pick<SessionRecord, 'id' | 'params'>): string {
+  return s.params.PROLIFIC_PID || s.params.workerId || s.id;
+}
+
+/** Every event of a session, read page by page (one session's log at a time in memory). */
+export async function sessionEvents(ctx: ExportContext, sessionId: string): Promise<StoredEvent[]> {
+  const out: StoredEvent[] = [];
+  for await (const page of ctx.store.streamEvents(sessionId, { batchSize: PAGE_SIZE })) for (const e of page) out.push(e);
+  return out;
+}
+
+/** The test indices of a task item: its own list, else all of the task's, else those judged, else [0]. */
+export function testIndicesOf(ctx: ExportContext, item: TaskItem, judged: readonly { item: string; testIndex: number }[]): number[] {
+  if (item.tests) return [...item.tests];
+  const count = ctx.testCount(item.collection, item.task);
+  if (count !== null) return Array.from({ length: count }, (_, i) => i);
+  const seen = [...new Set(judged.filter((s) => s.item === item.id).map((s) => s.testIndex))].sort((a, b) => a - b);
+  return seen.length ? seen : [0];
+}
+
+/** Practice item ids of a definition. */
+export function practiceItems(def: StudyDefinition): Set<string> {
+  return new Set(def.items.filter((i) => i.kind !== 'page' && i.practice).map((i) => i.id));
+}

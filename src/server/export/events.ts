@@ -1,0 +1,49 @@
+/**
+ * `events.jsonl`: every stored event of every exported session, one JSON object per line, in
+ * session order (by creation) and seq order within a session. See docs/formats/README.md.
+ */
+import { ITEM_START } from '../../core/study/rules';
+import { type ExportContext, PAGE_SIZE, definitionFor, isPlaytestSession, practiceItems } from './context';
+
+/** The format version written in docs and schemas. */
+export const EVENTS_VERSION = 1;
+
+/** One line of `events.jsonl`. */
+export interface ExportedEvent {
+  readonly sessionId: string;
+  readonly studyVersion: number;
+  readonly seq: number;
+  /** Ms since the session started (the browser's monotonic clock). */
+  readonly t: number;
+  readonly kind: string;
+  readonly data: Record<string, unknown>;
+  /** The server's receive time, ms since the epoch. */
+  readonly receivedAt: number;
+  /** The item the event belongs to (the last `item.start` before it), or null before any. */
+  readonly item: string | null;
+  /** True when the item is a practice item (never counted). */
+  readonly practice: boolean;
+  /** True when the session is a designer's playtest (never counted). */
+  readonly playtest: boolean;
+}
+
+/** Yields the file a page of events at a time (each chunk ends with a line end). */
+export async function* eventsJsonl(ctx: ExportContext): AsyncGenerator<string> {
+  for (const s of ctx.sessions) {
+    const practice = practiceItems(definitionFor(ctx, s));
+    const playtest = isPlaytestSession(s);
+    let item: string | null = null;
+    for await (const page of ctx.store.streamEvents(s.id, { batchSize: PAGE_SIZE })) {
+      let chunk = '';
+      for (const e of page) {
+        if (e.kind === ITEM_START && typeof e.data.item === 'string') item = e.data.item;
+        const line: ExportedEvent = {
+          sessionId: s.id, studyVersion: s.studyVersion, seq: e.seq, t: e.t, kind: e.kind, data: e.data,
+          receivedAt: e.receivedAt, item, practice: item !== null && practice.has(item), playtest,
+        };
+        chunk += JSON.stringify(line) + '\n';
+      }
+      yield chunk;
+    }
+  }
+}

@@ -1,0 +1,115 @@
+/**
+ * The export formats by name, as the routes and the CLI offer them, and the study bundle: a
+ * ZIP of every file with a README, a JSON Schema per file type and a SHA-256 of each file.
+ * Every writer is an async generator of chunks that reads the store a page at a time.
+ */
+import { createHash } from 'node:crypto';
+import { attemptsCsv } from './attempts';
+import { baselinesCsv, baselinesJson } from './baselines';
+import type { ExportContext } from './context';
+import { eventsJsonl } from './events';
+import { gridActionsCsv } from './gridActions';
+import { type ExportEntry, type SkippedRun, recordingEntries } from './recordings';
+import { exportSchemas } from './schemas';
+import { zipStream } from './zip';
+
+export type ExportFormat = 'jsonl' | 'csv' | 'baselines-json' | 'baselines-csv' | 'grid-actions' | 'recordings' | 'zip';
+
+export interface FormatSpec {
+  /** The file name for a study (`<study>[-v<N>]-...`). */
+  readonly fileName: (base: string) => string;
+  readonly contentType: string;
+  readonly write: (ctx: ExportContext) => AsyncIterable<string | Uint8Array>;
+}
+
+const JSONL = 'application/x-ndjson; charset=utf-8';
+const CSV = 'text/csv; charset=utf-8; header=present';
+const JSON_TYPE = 'application/json; charset=utf-8';
+const ZIP = 'application/zip';
+
+export const EXPORT_FORMATS: Readonly<Record<ExportFormat, FormatSpec>> = {
+  'jsonl': { fileName: (b) => `${b}-events.jsonl`, contentType: JSONL, write: eventsJsonl },
+  'csv': { fileName: (b) => `${b}-attempts.csv`, contentType: CSV, write: attemptsCsv },
+  'baselines-json': { fileName: (b) => `${b}-baselines.json`, contentType: JSON_TYPE, write: baselinesJson },
+  'baselines-csv': { fileName: (b) => `${b}-baselines.csv`, contentType: CSV, write: baselinesCsv },
+  'grid-actions': { fileName: (b) => `${b}-grid-actions.csv`, contentType: CSV, write: gridActionsCsv },
+  'recordings': { fileName: (b) => `${b}-recordings.zip`, contentType: ZIP, write: (ctx) => zipStream(recordingEntries(ctx)) },
+  'zip': { fileName: (b) => `${b}-bundle.zip`, contentType: ZIP, write: studyBundle },
+};
+
+export const FORMAT_NAMES = Object.keys(EXPORT_FORMATS) as ExportFormat[];
+
+export function isExportFormat(v: unknown): v is ExportFormat {
+  return typeof v === 'string' && Object.hasOwn(EXPORT_FORMATS, v);
+}
+
+/** `<study>` or `<study>-v<N>`: the stem of every exported file name. */
+export function fileBase(ctx: Pick<ExportContext, 'studyId' | 'version'>): string {
+  return ctx.version === null ? ctx.studyId : `${ctx.studyId}-v${ctx.version}`;
+}
+
+/** Passes the data through, adding `<sha256>  <name>` to `sums` once it has all gone by. */
+async function* hashed(name: string, data: AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array>, sums: string[]): AsyncGenerator<Uint8Array> {
+  const h = createHash('sha256');
+  for await (const c of data) {
+    const b = typeof c === 'string' ? Buffer.from(c, 'utf8') : c;
+    h.update(b);
+    yield b;
+  }
+  sums.push(`${h.digest('hex')}  ${name}\n`);
+}
+
+/** The files of the bundle, in order: data, recordings, schemas, README, SHA256SUMS. */
+async function* bundleEntries(ctx: ExportContext): AsyncGenerator<ExportEntry> {
+  const sums: string[] = [];
+  const files: [string, (c: ExportContext) => AsyncIterable<string | Uint8Array>][] = [
+    ['events.jsonl', eventsJsonl], ['attempts.csv', attemptsCsv], ['grid-actions.csv', gridActionsCsv],
+    ['baselines.json', baselinesJson], ['baselines.csv', baselinesCsv],
+  ];
+  for (const [name, write] of files) yield { name, data: hashed(name, write(ctx), sums) };
+  const skipped: SkippedRun[] = [];
+  let runs = 0;
+  for await (const e of recordingEntries(ctx, skipped)) {
+    runs++;
+    const name = `recordings/${e.name}`;
+    yield { name, data: hashed(name, e.data, sums) };
+  }
+  for (const [file, schema] of Object.entries(exportSchemas())) {
+    const name = `schemas/${file}`;
+    yield { name, data: hashed(name, [JSON.stringify(schema, null, 2) + '\n'], sums) };
+  }
+  yield { name: 'README.md', data: hashed('README.md', [bundleReadme(ctx, runs, skipped)], sums) };
+  yield { name: 'SHA256SUMS', data: [sums.join('')] };
+}
+
+/** The study bundle (ZIP). */
+export function studyBundle(ctx: ExportContext): AsyncGenerator<Buffer> {
+  return zipStream(bundleEntries(ctx), { modified: new Date(ctx.now) });
+}
+
+function bundleReadme(ctx: ExportContext, runs: number, skipped: readonly SkippedRun[]): string {
+  const versions = [...ctx.versions.keys()];
+  const lines = [
+    `# Study "${ctx.studyId}": data export`,
+    '',
+    `Exported by ARC Studio at ${new Date(ctx.now).toISOString()}: ${ctx.sessions.length} session${ctx.sessions.length === 1 ? '' : 's'} of ${ctx.version === null ? `every version (${versions.join(', ')})` : `version ${ctx.version}`}.`,
+    'Every file is described in docs/formats/README.md of ARC Studio; each has a JSON Schema in `schemas/`.',
+    '',
+    '| file | what it holds | schema |',
+    '|---|---|---|',
+    '| `events.jsonl` | every stored event of every session, one JSON object per line, sessions in order of creation, events in seq order; `practice` and `playtest` mark events that never count | `schemas/events.schema.json` |',
+    '| `attempts.csv` | one row per session and item started: participant ids, actions, duration, the attempt rule, solved / levels completed, trials, verification, flags | `schemas/attempts.schema.json` |',
+    '| `grid-actions.csv` | one row per grid-task action with H-ARC column names where they map; x = column, y = row, 0-based from the top left; `time` in ms since the session started | `schemas/grid-actions.schema.json` |',
+    '| `baselines.json` | per game level, the human baselines under the presets best, second-best, median and upper-median with their versions and completer counts (first-time, verified, non-practice, non-playtest players); `arc-studio score --baselines` reads it | `schemas/baselines.schema.json` |',
+    '| `baselines.csv` | the same, one row per game, level and preset | `schemas/baselines-csv.schema.json` |',
+    `| \`recordings/\` | ${runs} official ARC-AGI-3 \`.recording.jsonl\` file${runs === 1 ? '' : 's'}, one per game run, named \`<session>-<item>-<run>.recording.jsonl\` | \`schemas/recording.schema.json\` |`,
+    '| `SHA256SUMS` | the SHA-256 of every other file (`sha256sum -c SHA256SUMS` checks them) | |',
+    '',
+  ];
+  if (skipped.length) {
+    lines.push('## Game runs not written', '', 'These runs do not replay with the engine (a changed game, a damaged or tampered log), so no recording shows them:', '');
+    for (const s of skipped) lines.push(`- \`${s.name}\`: ${s.reason}`);
+    lines.push('');
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,133 @@
+/**
+ * The export routes. A researcher asks for an export (`POST /api/admin/studies/:studyId/exports`)
+ * and gets a one-time download link (`GET /api/downloads/:token`), so a browser saves the file
+ * straight to disk while the server streams it. Tokens are random, single use, expire after
+ * 5 minutes and live in memory only. Documented in docs/api.md; error bodies are `{error, message}`.
+ */
+import { randomBytes } from 'node:crypto';
+import { Hono, type Context } from 'hono';
+import type { ReplayGame } from '../../core/study/rules';
+import type { TaskLibrary } from '../collections';
+import type { Store } from '../store/types';
+import { adminGuard } from '../studyApi';
+import { ExportError, exportContext } from './context';
+import { EXPORT_FORMATS, FORMAT_NAMES, fileBase, isExportFormat, type ExportFormat } from './formats';
+
+/** How long a download link works, ms. */
+export const DOWNLOAD_TTL_MS = 5 * 60_000;
+
+export interface ExportDeps {
+  readonly store: Store;
+  readonly library: TaskLibrary;
+  /** SHA-256 of the researcher token. */
+  readonly adminTokenHash: string;
+  readonly replay: ReplayGame | null;
+  /** The clock, ms since the epoch. */
+  readonly now?: () => number;
+}
+
+interface Ticket {
+  readonly studyId: string;
+  readonly version: number | null;
+  readonly format: ExportFormat;
+  readonly expiresAt: number;
+  used: boolean;
+}
+
+type Status = 400 | 404 | 410;
+const fail = (c: Context, status: Status, error: string, message: string) => c.json({ error, message }, status);
+
+/** A chunk source as a web stream that reads the next chunk only when the client takes one. */
+export function toWebStream(chunks: AsyncIterable<string | Uint8Array>, onError: (e: unknown) => void): ReadableStream<Uint8Array> {
+  const it = chunks[Symbol.asyncIterator]();
+  const enc = new TextEncoder();
+  return new ReadableStream<Uint8Array>({
+    async pull(ctrl) {
+      try {
+        const r = await it.next();
+        if (r.done) ctrl.close();
+        else ctrl.enqueue(typeof r.value === 'string' ? enc.encode(r.value) : r.value);
+      } catch (e) {
+        onError(e);
+        ctrl.error(e);
+      }
+    },
+    async cancel() {
+      await it.return?.();
+    },
+  }, { highWaterMark: 1 });
+}
+
+/** The routes, to mount at `/api` (`/admin/...` carries the researcher guard). */
+export function exportRoutes(deps: ExportDeps): Hono {
+  const now = deps.now ?? Date.now;
+  const tickets = new Map<string, Ticket>();
+  const purge = (t: number) => { for (const [k, v] of tickets) if (v.expiresAt <= t) tickets.delete(k); };
+  const context = (studyId: string, version: number | null) =>
+    exportContext({ store: deps.store, studyId, version, library: deps.library, replay: deps.replay, now: now() });
+
+  const api = new Hono();
+  const admin = new Hono();
+  admin.use('*', adminGuard(deps.adminTokenHash));
+
+  admin.post('/studies/:studyId/exports', async (c) => {
+    const studyId = c.req.param('studyId');
+    let body: unknown;
+    try {
+      const text = await c.req.text();
+      body = text.trim() === '' ? {} : JSON.parse(text);
+    } catch (e) {
+      return fail(c, 400, 'malformed', `The request body is not valid JSON (${(e as Error).message}). Send {"format": "${FORMAT_NAMES.join('" | "')}", "version"?: N}.`);
+    }
+    const { format, version } = (body && typeof body === 'object' ? body : {}) as { format?: unknown; version?: unknown };
+    if (!isExportFormat(format)) {
+      return fail(c, 400, 'unknown_format', `${format === undefined ? 'No format given' : `Unknown format ${JSON.stringify(format)}`}; formats: ${FORMAT_NAMES.join(', ')}.`);
+    }
+    if (version !== undefined && version !== null && (typeof version !== 'number' || !Number.isInteger(version) || version < 1)) {
+      return fail(c, 400, 'malformed', `version must be a whole number from 1, not ${JSON.stringify(version)}; leave it out for every version.`);
+    }
+    let base: string;
+    try {
+      base = fileBase(await context(studyId, (version as number | undefined) ?? null));
+    } catch (e) {
+      if (e instanceof ExportError) return fail(c, e.status, e.code, e.message);
+      throw e;
+    }
+    const t = now();
+    purge(t);
+    const token = randomBytes(24).toString('base64url');
+    tickets.set(token, { studyId, version: (version as number | undefined) ?? null, format, expiresAt: t + DOWNLOAD_TTL_MS, used: false });
+    return c.json({ url: `/api/downloads/${token}`, fileName: EXPORT_FORMATS[format].fileName(base), expiresAt: t + DOWNLOAD_TTL_MS }, 201);
+  });
+
+  api.get('/downloads/:token', async (c) => {
+    const t = now();
+    const ticket = tickets.get(c.req.param('token'));
+    if (!ticket) return fail(c, 404, 'not_found', 'No such download link. Ask for the export again (POST /api/admin/studies/:studyId/exports).');
+    if (ticket.used) return fail(c, 410, 'gone', 'This download link was used already; each link works once. Ask for the export again.');
+    if (ticket.expiresAt <= t) {
+      tickets.delete(c.req.param('token'));
+      return fail(c, 410, 'gone', 'This download link has expired (links work for 5 minutes). Ask for the export again.');
+    }
+    ticket.used = true;
+    let ctx;
+    try {
+      ctx = await context(ticket.studyId, ticket.version);
+    } catch (e) {
+      if (e instanceof ExportError) return fail(c, e.status === 400 ? 400 : 404, e.code, e.message);
+      throw e;
+    }
+    const spec = EXPORT_FORMATS[ticket.format];
+    const name = spec.fileName(fileBase(ctx));
+    const stream = toWebStream(spec.write(ctx), (e) => console.error(`Export ${ticket.format} of study ${ticket.studyId} failed mid-stream: ${(e as Error).message}`));
+    return c.body(stream, 200, {
+      'Content-Type': spec.contentType,
+      'Content-Disposition': `attachment; filename="${name}"; filename*=UTF-8''${encodeURIComponent(name)}`,
+      'Cache-Control': 'no-store',
+      'X-Content-Type-Options': 'nosniff',
+    });
+  });
+
+  api.route('/admin', admin);
+  return api;
+}

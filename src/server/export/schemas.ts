@@ -1,0 +1,199 @@
+/**
+ * A JSON Schema (draft 2020-12) per exported file type, written into the study bundle as
+ * `schemas/<file>.schema.json` and kept in docs/formats/schemas/. A CSV file's schema
+ * describes one record as an object keyed by the header's column names; every value is text
+ * in the file, and the schema gives the text's form (`integer`, `number`, `boolean` as
+ * `true`/`false`, empty for none).
+ */
+import { z } from 'zod';
+import { BaselinesFileSchema } from '../../core/scoring/baselines';
+import { ATTEMPTS_COLUMNS, ATTEMPTS_VERSION } from './attempts';
+import { BASELINES_CSV_COLUMNS, BASELINES_CSV_VERSION } from './baselines';
+import { EVENTS_VERSION } from './events';
+import { GRID_ACTIONS_COLUMNS, GRID_ACTIONS_VERSION } from './gridActions';
+
+type ColumnType = 'string' | 'integer' | 'number' | 'boolean' | 'json';
+
+interface Column {
+  readonly type: ColumnType;
+  /** True when the field may be empty. */
+  readonly empty?: boolean;
+  readonly description: string;
+}
+
+const BASE = 'https://arc-studio.dev/schemas/';
+
+const TEXT_FORMS: Record<Exclude<ColumnType, 'string'>, string> = {
+  integer: '^-?[0-9]+$',
+  number: '^-?[0-9]+(\\.[0-9]+)?(e[-+]?[0-9]+)?$',
+  boolean: '^(true|false)$',
+  json: '^[\\[{"0-9tfn-]',
+};
+
+function csvSchema(file: string, version: number, title: string, description: string, columns: readonly string[], spec: Record<string, Column>): object {
+  const missing = columns.filter((c) => !spec[c]);
+  if (missing.length) throw new Error(`schema of ${file}: no description of column ${missing.join(', ')}`);
+  return {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    $id: `${BASE}${file}.schema.json`,
+    title, description: `${description} Format version ${version}. One CSV record (RFC 4180, UTF-8, CRLF line ends, a header first) as an object keyed by column name; columns in this order: ${columns.join(', ')}.`,
+    'x-format-version': version,
+    'x-columns': columns,
+    type: 'object',
+    additionalProperties: false,
+    required: [...columns],
+    properties: Object.fromEntries(columns.map((c) => {
+      const col = spec[c];
+      const form = col.type === 'string' ? undefined : TEXT_FORMS[col.type];
+      const pattern = form ? (col.empty ? `^$|${form}` : form) : undefined;
+      return [c, { type: 'string', description: `${col.description} (${col.type}${col.empty ? ', may be empty' : ''})`, ...(pattern ? { pattern } : {}) }];
+    })),
+  };
+}
+
+const ATTEMPT_SPEC: Record<string, Column> = {
+  study_id: { type: 'string', description: 'The study id' },
+  study_version: { type: 'integer', description: 'The study version the session ran' },
+  session_id: { type: 'string', description: 'The session id' },
+  participant_id: { type: 'string', description: 'PROLIFIC_PID, else workerId, else the session id' },
+  prolific_pid: { type: 'string', empty: true, description: "Prolific's PROLIFIC_PID from the study link" },
+  worker_id: { type: 'string', empty: true, description: "MTurk's workerId from the study link" },
+  session_state: { type: 'string', description: 'started, active, finished, timed_out or abandoned, at export time' },
+  playtest: { type: 'boolean', description: "A designer's playtest session (never counted)" },
+  position: { type: 'integer', description: "1-based position of the item in the session's order" },
+  item_id: { type: 'string', description: 'The item id in the study' },
+  item_kind: { type: 'string', description: 'task or game' },
+  collection: { type: 'string', empty: true, description: "Task items: the task's collection" },
+  task: { type: 'string', empty: true, description: "Task items: the task's id in its collection" },
+  game: { type: 'string', empty: true, description: "Game items: the game's id" },
+  practice: { type: 'boolean', description: 'A practice item (never counted)' },
+  started: { type: 'boolean', description: 'The participant opened the item (logged its item.start)' },
+  finished: { type: 'boolean', description: 'Ended, left for a later item, or (tasks) every test input solved or out of trials' },
+  counts: { type: 'boolean', description: "The attempt counts under the study's attempt rule (more than attempt.minActions actions, under attempt.maxMinutes); never for practice" },
+  actions: { type: 'integer', description: "Actions on the item (games: the server replay's accepted actions)" },
+  duration_ms: { type: 'number', description: "Server receive time from the item's first to its last event, ms" },
+  tests: { type: 'integer', empty: true, description: 'Task items: test inputs shown' },
+  tests_solved: { type: 'integer', empty: true, description: 'Task items: test inputs solved' },
+  trials_used: { type: 'integer', empty: true, description: 'Task items: judged submissions over all test inputs (refused duplicates use none)' },
+  solved: { type: 'boolean', empty: true, description: 'Tasks: every test input solved; games: every level completed (empty when the log was not replayed)' },
+  levels_completed: { type: 'integer', empty: true, description: "Game items: levels completed, from the server's replay" },
+  win_levels: { type: 'integer', empty: true, description: 'Game items: levels the game has' },
+  verified: { type: 'boolean', empty: true, description: "Game items: the log replays with the engine exactly as logged" },
+  item_flags: { type: 'string', empty: true, description: 'Why a game log is not trusted, "; " separated' },
+  session_flags: { type: 'string', empty: true, description: 'The session\'s flags (low_effort, repeat_participant, game_log_unverified:<item>, ...), "; " separated' },
+};
+
+const BASELINE_SPEC: Record<string, Column> = {
+  game: { type: 'string', description: 'The game id' },
+  level: { type: 'integer', description: '1-based level' },
+  participants: { type: 'integer', description: 'First-time players of the game with a verified log' },
+  reached: { type: 'integer', description: 'Of those, players whose first run entered the level' },
+  completers: { type: 'integer', description: 'Of those, players whose first run completed the level' },
+  preset: { type: 'string', description: 'The baseline preset: best, second-best, median or upper-median' },
+  preset_version: { type: 'integer', description: "The preset's version the figure was computed with" },
+  min_completers: { type: 'integer', description: 'Completers the preset needs for a figure' },
+  baseline: { type: 'number', empty: true, description: 'Scorecard actions under the preset; empty when too few completers' },
+  reason: { type: 'string', empty: true, description: 'Why there is no figure' },
+};
+
+const GRID_SPEC: Record<string, Column> = {
+  study_id: { type: 'string', description: 'The study id' },
+  study_version: { type: 'integer', description: 'The study version the session ran' },
+  session_id: { type: 'string', description: 'The session id' },
+  participant_id: { type: 'string', description: 'PROLIFIC_PID, else workerId, else the session id (H-ARC: hashed_id)' },
+  playtest: { type: 'boolean', description: "A designer's playtest session" },
+  item_id: { type: 'string', description: 'The item id in the study' },
+  collection: { type: 'string', description: "The task's collection" },
+  task_name: { type: 'string', description: "H-ARC task_name: the task's id in its collection" },
+  task_number: { type: 'integer', description: "H-ARC task_number: 1-based position among the session's task items" },
+  is_tutorial: { type: 'boolean', description: 'H-ARC is_tutorial: a practice item' },
+  test_index: { type: 'integer', description: '0-based test input the action applies to' },
+  attempt_number: { type: 'integer', description: 'H-ARC attempt_number: the trial the action belongs to (trials used on the test input before it, plus 1; a submission: its trial)' },
+  num_actions: { type: 'integer', description: 'H-ARC num_actions: 1-based number of the action within the item' },
+  seq: { type: 'integer', description: "The event's seq in the session log" },
+  time: { type: 'number', description: 'H-ARC time, here ms since the session started (the log t, monotonic, sub-millisecond)' },
+  action: { type: 'string', description: 'H-ARC action: the event kind (paint, fill, select, copy, paste, resize, submit, ...)' },
+  action_x: { type: 'integer', empty: true, description: 'H-ARC action_x: column, 0-based from the left (a rectangle: its left column)' },
+  action_y: { type: 'integer', empty: true, description: 'H-ARC action_y: row, 0-based from the top (a rectangle: its top row)' },
+  select_side: { type: 'string', empty: true, description: 'input or output: the grid a selection or copy is on' },
+  select_loc: { type: 'json', empty: true, description: 'H-ARC select_loc: the rectangle as [x0, y0, x1, y1], inclusive' },
+  selected_symbol: { type: 'integer', description: 'H-ARC selected_symbol: the colour 0-9 used or chosen' },
+  selected_tool: { type: 'string', description: 'H-ARC selected_tool: edit, select or fill after the action' },
+  copy_paste_data: { type: 'json', empty: true, description: 'H-ARC copy_paste_data: the block copied or pasted (rows of colours)' },
+  test_output_size_x: { type: 'integer', empty: true, description: 'H-ARC test_output_size_x: output grid width after the action (a submission: the grid submitted)' },
+  test_output_size_y: { type: 'integer', empty: true, description: 'H-ARC test_output_size_y: output grid height after the action' },
+  test_output_grid: { type: 'json', empty: true, description: 'H-ARC test_output_grid: the grid submitted (submissions only)' },
+  verdict: { type: 'string', empty: true, description: 'Submissions: correct, wrong or duplicate' },
+  solved: { type: 'boolean', description: 'H-ARC solved: this action solved the test input' },
+  done: { type: 'boolean', description: 'H-ARC done: this action ended an attempt (a judged submission)' },
+};
+
+const eventsSchema = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  $id: `${BASE}events.schema.json`,
+  title: 'ARC Studio events.jsonl line',
+  description: `One stored event of a study session, with where it belongs. Format version ${EVENTS_VERSION}. One JSON object per line (UTF-8, LF).`,
+  'x-format-version': EVENTS_VERSION,
+  type: 'object',
+  additionalProperties: false,
+  required: ['sessionId', 'studyVersion', 'seq', 't', 'kind', 'data', 'receivedAt', 'item', 'practice', 'playtest'],
+  properties: {
+    sessionId: { type: 'string' },
+    studyVersion: { type: 'integer', minimum: 1 },
+    seq: { type: 'integer', minimum: 0, description: '0, 1, 2, ... within the session' },
+    t: { type: 'number', minimum: 0, description: 'ms since the session started (performance.now(), sub-millisecond)' },
+    kind: { type: 'string', minLength: 1, maxLength: 64, description: 'What happened: item.start, paint, submit, game.action, ...' },
+    data: { type: 'object', description: "The kind's payload" },
+    receivedAt: { type: 'number', description: "The server's receive time, ms since the Unix epoch" },
+    item: { type: ['string', 'null'], description: 'The item the event belongs to (the last item.start before it)' },
+    practice: { type: 'boolean', description: 'The item is a practice item (never counted)' },
+    playtest: { type: 'boolean', description: "The session is a designer's playtest (never counted)" },
+  },
+};
+
+const recordingSchema = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  $id: `${BASE}recording.schema.json`,
+  title: 'ARC-AGI-3 .recording.jsonl line',
+  description: 'One action of a game run and the frames it produced, as the official ARC-AGI-3 recordings write it (see docs/formats/recording.md). One JSON object per line.',
+  type: 'object',
+  required: ['timestamp', 'data'],
+  properties: {
+    timestamp: { type: 'string', description: 'ISO-8601 UTC with microseconds and +00:00: the session wall-clock anchor plus the event t' },
+    data: {
+      type: 'object',
+      required: ['game_id', 'frame', 'state', 'levels_completed', 'win_levels', 'action_input', 'guid', 'full_reset', 'available_actions'],
+      properties: {
+        game_id: { type: 'string' },
+        frame: { type: 'array', minItems: 1, items: { type: 'array', minItems: 64, maxItems: 64, items: { type: 'array', minItems: 64, maxItems: 64, items: { type: 'integer', minimum: 0, maximum: 15 } } } },
+        state: { enum: ['NOT_PLAYED', 'NOT_FINISHED', 'WIN', 'GAME_OVER'] },
+        levels_completed: { type: 'integer', minimum: 0 },
+        win_levels: { type: 'integer', minimum: 0 },
+        action_input: {
+          type: 'object', required: ['id', 'data'],
+          properties: { id: { type: 'integer', minimum: 0, maximum: 7, description: 'RESET 0, ACTION1-7 1-7' }, data: { type: 'object', properties: { x: { type: 'integer', minimum: 0, maximum: 63 }, y: { type: 'integer', minimum: 0, maximum: 63 } } } },
+        },
+        guid: { type: 'string' },
+        full_reset: { type: 'boolean' },
+        available_actions: { type: 'array', items: { type: 'integer', minimum: 0, maximum: 7 } },
+      },
+    },
+  },
+};
+
+/** The schema files, by file name (`<name>.schema.json`). */
+export function exportSchemas(): Record<string, object> {
+  return {
+    'events.schema.json': eventsSchema,
+    'attempts.schema.json': csvSchema('attempts', ATTEMPTS_VERSION, 'ARC Studio attempts.csv record', 'One attempt: a session and an item the participant started.', ATTEMPTS_COLUMNS, ATTEMPT_SPEC),
+    'baselines.schema.json': {
+      ...z.toJSONSchema(BaselinesFileSchema, { target: 'draft-2020-12' }),
+      $id: `${BASE}baselines.schema.json`,
+      title: 'ARC Studio baselines.json (arc-studio.baselines)',
+      description: 'Per game and level: first-time players who reached and completed it, their action counts and the baseline under each named preset; presets names their versions. Read by arc-studio score --baselines.',
+    },
+    'baselines-csv.schema.json': csvSchema('baselines-csv', BASELINES_CSV_VERSION, 'ARC Studio baselines.csv record', 'One baseline figure: a game level under one named preset.', BASELINES_CSV_COLUMNS, BASELINE_SPEC),
+    'grid-actions.schema.json': csvSchema('grid-actions', GRID_ACTIONS_VERSION, 'ARC Studio grid-actions.csv record', 'One grid-task action, with H-ARC column names where they map. Coordinates: x is the column, y the row, both 0-based from the top-left cell; time is ms since the session started.', GRID_ACTIONS_COLUMNS, GRID_SPEC),
+    'recording.schema.json': recordingSchema,
+  };
+}
