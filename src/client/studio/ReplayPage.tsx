@@ -4,7 +4,7 @@ import { Link, useParams } from 'wouter';
 import type { LogEvent } from '../../core/log/events';
 import { Timeline } from '../../core/log/timeline';
 import { currentTest, initialPlayer, reduce, type PlayerState } from '../../core/log/gridPlayer';
-import { gameRunReducer, renderRun, type Run } from '../../core/game';
+import { gameRunReducer, hashFrame, renderRun, type Run } from '../../core/game';
 import { games } from '../../games';
 import { GridCanvas } from '../grid/GridCanvas';
 import { renderFrame } from '../game/render';
@@ -216,6 +216,7 @@ function GameReplay({ run, pointer }: { run: Run<unknown> | null; pointer: { x: 
     const frame = renderRun(run);
     renderFrame(canvas, frame, scale, dpr);
     canvas.dataset.level = String(run.levelsCompleted);
+    canvas.dataset.frameHash = hashFrame(frame);
     if (pointer) {
       const ctx = canvas.getContext('2d')!;
       const k = scale * dpr;
