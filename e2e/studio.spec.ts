@@ -68,3 +68,34 @@ test('a researcher sees the funnel and baselines of the sample study and replays
   await expect(page.getByTestId('replay-position')).toHaveText(`${itemEvents.length} / ${itemEvents.length}`, { timeout: 60_000 });
   await expect(page.getByTestId('replay-frame')).toHaveAttribute('data-level', String(games.push.levels.length));
 });
+
+test('a designer playtests any level with a state inspector and instant restart; the recording is labelled and never counts', async ({ page, request }) => {
+  // Participants cannot make themselves playtests.
+  const refused = await request.post('/api/studies/sample/sessions', { data: { params: { mode: 'playtest' } } });
+  expect(refused.status()).toBe(403);
+  const before = await (await request.get('/api/admin/studies/sample/results', { headers: { Authorization: `Bearer ${process.env.E2E_ADMIN_TOKEN}` } })).json();
+
+  await page.goto(`/login#token=${process.env.E2E_ADMIN_TOKEN}`);
+  await expect(page.getByRole('heading', { name: 'Studies' })).toBeVisible();
+  await page.goto('/games/push/playtest');
+  await page.getByLabel('Record to').selectOption({ label: 'sample · push' });
+  await page.getByLabel('Level', { exact: true }).selectOption('2');
+  await expect(page.getByTestId('game-level')).toHaveText(`3 / ${games.push.levels.length}`);
+  const hash0 = await page.getByTestId('state-hash').textContent();
+  for (const a of solutions.push[2].split(',')) await page.keyboard.press({ ACTION1: 'ArrowUp', ACTION2: 'ArrowDown', ACTION3: 'ArrowLeft', ACTION4: 'ArrowRight', ACTION5: 'Space' }[a]!);
+  await expect(page.getByTestId('game-level')).toHaveText(`4 / ${games.push.levels.length}`);
+  await expect(page.getByTestId('state-hash')).not.toHaveText(hash0!);
+  await page.getByRole('button', { name: 'Restart level' }).click();
+  await expect(page.getByTestId('game-level')).toHaveText(`3 / ${games.push.levels.length}`);
+  await expect(page.getByTestId('state-hash')).toHaveText(hash0!);
+
+  const admin = { Authorization: `Bearer ${process.env.E2E_ADMIN_TOKEN}` };
+  await expect.poll(async () => {
+    const r = await (await request.get('/api/admin/studies/sample/results', { headers: admin })).json();
+    return r.participants.filter((p: { playtest: boolean }) => p.playtest).length;
+  }, { timeout: 20_000 }).toBeGreaterThan(before.participants.filter((p: { playtest: boolean }) => p.playtest).length);
+  const after = await (await request.get('/api/admin/studies/sample/results', { headers: admin })).json();
+  const level3 = (r: typeof after) => r.games[0].levels[2];
+  expect(level3(after).completed).toBe(level3(before).completed);
+  expect(level3(after).baselines).toEqual(level3(before).baselines);
+});

@@ -167,6 +167,14 @@ export function studyRoutes(deps: StudyDeps): Hono {
     if (!parsed.success) return zodFail(c, parsed.error.issues, 'The session request is not valid');
     const params = parsed.data.params;
     if (Object.keys(params).length > MAX_PARAMS) return fail(c, 400, 'malformed', `params has ${Object.keys(params).length} entries; at most ${MAX_PARAMS} are kept.`);
+    // Playtests never count toward results: only a researcher may start one, or a participant
+    // could take themselves out of a study's results with a link parameter.
+    if (params.mode === 'playtest') {
+      const token = bearer(c.req.header('Authorization'));
+      if (token === null || !tokenMatches(token, deps.adminTokenHash)) {
+        return fail(c, 403, 'forbidden', 'Only a researcher can start a playtest session: log in to the studio and start it from the game\'s Playtest page.');
+      }
+    }
     const study = definitionOf(rec);
     const flags: string[] = [];
     for (const key of ['PROLIFIC_PID', 'workerId']) {

@@ -34,7 +34,7 @@ export function PlaytestPage() {
     if (!target) { setSink(practiceLog()); return; }
     let cancelled = false;
     (async () => {
-      const { sessionId, token } = await createSession(target.studyId, { mode: 'playtest' });
+      const { sessionId, token } = await createSession(target.studyId, { mode: 'playtest' }, useResearcher.getState().token ?? undefined);
       const outbox = await Outbox.create({ id: sessionId, studyId: `playtest:${target.studyId}`, token });
       outbox.append('session.start', { mode: 'playtest', wallClock: new Date().toISOString(), userAgent: navigator.userAgent });
       outbox.append('item.start', { item: target.itemId, kind: 'game' });

@@ -46,8 +46,11 @@ export function getStudyIntro(studyId: string): Promise<StudyIntro> {
   return getJson<StudyIntro>(`/api/studies/${encodeURIComponent(studyId)}`);
 }
 
-export function createSession(studyId: string, params: Record<string, string>): Promise<{ sessionId: string; token: string }> {
-  return getJson(`/api/studies/${encodeURIComponent(studyId)}/sessions`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ params }) });
+/** Starts a session. A playtest (`params.mode = "playtest"`) needs the researcher's token. */
+export function createSession(studyId: string, params: Record<string, string>, researcherToken?: string): Promise<{ sessionId: string; token: string }> {
+  const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+  if (researcherToken) headers.Authorization = `Bearer ${researcherToken}`;
+  return getJson(`/api/studies/${encodeURIComponent(studyId)}/sessions`, { method: 'POST', headers, body: JSON.stringify({ params }) });
 }
 
 export function getSession(sessionId: string, token: string): Promise<SessionView> {
