@@ -6,6 +6,7 @@ import { tasksCommand } from './tasks';
 import { benchCommand } from './bench';
 import { gamesCommand } from './games';
 import { scoreCommand } from './score';
+import { exportCommand } from './export';
 
 export interface Command {
   readonly summary: string;
@@ -19,6 +20,7 @@ export const commands: Record<string, Command> = {
   bench: benchCommand,
   games: gamesCommand,
   score: scoreCommand,
+  export: exportCommand,
 };
 
 function help(): string {

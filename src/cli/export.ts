@@ -1,0 +1,154 @@
+/**
+ * `arc-studio export`: a study's data from the same store `serve` uses (PGlite in the data
+ * folder, or PostgreSQL with DATABASE_URL), streamed to a file or, for recordings, a folder.
+ */
+import { createWriteStream, existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { parseArgs } from 'node:util';
+import type { Command } from './main';
+import { bundledTaskDirs } from './serve';
+import { TaskLibrary } from '../server/collections';
+import { openStore, redact } from '../server/store/open';
+import { replayWithEngine } from '../server/studies';
+import { ExportError, exportContext, type ExportContext } from '../server/export/context';
+import { attemptsCsv } from '../server/export/attempts';
+import { baselinesCsv, baselinesJson } from '../server/export/baselines';
+import { eventsJsonl } from '../server/export/events';
+import { gridActionsCsv } from '../server/export/gridActions';
+import { studyBundle } from '../server/export/formats';
+import { recordingEntries, type SkippedRun } from '../server/export/recordings';
+
+/** The formats of the command (`baselines` is JSON, or CSV for an `--out` ending in `.csv`). */
+export const CLI_FORMATS = ['jsonl', 'csv', 'baselines', 'grid-actions', 'recordings', 'zip'] as const;
+type CliFormat = (typeof CLI_FORMATS)[number];
+
+const USAGE = `export --study ID --format ${CLI_FORMATS.join('|')} --out PATH [--version N] [--data-dir DIR]`;
+
+function fail(message: string): never {
+  throw new Error(message);
+}
+
+/** Streams `chunks` into `file` through a temporary `.part` file, so a failed export leaves nothing half-written. */
+async function writeFile(file: string, chunks: AsyncIterable<string | Uint8Array>): Promise<number> {
+  const part = `${file}.part`;
+  const out = createWriteStream(part);
+  try {
+    await pipeline(Readable.from(chunks, { objectMode: false }), out);
+  } catch (e) {
+    rmSync(part, { force: true });
+    throw e;
+  }
+  renameSync(part, file);
+  return statSync(file).size;
+}
+
+function checkWritableParent(file: string): void {
+  const dir = path.dirname(file);
+  const st = statSync(dir, { throwIfNoEntry: false });
+  if (!st) fail(`cannot write ${file}: the folder ${dir} does not exist; create it first or choose another --out.`);
+  if (!st.isDirectory()) fail(`cannot write ${file}: ${dir} is not a folder.`);
+  if (existsSync(file) && statSync(file).isDirectory()) fail(`cannot write ${file}: it is a folder; give a file name with --out.`);
+}
+
+/** What an export wrote. */
+export interface ExportReport {
+  readonly files: number;
+  readonly bytes: number;
+  readonly skipped: readonly SkippedRun[];
+}
+
+/** Writes one export of `ctx` to `out`. */
+export async function writeExport(ctx: ExportContext, format: CliFormat, out: string): Promise<ExportReport> {
+  if (format === 'recordings') {
+    if (existsSync(out) && !statSync(out).isDirectory()) fail(`cannot write recordings to ${out}: it is a file; recordings go to a folder, give a folder path with --out.`);
+    try {
+      mkdirSync(out, { recursive: true });
+    } catch (e) {
+      fail(`cannot create the folder ${out} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); choose another --out.`);
+    }
+    const skipped: SkippedRun[] = [];
+    let files = 0;
+    let bytes = 0;
+    for await (const entry of recordingEntries(ctx, skipped)) {
+      bytes += await writeFile(path.join(out, entry.name), Readable.from(entry.data));
+      files++;
+    }
+    return { files, bytes, skipped };
+  }
+  checkWritableParent(out);
+  const writers: Record<Exclude<CliFormat, 'recordings'>, (c: ExportContext) => AsyncIterable<string | Uint8Array>> = {
+    'jsonl': eventsJsonl,
+    'csv': attemptsCsv,
+    'baselines': out.toLowerCase().endsWith('.csv') ? baselinesCsv : baselinesJson,
+    'grid-actions': gridActionsCsv,
+    'zip': studyBundle,
+  };
+  try {
+    return { files: 1, bytes: await writeFile(out, writers[format](ctx)), skipped: [] };
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'EACCES' || code === 'EROFS' || code === 'EPERM') fail(`cannot write ${out} (${code}: permission denied); choose another --out.`);
+    throw e;
+  }
+}
+
+export const exportCommand: Command = {
+  summary: "Export a study's data: raw events (jsonl), attempts (csv), baselines (JSON, or CSV for a .csv --out), grid actions (csv), ARC-AGI-3 recordings (a folder) or the whole bundle (zip). Reads the serve store: PGlite in --data-dir, or DATABASE_URL.",
+  usage: USAGE,
+  async run(args) {
+    let values;
+    try {
+      ({ values } = parseArgs({
+        args,
+        options: {
+          study: { type: 'string' },
+          format: { type: 'string' },
+          out: { type: 'string' },
+          version: { type: 'string' },
+          'data-dir': { type: 'string', default: '.arc-studio' },
+        },
+      }));
+    } catch (e) {
+      fail(`${(e as Error).message}\nUsage: arc-studio ${USAGE}`);
+    }
+    if (!values.study) fail(`--study is missing: name the study to export.\nUsage: arc-studio ${USAGE}`);
+    if (!values.format) fail(`--format is missing; formats: ${CLI_FORMATS.join(', ')}.`);
+    if (!(CLI_FORMATS as readonly string[]).includes(values.format)) fail(`unknown format "${values.format}"; formats: ${CLI_FORMATS.join(', ')}.`);
+    const format = values.format as CliFormat;
+    if (!values.out) fail(`--out is missing: give the file${format === 'recordings' ? ' (a folder, for recordings)' : ''} to write.`);
+    let version: number | null = null;
+    if (values.version !== undefined) {
+      version = Number(values.version);
+      if (!/^\d+$/.test(values.version) || version < 1) fail(`--version ${values.version} is not a study version; versions are whole numbers from 1.`);
+    }
+    const out = path.resolve(values.out);
+
+    const databaseUrl = process.env.DATABASE_URL || undefined;
+    const dataDir = path.resolve(values['data-dir']!);
+    if (!databaseUrl && !existsSync(path.join(dataDir, 'db'))) {
+      fail(`no database in ${path.join(dataDir, 'db')}: give the --data-dir that "arc-studio serve" uses (default .arc-studio), or set DATABASE_URL for PostgreSQL.`);
+    }
+    const library = new TaskLibrary();
+    for (const dir of bundledTaskDirs()) await library.mount(dir);
+    const store = await openStore(databaseUrl ? { databaseUrl } : { dataDir });
+    try {
+      let ctx: ExportContext;
+      try {
+        ctx = await exportContext({ store, studyId: values.study, version, library, replay: replayWithEngine, now: Date.now() });
+      } catch (e) {
+        if (e instanceof ExportError) fail(e.message);
+        throw e;
+      }
+      const r = await writeExport(ctx, format, out);
+      const from = databaseUrl ? `PostgreSQL at ${redact(databaseUrl)}` : `PGlite in ${path.join(dataDir, 'db')}`;
+      const what = format === 'recordings' ? `${r.files} recording${r.files === 1 ? '' : 's'} (${r.bytes} bytes) to ${out}` : `${r.bytes} bytes to ${out}`;
+      console.log(`Exported ${format} of study "${ctx.studyId}"${version === null ? '' : ` version ${version}`} (${ctx.sessions.length} session${ctx.sessions.length === 1 ? '' : 's'}, from ${from}): ${what}.`);
+      for (const s of r.skipped) console.error(`Not written: ${s.name}: ${s.reason}`);
+      return 0;
+    } finally {
+      await store.close();
+    }
+  },
+};
