@@ -27,7 +27,7 @@ function cli(...args: string[]) {
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
-let sessions: string[] = [];
+const sessions: string[] = [];
 let eventCount = 0;
 
 beforeAll(async () => {
