@@ -17,6 +17,7 @@ test('a researcher creates a study in the studio, a participant runs it, and an 
   await page.getByLabel('Task', { exact: true }).selectOption('most-common-color');
   await page.getByRole('button', { name: 'Add game' }).click();
   await page.getByLabel('Game', { exact: true }).selectOption('glow');
+  await page.getByLabel('Show game players their action counter').uncheck();
   await page.getByLabel('Completion code').fill('EDIT-OK');
   await page.getByRole('button', { name: 'Save study' }).click();
   await expect(page.getByRole('status')).toContainText('Saved as version 1');
@@ -28,7 +29,18 @@ test('a researcher creates a study in the studio, a participant runs it, and an 
   await participant.getByRole('button', { name: 'Begin' }).click();
   const def = (await (await request.get(`/api/admin/studies/${id}`, { headers: ADMIN })).json()).definition;
   const study: StudyFile = { items: def.items, completion: def.completion };
-  for (let i = 0; i < study.items.length; i++) await completeCurrentItem(participant, study);
+  let sawGame = false;
+  for (let i = 0; i < study.items.length; i++) {
+    // The study hides the action counter from game players.
+    await expect(participant.locator('[data-item]')).toBeVisible();
+    if ((await participant.locator('[data-item]').getAttribute('data-kind')) === 'game') {
+      await expect(participant.getByTestId('game-level')).toBeVisible();
+      await expect(participant.getByTestId('game-actions')).toHaveCount(0);
+      sawGame = true;
+    }
+    await completeCurrentItem(participant, study);
+  }
+  expect(sawGame).toBe(true);
   await expect(participant.getByTestId('completion-code')).toHaveText('EDIT-OK');
   await expectAllStored(request, participant);
 

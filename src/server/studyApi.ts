@@ -213,7 +213,7 @@ export function studyRoutes(deps: StudyDeps): Hono {
     const progress = sessionProgress(study, session.order, marks, (id) => tally(id).every((t) => t.solved || t.trialsUsed >= study.trials));
     return c.json({
       session: { id: session.id, studyId: session.studyId, studyVersion: session.studyVersion, state: effectiveState(session, study, now()), createdAt: session.createdAt, ackedThrough: session.ackedThrough, now: now() },
-      study: { title: study.title, consent: study.consent, instructions: study.instructions, trials: study.trials, limits: study.limits, allowLevelReset: study.allowLevelReset },
+      study: { title: study.title, consent: study.consent, instructions: study.instructions, trials: study.trials, limits: study.limits, allowLevelReset: study.allowLevelReset, showActionCounter: study.showActionCounter },
       items,
       progress: {
         current: progress.current,

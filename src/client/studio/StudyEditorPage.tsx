@@ -127,7 +127,10 @@ function Editor() {
             </select>
           </label>
           <NumberField label="Trials per test input" value={def.trials ?? 3} onChange={(v) => set('trials', v)} />
-          <label className="flex items-center gap-2 pt-6 text-sm text-slate-300"><input type="checkbox" checked={def.allowLevelReset ?? true} onChange={(e) => set('allowLevelReset', e.target.checked)} /> Players may reset a game level</label>
+          <div className="flex flex-col gap-1 pt-5 text-sm text-slate-300">
+            <label className="flex items-center gap-2"><input type="checkbox" checked={def.allowLevelReset ?? true} onChange={(e) => set('allowLevelReset', e.target.checked)} /> Players may reset a game level</label>
+            <label className="flex items-center gap-2"><input type="checkbox" checked={def.showActionCounter ?? true} onChange={(e) => set('showActionCounter', e.target.checked)} /> Show game players their action counter</label>
+          </div>
           <NumberField label="Soft limit per item (min)" value={def.limits?.itemSoftMinutes ?? 20} onChange={(v) => set('limits', { ...def.limits, itemSoftMinutes: v })} />
           <NumberField label="Hard limit per item (min)" value={def.limits?.itemHardMinutes ?? 30} onChange={(v) => set('limits', { ...def.limits, itemHardMinutes: v })} />
           <NumberField label="Session limit (min)" value={def.limits?.sessionMinutes ?? 90} onChange={(v) => set('limits', { ...def.limits, sessionMinutes: v })} />

@@ -270,7 +270,7 @@ function ItemView({ run, item, onNext }: { run: Running; item: SessionItem; onNe
   if (item.kind === 'task') return <TaskItemView run={run} item={item} resume={resume} notice={notice} giveUp={giveUp} onNext={onNext} />;
   const game = games[item.game];
   if (!game) return <Centered><p role="alert" className="text-rose-300">This study needs the game "{item.game}", which this server does not have. Tell the researcher.</p></Centered>;
-  return <GameItemView run={run} item={item} resume={resume} notice={notice} giveUp={giveUp} onNext={onNext} allowReset={view.study.allowLevelReset} key={record.id} />;
+  return <GameItemView run={run} item={item} resume={resume} notice={notice} giveUp={giveUp} onNext={onNext} allowReset={view.study.allowLevelReset} showCounter={view.study.showActionCounter} key={record.id} />;
 }
 
 function PracticeTag({ practice }: { practice: boolean }) {
@@ -296,15 +296,15 @@ function TaskItemView({ run, item, resume, notice, giveUp, onNext }: {
   );
 }
 
-function GameItemView({ run, item, resume, notice, giveUp, onNext, allowReset }: {
-  run: Running; item: Extract<SessionItem, { kind: 'game' }>; resume: LogEvent[]; notice: React.ReactNode; giveUp: React.ReactNode; onNext: (r: string) => void; allowReset: boolean;
+function GameItemView({ run, item, resume, notice, giveUp, onNext, allowReset, showCounter }: {
+  run: Running; item: Extract<SessionItem, { kind: 'game' }>; resume: LogEvent[]; notice: React.ReactNode; giveUp: React.ReactNode; onNext: (r: string) => void; allowReset: boolean; showCounter: boolean;
 }) {
   const [state, setState] = useState<GameState>('NOT_PLAYED');
   return (
     <div className="flex h-full flex-col">
       {notice}
       <div className="min-h-0 flex-1">
-        <GamePlayer game={games[item.game]} sink={run.outbox} seed={item.seed} resume={resume} allowReset={allowReset} onState={setState}
+        <GamePlayer game={games[item.game]} sink={run.outbox} seed={item.seed} resume={resume} allowReset={allowReset} showCounter={showCounter} onState={setState}
           toolbar={<>
             <PracticeTag practice={item.practice} />
             {state === 'WIN' ? <Button tone="primary" onClick={() => onNext('finished')}>Next</Button> : giveUp}

@@ -35,7 +35,7 @@ export interface ItemProgressView {
 
 export interface SessionView {
   readonly session: { id: string; studyId: string; studyVersion: number; state: string; createdAt: number; ackedThrough: number; now: number };
-  readonly study: { title: string; consent: string; instructions: string; trials: number; limits: { itemSoftMinutes: number; itemHardMinutes: number; sessionMinutes: number }; allowLevelReset: boolean };
+  readonly study: { title: string; consent: string; instructions: string; trials: number; limits: { itemSoftMinutes: number; itemHardMinutes: number; sessionMinutes: number }; allowLevelReset: boolean; showActionCounter: boolean };
   readonly items: SessionItem[];
   readonly progress: { current: number; items: ItemProgressView[] };
 }

@@ -84,6 +84,8 @@ export const StudyDefinition = z.object({
   trials: z.number().int().min(1).max(10).default(3),
   limits: StudyLimits.prefault({}),
   allowLevelReset: z.boolean().default(true),
+  /** Whether game players see their action counter (hide it to avoid nudging players to minimise). */
+  showActionCounter: z.boolean().default(true),
   attempt: AttemptRule.prefault({}),
   lowEffort: LowEffortRule.prefault({}),
   completion: z.object({
