@@ -15,6 +15,7 @@ const suites: Record<string, () => Promise<{ run(): AsyncIterable<BenchResult> |
   'grid-latency': () => import('../bench/gridLatency'),
   'game-latency': () => import('../bench/gameLatency'),
   replay: () => import('../bench/replay'),
+  export: () => import('../bench/export'),
 };
 
 export const benchCommand: Command = {
