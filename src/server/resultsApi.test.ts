@@ -94,7 +94,8 @@ describe('GET /api/admin/studies/:studyId/results', () => {
 
     expect((await call('POST', '/admin/studies/res', ADMIN, { definition: STUDY })).status).toBe(201);
     const open = async (name: string, params: Record<string, string>) => {
-      const r = await call('POST', '/studies/res/sessions', null, { params });
+      // Only a researcher may start a playtest session.
+      const r = await call('POST', '/studies/res/sessions', params.mode === 'playtest' ? ADMIN : null, { params });
       expect(r.status).toBe(201);
       s[name] = r.body;
       clock += 1000;
