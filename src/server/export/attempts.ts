@@ -24,7 +24,8 @@ export async function* attemptsCsv(ctx: ExportContext): AsyncGenerator<string> {
   yield csvRecord(ATTEMPTS_COLUMNS);
   for (const s of ctx.sessions) {
     const def = definitionFor(ctx, s);
-    const [events, subs] = [await sessionEvents(ctx, s.id), await ctx.store.listSubmissions(s.id)];
+    const events = await sessionEvents(ctx, s.id);
+    const subs = await ctx.store.listSubmissions(s.id);
     const indices = new Map<string, number[]>();
     for (const item of def.items) if (item.kind === 'task') indices.set(item.id, testIndicesOf(ctx, item, subs));
     const summary = summarizeSession(def, s.order, events, subs, (id) => indices.get(id) ?? [], ctx.replay);

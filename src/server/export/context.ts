@@ -36,6 +36,8 @@ export interface ExportContext {
   readonly replay: ReplayGame | null;
   /** Ms since the epoch, for session states (abandoned, timed out). */
   readonly now: number;
+  /** Events per page read from the store. */
+  readonly pageSize: number;
 }
 
 export interface ContextOptions {
@@ -46,6 +48,8 @@ export interface ContextOptions {
   readonly library: TaskLibrary | null;
   readonly replay: ReplayGame | null;
   readonly now: number;
+  /** Events per page read from the store (default `PAGE_SIZE`). */
+  readonly pageSize?: number;
 }
 
 /**
@@ -87,7 +91,7 @@ export async function exportContext(o: ContextOptions): Promise<ExportContext> {
   return {
     store: o.store, studyId: o.studyId, version, versions, sessions,
     testCount: (collection, task) => counts.get(`${collection}\u0000${task}`) ?? null,
-    replay: o.replay, now: o.now,
+    replay: o.replay, now: o.now, pageSize: o.pageSize ?? PAGE_SIZE,
   };
 }
 
@@ -114,7 +118,7 @@ export function participantId(s: Pick<SessionRecord, 'id' | 'params'>): string {
 /** Every event of a session, read page by page (one session's log at a time in memory). */
 export async function sessionEvents(ctx: ExportContext, sessionId: string): Promise<StoredEvent[]> {
   const out: StoredEvent[] = [];
-  for await (const page of ctx.store.streamEvents(sessionId, { batchSize: PAGE_SIZE })) for (const e of page) out.push(e);
+  for await (const page of ctx.store.streamEvents(sessionId, { batchSize: ctx.pageSize })) for (const e of page) out.push(e);
   return out;
 }
 

@@ -3,7 +3,7 @@
  * session order (by creation) and seq order within a session. See docs/formats/README.md.
  */
 import { ITEM_START } from '../../core/study/rules';
-import { type ExportContext, PAGE_SIZE, definitionFor, isPlaytestSession, practiceItems } from './context';
+import { type ExportContext, definitionFor, isPlaytestSession, practiceItems } from './context';
 
 /** The format version written in docs and schemas. */
 export const EVENTS_VERSION = 1;
@@ -33,7 +33,7 @@ export async function* eventsJsonl(ctx: ExportContext): AsyncGenerator<string> {
     const practice = practiceItems(definitionFor(ctx, s));
     const playtest = isPlaytestSession(s);
     let item: string | null = null;
-    for await (const page of ctx.store.streamEvents(s.id, { batchSize: PAGE_SIZE })) {
+    for await (const page of ctx.store.streamEvents(s.id, { batchSize: ctx.pageSize })) {
       let chunk = '';
       for (const e of page) {
         if (e.kind === ITEM_START && typeof e.data.item === 'string') item = e.data.item;

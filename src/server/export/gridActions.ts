@@ -13,7 +13,7 @@ import { csvRecord } from '../../core/formats/csv';
 import { currentTest, initialPlayer, reduce, type GridEventKind, type PlayerState } from '../../core/log/gridPlayer';
 import { ITEM_START } from '../../core/study/rules';
 import type { Rect } from '../../core/grid/grid';
-import { type ExportContext, PAGE_SIZE, definitionFor, isPlaytestSession, participantId } from './context';
+import { type ExportContext, definitionFor, isPlaytestSession, participantId } from './context';
 
 export const GRID_ACTIONS_VERSION = 1;
 
@@ -52,7 +52,7 @@ export async function* gridActionsCsv(ctx: ExportContext): AsyncGenerator<string
     let item: (typeof def.items)[number] | null = null;
     let state: PlayerState = initialPlayer();
     let count = 0;
-    for await (const page of ctx.store.streamEvents(s.id, { batchSize: PAGE_SIZE })) {
+    for await (const page of ctx.store.streamEvents(s.id, { batchSize: ctx.pageSize })) {
       let chunk = '';
       for (const e of page) {
         if (e.kind === ITEM_START && typeof e.data.item === 'string') {
