@@ -11,11 +11,13 @@ import { StudyResultsPage } from './studio/StudyResultsPage';
 import { ReplayPage } from './studio/ReplayPage';
 import { PlaytestPage } from './studio/PlaytestPage';
 import { StudyEditorPage } from './studio/StudyEditorPage';
+import { ScorePage } from './studio/ScorePage';
 
 const NAV = [
   { href: '/', label: 'Tasks', match: (p: string) => p === '/' || p.startsWith('/tasks') },
   { href: '/games', label: 'Games', match: (p: string) => p.startsWith('/games') },
   { href: '/studies', label: 'Studies', match: (p: string) => p.startsWith('/studies') || p.startsWith('/login') },
+  { href: '/score', label: 'Score', match: (p: string) => p.startsWith('/score') },
 ];
 
 export function App() {
@@ -55,6 +57,7 @@ export function App() {
           <Route path="/games/:id" component={GamePlayerPage} />
           <Route path="/games/:id/playtest" component={PlaytestPage} />
           <Route path="/login" component={LoginPage} />
+          <Route path="/score" component={ScorePage} />
           <Route path="/studies" component={StudiesPage} />
           <Route path="/studies/new" component={StudyEditorPage} />
           <Route path="/studies/:studyId" component={StudyResultsPage} />
