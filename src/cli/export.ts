@@ -124,6 +124,12 @@ export const exportCommand: Command = {
       if (!/^\d+$/.test(values.version) || version < 1) fail(`--version ${values.version} is not a study version; versions are whole numbers from 1.`);
     }
     const out = path.resolve(values.out);
+    // A bad --out is reported before the database is opened.
+    if (format === 'recordings') {
+      if (existsSync(out) && !statSync(out).isDirectory()) fail(`cannot write recordings to ${out}: it is a file; recordings go to a folder, give a folder path with --out.`);
+    } else {
+      checkWritableParent(out);
+    }
 
     const databaseUrl = process.env.DATABASE_URL || undefined;
     const dataDir = path.resolve(values['data-dir']!);

@@ -21,8 +21,19 @@ export const BASELINES_CSV_COLUMNS = [
   'game', 'level', 'participants', 'reached', 'completers', 'preset', 'preset_version', 'min_completers', 'baseline', 'reason',
 ] as const;
 
-/** The baselines of the study's games (every registered game a study item plays is listed). */
-export async function studyBaselines(ctx: ExportContext): Promise<Baselines> {
+const computed = new WeakMap<ExportContext, Promise<Baselines>>();
+
+/**
+ * The baselines of the study's games (every registered game a study item plays is listed).
+ * Computed once per context, so the bundle's JSON and CSV read the logs once.
+ */
+export function studyBaselines(ctx: ExportContext): Promise<Baselines> {
+  let p = computed.get(ctx);
+  if (!p) computed.set(ctx, (p = computeStudyBaselines(ctx)));
+  return p;
+}
+
+async function computeStudyBaselines(ctx: ExportContext): Promise<Baselines> {
   const players: PlayerLevels[] = [];
   const winLevels: Record<string, number> = {};
   for (const def of ctx.versions.values()) {
