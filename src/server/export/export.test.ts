@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Hono } from 'hono';
+import { Hono } from 'hono';
+import { serve } from '@hono/node-server';
 import { createApi } from '../app';
 import { TaskLibrary } from '../collections';
 import { hashToken } from '../auth';
@@ -364,6 +365,29 @@ describe.each(backends)('exports on $name', (backend) => {
     };
     for (const format of ['jsonl', 'csv', 'grid-actions', 'baselines-json', 'zip'] as const) {
       expect((await read(2, format)).equals(await read(5000, format)), format).toBe(true);
+    }
+  });
+
+  it('streams a download over real HTTP, as a browser gets it', async () => {
+    const outer = new Hono().route('/api', app);
+    const server = serve({ fetch: outer.fetch, port: 0, hostname: '127.0.0.1' });
+    await new Promise<void>((resolve) => server.once('listening', () => resolve()));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+      const made = await fetch(`${base}/api/admin/studies/exports/exports`, { method: 'POST', headers: { Authorization: `Bearer ${ADMIN}` }, body: JSON.stringify({ format: 'zip', version: 1 }) });
+      expect(made.status).toBe(201);
+      const { url, fileName } = await made.json() as { url: string; fileName: string };
+      expect(fileName).toBe('exports-v1-bundle.zip');
+      const res = await fetch(base + url);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('transfer-encoding')).toBe('chunked');
+      expect(res.headers.get('content-disposition')).toMatch(/^attachment; filename="exports-v1-bundle\.zip"/);
+      const entries = readZip(Buffer.from(await res.arrayBuffer()));
+      const readme = entries.find((e) => e.name === 'README.md')!.data.toString('utf8');
+      expect(readme).toContain('5 sessions of version 1');
+      expect((await fetch(base + url)).status).toBe(410);
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     }
   });
 
