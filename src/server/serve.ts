@@ -2,7 +2,7 @@
  * `arc-studio serve`: the built app and the JSON API on one port.
  */
 import { Hono } from 'hono';
-import { serve as nodeServe } from '@hono/node-server';
+import { createAdaptorServer } from '@hono/node-server';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -14,6 +14,9 @@ import { openStore, redact } from './store/open';
 import { gameIds, loadStudyFiles, replayWithEngine, syncStudyFiles } from './studies';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** Pending connections the kernel may queue (capped by its own limit, net.core.somaxconn). */
+const LISTEN_BACKLOG = 4096;
 
 export interface ServeOptions {
   port: number;
@@ -61,7 +64,10 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; cl
   // Client-side routes (/tasks/..., /s/...) all load the app.
   app.get('*', (c) => c.html(indexHtml));
 
-  const server = nodeServe({ fetch: app.fetch, port: opts.port, hostname: opts.host });
+  const server = createAdaptorServer({ fetch: app.fetch });
+  // A deep accept queue: when many participants connect at once (a study launch), connections
+  // wait their turn instead of being dropped and retried seconds later.
+  server.listen(opts.port, opts.host, LISTEN_BACKLOG);
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('listening', () => resolve());

@@ -201,7 +201,23 @@ export class SqlStore implements Store {
   private readonly pending: PendingAppend[] = [];
   private flushes = 0;
 
+  private pumpScheduled = false;
+
+  /**
+   * Starts the next group on the next turn of the event loop, so that every request that arrived
+   * meanwhile joins it. WARNING: PGlite runs a statement synchronously on this thread; flushing
+   * at once would give each request a statement of its own and saturate the thread under load.
+   */
   private pump(): void {
+    if (this.pumpScheduled) return;
+    this.pumpScheduled = true;
+    setImmediate(() => {
+      this.pumpScheduled = false;
+      this.drain();
+    });
+  }
+
+  private drain(): void {
     // PGlite runs one statement at a time anyway; PostgreSQL gets a few groups in parallel.
     const parallel = this.kind === 'pglite' ? 1 : 4;
     while (this.flushes < parallel && this.pending.length) {
