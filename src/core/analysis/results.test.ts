@@ -320,3 +320,17 @@ describe('study results: bad input', () => {
     expect(() => studyResults(orphan)).toThrow(/Session p6 ran version 1 of study fixture, which is not stored/);
   });
 });
+
+describe('study results: repeat participants', () => {
+  it('count toward baselines once, with their earliest session', () => {
+    // p1 comes back as a new session with the same Prolific id and plays level 1 in 3 clicks.
+    const again = new Log()
+      .add(0, 'item.start', { item: 'lamps', kind: 'game' })
+      .play('glow', 'RESET,ACTION6:0:0,ACTION6:1:1,ACTION6:32:35', 0, 1000);
+    const base = input(1);
+    const r = studyResults({ ...base, sessions: [...base.sessions, data(session('p1-again', { createdAt: BASE + 20, params: { PROLIFIC_PID: 'p1' } }), again)] });
+    expect(r.participants.some((p) => p.sessionId === 'p1-again')).toBe(true);
+    expect(r.games[0].participants).toBe(3);
+    expect(r.games[0].levels[0].actions.values).toEqual([1, 2, 3]);
+  });
+});

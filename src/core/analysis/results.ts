@@ -411,7 +411,10 @@ export function studyResults(input: ResultsInput): StudyResults {
         if (!levels) continue;
         const verified = summary.items.find((i) => i.id === item.id)?.game?.verified === true;
         if (!verified) { acc.unverified++; continue; }
-        acc.players.set(session.id, firstRunDetail(evs, item.game, levels));
+        // First-time players only: a participant (by recruitment id) counts with their earliest
+        // session; sessions are visited oldest first. The exported baselines count the same way.
+        const who = session.params.PROLIFIC_PID || session.params.workerId || session.id;
+        if (!acc.players.has(who)) acc.players.set(who, firstRunDetail(evs, item.game, levels));
         addClicks(evs, item.game, acc.clicks);
       }
     }
