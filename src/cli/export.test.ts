@@ -96,6 +96,17 @@ describe('arc-studio export', () => {
     expect(read.steps.map((s) => s.input.action).join(',')).toBe(`RESET,${solutions.push[0]}`);
     expect(read.steps[0].timestamp).toBe('2026-02-01T09:00:00.900000+00:00');
 
+    // The exported recordings score against the study's own baselines, read from the same store.
+    const rec = path.join(folder, `${sessions[0]}-push-1.recording.jsonl`);
+    const scored = spawnSync('node', ['bin/arc-studio.mjs', 'score', rec, '--baselines', 'study:cli', '--data-dir', dataDir, '--preset', 'paper', '--json'], { cwd: ROOT, encoding: 'utf8', timeout: 120_000, env: { ...process.env, DATABASE_URL: '' } });
+    expect(scored.stderr).toBe('');
+    const report = JSON.parse(scored.stdout) as { baselines: string; result: { games: { game: string; runs: { levels: { level: number; human: { value: number | null }; agentActions: number | null }[] }[] }[] } };
+    expect(report.baselines).toBe('study:cli');
+    const level1 = report.result.games[0].runs[0].levels[0];
+    expect(level1.agentActions).toBe(solutions.push[0].split(',').length);
+    // Paper preset: the second-fewest actions of the two participants (4 and 6).
+    expect(level1.human.value).toBe(6);
+
     const zip = path.join(dir, 'bundle.zip');
     expect(cli('--study', 'cli', '--format', 'zip', '--out', zip, '--data-dir', dataDir).code).toBe(0);
     const names = readZip(readFileSync(zip)).map((e) => e.name);

@@ -109,7 +109,7 @@ describe('arc-studio score', () => {
     [['a.jsonl', '--baselines'], /--baselines needs a value/],
     [['a.jsonl', '--baselines', 'b.json', '--preset', 'fast'], /unknown preset "fast"; presets: paper, toolkit-2026-04/],
     [['a.jsonl', '--baselines', 'b.json', '--verbose'], /unknown option "--verbose"/],
-    [['a.jsonl', '--baselines', 'study:42'], /--baselines study:42: baselines from a study database are not available in this command yet; give a baselines file/],
+    [['a.jsonl', '--baselines', 'study:42', '--data-dir', '/nonexistent-arc-studio-data'], /--baselines study:42: no database in \/nonexistent-arc-studio-data\/db/],
     [['missing.recording.jsonl', '--baselines', 'b.json'], /recording "missing.recording.jsonl" does not exist or is not a file/],
   ])('refuses %j with a clear message', async (args, message) => {
     await expect(scoreCommand.run(args)).rejects.toThrow(message);

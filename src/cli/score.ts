@@ -11,7 +11,7 @@ import { BaselinesError, matchGame, parseBaselines, type Baselines } from '../co
 import { SCORING_PRESETS, isScoringPreset, scoreRuns, type AgentRun, type RhaeResult, type ScoringPresetName } from '../core/scoring/rhae';
 
 const PRESETS = Object.keys(SCORING_PRESETS).join('|');
-const USAGE = `score <recording.jsonl>... --baselines <file> [--preset ${PRESETS}] [--json]`;
+const USAGE = `score <recording.jsonl>... --baselines <file|study:ID> [--preset ${PRESETS}] [--json] [--data-dir DIR]`;
 /** The preset used when `--preset` is not given: the official toolkit's current rule. */
 export const DEFAULT_PRESET: ScoringPresetName = 'toolkit-2026-04';
 
@@ -52,11 +52,11 @@ function fail(message: string): never {
   throw new Error(message);
 }
 
-/** Reads the baselines file and the recordings and scores them. Errors say what to do. */
-export function scoreFiles(recordings: readonly string[], baselinesArg: string, preset: ScoringPresetName): ScoreReport {
-  if (baselinesArg.startsWith('study:')) {
-    fail(`--baselines ${baselinesArg}: baselines from a study database are not available in this command yet; give a baselines file (arc-studio.baselines JSON or an official metadata.json).`);
-  }
+/**
+ * Reads the baselines (a file, or `fromStudy` already computed for `study:ID`) and the
+ * recordings and scores them. Errors say what to do.
+ */
+export function scoreFiles(recordings: readonly string[], baselinesArg: string, preset: ScoringPresetName, fromStudy?: Baselines): ScoreReport {
   const reads: { file: string; read: RecordingRead }[] = [];
   for (const file of recordings) {
     if (!statSync(file, { throwIfNoEntry: false })?.isFile()) fail(`recording "${file}" does not exist or is not a file; name .recording.jsonl files.`);
@@ -72,20 +72,23 @@ export function scoreFiles(recordings: readonly string[], baselinesArg: string, 
     }
     reads.push({ file, read });
   }
-  let text: string;
-  try {
-    text = readFileSync(baselinesArg, 'utf8');
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    fail(`cannot read the baselines file "${baselinesArg}" (${code === 'ENOENT' ? 'no such file' : (e as Error).message}); give an arc-studio baselines JSON or an official metadata.json.`);
-  }
   const gameIds = [...new Set(reads.flatMap((r) => r.read.runs.map((run) => run.gameId)))];
   let baselines: Baselines;
-  try {
-    baselines = parseBaselines(text, gameIds.length === 1 ? { defaultGameId: gameIds[0] } : {});
-  } catch (e) {
-    if (e instanceof BaselinesError) fail(`baselines file "${baselinesArg}": ${e.message}`);
-    throw e;
+  if (fromStudy) baselines = fromStudy;
+  else {
+    let text: string;
+    try {
+      text = readFileSync(baselinesArg, 'utf8');
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      fail(`cannot read the baselines file "${baselinesArg}" (${code === 'ENOENT' ? 'no such file' : (e as Error).message}); give an arc-studio baselines JSON, an official metadata.json, or study:ID.`);
+    }
+    try {
+      baselines = parseBaselines(text, gameIds.length === 1 ? { defaultGameId: gameIds[0] } : {});
+    } catch (e) {
+      if (e instanceof BaselinesError) fail(`baselines file "${baselinesArg}": ${e.message}`);
+      throw e;
+    }
   }
   const runs: AgentRun[] = [];
   for (const { file, read } of reads) {
@@ -142,34 +145,64 @@ export function formatReport(report: ScoreReport): string {
   return out.join('\n');
 }
 
-function parseArgs(args: string[]): { files: string[]; baselines: string; preset: ScoringPresetName; json: boolean } {
+function parseArgs(args: string[]): { files: string[]; baselines: string; preset: ScoringPresetName; json: boolean; dataDir: string } {
   const files: string[] = [];
   let baselines: string | undefined;
   let preset: string = DEFAULT_PRESET;
+  let dataDir = '.arc-studio';
   let json = false;
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
     if (a === '--json') json = true;
-    else if (a === '--baselines' || a === '--preset') {
+    else if (a === '--baselines' || a === '--preset' || a === '--data-dir') {
       const v = args[++i];
       if (v === undefined || v.startsWith('--')) fail(`${a} needs a value. Usage: arc-studio ${USAGE}`);
       if (a === '--baselines') baselines = v;
+      else if (a === '--data-dir') dataDir = v;
       else preset = v;
     } else if (a.startsWith('--')) fail(`unknown option "${a}". Usage: arc-studio ${USAGE}`);
     else files.push(a);
   }
   if (files.length === 0) fail(`name at least one recording file. Usage: arc-studio ${USAGE}`);
-  if (baselines === undefined) fail(`give the human baselines with --baselines <file> (arc-studio.baselines JSON or an official metadata.json). Usage: arc-studio ${USAGE}`);
+  if (baselines === undefined) fail(`give the human baselines with --baselines <file> (arc-studio.baselines JSON or an official metadata.json) or --baselines study:ID. Usage: arc-studio ${USAGE}`);
   if (!isScoringPreset(preset)) fail(`unknown preset "${preset}"; presets: ${Object.keys(SCORING_PRESETS).join(', ')}.`);
-  return { files, baselines, preset, json };
+  return { files, baselines, preset, json, dataDir };
+}
+
+/**
+ * The baselines of a study in the serve store (PGlite in `dataDir`, or DATABASE_URL), computed as
+ * the study's baselines export computes them.
+ */
+async function studyBaselinesFrom(studyId: string, dataDir: string): Promise<Baselines> {
+  const { existsSync } = await import('node:fs');
+  const { openStore } = await import('../server/store/open');
+  const { exportContext, ExportError } = await import('../server/export/context');
+  const { studyBaselines } = await import('../server/export/baselines');
+  const { replayWithEngine } = await import('../server/studies');
+  const databaseUrl = process.env.DATABASE_URL || undefined;
+  const dir = path.resolve(dataDir);
+  if (!databaseUrl && !existsSync(path.join(dir, 'db'))) {
+    fail(`--baselines study:${studyId}: no database in ${path.join(dir, 'db')}; give the --data-dir that "arc-studio serve" uses (default .arc-studio), or set DATABASE_URL.`);
+  }
+  const store = await openStore(databaseUrl ? { databaseUrl } : { dataDir: dir });
+  try {
+    const ctx = await exportContext({ store, studyId, version: null, library: null, replay: replayWithEngine, now: Date.now() }).catch((e: Error) => {
+      if (e instanceof ExportError) fail(`--baselines study:${studyId}: ${e.message}`);
+      throw e;
+    });
+    return await studyBaselines(ctx);
+  } finally {
+    await store.close();
+  }
 }
 
 export const scoreCommand: Command = {
   summary: `Score agent recordings (.recording.jsonl) against human baselines with RHAE: per level, per game and in total, as a table or JSON. Presets: paper (second-best human), toolkit-2026-04 (upper-median human, the default).`,
   usage: USAGE,
   async run(args) {
-    const { files, baselines, preset, json } = parseArgs(args);
-    const report = scoreFiles(files, baselines, preset);
+    const { files, baselines, preset, json, dataDir } = parseArgs(args);
+    const fromStudy = baselines.startsWith('study:') ? await studyBaselinesFrom(baselines.slice('study:'.length), dataDir) : undefined;
+    const report = scoreFiles(files, baselines, preset, fromStudy);
     console.log(json ? JSON.stringify(report, null, 2) : formatReport(report));
     return 0;
   },
