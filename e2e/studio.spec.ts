@@ -1,4 +1,10 @@
 import { expect, test, type Page } from '@playwright/test';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { parseActions } from '../src/core/game';
+import { toRecording } from '../src/core/formats/recording';
 import { Timeline } from '../src/core/log/timeline';
 import { gameRunReducer, renderRun, hashFrame } from '../src/core/game';
 import type { LogEvent } from '../src/core/log/events';
@@ -98,4 +104,53 @@ test('a designer playtests any level with a state inspector and instant restart;
   const level3 = (r: typeof after) => r.games[0].levels[2];
   expect(level3(after).completed).toBe(level3(before).completed);
   expect(level3(after).baselines).toEqual(level3(before).baselines);
+});
+
+test('a researcher downloads every export of the sample study and scores a recording against its baselines', async ({ page, browser, request }) => {
+  test.setTimeout(240_000);
+  // The paper preset needs two first-time players who completed each level.
+  const results = await (await request.get('/api/admin/studies/sample/results', { headers: { Authorization: `Bearer ${process.env.E2E_ADMIN_TOKEN}` } })).json();
+  for (let n = results.games[0].levels[5].completed; n < 2; n++) {
+    const p = await browser.newPage();
+    await runParticipant(p, `export-${n}-${Date.now().toString(36)}`);
+    await p.close();
+  }
+  await page.goto(`/login#token=${process.env.E2E_ADMIN_TOKEN}`);
+  await page.getByRole('link', { name: 'Sample study: grid puzzles and a game' }).click();
+  await page.getByRole('tab', { name: 'Exports' }).click();
+  const exportsList = page.getByRole('list', { name: 'Exports' });
+  const got: Record<string, Buffer> = {};
+  for (const title of ['Study bundle (ZIP)', 'Raw events (JSONL)', 'Attempts (CSV)', 'Human baselines (JSON)', 'Human baselines (CSV)', 'Grid-task actions (CSV)', 'ARC-AGI-3 recordings (ZIP)']) {
+    const download = page.waitForEvent('download');
+    await exportsList.getByRole('button', { name: `Download ${title}` }).click();
+    const d = await download;
+    got[title] = await readFile((await d.path())!);
+    expect(got[title].length, title).toBeGreaterThan(0);
+  }
+  expect(got['Study bundle (ZIP)'].subarray(0, 2).toString()).toBe('PK');
+  expect(got['ARC-AGI-3 recordings (ZIP)'].subarray(0, 2).toString()).toBe('PK');
+  const events = got['Raw events (JSONL)'].toString().trimEnd().split('\n').map((l) => JSON.parse(l) as { sessionId: string; seq: number });
+  expect(events.length).toBeGreaterThan(10);
+  expect(got['Attempts (CSV)'].toString().split('\n')[0]).toContain('session');
+  expect(got['Grid-task actions (CSV)'].toString().split('\n')[0]).toContain('task_name');
+  const baselines = JSON.parse(got['Human baselines (JSON)'].toString());
+  expect(baselines.format).toBe('arc-studio.baselines');
+  expect(got['Human baselines (CSV)'].toString()).toContain('second-best');
+
+  // Score the engine's own solution of push against those baselines, in the studio.
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'arc-studio-score-'));
+  const lines = [...toRecording(games.push, 1, parseActions(`RESET,${solutions.push.join(',')}`).map((input, i) => ({ input, t: i * 500 })), { guid: 'e2e-run', startTime: Date.UTC(2026, 0, 1) })];
+  const rec = path.join(dir, 'push.recording.jsonl');
+  writeFileSync(rec, lines.join('\n') + '\n');
+  const bl = path.join(dir, 'baselines.json');
+  writeFileSync(bl, got['Human baselines (JSON)']);
+  await page.goto('/score');
+  await page.getByLabel('Recordings').setInputFiles(rec);
+  await page.getByLabel('Baselines file').setInputFiles(bl);
+  await page.getByLabel(/^paper/).check();
+  // The recorded solutions are minimal, as every participant here played them: full marks.
+  await expect(page.getByTestId('rhae-total')).toHaveText('1.000');
+  await page.getByRole('combobox', { name: 'Baselines from a study' }).selectOption('sample');
+  await expect(page.getByText('Using study:sample')).toBeVisible();
+  await expect(page.getByTestId('rhae-total')).toHaveText('1.000');
 });
