@@ -36,11 +36,13 @@ export function SortableTable<T>({ columns, rows, rowKey, label, empty }: { colu
             {columns.map((c) => (
               <th key={c.key} className={`px-3 py-2 font-medium ${c.align === 'right' ? 'text-right' : 'text-left'}`}
                 aria-sort={sort?.key === c.key ? (sort.dir === 1 ? 'ascending' : 'descending') : 'none'}>
-                <button type="button" className="inline-flex items-center gap-1 hover:text-white"
-                  onClick={() => setSort((s) => (s?.key === c.key ? { key: c.key, dir: s.dir === 1 ? -1 : 1 } : { key: c.key, dir: 1 }))}>
-                  {c.label}
-                  <span aria-hidden className="text-[10px]">{sort?.key === c.key ? (sort.dir === 1 ? '▲' : '▼') : '↕'}</span>
-                </button>
+                {c.label === '' ? null : (
+                  <button type="button" className="inline-flex items-center gap-1 hover:text-white"
+                    onClick={() => setSort((s) => (s?.key === c.key ? { key: c.key, dir: s.dir === 1 ? -1 : 1 } : { key: c.key, dir: 1 }))}>
+                    {c.label}
+                    <span aria-hidden className="text-[10px]">{sort?.key === c.key ? (sort.dir === 1 ? '▲' : '▼') : '↕'}</span>
+                  </button>
+                )}
               </th>
             ))}
           </tr>
