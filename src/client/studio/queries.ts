@@ -2,6 +2,7 @@
 import { queryOptions } from '@tanstack/react-query';
 import type { LogEvent } from '../../core/log/events';
 import { adminJson } from './auth';
+import type { StudyResults } from '../../core/analysis/results';
 
 export interface StudyListEntry {
   readonly id: string;
@@ -12,78 +13,8 @@ export interface StudyListEntry {
   readonly createdAt: number;
 }
 
-export interface Dist {
-  readonly n: number;
-  readonly min: number | null;
-  readonly p25: number | null;
-  readonly median: number | null;
-  readonly p75: number | null;
-  readonly max: number | null;
-  readonly mean: number | null;
-  readonly values: number[];
-}
-
-export interface BaselineFigure {
-  readonly value: number | null;
-  readonly completers: number;
-}
-
-export interface Participant {
-  readonly sessionId: string;
-  readonly params: Record<string, string>;
-  readonly studyVersion: number;
-  readonly state: string;
-  readonly createdAt: number;
-  readonly finishedAt: number | null;
-  readonly itemsDone: number;
-  readonly itemsTotal: number;
-  readonly activeMs: number;
-  readonly actions: number;
-  readonly flags: string[];
-  readonly playtest: boolean;
-}
-
-export interface TaskResult {
-  readonly item: string;
-  readonly collection: string;
-  readonly task: string;
-  readonly tests: number;
-  readonly participants: number;
-  readonly attempted: number;
-  readonly solvedWithin: number[];
-  readonly solveRate: number[];
-  readonly timeToFirstActionMs: Dist;
-  readonly timeToSolveMs: Dist;
-  readonly actions: Dist;
-  readonly tools: Record<string, number>;
-}
-
-export interface LevelResult {
-  readonly level: number;
-  readonly reached: number;
-  readonly completed: number;
-  readonly actions: Dist;
-  readonly timeMs: Dist;
-  readonly resets: Dist;
-  readonly undos: Dist;
-  readonly baselines: Record<'best' | 'second-best' | 'median' | 'upper-median', BaselineFigure>;
-  readonly clicks: [number, number, number][];
-}
-
-export interface GameResult {
-  readonly item: string;
-  readonly game: string;
-  readonly title: string;
-  readonly participants: number;
-  readonly levels: LevelResult[];
-}
-
-export interface StudyResults {
-  readonly study: { id: string; title: string; versions: number[]; version: number | null };
-  readonly participants: Participant[];
-  readonly tasks: TaskResult[];
-  readonly games: GameResult[];
-}
+// The results endpoint returns exactly what the pure analysis computes: one set of types.
+export type { Dist, ParticipantResult as Participant, TaskResult, LevelResultRow as LevelResult, GameResult, StudyResults } from '../../core/analysis/results';
 
 export const studiesQuery = queryOptions({
   queryKey: ['admin', 'studies'],
