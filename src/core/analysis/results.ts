@@ -18,12 +18,11 @@
 import type { StudyDefinition, TaskItem } from '../study/schema';
 import { effectiveState, ITEM_END, ITEM_START, type ReplayGame, type SessionState, type StoredEvent } from '../study/rules';
 import { summarizeSession, type SubmissionTally } from '../study/summary';
-import { splitRuns, type AccountedStep } from '../scoring/accounting';
+import { splitRuns } from '../scoring/accounting';
 import {
-  BASELINE_PRESETS, BASELINE_PRESET_NAMES, baselineOf, computeBaselines, firstRunLevels,
+  BASELINE_PRESETS, BASELINE_PRESET_NAMES, baselineOf, computeBaselines, firstRunLevels, firstRunSteps,
   type BaselinePresetName, type LevelResult, type PlayerLevels,
 } from '../scoring/baselines';
-import type { GameAction, GameState } from '../game/types';
 import { distribution, type Dist } from './dist';
 
 export type { Dist } from './dist';
@@ -283,19 +282,7 @@ const zeroTools = (): Record<ToolName, number> => Object.fromEntries(TOOL_NAMES.
  * undos. Runs are split exactly as `firstRunLevels` splits them (the scorecard's accounting).
  */
 function firstRunDetail(evs: readonly StoredEvent[], game: string, levels: readonly LevelResult[]): PlayerDetail {
-  const steps: (AccountedStep & { t: number })[] = [];
-  let opened = false;
-  for (const e of evs) {
-    if ((e.kind !== 'game.open' && e.kind !== 'game.action') || e.data.game !== game) continue;
-    if (e.kind === 'game.open') {
-      if (opened && steps.length) break;
-      opened = true;
-      continue;
-    }
-    const d = e.data as { action?: unknown; level?: unknown; state?: unknown };
-    if (typeof d.action !== 'string' || typeof d.level !== 'number' || typeof d.state !== 'string') continue;
-    steps.push({ action: d.action as GameAction, levelsCompleted: d.level, state: d.state as GameState, t: e.t });
-  }
+  const steps = firstRunSteps(evs, game);
   const n = levels.length;
   const timeMs: (number | null)[] = Array(n).fill(null);
   const resets: number[] = Array(n).fill(0);

@@ -117,15 +117,12 @@ export interface FirstRunOptions {
 }
 
 /**
- * The per-level results of the first run of `game` in a session's events, from the logged
- * `game.action` fields (no engine needed; the server verifies logs by replay before trusting
- * them, see `verifyGameLog`). Null when the game was never played.
- *
- * The first run ends at the first full reset (a double RESET, a RESET after WIN) or at a second
- * `game.open` of the game (a reopened game starts over).
+ * The logged actions of a session's first run of `game` (each with its time `t`), up to the
+ * second `game.open` of the game; `splitRuns` then ends the run at its first full reset. The one
+ * reading of game logs that baselines and study results share.
  */
-export function firstRunLevels(events: readonly LogEvent[], game: string, options: FirstRunOptions = {}): LevelResult[] | null {
-  const steps: AccountedStep[] = [];
+export function firstRunSteps(events: readonly LogEvent[], game: string, options: FirstRunOptions = {}): (AccountedStep & { t: number })[] {
+  const steps: (AccountedStep & { t: number })[] = [];
   let item: string | null = null;
   let opened = false;
   for (const e of events) {
@@ -139,8 +136,21 @@ export function firstRunLevels(events: readonly LogEvent[], game: string, option
     }
     const d = e.data as { action?: unknown; level?: unknown; state?: unknown };
     if (typeof d.action !== 'string' || typeof d.level !== 'number' || typeof d.state !== 'string') continue;
-    steps.push({ action: d.action as GameAction, levelsCompleted: d.level, state: d.state as GameState });
+    steps.push({ action: d.action as GameAction, levelsCompleted: d.level, state: d.state as GameState, t: e.t });
   }
+  return steps;
+}
+
+/**
+ * The per-level results of the first run of `game` in a session's events, from the logged
+ * `game.action` fields (no engine needed; the server verifies logs by replay before trusting
+ * them, see `verifyGameLog`). Null when the game was never played.
+ *
+ * The first run ends at the first full reset (a double RESET, a RESET after WIN) or at a second
+ * `game.open` of the game (a reopened game starts over).
+ */
+export function firstRunLevels(events: readonly LogEvent[], game: string, options: FirstRunOptions = {}): LevelResult[] | null {
+  const steps = firstRunSteps(events, game, options);
   const [run] = splitRuns(steps);
   if (!run) return null;
   return run.levelActions.map((actions, k) => ({ completed: k < run.levelsCompleted, actions }));
