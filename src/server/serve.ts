@@ -67,6 +67,11 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; cl
   const server = createAdaptorServer({ fetch: app.fetch });
   // A deep accept queue: when many participants connect at once (a study launch), connections
   // wait their turn instead of being dropped and retried seconds later.
+  // Participants' browsers send a batch every second or so: keep their connections open between
+  // batches instead of closing them after Node's default 5 s and paying a new handshake each time.
+  const http = server as unknown as { keepAliveTimeout: number; headersTimeout: number };
+  http.keepAliveTimeout = 65_000;
+  http.headersTimeout = 66_000;
   server.listen(opts.port, opts.host, LISTEN_BACKLOG);
   try {
     await new Promise<void>((resolve, reject) => {

@@ -129,12 +129,13 @@ export function studyRoutes(deps: StudyDeps): Hono {
     const hit = fresh ? undefined : sessionsByToken.get(hash);
     if (hit) return hit;
     const s = await store.getSessionByTokenHash(hash);
-    if (s) {
-      if (sessionsByToken.size >= 50_000) sessionsByToken.clear();
-      sessionsByToken.set(hash, s);
-    }
+    if (s) remember(s);
     return s;
   };
+  function remember(s: SessionRecord): void {
+    if (sessionsByToken.size >= 50_000) sessionsByToken.clear();
+    sessionsByToken.set(s.tokenHash, s);
+  }
 
   /**
    * The session of the request's token, or an error response: 401 without a valid token, 403 for
@@ -183,7 +184,10 @@ export function studyRoutes(deps: StudyDeps): Hono {
     const seed = randomInt(0, 2 ** 31 - 1);
     const token = newToken();
     const id = randomUUID();
-    await store.createSession({ id, studyId: rec.id, studyVersion: rec.version, tokenHash: hashToken(token), params, seed, order: sessionOrder(study, seed), createdAt: now(), flags: [...new Set(flags)] });
+    const created = { id, studyId: rec.id, studyVersion: rec.version, tokenHash: hashToken(token), params, seed, order: sessionOrder(study, seed), createdAt: now(), flags: [...new Set(flags)] };
+    await store.createSession(created);
+    // The first batch follows at once: it finds its session here instead of in the database.
+    remember({ ...created, state: 'started', ackedThrough: -1, eventCount: 0, lastEventAt: null, finishedAt: null });
     return c.json({ sessionId: id, token }, 201);
   });
 
