@@ -45,35 +45,36 @@ export async function openBrowserBench(): Promise<BrowserBench> {
 
 // The page scripts are plain strings: the CLI's TypeScript loader rewrites functions (adding
 // helpers such as __name) in ways that do not survive being sent into the page.
-const PROBE = `(sel) => {
+const PROBE = `(sel, key, types) => {
   window.__latencies = { draw: [], frame: [] };
   const canvas = () => document.querySelector(sel);
   let before = null;
   // Capture phase on window: runs before the app sees the event.
-  const mark = () => { before = canvas().dataset.grid; };
+  const mark = () => { before = canvas().dataset[key]; };
   // Bubbling phase on window: runs after the app's handler. The app's render is flushed in a
   // microtask queued during its handler, so a microtask queued now runs after the canvas is drawn.
   const measure = (e) => {
     const was = before;
     queueMicrotask(() => {
-      if (canvas().dataset.grid === was) return;
+      if (canvas().dataset[key] === was) return;
       window.__latencies.draw.push(performance.now() - e.timeStamp);
       requestAnimationFrame(() => window.__latencies.frame.push(performance.now() - e.timeStamp));
     });
   };
-  for (const type of ['pointerdown', 'pointermove', 'pointerrawupdate']) {
+  for (const type of types) {
     window.addEventListener(type, mark, true);
     window.addEventListener(type, measure);
   }
 }`;
 
 /**
- * Installs a probe in the page: for every pointer event that changes the grid drawn on the
- * canvas `selector`, the time from the event's timestamp until the canvas is drawn (`draw`) and
- * until the next animation frame, which presents it (`frame`), in ms.
+ * Installs a probe in the page: for every input event of `types` that changes what the canvas
+ * `selector` shows (its `data-<key>` attribute, e.g. `grid` or `frameHash`), the time from the
+ * event's timestamp until the canvas is drawn (`draw`) and until the next animation frame, which
+ * presents it (`frame`), in ms.
  */
-export async function installPaintProbe(page: Page, selector: string): Promise<void> {
-  await page.evaluate(`(${PROBE})(${JSON.stringify(selector)})`);
+export async function installPaintProbe(page: Page, selector: string, key = 'grid', types: readonly string[] = ['pointerdown', 'pointermove', 'pointerrawupdate']): Promise<void> {
+  await page.evaluate(`(${PROBE})(${JSON.stringify(selector)}, ${JSON.stringify(key)}, ${JSON.stringify(types)})`);
 }
 
 export async function takeLatencies(page: Page): Promise<{ draw: number[]; frame: number[] }> {

@@ -8,30 +8,9 @@ import type { BenchResult } from '../cli/bench';
 import { parseActions } from '../core/game';
 import { games, solutions } from '../games';
 import { percentile } from './measure';
-import { openBrowserBench } from './browser';
+import { installPaintProbe, openBrowserBench, takeLatencies } from './browser';
 
 const KEYS: Record<string, string> = { ACTION1: 'ArrowUp', ACTION2: 'ArrowDown', ACTION3: 'ArrowLeft', ACTION4: 'ArrowRight', ACTION5: 'Space', ACTION7: 'Control+z' };
-
-// Plain strings: the CLI's TypeScript loader rewrites functions in ways that break inside the page.
-const PROBE = `(() => {
-  window.__game = { draw: [], frame: [] };
-  const canvas = () => document.querySelector('[data-testid="game-canvas"]');
-  let before = null;
-  const mark = () => { before = canvas().dataset.frameHash; };
-  const measure = (e) => {
-    const was = before;
-    queueMicrotask(() => {
-      if (canvas().dataset.frameHash === was) return;
-      window.__game.draw.push(performance.now() - e.timeStamp);
-      requestAnimationFrame(() => window.__game.frame.push(performance.now() - e.timeStamp));
-    });
-  };
-  for (const type of ['keydown', 'pointerdown']) {
-    window.addEventListener(type, mark, true);
-    window.addEventListener(type, measure);
-  }
-  performance.clearMeasures('arc-studio:frame-render');
-})()`;
 
 export async function* run(): AsyncIterable<BenchResult> {
   const b = await openBrowserBench();
@@ -40,7 +19,8 @@ export async function* run(): AsyncIterable<BenchResult> {
     for (const id of Object.keys(games)) {
       await page.goto(`${b.url}/games/${id}`);
       await page.waitForSelector('[data-testid="game-canvas"][data-frame-hash]');
-      await page.evaluate(PROBE);
+      await installPaintProbe(page, '[data-testid="game-canvas"]', 'frameHash', ['keydown', 'pointerdown']);
+      await page.evaluate(`performance.clearMeasures('arc-studio:frame-render')`);
       for (let round = 0; round < 3; round++) {
         for (const line of solutions[id]) {
           for (const input of parseActions(line)) {
@@ -56,8 +36,7 @@ export async function* run(): AsyncIterable<BenchResult> {
         await page.getByRole('button', { name: 'Reset' }).click();
         await page.getByRole('button', { name: 'Reset' }).click();
       }
-      await page.evaluate('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))');
-      const m = (await page.evaluate(`({ ...window.__game, render: performance.getEntriesByName('arc-studio:frame-render').map((e) => e.duration) })`)) as { draw: number[]; frame: number[]; render: number[] };
+      const m = { ...(await takeLatencies(page)), render: (await page.evaluate(`performance.getEntriesByName('arc-studio:frame-render').map((e) => e.duration)`)) as number[] };
       yield { name: `game.${id}.render_frame.p50`, value: percentile(m.render, 50), unit: 'ms' };
       yield { name: `game.${id}.render_frame.p95`, value: percentile(m.render, 95), unit: 'ms' };
       yield { name: `game.${id}.input_to_paint.p50`, value: percentile(m.draw, 50), unit: 'ms' };
