@@ -62,3 +62,24 @@ describe('tokens', () => {
     expect(() => loadAdminToken(d, { ARC_STUDIO_ADMIN_TOKEN: 'short' })).toThrow(/16 characters/);
   });
 });
+
+describe('study files at start', () => {
+  it('keep their version across restarts, and a changed file after a session makes a new version', async () => {
+    const { openStore } = await import('./store/open');
+    const { syncStudyFiles } = await import('./studies');
+    const store = await openStore();
+    try {
+      const files = await loadStudyFiles(path.join(ROOT, 'data/studies'));
+      await syncStudyFiles(store, files, 1);
+      await store.createSession({ id: 's1', studyId: 'sample', studyVersion: 1, tokenHash: 'h', params: {}, seed: 1, order: [0, 1, 2, 3, 4, 5], createdAt: 2, flags: [] });
+      // A restart reads the same file: the database's JSON has its keys in another order.
+      await syncStudyFiles(store, await loadStudyFiles(path.join(ROOT, 'data/studies')), 3);
+      expect((await store.getStudy('sample'))!.version).toBe(1);
+      const changed = files.map((f) => ({ ...f, study: { ...f.study, title: 'Changed title' } }));
+      await syncStudyFiles(store, changed, 4);
+      expect((await store.getStudy('sample'))!.version).toBe(2);
+    } finally {
+      await store.close();
+    }
+  });
+});

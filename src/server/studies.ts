@@ -50,11 +50,19 @@ export async function syncStudyFiles(store: Store, files: readonly StudyFile[], 
   const notes: string[] = [];
   for (const f of files) {
     const cur = await store.getStudy(f.id);
-    if (cur && JSON.stringify(cur.definition) === JSON.stringify(f.study)) continue;
+    // Compared by content: the database returns JSON with its keys in its own order.
+    if (cur && canonical(definitionOf(cur)) === canonical(f.study)) continue;
     if (cur && cur.source === 'studio') { notes.push(`Study "${f.id}": the studio's edited version is kept; ${f.file} is not loaded.`); continue; }
     await store.saveStudy(f.id, f.study, 'file', now);
   }
   return notes;
+}
+
+/** JSON text with object keys sorted, so that equal values give equal text. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_k, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v)
+    ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+    : v));
 }
 
 /** Problems with the tasks a study refers to (missing collections, tasks or test indices). */

@@ -57,14 +57,14 @@ export function ScorePage() {
           <section className="rounded-lg border border-slate-800 bg-slate-900/60 p-3">
             <h2 className="text-sm font-semibold text-white">1. Agent recordings</h2>
             <p className="mt-1 text-xs text-slate-400">Official ARC-AGI-3 <span className="font-mono">.recording.jsonl</span> files; action ids may be numbers or names, non-frame lines are skipped.</p>
-            <input type="file" multiple accept=".jsonl" aria-label="Recordings" className="mt-2 text-xs" onChange={(e) => { void readRecordings([...(e.target.files ?? [])]); e.target.value = ''; }} />
+            <input type="file" multiple accept=".jsonl" aria-label="Recordings" className="mt-2 block w-full text-xs text-slate-400 file:mr-3 file:cursor-pointer file:rounded-md file:border file:border-slate-600 file:bg-slate-800 file:px-3 file:py-1.5 file:text-sm file:text-slate-100 hover:file:bg-slate-700" onChange={(e) => { void readRecordings([...(e.target.files ?? [])]); e.target.value = ''; }} />
             <ul className="mt-2 text-xs text-slate-300">{runs.map((r) => <li key={r.file}>{r.file}: {r.runs.length} run{r.runs.length === 1 ? '' : 's'}{r.skipped ? `, ${r.skipped} lines skipped` : ''}</li>)}</ul>
             {runs.length > 0 && <Button tone="ghost" onClick={() => setRuns([])}>Clear</Button>}
           </section>
           <section className="rounded-lg border border-slate-800 bg-slate-900/60 p-3">
             <h2 className="text-sm font-semibold text-white">2. Human baselines</h2>
             <p className="mt-1 text-xs text-slate-400">A baselines JSON from ARC Studio, an official game <span className="font-mono">metadata.json</span>, or a study on this server.</p>
-            <input type="file" accept=".json" aria-label="Baselines file" className="mt-2 text-xs" onChange={(e) => { const f = e.target.files?.[0]; if (f) void readBaselinesFile(f); e.target.value = ''; }} />
+            <input type="file" accept=".json" aria-label="Baselines file" className="mt-2 block w-full text-xs text-slate-400 file:mr-3 file:cursor-pointer file:rounded-md file:border file:border-slate-600 file:bg-slate-800 file:px-3 file:py-1.5 file:text-sm file:text-slate-100 hover:file:bg-slate-700" onChange={(e) => { const f = e.target.files?.[0]; if (f) void readBaselinesFile(f); e.target.value = ''; }} />
             {token && (
               <select aria-label="Baselines from a study" className="mt-2 h-8 w-full rounded-md border border-slate-700 bg-slate-950 px-2 text-sm" value="" onChange={(e) => e.target.value && void studyBaselines(e.target.value)}>
                 <option value="">…or from a study</option>
