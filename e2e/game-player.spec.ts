@@ -1,22 +1,9 @@
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { readFile } from 'node:fs/promises';
-import { parseActions, replayGameEvents, hashFrame, type ActionInput } from '../src/core/game';
+import { parseActions, replayGameEvents, hashFrame } from '../src/core/game';
+import { performGameAction } from './helpers';
 import { parseJsonl } from '../src/core/log/events';
 import { games, solutions } from '../src/games';
-
-const KEYS: Record<string, string> = { ACTION1: 'ArrowUp', ACTION2: 'ArrowDown', ACTION3: 'ArrowLeft', ACTION4: 'ArrowRight', ACTION5: 'Space', ACTION7: 'Control+z' };
-
-/** Performs one action as a person would: a key press, or a click on the frame's cell. */
-async function perform(page: Page, input: ActionInput): Promise<void> {
-  if (input.action === 'ACTION6') {
-    const box = (await page.getByTestId('game-canvas').boundingBox())!;
-    await page.mouse.click(box.x + ((input.x! + 0.5) * box.width) / 64, box.y + ((input.y! + 0.5) * box.height) / 64);
-  } else if (input.action === 'RESET') {
-    await page.getByRole('button', { name: 'Reset' }).click();
-  } else {
-    await page.keyboard.press(KEYS[input.action]);
-  }
-}
 
 for (const id of Object.keys(games)) {
   test(`${id}: level 1 is finished with real input, the level indicator advances, and the log replays to the frame on screen`, async ({ page }) => {
@@ -24,7 +11,7 @@ for (const id of Object.keys(games)) {
     await page.goto(`/games/${id}`);
     await expect(page.getByTestId('game-level')).toHaveText(`1 / ${game.levels.length}`);
     const solution = parseActions(solutions[id][0]);
-    for (const input of solution) await perform(page, input);
+    for (const input of solution) await performGameAction(page, input);
     await expect(page.getByTestId('game-level')).toHaveText(`2 / ${game.levels.length}`);
     await expect(page.getByTestId('game-canvas')).toHaveAttribute('data-level', '1');
     await expect(page.getByTestId('game-actions')).toHaveText(String(solution.length));

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { expect, type Page } from '@playwright/test';
 import type { ArcTask } from '../src/core/formats/arcTask';
 import type { Grid } from '../src/core/grid/grid';
+import type { ActionInput } from '../src/core/game';
 
 export const ARC_AGI_1 = path.resolve('../shared/data/arc-agi-1');
 
@@ -60,4 +61,18 @@ export async function resizeTo(page: Page, size: string): Promise<void> {
 
 export async function expectOutput(page: Page, grid: Grid): Promise<void> {
   await expect.poll(() => screenGrid(page, 'output-grid')).toEqual(grid);
+}
+
+const GAME_KEYS: Record<string, string> = { ACTION1: 'ArrowUp', ACTION2: 'ArrowDown', ACTION3: 'ArrowLeft', ACTION4: 'ArrowRight', ACTION5: 'Space', ACTION7: 'Control+z' };
+
+/** One game action as a person does it: a key press, a click on the frame's cell, or the Reset button. */
+export async function performGameAction(page: Page, input: ActionInput): Promise<void> {
+  if (input.action === 'ACTION6') {
+    const box = (await page.getByTestId('game-canvas').boundingBox())!;
+    await page.mouse.click(box.x + ((input.x! + 0.5) * box.width) / 64, box.y + ((input.y! + 0.5) * box.height) / 64);
+  } else if (input.action === 'RESET') {
+    await page.getByRole('button', { name: 'Reset' }).click();
+  } else {
+    await page.keyboard.press(GAME_KEYS[input.action]);
+  }
 }

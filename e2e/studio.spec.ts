@@ -10,6 +10,7 @@ import { gameRunReducer, renderRun, hashFrame } from '../src/core/game';
 import type { LogEvent } from '../src/core/log/events';
 import { games, solutions } from '../src/games';
 import { completeCurrentItem, sampleStudy, serverEvents } from './study-helpers';
+import { performGameAction } from './helpers';
 
 async function runParticipant(page: Page, pid: string): Promise<void> {
   const study = sampleStudy();
@@ -88,7 +89,7 @@ test('a designer playtests any level with a state inspector and instant restart;
   await page.getByLabel('Level', { exact: true }).selectOption('2');
   await expect(page.getByTestId('game-level')).toHaveText(`3 / ${games.push.levels.length}`);
   const hash0 = await page.getByTestId('state-hash').textContent();
-  for (const a of solutions.push[2].split(',')) await page.keyboard.press({ ACTION1: 'ArrowUp', ACTION2: 'ArrowDown', ACTION3: 'ArrowLeft', ACTION4: 'ArrowRight', ACTION5: 'Space' }[a]!);
+  for (const input of parseActions(solutions.push[2])) await performGameAction(page, input);
   await expect(page.getByTestId('game-level')).toHaveText(`4 / ${games.push.levels.length}`);
   await expect(page.getByTestId('state-hash')).not.toHaveText(hash0!);
   await page.getByRole('button', { name: 'Restart level' }).click();

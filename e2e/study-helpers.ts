@@ -7,7 +7,7 @@ import type { Grid } from '../src/core/grid/grid';
 import type { LogEvent } from '../src/core/log/events';
 import { parseActions } from '../src/core/game';
 import { solutions } from '../src/games';
-import { clickCell, resizeTo, screenGrid } from './helpers';
+import { clickCell, performGameAction, resizeTo, screenGrid } from './helpers';
 
 export const ADMIN = { Authorization: `Bearer ${process.env.E2E_ADMIN_TOKEN}` };
 
@@ -56,19 +56,10 @@ export async function solveTaskItem(page: Page, study: StudyFile, itemId: string
   await page.getByRole('button', { name: 'Next', exact: true }).click();
 }
 
-const KEYS: Record<string, string> = { ACTION1: 'ArrowUp', ACTION2: 'ArrowDown', ACTION3: 'ArrowLeft', ACTION4: 'ArrowRight', ACTION5: 'Space', ACTION7: 'Control+z' };
-
 /** Plays every level of a game with its recorded solutions, by key and click. */
 export async function playGame(page: Page, gameId: string, levels = solutions[gameId].length): Promise<void> {
   for (let level = 0; level < levels; level++) {
-    for (const input of parseActions(solutions[gameId][level])) {
-      if (input.action === 'ACTION6') {
-        const box = (await page.getByTestId('game-canvas').boundingBox())!;
-        await page.mouse.click(box.x + ((input.x! + 0.5) * box.width) / 64, box.y + ((input.y! + 0.5) * box.height) / 64);
-      } else {
-        await page.keyboard.press(KEYS[input.action]);
-      }
-    }
+    for (const input of parseActions(solutions[gameId][level])) await performGameAction(page, input);
     await expect(page.getByTestId('game-canvas')).toHaveAttribute('data-level', String(level + 1));
   }
 }

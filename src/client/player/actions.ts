@@ -43,6 +43,8 @@ export function isTyping(e: KeyboardEvent): boolean {
 
 /** The action a key press triggers, if any. */
 export function actionForKey(e: KeyboardEvent): PlayerAction | undefined {
-  if (isTyping(e) || e.repeat && !/^(undo|redo)$/.test(PLAYER_ACTIONS.find((a) => a.keyTest(e))?.id ?? '')) return undefined;
-  return PLAYER_ACTIONS.find((a) => a.keyTest(e));
+  if (isTyping(e)) return undefined;
+  const action = PLAYER_ACTIONS.find((a) => a.keyTest(e));
+  // A held key repeats only undo and redo; a held colour or tool key is one choice.
+  return e.repeat && action?.id !== 'undo' && action?.id !== 'redo' ? undefined : action;
 }

@@ -4,7 +4,7 @@
  * the state directly, so the downloaded log replays to exactly what was on screen.
  */
 import {
-  type Cell, type Grid, type Rect, gridsEqual, inBounds, lineCells, makeGrid, parseSize, rectFrom,
+  type Cell, type Grid, gridsEqual, inBounds, lineCells, makeGrid, parseSize, rectFrom,
 } from '../../core/grid/grid';
 import type { ArcTask } from '../../core/formats/arcTask';
 import type { LogEvent } from '../../core/log/events';
@@ -267,4 +267,3 @@ function cap(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
-export type { Rect };

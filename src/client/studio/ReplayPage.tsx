@@ -3,6 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'wouter';
 import type { LogEvent } from '../../core/log/events';
 import { Timeline } from '../../core/log/timeline';
+import { eventsByItem, type StoredEvent } from '../../core/study/rules';
 import { currentTest, initialPlayer, reduce, type PlayerState } from '../../core/log/gridPlayer';
 import { gameRunReducer, hashFrame, renderRun, type Run } from '../../core/game';
 import { games } from '../../games';
@@ -24,16 +25,9 @@ interface ItemLog {
   readonly practice: boolean;
 }
 
-function splitItems(events: readonly (LogEvent & { practice?: boolean })[]): ItemLog[] {
-  const out: ItemLog[] = [];
-  for (const e of events) {
-    if (e.kind === 'item.start' && typeof e.data.item === 'string') {
-      const existing = out.find((i) => i.id === e.data.item);
-      if (existing) existing.events.push(e);
-      else out.push({ id: e.data.item, events: [e], practice: !!e.practice });
-    } else if (out.length) out[out.length - 1].events.push(e);
-  }
-  return out;
+/** The session's events per study item, as the server groups them (`eventsByItem`). */
+function splitItems(events: readonly (StoredEvent & { practice?: boolean })[]): ItemLog[] {
+  return [...eventsByItem(events)].map(([id, evs]) => ({ id, events: evs, practice: !!(evs[0] as { practice?: boolean }).practice }));
 }
 
 function Replay() {

@@ -29,7 +29,7 @@ export const resultsQuery = (studyId: string, version: number | null) => queryOp
 
 export const sessionEventsQuery = (sessionId: string) => queryOptions({
   queryKey: ['admin', 'events', sessionId],
-  queryFn: () => adminJson<{ events: (LogEvent & { receivedAt?: number; practice?: boolean })[] }>(`/api/admin/sessions/${encodeURIComponent(sessionId)}/events`).then((r) => r.events),
+  queryFn: () => adminJson<{ events: (LogEvent & { receivedAt: number; practice?: boolean })[] }>(`/api/admin/sessions/${encodeURIComponent(sessionId)}/events`).then((r) => r.events),
 });
 
 export const sessionQuery = (sessionId: string) => queryOptions({

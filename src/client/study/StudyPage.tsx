@@ -13,9 +13,6 @@ import { Outbox, type StudySessionRecord } from './outbox';
 import { usePlayer } from '../player/store';
 import { taskFinished } from '../../core/log/gridPlayer';
 
-/** URL parameters of recruitment platforms, kept with the session. */
-const PLATFORM_PARAMS = ['PROLIFIC_PID', 'STUDY_ID', 'SESSION_ID', 'workerId', 'assignmentId', 'hitId'];
-
 interface Running {
   readonly outbox: Outbox;
   readonly record: StudySessionRecord;
@@ -31,10 +28,14 @@ type Phase =
   | { kind: 'running'; run: Running }
   | { kind: 'done'; code: string; redirectUrl: string | null };
 
-function platformParams(): Record<string, string> {
-  const q = new URLSearchParams(window.location.search);
+/**
+ * The link's parameters, kept with the session: recruitment platforms' ids (Prolific's
+ * `PROLIFIC_PID`, `STUDY_ID`, `SESSION_ID`; MTurk's `workerId`, `assignmentId`, `hitId`) and any
+ * other with a name the server accepts.
+ */
+function linkParams(): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of q) if (PLATFORM_PARAMS.includes(k) || /^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(k)) out[k] = v.slice(0, 500);
+  for (const [k, v] of new URLSearchParams(window.location.search)) if (/^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(k)) out[k] = v.slice(0, 500);
   return out;
 }
 
@@ -66,13 +67,13 @@ export function StudyPage() {
 
   const agree = async () => {
     try {
-      const params = platformParams();
+      const params = linkParams();
       const { sessionId, token } = await createSession(studyId, params);
       const outbox = await Outbox.create({ id: sessionId, studyId, token });
       outbox.append('session.start', { mode: 'study', studyId, params, ...clientInfo() });
       outbox.append('consent', { agreed: true });
       const view = await getSession(sessionId, token);
-      setPhase({ kind: 'running', run: { outbox, record: { id: sessionId, studyId, token, label: '', startedAt: '', startedAtMs: 0, ackedThrough: -1 }, view, history: [] } });
+      setPhase({ kind: 'running', run: { outbox, record: outbox.session, view, history: [] } });
     } catch (e) {
       setPhase({ kind: 'error', message: (e as Error).message });
     }

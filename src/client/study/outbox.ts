@@ -90,6 +90,11 @@ export class Outbox implements EventSink {
     return this.record.id;
   }
 
+  /** What this browser keeps about the session (its token included). */
+  get session(): StudySessionRecord {
+    return this.record;
+  }
+
   /** The seq of the last event appended (-1 before any). */
   get lastSeq(): number {
     return this.nextSeq - 1;
