@@ -40,7 +40,7 @@ export function TaskBrowserPage() {
       if (e.key === '/' && !isTyping(e)) { e.preventDefault(); searchRef.current?.focus(); return; }
       if (isTyping(e) && e.target !== searchRef.current) return;
       if (e.key === 'Escape' && e.target === searchRef.current) { e.preventDefault(); searchRef.current?.blur(); return; }
-      const cols = Math.max(1, Math.floor((listRef.current?.clientWidth ?? 600) / 188));
+      const cols = Math.max(1, Math.floor((listRef.current?.clientWidth ?? 600) / 208));
       const move = { ArrowRight: 1, ArrowLeft: -1, ArrowDown: cols, ArrowUp: -cols }[e.key];
       if (move !== undefined && !(isTyping(e) && (e.key === 'ArrowLeft' || e.key === 'ArrowRight'))) {
         e.preventDefault();
@@ -89,8 +89,8 @@ export function TaskBrowserPage() {
           <input ref={searchRef} type="search" value={filter} placeholder="Search by task id   ( / )" aria-label="Search tasks by id"
             onChange={(e) => { setFilter(e.target.value); setCursor(0); }}
             className="h-8 w-72 rounded-md border border-slate-700 bg-slate-950 px-3 text-sm focus:outline-none focus:ring-2 focus:ring-sky-500" />
-          <span className="text-xs text-slate-500" data-testid="task-count">{ids.length} task{ids.length === 1 ? '' : 's'}</span>
-          <span className="ml-auto text-xs text-slate-500">/ searches · Esc leaves the search · arrow keys move · Enter opens · [ and ] step through tasks in the player</span>
+          <span className="whitespace-nowrap text-xs text-slate-500" data-testid="task-count">{ids.length} task{ids.length === 1 ? '' : 's'}</span>
+          <span className="ml-auto truncate text-xs text-slate-500" title="/ searches · Esc leaves the search · arrow keys move · Enter opens · [ and ] step through tasks in the player">/ search · arrows move · Enter opens · [ ] step in the player</span>
         </div>
         <div className="flex min-h-0 flex-1">
           <div ref={listRef} className="min-h-0 flex-1 overflow-y-auto p-4">
@@ -98,7 +98,7 @@ export function TaskBrowserPage() {
             {idsQ.isSuccess && ids.length === 0 && (
               <p className="text-slate-400">{imported && !filter ? 'No tasks imported yet. Use Import on the left, or drop task files or a folder anywhere on this page.' : 'No task id matches this search.'}</p>
             )}
-            <ul className="grid grid-cols-[repeat(auto-fill,minmax(180px,1fr))] gap-2" aria-label="Tasks">
+            <ul className="grid grid-cols-[repeat(auto-fill,minmax(200px,1fr))] gap-2" aria-label="Tasks">
               {ids.map((id, i) => (
                 <li key={id}>
                   <a href={taskHref(selected, id)} data-current={i === cursor}
