@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CsvError, csvField, csvRecord, parseCsv, parseCsvObjects } from './csv';
+import { CsvError, csvField, csvRecord, parseCsv, parseCsvObjects, unguardCsvText } from './csv';
 
 describe('CSV (RFC 4180)', () => {
   it('quotes only fields with a comma, a quote or a line break, doubling quotes', () => {
@@ -27,6 +27,33 @@ describe('CSV (RFC 4180)', () => {
     const text = rows.map((r) => csvRecord(r)).join('');
     expect(parseCsv(text)).toEqual(rows);
     expect(parseCsvObjects(text)[0]).toEqual({ id: '1', note: 'a "quoted", comma', grid: '[[1,2],[3,4]]' });
+  });
+
+  it('guards text a spreadsheet would run as a formula, and only text', () => {
+    const pid = '=HYPERLINK("http://x","y")';
+    expect(csvField(pid)).toBe(`"'=HYPERLINK(""http://x"",""y"")"`);
+    for (const start of ['=', '+', '-', '@', '\t', '\r']) {
+      const field = csvField(`${start}1+2`);
+      expect(field, JSON.stringify(start)).toBe(`"'${start}1+2"`);
+      // Read back, the field starts with the guard, never with the formula character.
+      expect(parseCsv(field)[0][0]).toBe(`'${start}1+2`);
+    }
+    // Numbers stay numbers: a negative number in a numeric column is written plainly.
+    expect(csvRecord([-3, -0.5, -1e-7])).toBe('-3,-0.5,-1e-7\r\n');
+    // A character later in the text, or a space first, is no formula.
+    expect(csvField('a=b')).toBe('a=b');
+    expect(csvField('1-2')).toBe('1-2');
+    expect(csvField("it's")).toBe("it's");
+    expect(csvField("'quoted'")).toBe("'quoted'");
+  });
+
+  it('unguards exactly what it guarded, text that starts with quotes included', () => {
+    const texts = ['=1', '+1', '-1', '@SUM(A1)', '\tx', '\rx', "'=1", "''-1", "'", "'plain", 'plain', '', '-', 'a,b', '"=x"'];
+    const text = csvRecord(texts);
+    const read = parseCsv(text)[0];
+    expect(read.map(unguardCsvText)).toEqual(texts);
+    // Every guarded field starts with a quote, so no spreadsheet runs it.
+    for (const f of read) expect(/^[=+\-@\t\r]/.test(f), f).toBe(false);
   });
 
   it('reads LF line ends and a last record without a line end', () => {

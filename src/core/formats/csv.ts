@@ -2,24 +2,50 @@
  * CSV as RFC 4180 defines it: fields separated by commas, records ended by CRLF, a field
  * quoted with `"` when it holds a comma, a quote, CR or LF (a quote inside is doubled).
  * Writers build one record at a time, so exports stream; the reader is for tests and tools.
+ *
+ * Formula guard (OWASP's rule against CSV injection): a spreadsheet runs a cell that starts
+ * with `=`, `+`, `-`, `@`, tab or CR as a formula, so a text field starting with one of these
+ * is written with a leading `'` and quoted: `=HYPERLINK("http://x","y")` is written as
+ * `"'=HYPERLINK(""http://x"",""y"")"` and shows as text. Only text is guarded: numbers are
+ * written as numbers (`-3`), so numeric columns stay numeric. The guard is reversible:
+ * `unguardCsvText` gives back the original text.
  */
 
 /** A value of a CSV cell: null and undefined are written as an empty field. */
 export type CsvValue = string | number | boolean | null | undefined;
 
 const NEEDS_QUOTES = /[",\r\n]/;
+/**
+ * Text a spreadsheet would read as a formula. Leading `'`s are looked past, so text that
+ * already starts with `'=` gets one more `'` and `unguardCsvText` gives back exactly the original.
+ */
+const FORMULA_START = /^'*[=+\-@\t\r]/;
 
 /**
- * One field as CSV text. Numbers are written as JavaScript prints them (`1.5`, `-0` as `0`);
- * booleans as `true` / `false`; non-finite numbers as an empty field.
+ * One field as CSV text. Numbers are written as JavaScript prints them (`1.5`, `-0` as `0`,
+ * `-3` as `-3`); booleans as `true` / `false`; non-finite numbers as an empty field. Text that
+ * a spreadsheet would run as a formula gets the formula guard: a leading `'`, and quotes.
  * @example csvField('a,b') // '"a,b"'
  * @example csvField('say "hi"') // '"say ""hi"""'
+ * @example csvField('=1+1') // `"'=1+1"`
+ * @example csvField(-3) // '-3'
  */
 export function csvField(v: CsvValue): string {
   if (v === null || v === undefined) return '';
   if (typeof v === 'number') return Number.isFinite(v) ? String(v === 0 ? 0 : v) : '';
   if (typeof v === 'boolean') return v ? 'true' : 'false';
+  if (FORMULA_START.test(v)) return `"'${v.replace(/"/g, '""')}"`;
   return NEEDS_QUOTES.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
+}
+
+/**
+ * The original text of a field that `csvField` wrote: takes the formula guard's `'` off, and
+ * leaves any other text as it is.
+ * @example unguardCsvText("'=1+1") // '=1+1'
+ * @example unguardCsvText("it's") // "it's"
+ */
+export function unguardCsvText(field: string): string {
+  return field.startsWith("'") && FORMULA_START.test(field) ? field.slice(1) : field;
 }
 
 /**
