@@ -1,6 +1,7 @@
 /**
  * A small seeded PRNG (mulberry32) whose whole state is one 32-bit integer, so it is stored in
- * the run and snapshotted with it: a replay from the same seed draws the same numbers.
+ * the run and snapshotted with it: a replay from the same seed draws the same numbers. The one
+ * generator of the project: the study's seeded item order draws from it too.
  */
 
 /** Advances the generator: returns the next state. */
@@ -25,8 +26,8 @@ export function mixSeed(seed: number, salt: number): number {
 }
 
 /**
- * A mutable generator for code outside the engine (tests, random policies, benchmarks), with
- * the same algorithm. Inside a game, use the `random()` of the step context instead.
+ * A mutable generator for code outside the engine (a study's item order, random policies,
+ * tests, benchmarks), with the same algorithm. Inside a game, use the `random()` of the step context instead.
  */
 export class Rng {
   private s: number;

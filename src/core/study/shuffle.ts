@@ -2,26 +2,19 @@
  * Seeded order of a study's items for one participant. The seed is recorded with the session,
  * so the order can be recomputed and audited.
  */
+import { Rng } from '../game/rng';
 import type { StudyDefinition } from './schema';
 
-/** mulberry32: a small, fast 32-bit PRNG. Returns a function giving floats in [0, 1). */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** Fisher-Yates with a seeded generator; returns a new array. */
+/**
+ * Fisher-Yates with the engine's seeded generator (`Rng`, mulberry32); returns a new array.
+ * WARNING: stored sessions keep only their seed, so changing the generator or this loop
+ * changes the item order of every existing session (`shuffle.test.ts` pins it).
+ */
 export function seededShuffle<T>(items: readonly T[], seed: number): T[] {
   const out = items.slice();
-  const rand = mulberry32(seed);
+  const rng = new Rng(seed);
   for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(rand() * (i + 1));
+    const j = rng.int(i + 1);
     [out[i], out[j]] = [out[j], out[i]];
   }
   return out;
