@@ -79,7 +79,7 @@ const L1 = solutions.glow[0]; // ACTION6:32:35
 const L2 = solutions.glow[1]; // four clicks: 16:23, 40:31, 24:39, 48:47
 
 // P1: task solved (test 0 on trial 1, test 1 on trial 2 after a refused duplicate); game: levels 1
-// and 2 in 1 and 4 actions, then level 3 entered with no action; one hidden-tab second.
+// and 2 in 1 and 4 actions, then level 3 entered with no action; one hidden-tab second and one idle second.
 const p1 = new Log()
   .add(10_000, 'item.start', { item: 'two', kind: 'task' })
   .add(10_000, 'task.open', { taskId: 'two', collection: 'study', tests: 2, trials: 3 })
@@ -97,6 +97,8 @@ const p1 = new Log()
   .add(17_000, 'submit', { index: 1, trial: 1, verdict: 'wrong', grid: [[3]] }).judged('two', 1, 1, 'wrong', 17_000)
   .add(17_500, 'submit', { index: 1, trial: 1, verdict: 'duplicate', grid: [[3]] }).judged('two', 1, null, 'duplicate', 17_500)
   .add(18_000, 'undo', {})
+  .add(18_500, 'idle', { state: 'idle', ms: 120_000 })
+  .add(19_500, 'idle', { state: 'active', ms: 1_000 })
   .add(20_000, 'submit', { index: 1, trial: 2, verdict: 'correct', grid: [[0]] }).judged('two', 1, 2, 'correct', 20_000)
   .add(30_000, 'item.start', { item: 'lamps', kind: 'game' })
   .play('glow', `RESET,${L1},${L2}`, 30_000, 1000)
@@ -185,11 +187,11 @@ describe('study results: participants', () => {
     // p6 never sent an event: quiet for 40 minutes (> 30) is abandoned.
     expect(row('p6')).toMatchObject({ state: 'abandoned', itemsDone: 0, itemsTotal: 3, activeMs: 0, actions: 0, flags: [], finishedAt: null });
     // p1: practice skipped (finished), "two" finished by starting "lamps", "lamps" ended: 3 of 3.
-    // Task span 10 000 -> 20 000 less 1 000 hidden; game span 30 000 -> 36 000 (item.end).
-    // Actions (the session rules' isAction): task events other than item.start/visibility:
+    // Task span 10 000 -> 20 000 less 1 000 hidden and 1 000 idle; game span 30 000 -> 36 000 (item.end).
+    // Actions (the session rules' isAction): task events other than item.start/visibility/idle:
     // task.open, tool, 3 paints, stroke.end, fill, submit, test.select, copy.input, 3 submits,
     // undo = 14; game: the replay's 6 (RESET and 5 clicks).
-    expect(row('p1')).toMatchObject({ state: 'finished', itemsDone: 3, itemsTotal: 3, activeMs: 9_000 + 6_000, actions: 20, flags: [] });
+    expect(row('p1')).toMatchObject({ state: 'finished', itemsDone: 3, itemsTotal: 3, activeMs: 8_000 + 6_000, actions: 20, flags: [] });
     // p2: task 1 000 -> 6 000 with 9 actions; game 10 000 -> 10 000 + 10 x 500 with 11 actions.
     expect(row('p2')).toMatchObject({ itemsDone: 2, activeMs: 5_000 + 5_000, actions: 9 + 11 });
     expect(row('p4').flags).toEqual(['game_log_unverified:lamps']);

@@ -89,7 +89,8 @@ export interface ParticipantResult {
   /**
    * Time on task: over the counted (non-practice) task and game items the participant opened,
    * from the item's `item.start` to its last event up to its `item.end`, by the log's `t`
-   * (the browser's monotonic clock), less any time the tab was hidden (`visibility` events).
+   * (the browser's monotonic clock), less the time the tab was hidden or the participant idle
+   * (`activeTime`, src/core/study/activeTime.ts).
    */
   readonly activeMs: number;
   /** Actions on counted items as the session rules count them (`isAction`; games: the verified replay's count). */
@@ -222,21 +223,6 @@ function itemSpans(events: readonly StoredEvent[]): Map<string, StoredEvent[]> {
     if (e.kind === ITEM_END && e.data.item === current) closed.add(current);
   }
   return out;
-}
-
-/** Time from the first to the last event, less the intervals the tab was hidden. */
-function activeSpan(evs: readonly StoredEvent[]): number {
-  if (evs.length === 0) return 0;
-  let hidden = 0;
-  let hiddenSince: number | null = null;
-  for (const e of evs) {
-    if (e.kind !== 'visibility') continue;
-    if (e.data.state === 'hidden' && hiddenSince === null) hiddenSince = e.t;
-    else if (e.data.state === 'visible' && hiddenSince !== null) { hidden += e.t - hiddenSince; hiddenSince = null; }
-  }
-  const end = evs[evs.length - 1].t;
-  if (hiddenSince !== null) hidden += end - hiddenSince;
-  return Math.max(0, end - evs[0].t - hidden);
 }
 
 function testIndicesOf(item: TaskItem, count: number | null, subs: readonly ResultsSubmission[]): number[] {
@@ -379,7 +365,7 @@ export function studyResults(input: ResultsInput): StudyResults {
       finishedAt: session.finishedAt,
       itemsDone: summary.items.filter((i) => i.kind !== 'page' && i.finished).length,
       itemsTotal: summary.items.filter((i) => i.kind !== 'page').length,
-      activeMs: counted.reduce((sum, i) => sum + activeSpan(spans.get(i.id) ?? []), 0),
+      activeMs: counted.reduce((sum, i) => sum + i.activeMs, 0),
       actions: counted.reduce((sum, i) => sum + i.actions, 0),
       flags: [...new Set([...session.flags, ...summary.flags])],
       playtest,

@@ -3,3 +3,4 @@ export * from './markdown';
 export * from './shuffle';
 export * from './rules';
 export * from './summary';
+export * from './activeTime';

@@ -5,6 +5,7 @@
  */
 import type { StudyDefinition, StudyItem } from './schema';
 import { isPractice } from './schema';
+import { activeTime, untilItemEnd } from './activeTime';
 
 /** An event as stored: the envelope plus the server's receive time (ms since the epoch). */
 export interface StoredEvent {
@@ -56,6 +57,8 @@ export interface ItemProgress {
   readonly actions: number;
   /** Server time from the item's first to its last event, ms. */
   readonly durationMs: number;
+  /** Time on task by the log's clock, less hidden and idle time (`activeTime`), up to the item's end. */
+  readonly activeMs: number;
 }
 
 /** Per-test-input judging state of a task item, as the submissions table holds it. */
@@ -93,6 +96,7 @@ export function sessionProgress(
       finished: ended.has(item.id) || p < lastStarted || (item.kind === 'task' && taskDone(item.id)),
       actions: evs.filter((e) => isAction(e.kind)).length,
       durationMs: first && last ? last.receivedAt - first.receivedAt : 0,
+      activeMs: activeTime(untilItemEnd(evs, item.id)).activeMs,
     };
   });
   const current = items.findIndex((i) => !i.finished);

@@ -113,7 +113,7 @@ describe('session rules', () => {
   });
 
   it('flags low effort when most visited items got almost no actions', () => {
-    const item = (id: string, actions: number, extra = {}) => ({ id, kind: 'task' as const, practice: false, started: true, startedAt: 0, finished: true, actions, durationMs: 1, ...extra });
+    const item = (id: string, actions: number, extra = {}) => ({ id, kind: 'task' as const, practice: false, started: true, startedAt: 0, finished: true, actions, durationMs: 1, activeMs: 1, ...extra });
     expect(isLowEffort(s, [item('a', 1), item('b', 0), item('c', 40)])).toBe(true);
     expect(isLowEffort(s, [item('a', 1), item('b', 40), item('c', 40)])).toBe(false);
     expect(isLowEffort(s, [item('a', 1), item('b', 0)])).toBe(false);

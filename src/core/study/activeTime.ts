@@ -1,0 +1,86 @@
+/**
+ * Time on task: how long a participant was present for an item, by the log's own clock (`t`,
+ * the browser's monotonic milliseconds). The client logs presence events (see
+ * `src/client/log/presence.ts`); this is the one place that reads them.
+ *
+ * The span runs from the item's first event (its `item.start`) to its last event up to and
+ * including its first `item.end`. Two kinds of time are taken out of it:
+ *
+ * - **hidden**: from `visibility {state: "hidden"}` to the next `visibility {state: "visible"}`
+ *   (the tab was in the background, the window minimised, or the page closed until a reload);
+ * - **idle**: from `idle {state: "idle"}` to the participant's return, which is the next event
+ *   of any kind except `blur`, `heartbeat` and another `idle {state: "idle"}` (the client logs
+ *   `idle {state: "active"}` on the first input, but an action or a reload ends idleness too).
+ *   The quiet minutes before the `idle` event count as time on task: a person may think
+ *   without touching anything.
+ *
+ * Where the two overlap, the time is taken out once. A span still hidden or idle at its last
+ * event loses the time up to that event.
+ */
+
+/** The fields of an event that time on task reads. */
+export interface TimedEvent {
+  readonly t: number;
+  readonly kind: string;
+  readonly data: Readonly<Record<string, unknown>>;
+}
+
+export interface ActiveTime {
+  /** From the first to the last event, ms. */
+  readonly spanMs: number;
+  /** Time hidden, ms (an idle stretch while hidden counts here). */
+  readonly hiddenMs: number;
+  /** Time idle while visible, ms. */
+  readonly idleMs: number;
+  /** `spanMs - hiddenMs - idleMs`: time on task. */
+  readonly activeMs: number;
+}
+
+/** Kinds that neither start nor end an idle stretch. */
+const QUIET_KINDS = new Set(['blur', 'heartbeat']);
+
+/**
+ * Time on task of a run of events in log order.
+ *
+ * @example
+ * activeTime([
+ *   { t: 0, kind: 'item.start', data: { item: 'a' } },
+ *   { t: 1000, kind: 'visibility', data: { state: 'hidden' } },
+ *   { t: 4000, kind: 'visibility', data: { state: 'visible' } },
+ *   { t: 5000, kind: 'paint', data: {} },
+ * ]).activeMs // 2000
+ */
+export function activeTime(events: readonly TimedEvent[]): ActiveTime {
+  if (events.length === 0) return { spanMs: 0, hiddenMs: 0, idleMs: 0, activeMs: 0 };
+  let hidden = false;
+  let idle = false;
+  let hiddenMs = 0;
+  let idleMs = 0;
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i];
+    if (e.kind === 'visibility') {
+      if (e.data.state === 'hidden') hidden = true;
+      else if (e.data.state === 'visible') { hidden = false; idle = false; }
+    } else if (e.kind === 'idle') {
+      idle = e.data.state !== 'active';
+    } else if (!QUIET_KINDS.has(e.kind)) {
+      idle = false;
+    }
+    const next = events[i + 1];
+    if (!next) break;
+    const gap = Math.max(0, next.t - e.t);
+    if (hidden) hiddenMs += gap;
+    else if (idle) idleMs += gap;
+  }
+  const spanMs = Math.max(0, events[events.length - 1].t - events[0].t);
+  return { spanMs, hiddenMs, idleMs, activeMs: Math.max(0, spanMs - hiddenMs - idleMs) };
+}
+
+/**
+ * The events of one item that time on task covers: from the first event up to and including
+ * the item's first `item.end` (what follows belongs to no item's time).
+ */
+export function untilItemEnd<E extends TimedEvent>(itemEvents: readonly E[], itemId: string): readonly E[] {
+  const end = itemEvents.findIndex((e) => e.kind === 'item.end' && e.data.item === itemId);
+  return end < 0 ? itemEvents : itemEvents.slice(0, end + 1);
+}
