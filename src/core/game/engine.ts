@@ -11,10 +11,12 @@
  *   fresh game. After WIN, RESET always starts a new run.
  * - Any other action after WIN or GAME_OVER is refused (`GameRuleError`, code `GAME_ENDED`).
  * - Every ACTION1-7 counts one, a level RESET counts one, a full reset starts a new run at zero.
- *   Per-level counts split the run's count where `levels_completed` changes.
+ *   Per-level counts split the run's count where `levels_completed` changes. These accounting
+ *   rules are written once, in accounting.ts, which log replays and scoring use too.
  * - ACTION7 is undo: it restores the state before the last action that changed something in the
  *   current level (a snapshot), and counts one even when there is nothing to undo.
  */
+import { isFullReset, levelCounts } from './accounting';
 import type { GameDefinition, RenderInfo, StepContext } from './define';
 import { hashHex } from './hash';
 import { mixSeed, nextRng, rngValue } from './rng';
@@ -148,7 +150,7 @@ class Ctx<S> implements StepContext<S> {
 
 function reset<S>(run: Run<S>): Run<S> {
   const game = run.game;
-  if (run.state !== 'NOT_PLAYED' && run.state !== 'WIN' && run.levelActions > 0) {
+  if (!isFullReset(run.state, run.levelActions)) {
     const { current, rng } = initLevel(game, run.seed, run.level);
     return makeRun(run, 'NOT_FINISHED', run.levelsCompleted, run.level, current, rng, null, 0, run.runs, run.actions + 1, run.levelStarts, false);
   }
@@ -265,8 +267,7 @@ export function step<S>(run: Run<S>, input: ActionInput): { run: Run<S>; respons
  * up to now for the level being played).
  */
 export function actionCounts(run: Run<unknown>): number[] {
-  const starts = run.levelStarts;
-  return starts.map((s, k) => (k + 1 < starts.length ? starts[k + 1] : run.actions) - s);
+  return levelCounts(run.levelStarts, run.actions);
 }
 
 /** The scorecard of the current run, with official field names. */

@@ -7,6 +7,7 @@ export * from './actions';
 export * from './hash';
 export * from './rng';
 export * from './define';
+export * from './accounting';
 export * from './engine';
 export * from './draw';
 export * from './replay';

@@ -11,6 +11,7 @@
  */
 import { z } from 'zod';
 import type { LogEvent } from '../log/events';
+import { splitRuns } from './accounting';
 import { advance, createRun, step, type Run } from './engine';
 import type { GameDefinition } from './define';
 import { hashFrame } from './hash';
@@ -149,35 +150,16 @@ export function replayGameEvents(game: GameDefinition<unknown, unknown>, events:
 }
 
 /**
- * The scorecard's accounting from logged actions alone (no engine needed): every ACTION1-7
- * counts one, a level RESET one, a full reset starts a new run at zero; per-level counts split
- * where `level` (levels_completed) changes. Returns the counts of the last run.
+ * The scorecard's accounting from logged actions alone (no engine needed), by `splitRuns`: every
+ * ACTION1-7 counts one, a level RESET one, a full reset starts a new run at zero; per-level counts
+ * split where `level` (levels_completed) changes. Returns the counts of the last run, and the
+ * number of runs started by a RESET, as the engine's `scorecard` gives them.
  */
 export function countActions(entries: readonly Pick<GameActionData, 'action' | 'level' | 'state'>[]): { runs: number; actions: number; level_actions: number[] } {
-  let runs = 0, actions = 0, levelActions = 0, level = 0;
-  let state: GameState = 'NOT_PLAYED';
-  let starts: number[] = [0];
-  for (const e of entries) {
-    if (e.action === 'RESET') {
-      if (state === 'NOT_PLAYED' || state === 'WIN' || levelActions === 0) {
-        runs++;
-        actions = 0;
-        starts = [0];
-      } else {
-        actions++;
-      }
-      levelActions = 0;
-    } else {
-      actions++;
-      levelActions++;
-      for (let k = level; k < e.level; k++) starts.push(actions);
-      if (e.level > level && e.state !== 'WIN') levelActions = 0;
-    }
-    level = e.level;
-    state = e.state;
-  }
-  const level_actions = starts.map((s, k) => (k + 1 < starts.length ? starts[k + 1] : actions) - s);
-  return { runs, actions, level_actions };
+  const runs = splitRuns(entries.map((e) => ({ action: e.action, levelsCompleted: e.level, state: e.state })));
+  const last = runs[runs.length - 1];
+  if (!last) return { runs: 0, actions: 0, level_actions: [0] };
+  return { runs: runs.filter((r) => entries[r.first].action === 'RESET').length, actions: last.actions, level_actions: last.levelActions };
 }
 
 /**
