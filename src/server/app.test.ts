@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseTaskText } from '../core/formats/arcTask';
+import { parseTaskText, withoutAnswers } from '../core/formats/arcTask';
 import { createApi } from './app';
 import { TaskLibrary } from './collections';
 
@@ -32,8 +32,8 @@ beforeAll(async () => {
 
   library = new TaskLibrary();
   await library.mount('data/tasks/samples', ROOT);
-  await library.mount('../shared/data/arc-agi-1', ROOT);
-  await library.mount(`My uploads=${tmp}`, ROOT);
+  await library.mount('../shared/data/arc-agi-1', ROOT, 'practice');
+  await library.mount(`My uploads=${tmp}`, ROOT, 'practice');
   api = createApi({ library, version: '9.9.9-test' });
 });
 
@@ -51,37 +51,39 @@ describe('the task API', () => {
       status: 200,
       body: {
         collections: [
-          { id: 'samples', name: 'samples', count: 14 },
-          { id: 'arc-agi-1', name: 'arc-agi-1', count: 800 },
-          { id: 'my-uploads', name: 'My uploads', count: 5 },
+          { id: 'samples', name: 'samples', count: 14, access: 'sealed' },
+          { id: 'arc-agi-1', name: 'arc-agi-1', count: 800, access: 'practice' },
+          { id: 'my-uploads', name: 'My uploads', count: 5, access: 'practice' },
         ],
       },
     });
   });
 
   it('lists task ids, sorted, with subfolders in the id', async () => {
-    const samples = await get('/collections/samples/tasks');
-    expect(samples.status).toBe(200);
-    const ids = samples.body.tasks as string[];
-    expect(ids).toHaveLength(14);
-    expect(ids).toContain('fill-closed-boxes');
-    expect(ids).toEqual([...ids].sort());
-
     const arc = (await get('/collections/arc-agi-1/tasks')).body.tasks as string[];
+    expect(arc).toEqual([...arc].sort());
+    expect(arc).toContain('training/007bbfb7');
     expect(arc).toHaveLength(800);
     expect(arc.filter((id) => id.startsWith('training/'))).toHaveLength(400);
     expect(arc.filter((id) => id.startsWith('evaluation/'))).toHaveLength(400);
   });
 
-  it('serves a task with its test outputs in practice mode', async () => {
-    const { status, body } = await get('/collections/samples/tasks/most-common-color');
+  it('serves a practice task without its test outputs', async () => {
+    const { status, body } = await get('/collections/my-uploads/tasks/good');
     expect(status).toBe(200);
-    const parsed = parseTaskText(await readFile(path.join(ROOT, 'data/tasks/samples/most-common-color.json'), 'utf8'));
+    const parsed = parseTaskText(await readFile(path.join(ROOT, 'data/tasks/samples/fill-closed-boxes.json'), 'utf8'));
     expect(parsed.ok).toBe(true);
-    if (parsed.ok) expect(body.task).toEqual(parsed.task);
-    const task = body.task as { test: { output?: number[][] }[] };
-    expect(task.test).toHaveLength(2);
-    expect(task.test.every((t) => Array.isArray(t.output))).toBe(true);
+    if (parsed.ok) expect(body).toEqual({ task: withoutAnswers(parsed.task), access: 'practice' });
+    expect((body.task as { test: object[] }).test.every((t) => !('output' in t))).toBe(true);
+  });
+
+  it('keeps a sealed collection closed without the researcher token', async () => {
+    for (const url of ['/collections/samples/tasks', '/collections/samples/tasks/most-common-color']) {
+      const { status, body } = await get(url);
+      expect(status).toBe(401);
+      expect(body.error).toBe('sealed');
+      expect(body.message).toBe('Collection "samples" is sealed: its tasks are for studies, and only the researcher may open them. Log in as researcher to preview it, or play a practice collection.');
+    }
   });
 
   it('serves a task whose id contains a slash', async () => {
@@ -100,7 +102,10 @@ describe('the task API', () => {
   });
 
   it('answers 404 with a message for an unknown collection', async () => {
-    expect(await get('/collections/nope/tasks')).toEqual({ status: 404, body: { error: 'not_found', message: 'No collection "nope".' } });
+    expect(await get('/collections/nope/tasks')).toEqual({
+      status: 404,
+      body: { error: 'not_found', message: 'No collection "nope". Open the task browser to see the collections this server has.' },
+    });
     const task = await get('/collections/nope/tasks/fill-closed-boxes');
     expect(task).toEqual({
       status: 404,
@@ -109,12 +114,12 @@ describe('the task API', () => {
   });
 
   it('answers 404 with a message for an unknown task', async () => {
-    expect(await get('/collections/samples/tasks/no-such-task')).toEqual({
+    expect(await get('/collections/my-uploads/tasks/no-such-task')).toEqual({
       status: 404,
-      body: { error: 'not_found', message: 'No task "no-such-task" in collection "samples".' },
+      body: { error: 'not_found', message: 'No task "no-such-task" in collection "My uploads".' },
     });
     // A task id is the file name without .json; the file name itself is not an id.
-    expect((await get('/collections/samples/tasks/fill-closed-boxes.json')).status).toBe(404);
+    expect((await get('/collections/my-uploads/tasks/good.json')).status).toBe(404);
   });
 
   it('answers 422 with the file name and the reason for a broken task file', async () => {
@@ -153,8 +158,9 @@ describe('TaskLibrary.mount', () => {
   it('makes collection ids unique when two folders share a name', async () => {
     const lib = new TaskLibrary();
     const a = await lib.mount('data/tasks/samples', ROOT);
-    const b = await lib.mount('Samples=data/tasks/samples', ROOT);
+    const b = await lib.mount('Samples=data/tasks/samples', ROOT, 'practice');
     expect([a.id, b.id]).toEqual(['samples', 'samples-2']);
+    expect([a.access, b.access]).toEqual(['sealed', 'practice']);
     expect(lib.list().map((c) => c.count)).toEqual([14, 14]);
   });
 });

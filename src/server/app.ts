@@ -7,6 +7,7 @@ import type { TaskLibrary } from './collections';
 import { type StudyDeps, studyRoutes } from './studyApi';
 import { resultsRoutes } from './resultsApi';
 import { exportRoutes } from './export/routes';
+import { collectionsRoutes } from './collectionsApi';
 
 export interface AppDeps {
   readonly library: TaskLibrary;
@@ -20,20 +21,7 @@ export function createApi(deps: AppDeps): Hono {
 
   api.get('/health', (c) => c.json({ ok: true, version: deps.version }));
 
-  api.get('/collections', (c) => c.json({ collections: deps.library.list() }));
-
-  api.get('/collections/:cid/tasks', (c) => {
-    const ids = deps.library.taskIds(c.req.param('cid'));
-    if (!ids) return c.json({ error: 'not_found', message: `No collection "${c.req.param('cid')}".` }, 404);
-    return c.json({ tasks: ids });
-  });
-
-  // Practice mode: the whole task, answers included. Study mode serves tasks without answers.
-  api.get('/collections/:cid/tasks/:taskId{.+}', async (c) => {
-    const found = await deps.library.task(c.req.param('cid'), c.req.param('taskId'));
-    if (!found.ok) return c.json({ error: found.status === 404 ? 'not_found' : 'invalid_task', message: found.message }, found.status);
-    return c.json({ task: found.task });
-  });
+  api.route('/', collectionsRoutes({ library: deps.library, adminTokenHash: deps.study?.adminTokenHash }));
 
   if (deps.study) api.route('/', studyRoutes({ ...deps.study, library: deps.library }));
   // The researcher's study results (core/analysis), under the same admin guard.

@@ -1,16 +1,27 @@
 /**
- * Task collections: folders of ARC task JSON files mounted by `serve --tasks DIR`.
- * Files are listed at start and read on demand, so mounting a clone of a large ARC repository
- * costs one directory walk.
+ * Task collections: folders of ARC task JSON files mounted by `serve --tasks DIR` (sealed) or
+ * `serve --practice-tasks DIR` (practice). Files are listed at start and read on demand, so
+ * mounting a clone of a large ARC repository costs one directory walk.
+ *
+ * Sealing (docs/api.md, "Sealing"): a sealed collection's tasks and answers go to the researcher
+ * only, and studies may count its tasks. A practice collection's tasks go to anyone without
+ * their test outputs, and the server checks answers without limit, so a study may use a practice
+ * collection for practice items only (`sealingProblems`).
  */
+import { createHash } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { type ArcTask, parseTaskText, formatProblem } from '../core/formats/arcTask';
+import type { StudyDefinition } from '../core/study/schema';
+
+/** Who may see a collection's answers: `sealed` (the researcher only) or `practice` (nobody; the server checks). */
+export type CollectionAccess = 'sealed' | 'practice';
 
 export interface CollectionInfo {
   readonly id: string;
   readonly name: string;
   readonly count: number;
+  readonly access: CollectionAccess;
 }
 
 interface Collection extends CollectionInfo {
@@ -46,28 +57,39 @@ export function slug(text: string): string {
 export class TaskLibrary {
   private readonly collections = new Map<string, Collection>();
 
+  /** Practice collections' (test input, answer) fingerprints -> where they are; built on first use. */
+  private practicePairs: Promise<Map<string, string>> | null = null;
+
   /**
-   * Mounts a folder. `spec` is `DIR` or `NAME=DIR`; the collection id is the slug of the name
-   * (the folder's own name by default), made unique with a number when needed.
+   * Mounts a folder, sealed unless `access` is `practice`. `spec` is `DIR` or `NAME=DIR`; the
+   * collection id is the slug of the name (the folder's own name by default), made unique with
+   * a number when needed.
    */
-  async mount(spec: string, cwd = process.cwd()): Promise<CollectionInfo> {
+  async mount(spec: string, cwd = process.cwd(), access: CollectionAccess = 'sealed'): Promise<CollectionInfo> {
     const eq = spec.indexOf('=');
     const dirPart = eq > 0 ? spec.slice(eq + 1) : spec;
     const dir = path.resolve(cwd, dirPart);
     const info = await stat(dir).catch(() => null);
-    if (!info?.isDirectory()) throw new Error(`--tasks ${dirPart}: no such folder. Give a folder that holds ARC task .json files.`);
+    const flag = access === 'practice' ? '--practice-tasks' : '--tasks';
+    if (!info?.isDirectory()) throw new Error(`${flag} ${dirPart}: no such folder. Give a folder that holds ARC task .json files.`);
     const name = eq > 0 ? spec.slice(0, eq) : path.basename(dir);
     let id = slug(name);
     for (let n = 2; this.collections.has(id); n++) id = `${slug(name)}-${n}`;
     const files = new Map<string, string>();
     for (const rel of await listTaskFiles(dir)) files.set(rel.replace(/\.json$/i, ''), path.join(dir, rel));
-    const c: Collection = { id, name, dir, files, count: files.size };
+    const c: Collection = { id, name, dir, files, count: files.size, access };
     this.collections.set(id, c);
-    return { id, name, count: c.count };
+    if (access === 'practice') this.practicePairs = null;
+    return { id, name, count: c.count, access };
   }
 
   list(): CollectionInfo[] {
-    return [...this.collections.values()].map(({ id, name, count }) => ({ id, name, count }));
+    return [...this.collections.values()].map(({ id, name, count, access }) => ({ id, name, count, access }));
+  }
+
+  /** The collection's access, or null when there is no such collection. */
+  access(collectionId: string): CollectionAccess | null {
+    return this.collections.get(collectionId)?.access ?? null;
   }
 
   taskIds(collectionId: string): string[] | null {
@@ -86,4 +108,51 @@ export class TaskLibrary {
     if (!parsed.ok) return { ok: false, status: 422, message: `${path.basename(file)}: ${parsed.problems.map(formatProblem).join('; ')}` };
     return { ok: true, task: parsed.task };
   }
+
+  /**
+   * Why `study` would leak answers through a practice collection: a counted (non-practice) task
+   * item that comes from a practice collection, or whose test input and answer also appear in a
+   * practice task (the practice check would then judge the counted answer without limit).
+   * Empty when the study is sealed. Tasks that cannot be read are left to the reference check.
+   */
+  async sealingProblems(study: StudyDefinition): Promise<string[]> {
+    const problems: string[] = [];
+    for (const [i, item] of study.items.entries()) {
+      if (item.kind !== 'task' || item.practice) continue;
+      const where = `items[${i}] (${item.id})`;
+      if (this.access(item.collection) === 'practice') {
+        problems.push(`${where}: collection "${item.collection}" is a practice collection, whose answers anyone can check without limit, so it cannot hold a counted item. Mount the folder with --tasks (sealed), or mark the item "practice": true`);
+        continue;
+      }
+      const found = await this.task(item.collection, item.task);
+      if (!found.ok) continue;
+      const pairs = await this.practiceFingerprints();
+      for (const index of item.tests ?? found.task.test.map((_, k) => k)) {
+        const test = found.task.test[index];
+        const copy = test?.output ? pairs.get(fingerprint(test.input, test.output)) : undefined;
+        if (copy) problems.push(`${where}: test input ${index} and its answer are also in practice task ${copy}, whose answers anyone can check without limit. Remove that task from the practice folder, or mark the item "practice": true`);
+      }
+    }
+    return problems;
+  }
+
+  private practiceFingerprints(): Promise<Map<string, string>> {
+    this.practicePairs ??= (async () => {
+      const out = new Map<string, string>();
+      for (const c of this.collections.values()) {
+        if (c.access !== 'practice') continue;
+        for (const taskId of c.files.keys()) {
+          const found = await this.task(c.id, taskId);
+          if (!found.ok) continue;
+          for (const t of found.task.test) if (t.output) out.set(fingerprint(t.input, t.output), `"${taskId}" of "${c.name}"`);
+        }
+      }
+      return out;
+    })();
+    return this.practicePairs;
+  }
+}
+
+function fingerprint(input: unknown, output: unknown): string {
+  return createHash('sha256').update(JSON.stringify([input, output])).digest('base64url');
 }

@@ -11,7 +11,8 @@ import { createApi } from './app';
 import { TaskLibrary } from './collections';
 import { adminLoginMessage, loadAdminToken } from './auth';
 import { openStore, redact } from './store/open';
-import { gameIds, loadStudyFiles, replayWithEngine, syncStudyFiles } from './studies';
+import { definitionOf, gameIds, loadStudyFiles, replayWithEngine, syncStudyFiles } from './studies';
+import type { Store } from './store/types';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -22,7 +23,10 @@ export interface ServeOptions {
   port: number;
   host: string;
   dataDir: string;
+  /** Sealed collections (`[NAME=]DIR`): their tasks and answers go to the researcher only; studies count them. */
   tasks: string[];
+  /** Practice collections (`[NAME=]DIR`): tasks go to anyone without answers, the server checks answers. */
+  practiceTasks?: string[];
   /** PostgreSQL URL; PGlite in `<dataDir>/db` when absent. Defaults to DATABASE_URL. */
   databaseUrl?: string;
   /** Folder of study files; defaults to the bundled `data/studies`. */
@@ -35,10 +39,24 @@ export function version(): string {
   return (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 }
 
+/**
+ * Why the stored studies (their current versions, which new sessions get) would leak answers:
+ * counted tasks whose answers a practice collection checks without limit. `serve` refuses to
+ * start while there are any.
+ */
+export async function unsealedStudies(store: Store, library: TaskLibrary): Promise<string[]> {
+  const problems: string[] = [];
+  for (const s of await store.listStudies()) {
+    problems.push(...(await library.sealingProblems(definitionOf(s))).map((p) => `study "${s.id}": ${p}`));
+  }
+  return problems;
+}
+
 export async function startServer(opts: ServeOptions): Promise<{ url: string; close: () => Promise<void> }> {
   const log = opts.log ?? ((line: string) => console.log(line));
   const library = new TaskLibrary();
   for (const spec of opts.tasks) await library.mount(spec);
+  for (const spec of opts.practiceTasks ?? []) await library.mount(spec, process.cwd(), 'practice');
 
   // ARC_STUDIO_DIST serves another build of the app (e.g. one per parallel test run).
   const dist = path.resolve(process.env.ARC_STUDIO_DIST ?? path.join(ROOT, 'dist'));
@@ -53,6 +71,8 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; cl
   const store = await openStore(databaseUrl ? { databaseUrl } : { dataDir: opts.dataDir });
   try {
     for (const note of await syncStudyFiles(store, studyFiles, Date.now())) log(note);
+    const unsealed = await unsealedStudies(store, library);
+    if (unsealed.length) throw new Error(`Studies would leak answers through practice collections, so the server does not start:\n  ${unsealed.join('\n  ')}`);
   } catch (e) {
     await store.close();
     throw e;

@@ -65,7 +65,7 @@ function canonical(value: unknown): string {
     : v));
 }
 
-/** Problems with the tasks a study refers to (missing collections, tasks or test indices). */
+/** Problems with the tasks a study refers to (missing collections, tasks or test indices; counted tasks that are not sealed). */
 export async function checkStudyReferences(study: StudyDefinition, library: TaskLibrary, games: ReadonlySet<string> | null): Promise<string[]> {
   const problems: string[] = [];
   for (const [i, item] of study.items.entries()) {
@@ -79,6 +79,7 @@ export async function checkStudyReferences(study: StudyDefinition, library: Task
       problems.push(`items[${i}] (${item.id}): no game "${item.game}"; games: ${[...games].join(', ')}`);
     }
   }
+  problems.push(...await library.sealingProblems(study));
   return problems;
 }
 
