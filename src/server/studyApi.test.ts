@@ -70,7 +70,8 @@ describe.each(backends)('study API on $name', (backend) => {
     expect(r.status).toBe(201);
     return r.body as { sessionId: string; token: string };
   };
-  const ev = (seq: number, kind = 'paint', data: Record<string, unknown> = {}) => ({ seq, t: seq * 16.25, kind, data });
+  /** An event; a paint (a valid one, at cell 0,0) unless told otherwise. */
+  const ev = (seq: number, kind = 'paint', data: Record<string, unknown> = kind === 'paint' ? { row: 0, col: 0, color: 1, stroke: seq } : {}) => ({ seq, t: seq * 16.25, kind, data });
   const send = (s: { sessionId: string; token: string }, events: unknown[]) => call('POST', `sessions/${s.sessionId}/events`, s.token, { events });
 
   it('creates a session with the platform params and serves its items without answers', async () => {

@@ -70,4 +70,9 @@ export const migrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'bytes stored per session, for quotas',
+    sql: `ALTER TABLE sessions ADD COLUMN event_bytes bigint NOT NULL DEFAULT 0;`,
+  },
 ];

@@ -57,7 +57,7 @@ const APPEND_SQL = `
     INSERT INTO events (session_id, seq, t, kind, data, received_at)
     SELECT b.sid, b.seq, b.t, b.kind, b.data, to_timestamp(b.r / 1000.0) FROM b JOIN s ON s.id = b.sid
     ON CONFLICT (session_id, seq) DO NOTHING
-    RETURNING session_id, seq),
+    RETURNING session_id, seq, octet_length(data::text) AS bytes),
   after AS (
     -- LATERAL keeps this to an index range per session, never a scan of the whole log.
     SELECT s.id AS session_id, e.seq FROM s CROSS JOIN LATERAL (
@@ -67,19 +67,22 @@ const APPEND_SQL = `
     SELECT r.session_id, max(r.seq) AS top
     FROM (SELECT session_id, seq, seq - row_number() OVER (PARTITION BY session_id ORDER BY seq) AS k FROM after) r
     JOIN s ON s.id = r.session_id WHERE r.k = s.acked_through GROUP BY r.session_id),
-  cnt AS (SELECT session_id, count(*)::int AS n FROM ins GROUP BY session_id)
+  cnt AS (SELECT session_id, count(*)::int AS n, sum(bytes)::bigint AS bytes FROM ins GROUP BY session_id)
   UPDATE sessions SET
     acked_through = COALESCE(run.top, sessions.acked_through),
     event_count = sessions.event_count + COALESCE(cnt.n, 0),
+    event_bytes = sessions.event_bytes + COALESCE(cnt.bytes, 0),
     state = CASE WHEN sessions.state IN ('finished', 'timed_out') THEN sessions.state WHEN req.past THEN 'timed_out' ELSE 'active' END,
     last_event_at = to_timestamp(req.r / 1000.0)
   FROM s JOIN req ON req.sid = s.id LEFT JOIN run ON run.session_id = s.id LEFT JOIN cnt ON cnt.session_id = s.id
   WHERE sessions.id = s.id
-  RETURNING sessions.id, sessions.acked_through, COALESCE(cnt.n, 0)::int AS stored, sessions.state`;
+  RETURNING sessions.id, sessions.acked_through, COALESCE(cnt.n, 0)::int AS stored, sessions.state,
+    sessions.event_count, sessions.event_bytes::float8 AS event_bytes`;
 
 interface PendingAppend {
   readonly sessionId: string;
-  readonly events: readonly EventInput[];
+  /** The batch's rows as JSON array elements, serialised when the batch arrived. */
+  readonly rows: string;
   readonly receivedAt: number;
   readonly pastSessionLimit: boolean;
   resolve(r: AppendResult): void;
@@ -101,6 +104,7 @@ function sessionFromRow(r: Row): SessionRecord {
     state: r.state as SessionState,
     ackedThrough: r.acked_through as number,
     eventCount: r.event_count as number,
+    eventBytes: Number(r.event_bytes ?? 0),
     createdAt: ms(r.created_at),
     lastEventAt: msOrNull(r.last_event_at),
     finishedAt: msOrNull(r.finished_at),
@@ -193,7 +197,15 @@ export class SqlStore implements Store {
    */
   appendEvents(sessionId: string, events: readonly EventInput[], opts: { receivedAt: number; pastSessionLimit: boolean }): Promise<AppendResult> {
     return new Promise((resolve, reject) => {
-      this.pending.push({ sessionId, events, receivedAt: opts.receivedAt, pastSessionLimit: opts.pastSessionLimit, resolve, reject });
+      // Serialised here, alone: a batch that cannot be serialised fails by itself, never its group.
+      let rows: string;
+      try {
+        rows = events.map((e) => JSON.stringify({ sid: sessionId, seq: e.seq, t: e.t, kind: e.kind, data: e.data, r: opts.receivedAt })).join(',');
+      } catch (e) {
+        reject(new Error(`The batch cannot be stored: ${(e as Error).message}`));
+        return;
+      }
+      this.pending.push({ sessionId, rows, receivedAt: opts.receivedAt, pastSessionLimit: opts.pastSessionLimit, resolve, reject });
       this.pump();
     });
   }
@@ -235,29 +247,41 @@ export class SqlStore implements Store {
     }
   }
 
+  /**
+   * Runs one group. If the statement fails (a member the database refuses), each member is run
+   * again alone, so that only the batch at fault fails and every other caller gets its answer.
+   */
   private async flush(group: readonly PendingAppend[]): Promise<void> {
-    const rows = group.flatMap((p) => p.events.map((e) => ({ sid: p.sessionId, seq: e.seq, t: e.t, kind: e.kind, data: e.data, r: p.receivedAt })));
-    const reqs = group.map((p) => ({ sid: p.sessionId, past: p.pastSessionLimit, r: p.receivedAt }));
-    const params = [JSON.stringify(rows), JSON.stringify(reqs)];
-    const ids = [...new Set(group.map((p) => p.sessionId))].sort();
     try {
-      // PGlite runs one statement at a time, so the statement is atomic and sees every earlier
-      // group. PostgreSQL takes the row locks first, so that the statement's snapshot, taken
-      // after them, holds every group committed before (READ COMMITTED).
-      const run = (q: Queryable) => q.query<{ id: string; acked_through: number; stored: number; state: SessionState }>(APPEND_SQL, params);
-      const result = this.db.kind === 'pglite' ? await run(this.db) : await this.db.transaction(async (tx) => {
-        await tx.query(`SELECT 1 FROM sessions WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`, [ids]);
-        return run(tx);
-      });
-      const byId = new Map(result.rows.map((r) => [r.id, r]));
+      const results = await this.runGroup(group);
       for (const p of group) {
-        const r = byId.get(p.sessionId);
-        if (r) p.resolve({ ackedThrough: r.acked_through, stored: r.stored, state: r.state });
+        const r = results.get(p.sessionId);
+        if (r) p.resolve(r);
         else p.reject(new Error(`No session ${p.sessionId}.`));
       }
     } catch (e) {
-      for (const p of group) p.reject(e);
+      if (group.length === 1) {
+        group[0].reject(e);
+        return;
+      }
+      for (const p of group) await this.flush([p]);
     }
+  }
+
+  private async runGroup(group: readonly PendingAppend[]): Promise<Map<string, AppendResult>> {
+    const rows = `[${group.map((p) => p.rows).filter((r) => r !== '').join(',')}]`;
+    const reqs = JSON.stringify(group.map((p) => ({ sid: p.sessionId, past: p.pastSessionLimit, r: p.receivedAt })));
+    const ids = [...new Set(group.map((p) => p.sessionId))].sort();
+    // PGlite runs one statement at a time, so the statement is atomic and sees every earlier
+    // group. PostgreSQL takes the row locks first, so that the statement's snapshot, taken
+    // after them, holds every group committed before (READ COMMITTED).
+    type Out = { id: string; acked_through: number; stored: number; state: SessionState; event_count: number; event_bytes: number };
+    const run = (q: Queryable) => q.query<Out>(APPEND_SQL, [rows, reqs]);
+    const result = this.db.kind === 'pglite' ? await run(this.db) : await this.db.transaction(async (tx) => {
+      await tx.query(`SELECT 1 FROM sessions WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`, [ids]);
+      return run(tx);
+    });
+    return new Map(result.rows.map((r) => [r.id, { ackedThrough: r.acked_through, stored: r.stored, state: r.state, eventCount: r.event_count, eventBytes: Number(r.event_bytes) }]));
   }
 
   async readEvents(sessionId: string, opts: { kinds?: readonly string[] } = {}): Promise<StoredEvent[]> {

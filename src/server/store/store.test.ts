@@ -24,9 +24,9 @@ describe.each(backends)('store on $name', (backend) => {
 
   it('stores a batch sent twice once', async () => {
     const first = await store.appendEvents('a', range(0, 4), { receivedAt: 3000, pastSessionLimit: false });
-    expect(first).toEqual({ ackedThrough: 4, stored: 5, state: 'active' });
+    expect(first).toEqual({ ackedThrough: 4, stored: 5, state: 'active', eventCount: 5, eventBytes: 40 });
     const again = await store.appendEvents('a', range(0, 4), { receivedAt: 3500, pastSessionLimit: false });
-    expect(again).toEqual({ ackedThrough: 4, stored: 0, state: 'active' });
+    expect(again).toEqual({ ackedThrough: 4, stored: 0, state: 'active', eventCount: 5, eventBytes: 40 });
     const events = await store.readEvents('a');
     expect(events.map((e) => e.seq)).toEqual([0, 1, 2, 3, 4]);
     expect(events[2]).toEqual({ seq: 2, t: 21, kind: 'paint', data: { n: 2 }, receivedAt: 3000 });

@@ -35,6 +35,8 @@ export interface SessionRecord extends NewSession {
   readonly state: SessionState;
   readonly ackedThrough: number;
   readonly eventCount: number;
+  /** Bytes of the stored events' data (its JSON text), for the session quota. */
+  readonly eventBytes: number;
   readonly lastEventAt: number | null;
   readonly finishedAt: number | null;
   readonly flags: readonly string[];
@@ -53,6 +55,9 @@ export interface AppendResult {
   /** Events of this batch that were new. */
   readonly stored: number;
   readonly state: SessionState;
+  /** The session's stored events and their bytes (the JSON text of each event's data), after this batch. */
+  readonly eventCount: number;
+  readonly eventBytes: number;
 }
 
 export type Verdict = 'correct' | 'wrong' | 'duplicate';

@@ -1,0 +1,108 @@
+/**
+ * The payload of every event kind a client may send, as zod schemas: one table, read by the
+ * server at the door (a batch with one bad event is refused whole, naming the event and the
+ * field), by the docs, and by anything that replays a log. A kind not listed here is refused.
+ *
+ * Objects accept extra fields (a newer client may log more), but every event also passes
+ * `jsonProblem` first, which bounds depth, size and strings whatever the kind.
+ */
+import { z } from 'zod';
+import { MAX_SIZE } from '../grid/grid';
+import { GAME_ACTIONS } from '../game/types';
+
+/** Longest id-like string (task ids, item ids, game ids, hashes). */
+const ID_MAX = 200;
+/** Longest free text (a user agent, a mistyped size, a reason). */
+const TEXT_MAX = 1000;
+/** Most test inputs a task may have (a task file allows at most 100 pairs in all). */
+export const MAX_TESTS = 100;
+
+const id = z.string().min(1).max(ID_MAX);
+const text = z.string().max(TEXT_MAX);
+const int = (min: number, max: number) => z.number().int().min(min).max(max);
+const symbol = int(0, 9);
+const coord = int(0, MAX_SIZE - 1);
+const empty = z.looseObject({});
+
+/** An ARC grid: 1-30 rows of 1-30 symbols 0-9, every row as long as the first. */
+export const GridSchema = z.array(z.array(symbol).min(1).max(MAX_SIZE)).min(1).max(MAX_SIZE)
+  .refine((g) => g.every((row) => row.length === g[0].length), 'rows must all have the same length');
+const rect = z.object({ r0: coord, c0: coord, r1: coord, c1: coord })
+  .refine((r) => r.r0 <= r.r1 && r.c0 <= r.c1, 'must have r0 <= r1 and c0 <= c1');
+const side = z.enum(['input', 'output']);
+const verdict = z.enum(['correct', 'wrong', 'duplicate']);
+const clientInfo = {
+  wallClock: text.optional(),
+  userAgent: text.optional(),
+  viewport: z.object({ width: z.number().nonnegative().max(100_000), height: z.number().nonnegative().max(100_000), dpr: z.number().positive().max(100) }).optional(),
+};
+
+const gameAction = z.enum(GAME_ACTIONS);
+/** Frame coordinates of ACTION6: column `x` and row `y`, 0-63. */
+const frameCoord = int(0, 63);
+
+/** Every kind a client may log, with its payload. */
+export const EVENT_DATA = {
+  // ---- the study shell ----
+  'session.start': z.looseObject({ mode: z.enum(['study', 'practice', 'playtest']).optional(), studyId: id.optional(), params: z.record(z.string().max(64), text).optional(), ...clientInfo }),
+  'session.resume': z.looseObject(clientInfo),
+  'session.end': z.looseObject({ wallClock: text.optional() }),
+  consent: z.looseObject({ agreed: z.boolean() }),
+  'instructions.done': empty,
+  'item.start': z.looseObject({ item: id, kind: z.enum(['task', 'game', 'page']).optional() }),
+  'item.end': z.looseObject({ item: id, reason: text.optional() }),
+  // ---- presence ----
+  visibility: z.looseObject({ state: z.enum(['visible', 'hidden']) }),
+  focus: empty,
+  blur: empty,
+  'window.focus': empty,
+  'window.blur': empty,
+  idle: z.looseObject({ state: z.enum(['idle', 'active']).optional(), ms: z.number().nonnegative().max(1e10).optional() }),
+  heartbeat: empty,
+  'page.hide': empty,
+  // ---- the grid player (src/core/log/gridPlayer.ts) ----
+  'task.open': z.looseObject({ taskId: id, collection: id.optional(), tests: int(1, MAX_TESTS), trials: int(1, 100).optional() }),
+  tool: z.looseObject({ tool: z.enum(['edit', 'select', 'fill']) }),
+  color: z.looseObject({ color: symbol }),
+  symbols: z.looseObject({ show: z.boolean() }),
+  paint: z.looseObject({ row: coord, col: coord, color: symbol, stroke: z.number().int().nonnegative() }),
+  'stroke.end': z.looseObject({ stroke: z.number().int().nonnegative() }),
+  fill: z.looseObject({ row: coord, col: coord, color: symbol }),
+  select: z.looseObject({ side, rect }),
+  'select.clear': empty,
+  recolor: z.looseObject({ rect, color: symbol }),
+  copy: z.looseObject({ side, rect, block: GridSchema }),
+  paste: z.looseObject({ row: coord, col: coord, block: GridSchema }),
+  resize: z.looseObject({ rows: int(1, MAX_SIZE), cols: int(1, MAX_SIZE) }),
+  'resize.invalid': z.looseObject({ text }),
+  'copy.input': z.looseObject({ grid: GridSchema }),
+  reset: empty,
+  undo: empty,
+  redo: empty,
+  'test.select': z.looseObject({ index: int(0, MAX_TESTS - 1) }),
+  submit: z.looseObject({ index: int(0, MAX_TESTS - 1), trial: z.number().int().min(0).max(100).nullable(), verdict, grid: GridSchema }),
+  // ---- games (src/core/game/replay.ts) ----
+  'game.open': z.looseObject({ game: id, seed: z.number().int().min(0).max(2 ** 32 - 1), level: int(0, 1000).optional(), version: id.optional(), engine: id.optional() }),
+  'game.action': z.looseObject({ game: id, action: gameAction, x: frameCoord.optional(), y: frameCoord.optional(), level: int(0, 1000), state: z.enum(['NOT_PLAYED', 'NOT_FINISHED', 'WIN', 'GAME_OVER']), frameHash: id }),
+  'game.refused': z.looseObject({ game: id, action: gameAction, code: id, x: z.number().int().optional(), y: z.number().int().optional() }),
+} as const;
+
+export type EventKind = keyof typeof EVENT_DATA;
+export const EVENT_KINDS = Object.keys(EVENT_DATA) as EventKind[];
+
+/** Whether `kind` is one the server accepts. */
+export function isEventKind(kind: string): kind is EventKind {
+  return Object.prototype.hasOwnProperty.call(EVENT_DATA, kind);
+}
+
+/**
+ * Why an event's payload is refused ("data.rect.r1: must be ..."), or null when it is valid.
+ * Run `jsonProblem` on the body first: this assumes bounded, finite JSON.
+ */
+export function eventDataProblem(kind: string, data: unknown): string | null {
+  if (!isEventKind(kind)) return `kind "${kind.slice(0, 64)}" is not an event kind of ARC Studio (see docs/api.md, "Event kinds")`;
+  const r = EVENT_DATA[kind].safeParse(data);
+  if (r.success) return null;
+  const issue = r.error.issues[0];
+  return `data${issue.path.length ? '.' + issue.path.join('.') : ''} ${issue.message}`;
+}

@@ -1,0 +1,105 @@
+/**
+ * The researcher's study and session routes, under `/api/admin` and its guard: studies (list,
+ * read, create, edit) and sessions (list, summary, events). A session's events are streamed a
+ * page at a time, so reading a long log never holds the server's thread for long.
+ */
+import { type Context, Hono } from 'hono';
+import { stream } from 'hono/streaming';
+import { z } from 'zod';
+import { StudyId, parseStudy } from '../../core/study/schema';
+import { ITEM_START, effectiveState } from '../../core/study/rules';
+import { checkStudyReferences } from '../studies';
+import { type StudyContext, adminGuard, fail, readJson, zodFail } from './context';
+
+const SaveStudy = z.object({ definition: z.unknown() });
+
+/** Events per page when a session's log is streamed. */
+const PAGE = 2_000;
+
+export function adminRoutes(ctx: StudyContext): Hono {
+  const { store, now, deps } = ctx;
+  const admin = new Hono();
+  admin.use('*', adminGuard(deps.adminTokenHash));
+
+  admin.get('/studies', async (c) => {
+    const list = await store.listStudies();
+    return c.json({ studies: list.map((s) => ({ id: s.id, version: s.version, source: s.source, sessions: s.sessions, title: (s.definition as { title?: string }).title ?? s.id, createdAt: s.createdAt })) });
+  });
+
+  admin.get('/studies/:studyId', async (c) => {
+    const v = c.req.query('version');
+    if (v !== undefined && !/^[1-9][0-9]{0,8}$/.test(v)) return fail(c, 400, 'malformed', `version=${v.slice(0, 40)} is not a study version; versions are whole numbers from 1.`);
+    const rec = await store.getStudy(c.req.param('studyId'), v === undefined ? undefined : Number(v));
+    if (!rec) return fail(c, 404, 'not_found', `No study "${c.req.param('studyId')}"${v ? ` version ${v}` : ''}.`);
+    return c.json({ id: rec.id, version: rec.version, source: rec.source, createdAt: rec.createdAt, definition: rec.definition });
+  });
+
+  const saveStudy = async (c: Context, mustBeNew: boolean) => {
+    const id = c.req.param('studyId')!;
+    const idOk = StudyId.safeParse(id);
+    if (!idOk.success) return fail(c, 400, 'malformed', `Study id "${id}" ${idOk.error.issues[0].message}.`);
+    const body = await readJson(c);
+    if (!body.ok) return body.res;
+    const wrapper = SaveStudy.safeParse(body.body);
+    if (!wrapper.success) return zodFail(c, wrapper.error.issues, 'Send {"definition": {...}}');
+    const parsed = parseStudy(wrapper.data.definition);
+    if (!parsed.ok) return fail(c, 400, 'invalid_study', `The study is not valid: ${parsed.problems.join('; ')}`, { problems: parsed.problems });
+    const refs = await checkStudyReferences(parsed.study, deps.library, deps.games);
+    if (refs.length) return fail(c, 422, 'invalid_study', `The study refers to things this server does not have: ${refs.join('; ')}`, { problems: refs });
+    if (mustBeNew && (await store.getStudy(id))) return fail(c, 409, 'exists', `A study "${id}" exists already; edit it with PUT /api/admin/studies/${id}.`);
+    const saved = await store.saveStudy(id, parsed.study, 'studio', now());
+    ctx.forgetStudy(id, saved.version);
+    return c.json({ id, ...saved }, saved.created ? 201 : 200);
+  };
+  admin.post('/studies/:studyId', (c) => saveStudy(c, true));
+  admin.put('/studies/:studyId', (c) => saveStudy(c, false));
+
+  admin.get('/sessions', async (c) => {
+    const t = now();
+    const sessions = await store.listSessions(c.req.query('study') || undefined);
+    const out = [];
+    for (const s of sessions) {
+      const state = effectiveState(s, await ctx.studyAt(s.studyId, s.studyVersion), t);
+      if (state !== s.state) await store.setSessionState(s.id, state);
+      out.push({ id: s.id, studyId: s.studyId, studyVersion: s.studyVersion, state, params: s.params, seed: s.seed, order: s.order, createdAt: s.createdAt, lastEventAt: s.lastEventAt, finishedAt: s.finishedAt, eventCount: s.eventCount, eventBytes: s.eventBytes, ackedThrough: s.ackedThrough, flags: s.flags });
+    }
+    return c.json({ sessions: out });
+  });
+
+  admin.get('/sessions/:sessionId', async (c) => {
+    const s = await store.getSession(c.req.param('sessionId'));
+    if (!s) return fail(c, 404, 'not_found', `No session ${c.req.param('sessionId')}.`);
+    const study = await ctx.studyAt(s.studyId, s.studyVersion);
+    const summary = await ctx.summarize(s, study);
+    return c.json({ session: { ...s, tokenHash: undefined, state: effectiveState(s, study, now()), flags: [...new Set([...s.flags, ...summary.flags])] }, summary, submissions: await store.listSubmissions(s.id) });
+  });
+
+  // The same JSON as one document ({sessionId, ackedThrough, events: [...]}), written a page at a time.
+  admin.get('/sessions/:sessionId/events', async (c) => {
+    const s = await store.getSession(c.req.param('sessionId'));
+    if (!s) return fail(c, 404, 'not_found', `No session ${c.req.param('sessionId')}.`);
+    const study = await ctx.studyAt(s.studyId, s.studyVersion);
+    const practice = new Set(study.items.filter((i) => i.kind !== 'page' && i.practice).map((i) => i.id));
+    c.header('Content-Type', 'application/json; charset=utf-8');
+    return stream(c, async (out) => {
+      let current: string | null = null;
+      let first = true;
+      await out.write(`{"sessionId":${JSON.stringify(s.id)},"ackedThrough":${s.ackedThrough},"events":[`);
+      for await (const page of store.streamEvents(s.id, { batchSize: PAGE })) {
+        let chunk = '';
+        for (const e of page) {
+          if (e.kind === ITEM_START && typeof e.data.item === 'string') current = e.data.item;
+          chunk += (first ? '' : ',') + JSON.stringify(current !== null && practice.has(current) ? { ...e, practice: true } : e);
+          first = false;
+        }
+        await out.write(chunk);
+      }
+      await out.write(']}');
+    }, async (err) => {
+      // The document is left unterminated, so a reader never takes a cut log for a whole one.
+      console.error(`Reading the events of session ${s.id} failed: ${err.message}`);
+    });
+  });
+
+  return admin;
+}

@@ -1,0 +1,157 @@
+/**
+ * What the study routers share: their dependencies, error replies, reading a participant's
+ * body (checked by `jsonProblem` before anything else), the researcher guard, and caches of
+ * study versions, tasks and sessions by token.
+ */
+import type { Context, MiddlewareHandler } from 'hono';
+import { z } from 'zod';
+import { jsonProblem } from '../../core/protocol/json';
+import { type StudyDefinition, type TaskItem, formatIssues } from '../../core/study/schema';
+import type { ReplayGame, StoredEvent } from '../../core/study/rules';
+import { summarizeSession } from '../../core/study/summary';
+import { bearer, hashToken, tokenMatches } from '../auth';
+import { definitionOf } from '../studies';
+import type { TaskLibrary } from '../collections';
+import type { SessionRecord, Store } from '../store/types';
+import { DEFAULT_LIMITS, type IngestLimits } from './limits';
+
+export interface StudyDeps {
+  readonly store: Store;
+  readonly library: TaskLibrary;
+  /** SHA-256 of the researcher token. */
+  readonly adminTokenHash: string;
+  /** Replays a game item's events with the engine; null leaves game logs unverified. */
+  readonly replay: ReplayGame | null;
+  /** Registered game ids, to check studies against; null skips the check. */
+  readonly games: ReadonlySet<string> | null;
+  /** The clock, in ms since the epoch. */
+  readonly now?: () => number;
+  /** What one participant may send (docs/api.md, "Limits"); the defaults when absent. */
+  readonly limits?: IngestLimits;
+}
+
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429;
+
+export const fail = (c: Context, status: ErrorStatus, error: string, message: string, extra: Record<string, unknown> = {}) =>
+  c.json({ error, message, ...extra }, status);
+
+/**
+ * The request body as JSON, or a 400 naming what is wrong. Every value passes `jsonProblem`
+ * (depth, size, NUL and lone surrogates, non-finite numbers, reserved keys) before a schema or
+ * the database sees it.
+ */
+export async function readJson(c: Context): Promise<{ ok: true; body: unknown } | { ok: false; res: Response }> {
+  const text = await c.req.text();
+  if (text.trim() === '') return { ok: true, body: undefined };
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (e) {
+    return { ok: false, res: fail(c, 400, 'malformed', `The request body is not valid JSON (${(e as Error).message}).`) };
+  }
+  const problem = jsonProblem(body);
+  if (problem) return { ok: false, res: fail(c, 400, 'malformed', `The request body is refused: ${problem.path} ${problem.reason}. Nothing was stored.`, { path: problem.path }) };
+  return { ok: true, body };
+}
+
+export function zodFail(c: Context, issues: readonly z.core.$ZodIssue[], what: string) {
+  return fail(c, 400, 'malformed', `${what}: ${formatIssues(issues).join('; ')}`);
+}
+
+/**
+ * Middleware of the researcher routes: 401 without a token, 403 with any token but the
+ * researcher's (`adminTokenHash` is its SHA-256). Every `/api/admin` router uses this one.
+ */
+export function adminGuard(adminTokenHash: string): MiddlewareHandler {
+  return async (c, next) => {
+    const token = bearer(c.req.header('Authorization'));
+    if (token === null) return fail(c, 401, 'unauthorized', 'The researcher routes need "Authorization: Bearer <researcher token>".');
+    if (!tokenMatches(token, adminTokenHash)) {
+      return fail(c, 403, 'forbidden', 'This token does not open the researcher routes. Use the researcher token printed when the server first started (or ARC_STUDIO_ADMIN_TOKEN).');
+    }
+    await next();
+  };
+}
+
+export function itemLimitsOf(study: StudyDefinition, item: { softMinutes?: number; hardMinutes?: number }) {
+  return { softMinutes: item.softMinutes ?? study.limits.itemSoftMinutes, hardMinutes: item.hardMinutes ?? study.limits.itemHardMinutes };
+}
+
+export const testIndicesOf = (item: TaskItem, count: number) => item.tests ?? Array.from({ length: count }, (_, i) => i);
+
+export type StudyContext = ReturnType<typeof studyContext>;
+
+/** The caches and lookups the study routers share; one per app. */
+export function studyContext(deps: StudyDeps) {
+  const { store } = deps;
+  const now = deps.now ?? Date.now;
+  const limits = deps.limits ?? DEFAULT_LIMITS;
+
+  // Versions are immutable once stored under a session, so parsed definitions are cached by id@version.
+  const defs = new Map<string, StudyDefinition>();
+  const studyAt = async (id: string, version: number): Promise<StudyDefinition> => {
+    const key = `${id}@${version}`;
+    let d = defs.get(key);
+    if (!d) {
+      const rec = await store.getStudy(id, version);
+      if (!rec) throw new Error(`Study ${key} is missing from the database.`);
+      d = definitionOf(rec);
+      defs.set(key, d);
+    }
+    return d;
+  };
+  const forgetStudy = (id: string, version: number) => defs.delete(`${id}@${version}`);
+
+  const taskCache = new Map<string, Awaited<ReturnType<TaskLibrary['task']>>>();
+  const loadTask = async (item: TaskItem) => {
+    const key = `${item.collection}\u0000${item.task}`;
+    let t = taskCache.get(key);
+    if (!t || !t.ok) taskCache.set(key, (t = await deps.library.task(item.collection, item.task)));
+    return t;
+  };
+
+  // Token hash -> session. Only fields that never change are read from it (id, study version,
+  // creation time; acked_through and the counts only grow, so a stale value is a lower bound);
+  // bounded size.
+  const sessionsByToken = new Map<string, SessionRecord>();
+  const remember = (s: SessionRecord): void => {
+    if (sessionsByToken.size >= 50_000) sessionsByToken.clear();
+    sessionsByToken.set(s.tokenHash, s);
+  };
+  const sessionOfToken = async (hash: string, fresh: boolean): Promise<SessionRecord | null> => {
+    const hit = fresh ? undefined : sessionsByToken.get(hash);
+    if (hit) return hit;
+    const s = await store.getSessionByTokenHash(hash);
+    if (s) remember(s);
+    return s;
+  };
+
+  /**
+   * The session of the request's token, or an error response: 401 without a valid token, 403 for
+   * another session. `fresh` reads the session's current row (state, acked mark, flags).
+   */
+  const participant = async (c: Context, fresh = true): Promise<{ ok: true; session: SessionRecord; study: StudyDefinition } | { ok: false; res: Response }> => {
+    const token = bearer(c.req.header('Authorization'));
+    if (!token) return { ok: false, res: fail(c, 401, 'unauthorized', 'This request needs the session token: send "Authorization: Bearer <token>" as given when the session was created.') };
+    const session = await sessionOfToken(hashToken(token), fresh);
+    if (!session || !tokenMatches(token, session.tokenHash)) return { ok: false, res: fail(c, 401, 'unauthorized', 'The token is not valid for any session. Open the study link again to start a session.') };
+    if (session.id !== c.req.param('sessionId')) return { ok: false, res: fail(c, 403, 'forbidden', 'This token belongs to another session; a token opens its own session only.') };
+    return { ok: true, session, study: await studyAt(session.studyId, session.studyVersion) };
+  };
+
+  /** A session's summary (core/study/summary), its events read a page at a time. */
+  const summarize = async (session: SessionRecord, study: StudyDefinition) => {
+    const events: StoredEvent[] = [];
+    for await (const page of store.streamEvents(session.id)) events.push(...page);
+    const subs = await store.listSubmissions(session.id);
+    const counts = new Map<string, number[]>();
+    for (const item of study.items) {
+      if (item.kind !== 'task') continue;
+      const found = await loadTask(item);
+      counts.set(item.id, testIndicesOf(item, found.ok ? found.task.test.length : 0));
+    }
+    return summarizeSession(study, session.order, events, subs, (id) => counts.get(id) ?? [], deps.replay);
+  };
+
+  return { deps, store, now, limits, studyAt, forgetStudy, loadTask, remember, participant, summarize };
+}

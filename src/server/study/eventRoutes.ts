@@ -1,0 +1,78 @@
+/**
+ * Event ingestion: `POST /sessions/:id/events`. Every event is checked at the door (envelope,
+ * then its kind's payload schema), the session's quota and rate are enforced, and the batch is
+ * stored exactly once by the store's group commit. A refused batch stores nothing.
+ */
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { EventEnvelope } from '../../core/log/events';
+import { eventDataProblem } from '../../core/protocol/events';
+import { type StudyContext, fail, readJson, zodFail } from './context';
+import { RateLimiter } from './limits';
+
+const Batch = z.object({ events: z.array(EventEnvelope).min(1, 'must hold at least one event') });
+
+export function eventRoutes(ctx: StudyContext): Hono {
+  const { store, now, limits } = ctx;
+  const api = new Hono();
+  const rate = new RateLimiter(limits);
+  // What each session has stored, as the last append here reported it (a lower bound when
+  // another server stores for it too); bounded in size.
+  const totals = new Map<string, { events: number; bytes: number }>();
+
+  api.post('/sessions/:sessionId/events', async (c) => {
+    const p = await ctx.participant(c, false);
+    if (!p.ok) return p.res;
+    const { session } = p;
+    const body = await readJson(c);
+    if (!body.ok) return body.res;
+    const raw = body.body as { events?: unknown } | undefined;
+    if (raw && Array.isArray(raw.events) && raw.events.length > limits.maxBatchEvents) {
+      return fail(c, 413, 'too_large', `The batch has ${raw.events.length} events; at most ${limits.maxBatchEvents} are accepted at once. Split it into smaller batches.`);
+    }
+    const parsed = Batch.safeParse(raw);
+    if (!parsed.success) return zodFail(c, parsed.error.issues, 'The batch is not valid');
+    const events = parsed.data.events;
+    const seen = new Set<number>();
+    let top = -1;
+    for (const [i, e] of events.entries()) {
+      if (seen.has(e.seq)) return fail(c, 400, 'malformed', `The batch holds seq ${e.seq} twice; each event has its own seq.`);
+      seen.add(e.seq);
+      top = Math.max(top, e.seq);
+      const problem = eventDataProblem(e.kind, e.data);
+      if (problem) return fail(c, 400, 'invalid_event', `events.${i} (seq ${e.seq}, ${e.kind.slice(0, 64)}): ${problem}. Nothing of this batch was stored.`, { path: `events.${i}`, seq: e.seq });
+    }
+    if (top > session.ackedThrough + limits.maxSeqAhead) {
+      const acked = (await store.getSession(session.id))?.ackedThrough ?? -1;
+      if (top > acked + limits.maxSeqAhead) return fail(c, 400, 'seq_too_far', `Event seq ${top} is more than ${limits.maxSeqAhead} past the last acknowledged event (${acked}); send the missing events first.`);
+    }
+
+    // Events at or below the acknowledged mark are repeats, stored already: they cost nothing.
+    let newEvents = 0;
+    let newBytes = 0;
+    for (const e of events) {
+      if (e.seq <= session.ackedThrough) continue;
+      newEvents++;
+      newBytes += Buffer.byteLength(JSON.stringify(e.data));
+    }
+    const known = totals.get(session.id);
+    const storedEvents = Math.max(known?.events ?? 0, session.eventCount);
+    const storedBytes = Math.max(known?.bytes ?? 0, session.eventBytes);
+    if (storedEvents + newEvents > limits.maxSessionEvents || storedBytes + newBytes > limits.maxSessionBytes) {
+      return fail(c, 413, 'quota_exceeded', `This session has stored ${storedEvents} events (${Math.round(storedBytes / 1024)} KiB); a session may store at most ${limits.maxSessionEvents} events and ${Math.round(limits.maxSessionBytes / 1024 / 1024)} MiB. Nothing of this batch was stored; tell the researcher.`);
+    }
+    const t = now();
+    const wait = newEvents ? rate.take(session.id, newEvents, newBytes, t) : 0;
+    if (wait > 0) {
+      c.header('Retry-After', String(wait));
+      return fail(c, 429, 'rate_limited', `This session is sending faster than ${limits.eventsPerSecond} events or ${Math.round(limits.bytesPerSecond / 1024)} KiB per second; nothing of this batch was stored. Send it again in ${wait} s.`, { retryAfter: wait });
+    }
+
+    const r = await store.appendEvents(session.id, events, { receivedAt: t, pastSessionLimit: t - session.createdAt > p.study.limits.sessionMinutes * 60_000 });
+    if (totals.size >= 100_000) totals.clear();
+    totals.set(session.id, { events: r.eventCount, bytes: r.eventBytes });
+    return c.json({ ackedThrough: r.ackedThrough });
+  });
+
+  return api;
+}

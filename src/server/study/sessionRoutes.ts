@@ -1,0 +1,126 @@
+/**
+ * A participant's session: the study's introduction, starting a session, the session's items
+ * (tasks without test outputs) and progress, and finishing it.
+ */
+import { randomInt, randomUUID } from 'node:crypto';
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { withoutAnswers } from '../../core/formats/arcTask';
+import { sessionOrder } from '../../core/study/shuffle';
+import { ITEM_END, ITEM_START, effectiveState, sessionProgress } from '../../core/study/rules';
+import { tallyTests } from '../../core/study/summary';
+import { bearer, hashToken, newToken, tokenMatches } from '../auth';
+import { definitionOf } from '../studies';
+import { type StudyContext, fail, itemLimitsOf, readJson, testIndicesOf, zodFail } from './context';
+
+/** Participant params kept with a session: at most this many, names and values bounded. */
+const MAX_PARAMS = 30;
+
+const CreateSession = z.object({
+  params: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'names are letters, digits and "_"'), z.string().max(500)).default({}),
+}).default({ params: {} });
+const Finish = z.object({ lastSeq: z.number().int().min(-1) });
+
+/** Identity fields of participant recruitment platforms, named in the docs; other names are kept too. */
+export const KNOWN_PARAMS = ['PROLIFIC_PID', 'STUDY_ID', 'SESSION_ID', 'workerId', 'assignmentId', 'hitId'] as const;
+
+export function sessionRoutes(ctx: StudyContext): Hono {
+  const { store, now, deps } = ctx;
+  const api = new Hono();
+
+  api.get('/studies/:studyId', async (c) => {
+    const rec = await store.getStudy(c.req.param('studyId'));
+    if (!rec) return fail(c, 404, 'not_found', `No study "${c.req.param('studyId')}". Check the link you were given.`);
+    const s = definitionOf(rec);
+    return c.json({ id: rec.id, version: rec.version, title: s.title, consent: s.consent, items: s.items.filter((i) => i.kind !== 'page').length, sessionMinutes: s.limits.sessionMinutes });
+  });
+
+  api.post('/studies/:studyId/sessions', async (c) => {
+    const rec = await store.getStudy(c.req.param('studyId'));
+    if (!rec) return fail(c, 404, 'not_found', `No study "${c.req.param('studyId')}". Check the link you were given.`);
+    const body = await readJson(c);
+    if (!body.ok) return body.res;
+    const parsed = CreateSession.safeParse(body.body);
+    if (!parsed.success) return zodFail(c, parsed.error.issues, 'The session request is not valid');
+    const params = parsed.data.params;
+    if (Object.keys(params).length > MAX_PARAMS) return fail(c, 400, 'malformed', `params has ${Object.keys(params).length} entries; at most ${MAX_PARAMS} are kept.`);
+    // Playtests never count toward results: only a researcher may start one, or a participant
+    // could take themselves out of a study's results with a link parameter.
+    if (params.mode === 'playtest') {
+      const token = bearer(c.req.header('Authorization'));
+      if (token === null || !tokenMatches(token, deps.adminTokenHash)) {
+        return fail(c, 403, 'forbidden', 'Only a researcher can start a playtest session: log in to the studio and start it from the game\'s Playtest page.');
+      }
+    }
+    const study = definitionOf(rec);
+    const flags: string[] = [];
+    for (const key of ['PROLIFIC_PID', 'workerId']) {
+      if (params[key] && (await store.countSessionsWithParam(rec.id, key, params[key])) > 0) flags.push('repeat_participant');
+    }
+    const seed = randomInt(0, 2 ** 31 - 1);
+    const token = newToken();
+    const id = randomUUID();
+    const created = { id, studyId: rec.id, studyVersion: rec.version, tokenHash: hashToken(token), params, seed, order: sessionOrder(study, seed), createdAt: now(), flags: [...new Set(flags)] };
+    await store.createSession(created);
+    // The first batch follows at once: it finds its session here instead of in the database.
+    ctx.remember({ ...created, state: 'started', ackedThrough: -1, eventCount: 0, eventBytes: 0, lastEventAt: null, finishedAt: null });
+    return c.json({ sessionId: id, token }, 201);
+  });
+
+  api.get('/sessions/:sessionId', async (c) => {
+    const p = await ctx.participant(c);
+    if (!p.ok) return p.res;
+    const { session, study } = p;
+    const [marks, subs] = await Promise.all([store.readEvents(session.id, { kinds: [ITEM_START, ITEM_END] }), store.listSubmissions(session.id)]);
+    const items = [];
+    const tests = new Map<string, number[]>();
+    for (const index of session.order) {
+      const item = study.items[index];
+      if (item.kind === 'task') {
+        const found = await ctx.loadTask(item);
+        if (!found.ok) return fail(c, 422, 'task_unavailable', `Item ${item.id}: ${found.message} Tell the researcher; your session is kept.`);
+        const indices = testIndicesOf(item, found.task.test.length);
+        tests.set(item.id, indices);
+        const shown = withoutAnswers(found.task);
+        items.push({ kind: 'task', id: item.id, practice: item.practice, task: { train: shown.train, test: indices.map((i) => shown.test[i]) }, testIndices: indices, limits: itemLimitsOf(study, item) });
+      } else if (item.kind === 'game') {
+        items.push({ kind: 'game', id: item.id, practice: item.practice, game: item.game, seed: item.seed, limits: itemLimitsOf(study, item) });
+      } else {
+        items.push(item);
+      }
+    }
+    const tally = (id: string) => tallyTests(subs, id, tests.get(id) ?? []);
+    const progress = sessionProgress(study, session.order, marks, (id) => tally(id).every((t) => t.solved || t.trialsUsed >= study.trials));
+    return c.json({
+      session: { id: session.id, studyId: session.studyId, studyVersion: session.studyVersion, state: effectiveState(session, study, now()), createdAt: session.createdAt, ackedThrough: session.ackedThrough, now: now() },
+      study: { title: study.title, consent: study.consent, instructions: study.instructions, trials: study.trials, limits: study.limits, allowLevelReset: study.allowLevelReset, showActionCounter: study.showActionCounter },
+      items,
+      progress: {
+        current: progress.current,
+        items: progress.items.map((i) => ({ id: i.id, started: i.started, startedAt: i.startedAt, finished: i.finished, ...(tests.has(i.id) ? { tests: tally(i.id).map((t) => ({ ...t, trialsLeft: t.solved ? 0 : study.trials - t.trialsUsed })) } : {}) })),
+      },
+    });
+  });
+
+  api.post('/sessions/:sessionId/finish', async (c) => {
+    const p = await ctx.participant(c);
+    if (!p.ok) return p.res;
+    const { session, study } = p;
+    const body = await readJson(c);
+    if (!body.ok) return body.res;
+    const parsed = Finish.safeParse(body.body);
+    if (!parsed.success) return zodFail(c, parsed.error.issues, 'The finish request is not valid');
+    if (session.ackedThrough < parsed.data.lastSeq) {
+      return fail(c, 409, 'events_pending', `Events after seq ${session.ackedThrough} are not on the server yet (you sent up to ${parsed.data.lastSeq}); send them, then finish again.`, { ackedThrough: session.ackedThrough });
+    }
+    if (session.state !== 'finished') {
+      const t = now();
+      const summary = await ctx.summarize(session, study);
+      const state = effectiveState(session, study, t) === 'timed_out' ? 'timed_out' : 'finished';
+      await store.setSessionState(session.id, state, { finishedAt: t, flags: [...new Set([...session.flags, ...summary.flags])] });
+    }
+    return c.json({ completionCode: study.completion.code, redirectUrl: study.completion.redirectUrl ?? null });
+  });
+
+  return api;
+}
