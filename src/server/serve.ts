@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createApi } from './app';
+import { limitsFromEnv } from './study/limits';
 import { TaskLibrary } from './collections';
 import { adminLoginMessage, loadAdminToken } from './auth';
 import { openStore, redact } from './store/open';
@@ -54,6 +55,8 @@ export async function unsealedStudies(store: Store, library: TaskLibrary): Promi
 
 export async function startServer(opts: ServeOptions): Promise<{ url: string; close: () => Promise<void> }> {
   const log = opts.log ?? ((line: string) => console.log(line));
+  // What one participant may send (docs/api.md, "Limits"); a bad variable stops the start with its name.
+  const limits = limitsFromEnv(process.env);
   const library = new TaskLibrary();
   for (const spec of opts.tasks) await library.mount(spec);
   for (const spec of opts.practiceTasks ?? []) await library.mount(spec, process.cwd(), 'practice');
@@ -79,7 +82,7 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; cl
   }
 
   const app = new Hono();
-  app.route('/api', createApi({ library, version: version(), study: { store, adminTokenHash: admin.hash, replay: replayWithEngine, games: gameIds } }));
+  app.route('/api', createApi({ library, version: version(), study: { store, adminTokenHash: admin.hash, replay: replayWithEngine, games: gameIds, limits } }));
   app.use('/*', serveStatic({ root: path.relative(process.cwd(), dist) || '.' }));
   // Client-side routes (/tasks/..., /s/...) all load the app.
   app.get('*', (c) => c.html(indexHtml));

@@ -283,7 +283,7 @@ function TaskItemView({ run, item, resume, notice, giveUp, onNext }: {
 }) {
   const { outbox, view, record } = run;
   const open = useMemo(() => ({ task: item.task, taskId: item.id, collection: 'study' }), [item]);
-  const judge = useMemo(() => studyJudge(record.id, record.token, item.id, item.testIndices), [record, item]);
+  const judge = useMemo(() => studyJudge(record.id, record.token, item.id, item.testIndices, outbox), [record, item, outbox]);
   const finished = usePlayer((s) => s.state.taskId === item.id && taskFinished(s.state));
   return (
     <div className="flex h-full flex-col">

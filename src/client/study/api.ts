@@ -63,25 +63,33 @@ export function finishSession(sessionId: string, token: string, lastSeq: number)
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** What the judge needs of the outbox: the last logged seq, sent with each submission. */
+export interface LogPosition {
+  readonly lastSeq: number;
+}
+
 /**
  * Study mode: the server judges. A submission carries a fresh key and is retried with the same
- * key when the network fails, so it is judged once however often it is sent.
+ * key when the network fails, so it is judged once however often it is sent. It also carries the
+ * last logged seq: when the events that moved the participant to this item are still on their
+ * way, the server answers `events_pending` and the submission is sent again once they arrive.
  */
-export function studyJudge(sessionId: string, token: string, itemId: string, testIndices: readonly number[]): Judge {
+export function studyJudge(sessionId: string, token: string, itemId: string, testIndices: readonly number[], log?: LogPosition): Judge {
   return {
     mode: 'study',
     async submit(testIndex: number, grid: Grid): Promise<{ verdict: JudgeVerdict }> {
       const key = crypto.randomUUID();
-      const body = JSON.stringify({ key, item: itemId, testIndex: testIndices[testIndex], grid });
+      const body = () => JSON.stringify({ key, item: itemId, testIndex: testIndices[testIndex], grid, ...(log ? { lastSeq: log.lastSeq } : {}) });
       for (let attempt = 0; ; attempt++) {
         try {
-          const r = await getJson<{ verdict: JudgeVerdict }>(`/api/sessions/${encodeURIComponent(sessionId)}/submissions`, { method: 'POST', headers: auth(token), body });
+          const r = await getJson<{ verdict: JudgeVerdict }>(`/api/sessions/${encodeURIComponent(sessionId)}/submissions`, { method: 'POST', headers: auth(token), body: body() });
           return { verdict: r.verdict };
         } catch (e) {
-          const retry = e instanceof ApiError && (e.status === 0 || e.status >= 500);
+          const pending = e instanceof ApiError && e.code === 'events_pending';
+          const retry = pending || (e instanceof ApiError && (e.status === 0 || e.status >= 500));
           if (!retry) throw e;
-          if (attempt >= 5) throw new Error('The server cannot be reached, so your answer was not checked and no trial was used. Check your connection and submit again.');
-          await sleep(Math.min(8000, 400 * 2 ** attempt) * (0.5 + Math.random() / 2));
+          if (attempt >= (pending ? 20 : 5)) throw new Error('The server cannot be reached, so your answer was not checked and no trial was used. Check your connection and submit again.');
+          await sleep(pending ? 500 : Math.min(8000, 400 * 2 ** attempt) * (0.5 + Math.random() / 2));
         }
       }
     },
