@@ -1,4 +1,5 @@
 import type { Command } from './main';
+import { parseCommandArgs, usageError } from './args';
 
 /** One measured figure. */
 export interface BenchResult {
@@ -18,14 +19,23 @@ const suites: Record<string, () => Promise<{ run(): AsyncIterable<BenchResult> |
   export: () => import('../bench/export'),
 };
 
-export const benchCommand: Command = {
-  summary: 'Run the benchmarks and print their figures; --json prints one {"name","value","unit"} object per line.',
+const BENCH = {
+  command: 'bench',
   usage: 'bench [--json] [suite...]',
+  summary: 'Run the benchmarks and print their figures; --json prints one {"name","value","unit"} object per line.',
+  positionals: { name: 'suite...', help: `suites to run (default: all): ${Object.keys(suites).join(', ')}` },
+  options: {
+    json: { type: 'boolean', help: 'print one {"name","value","unit"} JSON object per line' },
+  },
+} as const;
+
+export const benchCommand: Command = {
+  summary: BENCH.summary,
+  usage: BENCH.usage,
   async run(args) {
-    const json = args.includes('--json');
-    const names = args.filter((a) => !a.startsWith('--'));
-    const unknown = names.filter((n) => !(n in suites));
-    if (unknown.length) throw new Error(`unknown suite ${unknown.join(', ')}; suites: ${Object.keys(suites).join(', ')}`);
+    const { values: { json }, positionals: names } = parseCommandArgs(BENCH, args);
+    const unknown = names.filter((n) => !Object.hasOwn(suites, n));
+    if (unknown.length) throw usageError(BENCH, `unknown suite ${unknown.map((n) => `"${n}"`).join(', ')}; suites: ${Object.keys(suites).join(', ')}.`);
     for (const name of names.length ? names : Object.keys(suites)) {
       const suite = await suites[name]();
       for await (const r of suite.run()) {

@@ -6,8 +6,8 @@ import { createWriteStream, existsSync, mkdirSync, renameSync, rmSync, statSync 
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { parseArgs } from 'node:util';
 import type { Command } from './main';
+import { parseCommandArgs, usageError } from './args';
 import { bundledTaskDirs } from './serve';
 import { TaskLibrary } from '../server/collections';
 import { openStore, redact } from '../server/store/open';
@@ -25,6 +25,17 @@ export const CLI_FORMATS = ['jsonl', 'csv', 'baselines', 'grid-actions', 'record
 type CliFormat = (typeof CLI_FORMATS)[number];
 
 const USAGE = `export --study ID --format ${CLI_FORMATS.join('|')} --out PATH [--version N] [--data-dir DIR]`;
+const SUMMARY = "Export a study's data: raw events (jsonl), attempts (csv), baselines (JSON, or CSV for a .csv --out), grid actions (csv), ARC-AGI-3 recordings (a folder) or the whole bundle (zip). Reads the serve store: PGlite in --data-dir, or DATABASE_URL.";
+const EXPORT = {
+  command: 'export', usage: USAGE, summary: SUMMARY,
+  options: {
+    study: { type: 'string', value: 'ID', help: 'the study to export' },
+    format: { type: 'string', value: 'FORMAT', help: `one of ${CLI_FORMATS.join(', ')}` },
+    out: { type: 'string', value: 'PATH', help: 'the file to write (a folder for recordings); written through a .part file' },
+    version: { type: 'integer', value: 'N', min: 1, help: 'only this version of the study (default: every version)' },
+    'data-dir': { type: 'string', value: 'DIR', default: '.arc-studio', help: 'the data folder "arc-studio serve" uses; ignored when DATABASE_URL is set' },
+  },
+} as const;
 
 function fail(message: string): never {
   throw new Error(message);
@@ -95,34 +106,16 @@ export async function writeExport(ctx: ExportContext, format: CliFormat, out: st
 }
 
 export const exportCommand: Command = {
-  summary: "Export a study's data: raw events (jsonl), attempts (csv), baselines (JSON, or CSV for a .csv --out), grid actions (csv), ARC-AGI-3 recordings (a folder) or the whole bundle (zip). Reads the serve store: PGlite in --data-dir, or DATABASE_URL.",
+  summary: SUMMARY,
   usage: USAGE,
   async run(args) {
-    let values;
-    try {
-      ({ values } = parseArgs({
-        args,
-        options: {
-          study: { type: 'string' },
-          format: { type: 'string' },
-          out: { type: 'string' },
-          version: { type: 'string' },
-          'data-dir': { type: 'string', default: '.arc-studio' },
-        },
-      }));
-    } catch (e) {
-      fail(`${(e as Error).message}\nUsage: arc-studio ${USAGE}`);
-    }
-    if (!values.study) fail(`--study is missing: name the study to export.\nUsage: arc-studio ${USAGE}`);
-    if (!values.format) fail(`--format is missing; formats: ${CLI_FORMATS.join(', ')}.`);
+    const { values } = parseCommandArgs(EXPORT, args);
+    if (!values.study) throw usageError(EXPORT, '--study is missing: name the study to export.');
+    if (!values.format) throw usageError(EXPORT, `--format is missing; formats: ${CLI_FORMATS.join(', ')}.`);
     if (!(CLI_FORMATS as readonly string[]).includes(values.format)) fail(`unknown format "${values.format}"; formats: ${CLI_FORMATS.join(', ')}.`);
     const format = values.format as CliFormat;
-    if (!values.out) fail(`--out is missing: give the file${format === 'recordings' ? ' (a folder, for recordings)' : ''} to write.`);
-    let version: number | null = null;
-    if (values.version !== undefined) {
-      version = Number(values.version);
-      if (!/^\d+$/.test(values.version) || version < 1) fail(`--version ${values.version} is not a study version; versions are whole numbers from 1.`);
-    }
+    if (!values.out) throw usageError(EXPORT, `--out is missing: give the file${format === 'recordings' ? ' (a folder, for recordings)' : ''} to write.`);
+    const version = values.version ?? null;
     const out = path.resolve(values.out);
     // A bad --out is reported before the database is opened.
     if (format === 'recordings') {
@@ -132,7 +125,7 @@ export const exportCommand: Command = {
     }
 
     const databaseUrl = process.env.DATABASE_URL || undefined;
-    const dataDir = path.resolve(values['data-dir']!);
+    const dataDir = path.resolve(values['data-dir']);
     if (!databaseUrl && !existsSync(path.join(dataDir, 'db'))) {
       fail(`no database in ${path.join(dataDir, 'db')}: give the --data-dir that "arc-studio serve" uses (default .arc-studio), or set DATABASE_URL for PostgreSQL.`);
     }

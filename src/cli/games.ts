@@ -3,6 +3,7 @@
  * recorded solutions and the random-policy check.
  */
 import type { Command } from './main';
+import { parseCommandArgs, selectSubcommand, usageError } from './args';
 import {
   GameRuleError, advance, availableActions, createRun, formatAction, hashFrame, parseActions, randomPolicy, renderRun,
   scorecard, solveLevel, type Run,
@@ -11,20 +12,31 @@ import { games, getGame, solutions } from '../games';
 
 const USAGE = 'games list | games play <id> --actions "RESET,ACTION1,ACTION6:12:30,ACTION7" [--seed N] | games verify [id...] [--steps N] [--minimal]';
 
-function option(args: string[], name: string): string | undefined {
-  const i = args.indexOf(name);
-  if (i < 0) return undefined;
-  const v = args[i + 1];
-  if (v === undefined || v.startsWith('--')) throw new Error(`${name} needs a value. Usage: arc-studio ${USAGE}`);
-  return v;
-}
-
-function integerOption(args: string[], name: string, fallback: number): number {
-  const v = option(args, name);
-  if (v === undefined) return fallback;
-  if (!/^-?\d+$/.test(v)) throw new Error(`${name} must be a whole number, got "${v}".`);
-  return Number(v);
-}
+/** The subcommands' arguments (parsed with ./args). */
+const SUBCOMMANDS = {
+  list: {
+    command: 'games list', usage: 'games list', options: {},
+    summary: 'One line per game: id, title, levels, the actions it offers at its start.',
+  },
+  play: {
+    command: 'games play', usage: 'games play <id> --actions "RESET,ACTION1,ACTION6:12:30,ACTION7" [--seed N]',
+    summary: 'Play a game headless from an action string and print its final state and per-level action counts as JSON.',
+    positionals: { name: '<id>', help: 'the game to play' },
+    options: {
+      actions: { type: 'string', value: 'LIST', help: 'comma-separated actions: RESET, ACTION1-ACTION5, ACTION6:x:y, ACTION7' },
+      seed: { type: 'integer', value: 'N', default: 0, help: 'seed of the game\'s random generator' },
+    },
+  },
+  verify: {
+    command: 'games verify', usage: 'games verify [id...] [--steps N] [--minimal]',
+    summary: 'Check that every recorded solution wins and that random play wins no level after the tutorial.',
+    positionals: { name: 'id...', help: 'games to check (default: all)' },
+    options: {
+      steps: { type: 'integer', value: 'N', min: 1, default: 50_000, help: 'random-play steps per level' },
+      minimal: { type: 'boolean', help: 'also search for a shorter solution than the recorded one (slow)' },
+    },
+  },
+} as const;
 
 /** One line per game: id, title, levels, the actions it offers at its start. */
 export function listGames(): string[] {
@@ -58,23 +70,21 @@ export const gamesCommand: Command = {
   summary: 'List the games; play one headless and print its final state and per-level action counts as JSON; verify every recorded solution, that random play wins no level after the tutorial, and (--minimal) that no shorter solution exists.',
   usage: USAGE,
   async run(args) {
-    const [sub, ...rest] = args;
+    const { sub, rest } = selectSubcommand({ command: 'games', usage: USAGE }, SUBCOMMANDS, args);
     if (sub === 'list') {
+      parseCommandArgs(SUBCOMMANDS.list, rest);
       for (const line of listGames()) console.log(line);
       return 0;
     }
     if (sub === 'play') {
-      const [id] = rest;
-      if (!id || id.startsWith('--')) throw new Error(`name a game: ${Object.keys(games).join(', ')}. Usage: arc-studio ${USAGE}`);
-      const actions = option(rest, '--actions');
-      if (actions === undefined) throw new Error(`give the actions with --actions, e.g. --actions "RESET,ACTION1". Usage: arc-studio ${USAGE}`);
-      console.log(JSON.stringify(playGame(id, actions, integerOption(rest, '--seed', 0))));
+      const { values: { actions, seed }, positionals } = parseCommandArgs(SUBCOMMANDS.play, rest);
+      if (positionals.length !== 1) throw usageError(SUBCOMMANDS.play, `name one game: ${Object.keys(games).join(', ')}.`);
+      if (actions === undefined) throw usageError(SUBCOMMANDS.play, 'give the actions with --actions, e.g. --actions "RESET,ACTION1".');
+      console.log(JSON.stringify(playGame(positionals[0], actions, seed)));
       return 0;
     }
     if (sub === 'verify') {
-      const ids = rest.filter((a, i) => !a.startsWith('--') && rest[i - 1] !== '--steps');
-      const steps = integerOption(rest, '--steps', 50_000);
-      const minimal = rest.includes('--minimal');
+      const { values: { steps, minimal }, positionals: ids } = parseCommandArgs(SUBCOMMANDS.verify, rest);
       let failures = 0;
       for (const id of ids.length ? ids : Object.keys(games)) {
         const game = getGame(id);
@@ -104,6 +114,6 @@ export const gamesCommand: Command = {
       }
       return failures ? 1 : 0;
     }
-    throw new Error(`unknown subcommand "${sub ?? ''}". Usage: arc-studio ${USAGE}`);
+    throw new Error(`subcommand "${sub satisfies never}" has no implementation.`);
   },
 };

@@ -1,6 +1,8 @@
 /**
- * The `arc-studio` command. Each subcommand lives in its own module and returns an exit code.
+ * The `arc-studio` command. Each subcommand lives in its own module and returns an exit code;
+ * all of them parse their arguments with `./args` (one style, `--help` on each).
  */
+import { HelpRequest, UsageError } from './args';
 import { serveCommand } from './serve';
 import { tasksCommand } from './tasks';
 import { benchCommand } from './bench';
@@ -25,17 +27,23 @@ export const commands: Record<string, Command> = {
 
 function help(): string {
   const lines = ['arc-studio: human studies and playtests for ARC benchmarks', '', 'Usage:'];
-  for (const c of Object.values(commands)) lines.push(`  ${c.usage}`, `      ${c.summary}`);
+  for (const c of Object.values(commands)) lines.push(`  arc-studio ${c.usage}`, `      ${c.summary}`);
+  lines.push('', '"arc-studio <command> --help" (or "arc-studio help <command>") describes a command\'s options.');
   return lines.join('\n');
 }
 
+/**
+ * Runs `arc-studio` with `argv` (the arguments after the program) and returns the exit code:
+ * 0 done, 1 the command failed, 2 the command line is wrong.
+ */
 export async function main(argv: string[]): Promise<number> {
-  const [name, ...rest] = argv;
+  let [name, ...rest] = argv;
+  if (name === 'help' && rest.length) [name, rest] = [rest[0], ['--help']];
   if (!name || name === 'help' || name === '--help' || name === '-h') {
-    console.log(help());
-    return name ? 0 : 1;
+    (name ? console.log : console.error)(help());
+    return name ? 0 : 2;
   }
-  const cmd = commands[name];
+  const cmd = Object.hasOwn(commands, name) ? commands[name] : undefined;
   if (!cmd) {
     console.error(`arc-studio: unknown command "${name}".\n\n${help()}`);
     return 2;
@@ -43,7 +51,11 @@ export async function main(argv: string[]): Promise<number> {
   try {
     return await cmd.run(rest);
   } catch (e) {
+    if (e instanceof HelpRequest) {
+      console.log(e.text);
+      return 0;
+    }
     console.error(`arc-studio ${name}: ${(e as Error).message}`);
-    return 1;
+    return e instanceof UsageError ? 2 : 1;
   }
 }

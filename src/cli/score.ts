@@ -6,6 +6,7 @@ import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import type { Command } from './main';
+import { parseCommandArgs, usageError } from './args';
 import { readRecordingLines, recordingAgentRuns, type RecordingRead } from '../core/formats/recording';
 import { BaselinesError, matchGame, parseBaselines, type Baselines } from '../core/scoring/baselines';
 import { SCORING_PRESETS, isScoringPreset, scoreRuns, type AgentRun, type RhaeResult, type ScoringPresetName } from '../core/scoring/rhae';
@@ -145,28 +146,25 @@ export function formatReport(report: ScoreReport): string {
   return out.join('\n');
 }
 
+const SCORE = {
+  command: 'score', usage: USAGE,
+  summary: 'Score agent recordings (.recording.jsonl) against human baselines with RHAE: per level, per game and in total, as a table or JSON.',
+  positionals: { name: '<recording.jsonl>...', help: 'official ARC-AGI-3 recordings of agent runs' },
+  options: {
+    baselines: { type: 'string', value: '<file|study:ID>', help: 'an arc-studio baselines JSON, an official metadata.json, or study:ID for a study in the serve store' },
+    preset: { type: 'string', value: 'NAME', default: DEFAULT_PRESET, help: `scoring preset: ${Object.keys(SCORING_PRESETS).join(', ')}` },
+    json: { type: 'boolean', help: 'print the whole report as JSON' },
+    'data-dir': { type: 'string', value: 'DIR', default: '.arc-studio', help: 'the data folder "arc-studio serve" uses, for study:ID; ignored when DATABASE_URL is set' },
+  },
+} as const;
+
 function parseArgs(args: string[]): { files: string[]; baselines: string; preset: ScoringPresetName; json: boolean; dataDir: string } {
-  const files: string[] = [];
-  let baselines: string | undefined;
-  let preset: string = DEFAULT_PRESET;
-  let dataDir = '.arc-studio';
-  let json = false;
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i];
-    if (a === '--json') json = true;
-    else if (a === '--baselines' || a === '--preset' || a === '--data-dir') {
-      const v = args[++i];
-      if (v === undefined || v.startsWith('--')) fail(`${a} needs a value. Usage: arc-studio ${USAGE}`);
-      if (a === '--baselines') baselines = v;
-      else if (a === '--data-dir') dataDir = v;
-      else preset = v;
-    } else if (a.startsWith('--')) fail(`unknown option "${a}". Usage: arc-studio ${USAGE}`);
-    else files.push(a);
-  }
-  if (files.length === 0) fail(`name at least one recording file. Usage: arc-studio ${USAGE}`);
-  if (baselines === undefined) fail(`give the human baselines with --baselines <file> (arc-studio.baselines JSON or an official metadata.json) or --baselines study:ID. Usage: arc-studio ${USAGE}`);
+  const { values, positionals: files } = parseCommandArgs(SCORE, args);
+  const { baselines, preset, json } = values;
+  if (files.length === 0) throw usageError(SCORE, 'name at least one recording file.');
+  if (baselines === undefined) throw usageError(SCORE, 'give the human baselines with --baselines <file> (arc-studio.baselines JSON or an official metadata.json) or --baselines study:ID.');
   if (!isScoringPreset(preset)) fail(`unknown preset "${preset}"; presets: ${Object.keys(SCORING_PRESETS).join(', ')}.`);
-  return { files, baselines, preset, json, dataDir };
+  return { files, baselines, preset, json, dataDir: values['data-dir'] };
 }
 
 /**

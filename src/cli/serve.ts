@@ -1,34 +1,62 @@
-import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { readdirSync, existsSync } from 'node:fs';
 import type { Command } from './main';
+import { parseCommandArgs, parseInteger } from './args';
 import { ROOT, startServer } from '../server/serve';
 
-/** The bundled sample collections: every folder in data/tasks. */
-export function bundledTaskDirs(): string[] {
-  const dir = path.join(ROOT, 'data', 'tasks');
+/**
+ * The bundled collections: every folder in data/tasks (sealed: `dataFolder` 'tasks') or in
+ * data/practice (practice: `dataFolder` 'practice').
+ */
+export function bundledTaskDirs(dataFolder: 'tasks' | 'practice' = 'tasks'): string[] {
+  const dir = path.join(ROOT, 'data', dataFolder);
   if (!existsSync(dir)) return [];
   return readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => path.join(dir, e.name));
 }
 
+const SERVE = {
+  command: 'serve',
+  usage: 'serve [--port N] [--host H] [--data-dir DIR] [--tasks [NAME=]DIR]... [--practice-tasks [NAME=]DIR]... [--no-samples]',
+  summary: 'Serve the studio and its API on one port. --tasks mounts a folder of ARC task files as a sealed collection (answers for the researcher only; studies use these); --practice-tasks mounts one for practice (tasks for anyone, answers checked on the server). NAME=DIR names it; repeat either for more.',
+  options: {
+    port: { type: 'integer', value: 'N', min: 0, max: 65535, help: 'port to listen on; 0 picks a free one (default: $PORT, else 4173)' },
+    host: { type: 'string', value: 'H', help: 'address to listen on (default: $HOST, else 0.0.0.0, every interface)' },
+    'data-dir': { type: 'string', value: 'DIR', default: '.arc-studio', help: 'folder for the embedded database and the researcher token; one server per folder' },
+    tasks: { type: 'string', value: '[NAME=]DIR', multiple: true, help: 'mount a folder of ARC task .json files as a sealed collection: tasks and answers for the researcher only; studies use these' },
+    'practice-tasks': { type: 'string', value: '[NAME=]DIR', multiple: true, help: 'mount a folder of ARC task .json files as a practice collection: anyone plays them, the server checks answers; studies may use them for practice items only' },
+    'no-samples': { type: 'boolean', help: 'do not mount the bundled collections (data/tasks, sealed; data/practice, practice)' },
+  },
+} as const;
+
+/**
+ * The backstop for a bug that lets a request's promise reject unhandled: Node would end the
+ * process, and with it every participant's batches in flight. Log it and keep serving.
+ */
+export function keepServingOnUnhandledRejection(log: (line: string) => void = (l) => console.error(l)): () => void {
+  const handler = (reason: unknown) => {
+    const what = reason instanceof Error ? (reason.stack ?? reason.message) : String(reason);
+    log(`Unhandled promise rejection (the server keeps running; please report it): ${what}`);
+  };
+  process.on('unhandledRejection', handler);
+  return () => { process.off('unhandledRejection', handler); };
+}
+
 export const serveCommand: Command = {
-  summary: 'Serve the studio and its API on one port. --tasks mounts a folder of ARC task files (NAME=DIR names it); repeat it for more.',
-  usage: 'serve [--port N] [--host H] [--data-dir DIR] [--tasks [NAME=]DIR]... [--no-samples]',
+  summary: SERVE.summary,
+  usage: SERVE.usage,
   async run(args) {
-    const { values } = parseArgs({
-      args,
-      options: {
-        port: { type: 'string', default: process.env.PORT ?? '4173' },
-        host: { type: 'string', default: process.env.HOST ?? '0.0.0.0' },
-        'data-dir': { type: 'string', default: '.arc-studio' },
-        tasks: { type: 'string', multiple: true, default: [] },
-        'no-samples': { type: 'boolean', default: false },
-      },
-    });
-    const port = Number(values.port);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port ${values.port} is not a port number (0-65535).`);
-    const tasks = [...(values['no-samples'] ? [] : bundledTaskDirs()), ...(values.tasks ?? [])];
-    const server = await startServer({ port, host: values.host!, dataDir: path.resolve(values['data-dir']!), tasks });
+    const { values } = parseCommandArgs(SERVE, args);
+    let port = values.port;
+    if (port === undefined) {
+      const fromEnv = parseInteger('PORT', process.env.PORT ?? '4173', { min: 0, max: 65535 });
+      if (typeof fromEnv === 'string') throw new Error(`the environment variable ${fromEnv} Set PORT to a port number or give --port N.`);
+      port = fromEnv;
+    }
+    const host = values.host ?? (process.env.HOST || '0.0.0.0');
+    const tasks = [...(values['no-samples'] ? [] : bundledTaskDirs('tasks')), ...values.tasks];
+    const practiceTasks = [...(values['no-samples'] ? [] : bundledTaskDirs('practice')), ...values['practice-tasks']];
+    keepServingOnUnhandledRejection();
+    const server = await startServer({ port, host, dataDir: path.resolve(values['data-dir']), tasks, practiceTasks });
     console.log(`ARC Studio is running at ${server.url}`);
     const stop = () => { void server.close().then(() => process.exit(0)); };
     process.once('SIGINT', stop);

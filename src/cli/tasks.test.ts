@@ -130,15 +130,20 @@ describe('arc-studio tasks check', () => {
 
   it('asks for a path when none is given', () => {
     const r = runs.noPath;
-    expect(r.stderr.trim()).toBe('arc-studio tasks: name at least one task file or folder. Usage: arc-studio tasks check <file|dir>...');
+    expect(r.stderr.trim().split('\n')).toEqual([
+      'arc-studio tasks: name at least one task file or folder.',
+      'Usage: arc-studio tasks check <file|dir>...',
+      '"arc-studio tasks check --help" describes every option.',
+    ]);
     expect(r.stdout).toBe('');
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
   });
 
   it('asks for a subcommand when none is given, and names an unknown one', () => {
-    expect(runs.noSub.stderr.trim()).toBe('arc-studio tasks: name a subcommand. Usage: arc-studio tasks check <file|dir>...');
-    expect(runs.noSub.code).toBe(1);
-    expect(runs.unknownSub.stderr.trim()).toBe('arc-studio tasks: unknown subcommand "lint". Usage: arc-studio tasks check <file|dir>...');
-    expect(runs.unknownSub.code).toBe(1);
+    const usage = '\nUsage: arc-studio tasks check <file|dir>...\n"arc-studio tasks --help" describes every option.';
+    expect(runs.noSub.stderr.trim()).toBe(`arc-studio tasks: name a subcommand: check.${usage}`);
+    expect(runs.noSub.code).toBe(2);
+    expect(runs.unknownSub.stderr.trim()).toBe(`arc-studio tasks: unknown subcommand "lint"; subcommands: check.${usage}`);
+    expect(runs.unknownSub.code).toBe(2);
   });
 });

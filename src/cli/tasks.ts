@@ -1,6 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from './main';
+import { parseCommandArgs, selectSubcommand, usageError } from './args';
 import { listTaskFiles } from '../server/collections';
 import { formatProblem, parseTaskText } from '../core/formats/arcTask';
 
@@ -28,14 +29,21 @@ export async function checkTaskPaths(paths: string[]): Promise<CheckResult> {
   return result;
 }
 
-export const tasksCommand: Command = {
-  summary: 'Validate ARC task JSON files: one line per invalid file with its reason, then "N valid, M invalid". Exit 0 only when all are valid.',
+const CHECK = {
+  command: 'tasks check',
   usage: 'tasks check <file|dir>...',
+  summary: 'Validate ARC task JSON files: one line per invalid file with its reason, then "N valid, M invalid". Exit 0 only when all are valid.',
+  positionals: { name: '<file|dir>...', help: 'task .json files, or folders searched for them' },
+  options: {},
+} as const;
+
+export const tasksCommand: Command = {
+  summary: CHECK.summary,
+  usage: CHECK.usage,
   async run(args) {
-    const [sub, ...paths] = args;
-    if (sub === undefined) throw new Error('name a subcommand. Usage: arc-studio tasks check <file|dir>...');
-    if (sub !== 'check') throw new Error(`unknown subcommand "${sub}". Usage: arc-studio tasks check <file|dir>...`);
-    if (paths.length === 0) throw new Error('name at least one task file or folder. Usage: arc-studio tasks check <file|dir>...');
+    const { rest } = selectSubcommand({ command: 'tasks', usage: CHECK.usage }, { check: CHECK }, args);
+    const { positionals: paths } = parseCommandArgs(CHECK, rest);
+    if (paths.length === 0) throw usageError(CHECK, 'name at least one task file or folder.');
     const r = await checkTaskPaths(paths);
     for (const { file, reason } of r.invalid) console.log(`${file}: ${reason}`);
     console.log(`${r.valid} valid, ${r.invalid.length} invalid`);
