@@ -33,7 +33,7 @@ export default defineConfig({
     acceptDownloads: true,
   },
   webServer: {
-    command: `node bin/arc-studio.mjs serve --port ${PORT} --host 127.0.0.1 --data-dir .tmp/e2e-data-${PORT} --tasks arc-agi-1=../shared/data/arc-agi-1`,
+    command: `node bin/arc-studio.mjs serve --port ${PORT} --host 127.0.0.1 --data-dir .tmp/e2e-data-${PORT} --practice-tasks arc-agi-1=../shared/data/arc-agi-1`,
     url: `http://localhost:${PORT}/api/health`,
     reuseExistingServer: false,
     env: { ARC_STUDIO_ADMIN_TOKEN: process.env.E2E_ADMIN_TOKEN },

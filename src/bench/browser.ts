@@ -22,7 +22,7 @@ export async function openBrowserBench(): Promise<BrowserBench> {
   if (!existsSync(path.join(ROOT, 'dist', 'index.html'))) throw new Error('The app is not built: run "npm run build" before the browser benchmarks.');
   const executablePath = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => p && existsSync(p));
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'arc-studio-bench-'));
-  const server = await startServer({ port: 0, host: '127.0.0.1', dataDir, tasks: bundledTaskDirs(), log: () => {} });
+  const server = await startServer({ port: 0, host: '127.0.0.1', dataDir, tasks: bundledTaskDirs('tasks'), practiceTasks: bundledTaskDirs('practice'), log: () => {} });
   let browser: Browser | null = null;
   try {
     browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });

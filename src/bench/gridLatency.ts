@@ -12,8 +12,8 @@ export async function* run(): AsyncIterable<BenchResult> {
   const b = await openBrowserBench();
   try {
     const { page } = b;
-    const ids = (await (await fetch(`${b.url}/api/collections/samples/tasks`)).json()) as { tasks: string[] };
-    await page.goto(`${b.url}/tasks/samples/${ids.tasks[0]}`);
+    const ids = (await (await fetch(`${b.url}/api/collections/warm-ups/tasks`)).json()) as { tasks: string[] };
+    await page.goto(`${b.url}/tasks/warm-ups/${ids.tasks[0]}`);
     await page.getByLabel('Size').fill('30x30');
     await page.getByLabel('Size').press('Enter');
     const canvas = page.getByTestId('output-grid');

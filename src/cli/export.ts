@@ -130,7 +130,8 @@ export const exportCommand: Command = {
       fail(`no database in ${path.join(dataDir, 'db')}: give the --data-dir that "arc-studio serve" uses (default .arc-studio), or set DATABASE_URL for PostgreSQL.`);
     }
     const library = new TaskLibrary();
-    for (const dir of bundledTaskDirs()) await library.mount(dir);
+    for (const dir of bundledTaskDirs('tasks')) await library.mount(dir);
+    for (const dir of bundledTaskDirs('practice')) await library.mount(dir, undefined, 'practice');
     const store = await openStore(databaseUrl ? { databaseUrl } : { dataDir });
     try {
       let ctx: ExportContext;

@@ -1,15 +1,7 @@
 /**
- * Server state: every read of the API goes through these query options (TanStack Query), so
- * pages share one cache and one error format.
+ * Server state: every read of the API goes through `getJson` and query options (TanStack Query),
+ * so pages share one cache and one error format. Collections and tasks: `tasks/queries.ts`.
  */
-import { queryOptions } from '@tanstack/react-query';
-import type { ArcTask } from '../core/formats/arcTask';
-
-export interface CollectionInfo {
-  readonly id: string;
-  readonly name: string;
-  readonly count: number;
-}
 
 /** An API error with the server's own message, which says what is wrong and what to do. */
 export class ApiError extends Error {
@@ -30,19 +22,3 @@ export async function getJson<T>(url: string, init?: RequestInit): Promise<T> {
   if (body === null) throw new ApiError(res.status, 'bad_response', 'The server sent a response that is not JSON. Reload the page; if it repeats, restart the server.');
   return body;
 }
-
-export const collectionsQuery = queryOptions({
-  queryKey: ['collections'],
-  queryFn: () => getJson<{ collections: CollectionInfo[] }>('/api/collections').then((r) => r.collections),
-});
-
-export const taskIdsQuery = (collection: string) => queryOptions({
-  queryKey: ['collections', collection, 'tasks'],
-  queryFn: () => getJson<{ tasks: string[] }>(`/api/collections/${encodeURIComponent(collection)}/tasks`).then((r) => r.tasks),
-});
-
-export const taskQuery = (collection: string, taskId: string) => queryOptions({
-  queryKey: ['collections', collection, 'task', taskId],
-  queryFn: () => getJson<{ task: ArcTask }>(`/api/collections/${encodeURIComponent(collection)}/tasks/${taskId.split('/').map(encodeURIComponent).join('/')}`).then((r) => r.task),
-  staleTime: Infinity,
-});

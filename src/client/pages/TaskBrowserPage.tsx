@@ -1,8 +1,8 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { useLocation, useSearch } from 'wouter';
-import { collectionsQuery } from '../api';
-import { taskIdsOf, taskOf } from '../tasks/queries';
+import { Link, useLocation, useSearch } from 'wouter';
+import { collectionsQuery, taskIdsOf, taskOf, type CollectionInfo } from '../tasks/queries';
+import { useResearcher } from '../studio/auth';
 import { GridCanvas } from '../grid/GridCanvas';
 import {
   IMPORTED, filesFromDrop, importTaskTexts, importTaskUrl, importedListQuery, readTaskFiles,
@@ -12,16 +12,24 @@ import { Button } from '../ui/Button';
 import { taskHref } from './TaskPlayerPage';
 import { isTyping } from '../player/actions';
 
-/** Collections, search by id, keyboard navigation, and import of task files. */
+/**
+ * Collections, search by id, keyboard navigation, and import of task files. Practice collections
+ * and imported tasks are open to everyone; a sealed collection lists its tasks only to the
+ * researcher (docs/api.md, "Sealing").
+ */
 export function TaskBrowserPage() {
   const search = new URLSearchParams(useSearch());
   const [, navigate] = useLocation();
+  const researcher = useResearcher((s) => s.token) !== null;
   const collectionsQ = useQuery(collectionsQuery);
   const importedQ = useQuery(importedListQuery);
   const collections = collectionsQ.data ?? [];
-  const selected = search.get('c') ?? collections[0]?.id ?? IMPORTED;
+  // A visitor starts on a collection they can play; the researcher on the first one.
+  const selected = search.get('c') ?? (collections.find((c) => researcher || c.access === 'practice') ?? collections[0])?.id ?? IMPORTED;
   const imported = selected === IMPORTED;
-  const idsQ = useQuery({ ...taskIdsOf(selected), enabled: imported || collectionsQ.isSuccess });
+  const selectedInfo = collections.find((c) => c.id === selected);
+  const closed = !researcher && selectedInfo?.access === 'sealed';
+  const idsQ = useQuery({ ...taskIdsOf(selected), enabled: imported || (collectionsQ.isSuccess && !closed) });
   const [filter, setFilter] = useState('');
   const [cursor, setCursor] = useState(0);
   const searchRef = useRef<HTMLInputElement>(null);
@@ -69,7 +77,11 @@ export function TaskBrowserPage() {
               <li key={c.id}>
                 <button type="button" onClick={() => select(c.id)} aria-current={selected === c.id}
                   className={`flex w-full items-center justify-between rounded-md px-2 py-1.5 text-left text-sm ${selected === c.id ? 'bg-slate-800 text-white' : 'text-slate-300 hover:bg-slate-900'}`}>
-                  <span className="truncate">{c.name}</span><span className="text-xs tabular-nums text-slate-500">{c.count}</span>
+                  <span className="truncate">{c.name}</span>
+                  <span className="flex items-center gap-1.5 text-xs tabular-nums text-slate-500">
+                    {c.access === 'sealed' && <span className="rounded bg-slate-800 px-1 text-[10px] uppercase tracking-wide text-amber-300" title="Sealed: tasks and answers for the researcher only; studies use these">sealed</span>}
+                    {c.count}
+                  </span>
                 </button>
               </li>
             ))}
@@ -94,6 +106,7 @@ export function TaskBrowserPage() {
         </div>
         <div className="flex min-h-0 flex-1">
           <div ref={listRef} className="min-h-0 flex-1 overflow-y-auto p-4">
+            {closed && selectedInfo && <SealedNotice collection={selectedInfo} />}
             {idsQ.isError && <p role="alert" className="text-rose-300">{(idsQ.error as Error).message}</p>}
             {idsQ.isSuccess && ids.length === 0 && (
               <p className="text-slate-400">{imported && !filter ? 'No tasks imported yet. Use Import on the left, or drop task files or a folder anywhere on this page.' : 'No task id matches this search.'}</p>
@@ -126,19 +139,32 @@ function TaskPreview({ collection, taskId }: { collection: string; taskId: strin
   const [, navigate] = useLocation();
   if (q.isError) return <p role="alert" className="text-sm text-rose-300">{(q.error as Error).message}</p>;
   if (!q.data) return <p className="text-sm text-slate-500">Loading {taskId}…</p>;
-  const t = q.data;
+  const t = q.data.task;
   const pair = t.train[0];
   const cell = (g: readonly (readonly number[])[]) => Math.max(3, Math.min(16, Math.floor(160 / Math.max(g.length, g[0].length))));
   return (
     <div className="flex flex-col gap-3">
       <h3 className="font-mono text-lg text-white">{taskId}</h3>
-      <p className="text-xs text-slate-400">{t.train.length} demonstration{t.train.length === 1 ? '' : 's'} · {t.test.length} test input{t.test.length === 1 ? '' : 's'}</p>
+      <p className="text-xs text-slate-400">{t.train.length} demonstration{t.train.length === 1 ? '' : 's'} · {t.test.length} test input{t.test.length === 1 ? '' : 's'} · {q.data.answers === 'server' ? 'answers checked on the server' : collection === IMPORTED ? 'answers checked in this browser' : 'researcher preview, answers included'}</p>
       <div className="flex items-center gap-2">
         <GridCanvas grid={pair.input} cell={cell(pair.input)} label="First example input" />
         <span className="text-slate-500">→</span>
         <GridCanvas grid={pair.output} cell={cell(pair.output)} label="First example output" />
       </div>
       <Button tone="primary" className="self-start" onClick={() => navigate(taskHref(collection, taskId))} kbd="Enter">Open task</Button>
+    </div>
+  );
+}
+
+function SealedNotice({ collection }: { collection: CollectionInfo }) {
+  return (
+    <div role="note" data-testid="sealed-notice" className="max-w-xl rounded-lg border border-amber-500/40 bg-amber-950/30 p-4 text-sm text-amber-100">
+      <p className="font-semibold">{collection.name} is sealed</p>
+      <p className="mt-1 text-amber-100/80">
+        Its {collection.count} task{collection.count === 1 ? '' : 's'} are for studies: participants meet them in a study and the server
+        judges their answers, so neither the tasks nor their answers are shown here. Log in as researcher to preview them, or play a practice collection.
+      </p>
+      <Link href="/login" className="mt-3 inline-block text-sky-300 underline">Log in as researcher to preview</Link>
     </div>
   );
 }

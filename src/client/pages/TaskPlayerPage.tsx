@@ -5,17 +5,22 @@ import { taskIdsOf, taskOf } from '../tasks/queries';
 import { practiceLog } from '../log/practice';
 import { downloadText } from '../log/sessionLog';
 import { TaskPlayer } from '../player/TaskPlayer';
-import { practiceJudge } from '../player/judge';
+import { browserJudge, serverJudge } from '../player/judge';
 import { IMPORTED } from '../tasks/imported';
 import { Button } from '../ui/Button';
 import { isTyping } from '../player/actions';
+import { ApiError } from '../api';
+import { useResearcher } from '../studio/auth';
 
 /** The link to a task in the player. */
 export function taskHref(collection: string, taskId: string): string {
   return `/tasks/${encodeURIComponent(collection)}/${taskId.split('/').map(encodeURIComponent).join('/')}`;
 }
 
-/** Practice mode: any task of any collection, checked in the browser, logged in IndexedDB. */
+/**
+ * Practice mode, logged in IndexedDB: a practice collection's task, checked by the server; a task
+ * imported in this browser, checked here; a sealed task, for the researcher's preview only.
+ */
 export function TaskPlayerPage() {
   const params = useParams<{ collection: string; '*': string }>();
   const collection = decodeURIComponent(params.collection);
@@ -23,6 +28,8 @@ export function TaskPlayerPage() {
   const imported = collection === IMPORTED;
   const [, navigate] = useLocation();
 
+  // Logging in or out changes what a sealed collection answers: re-read with the new token.
+  useResearcher((s) => s.token);
   const taskQ = useQuery(taskOf(collection, taskId));
   const idsQ = useQuery(taskIdsOf(collection));
   const ids = idsQ.data ?? [];
@@ -41,9 +48,10 @@ export function TaskPlayerPage() {
   }, [collection, next, prev, navigate]);
 
   const log = practiceLog();
-  const task = taskQ.data;
-  const open = useMemo(() => (task ? { task, taskId, collection } : null), [task, taskId, collection]);
-  const judge = useMemo(() => (task ? practiceJudge(task) : null), [task]);
+  const loaded = taskQ.data;
+  const open = useMemo(() => (loaded ? { task: loaded.task, taskId, collection } : null), [loaded, taskId, collection]);
+  const judge = useMemo(() => (loaded ? (loaded.answers === 'server' ? serverJudge(collection, taskId) : browserJudge(loaded.task)) : null), [loaded, collection, taskId]);
+  const badge = imported ? 'Practice · checked in this browser' : loaded?.answers === 'browser' ? 'Researcher preview' : 'Practice · checked on the server';
 
   const nav = (
     <>
@@ -64,7 +72,7 @@ export function TaskPlayerPage() {
         <span className="text-slate-400">{imported ? 'Imported' : collection}</span>
         <span className="text-slate-600">/</span>
         <h1 className="font-mono text-slate-100" data-testid="task-id">{taskId}</h1>
-        <span className="ml-2 rounded bg-slate-800 px-1.5 py-0.5 text-[11px] uppercase tracking-wide text-slate-400">Practice</span>
+        <span className="ml-2 rounded bg-slate-800 px-1.5 py-0.5 text-[11px] uppercase tracking-wide text-slate-400" data-testid="judge-mode">{badge}</span>
       </div>
       <div className="min-h-0 flex-1">
         {taskQ.isPending && <p className="p-6 text-slate-400">Loading task…</p>}
@@ -72,7 +80,10 @@ export function TaskPlayerPage() {
           <div role="alert" className="m-6 max-w-2xl rounded-lg border border-rose-500/50 bg-rose-950/60 p-4 text-rose-100">
             <p className="font-semibold">This task cannot be opened.</p>
             <p className="mt-1 text-sm">{(taskQ.error as Error).message}</p>
-            <Link href="/" className="mt-3 inline-block text-sm text-sky-300 underline">Back to the task browser</Link>
+            <div className="mt-3 flex gap-4 text-sm">
+              {taskQ.error instanceof ApiError && taskQ.error.code === 'sealed' && <Link href="/login" className="text-sky-300 underline">Log in as researcher</Link>}
+              <Link href="/" className="text-sky-300 underline">Back to the task browser</Link>
+            </div>
           </div>
         )}
         {open && judge && (

@@ -3,7 +3,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useLocation, useParams } from 'wouter';
 import { StudyId, parseStudy, type StudyDefinitionInput } from '../../core/study/schema';
 import { games } from '../../games';
-import { collectionsQuery, taskIdsQuery } from '../api';
+import { collectionsQuery, taskIdsQuery } from '../tasks/queries';
 import { Button } from '../ui/Button';
 import { Markdown } from '../ui/Markdown';
 import { adminJson } from './auth';

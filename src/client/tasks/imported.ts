@@ -115,14 +115,15 @@ export const importedListQuery = queryOptions({
   queryFn: async () => (await listImportedTasks()).map((t) => t.id),
 });
 
+/** An imported task, answers included: the user's own file, checked in the browser. */
 export const importedTaskQuery = (id: string) => queryOptions({
   queryKey: ['imported', id],
-  queryFn: async (): Promise<ArcTask> => {
+  queryFn: async (): Promise<{ task: ArcTask; answers: 'browser' }> => {
     const t = (await listImportedTasks()).find((x) => x.id === id);
     if (!t) throw new Error(`No imported task "${id}" in this browser. Import it again from the task browser.`);
     const parsed = parseTaskText(t.text);
     if (!parsed.ok) throw new Error(`${id}: ${parsed.problems.map(formatProblem).join('; ')}`);
-    return parsed.task;
+    return { task: parsed.task, answers: 'browser' };
   },
   staleTime: Infinity,
 });
