@@ -63,6 +63,12 @@ export interface GameDefinition<S = unknown, L = unknown> {
   readonly undo?: boolean;
   /** Frames per second at which players show animation frames (default 10). */
   readonly fps?: number;
+  /**
+   * Bump this when a change to `step`, `outcome` or `render` changes how the game plays while its
+   * levels and other data stay the same: it is part of the game's version (see version.ts), which
+   * every log records. Default 0.
+   */
+  readonly revision?: number;
   /** Builds the start state of a level. */
   init(level: L, ctx: LevelContext): S;
   /** Answers one action (never RESET or ACTION7: the engine handles those). */

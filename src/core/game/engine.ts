@@ -18,7 +18,7 @@
  */
 import { isFullReset, levelCounts } from './accounting';
 import type { GameDefinition, RenderInfo, StepContext } from './define';
-import { hashHex } from './hash';
+import { canonicalKey, hashHex } from './hash';
 import { mixSeed, nextRng, rngValue } from './rng';
 import {
   FRAME_CELLS, GameRuleError, actionId, type ActionId, type ActionInput, type Frame, type FrameResponse,
@@ -292,10 +292,21 @@ export function scorecard(run: Run<unknown>): Scorecard {
 }
 
 /**
- * A stable hash (8 hex digits) of where a run stands: the game, the level, the game state
- * (through the game's `key` when it has one), the PRNG and the official state. Counters and
- * undo history are left out, so two paths that reach the same position hash alike: the node
- * identity of a state-graph explorer.
+ * The exact identity of where a run stands within its game: the official state, the level, the
+ * PRNG and the game state (through the game's `key` when it has one), as a `canonicalKey`.
+ * Counters and undo history are left out, so two paths that reach the same position have equal
+ * keys; different positions never do. The node identity of the solver and state-graph explorers.
+ */
+export function stateKey(run: Run<unknown>): string {
+  const game = run.game;
+  return canonicalKey([run.state, run.level, run.rng, game.key ? game.key(run.current) : run.current]);
+}
+
+/**
+ * A short hash (8 hex digits) of where a run stands, for display (the playtest page shows it):
+ * the game, the level, the game state, the PRNG and the official state, as `stateKey` takes them.
+ * WARNING: 32 bits collide among a large level's states (push level 6 has two pinned in
+ * engine.test.ts); use `stateKey` wherever states must be told apart.
  */
 export function hashState(run: Run<unknown>): string {
   const game = run.game;

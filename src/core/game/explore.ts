@@ -3,7 +3,7 @@
  * level) and a seeded random policy (does chance win a level?). Both use `advance`, which draws
  * nothing, so they run at engine speed.
  */
-import { advance, availableActions, createRun, hashState, type Run } from './engine';
+import { advance, availableActions, createRun, stateKey, type Run } from './engine';
 import type { GameDefinition } from './define';
 import { Rng } from './rng';
 import { GameRuleError, type ActionInput } from './types';
@@ -30,7 +30,8 @@ export function solveLevel(game: GameDefinition<unknown, unknown>, level: number
   const fixed = options.clicks ? toClicks(options.clicks) : null;
   const maxStates = options.maxStates ?? 2_000_000;
   const start = createRun(game, { seed: options.seed, level });
-  const seen = new Set<string>([hashState(start)]);
+  // Exact keys, never hashes: a collision would prune a state and could hide a shorter solution.
+  const seen = new Set<string>([stateKey(start)]);
   type Node = { run: Run<unknown>; input: ActionInput | null; parent: Node | null };
   let frontier: Node[] = [{ run: start, input: null, parent: null }];
   while (frontier.length && seen.size < maxStates) {
@@ -50,7 +51,7 @@ export function solveLevel(game: GameDefinition<unknown, unknown>, level: number
           return path.reverse();
         }
         if (run.state !== 'NOT_FINISHED') continue;
-        const h = hashState(run);
+        const h = stateKey(run);
         if (seen.has(h)) continue;
         seen.add(h);
         next.push(child);

@@ -1,4 +1,7 @@
-/** Stable, fast, non-cryptographic hashes (32-bit FNV-1a) for frames and states. */
+/**
+ * Stable, fast, non-cryptographic hashes (32-bit FNV-1a) for frames and states, a 64-bit FNV-1a
+ * for content versions, and `canonicalKey`, the exact identity of a value (no collisions).
+ */
 import type { Frame } from './types';
 
 const FNV_OFFSET = 0x811c9dc5;
@@ -72,4 +75,67 @@ export function hashValue(value: unknown, h = FNV_OFFSET): number {
 /** `hashValue` as 8 hex digits. */
 export function hashHex(value: unknown): string {
   return hex(hashValue(value));
+}
+
+/**
+ * An exact, canonical text of a JSON-like value (the values `hashValue` takes): equal values give
+ * equal keys and different values different keys, with no collisions, unlike any hash. Object keys
+ * are sorted; typed arrays are written as their bytes, one character per byte; every part is
+ * self-delimiting. Numbers are written as `String(n)` (so `-0` is `0`). The text stays within
+ * Latin-1 unless the value holds strings beyond it, so engines keep it at one byte per character.
+ * @example canonicalKey([1, 'a', new Uint8Array([7])]) // '[n1,s1:ab1:\x07]'
+ */
+export function canonicalKey(value: unknown): string {
+  if (value === null) return 'N';
+  switch (typeof value) {
+    case 'undefined': return 'U';
+    case 'number': return `n${value},`;
+    case 'string': return `s${value.length}:${value}`;
+    case 'boolean': return value ? 'T' : 'F';
+    case 'object': {
+      if (ArrayBuffer.isView(value)) {
+        const bytes = new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+        let text = '';
+        for (let i = 0; i < bytes.length; i += 4096) text += String.fromCharCode.apply(null, bytes.subarray(i, i + 4096) as unknown as number[]);
+        return `b${bytes.length}:${text}`;
+      }
+      if (Array.isArray(value)) {
+        let text = '[';
+        for (const v of value) text += canonicalKey(v);
+        return `${text}]`;
+      }
+      const o = value as Record<string, unknown>;
+      let text = '{';
+      for (const k of Object.keys(o).sort()) text += `s${k.length}:${k}${canonicalKey(o[k])}`;
+      return `${text}}`;
+    }
+    default:
+      throw new TypeError(`canonicalKey cannot encode a ${typeof value}: keep game state and level data to plain data and typed arrays.`);
+  }
+}
+
+/**
+ * 64-bit FNV-1a over the UTF-16 code units of `text` (each as two bytes, low byte first), as 16
+ * hex digits. Computed with 16-bit limbs, so it is exact in plain JavaScript numbers.
+ * @example hash64('') // 'cbf29ce484222325', the FNV-1a 64 offset basis
+ */
+export function hash64(text: string): string {
+  // h = h3:h2:h1:h0, 16 bits each, starting at the offset basis 0xcbf29ce484222325.
+  let h0 = 0x2325, h1 = 0x8422, h2 = 0x9ce4, h3 = 0xcbf2;
+  const mix = (byte: number) => {
+    h0 ^= byte;
+    // h * 0x100000001b3 = h * 0x1b3 + (h << 40), modulo 2^64.
+    const t0 = h0 * 0x1b3;
+    const t1 = h1 * 0x1b3 + (t0 >>> 16);
+    const t2 = h2 * 0x1b3 + (t1 >>> 16) + ((h0 << 8) & 0xffff);
+    const t3 = h3 * 0x1b3 + (t2 >>> 16) + (((h0 >>> 8) | (h1 << 8)) & 0xffff);
+    h0 = t0 & 0xffff; h1 = t1 & 0xffff; h2 = t2 & 0xffff; h3 = t3 & 0xffff;
+  };
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    mix(c & 0xff);
+    mix(c >>> 8);
+  }
+  const hex4 = (v: number) => v.toString(16).padStart(4, '0');
+  return hex4(h3) + hex4(h2) + hex4(h1) + hex4(h0);
 }

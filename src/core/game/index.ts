@@ -9,6 +9,7 @@ export * from './rng';
 export * from './define';
 export * from './accounting';
 export * from './engine';
+export * from './version';
 export * from './draw';
 export * from './replay';
 export * from './explore';

@@ -44,6 +44,12 @@ export interface PushState {
   readonly maxEnergy: number;
 }
 
+function blockCells(blocks: Uint8Array): number[] {
+  const cells: number[] = [];
+  for (let i = 0; i < blocks.length; i++) if (blocks[i]) cells.push(i);
+  return cells;
+}
+
 function loadLevel(level: PushLevel): PushState {
   const m = parseMap(level.map);
   const { width: w, height: h } = m;
@@ -137,7 +143,9 @@ export const push = defineGame<PushState, PushLevel>({
     return { ...s, blocks, agent: ny * w + nx, facing: d, energy };
   },
   outcome: (s) => (solved(s) ? 'won' : s.energy <= 0 ? 'lost' : 'playing'),
-  key: (s) => [s.blocks, s.agent, s.facing, s.energy],
+  // Where the blocks stand, as cell indices: a few numbers instead of one byte per cell, so the
+  // solver's exact state keys stay short.
+  key: (s) => [blockCells(s.blocks), s.agent, s.facing, s.energy],
   render(s, frame: Frame) {
     frame.fill(Colour.charcoal);
     drawBar(frame, 2, 1, 60, 3, s.energy, s.maxEnergy, Colour.yellow, Colour.darkGrey);
