@@ -3,7 +3,7 @@
  * researcher's routes, one router per resource in `./study/`. Documented in docs/api.md;
  * error bodies are `{error, message}`.
  */
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { type StudyDeps, fail, studyContext } from './study/context';
 import { sessionRoutes } from './study/sessionRoutes';
@@ -27,9 +27,23 @@ export function studyRoutes(deps: StudyDeps): Hono {
   const ctx = studyContext(deps);
   const max = ctx.limits.maxBodyBytes;
   const api = new Hono();
+  const tooLarge = (c: Context) => fail(c, 413, 'too_large', `The request body is larger than ${max} bytes (${+(max / 1024 / 1024).toFixed(2)} MiB). Send events in smaller batches (at most ${ctx.limits.maxBatchEvents} events each).`);
+  // A body announced too large is read and dropped (up to 16 times the limit) before the answer,
+  // so the client, still sending, receives the 413 instead of a connection closed under it.
+  api.use('*', async (c, next) => {
+    const length = Number(c.req.header('Content-Length'));
+    if (Number.isFinite(length) && length > max) {
+      if (length <= 16 * max && c.req.raw.body) {
+        const reader = c.req.raw.body.getReader();
+        while (!(await reader.read()).done) { /* dropped */ }
+      }
+      return tooLarge(c);
+    }
+    await next();
+  });
   api.use('*', bodyLimit({
     maxSize: max,
-    onError: (c) => fail(c, 413, 'too_large', `The request body is larger than ${max} bytes (${+(max / 1024 / 1024).toFixed(2)} MiB). Send events in smaller batches (at most ${ctx.limits.maxBatchEvents} events each).`),
+    onError: tooLarge,
   }));
   api.route('/', sessionRoutes(ctx));
   api.route('/', eventRoutes(ctx));

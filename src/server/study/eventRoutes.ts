@@ -18,7 +18,7 @@ export function eventRoutes(ctx: StudyContext): Hono {
   const rate = new RateLimiter(limits);
   // What each session has stored, as the last append here reported it (a lower bound when
   // another server stores for it too); bounded in size.
-  const totals = new Map<string, { events: number; bytes: number }>();
+  const totals = new Map<string, { events: number; bytes: number; acked: number }>();
 
   api.post('/sessions/:sessionId/events', async (c) => {
     const p = await ctx.participant(c, false);
@@ -47,18 +47,25 @@ export function eventRoutes(ctx: StudyContext): Hono {
       if (top > acked + limits.maxSeqAhead) return fail(c, 400, 'seq_too_far', `Event seq ${top} is more than ${limits.maxSeqAhead} past the last acknowledged event (${acked}); send the missing events first.`);
     }
 
+    // The first batch this process sees of a session reads its counts from the database (another
+    // server may have stored for it); later ones use what each append here reported.
+    let known = totals.get(session.id);
+    if (!known) {
+      const fresh = await store.getSession(session.id);
+      known = { events: fresh?.eventCount ?? 0, bytes: fresh?.eventBytes ?? 0, acked: fresh?.ackedThrough ?? -1 };
+    }
     // Events at or below the acknowledged mark are repeats, stored already: they cost nothing.
+    const acked = Math.max(known.acked, session.ackedThrough);
     let newEvents = 0;
     let newBytes = 0;
     for (const e of events) {
-      if (e.seq <= session.ackedThrough) continue;
+      if (e.seq <= acked) continue;
       newEvents++;
       newBytes += Buffer.byteLength(JSON.stringify(e.data));
     }
-    const known = totals.get(session.id);
-    const storedEvents = Math.max(known?.events ?? 0, session.eventCount);
-    const storedBytes = Math.max(known?.bytes ?? 0, session.eventBytes);
-    if (storedEvents + newEvents > limits.maxSessionEvents || storedBytes + newBytes > limits.maxSessionBytes) {
+    const storedEvents = Math.max(known.events, session.eventCount);
+    const storedBytes = Math.max(known.bytes, session.eventBytes);
+    if (newEvents && (storedEvents + newEvents > limits.maxSessionEvents || storedBytes + newBytes > limits.maxSessionBytes)) {
       return fail(c, 413, 'quota_exceeded', `This session has stored ${storedEvents} events (${Math.round(storedBytes / 1024)} KiB); a session may store at most ${limits.maxSessionEvents} events and ${Math.round(limits.maxSessionBytes / 1024 / 1024)} MiB. Nothing of this batch was stored; tell the researcher.`);
     }
     const t = now();
@@ -70,7 +77,7 @@ export function eventRoutes(ctx: StudyContext): Hono {
 
     const r = await store.appendEvents(session.id, events, { receivedAt: t, pastSessionLimit: t - session.createdAt > p.study.limits.sessionMinutes * 60_000 });
     if (totals.size >= 100_000) totals.clear();
-    totals.set(session.id, { events: r.eventCount, bytes: r.eventBytes });
+    totals.set(session.id, { events: r.eventCount, bytes: r.eventBytes, acked: r.ackedThrough });
     return c.json({ ackedThrough: r.ackedThrough });
   });
 
