@@ -392,3 +392,21 @@ describe('replay', () => {
     expect(s.output).toEqual(resize(TASK.test[0].input, 12, 3));
   });
 });
+
+describe('damaged logs', () => {
+  it('replays events whose payload is invalid as no change, without throwing', () => {
+    const ev = (seq: number, kind: string, data: Record<string, unknown>) => ({ seq, t: seq, kind, data });
+    const log = [
+      ev(0, 'task.open', { taskId: 't', tests: 1 }),
+      ev(1, 'resize', { rows: 2, cols: 2 }),
+      ev(2, 'paste', { row: 0, col: 0 }),
+      ev(3, 'paste', { row: 0, col: 0, block: [[1, 2], [3]] }),
+      ev(4, 'task.open', { taskId: 't', tests: 1e7 }),
+      ev(5, 'copy.input', { grid: 'not a grid' }),
+      ev(6, 'paint', { row: 1, col: 1, color: 4, stroke: 1 }),
+    ];
+    const s = replay(log);
+    expect(s.tests).toHaveLength(1);
+    expect(currentTest(s)!.output).toEqual([[0, 0], [0, 4]]);
+  });
+});

@@ -11,6 +11,7 @@ import {
   type Grid, type Rect, MAX_SIZE, MIN_SIZE, crop, fillRect, floodFill, gridsEqual, makeGrid, paste, resize, setCell,
 } from '../grid/grid';
 import type { LogEvent } from './events';
+import { EVENT_DATA } from '../protocol/events';
 
 export type Tool = 'edit' | 'select' | 'fill';
 export type GridSide = 'input' | 'output';
@@ -78,6 +79,11 @@ export interface GridEventData {
 }
 
 export type GridEventKind = keyof GridEventData;
+
+const GRID_KINDS: ReadonlySet<string> = new Set<GridEventKind>([
+  'task.open', 'tool', 'color', 'symbols', 'paint', 'stroke.end', 'fill', 'select', 'select.clear', 'recolor', 'copy', 'paste',
+  'resize', 'resize.invalid', 'copy.input', 'reset', 'undo', 'redo', 'test.select', 'submit',
+]);
 
 export function initialTest(): TestState {
   return { output: makeGrid(START_SIZE, START_SIZE), undo: [], redo: [], trials: 0, wrong: [], status: 'open' };
@@ -150,6 +156,10 @@ function isSize(v: unknown): v is number {
  * events (a colour outside 0-9, a size outside 1-30), so a damaged log replays without throwing.
  */
 export function reduce(s: PlayerState, e: LogEvent): PlayerState {
+  // A payload its kind's schema refuses (a log stored before the server checked, or edited by
+  // hand) changes nothing, rather than throwing part-way through a replay or an export.
+  const schema = GRID_KINDS.has(e.kind) ? EVENT_DATA[e.kind as GridEventKind] : undefined;
+  if (schema && !schema.safeParse(e.data).success) return s;
   const d = e.data as never;
   switch (e.kind as GridEventKind) {
     case 'task.open': {
