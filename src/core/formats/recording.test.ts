@@ -175,26 +175,69 @@ describe('readRecording', () => {
     expect(read.runs).toEqual([expect.objectContaining({ gameId: 'ls20-abc', firstLine: 1, lastLine: 8, levelActions: [2, 0], levelsCompleted: 1, actionCount: 2 })]);
   });
 
-  it('splits runs at full resets, stated or by the engine rule, and at a new guid', () => {
+  it('splits runs at full resets by the engine rule, whatever full_reset says, and keeps sessions apart', () => {
     const lines = [
       frame('RESET', 0, 'NOT_FINISHED'), // no full_reset field: the first RESET starts a run
       frame('ACTION1', 0, 'NOT_FINISHED'),
-      frame('RESET', 0, 'NOT_FINISHED'), // a level reset: counts one
+      frame('RESET', 0, 'NOT_FINISHED', { full_reset: false }), // a level reset: counts one
       frame('ACTION1', 1, 'NOT_FINISHED'),
-      frame('RESET', 0, 'NOT_FINISHED'), // nothing done in level 2 yet: a full reset by the rule
+      frame('RESET', 0, 'NOT_FINISHED', { full_reset: false }), // nothing done in level 2 yet: a full reset, as REST clients never say
       frame('ACTION1', 0, 'NOT_FINISHED'),
       frame('RESET', 0, 'NOT_FINISHED', { full_reset: true }), // stated full reset
       frame('ACTION1', 1, 'NOT_FINISHED'),
-      frame('ACTION1', 1, 'NOT_FINISHED', { guid: 'g2' }), // another game session
+      frame('ACTION1', 1, 'NOT_FINISHED', { guid: 'g2' }), // a session with no RESET: counts in the latest play of the game
+      frame('RESET', 0, 'NOT_FINISHED', { guid: 'g3', full_reset: false }), // a new session's first RESET
+      frame('ACTION1', 0, 'NOT_FINISHED', { guid: 'g3' }),
     ];
     const read = readRecordingLines(lines);
-    expect(read.runs.map((r) => [r.firstLine, r.levelActions, r.levelsCompleted])).toEqual([
-      [1, [3, 0], 1],
-      [5, [1], 0],
-      [7, [1, 0], 1],
-      [9, [1, 0], 1],
+    expect(read.runs.map((r) => [r.firstLine, r.guid, r.levelActions, r.levelsCompleted, r.actionCount, r.resets])).toEqual([
+      [1, 'g1', [3, 0], 1, 3, 1],
+      [5, 'g1', [1], 0, 1, 0],
+      [7, 'g1', [1, 1], 1, 2, 0],
+      [10, 'g3', [1], 0, 1, 0],
     ]);
-    expect(read.runs[3].guid).toBe('g2');
+    expect(read.fullResetsInferred).toEqual([5, 10]);
+    expect(read.unscored).toEqual([]);
+  });
+
+  it('does not score an empty frame, an action after GAME_OVER or WIN, or a line before any RESET', () => {
+    const lines = [
+      frame('ACTION1', 0, 'NOT_FINISHED'), // before any RESET of the game
+      frame('RESET', 0, 'NOT_FINISHED', { full_reset: true }),
+      frame('ACTION1', 1, 'NOT_FINISHED'),
+      frame('ACTION1', 1, 'GAME_OVER'),
+      frame('ACTION1', 0, 'GAME_OVER', { frame: [], win_levels: 0 }), // the engine's answer after GAME_OVER
+      frame('ACTION2', 0, 'GAME_OVER', { frame: undefined }), // a recording without frames: the engine's rule
+      frame('RESET', 1, 'NOT_FINISHED', { full_reset: false }), // a level reset after GAME_OVER
+      frame('ACTION1', 2, 'NOT_FINISHED'),
+      frame('ACTION1', 3, 'WIN'),
+      frame('ACTION1', 0, 'WIN', { frame: [], win_levels: 0 }),
+    ];
+    const read = readRecordingLines(lines);
+    expect(read.unscored).toEqual([
+      { line: 1, reason: 'before-reset' },
+      { line: 5, reason: 'empty-frame' },
+      { line: 6, reason: 'after-game-over' },
+      { line: 10, reason: 'empty-frame' },
+    ]);
+    expect(read.runs).toHaveLength(1);
+    // Level 1: 1 action; level 2: 1, the level reset and 1; level 3: 1. Ended in WIN: no open level.
+    expect(read.runs[0]).toMatchObject({ levelActions: [1, 3, 1], levelsCompleted: 3, actionCount: 5, resets: 1, state: 'WIN', winLevels: 3 });
+  });
+
+  it('splits levels at each change of levels_completed, as the official scoring does', () => {
+    const lines = [
+      frame('RESET', 0, 'NOT_FINISHED', { full_reset: true }),
+      frame('ACTION1', 2, 'NOT_FINISHED'), // two levels at once: one change
+      frame('ACTION1', 2, 'NOT_FINISHED'),
+      frame('RESET', 1, 'NOT_FINISHED', { guid: 'g2', full_reset: true }), // a full RESET that says 1 level: a change at 0 actions
+      frame('ACTION1', 2, 'NOT_FINISHED', { guid: 'g2' }),
+    ];
+    const read = readRecordingLines(lines);
+    expect(read.runs.map((r) => [r.levelChanges, r.levelActions, r.levelsCompleted])).toEqual([
+      [[{ levelsCompleted: 2, actions: 1 }], [1, 1], 1],
+      [[{ levelsCompleted: 1, actions: 0 }, { levelsCompleted: 2, actions: 1 }], [0, 1, 0], 2],
+    ]);
   });
 
   it('scores official-style recordings against an official metadata.json', () => {
@@ -208,8 +251,13 @@ describe('readRecording', () => {
     ];
     const read = readRecordingLines(lines);
     expect(read.runs[0].levelActions).toEqual([8, 10, 1]);
-    const meta = parseBaselines('{"game_id": "ls20", "baseline_actions": [4, 10, 6]}');
+    const meta = parseBaselines('{"game_id": "ls20-abc", "baseline_actions": [4, 10, 6]}');
     // The 3-level example: 0.25, 1, 0 -> 0.375.
     expect(scoreRuns(recordingAgentRuns(read, 'ls20.jsonl'), meta, 'paper').total).toBeCloseTo(0.375, 12);
+    // Another version's metadata is not used: the game scores 0 and the headline says why.
+    const other = scoreRuns(recordingAgentRuns(read, 'ls20.jsonl'), parseBaselines('{"game_id": "ls20", "baseline_actions": [4, 10, 6]}'), 'toolkit-2026-04');
+    expect(other.total).toBe(0);
+    expect(other.complete).toBe(false);
+    expect(other.warnings[0]).toMatch(/^ls20-abc: the baselines have no game with this id \(they have ls20: another version of it/);
   });
 });

@@ -16,7 +16,7 @@ import {
   FRAME_SIZE, GAME_ACTIONS, GameRuleError, actionId, type ActionInput, type Frame, type FrameResponse, type GameAction,
   type GameState,
 } from '../game/types';
-import { splitRuns } from '../scoring/accounting';
+import { playLevelActions, scorecardPlays, type LevelChange, type UnscoredStep } from '../scoring/scorecard';
 import type { AgentRun } from '../scoring/rhae';
 
 /** The `data` of one recording line, field for field as the official API names it. */
@@ -202,23 +202,34 @@ export interface RecordingStepRead {
   readonly winLevels: number | null;
   /** Absent when the line does not say. */
   readonly fullReset?: boolean;
+  /** True for `"frame": []`, false for a line with frames, absent when the line has no `frame`. */
+  readonly emptyFrame?: boolean;
 }
 
-/** One run in a recording: from a full reset to the next, or to a change of game or guid. */
+/**
+ * One run (play) in a recording, as the official scorecard keeps it: from a full reset to the
+ * next full reset of the same game session (`guid`). See core/scoring/scorecard.ts.
+ */
 export interface RecordingRun {
   readonly gameId: string;
   readonly guid: string | null;
-  /** Line numbers of its first and last frame. */
+  /** Line numbers of its first and last scored line. */
   readonly firstLine: number;
   readonly lastLine: number;
-  /** Every action of the run in order, its starting RESET included. */
+  /** Every scored action of the run in order, its starting RESET included. */
   readonly actions: ActionInput[];
   /** Scorecard actions of the run (the starting RESET is not counted, a level RESET is). */
   readonly actionCount: number;
-  /** Per level entered (index 0 is level 1), see `splitRuns`. */
+  /** Level RESETs. */
+  readonly resets: number;
+  /** Each change of `levels_completed` with the run's action count then. */
+  readonly levelChanges: readonly LevelChange[];
+  /** Actions per level as the official scoring splits them, see `playLevelActions`. */
   readonly levelActions: number[];
+  /** Levels the scorecard counts as completed: one per change of `levels_completed`. */
   readonly levelsCompleted: number;
   readonly winLevels: number | null;
+  /** NOT_FINISHED, or the last GAME_OVER or WIN of the run. */
   readonly state: GameState;
 }
 
@@ -229,6 +240,10 @@ export interface RecordingRead {
   readonly runs: RecordingRun[];
   /** Lines that are not frames, with the reason (blank lines are not listed). */
   readonly skipped: { line: number; reason: string }[];
+  /** Frame lines that no run counts: an empty frame, an action after GAME_OVER or WIN, or before the first RESET. */
+  readonly unscored: { line: number; reason: UnscoredStep['reason'] }[];
+  /** Lines of RESETs that say `full_reset: false` but start a new run by the engine's rule (REST clients' recordings). */
+  readonly fullResetsInferred: number[];
 }
 
 const STATES: readonly string[] = ['NOT_PLAYED', 'NOT_FINISHED', 'WIN', 'GAME_OVER'];
@@ -277,14 +292,14 @@ export function parseRecordingLine(text: string, line: number): RecordingStepRea
     input, state: data.state as GameState, levelsCompleted: data.levels_completed,
     winLevels: isInt(data.win_levels) ? data.win_levels : null,
     ...(typeof data.full_reset === 'boolean' ? { fullReset: data.full_reset } : {}),
+    ...(Array.isArray(data.frame) ? { emptyFrame: data.frame.length === 0 } : {}),
   };
 }
 
 /**
  * Reads recording lines (from a file split on newlines, or a stream's lines): the actions, the
- * runs with their per-level counts, and the lines skipped. A run ends at a full reset (the
- * line's `full_reset`, or the engine's rule when a line does not say) or where `game_id` or
- * `guid` changes.
+ * runs with their per-level counts as the official scorecard keeps them (`scorecardPlays`), and
+ * the lines skipped or not scored.
  */
 export function readRecordingLines(lines: Iterable<string>): RecordingRead {
   const steps: RecordingStepRead[] = [];
@@ -297,22 +312,29 @@ export function readRecordingLines(lines: Iterable<string>): RecordingRead {
     if ('skip' in r) skipped.push({ line: n, reason: r.skip });
     else steps.push(r);
   }
-  const runs: RecordingRun[] = [];
-  for (let start = 0; start < steps.length;) {
-    let end = start + 1;
-    while (end < steps.length && steps[end].gameId === steps[start].gameId && steps[end].guid === steps[start].guid) end++;
-    const segment = steps.slice(start, end);
-    for (const r of splitRuns(segment.map((s) => ({ action: s.input.action, levelsCompleted: s.levelsCompleted, state: s.state, fullReset: s.fullReset })))) {
-      const part = segment.slice(r.first, r.end);
-      runs.push({
-        gameId: part[0].gameId, guid: part[0].guid, firstLine: part[0].line, lastLine: part[part.length - 1].line,
-        actions: part.map((s) => s.input), actionCount: r.actions, levelActions: r.levelActions,
-        levelsCompleted: r.levelsCompleted, winLevels: part[part.length - 1].winLevels, state: r.state,
-      });
+  const found = scorecardPlays(steps.map((s) => ({
+    gameId: s.gameId, guid: s.guid, action: s.input.action, state: s.state, levelsCompleted: s.levelsCompleted,
+    ...(s.fullReset !== undefined ? { fullReset: s.fullReset } : {}), ...(s.emptyFrame !== undefined ? { emptyFrame: s.emptyFrame } : {}),
+  })));
+  const unscored = new Set(found.unscored.map((u) => u.index));
+  const runs: RecordingRun[] = found.plays.map((p) => {
+    const part: RecordingStepRead[] = [];
+    for (let i = p.first; i <= p.last; i++) {
+      if (steps[i].gameId === p.gameId && steps[i].guid === p.guid && !unscored.has(i)) part.push(steps[i]);
     }
-    start = end;
-  }
-  return { steps, runs, skipped };
+    const withLevels = part.filter((s) => s.winLevels !== null && s.winLevels > 0);
+    return {
+      gameId: p.gameId, guid: p.guid, firstLine: steps[p.first].line, lastLine: steps[p.last].line,
+      actions: part.map((s) => s.input), actionCount: p.actions, resets: p.resets, levelChanges: p.levelChanges,
+      levelActions: playLevelActions(p), levelsCompleted: p.levelChanges.length,
+      winLevels: withLevels.length ? withLevels[withLevels.length - 1].winLevels : null, state: p.state,
+    };
+  });
+  return {
+    steps, runs, skipped,
+    unscored: found.unscored.map((u) => ({ line: steps[u.index].line, reason: u.reason })),
+    fullResetsInferred: found.fullResetsInferred.map((i) => steps[i].line),
+  };
 }
 
 /** `readRecordingLines` over a whole file's text (LF or CRLF line ends). */

@@ -3,7 +3,7 @@ import type { LogEvent } from '../log/events';
 import { countActions, createRun, gameActionData, parseActions, step, actionCounts, type ActionInput, type Run } from '../game';
 import { games, solutions } from '../../games';
 import {
-  BaselinesError, baselineOf, baselinesToJson, computeBaselines, firstRunLevels, levelBaseline, matchGame, parseBaselines,
+  BaselinesError, baselineOf, baselinesToJson, computeBaselines, firstRunLevels, levelBaseline, matchGame, otherVersions, parseBaselines,
   type PlayerLevels,
 } from './baselines';
 import { splitRuns } from './accounting';
@@ -105,11 +105,14 @@ describe('parseBaselines', () => {
     expect(() => parseBaselines(text)).toThrow(message);
   });
 
-  it('matches official versioned game ids to plain ones', () => {
+  it('matches game ids exactly, as the official scorer does, and names other versions', () => {
     const b = parseBaselines('{"game_id": "ls20", "baseline_actions": [4]}');
-    expect(matchGame(b, 'ls20-fa137e247ce6')).toBe('ls20');
+    expect(matchGame(b, 'ls20-fa137e247ce6')).toBeNull();
+    expect(otherVersions(b, 'ls20-fa137e247ce6')).toEqual(['ls20']);
     expect(matchGame(b, 'ls20')).toBe('ls20');
+    expect(otherVersions(b, 'ls20')).toEqual([]);
     expect(matchGame(b, 'ft09-1')).toBeNull();
+    expect(matchGame(b, 'constructor')).toBeNull();
   });
 });
 

@@ -249,14 +249,21 @@ export function levelBaseline(game: GameBaselines, source: Baselines['source'], 
 }
 
 /**
- * The id under which `baselines` hold the game a recording names: the same id, or the same id
- * without its version suffix (official ids look like `ls20-fa137e247ce6`, metadata may say `ls20`).
+ * The id under which `baselines` hold the game a recording names: exactly the same id, as the
+ * official scorer matches them (`ls20` and `ls20-9607627b` are different games to it: baselines
+ * differ between versions of a game). Null when there is none; see `otherVersions`.
  */
 export function matchGame(baselines: Baselines, gameId: string): string | null {
-  if (baselines.games[gameId]) return gameId;
+  return Object.prototype.hasOwnProperty.call(baselines.games, gameId) ? gameId : null;
+}
+
+/**
+ * The games in `baselines` that share `gameId`'s name before its version suffix but are not it
+ * (`ls20` or `ls20-1234abcd` for `ls20-9607627b`): said in messages, never used for scoring.
+ */
+export function otherVersions(baselines: Baselines, gameId: string): string[] {
   const stem = (id: string) => id.split('-')[0];
-  const found = Object.keys(baselines.games).filter((g) => stem(g) === stem(gameId));
-  return found.length === 1 ? found[0] : null;
+  return Object.keys(baselines.games).filter((g) => g !== gameId && stem(g) === stem(gameId));
 }
 
 // ---- files ---------------------------------------------------------------------------------

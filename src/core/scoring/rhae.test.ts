@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { computeBaselines, parseBaselines, type PlayerLevels } from './baselines';
-import { ScoringError, SCORING_PRESETS, scoreRun, scoreRuns, type AgentRun } from './rhae';
+import { ScoringError, SCORING_PRESETS, rhaeHeadline, scoreRun, scoreRuns, type AgentRun } from './rhae';
 
 const done = (...counts: number[]) => counts.map((actions) => ({ completed: true, actions }));
 
@@ -63,7 +63,7 @@ describe('paper preset (second-best, min(1, h/a)^2, weighted mean)', () => {
     const two = r.games.find((g) => g.game === 'two')!;
     expect(two.score).toBeCloseTo(0.75, 12);
     expect(r.total).toBeCloseTo((0.375 + 0.75) / 2, 12);
-    expect(r).toMatchObject({ preset: 'paper', version: 1, baselinePreset: 'second-best', baselineVersion: 1, baselineSource: 'arc-studio', notes: [] });
+    expect(r).toMatchObject({ preset: 'paper', version: 2, baselinePreset: 'second-best', baselineVersion: 1, baselineSource: 'arc-studio', notes: [], warnings: [], complete: true });
   });
 });
 
@@ -105,16 +105,50 @@ describe('toolkit-2026-04 preset (upper-median, min(1.15, (h/a)^2), capped by co
 });
 
 describe('levels without a baseline, official metadata, errors', () => {
-  it('leaves out a level with too few completers, and says so', () => {
-    const few = computeBaselines([
-      { participant: 'p1', game: 'tri', levels: done(3, 9, 5) },
-      { participant: 'p2', game: 'tri', levels: [...done(4, 10), { completed: false, actions: 9 }] },
-    ]);
+  const few = computeBaselines([
+    { participant: 'p1', game: 'tri', levels: done(3, 9, 5) },
+    { participant: 'p2', game: 'tri', levels: [...done(4, 10), { completed: false, actions: 9 }] },
+  ]);
+
+  it('leaves out a level with too few completers, and says so in the headline', () => {
     const r = scoreRuns([runA], few, 'paper');
     // Level 3 has one completer: no second-best. (1*(4/8)^2 + 2*1) / (1 + 2) = 0.75.
     expect(r.games[0].runs[0].levels[2]).toMatchObject({ score: null, human: { value: null, completers: 1, reason: 'needs 2 completers, has 1' } });
     expect(r.total).toBeCloseTo(0.75, 12);
-    expect(r.notes).toEqual(['tri level 3: left out, no second-best baseline (needs 2 completers, has 1).']);
+    expect(r.complete).toBe(false);
+    expect(r.games[0]).toMatchObject({ coveredLevels: 2, levelCount: 3 });
+    expect(r.warnings).toEqual(['tri: baselines cover levels 1-2 of 3 only; level 3 is left out of its score.']);
+    expect(rhaeHeadline(r)).toEqual([
+      'Total RHAE 0.7500 over 1 game (preset paper v2): NOT a score over every level, the baselines do not cover them all:',
+      '- tri: baselines cover levels 1-2 of 3 only; level 3 is left out of its score.',
+    ]);
+  });
+
+  it('toolkit: scores 0 a run that completed more levels than the baselines list (official "size mismatch")', () => {
+    // Upper-median baselines from two players: level 1 [3, 4] -> 4, level 2 [9, 10] -> 10, level 3 [5] -> 5.
+    const r = scoreRuns([runFast], few, 'toolkit-2026-04');
+    expect(r.total).toBeCloseTo(1, 12);
+    const short = parseBaselines('{"game_id": "tri", "baseline_actions": [4, 10]}');
+    const s = scoreRuns([runA, runFast], short, 'toolkit-2026-04');
+    // runA completed 2 levels, the list has 2: (min(1.15, (4/8)^2) + 2*min(1.15, 1)) / 3 = 2.25 / 3; runFast completed 3: 0.
+    expect(s.games[0].runs.map((x) => x.score)).toEqual([0.75, 0]);
+    expect(s.games[0].runs[1].zeroBecause).toBe('it completed 3 levels and the baselines list 2 (the official scorer\'s "size mismatch")');
+    expect(s.total).toBeCloseTo(0.75, 12);
+    expect(s.notes).toEqual(['fast#1 scores 0: it completed 3 levels and the baselines list 2 (the official scorer\'s "size mismatch").']);
+    expect(s.warnings).toEqual(['tri: baselines cover levels 1-2 of 3 only; level 3 is left out of its score, and a run that completed more than 2 levels scores 0 (official rule).']);
+    // The paper preset has no such rule: level 3 is left out.
+    expect(scoreRuns([runFast], short, 'paper').total).toBe(1);
+  });
+
+  it('scores 0 a level completed with 0 actions, and leaves it out of the cap', () => {
+    const meta = parseBaselines('{"game_id": "tri", "baseline_actions": [2, 2, 2]}');
+    const run: AgentRun = { game: 'tri', label: 'z#1', levelActions: [0, 1, 0], levelsCompleted: 2, winLevels: 3 };
+    const t = scoreRuns([run], meta, 'toolkit-2026-04');
+    // Level scores 0, 1.15, 0: mean 2.3 / 6; the cap counts level 2 only: 2 / 6.
+    expect(t.games[0].runs[0].levels.map((l) => l.score)).toEqual([0, 1.15, 0]);
+    expect(t.games[0].runs[0].completedShare).toBeCloseTo(2 / 6, 12);
+    expect(t.total).toBeCloseTo(2 / 6, 12);
+    expect(scoreRuns([run], meta, 'paper').total).toBeCloseTo(2 / 6, 12);
   });
 
   it('scores against an official metadata.json, whatever the preset', () => {
@@ -127,15 +161,26 @@ describe('levels without a baseline, official metadata, errors', () => {
     expect(t.games[0].participants).toBeNull();
   });
 
-  it('refuses a run of a game the baselines do not cover, and an empty list', () => {
-    expect(() => scoreRuns([{ ...runA, game: 'zzzz', label: 'x.jsonl#1' }], baselines, 'paper'))
-      .toThrow(new ScoringError('x.jsonl#1: the baselines have no game "zzzz" (they have: tri, two); give baselines that cover it.'));
-    expect(() => scoreRuns([], baselines, 'paper')).toThrow(/no run to score/);
+  it('scores 0 a game the baselines do not hold, counts it in the total and says so; refuses an empty list', () => {
+    const r = scoreRuns([runTwo, { ...runA, game: 'tri-1234', label: 'x.jsonl#1' }], baselines, 'toolkit-2026-04');
+    expect(r.games.map((g) => [g.game, g.hasBaselines, g.score])).toEqual([['two', true, 2.8625 / 3], ['tri-1234', false, 0]]);
+    expect(r.total).toBeCloseTo(2.8625 / 6, 12);
+    expect(r.complete).toBe(false);
+    expect(r.warnings).toEqual(['tri-1234: the baselines have no game with this id (they have tri: another version of it, and baselines differ between versions, so they are not used); it scores 0 and counts in the total, as in the official scorer. Give baselines for tri-1234.']);
+    expect(r.games[1].runs[0].zeroBecause).toBe('the baselines have no game "tri-1234"');
+    expect(() => scoreRuns([], baselines, 'paper')).toThrow(new ScoringError('no run to score: give at least one recording with an action in it.'));
+  });
+
+  it('paper counts the first run that took an action', () => {
+    const empty: AgentRun = { game: 'tri', label: 'e#1', levelActions: [0], levelsCompleted: 0, winLevels: 3 };
+    const r = scoreRuns([empty, runA, runB], baselines, 'paper');
+    expect(r.games[0].counted).toBe(1);
+    expect(r.total).toBeCloseTo(0.375, 12);
   });
 
   it('names its presets with versions and descriptions', () => {
     expect(Object.keys(SCORING_PRESETS)).toEqual(['paper', 'toolkit-2026-04']);
-    expect(SCORING_PRESETS.paper).toMatchObject({ version: 1, baseline: 'second-best', run: 'first', capByCompleted: false });
-    expect(SCORING_PRESETS['toolkit-2026-04']).toMatchObject({ version: 1, baseline: 'upper-median', run: 'best', capByCompleted: true });
+    expect(SCORING_PRESETS.paper).toMatchObject({ version: 2, baseline: 'second-best', run: 'first', capByCompleted: false, sizeMismatchZero: false });
+    expect(SCORING_PRESETS['toolkit-2026-04']).toMatchObject({ version: 2, baseline: 'upper-median', run: 'best', capByCompleted: true, sizeMismatchZero: true });
   });
 });
