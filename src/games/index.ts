@@ -2,7 +2,7 @@
  * Every original game, by id: the one place the client, the server and the CLI import games from.
  * Vite hot-reloads a game module edited during development.
  */
-import type { GameDefinition } from '../core/game';
+import { gameVersion, type GameDefinition } from '../core/game';
 import { flux, solutions as fluxSolutions } from './flux';
 import { glow, solutions as glowSolutions } from './glow';
 import { push, solutions as pushSolutions } from './push';
@@ -26,4 +26,24 @@ export function getGame(id: string): GameDefinition<unknown, unknown> {
   const game = games[id];
   if (!game) throw new Error(`no game "${id}"; games: ${Object.keys(games).join(', ')}.`);
   return game;
+}
+
+/**
+ * Earlier versions of games that logs may still be verified on: when a change to a game's levels
+ * or rules gives it a new version (see docs/authoring-games.md), keep the old definition here
+ * (e.g. `{ ...push, levels: oldLevels }`) for as long as studies hold logs recorded on it. Logs of
+ * versions listed nowhere are reported as recorded on another version and not replayed.
+ */
+export const retiredGames: readonly GameDefinition<unknown, unknown>[] = [];
+
+/** Every version of a game this build can run, the current one first (none for an unknown id). */
+export function gameVersions(id: string): GameDefinition<unknown, unknown>[] {
+  const current = games[id];
+  if (!current) return [];
+  const seen = new Set([gameVersion(current)]);
+  const out = [current];
+  for (const g of retiredGames) {
+    if (g.id === id && !seen.has(gameVersion(g))) { seen.add(gameVersion(g)); out.push(g); }
+  }
+  return out;
 }

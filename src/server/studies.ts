@@ -6,8 +6,8 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type StudyDefinition, StudyId, parseStudy } from '../core/study/schema';
 import type { ReplayGame } from '../core/study/rules';
-import { replayGameEvents } from '../core/game';
-import { games } from '../games';
+import { replayRecordedVersion } from '../core/game';
+import { gameVersions, games } from '../games';
 import type { Store, StudyRecord } from './store/types';
 import type { TaskLibrary } from './collections';
 
@@ -91,14 +91,18 @@ export function definitionOf(record: StudyRecord): StudyDefinition {
 }
 
 /**
- * Replays a game item's events with the real engine (`core/game`, games from `src/games`):
- * the verification hook of the session summaries.
+ * Replays a game item's events with the real engine (`core/game`, games from `src/games`) on the
+ * version of the game they were recorded on, when this server has it (`gameVersions`): the
+ * verification hook of the session summaries.
  */
 export const replayWithEngine: ReplayGame = (gameId, events) => {
-  const game = games[gameId];
-  if (!game) return { problems: [{ seq: events[0]?.seq ?? 0, message: `no game "${gameId}" on this server` }], actions: 0, levelsCompleted: 0 };
-  const r = replayGameEvents(game, events);
-  return { problems: r.problems, actions: r.steps.length, levelsCompleted: r.steps.reduce((m, s) => Math.max(m, s.response.levels_completed), 0) };
+  const versions = gameVersions(gameId);
+  if (versions.length === 0) return { problems: [{ seq: events[0]?.seq ?? 0, message: `no game "${gameId}" on this server` }], actions: 0, levelsCompleted: 0 };
+  const r = replayRecordedVersion(versions, events);
+  return {
+    problems: r.problems, actions: r.steps.length, levelsCompleted: r.steps.reduce((m, s) => Math.max(m, s.response.levels_completed), 0),
+    version: r.version, ...(r.otherVersion ? { otherVersion: r.otherVersion } : {}),
+  };
 };
 
 /** Ids of the registered games. */

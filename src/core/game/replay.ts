@@ -3,7 +3,9 @@
  * the pure replay that rebuilds every frame from them.
  *
  * A player writes:
- * - `game.open`: `{ game, seed }` when a run of a game is opened (before its first RESET);
+ * - `game.open`: `{ game, seed, version, engine }` when a run of a game is opened (before its
+ *   first RESET), with the game's version and the engine's (`gameOpenData`; logs made before
+ *   versions were recorded have neither);
  * - `game.action`: `{ game, action, x?, y?, level, state, frameHash }` after each accepted
  *   action, where `level` is `levels_completed` after the action, `state` the official state
  *   after it, and `frameHash` the `hashFrame` of the settled (last) frame. `x`, `y` only for
@@ -15,6 +17,7 @@ import { splitRuns } from './accounting';
 import { advance, createRun, step, type Run } from './engine';
 import type { GameDefinition } from './define';
 import { hashFrame } from './hash';
+import { ENGINE_VERSION, gameVersion } from './version';
 import { GameRuleError, type ActionInput, type FrameResponse, type GameAction, type GameState } from './types';
 
 /** Payload of a `game.open` event. */
@@ -23,6 +26,10 @@ export interface GameOpenData {
   readonly game: string;
   /** Seed of the run's PRNG. */
   readonly seed: number;
+  /** The game's version (`gameVersion`, 12 hex digits); absent in logs made before versions. */
+  readonly version?: string;
+  /** The engine's version (`ENGINE_VERSION`); absent in logs made before versions. */
+  readonly engine?: string;
   /**
    * A designer's playtest that starts at this level (0-based) instead of waiting for RESET;
    * see `RunOptions.level`. Absent for participants.
@@ -50,8 +57,20 @@ export interface GameActionData {
 export const GameOpenSchema = z.object({
   game: z.string().regex(/^[a-z0-9]{4}$/),
   seed: z.number().int(),
+  version: z.string().regex(/^[0-9a-f]{12}$/).optional(),
+  engine: z.string().min(1).max(40).optional(),
   level: z.number().int().nonnegative().optional(),
 });
+
+/**
+ * The `game.open` payload for a new run of `game`: its id, the seed, the game's and the engine's
+ * versions, and the designer's start level when there is one.
+ * @example sink.append('game.open', gameOpenData(games.push, 7));
+ */
+export function gameOpenData(game: GameDefinition<unknown, unknown>, seed: number, level?: number): GameOpenData {
+  const data: GameOpenData = { game: game.id, seed, version: gameVersion(game), engine: ENGINE_VERSION };
+  return level === undefined ? data : { ...data, level };
+}
 
 /** The run a `game.open` payload starts; a level outside the game starts at level 0. */
 function openRun(game: GameDefinition<unknown, unknown>, data: Record<string, unknown>): Run<unknown> {
@@ -147,6 +166,57 @@ export function replayGameEvents(game: GameDefinition<unknown, unknown>, events:
     if (d.frameHash !== hash) problems.push({ seq: e.seq, message: `logged frame ${d.frameHash}, replay gives ${hash}` });
   }
   return { steps, problems, run };
+}
+
+/** A replay on the version of the game a log was recorded on. */
+export interface VersionedReplay extends GameReplay {
+  /** The version the events were replayed on, or recorded on when it could not be replayed (`push-<hash>`). */
+  readonly version: string;
+  /** Set when the log was recorded on a version none of the given definitions has: nothing was replayed. */
+  readonly otherVersion?: { readonly recorded: string; readonly current: string };
+}
+
+/**
+ * Replays a log of one game on the version it was recorded on. `definitions` are the versions of
+ * the game this caller can run, the current one first (see `gameVersions` in src/games).
+ *
+ * - A log whose `game.open` names a version replays on that version; when none of `definitions`
+ *   is it, nothing is replayed and `otherVersion` names both versions: the log is neither
+ *   trusted nor called tampered, it belongs to another version of the game.
+ * - A log without versions (recorded before versions were logged) is taken to be of the first
+ *   version it replays on without problems; when it replays on none, the current version's
+ *   problems are reported.
+ * - A log that names several versions replays on the first and reports the others as problems.
+ * - When the log names another engine version and does not replay, a problem says so.
+ */
+export function replayRecordedVersion(definitions: readonly GameDefinition<unknown, unknown>[], events: readonly LogEvent[]): VersionedReplay {
+  const current = definitions[0];
+  if (!current) throw new Error('replayRecordedVersion needs at least one definition of the game (the current one first).');
+  const id = current.id;
+  const named = (v: string) => `${id}-${v}`;
+  const opens = events.filter((e) => e.kind === 'game.open' && e.data.game === id);
+  const recorded = [...new Set(opens.map((e) => e.data.version).filter((v): v is string => typeof v === 'string'))];
+  const engines = [...new Set(opens.map((e) => e.data.engine).filter((v): v is string => typeof v === 'string'))];
+  const withEngineNote = (r: GameReplay): GameReplay => {
+    const other = engines.filter((e) => e !== ENGINE_VERSION);
+    if (!r.problems.length || !other.length) return r;
+    return { ...r, problems: [...r.problems, { seq: opens[0].seq, message: `recorded with engine ${other.join(', ')}, replayed with engine ${ENGINE_VERSION}` }] };
+  };
+  if (recorded.length === 0) {
+    let first: GameReplay | null = null;
+    for (const def of definitions) {
+      const r = replayGameEvents(def, events);
+      if (r.problems.length === 0) return { ...r, version: named(gameVersion(def)) };
+      first ??= r;
+    }
+    return { ...withEngineNote(first!), version: named(gameVersion(current)) };
+  }
+  const def = definitions.find((d) => gameVersion(d) === recorded[0]);
+  if (!def) return { steps: [], problems: [], run: null, version: named(recorded[0]), otherVersion: { recorded: named(recorded[0]), current: named(gameVersion(current)) } };
+  const r = withEngineNote(replayGameEvents(def, events));
+  const mixed = opens.filter((e) => typeof e.data.version === 'string' && e.data.version !== recorded[0])
+    .map((e) => ({ seq: e.seq, message: `game.open on version ${named(String(e.data.version))} in a log of version ${named(recorded[0])}` }));
+  return { ...r, problems: [...r.problems, ...mixed].sort((a, b) => a.seq - b.seq), version: named(recorded[0]) };
 }
 
 /**

@@ -152,14 +152,31 @@ export interface GameReplaySummary {
   readonly actions: number;
   /** Highest `levels_completed` the replay reached. */
   readonly levelsCompleted: number;
+  /** The game version the events were replayed on, or recorded on when not replayed (`push-<hash>`). */
+  readonly version?: string;
+  /** Set when the log was recorded on a version of the game this server cannot run: nothing was replayed. */
+  readonly otherVersion?: { readonly recorded: string; readonly current: string };
 }
 
 /** Replays the `game.open` / `game.action` events of `game` with the engine. */
 export type ReplayGame = (game: string, events: readonly StoredEvent[]) => GameReplaySummary;
 
+/**
+ * How a game log stands after verification: `verified` (it replays and matches), `unverified`
+ * (it disagrees with the engine: tampering, a broken client), or `other_version` (it was recorded
+ * on a version of the game this server cannot run, so it was not replayed; neither trusted nor
+ * called tampered).
+ */
+export type GameLogStatus = 'verified' | 'unverified' | 'other_version';
+
 export interface GameVerification {
-  /** True when every game event replays and matches what the browser logged. */
+  /** True when every game event replays and matches what the browser logged (`status === 'verified'`). */
   readonly verified: boolean;
+  readonly status: GameLogStatus;
+  /** The game version of the log (`push-<hash>`): recorded in its `game.open`, or the one it replays on. */
+  readonly version?: string;
+  /** For `other_version`: the version this server runs. */
+  readonly currentVersion?: string;
   /** From the server's replay, never from the log. */
   readonly levelsCompleted: number;
   readonly actions: number;
@@ -169,14 +186,21 @@ export interface GameVerification {
 
 /**
  * Verifies a game item's log by replaying it: level completions and action counts come from
- * the replay; any disagreement flags the log instead of trusting it.
+ * the replay; any disagreement flags the log instead of trusting it. A log recorded on another
+ * version of the game than the server runs is `other_version`, with both versions named.
  */
 export function verifyGameLog(item: { game: string }, events: readonly StoredEvent[], replay: ReplayGame): GameVerification {
   const flags: string[] = [];
   const other = events.find((e) => (e.kind === 'game.open' || e.kind === 'game.action') && e.data.game !== item.game);
   if (other) flags.push(`event ${other.seq}: logs game "${String(other.data.game)}" in an item of game "${item.game}"`);
   const r = replay(item.game, events);
+  const version = r.version !== undefined ? { version: r.version } : {};
+  if (r.otherVersion && flags.length === 0) {
+    flags.push(`recorded on ${r.otherVersion.recorded}; this server runs ${r.otherVersion.current} and cannot replay it`);
+    return { verified: false, status: 'other_version', ...version, currentVersion: r.otherVersion.current, levelsCompleted: r.levelsCompleted, actions: r.actions, flags };
+  }
   for (const p of r.problems.slice(0, 10)) flags.push(`event ${p.seq}: ${p.message}`);
   if (r.problems.length > 10) flags.push(`and ${r.problems.length - 10} more events that do not replay`);
-  return { verified: flags.length === 0, levelsCompleted: r.levelsCompleted, actions: r.actions, flags };
+  const verified = flags.length === 0;
+  return { verified, status: verified ? 'verified' : 'unverified', ...version, levelsCompleted: r.levelsCompleted, actions: r.actions, flags };
 }

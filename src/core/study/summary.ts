@@ -55,7 +55,7 @@ export function summarizeSession(
     if (def.kind === 'game' && replay && p.started) {
       game = verifyGameLog(def, byItem.get(def.id) ?? [], replay);
       actions = game.actions;
-      if (!game.verified) flags.push(`game_log_unverified:${def.id}`);
+      if (!game.verified) flags.push(`${game.status === 'other_version' ? 'game_log_other_version' : 'game_log_unverified'}:${def.id}`);
     }
     const tests = def.kind === 'task' ? tallyTests(submissions, def.id, testIndices(def.id)) : undefined;
     const counts = def.kind !== 'page' && !p.practice && p.started && attemptCounts(study, actions, p.durationMs);
