@@ -1,17 +1,10 @@
 /** The researcher's server data: studies, sessions, results and logs (see docs/api.md). */
 import { queryOptions } from '@tanstack/react-query';
-import type { LogEvent } from '../../core/log/events';
+import type { SessionEvents, StudyListEntry } from '../../core/protocol/api';
 import { adminJson } from './auth';
 import type { StudyResults } from '../../core/analysis/results';
 
-export interface StudyListEntry {
-  readonly id: string;
-  readonly version: number;
-  readonly source: string;
-  readonly sessions: number;
-  readonly title: string;
-  readonly createdAt: number;
-}
+export type { StudyListEntry } from '../../core/protocol/api';
 
 // The results endpoint returns exactly what the pure analysis computes: one set of types.
 export type { Dist, ParticipantResult as Participant, TaskResult, LevelResultRow as LevelResult, GameResult, StudyResults } from '../../core/analysis/results';
@@ -29,7 +22,7 @@ export const resultsQuery = (studyId: string, version: number | null) => queryOp
 
 export const sessionEventsQuery = (sessionId: string) => queryOptions({
   queryKey: ['admin', 'events', sessionId],
-  queryFn: () => adminJson<{ events: (LogEvent & { receivedAt: number; practice?: boolean })[] }>(`/api/admin/sessions/${encodeURIComponent(sessionId)}/events`).then((r) => r.events),
+  queryFn: () => adminJson<SessionEvents>(`/api/admin/sessions/${encodeURIComponent(sessionId)}/events`).then((r) => r.events),
 });
 
 export const sessionQuery = (sessionId: string) => queryOptions({

@@ -3,42 +3,12 @@
  * every request; nothing here ever receives a test output.
  */
 import type { Grid } from '../../core/grid/grid';
-import type { TaskPair, TestPair } from '../../core/formats/arcTask';
+import type { CreatedSession, FinishResult, SessionView, StudyIntro, SubmissionResult } from '../../core/protocol/api';
 import { ApiError, getJson } from '../api';
 import type { Judge, JudgeVerdict } from '../player/judge';
 
-export interface StudyIntro {
-  readonly id: string;
-  readonly version: number;
-  readonly title: string;
-  readonly consent: string;
-  readonly items: number;
-  readonly sessionMinutes: number;
-}
-
-export interface ItemLimits {
-  readonly softMinutes: number;
-  readonly hardMinutes: number;
-}
-
-export type SessionItem =
-  | { readonly kind: 'page'; readonly id: string; readonly title: string; readonly markdown: string }
-  | { readonly kind: 'task'; readonly id: string; readonly practice: boolean; readonly task: { train: TaskPair[]; test: TestPair[] }; readonly testIndices: number[]; readonly limits: ItemLimits }
-  | { readonly kind: 'game'; readonly id: string; readonly practice: boolean; readonly game: string; readonly seed: number; readonly limits: ItemLimits };
-
-export interface ItemProgressView {
-  readonly id: string;
-  readonly started: boolean;
-  readonly startedAt: number | null;
-  readonly finished: boolean;
-}
-
-export interface SessionView {
-  readonly session: { id: string; studyId: string; studyVersion: number; state: string; createdAt: number; ackedThrough: number; now: number };
-  readonly study: { title: string; consent: string; instructions: string; trials: number; limits: { itemSoftMinutes: number; itemHardMinutes: number; sessionMinutes: number }; allowLevelReset: boolean; showActionCounter: boolean };
-  readonly items: SessionItem[];
-  readonly progress: { current: number; items: ItemProgressView[] };
-}
+// The wire types are the server's own (src/core/protocol/api.ts).
+export type { ItemLimits, ItemProgressView, SessionItem, SessionView, StudyIntro } from '../../core/protocol/api';
 
 const auth = (token: string) => ({ Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' });
 
@@ -47,7 +17,7 @@ export function getStudyIntro(studyId: string): Promise<StudyIntro> {
 }
 
 /** Starts a session. A playtest (`params.mode = "playtest"`) needs the researcher's token. */
-export function createSession(studyId: string, params: Record<string, string>, researcherToken?: string): Promise<{ sessionId: string; token: string }> {
+export function createSession(studyId: string, params: Record<string, string>, researcherToken?: string): Promise<CreatedSession> {
   const headers: Record<string, string> = { 'Content-Type': 'application/json' };
   if (researcherToken) headers.Authorization = `Bearer ${researcherToken}`;
   return getJson(`/api/studies/${encodeURIComponent(studyId)}/sessions`, { method: 'POST', headers, body: JSON.stringify({ params }) });
@@ -57,7 +27,7 @@ export function getSession(sessionId: string, token: string): Promise<SessionVie
   return getJson<SessionView>(`/api/sessions/${encodeURIComponent(sessionId)}`, { headers: auth(token) });
 }
 
-export function finishSession(sessionId: string, token: string, lastSeq: number): Promise<{ completionCode: string; redirectUrl: string | null }> {
+export function finishSession(sessionId: string, token: string, lastSeq: number): Promise<FinishResult> {
   return getJson(`/api/sessions/${encodeURIComponent(sessionId)}/finish`, { method: 'POST', headers: auth(token), body: JSON.stringify({ lastSeq }) });
 }
 
@@ -82,7 +52,7 @@ export function studyJudge(sessionId: string, token: string, itemId: string, tes
       const body = () => JSON.stringify({ key, item: itemId, testIndex: testIndices[testIndex], grid, ...(log ? { lastSeq: log.lastSeq } : {}) });
       for (let attempt = 0; ; attempt++) {
         try {
-          const r = await getJson<{ verdict: JudgeVerdict }>(`/api/sessions/${encodeURIComponent(sessionId)}/submissions`, { method: 'POST', headers: auth(token), body: body() });
+          const r = await getJson<SubmissionResult>(`/api/sessions/${encodeURIComponent(sessionId)}/submissions`, { method: 'POST', headers: auth(token), body: body() });
           return { verdict: r.verdict };
         } catch (e) {
           const pending = e instanceof ApiError && e.code === 'events_pending';

@@ -7,6 +7,7 @@ import { type Context, Hono } from 'hono';
 import { stream } from 'hono/streaming';
 import { z } from 'zod';
 import { StudyId, parseStudy } from '../../core/study/schema';
+import type { StudyListEntry } from '../../core/protocol/api';
 import { ITEM_START, effectiveState } from '../../core/study/rules';
 import { checkStudyReferences } from '../studies';
 import { type StudyContext, adminGuard, fail, readJson, zodFail } from './context';
@@ -23,7 +24,7 @@ export function adminRoutes(ctx: StudyContext): Hono {
 
   admin.get('/studies', async (c) => {
     const list = await store.listStudies();
-    return c.json({ studies: list.map((s) => ({ id: s.id, version: s.version, source: s.source, sessions: s.sessions, title: (s.definition as { title?: string }).title ?? s.id, createdAt: s.createdAt })) });
+    return c.json({ studies: list.map((s): StudyListEntry => ({ id: s.id, version: s.version, source: s.source, sessions: s.sessions, title: (s.definition as { title?: string }).title ?? s.id, createdAt: s.createdAt })) });
   });
 
   admin.get('/studies/:studyId', async (c) => {

@@ -7,6 +7,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { EventEnvelope } from '../../core/log/events';
 import { eventDataProblem } from '../../core/protocol/events';
+import type { BatchAck } from '../../core/protocol/api';
 import { type StudyContext, fail, readJson, zodFail } from './context';
 import { RateLimiter } from './limits';
 
@@ -78,7 +79,7 @@ export function eventRoutes(ctx: StudyContext): Hono {
     const r = await store.appendEvents(session.id, events, { receivedAt: t, pastSessionLimit: t - session.createdAt > p.study.limits.sessionMinutes * 60_000 });
     if (totals.size >= 100_000) totals.clear();
     totals.set(session.id, { events: r.eventCount, bytes: r.eventBytes, acked: r.ackedThrough });
-    return c.json({ ackedThrough: r.ackedThrough });
+    return c.json({ ackedThrough: r.ackedThrough } satisfies BatchAck);
   });
 
   return api;

@@ -6,6 +6,7 @@ import { randomInt, randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { withoutAnswers } from '../../core/formats/arcTask';
+import type { CreatedSession, FinishResult, SessionItem, SessionView, StudyIntro } from '../../core/protocol/api';
 import { sessionOrder } from '../../core/study/shuffle';
 import { ITEM_END, ITEM_START, effectiveState, sessionProgress } from '../../core/study/rules';
 import { tallyTests } from '../../core/study/summary';
@@ -32,7 +33,7 @@ export function sessionRoutes(ctx: StudyContext): Hono {
     const rec = await store.getStudy(c.req.param('studyId'));
     if (!rec) return fail(c, 404, 'not_found', `No study "${c.req.param('studyId')}". Check the link you were given.`);
     const s = definitionOf(rec);
-    return c.json({ id: rec.id, version: rec.version, title: s.title, consent: s.consent, items: s.items.filter((i) => i.kind !== 'page').length, sessionMinutes: s.limits.sessionMinutes });
+    return c.json({ id: rec.id, version: rec.version, title: s.title, consent: s.consent, items: s.items.filter((i) => i.kind !== 'page').length, sessionMinutes: s.limits.sessionMinutes } satisfies StudyIntro);
   });
 
   api.post('/studies/:studyId/sessions', async (c) => {
@@ -64,7 +65,7 @@ export function sessionRoutes(ctx: StudyContext): Hono {
     await store.createSession(created);
     // The first batch follows at once: it finds its session here instead of in the database.
     ctx.remember({ ...created, state: 'started', ackedThrough: -1, eventCount: 0, eventBytes: 0, lastEventAt: null, finishedAt: null });
-    return c.json({ sessionId: id, token }, 201);
+    return c.json({ sessionId: id, token } satisfies CreatedSession, 201);
   });
 
   api.get('/sessions/:sessionId', async (c) => {
@@ -72,7 +73,7 @@ export function sessionRoutes(ctx: StudyContext): Hono {
     if (!p.ok) return p.res;
     const { session, study } = p;
     const [marks, subs] = await Promise.all([store.readEvents(session.id, { kinds: [ITEM_START, ITEM_END] }), store.listSubmissions(session.id)]);
-    const items = [];
+    const items: SessionItem[] = [];
     const tests = new Map<string, number[]>();
     for (const index of session.order) {
       const item = study.items[index];
@@ -99,7 +100,7 @@ export function sessionRoutes(ctx: StudyContext): Hono {
         current: progress.current,
         items: progress.items.map((i) => ({ id: i.id, started: i.started, startedAt: i.startedAt, finished: i.finished, ...(tests.has(i.id) ? { tests: tally(i.id).map((t) => ({ ...t, trialsLeft: t.solved ? 0 : study.trials - t.trialsUsed })) } : {}) })),
       },
-    });
+    } satisfies SessionView);
   });
 
   api.post('/sessions/:sessionId/finish', async (c) => {
@@ -119,7 +120,7 @@ export function sessionRoutes(ctx: StudyContext): Hono {
       const state = effectiveState(session, study, t) === 'timed_out' ? 'timed_out' : 'finished';
       await store.setSessionState(session.id, state, { finishedAt: t, flags: [...new Set([...session.flags, ...summary.flags])] });
     }
-    return c.json({ completionCode: study.completion.code, redirectUrl: study.completion.redirectUrl ?? null });
+    return c.json({ completionCode: study.completion.code, redirectUrl: study.completion.redirectUrl ?? null } satisfies FinishResult);
   });
 
   return api;

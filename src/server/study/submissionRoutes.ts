@@ -6,6 +6,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { gridProblems, formatProblem } from '../../core/formats/arcTask';
 import { gridsEqual, type Grid } from '../../core/grid/grid';
+import type { SubmissionResult } from '../../core/protocol/api';
 import { ITEM_END, ITEM_START, effectiveState, sessionProgress } from '../../core/study/rules';
 import { tallyTests } from '../../core/study/summary';
 import type { SubmissionRecord } from '../store/types';
@@ -46,7 +47,7 @@ export function submissionRoutes(ctx: StudyContext): Hono {
     const subs = await store.listSubmissions(session.id);
     const respond = (s: SubmissionRecord, all: readonly SubmissionRecord[]) => {
       const tally = tallyTests(all, itemId, [testIndex])[0];
-      return c.json({ verdict: s.verdict, trial: s.trial, trialsLeft: tally.solved ? 0 : study.trials - tally.trialsUsed, solved: tally.solved });
+      return c.json({ verdict: s.verdict, trial: s.trial, trialsLeft: tally.solved ? 0 : study.trials - tally.trialsUsed, solved: tally.solved } satisfies SubmissionResult);
     };
     const repeat = subs.find((s) => s.key === key);
     if (repeat) {

@@ -1,0 +1,105 @@
+/**
+ * The study API on the wire: what each route answers, as the server writes it and the browser
+ * reads it. Both import these types, so a change to a response is a change in one place.
+ * Payloads of events: `./events.ts`. Every route is described in docs/api.md.
+ */
+import type { TaskPair, TestPair } from '../formats/arcTask';
+import type { LogEvent } from '../log/events';
+import type { Verdict } from '../log/gridPlayer';
+
+/** Every error body: a machine-readable code and a sentence that says what to do. */
+export interface ApiErrorBody {
+  readonly error: string;
+  readonly message: string;
+  /** Where in the request body the problem is (`events.3.data.rect`), when it is in the body. */
+  readonly path?: string;
+  /** The server's acknowledged mark, with `events_pending`. */
+  readonly ackedThrough?: number;
+  /** Seconds to wait, with `rate_limited` (also in the `Retry-After` header). */
+  readonly retryAfter?: number;
+}
+
+/** `GET /api/studies/:id`: what a participant sees before consenting. */
+export interface StudyIntro {
+  readonly id: string;
+  readonly version: number;
+  readonly title: string;
+  readonly consent: string;
+  readonly items: number;
+  readonly sessionMinutes: number;
+}
+
+/** `POST /api/studies/:id/sessions`. */
+export interface CreatedSession {
+  readonly sessionId: string;
+  readonly token: string;
+}
+
+export interface ItemLimits {
+  readonly softMinutes: number;
+  readonly hardMinutes: number;
+}
+
+/** One item of a session as the participant receives it: tasks never carry test outputs. */
+export type SessionItem =
+  | { readonly kind: 'page'; readonly id: string; readonly title: string; readonly markdown: string }
+  | { readonly kind: 'task'; readonly id: string; readonly practice: boolean; readonly task: { readonly train: readonly TaskPair[]; readonly test: readonly TestPair[] }; readonly testIndices: number[]; readonly limits: ItemLimits }
+  | { readonly kind: 'game'; readonly id: string; readonly practice: boolean; readonly game: string; readonly seed: number; readonly limits: ItemLimits };
+
+export interface ItemProgressView {
+  readonly id: string;
+  readonly started: boolean;
+  readonly startedAt: number | null;
+  readonly finished: boolean;
+  /** Task items: each test input's judging state. */
+  readonly tests?: readonly { solved: boolean; trialsUsed: number; trialsLeft: number }[];
+}
+
+/** `GET /api/sessions/:id`. */
+export interface SessionView {
+  readonly session: { id: string; studyId: string; studyVersion: number; state: string; createdAt: number; ackedThrough: number; now: number };
+  readonly study: { title: string; consent: string; instructions: string; trials: number; limits: { itemSoftMinutes: number; itemHardMinutes: number; sessionMinutes: number; abandonAfterMinutes?: number }; allowLevelReset: boolean; showActionCounter: boolean };
+  readonly items: SessionItem[];
+  readonly progress: { current: number; items: ItemProgressView[] };
+}
+
+/** `POST /api/sessions/:id/events`. */
+export interface BatchAck {
+  /** Highest seq up to which every event of the session is stored. */
+  readonly ackedThrough: number;
+}
+
+/** `POST /api/sessions/:id/submissions`. */
+export interface SubmissionResult {
+  readonly verdict: Verdict;
+  /** The trial this submission used; null for a duplicate of an earlier wrong grid. */
+  readonly trial: number | null;
+  readonly trialsLeft: number;
+  readonly solved: boolean;
+}
+
+/** `POST /api/sessions/:id/finish`. */
+export interface FinishResult {
+  readonly completionCode: string;
+  readonly redirectUrl: string | null;
+}
+
+/** `GET /api/admin/studies`: one entry per study, its latest version. */
+export interface StudyListEntry {
+  readonly id: string;
+  readonly version: number;
+  readonly source: string;
+  readonly sessions: number;
+  readonly title: string;
+  readonly createdAt: number;
+}
+
+/** An event as the researcher reads it: the envelope, the server's receive time, and whether it belongs to a practice item. */
+export type StoredEventView = LogEvent & { readonly receivedAt: number; readonly practice?: boolean };
+
+/** `GET /api/admin/sessions/:id/events`. */
+export interface SessionEvents {
+  readonly sessionId: string;
+  readonly ackedThrough: number;
+  readonly events: StoredEventView[];
+}
