@@ -2,17 +2,18 @@
  * Opening the store: PGlite in `<dataDir>/db` by default, PostgreSQL when a URL is given.
  * Migrations are applied before the store is returned.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { type Driver, type Queryable, SqlStore, migrate } from './sqlStore';
 import type { Store } from './types';
+import { lockFolder } from './folderLock';
 
 export interface OpenStoreOptions {
   /** PostgreSQL connection URL; PGlite when absent. */
   readonly databaseUrl?: string;
-  /** Folder for PGlite's files (`<dataDir>/db`); in memory when absent. */
+  /** Folder for PGlite's files (`<dataDir>/db`), locked to this process until `close` (`folderLock.ts`); in memory when absent. */
   readonly dataDir?: string;
   /** A schema to use instead of `public` (created when missing), e.g. one per test. */
   readonly schema?: string;
@@ -44,7 +45,7 @@ async function pgliteDriver(opts: OpenStoreOptions): Promise<Driver> {
     if (opts.dataDir) {
       mkdirSync(opts.dataDir, { recursive: true });
       dir = path.join(opts.dataDir, 'db');
-      release = lockFolder(opts.dataDir);
+      release = await lockFolder(opts.dataDir);
     }
     try {
       db = new PGlite(dir);
@@ -67,25 +68,6 @@ async function pgliteDriver(opts: OpenStoreOptions): Promise<Driver> {
     transaction: (fn) => pgl.transaction((tx) => fn(wrap(tx))),
     close: async () => { if (owned) await pgl.close(); release(); },
   };
-}
-
-/**
- * PGlite is one process's database: two servers on one folder would corrupt it. The lock file
- * holds the owner's pid; a lock left by a killed process is taken over.
- */
-function lockFolder(dataDir: string): () => void {
-  const file = path.join(dataDir, 'db.lock');
-  let other: number | null = null;
-  try { other = Number(readFileSync(file, 'utf8').trim()) || null; } catch { /* no lock */ }
-  if (other !== null && other !== process.pid && alive(other)) {
-    throw new Error(`The data folder ${dataDir} is in use by another arc-studio process (pid ${other}). Stop it, or give this server another --data-dir.`);
-  }
-  writeFileSync(file, String(process.pid));
-  return () => rmSync(file, { force: true });
-}
-
-function alive(pid: number): boolean {
-  try { process.kill(pid, 0); return true; } catch (e) { return (e as NodeJS.ErrnoException).code === 'EPERM'; }
 }
 
 async function postgresDriver(url: string, schema: string | undefined, max: number): Promise<Driver> {
