@@ -112,7 +112,8 @@ export class TaskLibrary {
   /**
    * Why `study` would leak answers through a practice collection: a counted (non-practice) task
    * item that comes from a practice collection, or whose test input and answer also appear in a
-   * practice task (the practice check would then judge the counted answer without limit).
+   * practice task, as a test (the practice check would judge the counted answer without limit)
+   * or as a demonstration (shown to anyone).
    * Empty when the study is sealed. Tasks that cannot be read are left to the reference check.
    */
   async sealingProblems(study: StudyDefinition): Promise<string[]> {
@@ -130,7 +131,7 @@ export class TaskLibrary {
       for (const index of item.tests ?? found.task.test.map((_, k) => k)) {
         const test = found.task.test[index];
         const copy = test?.output ? pairs.get(fingerprint(test.input, test.output)) : undefined;
-        if (copy) problems.push(`${where}: test input ${index} and its answer are also in practice task ${copy}, whose answers anyone can check without limit. Remove that task from the practice folder, or mark the item "practice": true`);
+        if (copy) problems.push(`${where}: test input ${index} and its answer are also in practice task ${copy}, which anyone can see or check without limit. Remove that task from the practice folder, or mark the item "practice": true`);
       }
     }
     return problems;
@@ -144,7 +145,8 @@ export class TaskLibrary {
         for (const taskId of c.files.keys()) {
           const found = await this.task(c.id, taskId);
           if (!found.ok) continue;
-          for (const t of found.task.test) if (t.output) out.set(fingerprint(t.input, t.output), `"${taskId}" of "${c.name}"`);
+          // Demonstrations too: a practice task shows those outright.
+          for (const t of [...found.task.train, ...found.task.test]) if (t.output) out.set(fingerprint(t.input, t.output), `"${taskId}" of "${c.name}"`);
         }
       }
       return out;

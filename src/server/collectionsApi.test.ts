@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Hono } from 'hono';
@@ -130,8 +132,25 @@ describe('the sealing rule for studies', () => {
     await lib.mount(`copies=${SAMPLES}`, ROOT, 'practice');
     const s = study([{ kind: 'task', id: 'm', collection: 'samples', task: 'most-common-color', tests: [1] }]);
     expect(await lib.sealingProblems(s)).toEqual([
-      'items[0] (m): test input 1 and its answer are also in practice task "most-common-color" of "copies", whose answers anyone can check without limit. Remove that task from the practice folder, or mark the item "practice": true',
+      'items[0] (m): test input 1 and its answer are also in practice task "most-common-color" of "copies", which anyone can see or check without limit. Remove that task from the practice folder, or mark the item "practice": true',
     ]);
+  });
+
+  it('refuses a counted task whose test and answer a practice task shows as a demonstration', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'arc-studio-practice-'));
+    try {
+      const counted = taskFile(SAMPLES, 'mirror-across-wall');
+      const demo = { train: [{ input: counted.test[0].input, output: counted.test[0].output }], test: [{ input: [[1]], output: [[2]] }] };
+      await writeFile(path.join(dir, 'look-alike.json'), JSON.stringify(demo));
+      const lib = new TaskLibrary();
+      await lib.mount(SAMPLES);
+      await lib.mount(`demos=${dir}`, ROOT, 'practice');
+      expect(await lib.sealingProblems(study([{ kind: 'task', id: 'm', collection: 'samples', task: 'mirror-across-wall' }]))).toEqual([
+        expect.stringMatching(/^items\[0\] \(m\): test input 0 and its answer are also in practice task "look-alike" of "demos"/),
+      ]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it.each(backends)('keeps the server from starting with a stored study that breaks it ($name)', async (backend) => {
