@@ -200,6 +200,28 @@ describe.each(backends)('study API on $name', (backend) => {
     expect((await store.readEvents(s.sessionId)).length).toBe(3);
   });
 
+  it('judges only the current item, and runs its hard limit from its first submission when no item.start came', async () => {
+    const s = await newSession();
+    const submit = (key: string, item: string, extra: Record<string, unknown> = {}) =>
+      call('POST', `sessions/${s.sessionId}/submissions`, s.token, { key, item, testIndex: 0, grid: [[1]], ...extra });
+    // Nothing logged yet: the participant is on the intro page, so no task is judged.
+    const ahead = await submit('a', 'mirror');
+    expect(ahead.status).toBe(409);
+    expect(ahead.body.error).toBe('not_current_item');
+    // The client says it logged up to seq 4, which the server has not stored: wait, don't refuse.
+    const pending = await submit('b', 'mirror', { lastSeq: 4 });
+    expect(pending.body).toMatchObject({ error: 'events_pending', ackedThrough: -1 });
+    expect(await store.listSubmissions(s.sessionId)).toEqual([]);
+    // The intro ends, but the practice item's item.start never arrives: it is current all the same.
+    await send(s, [ev(0, 'item.start', { item: 'intro' }), ev(1, 'item.end', { item: 'intro' })]);
+    expect((await submit('c', 'mirror')).body.error).toBe('not_current_item');
+    expect((await submit('d', 'practice')).status).toBe(200);
+    clock += 31 * MIN;
+    const late = await submit('e', 'practice', { grid: [[2]] });
+    expect(late.status).toBe(409);
+    expect(late.body.error).toBe('item_time_up');
+  });
+
   it('finishes only once every event is on the server, and gives the completion code', async () => {
     const s = await newSession();
     await send(s, [ev(0), ev(1), ev(3)]);
