@@ -7,7 +7,7 @@ import { parseActions, type ActionInput } from '../core/game';
 import { toRecording } from '../core/formats/recording';
 import { baselinesToJson, computeBaselines } from '../core/scoring/baselines';
 import { games, solutions } from '../games';
-import { scoreCommand, scoreFiles } from './score';
+import { formatReport, scoreCommand, scoreFiles } from './score';
 
 function cli(...args: string[]) {
   const r = spawnSync('node', ['bin/arc-studio.mjs', 'score', ...args], { encoding: 'utf8', timeout: 60_000 });
@@ -49,15 +49,20 @@ describe('arc-studio score', () => {
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     const lines = r.out.split('\n');
-    expect(lines[0]).toMatch(/^RHAE, preset toolkit-2026-04 v1: /);
-    expect(lines[1]).toBe(`Human baselines: upper-median v1 of first-time players, from ${baselinesFile}.`);
+    // Push has 6 levels; the humans' upper-median covers 3: the headline says so before anything else.
+    expect(lines.slice(0, 2)).toEqual([
+      'Total RHAE 0.5000 over 1 game (preset toolkit-2026-04 v2): NOT a score over every level, the baselines do not cover them all:',
+      '- push: baselines cover levels 1-3 of 6 only; levels 4-6 are left out of its score, and a run that completed more than 3 levels scores 0 (official rule).',
+    ]);
+    expect(lines[2]).toMatch(/^RHAE, preset toolkit-2026-04 v2: /);
+    expect(lines[3]).toBe(`Human baselines: upper-median v1 of first-time players, from ${baselinesFile}.`);
     // Level 1: (8/5)^2 = 2.56 -> 1.15; level 2: (30/15)^2 = 4 -> 1.15; level 3 not completed.
     expect(r.out).toMatch(/push +slow\.recording\.jsonl#1 +1 +1 +8 +upper-median +4\/4 +5 +yes +1\.1500/);
     expect(r.out).toMatch(/push +slow\.recording\.jsonl#1 +2 +2 +30 +upper-median +2\/3 +15 +yes +1\.1500/);
     expect(r.out).toMatch(/push +slow\.recording\.jsonl#1 +3 +3 +17 +upper-median +1\/2 +1 +no +0\.0000/);
     // Weighted mean (1.15 + 2.3) / 6 = 0.575, capped by the completed share 3/6.
     expect(r.out).toContain('game push: 0.5000 (run slow.recording.jsonl#1; weighted mean 0.5750, completed share 0.5000; 4 first-time players)');
-    expect(r.out).toContain('total: 0.5000, mean over 1 game (preset toolkit-2026-04)');
+    expect(r.out).toContain('total: 0.5000, mean over 1 game (preset toolkit-2026-04); NOT a score over every level, the baselines do not cover them all (see the top)');
   });
 
   it('prints JSON with --json, under the paper preset, leaving out levels without a baseline', () => {
@@ -67,11 +72,10 @@ describe('arc-studio score', () => {
     // Level 1: min(1, 5/5)^2 = 1; level 2: min(1, 30/15)^2 = 1; level 3 has one completer.
     expect(report.result).toMatchObject({ preset: 'paper', baselinePreset: 'second-best', total: 1 });
     expect(report.result.games[0].runs[0].levels.map((l: { score: number | null }) => l.score)).toEqual([1, 1, null, null, null, null]);
-    expect(report.result.notes).toEqual([
-      'push level 3: left out, no second-best baseline (needs 2 completers, has 1).',
-      'push levels 4, 5, 6: left out, no second-best baseline (the baselines have no such level).',
-    ]);
-    expect(report.files).toEqual([{ file: slow, runs: 1, skipped: [] }]);
+    expect(report.result.complete).toBe(false);
+    expect(report.result.warnings).toEqual(['push: baselines cover levels 1-2 of 6 only; levels 3-6 are left out of its score.']);
+    expect(report.result.games[0].runs[0].levels[2].human).toMatchObject({ value: null, reason: 'needs 2 completers, has 1' });
+    expect(report.files).toEqual([{ file: slow, runs: 1, skipped: [], unscored: [], fullResetsInferred: [] }]);
   });
 
   it('takes the best run per game under toolkit-2026-04 and the first under paper', () => {
@@ -115,7 +119,7 @@ describe('arc-studio score', () => {
     await expect(scoreCommand.run(args)).rejects.toThrow(message);
   });
 
-  it('names an unreadable or missing baselines file, an empty recording, and a game the baselines lack', () => {
+  it('names an unreadable or missing baselines file and an empty recording; scores 0 a game the baselines lack, saying so at the top', () => {
     const notJson = path.join(dir, 'bad.json');
     writeFileSync(notJson, 'baseline_actions: [1, 2]');
     expect(() => scoreFiles([slow], notJson, 'paper')).toThrow(`baselines file "${notJson}": the baselines file is not JSON`);
@@ -125,7 +129,12 @@ describe('arc-studio score', () => {
     expect(() => scoreFiles([empty], baselinesFile, 'paper')).toThrow(/has no frame lines \(1 line skipped, the first: line 1 not a frame/);
     const other = path.join(dir, 'other.json');
     writeFileSync(other, JSON.stringify({ game_id: 'ls20', baseline_actions: [3] }));
-    expect(() => scoreFiles([slow], other, 'paper')).toThrow(`recording "${slow}" is of game "push", which the baselines file "${other}" does not cover (it has: ls20); give baselines for that game.`);
+    const lacking = scoreFiles([slow], other, 'toolkit-2026-04');
+    expect(lacking.result.total).toBe(0);
+    expect(formatReport(lacking).split('\n').slice(0, 2)).toEqual([
+      'Total RHAE 0.0000 over 1 game (preset toolkit-2026-04 v2): NOT a score over every level, the baselines do not cover them all:',
+      '- push: the baselines have no game with this id; it scores 0 and counts in the total, as in the official scorer. Give baselines for push.',
+    ]);
   });
 
   it('exits non-zero with the message on standard error', () => {

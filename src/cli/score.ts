@@ -8,8 +8,8 @@ import { StringDecoder } from 'node:string_decoder';
 import type { Command } from './main';
 import { parseCommandArgs, usageError } from './args';
 import { readRecordingLines, recordingAgentRuns, type RecordingRead } from '../core/formats/recording';
-import { BaselinesError, matchGame, parseBaselines, type Baselines } from '../core/scoring/baselines';
-import { SCORING_PRESETS, isScoringPreset, scoreRuns, type AgentRun, type RhaeResult, type ScoringPresetName } from '../core/scoring/rhae';
+import { BaselinesError, parseBaselines, type Baselines } from '../core/scoring/baselines';
+import { SCORING_PRESETS, isScoringPreset, rhaeHeadline, scoreRuns, type AgentRun, type RhaeResult, type ScoringPresetName } from '../core/scoring/rhae';
 
 const PRESETS = Object.keys(SCORING_PRESETS).join('|');
 const USAGE = `score <recording.jsonl>... --baselines <file|study:ID> [--preset ${PRESETS}] [--json] [--data-dir DIR]`;
@@ -40,6 +40,10 @@ export interface ScoredFile {
   readonly file: string;
   readonly runs: number;
   readonly skipped: RecordingRead['skipped'];
+  /** Frame lines no run counts (an empty frame, an action after GAME_OVER or WIN, before any RESET). */
+  readonly unscored: RecordingRead['unscored'];
+  /** RESET lines that say `full_reset: false` but start a new run by the engine's rule. */
+  readonly fullResetsInferred: readonly number[];
 }
 
 /** What `score` computes: the RHAE figures and, per file, its runs and skipped lines. */
@@ -93,15 +97,17 @@ export function scoreFiles(recordings: readonly string[], baselinesArg: string, 
   }
   const runs: AgentRun[] = [];
   for (const { file, read } of reads) {
-    for (const run of read.runs) {
-      if (matchGame(baselines, run.gameId) === null) {
-        fail(`recording "${file}" is of game "${run.gameId || '(no game_id)'}", which the baselines file "${baselinesArg}" does not cover (it has: ${Object.keys(baselines.games).join(', ') || 'no game'}); give baselines for that game.`);
-      }
-    }
+    if (read.runs.length === 0) fail(`recording "${file}" has no run: none of its ${read.steps.length} frame lines follows a RESET; a recording starts with the RESET that starts the game.`);
     runs.push(...recordingAgentRuns(read, path.basename(file)));
   }
+  // Games the baselines do not hold score 0 and count in the total, as in the official scorer;
+  // the report's headline says so.
   const result = scoreRuns(runs, baselines, preset);
-  return { baselines: baselinesArg, files: reads.map(({ file, read }) => ({ file, runs: read.runs.length, skipped: read.skipped })), result };
+  return {
+    baselines: baselinesArg,
+    files: reads.map(({ file, read }) => ({ file, runs: read.runs.length, skipped: read.skipped, unscored: read.unscored, fullResetsInferred: read.fullResetsInferred })),
+    result,
+  };
 }
 
 const fixed = (v: number | null) => (v === null ? '-' : v.toFixed(4));
@@ -115,6 +121,7 @@ function table(rows: string[][]): string[] {
 export function formatReport(report: ScoreReport): string {
   const r = report.result;
   const out: string[] = [
+    ...rhaeHeadline(r),
     `RHAE, preset ${r.preset} v${r.version}: ${r.description}.`,
     r.baselineSource === 'metadata'
       ? `Human baselines: official metadata.json baseline_actions from ${report.baselines}.`
@@ -136,13 +143,19 @@ export function formatReport(report: ScoreReport): string {
   out.push(...table(rows), '');
   for (const g of r.games) {
     const others = g.runs.length > 1 ? `, ${r.preset === 'paper' ? 'first' : 'best'} of ${g.runs.length} runs (${g.runs.map((x) => `${x.label} ${fixed(x.score)}`).join(', ')})` : '';
-    const people = g.participants === null ? 'official baselines' : `${g.participants} first-time player${g.participants === 1 ? '' : 's'}`;
+    const people = !g.hasBaselines ? 'no baselines' : g.participants === null ? 'official baselines' : `${g.participants} first-time player${g.participants === 1 ? '' : 's'}`;
     out.push(`game ${g.game}: ${fixed(g.score)} (run ${g.runs[g.counted].label}${others}; weighted mean ${fixed(g.runs[g.counted].weightedMean)}, completed share ${fixed(g.runs[g.counted].completedShare)}; ${people})`);
   }
-  const counted = r.games.filter((g) => g.score !== null).length;
-  out.push(`total: ${fixed(r.total)}, mean over ${counted} game${counted === 1 ? '' : 's'} (preset ${r.preset})`);
-  for (const n of r.notes) out.push(`note: ${n}`);
-  for (const f of report.files) if (f.skipped.length) out.push(`note: ${f.file}: ${f.skipped.length} line${f.skipped.length > 1 ? 's' : ''} that are not frames skipped (first: line ${f.skipped[0].line}, ${f.skipped[0].reason}).`);
+  const n = r.games.length;
+  out.push(`total: ${fixed(r.total)}, mean over ${n} game${n === 1 ? '' : 's'} (preset ${r.preset})${r.complete ? '' : '; NOT a score over every level, the baselines do not cover them all (see the top)'}`);
+  for (const note of r.notes) out.push(`note: ${note}`);
+  const lines = (k: number) => `${k} line${k > 1 ? 's' : ''}`;
+  const why = { 'empty-frame': 'an empty frame', 'after-game-over': 'an action after GAME_OVER or WIN', 'before-reset': 'before any RESET of the game' };
+  for (const f of report.files) {
+    if (f.skipped.length) out.push(`note: ${f.file}: ${lines(f.skipped.length)} that are not frames skipped (first: line ${f.skipped[0].line}, ${f.skipped[0].reason}).`);
+    if (f.unscored.length) out.push(`note: ${f.file}: ${lines(f.unscored.length)} not scored, as the official scorecard does not score them (first: line ${f.unscored[0].line}, ${why[f.unscored[0].reason]}).`);
+    if (f.fullResetsInferred.length) out.push(`note: ${f.file}: ${lines(f.fullResetsInferred.length)} (${f.fullResetsInferred.slice(0, 5).join(', ')}${f.fullResetsInferred.length > 5 ? ', ...' : ''}) say full_reset false for a RESET that starts a new run by the engine's rule; counted as full resets (REST responses carry no full_reset).`);
+  }
   return out.join('\n');
 }
 
