@@ -2,7 +2,7 @@ import { useMemo, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { readRecording, recordingAgentRuns } from '../../core/formats/recording';
 import { parseBaselines, type Baselines } from '../../core/scoring/baselines';
-import { SCORING_PRESETS, scoreRuns, type AgentRun, type RhaeResult, type ScoringPresetName } from '../../core/scoring/rhae';
+import { SCORING_PRESETS, rhaeHeadline, scoreRuns, type AgentRun, type RhaeResult, type ScoringPresetName } from '../../core/scoring/rhae';
 import { downloadText } from '../log/sessionLog';
 import { Button } from '../ui/Button';
 import { adminJson, useResearcher } from './auth';
@@ -16,7 +16,8 @@ export function ScorePage() {
   const token = useResearcher((s) => s.token);
   const studies = useQuery({ ...studiesQuery, enabled: !!token });
   const [runs, setRuns] = useState<{ file: string; runs: AgentRun[]; skipped: number }[]>([]);
-  const [baselines, setBaselines] = useState<{ label: string; b: Baselines } | null>(null);
+  // A baselines file is kept as text: a metadata.json without game_id is for the recordings' game.
+  const [baselines, setBaselines] = useState<{ label: string; text: string } | { label: string; b: Baselines } | null>(null);
   const [preset, setPreset] = useState<ScoringPresetName>('toolkit-2026-04');
   const [error, setError] = useState<string | null>(null);
 
@@ -32,7 +33,11 @@ export function ScorePage() {
   const readBaselinesFile = async (f: File) => {
     setError(null);
     try {
-      setBaselines({ label: f.name, b: parseBaselines(await f.text(), { defaultGameId: f.name.replace(/\.json$/i, '') }) });
+      const text = await f.text();
+      // Read once now so a bad file is named at once; a metadata.json without game_id gets the
+      // recordings' game when scoring (a placeholder id stands in for it here).
+      parseBaselines(text, { defaultGameId: '(the recordings\' game)' });
+      setBaselines({ label: f.name, text });
     } catch (e) { setError(`${f.name}: ${(e as Error).message}`); }
   };
   const studyBaselines = async (id: string) => {
@@ -46,7 +51,12 @@ export function ScorePage() {
 
   const result = useMemo((): RhaeResult | string | null => {
     if (!baselines || runs.length === 0) return null;
-    try { return scoreRuns(runs.flatMap((r) => r.runs), baselines.b, preset); } catch (e) { return (e as Error).message; }
+    const all = runs.flatMap((r) => r.runs);
+    const gameIds = [...new Set(all.map((r) => r.game))];
+    try {
+      const b = 'b' in baselines ? baselines.b : parseBaselines(baselines.text, gameIds.length === 1 ? { defaultGameId: gameIds[0] } : {});
+      return scoreRuns(all, b, preset);
+    } catch (e) { return `${baselines.label}: ${(e as Error).message}`; }
   }, [runs, baselines, preset]);
 
   return (
@@ -71,7 +81,7 @@ export function ScorePage() {
                 {(studies.data ?? []).map((s) => <option key={s.id} value={s.id}>{s.title}</option>)}
               </select>
             )}
-            {baselines && <p className="mt-2 text-xs text-emerald-300">Using {baselines.label} ({Object.keys(baselines.b.games).length} game{Object.keys(baselines.b.games).length === 1 ? '' : 's'})</p>}
+            {baselines && <p className="mt-2 text-xs text-emerald-300">Using {baselines.label}{'b' in baselines ? ` (${Object.keys(baselines.b.games).length} game${Object.keys(baselines.b.games).length === 1 ? '' : 's'})` : ''}</p>}
           </section>
           <section className="rounded-lg border border-slate-800 bg-slate-900/60 p-3">
             <h2 className="text-sm font-semibold text-white">3. Preset</h2>
@@ -97,14 +107,20 @@ function ScoreTable({ result }: { result: RhaeResult }) {
   return (
     <section className="flex flex-col gap-3" aria-label="RHAE">
       <div className="flex items-baseline gap-3">
-        <p className="text-lg text-white">Total RHAE <span className="font-semibold tabular-nums" data-testid="rhae-total">{fmt(result.total)}</span></p>
+        <p className="text-lg text-white">Total RHAE <span className="font-semibold tabular-nums" data-testid="rhae-total">{fmt(result.total)}</span>{!result.complete && <span className="ml-2 text-base font-semibold text-amber-300" data-testid="rhae-incomplete">not over every level</span>}</p>
         <p className="text-xs text-slate-400">preset {result.preset} v{result.version} · human baseline {result.baselineSource === 'metadata' ? 'from official metadata' : `${result.baselinePreset} v${result.baselineVersion}`}</p>
         <Button className="ml-auto" onClick={() => downloadText('rhae.json', JSON.stringify(result, null, 2), 'application/json')}>Download JSON</Button>
       </div>
+      {!result.complete && (
+        <div role="alert" aria-label="Baselines coverage" className="rounded-lg border border-amber-600/60 bg-amber-950/40 px-3 py-2 text-sm text-amber-100">
+          <p className="font-semibold">{rhaeHeadline(result)[0]}</p>
+          <ul className="mt-1 list-disc pl-5">{result.warnings.map((w) => <li key={w}>{w}</li>)}</ul>
+        </div>
+      )}
       {result.games.map((g) => (
         <div key={g.game} className="overflow-x-auto rounded-lg border border-slate-800">
           <table className="w-full text-sm" aria-label={`Game ${g.game}`}>
-            <caption className="bg-slate-900 px-3 py-2 text-left text-slate-200">{g.game}: score <span className="font-semibold tabular-nums">{fmt(g.score)}</span> <span className="text-xs text-slate-500">({g.participants ?? 'official'} first-time players; run {g.counted + 1} of {g.runs.length} counts)</span></caption>
+            <caption className="bg-slate-900 px-3 py-2 text-left text-slate-200">{g.game}: score <span className="font-semibold tabular-nums">{fmt(g.score)}</span> <span className="text-xs text-slate-500">({!g.hasBaselines ? 'no baselines for this game id' : g.participants === null ? 'official baselines' : `${g.participants} first-time players`}; run {g.counted + 1} of {g.runs.length} counts{g.runs[g.counted].zeroBecause ? `; scores 0: ${g.runs[g.counted].zeroBecause}` : ''})</span></caption>
             <thead className="text-xs uppercase tracking-wide text-slate-400">
               <tr><th className="px-3 py-1 text-left">Level</th><th className="px-3 py-1 text-right">Weight</th><th className="px-3 py-1 text-right">Human baseline</th><th className="px-3 py-1 text-right">Agent actions</th><th className="px-3 py-1 text-right">Level score</th></tr>
             </thead>
