@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useEffectEvent, useMemo, useRef, useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useLocation, useSearch } from 'wouter';
 import { collectionsQuery, taskIdsOf, taskOf, type CollectionInfo } from '../tasks/queries';
@@ -101,7 +101,7 @@ export function TaskBrowserPage() {
           <input ref={searchRef} type="search" value={filter} placeholder="Search by task id   ( / )" aria-label="Search tasks by id"
             onChange={(e) => { setFilter(e.target.value); setCursor(0); }}
             className="h-8 w-72 rounded-md border border-slate-700 bg-slate-950 px-3 text-sm focus:outline-none focus:ring-2 focus:ring-sky-500" />
-          <span className="whitespace-nowrap text-xs text-slate-500" data-testid="task-count">{ids.length} task{ids.length === 1 ? '' : 's'}</span>
+          <span className="whitespace-nowrap text-xs text-slate-500" data-testid="task-count">{closed ? `${selectedInfo?.count ?? 0} sealed` : `${ids.length} task${ids.length === 1 ? '' : 's'}`}</span>
           <span className="ml-auto truncate text-xs text-slate-500" title="/ searches · Esc leaves the search · arrow keys move · Enter opens · [ and ] step through tasks in the player">/ search · arrows move · Enter opens · [ ] step in the player</span>
         </div>
         <div className="flex min-h-0 flex-1">
@@ -192,6 +192,16 @@ function ImportPanel({ onImported }: { onImported: () => void }) {
     await finish(await importTaskTexts(texts), skipped);
   });
 
+  // An effect event: the drop listener below always uses this render's `run` and `finish`.
+  const importDropped = useEffectEvent((pending: Promise<{ file: File; path: string }[]>) => {
+    void run(async () => {
+      const found = await pending;
+      const paths = new Map(found.map((f) => [f.file, f.path]));
+      const { texts, skipped } = await readTaskFiles(found.map((f) => f.file), (f) => paths.get(f) ?? f.name);
+      await finish(await importTaskTexts(texts), skipped);
+    });
+  });
+
   useEffect(() => {
     // The whole page is a drop target: files and folders alike.
     const over = (e: DragEvent) => { if (e.dataTransfer?.types.includes('Files')) { e.preventDefault(); setDragging(true); } };
@@ -202,12 +212,7 @@ function ImportPanel({ onImported }: { onImported: () => void }) {
       setDragging(false);
       const items = e.dataTransfer.items;
       const pending = items ? filesFromDrop(items) : Promise.resolve([...(e.dataTransfer.files ?? [])].map((file) => ({ file, path: file.name })));
-      void run(async () => {
-        const found = await pending;
-        const paths = new Map(found.map((f) => [f.file, f.path]));
-        const { texts, skipped } = await readTaskFiles(found.map((f) => f.file), (f) => paths.get(f) ?? f.name);
-        await finish(await importTaskTexts(texts), skipped);
-      });
+      importDropped(pending);
     };
     window.addEventListener('dragover', over);
     window.addEventListener('dragleave', leave);
