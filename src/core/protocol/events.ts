@@ -82,7 +82,7 @@ export const EVENT_DATA = {
   'test.select': z.looseObject({ index: int(0, MAX_TESTS - 1) }),
   submit: z.looseObject({ index: int(0, MAX_TESTS - 1), trial: z.number().int().min(0).max(100).nullable(), verdict, grid: GridSchema }),
   // ---- games (src/core/game/replay.ts) ----
-  'game.open': z.looseObject({ game: id, seed: z.number().int().min(0).max(2 ** 32 - 1), level: int(0, 1000).optional(), version: id.optional(), engine: id.optional() }),
+  'game.open': z.looseObject({ game: id, seed: z.number().int(), level: int(0, 1000).optional(), version: id.optional(), engine: id.optional() }),
   'game.action': z.looseObject({ game: id, action: gameAction, x: frameCoord.optional(), y: frameCoord.optional(), level: int(0, 1000), state: z.enum(['NOT_PLAYED', 'NOT_FINISHED', 'WIN', 'GAME_OVER']), frameHash: id }),
   'game.refused': z.looseObject({ game: id, action: gameAction, code: id, x: z.number().int().optional(), y: z.number().int().optional() }),
 } as const;
