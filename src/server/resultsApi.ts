@@ -7,6 +7,7 @@ import { Hono, type Context } from 'hono';
 import { studyResults, type ResultsInput } from '../core/analysis/results';
 import type { StudyDefinition } from '../core/study/schema';
 import type { ReplayGame } from '../core/study/rules';
+import { versionedGameId } from '../core/game';
 import { games } from '../games';
 import type { TaskLibrary } from './collections';
 import { definitionOf } from './studies';
@@ -26,8 +27,8 @@ export interface ResultsDeps {
 
 const fail = (c: Context, status: 400 | 404, error: string, message: string) => c.json({ error, message }, status);
 
-/** The registered games' titles and level counts, as the results need them. */
-const gameInfo: ResultsInput['games'] = Object.fromEntries(Object.values(games).map((g) => [g.id, { title: g.title, levels: g.levels.length }]));
+/** The registered games' titles, level counts and current versions, as the results need them. */
+const gameInfo: ResultsInput['games'] = Object.fromEntries(Object.values(games).map((g) => [g.id, { title: g.title, levels: g.levels.length, version: versionedGameId(g) }]));
 
 /** The results routes, to mount under `/admin` (they carry the researcher guard themselves). */
 export function resultsRoutes(deps: ResultsDeps): Hono {

@@ -47,7 +47,7 @@ function Results() {
           {q.isError && <p role="alert" className="text-rose-300">{(q.error as Error).message}</p>}
           {r && tab === 'participants' && <Participants results={r} />}
           {r && tab === 'tasks' && <Tasks tasks={r.tasks} />}
-          {r && tab === 'games' && r.games.map((g) => <GameLevels key={g.item} game={g} />)}
+          {r && tab === 'games' && r.games.map((g) => <GameLevels key={`${g.item}\u0000${g.version ?? ''}`} game={g} />)}
           {r && tab === 'games' && r.games.length === 0 && <p className="text-slate-400">This study has no game.</p>}
           {tab === 'exports' && <ExportsPanel studyId={studyId} version={version} />}
         </div>
@@ -167,8 +167,8 @@ function GameLevels({ game }: { game: GameResult }) {
   const lv = game.levels[level];
   const funnel = game.levels.map((l) => ({ level: `Level ${l.level}`, reached: l.reached, completed: l.completed }));
   return (
-    <section className="mb-8 flex flex-col gap-4" aria-label={`Game ${game.item}`}>
-      <h2 className="text-lg font-semibold text-white">{game.title} <span className="font-mono text-xs text-slate-500">{game.game} · item {game.item} · {game.participants} first-time players</span></h2>
+    <section className="mb-8 flex flex-col gap-4" aria-label={game.current ? `Game ${game.item}` : `Game ${game.item} ${game.version ?? ''}`}>
+      <h2 className="text-lg font-semibold text-white">{game.title} <span className="font-mono text-xs text-slate-500">{game.version ?? game.game}{game.current ? '' : ' (not the current version)'} · item {game.item} · {game.participants} first-time players{game.otherVersion > 0 ? ` · ${game.otherVersion} logs of a version this server cannot replay` : ''}</span></h2>
       <figure className="rounded-lg border border-slate-800 bg-slate-900/60 p-3">
         <figcaption className="mb-2 text-xs font-semibold uppercase tracking-wide text-slate-400">Funnel: players who reached and completed each level</figcaption>
         <div className="h-56" data-testid="funnel">

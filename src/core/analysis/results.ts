@@ -14,6 +14,10 @@
  * - Game figures come only from logs that the server's replay verifies (`verifyGameLog`); a log
  *   that does not replay flags its session (`game_log_unverified:<item>`) and is left out of
  *   every level figure and baseline.
+ * - Game figures are kept per game version (levels may differ between versions): each game item
+ *   has a row for the server's current version and one for each other version its logs were
+ *   recorded on. A log of a version the server cannot run flags its session
+ *   (`game_log_other_version:<item>`) and is counted in its version's row as `otherVersion`.
  */
 import type { StudyDefinition, TaskItem } from '../study/schema';
 import { effectiveState, ITEM_END, ITEM_START, type ReplayGame, type SessionState, type StoredEvent } from '../study/rules';
@@ -66,8 +70,11 @@ export interface ResultsInput {
   readonly sessions: readonly SessionData[];
   /** How many test inputs a task has; null when the task cannot be read (then the item's `tests`, or the judged ones, are used). */
   readonly testCount: (collection: string, task: string) => number | null;
-  /** Registered games: title and number of levels (so levels nobody reached still show). */
-  readonly games: Readonly<Record<string, { readonly title: string; readonly levels: number }>>;
+  /**
+   * Registered games: title, number of levels (so levels nobody reached still show) and the
+   * current version (`push-<hash>`, `versionedGameId`).
+   */
+  readonly games: Readonly<Record<string, { readonly title: string; readonly levels: number; readonly version?: string }>>;
   /** The server's replay verification; null leaves every game log unverified (so no game figures). */
   readonly replay: ReplayGame | null;
   /** The clock for session states (abandoned, timed out), ms since the epoch. */
@@ -184,15 +191,21 @@ export interface LevelResultRow {
   readonly clicks: [number, number, number][];
 }
 
-/** Results of one game item over the counted players with verified logs. */
+/** Results of one game item on one version of the game, over the counted players with verified logs. */
 export interface GameResult {
   readonly item: string;
   readonly game: string;
+  /** The game version of these logs (`push-<hash>`); null when the server did not say. */
+  readonly version: string | null;
+  /** Whether `version` is the one the server runs now. */
+  readonly current: boolean;
   readonly title: string;
   /** Counted sessions that played the game and whose log verified. */
   readonly participants: number;
   /** Counted sessions that played it but whose log did not verify (left out of every figure). */
   readonly unverified: number;
+  /** Counted sessions whose log was recorded on this version, which the server cannot run (left out of every figure). */
+  readonly otherVersion: number;
   readonly levels: LevelResultRow[];
 }
 
@@ -255,8 +268,10 @@ interface PlayerDetail {
 interface GameAcc {
   readonly item: string;
   readonly game: string;
+  readonly version: string | null;
   players: Map<string, PlayerDetail>;
   unverified: number;
+  otherVersion: number;
   /** level (1-based) -> "x,y" -> count */
   clicks: Map<number, Map<string, number>>;
 }
@@ -324,7 +339,12 @@ export function studyResults(input: ResultsInput): StudyResults {
   const tasks = new Map<string, TaskAcc>();
   const gamesAcc = new Map<string, GameAcc>();
   const taskKey = (i: TaskItem) => `${i.id}\u0000${i.collection}\u0000${i.task}`;
-  const gameKey = (id: string, game: string) => `${id}\u0000${game}`;
+  const gameKey = (id: string, game: string, version: string | null) => `${id}\u0000${game}\u0000${version ?? ''}`;
+  const gameAcc = (id: string, game: string, version: string | null): GameAcc => {
+    let acc = gamesAcc.get(gameKey(id, game, version));
+    if (!acc) gamesAcc.set(gameKey(id, game, version), (acc = { item: id, game, version, players: new Map(), unverified: 0, otherVersion: 0, clicks: new Map() }));
+    return acc;
+  };
   const listed = input.version === null ? [...versions].reverse() : [input.version];
   for (const v of listed) {
     for (const item of defs.get(v)!.items) {
@@ -334,9 +354,7 @@ export function studyResults(input: ResultsInput): StudyResults {
           solvedWithin: [0, 0, 0], firstAction: [], solve: [], actions: [], tools: zeroTools(), toolUses: zeroTools(),
         });
       }
-      if (item.kind === 'game' && !item.practice && !gamesAcc.has(gameKey(item.id, item.game))) {
-        gamesAcc.set(gameKey(item.id, item.game), { item: item.id, game: item.game, players: new Map(), unverified: 0, clicks: new Map() });
-      }
+      if (item.kind === 'game' && !item.practice) gameAcc(item.id, item.game, input.games[item.game]?.version ?? null);
     }
   }
 
@@ -377,13 +395,14 @@ export function studyResults(input: ResultsInput): StudyResults {
         const acc = tasks.get(taskKey(item));
         if (acc) addTask(acc, spans.get(item.id) ?? [], submissions, indices.get(item.id) ?? []);
       } else if (item.kind === 'game' && !item.practice) {
-        const acc = gamesAcc.get(gameKey(item.id, item.game));
         const evs = spans.get(item.id);
-        if (!acc || !evs) continue;
+        if (!gamesAcc.has(gameKey(item.id, item.game, input.games[item.game]?.version ?? null)) || !evs) continue;
         const levels = firstRunLevels(evs, item.game);
         if (!levels) continue;
-        const verified = summary.items.find((i) => i.id === item.id)?.game?.verified === true;
-        if (!verified) { acc.unverified++; continue; }
+        const verification = summary.items.find((i) => i.id === item.id)?.game;
+        const acc = gameAcc(item.id, item.game, verification?.version ?? input.games[item.game]?.version ?? null);
+        if (verification?.status === 'other_version') { acc.otherVersion++; continue; }
+        if (verification?.verified !== true) { acc.unverified++; continue; }
         // First-time players only: a participant (by recruitment id) counts with their earliest
         // session; sessions are visited oldest first. The exported baselines count the same way.
         const who = session.params.PROLIFIC_PID || session.params.workerId || session.id;
@@ -445,9 +464,11 @@ function taskResult(acc: TaskAcc): TaskResult {
   };
 }
 
-function gameResult(acc: GameAcc, meta: { title: string; levels: number } | undefined): GameResult {
+function gameResult(acc: GameAcc, meta: { title: string; levels: number; version?: string } | undefined): GameResult {
   const players = [...acc.players.entries()];
-  const n = Math.max(meta?.levels ?? 0, ...players.map(([, p]) => p.levels.length), ...acc.clicks.keys());
+  const current = meta !== undefined && (meta.version ?? null) === acc.version;
+  // Another version may have other levels: only the current one lists levels nobody reached.
+  const n = Math.max(current ? meta.levels : 0, ...players.map(([, p]) => p.levels.length), ...acc.clicks.keys());
   const levelsOf: PlayerLevels[] = players.map(([participant, p]) => ({ participant, game: acc.game, levels: p.levels }));
   const computed = computeBaselines(levelsOf, { [acc.game]: n }).games[acc.game];
   const levels: LevelResultRow[] = [];
@@ -475,5 +496,8 @@ function gameResult(acc: GameAcc, meta: { title: string; levels: number } | unde
       clicks,
     });
   }
-  return { item: acc.item, game: acc.game, title: meta?.title ?? acc.game, participants: players.length, unverified: acc.unverified, levels };
+  return {
+    item: acc.item, game: acc.game, version: acc.version, current, title: meta?.title ?? acc.game,
+    participants: players.length, unverified: acc.unverified, otherVersion: acc.otherVersion, levels,
+  };
 }
