@@ -36,9 +36,13 @@ const PAD: { id: ActionId; label: string; glyph: string; key: string; area: stri
 
 /** An ARC-AGI-3-style game on a canvas, with the official controls and an on-screen pad. */
 export function GamePlayer({ game, sink, seed = 0, showCounter = true, allowReset = true, toolbar, resume, onState, level, side }: GamePlayerProps) {
-  // `resume` is read once, when the game opens.
-  const controller = useMemo(() => new GameController(game, sink, seed, resume, level), [game, sink, seed, level]);
-  useEffect(() => () => controller.dispose(), [controller]);
+  // Constructing a controller has no effects; `start` logs `game.open` (and the opening RESET)
+  // once per controller, so React's StrictMode re-run of effects never logs it twice.
+  const controller = useMemo(() => new GameController(game, sink, seed, resume, level), [game, sink, seed, resume, level]);
+  useLayoutEffect(() => {
+    controller.start();
+    return () => controller.dispose();
+  }, [controller]);
   const hud = controller.hud();
   const canvasRef = useRef<HTMLCanvasElement>(null);
   const boxRef = useRef<HTMLDivElement>(null);

@@ -8,7 +8,7 @@
  */
 import { create, type StoreApi, type UseBoundStore } from 'zustand';
 import {
-  availableActions, createRun, gameActionData, GameRuleError, renderRun, replayGameEvents, step,
+  availableActions, createRun, gameActionData, gameOpenData, GameRuleError, renderRun, replayGameEvents, step,
   type ActionId, type ActionInput, type Frame, type GameDefinition, type GameState, type Run,
 } from '../../core/game';
 import { hashFrame } from '../../core/game/hash';
@@ -37,22 +37,34 @@ export class GameController {
   private draw: FrameSink = () => {};
   private settled: Frame;
   readonly hud: UseBoundStore<StoreApi<GameHud>>;
+  /** Whether the opening is logged (or needs none: a resumed run). */
+  private started: boolean;
 
   /**
-   * Opens the game. With `resume` (this game's events logged before, e.g. before a reload), the
-   * run is rebuilt by replaying them on the engine and play continues where it was; otherwise
-   * `game.open` is logged and the game starts with a RESET, as in the official player.
+   * Prepares the game; nothing is logged until `start()`. With `resume` (this game's events
+   * logged before, e.g. before a reload), the run is rebuilt by replaying them on the engine and
+   * play continues where it was.
    */
-  constructor(readonly game: GameDefinition<unknown, unknown>, private readonly sink: EventSink, readonly seed: number, resume: readonly LogEvent[] = [], level?: number) {
+  constructor(readonly game: GameDefinition<unknown, unknown>, private readonly sink: EventSink, readonly seed: number, resume: readonly LogEvent[] = [], private readonly level?: number) {
     const replayed = resume.some((e) => e.kind === 'game.open' && e.data.game === game.id) ? replayGameEvents(game, resume) : null;
     this.run = replayed?.run ?? createRun(game, level === undefined ? { seed } : { seed, level });
     this.settled = renderRun(this.run);
     this.hud = create<GameHud>(() => this.hudOf(this.run, this.settled, null));
-    if (!replayed) {
-      // A designer's playtest can open at a level, already playing; everyone else starts with RESET.
-      sink.append('game.open', level === undefined ? { game: game.id, seed } : { game: game.id, seed, level });
-      if (level === undefined) this.act({ action: 'RESET' });
-    }
+    this.started = replayed !== null;
+  }
+
+  /**
+   * Opens a new game: logs `game.open` and starts with a RESET, as in the official player. Only
+   * the first call does anything (React's StrictMode runs effects twice), and a resumed run
+   * logs nothing.
+   */
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    const { game, seed, level } = this;
+    // A designer's playtest can open at a level, already playing; everyone else starts with RESET.
+    this.sink.append('game.open', { ...gameOpenData(game, seed, level) });
+    if (level === undefined) this.act({ action: 'RESET' });
   }
 
   /** The run as it stands (for a designer's state inspector). */

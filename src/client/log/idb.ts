@@ -67,6 +67,7 @@ export async function putSession(s: StoredSession): Promise<void> {
   const db = await openDb();
   const tx = db.transaction('sessions', 'readwrite');
   tx.objectStore('sessions').put(s);
+  tx.commit();
   await done(tx);
 }
 
@@ -76,6 +77,9 @@ export async function putEvents(events: readonly StoredEvent[]): Promise<void> {
   const tx = db.transaction('events', 'readwrite');
   const store = tx.objectStore('events');
   for (const e of events) store.put(e);
+  // Commit now rather than when this task ends: a page that unloads right after an action (a
+  // reload, a closed tab) would otherwise abort the write.
+  tx.commit();
   await done(tx);
 }
 

@@ -1,12 +1,14 @@
 /**
  * The practice session: one per page load, kept in IndexedDB until the study server takes over
- * logging. It also logs when the window gains or loses focus and when the tab is hidden, because
- * a person's time away is part of their timing data.
+ * logging. Presence (visibility, focus, blur, idle) is logged by `watchPresence`, the same code
+ * as in a study session, because a person's time away is part of their timing data.
  */
+import { logVisibility, watchPresence } from './presence';
 import { SessionLog } from './sessionLog';
 
 let current: SessionLog | null = null;
 
+/** The page's practice log, started on first use and kept for the life of the page. */
 export function practiceLog(): SessionLog {
   if (current) return current;
   const log = new SessionLog('practice');
@@ -17,12 +19,10 @@ export function practiceLog(): SessionLog {
     userAgent: navigator.userAgent,
     viewport: { width: window.innerWidth, height: window.innerHeight, dpr: window.devicePixelRatio },
   });
-  window.addEventListener('focus', () => log.append('window.focus', {}));
-  window.addEventListener('blur', () => log.append('window.blur', {}));
-  document.addEventListener('visibilitychange', () => {
-    log.append('visibility', { state: document.visibilityState });
-    if (document.visibilityState === 'hidden') void log.flush();
-  });
+  logVisibility(log);
+  // Never removed: the practice log lives as long as the page.
+  watchPresence(log);
+  document.addEventListener('visibilitychange', () => { if (document.visibilityState === 'hidden') void log.flush(); });
   window.addEventListener('pagehide', () => { log.append('page.hide', {}); void log.flush(); });
   return log;
 }

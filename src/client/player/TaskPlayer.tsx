@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { ARC_PALETTE } from '../../core/grid/palette';
 import { currentTest, taskSolved, type GridSide, type TestState, type Tool } from '../../core/log/gridPlayer';
 import { GridCanvas, useFitCell } from '../grid/GridCanvas';
@@ -31,8 +31,10 @@ const TOOLS: { tool: Tool; label: string; key: string; hint: string }[] = [
 
 /** The whole grid-task player: demonstrations, the test input, the output editor and its tools. */
 export function TaskPlayer({ open, sink, judge, trials = 3, toolbar, onFinishedAction, resume }: TaskPlayerProps) {
-  // `resume` is read once, when the task opens.
-  const controller = useMemo(() => new PlayerController(sink, judge, open, trials, resume), [sink, judge, open, trials]);
+  // Constructing a controller has no effects; `start` shows the task and logs `task.open`, once
+  // per controller, before the browser paints.
+  const controller = useMemo(() => new PlayerController(sink, judge, open, trials, resume), [sink, judge, open, trials, resume]);
+  useLayoutEffect(() => controller.start(), [controller]);
   const state = usePlayer((s) => s.state);
   const test = currentTest(state);
   const testIndex = state.testIndex;

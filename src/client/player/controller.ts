@@ -10,7 +10,7 @@ import type { ArcTask } from '../../core/formats/arcTask';
 import type { LogEvent } from '../../core/log/events';
 import {
   type GridEventData, type GridEventKind, type GridSide, type Tool, currentTest, initialPlayer,
-  isDuplicateWrong, reduce, replay, selectionBlock, taskSolved,
+  isDuplicateWrong, type PlayerState, reduce, replay, selectionBlock, taskSolved,
 } from '../../core/log/gridPlayer';
 import type { Judge } from './judge';
 import { notify, usePlayer } from './store';
@@ -30,28 +30,36 @@ export class PlayerController {
   private stroke = 0;
   private strokeLast: Cell | null = null;
   private selectAnchor: { side: GridSide; cell: Cell } | null = null;
+  private readonly resumed: PlayerState | null;
+  private started = false;
 
   /**
-   * Opens the task. With `resume` (the events this task already logged, e.g. before a reload),
-   * the state is rebuilt from them and the task continues where it was; otherwise `task.open`
-   * is logged and the task starts fresh.
+   * Prepares the task; nothing is logged or shown until `start()`. With `resume` (the events
+   * this task already logged, e.g. before a reload), the state is rebuilt from them.
    */
   constructor(
     private readonly sink: EventSink,
     private readonly judge: Judge,
     readonly open: OpenTask,
-    trials = 3,
+    private readonly trials = 3,
     resume: readonly LogEvent[] = [],
   ) {
-    const resumed = resume.some((e) => e.kind === 'task.open') ? replay(resume) : null;
-    usePlayer.setState({ state: resumed ?? initialPlayer(), dragSelection: null, notice: null, submitting: false });
-    if (resumed) {
-      // A stroke or drag cut off by the reload cannot continue.
-      this.stroke = Math.max(0, ...resume.filter((e) => e.kind === 'paint').map((e) => Number(e.data.stroke) || 0));
-      usePlayer.setState({ state: { ...resumed, stroke: null } });
-    } else {
-      this.emit('task.open', { taskId: open.taskId, collection: open.collection, tests: open.task.test.length, trials });
-    }
+    this.resumed = resume.some((e) => e.kind === 'task.open') ? replay(resume) : null;
+    // A stroke or drag cut off by the reload cannot continue.
+    if (this.resumed) this.stroke = Math.max(0, ...resume.filter((e) => e.kind === 'paint').map((e) => Number(e.data.stroke) || 0));
+  }
+
+  /**
+   * Shows the task in the player: a resumed task continues where it was; otherwise `task.open`
+   * is logged and the task starts fresh. Only the first call does anything, so an effect that
+   * React runs twice (StrictMode) logs the opening once.
+   */
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    const resumed = this.resumed;
+    usePlayer.setState({ state: resumed ? { ...resumed, stroke: null } : initialPlayer(), dragSelection: null, notice: null, submitting: false });
+    if (!resumed) this.emit('task.open', { taskId: this.open.taskId, collection: this.open.collection, tests: this.open.task.test.length, trials: this.trials });
   }
 
   private get state() {

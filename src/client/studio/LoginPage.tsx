@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { useLocation } from 'wouter';
 import { getJson } from '../api';
 import { Button } from '../ui/Button';
@@ -10,7 +10,7 @@ export function LoginPage() {
   const [token, setToken] = useState('');
   const [error, setError] = useState<string | null>(null);
 
-  const tryToken = async (t: string) => {
+  const tryToken = useCallback(async (t: string) => {
     setError(null);
     try {
       await getJson('/api/admin/studies', { headers: { Authorization: `Bearer ${t.trim()}` } });
@@ -19,7 +19,7 @@ export function LoginPage() {
     } catch (e) {
       setError((e as Error).message);
     }
-  };
+  }, [navigate]);
 
   useEffect(() => {
     const m = /token=([^&]+)/.exec(window.location.hash);
@@ -28,7 +28,7 @@ export function LoginPage() {
       history.replaceState(null, '', window.location.pathname);
       void tryToken(decodeURIComponent(m[1]));
     }
-  }, []);
+  }, [tryToken]);
 
   return (
     <div className="flex h-full items-center justify-center p-6">

@@ -6,6 +6,7 @@ import { games } from '../../games';
 import { GamePlayer } from '../game/GamePlayer';
 import type { GameController } from '../game/controller';
 import { practiceLog } from '../log/practice';
+import { logVisibility, watchPresence } from '../log/presence';
 import type { EventSink } from '../player/controller';
 import { createSession } from '../study/api';
 import { Outbox } from '../study/outbox';
@@ -26,22 +27,37 @@ export function PlaytestPage() {
   const [level, setLevel] = useState(0);
   const [restarts, setRestarts] = useState(0);
   const [target, setTarget] = useState<Target | null>(null);
-  const [sink, setSink] = useState<EventSink>(() => practiceLog());
+  const [recording, setRecording] = useState<{ target: Target; outbox: Outbox } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const targets = useStudyTargets(id);
 
+  // One playtest session per chosen target: its outbox sends what is left and is disposed when
+  // the target changes or the page closes.
   useEffect(() => {
-    if (!target) { setSink(practiceLog()); return; }
+    if (!target) return;
     let cancelled = false;
+    let outbox: Outbox | null = null;
+    let stopPresence = () => {};
     (async () => {
       const { sessionId, token } = await createSession(target.studyId, { mode: 'playtest' }, useResearcher.getState().token ?? undefined);
-      const outbox = await Outbox.create({ id: sessionId, studyId: `playtest:${target.studyId}`, token });
+      if (cancelled) return;
+      outbox = await Outbox.create({ id: sessionId, studyId: `playtest:${target.studyId}`, token });
+      if (cancelled) { outbox.dispose(); return; }
+      outbox.start();
       outbox.append('session.start', { mode: 'playtest', wallClock: new Date().toISOString(), userAgent: navigator.userAgent });
+      logVisibility(outbox);
       outbox.append('item.start', { item: target.itemId, kind: 'game' });
-      if (!cancelled) setSink(outbox);
+      stopPresence = watchPresence(outbox);
+      setRecording({ target, outbox });
     })().catch((e: Error) => { if (!cancelled) { setError(e.message); setTarget(null); } });
-    return () => { cancelled = true; };
+    return () => {
+      cancelled = true;
+      stopPresence();
+      void outbox?.close();
+    };
   }, [target]);
+  // Events go to the chosen target's session only once it exists; until then nothing is played.
+  const sink: EventSink | null = !target ? practiceLog() : recording?.target === target ? recording.outbox : null;
 
   if (!game) return <p role="alert" className="p-6 text-rose-300">There is no game "{id}". <Link href="/games" className="underline">See all games</Link>.</p>;
 
@@ -75,8 +91,10 @@ export function PlaytestPage() {
         <span className="ml-auto text-xs text-slate-500">{target ? `Recording to ${target.studyId} as a playtest: never counted` : 'Not recorded to a study'}</span>
       </div>
       <div className="min-h-0 flex-1">
-        <GamePlayer key={`${level}:${restarts}:${target?.studyId ?? ''}:${sink === practiceLog() ? 'local' : 'study'}`} game={game} sink={sink} seed={0} level={level} toolbar={toolbar}
-          side={(c) => <Inspector controller={c} />} />
+        {sink ? (
+          <GamePlayer key={`${level}:${restarts}:${recording?.target === target ? recording.outbox.sessionId : 'local'}`} game={game} sink={sink} seed={0} level={level} toolbar={toolbar}
+            side={(c) => <Inspector controller={c} />} />
+        ) : <p className="p-6 text-slate-400">Starting a playtest session…</p>}
       </div>
     </div>
   );

@@ -94,7 +94,9 @@ function markOf(e: LogEvent, prev: LogEvent | undefined): { tone: string; label:
     if (e.data.action === 'ACTION7') return { tone: 'bg-violet-400', label: 'undo' };
   }
   if (e.kind === 'undo') return { tone: 'bg-violet-400', label: 'undo' };
-  if (e.kind === 'visibility' || e.kind === 'window.blur') return { tone: 'bg-slate-500', label: e.kind };
+  if (e.kind === 'visibility') return { tone: 'bg-slate-500', label: `tab ${String(e.data.state)}` };
+  if (e.kind === 'idle') return { tone: 'bg-slate-500', label: e.data.state === 'active' ? 'back from idle' : 'idle' };
+  if (e.kind === 'blur' || e.kind === 'window.blur') return { tone: 'bg-slate-500', label: 'window lost focus' };
   return null;
 }
 

@@ -1,15 +1,18 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { useParams } from 'wouter';
-import type { LogEvent } from '../../core/log/events';
+import { toJsonl, type LogEvent } from '../../core/log/events';
 import type { GameState } from '../../core/game';
 import { games } from '../../games';
+import { ApiError } from '../api';
 import { GamePlayer } from '../game/GamePlayer';
 import { listSessions } from '../log/idb';
+import { logVisibility, watchPresence } from '../log/presence';
+import { downloadText } from '../log/sessionLog';
 import { TaskPlayer } from '../player/TaskPlayer';
 import { Button } from '../ui/Button';
 import { Markdown } from '../ui/Markdown';
 import { createSession, finishSession, getSession, getStudyIntro, studyJudge, type SessionItem, type SessionView, type StudyIntro } from './api';
-import { Outbox, type StudySessionRecord } from './outbox';
+import { Outbox, OutboxDisposedError, type StudySessionRecord } from './outbox';
 import { usePlayer } from '../player/store';
 import { taskFinished } from '../../core/log/gridPlayer';
 
@@ -19,6 +22,10 @@ interface Running {
   readonly view: SessionView;
   /** Events this browser logged before this page load. */
   readonly history: readonly LogEvent[];
+  /** Where the participant is when the page loads. */
+  readonly start: { index: number; instructionsDone: boolean };
+  /** `t` of the `item.start` of each item entered in this page load: an item is entered once. */
+  readonly entered: Map<string, number>;
 }
 
 type Phase =
@@ -43,37 +50,67 @@ function clientInfo() {
   return { wallClock: new Date().toISOString(), userAgent: navigator.userAgent, viewport: { width: window.innerWidth, height: window.innerHeight, dpr: window.devicePixelRatio } };
 }
 
-/** The participant's way through a study: consent, instructions, the items, the debrief. */
+/** Logs `item.start` for `items[index]` unless it was entered in this page load already. */
+function enterItem(run: Pick<Running, 'outbox' | 'entered'>, item: SessionItem | undefined): void {
+  if (item && !run.entered.has(item.id)) run.entered.set(item.id, run.outbox.append('item.start', { item: item.id, kind: item.kind }).t);
+}
+
+/**
+ * The participant's way through a study: consent, instructions, the items, the debrief.
+ *
+ * The session's outbox is opened in an effect and disposed in its cleanup, for a new session
+ * (after consent) and a resumed one (after a reload) alike; every event of the study shell is
+ * logged once, from an event handler or from that effect, never from rendering.
+ */
 export function StudyPage() {
   const { studyId } = useParams<{ studyId: string }>();
   const [phase, setPhase] = useState<Phase>({ kind: 'loading' });
+  const [record, setRecord] = useState<StudySessionRecord | null>(null);
 
+  // This browser's session of the study, if it has one; otherwise the consent page.
   useEffect(() => {
     let cancelled = false;
     (async () => {
       const saved = (await listSessions().catch(() => [])).find((s) => (s as StudySessionRecord).studyId === studyId) as StudySessionRecord | undefined;
-      if (saved) {
-        const { outbox, history } = await Outbox.open(saved);
-        const view = await getSession(saved.id, saved.token);
-        outbox.append('session.resume', clientInfo());
-        if (!cancelled) setPhase({ kind: 'running', run: { outbox, record: saved, view, history } });
-        return;
-      }
+      if (saved) { if (!cancelled) setRecord(saved); return; }
       const intro = await getStudyIntro(studyId);
       if (!cancelled) setPhase({ kind: 'consent', intro });
     })().catch((e: Error) => { if (!cancelled) setPhase({ kind: 'error', message: e.message }); });
     return () => { cancelled = true; };
   }, [studyId]);
 
+  // The session's outbox lives as long as this page shows the session.
+  useEffect(() => {
+    if (!record) return;
+    let cancelled = false;
+    let outbox: Outbox | null = null;
+    (async () => {
+      const opened = await Outbox.open(record);
+      outbox = opened.outbox;
+      if (cancelled) { outbox.dispose(); return; }
+      const view = await getSession(record.id, record.token);
+      if (cancelled) return;
+      const { history } = opened;
+      outbox.start();
+      if (history.some((e) => e.kind === 'session.start')) outbox.append('session.resume', clientInfo());
+      else {
+        // A session the server made after consent (a reload may come between the two).
+        outbox.append('session.start', { mode: 'study', studyId: record.studyId, params: linkParams(), ...clientInfo() });
+        outbox.append('consent', { agreed: true });
+      }
+      logVisibility(outbox);
+      const run: Running = { outbox, record: outbox.session, view, history, start: startPosition(view, history), entered: new Map() };
+      const current = view.items[run.start.index];
+      if (run.start.instructionsDone && current && itemHistory(history, current.id).length === 0) enterItem(run, current);
+      setPhase({ kind: 'running', run });
+    })().catch((e: Error) => { if (!cancelled) setPhase({ kind: 'error', message: e.message }); });
+    return () => { cancelled = true; outbox?.dispose(); };
+  }, [record]);
+
   const agree = async () => {
     try {
-      const params = linkParams();
-      const { sessionId, token } = await createSession(studyId, params);
-      const outbox = await Outbox.create({ id: sessionId, studyId, token });
-      outbox.append('session.start', { mode: 'study', studyId, params, ...clientInfo() });
-      outbox.append('consent', { agreed: true });
-      const view = await getSession(sessionId, token);
-      setPhase({ kind: 'running', run: { outbox, record: outbox.session, view, history: [] } });
+      const { sessionId, token } = await createSession(studyId, linkParams());
+      setRecord(await Outbox.saveNew({ id: sessionId, studyId, token }));
     } catch (e) {
       setPhase({ kind: 'error', message: (e as Error).message });
     }
@@ -104,7 +141,7 @@ export function StudyPage() {
     );
   }
   if (phase.kind === 'done') return <Debrief code={phase.code} redirectUrl={phase.redirectUrl} />;
-  return <StudyRun run={phase.run} onDone={(code, redirectUrl) => setPhase({ kind: 'done', code, redirectUrl })} onError={(message) => setPhase({ kind: 'error', message })} />;
+  return <StudyRun run={phase.run} onDone={(code, redirectUrl) => setPhase({ kind: 'done', code, redirectUrl })} />;
 }
 
 function Centered({ children }: { children: React.ReactNode }) {
@@ -112,8 +149,7 @@ function Centered({ children }: { children: React.ReactNode }) {
 }
 
 /** Where the participant is: the first item not ended, by this browser's log or the server's. */
-function startPosition(run: Running): { index: number; instructionsDone: boolean } {
-  const { view, history } = run;
+function startPosition(view: SessionView, history: readonly LogEvent[]): { index: number; instructionsDone: boolean } {
   if (history.length === 0) return { index: view.progress.current, instructionsDone: view.progress.items.some((i) => i.started) };
   const ended = new Set(history.filter((e) => e.kind === 'item.end').map((e) => String(e.data.item)));
   const serverDone = new Set(view.progress.items.filter((i) => i.finished).map((i) => i.id));
@@ -121,36 +157,64 @@ function startPosition(run: Running): { index: number; instructionsDone: boolean
   return { index: index < 0 ? view.items.length : index, instructionsDone: history.some((e) => e.kind === 'instructions.done' || e.kind === 'item.start') };
 }
 
-function StudyRun({ run, onDone, onError }: { run: Running; onDone: (code: string, redirect: string | null) => void; onError: (m: string) => void }) {
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function StudyRun({ run, onDone }: { run: Running; onDone: (code: string, redirect: string | null) => void }) {
   const { outbox, view } = run;
-  const start = useMemo(() => startPosition(run), [run]);
-  const [index, setIndex] = useState(start.index);
-  const [instructionsDone, setInstructionsDone] = useState(start.instructionsDone);
+  const [index, setIndex] = useState(run.start.index);
+  const [instructionsDone, setInstructionsDone] = useState(run.start.instructionsDone);
   const [finishing, setFinishing] = useState(false);
+  const [finishError, setFinishError] = useState<string | null>(null);
+  const finishStarted = useRef(false);
+  const endLogged = useRef(run.history.some((e) => e.kind === 'session.end'));
   const status = outbox.status();
   const items = view.items;
   const counted = items.filter((i) => i.kind !== 'page');
   const position = items.slice(0, index).filter((i) => i.kind !== 'page').length;
 
+  useEffect(() => watchPresence(outbox), [outbox]);
+
+  /**
+   * Ends the session once the server has every event. The participant sees a clear error, and
+   * loses nothing, when the server refuses the session or cannot close it.
+   */
   const finish = useCallback(async () => {
+    if (finishStarted.current) return;
+    finishStarted.current = true;
     setFinishing(true);
-    if (!run.history.some((e) => e.kind === 'session.end')) outbox.append('session.end', { wallClock: new Date().toISOString() });
+    setFinishError(null);
+    if (!endLogged.current) {
+      endLogged.current = true;
+      outbox.append('session.end', { wallClock: new Date().toISOString() });
+    }
     for (let attempt = 0; ; attempt++) {
-      await outbox.drained();
+      try {
+        await outbox.drained();
+      } catch (e) {
+        // Disposed: the page is going away, and the next load finishes the session.
+        if (!(e instanceof OutboxDisposedError)) setFinishError((e as Error).message);
+        finishStarted.current = false;
+        return;
+      }
       try {
         const r = await finishSession(outbox.sessionId, run.record.token, outbox.lastSeq);
         onDone(r.completionCode, r.redirectUrl);
         return;
       } catch (e) {
-        if (attempt > 20) { onError((e as Error).message); return; }
-        await new Promise((r) => setTimeout(r, 1000));
+        const retry = !(e instanceof ApiError) || e.status === 0 || e.status >= 500 || e.code === 'events_pending';
+        if (!retry || attempt >= 20) {
+          setFinishError(`The server could not close the session: ${(e as Error).message}`);
+          finishStarted.current = false;
+          return;
+        }
+        await sleep(Math.min(10_000, 500 * 2 ** Math.min(attempt, 5)));
       }
     }
-  }, [outbox, run.record.token, run.history, onDone, onError]);
+  }, [outbox, run.record.token, onDone]);
 
   useEffect(() => {
-    if (index >= items.length && !finishing) void finish();
-  }, [index, items.length, finishing, finish]);
+    if (index >= items.length) void finish();
+  }, [index, items.length, finish]);
 
   // The session's time limit, on the same clock as the events.
   useEffect(() => {
@@ -172,11 +236,14 @@ function StudyRun({ run, onDone, onError }: { run: Running; onDone: (code: strin
     if (!item || ended.current.has(item.id)) return;
     ended.current.add(item.id);
     outbox.append('item.end', { item: item.id, reason });
-    setIndex((i) => i + 1);
-  }, [items, index, outbox]);
+    enterItem(run, items[index + 1]);
+    setIndex(index + 1);
+  }, [items, index, outbox, run]);
 
   let body: React.ReactNode;
-  if (finishing || index >= items.length) {
+  if (finishError) {
+    body = <Centered><FinishError message={finishError} outbox={outbox} onRetry={outbox.status.getState().fatal ? null : () => void finish()} /></Centered>;
+  } else if (finishing || index >= items.length) {
     body = (
       <Centered>
         <div className="text-center">
@@ -192,7 +259,7 @@ function StudyRun({ run, onDone, onError }: { run: Running; onDone: (code: strin
           <h1 className="mb-4 text-2xl font-semibold text-white">Instructions</h1>
           <div className="text-slate-200"><Markdown text={view.study.instructions} /></div>
           <div className="mt-6 flex justify-end">
-            <Button tone="primary" onClick={() => { outbox.append('instructions.done', {}); setInstructionsDone(true); }}>Begin</Button>
+            <Button tone="primary" onClick={() => { outbox.append('instructions.done', {}); enterItem(run, items[index]); setInstructionsDone(true); }}>Begin</Button>
           </div>
         </div>
       </Centered>
@@ -217,8 +284,30 @@ function StudyRun({ run, onDone, onError }: { run: Running; onDone: (code: strin
           The connection to the server is lost. Keep going: your work is saved in this browser and will be sent when the connection returns ({status.pending} waiting).
         </div>
       )}
-      {status.fatal && <div role="alert" className="bg-rose-700 px-4 py-1.5 text-center text-sm text-white">{status.fatal}</div>}
+      {status.fatal && !finishError && <div role="alert" className="bg-rose-700 px-4 py-1.5 text-center text-sm text-white">{status.fatal}</div>}
       <main className="min-h-0 flex-1">{body}</main>
+    </div>
+  );
+}
+
+/** The session could not be closed: what happened, the session's id, and every action to download. */
+function FinishError({ message, outbox, onRetry }: { message: string; outbox: Outbox; onRetry: (() => void) | null }) {
+  const download = async () => {
+    const events = await outbox.log();
+    downloadText(`arc-studio-session-${outbox.sessionId}.jsonl`, toJsonl(events));
+  };
+  return (
+    <div role="alert" className="max-w-xl rounded-lg border border-rose-500/50 bg-rose-950/60 p-5 text-rose-100" data-testid="finish-error">
+      <p className="font-semibold">Your session could not be completed on the server.</p>
+      <p className="mt-2 text-sm">{message}</p>
+      <p className="mt-2 text-sm">
+        Nothing is lost: every action you took is kept in this browser. Download them and send the file to the researcher,
+        quoting the session <span className="select-all font-mono">{outbox.sessionId}</span>.
+      </p>
+      <div className="mt-4 flex gap-2">
+        <Button tone="primary" onClick={() => void download()}>Download your actions</Button>
+        {onRetry && <Button onClick={onRetry}>Try again</Button>}
+      </div>
     </div>
   );
 }
@@ -233,10 +322,8 @@ function itemHistory(history: readonly LogEvent[], itemId: string): LogEvent[] {
 function ItemView({ run, item, onNext }: { run: Running; item: SessionItem; onNext: (reason: string) => void }) {
   const { outbox, view, record } = run;
   const resume = useMemo(() => itemHistory(run.history, item.id), [run.history, item.id]);
-  const [startT] = useState(() => {
-    if (resume.length) return resume[0].t;
-    return outbox.append('item.start', { item: item.id, kind: item.kind }).t;
-  });
+  // The item's `item.start` was logged when the participant entered it (`enterItem`).
+  const [startT] = useState(() => resume[0]?.t ?? run.entered.get(item.id) ?? outbox.now());
   const [elapsed, setElapsed] = useState(() => outbox.now() - startT);
   useEffect(() => {
     const id = setInterval(() => setElapsed(outbox.now() - startT), 1000);

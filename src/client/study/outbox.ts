@@ -1,9 +1,18 @@
 /**
- * The study session's outbox: every event is written to IndexedDB first, then sent to the
- * server in batches, retried with exponential backoff and jitter until the server acknowledges
- * it. Nothing is dropped: a closed tab, a dropped network or a restarted server only delay
- * delivery, and a reloaded page sends what is left. The server stores each `(session, seq)` once,
- * so resending is always safe.
+ * The study session's outbox: every event is written to the browser's storage first, then sent
+ * to the server in batches, retried with exponential backoff and jitter until the server
+ * acknowledges it. Nothing is dropped: a closed tab, a dropped network or a restarted server only
+ * delay delivery, and a reloaded page sends what is left. The server stores each `(session, seq)`
+ * once, so resending is always safe.
+ *
+ * Lifecycle: `open` or `create` makes an outbox that is idle; `start()` adds its page listeners
+ * (`online`, `pagehide`, a hidden tab) and begins sending; `dispose()` removes them, stops every
+ * timer and rejects whoever still waits in `drained()`. Events appended after `dispose()` are
+ * still stored, and a later page load sends them.
+ *
+ * WARNING: when the server refuses the session (a 4xx other than 408/429), retrying cannot help:
+ * the outbox becomes fatal, stops sending and `drained()` rejects with an `OutboxFatalError`.
+ * The events stay in storage; `log()` gives them to the participant.
  */
 import { create, type StoreApi, type UseBoundStore } from 'zustand';
 import type { LogEvent } from '../../core/log/events';
@@ -29,11 +38,48 @@ export interface StudySessionRecord extends StoredSession {
   readonly ackedThrough: number;
 }
 
+/** Where the outbox keeps sessions and events: IndexedDB in the browser (`indexedDbStorage`). */
+export interface OutboxStorage {
+  putSession(record: StudySessionRecord): Promise<void>;
+  putEvents(sessionId: string, events: readonly LogEvent[]): Promise<void>;
+  /** The session's stored events in seq order. */
+  sessionEvents(sessionId: string): Promise<LogEvent[]>;
+}
+
+export const indexedDbStorage: OutboxStorage = {
+  putSession,
+  putEvents: (sessionId, events) => putEvents(events.map((e) => ({ ...e, session: sessionId }))),
+  sessionEvents,
+};
+
+/** The page events the outbox listens to; the page's own `window` and `document` by default. */
+export interface OutboxPage {
+  readonly window: Pick<EventTarget, 'addEventListener' | 'removeEventListener'>;
+  readonly document: Pick<EventTarget, 'addEventListener' | 'removeEventListener'> & { readonly visibilityState: DocumentVisibilityState };
+}
+
 export interface OutboxOptions {
   readonly batchSize?: number;
   /** How long an event may wait for companions before a batch is sent, ms. */
   readonly delayMs?: number;
   readonly maxBackoffMs?: number;
+  readonly storage?: OutboxStorage;
+  readonly page?: OutboxPage;
+  /** Prefix of the API's URLs: empty in the browser (same origin), `http://host:port` elsewhere. */
+  readonly baseUrl?: string;
+}
+
+/** What a page knows of a session it has just created on the server. */
+export type NewSession = Omit<StudySessionRecord, 'ackedThrough' | 'startedAt' | 'label' | 'startedAtMs'>;
+
+/** `drained()` rejects with this once the server has refused the session. */
+export class OutboxFatalError extends Error {
+  override readonly name = 'OutboxFatalError';
+}
+
+/** `drained()` rejects with this when the outbox is disposed before the server has everything. */
+export class OutboxDisposedError extends Error {
+  override readonly name = 'OutboxDisposedError';
 }
 
 const KEEPALIVE_BYTES = 60_000;
@@ -50,40 +96,48 @@ export class Outbox implements EventSink {
   private timer: ReturnType<typeof setTimeout> | null = null;
   private inflight = false;
   private failures = 0;
-  private waiters: (() => void)[] = [];
+  private waiters: { resolve: () => void; reject: (e: Error) => void }[] = [];
+  private started = false;
+  private disposed = false;
   private readonly batchSize: number;
   private readonly delayMs: number;
   private readonly maxBackoffMs: number;
+  private readonly storage: OutboxStorage;
+  private readonly page: OutboxPage | null;
+  private readonly baseUrl: string;
 
   private constructor(private record: StudySessionRecord, history: readonly LogEvent[], opts: OutboxOptions) {
     this.batchSize = opts.batchSize ?? 50;
     this.delayMs = opts.delayMs ?? 1000;
     this.maxBackoffMs = opts.maxBackoffMs ?? 30_000;
+    this.storage = opts.storage ?? indexedDbStorage;
+    this.page = opts.page ?? (typeof window === 'undefined' ? null : { window, document });
+    this.baseUrl = opts.baseUrl ?? '';
     const last = history[history.length - 1];
     this.nextSeq = last ? last.seq + 1 : 0;
     this.lastT = last ? last.t : 0;
     this.tBase = Math.max(this.lastT, Date.now() - record.startedAtMs);
     this.unacked = history.filter((e) => e.seq > record.ackedThrough);
     this.status = create<OutboxStatus>(() => ({ pending: this.unacked.length, offline: false, fatal: null, ackedThrough: record.ackedThrough }));
-    const wake = () => { this.failures = 0; this.schedule(0); };
-    window.addEventListener('online', wake);
-    window.addEventListener('pagehide', () => this.sendKeepalive());
-    document.addEventListener('visibilitychange', () => { if (document.visibilityState === 'hidden') this.sendKeepalive(); });
-    if (this.unacked.length) this.schedule(0);
   }
 
-  /** Opens the outbox of a session: its earlier events come from this browser's storage. */
+  /** Opens the outbox of a session: its earlier events come from storage. Call `start()` to send. */
   static async open(record: StudySessionRecord, opts: OutboxOptions = {}): Promise<{ outbox: Outbox; history: LogEvent[] }> {
-    const history = await sessionEvents(record.id);
+    const history = await (opts.storage ?? indexedDbStorage).sessionEvents(record.id);
     return { outbox: new Outbox(record, history, opts), history };
   }
 
-  /** Starts a new session record in this browser. */
-  static async create(init: Omit<StudySessionRecord, 'ackedThrough' | 'startedAt' | 'label' | 'startedAtMs'>, opts: OutboxOptions = {}): Promise<Outbox> {
+  /** Keeps a new session's record in storage, for `open` to open now and after any reload. */
+  static async saveNew(init: NewSession, storage: OutboxStorage = indexedDbStorage): Promise<StudySessionRecord> {
     const now = Date.now();
     const record: StudySessionRecord = { ...init, label: `study ${init.studyId}`, startedAt: new Date(now).toISOString(), startedAtMs: now, ackedThrough: -1 };
-    await putSession(record);
-    return new Outbox(record, [], opts);
+    await storage.putSession(record);
+    return record;
+  }
+
+  /** Starts a new session record in storage and its outbox. Call `start()` to send. */
+  static async create(init: NewSession, opts: OutboxOptions = {}): Promise<Outbox> {
+    return new Outbox(await Outbox.saveNew(init, opts.storage), [], opts);
   }
 
   get sessionId(): string {
@@ -105,6 +159,43 @@ export class Outbox implements EventSink {
     return Math.max(this.lastT, Math.round((this.tBase + performance.now() - this.pageT0) * 1000) / 1000);
   }
 
+  /** Adds the page listeners and begins sending. Does nothing if started or disposed. */
+  start(): void {
+    if (this.started || this.disposed) return;
+    this.started = true;
+    if (this.page) {
+      this.page.window.addEventListener('online', this.onOnline);
+      this.page.window.addEventListener('pagehide', this.onPageHide);
+      this.page.document.addEventListener('visibilitychange', this.onVisibility);
+    }
+    if (this.unacked.length) this.schedule(0);
+  }
+
+  /**
+   * Removes the page listeners and timers; `drained()` waiters are rejected with
+   * `OutboxDisposedError`. Events appended afterwards are stored, not sent. Idempotent.
+   */
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    if (this.page && this.started) {
+      this.page.window.removeEventListener('online', this.onOnline);
+      this.page.window.removeEventListener('pagehide', this.onPageHide);
+      this.page.document.removeEventListener('visibilitychange', this.onVisibility);
+    }
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+    this.settleWaiters(new OutboxDisposedError('The study page closed before every action reached the server; they are kept in this browser and sent when the study link is opened again.'));
+  }
+
+  /**
+   * Sends what is left, then disposes: for a page that moves on from a session while it stays
+   * open (a playtest recorded elsewhere). Disposes at once if the server refuses the session.
+   */
+  close(): Promise<void> {
+    return this.drained().catch(() => {}).finally(() => this.dispose());
+  }
+
   append(kind: string, data: Record<string, unknown>): LogEvent {
     const t = this.now();
     this.lastT = t;
@@ -117,20 +208,39 @@ export class Outbox implements EventSink {
     return e;
   }
 
-  /** Resolves once every event appended so far is acknowledged by the server. */
+  /**
+   * Resolves once every event appended so far is acknowledged by the server. Rejects with
+   * `OutboxFatalError` if the server refuses the session (at once if it already has), and with
+   * `OutboxDisposedError` if the outbox is disposed first.
+   */
   drained(): Promise<void> {
+    const fatal = this.status.getState().fatal;
+    if (fatal) return Promise.reject(new OutboxFatalError(fatal));
     if (this.unacked.length === 0) return Promise.resolve();
+    if (this.disposed) return Promise.reject(new OutboxDisposedError('The outbox is closed; its events are kept in this browser.'));
     this.schedule(0);
-    return new Promise((resolve) => this.waiters.push(resolve));
+    return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
   }
 
-  /** Writes unsaved events to IndexedDB; sending waits for this, so nothing is sent unsaved. */
+  /** Every event of the session this browser has (stored, and any that storage refused). */
+  async log(): Promise<LogEvent[]> {
+    const stored = await this.storage.sessionEvents(this.record.id).catch(() => [] as LogEvent[]);
+    const bySeq = new Map(stored.map((e) => [e.seq, e]));
+    for (const e of [...this.unacked, ...this.unsaved]) bySeq.set(e.seq, e);
+    return [...bySeq.values()].sort((a, b) => a.seq - b.seq);
+  }
+
+  private readonly onOnline = () => { this.failures = 0; this.schedule(0); };
+  private readonly onPageHide = () => this.sendKeepalive();
+  private readonly onVisibility = () => { if (this.page?.document.visibilityState === 'hidden') this.sendKeepalive(); };
+
+  /** Writes unsaved events to storage; sending waits for this, so nothing is sent unsaved. */
   private save(): Promise<void> {
     if (this.saving) return this.saving.then(() => (this.unsaved.length ? this.save() : undefined));
     const batch = this.unsaved;
     if (!batch.length) return Promise.resolve();
     this.unsaved = [];
-    this.saving = putEvents(batch.map((e) => ({ ...e, session: this.record.id })))
+    this.saving = this.storage.putEvents(this.record.id, batch)
       .catch(() => {
         // Storage refused (private mode, quota): the events stay in memory and are still sent.
       })
@@ -139,6 +249,7 @@ export class Outbox implements EventSink {
   }
 
   private schedule(ms: number): void {
+    if (!this.started || this.disposed) return;
     if (this.timer !== null) {
       if (ms > 0) return;
       clearTimeout(this.timer);
@@ -147,13 +258,13 @@ export class Outbox implements EventSink {
   }
 
   private async pump(): Promise<void> {
-    if (this.inflight || this.status.getState().fatal) return;
-    if (this.unacked.length === 0) { this.resolveWaiters(); return; }
+    if (this.inflight || this.disposed || this.status.getState().fatal) return;
+    if (this.unacked.length === 0) { this.settleWaiters(null); return; }
     this.inflight = true;
     try {
       await this.save();
       const batch = this.unacked.slice(0, this.batchSize);
-      const res = await fetch(`/api/sessions/${encodeURIComponent(this.record.id)}/events`, {
+      const res = await fetch(this.eventsUrl(), {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${this.record.token}` },
         body: JSON.stringify({ events: batch }),
@@ -167,7 +278,9 @@ export class Outbox implements EventSink {
         throw new Error(`server answered ${res.status}`);
       } else {
         const body = (await res.json().catch(() => null)) as { message?: string } | null;
-        this.status.setState({ fatal: `The server refused this session's data (${res.status}): ${body?.message ?? res.statusText}. Your actions are kept in this browser; contact the researcher.` });
+        const fatal = `The server refused this session's data (${res.status}: ${body?.message ?? res.statusText}). Everything you did is kept in this browser: download it below and send it to the researcher.`;
+        this.status.setState({ fatal, offline: false });
+        this.settleWaiters(new OutboxFatalError(fatal));
         return;
       }
     } catch {
@@ -176,7 +289,7 @@ export class Outbox implements EventSink {
     } finally {
       this.inflight = false;
     }
-    if (this.unacked.length === 0) this.resolveWaiters();
+    if (this.unacked.length === 0) this.settleWaiters(null);
     else if (this.failures === 0) this.schedule(this.unacked.length >= this.batchSize ? 0 : this.delayMs);
     else {
       // Exponential backoff with full jitter, so that many browsers do not retry in step.
@@ -185,39 +298,52 @@ export class Outbox implements EventSink {
     }
   }
 
+  private eventsUrl(): string {
+    return `${this.baseUrl}/api/sessions/${encodeURIComponent(this.record.id)}/events`;
+  }
+
   private acknowledge(ackedThrough: number): void {
     if (ackedThrough <= this.record.ackedThrough) return;
     this.record = { ...this.record, ackedThrough };
     this.unacked = this.unacked.filter((e) => e.seq > ackedThrough);
     this.status.setState({ pending: this.unacked.length, ackedThrough });
-    void putSession(this.record).catch(() => {});
+    void this.storage.putSession(this.record).catch(() => {});
   }
 
-  private resolveWaiters(): void {
+  /** Resolves every `drained()` waiter, or rejects them all with `error`. */
+  private settleWaiters(error: Error | null): void {
     const w = this.waiters;
     this.waiters = [];
-    for (const f of w) f();
+    for (const { resolve, reject } of w) {
+      if (error) reject(error);
+      else resolve();
+    }
   }
 
-  /** The page is going away: hand what fits to the browser to deliver even after unload. */
+  /**
+   * The page is going away: hand what fits to the browser to deliver even after unload. Sent
+   * after the current event's other listeners ran, so an event they log (a `visibility`) goes too.
+   */
   private sendKeepalive(): void {
-    void this.save();
-    if (this.unacked.length === 0 || this.status.getState().fatal) return;
-    const batch: LogEvent[] = [];
-    let bytes = 20;
-    for (const e of this.unacked) {
-      const size = JSON.stringify(e).length + 1;
-      if (bytes + size > KEEPALIVE_BYTES || batch.length >= 500) break;
-      batch.push(e);
-      bytes += size;
-    }
-    if (!batch.length) return;
-    fetch(`/api/sessions/${encodeURIComponent(this.record.id)}/events`, {
-      method: 'POST', keepalive: true,
-      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${this.record.token}` },
-      body: JSON.stringify({ events: batch }),
-    }).then(async (res) => {
-      if (res.ok) this.acknowledge(((await res.json()) as { ackedThrough: number }).ackedThrough);
-    }).catch(() => {});
+    queueMicrotask(() => {
+      void this.save();
+      if (this.unacked.length === 0 || this.status.getState().fatal) return;
+      const batch: LogEvent[] = [];
+      let bytes = 20;
+      for (const e of this.unacked) {
+        const size = JSON.stringify(e).length + 1;
+        if (bytes + size > KEEPALIVE_BYTES || batch.length >= 500) break;
+        batch.push(e);
+        bytes += size;
+      }
+      if (!batch.length) return;
+      fetch(this.eventsUrl(), {
+        method: 'POST', keepalive: true,
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${this.record.token}` },
+        body: JSON.stringify({ events: batch }),
+      }).then(async (res) => {
+        if (res.ok) this.acknowledge(((await res.json()) as { ackedThrough: number }).ackedThrough);
+      }).catch(() => {});
+    });
   }
 }
