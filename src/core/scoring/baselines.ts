@@ -176,6 +176,8 @@ export interface LevelBaselines {
 export interface GameBaselines {
   /** First-time players of the game (null when the source does not say). */
   readonly participants: number | null;
+  /** The game version the figures come from (`push-<hash>`), when the source says. */
+  readonly version?: string;
   readonly levels: readonly LevelBaselines[];
 }
 
@@ -293,6 +295,7 @@ export const BaselinesFileSchema = z.object({
   /** Preset names with the version each figure was computed with. */
   presets: z.record(z.string(), z.number().int().positive()),
   games: z.record(z.string().min(1), z.object({
+    version: z.string().min(1).optional().describe('The game version the figures come from (id-hash, e.g. push-5f0c2a9e13b7); the game key is the short id for the version the server ran when exporting.'),
     participants: Count,
     levels: z.array(LevelBaselinesSchema).refine((ls) => ls.every((l, i) => l.level === i + 1), { message: 'levels must be numbered 1, 2, 3, ... in order' }),
   })),
@@ -318,6 +321,7 @@ export function baselinesToJson(baselines: Baselines): string {
   const file: BaselinesFile = {
     format: BASELINES_FORMAT, version: BASELINES_VERSION, presets,
     games: Object.fromEntries(Object.entries(baselines.games).map(([id, g]) => [id, {
+      ...(g.version ? { version: g.version } : {}),
       participants: g.participants ?? 0,
       levels: g.levels.map((l) => ({
         level: l.level, reached: l.reached ?? 0, completers: l.completers ?? 0,
@@ -327,7 +331,8 @@ export function baselinesToJson(baselines: Baselines): string {
   };
   const games = Object.entries(file.games).map(([id, g]) => {
     const levels = g.levels.map((l) => `        ${JSON.stringify(l)}`).join(',\n');
-    return `    ${JSON.stringify(id)}: {"participants": ${g.participants}, "levels": [\n${levels}\n    ]}`;
+    const version = g.version ? `"version": ${JSON.stringify(g.version)}, ` : '';
+    return `    ${JSON.stringify(id)}: {${version}"participants": ${g.participants}, "levels": [\n${levels}\n    ]}`;
   });
   return `{\n  "format": "${BASELINES_FORMAT}", "version": ${BASELINES_VERSION},\n  "presets": ${JSON.stringify(presets)},\n  "games": {\n${games.join(',\n')}\n  }\n}\n`;
 }
@@ -359,7 +364,7 @@ export function parseBaselines(text: string, options: ParseBaselinesOptions = {}
     const parsed = BaselinesFileSchema.safeParse(json);
     if (!parsed.success) throw new BaselinesError(`the baselines file is not valid ${BASELINES_FORMAT} version ${BASELINES_VERSION}: ${issues(parsed.error)}.`);
     const games: Record<string, GameBaselines> = {};
-    for (const [id, g] of Object.entries(parsed.data.games)) games[id] = { participants: g.participants, levels: g.levels };
+    for (const [id, g] of Object.entries(parsed.data.games)) games[id] = { participants: g.participants, levels: g.levels, ...(g.version ? { version: g.version } : {}) };
     return { source: 'arc-studio', games };
   }
   const list = Array.isArray(json) ? json : [json];

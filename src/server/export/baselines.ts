@@ -5,6 +5,12 @@
  * Who counts: the first run of each game by first-time participants (a participant is known by
  * `PROLIFIC_PID`, else `workerId`, else the session; only their earliest session counts), in
  * non-practice items of non-playtest sessions, whose log the server's replay verifies.
+ *
+ * Baselines are kept per game version (levels may differ between versions): logs of the version
+ * the server runs count under the game's id (`push`), logs verified on an earlier version the
+ * server still keeps under that version's id (`push-<hash>`); each game says its `version`. Logs
+ * of a version the server cannot run are not verified and count nowhere (the study results and
+ * the session's `game_log_other_version:<item>` flag show them).
  */
 import { csvRecord } from '../../core/formats/csv';
 import { eventsByItem, verifyGameLog } from '../../core/study/rules';
@@ -12,6 +18,7 @@ import {
   BASELINE_PRESETS, BASELINE_PRESET_NAMES, baselineOf, baselinesToJson, computeBaselines, firstRunLevels,
   type Baselines, type PlayerLevels,
 } from '../../core/scoring/baselines';
+import { versionedGameId } from '../../core/game';
 import { games } from '../../games';
 import { type ExportContext, definitionFor, isPlaytestSession, participantId, sessionEvents } from './context';
 
@@ -36,8 +43,13 @@ export function studyBaselines(ctx: ExportContext): Promise<Baselines> {
 async function computeStudyBaselines(ctx: ExportContext): Promise<Baselines> {
   const players: PlayerLevels[] = [];
   const winLevels: Record<string, number> = {};
+  const versions: Record<string, string> = {};
   for (const def of ctx.versions.values()) {
-    for (const item of def.items) if (item.kind === 'game' && !item.practice && games[item.game]) winLevels[item.game] = games[item.game].levels.length;
+    for (const item of def.items) {
+      if (item.kind !== 'game' || item.practice || !games[item.game]) continue;
+      winLevels[item.game] = games[item.game].levels.length;
+      versions[item.game] = versionedGameId(games[item.game]);
+    }
   }
   for (const s of ctx.sessions) {
     if (isPlaytestSession(s)) continue;
@@ -49,11 +61,17 @@ async function computeStudyBaselines(ctx: ExportContext): Promise<Baselines> {
       const evs = byItem.get(item.id);
       if (!evs) continue;
       const levels = firstRunLevels(evs, item.game);
-      if (!levels || !verifyGameLog(item, evs, ctx.replay).verified) continue;
-      players.push({ participant: participantId(s), game: item.game, levels });
+      if (!levels) continue;
+      const verification = verifyGameLog(item, evs, ctx.replay);
+      if (!verification.verified) continue;
+      const version = verification.version ?? versions[item.game];
+      const key = version === undefined || version === versions[item.game] ? item.game : version;
+      if (version !== undefined) versions[key] = version;
+      players.push({ participant: participantId(s), game: key, levels });
     }
   }
-  return computeBaselines(players, winLevels);
+  const computed = computeBaselines(players, winLevels);
+  return { ...computed, games: Object.fromEntries(Object.entries(computed.games).map(([id, g]) => [id, versions[id] ? { ...g, version: versions[id] } : g])) };
 }
 
 /** `baselines.json`: the arc-studio.baselines format, presets named with their versions. */

@@ -10,7 +10,7 @@ import { hashToken } from '../auth';
 import { gameIds, replayWithEngine } from '../studies';
 import { backends } from '../store/testing';
 import type { Store } from '../store/types';
-import { createRun, gameActionData, parseActions, step, type ActionInput, type GameAction, type GameState } from '../../core/game';
+import { createRun, gameActionData, parseActions, step, versionedGameId, type ActionInput, type GameAction, type GameState } from '../../core/game';
 import { games, solutions } from '../../games';
 import { parseCsv, parseCsvObjects } from '../../core/formats/csv';
 import { readRecording, recordingAgentRuns, splitGameRuns, isoTimestamp } from '../../core/formats/recording';
@@ -251,7 +251,8 @@ describe.each(backends)('exports on $name', (backend) => {
       { participant: 'W-B', game: 'push', levels: firstRunLevels(eventsByItem(await store.readEvents(ids.b)).get('push')!, 'push')! },
       { participant: 'pid-a', game: 'flux', levels: firstRunLevels(eventsByItem(await store.readEvents(ids.a)).get('flux')!, 'flux')! },
     ], { push: 6, flux: games.flux.levels.length });
-    expect(parsed.games).toEqual(expected.games);
+    // Each game names the version its logs were verified on: here the one the server runs.
+    expect(parsed.games).toEqual(Object.fromEntries(Object.entries(expected.games).map(([id, g]) => [id, { ...g, version: versionedGameId(games[id]) }])));
     expect(parsed.games.push.participants).toBe(2);
     expect(parsed.games.push.levels[0]).toMatchObject({ level: 1, reached: 2, completers: 2, actions: [4, 6], baseline: { 'best': 4, 'second-best': 6, 'median': 5, 'upper-median': 6 } });
     // B entered level 2 but did not complete it.
