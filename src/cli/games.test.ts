@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { solutions } from '../games';
+import { ENGINE_VERSION, versionedGameId } from '../core/game';
+import { games, solutions } from '../games';
 
 function cli(...args: string[]) {
   const r = spawnSync('node', ['bin/arc-studio.mjs', ...args], { encoding: 'utf8', timeout: 60_000 });
@@ -8,13 +9,13 @@ function cli(...args: string[]) {
 }
 
 describe('arc-studio games', () => {
-  it('lists one game per line: id, title, levels, actions', () => {
+  it('lists one game per line: id, title, levels, actions, version', () => {
     const r = cli('games', 'list');
     expect(r.code).toBe(0);
     const lines = r.out.trim().split('\n');
     expect(lines.map((l) => l.split('\t')[0])).toEqual(['push', 'glow', 'flux']);
-    expect(lines[0]).toBe('push\tPush\t6 levels\tACTION1,ACTION2,ACTION3,ACTION4,ACTION5,ACTION7');
-    expect(lines[1]).toBe('glow\tGlow\t6 levels\tACTION6,ACTION7');
+    expect(lines[0]).toBe(`push\tPush\t6 levels\tACTION1,ACTION2,ACTION3,ACTION4,ACTION5,ACTION7\t${versionedGameId(games.push)}`);
+    expect(lines[1]).toBe(`glow\tGlow\t6 levels\tACTION6,ACTION7\t${versionedGameId(games.glow)}`);
   });
 
   it('plays a game headless and prints the final state and per-level counts as JSON', () => {
@@ -29,6 +30,7 @@ describe('arc-studio games', () => {
       level_actions: [solutions.push[0].split(',').length, 4], available_actions: [1, 2, 3, 4, 5, 7],
     });
     expect(out.frame_hash).toMatch(/^[0-9a-f]{8}$/);
+    expect(out).toMatchObject({ version: versionedGameId(games.push), engine: ENGINE_VERSION });
   });
 
   it('plays clicks with their coordinates', () => {

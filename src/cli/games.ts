@@ -5,8 +5,8 @@
 import type { Command } from './main';
 import { parseCommandArgs, selectSubcommand, usageError } from './args';
 import {
-  GameRuleError, advance, availableActions, createRun, formatAction, hashFrame, parseActions, randomPolicy, renderRun,
-  scorecard, solveLevel, type Run,
+  ENGINE_VERSION, GameRuleError, advance, availableActions, createRun, formatAction, hashFrame, parseActions, randomPolicy,
+  renderRun, scorecard, solveLevel, versionedGameId, type Run,
 } from '../core/game';
 import { games, getGame, solutions } from '../games';
 
@@ -38,11 +38,11 @@ const SUBCOMMANDS = {
   },
 } as const;
 
-/** One line per game: id, title, levels, the actions it offers at its start. */
+/** One line per game: id, title, levels, the actions it offers at its start, its version. */
 export function listGames(): string[] {
   return Object.values(games).map((g) => {
     const actions = availableActions(createRun(g, { level: 0 })).map((a) => `ACTION${a}`).join(',');
-    return `${g.id}\t${g.title}\t${g.levels.length} levels\t${actions}`;
+    return `${g.id}\t${g.title}\t${g.levels.length} levels\t${actions}\t${versionedGameId(g)}`;
   });
 }
 
@@ -61,8 +61,8 @@ export function playGame(id: string, actions: string, seed = 0): Record<string, 
     }
   });
   return {
-    ...scorecard(run), seed, available_actions: availableActions(run), full_reset: run.fullReset,
-    frame_hash: hashFrame(renderRun(run)),
+    ...scorecard(run), version: versionedGameId(game), engine: ENGINE_VERSION, seed, available_actions: availableActions(run),
+    full_reset: run.fullReset, frame_hash: hashFrame(renderRun(run)),
   };
 }
 
