@@ -22,7 +22,7 @@ export interface LevelPin {
 
 /** One game's pins. */
 export interface GamePin {
-  /** `versionedGameId`, e.g. `push-5f0c2a9e13b7`. */
+  /** `versionedGameId`, e.g. `push-ce61205a5043`. */
   readonly version: string;
   readonly engine: string;
   readonly levels: readonly LevelPin[];

@@ -85,8 +85,9 @@ export interface GameDefinition<S = unknown, L = unknown> {
    */
   clickTargets?(state: S): readonly (readonly [number, number])[];
   /**
-   * The part of a state that identifies it, for `hashState` (default: the whole state). Leave
-   * out what never changes within a level (walls, targets) to hash faster.
+   * The part of a state that identifies it, for `stateKey` (the solver's exact identity) and
+   * `hashState` (default: the whole state). Leave out what never changes within a level (walls,
+   * targets), and prefer positions to whole boards: the solver keeps one key per state it visits.
    */
   key?(state: S): unknown;
 }

@@ -63,5 +63,5 @@ export const reach = defineGame<State, Level>({
     const [ax, ay] = cellXY(s.agent);
     fillRect(frame, ax + 1, ay + 1, b.cell - 2, b.cell - 2, Colour.orange);
   },
-  key: (s) => [s.agent, s.budget], // what identifies a state, for hashState
+  key: (s) => [s.agent, s.budget], // what identifies a state, for the solver (stateKey)
 });

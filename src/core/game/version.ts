@@ -44,7 +44,7 @@ export function versionContent(game: GameDefinition<unknown, unknown>): unknown 
 /**
  * The game's version: 12 hex digits of a content hash of its definition and levels, the same on
  * every machine and every run. Computed once per definition object.
- * @example gameVersion(games.push) // e.g. '5f0c2a9e13b7'
+ * @example gameVersion(games.push) // e.g. 'ce61205a5043'
  */
 export function gameVersion(game: GameDefinition<unknown, unknown>): string {
   let v = versions.get(game);
@@ -56,7 +56,7 @@ export function gameVersion(game: GameDefinition<unknown, unknown>): string {
 }
 
 /**
- * The game's id with its version, `push-5f0c2a9e13b7`, the form used outward (the official ids
+ * The game's id with its version, `push-ce61205a5043`, the form used outward (the official ids
  * look alike, e.g. `ls20-fa137e247ce6`). Studies and URLs keep the short id.
  */
 export function versionedGameId(game: GameDefinition<unknown, unknown>): string {
