@@ -2,11 +2,12 @@
  * Engine throughput per game, on one core: `actions_per_s` steps the engine without drawing
  * (what validation sweeps and solvers do), `frames_per_s` steps it with every frame drawn (what
  * a player, a replay or the REST protocol needs). Both play seeded random available actions on
- * every level, answering GAME_OVER with a level RESET.
+ * every level, answering GAME_OVER with a level RESET. `solve_ms` is the breadth-first solver
+ * (exact state keys) finding the shortest solution of every level, as `games verify --minimal` does.
  */
 import { performance } from 'node:perf_hooks';
 import {
-  Rng, advance, availableActions, createRun, step, type ActionInput, type GameDefinition, type Run,
+  Rng, advance, availableActions, createRun, solveLevel, step, type ActionInput, type GameDefinition, type Run,
 } from '../core/game';
 import { games } from '../games';
 import type { BenchResult } from '../cli/bench';
@@ -63,9 +64,17 @@ function rate(game: GameDefinition<unknown, unknown>, draw: boolean, samples = 5
   return Math.round(percentile(rates, 50));
 }
 
+/** Milliseconds to solve every level of `game` breadth-first (one pass: it takes seconds). */
+function solveAll(game: GameDefinition<unknown, unknown>): number {
+  const t0 = performance.now();
+  for (let level = 0; level < game.levels.length; level++) solveLevel(game, level);
+  return Math.round(performance.now() - t0);
+}
+
 export function* run(): Iterable<BenchResult> {
   for (const game of Object.values(games)) {
     yield { name: `game.${game.id}.actions_per_s`, value: rate(game, false), unit: 'actions/s' };
     yield { name: `game.${game.id}.frames_per_s`, value: rate(game, true), unit: 'frames/s' };
+    yield { name: `game.${game.id}.solve_ms`, value: solveAll(game), unit: 'ms' };
   }
 }
