@@ -5,7 +5,7 @@ import {
   actionCounts, advance, createRun, parseActions, randomPolicy, renderRun, solveLevel, step, versionedGameId, type ActionInput,
 } from '../core/game';
 import { goldenPin, pinChanges, type GamePin } from './golden';
-import { games, solutions } from './index';
+import { games, getGame, solutions } from './index';
 
 const GOLDEN = path.join(__dirname, 'golden.json');
 const UPDATE = 'UPDATE_GOLDEN=1 npx vitest run src/games/games.test.ts';
@@ -105,3 +105,12 @@ for (const [id, game] of Object.entries(games)) {
     });
   });
 }
+
+describe('game ids', () => {
+  it('take the short id and the versioned one; a version this build lacks is named with the ones it has', () => {
+    expect(getGame('push')).toBe(games.push);
+    expect(getGame(versionedGameId(games.push))).toBe(games.push);
+    expect(() => getGame('push-000000000000')).toThrow(`game "push" has no version 000000000000 here; versions: ${versionedGameId(games.push)} (the first is current).`);
+    expect(() => getGame('nope')).toThrow(/no game "nope"; games: push, glow, flux/);
+  });
+});

@@ -21,8 +21,19 @@ export const solutions: Record<string, readonly string[]> = {
   flux: fluxSolutions,
 };
 
-/** The game with this id, or an error naming the ids there are. */
+/**
+ * The game with this id, or an error naming the ids there are. A versioned id (`push-<hash>`,
+ * see `versionedGameId`) gives that version when this build has it (the current one or a retired
+ * one), and an error naming the versions it has otherwise.
+ */
 export function getGame(id: string): GameDefinition<unknown, unknown> {
+  const versioned = /^([a-z0-9]{4})-([0-9a-f]{12})$/.exec(id);
+  if (versioned) {
+    const versions = gameVersions(versioned[1]);
+    const found = versions.find((g) => gameVersion(g) === versioned[2]);
+    if (found) return found;
+    if (versions.length) throw new Error(`game "${versioned[1]}" has no version ${versioned[2]} here; versions: ${versions.map((g) => `${g.id}-${gameVersion(g)}`).join(', ')} (the first is current).`);
+  }
   const game = games[id];
   if (!game) throw new Error(`no game "${id}"; games: ${Object.keys(games).join(', ')}.`);
   return game;

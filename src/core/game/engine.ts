@@ -305,8 +305,8 @@ export function stateKey(run: Run<unknown>): string {
 /**
  * A short hash (8 hex digits) of where a run stands, for display (the playtest page shows it):
  * the game, the level, the game state, the PRNG and the official state, as `stateKey` takes them.
- * WARNING: 32 bits collide among a large level's states (push level 6 has two pinned in
- * engine.test.ts); use `stateKey` wherever states must be told apart.
+ * WARNING: 32 bits collide among a large level's states (two of push level 6 are pinned in
+ * hash.test.ts); use `stateKey` wherever states must be told apart.
  */
 export function hashState(run: Run<unknown>): string {
   const game = run.game;
