@@ -144,7 +144,7 @@ describe('the task API', () => {
   });
 
   it('answers 404 in JSON for an unknown route', async () => {
-    expect(await get('/nothing-here')).toEqual({ status: 404, body: { error: 'not_found', message: 'No API route GET /nothing-here.' } });
+    expect(await get('/nothing-here')).toEqual({ status: 404, body: { error: 'not_found', message: 'No API route GET /nothing-here. The routes are listed in docs/api.md.' } });
   });
 });
 

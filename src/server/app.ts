@@ -8,6 +8,7 @@ import { type StudyDeps, studyRoutes } from './studyApi';
 import { resultsRoutes } from './resultsApi';
 import { exportRoutes } from './export/routes';
 import { collectionsRoutes } from './collectionsApi';
+import { apiNotFound, refuseMalformedUrl } from './http';
 
 export interface AppDeps {
   readonly library: TaskLibrary;
@@ -18,6 +19,8 @@ export interface AppDeps {
 
 export function createApi(deps: AppDeps): Hono {
   const api = new Hono();
+  // A NUL or non-UTF-8 id in a URL is the client's mistake (400), not the database's (500).
+  api.use('*', refuseMalformedUrl);
 
   api.get('/health', (c) => c.json({ ok: true, version: deps.version }));
 
@@ -29,7 +32,7 @@ export function createApi(deps: AppDeps): Hono {
   // Exports: one-time download links for a study's data (the admin routes carry the same guard).
   if (deps.study) api.route('/', exportRoutes({ ...deps.study, library: deps.library }));
 
-  api.notFound((c) => c.json({ error: 'not_found', message: `No API route ${c.req.method} ${c.req.path}.` }, 404));
+  api.notFound(apiNotFound);
   api.onError((err, c) => {
     console.error(err);
     return c.json({ error: 'internal', message: 'The server failed on this request; nothing was changed. Try again, and report it if it repeats.' }, 500);

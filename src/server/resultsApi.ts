@@ -39,13 +39,16 @@ export function resultsRoutes(deps: ResultsDeps): Hono {
 
   admin.get('/studies/:studyId/results', async (c) => {
     const id = c.req.param('studyId');
+    // Digits only ("0x1", "1e2", " 1" are refused), and few enough for the database's integer.
+    const v = c.req.query('version');
+    if (v !== undefined && v !== '' && !/^[1-9][0-9]{0,8}$/.test(v)) {
+      return fail(c, 400, 'malformed', `version must be a whole number from 1, not "${v.slice(0, 40)}"; leave it out for every version.`);
+    }
     const latest = await store.getStudy(id);
     if (!latest) return fail(c, 404, 'not_found', `No study "${id}". GET /api/admin/studies lists the studies there are.`);
-    const v = c.req.query('version');
     let version: number | null = null;
     if (v !== undefined && v !== '') {
       version = Number(v);
-      if (!Number.isInteger(version) || version < 1) return fail(c, 400, 'malformed', `version must be a whole number from 1, not "${v}"; leave it out for every version.`);
       if (version > latest.version) return fail(c, 404, 'not_found', `Study "${id}" has no version ${version}; its versions are 1 to ${latest.version}.`);
     }
 

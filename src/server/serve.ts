@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createApi } from './app';
+import { apiNotFound, securityHeaders } from './http';
 import { limitsFromEnv } from './study/limits';
 import { TaskLibrary } from './collections';
 import { adminLoginMessage, loadAdminToken } from './auth';
@@ -82,8 +83,15 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; cl
   }
 
   const app = new Hono();
+  // Every response, the app's files and the API alike (docs/api.md, "HTTP").
+  app.use('*', securityHeaders);
   app.route('/api', createApi({ library, version: version(), study: { store, adminTokenHash: admin.hash, replay: replayWithEngine, games: gameIds, limits } }));
+  // An API path without a route is a JSON 404, never the app's page.
+  app.all('/api', apiNotFound);
+  app.all('/api/*', apiNotFound);
   app.use('/*', serveStatic({ root: path.relative(process.cwd(), dist) || '.' }));
+  // A missing build file (a page cached from an older build) is a 404, not the app's page as a script.
+  app.all('/assets/*', (c) => c.text(`No file ${c.req.path} in this build of the app. Reload the page.`, 404));
   // Client-side routes (/tasks/..., /s/...) all load the app.
   app.get('*', (c) => c.html(indexHtml));
 

@@ -104,7 +104,7 @@ export async function importTaskUrl(url: string): Promise<ImportOutcome> {
     if (!res.ok) return { added: [], replaced: [], rejected: [{ file: url, reason: `could not be downloaded: the server answered ${res.status} ${res.statusText}` }] };
     text = await res.text();
   } catch {
-    return { added: [], replaced: [], rejected: [{ file: url, reason: 'could not be downloaded: the site is unreachable or does not allow other sites to read it (CORS). Download the file and import it with the file picker instead.' }] };
+    return { added: [], replaced: [], rejected: [{ file: url, reason: 'could not be downloaded: the site is unreachable, does not allow other sites to read it (CORS), or is a plain http address on another machine (only https is allowed there). Download the file and import it with the file picker instead.' }] };
   }
   const name = decodeURIComponent(parsedUrl.pathname.split('/').pop() || 'task.json');
   return importTaskTexts([{ name, text, source: parsedUrl.href }]);

@@ -1,0 +1,84 @@
+/**
+ * HTTP basics shared by the API and the served app: security headers on every response, the
+ * JSON 404 of the API, and URLs whose path or query a database cannot store refused at the door.
+ * Documented in docs/api.md ("HTTP").
+ */
+import type { Context, MiddlewareHandler } from 'hono';
+
+/**
+ * The Content-Security-Policy of every response. The built app is one module script and one
+ * stylesheet from `/assets`, React sets inline styles through the CSSOM (which CSP allows), the
+ * canvases need no images, and nothing is evaluated from strings, so scripts and styles come from
+ * this origin only. `connect-src` allows `https:` and plain http on this machine because the task
+ * browser can import a task JSON from a URL (a GitHub link, a local file server); everything else
+ * the app fetches is this origin's API.
+ */
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data: blob:",
+  "font-src 'self'",
+  "connect-src 'self' https: http://localhost:* http://127.0.0.1:*",
+  "worker-src 'self'",
+  "object-src 'none'",
+  "base-uri 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+/** Sent with every response of `arc-studio serve`. */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Security-Policy': CONTENT_SECURITY_POLICY,
+  // frame-ancestors 'none' for browsers that read only the older header: no page may frame the
+  // studio or a study (clickjacking a participant into submitting).
+  'X-Frame-Options': 'DENY',
+  'X-Content-Type-Options': 'nosniff',
+  // Study links carry participant ids (PROLIFIC_PID=...): never send them to another site.
+  'Referrer-Policy': 'no-referrer',
+};
+
+/** Adds {@link SECURITY_HEADERS} to every response, static files and errors included. */
+export const securityHeaders: MiddlewareHandler = async (c, next) => {
+  await next();
+  try {
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) c.res.headers.set(name, value);
+  } catch {
+    // A response with immutable headers (one passed through from fetch): copy it.
+    c.res = new Response(c.res.body, c.res);
+    for (const [name, value] of Object.entries(SECURITY_HEADERS)) c.res.headers.set(name, value);
+  }
+};
+
+/** The API's answer to a path it has no route for (JSON, never the app's page). */
+export function apiNotFound(c: Context): Response {
+  return c.json({ error: 'not_found', message: `No API route ${c.req.method} ${c.req.path}. The routes are listed in docs/api.md.` }, 404);
+}
+
+/** True when `s` can be stored as PostgreSQL text: no NUL and no lone UTF-16 surrogate. */
+export function storableText(s: string): boolean {
+  return !s.includes('\u0000') && !LONE_SURROGATE.test(s);
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * Refuses with 400 a URL whose path or query holds what no id or parameter can: a NUL, bytes
+ * that are not UTF-8, or a lone surrogate. Such values would otherwise reach the database and
+ * fail there (a 500).
+ */
+export const refuseMalformedUrl: MiddlewareHandler = async (c, next) => {
+  const url = new URL(c.req.url);
+  let path: string;
+  try {
+    path = decodeURIComponent(url.pathname);
+  } catch {
+    path = '\u0000';
+  }
+  const where = !storableText(path) ? 'its path' : [...url.searchParams].find(([k, v]) => !storableText(k) || !storableText(v))?.[0];
+  if (where !== undefined) {
+    const what = where === 'its path' ? where : `the query parameter "${where.replace(/[^\x20-\x7e]/g, '?').slice(0, 40)}"`;
+    return c.json({ error: 'malformed', message: `The URL is malformed: ${what} holds a NUL character or bytes that are not UTF-8. Send ids and parameters as plain UTF-8 text.` }, 400);
+  }
+  await next();
+};
