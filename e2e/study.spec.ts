@@ -1,5 +1,7 @@
 import { expect, test, type Response } from '@playwright/test';
 import { ADMIN, completeCurrentItem, expectAllStored, sampleStudy, sampleTask } from './study-helpers';
+import { ENGINE_VERSION, gameVersion } from '../src/core/game';
+import { getGame } from '../src/games';
 
 /** Fails when any object in a response carries a test input's answer. */
 function answersIn(value: unknown, path = '$'): string[] {
@@ -37,7 +39,10 @@ test('a participant goes from a Prolific link through the whole sample study; ev
   const session = await (await request.get(`/api/admin/sessions/${id}`, { headers: ADMIN })).json();
   expect(session.session.state).toBe('finished');
   expect(session.session.params).toMatchObject({ PROLIFIC_PID: 'e2e-participant-1', STUDY_ID: 'prolific-study', SESSION_ID: 'prolific-session' });
-  expect(session.session.flags.filter((f: string) => f.startsWith('game_log_unverified'))).toEqual([]);
+  expect(session.session.flags.filter((f: string) => f.startsWith('game_log_'))).toEqual([]);
+  // The game's opening names the game's version and the engine's, the ones the server verified on.
+  const open = events.find((e) => e.kind === 'game.open');
+  expect(open?.data).toMatchObject({ version: gameVersion(getGame(String(open?.data.game))), engine: ENGINE_VERSION });
 
   // No response the participant's pages received holds a test output.
   expect(bodies.length).toBeGreaterThan(5);
