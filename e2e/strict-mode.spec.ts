@@ -61,6 +61,8 @@ test('the app under test is a development build, where StrictMode runs effects t
 test('a participant giving up every item of the sample study: each opening, item start and end is logged once', async ({ page, request }) => {
   test.setTimeout(120_000);
   page.on('dialog', (d) => void d.accept());
+  const errors: string[] = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
   const study = sampleStudy();
   await page.goto(`${base}/s/sample?PROLIFIC_PID=strict-${Date.now().toString(36)}`);
   await page.getByRole('button', { name: 'I agree, start' }).click();
@@ -78,6 +80,8 @@ test('a participant giving up every item of the sample study: each opening, item
     await expect(page.locator(`[data-item="${id}"]`)).toHaveCount(0);
   }
   await expect(page.getByTestId('completion-code')).toHaveText(study.completion.code);
+  // React's development warnings (state set while rendering, missing keys, ...) are console errors.
+  expect(errors).toEqual([]);
 
   const sessions = (await (await request.get(`${base}/api/admin/sessions?study=sample`, { headers: ADMIN })).json()).sessions as { id: string; params: Record<string, string> }[];
   const id = sessions.find((s) => s.params.PROLIFIC_PID?.startsWith('strict-'))!.id;
