@@ -40,6 +40,11 @@ test('a refused session ends on a clear error, not an endless save, and the part
   await page.goto(`${base}/s/one-page`);
   await page.getByRole('button', { name: 'I agree, start' }).click();
   await page.getByRole('button', { name: 'Begin' }).click();
+  // Refused mid-study: the participant is told at once, with the way to keep their work.
+  const banner = page.getByTestId('fatal-banner');
+  await expect(banner).toBeVisible({ timeout: 20_000 });
+  await expect(banner).toContainText('kept in this browser');
+  await expect(banner.getByRole('button', { name: 'Download your actions' })).toBeVisible();
   await page.getByRole('button', { name: 'Continue' }).click();
 
   const error = page.getByTestId('finish-error');

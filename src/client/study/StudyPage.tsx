@@ -284,18 +284,24 @@ function StudyRun({ run, onDone }: { run: Running; onDone: (code: string, redire
           The connection to the server is lost. Keep going: your work is saved in this browser and will be sent when the connection returns ({status.pending} waiting).
         </div>
       )}
-      {status.fatal && !finishError && <div role="alert" className="bg-rose-700 px-4 py-1.5 text-center text-sm text-white">{status.fatal}</div>}
+      {status.fatal && !finishError && (
+        <div role="alert" className="flex items-center justify-center gap-3 bg-rose-700 px-4 py-1.5 text-center text-sm text-white" data-testid="fatal-banner">
+          <span>{status.fatal}</span>
+          <Button onClick={() => void downloadLog(outbox)}>Download your actions</Button>
+        </div>
+      )}
       <main className="min-h-0 flex-1">{body}</main>
     </div>
   );
 }
 
 /** The session could not be closed: what happened, the session's id, and every action to download. */
+/** Offers every event of the session this browser holds as a JSONL file. */
+async function downloadLog(outbox: Outbox): Promise<void> {
+  downloadText(`arc-studio-session-${outbox.sessionId}.jsonl`, toJsonl(await outbox.log()));
+}
+
 function FinishError({ message, outbox, onRetry }: { message: string; outbox: Outbox; onRetry: (() => void) | null }) {
-  const download = async () => {
-    const events = await outbox.log();
-    downloadText(`arc-studio-session-${outbox.sessionId}.jsonl`, toJsonl(events));
-  };
   return (
     <div role="alert" className="max-w-xl rounded-lg border border-rose-500/50 bg-rose-950/60 p-5 text-rose-100" data-testid="finish-error">
       <p className="font-semibold">Your session could not be completed on the server.</p>
@@ -305,7 +311,7 @@ function FinishError({ message, outbox, onRetry }: { message: string; outbox: Ou
         quoting the session <span className="select-all font-mono">{outbox.sessionId}</span>.
       </p>
       <div className="mt-4 flex gap-2">
-        <Button tone="primary" onClick={() => void download()}>Download your actions</Button>
+        <Button tone="primary" onClick={() => void downloadLog(outbox)}>Download your actions</Button>
         {onRetry && <Button onClick={onRetry}>Try again</Button>}
       </div>
     </div>

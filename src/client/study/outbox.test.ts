@@ -195,6 +195,17 @@ describe('study outbox', () => {
     expect(o.status.getState()).toMatchObject({ pending: 0, ackedThrough: 1 });
   });
 
+  it('close() sends what is left, then removes its listeners', async () => {
+    const s = await newSession();
+    const o = await outboxFor(s, { delayMs: 60_000 });
+    o.start();
+    o.append('session.start', { mode: 'playtest' });
+    o.append('item.start', { item: 'push' });
+    await o.close();
+    expect(await stored(s.sessionId)).toEqual(['0:session.start', '1:item.start']);
+    expect(page.window.listeners + page.document.listeners).toBe(0);
+  });
+
   it('keeps events while the server cannot be reached, and resolves drained() once it can', async () => {
     const s = await newSession();
     // A port where nothing listens: every send fails, and the outbox backs off.

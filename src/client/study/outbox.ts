@@ -278,7 +278,7 @@ export class Outbox implements EventSink {
         throw new Error(`server answered ${res.status}`);
       } else {
         const body = (await res.json().catch(() => null)) as { message?: string } | null;
-        const fatal = `The server refused this session's data (${res.status}: ${body?.message ?? res.statusText}). Everything you did is kept in this browser: download it below and send it to the researcher.`;
+        const fatal = `The server refused this session's data (${res.status}: ${body?.message ?? res.statusText}). Everything you did is kept in this browser: download it (Download your actions) and send the file to the researcher.`;
         this.status.setState({ fatal, offline: false });
         this.settleWaiters(new OutboxFatalError(fatal));
         return;
