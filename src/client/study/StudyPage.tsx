@@ -172,7 +172,8 @@ function StudyRun({ run, onDone }: { run: Running; onDone: (code: string, redire
   const counted = items.filter((i) => i.kind !== 'page');
   const position = items.slice(0, index).filter((i) => i.kind !== 'page').length;
 
-  useEffect(() => watchPresence(outbox), [outbox]);
+  // Presence until the session ends: nothing is logged after `session.end`.
+  useEffect(() => (finishing ? undefined : watchPresence(outbox)), [outbox, finishing]);
 
   /**
    * Ends the session once the server has every event. The participant sees a clear error, and
