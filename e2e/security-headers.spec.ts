@@ -53,7 +53,8 @@ test('the app runs under its CSP: a whole study, the studio, the task player and
   await page.goto(`/login#token=${process.env.E2E_ADMIN_TOKEN}`);
   await page.getByRole('link', { name: 'Sample study: grid puzzles and a game' }).click();
   await page.getByRole('tab', { name: 'Game levels' }).click();
-  await expect(page.getByTestId('funnel')).toBeVisible();
+  await expect(page.getByTestId('funnel').first()).toBeVisible();
+  await page.screenshot({ path: test.info().outputPath('results-under-csp.png') });
   await page.getByRole('tab', { name: /Participants/ }).click();
   await page.getByRole('table', { name: 'Participants' }).getByRole('link', { name: 'Replay' }).first().click();
   await expect(page.getByRole('list', { name: 'Items' })).toBeVisible();
