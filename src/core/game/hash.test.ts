@@ -64,3 +64,12 @@ describe('state identity', () => {
     expect(hashHex(1)).toMatch(/^[0-9a-f]{8}$/);
   });
 });
+
+describe('canonicalKey numbers', () => {
+  it('writes small whole numbers as one character and keeps every number distinct', () => {
+    expect(canonicalKey([1, 'a', new Uint8Array([7])])).toBe('[c\x01s1:ab1:\x07]');
+    expect(canonicalKey(-0)).toBe(canonicalKey(0));
+    const numbers = [0, 1, 255, 256, -1, 1.5, 2 ** 40, -(2 ** 31), NaN, Infinity];
+    expect(new Set(numbers.map(canonicalKey)).size).toBe(numbers.length);
+  });
+});

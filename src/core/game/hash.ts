@@ -81,20 +81,24 @@ export function hashHex(value: unknown): string {
  * An exact, canonical text of a JSON-like value (the values `hashValue` takes): equal values give
  * equal keys and different values different keys, with no collisions, unlike any hash. Object keys
  * are sorted; typed arrays are written as their bytes, one character per byte; every part is
- * self-delimiting. Numbers are written as `String(n)` (so `-0` is `0`). The text stays within
+ * self-delimiting. Whole numbers 0-255 are one character after a tag, other numbers
+ * `String(n)`; `-0` is `0`. The text stays within
  * Latin-1 unless the value holds strings beyond it, so engines keep it at one byte per character.
- * @example canonicalKey([1, 'a', new Uint8Array([7])]) // '[n1,s1:ab1:\x07]'
+ * @example canonicalKey([1, 'a', new Uint8Array([7])]) // '[c\x01s1:ab1:\x07]'
  */
 export function canonicalKey(value: unknown): string {
   if (value === null) return 'N';
   switch (typeof value) {
     case 'undefined': return 'U';
-    case 'number': return `n${value},`;
+    // Small whole numbers (cells, counters, colours) take one character: no number-to-text work.
+    case 'number': return value >= 0 && value < 256 && (value | 0) === value ? `c${String.fromCharCode(value)}` : `n${value},`;
     case 'string': return `s${value.length}:${value}`;
     case 'boolean': return value ? 'T' : 'F';
     case 'object': {
       if (ArrayBuffer.isView(value)) {
-        const bytes = new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+        const bytes = value instanceof Uint8Array ? value : new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+        // One call for the usual small arrays; chunks keep big ones within the argument limit.
+        if (bytes.length <= 4096) return `b${bytes.length}:${String.fromCharCode.apply(null, bytes as unknown as number[])}`;
         let text = '';
         for (let i = 0; i < bytes.length; i += 4096) text += String.fromCharCode.apply(null, bytes.subarray(i, i + 4096) as unknown as number[]);
         return `b${bytes.length}:${text}`;
