@@ -81,7 +81,7 @@ describe.each(targets)('serve killed with SIGKILL on $name', (target) => {
     expect(created.status).toBe(201);
     const { sessionId, token } = (await created.json()) as { sessionId: string; token: string };
     const send = async (url: string, from: number, to: number): Promise<number> => {
-      const events = Array.from({ length: to - from + 1 }, (_, i) => ({ seq: from + i, t: (from + i) * 3.5, kind: 'paint', data: { i: from + i } }));
+      const events = Array.from({ length: to - from + 1 }, (_, i) => ({ seq: from + i, t: (from + i) * 3.5, kind: 'paint', data: { row: (from + i) % 30, col: 0, color: 1, stroke: from + i, i: from + i } }));
       const res = await fetch(`${url}/api/sessions/${sessionId}/events`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` }, body: JSON.stringify({ events }) });
       expect(res.status).toBe(200);
       return ((await res.json()) as { ackedThrough: number }).ackedThrough;
