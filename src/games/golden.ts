@@ -22,7 +22,7 @@ export interface LevelPin {
 
 /** One game's pins. */
 export interface GamePin {
-  /** `versionedGameId`, e.g. `push-ce61205a5043`. */
+  /** `versionedGameId`, e.g. `push-f39e6e1680aa`. */
   readonly version: string;
   readonly engine: string;
   readonly levels: readonly LevelPin[];

@@ -6,7 +6,8 @@ import { parseActions } from './actions';
 import type { GameDefinition } from './define';
 import { createRun, step } from './engine';
 import { gameActionData, gameOpenData, GameOpenSchema, replayRecordedVersion } from './replay';
-import { ENGINE_VERSION, gameVersion, versionedGameId } from './version';
+import { ENGINE_VERSION, gameVersion, versionText, versionedGameId } from './version';
+import { hash64 } from './hash';
 
 const push = games.push;
 type PushLevel = { map: string; energy: number };
@@ -34,6 +35,16 @@ describe('game versions', () => {
     expect(gameVersion({ ...push })).toBe(gameVersion(push));
     expect(gameVersion({ ...push, title: 'Another title', summary: 'x' })).toBe(gameVersion(push));
     expect(versionedGameId(push)).toBe(`push-${gameVersion(push)}`);
+  });
+
+  it('hash a JSON text of exactly the documented fields, keys sorted, that can be rebuilt elsewhere', () => {
+    const text = versionText(push);
+    const content = JSON.parse(text) as Record<string, unknown>;
+    expect(Object.keys(content)).toEqual(['actions', 'fps', 'id', 'levels', 'revision', 'starts', 'undo']);
+    expect(content).toMatchObject({ id: 'push', actions: [1, 2, 3, 4, 5], undo: true, fps: push.fps ?? 10, revision: 0, levels: JSON.parse(JSON.stringify(pushLevels)) });
+    expect((content.starts as string[]).every((h) => /^[0-9a-f]{8}$/.test(h))).toBe(true);
+    expect(text).not.toMatch(/\s"|": /);
+    expect(gameVersion(push)).toBe(hash64(text).slice(0, 12));
   });
 
   it('change with any level, the actions, undo, fps, the revision or what a level start shows', () => {

@@ -295,7 +295,7 @@ export const BaselinesFileSchema = z.object({
   /** Preset names with the version each figure was computed with. */
   presets: z.record(z.string(), z.number().int().positive()),
   games: z.record(z.string().min(1), z.object({
-    version: z.string().min(1).optional().describe('The game version the figures come from (id-hash, e.g. push-ce61205a5043); the game key is the short id for the version the server ran when exporting.'),
+    version: z.string().min(1).optional().describe('The game version the figures come from (id-hash, e.g. push-f39e6e1680aa); the game key is the short id for the version the server ran when exporting.'),
     participants: Count,
     levels: z.array(LevelBaselinesSchema).refine((ls) => ls.every((l, i) => l.level === i + 1), { message: 'levels must be numbered 1, 2, 3, ... in order' }),
   })),
