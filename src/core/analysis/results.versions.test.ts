@@ -60,6 +60,8 @@ describe('results per game version', () => {
     const s = summarizeSession(study, [0], sessions.old, [], () => [], hook([glow]));
     expect(s.flags).toEqual(['game_log_other_version:lamps']);
     expect(s.items[0].game).toMatchObject({ status: 'other_version', version: versionedGameId(oldGlow), currentVersion: versionedGameId(glow) });
+    // Not replayed, so the logged actions stand (the opening RESET and the solution's click).
+    expect(s.items[0].actions).toBe(1 + solutions.glow[0].split(',').length);
   });
 
   it('keeps a row per version: the current one with its players, another with the logs recorded on it', () => {

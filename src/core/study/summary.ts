@@ -54,7 +54,8 @@ export function summarizeSession(
     let game: GameVerification | undefined;
     if (def.kind === 'game' && replay && p.started) {
       game = verifyGameLog(def, byItem.get(def.id) ?? [], replay);
-      actions = game.actions;
+      // A log of another version was not replayed: its own count stands, unverified.
+      if (game.status !== 'other_version') actions = game.actions;
       if (!game.verified) flags.push(`${game.status === 'other_version' ? 'game_log_other_version' : 'game_log_unverified'}:${def.id}`);
     }
     const tests = def.kind === 'task' ? tallyTests(submissions, def.id, testIndices(def.id)) : undefined;
