@@ -299,8 +299,11 @@ export function scorecard(run: Run<unknown>): Scorecard {
  */
 export function stateKey(run: Run<unknown>): string {
   const game = run.game;
-  return canonicalKey([run.state, run.level, run.rng, game.key ? game.key(run.current) : run.current]);
+  // One fixed-width character for the official state, then self-delimiting parts.
+  return STATE_CODE[run.state] + canonicalKey(run.level) + canonicalKey(run.rng) + canonicalKey(game.key ? game.key(run.current) : run.current);
 }
+
+const STATE_CODE: Readonly<Record<GameState, string>> = { NOT_PLAYED: 'p', NOT_FINISHED: 'f', WIN: 'w', GAME_OVER: 'o' };
 
 /**
  * A short hash (8 hex digits) of where a run stands, for display (the playtest page shows it):
