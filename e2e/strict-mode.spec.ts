@@ -16,9 +16,10 @@ test.describe.configure({ mode: 'serial' });
 
 let server: ChildProcess | null = null;
 let base = '';
-const tmp = mkdtempSync(path.join(os.tmpdir(), 'arc-studio-strict-'));
+let tmp = '';
 
 test.beforeAll(async () => {
+  tmp = mkdtempSync(path.join(os.tmpdir(), 'arc-studio-strict-'));
   test.setTimeout(180_000);
   const dist = path.join(tmp, 'dist');
   const build = spawnSync(process.execPath, ['node_modules/vite/bin/vite.js', 'build', '--mode', 'development', '--outDir', dist, '--emptyOutDir'], {
@@ -35,7 +36,7 @@ test.beforeAll(async () => {
 
 test.afterAll(() => {
   server?.kill('SIGKILL');
-  rmSync(tmp, { recursive: true, force: true });
+  if (tmp) rmSync(tmp, { recursive: true, force: true });
 });
 
 /** The practice log this page load wrote to IndexedDB. */

@@ -13,9 +13,10 @@ import { ADMIN, browserSession } from './study-helpers';
 
 let server: ChildProcess | null = null;
 let base = '';
-const tmp = mkdtempSync(path.join(os.tmpdir(), 'arc-studio-refused-'));
+let tmp = '';
 
 test.beforeAll(async () => {
+  tmp = mkdtempSync(path.join(os.tmpdir(), 'arc-studio-refused-'));
   const port = 4400 + Math.floor(Math.random() * 90);
   base = `http://127.0.0.1:${port}`;
   server = spawn(process.execPath, ['bin/arc-studio.mjs', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', tmp], {
@@ -33,7 +34,7 @@ test.beforeAll(async () => {
 
 test.afterAll(() => {
   server?.kill('SIGKILL');
-  rmSync(tmp, { recursive: true, force: true });
+  if (tmp) rmSync(tmp, { recursive: true, force: true });
 });
 
 test('a refused session ends on a clear error, not an endless save, and the participant can download every action', async ({ page }) => {
