@@ -8,6 +8,7 @@ import { PLAYTEST_MODE } from '../../core/analysis/results';
 import type { TaskLibrary } from '../collections';
 import { definitionOf } from '../studies';
 import type { SessionRecord, Store } from '../store/types';
+import { forAnalysis } from './safeJson';
 
 /** Events per page read from the store. */
 export const PAGE_SIZE = 5000;
@@ -115,10 +116,13 @@ export function participantId(s: Pick<SessionRecord, 'id' | 'params'>): string {
   return s.params.PROLIFIC_PID || s.params.workerId || s.id;
 }
 
-/** Every event of a session, read page by page (one session's log at a time in memory). */
+/**
+ * Every event of a session as the analyses read it (`forAnalysis`: damaged data reads as
+ * empty), read page by page (one session's log at a time in memory).
+ */
 export async function sessionEvents(ctx: ExportContext, sessionId: string): Promise<StoredEvent[]> {
   const out: StoredEvent[] = [];
-  for await (const page of ctx.store.streamEvents(sessionId, { batchSize: ctx.pageSize })) for (const e of page) out.push(e);
+  for await (const page of ctx.store.streamEvents(sessionId, { batchSize: ctx.pageSize })) for (const e of page) out.push(forAnalysis(e));
   return out;
 }
 

@@ -4,6 +4,7 @@
  */
 import { ITEM_START } from '../../core/study/rules';
 import { type ExportContext, definitionFor, isPlaytestSession, practiceItems } from './context';
+import { jsonText } from './safeJson';
 
 /** The format version written in docs and schemas. */
 export const EVENTS_VERSION = 1;
@@ -27,7 +28,10 @@ export interface ExportedEvent {
   readonly playtest: boolean;
 }
 
-/** Yields the file a page of events at a time (each chunk ends with a line end). */
+/**
+ * Yields the file a page of events at a time (each chunk ends with a line end). Every event is
+ * written with its data as stored, however deep it nests (`jsonText`).
+ */
 export async function* eventsJsonl(ctx: ExportContext): AsyncGenerator<string> {
   for (const s of ctx.sessions) {
     const practice = practiceItems(definitionFor(ctx, s));
@@ -41,7 +45,7 @@ export async function* eventsJsonl(ctx: ExportContext): AsyncGenerator<string> {
           sessionId: s.id, studyVersion: s.studyVersion, seq: e.seq, t: e.t, kind: e.kind, data: e.data,
           receivedAt: e.receivedAt, item, practice: item !== null && practice.has(item), playtest,
         };
-        chunk += JSON.stringify(line) + '\n';
+        chunk += jsonText(line) + '\n';
       }
       yield chunk;
     }

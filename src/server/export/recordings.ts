@@ -58,8 +58,9 @@ export async function* recordingEntries(ctx: ExportContext, skipped: SkippedRun[
           // The log is replayed on the first line: a log that does not replay fails here, before the file starts.
           first = lines.next();
         } catch (e) {
-          if (e instanceof RecordingError) { skipped.push({ name, reason: e.message }); continue; }
-          throw e;
+          // Any failure of the replay (a log stored by an older version, damaged data) skips the run, never the export.
+          skipped.push({ name, reason: e instanceof RecordingError ? e.message : `the log of "${item.game}" cannot be replayed (${e instanceof Error ? e.message : 'unknown error'})` });
+          continue;
         }
         if (first.done) continue;
         yield { name, data: (function* () { yield first.value + '\n'; for (const l of lines) yield l + '\n'; })() };

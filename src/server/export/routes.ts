@@ -5,6 +5,7 @@
  * 5 minutes and live in memory only. Documented in docs/api.md; error bodies are `{error, message}`.
  */
 import { randomBytes } from 'node:crypto';
+import type { HttpBindings } from '@hono/node-server';
 import { Hono, type Context } from 'hono';
 import type { ReplayGame } from '../../core/study/rules';
 import type { TaskLibrary } from '../collections';
@@ -37,7 +38,11 @@ interface Ticket {
 type Status = 400 | 404 | 410;
 const fail = (c: Context, status: Status, error: string, message: string) => c.json({ error, message }, status);
 
-/** A chunk source as a web stream that reads the next chunk only when the client takes one. */
+/**
+ * A chunk source as a web stream that reads the next chunk only when the client takes one.
+ * A source that fails calls `onError` and then errors the stream, never ends it: a download
+ * that failed must reach the client as a broken connection, not as a complete file.
+ */
 export function toWebStream(chunks: AsyncIterable<string | Uint8Array>, onError: (e: unknown) => void): ReadableStream<Uint8Array> {
   const it = chunks[Symbol.asyncIterator]();
   const enc = new TextEncoder();
@@ -119,7 +124,13 @@ export function exportRoutes(deps: ExportDeps): Hono {
     }
     const spec = EXPORT_FORMATS[ticket.format];
     const name = spec.fileName(fileBase(ctx));
-    const stream = toWebStream(spec.write(ctx), (e) => console.error(`Export ${ticket.format} of study ${ticket.studyId} failed mid-stream: ${(e as Error).message}`));
+    // Under @hono/node-server the Node response is at hand: a failure mid-stream destroys the
+    // connection itself, before anything could end the response as if the file were whole.
+    const outgoing = (c.env as Partial<HttpBindings> | undefined)?.outgoing;
+    const stream = toWebStream(spec.write(ctx), (e) => {
+      console.error(`Export ${ticket.format} of study ${ticket.studyId} failed mid-stream; the download was aborted: ${e instanceof Error ? e.message : String(e)}`);
+      outgoing?.destroy();
+    });
     return c.body(stream, 200, {
       'Content-Type': spec.contentType,
       'Content-Disposition': `attachment; filename="${name}"; filename*=UTF-8''${encodeURIComponent(name)}`,
