@@ -50,6 +50,69 @@ describe('streaming ZIP', () => {
     await expect(collect(zipStream([{ name: 'a', data: [] }, { name: 'a', data: [] }]))).rejects.toThrow(/written twice/);
     async function* broken() { yield 'part'; throw new Error('database went away'); }
     await expect(collect(zipStream([{ name: 'a', data: broken() }]))).rejects.toThrow('database went away');
+    // Also once the entry is past the size deflated in one call and streams.
+    async function* brokenLater() { yield 'x'.repeat(200_000); yield 'y'.repeat(200_000); throw new Error('database went away later'); }
+    await expect(collect(zipStream([{ name: 'a', data: brokenLater() }]))).rejects.toThrow('database went away later');
+  });
+
+  it('writes more than 65,535 entries with a ZIP64 end record that unzip and Python read, checksums intact', async () => {
+    const n = 70_000;
+    function* many() {
+      for (let i = 0; i < n; i++) yield { name: `r/${i}.txt`, data: [`entry ${i}\n`] };
+    }
+    const zip = await collect(zipStream(many(), { modified: new Date(2026, 0, 2, 3, 4, 6) }));
+    // The classic end record says "see ZIP64"; the ZIP64 end record holds the real count.
+    const eocd = zip.length - 22;
+    expect(zip.readUInt32LE(eocd)).toBe(0x06054b50);
+    expect(zip.readUInt16LE(eocd + 10)).toBe(0xffff);
+    expect(zip.readUInt32LE(eocd - 20)).toBe(0x07064b50);
+    const entries = readZip(zip);
+    expect(entries.length).toBe(n);
+    expect(entries[n - 1]).toMatchObject({ name: `r/${n - 1}.txt` });
+    expect(entries[n - 1].data.toString()).toBe(`entry ${n - 1}\n`);
+    const file = path.join(dir, 'many.zip');
+    writeFileSync(file, zip);
+    const list = spawnSync('unzip', ['-l', file], { encoding: 'utf8', maxBuffer: 64 << 20 });
+    expect(list.status, list.stderr).toBe(0);
+    expect(list.stdout.trimEnd().split('\n').at(-1)).toMatch(new RegExp(`\\s${n} files$`));
+    const test = spawnSync('unzip', ['-tq', file], { encoding: 'utf8', maxBuffer: 64 << 20 });
+    expect(test.status, test.stdout + test.stderr).toBe(0);
+    expect(test.stdout).toMatch(/^No errors detected/);
+    // Python checks every CRC (testzip) and reports them: each equals the CRC-32 of the entry's text.
+    const py = spawnSync('python3', ['-c', [
+      'import sys, zipfile, zlib',
+      'z = zipfile.ZipFile(sys.argv[1])',
+      'infos = z.infolist()',
+      'bad = [i.filename for i in infos if zlib.crc32(z.read(i)) != i.CRC or i.CRC != zlib.crc32(("entry " + i.filename[2:-4] + "\\n").encode())]',
+      'print(z.testzip(), len(infos), len(bad))',
+    ].join('\n'), file], { encoding: 'utf8' });
+    expect(py.stderr).toBe('');
+    expect(py.stdout.trim()).toBe(`None ${n} 0`);
+  }, 120_000);
+
+  it('writes the ZIP64 fields for sizes and offsets past 4 GiB in the layout unzip and Python read', async () => {
+    // `always` writes, for small entries, the fields that entries and offsets past 4 GiB get.
+    async function* big() {
+      for (let i = 0; i < 100; i++) yield `line ${i} ${'y'.repeat(i)}\n`.repeat(40);
+    }
+    const zip = await collect(zipStream([
+      { name: 'a.txt', data: ['hello'] },
+      { name: 'dir/big.txt', data: big() },
+      { name: 'empty', data: [] },
+    ], { zip64: 'always' }));
+    const entries = readZip(zip);
+    expect(entries.map((e) => [e.name, e.data.length])).toEqual([['a.txt', 5], ['dir/big.txt', expect.any(Number)], ['empty', 0]]);
+    // The central directory says 0xFFFFFFFF for sizes and offset: the real values are in the ZIP64 extra field.
+    const cd = zip.indexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02]));
+    expect([zip.readUInt32LE(cd + 20), zip.readUInt32LE(cd + 24), zip.readUInt32LE(cd + 42)]).toEqual([0xffffffff, 0xffffffff, 0xffffffff]);
+    const file = path.join(dir, 'zip64.zip');
+    writeFileSync(file, zip);
+    const test = spawnSync('unzip', ['-t', file], { encoding: 'utf8' });
+    expect(test.status, test.stdout + test.stderr).toBe(0);
+    expect(test.stdout).toMatch(/No errors detected in compressed data/);
+    const py = spawnSync('python3', ['-c', 'import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1])\nprint(z.testzip(), [(i.filename, i.file_size, i.header_offset) for i in z.infolist()][0], z.read("a.txt").decode())', file], { encoding: 'utf8' });
+    expect(py.stderr).toBe('');
+    expect(py.stdout.trim()).toBe("None ('a.txt', 5, 0) hello");
   });
 
   it('finds a damaged entry', async () => {
