@@ -78,13 +78,17 @@ export function nestedDeeperThan(value: unknown, max: number): boolean {
 export const ANALYSIS_MAX_DEPTH = 32;
 
 /**
- * The event as the analyses read it: an event whose `data` is not an object, or nests deeper
- * than `ANALYSIS_MAX_DEPTH`, reads as an event of its kind with empty data (which every
- * analysis treats as an event that changes nothing, or a log that does not verify). The
- * events file (`events.jsonl`) keeps the data as stored.
+ * The event as the analyses read it: a field of `data` that nests deeper than
+ * `ANALYSIS_MAX_DEPTH` reads as `null`, and `data` that is not an object reads as `{}`, so
+ * every analysis sees an event of its kind with that field missing (an event that changes
+ * nothing, or a game log that does not verify). The events file (`events.jsonl`) keeps the
+ * data as stored.
  */
 export function forAnalysis(e: StoredEvent): StoredEvent {
   const d: unknown = e.data;
-  if (d !== null && typeof d === 'object' && !Array.isArray(d) && !nestedDeeperThan(d, ANALYSIS_MAX_DEPTH)) return e;
-  return { ...e, data: {} };
+  if (d === null || typeof d !== 'object' || Array.isArray(d)) return { ...e, data: {} };
+  if (!nestedDeeperThan(d, ANALYSIS_MAX_DEPTH)) return e;
+  const data: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(d)) data[k] = nestedDeeperThan(v, ANALYSIS_MAX_DEPTH - 1) ? null : v;
+  return { ...e, data };
 }
