@@ -36,7 +36,7 @@ function csvSchema(file: string, version: number, title: string, description: st
   return {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     $id: `${BASE}${file}.schema.json`,
-    title, description: `${description} Format version ${version}. One CSV record (RFC 4180, UTF-8, CRLF line ends, a header first) as an object keyed by column name; columns in this order: ${columns.join(', ')}.`,
+    title, description: `${description} Format version ${version}. One CSV record (RFC 4180, UTF-8, CRLF line ends, a header first) as an object keyed by column name; columns in this order: ${columns.join(', ')}. Formula guard: a text field whose text starts with =, +, -, @, tab or CR is written with one more leading ' (numbers are written as numbers).`,
     'x-format-version': version,
     'x-columns': columns,
     type: 'object',
@@ -108,7 +108,7 @@ const GRID_SPEC: Record<string, Column> = {
   task_number: { type: 'integer', description: "H-ARC task_number: 1-based position among the session's task items" },
   is_tutorial: { type: 'boolean', description: 'H-ARC is_tutorial: a practice item' },
   test_index: { type: 'integer', description: '0-based test input the action applies to' },
-  attempt_number: { type: 'integer', description: 'H-ARC attempt_number: the trial the action belongs to (trials used on the test input before it, plus 1; a submission: its trial)' },
+  attempt_number: { type: 'integer', description: "H-ARC attempt_number: the trial the action belongs to (trials the server counted on the test input before it, plus 1; a judged submission: its trial)" },
   num_actions: { type: 'integer', description: 'H-ARC num_actions: 1-based number of the action within the item' },
   seq: { type: 'integer', description: "The event's seq in the session log" },
   time: { type: 'number', description: 'H-ARC time, here ms since the session started (the log t, monotonic, sub-millisecond)' },
@@ -123,7 +123,7 @@ const GRID_SPEC: Record<string, Column> = {
   test_output_size_x: { type: 'integer', empty: true, description: 'H-ARC test_output_size_x: output grid width after the action (a submission: the grid submitted)' },
   test_output_size_y: { type: 'integer', empty: true, description: 'H-ARC test_output_size_y: output grid height after the action' },
   test_output_grid: { type: 'json', empty: true, description: 'H-ARC test_output_grid: the grid submitted (submissions only)' },
-  verdict: { type: 'string', empty: true, description: 'Submissions: correct, wrong or duplicate' },
+  verdict: { type: 'string', empty: true, description: "Submissions: the server's judgement, correct, wrong or duplicate; unjudged for a logged submission the server never judged" },
   solved: { type: 'boolean', description: 'H-ARC solved: this action solved the test input' },
   done: { type: 'boolean', description: 'H-ARC done: this action ended an attempt (a judged submission)' },
 };
