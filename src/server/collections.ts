@@ -14,15 +14,8 @@ import path from 'node:path';
 import { type ArcTask, parseTaskText, formatProblem } from '../core/formats/arcTask';
 import type { StudyDefinition } from '../core/study/schema';
 
-/** Who may see a collection's answers: `sealed` (the researcher only) or `practice` (nobody; the server checks). */
-export type CollectionAccess = 'sealed' | 'practice';
-
-export interface CollectionInfo {
-  readonly id: string;
-  readonly name: string;
-  readonly count: number;
-  readonly access: CollectionAccess;
-}
+import type { CollectionAccess, CollectionInfo } from '../core/protocol/api';
+export type { CollectionAccess, CollectionInfo } from '../core/protocol/api';
 
 interface Collection extends CollectionInfo {
   readonly dir: string;

@@ -10,15 +10,8 @@ import { setResearcherToken, useResearcher } from '../studio/auth';
 import type { ArcTask } from '../../core/formats/arcTask';
 import { IMPORTED, importedListQuery, importedTaskQuery } from './imported';
 
-/** Who may see a collection's answers: `sealed` (the researcher only) or `practice` (nobody; the server checks them). */
-export type CollectionAccess = 'sealed' | 'practice';
-
-export interface CollectionInfo {
-  readonly id: string;
-  readonly name: string;
-  readonly count: number;
-  readonly access: CollectionAccess;
-}
+export type { CollectionAccess, CollectionInfo } from '../../core/protocol/api';
+import type { CollectionAccess, CollectionInfo } from '../../core/protocol/api';
 
 /** A task as the player gets it, and how its answers are checked. */
 export interface LoadedTask {

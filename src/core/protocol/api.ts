@@ -19,6 +19,17 @@ export interface ApiErrorBody {
   readonly retryAfter?: number;
 }
 
+/** Who may see a collection's answers: `sealed` (the researcher only) or `practice` (nobody; the server checks them). */
+export type CollectionAccess = 'sealed' | 'practice';
+
+/** `GET /api/collections`: one entry per collection. */
+export interface CollectionInfo {
+  readonly id: string;
+  readonly name: string;
+  readonly count: number;
+  readonly access: CollectionAccess;
+}
+
 /** `GET /api/studies/:id`: what a participant sees before consenting. */
 export interface StudyIntro {
   readonly id: string;
