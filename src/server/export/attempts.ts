@@ -15,7 +15,7 @@ export const ATTEMPTS_VERSION = 1;
 export const ATTEMPTS_COLUMNS = [
   'study_id', 'study_version', 'session_id', 'participant_id', 'prolific_pid', 'worker_id', 'session_state', 'playtest',
   'position', 'item_id', 'item_kind', 'collection', 'task', 'game', 'practice', 'started', 'finished', 'counts',
-  'actions', 'duration_ms', 'tests', 'tests_solved', 'trials_used', 'solved', 'levels_completed', 'win_levels', 'verified',
+  'actions', 'duration_ms', 'active_ms', 'tests', 'tests_solved', 'trials_used', 'solved', 'levels_completed', 'win_levels', 'verified',
   'item_flags', 'session_flags',
 ] as const;
 
@@ -43,7 +43,7 @@ export async function* attemptsCsv(ctx: ExportContext): AsyncGenerator<string> {
       chunk += csvRecord([
         ctx.studyId, s.studyVersion, s.id, participantId(s), s.params.PROLIFIC_PID ?? '', s.params.workerId ?? '', state, isPlaytestSession(s),
         pos + 1, item.id, item.kind, item.kind === 'task' ? item.collection : '', item.kind === 'task' ? item.task : '', item.kind === 'game' ? item.game : '',
-        it.practice, it.started, it.finished, it.counts, it.actions, it.durationMs,
+        it.practice, it.started, it.finished, it.counts, it.actions, it.durationMs, Math.round(it.activeMs),
         item.kind === 'task' ? tests.length : '', item.kind === 'task' ? tests.filter((t) => t.solved).length : '',
         item.kind === 'task' ? tests.reduce((n, t) => n + t.trialsUsed, 0) : '',
         item.kind === 'task' ? tests.length > 0 && tests.every((t) => t.solved) : levels !== null && win !== null ? levels >= win : '',

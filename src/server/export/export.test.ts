@@ -206,6 +206,8 @@ describe.each(backends)('exports on $name', (backend) => {
       counts: 'false', actions: '10', tests: '1', tests_solved: '1', trials_used: '2', solved: 'true', levels_completed: '', verified: '',
     });
     expect(row('a', 'practice')).toMatchObject({ practice: 'true', counts: 'false', solved: 'true', trials_used: '1' });
+    // Time on task, on the participant's clock: item.start to item.end, five steps of 250.5 ms, nothing hidden or idle.
+    expect(row('a', 'practice').active_ms).toBe('1253');
     // Push: two runs; the replay accepted 19 + 2 actions (the opening RESETs included); 2 of 6 levels.
     expect(row('a', 'push')).toMatchObject({ item_kind: 'game', game: 'push', actions: String(1 + 4 + 15 + 2), levels_completed: '2', win_levels: '6', verified: 'true', solved: 'false', item_flags: '' });
     expect(row('b', 'push')).toMatchObject({ participant_id: 'W-B', worker_id: 'W-B', levels_completed: '1' });

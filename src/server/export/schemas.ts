@@ -72,6 +72,7 @@ const ATTEMPT_SPEC: Record<string, Column> = {
   counts: { type: 'boolean', description: "The attempt counts under the study's attempt rule (more than attempt.minActions actions, under attempt.maxMinutes); never for practice" },
   actions: { type: 'integer', description: "Actions on the item (games: the server replay's accepted actions)" },
   duration_ms: { type: 'number', description: "Server receive time from the item's first to its last event, ms" },
+  active_ms: { type: 'number', description: 'Time on task: the client-clock span of the item without hidden-tab and idle time, ms (docs/api.md, "Definitions")' },
   tests: { type: 'integer', empty: true, description: 'Task items: test inputs shown' },
   tests_solved: { type: 'integer', empty: true, description: 'Task items: test inputs solved' },
   trials_used: { type: 'integer', empty: true, description: 'Task items: judged submissions over all test inputs (refused duplicates use none)' },
