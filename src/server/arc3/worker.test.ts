@@ -1,0 +1,228 @@
+/**
+ * The arcengine worker against the official engine and toolkit vendored in
+ * ../shared/vendor/arc-agi-3 (CI has it): every answer must be what the toolkit's own in-process
+ * `Arcade(operation_mode=OFFLINE).make(...).step(...)` returns for the same actions.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync, cpSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Arc3Error, Arc3Pool, Arc3Worker, probe, resolveGameId, type Arc3Action, type Arc3FrameData } from './worker';
+
+const ROOT = path.resolve(__dirname, '../../..');
+const VENDOR = path.resolve(ROOT, '../shared/vendor/arc-agi-3');
+const PYTHONPATH = path.join(VENDOR, 'python');
+const GAMES = path.join(VENDOR, 'environment_files');
+if (!existsSync(path.join(PYTHONPATH, 'arcengine')) || !existsSync(GAMES)) {
+  throw new Error(`the official engine and games must be at ${VENDOR} (python/arcengine, environment_files); these tests run against them`);
+}
+
+const LS20 = 'ls20-9607627b';
+const VC33 = 'vc33-5430563c';
+
+/** The official toolkit, in process: make(game_id) then step() each action; the fields of every answer. */
+const REFERENCE = String.raw`
+import json, logging, sys
+from arc_agi import Arcade, OperationMode
+from arcengine import GameAction
+games_dir, game_id, actions = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+quiet = logging.getLogger("reference"); quiet.setLevel(logging.CRITICAL)
+env = Arcade(operation_mode=OperationMode.OFFLINE, environments_dir=games_dir, logger=quiet).make(game_id)
+def fields(fd):
+    return {"frame": [f.tolist() if hasattr(f, "tolist") else f for f in fd.frame], "state": fd.state.name,
+            "levels_completed": fd.levels_completed, "win_levels": fd.win_levels,
+            "available_actions": list(fd.available_actions), "full_reset": fd.full_reset, "game_id": fd.game_id}
+out = [fields(env.observation_space)]
+for a in actions:
+    data = {"x": a["x"], "y": a["y"]} if a["action"] == "ACTION6" else None
+    out.append(fields(env.step(GameAction[a["action"]], data=data)))
+sys.stderr.flush()
+print("REFERENCE " + json.dumps(out))
+`;
+
+const references = new Map<string, Omit<Arc3FrameData, 'guid'>[]>();
+function reference(gameId: string, actions: Arc3Action[]): Omit<Arc3FrameData, 'guid'>[] {
+  const key = gameId + JSON.stringify(actions);
+  if (!references.has(key)) references.set(key, runReference(gameId, actions));
+  return references.get(key)!;
+}
+function runReference(gameId: string, actions: Arc3Action[]): Omit<Arc3FrameData, 'guid'>[] {
+  const out = execFileSync('python3', ['-c', REFERENCE, GAMES, gameId, JSON.stringify(actions)], {
+    env: { ...process.env, PYTHONPATH, PYTHONDONTWRITEBYTECODE: '1' },
+    maxBuffer: 512 * 1024 * 1024,
+    encoding: 'utf8',
+  });
+  const line = out.split('\n').find((l) => l.startsWith('REFERENCE '));
+  if (!line) throw new Error(`the toolkit printed no reference: ${out.slice(0, 500)}`);
+  return JSON.parse(line.slice('REFERENCE '.length));
+}
+
+/** A fixed pseudo-random sequence (LCG), so the test is the same every run. */
+function sequence(n: number, pick: (r: () => number) => Arc3Action): Arc3Action[] {
+  let s = 12345;
+  const r = () => ((s = (s * 1103515245 + 12345) % 2147483648) / 2147483648);
+  return Array.from({ length: n }, () => pick(r));
+}
+
+const strip = ({ guid: _guid, ...rest }: Arc3FrameData) => rest;
+
+// Keys, including ACTION5-7 which ls20 does not offer, and RESETs along the way.
+const KEYS = sequence(60, (r) => {
+  const v = r();
+  if (v < 0.05) return { action: 'RESET' };
+  if (v < 0.1) return { action: 'ACTION6', x: Math.floor(r() * 64), y: Math.floor(r() * 64) };
+  return { action: `ACTION${1 + Math.floor(r() * 4)}` as Arc3Action['action'] };
+});
+// Clicks over the whole board, and a key vc33 does not offer.
+const CLICKS = sequence(60, (r) => (r() < 0.05 ? { action: 'ACTION1' } : { action: 'ACTION6', x: Math.floor(r() * 64), y: Math.floor(r() * 64) }));
+
+let tmp: string;
+const workers: Arc3Worker[] = [];
+function worker(gameDirs = [GAMES], extra: Partial<ConstructorParameters<typeof Arc3Worker>[0]> = {}): Arc3Worker {
+  const w = new Arc3Worker({ gameDirs, pythonPath: PYTHONPATH, ...extra });
+  workers.push(w);
+  return w;
+}
+
+beforeAll(() => {
+  tmp = mkdtempSync(path.join(tmpdir(), 'arc3-worker-'));
+});
+afterAll(async () => {
+  await Promise.all(workers.map((w) => w.stop()));
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+describe('the arcengine worker', () => {
+  it('reports the Python and arcengine versions it runs', async () => {
+    const p = await probe({ pythonPath: PYTHONPATH });
+    expect(p).toMatchObject({ ok: true, arcengine: '0.9.3' });
+    expect(p.message).toMatch(/^arcengine 0\.9\.3 on Python 3\.\d+/);
+  });
+
+  it('lists the games of a folder with their metadata and level counts', async () => {
+    const games = await worker().list();
+    expect(games.map((g) => g.game_id)).toEqual(['ft09-0d8bbf25', LS20, VC33]);
+    const ls20 = games.find((g) => g.game_id === LS20)!;
+    expect(ls20).toMatchObject({ game: 'ls20', version: '9607627b', title: 'LS20', tags: ['keyboard'], default_fps: 30, class_name: 'Ls20' });
+    expect(ls20.baseline_actions).toHaveLength(ls20.level_count!);
+    expect(ls20.level_count).toBe(7);
+  });
+
+  it.each([
+    ['ls20 with keys', LS20, KEYS],
+    ['vc33 with clicks', VC33, CLICKS],
+  ])('answers %s exactly as the toolkit in process does', async (_, gameId, actions) => {
+    const expected = reference(gameId, actions);
+    const w = worker();
+    const got = [strip(await w.open('r1', gameId))];
+    for (const a of actions) got.push(strip(await w.act('r1', a)));
+    expect(got).toEqual(expected);
+    // The sequence must exercise the game: frames change, and some action renders more than one frame.
+    const firsts = new Set(got.filter((g) => g.frame.length).map((g) => JSON.stringify(g.frame.at(-1))));
+    expect(firsts.size).toBeGreaterThan(5);
+  });
+
+  it('goes on from the same state after the worker is killed mid-run', async () => {
+    const expected = reference(LS20, KEYS);
+    const w = worker();
+    await w.open('k1', LS20);
+    for (const a of KEYS.slice(0, 30)) await w.act('k1', a);
+    const pid = w.pid!;
+    const gone = new Promise((r) => setTimeout(r, 50));
+    process.kill(pid, 'SIGKILL');
+    await gone;
+    const rest: unknown[] = [];
+    for (const a of KEYS.slice(30)) rest.push(strip(await w.act('k1', a)));
+    expect(w.pid).not.toBe(pid);
+    expect(w.starts).toBe(2);
+    expect(rest).toEqual(expected.slice(31));
+  });
+
+  it('fails an action in flight when the worker dies, then restores the run', async () => {
+    const w = worker();
+    await w.open('k2', VC33);
+    const first = await w.act('k2', CLICKS[0]);
+    const inFlight = w.act('k2', CLICKS[1]);
+    process.kill(w.pid!, 'SIGKILL');
+    await expect(inFlight).rejects.toMatchObject({ code: 'worker_died' });
+    // The lost action was not applied: doing it again gives what it gives after the first click.
+    const again = await w.act('k2', CLICKS[1]);
+    expect(strip(again)).toEqual(reference(VC33, CLICKS.slice(0, 2))[2]);
+    expect(first.game_id).toBe(VC33);
+  });
+
+  it('answers a syntax error in a game file clearly, stays alive, and reloads the fixed file', async () => {
+    const dir = path.join(tmp, 'games');
+    const gameDir = path.join(dir, 'vc33', 'local');
+    mkdirSync(gameDir, { recursive: true });
+    cpSync(path.join(GAMES, 'vc33', '5430563c', 'vc33.py'), path.join(gameDir, 'vc33.py'));
+    writeFileSync(path.join(gameDir, 'metadata.json'), JSON.stringify({ game_id: 'vc33-local', title: 'VC33 local' }));
+    const file = path.join(gameDir, 'vc33.py');
+    const good = readFileSync(file, 'utf8');
+    writeFileSync(file, good + '\ndef broken(:\n');
+    const w = worker([dir]);
+    const pid = (await w.hello()).pid;
+    const err = await w.open('s1', 'vc33-local').catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Arc3Error);
+    expect(err).toMatchObject({ code: 'load_error' });
+    expect((err as Arc3Error).message).toContain('SyntaxError');
+    expect((err as Arc3Error).message).toContain(file);
+    expect((await w.list())[0]).toMatchObject({ game_id: 'vc33-local', level_count: null, error: { code: 'load_error' } });
+
+    writeFileSync(file, good);
+    await w.reload('vc33-local');
+    expect((await w.open('s1', 'vc33-local')).state).toBe('NOT_FINISHED');
+
+    // A game that raises while acting: the message and traceback come back, the run and worker stay.
+    writeFileSync(file, good + '\n_step = Vc33.step\ndef _raising(self):\n    if self.action.id.value == 1:\n        raise RuntimeError("boom in step")\n    _step(self)\nVc33.step = _raising\n');
+    await w.reload('vc33-local');
+    await w.open('s2', 'vc33-local');
+    const raised = await w.act('s2', { action: 'ACTION1' }).catch((e: unknown) => e);
+    expect(raised).toMatchObject({ code: 'game_error' });
+    expect((raised as Arc3Error).message).toContain('RuntimeError: boom in step');
+    expect((raised as Arc3Error).traceback).toContain('_raising');
+    expect((await w.act('s2', { action: 'ACTION6', x: 5, y: 5 })).game_id).toBe('vc33-local');
+    expect((await w.hello()).pid).toBe(pid);
+  });
+
+  it('says clearly when Python is missing', async () => {
+    const p = await probe({ python: path.join(tmp, 'no-such-python3') });
+    expect(p.ok).toBe(false);
+    expect(p.message).toContain('Python was not found at');
+    expect(p.message).toContain('pip install arc-agi');
+    expect(p.message).toContain('ARC_STUDIO_PYTHON');
+  });
+
+  it('says clearly when arcengine is missing', async () => {
+    const p = await probe({ pythonPath: tmp, env: { ...process.env, PYTHONPATH: '' } });
+    expect(p).toMatchObject({ ok: false, arcengine: null });
+    expect(p.message).toContain('pip install arc-agi');
+    expect(p.message).toContain('ARC_STUDIO_PYTHONPATH');
+  });
+
+  it('pins runs to workers in a pool and resolves short game ids', async () => {
+    const pool = new Arc3Pool({ gameDirs: [GAMES], pythonPath: PYTHONPATH, size: 2 });
+    workers.push(...pool.workers);
+    const a = await pool.open('p1', 'ls20');
+    const b = await pool.open('p2', VC33);
+    expect(a.gameId).toBe(LS20);
+    expect(b.gameId).toBe(VC33);
+    expect(pool.workers.map((w) => w.runCount)).toEqual([1, 1]);
+    expect((await pool.act('p2', { action: 'ACTION6', x: 10, y: 10 })).game_id).toBe(VC33);
+    await expect(pool.open('p3', 'ls2')).rejects.toMatchObject({ code: 'unknown_game' });
+  });
+});
+
+describe('resolveGameId', () => {
+  const ids = ['ls20-9607627b', 'ls20-aaaaaaaa', 'vc33-5430563c'];
+  it('takes full ids as they are and a short id with one version', () => {
+    expect(resolveGameId('ls20-aaaaaaaa', ids)).toBe('ls20-aaaaaaaa');
+    expect(resolveGameId('vc33', ids)).toBe('vc33-5430563c');
+  });
+  it('refuses a short id with several versions, listing them, and unknown ids', () => {
+    expect(() => resolveGameId('ls20', ids)).toThrow('ls20 has several versions (ls20-9607627b, ls20-aaaaaaaa)');
+    expect(() => resolveGameId('ls20-bbbbbbbb', ids)).toThrow(/no game ls20-bbbbbbbb; games: ls20-9607627b/);
+    expect(() => resolveGameId('ft09', ids)).toThrow(/no game ft09/);
+  });
+});

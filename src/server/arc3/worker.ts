@@ -1,0 +1,395 @@
+/**
+ * Runs arcengine games (the official ARC-AGI-3 engine, in Python) for the server.
+ *
+ * `Arc3Worker` owns one long-lived `python3 worker.py --games DIR...` process and speaks its line
+ * protocol (documented in full at the top of `worker.py`): one JSON request per line on stdin,
+ * `{id, cmd, ...}`, one JSON answer per line on stdout, `{id, ok: true, ...}` or
+ * `{id, ok: false, error: {code, message, traceback?}}`, answered in order. Commands: `hello`
+ * (Python and arcengine versions), `list` (games of the mounted folders), `open` (a new game
+ * instance for a run, with the toolkit's initial RESET), `act` (RESET, ACTION1..7, x/y for ACTION6;
+ * answers the official FrameData fields), `replay` (open + many actions in one round trip),
+ * `close`, `reload` (re-execute a game's file), `quit`.
+ *
+ * The worker keeps each run's actions. When the process dies (killed, crashed, or stuck past a
+ * request's timeout and then killed), the request in flight fails with `worker_died` or `timeout`;
+ * the next request starts a fresh process, and each run is restored on its next use by replaying
+ * its actions in a new instance, so a participant goes on from the same state. This relies on the
+ * games being deterministic for a seed, which the official benchmark requires of them.
+ *
+ * `Arc3Pool` spreads runs over a few workers, each run pinned to one. `probe()` says which Python
+ * and arcengine were found, or what is missing and how to install it.
+ *
+ * The Python used is `ARC_STUDIO_PYTHON` (default `python3`); `ARC_STUDIO_PYTHONPATH` is put in
+ * front of `PYTHONPATH` (a folder holding `arcengine`, for machines without `pip install arc-agi`).
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+
+/** The worker script beside this module. */
+export const WORKER_SCRIPT = fileURLToPath(new URL('./worker.py', import.meta.url));
+
+export type Arc3ActionName = 'RESET' | 'ACTION1' | 'ACTION2' | 'ACTION3' | 'ACTION4' | 'ACTION5' | 'ACTION6' | 'ACTION7';
+
+/** One action as sent to a game; x and y (0-63) only for ACTION6. */
+export interface Arc3Action {
+  action: Arc3ActionName;
+  x?: number;
+  y?: number;
+}
+
+export type Arc3GameState = 'NOT_PLAYED' | 'NOT_FINISHED' | 'WIN' | 'GAME_OVER';
+
+/** The official FrameData fields, as the engine returned them for one action. */
+export interface Arc3FrameData {
+  game_id: string;
+  guid: string;
+  /** Every frame the action rendered (64x64 grids of colour indices); empty after GAME_OVER/WIN for a non-RESET action. */
+  frame: number[][][];
+  state: Arc3GameState;
+  levels_completed: number;
+  win_levels: number;
+  available_actions: number[];
+  full_reset: boolean;
+}
+
+/** A game found in a mounted folder (from its metadata.json). */
+export interface Arc3GameInfo {
+  game_id: string;
+  game: string;
+  version: string;
+  title: string;
+  tags: string[];
+  default_fps: number;
+  baseline_actions: number[];
+  class_name: string;
+  dir: string;
+  /** Known once the class was built; null when it could not be (see `error`). */
+  level_count: number | null;
+  error?: { code: string; message: string };
+}
+
+export interface Arc3Hello {
+  python: string;
+  executable: string;
+  pid: number;
+  dirs: string[];
+  arcengine: string | null;
+  arcengine_path?: string;
+  arcengine_error?: string;
+}
+
+export type Arc3ErrorCode =
+  | 'bad_request' | 'unknown_game' | 'unknown_run' | 'load_error' | 'game_error' | 'no_engine' | 'internal'
+  | 'timeout' | 'worker_died' | 'no_python' | 'ambiguous_game';
+
+/** An error from the worker or from talking to it; `traceback` is the game's Python traceback when it raised. */
+export class Arc3Error extends Error {
+  constructor(readonly code: Arc3ErrorCode, message: string, readonly traceback?: string) {
+    super(message);
+    this.name = 'Arc3Error';
+  }
+}
+
+export interface Arc3WorkerOptions {
+  /** Folders in the toolkit's layout (`<game>/<version>/<game>.py` + `metadata.json`). */
+  gameDirs: string[];
+  /** Default: `ARC_STUDIO_PYTHON` or `python3`. */
+  python?: string;
+  /** Put in front of PYTHONPATH. Default: `ARC_STUDIO_PYTHONPATH`. */
+  pythonPath?: string;
+  /** Per-request timeout; a worker that does not answer in time is killed and restarted. Default 10 s. */
+  timeoutMs?: number;
+  /** Receives the worker's stderr (game prints, tracebacks). Default: discarded. */
+  onStderr?: (text: string) => void;
+  env?: NodeJS.ProcessEnv;
+}
+
+interface RunRecord {
+  gameId: string;
+  seed: number;
+  actions: Arc3Action[];
+  /** False after a restart until the run is replayed in the new process. */
+  live: boolean;
+}
+
+interface Pending {
+  resolve: (v: Record<string, unknown>) => void;
+  reject: (e: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
+/** One Python worker process, restarted on demand, with the runs it serves. */
+export class Arc3Worker {
+  private proc: ChildProcessWithoutNullStreams | null = null;
+  private pending = new Map<number, Pending>();
+  private nextId = 1;
+  private starting: Promise<void> | null = null;
+  private readonly runs = new Map<string, RunRecord>();
+  private queue: Promise<unknown> = Promise.resolve();
+  /** How many times a process was started (1 after the first start). */
+  starts = 0;
+
+  constructor(private readonly opts: Arc3WorkerOptions) {}
+
+  get python(): string {
+    return this.opts.python ?? this.opts.env?.ARC_STUDIO_PYTHON ?? process.env.ARC_STUDIO_PYTHON ?? 'python3';
+  }
+
+  /** The process id of the running worker, or null when none runs. */
+  get pid(): number | null {
+    return this.proc?.pid ?? null;
+  }
+
+  /** How many runs this worker holds. */
+  get runCount(): number {
+    return this.runs.size;
+  }
+
+  async hello(): Promise<Arc3Hello> {
+    return (await this.call('hello', {})) as unknown as Arc3Hello;
+  }
+
+  async list(): Promise<Arc3GameInfo[]> {
+    return (await this.call('list', {})).games as Arc3GameInfo[];
+  }
+
+  /** Starts run `runId` on `gameId` (a full `<game>-<version>` id); answers the initial RESET's frame data. */
+  async open(runId: string, gameId: string, seed = 0): Promise<Arc3FrameData> {
+    const fd = (await this.call('open', { run: runId, game_id: gameId, seed })) as unknown as Arc3FrameData;
+    this.runs.set(runId, { gameId, seed, actions: [], live: true });
+    return fd;
+  }
+
+  /** Performs one action in a run, restoring the run first if the worker was restarted. */
+  async act(runId: string, action: Arc3Action): Promise<Arc3FrameData> {
+    const record = this.runs.get(runId);
+    if (!record) throw new Arc3Error('unknown_run', `no open run ${runId}; open it first`);
+    return this.serial(async () => {
+      await this.ensureStarted();
+      await this.restore(runId, record);
+      const fd = (await this.send('act', { run: runId, ...action })) as unknown as Arc3FrameData;
+      record.actions.push(action);
+      return fd;
+    });
+  }
+
+  async close(runId: string): Promise<void> {
+    const record = this.runs.get(runId);
+    this.runs.delete(runId);
+    if (record?.live && this.proc) await this.call('close', { run: runId });
+  }
+
+  /** Re-executes a game's file; runs opened afterwards use the new code. */
+  async reload(gameId: string): Promise<void> {
+    await this.call('reload', { game_id: gameId });
+  }
+
+  /** Asks the worker to exit and waits for it. */
+  async stop(): Promise<void> {
+    const proc = this.proc;
+    if (!proc) return;
+    const exited = new Promise<void>((r) => proc.once('exit', () => r()));
+    try {
+      await this.send('quit', {}, 2000);
+    } catch {
+      proc.kill('SIGKILL');
+    }
+    await exited;
+  }
+
+  private async restore(runId: string, record: RunRecord): Promise<void> {
+    if (record.live) return;
+    await this.send('replay', { run: runId, game_id: record.gameId, seed: record.seed, actions: record.actions }, Math.max(this.timeout, 10 * record.actions.length));
+    record.live = true;
+  }
+
+  private get timeout(): number {
+    return this.opts.timeoutMs ?? 10_000;
+  }
+
+  /** Sends one command after every earlier one finished (the worker answers in order anyway). */
+  private call(cmd: string, payload: Record<string, unknown>): Promise<Record<string, unknown>> {
+    return this.serial(() => this.send(cmd, payload));
+  }
+
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const result = this.queue.then(fn, fn);
+    this.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  private async send(cmd: string, payload: Record<string, unknown>, timeoutMs = this.timeout): Promise<Record<string, unknown>> {
+    await this.ensureStarted();
+    const proc = this.proc!;
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new Arc3Error('timeout', `the arcengine worker did not answer ${cmd} within ${timeoutMs} ms; it was restarted`));
+        proc.kill('SIGKILL');
+      }, timeoutMs);
+      this.pending.set(id, { resolve, reject, timer });
+      proc.stdin.write(JSON.stringify({ id, cmd, ...payload }) + '\n');
+    });
+  }
+
+  private ensureStarted(): Promise<void> {
+    if (this.proc) return Promise.resolve();
+    this.starting ??= this.start().finally(() => {
+      this.starting = null;
+    });
+    return this.starting;
+  }
+
+  private start(): Promise<void> {
+    const base = this.opts.env ?? process.env;
+    const extra = this.opts.pythonPath ?? base.ARC_STUDIO_PYTHONPATH;
+    const pythonPath = [extra, base.PYTHONPATH].filter(Boolean).join(path.delimiter);
+    const args = [WORKER_SCRIPT, ...this.opts.gameDirs.flatMap((d) => ['--games', d])];
+    const proc = spawn(this.python, args, {
+      env: { ...base, PYTHONPATH: pythonPath, PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1' },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    for (const record of this.runs.values()) record.live = false;
+    this.starts++;
+    return new Promise((resolve, reject) => {
+      proc.once('spawn', () => {
+        this.proc = proc;
+        resolve();
+      });
+      proc.once('error', (err: NodeJS.ErrnoException) => {
+        if (this.proc === proc) this.proc = null;
+        const missing = err.code === 'ENOENT';
+        reject(new Arc3Error(missing ? 'no_python' : 'worker_died', missing ? noPythonMessage(this.python) : `cannot start ${this.python}: ${err.message}`));
+      });
+      proc.stdin.on('error', () => undefined);
+      proc.stderr.setEncoding('utf8');
+      proc.stderr.on('data', (text: string) => this.opts.onStderr?.(text));
+      createInterface({ input: proc.stdout }).on('line', (line) => this.onLine(line));
+      proc.once('exit', (code, signal) => {
+        if (this.proc === proc) this.proc = null;
+        const err = new Arc3Error('worker_died', `the arcengine worker stopped (${signal ?? `exit code ${code}`}); it is restarted on the next action`);
+        for (const [id, p] of this.pending) {
+          clearTimeout(p.timer);
+          p.reject(err);
+          this.pending.delete(id);
+        }
+      });
+    });
+  }
+
+  private onLine(line: string): void {
+    let msg: { id?: number; ok?: boolean; error?: { code: Arc3ErrorCode; message: string; traceback?: string } } & Record<string, unknown>;
+    try {
+      msg = JSON.parse(line);
+    } catch {
+      this.opts.onStderr?.(`arc3 worker wrote a line that is not JSON: ${line.slice(0, 200)}\n`);
+      return;
+    }
+    const p = msg.id === undefined ? undefined : this.pending.get(msg.id);
+    if (!p) return;
+    this.pending.delete(msg.id!);
+    clearTimeout(p.timer);
+    if (msg.ok) {
+      const { id: _id, ok: _ok, ...fields } = msg;
+      p.resolve(fields);
+    }
+    else p.reject(new Arc3Error(msg.error?.code ?? 'internal', msg.error?.message ?? 'the worker answered an error without a message', msg.error?.traceback));
+  }
+}
+
+function noPythonMessage(python: string): string {
+  return `Python was not found at "${python}": install Python 3.10 or later and \`pip install arc-agi\`, or set ARC_STUDIO_PYTHON to a python3 binary.`;
+}
+
+/** What `probe()` found: the versions, or what is missing and how to install it. */
+export type Arc3Probe =
+  | { ok: true; python: string; executable: string; arcengine: string; message: string }
+  | { ok: false; python: string | null; arcengine: null; message: string };
+
+/**
+ * Starts a worker once and reports which Python and arcengine it found, for the server's start
+ * message. Never throws.
+ * @example
+ *   const p = await probe();
+ *   console.log(p.message); // "arcengine 0.9.3 on Python 3.11.7 (/usr/bin/python3)"
+ */
+export async function probe(opts: Omit<Arc3WorkerOptions, 'gameDirs'> & { gameDirs?: string[] } = {}): Promise<Arc3Probe> {
+  const worker = new Arc3Worker({ gameDirs: [], timeoutMs: 15_000, ...opts });
+  try {
+    const h = await worker.hello();
+    if (h.arcengine) {
+      return { ok: true, python: h.python, executable: h.executable, arcengine: h.arcengine, message: `arcengine ${h.arcengine} on Python ${h.python} (${h.executable})` };
+    }
+    return { ok: false, python: h.python, arcengine: null, message: h.arcengine_error ?? `arcengine is not importable by ${h.executable}: pip install arc-agi, or set ARC_STUDIO_PYTHONPATH.` };
+  } catch (e) {
+    const message = e instanceof Arc3Error && e.code === 'no_python'
+      ? e.message
+      : `the arcengine worker could not start with ${worker.python} (${e instanceof Error ? e.message : String(e)}); check that it is Python 3.10 or later, then \`pip install arc-agi\` or set ARC_STUDIO_PYTHONPATH.`;
+    return { ok: false, python: null, arcengine: null, message };
+  } finally {
+    await worker.stop().catch(() => undefined);
+  }
+}
+
+/**
+ * Resolves a game id against the games available: a full `<game>-<version>` id must exist as
+ * given; a short id (`ls20`) resolves to its only version, and is refused with the list of
+ * versions when there are several. Never picks a version silently.
+ */
+export function resolveGameId(requested: string, available: readonly string[]): string {
+  if (available.includes(requested)) return requested;
+  if (requested.includes('-')) {
+    throw new Arc3Error('unknown_game', `no game ${requested}; games: ${available.join(', ') || 'none'}`);
+  }
+  const versions = available.filter((id) => id.split('-')[0] === requested);
+  if (versions.length === 1) return versions[0];
+  if (versions.length === 0) throw new Arc3Error('unknown_game', `no game ${requested}; games: ${available.join(', ') || 'none'}`);
+  throw new Arc3Error('ambiguous_game', `${requested} has several versions (${versions.join(', ')}); name one of them in full`);
+}
+
+/** A few workers; each run stays on the worker that opened it. */
+export class Arc3Pool {
+  readonly workers: Arc3Worker[];
+  private readonly pinned = new Map<string, Arc3Worker>();
+
+  constructor(opts: Arc3WorkerOptions & { size?: number }) {
+    this.workers = Array.from({ length: Math.max(1, opts.size ?? 2) }, () => new Arc3Worker(opts));
+  }
+
+  list(): Promise<Arc3GameInfo[]> {
+    return this.workers[0].list();
+  }
+
+  /** Resolves `gameId` (full or short), opens it on the least busy worker; answers the full id and the first frame data. */
+  async open(runId: string, gameId: string, seed = 0): Promise<{ gameId: string; frame: Arc3FrameData }> {
+    const full = resolveGameId(gameId, (await this.list()).map((g) => g.game_id));
+    const worker = this.pinned.get(runId) ?? this.workers.reduce((a, b) => (b.runCount < a.runCount ? b : a));
+    const frame = await worker.open(runId, full, seed);
+    this.pinned.set(runId, worker);
+    return { gameId: full, frame };
+  }
+
+  act(runId: string, action: Arc3Action): Promise<Arc3FrameData> {
+    const worker = this.pinned.get(runId);
+    if (!worker) return Promise.reject(new Arc3Error('unknown_run', `no open run ${runId}; open it first`));
+    return worker.act(runId, action);
+  }
+
+  async close(runId: string): Promise<void> {
+    const worker = this.pinned.get(runId);
+    this.pinned.delete(runId);
+    await worker?.close(runId);
+  }
+
+  /** Reloads a game's file in every worker. */
+  async reload(gameId: string): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.reload(gameId)));
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.stop()));
+  }
+}
