@@ -68,14 +68,20 @@ function sequence(n: number, pick: (r: () => number) => Arc3Action): Arc3Action[
 const strip = ({ guid: _guid, ...rest }: Arc3FrameData) => rest;
 
 // Keys, including ACTION5-7 which ls20 does not offer, and RESETs along the way.
-const KEYS = sequence(60, (r) => {
+const KEYS = sequence(100, (r) => {
   const v = r();
-  if (v < 0.05) return { action: 'RESET' };
-  if (v < 0.1) return { action: 'ACTION6', x: Math.floor(r() * 64), y: Math.floor(r() * 64) };
+  if (v < 0.02) return { action: 'RESET' };
+  if (v < 0.07) return { action: 'ACTION6', x: Math.floor(r() * 64), y: Math.floor(r() * 64) };
   return { action: `ACTION${1 + Math.floor(r() * 4)}` as Arc3Action['action'] };
 });
 // Clicks over the whole board, and a key vc33 does not offer.
-const CLICKS = sequence(60, (r) => (r() < 0.05 ? { action: 'ACTION1' } : { action: 'ACTION6', x: Math.floor(r() * 64), y: Math.floor(r() * 64) }));
+// After the random part: actions past the end of the game, then a RESET.
+const CLICKS = [
+  ...sequence(60, (r) => (r() < 0.05 ? { action: 'ACTION1' } : { action: 'ACTION6', x: Math.floor(r() * 64), y: Math.floor(r() * 64) })),
+  ...sequence(3, (r) => ({ action: 'ACTION6', x: Math.floor(r() * 64), y: Math.floor(r() * 64) })),
+  { action: 'RESET' },
+  { action: 'ACTION6', x: 32, y: 32 },
+] satisfies Arc3Action[];
 
 let tmp: string;
 const workers: Arc3Worker[] = [];
@@ -84,6 +90,9 @@ function worker(gameDirs = [GAMES], extra: Partial<ConstructorParameters<typeof 
   workers.push(w);
   return w;
 }
+
+let sharedWorker: Arc3Worker | undefined;
+const shared = () => (sharedWorker ??= worker());
 
 beforeAll(() => {
   tmp = mkdtempSync(path.join(tmpdir(), 'arc3-worker-'));
@@ -101,7 +110,7 @@ describe('the arcengine worker', () => {
   });
 
   it('lists the games of a folder with their metadata and level counts', async () => {
-    const games = await worker().list();
+    const games = await shared().list();
     expect(games.map((g) => g.game_id)).toEqual(['ft09-0d8bbf25', LS20, VC33]);
     const ls20 = games.find((g) => g.game_id === LS20)!;
     expect(ls20).toMatchObject({ game: 'ls20', version: '9607627b', title: 'LS20', tags: ['keyboard'], default_fps: 30, class_name: 'Ls20' });
@@ -110,17 +119,24 @@ describe('the arcengine worker', () => {
   });
 
   it.each([
-    ['ls20 with keys', LS20, KEYS],
-    ['vc33 with clicks', VC33, CLICKS],
+    ['ls20 with keys (covering actions that render several frames)', LS20, KEYS],
+    ['vc33 with clicks (covering GAME_OVER, actions after it, and a RESET)', VC33, CLICKS],
   ])('answers %s exactly as the toolkit in process does', async (_, gameId, actions) => {
     const expected = reference(gameId, actions);
-    const w = worker();
+    const w = shared();
     const got = [strip(await w.open('r1', gameId))];
     for (const a of actions) got.push(strip(await w.act('r1', a)));
     expect(got).toEqual(expected);
     // The sequence must exercise the game: frames change, and some action renders more than one frame.
     const firsts = new Set(got.filter((g) => g.frame.length).map((g) => JSON.stringify(g.frame.at(-1))));
     expect(firsts.size).toBeGreaterThan(5);
+    if (gameId === LS20) expect(got.some((g) => g.frame.length > 1)).toBe(true);
+    else {
+      const over = got.findIndex((g) => g.state === 'GAME_OVER');
+      expect(over).toBeGreaterThan(0);
+      expect(got[over + 1]).toMatchObject({ frame: [], state: 'GAME_OVER' });
+      expect(got.at(-1)!.state).toBe('NOT_FINISHED');
+    }
   });
 
   it('goes on from the same state after the worker is killed mid-run', async () => {
@@ -133,10 +149,10 @@ describe('the arcengine worker', () => {
     process.kill(pid, 'SIGKILL');
     await gone;
     const rest: unknown[] = [];
-    for (const a of KEYS.slice(30)) rest.push(strip(await w.act('k1', a)));
+    for (const a of KEYS.slice(30, 60)) rest.push(strip(await w.act('k1', a)));
     expect(w.pid).not.toBe(pid);
     expect(w.starts).toBe(2);
-    expect(rest).toEqual(expected.slice(31));
+    expect(rest).toEqual(expected.slice(31, 61));
   });
 
   it('fails an action in flight when the worker dies, then restores the run', async () => {
@@ -148,7 +164,7 @@ describe('the arcengine worker', () => {
     await expect(inFlight).rejects.toMatchObject({ code: 'worker_died' });
     // The lost action was not applied: doing it again gives what it gives after the first click.
     const again = await w.act('k2', CLICKS[1]);
-    expect(strip(again)).toEqual(reference(VC33, CLICKS.slice(0, 2))[2]);
+    expect(strip(again)).toEqual(reference(VC33, CLICKS)[2]);
     expect(first.game_id).toBe(VC33);
   });
 
