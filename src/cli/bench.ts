@@ -17,6 +17,7 @@ const suites: Record<string, () => Promise<{ run(): AsyncIterable<BenchResult> |
   'game-latency': () => import('../bench/gameLatency'),
   replay: () => import('../bench/replay'),
   export: () => import('../bench/export'),
+  arc3: () => import('../bench/arc3'),
 };
 
 const BENCH = {
