@@ -157,7 +157,7 @@ export class Arc3Worker {
 
   /** Starts run `runId` on `gameId` (a full `<game>-<version>` id); answers the initial RESET's frame data. */
   async open(runId: string, gameId: string, seed = 0): Promise<Arc3FrameData> {
-    const fd = (await this.call('open', { run: runId, game_id: gameId, seed })) as unknown as Arc3FrameData;
+    const fd = decodeFrameData(await this.call('open', { run: runId, game_id: gameId, seed }));
     this.runs.set(runId, { gameId, seed, actions: [], live: true });
     return fd;
   }
@@ -169,7 +169,7 @@ export class Arc3Worker {
     return this.serial(async () => {
       await this.ensureStarted();
       await this.restore(runId, record);
-      const fd = (await this.send('act', { run: runId, ...action })) as unknown as Arc3FrameData;
+      const fd = decodeFrameData(await this.send('act', { run: runId, ...action }));
       record.actions.push(action);
       return fd;
     });
@@ -298,6 +298,24 @@ export class Arc3Worker {
     }
     else p.reject(new Arc3Error(msg.error?.code ?? 'internal', msg.error?.message ?? 'the worker answered an error without a message', msg.error?.traceback));
   }
+}
+
+/** Turns the wire form of frames (`frame_b64` + `frame_dims`, see worker.py) into grids. */
+function decodeFrameData(msg: Record<string, unknown>): Arc3FrameData {
+  const { frame_b64: b64, frame_dims: dims, ...rest } = msg as { frame_b64?: string[]; frame_dims?: [number, number][] } & Record<string, unknown>;
+  if (!b64 || !dims) return rest as unknown as Arc3FrameData;
+  const frame = b64.map((text, i) => {
+    const bytes = Buffer.from(text, 'base64');
+    const [h, w] = dims[i];
+    const grid: number[][] = new Array(h);
+    for (let r = 0; r < h; r++) {
+      const row: number[] = new Array(w);
+      for (let c = 0; c < w; c++) row[c] = bytes[r * w + c];
+      grid[r] = row;
+    }
+    return grid;
+  });
+  return { ...rest, frame } as unknown as Arc3FrameData;
 }
 
 function noPythonMessage(python: string): string {
