@@ -83,6 +83,11 @@ const CLICKS = [
   { action: 'ACTION6', x: 32, y: 32 },
 ] satisfies Arc3Action[];
 
+async function until(ok: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !ok(); i++) await new Promise((r) => setTimeout(r, 10));
+  expect(ok()).toBe(true);
+}
+
 let tmp: string;
 const workers: Arc3Worker[] = [];
 function worker(gameDirs = [GAMES], extra: Partial<ConstructorParameters<typeof Arc3Worker>[0]> = {}): Arc3Worker {
@@ -145,9 +150,8 @@ describe('the arcengine worker', () => {
     await w.open('k1', LS20);
     for (const a of KEYS.slice(0, 30)) await w.act('k1', a);
     const pid = w.pid!;
-    const gone = new Promise((r) => setTimeout(r, 50));
     process.kill(pid, 'SIGKILL');
-    await gone;
+    await until(() => w.pid === null);
     const rest: unknown[] = [];
     for (const a of KEYS.slice(30, 60)) rest.push(strip(await w.act('k1', a)));
     expect(w.pid).not.toBe(pid);
@@ -200,6 +204,23 @@ describe('the arcengine worker', () => {
     expect((raised as Arc3Error).traceback).toContain('_raising');
     expect((await w.act('s2', { action: 'ACTION6', x: 5, y: 5 })).game_id).toBe('vc33-local');
     expect((await w.hello()).pid).toBe(pid);
+  });
+
+  it('kills a game stuck in a loop after the timeout, and goes on from the same state', async () => {
+    const dir = path.join(tmp, 'loop');
+    const gameDir = path.join(dir, 'vc33', 'loop');
+    mkdirSync(gameDir, { recursive: true });
+    const good = readFileSync(path.join(GAMES, 'vc33', '5430563c', 'vc33.py'), 'utf8');
+    writeFileSync(path.join(gameDir, 'vc33.py'), good + '\n_step = Vc33.step\ndef _looping(self):\n    while self.action.id.value == 2:\n        pass\n    _step(self)\nVc33.step = _looping\n');
+    writeFileSync(path.join(gameDir, 'metadata.json'), JSON.stringify({ game_id: 'vc33-loop' }));
+    const w = worker([dir], { timeoutMs: 1500 });
+    await w.open('t1', 'vc33-loop');
+    await w.act('t1', CLICKS[0]);
+    const pid = w.pid;
+    await expect(w.act('t1', { action: 'ACTION2' })).rejects.toMatchObject({ code: 'timeout' });
+    const next = await w.act('t1', CLICKS[1]);
+    expect(w.pid).not.toBe(pid);
+    expect({ ...strip(next), game_id: VC33 }).toEqual(reference(VC33, CLICKS)[2]);
   });
 
   it('says clearly when Python is missing', async () => {

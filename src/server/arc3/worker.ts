@@ -115,6 +115,7 @@ interface RunRecord {
 }
 
 interface Pending {
+  proc: ChildProcessWithoutNullStreams;
   resolve: (v: Record<string, unknown>) => void;
   reject: (e: Error) => void;
   timer: NodeJS.Timeout;
@@ -227,10 +228,12 @@ export class Arc3Worker {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
-        reject(new Arc3Error('timeout', `the arcengine worker did not answer ${cmd} within ${timeoutMs} ms; it was restarted`));
+        // Detach first, so the next request starts a new process instead of meeting this dying one.
+        if (this.proc === proc) this.proc = null;
         proc.kill('SIGKILL');
+        reject(new Arc3Error('timeout', `the arcengine worker did not answer ${cmd} within ${timeoutMs} ms; it was restarted`));
       }, timeoutMs);
-      this.pending.set(id, { resolve, reject, timer });
+      this.pending.set(id, { proc, resolve, reject, timer });
       proc.stdin.write(JSON.stringify({ id, cmd, ...payload }) + '\n');
     });
   }
@@ -272,6 +275,7 @@ export class Arc3Worker {
         if (this.proc === proc) this.proc = null;
         const err = new Arc3Error('worker_died', `the arcengine worker stopped (${signal ?? `exit code ${code}`}); it is restarted on the next action`);
         for (const [id, p] of this.pending) {
+          if (p.proc !== proc) continue;
           clearTimeout(p.timer);
           p.reject(err);
           this.pending.delete(id);
