@@ -1,0 +1,359 @@
+/**
+ * A compact, exact text encoding of the frames one ARC-AGI-3 action returned (1..N grids of
+ * colours 0-15, usually 64x64), small enough to store with every logged action as JSON text.
+ *
+ * Each frame is written in whichever of three forms is shortest:
+ * - `rle`: runs of one colour over the cells in row-major order;
+ * - `delta`: runs over the cell-wise XOR with the frame before it (the previous frame of the
+ *   same response, or for the first frame the `reference` passed in: the last frame of the
+ *   previous action), so an unchanged cell is a 0 and a step that moves a sprite costs a few bytes;
+ * - `raw`: two cells per byte (noise, where runs do not pay).
+ *
+ * A run is one byte `colour << 4 | n`: `n` 0-14 is a run of `n + 1` cells, `n` 15 a run of
+ * `16 + v` cells with `v` an unsigned LEB128 varint that follows.
+ *
+ * Binary layout, then base64 (standard alphabet, padded):
+ * `0xF1` (format 1) | flags (bit 0: the first frame is a delta against the reference) |
+ * frame count (varint) | width | height | [FNV-1a hash of the reference, 4 bytes, when bit 0] |
+ * per frame: kind (0 rle, 1 delta, 2 raw) then its cells.
+ *
+ * WARNING: an encoding made with a reference decodes only with that same reference (the hash
+ * catches a wrong one). A reader that must open an action alone needs `reference` null at that
+ * action: encode without a reference at each level start, RESET, and every so many actions.
+ *
+ * Sizes are bounded before anything is allocated, so a corrupt or hostile text fails at once
+ * with a {@link FrameCodecError}, never with a hang or a huge allocation.
+ *
+ * @example
+ * const text = encodeFrames(response.frame, lastFrameOfPreviousAction);
+ * const frames = decodeFrames(text, lastFrameOfPreviousAction); // deep-equal to response.frame
+ */
+
+/** A frame as the official API sends it: rows of colour indices 0-15. */
+export type FrameGrid = readonly (readonly number[])[];
+
+/** Largest width or height: ARC-AGI-3 frames are 64x64. */
+export const MAX_FRAME_SIDE = 64;
+/** Most frames one response may carry (the official engine stops an action after 1,000). */
+export const MAX_FRAMES_PER_RESPONSE = 1024;
+/** Longest text {@link decodeFrames} accepts: every frame raw, plus headers. */
+export const MAX_ENCODED_LENGTH = Math.ceil(((MAX_FRAMES_PER_RESPONSE * (1 + (MAX_FRAME_SIDE * MAX_FRAME_SIDE) / 2)) + 16) / 3) * 4;
+
+const FORMAT = 0xf1;
+const FLAG_REFERENCE = 1;
+const KIND_RLE = 0;
+const KIND_DELTA = 1;
+const KIND_RAW = 2;
+
+export type FrameCodecCode = 'bad-frames' | 'corrupt' | 'reference-missing' | 'reference-mismatch' | 'too-large';
+
+/** Why frames could not be encoded or decoded; `code` names the case for callers. */
+export class FrameCodecError extends Error {
+  override readonly name = 'FrameCodecError';
+  constructor(readonly code: FrameCodecCode, message: string) {
+    super(message);
+  }
+}
+
+/**
+ * Encodes a response's frames. `reference` is the last frame of the previous action (or null to
+ * make the text decodable on its own); it is used only when its size matches.
+ */
+export function encodeFrames(frames: readonly FrameGrid[], reference: FrameGrid | null = null): string {
+  if (frames.length > MAX_FRAMES_PER_RESPONSE) {
+    throw new FrameCodecError('too-large', `a response of ${frames.length} frames is more than the ${MAX_FRAMES_PER_RESPONSE} a stored action may carry`);
+  }
+  const out = new ByteWriter();
+  out.byte(FORMAT);
+  if (frames.length === 0) {
+    out.byte(0);
+    out.varint(0);
+    return toBase64(out.bytes());
+  }
+  const height = frames[0].length;
+  const width = height > 0 ? frames[0][0].length : 0;
+  if (width < 1 || height < 1 || width > MAX_FRAME_SIDE || height > MAX_FRAME_SIDE) {
+    throw new FrameCodecError('bad-frames', `frame 0 is ${width}x${height}; frames must be 1 to ${MAX_FRAME_SIDE} cells on each side`);
+  }
+  const flat = frames.map((grid, i) => flatten(grid, width, height, `frame ${i}`));
+  const ref = reference !== null && sameSize(reference, width, height) ? flatten(reference, width, height, 'the reference frame') : null;
+  out.byte(ref !== null ? FLAG_REFERENCE : 0);
+  out.varint(frames.length);
+  out.byte(width);
+  out.byte(height);
+  if (ref !== null) out.u32(hashCells(ref, width, height));
+  let previous = ref;
+  for (const cells of flat) {
+    const rle = runs(cells);
+    let best = { kind: KIND_RLE, body: rle };
+    if (previous !== null) {
+      const delta = runs(xor(cells, previous));
+      if (delta.length < best.body.length) best = { kind: KIND_DELTA, body: delta };
+    }
+    const rawLength = Math.ceil(cells.length / 2);
+    if (rawLength < best.body.length) best = { kind: KIND_RAW, body: packNibbles(cells) };
+    out.byte(best.kind);
+    out.append(best.body);
+    previous = cells;
+  }
+  return toBase64(out.bytes());
+}
+
+/**
+ * Decodes what {@link encodeFrames} wrote, given the same `reference` if one was used.
+ * Throws a {@link FrameCodecError} on any text it did not write.
+ */
+export function decodeFrames(text: string, reference: FrameGrid | null = null): number[][][] {
+  if (text.length > MAX_ENCODED_LENGTH) {
+    throw new FrameCodecError('too-large', `stored frames of ${text.length} characters are longer than any encoding (${MAX_ENCODED_LENGTH}); the data is corrupt`);
+  }
+  const input = new ByteReader(fromBase64(text));
+  const format = input.byte();
+  if (format !== FORMAT) {
+    throw new FrameCodecError('corrupt', `stored frames start with 0x${format.toString(16)}, not 0xf1: not frames this version of ARC Studio wrote, or corrupt`);
+  }
+  const flags = input.byte();
+  if ((flags & ~FLAG_REFERENCE) !== 0) throw corrupt(`unknown flags 0x${flags.toString(16)}`);
+  const count = input.varint();
+  if (count > MAX_FRAMES_PER_RESPONSE) throw corrupt(`${count} frames (at most ${MAX_FRAMES_PER_RESPONSE})`);
+  if (count === 0) {
+    input.end();
+    return [];
+  }
+  const width = input.byte();
+  const height = input.byte();
+  if (width < 1 || height < 1 || width > MAX_FRAME_SIDE || height > MAX_FRAME_SIDE) throw corrupt(`a frame size of ${width}x${height}`);
+  // Every frame costs at least two bytes (its kind and one run): refuse counts the text cannot hold.
+  if (count * 2 > input.remaining()) throw corrupt(`${count} frames in ${input.remaining()} bytes`);
+  let previous: Uint8Array | null = null;
+  if ((flags & FLAG_REFERENCE) !== 0) {
+    const expected = input.u32();
+    if (reference === null) {
+      throw new FrameCodecError('reference-missing', 'these frames were stored as changes to the previous action\'s last frame; decode them with that frame');
+    }
+    if (!sameSize(reference, width, height)) {
+      throw new FrameCodecError('reference-mismatch', `these frames are ${width}x${height} changes to a frame of that size; the frame given is not`);
+    }
+    previous = flatten(reference, width, height, 'the reference frame');
+    if (hashCells(previous, width, height) !== expected) {
+      throw new FrameCodecError('reference-mismatch', 'these frames were stored as changes to a different frame than the one given: decode the actions in order, each with the last frame of the one before');
+    }
+  }
+  const cellCount = width * height;
+  const frames: number[][][] = [];
+  for (let i = 0; i < count; i++) {
+    const kind = input.byte();
+    let cells: Uint8Array;
+    if (kind === KIND_RLE) cells = readRuns(input, cellCount);
+    else if (kind === KIND_DELTA) {
+      if (previous === null) throw corrupt(`frame ${i} is a delta with no frame before it`);
+      cells = xor(readRuns(input, cellCount), previous);
+    }
+    else if (kind === KIND_RAW) cells = unpackNibbles(input, cellCount);
+    else throw corrupt(`frame ${i} has unknown kind ${kind}`);
+    frames.push(toGrid(cells, width, height));
+    previous = cells;
+  }
+  input.end();
+  return frames;
+}
+
+function corrupt(what: string): FrameCodecError {
+  return new FrameCodecError('corrupt', `stored frames are corrupt: ${what}`);
+}
+
+function sameSize(grid: FrameGrid, width: number, height: number): boolean {
+  return grid.length === height && grid.every((row) => row.length === width);
+}
+
+function flatten(grid: FrameGrid, width: number, height: number, what: string): Uint8Array {
+  if (grid.length !== height) throw new FrameCodecError('bad-frames', `${what} has ${grid.length} rows; the frames of one response must all be ${width}x${height}`);
+  const cells = new Uint8Array(width * height);
+  for (let y = 0; y < height; y++) {
+    const row = grid[y];
+    if (row.length !== width) throw new FrameCodecError('bad-frames', `${what} row ${y} has ${row.length} cells; the frames of one response must all be ${width}x${height}`);
+    for (let x = 0; x < width; x++) {
+      const v = row[x];
+      if (!Number.isInteger(v) || v < 0 || v > 15) throw new FrameCodecError('bad-frames', `${what} has ${String(v)} at x=${x}, y=${y}; colours are integers 0-15`);
+      cells[y * width + x] = v;
+    }
+  }
+  return cells;
+}
+
+function toGrid(cells: Uint8Array, width: number, height: number): number[][] {
+  const grid: number[][] = new Array<number[]>(height);
+  for (let y = 0; y < height; y++) grid[y] = Array.from(cells.subarray(y * width, (y + 1) * width));
+  return grid;
+}
+
+function xor(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.length);
+  for (let i = 0; i < a.length; i++) out[i] = a[i] ^ b[i];
+  return out;
+}
+
+/** FNV-1a over the size and the cells. */
+function hashCells(cells: Uint8Array, width: number, height: number): number {
+  let h = 0x811c9dc5;
+  const mix = (v: number): void => {
+    h = Math.imul(h ^ v, 0x01000193);
+  };
+  mix(width);
+  mix(height);
+  for (let i = 0; i < cells.length; i++) mix(cells[i]);
+  return h >>> 0;
+}
+
+function runs(cells: Uint8Array): Uint8Array {
+  const out = new ByteWriter();
+  let i = 0;
+  while (i < cells.length) {
+    const colour = cells[i];
+    let j = i + 1;
+    while (j < cells.length && cells[j] === colour) j++;
+    const length = j - i;
+    if (length <= 15) out.byte((colour << 4) | (length - 1));
+    else {
+      out.byte((colour << 4) | 15);
+      out.varint(length - 16);
+    }
+    i = j;
+  }
+  return out.bytes();
+}
+
+function readRuns(input: ByteReader, cellCount: number): Uint8Array {
+  const cells = new Uint8Array(cellCount);
+  let i = 0;
+  while (i < cellCount) {
+    const b = input.byte();
+    const n = b & 15;
+    const length = n < 15 ? n + 1 : 16 + input.varint();
+    if (length > cellCount - i) throw corrupt(`a run of ${length} cells where ${cellCount - i} remain`);
+    cells.fill(b >> 4, i, i + length);
+    i += length;
+  }
+  return cells;
+}
+
+function packNibbles(cells: Uint8Array): Uint8Array {
+  const out = new Uint8Array(Math.ceil(cells.length / 2));
+  for (let i = 0; i < cells.length; i++) out[i >> 1] |= (i & 1) === 0 ? cells[i] << 4 : cells[i];
+  return out;
+}
+
+function unpackNibbles(input: ByteReader, cellCount: number): Uint8Array {
+  const bytes = input.take(Math.ceil(cellCount / 2));
+  const cells = new Uint8Array(cellCount);
+  for (let i = 0; i < cellCount; i++) cells[i] = (i & 1) === 0 ? bytes[i >> 1] >> 4 : bytes[i >> 1] & 15;
+  return cells;
+}
+
+class ByteWriter {
+  private buf = new Uint8Array(256);
+  private n = 0;
+  byte(v: number): void {
+    if (this.n === this.buf.length) this.grow(1);
+    this.buf[this.n++] = v;
+  }
+  varint(v: number): void {
+    let rest = v;
+    while (rest >= 0x80) {
+      this.byte((rest & 0x7f) | 0x80);
+      rest = Math.floor(rest / 128);
+    }
+    this.byte(rest);
+  }
+  u32(v: number): void {
+    for (let s = 24; s >= 0; s -= 8) this.byte((v >>> s) & 0xff);
+  }
+  append(bytes: Uint8Array): void {
+    if (this.n + bytes.length > this.buf.length) this.grow(bytes.length);
+    this.buf.set(bytes, this.n);
+    this.n += bytes.length;
+  }
+  bytes(): Uint8Array {
+    return this.buf.subarray(0, this.n);
+  }
+  private grow(need: number): void {
+    const next = new Uint8Array(Math.max(this.buf.length * 2, this.n + need));
+    next.set(this.buf.subarray(0, this.n));
+    this.buf = next;
+  }
+}
+
+class ByteReader {
+  private i = 0;
+  constructor(private readonly buf: Uint8Array) {}
+  remaining(): number {
+    return this.buf.length - this.i;
+  }
+  byte(): number {
+    if (this.i >= this.buf.length) throw corrupt('the data ends early');
+    return this.buf[this.i++];
+  }
+  /** An unsigned LEB128 of at most 3 bytes (below 2^21: more than any run or count). */
+  varint(): number {
+    let v = 0;
+    for (let shift = 0; shift < 21; shift += 7) {
+      const b = this.byte();
+      v |= (b & 0x7f) << shift;
+      if ((b & 0x80) === 0) return v;
+    }
+    throw corrupt('a number longer than 3 bytes');
+  }
+  u32(): number {
+    let v = 0;
+    for (let k = 0; k < 4; k++) v = v * 256 + this.byte();
+    return v;
+  }
+  take(n: number): Uint8Array {
+    if (n > this.remaining()) throw corrupt('the data ends early');
+    const out = this.buf.subarray(this.i, this.i + n);
+    this.i += n;
+    return out;
+  }
+  end(): void {
+    if (this.i !== this.buf.length) throw corrupt(`${this.buf.length - this.i} bytes after the last frame`);
+  }
+}
+
+const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+const DECODE = new Int8Array(128).fill(-1);
+for (let i = 0; i < ALPHABET.length; i++) DECODE[ALPHABET.charCodeAt(i)] = i;
+
+function toBase64(bytes: Uint8Array): string {
+  let out = '';
+  for (let i = 0; i < bytes.length; i += 3) {
+    const a = bytes[i];
+    const b = i + 1 < bytes.length ? bytes[i + 1] : 0;
+    const c = i + 2 < bytes.length ? bytes[i + 2] : 0;
+    out += ALPHABET[a >> 2] + ALPHABET[((a & 3) << 4) | (b >> 4)];
+    out += i + 1 < bytes.length ? ALPHABET[((b & 15) << 2) | (c >> 6)] : '=';
+    out += i + 2 < bytes.length ? ALPHABET[c & 63] : '=';
+  }
+  return out;
+}
+
+function fromBase64(text: string): Uint8Array {
+  if (text.length === 0 || text.length % 4 !== 0) throw corrupt(`base64 text of length ${text.length} (a positive multiple of 4 is expected)`);
+  const pad = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0;
+  const out = new Uint8Array((text.length / 4) * 3 - pad);
+  let o = 0;
+  for (let i = 0; i < text.length; i += 4) {
+    const q = [0, 0, 0, 0];
+    for (let k = 0; k < 4; k++) {
+      const code = text.charCodeAt(i + k);
+      const isPad = code === 61 && i + 4 === text.length && k >= 4 - pad;
+      const v = isPad ? 0 : code < 128 ? DECODE[code] : -1;
+      if (v < 0) throw corrupt(`character ${JSON.stringify(text[i + k])} at ${i + k} is not base64`);
+      q[k] = v;
+    }
+    const n = (q[0] << 18) | (q[1] << 12) | (q[2] << 6) | q[3];
+    out[o++] = n >> 16;
+    if (o < out.length) out[o++] = (n >> 8) & 0xff;
+    if (o < out.length) out[o++] = n & 0xff;
+  }
+  return out;
+}
