@@ -4,7 +4,8 @@
  * (clicks at random cells), RESET after GAME_OVER or WIN. `worker.actions_per_s` counts full round
  * trips (JSON request, the engine's step, every rendered frame back as JSON); `toolkit.actions_per_s`
  * is `Arcade(operation_mode=OFFLINE).make(...).step(...)` in one Python process, frames left as
- * numpy arrays. `worker.p99_ms` is one action's round trip.
+ * numpy arrays. `worker.p99_ms` is one action's round trip. `players_at_5_actions_per_s_...` is how
+ * many players acting five times a second one worker serves with p99 under 100 ms.
  *
  * Needs Python with arcengine: `ARC_STUDIO_PYTHONPATH` (or an installed `arc-agi`) and the games in
  * `ARC_STUDIO_ARC3_GAMES`; both default to the official files in ../shared/vendor/arc-agi-3 when
@@ -91,7 +92,45 @@ export async function* run(): AsyncIterable<BenchResult> {
       const line = out.split('\n').find((l) => l.startsWith('BENCH '));
       if (line) yield { name: `arc3.${game}.toolkit_in_process.actions_per_s`, value: Number(line.slice(6)), unit: 'actions/s' };
     }
+    const ls20 = ids.find((id) => id.startsWith('ls20-'));
+    if (ls20) yield* concurrentPlayers(worker, ls20);
   } finally {
     await worker.stop();
   }
+}
+
+/**
+ * Players served by one worker: K simulated players on ls20, each acting every PACE_MS (faster
+ * than people play), for a few seconds; the largest K (of those tried) whose p99 action round trip
+ * stays under 100 ms, and the p99 at that K.
+ */
+const PACE_MS = 200;
+async function* concurrentPlayers(worker: Arc3Worker, gameId: string): AsyncIterable<BenchResult> {
+  let best = 0, bestP99 = 0;
+  for (const k of [10, 25, 50, 100, 200]) {
+    const times: number[] = [];
+    const opened = await Promise.all(Array.from({ length: k }, (_, i) => worker.open(`player-${k}-${i}`, gameId)));
+    const player = async (i: number) => {
+      const run = `player-${k}-${i}`;
+      const r = lcg(i);
+      let fd = opened[i];
+      await new Promise((res) => setTimeout(res, r() * PACE_MS));
+      const end = performance.now() + 2000;
+      while (performance.now() < end) {
+        const t = performance.now();
+        fd = await worker.act(run, pick(fd, r));
+        const took = performance.now() - t;
+        times.push(took);
+        await new Promise((res) => setTimeout(res, Math.max(0, PACE_MS - took)));
+      }
+      await worker.close(run);
+    };
+    await Promise.all(Array.from({ length: k }, (_, i) => player(i)));
+    const p99 = percentile(times, 99);
+    if (p99 >= 100) break;
+    best = k;
+    bestP99 = p99;
+  }
+  yield { name: `arc3.ls20.worker.players_at_${1000 / PACE_MS}_actions_per_s_p99_under_100ms`, value: best, unit: 'players' };
+  yield { name: 'arc3.ls20.worker.players.p99_ms', value: bestP99, unit: 'ms' };
 }
