@@ -14,7 +14,9 @@
  * request's timeout and then killed), the request in flight fails with `worker_died` or `timeout`;
  * the next request starts a fresh process, and each run is restored on its next use by replaying
  * its actions in a new instance, so a participant goes on from the same state. This relies on the
- * games being deterministic for a seed, which the official benchmark requires of them.
+ * games being deterministic for a seed, which the official benchmark requires of them. A run whose
+ * game raised (`game_error`) is rebuilt the same way before its next action, since the exception
+ * may have left the instance half-changed; the action that raised is not kept.
  *
  * `Arc3Pool` spreads runs over a few workers, each run pinned to one. `probe()` says which Python
  * and arcengine were found, or what is missing and how to install it.
@@ -170,9 +172,16 @@ export class Arc3Worker {
     return this.serial(async () => {
       await this.ensureStarted();
       await this.restore(runId, record);
-      const fd = decodeFrameData(await this.send('act', { run: runId, ...action }));
-      record.actions.push(action);
-      return fd;
+      try {
+        const fd = decodeFrameData(await this.send('act', { run: runId, ...action }));
+        record.actions.push(action);
+        return fd;
+      } catch (e) {
+        // A game that raised may have left its instance half-changed: rebuild it from the actions
+        // that succeeded before the next one.
+        if (e instanceof Arc3Error && e.code === 'game_error') record.live = false;
+        throw e;
+      }
     });
   }
 
