@@ -206,7 +206,10 @@ class Worker:
                 game = Game(meta_file.parent, meta)
                 if old is not None and old.dir == game.dir:
                     game.cls, game.level_count = old.cls, old.level_count
-                found.setdefault(game.game_id, game)
+                if game.game_id in found:
+                    print(f"arc3 worker: {game.game_id} in {game.dir} is ignored; it is already in {found[game.game_id].dir}", file=sys.stderr)
+                    continue
+                found[game.game_id] = game
         self.games = found
 
     def game(self, game_id: Any) -> Game:
