@@ -18,6 +18,7 @@ const suites: Record<string, () => Promise<{ run(): AsyncIterable<BenchResult> |
   replay: () => import('../bench/replay'),
   export: () => import('../bench/export'),
   arc3: () => import('../bench/arc3'),
+  frames: () => import('../bench/frames'),
 };
 
 const BENCH = {

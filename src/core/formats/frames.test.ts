@@ -102,6 +102,17 @@ describe('frame codec', () => {
     expect(bytes(text)).toBeLessThan(4 * 60);
   });
 
+  it('stores a blinking animation (every other frame the same) as changes to the frame two before', () => {
+    const on = boardFrame(2, 2);
+    const off = on.map((row, y) => row.map((v, x) => (y >= 32 && y < 40 && x >= 32 && x < 52 ? 12 : v)));
+    const blink = [off, on, off, on, off];
+    const text = encodeFrames(blink, on);
+    expect(decodeFrames(text, on)).toEqual(blink);
+    // The first change costs runs over 8 rows; each repeat only a few bytes of unchanged runs.
+    const first = bytes(encodeFrames([off], on));
+    expect(bytes(text)).toBeLessThan(first + 4 * 6);
+  });
+
   it('keeps noise near 4 bits per cell', () => {
     const noise = randomFrame(new Rng(7));
     const text = encodeFrames([noise]);
@@ -153,7 +164,8 @@ describe('frame codec', () => {
     // A run longer than the frame.
     expect(() => decodeFrames(header([0xf1, 0, 1, 2, 2, 0, 0x1f, 0x7f]))).toThrow(/a run of 143 cells where 4 remain/);
     expect(() => decodeFrames(header([0xf1, 0, 1, 1, 1, 7, 0x10]))).toThrow(/unknown kind 7/);
-    expect(() => decodeFrames(header([0xf1, 0, 1, 1, 1, 1, 0x10]))).toThrow(/delta with no frame before it/);
+    expect(() => decodeFrames(header([0xf1, 0, 1, 1, 1, 1, 0x10]))).toThrow(/delta with no frame one before it/);
+    expect(() => decodeFrames(header([0xf1, 0, 2, 1, 1, 0, 0x10, 3, 0x10]))).toThrow(/delta with no frame two before it/);
     expect(codeOf(() => decodeFrames('A'.repeat(MAX_ENCODED_LENGTH + 4)))).toBe('too-large');
   });
 

@@ -7,6 +7,7 @@
  * - `delta`: runs over the cell-wise XOR with the frame before it (the previous frame of the
  *   same response, or for the first frame the `reference` passed in: the last frame of the
  *   previous action), so an unchanged cell is a 0 and a step that moves a sprite costs a few bytes;
+ * - `delta2`: the same against the frame two before (blinking animations repeat every other frame);
  * - `raw`: two cells per byte (noise, where runs do not pay).
  *
  * A run is one byte `colour << 4 | n`: `n` 0-14 is a run of `n + 1` cells, `n` 15 a run of
@@ -15,7 +16,7 @@
  * Binary layout, then base64 (standard alphabet, padded):
  * `0xF1` (format 1) | flags (bit 0: the first frame is a delta against the reference) |
  * frame count (varint) | width | height | [FNV-1a hash of the reference, 4 bytes, when bit 0] |
- * per frame: kind (0 rle, 1 delta, 2 raw) then its cells.
+ * per frame: kind (0 rle, 1 delta, 2 raw, 3 delta2) then its cells.
  *
  * WARNING: an encoding made with a reference decodes only with that same reference (the hash
  * catches a wrong one). A reader that must open an action alone needs `reference` null at that
@@ -44,6 +45,7 @@ const FLAG_REFERENCE = 1;
 const KIND_RLE = 0;
 const KIND_DELTA = 1;
 const KIND_RAW = 2;
+const KIND_DELTA2 = 3;
 
 export type FrameCodecCode = 'bad-frames' | 'corrupt' | 'reference-missing' | 'reference-mismatch' | 'too-large';
 
@@ -82,19 +84,21 @@ export function encodeFrames(frames: readonly FrameGrid[], reference: FrameGrid 
   out.byte(width);
   out.byte(height);
   if (ref !== null) out.u32(hashCells(ref, width, height));
-  let previous = ref;
+  // The frames before the current one, the reference first when there is one.
+  const before: Uint8Array[] = ref !== null ? [ref] : [];
   for (const cells of flat) {
-    const rle = runs(cells);
-    let best = { kind: KIND_RLE, body: rle };
-    if (previous !== null) {
-      const delta = runs(xor(cells, previous));
-      if (delta.length < best.body.length) best = { kind: KIND_DELTA, body: delta };
+    let best = { kind: KIND_RLE, body: runs(cells) };
+    const bases: [number, Uint8Array | undefined][] = [[KIND_DELTA, before.at(-1)], [KIND_DELTA2, before.at(-2)]];
+    for (const [kind, base] of bases) {
+      if (base === undefined) continue;
+      const delta = runs(xor(cells, base));
+      if (delta.length < best.body.length) best = { kind, body: delta };
     }
     const rawLength = Math.ceil(cells.length / 2);
     if (rawLength < best.body.length) best = { kind: KIND_RAW, body: packNibbles(cells) };
     out.byte(best.kind);
     out.append(best.body);
-    previous = cells;
+    before.push(cells);
   }
   return toBase64(out.bytes());
 }
@@ -125,7 +129,7 @@ export function decodeFrames(text: string, reference: FrameGrid | null = null): 
   if (width < 1 || height < 1 || width > MAX_FRAME_SIDE || height > MAX_FRAME_SIDE) throw corrupt(`a frame size of ${width}x${height}`);
   // Every frame costs at least two bytes (its kind and one run): refuse counts the text cannot hold.
   if (count * 2 > input.remaining()) throw corrupt(`${count} frames in ${input.remaining()} bytes`);
-  let previous: Uint8Array | null = null;
+  const before: Uint8Array[] = [];
   if ((flags & FLAG_REFERENCE) !== 0) {
     const expected = input.u32();
     if (reference === null) {
@@ -134,7 +138,8 @@ export function decodeFrames(text: string, reference: FrameGrid | null = null): 
     if (!sameSize(reference, width, height)) {
       throw new FrameCodecError('reference-mismatch', `these frames are ${width}x${height} changes to a frame of that size; the frame given is not`);
     }
-    previous = flatten(reference, width, height, 'the reference frame');
+    const previous = flatten(reference, width, height, 'the reference frame');
+    before.push(previous);
     if (hashCells(previous, width, height) !== expected) {
       throw new FrameCodecError('reference-mismatch', 'these frames were stored as changes to a different frame than the one given: decode the actions in order, each with the last frame of the one before');
     }
@@ -145,14 +150,15 @@ export function decodeFrames(text: string, reference: FrameGrid | null = null): 
     const kind = input.byte();
     let cells: Uint8Array;
     if (kind === KIND_RLE) cells = readRuns(input, cellCount);
-    else if (kind === KIND_DELTA) {
-      if (previous === null) throw corrupt(`frame ${i} is a delta with no frame before it`);
-      cells = xor(readRuns(input, cellCount), previous);
+    else if (kind === KIND_DELTA || kind === KIND_DELTA2) {
+      const base = before.at(kind === KIND_DELTA ? -1 : -2);
+      if (base === undefined) throw corrupt(`frame ${i} is a delta with no frame ${kind === KIND_DELTA ? 'one' : 'two'} before it`);
+      cells = xor(readRuns(input, cellCount), base);
     }
     else if (kind === KIND_RAW) cells = unpackNibbles(input, cellCount);
     else throw corrupt(`frame ${i} has unknown kind ${kind}`);
     frames.push(toGrid(cells, width, height));
-    previous = cells;
+    before.push(cells);
   }
   input.end();
   return frames;
