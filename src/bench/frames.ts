@@ -90,6 +90,9 @@ export function* run(): Iterable<BenchResult> {
       const standalone = r.reset || r.level !== level;
       const reference = standalone ? null : previous;
       const text = encodeFrames(r.frames, reference);
+      if (JSON.stringify(decodeFrames(text, reference)) !== JSON.stringify(r.frames)) {
+        throw new Error(`frames: ${game.id} response ${json.length} does not decode to what was encoded`);
+      }
       (standalone ? starts : steps).push(text.length);
       json.push(JSON.stringify(r.frames).length);
       total += text.length;

@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { decodeFrames, encodeFrames } from '../core/formats/frames';
 
 const ROOT = path.resolve(__dirname, '../..');
 const VENDOR = path.resolve(ROOT, '../shared/vendor/arc-agi-3');
@@ -33,7 +34,7 @@ def summary(fd):
     last = hashlib.sha256(json.dumps(frames[-1]).encode()).hexdigest()[:16] if frames else None
     return {"state": fd.state.name, "levels_completed": fd.levels_completed, "win_levels": fd.win_levels,
             "frames": len(frames), "available_actions": list(fd.available_actions), "game_id": fd.game_id,
-            "last_frame_sha": last,
+            "last_frame_sha": last, "frame": frames,
             "cells": [[frames[-1][y][x] for x in range(4, 64, 8)] for y in range(4, 64, 8)] if frames else None}
 out = [summary(env.step(GameAction.RESET))]
 for a in actions:
@@ -51,6 +52,7 @@ interface Summary {
   game_id: string;
   last_frame_sha: string | null;
   cells: number[][] | null;
+  frame: number[][][];
 }
 type Action = { action: 'ACTION1' | 'ACTION2' | 'ACTION3' | 'ACTION4' } | { action: 'ACTION6'; x: number; y: number };
 
@@ -101,6 +103,20 @@ describe(`fixture game ${GAME_ID} on the official toolkit`, () => {
     expect(last.last_frame_sha).toBe('3ee2f78b233a9a82');
     // Every answer before the last is still in play.
     expect(answers.slice(0, -1).every((a) => a.state === 'NOT_FINISHED')).toBe(true);
+  });
+
+  it('stores every answer of the solution exactly and small with the frame codec', () => {
+    const answers = play([...LEVEL1, ...LEVEL2]);
+    let previous: number[][] | null = null;
+    let stored = 0;
+    for (const answer of answers) {
+      const text = encodeFrames(answer.frame, previous);
+      expect(decodeFrames(text, previous)).toEqual(answer.frame);
+      stored += text.length;
+      previous = answer.frame.at(-1) ?? previous;
+    }
+    // 21 answers (RESET and 20 actions) of 64x64 frames, about 8 KB each as JSON.
+    expect(stored).toBeLessThan(2500);
   });
 
   it('keeps the gate shut without the click: the same walk ends in front of it, not on the exit', () => {
