@@ -2,6 +2,7 @@
  * `arc-studio games`: list the games, play one headless from an action string, verify the
  * recorded solutions and the random-policy check.
  */
+import path from 'node:path';
 import type { Command } from './main';
 import { parseCommandArgs, selectSubcommand, usageError } from './args';
 import {
@@ -9,22 +10,30 @@ import {
   renderRun, scorecard, solveLevel, versionedGameId, type Run,
 } from '../core/game';
 import { games, getGame, solutions } from '../games';
+import { splitRuns } from '../core/game/accounting';
+import { Arc3Error, Arc3Worker, probe, resolveGameId, type Arc3FrameData } from '../server/arc3/worker';
 
-const USAGE = 'games list | games play <id> --actions "RESET,ACTION1,ACTION6:12:30,ACTION7" [--seed N] | games verify [id...] [--steps N] [--minimal]';
+const USAGE = 'games list [--arc3-games DIR] | games play <id> --actions "RESET,ACTION1,ACTION6:12:30,ACTION7" [--seed N] [--arc3-games DIR] | games verify [id...] [--steps N] [--minimal]';
+
+const ARC3_GAMES = {
+  type: 'string', value: 'DIR', multiple: true,
+  help: 'a folder of arcengine games in the toolkit\'s layout (<game>/<version>/<game>.py + metadata.json); default: ARC_STUDIO_ARC3_GAMES',
+} as const;
 
 /** The subcommands' arguments (parsed with ./args). */
 const SUBCOMMANDS = {
   list: {
-    command: 'games list', usage: 'games list', options: {},
-    summary: 'One line per game: id, title, levels, the actions it offers at its start.',
+    command: 'games list', usage: 'games list [--arc3-games DIR]', options: { 'arc3-games': ARC3_GAMES },
+    summary: 'One line per game: id, title, levels, the actions it offers at its start, its version; arcengine games also their tags.',
   },
   play: {
-    command: 'games play', usage: 'games play <id> --actions "RESET,ACTION1,ACTION6:12:30,ACTION7" [--seed N]',
+    command: 'games play', usage: 'games play <id> --actions "RESET,ACTION1,ACTION6:12:30,ACTION7" [--seed N] [--arc3-games DIR]',
     summary: 'Play a game headless from an action string and print its final state and per-level action counts as JSON.',
     positionals: { name: '<id>', help: 'the game to play' },
     options: {
       actions: { type: 'string', value: 'LIST', help: 'comma-separated actions: RESET, ACTION1-ACTION5, ACTION6:x:y, ACTION7' },
       seed: { type: 'integer', value: 'N', default: 0, help: 'seed of the game\'s random generator' },
+      'arc3-games': ARC3_GAMES,
     },
   },
   verify: {
@@ -66,21 +75,112 @@ export function playGame(id: string, actions: string, seed = 0): Record<string, 
   };
 }
 
+/**
+ * The arcengine game folders: the `--arc3-games` values, or else `ARC_STUDIO_ARC3_GAMES` (several
+ * separated by the platform's path delimiter).
+ */
+export function arc3GameDirs(flags: readonly string[], env: NodeJS.ProcessEnv = process.env): string[] {
+  if (flags.length) return [...flags];
+  return (env.ARC_STUDIO_ARC3_GAMES ?? '').split(path.delimiter).filter((d) => d !== '');
+}
+
+/** A worker for `dirs`, after checking that Python and arcengine are there; throws probe()'s message when not. */
+async function startArc3(dirs: string[]): Promise<{ worker: Arc3Worker; engine: string }> {
+  const found = await probe();
+  if (!found.ok) throw new Error(`arcengine games cannot run: ${found.message}`);
+  return { worker: new Arc3Worker({ gameDirs: dirs }), engine: `arcengine ${found.arcengine}` };
+}
+
+/** The last frame of a response as a flat grid, for `hashFrame`. */
+function flatFrame(grid: number[][]): Uint8Array {
+  return Uint8Array.from(grid.flat());
+}
+
+/** One line per arcengine game, in the shape of `listGames`, with its tags after the version. */
+export async function listArc3Games(worker: Arc3Worker): Promise<string[]> {
+  const lines: string[] = [];
+  for (const g of await worker.list()) {
+    const tags = g.tags.length ? g.tags.join(',') : '-';
+    if (g.error) {
+      lines.push(`${g.game}\t${g.title}\t? levels\t-\t${g.game_id}\t${tags}\t(cannot load: ${g.error.message})`);
+      continue;
+    }
+    const runId = `list-${g.game_id}`;
+    const first = await worker.open(runId, g.game_id);
+    await worker.close(runId);
+    const actions = first.available_actions.map((a) => `ACTION${a}`).join(',');
+    lines.push(`${g.game}\t${g.title}\t${g.level_count ?? first.win_levels} levels\t${actions}\t${g.game_id}\t${tags}`);
+  }
+  return lines;
+}
+
+/**
+ * Plays `actions` in a new instance of an arcengine game (the toolkit's initial RESET is not
+ * counted, as the official scorecard does not count it) and returns what `games play` prints.
+ */
+export async function playArc3Game(worker: Arc3Worker, engine: string, id: string, actions: string, seed = 0): Promise<Record<string, unknown>> {
+  const inputs = parseActions(actions);
+  if (inputs.length === 0) throw new Error('--actions is empty: give a comma-separated list such as "RESET,ACTION1".');
+  const infos = await worker.list();
+  const gameId = resolveGameId(id, infos.map((g) => g.game_id));
+  const info = infos.find((g) => g.game_id === gameId)!;
+  const runId = 'cli-play';
+  let last: Arc3FrameData = await worker.open(runId, gameId, seed);
+  let grid = last.frame.at(-1);
+  const steps = [];
+  for (const [i, input] of inputs.entries()) {
+    try {
+      last = await worker.act(runId, input.action === 'ACTION6' ? { action: 'ACTION6', x: input.x, y: input.y } : { action: input.action });
+    } catch (e) {
+      if (e instanceof Arc3Error) throw new Error(`action ${i + 1} (${formatAction(input)}) failed, ${e.code}: ${e.message}${e.traceback ? `\n${e.traceback}` : ''}`);
+      throw e;
+    }
+    grid = last.frame.at(-1) ?? grid;
+    steps.push({ action: input.action, levelsCompleted: last.levels_completed, state: last.state, fullReset: input.action === 'RESET' ? last.full_reset : undefined });
+  }
+  const runs = splitRuns(steps);
+  const run = runs.at(-1);
+  return {
+    game: info.game, state: last.state, levels_completed: last.levels_completed, win_levels: last.win_levels,
+    actions: run?.actions ?? 0, level_actions: run?.levelActions ?? [], runs: runs.length,
+    version: gameId, engine, seed, available_actions: last.available_actions, full_reset: last.full_reset,
+    frame_hash: grid ? hashFrame(flatFrame(grid)) : null,
+  };
+}
+
 export const gamesCommand: Command = {
   summary: 'List the games; play one headless and print its final state and per-level action counts as JSON; verify every recorded solution, that random play wins no level after the tutorial, and (--minimal) that no shorter solution exists.',
   usage: USAGE,
   async run(args) {
     const { sub, rest } = selectSubcommand({ command: 'games', usage: USAGE }, SUBCOMMANDS, args);
     if (sub === 'list') {
-      parseCommandArgs(SUBCOMMANDS.list, rest);
+      const { values } = parseCommandArgs(SUBCOMMANDS.list, rest);
       for (const line of listGames()) console.log(line);
+      const dirs = arc3GameDirs(values['arc3-games']);
+      if (!dirs.length) return 0;
+      const { worker } = await startArc3(dirs);
+      try {
+        for (const line of await listArc3Games(worker)) console.log(line);
+      } finally {
+        await worker.stop();
+      }
       return 0;
     }
     if (sub === 'play') {
-      const { values: { actions, seed }, positionals } = parseCommandArgs(SUBCOMMANDS.play, rest);
+      const { values: { actions, seed, 'arc3-games': arc3 }, positionals } = parseCommandArgs(SUBCOMMANDS.play, rest);
       if (positionals.length !== 1) throw usageError(SUBCOMMANDS.play, `name one game: ${Object.keys(games).join(', ')}.`);
       if (actions === undefined) throw usageError(SUBCOMMANDS.play, 'give the actions with --actions, e.g. --actions "RESET,ACTION1".');
-      console.log(JSON.stringify(playGame(positionals[0], actions, seed)));
+      const dirs = arc3GameDirs(arc3);
+      if (Object.hasOwn(games, positionals[0]) || !dirs.length) {
+        console.log(JSON.stringify(playGame(positionals[0], actions, seed)));
+        return 0;
+      }
+      const { worker, engine } = await startArc3(dirs);
+      try {
+        console.log(JSON.stringify(await playArc3Game(worker, engine, positionals[0], actions, seed)));
+      } finally {
+        await worker.stop();
+      }
       return 0;
     }
     if (sub === 'verify') {
