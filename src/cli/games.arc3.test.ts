@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -57,6 +58,22 @@ describe('arc-studio games with arcengine games', () => {
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     expect(JSON.parse(r.out)).toMatchObject({ game: 'ls20', version: 'ls20-9607627b', state: 'NOT_FINISHED', runs: 2, actions: 1, level_actions: [1] });
+  });
+
+  it('refuses a short id with several versions, listing them', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'arc3-versions-'));
+    try {
+      cpSync(path.join(FIXTURES, 'tg01/5e1f0a27'), path.join(dir, 'tg01/5e1f0a27'), { recursive: true });
+      cpSync(path.join(FIXTURES, 'tg01/5e1f0a27'), path.join(dir, 'tg01/00000001'), { recursive: true });
+      const meta = path.join(dir, 'tg01/00000001/metadata.json');
+      writeFileSync(meta, readFileSync(meta, 'utf8').replace('tg01-5e1f0a27', 'tg01-00000001'));
+      const r = cli({}, 'games', 'play', 'tg01', '--arc3-games', dir, '--actions', 'RESET');
+      expect(r.code).toBe(1);
+      expect(r.out).toBe('');
+      expect(r.err).toContain('tg01 has several versions (tg01-00000001, tg01-5e1f0a27); name one of them in full');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('refuses an unknown game, naming the games there are', () => {
