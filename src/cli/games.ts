@@ -106,8 +106,15 @@ export async function listArc3Games(worker: Arc3Worker): Promise<string[]> {
       continue;
     }
     const runId = `list-${g.game_id}`;
-    const first = await worker.open(runId, g.game_id);
-    await worker.close(runId);
+    let first: Arc3FrameData;
+    try {
+      first = await worker.open(runId, g.game_id);
+      await worker.close(runId);
+    } catch (e) {
+      if (!(e instanceof Arc3Error)) throw e;
+      lines.push(`${g.game}\t${g.title}\t${g.level_count ?? '?'} levels\t-\t${g.game_id}\t${tags}\t(cannot start: ${e.message})`);
+      continue;
+    }
     const actions = first.available_actions.map((a) => `ACTION${a}`).join(',');
     lines.push(`${g.game}\t${g.title}\t${g.level_count ?? first.win_levels} levels\t${actions}\t${g.game_id}\t${tags}`);
   }
