@@ -13,3 +13,4 @@ export * from './version';
 export * from './draw';
 export * from './replay';
 export * from './explore';
+export * from './serverGame';

@@ -28,6 +28,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
+import type { Arc3Source } from './source';
 
 /** The worker script beside this module. */
 export const WORKER_SCRIPT = fileURLToPath(new URL('./worker.py', import.meta.url));
@@ -162,6 +163,17 @@ export class Arc3Worker {
   async open(runId: string, gameId: string, seed = 0): Promise<Arc3FrameData> {
     const fd = decodeFrameData(await this.call('open', { run: runId, game_id: gameId, seed }));
     this.runs.set(runId, { gameId, seed, actions: [], live: true });
+    return fd;
+  }
+
+  /**
+   * Rebuilds run `runId` from its actions after the opening RESET (e.g. after the server
+   * restarted); answers the last action's frame data.
+   */
+  async resume(runId: string, gameId: string, seed: number, actions: readonly Arc3Action[]): Promise<Arc3FrameData> {
+    const list = actions.map((a) => ({ ...a }));
+    const fd = decodeFrameData(await this.call('replay', { run: runId, game_id: gameId, seed, actions: list }));
+    this.runs.set(runId, { gameId, seed, actions: list, live: true });
     return fd;
   }
 
@@ -382,12 +394,19 @@ export function resolveGameId(requested: string, available: readonly string[]): 
 }
 
 /** A few workers; each run stays on the worker that opened it. */
-export class Arc3Pool {
+export class Arc3Pool implements Arc3Source {
+  readonly kind = 'arcengine' as const;
+  readonly label: string;
   readonly workers: Arc3Worker[];
   private readonly pinned = new Map<string, Arc3Worker>();
 
   constructor(opts: Arc3WorkerOptions & { size?: number }) {
     this.workers = Array.from({ length: Math.max(1, opts.size ?? 2) }, () => new Arc3Worker(opts));
+    this.label = opts.gameDirs.join(', ');
+  }
+
+  private leastBusy(): Arc3Worker {
+    return this.workers.reduce((a, b) => (b.runCount < a.runCount ? b : a));
   }
 
   list(): Promise<Arc3GameInfo[]> {
@@ -397,10 +416,17 @@ export class Arc3Pool {
   /** Resolves `gameId` (full or short), opens it on the least busy worker; answers the full id and the first frame data. */
   async open(runId: string, gameId: string, seed = 0): Promise<{ gameId: string; frame: Arc3FrameData }> {
     const full = resolveGameId(gameId, (await this.list()).map((g) => g.game_id));
-    const worker = this.pinned.get(runId) ?? this.workers.reduce((a, b) => (b.runCount < a.runCount ? b : a));
+    const worker = this.pinned.get(runId) ?? this.leastBusy();
     const frame = await worker.open(runId, full, seed);
     this.pinned.set(runId, worker);
     return { gameId: full, frame };
+  }
+
+  async resume(runId: string, gameId: string, seed: number, actions: readonly Arc3Action[]): Promise<Arc3FrameData> {
+    const worker = this.pinned.get(runId) ?? this.leastBusy();
+    const frame = await worker.resume(runId, gameId, seed, actions);
+    this.pinned.set(runId, worker);
+    return frame;
   }
 
   act(runId: string, action: Arc3Action): Promise<Arc3FrameData> {

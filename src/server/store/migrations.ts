@@ -75,4 +75,47 @@ export const migrations: readonly Migration[] = [
     name: 'bytes stored per session, for quotas',
     sql: `ALTER TABLE sessions ADD COLUMN event_bytes bigint NOT NULL DEFAULT 0;`,
   },
+  {
+    version: 3,
+    name: 'runs of ARC-AGI-3 games run by the server, with the frames of every action',
+    sql: `
+      CREATE TABLE game_runs (
+        run_id text PRIMARY KEY,
+        session_id text NOT NULL REFERENCES sessions (id),
+        item text NOT NULL,
+        -- the full official id, e.g. ls20-9607627b
+        game_id text NOT NULL,
+        -- 'arcengine' (a folder, the official engine in a worker) or 'remote' (an ARC-AGI-3 server)
+        source text NOT NULL,
+        -- e.g. 'arcengine 0.9.3'
+        engine text NOT NULL,
+        seed integer NOT NULL,
+        opened_at timestamptz NOT NULL
+      );
+      CREATE INDEX game_runs_by_session ON game_runs (session_id);
+      CREATE TABLE game_steps (
+        run_id text NOT NULL REFERENCES game_runs (run_id),
+        -- 0 is the opening RESET
+        step integer NOT NULL,
+        action text NOT NULL,
+        x integer,
+        y integer,
+        state text NOT NULL,
+        levels_completed integer NOT NULL,
+        win_levels integer NOT NULL,
+        available jsonb NOT NULL,
+        full_reset boolean NOT NULL,
+        frame_hash text NOT NULL,
+        -- the frames the engine returned (src/core/formats/frames.ts); keyframe: encoded without a reference
+        frames text NOT NULL,
+        keyframe boolean NOT NULL,
+        at timestamptz NOT NULL,
+        PRIMARY KEY (run_id, step)
+      );
+      CREATE TABLE server_secrets (
+        name text PRIMARY KEY,
+        value text NOT NULL
+      );
+    `,
+  },
 ];

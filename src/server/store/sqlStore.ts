@@ -3,7 +3,7 @@
  */
 import type { SessionState, StoredEvent } from '../../core/study/rules';
 import { migrations } from './migrations';
-import type { AppendResult, EventInput, NewSession, SessionRecord, Store, StudyRecord, StudySource, StudySummary, SubmissionRecord } from './types';
+import type { AppendResult, EventInput, GameRunRecord, GameStepRecord, NewSession, SessionRecord, Store, StudyRecord, StudySource, StudySummary, SubmissionRecord } from './types';
 
 export interface Queryable {
   query<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<{ rows: R[] }>;
@@ -321,7 +321,56 @@ export class SqlStore implements Store {
     }));
   }
 
+  async addGameRun(r: GameRunRecord): Promise<void> {
+    await this.db.query(
+      `INSERT INTO game_runs (run_id, session_id, item, game_id, source, engine, seed, opened_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`,
+      [r.runId, r.sessionId, r.item, r.gameId, r.source, r.engine, r.seed, new Date(r.openedAt)]);
+  }
+
+  async getGameRun(runId: string): Promise<GameRunRecord | null> {
+    const r = await this.db.query(`SELECT * FROM game_runs WHERE run_id = $1`, [runId]);
+    return r.rows.length ? gameRunOf(r.rows[0]) : null;
+  }
+
+  async listGameRuns(sessionId: string): Promise<GameRunRecord[]> {
+    const r = await this.db.query(`SELECT * FROM game_runs WHERE session_id = $1 ORDER BY opened_at, run_id`, [sessionId]);
+    return r.rows.map(gameRunOf);
+  }
+
+  async addGameStep(s: GameStepRecord): Promise<boolean> {
+    const r = await this.db.query(
+      `INSERT INTO game_steps (run_id, step, action, x, y, state, levels_completed, win_levels, available, full_reset, frame_hash, frames, keyframe, at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $12, $13, $14) ON CONFLICT DO NOTHING RETURNING 1`,
+      [s.runId, s.step, s.action, s.x, s.y, s.state, s.levelsCompleted, s.winLevels, JSON.stringify(s.available), s.fullReset, s.frameHash, s.frames, s.keyframe, new Date(s.at)]);
+    return r.rows.length === 1;
+  }
+
+  async readGameSteps(runId: string, opts: { from?: number } = {}): Promise<GameStepRecord[]> {
+    const r = await this.db.query(`SELECT * FROM game_steps WHERE run_id = $1 AND step >= $2 ORDER BY step`, [runId, opts.from ?? 0]);
+    return r.rows.map((row) => ({
+      runId: row.run_id as string, step: row.step as number, action: row.action as string,
+      x: row.x as number | null, y: row.y as number | null, state: row.state as string,
+      levelsCompleted: row.levels_completed as number, winLevels: row.win_levels as number,
+      available: json(row.available) as number[], fullReset: row.full_reset as boolean,
+      frameHash: row.frame_hash as string, frames: row.frames as string, keyframe: row.keyframe as boolean, at: ms(row.at),
+    }));
+  }
+
+  async secret(name: string, make: () => string): Promise<string> {
+    await this.db.query(`INSERT INTO server_secrets (name, value) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [name, make()]);
+    const r = await this.db.query(`SELECT value FROM server_secrets WHERE name = $1`, [name]);
+    return r.rows[0].value as string;
+  }
+
   close(): Promise<void> {
     return this.db.close();
   }
+}
+
+function gameRunOf(row: Record<string, unknown>): GameRunRecord {
+  return {
+    runId: row.run_id as string, sessionId: row.session_id as string, item: row.item as string, gameId: row.game_id as string,
+    source: row.source as GameRunRecord['source'], engine: row.engine as string, seed: row.seed as number, openedAt: ms(row.opened_at),
+  };
 }

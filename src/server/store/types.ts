@@ -74,6 +74,40 @@ export interface SubmissionRecord {
   readonly at: number;
 }
 
+/** A run of an ARC-AGI-3 game that the server ran for a session (`src/server/arc3/runs.ts`). */
+export interface GameRunRecord {
+  readonly runId: string;
+  readonly sessionId: string;
+  readonly item: string;
+  /** The full official id, e.g. `ls20-9607627b`. */
+  readonly gameId: string;
+  readonly source: 'arcengine' | 'remote';
+  /** The engine that ran it, e.g. `arcengine 0.9.3`. */
+  readonly engine: string;
+  readonly seed: number;
+  readonly openedAt: number;
+}
+
+/** One action of a server-run game as the engine answered it; step 0 is the opening RESET. */
+export interface GameStepRecord {
+  readonly runId: string;
+  readonly step: number;
+  readonly action: string;
+  readonly x: number | null;
+  readonly y: number | null;
+  readonly state: string;
+  readonly levelsCompleted: number;
+  readonly winLevels: number;
+  readonly available: readonly number[];
+  readonly fullReset: boolean;
+  /** `hashFrame` of the last frame. */
+  readonly frameHash: string;
+  /** `encodeFrames` text: against the previous step's last frame unless `keyframe`. */
+  readonly frames: string;
+  readonly keyframe: boolean;
+  readonly at: number;
+}
+
 export interface Store {
   readonly kind: 'pglite' | 'postgres';
 
@@ -115,6 +149,18 @@ export interface Store {
   /** Inserts a submission; false when its key or its trial number is already taken. */
   addSubmission(s: SubmissionRecord): Promise<boolean>;
   listSubmissions(sessionId: string): Promise<SubmissionRecord[]>;
+
+  /** Records a server-run game's run (once; a repeated id is ignored). */
+  addGameRun(run: GameRunRecord): Promise<void>;
+  getGameRun(runId: string): Promise<GameRunRecord | null>;
+  /** A session's server-run game runs, oldest first. */
+  listGameRuns(sessionId: string): Promise<GameRunRecord[]>;
+  /** Stores one step; false when the run already has this step (a retried request). */
+  addGameStep(step: GameStepRecord): Promise<boolean>;
+  /** A run's steps in order; from step `from` when given. */
+  readGameSteps(runId: string, opts?: { from?: number }): Promise<GameStepRecord[]>;
+  /** The secret of this name, created by `make` on first use and the same for every server on the database afterwards. */
+  secret(name: string, make: () => string): Promise<string>;
 
   close(): Promise<void>;
 }

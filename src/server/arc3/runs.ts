@@ -1,0 +1,342 @@
+/**
+ * The server's runs of ARC-AGI-3 games (arcengine folders and remote servers, `Arc3Source`):
+ * the game list, opening runs, one action at a time per run, the frames of every step of a
+ * session's run stored in `game_steps`, signatures that let a log be verified without reading
+ * them back, recovery after a worker or the whole server restarted, and hot reload of a game's
+ * file for designers.
+ */
+import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { watch, type FSWatcher } from 'node:fs';
+import path from 'node:path';
+import { encodeFrames, type FrameGrid } from '../../core/formats/frames';
+import { hashGrid, stepSigningText, verifyServerRunLog, type ServerGameInfo, type ServerRunReply, type ServerStep } from '../../core/game/serverGame';
+import type { GameAction, GameState } from '../../core/game/types';
+import type { ReplayGame } from '../../core/study/rules';
+import type { Store } from '../store/types';
+import type { Arc3Source } from './source';
+import { decodeStoredSteps } from './steps';
+import { Arc3Error, resolveGameId, type Arc3Action, type Arc3FrameData } from './worker';
+
+/** Every so many steps a stored step is encoded without a reference, so a reader can start there. */
+export const KEYFRAME_EVERY = 32;
+/** A run nobody acted on for this long is closed in its worker (a later action rebuilds it). */
+const IDLE_MS = 30 * 60_000;
+
+export interface MountedSource {
+  readonly source: Arc3Source;
+  /** What runs its games, e.g. `arcengine 0.9.3` or the remote server's address. */
+  readonly engine: string;
+  /** Folders whose `.py` files are watched for hot reload (arcengine folders). */
+  readonly watchDirs?: readonly string[];
+}
+
+interface LiveRun {
+  readonly runId: string;
+  readonly gameId: string;
+  readonly mounted: MountedSource;
+  readonly sessionId: string | null;
+  readonly seed: number;
+  /** The actions after the opening RESET, to rebuild the run anywhere. */
+  readonly actions: Arc3Action[];
+  last: ServerStep;
+  lastFrame: FrameGrid | null;
+  sinceKeyframe: number;
+  queue: Promise<unknown>;
+  touched: number;
+}
+
+/** What a designer's playtest page watches: the game file's reload count, and its error if the last reload failed. */
+export interface GameFileStatus {
+  readonly revision: number;
+  readonly error?: string;
+  readonly traceback?: string;
+}
+
+export class Arc3Service {
+  /** Full ids of every game, kept current: the study checks read it. */
+  readonly ids = new Set<string>();
+  private games = new Map<string, { mounted: MountedSource; info: ServerGameInfo }>();
+  private readonly runs = new Map<string, LiveRun>();
+  private readonly status = new Map<string, GameFileStatus>();
+  private readonly watchers: FSWatcher[] = [];
+  private readonly sweeper: NodeJS.Timeout;
+  private key: Buffer | null = null;
+
+  constructor(private readonly sources: readonly MountedSource[], private readonly store: Store, private readonly log: (line: string) => void = () => {}) {
+    this.sweeper = setInterval(() => void this.closeIdle(), 60_000);
+    this.sweeper.unref();
+  }
+
+  /** Reads the signing key (shared by every server on the database) and the game lists. */
+  async start(): Promise<void> {
+    this.key = Buffer.from(await this.store.secret('game-steps', () => randomBytes(32).toString('hex')), 'hex');
+    await this.refresh();
+  }
+
+  /** Re-reads every source's game list (new folders, changed metadata). */
+  async refresh(): Promise<void> {
+    const games = new Map<string, { mounted: MountedSource; info: ServerGameInfo }>();
+    for (const mounted of this.sources) {
+      let list;
+      try {
+        list = await mounted.source.list();
+      } catch (e) {
+        this.log(`ARC-AGI-3 games of ${mounted.source.label} could not be listed: ${(e as Error).message}`);
+        continue;
+      }
+      for (const g of list) {
+        if (games.has(g.game_id)) continue;
+        games.set(g.game_id, {
+          mounted,
+          info: {
+            id: g.game_id, title: g.title || g.game_id, levels: g.level_count, fps: g.default_fps || 5, tags: g.tags,
+            source: mounted.source.kind, engine: mounted.engine, baselineActions: g.baseline_actions,
+            ...(g.error ? { error: g.error.message } : {}),
+          },
+        });
+      }
+    }
+    this.games = games;
+    this.ids.clear();
+    for (const id of games.keys()) this.ids.add(id);
+  }
+
+  list(): ServerGameInfo[] {
+    return [...this.games.values()].map((g) => g.info).sort((a, b) => a.id.localeCompare(b.id));
+  }
+
+  /** The full id of `id` (full, or a short id with one version), or an `Arc3Error` naming the versions. */
+  resolve(id: string): string {
+    return resolveGameId(id, [...this.games.keys()]);
+  }
+
+  has(id: string): boolean {
+    return this.games.has(id);
+  }
+
+  info(id: string): ServerGameInfo | null {
+    return this.games.get(id)?.info ?? null;
+  }
+
+  fileStatus(id: string): GameFileStatus {
+    return this.status.get(id) ?? { revision: 0 };
+  }
+
+  private sign(text: string): string {
+    if (!this.key) throw new Error('Arc3Service.start() was not called');
+    return createHmac('sha256', this.key).update(text).digest('hex').slice(0, 32);
+  }
+
+  private verify(text: string, sig: string): boolean {
+    const want = Buffer.from(this.sign(text));
+    const got = Buffer.from(sig);
+    return want.length === got.length && timingSafeEqual(want, got);
+  }
+
+  /** Verification of a server-run game's log for the session summaries (`ReplayGame`); null for other games. */
+  readonly replay = (gameId: string, events: Parameters<ReplayGame>[1]): ReturnType<ReplayGame> | null => {
+    if (!this.games.has(gameId) && !/^[a-z0-9]+-[0-9a-f]{4,}$/.test(gameId)) return null;
+    const r = verifyServerRunLog(gameId, events, (text, sig) => this.verify(text, sig));
+    return { problems: r.problems, actions: r.actions, levelsCompleted: r.levelsCompleted, version: gameId };
+  };
+
+  /** Opens a run: a participant's (stored with every step) or a researcher's playtest (not stored). */
+  async open(opts: { gameId: string; seed?: number; session?: { id: string; item: string } }): Promise<ServerRunReply> {
+    const gameId = this.resolve(opts.gameId);
+    const game = this.games.get(gameId)!;
+    if (game.info.error) throw new Arc3Error('load_error', `${gameId} cannot start: ${game.info.error}`);
+    const runId = randomUUID();
+    const seed = opts.seed ?? 0;
+    const { frame } = await game.mounted.source.open(runId, gameId, seed);
+    if (opts.session) {
+      await this.store.addGameRun({
+        runId, sessionId: opts.session.id, item: opts.session.item, gameId, source: game.mounted.source.kind,
+        engine: game.mounted.engine, seed, openedAt: Date.now(),
+      });
+    }
+    const live: LiveRun = {
+      runId, gameId, mounted: game.mounted, sessionId: opts.session?.id ?? null, seed, actions: [],
+      last: null as unknown as ServerStep, lastFrame: null, sinceKeyframe: 0, queue: Promise.resolve(), touched: Date.now(),
+    };
+    const step = await this.record(live, 0, { action: 'RESET' }, frame);
+    this.runs.set(runId, live);
+    return { run: runId, game: game.info, seed, steps: [step] };
+  }
+
+  /**
+   * One action of a run, as step `step` (the run's next). The step the run already answered last
+   * is answered again without acting (a retried request); any other is refused.
+   */
+  act(runId: string, sessionId: string | null, req: { step: number; action: GameAction; x?: number; y?: number }): Promise<ServerStep> {
+    return this.withRun(runId, sessionId, async (live) => {
+      if (req.step === live.last.step) return live.last;
+      if (req.step !== live.last.step + 1) {
+        throw new Arc3Error('bad_request', `step ${req.step} is not the run's next step (${live.last.step + 1}); reload the page to continue from the server's state`);
+      }
+      const action: Arc3Action = req.action === 'ACTION6' ? { action: req.action, x: req.x, y: req.y } : { action: req.action };
+      let fd: Arc3FrameData;
+      try {
+        fd = await live.mounted.source.act(runId, action);
+      } catch (e) {
+        if (!(e instanceof Arc3Error) || e.code !== 'unknown_run') throw e;
+        // The source lost the run (its server restarted, or the run idled out): rebuild and act.
+        await live.mounted.source.resume(runId, live.gameId, live.seed, live.actions);
+        fd = await live.mounted.source.act(runId, action);
+      }
+      live.actions.push(action);
+      return this.record(live, req.step, action, fd);
+    });
+  }
+
+  /** The steps of a session's run after `after` (the last one the browser logged), rebuilding the run if needed. */
+  resume(runId: string, sessionId: string, after: number): Promise<ServerRunReply> {
+    return this.withRun(runId, sessionId, async (live) => {
+      const game = this.games.get(live.gameId)!;
+      const missing = after < live.last.step ? await this.storedSteps(live, after + 1) : [];
+      return { run: runId, game: game.info, seed: live.seed, steps: missing.length ? missing : [live.last] };
+    });
+  }
+
+  /** Re-reads a game's file in its workers; runs opened afterwards play the new code. */
+  async reload(gameId: string): Promise<GameFileStatus> {
+    const game = this.games.get(gameId);
+    const before = this.fileStatus(gameId);
+    if (!game?.mounted.source.reload) return before;
+    try {
+      await game.mounted.source.reload(gameId);
+      await this.refresh();
+      const next = { revision: before.revision + 1 };
+      this.status.set(gameId, next);
+      this.log(`Reloaded ${gameId}`);
+      return next;
+    } catch (e) {
+      const err = e instanceof Arc3Error ? e : new Arc3Error('internal', (e as Error).message);
+      const next = { revision: before.revision + 1, error: err.message, ...(err.traceback ? { traceback: err.traceback } : {}) };
+      this.status.set(gameId, next);
+      this.log(`Reloading ${gameId} failed: ${err.message}${err.traceback ? `\n${err.traceback}` : ''}`);
+      return next;
+    }
+  }
+
+  /** Watches the arcengine folders: saving a game's `.py` file reloads that game. */
+  watchFiles(): void {
+    for (const mounted of this.sources) {
+      for (const dir of mounted.watchDirs ?? []) {
+        const pending = new Map<string, NodeJS.Timeout>();
+        try {
+          const w = watch(dir, { recursive: true }, (_event, file) => {
+            if (!file || !String(file).endsWith('.py')) return;
+            const abs = path.resolve(dir, String(file));
+            const game = [...this.games.values()].find((g) => g.mounted === mounted && abs.startsWith(path.resolve(dir, g.info.id.split('-')[0], g.info.id.split('-').slice(1).join('-')) + path.sep));
+            if (!game) return;
+            clearTimeout(pending.get(game.info.id));
+            pending.set(game.info.id, setTimeout(() => { pending.delete(game.info.id); void this.reload(game.info.id); }, 150));
+          });
+          w.on('error', (e) => this.log(`Stopped watching ${dir} for game changes: ${e.message}`));
+          this.watchers.push(w);
+        } catch (e) {
+          this.log(`Game files in ${dir} are not watched (${(e as Error).message}); restart the server after changing a game.`);
+        }
+      }
+    }
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.sweeper);
+    for (const w of this.watchers) w.close();
+    await Promise.all(this.sources.map((s) => s.source.stop().catch(() => undefined)));
+  }
+
+  // ---- internals --------------------------------------------------------------------------------
+
+  /** Runs `fn` on the run after its earlier actions, loading it from the database when this server does not hold it. */
+  private async withRun<T>(runId: string, sessionId: string | null, fn: (live: LiveRun) => Promise<T>): Promise<T> {
+    let live = this.runs.get(runId);
+    if (live && live.sessionId !== sessionId) throw new Arc3Error('unknown_run', `no run ${runId} in this session`);
+    if (!live) {
+      if (sessionId === null) throw new Arc3Error('unknown_run', `run ${runId} is no longer open (the server restarted); start the game again`);
+      live = await this.load(runId, sessionId);
+    }
+    const run = live;
+    run.touched = Date.now();
+    const result = run.queue.then(() => fn(run));
+    run.queue = result.catch(() => undefined);
+    return result;
+  }
+
+  /** Rebuilds a session's run from its stored steps (after this server restarted). */
+  private async load(runId: string, sessionId: string): Promise<LiveRun> {
+    const rec = await this.store.getGameRun(runId);
+    if (!rec || rec.sessionId !== sessionId) throw new Arc3Error('unknown_run', `no run ${runId} in this session`);
+    const game = this.games.get(rec.gameId);
+    if (!game) throw new Arc3Error('unknown_game', `the run's game ${rec.gameId} is not mounted on this server any more; tell the researcher`);
+    const steps = await this.store.readGameSteps(runId);
+    if (!steps.length) throw new Arc3Error('unknown_run', `run ${runId} has no stored steps`);
+    const actions: Arc3Action[] = steps.slice(1).map((s) => (s.action === 'ACTION6' ? { action: 'ACTION6', x: s.x!, y: s.y! } : { action: s.action as Arc3Action['action'] }));
+    const raced = this.runs.get(runId);
+    if (raced) return raced;
+    const fd = await game.mounted.source.resume(runId, rec.gameId, rec.seed, actions);
+    const lastRec = steps[steps.length - 1];
+    const lastFrame = fd.frame.length ? fd.frame[fd.frame.length - 1] : null;
+    if (lastFrame && hashGrid(lastFrame) !== lastRec.frameHash) {
+      this.log(`Run ${runId} of ${rec.gameId} rebuilt to a frame other than the one stored for step ${lastRec.step}: the game's code changed since it was played.`);
+    }
+    const live: LiveRun = {
+      runId, gameId: rec.gameId, mounted: game.mounted, sessionId, seed: rec.seed, actions,
+      last: this.stepOf(runId, rec.gameId, lastRec.step, lastRec.action as GameAction, lastRec, fd.frame.length ? fd : { ...fd, frame: [] }, lastRec.frameHash),
+      lastFrame, sinceKeyframe: 0, queue: Promise.resolve(), touched: Date.now(),
+    };
+    this.runs.set(runId, live);
+    return live;
+  }
+
+  private stepOf(runId: string, gameId: string, step: number, action: GameAction, xy: { x?: number | null; y?: number | null }, fd: Arc3FrameData, frameHash: string): ServerStep {
+    const base = {
+      run: runId, game_id: gameId, step, action, state: fd.state as GameState, levels_completed: fd.levels_completed, win_levels: fd.win_levels,
+      available_actions: fd.available_actions, full_reset: fd.full_reset, frames: encodeFrames(fd.frame, null), frameHash,
+    };
+    const x = action === 'ACTION6' ? xy.x ?? 0 : undefined;
+    const y = action === 'ACTION6' ? xy.y ?? 0 : undefined;
+    const sig = this.sign(stepSigningText({ run: runId, game: gameId, step, action, x, y, level: fd.levels_completed, state: fd.state, frameHash }));
+    return x === undefined ? { ...base, sig } : { ...base, x, y, sig };
+  }
+
+  /** Builds a step's answer and, for a session's run, stores it with its frames. */
+  private async record(live: LiveRun, step: number, action: Arc3Action, fd: Arc3FrameData): Promise<ServerStep> {
+    const last = fd.frame.length ? fd.frame[fd.frame.length - 1] : live.lastFrame;
+    const frameHash = last ? hashGrid(last) : '00000000';
+    const answer = this.stepOf(live.runId, live.gameId, step, action.action, action, fd, frameHash);
+    if (live.sessionId !== null) {
+      const levelChanged = step > 0 && live.last && live.last.levels_completed !== fd.levels_completed;
+      const keyframe = step === 0 || action.action === 'RESET' || levelChanged || live.sinceKeyframe + 1 >= KEYFRAME_EVERY || live.lastFrame === null;
+      await this.store.addGameStep({
+        runId: live.runId, step, action: action.action, x: action.x ?? null, y: action.y ?? null, state: fd.state,
+        levelsCompleted: fd.levels_completed, winLevels: fd.win_levels, available: fd.available_actions, fullReset: fd.full_reset,
+        frameHash, frames: encodeFrames(fd.frame, keyframe ? null : live.lastFrame), keyframe, at: Date.now(),
+      });
+      live.sinceKeyframe = keyframe ? 0 : live.sinceKeyframe + 1;
+    }
+    live.last = answer;
+    live.lastFrame = last;
+    return answer;
+  }
+
+  /** Stored steps from `from` on, as answers (their frames re-encoded to stand alone). */
+  private async storedSteps(live: LiveRun, from: number): Promise<ServerStep[]> {
+    const all = await this.store.readGameSteps(live.runId);
+    return decodeStoredSteps(all).filter((s) => s.record.step >= from).map(({ record, frames }) =>
+      this.stepOf(live.runId, live.gameId, record.step, record.action as GameAction, record, {
+        game_id: live.gameId, guid: live.runId, frame: frames, state: record.state as Arc3FrameData['state'], levels_completed: record.levelsCompleted,
+        win_levels: record.winLevels, available_actions: [...record.available], full_reset: record.fullReset,
+      }, record.frameHash));
+  }
+
+  private async closeIdle(): Promise<void> {
+    const now = Date.now();
+    for (const [id, live] of this.runs) {
+      if (now - live.touched < IDLE_MS) continue;
+      this.runs.delete(id);
+      await live.mounted.source.close(id).catch(() => undefined);
+    }
+  }
+}

@@ -1,0 +1,33 @@
+/**
+ * Where ARC-AGI-3 games run for the studio: one interface over the arcengine worker pool (games
+ * in a folder, run by the official engine in Python) and a remote ARC-AGI-3 server reached over
+ * its REST protocol. The run manager (`runs.ts`), the routes and the CLI only see this.
+ */
+import type { Arc3Action, Arc3FrameData, Arc3GameInfo } from './worker';
+
+export type Arc3SourceKind = 'arcengine' | 'remote';
+
+export interface Arc3Source {
+  readonly kind: Arc3SourceKind;
+  /** Where the games come from, for messages: the folders, or the server's base URL. */
+  readonly label: string;
+  /** The games this source has (a remote server's games have `level_count` null until played). */
+  list(): Promise<Arc3GameInfo[]>;
+  /**
+   * Starts run `runId` on `gameId` (full `<game>-<version>` or a short id that resolves to one
+   * version) with the opening RESET; answers the full id and that RESET's frame data.
+   */
+  open(runId: string, gameId: string, seed?: number): Promise<{ gameId: string; frame: Arc3FrameData }>;
+  /**
+   * Rebuilds run `runId` of the full id `gameId` by performing `actions` after the opening RESET
+   * (after a restart of the server or of a worker); answers the last action's frame data (the
+   * opening RESET's when `actions` is empty).
+   */
+  resume(runId: string, gameId: string, seed: number, actions: readonly Arc3Action[]): Promise<Arc3FrameData>;
+  /** One action of an open run; an unknown run is an `Arc3Error` with code `unknown_run`. */
+  act(runId: string, action: Arc3Action): Promise<Arc3FrameData>;
+  close(runId: string): Promise<void>;
+  /** Re-reads a game's code (arcengine folders only); runs opened afterwards use it. */
+  reload?(gameId: string): Promise<void>;
+  stop(): Promise<void>;
+}
