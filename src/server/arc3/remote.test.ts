@@ -1,0 +1,254 @@
+/**
+ * The remote source against the official toolkit's own REST server (vendored in
+ * ../shared/vendor/arc-agi-3, started here on loopback): every answer must be what the arcengine
+ * worker pool answers for the same actions on the same game files.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RemoteArc3Source } from './remote';
+import { Arc3Error, Arc3Pool, type Arc3Action, type Arc3FrameData } from './worker';
+
+const ROOT = path.resolve(__dirname, '../../..');
+const VENDOR = path.resolve(ROOT, '../shared/vendor/arc-agi-3');
+const PYTHONPATH = path.join(VENDOR, 'python');
+const GAMES = path.join(VENDOR, 'environment_files');
+if (!existsSync(path.join(PYTHONPATH, 'arc_agi')) || !existsSync(GAMES)) {
+  throw new Error(`the official toolkit and games must be at ${VENDOR} (python/arc_agi, environment_files); these tests run against them`);
+}
+
+const LS20 = 'ls20-9607627b';
+const FT09 = 'ft09-0d8bbf25';
+const VC33 = 'vc33-5430563c';
+
+const SERVE = String.raw`
+import logging, sys
+logging.disable(logging.CRITICAL)
+from arc_agi import Arcade, OperationMode
+Arcade(operation_mode=OperationMode.OFFLINE, environments_dir=sys.argv[1]).listen_and_serve(host="127.0.0.1", port=int(sys.argv[2]))
+`;
+
+/** A port nobody listens on right now. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as { port: number }).port;
+  await new Promise<void>((r) => server.close(() => r()));
+  return port;
+}
+
+/** A fixed pseudo-random sequence (LCG), so the test is the same every run. */
+function sequence(n: number, pick: (r: () => number) => Arc3Action): Arc3Action[] {
+  let s = 4242;
+  const r = () => ((s = (s * 1103515245 + 12345) % 2147483648) / 2147483648);
+  return Array.from({ length: n }, () => pick(r));
+}
+
+// Keys with RESETs: right after the opening (a full reset), mid-level (a level reset), twice in a
+// row (the second is full), and keys ls20 does not offer.
+const KEYS: Arc3Action[] = [
+  { action: 'RESET' },
+  ...sequence(25, (r) => ({ action: `ACTION${1 + Math.floor(r() * 4)}` as Arc3Action['action'] })),
+  { action: 'RESET' },
+  { action: 'RESET' },
+  { action: 'ACTION5' },
+  { action: 'ACTION6', x: 3, y: 60 },
+  ...sequence(30, (r) => (r() < 0.05 ? { action: 'RESET' } : { action: `ACTION${1 + Math.floor(r() * 4)}` as Arc3Action['action'] })),
+];
+// Clicks until GAME_OVER, actions after it (empty frames), then a RESET and a click.
+const CLICKS: Arc3Action[] = [
+  ...sequence(70, (r) => (r() < 0.05 ? { action: 'ACTION1' } : { action: 'ACTION6', x: Math.floor(r() * 64), y: Math.floor(r() * 64) })),
+  { action: 'RESET' },
+  { action: 'ACTION6', x: 32, y: 32 },
+];
+
+const strip = ({ guid: _guid, ...rest }: Arc3FrameData) => rest;
+
+let tmp: string;
+let server: ChildProcess | undefined;
+let serverLog = '';
+let baseUrl: string;
+let pool: Arc3Pool;
+const sources: RemoteArc3Source[] = [];
+function source(extra: Partial<ConstructorParameters<typeof RemoteArc3Source>[0]> = {}): RemoteArc3Source {
+  const s = new RemoteArc3Source({ baseUrl, apiKey: '', ...extra });
+  sources.push(s);
+  return s;
+}
+
+/** What the arcengine pool answers for `actions` after opening `gameId`. */
+async function viaPool(runId: string, gameId: string, actions: Arc3Action[]): Promise<Omit<Arc3FrameData, 'guid'>[]> {
+  const out = [strip((await pool.open(runId, gameId)).frame)];
+  for (const a of actions) out.push(strip(await pool.act(runId, a)));
+  await pool.close(runId);
+  return out;
+}
+
+beforeAll(async () => {
+  tmp = mkdtempSync(path.join(tmpdir(), 'arc3-remote-'));
+  const port = await freePort();
+  baseUrl = `http://127.0.0.1:${port}`;
+  server = spawn('python3', ['-c', SERVE, GAMES, String(port)], {
+    cwd: tmp,
+    env: { ...process.env, PYTHONPATH, PYTHONDONTWRITEBYTECODE: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  server.stdout!.on('data', (t: Buffer) => (serverLog += t.toString()));
+  server.stderr!.on('data', (t: Buffer) => (serverLog += t.toString()));
+  pool = new Arc3Pool({ gameDirs: [GAMES], pythonPath: PYTHONPATH, size: 1 });
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (server.exitCode !== null) throw new Error(`the toolkit server stopped (exit code ${server.exitCode}): ${serverLog}`);
+    const up = await fetch(`${baseUrl}/api/healthcheck`).then((r) => r.ok, () => false);
+    if (up) break;
+    if (Date.now() > deadline) throw new Error(`the toolkit server did not answer within 30 s: ${serverLog}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}, 40_000);
+
+afterAll(async () => {
+  await Promise.all(sources.map((s) => s.stop()));
+  await pool?.stop();
+  if (server && server.exitCode === null) {
+    const exited = new Promise((r) => server!.once('exit', r));
+    server.kill('SIGTERM');
+    await exited;
+  }
+  rmSync(tmp, { recursive: true, force: true });
+});
+
+describe('the remote ARC-AGI-3 source, against the toolkit REST server', () => {
+  it('lists the server games', async () => {
+    const s = source();
+    const games = await s.list();
+    expect(games.map((g) => g.game_id)).toEqual([FT09, LS20, VC33]);
+    expect(games.find((g) => g.game_id === LS20)).toMatchObject({
+      game: 'ls20', version: '9607627b', title: 'LS20', default_fps: 30, baseline_actions: [], class_name: '', dir: baseUrl, level_count: null,
+    });
+    expect(s.kind).toBe('remote');
+    expect(s.label).toBe(baseUrl);
+  });
+
+  it('answers ls20 keys exactly as the arcengine worker does, full_reset included', async () => {
+    const expected = await viaPool('k', LS20, KEYS);
+    const s = source();
+    const opened = await s.open('k', LS20);
+    expect(opened.gameId).toBe(LS20);
+    const got = [strip(opened.frame)];
+    for (const a of KEYS) got.push(strip(await s.act('k', a)));
+    expect(got).toEqual(expected);
+    // The sequence exercises the game: frames change, RESETs are both kinds.
+    expect(new Set(got.map((g) => JSON.stringify(g.frame.at(-1)))).size).toBeGreaterThan(5);
+    expect(got[0].frame[0]).toHaveLength(64);
+    expect(got[0].frame[0][0]).toHaveLength(64);
+    const resets = KEYS.map((a, i) => (a.action === 'RESET' ? got[i + 1].full_reset : null)).filter((v) => v !== null);
+    expect(resets).toContain(true);
+    expect(resets).toContain(false);
+    // Once played, the list knows the level count.
+    expect((await s.list()).find((g) => g.game_id === LS20)?.level_count).toBe(7);
+  });
+
+  it('answers vc33 clicks as the worker does, through GAME_OVER and the empty frames after it', async () => {
+    const expected = await viaPool('c', VC33, CLICKS);
+    const s = source();
+    const got = [strip((await s.open('c', 'vc33')).frame)];
+    for (const a of CLICKS) got.push(strip(await s.act('c', a)));
+    expect(got).toEqual(expected);
+    const over = got.findIndex((g) => g.state === 'GAME_OVER');
+    expect(over).toBeGreaterThan(0);
+    expect(got[over + 1]).toMatchObject({ frame: [], state: 'GAME_OVER' });
+    expect(got.at(-1)!.state).toBe('NOT_FINISHED');
+  });
+
+  it('resolves a short id to the one full id and refuses unknown ones', async () => {
+    const s = source();
+    const opened = await s.open('short', 'ls20');
+    expect(opened.gameId).toBe(LS20);
+    expect(opened.frame.game_id).toBe(LS20);
+    const next = await s.act('short', { action: 'ACTION1' });
+    expect(next.guid).toBe(opened.frame.guid);
+    for (const id of ['ls2', 'ls20-00000000', 'zz99']) {
+      const err = await s.open('nope', id).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(Arc3Error);
+      expect(err).toMatchObject({ code: 'unknown_game' });
+      expect((err as Error).message).toContain(`no game ${id}`);
+    }
+    await expect(s.act('nope', { action: 'ACTION1' })).rejects.toMatchObject({ code: 'unknown_run' });
+  });
+
+  it('refuses a click without coordinates before asking the server', async () => {
+    const s = source();
+    await s.open('b', FT09);
+    await expect(s.act('b', { action: 'ACTION6' })).rejects.toMatchObject({ code: 'bad_request', message: expect.stringContaining('x and y from 0 to 63') });
+    await expect(s.act('b', { action: 'ACTION6', x: 64, y: 0 })).rejects.toMatchObject({ code: 'bad_request' });
+    expect((await s.act('b', { action: 'ACTION6', x: 10, y: 10 })).game_id).toBe(FT09);
+  });
+
+  it('resumes a run to the same state and goes on from there', async () => {
+    const s = source();
+    await s.open('a', LS20);
+    const frames: Arc3FrameData[] = [];
+    for (const a of KEYS.slice(0, 40)) frames.push(await s.act('a', a));
+    const resumed = await s.resume('a2', LS20, 0, KEYS.slice(0, 30));
+    expect(strip(resumed)).toEqual(strip(frames[29]));
+    expect(resumed.guid).not.toBe(frames[29].guid);
+    const after: unknown[] = [];
+    for (const a of KEYS.slice(30, 40)) after.push(strip(await s.act('a2', a)));
+    expect(after).toEqual(frames.slice(30, 40).map(strip));
+    // With no actions, the opening frame.
+    expect(strip(await s.resume('a3', LS20, 0, []))).toEqual(strip((await s.open('a4', LS20)).frame));
+  });
+
+  it('forgets a closed run: acting on it is unknown_run', async () => {
+    const s = source();
+    await s.open('z', VC33);
+    await s.close('z');
+    const err = await s.act('z', { action: 'ACTION1' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(Arc3Error);
+    expect(err).toMatchObject({ code: 'unknown_run', message: 'no open run z; open it first' });
+    expect(s.runCount).toBe(0);
+  });
+
+  it('says clearly and quickly when the server is down', async () => {
+    const s = source({ baseUrl: `http://127.0.0.1:${await freePort()}` });
+    const t0 = Date.now();
+    const err = await s.open('d', LS20).catch((e: unknown) => e);
+    expect(Date.now() - t0).toBeLessThan(5000);
+    expect(err).toBeInstanceOf(Arc3Error);
+    expect(err).toMatchObject({ code: 'internal' });
+    expect((err as Error).message).toMatch(/cannot reach the ARC-AGI-3 server at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\); check that it is running/);
+  });
+
+  it('gives up on a server that does not answer after the timeout', async () => {
+    const held: Socket[] = [];
+    const silent: Server = createServer((sock) => held.push(sock));
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+    try {
+      const s = source({ baseUrl: `http://127.0.0.1:${(silent.address() as { port: number }).port}`, timeoutMs: 300 });
+      const err = await s.list().catch((e: unknown) => e);
+      expect(err).toMatchObject({ code: 'timeout', message: expect.stringContaining('did not answer GET') });
+    } finally {
+      held.forEach((sock) => sock.destroy());
+      await new Promise((r) => silent.close(r));
+    }
+  });
+
+  it('refuses a URL that is not http(s)', () => {
+    expect(() => new RemoteArc3Source({ baseUrl: 'ftp://example.org' })).toThrow(/not an http\(s\) URL/);
+    expect(() => new RemoteArc3Source({ baseUrl: 'localhost:8001' })).toThrow(Arc3Error);
+  });
+
+  it('measures actions per second on ls20', async () => {
+    const s = source();
+    await s.open('speed', LS20);
+    const actions = sequence(200, (r) => ({ action: `ACTION${1 + Math.floor(r() * 4)}` as Arc3Action['action'] }));
+    const t0 = performance.now();
+    for (const a of actions) await s.act('speed', a);
+    const seconds = (performance.now() - t0) / 1000;
+    console.log(`remote source on the local toolkit server: ${(actions.length / seconds).toFixed(0)} ls20 actions/s`);
+    expect(s.runCount).toBe(1);
+  });
+});
