@@ -3,6 +3,7 @@ import { readdirSync, existsSync } from 'node:fs';
 import type { Command } from './main';
 import { parseCommandArgs, parseInteger } from './args';
 import { ROOT, startServer } from '../server/serve';
+import { arc3GameDirs } from './games';
 
 /**
  * The bundled collections: every folder in data/tasks (sealed: `dataFolder` 'tasks') or in
@@ -16,7 +17,7 @@ export function bundledTaskDirs(dataFolder: 'tasks' | 'practice' = 'tasks'): str
 
 const SERVE = {
   command: 'serve',
-  usage: 'serve [--port N] [--host H] [--data-dir DIR] [--tasks [NAME=]DIR]... [--practice-tasks [NAME=]DIR]... [--no-samples]',
+  usage: 'serve [--port N] [--host H] [--data-dir DIR] [--tasks [NAME=]DIR]... [--practice-tasks [NAME=]DIR]... [--no-samples] [--arc3-games DIR]... [--arc3-server URL]...',
   summary: 'Serve the studio and its API on one port. --tasks mounts a folder of ARC task files as a sealed collection (answers for the researcher only; studies use these); --practice-tasks mounts one for practice (tasks for anyone, answers checked on the server). NAME=DIR names it; repeat either for more.',
   options: {
     port: { type: 'integer', value: 'N', min: 0, max: 65535, help: 'port to listen on; 0 picks a free one (default: $PORT, else 4173)' },
@@ -25,6 +26,8 @@ const SERVE = {
     tasks: { type: 'string', value: '[NAME=]DIR', multiple: true, help: 'mount a folder of ARC task .json files as a sealed collection: tasks and answers for the researcher only; studies use these' },
     'practice-tasks': { type: 'string', value: '[NAME=]DIR', multiple: true, help: 'mount a folder of ARC task .json files as a practice collection: anyone plays them, the server checks answers; studies may use them for practice items only' },
     'no-samples': { type: 'boolean', help: 'do not mount the bundled collections (data/tasks, sealed; data/practice, practice)' },
+    'arc3-games': { type: 'string', value: 'DIR', multiple: true, help: 'mount a folder of arcengine games in the toolkit\'s layout (<game>/<version>/<game>.py + metadata.json), run by the official engine (pip install arc-agi); default: ARC_STUDIO_ARC3_GAMES' },
+    'arc3-server': { type: 'string', value: 'URL', multiple: true, help: 'play the games of an ARC-AGI-3 server (the official API, or a toolkit server); its key is ARC_API_KEY, kept on this server; default: ARC_STUDIO_ARC3_SERVERS' },
   },
 } as const;
 
@@ -56,7 +59,9 @@ export const serveCommand: Command = {
     const tasks = [...(values['no-samples'] ? [] : bundledTaskDirs('tasks')), ...values.tasks];
     const practiceTasks = [...(values['no-samples'] ? [] : bundledTaskDirs('practice')), ...values['practice-tasks']];
     keepServingOnUnhandledRejection();
-    const server = await startServer({ port, host, dataDir: path.resolve(values['data-dir']), tasks, practiceTasks });
+    const arc3Games = arc3GameDirs(values['arc3-games']).map((d) => path.resolve(d));
+    const arc3Servers = values['arc3-server'].length ? values['arc3-server'] : (process.env.ARC_STUDIO_ARC3_SERVERS ?? '').split(/\s+/).filter((u) => u !== '');
+    const server = await startServer({ port, host, dataDir: path.resolve(values['data-dir']), tasks, practiceTasks, arc3Games, arc3Servers });
     console.log(`ARC Studio is running at ${server.url}`);
     const stop = () => { void server.close().then(() => process.exit(0)); };
     process.once('SIGINT', stop);

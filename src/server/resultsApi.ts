@@ -21,6 +21,8 @@ export interface ResultsDeps {
   readonly adminTokenHash: string;
   /** The server's game-log verification; null leaves every game log unverified (no game figures). */
   readonly replay: ReplayGame | null;
+  /** Every game's title, level count and current version; the built-in games when absent. */
+  readonly gameInfo?: () => ResultsInput['games'];
   /** The clock, in ms since the epoch. */
   readonly now?: () => number;
 }
@@ -86,7 +88,7 @@ export function resultsRoutes(deps: ResultsDeps): Hono {
       version,
       sessions: data,
       testCount: (collection, task) => testCounts.get(`${collection}\u0000${task}`) ?? null,
-      games: gameInfo,
+      games: deps.gameInfo?.() ?? gameInfo,
       replay: deps.replay,
       now: now(),
     }));

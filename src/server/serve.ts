@@ -15,6 +15,20 @@ import { adminLoginMessage, loadAdminToken } from './auth';
 import { openStore, redact } from './store/open';
 import { definitionOf, gameIds, loadStudyFiles, replayWithEngine, syncStudyFiles } from './studies';
 import type { Store } from './store/types';
+import type { ReplayGame } from '../core/study/rules';
+import { versionedGameId } from '../core/game';
+import { games as builtinGames } from '../games';
+import { startArc3 } from './arc3/mount';
+import type { Arc3Source } from './arc3/source';
+
+/** The built-in games' titles, level counts and current versions, as the results need them. */
+const builtinGameInfo = Object.fromEntries(Object.values(builtinGames).map((g) => [g.id, { title: g.title, levels: g.levels.length, version: versionedGameId(g) }]));
+
+/** Builds remote ARC-AGI-3 sources (loaded only when a remote server is configured). */
+async function remoteSourceFactory(): Promise<(baseUrl: string) => Arc3Source> {
+  const { RemoteArc3Source } = await import('./arc3/remote');
+  return (baseUrl) => new RemoteArc3Source({ baseUrl });
+}
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -33,6 +47,10 @@ export interface ServeOptions {
   databaseUrl?: string;
   /** Folder of study files; defaults to the bundled `data/studies`. */
   studiesDir?: string;
+  /** Folders of arcengine games in the toolkit's layout (`--arc3-games`). */
+  arc3Games?: string[];
+  /** Remote ARC-AGI-3 servers' base URLs (`--arc3-server`); the API key is `ARC_API_KEY`. */
+  arc3Servers?: string[];
   /** Where start-up notes go (default: standard output). Benchmarks pass a no-op. */
   log?: (line: string) => void;
 }
@@ -82,10 +100,26 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; cl
     throw e;
   }
 
+  const arc3Dirs = opts.arc3Games ?? [];
+  const arc3Servers = opts.arc3Servers ?? [];
+  const arc3 = arc3Dirs.length || arc3Servers.length
+    ? await startArc3({ dirs: arc3Dirs, servers: arc3Servers, remote: arc3Servers.length ? await remoteSourceFactory() : undefined }, store, log)
+    : null;
+  for (const note of arc3?.notes ?? []) log(note);
+  const games = new Set(gameIds);
+  if (arc3) for (const id of arc3.service.ids) games.add(id);
+  const replay: ReplayGame = (gameId, events) => (gameIds.has(gameId) ? null : arc3?.service.replay(gameId, events)) ?? replayWithEngine(gameId, events);
+  const gameInfo = () => {
+    const out: Record<string, { title: string; levels: number; version?: string }> = { ...builtinGameInfo };
+    for (const g of arc3?.service.list() ?? []) out[g.id] = { title: g.title, levels: g.levels ?? 0, version: g.id };
+    if (arc3) { games.clear(); for (const id of [...gameIds, ...arc3.service.ids]) games.add(id); }
+    return out;
+  };
+
   const app = new Hono();
   // Every response, the app's files and the API alike (docs/api.md, "HTTP").
   app.use('*', securityHeaders);
-  app.route('/api', createApi({ library, version: version(), study: { store, adminTokenHash: admin.hash, replay: replayWithEngine, games: gameIds, limits } }));
+  app.route('/api', createApi({ library, version: version(), study: { store, adminTokenHash: admin.hash, replay, games, limits, gameInfo, ...(arc3 ? { arc3: { service: arc3.service, engine: arc3.engine } } : {}) } }));
   // An API path without a route is a JSON 404, never the app's page.
   app.all('/api', apiNotFound);
   app.all('/api/*', apiNotFound);
@@ -120,6 +154,6 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; cl
   log(adminLoginMessage(admin, url));
   return {
     url,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())).then(() => store.close()),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())).then(() => arc3?.service.stop()).then(() => store.close()),
   };
 }

@@ -11,6 +11,7 @@ import { eventRoutes } from './study/eventRoutes';
 import { submissionRoutes } from './study/submissionRoutes';
 import { adminRoutes } from './study/adminRoutes';
 import { DEFAULT_LIMITS } from './study/limits';
+import { arc3Routes } from './arc3/routes';
 
 export type { StudyDeps } from './study/context';
 export { adminGuard } from './study/context';
@@ -49,5 +50,6 @@ export function studyRoutes(deps: StudyDeps): Hono {
   api.route('/', eventRoutes(ctx));
   api.route('/', submissionRoutes(ctx));
   api.route('/admin', adminRoutes(ctx));
+  if (deps.arc3) api.route('/', arc3Routes(ctx, deps.arc3));
   return api;
 }

@@ -14,6 +14,7 @@ import { definitionOf } from '../studies';
 import type { TaskLibrary } from '../collections';
 import type { SessionRecord, Store } from '../store/types';
 import { DEFAULT_LIMITS, type IngestLimits } from './limits';
+import type { Arc3RouteInfo } from '../arc3/routes';
 
 export interface StudyDeps {
   readonly store: Store;
@@ -28,6 +29,10 @@ export interface StudyDeps {
   readonly now?: () => number;
   /** What one participant may send (docs/api.md, "Limits"); the defaults when absent. */
   readonly limits?: IngestLimits;
+  /** Server-run ARC-AGI-3 games (arcengine folders, remote servers); absent: none. */
+  readonly arc3?: Arc3RouteInfo;
+  /** Every game's title, level count and current version, for the results; the built-in games when absent. */
+  readonly gameInfo?: () => Readonly<Record<string, { readonly title: string; readonly levels: number; readonly version?: string }>>;
 }
 
 export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429;

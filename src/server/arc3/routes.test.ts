@@ -1,0 +1,184 @@
+/**
+ * Server-run ARC-AGI-3 games through the HTTP API, on the official engine (vendored in
+ * ../shared/vendor/arc-agi-3) and both databases: a participant's run is opened, played, stored
+ * with its frames and verified by its signatures; a retried action is answered once; the run
+ * survives a restart of the server; a log that was tampered with is flagged; the researcher
+ * lists the games and plays without recording.
+ */
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Hono } from 'hono';
+import { decodeFrames } from '../../core/formats/frames';
+import { hashGrid, serverStepEventData, type ServerRunReply, type ServerStep } from '../../core/game/serverGame';
+import { parseStudy } from '../../core/study/schema';
+import { summarizeSession } from '../../core/study/summary';
+import type { ReplayGame, StoredEvent } from '../../core/study/rules';
+import { createApi } from '../app';
+import { hashToken } from '../auth';
+import { TaskLibrary } from '../collections';
+import { gameIds, replayWithEngine } from '../studies';
+import { backends } from '../store/testing';
+import type { Store } from '../store/types';
+import { startArc3, type Arc3Started } from './mount';
+import { decodeStoredSteps } from './steps';
+
+const ROOT = path.resolve(__dirname, '../../..');
+const VENDOR = path.resolve(ROOT, '../shared/vendor/arc-agi-3');
+const ENV = { ...process.env, ARC_STUDIO_PYTHONPATH: path.join(VENDOR, 'python') };
+const GAMES = path.join(VENDOR, 'environment_files');
+const ADMIN = 'researcher-token-for-arc3-tests';
+const LS20 = 'ls20-9607627b';
+
+const STUDY = {
+  title: 'ARC-AGI-3 games',
+  consent: 'Consent.',
+  instructions: 'Play.',
+  completion: { code: 'ARC3-DONE' },
+  items: [{ kind: 'game', id: 'keys', game: LS20 }],
+};
+
+for (const backend of backends) {
+  describe(`server-run games on ${backend.name}`, () => {
+    let store: Store;
+    let arc3: Arc3Started;
+    let app: Hono;
+
+    const build = async () => {
+      arc3 = await startArc3({ dirs: [GAMES], servers: [], env: ENV, workers: 1 }, store, () => {});
+      const replay: ReplayGame = (g, evs) => arc3.service.replay(g, evs) ?? replayWithEngine(g, evs);
+      app = createApi({
+        library: new TaskLibrary(), version: 'test',
+        study: { store, adminTokenHash: hashToken(ADMIN), replay, games: new Set([...gameIds, ...arc3.service.ids]), arc3: { service: arc3.service, engine: arc3.engine } },
+      });
+    };
+
+    beforeAll(async () => {
+      store = await backend.open();
+      const parsed = parseStudy(STUDY);
+      if (!parsed.ok) throw new Error(parsed.problems.join('; '));
+      await store.saveStudy('arc3', STUDY, 'file', Date.now());
+      await build();
+    }, 60_000);
+    afterAll(async () => {
+      await arc3?.service.stop();
+      await store.close();
+    });
+
+    const call = async (method: string, url: string, token: string | null, body?: unknown) => {
+      const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+      if (token) headers.Authorization = `Bearer ${token}`;
+      const res = await app.request(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+    };
+    const newSession = async () => {
+      const r = await call('POST', '/studies/arc3/sessions', null, { params: {} });
+      expect(r.status).toBe(201);
+      return r.json as { sessionId: string; token: string };
+    };
+
+    it('plays a participant\'s run, stores every step with its frames, and verifies the log by its signatures', async () => {
+      const { sessionId, token } = await newSession();
+      const opened = await call('POST', `/sessions/${sessionId}/runs`, token, { item: 'keys' });
+      expect(opened.status).toBe(200);
+      const reply = opened.json as unknown as ServerRunReply;
+      expect(reply.game).toMatchObject({ id: LS20, source: 'arcengine', engine: expect.stringMatching(/^arcengine \d/) });
+      expect(reply.steps).toHaveLength(1);
+      expect(reply.steps[0]).toMatchObject({ step: 0, action: 'RESET', state: 'NOT_FINISHED', levels_completed: 0 });
+      const first = decodeFrames(reply.steps[0].frames);
+      expect(hashGrid(first[first.length - 1])).toBe(reply.steps[0].frameHash);
+
+      const steps: ServerStep[] = [reply.steps[0]];
+      const moves = ['ACTION1', 'ACTION3', 'ACTION3', 'ACTION2', 'ACTION4'];
+      for (const [i, action] of moves.entries()) {
+        const r = await call('POST', `/sessions/${sessionId}/runs/${reply.run}/actions`, token, { step: i + 1, action });
+        expect(r.status).toBe(200);
+        steps.push(r.json as unknown as ServerStep);
+      }
+      // A retried request (its answer was lost) is answered again, not performed twice.
+      const again = await call('POST', `/sessions/${sessionId}/runs/${reply.run}/actions`, token, { step: moves.length, action: 'ACTION4' });
+      expect(again.json).toEqual(steps[steps.length - 1]);
+      const skipped = await call('POST', `/sessions/${sessionId}/runs/${reply.run}/actions`, token, { step: moves.length + 3, action: 'ACTION4' });
+      expect(skipped.status).toBe(400);
+
+      // Stored: one row per step, whose frames decode to what was answered.
+      const stored = decodeStoredSteps(await store.readGameSteps(reply.run));
+      expect(stored.map((s) => s.record.action)).toEqual(['RESET', ...moves]);
+      for (const [i, s] of stored.entries()) {
+        expect(s.frames).toEqual(decodeFrames(steps[i].frames));
+        expect(s.record.frameHash).toBe(steps[i].frameHash);
+      }
+
+      // The log the browser writes verifies; a tampered one does not.
+      let seq = 0;
+      const ev = (kind: string, data: Record<string, unknown>): StoredEvent => ({ seq: seq++, t: seq * 100, kind, data, receivedAt: Date.now() });
+      const log = [
+        ev('item.start', { item: 'keys', kind: 'game' }),
+        ev('game.open', { game: LS20, seed: 0, run: reply.run, source: 'arcengine', engine: reply.game.engine }),
+        ...steps.map((s) => ev('game.action', serverStepEventData(s))),
+      ];
+      const def = parseStudy(STUDY);
+      if (!def.ok) throw new Error('study');
+      const replay: ReplayGame = (g, evs) => arc3.service.replay(g, evs) ?? replayWithEngine(g, evs);
+      const good = summarizeSession(def.study, [0], log, [], () => [], replay).items[0].game;
+      expect(good).toMatchObject({ verified: true, status: 'verified', actions: 6, version: LS20 });
+      const forged = log.map((e) => (e.kind === 'game.action' && e.data.step === 3 ? { ...e, data: { ...e.data, level: 1 } } : e));
+      const bad = summarizeSession(def.study, [0], forged, [], () => [], replay).items[0].game;
+      expect(bad?.verified).toBe(false);
+      expect(bad?.flags.join(' ')).toMatch(/step 3 is not what the server answered/);
+      const dropped = log.filter((e) => !(e.kind === 'game.action' && e.data.step === 2));
+      expect(summarizeSession(def.study, [0], dropped, [], () => [], replay).items[0].game?.flags.join(' ')).toMatch(/step 3 where step 2 was expected/);
+    }, 60_000);
+
+    it('goes on with the same run after the server restarted, and answers the steps the browser missed', async () => {
+      const { sessionId, token } = await newSession();
+      const reply = (await call('POST', `/sessions/${sessionId}/runs`, token, { item: 'keys' })).json as unknown as ServerRunReply;
+      const a1 = (await call('POST', `/sessions/${sessionId}/runs/${reply.run}/actions`, token, { step: 1, action: 'ACTION1' })).json as unknown as ServerStep;
+      const a2 = (await call('POST', `/sessions/${sessionId}/runs/${reply.run}/actions`, token, { step: 2, action: 'ACTION1' })).json as unknown as ServerStep;
+      await arc3.service.stop();
+      await build();
+      // The browser had logged step 1 only: the server answers step 2 again, then plays on.
+      const resumed = await call('POST', `/sessions/${sessionId}/runs`, token, { item: 'keys', resume: { run: reply.run, after: 1 } });
+      expect(resumed.status).toBe(200);
+      const steps = (resumed.json as unknown as ServerRunReply).steps;
+      expect(steps.map((s) => s.step)).toEqual([2]);
+      expect(steps[0]).toMatchObject({ frameHash: a2.frameHash, sig: a2.sig, levels_completed: a2.levels_completed });
+      const a3 = await call('POST', `/sessions/${sessionId}/runs/${reply.run}/actions`, token, { step: 3, action: 'ACTION2' });
+      expect(a3.status).toBe(200);
+      expect(a1.step).toBe(1);
+      // Another session cannot use this run.
+      const other = await newSession();
+      const stolen = await call('POST', `/sessions/${other.sessionId}/runs/${reply.run}/actions`, other.token, { step: 4, action: 'ACTION2' });
+      expect(stolen.status).toBe(404);
+      expect(stolen.json.error).toBe('run_lost');
+    }, 90_000);
+
+    it('refuses what a participant may not ask for', async () => {
+      const { sessionId, token } = await newSession();
+      expect((await call('POST', `/sessions/${sessionId}/runs`, token, { item: 'nope' })).status).toBe(404);
+      expect((await call('POST', `/sessions/${sessionId}/runs`, null, { item: 'keys' })).status).toBe(401);
+      const reply = (await call('POST', `/sessions/${sessionId}/runs`, token, { item: 'keys' })).json as unknown as ServerRunReply;
+      for (const body of [{ step: 1, action: 'ACTION9' }, { step: 1, action: 'ACTION6' }, { step: 1, action: 'ACTION1', x: 3, y: 3 }, { step: 0, action: 'RESET' }, { step: 1, action: 'ACTION6', x: 64, y: 0 }]) {
+        const r = await call('POST', `/sessions/${sessionId}/runs/${reply.run}/actions`, token, body);
+        expect(r.status, JSON.stringify(body)).toBe(400);
+      }
+      // Researcher routes stay closed to participants.
+      expect((await call('GET', '/admin/arc3/games', token)).status).toBe(403);
+    }, 60_000);
+
+    it('lists the games for the researcher, who plays without recording', async () => {
+      const list = await call('GET', '/admin/arc3/games', ADMIN);
+      expect(list.status).toBe(200);
+      expect(list.json.engine).toMatchObject({ ok: true, message: expect.stringMatching(/arcengine .* on Python/) });
+      const ids = (list.json.games as { id: string; levels: number }[]).map((g) => g.id);
+      expect(ids).toEqual(expect.arrayContaining([LS20, 'vc33-5430563c', 'ft09-0d8bbf25']));
+      const short = await call('POST', '/admin/arc3/runs', ADMIN, { game: 'vc33' });
+      expect(short.status).toBe(200);
+      const reply = short.json as unknown as ServerRunReply;
+      expect(reply.game.id).toBe('vc33-5430563c');
+      const click = await call('POST', `/admin/arc3/runs/${reply.run}/actions`, ADMIN, { step: 1, action: 'ACTION6', x: 10, y: 10 });
+      expect(click.status).toBe(200);
+      expect(await store.readGameSteps(reply.run)).toEqual([]);
+      expect((await call('POST', '/admin/arc3/runs', ADMIN, { game: 'zz99' })).status).toBe(404);
+    }, 60_000);
+  });
+}

@@ -1,0 +1,139 @@
+/**
+ * HTTP routes of server-run ARC-AGI-3 games (docs/api.md, "ARC-AGI-3 games"):
+ * - participants, with their session token: `POST /sessions/:id/runs` opens (or resumes) the run
+ *   of a game item, `POST /sessions/:id/runs/:run/actions` performs one action;
+ * - researchers: `GET /admin/arc3/games` lists every game with the engine found,
+ *   `GET /admin/arc3/games/:id/status` tells a playtest page that the game's file was reloaded,
+ *   and `POST /admin/arc3/runs` + `/admin/arc3/runs/:run/actions` play without recording.
+ */
+import { Hono, type Context } from 'hono';
+import { z } from 'zod';
+import { effectiveState } from '../../core/study/rules';
+import { GAME_ACTIONS } from '../../core/game/types';
+import { adminGuard, fail, readJson, zodFail, type StudyContext } from '../study/context';
+import type { Arc3Service } from './runs';
+import { Arc3Error } from './worker';
+
+const ActionBody = z.object({
+  step: z.number().int().min(1).max(1_000_000),
+  action: z.enum(GAME_ACTIONS),
+  x: z.number().int().min(0).max(63).optional(),
+  y: z.number().int().min(0).max(63).optional(),
+}).refine((d) => (d.action === 'ACTION6') === (d.x !== undefined && d.y !== undefined), { message: 'x and y are required for ACTION6 and only for it' });
+
+const OpenBody = z.object({
+  item: z.string().min(1).max(64),
+  /** Continue this run instead of opening one, answering the steps after `after`. */
+  resume: z.object({ run: z.uuid(), after: z.number().int().min(-1).max(1_000_000) }).optional(),
+});
+
+const PlaytestOpen = z.object({ game: z.string().min(1).max(100), seed: z.number().int().min(0).max(2 ** 31 - 1).optional() });
+
+export interface Arc3RouteInfo {
+  readonly service: Arc3Service;
+  /** What the server found at start: the Python and arcengine versions, or what is missing. */
+  readonly engine: { ok: boolean; message: string };
+}
+
+/** An `Arc3Error` as a reply; the traceback only for researchers, the server log always has it. */
+function arc3Fail(c: Context, e: unknown, researcher: boolean) {
+  if (!(e instanceof Arc3Error)) throw e;
+  if (e.traceback) console.error(`${e.message}\n${e.traceback}`);
+  const tb = researcher && e.traceback ? { traceback: e.traceback } : {};
+  switch (e.code) {
+    case 'bad_request': return fail(c, 400, 'malformed', e.message);
+    case 'unknown_run': return fail(c, 404, 'run_lost', `${e.message}.`);
+    case 'unknown_game': return fail(c, 404, 'not_found', `${e.message}.`);
+    case 'ambiguous_game': return fail(c, 409, 'ambiguous_game', `${e.message}.`);
+    case 'game_error':
+    case 'load_error':
+      return c.json({
+        error: 'game_error',
+        message: researcher ? e.message : 'The game failed on this action. Nothing you did is lost: the game goes on from where it was, and the researcher has been told.',
+        ...tb,
+      }, 422);
+    default:
+      return c.json({ error: 'game_unavailable', message: researcher ? e.message : 'The game is not answering right now. Wait a moment and try again; nothing you did is lost.', ...tb }, 503, { 'Retry-After': '2' });
+  }
+}
+
+export function arc3Routes(ctx: StudyContext, info: Arc3RouteInfo): Hono {
+  const { service } = info;
+  const api = new Hono();
+
+  /** The session's game item `itemId`, when it names a server-run game, or an error reply. */
+  const gameItem = async (c: Context) => {
+    const p = await ctx.participant(c);
+    if (!p.ok) return p;
+    const state = effectiveState(p.session, p.study, ctx.now());
+    if (state === 'finished' || state === 'timed_out') return { ok: false as const, res: fail(c, 409, 'session_closed', 'This session is over; the game cannot be played any more.') };
+    return p;
+  };
+
+  api.post('/sessions/:sessionId/runs', async (c) => {
+    const p = await gameItem(c);
+    if (!p.ok) return p.res;
+    const body = await readJson(c);
+    if (!body.ok) return body.res;
+    const parsed = OpenBody.safeParse(body.body);
+    if (!parsed.success) return zodFail(c, parsed.error.issues, 'The run request is not valid');
+    const item = p.study.items.find((i) => i.id === parsed.data.item);
+    if (!item || item.kind !== 'game' || !service.has(item.game)) return fail(c, 404, 'not_found', `This study has no ARC-AGI-3 game item "${parsed.data.item}".`);
+    try {
+      if (parsed.data.resume) return c.json(await service.resume(parsed.data.resume.run, p.session.id, parsed.data.resume.after));
+      return c.json(await service.open({ gameId: item.game, seed: item.seed ?? 0, session: { id: p.session.id, item: item.id } }));
+    } catch (e) {
+      return arc3Fail(c, e, false);
+    }
+  });
+
+  api.post('/sessions/:sessionId/runs/:run/actions', async (c) => {
+    const p = await gameItem(c);
+    if (!p.ok) return p.res;
+    const body = await readJson(c);
+    if (!body.ok) return body.res;
+    const parsed = ActionBody.safeParse(body.body);
+    if (!parsed.success) return zodFail(c, parsed.error.issues, 'The action is not valid');
+    try {
+      return c.json(await service.act(c.req.param('run'), p.session.id, parsed.data));
+    } catch (e) {
+      return arc3Fail(c, e, false);
+    }
+  });
+
+  const admin = new Hono();
+  admin.use('*', adminGuard(ctx.deps.adminTokenHash));
+  admin.get('/arc3/games', async (c) => {
+    await service.refresh();
+    return c.json({ engine: info.engine, games: service.list() });
+  });
+  admin.get('/arc3/games/:id/status', (c) => {
+    const id = c.req.param('id');
+    if (!service.has(id)) return fail(c, 404, 'not_found', `No ARC-AGI-3 game ${id} on this server.`);
+    return c.json(service.fileStatus(id));
+  });
+  admin.post('/arc3/runs', async (c) => {
+    const body = await readJson(c);
+    if (!body.ok) return body.res;
+    const parsed = PlaytestOpen.safeParse(body.body);
+    if (!parsed.success) return zodFail(c, parsed.error.issues, 'The run request is not valid');
+    try {
+      return c.json(await service.open({ gameId: parsed.data.game, seed: parsed.data.seed ?? 0 }));
+    } catch (e) {
+      return arc3Fail(c, e, true);
+    }
+  });
+  admin.post('/arc3/runs/:run/actions', async (c) => {
+    const body = await readJson(c);
+    if (!body.ok) return body.res;
+    const parsed = ActionBody.safeParse(body.body);
+    if (!parsed.success) return zodFail(c, parsed.error.issues, 'The action is not valid');
+    try {
+      return c.json(await service.act(c.req.param('run'), null, parsed.data));
+    } catch (e) {
+      return arc3Fail(c, e, true);
+    }
+  });
+  api.route('/admin', admin);
+  return api;
+}
