@@ -2,6 +2,7 @@
  * `arc-studio games`: list the games, play one headless from an action string, verify the
  * recorded solutions and the random-policy check.
  */
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from './main';
 import { parseCommandArgs, selectSubcommand, usageError } from './args';
@@ -11,9 +12,11 @@ import {
 } from '../core/game';
 import { games, getGame, solutions } from '../games';
 import { splitRuns } from '../core/game/accounting';
-import { Arc3Error, Arc3Worker, probe, resolveGameId, type Arc3FrameData } from '../server/arc3/worker';
+import { Arc3Error, Arc3Pool, Arc3Worker, probe, resolveGameId, type Arc3FrameData } from '../server/arc3/worker';
+import { formatSessionCheck, verifySession } from '../server/arc3/storedRuns';
+import { openStore, redact } from '../server/store/open';
 
-const USAGE = 'games list [--arc3-games DIR] | games play <id> --actions "RESET,ACTION1,ACTION6:12:30,ACTION7" [--seed N] [--arc3-games DIR] | games verify [id...] [--steps N] [--minimal]';
+const USAGE = 'games list [--arc3-games DIR] | games play <id> --actions "RESET,ACTION1,ACTION6:12:30,ACTION7" [--seed N] [--arc3-games DIR] | games verify [id...] [--steps N] [--minimal] | games verify-session <sessionId> [--data-dir DIR] [--arc3-games DIR] [--json]';
 
 const ARC3_GAMES = {
   type: 'string', value: 'DIR', multiple: true,
@@ -43,6 +46,16 @@ const SUBCOMMANDS = {
     options: {
       steps: { type: 'integer', value: 'N', min: 1, default: 50_000, help: 'random-play steps per level' },
       minimal: { type: 'boolean', help: 'also search for a shorter solution than the recorded one (slow)' },
+    },
+  },
+  'verify-session': {
+    command: 'games verify-session', usage: 'games verify-session <sessionId> [--data-dir DIR] [--arc3-games DIR] [--json]',
+    summary: 'Play every stored run of a session\'s ARC-AGI-3 games again on the engine and report each step whose frames, state or counts differ from the stored ones; exit code 0 when all match. Reads the serve store: PGlite in --data-dir, or DATABASE_URL.',
+    positionals: { name: '<sessionId>', help: 'the session to check' },
+    options: {
+      'data-dir': { type: 'string', value: 'DIR', default: '.arc-studio', help: 'the data folder "arc-studio serve" uses; ignored when DATABASE_URL is set' },
+      'arc3-games': ARC3_GAMES,
+      json: { type: 'boolean', help: 'print the check as JSON' },
     },
   },
 } as const;
@@ -155,6 +168,35 @@ export async function playArc3Game(worker: Arc3Worker, engine: string, id: strin
   };
 }
 
+/**
+ * `games verify-session`: every stored run of the session played again on a fresh `Arc3Pool`;
+ * prints one line per run and per differing step (or JSON); 0 when all match, 1 otherwise.
+ */
+async function verifySessionCommand(sessionId: string, dataDirFlag: string, dirs: string[], json: boolean): Promise<number> {
+  const databaseUrl = process.env.DATABASE_URL || undefined;
+  const dataDir = path.resolve(dataDirFlag);
+  if (!databaseUrl && !existsSync(path.join(dataDir, 'db'))) {
+    throw new Error(`no database in ${path.join(dataDir, 'db')}: give the --data-dir that "arc-studio serve" uses (default .arc-studio), or set DATABASE_URL for PostgreSQL.`);
+  }
+  if (!dirs.length) throw new Error('no arcengine game folders: give the folders "arc-studio serve" ran the games from with --arc3-games DIR (or ARC_STUDIO_ARC3_GAMES).');
+  const found = await probe();
+  if (!found.ok) throw new Error(`arcengine games cannot run: ${found.message}`);
+  const store = await openStore(databaseUrl ? { databaseUrl } : { dataDir });
+  const pool = new Arc3Pool({ gameDirs: dirs, size: 1, timeoutMs: 60_000 });
+  try {
+    if (!(await store.getSession(sessionId))) {
+      throw new Error(`no session ${sessionId} in ${databaseUrl ? `PostgreSQL at ${redact(databaseUrl)}` : `PGlite in ${path.join(dataDir, 'db')}`}; copy its id from the Replay page or an export.`);
+    }
+    const check = await verifySession(store, pool, sessionId);
+    if (json) console.log(JSON.stringify({ ...check, engine: `arcengine ${found.arcengine}` }));
+    else for (const line of formatSessionCheck(check)) console.log(line);
+    return check.ok ? 0 : 1;
+  } finally {
+    await pool.stop().catch(() => undefined);
+    await store.close();
+  }
+}
+
 export const gamesCommand: Command = {
   summary: 'List the games; play one headless and print its final state and per-level action counts as JSON; verify every recorded solution, that random play wins no level after the tutorial, and (--minimal) that no shorter solution exists.',
   usage: USAGE,
@@ -220,6 +262,11 @@ export const gamesCommand: Command = {
         });
       }
       return failures ? 1 : 0;
+    }
+    if (sub === 'verify-session') {
+      const { values, positionals } = parseCommandArgs(SUBCOMMANDS['verify-session'], rest);
+      if (positionals.length !== 1) throw usageError(SUBCOMMANDS['verify-session'], 'name one session id (the Replay page and the exports show it).');
+      return verifySessionCommand(positionals[0], values['data-dir'], arc3GameDirs(values['arc3-games']), values.json === true);
     }
     throw new Error(`subcommand "${sub satisfies never}" has no implementation.`);
   },

@@ -349,3 +349,64 @@ export function recordingAgentRuns(read: RecordingRead, source: string): AgentRu
     ...(r.winLevels !== null ? { winLevels: r.winLevels } : {}),
   }));
 }
+
+// ---- the toolkit's own lines ------------------------------------------------------------------
+
+/** One step of a run played on the official engine (a server-run game), as `toolkitRecordingLine` writes it. */
+export interface ToolkitStep {
+  /** The full official id, `<game>-<version>`. */
+  readonly gameId: string;
+  readonly guid: string;
+  /** When the engine answered, in ms since the epoch. */
+  readonly epochMs: number;
+  readonly input: ActionInput;
+  /** Every frame the engine returned for the action (none after GAME_OVER or WIN for a non-RESET action). */
+  readonly frames: readonly (readonly (readonly number[])[])[];
+  readonly state: GameState;
+  readonly levelsCompleted: number;
+  readonly winLevels: number;
+  readonly fullReset: boolean;
+  readonly available: readonly number[];
+}
+
+/**
+ * Python's `datetime.isoformat()` of a UTC instant: `isoTimestamp`, without the fraction when it
+ * is zero (Python leaves `.000000` out).
+ */
+export function pythonIsoTimestamp(epochMs: number): string {
+  return isoTimestamp(epochMs).replace(/\.000000\+/, '+');
+}
+
+/** JSON text as Python's `json.dumps` writes it by default: `", "` and `": "` separators, non-ASCII escaped. */
+export function pythonJson(value: unknown): string {
+  if (value === null || value === undefined) return 'null';
+  if (Array.isArray(value)) return `[${value.map(pythonJson).join(', ')}]`;
+  if (typeof value === 'object') return `{${Object.entries(value as Record<string, unknown>).map(([k, v]) => `${pythonJson(k)}: ${pythonJson(v)}`).join(', ')}}`;
+  if (typeof value === 'string') return JSON.stringify(value).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return JSON.stringify(value);
+}
+
+/**
+ * A recording line exactly as the official toolkit writes it for a step of the official engine
+ * (`EnvironmentWrapper._set_last_response` with frames on): the same keys in the same order,
+ * `action_input.id` by name with `reasoning: null`, the frames last, Python's JSON spacing. A
+ * recording of a server-run game is then the file the toolkit would have written for the same
+ * actions, but for its timestamps and `guid`.
+ * @example toolkitRecordingLine({ gameId: 'ls20-9607627b', guid: runId, epochMs: step.at, input: { action: 'RESET' }, ... })
+ */
+export function toolkitRecordingLine(s: ToolkitStep): string {
+  return pythonJson({
+    timestamp: pythonIsoTimestamp(s.epochMs),
+    data: {
+      game_id: s.gameId,
+      state: s.state,
+      levels_completed: s.levelsCompleted,
+      win_levels: s.winLevels,
+      action_input: { id: s.input.action, data: s.input.action === 'ACTION6' ? { x: s.input.x, y: s.input.y } : {}, reasoning: null },
+      guid: s.guid,
+      full_reset: s.fullReset,
+      available_actions: s.available,
+      frame: s.frames,
+    },
+  });
+}

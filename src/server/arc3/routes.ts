@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { effectiveState } from '../../core/study/rules';
 import { GAME_ACTIONS } from '../../core/game/types';
 import { adminGuard, fail, readJson, zodFail, type StudyContext } from '../study/context';
+import { adminRunsRoutes, serviceReplayer } from './adminRuns';
 import type { Arc3Service } from './runs';
 import { Arc3Error } from './worker';
 
@@ -134,6 +135,7 @@ export function arc3Routes(ctx: StudyContext, info: Arc3RouteInfo): Hono {
       return arc3Fail(c, e, true);
     }
   });
+  admin.route('/', adminRunsRoutes({ store: ctx.deps.store, replayer: () => ({ replayer: serviceReplayer(service), release: () => Promise.resolve() }) }));
   api.route('/admin', admin);
   return api;
 }

@@ -4,10 +4,17 @@
  * frame is the engine's, the RESET that starts the run included, every action with its id and
  * coordinates. Timestamps: the session's wall-clock anchor (`session.start`'s `wallClock`, else
  * the session's creation time on the server) plus the event's `t`.
+ *
+ * A game the server runs (ARC-AGI-3 games on the official engine) is written from its stored
+ * steps instead (`game_steps`, one file per stored run, in the order the runs were opened), line
+ * for line as the official toolkit writes it (`toolkitRecordingLine`); its timestamps are when
+ * the server stored each step.
  */
 import { RecordingError, splitGameRuns, toRecording } from '../../core/formats/recording';
 import { eventsByItem, type StoredEvent } from '../../core/study/rules';
 import { games } from '../../games';
+import { runRecordingLines } from '../arc3/storedRuns';
+import type { GameRunRecord } from '../store/types';
 import { type ExportContext, definitionFor, sessionEvents } from './context';
 
 /** One file of an export: its name and its content, a chunk at a time. */
@@ -44,9 +51,28 @@ export async function* recordingEntries(ctx: ExportContext, skipped: SkippedRun[
     const events = await sessionEvents(ctx, s.id);
     const anchor = sessionAnchor(events, s.createdAt);
     const byItem = eventsByItem(events);
+    let stored: GameRunRecord[] | null = null;
     for (const item of items) {
       if (item.kind !== 'game') continue;
       const game = games[item.game];
+      if (!game) {
+        stored ??= await ctx.store.listGameRuns(s.id);
+        const runs = stored.filter((r) => r.item === item.id);
+        if (runs.length) {
+          for (const [k, run] of runs.entries()) {
+            const name = recordingName(s.id, item.id, k + 1);
+            let lines: string[];
+            try {
+              lines = await runRecordingLines(ctx.store, run);
+            } catch (e) {
+              skipped.push({ name, reason: `the stored steps of run ${run.runId} cannot be read (${e instanceof Error ? e.message : 'unknown error'})` });
+              continue;
+            }
+            yield { name, data: (function* () { for (const l of lines) yield l + '\n'; })() };
+          }
+          continue;
+        }
+      }
       const runs = splitGameRuns(byItem.get(item.id) ?? [], item.game);
       for (const [k, run] of runs.entries()) {
         const name = recordingName(s.id, item.id, k + 1);

@@ -1,0 +1,192 @@
+/**
+ * What researchers do with a server-run game's stored steps (`game_steps`): write a run as the
+ * official toolkit's recording, find the first frame of a level, and play a run's actions again
+ * on the engine to check that it answers the frames that were stored.
+ */
+import { encodeFrames } from '../../core/formats/frames';
+import { toolkitRecordingLine } from '../../core/formats/recording';
+import type { ActionInput, GameAction, GameState } from '../../core/game/types';
+import type { GameRunRecord, GameStepRecord, Store } from '../store/types';
+import type { Arc3Source } from './source';
+import { decodeStoredSteps } from './steps';
+import { Arc3Error, type Arc3Action, type Arc3FrameData } from './worker';
+
+function inputOf(s: GameStepRecord): ActionInput {
+  return s.action === 'ACTION6' ? { action: 'ACTION6', x: s.x ?? 0, y: s.y ?? 0 } : { action: s.action as GameAction };
+}
+
+/**
+ * The lines (JSON text, no newline) of a run's official recording, from its stored steps: the
+ * opening RESET first, every frame the engine returned, `guid` the run id (a UUID, as the
+ * toolkit's), the timestamps when the server stored each step.
+ * @throws Error when the run has no stored step, or its frames do not decode.
+ */
+export async function runRecordingLines(store: Store, run: GameRunRecord): Promise<string[]> {
+  const steps = await store.readGameSteps(run.runId);
+  if (!steps.length) throw new Error(`run ${run.runId} of ${run.gameId} has no stored step`);
+  return decodeStoredSteps(steps).map(({ record, frames }) => toolkitRecordingLine({
+    gameId: run.gameId, guid: run.runId, epochMs: record.at, input: inputOf(record), frames, state: record.state as GameState,
+    levelsCompleted: record.levelsCompleted, winLevels: record.winLevels, fullReset: record.fullReset, available: record.available,
+  }));
+}
+
+/** A stored step as the researcher's routes send it: its frames encoded to stand alone (`encodeFrames(frames, null)`). */
+export interface StoredStepView {
+  readonly step: number;
+  readonly action: string;
+  readonly x: number | null;
+  readonly y: number | null;
+  readonly state: string;
+  readonly levelsCompleted: number;
+  readonly winLevels: number;
+  readonly available: readonly number[];
+  readonly fullReset: boolean;
+  readonly frameHash: string;
+  readonly frames: string;
+  readonly at: number;
+}
+
+/** A run's steps with standalone frames, in step order. */
+export async function stepViews(store: Store, runId: string): Promise<StoredStepView[]> {
+  return decodeStoredSteps(await store.readGameSteps(runId)).map(({ record: r, frames }) => ({
+    step: r.step, action: r.action, x: r.x, y: r.y, state: r.state, levelsCompleted: r.levelsCompleted, winLevels: r.winLevels,
+    available: r.available, fullReset: r.fullReset, frameHash: r.frameHash, frames: encodeFrames(frames, null), at: r.at,
+  }));
+}
+
+/**
+ * The first frame of level `level` (0-based) of a game in a study's stored runs: the last frame
+ * of the first step at which a run's `levels_completed` reached `level` (for level 0, the opening
+ * RESET's). Null when no stored run got there.
+ */
+export async function levelFirstFrame(store: Store, studyId: string, gameId: string, level: number): Promise<{ runId: string; step: number; frame: number[][] } | null> {
+  for (const session of await store.listSessions(studyId)) {
+    for (const run of await store.listGameRuns(session.id)) {
+      if (run.gameId !== gameId) continue;
+      const steps = await store.readGameSteps(run.runId);
+      const at = steps.findIndex((s) => s.levelsCompleted === level);
+      if (at < 0) continue;
+      const found = decodeStoredSteps(steps.slice(0, at + 1)).at(-1)!;
+      if (found.last) return { runId: run.runId, step: found.record.step, frame: found.last.map((row) => [...row]) };
+    }
+  }
+  return null;
+}
+
+// ---- verification --------------------------------------------------------------------------------
+
+/** What a check plays runs on: an `Arc3Source` (a fresh `Arc3Pool`), or `serviceReplayer`. */
+export type Replayer = Pick<Arc3Source, 'open' | 'act' | 'close'>;
+
+/** One step whose frames (or state) the engine answers differently now. */
+export interface StepDifference {
+  readonly step: number;
+  readonly action: string;
+  /** What differs, e.g. `frame 2 of 3: 5 cells differ, first at (x 10, y 4): stored 3, engine 0`. */
+  readonly what: string[];
+}
+
+export interface RunCheck {
+  readonly runId: string;
+  readonly item: string;
+  readonly gameId: string;
+  readonly seed: number;
+  readonly steps: number;
+  readonly differences: StepDifference[];
+  /** Why the run could not be played again (the game is missing, the engine failed); the steps after it are not checked. */
+  readonly error?: string;
+}
+
+export interface SessionCheck {
+  readonly sessionId: string;
+  readonly runs: RunCheck[];
+  /** True when every step of every run matched. */
+  readonly ok: boolean;
+}
+
+/** How a step's frames differ, in words (empty when they are the same). */
+export function frameDifferences(stored: readonly (readonly (readonly number[])[])[], engine: readonly (readonly (readonly number[])[])[]): string[] {
+  const out: string[] = [];
+  if (stored.length !== engine.length) out.push(`${engine.length} frame${engine.length === 1 ? '' : 's'} where ${stored.length} ${stored.length === 1 ? 'was' : 'were'} stored`);
+  for (let k = 0; k < Math.min(stored.length, engine.length); k++) {
+    const a = stored[k];
+    const b = engine[k];
+    if (a.length !== b.length || a[0]?.length !== b[0]?.length) {
+      out.push(`frame ${k + 1}: ${b[0]?.length ?? 0}x${b.length} where ${a[0]?.length ?? 0}x${a.length} was stored`);
+      continue;
+    }
+    let n = 0;
+    let first = '';
+    for (let y = 0; y < a.length; y++) {
+      for (let x = 0; x < a[y].length; x++) {
+        if (a[y][x] === b[y][x]) continue;
+        if (n++ === 0) first = `(x ${x}, y ${y}): stored ${a[y][x]}, engine ${b[y][x]}`;
+      }
+    }
+    if (n) out.push(`frame ${k + 1} of ${a.length}: ${n} cell${n === 1 ? '' : 's'} differ, first at ${first}`);
+  }
+  return out;
+}
+
+function fieldDifferences(r: GameStepRecord, fd: Arc3FrameData): string[] {
+  const out: string[] = [];
+  if (r.state !== fd.state) out.push(`state ${fd.state} where ${r.state} was stored`);
+  if (r.levelsCompleted !== fd.levels_completed) out.push(`levels_completed ${fd.levels_completed} where ${r.levelsCompleted} was stored`);
+  if (r.winLevels !== fd.win_levels) out.push(`win_levels ${fd.win_levels} where ${r.winLevels} was stored`);
+  if (r.fullReset !== fd.full_reset) out.push(`full_reset ${String(fd.full_reset)} where ${String(r.fullReset)} was stored`);
+  if (r.available.join(',') !== fd.available_actions.join(',')) out.push(`available_actions [${fd.available_actions.join(', ')}] where [${r.available.join(', ')}] was stored`);
+  return out;
+}
+
+/**
+ * Plays a stored run's actions again on `source` (a fresh one: the run is opened under a new id)
+ * and compares every step's frames, state and counts with the stored ones.
+ */
+export async function verifyRun(store: Store, source: Replayer, run: GameRunRecord): Promise<RunCheck> {
+  const steps = decodeStoredSteps(await store.readGameSteps(run.runId));
+  const base = { runId: run.runId, item: run.item, gameId: run.gameId, seed: run.seed, steps: steps.length };
+  const differences: StepDifference[] = [];
+  const check = (i: number, fd: Arc3FrameData) => {
+    const { record, frames } = steps[i];
+    const what = [...fieldDifferences(record, fd), ...frameDifferences(frames, fd.frame)];
+    if (what.length) differences.push({ step: record.step, action: record.action, what });
+  };
+  if (!steps.length) return { ...base, differences, error: 'the run has no stored step' };
+  const replayId = `verify-${run.runId}`;
+  let i = 0;
+  try {
+    const opened = await source.open(replayId, run.gameId, run.seed);
+    check(0, opened.frame);
+    for (i = 1; i < steps.length; i++) {
+      const r = steps[i].record;
+      const action: Arc3Action = r.action === 'ACTION6' ? { action: 'ACTION6', x: r.x ?? 0, y: r.y ?? 0 } : { action: r.action as Arc3Action['action'] };
+      check(i, await source.act(replayId, action));
+    }
+  } catch (e) {
+    const message = e instanceof Arc3Error ? `${e.code}: ${e.message}` : (e as Error).message;
+    return { ...base, differences, error: `step ${steps[i]?.record.step ?? i} could not be played again (${message})` };
+  } finally {
+    await source.close(replayId).catch(() => undefined);
+  }
+  return { ...base, differences };
+}
+
+/** Every stored run of a session, played again on `source`; `ok` when all match. */
+export async function verifySession(store: Store, source: Replayer, sessionId: string): Promise<SessionCheck> {
+  const runs: RunCheck[] = [];
+  for (const run of await store.listGameRuns(sessionId)) runs.push(await verifyRun(store, source, run));
+  return { sessionId, runs, ok: runs.every((r) => !r.error && r.differences.length === 0) };
+}
+
+/** The report of a check as text, one line per run and one per differing step. */
+export function formatSessionCheck(check: SessionCheck): string[] {
+  const lines: string[] = [];
+  if (!check.runs.length) lines.push(`Session ${check.sessionId} has no stored run of a server-run game.`);
+  for (const r of check.runs) {
+    const head = `${r.item} ${r.gameId} run ${r.runId} (seed ${r.seed}, ${r.steps} steps)`;
+    if (!r.error && !r.differences.length) { lines.push(`${head}: every step matches`); continue; }
+    lines.push(`${head}: ${r.differences.length} step${r.differences.length === 1 ? ' differs' : 's differ'}${r.error ? `; ${r.error}` : ''}`);
+    for (const d of r.differences) lines.push(`  step ${d.step} (${d.action}): ${d.what.join('; ')}`);
+  }
+  return lines;
+}
