@@ -1,16 +1,19 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
-import { useQuery } from '@tanstack/react-query';
+import { queryOptions, useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'wouter';
 import type { LogEvent } from '../../core/log/events';
 import { Timeline } from '../../core/log/timeline';
 import { eventsByItem, type StoredEvent } from '../../core/study/rules';
 import { currentTest, initialPlayer, reduce, type PlayerState } from '../../core/log/gridPlayer';
 import { gameRunReducer, hashFrame, renderRun, type Run } from '../../core/game';
+import { decodeFrames } from '../../core/formats/frames';
+import { gridCells } from '../../core/game/serverGame';
 import { games } from '../../games';
 import { GridCanvas } from '../grid/GridCanvas';
 import { renderFrame } from '../game/render';
 import { Button } from '../ui/Button';
 import { RequireResearcher } from './RequireResearcher';
+import { adminJson } from './auth';
 import { sessionEventsQuery, sessionQuery } from './queries';
 import { formatMs } from './widgets';
 
@@ -65,15 +68,41 @@ function Replay() {
         {eventsQ.isError && <p role="alert" className="text-sm text-rose-300">{(eventsQ.error as Error).message}</p>}
       </aside>
       <main className="min-w-0 flex-1">
-        {item ? <ItemReplay key={item.id} item={item} /> : <p className="p-6 text-slate-400">{eventsQ.isPending ? 'Loading the log…' : 'This session has no item yet.'}</p>}
+        {item ? <ItemReplay key={item.id} item={item} sessionId={sessionId} /> : <p className="p-6 text-slate-400">{eventsQ.isPending ? 'Loading the log…' : 'This session has no item yet.'}</p>}
       </main>
     </div>
   );
 }
 
+/** A stored step of a server-run game, as `GET /api/admin/sessions/:id/runs` sends it (frames stand alone). */
+interface StoredStep {
+  readonly step: number;
+  readonly action: string;
+  readonly x: number | null;
+  readonly y: number | null;
+  readonly state: string;
+  readonly levelsCompleted: number;
+  readonly winLevels: number;
+  readonly frameHash: string;
+  readonly frames: string;
+}
+interface StoredRun {
+  readonly runId: string;
+  readonly item: string;
+  readonly gameId: string;
+  readonly engine: string;
+  readonly steps: readonly StoredStep[];
+}
+
+const storedRunsQuery = (sessionId: string) => queryOptions({
+  queryKey: ['admin', 'runs', sessionId],
+  queryFn: () => adminJson<{ runs: StoredRun[] }>(`/api/admin/sessions/${encodeURIComponent(sessionId)}/runs`).then((r) => r.runs),
+});
+
 type Viewer =
   | { kind: 'grid'; timeline: Timeline<PlayerState> }
   | { kind: 'game'; timeline: Timeline<Run<unknown> | null>; gameId: string }
+  | { kind: 'server'; gameId: string }
   | { kind: 'other' };
 
 function viewerFor(events: LogEvent[]): Viewer {
@@ -81,7 +110,20 @@ function viewerFor(events: LogEvent[]): Viewer {
   const open = events.find((e) => e.kind === 'game.open');
   const game = open ? games[String(open.data.game)] : undefined;
   if (game) return { kind: 'game', timeline: new Timeline<Run<unknown> | null>(null, events, gameRunReducer(game)), gameId: game.id };
+  // A game the server ran: its frames are the stored steps of the runs the log names.
+  if (open && typeof open.data.run === 'string') return { kind: 'server', gameId: String(open.data.game) };
   return { kind: 'other' };
+}
+
+/** The run and step on screen after the first `pos` events: the last `game.open` or `game.action` that names one. */
+function serverPosition(events: readonly LogEvent[], pos: number): { run: string; step: number } | null {
+  for (let i = pos - 1; i >= 0; i--) {
+    const d = events[i].data;
+    if (typeof d.run !== 'string') continue;
+    if (events[i].kind === 'game.action' && typeof d.step === 'number') return { run: d.run, step: d.step };
+    if (events[i].kind === 'game.open') return { run: d.run, step: -1 };
+  }
+  return null;
 }
 
 /** Marks on the timeline: what a researcher looks for when scrubbing. */
@@ -117,7 +159,7 @@ const SPEEDS = [1, 2, 10] as const;
 /** Longer pauses are shortened when playing, so idle minutes do not stall a replay. */
 const MAX_GAP_MS = 3000;
 
-function ItemReplay({ item }: { item: ItemLog }) {
+function ItemReplay({ item, sessionId }: { item: ItemLog; sessionId: string }) {
   const events = item.events;
   const viewer = useMemo(() => viewerFor(events), [events]);
   const [pos, setPos] = useState(events.length);
@@ -153,6 +195,7 @@ function ItemReplay({ item }: { item: ItemLog }) {
       <div className="flex min-h-0 flex-1 items-center justify-center rounded-lg border border-slate-800 bg-slate-900/60 p-3" data-testid="replay-view">
         {viewer.kind === 'grid' && <GridReplay state={viewer.timeline.at(pos)} />}
         {viewer.kind === 'game' && <GameReplay run={viewer.timeline.at(pos)} pointer={current?.kind === 'game.action' && current.data.action === 'ACTION6' ? { x: Number(current.data.x), y: Number(current.data.y) } : null} />}
+        {viewer.kind === 'server' && <ServerGameReplay sessionId={sessionId} at={serverPosition(events, pos)} />}
         {viewer.kind === 'other' && (
           <ol className="max-h-full w-full max-w-xl overflow-y-auto font-mono text-xs text-slate-300" aria-label="Events of this item">
             {events.map((e, i) => (
@@ -183,6 +226,7 @@ function ItemReplay({ item }: { item: ItemLog }) {
         </div>
         <p className="mt-1 truncate font-mono text-xs text-slate-400" data-testid="replay-event">{describe(current)}</p>
       </div>
+      {viewer.kind === 'server' && <VerifyRuns sessionId={sessionId} />}
     </div>
   );
 }
@@ -228,6 +272,97 @@ function GameReplay({ run, pointer }: { run: Run<unknown> | null; pointer: { x: 
     <div className="flex flex-col items-center gap-2">
       <canvas ref={ref} className="grid-canvas" data-testid="replay-frame" role="img" aria-label="Game frame at this point" />
       <p className="text-sm text-slate-300">Level {Math.min(run.level + 1, run.game.levels.length)} / {run.game.levels.length} · {run.state} · {run.actions} actions in this run</p>
+    </div>
+  );
+}
+
+/**
+ * A server-run game at a point of the log: the stored frame of the step the log reached (the
+ * opening RESET's after `game.open`), drawn as the player saw it.
+ */
+function ServerGameReplay({ sessionId, at }: { sessionId: string; at: { run: string; step: number } | null }) {
+  const q = useQuery(storedRunsQuery(sessionId));
+  const ref = useRef<HTMLCanvasElement>(null);
+  const run = at ? q.data?.find((r) => r.runId === at.run) : undefined;
+  const step = run && at ? run.steps.find((s) => s.step === Math.max(0, at.step)) : undefined;
+  const frame = useMemo(() => {
+    if (!run || !step) return null;
+    // A step after GAME_OVER or WIN returns no frame: the one before stays on screen.
+    for (let k = run.steps.indexOf(step); k >= 0; k--) {
+      const frames = decodeFrames(run.steps[k].frames);
+      if (frames.length) return gridCells(frames[frames.length - 1]);
+    }
+    return null;
+  }, [run, step]);
+  useEffect(() => {
+    const canvas = ref.current;
+    if (!canvas || !frame || !step) return;
+    const scale = 8;
+    const dpr = window.devicePixelRatio || 1;
+    renderFrame(canvas, frame, scale, dpr);
+    canvas.dataset.level = String(step.levelsCompleted);
+    canvas.dataset.frameHash = step.frameHash;
+    canvas.dataset.step = String(step.step);
+    if (step.action === 'ACTION6' && step.x !== null && step.y !== null) {
+      const ctx = canvas.getContext('2d')!;
+      const k = scale * dpr;
+      ctx.strokeStyle = '#f43f5e';
+      ctx.lineWidth = 2 * dpr;
+      ctx.beginPath();
+      ctx.arc((step.x + 0.5) * k, (step.y + 0.5) * k, k * 1.4, 0, Math.PI * 2);
+      ctx.stroke();
+    }
+  }, [frame, step]);
+  if (q.isError) return <p role="alert" className="text-rose-300">{(q.error as Error).message}</p>;
+  if (q.isPending) return <p className="text-slate-400">Loading the stored frames…</p>;
+  if (!at) return <p className="text-slate-400">The game is not open yet at this point.</p>;
+  if (!run) return <p className="text-slate-400">The server stored no run {at.run} for this session.</p>;
+  if (!step || !frame) return <p className="text-slate-400">The server stored no step {at.step} of run {at.run}.</p>;
+  return (
+    <div className="flex flex-col items-center gap-2">
+      <canvas ref={ref} className="grid-canvas" data-testid="replay-frame" role="img" aria-label="Game frame at this point" />
+      <p className="text-sm text-slate-300">Level {Math.min(step.levelsCompleted + 1, step.winLevels)} / {step.winLevels} · {step.state} · step {step.step} of run {run.runId.slice(0, 8)} · {run.gameId} on {run.engine}</p>
+    </div>
+  );
+}
+
+interface VerifyJob {
+  readonly job: string;
+  readonly state: 'running' | 'done' | 'failed';
+  readonly check?: { ok: boolean };
+  readonly report?: string[];
+  readonly error?: string;
+}
+
+/** Plays the session's stored runs again on the engine (a job on the server) and shows which steps differ. */
+function VerifyRuns({ sessionId }: { sessionId: string }) {
+  const [job, setJob] = useState<VerifyJob | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const base = `/api/admin/sessions/${encodeURIComponent(sessionId)}/runs/verify`;
+  useEffect(() => {
+    if (!job || job.state !== 'running') return;
+    const id = setTimeout(() => {
+      adminJson<VerifyJob>(`${base}/${job.job}`).then(setJob, (e: Error) => setError(e.message));
+    }, 500);
+    return () => clearTimeout(id);
+  }, [job, base]);
+  const start = () => {
+    setError(null);
+    setJob(null);
+    adminJson<VerifyJob>(base, { method: 'POST' }).then(setJob, (e: Error) => setError(e.message));
+  };
+  return (
+    <div className="rounded-lg border border-slate-800 bg-slate-900/60 p-3 text-sm" data-testid="verify-runs">
+      <div className="flex items-center gap-3">
+        <Button onClick={start} disabled={job?.state === 'running'}>Verify with the engine</Button>
+        <span className="text-slate-400">
+          {job?.state === 'running' ? 'Playing the stored runs again…'
+            : job?.state === 'done' ? (job.check?.ok ? 'Every stored step matches the engine.' : 'Some steps differ from the engine:')
+              : 'Plays every stored run of this session again and compares each step\'s frames.'}
+        </span>
+      </div>
+      {(error ?? job?.error) && <p role="alert" className="mt-2 text-rose-300">{error ?? job?.error}</p>}
+      {job?.report && <pre className="mt-2 max-h-48 overflow-auto whitespace-pre-wrap font-mono text-xs text-slate-300" data-testid="verify-report" data-ok={job.check?.ok ? 'true' : 'false'}>{job.report.join('\n')}</pre>}
     </div>
   );
 }

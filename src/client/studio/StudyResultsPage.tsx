@@ -47,7 +47,7 @@ function Results() {
           {q.isError && <p role="alert" className="text-rose-300">{(q.error as Error).message}</p>}
           {r && tab === 'participants' && <Participants results={r} />}
           {r && tab === 'tasks' && <Tasks tasks={r.tasks} />}
-          {r && tab === 'games' && r.games.map((g) => <GameLevels key={`${g.item}\u0000${g.version ?? ''}`} game={g} />)}
+          {r && tab === 'games' && r.games.map((g) => <GameLevels key={`${g.item}\u0000${g.version ?? ''}`} game={g} studyId={studyId} />)}
           {r && tab === 'games' && r.games.length === 0 && <p className="text-slate-400">This study has no game.</p>}
           {tab === 'exports' && <ExportsPanel studyId={studyId} version={version} />}
         </div>
@@ -162,7 +162,7 @@ const PRESETS: { id: keyof LevelResult['baselines']; label: string; hint: string
   { id: 'median', label: 'Median', hint: 'Median actions' },
 ];
 
-function GameLevels({ game }: { game: GameResult }) {
+function GameLevels({ game, studyId }: { game: GameResult; studyId: string }) {
   const [level, setLevel] = useState(0);
   const lv = game.levels[level];
   const funnel = game.levels.map((l) => ({ level: `Level ${l.level}`, reached: l.reached, completed: l.completed }));
@@ -213,7 +213,7 @@ function GameLevels({ game }: { game: GameResult }) {
       </div>
       {lv && (
         <div className="grid gap-3 lg:grid-cols-[auto_1fr]">
-          <Heatmap gameId={game.game} level={level} clicks={lv.clicks} />
+          <Heatmap gameId={game.game} level={level} clicks={lv.clicks} studyId={studyId} />
           <div className="grid gap-3 md:grid-cols-2">
             <DistChart dist={lv.actions} label={`Level ${lv.level}: actions (first run)`} unit="actions" />
             <DistChart dist={lv.timeMs} label={`Level ${lv.level}: time`} unit="s" scale={1000} color="#34d399" />
