@@ -198,7 +198,7 @@ async function verifySessionCommand(sessionId: string, dataDirFlag: string, dirs
 }
 
 export const gamesCommand: Command = {
-  summary: 'List the games; play one headless and print its final state and per-level action counts as JSON; verify every recorded solution, that random play wins no level after the tutorial, and (--minimal) that no shorter solution exists.',
+  summary: 'List the games; play one headless and print its final state and per-level action counts as JSON; verify every recorded solution, that random play wins no level after the tutorial, and (--minimal) that no shorter solution exists; verify-session: play a session\'s stored ARC-AGI-3 runs again on the engine.',
   usage: USAGE,
   async run(args) {
     const { sub, rest } = selectSubcommand({ command: 'games', usage: USAGE }, SUBCOMMANDS, args);
