@@ -76,7 +76,11 @@ export async function checkStudyReferences(study: StudyDefinition, library: Task
       if (bad.length) problems.push(`items[${i}] (${item.id}): test input ${bad.join(', ')} does not exist; the task has ${found.task.test.length}`);
       if (!found.task.test.every((t) => t.output)) problems.push(`items[${i}] (${item.id}): the task has no test outputs, so submissions cannot be judged`);
     } else if (item.kind === 'game' && games && !games.has(item.game)) {
-      problems.push(`items[${i}] (${item.id}): no game "${item.game}"; games: ${[...games].join(', ')}`);
+      // A short ARC-AGI-3 id is never taken for a version: the study names the version it measures.
+      const versions = [...games].filter((g) => g.split('-')[0] === item.game && g !== item.game);
+      problems.push(versions.length
+        ? `items[${i}] (${item.id}): "${item.game}" names no version of the game; name one in full: ${versions.join(', ')}`
+        : `items[${i}] (${item.id}): no game "${item.game}"; games: ${[...games].join(', ')}`);
     }
   }
   problems.push(...await library.sealingProblems(study));

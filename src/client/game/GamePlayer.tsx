@@ -4,7 +4,7 @@ import type { LogEvent } from '../../core/log/events';
 import type { EventSink } from '../player/controller';
 import { isTyping } from '../player/actions';
 import { Button } from '../ui/Button';
-import { GameController, actionForGameKey } from './controller';
+import { GameController, actionForGameKey, type PlayController } from './controller';
 import { frameCellAt, frameScale, renderFrame } from './render';
 
 export interface GamePlayerProps {
@@ -35,10 +35,34 @@ const PAD: { id: ActionId; label: string; glyph: string; key: string; area: stri
 ];
 
 /** An ARC-AGI-3-style game on a canvas, with the official controls and an on-screen pad. */
-export function GamePlayer({ game, sink, seed = 0, showCounter = true, allowReset = true, toolbar, resume, onState, level, side }: GamePlayerProps) {
+export function GamePlayer({ game, sink, seed = 0, resume, level, side, ...view }: GamePlayerProps) {
   // Constructing a controller has no effects; `start` logs `game.open` (and the opening RESET)
   // once per controller, so React's StrictMode re-run of effects never logs it twice.
   const controller = useMemo(() => new GameController(game, sink, seed, resume, level), [game, sink, seed, resume, level]);
+  return <GameView controller={controller} title={game.title} id={game.id} side={side?.(controller)} {...view} />;
+}
+
+export interface GameViewProps {
+  readonly controller: PlayController;
+  readonly title: string;
+  readonly id: string;
+  /** A study may hide the action counter. */
+  readonly showCounter?: boolean;
+  /** Whether RESET of a level is offered (a study setting). */
+  readonly allowReset?: boolean;
+  readonly toolbar?: React.ReactNode;
+  /** Called whenever the run's state changes (e.g. to offer "next" after a WIN). */
+  readonly onState?: (state: GameState) => void;
+  /** Extra panel under the controls (e.g. a state inspector). */
+  readonly side?: React.ReactNode;
+  /** Shown over the frame instead of the game (e.g. the game could not start). */
+  readonly blocked?: React.ReactNode;
+  /** The frame cell under the pointer (a designer's inspector), null when it leaves the frame. */
+  readonly onHover?: (cell: { x: number; y: number } | null) => void;
+}
+
+/** The canvas, the level and action HUD and the controls, for any controller. */
+export function GameView({ controller, title, id, showCounter = true, allowReset = true, toolbar, onState, side, blocked, onHover }: GameViewProps) {
   useLayoutEffect(() => {
     controller.start();
     return () => controller.dispose();
@@ -101,7 +125,7 @@ export function GamePlayer({ game, sink, seed = 0, showCounter = true, allowRese
           data-state={hud.state}
           data-level={hud.levelsCompleted}
           role="img"
-          aria-label={`${game.title}: level ${Math.min(hud.level + 1, hud.winLevels)} of ${hud.winLevels}`}
+          aria-label={`${title}: level ${Math.min(hud.level + 1, hud.winLevels)} of ${hud.winLevels}`}
           className="grid-canvas block shadow-xl"
           style={{ cursor: clickable ? 'pointer' : 'default' }}
           onPointerDown={(e) => {
@@ -109,7 +133,12 @@ export function GamePlayer({ game, sink, seed = 0, showCounter = true, allowRese
             const cell = frameCellAt(e.currentTarget, e.clientX, e.clientY);
             if (cell && clickable) act({ action: 'ACTION6', x: cell.x, y: cell.y });
           }}
+          onPointerMove={onHover ? (e) => onHover(frameCellAt(e.currentTarget, e.clientX, e.clientY)) : undefined}
+          onPointerLeave={onHover ? () => onHover(null) : undefined}
         />
+        {blocked && (
+          <div className="absolute inset-0 flex items-center justify-center bg-slate-950/80 p-6">{blocked}</div>
+        )}
         {ended && (
           <div className="pointer-events-none absolute inset-x-0 top-6 flex justify-center">
             <div role="status" className={`rounded-lg px-5 py-2 text-lg font-semibold shadow-lg ${hud.state === 'WIN' ? 'bg-emerald-600 text-white' : 'bg-rose-700 text-white'}`} data-testid="game-result">
@@ -121,8 +150,8 @@ export function GamePlayer({ game, sink, seed = 0, showCounter = true, allowRese
 
       <aside className="flex w-64 shrink-0 flex-col gap-4 overflow-y-auto">
         <div>
-          <h1 className="text-lg font-semibold text-white">{game.title}</h1>
-          <p className="font-mono text-xs text-slate-500">{game.id}</p>
+          <h1 className="text-lg font-semibold text-white">{title}</h1>
+          <p className="font-mono text-xs text-slate-500">{id}</p>
         </div>
         <div className="rounded-lg border border-slate-800 bg-slate-900/60 p-3">
           <div className="flex items-baseline justify-between">
@@ -163,7 +192,7 @@ export function GamePlayer({ game, sink, seed = 0, showCounter = true, allowRese
           </p>
         </div>
         {hud.message && <p role="alert" className="text-sm text-amber-300">{hud.message}</p>}
-        {side?.(controller)}
+        {side}
         <div className="mt-auto flex flex-wrap gap-2">{toolbar}</div>
       </aside>
     </div>

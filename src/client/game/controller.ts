@@ -30,7 +30,19 @@ export interface GameHud {
 
 export type FrameSink = (frame: Frame) => void;
 
-export class GameController {
+/** What the game player needs of a controller, whichever runs the game (the browser or the server). */
+export interface PlayController {
+  readonly hud: UseBoundStore<StoreApi<GameHud>>;
+  /** Opens the game (logs its opening); only the first call does anything. */
+  start(): void;
+  /** Where frames are drawn; the current one is drawn at once. */
+  attach(draw: FrameSink): void;
+  /** Applies one action as a person asked for it. */
+  act(input: ActionInput): void;
+  dispose(): void;
+}
+
+export class GameController implements PlayController {
   private run: Run<unknown>;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private queue: Frame[] = [];

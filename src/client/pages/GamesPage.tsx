@@ -3,6 +3,8 @@ import { Link } from 'wouter';
 import { createRun, renderRun, step, type GameDefinition } from '../../core/game';
 import { games } from '../../games';
 import { renderFrame } from '../game/render';
+import { useResearcher } from '../studio/auth';
+import { useArc3Games } from '../studio/Arc3Playtest';
 
 const ACTION_NAMES: Record<number, string> = { 1: 'up', 2: 'down', 3: 'left', 4: 'right', 5: 'action', 6: 'click', 7: 'undo' };
 
@@ -35,6 +37,39 @@ export function GamesPage() {
           </li>
         ))}
       </ul>
+      <Arc3Games />
     </div>
+  );
+}
+
+/** The ARC-AGI-3 games the server runs, for a logged-in researcher to playtest. */
+function Arc3Games() {
+  const token = useResearcher((s) => s.token);
+  const arc3 = useArc3Games();
+  if (!token) return null;
+  const games = arc3.data?.games ?? [];
+  return (
+    <section className="mt-8" aria-labelledby="arc3-games">
+      <h2 id="arc3-games" className="mb-1 text-lg font-semibold text-white">ARC-AGI-3 games</h2>
+      <p className="mb-4 text-sm text-slate-400">
+        {arc3.error ? (arc3.error as Error).message
+          : arc3.data && !arc3.data.engine.ok ? arc3.data.engine.message
+          : games.length ? `Run by the official engine on the server (${arc3.data?.engine.message}).`
+          : arc3.data ? 'None: start the server with --arc3-games DIR (a folder in the toolkit\'s layout) or --arc3-server URL.' : 'Looking for games…'}
+      </p>
+      {games.length > 0 && (
+        <ul className="grid grid-cols-[repeat(auto-fill,minmax(240px,1fr))] gap-4">
+          {games.map((g) => (
+            <li key={g.id}>
+              <Link href={`/games/${g.id}/playtest`} className="flex flex-col gap-2 rounded-xl border border-slate-800 bg-slate-900/60 p-4 hover:border-violet-500">
+                <p className="font-semibold text-white">{g.title} <span className="font-mono text-xs text-slate-500">{g.id}</span></p>
+                <p className="text-xs text-slate-400">{g.levels ?? '?'} levels · {g.source === 'remote' ? 'remote server' : 'arcengine folder'}{g.tags.length ? ` · ${g.tags.join(', ')}` : ''}</p>
+                {g.error ? <p className="text-xs text-rose-300">{g.error}</p> : <span className="self-start rounded bg-violet-600/30 px-2 py-0.5 text-xs text-violet-100">Playtest</span>}
+              </Link>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
   );
 }

@@ -12,6 +12,7 @@ import { createSession } from '../study/api';
 import { Outbox } from '../study/outbox';
 import { Button } from '../ui/Button';
 import { adminJson, useResearcher } from './auth';
+import { Arc3Playtest, findArc3Game, useArc3Games } from './Arc3Playtest';
 import { studiesQuery } from './queries';
 
 interface Target { studyId: string; itemId: string }
@@ -23,6 +24,23 @@ interface Target { studyId: string; itemId: string }
  */
 export function PlaytestPage() {
   const { id } = useParams<{ id: string }>();
+  const arc3 = useArc3Games();
+  if (games[id]) return <BuiltinPlaytest id={id} />;
+  const token = useResearcher.getState().token;
+  if (!token) return <p role="alert" className="p-6 text-rose-300">Playtesting "{id}" needs the researcher's login. <Link href="/login" className="underline">Log in</Link>.</p>;
+  if (arc3.isPending) return <p className="p-6 text-slate-400">Looking for the game…</p>;
+  const info = findArc3Game(arc3.data?.games ?? [], id);
+  if (!info) {
+    return (
+      <p role="alert" className="p-6 text-rose-300">
+        There is no game "{id}". {arc3.error ? (arc3.error as Error).message : ''} <Link href="/games" className="underline">See all games</Link>.
+      </p>
+    );
+  }
+  return <Arc3Playtest info={info} />;
+}
+
+function BuiltinPlaytest({ id }: { id: string }) {
   const game = games[id];
   const [level, setLevel] = useState(0);
   const [restarts, setRestarts] = useState(0);

@@ -5,6 +5,8 @@ import type { GameState } from '../../core/game';
 import { games } from '../../games';
 import { ApiError } from '../api';
 import { GamePlayer } from '../game/GamePlayer';
+import { ServerGamePlayer } from '../game/ServerGamePlayer';
+import { sessionRunApi } from '../game/serverController';
 import { listSessions } from '../log/idb';
 import { logVisibility, watchPresence } from '../log/presence';
 import { downloadText } from '../log/sessionLog';
@@ -364,7 +366,7 @@ function ItemView({ run, item, onNext }: { run: Running; item: SessionItem; onNe
   }
   if (item.kind === 'task') return <TaskItemView run={run} item={item} resume={resume} notice={notice} giveUp={giveUp} onNext={onNext} />;
   const game = games[item.game];
-  if (!game) return <Centered><p role="alert" className="text-rose-300">This study needs the game "{item.game}", which this server does not have. Tell the researcher.</p></Centered>;
+  if (!game && !item.server) return <Centered><p role="alert" className="text-rose-300">This study needs the game "{item.game}", which this server does not have. Tell the researcher.</p></Centered>;
   return <GameItemView run={run} item={item} resume={resume} notice={notice} giveUp={giveUp} onNext={onNext} allowReset={view.study.allowLevelReset} showCounter={view.study.showActionCounter} key={record.id} />;
 }
 
@@ -395,15 +397,19 @@ function GameItemView({ run, item, resume, notice, giveUp, onNext, allowReset, s
   run: Running; item: Extract<SessionItem, { kind: 'game' }>; resume: LogEvent[]; notice: React.ReactNode; giveUp: React.ReactNode; onNext: (r: string) => void; allowReset: boolean; showCounter: boolean;
 }) {
   const [state, setState] = useState<GameState>('NOT_PLAYED');
+  const { record } = run;
+  const api = useMemo(() => sessionRunApi(record.id, record.token, item.id), [record, item.id]);
+  const toolbar = <>
+    <PracticeTag practice={item.practice} />
+    {state === 'WIN' ? <Button tone="primary" onClick={() => onNext('finished')}>Next</Button> : giveUp}
+  </>;
   return (
     <div className="flex h-full flex-col">
       {notice}
       <div className="min-h-0 flex-1">
-        <GamePlayer game={games[item.game]} sink={run.outbox} seed={item.seed} resume={resume} allowReset={allowReset} showCounter={showCounter} onState={setState}
-          toolbar={<>
-            <PracticeTag practice={item.practice} />
-            {state === 'WIN' ? <Button tone="primary" onClick={() => onNext('finished')}>Next</Button> : giveUp}
-          </>} />
+        {item.server
+          ? <ServerGamePlayer info={{ id: item.game, ...item.server }} api={api} sink={run.outbox} resume={resume} allowReset={allowReset} showCounter={showCounter} onState={setState} toolbar={toolbar} />
+          : <GamePlayer game={games[item.game]} sink={run.outbox} seed={item.seed} resume={resume} allowReset={allowReset} showCounter={showCounter} onState={setState} toolbar={toolbar} />}
       </div>
     </div>
   );

@@ -55,7 +55,11 @@ export interface ItemLimits {
 export type SessionItem =
   | { readonly kind: 'page'; readonly id: string; readonly title: string; readonly markdown: string }
   | { readonly kind: 'task'; readonly id: string; readonly practice: boolean; readonly task: { readonly train: readonly TaskPair[]; readonly test: readonly TestPair[] }; readonly testIndices: number[]; readonly limits: ItemLimits }
-  | { readonly kind: 'game'; readonly id: string; readonly practice: boolean; readonly game: string; readonly seed: number; readonly limits: ItemLimits };
+  | {
+    readonly kind: 'game'; readonly id: string; readonly practice: boolean; readonly game: string; readonly seed: number; readonly limits: ItemLimits;
+    /** Set for a game the server runs (an ARC-AGI-3 game): what the player needs to show it. */
+    readonly server?: { readonly title: string; readonly fps: number; readonly levels: number | null };
+  };
 
 export interface ItemProgressView {
   readonly id: string;

@@ -4,7 +4,8 @@
  *   of a game item, `POST /sessions/:id/runs/:run/actions` performs one action;
  * - researchers: `GET /admin/arc3/games` lists every game with the engine found,
  *   `GET /admin/arc3/games/:id/status` tells a playtest page that the game's file was reloaded,
- *   and `POST /admin/arc3/runs` + `/admin/arc3/runs/:run/actions` play without recording.
+ *   `POST /admin/arc3/runs` + `/admin/arc3/runs/:run/actions` play without recording (from any
+ *   level), and `GET /admin/arc3/runs/:run/inspect` shows such a run's attributes and sprites.
  */
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
@@ -28,7 +29,12 @@ const OpenBody = z.object({
   resume: z.object({ run: z.uuid(), after: z.number().int().min(-1).max(1_000_000) }).optional(),
 });
 
-const PlaytestOpen = z.object({ game: z.string().min(1).max(100), seed: z.number().int().min(0).max(2 ** 31 - 1).optional() });
+const PlaytestOpen = z.object({
+  game: z.string().min(1).max(100),
+  seed: z.number().int().min(0).max(2 ** 31 - 1).optional(),
+  /** Start at this level (0-based), as a designer's playtest does. */
+  level: z.number().int().min(0).max(1000).optional(),
+});
 
 export interface Arc3RouteInfo {
   readonly service: Arc3Service;
@@ -119,7 +125,7 @@ export function arc3Routes(ctx: StudyContext, info: Arc3RouteInfo): Hono {
     const parsed = PlaytestOpen.safeParse(body.body);
     if (!parsed.success) return zodFail(c, parsed.error.issues, 'The run request is not valid');
     try {
-      return c.json(await service.open({ gameId: parsed.data.game, seed: parsed.data.seed ?? 0 }));
+      return c.json(await service.open({ gameId: parsed.data.game, seed: parsed.data.seed ?? 0, level: parsed.data.level ?? 0 }));
     } catch (e) {
       return arc3Fail(c, e, true);
     }
@@ -131,6 +137,13 @@ export function arc3Routes(ctx: StudyContext, info: Arc3RouteInfo): Hono {
     if (!parsed.success) return zodFail(c, parsed.error.issues, 'The action is not valid');
     try {
       return c.json(await service.act(c.req.param('run'), null, parsed.data));
+    } catch (e) {
+      return arc3Fail(c, e, true);
+    }
+  });
+  admin.get('/arc3/runs/:run/inspect', async (c) => {
+    try {
+      return c.json(await service.inspect(c.req.param('run'), null));
     } catch (e) {
       return arc3Fail(c, e, true);
     }

@@ -15,7 +15,7 @@ import type { ReplayGame } from '../../core/study/rules';
 import type { Store } from '../store/types';
 import type { Arc3Source } from './source';
 import { decodeStoredSteps } from './steps';
-import { Arc3Error, resolveGameId, type Arc3Action, type Arc3FrameData } from './worker';
+import { Arc3Error, resolveGameId, type Arc3Action, type Arc3FrameData, type Arc3Inspection } from './worker';
 
 /** Every so many steps a stored step is encoded without a reference, so a reader can start there. */
 export const KEYFRAME_EVERY = 32;
@@ -141,13 +141,15 @@ export class Arc3Service {
   };
 
   /** Opens a run: a participant's (stored with every step) or a researcher's playtest (not stored). */
-  async open(opts: { gameId: string; seed?: number; session?: { id: string; item: string } }): Promise<ServerRunReply> {
+  async open(opts: { gameId: string; seed?: number; session?: { id: string; item: string }; level?: number }): Promise<ServerRunReply> {
     const gameId = this.resolve(opts.gameId);
     const game = this.games.get(gameId)!;
     if (game.info.error) throw new Arc3Error('load_error', `${gameId} cannot start: ${game.info.error}`);
+    const level = opts.session ? 0 : opts.level ?? 0;
+    if (level > 0 && game.mounted.source.kind !== 'arcengine') throw new Arc3Error('bad_request', `${gameId} is played on a remote server, which starts every game at level 1`);
     const runId = randomUUID();
     const seed = opts.seed ?? 0;
-    const { frame } = await game.mounted.source.open(runId, gameId, seed);
+    const { frame } = await game.mounted.source.open(runId, gameId, seed, level);
     if (opts.session) {
       await this.store.addGameRun({
         runId, sessionId: opts.session.id, item: opts.session.item, gameId, source: game.mounted.source.kind,
@@ -185,6 +187,15 @@ export class Arc3Service {
       }
       live.actions.push(action);
       return this.record(live, req.step, action, fd);
+    });
+  }
+
+  /** A designer's view of a run (arcengine games). */
+  inspect(runId: string, sessionId: string | null): Promise<Arc3Inspection> {
+    return this.withRun(runId, sessionId, async (live) => {
+      const source = live.mounted.source;
+      if (!source.inspect) throw new Arc3Error('bad_request', `${live.gameId} runs on a remote server, which cannot be inspected`);
+      return source.inspect(runId);
     });
   }
 

@@ -3,7 +3,7 @@
  * in a folder, run by the official engine in Python) and a remote ARC-AGI-3 server reached over
  * its REST protocol. The run manager (`runs.ts`), the routes and the CLI only see this.
  */
-import type { Arc3Action, Arc3FrameData, Arc3GameInfo } from './worker';
+import type { Arc3Action, Arc3FrameData, Arc3GameInfo, Arc3Inspection } from './worker';
 
 export type Arc3SourceKind = 'arcengine' | 'remote';
 
@@ -15,9 +15,10 @@ export interface Arc3Source {
   list(): Promise<Arc3GameInfo[]>;
   /**
    * Starts run `runId` on `gameId` (full `<game>-<version>` or a short id that resolves to one
-   * version) with the opening RESET; answers the full id and that RESET's frame data.
+   * version) with the opening RESET; answers the full id and that RESET's frame data. `level` > 0
+   * (a designer's playtest, arcengine folders only) starts at that level.
    */
-  open(runId: string, gameId: string, seed?: number): Promise<{ gameId: string; frame: Arc3FrameData }>;
+  open(runId: string, gameId: string, seed?: number, level?: number): Promise<{ gameId: string; frame: Arc3FrameData }>;
   /**
    * Rebuilds run `runId` of the full id `gameId` by performing `actions` after the opening RESET
    * (after a restart of the server or of a worker); answers the last action's frame data (the
@@ -27,6 +28,8 @@ export interface Arc3Source {
   /** One action of an open run; an unknown run is an `Arc3Error` with code `unknown_run`. */
   act(runId: string, action: Arc3Action): Promise<Arc3FrameData>;
   close(runId: string): Promise<void>;
+  /** A designer's view of a run (arcengine folders only). */
+  inspect?(runId: string): Promise<Arc3Inspection>;
   /** Re-reads a game's code (arcengine folders only); runs opened afterwards use it. */
   reload?(gameId: string): Promise<void>;
   stop(): Promise<void>;

@@ -175,6 +175,27 @@ class Game:
         return out
 
 
+def plain(value: Any, depth: int = 0) -> Any:
+    """A JSON-able view of a game attribute (long or deep values summarised)."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value if not isinstance(value, str) or len(value) <= 200 else value[:200] + "…"
+    if depth >= 3:
+        return f"<{type(value).__name__}>"
+    if isinstance(value, (list, tuple)):
+        if len(value) > 40:
+            return f"<{type(value).__name__} of {len(value)}>"
+        return [plain(v, depth + 1) for v in value]
+    if isinstance(value, dict):
+        return {str(k): plain(v, depth + 1) for k, v in list(value.items())[:40]}
+    shape = getattr(value, "shape", None)
+    if shape is not None:
+        return f"<array {'x'.join(str(d) for d in shape)}>"
+    name = getattr(value, "name", None)
+    if isinstance(name, str):
+        return f"<{type(value).__name__} {name}>"
+    return f"<{type(value).__name__}>"
+
+
 class Run:
     def __init__(self, game: Game, instance: Any, guid: str) -> None:
         self.game = game
@@ -265,7 +286,49 @@ class Worker:
         return run, self.perform(run, {"action": "RESET"})
 
     def cmd_open(self, req: dict[str, Any]) -> dict[str, Any]:
-        return self.open_run(req)[1]
+        run, first = self.open_run(req)
+        level = req.get("level", 0)
+        if not isinstance(level, int) or level < 0:
+            raise WorkerError("bad_request", "level must be a non-negative integer")
+        if level == 0:
+            return first
+        # A designer's playtest that starts at a later level: the engine's own set_level, the
+        # levels before it counted as completed, and the level's first frame as the camera draws it.
+        inst = run.instance
+        try:
+            inst.set_level(level)
+            inst._score = level
+            frame = inst.camera.render(inst.current_level.get_sprites())
+        except IndexError as e:
+            raise WorkerError("bad_request", str(e)) from e
+        except BaseException as e:  # noqa: BLE001 - a game may raise anything
+            raise WorkerError("game_error", f"{run.game.game_id} raised on set_level({level}): {type(e).__name__}: {e}", traceback.format_exc()) from e
+        return {**first, **encode_frames([frame]), "levels_completed": level, "full_reset": False}
+
+    def cmd_inspect(self, req: dict[str, Any]) -> dict[str, Any]:
+        """A designer's view of a run: the game's public attributes, its level and camera, and
+        every sprite with its place (in the level's cells; the camera maps them to the frame)."""
+        run = self.run(req)
+        inst = run.instance
+        attributes: dict[str, Any] = {}
+        for name, value in sorted(vars(inst).items()):
+            if name.startswith("_"):
+                continue
+            attributes[name] = plain(value)
+        cam = inst.camera
+        scale, x_off, y_off = cam._calculate_scale_and_offset()
+        sprites = []
+        for sp in inst.current_level.get_sprites():
+            sprites.append({
+                "name": sp.name, "x": sp.x, "y": sp.y, "width": sp.width, "height": sp.height, "layer": sp.layer,
+                "visible": bool(sp.is_visible), "tags": list(sp.tags),
+            })
+        return {
+            "level_index": inst.level_index, "levels": len(inst._levels), "state": getattr(inst._state, "name", str(inst._state)),
+            "levels_completed": int(inst._score), "attributes": attributes,
+            "camera": {"x": cam.x, "y": cam.y, "width": cam.width, "height": cam.height, "scale": scale, "x_offset": x_off, "y_offset": y_off},
+            "sprites": sprites,
+        }
 
     def cmd_act(self, req: dict[str, Any]) -> dict[str, Any]:
         return self.perform(self.run(req), req)

@@ -73,6 +73,19 @@ export interface Arc3GameInfo {
   error?: { code: string; message: string };
 }
 
+/** What `inspect` answers: a designer's view of a run. */
+export interface Arc3Inspection {
+  level_index: number;
+  levels: number;
+  state: Arc3GameState;
+  levels_completed: number;
+  /** The game object's public attributes, summarised to JSON. */
+  attributes: Record<string, unknown>;
+  /** The camera: its place and size in the level's cells, and how it maps them onto the 64x64 frame. */
+  camera: { x: number; y: number; width: number; height: number; scale: number; x_offset: number; y_offset: number };
+  sprites: { name: string; x: number; y: number; width: number; height: number; layer: number; visible: boolean; tags: string[] }[];
+}
+
 export interface Arc3Hello {
   python: string;
   executable: string;
@@ -159,9 +172,13 @@ export class Arc3Worker {
     return (await this.call('list', {})).games as Arc3GameInfo[];
   }
 
-  /** Starts run `runId` on `gameId` (a full `<game>-<version>` id); answers the initial RESET's frame data. */
-  async open(runId: string, gameId: string, seed = 0): Promise<Arc3FrameData> {
-    const fd = decodeFrameData(await this.call('open', { run: runId, game_id: gameId, seed }));
+  /**
+   * Starts run `runId` on `gameId` (a full `<game>-<version>` id); answers the initial RESET's
+   * frame data. `level` > 0 (a designer's playtest) then sets that level with the engine's
+   * `set_level`, the levels before it counted as completed; such a run is not rebuilt after a restart.
+   */
+  async open(runId: string, gameId: string, seed = 0, level = 0): Promise<Arc3FrameData> {
+    const fd = decodeFrameData(await this.call('open', { run: runId, game_id: gameId, seed, ...(level ? { level } : {}) }));
     this.runs.set(runId, { gameId, seed, actions: [], live: true });
     return fd;
   }
@@ -194,6 +211,20 @@ export class Arc3Worker {
         if (e instanceof Arc3Error && e.code === 'game_error') record.live = false;
         throw e;
       }
+    });
+  }
+
+  /** A designer's view of an open run: public attributes, level, camera and sprites. */
+  async inspect(runId: string): Promise<Arc3Inspection> {
+    const record = this.runs.get(runId);
+    if (!record) throw new Arc3Error('unknown_run', `no open run ${runId}; open it first`);
+    return this.serial(async () => {
+      await this.ensureStarted();
+      await this.restore(runId, record);
+      const r = await this.send('inspect', { run: runId });
+      delete r.id;
+      delete r.ok;
+      return r as unknown as Arc3Inspection;
     });
   }
 
@@ -414,10 +445,10 @@ export class Arc3Pool implements Arc3Source {
   }
 
   /** Resolves `gameId` (full or short), opens it on the least busy worker; answers the full id and the first frame data. */
-  async open(runId: string, gameId: string, seed = 0): Promise<{ gameId: string; frame: Arc3FrameData }> {
+  async open(runId: string, gameId: string, seed = 0, level = 0): Promise<{ gameId: string; frame: Arc3FrameData }> {
     const full = resolveGameId(gameId, (await this.list()).map((g) => g.game_id));
     const worker = this.pinned.get(runId) ?? this.leastBusy();
-    const frame = await worker.open(runId, full, seed);
+    const frame = await worker.open(runId, full, seed, level);
     this.pinned.set(runId, worker);
     return { gameId: full, frame };
   }
@@ -433,6 +464,12 @@ export class Arc3Pool implements Arc3Source {
     const worker = this.pinned.get(runId);
     if (!worker) return Promise.reject(new Arc3Error('unknown_run', `no open run ${runId}; open it first`));
     return worker.act(runId, action);
+  }
+
+  inspect(runId: string): Promise<Arc3Inspection> {
+    const worker = this.pinned.get(runId);
+    if (!worker) return Promise.reject(new Arc3Error('unknown_run', `no open run ${runId}; open it first`));
+    return worker.inspect(runId);
   }
 
   async close(runId: string): Promise<void> {

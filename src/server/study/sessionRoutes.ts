@@ -85,7 +85,11 @@ export function sessionRoutes(ctx: StudyContext): Hono {
         const shown = withoutAnswers(found.task);
         items.push({ kind: 'task', id: item.id, practice: item.practice, task: { train: shown.train, test: indices.map((i) => shown.test[i]) }, testIndices: indices, limits: itemLimitsOf(study, item) });
       } else if (item.kind === 'game') {
-        items.push({ kind: 'game', id: item.id, practice: item.practice, game: item.game, seed: item.seed, limits: itemLimitsOf(study, item) });
+        const server = ctx.deps.arc3?.service.info(item.game);
+        items.push({
+          kind: 'game', id: item.id, practice: item.practice, game: item.game, seed: item.seed, limits: itemLimitsOf(study, item),
+          ...(server ? { server: { title: server.title, fps: server.fps, levels: server.levels } } : {}),
+        });
       } else {
         items.push(item);
       }

@@ -1,0 +1,99 @@
+/**
+ * Browser tests of ARC-AGI-3 games on the official engine: each test starts its own server with
+ * the game folders it needs (the vendored official games, or a copy of the fixture game it may
+ * change), so that tests never share a worker or a file.
+ */
+import { expect, type Page } from '@playwright/test';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+export const VENDOR = path.resolve('../shared/vendor/arc-agi-3');
+export const OFFICIAL_GAMES = path.join(VENDOR, 'environment_files');
+export const PYTHONPATH = path.join(VENDOR, 'python');
+export const FIXTURE_GAMES = path.resolve('e2e/fixtures/arc3-games');
+export const TOKEN = process.env.E2E_ADMIN_TOKEN!;
+export const ADMIN = { Authorization: `Bearer ${TOKEN}` };
+export const LS20 = 'ls20-9607627b';
+export const VC33 = 'vc33-5430563c';
+export const TG01 = 'tg01-5e1f0a27';
+
+export interface TestServer {
+  readonly base: string;
+  readonly child: ChildProcess;
+  /** What the server printed so far. */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+/** A copy of the fixture games in a temporary folder (a test may change its files). */
+export function fixtureCopy(): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'arc3-games-'));
+  cpSync(FIXTURE_GAMES, dir, { recursive: true });
+  return dir;
+}
+
+/** Starts `arc-studio serve` on a free port with these flags; resolves once it answers. */
+export async function startServer(flags: string[], env: NodeJS.ProcessEnv = {}): Promise<TestServer> {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'arc3-e2e-'));
+  const port = 4500 + Math.floor(Math.random() * 400);
+  const base = `http://127.0.0.1:${port}`;
+  let out = '';
+  const child = spawn(process.execPath, ['bin/arc-studio.mjs', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir, ...flags], {
+    env: { ...process.env, ARC_STUDIO_ADMIN_TOKEN: TOKEN, ARC_STUDIO_PYTHONPATH: PYTHONPATH, PYTHONDONTWRITEBYTECODE: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (b: Buffer) => { out += b.toString(); });
+  child.stderr!.on('data', (b: Buffer) => { out += b.toString(); });
+  await expect.poll(async () => (await fetch(`${base}/api/health`).catch(() => null))?.status ?? 0, { timeout: 60_000, message: 'the server did not start' }).toBe(200);
+  return {
+    base, child, output: () => out,
+    stop: async () => {
+      if (child.exitCode === null) {
+        child.kill('SIGTERM');
+        await new Promise((r) => child.once('exit', r));
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Saves a study on the server through the researcher API. */
+export async function createStudy(base: string, id: string, items: unknown[]): Promise<void> {
+  const res = await fetch(`${base}/api/admin/studies/${id}`, {
+    method: 'POST', headers: { ...ADMIN, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ definition: { title: `ARC-AGI-3 ${id}`, consent: 'You agree to play.', instructions: 'Play the games.', completion: { code: 'ARC3-OK' }, items } }),
+  });
+  expect(res.status, await res.clone().text()).toBe(201);
+}
+
+/** Opens the study link as a participant and goes past consent and instructions. */
+export async function joinStudy(page: Page, base: string, studyId: string, pid = `p-${Math.random().toString(36).slice(2)}`): Promise<void> {
+  await page.goto(`${base}/s/${studyId}?PROLIFIC_PID=${pid}`);
+  await page.getByRole('button', { name: 'I agree, start' }).click();
+  await page.getByRole('button', { name: 'Begin' }).click();
+}
+
+/** The researcher's token in this browser, for the studio pages of `base`. */
+export async function logIn(page: Page, base: string): Promise<void> {
+  await page.goto(`${base}/login`);
+  await page.evaluate((t) => localStorage.setItem('arc-studio:researcher-token', t), TOKEN);
+}
+
+/** Clicks frame cell (x, y) of the game canvas. */
+export async function clickFrame(page: Page, x: number, y: number): Promise<void> {
+  const box = (await page.getByTestId('game-canvas').boundingBox())!;
+  await page.mouse.click(box.x + ((x + 0.5) * box.width) / 64, box.y + ((y + 0.5) * box.height) / 64);
+}
+
+/** The colour (r, g, b) the canvas shows at frame cell (x, y). */
+export async function frameColour(page: Page, x: number, y: number): Promise<[number, number, number]> {
+  return page.getByTestId('game-canvas').evaluate((canvas: HTMLCanvasElement, [cx, cy]) => {
+    const ctx = canvas.getContext('2d')!;
+    const px = Math.floor(((cx + 0.5) * canvas.width) / 64);
+    const py = Math.floor(((cy + 0.5) * canvas.height) / 64);
+    const d = ctx.getImageData(px, py, 1, 1).data;
+    return [d[0], d[1], d[2]] as [number, number, number];
+  }, [x, y]);
+}

@@ -1,0 +1,171 @@
+/**
+ * ARC-AGI-3 games on the official engine, in Chromium against the real server: a participant
+ * plays ls20 (keys) and vc33 (clicks) from a study link, the researcher reads the runs back; a
+ * designer's hot reload; a worker killed mid-run; a server without Python.
+ */
+import { expect, test, type Page } from '@playwright/test';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { PALETTE } from '../src/core/game/types';
+import {
+  ADMIN, LS20, OFFICIAL_GAMES, TG01, VC33, clickFrame, createStudy, fixtureCopy, frameColour, joinStudy, logIn, startServer, type TestServer,
+} from './arc3-helpers';
+
+/** Level 1 of ls20, found by a search over the official engine: left x3, up x4, right x3, up x3. */
+const LS20_LEVEL1 = ['ArrowLeft', 'ArrowLeft', 'ArrowLeft', 'ArrowUp', 'ArrowUp', 'ArrowUp', 'ArrowUp', 'ArrowRight', 'ArrowRight', 'ArrowRight', 'ArrowUp', 'ArrowUp', 'ArrowUp'];
+/** Level 1 of vc33: three clicks on the right-hand control. */
+const VC33_LEVEL1: [number, number][] = [[60, 32], [60, 32], [60, 32]];
+
+const rgb = (hex: string): [number, number, number] => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)) as [number, number, number];
+
+async function giveUp(page: Page): Promise<void> {
+  page.once('dialog', (d) => void d.accept());
+  await page.getByRole('button', { name: 'Give up and continue' }).click();
+}
+
+async function stored(base: string, sessionId: string) {
+  const res = await fetch(`${base}/api/admin/sessions/${sessionId}/events`, { headers: ADMIN });
+  return ((await res.json()) as { events: { seq: number; kind: string; data: Record<string, unknown> }[] }).events;
+}
+
+async function sessionIdOf(page: Page): Promise<string> {
+  return page.evaluate(async () => {
+    const db = await new Promise<IDBDatabase>((res, rej) => { const r = indexedDB.open('arc-studio'); r.onsuccess = () => res(r.result); r.onerror = () => rej(r.error); });
+    const all = await new Promise<{ id: string; studyId?: string }[]>((res, rej) => { const r = db.transaction('sessions').objectStore('sessions').getAll(); r.onsuccess = () => res(r.result as never); r.onerror = () => rej(r.error); });
+    return all.filter((s) => s.studyId)[0].id;
+  });
+}
+
+test.describe('official ARC-AGI-3 games', () => {
+  let server: TestServer;
+  test.beforeAll(async () => {
+    server = await startServer(['--arc3-games', OFFICIAL_GAMES]);
+    await createStudy(server.base, 'official', [{ kind: 'game', id: 'keys', game: LS20 }, { kind: 'game', id: 'clicks', game: VC33 }]);
+  });
+  test.afterAll(async () => { await server.stop(); });
+
+  test('a participant plays level 1 of ls20 with keys and of vc33 with clicks; every step is logged and verified', async ({ page }) => {
+    expect(server.output()).toMatch(/ARC-AGI-3 games: .* with arcengine 0\.9\.3 on Python 3/);
+    await joinStudy(page, server.base, 'official');
+    const canvas = page.getByTestId('game-canvas');
+    await expect(canvas).toHaveAttribute('data-state', 'NOT_FINISHED');
+    await expect(page.getByRole('heading', { name: 'LS20' })).toBeVisible();
+    for (const key of LS20_LEVEL1) await page.keyboard.press(key);
+    await expect(canvas).toHaveAttribute('data-level', '1');
+    await expect(page.getByTestId('game-level')).toHaveText('2 / 7');
+    await expect(page.getByTestId('game-actions')).toHaveText(String(LS20_LEVEL1.length));
+    // A key the game does not offer (ls20 has no ACTION5) is not sent, and logged as refused.
+    await page.keyboard.press('f');
+    await page.screenshot({ path: 'test-results/arc3-ls20.png' });
+    await giveUp(page);
+
+    await expect(page.getByRole('heading', { name: 'VC33' })).toBeVisible();
+    await expect(canvas).toHaveAttribute('data-state', 'NOT_FINISHED');
+    for (const [x, y] of VC33_LEVEL1) await clickFrame(page, x, y);
+    await expect(canvas).toHaveAttribute('data-level', '1');
+    await page.screenshot({ path: 'test-results/arc3-vc33.png' });
+    const sessionId = await sessionIdOf(page);
+    await giveUp(page);
+
+    // Every step the engine answered is in the log on the server, in order, with its signature.
+    await expect.poll(async () => (await stored(server.base, sessionId)).filter((e) => e.kind === 'item.end').length, { timeout: 20_000 }).toBe(2);
+    const events = await stored(server.base, sessionId);
+    const ls20 = events.filter((e) => e.kind === 'game.action' && e.data.game === LS20);
+    expect(ls20.map((e) => e.data.step)).toEqual(ls20.map((_, i) => i));
+    expect(ls20.map((e) => e.data.action)).toEqual(['RESET', 'ACTION3', 'ACTION3', 'ACTION3', 'ACTION1', 'ACTION1', 'ACTION1', 'ACTION1', 'ACTION4', 'ACTION4', 'ACTION4', 'ACTION1', 'ACTION1', 'ACTION1']);
+    expect(ls20[ls20.length - 1].data.level).toBe(1);
+    expect(events.some((e) => e.kind === 'game.refused' && e.data.game === LS20 && e.data.action === 'ACTION5')).toBe(true);
+    const vc33 = events.filter((e) => e.kind === 'game.action' && e.data.game === VC33);
+    expect(vc33.slice(1).map((e) => [e.data.x, e.data.y])).toEqual(VC33_LEVEL1);
+    expect(events.find((e) => e.kind === 'game.open' && e.data.game === LS20)?.data).toMatchObject({ source: 'arcengine', engine: 'arcengine 0.9.3' });
+
+    // The researcher's results count the verified runs: level 1 of each, with its actions and clicks.
+    const results = await (await fetch(`${server.base}/api/admin/studies/official/results`, { headers: ADMIN })).json() as {
+      games: { game: string; participants: number; unverified: number; levels: { level: number; completed: number; actions: { median: number | null }; clicks: [number, number, number][] }[] }[];
+    };
+    const byGame = Object.fromEntries(results.games.map((g) => [g.game, g]));
+    expect(byGame[LS20]).toMatchObject({ participants: 1, unverified: 0 });
+    expect(byGame[LS20].levels[0]).toMatchObject({ level: 1, completed: 1, actions: { median: 13 } });
+    expect(byGame[VC33].levels[0]).toMatchObject({ completed: 1, actions: { median: 3 }, clicks: [[60, 32, 3]] });
+  });
+});
+
+test('a designer\'s hot reload: saving the game file changes the rules in the open playtest, and an error shows its traceback', async ({ page }) => {
+  const games = fixtureCopy();
+  const file = path.join(games, 'tg01', '5e1f0a27', 'tg01.py');
+  const server = await startServer(['--arc3-games', games]);
+  try {
+    await logIn(page, server.base);
+    await page.goto(`${server.base}/games`);
+    await page.getByRole('link', { name: /Gatekeeper/ }).click();
+    await expect(page).toHaveURL(new RegExp(`/games/${TG01}/playtest$`));
+    const canvas = page.getByTestId('game-canvas');
+    await expect(canvas).toHaveAttribute('data-state', 'NOT_FINISHED');
+    // The walker starts on cell (1, 1): display pixel (12, 12), colour 9.
+    await expect.poll(() => frameColour(page, 12, 12)).toEqual(rgb(PALETTE[9]));
+    await page.keyboard.press('ArrowDown');
+    await expect.poll(() => frameColour(page, 12, 20)).toEqual(rgb(PALETTE[9]));
+
+    // The designer recolours the walker and saves: the level restarts on the new code.
+    const source = readFileSync(file, 'utf8');
+    writeFileSync(file, source.replace('FLOOR, WALL, WALKER, EXIT, TRAP, GATE, GATE_FADING, SWITCH = 0, 5, 9,', 'FLOOR, WALL, WALKER, EXIT, TRAP, GATE, GATE_FADING, SWITCH = 0, 5, 8,'));
+    await expect(page.getByTestId('reloaded')).toBeVisible({ timeout: 15_000 });
+    await expect.poll(() => frameColour(page, 12, 12)).toEqual(rgb(PALETTE[8]));
+    await page.keyboard.press('ArrowDown');
+    await expect.poll(() => frameColour(page, 12, 20)).toEqual(rgb(PALETTE[8]));
+
+    // A syntax error: the traceback shows in the page, the server keeps running.
+    writeFileSync(file, source.replace('class Tg01(ARCBaseGame):', 'class Tg01(ARCBaseGame)'));
+    await expect(page.getByTestId('game-failure')).toBeVisible({ timeout: 15_000 });
+    await expect(page.getByTestId('traceback')).toContainText('SyntaxError');
+    await page.screenshot({ path: 'test-results/arc3-hot-reload-error.png' });
+    writeFileSync(file, source);
+    await expect(page.getByTestId('game-failure')).toBeHidden({ timeout: 15_000 });
+    await expect.poll(() => frameColour(page, 12, 12)).toEqual(rgb(PALETTE[9]));
+    expect((await fetch(`${server.base}/api/health`)).status).toBe(200);
+  } finally {
+    await server.stop();
+    rmSync(games, { recursive: true, force: true });
+  }
+});
+
+test('the worker killed mid-run: the participant sees a short message and goes on from the same state, nothing lost', async ({ page }) => {
+  const server = await startServer(['--arc3-games', OFFICIAL_GAMES]);
+  try {
+    await createStudy(server.base, 'faults', [{ kind: 'game', id: 'keys', game: LS20 }]);
+    await joinStudy(page, server.base, 'faults');
+    const canvas = page.getByTestId('game-canvas');
+    await expect(canvas).toHaveAttribute('data-state', 'NOT_FINISHED');
+    for (const key of LS20_LEVEL1.slice(0, 6)) await page.keyboard.press(key);
+    await expect(page.getByTestId('game-actions')).toHaveText('6');
+    const before = await canvas.getAttribute('data-frame-hash');
+    // Kill every Python worker of this server.
+    const workers = execFileSync('pgrep', ['-P', String(server.child.pid), '-f', 'worker.py'], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
+    expect(workers.length).toBeGreaterThan(0);
+    for (const pid of workers) process.kill(Number(pid), 'SIGKILL');
+    for (const key of LS20_LEVEL1.slice(6)) await page.keyboard.press(key);
+    await expect(canvas).toHaveAttribute('data-level', '1', { timeout: 20_000 });
+    await expect(page.getByTestId('game-actions')).toHaveText(String(LS20_LEVEL1.length));
+    expect(before).not.toBeNull();
+    const sessionId = await sessionIdOf(page);
+    await expect.poll(async () => (await stored(server.base, sessionId)).filter((e) => e.kind === 'game.action').length, { timeout: 20_000 }).toBe(LS20_LEVEL1.length + 1);
+    const steps = (await stored(server.base, sessionId)).filter((e) => e.kind === 'game.action').map((e) => e.data.step);
+    expect(steps).toEqual(steps.map((_, i) => i));
+  } finally {
+    await server.stop();
+  }
+});
+
+test('without Python the server says what is missing at start, and the built-in games play as usual', async ({ page }) => {
+  const server = await startServer(['--arc3-games', OFFICIAL_GAMES], { ARC_STUDIO_PYTHON: '/nonexistent/python3' });
+  try {
+    expect(server.output()).toMatch(/ARC-AGI-3 games in .* are not available: .*python3.*The built-in games work as usual/s);
+    await page.goto(`${server.base}/games/push`);
+    await expect(page.getByTestId('game-canvas')).toHaveAttribute('data-state', 'NOT_FINISHED');
+    await page.keyboard.press('ArrowRight');
+    await expect(page.getByTestId('game-actions')).toHaveText('1');
+  } finally {
+    await server.stop();
+  }
+});

@@ -1,0 +1,250 @@
+/**
+ * Plays a game that the server runs (an ARC-AGI-3 game on the official engine): each action is
+ * sent to the server, which answers with the frames; every answered step is logged as a
+ * `game.action` (src/core/game/serverGame.ts) and its animation is played at the game's speed.
+ *
+ * As with the built-in games, input is never dropped: actions wait in order while one is on its
+ * way. An action the game does not offer now (greyed out), or any but RESET after the game
+ * ended, is not sent and is logged as `game.refused`. A network failure is retried with the same
+ * step number (the server answers a repeated step once); a server that lost the run (it
+ * restarted) is asked to resume it; a game that failed on an action shows a message and play goes
+ * on from the same state.
+ */
+import { create, type StoreApi, type UseBoundStore } from 'zustand';
+import { decodeFrames } from '../../core/formats/frames';
+import { splitRuns, type AccountedStep } from '../../core/game/accounting';
+import { actionRequest, gridCells, serverStepEventData, type ServerGameInfo, type ServerRunReply, type ServerStep } from '../../core/game/serverGame';
+import type { ActionId, ActionInput, Frame, GameAction } from '../../core/game/types';
+import type { LogEvent } from '../../core/log/events';
+import { ApiError, getJson } from '../api';
+import type { EventSink } from '../player/controller';
+import type { FrameSink, GameHud, PlayController } from './controller';
+
+/** How a controller reaches the server: a participant's session, or a researcher's playtest. */
+export interface RunApi {
+  open(): Promise<ServerRunReply>;
+  resume(run: string, after: number): Promise<ServerRunReply>;
+  act(run: string, req: { step: number; action: GameAction; x?: number; y?: number }): Promise<ServerStep>;
+}
+
+const json = (token: string, body: unknown): RequestInit => ({
+  method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body),
+});
+
+/** A participant's runs of a study's game item. */
+export function sessionRunApi(sessionId: string, token: string, item: string): RunApi {
+  const base = `/api/sessions/${encodeURIComponent(sessionId)}/runs`;
+  return {
+    open: () => getJson(base, json(token, { item })),
+    resume: (run, after) => getJson(base, json(token, { item, resume: { run, after } })),
+    act: (run, req) => getJson(`${base}/${encodeURIComponent(run)}/actions`, json(token, req)),
+  };
+}
+
+/** A researcher's unrecorded playtest of a game. */
+export function playtestRunApi(token: string, game: string, seed = 0): RunApi {
+  return {
+    open: () => getJson('/api/admin/arc3/runs', json(token, { game, seed })),
+    resume: () => Promise.reject(new ApiError(404, 'run_lost', 'A playtest run is not kept when the server restarts; press Restart.')),
+    act: (run, req) => getJson(`/api/admin/arc3/runs/${encodeURIComponent(run)}/actions`, json(token, req)),
+  };
+}
+
+const EMPTY: Frame = new Uint8Array(64 * 64);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export class ServerGameController implements PlayController {
+  readonly hud: UseBoundStore<StoreApi<GameHud>>;
+  private run: string | null = null;
+  private last: ServerStep | null = null;
+  private settled: Frame = EMPTY;
+  private accounted: AccountedStep[] = [];
+  private readonly waiting: ActionInput[] = [];
+  private pumping = false;
+  private started = false;
+  private disposed = false;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private queue: Frame[] = [];
+  private draw: FrameSink = () => {};
+  /** Set when the game cannot go on (e.g. it failed to start); shown instead of the frame. */
+  error: string | null = null;
+
+  constructor(readonly info: Pick<ServerGameInfo, 'id' | 'title' | 'fps' | 'levels'>, private readonly api: RunApi, private readonly sink: EventSink, private readonly resumeFrom: readonly LogEvent[] = [], private readonly onError?: (e: ApiError) => void) {
+    this.hud = create<GameHud>(() => ({
+      state: 'NOT_PLAYED', levelsCompleted: 0, level: 0, winLevels: info.levels ?? 1, available: [], actions: 0, frameHash: '', message: 'Starting the game…',
+    }));
+  }
+
+  /** Opens the run, or resumes the one this item's log names (after a reload). Only the first call does anything. */
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    void this.begin();
+  }
+
+  private async begin(): Promise<void> {
+    // The run this log opened last, and the steps of it already logged.
+    let run: string | null = null;
+    const logged: ServerStep[] = [];
+    for (const e of this.resumeFrom) {
+      if (e.data.game !== this.info.id) continue;
+      if (e.kind === 'game.open' && typeof e.data.run === 'string') { if (e.data.run !== run) logged.length = 0; run = e.data.run; }
+      if (e.kind === 'game.action' && e.data.run === run && typeof e.data.step === 'number') logged.push(e.data as unknown as ServerStep);
+    }
+    try {
+      if (run !== null) {
+        this.run = run;
+        for (const s of logged) this.accounted.push({ action: s.action, levelsCompleted: (s as unknown as { level: number }).level, state: s.state });
+        const after = logged.length ? logged[logged.length - 1].step : -1;
+        const reply = await this.withRetry(() => this.api.resume(run!, after));
+        for (const s of reply.steps) this.apply(s, s.step > after);
+        // The steps were counted from the log; the resumed answer only redraws.
+      } else {
+        const reply = await this.withRetry(() => this.api.open());
+        if (this.disposed) return;
+        this.run = reply.run;
+        this.sink.append('game.open', { game: reply.game.id, seed: reply.seed, run: reply.run, source: reply.game.source, engine: reply.game.engine });
+        for (const s of reply.steps) this.apply(s, true);
+      }
+    } catch (e) {
+      this.fail(e);
+      return;
+    }
+    void this.pump();
+  }
+
+  attach(draw: FrameSink): void {
+    this.draw = draw;
+    draw(this.queue.length ? this.queue[0] : this.settled);
+  }
+
+  currentFrame(): Frame {
+    return this.settled;
+  }
+
+  /** The run on the server (for a designer's tools), once open. */
+  get runId(): string | null {
+    return this.run;
+  }
+
+  act(input: ActionInput): void {
+    if (this.disposed || this.error) return;
+    this.waiting.push(input);
+    void this.pump();
+  }
+
+  private refuse(input: ActionInput, code: 'GAME_ENDED' | 'ACTION_NOT_AVAILABLE'): void {
+    this.sink.append('game.refused', { game: this.info.id, action: input.action, code, ...(input.action === 'ACTION6' ? { x: input.x, y: input.y } : {}) });
+    const state = this.last?.state;
+    this.hud.setState({ message: code === 'GAME_ENDED' ? (state === 'WIN' ? 'You completed every level. Press Reset to play again.' : 'Game over. Press Reset to try again.') : null });
+  }
+
+  private async pump(): Promise<void> {
+    if (this.pumping || !this.last || !this.run) return;
+    this.pumping = true;
+    try {
+      while (this.waiting.length && !this.disposed) {
+        const input = this.waiting.shift()!;
+        const last = this.last;
+        const ended = last.state === 'WIN' || last.state === 'GAME_OVER';
+        if (ended && input.action !== 'RESET') { this.refuse(input, 'GAME_ENDED'); continue; }
+        const id = input.action === 'RESET' ? 0 : Number(input.action.slice(6));
+        if (input.action !== 'RESET' && !last.available_actions.includes(id)) { this.refuse(input, 'ACTION_NOT_AVAILABLE'); continue; }
+        this.finishAnimation();
+        const req = actionRequest(input, last.step + 1);
+        let step: ServerStep;
+        try {
+          step = await this.withRetry(() => this.api.act(this.run!, req));
+        } catch (e) {
+          if (e instanceof ApiError && e.code === 'game_error') {
+            // The server recorded nothing for this action; play goes on from the same state.
+            this.hud.setState({ message: e.message });
+            this.onError?.(e);
+            continue;
+          }
+          this.fail(e);
+          return;
+        }
+        if (this.disposed) return;
+        this.apply(step, true);
+      }
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  /** Calls the server until it answers: network failures and a busy server are retried, a lost run is resumed first. */
+  private async withRetry<T>(call: () => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const r = await call();
+        if (attempt > 0) this.hud.setState({ message: null });
+        return r;
+      } catch (e) {
+        if (!(e instanceof ApiError) || this.disposed) throw e;
+        if (e.code === 'run_lost' && this.run && this.last && attempt < 3) {
+          this.hud.setState({ message: 'Reconnecting to the game…' });
+          const reply = await this.api.resume(this.run, this.last.step).catch(() => null);
+          for (const s of reply?.steps ?? []) if (s.step > this.last.step) this.apply(s, true);
+          continue;
+        }
+        const transient = e.status === 0 || e.status >= 500 || e.status === 429;
+        if (!transient) throw e;
+        this.hud.setState({ message: 'The game is not answering; trying again…' });
+        await sleep(Math.min(5000, 300 * 2 ** Math.min(attempt, 4)) * (0.75 + Math.random() / 2));
+      }
+    }
+  }
+
+  private fail(e: unknown): void {
+    const message = e instanceof Error ? e.message : String(e);
+    this.error = message;
+    this.hud.setState({ message });
+    if (e instanceof ApiError) this.onError?.(e);
+  }
+
+  /** Shows a step's frames; `log` writes its `game.action` (false for a step the log already has). */
+  private apply(step: ServerStep, log: boolean): void {
+    const frames = decodeFrames(step.frames).map(gridCells);
+    if (log) {
+      this.sink.append('game.action', serverStepEventData(step));
+      this.accounted.push({ action: step.action, levelsCompleted: step.levels_completed, state: step.state });
+    }
+    this.last = step;
+    if (frames.length) this.settled = frames[frames.length - 1];
+    const runs = splitRuns(this.accounted);
+    const current = runs[runs.length - 1];
+    this.hud.setState({
+      state: step.state, levelsCompleted: step.levels_completed, level: Math.min(step.levels_completed, Math.max(step.win_levels - 1, 0)),
+      winLevels: step.win_levels, available: step.available_actions.filter((a): a is ActionId => a >= 1 && a <= 7), actions: current?.actions ?? 0,
+      frameHash: step.frameHash, message: null,
+    });
+    if (frames.length <= 1) {
+      this.draw(this.settled);
+      return;
+    }
+    this.queue = frames.slice();
+    const interval = 1000 / (this.info.fps || 5);
+    const tick = () => {
+      const f = this.queue.shift();
+      if (!f) { this.timer = null; return; }
+      this.draw(f);
+      this.timer = this.queue.length ? setTimeout(tick, interval) : null;
+    };
+    tick();
+  }
+
+  private finishAnimation(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.queue.length) {
+      this.queue = [];
+      this.draw(this.settled);
+    }
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    if (this.timer) clearTimeout(this.timer);
+  }
+}
