@@ -4,12 +4,14 @@
  * designer's hot reload; a worker killed mid-run; a server without Python.
  */
 import { expect, test, type Page } from '@playwright/test';
-import { execFileSync } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { hashGrid } from '../src/core/game/serverGame';
 import { PALETTE } from '../src/core/game/types';
 import {
-  ADMIN, LS20, OFFICIAL_GAMES, TG01, VC33, clickFrame, createStudy, fixtureCopy, frameColour, joinStudy, logIn, startServer, type TestServer,
+  ADMIN, LS20, OFFICIAL_GAMES, PYTHONPATH, TG01, VC33, clickFrame, createStudy, fixtureCopy, frameColour, joinStudy, logIn, startServer, type TestServer,
 } from './arc3-helpers';
 
 /** Level 1 of ls20, found by a search over the official engine: left x3, up x4, right x3, up x3. */
@@ -167,5 +169,58 @@ test('without Python the server says what is missing at start, and the built-in 
     await expect(page.getByTestId('game-actions')).toHaveText('1');
   } finally {
     await server.stop();
+  }
+});
+
+/** The official toolkit in process: the frames, state and levels of every step for these actions. */
+const TOOLKIT_STEPS = String.raw`
+import json, logging, sys
+logging.disable(logging.CRITICAL)
+from arc_agi import Arcade, OperationMode
+from arcengine import GameAction
+env = Arcade(operation_mode=OperationMode.OFFLINE, environments_dir=sys.argv[1]).make(sys.argv[2])
+out = []
+def add(fd):
+    out.append({"last": [r.tolist() if hasattr(r, "tolist") else r for r in fd.frame[-1]], "state": fd.state.name, "levels": fd.levels_completed})
+add(env.observation_space)
+for a in json.loads(sys.argv[3]):
+    add(env.step(GameAction[a["action"]], data={"x": a["x"], "y": a["y"]} if "x" in a else None))
+print(json.dumps(out))
+`;
+
+test('a remote ARC-AGI-3 server (the official toolkit\'s, on loopback) plays end to end with the same log as the official engine', async ({ page }) => {
+  const port = 4950 + Math.floor(Math.random() * 40);
+  const toolkit = spawn('python3', ['-c', 'import logging,sys; logging.disable(logging.CRITICAL)\nfrom arc_agi import Arcade, OperationMode\nArcade(operation_mode=OperationMode.OFFLINE, environments_dir=sys.argv[1]).listen_and_serve(host="127.0.0.1", port=int(sys.argv[2]))', OFFICIAL_GAMES, String(port)], {
+    env: { ...process.env, PYTHONPATH, PYTHONDONTWRITEBYTECODE: '1' }, stdio: 'ignore', cwd: mkdtempSync(path.join(os.tmpdir(), 'toolkit-')),
+  });
+  let server: TestServer | null = null;
+  try {
+    await expect.poll(async () => (await fetch(`http://127.0.0.1:${port}/api/games`).catch(() => null))?.status ?? 0, { timeout: 30_000 }).toBe(200);
+    server = await startServer(['--arc3-server', `http://127.0.0.1:${port}`]);
+    expect(server.output()).toMatch(/ARC-AGI-3 games of the server at http:\/\/127\.0\.0\.1/);
+    await createStudy(server.base, 'remote', [{ kind: 'game', id: 'clicks', game: VC33 }]);
+    await joinStudy(page, server.base, 'remote');
+    const canvas = page.getByTestId('game-canvas');
+    await expect(canvas).toHaveAttribute('data-state', 'NOT_FINISHED');
+    for (const [x, y] of VC33_LEVEL1) await clickFrame(page, x, y);
+    await expect(canvas).toHaveAttribute('data-level', '1');
+    const sessionId = await sessionIdOf(page);
+    await expect.poll(async () => (await stored(server!.base, sessionId)).filter((e) => e.kind === 'game.action').length, { timeout: 20_000 }).toBe(VC33_LEVEL1.length + 1);
+    const events = await stored(server.base, sessionId);
+    expect(events.find((e) => e.kind === 'game.open')?.data).toMatchObject({ game: VC33, source: 'remote' });
+    const logged = events.filter((e) => e.kind === 'game.action');
+    // Step by step, what the browser logged is what the official engine answers for the same actions.
+    const actions = VC33_LEVEL1.map(([x, y]) => ({ action: 'ACTION6', x, y }));
+    const reference = JSON.parse(execFileSync('python3', ['-c', TOOLKIT_STEPS, OFFICIAL_GAMES, VC33, JSON.stringify(actions)], {
+      encoding: 'utf8', env: { ...process.env, PYTHONPATH, PYTHONDONTWRITEBYTECODE: '1' }, maxBuffer: 64 << 20,
+    })) as { last: number[][]; state: string; levels: number }[];
+    expect(logged.map((e) => ({ frameHash: e.data.frameHash, state: e.data.state, level: e.data.level })))
+      .toEqual(reference.map((r) => ({ frameHash: hashGrid(r.last), state: r.state, level: r.levels })));
+    // The API key and the remote address never reach the browser.
+    const html = await page.content();
+    expect(html).not.toContain(String(port));
+  } finally {
+    await server?.stop();
+    toolkit.kill('SIGKILL');
   }
 });
