@@ -119,7 +119,7 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; cl
   const app = new Hono();
   // Every response, the app's files and the API alike (docs/api.md, "HTTP").
   app.use('*', securityHeaders);
-  app.route('/api', createApi({ library, version: version(), study: { store, adminTokenHash: admin.hash, replay, games, limits, gameInfo, ...(arc3 ? { arc3: { service: arc3.service, engine: arc3.engine } } : {}) } }));
+  app.route('/api', createApi({ library, version: version(), study: { store, adminTokenHash: admin.hash, replay, games, limits, gameInfo, ...(arc3 ? { arc3: { service: arc3.service, engine: arc3.engine, checkReplayer: arc3.checkReplayer } } : {}) } }));
   // An API path without a route is a JSON 404, never the app's page.
   app.all('/api', apiNotFound);
   app.all('/api/*', apiNotFound);

@@ -6,7 +6,9 @@
 import type { Store } from '../store/types';
 import { Arc3Service, type MountedSource } from './runs';
 import type { Arc3Source } from './source';
-import { Arc3Pool, probe } from './worker';
+import { Arc3Error, Arc3Pool, probe } from './worker';
+import { serviceReplayer } from './adminRuns';
+import type { Replayer } from './storedRuns';
 
 export interface Arc3Mount {
   /** Folders in the toolkit's layout. */
@@ -23,6 +25,11 @@ export interface Arc3Mount {
 /** What the start found, for the log and `GET /api/admin/arc3/games`. */
 export interface Arc3Started {
   readonly service: Arc3Service;
+  /**
+   * What a researcher's check of stored runs plays on: a fresh worker for the arcengine folders
+   * (off the participants' workers), the service itself for remote games; `release` stops it.
+   */
+  readonly checkReplayer: () => { replayer: Replayer; release: () => Promise<void> };
   readonly engine: { ok: boolean; message: string };
   readonly notes: string[];
 }
@@ -57,5 +64,27 @@ export async function startArc3(mount: Arc3Mount, store: Store, log: (line: stri
   const count = service.list().length;
   if (sources.length) notes.push(`${count} ARC-AGI-3 game${count === 1 ? '' : 's'}: ${service.list().map((g) => g.id).join(', ') || 'none found'}`);
   service.watchFiles();
-  return { service, engine, notes };
+  const dirs = engine.ok ? [...mount.dirs] : [];
+  const checkReplayer = () => {
+    const fallback = serviceReplayer(service);
+    if (!dirs.length) return { replayer: fallback, release: () => Promise.resolve() };
+    const pool = new Arc3Pool({ gameDirs: dirs, size: 1, env: mount.env });
+    const onPool = new Set<string>();
+    const replayer: Replayer = {
+      async open(id, gameId, seed) {
+        try {
+          const r = await pool.open(id, gameId, seed);
+          onPool.add(id);
+          return r;
+        } catch (e) {
+          if (!(e instanceof Arc3Error) || e.code !== 'unknown_game') throw e;
+          return fallback.open(id, gameId, seed);
+        }
+      },
+      act: (id, action) => (onPool.has(id) ? pool.act(id, action) : fallback.act(id, action)),
+      close: (id) => (onPool.delete(id) ? pool.close(id) : fallback.close(id)),
+    };
+    return { replayer, release: () => pool.stop() };
+  };
+  return { service, engine, notes, checkReplayer };
 }

@@ -13,6 +13,7 @@ import { effectiveState } from '../../core/study/rules';
 import { GAME_ACTIONS } from '../../core/game/types';
 import { adminGuard, fail, readJson, zodFail, type StudyContext } from '../study/context';
 import { adminRunsRoutes, serviceReplayer } from './adminRuns';
+import type { Replayer } from './storedRuns';
 import type { Arc3Service } from './runs';
 import { Arc3Error } from './worker';
 
@@ -40,6 +41,8 @@ export interface Arc3RouteInfo {
   readonly service: Arc3Service;
   /** What the server found at start: the Python and arcengine versions, or what is missing. */
   readonly engine: { ok: boolean; message: string };
+  /** What a check of stored runs plays on (`mount.ts`); the service itself when absent. */
+  readonly checkReplayer?: () => { replayer: Replayer; release: () => Promise<void> };
 }
 
 /** An `Arc3Error` as a reply; the traceback only for researchers, the server log always has it. */
@@ -148,7 +151,7 @@ export function arc3Routes(ctx: StudyContext, info: Arc3RouteInfo): Hono {
       return arc3Fail(c, e, true);
     }
   });
-  admin.route('/', adminRunsRoutes({ store: ctx.deps.store, replayer: () => ({ replayer: serviceReplayer(service), release: () => Promise.resolve() }) }));
+  admin.route('/', adminRunsRoutes({ store: ctx.deps.store, replayer: info.checkReplayer ?? (() => ({ replayer: serviceReplayer(service), release: () => Promise.resolve() })) }));
   api.route('/admin', admin);
   return api;
 }
