@@ -100,19 +100,22 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; cl
     throw e;
   }
 
-  const arc3Dirs = opts.arc3Games ?? [];
-  const arc3Servers = opts.arc3Servers ?? [];
+  // Game sources named by study files join those given on the command line.
+  const arc3Dirs = [...new Set([...(opts.arc3Games ?? []), ...studyFiles.flatMap((f) => (f.study.gameSources?.arcengine ?? []).map((d) => path.resolve(path.dirname(f.file), d)))])];
+  const arc3Servers = [...new Set([...(opts.arc3Servers ?? []), ...studyFiles.flatMap((f) => f.study.gameSources?.servers ?? [])])];
   const arc3 = arc3Dirs.length || arc3Servers.length
     ? await startArc3({ dirs: arc3Dirs, servers: arc3Servers, remote: arc3Servers.length ? await remoteSourceFactory() : undefined }, store, log)
     : null;
   for (const note of arc3?.notes ?? []) log(note);
+  // Every game id a study may name, kept current as the ARC-AGI-3 game lists change.
   const games = new Set(gameIds);
-  if (arc3) for (const id of arc3.service.ids) games.add(id);
+  const syncGames = () => { games.clear(); for (const id of [...gameIds, ...(arc3?.service.ids ?? [])]) games.add(id); };
+  syncGames();
+  arc3?.service.onRefresh(syncGames);
   const replay: ReplayGame = (gameId, events) => (gameIds.has(gameId) ? null : arc3?.service.replay(gameId, events)) ?? replayWithEngine(gameId, events);
   const gameInfo = () => {
     const out: Record<string, { title: string; levels: number; version?: string }> = { ...builtinGameInfo };
     for (const g of arc3?.service.list() ?? []) out[g.id] = { title: g.title, levels: g.levels ?? 0, version: g.id };
-    if (arc3) { games.clear(); for (const id of [...gameIds, ...arc3.service.ids]) games.add(id); }
     return out;
   };
 

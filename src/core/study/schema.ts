@@ -88,6 +88,15 @@ export const StudyDefinition = z.object({
   showActionCounter: z.boolean().default(true),
   attempt: AttemptRule.prefault({}),
   lowEffort: LowEffortRule.prefault({}),
+  /**
+   * Where this study's ARC-AGI-3 games come from, mounted when the server starts with this study
+   * file (as `serve --arc3-games` / `--arc3-server` would): folders in the toolkit's layout
+   * (relative to the study file's folder) and ARC-AGI-3 servers' base URLs (key: `ARC_API_KEY`).
+   */
+  gameSources: z.object({
+    arcengine: z.array(z.string().min(1).max(1000)).max(20).default([]),
+    servers: z.array(z.url({ protocol: /^https?$/ })).max(20).default([]),
+  }).optional(),
   completion: z.object({
     code: z.string().min(1).max(100),
     /** Where the participant goes at the end, e.g. `https://app.prolific.com/submissions/complete?cc=CODE`. */

@@ -61,6 +61,7 @@ export class Arc3Service {
   private readonly watchers: FSWatcher[] = [];
   private readonly sweeper: NodeJS.Timeout;
   private key: Buffer | null = null;
+  private readonly listeners: (() => void)[] = [];
 
   constructor(private readonly sources: readonly MountedSource[], private readonly store: Store, private readonly log: (line: string) => void = () => {}) {
     this.sweeper = setInterval(() => void this.closeIdle(), 60_000);
@@ -99,6 +100,12 @@ export class Arc3Service {
     this.games = games;
     this.ids.clear();
     for (const id of games.keys()) this.ids.add(id);
+    for (const f of this.listeners) f();
+  }
+
+  /** Calls `f` after every refresh of the game lists. */
+  onRefresh(f: () => void): void {
+    this.listeners.push(f);
   }
 
   list(): ServerGameInfo[] {
