@@ -18,14 +18,23 @@ export interface BrowserBench {
   close(): Promise<void>;
 }
 
+/**
+ * Starts headless Chromium: `CHROMIUM_PATH`, else the system's, else Playwright's own download.
+ * WARNING: rejects with Playwright's long message when none is installed; suites that want to say
+ * what to set catch it.
+ */
+export function launchChromium(): Promise<Browser> {
+  const executablePath = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => p && existsSync(p));
+  return chromium.launch({ executablePath, args: CHROMIUM_ARGS });
+}
+
 export async function openBrowserBench(): Promise<BrowserBench> {
   if (!existsSync(path.join(ROOT, 'dist', 'index.html'))) throw new Error('The app is not built: run "npm run build" before the browser benchmarks.');
-  const executablePath = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => p && existsSync(p));
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'arc-studio-bench-'));
   const server = await startServer({ port: 0, host: '127.0.0.1', dataDir, tasks: bundledTaskDirs('tasks'), practiceTasks: bundledTaskDirs('practice'), log: () => {} });
   let browser: Browser | null = null;
   try {
-    browser = await chromium.launch({ executablePath, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     return {
       page,

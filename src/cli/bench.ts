@@ -15,6 +15,7 @@ const suites: Record<string, () => Promise<{ run(): AsyncIterable<BenchResult> |
   game: () => import('../bench/game'),
   'grid-latency': () => import('../bench/gridLatency'),
   'game-latency': () => import('../bench/gameLatency'),
+  'arc3-latency': () => import('../bench/arc3Latency'),
   replay: () => import('../bench/replay'),
   export: () => import('../bench/export'),
   arc3: () => import('../bench/arc3'),
