@@ -91,6 +91,18 @@ test.describe('official ARC-AGI-3 games', () => {
     expect(byGame[LS20].levels[0]).toMatchObject({ level: 1, completed: 1, actions: { median: 13 } });
     expect(byGame[VC33].levels[0]).toMatchObject({ completed: 1, actions: { median: 3 }, clicks: [[60, 32, 3]] });
   });
+
+  test('the study editor lists the ARC-AGI-3 games beside the built-in ones, with levels and tags', async ({ page }) => {
+    await logIn(page, server.base);
+    await page.goto(`${server.base}/studies/new`);
+    await page.getByRole('button', { name: 'Add game' }).click();
+    const select = page.getByRole('combobox', { name: 'Game' }).last();
+    await expect(select.locator('optgroup[label="ARC-AGI-3 games"] option')).toHaveText([
+      /^FT09 \(ft09-0d8bbf25\) · \d+ levels/, /^LS20 \(ls20-9607627b\) · 7 levels · keyboard/, /^VC33 \(vc33-5430563c\) · \d+ levels/,
+    ]);
+    await select.selectOption(LS20);
+    await expect(select).toHaveValue(LS20);
+  });
 });
 
 test('a designer\'s hot reload: saving the game file changes the rules in the open playtest, and an error shows its traceback', async ({ page }) => {

@@ -3,6 +3,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useLocation, useParams } from 'wouter';
 import { StudyId, parseStudy, type StudyDefinitionInput } from '../../core/study/schema';
 import { games } from '../../games';
+import { useArc3Games } from './Arc3Playtest';
 import { collectionsQuery, taskIdsQuery } from '../tasks/queries';
 import { Button } from '../ui/Button';
 import { Markdown } from '../ui/Markdown';
@@ -182,6 +183,7 @@ function MarkdownField({ label, value, onChange }: { label: string; value: strin
 
 function ItemFields({ item, onChange }: { item: Item; onChange: (i: Item) => void }) {
   const collections = useQuery(collectionsQuery);
+  const arc3 = useArc3Games();
   const tasks = useQuery({ ...taskIdsQuery(item.kind === 'task' ? item.collection : ''), enabled: item.kind === 'task' && !!item.collection });
   const idField = (
     <label className="flex flex-col gap-1 text-xs text-slate-400">Item id
@@ -207,7 +209,19 @@ function ItemFields({ item, onChange }: { item: Item; onChange: (i: Item) => voi
         {idField}
         <label className="flex flex-col gap-1 text-xs text-slate-400">Game
           <select aria-label="Game" className={input} value={item.game} onChange={(e) => onChange({ ...item, game: e.target.value })}>
-            {Object.values(games).map((g) => <option key={g.id} value={g.id}>{g.title} ({g.id})</option>)}
+            <optgroup label="Built-in games">
+              {Object.values(games).map((g) => <option key={g.id} value={g.id}>{g.title} ({g.id}) · {g.levels.length} levels</option>)}
+            </optgroup>
+            {(arc3.data?.games.length ?? 0) > 0 && (
+              <optgroup label="ARC-AGI-3 games">
+                {arc3.data!.games.map((g) => (
+                  <option key={g.id} value={g.id} disabled={!!g.error}>
+                    {g.title} ({g.id}) · {g.levels ?? '?'} levels{g.tags.length ? ` · ${g.tags.join(', ')}` : ''}{g.source === 'remote' ? ' · remote' : ''}{g.error ? ' · cannot start' : ''}
+                  </option>
+                ))}
+              </optgroup>
+            )}
+            {!games[item.game] && !arc3.data?.games.some((g) => g.id === item.game) && <option value={item.game}>{item.game} (not on this server)</option>}
           </select>
         </label>
         <label className="flex flex-col gap-1 text-xs text-slate-400">Seed<input type="number" className={input} value={item.seed ?? 0} onChange={(e) => onChange({ ...item, seed: Number(e.target.value) })} /></label>

@@ -72,8 +72,8 @@ export function arc3Routes(ctx: StudyContext, info: Arc3RouteInfo): Hono {
   const api = new Hono();
 
   /** The session's game item `itemId`, when it names a server-run game, or an error reply. */
-  const gameItem = async (c: Context) => {
-    const p = await ctx.participant(c);
+  const gameItem = async (c: Context, fresh = true) => {
+    const p = await ctx.participant(c, fresh);
     if (!p.ok) return p;
     const state = effectiveState(p.session, p.study, ctx.now());
     if (state === 'finished' || state === 'timed_out') return { ok: false as const, res: fail(c, 409, 'session_closed', 'This session is over; the game cannot be played any more.') };
@@ -98,7 +98,9 @@ export function arc3Routes(ctx: StudyContext, info: Arc3RouteInfo): Hono {
   });
 
   api.post('/sessions/:sessionId/runs/:run/actions', async (c) => {
-    const p = await gameItem(c);
+    // An action reads the session from the cache (its token, id and times never change; a session
+    // that ended since is refused when the run is opened or resumed): one database write per action.
+    const p = await gameItem(c, false);
     if (!p.ok) return p.res;
     const body = await readJson(c);
     if (!body.ok) return body.res;
