@@ -3,7 +3,7 @@
  * the game folders it needs (the vendored official games, or a copy of the fixture game it may
  * change), so that tests never share a worker or a file.
  */
-import { expect, type Page } from '@playwright/test';
+import { expect, type Locator, type Page } from '@playwright/test';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -96,4 +96,51 @@ export async function frameColour(page: Page, x: number, y: number): Promise<[nu
     const d = ctx.getImageData(px, py, 1, 1).data;
     return [d[0], d[1], d[2]] as [number, number, number];
   }, [x, y]);
+}
+
+/** Level 1 of ls20, found by a search over the official engine: left x3, up x4, right x3, up x3. */
+export const LS20_LEVEL1_KEYS = ['ArrowLeft', 'ArrowLeft', 'ArrowLeft', 'ArrowUp', 'ArrowUp', 'ArrowUp', 'ArrowUp', 'ArrowRight', 'ArrowRight', 'ArrowRight', 'ArrowUp', 'ArrowUp', 'ArrowUp'];
+/** Level 1 of vc33: three clicks on the right-hand control. */
+export const VC33_LEVEL1_CLICKS: [number, number][] = [[60, 32], [60, 32], [60, 32]];
+
+/** A stored event of a session, as the researcher API sends it. */
+export interface StoredEventRow {
+  readonly seq: number;
+  readonly t: number;
+  readonly kind: string;
+  readonly data: Record<string, unknown>;
+}
+
+/** Leaves the current study item through "Give up and continue" (accepting its confirmation). */
+export async function giveUpItem(page: Page): Promise<void> {
+  page.once('dialog', (d) => void d.accept());
+  await page.getByRole('button', { name: 'Give up and continue' }).click();
+}
+
+/** The id of the study session this browser holds (from its IndexedDB). */
+export async function studySessionId(page: Page): Promise<string> {
+  return page.evaluate(async () => {
+    const db = await new Promise<IDBDatabase>((res, rej) => { const r = indexedDB.open('arc-studio'); r.onsuccess = () => res(r.result); r.onerror = () => rej(r.error); });
+    const all = await new Promise<{ id: string; studyId?: string }[]>((res, rej) => { const r = db.transaction('sessions').objectStore('sessions').getAll(); r.onsuccess = () => res(r.result as never); r.onerror = () => rej(r.error); });
+    return all.filter((s) => s.studyId)[0].id;
+  });
+}
+
+/** Every event the server stored for a session, in order. */
+export async function storedEvents(base: string, sessionId: string): Promise<StoredEventRow[]> {
+  const res = await fetch(`${base}/api/admin/sessions/${sessionId}/events`, { headers: ADMIN });
+  expect(res.status, await res.clone().text()).toBe(200);
+  return ((await res.json()) as { events: StoredEventRow[] }).events;
+}
+
+/** The colour (r, g, b) at the centre of every cell of a 64x64 frame canvas, by row then column. */
+export async function canvasCells(canvas: Locator): Promise<[number, number, number][][]> {
+  return canvas.evaluate((canvas: HTMLCanvasElement) => {
+    const d = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
+    const k = canvas.width / 64;
+    return Array.from({ length: 64 }, (_, y) => Array.from({ length: 64 }, (_, x) => {
+      const i = 4 * (Math.floor((y + 0.5) * k) * canvas.width + Math.floor((x + 0.5) * k));
+      return [d[i], d[i + 1], d[i + 2]] as [number, number, number];
+    }));
+  });
 }

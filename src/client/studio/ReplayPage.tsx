@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState, type RefObject } from 'react';
 import { queryOptions, useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'wouter';
 import type { LogEvent } from '../../core/log/events';
@@ -10,7 +10,7 @@ import { decodeFrames } from '../../core/formats/frames';
 import { gridCells } from '../../core/game/serverGame';
 import { games } from '../../games';
 import { GridCanvas } from '../grid/GridCanvas';
-import { renderFrame } from '../game/render';
+import { frameScale, renderFrame } from '../game/render';
 import { Button } from '../ui/Button';
 import { RequireResearcher } from './RequireResearcher';
 import { adminJson } from './auth';
@@ -156,6 +156,24 @@ function describe(e: LogEvent | undefined): string {
 }
 
 const SPEEDS = [1, 2, 10] as const;
+/** Room under a game frame for its caption line, and around it for the view's padding, in CSS pixels. */
+const CAPTION_PX = 40;
+const PADDING_PX = 32;
+
+/** The largest whole-number scale (at most 8) at which a 64x64 frame and its caption fit in the element. */
+function useFitScale(ref: RefObject<HTMLElement | null>): number {
+  const [scale, setScale] = useState(8);
+  useLayoutEffect(() => {
+    const el = ref.current;
+    if (!el) return;
+    const measure = () => setScale(frameScale(el.clientWidth - PADDING_PX, el.clientHeight - PADDING_PX - CAPTION_PX, 2, 8));
+    measure();
+    const ro = new ResizeObserver(measure);
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, [ref]);
+  return scale;
+}
 /** Longer pauses are shortened when playing, so idle minutes do not stall a replay. */
 const MAX_GAP_MS = 3000;
 
@@ -189,13 +207,15 @@ function ItemReplay({ item, sessionId }: { item: ItemLog; sessionId: string }) {
 
   const marks = useMemo(() => events.map((e, i) => ({ i, m: markOf(e, events[i - 1]) })).filter((x) => x.m), [events]);
   const current = pos > 0 ? events[pos - 1] : undefined;
+  const viewRef = useRef<HTMLDivElement>(null);
+  const scale = useFitScale(viewRef);
 
   return (
     <div className="flex h-full flex-col gap-3 p-4">
-      <div className="flex min-h-0 flex-1 items-center justify-center rounded-lg border border-slate-800 bg-slate-900/60 p-3" data-testid="replay-view">
+      <div ref={viewRef} className="flex min-h-0 flex-1 items-center justify-center overflow-hidden rounded-lg border border-slate-800 bg-slate-900/60 p-3" data-testid="replay-view">
         {viewer.kind === 'grid' && <GridReplay state={viewer.timeline.at(pos)} />}
-        {viewer.kind === 'game' && <GameReplay run={viewer.timeline.at(pos)} pointer={current?.kind === 'game.action' && current.data.action === 'ACTION6' ? { x: Number(current.data.x), y: Number(current.data.y) } : null} />}
-        {viewer.kind === 'server' && <ServerGameReplay sessionId={sessionId} at={serverPosition(events, pos)} />}
+        {viewer.kind === 'game' && <GameReplay run={viewer.timeline.at(pos)} scale={scale} pointer={current?.kind === 'game.action' && current.data.action === 'ACTION6' ? { x: Number(current.data.x), y: Number(current.data.y) } : null} />}
+        {viewer.kind === 'server' && <ServerGameReplay sessionId={sessionId} at={serverPosition(events, pos)} scale={scale} />}
         {viewer.kind === 'other' && (
           <ol className="max-h-full w-full max-w-xl overflow-y-auto font-mono text-xs text-slate-300" aria-label="Events of this item">
             {events.map((e, i) => (
@@ -246,12 +266,11 @@ function GridReplay({ state }: { state: PlayerState }) {
   );
 }
 
-function GameReplay({ run, pointer }: { run: Run<unknown> | null; pointer: { x: number; y: number } | null }) {
+function GameReplay({ run, pointer, scale }: { run: Run<unknown> | null; pointer: { x: number; y: number } | null; scale: number }) {
   const ref = useRef<HTMLCanvasElement>(null);
   useEffect(() => {
     const canvas = ref.current;
     if (!canvas || !run) return;
-    const scale = 8;
     const dpr = window.devicePixelRatio || 1;
     const frame = renderRun(run);
     renderFrame(canvas, frame, scale, dpr);
@@ -266,7 +285,7 @@ function GameReplay({ run, pointer }: { run: Run<unknown> | null; pointer: { x: 
       ctx.arc((pointer.x + 0.5) * k, (pointer.y + 0.5) * k, k * 1.4, 0, Math.PI * 2);
       ctx.stroke();
     }
-  }, [run, pointer]);
+  }, [run, pointer, scale]);
   if (!run) return <p className="text-slate-400">The game is not open yet at this point.</p>;
   return (
     <div className="flex flex-col items-center gap-2">
@@ -280,7 +299,7 @@ function GameReplay({ run, pointer }: { run: Run<unknown> | null; pointer: { x: 
  * A server-run game at a point of the log: the stored frame of the step the log reached (the
  * opening RESET's after `game.open`), drawn as the player saw it.
  */
-function ServerGameReplay({ sessionId, at }: { sessionId: string; at: { run: string; step: number } | null }) {
+function ServerGameReplay({ sessionId, at, scale }: { sessionId: string; at: { run: string; step: number } | null; scale: number }) {
   const q = useQuery(storedRunsQuery(sessionId));
   const ref = useRef<HTMLCanvasElement>(null);
   const run = at ? q.data?.find((r) => r.runId === at.run) : undefined;
@@ -297,7 +316,6 @@ function ServerGameReplay({ sessionId, at }: { sessionId: string; at: { run: str
   useEffect(() => {
     const canvas = ref.current;
     if (!canvas || !frame || !step) return;
-    const scale = 8;
     const dpr = window.devicePixelRatio || 1;
     renderFrame(canvas, frame, scale, dpr);
     canvas.dataset.level = String(step.levelsCompleted);
@@ -312,7 +330,7 @@ function ServerGameReplay({ sessionId, at }: { sessionId: string; at: { run: str
       ctx.arc((step.x + 0.5) * k, (step.y + 0.5) * k, k * 1.4, 0, Math.PI * 2);
       ctx.stroke();
     }
-  }, [frame, step]);
+  }, [frame, step, scale]);
   if (q.isError) return <p role="alert" className="text-rose-300">{(q.error as Error).message}</p>;
   if (q.isPending) return <p className="text-slate-400">Loading the stored frames…</p>;
   if (!at) return <p className="text-slate-400">The game is not open yet at this point.</p>;
