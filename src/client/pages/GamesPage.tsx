@@ -3,7 +3,10 @@ import { Link } from 'wouter';
 import { createRun, renderRun, step, type GameDefinition } from '../../core/game';
 import { games } from '../../games';
 import { renderFrame } from '../game/render';
-import { useResearcher } from '../studio/auth';
+import { useQuery } from '@tanstack/react-query';
+import { decodeFrames } from '../../core/formats/frames';
+import { gridCells } from '../../core/game/serverGame';
+import { adminJson, useResearcher } from '../studio/auth';
 import { useArc3Games } from '../studio/Arc3Playtest';
 
 const ACTION_NAMES: Record<number, string> = { 1: 'up', 2: 'down', 3: 'left', 4: 'right', 5: 'action', 6: 'click', 7: 'undo' };
@@ -42,6 +45,21 @@ export function GamesPage() {
   );
 }
 
+/** The frame an ARC-AGI-3 game opens on, drawn by the server's engine. */
+function Arc3Thumbnail({ id }: { id: string }) {
+  const ref = useRef<HTMLCanvasElement>(null);
+  const frame = useQuery({
+    queryKey: ['admin', 'arc3-frame', id],
+    queryFn: () => adminJson<{ frames: string }>(`/api/admin/arc3/games/${encodeURIComponent(id)}/frame`),
+    staleTime: 60_000,
+  });
+  useEffect(() => {
+    const grids = frame.data ? decodeFrames(frame.data.frames) : [];
+    if (ref.current && grids.length) renderFrame(ref.current, gridCells(grids[0]), 3, window.devicePixelRatio || 1);
+  }, [frame.data]);
+  return <canvas ref={ref} className="grid-canvas self-start rounded bg-slate-950" aria-hidden />;
+}
+
 /** The ARC-AGI-3 games the server runs, for a logged-in researcher to playtest. */
 function Arc3Games() {
   const token = useResearcher((s) => s.token);
@@ -62,6 +80,7 @@ function Arc3Games() {
           {games.map((g) => (
             <li key={g.id}>
               <Link href={`/games/${g.id}/playtest`} className="flex flex-col gap-2 rounded-xl border border-slate-800 bg-slate-900/60 p-4 hover:border-violet-500">
+                {!g.error && <Arc3Thumbnail id={g.id} />}
                 <p className="font-semibold text-white">{g.title} <span className="font-mono text-xs text-slate-500">{g.id}</span></p>
                 <p className="text-xs text-slate-400">{g.levels ?? '?'} levels · {g.source === 'remote' ? 'remote server' : 'arcengine folder'}{g.tags.length ? ` · ${g.tags.join(', ')}` : ''}</p>
                 {g.error ? <p className="text-xs text-rose-300">{g.error}</p> : <span className="self-start rounded bg-violet-600/30 px-2 py-0.5 text-xs text-violet-100">Playtest</span>}

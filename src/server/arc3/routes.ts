@@ -3,6 +3,7 @@
  * - participants, with their session token: `POST /sessions/:id/runs` opens (or resumes) the run
  *   of a game item, `POST /sessions/:id/runs/:run/actions` performs one action;
  * - researchers: `GET /admin/arc3/games` lists every game with the engine found,
+ *   `GET /admin/arc3/games/:id/frame` the frame it opens on (thumbnails),
  *   `GET /admin/arc3/games/:id/status` tells a playtest page that the game's file was reloaded,
  *   `POST /admin/arc3/runs` + `/admin/arc3/runs/:run/actions` play without recording (from any
  *   level), and `GET /admin/arc3/runs/:run/inspect` shows such a run's attributes and sprites.
@@ -123,6 +124,13 @@ export function arc3Routes(ctx: StudyContext, info: Arc3RouteInfo): Hono {
     const id = c.req.param('id');
     if (!service.has(id)) return fail(c, 404, 'not_found', `No ARC-AGI-3 game ${id} on this server.`);
     return c.json(service.fileStatus(id));
+  });
+  admin.get('/arc3/games/:id/frame', async (c) => {
+    try {
+      return c.json({ frames: await service.openingFrame(c.req.param('id')) });
+    } catch (e) {
+      return arc3Fail(c, e, true);
+    }
   });
   admin.post('/arc3/runs', async (c) => {
     const body = await readJson(c);

@@ -62,6 +62,7 @@ export class Arc3Service {
   private readonly sweeper: NodeJS.Timeout;
   private key: Buffer | null = null;
   private readonly listeners: (() => void)[] = [];
+  private readonly thumbnails = new Map<string, Promise<string>>();
 
   constructor(private readonly sources: readonly MountedSource[], private readonly store: Store, private readonly log: (line: string) => void = () => {}) {
     this.sweeper = setInterval(() => void this.closeIdle(), 60_000);
@@ -195,6 +196,28 @@ export class Arc3Service {
       live.actions.push(action);
       return this.record(live, req.step, action, fd);
     });
+  }
+
+  /** The frame a game opens on (its opening RESET's last frame, encoded), for thumbnails; cached until the game's file is reloaded. */
+  async openingFrame(id: string): Promise<string> {
+    const gameId = this.resolve(id);
+    const key = `${gameId}@${this.fileStatus(gameId).revision}`;
+    let cached = this.thumbnails.get(key);
+    if (!cached) {
+      cached = (async () => {
+        const game = this.games.get(gameId)!;
+        const runId = randomUUID();
+        try {
+          const { frame } = await game.mounted.source.open(runId, gameId, 0);
+          return encodeFrames(frame.frame.slice(-1), null);
+        } finally {
+          await game.mounted.source.close(runId).catch(() => undefined);
+        }
+      })();
+      cached.catch(() => this.thumbnails.delete(key));
+      this.thumbnails.set(key, cached);
+    }
+    return cached;
   }
 
   /** A designer's view of a run (arcengine games). */
