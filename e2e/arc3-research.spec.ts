@@ -129,7 +129,8 @@ test.describe('the researcher reads ARC-AGI-3 runs of the official engine', () =
     const [first] = decodeFrames(((await frameRes.json()) as { frames: string }).frames);
     const vc33Steps = events.filter((e) => e.kind === 'game.action' && e.data.game === VC33);
     expect(hashGrid(first)).toBe(vc33Steps[0].data.frameHash);
-    await expect.poll(() => heatmap.evaluate((c: HTMLCanvasElement) => c.width)).toBeGreaterThan(0);
+    // Drawn once the frame has come (a canvas not drawn on yet has no width set in its style).
+    await expect.poll(() => heatmap.evaluate((c: HTMLCanvasElement) => c.style.width)).toBe('320px');
     const heat = await canvasCells(heatmap);
     const differ: string[] = [];
     for (let y = 0; y < 64; y++) {
