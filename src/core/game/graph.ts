@@ -1,0 +1,399 @@
+/**
+ * The state graph of a level, explored breadth-first from its start state, and what it says:
+ * size, depth, merges, cycles, dead ends, GAME_OVER states, the shortest solution, and (when the
+ * whole graph was explored) the exact probability that a uniform random policy wins within K
+ * actions, from the graph as an absorbing Markov chain.
+ *
+ * Nodes are `stateKey`s (exact, never hashes). Edges are the actions other than undo and RESET,
+ * as in `solveLevel`: undo returns to wherever the history says, which a state key does not hold,
+ * so a walk with undo is not a walk on this graph. Winning the level leads to one absorbing node,
+ * WIN. GAME_OVER states have one edge, the level RESET, back to the start.
+ *
+ * The random policy of the probabilities: in each state, uniform over the available actions
+ * except undo (and RESET); a click at a uniformly random cell of the 64x64 frame. When the game
+ * declares `clickTargets`, a click off the targets changes nothing (the contract of
+ * `clickTargets`), so only the targets are tried and the other cells count as a no-op; otherwise
+ * all 4096 cells are tried in every state. A no-op action still costs one step.
+ * @example
+ * const g = exploreLevel(game, 2, { maxStates: 100_000 });
+ * const a = analyzeGraph(g);
+ * a.shortest; // fewest actions to win, or null
+ * winProbabilities(g, [10, 100]); // [{ k: 10, p: ... }, ...] when g.complete
+ */
+import type { GameDefinition } from './define';
+import { advance, availableActions, createRun, stateKey, type Run } from './engine';
+import type { ActionInput } from './types';
+
+/** Node index of the absorbing WIN node. */
+export const WIN_NODE = -1;
+
+/** Options of `exploreLevel`. */
+export interface GraphOptions {
+  /** Seed of the run (the game's PRNG is part of the state). Default 0. */
+  seed?: number;
+  /** Stop after this many states (default 500,000). */
+  maxStates?: number;
+  /** Asked every 1,024 states: return true to stop (a time budget; `src/core` has no clock). */
+  shouldStop?: () => boolean;
+  /** Called every 1,024 states with the states found so far. */
+  onProgress?: (states: number) => void;
+}
+
+/**
+ * A level's state graph in compact arrays. State 0 is the start. The edges of state `i` are
+ * `to[offsets[i] .. offsets[i+1])` with their action codes and the probabilities the random
+ * policy takes them; `selfLoop[i]` is the probability of an action that changes nothing.
+ * Only expanded states (the first `expanded`) have edges.
+ */
+export interface LevelGraph {
+  readonly game: string;
+  readonly level: number;
+  readonly seed: number;
+  /** States found (expanded or on the frontier). */
+  readonly states: number;
+  /** States whose actions were all tried. */
+  readonly expanded: number;
+  /** True when every reachable state was expanded within the budget. */
+  readonly complete: boolean;
+  readonly offsets: Int32Array;
+  readonly to: Int32Array;
+  /** Action code: 1-5 for ACTION1-5, 8 + y*64 + x for a click at (x, y), 0 for the RESET after GAME_OVER. */
+  readonly action: Int32Array;
+  readonly prob: Float64Array;
+  readonly selfLoop: Float64Array;
+  /** Breadth-first depth of each state from the start. */
+  readonly depth: Int32Array;
+  /** Parent state and action code on a shortest path from the start (-1 and 0 for the start). */
+  readonly parent: Int32Array;
+  readonly parentAction: Int32Array;
+  /** 1 for GAME_OVER states. */
+  readonly gameOver: Uint8Array;
+  /** How the clicks were enumerated: the declared targets, every cell, or none (no ACTION6). */
+  readonly clicks: 'targets' | 'cells' | 'none';
+}
+
+/** Text of an action code, e.g. `ACTION6:12:30`. */
+export function actionCodeText(code: number): string {
+  if (code === 0) return 'RESET';
+  if (code < 8) return `ACTION${code}`;
+  const c = code - 8;
+  return `ACTION6:${c % 64}:${Math.floor(c / 64)}`;
+}
+
+function codeInput(code: number): ActionInput {
+  if (code < 8) return { action: `ACTION${code}` as ActionInput['action'] };
+  const c = code - 8;
+  return { action: 'ACTION6', x: c % 64, y: Math.floor(c / 64) };
+}
+
+/** A growable Int32/Float64 array. */
+class Grow<T extends Int32Array | Float64Array | Uint8Array> {
+  length = 0;
+  constructor(public data: T) {}
+  push(v: number): void {
+    if (this.length === this.data.length) {
+      const next = new (this.data.constructor as new (n: number) => T)(this.data.length * 2);
+      next.set(this.data);
+      this.data = next;
+    }
+    this.data[this.length++] = v;
+  }
+  done(): T {
+    return this.data.subarray(0, this.length) as T;
+  }
+}
+
+const ALL_CELLS: readonly number[] = Array.from({ length: 4096 }, (_, i) => 8 + i);
+
+/** Explores `level` (0-based) breadth-first from its start, within the budget. */
+export function exploreLevel(game: GameDefinition<unknown, unknown>, level: number, options: GraphOptions = {}): LevelGraph {
+  const seed = options.seed ?? 0;
+  const maxStates = options.maxStates ?? 500_000;
+  const start = createRun(game, { seed, level });
+  const ids = new Map<string, number>([[stateKey(start), 0]]);
+  const runs: (Run<unknown> | null)[] = [start];
+  const offsets = new Grow(new Int32Array(1024));
+  const to = new Grow(new Int32Array(4096));
+  const action = new Grow(new Int32Array(4096));
+  const prob = new Grow(new Float64Array(4096));
+  const selfLoop = new Grow(new Float64Array(1024));
+  const depth = new Grow(new Int32Array(1024));
+  const parent = new Grow(new Int32Array(1024));
+  const parentAction = new Grow(new Int32Array(1024));
+  const gameOver = new Grow(new Uint8Array(1024));
+  depth.push(0); parent.push(-1); parentAction.push(0); gameOver.push(0);
+  const clickMode = game.clickTargets ? 'targets' : 'cells';
+  let clicked = false;
+  let expanded = 0;
+  let stopped = false;
+  const targets = new Map<number, number>();
+  while (expanded < runs.length) {
+    if ((expanded & 1023) === 0 && expanded > 0) {
+      options.onProgress?.(runs.length);
+      if (options.shouldStop?.()) { stopped = true; break; }
+    }
+    if (runs.length >= maxStates) { stopped = true; break; }
+    const i = expanded++;
+    const run = runs[i]!;
+    runs[i] = null;
+    offsets.push(to.length);
+    if (run.state === 'GAME_OVER') {
+      to.push(0); action.push(0); prob.push(1); selfLoop.push(0);
+      continue;
+    }
+    const offered = availableActions(run).filter((a) => a !== 7);
+    if (offered.length === 0) {
+      // Nothing but undo: the policy can only RESET the level.
+      to.push(0); action.push(0); prob.push(1); selfLoop.push(0);
+      continue;
+    }
+    const pAction = 1 / offered.length;
+    let loop = 0;
+    targets.clear();
+    const edge = (code: number, p: number) => {
+      const next = advance(run, codeInput(code));
+      let target: number;
+      if (next.current === run.current && next.state === run.state && next.levelsCompleted === run.levelsCompleted) {
+        loop += p;
+        return;
+      }
+      if (next.levelsCompleted > level) target = WIN_NODE;
+      else {
+        const k = stateKey(next);
+        let id = ids.get(k);
+        if (id === undefined) {
+          id = runs.length;
+          ids.set(k, id);
+          runs.push(next);
+          depth.push(depth.data[i] + 1); parent.push(i); parentAction.push(code); gameOver.push(next.state === 'GAME_OVER' ? 1 : 0);
+        }
+        if (id === i) {
+          loop += p;
+          return;
+        }
+        target = id;
+      }
+      // Several actions leading to the same state make one edge with their probabilities summed.
+      const at = targets.get(target);
+      if (at !== undefined) prob.data[at] += p;
+      else {
+        targets.set(target, to.length);
+        to.push(target); action.push(code); prob.push(p);
+      }
+    };
+    for (const a of offered) {
+      if (a !== 6) { edge(a, pAction); continue; }
+      clicked = true;
+      const cells = clickMode === 'targets' ? dedupe(game.clickTargets!(run.current)) : ALL_CELLS;
+      const pCell = pAction / 4096;
+      for (const code of cells) edge(code, pCell);
+      if (clickMode === 'targets') loop += pCell * (4096 - cells.length);
+    }
+    selfLoop.push(loop);
+  }
+  offsets.push(to.length);
+  return {
+    game: game.id, level, seed, states: runs.length, expanded, complete: !stopped && expanded === runs.length,
+    offsets: offsets.done(), to: to.done(), action: action.done(), prob: prob.done(), selfLoop: selfLoop.done(),
+    depth: depth.done(), parent: parent.done(), parentAction: parentAction.done(), gameOver: gameOver.done(), clicks: clicked ? clickMode : 'none',
+  };
+}
+
+function dedupe(cells: readonly (readonly [number, number])[]): number[] {
+  const out = new Set<number>();
+  for (const [x, y] of cells) if (x >= 0 && x < 64 && y >= 0 && y < 64) out.add(8 + y * 64 + x);
+  return [...out];
+}
+
+/** What the graph says about the level. */
+export interface GraphAnalysis {
+  readonly states: number;
+  /** Distinct transitions between different states (including to WIN and the RESETs after GAME_OVER). */
+  readonly edges: number;
+  /** Largest breadth-first depth of a state. */
+  readonly depth: number;
+  /** States reached from more than one state (paths merge there). */
+  readonly merges: number;
+  /** Cycles: strongly connected groups of more than one state (RESET edges left out), and the states in them. */
+  readonly cycles: { readonly components: number; readonly states: number };
+  /** Expanded states, not GAME_OVER, from which no path reaches WIN (RESET edges left out); only exact when `complete`. */
+  readonly deadEnds: number;
+  /** States with no action that changes anything (besides GAME_OVER). */
+  readonly stuck: number;
+  readonly gameOverStates: number;
+  /** Transitions into WIN and the states they leave from. */
+  readonly winningMoves: number;
+  readonly winningStates: number;
+  /** Fewest actions from the start to WIN, with the actions, or null. */
+  readonly shortest: { readonly length: number; readonly actions: string } | null;
+  readonly complete: boolean;
+}
+
+/** Size, depth, merges, cycles, dead ends and the shortest solution of an explored graph. */
+export function analyzeGraph(g: LevelGraph): GraphAnalysis {
+  const n = g.states, m = g.expanded;
+  const indegree = new Int32Array(n);
+  let edges = 0, winningMoves = 0, winningStates = 0, stuck = 0, gameOverStates = 0;
+  let best = -1, bestFrom = -1, bestCode = 0;
+  for (let i = 0; i < m; i++) {
+    let wins = false;
+    let moves = 0;
+    for (let e = g.offsets[i]; e < g.offsets[i + 1]; e++) {
+      edges++;
+      const t = g.to[e];
+      if (g.action[e] === 0) continue;
+      moves++;
+      if (t === WIN_NODE) {
+        winningMoves++;
+        wins = true;
+        if (best < 0 || g.depth[i] + 1 < best) { best = g.depth[i] + 1; bestFrom = i; bestCode = g.action[e]; }
+      } else indegree[t]++;
+    }
+    if (wins) winningStates++;
+    if (!g.gameOver[i] && moves === 0) stuck++;
+  }
+  let merges = 0, depth = 0;
+  for (let i = 0; i < n; i++) {
+    if (indegree[i] > 1) merges++;
+    if (g.depth[i] > depth) depth = g.depth[i];
+    if (g.gameOver[i]) gameOverStates++;
+  }
+  let shortest: GraphAnalysis['shortest'] = null;
+  if (bestFrom >= 0) {
+    const codes = [bestCode];
+    for (let s = bestFrom; s > 0; s = g.parent[s]) codes.push(g.parentAction[s]);
+    shortest = { length: best, actions: codes.reverse().map(actionCodeText).join(',') };
+  }
+  return {
+    states: n, edges, depth, merges, cycles: stronglyConnected(g), deadEnds: countDeadEnds(g), stuck, gameOverStates,
+    winningMoves, winningStates, shortest, complete: g.complete,
+  };
+}
+
+/** Expanded, non-GAME_OVER states that cannot reach WIN without a RESET. */
+function countDeadEnds(g: LevelGraph): number {
+  const n = g.states, m = g.expanded;
+  // Reverse adjacency in CSR form, RESET edges left out.
+  const count = new Int32Array(n + 1);
+  for (let i = 0; i < m; i++) for (let e = g.offsets[i]; e < g.offsets[i + 1]; e++) if (g.action[e] !== 0 && g.to[e] >= 0) count[g.to[e] + 1]++;
+  for (let i = 0; i < n; i++) count[i + 1] += count[i];
+  const from = new Int32Array(count[n]);
+  const fill = count.slice(0, n);
+  for (let i = 0; i < m; i++) for (let e = g.offsets[i]; e < g.offsets[i + 1]; e++) if (g.action[e] !== 0 && g.to[e] >= 0) from[fill[g.to[e]]++] = i;
+  const reaches = new Uint8Array(n);
+  const queue: number[] = [];
+  for (let i = 0; i < m; i++) {
+    for (let e = g.offsets[i]; e < g.offsets[i + 1]; e++) {
+      if (g.to[e] === WIN_NODE && !reaches[i]) { reaches[i] = 1; queue.push(i); }
+    }
+  }
+  // States on the frontier may reach WIN: count them as reaching, so a partial graph never overstates dead ends.
+  for (let i = m; i < n; i++) if (!reaches[i]) { reaches[i] = 1; queue.push(i); }
+  for (let q = 0; q < queue.length; q++) {
+    const s = queue[q];
+    for (let k = count[s]; k < count[s + 1]; k++) if (!reaches[from[k]]) { reaches[from[k]] = 1; queue.push(from[k]); }
+  }
+  let dead = 0;
+  for (let i = 0; i < m; i++) if (!reaches[i] && !g.gameOver[i]) dead++;
+  return dead;
+}
+
+/** Strongly connected components of more than one state (iterative Tarjan; RESET edges left out). */
+function stronglyConnected(g: LevelGraph): { components: number; states: number } {
+  const n = g.states, m = g.expanded;
+  const index = new Int32Array(n).fill(-1);
+  const low = new Int32Array(n);
+  const onStack = new Uint8Array(n);
+  const stack: number[] = [];
+  const edgeAt = new Int32Array(n);
+  let next = 0, components = 0, states = 0;
+  const work: number[] = [];
+  for (let root = 0; root < n; root++) {
+    if (index[root] >= 0) continue;
+    work.push(root);
+    index[root] = low[root] = next++;
+    stack.push(root); onStack[root] = 1;
+    edgeAt[root] = root < m ? g.offsets[root] : 0;
+    while (work.length) {
+      const v = work[work.length - 1];
+      const end = v < m ? g.offsets[v + 1] : 0;
+      let descended = false;
+      while (edgeAt[v] < end) {
+        const e = edgeAt[v]++;
+        const w = g.to[e];
+        if (w < 0 || g.action[e] === 0) continue;
+        if (index[w] < 0) {
+          index[w] = low[w] = next++;
+          stack.push(w); onStack[w] = 1;
+          edgeAt[w] = w < m ? g.offsets[w] : 0;
+          work.push(w);
+          descended = true;
+          break;
+        }
+        if (onStack[w] && index[w] < low[v]) low[v] = index[w];
+      }
+      if (descended) continue;
+      work.pop();
+      if (work.length) {
+        const u = work[work.length - 1];
+        if (low[v] < low[u]) low[u] = low[v];
+      }
+      if (low[v] === index[v]) {
+        let size = 0;
+        for (;;) {
+          const w = stack.pop()!;
+          onStack[w] = 0;
+          size++;
+          if (w === v) break;
+        }
+        if (size > 1) { components++; states += size; }
+      }
+    }
+  }
+  return { components, states };
+}
+
+/** P(win within k actions) for one k. */
+export interface WinProbability {
+  readonly k: number;
+  readonly p: number;
+}
+
+/**
+ * The exact probability that the random policy (see the module's comment) wins within each `k`
+ * actions, from the start: the absorbing chain's distribution pushed forward one action at a
+ * time. `ks` is taken in increasing order; it stops before a `k` whose cost would exceed
+ * `maxWork` edge visits (default 300 million), so the answer may hold fewer entries.
+ * @throws Error when the graph was not fully explored (the chain would be wrong).
+ */
+export function winProbabilities(g: LevelGraph, ks: readonly number[], maxWork = 3e8): WinProbability[] {
+  if (!g.complete) throw new Error(`the state graph of level ${g.level + 1} was not fully explored, so the exact probabilities are unknown: raise --max-states or --max-seconds.`);
+  const n = g.states;
+  let p = new Float64Array(n);
+  let q = new Float64Array(n);
+  p[0] = 1;
+  let won = 0;
+  const out: WinProbability[] = [];
+  const perStep = g.to.length + n;
+  let t = 0;
+  for (const k of [...ks].sort((a, b) => a - b)) {
+    if ((k - t) * perStep > maxWork) break;
+    maxWork -= (k - t) * perStep;
+    for (; t < k; t++) {
+      q.fill(0);
+      for (let i = 0; i < n; i++) {
+        const mass = p[i];
+        if (mass === 0) continue;
+        q[i] += mass * g.selfLoop[i];
+        for (let e = g.offsets[i]; e < g.offsets[i + 1]; e++) {
+          const to = g.to[e];
+          if (to === WIN_NODE) won += mass * g.prob[e];
+          else q[to] += mass * g.prob[e];
+        }
+      }
+      [p, q] = [q, p];
+    }
+    out.push({ k, p: Math.min(1, won) });
+  }
+  return out;
+}
