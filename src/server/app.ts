@@ -9,12 +9,16 @@ import { resultsRoutes } from './resultsApi';
 import { exportRoutes } from './export/routes';
 import { collectionsRoutes } from './collectionsApi';
 import { apiNotFound, refuseMalformedUrl } from './http';
+import { agentRoutes } from './agents/routes';
+import type { AgentService } from './agents/service';
 
 export interface AppDeps {
   readonly library: TaskLibrary;
   readonly version: string;
   /** The study server (sessions, event ingestion, judging, researcher routes); absent: not mounted. */
   readonly study?: Omit<StudyDeps, 'library'>;
+  /** Agents over the ARC-AGI-3 protocol (src/server/agents); absent: not mounted. */
+  readonly agents?: AgentService;
 }
 
 export function createApi(deps: AppDeps): Hono {
@@ -26,6 +30,8 @@ export function createApi(deps: AppDeps): Hono {
 
   api.route('/', collectionsRoutes({ library: deps.library, adminTokenHash: deps.study?.adminTokenHash }));
 
+  // The ARC-AGI-3 protocol for agents, and the researcher's agent keys.
+  if (deps.agents && deps.study) api.route('/', agentRoutes(deps.agents, deps.study.adminTokenHash));
   if (deps.study) api.route('/', studyRoutes({ ...deps.study, library: deps.library }));
   // The researcher's study results (core/analysis), under the same admin guard.
   if (deps.study) api.route('/admin', resultsRoutes({ ...deps.study, library: deps.library }));

@@ -20,6 +20,7 @@ import { versionedGameId } from '../core/game';
 import { games as builtinGames } from '../games';
 import { startArc3 } from './arc3/mount';
 import type { Arc3Source } from './arc3/source';
+import { AgentService } from './agents/service';
 
 /** The built-in games' titles, level counts and current versions, as the results need them. */
 const builtinGameInfo = Object.fromEntries(Object.values(builtinGames).map((g) => [g.id, { title: g.title, levels: g.levels.length, version: versionedGameId(g) }]));
@@ -119,10 +120,11 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; cl
     return out;
   };
 
+  const agents = new AgentService({ store, adminTokenHash: admin.hash, arc3: arc3?.service ?? null, log });
   const app = new Hono();
   // Every response, the app's files and the API alike (docs/api.md, "HTTP").
   app.use('*', securityHeaders);
-  app.route('/api', createApi({ library, version: version(), study: { store, adminTokenHash: admin.hash, replay, games, limits, gameInfo, ...(arc3 ? { arc3: { service: arc3.service, engine: arc3.engine, checkReplayer: arc3.checkReplayer } } : {}) } }));
+  app.route('/api', createApi({ library, version: version(), study: { store, adminTokenHash: admin.hash, replay, games, limits, gameInfo, ...(arc3 ? { arc3: { service: arc3.service, engine: arc3.engine, checkReplayer: arc3.checkReplayer } } : {}) }, agents }));
   // An API path without a route is a JSON 404, never the app's page.
   app.all('/api', apiNotFound);
   app.all('/api/*', apiNotFound);
@@ -157,6 +159,6 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; cl
   log(adminLoginMessage(admin, url));
   return {
     url,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())).then(() => arc3?.service.stop()).then(() => store.close()),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())).then(() => agents.stop()).then(() => arc3?.service.stop()).then(() => store.close()),
   };
 }

@@ -118,4 +118,56 @@ export const migrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 4,
+    name: 'agents: API keys, scorecards and the steps of their runs (the ARC-AGI-3 protocol)',
+    sql: `
+      CREATE TABLE agent_keys (
+        id text PRIMARY KEY,
+        name text NOT NULL,
+        -- SHA-256 of the key; the key itself is shown once, when issued
+        key_hash text NOT NULL UNIQUE,
+        created_at timestamptz NOT NULL,
+        revoked_at timestamptz
+      );
+      CREATE TABLE scorecards (
+        card_id text PRIMARY KEY,
+        -- the agent key's id, or 'researcher' for the researcher token
+        key_id text NOT NULL,
+        tags jsonb NOT NULL,
+        source_url text,
+        opaque jsonb,
+        opened_at timestamptz NOT NULL,
+        closed_at timestamptz
+      );
+      CREATE TABLE agent_runs (
+        -- the protocol's guid: one game session of a scorecard
+        guid text PRIMARY KEY,
+        card_id text NOT NULL REFERENCES scorecards (card_id),
+        -- the full id with its version, e.g. push-0123456789ab or ls20-9607627b
+        game_id text NOT NULL,
+        -- 'builtin', 'arcengine' or 'remote'
+        source text NOT NULL,
+        seed integer NOT NULL,
+        opened_at timestamptz NOT NULL
+      );
+      CREATE INDEX agent_runs_by_card ON agent_runs (card_id);
+      CREATE TABLE agent_steps (
+        guid text NOT NULL REFERENCES agent_runs (guid),
+        -- 0 is the RESET that opened the game session
+        seq integer NOT NULL,
+        action text NOT NULL,
+        x integer,
+        y integer,
+        state text NOT NULL,
+        levels_completed integer NOT NULL,
+        win_levels integer NOT NULL,
+        full_reset boolean NOT NULL,
+        frame_hash text NOT NULL,
+        reasoning jsonb,
+        at timestamptz NOT NULL,
+        PRIMARY KEY (guid, seq)
+      );
+    `,
+  },
 ];

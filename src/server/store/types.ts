@@ -108,6 +108,54 @@ export interface GameStepRecord {
   readonly at: number;
 }
 
+/** An API key of an agent (the ARC-AGI-3 protocol); only its SHA-256 is stored. */
+export interface AgentKeyRecord {
+  readonly id: string;
+  readonly name: string;
+  readonly keyHash: string;
+  readonly createdAt: number;
+  readonly revokedAt: number | null;
+}
+
+/** A scorecard opened by an agent (`POST /api/scorecard/open`). */
+export interface ScorecardRecord {
+  readonly cardId: string;
+  /** The agent key's id, or `researcher`. */
+  readonly keyId: string;
+  readonly tags: readonly string[];
+  readonly sourceUrl: string | null;
+  readonly opaque: unknown;
+  readonly openedAt: number;
+  readonly closedAt: number | null;
+}
+
+/** One game session (`guid`) of a scorecard. */
+export interface AgentRunRecord {
+  readonly guid: string;
+  readonly cardId: string;
+  readonly gameId: string;
+  readonly source: 'builtin' | 'arcengine' | 'remote';
+  readonly seed: number;
+  readonly openedAt: number;
+}
+
+/** One action of an agent's game session as the engine answered it; seq 0 is the opening RESET. */
+export interface AgentStepRecord {
+  readonly guid: string;
+  readonly seq: number;
+  readonly action: string;
+  readonly x: number | null;
+  readonly y: number | null;
+  readonly state: string;
+  readonly levelsCompleted: number;
+  readonly winLevels: number;
+  readonly fullReset: boolean;
+  /** `hashFrame` of the last frame. */
+  readonly frameHash: string;
+  readonly reasoning: unknown;
+  readonly at: number;
+}
+
 export interface Store {
   readonly kind: 'pglite' | 'postgres';
 
@@ -161,6 +209,26 @@ export interface Store {
   readGameSteps(runId: string, opts?: { from?: number }): Promise<GameStepRecord[]>;
   /** The secret of this name, created by `make` on first use and the same for every server on the database afterwards. */
   secret(name: string, make: () => string): Promise<string>;
+
+  /** Agents' keys (the ARC-AGI-3 protocol). */
+  addAgentKey(key: AgentKeyRecord): Promise<void>;
+  listAgentKeys(): Promise<AgentKeyRecord[]>;
+  agentKeyByHash(keyHash: string): Promise<AgentKeyRecord | null>;
+  /** Revokes a key; false when there is no such key or it was revoked already. */
+  revokeAgentKey(id: string, at: number): Promise<boolean>;
+  addScorecard(card: ScorecardRecord): Promise<void>;
+  getScorecard(cardId: string): Promise<ScorecardRecord | null>;
+  /** Closes a scorecard; false when it was closed already. */
+  closeScorecard(cardId: string, at: number): Promise<boolean>;
+  listScorecards(): Promise<ScorecardRecord[]>;
+  /** Records a game session (once; a repeated guid is ignored). */
+  addAgentRun(run: AgentRunRecord): Promise<void>;
+  getAgentRun(guid: string): Promise<AgentRunRecord | null>;
+  listAgentRuns(cardId: string): Promise<AgentRunRecord[]>;
+  /** Stores steps in one statement; a step already stored (same guid and seq) is skipped. */
+  addAgentSteps(steps: readonly AgentStepRecord[]): Promise<void>;
+  /** A game session's steps in order. */
+  readAgentSteps(guid: string): Promise<AgentStepRecord[]>;
 
   close(): Promise<void>;
 }
