@@ -15,8 +15,10 @@ import { splitRuns } from '../core/game/accounting';
 import { Arc3Error, Arc3Pool, Arc3Worker, probe, resolveGameId, type Arc3FrameData } from '../server/arc3/worker';
 import { formatSessionCheck, verifySession } from '../server/arc3/storedRuns';
 import { openStore, redact } from '../server/store/open';
+import { defaultThreads, graphBuiltIn, validateBuiltIn } from './validate';
+import { validateArc3 } from './validateArc3';
 
-const USAGE = 'games list [--arc3-games DIR] | games play <id> --actions "RESET,ACTION1,ACTION6:12:30,ACTION7" [--seed N] [--arc3-games DIR] | games verify [id...] [--steps N] [--minimal] | games verify-session <sessionId> [--data-dir DIR] [--arc3-games DIR] [--json]';
+const USAGE = 'games list [--arc3-games DIR] | games play <id> --actions "RESET,ACTION1,ACTION6:12:30,ACTION7" [--seed N] [--arc3-games DIR] | games verify [id...] [--steps N] [--minimal] | games verify-session <sessionId> [--data-dir DIR] [--arc3-games DIR] [--json] | games validate <id> [--level N] [--steps N] [--seed S] [--json] | games graph <id> --level N [--max-states N] [--max-seconds S] [--json]';
 
 const ARC3_GAMES = {
   type: 'string', value: 'DIR', multiple: true,
@@ -58,7 +60,39 @@ const SUBCOMMANDS = {
       json: { type: 'boolean', help: 'print the check as JSON' },
     },
   },
+  validate: {
+    command: 'games validate', usage: 'games validate <id> [--level N] [--steps N] [--seed S] [--clicks cells|targets] [--threads N] [--json] [--arc3-games DIR]',
+    summary: 'Validate a game as the ARC-AGI-3 paper does: per level a seeded random policy of 50,000 steps and of 1,000,000 steps must win no level after the tutorial (level 1), and a fuzz of 1,000,000 steps across the levels must meet no exception, no frame that is not 64x64 with values 0-15 and no state or level field out of range. Runs on every core; exit code 0 when all pass. Levels are numbered from 1. Arcengine games run on the official engine with smaller budgets (see --steps).',
+    positionals: { name: '<id>', help: 'the game to validate' },
+    options: {
+      level: { type: 'integer', value: 'N', min: 1, help: 'only this level (from 1); default: every level' },
+      steps: { type: 'integer', value: 'N', min: 1, help: 'steps of the long regime and of the fuzz; the short regime takes min(50,000, N) (default: 1,000,000; arcengine games 2,000)' },
+      seed: { type: 'integer', value: 'S', default: 0, help: 'seed of the random policy' },
+      clicks: { type: 'string', value: 'cells|targets', default: 'cells', help: 'where random clicks go: random cells, or the game\'s declared click targets (built-in games)' },
+      threads: { type: 'integer', value: 'N', min: 1, help: 'worker threads (default: one per core)' },
+      json: { type: 'boolean', help: 'print the report as JSON' },
+      'arc3-games': ARC3_GAMES,
+    },
+  },
+  graph: {
+    command: 'games graph', usage: 'games graph <id> --level N [--max-states N] [--max-seconds S] [--seed S] [--json]',
+    summary: 'Explore a level\'s state graph from its start state (built-in games): states, edges, depth, merges, cycles, dead ends, winning and GAME_OVER states, the shortest solution beside the recorded one, and, when fully explored within the budget, the exact probability that a uniform random policy wins within K actions.',
+    positionals: { name: '<id>', help: 'the game' },
+    options: {
+      level: { type: 'integer', value: 'N', min: 1, help: 'the level (from 1)' },
+      'max-states': { type: 'integer', value: 'N', min: 1, default: 500_000, help: 'stop exploring after this many states' },
+      'max-seconds': { type: 'integer', value: 'S', min: 1, default: 60, help: 'stop exploring after this many seconds' },
+      seed: { type: 'integer', value: 'S', default: 0, help: 'seed of the game\'s random generator (part of the state)' },
+      json: { type: 'boolean', help: 'print the graph\'s figures as JSON' },
+      'arc3-games': ARC3_GAMES,
+    },
+  },
 } as const;
+
+/** Whether `id` names a built-in game (short or versioned id). */
+function isBuiltIn(id: string): boolean {
+  return Object.hasOwn(games, id) || /^[a-z0-9]{4}-[0-9a-f]{12}$/.test(id) && Object.hasOwn(games, id.slice(0, 4));
+}
 
 /** One line per game: id, title, levels, the actions it offers at its start, its version. */
 export function listGames(): string[] {
@@ -198,7 +232,7 @@ async function verifySessionCommand(sessionId: string, dataDirFlag: string, dirs
 }
 
 export const gamesCommand: Command = {
-  summary: 'List the games; play one headless and print its final state and per-level action counts as JSON; verify every recorded solution, that random play wins no level after the tutorial, and (--minimal) that no shorter solution exists; verify-session: play a session\'s stored ARC-AGI-3 runs again on the engine.',
+  summary: 'List the games; play one headless and print its final state and per-level action counts as JSON; verify every recorded solution, that random play wins no level after the tutorial, and (--minimal) that no shorter solution exists; verify-session: play a session\'s stored ARC-AGI-3 runs again on the engine; validate a game with random policies and a fuzz as the ARC-AGI-3 paper does; graph: a level\'s state graph and the exact chance that random play wins it.',
   usage: USAGE,
   async run(args) {
     const { sub, rest } = selectSubcommand({ command: 'games', usage: USAGE }, SUBCOMMANDS, args);
@@ -267,6 +301,43 @@ export const gamesCommand: Command = {
       const { values, positionals } = parseCommandArgs(SUBCOMMANDS['verify-session'], rest);
       if (positionals.length !== 1) throw usageError(SUBCOMMANDS['verify-session'], 'name one session id (the Replay page and the exports show it).');
       return verifySessionCommand(positionals[0], values['data-dir'], arc3GameDirs(values['arc3-games']), values.json === true);
+    }
+    if (sub === 'validate') {
+      const { values, positionals } = parseCommandArgs(SUBCOMMANDS.validate, rest);
+      if (positionals.length !== 1) throw usageError(SUBCOMMANDS.validate, `name one game: ${Object.keys(games).join(', ')}.`);
+      if (values.clicks !== 'cells' && values.clicks !== 'targets') throw usageError(SUBCOMMANDS.validate, `--clicks must be cells or targets, not "${values.clicks}".`);
+      const threads = values.threads ?? defaultThreads();
+      const dirs = arc3GameDirs(values['arc3-games']);
+      const id = positionals[0];
+      if (isBuiltIn(id) || !dirs.length) {
+        const game = getGame(id);
+        if (values.level !== undefined && values.level > game.levels.length) throw usageError(SUBCOMMANDS.validate, `level ${values.level} does not exist in "${game.id}": it has levels 1-${game.levels.length}.`);
+        const out = await validateBuiltIn(game, { seed: values.seed, steps: values.steps, level: values.level !== undefined ? values.level - 1 : undefined, clicks: values.clicks, threads });
+        if (values.json) console.log(JSON.stringify(out.json));
+        else for (const line of out.lines) console.log(line);
+        return out.report.ok ? 0 : 1;
+      }
+      const found = await probe();
+      if (!found.ok) throw new Error(`arcengine games cannot run: ${found.message}`);
+      const out = await validateArc3(dirs, `arcengine ${found.arcengine}`, id, { seed: values.seed, steps: values.steps, level: values.level, threads });
+      if (values.json) console.log(JSON.stringify(out.json));
+      else for (const line of out.lines) console.log(line);
+      return out.ok ? 0 : 1;
+    }
+    if (sub === 'graph') {
+      const { values, positionals } = parseCommandArgs(SUBCOMMANDS.graph, rest);
+      if (positionals.length !== 1) throw usageError(SUBCOMMANDS.graph, `name one game: ${Object.keys(games).join(', ')}.`);
+      if (values.level === undefined) throw usageError(SUBCOMMANDS.graph, 'name the level with --level N (from 1).');
+      const id = positionals[0];
+      if (!isBuiltIn(id) && arc3GameDirs(values['arc3-games']).length) {
+        throw new Error(`games graph explores built-in games only: an arcengine game shows frames, not its state, and different states can show the same frame, so its graph would be wrong. Use "arc-studio games validate ${id}" for it.`);
+      }
+      const game = getGame(id);
+      if (values.level > game.levels.length) throw usageError(SUBCOMMANDS.graph, `level ${values.level} does not exist in "${game.id}": it has levels 1-${game.levels.length}.`);
+      const out = graphBuiltIn(game, values.level - 1, { maxStates: values['max-states'], maxSeconds: values['max-seconds'], seed: values.seed });
+      if (values.json) console.log(JSON.stringify(out.json));
+      else for (const line of out.lines) console.log(line);
+      return 0;
     }
     throw new Error(`subcommand "${sub satisfies never}" has no implementation.`);
   },

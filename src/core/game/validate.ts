@@ -102,14 +102,18 @@ export interface ValidationPlan {
   readonly tasks: readonly ValidationTask[];
 }
 
+/** What planning and summing up need of a game: its id and its number of levels (arcengine games have no definition here). */
+export type GameOutline = Pick<GameDefinition<unknown, unknown>, 'id'> & { readonly levels: { readonly length: number } };
+
 const REGIME_SALT: Record<Regime, number> = { short: 1, long: 2, fuzz: 3 };
 
 /** Cuts the regimes into tasks of at most `CHUNK_STEPS` steps with derived seeds. */
-export function planValidation(game: GameDefinition<unknown, unknown>, options: ValidationOptions = {}): ValidationPlan {
+export function planValidation(game: GameOutline, options: ValidationOptions = {}): ValidationPlan {
   const seed = (options.seed ?? 0) | 0;
   const long = options.steps ?? LONG_STEPS;
   const steps: Record<Regime, number> = { short: options.shortSteps ?? Math.min(SHORT_STEPS, long), long, fuzz: options.fuzzSteps ?? long };
   for (const [regime, n] of Object.entries(steps)) {
+    if (options.regimes && !options.regimes.includes(regime as Regime)) continue;
     if (!(Number.isInteger(n) && n >= 1)) throw new RangeError(`the ${regime} regime needs a whole number of steps from 1, not ${n}.`);
   }
   const count = game.levels.length;
@@ -119,6 +123,8 @@ export function planValidation(game: GameDefinition<unknown, unknown>, options: 
   const levels = options.level !== undefined ? [options.level] : Array.from({ length: count }, (_, i) => i);
   const clicks = options.clicks ?? 'cells';
   const regimes = options.regimes ?? ['short', 'long', 'fuzz'];
+  // A regime that is not run has 0 steps in the plan and the report.
+  for (const r of ['short', 'long', 'fuzz'] as const) if (!regimes.includes(r)) steps[r] = 0;
   const tasks: ValidationTask[] = [];
   const cut = (regime: Regime, level: number, total: number) => {
     for (let chunk = 0; chunk * CHUNK_STEPS < total; chunk++) {
@@ -401,7 +407,7 @@ export interface ValidationReport {
 }
 
 /** Puts the tasks' results together, per level and regime. */
-export function summarizeValidation(game: GameDefinition<unknown, unknown>, plan: ValidationPlan, results: readonly TaskResult[]): ValidationReport {
+export function summarizeValidation(game: GameOutline, plan: ValidationPlan, results: readonly TaskResult[]): ValidationReport {
   const byKey = new Map<string, TaskResult[]>();
   for (const r of results) {
     const k = `${r.task.regime}:${r.task.level}`;

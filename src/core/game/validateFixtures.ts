@@ -14,18 +14,17 @@ import { defineGame, type GameDefinition } from './define';
  * being at 0 or 1 follows a' = a/2 + b/2, b' = a/2, and the walk wins with b/2 each action.
  * So P(win within 2) = 1/4, within 3 = 3/8, within 4 = 1/2, within 10 = 1 - 144/1024.
  */
-export const walk = defineGame<{ at: number; fell: boolean }, { length: number; pit: boolean }>({
+export const walk = defineGame<{ at: number; fell: boolean; pit: boolean }, { length: number; pit: boolean }>({
   id: 'walk',
   title: 'Walk',
   levels: [{ length: 2, pit: false }, { length: 2, pit: false }, { length: 2, pit: true }],
   actions: [3, 4],
   undo: false,
-  init: () => ({ at: 0, fell: false }),
-  step(s, input, ctx) {
-    const level = walk.levels[ctx.level];
-    if (input.action === 'ACTION4') return { at: s.at + 1, fell: false };
-    if (s.at > 0) return { at: s.at - 1, fell: false };
-    return level.pit ? { at: 0, fell: true } : s;
+  init: (level) => ({ at: 0, fell: false, pit: level.pit }),
+  step(s, input) {
+    if (input.action === 'ACTION4') return { ...s, at: s.at + 1 };
+    if (s.at > 0) return { ...s, at: s.at - 1 };
+    return s.pit ? { ...s, fell: true } : s;
   },
   outcome: (s) => (s.fell ? 'lost' : s.at >= 2 ? 'won' : 'playing'),
   render(s, frame) {

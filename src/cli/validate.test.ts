@@ -1,0 +1,111 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { versionedGameId } from '../core/game';
+import { validateGame } from '../core/game/validate';
+import { games, solutions } from '../games';
+
+const VENDOR = path.resolve('../shared/vendor/arc-agi-3');
+const PYTHONPATH = path.join(VENDOR, 'python');
+const FIXTURES = path.resolve('e2e/fixtures/arc3-games');
+if (!existsSync(path.join(PYTHONPATH, 'arcengine'))) throw new Error(`the official engine must be at ${PYTHONPATH}; these tests run against it`);
+
+function cli(...args: string[]) {
+  const r = spawnSync('node', ['bin/arc-studio.mjs', ...args], {
+    encoding: 'utf8', timeout: 120_000,
+    env: { ...process.env, ARC_STUDIO_PYTHONPATH: PYTHONPATH, ARC_STUDIO_ARC3_GAMES: '', PYTHONDONTWRITEBYTECODE: '1' },
+  });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+describe('arc-studio games validate', () => {
+  it('passes a level chance does not win, with every regime and the fuzz, as JSON', () => {
+    const r = cli('games', 'validate', 'glow', '--level', '3', '--steps', '20000', '--json');
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.out);
+    expect(out).toMatchObject({ game: 'glow', version: versionedGameId(games.glow), ok: true, steps: { short: 20_000, long: 20_000, fuzz: 20_000 }, total_steps: 60_000, problems: [] });
+    expect(out.levels).toHaveLength(1);
+    expect(out.levels[0]).toMatchObject({ level: 3, ok: true, short: { wins: 0 }, long: { wins: 0 }, fuzz: { steps: 20_000, problemCount: 0 } });
+    expect(out.levels[0].fuzz.frames).toBeGreaterThan(20_000 / 64);
+    expect(out.levels[0].steps_per_s_one_thread).toBeGreaterThan(1_000);
+  });
+
+  it('fails a level chance wins, exit 1, with the same figures on worker threads as in one thread', () => {
+    const r = cli('games', 'validate', 'flux', '--level', '2', '--steps', '20000', '--seed', '26', '--json', '--threads', '2');
+    expect(r.code).toBe(1);
+    const out = JSON.parse(r.out);
+    const local = validateGame(games.flux, { level: 1, steps: 20_000, seed: 26 });
+    expect(out.ok).toBe(false);
+    expect(out.levels[0].long).toEqual(local.levels[0].long);
+    expect(out.levels[0].long).toMatchObject({ wins: 1, firstWin: 5654 });
+    expect(out.levels[0].short).toEqual(local.levels[0].short);
+    expect(out.levels[0].fuzz).toEqual(local.levels[0].fuzz);
+  });
+
+  it('prints a table with the tutorial not judged and a verdict', () => {
+    const r = cli('games', 'validate', 'push', '--steps', '3000');
+    expect(r.code).toBe(0);
+    const lines = r.out.trim().split('\n');
+    expect(lines[0]).toContain(`push (${versionedGameId(games.push)}`);
+    expect(lines[1]).toMatch(/^level +3,000 steps +3,000 steps +GAME_OVERs +fuzz steps +frames +problems/);
+    expect(lines[2]).toMatch(/^1 .*tutorial, not judged$/);
+    expect(lines.slice(3, 8).every((l) => l.endsWith(' ok'))).toBe(true);
+    expect(lines).toContain('verdict: ok');
+    expect(lines.at(-1)).toMatch(/^39,000 steps in [\d.]+ s on \d+ threads? /);
+  });
+
+  it.each([
+    [['games', 'validate', 'nope'], 1, 'no game "nope"; games: push, glow, flux.'],
+    [['games', 'validate', 'push', '--level', '7'], 2, 'level 7 does not exist in "push": it has levels 1-6.'],
+    [['games', 'validate', 'push', '--clicks', 'everywhere'], 2, '--clicks must be cells or targets, not "everywhere".'],
+    [['games', 'validate'], 2, 'name one game: push, glow, flux.'],
+  ])('refuses %j with a clear message', (args, code, message) => {
+    const r = cli(...args);
+    expect(r.code).toBe(code);
+    expect(r.err).toContain(message);
+    expect(r.out).toBe('');
+  });
+
+  it('runs an arcengine game on the official engine with a small budget and reports the steps run', () => {
+    const r = cli('games', 'validate', 'tg01', '--arc3-games', FIXTURES, '--steps', '300', '--json');
+    const out = JSON.parse(r.out);
+    expect(out).toMatchObject({ version: 'tg01-5e1f0a27', engine: 'arcengine 0.9.3', steps: { short: 0, long: 300, fuzz: 300 }, total_steps: 900, problems: [] });
+    expect(out.levels.map((l: { level: number }) => l.level)).toEqual([1, 2]);
+    expect(out.levels[0].fuzz.frames).toBeGreaterThanOrEqual(150);
+    // The fixture's tutorial is won by chance within a few hundred steps; exit code follows level 2.
+    expect(r.code).toBe(out.levels[1].ok ? 0 : 1);
+    const text = cli('games', 'validate', 'tg01', '--arc3-games', FIXTURES, '--steps', '50', '--level', '1');
+    expect(text.out).toContain('on the official engine (arcengine 0.9.3): 50 policy steps per level and 50 fuzz steps, far below the paper');
+    expect(text.out).toContain('100 steps run in');
+  }, 120_000);
+});
+
+describe('arc-studio games graph', () => {
+  it('explores a level fully: its shortest solution against the recorded one and exact chances', () => {
+    const r = cli('games', 'graph', 'push', '--level', '1', '--json');
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.out);
+    expect(out).toMatchObject({ game: 'push', level: 1, complete: true, recorded_solution_length: solutions.push[0].split(',').length });
+    expect(out.shortest.length).toBe(out.recorded_solution_length);
+    expect(out.win_probability.slice(0, 5).map((p: { k: number }) => p.k)).toEqual([10, 50, 100, 500, 1000]);
+    expect(out.win_probability[0].p).toBeGreaterThan(0);
+    expect(out.win_probability[4].p).toBeGreaterThan(out.win_probability[0].p);
+  });
+
+  it('says when the budget stopped it and gives no chances then', () => {
+    const r = cli('games', 'graph', 'push', '--level', '6', '--max-states', '1000');
+    expect(r.code).toBe(0);
+    expect(r.out).toContain('NOT fully explored: stopped at');
+    expect(r.out).toContain('unknown, the graph was not fully explored; raise --max-states or --max-seconds.');
+  });
+
+  it('needs a level, and refuses arcengine games with the reason', () => {
+    expect(cli('games', 'graph', 'push').err).toContain('name the level with --level N (from 1).');
+    const r = cli('games', 'graph', 'tg01', '--level', '1', '--arc3-games', FIXTURES);
+    expect(r.code).toBe(1);
+    expect(r.err).toContain('games graph explores built-in games only: an arcengine game shows frames, not its state');
+  });
+});
