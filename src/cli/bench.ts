@@ -20,6 +20,8 @@ const suites: Record<string, () => Promise<{ run(): AsyncIterable<BenchResult> |
   export: () => import('../bench/export'),
   arc3: () => import('../bench/arc3'),
   frames: () => import('../bench/frames'),
+  validate: () => import('../bench/validate'),
+  agents: () => import('../bench/agents'),
 };
 
 const BENCH = {
