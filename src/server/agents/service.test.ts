@@ -1,0 +1,92 @@
+/**
+ * Agents' keys, scorecards and game sessions on both stores (PGlite and PostgreSQL): a session
+ * and its scorecard survive a restart of the service (a new one on the same database goes on
+ * from the stored steps), a revoked key stops working, and the scorecard of a built-in game is
+ * scored against a study's baselines when given.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { createRun, step, versionedGameId } from '../../core/game';
+import { computeBaselines } from '../../core/scoring';
+import { games, solutions } from '../../games';
+import { hashToken } from '../auth';
+import { backends } from '../store/testing';
+import type { Store } from '../store/types';
+import { AgentService, RESEARCHER } from './service';
+
+const ADMIN = 'researcher-token-for-agent-service-tests';
+const PUSH = versionedGameId(games.push);
+const stores: Store[] = [];
+afterAll(async () => { await Promise.all(stores.map((s) => s.close())); });
+
+const act = async (s: AgentService, action: string, body: Record<string, unknown>) => JSON.parse((await s.command(RESEARCHER, action as 'RESET', { game_id: PUSH, ...body })).json) as {
+  guid: string; levels_completed: number; full_reset: boolean; frame: number[][][]; state: string;
+};
+
+describe.each(backends)('agents on $name', (backend) => {
+  it('a game session and its scorecard survive a restart', async () => {
+    const store = await backend.open();
+    stores.push(store);
+    const first = new AgentService({ store, adminTokenHash: hashToken(ADMIN) });
+    const card = await first.openCard(RESEARCHER, { tags: ['restart'] });
+    const moves = solutions.push[0].split(',');
+    const opened = await act(first, 'RESET', { card_id: card });
+    for (const m of moves.slice(0, 2)) await act(first, m, { guid: opened.guid });
+    await first.stop();
+
+    const second = new AgentService({ store, adminTokenHash: hashToken(ADMIN) });
+    let last = opened;
+    for (const m of moves.slice(2)) last = await act(second, m, { guid: opened.guid });
+    expect(last.levels_completed).toBe(1);
+    // The same frame as an uninterrupted run of the same actions.
+    let run = createRun(games.push);
+    ({ run } = step(run, { action: 'RESET' }));
+    for (const m of moves) ({ run } = step(run, { action: m as 'ACTION1' }));
+    const { response } = step(run, { action: 'ACTION7' });
+    const undone = await act(second, 'ACTION7', { guid: opened.guid });
+    expect(undone.frame[undone.frame.length - 1].flat()).toEqual([...response.frame[response.frame.length - 1]]);
+    await second.stop();
+
+    const third = new AgentService({ store, adminTokenHash: hashToken(ADMIN) });
+    const sc = (await third.scorecard(RESEARCHER, card)) as { environments: { id: string; actions: number; levels_completed: number }[] };
+    expect(sc.environments).toEqual([expect.objectContaining({ id: PUSH, actions: moves.length + 1, levels_completed: 1 })]);
+    await third.closeCard(RESEARCHER, card);
+    await expect(act(third, 'ACTION1', { guid: opened.guid })).rejects.toThrow(/no game session/);
+    await third.stop();
+  });
+
+  it('keys: issued, checked, revoked; a card opened with one key is closed to another', async () => {
+    const store = await backend.open();
+    stores.push(store);
+    const s = new AgentService({ store, adminTokenHash: hashToken(ADMIN) });
+    expect(await s.authenticate(ADMIN)).toBe(RESEARCHER);
+    const a = await s.issueKey('a');
+    const b = await s.issueKey('b');
+    expect(await s.authenticate(a.key)).toBe(a.id);
+    const card = await s.openCard(a.id, {});
+    await expect(s.scorecard(b.id, card)).rejects.toThrow(/another API key/);
+    expect(await s.revokeKey(a.id)).toBe(true);
+    expect(await s.revokeKey(a.id)).toBe(false);
+    expect(await s.authenticate(a.key)).toBeNull();
+    expect((await s.listKeys()).map((k) => [k.name, k.revokedAt === null])).toEqual([['a', false], ['b', true]]);
+    await s.stop();
+  });
+
+  it('a built-in game is scored against the baselines given (a study\'s), under the official formula', async () => {
+    const store = await backend.open();
+    stores.push(store);
+    // Five participants took 4, 5, 6, 8 and 10 actions on level 1: upper-median 6.
+    const baselines = computeBaselines([4, 5, 6, 8, 10].map((n, i) => ({ participant: `p${i}`, game: PUSH, levels: [{ completed: true, actions: n }] })), { [PUSH]: games.push.levels.length });
+    const s = new AgentService({ store, adminTokenHash: hashToken(ADMIN), baselines: () => baselines });
+    const card = await s.openCard(RESEARCHER, {});
+    const opened = await act(s, 'RESET', { card_id: card });
+    for (const m of solutions.push[0].split(',')) await act(s, m, { guid: opened.guid });
+    const sc = (await s.closeCard(RESEARCHER, card)) as { score: number; environments: { runs: { level_scores: number[]; level_baseline_actions: number[] }[] }[] };
+    const run = sc.environments[0].runs[0];
+    expect(run.level_baseline_actions[0]).toBe(6);
+    expect(run.level_scores[0]).toBeCloseTo(Math.min(115, (6 / 4) ** 2 * 100), 10);
+    // Only level 1 has a baseline: ARC Studio's scorer leaves the others out of the game score.
+    expect(run.level_baseline_actions[1]).toBe(-1);
+    expect(sc.score).toBeCloseTo(100, 10);
+    await s.stop();
+  });
+});
