@@ -32,13 +32,13 @@ export class ProgressBar {
     const now = performance.now();
     if (now - this.last < 100 && done < this.total) return;
     this.last = now;
-    const width = 24;
+    const width = 20;
     const frac = this.total ? Math.min(1, done / this.total) : 1;
     const filled = Math.round(frac * width);
     const secs = (now - this.t0) / 1000;
     const rate = secs > 0 ? done / secs : 0;
     const eta = rate > 0 && done < this.total ? ` ETA ${Math.ceil((this.total - done) / rate)} s` : '';
-    const line = `${this.label} [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${Math.floor(frac * 100)}% ${compact(done)}/${compact(this.total)} ${this.unit} ${compact(rate)}/s${eta}`;
+    const line = `${this.label} [${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${Math.floor(frac * 100)}% ${compact(done)}/${compact(this.total)} ${this.unit}, ${compact(rate)}/s${eta}`;
     process.stderr.write(`\r${line.slice(0, (process.stderr.columns ?? 100) - 1)}\x1b[K`);
   }
 
@@ -81,7 +81,9 @@ export async function runTasksInWorkers(gameId: string, tasks: readonly Validati
   const url = new URL('./validateWorker.mjs', import.meta.url);
   const count = Math.max(1, Math.min(threads, tasks.length));
   await Promise.all(Array.from({ length: count }, () => new Promise<void>((resolve, reject) => {
-    const worker = new Worker(url);
+    // Every step allocates a new immutable run: a larger young generation than a worker's default
+    // halves the time spent collecting it (measured: 465k -> 800k+ steps/s on push level 3).
+    const worker = new Worker(url, { resourceLimits: { maxYoungGenerationSizeMb: 64 } });
     let failed = false;
     const send = () => {
       if (next >= order.length) {
