@@ -75,7 +75,7 @@ const SUBCOMMANDS = {
     },
   },
   graph: {
-    command: 'games graph', usage: 'games graph <id> --level N [--max-states N] [--max-seconds S] [--seed S] [--json]',
+    command: 'games graph', usage: 'games graph <id> --level N [--max-states N] [--max-seconds S] [--seed S] [--clicks cells|targets] [--json]',
     summary: 'Explore a level\'s state graph from its start state (built-in games): states, edges, depth, merges, cycles, dead ends, winning and GAME_OVER states, the shortest solution beside the recorded one, and, when fully explored within the budget, the exact probability that a uniform random policy wins within K actions.',
     positionals: { name: '<id>', help: 'the game' },
     options: {
@@ -83,6 +83,7 @@ const SUBCOMMANDS = {
       'max-states': { type: 'integer', value: 'N', min: 1, default: 500_000, help: 'stop exploring after this many states' },
       'max-seconds': { type: 'integer', value: 'S', min: 1, default: 60, help: 'stop exploring after this many seconds' },
       seed: { type: 'integer', value: 'S', default: 0, help: 'seed of the game\'s random generator (part of the state)' },
+      clicks: { type: 'string', value: 'cells|targets', default: 'cells', help: 'where the random policy clicks: any cell (all 4,096 tried per state), or the game\'s declared click targets' },
       json: { type: 'boolean', help: 'print the graph\'s figures as JSON' },
       'arc3-games': ARC3_GAMES,
     },
@@ -334,7 +335,8 @@ export const gamesCommand: Command = {
       }
       const game = getGame(id);
       if (values.level > game.levels.length) throw usageError(SUBCOMMANDS.graph, `level ${values.level} does not exist in "${game.id}": it has levels 1-${game.levels.length}.`);
-      const out = graphBuiltIn(game, values.level - 1, { maxStates: values['max-states'], maxSeconds: values['max-seconds'], seed: values.seed });
+      if (values.clicks !== 'cells' && values.clicks !== 'targets') throw usageError(SUBCOMMANDS.graph, `--clicks must be cells or targets, not "${values.clicks}".`);
+      const out = graphBuiltIn(game, values.level - 1, { maxStates: values['max-states'], maxSeconds: values['max-seconds'], seed: values.seed, clicks: values.clicks });
       if (values.json) console.log(JSON.stringify(out.json));
       else for (const line of out.lines) console.log(line);
       return 0;

@@ -221,19 +221,20 @@ export function formatValidation(
 export const GRAPH_KS = [10, 50, 100, 500, 1_000, 5_000, 10_000, 50_000, 100_000, 1_000_000];
 
 /** `games graph` of a built-in game's level (0-based), as printed lines and JSON. */
-export function graphBuiltIn(game: GameDefinition<unknown, unknown>, level: number, options: { maxStates: number; maxSeconds: number; seed: number }): { lines: string[]; json: Record<string, unknown> } {
+export function graphBuiltIn(game: GameDefinition<unknown, unknown>, level: number, options: { maxStates: number; maxSeconds: number; seed: number; clicks: 'cells' | 'targets' }): { lines: string[]; json: Record<string, unknown> } {
   const t0 = performance.now();
   const bar = new ProgressBar(`graph ${game.id} level ${level + 1}`, options.maxStates, 'states');
   let g;
   try {
     g = exploreLevel(game, level, {
-      seed: options.seed, maxStates: options.maxStates, onProgress: (n) => bar.update(n),
+      seed: options.seed, maxStates: options.maxStates, clicks: options.clicks, onProgress: (n) => bar.update(n),
       shouldStop: () => performance.now() - t0 > options.maxSeconds * 1000,
     });
   } finally {
     bar.finish();
   }
   const exploreSeconds = (performance.now() - t0) / 1000;
+  const clickText = g.clicks === 'targets' ? 'clicks at uniformly random declared click targets' : 'clicks at uniformly random cells (all 4,096 tried in every state)';
   const a = analyzeGraph(g);
   const probabilities = g.complete ? winProbabilities(g, GRAPH_KS) : null;
   const recordedText = solutions[game.id]?.[level];
@@ -244,7 +245,7 @@ export function graphBuiltIn(game: GameDefinition<unknown, unknown>, level: numb
     dead_ends: a.deadEnds, stuck: a.stuck, game_over_states: a.gameOverStates, winning_moves: a.winningMoves, winning_states: a.winningStates,
     shortest: a.shortest, recorded_solution_length: recorded, clicks: g.clicks,
     win_probability: probabilities, seconds: round(exploreSeconds, 3),
-    policy: 'uniform over the available actions except undo; clicks at uniformly random cells; GAME_OVER answered by a level RESET (one action)',
+    policy: `uniform over the available actions except undo; ${clickText}; GAME_OVER answered by a level RESET (one action)`,
   };
   const lines = [
     `${game.id} level ${level + 1} (${versionedGameId(game)}, seed ${options.seed}): ${a.complete ? 'fully explored' : `NOT fully explored: stopped at ${group(a.states)} states (${group(g.expanded)} expanded) by the budget (--max-states ${group(options.maxStates)}, --max-seconds ${options.maxSeconds})`} in ${exploreSeconds.toFixed(1)} s`,
@@ -258,7 +259,7 @@ export function graphBuiltIn(game: GameDefinition<unknown, unknown>, level: numb
   ];
   if (probabilities) {
     lines.push(`P(a random policy wins within K actions): ${probabilities.map(({ k, p }) => `K=${group(k)} ${formatP(p)}`).join(', ')}`);
-    lines.push(`  (exact, from the graph as an absorbing Markov chain; the policy picks uniformly among the available actions except undo, clicks at uniformly random cells${g.clicks === 'targets' ? ' (a click off the declared click targets changes nothing)' : ''}, and answers GAME_OVER with a level RESET that counts one action)`);
+    lines.push(`  (exact, from the graph as an absorbing Markov chain; the policy picks uniformly among the available actions except undo, ${g.clicks === 'none' ? 'never clicks (no click offered)' : clickText}, and answers GAME_OVER with a level RESET that counts one action)`);
   } else {
     lines.push('P(a random policy wins within K actions): unknown, the graph was not fully explored; raise --max-states or --max-seconds.');
   }

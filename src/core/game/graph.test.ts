@@ -41,13 +41,16 @@ describe('exploreLevel and analyzeGraph', () => {
     expect(winProbabilities(g, [2, 3, 4]).map((p) => p.p)).toEqual([1 / 4, 1 / 4, 1 / 4 + 1 / 8 + 1 / 16]);
   });
 
-  it('the button: clicks at the declared target, or at every cell, give 1 - (4095/4096)^k', () => {
+  it('the button: clicks at every cell give 1 - (1023/1024)^k, at its declared target 1', () => {
     for (const targets of [true, false]) {
       const g = exploreLevel(button(targets), 0);
-      expect(g.clicks).toBe(targets ? 'targets' : 'cells');
+      expect(g.clicks).toBe('cells');
       expect(analyzeGraph(g).shortest).toEqual({ length: 1, actions: 'ACTION6:10:10' });
-      for (const { k, p } of winProbabilities(g, [1, 10, 1000])) expect(p).toBeCloseTo(1 - (4095 / 4096) ** k, 12);
+      for (const { k, p } of winProbabilities(g, [1, 10, 1000])) expect(p).toBeCloseTo(1 - (1023 / 1024) ** k, 12);
     }
+    const g = exploreLevel(button(true), 0, { clicks: 'targets' });
+    expect(g.clicks).toBe('targets');
+    expect(winProbabilities(g, [1]).map((p) => p.p)).toEqual([1]);
   });
 
   it('the lock: 17 states in a line, each wrong press back to the start; chance is about 4^-16 per try', () => {

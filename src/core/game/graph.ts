@@ -10,10 +10,11 @@
  * WIN. GAME_OVER states have one edge, the level RESET, back to the start.
  *
  * The random policy of the probabilities: in each state, uniform over the available actions
- * except undo (and RESET); a click at a uniformly random cell of the 64x64 frame. When the game
- * declares `clickTargets`, a click off the targets changes nothing (the contract of
- * `clickTargets`), so only the targets are tried and the other cells count as a no-op; otherwise
- * all 4096 cells are tried in every state. A no-op action still costs one step.
+ * except undo (and RESET); a click at a uniformly random cell of the 64x64 frame, so all 4096
+ * cells are tried in every state (a clickable thing usually covers many cells: one declared
+ * target per thing would undercount its chance many times over). With `clicks: 'targets'` a click
+ * goes to one of the game's declared `clickTargets` instead, as `games validate --clicks targets`
+ * does. A no-op action still costs one step.
  * @example
  * const g = exploreLevel(game, 2, { maxStates: 100_000 });
  * const a = analyzeGraph(g);
@@ -35,6 +36,8 @@ export interface GraphOptions {
   maxStates?: number;
   /** Asked every 1,024 states: return true to stop (a time budget; `src/core` has no clock). */
   shouldStop?: () => boolean;
+  /** Where the policy clicks: any cell (default) or, when the game declares them, its click targets. */
+  clicks?: 'cells' | 'targets';
   /** Called every 1,024 states with the states found so far. */
   onProgress?: (states: number) => void;
 }
@@ -68,7 +71,7 @@ export interface LevelGraph {
   readonly parentAction: Int32Array;
   /** 1 for GAME_OVER states. */
   readonly gameOver: Uint8Array;
-  /** How the clicks were enumerated: the declared targets, every cell, or none (no ACTION6). */
+  /** Where the policy clicks: the declared targets, every cell, or nowhere (ACTION6 never offered). */
   readonly clicks: 'targets' | 'cells' | 'none';
 }
 
@@ -122,7 +125,7 @@ export function exploreLevel(game: GameDefinition<unknown, unknown>, level: numb
   const parentAction = new Grow(new Int32Array(1024));
   const gameOver = new Grow(new Uint8Array(1024));
   depth.push(0); parent.push(-1); parentAction.push(0); gameOver.push(0);
-  const clickMode = game.clickTargets ? 'targets' : 'cells';
+  const clickMode = options.clicks === 'targets' && game.clickTargets ? 'targets' : 'cells';
   let clicked = false;
   let expanded = 0;
   let stopped = false;
@@ -184,10 +187,10 @@ export function exploreLevel(game: GameDefinition<unknown, unknown>, level: numb
     for (const a of offered) {
       if (a !== 6) { edge(a, pAction); continue; }
       clicked = true;
-      const cells = clickMode === 'targets' ? dedupe(game.clickTargets!(run.current)) : ALL_CELLS;
-      const pCell = pAction / 4096;
+      const cells = clickMode === 'targets' ? targetCodes(game.clickTargets!(run.current)) : ALL_CELLS;
+      if (cells.length === 0) { loop += pAction; continue; }
+      const pCell = pAction / cells.length;
       for (const code of cells) edge(code, pCell);
-      if (clickMode === 'targets') loop += pCell * (4096 - cells.length);
     }
     selfLoop.push(loop);
   }
@@ -199,10 +202,9 @@ export function exploreLevel(game: GameDefinition<unknown, unknown>, level: numb
   };
 }
 
-function dedupe(cells: readonly (readonly [number, number])[]): number[] {
-  const out = new Set<number>();
-  for (const [x, y] of cells) if (x >= 0 && x < 64 && y >= 0 && y < 64) out.add(8 + y * 64 + x);
-  return [...out];
+/** Action codes of the declared targets; a target listed twice is drawn twice as often, as in `randomAction`. */
+function targetCodes(cells: readonly (readonly [number, number])[]): number[] {
+  return cells.filter(([x, y]) => x >= 0 && x < 64 && y >= 0 && y < 64).map(([x, y]) => 8 + y * 64 + x);
 }
 
 /** What the graph says about the level. */

@@ -70,11 +70,12 @@ describe('validateGame on fixtures with known answers', () => {
     expect(forward.levels[0].long!.wins / 300_000).toBeLessThan(0.178);
   });
 
-  it('the empirical win rate of the button matches 1/4096 per click', () => {
-    const report = validateGame(button(false), { steps: 1_000_000, regimes: ['long'] });
-    const rate = report.levels[0].long!.wins / 1_000_000;
-    expect(rate).toBeGreaterThan(1 / 4096 * 0.85);
-    expect(rate).toBeLessThan(1 / 4096 * 1.15);
+  it('the empirical win rate of the 2x2 button matches 4/4096 per click at random cells, 1 at its target', () => {
+    const report = validateGame(button(false), { steps: 500_000, regimes: ['long'] });
+    const rate = report.levels[0].long!.wins / 500_000;
+    expect(rate).toBeGreaterThan((1 / 1024) * 0.85);
+    expect(rate).toBeLessThan((1 / 1024) * 1.15);
+    expect(validateGame(button(true), { steps: 1_000, regimes: ['long'], clicks: 'targets' }).levels[0].long!.wins).toBe(1_000);
   });
 
   it('the fuzz reports exceptions, invalid frames, mutated states and a level that starts won', () => {

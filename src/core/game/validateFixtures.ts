@@ -57,9 +57,9 @@ export const lock = defineGame<{ pressed: number; code: readonly number[] }, rea
 });
 
 /**
- * One button at cell (10, 10): a click on it wins. With targets declared, the graph tries the
- * one target; without, all 4096 cells. Either way a random click wins with probability 1/4096,
- * so P(win within k) = 1 - (4095/4096)^k.
+ * One button of 2x2 cells at (10, 10)-(11, 11), its one declared target (10, 10): a click on it
+ * wins. A click at a random cell wins with probability 4/4096, so P(win within k) =
+ * 1 - (1023/1024)^k; a click at a random declared target always wins.
  */
 export function button(targets: boolean): GameDefinition<number, number> {
   return defineGame<number, number>({
@@ -69,7 +69,7 @@ export function button(targets: boolean): GameDefinition<number, number> {
     actions: [6],
     undo: false,
     init: () => 0,
-    step: (s, input) => (input.x === 10 && input.y === 10 ? 1 : s),
+    step: (s, input) => (input.x! >> 1 === 5 && input.y! >> 1 === 5 ? 1 : s),
     outcome: (s) => (s === 1 ? 'won' : 'playing'),
     render(_s, frame) {
       frame[10 * 64 + 10] = 8;
