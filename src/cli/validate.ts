@@ -176,7 +176,7 @@ function regimeCell(r: RegimeReport | null): string {
 }
 
 function verdict(l: LevelReport): string {
-  if ((l.fuzz?.problemCount ?? 0) > 0) return 'FAIL (fuzz)';
+  if ((l.fuzz?.problemCount ?? 0) + (l.short?.problemCount ?? 0) + (l.long?.problemCount ?? 0) > 0) return 'FAIL (problems)';
   if (l.tutorial) return 'tutorial, not judged';
   return l.ok ? 'ok' : 'FAIL (chance wins)';
 }
@@ -203,7 +203,7 @@ export function formatValidation(
   for (const r of [header, ...rows]) lines.push(r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd());
   lines.push(fuzzNote);
   for (const p of report.problems) {
-    lines.push(`problem (${p.kind}) on level ${p.level + 1}, step ${group(p.step)} of the fuzz task with seed ${p.seed}, after ${p.action}: ${p.message}${p.count > 1 ? ` (${group(p.count)} times)` : ''}`);
+    lines.push(`problem (${p.kind}) on level ${p.level + 1}, step ${group(p.step)} of the task with seed ${p.seed}, after ${p.action}: ${p.message}${p.count > 1 ? ` (${group(p.count)} times)` : ''}`);
   }
   if (report.problemCount > report.problems.reduce((n, p) => n + p.count, 0)) lines.push(`(${group(report.problemCount)} problems in all; the first of each kind are listed)`);
   const beaten = report.levels.filter((l) => !l.tutorial && ((l.short?.wins ?? 0) > 0 || (l.long?.wins ?? 0) > 0));
@@ -212,7 +212,7 @@ export function formatValidation(
     const inShort = (l.short?.wins ?? 0) > 0;
     fails.push(`chance won level ${l.level + 1} ${inShort ? `within ${group(s.short)} steps` : `within ${group(s.long)} steps`} (make it need more actions, or fewer chances to win)`);
   }
-  if (report.problemCount) fails.push(`the fuzz found ${group(report.problemCount)} problem${report.problemCount === 1 ? '' : 's'}`);
+  if (report.problemCount) fails.push(`${group(report.problemCount)} problem${report.problemCount === 1 ? '' : 's'} (listed above)`);
   lines.push(report.ok ? 'verdict: ok' : `verdict: FAIL: ${fails.join('; ')}`);
   return lines;
 }

@@ -92,6 +92,18 @@ describe('validateGame on fixtures with known answers', () => {
   });
 });
 
+describe('the policy regimes meet exceptions too', () => {
+  it('counts them, keeps the first, starts the level again and fails the level', () => {
+    const report = validateGame(buggy, { steps: 5_000, level: 0, regimes: ['long'] });
+    const long = report.levels[0].long!;
+    expect(long.steps).toBe(5_000);
+    expect(long.problemCount).toBeGreaterThan(10);
+    expect(report.problems).toHaveLength(1);
+    expect(report.problems[0]).toMatchObject({ kind: 'exception', action: 'ACTION2', count: long.problemCount });
+    expect(report.levels[0].ok).toBe(false);
+  });
+});
+
 describe('checkFrame and checkRun', () => {
   it('accepts a 64x64 frame with values 0-15 and names what is wrong otherwise', () => {
     const frame = new Uint8Array(4096).fill(15);

@@ -144,7 +144,7 @@ export function planValidation(game: GameOutline, options: ValidationOptions = {
   return { seed, clicks, levels, steps, tasks };
 }
 
-/** A problem the fuzz found. */
+/** A problem the fuzz found (or an exception a policy regime met). */
 export interface ValidationProblem {
   readonly kind: 'exception' | 'refused' | 'frame' | 'field' | 'render' | 'mutation';
   readonly level: number;
@@ -234,22 +234,33 @@ function chance(game: GameDefinition<unknown, unknown>, task: ValidationTask, on
   const rng = new Rng(task.seed);
   const level = task.level;
   let run = createRun(game, { seed: task.seed, level });
-  let wins = 0, firstWin = -1, gameOvers = 0;
+  let wins = 0, firstWin = -1, gameOvers = 0, restarts = 0, problemCount = 0;
+  const problems: ValidationProblem[] = [];
   for (let i = 1; i <= task.steps; i++) {
-    if (run.state === 'GAME_OVER') {
-      gameOvers++;
-      run = advance(run, RESET);
-    } else {
-      run = advance(run, randomAction(run, rng, task.clicks));
-      if (run.levelsCompleted > level) {
-        wins++;
-        if (firstWin < 0) firstWin = i;
-        run = createRun(game, { seed: task.seed + wins, level });
+    let input = RESET;
+    try {
+      if (run.state === 'GAME_OVER') {
+        gameOvers++;
+        run = advance(run, RESET);
+      } else {
+        input = randomAction(run, rng, task.clicks);
+        run = advance(run, input);
+        if (run.levelsCompleted > level) {
+          wins++;
+          if (firstWin < 0) firstWin = i;
+          run = createRun(game, { seed: task.seed + ++restarts, level });
+        }
       }
+    } catch (e) {
+      // The fuzz looks for these; here they are counted, the first one kept, and the level started again.
+      problemCount++;
+      if (!problems.length) problems.push({ kind: e instanceof GameRuleError ? 'refused' : 'exception', level, step: i, action: describe(input), message: errorText(e), seed: task.seed, count: 1 });
+      run = createRun(game, { seed: task.seed + ++restarts, level });
     }
     if (onProgress && (i & (PROGRESS_EVERY - 1)) === 0) onProgress(i);
   }
-  return { task, steps: task.steps, wins, firstWin, gameOvers, frames: 0, problems: [], problemCount: 0 };
+  if (problems.length) problems[0] = { ...problems[0], count: problemCount };
+  return { task, steps: task.steps, wins, firstWin, gameOvers, frames: 0, problems, problemCount };
 }
 
 /**
@@ -376,7 +387,7 @@ export interface LevelReport {
   readonly short: RegimeReport | null;
   readonly long: RegimeReport | null;
   readonly fuzz: RegimeReport | null;
-  /** False when chance won this level (after the tutorial) or the fuzz found a problem on it. */
+  /** False when chance won this level (after the tutorial) or a regime met a problem on it (an exception, an invalid frame...). */
   readonly ok: boolean;
 }
 
@@ -433,7 +444,8 @@ export function summarizeValidation(game: GameOutline, plan: ValidationPlan, res
     const short = regime('short', level), long = regime('long', level), fz = regime('fuzz', level);
     const tutorial = level === 0;
     const chanceWon = !tutorial && ((short?.wins ?? 0) > 0 || (long?.wins ?? 0) > 0);
-    return { level, tutorial, short, long, fuzz: fz, ok: !chanceWon && (fz?.problemCount ?? 0) === 0 };
+    const problemCount = (short?.problemCount ?? 0) + (long?.problemCount ?? 0) + (fz?.problemCount ?? 0);
+    return { level, tutorial, short, long, fuzz: fz, ok: !chanceWon && problemCount === 0 };
   });
   const merged = new Map<string, ValidationProblem>();
   for (const r of [...results].sort((a, b) => a.task.level - b.task.level || a.task.chunk - b.task.chunk)) {
