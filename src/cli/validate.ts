@@ -204,6 +204,7 @@ export function formatValidation(
   lines.push(fuzzNote);
   for (const p of report.problems) {
     lines.push(`problem (${p.kind}) on level ${p.level + 1}, step ${group(p.step)} of the task with seed ${p.seed}, after ${p.action}: ${p.message}${p.count > 1 ? ` (${group(p.count)} times)` : ''}`);
+    if (p.reproduce) lines.push(`  to meet it again: level ${p.level + 1} from its start with seed ${p.reproduce.seed}, then ${p.reproduce.actions ? p.reproduce.actions : '(no action: the start itself)'}`);
   }
   if (report.problemCount > report.problems.reduce((n, p) => n + p.count, 0)) lines.push(`(${group(report.problemCount)} problems in all; the first of each kind are listed)`);
   const beaten = report.levels.filter((l) => !l.tutorial && ((l.short?.wins ?? 0) > 0 || (l.long?.wins ?? 0) > 0));

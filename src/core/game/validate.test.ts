@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { games, solutions } from '../../games';
-import { createRun } from './engine';
+import { createRun, renderRun, step } from './engine';
+import { formatAction, parseActions } from './actions';
 import { Rng } from './rng';
 import {
   CHUNK_STEPS, checkFrame, checkRun, planValidation, randomAction, runValidationTask, summarizeValidation, validateGame,
@@ -89,6 +90,26 @@ describe('validateGame on fixtures with known answers', () => {
     expect(report.problems.find((p) => p.kind === 'frame')!.message).toBe('cell (0, 0) has value 20, outside the palette 0-15');
     expect(report.problems.find((p) => p.kind === 'field')).toMatchObject({ level: 1, message: 'the level is being played but its state is won (a level that starts won?)' });
     expect(report.levels.map((l) => l.ok)).toEqual([false, false]);
+  });
+
+  it('each fuzz problem comes with the actions that meet it again from the level start', () => {
+    const report = validateGame(buggy, { steps: 20_000, seed: 2, regimes: ['fuzz'] });
+    const found = report.problems.filter((p) => p.reproduce);
+    expect(found.length).toBe(report.problems.length);
+    for (const p of found) {
+      let run = createRun(buggy, { seed: p.reproduce!.seed, level: p.level });
+      const inputs = p.reproduce!.actions ? parseActions(p.reproduce!.actions) : [];
+      const replay = () => {
+        for (const input of inputs) run = step(run, input).run;
+      };
+      if (p.kind === 'exception') expect(replay).toThrow('count too high to go down');
+      else {
+        replay();
+        if (p.kind === 'frame') expect(checkFrame(renderRun(run))).toBe(p.message);
+        if (p.kind === 'field') expect(checkRun(run)).toBe(p.message);
+      }
+      if (inputs.length) expect(formatAction(inputs.at(-1)!)).toBe(p.action);
+    }
   });
 });
 

@@ -157,7 +157,15 @@ export interface ValidationProblem {
   readonly seed: number;
   /** How often this problem (same kind, level and message) occurred. */
   readonly count: number;
+  /**
+   * How to meet it again (fuzz problems): from `createRun(game, { seed, level })` play `actions`
+   * (comma-separated, as `parseActions` reads them); absent when over `MAX_TRAIL` actions.
+   */
+  readonly reproduce?: { readonly seed: number; readonly actions: string };
 }
+
+/** The longest action trail a problem keeps to reproduce it. */
+export const MAX_TRAIL = 2_000;
 
 /** What one task found. */
 export interface TaskResult {
@@ -283,11 +291,20 @@ function fuzz(game: GameDefinition<unknown, unknown>, task: ValidationTask, onPr
     const key = `${kind}|${run.level}|${message}`;
     const seen = problems.get(key);
     if (seen) problems.set(key, { ...seen, count: seen.count + 1 });
-    else if (problems.size < MAX_PROBLEMS) problems.set(key, { kind, level: run.level, step: i, action: input ? describe(input) : '(level start)', message, seed: task.seed, count: 1 });
+    else if (problems.size < MAX_PROBLEMS) {
+      const reproduce = trail.length <= MAX_TRAIL ? { seed: trailSeed, actions: trail.map(describe).join(',') } : undefined;
+      problems.set(key, { kind, level: run.level, step: i, action: input ? describe(input) : '(level start)', message, seed: task.seed, count: 1, reproduce });
+    }
   };
+  // The actions since the level under test was last at its start (a restart or a RESET), and the
+  // run's seed: from `createRun(game, { seed, level })` they lead to the problem.
+  let trail: ActionInput[] = [];
+  let trailSeed = task.seed;
   const restart = () => {
     restarts++;
-    run = createRun(game, { seed: task.seed + restarts, level });
+    trailSeed = task.seed + restarts;
+    trail = [];
+    run = createRun(game, { seed: trailSeed, level });
   };
   const startProblem = checkRun(run);
   if (startProblem) report('field', 0, null, startProblem);
@@ -302,6 +319,7 @@ function fuzz(game: GameDefinition<unknown, unknown>, task: ValidationTask, onPr
       input = a === 6 ? { action: 'ACTION6', x: rng.int(68) - 2, y: rng.int(68) - 2 } : KEYS[a];
     } else input = randomAction(run, rng, task.clicks);
     if (run.state === 'GAME_OVER') gameOvers++;
+    if (input !== RESET) trail.push(input);
     const before = run;
     const draw = i % FRAME_EVERY === 0;
     const keyBefore = draw ? safeKey(before) : null;
@@ -318,12 +336,14 @@ function fuzz(game: GameDefinition<unknown, unknown>, task: ValidationTask, onPr
     } catch (e) {
       if (e instanceof GameRuleError) {
         if (!stray || !isRefusable(before, input)) report('refused', i, input, `the engine refused an action it offers: ${e.code}: ${e.message}`);
+        trail.pop();
         continue;
       }
       report('exception', i, input, errorText(e));
       restart();
       continue;
     }
+    if (input === RESET && run.level === level) trail = [];
     if (keyBefore !== null && safeKey(before) !== keyBefore) {
       report('mutation', i, input, 'the previous state changed after the action: `step` must return a new state and leave the old one as it was');
     }
