@@ -42,12 +42,74 @@ export interface PlayController {
   dispose(): void;
 }
 
-export class GameController implements PlayController {
-  private run: Run<unknown>;
+/**
+ * Plays a response's frames on a frame sink at a game's speed, and settles at once when the
+ * next action comes (input during an animation is never dropped: the animation is cut short).
+ * Both controllers, the browser's and the server's, draw through one.
+ */
+export class FrameAnimator {
   private timer: ReturnType<typeof setTimeout> | null = null;
   private queue: Frame[] = [];
   private draw: FrameSink = () => {};
   private settled: Frame;
+
+  constructor(first: Frame) {
+    this.settled = first;
+  }
+
+  /** The frame an action settled on (the last of its response). */
+  get current(): Frame {
+    return this.settled;
+  }
+
+  /** Where frames are drawn; the frame on screen now is drawn at once. */
+  attach(draw: FrameSink): void {
+    this.draw = draw;
+    draw(this.queue.length ? this.queue[0] : this.settled);
+  }
+
+  /** Shows a response's frames, one every `1000 / fps` ms; a single frame is drawn at once. */
+  play(frames: readonly Frame[], fps: number): void {
+    this.finish();
+    if (!frames.length) {
+      this.draw(this.settled);
+      return;
+    }
+    this.settled = frames[frames.length - 1];
+    if (frames.length === 1) {
+      this.draw(this.settled);
+      return;
+    }
+    this.queue = frames.slice();
+    const interval = 1000 / fps;
+    const tick = () => {
+      const f = this.queue.shift();
+      if (!f) { this.timer = null; return; }
+      this.draw(f);
+      this.timer = this.queue.length ? setTimeout(tick, interval) : null;
+    };
+    tick();
+  }
+
+  /** Cuts an animation short: the settled frame is drawn at once. */
+  finish(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.queue.length) {
+      this.queue = [];
+      this.draw(this.settled);
+    }
+  }
+
+  dispose(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+}
+
+export class GameController implements PlayController {
+  private run: Run<unknown>;
+  private readonly frames: FrameAnimator;
   readonly hud: UseBoundStore<StoreApi<GameHud>>;
   /** Whether the opening is logged (or needs none: a resumed run). */
   private started: boolean;
@@ -60,8 +122,8 @@ export class GameController implements PlayController {
   constructor(readonly game: GameDefinition<unknown, unknown>, private readonly sink: EventSink, readonly seed: number, resume: readonly LogEvent[] = [], private readonly level?: number) {
     const replayed = resume.some((e) => e.kind === 'game.open' && e.data.game === game.id) ? replayGameEvents(game, resume) : null;
     this.run = replayed?.run ?? createRun(game, level === undefined ? { seed } : { seed, level });
-    this.settled = renderRun(this.run);
-    this.hud = create<GameHud>(() => this.hudOf(this.run, this.settled, null));
+    this.frames = new FrameAnimator(renderRun(this.run));
+    this.hud = create<GameHud>(() => this.hudOf(this.run, this.frames.current, null));
     this.started = replayed !== null;
   }
 
@@ -86,12 +148,11 @@ export class GameController implements PlayController {
 
   /** Where frames are drawn; the current one is drawn at once. */
   attach(draw: FrameSink): void {
-    this.draw = draw;
-    draw(this.queue.length ? this.queue[0] : this.settled);
+    this.frames.attach(draw);
   }
 
   currentFrame(): Frame {
-    return this.settled;
+    return this.frames.current;
   }
 
   private hudOf(run: Run<unknown>, frame: Frame, message: string | null): GameHud {
@@ -104,7 +165,7 @@ export class GameController implements PlayController {
 
   /** Applies one action as a person asked for it. */
   act(input: ActionInput): void {
-    this.finishAnimation();
+    this.frames.finish();
     let result;
     try {
       result = step(this.run, input);
@@ -118,34 +179,12 @@ export class GameController implements PlayController {
     this.run = result.run;
     const r = result.response;
     this.sink.append('game.action', gameActionData(this.game.id, input, r) as unknown as Record<string, unknown>);
-    this.settled = r.frame[r.frame.length - 1];
-    this.hud.setState(this.hudOf(this.run, this.settled, null));
-    if (r.frame.length === 1) {
-      this.draw(this.settled);
-      return;
-    }
-    this.queue = r.frame.slice();
-    const interval = 1000 / (this.game.fps ?? 10);
-    const tick = () => {
-      const f = this.queue.shift();
-      if (!f) { this.timer = null; return; }
-      this.draw(f);
-      this.timer = this.queue.length ? setTimeout(tick, interval) : null;
-    };
-    tick();
-  }
-
-  private finishAnimation(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    if (this.queue.length) {
-      this.queue = [];
-      this.draw(this.settled);
-    }
+    this.hud.setState(this.hudOf(this.run, r.frame[r.frame.length - 1], null));
+    this.frames.play(r.frame, this.game.fps ?? 10);
   }
 
   dispose(): void {
-    if (this.timer) clearTimeout(this.timer);
+    this.frames.dispose();
   }
 }
 

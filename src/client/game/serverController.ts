@@ -18,7 +18,7 @@ import type { ActionId, ActionInput, Frame, GameAction } from '../../core/game/t
 import type { LogEvent } from '../../core/log/events';
 import { ApiError, getJson } from '../api';
 import type { EventSink } from '../player/controller';
-import type { FrameSink, GameHud, PlayController } from './controller';
+import { FrameAnimator, type FrameSink, type GameHud, type PlayController } from './controller';
 
 /** How a controller reaches the server: a participant's session, or a researcher's playtest. */
 export interface RunApi {
@@ -57,15 +57,12 @@ export class ServerGameController implements PlayController {
   readonly hud: UseBoundStore<StoreApi<GameHud>>;
   private run: string | null = null;
   private last: ServerStep | null = null;
-  private settled: Frame = EMPTY;
   private accounted: AccountedStep[] = [];
   private readonly waiting: ActionInput[] = [];
   private pumping = false;
   private started = false;
   private disposed = false;
-  private timer: ReturnType<typeof setTimeout> | null = null;
-  private queue: Frame[] = [];
-  private draw: FrameSink = () => {};
+  private readonly frames = new FrameAnimator(EMPTY);
   /** Set when the game cannot go on (e.g. it failed to start); shown instead of the frame. */
   error: string | null = null;
 
@@ -114,12 +111,11 @@ export class ServerGameController implements PlayController {
   }
 
   attach(draw: FrameSink): void {
-    this.draw = draw;
-    draw(this.queue.length ? this.queue[0] : this.settled);
+    this.frames.attach(draw);
   }
 
   currentFrame(): Frame {
-    return this.settled;
+    return this.frames.current;
   }
 
   /** The run on the server (for a designer's tools), once open. */
@@ -150,7 +146,7 @@ export class ServerGameController implements PlayController {
         if (ended && input.action !== 'RESET') { this.refuse(input, 'GAME_ENDED'); continue; }
         const id = input.action === 'RESET' ? 0 : Number(input.action.slice(6));
         if (input.action !== 'RESET' && !last.available_actions.includes(id)) { this.refuse(input, 'ACTION_NOT_AVAILABLE'); continue; }
-        this.finishAnimation();
+        this.frames.finish();
         const req = actionRequest(input, last.step + 1);
         let step: ServerStep;
         try {
@@ -211,7 +207,6 @@ export class ServerGameController implements PlayController {
       this.accounted.push({ action: step.action, levelsCompleted: step.levels_completed, state: step.state });
     }
     this.last = step;
-    if (frames.length) this.settled = frames[frames.length - 1];
     const runs = splitRuns(this.accounted);
     const current = runs[runs.length - 1];
     this.hud.setState({
@@ -219,32 +214,11 @@ export class ServerGameController implements PlayController {
       winLevels: step.win_levels, available: step.available_actions.filter((a): a is ActionId => a >= 1 && a <= 7), actions: current?.actions ?? 0,
       frameHash: step.frameHash, message: null,
     });
-    if (frames.length <= 1) {
-      this.draw(this.settled);
-      return;
-    }
-    this.queue = frames.slice();
-    const interval = 1000 / (this.info.fps || 5);
-    const tick = () => {
-      const f = this.queue.shift();
-      if (!f) { this.timer = null; return; }
-      this.draw(f);
-      this.timer = this.queue.length ? setTimeout(tick, interval) : null;
-    };
-    tick();
-  }
-
-  private finishAnimation(): void {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    if (this.queue.length) {
-      this.queue = [];
-      this.draw(this.settled);
-    }
+    this.frames.play(frames, this.info.fps || 5);
   }
 
   dispose(): void {
     this.disposed = true;
-    if (this.timer) clearTimeout(this.timer);
+    this.frames.dispose();
   }
 }
