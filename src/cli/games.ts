@@ -92,7 +92,7 @@ const SUBCOMMANDS = {
 
 /** Whether `id` names a built-in game (short or versioned id). */
 function isBuiltIn(id: string): boolean {
-  return Object.hasOwn(games, id) || /^[a-z0-9]{4}-[0-9a-f]{12}$/.test(id) && Object.hasOwn(games, id.slice(0, 4));
+  return Object.hasOwn(games, id) || (/^[a-z0-9]{4}-[0-9a-f]{12}$/.test(id) && Object.hasOwn(games, id.slice(0, 4)));
 }
 
 /** One line per game: id, title, levels, the actions it offers at its start, its version. */
