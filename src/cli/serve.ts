@@ -17,7 +17,7 @@ export function bundledTaskDirs(dataFolder: 'tasks' | 'practice' = 'tasks'): str
 
 const SERVE = {
   command: 'serve',
-  usage: 'serve [--port N] [--host H] [--data-dir DIR] [--tasks [NAME=]DIR]... [--practice-tasks [NAME=]DIR]... [--no-samples] [--arc3-games DIR]... [--arc3-server URL]...',
+  usage: 'serve [--port N] [--host H] [--data-dir DIR] [--tasks [NAME=]DIR]... [--practice-tasks [NAME=]DIR]... [--no-samples] [--arc3-games DIR]... [--arc3-server URL]... [--agent-baselines FILE] [--agent-preset NAME]',
   summary: 'Serve the studio and its API on one port. --tasks mounts a folder of ARC task files as a sealed collection (answers for the researcher only; studies use these); --practice-tasks mounts one for practice (tasks for anyone, answers checked on the server). NAME=DIR names it; repeat either for more.',
   options: {
     port: { type: 'integer', value: 'N', min: 0, max: 65535, help: 'port to listen on; 0 picks a free one (default: $PORT, else 4173)' },
@@ -28,6 +28,8 @@ const SERVE = {
     'no-samples': { type: 'boolean', help: 'do not mount the bundled collections (data/tasks, sealed; data/practice, practice)' },
     'arc3-games': { type: 'string', value: 'DIR', multiple: true, help: 'mount a folder of arcengine games in the toolkit\'s layout (<game>/<version>/<game>.py + metadata.json), run by the official engine (pip install arc-agi); default: ARC_STUDIO_ARC3_GAMES' },
     'arc3-server': { type: 'string', value: 'URL', multiple: true, help: 'play the games of an ARC-AGI-3 server (the official API, or a toolkit server); its key is ARC_API_KEY, kept on this server; default: ARC_STUDIO_ARC3_SERVERS' },
+    'agent-baselines': { type: 'string', value: 'FILE', help: 'score agents\' scorecards that name no study (tag study:<id>) against this baselines file (a study\'s exported baselines.json, or official metadata.json)' },
+    'agent-preset': { type: 'string', value: 'NAME', help: 'scoring preset of agents\' scorecards whose tags name none (tag preset:<name>): toolkit-2026-04 (default) or paper' },
   },
 } as const;
 
@@ -61,7 +63,8 @@ export const serveCommand: Command = {
     keepServingOnUnhandledRejection();
     const arc3Games = arc3GameDirs(values['arc3-games']).map((d) => path.resolve(d));
     const arc3Servers = values['arc3-server'].length ? values['arc3-server'] : (process.env.ARC_STUDIO_ARC3_SERVERS ?? '').split(/\s+/).filter((u) => u !== '');
-    const server = await startServer({ port, host, dataDir: path.resolve(values['data-dir']), tasks, practiceTasks, arc3Games, arc3Servers });
+    const server = await startServer({ port, host, dataDir: path.resolve(values['data-dir']), tasks, practiceTasks, arc3Games, arc3Servers,
+      ...(values['agent-baselines'] ? { agentBaselines: path.resolve(values['agent-baselines']) } : {}), ...(values['agent-preset'] ? { agentPreset: values['agent-preset'] } : {}) });
     console.log(`ARC Studio is running at ${server.url}`);
     const stop = () => { void server.close().then(() => process.exit(0)); };
     process.once('SIGINT', stop);

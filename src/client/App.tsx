@@ -9,6 +9,7 @@ import { LoginPage } from './studio/LoginPage';
 import { StudiesPage } from './studio/StudiesPage';
 import { StudyResultsPage } from './studio/StudyResultsPage';
 import { ReplayPage } from './studio/ReplayPage';
+import { AgentReplayPage } from './studio/AgentReplayPage';
 import { PlaytestPage } from './studio/PlaytestPage';
 import { StudyEditorPage } from './studio/StudyEditorPage';
 import { ScorePage } from './studio/ScorePage';
@@ -63,6 +64,7 @@ export function App() {
           <Route path="/studies/:studyId" component={StudyResultsPage} />
           <Route path="/studies/:studyId/edit" component={StudyEditorPage} />
           <Route path="/studies/:studyId/sessions/:sessionId" component={ReplayPage} />
+          <Route path="/studies/:studyId/agents/:guid" component={AgentReplayPage} />
           <Route>
             <div className="p-8 text-slate-300">This page does not exist. <Link href="/" className="text-sky-400 underline">Go to the task browser</Link>.</div>
           </Route>

@@ -4,7 +4,7 @@
  * docs/api.md ("Study results"); error bodies are `{error, message}`.
  */
 import { Hono, type Context } from 'hono';
-import { studyResults, type ResultsInput } from '../core/analysis/results';
+import { studyResults, type ResultsInput, type StudyResults } from '../core/analysis/results';
 import type { StudyDefinition } from '../core/study/schema';
 import type { ReplayGame } from '../core/study/rules';
 import { versionedGameId } from '../core/game';
@@ -34,8 +34,6 @@ const gameInfo: ResultsInput['games'] = Object.fromEntries(Object.values(games).
 
 /** The results routes, to mount under `/admin` (they carry the researcher guard themselves). */
 export function resultsRoutes(deps: ResultsDeps): Hono {
-  const { store } = deps;
-  const now = deps.now ?? Date.now;
   const admin = new Hono();
   admin.use('*', adminGuard(deps.adminTokenHash));
 
@@ -46,53 +44,61 @@ export function resultsRoutes(deps: ResultsDeps): Hono {
     if (v !== undefined && v !== '' && !/^[1-9][0-9]{0,8}$/.test(v)) {
       return fail(c, 400, 'malformed', `version must be a whole number from 1, not "${v.slice(0, 40)}"; leave it out for every version.`);
     }
-    const latest = await store.getStudy(id);
-    if (!latest) return fail(c, 404, 'not_found', `No study "${id}". GET /api/admin/studies lists the studies there are.`);
-    let version: number | null = null;
-    if (v !== undefined && v !== '') {
-      version = Number(v);
-      if (version > latest.version) return fail(c, 404, 'not_found', `Study "${id}" has no version ${version}; its versions are 1 to ${latest.version}.`);
-    }
-
-    const versions: { version: number; definition: StudyDefinition }[] = [];
-    for (let n = 1; n <= latest.version; n++) {
-      const rec = n === latest.version ? latest : await store.getStudy(id, n);
-      if (rec) versions.push({ version: n, definition: definitionOf(rec) });
-    }
-    if (version !== null && !versions.some((x) => x.version === version)) {
-      return fail(c, 404, 'not_found', `Study "${id}" has no version ${version}; its versions are ${versions.map((x) => x.version).join(', ')}.`);
-    }
-
-    const testCounts = new Map<string, number | null>();
-    for (const { definition } of versions) {
-      for (const item of definition.items) {
-        if (item.kind !== 'task') continue;
-        const key = `${item.collection}\u0000${item.task}`;
-        if (testCounts.has(key)) continue;
-        const found = await deps.library.task(item.collection, item.task);
-        testCounts.set(key, found.ok ? found.task.test.length : null);
-      }
-    }
-
-    // Sessions are read one at a time: a few hundred logs stay well within memory and the pool.
-    const sessions = (await store.listSessions(id)).filter((s) => version === null || s.studyVersion === version);
-    const data = [];
-    for (const session of sessions) {
-      const [events, submissions] = await Promise.all([store.readEvents(session.id), store.listSubmissions(session.id)]);
-      data.push({ session, events, submissions });
-    }
-
-    return c.json(studyResults({
-      study: { id },
-      versions,
-      version,
-      sessions: data,
-      testCount: (collection, task) => testCounts.get(`${collection}\u0000${task}`) ?? null,
-      games: deps.gameInfo?.() ?? gameInfo,
-      replay: deps.replay,
-      now: now(),
-    }));
+    const r = await computeStudyResults(deps, id, v !== undefined && v !== '' ? Number(v) : null);
+    if ('error' in r) return fail(c, 404, 'not_found', r.error);
+    return c.json(r);
   });
 
   return admin;
+}
+
+/**
+ * The results of a study (every version, or one), as `GET /api/admin/studies/:studyId/results`
+ * answers them; `{error}` for an unknown study or version. The agents' scorecards read their
+ * human baselines from here (agents/baselines.ts).
+ */
+export async function computeStudyResults(deps: ResultsDeps, id: string, version: number | null): Promise<StudyResults | { error: string }> {
+  const { store } = deps;
+  const latest = await store.getStudy(id);
+  if (!latest) return { error: `No study "${id}". GET /api/admin/studies lists the studies there are.` };
+  if (version !== null && version > latest.version) return { error: `Study "${id}" has no version ${version}; its versions are 1 to ${latest.version}.` };
+
+  const versions: { version: number; definition: StudyDefinition }[] = [];
+  for (let n = 1; n <= latest.version; n++) {
+    const rec = n === latest.version ? latest : await store.getStudy(id, n);
+    if (rec) versions.push({ version: n, definition: definitionOf(rec) });
+  }
+  if (version !== null && !versions.some((x) => x.version === version)) {
+    return { error: `Study "${id}" has no version ${version}; its versions are ${versions.map((x) => x.version).join(', ')}.` };
+  }
+
+  const testCounts = new Map<string, number | null>();
+  for (const { definition } of versions) {
+    for (const item of definition.items) {
+      if (item.kind !== 'task') continue;
+      const key = `${item.collection}\u0000${item.task}`;
+      if (testCounts.has(key)) continue;
+      const found = await deps.library.task(item.collection, item.task);
+      testCounts.set(key, found.ok ? found.task.test.length : null);
+    }
+  }
+
+  // Sessions are read one at a time: a few hundred logs stay well within memory and the pool.
+  const sessions = (await store.listSessions(id)).filter((s) => version === null || s.studyVersion === version);
+  const data = [];
+  for (const session of sessions) {
+    const [events, submissions] = await Promise.all([store.readEvents(session.id), store.listSubmissions(session.id)]);
+    data.push({ session, events, submissions });
+  }
+
+  return studyResults({
+    study: { id },
+    versions,
+    version,
+    sessions: data,
+    testCount: (collection, task) => testCounts.get(`${collection}\u0000${task}`) ?? null,
+    games: deps.gameInfo?.() ?? gameInfo,
+    replay: deps.replay,
+    now: (deps.now ?? Date.now)(),
+  });
 }

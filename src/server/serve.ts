@@ -21,6 +21,9 @@ import { games as builtinGames } from '../games';
 import { startArc3 } from './arc3/mount';
 import type { Arc3Source } from './arc3/source';
 import { AgentService } from './agents/service';
+import { studyBaselines } from './agents/baselines';
+import { computeStudyResults } from './resultsApi';
+import { BaselinesError, isScoringPreset, parseBaselines, type Baselines, type ScoringPresetName } from '../core/scoring';
 
 /** The built-in games' titles, level counts and current versions, as the results need them. */
 const builtinGameInfo = Object.fromEntries(Object.values(builtinGames).map((g) => [g.id, { title: g.title, levels: g.levels.length, version: versionedGameId(g) }]));
@@ -52,6 +55,10 @@ export interface ServeOptions {
   arc3Games?: string[];
   /** Remote ARC-AGI-3 servers' base URLs (`--arc3-server`); the API key is `ARC_API_KEY`. */
   arc3Servers?: string[];
+  /** A baselines file (`--agent-baselines`): agents' scorecards not tagged with a study are scored against it. */
+  agentBaselines?: string;
+  /** The scoring preset of agents' scorecards whose tags name none (`--agent-preset`); default toolkit-2026-04. */
+  agentPreset?: string;
   /** Where start-up notes go (default: standard output). Benchmarks pass a no-op. */
   log?: (line: string) => void;
 }
@@ -88,6 +95,18 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; cl
   }
   const indexHtml = readFileSync(path.join(dist, 'index.html'), 'utf8');
 
+  if (opts.agentPreset !== undefined && !isScoringPreset(opts.agentPreset)) {
+    throw new Error(`--agent-preset "${opts.agentPreset}" is not a scoring preset; use toolkit-2026-04 or paper.`);
+  }
+  let agentBaselines: Baselines | null = null;
+  if (opts.agentBaselines) {
+    try {
+      agentBaselines = parseBaselines(readFileSync(opts.agentBaselines, 'utf8'));
+    } catch (e) {
+      const why = e instanceof BaselinesError ? e.message : (e as Error).message;
+      throw new Error(`--agent-baselines ${opts.agentBaselines}: ${why} (export one from a study's results, Exports tab, "Baselines (JSON)").`);
+    }
+  }
   const studyFiles = await loadStudyFiles(opts.studiesDir ?? path.join(ROOT, 'data', 'studies'));
   const admin = loadAdminToken(opts.dataDir);
   const databaseUrl = opts.databaseUrl ?? (process.env.DATABASE_URL || undefined);
@@ -120,7 +139,16 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; cl
     return out;
   };
 
-  const agents = new AgentService({ store, adminTokenHash: admin.hash, arc3: arc3?.service ?? null, log });
+  const resultsDeps = { store, library, adminTokenHash: admin.hash, replay, gameInfo };
+  const agents = new AgentService({
+    store, adminTokenHash: admin.hash, arc3: arc3?.service ?? null, log,
+    baselines: () => agentBaselines,
+    studyBaselines: async (studyId) => {
+      const results = await computeStudyResults(resultsDeps, studyId, null);
+      return 'error' in results ? null : studyBaselines(results);
+    },
+    ...(opts.agentPreset ? { defaultPreset: opts.agentPreset as ScoringPresetName } : {}),
+  });
   const app = new Hono();
   // Every response, the app's files and the API alike (docs/api.md, "HTTP").
   app.use('*', securityHeaders);

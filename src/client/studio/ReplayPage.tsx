@@ -22,7 +22,8 @@ export function ReplayPage() {
   return <RequireResearcher><Replay /></RequireResearcher>;
 }
 
-interface ItemLog {
+/** One item's events, as the viewer replays them (agent runs are shown as one item too). */
+export interface ItemLog {
   readonly id: string;
   readonly events: LogEvent[];
   readonly practice: boolean;
@@ -75,7 +76,7 @@ function Replay() {
 }
 
 /** A stored step of a server-run game, as `GET /api/admin/sessions/:id/runs` sends it (frames stand alone). */
-interface StoredStep {
+export interface StoredStep {
   readonly step: number;
   readonly action: string;
   readonly x: number | null;
@@ -86,7 +87,7 @@ interface StoredStep {
   readonly frameHash: string;
   readonly frames: string;
 }
-interface StoredRun {
+export interface StoredRun {
   readonly runId: string;
   readonly item: string;
   readonly gameId: string;
@@ -177,7 +178,11 @@ function useFitScale(ref: RefObject<HTMLElement | null>): number {
 /** Longer pauses are shortened when playing, so idle minutes do not stall a replay. */
 const MAX_GAP_MS = 3000;
 
-function ItemReplay({ item, sessionId }: { item: ItemLog; sessionId: string }) {
+/**
+ * The viewer of one item's log. `runs` holds the stored frames of a server-run game when the
+ * caller has them (an agent run); otherwise they are read from the session's stored runs.
+ */
+export function ItemReplay({ item, sessionId, runs }: { item: ItemLog; sessionId: string; runs?: readonly StoredRun[] }) {
   const events = item.events;
   const viewer = useMemo(() => viewerFor(events), [events]);
   const [pos, setPos] = useState(events.length);
@@ -215,7 +220,7 @@ function ItemReplay({ item, sessionId }: { item: ItemLog; sessionId: string }) {
       <div ref={viewRef} className="flex min-h-0 flex-1 items-center justify-center overflow-hidden rounded-lg border border-slate-800 bg-slate-900/60 p-3" data-testid="replay-view">
         {viewer.kind === 'grid' && <GridReplay state={viewer.timeline.at(pos)} />}
         {viewer.kind === 'game' && <GameReplay run={viewer.timeline.at(pos)} scale={scale} pointer={current?.kind === 'game.action' && current.data.action === 'ACTION6' ? { x: Number(current.data.x), y: Number(current.data.y) } : null} />}
-        {viewer.kind === 'server' && <ServerGameReplay sessionId={sessionId} at={serverPosition(events, pos)} scale={scale} />}
+        {viewer.kind === 'server' && <ServerGameReplay sessionId={sessionId} at={serverPosition(events, pos)} scale={scale} given={runs} />}
         {viewer.kind === 'other' && (
           <ol className="max-h-full w-full max-w-xl overflow-y-auto font-mono text-xs text-slate-300" aria-label="Events of this item">
             {events.map((e, i) => (
@@ -246,7 +251,7 @@ function ItemReplay({ item, sessionId }: { item: ItemLog; sessionId: string }) {
         </div>
         <p className="mt-1 truncate font-mono text-xs text-slate-400" data-testid="replay-event">{describe(current)}</p>
       </div>
-      {viewer.kind === 'server' && <VerifyRuns sessionId={sessionId} />}
+      {viewer.kind === 'server' && !runs && <VerifyRuns sessionId={sessionId} />}
     </div>
   );
 }
@@ -299,10 +304,11 @@ function GameReplay({ run, pointer, scale }: { run: Run<unknown> | null; pointer
  * A server-run game at a point of the log: the stored frame of the step the log reached (the
  * opening RESET's after `game.open`), drawn as the player saw it.
  */
-function ServerGameReplay({ sessionId, at, scale }: { sessionId: string; at: { run: string; step: number } | null; scale: number }) {
-  const q = useQuery(storedRunsQuery(sessionId));
+function ServerGameReplay({ sessionId, at, scale, given }: { sessionId: string; at: { run: string; step: number } | null; scale: number; given?: readonly StoredRun[] }) {
+  const q = useQuery({ ...storedRunsQuery(sessionId), enabled: !given });
   const ref = useRef<HTMLCanvasElement>(null);
-  const run = at ? q.data?.find((r) => r.runId === at.run) : undefined;
+  const runs = given ?? q.data;
+  const run = at ? runs?.find((r) => r.runId === at.run) : undefined;
   const step = run && at ? run.steps.find((s) => s.step === Math.max(0, at.step)) : undefined;
   const frame = useMemo(() => {
     if (!run || !step) return null;
@@ -331,8 +337,8 @@ function ServerGameReplay({ sessionId, at, scale }: { sessionId: string; at: { r
       ctx.stroke();
     }
   }, [frame, step, scale]);
-  if (q.isError) return <p role="alert" className="text-rose-300">{(q.error as Error).message}</p>;
-  if (q.isPending) return <p className="text-slate-400">Loading the stored frames…</p>;
+  if (!given && q.isError) return <p role="alert" className="text-rose-300">{(q.error as Error).message}</p>;
+  if (!given && q.isPending) return <p className="text-slate-400">Loading the stored frames…</p>;
   if (!at) return <p className="text-slate-400">The game is not open yet at this point.</p>;
   if (!run) return <p className="text-slate-400">The server stored no run {at.run} for this session.</p>;
   if (!step || !frame) return <p className="text-slate-400">The server stored no step {at.step} of run {at.run}.</p>;

@@ -4,6 +4,7 @@ import { Button } from '../ui/Button';
 import { setResearcherToken } from './auth';
 import { studiesQuery } from './queries';
 import { RequireResearcher } from './RequireResearcher';
+import { AgentKeysPanel } from './AgentsPanel';
 
 /** Every study on this server, with its participant link. */
 export function StudiesPage() {
@@ -39,6 +40,7 @@ function Studies() {
           );
         })}
       </ul>
+      <div className="mt-6"><AgentKeysPanel /></div>
     </div>
   );
 }

@@ -7,8 +7,10 @@ import { resultsQuery, type GameResult, type LevelResult, type Participant, type
 import { DistChart, SortableTable, Stat, Tabs, formatMs, formatPct, type Column } from './widgets';
 import { Heatmap } from './Heatmap';
 import { ExportsPanel } from './ExportsPanel';
+import { AgentKeysPanel, AgentRunsTable } from './AgentsPanel';
+import { agentRunsQuery } from './queries';
 
-type Tab = 'participants' | 'tasks' | 'games' | 'exports';
+type Tab = 'participants' | 'tasks' | 'games' | 'agents' | 'exports';
 
 /** One study's results: participants, grid tasks, game levels with baselines, and exports. */
 export function StudyResultsPage() {
@@ -20,6 +22,7 @@ function Results() {
   const [version, setVersion] = useState<number | null>(null);
   const [tab, setTab] = useState<Tab>('participants');
   const q = useQuery(resultsQuery(studyId, version));
+  const agents = useQuery(agentRunsQuery(studyId));
   const r = q.data;
   return (
     <div className="h-full overflow-y-auto">
@@ -36,11 +39,12 @@ function Results() {
               {(r?.study.versions ?? []).map((v) => <option key={v} value={v}>Version {v}</option>)}
             </select>
           </label>
-          <Button onClick={() => void q.refetch()}>Refresh</Button>
+          <Button onClick={() => { void q.refetch(); void agents.refetch(); }}>Refresh</Button>
         </div>
         <Tabs<Tab> value={tab} onChange={setTab} tabs={[
           { id: 'participants', label: `Participants${r ? ` (${r.participants.filter((p) => !p.playtest).length})` : ''}` },
-          { id: 'tasks', label: 'Grid tasks' }, { id: 'games', label: 'Game levels' }, { id: 'exports', label: 'Exports' },
+          { id: 'tasks', label: 'Grid tasks' }, { id: 'games', label: 'Game levels' },
+          { id: 'agents', label: `Agents${agents.data ? ` (${agents.data.length})` : ''}` }, { id: 'exports', label: 'Exports' },
         ]} />
         <div className="mt-4">
           {q.isPending && <p className="text-slate-400">Computing results…</p>}
@@ -49,6 +53,13 @@ function Results() {
           {r && tab === 'tasks' && <Tasks tasks={r.tasks} />}
           {r && tab === 'games' && r.games.map((g) => <GameLevels key={`${g.item}\u0000${g.version ?? ''}`} game={g} studyId={studyId} />)}
           {r && tab === 'games' && r.games.length === 0 && <p className="text-slate-400">This study has no game.</p>}
+          {tab === 'agents' && (
+            <div className="flex flex-col gap-4">
+              <p className="text-xs text-slate-400">Runs of agents whose scorecard carries the tag study:{studyId}, scored against this study's human baselines. They are never counted as participants, in the funnels or in the baselines.</p>
+              <AgentRunsTable studyId={studyId} />
+              <AgentKeysPanel studyId={studyId} />
+            </div>
+          )}
           {tab === 'exports' && <ExportsPanel studyId={studyId} version={version} />}
         </div>
       </div>
@@ -211,6 +222,7 @@ function GameLevels({ game, studyId }: { game: GameResult; studyId: string }) {
           </tbody>
         </table>
       </div>
+      {game.version !== null && <AgentRunsTable studyId={studyId} gameId={game.version} title={`Agent runs on ${game.version} (not counted in the figures above)`} />}
       {lv && (
         <div className="grid gap-3 lg:grid-cols-[auto_1fr]">
           <Heatmap gameId={game.game} level={level} clicks={lv.clicks} studyId={studyId} />

@@ -29,3 +29,25 @@ export const sessionQuery = (sessionId: string) => queryOptions({
   queryKey: ['admin', 'session', sessionId],
   queryFn: () => adminJson<{ session: { id: string; studyId: string; studyVersion: number; params: Record<string, string>; state: string; flags: string[]; seed: number; order: number[]; createdAt: number }; summary: { items: { id: string; kind: string; actions: number; durationMs: number; counts: boolean; practice: boolean }[]; flags: string[] } }>(`/api/admin/sessions/${encodeURIComponent(sessionId)}`),
 });
+
+// Agents over the ARC-AGI-3 protocol: their keys, and their runs in a study (docs/api.md).
+export type { AgentRunRow, AgentRunReplay, AgentReplayStep } from '../../server/agents/studyRuns';
+import type { AgentRunRow, AgentRunReplay } from '../../server/agents/studyRuns';
+
+export interface AgentKey { readonly id: string; readonly name: string; readonly createdAt: number; readonly revokedAt: number | null }
+
+export const agentKeysQuery = queryOptions({
+  queryKey: ['admin', 'agent-keys'],
+  queryFn: () => adminJson<{ keys: AgentKey[] }>('/api/admin/agent-keys').then((r) => r.keys),
+});
+
+export const agentRunsQuery = (studyId: string) => queryOptions({
+  queryKey: ['admin', 'agent-runs', studyId],
+  queryFn: () => adminJson<{ runs: AgentRunRow[] }>(`/api/admin/studies/${encodeURIComponent(studyId)}/agent-runs`).then((r) => r.runs),
+  staleTime: 10_000,
+});
+
+export const agentRunQuery = (guid: string) => queryOptions({
+  queryKey: ['admin', 'agent-run', guid],
+  queryFn: () => adminJson<AgentRunReplay>(`/api/admin/agent-runs/${encodeURIComponent(guid)}`),
+});

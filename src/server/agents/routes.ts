@@ -10,6 +10,7 @@ import { formatIssues } from '../../core/study/schema';
 import { adminGuard, readJson } from '../study/context';
 import { API_KEY_HEADER, CloseScorecardSchema, COMMANDS, CommandSchema, OpenScorecardSchema, type ProtocolError } from './protocol';
 import { AgentError, type AgentService } from './service';
+import { agentRunRoutes } from './studyRuns';
 
 /** A body larger than this is refused before it is read: `reasoning` and `opaque` are 16 KiB at most. */
 const MAX_BODY = 64 * 1024;
@@ -111,5 +112,11 @@ export function agentRoutes(service: AgentService, adminTokenHash: string): Hono
     return refuse(c, 404, 'NOT_FOUND', `No active agent key "${id}"; GET /api/admin/agent-keys lists them.`);
   });
   api.route('/admin/agent-keys', admin);
+
+  // Agent runs in a study's results, and their replays.
+  const runs = new Hono();
+  runs.use('*', adminGuard(adminTokenHash));
+  runs.route('/', agentRunRoutes(service));
+  api.route('/admin', runs);
   return api as unknown as Hono;
 }

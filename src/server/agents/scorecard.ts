@@ -16,12 +16,16 @@ export interface CardStep {
   readonly state: GameState;
   readonly levelsCompleted: number;
   readonly fullReset: boolean;
+  /** When the step was answered (ms since the epoch). */
+  readonly at?: number;
 }
 
 /** What the scorecard knows of a game: its tags and its human baselines (null: none). */
 export interface CardGame {
   readonly tags: readonly string[];
   readonly baselines: Baselines | null;
+  /** Where the baselines come from: `study:<id>`, `file` (`serve --agent-baselines`) or `metadata`; null: none. */
+  readonly baselinesFrom?: string | null;
 }
 
 export interface CardHead {
@@ -114,6 +118,7 @@ export function officialScorecard(head: CardHead, steps: readonly CardStep[], ga
     }
     return {
       id, runs: g.runs,
+      baselines: games[id]?.baselinesFrom ?? null,
       score: Math.max(...g.runs.map((r) => r.score)),
       actions: g.runs.reduce((s, r) => s + r.actions, 0),
       levels_completed: Math.max(...g.runs.map((r) => r.levels_completed)),

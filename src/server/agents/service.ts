@@ -17,6 +17,7 @@ import {
   type ActionInput, type FrameResponse, type GameAction, type GameState, type Run,
 } from '../../core/game';
 import { isScoringPreset, type Baselines, type ScoringPresetName } from '../../core/scoring';
+import { cardOptions, fileGame, STUDY_TAG, type CardOptions } from './baselines';
 import { games as builtinGames, gameVersions, getGame } from '../../games';
 import { hashToken, newToken, tokenMatches } from '../auth';
 import type { Arc3Service } from '../arc3/runs';
@@ -24,6 +25,7 @@ import { Arc3Error } from '../arc3/worker';
 import type { AgentKeyRecord, AgentRunRecord, AgentStepRecord, ScorecardRecord, Store } from '../store/types';
 import { clickOf, frameJson, type Command, type ProtocolError } from './protocol';
 import { officialScorecard, rawGameCard, type CardGame, type CardStep } from './scorecard';
+import type { AgentRunReplay, AgentRunRow } from './studyRuns';
 
 /** The key id of the researcher token. */
 export const RESEARCHER = 'researcher';
@@ -33,6 +35,8 @@ const FLUSH_MS = 200;
 const IDLE_MS = 30 * 60_000;
 /** How long a checked key is trusted before it is read again (a revocation on another server shows within this). */
 const KEY_TTL_MS = 10_000;
+/** A study's baselines are computed again after this long (its results change as participants play). */
+const STUDY_BASELINES_TTL_MS = 2_000;
 
 /** A refusal: the HTTP status, the official error name and a message that says what to do. */
 export class AgentError extends Error {
@@ -69,6 +73,8 @@ interface Live {
 
 interface Card {
   readonly record: ScorecardRecord;
+  /** The study and preset its tags name (agents/baselines.ts). */
+  readonly options: CardOptions;
   closed: boolean;
   /** Steps of every session of the card in the order answered (null until read back after a restart). */
   steps: CardStep[] | null;
@@ -78,8 +84,12 @@ export interface AgentServiceOptions {
   readonly store: Store;
   readonly adminTokenHash: string;
   readonly arc3?: Arc3Service | null;
-  /** Human baselines of built-in games (e.g. from a study), by full game id. */
+  /** The baselines file given to the server (`serve --agent-baselines`): games by full id, or by short id with their `version`. */
   readonly baselines?: () => Baselines | null;
+  /** A study's human baselines, as its results show them (agents/baselines.ts `studyBaselines`); null when there is no such study. */
+  readonly studyBaselines?: (studyId: string) => Promise<Baselines | null>;
+  /** The preset of scorecards whose tags name none (`serve --agent-preset`); `toolkit-2026-04` when absent. */
+  readonly defaultPreset?: ScoringPresetName;
   readonly now?: () => number;
   readonly log?: (line: string) => void;
 }
@@ -98,6 +108,7 @@ export class AgentService {
   private readonly lives = new Map<string, Live>();
   private readonly cards = new Map<string, Card>();
   private readonly keys = new Map<string, { id: string; at: number }>();
+  private readonly studies = new Map<string, { at: number; baselines: Promise<Baselines | null> }>();
   private pending: AgentStepRecord[] = [];
   private flushTimer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
@@ -199,19 +210,35 @@ export class AgentService {
   async openCard(keyId: string, body: { tags?: string[]; source_url?: string | null; opaque?: unknown }): Promise<string> {
     const tags = [...(body.tags ?? [])];
     if (!tags.includes('human') && !tags.includes('agent')) tags.push('agent');
+    const options = cardOptions(tags);
+    if ('problem' in options) throw new AgentError(400, 'VALIDATION_ERROR', `POST /api/scorecard/open: ${options.problem}.`);
+    if (options.study !== null && !(await this.studyFigures(options.study))) {
+      throw new AgentError(404, 'VALIDATION_ERROR', `no study "${options.study}" on this server (tag "${STUDY_TAG}${options.study}"); the studio's Studies page lists the ids.`);
+    }
     const record: ScorecardRecord = {
       cardId: randomUUID(), keyId, tags, sourceUrl: body.source_url ?? null, opaque: body.opaque ?? null, openedAt: this.now(), closedAt: null,
     };
     await this.store.addScorecard(record);
-    this.cards.set(record.cardId, { record, closed: false, steps: [] });
+    this.cards.set(record.cardId, { record, options, closed: false, steps: [] });
     return record.cardId;
+  }
+
+  /** A study's human baselines, computed at most every few seconds. */
+  private studyFigures(studyId: string): Promise<Baselines | null> {
+    const held = this.studies.get(studyId);
+    if (held && this.now() - held.at < STUDY_BASELINES_TTL_MS) return held.baselines;
+    const baselines = this.opts.studyBaselines?.(studyId) ?? Promise.resolve(null);
+    if (this.studies.size > 100) this.studies.clear();
+    this.studies.set(studyId, { at: this.now(), baselines });
+    baselines.catch(() => this.studies.delete(studyId));
+    return baselines;
   }
 
   private async card(keyId: string, cardId: string): Promise<Card> {
     let card = this.cards.get(cardId);
     if (!card) {
       const record = await this.store.getScorecard(cardId);
-      if (record) this.cards.set(cardId, (card = { record, closed: record.closedAt !== null, steps: null }));
+      if (record) this.cards.set(cardId, (card = { record, options: optionsOf(record.tags), closed: record.closedAt !== null, steps: null }));
     }
     if (!card) throw new AgentError(404, 'VALIDATION_ERROR', `no scorecard "${cardId}"; open one with POST /api/scorecard/open.`);
     if (card.record.keyId !== keyId && keyId !== RESEARCHER) throw new AgentError(403, 'FORBIDDEN', `scorecard "${cardId}" was opened with another API key; use that key.`);
@@ -224,42 +251,60 @@ export class AgentService {
     const steps: CardStep[] = [];
     for (const run of await this.store.listAgentRuns(card.record.cardId)) {
       for (const s of await this.store.readAgentSteps(run.guid)) {
-        steps.push({ guid: run.guid, gameId: run.gameId, action: s.action as GameAction, state: s.state as GameState, levelsCompleted: s.levelsCompleted, fullReset: s.fullReset });
+        steps.push({ guid: run.guid, gameId: run.gameId, action: s.action as GameAction, state: s.state as GameState, levelsCompleted: s.levelsCompleted, fullReset: s.fullReset, at: s.at });
       }
     }
     if (!card.closed) card.steps = steps;
     return steps;
   }
 
-  private cardGames(steps: readonly CardStep[]): Record<string, CardGame> {
+  /** Each played game's tags and the baselines it is scored against: the card's study, the server's file, the game's metadata. */
+  private async cardGames(card: Card, steps: readonly CardStep[]): Promise<Record<string, CardGame>> {
     const out: Record<string, CardGame> = {};
-    const studio = this.opts.baselines?.() ?? null;
+    const study = card.options.study !== null ? await this.studyFigures(card.options.study) : null;
+    const file = this.opts.baselines?.() ?? null;
     for (const id of new Set(steps.map((s) => s.gameId))) {
       let info: AgentGame | null = null;
       try { info = this.game(id); } catch { /* a game no longer mounted: scored without baselines */ }
       let baselines: Baselines | null = null;
-      if (info?.baselineActions.length) {
+      let from: string | null = null;
+      const fromFile = file ? fileGame(file, id) : null;
+      if (study?.games[id]) {
+        baselines = { source: study.source, games: { [id]: study.games[id] } };
+        from = `${STUDY_TAG}${card.options.study}`;
+      } else if (file && fromFile) {
+        baselines = { source: file.source, games: { [id]: fromFile } };
+        from = 'file';
+      } else if (info?.baselineActions.length) {
         baselines = { source: 'metadata', games: { [id]: { participants: null, levels: info.baselineActions.map((v, k) => ({ level: k + 1, reached: null, completers: null, baseline: {}, official: v })) } } };
-      } else if (studio?.games[id]) {
-        baselines = { source: studio.source, games: { [id]: studio.games[id] } };
+        from = 'metadata';
       }
-      out[id] = { tags: info?.tags ?? [], baselines };
+      out[id] = { tags: info?.tags ?? [], baselines, baselinesFrom: from };
     }
     return out;
   }
 
-  /** The scorecard as the official API answers it, scored under `preset`; with `gameId`, that game's raw card. */
-  async scorecard(keyId: string, cardId: string, gameId?: string, preset: string = 'toolkit-2026-04'): Promise<unknown> {
-    if (!isScoringPreset(preset)) throw new AgentError(400, 'VALIDATION_ERROR', `unknown preset "${preset}"; use toolkit-2026-04 (the default) or paper.`);
-    const card = await this.card(keyId, cardId);
-    const steps = await this.cardSteps(card);
-    if (gameId !== undefined) return rawGameCard(steps, gameId);
-    return this.shape(card, steps, preset);
+  /** The preset a card is scored under: the one asked for, else its tag's, else the server's default. */
+  private presetOf(card: Card, asked?: string): ScoringPresetName {
+    if (asked !== undefined) {
+      if (!isScoringPreset(asked)) throw new AgentError(400, 'VALIDATION_ERROR', `unknown preset "${asked}"; use toolkit-2026-04 or paper.`);
+      return asked;
+    }
+    return card.options.preset ?? this.opts.defaultPreset ?? 'toolkit-2026-04';
   }
 
-  private shape(card: Card, steps: readonly CardStep[], preset: ScoringPresetName) {
+  /** The scorecard as the official API answers it, scored under `preset`; with `gameId`, that game's raw card. */
+  async scorecard(keyId: string, cardId: string, gameId?: string, preset?: string): Promise<unknown> {
+    const card = await this.card(keyId, cardId);
+    const scoredUnder = this.presetOf(card, preset);
+    const steps = await this.cardSteps(card);
+    if (gameId !== undefined) return rawGameCard(steps, gameId);
+    return this.shape(card, steps, scoredUnder);
+  }
+
+  private async shape(card: Card, steps: readonly CardStep[], preset: ScoringPresetName) {
     const r = card.record;
-    return officialScorecard({ cardId: r.cardId, tags: r.tags, sourceUrl: r.sourceUrl, opaque: r.opaque }, steps, this.cardGames(steps), preset);
+    return officialScorecard({ cardId: r.cardId, tags: r.tags, sourceUrl: r.sourceUrl, opaque: r.opaque }, steps, await this.cardGames(card, steps), preset);
   }
 
   async closeCard(keyId: string, cardId: string): Promise<unknown> {
@@ -273,7 +318,55 @@ export class AgentService {
     card.closed = true;
     card.steps = null;
     for (const [guid, l] of this.lives) if (l.cardId === cardId) this.lives.delete(guid);
-    return this.shape(card, steps, 'toolkit-2026-04');
+    return this.shape(card, steps, this.presetOf(card));
+  }
+
+  // ---- the researcher's view ------------------------------------------------------------------
+
+  /** Every agent game session of the scorecards tagged with the study, with its figures, oldest first. */
+  async studyRuns(studyId: string): Promise<AgentRunRow[]> {
+    const names = new Map((await this.store.listAgentKeys()).map((k) => [k.id, k.name]));
+    const rows: AgentRunRow[] = [];
+    for (const record of await this.store.listScorecards()) {
+      if (!record.tags.includes(`${STUDY_TAG}${studyId}`)) continue;
+      const card = await this.card(RESEARCHER, record.cardId);
+      const steps = await this.cardSteps(card);
+      const preset = this.presetOf(card);
+      const games = await this.cardGames(card, steps);
+      const scored = officialScorecard({ cardId: record.cardId, tags: record.tags, sourceUrl: record.sourceUrl, opaque: record.opaque }, steps, games, preset);
+      for (const run of await this.store.listAgentRuns(record.cardId)) {
+        const own = steps.filter((s) => s.guid === run.guid);
+        const plays = scored.environments.find((e) => e.id === run.gameId)?.runs.filter((p) => p.guid === run.guid) ?? [];
+        const last = own[own.length - 1];
+        rows.push({
+          guid: run.guid, cardId: record.cardId, keyId: record.keyId, keyName: record.keyId === RESEARCHER ? 'researcher token' : (names.get(record.keyId) ?? record.keyId),
+          gameId: run.gameId, source: run.source, openedAt: run.openedAt, lastAt: last?.at ?? run.openedAt, cardClosed: record.closedAt !== null,
+          steps: own.length, actions: plays.reduce((n, p) => n + p.actions, 0), plays: plays.length,
+          levelsCompleted: Math.max(0, ...plays.map((p) => p.levels_completed)), state: last?.state ?? 'NOT_PLAYED',
+          score: plays.length ? Math.max(...plays.map((p) => p.score)) : 0, preset, baselines: games[run.gameId]?.baselinesFrom ?? null,
+          levelActions: plays[0]?.level_actions ?? [], levelBaselineActions: plays[0]?.level_baseline_actions ?? [],
+        });
+      }
+    }
+    return rows;
+  }
+
+  /** One agent game session for the replay viewer: its run, scorecard, key and every step (frames of engine games included). */
+  async runReplay(guid: string): Promise<AgentRunReplay | null> {
+    const run = await this.store.getAgentRun(guid);
+    if (!run) return null;
+    const card = await this.store.getScorecard(run.cardId);
+    if (!card) return null;
+    await this.flush();
+    const key = card.keyId === RESEARCHER ? null : (await this.store.listAgentKeys()).find((k) => k.id === card.keyId);
+    const study = optionsOf(card.tags).study;
+    return {
+      run, card: { cardId: card.cardId, tags: card.tags, openedAt: card.openedAt, closedAt: card.closedAt, study },
+      keyName: card.keyId === RESEARCHER ? 'researcher token' : (key?.name ?? card.keyId),
+      steps: (await this.store.readAgentSteps(guid)).map(({ seq, action, x, y, state, levelsCompleted, winLevels, fullReset, frameHash, frames, at }) => ({
+        seq, action, x, y, state, levelsCompleted, winLevels, fullReset, frameHash, frames: frames ?? null, at,
+      })),
+    };
   }
 
   // ---- actions -------------------------------------------------------------------------------
@@ -333,7 +426,7 @@ export class AgentService {
     return this.answer(live, 'RESET', null, body.reasoning, {
       frame: frames, state: first.state, levels_completed: first.levels_completed, win_levels: first.win_levels,
       available_actions: first.available_actions, full_reset: true,
-    }, first.frameHash);
+    }, first.frameHash, first.frames);
   }
 
   private arc3(): Arc3Service {
@@ -358,7 +451,7 @@ export class AgentService {
       }
       live.run = next;
       const frames = response.frame;
-      return this.answer(live, action, click, body.reasoning, { ...response, frame: frames }, hashFrame(frames[frames.length - 1]));
+      return this.answer(live, action, click, body.reasoning, { ...response, frame: frames }, hashFrame(frames[frames.length - 1]), null);
     }
     const a3 = live.arc3!;
     if (action !== 'RESET' && (a3.state === 'WIN' || a3.state === 'GAME_OVER')) throw ended(action, a3.state);
@@ -369,7 +462,7 @@ export class AgentService {
     if (!frames.length) throw ended(action, s.state);
     return this.answer(live, action, click, body.reasoning, {
       frame: frames, state: s.state, levels_completed: s.levels_completed, win_levels: s.win_levels, available_actions: s.available_actions, full_reset: s.full_reset,
-    }, s.frameHash);
+    }, s.frameHash, s.frames);
   }
 
   /** Records the step and writes the official response. */
@@ -377,12 +470,13 @@ export class AgentService {
     live: Live, action: GameAction, click: { x: number; y: number } | null, reasoning: unknown,
     r: { frame: readonly (Uint8Array | number[][])[]; state: GameState; levels_completed: number; win_levels: number; available_actions: readonly number[]; full_reset: boolean },
     frameHash: string,
+    encodedFrames: string | null,
   ): CommandAnswer {
     const at = this.now();
     const fullReset = action === 'RESET' && (live.seq === 0 || r.full_reset);
     this.record({
       guid: live.guid, seq: live.seq++, action, x: click?.x ?? null, y: click?.y ?? null, state: r.state, levelsCompleted: r.levels_completed,
-      winLevels: r.win_levels, fullReset, frameHash, reasoning: reasoning ?? null, at,
+      winLevels: r.win_levels, fullReset, frameHash, frames: encodedFrames, reasoning: reasoning ?? null, at,
     }, live);
     const data: Record<string, unknown> = { game_id: live.gameId };
     if (click) { data.x = click.x; data.y = click.y; }
@@ -396,7 +490,7 @@ export class AgentService {
 
   private record(step: AgentStepRecord, live: Live): void {
     const card = this.cards.get(live.cardId);
-    card?.steps?.push({ guid: step.guid, gameId: live.gameId, action: step.action as GameAction, state: step.state as GameState, levelsCompleted: step.levelsCompleted, fullReset: step.fullReset });
+    card?.steps?.push({ guid: step.guid, gameId: live.gameId, action: step.action as GameAction, state: step.state as GameState, levelsCompleted: step.levelsCompleted, fullReset: step.fullReset, at: step.at });
     this.pending.push(step);
     this.flushTimer ??= setTimeout(() => { this.flushTimer = null; void this.flush().catch((e: Error) => this.log(`Agent steps could not be stored: ${e.message}`)); }, FLUSH_MS);
   }
@@ -467,6 +561,12 @@ export class AgentService {
  */
 function countedNoop<S>(run: Run<S>): Run<S> {
   return { ...run, actions: run.actions + 1, levelActions: run.levelActions + 1, fullReset: false };
+}
+
+/** The options of a stored card; tags checked when it was opened, so a problem now means none. */
+function optionsOf(tags: readonly string[]): CardOptions {
+  const o = cardOptions(tags);
+  return 'problem' in o ? { study: null, preset: null } : o;
 }
 
 function ended(action: GameAction, state: GameState): AgentError {

@@ -170,4 +170,12 @@ export const migrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 5,
+    name: 'agents: the frames of steps on the official engine (replays of agent runs)',
+    sql: `
+      -- encoded frames (core/formats/frames.ts) of arcengine and remote games; null for built-in games
+      ALTER TABLE agent_steps ADD COLUMN frames text;
+    `,
+  },
 ];

@@ -425,13 +425,13 @@ export class SqlStore implements Store {
     // One statement for the whole batch: the rows travel as one JSON array.
     const rows = steps.map((s) => ({
       guid: s.guid, seq: s.seq, action: s.action, x: s.x, y: s.y, state: s.state, levels_completed: s.levelsCompleted,
-      win_levels: s.winLevels, full_reset: s.fullReset, frame_hash: s.frameHash, reasoning: s.reasoning ?? null, at: new Date(s.at).toISOString(),
+      win_levels: s.winLevels, full_reset: s.fullReset, frame_hash: s.frameHash, frames: s.frames ?? null, reasoning: s.reasoning ?? null, at: new Date(s.at).toISOString(),
     }));
     await this.db.query(
-      `INSERT INTO agent_steps (guid, seq, action, x, y, state, levels_completed, win_levels, full_reset, frame_hash, reasoning, at)
-       SELECT guid, seq, action, x, y, state, levels_completed, win_levels, full_reset, frame_hash, reasoning, at
+      `INSERT INTO agent_steps (guid, seq, action, x, y, state, levels_completed, win_levels, full_reset, frame_hash, frames, reasoning, at)
+       SELECT guid, seq, action, x, y, state, levels_completed, win_levels, full_reset, frame_hash, frames, reasoning, at
        FROM jsonb_to_recordset($1::jsonb) AS t(guid text, seq integer, action text, x integer, y integer, state text, levels_completed integer,
-         win_levels integer, full_reset boolean, frame_hash text, reasoning jsonb, at timestamptz)
+         win_levels integer, full_reset boolean, frame_hash text, frames text, reasoning jsonb, at timestamptz)
        ON CONFLICT DO NOTHING`,
       [JSON.stringify(rows)]);
   }
@@ -441,7 +441,8 @@ export class SqlStore implements Store {
     return r.rows.map((row) => ({
       guid: row.guid as string, seq: row.seq as number, action: row.action as string, x: row.x as number | null, y: row.y as number | null,
       state: row.state as string, levelsCompleted: row.levels_completed as number, winLevels: row.win_levels as number,
-      fullReset: row.full_reset as boolean, frameHash: row.frame_hash as string, reasoning: json(row.reasoning) ?? null, at: ms(row.at),
+      fullReset: row.full_reset as boolean, frameHash: row.frame_hash as string, frames: (row.frames as string | null) ?? null,
+      reasoning: json(row.reasoning) ?? null, at: ms(row.at),
     }));
   }
 

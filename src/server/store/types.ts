@@ -152,6 +152,11 @@ export interface AgentStepRecord {
   readonly fullReset: boolean;
   /** `hashFrame` of the last frame. */
   readonly frameHash: string;
+  /**
+   * The frames the step answered, encoded as `game_steps` keeps them (core/formats/frames.ts), for
+   * games run by the official engine; null for built-in games, whose steps replay on the TS engine.
+   */
+  readonly frames?: string | null;
   readonly reasoning: unknown;
   readonly at: number;
 }

@@ -1,0 +1,66 @@
+/**
+ * Which human baselines an agent's scorecard is scored against, and under which preset.
+ *
+ * A scorecard names its study and preset in its tags, which the official toolkit sends unchanged
+ * (`arcade.open_scorecard(tags=["study:<id>", "preset:paper"])`):
+ * - `study:<id>`: its games are scored against that study's human baselines (the figures of the
+ *   study's results), and its runs are shown in the study's results as agent runs;
+ * - `preset:<name>`: `toolkit-2026-04` or `paper` (core/scoring/rhae.ts); the server's default
+ *   (`serve --agent-preset`) otherwise.
+ * Per game, the first source that has the game is used: the study's baselines, then the
+ * baselines file given to the server (`serve --agent-baselines FILE`), then the `baseline_actions`
+ * of an arcengine game's metadata. A game none of them has scores 0, as the official scorer does.
+ */
+import type { StudyResults } from '../../core/analysis/results';
+import { BASELINE_PRESET_NAMES, isScoringPreset, type BaselinePresetName, type Baselines, type GameBaselines, type ScoringPresetName } from '../../core/scoring';
+
+export const STUDY_TAG = 'study:';
+export const PRESET_TAG = 'preset:';
+
+/** What a scorecard's tags ask for. */
+export interface CardOptions {
+  readonly study: string | null;
+  readonly preset: ScoringPresetName | null;
+}
+
+/** The study and preset a scorecard's tags name, or the message saying what is wrong with them. */
+export function cardOptions(tags: readonly string[]): CardOptions | { problem: string } {
+  const studies = [...new Set(tags.filter((t) => t.startsWith(STUDY_TAG)).map((t) => t.slice(STUDY_TAG.length)))];
+  const presets = [...new Set(tags.filter((t) => t.startsWith(PRESET_TAG)).map((t) => t.slice(PRESET_TAG.length)))];
+  if (studies.length > 1) return { problem: `a scorecard belongs to one study, and the tags name ${studies.map((s) => `"${s}"`).join(' and ')}; keep one "study:<id>" tag` };
+  if (studies[0] === '') return { problem: 'the tag "study:" names no study; write "study:<id>" with the id the studio shows' };
+  if (presets.length > 1) return { problem: `the tags name the presets ${presets.join(' and ')}; keep one "preset:" tag` };
+  if (presets.length && !isScoringPreset(presets[0])) return { problem: `unknown preset "${presets[0]}" in tag "preset:${presets[0]}"; use preset:toolkit-2026-04 or preset:paper` };
+  return { study: studies[0] ?? null, preset: (presets[0] as ScoringPresetName | undefined) ?? null };
+}
+
+/**
+ * A study's human baselines as its results show them: per game version (`push-<hash>`,
+ * `ls20-9607627b`), every level's figure under every baseline preset. When two items play the
+ * same version, the one with more first-time players counts.
+ */
+export function studyBaselines(results: StudyResults): Baselines {
+  const games: Record<string, GameBaselines> = {};
+  const players: Record<string, number> = {};
+  for (const g of results.games) {
+    if (g.version === null || (players[g.version] ?? -1) >= g.participants) continue;
+    players[g.version] = g.participants;
+    games[g.version] = {
+      participants: g.participants, version: g.version,
+      levels: g.levels.map((l) => ({
+        level: l.level, reached: l.reached, completers: l.completed,
+        baseline: Object.fromEntries(BASELINE_PRESET_NAMES.map((n) => [n, l.baselines[n].value])) as Record<BaselinePresetName, number | null>,
+      })),
+    };
+  }
+  return { source: 'arc-studio', games };
+}
+
+/**
+ * The baselines a file holds for `gameId` (a full id): its entry of that id, or the entry whose
+ * `version` is that id (an exported file keys the current version by the short id).
+ */
+export function fileGame(file: Baselines, gameId: string): GameBaselines | null {
+  if (Object.prototype.hasOwnProperty.call(file.games, gameId)) return file.games[gameId];
+  return Object.values(file.games).find((g) => g.version === gameId) ?? null;
+}
