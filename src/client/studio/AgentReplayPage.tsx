@@ -22,14 +22,13 @@ function asLog(r: AgentRunReplay): { item: ItemLog; runs?: StoredRun[] } {
   const short = r.run.gameId.split('-')[0];
   const builtin = r.run.source === 'builtin' && games[short] !== undefined;
   const game = builtin ? short : r.run.gameId;
-  const events: LogEvent[] = r.steps.map((s) => ({
-    seq: s.seq, t: s.at,
-    kind: s.seq === 0 ? 'game.open' : 'game.action',
-    data: {
-      game, ...(builtin ? { seed: r.run.seed } : { run: r.run.guid, step: s.seq }),
-      ...(s.seq === 0 ? {} : { action: s.action, ...(s.x !== null ? { x: s.x, y: s.y } : {}), level: s.levelsCompleted, state: s.state }),
-    },
-  }));
+  // A built-in run starts NOT_PLAYED and waits for its RESET, as the agent's opening step was.
+  const events: LogEvent[] = r.steps.flatMap((s): LogEvent[] => {
+    const action = { kind: 'game.action', data: { game, ...(builtin ? {} : { run: r.run.guid, step: s.seq }), action: s.action, ...(s.x !== null ? { x: s.x, y: s.y } : {}), level: s.levelsCompleted, state: s.state } };
+    if (s.seq > 0) return [{ seq: 0, t: s.at, ...action }];
+    const open = { seq: 0, t: s.at, kind: 'game.open', data: { game, ...(builtin ? { seed: r.run.seed } : { run: r.run.guid }) } };
+    return builtin ? [open, { seq: 0, t: s.at, ...action }] : [open];
+  }).map((e, seq) => ({ ...e, seq }));
   const item: ItemLog = { id: r.run.gameId, events, practice: false };
   if (builtin) return { item };
   return {

@@ -1,6 +1,6 @@
 """The official toolkit in ONLINE mode, pointed at an ARC Studio server (agents.test.ts runs it).
 
-Arguments: base_url api_key push_game_id push_level1_actions(comma separated) click_game_id recordings_dir.
+Arguments: base_url api_key push_game_id push_level1_actions(comma separated) click_game_id recordings_dir [tags(comma separated)].
 Prints one JSON object: the games listed, every step's fields, the closed scorecard.
 """
 import json
@@ -11,13 +11,14 @@ from arc_agi import Arcade, OperationMode
 from arcengine import GameAction
 
 base, key, push_id, push_moves, click_id, recordings = sys.argv[1:7]
+tags = sys.argv[7].split(",") if len(sys.argv) > 7 else ["toolkit-test"]
 logger = logging.getLogger("toolkit-client")
 logger.addHandler(logging.NullHandler())
 logger.propagate = False
 
 arcade = Arcade(operation_mode=OperationMode.ONLINE, arc_base_url=base, arc_api_key=key, recordings_dir=recordings, logger=logger)
 out = {"games": [e.game_id for e in arcade.get_environments()], "steps": []}
-card = arcade.open_scorecard(tags=["toolkit-test"])
+card = arcade.open_scorecard(tags=tags)
 out["card_id"] = card
 
 
