@@ -2,7 +2,8 @@
  * Agents' keys, scorecards and game sessions on both stores (PGlite and PostgreSQL): a session
  * and its scorecard survive a restart of the service (a new one on the same database goes on
  * from the stored steps), a revoked key stops working, and the scorecard of a built-in game is
- * scored against a study's baselines when given.
+ * scored against a study's baselines when given; a card's tags choose its study and preset, and
+ * an exported baselines file is matched by the game's version.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { createRun, step, versionedGameId } from '../../core/game';
@@ -11,7 +12,7 @@ import { games, solutions } from '../../games';
 import { hashToken } from '../auth';
 import { backends } from '../store/testing';
 import type { Store } from '../store/types';
-import { AgentService, RESEARCHER } from './service';
+import { AgentError, AgentService, RESEARCHER } from './service';
 
 const ADMIN = 'researcher-token-for-agent-service-tests';
 const PUSH = versionedGameId(games.push);
@@ -87,6 +88,38 @@ describe.each(backends)('agents on $name', (backend) => {
     // Only level 1 has a baseline: ARC Studio's scorer leaves the others out of the game score.
     expect(run.level_baseline_actions[1]).toBe(-1);
     expect(sc.score).toBeCloseTo(100, 10);
+    await s.stop();
+  });
+
+  it('a card tagged study:<id> and preset:<name> is scored against the study\'s baselines, before the server\'s file', async () => {
+    const store = await backend.open();
+    stores.push(store);
+    const moves = solutions.push[0].split(',');
+    // The server's file, as a study's export writes it: the current version under its short id.
+    const exported = computeBaselines([4, 5, 6, 8, 10].map((n, i) => ({ participant: `p${i}`, game: 'push', levels: [{ completed: true, actions: n }] })));
+    const file = { ...exported, games: { push: { ...exported.games.push, version: PUSH } } };
+    // The study: two participants, 4 and 8 actions: second-best 8 (the paper's), upper-median 8.
+    const study = computeBaselines([4, 8].map((n, i) => ({ participant: `q${i}`, game: PUSH, levels: [{ completed: true, actions: n }] })));
+    const s = new AgentService({ store, adminTokenHash: hashToken(ADMIN), baselines: () => file, studyBaselines: (id) => Promise.resolve(id === 'pilot' ? study : null) });
+    type Card = { preset: string; environments: { baselines: string | null; runs: { level_scores: number[]; level_baseline_actions: number[] }[] }[] };
+    const play = async (tags: string[]) => {
+      const card = await s.openCard(RESEARCHER, { tags });
+      const opened = await act(s, 'RESET', { card_id: card });
+      for (const m of moves) await act(s, m, { guid: opened.guid });
+      return (await s.closeCard(RESEARCHER, card)) as Card;
+    };
+    const tagged = await play(['study:pilot', 'preset:paper']);
+    expect(tagged.preset).toBe('paper');
+    expect(tagged.environments[0].baselines).toBe('study:pilot');
+    expect(tagged.environments[0].runs[0].level_baseline_actions[0]).toBe(8);
+    expect(tagged.environments[0].runs[0].level_scores[0]).toBeCloseTo(Math.min(1, 8 / moves.length) ** 2 * 100, 10);
+    const plain = await play([]);
+    expect(plain.preset).toBe('toolkit-2026-04');
+    expect(plain.environments[0].baselines).toBe('file');
+    expect(plain.environments[0].runs[0].level_baseline_actions[0]).toBe(6);
+    await expect(s.openCard(RESEARCHER, { tags: ['study:nope'] })).rejects.toMatchObject({ status: 404, message: expect.stringContaining('no study "nope"') as unknown });
+    await expect(s.openCard(RESEARCHER, { tags: ['preset:best'] })).rejects.toBeInstanceOf(AgentError);
+    await expect(s.openCard(RESEARCHER, { tags: ['study:a', 'study:b'] })).rejects.toMatchObject({ status: 400 });
     await s.stop();
   });
 });
