@@ -104,7 +104,7 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; cl
       agentBaselines = parseBaselines(readFileSync(opts.agentBaselines, 'utf8'));
     } catch (e) {
       const why = e instanceof BaselinesError ? e.message : (e as Error).message;
-      throw new Error(`--agent-baselines ${opts.agentBaselines}: ${why} (export one from a study's results, Exports tab, "Baselines (JSON)").`);
+      throw new Error(`--agent-baselines ${opts.agentBaselines}: ${why} A study's results export one: Exports tab, "Human baselines (JSON)".`);
     }
   }
   const studyFiles = await loadStudyFiles(opts.studiesDir ?? path.join(ROOT, 'data', 'studies'));
