@@ -111,6 +111,7 @@ test.describe('agents in a study', () => {
       await expect(runs).toContainText(`study:${STUDY}`);
       const vcRow = runs.getByRole('row').filter({ hasText: VC33 });
       await expect(vcRow.getByTestId('agent-score')).toContainText(vc.score.toFixed(1));
+      await page.screenshot({ path: 'test-results/agents-tab.png' });
 
       // Beside the human figures of the same game, which have not changed.
       await page.getByRole('tab', { name: 'Game levels' }).click();
