@@ -14,6 +14,7 @@ import { Button } from '../ui/Button';
 import { adminJson, useResearcher } from './auth';
 import { Arc3Playtest, findArc3Game, useArc3Games } from './Arc3Playtest';
 import { studiesQuery } from './queries';
+import { ValidatePanel } from './validate/ValidatePanel';
 
 interface Target { studyId: string; itemId: string }
 
@@ -37,7 +38,15 @@ export function PlaytestPage() {
       </p>
     );
   }
-  return <Arc3Playtest info={info} />;
+  return (
+    <div className="flex h-full flex-col">
+      <p className="shrink-0 border-b border-slate-800 bg-slate-900/60 px-4 py-1 text-xs text-slate-400" data-testid="arc3-validate-note">
+        Validation and state graphs of this game run through the official engine on the command line:{' '}
+        <code className="text-slate-300">arc-studio games validate {info.id} --arc3-games DIR</code> (the folder of the game files).
+      </p>
+      <div className="min-h-0 flex-1"><Arc3Playtest info={info} /></div>
+    </div>
+  );
 }
 
 function BuiltinPlaytest({ id }: { id: string }) {
@@ -47,6 +56,7 @@ function BuiltinPlaytest({ id }: { id: string }) {
   const [target, setTarget] = useState<Target | null>(null);
   const [recording, setRecording] = useState<{ target: Target; outbox: Outbox } | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [validating, setValidating] = useState(false);
   const targets = useStudyTargets(id);
 
   // One playtest session per chosen target: its outbox sends what is left and is disposed when
@@ -80,7 +90,7 @@ function BuiltinPlaytest({ id }: { id: string }) {
   if (!game) return <p role="alert" className="p-6 text-rose-300">There is no game "{id}". <Link href="/games" className="underline">See all games</Link>.</p>;
 
   const toolbar = (
-    <div className="flex w-full flex-col gap-2 text-sm">
+    <div className="flex w-full flex-col gap-2 rounded-lg border border-slate-800 bg-slate-900/60 p-3 text-sm" role="group" aria-label="Playtest">
       <label className="flex items-center justify-between gap-2 text-slate-300">Level
         <select aria-label="Level" value={level} onChange={(e) => { setLevel(Number(e.target.value)); setRestarts((r) => r + 1); }}
           className="h-8 rounded-md border border-slate-700 bg-slate-950 px-2">
@@ -107,12 +117,24 @@ function BuiltinPlaytest({ id }: { id: string }) {
         <span className="text-slate-200">{game.title}</span>
         <span className="ml-2 rounded bg-violet-600/30 px-1.5 py-0.5 text-[11px] uppercase tracking-wide text-violet-200">Playtest</span>
         <span className="ml-auto text-xs text-slate-500">{target ? `Recording to ${target.studyId} as a playtest: never counted` : 'Not recorded to a study'}</span>
+        <Button tone={validating ? 'active' : 'default'} className="h-7" aria-expanded={validating} aria-controls="validate-column"
+          onClick={() => setValidating((v) => !v)} title="Random-policy validation and the state graph of a level">
+          {validating ? 'Hide validation' : 'Validate…'}
+        </Button>
       </div>
-      <div className="min-h-0 flex-1">
-        {sink ? (
-          <GamePlayer key={`${level}:${restarts}:${recording?.target === target ? recording.outbox.sessionId : 'local'}`} game={game} sink={sink} seed={0} level={level} toolbar={toolbar}
-            side={(c) => <Inspector controller={c} />} />
-        ) : <p className="p-6 text-slate-400">Starting a playtest session…</p>}
+      <div className="flex min-h-0 flex-1">
+        <div className="min-h-0 min-w-0 flex-1">
+          {sink ? (
+            // The playtest's own controls sit above the inspector, so a long state never pushes them off screen.
+            <GamePlayer key={`${level}:${restarts}:${recording?.target === target ? recording.outbox.sessionId : 'local'}`} game={game} sink={sink} seed={0} level={level}
+              side={(c) => <>{toolbar}<Inspector controller={c} /></>} />
+          ) : <p className="p-6 text-slate-400">Starting a playtest session…</p>}
+        </div>
+        {/* Kept mounted while hidden, so a run and its results survive closing the column. */}
+        <aside id="validate-column" hidden={!validating} className="w-[22rem] shrink-0 overflow-y-auto border-l border-slate-800 p-3 xl:w-[28rem]">
+          <h2 className="mb-2 text-sm font-semibold uppercase tracking-wide text-slate-300">Validate</h2>
+          <ValidatePanel game={game} currentLevel={level} />
+        </aside>
       </div>
     </div>
   );
