@@ -97,10 +97,10 @@ function BuiltinPlaytest({ id }: { id: string }) {
           {game.levels.map((_, i) => <option key={i} value={i}>Level {i + 1}{i === 0 ? ' (tutorial)' : ''}</option>)}
         </select>
       </label>
-      <label className="flex items-center justify-between gap-2 text-slate-300">Record to
+      <label className="flex items-center justify-between gap-2 whitespace-nowrap text-slate-300">Record to
         <select aria-label="Record to" value={target ? `${target.studyId}\u0000${target.itemId}` : ''}
           onChange={(e) => { const [studyId, itemId] = e.target.value.split('\u0000'); setTarget(e.target.value ? { studyId, itemId } : null); setRestarts((r) => r + 1); }}
-          className="h-8 max-w-40 rounded-md border border-slate-700 bg-slate-950 px-2">
+          className="h-8 min-w-0 max-w-40 flex-1 rounded-md border border-slate-700 bg-slate-950 px-1.5 text-xs">
           <option value="">This browser only</option>
           {targets.map((t) => <option key={`${t.studyId}/${t.itemId}`} value={`${t.studyId}\u0000${t.itemId}`}>{t.studyId} · {t.itemId}</option>)}
         </select>

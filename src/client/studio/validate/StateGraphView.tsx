@@ -78,7 +78,17 @@ export function StateGraphView({ drawing }: { drawing: GraphDrawing }) {
           { selector: 'edge[win = 1]', style: { 'line-color': COLOURS.win, opacity: 0.8, width: 1 } },
         ],
       });
-      cy.fit(undefined, 16);
+      cy.fit(undefined, 24);
+      // Sizes in graph units, chosen at the fitted zoom: the start, WIN and their labels stay
+      // readable however many states there are, and zooming in enlarges everything alike.
+      const z = cy.zoom();
+      cy.style()
+        .selector('node').style({ 'font-size': 12 / z, 'text-margin-y': -3 / z, width: Math.max(8, 4 / z), height: Math.max(8, 4 / z) })
+        .selector('node[kind = "start"], node[kind = "win"]').style({ width: 16 / z, height: 16 / z })
+        .selector('node[kind = "gameover"]').style({ width: Math.max(10, 5 / z), height: Math.max(10, 5 / z) })
+        .selector('edge').style({ width: 0.8 / z })
+        .selector('edge[win = 1]').style({ width: 1.2 / z })
+        .update();
       cy.one('render', () => {
         if (!cy) return;
         el.dataset.stateNodes = String(cy.nodes('[kind != "win"]').length);

@@ -2,6 +2,7 @@ import { lazy, Suspense, useEffect, useRef, useState } from 'react';
 import type { GameDefinition } from '../../../core/game';
 import { LONG_STEPS, SHORT_STEPS, type ClickPolicy, type RegimeReport, type Regime, type ValidationReport } from '../../../core/game/validate';
 import { Button } from '../../ui/Button';
+import { PANEL_KS } from './job';
 import type { GraphDrawing, GraphSummary, Phase, ValidateReply, ValidateRequest } from './protocol';
 
 // The drawing pulls in the graph library: loaded only when a graph is drawn.
@@ -14,7 +15,7 @@ const STATE_CHOICES = [3_000, 20_000, 100_000];
 const GRAPH_SECONDS = 15;
 
 const REGIMES: { id: Regime; label: string }[] = [
-  { id: 'short', label: 'Short (≤ 50,000 steps)' },
+  { id: 'short', label: 'Short (≤ 50,000)' },
   { id: 'long', label: 'Long' },
   { id: 'fuzz', label: 'Fuzz' },
 ];
@@ -121,47 +122,52 @@ export function ValidatePanel({ game, currentLevel }: { game: GameDefinition<unk
     <section aria-label="Validate" data-testid="validate-panel" className="flex flex-col gap-3 text-sm">
       <p className="text-xs text-slate-400">
         A random policy plays the level as in section 3.5 of the ARC-AGI-3 paper: chance must not win a level after the tutorial, and the fuzz must find no crash or invalid frame.
-        It runs in this browser with smaller budgets than <code className="text-slate-300">arc-studio games validate</code>.
+        Budgets here are smaller than on the command line (<code className="text-slate-300">arc-studio games validate</code>).
       </p>
-      <fieldset disabled={running} className="grid grid-cols-2 gap-x-3 gap-y-2 text-xs text-slate-300">
+      <fieldset disabled={running} className="grid grid-cols-3 gap-x-2 gap-y-2 text-xs text-slate-300">
         <label className="flex flex-col gap-1">Level
           <select aria-label="Validate level" value={level ?? 'all'} onChange={(e) => setLevel(e.target.value === 'all' ? null : Number(e.target.value))}
-            className="h-8 rounded-md border border-slate-700 bg-slate-950 px-2">
+            className="h-8 rounded-md border border-slate-700 bg-slate-950 px-1.5">
             {game.levels.map((_, i) => <option key={i} value={i}>Level {i + 1}{i === 0 ? ' (tutorial)' : ''}</option>)}
             <option value="all">All levels</option>
           </select>
         </label>
-        <label className="flex flex-col gap-1">Steps (long, fuzz)
-          <select aria-label="Steps" value={steps} onChange={(e) => setSteps(Number(e.target.value))} className="h-8 rounded-md border border-slate-700 bg-slate-950 px-2">
-            {STEP_CHOICES.map((n) => <option key={n} value={n}>{group(n)}{n === LONG_STEPS ? " (the paper's)" : ''}</option>)}
+        <label className="flex flex-col gap-1" title="Steps of the long regime and of the fuzz; the short regime runs at most 50,000">Steps
+          <select aria-label="Steps" value={steps} onChange={(e) => setSteps(Number(e.target.value))} className="h-8 rounded-md border border-slate-700 bg-slate-950 px-1.5">
+            {STEP_CHOICES.map((n) => <option key={n} value={n}>{group(n)}{n === LONG_STEPS ? ' (paper)' : ''}</option>)}
           </select>
         </label>
-        <div className="col-span-2 flex flex-wrap gap-x-3 gap-y-1" role="group" aria-label="Regimes">
+        <label className="flex flex-col gap-1" title={`The state graph stops at this many states or after ${GRAPH_SECONDS} s`}>Graph states
+          <select aria-label="Max states" value={maxStates} onChange={(e) => setMaxStates(Number(e.target.value))} disabled={!graphPossible || !withGraph}
+            className="h-8 rounded-md border border-slate-700 bg-slate-950 px-1.5">
+            {STATE_CHOICES.map((n) => <option key={n} value={n}>≤ {group(n)}</option>)}
+          </select>
+        </label>
+        <div className="col-span-3 flex flex-wrap items-center gap-x-3 gap-y-1" role="group" aria-label="What to run">
           {REGIMES.map((r) => (
             <label key={r.id} className="flex items-center gap-1.5">
               <input type="checkbox" checked={regimes.includes(r.id)} onChange={(e) => toggleRegime(r.id, e.target.checked)} />{r.label}
             </label>
           ))}
+          <label className="flex items-center gap-1.5" title={graphPossible ? undefined : 'The state graph is explored for one level: choose a level'}>
+            <input type="checkbox" checked={withGraph && graphPossible} disabled={!graphPossible} onChange={(e) => setWithGraph(e.target.checked)} />State graph
+          </label>
         </div>
-        <label className="flex flex-col gap-1">Clicks at
-          <select aria-label="Clicks at" value={clicks} onChange={(e) => setClicks(e.target.value as ClickPolicy)} className="h-8 rounded-md border border-slate-700 bg-slate-950 px-2">
-            <option value="cells">random cells</option>
-            <option value="targets">declared targets</option>
-          </select>
-        </label>
-        <label className="flex flex-col gap-1">Seed
-          <input aria-label="Seed" type="number" value={seed} onChange={(e) => setSeed(Math.trunc(Number(e.target.value)) || 0)}
-            className="h-8 rounded-md border border-slate-700 bg-slate-950 px-2" />
-        </label>
-        <label className="col-span-2 flex items-center gap-1.5" title={graphPossible ? undefined : 'The state graph is explored for one level: choose a level'}>
-          <input type="checkbox" checked={withGraph && graphPossible} disabled={!graphPossible} onChange={(e) => setWithGraph(e.target.checked)} />
-          State graph, up to
-          <select aria-label="Max states" value={maxStates} onChange={(e) => setMaxStates(Number(e.target.value))} disabled={!graphPossible || !withGraph}
-            className="h-7 rounded-md border border-slate-700 bg-slate-950 px-1">
-            {STATE_CHOICES.map((n) => <option key={n} value={n}>{group(n)}</option>)}
-          </select>
-          states or {GRAPH_SECONDS} s
-        </label>
+        <details className="col-span-3">
+          <summary className="cursor-pointer text-slate-400">Clicks and seed: {clicks === 'cells' ? 'random cells' : 'declared targets'}, seed {seed}</summary>
+          <div className="mt-2 grid grid-cols-2 gap-2">
+            <label className="flex flex-col gap-1">Clicks at
+              <select aria-label="Clicks at" value={clicks} onChange={(e) => setClicks(e.target.value as ClickPolicy)} className="h-8 rounded-md border border-slate-700 bg-slate-950 px-1.5">
+                <option value="cells">random cells</option>
+                <option value="targets">declared targets</option>
+              </select>
+            </label>
+            <label className="flex flex-col gap-1">Seed
+              <input aria-label="Seed" type="number" value={seed} onChange={(e) => setSeed(Math.trunc(Number(e.target.value)) || 0)}
+                className="h-8 rounded-md border border-slate-700 bg-slate-950 px-1.5" />
+            </label>
+          </div>
+        </details>
       </fieldset>
       <div className="flex gap-2">
         <Button tone="primary" onClick={start} disabled={running || nothingToRun} title={nothingToRun ? 'Choose a regime or the state graph' : undefined}>Validate</Button>
@@ -199,13 +205,13 @@ function StatusLine({ status }: { status: Status }) {
   );
 }
 
-function regimeCells(name: string, r: RegimeReport | null) {
+function regimeCells(name: string, r: RegimeReport | null, judged: boolean) {
   if (!r) return null;
   return (
     <tr key={name} className="border-t border-slate-800/60">
       <td className="py-0.5 pr-2 text-slate-400">{name}</td>
       <td className="pr-2 text-right tabular-nums">{group(r.steps)}</td>
-      <td className={`pr-2 text-right tabular-nums ${r.wins ? 'text-amber-300' : ''}`}>{group(r.wins)}</td>
+      <td className={`pr-2 text-right tabular-nums ${r.wins && judged ? 'font-semibold text-rose-300' : ''}`}>{group(r.wins)}</td>
       <td className="pr-2 text-right tabular-nums">{r.firstWin >= 0 ? group(r.firstWin) : '–'}</td>
       <td className="pr-2 text-right tabular-nums">{group(r.gameOvers)}</td>
       <td className={`text-right tabular-nums ${r.problemCount ? 'text-rose-300' : ''}`}>{group(r.problemCount)}</td>
@@ -237,9 +243,9 @@ function ReportView({ report, seconds }: { report: ValidationReport; seconds: nu
                 </span>
               </th>
             </tr>
-            {regimeCells('short', l.short)}
-            {regimeCells('long', l.long)}
-            {regimeCells('fuzz', l.fuzz)}
+            {regimeCells('short', l.short, !l.tutorial)}
+            {regimeCells('long', l.long, !l.tutorial)}
+            {regimeCells('fuzz', l.fuzz, !l.tutorial)}
           </tbody>
         ))}
       </table>
@@ -261,7 +267,7 @@ function verdict(l: ValidationReport['levels'][number]): string {
   const problems = (l.short?.problemCount ?? 0) + (l.long?.problemCount ?? 0) + (l.fuzz?.problemCount ?? 0);
   if (problems) return 'problems found';
   if (l.tutorial) return 'tutorial, not judged';
-  return l.ok ? 'ok: chance did not win' : 'chance won it';
+  return l.ok ? 'ok: no win by chance' : 'chance won it';
 }
 
 function GraphView({ summary, drawing, gameId }: { summary: GraphSummary; drawing: GraphDrawing | null; gameId: string }) {
@@ -287,7 +293,7 @@ function GraphView({ summary, drawing, gameId }: { summary: GraphSummary; drawin
         <dt className="text-slate-500">P(win within K)</dt>
         <dd className="text-slate-200" data-testid="graph-probabilities">
           {summary.probabilities
-            ? summary.probabilities.map(({ k, p }) => `K=${group(k)}: ${formatP(p)}`).join(', ') || 'too costly to compute here'
+            ? `${summary.probabilities.map(({ k, p }) => `K=${group(k)}: ${formatP(p)}`).join(', ') || 'too costly to compute here'}${summary.probabilities.length < PANEL_KS.length && (summary.probabilities.at(-1)?.p ?? 0) < 1 ? ` (larger K: arc-studio games graph ${gameId} --level ${summary.level + 1})` : ''}`
             : `unknown: the graph was not fully explored (raise the states, or run arc-studio games graph ${gameId} --level ${summary.level + 1})`}
         </dd>
       </dl>
