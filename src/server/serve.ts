@@ -123,25 +123,25 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; cl
   // Game sources named by study files join those given on the command line.
   const arc3Dirs = [...new Set([...(opts.arc3Games ?? []), ...studyFiles.flatMap((f) => (f.study.gameSources?.arcengine ?? []).map((d) => path.resolve(path.dirname(f.file), d)))])];
   const arc3Servers = [...new Set([...(opts.arc3Servers ?? []), ...studyFiles.flatMap((f) => f.study.gameSources?.servers ?? [])])];
-  const arc3 = arc3Dirs.length || arc3Servers.length
-    ? await startArc3({ dirs: arc3Dirs, servers: arc3Servers, remote: arc3Servers.length ? await remoteSourceFactory() : undefined }, store, log)
-    : null;
-  for (const note of arc3?.notes ?? []) log(note);
+  // Always started (with no sources it lists no games and costs nothing), so that the studio's
+  // ARC-AGI-3 routes answer on every server.
+  const arc3 = await startArc3({ dirs: arc3Dirs, servers: arc3Servers, remote: arc3Servers.length ? await remoteSourceFactory() : undefined }, store, log);
+  for (const note of arc3.notes ?? []) log(note);
   // Every game id a study may name, kept current as the ARC-AGI-3 game lists change.
   const games = new Set(gameIds);
-  const syncGames = () => { games.clear(); for (const id of [...gameIds, ...(arc3?.service.ids ?? [])]) games.add(id); };
+  const syncGames = () => { games.clear(); for (const id of [...gameIds, ...arc3.service.ids]) games.add(id); };
   syncGames();
-  arc3?.service.onRefresh(syncGames);
-  const replay: ReplayGame = (gameId, events) => (gameIds.has(gameId) ? null : arc3?.service.replay(gameId, events)) ?? replayWithEngine(gameId, events);
+  arc3.service.onRefresh(syncGames);
+  const replay: ReplayGame = (gameId, events) => (gameIds.has(gameId) ? null : arc3.service.replay(gameId, events)) ?? replayWithEngine(gameId, events);
   const gameInfo = () => {
     const out: Record<string, { title: string; levels: number; version?: string }> = { ...builtinGameInfo };
-    for (const g of arc3?.service.list() ?? []) out[g.id] = { title: g.title, levels: g.levels ?? 0, version: g.id };
+    for (const g of arc3.service.list()) out[g.id] = { title: g.title, levels: g.levels ?? 0, version: g.id };
     return out;
   };
 
   const resultsDeps = { store, library, adminTokenHash: admin.hash, replay, gameInfo };
   const agents = new AgentService({
-    store, adminTokenHash: admin.hash, arc3: arc3?.service ?? null, log,
+    store, adminTokenHash: admin.hash, arc3: arc3.service, log,
     baselines: () => agentBaselines,
     studyBaselines: async (studyId) => {
       const results = await computeStudyResults(resultsDeps, studyId, null);
@@ -152,7 +152,7 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; cl
   const app = new Hono();
   // Every response, the app's files and the API alike (docs/api.md, "HTTP").
   app.use('*', securityHeaders);
-  app.route('/api', createApi({ library, version: version(), study: { store, adminTokenHash: admin.hash, replay, games, limits, gameInfo, ...(arc3 ? { arc3: { service: arc3.service, engine: arc3.engine, checkReplayer: arc3.checkReplayer } } : {}) }, agents }));
+  app.route('/api', createApi({ library, version: version(), study: { store, adminTokenHash: admin.hash, replay, games, limits, gameInfo, arc3: { service: arc3.service, engine: arc3.engine, checkReplayer: arc3.checkReplayer } }, agents }));
   // An API path without a route is a JSON 404, never the app's page.
   app.all('/api', apiNotFound);
   app.all('/api/*', apiNotFound);
@@ -187,6 +187,6 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; cl
   log(adminLoginMessage(admin, url));
   return {
     url,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())).then(() => agents.stop()).then(() => arc3?.service.stop()).then(() => store.close()),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())).then(() => agents.stop()).then(() => arc3.service.stop()).then(() => store.close()),
   };
 }
