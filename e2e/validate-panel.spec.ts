@@ -90,7 +90,7 @@ test('the playtest Validate panel runs a level in a worker with progress, cancel
   await page.screenshot({ path: 'test-results/validate-panel-1280.png' });
   await drawing.scrollIntoViewIfNeeded();
   await page.screenshot({ path: 'test-results/validate-graph-1280.png' });
-  await page.screenshot({ path: 'docs/validate-panel.png' });
+  await page.screenshot({ path: 'test-results/validate-panel-readme.png' });
 
   // A long run on every level shows its progress and stops at Cancel.
   await panel.getByLabel('Validate level').selectOption('all');
