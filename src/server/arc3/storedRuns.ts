@@ -31,20 +31,7 @@ export async function runRecordingLines(store: Store, run: GameRunRecord): Promi
 }
 
 /** A stored step as the researcher's routes send it: its frames encoded to stand alone (`encodeFrames(frames, null)`). */
-export interface StoredStepView {
-  readonly step: number;
-  readonly action: string;
-  readonly x: number | null;
-  readonly y: number | null;
-  readonly state: string;
-  readonly levelsCompleted: number;
-  readonly winLevels: number;
-  readonly available: readonly number[];
-  readonly fullReset: boolean;
-  readonly frameHash: string;
-  readonly frames: string;
-  readonly at: number;
-}
+export type StoredStepView = Omit<GameStepRecord, 'runId' | 'keyframe'>;
 
 /** A run's steps with standalone frames, in step order. */
 export async function stepViews(store: Store, runId: string): Promise<StoredStepView[]> {
