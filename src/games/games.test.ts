@@ -5,7 +5,7 @@ import {
   actionCounts, advance, createRun, parseActions, randomPolicy, renderRun, solveLevel, step, versionedGameId, type ActionInput,
 } from '../core/game';
 import { goldenPin, pinChanges, type GamePin } from './golden';
-import { games, getGame, solutions } from './index';
+import { gameVersions, games, getGame, retiredGames, solutions } from './index';
 
 const GOLDEN = path.join(__dirname, 'golden.json');
 const UPDATE = 'UPDATE_GOLDEN=1 npx vitest run src/games/games.test.ts';
@@ -110,7 +110,13 @@ describe('game ids', () => {
   it('take the short id and the versioned one; a version this build lacks is named with the ones it has', () => {
     expect(getGame('push')).toBe(games.push);
     expect(getGame(versionedGameId(games.push))).toBe(games.push);
-    expect(() => getGame('push-000000000000')).toThrow(`game "push" has no version 000000000000 here; versions: ${versionedGameId(games.push)} (the first is current).`);
+    expect(() => getGame('push-000000000000')).toThrow(`game "push" has no version 000000000000 here; versions: ${gameVersions('push').map(versionedGameId).join(', ')} (the first is current).`);
+    // A retired version is still served by its versioned id.
+    expect(getGame('push-f39e6e1680aa')).not.toBe(games.push);
+    expect(versionedGameId(getGame('push-f39e6e1680aa'))).toBe('push-f39e6e1680aa');
     expect(() => getGame('nope')).toThrow(/no game "nope"; games: push, glow, flux/);
+  });
+  it('keep each retired version as it was: its levels share the current ones, so an edit there must not change it', () => {
+    expect(retiredGames.map(versionedGameId)).toEqual(['push-f39e6e1680aa', 'glow-0772acacc911', 'flux-43f2a4b18d3f']);
   });
 });

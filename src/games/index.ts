@@ -4,8 +4,11 @@
  */
 import { gameVersion, type GameDefinition } from '../core/game';
 import { flux, solutions as fluxSolutions } from './flux';
+import { levels43f2a4b18d3f as fluxLevels43f2a4b18d3f } from './flux/levels';
 import { glow, solutions as glowSolutions } from './glow';
+import { levels0772acacc911 as glowLevels0772acacc911 } from './glow/levels';
 import { push, solutions as pushSolutions } from './push';
+import { levelsF39e6e1680aa as pushLevelsF39e6e1680aa } from './push/levels';
 
 /** The games, by id. */
 export const games: Record<string, GameDefinition<unknown, unknown>> = {
@@ -45,7 +48,14 @@ export function getGame(id: string): GameDefinition<unknown, unknown> {
  * (e.g. `{ ...push, levels: oldLevels }`) for as long as studies hold logs recorded on it. Logs of
  * versions listed nowhere are reported as recorded on another version and not replayed.
  */
-export const retiredGames: readonly GameDefinition<unknown, unknown>[] = [];
+export const retiredGames: readonly GameDefinition<unknown, unknown>[] = [
+  // Level 5 could be won by chance within 1,000,000 random steps.
+  { ...push, levels: pushLevelsF39e6e1680aa } as GameDefinition<unknown, unknown>,
+  // Level 2 could be won by chance within 1,000,000 random steps.
+  { ...glow, levels: glowLevels0772acacc911 } as GameDefinition<unknown, unknown>,
+  // Levels 2 and 4 could be won by chance within 1,000,000 random steps, level 3 within 50,000.
+  { ...flux, levels: fluxLevels43f2a4b18d3f } as GameDefinition<unknown, unknown>,
+];
 
 /** Every version of a game this build can run, the current one first (none for an unknown id). */
 export function gameVersions(id: string): GameDefinition<unknown, unknown>[] {
