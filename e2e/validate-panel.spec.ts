@@ -109,16 +109,21 @@ test('the playtest Validate panel runs a level in a worker with progress, cancel
   // A tablet: the playtest's controls and the panel both stay on screen, and a level of a few
   // thousand states is drawn whole.
   await page.setViewportSize({ width: 1024, height: 768 });
-  const big = analyzeGraph(exploreLevel(games.push, 4, { seed: 0, maxStates: 3_000 }));
+  // flux level 2: a few thousand states, all within the panel's drawing limit.
+  const big = analyzeGraph(exploreLevel(games.flux, 1, { seed: 0, maxStates: 3_000 }));
   expect(big.complete && big.states > 2_000).toBe(true);
-  await panel.getByLabel('Validate level').selectOption('4');
+  await page.goto('/games/flux/playtest');
+  await expect(page.getByTestId('game-canvas')).toBeVisible();
+  await page.getByRole('button', { name: 'Validate…' }).click();
+  await expect(panel).toBeVisible();
+  await panel.getByLabel('Validate level').selectOption('1');
   await panel.getByLabel('Steps', { exact: true }).selectOption('10000');
   await panel.getByRole('checkbox', { name: 'Long' }).uncheck();
   await panel.getByRole('checkbox', { name: 'Fuzz' }).uncheck();
   await panel.getByRole('button', { name: 'Validate', exact: true }).click();
   await expect(panel.getByTestId('state-graph')).toHaveAttribute('data-ready', 'true', { timeout: 40_000 });
   await expect(panel.getByTestId('state-graph')).toHaveAttribute('data-state-nodes', String(big.states));
-  await expect(panel.getByTestId('validate-level-5').getByRole('row')).toHaveCount(2);
+  await expect(panel.getByTestId('validate-level-2').getByRole('row')).toHaveCount(2);
   await expectControlsReachable(page);
   await expect(panel.getByRole('button', { name: 'Validate', exact: true })).toBeInViewport();
   await page.screenshot({ path: 'test-results/validate-panel-1024.png' });
