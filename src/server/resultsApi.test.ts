@@ -107,7 +107,7 @@ describe('GET /api/admin/studies/:studyId/results', () => {
 
     const wrong = ANSWER.map((row) => row.map(() => 0));
     // Ann: wrong, the same wrong grid again (a duplicate, no trial), then right on trial 2;
-    // the game's levels 1 and 2 in 1 and 4 clicks.
+    // the game's levels 1 and 2 in 1 and 5 clicks.
     const ann = new Browser(s.ann).log(0, 'item.start', { item: 'mirror', kind: 'task' })
       .log(2_000, 'resize', { rows: 8, cols: 13 }).log(3_000, 'paint', { row: 0, col: 0, color: 6, stroke: 1 }).log(3_100, 'paint', { row: 0, col: 1, color: 1, stroke: 1 });
     expect(await ann.submit('a1', 'mirror', wrong)).toBe('wrong');
@@ -179,9 +179,9 @@ describe('GET /api/admin/studies/:studyId/results', () => {
     const cat = r.participants[2];
     expect(cat.flags).toEqual(['game_log_unverified:lamps']);
     expect(cat.state).toBe('active');
-    // Ann: task 0 -> 8 000, game 10 000 -> 15 000; practice skipped, mirror left, lamps open: 2 of 3.
-    // Actions: resize, 2 paints, 3 submits, copy.input; the game's 6 (RESET and 5 clicks).
-    expect(r.participants[0]).toMatchObject({ state: 'active', itemsDone: 2, itemsTotal: 3, activeMs: 8_000 + 5_000, actions: 7 + 6, finishedAt: null });
+    // Ann: task 0 -> 8 000, game 10 000 -> 16 000; practice skipped, mirror left, lamps open: 2 of 3.
+    // Actions: resize, 2 paints, 3 submits, copy.input; the game's 7 (RESET and 6 clicks).
+    expect(r.participants[0]).toMatchObject({ state: 'active', itemsDone: 2, itemsTotal: 3, activeMs: 8_000 + 6_000, actions: 7 + 7, finishedAt: null });
     // Cat: RESET at 0, the click at 100; the replay accepts both actions even though a hash is wrong.
     expect(cat).toMatchObject({ itemsDone: 2, activeMs: 100, actions: 2 });
     expect(r.participants[3]).toMatchObject({ playtest: true, itemsDone: 2, activeMs: 10, actions: 2 });
@@ -212,7 +212,7 @@ describe('GET /api/admin/studies/:studyId/results', () => {
       'upper-median': { value: 2, completers: 2, version: 1 },
     });
     expect(l2.baselines['second-best']).toEqual({ value: null, completers: 1, version: 1, reason: 'needs 2 completers, has 1' });
-    expect(l2.baselines['upper-median']).toEqual({ value: 4, completers: 1, version: 1 });
+    expect(l2.baselines['upper-median']).toEqual({ value: 5, completers: 1, version: 1 });
     expect(l1.clicks).toEqual([[1, 1, 1], [32, 35, 2]]);
   });
 

@@ -76,10 +76,10 @@ const session = (id: string, over: Partial<ResultsSession> = {}): ResultsSession
 const data = (s: ResultsSession, log: Log): SessionData => ({ session: s, events: log.events, submissions: log.subs });
 
 const L1 = solutions.glow[0]; // ACTION6:32:35
-const L2 = solutions.glow[1]; // four clicks: 16:23, 40:31, 24:39, 48:47
+const L2 = solutions.glow[1]; // five clicks: 12:35, 20:35, 20:43, 12:51, 28:51
 
 // P1: task solved (test 0 on trial 1, test 1 on trial 2 after a refused duplicate); game: levels 1
-// and 2 in 1 and 4 actions, then level 3 entered with no action; one hidden-tab second and one idle second.
+// and 2 in 1 and 5 actions, then level 3 entered with no action; one hidden-tab second and one idle second.
 const p1 = new Log()
   .add(10_000, 'item.start', { item: 'two', kind: 'task' })
   .add(10_000, 'task.open', { taskId: 'two', collection: 'study', tests: 2, trials: 3 })
@@ -102,10 +102,10 @@ const p1 = new Log()
   .add(20_000, 'submit', { index: 1, trial: 2, verdict: 'correct', grid: [[0]] }).judged('two', 1, 2, 'correct', 20_000)
   .add(30_000, 'item.start', { item: 'lamps', kind: 'game' })
   .play('glow', `RESET,${L1},${L2}`, 30_000, 1000)
-  .add(36_000, 'item.end', { item: 'lamps' });
+  .add(37_000, 'item.end', { item: 'lamps' });
 
 // P2: task with copy/paste and resize, test 0 on trial 3; game: a miss on level 1 (2 actions),
-// on level 2 a click, an undo and a level RESET before the solution (7 actions), one click on level 3.
+// on level 2 a click, an undo and a level RESET before the solution (8 actions), one click on level 3.
 const p2 = new Log()
   .add(1_000, 'item.start', { item: 'two', kind: 'task' })
   .add(1_500, 'select', { side: 'input', rect: { r0: 0, c0: 0, r1: 1, c1: 1 } })
@@ -187,13 +187,13 @@ describe('study results: participants', () => {
     // p6 never sent an event: quiet for 40 minutes (> 30) is abandoned.
     expect(row('p6')).toMatchObject({ state: 'abandoned', itemsDone: 0, itemsTotal: 3, activeMs: 0, actions: 0, flags: [], finishedAt: null });
     // p1: practice skipped (finished), "two" finished by starting "lamps", "lamps" ended: 3 of 3.
-    // Task span 10 000 -> 20 000 less 1 000 hidden and 1 000 idle; game span 30 000 -> 36 000 (item.end).
+    // Task span 10 000 -> 20 000 less 1 000 hidden and 1 000 idle; game span 30 000 -> 37 000 (item.end).
     // Actions (the session rules' isAction): task events other than item.start/visibility/idle:
     // task.open, tool, 3 paints, stroke.end, fill, submit, test.select, copy.input, 3 submits,
-    // undo = 14; game: the replay's 6 (RESET and 5 clicks).
-    expect(row('p1')).toMatchObject({ state: 'finished', itemsDone: 3, itemsTotal: 3, activeMs: 8_000 + 6_000, actions: 20, flags: [] });
-    // p2: task 1 000 -> 6 000 with 9 actions; game 10 000 -> 10 000 + 10 x 500 with 11 actions.
-    expect(row('p2')).toMatchObject({ itemsDone: 2, activeMs: 5_000 + 5_000, actions: 9 + 11 });
+    // undo = 14; game: the replay's 7 (RESET and 6 clicks).
+    expect(row('p1')).toMatchObject({ state: 'finished', itemsDone: 3, itemsTotal: 3, activeMs: 8_000 + 7_000, actions: 21, flags: [] });
+    // p2: task 1 000 -> 6 000 with 9 actions; game 10 000 -> 10 000 + 11 x 500 with 12 actions.
+    expect(row('p2')).toMatchObject({ itemsDone: 2, activeMs: 5_000 + 5_500, actions: 9 + 12 });
     expect(row('p4').flags).toEqual(['game_log_unverified:lamps']);
     expect(row('p5')).toMatchObject({ playtest: true, params: { mode: 'playtest' } });
   });
@@ -269,11 +269,11 @@ describe('study results: game levels', () => {
   it('gives scorecard actions, time, resets and undos per level', () => {
     // Level 1: p1 1, p2 2 (a miss), p3 3 (two misses).
     expect(level(1).actions.values).toEqual([1, 2, 3]);
-    // Level 2: p1 4; p2 click + undo + level RESET + 4 = 7 (p3 did not complete it).
-    expect(level(2).actions.values).toEqual([4, 7]);
-    // Level time: p1 1 step of 1 000; p2 2 steps of 500; p3 3 steps of 2 000. Level 2: p1 4 x 1 000, p2 7 x 500.
+    // Level 2: p1 5; p2 click + undo + level RESET + 5 = 8 (p3 did not complete it).
+    expect(level(2).actions.values).toEqual([5, 8]);
+    // Level time: p1 1 step of 1 000; p2 2 steps of 500; p3 3 steps of 2 000. Level 2: p1 5 x 1 000, p2 8 x 500.
     expect(level(1).timeMs.values).toEqual([1000, 1000, 6000]);
-    expect(level(2).timeMs.values).toEqual([3500, 4000]);
+    expect(level(2).timeMs.values).toEqual([4000, 5000]);
     // Level 2 RESETs: p2 one, p3 one (its second RESET is the full reset that ends the first run).
     expect(level(2).resets).toMatchObject({ n: 3, values: [0, 1, 1] });
     expect(level(2).undos).toMatchObject({ n: 3, values: [0, 0, 1] });
@@ -288,12 +288,12 @@ describe('study results: game levels', () => {
       'median': { value: 2, completers: 3, version: 1 },
       'upper-median': { value: 2, completers: 3, version: 1 },
     });
-    // [4, 7]: the median is their mean, the upper median the upper one.
+    // [5, 8]: the median is their mean, the upper median the upper one.
     expect(level(2).baselines).toEqual({
-      'best': { value: 4, completers: 2, version: 1 },
-      'second-best': { value: 7, completers: 2, version: 1 },
-      'median': { value: 5.5, completers: 2, version: 1 },
-      'upper-median': { value: 7, completers: 2, version: 1 },
+      'best': { value: 5, completers: 2, version: 1 },
+      'second-best': { value: 8, completers: 2, version: 1 },
+      'median': { value: 6.5, completers: 2, version: 1 },
+      'upper-median': { value: 8, completers: 2, version: 1 },
     });
     expect(level(3).baselines['second-best']).toEqual({ value: null, completers: 0, version: 1, reason: 'needs 2 completers, has 0' });
     expect(level(3).baselines.best).toEqual({ value: null, completers: 0, version: 1, reason: 'needs 1 completer, has 0' });
@@ -302,8 +302,9 @@ describe('study results: game levels', () => {
   it('adds up the clicks made on each level over every run', () => {
     // Level 1: misses at (0,0) by p2 once and p3 twice; the lamp at (32,35) by p1, p2, p3 and p3's second run.
     expect(level(1).clicks).toEqual([[0, 0, 3], [32, 35, 4]]);
-    // Level 2: p1's solution, p2's click before the undo and its solution, p3's two clicks.
-    expect(level(2).clicks).toEqual([[16, 23, 4], [40, 31, 3], [24, 39, 2], [48, 47, 2]]);
+    // Level 2, in reading order: p2's click before the undo and p3's two clicks, then the five
+    // clicks of the solution by p1 and p2.
+    expect(level(2).clicks).toEqual([[16, 23, 2], [40, 31, 1], [12, 35, 2], [20, 35, 2], [20, 43, 2], [12, 51, 2], [28, 51, 2]]);
     expect(level(3).clicks).toEqual([[40, 19, 1]]);
   });
 
