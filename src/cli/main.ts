@@ -9,6 +9,7 @@ import { benchCommand } from './bench';
 import { gamesCommand } from './games';
 import { scoreCommand } from './score';
 import { exportCommand } from './export';
+import { questionsCommand, scoreAnswersCommand } from './questions';
 
 export interface Command {
   readonly summary: string;
@@ -23,6 +24,8 @@ export const commands: Record<string, Command> = {
   games: gamesCommand,
   score: scoreCommand,
   export: exportCommand,
+  questions: questionsCommand,
+  'score-answers': scoreAnswersCommand,
 };
 
 function help(): string {
