@@ -3,6 +3,9 @@
  * built-in game over loopback, for one keep-alive client and for 16 concurrent clients, each
  * with its own scorecard and game session (each action a full official response with its
  * 64x64 frame). Each client replays Push's level-1 solution and a RESET, over and over.
+ * The same run measures the loopback ceiling of this machine: one keep-alive client against a
+ * bare Node server that answers a body of the same size and does nothing else, so the figures
+ * can be judged as a ratio on a shared machine.
  */
 import { spawn } from 'node:child_process';
 import { Agent, request } from 'node:http';
@@ -73,6 +76,39 @@ async function client(url: URL, key: string, until: number, budget: { left: numb
   }
 }
 
+/** A bare Node HTTP server in a process of its own answering every request with `bytes` of JSON. */
+function bareServer(bytes: number): Promise<{ url: string; stop: () => Promise<void> }> {
+  const script = `const body = JSON.stringify({ pad: 'x'.repeat(${bytes} - 10) });
+require('node:http').createServer((req, res) => { req.resume(); req.on('end', () => { res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) }); res.end(body); }); })
+  .listen(0, '127.0.0.1', function () { console.log('http://127.0.0.1:' + this.address().port + '/login'); });`;
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const stop = () => new Promise<void>((resolve) => { child.once('exit', () => resolve()); child.kill('SIGTERM'); });
+  return new Promise((resolve, reject) => {
+    child.stdout.once('data', (b: Buffer) => resolve({ url: b.toString('utf8').trim().replace(/\/login$/, ''), stop }));
+    child.once('exit', (code) => reject(new Error(`the bare server stopped (exit ${code})`)));
+  });
+}
+
+/** Requests answered by the bare server for one keep-alive client in SECONDS. */
+async function ceiling(bytes: number): Promise<number> {
+  const bare = await bareServer(bytes);
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  try {
+    const url = new URL(bare.url);
+    const until = Date.now() + SECONDS * 1000;
+    const start = performance.now();
+    let n = 0;
+    while (Date.now() < until) {
+      await post(agent, url, '/api/cmd/ACTION1', 'none', { game_id: 'x', guid: 'y' });
+      n++;
+    }
+    return n / ((performance.now() - start) / 1000);
+  } finally {
+    agent.destroy();
+    await bare.stop();
+  }
+}
+
 export async function* run(): AsyncIterable<BenchResult> {
   const dir = mkdtempSync(path.join(tmpdir(), 'arc-studio-bench-agents-'));
   const dist = path.join(dir, 'dist');
@@ -82,8 +118,8 @@ export async function* run(): AsyncIterable<BenchResult> {
   const server = await serve(path.join(dir, 'data'), { ...process.env, ARC_STUDIO_DIST: dist, ARC_STUDIO_ADMIN_TOKEN: key, DATABASE_URL: '' });
   try {
     const url = new URL(server.url);
-    // Warm-up: the engine, the routes and the database's first inserts.
-    await client(url, key, Date.now() + 500, { left: MAX_REQUESTS });
+    // Warm-up: the engine, the routes (compiled once hot) and the database's first inserts.
+    await client(url, key, Date.now() + 1500, { left: MAX_REQUESTS });
     for (const clients of [1, 16]) {
       const start = performance.now();
       const budget = { left: MAX_REQUESTS };
@@ -92,6 +128,8 @@ export async function* run(): AsyncIterable<BenchResult> {
       const total = counts.reduce((a, b) => a + b, 0);
       yield { name: `agents.rest.push.${clients === 1 ? 'one_client' : `${clients}_clients`}.actions_per_s`, value: total / seconds, unit: 'actions/s' };
     }
+    // The same response size as an action's (one 64x64 frame and the fields around it).
+    yield { name: 'agents.rest.loopback_ceiling.one_client.requests_per_s', value: await ceiling(8_800), unit: 'requests/s' };
   } finally {
     await server.stop();
     rmSync(dir, { recursive: true, force: true });

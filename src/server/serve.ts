@@ -2,13 +2,14 @@
  * `arc-studio serve`: the built app and the JSON API on one port.
  */
 import { Hono } from 'hono';
-import { createAdaptorServer } from '@hono/node-server';
+import { getRequestListener } from '@hono/node-server';
+import { createServer } from 'node:http';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createApi } from './app';
-import { apiNotFound, securityHeaders } from './http';
+import { apiNotFound, SECURITY_HEADERS, securityHeaders } from './http';
 import { limitsFromEnv } from './study/limits';
 import { TaskLibrary } from './collections';
 import { adminLoginMessage, loadAdminToken } from './auth';
@@ -21,6 +22,7 @@ import { games as builtinGames } from '../games';
 import { startArc3 } from './arc3/mount';
 import type { Arc3Source } from './arc3/source';
 import { AgentService } from './agents/service';
+import { directCommands } from './agents/direct';
 import { studyBaselines } from './agents/baselines';
 import { computeStudyResults } from './resultsApi';
 import { BaselinesError, isScoringPreset, parseBaselines, type Baselines, type ScoringPresetName } from '../core/scoring';
@@ -162,7 +164,11 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; cl
   // Client-side routes (/tasks/..., /s/...) all load the app.
   app.get('*', (c) => c.html(indexHtml));
 
-  const server = createAdaptorServer({ fetch: app.fetch });
+  const framework = getRequestListener(app.fetch);
+  const command = directCommands(agents, SECURITY_HEADERS, log);
+  const server = createServer((req, res) => {
+    if (!command(req, res)) void framework(req, res);
+  });
   // A deep accept queue: when many participants connect at once (a study launch), connections
   // wait their turn instead of being dropped and retried seconds later.
   // Participants' browsers send a batch every second or so: keep their connections open between

@@ -188,4 +188,28 @@ describe('refusals', () => {
     expect((await post('/api/scorecard/open', { tags: 'x' })).status).toBe(400);
     expect((await fetch(`${server.url}/api/games`, { headers: { 'X-API-Key': ADMIN } })).status).toBe(200);
   });
+
+  it('commands answered directly and through the framework (a query string) answer alike, security headers included', async () => {
+    const card = (await (await post('/api/scorecard/open', {})).json()) as { card_id: string };
+    const bodies = ['not json', '{"game_id": 5}', JSON.stringify({ game_id: 'push', card_id: card.card_id }), JSON.stringify({ game_id: PUSH, pad: 'x'.repeat(200_000) })];
+    for (const b of bodies) {
+      const [direct, framework] = await Promise.all([post('/api/cmd/RESET', b), post('/api/cmd/RESET?via=framework', b)]);
+      expect(direct.status, b.slice(0, 40)).toBe(framework.status);
+      expect(await direct.json()).toEqual(await framework.json());
+      for (const h of ['content-security-policy', 'x-frame-options', 'x-content-type-options', 'referrer-policy']) expect(direct.headers.get(h), h).toBe(framework.headers.get(h));
+    }
+    // Without a key, or with a body sent in chunks past the limit (no Content-Length to refuse it by).
+    expect((await post('/api/cmd/RESET', {}, null)).status).toBe(401);
+    const chunked = new ReadableStream<Uint8Array>({
+      start(c) {
+        for (let i = 0; i < 20; i++) c.enqueue(new TextEncoder().encode('x'.repeat(8_192)));
+        c.close();
+      },
+    });
+    const r = await fetch(`${server.url}/api/cmd/ACTION1`, { method: 'POST', body: chunked, duplex: 'half', headers: { 'X-API-Key': ADMIN } } as RequestInit);
+    expect(r.status).toBe(413);
+    const played = await post('/api/cmd/RESET', { game_id: PUSH, card_id: card.card_id });
+    expect(played.status).toBe(200);
+    expect(played.headers.get('content-type')).toBe('application/json');
+  });
 });

@@ -7,13 +7,59 @@ import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { z } from 'zod';
 import { formatIssues } from '../../core/study/schema';
+import { jsonProblem } from '../../core/protocol/json';
+import type { GameAction } from '../../core/game/types';
 import { adminGuard, readJson } from '../study/context';
 import { API_KEY_HEADER, CloseScorecardSchema, COMMANDS, CommandSchema, OpenScorecardSchema, type ProtocolError } from './protocol';
 import { AgentError, type AgentService } from './service';
 import { agentRunRoutes } from './studyRuns';
 
 /** A body larger than this is refused before it is read: `reasoning` and `opaque` are 16 KiB at most. */
-const MAX_BODY = 64 * 1024;
+export const MAX_BODY = 64 * 1024;
+
+/** The refusal of a body over {@link MAX_BODY}. */
+export const TOO_LARGE = { error: 'VALIDATION_ERROR', message: `The request body is larger than ${MAX_BODY} bytes; reasoning and opaque may hold 16 KiB each.` } as const;
+
+const NO_KEY = `Send an API key in the "${API_KEY_HEADER}" header: the researcher token, or an agent key issued at POST /api/admin/agent-keys.`;
+const BAD_KEY = 'This API key is not valid here (unknown, or revoked). Ask the researcher for an agent key.';
+
+/** An answer of `POST /api/cmd/<action>`: its status and JSON text. */
+export interface CommandReply { readonly status: 200 | Status; readonly json: string }
+
+const reply = (status: Status, error: ProtocolError | string, message: string, extra: Record<string, unknown> = {}): CommandReply => ({ status, json: JSON.stringify({ error, message, ...extra }) });
+
+/** The answer when the server itself failed on a command (logged where it happened). */
+export const FAILED: CommandReply = reply(500, 'internal', 'The server failed on this request; nothing was changed. Try again, and report it if it repeats.');
+
+/**
+ * `POST /api/cmd/<action>` from the key header and the body's text to the answer: the key, the
+ * JSON and its hazards, the schema, then the service. Both HTTP paths (the Hono route and the
+ * server's direct path for this hottest route, see `directCommands`) answer through this one.
+ */
+export async function runCommand(service: AgentService, action: GameAction, key: string | undefined, text: string): Promise<CommandReply> {
+  if (!key) return reply(401, 'UNAUTHORIZED', NO_KEY);
+  const keyId = await service.authenticate(key);
+  if (keyId === null) return reply(401, 'UNAUTHORIZED', BAD_KEY);
+  let body: unknown;
+  if (text.trim() !== '') {
+    try {
+      body = JSON.parse(text);
+    } catch (e) {
+      return reply(400, 'malformed', `The request body is not valid JSON (${(e as Error).message}).`);
+    }
+    const problem = jsonProblem(body);
+    if (problem) return reply(400, 'malformed', `The request body is refused: ${problem.path} ${problem.reason}. Nothing was stored.`, { path: problem.path });
+  }
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return reply(400, 'VALIDATION_ERROR', `${action} needs a JSON object as its body.`);
+  const parsed = CommandSchema.safeParse(body);
+  if (!parsed.success) return reply(400, 'VALIDATION_ERROR', `${action}: ${formatIssues(parsed.error.issues).join('; ')}`);
+  try {
+    return { status: 200, json: (await service.command(keyId, action, parsed.data)).json };
+  } catch (e) {
+    if (e instanceof AgentError) return reply(e.status, e.error, e.message);
+    throw e;
+  }
+}
 
 const KeyNameSchema = z.object({ name: z.string({ error: 'name must be a string' }).trim().min(1, 'name must not be empty').max(100, 'name is longer than 100 characters') });
 
@@ -27,14 +73,14 @@ function failure(c: Context, e: unknown): Response {
 
 export function agentRoutes(service: AgentService, adminTokenHash: string): Hono {
   const api = new Hono<{ Variables: { keyId: string } }>();
-  const limit = bodyLimit({ maxSize: MAX_BODY, onError: (c) => refuse(c, 413, 'VALIDATION_ERROR', `The request body is larger than ${MAX_BODY} bytes; reasoning and opaque may hold 16 KiB each.`) });
+  const limit = bodyLimit({ maxSize: MAX_BODY, onError: (c) => c.json(TOO_LARGE, 413) });
 
   // The agent's key: the researcher token or a key the researcher issued.
   const keyed = async (c: Context<{ Variables: { keyId: string } }>, next: () => Promise<void>) => {
     const key = c.req.header(API_KEY_HEADER);
-    if (!key) return refuse(c, 401, 'UNAUTHORIZED', `Send an API key in the "${API_KEY_HEADER}" header: the researcher token, or an agent key issued at POST /api/admin/agent-keys.`);
+    if (!key) return refuse(c, 401, 'UNAUTHORIZED', NO_KEY);
     const keyId = await service.authenticate(key);
-    if (keyId === null) return refuse(c, 401, 'UNAUTHORIZED', 'This API key is not valid here (unknown, or revoked). Ask the researcher for an agent key.');
+    if (keyId === null) return refuse(c, 401, 'UNAUTHORIZED', BAD_KEY);
     c.set('keyId', keyId);
     await next();
   };
@@ -85,15 +131,9 @@ export function agentRoutes(service: AgentService, adminTokenHash: string): Hono
   api.get('/scorecard/:cardId/:gameId', keyed, (c) => getCard(c, c.req.param('gameId')));
 
   for (const action of COMMANDS) {
-    api.post(`/cmd/${action}`, limit, keyed, async (c) => {
-      const b = await body(c, CommandSchema, `${action}`);
-      if (!b.ok) return b.res;
-      try {
-        const answer = await service.command(c.get('keyId'), action, b.value);
-        return c.body(answer.json, 200, { 'Content-Type': 'application/json' });
-      } catch (e) {
-        return failure(c, e);
-      }
+    api.post(`/cmd/${action}`, limit, async (c) => {
+      const r = await runCommand(service, action, c.req.header(API_KEY_HEADER), await c.req.text());
+      return c.body(r.json, r.status, { 'Content-Type': 'application/json' });
     });
   }
 
