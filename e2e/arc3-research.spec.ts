@@ -220,5 +220,22 @@ test.describe('the researcher reads ARC-AGI-3 runs of the official engine', () =
     expectSameScore(studio.result, byLines);
     // The figures themselves: level 1 beaten in fewer actions than the baseline scores 100% of it.
     expect(byLines.environments.map((e) => e.runs[0].level_actions[0])).toEqual([3, 13]);
+
+    // 4. The study's baselines file holds the arcengine games too, and scores those recordings.
+    const ticket = await fetch(`${server.base}/api/admin/studies/${STUDY}/exports`, { method: 'POST', headers: { ...ADMIN, 'Content-Type': 'application/json' }, body: JSON.stringify({ format: 'baselines-json' }) });
+    expect(ticket.status).toBe(201);
+    const baselinesText = await (await fetch(`${server.base}${((await ticket.json()) as { url: string }).url}`)).text();
+    const baselines = JSON.parse(baselinesText) as { games: Record<string, { participants: number; version?: string; levels: { level: number; completers: number; actions?: number[] }[] }> };
+    for (const [game, actions] of [['ls20', 13], ['vc33', 3]] as const) {
+      const g = Object.values(baselines.games).find((x) => x.version === (game === 'ls20' ? LS20 : VC33));
+      expect(g, game).toMatchObject({ participants: 1 });
+      expect(g!.levels[0]).toMatchObject({ level: 1, completers: 1, actions: [actions] });
+    }
+    const file = path.join(work, 'baselines.json');
+    writeFileSync(file, baselinesText);
+    const own = JSON.parse(execFileSync(process.execPath, ['bin/arc-studio.mjs', 'score', ...paths, '--baselines', file, '--preset', 'toolkit-2026-04', '--json'], { encoding: 'utf8', timeout: 30_000 })) as StudioScore;
+    // Each recording beat level 1 in exactly the human baseline's actions (the same run, one
+    // player: the upper median is that player's count): full marks for level 1.
+    expect(own.result.games.map((g) => [g.game, g.runs[0].levels[0].agentActions, g.runs[0].levels[0].score])).toEqual([[VC33, 3, 1], [LS20, 13, 1]]);
   });
 });

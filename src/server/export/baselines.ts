@@ -18,8 +18,6 @@ import {
   BASELINE_PRESETS, BASELINE_PRESET_NAMES, baselineOf, baselinesToJson, computeBaselines, firstRunLevels,
   type Baselines, type PlayerLevels,
 } from '../../core/scoring/baselines';
-import { versionedGameId } from '../../core/game';
-import { games } from '../../games';
 import { type ExportContext, definitionFor, isPlaytestSession, participantId, sessionEvents } from './context';
 
 export const BASELINES_CSV_VERSION = 1;
@@ -31,7 +29,8 @@ export const BASELINES_CSV_COLUMNS = [
 const computed = new WeakMap<ExportContext, Promise<Baselines>>();
 
 /**
- * The baselines of the study's games (every registered game a study item plays is listed).
+ * The baselines of the study's games (every game the server runs that a study item plays is
+ * listed: built-in and arcengine games alike).
  * Computed once per context, so the bundle's JSON and CSV read the logs once.
  */
 export function studyBaselines(ctx: ExportContext): Promise<Baselines> {
@@ -46,9 +45,11 @@ async function computeStudyBaselines(ctx: ExportContext): Promise<Baselines> {
   const versions: Record<string, string> = {};
   for (const def of ctx.versions.values()) {
     for (const item of def.items) {
-      if (item.kind !== 'game' || item.practice || !games[item.game]) continue;
-      winLevels[item.game] = games[item.game].levels.length;
-      versions[item.game] = versionedGameId(games[item.game]);
+      if (item.kind !== 'game' || item.practice) continue;
+      const game = ctx.games[item.game];
+      if (!game) continue;
+      winLevels[item.game] = game.levels;
+      if (game.version !== undefined) versions[item.game] = game.version;
     }
   }
   for (const s of ctx.sessions) {

@@ -9,6 +9,8 @@ import type { TaskLibrary } from '../collections';
 import { definitionOf } from '../studies';
 import type { SessionRecord, Store } from '../store/types';
 import { forAnalysis } from './safeJson';
+import { versionedGameId } from '../../core/game';
+import { games as builtinGames } from '../../games';
 
 /** Events per page read from the store. */
 export const PAGE_SIZE = 5000;
@@ -20,6 +22,11 @@ export class ExportError extends Error {
     super(message);
   }
 }
+
+/** Per game id: how many levels it has and the version the server runs (`push-<hash>`). */
+export type ExportGames = Readonly<Record<string, { readonly levels: number; readonly version?: string }>>;
+
+const BUILTIN_GAMES: ExportGames = Object.fromEntries(Object.values(builtinGames).map((g) => [g.id, { levels: g.levels.length, version: versionedGameId(g) }]));
 
 /** Everything an export writer needs. */
 export interface ExportContext {
@@ -35,6 +42,8 @@ export interface ExportContext {
   readonly testCount: (collection: string, task: string) => number | null;
   /** The server's game-log verification; null leaves every game log unverified. */
   readonly replay: ReplayGame | null;
+  /** The games the server runs (built-in and arcengine): level counts and current versions. */
+  readonly games: ExportGames;
   /** Ms since the epoch, for session states (abandoned, timed out). */
   readonly now: number;
   /** Events per page read from the store. */
@@ -48,6 +57,8 @@ export interface ContextOptions {
   /** The task collections, to count a task's test inputs; null: from the study and the submissions. */
   readonly library: TaskLibrary | null;
   readonly replay: ReplayGame | null;
+  /** The games the server runs; the built-in games when not given. */
+  readonly games?: ExportGames;
   readonly now: number;
   /** Events per page read from the store (default `PAGE_SIZE`). */
   readonly pageSize?: number;
@@ -92,7 +103,7 @@ export async function exportContext(o: ContextOptions): Promise<ExportContext> {
   return {
     store: o.store, studyId: o.studyId, version, versions, sessions,
     testCount: (collection, task) => counts.get(`${collection}\u0000${task}`) ?? null,
-    replay: o.replay, now: o.now, pageSize: o.pageSize ?? PAGE_SIZE,
+    replay: o.replay, games: o.games ?? BUILTIN_GAMES, now: o.now, pageSize: o.pageSize ?? PAGE_SIZE,
   };
 }
 

@@ -11,7 +11,7 @@ import type { ReplayGame } from '../../core/study/rules';
 import type { TaskLibrary } from '../collections';
 import type { Store } from '../store/types';
 import { adminGuard } from '../studyApi';
-import { ExportError, exportContext } from './context';
+import { ExportError, exportContext, type ExportGames } from './context';
 import { EXPORT_FORMATS, FORMAT_NAMES, fileBase, isExportFormat, type ExportFormat } from './formats';
 
 /** How long a download link works, ms. */
@@ -23,6 +23,8 @@ export interface ExportDeps {
   /** SHA-256 of the researcher token. */
   readonly adminTokenHash: string;
   readonly replay: ReplayGame | null;
+  /** The games the server runs (built-in and arcengine); the built-in games when not given. */
+  readonly gameInfo?: () => ExportGames;
   /** The clock, ms since the epoch. */
   readonly now?: () => number;
 }
@@ -69,7 +71,7 @@ export function exportRoutes(deps: ExportDeps): Hono {
   const tickets = new Map<string, Ticket>();
   const purge = (t: number) => { for (const [k, v] of tickets) if (v.expiresAt <= t) tickets.delete(k); };
   const context = (studyId: string, version: number | null) =>
-    exportContext({ store: deps.store, studyId, version, library: deps.library, replay: deps.replay, now: now() });
+    exportContext({ store: deps.store, studyId, version, library: deps.library, replay: deps.replay, games: deps.gameInfo?.(), now: now() });
 
   const api = new Hono();
   const admin = new Hono();
