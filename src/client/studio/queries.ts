@@ -31,8 +31,8 @@ export const sessionQuery = (sessionId: string) => queryOptions({
 });
 
 // Agents over the ARC-AGI-3 protocol: their keys, and their runs in a study (docs/api.md).
-export type { AgentRunRow, AgentRunReplay, AgentReplayStep } from '../../server/agents/studyRuns';
-import type { AgentRunRow, AgentRunReplay } from '../../server/agents/studyRuns';
+export type { AgentRunRow, AgentRunReplay, AgentReplayStep } from '../../core/protocol/agents';
+import type { AgentRunRow, AgentRunReplay } from '../../core/protocol/agents';
 
 export interface AgentKey { readonly id: string; readonly name: string; readonly createdAt: number; readonly revokedAt: number | null }
 

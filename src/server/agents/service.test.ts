@@ -55,6 +55,34 @@ describe.each(backends)('agents on $name', (backend) => {
     await third.stop();
   });
 
+  it('idle sessions and scorecards are let go, and come back from the store as they were', async () => {
+    const store = await backend.open();
+    stores.push(store);
+    let now = Date.UTC(2026, 0, 1);
+    const s = new AgentService({ store, adminTokenHash: hashToken(ADMIN), now: () => now });
+    const moves = solutions.push[0].split(',');
+    const idle = await s.openCard(RESEARCHER, { tags: ['idle'] });
+    const opened = await act(s, 'RESET', { card_id: idle });
+    await act(s, moves[0], { guid: opened.guid });
+    now += 20 * 60_000;
+    const busy = await s.openCard(RESEARCHER, { tags: ['busy'] });
+    const other = await act(s, 'RESET', { card_id: busy });
+    expect(s.held()).toEqual({ sessions: 2, cards: 2 });
+    now += 15 * 60_000;
+    await act(s, moves[0], { guid: other.guid });
+    s.sweep();
+    // The first card and its session were idle for 35 minutes; the second was used just now.
+    expect(s.held()).toEqual({ sessions: 1, cards: 1 });
+    let last = opened;
+    for (const m of moves.slice(1)) last = await act(s, m, { guid: opened.guid });
+    expect(last.levels_completed).toBe(1);
+    const sc = (await s.scorecard(RESEARCHER, idle)) as { environments: { actions: number; levels_completed: number }[] };
+    // Every action of the card counted once (the opening RESET is not an action), held or not.
+    expect(sc.environments).toEqual([expect.objectContaining({ actions: moves.length, levels_completed: 1 })]);
+    expect(s.held()).toEqual({ sessions: 2, cards: 2 });
+    await s.stop();
+  });
+
   it('keys: issued, checked, revoked; a card opened with one key is closed to another', async () => {
     const store = await backend.open();
     stores.push(store);

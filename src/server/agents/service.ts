@@ -25,7 +25,7 @@ import { Arc3Error } from '../arc3/worker';
 import type { AgentKeyRecord, AgentRunRecord, AgentStepRecord, ScorecardRecord, Store } from '../store/types';
 import { clickOf, frameJson, type Command, type ProtocolError } from './protocol';
 import { officialScorecard, rawGameCard, type CardGame, type CardStep } from './scorecard';
-import type { AgentRunReplay, AgentRunRow } from './studyRuns';
+import type { AgentRunReplay, AgentRunRow } from '../../core/protocol/agents';
 
 /** The key id of the researcher token. */
 export const RESEARCHER = 'researcher';
@@ -76,8 +76,10 @@ interface Card {
   /** The study and preset its tags name (agents/baselines.ts). */
   readonly options: CardOptions;
   closed: boolean;
-  /** Steps of every session of the card in the order answered (null until read back after a restart). */
+  /** Steps of every session of the card in the order answered (null until read back from the store). */
   steps: CardStep[] | null;
+  /** When the card was last used, for {@link AgentService.sweep}. */
+  touched: number;
 }
 
 export interface AgentServiceOptions {
@@ -219,7 +221,7 @@ export class AgentService {
       cardId: randomUUID(), keyId, tags, sourceUrl: body.source_url ?? null, opaque: body.opaque ?? null, openedAt: this.now(), closedAt: null,
     };
     await this.store.addScorecard(record);
-    this.cards.set(record.cardId, { record, options, closed: false, steps: [] });
+    this.cards.set(record.cardId, { record, options, closed: false, steps: [], touched: this.now() });
     return record.cardId;
   }
 
@@ -238,8 +240,9 @@ export class AgentService {
     let card = this.cards.get(cardId);
     if (!card) {
       const record = await this.store.getScorecard(cardId);
-      if (record) this.cards.set(cardId, (card = { record, options: optionsOf(record.tags), closed: record.closedAt !== null, steps: null }));
+      if (record) this.cards.set(cardId, (card = { record, options: optionsOf(record.tags), closed: record.closedAt !== null, steps: null, touched: this.now() }));
     }
+    if (card) card.touched = this.now();
     if (!card) throw new AgentError(404, 'VALIDATION_ERROR', `no scorecard "${cardId}"; open one with POST /api/scorecard/open.`);
     if (card.record.keyId !== keyId && keyId !== RESEARCHER) throw new AgentError(403, 'FORBIDDEN', `scorecard "${cardId}" was opened with another API key; use that key.`);
     return card;
@@ -490,6 +493,7 @@ export class AgentService {
 
   private record(step: AgentStepRecord, live: Live): void {
     const card = this.cards.get(live.cardId);
+    if (card) card.touched = step.at;
     card?.steps?.push({ guid: step.guid, gameId: live.gameId, action: step.action as GameAction, state: step.state as GameState, levelsCompleted: step.levelsCompleted, fullReset: step.fullReset, at: step.at });
     this.pending.push(step);
     this.flushTimer ??= setTimeout(() => { this.flushTimer = null; void this.flush().catch((e: Error) => this.log(`Agent steps could not be stored: ${e.message}`)); }, FLUSH_MS);
@@ -542,9 +546,22 @@ export class AgentService {
     return live;
   }
 
-  private sweep(): void {
+  /**
+   * Forgets game sessions idle for {@link IDLE_MS} (an agent's next command rebuilds one from its
+   * stored steps) and then the scorecards no held session uses that are as idle (read back from
+   * the store when asked for): what the service holds stays bounded by the agents playing now.
+   * Runs every minute.
+   */
+  sweep(): void {
     const now = this.now();
     for (const [guid, l] of this.lives) if (now - l.touched > IDLE_MS) this.lives.delete(guid);
+    const used = new Set([...this.lives.values()].map((l) => l.cardId));
+    for (const [id, c] of this.cards) if (!used.has(id) && now - c.touched > IDLE_MS) this.cards.delete(id);
+  }
+
+  /** How many game sessions and scorecards the service holds in memory. */
+  held(): { sessions: number; cards: number } {
+    return { sessions: this.lives.size, cards: this.cards.size };
   }
 
   async stop(): Promise<void> {

@@ -3,6 +3,7 @@
  * (same SQL) stay interchangeable, and tested against both real databases.
  */
 import type { SessionState, StoredEvent } from '../../core/study/rules';
+import type { AgentRunSource } from '../../core/protocol/agents';
 
 export type StudySource = 'file' | 'studio';
 
@@ -134,7 +135,7 @@ export interface AgentRunRecord {
   readonly guid: string;
   readonly cardId: string;
   readonly gameId: string;
-  readonly source: 'builtin' | 'arcengine' | 'remote';
+  readonly source: AgentRunSource;
   readonly seed: number;
   readonly openedAt: number;
 }
