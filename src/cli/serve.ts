@@ -15,9 +15,16 @@ export function bundledTaskDirs(dataFolder: 'tasks' | 'practice' = 'tasks'): str
   return readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => path.join(dir, e.name));
 }
 
+/** The bundled question collections: every `.jsonl` / `.json` file in data/questions. */
+export function bundledQuestionFiles(): string[] {
+  const dir = path.join(ROOT, 'data', 'questions');
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true }).filter((e) => e.isFile() && /\.(jsonl|json)$/i.test(e.name)).map((e) => path.join(dir, e.name)).sort();
+}
+
 const SERVE = {
   command: 'serve',
-  usage: 'serve [--port N] [--host H] [--data-dir DIR] [--tasks [NAME=]DIR]... [--practice-tasks [NAME=]DIR]... [--no-samples] [--arc3-games DIR]... [--arc3-server URL]... [--agent-baselines FILE] [--agent-preset NAME]',
+  usage: 'serve [--port N] [--host H] [--data-dir DIR] [--tasks [NAME=]DIR]... [--practice-tasks [NAME=]DIR]... [--questions [NAME=]FILE]... [--no-samples] [--arc3-games DIR]... [--arc3-server URL]... [--agent-baselines FILE] [--agent-preset NAME]',
   summary: 'Serve the studio and its API on one port. --tasks mounts a folder of ARC task files as a sealed collection (answers for the researcher only; studies use these); --practice-tasks mounts one for practice (tasks for anyone, answers checked on the server). NAME=DIR names it; repeat either for more.',
   options: {
     port: { type: 'integer', value: 'N', min: 0, max: 65535, help: 'port to listen on; 0 picks a free one (default: $PORT, else 4173)' },
@@ -25,7 +32,8 @@ const SERVE = {
     'data-dir': { type: 'string', value: 'DIR', default: '.arc-studio', help: 'folder for the embedded database and the researcher token; one server per folder' },
     tasks: { type: 'string', value: '[NAME=]DIR', multiple: true, help: 'mount a folder of ARC task .json files as a sealed collection: tasks and answers for the researcher only; studies use these' },
     'practice-tasks': { type: 'string', value: '[NAME=]DIR', multiple: true, help: 'mount a folder of ARC task .json files as a practice collection: anyone plays them, the server checks answers; studies may use them for practice items only' },
-    'no-samples': { type: 'boolean', help: 'do not mount the bundled collections (data/tasks, sealed; data/practice, practice)' },
+    questions: { type: 'string', value: '[NAME=]FILE', multiple: true, help: 'mount a question file (AI2 ARC or ARB-style, see "questions check") as a sealed question collection: study items show its questions, the server keeps the answers and judges them' },
+    'no-samples': { type: 'boolean', help: 'do not mount the bundled collections (data/tasks, sealed; data/practice, practice; data/questions, questions)' },
     'arc3-games': { type: 'string', value: 'DIR', multiple: true, help: 'mount a folder of arcengine games in the toolkit\'s layout (<game>/<version>/<game>.py + metadata.json), run by the official engine (pip install arc-agi); default: ARC_STUDIO_ARC3_GAMES' },
     'arc3-server': { type: 'string', value: 'URL', multiple: true, help: 'play the games of an ARC-AGI-3 server (the official API, or a toolkit server); its key is ARC_API_KEY, kept on this server; default: ARC_STUDIO_ARC3_SERVERS' },
     'agent-baselines': { type: 'string', value: 'FILE', help: 'score agents\' scorecards that name no study (tag study:<id>) against this baselines file (a study\'s exported baselines.json, or official metadata.json)' },
@@ -63,7 +71,7 @@ export const serveCommand: Command = {
     keepServingOnUnhandledRejection();
     const arc3Games = arc3GameDirs(values['arc3-games']).map((d) => path.resolve(d));
     const arc3Servers = values['arc3-server'].length ? values['arc3-server'] : (process.env.ARC_STUDIO_ARC3_SERVERS ?? '').split(/\s+/).filter((u) => u !== '');
-    const server = await startServer({ port, host, dataDir: path.resolve(values['data-dir']), tasks, practiceTasks, arc3Games, arc3Servers,
+    const server = await startServer({ port, host, dataDir: path.resolve(values['data-dir']), tasks, practiceTasks, questions: [...(values['no-samples'] ? [] : bundledQuestionFiles()), ...values.questions], arc3Games, arc3Servers,
       ...(values['agent-baselines'] ? { agentBaselines: path.resolve(values['agent-baselines']) } : {}), ...(values['agent-preset'] ? { agentPreset: values['agent-preset'] } : {}) });
     console.log(`ARC Studio is running at ${server.url}`);
     const stop = () => { void server.close().then(() => process.exit(0)); };

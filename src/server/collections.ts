@@ -13,6 +13,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { type ArcTask, parseTaskText, formatProblem } from '../core/formats/arcTask';
 import type { StudyDefinition } from '../core/study/schema';
+import { QuestionLibrary } from './questions';
 
 import type { CollectionAccess, CollectionInfo } from '../core/protocol/api';
 export type { CollectionAccess, CollectionInfo } from '../core/protocol/api';
@@ -49,6 +50,9 @@ export function slug(text: string): string {
 
 export class TaskLibrary {
   private readonly collections = new Map<string, Collection>();
+
+  /** Question collections (`serve --questions`), sealed like task collections. */
+  readonly questions = new QuestionLibrary();
 
   /** Practice collections' (test input, answer) fingerprints -> where they are; built on first use. */
   private practicePairs: Promise<Map<string, string>> | null = null;

@@ -49,6 +49,8 @@ export interface ServeOptions {
   tasks: string[];
   /** Practice collections (`[NAME=]DIR`): tasks go to anyone without answers, the server checks answers. */
   practiceTasks?: string[];
+  /** Question collections (`[NAME=]FILE`), sealed: answers and rubrics stay on the server. */
+  questions?: string[];
   /** PostgreSQL URL; PGlite in `<dataDir>/db` when absent. Defaults to DATABASE_URL. */
   databaseUrl?: string;
   /** Folder of study files; defaults to the bundled `data/studies`. */
@@ -89,6 +91,7 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; cl
   const library = new TaskLibrary();
   for (const spec of opts.tasks) await library.mount(spec);
   for (const spec of opts.practiceTasks ?? []) await library.mount(spec, process.cwd(), 'practice');
+  for (const spec of opts.questions ?? []) await library.questions.mount(spec);
 
   // ARC_STUDIO_DIST serves another build of the app (e.g. one per parallel test run).
   const dist = path.resolve(process.env.ARC_STUDIO_DIST ?? path.join(ROOT, 'dist'));

@@ -9,6 +9,7 @@ import { type StudyDeps, fail, studyContext } from './study/context';
 import { sessionRoutes } from './study/sessionRoutes';
 import { eventRoutes } from './study/eventRoutes';
 import { submissionRoutes } from './study/submissionRoutes';
+import { answerRoutes } from './study/answerRoutes';
 import { adminRoutes } from './study/adminRoutes';
 import { DEFAULT_LIMITS } from './study/limits';
 import { arc3Routes } from './arc3/routes';
@@ -49,6 +50,7 @@ export function studyRoutes(deps: StudyDeps): Hono {
   api.route('/', sessionRoutes(ctx));
   api.route('/', eventRoutes(ctx));
   api.route('/', submissionRoutes(ctx));
+  api.route('/', answerRoutes(ctx));
   api.route('/admin', adminRoutes(ctx));
   if (deps.arc3) api.route('/', arc3Routes(ctx, deps.arc3));
   return api;

@@ -229,6 +229,16 @@ function ItemFields({ item, onChange }: { item: Item; onChange: (i: Item) => voi
       </div>
     );
   }
+  if (item.kind === 'question') {
+    return (
+      <div className="grid gap-2 md:grid-cols-4">
+        {idField}
+        <label className="flex flex-col gap-1 text-xs text-slate-400">Question collection<input className={input} value={item.collection} onChange={(e) => onChange({ ...item, collection: e.target.value })} /></label>
+        <label className="flex flex-col gap-1 text-xs text-slate-400">Question id<input className={input} value={item.question} onChange={(e) => onChange({ ...item, question: e.target.value })} /></label>
+        {practice}
+      </div>
+    );
+  }
   return (
     <div className="grid gap-2 md:grid-cols-5">
       {idField}

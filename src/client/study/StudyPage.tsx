@@ -11,6 +11,7 @@ import { listSessions } from '../log/idb';
 import { logVisibility, watchPresence } from '../log/presence';
 import { downloadText } from '../log/sessionLog';
 import { TaskPlayer } from '../player/TaskPlayer';
+import { QuestionItemView } from './QuestionItemView';
 import { Button } from '../ui/Button';
 import { Markdown } from '../ui/Markdown';
 import { createSession, finishSession, getSession, getStudyIntro, studyJudge, type SessionItem, type SessionView, type StudyIntro } from './api';
@@ -365,6 +366,7 @@ function ItemView({ run, item, onNext }: { run: Running; item: SessionItem; onNe
     );
   }
   if (item.kind === 'task') return <TaskItemView run={run} item={item} resume={resume} notice={notice} giveUp={giveUp} onNext={onNext} />;
+  if (item.kind === 'question') return <QuestionItemView log={outbox} sessionId={record.id} token={record.token} item={item} resume={resume} notice={notice} giveUp={giveUp} onNext={onNext} key={item.id} />;
   const game = games[item.game];
   if (!game && !item.server) return <Centered><p role="alert" className="text-rose-300">This study needs the game "{item.game}", which this server does not have. Tell the researcher.</p></Centered>;
   return <GameItemView run={run} item={item} resume={resume} notice={notice} giveUp={giveUp} onNext={onNext} allowReset={view.study.allowLevelReset} showCounter={view.study.showActionCounter} key={record.id} />;

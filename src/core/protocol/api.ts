@@ -6,6 +6,7 @@
 import type { TaskPair, TestPair } from '../formats/arcTask';
 import type { LogEvent } from '../log/events';
 import type { Verdict } from '../log/gridPlayer';
+import type { PublicQuestion } from '../questions/schema';
 
 /** Every error body: a machine-readable code and a sentence that says what to do. */
 export interface ApiErrorBody {
@@ -59,7 +60,8 @@ export type SessionItem =
     readonly kind: 'game'; readonly id: string; readonly practice: boolean; readonly game: string; readonly seed: number; readonly limits: ItemLimits;
     /** Set for a game the server runs (an ARC-AGI-3 game): what the player needs to show it. */
     readonly server?: { readonly title: string; readonly fps: number; readonly levels: number | null };
-  };
+  }
+  | { readonly kind: 'question'; readonly id: string; readonly practice: boolean; readonly question: PublicQuestion; readonly limits: ItemLimits };
 
 export interface ItemProgressView {
   readonly id: string;
@@ -91,6 +93,14 @@ export interface SubmissionResult {
   readonly trial: number | null;
   readonly trialsLeft: number;
   readonly solved: boolean;
+}
+
+/**
+ * `POST /api/sessions/:id/answers`: a question item's answer, judged on the server. `ungraded`
+ * for symbolic and free-response answers, which are kept for grading.
+ */
+export interface AnswerResult {
+  readonly verdict: 'correct' | 'wrong' | 'ungraded';
 }
 
 /** `POST /api/sessions/:id/finish`. */

@@ -49,7 +49,7 @@ export const EVENT_DATA = {
   'session.end': z.looseObject({ wallClock: text.optional() }),
   consent: z.looseObject({ agreed: z.boolean() }),
   'instructions.done': empty,
-  'item.start': z.looseObject({ item: id, kind: z.enum(['task', 'game', 'page']).optional() }),
+  'item.start': z.looseObject({ item: id, kind: z.enum(['task', 'game', 'page', 'question']).optional() }),
   'item.end': z.looseObject({ item: id, reason: text.optional() }),
   // ---- presence ----
   visibility: z.looseObject({ state: z.enum(['visible', 'hidden']) }),
@@ -81,6 +81,13 @@ export const EVENT_DATA = {
   redo: empty,
   'test.select': z.looseObject({ index: int(0, MAX_TESTS - 1) }),
   submit: z.looseObject({ index: int(0, MAX_TESTS - 1), trial: z.number().int().min(0).max(100).nullable(), verdict, grid: GridSchema }),
+  // ---- question items (src/client/study/QuestionItemView.tsx) ----
+  'question.choice': z.looseObject({ item: id, label: z.string().min(1).max(8) }),
+  /** The answer box's whole text after typing (logged a moment after typing pauses). */
+  'question.input': z.looseObject({ item: id, text: z.string().max(20_000) }),
+  'question.focus': z.looseObject({ item: id }),
+  'question.blur': z.looseObject({ item: id }),
+  'question.submit': z.looseObject({ item: id, choice: z.string().max(8).optional(), text: z.string().max(20_000).optional(), verdict: z.enum(['correct', 'wrong', 'ungraded']) }),
   // ---- games (src/core/game/replay.ts) ----
   'game.open': z.looseObject({ game: id, seed: z.number().int(), level: int(0, 1000).optional(), version: id.optional(), engine: id.optional() }),
   'game.action': z.looseObject({ game: id, action: gameAction, x: frameCoord.optional(), y: frameCoord.optional(), level: int(0, 1000), state: z.enum(['NOT_PLAYED', 'NOT_FINISHED', 'WIN', 'GAME_OVER']), frameHash: id }),

@@ -120,6 +120,12 @@ describe('ARB-style items', () => {
     ]);
   });
 
+  it('asks for a list in a .json file', () => {
+    expect(parseQuestionFile('arb.json', '{"id": "a", "prompt": "p", "answer": 1}').problems.map(formatQuestionProblem)).toEqual([
+      'arb.json: does not start with "["; a .json question file holds one list of items, and a .jsonl file one item per line',
+    ]);
+  });
+
   it('refuses items that cannot be judged or graded, and answers that do not fit the choices', () => {
     const text = [
       line({ id: 'nothing', prompt: 'p' }),

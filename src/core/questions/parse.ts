@@ -68,6 +68,8 @@ export function parseQuestionFile(name: string, text: string): QuestionFileParse
 
   if (body.trim() === '') {
     report(name, '', 'is empty: a question file holds one JSON object per line (AI2 ARC or ARB-style items)');
+  } else if (/\.json$/i.test(name) && !body.trimStart().startsWith('[')) {
+    report(name, '', 'does not start with "["; a .json question file holds one list of items, and a .jsonl file one item per line');
   } else if (body.trimStart().startsWith('[')) {
     let json: unknown;
     try {

@@ -136,9 +136,12 @@ export function attemptCounts(study: StudyDefinition, actions: number, durationM
   return actions > study.attempt.minActions && durationMs < study.attempt.maxMinutes * 60_000;
 }
 
-/** Low effort: the participant cycled through items with almost no actions. Practice and pages are ignored. */
+/**
+ * Low effort: the participant cycled through items with almost no actions. Practice, pages and
+ * question items (one pick and a submit is a full answer) are ignored.
+ */
 export function isLowEffort(study: StudyDefinition, items: readonly ItemProgress[]): boolean {
-  const visited = items.filter((i) => i.started && i.kind !== 'page' && !i.practice);
+  const visited = items.filter((i) => i.started && i.kind !== 'page' && i.kind !== 'question' && !i.practice);
   if (visited.length < study.lowEffort.minItems) return false;
   const idle = visited.filter((i) => i.actions <= study.lowEffort.maxActions).length;
   return idle / visited.length >= study.lowEffort.share;

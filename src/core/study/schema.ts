@@ -49,7 +49,18 @@ export const GameItem = z.object({
   ...limitFields,
 });
 
-export const StudyItem = z.discriminatedUnion('kind', [PageItem, TaskItem, GameItem]);
+export const QuestionItem = z.object({
+  kind: z.literal('question'),
+  id: ItemId,
+  /** A question collection id as the server mounts it (`serve --questions NAME=FILE`). */
+  collection: z.string().min(1).max(200),
+  /** The question's id inside its file. */
+  question: z.string().min(1).max(200),
+  practice: z.boolean().default(false),
+  ...limitFields,
+});
+
+export const StudyItem = z.discriminatedUnion('kind', [PageItem, TaskItem, GameItem, QuestionItem]);
 
 export const StudyLimits = z.object({
   itemSoftMinutes: Minutes.default(20),
@@ -115,6 +126,7 @@ export type StudyDefinitionInput = z.input<typeof StudyDefinition>;
 export type StudyItem = z.output<typeof StudyItem>;
 export type TaskItem = z.output<typeof TaskItem>;
 export type GameItem = z.output<typeof GameItem>;
+export type QuestionItem = z.output<typeof QuestionItem>;
 
 /** A study id: also the link `/s/<studyId>` and the file name in `data/studies/`. */
 export const StudyId = z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/, 'must be 1-64 lower-case letters, digits or "-"');

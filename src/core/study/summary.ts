@@ -10,7 +10,7 @@ export interface SubmissionTally {
   readonly item: string;
   readonly testIndex: number;
   readonly trial: number | null;
-  readonly verdict: 'correct' | 'wrong' | 'duplicate';
+  readonly verdict: 'correct' | 'wrong' | 'duplicate' | 'ungraded';
 }
 
 export interface ItemSummary extends ItemProgress {

@@ -61,7 +61,8 @@ export interface AppendResult {
   readonly eventBytes: number;
 }
 
-export type Verdict = 'correct' | 'wrong' | 'duplicate';
+/** `ungraded`: a question item's symbolic or free-response answer, kept for grading. */
+export type Verdict = 'correct' | 'wrong' | 'duplicate' | 'ungraded';
 
 export interface SubmissionRecord {
   readonly sessionId: string;

@@ -13,6 +13,7 @@ import { tallyTests } from '../../core/study/summary';
 import { bearer, hashToken, newToken, tokenMatches } from '../auth';
 import { definitionOf } from '../studies';
 import { type StudyContext, fail, itemLimitsOf, readJson, testIndicesOf, zodFail } from './context';
+import { publicQuestion } from '../../core/questions/parse';
 
 /** Participant params kept with a session: at most this many, names and values bounded. */
 const MAX_PARAMS = 30;
@@ -90,6 +91,10 @@ export function sessionRoutes(ctx: StudyContext): Hono {
           kind: 'game', id: item.id, practice: item.practice, game: item.game, seed: item.seed, limits: itemLimitsOf(study, item),
           ...(server ? { server: { title: server.title, fps: server.fps, levels: server.levels } } : {}),
         });
+      } else if (item.kind === 'question') {
+        const found = ctx.deps.library.questions.question(item.collection, item.question);
+        if (!found.ok) return fail(c, 422, 'task_unavailable', `Item ${item.id}: ${found.message} Tell the researcher; your session is kept.`);
+        items.push({ kind: 'question', id: item.id, practice: item.practice, question: publicQuestion(found.item), limits: itemLimitsOf(study, item) });
       } else {
         items.push(item);
       }

@@ -45,14 +45,15 @@ export function submissionRoutes(ctx: StudyContext): Hono {
     if (!indices.includes(testIndex)) return fail(c, 400, 'malformed', `Item ${itemId} has no test input ${testIndex}; its test inputs are ${indices.join(', ')}.`);
 
     const subs = await store.listSubmissions(session.id);
-    const respond = (s: SubmissionRecord, all: readonly SubmissionRecord[]) => {
+    // Grid submissions are never `ungraded` (that is a question item's free-response answer).
+    const respond = (s: SubmissionRecord & { verdict: SubmissionResult['verdict'] }, all: readonly SubmissionRecord[]) => {
       const tally = tallyTests(all, itemId, [testIndex])[0];
       return c.json({ verdict: s.verdict, trial: s.trial, trialsLeft: tally.solved ? 0 : study.trials - tally.trialsUsed, solved: tally.solved } satisfies SubmissionResult);
     };
     const repeat = subs.find((s) => s.key === key);
     if (repeat) {
-      if (repeat.item !== itemId || repeat.testIndex !== testIndex) return fail(c, 409, 'key_reused', `Submission key "${key}" was already used for another submission; use a new key for each submission.`);
-      return respond(repeat, subs);
+      if (repeat.item !== itemId || repeat.testIndex !== testIndex || repeat.verdict === 'ungraded') return fail(c, 409, 'key_reused', `Submission key "${key}" was already used for another submission; use a new key for each submission.`);
+      return respond({ ...repeat, verdict: repeat.verdict }, subs);
     }
     const t = now();
     const state = effectiveState(session, study, t);
@@ -86,7 +87,7 @@ export function submissionRoutes(ctx: StudyContext): Hono {
     const isDuplicate = subs.some((s) => s.item === itemId && s.testIndex === testIndex && s.verdict === 'wrong' && gridsEqual(s.grid as Grid, grid as Grid));
     const answer = found.task.test[testIndex].output;
     if (!answer) return fail(c, 422, 'task_unavailable', `Item ${itemId} has no answer for test input ${testIndex}, so it cannot be judged. Tell the researcher.`);
-    const record: SubmissionRecord = {
+    const record: SubmissionRecord & { verdict: SubmissionResult['verdict'] } = {
       sessionId: session.id, key, item: itemId, testIndex, grid, practice: item.practice, at: t,
       trial: isDuplicate ? null : tally.trialsUsed + 1,
       verdict: isDuplicate ? 'duplicate' : gridsEqual(grid as Grid, answer) ? 'correct' : 'wrong',
@@ -95,7 +96,7 @@ export function submissionRoutes(ctx: StudyContext): Hono {
       // A concurrent request took the key or the trial number: answer as that one did.
       const now2 = await store.listSubmissions(session.id);
       const same = now2.find((s) => s.key === key);
-      if (same) return respond(same, now2);
+      if (same && same.verdict !== 'ungraded') return respond({ ...same, verdict: same.verdict }, now2);
       return fail(c, 409, 'conflict', 'Another submission for this test input was judged at the same moment; send this one again.');
     }
     return respond(record, [...subs, record]);

@@ -1,0 +1,107 @@
+import { expect, test, type Response } from '@playwright/test';
+import { ADMIN, expectAllStored, serverEvents } from './study-helpers';
+
+/**
+ * A participant answers question items: two AI2 ARC questions (letters, then digits), a
+ * numerical ARB-style problem with LaTeX, and a free response kept for grading. The server
+ * judges; nothing the browser receives holds an answer, a rubric or a reference solution.
+ */
+test('a participant answers choice, numerical and free-response questions; the server judges and keeps them', async ({ page, request }) => {
+  test.setTimeout(120_000);
+  const id = `e2e-questions-${Date.now().toString(36)}`;
+  const definition = {
+    title: 'Science and reasoning questions',
+    consent: 'You agree to take part.',
+    items: [
+      { kind: 'question', id: 'q-roots', collection: 'science', question: 'sci-004' },
+      { kind: 'question', id: 'q-friction', collection: 'science', question: 'sci-003' },
+      { kind: 'question', id: 'q-speed', collection: 'arb-sample', question: 'arb-phys-1' },
+      { kind: 'question', id: 'q-proof', collection: 'arb-sample', question: 'arb-math-1' },
+    ],
+    completion: { code: 'QUESTIONS-OK' },
+  };
+  const saved = await request.post(`/api/admin/studies/${id}`, { headers: ADMIN, data: { definition } });
+  expect(saved.status(), await saved.text()).toBe(201);
+
+  const bodies: string[] = [];
+  page.on('response', (r: Response) => { if (r.url().includes('/api/')) void r.text().then((t) => bodies.push(t)).catch(() => {}); });
+
+  await page.goto(`/s/${id}?PROLIFIC_PID=question-participant`);
+  await page.getByRole('button', { name: 'I agree, start' }).click();
+  await page.getByRole('button', { name: 'Begin' }).click();
+
+  // 1. Letters: a change of mind is logged, then the answer is sent.
+  await expect(page.getByTestId('question-prompt')).toContainText('Which part of a plant takes in most of the water');
+  await page.getByRole('radio', { name: /the leaves/ }).check();
+  await page.getByRole('radio', { name: /the roots/ }).check();
+  await page.getByRole('button', { name: 'Submit answer' }).click();
+  await expect(page.getByRole('status')).toHaveText('Your answer is recorded.');
+  await expect(page.getByRole('radio', { name: /the roots/ })).toBeDisabled();
+  await page.getByRole('button', { name: 'Next' }).click();
+
+  // 2. Digit labels; nothing picked yet is refused in the page.
+  await expect(page.getByTestId('question-prompt')).toContainText('toy car');
+  await page.getByRole('button', { name: 'Submit answer' }).click();
+  await expect(page.getByRole('alert')).toHaveText('Pick an answer first.');
+  await expect(page.getByText('1.', { exact: true })).toBeVisible();
+  await page.getByRole('radio', { name: /more gravity/ }).check();
+  await page.getByRole('button', { name: 'Submit answer' }).click();
+  await expect(page.getByRole('status')).toHaveText('Your answer is recorded.');
+  await page.getByRole('button', { name: 'Next' }).click();
+
+  // 3. A numerical problem with math rendered by KaTeX; text that is not a number is refused.
+  const prompt = page.getByTestId('question-prompt');
+  await expect(prompt.locator('.katex').first()).toBeVisible();
+  await expect(prompt.locator('.katex-display')).toHaveCount(1);
+  // What is drawn is the typeset formula; the TeX source is only in KaTeX's MathML for screen readers.
+  await expect(prompt.locator('.katex-html').first()).toHaveText(/^m=2\.0\s*kg$/);
+  const box = page.getByRole('textbox', { name: 'Your answer (a number)' });
+  await box.click();
+  await box.pressSequentially('about 5 m/s');
+  await page.getByRole('button', { name: 'Submit answer' }).click();
+  await expect(page.getByRole('alert')).toContainText('Enter one number');
+  await box.fill('');
+  await box.pressSequentially('4.93');
+  await page.screenshot({ path: 'test-results/questions-numerical.png' });
+  await page.getByRole('button', { name: 'Submit answer' }).click();
+  await expect(page.getByRole('status')).toHaveText('Your answer is recorded.');
+  await page.getByRole('button', { name: 'Next' }).click();
+
+  // 4. A free response, kept for grading.
+  await expect(page.getByTestId('question-prompt')).toContainText('closed form');
+  const proof = page.getByRole('textbox', { name: /Your answer \(write your reasoning/ });
+  await proof.click();
+  await proof.pressSequentially('Guess $a_n = 2^n - 1$; it holds for n = 1 and the step doubles and adds one.');
+  await page.getByRole('button', { name: 'Submit answer' }).click();
+  await expect(page.getByRole('status')).toHaveText('Your answer is recorded.');
+  await page.getByRole('button', { name: 'Next' }).click();
+
+  await expect(page.getByTestId('completion-code')).toHaveText('QUESTIONS-OK');
+  const local = await expectAllStored(request, page);
+
+  // The server judged each answer and kept the free response.
+  const admin = await (await request.get(`/api/admin/sessions/${local.id}`, { headers: ADMIN })).json() as { submissions: { item: string; verdict: string; grid: unknown }[] };
+  const verdicts = Object.fromEntries(admin.submissions.map((s) => [s.item, [s.verdict, s.grid]]));
+  expect(verdicts).toEqual({
+    'q-roots': ['correct', { choice: 'C' }],
+    'q-friction': ['wrong', { choice: '1' }],
+    'q-speed': ['correct', { text: '4.93' }],
+    'q-proof': ['ungraded', { text: 'Guess $a_n = 2^n - 1$; it holds for n = 1 and the step doubles and adds one.' }],
+  });
+
+  // Choice changes, typing, focus and the submissions are in the log.
+  const events = await serverEvents(request, local.id);
+  const of = (kind: string, item: string) => events.filter((e) => e.kind === kind && e.data.item === item);
+  expect(of('question.choice', 'q-roots').map((e) => e.data.label)).toEqual(['B', 'C']);
+  expect(of('question.submit', 'q-roots').map((e) => e.data.verdict)).toEqual(['correct']);
+  expect(of('question.focus', 'q-speed').length).toBeGreaterThan(0);
+  expect(of('question.input', 'q-speed').at(-1)?.data.text).toBe('4.93');
+  expect(of('question.input', 'q-proof').at(-1)?.data.text).toContain('2^n - 1');
+  expect(of('question.submit', 'q-proof').map((e) => e.data.verdict)).toEqual(['ungraded']);
+  const times = of('question.submit', 'q-speed').map((e) => e.t);
+  expect(times[0]).toBeGreaterThan(of('question.focus', 'q-speed')[0].t);
+
+  // Nothing the participant's browser received gives an answer away.
+  const participantText = bodies.join('\n');
+  for (const secret of ['answerKey', 'rubric', 'the mass cancels', 'By induction', '4.952', '"answer"']) expect(participantText).not.toContain(secret);
+});

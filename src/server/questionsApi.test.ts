@@ -1,0 +1,127 @@
+import path from 'node:path';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Hono } from 'hono';
+import { createApi } from './app';
+import { TaskLibrary } from './collections';
+import { hashToken } from './auth';
+import { gameIds, replayWithEngine } from './studies';
+import { backends } from './store/testing';
+import type { Store } from './store/types';
+
+const ROOT = path.resolve(__dirname, '../..');
+const ADMIN = 'researcher-token-for-tests-0123456789';
+
+const STUDY = {
+  title: 'Questions',
+  consent: 'Agree?',
+  items: [
+    { kind: 'question', id: 'q-easy', collection: 'science', question: 'sci-001' },
+    { kind: 'question', id: 'q-digits', collection: 'science', question: 'sci-003' },
+    { kind: 'question', id: 'q-speed', collection: 'arb-sample', question: 'arb-phys-1' },
+    { kind: 'question', id: 'q-proof', collection: 'arb-sample', question: 'arb-math-1' },
+  ],
+  completion: { code: 'DONE' },
+};
+
+let library: TaskLibrary;
+beforeAll(async () => {
+  library = new TaskLibrary();
+  await library.questions.mount(path.join(ROOT, 'data/questions/science.jsonl'));
+  await library.questions.mount(path.join(ROOT, 'data/questions/arb-sample.jsonl'));
+});
+
+describe('QuestionLibrary.mount', () => {
+  it('names collections after their files and refuses a file with problems, listing them', async () => {
+    expect(library.questions.list()).toEqual([{ id: 'science', name: 'science', count: 12 }, { id: 'arb-sample', name: 'arb-sample', count: 4 }]);
+    const other = new TaskLibrary();
+    await expect(other.questions.mount('nope=does/not/exist.jsonl', ROOT)).rejects.toThrow('--questions does/not/exist.jsonl: no such file. Give a question file (.jsonl or .json).');
+    await expect(other.questions.mount('bad=package.json', ROOT)).rejects.toThrow('--questions package.json has problems (arc-studio questions check lists the same):\n  package.json: does not start with "["; a .json question file holds one list of items, and a .jsonl file one item per line');
+  });
+});
+
+describe.each(backends)('question items on $name', (backend) => {
+  let store: Store;
+  let app: Hono;
+  let participantBodies: string[];
+
+  beforeEach(async () => {
+    store = await backend.open();
+    participantBodies = [];
+    app = createApi({ library, version: 'test', study: { store, adminTokenHash: hashToken(ADMIN), replay: replayWithEngine, games: gameIds, now: () => Date.UTC(2026, 0, 1) } });
+  });
+  afterEach(async () => {
+    // What the participant's token received never holds an answer, a rubric or a reference solution.
+    for (const body of participantBodies) {
+      for (const secret of ['answerKey', '"answer"', 'rubric', 'By induction', 'the mass cancels', '4.952']) expect(body).not.toContain(secret);
+    }
+    await store.close();
+  });
+
+  const call = async (method: string, url: string, token: string | null, body?: unknown) => {
+    const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+    if (token) headers.Authorization = `Bearer ${token}`;
+    const res = await app.request(`/${url}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await res.text();
+    if (token !== ADMIN) participantBodies.push(text);
+    return { status: res.status, body: text ? JSON.parse(text) : null };
+  };
+  let seq = 0;
+  const log = (s: { sessionId: string; token: string }, kind: string, data: Record<string, unknown>) =>
+    call('POST', `sessions/${s.sessionId}/events`, s.token, { events: [{ seq: seq, t: 10 * ++seq, kind, data }] });
+  const answer = (s: { sessionId: string; token: string }, item: string, a: unknown, key = `k-${item}`) =>
+    call('POST', `sessions/${s.sessionId}/answers`, s.token, { key, item, answer: a });
+
+  it('refuses a study naming a question the server does not have', async () => {
+    const bad = { ...STUDY, items: [{ kind: 'question', id: 'x', collection: 'science', question: 'sci-999' }] };
+    const r = await call('POST', 'admin/studies/qs', ADMIN, { definition: bad });
+    expect(r.status).toBe(422);
+    expect(r.body.message).toContain('items[0] (x): No question "sci-999" in question collection "science".');
+  });
+
+  it('serves questions without answers, judges choice and numerical answers, keeps free responses', async () => {
+    expect((await call('POST', 'admin/studies/qs', ADMIN, { definition: STUDY })).status).toBe(201);
+    seq = 0;
+    const created = await call('POST', 'studies/qs/sessions', null, { params: {} });
+    expect(created.status).toBe(201);
+    const s = created.body as { sessionId: string; token: string };
+    const view = await call('GET', `sessions/${s.sessionId}`, s.token);
+    expect(view.status).toBe(200);
+    expect(view.body.items.map((i: { question: { answerKind: string } }) => i.question.answerKind)).toEqual(['choice', 'choice', 'number', 'text']);
+    expect(view.body.items[1].question.choices.map((c: { label: string }) => c.label)).toEqual(['1', '2', '3', '4']);
+
+    // Only the current item takes an answer.
+    await log(s, 'item.start', { item: 'q-easy', kind: 'question' });
+    expect((await answer(s, 'q-digits', { choice: '2' })).body.error).toBe('not_current_item');
+    expect((await answer(s, 'q-easy', { choice: 'F' })).status).toBe(400);
+    await log(s, 'question.choice', { item: 'q-easy', label: 'A' });
+    expect(await answer(s, 'q-easy', { choice: 'A' })).toEqual({ status: 200, body: { verdict: 'wrong' } });
+    // A retry with the same key gets the same verdict; a second answer is refused.
+    expect(await answer(s, 'q-easy', { choice: 'A' })).toEqual({ status: 200, body: { verdict: 'wrong' } });
+    expect((await answer(s, 'q-easy', { choice: 'B' }, 'another-key')).body.error).toBe('already_answered');
+    await log(s, 'item.end', { item: 'q-easy', reason: 'answered' });
+
+    await log(s, 'item.start', { item: 'q-digits', kind: 'question' });
+    expect((await answer(s, 'q-digits', { choice: '2' })).body).toEqual({ verdict: 'correct' });
+    await log(s, 'item.end', { item: 'q-digits', reason: 'answered' });
+
+    await log(s, 'item.start', { item: 'q-speed', kind: 'question' });
+    await log(s, 'question.input', { item: 'q-speed', text: '4.9' });
+    expect((await answer(s, 'q-speed', { text: '4.93' })).body).toEqual({ verdict: 'correct' });
+    await log(s, 'item.end', { item: 'q-speed', reason: 'answered' });
+
+    await log(s, 'item.start', { item: 'q-proof', kind: 'question' });
+    expect((await answer(s, 'q-proof', { text: 'a_n = 2^n - 1, by induction on n.' })).body).toEqual({ verdict: 'ungraded' });
+
+    const admin = await call('GET', `admin/sessions/${s.sessionId}`, ADMIN);
+    // Four questions answered with a pick or a few keys each is not low effort.
+    expect(admin.body.session.flags).not.toContain('low_effort');
+    // Stored beside grid submissions; the fixed clock gives every answer the same time, so sort by item.
+    const stored = admin.body.submissions.map((x: { item: string; verdict: string; grid: unknown }) => [x.item, x.verdict, x.grid]);
+    expect(stored.sort((a: string[], b: string[]) => a[0].localeCompare(b[0]))).toEqual([
+      ['q-digits', 'correct', { choice: '2' }],
+      ['q-easy', 'wrong', { choice: 'A' }],
+      ['q-proof', 'ungraded', { text: 'a_n = 2^n - 1, by induction on n.' }],
+      ['q-speed', 'correct', { text: '4.93' }],
+    ]);
+  });
+});
