@@ -75,7 +75,11 @@ async function postgresDriver(url: string, schema: string | undefined, max: numb
     const c = new pg.Client({ connectionString: url });
     try {
       await c.connect();
+      // Under a lock: two servers creating the same schema at once would otherwise collide.
+      await c.query('BEGIN');
+      await c.query(`SELECT pg_advisory_xact_lock(hashtext('arc-studio.create-schema'))`);
       await c.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+      await c.query('COMMIT');
     } catch (e) {
       throw new Error(`Could not connect to PostgreSQL at ${redact(url)}: ${(e as Error).message}. Check DATABASE_URL and that the server is running.`);
     } finally {

@@ -19,12 +19,17 @@ export interface Driver extends Queryable {
 
 /** Applies the migrations not yet recorded, each in its own transaction; safe with several servers starting at once. */
 export async function migrate(db: Driver): Promise<number[]> {
-  await db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+  // Every step holds the same lock, which serialises concurrent starts against the same schema;
+  // the table itself too, since two CREATE TABLE IF NOT EXISTS at once can collide.
+  const lock = (tx: Queryable) => tx.query(`SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.schema_migrations'))`);
+  await db.transaction(async (tx) => {
+    await lock(tx);
+    await tx.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+  });
   const applied: number[] = [];
   for (const m of migrations) {
     const done = await db.transaction(async (tx) => {
-      // Serialises concurrent starts against the same schema.
-      await tx.query(`SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.schema_migrations'))`);
+      await lock(tx);
       const seen = await tx.query(`SELECT 1 FROM schema_migrations WHERE version = $1`, [m.version]);
       if (seen.rows.length) return false;
       await tx.exec(m.sql);
