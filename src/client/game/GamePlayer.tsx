@@ -141,7 +141,7 @@ export function GameView({ controller, title, id, showCounter = true, allowReset
         )}
         {ended && (
           <div className="pointer-events-none absolute inset-x-0 top-6 flex justify-center">
-            <div role="status" className={`rounded-lg px-5 py-2 text-lg font-semibold shadow-lg ${hud.state === 'WIN' ? 'bg-emerald-600 text-white' : 'bg-rose-700 text-white'}`} data-testid="game-result">
+            <div role="status" className={`rounded-lg px-5 py-2 text-lg font-semibold shadow-lg ${hud.state === 'WIN' ? 'bg-emerald-700 text-white' : 'bg-rose-700 text-white'}`} data-testid="game-result">
               {hud.state === 'WIN' ? 'Every level complete' : 'Game over: press Reset to try again'}
             </div>
           </div>

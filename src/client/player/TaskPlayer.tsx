@@ -59,7 +59,7 @@ export function TaskPlayer({ open, sink, judge, trials = 3, toolbar, onFinishedA
     <div className="flex h-full min-h-0 gap-4 p-3">
       <aside className="flex w-[340px] shrink-0 flex-col overflow-hidden">
         <h2 className="mb-2 text-xs font-semibold uppercase tracking-wider text-slate-400">Demonstrations</h2>
-        <div className="min-h-0 flex-1 overflow-y-auto pr-1">
+        <div className="min-h-0 flex-1 overflow-y-auto pr-1" tabIndex={0} role="region" aria-label="Demonstrations">
           <DemoPairs pairs={open.task.train} />
         </div>
       </aside>
@@ -142,7 +142,7 @@ function GridPanel({ title, side, grid, controller, testId, status }: {
           onUp={() => controller.pointerUp()}
         />
         {status && status !== 'open' && (
-          <div className={`pointer-events-none absolute right-3 top-3 rounded px-2 py-0.5 text-xs font-semibold ${status === 'solved' ? 'bg-emerald-500/90 text-white' : 'bg-rose-600/90 text-white'}`}>
+          <div className={`pointer-events-none absolute right-3 top-3 rounded px-2 py-0.5 text-xs font-semibold ${status === 'solved' ? 'bg-emerald-700/90 text-white' : 'bg-rose-700/90 text-white'}`}>
             {status === 'solved' ? 'Solved' : 'Out of trials'}
           </div>
         )}
@@ -241,7 +241,7 @@ function StatusLine({ finished, solved, action }: { finished: boolean; solved: b
       <p role="status" aria-live="polite" className={tone} data-testid="status" key={notice?.id}>{notice?.text ?? 'Work out the rule from the demonstrations, build the output for the test input, then submit.'}</p>
       {finished && (
         <div className="ml-auto flex items-center gap-2">
-          <span className={`rounded px-2 py-0.5 text-xs font-semibold ${solved ? 'bg-emerald-600 text-white' : 'bg-slate-700 text-slate-200'}`} data-testid="task-result">
+          <span className={`rounded px-2 py-0.5 text-xs font-semibold ${solved ? 'bg-emerald-700 text-white' : 'bg-slate-700 text-slate-200'}`} data-testid="task-result">
             {solved ? 'Task solved' : 'Task finished'}
           </span>
           {action}

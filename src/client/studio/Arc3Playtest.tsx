@@ -149,7 +149,7 @@ function Arc3Inspector({ controller, hover }: { controller: ServerGameController
           <ul className="font-mono text-slate-300" data-testid="sprites-under-pointer">
             {under.length ? under.map((s, i) => <li key={i}>{s.name} <span className="text-slate-500">({s.x},{s.y}) {s.width}x{s.height} layer {s.layer}{s.tags.length ? ` · ${s.tags.join(', ')}` : ''}</span></li>) : <li className="text-slate-500">–</li>}
           </ul>
-          <pre className="mt-2 max-h-48 overflow-auto rounded bg-slate-950 p-2 text-[11px] text-slate-300" data-testid="attributes">{JSON.stringify(data.attributes, null, 1)}</pre>
+          <pre className="mt-2 max-h-48 overflow-auto rounded bg-slate-950 p-2 text-[11px] text-slate-300" tabIndex={0} aria-label="Game attributes" data-testid="attributes">{JSON.stringify(data.attributes, null, 1)}</pre>
         </>
       )}
     </details>

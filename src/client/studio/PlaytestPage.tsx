@@ -173,7 +173,7 @@ function Inspector({ controller }: { controller: GameController }) {
         <dt className="text-slate-500">state hash</dt><dd data-testid="state-hash">{hashState(run)}</dd>
         <dt className="text-slate-500">frame hash</dt><dd>{hud.frameHash}</dd>
       </dl>
-      <pre className="mt-2 max-h-48 overflow-auto rounded bg-slate-950 p-2 text-[11px] text-slate-300">{JSON.stringify(toPlain(run.current), null, 1)}</pre>
+      <pre className="mt-2 max-h-48 overflow-auto rounded bg-slate-950 p-2 text-[11px] text-slate-300" tabIndex={0} aria-label="Run state">{JSON.stringify(toPlain(run.current), null, 1)}</pre>
     </details>
   );
 }

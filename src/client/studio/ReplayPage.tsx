@@ -222,7 +222,7 @@ export function ItemReplay({ item, sessionId, runs }: { item: ItemLog; sessionId
         {viewer.kind === 'game' && <GameReplay run={viewer.timeline.at(pos)} scale={scale} pointer={current?.kind === 'game.action' && current.data.action === 'ACTION6' ? { x: Number(current.data.x), y: Number(current.data.y) } : null} />}
         {viewer.kind === 'server' && <ServerGameReplay sessionId={sessionId} at={serverPosition(events, pos)} scale={scale} given={runs} />}
         {viewer.kind === 'other' && (
-          <ol className="max-h-full w-full max-w-xl overflow-y-auto font-mono text-xs text-slate-300" aria-label="Events of this item">
+          <ol className="max-h-full w-full max-w-xl overflow-y-auto font-mono text-xs text-slate-300" aria-label="Events of this item" tabIndex={0}>
             {events.map((e, i) => (
               <li key={e.seq} className={`flex gap-3 px-2 py-0.5 ${i === pos - 1 ? 'bg-sky-500/20' : ''}`}>
                 <span className="w-16 text-right text-slate-500">{formatMs(e.t - t0)}</span><span>{e.kind}</span>
@@ -386,7 +386,7 @@ function VerifyRuns({ sessionId }: { sessionId: string }) {
         </span>
       </div>
       {(error ?? job?.error) && <p role="alert" className="mt-2 text-rose-300">{error ?? job?.error}</p>}
-      {job?.report && <pre className="mt-2 max-h-48 overflow-auto whitespace-pre-wrap font-mono text-xs text-slate-300" data-testid="verify-report" data-ok={job.check?.ok ? 'true' : 'false'}>{job.report.join('\n')}</pre>}
+      {job?.report && <pre className="mt-2 max-h-48 overflow-auto whitespace-pre-wrap font-mono text-xs text-slate-300" tabIndex={0} aria-label="Verification report" data-testid="verify-report" data-ok={job.check?.ok ? 'true' : 'false'}>{job.report.join('\n')}</pre>}
     </div>
   );
 }

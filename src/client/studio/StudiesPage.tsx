@@ -17,7 +17,7 @@ function Studies() {
     <div className="h-full overflow-y-auto p-6">
       <div className="mb-4 flex items-center gap-3">
         <h1 className="text-xl font-semibold text-white">Studies</h1>
-        <Link href="/studies/new" className="ml-auto rounded-md bg-emerald-600 px-3 py-1.5 text-sm font-semibold text-white hover:bg-emerald-500">New study</Link>
+        <Link href="/studies/new" className="ml-auto rounded-md bg-emerald-700 px-3 py-1.5 text-sm font-semibold text-white hover:bg-emerald-800">New study</Link>
         <Button tone="ghost" onClick={() => setResearcherToken(null)}>Log out</Button>
       </div>
       {q.isError && <p role="alert" className="text-rose-300">{(q.error as Error).message}</p>}

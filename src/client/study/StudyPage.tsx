@@ -278,7 +278,7 @@ function StudyRun({ run, onDone }: { run: Running; onDone: (code: string, redire
         <span className="truncate font-semibold text-slate-100">{view.study.title}</span>
         <div className="ml-auto flex items-center gap-3 text-xs text-slate-400">
           <span data-testid="study-progress">{Math.min(position + (items[index]?.kind === 'page' ? 0 : 1), counted.length)} of {counted.length}</span>
-          <div className="h-1.5 w-48 overflow-hidden rounded-full bg-slate-700" role="progressbar" aria-valuemin={0} aria-valuemax={counted.length} aria-valuenow={position}>
+          <div className="h-1.5 w-48 overflow-hidden rounded-full bg-slate-700" role="progressbar" aria-label="Study progress" aria-valuemin={0} aria-valuemax={counted.length} aria-valuenow={position}>
             <div className="h-full bg-emerald-400 transition-all" style={{ width: `${(100 * position) / Math.max(1, counted.length)}%` }} />
           </div>
         </div>

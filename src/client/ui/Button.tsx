@@ -4,7 +4,7 @@ type Tone = 'default' | 'primary' | 'active' | 'ghost';
 
 const TONES: Record<Tone, string> = {
   default: 'border-slate-700 bg-slate-800 text-slate-100 hover:bg-slate-700',
-  primary: 'border-emerald-500 bg-emerald-600 text-white hover:bg-emerald-500 font-semibold',
+  primary: 'border-emerald-500 bg-emerald-700 text-white hover:bg-emerald-800 font-semibold',
   active: 'border-sky-400 bg-sky-600/30 text-sky-100',
   ghost: 'border-transparent bg-transparent text-slate-300 hover:bg-slate-800 hover:text-white',
 };

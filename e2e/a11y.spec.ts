@@ -1,0 +1,179 @@
+/**
+ * Every page of the app, participant and researcher alike, checked with axe-core at WCAG 2.1 AA:
+ * no violation of serious or critical impact. Each page is checked as a person reaches it, with
+ * its data loaded, so the check sees what they see.
+ */
+import AxeBuilder from '@axe-core/playwright';
+import { expect, test, type Page } from '@playwright/test';
+import { games } from '../src/games';
+import { openTask } from './helpers';
+import { ADMIN, completeCurrentItem, sampleStudy } from './study-helpers';
+
+const WCAG_21_AA = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
+
+/** Checks the page as it is now; every serious or critical violation is reported, the test fails at its end. */
+async function expectAccessible(page: Page, name: string): Promise<void> {
+  const { violations } = await new AxeBuilder({ page }).withTags(WCAG_21_AA).analyze();
+  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  for (const v of serious) {
+    for (const n of v.nodes) console.log(`[a11y] ${name}: ${v.id} (${v.impact}) at ${n.target.join(' ')}: ${(n.failureSummary ?? v.help).replace(/\s+/g, ' ').trim()}`);
+  }
+  expect.soft(serious.flatMap((v) => v.nodes.map((n) => `${v.id} at ${n.target.join(' ')}`)), `serious or critical axe violations on ${name}`).toEqual([]);
+}
+
+
+/**
+ * Tabs through the page and checks that every control the keyboard reaches draws a focus
+ * indicator: an outline or a ring (box-shadow).
+ */
+async function expectVisibleFocus(page: Page, name: string, presses = 40): Promise<void> {
+  await page.locator('body').click({ position: { x: 1, y: 1 } });
+  const unmarked = new Set<string>();
+  let reached = 0;
+  for (let i = 0; i < presses; i++) {
+    await page.keyboard.press('Tab');
+    const focus = await page.evaluate(() => {
+      const el = document.activeElement as HTMLElement | null;
+      if (!el || el === document.body) return null;
+      const style = getComputedStyle(el);
+      const shown = (style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) > 0) || style.boxShadow !== 'none';
+      const text = (el.getAttribute('aria-label') ?? el.textContent ?? '').trim().slice(0, 40);
+      return { shown, what: `${el.tagName.toLowerCase()} "${text}"` };
+    });
+    if (!focus) continue;
+    reached++;
+    if (!focus.shown) unmarked.add(focus.what);
+  }
+  expect.soft(reached, `the keyboard reaches controls on ${name}`).toBeGreaterThan(0);
+  expect.soft([...unmarked], `controls without a visible focus indicator on ${name}`).toEqual([]);
+}
+
+test('the task browser, the task player, the games page and every game are accessible', async ({ page }) => {
+  test.setTimeout(120_000);
+  await page.goto('/');
+  await expect(page.getByRole('list', { name: 'Collections' })).toBeVisible();
+  await page.getByRole('list', { name: 'Collections' }).getByRole('button', { name: /arc-agi-1/ }).click();
+  await expect(page.getByTestId('task-count')).toHaveText('800 tasks');
+  await expectAccessible(page, 'task browser');
+
+  await expectVisibleFocus(page, 'task browser');
+
+  await openTask(page, 'arc-agi-1', 'training/007bbfb7');
+  await expectAccessible(page, 'task player');
+  await expectVisibleFocus(page, 'task player');
+
+  await page.goto('/games');
+  await expect(page.getByRole('link', { name: /push/ }).first()).toBeVisible();
+  await expectAccessible(page, 'games page');
+
+  for (const id of Object.keys(games)) {
+    await page.goto(`/games/${id}`);
+    await expect(page.getByTestId('game-level')).toHaveText(`1 / ${games[id].levels.length}`);
+    await expectAccessible(page, `game player: ${id}`);
+  }
+  await expectVisibleFocus(page, 'game player');
+
+  await page.goto('/no-such-page');
+  await expectAccessible(page, 'missing page');
+});
+
+test('a participant meets only accessible pages from the study link to the end', async ({ page }) => {
+  test.setTimeout(240_000);
+  // The end page sends the participant back to the recruiter after a few seconds: keep them here.
+  await page.route('https://app.prolific.com/**', (route) => route.fulfill({ status: 204 }));
+  const study = sampleStudy();
+  await page.goto(`/s/sample?PROLIFIC_PID=a11y-${Date.now().toString(36)}`);
+  await expect(page.getByRole('heading', { name: 'Consent' })).toBeVisible();
+  await expectAccessible(page, 'study consent');
+  await page.getByRole('button', { name: 'I agree, start' }).click();
+  await expect(page.getByRole('heading', { name: 'Instructions' })).toBeVisible();
+  await expectAccessible(page, 'study instructions');
+  await page.getByRole('button', { name: 'Begin' }).click();
+
+  const checked = new Set<string>();
+  for (let i = 0; i < study.items.length; i++) {
+    const holder = page.locator('[data-item]');
+    await expect(holder).toBeVisible();
+    const kind = (await holder.getAttribute('data-kind'))!;
+    if (!checked.has(kind)) {
+      if (kind === 'task') await expect(page.getByTestId('output-grid')).toBeVisible();
+      if (kind === 'game') await expect(page.getByTestId('game-canvas')).toBeVisible();
+      await expectAccessible(page, `study ${kind} item`);
+      checked.add(kind);
+    }
+    await completeCurrentItem(page, study);
+  }
+  expect([...checked].sort()).toEqual(['game', 'page', 'task']);
+  await expect(page.getByTestId('completion-code')).toHaveText(study.completion.code);
+  await expectAccessible(page, 'study end page');
+});
+
+test('every page of the researcher studio is accessible', async ({ page, request }) => {
+  test.setTimeout(180_000);
+  // A finished session of the sample study to replay: the previous test's participant made one.
+  type Participant = { sessionId: string; state: string; playtest: boolean };
+  const finishedSession = async () => {
+    const results = await (await request.get('/api/admin/studies/sample/results', { headers: ADMIN })).json() as { participants: Participant[] };
+    return results.participants.find((p) => p.state === 'finished' && !p.playtest)?.sessionId;
+  };
+  await expect.poll(finishedSession, { message: 'a finished session of the sample study', timeout: 20_000 }).toBeDefined();
+  const sessionId = (await finishedSession())!;
+  await page.goto('/login');
+  await expect(page.getByRole('heading', { name: 'Researcher login' })).toBeVisible();
+  await expectAccessible(page, 'login');
+
+  // A new document, so that the login page reads the token from the link.
+  await page.goto('about:blank');
+  await page.goto(`/login#token=${process.env.E2E_ADMIN_TOKEN}`);
+  await expect(page.getByRole('heading', { name: 'Studies' })).toBeVisible();
+  await expect(page.getByRole('link', { name: 'Sample study: grid puzzles and a game' })).toBeVisible();
+  await expectAccessible(page, 'studies list');
+
+  await page.getByRole('link', { name: 'Sample study: grid puzzles and a game' }).click();
+  await expect(page.getByRole('table', { name: 'Participants' })).toBeVisible();
+  await expectAccessible(page, 'results: participants');
+  await expectVisibleFocus(page, 'results');
+  await page.getByRole('tab', { name: 'Grid tasks' }).click();
+  await expect(page.getByRole('table', { name: 'Grid tasks' })).toBeVisible();
+  await expectAccessible(page, 'results: grid tasks');
+  await page.getByRole('tab', { name: 'Game levels' }).click();
+  await expect(page.getByTestId('funnel')).toBeVisible();
+  await expect(page.getByTestId('heatmap')).toBeVisible();
+  await expectAccessible(page, 'results: game levels');
+  await page.getByRole('tab', { name: /^Agents/ }).click();
+  await expectAccessible(page, 'results: agents');
+  await page.getByRole('tab', { name: 'Exports' }).click();
+  await expect(page.getByRole('list', { name: 'Exports' })).toBeVisible();
+  await expectAccessible(page, 'results: exports');
+
+  await page.goto(`/studies/sample/sessions/${sessionId}`);
+  await expect(page.getByTestId('replay-position')).toBeVisible();
+  await expectAccessible(page, 'replay: first item');
+  await page.getByRole('list', { name: 'Items' }).getByRole('button', { name: /^push/ }).click();
+  await expect(page.getByTestId('replay-frame')).toBeVisible();
+  await expectAccessible(page, 'replay: game');
+
+  await page.goto('/games/push/playtest');
+  await expect(page.getByTestId('game-canvas')).toBeVisible();
+  await expectAccessible(page, 'playtest');
+  await page.getByRole('button', { name: 'Validate…' }).click();
+  const panel = page.getByTestId('validate-panel');
+  await expect(panel).toBeVisible();
+  await panel.getByLabel('Steps', { exact: true }).selectOption('10000');
+  await panel.getByRole('button', { name: 'Validate', exact: true }).click();
+  await expect(panel.getByTestId('validate-status')).toContainText('Finished', { timeout: 60_000 });
+  await expectAccessible(page, 'playtest: validate panel');
+
+  await page.goto('/score');
+  await page.getByRole('combobox', { name: 'Baselines from a study' }).selectOption('sample');
+  await expect(page.getByText('Using study:sample')).toBeVisible();
+  await expectAccessible(page, 'score page');
+
+  await page.goto('/studies/sample/edit');
+  await expect(page.getByRole('button', { name: 'Save study' })).toBeVisible();
+  await expectAccessible(page, 'study editor');
+  await expectVisibleFocus(page, 'study editor', 60);
+  await page.goto('/studies/new');
+  await expect(page.getByRole('button', { name: 'Save study' })).toBeVisible();
+  await expectAccessible(page, 'new study');
+});
