@@ -113,6 +113,11 @@ const WALK: Record<string, Walk> = {
     url: `/sessions/${s.sessionId}/submissions`,
     body: { key: `k-${s.sessionId}-${t.item}`, item: t.item, testIndex: 0, grid: [[0]] },
   }))),
+  // Question answers named for the study's task items (the sample study has no question items).
+  'POST /sessions/:sessionId/answers': (ctx) => [ctx.own, ctx.other].flatMap((s) => ctx.studyTasks.map((t) => ({
+    url: `/sessions/${s.sessionId}/answers`,
+    body: { key: `a-${s.sessionId}-${t.item}`, item: t.item, answer: { choice: 'A' } },
+  }))),
   // lastSeq past the acknowledged mark: refused, so the walk leaves the session open.
   'POST /sessions/:sessionId/finish': (ctx) => [ctx.own, ctx.other].map((s) => ({ url: `/sessions/${s.sessionId}/finish`, body: { lastSeq: 99_999 } })),
   'GET /downloads/:token': () => [{ url: '/downloads/not-a-ticket' }, { url: '/downloads/..%2F..%2Fdata' }],
