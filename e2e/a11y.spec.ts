@@ -177,3 +177,32 @@ test('every page of the researcher studio is accessible', async ({ page, request
   await expect(page.getByRole('button', { name: 'Save study' })).toBeVisible();
   await expectAccessible(page, 'new study');
 });
+
+test('question items, with choices and with typeset math, are accessible', async ({ page, request }) => {
+  const id = `a11y-questions-${Date.now().toString(36)}`;
+  const definition = {
+    title: 'Accessible questions',
+    consent: 'You agree to take part.',
+    items: [
+      { kind: 'question', id: 'q-choice', collection: 'science', question: 'sci-004' },
+      { kind: 'question', id: 'q-math', collection: 'arb-sample', question: 'arb-phys-1' },
+    ],
+    completion: { code: 'A11Y-Q' },
+  };
+  const saved = await request.post(`/api/admin/studies/${id}`, { headers: ADMIN, data: { definition } });
+  expect(saved.status(), await saved.text()).toBe(201);
+  await page.goto(`/s/${id}?PROLIFIC_PID=a11y-questions`);
+  await page.getByRole('button', { name: 'I agree, start' }).click();
+  await page.getByRole('button', { name: 'Begin' }).click();
+
+  await expect(page.getByRole('radio').first()).toBeVisible();
+  await expectAccessible(page, 'study question item: choices');
+  await page.getByRole('radio').first().check();
+  await page.getByRole('button', { name: 'Submit answer' }).click();
+  await expect(page.getByRole('status')).toHaveText('Your answer is recorded.');
+  await expectAccessible(page, 'study question item: answered');
+  await page.getByRole('button', { name: 'Next' }).click();
+
+  await expect(page.getByTestId('question-prompt').locator('.katex').first()).toBeVisible();
+  await expectAccessible(page, 'study question item: math');
+});
