@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Hono } from 'hono';
@@ -70,6 +71,11 @@ describe.each(backends)('question items on $name', (backend) => {
     call('POST', `sessions/${s.sessionId}/events`, s.token, { events: [{ seq: seq, t: 10 * ++seq, kind, data }] });
   const answer = (s: { sessionId: string; token: string }, item: string, a: unknown, key = `k-${item}`) =>
     call('POST', `sessions/${s.sessionId}/answers`, s.token, { key, item, answer: a });
+
+  it('accepts the example question study', async () => {
+    const definition = JSON.parse(readFileSync(path.join(ROOT, 'data/example-studies/questions.json'), 'utf8'));
+    expect((await call('POST', 'admin/studies/questions', ADMIN, { definition })).status).toBe(201);
+  });
 
   it('refuses a study naming a question the server does not have', async () => {
     const bad = { ...STUDY, items: [{ kind: 'question', id: 'x', collection: 'science', question: 'sci-999' }] };
