@@ -10,6 +10,7 @@ import { exportRoutes } from './export/routes';
 import { collectionsRoutes } from './collectionsApi';
 import { apiNotFound, refuseMalformedUrl } from './http';
 import { agentRoutes } from './agents/routes';
+import type { LoadReport } from './load';
 import type { AgentService } from './agents/service';
 
 export interface AppDeps {
@@ -19,6 +20,8 @@ export interface AppDeps {
   readonly study?: Omit<StudyDeps, 'library'>;
   /** Agents over the ARC-AGI-3 protocol (src/server/agents); absent: not mounted. */
   readonly agents?: AgentService;
+  /** The server's load, reported by `/api/health` (server/load.ts). */
+  readonly load?: () => LoadReport;
 }
 
 export function createApi(deps: AppDeps): Hono {
@@ -26,7 +29,7 @@ export function createApi(deps: AppDeps): Hono {
   // A NUL or non-UTF-8 id in a URL is the client's mistake (400), not the database's (500).
   api.use('*', refuseMalformedUrl);
 
-  api.get('/health', (c) => c.json({ ok: true, version: deps.version }));
+  api.get('/health', (c) => c.json({ ok: true, version: deps.version, ...(deps.load ? { load: deps.load() } : {}) }));
 
   api.route('/', collectionsRoutes({ library: deps.library, adminTokenHash: deps.study?.adminTokenHash }));
 
@@ -40,7 +43,9 @@ export function createApi(deps: AppDeps): Hono {
 
   api.notFound(apiNotFound);
   api.onError((err, c) => {
-    console.error(err);
+    // A client that went away mid-request (its body cut short) is not a failure of the server.
+    const incoming = (c.env as { incoming?: { destroyed?: boolean } } | undefined)?.incoming;
+    if (!incoming?.destroyed) console.error(err);
     return c.json({ error: 'internal', message: 'The server failed on this request; nothing was changed. Try again, and report it if it repeats.' }, 500);
   });
   return api;

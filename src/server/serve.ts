@@ -23,6 +23,7 @@ import { startArc3 } from './arc3/mount';
 import type { Arc3Source } from './arc3/source';
 import { AgentService } from './agents/service';
 import { directCommands } from './agents/direct';
+import { LoadGate, loadLimitsFromEnv } from './load';
 import { studyBaselines } from './agents/baselines';
 import { computeStudyResults } from './resultsApi';
 import { BaselinesError, isScoringPreset, parseBaselines, type Baselines, type ScoringPresetName } from '../core/scoring';
@@ -88,6 +89,8 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; cl
   const log = opts.log ?? ((line: string) => console.log(line));
   // What one participant may send (docs/api.md, "Limits"); a bad variable stops the start with its name.
   const limits = limitsFromEnv(process.env);
+  // When the server is past capacity (docs/api.md, "Overload").
+  const loadLimits = loadLimitsFromEnv(process.env);
   const library = new TaskLibrary();
   for (const spec of opts.tasks) await library.mount(spec);
   for (const spec of opts.practiceTasks ?? []) await library.mount(spec, process.cwd(), 'practice');
@@ -157,7 +160,8 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; cl
   const app = new Hono();
   // Every response, the app's files and the API alike (docs/api.md, "HTTP").
   app.use('*', securityHeaders);
-  app.route('/api', createApi({ library, version: version(), study: { store, adminTokenHash: admin.hash, replay, games, limits, gameInfo, arc3: { service: arc3.service, engine: arc3.engine, checkReplayer: arc3.checkReplayer } }, agents }));
+  const gate = new LoadGate(loadLimits, SECURITY_HEADERS);
+  app.route('/api', createApi({ library, version: version(), load: () => gate.report(), study: { store, adminTokenHash: admin.hash, replay, games, limits, gameInfo, arc3: { service: arc3.service, engine: arc3.engine, checkReplayer: arc3.checkReplayer } }, agents }));
   // An API path without a route is a JSON 404, never the app's page.
   app.all('/api', apiNotFound);
   app.all('/api/*', apiNotFound);
@@ -170,7 +174,7 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; cl
   const framework = getRequestListener(app.fetch);
   const command = directCommands(agents, SECURITY_HEADERS, log);
   const server = createServer((req, res) => {
-    if (!command(req, res)) void framework(req, res);
+    if (gate.admit(req, res) && !command(req, res)) void framework(req, res);
   });
   // A deep accept queue: when many participants connect at once (a study launch), connections
   // wait their turn instead of being dropped and retried seconds later.
@@ -186,6 +190,7 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; cl
       server.once('error', (e: NodeJS.ErrnoException) => reject(e.code === 'EADDRINUSE' ? new Error(`Port ${opts.port} is already in use. Stop the other server or choose another port with --port N.`) : e));
     });
   } catch (e) {
+    gate.stop();
     await store.close();
     throw e;
   }
@@ -196,6 +201,6 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; cl
   log(adminLoginMessage(admin, url));
   return {
     url,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())).then(() => agents.stop()).then(() => arc3.service.stop()).then(() => store.close()),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())).then(() => gate.stop()).then(() => agents.stop()).then(() => arc3.service.stop()).then(() => store.close()),
   };
 }

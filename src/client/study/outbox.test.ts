@@ -59,6 +59,9 @@ let server: ServerType;
 let baseUrl: string;
 /** POSTs to an events route, counted as the server received them. */
 let eventPosts: number;
+/** When each POST to an events route came, and how many to answer as a server at capacity does. */
+let postTimes: number[];
+let refuseNext = 0;
 
 beforeAll(async () => {
   library = new TaskLibrary();
@@ -67,7 +70,15 @@ beforeAll(async () => {
   await syncStudyFiles(store, await loadStudyFiles(path.join(ROOT, 'data/studies')), Date.now());
   const api = createApi({ library, version: 'test', study: { store, adminTokenHash: hashToken(ADMIN), replay: replayWithEngine, games: gameIds, now: () => Date.now() } });
   const outer = new Hono();
-  outer.use('/api/sessions/:id/events', async (c, next) => { eventPosts++; await next(); });
+  outer.use('/api/sessions/:id/events', async (c, next) => {
+    eventPosts++;
+    postTimes.push(performance.now());
+    if (refuseNext > 0) {
+      refuseNext--;
+      return c.json({ error: 'overloaded', message: 'at capacity', retryAfter: 1 }, 503, { 'Retry-After': '1' });
+    }
+    await next();
+  });
   outer.route('/api', api);
   server = serve({ fetch: outer.fetch, port: 0, hostname: '127.0.0.1' });
   await new Promise<void>((resolve) => server.once('listening', () => resolve()));
@@ -87,6 +98,8 @@ describe('study outbox', () => {
     storage = new MemoryStorage();
     page = { window: new Target(), document: new Target() };
     eventPosts = 0;
+    postTimes = [];
+    refuseNext = 0;
   });
   afterEach(() => { for (const o of made.splice(0)) o.dispose(); });
 
@@ -204,6 +217,20 @@ describe('study outbox', () => {
     await o.close();
     expect(await stored(s.sessionId)).toEqual(['0:session.start', '1:item.start']);
     expect(page.window.listeners + page.document.listeners).toBe(0);
+  });
+
+  it('waits as long as a server at capacity asks (Retry-After) before sending again, and loses nothing', async () => {
+    const s = await newSession();
+    refuseNext = 2;
+    // Without Retry-After it would come back within 100 ms.
+    const o = await outboxFor(s, { maxBackoffMs: 100 });
+    o.start();
+    o.append('session.start', { mode: 'study' });
+    await o.drained();
+    expect(postTimes).toHaveLength(3);
+    expect(postTimes[1] - postTimes[0]).toBeGreaterThanOrEqual(1000);
+    expect(postTimes[2] - postTimes[1]).toBeGreaterThanOrEqual(1000);
+    expect(await stored(s.sessionId)).toEqual(['0:session.start']);
   });
 
   it('keeps events while the server cannot be reached, and resolves drained() once it can', async () => {

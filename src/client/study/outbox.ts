@@ -261,6 +261,7 @@ export class Outbox implements EventSink {
     if (this.inflight || this.disposed || this.status.getState().fatal) return;
     if (this.unacked.length === 0) { this.settleWaiters(null); return; }
     this.inflight = true;
+    let retryAfterMs = 0;
     try {
       await this.save();
       const batch = this.unacked.slice(0, this.batchSize);
@@ -275,6 +276,8 @@ export class Outbox implements EventSink {
         this.failures = 0;
         this.status.setState({ offline: false });
       } else if (res.status >= 500 || res.status === 429 || res.status === 408) {
+        // A server at capacity (503) or a session over its rate (429) says when to come back.
+        retryAfterMs = 1000 * (Number(res.headers.get('Retry-After')) || 0);
         throw new Error(`server answered ${res.status}`);
       } else {
         const body = (await res.json().catch(() => null)) as { message?: string } | null;
@@ -294,7 +297,7 @@ export class Outbox implements EventSink {
     else {
       // Exponential backoff with full jitter, so that many browsers do not retry in step.
       const cap = Math.min(this.maxBackoffMs, 500 * 2 ** Math.min(this.failures, 10));
-      this.schedule(Math.max(200, Math.random() * cap));
+      this.schedule(Math.max(200, Math.random() * cap, retryAfterMs + Math.random() * 1000));
     }
   }
 

@@ -1,0 +1,96 @@
+/**
+ * Overload at the door of the real `serve`: past its requests in progress the server answers 503
+ * with `Retry-After` at once (the health check, static files and admitted requests go on), and
+ * admits again as soon as load falls; a busy event loop counts as overload too.
+ */
+import { request, type ClientRequest } from 'node:http';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer } from './serve';
+import { LoadGate, loadLimitsFromEnv, type LoadReport } from './load';
+
+const dir = mkdtempSync(path.join(tmpdir(), 'arc-studio-load-'));
+const dist = path.join(dir, 'dist');
+mkdirSync(dist, { recursive: true });
+writeFileSync(path.join(dist, 'index.html'), '<!doctype html><html><body></body></html>');
+
+const MAX = 3;
+const saved = { dist: process.env.ARC_STUDIO_DIST, max: process.env.ARC_STUDIO_MAX_IN_FLIGHT };
+let server: { url: string; close: () => Promise<void> };
+
+beforeAll(async () => {
+  process.env.ARC_STUDIO_DIST = dist;
+  process.env.ARC_STUDIO_MAX_IN_FLIGHT = String(MAX);
+  server = await startServer({ port: 0, host: '127.0.0.1', dataDir: path.join(dir, 'data'), tasks: [], databaseUrl: '', log: () => {} });
+}, 120_000);
+
+afterAll(async () => {
+  await server?.close();
+  for (const [k, v] of [['ARC_STUDIO_DIST', saved.dist], ['ARC_STUDIO_MAX_IN_FLIGHT', saved.max]] as const) {
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  }
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const health = async () => ((await (await fetch(`${server.url}/api/health`)).json()) as { load: LoadReport }).load;
+
+/** A request that stays in progress: its body is announced and never finished. */
+function held(): Promise<ClientRequest> {
+  const url = new URL(server.url);
+  const req = request({ host: url.hostname, port: url.port, path: '/api/studies/sample/sessions', method: 'POST', headers: { 'Content-Type': 'application/json', 'Content-Length': 1000 } });
+  req.on('error', () => {});
+  req.write('{"params":');
+  return new Promise((resolve) => req.once('socket', (s) => s.once('connect', () => resolve(req))));
+}
+
+describe('overload', () => {
+  it('is a quick 503 with Retry-After past the requests in progress, and passes as load falls', async () => {
+    const open = await Promise.all(Array.from({ length: MAX }, held));
+    await expect.poll(async () => (await health()).inFlight, { timeout: 10_000 }).toBe(MAX);
+    expect(await health()).toMatchObject({ inFlight: MAX, maxInFlight: MAX, overloaded: true });
+
+    const start = performance.now();
+    const refused = await fetch(`${server.url}/api/studies/sample/sessions`, { method: 'POST', body: '{}', headers: { 'Content-Type': 'application/json' } });
+    const waited = performance.now() - start;
+    expect(refused.status).toBe(503);
+    const wait = Number(refused.headers.get('retry-after'));
+    expect(wait).toBeGreaterThanOrEqual(1);
+    expect(wait).toBeLessThanOrEqual(4);
+    const body = (await refused.json()) as { error: string; message: string; retryAfter: number };
+    expect(body).toMatchObject({ error: 'overloaded', retryAfter: wait });
+    expect(body.message).toContain(`again in ${wait} s`);
+    expect(refused.headers.get('x-frame-options')).toBe('DENY');
+    // Answered at the door, not after the requests in progress.
+    expect(waited).toBeLessThan(2_000);
+    // The app's page is never refused.
+    expect((await fetch(`${server.url}/`)).status).toBe(200);
+    expect((await health()).refused).toBeGreaterThanOrEqual(1);
+
+    for (const r of open) r.destroy();
+    await expect.poll(async () => (await health()).inFlight, { timeout: 10_000 }).toBe(0);
+    const admitted = await fetch(`${server.url}/api/studies/sample/sessions`, { method: 'POST', body: '{}', headers: { 'Content-Type': 'application/json' } });
+    expect(admitted.status).not.toBe(503);
+  });
+
+  it('counts a busy event loop as overload', async () => {
+    const gate = new LoadGate({ maxInFlight: 100, maxLagMs: 50 });
+    try {
+      expect(gate.report().overloaded).toBe(false);
+      const until = Date.now() + 300;
+      while (Date.now() < until) { /* the thread is busy: timers fire late */ }
+      await expect.poll(() => gate.report().eventLoopLagMs, { timeout: 5_000, interval: 5 }).toBeGreaterThan(50);
+      expect(gate.report().overloaded).toBe(true);
+    } finally {
+      gate.stop();
+    }
+  });
+
+  it('reads its limits from the environment, and names a bad variable', () => {
+    expect(loadLimitsFromEnv({})).toEqual({ maxInFlight: 1024, maxLagMs: 1000 });
+    expect(loadLimitsFromEnv({ ARC_STUDIO_MAX_IN_FLIGHT: '64', ARC_STUDIO_MAX_LAG_MS: '250' })).toEqual({ maxInFlight: 64, maxLagMs: 250 });
+    expect(() => loadLimitsFromEnv({ ARC_STUDIO_MAX_LAG_MS: 'soon' })).toThrow(/ARC_STUDIO_MAX_LAG_MS=soon is not a positive whole number/);
+  });
+});

@@ -1,0 +1,125 @@
+/**
+ * Overload, answered at the door. Past capacity a server that queues every request makes every
+ * participant wait (and goes on working for clients that gave up long ago); this one answers
+ * 503 with `Retry-After` at once, so browsers back off and what is admitted stays fast.
+ *
+ * Capacity is judged on two figures: requests in progress (admitted and not yet answered) and
+ * the event loop's delay (how late a timer fires, the worst over the last second: a busy thread
+ * answers everything late). `/api/health` is always answered and reports both, and static files are
+ * never refused. A request whose client has already gone is dropped before any work. The limits
+ * are documented in docs/api.md ("Overload") and docs/deploy.md.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+export interface LoadLimits {
+  /** Most API requests in progress at once; past it new ones get 503. */
+  readonly maxInFlight: number;
+  /** Event-loop delay (the worst over the last second, ms) past which new API requests get 503. */
+  readonly maxLagMs: number;
+}
+
+export const DEFAULT_LOAD_LIMITS: LoadLimits = { maxInFlight: 1024, maxLagMs: 1000 };
+
+/** Environment variables that change the limits. */
+export const LOAD_VARIABLES = {
+  ARC_STUDIO_MAX_IN_FLIGHT: 'maxInFlight',
+  ARC_STUDIO_MAX_LAG_MS: 'maxLagMs',
+} as const satisfies Record<string, keyof LoadLimits>;
+
+/** The limits with the environment's overrides; throws a message naming a bad variable. */
+export function loadLimitsFromEnv(env: Record<string, string | undefined>): LoadLimits {
+  const out: Record<string, number> = { ...DEFAULT_LOAD_LIMITS };
+  for (const [name, field] of Object.entries(LOAD_VARIABLES)) {
+    const raw = env[name];
+    if (raw === undefined || raw === '') continue;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n <= 0) throw new Error(`${name}=${raw} is not a positive whole number; unset it or give one, e.g. ${name}=${DEFAULT_LOAD_LIMITS[field]}.`);
+    out[field] = n;
+  }
+  return out as unknown as LoadLimits;
+}
+
+/** What `/api/health` says of the load. */
+export interface LoadReport {
+  readonly inFlight: number;
+  readonly maxInFlight: number;
+  /** Event-loop delay, the worst over the last second, ms. */
+  readonly eventLoopLagMs: number;
+  readonly maxLagMs: number;
+  /** Whether new API requests are being refused now. */
+  readonly overloaded: boolean;
+  /** Requests refused with 503 since the server started. */
+  readonly refused: number;
+  /** Requests dropped because their client had gone before any work began. */
+  readonly dropped: number;
+}
+
+const HEALTH = '/api/health';
+/** How often the delay is measured; the figure is the worst of the last {@link WINDOW} samples. */
+const SAMPLE_MS = 100;
+const WINDOW = 10;
+
+export class LoadGate {
+  private inFlight = 0;
+  private refused = 0;
+  private dropped = 0;
+  private readonly lags: number[] = [];
+  private lagMs = 0;
+  private readonly sampler: NodeJS.Timeout;
+
+  constructor(readonly limits: LoadLimits, private readonly headers: Readonly<Record<string, string>> = {}) {
+    let expected = performance.now() + SAMPLE_MS;
+    this.sampler = setInterval(() => {
+      const now = performance.now();
+      this.lags.push(Math.max(0, now - expected));
+      if (this.lags.length > WINDOW) this.lags.shift();
+      this.lagMs = Math.max(...this.lags);
+      expected = now + SAMPLE_MS;
+    }, SAMPLE_MS);
+    this.sampler.unref();
+  }
+
+  report(): LoadReport {
+    return {
+      inFlight: this.inFlight, maxInFlight: this.limits.maxInFlight, eventLoopLagMs: Math.round(this.lagMs),
+      maxLagMs: this.limits.maxLagMs, overloaded: this.overloaded(), refused: this.refused, dropped: this.dropped,
+    };
+  }
+
+  private overloaded(): boolean {
+    return this.inFlight >= this.limits.maxInFlight || this.lagMs > this.limits.maxLagMs;
+  }
+
+  /**
+   * Admits a request (true: go on and handle it) or answers it here (false): 503 past capacity,
+   * nothing at all when its client has gone. Only API requests count and can be refused.
+   */
+  admit(req: IncomingMessage, res: ServerResponse): boolean {
+    const url = req.url ?? '';
+    if (!url.startsWith('/api/') || url === HEALTH || url.startsWith(`${HEALTH}?`)) return true;
+    if (req.socket.destroyed) {
+      this.dropped++;
+      return false;
+    }
+    if (this.overloaded()) {
+      this.refused++;
+      // 1-4 s, spread so that the browsers refused together do not all come back together.
+      const wait = 1 + Math.floor(Math.random() * 4);
+      const body = JSON.stringify({
+        error: 'overloaded', retryAfter: wait,
+        message: `The server is at capacity right now; nothing of this request was done. Send it again in ${wait} s (the study page does so by itself, and nothing is lost).`,
+      });
+      res.writeHead(503, { ...this.headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), 'Retry-After': String(wait) });
+      res.end(body);
+      req.resume();
+      return false;
+    }
+    this.inFlight++;
+    res.once('close', () => { this.inFlight--; });
+    return true;
+  }
+
+  stop(): void {
+    clearInterval(this.sampler);
+  }
+}
