@@ -1,5 +1,12 @@
-import { expect, test, type Response } from '@playwright/test';
+import AxeBuilder from '@axe-core/playwright';
+import { expect, test, type Page, type Response } from '@playwright/test';
 import { ADMIN, expectAllStored, serverEvents } from './study-helpers';
+
+/** Serious or critical axe-core violations (WCAG 2.1 AA) on the page as it is now. */
+async function seriousViolations(page: Page): Promise<string[]> {
+  const { violations } = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').flatMap((v) => v.nodes.map((n) => `${v.id} at ${n.target.join(' ')}`));
+}
 
 /**
  * A participant answers question items: two AI2 ARC questions (letters, then digits), a
@@ -34,9 +41,15 @@ test('a participant answers choice, numerical and free-response questions; the s
   await expect(page.getByTestId('question-prompt')).toContainText('Which part of a plant takes in most of the water');
   await page.getByRole('radio', { name: /the leaves/ }).check();
   await page.getByRole('radio', { name: /the roots/ }).check();
+  expect(await seriousViolations(page)).toEqual([]);
+  // A reload keeps the pick, and after the answer is sent, keeps it sent.
+  await page.reload();
+  await expect(page.getByRole('radio', { name: /the roots/ })).toBeChecked();
   await page.getByRole('button', { name: 'Submit answer' }).click();
   await expect(page.getByRole('status')).toHaveText('Your answer is recorded.');
   await expect(page.getByRole('radio', { name: /the roots/ })).toBeDisabled();
+  await page.reload();
+  await expect(page.getByRole('status')).toHaveText('Your answer is recorded.');
   await page.getByRole('button', { name: 'Next' }).click();
 
   // 2. Digit labels; nothing picked yet is refused in the page.
@@ -63,6 +76,7 @@ test('a participant answers choice, numerical and free-response questions; the s
   await box.fill('');
   await box.pressSequentially('4.93');
   await page.screenshot({ path: 'test-results/questions-numerical.png' });
+  expect(await seriousViolations(page)).toEqual([]);
   await page.getByRole('button', { name: 'Submit answer' }).click();
   await expect(page.getByRole('status')).toHaveText('Your answer is recorded.');
   await page.getByRole('button', { name: 'Next' }).click();

@@ -100,6 +100,7 @@ function Editor() {
               <Button onClick={() => set('items', [...def.items, { kind: 'task', id: `task-${def.items.length + 1}`, collection: 'samples', task: '' }])}>Add task</Button>
               <Button onClick={() => set('items', [...def.items, { kind: 'game', id: `game-${def.items.length + 1}`, game: Object.keys(games)[0], seed: 0 }])}>Add game</Button>
               <Button onClick={() => set('items', [...def.items, { kind: 'page', id: `page-${def.items.length + 1}`, title: '', markdown: '' }])}>Add page</Button>
+              <Button onClick={() => set('items', [...def.items, { kind: 'question', id: `question-${def.items.length + 1}`, collection: 'science', question: '' }])}>Add question</Button>
             </div>
           </div>
           {def.items.length === 0 && <p className="rounded-lg border border-dashed border-slate-700 p-4 text-sm text-slate-400">No items yet: add grid tasks, games and instruction pages.</p>}
