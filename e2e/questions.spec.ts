@@ -119,3 +119,24 @@ test('a participant answers choice, numerical and free-response questions; the s
   const participantText = bodies.join('\n');
   for (const secret of ['answerKey', 'rubric', 'the mass cancels', 'By induction', '4.952', '"answer"']) expect(participantText).not.toContain(secret);
 });
+
+test('a researcher adds a question item in the study editor', async ({ page, request }) => {
+  const id = `e2e-q-editor-${Date.now().toString(36)}`;
+  await page.goto(`/login#token=${process.env.E2E_ADMIN_TOKEN}`);
+  await page.getByRole('link', { name: 'New study' }).click();
+  await page.getByRole('textbox', { name: /Study id/ }).fill(id);
+  await page.getByRole('textbox', { name: 'Study title' }).fill('Question editor study');
+  await page.getByRole('textbox', { name: 'Consent (Markdown)' }).fill('You agree.');
+  await page.getByRole('button', { name: 'Add question' }).click();
+  await expect(page.getByRole('textbox', { name: 'Question collection' })).toHaveValue('science');
+  await page.getByRole('textbox', { name: 'Question id' }).fill('sci-999');
+  await page.getByLabel('Completion code').fill('Q-EDIT');
+  await page.getByRole('button', { name: 'Save study' }).click();
+  // A question the server does not have is refused with the reason.
+  await expect(page.getByRole('alert')).toContainText('No question "sci-999" in question collection "science"');
+  await page.getByRole('textbox', { name: 'Question id' }).fill('sci-009');
+  await page.getByRole('button', { name: 'Save study' }).click();
+  await expect(page.getByRole('status')).toContainText('Saved as version 1');
+  const def = (await (await request.get(`/api/admin/studies/${id}`, { headers: ADMIN })).json()).definition;
+  expect(def.items).toEqual([{ kind: 'question', id: 'question-1', collection: 'science', question: 'sci-009', practice: false }]);
+});
