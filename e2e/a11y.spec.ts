@@ -84,6 +84,7 @@ test('a participant meets only accessible pages from the study link to the end',
   const study = sampleStudy();
   await page.goto(`/s/sample?PROLIFIC_PID=a11y-${Date.now().toString(36)}`);
   await expect(page.getByRole('heading', { name: 'Consent' })).toBeVisible();
+  await expect(page.getByRole('main')).toHaveCount(1);
   await expectAccessible(page, 'study consent');
   await page.getByRole('button', { name: 'I agree, start' }).click();
   await expect(page.getByRole('heading', { name: 'Instructions' })).toBeVisible();
@@ -105,6 +106,7 @@ test('a participant meets only accessible pages from the study link to the end',
   }
   expect([...checked].sort()).toEqual(['game', 'page', 'task']);
   await expect(page.getByTestId('completion-code')).toHaveText(study.completion.code);
+  await expect(page.getByRole('main')).toHaveCount(1);
   await expectAccessible(page, 'study end page');
 });
 

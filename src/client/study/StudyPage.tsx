@@ -119,10 +119,10 @@ export function StudyPage() {
     }
   };
 
-  if (phase.kind === 'loading') return <Centered><p className="text-slate-400">Loading the study…</p></Centered>;
+  if (phase.kind === 'loading') return <Centered main><p className="text-slate-400">Loading the study…</p></Centered>;
   if (phase.kind === 'error') {
     return (
-      <Centered>
+      <Centered main>
         <div role="alert" className="max-w-xl rounded-lg border border-rose-500/50 bg-rose-950/60 p-5 text-rose-100">
           <p className="font-semibold">The study cannot continue right now.</p>
           <p className="mt-2 text-sm">{phase.message}</p>
@@ -133,7 +133,7 @@ export function StudyPage() {
   }
   if (phase.kind === 'consent') {
     return (
-      <Centered>
+      <Centered main>
         <div className="w-full max-w-2xl rounded-xl border border-slate-800 bg-slate-900/70 p-8">
           <p className="text-xs uppercase tracking-wider text-slate-500">{phase.intro.items} {phase.intro.items === 1 ? "item" : "items"} · {phase.intro.sessionMinutes} minutes at most</p>
           <h1 className="mb-4 mt-1 text-2xl font-semibold text-white">{phase.intro.title}</h1>
@@ -147,8 +147,10 @@ export function StudyPage() {
   return <StudyRun run={phase.run} onDone={(code, redirectUrl) => setPhase({ kind: 'done', code, redirectUrl })} />;
 }
 
-function Centered({ children }: { children: React.ReactNode }) {
-  return <div className="flex h-full items-center justify-center overflow-y-auto p-6">{children}</div>;
+/** `main` makes it the page's main landmark, for the pages shown outside the study's frame. */
+function Centered({ children, main = false }: { children: React.ReactNode; main?: boolean }) {
+  const Tag = main ? 'main' : 'div';
+  return <Tag className="flex h-full items-center justify-center overflow-y-auto p-6">{children}</Tag>;
 }
 
 /** Where the participant is: the first item not ended, by this browser's log or the server's. */
@@ -424,7 +426,7 @@ function Debrief({ code, redirectUrl }: { code: string; redirectUrl: string | nu
     return () => clearTimeout(id);
   }, [redirectUrl]);
   return (
-    <Centered>
+    <Centered main>
       <div className="w-full max-w-xl rounded-xl border border-slate-800 bg-slate-900/70 p-8 text-center">
         <h1 className="text-2xl font-semibold text-white">Thank you!</h1>
         <p className="mt-3 text-slate-300">Everything you did has been saved. Your completion code is</p>
