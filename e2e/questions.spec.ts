@@ -68,6 +68,10 @@ test('a participant answers choice, numerical and free-response questions; the s
   await expect(prompt.locator('.katex-display')).toHaveCount(1);
   // What is drawn is the typeset formula; the TeX source is only in KaTeX's MathML for screen readers.
   await expect(prompt.locator('.katex-html').first()).toHaveText(/^m=2\.0\s*kg$/);
+  // The item's image, served by the server from beside the question file.
+  const figure = prompt.getByRole('img', { name: /frictionless incline/ });
+  await expect(figure).toBeVisible();
+  expect(await figure.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(240);
   const box = page.getByRole('textbox', { name: 'Your answer (a number)' });
   await box.click();
   await box.pressSequentially('about 5 m/s');

@@ -8,6 +8,7 @@ import { type StudyDeps, studyRoutes } from './studyApi';
 import { resultsRoutes } from './resultsApi';
 import { exportRoutes } from './export/routes';
 import { collectionsRoutes } from './collectionsApi';
+import { questionImageRoutes } from './questionImagesApi';
 import { apiNotFound, refuseMalformedUrl } from './http';
 import { agentRoutes } from './agents/routes';
 import type { LoadReport } from './load';
@@ -32,6 +33,7 @@ export function createApi(deps: AppDeps): Hono {
   api.get('/health', (c) => c.json({ ok: true, version: deps.version, ...(deps.load ? { load: deps.load() } : {}) }));
 
   api.route('/', collectionsRoutes({ library: deps.library, adminTokenHash: deps.study?.adminTokenHash }));
+  api.route('/', questionImageRoutes(deps.library));
 
   // The ARC-AGI-3 protocol for agents, and the researcher's agent keys.
   if (deps.agents && deps.study) api.route('/', agentRoutes(deps.agents, deps.study.adminTokenHash));

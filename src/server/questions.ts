@@ -5,12 +5,14 @@
  * (`publicQuestion`), and the server judges what is submitted.
  *
  * A file is read and validated when it is mounted; a file with any invalid item stops the
- * server with every problem listed, as `questions check` prints them.
+ * server with every problem listed, as `questions check` prints them. Images are files beside
+ * the question file (or below its folder), PNG, JPEG, GIF or WebP; only the images items name
+ * are served (`GET /api/question-collections/:cid/images/:src`).
  */
 import path from 'node:path';
-import { readFile } from 'node:fs/promises';
-import { formatQuestionProblem, parseQuestionFile } from '../core/questions/parse';
-import type { QuestionItem } from '../core/questions/schema';
+import { readFile, stat } from 'node:fs/promises';
+import { formatQuestionProblem, parseQuestionFile, publicQuestion } from '../core/questions/parse';
+import type { PublicQuestion, QuestionItem } from '../core/questions/schema';
 import { slug } from './collections';
 
 export interface QuestionCollectionInfo {
@@ -19,8 +21,10 @@ export interface QuestionCollectionInfo {
   readonly count: number;
 }
 
+const IMAGE_TYPES: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.gif': 'image/gif', '.webp': 'image/webp' };
+
 export class QuestionLibrary {
-  private readonly collections = new Map<string, { info: QuestionCollectionInfo; items: Map<string, QuestionItem> }>();
+  private readonly collections = new Map<string, { info: QuestionCollectionInfo; items: Map<string, QuestionItem>; images: Map<string, string> }>();
 
   /** Mounts `[NAME=]FILE`; the id is the slug of NAME (the file name without extension by default). */
   async mount(spec: string, cwd = process.cwd()): Promise<QuestionCollectionInfo> {
@@ -31,16 +35,43 @@ export class QuestionLibrary {
     if (text instanceof Error) throw new Error(`--questions ${filePart}: ${text.code === 'ENOENT' ? 'no such file' : text.code === 'EISDIR' ? 'is a folder' : text.message}. Give a question file (.jsonl or .json).`);
     const parsed = parseQuestionFile(filePart, text);
     if (parsed.problems.length) throw new Error(`--questions ${filePart} has problems (arc-studio questions check lists the same):\n  ${parsed.problems.map(formatQuestionProblem).join('\n  ')}`);
+    const images = new Map<string, string>();
+    const imageProblems: string[] = [];
+    for (const item of parsed.items) {
+      for (const { src } of item.images ?? []) {
+        const abs = path.resolve(path.dirname(file), src);
+        const rel = path.relative(path.dirname(file), abs);
+        const why = !IMAGE_TYPES[path.extname(src).toLowerCase()] ? 'is not a .png, .jpg, .jpeg, .gif or .webp file'
+          : rel.startsWith('..') || path.isAbsolute(rel) || /^[a-z]+:/i.test(src) ? 'must be a file in the question file\'s folder or below it'
+            : !(await stat(abs).catch(() => null))?.isFile() ? 'does not exist' : null;
+        if (why) imageProblems.push(`${filePart} item "${item.id}" image "${src}" ${why}`);
+        else images.set(src, abs);
+      }
+    }
+    if (imageProblems.length) throw new Error(`--questions ${filePart} has problems:\n  ${imageProblems.join('\n  ')}`);
     const name = eq > 0 ? spec.slice(0, eq) : path.basename(file).replace(/\.(jsonl|json)$/i, '');
     let id = slug(name);
     for (let n = 2; this.collections.has(id); n++) id = `${slug(name)}-${n}`;
     const info = { id, name, count: parsed.items.length };
-    this.collections.set(id, { info, items: new Map(parsed.items.map((q) => [q.id, q])) });
+    this.collections.set(id, { info, items: new Map(parsed.items.map((q) => [q.id, q])), images });
     return info;
   }
 
   list(): QuestionCollectionInfo[] {
     return [...this.collections.values()].map((c) => c.info);
+  }
+
+  /** An image an item of the collection names: its file and content type, or null. */
+  image(collectionId: string, src: string): { file: string; type: string } | null {
+    const file = this.collections.get(collectionId)?.images.get(src);
+    return file ? { file, type: IMAGE_TYPES[path.extname(file).toLowerCase()] } : null;
+  }
+
+  /** The question as a participant's browser gets it: no answer or rubric; image sources as URLs of this server. */
+  publicView(collectionId: string, item: QuestionItem): PublicQuestion {
+    const pub = publicQuestion(item);
+    if (!pub.images) return pub;
+    return { ...pub, images: pub.images.map((im) => ({ ...im, src: `/api/question-collections/${encodeURIComponent(collectionId)}/images/${encodeURIComponent(im.src)}` })) };
   }
 
   /** The question with its answer (server only), or why there is none. */

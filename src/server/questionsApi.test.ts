@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Hono } from 'hono';
@@ -37,6 +38,37 @@ describe('QuestionLibrary.mount', () => {
     const other = new TaskLibrary();
     await expect(other.questions.mount('nope=does/not/exist.jsonl', ROOT)).rejects.toThrow('--questions does/not/exist.jsonl: no such file. Give a question file (.jsonl or .json).');
     await expect(other.questions.mount('bad=package.json', ROOT)).rejects.toThrow('--questions package.json has problems (arc-studio questions check lists the same):\n  package.json: does not start with "["; a .json question file holds one list of items, and a .jsonl file one item per line');
+  });
+});
+
+describe('question images', () => {
+  it('serves the images items name, and nothing else of the folder', async () => {
+    const app = createApi({ library, version: 'test' });
+    const pub = library.questions.publicView('arb-sample', (library.questions.question('arb-sample', 'arb-phys-1') as { ok: true; item: import('../core/questions/schema').QuestionItem }).item);
+    expect(pub.images).toEqual([{ src: '/api/question-collections/arb-sample/images/incline.png', alt: 'A block at the top of a frictionless incline; a dashed line marks the height h' }]);
+    const res = await app.request('/question-collections/arb-sample/images/incline.png');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('Content-Type')).toBe('image/png');
+    expect(Buffer.from(await res.arrayBuffer()).equals(readFileSync(path.join(ROOT, 'data/questions/incline.png')))).toBe(true);
+    for (const url of ['/question-collections/arb-sample/images/arb-sample.jsonl', '/question-collections/arb-sample/images/..%2F..%2Fpackage.json', '/question-collections/science/images/incline.png']) {
+      expect((await app.request(url)).status).toBe(404);
+    }
+  });
+
+  it('refuses a file whose images are missing, outside its folder or not pictures', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'arc-studio-qimg-'));
+    try {
+      const item = (id: string, src: string) => JSON.stringify({ id, prompt: 'p', answer: 1, images: [src] });
+      writeFileSync(path.join(dir, 'q.jsonl'), [item('a', 'missing.png'), item('b', '../outside.png'), item('c', 'notes.txt')].join('\n'));
+      await expect(new TaskLibrary().questions.mount(path.join(dir, 'q.jsonl'), dir)).rejects.toThrow([
+        `has problems:`,
+        `  ${path.join(dir, 'q.jsonl')} item "a" image "missing.png" does not exist`,
+        `  ${path.join(dir, 'q.jsonl')} item "b" image "../outside.png" must be a file in the question file's folder or below it`,
+        `  ${path.join(dir, 'q.jsonl')} item "c" image "notes.txt" is not a .png, .jpg, .jpeg, .gif or .webp file`,
+      ].join('\n'));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

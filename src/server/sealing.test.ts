@@ -118,6 +118,7 @@ const WALK: Record<string, Walk> = {
     url: `/sessions/${s.sessionId}/answers`,
     body: { key: `a-${s.sessionId}-${t.item}`, item: t.item, answer: { choice: 'A' } },
   }))),
+  'GET /question-collections/:cid/images/:src': () => [{ url: '/question-collections/nope/images/a.png' }, { url: '/question-collections/nope/images/..%2F..%2Fpackage.json' }],
   // lastSeq past the acknowledged mark: refused, so the walk leaves the session open.
   'POST /sessions/:sessionId/finish': (ctx) => [ctx.own, ctx.other].map((s) => ({ url: `/sessions/${s.sessionId}/finish`, body: { lastSeq: 99_999 } })),
   'GET /downloads/:token': () => [{ url: '/downloads/not-a-ticket' }, { url: '/downloads/..%2F..%2Fdata' }],

@@ -113,7 +113,10 @@ export function QuestionItemView({ log, sessionId, token, item, resume, notice, 
           {item.practice && <span className="rounded bg-amber-500/20 px-2 py-0.5 text-xs font-semibold text-amber-200">Practice</span>}
           <div className="ml-auto">{!sent && giveUp}</div>
         </div>
-        <div data-testid="question-prompt" className="rounded-xl border border-slate-800 bg-slate-900/70 p-5 text-slate-100"><MathText text={q.prompt} /></div>
+        <div data-testid="question-prompt" className="flex flex-col gap-4 rounded-xl border border-slate-800 bg-slate-900/70 p-5 text-slate-100">
+          <MathText text={q.prompt} />
+          {(q.images ?? []).map((im) => <img key={im.src} src={im.src} alt={im.alt} className="max-h-80 max-w-full self-center rounded" />)}
+        </div>
         {q.answerKind === 'choice' && (
           <fieldset className="flex flex-col gap-2" disabled={sent || state.kind === 'sending'}>
             <legend className="mb-2 text-sm text-slate-400">Choose one answer</legend>

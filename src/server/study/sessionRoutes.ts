@@ -13,7 +13,6 @@ import { tallyTests } from '../../core/study/summary';
 import { bearer, hashToken, newToken, tokenMatches } from '../auth';
 import { definitionOf } from '../studies';
 import { type StudyContext, fail, itemLimitsOf, readJson, testIndicesOf, zodFail } from './context';
-import { publicQuestion } from '../../core/questions/parse';
 
 /** Participant params kept with a session: at most this many, names and values bounded. */
 const MAX_PARAMS = 30;
@@ -94,7 +93,7 @@ export function sessionRoutes(ctx: StudyContext): Hono {
       } else if (item.kind === 'question') {
         const found = ctx.deps.library.questions.question(item.collection, item.question);
         if (!found.ok) return fail(c, 422, 'task_unavailable', `Item ${item.id}: ${found.message} Tell the researcher; your session is kept.`);
-        items.push({ kind: 'question', id: item.id, practice: item.practice, question: publicQuestion(found.item), limits: itemLimitsOf(study, item) });
+        items.push({ kind: 'question', id: item.id, practice: item.practice, question: ctx.deps.library.questions.publicView(item.collection, found.item), limits: itemLimitsOf(study, item) });
       } else {
         items.push(item);
       }
