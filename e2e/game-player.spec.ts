@@ -50,3 +50,43 @@ test('the on-screen pad and Reset work, unavailable actions are greyed, and a se
   await page.keyboard.press('ArrowUp');
   await expect(page.getByTestId('game-actions')).toHaveText('0');
 });
+
+test('Reset never throws away won levels by accident: a double-click asks first, and only "Start over" restarts', async ({ page }) => {
+  const game = games.push;
+  await page.goto('/games/push');
+  for (const input of parseActions(solutions.push[0])) await performGameAction(page, input);
+  await expect(page.getByTestId('game-level')).toHaveText(`2 / ${game.levels.length}`);
+  const won = await page.getByTestId('game-actions').textContent();
+
+  // Level 2 has just begun, so a Reset would start the game over: a double-click only asks.
+  await page.getByRole('button', { name: 'Reset' }).dblclick();
+  const dialog = page.getByRole('alertdialog', { name: 'Start the game over?' });
+  await expect(dialog).toBeVisible();
+  await expect(dialog).toContainText('You have completed 1 level');
+  await page.screenshot({ path: 'test-results/restart-dialog.png' });
+  await expect(dialog.getByRole('button', { name: 'Keep playing' })).toBeFocused();
+  // Game keys do nothing while it asks.
+  await page.keyboard.press('ArrowRight');
+  await dialog.getByRole('button', { name: 'Keep playing' }).click();
+  await expect(dialog).toBeHidden();
+  await expect(page.getByTestId('game-level')).toHaveText(`2 / ${game.levels.length}`);
+  await expect(page.getByTestId('game-canvas')).toHaveAttribute('data-level', '1');
+  await expect(page.getByTestId('game-actions')).toHaveText(won!);
+
+  // After a move, Reset resets the level at once; the next one asks again, and Escape keeps playing.
+  await page.keyboard.press('ArrowRight');
+  await page.getByRole('button', { name: 'Reset' }).click();
+  await expect(dialog).toBeHidden();
+  await expect(page.getByTestId('game-actions')).toHaveText(String(Number(won) + 2));
+  await page.getByRole('button', { name: 'Reset' }).click();
+  await expect(dialog).toBeVisible();
+  await page.keyboard.press('Escape');
+  await expect(dialog).toBeHidden();
+  await expect(page.getByTestId('game-canvas')).toHaveAttribute('data-level', '1');
+
+  // Starting over is one deliberate choice away.
+  await page.getByRole('button', { name: 'Reset' }).click();
+  await dialog.getByRole('button', { name: 'Start over' }).click();
+  await expect(page.getByTestId('game-level')).toHaveText(`1 / ${game.levels.length}`);
+  await expect(page.getByTestId('game-actions')).toHaveText('0');
+});

@@ -1,4 +1,4 @@
-import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { hashFrame, type ActionId, type ActionInput, type GameDefinition, type GameState } from '../../core/game';
 import type { LogEvent } from '../../core/log/events';
 import type { EventSink } from '../player/controller';
@@ -96,9 +96,12 @@ export function GameView({ controller, title, id, showCounter = true, allowReset
     controller.attach(draw);
   }, [controller, scale]);
 
+  const [confirmRestart, setConfirmRestart] = useState(false);
+  const confirming = useRef(false);
+  confirming.current = confirmRestart;
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
-      if (isTyping(e)) return;
+      if (isTyping(e) || confirming.current) return;
       const input = actionForGameKey(e);
       if (!input) return;
       e.preventDefault();
@@ -115,6 +118,15 @@ export function GameView({ controller, title, id, showCounter = true, allowReset
   const clickable = available.has(6);
   const act = (input: ActionInput) => controller.act(input);
   const ended = hud.state === 'WIN' || hud.state === 'GAME_OVER';
+  // A RESET that would start the game over while levels are won asks first: a double press of
+  // Reset (a level reset, then a full one) must not throw away finished levels by accident.
+  const keepPlaying = useRef<HTMLButtonElement>(null);
+  const cancelRestart = useCallback(() => setConfirmRestart(false), []);
+  const reset = () => {
+    if (!(hud.fullResetNext && hud.levelsCompleted > 0)) act({ action: 'RESET' });
+    else if (confirmRestart) keepPlaying.current?.focus();
+    else setConfirmRestart(true);
+  };
 
   return (
     <div className="flex h-full min-h-0 gap-4 p-3">
@@ -138,6 +150,14 @@ export function GameView({ controller, title, id, showCounter = true, allowReset
         />
         {blocked && (
           <div className="absolute inset-0 flex items-center justify-center bg-slate-950/80 p-6">{blocked}</div>
+        )}
+        {confirmRestart && (
+          <RestartDialog
+            keep={keepPlaying}
+            levels={hud.levelsCompleted}
+            onRestart={() => { setConfirmRestart(false); act({ action: 'RESET' }); }}
+            onCancel={cancelRestart}
+          />
         )}
         {ended && (
           <div className="pointer-events-none absolute inset-x-0 top-6 flex justify-center">
@@ -184,7 +204,7 @@ export function GameView({ controller, title, id, showCounter = true, allowReset
           </div>
           <div className="mt-3 flex justify-between gap-2">
             <Button onClick={() => act({ action: 'ACTION7' })} disabled={!available.has(7)} title="Undo (ACTION7): Ctrl+Z" className="flex-1 justify-center">Undo</Button>
-            {allowReset && <Button onClick={() => act({ action: 'RESET' })} title="Reset the level; twice in a row restarts the game" className="flex-1 justify-center">Reset</Button>}
+            {allowReset && <Button onClick={reset} title="Reset the level; twice in a row restarts the game" className="flex-1 justify-center">Reset</Button>}
           </div>
           <p className="mt-3 text-xs text-slate-500">
             {clickable ? 'Click or tap the frame to act on a cell. ' : ''}
@@ -195,6 +215,34 @@ export function GameView({ controller, title, id, showCounter = true, allowReset
         {side}
         <div className="mt-auto flex flex-wrap gap-2">{toolbar}</div>
       </aside>
+    </div>
+  );
+}
+
+/** Asks before a RESET starts the game over and the levels won would be played again. */
+function RestartDialog({ keep, levels, onRestart, onCancel }: { keep: React.RefObject<HTMLButtonElement | null>; levels: number; onRestart: () => void; onCancel: () => void }) {
+  useEffect(() => {
+    keep.current?.focus();
+    const onKey = (e: KeyboardEvent) => { if (e.key === 'Escape') onCancel(); };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [keep, onCancel]);
+  return (
+    <div className="absolute inset-0 flex items-center justify-center bg-slate-950/80 p-6">
+      <div role="alertdialog" aria-modal="true" aria-labelledby="restart-title" aria-describedby="restart-text" data-testid="restart-dialog"
+        className="max-w-sm rounded-lg border border-slate-700 bg-slate-900 p-5 shadow-xl">
+        <h2 id="restart-title" className="text-lg font-semibold text-white">Start the game over?</h2>
+        <p id="restart-text" className="mt-2 text-sm text-slate-300">
+          This level is already at its start, so Reset now takes you back to level 1. You have
+          completed {levels === 1 ? '1 level' : `${levels} levels`}: {levels === 1 ? 'it stays' : 'they stay'} recorded, but you would play {levels === 1 ? 'it' : 'them'} again.
+        </p>
+        <div className="mt-4 flex justify-end gap-2">
+          <button ref={keep} type="button" onClick={onCancel}
+            className="rounded-md border border-emerald-500 bg-emerald-700 px-3 py-1.5 text-sm font-semibold text-white hover:bg-emerald-800">Keep playing</button>
+          <button type="button" onClick={onRestart}
+            className="rounded-md border border-rose-500 bg-rose-800 px-3 py-1.5 text-sm text-white hover:bg-rose-700">Start over</button>
+        </div>
+      </div>
     </div>
   );
 }

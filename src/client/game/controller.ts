@@ -12,6 +12,7 @@ import {
   type ActionId, type ActionInput, type Frame, type GameDefinition, type GameState, type Run,
 } from '../../core/game';
 import { hashFrame } from '../../core/game/hash';
+import { isFullReset } from '../../core/game/accounting';
 import type { EventSink } from '../player/controller';
 import type { LogEvent } from '../../core/log/events';
 
@@ -23,6 +24,8 @@ export interface GameHud {
   readonly available: readonly ActionId[];
   /** Counted actions of the current run, as the scorecard counts them. */
   readonly actions: number;
+  /** Whether a RESET now would start the game over from level 1 (a full reset), not reset the level. */
+  readonly fullResetNext: boolean;
   /** The settled frame's hash, the same value that is logged. */
   readonly frameHash: string;
   readonly message: string | null;
@@ -159,7 +162,7 @@ export class GameController implements PlayController {
     return {
       state: run.state, levelsCompleted: run.levelsCompleted, level: run.level, winLevels: run.game.levels.length,
       available: availableActions(run),
-      actions: run.actions, frameHash: hashFrame(frame), message,
+      actions: run.actions, fullResetNext: isFullReset(run.state, run.levelActions), frameHash: hashFrame(frame), message,
     };
   }
 

@@ -12,7 +12,7 @@
  */
 import { create, type StoreApi, type UseBoundStore } from 'zustand';
 import { decodeFrames } from '../../core/formats/frames';
-import { splitRuns, type AccountedStep } from '../../core/game/accounting';
+import { isFullReset, splitRuns, type AccountedStep } from '../../core/game/accounting';
 import { actionRequest, gridCells, serverStepEventData, type ServerGameInfo, type ServerRunReply, type ServerStep } from '../../core/game/serverGame';
 import type { ActionId, ActionInput, Frame, GameAction } from '../../core/game/types';
 import type { LogEvent } from '../../core/log/events';
@@ -68,7 +68,7 @@ export class ServerGameController implements PlayController {
 
   constructor(readonly info: Pick<ServerGameInfo, 'id' | 'title' | 'fps' | 'levels'>, private readonly api: RunApi, private readonly sink: EventSink, private readonly resumeFrom: readonly LogEvent[] = [], private readonly onError?: (e: ApiError) => void) {
     this.hud = create<GameHud>(() => ({
-      state: 'NOT_PLAYED', levelsCompleted: 0, level: 0, winLevels: info.levels ?? 1, available: [], actions: 0, frameHash: '', message: 'Starting the game…',
+      state: 'NOT_PLAYED', levelsCompleted: 0, level: 0, winLevels: info.levels ?? 1, available: [], actions: 0, fullResetNext: true, frameHash: '', message: 'Starting the game…',
     }));
   }
 
@@ -212,6 +212,7 @@ export class ServerGameController implements PlayController {
     this.hud.setState({
       state: step.state, levelsCompleted: step.levels_completed, level: Math.min(step.levels_completed, Math.max(step.win_levels - 1, 0)),
       winLevels: step.win_levels, available: step.available_actions.filter((a): a is ActionId => a >= 1 && a <= 7), actions: current?.actions ?? 0,
+      fullResetNext: current ? isFullReset(current.state, current.sinceLevelStart) : true,
       frameHash: step.frameHash, message: null,
     });
     this.frames.play(frames, this.info.fps || 5);

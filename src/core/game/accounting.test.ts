@@ -70,6 +70,9 @@ describe('one accounting for the engine and for logs', () => {
         expect(split.map((r) => r.levelActions), `seed ${seed}`).toEqual(ended.map(actionCounts));
         expect(split.map((r) => r.actions)).toEqual(ended.map((r) => r.actions));
         expect(split.map((r) => r.levelsCompleted)).toEqual(ended.map((r) => r.levelsCompleted));
+        // What decides whether a RESET now would be a full reset (the player's confirmation).
+        const last = split[split.length - 1];
+        expect(isFullReset(last.state, last.sinceLevelStart), `seed ${seed}`).toBe(isFullReset(run.state, run.levelActions));
         expect(countActions(logged)).toEqual({ runs: run.runs, actions: run.actions, level_actions: actionCounts(run) });
         levels += Math.max(...split.map((r) => r.levelsCompleted));
         runs += split.length;

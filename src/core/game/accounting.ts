@@ -59,6 +59,11 @@ export interface RunCount {
   readonly levelsCompleted: number;
   /** The official state at the end of the run. */
   readonly state: GameState;
+  /**
+   * Actions since the level being played began or was last reset: with `state`, what decides
+   * whether a RESET now would be a full reset (`isFullReset`).
+   */
+  readonly sinceLevelStart: number;
 }
 
 interface OpenRun {
@@ -67,13 +72,14 @@ interface OpenRun {
   starts: number[];
   level: number;
   state: GameState;
+  sinceLevelStart: number;
 }
 
 function close(r: OpenRun, end: number): RunCount {
   const counts = levelCounts(r.starts, r.actions);
   // After WIN no level is being played: the start pushed for "the level after the last" goes.
   const levelActions = r.state === 'WIN' ? counts.slice(0, r.level) : counts;
-  return { first: r.first, end, actions: r.actions, levelActions, levelsCompleted: r.level, state: r.state };
+  return { first: r.first, end, actions: r.actions, levelActions, levelsCompleted: r.level, state: r.state, sinceLevelStart: r.sinceLevelStart };
 }
 
 /**
@@ -89,28 +95,27 @@ function close(r: OpenRun, end: number): RunCount {
 export function splitRuns(steps: readonly AccountedStep[]): RunCount[] {
   const runs: RunCount[] = [];
   let run: OpenRun | null = null;
-  let sinceLevelStart = 0;
   for (let i = 0; i < steps.length; i++) {
     const s = steps[i];
     if (s.action === 'RESET') {
-      if (!run || (s.fullReset ?? isFullReset(run.state, sinceLevelStart))) {
+      if (!run || (s.fullReset ?? isFullReset(run.state, run.sinceLevelStart))) {
         if (run) runs.push(close(run, i));
-        run = { first: i, actions: 0, starts: [0], level: 0, state: s.state };
+        run = { first: i, actions: 0, starts: [0], level: 0, state: s.state, sinceLevelStart: 0 };
       } else {
         run.actions++;
         run.state = s.state;
+        run.sinceLevelStart = 0;
       }
-      sinceLevelStart = 0;
       continue;
     }
     // A recording cut before its RESET still counts: its first action opens a run.
-    if (!run) run = { first: i, actions: 0, starts: [0], level: 0, state: 'NOT_FINISHED' };
+    if (!run) run = { first: i, actions: 0, starts: [0], level: 0, state: 'NOT_FINISHED', sinceLevelStart: 0 };
     run.actions++;
-    sinceLevelStart++;
+    run.sinceLevelStart++;
     for (let k = run.level; k < s.levelsCompleted; k++) run.starts.push(run.actions);
     if (s.levelsCompleted > run.level) {
       run.level = s.levelsCompleted;
-      if (s.state !== 'WIN') sinceLevelStart = 0;
+      if (s.state !== 'WIN') run.sinceLevelStart = 0;
     }
     run.state = s.state;
   }
