@@ -52,6 +52,14 @@ describe('arc-studio questions check', () => {
     ]);
   });
 
+  it('names an item whose image is missing', async () => {
+    const file = path.join(tmp, 'with-image.jsonl');
+    await writeFile(file, jsonl([{ id: 'fig', prompt: 'See the figure.', answer: 1, images: ['figure.png'] }, { id: 'plain', prompt: 'p', answer: 2 }]));
+    const r = await cli('questions', 'check', file);
+    expect(r.code).toBe(1);
+    expect(lines(r.stdout)).toEqual([`${file} item "fig" images: "figure.png" does not exist`, '1 valid, 1 invalid']);
+  });
+
   it('refuses a call without files, with the usage', async () => {
     const r = await cli('questions', 'check');
     expect(r.code).toBe(2);

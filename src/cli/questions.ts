@@ -10,6 +10,7 @@ import { formatQuestionProblem, parseQuestionFile, type QuestionFileParse, type 
 import { RESPONSE_RULES, type ResponseRule } from '../core/questions/judge';
 import { parseAnswersFile, scoreAnswers, type ScoreReport } from '../core/questions/score';
 import type { QuestionItem } from '../core/questions/schema';
+import { questionImages } from '../server/questions';
 
 /** File names read as question files inside a folder. */
 const QUESTION_FILE = /\.(jsonl|json)$/i;
@@ -30,7 +31,15 @@ export async function readQuestionFile(file: string): Promise<QuestionFileParse>
     const why = text.code === 'ENOENT' ? 'no such file; check the path' : text.code === 'EISDIR' ? 'is a folder; name a .jsonl or .json question file' : `cannot be read (${text.message})`;
     return { items: [], problems: [{ place: file, field: '', reason: why }] };
   }
-  return parseQuestionFile(file, text);
+  const parsed = parseQuestionFile(file, text);
+  // An item whose image is missing is invalid too: the server would refuse the file.
+  const { problems } = await questionImages(file, parsed.items);
+  if (problems.length === 0) return parsed;
+  const bad = new Set(problems.map((p) => p.id));
+  return {
+    items: parsed.items.filter((q) => !bad.has(q.id)),
+    problems: [...parsed.problems, ...problems.map((p) => ({ place: `${file} item "${p.id}"`, field: 'images', reason: `"${p.src}" ${p.reason}` }))],
+  };
 }
 
 /** Validates every question file named, or found (`.jsonl`, `.json`) in the folders named. */

@@ -23,6 +23,28 @@ export interface QuestionCollectionInfo {
 
 const IMAGE_TYPES: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.gif': 'image/gif', '.webp': 'image/webp' };
 
+/**
+ * The image files `items` of the question file `file` name (src -> absolute path), and the
+ * problems of those that are missing, outside the file's folder or not pictures.
+ */
+export async function questionImages(file: string, items: readonly QuestionItem[]): Promise<{ images: Map<string, string>; problems: { id: string; src: string; reason: string }[] }> {
+  const images = new Map<string, string>();
+  const problems: { id: string; src: string; reason: string }[] = [];
+  const dir = path.dirname(file);
+  for (const item of items) {
+    for (const { src } of item.images ?? []) {
+      const abs = path.resolve(dir, src);
+      const rel = path.relative(dir, abs);
+      const reason = !IMAGE_TYPES[path.extname(src).toLowerCase()] ? 'is not a .png, .jpg, .jpeg, .gif or .webp file'
+        : rel.startsWith('..') || path.isAbsolute(rel) || /^[a-z]+:/i.test(src) ? 'must be a file in the question file\'s folder or below it'
+          : !(await stat(abs).catch(() => null))?.isFile() ? 'does not exist' : null;
+      if (reason) problems.push({ id: item.id, src, reason });
+      else images.set(src, abs);
+    }
+  }
+  return { images, problems };
+}
+
 export class QuestionLibrary {
   private readonly collections = new Map<string, { info: QuestionCollectionInfo; items: Map<string, QuestionItem>; images: Map<string, string> }>();
 
@@ -35,20 +57,8 @@ export class QuestionLibrary {
     if (text instanceof Error) throw new Error(`--questions ${filePart}: ${text.code === 'ENOENT' ? 'no such file' : text.code === 'EISDIR' ? 'is a folder' : text.message}. Give a question file (.jsonl or .json).`);
     const parsed = parseQuestionFile(filePart, text);
     if (parsed.problems.length) throw new Error(`--questions ${filePart} has problems (arc-studio questions check lists the same):\n  ${parsed.problems.map(formatQuestionProblem).join('\n  ')}`);
-    const images = new Map<string, string>();
-    const imageProblems: string[] = [];
-    for (const item of parsed.items) {
-      for (const { src } of item.images ?? []) {
-        const abs = path.resolve(path.dirname(file), src);
-        const rel = path.relative(path.dirname(file), abs);
-        const why = !IMAGE_TYPES[path.extname(src).toLowerCase()] ? 'is not a .png, .jpg, .jpeg, .gif or .webp file'
-          : rel.startsWith('..') || path.isAbsolute(rel) || /^[a-z]+:/i.test(src) ? 'must be a file in the question file\'s folder or below it'
-            : !(await stat(abs).catch(() => null))?.isFile() ? 'does not exist' : null;
-        if (why) imageProblems.push(`${filePart} item "${item.id}" image "${src}" ${why}`);
-        else images.set(src, abs);
-      }
-    }
-    if (imageProblems.length) throw new Error(`--questions ${filePart} has problems:\n  ${imageProblems.join('\n  ')}`);
+    const { images, problems } = await questionImages(file, parsed.items);
+    if (problems.length) throw new Error(`--questions ${filePart} has problems:\n  ${problems.map((p) => `${filePart} item "${p.id}" image "${p.src}" ${p.reason}`).join('\n  ')}`);
     const name = eq > 0 ? spec.slice(0, eq) : path.basename(file).replace(/\.(jsonl|json)$/i, '');
     let id = slug(name);
     for (let n = 2; this.collections.has(id); n++) id = `${slug(name)}-${n}`;
