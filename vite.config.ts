@@ -5,7 +5,11 @@ import tailwindcss from '@tailwindcss/vite';
 // The dev server proxies the API to a running `arc-studio serve` (default port 5174 in dev).
 export default defineConfig({
   plugins: [react(), tailwindcss()],
-  build: { outDir: 'dist', sourcemap: true, chunkSizeWarningLimit: 1500 },
+  build: {
+    outDir: 'dist', sourcemap: true, chunkSizeWarningLimit: 1500,
+    // Fonts (KaTeX's) are files of their own: the security policy allows fonts from this origin only, never data: URLs.
+    assetsInlineLimit: (file) => (/\.(woff2?|ttf|otf)$/.test(file) ? false : undefined),
+  },
   server: { proxy: { '/api': 'http://localhost:' + (process.env.ARC_STUDIO_API_PORT ?? '4173') } },
   test: {
     include: ['src/**/*.test.ts', 'src/**/*.test.tsx', 'scripts/**/*.test.ts'],
