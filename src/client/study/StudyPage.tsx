@@ -49,6 +49,22 @@ function linkParams(): Record<string, string> {
   return out;
 }
 
+/** The participant a study link names (Prolific's, else MTurk's id), if it names one. */
+function linkParticipant(params: Record<string, string>): string | undefined {
+  return params.PROLIFIC_PID || params.workerId || undefined;
+}
+
+/**
+ * This browser's session of the study for the participant the link names: a link naming another
+ * participant than a saved session's gets a new session (the saved one stays as it was), so one
+ * person's actions are never logged under another's id in a shared browser.
+ */
+function savedSessionFor(saved: readonly StudySessionRecord[], studyId: string, participant: string | undefined): StudySessionRecord | undefined {
+  const mine = saved.filter((s) => s.studyId === studyId);
+  // Sessions saved before participants were recorded (no `participant`) go on as they were.
+  return participant === undefined ? mine[0] : mine.find((s) => s.participant === undefined || s.participant === participant);
+}
+
 function clientInfo() {
   return { wallClock: new Date().toISOString(), userAgent: navigator.userAgent, viewport: { width: window.innerWidth, height: window.innerHeight, dpr: window.devicePixelRatio } };
 }
@@ -74,7 +90,8 @@ export function StudyPage() {
   useEffect(() => {
     let cancelled = false;
     (async () => {
-      const saved = (await listSessions().catch(() => [])).find((s) => (s as StudySessionRecord).studyId === studyId) as StudySessionRecord | undefined;
+      const sessions = (await listSessions().catch(() => [])) as StudySessionRecord[];
+      const saved = savedSessionFor(sessions, studyId, linkParticipant(linkParams()));
       if (saved) { if (!cancelled) setRecord(saved); return; }
       const intro = await getStudyIntro(studyId);
       if (!cancelled) setPhase({ kind: 'consent', intro });
@@ -112,8 +129,9 @@ export function StudyPage() {
 
   const agree = async () => {
     try {
-      const { sessionId, token } = await createSession(studyId, linkParams());
-      setRecord(await Outbox.saveNew({ id: sessionId, studyId, token }));
+      const params = linkParams();
+      const { sessionId, token } = await createSession(studyId, params);
+      setRecord(await Outbox.saveNew({ id: sessionId, studyId, token, participant: linkParticipant(params) ?? '' }));
     } catch (e) {
       setPhase({ kind: 'error', message: (e as Error).message });
     }

@@ -36,6 +36,11 @@ export interface StudySessionRecord extends StoredSession {
   /** Wall-clock ms at the session's start in this browser: `t` of later page loads counts from it. */
   readonly startedAtMs: number;
   readonly ackedThrough: number;
+  /**
+   * The participant the study link named when the session began (`PROLIFIC_PID`, else
+   * `workerId`; empty when it named none); a link naming someone else starts a session of its own.
+   */
+  readonly participant?: string;
 }
 
 /** Where the outbox keeps sessions and events: IndexedDB in the browser (`indexedDbStorage`). */
