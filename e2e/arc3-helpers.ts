@@ -111,10 +111,13 @@ export interface StoredEventRow {
   readonly data: Record<string, unknown>;
 }
 
-/** Leaves the current study item through "Give up and continue" (accepting its confirmation). */
+/**
+ * Leaves the current study item before its end, accepting the confirmation: "Finish and continue"
+ * once a level is won, "Give up and continue" before.
+ */
 export async function giveUpItem(page: Page): Promise<void> {
   page.once('dialog', (d) => void d.accept());
-  await page.getByRole('button', { name: 'Give up and continue' }).click();
+  await page.getByRole('button', { name: /^(Give up|Finish) and continue$/ }).click();
 }
 
 /** The id of the study session this browser holds (from its IndexedDB). */

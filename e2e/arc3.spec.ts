@@ -11,7 +11,7 @@ import path from 'node:path';
 import { hashGrid } from '../src/core/game/serverGame';
 import { PALETTE } from '../src/core/game/types';
 import {
-  ADMIN, LS20, OFFICIAL_GAMES, PYTHONPATH, TG01, VC33, clickFrame, createStudy, fixtureCopy, frameColour, joinStudy, logIn, startServer, type TestServer,
+  ADMIN, LS20, OFFICIAL_GAMES, PYTHONPATH, TG01, VC33, clickFrame, createStudy, fixtureCopy, frameColour, giveUpItem, joinStudy, logIn, startServer, type TestServer,
 } from './arc3-helpers';
 
 /** Level 1 of ls20, found by a search over the official engine: left x3, up x4, right x3, up x3. */
@@ -20,11 +20,6 @@ const LS20_LEVEL1 = ['ArrowLeft', 'ArrowLeft', 'ArrowLeft', 'ArrowUp', 'ArrowUp'
 const VC33_LEVEL1: [number, number][] = [[60, 32], [60, 32], [60, 32]];
 
 const rgb = (hex: string): [number, number, number] => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)) as [number, number, number];
-
-async function giveUp(page: Page): Promise<void> {
-  page.once('dialog', (d) => void d.accept());
-  await page.getByRole('button', { name: 'Give up and continue' }).click();
-}
 
 async function stored(base: string, sessionId: string) {
   const res = await fetch(`${base}/api/admin/sessions/${sessionId}/events`, { headers: ADMIN });
@@ -60,7 +55,7 @@ test.describe('official ARC-AGI-3 games', () => {
     // A key the game does not offer (ls20 has no ACTION5) is not sent, and logged as refused.
     await page.keyboard.press('f');
     await page.screenshot({ path: 'test-results/arc3-ls20.png' });
-    await giveUp(page);
+    await giveUpItem(page);
 
     await expect(page.getByRole('heading', { name: 'VC33' })).toBeVisible();
     await expect(canvas).toHaveAttribute('data-state', 'NOT_FINISHED');
@@ -68,7 +63,7 @@ test.describe('official ARC-AGI-3 games', () => {
     await expect(canvas).toHaveAttribute('data-level', '1');
     await page.screenshot({ path: 'test-results/arc3-vc33.png' });
     const sessionId = await sessionIdOf(page);
-    await giveUp(page);
+    await giveUpItem(page);
 
     // Every step the engine answered is in the log on the server, in order, with its signature.
     await expect.poll(async () => (await stored(server.base, sessionId)).filter((e) => e.kind === 'item.end').length, { timeout: 20_000 }).toBe(2);

@@ -18,8 +18,8 @@ export interface GamePlayerProps {
   readonly toolbar?: React.ReactNode;
   /** This game's events logged before (a reload): play continues where it was. */
   readonly resume?: readonly LogEvent[];
-  /** Called whenever the run's state changes (e.g. to offer "next" after a WIN). */
-  readonly onState?: (state: GameState) => void;
+  /** Called whenever the run's state or its completed levels change (e.g. to offer "next" after a WIN). */
+  readonly onState?: (state: GameState, levelsCompleted: number) => void;
   /** A designer's playtest: open at this level (0-based), already playing. */
   readonly level?: number;
   /** Extra panel under the controls, given the controller (e.g. a state inspector). */
@@ -51,8 +51,8 @@ export interface GameViewProps {
   /** Whether RESET of a level is offered (a study setting). */
   readonly allowReset?: boolean;
   readonly toolbar?: React.ReactNode;
-  /** Called whenever the run's state changes (e.g. to offer "next" after a WIN). */
-  readonly onState?: (state: GameState) => void;
+  /** Called whenever the run's state or its completed levels change (e.g. to offer "next" after a WIN). */
+  readonly onState?: (state: GameState, levelsCompleted: number) => void;
   /** Extra panel under the controls (e.g. a state inspector). */
   readonly side?: React.ReactNode;
   /** Shown over the frame instead of the game (e.g. the game could not start). */
@@ -112,7 +112,7 @@ export function GameView({ controller, title, id, showCounter = true, allowReset
     return () => window.removeEventListener('keydown', onKey);
   }, [controller]);
 
-  useEffect(() => { onState?.(hud.state); }, [hud.state, onState]);
+  useEffect(() => { onState?.(hud.state, hud.levelsCompleted); }, [hud.state, hud.levelsCompleted, onState]);
 
   const available = new Set(hud.available);
   const clickable = available.has(6);

@@ -132,6 +132,7 @@ function Editor() {
           <div className="flex flex-col gap-1 pt-5 text-sm text-slate-300">
             <label className="flex items-center gap-2"><input type="checkbox" checked={def.allowLevelReset ?? true} onChange={(e) => set('allowLevelReset', e.target.checked)} /> Players may reset a game level</label>
             <label className="flex items-center gap-2"><input type="checkbox" checked={def.showActionCounter ?? true} onChange={(e) => set('showActionCounter', e.target.checked)} /> Show game players their action counter</label>
+            <label className="flex items-center gap-2"><input type="checkbox" checked={def.showTimeLeft ?? false} onChange={(e) => set('showTimeLeft', e.target.checked)} /> Show participants the time left on each item</label>
           </div>
           <NumberField label="Soft limit per item (min)" value={def.limits?.itemSoftMinutes ?? 20} onChange={(v) => set('limits', { ...def.limits, itemSoftMinutes: v })} />
           <NumberField label="Hard limit per item (min)" value={def.limits?.itemHardMinutes ?? 30} onChange={(v) => set('limits', { ...def.limits, itemHardMinutes: v })} />

@@ -188,6 +188,9 @@ function StudyRun({ run, onDone }: { run: Running; onDone: (code: string, redire
   const [instructionsDone, setInstructionsDone] = useState(run.start.instructionsDone);
   const [finishing, setFinishing] = useState(false);
   const [finishError, setFinishError] = useState<string | null>(null);
+  /** The hard limit of the item just closed by it (minutes), shown until the participant goes on. */
+  const [timeUp, setTimeUp] = useState<number | null>(null);
+  const [sessionTimeUp, setSessionTimeUp] = useState(false);
   const finishStarted = useRef(false);
   const endLogged = useRef(run.history.some((e) => e.kind === 'session.end'));
   const status = outbox.status();
@@ -244,9 +247,11 @@ function StudyRun({ run, onDone }: { run: Running; onDone: (code: string, redire
   useEffect(() => {
     const limit = view.study.limits.sessionMinutes * 60_000;
     const id = setInterval(() => {
-      if (outbox.now() > limit && !finishing) {
+      if (outbox.now() > limit && !finishing && index < items.length) {
         const item = items[index];
         if (item) outbox.append('item.end', { item: item.id, reason: 'session_time' });
+        setSessionTimeUp(true);
+        setTimeUp(null);
         setIndex(items.length);
       }
     }, 5000);
@@ -254,23 +259,41 @@ function StudyRun({ run, onDone }: { run: Running; onDone: (code: string, redire
   }, [outbox, view, items, index, finishing]);
 
   const ended = useRef(new Set<string>());
+  const advance = useCallback(() => {
+    enterItem(run, items[index + 1]);
+    setIndex(index + 1);
+  }, [items, index, run]);
   const next = useCallback((reason: string) => {
     const item = items[index];
     // A time limit and a click can both end an item: it ends once.
     if (!item || ended.current.has(item.id)) return;
     ended.current.add(item.id);
     outbox.append('item.end', { item: item.id, reason });
-    enterItem(run, items[index + 1]);
-    setIndex(index + 1);
-  }, [items, index, outbox, run]);
+    // The hard limit says what happened before the study moves on.
+    if (reason === 'time_up' && item.kind !== 'page') setTimeUp(item.limits.hardMinutes);
+    else advance();
+  }, [items, index, outbox, advance]);
 
   let body: React.ReactNode;
   if (finishError) {
     body = <Centered><FinishError message={finishError} outbox={outbox} onRetry={outbox.status.getState().fatal ? null : () => void finish()} /></Centered>;
+  } else if (timeUp !== null) {
+    body = (
+      <Centered>
+        <div role="alertdialog" aria-labelledby="time-up-title" className="w-full max-w-xl rounded-xl border border-amber-500/50 bg-slate-900/80 p-8" data-testid="time-up">
+          <h1 id="time-up-title" className="text-2xl font-semibold text-white">Time is up for this item</h1>
+          <p className="mt-3 text-slate-200">
+            This item closes after {timeUp} {timeUp === 1 ? 'minute' : 'minutes'}, so the study moves on to the next one. Everything you did on this item is saved.
+          </p>
+          <div className="mt-6 flex justify-end"><Button tone="primary" onClick={() => { setTimeUp(null); advance(); }}>Continue</Button></div>
+        </div>
+      </Centered>
+    );
   } else if (finishing || index >= items.length) {
     body = (
       <Centered>
         <div className="text-center">
+          {sessionTimeUp && <p className="mb-3 text-slate-200" role="status">The study's time limit of {view.study.limits.sessionMinutes} minutes has been reached, so it ends here.</p>}
           <p className="text-lg text-white">Saving your answers…</p>
           <p className="mt-2 text-sm text-slate-400" data-testid="saving">{status.pending > 0 ? `${status.pending} actions still to send. Keep this page open.` : 'Almost done.'}</p>
         </div>
@@ -289,7 +312,7 @@ function StudyRun({ run, onDone }: { run: Running; onDone: (code: string, redire
       </Centered>
     );
   } else {
-    body = <div className="h-full" data-item={items[index].id} data-kind={items[index].kind}><ItemView key={items[index].id} run={run} item={items[index]} onNext={next} /></div>;
+    body = <div className="h-full" data-item={items[index].id} data-kind={items[index].kind}><ItemView key={items[index].id} run={run} item={items[index]} onNext={next} showTimeLeft={view.study.showTimeLeft} /></div>;
   }
 
   return (
@@ -349,7 +372,7 @@ function itemHistory(history: readonly LogEvent[], itemId: string): LogEvent[] {
   return from < 0 ? [] : history.slice(from);
 }
 
-function ItemView({ run, item, onNext }: { run: Running; item: SessionItem; onNext: (reason: string) => void }) {
+function ItemView({ run, item, onNext, showTimeLeft }: { run: Running; item: SessionItem; onNext: (reason: string) => void; showTimeLeft: boolean }) {
   const { outbox, view, record } = run;
   const resume = useMemo(() => itemHistory(run.history, item.id), [run.history, item.id]);
   // The item's `item.start` was logged when the participant entered it (`enterItem`).
@@ -368,9 +391,11 @@ function ItemView({ run, item, onNext }: { run: Running; item: SessionItem; onNe
   const giveUp = (
     <Button onClick={() => { if (window.confirm('Move on to the next item? You cannot come back to this one.')) onNext('gave_up'); }}>Give up and continue</Button>
   );
-  const notice = soft && limits ? (
-    <div role="status" className="bg-sky-900/80 px-4 py-1.5 text-center text-sm text-sky-100">
-      You have spent {limits.softMinutes} minutes on this item. You may move on whenever you like; it closes after {limits.hardMinutes} minutes.
+  const left = limits ? Math.max(0, limits.hardMinutes * 60_000 - elapsed) : 0;
+  const notice = limits && (soft || showTimeLeft) ? (
+    <div className="flex items-center justify-center gap-4 bg-sky-900/80 px-4 py-1.5 text-center text-sm text-sky-100">
+      {soft && <span role="status">You have spent {limits.softMinutes} minutes on this item. You may move on whenever you like; it closes after {limits.hardMinutes} minutes.</span>}
+      {showTimeLeft && <span data-testid="time-left" className="font-mono tabular-nums">Time left: {formatClock(left)}</span>}
     </div>
   ) : null;
 
@@ -419,19 +444,25 @@ function GameItemView({ run, item, resume, notice, giveUp, onNext, allowReset, s
   run: Running; item: Extract<SessionItem, { kind: 'game' }>; resume: LogEvent[]; notice: React.ReactNode; giveUp: React.ReactNode; onNext: (r: string) => void; allowReset: boolean; showCounter: boolean;
 }) {
   const [state, setState] = useState<GameState>('NOT_PLAYED');
+  const [levels, setLevels] = useState(0);
+  const onState = useCallback((s: GameState, l: number) => { setState(s); setLevels(l); }, []);
   const { record } = run;
   const api = useMemo(() => sessionRunApi(record.id, record.token, item.id), [record, item.id]);
+  // Leaving after levels were won is a finish, not a surrender.
+  const finishHere = (
+    <Button onClick={() => { if (window.confirm(`Finish this game and move on? You completed ${levels === 1 ? '1 level' : `${levels} levels`}; you cannot come back to it.`)) onNext('finished_levels'); }}>Finish and continue</Button>
+  );
   const toolbar = <>
     <PracticeTag practice={item.practice} />
-    {state === 'WIN' ? <Button tone="primary" onClick={() => onNext('finished')}>Next</Button> : giveUp}
+    {state === 'WIN' ? <Button tone="primary" onClick={() => onNext('finished')}>Next</Button> : levels > 0 ? finishHere : giveUp}
   </>;
   return (
     <div className="flex h-full flex-col">
       {notice}
       <div className="min-h-0 flex-1">
         {item.server
-          ? <ServerGamePlayer info={{ id: item.game, ...item.server }} api={api} sink={run.outbox} resume={resume} allowReset={allowReset} showCounter={showCounter} onState={setState} toolbar={toolbar} />
-          : <GamePlayer game={games[item.game]} sink={run.outbox} seed={item.seed} resume={resume} allowReset={allowReset} showCounter={showCounter} onState={setState} toolbar={toolbar} />}
+          ? <ServerGamePlayer info={{ id: item.game, ...item.server }} api={api} sink={run.outbox} resume={resume} allowReset={allowReset} showCounter={showCounter} onState={onState} toolbar={toolbar} />
+          : <GamePlayer game={games[item.game]} sink={run.outbox} seed={item.seed} resume={resume} allowReset={allowReset} showCounter={showCounter} onState={onState} toolbar={toolbar} />}
       </div>
     </div>
   );
@@ -455,4 +486,12 @@ function Debrief({ code, redirectUrl }: { code: string; redirectUrl: string | nu
       </div>
     </Centered>
   );
+}
+
+/** Minutes and seconds, `m:ss` (or `h:mm:ss` past an hour). */
+function formatClock(ms: number): string {
+  const total = Math.ceil(ms / 1000);
+  const h = Math.floor(total / 3600), m = Math.floor((total % 3600) / 60), sec = total % 60;
+  const mm = h > 0 ? String(m).padStart(2, '0') : String(m);
+  return `${h > 0 ? `${h}:` : ''}${mm}:${String(sec).padStart(2, '0')}`;
 }

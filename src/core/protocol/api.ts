@@ -75,7 +75,7 @@ export interface ItemProgressView {
 /** `GET /api/sessions/:id`. */
 export interface SessionView {
   readonly session: { id: string; studyId: string; studyVersion: number; state: string; createdAt: number; ackedThrough: number; now: number };
-  readonly study: { title: string; consent: string; instructions: string; trials: number; limits: { itemSoftMinutes: number; itemHardMinutes: number; sessionMinutes: number; abandonAfterMinutes?: number }; allowLevelReset: boolean; showActionCounter: boolean };
+  readonly study: { title: string; consent: string; instructions: string; trials: number; limits: { itemSoftMinutes: number; itemHardMinutes: number; sessionMinutes: number; abandonAfterMinutes?: number }; allowLevelReset: boolean; showActionCounter: boolean; showTimeLeft: boolean };
   readonly items: SessionItem[];
   readonly progress: { current: number; items: ItemProgressView[] };
 }

@@ -97,6 +97,8 @@ export const StudyDefinition = z.object({
   allowLevelReset: z.boolean().default(true),
   /** Whether game players see their action counter (hide it to avoid nudging players to minimise). */
   showActionCounter: z.boolean().default(true),
+  /** Whether participants see the time left on each item (to its hard limit). */
+  showTimeLeft: z.boolean().default(false),
   attempt: AttemptRule.prefault({}),
   lowEffort: LowEffortRule.prefault({}),
   /**

@@ -102,7 +102,7 @@ export function sessionRoutes(ctx: StudyContext): Hono {
     const progress = sessionProgress(study, session.order, marks, (id) => tally(id).every((t) => t.solved || t.trialsUsed >= study.trials));
     return c.json({
       session: { id: session.id, studyId: session.studyId, studyVersion: session.studyVersion, state: effectiveState(session, study, now()), createdAt: session.createdAt, ackedThrough: session.ackedThrough, now: now() },
-      study: { title: study.title, consent: study.consent, instructions: study.instructions, trials: study.trials, limits: study.limits, allowLevelReset: study.allowLevelReset, showActionCounter: study.showActionCounter },
+      study: { title: study.title, consent: study.consent, instructions: study.instructions, trials: study.trials, limits: study.limits, allowLevelReset: study.allowLevelReset, showActionCounter: study.showActionCounter, showTimeLeft: study.showTimeLeft },
       items,
       progress: {
         current: progress.current,

@@ -1,0 +1,58 @@
+/**
+ * What a participant is told about time and about leaving: the time left on each item when the
+ * study shows it, a message when an item's hard limit closes it (and nothing is done after), and
+ * leaving a game after winning levels worded as a finish.
+ */
+import { expect, test } from '@playwright/test';
+import { parseActions } from '../src/core/game';
+import { solutions } from '../src/games';
+import { performGameAction } from './helpers';
+import { ADMIN, serverEvents } from './study-helpers';
+
+test('the time left shows, the hard limit says it closed the item, and leaving a game after a won level is a finish', async ({ page, request }) => {
+  const id = `limits-${Date.now().toString(36)}`;
+  const created = await request.post(`/api/admin/studies/${id}`, {
+    headers: ADMIN,
+    data: {
+      definition: {
+        title: 'Time and leaving', consent: 'You agree.', instructions: 'Go.', showTimeLeft: true, completion: { code: 'LIMITS-OK' },
+        items: [
+          { kind: 'task', id: 'mirror', collection: 'samples', task: 'mirror-across-wall', softMinutes: 0.05, hardMinutes: 0.15 },
+          { kind: 'game', id: 'push', game: 'push' },
+        ],
+      },
+    },
+  });
+  expect(created.status(), await created.text()).toBe(201);
+
+  await page.goto(`/s/${id}?PROLIFIC_PID=limits-${Date.now().toString(36)}`);
+  await page.getByRole('button', { name: 'I agree, start' }).click();
+  await page.getByRole('button', { name: 'Begin' }).click();
+  await expect(page.getByTestId('output-grid')).toBeVisible();
+  // 9 seconds in all: the clock counts down.
+  await expect(page.getByTestId('time-left')).toHaveText(/^Time left: 0:0\d$/);
+  await expect(page.getByText('You have spent 0.05 minutes on this item')).toBeVisible({ timeout: 15_000 });
+  await page.screenshot({ path: 'test-results/study-time-left.png' });
+
+  // The hard limit closes the item and says so; the task is no longer on screen.
+  const timeUp = page.getByRole('alertdialog', { name: 'Time is up for this item' });
+  await expect(timeUp).toBeVisible({ timeout: 20_000 });
+  await expect(timeUp).toContainText('Everything you did on this item is saved');
+  await page.screenshot({ path: 'test-results/study-time-up.png' });
+  await expect(page.getByTestId('output-grid')).toHaveCount(0);
+  await timeUp.getByRole('button', { name: 'Continue' }).click();
+
+  // The game: once level 1 is won, leaving is "Finish and continue", not giving up.
+  await expect(page.getByTestId('game-canvas')).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Give up and continue' })).toBeVisible();
+  for (const input of parseActions(solutions.push[0])) await performGameAction(page, input);
+  await expect(page.getByTestId('game-canvas')).toHaveAttribute('data-level', '1');
+  await expect(page.getByRole('button', { name: 'Give up and continue' })).toHaveCount(0);
+  page.once('dialog', (d) => { expect(d.message()).toContain('You completed 1 level'); void d.accept(); });
+  await page.getByRole('button', { name: 'Finish and continue' }).click();
+  await expect(page.getByTestId('completion-code')).toHaveText('LIMITS-OK', { timeout: 30_000 });
+
+  const sessions = ((await (await request.get(`/api/admin/studies/${id}/results`, { headers: ADMIN })).json()) as { participants: { sessionId: string }[] }).participants;
+  const ends = (await serverEvents(request, sessions[0].sessionId)).filter((e) => e.kind === 'item.end').map((e) => [e.data.item, e.data.reason]);
+  expect(ends).toEqual([['mirror', 'time_up'], ['push', 'finished_levels']]);
+});
