@@ -102,7 +102,7 @@ function Participants({ results }: { results: StudyResults }) {
         <Stat label="Finished" value={real.filter((p) => p.state === 'finished').length} />
         <Stat label="Active" value={real.filter((p) => p.state === 'active' || p.state === 'started').length} />
         <Stat label="Flagged" value={real.filter((p) => p.flags.length > 0).length} hint="Low effort, unverified game logs, repeat participants" />
-        <Stat label="Median time" value={formatMs(median(real.map((p) => p.activeMs)))} />
+        <Stat label="Median time on task" value={formatMs(median(real.filter((p) => p.activeMs > 0).map((p) => p.activeMs)))} hint="Over the participants who spent any time on an item; sessions that never began are left out" />
       </div>
       <SortableTable label="Participants" columns={columns} rows={rows} rowKey={(p) => p.sessionId} empty="No one has opened the study link yet." />
     </div>
@@ -147,7 +147,7 @@ function Tasks({ tasks }: { tasks: TaskResult[] }) {
             <DistChart dist={t.actions} label="Actions used" unit="actions" color="#a78bfa" />
           </div>
           <figure className="rounded-lg border border-slate-800 bg-slate-900/60 p-3">
-            <figcaption className="mb-2 text-xs font-semibold uppercase tracking-wide text-slate-400">Tools used (events, all participants)</figcaption>
+            <figcaption className="mb-2 text-xs font-semibold uppercase tracking-wide text-slate-400">Tools used: participants who used each tool</figcaption>
             <div className="h-44">
               <ResponsiveContainer width="100%" height="100%">
                 <BarChart data={Object.entries(t.tools).map(([tool, n]) => ({ tool, n }))} margin={{ top: 4, right: 4, bottom: 4, left: -20 }}>
@@ -155,7 +155,7 @@ function Tasks({ tasks }: { tasks: TaskResult[] }) {
                   <XAxis dataKey="tool" tick={{ fill: '#94a3b8', fontSize: 11 }} stroke="#334155" />
                   <YAxis allowDecimals={false} tick={{ fill: '#94a3b8', fontSize: 11 }} stroke="#334155" />
                   <Tooltip contentStyle={{ background: '#0f172a', border: '1px solid #334155', color: '#e2e8f0' }} />
-                  <Bar dataKey="n" name="uses" fill="#fbbf24" isAnimationActive={false} />
+                  <Bar dataKey="n" name="participants" fill="#fbbf24" isAnimationActive={false} />
                 </BarChart>
               </ResponsiveContainer>
             </div>
