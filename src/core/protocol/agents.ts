@@ -37,7 +37,7 @@ export interface AgentRunRow {
   readonly levelBaselineActions: readonly number[];
 }
 
-/** One stored step for the replay viewer. */
+/** One stored step of an agent's game session for the replay viewer; seq 0 is the opening RESET. */
 export interface AgentReplayStep {
   readonly seq: number;
   readonly action: string;
@@ -47,6 +47,7 @@ export interface AgentReplayStep {
   readonly levelsCompleted: number;
   readonly winLevels: number;
   readonly fullReset: boolean;
+  /** `hashFrame` of the last frame. */
   readonly frameHash: string;
   /** Encoded frames (core/formats/frames.ts) of games on the official engine; null for built-in games. */
   readonly frames: string | null;

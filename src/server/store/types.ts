@@ -3,7 +3,7 @@
  * (same SQL) stay interchangeable, and tested against both real databases.
  */
 import type { SessionState, StoredEvent } from '../../core/study/rules';
-import type { AgentRunSource } from '../../core/protocol/agents';
+import type { AgentReplayStep, AgentRunSource } from '../../core/protocol/agents';
 
 export type StudySource = 'file' | 'studio';
 
@@ -142,25 +142,14 @@ export interface AgentRunRecord {
 }
 
 /** One action of an agent's game session as the engine answered it; seq 0 is the opening RESET. */
-export interface AgentStepRecord {
+export interface AgentStepRecord extends Omit<AgentReplayStep, 'frames'> {
   readonly guid: string;
-  readonly seq: number;
-  readonly action: string;
-  readonly x: number | null;
-  readonly y: number | null;
-  readonly state: string;
-  readonly levelsCompleted: number;
-  readonly winLevels: number;
-  readonly fullReset: boolean;
-  /** `hashFrame` of the last frame. */
-  readonly frameHash: string;
   /**
    * The frames the step answered, encoded as `game_steps` keeps them (core/formats/frames.ts), for
    * games run by the official engine; null for built-in games, whose steps replay on the TS engine.
    */
   readonly frames?: string | null;
   readonly reasoning: unknown;
-  readonly at: number;
 }
 
 export interface Store {
