@@ -56,3 +56,26 @@ test('the time left shows, the hard limit says it closed the item, and leaving a
   const ends = (await serverEvents(request, sessions[0].sessionId)).filter((e) => e.kind === 'item.end').map((e) => [e.data.item, e.data.reason]);
   expect(ends).toEqual([['mirror', 'time_up'], ['push', 'finished_levels']]);
 });
+
+test('a participant who does not consent gets the study\'s decline message and code, and no session is made', async ({ page, request }) => {
+  const id = `decline-${Date.now().toString(36)}`;
+  const created = await request.post(`/api/admin/studies/${id}`, {
+    headers: ADMIN,
+    data: {
+      definition: {
+        title: 'Consent or not', consent: 'You agree to solve puzzles.', completion: { code: 'DONE' },
+        decline: { message: 'Thank you for considering **this study**.', code: 'NOCONSENT' },
+        items: [{ kind: 'game', id: 'push', game: 'push' }],
+      },
+    },
+  });
+  expect(created.status(), await created.text()).toBe(201);
+  await page.goto(`/s/${id}?PROLIFIC_PID=decline-${Date.now().toString(36)}`);
+  await page.getByRole('button', { name: 'I do not agree' }).click();
+  const declined = page.getByTestId('declined');
+  await expect(declined.getByRole('heading', { name: 'You chose not to take part' })).toBeVisible();
+  await expect(declined.locator('strong')).toHaveText('this study');
+  await expect(page.getByTestId('decline-code')).toHaveText('NOCONSENT');
+  const results = (await (await request.get(`/api/admin/studies/${id}/results`, { headers: ADMIN })).json()) as { participants: unknown[] };
+  expect(results.participants).toEqual([]);
+});

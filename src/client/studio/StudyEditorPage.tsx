@@ -144,6 +144,14 @@ function Editor() {
             <input className={input} value={def.completion.redirectUrl ?? ''} placeholder="https://app.prolific.com/submissions/complete?cc=CODE"
               onChange={(e) => set('completion', { ...def.completion, redirectUrl: e.target.value || undefined })} />
           </label>
+          <label className="flex flex-col gap-1 text-sm text-slate-300">Code for those who do not consent (optional)
+            <input className={input} value={def.decline?.code ?? ''} placeholder="NOCONSENT"
+              onChange={(e) => set('decline', { ...def.decline, code: e.target.value || undefined })} />
+          </label>
+          <label className="flex flex-col gap-1 text-sm text-slate-300 md:col-span-2">Message for those who do not consent (optional, Markdown)
+            <input className={input} value={def.decline?.message ?? ''} placeholder="Thank you for considering the study."
+              onChange={(e) => set('decline', { ...def.decline, message: e.target.value || undefined })} />
+          </label>
         </section>
 
         {(problems.length > 0 || (!local.ok && def.items.length > 0)) && (

@@ -35,6 +35,7 @@ type Phase =
   | { kind: 'loading' }
   | { kind: 'error'; message: string }
   | { kind: 'consent'; intro: StudyIntro }
+  | { kind: 'declined'; intro: StudyIntro }
   | { kind: 'running'; run: Running }
   | { kind: 'done'; code: string; redirectUrl: string | null };
 
@@ -156,11 +157,15 @@ export function StudyPage() {
           <p className="text-xs uppercase tracking-wider text-slate-500">{phase.intro.items} {phase.intro.items === 1 ? "item" : "items"} · {phase.intro.sessionMinutes} minutes at most</p>
           <h1 className="mb-4 mt-1 text-2xl font-semibold text-white">{phase.intro.title}</h1>
           <div className="max-h-[50vh] overflow-y-auto text-slate-200"><Markdown text={phase.intro.consent} /></div>
-          <div className="mt-6 flex justify-end"><Button tone="primary" onClick={() => void agree()}>I agree, start</Button></div>
+          <div className="mt-6 flex justify-end gap-3">
+            <Button onClick={() => setPhase({ kind: 'declined', intro: phase.intro })}>I do not agree</Button>
+            <Button tone="primary" onClick={() => void agree()}>I agree, start</Button>
+          </div>
         </div>
       </Centered>
     );
   }
+  if (phase.kind === 'declined') return <Declined intro={phase.intro} />;
   if (phase.kind === 'done') return <Debrief code={phase.code} redirectUrl={phase.redirectUrl} />;
   return <StudyRun run={phase.run} onDone={(code, redirectUrl) => setPhase({ kind: 'done', code, redirectUrl })} />;
 }
@@ -465,6 +470,33 @@ function GameItemView({ run, item, resume, notice, giveUp, onNext, allowReset, s
           : <GamePlayer game={games[item.game]} sink={run.outbox} seed={item.seed} resume={resume} allowReset={allowReset} showCounter={showCounter} onState={onState} toolbar={toolbar} />}
       </div>
     </div>
+  );
+}
+
+/** The end for a participant who did not consent: nothing of theirs is stored. */
+function Declined({ intro }: { intro: StudyIntro }) {
+  const { message, code, redirectUrl } = intro.decline;
+  useEffect(() => {
+    if (!redirectUrl) return;
+    const id = setTimeout(() => window.location.assign(redirectUrl), 5000);
+    return () => clearTimeout(id);
+  }, [redirectUrl]);
+  return (
+    <Centered main>
+      <div className="w-full max-w-xl rounded-xl border border-slate-800 bg-slate-900/70 p-8 text-center" data-testid="declined">
+        <h1 className="text-2xl font-semibold text-white">You chose not to take part</h1>
+        <div className="mt-3 text-slate-300">{message ? <Markdown text={message} /> : <p>Nothing about you has been recorded. You may close this page.</p>}</div>
+        {code && (
+          <>
+            <p className="mt-4 text-slate-300">If the study platform asks for a code, use</p>
+            <p className="mt-2 select-all rounded-lg bg-slate-950 py-3 font-mono text-2xl tracking-widest text-amber-200" data-testid="decline-code">{code}</p>
+          </>
+        )}
+        {redirectUrl && (
+          <p className="mt-4 text-sm text-slate-400">You will be taken back in a few seconds, or <a className="text-sky-300 underline" href={redirectUrl}>go now</a>.</p>
+        )}
+      </div>
+    </Centered>
   );
 }
 

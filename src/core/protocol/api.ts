@@ -39,6 +39,8 @@ export interface StudyIntro {
   readonly consent: string;
   readonly items: number;
   readonly sessionMinutes: number;
+  /** What a participant who does not consent is shown (the study's `decline`). */
+  readonly decline: { readonly message?: string; readonly code?: string; readonly redirectUrl?: string };
 }
 
 /** `POST /api/studies/:id/sessions`. */

@@ -110,6 +110,15 @@ export const StudyDefinition = z.object({
     arcengine: z.array(z.string().min(1).max(1000)).max(20).default([]),
     servers: z.array(z.url({ protocol: /^https?$/ })).max(20).default([]),
   }).optional(),
+  /**
+   * What a participant who does not consent is shown: a message, a code for the recruitment
+   * platform (Prolific's "no consent" code) and where they go. No session is made for them.
+   */
+  decline: z.object({
+    message: Markdown.optional(),
+    code: z.string().min(1).max(100).optional(),
+    redirectUrl: z.url({ protocol: /^https?$/ }).optional(),
+  }).optional(),
   completion: z.object({
     code: z.string().min(1).max(100),
     /** Where the participant goes at the end, e.g. `https://app.prolific.com/submissions/complete?cc=CODE`. */
