@@ -77,3 +77,22 @@ describe('controller lifecycle', () => {
     expect(resumed.hud.getState().frameHash).toBe(c.hud.getState().frameHash);
   });
 });
+
+describe('status line', () => {
+  it('a hint about copying is retired once the grid changes (a paste), and stays while nothing changes', () => {
+    const c = new PlayerController(new ListSink(), browserJudge(task), open, 3);
+    c.start();
+    c.setTool('select');
+    c.pointerDown('input', { row: 0, col: 0 });
+    c.pointerDrag({ row: 1, col: 1 });
+    c.pointerUp();
+    c.copy();
+    expect(usePlayer.getState().notice?.text).toMatch(/^Copied 2x2 cells/);
+    c.setColor(2);
+    expect(usePlayer.getState().notice?.text).toMatch(/^Copied 2x2 cells/);
+    c.pointerDown('output', { row: 0, col: 0 });
+    c.pointerUp();
+    c.paste();
+    expect(usePlayer.getState().notice).toBeNull();
+  });
+});

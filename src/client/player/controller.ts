@@ -26,6 +26,9 @@ export interface OpenTask {
   readonly collection: string;
 }
 
+/** Events after which an information hint ("Copied 3x3 cells…") no longer describes the screen. */
+const RETIRES_HINT: ReadonlySet<GridEventKind> = new Set<GridEventKind>(['paint', 'fill', 'paste', 'resize', 'copy.input', 'reset', 'undo', 'redo', 'recolor', 'test.select']);
+
 export class PlayerController {
   private stroke = 0;
   private strokeLast: Cell | null = null;
@@ -66,10 +69,13 @@ export class PlayerController {
     return usePlayer.getState().state;
   }
 
-  /** Logs one event and applies it. */
+  /** Logs one event and applies it; a change of the grid retires a hint about an earlier step. */
   emit<K extends GridEventKind>(kind: K, data: GridEventData[K]): void {
     const e = this.sink.append(kind, data as unknown as Record<string, unknown>);
-    usePlayer.setState((s) => ({ state: reduce(s.state, e) }));
+    usePlayer.setState((s) => ({
+      state: reduce(s.state, e),
+      ...(RETIRES_HINT.has(kind) && s.notice?.tone === 'info' ? { notice: null } : {}),
+    }));
   }
 
   /** The grid shown for a side of the current test input. */
