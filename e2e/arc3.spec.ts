@@ -111,6 +111,9 @@ test('a designer\'s hot reload: saving the game file changes the rules in the op
     await expect(page).toHaveURL(new RegExp(`/games/${TG01}/playtest$`));
     const canvas = page.getByTestId('game-canvas');
     await expect(canvas).toHaveAttribute('data-state', 'NOT_FINISHED');
+    // The playtest's controls sit above the state inspector: on screen at 1280x800 without scrolling.
+    await expect(page.getByTestId('inspector')).toBeVisible();
+    await expect(page.getByRole('button', { name: 'Restart level' })).toBeInViewport();
     // The walker starts on cell (1, 1): display pixel (12, 12), colour 9.
     await expect.poll(() => frameColour(page, 12, 12)).toEqual(rgb(PALETTE[9]));
     await page.keyboard.press('ArrowDown');

@@ -106,10 +106,11 @@ export function Arc3Playtest({ info }: { info: ServerGameInfo }) {
         </div>
       )}
       <div className="min-h-0 flex-1">
-        <ServerGamePlayer key={`${level}:${restarts}`} info={info} api={api} sink={sink} toolbar={toolbar}
+        {/* The playtest's own controls sit above the inspector, so a long state never pushes them off screen. */}
+        <ServerGamePlayer key={`${level}:${restarts}`} info={info} api={api} sink={sink}
           onError={(e) => setFailure({ message: e.message, traceback: (e.details as { traceback?: string } | undefined)?.traceback })}
           onHover={setHover}
-          side={(c) => <Arc3Inspector controller={c} hover={hover} />} />
+          side={(c) => <>{toolbar}<Arc3Inspector controller={c} hover={hover} /></>} />
       </div>
     </div>
   );
