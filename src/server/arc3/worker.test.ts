@@ -215,7 +215,9 @@ describe('the arcengine worker', () => {
     const good = readFileSync(path.join(GAMES, 'vc33', '5430563c', 'vc33.py'), 'utf8');
     writeFileSync(path.join(gameDir, 'vc33.py'), good + '\n_step = Vc33.step\ndef _looping(self):\n    while self.action.id.value == 2:\n        pass\n    _step(self)\nVc33.step = _looping\n');
     writeFileSync(path.join(gameDir, 'metadata.json'), JSON.stringify({ game_id: 'vc33-loop' }));
-    const w = worker([dir], { timeoutMs: 1500 });
+    // Long enough for an ordinary step (and the rebuild after the kill) on a loaded machine; the
+    // loop never ends, so it still runs into it.
+    const w = worker([dir], { timeoutMs: 6000 });
     await w.open('t1', 'vc33-loop');
     await w.act('t1', CLICKS[0]);
     const pid = w.pid;
