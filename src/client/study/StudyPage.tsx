@@ -473,14 +473,19 @@ function GameItemView({ run, item, resume, notice, giveUp, onNext, allowReset, s
   );
 }
 
+/** An end page's way back to the recruitment platform: after 5 s (the page offers a link meanwhile). */
+function useRedirectSoon(url: string | null): void {
+  useEffect(() => {
+    if (!url) return;
+    const id = setTimeout(() => window.location.assign(url), 5000);
+    return () => clearTimeout(id);
+  }, [url]);
+}
+
 /** The end for a participant who did not consent: nothing of theirs is stored. */
 function Declined({ intro }: { intro: StudyIntro }) {
   const { message, code, redirectUrl } = intro.decline;
-  useEffect(() => {
-    if (!redirectUrl) return;
-    const id = setTimeout(() => window.location.assign(redirectUrl), 5000);
-    return () => clearTimeout(id);
-  }, [redirectUrl]);
+  useRedirectSoon(redirectUrl ?? null);
   return (
     <Centered main>
       <div className="w-full max-w-xl rounded-xl border border-slate-800 bg-slate-900/70 p-8 text-center" data-testid="declined">
@@ -501,11 +506,7 @@ function Declined({ intro }: { intro: StudyIntro }) {
 }
 
 function Debrief({ code, redirectUrl }: { code: string; redirectUrl: string | null }) {
-  useEffect(() => {
-    if (!redirectUrl) return;
-    const id = setTimeout(() => window.location.assign(redirectUrl), 5000);
-    return () => clearTimeout(id);
-  }, [redirectUrl]);
+  useRedirectSoon(redirectUrl);
   return (
     <Centered main>
       <div className="w-full max-w-xl rounded-xl border border-slate-800 bg-slate-900/70 p-8 text-center">
