@@ -8,7 +8,6 @@
  * can be judged as a ratio on a shared machine.
  */
 import { spawn } from 'node:child_process';
-import { Agent, request } from 'node:http';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -33,23 +32,29 @@ function serve(dataDir: string, env: NodeJS.ProcessEnv): Promise<{ url: string; 
   });
 }
 
-const SECONDS = 3;
-const WARM_UP_MS = 6_000;
-/** A bound on the requests of one scenario, whatever the machine's speed. */
-const MAX_REQUESTS = 200_000;
+const SECONDS = 4;
+const WARM_UP_S = 6;
 
-function post(agent: Agent, url: URL, route: string, key: string, body: unknown): Promise<Record<string, unknown>> {
+/**
+ * The clients, as a plain Node script in a process of their own (neither the bench's TypeScript
+ * loader nor its event loop in the way): `CLIENTS` keep-alive connections, each with its own
+ * scorecard and session, replaying `PLAN` for `WARM_UP` seconds and then for `SECONDS` more
+ * (measured); prints the sum of the clients' rates (actions per second) as JSON. With `BARE` set it sends the same requests without a scorecard or session.
+ */
+const CLIENT_SCRIPT = `const { Agent, request } = require('node:http');
+const { BASE_URL, KEY, GAME, PLAN, WARM_UP, SECONDS, CLIENTS, BARE } = process.env;
+const url = new URL(BASE_URL);
+const plan = PLAN.split(',');
+function post(agent, route, body) {
   const text = JSON.stringify(body);
   return new Promise((resolve, reject) => {
-    const req = request({
-      agent, host: url.hostname, port: url.port, path: route, method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), 'X-API-Key': key },
-    }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
+    const req = request({ agent, host: url.hostname, port: url.port, path: route, method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), 'X-API-Key': KEY } }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
       res.on('end', () => {
-        const out = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
-        if (res.statusCode !== 200) reject(new Error(`${route} answered ${res.statusCode}: ${String(out.message)}`));
+        const out = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        if (res.statusCode !== 200) reject(new Error(route + ' answered ' + res.statusCode + ': ' + out.message));
         else resolve(out);
       });
     });
@@ -57,24 +62,41 @@ function post(agent: Agent, url: URL, route: string, key: string, body: unknown)
     req.end(text);
   });
 }
-
-/** One client: its own keep-alive connection, scorecard and session; returns the actions answered before `until`. */
-async function client(url: URL, key: string, until: number, budget: { left: number }): Promise<number> {
+async function client(warm, until) {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  try {
-    const gameId = versionedGameId(games.push);
-    const { card_id } = await post(agent, url, '/api/scorecard/open', key, { tags: ['bench'] });
-    const { guid } = await post(agent, url, '/api/cmd/RESET', key, { game_id: gameId, card_id });
-    const plan = [...solutions.push[0].split(','), 'RESET'];
-    let n = 0;
-    while (Date.now() < until && budget.left-- > 0) {
-      await post(agent, url, `/api/cmd/${plan[n % plan.length]}`, key, { game_id: gameId, guid });
-      n++;
-    }
-    return n;
-  } finally {
-    agent.destroy();
+  let guid = 'none';
+  if (!BARE) {
+    const { card_id } = await post(agent, '/api/scorecard/open', { tags: ['bench'] });
+    ({ guid } = await post(agent, '/api/cmd/RESET', { game_id: GAME, card_id }));
   }
+  let i = 0;
+  while (Date.now() < warm) await post(agent, '/api/cmd/' + plan[i++ % plan.length], { game_id: GAME, guid });
+  const start = performance.now();
+  let n = 0;
+  while (Date.now() < until) { await post(agent, '/api/cmd/' + plan[i++ % plan.length], { game_id: GAME, guid }); n++; }
+  const seconds = (performance.now() - start) / 1000;
+  agent.destroy();
+  return n / seconds;
+}
+(async () => {
+  const warm = Date.now() + Number(WARM_UP) * 1000;
+  const rates = await Promise.all(Array.from({ length: Number(CLIENTS) }, () => client(warm, warm + Number(SECONDS) * 1000)));
+  console.log(JSON.stringify({ rate: rates.reduce((a, b) => a + b, 0) }));
+})().catch((e) => { console.error(e.message); process.exit(1); });`;
+
+/** Runs {@link CLIENT_SCRIPT}; resolves to the actions (or requests) answered per second. */
+function clients(env: Record<string, string>): Promise<number> {
+  const child = spawn(process.execPath, ['-e', CLIENT_SCRIPT], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (b: Buffer) => { out += b.toString('utf8'); });
+  child.stderr.on('data', (b: Buffer) => { err += b.toString('utf8'); });
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => {
+      if (code !== 0) return reject(new Error(`the bench's client failed (exit ${code}): ${err.trim()}`));
+      resolve((JSON.parse(out) as { rate: number }).rate);
+    });
+  });
 }
 
 /** A bare Node HTTP server in a process of its own answering every request with `bytes` of JSON. */
@@ -90,26 +112,6 @@ require('node:http').createServer((req, res) => { req.resume(); req.on('end', ()
   });
 }
 
-/** Requests answered by the bare server for one keep-alive client in SECONDS. */
-async function ceiling(bytes: number): Promise<number> {
-  const bare = await bareServer(bytes);
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  try {
-    const url = new URL(bare.url);
-    const until = Date.now() + SECONDS * 1000;
-    const start = performance.now();
-    let n = 0;
-    while (Date.now() < until) {
-      await post(agent, url, '/api/cmd/ACTION1', 'none', { game_id: 'x', guid: 'y' });
-      n++;
-    }
-    return n / ((performance.now() - start) / 1000);
-  } finally {
-    agent.destroy();
-    await bare.stop();
-  }
-}
-
 export async function* run(): AsyncIterable<BenchResult> {
   const dir = mkdtempSync(path.join(tmpdir(), 'arc-studio-bench-agents-'));
   const dist = path.join(dir, 'dist');
@@ -117,24 +119,27 @@ export async function* run(): AsyncIterable<BenchResult> {
   writeFileSync(path.join(dist, 'index.html'), '<!doctype html><html><body></body></html>');
   const key = 'researcher-token-for-the-agents-bench-0123';
   const server = await serve(path.join(dir, 'data'), { ...process.env, ARC_STUDIO_DIST: dist, ARC_STUDIO_ADMIN_TOKEN: key, DATABASE_URL: '' });
+  const plan = [...solutions.push[0].split(','), 'RESET'].join(',');
+  const env = { BASE_URL: server.url, KEY: key, GAME: versionedGameId(games.push), PLAN: plan };
   try {
-    const url = new URL(server.url);
-    // Warm-up: the engine, the routes and the database's first inserts. The server's code runs
-    // through the TypeScript loader and is compiled hot over the first few seconds (measured
-    // here: one client's rate climbs for about 5 s, then holds), so the figures are steady state.
-    await client(url, key, Date.now() + WARM_UP_MS, { left: MAX_REQUESTS });
-    for (const clients of [1, 16]) {
-      const start = performance.now();
-      const budget = { left: MAX_REQUESTS };
-      const counts = await Promise.all(Array.from({ length: clients }, () => client(url, key, Date.now() + SECONDS * 1000, budget)));
-      const seconds = (performance.now() - start) / 1000;
-      const total = counts.reduce((a, b) => a + b, 0);
-      yield { name: `agents.rest.push.${clients === 1 ? 'one_client' : `${clients}_clients`}.actions_per_s`, value: total / seconds, unit: 'actions/s' };
+    // Each measurement follows a warm-up on the same connections: the server's code and the
+    // client's are compiled hot over the first seconds (measured here: one client's rate climbs
+    // for about 4 s, then holds), so the figures are steady state.
+    for (const n of [1, 16]) {
+      const value = await clients({ ...env, WARM_UP: String(WARM_UP_S), SECONDS: String(SECONDS), CLIENTS: String(n) });
+      yield { name: `agents.rest.push.${n === 1 ? 'one_client' : `${n}_clients`}.actions_per_s`, value, unit: 'actions/s' };
     }
-    // The same response size as an action's (one 64x64 frame and the fields around it).
-    yield { name: 'agents.rest.loopback_ceiling.one_client.requests_per_s', value: await ceiling(8_800), unit: 'requests/s' };
   } finally {
     await server.stop();
     rmSync(dir, { recursive: true, force: true });
+  }
+  // The same client against a bare server answering the same size as an action's (one 64x64
+  // frame and the fields around it).
+  const bare = await bareServer(8_800);
+  try {
+    const value = await clients({ ...env, BASE_URL: bare.url, WARM_UP: String(WARM_UP_S), SECONDS: String(SECONDS), CLIENTS: '1', BARE: '1' });
+    yield { name: 'agents.rest.loopback_ceiling.one_client.requests_per_s', value, unit: 'requests/s' };
+  } finally {
+    await bare.stop();
   }
 }

@@ -77,29 +77,46 @@ export interface ProtocolFrame {
 /** The routes' action names, in `GameAction` order (RESET is 0). */
 export const COMMANDS: readonly GameAction[] = ['RESET', 'ACTION1', 'ACTION2', 'ACTION3', 'ACTION4', 'ACTION5', 'ACTION6', 'ACTION7'];
 
-const DIGITS = Array.from({ length: 256 }, (_, i) => String(i));
-
 /**
- * The JSON text of a response. Frames are written row by row from the cells: an action answers
- * 4,096 numbers per frame, and building nested arrays only to stringify them costs more than
- * the engine's step.
+ * The JSON text of a response. Frames are written as ASCII bytes straight from the cells into
+ * one buffer: an action answers 4,096 numbers per frame, and building nested arrays (or strings
+ * cell by cell) only to serialise them costs several times the engine's step.
  */
 export function frameJson(head: Omit<ProtocolFrame, 'frame'>, frames: readonly (Uint8Array | readonly (readonly number[])[])[]): string {
   const parts: string[] = [];
-  for (const f of frames) {
-    const rows: string[] = [];
-    if (f instanceof Uint8Array) {
-      const side = Math.round(Math.sqrt(f.length));
-      for (let y = 0; y < side; y++) {
-        let row = '[' + DIGITS[f[y * side]];
-        for (let x = 1; x < side; x++) row += ',' + DIGITS[f[y * side + x]];
-        rows.push(row + ']');
-      }
-    } else {
-      for (const r of f) rows.push('[' + r.join(',') + ']');
-    }
-    parts.push('[' + rows.join(',') + ']');
-  }
+  for (const f of frames) parts.push(f instanceof Uint8Array ? gridJson(f) : '[' + f.map((r) => '[' + r.join(',') + ']').join(',') + ']');
   const rest = JSON.stringify(head);
   return `{"frame":[${parts.join(',')}],${rest.slice(1)}`;
+}
+
+const OPEN = 0x5b;
+const CLOSE = 0x5d;
+const COMMA = 0x2c;
+const ZERO = 0x30;
+const ascii = new TextDecoder();
+let scratch = new Uint8Array(16 * 1024);
+
+/** A square grid of byte cells as a JSON array of rows (`[[0,1,...],...]`). */
+function gridJson(cells: Uint8Array): string {
+  const side = Math.round(Math.sqrt(cells.length));
+  // At most three digits and a comma per cell, and two brackets and a comma per row.
+  const bound = cells.length * 4 + side * 3 + 2;
+  if (scratch.length < bound) scratch = new Uint8Array(bound);
+  const out = scratch;
+  let n = 0;
+  out[n++] = OPEN;
+  for (let y = 0; y < side; y++) {
+    if (y > 0) out[n++] = COMMA;
+    out[n++] = OPEN;
+    for (let x = 0, i = y * side; x < side; x++, i++) {
+      if (x > 0) out[n++] = COMMA;
+      const v = cells[i];
+      if (v >= 100) { out[n++] = ZERO + ((v / 100) | 0); out[n++] = ZERO + (((v / 10) | 0) % 10); out[n++] = ZERO + (v % 10); }
+      else if (v >= 10) { out[n++] = ZERO + ((v / 10) | 0); out[n++] = ZERO + (v % 10); }
+      else out[n++] = ZERO + v;
+    }
+    out[n++] = CLOSE;
+  }
+  out[n++] = CLOSE;
+  return ascii.decode(out.subarray(0, n));
 }
