@@ -12,6 +12,8 @@ import { bundledTaskDirs } from './serve';
 import { TaskLibrary } from '../server/collections';
 import { openStore, redact } from '../server/store/open';
 import { replayWithEngine } from '../server/studies';
+import { startArc3, studioGames } from '../server/arc3/mount';
+import { arc3GameDirs } from './games';
 import { ExportError, exportContext, type ExportContext } from '../server/export/context';
 import { attemptsCsv } from '../server/export/attempts';
 import { baselinesCsv, baselinesJson } from '../server/export/baselines';
@@ -24,7 +26,7 @@ import { recordingEntries, type SkippedRun } from '../server/export/recordings';
 export const CLI_FORMATS = ['jsonl', 'csv', 'baselines', 'grid-actions', 'recordings', 'zip'] as const;
 type CliFormat = (typeof CLI_FORMATS)[number];
 
-const USAGE = `export --study ID --format ${CLI_FORMATS.join('|')} --out PATH [--version N] [--data-dir DIR]`;
+const USAGE = `export --study ID --format ${CLI_FORMATS.join('|')} --out PATH [--version N] [--data-dir DIR] [--arc3-games DIR]...`;
 const SUMMARY = "Export a study's data: raw events (jsonl), attempts (csv), baselines (JSON, or CSV for a .csv --out), grid actions (csv), ARC-AGI-3 recordings (a folder) or the whole bundle (zip). Reads the serve store: PGlite in --data-dir, or DATABASE_URL.";
 const EXPORT = {
   command: 'export', usage: USAGE, summary: SUMMARY,
@@ -34,6 +36,7 @@ const EXPORT = {
     out: { type: 'string', value: 'PATH', help: 'the file to write (a folder for recordings); written through a .part file' },
     version: { type: 'integer', value: 'N', min: 1, help: 'only this version of the study (default: every version)' },
     'data-dir': { type: 'string', value: 'DIR', default: '.arc-studio', help: 'the data folder "arc-studio serve" uses; ignored when DATABASE_URL is set' },
+    'arc3-games': { type: 'string', value: 'DIR', multiple: true, help: 'the arcengine game folders "arc-studio serve" mounts, so that their games are verified and in the baselines; default: ARC_STUDIO_ARC3_GAMES' },
   },
 } as const;
 
@@ -133,10 +136,16 @@ export const exportCommand: Command = {
     for (const dir of bundledTaskDirs('tasks')) await library.mount(dir);
     for (const dir of bundledTaskDirs('practice')) await library.mount(dir, undefined, 'practice');
     const store = await openStore(databaseUrl ? { databaseUrl } : { dataDir });
+    // The arcengine games, as the server runs them: their logs verified by the official engine,
+    // their levels and versions in the baselines and recordings.
+    const arc3Dirs = arc3GameDirs(values['arc3-games']).map((d) => path.resolve(d));
+    const arc3 = arc3Dirs.length ? await startArc3({ dirs: arc3Dirs, servers: [], workers: 1 }, store, (line) => console.error(line)) : null;
+    if (arc3 && !arc3.engine.ok) console.error(`The arcengine games are left out: ${arc3.engine.message}`);
     try {
+      const { replay, gameInfo } = arc3 ? studioGames(arc3) : { replay: replayWithEngine, gameInfo: undefined };
       let ctx: ExportContext;
       try {
-        ctx = await exportContext({ store, studyId: values.study, version, library, replay: replayWithEngine, now: Date.now() });
+        ctx = await exportContext({ store, studyId: values.study, version, library, replay, games: gameInfo?.(), now: Date.now() });
       } catch (e) {
         if (e instanceof ExportError) fail(e.message);
         throw e;
@@ -148,6 +157,7 @@ export const exportCommand: Command = {
       for (const s of r.skipped) console.error(`Not written: ${s.name}: ${s.reason}`);
       return 0;
     } finally {
+      await arc3?.service.stop();
       await store.close();
     }
   },

@@ -14,12 +14,9 @@ import { limitsFromEnv } from './study/limits';
 import { TaskLibrary } from './collections';
 import { adminLoginMessage, loadAdminToken } from './auth';
 import { openStore, redact } from './store/open';
-import { definitionOf, gameIds, loadStudyFiles, replayWithEngine, syncStudyFiles } from './studies';
+import { definitionOf, gameIds, loadStudyFiles, syncStudyFiles } from './studies';
 import type { Store } from './store/types';
-import type { ReplayGame } from '../core/study/rules';
-import { versionedGameId } from '../core/game';
-import { games as builtinGames } from '../games';
-import { startArc3 } from './arc3/mount';
+import { startArc3, studioGames } from './arc3/mount';
 import type { Arc3Source } from './arc3/source';
 import { AgentService } from './agents/service';
 import { directCommands } from './agents/direct';
@@ -29,7 +26,6 @@ import { computeStudyResults } from './resultsApi';
 import { BaselinesError, isScoringPreset, parseBaselines, type Baselines, type ScoringPresetName } from '../core/scoring';
 
 /** The built-in games' titles, level counts and current versions, as the results need them. */
-const builtinGameInfo = Object.fromEntries(Object.values(builtinGames).map((g) => [g.id, { title: g.title, levels: g.levels.length, version: versionedGameId(g) }]));
 
 /** Builds remote ARC-AGI-3 sources (loaded only when a remote server is configured). */
 async function remoteSourceFactory(): Promise<(baseUrl: string) => Arc3Source> {
@@ -140,12 +136,7 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; cl
   const syncGames = () => { games.clear(); for (const id of [...gameIds, ...arc3.service.ids]) games.add(id); };
   syncGames();
   arc3.service.onRefresh(syncGames);
-  const replay: ReplayGame = (gameId, events) => (gameIds.has(gameId) ? null : arc3.service.replay(gameId, events)) ?? replayWithEngine(gameId, events);
-  const gameInfo = () => {
-    const out: Record<string, { title: string; levels: number; version?: string }> = { ...builtinGameInfo };
-    for (const g of arc3.service.list()) out[g.id] = { title: g.title, levels: g.levels ?? 0, version: g.id };
-    return out;
-  };
+  const { replay, gameInfo } = studioGames(arc3);
 
   const resultsDeps = { store, library, adminTokenHash: admin.hash, replay, gameInfo };
   const agents = new AgentService({

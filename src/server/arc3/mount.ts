@@ -4,6 +4,10 @@
  * message saying which Python and arcengine were found, or what is missing and how to install it.
  */
 import type { Store } from '../store/types';
+import type { ReplayGame } from '../../core/study/rules';
+import { versionedGameId } from '../../core/game';
+import { games as builtinGames } from '../../games';
+import { gameIds, replayWithEngine } from '../studies';
 import { Arc3Service, type MountedSource } from './runs';
 import type { Arc3Source } from './source';
 import { Arc3Error, Arc3Pool, probe } from './worker';
@@ -87,4 +91,25 @@ export async function startArc3(mount: Arc3Mount, store: Store, log: (line: stri
     return { replayer, release: () => pool.stop() };
   };
   return { service, engine, notes, checkReplayer };
+}
+
+/** Per game id: its title, how many levels it has and the version the server runs (`push-<hash>`). */
+export type GameInfo = Record<string, { title: string; levels: number; version?: string }>;
+
+const builtinGameInfo: GameInfo = Object.fromEntries(Object.values(builtinGames).map((g) => [g.id, { title: g.title, levels: g.levels.length, version: versionedGameId(g) }]));
+
+/**
+ * Every game the server runs, built-in and ARC-AGI-3, as the results and exports see them: the
+ * verification of a game log (the official engine's for its games, the built-in engine's for the
+ * rest) and the games' level counts and versions, current as the ARC-AGI-3 lists change.
+ */
+export function studioGames(arc3: Arc3Started): { replay: ReplayGame; gameInfo: () => GameInfo } {
+  return {
+    replay: (gameId, events) => (gameIds.has(gameId) ? null : arc3.service.replay(gameId, events)) ?? replayWithEngine(gameId, events),
+    gameInfo: () => {
+      const out: GameInfo = { ...builtinGameInfo };
+      for (const g of arc3.service.list()) out[g.id] = { title: g.title, levels: g.levels ?? 0, version: g.id };
+      return out;
+    },
+  };
 }
