@@ -178,4 +178,29 @@ export const migrations: readonly Migration[] = [
       ALTER TABLE agent_steps ADD COLUMN frames text;
     `,
   },
+  {
+    version: 6,
+    name: 'excluded sessions, and the audit log of researchers\' actions',
+    sql: `
+      -- An excluded session is listed and exported but never counted; NULL: counted.
+      ALTER TABLE sessions ADD COLUMN excluded_at timestamptz;
+      ALTER TABLE sessions ADD COLUMN excluded_reason text;
+      -- Kept when the study or session it names is deleted: the log says who deleted what.
+      CREATE TABLE audit_events (
+        id bigserial PRIMARY KEY,
+        study_id text NOT NULL,
+        -- 'researcher' for the researcher token
+        actor text NOT NULL,
+        -- session.exclude, session.include, session.delete, study.delete
+        action text NOT NULL,
+        -- the session id, or the study id for study.delete
+        target text NOT NULL,
+        reason text,
+        -- what the action changed, e.g. the rows deleted
+        detail jsonb NOT NULL DEFAULT '{}',
+        at timestamptz NOT NULL
+      );
+      CREATE INDEX audit_events_by_study ON audit_events (study_id, id);
+    `,
+  },
 ];

@@ -3,7 +3,7 @@
  */
 import type { SessionState, StoredEvent } from '../../core/study/rules';
 import { migrations } from './migrations';
-import type { AgentKeyRecord, AgentRunRecord, AgentStepRecord, AppendResult, EventInput, GameRunRecord, GameStepRecord, NewSession, SessionRecord, Store, StudyRecord, StudySource, StudySummary, SubmissionRecord, ScorecardRecord } from './types';
+import type { AgentKeyRecord, AgentRunRecord, AuditEventInput, AuditEventRecord, DeletedRows, AgentStepRecord, AppendResult, EventInput, GameRunRecord, GameStepRecord, NewSession, SessionRecord, Store, StudyRecord, StudySource, StudySummary, SubmissionRecord, ScorecardRecord } from './types';
 
 export interface Queryable {
   query<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<{ rows: R[] }>;
@@ -114,7 +114,25 @@ function sessionFromRow(r: Row): SessionRecord {
     lastEventAt: msOrNull(r.last_event_at),
     finishedAt: msOrNull(r.finished_at),
     flags: json(r.flags),
+    excludedAt: msOrNull(r.excluded_at),
+    excludedReason: (r.excluded_reason as string | null | undefined) ?? null,
   };
+}
+
+/** Deletes the given sessions and everything of them (children first, for the foreign keys). */
+async function deleteSessionRows(tx: Queryable, ids: readonly string[]): Promise<Omit<DeletedRows, 'studies'>> {
+  const count = async (sql: string): Promise<number> => (await tx.query<{ n: number }>(`WITH d AS (${sql} RETURNING 1) SELECT count(*)::int AS n FROM d`, [ids])).rows[0].n;
+  const gameSteps = await count(`DELETE FROM game_steps WHERE run_id IN (SELECT run_id FROM game_runs WHERE session_id = ANY($1::text[]))`);
+  const gameRuns = await count(`DELETE FROM game_runs WHERE session_id = ANY($1::text[])`);
+  const submissions = await count(`DELETE FROM submissions WHERE session_id = ANY($1::text[])`);
+  const events = await count(`DELETE FROM events WHERE session_id = ANY($1::text[])`);
+  const sessions = await count(`DELETE FROM sessions WHERE id = ANY($1::text[])`);
+  return { sessions, events, submissions, gameRuns, gameSteps };
+}
+
+async function insertAudit(tx: Queryable, e: AuditEventInput, detail: Record<string, unknown> = {}): Promise<void> {
+  await tx.query(`INSERT INTO audit_events (study_id, actor, action, target, reason, detail, at) VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7)`,
+    [e.studyId, e.actor, e.action, e.target, e.reason, JSON.stringify(detail), new Date(e.at)]);
 }
 
 function studyFromRow(r: Row): StudyRecord {
@@ -193,6 +211,52 @@ export class SqlStore implements Store {
     await this.db.query(
       `UPDATE sessions SET state = $2, finished_at = COALESCE($3, finished_at), flags = COALESCE($4::jsonb, flags) WHERE id = $1`,
       [id, state, opts.finishedAt === undefined ? null : new Date(opts.finishedAt), opts.flags === undefined ? null : JSON.stringify(opts.flags)]);
+  }
+
+  async setSessionExclusion(id: string, exclude: { readonly reason: string | null } | null, audit: Omit<AuditEventInput, 'studyId' | 'target' | 'action' | 'reason'>): Promise<{ session: SessionRecord; changed: boolean } | null> {
+    return this.db.transaction(async (tx) => {
+      const cur = await tx.query(`SELECT * FROM sessions WHERE id = $1 FOR UPDATE`, [id]);
+      if (!cur.rows[0]) return null;
+      const before = sessionFromRow(cur.rows[0]);
+      if ((before.excludedAt !== null) === (exclude !== null)) return { session: before, changed: false };
+      const r = await tx.query(`UPDATE sessions SET excluded_at = $2, excluded_reason = $3 WHERE id = $1 RETURNING *`,
+        [id, exclude ? new Date(audit.at) : null, exclude?.reason ?? null]);
+      await insertAudit(tx, { ...audit, studyId: before.studyId, target: id, action: exclude ? 'session.exclude' : 'session.include', reason: exclude?.reason ?? null });
+      return { session: sessionFromRow(r.rows[0]), changed: true };
+    });
+  }
+
+  async deleteSession(id: string, audit: Omit<AuditEventInput, 'studyId' | 'target' | 'action'>): Promise<DeletedRows | null> {
+    return this.db.transaction(async (tx) => {
+      const cur = await tx.query<{ study_id: string }>(`SELECT study_id FROM sessions WHERE id = $1 FOR UPDATE`, [id]);
+      if (!cur.rows[0]) return null;
+      const deleted = { studies: 0, ...await deleteSessionRows(tx, [id]) };
+      await insertAudit(tx, { ...audit, studyId: cur.rows[0].study_id, target: id, action: 'session.delete' }, { deleted });
+      return deleted;
+    });
+  }
+
+  async deleteStudy(id: string, audit: Omit<AuditEventInput, 'studyId' | 'target' | 'action'>): Promise<DeletedRows | null> {
+    return this.db.transaction(async (tx) => {
+      // The same lock as saveStudy; the rows' lock holds off new sessions (their foreign key) until this commits.
+      await tx.query(`SELECT pg_advisory_xact_lock(hashtext('study:' || $1))`, [id]);
+      const versions = await tx.query(`SELECT version FROM studies WHERE id = $1 FOR UPDATE`, [id]);
+      if (!versions.rows.length) return null;
+      const ids = (await tx.query<{ id: string }>(`SELECT id FROM sessions WHERE study_id = $1 ORDER BY id FOR UPDATE`, [id])).rows.map((r) => r.id);
+      const rows = await deleteSessionRows(tx, ids);
+      const studies = await tx.query(`DELETE FROM studies WHERE id = $1 RETURNING 1`, [id]);
+      const deleted = { studies: studies.rows.length, ...rows };
+      await insertAudit(tx, { ...audit, studyId: id, target: id, action: 'study.delete' }, { deleted });
+      return deleted;
+    });
+  }
+
+  async listAuditEvents(studyId: string): Promise<AuditEventRecord[]> {
+    const r = await this.db.query(`SELECT * FROM audit_events WHERE study_id = $1 ORDER BY id DESC`, [studyId]);
+    return r.rows.map((row) => ({
+      id: Number(row.id), studyId: row.study_id as string, actor: row.actor as string, action: row.action as AuditEventRecord['action'],
+      target: row.target as string, reason: (row.reason as string | null) ?? null, detail: json(row.detail), at: ms(row.at),
+    }));
   }
 
   /**

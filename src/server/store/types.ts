@@ -41,6 +41,9 @@ export interface SessionRecord extends NewSession {
   readonly lastEventAt: number | null;
   readonly finishedAt: number | null;
   readonly flags: readonly string[];
+  /** When a researcher excluded the session (listed and exported, never counted); null: counted. */
+  readonly excludedAt: number | null;
+  readonly excludedReason: string | null;
 }
 
 export interface EventInput {
@@ -110,6 +113,38 @@ export interface GameStepRecord {
   readonly at: number;
 }
 
+/** What a researcher did, as the audit log names it. */
+export type AuditAction = 'session.exclude' | 'session.include' | 'session.delete' | 'study.delete';
+
+/** One researcher action on a study or one of its sessions, for the study's audit log. */
+export interface AuditEventInput {
+  readonly studyId: string;
+  /** Who: `researcher` for the researcher token. */
+  readonly actor: string;
+  readonly action: AuditAction;
+  /** The session id, or the study id for `study.delete`. */
+  readonly target: string;
+  readonly reason: string | null;
+  readonly at: number;
+}
+
+export interface AuditEventRecord extends AuditEventInput {
+  /** Increasing in the order the actions were recorded. */
+  readonly id: number;
+  /** What the action changed: for deletions, the rows deleted per table. */
+  readonly detail: Readonly<Record<string, unknown>>;
+}
+
+/** Rows a deletion removed, per table. */
+export interface DeletedRows {
+  readonly studies: number;
+  readonly sessions: number;
+  readonly events: number;
+  readonly submissions: number;
+  readonly gameRuns: number;
+  readonly gameSteps: number;
+}
+
 /** An API key of an agent (the ARC-AGI-3 protocol); only its SHA-256 is stored. */
 export interface AgentKeyRecord {
   readonly id: string;
@@ -173,6 +208,24 @@ export interface Store {
   /** Sessions of a study whose params hold this value (e.g. the same PROLIFIC_PID). */
   countSessionsWithParam(studyId: string, key: string, value: string): Promise<number>;
   setSessionState(id: string, state: SessionState, opts?: { finishedAt?: number; flags?: readonly string[] }): Promise<void>;
+  /**
+   * Excludes a session from every count (`exclude` given) or counts it again (null), and records
+   * the audit event in the same transaction. Null when there is no such session; `changed` is
+   * false (and nothing is recorded) when the session was already so.
+   */
+  setSessionExclusion(id: string, exclude: { readonly reason: string | null } | null, audit: Omit<AuditEventInput, 'studyId' | 'target' | 'action' | 'reason'>): Promise<{ session: SessionRecord; changed: boolean } | null>;
+  /**
+   * Deletes a session and everything of it (events, submissions, server-run game runs and their
+   * steps) and records the audit event, in one transaction. Null when there is no such session.
+   */
+  deleteSession(id: string, audit: Omit<AuditEventInput, 'studyId' | 'target' | 'action'>): Promise<DeletedRows | null>;
+  /**
+   * Deletes a study: every version, every session and everything of them, and records the audit
+   * event, in one transaction. Null when there is no such study. The audit log stays.
+   */
+  deleteStudy(id: string, audit: Omit<AuditEventInput, 'studyId' | 'target' | 'action'>): Promise<DeletedRows | null>;
+  /** The audit log of a study (also of one deleted since), newest first. */
+  listAuditEvents(studyId: string): Promise<AuditEventRecord[]>;
 
   /**
    * Stores a batch idempotently on `(sessionId, seq)` in one transaction: repeated events are

@@ -64,7 +64,7 @@ export function sessionRoutes(ctx: StudyContext): Hono {
     const created = { id, studyId: rec.id, studyVersion: rec.version, tokenHash: hashToken(token), params, seed, order: sessionOrder(study, seed), createdAt: now(), flags: [...new Set(flags)] };
     await store.createSession(created);
     // The first batch follows at once: it finds its session here instead of in the database.
-    ctx.remember({ ...created, state: 'started', ackedThrough: -1, eventCount: 0, eventBytes: 0, lastEventAt: null, finishedAt: null });
+    ctx.remember({ ...created, state: 'started', ackedThrough: -1, eventCount: 0, eventBytes: 0, lastEventAt: null, finishedAt: null, excludedAt: null, excludedReason: null });
     return c.json({ sessionId: id, token } satisfies CreatedSession, 201);
   });
 
