@@ -61,6 +61,18 @@ test('the task browser, the task player, the games page and every game are acces
   await openTask(page, 'arc-agi-1', 'training/007bbfb7');
   await expectAccessible(page, 'task player');
   await expectVisibleFocus(page, 'task player');
+  await page.getByRole('button', { name: 'Enlarge example 1' }).click();
+  await expect(page.getByTestId('pair-viewer')).toBeVisible();
+  await expectAccessible(page, 'pair viewer');
+  await page.keyboard.press('Escape');
+  await expect(page.getByTestId('pair-viewer')).toHaveCount(0);
+
+  // A phone at a study that needs a larger screen.
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto('/s/sample');
+  await expect(page.getByTestId('device-message')).toBeVisible();
+  await expectAccessible(page, 'device message');
+  await page.setViewportSize({ width: 1280, height: 800 });
 
   await page.goto('/games');
   await expect(page.getByRole('link', { name: /push/ }).first()).toBeVisible();

@@ -9,6 +9,7 @@ import { DemoPairs } from './DemoPairs';
 import type { Judge } from './judge';
 import type { LogEvent } from '../../core/log/events';
 import { usePlayer } from './store';
+import { useMediaQuery } from '../ui/useMediaQuery';
 
 export interface TaskPlayerProps {
   readonly open: OpenTask;
@@ -39,6 +40,7 @@ export function TaskPlayer({ open, sink, judge, trials = 3, toolbar, onFinishedA
   const test = currentTest(state);
   const testIndex = state.testIndex;
   const input = open.task.test[testIndex]?.input;
+  const wide = useMediaQuery('(min-width: 1024px)');
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
@@ -53,14 +55,16 @@ export function TaskPlayer({ open, sink, judge, trials = 3, toolbar, onFinishedA
 
   if (!test || !input) return null;
   const solved = taskSolved(state);
+  const showSymbols = state.showSymbols;
   const finished = state.tests.every((t) => t.status !== 'open');
 
   return (
-    <div className="flex h-full min-h-0 gap-4 p-3">
-      <aside className="flex w-[340px] shrink-0 flex-col overflow-hidden">
+    <div className="flex h-full min-h-0 flex-col gap-3 p-3 lg:flex-row lg:gap-4">
+      {/* Beside the test on a wide screen; a strip above it on a narrow one (a portrait tablet). */}
+      <aside className="flex shrink-0 flex-col overflow-hidden lg:w-[clamp(320px,28vw,560px)]">
         <h2 className="mb-2 text-xs font-semibold uppercase tracking-wider text-slate-400">Demonstrations</h2>
-        <div className="min-h-0 flex-1 overflow-y-auto pr-1" tabIndex={0} role="region" aria-label="Demonstrations">
-          <DemoPairs pairs={open.task.train} />
+        <div className={`min-h-0 pr-1 ${wide ? 'flex-1 overflow-y-auto' : 'overflow-x-auto pb-1'}`} tabIndex={0} role="region" aria-label="Demonstrations">
+          <DemoPairs pairs={open.task.train} showSymbols={showSymbols} compact={!wide} />
         </div>
       </aside>
 

@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useLocation, useParams } from 'wouter';
 import { StudyId, parseStudy, type StudyDefinitionInput } from '../../core/study/schema';
+import { DEVICE_CLASSES, DEVICE_LABELS, type DeviceClass } from '../../core/study/devices';
 import { games } from '../../games';
 import { useArc3Games } from './Arc3Playtest';
 import { collectionsQuery, taskIdsQuery } from '../tasks/queries';
@@ -129,6 +130,11 @@ function Editor() {
             </select>
           </label>
           <NumberField label="Trials per test input" value={def.trials ?? 3} onChange={(v) => set('trials', v)} />
+          <label className="flex flex-col gap-1 text-sm text-slate-300">Devices
+            <select aria-label="Devices" className={input} value={def.devices ?? 'tablet'} onChange={(e) => set('devices', e.target.value as DeviceClass)}>
+              {DEVICE_CLASSES.map((d) => <option key={d} value={d}>{DEVICE_LABELS[d]}</option>)}
+            </select>
+          </label>
           <div className="flex flex-col gap-1 pt-5 text-sm text-slate-300">
             <label className="flex items-center gap-2"><input type="checkbox" checked={def.allowLevelReset ?? true} onChange={(e) => set('allowLevelReset', e.target.checked)} /> Players may reset a game level</label>
             <label className="flex items-center gap-2"><input type="checkbox" checked={def.showActionCounter ?? true} onChange={(e) => set('showActionCounter', e.target.checked)} /> Show game players their action counter</label>

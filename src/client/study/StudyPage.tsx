@@ -18,6 +18,7 @@ import { createSession, finishSession, getSession, getStudyIntro, studyJudge, ty
 import { Outbox, OutboxDisposedError, type StudySessionRecord } from './outbox';
 import { usePlayer } from '../player/store';
 import { taskFinished } from '../../core/log/gridPlayer';
+import { deviceProblem, type Screen } from '../../core/study/devices';
 
 interface Running {
   readonly outbox: Outbox;
@@ -151,19 +152,7 @@ export function StudyPage() {
     );
   }
   if (phase.kind === 'consent') {
-    return (
-      <Centered main>
-        <div className="w-full max-w-2xl rounded-xl border border-slate-800 bg-slate-900/70 p-8">
-          <p className="text-xs uppercase tracking-wider text-slate-500">{phase.intro.items} {phase.intro.items === 1 ? "item" : "items"} · {phase.intro.sessionMinutes} minutes at most</p>
-          <h1 className="mb-4 mt-1 text-2xl font-semibold text-white">{phase.intro.title}</h1>
-          <div className="max-h-[50vh] overflow-y-auto text-slate-200"><Markdown text={phase.intro.consent} /></div>
-          <div className="mt-6 flex justify-end gap-3">
-            <Button onClick={() => setPhase({ kind: 'declined', intro: phase.intro })}>I do not agree</Button>
-            <Button tone="primary" onClick={() => void agree()}>I agree, start</Button>
-          </div>
-        </div>
-      </Centered>
-    );
+    return <Consent intro={phase.intro} onDecline={() => setPhase({ kind: 'declined', intro: phase.intro })} onAgree={() => void agree()} />;
   }
   if (phase.kind === 'declined') return <Declined intro={phase.intro} />;
   if (phase.kind === 'done') return <Debrief code={phase.code} redirectUrl={phase.redirectUrl} />;
@@ -480,6 +469,49 @@ function useRedirectSoon(url: string | null): void {
     const id = setTimeout(() => window.location.assign(url), 5000);
     return () => clearTimeout(id);
   }, [url]);
+}
+
+/** The window's size and pointer, kept current as it is resized or turned. */
+function useScreen(): Screen {
+  const read = (): Screen => ({ width: window.innerWidth, height: window.innerHeight, finePointer: window.matchMedia('(pointer: fine)').matches });
+  const [screen, setScreen] = useState(read);
+  useEffect(() => {
+    const update = () => setScreen(read());
+    window.addEventListener('resize', update);
+    return () => window.removeEventListener('resize', update);
+  }, []);
+  return screen;
+}
+
+/**
+ * The consent page. A screen the study does not allow (its `devices`) is told so in place of the
+ * buttons, before any session is made; turning or enlarging the window brings them back.
+ */
+function Consent({ intro, onDecline, onAgree }: { intro: StudyIntro; onDecline: () => void; onAgree: () => void }) {
+  const problem = deviceProblem(intro.devices, useScreen());
+  return (
+    <Centered main>
+      <div className="w-full max-w-2xl rounded-xl border border-slate-800 bg-slate-900/70 p-8">
+        <p className="text-xs uppercase tracking-wider text-slate-500">{intro.items} {intro.items === 1 ? 'item' : 'items'} · {intro.sessionMinutes} minutes at most</p>
+        <h1 className="mb-4 mt-1 text-2xl font-semibold text-white">{intro.title}</h1>
+        {problem ? (
+          <div role="alert" data-testid="device-message" className="rounded-lg border border-amber-500/60 bg-amber-950/60 p-4 text-amber-100">
+            <p className="font-semibold">{problem}</p>
+            <p className="mt-2 text-sm">Nothing has been recorded. The link to open there:</p>
+            <p className="mt-1 select-all break-all rounded bg-slate-950 px-2 py-1.5 font-mono text-sm text-slate-100">{window.location.href}</p>
+          </div>
+        ) : (
+          <>
+            <div className="max-h-[50vh] overflow-y-auto text-slate-200"><Markdown text={intro.consent} /></div>
+            <div className="mt-6 flex justify-end gap-3">
+              <Button onClick={onDecline}>I do not agree</Button>
+              <Button tone="primary" onClick={onAgree}>I agree, start</Button>
+            </div>
+          </>
+        )}
+      </div>
+    </Centered>
+  );
 }
 
 /** The end for a participant who did not consent: nothing of theirs is stored. */

@@ -4,6 +4,7 @@
  * Payloads of events: `./events.ts`. Every route is described in docs/api.md.
  */
 import type { TaskPair, TestPair } from '../formats/arcTask';
+import type { DeviceClass } from '../study/devices';
 import type { LogEvent } from '../log/events';
 import type { Verdict } from '../log/gridPlayer';
 import type { PublicQuestion } from '../questions/schema';
@@ -41,6 +42,8 @@ export interface StudyIntro {
   readonly sessionMinutes: number;
   /** What a participant who does not consent is shown (the study's `decline`). */
   readonly decline: { readonly message?: string; readonly code?: string; readonly redirectUrl?: string };
+  /** Which screens may take part; the consent page stops the others with a message. */
+  readonly devices: DeviceClass;
 }
 
 /** `POST /api/studies/:id/sessions`. */

@@ -3,6 +3,7 @@
  * Stored as JSON (files in `data/studies/`, or versions in the database) and validated here.
  */
 import { z } from 'zod';
+import { DEVICE_CLASSES } from './devices';
 import { sanitizeMarkdown } from './markdown';
 
 const ItemId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'must be 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit');
@@ -99,6 +100,8 @@ export const StudyDefinition = z.object({
   showActionCounter: z.boolean().default(true),
   /** Whether participants see the time left on each item (to its hard limit). */
   showTimeLeft: z.boolean().default(false),
+  /** Which screens may take part (`core/study/devices.ts`): phones are stopped at the start unless `any`. */
+  devices: z.enum(DEVICE_CLASSES).default('tablet'),
   attempt: AttemptRule.prefault({}),
   lowEffort: LowEffortRule.prefault({}),
   /**

@@ -33,7 +33,7 @@ export function sessionRoutes(ctx: StudyContext): Hono {
     const rec = await store.getStudy(c.req.param('studyId'));
     if (!rec) return fail(c, 404, 'not_found', `No study "${c.req.param('studyId')}". Check the link you were given.`);
     const s = definitionOf(rec);
-    return c.json({ id: rec.id, version: rec.version, title: s.title, consent: s.consent, items: s.items.filter((i) => i.kind !== 'page').length, sessionMinutes: s.limits.sessionMinutes, decline: s.decline ?? {} } satisfies StudyIntro);
+    return c.json({ id: rec.id, version: rec.version, title: s.title, consent: s.consent, items: s.items.filter((i) => i.kind !== 'page').length, sessionMinutes: s.limits.sessionMinutes, decline: s.decline ?? {}, devices: s.devices } satisfies StudyIntro);
   });
 
   api.post('/studies/:studyId/sessions', async (c) => {
