@@ -14,7 +14,7 @@ import { limitsFromEnv } from './study/limits';
 import { TaskLibrary } from './collections';
 import { adminLoginMessage, loadAdminToken } from './auth';
 import { openStore, redact } from './store/open';
-import { definitionOf, gameIds, loadStudyFiles, syncStudyFiles } from './studies';
+import { definitionOf, gameIds, loadStudyFiles, studyFileIn, syncStudyFiles } from './studies';
 import type { Store } from './store/types';
 import { startArc3, studioGames } from './arc3/mount';
 import type { Arc3Source } from './arc3/source';
@@ -111,7 +111,8 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; cl
       throw new Error(`--agent-baselines ${opts.agentBaselines}: ${why} A study's results export one: Exports tab, "Human baselines (JSON)".`);
     }
   }
-  const studyFiles = await loadStudyFiles(opts.studiesDir ?? path.join(ROOT, 'data', 'studies'));
+  const studiesDir = opts.studiesDir ?? path.join(ROOT, 'data', 'studies');
+  const studyFiles = await loadStudyFiles(studiesDir);
   const admin = loadAdminToken(opts.dataDir);
   const databaseUrl = opts.databaseUrl ?? (process.env.DATABASE_URL || undefined);
   const store = await openStore(databaseUrl ? { databaseUrl } : { dataDir: opts.dataDir });
@@ -152,7 +153,7 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; cl
   // Every response, the app's files and the API alike (docs/api.md, "HTTP").
   app.use('*', securityHeaders);
   const gate = new LoadGate(loadLimits, SECURITY_HEADERS);
-  app.route('/api', createApi({ library, version: version(), load: () => gate.report(), study: { store, adminTokenHash: admin.hash, replay, games, limits, gameInfo, arc3: { service: arc3.service, engine: arc3.engine, checkReplayer: arc3.checkReplayer } }, agents }));
+  app.route('/api', createApi({ library, version: version(), load: () => gate.report(), study: { store, adminTokenHash: admin.hash, replay, games, limits, gameInfo, studyFile: studyFileIn(studiesDir), arc3: { service: arc3.service, engine: arc3.engine, checkReplayer: arc3.checkReplayer } }, agents }));
   // An API path without a route is a JSON 404, never the app's page.
   app.all('/api', apiNotFound);
   app.all('/api/*', apiNotFound);

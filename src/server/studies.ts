@@ -2,7 +2,7 @@
  * Studies: files in `data/studies/<id>.json`, loaded and validated at start and saved as
  * versions in the store; researchers edit them through the admin API.
  */
-import { readdir, readFile } from 'node:fs/promises';
+import { access, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type StudyDefinition, StudyId, parseStudy } from '../core/study/schema';
 import type { ReplayGame } from '../core/study/rules';
@@ -40,6 +40,18 @@ export async function loadStudyFiles(dir: string): Promise<StudyFile[]> {
   }
   if (problems.length) throw new Error(`Study files with problems (fix them or move them out of ${dir}):\n  ${problems.join('\n  ')}`);
   return out;
+}
+
+/**
+ * The file in `dir` that defines study `id` (and re-creates it at every start), or null when
+ * there is none now. Only ids a study file can have are looked up, so no id reaches outside `dir`.
+ */
+export function studyFileIn(dir: string): (id: string) => Promise<string | null> {
+  return async (id) => {
+    if (!StudyId.safeParse(id).success) return null;
+    const file = path.join(dir, `${id}.json`);
+    return access(file).then(() => file, () => null);
+  };
 }
 
 /**

@@ -11,6 +11,7 @@ import { eventRoutes } from './study/eventRoutes';
 import { submissionRoutes } from './study/submissionRoutes';
 import { answerRoutes } from './study/answerRoutes';
 import { adminRoutes } from './study/adminRoutes';
+import { curationRoutes } from './study/curationRoutes';
 import { DEFAULT_LIMITS } from './study/limits';
 import { arc3Routes } from './arc3/routes';
 
@@ -52,6 +53,7 @@ export function studyRoutes(deps: StudyDeps): Hono {
   api.route('/', submissionRoutes(ctx));
   api.route('/', answerRoutes(ctx));
   api.route('/admin', adminRoutes(ctx));
+  api.route('/admin', curationRoutes(ctx));
   if (deps.arc3) api.route('/', arc3Routes(ctx, deps.arc3));
   return api;
 }

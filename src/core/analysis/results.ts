@@ -11,6 +11,8 @@
  * - Practice items and pages never count.
  * - A designer's playtest session (`params.mode === "playtest"`, or a `playtest` flag) is listed
  *   among the participants with `playtest: true` and counts toward nothing else.
+ * - A session a researcher excluded (`excludedAt` set) is listed with `excluded: true` and
+ *   counts toward nothing else either: no figure, funnel, baseline or first-time-player slot.
  * - Game figures come only from logs that the server's replay verifies (`verifyGameLog`); a log
  *   that does not replay flags its session (`game_log_unverified:<item>`) and is left out of
  *   every level figure and baseline.
@@ -45,6 +47,9 @@ export interface ResultsSession {
   readonly lastEventAt: number | null;
   readonly finishedAt: number | null;
   readonly flags: readonly string[];
+  /** When a researcher excluded the session from every count; null or absent: counted. */
+  readonly excludedAt?: number | null;
+  readonly excludedReason?: string | null;
 }
 
 /** A stored submission (a `SubmissionRecord` fits): `trial` is null for a refused duplicate. */
@@ -106,6 +111,10 @@ export interface ParticipantResult {
   readonly flags: string[];
   /** A designer's playtest: listed, never counted. */
   readonly playtest: boolean;
+  /** Excluded by a researcher: listed, never counted. */
+  readonly excluded: boolean;
+  /** Why, as the researcher wrote it; null when no reason was given or the session is counted. */
+  readonly excludedReason: string | null;
 }
 
 /** Grid tools as the results count them; `edit` is painting cells. */
@@ -373,6 +382,7 @@ export function studyResults(input: ResultsInput): StudyResults {
     const summary = summarizeSession(def, session.order, events, submissions, (id) => indices.get(id) ?? [], input.replay);
     const spans = itemSpans(events);
     const playtest = isPlaytest(session);
+    const excluded = session.excludedAt !== undefined && session.excludedAt !== null;
     const counted = summary.items.filter((i) => i.kind !== 'page' && !i.practice && i.started);
     participants.push({
       sessionId: session.id,
@@ -387,8 +397,10 @@ export function studyResults(input: ResultsInput): StudyResults {
       actions: counted.reduce((sum, i) => sum + i.actions, 0),
       flags: [...new Set([...session.flags, ...summary.flags])],
       playtest,
+      excluded,
+      excludedReason: excluded ? session.excludedReason ?? null : null,
     });
-    if (playtest) continue;
+    if (playtest || excluded) continue;
 
     for (const item of def.items) {
       if (item.kind === 'task' && !item.practice) {

@@ -133,3 +133,48 @@ export interface SessionEvents {
   readonly ackedThrough: number;
   readonly events: StoredEventView[];
 }
+
+/** `POST /api/admin/sessions/:id/exclude` and `/include`: the session's exclusion after the request. */
+export interface ExclusionResult {
+  readonly sessionId: string;
+  readonly studyId: string;
+  readonly excluded: boolean;
+  readonly excludedAt: number | null;
+  readonly excludedReason: string | null;
+  /** False when the session was already so (nothing changed, nothing was audited). */
+  readonly changed: boolean;
+}
+
+/** Rows a deletion removed, per table. */
+export interface DeletedCounts {
+  readonly studies: number;
+  readonly sessions: number;
+  readonly events: number;
+  readonly submissions: number;
+  readonly gameRuns: number;
+  readonly gameSteps: number;
+}
+
+/** `DELETE /api/admin/sessions/:id` and `DELETE /api/admin/studies/:id`. */
+export interface DeletionResult {
+  readonly studyId: string;
+  /** The session deleted; absent for a study. */
+  readonly sessionId?: string;
+  readonly deleted: DeletedCounts;
+}
+
+/** One entry of `GET /api/admin/studies/:id/audit`: a researcher's action on the study or one of its sessions. */
+export interface AuditEntry {
+  readonly id: number;
+  readonly studyId: string;
+  /** Who: `researcher` for the researcher token. */
+  readonly actor: string;
+  readonly action: 'session.exclude' | 'session.include' | 'session.delete' | 'study.delete';
+  /** The session id, or the study id for `study.delete`. */
+  readonly target: string;
+  readonly reason: string | null;
+  /** What the action changed (deletions: `{deleted: DeletedCounts}`). */
+  readonly detail: Readonly<Record<string, unknown>>;
+  /** Ms since the epoch. */
+  readonly at: number;
+}

@@ -4,7 +4,8 @@
  *
  * Who counts: the first run of each game by first-time participants (a participant is known by
  * `PROLIFIC_PID`, else `workerId`, else the session; only their earliest session counts), in
- * non-practice items of non-playtest sessions, whose log the server's replay verifies.
+ * non-practice items of sessions that are neither playtests nor excluded by a researcher, whose
+ * log the server's replay verifies.
  *
  * Baselines are kept per game version (levels may differ between versions): logs of the version
  * the server runs count under the game's id (`push`), logs verified on an earlier version the
@@ -18,7 +19,7 @@ import {
   BASELINE_PRESETS, BASELINE_PRESET_NAMES, baselineOf, baselinesToJson, computeBaselines, firstRunLevels,
   type Baselines, type PlayerLevels,
 } from '../../core/scoring/baselines';
-import { type ExportContext, definitionFor, isPlaytestSession, participantId, sessionEvents } from './context';
+import { type ExportContext, definitionFor, isExcludedSession, isPlaytestSession, participantId, sessionEvents } from './context';
 
 export const BASELINES_CSV_VERSION = 1;
 
@@ -53,7 +54,7 @@ async function computeStudyBaselines(ctx: ExportContext): Promise<Baselines> {
     }
   }
   for (const s of ctx.sessions) {
-    if (isPlaytestSession(s)) continue;
+    if (isPlaytestSession(s) || isExcludedSession(s)) continue;
     const items = definitionFor(ctx, s).items.filter((i) => i.kind === 'game' && !i.practice);
     if (items.length === 0 || !ctx.replay) continue;
     const byItem = eventsByItem(await sessionEvents(ctx, s.id));

@@ -119,6 +119,11 @@ export function isPlaytestSession(s: Pick<SessionRecord, 'params' | 'flags'>): b
   return s.params.mode === PLAYTEST_MODE || s.flags.includes('playtest');
 }
 
+/** Whether a researcher excluded the session: exported with `excluded`, never counted. */
+export function isExcludedSession(s: Pick<SessionRecord, 'excludedAt'>): boolean {
+  return s.excludedAt !== null;
+}
+
 /**
  * The participant's id: the recruitment platform's (`PROLIFIC_PID`, then MTurk's `workerId`),
  * else the session id. Used to tell first-time players from repeat ones.

@@ -3,11 +3,12 @@
  * session order (by creation) and seq order within a session. See docs/formats/README.md.
  */
 import { ITEM_START } from '../../core/study/rules';
-import { type ExportContext, definitionFor, isPlaytestSession, practiceItems } from './context';
+import { type ExportContext, definitionFor, isExcludedSession, isPlaytestSession, practiceItems } from './context';
 import { jsonText } from './safeJson';
 
 /** The format version written in docs and schemas. */
-export const EVENTS_VERSION = 1;
+/** 2: `excluded`. */
+export const EVENTS_VERSION = 2;
 
 /** One line of `events.jsonl`. */
 export interface ExportedEvent {
@@ -26,6 +27,8 @@ export interface ExportedEvent {
   readonly practice: boolean;
   /** True when the session is a designer's playtest (never counted). */
   readonly playtest: boolean;
+  /** True when a researcher excluded the session (never counted). */
+  readonly excluded: boolean;
 }
 
 /**
@@ -36,6 +39,7 @@ export async function* eventsJsonl(ctx: ExportContext): AsyncGenerator<string> {
   for (const s of ctx.sessions) {
     const practice = practiceItems(definitionFor(ctx, s));
     const playtest = isPlaytestSession(s);
+    const excluded = isExcludedSession(s);
     let item: string | null = null;
     for await (const page of ctx.store.streamEvents(s.id, { batchSize: ctx.pageSize })) {
       let chunk = '';
@@ -43,7 +47,7 @@ export async function* eventsJsonl(ctx: ExportContext): AsyncGenerator<string> {
         if (e.kind === ITEM_START && typeof e.data.item === 'string') item = e.data.item;
         const line: ExportedEvent = {
           sessionId: s.id, studyVersion: s.studyVersion, seq: e.seq, t: e.t, kind: e.kind, data: e.data,
-          receivedAt: e.receivedAt, item, practice: item !== null && practice.has(item), playtest,
+          receivedAt: e.receivedAt, item, practice: item !== null && practice.has(item), playtest, excluded,
         };
         chunk += jsonText(line) + '\n';
       }

@@ -176,7 +176,7 @@ describe.each(backends)('exports on $name', (backend) => {
     let stored = 0;
     for (const k of all) stored += (await store.readEvents(ids[k])).length;
     expect(lines.length).toBe(stored);
-    expect(Object.keys(lines[0])).toEqual(['sessionId', 'studyVersion', 'seq', 't', 'kind', 'data', 'receivedAt', 'item', 'practice', 'playtest']);
+    expect(Object.keys(lines[0])).toEqual(['sessionId', 'studyVersion', 'seq', 't', 'kind', 'data', 'receivedAt', 'item', 'practice', 'playtest', 'excluded']);
     expect(lines.map((l) => l.sessionId).filter((v, i, xs) => xs.indexOf(v) === i)).toEqual(all.map((k) => ids[k]));
     const aLines = lines.filter((l) => l.sessionId === ids.a);
     expect(aLines.map((l) => l.seq)).toEqual(aLines.map((_, i) => i));

@@ -23,13 +23,14 @@ import { currentTest, initialPlayer, reduce, type GridEventKind, type PlayerStat
 import { ITEM_START, type StoredEvent } from '../../core/study/rules';
 import type { Rect } from '../../core/grid/grid';
 import type { SubmissionRecord } from '../store/types';
-import { type ExportContext, definitionFor, isPlaytestSession, participantId } from './context';
+import { type ExportContext, definitionFor, isExcludedSession, isPlaytestSession, participantId } from './context';
 import { forAnalysis, jsonText } from './safeJson';
 
-export const GRID_ACTIONS_VERSION = 1;
+/** 2: `excluded` after `playtest`. */
+export const GRID_ACTIONS_VERSION = 2;
 
 export const GRID_ACTIONS_COLUMNS = [
-  'study_id', 'study_version', 'session_id', 'participant_id', 'playtest', 'item_id', 'collection', 'task_name', 'task_number',
+  'study_id', 'study_version', 'session_id', 'participant_id', 'playtest', 'excluded', 'item_id', 'collection', 'task_name', 'task_number',
   'is_tutorial', 'test_index', 'attempt_number', 'num_actions', 'seq', 'time', 'action', 'action_x', 'action_y', 'select_side',
   'select_loc', 'selected_symbol', 'selected_tool', 'copy_paste_data', 'test_output_size_x', 'test_output_size_y',
   'test_output_grid', 'verdict', 'solved', 'done',
@@ -134,6 +135,7 @@ export async function* gridActionsCsv(ctx: ExportContext): AsyncGenerator<string
       if (item?.kind === 'task') taskNumber.set(item.id, taskNumber.size + 1);
     }
     const playtest = isPlaytestSession(s);
+    const excluded = isExcludedSession(s);
     const who = participantId(s);
     const judged = new Judgements(await ctx.store.listSubmissions(s.id));
     let item: (typeof def.items)[number] | null = null;
@@ -187,7 +189,7 @@ export async function* gridActionsCsv(ctx: ExportContext): AsyncGenerator<string
         if (e.kind === 'copy.input' && Array.isArray(d.grid)) data = jsonText(d.grid);
         const [w, h] = sizeOf(submit ? grid : (currentTest(state)?.output ?? null));
         chunk += csvRecord([
-          ctx.studyId, s.studyVersion, s.id, who, playtest, item.id, item.collection, item.task, taskNumber.get(item.id) ?? '',
+          ctx.studyId, s.studyVersion, s.id, who, playtest, excluded, item.id, item.collection, item.task, taskNumber.get(item.id) ?? '',
           item.practice, testIndex, attempt, count, e.seq, e.t, e.kind, x, y, side, loc,
           num(d.color) ?? state.color, typeof state.tool === 'string' ? state.tool : '', data, w, h,
           submit && Array.isArray(grid) ? jsonText(grid) : '',

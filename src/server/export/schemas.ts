@@ -60,6 +60,8 @@ const ATTEMPT_SPEC: Record<string, Column> = {
   worker_id: { type: 'string', empty: true, description: "MTurk's workerId from the study link" },
   session_state: { type: 'string', description: 'started, active, finished, timed_out or abandoned, at export time' },
   playtest: { type: 'boolean', description: "A designer's playtest session (never counted)" },
+  excluded: { type: 'boolean', description: 'A session a researcher excluded (kept here, never counted in results or baselines)' },
+  excluded_reason: { type: 'string', empty: true, description: "The researcher's reason for the exclusion, when given" },
   position: { type: 'integer', description: "1-based position of the item in the session's order" },
   item_id: { type: 'string', description: 'The item id in the study' },
   item_kind: { type: 'string', description: 'task or game' },
@@ -103,6 +105,7 @@ const GRID_SPEC: Record<string, Column> = {
   session_id: { type: 'string', description: 'The session id' },
   participant_id: { type: 'string', description: 'PROLIFIC_PID, else workerId, else the session id (H-ARC: hashed_id)' },
   playtest: { type: 'boolean', description: "A designer's playtest session" },
+  excluded: { type: 'boolean', description: 'A session a researcher excluded (kept here, never counted in results or baselines)' },
   item_id: { type: 'string', description: 'The item id in the study' },
   collection: { type: 'string', description: "The task's collection" },
   task_name: { type: 'string', description: "H-ARC task_name: the task's id in its collection" },
@@ -137,7 +140,7 @@ const eventsSchema = {
   'x-format-version': EVENTS_VERSION,
   type: 'object',
   additionalProperties: false,
-  required: ['sessionId', 'studyVersion', 'seq', 't', 'kind', 'data', 'receivedAt', 'item', 'practice', 'playtest'],
+  required: ['sessionId', 'studyVersion', 'seq', 't', 'kind', 'data', 'receivedAt', 'item', 'practice', 'playtest', 'excluded'],
   properties: {
     sessionId: { type: 'string' },
     studyVersion: { type: 'integer', minimum: 1 },
@@ -149,6 +152,7 @@ const eventsSchema = {
     item: { type: ['string', 'null'], description: 'The item the event belongs to (the last item.start before it)' },
     practice: { type: 'boolean', description: 'The item is a practice item (never counted)' },
     playtest: { type: 'boolean', description: "The session is a designer's playtest (never counted)" },
+    excluded: { type: 'boolean', description: 'A researcher excluded the session (kept in the export, never counted in results or baselines)' },
   },
 };
 

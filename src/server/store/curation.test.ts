@@ -59,7 +59,7 @@ describe.each(backends)('curation in the store on $name', (backend) => {
     expect((await store.readEvents('b')).length).toBe(3);
     expect((await store.readGameSteps('run-b')).length).toBe(2);
     expect((await store.listSessions('s1')).map((s) => s.id)).toEqual(['b']);
-    expect(await store.deleteSession('a', who)).toBeNull();
+    expect(await store.deleteSession('a', { ...who, reason: null })).toBeNull();
     const [entry] = await store.listAuditEvents('s1');
     expect(entry).toMatchObject({ action: 'session.delete', target: 'a', reason: 'pilot', studyId: 's1', detail: { deleted } });
     // The id is free again, and events under it start from nothing.
@@ -81,7 +81,7 @@ describe.each(backends)('curation in the store on $name', (backend) => {
     expect((await store.listStudies()).map((s) => s.id)).toEqual(['s2']);
     expect((await store.readEvents('c')).length).toBe(3);
     expect((await store.listAuditEvents('s1')).map((e) => [e.action, e.target])).toEqual([['study.delete', 's1'], ['session.exclude', 'b']]);
-    expect(await store.deleteStudy('s1', who)).toBeNull();
+    expect(await store.deleteStudy('s1', { ...who, reason: null })).toBeNull();
     // The id can be used again for a new study.
     expect(await store.saveStudy('s1', { title: 'new' }, 'studio', 80_000)).toEqual({ version: 1, created: true });
   });

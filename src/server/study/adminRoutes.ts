@@ -62,7 +62,7 @@ export function adminRoutes(ctx: StudyContext): Hono {
     for (const s of sessions) {
       const state = effectiveState(s, await ctx.studyAt(s.studyId, s.studyVersion), t);
       if (state !== s.state) await store.setSessionState(s.id, state);
-      out.push({ id: s.id, studyId: s.studyId, studyVersion: s.studyVersion, state, params: s.params, seed: s.seed, order: s.order, createdAt: s.createdAt, lastEventAt: s.lastEventAt, finishedAt: s.finishedAt, eventCount: s.eventCount, eventBytes: s.eventBytes, ackedThrough: s.ackedThrough, flags: s.flags });
+      out.push({ id: s.id, studyId: s.studyId, studyVersion: s.studyVersion, state, params: s.params, seed: s.seed, order: s.order, createdAt: s.createdAt, lastEventAt: s.lastEventAt, finishedAt: s.finishedAt, eventCount: s.eventCount, eventBytes: s.eventBytes, ackedThrough: s.ackedThrough, flags: s.flags, excludedAt: s.excludedAt, excludedReason: s.excludedReason });
     }
     return c.json({ sessions: out });
   });

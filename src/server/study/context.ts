@@ -31,6 +31,11 @@ export interface StudyDeps {
   readonly limits?: IngestLimits;
   /** Server-run ARC-AGI-3 games (arcengine folders, remote servers); absent: none. */
   readonly arc3?: Arc3RouteInfo;
+  /**
+   * The file that defines a study and would re-create it at the next start (`data/studies/<id>.json`),
+   * or null; absent: no study comes from a file. Deleting such a study is refused.
+   */
+  readonly studyFile?: (id: string) => Promise<string | null>;
   /** Every game's title, level count and current version, for the results; the built-in games when absent. */
   readonly gameInfo?: () => Readonly<Record<string, { readonly title: string; readonly levels: number; readonly version?: string }>>;
 }
@@ -105,7 +110,10 @@ export function studyContext(deps: StudyDeps) {
     }
     return d;
   };
-  const forgetStudy = (id: string, version: number) => defs.delete(`${id}@${version}`);
+  const forgetStudy = (id: string, version?: number) => {
+    if (version !== undefined) defs.delete(`${id}@${version}`);
+    else for (const key of [...defs.keys()]) if (key.startsWith(`${id}@`)) defs.delete(key);
+  };
 
   const taskCache = new Map<string, Awaited<ReturnType<TaskLibrary['task']>>>();
   const loadTask = async (item: TaskItem) => {
@@ -123,6 +131,8 @@ export function studyContext(deps: StudyDeps) {
     if (sessionsByToken.size >= 50_000) sessionsByToken.clear();
     sessionsByToken.set(s.tokenHash, s);
   };
+  /** Drops deleted sessions from the cache, so their tokens are refused at once. */
+  const forgetSessions = (tokenHashes: readonly string[]): void => { for (const h of tokenHashes) sessionsByToken.delete(h); };
   const sessionOfToken = async (hash: string, fresh: boolean): Promise<SessionRecord | null> => {
     const hit = fresh ? undefined : sessionsByToken.get(hash);
     if (hit) return hit;
@@ -158,5 +168,5 @@ export function studyContext(deps: StudyDeps) {
     return summarizeSession(study, session.order, events, subs, (id) => counts.get(id) ?? [], deps.replay);
   };
 
-  return { deps, store, now, limits, studyAt, forgetStudy, loadTask, remember, participant, summarize };
+  return { deps, store, now, limits, studyAt, forgetStudy, loadTask, remember, forgetSessions, participant, summarize };
 }

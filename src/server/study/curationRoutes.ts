@@ -1,0 +1,97 @@
+/**
+ * The researcher's curation of a study's data, under `/api/admin` and its guard: excluding a
+ * session from every count and counting it again, deleting a session, deleting a study, and the
+ * study's audit log, which records each of these actions (who, what, which, when, why).
+ *
+ * An excluded session stays listed (marked) and exported (with `excluded`), and counts toward
+ * nothing: results, funnels, baselines. A deletion is permanent; the request must repeat the
+ * id it deletes in `confirm`, so that a stray or replayed request cannot delete. A study defined
+ * by a file in the studies folder is not deleted: the file would re-create it at the next start.
+ */
+import { type Context, Hono } from 'hono';
+import { z } from 'zod';
+import type { AuditEntry, DeletionResult, ExclusionResult } from '../../core/protocol/api';
+import type { SessionRecord } from '../store/types';
+import { type StudyContext, adminGuard, fail, readJson, zodFail } from './context';
+
+/** Who the audit log names for the researcher token (there is one researcher token per server). */
+export const RESEARCHER = 'researcher';
+
+const Reason = z.string().trim().max(500, 'is at most 500 characters').transform((r) => (r === '' ? null : r)).optional();
+const ExclusionBody = z.strictObject({ reason: Reason }).default({});
+const DeleteBody = z.strictObject({
+  confirm: z.string({ error: 'is required: the id being deleted, typed again' }).max(200),
+  reason: Reason,
+});
+
+export function curationRoutes(ctx: StudyContext): Hono {
+  const { store, now, deps } = ctx;
+  const admin = new Hono();
+  admin.use('*', adminGuard(deps.adminTokenHash));
+
+  const exclusion = async (c: Context, exclude: boolean) => {
+    const id = c.req.param('sessionId')!;
+    const body = await readJson(c);
+    if (!body.ok) return body.res;
+    const parsed = ExclusionBody.safeParse(body.body);
+    if (!parsed.success) return zodFail(c, parsed.error.issues, `Send {"reason": "..."} (the reason is optional)`);
+    const reason = parsed.data.reason ?? null;
+    const r = await store.setSessionExclusion(id, exclude ? { reason } : null, { actor: RESEARCHER, at: now() });
+    if (!r) return fail(c, 404, 'not_found', `No session ${id.slice(0, 100)}; it may have been deleted. Reload the study's results.`);
+    return c.json(exclusionOf(r.session, r.changed));
+  };
+  admin.post('/sessions/:sessionId/exclude', (c) => exclusion(c, true));
+  admin.post('/sessions/:sessionId/include', (c) => exclusion(c, false));
+
+  admin.delete('/sessions/:sessionId', async (c) => {
+    const id = c.req.param('sessionId');
+    const body = await readJson(c);
+    if (!body.ok) return body.res;
+    const parsed = DeleteBody.safeParse(body.body ?? {});
+    if (!parsed.success) return zodFail(c, parsed.error.issues, `Deleting a session is permanent; send {"confirm": "<the session id>"}`);
+    if (parsed.data.confirm !== id) {
+      return fail(c, 400, 'confirmation_mismatch', `confirm must be the session id "${id.slice(0, 100)}" exactly; it is "${parsed.data.confirm.slice(0, 100)}". Nothing was deleted.`);
+    }
+    const before = await store.getSession(id);
+    const deleted = await store.deleteSession(id, { actor: RESEARCHER, reason: parsed.data.reason ?? null, at: now() });
+    if (!before || !deleted) return fail(c, 404, 'not_found', `No session ${id.slice(0, 100)}; it may have been deleted already.`);
+    ctx.forgetSessions([before.tokenHash]);
+    return c.json({ studyId: before.studyId, sessionId: id, deleted } satisfies DeletionResult);
+  });
+
+  admin.delete('/studies/:studyId', async (c) => {
+    const id = c.req.param('studyId');
+    const body = await readJson(c);
+    if (!body.ok) return body.res;
+    const parsed = DeleteBody.safeParse(body.body ?? {});
+    if (!parsed.success) return zodFail(c, parsed.error.issues, `Deleting a study is permanent; send {"confirm": "<the study id>"}`);
+    if (parsed.data.confirm !== id) {
+      return fail(c, 400, 'confirmation_mismatch', `confirm must be the study id "${id.slice(0, 100)}" exactly; it is "${parsed.data.confirm.slice(0, 100)}". Nothing was deleted.`);
+    }
+    if (!(await store.getStudy(id))) return fail(c, 404, 'not_found', `No study "${id.slice(0, 100)}"; it may have been deleted already.`);
+    const file = await deps.studyFile?.(id) ?? null;
+    if (file) {
+      return fail(c, 409, 'defined_by_file', `Study "${id}" is defined by the file ${file}, which the server loads at every start, so it would come back. Move that file out of the studies folder and restart the server, then delete the study; or delete its sessions one by one. Nothing was deleted.`, { file });
+    }
+    const sessions = await store.listSessions(id);
+    const deleted = await store.deleteStudy(id, { actor: RESEARCHER, reason: parsed.data.reason ?? null, at: now() });
+    if (!deleted) return fail(c, 404, 'not_found', `No study "${id.slice(0, 100)}"; it may have been deleted already.`);
+    ctx.forgetSessions(sessions.map((s) => s.tokenHash));
+    ctx.forgetStudy(id);
+    return c.json({ studyId: id, deleted } satisfies DeletionResult);
+  });
+
+  // Also for a deleted study: its log says who deleted it.
+  admin.get('/studies/:studyId/audit', async (c) => {
+    const id = c.req.param('studyId');
+    const events = await store.listAuditEvents(id);
+    if (events.length === 0 && !(await store.getStudy(id))) return fail(c, 404, 'not_found', `No study "${id.slice(0, 100)}" and no audit log for one. GET /api/admin/studies lists the studies there are.`);
+    return c.json({ studyId: id, events: events.map((e): AuditEntry => ({ ...e })) });
+  });
+
+  return admin;
+}
+
+function exclusionOf(s: SessionRecord, changed: boolean): ExclusionResult {
+  return { sessionId: s.id, studyId: s.studyId, excluded: s.excludedAt !== null, excludedAt: s.excludedAt, excludedReason: s.excludedReason, changed };
+}
