@@ -10,6 +10,8 @@ import { Button } from '../ui/Button';
 import { Markdown } from '../ui/Markdown';
 import { adminJson } from './auth';
 import { RequireResearcher } from './RequireResearcher';
+import { DeleteStudy } from './Curation';
+import { studiesQuery } from './queries';
 
 type Item = StudyDefinitionInput['items'][number];
 
@@ -37,6 +39,7 @@ function Editor() {
   const [loaded, setLoaded] = useState(editing === null);
   const [problems, setProblems] = useState<string[]>([]);
   const [saved, setSaved] = useState<string | null>(null);
+  const studies = useQuery({ ...studiesQuery, enabled: editing !== null });
 
   useEffect(() => {
     if (!editing) return;
@@ -171,6 +174,7 @@ function Editor() {
           {editing && <Link href={`/studies/${encodeURIComponent(editing)}`} className="rounded-md border border-slate-700 px-3 py-1.5 text-sm text-slate-200">Results</Link>}
           <Button tone="primary" onClick={() => void save()}>Save study</Button>
         </div>
+        {editing && <DeleteStudy studyId={editing} sessions={studies.data?.find((s) => s.id === editing)?.sessions ?? null} onDeleted={() => navigate('/studies', { replace: true })} />}
       </div>
     </div>
   );

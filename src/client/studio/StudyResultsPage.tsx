@@ -9,8 +9,9 @@ import { Heatmap } from './Heatmap';
 import { ExportsPanel } from './ExportsPanel';
 import { AgentKeysPanel, AgentRunsTable } from './AgentsPanel';
 import { agentRunsQuery } from './queries';
+import { AuditLog, SessionActions } from './Curation';
 
-type Tab = 'participants' | 'tasks' | 'games' | 'agents' | 'exports';
+type Tab = 'participants' | 'tasks' | 'games' | 'agents' | 'exports' | 'audit';
 
 /** One study's results: participants, grid tasks, game levels with baselines, and exports. */
 export function StudyResultsPage() {
@@ -42,9 +43,10 @@ function Results() {
           <Button onClick={() => { void q.refetch(); void agents.refetch(); }}>Refresh</Button>
         </div>
         <Tabs<Tab> value={tab} onChange={setTab} tabs={[
-          { id: 'participants', label: `Participants${r ? ` (${r.participants.filter((p) => !p.playtest).length})` : ''}` },
+          { id: 'participants', label: `Participants${r ? ` (${r.participants.filter((p) => !p.playtest && !p.excluded).length})` : ''}` },
           { id: 'tasks', label: 'Grid tasks' }, { id: 'games', label: 'Game levels' },
           { id: 'agents', label: `Agents${agents.data ? ` (${agents.data.length})` : ''}` }, { id: 'exports', label: 'Exports' },
+          { id: 'audit', label: 'Audit log' },
         ]} />
         <div className="mt-4">
           {q.isPending && <p className="text-slate-400">Computing results…</p>}
@@ -61,6 +63,7 @@ function Results() {
             </div>
           )}
           {tab === 'exports' && <ExportsPanel studyId={studyId} version={version} />}
+          {tab === 'audit' && <AuditLog studyId={studyId} />}
         </div>
       </div>
     </div>
@@ -81,9 +84,10 @@ const STATE_TONE: Record<string, string> = {
 function Participants({ results }: { results: StudyResults }) {
   const { studyId } = useParams<{ studyId: string }>();
   const rows = results.participants;
-  const real = rows.filter((p) => !p.playtest);
+  const real = rows.filter((p) => !p.playtest && !p.excluded);
+  const excluded = rows.filter((p) => p.excluded).length;
   const columns: Column<Participant>[] = [
-    { key: 'who', label: 'Participant', value: who, render: (p) => <span className="font-mono">{who(p)}{p.playtest && <span className="ml-2 rounded bg-violet-600/30 px-1.5 py-0.5 font-sans text-xs text-violet-200">playtest</span>}</span> },
+    { key: 'who', label: 'Participant', value: who, render: (p) => <span className="font-mono">{who(p)}{p.playtest && <span className="ml-2 rounded bg-violet-600/30 px-1.5 py-0.5 font-sans text-xs text-violet-200">playtest</span>}{p.excluded && <span className="ml-2 rounded bg-amber-600/30 px-1.5 py-0.5 font-sans text-xs text-amber-100" title={p.excludedReason ?? undefined}>excluded{p.excludedReason ? `: ${p.excludedReason.length > 40 ? `${p.excludedReason.slice(0, 40)}…` : p.excludedReason}` : ''}</span>}</span> },
     { key: 'state', label: 'State', value: (p) => p.state, render: (p) => <span className={`rounded px-1.5 py-0.5 text-xs ${STATE_TONE[p.state] ?? ''}`}>{p.state.replace('_', ' ')}</span> },
     { key: 'version', label: 'Version', value: (p) => p.studyVersion, align: 'right' },
     { key: 'progress', label: 'Progress', value: (p) => p.itemsDone / Math.max(1, p.itemsTotal), render: (p) => (
@@ -94,6 +98,7 @@ function Participants({ results }: { results: StudyResults }) {
     { key: 'started', label: 'Started', value: (p) => p.createdAt, render: (p) => new Date(p.createdAt).toLocaleString() },
     { key: 'flags', label: 'Flags', value: (p) => p.flags.join(','), render: (p) => <span className="flex flex-wrap gap-1">{p.flags.map((f) => <span key={f} className="rounded bg-rose-600/30 px-1.5 py-0.5 text-xs text-rose-200">{f.replace(/_/g, ' ')}</span>)}</span> },
     { key: 'replay', label: '', value: () => null, render: (p) => <Link href={`/studies/${encodeURIComponent(studyId)}/sessions/${p.sessionId}`} className="text-sky-300 hover:underline">Replay</Link> },
+    { key: 'manage', label: '', value: () => null, render: (p) => <SessionActions studyId={studyId} participant={p} label={`session ${who(p)}`} /> },
   ];
   return (
     <div className="flex flex-col gap-4">
@@ -104,6 +109,7 @@ function Participants({ results }: { results: StudyResults }) {
         <Stat label="Flagged" value={real.filter((p) => p.flags.length > 0).length} hint="Low effort, unverified game logs, repeat participants" />
         <Stat label="Median time on task" value={formatMs(median(real.filter((p) => p.activeMs > 0).map((p) => p.activeMs)))} hint="Over the participants who spent any time on an item; sessions that never began are left out" />
       </div>
+      {excluded > 0 && <p className="text-xs text-slate-400">{excluded === 1 ? '1 excluded session is' : `${excluded} excluded sessions are`} listed below and left out of every figure, funnel and baseline; exports keep {excluded === 1 ? 'it' : 'them'}, marked excluded.</p>}
       <SortableTable label="Participants" columns={columns} rows={rows} rowKey={(p) => p.sessionId} empty="No one has opened the study link yet." />
     </div>
   );

@@ -51,3 +51,12 @@ export const agentRunQuery = (guid: string) => queryOptions({
   queryKey: ['admin', 'agent-run', guid],
   queryFn: () => adminJson<AgentRunReplay>(`/api/admin/agent-runs/${encodeURIComponent(guid)}`),
 });
+
+// Curation: excluding and deleting sessions, deleting a study, and the audit log (docs/api.md, "Excluding and deleting").
+export type { AuditEntry } from '../../core/protocol/api';
+import type { AuditEntry } from '../../core/protocol/api';
+
+export const auditQuery = (studyId: string) => queryOptions({
+  queryKey: ['admin', 'audit', studyId],
+  queryFn: () => adminJson<{ events: AuditEntry[] }>(`/api/admin/studies/${encodeURIComponent(studyId)}/audit`).then((r) => r.events),
+});
