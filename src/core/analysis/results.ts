@@ -133,7 +133,7 @@ const TOOL_NAMES: readonly ToolName[] = ['edit', 'select', 'fill', 'copy', 'past
  * changes one cell per logged edit. Selecting, copying to the clipboard, choosing a tool or
  * colour, switching test input and submitting change no grid and are not actions.
  */
-export const GRID_ACTION_KINDS: ReadonlySet<string> = new Set(['paint', 'fill', 'recolor', 'paste', 'resize', 'copy.input', 'reset', 'undo', 'redo']);
+export const GRID_ACTION_KINDS: ReadonlySet<string> = new Set(['paint', 'fill', 'recolor', 'rotate', 'flip', 'move', 'crop', 'paste', 'resize', 'copy.input', 'reset', 'undo', 'redo']);
 
 /** Results of one grid-task item over the counted participants. */
 export interface TaskResult {

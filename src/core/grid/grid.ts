@@ -234,3 +234,96 @@ export function lineCells(a: Cell, b: Cell): Cell[] {
   }
   return cells;
 }
+
+/**
+ * The 4-connected region of cells with the same symbol as (row, col), as the magic wand selects
+ * it; empty when the cell is outside the grid. Cells come in reading order (row, then column).
+ */
+export function regionAt(g: Grid, row: number, col: number): Cell[] {
+  if (!inBounds(g, row, col)) return [];
+  const target = g[row][col];
+  const w = width(g);
+  const seen = new Uint8Array(height(g) * w);
+  const stack = [row * w + col];
+  seen[row * w + col] = 1;
+  const found: number[] = [];
+  while (stack.length > 0) {
+    const i = stack.pop()!;
+    found.push(i);
+    const r = (i / w) | 0;
+    const c = i - r * w;
+    for (const [nr, nc] of [[r - 1, c], [r + 1, c], [r, c - 1], [r, c + 1]] as const) {
+      const j = nr * w + nc;
+      if (inBounds(g, nr, nc) && !seen[j] && g[nr][nc] === target) { seen[j] = 1; stack.push(j); }
+    }
+  }
+  return found.sort((a, b) => a - b).map((i) => ({ row: (i / w) | 0, col: i % w }));
+}
+
+/** The smallest rectangle holding every cell; null for no cells. */
+export function boundsOf(cells: readonly Cell[]): Rect | null {
+  if (cells.length === 0) return null;
+  let r0 = Infinity, c0 = Infinity, r1 = -Infinity, c1 = -Infinity;
+  for (const { row, col } of cells) {
+    r0 = Math.min(r0, row); c0 = Math.min(c0, col); r1 = Math.max(r1, row); c1 = Math.max(c1, col);
+  }
+  return { r0, c0, r1, c1 };
+}
+
+/** Every cell of a rectangle, in reading order. */
+export function rectCells(rect: Rect): Cell[] {
+  const out: Cell[] = [];
+  for (let row = rect.r0; row <= rect.r1; row++) for (let col = rect.c0; col <= rect.c1; col++) out.push({ row, col });
+  return out;
+}
+
+export type Rotation = 'cw' | 'ccw';
+/** `horizontal` mirrors left and right (each row reversed); `vertical` mirrors top and bottom. */
+export type FlipAxis = 'horizontal' | 'vertical';
+
+/** The grid turned a quarter clockwise or anticlockwise: a rows x cols grid becomes cols x rows. */
+export function rotateGrid(g: Grid, dir: Rotation): Grid {
+  const h = height(g);
+  const w = width(g);
+  return Array.from({ length: w }, (_, r) => Array.from({ length: h }, (_, c) => (dir === 'cw' ? g[h - 1 - c][r] : g[c][w - 1 - r])));
+}
+
+export function flipGrid(g: Grid, axis: FlipAxis): Grid {
+  return axis === 'horizontal' ? g.map((row) => row.slice().reverse()) : g.slice().reverse();
+}
+
+/**
+ * Where a cell of a `rect` lands when the rectangle's content is rotated or flipped in place:
+ * the transformed block keeps the rectangle's top-left corner (so a rotated 2x3 block becomes
+ * 3x2 from the same corner).
+ */
+export function transformCell(rect: Rect, cell: Cell, how: { rotate: Rotation } | { flip: FlipAxis }): Cell {
+  const h = rect.r1 - rect.r0 + 1;
+  const w = rect.c1 - rect.c0 + 1;
+  const r = cell.row - rect.r0;
+  const c = cell.col - rect.c0;
+  let to: [number, number];
+  if ('rotate' in how) to = how.rotate === 'cw' ? [c, h - 1 - r] : [w - 1 - c, r];
+  else to = how.flip === 'horizontal' ? [r, w - 1 - c] : [h - 1 - r, c];
+  return { row: rect.r0 + to[0], col: rect.c0 + to[1] };
+}
+
+/**
+ * Lifts the symbols of `cells` off the grid and puts each down where `to` sends it. The cells
+ * left behind become 0 (black), as in O2ARC; a cell sent outside the grid is dropped. Returns
+ * the new grid and the cells that landed inside it (in reading order), i.e. the new selection.
+ */
+export function moveCells(g: Grid, cells: readonly Cell[], to: (cell: Cell) => Cell): { grid: Grid; cells: Cell[] } {
+  const out = cloneGrid(g);
+  const inside = cells.filter((c) => inBounds(g, c.row, c.col));
+  for (const { row, col } of inside) out[row][col] = 0;
+  const landed: Cell[] = [];
+  for (const cell of inside) {
+    const t = to(cell);
+    if (!inBounds(g, t.row, t.col)) continue;
+    out[t.row][t.col] = g[cell.row][cell.col];
+    landed.push(t);
+  }
+  landed.sort((a, b) => a.row - b.row || a.col - b.col);
+  return { grid: out, cells: landed };
+}

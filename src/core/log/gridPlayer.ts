@@ -8,12 +8,13 @@
  * without the task file.
  */
 import {
-  type Grid, type Rect, MAX_SIZE, MIN_SIZE, crop, fillRect, floodFill, gridsEqual, makeGrid, paste, resize, setCell,
+  type Cell, type FlipAxis, type Grid, type Rect, type Rotation, MAX_SIZE, MIN_SIZE, boundsOf, crop, fillRect, flipGrid, floodFill,
+  gridsEqual, makeGrid, moveCells, paste, rectCells, rectContains, resize, rotateGrid, setCell, setCells, transformCell,
 } from '../grid/grid';
 import type { LogEvent } from './events';
 import { EVENT_DATA } from '../protocol/events';
 
-export type Tool = 'edit' | 'select' | 'fill';
+export type Tool = 'edit' | 'select' | 'fill' | 'wand';
 export type GridSide = 'input' | 'output';
 export type Verdict = 'correct' | 'wrong' | 'duplicate';
 export type TestStatus = 'open' | 'solved' | 'failed';
@@ -32,10 +33,20 @@ export interface TestState {
   readonly status: TestStatus;
 }
 
+/**
+ * Selected cells of one side's grid. A rectangle drag selects `rect` whole; the magic wand and
+ * Shift (add to the selection) can select any set of cells, listed in `cells` (reading order),
+ * with `rect` their bounding box. `cells` is absent whenever the set fills its rectangle, so a
+ * rectangle is always stored one way.
+ */
 export interface Selection {
   readonly side: GridSide;
   readonly rect: Rect;
+  readonly cells?: readonly Cell[];
 }
+
+/** A cell as logged in an event: `[row, col]`. */
+export type CellPair = readonly [number, number];
 
 export interface PlayerState {
   readonly taskId: string | null;
@@ -62,9 +73,24 @@ export interface GridEventData {
   paint: { row: number; col: number; color: number; stroke: number };
   'stroke.end': { stroke: number };
   fill: { row: number; col: number; color: number };
-  select: { side: GridSide; rect: Rect };
+  /** With `add` (Shift), the rectangle joins the selection of the same side. */
+  select: { side: GridSide; rect: Rect; add?: boolean };
+  /**
+   * The magic wand at (row, col): the 4-connected region of that cell's colour, listed in `cells`
+   * so that the log replays without the task file (the input grid is not in the log).
+   */
+  'select.wand': { side: GridSide; row: number; col: number; add?: boolean; cells: CellPair[] };
   'select.clear': Record<string, never>;
-  recolor: { rect: Rect; color: number };
+  /** `cells` when the selection is not a whole rectangle: only those cells change. */
+  recolor: { rect: Rect; color: number; cells?: CellPair[] };
+  /** A quarter turn of the output selection's content, or of the whole output with none. */
+  rotate: { dir: Rotation };
+  /** A mirror of the output selection's content, or of the whole output with none. */
+  flip: { axis: FlipAxis };
+  /** Moves the output selection's content by `dr` rows and `dc` columns. */
+  move: { dr: number; dc: number };
+  /** Cuts the output down to `rect` (the selection's bounding box). */
+  crop: { rect: Rect };
   copy: { side: GridSide; rect: Rect; block: Grid };
   paste: { row: number; col: number; block: Grid };
   resize: { rows: number; cols: number };
@@ -81,8 +107,9 @@ export interface GridEventData {
 export type GridEventKind = keyof GridEventData;
 
 const GRID_KINDS: ReadonlySet<string> = new Set<GridEventKind>([
-  'task.open', 'tool', 'color', 'symbols', 'paint', 'stroke.end', 'fill', 'select', 'select.clear', 'recolor', 'copy', 'paste',
-  'resize', 'resize.invalid', 'copy.input', 'reset', 'undo', 'redo', 'test.select', 'submit',
+  'task.open', 'tool', 'color', 'symbols', 'paint', 'stroke.end', 'fill', 'select', 'select.wand', 'select.clear', 'recolor',
+  'rotate', 'flip', 'move', 'crop', 'copy', 'paste', 'resize', 'resize.invalid', 'copy.input', 'reset', 'undo', 'redo',
+  'test.select', 'submit',
 ]);
 
 export function initialTest(): TestState {
@@ -115,6 +142,64 @@ export function taskFinished(s: PlayerState): boolean {
 export function isDuplicateWrong(s: PlayerState, grid: Grid): boolean {
   const t = currentTest(s);
   return !!t && t.wrong.some((g) => gridsEqual(g, grid));
+}
+
+/** The cells of a selection: its own set, or every cell of its rectangle. */
+export function selectionCells(sel: Selection): readonly Cell[] {
+  return sel.cells ?? rectCells(sel.rect);
+}
+
+/** Whether a cell is selected. */
+export function selectionHas(sel: Selection, row: number, col: number): boolean {
+  if (!rectContains(sel.rect, row, col)) return false;
+  return !sel.cells || sel.cells.some((c) => c.row === row && c.col === col);
+}
+
+/**
+ * The selection holding exactly `cells` (duplicates dropped), in its one stored form: a bare
+ * rectangle when the cells fill their bounding box. Null for no cells.
+ */
+export function makeSelection(side: GridSide, cells: readonly Cell[]): Selection | null {
+  const rect = boundsOf(cells);
+  if (!rect) return null;
+  const w = rect.c1 - rect.c0 + 1;
+  const keys = new Set(cells.map((c) => (c.row - rect.r0) * w + (c.col - rect.c0)));
+  if (keys.size === (rect.r1 - rect.r0 + 1) * w) return { side, rect };
+  const sorted = [...keys].sort((a, b) => a - b).map((k) => ({ row: rect.r0 + Math.floor(k / w), col: rect.c0 + (k % w) }));
+  return { side, rect, cells: sorted };
+}
+
+/** A selection's cells as logged in an event, `[row, col]` pairs. */
+export function cellPairs(cells: readonly Cell[]): CellPair[] {
+  return cells.map((c) => [c.row, c.col] as const);
+}
+
+function fromPairs(pairs: readonly CellPair[]): Cell[] {
+  return pairs.map(([row, col]) => ({ row, col }));
+}
+
+/** `cells` on `side`, joined to the current selection when `add` and it is on the same side. */
+function selectCells(s: PlayerState, side: GridSide, cells: readonly Cell[], add: boolean | undefined): PlayerState {
+  const prev = add && s.selection?.side === side ? selectionCells(s.selection) : [];
+  return { ...s, selection: makeSelection(side, [...prev, ...cells]) ?? s.selection };
+}
+
+/**
+ * Moves the output selection's cells where `to` sends them, as one undoable step; the selection
+ * follows its cells. Cells left behind become 0; cells sent past an edge are dropped.
+ */
+function moveSelection(s: PlayerState, to: (sel: Selection) => (c: Cell) => Cell): PlayerState {
+  const t = currentTest(s);
+  const sel = s.selection;
+  if (!t || t.status !== 'open' || sel?.side !== 'output') return s;
+  const moved = moveCells(t.output, selectionCells(sel), to(sel));
+  return { ...edit(s, () => moved.grid), selection: makeSelection('output', moved.cells) };
+}
+
+/** Rotates or flips the output selection's content in place, or the whole output without one. */
+function transform(s: PlayerState, how: { rotate: Rotation } | { flip: FlipAxis }): PlayerState {
+  if (s.selection?.side === 'output') return moveSelection(s, (sel) => (c) => transformCell(sel.rect, c, how));
+  return edit(s, (g) => ('rotate' in how ? rotateGrid(g, how.rotate) : flipGrid(g, how.flip)));
 }
 
 function withTest(s: PlayerState, f: (t: TestState) => TestState): PlayerState {
@@ -191,11 +276,31 @@ export function reduce(s: PlayerState, e: LogEvent): PlayerState {
       const x = d as GridEventData['fill'];
       return isSymbol(x.color) ? edit(s, (g) => floodFill(g, x.row, x.col, x.color).grid) : s;
     }
-    case 'select': return { ...s, selection: { ...(d as GridEventData['select']) } };
+    case 'select': {
+      const x = d as GridEventData['select'];
+      // A plain rectangle is kept exactly as logged (old logs replay as they always did).
+      if (!x.add) return { ...s, selection: { side: x.side, rect: x.rect } };
+      return selectCells(s, x.side, rectCells(x.rect), true);
+    }
+    case 'select.wand': {
+      const x = d as GridEventData['select.wand'];
+      return selectCells(s, x.side, fromPairs(x.cells), x.add);
+    }
     case 'select.clear': return { ...s, selection: null };
     case 'recolor': {
       const x = d as GridEventData['recolor'];
-      return isSymbol(x.color) ? edit(s, (g) => fillRect(g, x.rect, x.color)) : s;
+      if (!isSymbol(x.color)) return s;
+      return edit(s, (g) => (x.cells ? setCells(g, fromPairs(x.cells), x.color) : fillRect(g, x.rect, x.color)));
+    }
+    case 'rotate': return transform(s, { rotate: (d as GridEventData['rotate']).dir });
+    case 'flip': return transform(s, { flip: (d as GridEventData['flip']).axis });
+    case 'move': {
+      const { dr, dc } = d as GridEventData['move'];
+      return moveSelection(s, () => (c) => ({ row: c.row + dr, col: c.col + dc }));
+    }
+    case 'crop': {
+      const rect = (d as GridEventData['crop']).rect;
+      return { ...edit(s, (g) => crop(g, rect) ?? g), selection: null };
     }
     case 'copy': return { ...s, clipboard: (d as GridEventData['copy']).block };
     case 'paste': {

@@ -38,6 +38,27 @@ describe('event schemas', () => {
     expect(eventDataProblem('toString', {})).toMatch(/not an event kind/);
   });
 
+  it('checks the selection and transform tools: cells inside 30x30, known directions, moves inside a grid', () => {
+    expect(eventDataProblem('select', { side: 'output', rect: { r0: 0, c0: 0, r1: 1, c1: 1 }, add: true })).toBeNull();
+    expect(eventDataProblem('select.wand', { side: 'input', row: 2, col: 3, cells: [[2, 3], [2, 4]] })).toBeNull();
+    expect(eventDataProblem('select.wand', { side: 'input', row: 2, col: 3, cells: [] })).toMatch(/^data\.cells /);
+    expect(eventDataProblem('select.wand', { side: 'output', row: 0, col: 0, cells: [[0, 30]] })).toMatch(/^data\.cells\.0\.1 /);
+    expect(eventDataProblem('select.wand', { side: 'output', row: 0, col: 0, cells: Array(901).fill([0, 0]) })).toMatch(/^data\.cells /);
+    expect(eventDataProblem('select.wand', { side: 'output', row: 0, col: 0, cells: [[0]] })).toMatch(/^data\.cells\.0/);
+    expect(eventDataProblem('recolor', { rect: { r0: 0, c0: 0, r1: 1, c1: 1 }, color: 3, cells: [[0, 0], [1, 1]] })).toBeNull();
+    expect(eventDataProblem('rotate', { dir: 'cw' })).toBeNull();
+    expect(eventDataProblem('rotate', { dir: 'left' })).toMatch(/^data\.dir /);
+    expect(eventDataProblem('flip', { axis: 'vertical' })).toBeNull();
+    expect(eventDataProblem('flip', {})).toMatch(/^data\.axis /);
+    expect(eventDataProblem('move', { dr: -29, dc: 29 })).toBeNull();
+    expect(eventDataProblem('move', { dr: 0, dc: 30 })).toMatch(/^data\.dc /);
+    expect(eventDataProblem('move', { dr: 0, dc: 0 })).toMatch(/at least one cell/);
+    expect(eventDataProblem('move', { dr: 0.5, dc: 1 })).toMatch(/^data\.dr /);
+    expect(eventDataProblem('crop', { rect: { r0: 1, c0: 1, r1: 2, c1: 29 } })).toBeNull();
+    expect(eventDataProblem('crop', { rect: { r0: 0, c0: 0, r1: 30, c1: 1 } })).toMatch(/^data\.rect\.r1 /);
+    expect(eventDataProblem('tool', { tool: 'wand' })).toBeNull();
+  });
+
   it('every kind is documented in docs/api.md', () => {
     const docs = readFileSync(path.resolve(__dirname, '../../../docs/api.md'), 'utf8');
     const section = docs.slice(docs.indexOf('## Event kinds'), docs.indexOf('## Limits'));

@@ -30,6 +30,11 @@ export const GridSchema = z.array(z.array(symbol).min(1).max(MAX_SIZE)).min(1).m
 const rect = z.object({ r0: coord, c0: coord, r1: coord, c1: coord })
   .refine((r) => r.r0 <= r.r1 && r.c0 <= r.c1, 'must have r0 <= r1 and c0 <= c1');
 const side = z.enum(['input', 'output']);
+/** A cell as `[row, col]`; a set of cells holds at most one grid's worth. */
+const cellPair = z.tuple([coord, coord]);
+const cellSet = z.array(cellPair).min(1).max(MAX_SIZE * MAX_SIZE);
+/** A move of at most a grid's width or height. */
+const offset = int(-(MAX_SIZE - 1), MAX_SIZE - 1);
 const verdict = z.enum(['correct', 'wrong', 'duplicate']);
 const clientInfo = {
   wallClock: text.optional(),
@@ -62,15 +67,20 @@ export const EVENT_DATA = {
   'page.hide': empty,
   // ---- the grid player (src/core/log/gridPlayer.ts) ----
   'task.open': z.looseObject({ taskId: id, collection: id.optional(), tests: int(1, MAX_TESTS), trials: int(1, 100).optional() }),
-  tool: z.looseObject({ tool: z.enum(['edit', 'select', 'fill']) }),
+  tool: z.looseObject({ tool: z.enum(['edit', 'select', 'fill', 'wand']) }),
   color: z.looseObject({ color: symbol }),
   symbols: z.looseObject({ show: z.boolean() }),
   paint: z.looseObject({ row: coord, col: coord, color: symbol, stroke: z.number().int().nonnegative() }),
   'stroke.end': z.looseObject({ stroke: z.number().int().nonnegative() }),
   fill: z.looseObject({ row: coord, col: coord, color: symbol }),
-  select: z.looseObject({ side, rect }),
+  select: z.looseObject({ side, rect, add: z.boolean().optional() }),
+  'select.wand': z.looseObject({ side, row: coord, col: coord, add: z.boolean().optional(), cells: cellSet }),
   'select.clear': empty,
-  recolor: z.looseObject({ rect, color: symbol }),
+  recolor: z.looseObject({ rect, color: symbol, cells: cellSet.optional() }),
+  rotate: z.looseObject({ dir: z.enum(['cw', 'ccw']) }),
+  flip: z.looseObject({ axis: z.enum(['horizontal', 'vertical']) }),
+  move: z.looseObject({ dr: offset, dc: offset }).refine((m) => m.dr !== 0 || m.dc !== 0, 'must move by at least one cell (dr or dc not 0)'),
+  crop: z.looseObject({ rect }),
   copy: z.looseObject({ side, rect, block: GridSchema }),
   paste: z.looseObject({ row: coord, col: coord, block: GridSchema }),
   resize: z.looseObject({ rows: int(1, MAX_SIZE), cols: int(1, MAX_SIZE) }),

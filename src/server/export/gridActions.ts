@@ -38,7 +38,8 @@ export const GRID_ACTIONS_COLUMNS = [
 
 /** The grid player's event kinds written as actions (`task.open` only sets the task up). */
 export const GRID_ACTION_EVENT_KINDS: ReadonlySet<string> = new Set<GridEventKind>([
-  'tool', 'color', 'symbols', 'paint', 'stroke.end', 'fill', 'select', 'select.clear', 'recolor', 'copy', 'paste', 'resize',
+  'tool', 'color', 'symbols', 'paint', 'stroke.end', 'fill', 'select', 'select.wand', 'select.clear', 'recolor', 'rotate', 'flip',
+  'move', 'crop', 'copy', 'paste', 'resize',
   'resize.invalid', 'copy.input', 'reset', 'undo', 'redo', 'test.select', 'submit',
 ]);
 
