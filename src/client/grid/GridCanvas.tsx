@@ -20,6 +20,15 @@ export interface GridCanvasProps extends GridPointerHandlers {
   readonly className?: string;
   readonly testId?: string;
   readonly cursor?: string;
+  /** A selection that is not a whole rectangle, outlined cell by cell. */
+  readonly selectedCells?: readonly Cell[] | null;
+  /** The keyboard's cell cursor to draw, or null. */
+  readonly cellCursor?: Cell | null;
+  /**
+   * Makes the grid a keyboard stop (Tab reaches it; a press focuses it) with this description of
+   * its keys: an editable grid, not a picture, so assistive technology passes the keys through.
+   */
+  readonly keyboard?: { readonly side: string; readonly describedBy: string; onFocus(): void; onBlur(): void };
 }
 
 /** Follows the device pixel ratio, which changes with browser zoom and between screens. */
@@ -39,7 +48,7 @@ function useDevicePixelRatio(): number {
  * The grid's values are mirrored in `data-grid` so that what is on screen can be read back.
  */
 export function GridCanvas(props: GridCanvasProps) {
-  const { grid, cell, label, showSymbols = false, selection = null } = props;
+  const { grid, cell, label, showSymbols = false, selection = null, selectedCells = null, cellCursor = null, keyboard } = props;
   const ref = useRef<HTMLCanvasElement>(null);
   const dpr = useDevicePixelRatio();
   const handlers = useRef<GridPointerHandlers>(props);
@@ -48,8 +57,8 @@ export function GridCanvas(props: GridCanvasProps) {
   const cols = rows ? grid[0].length : 0;
 
   useLayoutEffect(() => {
-    if (ref.current) renderGrid(ref.current, grid, { cell, dpr, showSymbols, selection });
-  }, [grid, cell, dpr, showSymbols, selection]);
+    if (ref.current) renderGrid(ref.current, grid, { cell, dpr, showSymbols, selection, selectedCells, cursor: cellCursor });
+  }, [grid, cell, dpr, showSymbols, selection, selectedCells, cellCursor]);
 
   useEffect(() => {
     const canvas = ref.current;
@@ -63,6 +72,8 @@ export function GridCanvas(props: GridCanvasProps) {
       const at = cellAt(canvas, r, c, e.clientX, e.clientY, false);
       if (!at) return;
       e.preventDefault();
+      // preventDefault keeps a drag from selecting text, and also the focus a press would give.
+      if (canvas.tabIndex >= 0) canvas.focus({ preventScroll: true });
       pressed = e.pointerId;
       canvas.setPointerCapture?.(e.pointerId);
       last = at;
@@ -107,13 +118,19 @@ export function GridCanvas(props: GridCanvasProps) {
   return (
     <canvas
       ref={ref}
-      role="img"
+      role={keyboard ? 'application' : 'img'}
       aria-label={`${label}, ${rows} by ${cols}`}
+      aria-describedby={keyboard?.describedBy}
+      tabIndex={keyboard ? 0 : undefined}
+      data-grid-side={keyboard?.side}
+      onFocus={keyboard?.onFocus}
+      onBlur={keyboard?.onBlur}
+      data-cursor={cellCursor ? `${cellCursor.row},${cellCursor.col}` : undefined}
       data-testid={props.testId}
       data-rows={rows}
       data-cols={cols}
       data-grid={JSON.stringify(grid)}
-      className={`grid-canvas block ${props.className ?? ''}`}
+      className={`grid-canvas block ${keyboard ? 'rounded-sm focus:outline-none focus-visible:ring-2 focus-visible:ring-sky-400 focus-visible:ring-offset-2 focus-visible:ring-offset-slate-900' : ''} ${props.className ?? ''}`}
       style={{ cursor: props.cursor }}
     />
   );

@@ -3,7 +3,7 @@
  * neither the pixels nor the grid, so a paint stroke redraws without a React render of the page.
  */
 import { ARC_PALETTE, symbolTextColor } from '../../core/grid/palette';
-import type { Grid, Rect } from '../../core/grid/grid';
+import type { Cell, Grid, Rect } from '../../core/grid/grid';
 
 export interface GridView {
   /** CSS pixels per cell. */
@@ -13,7 +13,13 @@ export interface GridView {
   readonly showSymbols: boolean;
   /** Cells to outline as selected, or null. */
   readonly selection: Rect | null;
+  /** A selection that is not a whole rectangle (magic wand, Shift to add): outlined cell by cell. */
+  readonly selectedCells?: readonly Cell[] | null;
+  /** The keyboard's cell cursor, drawn as a bright frame; null when the grid has no focus. */
+  readonly cursor?: Cell | null;
 }
+
+const CURSOR = '#38bdf8';
 
 const LINE = '#3b4658';
 const SELECT_FILL = 'rgba(255,255,255,0.18)';
@@ -66,7 +72,9 @@ export function renderGrid(canvas: HTMLCanvasElement, grid: Grid, view: GridView
       }
     }
   }
-  if (view.selection) {
+  if (view.selectedCells?.length) {
+    drawCellSet(ctx, view.selectedCells, edge, gap, view.dpr);
+  } else if (view.selection) {
     const s = view.selection;
     const x0 = edge(s.c0);
     const y0 = edge(s.r0);
@@ -85,6 +93,51 @@ export function renderGrid(canvas: HTMLCanvasElement, grid: Grid, view: GridView
     ctx.setLineDash([]);
     ctx.lineDashOffset = 0;
   }
+  if (view.cursor && view.cursor.row < rows && view.cursor.col < cols) {
+    const { row, col } = view.cursor;
+    const lw = Math.max(2, Math.round(2 * view.dpr));
+    const x0 = edge(col);
+    const y0 = edge(row);
+    const w = edge(col + 1) + gap - x0;
+    const h = edge(row + 1) + gap - y0;
+    ctx.lineWidth = lw;
+    ctx.strokeStyle = '#0f172a';
+    ctx.strokeRect(x0 + lw * 1.5, y0 + lw * 1.5, w - lw * 3, h - lw * 3);
+    ctx.strokeStyle = CURSOR;
+    ctx.strokeRect(x0 + lw / 2, y0 + lw / 2, w - lw, h - lw);
+  }
+}
+
+/**
+ * Shades a set of cells and outlines its boundary (the sides of a cell whose neighbour is not
+ * in the set), in the same black-and-white dashes as a rectangle selection.
+ */
+function drawCellSet(ctx: CanvasRenderingContext2D, cells: readonly Cell[], edge: (i: number) => number, gap: number, dpr: number): void {
+  const key = (r: number, c: number) => `${r},${c}`;
+  const set = new Set(cells.map((c) => key(c.row, c.col)));
+  ctx.fillStyle = SELECT_FILL;
+  for (const { row, col } of cells) ctx.fillRect(edge(col), edge(row), edge(col + 1) + gap - edge(col), edge(row + 1) + gap - edge(row));
+  const lw = Math.max(2, Math.round(2 * dpr));
+  const path = new Path2D();
+  for (const { row, col } of cells) {
+    const x0 = edge(col) + lw / 2;
+    const y0 = edge(row) + lw / 2;
+    const x1 = edge(col + 1) + gap - lw / 2;
+    const y1 = edge(row + 1) + gap - lw / 2;
+    if (!set.has(key(row - 1, col))) { path.moveTo(x0, y0); path.lineTo(x1, y0); }
+    if (!set.has(key(row + 1, col))) { path.moveTo(x0, y1); path.lineTo(x1, y1); }
+    if (!set.has(key(row, col - 1))) { path.moveTo(x0, y0); path.lineTo(x0, y1); }
+    if (!set.has(key(row, col + 1))) { path.moveTo(x1, y0); path.lineTo(x1, y1); }
+  }
+  ctx.lineWidth = lw;
+  ctx.setLineDash([4 * dpr, 3 * dpr]);
+  ctx.strokeStyle = '#ffffff';
+  ctx.stroke(path);
+  ctx.lineDashOffset = 4 * dpr;
+  ctx.strokeStyle = '#000000';
+  ctx.stroke(path);
+  ctx.setLineDash([]);
+  ctx.lineDashOffset = 0;
 }
 
 /** The cell under a pointer position (client coordinates), clamped to the grid when `clamp`. */

@@ -1,9 +1,10 @@
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { ARC_PALETTE } from '../../core/grid/palette';
-import { currentTest, taskSolved, type GridSide, type TestState, type Tool } from '../../core/log/gridPlayer';
+import { moveCells } from '../../core/grid/grid';
+import { currentTest, selectionCells, taskSolved, type GridSide, type TestState, type Tool } from '../../core/log/gridPlayer';
 import { GridCanvas, useFitCell } from '../grid/GridCanvas';
 import { Button } from '../ui/Button';
-import { actionForKey } from './actions';
+import { actionForKey, PLAYER_ACTIONS } from './actions';
 import { PlayerController, type EventSink, type OpenTask } from './controller';
 import { DemoPairs } from './DemoPairs';
 import type { Judge } from './judge';
@@ -26,9 +27,13 @@ export interface TaskPlayerProps {
 
 const TOOLS: { tool: Tool; label: string; key: string; hint: string }[] = [
   { tool: 'edit', label: 'Edit', key: 'E', hint: 'Click or drag on the output to paint cells' },
-  { tool: 'select', label: 'Select', key: 'S', hint: 'Drag a rectangle on the input or output; then copy, paste or pick a colour' },
+  { tool: 'select', label: 'Select', key: 'S', hint: 'Drag a rectangle on the input or output (Shift adds to the selection); drag selected output cells to move them' },
+  { tool: 'wand', label: 'Wand', key: 'W', hint: 'Click a cell to select its 4-connected area of one colour (Shift adds to the selection)' },
   { tool: 'fill', label: 'Flood fill', key: 'F', hint: 'Click an output cell to fill its 4-connected area' },
 ];
+
+/** The id of the keyboard help that both grids point to (aria-describedby). */
+const GRID_KEYS_HELP = 'grid-keys-help';
 
 /** The whole grid-task player: demonstrations, the test input, the output editor and its tools. */
 export function TaskPlayer({ open, sink, judge, trials = 3, toolbar, onFinishedAction, resume }: TaskPlayerProps) {
@@ -47,7 +52,7 @@ export function TaskPlayer({ open, sink, judge, trials = 3, toolbar, onFinishedA
       const action = actionForKey(e);
       if (!action) return;
       e.preventDefault();
-      action.perform(controller);
+      action.perform(controller, e);
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
@@ -127,11 +132,21 @@ function GridPanel({ title, side, grid, controller, testId, status }: {
   const [ref, cell] = useFitCell(rows, cols, 4, 40);
   const showSymbols = usePlayer((s) => s.state.showSymbols);
   const tool = usePlayer((s) => s.state.tool);
-  const selection = usePlayer((s) => {
-    const d = s.dragSelection ?? s.state.selection;
-    return d?.side === side ? d.rect : null;
-  });
-  const cursor = tool === 'select' ? 'crosshair' : side === 'output' ? (tool === 'fill' ? 'cell' : 'pointer') : 'default';
+  const drag = usePlayer((s) => (s.dragSelection?.side === side ? s.dragSelection.rect : null));
+  const sel = usePlayer((s) => (s.state.selection?.side === side ? s.state.selection : null));
+  const dragMove = usePlayer((s) => (side === 'output' ? s.dragMove : null));
+  const focused = usePlayer((s) => s.focused === side);
+  const cursorCell = usePlayer((s) => s.cursor[side]);
+  // While selected output cells are dragged, the grid shows them where they would land.
+  const moving = useMemo(() => {
+    if (!dragMove || !sel || (dragMove.dr === 0 && dragMove.dc === 0)) return null;
+    return moveCells(grid, selectionCells(sel), (c) => ({ row: c.row + dragMove.dr, col: c.col + dragMove.dc }));
+  }, [grid, sel, dragMove]);
+  const shown = moving?.grid ?? grid;
+  const selectedCells = moving ? moving.cells : drag ? null : (sel?.cells ?? null);
+  const selection = drag ?? (moving ? null : (sel?.rect ?? null));
+  const at = focused ? { row: Math.min(cursorCell.row, rows - 1), col: Math.min(cursorCell.col, cols - 1) } : null;
+  const cursor = dragMove ? 'grabbing' : tool === 'select' || tool === 'wand' ? 'crosshair' : side === 'output' ? (tool === 'fill' ? 'cell' : 'pointer') : 'default';
   return (
     <div className="flex min-w-0 flex-1 flex-col rounded-lg border border-slate-800 bg-slate-900/60">
       <div className="flex h-8 items-center justify-between border-b border-slate-800 px-3 text-xs">
@@ -140,8 +155,14 @@ function GridPanel({ title, side, grid, controller, testId, status }: {
       </div>
       <div ref={ref} className="relative flex min-h-0 flex-1 items-center justify-center p-2">
         <GridCanvas
-          grid={grid} cell={cell} label={title} testId={testId} showSymbols={showSymbols} selection={selection} cursor={cursor}
-          onDown={(c) => controller.pointerDown(side, c)}
+          grid={shown} cell={cell} label={title} testId={testId} showSymbols={showSymbols} selection={selection} cursor={cursor}
+          selectedCells={selectedCells} cellCursor={at}
+          keyboard={{
+            side, describedBy: GRID_KEYS_HELP,
+            onFocus: () => usePlayer.setState({ focused: side }),
+            onBlur: () => usePlayer.setState((s) => (s.focused === side ? { focused: null } : {})),
+          }}
+          onDown={(c, e) => controller.pointerDown(side, c, e.shiftKey)}
           onDrag={(c) => controller.pointerDrag(c)}
           onUp={() => controller.pointerUp()}
         />
@@ -149,6 +170,11 @@ function GridPanel({ title, side, grid, controller, testId, status }: {
           <div className={`pointer-events-none absolute right-3 top-3 rounded px-2 py-0.5 text-xs font-semibold ${status === 'solved' ? 'bg-emerald-700/90 text-white' : 'bg-rose-700/90 text-white'}`}>
             {status === 'solved' ? 'Solved' : 'Out of trials'}
           </div>
+        )}
+        {at && (
+          <p className="sr-only" aria-live="polite" data-testid={`${testId}-cursor`}>
+            Row {at.row + 1}, column {at.col + 1}: colour {shown[at.row][at.col]}
+          </p>
         )}
       </div>
     </div>
@@ -183,25 +209,82 @@ function ToolBar({ controller }: { controller: PlayerController }) {
             </button>
           ))}
         </div>
+      </div>
+      <div className="flex flex-wrap items-center gap-2">
+        <TransformTools controller={controller} open={open} />
         <label className="ml-auto flex items-center gap-1.5 text-xs text-slate-300">
           <input type="checkbox" checked={showSymbols} onChange={() => controller.toggleSymbols()} className="accent-sky-500" />
           Show symbol numbers
         </label>
+        <KeysHelp />
       </div>
       <div className="flex flex-wrap items-center gap-2">
         <ResizeField controller={controller} disabled={!open} />
-        <Button onClick={() => controller.copyFromInput()} disabled={!open}>Copy from input</Button>
+        <Button onClick={() => controller.copyFromInput()} disabled={!open} title="Copy from input (I)">Copy from input</Button>
         <Button onClick={() => controller.resetGrid()} disabled={!open}>Reset grid</Button>
         <div className="mx-1 h-6 w-px bg-slate-700" />
         <Button onClick={() => controller.undo()} disabled={!open || !test?.undo.length} title="Undo (Ctrl+Z)">Undo</Button>
         <Button onClick={() => controller.redo()} disabled={!open || !test?.redo.length} title="Redo (Ctrl+Shift+Z or Ctrl+Y)">Redo</Button>
         <Button onClick={() => controller.copy()} kbd="C">Copy</Button>
         <Button onClick={() => controller.paste()} disabled={!hasClip || !open} kbd="V">Paste</Button>
-        <Button tone="primary" className="ml-auto px-5" onClick={() => void controller.submit()} disabled={!open || submitting}>
+        <Button tone="primary" className="ml-auto px-5" onClick={() => void controller.submit()} disabled={!open || submitting} title="Submit (Ctrl+Enter)">
           {submitting ? 'Checking…' : 'Submit'}
         </Button>
       </div>
     </div>
+  );
+}
+
+/** Rotate, flip and crop: of the output selection, or of the whole output with none; and the keys. */
+function TransformTools({ controller, open }: { controller: PlayerController; open: boolean }) {
+  const outputSelected = usePlayer((s) => s.state.selection?.side === 'output');
+  const what = outputSelected ? 'the selected cells (arrows or a drag move them)' : 'the whole output (select output cells to act on them only)';
+  return (
+    <>
+      <div className="flex gap-1" role="group" aria-label="Rotate and flip">
+        <Button onClick={() => controller.rotate('cw')} disabled={!open} kbd="R" title={`Rotate ${what} clockwise`}>Rotate ↻</Button>
+        <Button onClick={() => controller.rotate('ccw')} disabled={!open} kbd="⇧R" title={`Rotate ${what} anticlockwise`}>Rotate ↺</Button>
+        <Button onClick={() => controller.flip('horizontal')} disabled={!open} kbd="X" title={`Flip ${what} left-right`}>Flip ↔</Button>
+        <Button onClick={() => controller.flip('vertical')} disabled={!open} kbd="Y" title={`Flip ${what} top-bottom`}>Flip ↕</Button>
+      </div>
+      <Button onClick={() => controller.crop()} disabled={!open || !outputSelected} kbd="K" title="Crop the output to the selection's bounding box">Crop</Button>
+    </>
+  );
+}
+
+/**
+ * The keyboard's scheme, shown on demand and read to assistive technology from the grids
+ * (aria-describedby): with it a task can be solved without a mouse.
+ */
+function KeysHelp() {
+  const keys = (id: string) => PLAYER_ACTIONS.find((a) => a.id === id)?.keys.join(' / ') ?? '';
+  const rows: [string, string][] = [
+    ['Tab', 'focus the test input or your output'],
+    [keys('cursor').replace(' / Shift+Arrows', ''), 'move the cursor; with output cells selected, move those cells'],
+    ['Shift+Arrows', 'select a rectangle from the cursor'],
+    ['Space', 'use the tool at the cursor: Edit paints, Fill fills, Select selects the cell, Wand its area (Shift+Space adds)'],
+    ['E / S / W / F', 'Edit, Select, Wand, Flood fill'],
+    ['0-9', 'colour (recolours selected output cells)'],
+    [`${keys('copy')}, ${keys('paste')}`, 'copy the selection; paste at the selected output cell or the cursor'],
+    ['R / Shift+R, X / Y, K', 'rotate, flip, crop'],
+    [`${keys('copy.input')}, ${keys('undo')}, ${keys('redo')}`, 'copy from input, undo, redo'],
+    [`Esc, ${keys('submit')}`, 'drop the selection, submit'],
+  ];
+  return (
+    <details className="relative text-xs" data-testid="keys-help">
+      <summary className="flex h-8 cursor-pointer list-none items-center rounded-md border border-slate-700 bg-slate-800 px-2.5 text-sm text-slate-100 hover:bg-slate-700">Keys</summary>
+      <div id={GRID_KEYS_HELP} className="absolute bottom-10 right-0 z-20 w-[30rem] rounded-lg border border-slate-700 bg-slate-950 p-3 text-slate-200 shadow-xl">
+        <p className="mb-2 text-slate-300">Everything works from the keyboard:</p>
+        <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-1">
+          {rows.map(([k, what]) => (
+            <div key={k} className="contents">
+              <dt><kbd className="rounded bg-slate-800 px-1 font-mono text-[11px] text-slate-100">{k}</kbd></dt>
+              <dd className="text-slate-300">{what}</dd>
+            </div>
+          ))}
+        </dl>
+      </div>
+    </details>
   );
 }
 

@@ -4,13 +4,13 @@
  * the state directly, so the downloaded log replays to exactly what was on screen.
  */
 import {
-  type Cell, type Grid, gridsEqual, inBounds, lineCells, makeGrid, parseSize, rectFrom,
+  type Cell, type FlipAxis, type Grid, type Rotation, gridsEqual, inBounds, lineCells, makeGrid, parseSize, rectFrom, regionAt,
 } from '../../core/grid/grid';
 import type { ArcTask } from '../../core/formats/arcTask';
 import type { LogEvent } from '../../core/log/events';
 import {
-  type GridEventData, type GridEventKind, type GridSide, type Tool, currentTest, initialPlayer,
-  isDuplicateWrong, type PlayerState, reduce, replay, selectionBlock, taskSolved,
+  type GridEventData, type GridEventKind, type GridSide, type Tool, cellPairs, currentTest, initialPlayer,
+  isDuplicateWrong, type PlayerState, reduce, replay, selectionBlock, selectionHas, taskSolved,
 } from '../../core/log/gridPlayer';
 import type { Judge } from './judge';
 import { notify, usePlayer } from './store';
@@ -27,12 +27,24 @@ export interface OpenTask {
 }
 
 /** Events after which an information hint ("Copied 3x3 cells…") no longer describes the screen. */
-const RETIRES_HINT: ReadonlySet<GridEventKind> = new Set<GridEventKind>(['paint', 'fill', 'paste', 'resize', 'copy.input', 'reset', 'undo', 'redo', 'recolor', 'test.select']);
+const RETIRES_HINT: ReadonlySet<GridEventKind> = new Set<GridEventKind>([
+  'paint', 'fill', 'paste', 'resize', 'copy.input', 'reset', 'undo', 'redo', 'recolor', 'rotate', 'flip', 'move', 'crop', 'test.select',
+]);
+
+/**
+ * A press on a grid in progress: painting a stroke, dragging out a selection (joining the one
+ * before with Shift), or dragging the output selection's cells to a new place.
+ */
+type Drag =
+  | { readonly kind: 'select'; readonly side: GridSide; readonly anchor: Cell; readonly add: boolean }
+  | { readonly kind: 'move'; readonly from: Cell };
 
 export class PlayerController {
   private stroke = 0;
   private strokeLast: Cell | null = null;
-  private selectAnchor: { side: GridSide; cell: Cell } | null = null;
+  private drag: Drag | null = null;
+  /** Where a Shift+arrow selection started, so further Shift+arrows stretch the same rectangle. */
+  private keyAnchor: { side: GridSide; cell: Cell } | null = null;
   private readonly resumed: PlayerState | null;
   private started = false;
 
@@ -61,7 +73,10 @@ export class PlayerController {
     if (this.started) return;
     this.started = true;
     const resumed = this.resumed;
-    usePlayer.setState({ state: resumed ? { ...resumed, stroke: null } : initialPlayer(), dragSelection: null, notice: null, submitting: false });
+    usePlayer.setState({
+      state: resumed ? { ...resumed, stroke: null } : initialPlayer(), dragSelection: null, dragMove: null, notice: null, submitting: false,
+      cursor: { input: { row: 0, col: 0 }, output: { row: 0, col: 0 } },
+    });
     if (!resumed) this.emit('task.open', { taskId: this.open.taskId, collection: this.open.collection, tests: this.open.task.test.length, trials: this.trials });
   }
 
@@ -101,7 +116,9 @@ export class PlayerController {
   setColor(color: number): void {
     if (this.state.color !== color) this.emit('color', { color });
     const sel = this.state.selection;
-    if (sel?.side === 'output' && currentTest(this.state)?.status === 'open') this.emit('recolor', { rect: sel.rect, color });
+    if (sel?.side === 'output' && currentTest(this.state)?.status === 'open') {
+      this.emit('recolor', sel.cells ? { rect: sel.rect, color, cells: cellPairs(sel.cells) } : { rect: sel.rect, color });
+    }
   }
 
   toggleSymbols(): void {
@@ -110,31 +127,38 @@ export class PlayerController {
 
   // --- pointer input on a grid -------------------------------------------------------------
 
-  pointerDown(side: GridSide, cell: Cell): void {
+  /** A press on a cell; `add` when Shift is held (the selection tools then add to the selection). */
+  pointerDown(side: GridSide, cell: Cell, add = false): void {
+    this.setCursor(side, cell);
+    this.keyAnchor = null;
     const tool = this.state.tool;
+    const sel = this.state.selection;
+    if ((tool === 'select' || tool === 'wand') && !add && side === 'output' && sel?.side === 'output' && selectionHas(sel, cell.row, cell.col)) {
+      // A press inside the output selection picks its cells up; the release puts them down.
+      this.drag = { kind: 'move', from: cell };
+      usePlayer.setState({ dragMove: { dr: 0, dc: 0 } });
+      return;
+    }
     if (tool === 'select') {
-      this.selectAnchor = { side, cell };
+      this.drag = { kind: 'select', side, anchor: cell, add };
       usePlayer.setState({ dragSelection: { side, rect: rectFrom(cell, cell) } });
       return;
     }
-    if (side !== 'output') {
-      notify('info', 'The test input cannot be changed. Use the Select tool (S) to copy from it.');
+    if (tool === 'wand') {
+      this.wand(side, cell, add);
       return;
     }
-    if (!this.editable()) return;
-    if (tool === 'fill') {
-      const out = this.grid('output')!;
-      if (out[cell.row][cell.col] !== this.state.color) this.emit('fill', { row: cell.row, col: cell.col, color: this.state.color });
-      return;
-    }
-    this.stroke++;
-    this.strokeLast = cell;
-    this.paintCell(cell);
+    this.applyAt('output', cell, side);
   }
 
   pointerDrag(cell: Cell): void {
-    if (this.selectAnchor) {
-      usePlayer.setState({ dragSelection: { side: this.selectAnchor.side, rect: rectFrom(this.selectAnchor.cell, cell) } });
+    const drag = this.drag;
+    if (drag?.kind === 'select') {
+      usePlayer.setState({ dragSelection: { side: drag.side, rect: rectFrom(drag.anchor, cell) } });
+      return;
+    }
+    if (drag?.kind === 'move') {
+      usePlayer.setState({ dragMove: { dr: cell.row - drag.from.row, dc: cell.col - drag.from.col } });
       return;
     }
     if (!this.strokeLast) return;
@@ -143,17 +167,137 @@ export class PlayerController {
   }
 
   pointerUp(): void {
-    if (this.selectAnchor) {
-      const drag = usePlayer.getState().dragSelection;
-      this.selectAnchor = null;
+    const drag = this.drag;
+    this.drag = null;
+    if (drag?.kind === 'select') {
+      const rect = usePlayer.getState().dragSelection?.rect;
       usePlayer.setState({ dragSelection: null });
-      if (drag) this.emit('select', { side: drag.side, rect: drag.rect });
+      if (rect) this.emit('select', drag.add ? { side: drag.side, rect, add: true } : { side: drag.side, rect });
+      return;
+    }
+    if (drag?.kind === 'move') {
+      const move = usePlayer.getState().dragMove;
+      usePlayer.setState({ dragMove: null });
+      if (move && (move.dr !== 0 || move.dc !== 0)) this.moveSelection(move.dr, move.dc);
+      // A click that did not move does what a click outside would: the wand selects the cell's
+      // area, the Select tool just the cell.
+      else if (this.state.tool === 'wand') this.wand('output', drag.from, false);
+      else this.emit('select', { side: 'output', rect: rectFrom(drag.from, drag.from) });
       return;
     }
     if (this.strokeLast) {
       this.strokeLast = null;
       if (this.state.stroke === this.stroke) this.emit('stroke.end', { stroke: this.stroke });
     }
+  }
+
+  /** Paints or fills at a cell of the output, as a click with the Edit or Fill tool does. */
+  private applyAt(target: 'output', cell: Cell, side: GridSide): void {
+    if (side !== target) {
+      notify('info', 'The test input cannot be changed. Use the Select tool (S) or the Wand (W) to copy from it.');
+      return;
+    }
+    if (!this.editable()) return;
+    const out = this.grid('output')!;
+    if (!inBounds(out, cell.row, cell.col)) return;
+    if (this.state.tool === 'fill') {
+      if (out[cell.row][cell.col] !== this.state.color) this.emit('fill', { row: cell.row, col: cell.col, color: this.state.color });
+      return;
+    }
+    this.stroke++;
+    this.strokeLast = cell;
+    this.paintCell(cell);
+  }
+
+  /** Selects the 4-connected same-colour region under a cell (joining the selection with `add`). */
+  private wand(side: GridSide, cell: Cell, add: boolean): void {
+    const grid = this.grid(side);
+    if (!grid) return;
+    const cells = regionAt(grid, cell.row, cell.col);
+    if (cells.length === 0) return;
+    this.emit('select.wand', { side, row: cell.row, col: cell.col, ...(add ? { add } : {}), cells: cellPairs(cells) });
+  }
+
+  // --- the keyboard's cell cursor ----------------------------------------------------------
+
+  private setCursor(side: GridSide, cell: Cell): void {
+    usePlayer.setState((s) => ({ cursor: { ...s.cursor, [side]: cell } }));
+  }
+
+  /** The cursor of a side, kept inside its grid (the grid may have shrunk since). */
+  cursorOf(side: GridSide): Cell {
+    const c = usePlayer.getState().cursor[side];
+    const g = this.grid(side);
+    if (!g) return c;
+    return { row: Math.min(c.row, g.length - 1), col: Math.min(c.col, g[0].length - 1) };
+  }
+
+  /**
+   * Moves a grid's cursor by one cell, stopping at the edges. With `extend` (Shift+arrow) the
+   * rectangle from where the extension started to the cursor becomes the selection.
+   */
+  moveCursor(side: GridSide, dr: number, dc: number, extend: boolean): void {
+    const g = this.grid(side);
+    if (!g) return;
+    const from = this.cursorOf(side);
+    const to = { row: Math.max(0, Math.min(g.length - 1, from.row + dr)), col: Math.max(0, Math.min(g[0].length - 1, from.col + dc)) };
+    this.setCursor(side, to);
+    if (!extend) {
+      this.keyAnchor = null;
+      return;
+    }
+    const sel = this.state.selection;
+    if (this.keyAnchor?.side !== side || sel?.side !== side) this.keyAnchor = { side, cell: from };
+    this.emit('select', { side, rect: rectFrom(this.keyAnchor.cell, to) });
+  }
+
+  /**
+   * Space: what a click with the current tool does, at the cursor. Edit paints the cell, Fill
+   * fills its area, Select selects the cell and the Wand its region (with `add`, joining the
+   * selection).
+   */
+  actAtCursor(side: GridSide, add: boolean): void {
+    const cell = this.cursorOf(side);
+    const tool = this.state.tool;
+    this.keyAnchor = null;
+    if (tool === 'select') this.emit('select', add ? { side, rect: rectFrom(cell, cell), add } : { side, rect: rectFrom(cell, cell) });
+    else if (tool === 'wand') this.wand(side, cell, add);
+    else {
+      this.applyAt('output', cell, side);
+      if (this.strokeLast) this.pointerUp();
+    }
+  }
+
+  // --- moving and turning ------------------------------------------------------------------
+
+  /** Moves the output selection's cells; the cursor moves with them. */
+  moveSelection(dr: number, dc: number): void {
+    if (this.state.selection?.side !== 'output' || !this.editable()) return;
+    this.emit('move', { dr, dc });
+    const c = this.cursorOf('output');
+    const g = this.grid('output')!;
+    this.setCursor('output', { row: Math.max(0, Math.min(g.length - 1, c.row + dr)), col: Math.max(0, Math.min(g[0].length - 1, c.col + dc)) });
+  }
+
+  /** Turns the output selection a quarter, or the whole output when nothing of it is selected. */
+  rotate(dir: Rotation): void {
+    if (this.editable()) this.emit('rotate', { dir });
+  }
+
+  /** Mirrors the output selection, or the whole output when nothing of it is selected. */
+  flip(axis: FlipAxis): void {
+    if (this.editable()) this.emit('flip', { axis });
+  }
+
+  /** Cuts the output down to the selection's bounding box. */
+  crop(): void {
+    const sel = this.state.selection;
+    if (sel?.side !== 'output') {
+      notify('info', 'Select the part of your output to keep first (Select S or Wand W), then crop (K).');
+      return;
+    }
+    if (!this.editable()) return;
+    this.emit('crop', { rect: sel.rect });
   }
 
   private paintCell(cell: Cell): void {
@@ -171,7 +315,7 @@ export class PlayerController {
   copy(): void {
     const sel = this.state.selection;
     if (!sel) {
-      notify('info', 'Nothing is selected. Drag over the input or the output with the Select tool (S), then copy.');
+      notify('info', 'Nothing is selected. Drag over the input or the output with the Select tool (S), or Shift+arrows, then copy.');
       return;
     }
     const block = selectionBlock(this.grid(sel.side)!, sel.rect);
@@ -187,12 +331,14 @@ export class PlayerController {
       return;
     }
     const sel = this.state.selection;
-    if (sel?.side !== 'output') {
-      notify('info', 'Select the output cell where the top-left corner of the copied block should go, then paste.');
+    // The top-left corner goes to the output selection, or else to the keyboard's cursor.
+    const at = sel?.side === 'output' ? { row: sel.rect.r0, col: sel.rect.c0 } : usePlayer.getState().focused === 'output' ? this.cursorOf('output') : null;
+    if (!at) {
+      notify('info', 'Select the output cell where the top-left corner of the copied block should go (or put the cursor there), then paste.');
       return;
     }
     if (!this.editable()) return;
-    this.emit('paste', { row: sel.rect.r0, col: sel.rect.c0, block: clip });
+    this.emit('paste', { row: at.row, col: at.col, block: clip });
   }
 
   // --- whole-grid edits --------------------------------------------------------------------

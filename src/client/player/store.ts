@@ -5,7 +5,7 @@
  */
 import { create } from 'zustand';
 import { initialPlayer, type GridSide, type PlayerState } from '../../core/log/gridPlayer';
-import type { Rect } from '../../core/grid/grid';
+import type { Cell, Rect } from '../../core/grid/grid';
 
 export interface Notice {
   readonly tone: 'info' | 'success' | 'error';
@@ -18,6 +18,12 @@ export interface PlayerScreen {
   readonly state: PlayerState;
   /** The rectangle being dragged with the select tool, before it is logged on release. */
   readonly dragSelection: { side: GridSide; rect: Rect } | null;
+  /** How far the output selection is being dragged, before the move is logged on release. */
+  readonly dragMove: { dr: number; dc: number } | null;
+  /** The keyboard's cell cursor on each grid (arrow keys move it; Space acts at it). */
+  readonly cursor: { readonly input: Cell; readonly output: Cell };
+  /** The grid that has the keyboard focus, whose cursor is shown; null when neither has. */
+  readonly focused: GridSide | null;
   readonly notice: Notice | null;
   readonly submitting: boolean;
 }
@@ -25,6 +31,9 @@ export interface PlayerScreen {
 export const usePlayer = create<PlayerScreen>(() => ({
   state: initialPlayer(),
   dragSelection: null,
+  dragMove: null,
+  cursor: { input: { row: 0, col: 0 }, output: { row: 0, col: 0 } },
+  focused: null,
   notice: null,
   submitting: false,
 }));
