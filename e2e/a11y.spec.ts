@@ -187,6 +187,11 @@ test('every page of the researcher studio is accessible', async ({ page, request
   await expect(page.getByRole('button', { name: 'Save study' })).toBeVisible();
   await expectAccessible(page, 'study editor');
   await expectVisibleFocus(page, 'study editor', 60);
+  await page.getByRole('button', { name: /^Task / }).first().click();
+  await expect(page.getByTestId('task-picker-chosen')).toBeVisible();
+  await expectAccessible(page, 'task picker');
+  await page.keyboard.press('Escape');
+  await expect(page.getByTestId('task-picker')).toHaveCount(0);
   await page.goto('/studies/new');
   await expect(page.getByRole('button', { name: 'Save study' })).toBeVisible();
   await expectAccessible(page, 'new study');

@@ -14,7 +14,19 @@ test('a researcher creates a study in the studio, a participant runs it, and an 
   await page.getByRole('button', { name: 'Add page' }).click();
   await page.getByLabel('Page text (Markdown)').fill('Welcome. Press continue.');
   await page.getByRole('button', { name: 'Add task' }).click();
-  await page.getByLabel('Task', { exact: true }).selectOption('most-common-color');
+  // The task picker: searched by id, with thumbnails; only the second test input is used.
+  await page.getByRole('button', { name: /^Task Choose a task/ }).click();
+  const picker = page.getByTestId('task-picker');
+  await picker.getByLabel('Search tasks by id').fill('common');
+  await expect(picker.getByTestId('task-picker-count')).toHaveText(/^1 of \d+ tasks$/);
+  await picker.getByRole('button', { name: 'most-common-color' }).click();
+  await expect(picker.getByTestId('task-picker-chosen')).toHaveText('most-common-color');
+  await expect(picker.getByRole('list', { name: 'Tasks' }).locator('canvas').first()).toBeVisible();
+  await page.screenshot({ path: test.info().outputPath('task-picker.png') });
+  await picker.getByRole('checkbox', { name: /^Test 1 / }).uncheck();
+  await picker.getByRole('button', { name: 'Use this task' }).click();
+  await expect(picker).toHaveCount(0);
+  await expect(page.getByRole('button', { name: /^Task most-common-color · test 2/ })).toBeVisible();
   await page.getByRole('button', { name: 'Add game' }).click();
   await page.getByLabel('Game', { exact: true }).selectOption('glow');
   await page.getByLabel('Show game players their action counter').uncheck();
@@ -29,6 +41,7 @@ test('a researcher creates a study in the studio, a participant runs it, and an 
   await participant.getByRole('button', { name: 'Begin' }).click();
   const def = (await (await request.get(`/api/admin/studies/${id}`, { headers: ADMIN })).json()).definition;
   const study: StudyFile = { items: def.items, completion: def.completion };
+  expect(def.items.find((i: { kind: string }) => i.kind === 'task')).toMatchObject({ collection: 'samples', task: 'most-common-color', tests: [1] });
   let sawGame = false;
   for (let i = 0; i < study.items.length; i++) {
     // The study hides the action counter from game players.

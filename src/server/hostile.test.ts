@@ -58,6 +58,13 @@ const HOSTILE: { name: string; body: string; status: number; message: RegExp }[]
   { name: 'a paint off the grid', body: batchText('{"row":30,"col":0,"color":1,"stroke":0}'), status: 400, message: /data\.row/ },
   { name: 'a game action that is not one', body: batchText('{"game":"push","action":"ACTION9","level":0,"state":"NOT_FINISHED","frameHash":"x"}', 'game.action'), status: 400, message: /data\.action/ },
   { name: 'a click outside the frame', body: batchText('{"game":"push","action":"ACTION6","x":64,"y":0,"level":0,"state":"NOT_FINISHED","frameHash":"x"}', 'game.action'), status: 400, message: /data\.x/ },
+  { name: 'a wand selection with a cell off the 30x30 grid', body: batchText('{"side":"output","row":0,"col":0,"cells":[[0,30]]}', 'select.wand'), status: 400, message: /data\.cells\.0\.1/ },
+  { name: 'a wand selection of more cells than a grid has', body: batchText(`{"side":"input","row":0,"col":0,"cells":[${Array(901).fill('[0,0]').join(',')}]}`, 'select.wand'), status: 400, message: /data\.cells/ },
+  { name: 'a move by 30 rows', body: batchText('{"dr":30,"dc":0}', 'move'), status: 400, message: /data\.dr/ },
+  { name: 'a move by nothing', body: batchText('{"dr":0,"dc":0}', 'move'), status: 400, message: /at least one cell/ },
+  { name: 'a rotation that is not a quarter turn', body: batchText('{"dir":"half"}', 'rotate'), status: 400, message: /data\.dir/ },
+  { name: 'a flip without an axis', body: batchText('{}', 'flip'), status: 400, message: /data\.axis/ },
+  { name: 'a crop past the grid limit', body: batchText('{"rect":{"r0":0,"c0":0,"r1":30,"c1":2}}', 'crop'), status: 400, message: /data\.rect\.r1/ },
   { name: 'data that is an array', body: '{"events":[{"seq":0,"t":1,"kind":"reset","data":[]}]}', status: 400, message: /data/ },
   { name: 'a negative seq', body: '{"events":[{"seq":-1,"t":1,"kind":"reset","data":{}}]}', status: 400, message: /seq/ },
   { name: 'a negative t', body: '{"events":[{"seq":0,"t":-5,"kind":"reset","data":{}}]}', status: 400, message: /\bt\b/ },
@@ -140,6 +147,23 @@ describe.each(backends)('hostile input on $name', (backend) => {
       expect(rec.eventCount).toBe(100);
     }
     expect((await request('GET', 'health', null)).status).toBe(200);
+  });
+
+  it('accepts the selection and transform tools\' events', async () => {
+    const s = await newSession('tools');
+    const events = [
+      { kind: 'tool', data: { tool: 'wand' } },
+      { kind: 'select.wand', data: { side: 'input', row: 2, col: 3, cells: [[2, 3], [2, 4], [3, 4]] } },
+      { kind: 'select', data: { side: 'output', rect: { r0: 0, c0: 0, r1: 1, c1: 1 }, add: true } },
+      { kind: 'recolor', data: { rect: { r0: 0, c0: 0, r1: 1, c1: 1 }, color: 4, cells: [[0, 0], [1, 1]] } },
+      { kind: 'rotate', data: { dir: 'ccw' } },
+      { kind: 'flip', data: { axis: 'horizontal' } },
+      { kind: 'move', data: { dr: -29, dc: 1 } },
+      { kind: 'crop', data: { rect: { r0: 0, c0: 0, r1: 29, c1: 29 } } },
+    ].map((e, seq) => ({ seq, t: seq + 0.5, ...e }));
+    const r = await send(s, JSON.stringify({ events }));
+    expect(r.status, r.text).toBe(200);
+    expect((await store.getSession(s.sessionId))!.eventCount).toBe(events.length);
   });
 
   it('refuses hostile session requests and submissions the same way', async () => {

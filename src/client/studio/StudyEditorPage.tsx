@@ -5,7 +5,8 @@ import { StudyId, parseStudy, type StudyDefinitionInput } from '../../core/study
 import { DEVICE_CLASSES, DEVICE_LABELS, type DeviceClass } from '../../core/study/devices';
 import { games } from '../../games';
 import { useArc3Games } from './Arc3Playtest';
-import { collectionsQuery, taskIdsQuery } from '../tasks/queries';
+import { collectionsQuery } from '../tasks/queries';
+import { TaskPicker } from './TaskPicker';
 import { Button } from '../ui/Button';
 import { Markdown } from '../ui/Markdown';
 import { adminJson } from './auth';
@@ -204,7 +205,7 @@ function MarkdownField({ label, value, onChange }: { label: string; value: strin
 function ItemFields({ item, onChange }: { item: Item; onChange: (i: Item) => void }) {
   const collections = useQuery(collectionsQuery);
   const arc3 = useArc3Games();
-  const tasks = useQuery({ ...taskIdsQuery(item.kind === 'task' ? item.collection : ''), enabled: item.kind === 'task' && !!item.collection });
+  const [picking, setPicking] = useState(false);
   const idField = (
     <label className="flex flex-col gap-1 text-xs text-slate-400">Item id
       <input className={input} value={item.id} onChange={(e) => onChange({ ...item, id: e.target.value })} />
@@ -267,13 +268,21 @@ function ItemFields({ item, onChange }: { item: Item; onChange: (i: Item) => voi
           {(collections.data ?? []).map((c) => <option key={c.id} value={c.id}>{c.name}</option>)}
         </select>
       </label>
-      <label className="flex flex-col gap-1 text-xs text-slate-400 md:col-span-2">Task
-        <select aria-label="Task" className={input} value={item.task} onChange={(e) => onChange({ ...item, task: e.target.value })}>
-          <option value="">Choose a task…</option>
-          {(tasks.data ?? []).map((t) => <option key={t} value={t}>{t}</option>)}
-        </select>
-      </label>
+      <div className="flex flex-col gap-1 text-xs text-slate-400 md:col-span-2">
+        <span id={`task-of-${item.id}`}>Task</span>
+        <button type="button" onClick={() => setPicking(true)} aria-labelledby={`task-of-${item.id} task-choice-${item.id}`}
+          className={`${input} flex items-center justify-between gap-2 text-left`}>
+          <span id={`task-choice-${item.id}`} className={item.task ? 'font-mono text-slate-100' : 'text-slate-300'}>
+            {item.task ? `${item.task}${item.tests ? ` · test${item.tests.length === 1 ? '' : 's'} ${item.tests.map((t) => t + 1).join(', ')}` : ''}` : 'Choose a task…'}
+          </span>
+          <span className="text-slate-300">{item.task ? 'Change' : 'Browse'}</span>
+        </button>
+      </div>
       {practice}
+      {picking && (
+        <TaskPicker collection={item.collection} initial={{ task: item.task, tests: item.tests }} onClose={() => setPicking(false)}
+          onChoose={(c) => onChange({ ...item, task: c.task, tests: c.tests })} />
+      )}
     </div>
   );
 }
