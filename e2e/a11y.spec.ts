@@ -159,6 +159,19 @@ test('every page of the researcher studio is accessible', async ({ page, request
   await page.getByRole('tab', { name: 'Exports' }).click();
   await expect(page.getByRole('list', { name: 'Exports' })).toBeVisible();
   await expectAccessible(page, 'results: exports');
+  await page.getByRole('tab', { name: 'Audit log' }).click();
+  await expect(page.getByText('Every exclusion, inclusion and deletion')).toBeVisible();
+  await expectAccessible(page, 'results: audit log');
+  await page.getByRole('tab', { name: /^Participants/ }).click();
+  await page.getByRole('button', { name: /^Exclude session / }).first().click();
+  await expect(page.getByRole('dialog', { name: /^Exclude session / })).toBeVisible();
+  await expectAccessible(page, 'exclude session dialog');
+  await page.keyboard.press('Escape');
+  await page.getByRole('button', { name: /^Delete session / }).first().click();
+  await expect(page.getByRole('dialog', { name: /^Delete session / })).toBeVisible();
+  await expectAccessible(page, 'delete session dialog');
+  await page.keyboard.press('Escape');
+  await expect(page.getByRole('dialog')).toHaveCount(0);
 
   await page.goto(`/studies/sample/sessions/${sessionId}`);
   await expect(page.getByTestId('replay-position')).toBeVisible();
@@ -195,6 +208,12 @@ test('every page of the researcher studio is accessible', async ({ page, request
   await page.goto('/studies/new');
   await expect(page.getByRole('button', { name: 'Save study' })).toBeVisible();
   await expectAccessible(page, 'new study');
+  await page.goto('/studies/sample/edit');
+  await page.getByRole('button', { name: 'Delete study' }).click();
+  await expect(page.getByRole('dialog', { name: 'Delete study sample?' })).toBeVisible();
+  await expectAccessible(page, 'delete study dialog');
+  await page.keyboard.press('Escape');
+  await expect(page.getByRole('dialog')).toHaveCount(0);
 });
 
 test('question items, with choices and with typeset math, are accessible', async ({ page, request }) => {
