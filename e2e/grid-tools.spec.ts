@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { parseJsonl, type LogEvent } from '../src/core/log/events';
 import { currentTest, replay } from '../src/core/log/gridPlayer';
 import { type Grid, flipGrid, moveCells, rotateGrid } from '../src/core/grid/grid';
-import { arcTask, clickCell, dragCells, expectOutput, openTask, screenGrid, type GridId } from './helpers';
+import { arcTask, clickCell, dragCells, expectOutput, openTask, resizeTo, screenGrid, type GridId } from './helpers';
 
 /** Downloads the practice log and checks that replaying it rebuilds the output on screen. */
 async function downloadAndReplay(page: Page): Promise<LogEvent[]> {
@@ -45,9 +45,23 @@ const cellsOf = (r0: number, c0: number, r1: number, c1: number) =>
 const CROP_TASK = 'training/1cf80156';
 
 test.describe('grid tools', () => {
-  test('wand, crop, rotate, flip, move by drag and Shift to add, with the pointer; the log replays', async ({ page }) => {
+  test('wand (its copy pastes only its cells), crop, rotate, flip, move by drag and Shift to add, with the pointer; the log replays', async ({ page }) => {
     const answer = arcTask(CROP_TASK).test[0].output!;
     await openTask(page, 'arc-agi-1', CROP_TASK);
+
+    // A wand selection copied from the input pastes only its own cells: the green between them stays.
+    await resizeTo(page, '4x6');
+    await page.getByRole('button', { name: /^Flood fill/ }).click();
+    await page.keyboard.press('3');
+    await clickCell(page, 'output-grid', 0, 0);
+    await page.getByRole('button', { name: /^Wand/ }).click();
+    await clickCell(page, 'input-grid', 4, 4);
+    await page.getByRole('button', { name: /^Copy C/ }).click();
+    await expect(page.getByTestId('status')).toContainText('Copied 11 selected cells (a 4x6 block)');
+    await clickCell(page, 'output-grid', 0, 0);
+    await page.getByRole('button', { name: /^Paste/ }).click();
+    await expectOutput(page, answer.map((row) => row.map((v) => (v === 0 ? 3 : v))));
+
     await page.getByRole('button', { name: 'Copy from input' }).click();
 
     // The magic wand selects the shape (4-connected, one colour), and crop keeps its bounding box.
@@ -100,6 +114,7 @@ test.describe('grid tools', () => {
     const events = await downloadAndReplay(page);
     const kinds = new Set(events.map((e) => e.kind));
     for (const k of ['select.wand', 'crop', 'rotate', 'flip', 'move', 'select', 'recolor', 'undo']) expect(kinds).toContain(k);
+    expect(events.some((e) => e.kind === 'paste' && Array.isArray(e.data.cells))).toBe(true);
     expect(events.some((e) => e.kind === 'select' && e.data.add === true)).toBe(true);
     expect(replay(events).tests[0].status).toBe('solved');
   });

@@ -78,7 +78,11 @@ export const PLAYER_ACTIONS: readonly PlayerAction[] = [
   {
     id: 'act', label: 'Use the tool at the cursor', keys: ['Space', 'Shift+Space'],
     keyTest: (e) => plain(e) && e.key === ' ' && keyTarget(e) !== undefined,
-    perform: (c, e) => c.actAtCursor(keyTarget(e!) ?? 'output', !!e?.shiftKey),
+    perform: (c, e) => {
+      const side = keyTarget(e!) ?? 'output';
+      focusGrid(side);
+      c.actAtCursor(side, !!e?.shiftKey);
+    },
   },
   { id: 'rotate.cw', label: 'Rotate clockwise', keys: ['R'], keyTest: (e) => plain(e) && key(e, 'r') && !e.shiftKey, perform: (c) => c.rotate('cw') },
   { id: 'rotate.ccw', label: 'Rotate anticlockwise', keys: ['Shift+R'], keyTest: (e) => plain(e) && key(e, 'r') && e.shiftKey, perform: (c) => c.rotate('ccw') },

@@ -320,8 +320,9 @@ export class PlayerController {
     }
     const block = selectionBlock(this.grid(sel.side)!, sel.rect);
     if (!block) return;
-    this.emit('copy', { side: sel.side, rect: sel.rect, block });
-    notify('info', `Copied ${block.length}x${block[0].length} cells. Select an output cell and paste (V) to place its top-left corner there.`);
+    this.emit('copy', sel.cells ? { side: sel.side, rect: sel.rect, block, cells: cellPairs(sel.cells) } : { side: sel.side, rect: sel.rect, block });
+    const what = sel.cells ? `${sel.cells.length} selected cells (a ${block.length}x${block[0].length} block)` : `${block.length}x${block[0].length} cells`;
+    notify('info', `Copied ${what}. Select an output cell and paste (V) to place its top-left corner there.`);
   }
 
   paste(): void {
@@ -338,7 +339,8 @@ export class PlayerController {
       return;
     }
     if (!this.editable()) return;
-    this.emit('paste', { row: at.row, col: at.col, block: clip });
+    const only = this.state.clipboardCells;
+    this.emit('paste', only ? { row: at.row, col: at.col, block: clip, cells: cellPairs(only) } : { row: at.row, col: at.col, block: clip });
   }
 
   // --- whole-grid edits --------------------------------------------------------------------

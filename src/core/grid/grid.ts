@@ -196,12 +196,20 @@ export function fillRect(g: Grid, rect: Rect, value: number): Grid {
 
 /**
  * Pastes `block` with its top-left corner at (row, col). Cells that fall outside the grid are
- * dropped; the grid never grows.
+ * dropped; the grid never grows. With `only` (cells relative to the block's top-left), just
+ * those cells of the block are put down: the copy of a selection that was not a rectangle.
  */
-export function paste(g: Grid, block: Grid, row: number, col: number): Grid {
+export function paste(g: Grid, block: Grid, row: number, col: number, only?: readonly Cell[]): Grid {
   const out = cloneGrid(g);
   const h = height(g);
   const w = width(g);
+  if (only) {
+    for (const c of only) {
+      const v = block[c.row]?.[c.col];
+      if (v !== undefined && inBounds(g, row + c.row, col + c.col)) out[row + c.row][col + c.col] = v;
+    }
+    return out;
+  }
   for (let r = 0; r < block.length; r++) {
     const tr = row + r;
     if (tr < 0 || tr >= h) continue;

@@ -57,6 +57,11 @@ export interface PlayerState {
   readonly color: number;
   readonly selection: Selection | null;
   readonly clipboard: Grid | null;
+  /**
+   * The cells of `clipboard` that were selected, relative to its top-left corner, when the copied
+   * selection was not a whole rectangle: a paste puts down only these. Null for a rectangle.
+   */
+  readonly clipboardCells: readonly Cell[] | null;
   /** The paint stroke that has opened an undo step: later paints of it extend that step. */
   readonly stroke: number | null;
   readonly showSymbols: boolean;
@@ -91,8 +96,10 @@ export interface GridEventData {
   move: { dr: number; dc: number };
   /** Cuts the output down to `rect` (the selection's bounding box). */
   crop: { rect: Rect };
-  copy: { side: GridSide; rect: Rect; block: Grid };
-  paste: { row: number; col: number; block: Grid };
+  /** `cells`: the selected cells (of the side's grid) when the selection is not a whole rectangle. */
+  copy: { side: GridSide; rect: Rect; block: Grid; cells?: CellPair[] };
+  /** `cells`: which cells of `block` to put down (relative to its top-left), for such a copy. */
+  paste: { row: number; col: number; block: Grid; cells?: CellPair[] };
   resize: { rows: number; cols: number };
   /** A typed size that was refused (kept: mistyped sizes are part of how a person worked). */
   'resize.invalid': { text: string };
@@ -119,7 +126,7 @@ export function initialTest(): TestState {
 export function initialPlayer(): PlayerState {
   return {
     taskId: null, testIndex: 0, tests: [], maxTrials: DEFAULT_TRIALS, tool: 'edit', color: 1,
-    selection: null, clipboard: null, stroke: null, showSymbols: false, lastVerdict: null,
+    selection: null, clipboard: null, clipboardCells: null, stroke: null, showSymbols: false, lastVerdict: null,
   };
 }
 
@@ -250,7 +257,7 @@ export function reduce(s: PlayerState, e: LogEvent): PlayerState {
     case 'task.open': {
       const x = d as GridEventData['task.open'];
       return {
-        ...initialPlayer(), tool: s.tool, color: s.color, showSymbols: s.showSymbols, clipboard: s.clipboard,
+        ...initialPlayer(), tool: s.tool, color: s.color, showSymbols: s.showSymbols, clipboard: s.clipboard, clipboardCells: s.clipboardCells,
         taskId: x.taskId, maxTrials: x.trials ?? DEFAULT_TRIALS,
         tests: Array.from({ length: x.tests }, initialTest),
       };
@@ -302,10 +309,16 @@ export function reduce(s: PlayerState, e: LogEvent): PlayerState {
       const rect = (d as GridEventData['crop']).rect;
       return { ...edit(s, (g) => crop(g, rect) ?? g), selection: null };
     }
-    case 'copy': return { ...s, clipboard: (d as GridEventData['copy']).block };
+    case 'copy': {
+      const x = d as GridEventData['copy'];
+      const clipboardCells = x.cells ? fromPairs(x.cells).map((c) => ({ row: c.row - x.rect.r0, col: c.col - x.rect.c0 })) : null;
+      return { ...s, clipboard: x.block, clipboardCells };
+    }
     case 'paste': {
       const x = d as GridEventData['paste'];
-      return edit(s, (g) => paste(g, x.block, x.row, x.col));
+      if (!x.cells) return edit(s, (g) => paste(g, x.block, x.row, x.col));
+      const cells = fromPairs(x.cells);
+      return edit(s, (g) => paste(g, x.block, x.row, x.col, cells));
     }
     case 'resize': {
       const x = d as GridEventData['resize'];

@@ -162,6 +162,27 @@ describe('magic wand and add to selection', () => {
   });
 });
 
+describe('copy and paste of a selection that is not a rectangle', () => {
+  it('puts down only the selected cells; a rectangle copy still pastes its whole block', () => {
+    const g: Grid = [
+      [5, 5, 0],
+      [0, 5, 0],
+      [3, 3, 3],
+    ];
+    const l = withOutput(g);
+    l.emit('select.wand', { side: 'output', row: 0, col: 0, cells: [[0, 0], [0, 1], [1, 1]] });
+    l.emit('copy', { side: 'output', rect: rect(0, 0, 1, 1), block: [[5, 5], [0, 5]], cells: [[0, 0], [0, 1], [1, 1]] });
+    expect(l.state.clipboardCells).toEqual([{ row: 0, col: 0 }, { row: 0, col: 1 }, { row: 1, col: 1 }]);
+    l.emit('paste', { row: 1, col: 1, block: [[5, 5], [0, 5]], cells: [[0, 0], [0, 1], [1, 1]] });
+    // (2, 1) keeps its 3: the block's unselected bottom-left cell is not put down.
+    expect(l.output).toEqual([[5, 5, 0], [0, 5, 5], [3, 3, 5]]);
+    l.emit('copy', { side: 'output', rect: rect(0, 0, 1, 1), block: [[5, 5], [0, 5]] });
+    expect(l.state.clipboardCells).toBeNull();
+    l.emit('paste', { row: 1, col: 1, block: [[5, 5], [0, 5]] });
+    expect(l.output).toEqual([[5, 5, 0], [0, 5, 5], [3, 0, 5]]);
+  });
+});
+
 describe('crop', () => {
   it('cuts the output to the rectangle, undoably, and clears the selection', () => {
     const l = withOutput([[1, 2, 3], [4, 5, 6], [7, 8, 9]]).emit('select', { side: 'output', rect: rect(1, 1, 2, 2) });

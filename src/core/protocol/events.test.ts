@@ -57,6 +57,8 @@ describe('event schemas', () => {
     expect(eventDataProblem('crop', { rect: { r0: 1, c0: 1, r1: 2, c1: 29 } })).toBeNull();
     expect(eventDataProblem('crop', { rect: { r0: 0, c0: 0, r1: 30, c1: 1 } })).toMatch(/^data\.rect\.r1 /);
     expect(eventDataProblem('tool', { tool: 'wand' })).toBeNull();
+    expect(eventDataProblem('paste', { row: 0, col: 0, block: [[1, 2]], cells: [[0, 1]] })).toBeNull();
+    expect(eventDataProblem('copy', { side: 'input', rect: { r0: 0, c0: 0, r1: 0, c1: 1 }, block: [[1, 2]], cells: [[0, -1]] })).toMatch(/^data\.cells\.0\.1 /);
   });
 
   it('every kind is documented in docs/api.md', () => {
