@@ -96,3 +96,72 @@ describe('status line', () => {
     expect(usePlayer.getState().notice).toBeNull();
   });
 });
+
+describe('the keyboard and the selection tools', () => {
+  const output = () => usePlayer.getState().state.tests[0].output;
+
+  it('Shift+arrows select from the cursor, Space uses the tool at it, paste goes to the cursor, arrows move selected cells', () => {
+    const sink = new ListSink();
+    const c = new PlayerController(sink, browserJudge(task), open, 3);
+    c.start();
+    // The cursor stops at the edges.
+    c.moveCursor('input', -1, -1, false);
+    expect(usePlayer.getState().cursor.input).toEqual({ row: 0, col: 0 });
+    c.moveCursor('input', 0, 3, false);
+    c.moveCursor('input', 1, 0, true);
+    c.moveCursor('input', 0, 1, true);
+    expect(usePlayer.getState().state.selection).toEqual({ side: 'input', rect: { r0: 0, c0: 3, r1: 1, c1: 4 } });
+    c.copy();
+    c.clearSelection();
+    // Paste at the output cursor once the output grid has the focus.
+    usePlayer.setState({ focused: 'output' });
+    c.moveCursor('output', 1, 1, false);
+    c.paste();
+    expect(output()).toEqual([[0, 0, 0], [0, 6, 6], [0, 6, 6]]);
+    // Space with the Edit tool paints one cell as a stroke of its own; with Fill it fills.
+    c.setColor(2);
+    c.moveCursor('output', -1, -1, false);
+    c.actAtCursor('output', false);
+    expect(output()[0][0]).toBe(2);
+    expect(sink.kinds().slice(-2)).toEqual(['paint', 'stroke.end']);
+    c.setTool('fill');
+    c.moveCursor('output', 0, 2, false);
+    c.actAtCursor('output', false);
+    expect(output()).toEqual([[2, 2, 2], [0, 6, 6], [0, 6, 6]]);
+    // The wand at the cursor selects the 6s; moving them leaves black behind.
+    c.setTool('wand');
+    c.moveCursor('output', 1, 0, false);
+    c.actAtCursor('output', false);
+    c.moveSelection(0, -1);
+    expect(output()).toEqual([[2, 2, 2], [6, 6, 0], [6, 6, 0]]);
+    expect(usePlayer.getState().cursor.output).toEqual({ row: 1, col: 1 });
+  });
+
+  it('a press inside the output selection drags its cells; a click without moving selects the cell', () => {
+    const sink = new ListSink();
+    const c = new PlayerController(sink, browserJudge(task), open, 3);
+    c.start();
+    c.copyFromInput();
+    c.setTool('select');
+    c.pointerDown('output', { row: 0, col: 0 });
+    c.pointerDrag({ row: 1, col: 1 });
+    c.pointerUp();
+    c.pointerDown('output', { row: 1, col: 1 });
+    c.pointerDrag({ row: 1, col: 2 });
+    expect(usePlayer.getState().dragMove).toEqual({ dr: 0, dc: 1 });
+    c.pointerDrag({ row: 1, col: 3 });
+    c.pointerUp();
+    expect(sink.events.at(-1)).toMatchObject({ kind: 'move', data: { dr: 0, dc: 2 } });
+    expect(output()[0].slice(0, 5)).toEqual([0, 0, 0, 0, 6]);
+    c.pointerDown('output', { row: 0, col: 3 });
+    c.pointerUp();
+    expect(usePlayer.getState().state.selection).toEqual({ side: 'output', rect: { r0: 0, c0: 3, r1: 0, c1: 3 } });
+  });
+
+  it('crop needs an output selection and says so', () => {
+    const c = new PlayerController(new ListSink(), browserJudge(task), open, 3);
+    c.start();
+    c.crop();
+    expect(usePlayer.getState().notice?.text).toMatch(/Select the part of your output to keep first/);
+  });
+});

@@ -12,6 +12,7 @@ import {
   type GridEventData, type GridEventKind, type GridSide, type Tool, cellPairs, currentTest, initialPlayer,
   isDuplicateWrong, type PlayerState, reduce, replay, selectionBlock, selectionHas, taskSolved,
 } from '../../core/log/gridPlayer';
+import { GRID_SIDE_ATTR } from './actions';
 import type { Judge } from './judge';
 import { notify, usePlayer } from './store';
 
@@ -76,6 +77,8 @@ export class PlayerController {
     usePlayer.setState({
       state: resumed ? { ...resumed, stroke: null } : initialPlayer(), dragSelection: null, dragMove: null, notice: null, submitting: false,
       cursor: { input: { row: 0, col: 0 }, output: { row: 0, col: 0 } },
+      // A grid keeps the focus across tasks when the next task is opened from the keyboard.
+      focused: focusedSide(),
     });
     if (!resumed) this.emit('task.open', { taskId: this.open.taskId, collection: this.open.collection, tests: this.open.task.test.length, trials: this.trials });
   }
@@ -423,6 +426,12 @@ export class PlayerController {
       usePlayer.setState({ submitting: false });
     }
   }
+}
+
+function focusedSide(): GridSide | null {
+  if (typeof document === 'undefined') return null;
+  const side = document.activeElement?.getAttribute(GRID_SIDE_ATTR);
+  return side === 'input' || side === 'output' ? side : null;
 }
 
 function cap(s: string): string {
