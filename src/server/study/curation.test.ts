@@ -193,8 +193,25 @@ describe.each(backends)('excluding and deleting sessions and studies on $name', 
     // The participant's browser, still open, is told its token is no longer valid.
     const late = await call('POST', `/sessions/${id}/events`, s.ben.token, { events: [{ seq: 99, t: 1, kind: 'paint', data: { row: 0, col: 0, color: 1, stroke: 2 } }] });
     expect(late).toMatchObject({ status: 401, body: { error: 'unauthorized' } });
+    expect(await store.readEvents(id)).toEqual([]);
     const [entry] = await audit();
     expect(entry).toMatchObject({ action: 'session.delete', target: id, reason: 'pilot', detail: { deleted: del.body.deleted } });
+  });
+
+  it('answers a deleted session\'s events with 401 on another server that still knows the session, and stores nothing', async () => {
+    const other = createApi({ library, version: 'test', study: { store, adminTokenHash: hashToken(ADMIN), replay: replayWithEngine, games: gameIds, now: () => clock } });
+    const send = async (seq: number) => {
+      const res = await other.request(`/sessions/${s.ann.sessionId}/events`, {
+        method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${s.ann.token}` },
+        body: JSON.stringify({ events: [{ seq, t: 5000 + seq, kind: 'visibility', data: { state: 'visible' } }] }),
+      });
+      return { status: res.status, body: await res.json() };
+    };
+    const first = await send(20);
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect((await call('DELETE', `/admin/sessions/${s.ann.sessionId}`, ADMIN, { confirm: s.ann.sessionId })).status).toBe(200);
+    expect(await send(21)).toMatchObject({ status: 401, body: { error: 'unauthorized', message: expect.stringMatching(/removed this session/) } });
+    expect(await store.readEvents(s.ann.sessionId)).toEqual([]);
   });
 
   it('deletes a study only with its id typed, refuses one a study file defines, and keeps its audit log', async () => {

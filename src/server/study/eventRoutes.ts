@@ -76,7 +76,15 @@ export function eventRoutes(ctx: StudyContext): Hono {
       return fail(c, 429, 'rate_limited', `This session is sending faster than ${limits.eventsPerSecond} events or ${Math.round(limits.bytesPerSecond / 1024)} KiB per second; nothing of this batch was stored. Send it again in ${wait} s.`, { retryAfter: wait });
     }
 
-    const r = await store.appendEvents(session.id, events, { receivedAt: t, pastSessionLimit: t - session.createdAt > p.study.limits.sessionMinutes * 60_000 });
+    let r;
+    try {
+      r = await store.appendEvents(session.id, events, { receivedAt: t, pastSessionLimit: t - session.createdAt > p.study.limits.sessionMinutes * 60_000 });
+    } catch (e) {
+      // A researcher deleted the session (on another server, which this one's cache does not know).
+      if (await store.getSession(session.id)) throw e;
+      ctx.forgetSessions([session.tokenHash]);
+      return fail(c, 401, 'unauthorized', 'The token is not valid for any session: the researcher removed this session. Open the study link again to start a session.');
+    }
     if (totals.size >= 100_000) totals.clear();
     totals.set(session.id, { events: r.eventCount, bytes: r.eventBytes, acked: r.ackedThrough });
     return c.json({ ackedThrough: r.ackedThrough } satisfies BatchAck);
