@@ -86,6 +86,11 @@ test('a researcher excludes a session and includes it again, deletes a session, 
   await expect(page.getByText('1 excluded session is listed below')).toBeVisible();
   expect(await attempted(page)).toBe('2');
   await page.screenshot({ path: testInfo.outputPath('participants-excluded.png') });
+  // His replay says so too.
+  await participants.getByRole('row', { name: new RegExp(ben) }).getByRole('link', { name: 'Replay' }).click();
+  await expect(page.getByText('Excluded from the results: my own test run')).toBeVisible();
+  await page.goBack();
+  await expect(page.getByRole('tab', { name: 'Participants (2)' })).toBeVisible();
 
   // Include him again.
   await page.getByRole('button', { name: `Include session ${ben} again` }).click();

@@ -49,6 +49,7 @@ function Replay() {
         <div>
           <h1 className="font-mono text-sm text-white">{s?.params.PROLIFIC_PID ?? s?.params.workerId ?? sessionId.slice(0, 8)}</h1>
           {s && <p className="text-xs text-slate-400">{s.state.replace('_', ' ')} · version {s.studyVersion} · {eventsQ.data?.length ?? 0} events</p>}
+          {s?.excludedAt != null && <p className="mt-1 rounded bg-amber-600/30 px-1.5 py-0.5 text-xs text-amber-100">Excluded from the results{s.excludedReason ? `: ${s.excludedReason}` : ''}</p>}
           {s && s.flags.length > 0 && <p className="mt-1 flex flex-wrap gap-1">{s.flags.map((f) => <span key={f} className="rounded bg-rose-600/30 px-1.5 py-0.5 text-xs text-rose-200">{f.replace(/_/g, ' ')}</span>)}</p>}
         </div>
         <ul className="flex flex-col gap-1" aria-label="Items">
