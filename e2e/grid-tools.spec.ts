@@ -243,5 +243,13 @@ test.describe('grid tools', () => {
     await page.screenshot({ path: test.info().outputPath('grid-tools.png') });
     const { violations } = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
     expect(violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+    // Escape closes the list without dropping the selection; so does a press elsewhere.
+    await page.keyboard.press('Escape');
+    await expect(page.getByTestId('keys-help')).not.toHaveAttribute('open', /.*/);
+    await expect(page.getByRole('button', { name: /^Crop/ })).toBeEnabled();
+    await page.getByText('Keys', { exact: true }).click();
+    await expect(page.getByTestId('keys-help')).toHaveAttribute('open', '');
+    await clickCell(page, 'input-grid', 0, 0);
+    await expect(page.getByTestId('keys-help')).not.toHaveAttribute('open', /.*/);
   });
 });

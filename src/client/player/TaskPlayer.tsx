@@ -270,8 +270,23 @@ function KeysHelp() {
     [`${keys('copy.input')}, ${keys('undo')}, ${keys('redo')}`, 'copy from input, undo, redo'],
     [`Esc, ${keys('submit')}`, 'drop the selection, submit'],
   ];
+  const ref = useRef<HTMLDetailsElement>(null);
+  // A popover: a press anywhere else or Escape closes it.
+  useEffect(() => {
+    const away = (e: PointerEvent) => {
+      if (ref.current?.open && !ref.current.contains(e.target as Node)) ref.current.open = false;
+    };
+    document.addEventListener('pointerdown', away);
+    return () => document.removeEventListener('pointerdown', away);
+  }, []);
   return (
-    <details className="relative text-xs" data-testid="keys-help">
+    <details ref={ref} className="relative text-xs" data-testid="keys-help"
+      onKeyDown={(e) => {
+        if (e.key !== 'Escape' || !ref.current?.open) return;
+        e.stopPropagation();
+        ref.current.open = false;
+        ref.current.querySelector('summary')?.focus();
+      }}>
       <summary className="flex h-8 cursor-pointer list-none items-center rounded-md border border-slate-700 bg-slate-800 px-2.5 text-sm text-slate-100 hover:bg-slate-700">Keys</summary>
       <div id={GRID_KEYS_HELP} className="absolute bottom-10 right-0 z-20 w-[30rem] rounded-lg border border-slate-700 bg-slate-950 p-3 text-slate-200 shadow-xl">
         <p className="mb-2 text-slate-300">Everything works from the keyboard:</p>
