@@ -44,14 +44,15 @@ function sessionEvents(k: number): EventInput[] {
   return out;
 }
 
-async function fill(store: Store): Promise<void> {
-  await store.saveStudy('bench', STUDY, 'studio', Date.UTC(2026, 0, 1));
+/** Stores study `studyId` (one grid task) with `sessions` participants' logs of 1,000 events each. */
+export async function fill(store: Store, studyId = 'bench', sessions = SESSIONS): Promise<void> {
+  await store.saveStudy(studyId, STUDY, 'studio', Date.UTC(2026, 0, 1));
   const base = Date.UTC(2026, 0, 1);
-  for (let from = 0; from < SESSIONS; from += INSERT_SESSIONS) {
+  for (let from = 0; from < sessions; from += INSERT_SESSIONS) {
     const ids: string[] = [];
-    for (let k = from; k < Math.min(SESSIONS, from + INSERT_SESSIONS); k++) {
-      const id = `s${String(k).padStart(5, '0')}`;
-      await store.createSession({ id, studyId: 'bench', studyVersion: 1, tokenHash: `h${k}`, params: { PROLIFIC_PID: `p${k}` }, seed: k, order: [0], createdAt: base + k });
+    for (let k = from; k < Math.min(sessions, from + INSERT_SESSIONS); k++) {
+      const id = `${studyId}-s${String(k).padStart(5, '0')}`;
+      await store.createSession({ id, studyId, studyVersion: 1, tokenHash: `h${studyId}${k}`, params: { PROLIFIC_PID: `p${k}` }, seed: k, order: [0], createdAt: base + k });
       ids.push(id);
     }
     await Promise.all(ids.map((id, i) => store.appendEvents(id, sessionEvents(from + i), { receivedAt: base + 60_000, pastSessionLimit: false })));

@@ -18,6 +18,7 @@ const suites: Record<string, () => Promise<{ run(): AsyncIterable<BenchResult> |
   'arc3-latency': () => import('../bench/arc3Latency'),
   replay: () => import('../bench/replay'),
   export: () => import('../bench/export'),
+  results: () => import('../bench/results'),
   arc3: () => import('../bench/arc3'),
   frames: () => import('../bench/frames'),
   validate: () => import('../bench/validate'),

@@ -1,10 +1,12 @@
 /**
  * The researcher's study results: `GET /api/admin/studies/:studyId/results[?version=N]`,
- * computed on request from the stored logs and submissions (`core/analysis`). Documented in
+ * added up from each session's digest (`core/analysis`), which is computed from the stored log
+ * and submissions once and kept in the database while they do not change. Documented in
  * docs/api.md ("Study results"); error bodies are `{error, message}`.
  */
 import { Hono, type Context } from 'hono';
-import { studyResults, type ResultsInput, type StudyResults } from '../core/analysis/results';
+import { createHash } from 'node:crypto';
+import { ANALYSIS_VERSION, digestSession, studyResults, type ResultsInput, type SessionData, type SessionDigest, type StudyResults } from '../core/analysis/results';
 import type { StudyDefinition } from '../core/study/schema';
 import type { ReplayGame } from '../core/study/rules';
 import { versionedGameId } from '../core/game';
@@ -83,22 +85,55 @@ export async function computeStudyResults(deps: ResultsDeps, id: string, version
     }
   }
 
-  // Sessions are read one at a time: a few hundred logs stay well within memory and the pool.
+  const testCount = (collection: string, task: string) => testCounts.get(`${collection}\u0000${task}`) ?? null;
+  const games = deps.gameInfo?.() ?? gameInfo;
+  const now = (deps.now ?? Date.now)();
+
+  // Each session's digest is read back while its key holds (same analysis, log, submissions and
+  // study version's tasks and games); the others are computed from their logs, one session at a
+  // time (a few hundred logs stay well within memory and the pool), and stored for next time.
   const sessions = (await store.listSessions(id)).filter((s) => version === null || s.studyVersion === version);
-  const data = [];
+  const [stored, submissionCounts] = await Promise.all([store.readDigests(id), store.submissionCounts(id)]);
+  const defs = new Map(versions.map((v) => [v.version, v.definition]));
+  const fingerprints = new Map<number, string>();
+  const fingerprint = (v: number) => {
+    let f = fingerprints.get(v);
+    if (f === undefined) fingerprints.set(v, (f = versionFingerprint(defs.get(v), testCount, games, deps.replay !== null)));
+    return f;
+  };
+  const data: SessionData[] = [];
   for (const session of sessions) {
+    const key = [ANALYSIS_VERSION, session.studyVersion, session.ackedThrough, session.eventCount, submissionCounts.get(session.id) ?? 0, fingerprint(session.studyVersion)].join('|');
+    const kept = stored.get(session.id);
+    if (kept && kept.key === key) {
+      data.push({ session, digest: kept.digest as SessionDigest });
+      continue;
+    }
+    const def = defs.get(session.studyVersion);
     const [events, submissions] = await Promise.all([store.readEvents(session.id), store.listSubmissions(session.id)]);
-    data.push({ session, events, submissions });
+    if (!def) {
+      data.push({ session, events, submissions });
+      continue;
+    }
+    const digest = digestSession(def, session, events, submissions, testCount, deps.replay);
+    await store.saveDigest(session.id, key, digest, now);
+    data.push({ session, digest });
   }
 
-  return studyResults({
-    study: { id },
-    versions,
-    version,
-    sessions: data,
-    testCount: (collection, task) => testCounts.get(`${collection}\u0000${task}`) ?? null,
-    games: deps.gameInfo?.() ?? gameInfo,
-    replay: deps.replay,
-    now: (deps.now ?? Date.now)(),
-  });
+  return studyResults({ study: { id }, versions, version, sessions: data, testCount, games, replay: deps.replay, now });
+}
+
+/**
+ * What a digest of a session of this study version depends on besides its log: its task items'
+ * test counts and its games' current versions and levels (and whether game logs can be verified
+ * here at all). A change of any of them computes the digests again.
+ */
+function versionFingerprint(def: StudyDefinition | undefined, testCount: (c: string, t: string) => number | null, games: ResultsInput['games'], verifies: boolean): string {
+  if (!def) return 'missing';
+  const parts: string[] = [verifies ? 'verify' : 'no-verify'];
+  for (const item of def.items) {
+    if (item.kind === 'task') parts.push(`t:${item.collection}/${item.task}=${testCount(item.collection, item.task) ?? '?'}`);
+    if (item.kind === 'game') parts.push(`g:${item.game}=${games[item.game]?.version ?? '?'}/${games[item.game]?.levels ?? '?'}`);
+  }
+  return createHash('sha256').update(parts.join('\n')).digest('hex').slice(0, 16);
 }

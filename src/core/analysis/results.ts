@@ -58,12 +58,62 @@ export interface ResultsSubmission extends SubmissionTally {
   readonly at: number;
 }
 
-/** One session with its whole log and its submissions. */
-export interface SessionData {
-  readonly session: ResultsSession;
-  /** Every stored event of the session, in seq order. */
-  readonly events: readonly StoredEvent[];
-  readonly submissions: readonly ResultsSubmission[];
+/**
+ * One session: its whole log and its submissions, or its digest computed from them before
+ * (`digestSession`, kept by the server while the log does not change).
+ */
+export type SessionData =
+  | { readonly session: ResultsSession; /** Every stored event of the session, in seq order. */ readonly events: readonly StoredEvent[]; readonly submissions: readonly ResultsSubmission[] }
+  | { readonly session: ResultsSession; readonly digest: SessionDigest };
+
+/**
+ * The version of what `digestSession` computes: a digest stored under another version is
+ * computed again from the log. Raise it with any change to the digest or to what goes into it.
+ */
+export const ANALYSIS_VERSION = 1;
+
+/** What one participant's log gives one counted task item. */
+export interface TaskDigest {
+  /** Any event or submission on the item. */
+  readonly attempted: boolean;
+  /** Every used test input solved within 1, 2, 3 trials. */
+  readonly solvedWithin: readonly [boolean, boolean, boolean];
+  /** Grid actions (`GRID_ACTION_KINDS`). */
+  readonly actions: number;
+  readonly firstActionMs: number | null;
+  readonly solveMs: number | null;
+  /** Uses of each grid tool. */
+  readonly toolUses: Readonly<Partial<Record<ToolName, number>>>;
+}
+
+/** What one participant's log gives one counted game item with a first run. */
+export interface GameDigest {
+  /** The version the log's verification found; null: not known from the log. */
+  readonly version: string | null;
+  readonly status: 'verified' | 'unverified' | 'other_version';
+  /** Per level of the first run; null unless verified. */
+  readonly detail: PlayerDetail | null;
+  /** ACTION6 clicks: [level (1-based), "x,y", count]; empty unless verified. */
+  readonly clicks: readonly (readonly [number, string, number])[];
+}
+
+/**
+ * Everything the results need from one session's log and submissions, as plain JSON: the
+ * participant's row (less what the session record says) and each counted item's part. Results
+ * add digests up, so a session's log is read and replayed once while it does not change.
+ */
+export interface SessionDigest {
+  readonly analysis: number;
+  readonly itemsDone: number;
+  readonly itemsTotal: number;
+  readonly activeMs: number;
+  readonly actions: number;
+  /** Flags derived from the log (`summarizeSession`), besides the session's stored ones. */
+  readonly flags: readonly string[];
+  /** By item id: every task item that is not practice. */
+  readonly tasks: Readonly<Record<string, TaskDigest>>;
+  /** By item id: game items that are not practice and have a first run. */
+  readonly games: Readonly<Record<string, GameDigest>>;
 }
 
 export interface ResultsInput {
@@ -267,7 +317,7 @@ interface TaskAcc {
   toolUses: Record<ToolName, number>;
 }
 
-interface PlayerDetail {
+export interface PlayerDetail {
   readonly levels: readonly LevelResult[];
   readonly timeMs: (number | null)[];
   readonly resets: number[];
@@ -372,18 +422,13 @@ export function studyResults(input: ResultsInput): StudyResults {
     .filter((s) => input.version === null || s.session.studyVersion === input.version)
     .slice()
     .sort((a, b) => a.session.createdAt - b.session.createdAt || a.session.id.localeCompare(b.session.id));
-  for (const { session, events, submissions } of sessions) {
+  for (const data of sessions) {
+    const { session } = data;
     const def = defs.get(session.studyVersion);
     if (!def) throw new Error(`Session ${session.id} ran version ${session.studyVersion} of study ${input.study.id}, which is not stored.`);
-    const indices = new Map<string, number[]>();
-    for (const item of def.items) {
-      if (item.kind === 'task') indices.set(item.id, testIndicesOf(item, input.testCount(item.collection, item.task), submissions));
-    }
-    const summary = summarizeSession(def, session.order, events, submissions, (id) => indices.get(id) ?? [], input.replay);
-    const spans = itemSpans(events);
+    const digest = 'digest' in data ? data.digest : digestSession(def, session, data.events, data.submissions, input.testCount, input.replay);
     const playtest = isPlaytest(session);
     const excluded = session.excludedAt !== undefined && session.excludedAt !== null;
-    const counted = summary.items.filter((i) => i.kind !== 'page' && !i.practice && i.started);
     participants.push({
       sessionId: session.id,
       params: session.params,
@@ -391,11 +436,11 @@ export function studyResults(input: ResultsInput): StudyResults {
       state: effectiveState(session, def, input.now),
       createdAt: session.createdAt,
       finishedAt: session.finishedAt,
-      itemsDone: summary.items.filter((i) => i.kind !== 'page' && i.finished).length,
-      itemsTotal: summary.items.filter((i) => i.kind !== 'page').length,
-      activeMs: counted.reduce((sum, i) => sum + i.activeMs, 0),
-      actions: counted.reduce((sum, i) => sum + i.actions, 0),
-      flags: [...new Set([...session.flags, ...summary.flags])],
+      itemsDone: digest.itemsDone,
+      itemsTotal: digest.itemsTotal,
+      activeMs: digest.activeMs,
+      actions: digest.actions,
+      flags: [...new Set([...session.flags, ...digest.flags])],
       playtest,
       excluded,
       excludedReason: excluded ? session.excludedReason ?? null : null,
@@ -405,21 +450,23 @@ export function studyResults(input: ResultsInput): StudyResults {
     for (const item of def.items) {
       if (item.kind === 'task' && !item.practice) {
         const acc = tasks.get(taskKey(item));
-        if (acc) addTask(acc, spans.get(item.id) ?? [], submissions, indices.get(item.id) ?? []);
+        const part = digest.tasks[item.id];
+        if (acc && part) addTask(acc, part);
       } else if (item.kind === 'game' && !item.practice) {
-        const evs = spans.get(item.id);
-        if (!gamesAcc.has(gameKey(item.id, item.game, input.games[item.game]?.version ?? null)) || !evs) continue;
-        const levels = firstRunLevels(evs, item.game);
-        if (!levels) continue;
-        const verification = summary.items.find((i) => i.id === item.id)?.game;
-        const acc = gameAcc(item.id, item.game, verification?.version ?? input.games[item.game]?.version ?? null);
-        if (verification?.status === 'other_version') { acc.otherVersion++; continue; }
-        if (verification?.verified !== true) { acc.unverified++; continue; }
+        const part = digest.games[item.id];
+        if (!gamesAcc.has(gameKey(item.id, item.game, input.games[item.game]?.version ?? null)) || !part) continue;
+        const acc = gameAcc(item.id, item.game, part.version ?? input.games[item.game]?.version ?? null);
+        if (part.status === 'other_version') { acc.otherVersion++; continue; }
+        if (part.status !== 'verified' || !part.detail) { acc.unverified++; continue; }
         // First-time players only: a participant (by recruitment id) counts with their earliest
         // session; sessions are visited oldest first. The exported baselines count the same way.
         const who = session.params.PROLIFIC_PID || session.params.workerId || session.id;
-        if (!acc.players.has(who)) acc.players.set(who, firstRunDetail(evs, item.game, levels));
-        addClicks(evs, item.game, acc.clicks);
+        if (!acc.players.has(who)) acc.players.set(who, part.detail);
+        for (const [level, key, count] of part.clicks) {
+          let m = acc.clicks.get(level);
+          if (!m) acc.clicks.set(level, (m = new Map()));
+          m.set(key, (m.get(key) ?? 0) + count);
+        }
       }
     }
   }
@@ -432,33 +479,92 @@ export function studyResults(input: ResultsInput): StudyResults {
   };
 }
 
-function addTask(acc: TaskAcc, evs: readonly StoredEvent[], subs: readonly ResultsSubmission[], indices: readonly number[]): void {
-  acc.participants++;
-  const mine = subs.filter((s) => s.item === acc.item.id && indices.includes(s.testIndex));
-  if (evs.length === 0 && mine.length === 0) return;
-  acc.attempted++;
-  const correct = indices.map((ti) => mine.find((s) => s.testIndex === ti && s.verdict === 'correct' && s.trial !== null));
-  for (let k = 0; k < 3; k++) {
-    if (indices.length > 0 && correct.every((s) => s !== undefined && s.trial! <= k + 1)) acc.solvedWithin[k]++;
+/**
+ * A session's digest: its log and submissions replayed once (`summarizeSession`, game logs
+ * verified by `replay`) into what the results add up. Pure: the same inputs give the same JSON.
+ */
+export function digestSession(
+  def: StudyDefinition, session: ResultsSession, events: readonly StoredEvent[], submissions: readonly ResultsSubmission[],
+  testCount: ResultsInput['testCount'], replay: ReplayGame | null,
+): SessionDigest {
+  const indices = new Map<string, number[]>();
+  for (const item of def.items) {
+    if (item.kind === 'task') indices.set(item.id, testIndicesOf(item, testCount(item.collection, item.task), submissions));
   }
+  const summary = summarizeSession(def, session.order, events, submissions, (id) => indices.get(id) ?? [], replay);
+  const spans = itemSpans(events);
+  const counted = summary.items.filter((i) => i.kind !== 'page' && !i.practice && i.started);
+  const tasks: Record<string, TaskDigest> = {};
+  const gameParts: Record<string, GameDigest> = {};
+  for (const item of def.items) {
+    if (item.kind === 'task' && !item.practice) {
+      tasks[item.id] = taskDigest(item.id, spans.get(item.id) ?? [], submissions, indices.get(item.id) ?? []);
+    } else if (item.kind === 'game' && !item.practice) {
+      const evs = spans.get(item.id);
+      if (!evs) continue;
+      const levels = firstRunLevels(evs, item.game);
+      if (!levels) continue;
+      const verification = summary.items.find((i) => i.id === item.id)?.game;
+      const version = verification?.version ?? null;
+      if (verification?.status === 'other_version') { gameParts[item.id] = { version, status: 'other_version', detail: null, clicks: [] }; continue; }
+      if (verification?.verified !== true) { gameParts[item.id] = { version, status: 'unverified', detail: null, clicks: [] }; continue; }
+      const clicks = new Map<number, Map<string, number>>();
+      addClicks(evs, item.game, clicks);
+      gameParts[item.id] = {
+        version, status: 'verified', detail: firstRunDetail(evs, item.game, levels),
+        clicks: [...clicks].flatMap(([level, m]) => [...m].map(([key, count]) => [level, key, count] as const)),
+      };
+    }
+  }
+  return {
+    analysis: ANALYSIS_VERSION,
+    itemsDone: summary.items.filter((i) => i.kind !== 'page' && i.finished).length,
+    itemsTotal: summary.items.filter((i) => i.kind !== 'page').length,
+    activeMs: counted.reduce((sum, i) => sum + i.activeMs, 0),
+    actions: counted.reduce((sum, i) => sum + i.actions, 0),
+    flags: summary.flags,
+    tasks,
+    games: gameParts,
+  };
+}
+
+function taskDigest(itemId: string, evs: readonly StoredEvent[], subs: readonly ResultsSubmission[], indices: readonly number[]): TaskDigest {
+  const mine = subs.filter((s) => s.item === itemId && indices.includes(s.testIndex));
+  if (evs.length === 0 && mine.length === 0) return { attempted: false, solvedWithin: [false, false, false], actions: 0, firstActionMs: null, solveMs: null, toolUses: {} };
+  const correct = indices.map((ti) => mine.find((s) => s.testIndex === ti && s.verdict === 'correct' && s.trial !== null));
+  const within = (k: number) => indices.length > 0 && correct.every((s) => s !== undefined && s.trial! <= k + 1);
   const start = evs[0]?.kind === ITEM_START ? evs[0] : undefined;
   const edits = evs.filter((e) => GRID_ACTION_KINDS.has(e.kind));
-  acc.actions.push(edits.length);
-  if (start && edits.length) acc.firstAction.push(edits[0].t - start.t);
+  let solveMs: number | null = null;
   if (start && indices.length > 0 && correct.every((s) => s !== undefined)) {
     const submits = evs.filter((e) => e.kind === 'submit' && e.data.verdict === 'correct');
-    acc.solve.push(submits.length >= indices.length
+    solveMs = submits.length >= indices.length
       ? submits[submits.length - 1].t - start.t
-      : Math.max(...correct.map((s) => s!.at)) - start.receivedAt);
+      : Math.max(...correct.map((s) => s!.at)) - start.receivedAt;
   }
-  const used = new Set<ToolName>();
+  const toolUses: Partial<Record<ToolName, number>> = {};
   for (const e of evs) {
     const tool = TOOL_OF_KIND[e.kind];
-    if (!tool) continue;
-    used.add(tool);
-    acc.toolUses[tool]++;
+    if (tool) toolUses[tool] = (toolUses[tool] ?? 0) + 1;
   }
-  for (const t of used) acc.tools[t]++;
+  return {
+    attempted: true, solvedWithin: [within(0), within(1), within(2)], actions: edits.length,
+    firstActionMs: start && edits.length ? edits[0].t - start.t : null, solveMs, toolUses,
+  };
+}
+
+function addTask(acc: TaskAcc, part: TaskDigest): void {
+  acc.participants++;
+  if (!part.attempted) return;
+  acc.attempted++;
+  for (let k = 0; k < 3; k++) if (part.solvedWithin[k]) acc.solvedWithin[k]++;
+  acc.actions.push(part.actions);
+  if (part.firstActionMs !== null) acc.firstAction.push(part.firstActionMs);
+  if (part.solveMs !== null) acc.solve.push(part.solveMs);
+  for (const [tool, n] of Object.entries(part.toolUses) as [ToolName, number][]) {
+    acc.toolUses[tool] += n;
+    if (n > 0) acc.tools[tool]++;
+  }
 }
 
 function taskResult(acc: TaskAcc): TaskResult {

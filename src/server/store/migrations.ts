@@ -203,4 +203,19 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX audit_events_by_study ON audit_events (study_id, id);
     `,
   },
+  {
+    version: 7,
+    name: 'digests of sessions for the results',
+    sql: `
+      -- What the results need from a session's log and submissions (core/analysis/results.ts,
+      -- SessionDigest), kept while the key (analysis version, log and submission counts, the
+      -- study version's tasks and games) is unchanged; derived data, deleted with the session.
+      CREATE TABLE session_digests (
+        session_id text PRIMARY KEY REFERENCES sessions (id) ON DELETE CASCADE,
+        key text NOT NULL,
+        digest jsonb NOT NULL,
+        computed_at timestamptz NOT NULL
+      );
+    `,
+  },
 ];

@@ -390,6 +390,26 @@ export class SqlStore implements Store {
     }));
   }
 
+  async submissionCounts(studyId: string): Promise<Map<string, number>> {
+    const r = await this.db.query<{ session_id: string; n: number }>(
+      `SELECT s.session_id, count(*)::int AS n FROM submissions s JOIN sessions x ON x.id = s.session_id WHERE x.study_id = $1 GROUP BY s.session_id`, [studyId]);
+    return new Map(r.rows.map((row) => [row.session_id, row.n]));
+  }
+
+  async readDigests(studyId: string): Promise<Map<string, { key: string; digest: unknown }>> {
+    const r = await this.db.query<{ session_id: string; key: string; digest: unknown }>(
+      `SELECT d.session_id, d.key, d.digest FROM session_digests d JOIN sessions x ON x.id = d.session_id WHERE x.study_id = $1`, [studyId]);
+    return new Map(r.rows.map((row) => [row.session_id, { key: row.key, digest: json(row.digest) }]));
+  }
+
+  async saveDigest(sessionId: string, key: string, digest: unknown, at: number): Promise<void> {
+    // A session deleted meanwhile has no row to refer to: nothing is stored for it.
+    await this.db.query(
+      `INSERT INTO session_digests (session_id, key, digest, computed_at) SELECT $1, $2, $3::jsonb, $4 WHERE EXISTS (SELECT 1 FROM sessions WHERE id = $1)
+       ON CONFLICT (session_id) DO UPDATE SET key = EXCLUDED.key, digest = EXCLUDED.digest, computed_at = EXCLUDED.computed_at`,
+      [sessionId, key, JSON.stringify(digest), new Date(at)]);
+  }
+
   async addGameRun(r: GameRunRecord): Promise<void> {
     await this.db.query(
       `INSERT INTO game_runs (run_id, session_id, item, game_id, source, engine, seed, opened_at)

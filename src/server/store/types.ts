@@ -246,6 +246,13 @@ export interface Store {
   /** Inserts a submission; false when its key or its trial number is already taken. */
   addSubmission(s: SubmissionRecord): Promise<boolean>;
   listSubmissions(sessionId: string): Promise<SubmissionRecord[]>;
+  /** How many submissions each session of a study has (sessions without any are absent). */
+  submissionCounts(studyId: string): Promise<Map<string, number>>;
+
+  /** The stored results digests of a study's sessions, by session id, with the key each was computed under. */
+  readDigests(studyId: string): Promise<Map<string, { key: string; digest: unknown }>>;
+  /** Stores (or replaces) a session's results digest; nothing when the session is gone. */
+  saveDigest(sessionId: string, key: string, digest: unknown, at: number): Promise<void>;
 
   /** Records a server-run game's run (once; a repeated id is ignored). */
   addGameRun(run: GameRunRecord): Promise<void>;

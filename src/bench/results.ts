@@ -1,0 +1,44 @@
+/**
+ * Results benchmark: a study's results (`GET /api/admin/studies/:id/results`) for 100 and
+ * 1,000 sessions of 1,000 events each (100,000 and 1,000,000 events), on PGlite in a temporary
+ * folder: cold (every session's digest computed from its log and stored) and warm (nothing
+ * changed since: the digests are read back), in the same run so the ratio is honest.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import type { BenchResult } from '../cli/bench';
+import { TaskLibrary } from '../server/collections';
+import { computeStudyResults } from '../server/resultsApi';
+import { openStore } from '../server/store/open';
+import { replayWithEngine } from '../server/studies';
+import { fill } from './export';
+
+const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+
+export async function* run(): AsyncGenerator<BenchResult> {
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'arc-studio-bench-results-'));
+  const library = new TaskLibrary();
+  await library.mount(path.join(ROOT, 'data/tasks/samples'));
+  try {
+    const store = await openStore({ dataDir: path.join(tmp, 'data') });
+    try {
+      for (const sessions of [100, 1000]) {
+        const id = `results${sessions}`;
+        await fill(store, id, sessions);
+        const deps = { store, library, adminTokenHash: '', replay: replayWithEngine };
+        for (const pass of ['cold', 'warm']) {
+          const t0 = performance.now();
+          const r = await computeStudyResults(deps, id, null);
+          if ('error' in r) throw new Error(r.error);
+          yield { name: `results.pglite.${sessions}_sessions_of_1000_events.${pass}`, value: (performance.now() - t0) / 1000, unit: 's' };
+        }
+      }
+    } finally {
+      await store.close();
+    }
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
