@@ -132,13 +132,23 @@ test('a researcher adds a question item in the study editor', async ({ page, req
   await page.getByRole('textbox', { name: 'Study title' }).fill('Question editor study');
   await page.getByRole('textbox', { name: 'Consent (Markdown)' }).fill('You agree.');
   await page.getByRole('button', { name: 'Add question' }).click();
-  await expect(page.getByRole('textbox', { name: 'Question collection' })).toHaveValue('science');
-  await page.getByRole('textbox', { name: 'Question id' }).fill('sci-999');
+  await expect(page.getByRole('combobox', { name: 'Question collection' })).toHaveValue('science');
   await page.getByLabel('Completion code').fill('Q-EDIT');
   await page.getByRole('button', { name: 'Save study' }).click();
-  // A question the server does not have is refused with the reason.
-  await expect(page.getByRole('alert')).toContainText('No question "sci-999" in question collection "science"');
-  await page.getByRole('textbox', { name: 'Question id' }).fill('sci-009');
+  // No question chosen yet: refused with the reason.
+  await expect(page.getByRole('alert')).toContainText('question');
+  // The picker: searched by text, the question shown as the participant sees it, no answer.
+  await page.getByRole('button', { name: /^Question Choose a question/ }).click();
+  const picker = page.getByTestId('question-picker');
+  await expect(picker.getByTestId('question-picker-count')).toHaveText(/^12 of 12 questions$/);
+  await picker.getByLabel('Search questions').fill('moon looks different');
+  await expect(picker.getByTestId('question-picker-count')).toHaveText('1 of 12 questions');
+  await picker.getByRole('button', { name: /sci-009/ }).click();
+  await expect(picker.getByTestId('question-picker-chosen')).toContainText('What causes these changes');
+  await expect(picker.getByTestId('question-picker-chosen').getByRole('listitem')).toHaveCount(4);
+  await picker.getByRole('button', { name: 'Use this question' }).click();
+  await expect(picker).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'Question sci-009', exact: true })).toBeVisible();
   await page.getByRole('button', { name: 'Save study' }).click();
   await expect(page.getByRole('status')).toContainText('Saved as version 1');
   const def = (await (await request.get(`/api/admin/studies/${id}`, { headers: ADMIN })).json()).definition;

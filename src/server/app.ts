@@ -9,6 +9,7 @@ import { resultsRoutes } from './resultsApi';
 import { exportRoutes } from './export/routes';
 import { collectionsRoutes } from './collectionsApi';
 import { questionImageRoutes } from './questionImagesApi';
+import { questionCollectionRoutes } from './questionCollectionsApi';
 import { apiNotFound, refuseMalformedUrl } from './http';
 import { agentRoutes } from './agents/routes';
 import type { LoadReport } from './load';
@@ -38,6 +39,8 @@ export function createApi(deps: AppDeps): Hono {
   // The ARC-AGI-3 protocol for agents, and the researcher's agent keys.
   if (deps.agents && deps.study) api.route('/', agentRoutes(deps.agents, deps.study.adminTokenHash));
   if (deps.study) api.route('/', studyRoutes({ ...deps.study, library: deps.library }));
+  // The question collections, for the study editor's question picker.
+  if (deps.study) api.route('/admin', questionCollectionRoutes(deps.library, deps.study.adminTokenHash));
   // The researcher's study results (core/analysis), under the same admin guard.
   if (deps.study) api.route('/admin', resultsRoutes({ ...deps.study, library: deps.library }));
   // Exports: one-time download links for a study's data (the admin routes carry the same guard).

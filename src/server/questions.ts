@@ -71,6 +71,12 @@ export class QuestionLibrary {
     return [...this.collections.values()].map((c) => c.info);
   }
 
+  /** A collection's questions in file order (with their answers: server only), or null for an unknown collection. */
+  items(collectionId: string): QuestionItem[] | null {
+    const c = this.collections.get(collectionId);
+    return c ? [...c.items.values()] : null;
+  }
+
   /** An image an item of the collection names: its file and content type, or null. */
   image(collectionId: string, src: string): { file: string; type: string } | null {
     const file = this.collections.get(collectionId)?.images.get(src);

@@ -104,6 +104,20 @@ describe.each(backends)('question items on $name', (backend) => {
   const answer = (s: { sessionId: string; token: string }, item: string, a: unknown, key = `k-${item}`) =>
     call('POST', `sessions/${s.sessionId}/answers`, s.token, { key, item, answer: a });
 
+  it('lists the collections and their questions to the researcher, without answers', async () => {
+    expect((await call('GET', 'admin/question-collections', null)).status).toBe(401);
+    const list = await call('GET', 'admin/question-collections', ADMIN);
+    expect(list.body.collections).toEqual([{ id: 'science', name: 'science', count: 12 }, { id: 'arb-sample', name: 'arb-sample', count: 4 }]);
+    const arb = await call('GET', 'admin/question-collections/arb-sample/questions', ADMIN);
+    expect(arb.status).toBe(200);
+    expect(arb.body.questions.map((q: { id: string }) => q.id)).toHaveLength(4);
+    const text = JSON.stringify(arb.body);
+    for (const secret of ['"answer"', 'rubric', 'By induction', 'the mass cancels', '4.952']) expect(text).not.toContain(secret);
+    expect(text).toContain('/api/question-collections/arb-sample/images/');
+    const missing = await call('GET', 'admin/question-collections/nope/questions', ADMIN);
+    expect(missing).toEqual({ status: 404, body: { error: 'not_found', message: 'No question collection "nope". Collections: science, arb-sample.' } });
+  });
+
   it('accepts the example question study', async () => {
     const definition = JSON.parse(readFileSync(path.join(ROOT, 'data/example-studies/questions.json'), 'utf8'));
     expect((await call('POST', 'admin/studies/questions', ADMIN, { definition })).status).toBe(201);

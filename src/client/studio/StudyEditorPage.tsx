@@ -7,12 +7,13 @@ import { games } from '../../games';
 import { useArc3Games } from './Arc3Playtest';
 import { collectionsQuery } from '../tasks/queries';
 import { TaskPicker } from './TaskPicker';
+import { QuestionPicker } from './QuestionPicker';
 import { Button } from '../ui/Button';
 import { Markdown } from '../ui/Markdown';
 import { adminJson } from './auth';
 import { RequireResearcher } from './RequireResearcher';
 import { DeleteStudy } from './Curation';
-import { studiesQuery } from './queries';
+import { questionCollectionsQuery, studiesQuery } from './queries';
 
 type Item = StudyDefinitionInput['items'][number];
 
@@ -206,6 +207,7 @@ function ItemFields({ item, onChange }: { item: Item; onChange: (i: Item) => voi
   const collections = useQuery(collectionsQuery);
   const arc3 = useArc3Games();
   const [picking, setPicking] = useState(false);
+  const questionCollections = useQuery({ ...questionCollectionsQuery, enabled: item.kind === 'question' });
   const idField = (
     <label className="flex flex-col gap-1 text-xs text-slate-400">Item id
       <input className={input} value={item.id} onChange={(e) => onChange({ ...item, id: e.target.value })} />
@@ -254,9 +256,22 @@ function ItemFields({ item, onChange }: { item: Item; onChange: (i: Item) => voi
     return (
       <div className="grid gap-2 md:grid-cols-4">
         {idField}
-        <label className="flex flex-col gap-1 text-xs text-slate-400">Question collection<input className={input} value={item.collection} onChange={(e) => onChange({ ...item, collection: e.target.value })} /></label>
-        <label className="flex flex-col gap-1 text-xs text-slate-400">Question id<input className={input} value={item.question} onChange={(e) => onChange({ ...item, question: e.target.value })} /></label>
+        <label className="flex flex-col gap-1 text-xs text-slate-400">Question collection
+          <select aria-label="Question collection" className={input} value={item.collection} onChange={(e) => onChange({ ...item, collection: e.target.value, question: '' })}>
+            {(questionCollections.data ?? []).map((c) => <option key={c.id} value={c.id}>{c.name} · {c.count}</option>)}
+            {!questionCollections.data?.some((c) => c.id === item.collection) && <option value={item.collection}>{item.collection} (not on this server)</option>}
+          </select>
+        </label>
+        <div className="flex flex-col gap-1 text-xs text-slate-400">
+          <span id={`question-of-${item.id}`}>Question</span>
+          <button type="button" onClick={() => setPicking(true)} aria-labelledby={`question-of-${item.id} question-choice-${item.id}`}
+            className={`${input} flex items-center justify-between gap-2 text-left`}>
+            <span id={`question-choice-${item.id}`} className={item.question ? 'font-mono text-slate-100' : 'text-slate-300'}>{item.question || 'Choose a question…'}</span>
+            <span className="text-slate-300">{item.question ? 'Change' : 'Browse'}</span>
+          </button>
+        </div>
         {practice}
+        {picking && <QuestionPicker collection={item.collection} initial={item.question} onClose={() => setPicking(false)} onChoose={(id) => onChange({ ...item, question: id })} />}
       </div>
     );
   }

@@ -60,3 +60,16 @@ export const auditQuery = (studyId: string) => queryOptions({
   queryKey: ['admin', 'audit', studyId],
   queryFn: () => adminJson<{ events: AuditEntry[] }>(`/api/admin/studies/${encodeURIComponent(studyId)}/audit`).then((r) => r.events),
 });
+
+// The mounted question collections, for the study editor's question picker.
+import type { PublicQuestion } from '../../core/questions/schema';
+
+export const questionCollectionsQuery = queryOptions({
+  queryKey: ['admin', 'question-collections'],
+  queryFn: () => adminJson<{ collections: { id: string; name: string; count: number }[] }>('/api/admin/question-collections').then((r) => r.collections),
+});
+
+export const questionsQuery = (collection: string) => queryOptions({
+  queryKey: ['admin', 'question-collections', collection],
+  queryFn: () => adminJson<{ questions: PublicQuestion[] }>(`/api/admin/question-collections/${encodeURIComponent(collection)}/questions`).then((r) => r.questions),
+});
