@@ -233,8 +233,21 @@ describe('study results: grid tasks', () => {
 
   it('says which tools were used, by how many participants and how often', () => {
     const t = r.tasks[0];
-    expect(t.tools).toEqual({ 'edit': 4, 'select': 1, 'fill': 1, 'copy': 1, 'paste': 1, 'resize': 1, 'copy.input': 1, 'reset': 0, 'undo': 1, 'redo': 0, 'recolor': 0 });
+    expect(t.tools).toEqual({ 'edit': 4, 'select': 1, 'wand': 0, 'fill': 1, 'copy': 1, 'paste': 1, 'resize': 1, 'copy.input': 1, 'reset': 0, 'undo': 1, 'redo': 0, 'recolor': 0, 'rotate': 0, 'flip': 0, 'move': 0, 'crop': 0 });
     expect(t.toolUses).toMatchObject({ edit: 3 + 1 + 1 + 2, fill: 1, undo: 1 });
+  });
+
+  it('counts the selection and transform tools (wand, rotate, flip, move, crop) as tools and as grid actions', () => {
+    const log = new Log().add(0, 'item.start', { item: 'two', kind: 'task' })
+      .add(100, 'select.wand', { side: 'output', row: 0, col: 0, cells: [[0, 0]] })
+      .add(200, 'rotate', { dir: 'cw' }).add(300, 'rotate', { dir: 'ccw' }).add(400, 'flip', { axis: 'vertical' })
+      .add(500, 'move', { dr: 1, dc: 0 }).add(600, 'crop', { rect: { r0: 0, c0: 0, r1: 1, c1: 1 } });
+    const one = studyResults({ ...input(1), sessions: [data(session('tools'), log)] }).tasks[0];
+    expect(one.toolUses).toMatchObject({ wand: 1, rotate: 2, flip: 1, move: 1, crop: 1, edit: 0 });
+    expect(one.tools).toMatchObject({ wand: 1, rotate: 1, flip: 1, move: 1, crop: 1, select: 0 });
+    // The selection changes no grid; the five transforms do.
+    expect(one.actions.values).toEqual([5]);
+    expect(one.timeToFirstActionMs.values).toEqual([200]);
   });
 
   it('merges the items of every version without a filter, newest first', () => {

@@ -70,7 +70,7 @@ export type SessionData =
  * The version of what `digestSession` computes: a digest stored under another version is
  * computed again from the log. Raise it with any change to the digest or to what goes into it.
  */
-export const ANALYSIS_VERSION = 1;
+export const ANALYSIS_VERSION = 2;
 
 /** What one participant's log gives one counted task item. */
 export interface TaskDigest {
@@ -168,14 +168,15 @@ export interface ParticipantResult {
 }
 
 /** Grid tools as the results count them; `edit` is painting cells. */
-export type ToolName = 'edit' | 'select' | 'fill' | 'copy' | 'paste' | 'resize' | 'copy.input' | 'reset' | 'undo' | 'redo' | 'recolor';
+export type ToolName = 'edit' | 'select' | 'wand' | 'fill' | 'copy' | 'paste' | 'resize' | 'copy.input' | 'reset' | 'undo' | 'redo' | 'recolor' | 'rotate' | 'flip' | 'move' | 'crop';
 
 /** Event kind -> tool. */
 const TOOL_OF_KIND: Readonly<Record<string, ToolName>> = {
-  'paint': 'edit', 'select': 'select', 'fill': 'fill', 'copy': 'copy', 'paste': 'paste', 'resize': 'resize',
+  'paint': 'edit', 'select': 'select', 'select.wand': 'wand', 'fill': 'fill', 'copy': 'copy', 'paste': 'paste', 'resize': 'resize',
   'copy.input': 'copy.input', 'reset': 'reset', 'undo': 'undo', 'redo': 'redo', 'recolor': 'recolor',
+  'rotate': 'rotate', 'flip': 'flip', 'move': 'move', 'crop': 'crop',
 };
-const TOOL_NAMES: readonly ToolName[] = ['edit', 'select', 'fill', 'copy', 'paste', 'resize', 'copy.input', 'reset', 'undo', 'redo', 'recolor'];
+const TOOL_NAMES: readonly ToolName[] = ['edit', 'select', 'wand', 'fill', 'copy', 'paste', 'resize', 'copy.input', 'reset', 'undo', 'redo', 'recolor', 'rotate', 'flip', 'move', 'crop'];
 
 /**
  * The grid-changing event kinds: each is one action. A `paint` event is one cell, so a stroke
