@@ -131,6 +131,13 @@ const WALK: Record<string, Walk> = {
   'GET /admin/sessions/:sessionId/events': (ctx) => [{ url: `/admin/sessions/${ctx.other.sessionId}/events` }],
   'GET /admin/studies/:studyId/results': () => [{ url: '/admin/studies/sample/results' }],
   'POST /admin/studies/:studyId/exports': () => [{ url: '/admin/studies/sample/exports', body: { format: 'zip' } }],
+  'POST /admin/sessions/:sessionId/exclude': (ctx) => [{ url: `/admin/sessions/${ctx.other.sessionId}/exclude`, body: { reason: 'curious' } }],
+  'POST /admin/sessions/:sessionId/include': (ctx) => [{ url: `/admin/sessions/${ctx.other.sessionId}/include`, body: {} }],
+  'DELETE /admin/sessions/:sessionId': (ctx) => [{ url: `/admin/sessions/${ctx.other.sessionId}`, body: { confirm: ctx.other.sessionId } }],
+  'DELETE /admin/studies/:studyId': () => [{ url: '/admin/studies/sample', body: { confirm: 'sample' } }],
+  'GET /admin/studies/:studyId/audit': () => [{ url: '/admin/studies/sample/audit' }],
+  'GET /admin/question-collections': () => [{ url: '/admin/question-collections' }],
+  'GET /admin/question-collections/:cid/questions': () => [{ url: '/admin/question-collections/science/questions' }, { url: '/admin/question-collections/nope/questions' }],
 };
 
 /** Routes that may give a verdict, and to whom: the participant's own submissions; practice checks. */
