@@ -421,5 +421,15 @@ describe.each(backends)('exports on $name', (backend) => {
     expect(expired.status).toBe(410);
     expect(expired.body.message).toMatch(/expired/);
     expect((await json('GET', '/api/downloads/not-a-token', null)).status).toBe(404);
+
+    // A link is kept in the database: another server on it serves it, once.
+    const second = createApi({ library: new TaskLibrary(), version: 'test', study: { store, adminTokenHash: hashToken(ADMIN), replay: replayWithEngine, games: gameIds, now: () => clock } });
+    const shared = await json('POST', '/api/admin/studies/exports/exports', ADMIN, { format: 'csv' });
+    const path = (shared.body.url as string).replace(/^\/api/, '');
+    const there = await second.request(path);
+    expect(there.status).toBe(200);
+    expect((await there.text()).split('\r\n')[0]).toMatch(/^study_id,/);
+    expect((await call('GET', shared.body.url as string, null)).status).toBe(410);
+    expect((await second.request(path)).status).toBe(410);
   });
 });

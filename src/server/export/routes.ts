@@ -11,8 +11,9 @@ import type { ReplayGame } from '../../core/study/rules';
 import type { TaskLibrary } from '../collections';
 import type { Store } from '../store/types';
 import { adminGuard } from '../studyApi';
+import { hashToken } from '../auth';
 import { ExportError, exportContext, type ExportGames } from './context';
-import { EXPORT_FORMATS, FORMAT_NAMES, fileBase, isExportFormat, type ExportFormat } from './formats';
+import { EXPORT_FORMATS, FORMAT_NAMES, fileBase, isExportFormat } from './formats';
 
 /** How long a download link works, ms. */
 export const DOWNLOAD_TTL_MS = 5 * 60_000;
@@ -27,14 +28,6 @@ export interface ExportDeps {
   readonly gameInfo?: () => ExportGames;
   /** The clock, ms since the epoch. */
   readonly now?: () => number;
-}
-
-interface Ticket {
-  readonly studyId: string;
-  readonly version: number | null;
-  readonly format: ExportFormat;
-  readonly expiresAt: number;
-  used: boolean;
 }
 
 type Status = 400 | 404 | 410;
@@ -68,8 +61,6 @@ export function toWebStream(chunks: AsyncIterable<string | Uint8Array>, onError:
 /** The routes, to mount at `/api` (`/admin/...` carries the researcher guard). */
 export function exportRoutes(deps: ExportDeps): Hono {
   const now = deps.now ?? Date.now;
-  const tickets = new Map<string, Ticket>();
-  const purge = (t: number) => { for (const [k, v] of tickets) if (v.expiresAt <= t) tickets.delete(k); };
   const context = (studyId: string, version: number | null) =>
     exportContext({ store: deps.store, studyId, version, library: deps.library, replay: deps.replay, games: deps.gameInfo?.(), now: now() });
 
@@ -101,22 +92,19 @@ export function exportRoutes(deps: ExportDeps): Hono {
       throw e;
     }
     const t = now();
-    purge(t);
     const token = randomBytes(24).toString('base64url');
-    tickets.set(token, { studyId, version: (version as number | undefined) ?? null, format, expiresAt: t + DOWNLOAD_TTL_MS, used: false });
+    // Kept in the database, so that the link works on whichever server the download reaches.
+    await deps.store.addDownloadTicket({ tokenHash: hashToken(token), studyId, version: (version as number | undefined) ?? null, format, expiresAt: t + DOWNLOAD_TTL_MS });
     return c.json({ url: `/api/downloads/${token}`, fileName: EXPORT_FORMATS[format].fileName(base), expiresAt: t + DOWNLOAD_TTL_MS }, 201);
   });
 
   api.get('/downloads/:token', async (c) => {
-    const t = now();
-    const ticket = tickets.get(c.req.param('token'));
-    if (!ticket) return fail(c, 404, 'not_found', 'No such download link. Ask for the export again (POST /api/admin/studies/:studyId/exports).');
-    if (ticket.used) return fail(c, 410, 'gone', 'This download link was used already; each link works once. Ask for the export again.');
-    if (ticket.expiresAt <= t) {
-      tickets.delete(c.req.param('token'));
-      return fail(c, 410, 'gone', 'This download link has expired (links work for 5 minutes). Ask for the export again.');
-    }
-    ticket.used = true;
+    const claimed = await deps.store.claimDownloadTicket(hashToken(c.req.param('token')), now());
+    if (claimed === 'missing') return fail(c, 404, 'not_found', 'No such download link. Ask for the export again (POST /api/admin/studies/:studyId/exports).');
+    if (claimed === 'used') return fail(c, 410, 'gone', 'This download link was used already; each link works once. Ask for the export again.');
+    if (claimed === 'expired') return fail(c, 410, 'gone', 'This download link has expired (links work for 5 minutes). Ask for the export again.');
+    if (!isExportFormat(claimed.format)) return fail(c, 404, 'not_found', `This download link names a format this server does not write (${claimed.format}); ask for the export again.`);
+    const ticket = { ...claimed, format: claimed.format };
     let ctx;
     try {
       ctx = await context(ticket.studyId, ticket.version);

@@ -218,4 +218,20 @@ export const migrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 8,
+    name: 'one-time download links, valid on every server of the database',
+    sql: `
+      -- The SHA-256 of the link's token (the token itself is only in the link); used_at is set
+      -- once, by the download that takes the link.
+      CREATE TABLE download_tickets (
+        token_hash text PRIMARY KEY,
+        study_id text NOT NULL,
+        version integer,
+        format text NOT NULL,
+        expires_at timestamptz NOT NULL,
+        used_at timestamptz
+      );
+    `,
+  },
 ];

@@ -3,7 +3,7 @@
  */
 import type { SessionState, StoredEvent } from '../../core/study/rules';
 import { migrations } from './migrations';
-import type { AgentKeyRecord, AgentRunRecord, AuditEventInput, AuditEventRecord, DeletedRows, AgentStepRecord, AppendResult, EventInput, GameRunRecord, GameStepRecord, NewSession, SessionRecord, Store, StudyRecord, StudySource, StudySummary, SubmissionRecord, ScorecardRecord } from './types';
+import type { AgentKeyRecord, AgentRunRecord, AuditEventInput, AuditEventRecord, DeletedRows, AgentStepRecord, AppendResult, DownloadTicket, EventInput, GameRunRecord, GameStepRecord, NewSession, SessionRecord, Store, StudyRecord, StudySource, StudySummary, SubmissionRecord, ScorecardRecord } from './types';
 
 export interface Queryable {
   query<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<{ rows: R[] }>;
@@ -388,6 +388,20 @@ export class SqlStore implements Store {
       sessionId: row.session_id as string, key: row.key as string, item: row.item as string, testIndex: row.test_index as number,
       trial: row.trial as number | null, grid: json(row.grid), verdict: row.verdict as SubmissionRecord['verdict'], practice: row.practice as boolean, at: ms(row.at),
     }));
+  }
+
+  async addDownloadTicket(t: DownloadTicket): Promise<void> {
+    await this.db.query(`DELETE FROM download_tickets WHERE expires_at < $1`, [new Date(t.expiresAt - 24 * 3600_000)]);
+    await this.db.query(`INSERT INTO download_tickets (token_hash, study_id, version, format, expires_at) VALUES ($1, $2, $3, $4, $5)`,
+      [t.tokenHash, t.studyId, t.version, t.format, new Date(t.expiresAt)]);
+  }
+
+  async claimDownloadTicket(tokenHash: string, now: number): Promise<DownloadTicket | 'missing' | 'used' | 'expired'> {
+    const r = await this.db.query(`UPDATE download_tickets SET used_at = $2 WHERE token_hash = $1 AND used_at IS NULL AND expires_at > $2 RETURNING *`, [tokenHash, new Date(now)]);
+    const row = r.rows[0];
+    if (row) return { tokenHash, studyId: row.study_id as string, version: (row.version as number | null) ?? null, format: row.format as string, expiresAt: ms(row.expires_at) };
+    const seen = (await this.db.query(`SELECT used_at FROM download_tickets WHERE token_hash = $1`, [tokenHash])).rows[0];
+    return !seen ? 'missing' : seen.used_at !== null ? 'used' : 'expired';
   }
 
   async submissionCounts(studyId: string): Promise<Map<string, number>> {

@@ -187,6 +187,15 @@ export interface AgentStepRecord extends Omit<AgentReplayStep, 'frames'> {
   readonly reasoning: unknown;
 }
 
+/** A one-time download link of an export. */
+export interface DownloadTicket {
+  readonly tokenHash: string;
+  readonly studyId: string;
+  readonly version: number | null;
+  readonly format: string;
+  readonly expiresAt: number;
+}
+
 export interface Store {
   readonly kind: 'pglite' | 'postgres';
 
@@ -246,6 +255,14 @@ export interface Store {
   /** Inserts a submission; false when its key or its trial number is already taken. */
   addSubmission(s: SubmissionRecord): Promise<boolean>;
   listSubmissions(sessionId: string): Promise<SubmissionRecord[]>;
+  /** Stores a one-time download link (by its token's hash); links that expired a day ago are dropped. */
+  addDownloadTicket(t: DownloadTicket): Promise<void>;
+  /**
+   * Takes a link for one download, once, whichever server asks: the ticket, or why not
+   * (`missing`, `used`, `expired`).
+   */
+  claimDownloadTicket(tokenHash: string, now: number): Promise<DownloadTicket | 'missing' | 'used' | 'expired'>;
+
   /** How many submissions each session of a study has (sessions without any are absent). */
   submissionCounts(studyId: string): Promise<Map<string, number>>;
 
