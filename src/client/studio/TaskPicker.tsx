@@ -8,7 +8,7 @@ import { useQuery } from '@tanstack/react-query';
 import type { ArcTask } from '../../core/formats/arcTask';
 import { GridCanvas } from '../grid/GridCanvas';
 import { taskIdsQuery, taskQuery } from '../tasks/queries';
-import { Button } from '../ui/Button';
+import { PickerDialog } from './PickerDialog';
 
 /** Tasks listed at once; a search narrows the rest. */
 const SHOWN = 120;
@@ -58,15 +58,10 @@ export interface TaskChoice {
  * are used, as the study format has it).
  */
 export function TaskPicker({ collection, initial, onChoose, onClose }: { collection: string; initial: TaskChoice; onChoose: (c: TaskChoice) => void; onClose: () => void }) {
-  const ref = useRef<HTMLDialogElement>(null);
   const ids = useQuery(taskIdsQuery(collection));
   const [filter, setFilter] = useState('');
   const [current, setCurrent] = useState(initial.task);
   const [tests, setTests] = useState<number[] | undefined>(initial.tests);
-  useEffect(() => {
-    const d = ref.current;
-    if (d && !d.open) d.showModal();
-  }, []);
   const matches = useMemo(() => {
     const f = filter.trim().toLowerCase();
     return (ids.data ?? []).filter((id) => id.toLowerCase().includes(f));
@@ -76,42 +71,30 @@ export function TaskPicker({ collection, initial, onChoose, onClose }: { collect
     if (id !== current) setTests(undefined);
   };
   return (
-    <dialog ref={ref} aria-labelledby="task-picker-title" data-testid="task-picker" onClose={onClose}
-      className="m-auto h-[90dvh] max-h-none w-[min(1100px,96vw)] max-w-none rounded-xl border border-slate-700 bg-slate-950 p-0 text-slate-100 shadow-2xl backdrop:bg-slate-950/85">
-      <div className="flex h-full flex-col">
-        <div className="flex flex-wrap items-center gap-3 border-b border-slate-800 p-3">
-          <h2 id="task-picker-title" className="text-sm font-semibold text-white">Choose a task from <span className="font-mono">{collection}</span></h2>
-          <input type="search" value={filter} onChange={(e) => setFilter(e.target.value)} placeholder="Search by task id" aria-label="Search tasks by id" autoFocus
-            className="h-8 w-64 rounded-md border border-slate-700 bg-slate-900 px-3 text-sm focus:outline-none focus:ring-2 focus:ring-sky-500" />
-          <span className="text-xs text-slate-300" data-testid="task-picker-count">{ids.isSuccess ? `${matches.length} of ${ids.data.length} tasks` : ids.isError ? '' : 'Loading…'}</span>
-          <div className="ml-auto flex gap-2">
-            <Button onClick={() => ref.current?.close()}>Cancel</Button>
-            <Button tone="primary" disabled={!current || (tests !== undefined && tests.length === 0)} onClick={() => { onChoose({ task: current, tests }); ref.current?.close(); }}>Use this task</Button>
-          </div>
-        </div>
-        <div className="flex min-h-0 flex-1 flex-col md:flex-row">
-          <div className="min-h-0 flex-1 overflow-y-auto p-3">
-            {ids.isError && <p role="alert" className="text-sm text-rose-300">{(ids.error as Error).message}</p>}
-            {ids.isSuccess && matches.length === 0 && <p className="text-sm text-slate-300">No task id contains “{filter}”.</p>}
-            <ul className="grid grid-cols-[repeat(auto-fill,minmax(150px,1fr))] gap-2" aria-label="Tasks">
-              {matches.slice(0, SHOWN).map((id) => (
-                <li key={id}>
-                  <button type="button" onClick={() => pick(id)} aria-pressed={id === current}
-                    className={`flex w-full flex-col gap-1 rounded-md border p-2 text-left ${id === current ? 'border-sky-400 bg-sky-500/10' : 'border-slate-800 bg-slate-900/60 hover:border-slate-600'}`}>
-                    <TaskThumb collection={collection} taskId={id} />
-                    <span className="truncate font-mono text-xs text-slate-200">{id}</span>
-                  </button>
-                </li>
-              ))}
-            </ul>
-            {matches.length > SHOWN && <p className="mt-2 text-xs text-slate-300">{matches.length - SHOWN} more: type part of an id to narrow the list.</p>}
-          </div>
-          <aside className="min-h-0 overflow-y-auto border-t border-slate-800 p-3 md:w-[360px] md:border-l md:border-t-0" aria-label="Chosen task">
-            {current ? <TaskDetail collection={collection} taskId={current} tests={tests} onTests={setTests} /> : <p className="text-sm text-slate-300">Choose a task on the left.</p>}
-          </aside>
-        </div>
+    <PickerDialog name="task" title={<>Choose a task from <span className="font-mono">{collection}</span></>}
+      search={filter} onSearch={setFilter} searchLabel="Search tasks by id" placeholder="Search by task id"
+      count={ids.isSuccess ? `${matches.length} of ${ids.data.length} tasks` : ids.isError ? '' : 'Loading…'}
+      confirmLabel="Use this task" canConfirm={!!current && !(tests !== undefined && tests.length === 0)} onConfirm={() => onChoose({ task: current, tests })} onClose={onClose}>
+      <div className="min-h-0 flex-1 overflow-y-auto p-3">
+        {ids.isError && <p role="alert" className="text-sm text-rose-300">{(ids.error as Error).message}</p>}
+        {ids.isSuccess && matches.length === 0 && <p className="text-sm text-slate-300">No task id contains “{filter}”.</p>}
+        <ul className="grid grid-cols-[repeat(auto-fill,minmax(150px,1fr))] gap-2" aria-label="Tasks">
+          {matches.slice(0, SHOWN).map((id) => (
+            <li key={id}>
+              <button type="button" onClick={() => pick(id)} aria-pressed={id === current}
+                className={`flex w-full flex-col gap-1 rounded-md border p-2 text-left ${id === current ? 'border-sky-400 bg-sky-500/10' : 'border-slate-800 bg-slate-900/60 hover:border-slate-600'}`}>
+                <TaskThumb collection={collection} taskId={id} />
+                <span className="truncate font-mono text-xs text-slate-200">{id}</span>
+              </button>
+            </li>
+          ))}
+        </ul>
+        {matches.length > SHOWN && <p className="mt-2 text-xs text-slate-300">{matches.length - SHOWN} more: type part of an id to narrow the list.</p>}
       </div>
-    </dialog>
+      <aside className="min-h-0 overflow-y-auto border-t border-slate-800 p-3 md:w-[360px] md:border-l md:border-t-0" aria-label="Chosen task">
+        {current ? <TaskDetail collection={collection} taskId={current} tests={tests} onTests={setTests} /> : <p className="text-sm text-slate-300">Choose a task on the left.</p>}
+      </aside>
+    </PickerDialog>
   );
 }
 

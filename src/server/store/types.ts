@@ -3,6 +3,7 @@
  * (same SQL) stay interchangeable, and tested against both real databases.
  */
 import type { SessionState, StoredEvent } from '../../core/study/rules';
+import type { DeletedCounts } from '../../core/protocol/api';
 import type { AgentReplayStep, AgentRunSource } from '../../core/protocol/agents';
 
 export type StudySource = 'file' | 'studio';
@@ -135,15 +136,8 @@ export interface AuditEventRecord extends AuditEventInput {
   readonly detail: Readonly<Record<string, unknown>>;
 }
 
-/** Rows a deletion removed, per table. */
-export interface DeletedRows {
-  readonly studies: number;
-  readonly sessions: number;
-  readonly events: number;
-  readonly submissions: number;
-  readonly gameRuns: number;
-  readonly gameSteps: number;
-}
+/** Rows a deletion removed, per table (as the curation routes answer them). */
+export type DeletedRows = DeletedCounts;
 
 /** An API key of an agent (the ARC-AGI-3 protocol); only its SHA-256 is stored. */
 export interface AgentKeyRecord {
