@@ -25,7 +25,8 @@
  *     `tolerance` (default 1e-2, as ARB judges numerical answers);
  *   - `{"expression": "\\frac{mg}{k}"}`, or just a string when the item has no `choices`:
  *     a symbolic answer, kept for grading (never judged automatically).
- * - `rubric`: optional `criteria` (each `text` and `points`) and a reference `solution`.
+ * - `rubric`: optional `criteria` (each `text` and `points`), a reference `solution`, and an
+ *   optional `pass`: the points an answer needs to pass when graded (default: half the total).
  *   An item needs an `answer`, a `rubric`, or both.
  *
  * Unknown fields are refused in this format, so that a misspelt `anwser` is caught.
@@ -51,6 +52,8 @@ export interface RubricCriterion {
 export interface Rubric {
   readonly criteria: readonly RubricCriterion[];
   readonly solution?: string;
+  /** Points an answer needs to pass; half the criteria's total when absent (core/grading). */
+  readonly pass?: number;
 }
 
 export interface QuestionImage {
@@ -140,6 +143,9 @@ const RubricSpec = z.strictObject({
   criteria: z.array(z.strictObject({ text: z.string().min(1, 'is empty').max(5_000), points: z.number().positive('must be more than 0').max(1000) }))
     .min(1, 'is empty; a rubric needs at least one criterion').max(50),
   solution: z.string().max(50_000).optional(),
+  pass: z.number().positive('must be more than 0').max(50_000).optional(),
+}).refine((r) => r.pass === undefined || r.pass <= r.criteria.reduce((n, c) => n + c.points, 0) + 1e-9, {
+  message: 'is more than the criteria\'s total points; no answer could pass', path: ['pass'],
 });
 
 /** One ARB-style item. */
