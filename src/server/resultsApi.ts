@@ -6,7 +6,8 @@
  */
 import { Hono, type Context } from 'hono';
 import { createHash } from 'node:crypto';
-import { ANALYSIS_VERSION, digestSession, studyResults, type ResultsInput, type SessionData, type SessionDigest, type StudyResults } from '../core/analysis/results';
+import { ANALYSIS_VERSION, digestSession, studyResults, type QuestionFacts, type ResultsInput, type SessionData, type SessionDigest, type StudyResults } from '../core/analysis/results';
+import { questionFacts } from '../core/analysis/questions';
 import type { StudyDefinition } from '../core/study/schema';
 import type { ReplayGame } from '../core/study/rules';
 import { versionedGameId } from '../core/game';
@@ -27,6 +28,8 @@ export interface ResultsDeps {
   readonly gameInfo?: () => ResultsInput['games'];
   /** The clock, in ms since the epoch. */
   readonly now?: () => number;
+  /** A question's subset, choices and key; the library's mounted question collections when absent. */
+  readonly questionFacts?: (collection: string, question: string) => QuestionFacts | null;
 }
 
 const fail = (c: Context, status: 400 | 404, error: string, message: string) => c.json({ error, message }, status);
@@ -120,7 +123,11 @@ export async function computeStudyResults(deps: ResultsDeps, id: string, version
     data.push({ session, digest });
   }
 
-  return studyResults({ study: { id }, versions, version, sessions: data, testCount, games, replay: deps.replay, now });
+  const facts = deps.questionFacts ?? ((collection: string, question: string) => {
+    const found = deps.library.questions.question(collection, question);
+    return found.ok ? questionFacts(found.item) : null;
+  });
+  return studyResults({ study: { id }, versions, version, sessions: data, testCount, games, replay: deps.replay, now, questionFacts: facts });
 }
 
 /**

@@ -30,8 +30,13 @@ import {
   type BaselinePresetName, type LevelResult, type PlayerLevels,
 } from '../scoring/baselines';
 import { distribution, type Dist } from './dist';
+import {
+  addQuestion, newQuestionAcc, questionGroups, questionItemDigest, questionPlaces, questionResult,
+  type GradeLookup, type QuestionAcc, type QuestionFacts, type QuestionGroupResult, type QuestionItemDigest, type QuestionResult,
+} from './questions';
 
 export type { Dist } from './dist';
+export type { GradeLookup, QuestionFacts, QuestionGrade, QuestionGroupResult, QuestionItemDigest, QuestionResult, OptionCount, QuestionType } from './questions';
 
 /** The value of `params.mode` that marks a designer's playtest session. */
 export const PLAYTEST_MODE = 'playtest';
@@ -56,6 +61,8 @@ export interface ResultsSession {
 export interface ResultsSubmission extends SubmissionTally {
   /** Server time of judging, ms since the epoch. */
   readonly at: number;
+  /** What was submitted: a grid, or a question's answer (`{choice}` or `{text}`). */
+  readonly grid?: unknown;
 }
 
 /**
@@ -70,7 +77,7 @@ export type SessionData =
  * The version of what `digestSession` computes: a digest stored under another version is
  * computed again from the log. Raise it with any change to the digest or to what goes into it.
  */
-export const ANALYSIS_VERSION = 2;
+export const ANALYSIS_VERSION = 3;
 
 /** What one participant's log gives one counted task item. */
 export interface TaskDigest {
@@ -114,6 +121,8 @@ export interface SessionDigest {
   readonly tasks: Readonly<Record<string, TaskDigest>>;
   /** By item id: game items that are not practice and have a first run. */
   readonly games: Readonly<Record<string, GameDigest>>;
+  /** By item id: every question item that is not practice (`core/analysis/questions.ts`). */
+  readonly questions: Readonly<Record<string, QuestionItemDigest>>;
 }
 
 export interface ResultsInput {
@@ -134,6 +143,10 @@ export interface ResultsInput {
   readonly replay: ReplayGame | null;
   /** The clock for session states (abandoned, timed out), ms since the epoch. */
   readonly now: number;
+  /** A question's subset, choices and answer key from its mounted collection; null (or absent): not known, so no option counts or groups. */
+  readonly questionFacts?: (collection: string, question: string) => QuestionFacts | null;
+  /** Grades of answers kept for grading (rubric grading); absent: every such answer is awaiting grading. */
+  readonly grades?: GradeLookup;
 }
 
 /** One row of the participants table. */
@@ -275,6 +288,10 @@ export interface StudyResults {
   readonly participants: ParticipantResult[];
   readonly tasks: TaskResult[];
   readonly games: GameResult[];
+  /** Per question of every question item (item and test index), in study order. */
+  readonly questions: QuestionResult[];
+  /** Accuracy over all questions and per subset, subject and answer type. */
+  readonly questionGroups: QuestionGroupResult[];
 }
 
 /** Whether a session is a designer's playtest (never counted). */
@@ -405,6 +422,8 @@ export function studyResults(input: ResultsInput): StudyResults {
     if (!acc) gamesAcc.set(gameKey(id, game, version), (acc = { item: id, game, version, players: new Map(), unverified: 0, otherVersion: 0, clicks: new Map() }));
     return acc;
   };
+  const questionAccs = new Map<string, QuestionAcc>();
+  const questionKey = (id: string, testIndex: number, collection: string, question: string) => `${id}\u0000${testIndex}\u0000${collection}\u0000${question}`;
   const listed = input.version === null ? [...versions].reverse() : [input.version];
   for (const v of listed) {
     for (const item of defs.get(v)!.items) {
@@ -415,6 +434,12 @@ export function studyResults(input: ResultsInput): StudyResults {
         });
       }
       if (item.kind === 'game' && !item.practice) gameAcc(item.id, item.game, input.games[item.game]?.version ?? null);
+      if (item.kind === 'question' && !item.practice) {
+        for (const place of questionPlaces(item)) {
+          const key = questionKey(item.id, place.testIndex, place.collection, place.question);
+          if (!questionAccs.has(key)) questionAccs.set(key, newQuestionAcc(item.id, place));
+        }
+      }
     }
   }
 
@@ -468,15 +493,26 @@ export function studyResults(input: ResultsInput): StudyResults {
           if (!m) acc.clicks.set(level, (m = new Map()));
           m.set(key, (m.get(key) ?? 0) + count);
         }
+      } else if (item.kind === 'question' && !item.practice) {
+        const part = digest.questions?.[item.id];
+        if (!part) continue;
+        for (const place of questionPlaces(item)) {
+          const acc = questionAccs.get(questionKey(item.id, place.testIndex, place.collection, place.question));
+          if (acc) addQuestion(acc, part, session.id, input.grades);
+        }
       }
     }
   }
+
+  const questions = [...questionAccs.values()].map((acc) => questionResult(acc, input.questionFacts?.(acc.place.collection, acc.place.question) ?? null));
 
   return {
     study: { id: input.study.id, title: shown.title, versions, version: input.version },
     participants,
     tasks: [...tasks.values()].map(taskResult),
     games: [...gamesAcc.values()].map((g) => gameResult(g, input.games[g.game])),
+    questions,
+    questionGroups: questionGroups(questions),
   };
 }
 
@@ -497,7 +533,9 @@ export function digestSession(
   const counted = summary.items.filter((i) => i.kind !== 'page' && !i.practice && i.started);
   const tasks: Record<string, TaskDigest> = {};
   const gameParts: Record<string, GameDigest> = {};
+  const questionParts: Record<string, QuestionItemDigest> = {};
   for (const item of def.items) {
+    if (item.kind === 'question' && !item.practice) questionParts[item.id] = questionItemDigest(item, spans.get(item.id) ?? [], submissions);
     if (item.kind === 'task' && !item.practice) {
       tasks[item.id] = taskDigest(item.id, spans.get(item.id) ?? [], submissions, indices.get(item.id) ?? []);
     } else if (item.kind === 'game' && !item.practice) {
@@ -526,6 +564,7 @@ export function digestSession(
     flags: summary.flags,
     tasks,
     games: gameParts,
+    questions: questionParts,
   };
 }
 
