@@ -6,6 +6,7 @@ import { Hono } from 'hono';
 import type { TaskLibrary } from './collections';
 import { type StudyDeps, studyRoutes } from './studyApi';
 import { resultsRoutes } from './resultsApi';
+import { questionScoreRoutes } from './questionScoreApi';
 import { exportRoutes } from './export/routes';
 import { collectionsRoutes } from './collectionsApi';
 import { questionImageRoutes } from './questionImagesApi';
@@ -38,6 +39,9 @@ export function createApi(deps: AppDeps): Hono {
 
   // The ARC-AGI-3 protocol for agents, and the researcher's agent keys.
   if (deps.agents && deps.study) api.route('/', agentRoutes(deps.agents, deps.study.adminTokenHash));
+  // A model's answers file scored beside a study's humans: before the study routes, whose body
+  // limit (1 MiB) is smaller than an answers file may be.
+  if (deps.study) api.route('/admin', questionScoreRoutes({ ...deps.study, library: deps.library }));
   if (deps.study) api.route('/', studyRoutes({ ...deps.study, library: deps.library }));
   // The question collections, for the study editor's question picker.
   if (deps.study) api.route('/admin', questionCollectionRoutes(deps.library, deps.study.adminTokenHash));

@@ -136,6 +136,7 @@ const WALK: Record<string, Walk> = {
   'DELETE /admin/sessions/:sessionId': (ctx) => [{ url: `/admin/sessions/${ctx.other.sessionId}`, body: { confirm: ctx.other.sessionId } }],
   'DELETE /admin/studies/:studyId': () => [{ url: '/admin/studies/sample', body: { confirm: 'sample' } }],
   'GET /admin/studies/:studyId/audit': () => [{ url: '/admin/studies/sample/audit' }],
+  'POST /admin/studies/:studyId/question-scores': () => [{ url: '/admin/studies/sample/question-scores?collection=science', body: { id: 'sci-001', response: 'B' } }],
   'GET /admin/question-collections': () => [{ url: '/admin/question-collections' }],
   'GET /admin/question-collections/:cid/questions': () => [{ url: '/admin/question-collections/science/questions' }, { url: '/admin/question-collections/nope/questions' }],
 };

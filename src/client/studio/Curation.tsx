@@ -84,6 +84,7 @@ export function DeleteStudy({ studyId, sessions, onDeleted }: { studyId: string;
 
 const ACTION_LABELS: Record<AuditEntry['action'], string> = {
   'session.exclude': 'Excluded session', 'session.include': 'Included session again', 'session.delete': 'Deleted session', 'study.delete': 'Deleted study',
+  'grader.add': 'Added grader', 'grader.revoke': 'Revoked grader link', 'grade.adjudicate': 'Set final grade',
 };
 
 function deletedText(e: AuditEntry): string {

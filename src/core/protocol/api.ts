@@ -169,7 +169,7 @@ export interface AuditEntry {
   readonly studyId: string;
   /** Who: `researcher` for the researcher token. */
   readonly actor: string;
-  readonly action: 'session.exclude' | 'session.include' | 'session.delete' | 'study.delete';
+  readonly action: 'session.exclude' | 'session.include' | 'session.delete' | 'study.delete' | 'grader.add' | 'grader.revoke' | 'grade.adjudicate';
   /** The session id, or the study id for `study.delete`. */
   readonly target: string;
   readonly reason: string | null;

@@ -234,4 +234,52 @@ export const migrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 9,
+    name: 'grading: graders (their links hashed), their grades of free-response answers, adjudications',
+    sql: `
+      -- A grader of a study; the link's token is kept as its SHA-256 only, as download links are.
+      CREATE TABLE graders (
+        id text PRIMARY KEY,
+        study_id text NOT NULL,
+        label text NOT NULL,
+        token_hash text NOT NULL UNIQUE,
+        created_at timestamptz NOT NULL,
+        revoked_at timestamptz
+      );
+      CREATE INDEX graders_by_study ON graders (study_id, created_at);
+      -- One grader's grade of one answer (a submission: session, item, test index); replaced when changed.
+      CREATE TABLE grades (
+        grader_id text NOT NULL REFERENCES graders (id) ON DELETE CASCADE,
+        session_id text NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        item text NOT NULL,
+        test_index integer NOT NULL,
+        -- [{"points", "note"}] per rubric criterion, in the rubric's order; [] without a rubric
+        criteria jsonb NOT NULL,
+        points double precision NOT NULL,
+        max_points double precision NOT NULL,
+        pass boolean NOT NULL,
+        note text NOT NULL,
+        graded_at timestamptz NOT NULL,
+        PRIMARY KEY (grader_id, session_id, item, test_index)
+      );
+      CREATE INDEX grades_by_answer ON grades (session_id, item, test_index);
+      -- The researcher's final grade of an answer the graders disagree on.
+      CREATE TABLE adjudications (
+        session_id text NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        item text NOT NULL,
+        test_index integer NOT NULL,
+        study_id text NOT NULL,
+        criteria jsonb NOT NULL,
+        points double precision NOT NULL,
+        max_points double precision NOT NULL,
+        pass boolean NOT NULL,
+        note text NOT NULL,
+        actor text NOT NULL,
+        at timestamptz NOT NULL,
+        PRIMARY KEY (session_id, item, test_index)
+      );
+      CREATE INDEX adjudications_by_study ON adjudications (study_id);
+    `,
+  },
 ];

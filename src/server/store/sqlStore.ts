@@ -3,6 +3,7 @@
  */
 import type { SessionState, StoredEvent } from '../../core/study/rules';
 import { migrations } from './migrations';
+import { type GradingStore, SqlGradingStore } from './gradingStore';
 import type { AgentKeyRecord, AgentRunRecord, AuditEventInput, AuditEventRecord, DeletedRows, AgentStepRecord, AppendResult, DownloadTicket, EventInput, GameRunRecord, GameStepRecord, NewSession, SessionRecord, Store, StudyRecord, StudySource, StudySummary, SubmissionRecord, ScorecardRecord } from './types';
 
 export interface Queryable {
@@ -141,9 +142,11 @@ function studyFromRow(r: Row): StudyRecord {
 
 export class SqlStore implements Store {
   readonly kind: 'pglite' | 'postgres';
+  readonly grading: GradingStore;
 
   constructor(private readonly db: Driver) {
     this.kind = db.kind;
+    this.grading = new SqlGradingStore(db);
   }
 
   async saveStudy(id: string, definition: unknown, source: StudySource, now: number): Promise<{ version: number; created: boolean }> {
@@ -244,6 +247,8 @@ export class SqlStore implements Store {
       if (!versions.rows.length) return null;
       const ids = (await tx.query<{ id: string }>(`SELECT id FROM sessions WHERE study_id = $1 ORDER BY id FOR UPDATE`, [id])).rows.map((r) => r.id);
       const rows = await deleteSessionRows(tx, ids);
+      // Their grades went with the sessions; the graders' links go with the study.
+      await tx.query(`DELETE FROM graders WHERE study_id = $1`, [id]);
       const studies = await tx.query(`DELETE FROM studies WHERE id = $1 RETURNING 1`, [id]);
       const deleted = { studies: studies.rows.length, ...rows };
       await insertAudit(tx, { ...audit, studyId: id, target: id, action: 'study.delete' }, { deleted });

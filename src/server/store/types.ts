@@ -5,6 +5,7 @@
 import type { SessionState, StoredEvent } from '../../core/study/rules';
 import type { DeletedCounts } from '../../core/protocol/api';
 import type { AgentReplayStep, AgentRunSource } from '../../core/protocol/agents';
+import type { GradingStore } from './gradingStore';
 
 export type StudySource = 'file' | 'studio';
 
@@ -115,7 +116,7 @@ export interface GameStepRecord {
 }
 
 /** What a researcher did, as the audit log names it. */
-export type AuditAction = 'session.exclude' | 'session.include' | 'session.delete' | 'study.delete';
+export type AuditAction = 'session.exclude' | 'session.include' | 'session.delete' | 'study.delete' | 'grader.add' | 'grader.revoke' | 'grade.adjudicate';
 
 /** One researcher action on a study or one of its sessions, for the study's audit log. */
 export interface AuditEventInput {
@@ -192,6 +193,8 @@ export interface DownloadTicket {
 
 export interface Store {
   readonly kind: 'pglite' | 'postgres';
+  /** Graders, their grades and the researcher's adjudications (`gradingStore.ts`). */
+  readonly grading: GradingStore;
 
   /**
    * Saves a study definition: the first save creates version 1; later saves replace the latest
