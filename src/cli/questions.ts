@@ -2,6 +2,7 @@
  * `arc-studio questions check` (validate question files) and `arc-studio score-answers` (score
  * a model's answers to a question set). The formats are described in `src/core/questions/schema.ts`.
  */
+import { existsSync } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from './main';
@@ -11,6 +12,13 @@ import { RESPONSE_RULES, type ResponseRule } from '../core/questions/judge';
 import { parseAnswersFile, scoreAnswers, type ScoreReport } from '../core/questions/score';
 import type { QuestionItem } from '../core/questions/schema';
 import { questionImages } from '../server/questions';
+import { besideHumans, formatBeside, type BesideHumans } from '../core/questions/beside';
+import { questionFacts, type QuestionResult } from '../core/analysis/questions';
+import { computeStudyResults } from '../server/resultsApi';
+import { TaskLibrary } from '../server/collections';
+import { openStore, redact } from '../server/store/open';
+import { replayWithEngine } from '../server/studies';
+import { bundledTaskDirs } from './serve';
 
 /** File names read as question files inside a folder. */
 const QUESTION_FILE = /\.(jsonl|json)$/i;
@@ -91,13 +99,16 @@ export const questionsCommand: Command = {
 
 const SCORE = {
   command: 'score-answers',
-  usage: `score-answers --questions FILE... --answers FILE [--rule ${RESPONSE_RULES.join('|')}] [--json]`,
-  summary: 'Score a model\'s answers (JSONL of {"id", "response"}) against question files: accuracy per subset and overall, as a table or JSON. Questions without an answer count as wrong and are listed.',
+  usage: `score-answers --questions FILE... --answers FILE [--rule ${RESPONSE_RULES.join('|')}] [--study ID [--version N] [--data-dir DIR]] [--json]`,
+  summary: 'Score a model\'s answers (JSONL of {"id", "response"}) against question files: accuracy per subset and overall, as a table or JSON. Questions without an answer count as wrong and are listed. With --study, each subset\'s human accuracy (95% Wilson interval) from that study is shown beside the model\'s; the study is read from the serve store (PGlite in --data-dir, or DATABASE_URL).',
   options: {
     questions: { type: 'string', value: 'FILE', multiple: true, help: 'a question file (AI2 ARC or ARB-style)' },
     answers: { type: 'string', value: 'FILE', help: 'the model\'s answers, one {"id", "response"} per line' },
     rule: { type: 'string', value: 'NAME', default: 'mcpbr', help: 'how choice answers are read from a response: mcpbr = the last standalone letter A-E or digit 1-5, case-insensitive' },
     json: { type: 'boolean', help: 'print the report as JSON' },
+    study: { type: 'string', value: 'ID', help: 'a study that asked these questions: its people\'s accuracy per subset is shown beside the model\'s' },
+    version: { type: 'integer', value: 'N', min: 1, help: 'with --study: only this version of the study (default: every version)' },
+    'data-dir': { type: 'string', value: 'DIR', default: '.arc-studio', help: 'with --study: the data folder "arc-studio serve" uses; ignored when DATABASE_URL is set' },
   },
 } as const;
 
@@ -136,6 +147,47 @@ export function formatAnswerReport(r: ScoreReport): string {
   return out.join('\n').trimEnd();
 }
 
+/** A study's people beside a model's report (`score-answers --study`). */
+export interface HumanBaseline {
+  readonly study: { readonly id: string; readonly title: string; readonly version: number | null; readonly from: string };
+  readonly beside: BesideHumans;
+}
+
+/**
+ * The study's counted answers to the scored questions, from the store `serve` uses, beside the
+ * model's report. Study questions are matched to the files' questions by question id.
+ * @throws Error naming what to do when there is no database, no such study, or a question id
+ * the study asks from two collections.
+ */
+export async function humanBaseline(items: readonly QuestionItem[], report: ScoreReport, o: { study: string; version: number | null; dataDir: string; databaseUrl?: string }): Promise<HumanBaseline> {
+  if (!o.databaseUrl && !existsSync(path.join(o.dataDir, 'db'))) {
+    throw new Error(`no database in ${path.join(o.dataDir, 'db')}: give the --data-dir that "arc-studio serve" uses (default .arc-studio), or set DATABASE_URL for PostgreSQL.`);
+  }
+  const library = new TaskLibrary();
+  for (const dir of bundledTaskDirs('tasks')) await library.mount(dir);
+  for (const dir of bundledTaskDirs('practice')) await library.mount(dir, undefined, 'practice');
+  const byId = new Map(items.map((q) => [q.id, q]));
+  const store = await openStore(o.databaseUrl ? { databaseUrl: o.databaseUrl } : { dataDir: o.dataDir });
+  try {
+    const results = await computeStudyResults({
+      store, library, adminTokenHash: '', replay: replayWithEngine,
+      questionFacts: (_collection, question) => { const q = byId.get(question); return q ? questionFacts(q) : null; },
+    }, o.study, o.version);
+    if ('error' in results) throw new Error(results.error.replace('GET /api/admin/studies lists the studies there are.', 'Check --study, and --data-dir or DATABASE_URL.'));
+    const rows: QuestionResult[] = results.questions.filter((q) => byId.has(q.question));
+    const from = new Map<string, Set<string>>();
+    for (const q of rows) from.set(q.question, (from.get(q.question) ?? new Set()).add(q.collection));
+    const twice = [...from].find(([, c]) => c.size > 1);
+    if (twice) throw new Error(`study "${o.study}" asks question "${twice[0]}" from the collections ${[...twice[1]].join(' and ')}; the answers file cannot say which one it answers. Score against one collection's file at a time.`);
+    return {
+      study: { id: o.study, title: results.study.title, version: o.version, from: o.databaseUrl ? `PostgreSQL at ${redact(o.databaseUrl)}` : `PGlite in ${path.join(o.dataDir, 'db')}` },
+      beside: besideHumans(items, report, rows),
+    };
+  } finally {
+    await store.close();
+  }
+}
+
 export const scoreAnswersCommand: Command = {
   summary: SCORE.summary,
   usage: SCORE.usage,
@@ -145,8 +197,26 @@ export const scoreAnswersCommand: Command = {
     if (values.answers === undefined) throw usageError(SCORE, 'give the model\'s answers with --answers FILE.');
     const rule = values.rule;
     if (!(RESPONSE_RULES as readonly string[]).includes(rule)) throw usageError(SCORE, `--rule "${rule}" is not known; use ${RESPONSE_RULES.join(' or ')}.`);
+    if (values.study === undefined && values.version !== undefined) throw usageError(SCORE, '--version needs --study: name the study whose people to compare with.');
     const report = await scoreAnswerFiles(values.questions, values.answers, rule as ResponseRule);
-    console.log(values.json ? JSON.stringify(report, null, 2) : formatAnswerReport(report));
+    if (values.study === undefined) {
+      console.log(values.json ? JSON.stringify(report, null, 2) : formatAnswerReport(report));
+      return 0;
+    }
+    const items = (await checkQuestionPaths(values.questions)).items;
+    const human = await humanBaseline(items, report, { study: values.study, version: values.version ?? null, dataDir: path.resolve(values['data-dir']), databaseUrl: process.env.DATABASE_URL || undefined });
+    if (values.json) {
+      console.log(JSON.stringify({ ...report, human }, null, 2));
+      return 0;
+    }
+    const h = human.beside.overall.human;
+    console.log([
+      formatAnswerReport(report),
+      '',
+      `Beside the people of study "${human.study.id}"${human.study.version === null ? '' : ` version ${human.study.version}`} (${human.study.from}): ${h.judged} counted answer${h.judged === 1 ? '' : 's'} to ${h.questions} of these questions${h.awaiting ? `, ${h.awaiting} awaiting grading` : ''}. People's accuracy pools the answers; the interval is a 95% Wilson interval. "model (same questions)" is the model on the questions people answered.`,
+      '',
+      formatBeside(human.beside, human.study.id),
+    ].join('\n'));
     return 0;
   },
 };
