@@ -4,6 +4,9 @@ import type { Command } from './main';
 import { parseCommandArgs, parseInteger } from './args';
 import { ROOT, startServer } from '../server/serve';
 import { arc3GameDirs } from './games';
+import cluster from 'node:cluster';
+import { adminLoginMessage, loadAdminToken } from '../server/auth';
+import { isClusterWorker, reportWorkerReady, runPrimary, workersProblem } from '../server/workers';
 
 /**
  * The bundled collections: every folder in data/tasks (sealed: `dataFolder` 'tasks') or in
@@ -24,7 +27,7 @@ export function bundledQuestionFiles(): string[] {
 
 const SERVE = {
   command: 'serve',
-  usage: 'serve [--port N] [--host H] [--data-dir DIR] [--tasks [NAME=]DIR]... [--practice-tasks [NAME=]DIR]... [--questions [NAME=]FILE]... [--no-samples] [--arc3-games DIR]... [--arc3-server URL]... [--agent-baselines FILE] [--agent-preset NAME]',
+  usage: 'serve [--port N] [--host H] [--data-dir DIR] [--tasks [NAME=]DIR]... [--practice-tasks [NAME=]DIR]... [--questions [NAME=]FILE]... [--no-samples] [--arc3-games DIR]... [--arc3-server URL]... [--agent-baselines FILE] [--agent-preset NAME] [--workers N]',
   summary: 'Serve the studio and its API on one port. --tasks mounts a folder of ARC task files as a sealed collection (answers for the researcher only; studies use these); --practice-tasks mounts one for practice (tasks for anyone, answers checked on the server). NAME=DIR names it; repeat either for more.',
   options: {
     port: { type: 'integer', value: 'N', min: 0, max: 65535, help: 'port to listen on; 0 picks a free one (default: $PORT, else 4173)' },
@@ -37,6 +40,7 @@ const SERVE = {
     'arc3-games': { type: 'string', value: 'DIR', multiple: true, help: 'mount a folder of arcengine games in the toolkit\'s layout (<game>/<version>/<game>.py + metadata.json), run by the official engine (pip install arc-agi); default: ARC_STUDIO_ARC3_GAMES' },
     'arc3-server': { type: 'string', value: 'URL', multiple: true, help: 'play the games of an ARC-AGI-3 server (the official API, or a toolkit server); its key is ARC_API_KEY, kept on this server; default: ARC_STUDIO_ARC3_SERVERS' },
     'agent-baselines': { type: 'string', value: 'FILE', help: 'score agents\' scorecards that name no study (tag study:<id>) against this baselines file (a study\'s exported baselines.json, or official metadata.json)' },
+    workers: { type: 'integer', value: 'N', min: 1, max: 256, help: 'server processes sharing the port (Node cluster); more than one needs PostgreSQL (DATABASE_URL); a worker that dies is started again (default: $ARC_STUDIO_WORKERS, else 1)' },
     'agent-preset': { type: 'string', value: 'NAME', help: 'scoring preset of agents\' scorecards whose tags name none (tag preset:<name>): toolkit-2026-04 (default) or paper' },
   },
 } as const;
@@ -66,17 +70,42 @@ export const serveCommand: Command = {
       port = fromEnv;
     }
     const host = values.host ?? (process.env.HOST || '0.0.0.0');
+    let workers = values.workers;
+    if (workers === undefined) {
+      const fromEnv = parseInteger('ARC_STUDIO_WORKERS', process.env.ARC_STUDIO_WORKERS || '1', { min: 1, max: 256 });
+      if (typeof fromEnv === 'string') throw new Error(`the environment variable ${fromEnv} Set ARC_STUDIO_WORKERS to a number of processes or give --workers N.`);
+      workers = fromEnv;
+    }
+    const problem = workersProblem(workers, process.env.DATABASE_URL || undefined);
+    if (problem) throw new Error(problem);
+    if (workers > 1 && cluster.isPrimary) {
+      // The token file is written here once, so that every worker reads the same one.
+      const admin = loadAdminToken(path.resolve(values['data-dir']));
+      return runPrimary({
+        workers, log: (line) => console.error(line),
+        onReady: (url) => {
+          console.log(adminLoginMessage(admin, url));
+          console.log(`ARC Studio is running at ${url} (${workers} worker processes, pid ${process.pid})`);
+        },
+      });
+    }
+    // Workers after the first say nothing of the start (the first one says it for all, and the
+    // primary tells the researcher login).
+    const workerLog = !isClusterWorker() ? null : cluster.worker!.id > 1 ? () => {} : (line: string) => { if (!line.startsWith('Researcher login')) console.log(line); };
     const tasks = [...(values['no-samples'] ? [] : bundledTaskDirs('tasks')), ...values.tasks];
     const practiceTasks = [...(values['no-samples'] ? [] : bundledTaskDirs('practice')), ...values['practice-tasks']];
     keepServingOnUnhandledRejection();
     const arc3Games = arc3GameDirs(values['arc3-games']).map((d) => path.resolve(d));
     const arc3Servers = values['arc3-server'].length ? values['arc3-server'] : (process.env.ARC_STUDIO_ARC3_SERVERS ?? '').split(/\s+/).filter((u) => u !== '');
     const server = await startServer({ port, host, dataDir: path.resolve(values['data-dir']), tasks, practiceTasks, questions: [...(values['no-samples'] ? [] : bundledQuestionFiles()), ...values.questions], arc3Games, arc3Servers,
-      ...(values['agent-baselines'] ? { agentBaselines: path.resolve(values['agent-baselines']) } : {}), ...(values['agent-preset'] ? { agentPreset: values['agent-preset'] } : {}) });
-    console.log(`ARC Studio is running at ${server.url}`);
-    const stop = () => { void server.close().then(() => process.exit(0)); };
+      ...(values['agent-baselines'] ? { agentBaselines: path.resolve(values['agent-baselines']) } : {}), ...(values['agent-preset'] ? { agentPreset: values['agent-preset'] } : {}),
+      ...(workerLog ? { log: workerLog } : {}) });
+    let stopping = false;
+    const stop = () => { if (!stopping) { stopping = true; void server.close().then(() => process.exit(0)); } };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
+    if (isClusterWorker()) reportWorkerReady(server.url, stop);
+    else console.log(`ARC Studio is running at ${server.url}`);
     await new Promise(() => {});
     return 0;
   },

@@ -81,6 +81,15 @@ export async function unsealedStudies(store: Store, library: TaskLibrary): Promi
   return problems;
 }
 
+/** PostgreSQL connections each server process keeps open (`ARC_STUDIO_DB_POOL`, default 10). */
+export function poolSizeFromEnv(env: Record<string, string | undefined>): number {
+  const raw = env.ARC_STUDIO_DB_POOL;
+  if (raw === undefined || raw === '') return 10;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 1000) throw new Error(`ARC_STUDIO_DB_POOL=${raw} is not a number of connections from 1 to 1000; unset it (10) or give one, e.g. ARC_STUDIO_DB_POOL=20.`);
+  return n;
+}
+
 export async function startServer(opts: ServeOptions): Promise<{ url: string; close: () => Promise<void> }> {
   const log = opts.log ?? ((line: string) => console.log(line));
   // What one participant may send (docs/api.md, "Limits"); a bad variable stops the start with its name.
@@ -115,7 +124,7 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; cl
   const studyFiles = await loadStudyFiles(studiesDir);
   const admin = loadAdminToken(opts.dataDir);
   const databaseUrl = opts.databaseUrl ?? (process.env.DATABASE_URL || undefined);
-  const store = await openStore(databaseUrl ? { databaseUrl } : { dataDir: opts.dataDir });
+  const store = await openStore(databaseUrl ? { databaseUrl, poolSize: poolSizeFromEnv(process.env) } : { dataDir: opts.dataDir });
   try {
     for (const note of await syncStudyFiles(store, studyFiles, Date.now())) log(note);
     const unsealed = await unsealedStudies(store, library);
@@ -141,7 +150,7 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; cl
 
   const resultsDeps = { store, library, adminTokenHash: admin.hash, replay, gameInfo };
   const agents = new AgentService({
-    store, adminTokenHash: admin.hash, arc3: arc3.service, log,
+    store, adminTokenHash: admin.hash, arc3: arc3.service, log, shared: Boolean(databaseUrl),
     baselines: () => agentBaselines,
     studyBaselines: async (studyId) => {
       const results = await computeStudyResults(resultsDeps, studyId, null);

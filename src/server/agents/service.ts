@@ -69,6 +69,8 @@ interface Live {
   seq: number;
   queue: Promise<unknown>;
   touched: number;
+  /** With {@link AgentServiceOptions.shared}: the step just answered, stored before the answer goes out. */
+  unstored: AgentStepRecord | null;
 }
 
 interface Card {
@@ -94,6 +96,14 @@ export interface AgentServiceOptions {
   readonly defaultPreset?: ScoringPresetName;
   readonly now?: () => number;
   readonly log?: (line: string) => void;
+  /**
+   * Other servers use the same database (PostgreSQL; `serve --workers N`, several machines): each
+   * step is stored before it is answered, only if its number is still free, and a step another
+   * server stored first makes this one read the game session again from the stored steps and act
+   * on that. Without it, steps are written behind (up to {@link FLUSH_MS} later) and scorecards'
+   * steps are kept in memory.
+   */
+  readonly shared?: boolean;
 }
 
 /** The answer to an action: the JSON text of the official response. */
@@ -221,7 +231,7 @@ export class AgentService {
       cardId: randomUUID(), keyId, tags, sourceUrl: body.source_url ?? null, opaque: body.opaque ?? null, openedAt: this.now(), closedAt: null,
     };
     await this.store.addScorecard(record);
-    this.cards.set(record.cardId, { record, options, closed: false, steps: [], touched: this.now() });
+    this.cards.set(record.cardId, { record, options, closed: false, steps: this.opts.shared ? null : [], touched: this.now() });
     return record.cardId;
   }
 
@@ -257,7 +267,8 @@ export class AgentService {
         steps.push({ guid: run.guid, gameId: run.gameId, action: s.action as GameAction, state: s.state as GameState, levelsCompleted: s.levelsCompleted, fullReset: s.fullReset, at: s.at });
       }
     }
-    if (!card.closed) card.steps = steps;
+    // On a shared database other servers add steps too: read them each time.
+    if (!card.closed && !this.opts.shared) card.steps = steps;
     return steps;
   }
 
@@ -400,7 +411,7 @@ export class AgentService {
       return this.start(keyId, card, game, body);
     }
     const l = live;
-    const result = l.queue.then(() => this.act(l, action, click, body));
+    const result = l.queue.then(() => this.actStored(l, action, click, body));
     l.queue = result.catch(() => undefined);
     return result;
   }
@@ -410,14 +421,16 @@ export class AgentService {
     const guid = randomUUID();
     const live: Live = {
       guid, cardId: card.record.cardId, keyId, gameId: game.game_id, source: game.source, run: null, arc3: null, seq: 0,
-      queue: Promise.resolve(), touched: this.now(),
+      queue: Promise.resolve(), touched: this.now(), unstored: null,
     };
     const rec: AgentRunRecord = { guid, cardId: live.cardId, gameId: game.game_id, source: game.source, seed: 0, openedAt: this.now() };
     if (game.source === 'builtin') {
       live.run = createRun(getGame(game.game_id), 0);
       await this.store.addAgentRun(rec);
       this.lives.set(guid, live);
-      return this.act(live, 'RESET', null, body);
+      const opened = await this.act(live, 'RESET', null, body);
+      await this.openingStored(live);
+      return opened;
     }
     const service = this.arc3();
     const reply = await service.open({ gameId: game.game_id, seed: 0 }).catch(arc3Failure);
@@ -426,10 +439,43 @@ export class AgentService {
     await this.store.addAgentRun(rec);
     this.lives.set(guid, live);
     const frames = decodeFrames(first.frames);
-    return this.answer(live, 'RESET', null, body.reasoning, {
+    const opened = this.answer(live, 'RESET', null, body.reasoning, {
       frame: frames, state: first.state, levels_completed: first.levels_completed, win_levels: first.win_levels,
       available_actions: first.available_actions, full_reset: true,
     }, first.frameHash, first.frames);
+    await this.openingStored(live);
+    return opened;
+  }
+
+  /** The opening step stored (shared database); refused only when the card was closed meanwhile. */
+  private async openingStored(live: Live): Promise<void> {
+    if (await this.stored(live)) return;
+    this.lives.delete(live.guid);
+    throw new AgentError(409, 'VALIDATION_ERROR', `scorecard "${live.cardId}" was closed while the game session opened; open a new one with POST /api/scorecard/open.`);
+  }
+
+  /** Stores the step just answered when the database is shared: false when its number was taken. */
+  private async stored(live: Live): Promise<boolean> {
+    const step = live.unstored;
+    live.unstored = null;
+    return step === null || this.store.addAgentStepIfFree(step);
+  }
+
+  /**
+   * Acts and, on a shared database, stores the step before answering. When another server
+   * answered this step number first (this one's copy of the session is behind), the session is
+   * rebuilt from its stored steps and the action applied to that.
+   */
+  private async actStored(live: Live, action: GameAction, click: { x: number; y: number } | null, body: Command): Promise<CommandAnswer> {
+    const first = await this.act(live, action, click, body);
+    if (await this.stored(live)) return first;
+    this.lives.delete(live.guid);
+    const again = await this.live(live.guid);
+    if (!again) throw new AgentError(404, 'GAME_NOT_STARTED_ERROR', `game session "${live.guid}" ended on another server (its scorecard was closed); open a new scorecard and send RESET.`);
+    const second = await this.act(again, action, click, body);
+    if (await this.stored(again)) return second;
+    this.lives.delete(live.guid);
+    throw new AgentError(409, 'VALIDATION_ERROR', `another server acted on game session "${live.guid}" at the same moment; send the action again (one agent's actions are answered in order only when sent one after another).`);
   }
 
   private arc3(): Arc3Service {
@@ -495,6 +541,7 @@ export class AgentService {
     const card = this.cards.get(live.cardId);
     if (card) card.touched = step.at;
     card?.steps?.push({ guid: step.guid, gameId: live.gameId, action: step.action as GameAction, state: step.state as GameState, levelsCompleted: step.levelsCompleted, fullReset: step.fullReset, at: step.at });
+    if (this.opts.shared) { live.unstored = step; return; }
     this.pending.push(step);
     this.flushTimer ??= setTimeout(() => { this.flushTimer = null; void this.flush().catch((e: Error) => this.log(`Agent steps could not be stored: ${e.message}`)); }, FLUSH_MS);
   }
@@ -522,7 +569,7 @@ export class AgentService {
     const steps = await this.store.readAgentSteps(guid);
     const raced = this.lives.get(guid);
     if (raced) return raced;
-    const live: Live = { guid, cardId: rec.cardId, keyId: card.keyId, gameId: rec.gameId, source: rec.source, run: null, arc3: null, seq: steps.length, queue: Promise.resolve(), touched: this.now() };
+    const live: Live = { guid, cardId: rec.cardId, keyId: card.keyId, gameId: rec.gameId, source: rec.source, run: null, arc3: null, seq: steps.length, queue: Promise.resolve(), touched: this.now(), unstored: null };
     const inputs: ActionInput[] = steps.map((s) => (s.action === 'ACTION6' ? { action: 'ACTION6', x: s.x ?? 0, y: s.y ?? 0 } : { action: s.action as GameAction }));
     if (rec.source === 'builtin') {
       let run = createRun(getGame(rec.gameId), rec.seed);

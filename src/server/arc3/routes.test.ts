@@ -152,6 +152,50 @@ for (const backend of backends) {
       expect(stolen.json.error).toBe('run_lost');
     }, 90_000);
 
+    it('answers a run alike when its requests reach two servers of one database in turn, storing each step once', async () => {
+      // A second server: its own engine workers and memory, the same database.
+      const other = await startArc3({ dirs: [GAMES], servers: [], env: ENV, workers: 1 }, store, () => {});
+      try {
+        const otherApp = createApi({
+          library: new TaskLibrary(), version: 'test',
+          study: { store, adminTokenHash: hashToken(ADMIN), replay: replayWithEngine, games: new Set([...gameIds, ...other.service.ids]), arc3: { service: other.service, engine: other.engine } },
+        });
+        const on = async (which: Hono, step: number, action: string) => {
+          const res = await which.request(`/sessions/${sessionId}/runs/${reply.run}/actions`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` }, body: JSON.stringify({ step, action }) });
+          return { status: res.status, json: (await res.json()) as ServerStep };
+        };
+        const { sessionId, token } = await newSession();
+        const reply = (await call('POST', `/sessions/${sessionId}/runs`, token, { item: 'keys' })).json as unknown as ServerRunReply;
+        const moves = ['ACTION1', 'ACTION3', 'ACTION3', 'ACTION2', 'ACTION4', 'ACTION1'];
+        // Each server's copy falls behind the other's: 1-2 here, 3 there, 4 here, ...
+        const servers = moves.map((_, i) => (i < 2 || i % 2 === 0 ? app : otherApp));
+        const answers: ServerStep[] = [];
+        for (const [i, action] of moves.entries()) {
+          const r = await on(servers[i], i + 1, action);
+          expect(r.status, JSON.stringify(r.json)).toBe(200);
+          answers.push(r.json);
+        }
+        // A retry of step 6 (answered there, the answer lost) reaching this server, whose copy is at
+        // step 5: answered as stored, not played again.
+        const retried = await on(app, 6, 'ACTION1');
+        expect(retried.status).toBe(200);
+        expect(retried.json).toMatchObject({ step: 6, frameHash: answers[5].frameHash, sig: answers[5].sig });
+        const stored = decodeStoredSteps(await store.readGameSteps(reply.run));
+        expect(stored.map((s) => [s.record.step, s.record.action])).toEqual([[0, 'RESET'], ...moves.map((m, i) => [i + 1, m])]);
+        for (const [i, s] of stored.slice(1).entries()) expect(s.record.frameHash).toBe(answers[i].frameHash);
+
+        // The same actions on one server from the start answer the same frames.
+        const solo = await newSession();
+        const soloRun = (await call('POST', `/sessions/${solo.sessionId}/runs`, solo.token, { item: 'keys' })).json as unknown as ServerRunReply;
+        for (const [i, action] of moves.entries()) {
+          const r = await call('POST', `/sessions/${solo.sessionId}/runs/${soloRun.run}/actions`, solo.token, { step: i + 1, action });
+          expect((r.json as unknown as ServerStep).frameHash, `step ${i + 1}`).toBe(answers[i].frameHash);
+        }
+      } finally {
+        await other.service.stop();
+      }
+    }, 90_000);
+
     it('refuses what a participant may not ask for', async () => {
       const { sessionId, token } = await newSession();
       expect((await call('POST', `/sessions/${sessionId}/runs`, token, { item: 'nope' })).status).toBe(404);

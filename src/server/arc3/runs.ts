@@ -19,6 +19,9 @@ import { Arc3Error, resolveGameId, type Arc3Action, type Arc3FrameData, type Arc
 
 /** Every so many steps a stored step is encoded without a reference, so a reader can start there. */
 export const KEYFRAME_EVERY = 32;
+/** What acting on a copy of a run that is behind the stored steps returns (see {@link Arc3Service.act}). */
+const BEHIND = Symbol('behind');
+
 /** A run nobody acted on for this long is closed in its worker (a later action rebuilds it). */
 const IDLE_MS = 30 * 60_000;
 
@@ -145,7 +148,7 @@ export class Arc3Service {
   readonly replay = (gameId: string, events: Parameters<ReplayGame>[1]): ReturnType<ReplayGame> | null => {
     if (!this.games.has(gameId) && !/^[a-z0-9]+-[0-9a-f]{4,}$/.test(gameId)) return null;
     const r = verifyServerRunLog(gameId, events, (text, sig) => this.verify(text, sig));
-    return { problems: r.problems, actions: r.actions, levelsCompleted: r.levelsCompleted, version: gameId };
+    return { problems: r.problems, levelsCompleted: r.levelsCompleted, version: gameId };
   };
 
   /** Opens a run: a participant's (stored with every step) or a researcher's playtest (not stored). */
@@ -169,6 +172,8 @@ export class Arc3Service {
       last: null as unknown as ServerStep, lastFrame: null, sinceKeyframe: 0, queue: Promise.resolve(), touched: Date.now(),
     };
     const step = await this.record(live, 0, { action: 'RESET' }, frame);
+    // A new run's number is its own: its opening step is never stored by another server.
+    if (step === BEHIND) throw new Arc3Error('internal', `run ${runId} was stored already`);
     this.runs.set(runId, live);
     return { run: runId, game: game.info, seed, steps: [step] };
   }
@@ -176,10 +181,31 @@ export class Arc3Service {
   /**
    * One action of a run, as step `step` (the run's next). The step the run already answered last
    * is answered again without acting (a retried request); any other is refused.
+   *
+   * Servers sharing the database may each hold a copy of a session's run (the participant's
+   * requests reached both): a step is stored only under a number still free, and a copy that is
+   * behind the stored steps (a step past its next, or its step stored first by another server)
+   * is dropped and rebuilt from the stored steps before the action is answered.
    */
-  act(runId: string, sessionId: string | null, req: { step: number; action: GameAction; x?: number; y?: number }): Promise<ServerStep> {
+  async act(runId: string, sessionId: string | null, req: { step: number; action: GameAction; x?: number; y?: number }): Promise<ServerStep> {
+    const first = await this.actOn(runId, sessionId, req, false);
+    if (first !== BEHIND) return first;
+    await this.forget(runId);
+    const again = await this.actOn(runId, sessionId, req, true);
+    if (again !== BEHIND) return again;
+    await this.forget(runId);
+    throw new Arc3Error('bad_request', `step ${req.step} was answered by another server at the same moment; reload the page to continue from the server's state`);
+  }
+
+  private actOn(runId: string, sessionId: string | null, req: { step: number; action: GameAction; x?: number; y?: number }, rebuilt: boolean): Promise<ServerStep | typeof BEHIND> {
     return this.withRun(runId, sessionId, async (live) => {
       if (req.step === live.last.step) return live.last;
+      // Just read from the stored steps: an earlier step is a retried request another server answered.
+      if (rebuilt && sessionId !== null && req.step < live.last.step) {
+        const answered = (await this.storedSteps(live, req.step))[0];
+        if (answered?.step === req.step && answered.action === req.action) return answered;
+      }
+      if (req.step > live.last.step + 1 && sessionId !== null && !rebuilt) return BEHIND;
       if (req.step !== live.last.step + 1) {
         throw new Arc3Error('bad_request', `step ${req.step} is not the run's next step (${live.last.step + 1}); reload the page to continue from the server's state`);
       }
@@ -196,6 +222,14 @@ export class Arc3Service {
       live.actions.push(action);
       return this.record(live, req.step, action, fd);
     });
+  }
+
+  /** Drops this server's copy of a run (read again from the stored steps on its next use). */
+  private async forget(runId: string): Promise<void> {
+    const live = this.runs.get(runId);
+    if (!live) return;
+    this.runs.delete(runId);
+    await live.mounted.source.close(runId).catch(() => undefined);
   }
 
   /** The frame a game opens on (its opening RESET's last frame, encoded), for thumbnails; cached until the game's file is reloaded. */
@@ -343,18 +377,20 @@ export class Arc3Service {
   }
 
   /** Builds a step's answer and, for a session's run, stores it with its frames. */
-  private async record(live: LiveRun, step: number, action: Arc3Action, fd: Arc3FrameData): Promise<ServerStep> {
+  private async record(live: LiveRun, step: number, action: Arc3Action, fd: Arc3FrameData): Promise<ServerStep | typeof BEHIND> {
     const last = fd.frame.length ? fd.frame[fd.frame.length - 1] : live.lastFrame;
     const frameHash = last ? hashGrid(last) : '00000000';
     const answer = this.stepOf(live.runId, live.gameId, step, action.action, action, fd, frameHash);
     if (live.sessionId !== null) {
       const levelChanged = step > 0 && live.last && live.last.levels_completed !== fd.levels_completed;
       const keyframe = step === 0 || action.action === 'RESET' || levelChanged || live.sinceKeyframe + 1 >= KEYFRAME_EVERY || live.lastFrame === null;
-      await this.store.addGameStep({
+      const stored = await this.store.addGameStep({
         runId: live.runId, step, action: action.action, x: action.x ?? null, y: action.y ?? null, state: fd.state,
         levelsCompleted: fd.levels_completed, winLevels: fd.win_levels, available: fd.available_actions, fullReset: fd.full_reset,
         frameHash, frames: encodeFrames(fd.frame, keyframe ? null : live.lastFrame), keyframe, at: Date.now(),
       });
+      // Another server of the database stored this step first: this copy is behind.
+      if (!stored && step > 0) return BEHIND;
       live.sinceKeyframe = keyframe ? 0 : live.sinceKeyframe + 1;
     }
     live.last = answer;

@@ -544,6 +544,18 @@ export class SqlStore implements Store {
       [JSON.stringify(rows)]);
   }
 
+  async addAgentStepIfFree(s: AgentStepRecord): Promise<boolean> {
+    const r = await this.db.query(
+      `INSERT INTO agent_steps (guid, seq, action, x, y, state, levels_completed, win_levels, full_reset, frame_hash, frames, reasoning, at)
+       SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb, $13
+       FROM agent_runs r JOIN scorecards c ON c.card_id = r.card_id
+       WHERE r.guid = $1 AND c.closed_at IS NULL
+       ON CONFLICT DO NOTHING RETURNING seq`,
+      [s.guid, s.seq, s.action, s.x, s.y, s.state, s.levelsCompleted, s.winLevels, s.fullReset, s.frameHash, s.frames ?? null,
+        s.reasoning === null || s.reasoning === undefined ? null : JSON.stringify(s.reasoning), new Date(s.at).toISOString()]);
+    return r.rows.length === 1;
+  }
+
   async readAgentSteps(guid: string): Promise<AgentStepRecord[]> {
     const r = await this.db.query(`SELECT * FROM agent_steps WHERE guid = $1 ORDER BY seq`, [guid]);
     return r.rows.map((row) => ({

@@ -297,6 +297,12 @@ export interface Store {
   listAgentRuns(cardId: string): Promise<AgentRunRecord[]>;
   /** Stores steps in one statement; a step already stored (same guid and seq) is skipped. */
   addAgentSteps(steps: readonly AgentStepRecord[]): Promise<void>;
+  /**
+   * Stores one step only if no step of its game session has that seq yet and the session's
+   * scorecard is open: false when another server stored that step first (or closed the card),
+   * so that servers sharing the database never answer two different steps of one number.
+   */
+  addAgentStepIfFree(step: AgentStepRecord): Promise<boolean>;
   /** A game session's steps in order. */
   readAgentSteps(guid: string): Promise<AgentStepRecord[]>;
 
