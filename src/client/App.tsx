@@ -13,6 +13,7 @@ import { AgentReplayPage } from './studio/AgentReplayPage';
 import { PlaytestPage } from './studio/PlaytestPage';
 import { StudyEditorPage } from './studio/StudyEditorPage';
 import { ScorePage } from './studio/ScorePage';
+import { GraderPage } from './grading/GraderPage';
 
 const NAV = [
   { href: '/', label: 'Tasks', match: (p: string) => p === '/' || p.startsWith('/tasks') },
@@ -29,6 +30,16 @@ export function App() {
       <div className="h-full">
         <ErrorBoundary resetKey={location}>
           <Route path="/s/:studyId" component={StudyPage} />
+        </ErrorBoundary>
+      </div>
+    );
+  }
+  // A grader's link: the answers to grade, without the studio either.
+  if (location.startsWith('/grade/')) {
+    return (
+      <div className="h-full">
+        <ErrorBoundary resetKey={location}>
+          <Route path="/grade/:token" component={GraderPage} />
         </ErrorBoundary>
       </div>
     );

@@ -138,8 +138,8 @@ describe.each(backends)('question items on $name', (backend) => {
     const s = created.body as { sessionId: string; token: string };
     const view = await call('GET', `sessions/${s.sessionId}`, s.token);
     expect(view.status).toBe(200);
-    expect(view.body.items.map((i: { question: { answerKind: string } }) => i.question.answerKind)).toEqual(['choice', 'choice', 'number', 'text']);
-    expect(view.body.items[1].question.choices.map((c: { label: string }) => c.label)).toEqual(['1', '2', '3', '4']);
+    expect(view.body.items.map((i: { block: boolean; questions: { answerKind: string }[] }) => [i.block, ...i.questions.map((q) => q.answerKind)])).toEqual([[false, 'choice'], [false, 'choice'], [false, 'number'], [false, 'text']]);
+    expect(view.body.items[1].questions[0].choices.map((c: { label: string }) => c.label)).toEqual(['1', '2', '3', '4']);
 
     // Only the current item takes an answer.
     await log(s, 'item.start', { item: 'q-easy', kind: 'question' });

@@ -118,6 +118,20 @@ const WALK: Record<string, Walk> = {
     url: `/sessions/${s.sessionId}/answers`,
     body: { key: `a-${s.sessionId}-${t.item}`, item: t.item, answer: { choice: 'A' } },
   }))),
+  // Descriptions, survey answers and withdrawals take text, never give a verdict; the own
+  // session's withdrawal names no known reason, so the walk leaves the session open.
+  'POST /sessions/:sessionId/descriptions': (ctx) => [ctx.own, ctx.other].flatMap((s) => ctx.studyTasks.map((t) => ({
+    url: `/sessions/${s.sessionId}/descriptions`,
+    body: { key: `d-${s.sessionId}-${t.item}`, item: t.item, stage: 'first', text: 'mirror it' },
+  }))),
+  'POST /sessions/:sessionId/survey': (ctx) => [ctx.own, ctx.other].flatMap((s) => ctx.studyTasks.map((t) => ({
+    url: `/sessions/${s.sessionId}/survey`,
+    body: { key: `s-${s.sessionId}-${t.item}`, item: t.item, answers: {} },
+  }))),
+  'POST /sessions/:sessionId/withdraw': (ctx) => [
+    { url: `/sessions/${ctx.own.sessionId}/withdraw`, body: { key: 'w-own', reason: 'curious' } },
+    { url: `/sessions/${ctx.other.sessionId}/withdraw`, body: { key: 'w-other', reason: 'other' } },
+  ],
   'GET /question-collections/:cid/images/:src': () => [{ url: '/question-collections/nope/images/a.png' }, { url: '/question-collections/nope/images/..%2F..%2Fpackage.json' }],
   // lastSeq past the acknowledged mark: refused, so the walk leaves the session open.
   'POST /sessions/:sessionId/finish': (ctx) => [ctx.own, ctx.other].map((s) => ({ url: `/sessions/${s.sessionId}/finish`, body: { lastSeq: 99_999 } })),

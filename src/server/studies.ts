@@ -4,7 +4,7 @@
  */
 import { access, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { type StudyDefinition, StudyId, parseStudy } from '../core/study/schema';
+import { type StudyDefinition, StudyId, parseStudy, questionRefs } from '../core/study/schema';
 import type { ReplayGame } from '../core/study/rules';
 import { replayRecordedVersion } from '../core/game';
 import { gameVersions, games } from '../games';
@@ -88,8 +88,10 @@ export async function checkStudyReferences(study: StudyDefinition, library: Task
       if (bad.length) problems.push(`items[${i}] (${item.id}): test input ${bad.join(', ')} does not exist; the task has ${found.task.test.length}`);
       if (!found.task.test.every((t) => t.output)) problems.push(`items[${i}] (${item.id}): the task has no test outputs, so submissions cannot be judged`);
     } else if (item.kind === 'question') {
-      const found = library.questions.question(item.collection, item.question);
-      if (!found.ok) problems.push(`items[${i}] (${item.id}): ${found.message}`);
+      for (const ref of questionRefs(item)) {
+        const found = library.questions.question(ref.collection, ref.question);
+        if (!found.ok) problems.push(`items[${i}] (${item.id}): ${found.message}`);
+      }
     } else if (item.kind === 'game' && games && !games.has(item.game)) {
       // A short ARC-AGI-3 id is never taken for a version: the study names the version it measures.
       const versions = [...games].filter((g) => g.split('-')[0] === item.game && g !== item.game);

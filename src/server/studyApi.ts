@@ -10,6 +10,7 @@ import { sessionRoutes } from './study/sessionRoutes';
 import { eventRoutes } from './study/eventRoutes';
 import { submissionRoutes } from './study/submissionRoutes';
 import { answerRoutes } from './study/answerRoutes';
+import { responseRoutes } from './study/responseRoutes';
 import { adminRoutes } from './study/adminRoutes';
 import { curationRoutes } from './study/curationRoutes';
 import { DEFAULT_LIMITS } from './study/limits';
@@ -52,6 +53,7 @@ export function studyRoutes(deps: StudyDeps): Hono {
   api.route('/', eventRoutes(ctx));
   api.route('/', submissionRoutes(ctx));
   api.route('/', answerRoutes(ctx));
+  api.route('/', responseRoutes(ctx));
   api.route('/admin', adminRoutes(ctx));
   api.route('/admin', curationRoutes(ctx));
   if (deps.arc3) api.route('/', arc3Routes(ctx, deps.arc3));

@@ -9,6 +9,7 @@ const FORMATS: { id: string; title: string; what: string }[] = [
   { id: 'baselines-json', title: 'Human baselines (JSON)', what: 'Per game level, the best, second-best, median and upper-median baselines with completer counts.' },
   { id: 'baselines-csv', title: 'Human baselines (CSV)', what: 'The same baselines, one row per level and preset.' },
   { id: 'grid-actions', title: 'Grid-task actions (CSV)', what: 'One row per action, with H-ARC column names where they map.' },
+  { id: 'grades', title: 'Grades (CSV)', what: 'One row per grade of a free-response answer: criterion scores, total, pass, note, grader; adjudications and final grades marked.' },
   { id: 'recordings', title: 'ARC-AGI-3 recordings (ZIP)', what: 'One official .recording.jsonl per game run.' },
 ];
 

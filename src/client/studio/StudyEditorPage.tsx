@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useLocation, useParams } from 'wouter';
-import { StudyId, parseStudy, type StudyDefinitionInput } from '../../core/study/schema';
+import { DEFAULT_DESCRIBE_PROMPT, StudyId, parseStudy, type StudyDefinitionInput } from '../../core/study/schema';
 import { DEVICE_CLASSES, DEVICE_LABELS, type DeviceClass } from '../../core/study/devices';
 import { games } from '../../games';
 import { useArc3Games } from './Arc3Playtest';
@@ -107,6 +107,7 @@ function Editor() {
               <Button onClick={() => set('items', [...def.items, { kind: 'game', id: `game-${def.items.length + 1}`, game: Object.keys(games)[0], seed: 0 }])}>Add game</Button>
               <Button onClick={() => set('items', [...def.items, { kind: 'page', id: `page-${def.items.length + 1}`, title: '', markdown: '' }])}>Add page</Button>
               <Button onClick={() => set('items', [...def.items, { kind: 'question', id: `question-${def.items.length + 1}`, collection: 'science', question: '' }])}>Add question</Button>
+              <Button onClick={() => set('items', [...def.items, { kind: 'survey', id: `survey-${def.items.length + 1}`, title: 'About you', questions: [{ id: 'age', prompt: 'How old are you?', type: 'number', min: 18, max: 120 }] }])}>Add survey</Button>
             </div>
           </div>
           {def.items.length === 0 && <p className="rounded-lg border border-dashed border-slate-700 p-4 text-sm text-slate-400">No items yet: add grid tasks, games and instruction pages.</p>}
@@ -182,6 +183,32 @@ function Editor() {
   );
 }
 
+/** A survey: its title, and its questions as JSON (checked when the study is saved). */
+function SurveyFields({ item, idField, onChange }: { item: Extract<Item, { kind: 'survey' }>; idField: React.ReactNode; onChange: (i: Item) => void }) {
+  const [text, setText] = useState(() => JSON.stringify(item.questions, null, 2));
+  const [problem, setProblem] = useState<string | null>(null);
+  return (
+    <div className="grid gap-2 md:grid-cols-[200px_1fr]">
+      <div className="flex flex-col gap-2">{idField}
+        <label className="flex flex-col gap-1 text-xs text-slate-400">Survey title<input className={input} value={item.title ?? ''} onChange={(e) => onChange({ ...item, title: e.target.value })} /></label>
+      </div>
+      <label className="flex flex-col gap-1 text-xs text-slate-400">Questions (JSON: id, prompt, type text | longtext | choice | multi | scale | number, options, min, max, required)
+        <textarea className={`${area} font-mono text-xs`} value={text} spellCheck={false} aria-invalid={problem !== null}
+          onChange={(e) => {
+            setText(e.target.value);
+            try {
+              const parsed: unknown = JSON.parse(e.target.value);
+              if (!Array.isArray(parsed)) throw new Error('must be a list of questions, [{...}, ...]');
+              setProblem(null);
+              onChange({ ...item, questions: parsed as typeof item.questions });
+            } catch (err) { setProblem(`Not valid JSON: ${(err as Error).message}`); }
+          }} />
+        {problem && <span role="alert" className="text-amber-300">{problem}</span>}
+      </label>
+    </div>
+  );
+}
+
 function NumberField({ label, value, onChange }: { label: string; value: number; onChange: (v: number) => void }) {
   return (
     <label className="flex flex-col gap-1 text-sm text-slate-300">{label}
@@ -207,6 +234,8 @@ function ItemFields({ item, onChange }: { item: Item; onChange: (i: Item) => voi
   const collections = useQuery(collectionsQuery);
   const arc3 = useArc3Games();
   const [picking, setPicking] = useState(false);
+  /** The picker adds a question to make a block (else it replaces the item's question). */
+  const [blocking, setBlocking] = useState(false);
   const questionCollections = useQuery({ ...questionCollectionsQuery, enabled: item.kind === 'question' });
   const idField = (
     <label className="flex flex-col gap-1 text-xs text-slate-400">Item id
@@ -223,9 +252,16 @@ function ItemFields({ item, onChange }: { item: Item; onChange: (i: Item) => voi
       </div>
     );
   }
+  if (item.kind === 'survey') return <SurveyFields item={item} idField={idField} onChange={onChange} />;
   const practice = (
     <label className="flex items-center gap-2 pt-5 text-xs text-slate-300"><input type="checkbox" checked={item.practice ?? false} onChange={(e) => onChange({ ...item, practice: e.target.checked })} /> Practice (never counts)</label>
   );
+  const describe = item.kind === 'task' || item.kind === 'game' ? (
+    <label className="flex items-center gap-2 pt-5 text-xs text-slate-300">
+      <input type="checkbox" checked={!!item.describe} onChange={(e) => onChange({ ...item, describe: e.target.checked ? { prompt: DEFAULT_DESCRIBE_PROMPT } : undefined })} />
+      Ask for a written description
+    </label>
+  ) : null;
   if (item.kind === 'game') {
     return (
       <div className="grid gap-2 md:grid-cols-4">
@@ -249,17 +285,45 @@ function ItemFields({ item, onChange }: { item: Item; onChange: (i: Item) => voi
         </label>
         <label className="flex flex-col gap-1 text-xs text-slate-400">Seed<input type="number" className={input} value={item.seed ?? 0} onChange={(e) => onChange({ ...item, seed: Number(e.target.value) })} /></label>
         {practice}
+        {describe}
+      </div>
+    );
+  }
+  if (item.kind === 'question' && item.questions) {
+    const refs = item.questions;
+    const collection = refs[refs.length - 1]?.collection ?? 'science';
+    return (
+      <div className="flex flex-col gap-2">
+        <div className="grid gap-2 md:grid-cols-4">
+          {idField}
+          <label className="flex flex-col gap-1 text-xs text-slate-400">Block title (optional)
+            <input className={input} value={item.title ?? ''} onChange={(e) => onChange({ ...item, title: e.target.value || undefined })} />
+          </label>
+          {practice}
+        </div>
+        <ol className="flex flex-col gap-1 text-sm" aria-label={`Questions of ${item.id}`}>
+          {refs.map((r, k) => (
+            <li key={`${r.collection}/${r.question}`} className="flex items-center gap-2 rounded border border-slate-800 px-2 py-1">
+              <span className="text-slate-400">{k + 1}.</span><span className="font-mono text-slate-100">{r.collection} / {r.question}</span>
+              <Button tone="ghost" className="ml-auto" aria-label={`Remove question ${r.question} from ${item.id}`}
+                onClick={() => onChange(refs.length === 2 ? { ...item, questions: undefined, collection: refs[1 - k].collection, question: refs[1 - k].question } : { ...item, questions: refs.filter((_, j) => j !== k) })}>Remove</Button>
+            </li>
+          ))}
+        </ol>
+        <div><Button onClick={() => setPicking(true)}>Add a question to the block</Button></div>
+        {picking && <QuestionPicker collection={collection} initial="" onClose={() => setPicking(false)} onChoose={(id) => onChange({ ...item, questions: [...refs, { collection, question: id }] })} />}
       </div>
     );
   }
   if (item.kind === 'question') {
+    const single = { collection: item.collection ?? '', question: item.question ?? '' };
     return (
       <div className="grid gap-2 md:grid-cols-4">
         {idField}
         <label className="flex flex-col gap-1 text-xs text-slate-400">Question collection
-          <select aria-label="Question collection" className={input} value={item.collection} onChange={(e) => onChange({ ...item, collection: e.target.value, question: '' })}>
+          <select aria-label="Question collection" className={input} value={single.collection} onChange={(e) => onChange({ ...item, collection: e.target.value, question: '' })}>
             {(questionCollections.data ?? []).map((c) => <option key={c.id} value={c.id}>{c.name} · {c.count}</option>)}
-            {!questionCollections.data?.some((c) => c.id === item.collection) && <option value={item.collection}>{item.collection} (not on this server)</option>}
+            {!questionCollections.data?.some((c) => c.id === single.collection) && <option value={single.collection}>{item.collection} (not on this server)</option>}
           </select>
         </label>
         <div className="flex flex-col gap-1 text-xs text-slate-400">
@@ -271,7 +335,13 @@ function ItemFields({ item, onChange }: { item: Item; onChange: (i: Item) => voi
           </button>
         </div>
         {practice}
-        {picking && <QuestionPicker collection={item.collection} initial={item.question} onClose={() => setPicking(false)} onChoose={(id) => onChange({ ...item, question: id })} />}
+        {single.question && (
+          <div className="md:col-span-4">
+            <Button onClick={() => { setBlocking(true); setPicking(true); }}>Add another question (a block on one screen)</Button>
+          </div>
+        )}
+        {picking && <QuestionPicker collection={single.collection} initial={single.question} onClose={() => { setPicking(false); setBlocking(false); }}
+          onChoose={(id) => onChange(blocking ? { ...item, collection: undefined, question: undefined, questions: [single, { collection: single.collection, question: id }] } : { ...item, question: id })} />}
       </div>
     );
   }
@@ -294,6 +364,7 @@ function ItemFields({ item, onChange }: { item: Item; onChange: (i: Item) => voi
         </button>
       </div>
       {practice}
+      {describe}
       {picking && (
         <TaskPicker collection={item.collection} initial={{ task: item.task, tests: item.tests }} onClose={() => setPicking(false)}
           onChoose={(c) => onChange({ ...item, task: c.task, tests: c.tests })} />

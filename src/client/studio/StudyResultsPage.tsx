@@ -10,8 +10,9 @@ import { ExportsPanel } from './ExportsPanel';
 import { AgentKeysPanel, AgentRunsTable } from './AgentsPanel';
 import { agentRunsQuery } from './queries';
 import { AuditLog, SessionActions } from './Curation';
+import { GradingPanel } from './GradingPanel';
 
-type Tab = 'participants' | 'tasks' | 'games' | 'agents' | 'exports' | 'audit';
+type Tab = 'participants' | 'tasks' | 'games' | 'agents' | 'grading' | 'exports' | 'audit';
 
 /** One study's results: participants, grid tasks, game levels with baselines, and exports. */
 export function StudyResultsPage() {
@@ -45,7 +46,7 @@ function Results() {
         <Tabs<Tab> value={tab} onChange={setTab} tabs={[
           { id: 'participants', label: `Participants${r ? ` (${r.participants.filter((p) => !p.playtest && !p.excluded).length})` : ''}` },
           { id: 'tasks', label: 'Grid tasks' }, { id: 'games', label: 'Game levels' },
-          { id: 'agents', label: `Agents${agents.data ? ` (${agents.data.length})` : ''}` }, { id: 'exports', label: 'Exports' },
+          { id: 'agents', label: `Agents${agents.data ? ` (${agents.data.length})` : ''}` }, { id: 'grading', label: 'Grading' }, { id: 'exports', label: 'Exports' },
           { id: 'audit', label: 'Audit log' },
         ]} />
         <div className="mt-4">
@@ -62,6 +63,7 @@ function Results() {
               <AgentKeysPanel studyId={studyId} />
             </div>
           )}
+          {tab === 'grading' && <GradingPanel studyId={studyId} />}
           {tab === 'exports' && <ExportsPanel studyId={studyId} version={version} />}
           {tab === 'audit' && <AuditLog studyId={studyId} />}
         </div>

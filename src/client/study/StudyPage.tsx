@@ -12,9 +12,14 @@ import { logVisibility, watchPresence } from '../log/presence';
 import { downloadText } from '../log/sessionLog';
 import { TaskPlayer } from '../player/TaskPlayer';
 import { QuestionItemView } from './QuestionItemView';
+import { SurveyItemView } from './SurveyItemView';
+import { DescribeForm } from './DescribeForm';
+import { WithdrawDialog } from './WithdrawDialog';
+import { Modal } from './modal';
+import type { WithdrawReason, WithdrawResult } from '../../core/protocol/api';
 import { Button } from '../ui/Button';
 import { Markdown } from '../ui/Markdown';
-import { createSession, finishSession, getSession, getStudyIntro, studyJudge, type SessionItem, type SessionView, type StudyIntro } from './api';
+import { createSession, finishSession, getSession, getStudyIntro, postResponse, studyJudge, type SessionItem, type SessionView, type StudyIntro } from './api';
 import { Outbox, OutboxDisposedError, type StudySessionRecord } from './outbox';
 import { usePlayer } from '../player/store';
 import { taskFinished } from '../../core/log/gridPlayer';
@@ -30,6 +35,8 @@ interface Running {
   readonly start: { index: number; instructionsDone: boolean };
   /** `t` of the `item.start` of each item entered in this page load: an item is entered once. */
   readonly entered: Map<string, number>;
+  /** Items (tasks and games with `describe`) whose last written description is still to be asked when they end. */
+  readonly describeLast: Map<string, boolean>;
 }
 
 type Phase =
@@ -38,7 +45,8 @@ type Phase =
   | { kind: 'consent'; intro: StudyIntro }
   | { kind: 'declined'; intro: StudyIntro }
   | { kind: 'running'; run: Running }
-  | { kind: 'done'; code: string; redirectUrl: string | null };
+  | { kind: 'done'; code: string; redirectUrl: string | null }
+  | { kind: 'withdrawn'; message: string | null; code: string | null };
 
 /**
  * The link's parameters, kept with the session: recruitment platforms' ids (Prolific's
@@ -112,6 +120,10 @@ export function StudyPage() {
       if (cancelled) { outbox.dispose(); return; }
       const view = await getSession(record.id, record.token);
       if (cancelled) return;
+      if (view.session.state === 'withdrawn') {
+        setPhase({ kind: 'withdrawn', message: view.study.withdraw?.message ?? null, code: view.study.withdraw?.code ?? null });
+        return;
+      }
       const { history } = opened;
       outbox.start();
       if (history.some((e) => e.kind === 'session.start')) outbox.append('session.resume', clientInfo());
@@ -121,7 +133,7 @@ export function StudyPage() {
         outbox.append('consent', { agreed: true });
       }
       logVisibility(outbox);
-      const run: Running = { outbox, record: outbox.session, view, history, start: startPosition(view, history), entered: new Map() };
+      const run: Running = { outbox, record: outbox.session, view, history, start: startPosition(view, history), entered: new Map(), describeLast: describeLastFrom(view, history) };
       const current = view.items[run.start.index];
       if (run.start.instructionsDone && current && itemHistory(history, current.id).length === 0) enterItem(run, current);
       setPhase({ kind: 'running', run });
@@ -156,7 +168,9 @@ export function StudyPage() {
   }
   if (phase.kind === 'declined') return <Declined intro={phase.intro} />;
   if (phase.kind === 'done') return <Debrief code={phase.code} redirectUrl={phase.redirectUrl} />;
-  return <StudyRun run={phase.run} onDone={(code, redirectUrl) => setPhase({ kind: 'done', code, redirectUrl })} />;
+  if (phase.kind === 'withdrawn') return <Withdrawn message={phase.message} code={phase.code} />;
+  return <StudyRun run={phase.run} onDone={(code, redirectUrl) => setPhase({ kind: 'done', code, redirectUrl })}
+    onWithdrawn={(r) => setPhase({ kind: 'withdrawn', message: r.message, code: r.code })} />;
 }
 
 /** `main` makes it the page's main landmark, for the pages shown outside the study's frame. */
@@ -176,7 +190,25 @@ function startPosition(view: SessionView, history: readonly LogEvent[]): { index
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function StudyRun({ run, onDone }: { run: Running; onDone: (code: string, redirect: string | null) => void }) {
+/**
+ * Which items still owe their last written description when they end: a game with `describe`
+ * always; a task once the participant submitted after the first description (`TaskItemView`).
+ * An item whose last description is in the log owes none.
+ */
+function describeLastFrom(view: SessionView, history: readonly LogEvent[]): Map<string, boolean> {
+  const out = new Map<string, boolean>();
+  const described = (id: string, stage: string) => history.some((e) => e.kind === 'description.submit' && e.data.item === id && e.data.stage === stage);
+  for (const item of view.items) {
+    if ((item.kind !== 'task' && item.kind !== 'game') || !item.describe || described(item.id, 'last')) continue;
+    if (item.kind === 'game') { out.set(item.id, true); continue; }
+    const firstAt = history.findIndex((e) => e.kind === 'description.submit' && e.data.item === item.id && e.data.stage === 'first');
+    const events = itemHistory(history, item.id);
+    if (firstAt >= 0 && events.some((e) => e.kind === 'submit' && e.seq > history[firstAt].seq)) out.set(item.id, true);
+  }
+  return out;
+}
+
+function StudyRun({ run, onDone, onWithdrawn }: { run: Running; onDone: (code: string, redirect: string | null) => void; onWithdrawn: (r: WithdrawResult) => void }) {
   const { outbox, view } = run;
   const [index, setIndex] = useState(run.start.index);
   const [instructionsDone, setInstructionsDone] = useState(run.start.instructionsDone);
@@ -186,6 +218,9 @@ function StudyRun({ run, onDone }: { run: Running; onDone: (code: string, redire
   const [timeUp, setTimeUp] = useState<number | null>(null);
   const [sessionTimeUp, setSessionTimeUp] = useState(false);
   const finishStarted = useRef(false);
+  const [withdrawing, setWithdrawing] = useState(false);
+  /** The item whose last written description is asked for, after it ended. */
+  const [describing, setDescribing] = useState<Extract<SessionItem, { kind: 'task' | 'game' }> | null>(null);
   const endLogged = useRef(run.history.some((e) => e.kind === 'session.end'));
   const status = outbox.status();
   const items = view.items;
@@ -253,10 +288,17 @@ function StudyRun({ run, onDone }: { run: Running; onDone: (code: string, redire
   }, [outbox, view, items, index, finishing]);
 
   const ended = useRef(new Set<string>());
-  const advance = useCallback(() => {
+  const moveOn = useCallback(() => {
+    setDescribing(null);
     enterItem(run, items[index + 1]);
     setIndex(index + 1);
   }, [items, index, run]);
+  /** Goes to the next item, after the item's last written description when it asks for one. */
+  const advance = useCallback(() => {
+    const item = items[index];
+    if (item && (item.kind === 'task' || item.kind === 'game') && run.describeLast.get(item.id)) setDescribing(item);
+    else moveOn();
+  }, [items, index, run, moveOn]);
   const next = useCallback((reason: string) => {
     const item = items[index];
     // A time limit and a click can both end an item: it ends once.
@@ -264,12 +306,32 @@ function StudyRun({ run, onDone }: { run: Running; onDone: (code: string, redire
     ended.current.add(item.id);
     outbox.append('item.end', { item: item.id, reason });
     // The hard limit says what happened before the study moves on.
-    if (reason === 'time_up' && item.kind !== 'page') setTimeUp(item.limits.hardMinutes);
+    if (reason === 'time_up' && item.kind !== 'page' && item.kind !== 'survey') setTimeUp(item.limits.hardMinutes);
     else advance();
   }, [items, index, outbox, advance]);
 
+  const withdraw = async (reason: WithdrawReason, comment: string) => {
+    const item = items[index];
+    outbox.append('withdraw', { reason, ...(comment ? { comment } : {}) });
+    // The log goes first, so the withdrawal is its last word; the request goes even if it is slow.
+    await Promise.race([outbox.drained().catch(() => undefined), sleep(8000)]);
+    const r = await postResponse<WithdrawResult>(outbox.sessionId, run.record.token, 'withdraw', { reason, comment, item: item && index < items.length ? item.id : '' });
+    finishStarted.current = true;
+    onWithdrawn(r);
+  };
+
   let body: React.ReactNode;
-  if (finishError) {
+  if (describing) {
+    const d = describing.describe;
+    body = (
+      <Centered>
+        <div className="w-full max-w-2xl rounded-xl border border-slate-800 bg-slate-900/70 p-8">
+          <DescribeForm log={outbox} sessionId={run.record.id} token={run.record.token} item={describing.id} stage="last" prompt={d?.prompt ?? ''}
+            resume={run.history} onSaved={() => { run.describeLast.delete(describing.id); moveOn(); }} />
+        </div>
+      </Centered>
+    );
+  } else if (finishError) {
     body = <Centered><FinishError message={finishError} outbox={outbox} onRetry={outbox.status.getState().fatal ? null : () => void finish()} /></Centered>;
   } else if (timeUp !== null) {
     body = (
@@ -314,6 +376,7 @@ function StudyRun({ run, onDone }: { run: Running; onDone: (code: string, redire
       <header className="flex h-11 shrink-0 items-center gap-4 border-b border-slate-800 bg-slate-900 px-4">
         <span className="truncate font-semibold text-slate-100">{view.study.title}</span>
         <div className="ml-auto flex items-center gap-3 text-xs text-slate-400">
+          {!finishing && index < items.length && <Button tone="ghost" className="h-7 text-xs" onClick={() => { outbox.append('withdraw.open', {}); setWithdrawing(true); }}>Withdraw from study</Button>}
           <span data-testid="study-progress">{Math.min(position + (items[index]?.kind === 'page' ? 0 : 1), counted.length)} of {counted.length}</span>
           <div className="h-1.5 w-48 overflow-hidden rounded-full bg-slate-700" role="progressbar" aria-label="Study progress" aria-valuemin={0} aria-valuemax={counted.length} aria-valuenow={position}>
             <div className="h-full bg-emerald-400 transition-all" style={{ width: `${(100 * position) / Math.max(1, counted.length)}%` }} />
@@ -332,6 +395,7 @@ function StudyRun({ run, onDone }: { run: Running; onDone: (code: string, redire
         </div>
       )}
       <main className="min-h-0 flex-1">{body}</main>
+      {withdrawing && <WithdrawDialog onWithdraw={withdraw} onCancel={() => { outbox.append('withdraw.cancel', {}); setWithdrawing(false); }} />}
     </div>
   );
 }
@@ -377,7 +441,7 @@ function ItemView({ run, item, onNext, showTimeLeft }: { run: Running; item: Ses
     return () => clearInterval(id);
   }, [outbox, startT]);
 
-  const limits = item.kind === 'page' ? null : item.limits;
+  const limits = item.kind === 'page' || item.kind === 'survey' ? null : item.limits;
   const hard = limits ? elapsed >= limits.hardMinutes * 60_000 : false;
   const soft = limits ? elapsed >= limits.softMinutes * 60_000 : false;
   useEffect(() => { if (hard) onNext('time_up'); }, [hard, onNext]);
@@ -404,6 +468,7 @@ function ItemView({ run, item, onNext, showTimeLeft }: { run: Running; item: Ses
       </Centered>
     );
   }
+  if (item.kind === 'survey') return <SurveyItemView log={outbox} sessionId={record.id} token={record.token} item={item} resume={resume} onNext={onNext} key={item.id} />;
   if (item.kind === 'task') return <TaskItemView run={run} item={item} resume={resume} notice={notice} giveUp={giveUp} onNext={onNext} />;
   if (item.kind === 'question') return <QuestionItemView log={outbox} sessionId={record.id} token={record.token} item={item} resume={resume} notice={notice} giveUp={giveUp} onNext={onNext} key={item.id} />;
   const game = games[item.game];
@@ -420,10 +485,31 @@ function TaskItemView({ run, item, resume, notice, giveUp, onNext }: {
 }) {
   const { outbox, view, record } = run;
   const open = useMemo(() => ({ task: item.task, taskId: item.id, collection: 'study' }), [item]);
-  const judge = useMemo(() => studyJudge(record.id, record.token, item.id, item.testIndices, outbox), [record, item, outbox]);
+  const firstDone = useRef(resume.some((e) => e.kind === 'description.submit' && e.data.stage === 'first'));
+  const [askFirst, setAskFirst] = useState(() => !!item.describe && !firstDone.current && resume.some((e) => e.kind === 'submit'));
+  const judge = useMemo(() => {
+    const inner = studyJudge(record.id, record.token, item.id, item.testIndices, outbox);
+    if (!item.describe) return inner;
+    // The first written description follows the first submission; one after it asks for the last.
+    return {
+      ...inner,
+      submit: async (...args: Parameters<typeof inner.submit>) => {
+        const r = await inner.submit(...args);
+        if (!firstDone.current) setAskFirst(true);
+        else run.describeLast.set(item.id, true);
+        return r;
+      },
+    };
+  }, [record, item, outbox, run]);
   const finished = usePlayer((s) => s.state.taskId === item.id && taskFinished(s.state));
   return (
     <div className="flex h-full flex-col">
+      {askFirst && item.describe && (
+        <Modal labelledBy={`describe-${item.id}`} testId="describe-dialog">
+          <DescribeForm log={outbox} sessionId={record.id} token={record.token} item={item.id} stage="first" prompt={item.describe.prompt} resume={resume} titleId={`describe-${item.id}`}
+            onSaved={() => { firstDone.current = true; setAskFirst(false); }} />
+        </Modal>
+      )}
       {notice}
       <div className="min-h-0 flex-1">
         <TaskPlayer open={open} sink={outbox} judge={judge} trials={view.study.trials} resume={resume}
@@ -531,6 +617,24 @@ function Declined({ intro }: { intro: StudyIntro }) {
         )}
         {redirectUrl && (
           <p className="mt-4 text-sm text-slate-400">You will be taken back in a few seconds, or <a className="text-sky-300 underline" href={redirectUrl}>go now</a>.</p>
+        )}
+      </div>
+    </Centered>
+  );
+}
+
+/** The end for a participant who withdrew: the study's message and code, if it has them. */
+function Withdrawn({ message, code }: { message: string | null; code: string | null }) {
+  return (
+    <Centered main>
+      <div className="w-full max-w-xl rounded-xl border border-slate-800 bg-slate-900/70 p-8 text-center" data-testid="withdrawn">
+        <h1 className="text-2xl font-semibold text-white">You have withdrawn from the study</h1>
+        <div className="mt-3 text-slate-300">{message ? <Markdown text={message} /> : <p>Thank you for your time. Nothing more will be recorded; you may close this page.</p>}</div>
+        {code && (
+          <>
+            <p className="mt-4 text-slate-300">If the study platform asks for a code, use</p>
+            <p className="mt-2 select-all rounded-lg bg-slate-950 py-3 font-mono text-2xl tracking-widest text-amber-200" data-testid="withdraw-code">{code}</p>
+          </>
         )}
       </div>
     </Centered>

@@ -65,3 +65,24 @@ export function studyJudge(sessionId: string, token: string, itemId: string, tes
     },
   };
 }
+
+/**
+ * Sends a participant's response (`descriptions`, `survey`, `withdraw`, `answers`) with a fresh
+ * key, retried with the same key when the network fails or the events that reached the item are
+ * still on their way, so the server stores it once however often it is sent.
+ */
+export async function postResponse<T>(sessionId: string, token: string, route: 'answers' | 'descriptions' | 'survey' | 'withdraw', body: Record<string, unknown>, log?: LogPosition): Promise<T> {
+  const key = crypto.randomUUID();
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const payload = JSON.stringify({ key, ...body, ...(log && route !== 'withdraw' ? { lastSeq: log.lastSeq } : {}) });
+      return await getJson<T>(`/api/sessions/${encodeURIComponent(sessionId)}/${route}`, { method: 'POST', headers: auth(token), body: payload });
+    } catch (e) {
+      const pending = e instanceof ApiError && e.code === 'events_pending';
+      const retry = pending || (e instanceof ApiError && (e.status === 0 || e.status >= 500));
+      if (!retry) throw e;
+      if (attempt >= (pending ? 20 : 5)) throw new Error('The server cannot be reached, so this was not recorded. Check your connection and send it again.');
+      await sleep(pending ? 500 : Math.min(8000, 400 * 2 ** attempt));
+    }
+  }
+}

@@ -8,6 +8,12 @@ import type { DeviceClass } from '../study/devices';
 import type { LogEvent } from '../log/events';
 import type { Verdict } from '../log/gridPlayer';
 import type { PublicQuestion } from '../questions/schema';
+import type { SurveyQuestion } from '../study/schema';
+
+/** A task's or game's written description (`describe`): the prompt the participant answers. */
+export interface DescribeOption {
+  readonly prompt: string;
+}
 
 /** Every error body: a machine-readable code and a sentence that says what to do. */
 export interface ApiErrorBody {
@@ -60,13 +66,20 @@ export interface ItemLimits {
 /** One item of a session as the participant receives it: tasks never carry test outputs. */
 export type SessionItem =
   | { readonly kind: 'page'; readonly id: string; readonly title: string; readonly markdown: string }
-  | { readonly kind: 'task'; readonly id: string; readonly practice: boolean; readonly task: { readonly train: readonly TaskPair[]; readonly test: readonly TestPair[] }; readonly testIndices: number[]; readonly limits: ItemLimits }
+  | { readonly kind: 'task'; readonly id: string; readonly practice: boolean; readonly task: { readonly train: readonly TaskPair[]; readonly test: readonly TestPair[] }; readonly testIndices: number[]; readonly limits: ItemLimits; readonly describe?: DescribeOption }
   | {
-    readonly kind: 'game'; readonly id: string; readonly practice: boolean; readonly game: string; readonly seed: number; readonly limits: ItemLimits;
+    readonly kind: 'game'; readonly id: string; readonly practice: boolean; readonly game: string; readonly seed: number; readonly limits: ItemLimits; readonly describe?: DescribeOption;
     /** Set for a game the server runs (an ARC-AGI-3 game): what the player needs to show it. */
     readonly server?: { readonly title: string; readonly fps: number; readonly levels: number | null };
   }
-  | { readonly kind: 'question'; readonly id: string; readonly practice: boolean; readonly question: PublicQuestion; readonly limits: ItemLimits };
+  | {
+    readonly kind: 'question'; readonly id: string; readonly practice: boolean; readonly limits: ItemLimits; readonly title?: string;
+    /** The questions on the screen: one, or a block's; an answer's `index` is a position here. */
+    readonly questions: readonly PublicQuestion[];
+    /** Whether the item is a block (`questions` in the study), even of one question. */
+    readonly block: boolean;
+  }
+  | { readonly kind: 'survey'; readonly id: string; readonly title: string; readonly intro?: string; readonly questions: readonly SurveyQuestion[] };
 
 export interface ItemProgressView {
   readonly id: string;
@@ -80,7 +93,7 @@ export interface ItemProgressView {
 /** `GET /api/sessions/:id`. */
 export interface SessionView {
   readonly session: { id: string; studyId: string; studyVersion: number; state: string; createdAt: number; ackedThrough: number; now: number };
-  readonly study: { title: string; consent: string; instructions: string; trials: number; limits: { itemSoftMinutes: number; itemHardMinutes: number; sessionMinutes: number; abandonAfterMinutes?: number }; allowLevelReset: boolean; showActionCounter: boolean; showTimeLeft: boolean };
+  readonly study: { title: string; consent: string; instructions: string; trials: number; limits: { itemSoftMinutes: number; itemHardMinutes: number; sessionMinutes: number; abandonAfterMinutes?: number }; allowLevelReset: boolean; showActionCounter: boolean; showTimeLeft: boolean; withdraw?: { readonly message?: string; readonly code?: string } };
   readonly items: SessionItem[];
   readonly progress: { current: number; items: ItemProgressView[] };
 }
@@ -106,6 +119,31 @@ export interface SubmissionResult {
  */
 export interface AnswerResult {
   readonly verdict: 'correct' | 'wrong' | 'ungraded';
+}
+
+/** A survey answer as sent and stored: text, one option, several options, or a number. */
+export type SurveyAnswerValue = string | number | readonly string[];
+
+/** `POST /api/sessions/:id/descriptions`, `/survey` and `/withdraw`: the response is stored. */
+export interface ResponseStored {
+  readonly stored: true;
+}
+
+/** Reasons a participant may give for withdrawing (`POST /api/sessions/:id/withdraw`). */
+export const WITHDRAW_REASONS = {
+  no_time: 'I do not have time to finish',
+  too_hard: 'The tasks are too hard or frustrating',
+  technical: 'Technical problems',
+  privacy: 'I am not comfortable with the data collected',
+  changed_mind: 'I changed my mind',
+  other: 'Another reason',
+} as const;
+export type WithdrawReason = keyof typeof WITHDRAW_REASONS;
+
+/** `POST /api/sessions/:id/withdraw`: what the study shows a participant who withdraws. */
+export interface WithdrawResult {
+  readonly message: string | null;
+  readonly code: string | null;
 }
 
 /** `POST /api/sessions/:id/finish`. */

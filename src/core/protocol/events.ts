@@ -43,6 +43,10 @@ const clientInfo = {
 };
 
 const gameAction = z.enum(GAME_ACTIONS);
+/** A question's place in a question block. */
+const qIndex = int(0, 99);
+const stage = z.enum(['first', 'last']);
+const surveyValue = z.union([z.string().max(5000), z.number(), z.array(z.string().max(200)).max(50)]);
 /** Frame coordinates of ACTION6: column `x` and row `y`, 0-63. */
 const frameCoord = int(0, 63);
 
@@ -54,7 +58,7 @@ export const EVENT_DATA = {
   'session.end': z.looseObject({ wallClock: text.optional() }),
   consent: z.looseObject({ agreed: z.boolean() }),
   'instructions.done': empty,
-  'item.start': z.looseObject({ item: id, kind: z.enum(['task', 'game', 'page', 'question']).optional() }),
+  'item.start': z.looseObject({ item: id, kind: z.enum(['task', 'game', 'page', 'question', 'survey']).optional() }),
   'item.end': z.looseObject({ item: id, reason: text.optional() }),
   // ---- presence ----
   visibility: z.looseObject({ state: z.enum(['visible', 'hidden']) }),
@@ -91,13 +95,26 @@ export const EVENT_DATA = {
   redo: empty,
   'test.select': z.looseObject({ index: int(0, MAX_TESTS - 1) }),
   submit: z.looseObject({ index: int(0, MAX_TESTS - 1), trial: z.number().int().min(0).max(100).nullable(), verdict, grid: GridSchema }),
-  // ---- question items (src/client/study/QuestionItemView.tsx) ----
-  'question.choice': z.looseObject({ item: id, label: z.string().min(1).max(8) }),
+  // ---- question items (src/client/study/QuestionItemView.tsx); `index`: the question's place in a block ----
+  'question.choice': z.looseObject({ item: id, index: qIndex.optional(), label: z.string().min(1).max(8) }),
   /** The answer box's whole text after typing (logged a moment after typing pauses). */
-  'question.input': z.looseObject({ item: id, text: z.string().max(20_000) }),
-  'question.focus': z.looseObject({ item: id }),
-  'question.blur': z.looseObject({ item: id }),
-  'question.submit': z.looseObject({ item: id, choice: z.string().max(8).optional(), text: z.string().max(20_000).optional(), verdict: z.enum(['correct', 'wrong', 'ungraded']) }),
+  'question.input': z.looseObject({ item: id, index: qIndex.optional(), text: z.string().max(20_000) }),
+  'question.focus': z.looseObject({ item: id, index: qIndex.optional() }),
+  'question.blur': z.looseObject({ item: id, index: qIndex.optional() }),
+  'question.submit': z.looseObject({ item: id, index: qIndex.optional(), choice: z.string().max(8).optional(), text: z.string().max(20_000).optional(), verdict: z.enum(['correct', 'wrong', 'ungraded']) }),
+  // ---- written descriptions after a task or game (src/client/study/DescribeForm.tsx) ----
+  'description.open': z.looseObject({ item: id, stage }),
+  /** The description's whole text after typing pauses. */
+  'description.input': z.looseObject({ item: id, stage, text: z.string().max(5000) }),
+  'description.submit': z.looseObject({ item: id, stage, text: z.string().max(5000) }),
+  // ---- surveys (src/client/study/SurveyItemView.tsx) ----
+  /** One question's answer after a change (text after typing pauses). */
+  'survey.answer': z.looseObject({ item: id, question: id, value: surveyValue.nullable() }),
+  'survey.submit': z.looseObject({ item: id, answers: z.record(z.string().max(64), surveyValue) }),
+  // ---- withdrawing (src/client/study/WithdrawDialog.tsx) ----
+  'withdraw.open': empty,
+  'withdraw.cancel': empty,
+  withdraw: z.looseObject({ reason: z.string().min(1).max(64), comment: z.string().max(2000).optional() }),
   // ---- games (src/core/game/replay.ts) ----
   'game.open': z.looseObject({ game: id, seed: z.number().int(), level: int(0, 1000).optional(), version: id.optional(), engine: id.optional() }),
   'game.action': z.looseObject({ game: id, action: gameAction, x: frameCoord.optional(), y: frameCoord.optional(), level: int(0, 1000), state: z.enum(['NOT_PLAYED', 'NOT_FINISHED', 'WIN', 'GAME_OVER']), frameHash: id }),

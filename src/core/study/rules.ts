@@ -16,7 +16,13 @@ export interface StoredEvent {
   readonly receivedAt: number;
 }
 
-export type SessionState = 'started' | 'active' | 'finished' | 'timed_out' | 'abandoned';
+/** `withdrawn`: the participant withdrew (`POST /sessions/:id/withdraw`); kept, never counted as finished. */
+export type SessionState = 'started' | 'active' | 'finished' | 'timed_out' | 'abandoned' | 'withdrawn';
+
+/** States a session never leaves, whatever arrives later. */
+export function isFinalState(state: SessionState): boolean {
+  return state === 'finished' || state === 'timed_out' || state === 'withdrawn';
+}
 
 /**
  * Event kinds of the study shell. `item.start {item}` opens an item; every later event belongs
@@ -114,7 +120,7 @@ export interface SessionClock {
  * past the session limit is timed out; one silent for `abandonAfterMinutes` is abandoned.
  */
 export function effectiveState(s: SessionClock, study: StudyDefinition, now: number): SessionState {
-  if (s.state === 'finished' || s.state === 'timed_out') return s.state;
+  if (isFinalState(s.state)) return s.state;
   if (now - s.createdAt > study.limits.sessionMinutes * 60_000) return 'timed_out';
   const quietSince = s.lastEventAt ?? s.createdAt;
   if (now - quietSince > study.limits.abandonAfterMinutes * 60_000) return 'abandoned';
@@ -126,7 +132,7 @@ export function effectiveState(s: SessionClock, study: StudyDefinition, now: num
  * session becomes active; past the session limit it is timed out (the events are still stored).
  */
 export function stateAfterEvents(s: SessionClock, study: StudyDefinition, now: number): SessionState {
-  if (s.state === 'finished' || s.state === 'timed_out') return s.state;
+  if (isFinalState(s.state)) return s.state;
   if (now - s.createdAt > study.limits.sessionMinutes * 60_000) return 'timed_out';
   return 'active';
 }

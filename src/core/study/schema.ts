@@ -17,6 +17,20 @@ const limitFields = {
   hardMinutes: Minutes.optional(),
 };
 
+/** The default prompt of a written description (`describe`). */
+export const DEFAULT_DESCRIBE_PROMPT = 'Describe the rule in your own words';
+
+/**
+ * A written description after a task or game, as H-ARC collects them: on a task, after the
+ * participant's first submission (the first written solution) and again when they leave the item
+ * if they submitted since (the last written solution); on a game, once when the item ends.
+ * `true` (or `{}`) asks with the default prompt.
+ */
+const Describe = z.union([
+  z.literal(true).transform(() => ({ prompt: DEFAULT_DESCRIBE_PROMPT })),
+  z.strictObject({ prompt: z.string().trim().min(1).max(500).default(DEFAULT_DESCRIBE_PROMPT) }),
+]);
+
 export const PageItem = z.object({
   kind: z.literal('page'),
   id: ItemId,
@@ -36,6 +50,7 @@ export const TaskItem = z.object({
   tests: z.array(z.number().int().nonnegative()).min(1).max(100).optional(),
   /** Practice items are logged but marked as practice and never count toward results. */
   practice: z.boolean().default(false),
+  describe: Describe.optional(),
   ...limitFields,
 });
 
@@ -47,21 +62,92 @@ export const GameItem = z.object({
   /** The game's seed; every participant gets the same one unless this is absent (then 0). */
   seed: z.number().int().nonnegative().default(0),
   practice: z.boolean().default(false),
+  describe: Describe.optional(),
   ...limitFields,
 });
 
-export const QuestionItem = z.object({
-  kind: z.literal('question'),
-  id: ItemId,
+const QuestionRef = z.strictObject({
   /** A question collection id as the server mounts it (`serve --questions NAME=FILE`). */
   collection: z.string().min(1).max(200),
   /** The question's id inside its file. */
   question: z.string().min(1).max(200),
+});
+export type QuestionRef = z.output<typeof QuestionRef>;
+
+/** Most questions one block shows on one screen. */
+export const MAX_BLOCK_QUESTIONS = 50;
+
+/**
+ * One question per screen (`collection` + `question`), or a block of several on one screen
+ * (`questions`, each answered and judged on its own; its position in the list is the answer's
+ * `index`). Exactly one of the two forms.
+ */
+export const QuestionItem = z.object({
+  kind: z.literal('question'),
+  id: ItemId,
+  collection: z.string().min(1).max(200).optional(),
+  question: z.string().min(1).max(200).optional(),
+  questions: z.array(QuestionRef).min(1).max(MAX_BLOCK_QUESTIONS).optional(),
+  /** A heading for the screen (a block's, e.g. "Physics"). */
+  title: z.string().max(200).optional(),
   practice: z.boolean().default(false),
   ...limitFields,
+}).superRefine((q, ctx) => {
+  const single = q.collection !== undefined || q.question !== undefined;
+  if (single && q.questions) ctx.addIssue({ code: 'custom', path: ['questions'], message: 'give either collection and question (one question) or questions (a block), not both' });
+  else if (!q.questions && (q.collection === undefined || q.question === undefined)) {
+    ctx.addIssue({ code: 'custom', path: [q.collection === undefined ? 'collection' : 'question'], message: 'a question item needs collection and question, or a questions list for a block' });
+  }
+  const seen = new Set<string>();
+  (q.questions ?? []).forEach((r, i) => {
+    const key = `${r.collection}\u0000${r.question}`;
+    if (seen.has(key)) ctx.addIssue({ code: 'custom', path: ['questions', i, 'question'], message: `"${r.question}" is already in this block` });
+    seen.add(key);
+  });
 });
 
-export const StudyItem = z.discriminatedUnion('kind', [PageItem, TaskItem, GameItem, QuestionItem]);
+/** One survey question: its answer is validated on the server against this definition. */
+export const SurveyQuestion = z.strictObject({
+  id: ItemId,
+  prompt: z.string().trim().min(1).max(2000),
+  /** `text` one line, `longtext` a paragraph, `choice` one option, `multi` any options, `scale` an integer from min to max, `number` any number in [min, max]. */
+  type: z.enum(['text', 'longtext', 'choice', 'multi', 'scale', 'number']),
+  options: z.array(z.string().trim().min(1).max(200)).min(2).max(50).optional(),
+  min: z.number().finite().optional(),
+  max: z.number().finite().optional(),
+  required: z.boolean().default(false),
+  /** Scale items: what the ends mean, e.g. `["Very easy", "Very hard"]`. */
+  labels: z.tuple([z.string().max(100), z.string().max(100)]).optional(),
+}).superRefine((q, ctx) => {
+  const choice = q.type === 'choice' || q.type === 'multi';
+  if (choice && !q.options) ctx.addIssue({ code: 'custom', path: ['options'], message: `a ${q.type} question needs options (2-50)` });
+  if (!choice && q.options) ctx.addIssue({ code: 'custom', path: ['options'], message: `only choice and multi questions take options, not ${q.type}` });
+  if (q.options && new Set(q.options).size !== q.options.length) ctx.addIssue({ code: 'custom', path: ['options'], message: 'options must differ from each other' });
+  if (q.type === 'scale') {
+    const min = q.min ?? 1, max = q.max ?? 7;
+    if (!Number.isInteger(min) || !Number.isInteger(max) || max <= min || max - min > 20) ctx.addIssue({ code: 'custom', path: ['max'], message: 'a scale runs over whole numbers from min to max (2-21 points, default 1-7)' });
+  }
+  if (q.min !== undefined && q.max !== undefined && q.max < q.min) ctx.addIssue({ code: 'custom', path: ['max'], message: 'must be at least min' });
+});
+export type SurveyQuestion = z.output<typeof SurveyQuestion>;
+
+/** A questionnaire on one screen (demographics, feedback); answers are stored, never judged. */
+export const SurveyItem = z.object({
+  kind: z.literal('survey'),
+  id: ItemId,
+  title: z.string().max(200).default(''),
+  /** Markdown shown above the questions. */
+  intro: Markdown.optional(),
+  questions: z.array(SurveyQuestion).min(1).max(100),
+}).superRefine((s, ctx) => {
+  const seen = new Set<string>();
+  s.questions.forEach((q, i) => {
+    if (seen.has(q.id)) ctx.addIssue({ code: 'custom', path: ['questions', i, 'id'], message: `"${q.id}" is used by an earlier question of this survey` });
+    seen.add(q.id);
+  });
+});
+
+export const StudyItem = z.discriminatedUnion('kind', [PageItem, TaskItem, GameItem, QuestionItem, SurveyItem]);
 
 export const StudyLimits = z.object({
   itemSoftMinutes: Minutes.default(20),
@@ -71,7 +157,7 @@ export const StudyLimits = z.object({
   abandonAfterMinutes: Minutes.default(30),
 });
 
-/** When an attempt counts (ARC-AGI-3 human calibration: more than 30 actions, under 30 minutes). */
+/** When an attempt counts: under `maxMinutes`, and for a game more than `minActions` actions (ARC-AGI-3 human calibration: 30 and 30). */
 export const AttemptRule = z.object({
   minActions: z.number().int().nonnegative().default(30),
   maxMinutes: Minutes.default(30),
@@ -122,6 +208,14 @@ export const StudyDefinition = z.object({
     code: z.string().min(1).max(100).optional(),
     redirectUrl: z.url({ protocol: /^https?$/ }).optional(),
   }).optional(),
+  /**
+   * What a participant who withdraws is shown (a message and a code for the recruitment
+   * platform); the session ends as `withdrawn`, its data kept, never counted as finished.
+   */
+  withdraw: z.object({
+    message: Markdown.optional(),
+    code: z.string().min(1).max(100).optional(),
+  }).optional(),
   completion: z.object({
     code: z.string().min(1).max(100),
     /** Where the participant goes at the end, e.g. `https://app.prolific.com/submissions/complete?cc=CODE`. */
@@ -141,6 +235,12 @@ export type StudyItem = z.output<typeof StudyItem>;
 export type TaskItem = z.output<typeof TaskItem>;
 export type GameItem = z.output<typeof GameItem>;
 export type QuestionItem = z.output<typeof QuestionItem>;
+export type SurveyItem = z.output<typeof SurveyItem>;
+
+/** The questions a question item shows, in order: one, or a block's list. An answer's `index` is a position here. */
+export function questionRefs(item: QuestionItem): QuestionRef[] {
+  return item.questions ?? [{ collection: item.collection ?? '', question: item.question ?? '' }];
+}
 
 /** A study id: also the link `/s/<studyId>` and the file name in `data/studies/`. */
 export const StudyId = z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/, 'must be 1-64 lower-case letters, digits or "-"');
@@ -167,7 +267,7 @@ export function formatPath(path: readonly PropertyKey[]): string {
 
 /** The minutes an item may take, with the study's defaults filled in. */
 export function itemLimits(study: StudyDefinition, item: StudyItem): { softMinutes: number; hardMinutes: number } {
-  const own: { softMinutes?: number; hardMinutes?: number } = item.kind === 'page' ? {} : item;
+  const own: { softMinutes?: number; hardMinutes?: number } = item.kind === 'page' || item.kind === 'survey' ? {} : item;
   return {
     softMinutes: own.softMinutes ?? study.limits.itemSoftMinutes,
     hardMinutes: own.hardMinutes ?? study.limits.itemHardMinutes,
@@ -175,5 +275,5 @@ export function itemLimits(study: StudyDefinition, item: StudyItem): { softMinut
 }
 
 export function isPractice(item: StudyItem): boolean {
-  return item.kind !== 'page' && item.practice;
+  return item.kind !== 'page' && item.kind !== 'survey' && item.practice;
 }

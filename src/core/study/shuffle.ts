@@ -22,13 +22,13 @@ export function seededShuffle<T>(items: readonly T[], seed: number): T[] {
 
 /**
  * The session's order as indices into `study.items`. With `order: 'shuffled'`, the tasks and
- * games that are not practice swap places among themselves; pages and practice items stay where
+ * games (and question items) that are not practice swap places among themselves; pages, surveys and practice items stay where
  * the researcher put them (an introduction stays first, a practice task stays before the real ones).
  */
 export function sessionOrder(study: StudyDefinition, seed: number): number[] {
   const order = study.items.map((_, i) => i);
   if (study.order === 'fixed') return order;
-  const movable = order.filter((i) => { const it = study.items[i]; return it.kind !== 'page' && !it.practice; });
+  const movable = order.filter((i) => { const it = study.items[i]; return it.kind !== 'page' && it.kind !== 'survey' && !it.practice; });
   const shuffled = seededShuffle(movable, seed);
   let k = 0;
   return order.map((i) => (movable.includes(i) ? shuffled[k++] : i));

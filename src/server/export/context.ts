@@ -2,7 +2,7 @@
  * What every export reads: a study's stored versions and its sessions (records only; events
  * are read page by page by each writer), with the task and game facts the summaries need.
  */
-import type { StudyDefinition, TaskItem } from '../../core/study/schema';
+import { isPractice, type StudyDefinition, type TaskItem } from '../../core/study/schema';
 import type { ReplayGame, StoredEvent } from '../../core/study/rules';
 import { PLAYTEST_MODE } from '../../core/analysis/results';
 import type { TaskLibrary } from '../collections';
@@ -153,5 +153,5 @@ export function testIndicesOf(ctx: ExportContext, item: TaskItem, judged: readon
 
 /** Practice item ids of a definition. */
 export function practiceItems(def: StudyDefinition): Set<string> {
-  return new Set(def.items.filter((i) => i.kind !== 'page' && i.practice).map((i) => i.id));
+  return new Set(def.items.filter(isPractice).map((i) => i.id));
 }

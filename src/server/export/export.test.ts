@@ -202,20 +202,20 @@ describe.each(backends)('exports on $name', (backend) => {
     expect(row('a', 'downscale')).toMatchObject({
       study_id: 'exports', study_version: '1', participant_id: 'pid-a', prolific_pid: 'pid-a', worker_id: '', playtest: 'false', position: '3',
       item_kind: 'task', collection: 'samples', task: 'downscale-blocks', game: '', practice: 'false', started: 'true', finished: 'true',
-      // The session rules count every event of the item but the shell's (task.open included).
-      counts: 'false', actions: '10', tests: '1', tests_solved: '1', trials_used: '2', solved: 'true', levels_completed: '', verified: '',
+      // Grid changes only (core/study/actions.ts): resize, paint, paste; a task attempt under 30 minutes counts.
+      counts: 'true', actions: '3', tests: '1', tests_solved: '1', trials_used: '2', solved: 'true', levels_completed: '', verified: '',
     });
     expect(row('a', 'practice')).toMatchObject({ practice: 'true', counts: 'false', solved: 'true', trials_used: '1' });
     // Time on task, on the participant's clock: item.start to item.end, five steps of 250.5 ms, nothing hidden or idle.
     expect(row('a', 'practice').active_ms).toBe('1253');
-    // Push: two runs; the replay accepted 19 + 2 actions (the opening RESETs included); 2 of 6 levels.
-    expect(row('a', 'push')).toMatchObject({ item_kind: 'game', game: 'push', actions: String(1 + 4 + 15 + 2), levels_completed: '2', win_levels: '6', verified: 'true', solved: 'false', item_flags: '' });
+    // Push: two runs of 4 + 15 and 1 actions as the scorecard counts them (full RESETs are not actions); 2 of 6 levels.
+    expect(row('a', 'push')).toMatchObject({ item_kind: 'game', game: 'push', counts: 'false', actions: String(4 + 15 + 1), levels_completed: '2', win_levels: '6', verified: 'true', solved: 'false', item_flags: '' });
     expect(row('b', 'push')).toMatchObject({ participant_id: 'W-B', worker_id: 'W-B', levels_completed: '1' });
     expect(row('c', 'push').playtest).toBe('true');
     expect(row('d', 'push')).toMatchObject({ verified: 'false', session_flags: 'game_log_unverified:push' });
     expect(row('d', 'push').item_flags).toMatch(/logged level 5, replay gives 1/);
     expect(row('e', 'push').session_flags).toBe('repeat_participant');
-    expect(row('f', 'downscale')).toMatchObject({ study_version: '2', finished: 'false', solved: 'false', trials_used: '0', actions: '2' });
+    expect(row('f', 'downscale')).toMatchObject({ study_version: '2', finished: 'false', solved: 'false', trials_used: '0', actions: '1' });
   });
 
   it('writes grid-task actions with H-ARC column names, x = column and y = row', async () => {
@@ -310,11 +310,11 @@ describe.each(backends)('exports on $name', (backend) => {
     expect(fileName).toBe('exports-bundle.zip');
     const entries = readZip(bytes);
     const names = entries.map((e) => e.name);
-    expect(names.slice(0, 5)).toEqual(['events.jsonl', 'attempts.csv', 'grid-actions.csv', 'baselines.json', 'baselines.csv']);
+    expect(names.slice(0, 6)).toEqual(['events.jsonl', 'attempts.csv', 'grid-actions.csv', 'baselines.json', 'baselines.csv', 'grades.csv']);
     expect(names.filter((n) => n.startsWith('recordings/')).length).toBe(6);
     expect(names.filter((n) => n.startsWith('schemas/')).sort()).toEqual([
       'schemas/attempts.schema.json', 'schemas/baselines-csv.schema.json', 'schemas/baselines.schema.json', 'schemas/events.schema.json',
-      'schemas/grid-actions.schema.json', 'schemas/recording.schema.json',
+      'schemas/grades.schema.json', 'schemas/grid-actions.schema.json', 'schemas/recording.schema.json',
     ]);
     expect(names.slice(-2)).toEqual(['README.md', 'SHA256SUMS']);
     const sums = entries.find((e) => e.name === 'SHA256SUMS')!.data.toString('utf8').trimEnd().split('\n');

@@ -9,11 +9,12 @@ import { baselinesCsv, baselinesJson } from './baselines';
 import type { ExportContext } from './context';
 import { eventsJsonl } from './events';
 import { gridActionsCsv } from './gridActions';
+import { gradesCsv } from './grades';
 import { type ExportEntry, type SkippedRun, recordingEntries } from './recordings';
 import { exportSchemas } from './schemas';
 import { zipStream } from './zip';
 
-export type ExportFormat = 'jsonl' | 'csv' | 'baselines-json' | 'baselines-csv' | 'grid-actions' | 'recordings' | 'zip';
+export type ExportFormat = 'jsonl' | 'csv' | 'baselines-json' | 'baselines-csv' | 'grid-actions' | 'grades' | 'recordings' | 'zip';
 
 export interface FormatSpec {
   /** The file name for a study (`<study>[-v<N>]-...`). */
@@ -33,6 +34,7 @@ export const EXPORT_FORMATS: Readonly<Record<ExportFormat, FormatSpec>> = {
   'baselines-json': { fileName: (b) => `${b}-baselines.json`, contentType: JSON_TYPE, write: baselinesJson },
   'baselines-csv': { fileName: (b) => `${b}-baselines.csv`, contentType: CSV, write: baselinesCsv },
   'grid-actions': { fileName: (b) => `${b}-grid-actions.csv`, contentType: CSV, write: gridActionsCsv },
+  'grades': { fileName: (b) => `${b}-grades.csv`, contentType: CSV, write: gradesCsv },
   'recordings': { fileName: (b) => `${b}-recordings.zip`, contentType: ZIP, write: (ctx) => zipStream(recordingEntries(ctx)) },
   'zip': { fileName: (b) => `${b}-bundle.zip`, contentType: ZIP, write: studyBundle },
 };
@@ -64,7 +66,7 @@ async function* bundleEntries(ctx: ExportContext): AsyncGenerator<ExportEntry> {
   const sums: string[] = [];
   const files: [string, (c: ExportContext) => AsyncIterable<string | Uint8Array>][] = [
     ['events.jsonl', eventsJsonl], ['attempts.csv', attemptsCsv], ['grid-actions.csv', gridActionsCsv],
-    ['baselines.json', baselinesJson], ['baselines.csv', baselinesCsv],
+    ['baselines.json', baselinesJson], ['baselines.csv', baselinesCsv], ['grades.csv', gradesCsv],
   ];
   for (const [name, write] of files) yield { name, data: hashed(name, write(ctx), sums) };
   const skipped: SkippedRun[] = [];
@@ -102,6 +104,7 @@ function bundleReadme(ctx: ExportContext, runs: number, skipped: readonly Skippe
     '| `grid-actions.csv` | one row per grid-task action with H-ARC column names where they map; x = column, y = row, 0-based from the top left; `time` in ms since the session started; `excluded` marks sessions a researcher excluded | `schemas/grid-actions.schema.json` |',
     '| `baselines.json` | per game level, the human baselines under the presets best, second-best, median and upper-median with their versions and completer counts (first-time, verified, non-practice players, never playtests or sessions a researcher excluded); `arc-studio score --baselines` reads it | `schemas/baselines.schema.json` |',
     '| `baselines.csv` | the same, one row per game, level and preset | `schemas/baselines-csv.schema.json` |',
+    '| `grades.csv` | one row per grade of a free-response or symbolic answer: each grader\'s criterion scores, total, pass and note (graders by their label), the researcher\'s adjudications, and the mean of agreeing grades; `final` marks the final grade of each answer | `schemas/grades.schema.json` |',
     `| \`recordings/\` | ${runs} official ARC-AGI-3 \`.recording.jsonl\` file${runs === 1 ? '' : 's'}, one per game run, named \`<session>-<item>-<run>.recording.jsonl\` | \`schemas/recording.schema.json\` |`,
     '| `SHA256SUMS` | the SHA-256 of every other file (`sha256sum -c SHA256SUMS` checks them) | |',
     '',

@@ -11,6 +11,7 @@ import { ATTEMPTS_COLUMNS, ATTEMPTS_VERSION } from './attempts';
 import { BASELINES_CSV_COLUMNS, BASELINES_CSV_VERSION } from './baselines';
 import { EVENTS_VERSION } from './events';
 import { GRID_ACTIONS_COLUMNS, GRID_ACTIONS_VERSION } from './gridActions';
+import { GRADES_COLUMNS, GRADES_VERSION } from './grades';
 
 type ColumnType = 'string' | 'integer' | 'number' | 'boolean' | 'json';
 
@@ -132,6 +133,30 @@ const GRID_SPEC: Record<string, Column> = {
   done: { type: 'boolean', description: 'H-ARC done: this action ended an attempt (a judged submission)' },
 };
 
+const GRADES_SPEC: Record<string, Column> = {
+  study_id: { type: 'string', description: 'The study id' },
+  study_version: { type: 'integer', description: 'The study version the session ran' },
+  session_id: { type: 'string', description: 'The session id (graders never see it)' },
+  participant_id: { type: 'string', description: 'PROLIFIC_PID, else workerId, else the session id' },
+  excluded: { type: 'boolean', description: 'A session a researcher excluded (its grades are kept here, never final or counted)' },
+  item_id: { type: 'string', description: 'The question item in the study' },
+  test_index: { type: 'integer', description: "The question's 0-based position in its item (0 for a one-question item)" },
+  collection: { type: 'string', empty: true, description: "The question's collection" },
+  question: { type: 'string', empty: true, description: "The question's id in its collection" },
+  answer: { type: 'string', description: 'What the participant wrote' },
+  kind: { type: 'string', description: "grade (a grader's), adjudication (the researcher's final grade) or mean (the final grade of agreeing graders)" },
+  grader: { type: 'string', empty: true, description: "The grader's label; for an adjudication, who set it (researcher); empty for a mean" },
+  criterion_scores: { type: 'json', description: "Points per rubric criterion in the rubric's order, a JSON list; [] for an item without a rubric" },
+  criterion_notes: { type: 'json', description: 'The note per rubric criterion, a JSON list of strings' },
+  total: { type: 'number', description: 'Points: the sum of the criterion scores; without a rubric 1 (correct) or 0 (incorrect)' },
+  max_points: { type: 'number', description: "The rubric's total points (1 without a rubric)" },
+  pass: { type: 'boolean', description: "The total reaches the rubric's pass mark (half its total unless the rubric states one)" },
+  note: { type: 'string', empty: true, description: 'The note on the whole answer' },
+  final: { type: 'boolean', description: "This row is the answer's final grade: the only grade, the adjudication, or the mean of agreeing grades" },
+  final_source: { type: 'string', empty: true, description: 'On a final row: single, agreed or adjudicated' },
+  graded_at: { type: 'string', empty: true, description: 'When the grade was saved, ISO 8601 UTC; empty for a mean' },
+};
+
 const eventsSchema = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   $id: `${BASE}events.schema.json`,
@@ -199,6 +224,7 @@ export function exportSchemas(): Record<string, object> {
     },
     'baselines-csv.schema.json': csvSchema('baselines-csv', BASELINES_CSV_VERSION, 'ARC Studio baselines.csv record', 'One baseline figure: a game level under one named preset.', BASELINES_CSV_COLUMNS, BASELINE_SPEC),
     'grid-actions.schema.json': csvSchema('grid-actions', GRID_ACTIONS_VERSION, 'ARC Studio grid-actions.csv record', 'One grid-task action, with H-ARC column names where they map. Coordinates: x is the column, y the row, both 0-based from the top-left cell; time is ms since the session started.', GRID_ACTIONS_COLUMNS, GRID_SPEC),
+    'grades.schema.json': csvSchema('grades', GRADES_VERSION, 'ARC Studio grades.csv record', 'One grade of a free-response or symbolic answer to a question item.', GRADES_COLUMNS, GRADES_SPEC),
     'recording.schema.json': recordingSchema,
   };
 }

@@ -11,6 +11,10 @@ import { backends } from '../store/testing';
 import type { Store } from '../store/types';
 import type { GraderQueue, GradingOverview, NewGraderLink } from '../../core/protocol/grading';
 import { finalGrades } from './grading';
+import { exportContext } from '../export/context';
+import { gradesCsv } from '../export/grades';
+import { exportSchemas } from '../export/schemas';
+import { parseCsvObjects } from '../../core/formats/csv';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const ADMIN = 'researcher-token-for-tests-0123456789';
@@ -213,6 +217,28 @@ describe.each(backends)('grading routes on $name', (backend) => {
     expect(firstProof.source).toBe('agreed');
     const ov2 = (await call('GET', 'admin/studies/grading/grading', ADMIN)).body as GradingOverview;
     expect(ov2.items.find((i) => i.item === 'q-proof')).toMatchObject({ disagreements: 0, finals: 3, distribution: [{ points: 1, count: 1 }, { points: 3, count: 1 }, { points: 4.5, count: 1 }] });
+  });
+
+  it('grades.csv: one row per grade, the adjudication and the agreeing mean, one final row per answer, every column as its schema says', async () => {
+    const ctx = await exportContext({ store, studyId: 'grading', library, replay: null, now: Date.now() });
+    let text = '';
+    for await (const chunk of gradesCsv(ctx)) text += chunk;
+    const rows = parseCsvObjects(text);
+    const schema = exportSchemas()['grades.schema.json'] as { required: string[]; properties: Record<string, { pattern?: string }> };
+    expect(Object.keys(rows[0])).toEqual(schema.required);
+    for (const r of rows) for (const [col, v] of Object.entries(r)) if (schema.properties[col].pattern) expect(new RegExp(schema.properties[col].pattern!).test(v), `${col} = ${v}`).toBe(true);
+    // 3 counted sessions x 2 answers x 2 graders; one adjudication; means for the 5 agreeing answers.
+    expect(rows.filter((r) => r.kind === 'grade')).toHaveLength(12);
+    expect(rows.filter((r) => r.kind === 'adjudication')).toHaveLength(1);
+    expect(rows.filter((r) => r.kind === 'mean')).toHaveLength(5);
+    const finals = rows.filter((r) => r.final === 'true');
+    expect(finals).toHaveLength(6);
+    expect(new Set(finals.map((r) => `${r.session_id}|${r.item_id}`)).size).toBe(6);
+    const adj = rows.find((r) => r.kind === 'adjudication')!;
+    expect(adj).toMatchObject({ item_id: 'q-proof', collection: 'arb-sample', question: 'arb-math-1', grader: 'researcher', criterion_scores: '[1,1,1,0]', total: '3', max_points: '5', pass: 'true', note: 'step half right', final: 'true', final_source: 'adjudicated' });
+    const a = rows.find((r) => r.kind === 'grade' && r.grader === 'Grader A' && r.answer.startsWith('a_n'))!;
+    expect(a).toMatchObject({ criterion_scores: '[1,1,2,1]', total: '5', pass: 'true', note: 'note by a', final: 'false', participant_id: 'p-one' });
+    expect(rows.find((r) => r.item_id === 'q-free' && r.answer === '12' && r.kind === 'mean')).toMatchObject({ criterion_scores: '[]', total: '0', max_points: '1', pass: 'false' });
   });
 
   it('a revoked link stops working and keeps its grades; a deleted study takes its graders', async () => {

@@ -282,4 +282,24 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX adjudications_by_study ON adjudications (study_id);
     `,
   },
+  {
+    version: 10,
+    name: 'participants\' responses: written descriptions, survey answers, withdrawals',
+    sql: `
+      -- What a participant wrote or answered besides grid and question answers; deleted with the
+      -- session. kind: description (part: first | last), survey (part: ''), withdraw (part: '').
+      CREATE TABLE responses (
+        session_id text NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        -- the client's id for this response, so a retried request is stored once
+        key text NOT NULL,
+        item text NOT NULL,
+        kind text NOT NULL,
+        part text NOT NULL,
+        value jsonb NOT NULL,
+        at timestamptz NOT NULL,
+        PRIMARY KEY (session_id, key),
+        UNIQUE (session_id, item, kind, part)
+      );
+    `,
+  },
 ];

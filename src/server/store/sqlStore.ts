@@ -4,7 +4,7 @@
 import type { SessionState, StoredEvent } from '../../core/study/rules';
 import { migrations } from './migrations';
 import { type GradingStore, SqlGradingStore } from './gradingStore';
-import type { AgentKeyRecord, AgentRunRecord, AuditEventInput, AuditEventRecord, DeletedRows, AgentStepRecord, AppendResult, DownloadTicket, EventInput, GameRunRecord, GameStepRecord, NewSession, SessionRecord, Store, StudyRecord, StudySource, StudySummary, SubmissionRecord, ScorecardRecord } from './types';
+import type { AgentKeyRecord, AgentRunRecord, AuditEventInput, AuditEventRecord, DeletedRows, AgentStepRecord, AppendResult, DownloadTicket, EventInput, GameRunRecord, GameStepRecord, NewSession, ResponseRecord, SessionRecord, Store, StudyRecord, StudySource, StudySummary, SubmissionRecord, ScorecardRecord } from './types';
 
 export interface Queryable {
   query<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<{ rows: R[] }>;
@@ -78,7 +78,7 @@ const APPEND_SQL = `
     acked_through = COALESCE(run.top, sessions.acked_through),
     event_count = sessions.event_count + COALESCE(cnt.n, 0),
     event_bytes = sessions.event_bytes + COALESCE(cnt.bytes, 0),
-    state = CASE WHEN sessions.state IN ('finished', 'timed_out') THEN sessions.state WHEN req.past THEN 'timed_out' ELSE 'active' END,
+    state = CASE WHEN sessions.state IN ('finished', 'timed_out', 'withdrawn') THEN sessions.state WHEN req.past THEN 'timed_out' ELSE 'active' END,
     last_event_at = to_timestamp(req.r / 1000.0)
   FROM s JOIN req ON req.sid = s.id LEFT JOIN run ON run.session_id = s.id LEFT JOIN cnt ON cnt.session_id = s.id
   WHERE sessions.id = s.id
@@ -392,6 +392,21 @@ export class SqlStore implements Store {
     return r.rows.map((row) => ({
       sessionId: row.session_id as string, key: row.key as string, item: row.item as string, testIndex: row.test_index as number,
       trial: row.trial as number | null, grid: json(row.grid), verdict: row.verdict as SubmissionRecord['verdict'], practice: row.practice as boolean, at: ms(row.at),
+    }));
+  }
+
+  async addResponse(r: ResponseRecord): Promise<boolean> {
+    const res = await this.db.query(
+      `INSERT INTO responses (session_id, key, item, kind, part, value, at) VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7) ON CONFLICT DO NOTHING RETURNING 1`,
+      [r.sessionId, r.key, r.item, r.kind, r.part, JSON.stringify(r.value), new Date(r.at)]);
+    return res.rows.length === 1;
+  }
+
+  async listResponses(sessionId: string): Promise<ResponseRecord[]> {
+    const res = await this.db.query(`SELECT * FROM responses WHERE session_id = $1 ORDER BY at, key`, [sessionId]);
+    return res.rows.map((row) => ({
+      sessionId: row.session_id as string, key: row.key as string, item: row.item as string, kind: row.kind as ResponseRecord['kind'],
+      part: row.part as string, value: json(row.value), at: ms(row.at),
     }));
   }
 

@@ -81,6 +81,21 @@ export interface SubmissionRecord {
   readonly at: number;
 }
 
+/**
+ * A participant's response besides answers (`src/server/study/responseRoutes.ts`): a written
+ * description of a task or game (`part` first or last), a survey's answers, or a withdrawal
+ * (`item`: the item the participant was on, or "" before the first).
+ */
+export interface ResponseRecord {
+  readonly sessionId: string;
+  readonly key: string;
+  readonly item: string;
+  readonly kind: 'description' | 'survey' | 'withdraw';
+  readonly part: string;
+  readonly value: unknown;
+  readonly at: number;
+}
+
 /** A run of an ARC-AGI-3 game that the server ran for a session (`src/server/arc3/runs.ts`). */
 export interface GameRunRecord {
   readonly runId: string;
@@ -252,6 +267,10 @@ export interface Store {
   /** Inserts a submission; false when its key or its trial number is already taken. */
   addSubmission(s: SubmissionRecord): Promise<boolean>;
   listSubmissions(sessionId: string): Promise<SubmissionRecord[]>;
+  /** Inserts a response; false when its key, or its (item, kind, part), is already taken. */
+  addResponse(r: ResponseRecord): Promise<boolean>;
+  /** A session's responses in the order they were stored. */
+  listResponses(sessionId: string): Promise<ResponseRecord[]>;
   /** Stores a one-time download link (by its token's hash); links that expired a day ago are dropped. */
   addDownloadTicket(t: DownloadTicket): Promise<void>;
   /**

@@ -6,7 +6,7 @@
 import { type Context, Hono } from 'hono';
 import { stream } from 'hono/streaming';
 import { z } from 'zod';
-import { StudyId, parseStudy } from '../../core/study/schema';
+import { StudyId, isPractice, parseStudy } from '../../core/study/schema';
 import type { StudyListEntry } from '../../core/protocol/api';
 import { ITEM_START, effectiveState } from '../../core/study/rules';
 import { checkStudyReferences } from '../studies';
@@ -72,7 +72,7 @@ export function adminRoutes(ctx: StudyContext): Hono {
     if (!s) return fail(c, 404, 'not_found', `No session ${c.req.param('sessionId')}.`);
     const study = await ctx.studyAt(s.studyId, s.studyVersion);
     const summary = await ctx.summarize(s, study);
-    return c.json({ session: { ...s, tokenHash: undefined, state: effectiveState(s, study, now()), flags: [...new Set([...s.flags, ...summary.flags])] }, summary, submissions: await store.listSubmissions(s.id) });
+    return c.json({ session: { ...s, tokenHash: undefined, state: effectiveState(s, study, now()), flags: [...new Set([...s.flags, ...summary.flags])] }, summary, submissions: await store.listSubmissions(s.id), responses: await store.listResponses(s.id) });
   });
 
   // The same JSON as one document ({sessionId, ackedThrough, events: [...]}), written a page at a time.
@@ -80,7 +80,7 @@ export function adminRoutes(ctx: StudyContext): Hono {
     const s = await store.getSession(c.req.param('sessionId'));
     if (!s) return fail(c, 404, 'not_found', `No session ${c.req.param('sessionId')}.`);
     const study = await ctx.studyAt(s.studyId, s.studyVersion);
-    const practice = new Set(study.items.filter((i) => i.kind !== 'page' && i.practice).map((i) => i.id));
+    const practice = new Set(study.items.filter(isPractice).map((i) => i.id));
     c.header('Content-Type', 'application/json; charset=utf-8');
     return stream(c, async (out) => {
       let current: string | null = null;

@@ -7,6 +7,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { withoutAnswers } from '../../core/formats/arcTask';
 import type { CreatedSession, FinishResult, SessionItem, SessionView, StudyIntro } from '../../core/protocol/api';
+import { questionRefs } from '../../core/study/schema';
 import { sessionOrder } from '../../core/study/shuffle';
 import { ITEM_END, ITEM_START, effectiveState, sessionProgress } from '../../core/study/rules';
 import { tallyTests } from '../../core/study/summary';
@@ -83,17 +84,24 @@ export function sessionRoutes(ctx: StudyContext): Hono {
         const indices = testIndicesOf(item, found.task.test.length);
         tests.set(item.id, indices);
         const shown = withoutAnswers(found.task);
-        items.push({ kind: 'task', id: item.id, practice: item.practice, task: { train: shown.train, test: indices.map((i) => shown.test[i]) }, testIndices: indices, limits: itemLimitsOf(study, item) });
+        items.push({ kind: 'task', id: item.id, practice: item.practice, task: { train: shown.train, test: indices.map((i) => shown.test[i]) }, testIndices: indices, limits: itemLimitsOf(study, item), ...(item.describe ? { describe: item.describe } : {}) });
       } else if (item.kind === 'game') {
         const server = ctx.deps.arc3?.service.info(item.game);
         items.push({
           kind: 'game', id: item.id, practice: item.practice, game: item.game, seed: item.seed, limits: itemLimitsOf(study, item),
+          ...(item.describe ? { describe: item.describe } : {}),
           ...(server ? { server: { title: server.title, fps: server.fps, levels: server.levels } } : {}),
         });
       } else if (item.kind === 'question') {
-        const found = ctx.deps.library.questions.question(item.collection, item.question);
-        if (!found.ok) return fail(c, 422, 'task_unavailable', `Item ${item.id}: ${found.message} Tell the researcher; your session is kept.`);
-        items.push({ kind: 'question', id: item.id, practice: item.practice, question: ctx.deps.library.questions.publicView(item.collection, found.item), limits: itemLimitsOf(study, item) });
+        const questions = [];
+        for (const ref of questionRefs(item)) {
+          const found = ctx.deps.library.questions.question(ref.collection, ref.question);
+          if (!found.ok) return fail(c, 422, 'task_unavailable', `Item ${item.id}: ${found.message} Tell the researcher; your session is kept.`);
+          questions.push(ctx.deps.library.questions.publicView(ref.collection, found.item));
+        }
+        items.push({ kind: 'question', id: item.id, practice: item.practice, questions, block: item.questions !== undefined, limits: itemLimitsOf(study, item), ...(item.title ? { title: item.title } : {}) });
+      } else if (item.kind === 'survey') {
+        items.push({ kind: 'survey', id: item.id, title: item.title, questions: item.questions, ...(item.intro ? { intro: item.intro } : {}) });
       } else {
         items.push(item);
       }
@@ -102,7 +110,7 @@ export function sessionRoutes(ctx: StudyContext): Hono {
     const progress = sessionProgress(study, session.order, marks, (id) => tally(id).every((t) => t.solved || t.trialsUsed >= study.trials));
     return c.json({
       session: { id: session.id, studyId: session.studyId, studyVersion: session.studyVersion, state: effectiveState(session, study, now()), createdAt: session.createdAt, ackedThrough: session.ackedThrough, now: now() },
-      study: { title: study.title, consent: study.consent, instructions: study.instructions, trials: study.trials, limits: study.limits, allowLevelReset: study.allowLevelReset, showActionCounter: study.showActionCounter, showTimeLeft: study.showTimeLeft },
+      study: { title: study.title, consent: study.consent, instructions: study.instructions, trials: study.trials, limits: study.limits, allowLevelReset: study.allowLevelReset, showActionCounter: study.showActionCounter, showTimeLeft: study.showTimeLeft, ...(study.withdraw ? { withdraw: study.withdraw } : {}) },
       items,
       progress: {
         current: progress.current,
@@ -122,6 +130,7 @@ export function sessionRoutes(ctx: StudyContext): Hono {
     if (session.ackedThrough < parsed.data.lastSeq) {
       return fail(c, 409, 'events_pending', `Events after seq ${session.ackedThrough} are not on the server yet (you sent up to ${parsed.data.lastSeq}); send them, then finish again.`, { ackedThrough: session.ackedThrough });
     }
+    if (session.state === 'withdrawn') return fail(c, 409, 'session_withdrawn', 'You withdrew from this study, so the session cannot be finished; you may close this page.');
     if (session.state !== 'finished') {
       const t = now();
       const summary = await ctx.summarize(session, study);

@@ -58,6 +58,7 @@ export function submissionRoutes(ctx: StudyContext): Hono {
     const t = now();
     const state = effectiveState(session, study, t);
     if (state === 'finished') return fail(c, 409, 'session_closed', 'This session is finished; no more answers are accepted.');
+    if (state === 'withdrawn') return fail(c, 409, 'session_closed', 'You withdrew from this study; no more answers are accepted.');
     if (state === 'timed_out') {
       if (session.state !== 'timed_out') await store.setSessionState(session.id, 'timed_out');
       return fail(c, 409, 'session_closed', 'The time for this session is up; no more answers are accepted.');
