@@ -13,6 +13,7 @@ import { questionImageRoutes } from './questionImagesApi';
 import { questionCollectionRoutes } from './questionCollectionsApi';
 import { apiNotFound, refuseMalformedUrl } from './http';
 import { agentRoutes } from './agents/routes';
+import { gradingRoutes } from './grading/routes';
 import type { LoadReport } from './load';
 import type { AgentService } from './agents/service';
 
@@ -47,6 +48,8 @@ export function createApi(deps: AppDeps): Hono {
   if (deps.study) api.route('/admin', questionCollectionRoutes(deps.library, deps.study.adminTokenHash));
   // The researcher's study results (core/analysis), under the same admin guard.
   if (deps.study) api.route('/admin', resultsRoutes({ ...deps.study, library: deps.library }));
+  // Grading free-response answers: the researcher's graders and adjudications, and the graders' own links.
+  if (deps.study) api.route('/', gradingRoutes({ ...deps.study, library: deps.library }));
   // Exports: one-time download links for a study's data (the admin routes carry the same guard).
   if (deps.study) api.route('/', exportRoutes({ ...deps.study, library: deps.library }));
 

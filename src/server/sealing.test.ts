@@ -150,6 +150,13 @@ const WALK: Record<string, Walk> = {
   'DELETE /admin/sessions/:sessionId': (ctx) => [{ url: `/admin/sessions/${ctx.other.sessionId}`, body: { confirm: ctx.other.sessionId } }],
   'DELETE /admin/studies/:studyId': () => [{ url: '/admin/studies/sample', body: { confirm: 'sample' } }],
   'GET /admin/studies/:studyId/audit': () => [{ url: '/admin/studies/sample/audit' }],
+  // Grading: a grader link is a token of its own; a session's token (or none) opens no grader's queue.
+  'GET /grading/queue': () => [{ url: '/grading/queue' }],
+  'PUT /grading/answers/:answerId': () => [{ url: '/grading/answers/any', body: { correct: true, note: '' } }],
+  'GET /admin/studies/:studyId/grading': () => [{ url: '/admin/studies/sample/grading' }],
+  'POST /admin/studies/:studyId/graders': () => [{ url: '/admin/studies/sample/graders', body: { label: 'curious' } }],
+  'POST /admin/studies/:studyId/graders/:graderId/revoke': () => [{ url: '/admin/studies/sample/graders/g-any/revoke' }],
+  'POST /admin/studies/:studyId/adjudications': (ctx) => [{ url: '/admin/studies/sample/adjudications', body: { sessionId: ctx.own.sessionId, item: 'q', testIndex: 0, grade: { correct: true, note: '' } } }],
   'POST /admin/studies/:studyId/question-scores': () => [{ url: '/admin/studies/sample/question-scores?collection=science', body: { id: 'sci-001', response: 'B' } }],
   'GET /admin/question-collections': () => [{ url: '/admin/question-collections' }],
   'GET /admin/question-collections/:cid/questions': () => [{ url: '/admin/question-collections/science/questions' }, { url: '/admin/question-collections/nope/questions' }],
