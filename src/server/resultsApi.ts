@@ -13,7 +13,8 @@ import type { ReplayGame } from '../core/study/rules';
 import { versionedGameId } from '../core/game';
 import { games } from '../games';
 import type { TaskLibrary } from './collections';
-import { definitionOf } from './studies';
+import { definitionOf, gameIds } from './studies';
+import type { DigestPool } from './digests/pool';
 import { adminGuard } from './studyApi';
 import type { Store } from './store/types';
 
@@ -30,7 +31,16 @@ export interface ResultsDeps {
   readonly now?: () => number;
   /** A question's subset, choices and key; the library's mounted question collections when absent. */
   readonly questionFacts?: (collection: string, question: string) => QuestionFacts | null;
+  /**
+   * Worker threads that compute cold digests off the main thread. Used for study versions whose
+   * games are all built-in (verified there by the engine, `replayWithEngine`, as `replay` does
+   * for them on the server); the others are digested here.
+   */
+  readonly digests?: DigestPool;
 }
+
+/** Sessions read and digested at once when the digests are computed on worker threads. */
+const DIGESTS_IN_FLIGHT_PER_THREAD = 2;
 
 const fail = (c: Context, status: 400 | 404, error: string, message: string) => c.json({ error, message }, status);
 
@@ -93,8 +103,9 @@ export async function computeStudyResults(deps: ResultsDeps, id: string, version
   const now = (deps.now ?? Date.now)();
 
   // Each session's digest is read back while its key holds (same analysis, log, submissions and
-  // study version's tasks and games); the others are computed from their logs, one session at a
-  // time (a few hundred logs stay well within memory and the pool), and stored for next time.
+  // study version's tasks and games); the others are computed from their logs and stored for next
+  // time: on the digest threads a few sessions per thread at once, else one at a time (either way
+  // a few logs in memory and connections of the pool).
   const sessions = (await store.listSessions(id)).filter((s) => version === null || s.studyVersion === version);
   const [stored, submissionCounts] = await Promise.all([store.readDigests(id), store.submissionCounts(id)]);
   const defs = new Map(versions.map((v) => [v.version, v.definition]));
@@ -104,23 +115,43 @@ export async function computeStudyResults(deps: ResultsDeps, id: string, version
     if (f === undefined) fingerprints.set(v, (f = versionFingerprint(defs.get(v), testCount, games, deps.replay !== null)));
     return f;
   };
-  const data: SessionData[] = [];
-  for (const session of sessions) {
-    const key = [ANALYSIS_VERSION, session.studyVersion, session.ackedThrough, session.eventCount, submissionCounts.get(session.id) ?? 0, fingerprint(session.studyVersion)].join('|');
+  const digestKey = (session: (typeof sessions)[number]) => [ANALYSIS_VERSION, session.studyVersion, session.ackedThrough, session.eventCount, submissionCounts.get(session.id) ?? 0, fingerprint(session.studyVersion)].join('|');
+  const data: SessionData[] = new Array(sessions.length);
+  const cold: number[] = [];
+  for (const [i, session] of sessions.entries()) {
     const kept = stored.get(session.id);
-    if (kept && kept.key === key) {
-      data.push({ session, digest: kept.digest as SessionDigest });
-      continue;
-    }
+    if (kept && kept.key === digestKey(session)) data[i] = { session, digest: kept.digest as SessionDigest };
+    else cold.push(i);
+  }
+  const pool = deps.digests;
+  const offThread = (def: StudyDefinition) => pool !== undefined && def.items.every((item) => item.kind !== 'game' || gameIds.has(item.game));
+  const versionCounts = new Map<number, [string, number | null][]>();
+  const countsOf = (v: number, def: StudyDefinition) => {
+    let c = versionCounts.get(v);
+    if (!c) versionCounts.set(v, (c = def.items.flatMap((item) => (item.kind === 'task' ? [[`${item.collection}\u0000${item.task}`, testCount(item.collection, item.task)] as [string, number | null]] : []))));
+    return c;
+  };
+  const digestOne = async (i: number) => {
+    const session = sessions[i];
     const def = defs.get(session.studyVersion);
     const [events, submissions] = await Promise.all([store.readEvents(session.id), store.listSubmissions(session.id)]);
     if (!def) {
-      data.push({ session, events, submissions });
-      continue;
+      data[i] = { session, events, submissions };
+      return;
     }
-    const digest = digestSession(def, session, events, submissions, testCount, deps.replay);
-    await store.saveDigest(session.id, key, digest, now);
-    data.push({ session, digest });
+    const digest = offThread(def)
+      ? await pool!.digest({ definition: def, session, events, submissions, testCounts: countsOf(session.studyVersion, def), verify: deps.replay !== null })
+      : digestSession(def, session, events, submissions, testCount, deps.replay);
+    await store.saveDigest(session.id, digestKey(session), digest, now);
+    data[i] = { session, digest };
+  };
+  if (pool) {
+    // A few sessions at a time per thread: the threads stay busy, the logs in memory stay few.
+    let next = 0;
+    const lane = async () => { while (next < cold.length) await digestOne(cold[next++]); };
+    await Promise.all(Array.from({ length: Math.min(cold.length, pool.size * DIGESTS_IN_FLIGHT_PER_THREAD) }, lane));
+  } else {
+    for (const i of cold) await digestOne(i);
   }
 
   const facts = deps.questionFacts ?? ((collection: string, question: string) => {

@@ -23,6 +23,7 @@ import { directCommands } from './agents/direct';
 import { LoadGate, loadLimitsFromEnv } from './load';
 import { studyBaselines } from './agents/baselines';
 import { computeStudyResults } from './resultsApi';
+import { DigestPool, digestThreadsFromEnv } from './digests/pool';
 import { BaselinesError, isScoringPreset, parseBaselines, type Baselines, type ScoringPresetName } from '../core/scoring';
 
 /** The built-in games' titles, level counts and current versions, as the results need them. */
@@ -148,7 +149,9 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; cl
   arc3.service.onRefresh(syncGames);
   const { replay, gameInfo } = studioGames(arc3);
 
-  const resultsDeps = { store, library, adminTokenHash: admin.hash, replay, gameInfo };
+  // Cold session digests are computed on worker threads, off the thread that acknowledges events.
+  const digests = new DigestPool(digestThreadsFromEnv(process.env));
+  const resultsDeps = { store, library, adminTokenHash: admin.hash, replay, gameInfo, digests };
   const agents = new AgentService({
     store, adminTokenHash: admin.hash, arc3: arc3.service, log, shared: Boolean(databaseUrl),
     baselines: () => agentBaselines,
@@ -162,7 +165,7 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; cl
   // Every response, the app's files and the API alike (docs/api.md, "HTTP").
   app.use('*', securityHeaders);
   const gate = new LoadGate(loadLimits, SECURITY_HEADERS);
-  app.route('/api', createApi({ library, version: version(), load: () => gate.report(), study: { store, adminTokenHash: admin.hash, replay, games, limits, gameInfo, studyFile: studyFileIn(studiesDir), arc3: { service: arc3.service, engine: arc3.engine, checkReplayer: arc3.checkReplayer } }, agents }));
+  app.route('/api', createApi({ library, version: version(), load: () => gate.report(), study: { store, adminTokenHash: admin.hash, replay, games, limits, gameInfo, digests, studyFile: studyFileIn(studiesDir), arc3: { service: arc3.service, engine: arc3.engine, checkReplayer: arc3.checkReplayer } }, agents }));
   // An API path without a route is a JSON 404, never the app's page.
   app.all('/api', apiNotFound);
   app.all('/api/*', apiNotFound);
@@ -202,6 +205,6 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; cl
   log(adminLoginMessage(admin, url));
   return {
     url,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())).then(() => gate.stop()).then(() => agents.stop()).then(() => arc3.service.stop()).then(() => store.close()),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())).then(() => gate.stop()).then(() => digests.stop()).then(() => agents.stop()).then(() => arc3.service.stop()).then(() => store.close()),
   };
 }

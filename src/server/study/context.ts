@@ -15,6 +15,7 @@ import type { TaskLibrary } from '../collections';
 import type { SessionRecord, Store } from '../store/types';
 import { DEFAULT_LIMITS, type IngestLimits } from './limits';
 import type { Arc3RouteInfo } from '../arc3/routes';
+import type { DigestPool } from '../digests/pool';
 
 export interface StudyDeps {
   readonly store: Store;
@@ -38,6 +39,8 @@ export interface StudyDeps {
   readonly studyFile?: (id: string) => Promise<string | null>;
   /** Every game's title, level count and current version, for the results; the built-in games when absent. */
   readonly gameInfo?: () => Readonly<Record<string, { readonly title: string; readonly levels: number; readonly version?: string }>>;
+  /** Worker threads for the results' cold session digests (`digests/pool.ts`); absent: on the main thread. */
+  readonly digests?: DigestPool;
 }
 
 export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429;

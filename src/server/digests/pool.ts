@@ -1,0 +1,121 @@
+/**
+ * Session digests computed in worker threads (`worker.ts`), so that a results request on a study
+ * whose digests are cold (thousands of logs to replay) leaves the main thread free to acknowledge
+ * participants' events and answer `/api/health`. At most `size` threads, each one digest at a
+ * time; jobs wait in order. Threads start on first use and end after a minute idle.
+ */
+import { Worker } from 'node:worker_threads';
+import { availableParallelism } from 'node:os';
+import type { ResultsSession, ResultsSubmission, SessionDigest } from '../../core/analysis/results';
+import type { StudyDefinition } from '../../core/study/schema';
+import type { StoredEvent } from '../../core/study/rules';
+
+/** One session to digest. The replay is the built-in games' engine (`verify`) or none. */
+export interface DigestJob {
+  readonly id: number;
+  readonly definition: StudyDefinition;
+  readonly session: ResultsSession;
+  readonly events: readonly StoredEvent[];
+  readonly submissions: readonly ResultsSubmission[];
+  /** `[collection + "\0" + task, test count]` of the version's task items. */
+  readonly testCounts: readonly (readonly [string, number | null])[];
+  readonly verify: boolean;
+}
+
+export type DigestReply = { readonly id: number; readonly digest: SessionDigest; readonly threadId: number } | { readonly id: number; readonly error: string };
+
+const IDLE_MS = 60_000;
+
+interface Thread { worker: Worker; busy: boolean; idle: NodeJS.Timeout | null }
+
+/** Threads a server uses for digests (`ARC_STUDIO_DIGEST_THREADS`): the cores but one, at most 4, at least 1. */
+export function digestThreadsFromEnv(env: Record<string, string | undefined>): number {
+  const raw = env.ARC_STUDIO_DIGEST_THREADS;
+  if (raw === undefined || raw === '') return Math.max(1, Math.min(4, availableParallelism() - 1));
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 64) throw new Error(`ARC_STUDIO_DIGEST_THREADS=${raw} is not a number of threads from 1 to 64; unset it or give one, e.g. ARC_STUDIO_DIGEST_THREADS=2.`);
+  return n;
+}
+
+export class DigestPool {
+  private readonly threads: Thread[] = [];
+  private readonly queue: { job: Omit<DigestJob, 'id'>; resolve: (d: SessionDigest) => void; reject: (e: Error) => void }[] = [];
+  private readonly waiting = new Map<number, { resolve: (d: SessionDigest) => void; reject: (e: Error) => void; thread: Thread }>();
+  private nextId = 1;
+  private stopped = false;
+  /** Digests computed so far, by the worker threads' ids (never the main thread's 0). */
+  readonly done = new Map<number, number>();
+
+  constructor(readonly size: number) {}
+
+  /** The digest of one session, computed on a worker thread. */
+  digest(job: Omit<DigestJob, 'id'>): Promise<SessionDigest> {
+    if (this.stopped) return Promise.reject(new Error('the digest threads are stopped'));
+    return new Promise<SessionDigest>((resolve, reject) => {
+      this.queue.push({ job, resolve, reject });
+      this.pump();
+    });
+  }
+
+  /** Jobs waiting for a thread or running. */
+  get pending(): number {
+    return this.queue.length + this.waiting.size;
+  }
+
+  private pump(): void {
+    while (this.queue.length) {
+      let thread = this.threads.find((t) => !t.busy);
+      if (!thread && this.threads.length < this.size) thread = this.start();
+      if (!thread) return;
+      const { job, resolve, reject } = this.queue.shift()!;
+      const id = this.nextId++;
+      thread.busy = true;
+      if (thread.idle) { clearTimeout(thread.idle); thread.idle = null; }
+      this.waiting.set(id, { resolve, reject, thread });
+      thread.worker.postMessage({ ...job, id } satisfies DigestJob);
+    }
+  }
+
+  private start(): Thread {
+    const worker = new Worker(new URL('./worker.mjs', import.meta.url));
+    const thread: Thread = { worker, busy: false, idle: null };
+    worker.unref();
+    worker.on('message', (reply: DigestReply) => {
+      const w = this.waiting.get(reply.id);
+      if (!w) return;
+      this.waiting.delete(reply.id);
+      thread.busy = false;
+      if ('error' in reply) w.reject(new Error(`A session's digest failed: ${reply.error}`));
+      else {
+        this.done.set(reply.threadId, (this.done.get(reply.threadId) ?? 0) + 1);
+        w.resolve(reply.digest);
+      }
+      if (!this.queue.length) thread.idle = setTimeout(() => this.retire(thread), IDLE_MS).unref();
+      this.pump();
+    });
+    // A thread that dies (out of memory) fails its job; the next job starts a new thread.
+    const died = (e: Error) => {
+      this.retire(thread);
+      for (const [id, w] of this.waiting) if (w.thread === thread) { this.waiting.delete(id); w.reject(e); }
+      this.pump();
+    };
+    worker.on('error', died);
+    worker.on('exit', (code) => { if (this.threads.includes(thread)) died(new Error(`a digest thread exited (${code})`)); });
+    this.threads.push(thread);
+    return thread;
+  }
+
+  private retire(thread: Thread): void {
+    const at = this.threads.indexOf(thread);
+    if (at < 0) return;
+    this.threads.splice(at, 1);
+    if (thread.idle) clearTimeout(thread.idle);
+    void thread.worker.terminate();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const q of this.queue.splice(0)) q.reject(new Error('the server is stopping'));
+    await Promise.all([...this.threads].map((t) => { this.retire(t); return t.worker.terminate(); }));
+  }
+}
