@@ -180,11 +180,12 @@ describe('GET /api/admin/studies/:studyId/results', () => {
     expect(cat.flags).toEqual(['game_log_unverified:lamps']);
     expect(cat.state).toBe('active');
     // Ann: task 0 -> 8 000, game 10 000 -> 16 000; practice skipped, mirror left, lamps open: 2 of 3.
-    // Actions: resize, 2 paints, 3 submits, copy.input; the game's 7 (RESET and 6 clicks).
-    expect(r.participants[0]).toMatchObject({ state: 'active', itemsDone: 2, itemsTotal: 3, activeMs: 8_000 + 6_000, actions: 7 + 7, finishedAt: null });
-    // Cat: RESET at 0, the click at 100; the replay accepts both actions even though a hash is wrong.
-    expect(cat).toMatchObject({ itemsDone: 2, activeMs: 100, actions: 2 });
-    expect(r.participants[3]).toMatchObject({ playtest: true, itemsDone: 2, activeMs: 10, actions: 2 });
+    // Actions: the task's grid changes (resize, 2 paints, copy.input; not the submits); the game's
+    // 6 clicks (the opening RESET is a full reset, not an action).
+    expect(r.participants[0]).toMatchObject({ state: 'active', itemsDone: 2, itemsTotal: 3, activeMs: 8_000 + 6_000, actions: 4 + 6, finishedAt: null });
+    // Cat: RESET at 0, the click at 100: one action, counted from the log though a hash is wrong.
+    expect(cat).toMatchObject({ itemsDone: 2, activeMs: 100, actions: 1 });
+    expect(r.participants[3]).toMatchObject({ playtest: true, itemsDone: 2, activeMs: 10, actions: 1 });
   });
 
   it('gives the task figures from the judged submissions and the logs', async () => {

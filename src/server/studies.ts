@@ -118,10 +118,10 @@ export function definitionOf(record: StudyRecord): StudyDefinition {
  */
 export const replayWithEngine: ReplayGame = (gameId, events) => {
   const versions = gameVersions(gameId);
-  if (versions.length === 0) return { problems: [{ seq: events[0]?.seq ?? 0, message: `no game "${gameId}" on this server` }], actions: 0, levelsCompleted: 0 };
+  if (versions.length === 0) return { problems: [{ seq: events[0]?.seq ?? 0, message: `no game "${gameId}" on this server` }], levelsCompleted: 0 };
   const r = replayRecordedVersion(versions, events);
   return {
-    problems: r.problems, actions: r.steps.length, levelsCompleted: r.steps.reduce((m, s) => Math.max(m, s.response.levels_completed), 0),
+    problems: r.problems, levelsCompleted: r.steps.reduce((m, s) => Math.max(m, s.response.levels_completed), 0),
     version: r.version, ...(r.otherVersion ? { otherVersion: r.otherVersion } : {}),
   };
 };

@@ -188,12 +188,13 @@ describe('study results: participants', () => {
     expect(row('p6')).toMatchObject({ state: 'abandoned', itemsDone: 0, itemsTotal: 3, activeMs: 0, actions: 0, flags: [], finishedAt: null });
     // p1: practice skipped (finished), "two" finished by starting "lamps", "lamps" ended: 3 of 3.
     // Task span 10 000 -> 20 000 less 1 000 hidden and 1 000 idle; game span 30 000 -> 37 000 (item.end).
-    // Actions (the session rules' isAction): task events other than item.start/visibility/idle:
-    // task.open, tool, 3 paints, stroke.end, fill, submit, test.select, copy.input, 3 submits,
-    // undo = 14; game: the replay's 7 (RESET and 6 clicks).
-    expect(row('p1')).toMatchObject({ state: 'finished', itemsDone: 3, itemsTotal: 3, activeMs: 8_000 + 7_000, actions: 21, flags: [] });
-    // p2: task 1 000 -> 6 000 with 9 actions; game 10 000 -> 10 000 + 11 x 500 with 12 actions.
-    expect(row('p2')).toMatchObject({ itemsDone: 2, activeMs: 5_000 + 5_500, actions: 9 + 12 });
+    // Actions (core/study/actions.ts): the task's grid changes: 3 paints, fill, copy.input,
+    // undo = 6 (tool, stroke.end, submits, test.select are not actions); game: the scorecard's
+    // 6 clicks (the opening RESET is a full reset, not an action).
+    expect(row('p1')).toMatchObject({ state: 'finished', itemsDone: 3, itemsTotal: 3, activeMs: 8_000 + 7_000, actions: 6 + 6, flags: [] });
+    // p2: task 1 000 -> 6 000 with 3 grid changes (paste, resize, paint; not the select or copy);
+    // game 10 000 -> 10 000 + 11 x 500 with 11 actions (its level RESET counts, the opening one not).
+    expect(row('p2')).toMatchObject({ itemsDone: 2, activeMs: 5_000 + 5_500, actions: 3 + 11 });
     expect(row('p4').flags).toEqual(['game_log_unverified:lamps']);
     expect(row('p5')).toMatchObject({ playtest: true, params: { mode: 'playtest' } });
   });

@@ -24,6 +24,7 @@
 import type { StudyDefinition, TaskItem } from '../study/schema';
 import { effectiveState, ITEM_END, ITEM_START, type ReplayGame, type SessionState, type StoredEvent } from '../study/rules';
 import { summarizeSession, type SubmissionTally } from '../study/summary';
+import { GRID_ACTION_KINDS } from '../study/actions';
 import { splitRuns } from '../scoring/accounting';
 import {
   BASELINE_PRESETS, BASELINE_PRESET_NAMES, baselineOf, computeBaselines, firstRunLevels, firstRunSteps,
@@ -77,7 +78,7 @@ export type SessionData =
  * The version of what `digestSession` computes: a digest stored under another version is
  * computed again from the log. Raise it with any change to the digest or to what goes into it.
  */
-export const ANALYSIS_VERSION = 3;
+export const ANALYSIS_VERSION = 4;
 
 /** What one participant's log gives one counted task item. */
 export interface TaskDigest {
@@ -168,7 +169,7 @@ export interface ParticipantResult {
    * (`activeTime`, src/core/study/activeTime.ts).
    */
   readonly activeMs: number;
-  /** Actions on counted items as the session rules count them (`isAction`; games: the verified replay's count). */
+  /** Actions on counted items, as `itemActions` (core/study/actions.ts) defines them for every item kind. */
   readonly actions: number;
   /** The stored flags and the derived ones: `low_effort`, `game_log_unverified:<item>`, `repeat_participant`, ... */
   readonly flags: string[];
@@ -191,13 +192,8 @@ const TOOL_OF_KIND: Readonly<Record<string, ToolName>> = {
 };
 const TOOL_NAMES: readonly ToolName[] = ['edit', 'select', 'wand', 'fill', 'copy', 'paste', 'resize', 'copy.input', 'reset', 'undo', 'redo', 'recolor', 'rotate', 'flip', 'move', 'crop'];
 
-/**
- * The grid-changing event kinds: each is one action. A `paint` event is one cell, so a stroke
- * over n cells counts n, as in H-ARC, whose interface (the original ARC testing interface)
- * changes one cell per logged edit. Selecting, copying to the clipboard, choosing a tool or
- * colour, switching test input and submitting change no grid and are not actions.
- */
-export const GRID_ACTION_KINDS: ReadonlySet<string> = new Set(['paint', 'fill', 'recolor', 'rotate', 'flip', 'move', 'crop', 'paste', 'resize', 'copy.input', 'reset', 'undo', 'redo']);
+/** The grid-changing event kinds (core/study/actions.ts): each is one action of a task. */
+export { GRID_ACTION_KINDS } from '../study/actions';
 
 /** Results of one grid-task item over the counted participants. */
 export interface TaskResult {

@@ -4,3 +4,4 @@ export * from './shuffle';
 export * from './rules';
 export * from './summary';
 export * from './activeTime';
+export * from './actions';

@@ -6,6 +6,7 @@
 import type { StudyDefinition, StudyItem } from './schema';
 import { isPractice } from './schema';
 import { activeTime, untilItemEnd } from './activeTime';
+import { itemActions } from './actions';
 
 /** An event as stored: the envelope plus the server's receive time (ms since the epoch). */
 export interface StoredEvent {
@@ -31,13 +32,6 @@ export function isFinalState(state: SessionState): boolean {
 export const ITEM_START = 'item.start';
 export const ITEM_END = 'item.end';
 
-const META_KINDS = new Set(['visibility', 'idle', 'focus', 'blur', 'heartbeat', 'game.open']);
-
-/** Whether an event is something the participant did to the item (counts as an action). */
-export function isAction(kind: string): boolean {
-  return !META_KINDS.has(kind) && !kind.startsWith('item.') && !kind.startsWith('session.');
-}
-
 /** Splits a log into the events of each item, by the `item.start` markers. */
 export function eventsByItem(events: readonly StoredEvent[]): Map<string, StoredEvent[]> {
   const out = new Map<string, StoredEvent[]>();
@@ -60,6 +54,7 @@ export interface ItemProgress {
   /** Server time of the first `item.start`, ms since the epoch. */
   readonly startedAt: number | null;
   readonly finished: boolean;
+  /** The item's actions as `itemActions` (core/study/actions.ts) counts them. */
   readonly actions: number;
   /** Server time from the item's first to its last event, ms. */
   readonly durationMs: number;
@@ -100,7 +95,7 @@ export function sessionProgress(
       started: evs.length > 0,
       startedAt: first ? first.receivedAt : null,
       finished: ended.has(item.id) || p < lastStarted || (item.kind === 'task' && taskDone(item.id)),
-      actions: evs.filter((e) => isAction(e.kind)).length,
+      actions: itemActions(item, evs),
       durationMs: first && last ? last.receivedAt - first.receivedAt : 0,
       activeMs: activeTime(untilItemEnd(evs, item.id)).activeMs,
     };
@@ -137,9 +132,14 @@ export function stateAfterEvents(s: SessionClock, study: StudyDefinition, now: n
   return 'active';
 }
 
-/** Whether an attempt counts under the study's rule (more than `minActions`, under `maxMinutes`). */
-export function attemptCounts(study: StudyDefinition, actions: number, durationMs: number): boolean {
-  return actions > study.attempt.minActions && durationMs < study.attempt.maxMinutes * 60_000;
+/**
+ * Whether an attempt counts under the study's rule: under `maxMinutes`, and for a game more than
+ * `minActions` actions (the ARC-AGI-3 calibration's rule; a grid task solved in a few edits or
+ * a question answered with one pick is a full attempt).
+ */
+export function attemptCounts(study: StudyDefinition, kind: StudyItem['kind'], actions: number, durationMs: number): boolean {
+  if (durationMs >= study.attempt.maxMinutes * 60_000) return false;
+  return kind !== 'game' || actions > study.attempt.minActions;
 }
 
 /**
@@ -157,8 +157,6 @@ export function isLowEffort(study: StudyDefinition, items: readonly ItemProgress
 export interface GameReplaySummary {
   /** Disagreements between the log and the engine (tampering, a changed game, a broken client). */
   readonly problems: readonly { seq: number; message: string }[];
-  /** Actions the engine accepted. */
-  readonly actions: number;
   /** Highest `levels_completed` the replay reached. */
   readonly levelsCompleted: number;
   /** The game version the events were replayed on, or recorded on when not replayed (`push-<hash>`). */
@@ -188,7 +186,6 @@ export interface GameVerification {
   readonly currentVersion?: string;
   /** From the server's replay, never from the log. */
   readonly levelsCompleted: number;
-  readonly actions: number;
   /** Why the log is not trusted, when it is not. */
   readonly flags: string[];
 }
@@ -206,10 +203,10 @@ export function verifyGameLog(item: { game: string }, events: readonly StoredEve
   const version = r.version !== undefined ? { version: r.version } : {};
   if (r.otherVersion && flags.length === 0) {
     flags.push(`recorded on ${r.otherVersion.recorded}; this server runs ${r.otherVersion.current} and cannot replay it`);
-    return { verified: false, status: 'other_version', ...version, currentVersion: r.otherVersion.current, levelsCompleted: r.levelsCompleted, actions: r.actions, flags };
+    return { verified: false, status: 'other_version', ...version, currentVersion: r.otherVersion.current, levelsCompleted: r.levelsCompleted, flags };
   }
   for (const p of r.problems.slice(0, 10)) flags.push(`event ${p.seq}: ${p.message}`);
   if (r.problems.length > 10) flags.push(`and ${r.problems.length - 10} more events that do not replay`);
   const verified = flags.length === 0;
-  return { verified, status: verified ? 'verified' : 'unverified', ...version, levelsCompleted: r.levelsCompleted, actions: r.actions, flags };
+  return { verified, status: verified ? 'verified' : 'unverified', ...version, levelsCompleted: r.levelsCompleted, flags };
 }

@@ -106,10 +106,13 @@ describe('session rules', () => {
     expect(stateAfterEvents({ ...clock, state: 'started' }, s, created + 91 * 60_000)).toBe('timed_out');
   });
 
-  it('counts attempts with more than 30 actions under 30 minutes', () => {
-    expect(attemptCounts(s, 31, 29 * 60_000)).toBe(true);
-    expect(attemptCounts(s, 30, 60_000)).toBe(false);
-    expect(attemptCounts(s, 100, 30 * 60_000)).toBe(false);
+  it('counts game attempts with more than 30 actions under 30 minutes, tasks and questions under 30 minutes', () => {
+    expect(attemptCounts(s, 'game', 31, 29 * 60_000)).toBe(true);
+    expect(attemptCounts(s, 'game', 30, 60_000)).toBe(false);
+    expect(attemptCounts(s, 'game', 100, 30 * 60_000)).toBe(false);
+    expect(attemptCounts(s, 'task', 4, 60_000)).toBe(true);
+    expect(attemptCounts(s, 'question', 1, 60_000)).toBe(true);
+    expect(attemptCounts(s, 'task', 100, 30 * 60_000)).toBe(false);
   });
 
   it('flags low effort when most visited items got almost no actions', () => {

@@ -50,16 +50,14 @@ export function summarizeSession(
   const flags: string[] = [];
   const items = progress.items.map((p, pos): ItemSummary => {
     const def = study.items[order[pos]];
-    let actions = p.actions;
+    const actions = p.actions;
     let game: GameVerification | undefined;
     if (def.kind === 'game' && replay && p.started) {
       game = verifyGameLog(def, byItem.get(def.id) ?? [], replay);
-      // A log of another version was not replayed: its own count stands, unverified.
-      if (game.status !== 'other_version') actions = game.actions;
       if (!game.verified) flags.push(`${game.status === 'other_version' ? 'game_log_other_version' : 'game_log_unverified'}:${def.id}`);
     }
     const tests = def.kind === 'task' ? tallyTests(submissions, def.id, testIndices(def.id)) : undefined;
-    const counts = def.kind !== 'page' && !p.practice && p.started && attemptCounts(study, actions, p.durationMs);
+    const counts = def.kind !== 'page' && !p.practice && p.started && attemptCounts(study, def.kind, actions, p.durationMs);
     return { ...p, actions, counts, ...(tests ? { tests } : {}), ...(game ? { game } : {}) };
   });
   if (isLowEffort(study, items)) flags.push('low_effort');

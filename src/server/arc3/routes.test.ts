@@ -119,8 +119,10 @@ for (const backend of backends) {
       const def = parseStudy(STUDY);
       if (!def.ok) throw new Error('study');
       const replay: ReplayGame = (g, evs) => arc3.service.replay(g, evs) ?? replayWithEngine(g, evs);
-      const good = summarizeSession(def.study, [0], log, [], () => [], replay).items[0].game;
-      expect(good).toMatchObject({ verified: true, status: 'verified', actions: 6, version: LS20 });
+      const summary = summarizeSession(def.study, [0], log, [], () => [], replay).items[0];
+      expect(summary.game).toMatchObject({ verified: true, status: 'verified', version: LS20 });
+      // The scorecard's count: the five moves; the opening RESET is not an action.
+      expect(summary.actions).toBe(moves.length);
       const forged = log.map((e) => (e.kind === 'game.action' && e.data.step === 3 ? { ...e, data: { ...e.data, level: 1 } } : e));
       const bad = summarizeSession(def.study, [0], forged, [], () => [], replay).items[0].game;
       expect(bad?.verified).toBe(false);

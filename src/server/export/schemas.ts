@@ -12,6 +12,7 @@ import { BASELINES_CSV_COLUMNS, BASELINES_CSV_VERSION } from './baselines';
 import { EVENTS_VERSION } from './events';
 import { GRID_ACTIONS_COLUMNS, GRID_ACTIONS_VERSION } from './gridActions';
 import { GRADES_COLUMNS, GRADES_VERSION } from './grades';
+import { RESPONSES_COLUMNS, RESPONSES_VERSION } from './responses';
 
 type ColumnType = 'string' | 'integer' | 'number' | 'boolean' | 'json';
 
@@ -59,7 +60,7 @@ const ATTEMPT_SPEC: Record<string, Column> = {
   participant_id: { type: 'string', description: 'PROLIFIC_PID, else workerId, else the session id' },
   prolific_pid: { type: 'string', empty: true, description: "Prolific's PROLIFIC_PID from the study link" },
   worker_id: { type: 'string', empty: true, description: "MTurk's workerId from the study link" },
-  session_state: { type: 'string', description: 'started, active, finished, timed_out or abandoned, at export time' },
+  session_state: { type: 'string', description: 'started, active, finished, timed_out, abandoned or withdrawn, at export time' },
   playtest: { type: 'boolean', description: "A designer's playtest session (never counted)" },
   excluded: { type: 'boolean', description: 'A session a researcher excluded (kept here, never counted in results or baselines)' },
   excluded_reason: { type: 'string', empty: true, description: "The researcher's reason for the exclusion, when given" },
@@ -72,8 +73,8 @@ const ATTEMPT_SPEC: Record<string, Column> = {
   practice: { type: 'boolean', description: 'A practice item (never counted)' },
   started: { type: 'boolean', description: 'The participant opened the item (logged its item.start)' },
   finished: { type: 'boolean', description: 'Ended, left for a later item, or (tasks) every test input solved or out of trials' },
-  counts: { type: 'boolean', description: "The attempt counts under the study's attempt rule (more than attempt.minActions actions, under attempt.maxMinutes); never for practice" },
-  actions: { type: 'integer', description: "Actions on the item (games: the server replay's accepted actions)" },
+  counts: { type: 'boolean', description: "The attempt counts under the study's attempt rule (under attempt.maxMinutes, and for a game more than attempt.minActions actions); never for practice" },
+  actions: { type: 'integer', description: 'Actions on the item (docs/api.md, Definitions): grid changes of a task (a painted cell is one), the scorecard count of a game (full RESETs are none), answer changes of a question' },
   duration_ms: { type: 'number', description: "Server receive time from the item's first to its last event, ms" },
   active_ms: { type: 'number', description: 'Time on task: the client-clock span of the item without hidden-tab and idle time, ms (docs/api.md, "Definitions")' },
   tests: { type: 'integer', empty: true, description: 'Task items: test inputs shown' },
@@ -157,6 +158,31 @@ const GRADES_SPEC: Record<string, Column> = {
   graded_at: { type: 'string', empty: true, description: 'When the grade was saved, ISO 8601 UTC; empty for a mean' },
 };
 
+const RESPONSES_SPEC: Record<string, Column> = {
+  study_id: { type: 'string', description: 'The study id' },
+  study_version: { type: 'integer', description: 'The study version the session ran' },
+  session_id: { type: 'string', description: 'The session id' },
+  participant_id: { type: 'string', description: 'PROLIFIC_PID, else workerId, else the session id' },
+  session_state: { type: 'string', description: 'started, active, finished, timed_out, abandoned or withdrawn, at export time' },
+  playtest: { type: 'boolean', description: "A designer's playtest session (never counted)" },
+  excluded: { type: 'boolean', description: 'A session a researcher excluded (kept here, never counted)' },
+  item_id: { type: 'string', empty: true, description: 'The item in the study; for a withdrawal, the item the participant was on (empty before the first)' },
+  item_kind: { type: 'string', empty: true, description: 'question, survey, task or game' },
+  practice: { type: 'boolean', empty: true, description: 'A practice item (never counted)' },
+  kind: { type: 'string', description: 'question (an answer to a question), survey (a survey answer), description (a written description of a task or game) or withdraw' },
+  question_index: { type: 'integer', empty: true, description: "Questions: the 0-based place in the item (0 for a one-question item; the answer's test index)" },
+  question_id: { type: 'string', empty: true, description: "Questions: the question's id in its collection; surveys: the survey question's id" },
+  collection: { type: 'string', empty: true, description: "Questions: the question's collection" },
+  part: { type: 'string', empty: true, description: 'Descriptions: first (after the first submission on a task) or last (on leaving it; a game has only last)' },
+  answer: { type: 'string', empty: true, description: 'The choice label or the text (questions), the answer (surveys; several options "; " separated), the text (descriptions), the reason (withdraw); empty when not answered' },
+  comment: { type: 'string', empty: true, description: "Withdraw: the participant's comment" },
+  verdict: { type: 'string', empty: true, description: "Questions: the server's judgement, correct, wrong or ungraded (kept for grading); empty when not answered" },
+  correct: { type: 'boolean', empty: true, description: 'Questions: the verdict is correct (empty when ungraded or not answered)' },
+  item_time_ms: { type: 'number', empty: true, description: "Client time on the item, ms: from its item.start to its item.end (or its last event)" },
+  changes: { type: 'integer', empty: true, description: 'Answer changes logged before the answer was sent: choices picked and text edits (logged when typing pauses) of a question; changes of a survey answer; text edits of a description' },
+  answered_at: { type: 'string', empty: true, description: 'When the server stored the answer, ISO 8601 UTC' },
+};
+
 const eventsSchema = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   $id: `${BASE}events.schema.json`,
@@ -225,6 +251,7 @@ export function exportSchemas(): Record<string, object> {
     'baselines-csv.schema.json': csvSchema('baselines-csv', BASELINES_CSV_VERSION, 'ARC Studio baselines.csv record', 'One baseline figure: a game level under one named preset.', BASELINES_CSV_COLUMNS, BASELINE_SPEC),
     'grid-actions.schema.json': csvSchema('grid-actions', GRID_ACTIONS_VERSION, 'ARC Studio grid-actions.csv record', 'One grid-task action, with H-ARC column names where they map. Coordinates: x is the column, y the row, both 0-based from the top-left cell; time is ms since the session started.', GRID_ACTIONS_COLUMNS, GRID_SPEC),
     'grades.schema.json': csvSchema('grades', GRADES_VERSION, 'ARC Studio grades.csv record', 'One grade of a free-response or symbolic answer to a question item.', GRADES_COLUMNS, GRADES_SPEC),
+    'responses.schema.json': csvSchema('responses', RESPONSES_VERSION, 'ARC Studio responses.csv record', "One participant's answer to a question, a survey question, a written description or a withdrawal.", RESPONSES_COLUMNS, RESPONSES_SPEC),
     'recording.schema.json': recordingSchema,
   };
 }

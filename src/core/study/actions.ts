@@ -1,0 +1,60 @@
+/**
+ * What an "action" is, once for the whole studio: the participants table, the replay sidebar,
+ * the results, the attempt rule, the low-effort flag and every export count with `itemActions`.
+ *
+ * - Grid tasks: each grid-changing event is one action (`GRID_ACTION_KINDS`), as H-ARC counts
+ *   them. A `paint` event is one cell, so a stroke over n cells is n actions. Choosing a tool or
+ *   a colour, selecting, copying to the clipboard, switching test input and submitting change no
+ *   grid and are not actions.
+ * - Games: the official scorecard's count (`splitRuns`): every ACTION1-7 and every level RESET
+ *   is one; a full reset (the opening RESET, or one that starts the game over) is not. Summed
+ *   over every run of the item, it is the scorecard's `total_actions`.
+ * - Question items: each change of the answer (a choice picked, typed text sent).
+ * - Pages: none.
+ */
+import { splitRuns } from '../game/accounting';
+import type { GameAction, GameState } from '../game/types';
+import type { StudyItem } from './schema';
+
+/** The grid-changing event kinds of a task item: each is one action. */
+export const GRID_ACTION_KINDS: ReadonlySet<string> = new Set(['paint', 'fill', 'recolor', 'rotate', 'flip', 'move', 'crop', 'paste', 'resize', 'copy.input', 'reset', 'undo', 'redo']);
+
+/** The answer-changing event kinds of a question item. */
+export const ANSWER_ACTION_KINDS: ReadonlySet<string> = new Set(['question.choice', 'question.input']);
+
+/** An event as `itemActions` reads it. */
+export interface ActionEvent {
+  readonly kind: string;
+  readonly data: Readonly<Record<string, unknown>>;
+}
+
+const GAME_STATES: ReadonlySet<string> = new Set(['NOT_PLAYED', 'NOT_FINISHED', 'WIN', 'GAME_OVER']);
+
+/**
+ * The scorecard's total over every run of a game's logged `game.action` events (those naming
+ * `game`, or every one when `game` is not given).
+ */
+export function gameActions(events: readonly ActionEvent[], game?: string): number {
+  const steps = [];
+  for (const e of events) {
+    if (e.kind !== 'game.action' || (game !== undefined && e.data.game !== game)) continue;
+    const { action, level, state } = e.data;
+    if (typeof action !== 'string') continue;
+    steps.push({
+      action: action as GameAction,
+      levelsCompleted: typeof level === 'number' ? level : 0,
+      state: (typeof state === 'string' && GAME_STATES.has(state) ? state : 'NOT_FINISHED') as GameState,
+    });
+  }
+  return splitRuns(steps).reduce((sum, r) => sum + r.actions, 0);
+}
+
+/** Actions in one item's events, by the item's kind (see the module's definition). */
+export function itemActions(item: Pick<StudyItem, 'kind'> & { game?: string }, events: readonly ActionEvent[]): number {
+  switch (item.kind) {
+    case 'task': return events.filter((e) => GRID_ACTION_KINDS.has(e.kind)).length;
+    case 'game': return gameActions(events, item.game);
+    case 'question': return events.filter((e) => ANSWER_ACTION_KINDS.has(e.kind)).length;
+    default: return 0;
+  }
+}
