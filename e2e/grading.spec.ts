@@ -55,7 +55,7 @@ async function gradeAll(page: Page, good: number[], poor: number[]): Promise<voi
 }
 
 test('two graders grade a free response blind, the researcher adjudicates, the studio shows agreement and the final grade', async ({ browser, page, request }) => {
-  test.setTimeout(180_000);
+  test.setTimeout(240_000);
   const id = `e2e-grading-${Date.now().toString(36)}`;
   const definition = JSON.parse(readFileSync('data/example-studies/questions.json', 'utf8'));
   const saved = await request.post(`/api/admin/studies/${id}`, { headers: ADMIN, data: { definition } });

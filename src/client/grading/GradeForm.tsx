@@ -94,7 +94,7 @@ export function GradeForm({ q, grade, onSave, saveLabel = 'Save grade', extra }:
           <legend className="mb-1 text-sm font-semibold text-slate-200">Rubric <span className="font-normal text-slate-400">({q.maxPoints} points; passes at {q.passMark})</span></legend>
           {q.rubric.criteria.map((c, i) => (
             <div key={i} className="grid grid-cols-1 gap-2 rounded-lg border border-slate-800 bg-slate-900/50 p-3 sm:grid-cols-[1fr_auto]">
-              <div className="text-sm text-slate-100" id={`${id}-c${i}`}><span className="mr-1 text-slate-400">{i + 1}.</span><MathText text={c.text} /></div>
+              <div className="flex gap-2 text-sm text-slate-100" id={`${id}-c${i}`}><span className="text-slate-400">{i + 1}.</span><MathText text={c.text} /></div>
               <label className="flex items-center gap-2 text-sm text-slate-300">
                 Points
                 <input type="number" min={0} max={c.points} step="any" inputMode="decimal" className={`${inputClass} w-20`} aria-describedby={`${id}-c${i}`}

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { agreementOf, answerStatus, cohensKappa, disagree, type GradeRow, meanGrade, pearson, scoreDistribution } from './agreement';
 import { type Grade, makeGrade, passMark } from './grade';
+import { formatQuestionProblem, parseQuestionFile } from '../questions/parse';
 
 const RUBRIC = { criteria: [{ text: 'closed form', points: 1 }, { text: 'base case', points: 1 }, { text: 'step', points: 2 }, { text: 'conclusion', points: 1 }] };
 const grade = (points: number, maxPoints = 5, pass = points >= maxPoints / 2): Grade => ({ criteria: [], points, maxPoints, pass, note: '' });
@@ -48,6 +49,13 @@ describe('grades: criterion scores checked and added up, the pass rule', () => {
     const strict = { ...RUBRIC, pass: 4 };
     const g = makeGrade(strict, { criteria: [{ points: 1, note: '' }, { points: 1, note: '' }, { points: 1, note: '' }, { points: 0, note: '' }], note: '' });
     expect(g.ok && g.grade).toMatchObject({ points: 3, pass: false });
+  });
+
+  it('reads a rubric\'s pass mark from a question file, and refuses one above the total', () => {
+    const line = (pass: number) => JSON.stringify({ id: `p${pass}`, prompt: 'Prove it.', rubric: { criteria: [{ text: 'a', points: 2 }, { text: 'b', points: 1 }], pass } });
+    const parsed = parseQuestionFile('q.jsonl', [line(2), line(4)].join('\n'));
+    expect(parsed.items.map((q) => q.rubric?.pass)).toEqual([2]);
+    expect(parsed.problems.map(formatQuestionProblem)).toEqual([expect.stringContaining("rubric.pass: is more than the criteria's total points")]);
   });
 
   it('marks an item without a rubric correct (1 of 1) or incorrect (0 of 1)', () => {
