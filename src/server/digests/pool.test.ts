@@ -56,7 +56,7 @@ describe.each(backends)('digests on worker threads, $name', (backend) => {
 
     let running = true;
     const t0 = performance.now();
-    const results = app.request('/admin/studies/cold/results', { headers: { Authorization: `Bearer ${ADMIN}` } }).then(async (r) => { running = false; await r.json(); return { status: r.status }; });
+    const results = Promise.resolve(app.request('/admin/studies/cold/results', { headers: { Authorization: `Bearer ${ADMIN}` } })).then(async (r) => { running = false; await r.json(); return { status: r.status }; });
     const latencies: number[] = [];
     while (running) {
       latencies.push(await ack());
