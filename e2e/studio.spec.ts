@@ -9,8 +9,17 @@ import { Timeline } from '../src/core/log/timeline';
 import { gameRunReducer, renderRun, hashFrame } from '../src/core/game';
 import type { LogEvent } from '../src/core/log/events';
 import { games, solutions } from '../src/games';
+import { itemActions } from '../src/core/study/actions';
 import { completeCurrentItem, sampleStudy, serverEvents } from './study-helpers';
 import { performGameAction } from './helpers';
+
+/** The 0-based index of a table's column by its header's text. */
+async function columnIndex(table: ReturnType<Page['getByRole']>, header: string): Promise<number> {
+  const headers = await table.getByRole('columnheader').allInnerTexts();
+  const i = headers.findIndex((h) => h.trim().startsWith(header));
+  expect(i, `column ${header} in ${headers.join(', ')}`).toBeGreaterThanOrEqual(0);
+  return i;
+}
 
 async function runParticipant(page: Page, pid: string): Promise<void> {
   const study = sampleStudy();
@@ -51,10 +60,23 @@ test('a researcher sees the funnel and baselines of the sample study and replays
 
   // Replay the first participant's game from the middle of its log.
   await page.getByRole('tab', { name: /Participants/ }).click();
+  const tableActions = Number(await table.getByRole('row', { name: new RegExp(a) }).getByRole('cell').nth(await columnIndex(table, 'Actions')).innerText());
   await table.getByRole('row', { name: new RegExp(a) }).getByRole('link', { name: 'Replay' }).click();
-  await page.getByRole('list', { name: 'Items' }).getByRole('button', { name: /^push/ }).click();
   const sessionId = page.url().split('/sessions/')[1];
   const all = await serverEvents(request, sessionId);
+  // One definition of actions: the replay sidebar counts each item as itemActions does on the
+  // stored log, and the participants table's figure is their sum over the counted items.
+  const study = sampleStudy();
+  let counted = 0;
+  for (const item of study.items) {
+    const from = all.findIndex((e) => e.kind === 'item.start' && e.data.item === item.id);
+    const to = all.findIndex((e, i) => i > from && e.kind === 'item.start');
+    const n = itemActions(item, all.slice(from, to < 0 ? undefined : to));
+    if (item.kind !== 'page') await expect(page.getByRole('list', { name: 'Items' }).getByRole('button', { name: new RegExp(`^${item.id}`) })).toContainText(`${item.kind} · ${n} actions`);
+    if (item.kind !== 'page' && !('practice' in item && item.practice)) counted += n;
+  }
+  expect(tableActions).toBe(counted);
+  await page.getByRole('list', { name: 'Items' }).getByRole('button', { name: /^push/ }).click();
   const start = all.findIndex((e) => e.kind === 'item.start' && e.data.item === 'push');
   const end = all.findIndex((e, i) => i > start && e.kind === 'item.start');
   const itemEvents: LogEvent[] = all.slice(start, end < 0 ? undefined : end);

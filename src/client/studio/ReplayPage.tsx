@@ -263,7 +263,7 @@ function GridReplay({ state }: { state: PlayerState }) {
   const cell = Math.max(6, Math.min(28, Math.floor(420 / Math.max(t.output.length, t.output[0].length))));
   return (
     <div className="flex flex-col items-center gap-3">
-      <GridCanvas grid={t.output} cell={cell} label="Output at this point" testId="replay-grid" showSymbols={state.showSymbols} selection={state.selection?.side === 'output' ? state.selection.rect : null} />
+      <GridCanvas grid={t.output} cell={cell} label="Output at this point" testId="replay-grid" showSymbols={state.showSymbols} selection={state.selection?.side === 'output' ? state.selection.rect : null} selectedCells={state.selection?.side === 'output' ? state.selection.cells ?? null : null} />
       <p className="text-sm text-slate-300">
         Test {state.testIndex + 1} / {state.tests.length} · {t.output.length}x{t.output[0].length} · trials used {t.trials} · {t.status}
         {state.lastVerdict && <> · last submission: <span className={state.lastVerdict.verdict === 'correct' ? 'text-emerald-300' : 'text-rose-300'}>{state.lastVerdict.verdict}</span></>}
