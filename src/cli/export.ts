@@ -20,15 +20,16 @@ import { baselinesCsv, baselinesJson } from '../server/export/baselines';
 import { eventsJsonl } from '../server/export/events';
 import { gridActionsCsv } from '../server/export/gridActions';
 import { gradesCsv } from '../server/export/grades';
+import { responsesCsv } from '../server/export/responses';
 import { studyBundle } from '../server/export/formats';
 import { recordingEntries, type SkippedRun } from '../server/export/recordings';
 
 /** The formats of the command (`baselines` is JSON, or CSV for an `--out` ending in `.csv`). */
-export const CLI_FORMATS = ['jsonl', 'csv', 'baselines', 'grid-actions', 'grades', 'recordings', 'zip'] as const;
+export const CLI_FORMATS = ['jsonl', 'csv', 'baselines', 'grid-actions', 'grades', 'responses', 'recordings', 'zip'] as const;
 type CliFormat = (typeof CLI_FORMATS)[number];
 
 const USAGE = `export --study ID --format ${CLI_FORMATS.join('|')} --out PATH [--version N] [--data-dir DIR] [--arc3-games DIR]...`;
-const SUMMARY = "Export a study's data: raw events (jsonl), attempts (csv), baselines (JSON, or CSV for a .csv --out), grid actions (csv), grades of free responses (grades), ARC-AGI-3 recordings (a folder) or the whole bundle (zip). Reads the serve store: PGlite in --data-dir, or DATABASE_URL.";
+const SUMMARY = "Export a study's data: raw events (jsonl), attempts (csv), baselines (JSON, or CSV for a .csv --out), grid actions (csv), grades of free responses (grades), participants' answers, surveys, descriptions and withdrawals (responses), ARC-AGI-3 recordings (a folder) or the whole bundle (zip). Reads the serve store: PGlite in --data-dir, or DATABASE_URL.";
 const EXPORT = {
   command: 'export', usage: USAGE, summary: SUMMARY,
   options: {
@@ -99,6 +100,7 @@ export async function writeExport(ctx: ExportContext, format: CliFormat, out: st
     'baselines': out.toLowerCase().endsWith('.csv') ? baselinesCsv : baselinesJson,
     'grid-actions': gridActionsCsv,
     'grades': gradesCsv,
+    'responses': responsesCsv,
     'zip': studyBundle,
   };
   try {

@@ -7,6 +7,7 @@ import { hashToken } from './auth';
 import { gameIds, replayWithEngine } from './studies';
 import { backends } from './store/testing';
 import type { Store } from './store/types';
+import { parseCsvObjects } from '../core/formats/csv';
 
 const ROOT = path.resolve(__dirname, '../..');
 const ADMIN = 'researcher-token-for-tests-0123456789';
@@ -152,5 +153,49 @@ describe.each(backends)('question blocks, descriptions, surveys and withdrawals 
     expect(admin.body.responses.map((r: { kind: string; item: string; value: unknown }) => [r.kind, r.item, r.value])).toEqual([['withdraw', 'block', { reason: 'no_time', comment: 'Out of time today.' }]]);
     const list = await call('GET', 'admin/sessions?study=mixed', ADMIN);
     expect(list.body.sessions[0].state).toBe('withdrawn');
+  });
+
+  it('exports every answer, survey answer, description and withdrawal in responses.csv, with times and changes from the log', async () => {
+    const s = await start();
+    const post = (route: string, body: Record<string, unknown>) => call('POST', `sessions/${s.sessionId}/${route}`, s.token, { key: crypto.randomUUID(), ...body });
+    await log(s, 'item.start', { item: 'block', kind: 'question' });
+    await log(s, 'question.choice', { item: 'block', index: 0, label: 'B' });
+    await log(s, 'question.choice', { item: 'block', index: 0, label: 'A' });
+    await post('answers', { item: 'block', index: 0, answer: { choice: 'A' } });
+    await log(s, 'question.input', { item: 'block', index: 2, text: '4.9' });
+    await post('answers', { item: 'block', index: 2, answer: { text: '4.93' } });
+    await log(s, 'item.end', { item: 'block', reason: 'gave_up' });
+    await log(s, 'item.start', { item: 't1', kind: 'task' });
+    await log(s, 'description.input', { item: 't1', stage: 'first', text: 'mirror' });
+    await post('descriptions', { item: 't1', stage: 'first', text: 'Mirror, "exactly"\nacross the wall' });
+    await log(s, 'item.end', { item: 't1' });
+    await log(s, 'item.start', { item: 'g1', kind: 'game' });
+    await log(s, 'item.end', { item: 'g1' });
+    await log(s, 'item.start', { item: 'about', kind: 'survey' });
+    await log(s, 'survey.answer', { item: 'about', question: 'age', value: 3 });
+    await log(s, 'survey.answer', { item: 'about', question: 'age', value: 33 });
+    await post('survey', { item: 'about', answers: { age: 33 } });
+    await post('withdraw', { reason: 'other', comment: '=cmd|stop' , item: 'about' });
+    const made = await call('POST', 'admin/studies/mixed/exports', ADMIN, { format: 'responses' });
+    expect(made.status).toBe(201);
+    expect(made.body.fileName).toBe('mixed-responses.csv');
+    const res = await app.request(String(made.body.url).replace(/^\/api/, ''));
+    expect(res.status).toBe(200);
+    const rows = parseCsvObjects(await res.text());
+    const pick = (r: Record<string, string>) => [r.item_id, r.kind, r.question_index, r.question_id, r.part, r.answer, r.comment, r.verdict, r.correct, r.changes];
+    expect(rows.map(pick)).toEqual([
+      ['block', 'question', '0', 'sci-001', '', 'A', '', 'wrong', 'false', '2'],
+      ['block', 'question', '1', 'sci-003', '', '', '', '', '', '0'],
+      ['block', 'question', '2', 'arb-phys-1', '', '4.93', '', 'correct', 'true', '1'],
+      ['t1', 'description', '', '', 'first', 'Mirror, "exactly"\nacross the wall', '', '', '', '1'],
+      ['about', 'survey', '', 'age', '', '33', '', '', '', '2'],
+      ['about', 'survey', '', 'hand', '', '', '', '', '', '0'],
+      // A spreadsheet formula in a comment is written guarded, as text.
+      ['about', 'withdraw', '', '', '', 'other', "'=cmd|stop", '', '', ''],
+    ]);
+    expect(rows.every((r) => r.session_state === 'withdrawn' && r.session_id === s.sessionId && r.excluded === 'false')).toBe(true);
+    // item_time_ms: client t from item.start to item.end (the log helper's t is 10 per event).
+    expect(rows[0].item_time_ms).toBe('40');
+    expect(rows[3].item_time_ms).toBe('20');
   });
 });

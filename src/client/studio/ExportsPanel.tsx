@@ -10,6 +10,7 @@ const FORMATS: { id: string; title: string; what: string }[] = [
   { id: 'baselines-csv', title: 'Human baselines (CSV)', what: 'The same baselines, one row per level and preset.' },
   { id: 'grid-actions', title: 'Grid-task actions (CSV)', what: 'One row per action, with H-ARC column names where they map.' },
   { id: 'grades', title: 'Grades (CSV)', what: 'One row per grade of a free-response answer: criterion scores, total, pass, note, grader; adjudications and final grades marked.' },
+  { id: 'responses', title: 'Responses (CSV)', what: 'One row per participant and question, survey answer, written description and withdrawal: answer, verdict, time on the item, answer changes.' },
   { id: 'recordings', title: 'ARC-AGI-3 recordings (ZIP)', what: 'One official .recording.jsonl per game run.' },
 ];
 

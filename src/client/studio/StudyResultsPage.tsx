@@ -80,7 +80,7 @@ function who(p: Participant): string {
 
 const STATE_TONE: Record<string, string> = {
   finished: 'bg-emerald-600/30 text-emerald-200', active: 'bg-sky-600/30 text-sky-200', started: 'bg-slate-600/40 text-slate-200',
-  timed_out: 'bg-amber-600/30 text-amber-200', abandoned: 'bg-rose-600/30 text-rose-200',
+  timed_out: 'bg-amber-600/30 text-amber-200', abandoned: 'bg-rose-600/30 text-rose-200', withdrawn: 'bg-violet-600/30 text-violet-200',
 };
 
 function Participants({ results }: { results: StudyResults }) {

@@ -310,11 +310,11 @@ describe.each(backends)('exports on $name', (backend) => {
     expect(fileName).toBe('exports-bundle.zip');
     const entries = readZip(bytes);
     const names = entries.map((e) => e.name);
-    expect(names.slice(0, 6)).toEqual(['events.jsonl', 'attempts.csv', 'grid-actions.csv', 'baselines.json', 'baselines.csv', 'grades.csv']);
+    expect(names.slice(0, 7)).toEqual(['events.jsonl', 'attempts.csv', 'grid-actions.csv', 'baselines.json', 'baselines.csv', 'grades.csv', 'responses.csv']);
     expect(names.filter((n) => n.startsWith('recordings/')).length).toBe(6);
     expect(names.filter((n) => n.startsWith('schemas/')).sort()).toEqual([
       'schemas/attempts.schema.json', 'schemas/baselines-csv.schema.json', 'schemas/baselines.schema.json', 'schemas/events.schema.json',
-      'schemas/grades.schema.json', 'schemas/grid-actions.schema.json', 'schemas/recording.schema.json',
+      'schemas/grades.schema.json', 'schemas/grid-actions.schema.json', 'schemas/recording.schema.json', 'schemas/responses.schema.json',
     ]);
     expect(names.slice(-2)).toEqual(['README.md', 'SHA256SUMS']);
     const sums = entries.find((e) => e.name === 'SHA256SUMS')!.data.toString('utf8').trimEnd().split('\n');

@@ -10,11 +10,12 @@ import type { ExportContext } from './context';
 import { eventsJsonl } from './events';
 import { gridActionsCsv } from './gridActions';
 import { gradesCsv } from './grades';
+import { responsesCsv } from './responses';
 import { type ExportEntry, type SkippedRun, recordingEntries } from './recordings';
 import { exportSchemas } from './schemas';
 import { zipStream } from './zip';
 
-export type ExportFormat = 'jsonl' | 'csv' | 'baselines-json' | 'baselines-csv' | 'grid-actions' | 'grades' | 'recordings' | 'zip';
+export type ExportFormat = 'jsonl' | 'csv' | 'baselines-json' | 'baselines-csv' | 'grid-actions' | 'grades' | 'responses' | 'recordings' | 'zip';
 
 export interface FormatSpec {
   /** The file name for a study (`<study>[-v<N>]-...`). */
@@ -35,6 +36,7 @@ export const EXPORT_FORMATS: Readonly<Record<ExportFormat, FormatSpec>> = {
   'baselines-csv': { fileName: (b) => `${b}-baselines.csv`, contentType: CSV, write: baselinesCsv },
   'grid-actions': { fileName: (b) => `${b}-grid-actions.csv`, contentType: CSV, write: gridActionsCsv },
   'grades': { fileName: (b) => `${b}-grades.csv`, contentType: CSV, write: gradesCsv },
+  'responses': { fileName: (b) => `${b}-responses.csv`, contentType: CSV, write: responsesCsv },
   'recordings': { fileName: (b) => `${b}-recordings.zip`, contentType: ZIP, write: (ctx) => zipStream(recordingEntries(ctx)) },
   'zip': { fileName: (b) => `${b}-bundle.zip`, contentType: ZIP, write: studyBundle },
 };
@@ -67,6 +69,7 @@ async function* bundleEntries(ctx: ExportContext): AsyncGenerator<ExportEntry> {
   const files: [string, (c: ExportContext) => AsyncIterable<string | Uint8Array>][] = [
     ['events.jsonl', eventsJsonl], ['attempts.csv', attemptsCsv], ['grid-actions.csv', gridActionsCsv],
     ['baselines.json', baselinesJson], ['baselines.csv', baselinesCsv], ['grades.csv', gradesCsv],
+    ['responses.csv', responsesCsv],
   ];
   for (const [name, write] of files) yield { name, data: hashed(name, write(ctx), sums) };
   const skipped: SkippedRun[] = [];
@@ -105,6 +108,7 @@ function bundleReadme(ctx: ExportContext, runs: number, skipped: readonly Skippe
     '| `baselines.json` | per game level, the human baselines under the presets best, second-best, median and upper-median with their versions and completer counts (first-time, verified, non-practice players, never playtests or sessions a researcher excluded); `arc-studio score --baselines` reads it | `schemas/baselines.schema.json` |',
     '| `baselines.csv` | the same, one row per game, level and preset | `schemas/baselines-csv.schema.json` |',
     '| `grades.csv` | one row per grade of a free-response or symbolic answer: each grader\'s criterion scores, total, pass and note (graders by their label), the researcher\'s adjudications, and the mean of agreeing grades; `final` marks the final grade of each answer | `schemas/grades.schema.json` |',
+    '| `responses.csv` | one row per participant and question (single or in a block), survey question, written description (first or last) and withdrawal: the answer, the verdict of judged answers, the time on the item and the answer changes counted from the log; `excluded` marks sessions a researcher excluded | `schemas/responses.schema.json` |',
     `| \`recordings/\` | ${runs} official ARC-AGI-3 \`.recording.jsonl\` file${runs === 1 ? '' : 's'}, one per game run, named \`<session>-<item>-<run>.recording.jsonl\` | \`schemas/recording.schema.json\` |`,
     '| `SHA256SUMS` | the SHA-256 of every other file (`sha256sum -c SHA256SUMS` checks them) | |',
     '',
