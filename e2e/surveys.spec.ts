@@ -1,0 +1,203 @@
+/**
+ * The participant's side of question studies beyond single questions: a block of questions on
+ * one screen, a grid task followed by written descriptions of its rule (first and last, as H-ARC
+ * collects them), a survey checked against its questions, and withdrawing; every answer ends up
+ * in responses.csv.
+ */
+import AxeBuilder from '@axe-core/playwright';
+import { expect, test, type Page, type APIRequestContext } from '@playwright/test';
+import { parseCsvObjects } from '../src/core/formats/csv';
+import { ADMIN, buildGrid, expectAllStored, sampleTask, serverEvents } from './study-helpers';
+
+async function seriousViolations(page: Page): Promise<string[]> {
+  const { violations } = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').flatMap((v) => v.nodes.map((n) => `${v.id} at ${n.target.join(' ')}`));
+}
+
+const DEFINITION = {
+  title: 'Questions, a task and a survey',
+  consent: 'You agree to take part.',
+  items: [
+    { kind: 'question', id: 'science-block', title: 'Science', questions: [
+      { collection: 'science', question: 'sci-006' }, { collection: 'science', question: 'sci-007' }, { collection: 'arb-sample', question: 'arb-phys-1' },
+    ] },
+    { kind: 'task', id: 'mirror', collection: 'samples', task: 'mirror-across-wall', describe: true },
+    { kind: 'survey', id: 'about', title: 'About you', questions: [
+      { id: 'age', prompt: 'How old are you?', type: 'number', min: 18, max: 120, required: true },
+      { id: 'hand', prompt: 'Which hand do you write with?', type: 'choice', options: ['Left', 'Right', 'Both'] },
+      { id: 'devices', prompt: 'Which devices do you use daily?', type: 'multi', options: ['Phone', 'Tablet', 'Computer'] },
+      { id: 'ease', prompt: 'How hard was the study?', type: 'scale', min: 1, max: 5, labels: ['Very easy', 'Very hard'], required: true },
+      { id: 'notes', prompt: 'Anything else you want to tell us?', type: 'longtext' },
+    ] },
+  ],
+  completion: { code: 'SURVEY-OK' },
+  withdraw: { message: 'Thank you for your time.', code: 'WITHDRAWN-42' },
+};
+
+async function saveStudy(request: APIRequestContext, id: string): Promise<void> {
+  const saved = await request.post(`/api/admin/studies/${id}`, { headers: ADMIN, data: { definition: DEFINITION } });
+  expect(saved.status(), await saved.text()).toBe(201);
+}
+
+async function exportRows(request: APIRequestContext, id: string): Promise<Record<string, string>[]> {
+  const made = await request.post(`/api/admin/studies/${id}/exports`, { headers: ADMIN, data: { format: 'responses' } });
+  expect(made.status()).toBe(201);
+  const { url, fileName } = await made.json() as { url: string; fileName: string };
+  expect(fileName).toBe(`${id}-responses.csv`);
+  return parseCsvObjects(await (await request.get(url)).text());
+}
+
+test('a participant answers a block of questions, describes a task\'s rule, fills in a survey; responses.csv holds it all', async ({ page, request }) => {
+  test.setTimeout(180_000);
+  const id = `e2e-survey-${Date.now().toString(36)}`;
+  await saveStudy(request, id);
+  await page.goto(`/s/${id}?PROLIFIC_PID=survey-participant`);
+  await page.getByRole('button', { name: 'I agree, start' }).click();
+  await page.getByRole('button', { name: 'Begin' }).click();
+
+  // 1. The block: three questions on one screen, each sent on its own; Next once all are answered.
+  await expect(page.getByRole('heading', { name: 'Science', level: 1 })).toBeVisible();
+  const questions = page.getByTestId('block-question');
+  await expect(questions).toHaveCount(3);
+  await expect(page.getByTestId('block-progress')).toHaveText('0 of 3 answered');
+  await expect(page.getByRole('button', { name: 'Next' })).toBeDisabled();
+  expect(await seriousViolations(page)).toEqual([]);
+  await questions.nth(0).getByRole('radio', { name: /the soil/ }).check();
+  await questions.nth(0).getByRole('radio', { name: /the Sun/ }).check();
+  await page.getByRole('button', { name: 'Submit answer 1' }).click();
+  await expect(questions.nth(0).getByRole('status')).toHaveText('Answer 1 is recorded.');
+  await questions.nth(1).getByRole('radio', { name: /coal/ }).check();
+  await page.getByRole('button', { name: 'Submit answer 2' }).click();
+  await expect(page.getByTestId('block-progress')).toHaveText('2 of 3 answered');
+  // A reload keeps what was sent and what was typed.
+  await questions.nth(2).getByRole('textbox', { name: 'Your answer (a number)' }).fill('4.93');
+  await questions.nth(2).getByRole('textbox', { name: 'Your answer (a number)' }).blur();
+  await page.reload();
+  await expect(page.getByTestId('block-progress')).toHaveText('2 of 3 answered');
+  await expect(questions.nth(2).getByRole('textbox', { name: 'Your answer (a number)' })).toHaveValue('4.93');
+  await page.getByRole('button', { name: 'Submit answer 3' }).click();
+  await expect(page.getByText('All your answers are recorded.')).toBeVisible();
+  await page.screenshot({ path: 'test-results/surveys-block.png' });
+  await page.getByRole('button', { name: 'Next' }).click();
+
+  // 2. The task: the first submission (wrong) asks for the first description, in a dialog.
+  await expect(page.getByTestId('output-grid')).toBeVisible();
+  await page.getByRole('button', { name: 'Submit' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Describe the rule in your own words' });
+  await expect(dialog).toBeVisible();
+  expect(await seriousViolations(page)).toEqual([]);
+  await dialog.getByRole('button', { name: 'Save description' }).click();
+  await expect(dialog.getByRole('alert')).toContainText('Write a description first');
+  await dialog.getByRole('textbox', { name: 'Your description' }).pressSequentially('The shape is copied to the other side of the wall.');
+  await page.screenshot({ path: 'test-results/surveys-describe-first.png' });
+  await dialog.getByRole('button', { name: 'Save description' }).click();
+  await expect(dialog).toHaveCount(0);
+  // Solved on the next trial; leaving asks for the last description, since it was submitted again.
+  const task = sampleTask('mirror-across-wall');
+  await buildGrid(page, task.test[0].output!);
+  await page.getByRole('button', { name: 'Submit' }).click();
+  await expect(page.getByTestId('task-result')).toHaveText('Task solved');
+  await page.getByRole('button', { name: 'Next', exact: true }).click();
+  const last = page.getByTestId('describe-form');
+  await expect(last).toHaveAttribute('data-stage', 'last');
+  await expect(page.getByRole('heading', { name: 'Describe the rule in your own words' })).toBeVisible();
+  expect(await seriousViolations(page)).toEqual([]);
+  await last.getByRole('textbox', { name: 'Your description' }).fill('Mirror every shape across the grey wall, keeping its colours.');
+  await last.getByRole('button', { name: 'Save description' }).click();
+
+  // 3. The survey: problems are named beside their question; then the answers go once.
+  await expect(page.getByRole('heading', { name: 'About you' })).toBeVisible();
+  await page.getByRole('button', { name: 'Submit answers' }).click();
+  await expect(page.getByText('needs an answer')).toHaveCount(2);
+  await page.getByLabel(/How old are you/).fill('12');
+  await page.getByRole('button', { name: 'Submit answers' }).click();
+  await expect(page.getByText('must be at least 18')).toBeVisible();
+  expect(await seriousViolations(page)).toEqual([]);
+  await page.getByLabel(/How old are you/).fill('34');
+  await page.getByRole('radio', { name: 'Right' }).check();
+  await page.getByRole('checkbox', { name: 'Phone' }).check();
+  await page.getByRole('checkbox', { name: 'Computer' }).check();
+  await page.getByRole('radio', { name: '4' }).check();
+  await page.getByLabel(/Anything else/).fill('The mirror task was fun.');
+  await page.screenshot({ path: 'test-results/surveys-survey.png', fullPage: true });
+  await page.getByRole('button', { name: 'Submit answers' }).click();
+
+  await expect(page.getByTestId('completion-code')).toHaveText('SURVEY-OK');
+  const local = await expectAllStored(request, page);
+
+  // The log holds the picks, the descriptions and the survey.
+  const events = await serverEvents(request, local.id);
+  expect(events.filter((e) => e.kind === 'question.choice' && e.data.index === 0).map((e) => e.data.label)).toEqual(['A', 'B']);
+  expect(events.filter((e) => e.kind === 'description.submit').map((e) => e.data.stage)).toEqual(['first', 'last']);
+  expect(events.find((e) => e.kind === 'survey.submit')?.data.answers).toEqual({ age: 34, hand: 'Right', devices: ['Phone', 'Computer'], ease: 4, notes: 'The mirror task was fun.' });
+
+  // responses.csv: one row per question, description and survey question.
+  const rows = (await exportRows(request, id)).filter((r) => r.session_id === local.id);
+  const pick = (r: Record<string, string>) => [r.item_id, r.kind, r.question_index, r.question_id, r.part, r.answer, r.verdict];
+  expect(rows.map(pick)).toEqual([
+    ['science-block', 'question', '0', 'sci-006', '', 'B', 'correct'],
+    ['science-block', 'question', '1', 'sci-007', '', '1', 'wrong'],
+    ['science-block', 'question', '2', 'arb-phys-1', '', '4.93', 'correct'],
+    ['mirror', 'description', '', '', 'first', 'The shape is copied to the other side of the wall.', ''],
+    ['mirror', 'description', '', '', 'last', 'Mirror every shape across the grey wall, keeping its colours.', ''],
+    ['about', 'survey', '', 'age', '', '34', ''],
+    ['about', 'survey', '', 'hand', '', 'Right', ''],
+    ['about', 'survey', '', 'devices', '', 'Phone; Computer', ''],
+    ['about', 'survey', '', 'ease', '', '4', ''],
+    ['about', 'survey', '', 'notes', '', 'The mirror task was fun.', ''],
+  ]);
+  expect(rows[0].changes).toBe('2');
+  expect(rows.every((r) => r.participant_id === 'survey-participant' && r.session_state === 'finished')).toBe(true);
+  expect(Number(rows[0].item_time_ms)).toBeGreaterThan(0);
+});
+
+test('a participant withdraws with a reason: the session ends withdrawn, kept and never finished', async ({ page, request }) => {
+  test.setTimeout(120_000);
+  const id = `e2e-withdraw-${Date.now().toString(36)}`;
+  await saveStudy(request, id);
+  await page.goto(`/s/${id}?PROLIFIC_PID=withdrawing-participant`);
+  await page.getByRole('button', { name: 'I agree, start' }).click();
+  await page.getByRole('button', { name: 'Begin' }).click();
+  await expect(page.getByTestId('block-question')).toHaveCount(3);
+
+  // Opening and cancelling changes nothing.
+  await page.getByRole('button', { name: 'Withdraw from study' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Withdraw from the study?' });
+  await expect(dialog).toBeVisible();
+  await dialog.getByRole('button', { name: 'Keep going' }).click();
+  await expect(dialog).toHaveCount(0);
+  await page.getByRole('button', { name: 'Withdraw from study' }).click();
+  expect(await seriousViolations(page)).toEqual([]);
+  await page.screenshot({ path: 'test-results/surveys-withdraw.png' });
+  await dialog.getByRole('button', { name: 'Withdraw', exact: true }).click();
+  await expect(dialog.getByRole('alert')).toContainText('Choose a reason first');
+  await dialog.getByRole('radio', { name: 'I do not have time to finish' }).check();
+  await dialog.getByRole('textbox', { name: 'Comment (optional)' }).fill('Something came up.');
+  await dialog.getByRole('button', { name: 'Withdraw', exact: true }).click();
+
+  await expect(page.getByRole('heading', { name: 'You have withdrawn from the study' })).toBeVisible();
+  await expect(page.getByTestId('withdraw-code')).toHaveText('WITHDRAWN-42');
+  await expect(page.getByText('Thank you for your time.')).toBeVisible();
+  expect(await seriousViolations(page)).toEqual([]);
+  // A reload shows the same end, not the study.
+  await page.reload();
+  await expect(page.getByTestId('withdrawn')).toBeVisible();
+  await expect(page.getByTestId('block-question')).toHaveCount(0);
+
+  const sessions = await (await request.get(`/api/admin/sessions?study=${id}`, { headers: ADMIN })).json() as { sessions: { id: string; state: string; finishedAt: number | null }[] };
+  expect(sessions.sessions.map((s) => s.state)).toEqual(['withdrawn']);
+  const events = await serverEvents(request, sessions.sessions[0].id);
+  expect(events.filter((e) => e.kind.startsWith('withdraw')).map((e) => [e.kind, e.data.reason ?? null])).toEqual([
+    ['withdraw.open', null], ['withdraw.cancel', null], ['withdraw.open', null], ['withdraw', 'no_time'],
+  ]);
+  const rows = await exportRows(request, id);
+  expect(rows.map((r) => [r.kind, r.item_id, r.answer, r.comment, r.session_state])).toEqual([
+    ['question', 'science-block', '', '', 'withdrawn'], ['question', 'science-block', '', '', 'withdrawn'], ['question', 'science-block', '', '', 'withdrawn'],
+    ['withdraw', 'science-block', 'no_time', 'Something came up.', 'withdrawn'],
+  ]);
+
+  // The studio's participants table shows the session as withdrawn, and not finished.
+  await page.goto(`/login#token=${process.env.E2E_ADMIN_TOKEN}`);
+  await page.goto(`/studies/${id}`);
+  await expect(page.getByRole('cell', { name: 'withdrawn' })).toBeVisible();
+});
