@@ -27,7 +27,7 @@ const BATCH_CLIENTS = 50;
 const BATCH_SIZE = 100;
 const BATCH_SECONDS = 5;
 
-interface Session { sessionId: string; token: string; seq: number }
+export interface Session { sessionId: string; token: string; seq: number }
 
 let retries = 0;
 /** A request not answered within this is given up (and counted), so the run stays bounded. */
@@ -36,9 +36,9 @@ const REQUEST_TIMEOUT_MS = 10_000;
  * Connections kept open between requests, as each participant's browser keeps its own: the
  * figures measure the server, not a storm of new handshakes in the load generator.
  */
-const agent = new http.Agent({ keepAlive: true, maxSockets: PARTICIPANTS + 50, keepAliveMsecs: 30_000 });
+const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity, keepAliveMsecs: 30_000 });
 
-function request(url: string, payload: string, token?: string): Promise<{ status: number; json: unknown }> {
+export function request(url: string, payload: string, token?: string): Promise<{ status: number; json: unknown }> {
   return new Promise((resolve, reject) => {
     const req = http.request(url, {
       method: 'POST', agent, timeout: REQUEST_TIMEOUT_MS,
@@ -58,7 +58,7 @@ function request(url: string, payload: string, token?: string): Promise<{ status
 }
 
 /** POSTs JSON; a connection error is retried (as an outbox would; batches are idempotent) and counted. */
-const post = async (url: string, body: unknown, token?: string): Promise<{ status: number; json: unknown }> => {
+export const post = async (url: string, body: unknown, token?: string): Promise<{ status: number; json: unknown }> => {
   const payload = JSON.stringify(body);
   for (let attempt = 0; ; attempt++) {
     try {
@@ -82,9 +82,9 @@ const UNLIMITED = {
   ARC_STUDIO_SESSION_KB_PER_SECOND: '100000000', ARC_STUDIO_SESSION_BURST_MB: '100000',
 };
 
-async function startServe(tmp: string, env: NodeJS.ProcessEnv): Promise<{ url: string; proc: ChildProcess }> {
+export async function startServe(tmp: string, env: NodeJS.ProcessEnv, args: readonly string[] = []): Promise<{ url: string; proc: ChildProcess }> {
   const port = await freePort();
-  const proc = spawn(process.execPath, ['bin/arc-studio.mjs', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', path.join(tmp, 'data')], {
+  const proc = spawn(process.execPath, ['bin/arc-studio.mjs', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', path.join(tmp, 'data'), ...args], {
     cwd: ROOT, env: { ...process.env, ARC_STUDIO_DIST: path.join(tmp, 'dist'), ARC_STUDIO_ADMIN_TOKEN: 'bench-researcher-token-0123456789', ...UNLIMITED, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -97,14 +97,21 @@ async function startServe(tmp: string, env: NodeJS.ProcessEnv): Promise<{ url: s
   return { url: `http://127.0.0.1:${port}`, proc };
 }
 
-const stop = (proc: ChildProcess) => new Promise<void>((resolve) => { if (proc.exitCode !== null) return resolve(); proc.once('exit', () => resolve()); proc.kill('SIGTERM'); });
+export const stop = (proc: ChildProcess) => new Promise<void>((resolve) => { if (proc.exitCode !== null) return resolve(); proc.once('exit', () => resolve()); proc.kill('SIGTERM'); });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const events = (s: Session, n: number) => Array.from({ length: n }, () => ({ seq: s.seq++, t: performance.now(), kind: 'paint', data: { row: 3, col: 4, color: 2, stroke: s.seq } }));
 
-async function createSessions(url: string, n: number): Promise<Session[]> {
+export async function createSessions(url: string, n: number, prefix = 'bench'): Promise<Session[]> {
   const out: Session[] = [];
   for (let i = 0; i < n; i += 50) {
-    const made = await Promise.all(Array.from({ length: Math.min(50, n - i) }, (_, k) => post(`${url}/api/studies/sample/sessions`, { params: { PROLIFIC_PID: `bench-${i + k}` } })));
+    const made = await Promise.all(Array.from({ length: Math.min(50, n - i) }, async (_, k) => {
+      for (;;) {
+        const r = await post(`${url}/api/studies/sample/sessions`, { params: { PROLIFIC_PID: `${prefix}-${i + k}` } });
+        // Past capacity (a server still compiling its code hot): wait as the study page does.
+        if (r.status !== 503) return r;
+        await sleep(1000 * ((r.json as { retryAfter?: number }).retryAfter ?? 1));
+      }
+    }));
     for (const m of made) {
       if (m.status !== 201) throw new Error(`Creating a session failed: ${JSON.stringify(m.json)}`);
       out.push({ ...(m.json as { sessionId: string; token: string }), seq: 0 });
@@ -113,7 +120,7 @@ async function createSessions(url: string, n: number): Promise<Session[]> {
   return out;
 }
 
-async function paced(url: string, sessions: Session[]) {
+export async function paced(url: string, sessions: Session[], seconds = PACED_SECONDS) {
   // Each participant's first batch opens its connection; those are reported apart, so that the
   // steady-state figures are not a measure of 1,000 handshakes in one second.
   const latencies: number[] = [];
@@ -121,7 +128,7 @@ async function paced(url: string, sessions: Session[]) {
   let stored = 0;
   let errors = 0;
   const start = performance.now();
-  const end = start + PACED_SECONDS * 1000;
+  const end = start + seconds * 1000;
   await Promise.all(sessions.map(async (s) => {
     await sleep(Math.random() * 1000);
     const startAt = performance.now();

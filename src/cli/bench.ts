@@ -23,6 +23,7 @@ const suites: Record<string, () => Promise<{ run(): AsyncIterable<BenchResult> |
   frames: () => import('../bench/frames'),
   validate: () => import('../bench/validate'),
   agents: () => import('../bench/agents'),
+  scale: () => import('../bench/scale'),
 };
 
 const BENCH = {
