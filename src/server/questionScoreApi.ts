@@ -12,23 +12,17 @@ import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { RESPONSE_RULES, type ResponseRule } from '../core/questions/judge';
 import { formatQuestionProblem } from '../core/questions/parse';
-import { parseAnswersFile, scoreAnswers, type ScoreReport } from '../core/questions/score';
-import { besideHumans, type BesideHumans } from '../core/questions/beside';
+import { parseAnswersFile, scoreAnswers } from '../core/questions/score';
+import { besideHumans } from '../core/questions/beside';
+import type { QuestionScoreResponse } from '../core/protocol/questionScore';
 import { computeStudyResults, type ResultsDeps } from './resultsApi';
 import { adminGuard } from './study/context';
+
+export type { QuestionScoreResponse } from '../core/protocol/questionScore';
 
 /** The largest answers file the route reads. */
 export const MAX_ANSWERS_BYTES = 8 * 1024 * 1024;
 
-/** The answer of `POST /api/admin/studies/:studyId/question-scores`. */
-export interface QuestionScoreResponse {
-  readonly study: { readonly id: string; readonly title: string; readonly version: number | null };
-  readonly collection: { readonly id: string; readonly name: string; readonly count: number };
-  /** The model's report over every question of the collection. */
-  readonly model: ScoreReport;
-  /** Per subset: the model beside the study's human accuracy. */
-  readonly beside: BesideHumans;
-}
 
 const fail = (c: Context, status: 400 | 404 | 413 | 422, error: string, message: string, extra: Record<string, unknown> = {}) => c.json({ error, message, ...extra }, status);
 

@@ -7,10 +7,12 @@ import { downloadText } from '../log/sessionLog';
 import { Button } from '../ui/Button';
 import { adminJson, useResearcher } from './auth';
 import { studiesQuery } from './queries';
+import { QuestionScorePanel } from './QuestionScorePanel';
 
 /**
  * Scores agents against the humans (RHAE) in the browser: official `.recording.jsonl` files
  * against a baselines file, an official `metadata.json`, or a study's baselines on this server.
+ * Below, for a researcher, a model's answers to a question collection beside a study's people.
  */
 export function ScorePage() {
   const token = useResearcher((s) => s.token);
@@ -96,6 +98,7 @@ export function ScorePage() {
         {error && <p role="alert" className="text-sm text-rose-300">{error}</p>}
         {typeof result === 'string' && <p role="alert" className="text-sm text-rose-300">{result}</p>}
         {result && typeof result !== 'string' && <ScoreTable result={result} />}
+        {token && <QuestionScorePanel />}
       </div>
     </div>
   );

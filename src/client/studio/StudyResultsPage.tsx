@@ -10,9 +10,10 @@ import { ExportsPanel } from './ExportsPanel';
 import { AgentKeysPanel, AgentRunsTable } from './AgentsPanel';
 import { agentRunsQuery } from './queries';
 import { AuditLog, SessionActions } from './Curation';
+import { QuestionResults } from './QuestionResults';
 import { GradingPanel } from './GradingPanel';
 
-type Tab = 'participants' | 'tasks' | 'games' | 'agents' | 'grading' | 'exports' | 'audit';
+type Tab = 'participants' | 'tasks' | 'games' | 'questions' | 'agents' | 'grading' | 'exports' | 'audit';
 
 /** One study's results: participants, grid tasks, game levels with baselines, and exports. */
 export function StudyResultsPage() {
@@ -45,7 +46,7 @@ function Results() {
         </div>
         <Tabs<Tab> value={tab} onChange={setTab} tabs={[
           { id: 'participants', label: `Participants${r ? ` (${r.participants.filter((p) => !p.playtest && !p.excluded).length})` : ''}` },
-          { id: 'tasks', label: 'Grid tasks' }, { id: 'games', label: 'Game levels' },
+          { id: 'tasks', label: 'Grid tasks' }, { id: 'games', label: 'Game levels' }, { id: 'questions', label: 'Questions' },
           { id: 'agents', label: `Agents${agents.data ? ` (${agents.data.length})` : ''}` }, { id: 'grading', label: 'Grading' }, { id: 'exports', label: 'Exports' },
           { id: 'audit', label: 'Audit log' },
         ]} />
@@ -56,6 +57,7 @@ function Results() {
           {r && tab === 'tasks' && <Tasks tasks={r.tasks} />}
           {r && tab === 'games' && r.games.map((g) => <GameLevels key={`${g.item}\u0000${g.version ?? ''}`} game={g} studyId={studyId} />)}
           {r && tab === 'games' && r.games.length === 0 && <p className="text-slate-400">This study has no game.</p>}
+          {r && tab === 'questions' && <QuestionResults results={r} />}
           {tab === 'agents' && (
             <div className="flex flex-col gap-4">
               <p className="text-xs text-slate-400">Runs of agents whose scorecard carries the tag study:{studyId}, scored against this study's human baselines. They are never counted as participants, in the funnels or in the baselines.</p>

@@ -8,6 +8,8 @@ export type { StudyListEntry } from '../../core/protocol/api';
 
 // The results endpoint returns exactly what the pure analysis computes: one set of types.
 export type { Dist, ParticipantResult as Participant, TaskResult, LevelResultRow as LevelResult, GameResult, StudyResults } from '../../core/analysis/results';
+export type { QuestionResult, QuestionGroupResult, OptionCount } from '../../core/analysis/results';
+export type { Interval } from '../../core/analysis/wilson';
 
 export const studiesQuery = queryOptions({
   queryKey: ['admin', 'studies'],

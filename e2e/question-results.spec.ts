@@ -1,0 +1,117 @@
+import { readFileSync } from 'node:fs';
+import AxeBuilder from '@axe-core/playwright';
+import { expect, test, type Page } from '@playwright/test';
+import { ADMIN, expectAllStored } from './study-helpers';
+
+/** Serious or critical axe-core violations (WCAG 2.1 AA) inside `include`. */
+async function seriousViolations(page: Page, include: string): Promise<string[]> {
+  const { violations } = await new AxeBuilder({ page }).include(include).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').flatMap((v) => v.nodes.map((n) => `${v.id} at ${n.target.join(' ')}`));
+}
+
+type Step = { pick: RegExp[] } | { type: string };
+
+/** A participant takes the example question study: each step picks (in turn) or types, then submits. */
+async function takeStudy(page: Page, studyId: string, pid: string, steps: Step[]): Promise<void> {
+  await page.goto(`/s/${studyId}?PROLIFIC_PID=${pid}`);
+  await page.getByRole('button', { name: 'I agree, start' }).click();
+  await page.getByRole('button', { name: 'Begin' }).click();
+  for (const step of steps) {
+    if ('pick' in step) {
+      for (const name of step.pick) await page.getByRole('radio', { name }).check();
+    } else {
+      const box = page.getByRole('textbox').first();
+      await box.click();
+      await box.pressSequentially(step.type);
+    }
+    await page.getByRole('button', { name: 'Submit answer' }).click();
+    await expect(page.getByRole('status')).toHaveText('Your answer is recorded.');
+    await page.getByRole('button', { name: 'Next' }).click();
+  }
+  await expect(page.getByTestId('completion-code')).toHaveText('QUESTIONS-DONE');
+  await expectAllStored(page.request, page);
+}
+
+/**
+ * Three people answer the example question study (AI2 ARC questions, an ARB law question, a
+ * numerical problem and a proof); the researcher reads accuracy, time, answer changes and the
+ * options picked per question and per subset, then scores a model's answers file on the Score
+ * page beside those people.
+ */
+test('question results, and a model\'s answers beside the people', async ({ page, request }, testInfo) => {
+  test.setTimeout(240_000);
+  const id = `e2e-qres-${Date.now().toString(36)}`;
+  const definition = JSON.parse(readFileSync('data/example-studies/questions.json', 'utf8'));
+  const saved = await request.post(`/api/admin/studies/${id}`, { headers: ADMIN, data: { definition } });
+  expect(saved.status(), await saved.text()).toBe(201);
+
+  // puddle (B, Easy), food-chain (B, Challenge), renewable (2, Easy), shop-sign (B), incline (4.952 within 1%), recurrence (a proof).
+  const proof = { type: 'a_n = 2^n - 1 by induction.' };
+  await takeStudy(page, id, 'ann', [{ pick: [/soaked into the concrete/, /evaporated/] }, { pick: [/the Sun/] }, { pick: [/wind/] }, { pick: [/A contract may have formed/] }, { type: '4.95' }, proof]);
+  await takeStudy(page, id, 'ben', [{ pick: [/evaporated/] }, { pick: [/the soil/] }, { pick: [/coal/] }, { pick: [/No contract: a sign/] }, { type: '7' }, proof]);
+  await takeStudy(page, id, 'cat', [{ pick: [/absorbed by the sunlight/] }, { pick: [/the Sun/] }, { pick: [/wind/] }, { pick: [/A contract may have formed/] }, { type: '4.95' }, proof]);
+
+  // The researcher's results: the Questions tab.
+  await page.goto(`/login#token=${process.env.E2E_ADMIN_TOKEN}`);
+  await expect(page.getByRole('heading', { name: 'Studies' })).toBeVisible();
+  await page.goto(`/studies/${id}`);
+  await page.getByRole('tab', { name: 'Questions' }).click();
+  const section = page.getByRole('region', { name: 'Question results' });
+  await expect(section).toBeVisible();
+  // puddle: ann (changed A to B) and ben right, cat wrong.
+  await expect(page.getByTestId('question-accuracy-puddle-0')).toHaveAttribute('data-accuracy', String(2 / 3));
+  await expect(page.getByTestId('question-accuracy-puddle-0')).toContainText('66.7% (2/3)');
+  await expect(section.getByRole('row').filter({ hasText: 'science/sci-001' })).toContainText('20.8–93.9%');
+  await expect(page.getByTestId('question-changed-puddle-0')).toHaveText('1/3');
+  await expect(page.getByTestId('question-time-puddle-0')).toHaveText(/^\d+s$/);
+  const options = page.getByTestId('question-options-puddle-0').getByRole('listitem');
+  await expect(options).toHaveCount(4);
+  expect(await options.evaluateAll((els) => els.map((e) => [e.getAttribute('data-label'), e.getAttribute('data-count'), e.getAttribute('data-correct')]))).toEqual([
+    ['A', '0', 'false'], ['B', '2', 'true'], ['C', '0', 'false'], ['D', '1', 'false'],
+  ]);
+  await expect(page.getByTestId('question-options-puddle-0').getByText('correct answer')).toHaveCount(1);
+  // The numerical problem: 4.95 is within 1% of 4.952, 7 is not; the proof awaits grading.
+  await expect(page.getByTestId('question-accuracy-incline-0')).toContainText('66.7% (2/3)');
+  await expect(page.getByTestId('question-accuracy-recurrence-0')).toContainText('3 awaiting grading');
+  // Per subset: Easy is puddle and renewable (4 of 6 right), Challenge food-chain (2 of 3).
+  await expect(page.getByTestId('group-accuracy-subset-Easy')).toContainText('66.7% (4/6)');
+  await expect(page.getByTestId('group-accuracy-subset-Challenge')).toContainText('66.7% (2/3)');
+  await expect(page.getByTestId('group-accuracy-type-free-response')).toHaveCount(0);
+  await expect(page.getByTestId('group-accuracy-type-symbolic')).toContainText('3 awaiting grading');
+  expect(await seriousViolations(page, 'section[aria-label="Question results"]')).toEqual([]);
+  await page.setViewportSize({ width: 1280, height: 720 });
+  await page.screenshot({ path: testInfo.outputPath('question-results-1280.png'), fullPage: true });
+  await page.setViewportSize({ width: 768, height: 1024 });
+  await page.screenshot({ path: testInfo.outputPath('question-results-768.png'), fullPage: true });
+  // Readable at 768 px: the accuracy and options of a question stay on screen without sideways scrolling.
+  const box = await page.getByTestId('question-options-puddle-0').boundingBox();
+  expect(box!.x + box!.width).toBeLessThanOrEqual(768);
+
+  // The Score page: a model's answers to the science collection beside these people.
+  await page.setViewportSize({ width: 1280, height: 720 });
+  await page.goto('/score');
+  const panel = page.getByRole('region', { name: /Score a model's answers to questions/ });
+  await panel.getByRole('combobox', { name: 'Question collection' }).selectOption('science');
+  await panel.getByRole('combobox', { name: 'Study' }).selectOption(id);
+  // A broken file first: refused with the line and the reason.
+  await panel.getByLabel('Model answers (.jsonl)').setInputFiles({ name: 'broken.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from('{"id": "sci-001"}\n') });
+  await panel.getByRole('button', { name: 'Score answers' }).click();
+  await expect(panel.getByRole('alert')).toContainText('broken.jsonl: The answers file has 1 problem; fix them and upload it again:');
+  await expect(panel.getByRole('alert')).toContainText('answers:1 response: is missing');
+  // The model: every science key right but sci-001 (it says A).
+  const keys: Record<string, string> = { 'sci-001': 'A', 'sci-002': 'A', 'sci-003': '2', 'sci-004': 'C', 'sci-005': 'C', 'sci-006': 'B', 'sci-007': '2', 'sci-008': 'C', 'sci-009': 'C', 'sci-010': 'B', 'sci-011': '2', 'sci-012': 'A' };
+  const model = Object.entries(keys).map(([q, k]) => JSON.stringify({ id: q, response: `Reasoning... so the answer is ${k}` })).join('\n');
+  await panel.getByLabel('Model answers (.jsonl)').setInputFiles({ name: 'model.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(model) });
+  await panel.getByRole('button', { name: 'Score answers' }).click();
+  const table = panel.getByRole('table', { name: 'Model beside people, per subset' });
+  await expect(table).toBeVisible();
+  await expect(panel.getByTestId('model-accuracy')).toHaveText('91.7%');
+  const easy = panel.getByTestId('beside-Easy').getByRole('cell');
+  // Easy: the model 5 of 6, on the two the people answered (sci-001, sci-007) 1 of 2; the people 4 of 6.
+  expect(await easy.allInnerTexts()).toEqual(['Easy', '6', '83.3% (5/6)', '50.0% (1/2)', '66.7% (4/6)', '30.0–90.3%', '6 (2)']);
+  await expect(panel.getByTestId('beside-Challenge').getByRole('cell').nth(4)).toHaveText('66.7% (2/3)');
+  expect(await seriousViolations(page, 'section[aria-labelledby="question-score-title"]')).toEqual([]);
+  await page.screenshot({ path: testInfo.outputPath('question-score-1280.png'), fullPage: true });
+  await page.setViewportSize({ width: 768, height: 1024 });
+  await page.screenshot({ path: testInfo.outputPath('question-score-768.png'), fullPage: true });
+});
