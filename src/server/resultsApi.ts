@@ -7,7 +7,9 @@
 import { Hono, type Context } from 'hono';
 import { createHash } from 'node:crypto';
 import { ANALYSIS_VERSION, digestSession, studyResults, type QuestionFacts, type ResultsInput, type SessionData, type SessionDigest, type StudyResults } from '../core/analysis/results';
-import { questionFacts } from '../core/analysis/questions';
+import { questionFacts, type GradeLookup } from '../core/analysis/questions';
+import { answerKey } from '../core/grading/agreement';
+import { finalGrades } from './grading/grading';
 import type { StudyDefinition } from '../core/study/schema';
 import type { ReplayGame } from '../core/study/rules';
 import { versionedGameId } from '../core/game';
@@ -158,7 +160,13 @@ export async function computeStudyResults(deps: ResultsDeps, id: string, version
     const found = deps.library.questions.question(collection, question);
     return found.ok ? questionFacts(found.item) : null;
   });
-  return studyResults({ study: { id }, versions, version, sessions: data, testCount, games, replay: deps.replay, now, questionFacts: facts });
+  // Final grades change apart from the logs: applied to the summed digests, never kept in one.
+  const finals = await finalGrades(store, id);
+  const grades: GradeLookup = (sessionId, item, testIndex) => {
+    const g = finals.get(answerKey(sessionId, item, testIndex));
+    return g ? { verdict: g.pass ? 'correct' : 'wrong', points: g.points, maxPoints: g.maxPoints } : null;
+  };
+  return studyResults({ study: { id }, versions, version, sessions: data, testCount, games, replay: deps.replay, now, questionFacts: facts, grades });
 }
 
 /**

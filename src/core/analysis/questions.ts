@@ -13,7 +13,10 @@
  * - An answer is the server-judged submission of the question (one per question). Its verdict
  *   is `correct` or `wrong` for choice and numerical questions; symbolic and free-response
  *   answers are `ungraded` until a grade is given (`GradeLookup`), and are counted as
- *   **awaiting grading**, never in accuracy.
+ *   **awaiting grading**, never in accuracy. A final grade (the server's `finalGrades`) counts
+ *   the answer correct when it passes, wrong when not, and its points go into the question's
+ *   score. Grades change apart from the logs, so they are applied when the digests are added
+ *   up, never kept in a digest.
  * - Accuracy = correct / (correct + wrong) over the answers judged or graded.
  * - Time on the item: the item's `item.start` to its `item.end` by the log's `t`, or to the
  *   item's last logged event when the session stopped before `item.end`; per participant who
@@ -144,6 +147,9 @@ export function questionFacts(q: QuestionFile): QuestionFacts {
  */
 export interface QuestionGrade {
   readonly verdict: 'correct' | 'wrong';
+  /** The grade's points (a rubric's criteria summed; 1 or 0 for a correct/incorrect grade), and the most there are. */
+  readonly points?: number;
+  readonly maxPoints?: number;
 }
 
 /** The final grade of a session's answer to a question of an item, or null when there is none yet. */
@@ -181,6 +187,10 @@ export interface QuestionResult {
   readonly awaiting: number;
   /** Of `correct + wrong`, those decided by a grade (rubric grading) rather than by the server's judging. */
   readonly graded: number;
+  /** The points of the graded answers (their final grades), per answer. */
+  readonly points: Dist;
+  /** The most points a graded answer can have (the rubric's total); null when none is graded. */
+  readonly maxPoints: number | null;
   /** `correct / (correct + wrong)`; null when nothing is judged or graded yet. */
   readonly accuracy: number | null;
   /** The 95% Wilson interval of `accuracy`. */
@@ -220,13 +230,15 @@ export interface QuestionAcc {
   wrong: number;
   awaiting: number;
   graded: number;
+  points: number[];
+  maxPoints: number | null;
   times: number[];
   changes: number[];
   picks: Map<string, number>;
 }
 
 export function newQuestionAcc(item: string, place: QuestionPlace): QuestionAcc {
-  return { place: { item, ...place }, participants: 0, opened: 0, correct: 0, wrong: 0, awaiting: 0, graded: 0, times: [], changes: [], picks: new Map() };
+  return { place: { item, ...place }, participants: 0, opened: 0, correct: 0, wrong: 0, awaiting: 0, graded: 0, points: [], maxPoints: null, times: [], changes: [], picks: new Map() };
 }
 
 /** Adds one counted session's digest of the item to the question's tally. */
@@ -241,6 +253,8 @@ export function addQuestion(acc: QuestionAcc, digest: QuestionItemDigest, sessio
     if (grade) {
       verdict = grade.verdict;
       acc.graded++;
+      if (grade.points !== undefined) acc.points.push(grade.points);
+      if (grade.maxPoints !== undefined) acc.maxPoints = Math.max(acc.maxPoints ?? 0, grade.maxPoints);
     }
   }
   if (verdict === 'correct') acc.correct++;
@@ -261,6 +275,7 @@ export function questionResult(acc: QuestionAcc, facts: QuestionFacts | null): Q
     type: facts?.type ?? null, subset: facts?.subset ?? null, subject: facts?.subject ?? null,
     participants: acc.participants, opened: acc.opened, answered: judged + acc.awaiting,
     correct: acc.correct, wrong: acc.wrong, awaiting: acc.awaiting, graded: acc.graded,
+    points: distribution(acc.points), maxPoints: acc.maxPoints,
     accuracy: judged ? acc.correct / judged : null, ci: wilsonInterval(acc.correct, judged),
     timeMs: distribution(acc.times), changes: distribution(acc.changes), changed: acc.changes.filter((n) => n > 0).length,
     options, otherPicks: facts?.choices ? [...acc.picks].filter(([label]) => !known.has(label)).reduce((n, [, c]) => n + c, 0) : 0,
