@@ -28,6 +28,8 @@ const STUDY = {
 let library: TaskLibrary;
 beforeAll(async () => {
   library = new TaskLibrary();
+  // The example question study has a grid task from the sample collection too.
+  await library.mount('data/tasks/samples', ROOT);
   await library.questions.mount(path.join(ROOT, 'data/questions/science.jsonl'));
   await library.questions.mount(path.join(ROOT, 'data/questions/arb-sample.jsonl'));
 });

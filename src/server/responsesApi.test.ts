@@ -31,7 +31,7 @@ const STUDY = {
 let library: TaskLibrary;
 beforeAll(async () => {
   library = new TaskLibrary();
-  await library.mount(path.join(ROOT, 'data/tasks/samples'), 'sealed');
+  await library.mount('data/tasks/samples', ROOT);
   await library.questions.mount(path.join(ROOT, 'data/questions/science.jsonl'));
   await library.questions.mount(path.join(ROOT, 'data/questions/arb-sample.jsonl'));
 });
