@@ -36,6 +36,9 @@ function Accuracy({ correct, judged, accuracy, ci, awaiting, testId }: { correct
   );
 }
 
+/** Points as grades give them: at most two decimals, no trailing zeros. */
+const points = (x: number): string => String(Math.round(x * 100) / 100);
+
 const TYPE_LABEL: Record<string, string> = { choice: 'multiple choice', number: 'numerical', symbolic: 'symbolic', 'free-response': 'free response' };
 const FIELD_LABEL: Record<QuestionGroupResult['field'], string> = { all: 'All', subset: 'Subset', subject: 'Subject', type: 'Type' };
 
@@ -92,6 +95,11 @@ export function QuestionResults({ results }: { results: StudyResults }) {
         <Accuracy correct={q.correct} judged={q.correct + q.wrong} accuracy={q.accuracy} ci={q.ci} awaiting={q.awaiting} testId={`question-accuracy-${q.item}-${q.testIndex}`} />
         {q.ci && <span className="text-xs text-slate-400">{ciText(q.ci)}</span>}
         {q.graded > 0 && <span className="text-xs text-slate-400">{q.graded} by grading</span>}
+        {q.points.mean !== null && q.maxPoints !== null && (
+          <span className="text-xs text-slate-300" data-testid={`question-score-${q.item}-${q.testIndex}`} title={`Points of the ${q.points.n} graded answers: ${q.points.values.join(', ')}`}>
+            mean score {points(q.points.mean)} / {points(q.maxPoints)}
+          </span>
+        )}
       </span>
     ) },
     { key: 'time', label: 'Median time', value: (q) => q.timeMs.median, align: 'right', render: (q) => <span data-testid={`question-time-${q.item}-${q.testIndex}`}>{formatMs(q.timeMs.median)}</span> },
@@ -103,6 +111,7 @@ export function QuestionResults({ results }: { results: StudyResults }) {
       <p className="text-xs text-slate-400">
         Accuracy is correct answers over answers judged by the server (or graded); the interval is a 95% Wilson interval.
         Free responses and symbolic answers are <span className="text-amber-200">awaiting grading</span> until graded, and left out of accuracy.
+        Once an answer has a final grade (Grading tab) it counts as correct when it passes, and its points make the question&apos;s mean score.
         Groups pool the answers to their questions, as if independent. Time runs from the item&apos;s start to its end; a change is a pick or typed answer that differs from the one before.
         Practice items, playtests and excluded sessions are left out.
       </p>
