@@ -201,3 +201,48 @@ test('a participant withdraws with a reason: the session ends withdrawn, kept an
   await page.goto(`/studies/${id}`);
   await expect(page.getByRole('cell', { name: 'withdrawn' })).toBeVisible();
 });
+
+test('a researcher makes a question block, asks for descriptions and adds a survey in the study editor', async ({ page, request }) => {
+  test.setTimeout(120_000);
+  const id = `e2e-block-editor-${Date.now().toString(36)}`;
+  await page.goto(`/login#token=${process.env.E2E_ADMIN_TOKEN}`);
+  await page.getByRole('link', { name: 'New study' }).click();
+  await page.getByRole('textbox', { name: /Study id/ }).fill(id);
+  await page.getByRole('textbox', { name: 'Study title' }).fill('Block editor study');
+  await page.getByRole('textbox', { name: 'Consent (Markdown)' }).fill('You agree.');
+  await page.getByLabel('Completion code').fill('BLOCK-EDIT');
+
+  // A question, then a second one makes the item a block.
+  await page.getByRole('button', { name: 'Add question' }).click();
+  await page.getByRole('button', { name: /^Question Choose a question/ }).click();
+  const picker = page.getByTestId('question-picker');
+  await picker.getByRole('button', { name: /sci-006/ }).click();
+  await picker.getByRole('button', { name: 'Use this question' }).click();
+  await page.getByRole('button', { name: 'Add another question (a block on one screen)' }).click();
+  await picker.getByRole('button', { name: /sci-007/ }).click();
+  await picker.getByRole('button', { name: 'Use this question' }).click();
+  const block = page.getByRole('list', { name: 'Questions of question-1' });
+  await expect(block.getByRole('listitem')).toHaveText([/science \/ sci-006/, /science \/ sci-007/]);
+  await page.getByRole('textbox', { name: 'Block title (optional)' }).fill('Energy');
+
+  // A task that asks for written descriptions.
+  await page.getByRole('button', { name: 'Add task' }).click();
+  await page.getByRole('button', { name: /^Task Choose a task/ }).click();
+  await page.getByTestId('task-picker').getByRole('button', { name: /mirror-across-wall/ }).first().click();
+  await page.getByTestId('task-picker').getByRole('button', { name: 'Use this task' }).click();
+  await page.getByRole('checkbox', { name: 'Ask for a written description' }).check();
+
+  // A survey, its questions as JSON; a typo is named before saving.
+  await page.getByRole('button', { name: 'Add survey' }).click();
+  const json = page.getByRole('textbox', { name: /Questions \(JSON/ });
+  await json.fill('[{"id": "age", "prompt": "Age?", "type": "number"');
+  await expect(page.getByRole('alert').filter({ hasText: 'Not valid JSON' })).toBeVisible();
+  await json.fill('[{"id": "age", "prompt": "Age?", "type": "number", "min": 18, "required": true}, {"id": "hand", "prompt": "Hand?", "type": "choice", "options": ["Left", "Right"]}]');
+  await page.getByRole('button', { name: 'Save study' }).click();
+  await expect(page.getByRole('status')).toContainText('Saved as version 1');
+
+  const def = (await (await request.get(`/api/admin/studies/${id}`, { headers: ADMIN })).json()).definition;
+  expect(def.items[0]).toEqual({ kind: 'question', id: 'question-1', title: 'Energy', questions: [{ collection: 'science', question: 'sci-006' }, { collection: 'science', question: 'sci-007' }], practice: false });
+  expect(def.items[1]).toMatchObject({ kind: 'task', task: 'mirror-across-wall', describe: { prompt: 'Describe the rule in your own words' } });
+  expect(def.items[2]).toMatchObject({ kind: 'survey', title: 'About you', questions: [{ id: 'age', type: 'number', min: 18, required: true }, { id: 'hand', type: 'choice', options: ['Left', 'Right'] }] });
+});

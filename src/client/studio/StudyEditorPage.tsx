@@ -311,7 +311,7 @@ function ItemFields({ item, onChange }: { item: Item; onChange: (i: Item) => voi
           ))}
         </ol>
         <div><Button onClick={() => setPicking(true)}>Add a question to the block</Button></div>
-        {picking && <QuestionPicker collection={collection} initial="" onClose={() => setPicking(false)} onChoose={(id) => onChange({ ...item, questions: [...refs, { collection, question: id }] })} />}
+        {picking && <QuestionPicker collection={collection} initial="" onClose={() => setPicking(false)} onChoose={(id) => { setPicking(false); onChange({ ...item, questions: [...refs, { collection, question: id }] }); }} />}
       </div>
     );
   }
@@ -341,7 +341,12 @@ function ItemFields({ item, onChange }: { item: Item; onChange: (i: Item) => voi
           </div>
         )}
         {picking && <QuestionPicker collection={single.collection} initial={single.question} onClose={() => { setPicking(false); setBlocking(false); }}
-          onChoose={(id) => onChange(blocking ? { ...item, collection: undefined, question: undefined, questions: [single, { collection: single.collection, question: id }] } : { ...item, question: id })} />}
+          onChoose={(id) => {
+            // The item may turn into a block, whose own picker must not open in this one's place.
+            setPicking(false);
+            setBlocking(false);
+            onChange(blocking ? { ...item, collection: undefined, question: undefined, questions: [single, { collection: single.collection, question: id }] } : { ...item, question: id });
+          }} />}
       </div>
     );
   }
