@@ -71,6 +71,16 @@ async function researcher(url: string, until: () => boolean): Promise<{ results:
   return done;
 }
 
+/** Waits (up to a minute) until `/api/health` reports the server out of overload. */
+async function settle(url: string): Promise<void> {
+  const end = Date.now() + 60_000;
+  while (Date.now() < end) {
+    const health = await fetch(`${url}/api/health`).then((r) => r.json() as Promise<{ load?: { overloaded?: boolean; inFlight?: number } }>).catch(() => null);
+    if (health?.load && !health.load.overloaded && (health.load.inFlight ?? 0) <= 1) return;
+    await sleep(500);
+  }
+}
+
 /** A new database on the cluster, named for the case. */
 async function database(base: string, name: string): Promise<string> {
   const c = new pg.Client({ connectionString: base });
@@ -108,6 +118,8 @@ async function* scaleCase(name: string, databaseUrl: string | null, args: readon
       const busy = await paced(server.url, sessions, PACED_SECONDS);
       stopped = true;
       const done = await reads;
+      // The server may still be working through the researcher's last requests: let it settle.
+      await settle(server.url);
       yield { name: `scale.${name}.1000-participants+results+export+replay.ack-p50`, value: busy.p50, unit: 'ms' };
       yield { name: `scale.${name}.1000-participants+results+export+replay.ack-p99`, value: busy.p99, unit: 'ms' };
       yield { name: `scale.${name}.1000-participants+results+export+replay.unacknowledged`, value: busy.errors, unit: 'batches' };

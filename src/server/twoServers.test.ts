@@ -3,7 +3,8 @@
  * `arc-studio serve` processes start at the same instant on a new database (so they migrate it
  * together), 200 participants' batches go to one and the other in turn, one server is killed
  * with SIGKILL half-way and its participants send again to the survivor. Every event is then
- * stored exactly once, and the results are the same whichever server computes them.
+ * stored exactly once, and the results are the same whichever server computes them (a third
+ * server started with the two computes them first).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -82,12 +83,13 @@ describe('two servers on one PostgreSQL', () => {
     const servers: Server[] = [];
     cleanups.push(() => { for (const s of servers) if (s.proc.exitCode === null && s.proc.signalCode === null) s.proc.kill('SIGKILL'); });
 
-    // Both at the same instant, on a database without a table yet.
-    const [portA, portB] = [await freePort(), await freePort()];
-    const started = await Promise.allSettled([startServe(path.join(tmp, 'a'), dist, portA, db.url), startServe(path.join(tmp, 'b'), dist, portB, db.url)]);
+    // Both at the same instant, on a database without a table yet; a third one too, which gets no
+    // participant and computes the results at the end from what the other two stored.
+    const ports = [await freePort(), await freePort(), await freePort()];
+    const started = await Promise.allSettled(ports.map((port, k) => startServe(path.join(tmp, `s${k}`), dist, port, db.url)));
     for (const s of started) if (s.status === 'fulfilled') servers.push(s.value);
     for (const s of started) if (s.status === 'rejected') throw s.reason;
-    const [a, b] = servers;
+    const [a, b, c3] = servers;
 
     // Sessions made on one server or the other; each participant's batches then alternate.
     const sessions = await Promise.all(Array.from({ length: PARTICIPANTS }, async (_, p) => {
@@ -162,19 +164,17 @@ describe('two servers on one PostgreSQL', () => {
       expect(states.map((s) => [s.state, Number(s.n)])).toEqual([['finished', PARTICIPANTS]]);
       expect((await c.query(`SELECT version FROM schema_migrations`)).rows.length).toBeGreaterThan(0);
 
-      // The results: computed cold by a new server in B's place, then cold again by A, then warm.
-      const b2 = await startServe(path.join(tmp, 'b'), dist, portB, db.url);
-      servers.push(b2);
+      // The results: computed cold by the third server, then cold again by A, then warm.
       const results = async (s: Server) => {
         const res = await fetch(`${s.url}/api/admin/studies/sample/results`, { headers: { Authorization: `Bearer ${ADMIN}` } });
         expect(res.status).toBe(200);
         return res.json() as Promise<{ sessions?: unknown }>;
       };
-      const byB = await results(b2);
+      const byB = await results(c3);
       expect(Number((await c.query(`SELECT count(*) AS n FROM session_digests`)).rows[0].n)).toBe(PARTICIPANTS);
       await c.query(`DELETE FROM session_digests`);
       const byA = await results(a);
-      const warmOnB = await results(b2);
+      const warmOnB = await results(c3);
       expect(byA).toEqual(byB);
       expect(warmOnB).toEqual(byB);
       expect(JSON.stringify(byB)).toContain('downscale');
