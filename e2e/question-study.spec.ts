@@ -139,6 +139,7 @@ test('a participant takes a mixed question study, a grader grades the free respo
   await expect(studio.getByTestId('group-accuracy-type-symbolic')).toContainText('100.0% (1/1)');
   expect(await seriousViolations(studio, 'section[aria-label="Question results"]')).toEqual([]);
   await studio.screenshot({ path: testInfo.outputPath('question-study-results.png'), fullPage: true });
+  await section.getByRole('table', { name: 'Questions' }).screenshot({ path: testInfo.outputPath('question-study-questions.png') });
 
   // responses.csv: the answers with their verdicts and times, and the written description.
   const made = await request.post(`/api/admin/studies/${id}/exports`, { headers: ADMIN, data: { format: 'responses' } });
