@@ -143,11 +143,11 @@ export function attemptCounts(study: StudyDefinition, kind: StudyItem['kind'], a
 }
 
 /**
- * Low effort: the participant cycled through items with almost no actions. Practice, pages and
- * question items (one pick and a submit is a full answer) are ignored.
+ * Low effort: the participant cycled through items with almost no actions. Practice, pages,
+ * question items (one pick and a submit is a full answer) and surveys are ignored.
  */
 export function isLowEffort(study: StudyDefinition, items: readonly ItemProgress[]): boolean {
-  const visited = items.filter((i) => i.started && i.kind !== 'page' && i.kind !== 'question' && !i.practice);
+  const visited = items.filter((i) => i.started && i.kind !== 'page' && i.kind !== 'question' && i.kind !== 'survey' && !i.practice);
   if (visited.length < study.lowEffort.minItems) return false;
   const idle = visited.filter((i) => i.actions <= study.lowEffort.maxActions).length;
   return idle / visited.length >= study.lowEffort.share;

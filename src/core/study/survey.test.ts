@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseStudy, type SurveyItem } from './schema';
 import { checkSurveyAnswers } from './survey';
+import { isLowEffort, type ItemProgress } from './rules';
 
 const def = {
   title: 'T', consent: 'ok', completion: { code: 'X' },
@@ -99,5 +100,16 @@ describe('question blocks and descriptions in the study schema', () => {
       { prompt: 'Describe the rule in your own words' }, { prompt: 'How do you win?' }, { prompt: 'Describe the rule in your own words' },
     ]);
     expect(parseStudy({ ...base, items: [{ kind: 'task', id: 'a', collection: 'c', task: 'a', describe: { prompt: ' ' } }] }).ok).toBe(false);
+  });
+});
+
+describe('surveys and low effort', () => {
+  it('leaves surveys out of the low-effort rule: a survey has no actions, and answering it is full effort', () => {
+    const r = parseStudy(def);
+    if (!r.ok) throw new Error(r.problems.join('\n'));
+    const item = (id: string, kind: ItemProgress['kind'], actions: number) => ({ id, kind, practice: false, started: true, startedAt: 0, finished: true, actions, durationMs: 1000, activeMs: 1000 }) as ItemProgress;
+    const tasks = [item('a', 'task', 40), item('b', 'task', 40), item('c', 'task', 2)];
+    expect(isLowEffort(r.study, [...tasks, item('s1', 'survey', 0), item('s2', 'survey', 0)])).toBe(false);
+    expect(isLowEffort(r.study, [...tasks, item('d', 'task', 0)])).toBe(true);
   });
 });

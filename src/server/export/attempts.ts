@@ -35,7 +35,8 @@ export async function* attemptsCsv(ctx: ExportContext): AsyncGenerator<string> {
     let chunk = '';
     summary.items.forEach((it, pos) => {
       const item = def.items[s.order[pos]];
-      if (item.kind === 'page') return;
+      // Pages and surveys are not attempts (survey answers are in responses.csv).
+      if (item.kind === 'page' || item.kind === 'survey') return;
       const judged = subs.some((x) => x.item === item.id);
       if (!it.started && !judged) return;
       const tests = it.tests ?? [];
