@@ -20,6 +20,19 @@ const dataDir = path.join(dir, 'data');
 const answers = path.join(dir, 'model.jsonl');
 const ADMIN = 'researcher-token-for-cli-beside-tests-01';
 
+/** The example question study as it was first written: single questions only, so the figures below stay fixed. */
+const QUESTION_STUDY = {
+  title: 'Science and reasoning questions', consent: 'You agree to take part.', completion: { code: 'QUESTIONS-DONE' },
+  items: [
+    { kind: 'question', id: 'puddle', collection: 'science', question: 'sci-001' },
+    { kind: 'question', id: 'food-chain', collection: 'science', question: 'sci-006' },
+    { kind: 'question', id: 'renewable', collection: 'science', question: 'sci-007' },
+    { kind: 'question', id: 'shop-sign', collection: 'arb-sample', question: 'arb-law-1' },
+    { kind: 'question', id: 'incline', collection: 'arb-sample', question: 'arb-phys-1' },
+    { kind: 'question', id: 'recurrence', collection: 'arb-sample', question: 'arb-math-1' },
+  ],
+};
+
 function cli(...args: string[]) {
   const env = { ...process.env };
   delete env.DATABASE_URL;
@@ -28,7 +41,7 @@ function cli(...args: string[]) {
 }
 
 beforeAll(async () => {
-  // The example question study; three people answer puddle (sci-001, key B, Easy) and food-chain (sci-006, key B, Challenge).
+  // A question study; three people answer puddle (sci-001, key B, Easy) and food-chain (sci-006, key B, Challenge).
   const store = await openStore({ dataDir });
   try {
     const library = new TaskLibrary();
@@ -40,8 +53,7 @@ beforeAll(async () => {
       expect(res.status, await res.clone().text()).toBeLessThan(300);
       return res.json() as Promise<Record<string, string>>;
     };
-    const { default: definition } = await import('../../data/example-studies/questions.json');
-    await req('/admin/studies/questions', ADMIN, { definition });
+    await req('/admin/studies/questions', ADMIN, { definition: QUESTION_STUDY });
     for (const [pid, picks] of [['p1', ['B', 'B']], ['p2', ['B', 'A']], ['p3', ['C', 'A']]] as const) {
       const s = await req('/studies/questions/sessions', null, { params: { PROLIFIC_PID: pid } });
       let seq = 0;

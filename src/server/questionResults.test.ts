@@ -1,12 +1,11 @@
 /**
  * Question results and a model's answers beside them, through the real routes on both
- * databases: participants answer the example question study; the results give accuracy, time,
+ * databases: participants answer a question study; the results give accuracy, time,
  * answer changes and options per question and accuracy per subset, from stored digests (a
  * second request reads no log); the Score page's upload route scores a model's answers file
  * against a mounted collection and puts the study's humans beside it, and refuses bad uploads
  * with the reason.
  */
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Hono } from 'hono';
@@ -37,6 +36,19 @@ function modelAnswers(): string {
   return Object.entries(keys).map(([id, k]) => JSON.stringify({ id, response: k === 'none' ? 'I cannot tell.' : `Final answer: ${k}` })).join('\n');
 }
 
+/** The example question study as it was first written: single questions only, so the figures below stay fixed. */
+const QUESTION_STUDY = {
+  title: 'Science and reasoning questions', consent: 'You agree to take part.', completion: { code: 'QUESTIONS-DONE' },
+  items: [
+    { kind: 'question', id: 'puddle', collection: 'science', question: 'sci-001' },
+    { kind: 'question', id: 'food-chain', collection: 'science', question: 'sci-006' },
+    { kind: 'question', id: 'renewable', collection: 'science', question: 'sci-007' },
+    { kind: 'question', id: 'shop-sign', collection: 'arb-sample', question: 'arb-law-1' },
+    { kind: 'question', id: 'incline', collection: 'arb-sample', question: 'arb-phys-1' },
+    { kind: 'question', id: 'recurrence', collection: 'arb-sample', question: 'arb-math-1' },
+  ],
+};
+
 const stores: Store[] = [];
 afterAll(async () => { await Promise.all(stores.map((s) => s.close())); });
 
@@ -58,8 +70,7 @@ describe.each(backends)('question results on $name', (backend) => {
   };
 
   it('answers become accuracy, time, changes and options per question, and accuracy per subset', async () => {
-    const definition = JSON.parse(readFileSync(path.join(ROOT, 'data/example-studies/questions.json'), 'utf8'));
-    expect((await call('POST', '/admin/studies/questions', ADMIN, { definition })).status).toBe(201);
+    expect((await call('POST', '/admin/studies/questions', ADMIN, { definition: QUESTION_STUDY })).status).toBe(201);
 
     /** A participant answers the first items: [item, picks..., answer] each; 1 s per pick. */
     const take = async (pid: string, plan: [string, string[], { choice: string } | { text: string }][], exclude = false) => {

@@ -29,8 +29,8 @@ const fail = (c: Context, status: 400 | 404 | 413 | 422, error: string, message:
 /** The route, to mount under `/admin` before any router with a smaller body limit. */
 export function questionScoreRoutes(deps: ResultsDeps): Hono {
   const admin = new Hono();
-  admin.use('/studies/:studyId/question-scores', adminGuard(deps.adminTokenHash));
   admin.post('/studies/:studyId/question-scores',
+    adminGuard(deps.adminTokenHash),
     bodyLimit({ maxSize: MAX_ANSWERS_BYTES, onError: (c) => fail(c, 413, 'too_large', `The answers file is larger than ${MAX_ANSWERS_BYTES / 1024 / 1024} MiB. Score a large file with "arc-studio score-answers --study", which has no limit, or split it by subset.`) }),
     async (c) => {
       const studyId = c.req.param('studyId');
