@@ -161,7 +161,8 @@ export async function computeStudyResults(deps: ResultsDeps, id: string, version
     return found.ok ? questionFacts(found.item) : null;
   });
   // Final grades change apart from the logs: applied to the summed digests, never kept in one.
-  const finals = await finalGrades(store, id);
+  // (A study without question items has nothing to grade: no query.)
+  const finals = versions.some((v) => v.definition.items.some((item) => item.kind === 'question')) ? await finalGrades(store, id) : new Map<string, never>();
   const grades: GradeLookup = (sessionId, item, testIndex) => {
     const g = finals.get(answerKey(sessionId, item, testIndex));
     return g ? { verdict: g.pass ? 'correct' : 'wrong', points: g.points, maxPoints: g.maxPoints } : null;
