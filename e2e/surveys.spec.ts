@@ -100,6 +100,12 @@ test('a participant answers a block of questions, describes a task\'s rule, fill
   await page.getByRole('button', { name: 'Next', exact: true }).click();
   const last = page.getByTestId('describe-form');
   await expect(last).toHaveAttribute('data-stage', 'last');
+  // A reload here asks for it again, with what was typed.
+  await last.getByRole('textbox', { name: 'Your description' }).fill('Mirror every shape');
+  await page.waitForTimeout(800);
+  await page.reload();
+  await expect(last).toHaveAttribute('data-stage', 'last');
+  await expect(last.getByRole('textbox', { name: 'Your description' })).toHaveValue('Mirror every shape');
   await expect(page.getByRole('heading', { name: 'Describe the rule in your own words' })).toBeVisible();
   expect(await seriousViolations(page)).toEqual([]);
   await last.getByRole('textbox', { name: 'Your description' }).fill('Mirror every shape across the grey wall, keeping its colours.');

@@ -220,7 +220,11 @@ function StudyRun({ run, onDone, onWithdrawn }: { run: Running; onDone: (code: s
   const finishStarted = useRef(false);
   const [withdrawing, setWithdrawing] = useState(false);
   /** The item whose last written description is asked for, after it ended. */
-  const [describing, setDescribing] = useState<Extract<SessionItem, { kind: 'task' | 'game' }> | null>(null);
+  const [describing, setDescribing] = useState<Extract<SessionItem, { kind: 'task' | 'game' }> | null>(() => {
+    // A reload on an item's last description (the item ended, the description not saved) asks again.
+    const prev = run.start.instructionsDone ? run.view.items[run.start.index - 1] : undefined;
+    return prev && (prev.kind === 'task' || prev.kind === 'game') && run.describeLast.get(prev.id) && run.history.some((e) => e.kind === 'item.end' && e.data.item === prev.id) ? prev : null;
+  });
   const endLogged = useRef(run.history.some((e) => e.kind === 'session.end'));
   const status = outbox.status();
   const items = view.items;
@@ -327,7 +331,11 @@ function StudyRun({ run, onDone, onWithdrawn }: { run: Running; onDone: (code: s
       <Centered>
         <div className="w-full max-w-2xl rounded-xl border border-slate-800 bg-slate-900/70 p-8">
           <DescribeForm log={outbox} sessionId={run.record.id} token={run.record.token} item={describing.id} stage="last" prompt={d?.prompt ?? ''}
-            resume={run.history} onSaved={() => { run.describeLast.delete(describing.id); moveOn(); }} />
+            resume={run.history} onSaved={() => {
+              run.describeLast.delete(describing.id);
+              // After a reload the study is already on the next item.
+              if (items[index]?.id === describing.id) moveOn(); else setDescribing(null);
+            }} />
         </div>
       </Centered>
     );
