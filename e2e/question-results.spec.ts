@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
-import { ADMIN, expectAllStored } from './study-helpers';
+import { ADMIN, buildGrid, expectAllStored, sampleTask } from './study-helpers';
 
 /** Serious or critical axe-core violations (WCAG 2.1 AA) inside `include`. */
 async function seriousViolations(page: Page, include: string): Promise<string[]> {
@@ -9,32 +9,65 @@ async function seriousViolations(page: Page, include: string): Promise<string[]>
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').flatMap((v) => v.nodes.map((n) => `${v.id} at ${n.target.join(' ')}`));
 }
 
-type Step = { pick: RegExp[] } | { type: string };
+type Pick = RegExp[];
 
-/** A participant takes the example question study: each step picks (in turn) or types, then submits. */
-async function takeStudy(page: Page, studyId: string, pid: string, steps: Step[]): Promise<void> {
+/** Picks each label in turn inside `scope`. */
+async function pick(scope: Page | ReturnType<Page['getByTestId']>, names: Pick): Promise<void> {
+  for (const name of names) await scope.getByRole('radio', { name }).check();
+}
+
+/**
+ * A participant takes the example question study: puddle (one question), the Energy block
+ * (sci-006 and sci-007), shop-sign, incline (a number), recurrence (a proof), the mirror task with
+ * its two written descriptions, and the survey's two required questions.
+ */
+async function takeStudy(page: Page, studyId: string, pid: string, plan: { puddle: Pick; food: Pick; energy: Pick; shop: Pick; incline: string }): Promise<void> {
   await page.goto(`/s/${studyId}?PROLIFIC_PID=${pid}`);
   await page.getByRole('button', { name: 'I agree, start' }).click();
   await page.getByRole('button', { name: 'Begin' }).click();
-  for (const step of steps) {
-    if ('pick' in step) {
-      for (const name of step.pick) await page.getByRole('radio', { name }).check();
-    } else {
-      const box = page.getByRole('textbox').first();
-      await box.click();
-      await box.pressSequentially(step.type);
-    }
+  const single = async (answer: () => Promise<void>) => {
+    await answer();
     await page.getByRole('button', { name: 'Submit answer' }).click();
     await expect(page.getByRole('status')).toHaveText('Your answer is recorded.');
     await page.getByRole('button', { name: 'Next' }).click();
-  }
+  };
+  await single(() => pick(page, plan.puddle));
+  const block = page.getByTestId('block-question');
+  await pick(block.nth(0), plan.food);
+  await page.getByRole('button', { name: 'Submit answer 1' }).click();
+  await expect(block.nth(0).getByRole('status')).toHaveText('Answer 1 is recorded.');
+  await pick(block.nth(1), plan.energy);
+  await page.getByRole('button', { name: 'Submit answer 2' }).click();
+  await expect(page.getByText('All your answers are recorded.')).toBeVisible();
+  await page.getByRole('button', { name: 'Next' }).click();
+  await single(() => pick(page, plan.shop));
+  await single(async () => { const box = page.getByRole('textbox', { name: 'Your answer (a number)' }); await box.click(); await box.pressSequentially(plan.incline); });
+  await single(() => page.getByRole('textbox', { name: /Your answer \(write your reasoning/ }).fill('a_n = 2^n - 1 by induction.'));
+  // The task: a first (wrong) submission and its description, then solved, and the last description.
+  await expect(page.getByTestId('output-grid')).toBeVisible();
+  await page.getByRole('button', { name: 'Submit' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Describe the rule in your own words' });
+  await dialog.getByRole('textbox', { name: 'Your description' }).fill('Mirror the shape.');
+  await dialog.getByRole('button', { name: 'Save description' }).click();
+  await expect(dialog).toHaveCount(0);
+  await buildGrid(page, sampleTask('mirror-across-wall').test[0].output!);
+  await page.getByRole('button', { name: 'Submit' }).click();
+  await expect(page.getByTestId('task-result')).toHaveText('Task solved');
+  await page.getByRole('button', { name: 'Next', exact: true }).click();
+  const last = page.getByTestId('describe-form');
+  await last.getByRole('textbox', { name: 'Your description' }).fill('Mirror every shape across the wall.');
+  await last.getByRole('button', { name: 'Save description' }).click();
+  // The survey's required questions.
+  await page.getByLabel(/How old are you/).fill('30');
+  await page.getByRole('radio', { name: 'Secondary school' }).check();
+  await page.getByRole('button', { name: 'Submit answers' }).click();
   await expect(page.getByTestId('completion-code')).toHaveText('QUESTIONS-DONE');
   await expectAllStored(page.request, page);
 }
 
 /**
- * Three people answer the example question study (AI2 ARC questions, an ARB law question, a
- * numerical problem and a proof); the researcher reads accuracy, time, answer changes and the
+ * Three people take the example question study (AI2 ARC questions, one pair in a block, an ARB
+ * law question, a numerical problem, a proof, a grid task and a survey); the researcher reads accuracy, time, answer changes and the
  * options picked per question and per subset, then scores a model's answers file on the Score
  * page beside those people.
  */
@@ -45,11 +78,10 @@ test('question results, and a model\'s answers beside the people', async ({ page
   const saved = await request.post(`/api/admin/studies/${id}`, { headers: ADMIN, data: { definition } });
   expect(saved.status(), await saved.text()).toBe(201);
 
-  // puddle (B, Easy), food-chain (B, Challenge), renewable (2, Easy), shop-sign (B), incline (4.952 within 1%), recurrence (a proof).
-  const proof = { type: 'a_n = 2^n - 1 by induction.' };
-  await takeStudy(page, id, 'ann', [{ pick: [/soaked into the concrete/, /evaporated/] }, { pick: [/the Sun/] }, { pick: [/wind/] }, { pick: [/A contract may have formed/] }, { type: '4.95' }, proof]);
-  await takeStudy(page, id, 'ben', [{ pick: [/evaporated/] }, { pick: [/the soil/] }, { pick: [/coal/] }, { pick: [/No contract: a sign/] }, { type: '7' }, proof]);
-  await takeStudy(page, id, 'cat', [{ pick: [/absorbed by the sunlight/] }, { pick: [/the Sun/] }, { pick: [/wind/] }, { pick: [/A contract may have formed/] }, { type: '4.95' }, proof]);
+  // puddle (sci-001, B, Easy); the block: sci-006 (B, Challenge) and sci-007 (2, Easy); shop-sign (B); incline (4.952 within 1%).
+  await takeStudy(page, id, 'ann', { puddle: [/soaked into the concrete/, /evaporated/], food: [/the Sun/], energy: [/wind/], shop: [/A contract may have formed/], incline: '4.95' });
+  await takeStudy(page, id, 'ben', { puddle: [/evaporated/], food: [/the soil/], energy: [/coal/], shop: [/No contract: a sign/], incline: '7' });
+  await takeStudy(page, id, 'cat', { puddle: [/absorbed by the sunlight/], food: [/the Sun/], energy: [/wind/], shop: [/A contract may have formed/], incline: '4.95' });
 
   // The researcher's results: the Questions tab.
   await page.goto(`/login#token=${process.env.E2E_ADMIN_TOKEN}`);
@@ -73,7 +105,10 @@ test('question results, and a model\'s answers beside the people', async ({ page
   // The numerical problem: 4.95 is within 1% of 4.952, 7 is not; the proof awaits grading.
   await expect(page.getByTestId('question-accuracy-incline-0')).toContainText('66.7% (2/3)');
   await expect(page.getByTestId('question-accuracy-recurrence-0')).toContainText('3 awaiting grading');
-  // Per subset: Easy is puddle and renewable (4 of 6 right), Challenge food-chain (2 of 3).
+  // The block's questions have rows of their own.
+  await expect(page.getByTestId('question-accuracy-food-and-energy-0')).toContainText('66.7% (2/3)');
+  await expect(page.getByTestId('question-options-food-and-energy-1').getByRole('listitem')).toHaveCount(4);
+  // Per subset: Easy is puddle and sci-007 (4 of 6 right), Challenge sci-006 (2 of 3).
   await expect(page.getByTestId('group-accuracy-subset-Easy')).toContainText('66.7% (4/6)');
   await expect(page.getByTestId('group-accuracy-subset-Challenge')).toContainText('66.7% (2/3)');
   await expect(page.getByTestId('group-accuracy-type-free-response')).toHaveCount(0);
