@@ -244,3 +244,48 @@ test('question items, with choices and with typeset math, are accessible', async
   await expect(page.getByTestId('question-prompt').locator('.katex').first()).toBeVisible();
   await expectAccessible(page, 'study question item: math');
 });
+
+test('a question block, a survey, the withdraw dialog and the withdrawn page are accessible, with a visible focus', async ({ page, request }) => {
+  const id = `a11y-survey-${Date.now().toString(36)}`;
+  const definition = {
+    title: 'Accessible surveys',
+    consent: 'You agree to take part.',
+    items: [
+      { kind: 'question', id: 'block', questions: [{ collection: 'science', question: 'sci-004' }, { collection: 'arb-sample', question: 'arb-phys-1' }] },
+      { kind: 'survey', id: 'about', title: 'About you', questions: [
+        { id: 'age', prompt: 'How old are you?', type: 'number', required: true },
+        { id: 'hand', prompt: 'Which hand do you write with?', type: 'choice', options: ['Left', 'Right'] },
+        { id: 'ease', prompt: 'How hard was it?', type: 'scale', min: 1, max: 5, labels: ['Easy', 'Hard'] },
+        { id: 'notes', prompt: 'Anything else?', type: 'longtext' },
+      ] },
+    ],
+    completion: { code: 'A11Y-S' },
+    withdraw: { code: 'A11Y-W' },
+  };
+  const saved = await request.post(`/api/admin/studies/${id}`, { headers: ADMIN, data: { definition } });
+  expect(saved.status(), await saved.text()).toBe(201);
+  await page.goto(`/s/${id}?PROLIFIC_PID=a11y-survey`);
+  await page.getByRole('button', { name: 'I agree, start' }).click();
+  await page.getByRole('button', { name: 'Begin' }).click();
+
+  await expect(page.getByTestId('block-question')).toHaveCount(2);
+  await expectAccessible(page, 'study question block');
+  await expectVisibleFocus(page, 'study question block');
+  page.once('dialog', (d) => void d.accept());
+  await page.getByRole('button', { name: 'Give up and continue' }).click();
+
+  await expect(page.getByRole('heading', { name: 'About you' })).toBeVisible();
+  await page.getByRole('button', { name: 'Submit answers' }).click();
+  await expect(page.getByText('needs an answer')).toBeVisible();
+  await expectAccessible(page, 'study survey with a problem named');
+  await expectVisibleFocus(page, 'study survey');
+
+  await page.getByRole('button', { name: 'Withdraw from study' }).click();
+  await expect(page.getByRole('dialog', { name: 'Withdraw from the study?' })).toBeVisible();
+  await expectAccessible(page, 'withdraw dialog');
+  await expectVisibleFocus(page, 'withdraw dialog', 12);
+  await page.getByRole('radio', { name: 'Another reason' }).check();
+  await page.getByRole('button', { name: 'Withdraw', exact: true }).click();
+  await expect(page.getByTestId('withdraw-code')).toHaveText('A11Y-W');
+  await expectAccessible(page, 'withdrawn page');
+});

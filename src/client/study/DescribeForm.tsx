@@ -69,7 +69,7 @@ export function DescribeForm({ log, sessionId, token, item, stage, prompt, resum
           : 'Before the next item, write down the rule as you understand it now, as you would explain it to someone else.'}
       </p>
       <label className="flex flex-col gap-2 text-sm text-slate-300">Your description
-        <textarea className="min-h-40 w-full rounded-md border border-slate-700 bg-slate-950 px-3 py-2 text-slate-100 focus:border-sky-500 focus:outline-none"
+        <textarea className="min-h-40 w-full rounded-md border border-slate-700 bg-slate-950 px-3 py-2 text-slate-100 focus:border-sky-500 focus:outline-none focus:ring-2 focus:ring-sky-500"
           value={text} maxLength={DESCRIPTION_MAX} disabled={state.kind === 'sending'} onChange={(e) => onType(e.target.value)} />
       </label>
       <p className="text-xs text-slate-400">{text.length} of {DESCRIPTION_MAX} characters</p>

@@ -128,7 +128,7 @@ function QuestionCard({ log, sessionId, token, itemId, q, index, count, resume, 
 
   const sent = state.kind === 'sent';
   const busy = sent || state.kind === 'sending';
-  const inputClass = 'w-full rounded-md border border-slate-700 bg-slate-950 px-3 py-2 text-slate-100 focus:border-sky-500 focus:outline-none';
+  const inputClass = 'w-full rounded-md border border-slate-700 bg-slate-950 px-3 py-2 text-slate-100 focus:border-sky-500 focus:outline-none focus:ring-2 focus:ring-sky-500';
   const headingId = `${name}-heading`;
   const content = (
     <>

@@ -17,7 +17,7 @@ export interface SurveyLog {
 }
 
 const INPUT_LOG_DELAY_MS = 600;
-const field = 'w-full rounded-md border border-slate-700 bg-slate-950 px-3 py-2 text-slate-100 focus:border-sky-500 focus:outline-none';
+const field = 'w-full rounded-md border border-slate-700 bg-slate-950 px-3 py-2 text-slate-100 focus:border-sky-500 focus:outline-none focus:ring-2 focus:ring-sky-500';
 
 /**
  * A survey on one screen. Each answer's change is logged (`survey.answer`; text once typing
