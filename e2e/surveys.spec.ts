@@ -152,7 +152,8 @@ test('a participant answers a block of questions, describes a task\'s rule, fill
     ['about', 'survey', '', 'ease', '', '4', ''],
     ['about', 'survey', '', 'notes', '', 'The mirror task was fun.', ''],
   ]);
-  expect(rows[0].changes).toBe('2');
+  // The soil, then the Sun: one change (the first pick is the answer, not a change).
+  expect(rows[0].changes).toBe('1');
   expect(rows.every((r) => r.participant_id === 'survey-participant' && r.session_state === 'finished')).toBe(true);
   expect(Number(rows[0].item_time_ms)).toBeGreaterThan(0);
 });

@@ -21,9 +21,9 @@
  * - Time on the item: the item's `item.start` to its `item.end` by the log's `t`, or to the
  *   item's last logged event when the session stopped before `item.end`; per participant who
  *   answered. A block's questions share their item's time.
- * - Answer changes: picks (choice questions) or logged texts (typed answers, logged when typing
- *   pauses) that differ from the one before, after the first; so a participant who picked B,
- *   then C, then B made 2 changes.
+ * - Answer changes (`answerChanges`, core/study/actions.ts): picks (choice questions) or logged
+ *   texts (typed answers, logged when typing pauses) that differ from the one before, after the
+ *   first; so a participant who picked B, then C, then B made 2 changes.
  * - Subset, subject and type accuracy pool the answers to every question of the group. The
  *   interval treats answers as independent; answers by the same person or to the same question
  *   are not, so with few questions or people the real uncertainty is larger.
@@ -32,6 +32,7 @@ import type { QuestionItem as QuestionFile } from '../questions/schema';
 import type { QuestionItem as StudyQuestionItem } from '../study/schema';
 import type { StoredEvent } from '../study/rules';
 import { ITEM_END, ITEM_START } from '../study/rules';
+import { answerChanges } from '../study/actions';
 import { distribution, type Dist } from './dist';
 import { wilsonInterval, type Interval } from './wilson';
 
@@ -101,15 +102,13 @@ export function questionItemDigest(item: StudyQuestionItem, evs: readonly Stored
   const parts = questionPlaces(item).map(({ testIndex }): QuestionPartDigest => {
     const answer = mine.find((a) => a.testIndex === testIndex);
     const picked = answer?.grid && typeof answer.grid === 'object' && 'choice' in answer.grid && typeof answer.grid.choice === 'string' ? answer.grid.choice : null;
-    let changes = 0;
-    let before: string | null = null;
+    const values: string[] = [];
     for (const e of evs) {
       if (eventIndex(e) !== testIndex) continue;
       const value = e.kind === 'question.choice' ? e.data.label : e.kind === 'question.input' ? e.data.text : undefined;
-      if (typeof value !== 'string') continue;
-      if (before !== null && value !== before) changes++;
-      before = value;
+      if (typeof value === 'string') values.push(value);
     }
+    const changes = answerChanges(values);
     const verdict = !answer ? null : answer.verdict === 'correct' ? 'correct' : answer.verdict === 'ungraded' ? 'ungraded' : 'wrong';
     return { testIndex, verdict, choice: picked, changes };
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { gameActions, itemActions } from './actions';
+import { answerChanges, gameActions, itemActions } from './actions';
 
 const ev = (kind: string, data: Record<string, unknown> = {}) => ({ kind, data });
 const act = (action: string, level = 0, state = 'NOT_FINISHED', game = 'push') => ev('game.action', { game, action, level, state });
@@ -31,5 +31,15 @@ describe('itemActions', () => {
     const evs = [ev('question.focus'), ev('question.choice', { label: 'A' }), ev('question.choice', { label: 'B' }), ev('question.input', { text: 'x' }), ev('question.submit'), ev('question.blur')];
     expect(itemActions({ kind: 'question' }, evs)).toBe(3);
     expect(itemActions({ kind: 'page' }, evs)).toBe(0);
+  });
+});
+
+describe('answerChanges', () => {
+  it('counts values that differ from the one before, the first not being a change', () => {
+    expect(answerChanges([])).toBe(0);
+    expect(answerChanges(['B'])).toBe(0);
+    expect(answerChanges(['B', 'C', 'B'])).toBe(2);
+    expect(answerChanges(['B', 'B', 'C'])).toBe(1);
+    expect(answerChanges([['a', 'b'], ['a', 'b'], ['a'], null])).toBe(2);
   });
 });

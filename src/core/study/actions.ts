@@ -9,8 +9,11 @@
  * - Games: the official scorecard's count (`splitRuns`): every ACTION1-7 and every level RESET
  *   is one; a full reset (the opening RESET, or one that starts the game over) is not. Summed
  *   over every run of the item, it is the scorecard's `total_actions`.
- * - Question items: each change of the answer (a choice picked, typed text sent).
+ * - Question items: each edit of the answer logged (a choice picked, typed text sent).
  * - Pages: none.
+ *
+ * Answer changes (`answerChanges`) are fewer: of an answer's successive values, those that differ
+ * from the one before.
  */
 import { splitRuns } from '../game/accounting';
 import type { GameAction, GameState } from '../game/types';
@@ -57,4 +60,20 @@ export function itemActions(item: Pick<StudyItem, 'kind'> & { game?: string }, e
     case 'question': return events.filter((e) => ANSWER_ACTION_KINDS.has(e.kind)).length;
     default: return 0;
   }
+}
+
+/**
+ * Answer changes of one answer (a question, a survey question, a written description): of its
+ * successive logged values, those that differ from the one before; the first value is the
+ * answer, not a change. Picking B, then C, then B again is 2 changes.
+ */
+export function answerChanges(values: readonly unknown[]): number {
+  let changes = 0;
+  let before: string | undefined;
+  for (const v of values) {
+    const key = JSON.stringify(v) ?? 'undefined';
+    if (before !== undefined && key !== before) changes++;
+    before = key;
+  }
+  return changes;
 }

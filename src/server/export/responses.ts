@@ -8,6 +8,7 @@
 import type { LogEvent } from '../../core/log/events';
 import { csvRecord } from '../../core/formats/csv';
 import { effectiveState } from '../../core/study/rules';
+import { answerChanges } from '../../core/study/actions';
 import { isPractice, questionRefs, type StudyItem } from '../../core/study/schema';
 import { type ExportContext, definitionFor, isExcludedSession, isPlaytestSession, participantId, sessionEvents } from './context';
 
@@ -39,17 +40,22 @@ function itemTimes(events: readonly Pick<LogEvent, 't' | 'kind' | 'data'>[]): Ma
   return new Map([...span].map(([id, s]) => [id, Math.round(s.to - s.from)]));
 }
 
-/** Edits logged for one answer: choices picked and text snapshots (a question), changes (a survey question), text snapshots (a description). */
+/** Answer changes (`answerChanges`) of each answer: question choices and texts, survey answers, description texts. */
 function changeCounts(events: readonly Pick<LogEvent, 'kind' | 'data'>[]): Map<string, number> {
-  const out = new Map<string, number>();
-  const add = (key: string) => out.set(key, (out.get(key) ?? 0) + 1);
+  const values = new Map<string, unknown[]>();
+  const add = (key: string, value: unknown) => {
+    let list = values.get(key);
+    if (!list) values.set(key, (list = []));
+    list.push(value);
+  };
   for (const e of events) {
     const item = String(e.data.item);
-    if (e.kind === 'question.choice' || e.kind === 'question.input') add(`q|${item}|${Number(e.data.index ?? 0)}`);
-    else if (e.kind === 'survey.answer') add(`s|${item}|${String(e.data.question)}`);
-    else if (e.kind === 'description.input') add(`d|${item}|${String(e.data.stage)}`);
+    if (e.kind === 'question.choice') add(`q|${item}|${Number(e.data.index ?? 0)}`, e.data.label);
+    else if (e.kind === 'question.input') add(`q|${item}|${Number(e.data.index ?? 0)}`, e.data.text);
+    else if (e.kind === 'survey.answer') add(`s|${item}|${String(e.data.question)}`, e.data.value);
+    else if (e.kind === 'description.input') add(`d|${item}|${String(e.data.stage)}`, e.data.text);
   }
-  return out;
+  return new Map([...values].map(([key, list]) => [key, answerChanges(list)]));
 }
 
 const answerValue = (v: unknown): string => (Array.isArray(v) ? v.join('; ') : v === undefined || v === null ? '' : String(v));

@@ -179,7 +179,7 @@ const RESPONSES_SPEC: Record<string, Column> = {
   verdict: { type: 'string', empty: true, description: "Questions: the server's judgement, correct, wrong or ungraded (kept for grading); empty when not answered" },
   correct: { type: 'boolean', empty: true, description: 'Questions: the verdict is correct (empty when ungraded or not answered)' },
   item_time_ms: { type: 'number', empty: true, description: "Client time on the item, ms: from its item.start to its item.end (or its last event)" },
-  changes: { type: 'integer', empty: true, description: 'Answer changes logged before the answer was sent: choices picked and text edits (logged when typing pauses) of a question; changes of a survey answer; text edits of a description' },
+  changes: { type: 'integer', empty: true, description: 'Answer changes before the answer was sent: of its successive logged values (choices, texts logged when typing pauses, survey values), those that differ from the one before; the first is not a change' },
   answered_at: { type: 'string', empty: true, description: 'When the server stored the answer, ISO 8601 UTC' },
 };
 
