@@ -253,3 +253,35 @@ test('a researcher makes a question block, asks for descriptions and adds a surv
   expect(def.items[1]).toMatchObject({ kind: 'task', task: 'mirror-across-wall', describe: { prompt: 'Describe the rule in your own words' } });
   expect(def.items[2]).toMatchObject({ kind: 'survey', title: 'About you', questions: [{ id: 'age', type: 'number', min: 18, required: true }, { id: 'hand', type: 'choice', options: ['Left', 'Right'] }] });
 });
+
+test('a game that asks for a description asks once, when the participant leaves it', async ({ page, request }) => {
+  test.setTimeout(120_000);
+  const id = `e2e-game-describe-${Date.now().toString(36)}`;
+  const definition = {
+    title: 'A game and its rule', consent: 'You agree.', completion: { code: 'GAME-DESCRIBED' },
+    items: [{ kind: 'game', id: 'push-1', game: 'push', describe: { prompt: 'How do you win a level?' } }],
+  };
+  const saved = await request.post(`/api/admin/studies/${id}`, { headers: ADMIN, data: { definition } });
+  expect(saved.status(), await saved.text()).toBe(201);
+  await page.goto(`/s/${id}?PROLIFIC_PID=game-describer`);
+  await page.getByRole('button', { name: 'I agree, start' }).click();
+  await page.getByRole('button', { name: 'Begin' }).click();
+  await page.keyboard.press('d');
+  page.once('dialog', (d) => void d.accept());
+  await page.getByRole('button', { name: 'Give up and continue' }).click();
+  const form = page.getByTestId('describe-form');
+  await expect(form).toHaveAttribute('data-stage', 'last');
+  await expect(page.getByRole('heading', { name: 'How do you win a level?' })).toBeVisible();
+  await form.getByRole('textbox', { name: 'Your description' }).fill('Push every box onto a target.');
+  await form.getByRole('button', { name: 'Save description' }).click();
+  await expect(page.getByTestId('completion-code')).toHaveText('GAME-DESCRIBED');
+  const local = await expectAllStored(request, page);
+  const events = await serverEvents(request, local.id);
+  // The description comes after the item ended, so the game's time does not include the writing.
+  const end = events.findIndex((e) => e.kind === 'item.end' && e.data.item === 'push-1');
+  const saved2 = events.findIndex((e) => e.kind === 'description.submit');
+  expect(end).toBeGreaterThan(-1);
+  expect(saved2).toBeGreaterThan(end);
+  const rows = (await exportRows(request, id)).map((r) => [r.item_id, r.kind, r.part, r.answer]);
+  expect(rows).toEqual([['push-1', 'description', 'last', 'Push every box onto a target.']]);
+});
