@@ -119,7 +119,7 @@ describe('arc-studio export', () => {
     expect(wrongStudy.code).toBe(1);
     expect(wrongStudy.err).toBe('arc-studio export: No study "nope". Studies: cli.\n');
     const wrongFormat = cli('--study', 'cli', '--format', 'xlsx', '--out', path.join(dir, 'x.xlsx'), '--data-dir', dataDir);
-    expect(wrongFormat.err).toBe('arc-studio export: unknown format "xlsx"; formats: jsonl, csv, baselines, grid-actions, grades, recordings, zip.\n');
+    expect(wrongFormat.err).toBe('arc-studio export: unknown format "xlsx"; formats: jsonl, csv, baselines, grid-actions, grades, responses, recordings, zip.\n');
     expect(cli('--study', 'cli', '--format', 'csv', '--out', path.join(dir, 'x.csv'), '--data-dir', dataDir, '--version', '3').err).toMatch(/has no version 3; its versions are 1/);
     const badPath = cli('--study', 'cli', '--format', 'csv', '--out', path.join(dir, 'missing', 'x.csv'), '--data-dir', dataDir);
     expect(badPath.code).toBe(1);
