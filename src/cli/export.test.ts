@@ -12,6 +12,7 @@ import { readZip } from '../server/export/zip';
 import { createRun, gameActionData, parseActions, step } from '../core/game';
 import { readRecording } from '../core/formats/recording';
 import { parseCsvObjects } from '../core/formats/csv';
+import { RESPONSES_COLUMNS } from '../server/export/responses';
 import { parseBaselines } from '../core/scoring/baselines';
 import { games, solutions } from '../games';
 
@@ -83,6 +84,10 @@ describe('arc-studio export', () => {
     expect(cli('--study', 'cli', '--format', 'baselines', '--out', bc, '--data-dir', dataDir).code).toBe(0);
     expect(parseBaselines(readFileSync(bj, 'utf8')).games.push.levels[0]).toMatchObject({ completers: 2, actions: [4, 6], baseline: { 'second-best': 6 } });
     expect(parseCsvObjects(readFileSync(bc, 'utf8')).filter((row) => row.level === '1').map((row) => `${row.preset}=${row.baseline}`)).toEqual(['best=4', 'second-best=6', 'median=5', 'upper-median=6']);
+    // A study of games only: responses.csv has its header and no rows.
+    const responses = path.join(dir, 'responses.csv');
+    expect(cli('--study', 'cli', '--format', 'responses', '--out', responses, '--data-dir', dataDir).code).toBe(0);
+    expect(readFileSync(responses, 'utf8')).toBe(`${RESPONSES_COLUMNS.join(',')}\r\n`);
     expect(readdirSync(dir).filter((f) => f.endsWith('.part'))).toEqual([]);
   });
 
