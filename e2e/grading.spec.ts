@@ -18,13 +18,13 @@ const GOOD = 'Closed form a_n = 2^n - 1. Base: a_1 = 1. Step: 2(2^n - 1) + 1 = 2
 const POOR = 'It doubles every time, so about 2^n.';
 
 /** A participant works through the sample question study, writing `proof` for the recurrence. */
-async function participate(browser: Browser, studyId: string, pid: string, proof: string): Promise<void> {
+async function participate(browser: Browser, studyId: string, pid: string, proof: string, screens: number): Promise<void> {
   const context = await browser.newContext();
   const page = await context.newPage();
   await page.goto(`/s/${studyId}?PROLIFIC_PID=${pid}`);
   await page.getByRole('button', { name: 'I agree, start' }).click();
   await page.getByRole('button', { name: 'Begin' }).click();
-  for (let i = 0; i < 6; i++) {
+  for (let i = 0; i < screens; i++) {
     const prompt = page.getByTestId('question-prompt');
     await expect(prompt).toBeVisible();
     if (await page.getByRole('radio').count()) await page.getByRole('radio').first().check();
@@ -57,11 +57,14 @@ async function gradeAll(page: Page, good: number[], poor: number[]): Promise<voi
 test('two graders grade a free response blind, the researcher adjudicates, the studio shows agreement and the final grade', async ({ browser, page, request }) => {
   test.setTimeout(240_000);
   const id = `e2e-grading-${Date.now().toString(36)}`;
+  // The example question study's one-question screens (its block, task and survey are tested elsewhere).
   const definition = JSON.parse(readFileSync('data/example-studies/questions.json', 'utf8'));
+  definition.items = definition.items.filter((i: { kind: string; question?: string }) => i.kind === 'question' && i.question);
+  expect(definition.items.map((i: { question: string }) => i.question)).toContain('arb-math-1');
   const saved = await request.post(`/api/admin/studies/${id}`, { headers: ADMIN, data: { definition } });
   expect(saved.status(), await saved.text()).toBe(201);
-  await participate(browser, id, 'grading-good', GOOD);
-  await participate(browser, id, 'grading-poor', POOR);
+  await participate(browser, id, 'grading-good', GOOD, definition.items.length);
+  await participate(browser, id, 'grading-poor', POOR, definition.items.length);
 
   // The researcher adds two graders in the studio and copies their links.
   await page.goto(`/login#token=${process.env.E2E_ADMIN_TOKEN}`);
