@@ -15,7 +15,7 @@ import { QuestionItemView } from './QuestionItemView';
 import { SurveyItemView } from './SurveyItemView';
 import { DescribeForm } from './DescribeForm';
 import { WithdrawDialog } from './WithdrawDialog';
-import { Modal } from './modal';
+import { Modal } from '../ui/Modal';
 import type { WithdrawReason, WithdrawResult } from '../../core/protocol/api';
 import { Button } from '../ui/Button';
 import { Markdown } from '../ui/Markdown';

@@ -1,7 +1,7 @@
 import { useId, useState } from 'react';
 import { WITHDRAW_REASONS, type WithdrawReason } from '../../core/protocol/api';
 import { Button } from '../ui/Button';
-import { Modal } from './modal';
+import { Modal } from '../ui/Modal';
 
 /**
  * Withdrawing from the study: a reason from the list, an optional comment, and a confirmation.

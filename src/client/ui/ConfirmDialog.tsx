@@ -1,5 +1,5 @@
-import { useEffect, useId, useRef, useState, type ReactNode } from 'react';
-import { createPortal } from 'react-dom';
+import { useId, useState, type ReactNode } from 'react';
+import { Modal } from './Modal';
 
 export interface ConfirmDialogProps {
   readonly title: string;
@@ -17,11 +17,9 @@ export interface ConfirmDialogProps {
   readonly onClose: () => void;
 }
 
-const FOCUSABLE = 'button:not([disabled]), input:not([disabled]), textarea:not([disabled]), a[href], [tabindex]:not([tabindex="-1"])';
-
 /**
- * A modal confirmation: labelled by its title and described by its text, focus kept inside
- * (Tab and Shift+Tab wrap), Escape or Cancel closes it, and focus returns to what opened it.
+ * A modal confirmation (`Modal`): labelled by its title and described by its text; Escape, a
+ * click beside it or Cancel closes it unless the action is running.
  *
  * @example
  * <ConfirmDialog title="Delete this session?" confirmLabel="Delete session" tone="danger"
@@ -29,29 +27,11 @@ const FOCUSABLE = 'button:not([disabled]), input:not([disabled]), textarea:not([
  */
 export function ConfirmDialog({ title, children, confirmLabel, tone = 'default', typeToConfirm, askReason, onConfirm, onClose }: ConfirmDialogProps) {
   const ids = useId();
-  const box = useRef<HTMLDivElement>(null);
   const [typed, setTyped] = useState('');
   const [reason, setReason] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const ready = typeToConfirm === undefined || typed === typeToConfirm;
-
-  useEffect(() => {
-    const opener = document.activeElement as HTMLElement | null;
-    // The first field (the id to type, else the reason), else Cancel: never the permanent action.
-    (box.current?.querySelector<HTMLElement>('input, textarea') ?? box.current?.querySelector<HTMLElement>('button'))?.focus();
-    return () => { if (opener?.isConnected) opener.focus(); };
-  }, []);
-
-  const onKeyDown = (e: React.KeyboardEvent) => {
-    if (e.key === 'Escape' && !busy) { e.stopPropagation(); onClose(); return; }
-    if (e.key !== 'Tab' || !box.current) return;
-    const items = [...box.current.querySelectorAll<HTMLElement>(FOCUSABLE)];
-    if (items.length === 0) return;
-    const [a, z] = [items[0], items[items.length - 1]];
-    if (e.shiftKey && document.activeElement === a) { e.preventDefault(); z.focus(); }
-    else if (!e.shiftKey && document.activeElement === z) { e.preventDefault(); a.focus(); }
-  };
 
   const confirm = async () => {
     if (!ready || busy) return;
@@ -67,10 +47,8 @@ export function ConfirmDialog({ title, children, confirmLabel, tone = 'default',
   };
 
   const field = 'w-full rounded-md border border-slate-700 bg-slate-950 px-2 py-1.5 text-sm text-slate-100 focus:outline-none focus:ring-2 focus:ring-sky-500';
-  return createPortal(
-    <div className="fixed inset-0 z-50 flex items-center justify-center bg-slate-950/80 p-4" onMouseDown={(e) => { if (e.target === e.currentTarget && !busy) onClose(); }}>
-      <div ref={box} role="dialog" aria-modal="true" aria-labelledby={`${ids}-title`} aria-describedby={`${ids}-text`} onKeyDown={onKeyDown}
-        className="max-h-full w-full max-w-md overflow-y-auto rounded-lg border border-slate-700 bg-slate-900 p-5 shadow-xl">
+  return (
+    <Modal labelledBy={`${ids}-title`} describedBy={`${ids}-text`} onEscape={busy ? undefined : onClose} size="md">
         <h2 id={`${ids}-title`} className="text-lg font-semibold text-white">{title}</h2>
         <div id={`${ids}-text`} className="mt-2 flex flex-col gap-2 text-sm text-slate-300">{children}</div>
         <form className="mt-4 flex flex-col gap-3" onSubmit={(e) => { e.preventDefault(); void confirm(); }}>
@@ -96,8 +74,6 @@ export function ConfirmDialog({ title, children, confirmLabel, tone = 'default',
             </button>
           </div>
         </form>
-      </div>
-    </div>,
-    document.body,
+    </Modal>
   );
 }

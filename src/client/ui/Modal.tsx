@@ -4,11 +4,17 @@ import { createPortal } from 'react-dom';
 const FOCUSABLE = 'button:not([disabled]), input:not([disabled]), textarea:not([disabled]), select:not([disabled]), a[href], [tabindex]:not([tabindex="-1"])';
 
 /**
- * A participant's modal (a written description, withdrawing): labelled by its title, focus put on
- * its first field and kept inside (Tab and Shift+Tab wrap), and returned to the opener on close.
- * `onEscape`, when given, closes it with Escape; a description cannot be dismissed.
+ * A modal dialog (a written description, withdrawing, a researcher's confirmation): labelled by
+ * its title, focus put on its first field (else its first button) and kept inside (Tab and
+ * Shift+Tab wrap), and returned to the opener on close. Keys typed inside never reach the grid or
+ * game behind it. `onEscape`, when given, closes it with Escape and with a click beside it; a
+ * dialog without it (a description) cannot be dismissed.
  */
-export function Modal({ labelledBy, describedBy, onEscape, children, testId }: { labelledBy: string; describedBy?: string; onEscape?: () => void; children: ReactNode; testId?: string }) {
+export function Modal({ labelledBy, describedBy, onEscape, children, testId, size = 'xl' }: {
+  labelledBy: string; describedBy?: string; onEscape?: () => void; children: ReactNode; testId?: string;
+  /** `md`: a short confirmation; `xl`: a form. */
+  size?: 'md' | 'xl';
+}) {
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const opener = document.activeElement as HTMLElement | null;
@@ -16,7 +22,6 @@ export function Modal({ labelledBy, describedBy, onEscape, children, testId }: {
     return () => { if (opener?.isConnected) opener.focus(); };
   }, []);
   const onKeyDown = (e: React.KeyboardEvent) => {
-    // Keys typed here never reach the grid or game behind the dialog.
     e.stopPropagation();
     if (e.key === 'Escape' && onEscape) { onEscape(); return; }
     if (e.key !== 'Tab' || !box.current) return;
@@ -27,9 +32,9 @@ export function Modal({ labelledBy, describedBy, onEscape, children, testId }: {
     else if (!e.shiftKey && document.activeElement === z) { e.preventDefault(); a.focus(); }
   };
   return createPortal(
-    <div className="fixed inset-0 z-50 flex items-center justify-center bg-slate-950/80 p-4">
+    <div className="fixed inset-0 z-50 flex items-center justify-center bg-slate-950/80 p-4" onMouseDown={(e) => { if (e.target === e.currentTarget) onEscape?.(); }}>
       <div ref={box} role="dialog" aria-modal="true" aria-labelledby={labelledBy} aria-describedby={describedBy} onKeyDown={onKeyDown} data-testid={testId}
-        className="max-h-full w-full max-w-xl overflow-y-auto rounded-xl border border-slate-700 bg-slate-900 p-6 shadow-xl">
+        className={`max-h-full w-full overflow-y-auto border border-slate-700 bg-slate-900 shadow-xl ${size === 'md' ? 'max-w-md rounded-lg p-5' : 'max-w-xl rounded-xl p-6'}`}>
         {children}
       </div>
     </div>,
