@@ -149,7 +149,8 @@ test('a participant takes a mixed question study, a grader grades the free respo
     ['puddle', 'question', 'sci-001', '', 'B', 'correct'],
     ['food-chain', 'question', 'sci-006', '', 'A', 'wrong'],
     ['incline', 'question', 'arb-phys-1', '', '4.95', 'correct'],
-    ['recurrence', 'question', 'arb-math-1', '', PROOF, 'ungraded'],
+    // The proof is graded (4 of 5, a pass): correct by its final grade, as in the results.
+    ['recurrence', 'question', 'arb-math-1', '', PROOF, 'correct'],
     ['boxes', 'description', '', 'first', RULE, ''],
   ]);
   for (const r of rows.filter((x) => x.kind === 'question')) expect(Number(r.item_time_ms)).toBeGreaterThan(0);

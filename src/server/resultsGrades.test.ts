@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Hono } from 'hono';
+import { parseCsvObjects } from '../core/formats/csv';
 import { createApi } from './app';
 import { TaskLibrary } from './collections';
 import { hashToken } from './auth';
@@ -108,5 +109,18 @@ describe.each(backends)('graded question results on $name', (backend) => {
     expect(changed.points.values).toEqual([3, 5]);
     // The choice question is judged by the server, never by grades.
     expect((await results()).questions.find((q) => q.item === 'q-choice')).toMatchObject({ correct: 2, graded: 0, maxPoints: null });
+  });
+
+  it('writes a graded free response in responses.csv as correct or wrong by its final grade', async () => {
+    await gradeAnswer('It doubles', [0, 0, 1, 0]);
+    const made = await call('POST', 'admin/studies/graded/exports', ADMIN, { format: 'responses' });
+    expect(made.status, made.text).toBe(201);
+    const res = await app.request(String(made.body.url).replace(/^\/api/, ''));
+    const rows = parseCsvObjects(await res.text());
+    const verdicts = rows.map((r) => [r.item_id, r.answer.slice(0, 11), r.verdict, r.correct]);
+    expect(verdicts).toEqual([
+      ['q-proof', 'Closed form', 'correct', 'true'], ['q-choice', 'B', 'correct', 'true'],
+      ['q-proof', 'It doubles.', 'wrong', 'false'], ['q-choice', 'B', 'correct', 'true'],
+    ]);
   });
 });

@@ -9,6 +9,8 @@ import type { LogEvent } from '../../core/log/events';
 import { csvRecord } from '../../core/formats/csv';
 import { effectiveState } from '../../core/study/rules';
 import { answerChanges } from '../../core/study/actions';
+import { answerKey } from '../../core/grading/agreement';
+import { finalGrades } from '../grading/grading';
 import { isPractice, questionRefs, type StudyItem } from '../../core/study/schema';
 import { type ExportContext, definitionFor, isExcludedSession, isPlaytestSession, participantId, sessionEvents } from './context';
 
@@ -63,6 +65,8 @@ const answerValue = (v: unknown): string => (Array.isArray(v) ? v.join('; ') : v
 /** Yields the header, then the rows of one session at a time. */
 export async function* responsesCsv(ctx: ExportContext): AsyncGenerator<string> {
   yield csvRecord(RESPONSES_COLUMNS);
+  // A free response with a final grade is correct or wrong by its pass, as in the results.
+  const grades = await finalGrades(ctx.store, ctx.studyId);
   for (const s of ctx.sessions) {
     const def = definitionFor(ctx, s);
     const [events, subs, responses] = await Promise.all([sessionEvents(ctx, s.id), ctx.store.listSubmissions(s.id), ctx.store.listResponses(s.id)]);
@@ -87,7 +91,9 @@ export async function* responsesCsv(ctx: ExportContext): AsyncGenerator<string> 
         questionRefs(item).forEach((ref, index) => {
           const sub = subs.find((x) => x.item === item.id && x.testIndex === index);
           const a = sub?.grid as { choice?: string; text?: string } | undefined;
-          row(item, item.id, 'question', index, ref.question, ref.collection, '', a?.choice ?? a?.text ?? '', '', sub?.verdict ?? '', `q|${item.id}|${index}`, sub?.at ?? null);
+          const grade = sub?.verdict === 'ungraded' ? grades.get(answerKey(s.id, item.id, index)) : undefined;
+          const verdict = grade ? (grade.pass ? 'correct' : 'wrong') : sub?.verdict ?? '';
+          row(item, item.id, 'question', index, ref.question, ref.collection, '', a?.choice ?? a?.text ?? '', '', verdict, `q|${item.id}|${index}`, sub?.at ?? null);
         });
       }
       for (const r of responses.filter((x) => x.item === item.id && x.kind !== 'withdraw')) {

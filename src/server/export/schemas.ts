@@ -176,7 +176,7 @@ const RESPONSES_SPEC: Record<string, Column> = {
   part: { type: 'string', empty: true, description: 'Descriptions: first (after the first submission on a task) or last (on leaving it; a game has only last)' },
   answer: { type: 'string', empty: true, description: 'The choice label or the text (questions), the answer (surveys; several options "; " separated), the text (descriptions), the reason (withdraw); empty when not answered' },
   comment: { type: 'string', empty: true, description: "Withdraw: the participant's comment" },
-  verdict: { type: 'string', empty: true, description: "Questions: the server's judgement, correct, wrong or ungraded (kept for grading); empty when not answered" },
+  verdict: { type: 'string', empty: true, description: "Questions: the server's judgement, correct or wrong, or for a free response its final grade's pass (correct or wrong; points in grades.csv), else ungraded; empty when not answered" },
   correct: { type: 'boolean', empty: true, description: 'Questions: the verdict is correct (empty when ungraded or not answered)' },
   item_time_ms: { type: 'number', empty: true, description: "Client time on the item, ms: from its item.start to its item.end (or its last event)" },
   changes: { type: 'integer', empty: true, description: 'Answer changes before the answer was sent: of its successive logged values (choices, texts logged when typing pauses, survey values), those that differ from the one before; the first is not a change' },
