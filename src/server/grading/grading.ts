@@ -11,23 +11,16 @@ import { answerKey, answerStatus, type FinalSource } from '../../core/grading/ag
 import { type Grade, passMark, rubricTotal } from '../../core/grading/grade';
 import type { GradingQuestion } from '../../core/protocol/grading';
 import type { QuestionItem } from '../../core/questions/schema';
-import type { StudyDefinition } from '../../core/study/schema';
+import { questionRefs, type QuestionRef, type StudyDefinition } from '../../core/study/schema';
 import type { TaskLibrary } from '../collections';
 import { definitionOf } from '../studies';
 import type { AdjudicationRecord, GradableAnswer, GradeRecord, GraderRecord } from '../store/gradingStore';
 import type { Store } from '../store/types';
 
-/** The question an answer is to: a question item's own (test index 0), or the one at `testIndex` of a block of questions. */
-export function questionRef(def: StudyDefinition, itemId: string, testIndex: number): { collection: string; question: string } | null {
-  const item = def.items.find((i) => i.id === itemId) as ({ kind: string; collection?: string; question?: string; questions?: readonly unknown[] } | undefined);
-  if (!item) return null;
-  if (Array.isArray(item.questions)) {
-    const q = item.questions[testIndex] as { collection?: unknown; question?: unknown } | undefined;
-    const collection = typeof q?.collection === 'string' ? q.collection : item.collection;
-    return q && typeof q.question === 'string' && typeof collection === 'string' ? { collection, question: q.question } : null;
-  }
-  if (item.kind === 'question' && testIndex === 0 && typeof item.collection === 'string' && typeof item.question === 'string') return { collection: item.collection, question: item.question };
-  return null;
+/** The question an answer is to: its item's question at `testIndex` (`questionRefs`: 0 for a one-question item, the place in a block). */
+export function questionRef(def: StudyDefinition, itemId: string, testIndex: number): QuestionRef | null {
+  const item = def.items.find((i) => i.id === itemId);
+  return item?.kind === 'question' ? questionRefs(item)[testIndex] ?? null : null;
 }
 
 /** A question as a grader may see it: everything but other answers (the rubric and reference solution included). */
