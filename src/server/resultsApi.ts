@@ -17,8 +17,10 @@ import { games } from '../games';
 import type { TaskLibrary } from './collections';
 import { definitionOf, gameIds } from './studies';
 import type { DigestPool } from './digests/pool';
+import type { DigestMaintainer } from './digests/maintainer';
+import { isFinalState } from '../core/study/rules';
 import { adminGuard } from './studyApi';
-import type { Store } from './store/types';
+import type { SessionRecord, Store } from './store/types';
 
 export interface ResultsDeps {
   readonly store: Store;
@@ -39,10 +41,18 @@ export interface ResultsDeps {
    * for them on the server); the others are digested here.
    */
   readonly digests?: DigestPool;
+  /**
+   * Keeps the digests of ended sessions up to date in the background and reports progress; the
+   * results request then waits for a background run on the same study instead of repeating it.
+   */
+  readonly maintainer?: DigestMaintainer;
 }
 
 /** Sessions read and digested at once when the digests are computed on worker threads. */
 const DIGESTS_IN_FLIGHT_PER_THREAD = 2;
+
+/** A session without an event for this long is digested in the background like an ended one. */
+export const SETTLED_AFTER_MS = 10 * 60_000;
 
 const fail = (c: Context, status: 400 | 404, error: string, message: string) => c.json({ error, message }, status);
 
@@ -66,15 +76,27 @@ export function resultsRoutes(deps: ResultsDeps): Hono {
     return c.json(r);
   });
 
+  // What the server is digesting for this study now (a results request or a background run):
+  // the studio shows it while results are being computed.
+  admin.get('/studies/:studyId/results/progress', async (c) => {
+    const id = c.req.param('studyId');
+    if (!(await deps.store.getStudy(id))) return fail(c, 404, 'not_found', `No study "${id}". GET /api/admin/studies lists the studies there are.`);
+    const p = deps.maintainer?.progress(id) ?? null;
+    return c.json(p ? { running: true, ...p } : { running: false });
+  });
+
   return admin;
 }
 
-/**
- * The results of a study (every version, or one), as `GET /api/admin/studies/:studyId/results`
- * answers them; `{error}` for an unknown study or version. The agents' scorecards read their
- * human baselines from here (agents/baselines.ts).
- */
-export async function computeStudyResults(deps: ResultsDeps, id: string, version: number | null): Promise<StudyResults | { error: string }> {
+/** What the digests of a study's sessions are computed against: its versions, tasks and games. */
+interface StudyBasis {
+  readonly versions: readonly { version: number; definition: StudyDefinition }[];
+  readonly testCount: (collection: string, task: string) => number | null;
+  readonly games: ResultsInput['games'];
+  readonly now: number;
+}
+
+async function studyBasis(deps: ResultsDeps, id: string, version: number | null): Promise<StudyBasis | { error: string }> {
   const { store } = deps;
   const latest = await store.getStudy(id);
   if (!latest) return { error: `No study "${id}". GET /api/admin/studies lists the studies there are.` };
@@ -99,25 +121,31 @@ export async function computeStudyResults(deps: ResultsDeps, id: string, version
       testCounts.set(key, found.ok ? found.task.test.length : null);
     }
   }
-
   const testCount = (collection: string, task: string) => testCounts.get(`${collection}\u0000${task}`) ?? null;
-  const games = deps.gameInfo?.() ?? gameInfo;
-  const now = (deps.now ?? Date.now)();
+  return { versions, testCount, games: deps.gameInfo?.() ?? gameInfo, now: (deps.now ?? Date.now)() };
+}
 
-  // Each session's digest is read back while its key holds (same analysis, log, submissions and
-  // study version's tasks and games); the others are computed from their logs and stored for next
-  // time: on the digest threads a few sessions per thread at once, else one at a time (either way
-  // a few logs in memory and connections of the pool).
-  const sessions = (await store.listSessions(id)).filter((s) => version === null || s.studyVersion === version);
-  const [stored, submissionCounts] = await Promise.all([store.readDigests(id), store.submissionCounts(id)]);
-  const defs = new Map(versions.map((v) => [v.version, v.definition]));
+/** Reports how many of the sessions whose digests are out of date have been digested. */
+export type DigestProgressFn = (done: number, total: number) => void;
+
+/**
+ * The digests of these sessions of a study: each one read back while its key holds (same
+ * analysis, log, submissions and study version's tasks and games), the others computed from their
+ * logs and stored for next time: on the digest threads a few sessions per thread at once, else
+ * one at a time (either way a few logs in memory and connections of the pool).
+ */
+async function digestSessions(deps: ResultsDeps, studyId: string, basis: StudyBasis, sessions: readonly SessionRecord[], progress?: DigestProgressFn): Promise<SessionData[]> {
+  const { store } = deps;
+  const { testCount, games, now } = basis;
+  const [stored, submissionCounts] = await Promise.all([store.readDigests(studyId), store.submissionCounts(studyId)]);
+  const defs = new Map(basis.versions.map((v) => [v.version, v.definition]));
   const fingerprints = new Map<number, string>();
   const fingerprint = (v: number) => {
     let f = fingerprints.get(v);
     if (f === undefined) fingerprints.set(v, (f = versionFingerprint(defs.get(v), testCount, games, deps.replay !== null)));
     return f;
   };
-  const digestKey = (session: (typeof sessions)[number]) => [ANALYSIS_VERSION, session.studyVersion, session.ackedThrough, session.eventCount, submissionCounts.get(session.id) ?? 0, fingerprint(session.studyVersion)].join('|');
+  const digestKey = (session: SessionRecord) => [ANALYSIS_VERSION, session.studyVersion, session.ackedThrough, session.eventCount, submissionCounts.get(session.id) ?? 0, fingerprint(session.studyVersion)].join('|');
   const data: SessionData[] = new Array(sessions.length);
   const cold: number[] = [];
   for (const [i, session] of sessions.entries()) {
@@ -133,19 +161,24 @@ export async function computeStudyResults(deps: ResultsDeps, id: string, version
     if (!c) versionCounts.set(v, (c = def.items.flatMap((item) => (item.kind === 'task' ? [[`${item.collection}\u0000${item.task}`, testCount(item.collection, item.task)] as [string, number | null]] : []))));
     return c;
   };
+  let done = 0;
+  progress?.(0, cold.length);
   const digestOne = async (i: number) => {
     const session = sessions[i];
     const def = defs.get(session.studyVersion);
     const [events, submissions] = await Promise.all([store.readEvents(session.id), store.listSubmissions(session.id)]);
     if (!def) {
       data[i] = { session, events, submissions };
-      return;
+    } else {
+      const digest = offThread(def)
+        ? await pool!.digest({ definition: def, session, events, submissions, testCounts: countsOf(session.studyVersion, def), verify: deps.replay !== null })
+        : digestSession(def, session, events, submissions, testCount, deps.replay);
+      await store.saveDigest(session.id, digestKey(session), digest, now);
+      data[i] = { session, digest };
     }
-    const digest = offThread(def)
-      ? await pool!.digest({ definition: def, session, events, submissions, testCounts: countsOf(session.studyVersion, def), verify: deps.replay !== null })
-      : digestSession(def, session, events, submissions, testCount, deps.replay);
-    await store.saveDigest(session.id, digestKey(session), digest, now);
-    data[i] = { session, digest };
+    progress?.(++done, cold.length);
+    // Between two sessions the participants' acknowledgements waiting on this thread go first.
+    await new Promise((r) => setImmediate(r));
   };
   if (pool) {
     // A few sessions at a time per thread: the threads stay busy, the logs in memory stay few.
@@ -155,6 +188,39 @@ export async function computeStudyResults(deps: ResultsDeps, id: string, version
   } else {
     for (const i of cold) await digestOne(i);
   }
+  return data;
+}
+
+/**
+ * Brings the stored digests of a study's settled sessions up to date (finished, timed out,
+ * withdrawn, abandoned, or without an event for `SETTLED_AFTER_MS`), so that the next results
+ * request only reads them back. Sessions still under way are left to the request: their logs
+ * grow. How many were out of date; `{error}` for a study that is gone.
+ */
+export async function refreshSettledDigests(deps: ResultsDeps, id: string, progress?: DigestProgressFn): Promise<{ digested: number } | { error: string }> {
+  const basis = await studyBasis(deps, id, null);
+  if ('error' in basis) return basis;
+  const settled = (await deps.store.listSessions(id)).filter((s) => isFinalState(s.state) || basis.now - (s.lastEventAt ?? s.createdAt) > SETTLED_AFTER_MS);
+  let digested = 0;
+  await digestSessions(deps, id, basis, settled, (done, total) => { digested = total; progress?.(done, total); });
+  return { digested };
+}
+
+/**
+ * The results of a study (every version, or one), as `GET /api/admin/studies/:studyId/results`
+ * answers them; `{error}` for an unknown study or version. The agents' scorecards read their
+ * human baselines from here (agents/baselines.ts). With a maintainer, the digests are brought up
+ * to date under its watch: after any background run on the same study, with progress shown.
+ */
+export async function computeStudyResults(deps: ResultsDeps, id: string, version: number | null): Promise<StudyResults | { error: string }> {
+  const basis = await studyBasis(deps, id, version);
+  if ('error' in basis) return basis;
+  const { versions, testCount, games, now } = basis;
+  const digestAll = async (progress?: DigestProgressFn) => {
+    const sessions = (await deps.store.listSessions(id)).filter((s) => version === null || s.studyVersion === version);
+    return digestSessions(deps, id, basis, sessions, progress);
+  };
+  const data = deps.maintainer ? await deps.maintainer.run(id, 'results', digestAll) : await digestAll();
 
   const facts = deps.questionFacts ?? ((collection: string, question: string) => {
     const found = deps.library.questions.question(collection, question);
@@ -162,7 +228,7 @@ export async function computeStudyResults(deps: ResultsDeps, id: string, version
   });
   // Final grades change apart from the logs: applied to the summed digests, never kept in one.
   // (A study without question items has nothing to grade: no query.)
-  const finals = versions.some((v) => v.definition.items.some((item) => item.kind === 'question')) ? await finalGrades(store, id) : new Map<string, never>();
+  const finals = versions.some((v) => v.definition.items.some((item) => item.kind === 'question')) ? await finalGrades(deps.store, id) : new Map<string, never>();
   const grades: GradeLookup = (sessionId, item, testIndex) => {
     const g = finals.get(answerKey(sessionId, item, testIndex));
     return g ? { verdict: g.pass ? 'correct' : 'wrong', points: g.points, maxPoints: g.maxPoints } : null;

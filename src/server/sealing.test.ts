@@ -144,6 +144,7 @@ const WALK: Record<string, Walk> = {
   'GET /admin/sessions/:sessionId': (ctx) => [{ url: `/admin/sessions/${ctx.own.sessionId}` }, { url: `/admin/sessions/${ctx.other.sessionId}` }],
   'GET /admin/sessions/:sessionId/events': (ctx) => [{ url: `/admin/sessions/${ctx.other.sessionId}/events` }],
   'GET /admin/studies/:studyId/results': () => [{ url: '/admin/studies/sample/results' }],
+  'GET /admin/studies/:studyId/results/progress': () => [{ url: '/admin/studies/sample/results/progress' }],
   'POST /admin/studies/:studyId/exports': () => [{ url: '/admin/studies/sample/exports', body: { format: 'zip' } }],
   'POST /admin/sessions/:sessionId/exclude': (ctx) => [{ url: `/admin/sessions/${ctx.other.sessionId}/exclude`, body: { reason: 'curious' } }],
   'POST /admin/sessions/:sessionId/include': (ctx) => [{ url: `/admin/sessions/${ctx.other.sessionId}/include`, body: {} }],

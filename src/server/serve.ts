@@ -22,8 +22,9 @@ import { AgentService } from './agents/service';
 import { directCommands } from './agents/direct';
 import { LoadGate, loadLimitsFromEnv } from './load';
 import { studyBaselines } from './agents/baselines';
-import { computeStudyResults } from './resultsApi';
+import { computeStudyResults, type ResultsDeps } from './resultsApi';
 import { DigestPool, digestThreadsFromEnv } from './digests/pool';
+import { DigestMaintainer } from './digests/maintainer';
 import { BaselinesError, isScoringPreset, parseBaselines, type Baselines, type ScoringPresetName } from '../core/scoring';
 
 /** The built-in games' titles, level counts and current versions, as the results need them. */
@@ -151,7 +152,9 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; cl
 
   // Cold session digests are computed on worker threads, off the thread that acknowledges events.
   const digests = new DigestPool(digestThreadsFromEnv(process.env));
-  const resultsDeps = { store, library, adminTokenHash: admin.hash, replay, gameInfo, digests };
+  // Ended sessions are digested in the background, so results only read digests back.
+  const maintainer: DigestMaintainer = new DigestMaintainer(() => resultsDeps, log);
+  const resultsDeps: ResultsDeps = { store, library, adminTokenHash: admin.hash, replay, gameInfo, digests, maintainer };
   const agents = new AgentService({
     store, adminTokenHash: admin.hash, arc3: arc3.service, log, shared: Boolean(databaseUrl),
     baselines: () => agentBaselines,
@@ -165,7 +168,7 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; cl
   // Every response, the app's files and the API alike (docs/api.md, "HTTP").
   app.use('*', securityHeaders);
   const gate = new LoadGate(loadLimits, SECURITY_HEADERS);
-  app.route('/api', createApi({ library, version: version(), load: () => gate.report(), study: { store, adminTokenHash: admin.hash, replay, games, limits, gameInfo, digests, studyFile: studyFileIn(studiesDir), arc3: { service: arc3.service, engine: arc3.engine, checkReplayer: arc3.checkReplayer } }, agents }));
+  app.route('/api', createApi({ library, version: version(), load: () => gate.report(), study: { store, adminTokenHash: admin.hash, replay, games, limits, gameInfo, digests, maintainer, studyFile: studyFileIn(studiesDir), arc3: { service: arc3.service, engine: arc3.engine, checkReplayer: arc3.checkReplayer } }, agents }));
   // An API path without a route is a JSON 404, never the app's page.
   app.all('/api', apiNotFound);
   app.all('/api/*', apiNotFound);
@@ -203,8 +206,11 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; cl
   const url = `http://${opts.host === '0.0.0.0' ? 'localhost' : opts.host}:${bound}`;
   log(`Database: ${databaseUrl ? `PostgreSQL at ${redact(databaseUrl)}` : `PGlite in ${path.join(opts.dataDir, 'db')}`}`);
   log(adminLoginMessage(admin, url));
+  // Digests out of date (a new analysis version, sessions that ended while the server was down)
+  // are computed now in the background, then checked every 10 minutes.
+  maintainer.start();
   return {
     url,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())).then(() => gate.stop()).then(() => digests.stop()).then(() => agents.stop()).then(() => arc3.service.stop()).then(() => store.close()),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())).then(() => gate.stop()).then(() => maintainer.stop()).then(() => digests.stop()).then(() => agents.stop()).then(() => arc3.service.stop()).then(() => store.close()),
   };
 }

@@ -8,7 +8,7 @@ import { DistChart, SortableTable, Stat, Tabs, formatMs, formatPct, type Column 
 import { Heatmap } from './Heatmap';
 import { ExportsPanel } from './ExportsPanel';
 import { AgentKeysPanel, AgentRunsTable } from './AgentsPanel';
-import { agentRunsQuery } from './queries';
+import { agentRunsQuery, resultsProgressQuery } from './queries';
 import { AuditLog, SessionActions } from './Curation';
 import { QuestionResults } from './QuestionResults';
 import { GradingPanel } from './GradingPanel';
@@ -51,6 +51,7 @@ function Results() {
           { id: 'audit', label: 'Audit log' },
         ]} />
         <div className="mt-4">
+          <DigestProgress studyId={studyId} busy={q.isFetching} />
           {q.isPending && <p className="text-slate-400">Computing results…</p>}
           {q.isError && <p role="alert" className="text-rose-300">{(q.error as Error).message}</p>}
           {r && tab === 'participants' && <Participants results={r} />}
@@ -75,6 +76,27 @@ function Results() {
 }
 
 import { Button } from '../ui/Button';
+
+const PROGRESS_WHY = {
+  results: 'for these results',
+  ended: 'of sessions that just ended',
+  update: 'after an update of the analysis, the tasks or the games',
+} as const;
+
+/**
+ * The sessions the server is summarising for this study now (a results request on many new
+ * sessions, or a background run), with a bar; nothing when there is none.
+ */
+function DigestProgress({ studyId, busy }: { studyId: string; busy: boolean }) {
+  const p = useQuery(resultsProgressQuery(studyId, busy)).data;
+  if (!p?.running || p.total === 0) return null;
+  return (
+    <div role="status" className="mb-3 rounded-md border border-slate-700 bg-slate-900 px-3 py-2 text-sm text-slate-300">
+      <div className="mb-1">Summarising sessions {PROGRESS_WHY[p.reason]}: {p.done.toLocaleString('en')} of {p.total.toLocaleString('en')}</div>
+      <progress className="h-2 w-full" value={p.done} max={p.total} aria-label="Sessions summarised" />
+    </div>
+  );
+}
 
 function who(p: Participant): string {
   return p.params.PROLIFIC_PID ?? p.params.workerId ?? p.params.participant ?? p.sessionId.slice(0, 8);

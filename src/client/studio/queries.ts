@@ -22,6 +22,15 @@ export const resultsQuery = (studyId: string, version: number | null) => queryOp
   staleTime: 10_000,
 });
 
+/** What the server is digesting for a study now (docs/api.md, "Study results"). */
+export type ResultsProgress = { running: false } | { running: true; reason: 'results' | 'ended' | 'update'; done: number; total: number; startedAt: number };
+
+export const resultsProgressQuery = (studyId: string, busy: boolean) => queryOptions({
+  queryKey: ['admin', 'results-progress', studyId],
+  queryFn: () => adminJson<ResultsProgress>(`/api/admin/studies/${encodeURIComponent(studyId)}/results/progress`),
+  refetchInterval: busy ? 1000 : 5000,
+});
+
 export const sessionEventsQuery = (sessionId: string) => queryOptions({
   queryKey: ['admin', 'events', sessionId],
   queryFn: () => adminJson<SessionEvents>(`/api/admin/sessions/${encodeURIComponent(sessionId)}/events`).then((r) => r.events),

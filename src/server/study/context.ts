@@ -16,6 +16,7 @@ import type { SessionRecord, Store } from '../store/types';
 import { DEFAULT_LIMITS, type IngestLimits } from './limits';
 import type { Arc3RouteInfo } from '../arc3/routes';
 import type { DigestPool } from '../digests/pool';
+import type { DigestMaintainer } from '../digests/maintainer';
 
 export interface StudyDeps {
   readonly store: Store;
@@ -41,6 +42,8 @@ export interface StudyDeps {
   readonly gameInfo?: () => Readonly<Record<string, { readonly title: string; readonly levels: number; readonly version?: string }>>;
   /** Worker threads for the results' cold session digests (`digests/pool.ts`); absent: on the main thread. */
   readonly digests?: DigestPool;
+  /** Digests ended sessions in the background (`digests/maintainer.ts`); absent: on request only. */
+  readonly maintainer?: DigestMaintainer;
 }
 
 export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429;

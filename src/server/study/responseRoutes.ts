@@ -154,7 +154,10 @@ export function responseRoutes(ctx: StudyContext): Hono {
     if (session.state === 'finished') return fail(c, 409, 'session_closed', 'This session is already finished; there is nothing to withdraw from. Contact the researcher to have your data removed.');
     const t = now();
     await store.addResponse({ sessionId: session.id, key, item, kind: 'withdraw', part: '', value: { reason, comment }, at: t });
-    if (!isFinalState(session.state) || session.state === 'timed_out') await store.setSessionState(session.id, 'withdrawn', { finishedAt: t });
+    if (!isFinalState(session.state) || session.state === 'timed_out') {
+      await store.setSessionState(session.id, 'withdrawn', { finishedAt: t });
+      ctx.deps.maintainer?.sessionEnded(session.studyId);
+    }
     return c.json(result);
   });
 

@@ -136,6 +136,7 @@ export function sessionRoutes(ctx: StudyContext): Hono {
       const summary = await ctx.summarize(session, study);
       const state = effectiveState(session, study, t) === 'timed_out' ? 'timed_out' : 'finished';
       await store.setSessionState(session.id, state, { finishedAt: t, flags: [...new Set([...session.flags, ...summary.flags])] });
+      ctx.deps.maintainer?.sessionEnded(session.studyId);
     }
     return c.json({ completionCode: study.completion.code, redirectUrl: study.completion.redirectUrl ?? null } satisfies FinishResult);
   });

@@ -1,0 +1,111 @@
+/**
+ * The background digests: a sweep digests every settled session (and only those) with progress
+ * reported on the results' progress route; a results request arriving meanwhile waits for it and
+ * digests nothing twice; a digest of another analysis version is computed again; a session that
+ * ends through the API is digested shortly after, so the next results request only reads digests.
+ */
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createApi } from '../app';
+import { hashToken } from '../auth';
+import { TaskLibrary } from '../collections';
+import { gameIds, replayWithEngine } from '../studies';
+import { backends } from '../store/testing';
+import type { Store } from '../store/types';
+import { fill } from '../../bench/export';
+import type { ResultsDeps } from '../resultsApi';
+import { DigestMaintainer, type DigestProgress } from './maintainer';
+import { DigestPool } from './pool';
+
+const ROOT = path.resolve(__dirname, '../../..');
+const ADMIN = 'researcher-token-for-maintainer-tests';
+const stores: Store[] = [];
+const stoppers: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const stop of stoppers) await stop();
+  await Promise.all(stores.map((s) => s.close()));
+});
+
+const digested = (pool: DigestPool) => [...pool.done.values()].reduce((a, b) => a + b, 0);
+
+async function setup(backend: (typeof backends)[number]) {
+  const store = await backend.open();
+  stores.push(store);
+  const library = new TaskLibrary();
+  await library.mount(path.join(ROOT, 'data/tasks/samples'));
+  const pool = new DigestPool(1);
+  const deps: ResultsDeps = { store, library, adminTokenHash: hashToken(ADMIN), replay: replayWithEngine, digests: pool, maintainer: new DigestMaintainer(() => deps, () => {}, { endedDelayMs: 50 }) };
+  const maintainer = deps.maintainer!;
+  stoppers.push(() => maintainer.stop(), () => pool.stop());
+  const app = createApi({ library, version: 'test', study: { store, adminTokenHash: deps.adminTokenHash, replay: replayWithEngine, games: gameIds, digests: pool, maintainer } });
+  const admin = (url: string) => Promise.resolve(app.request(url, { headers: { Authorization: `Bearer ${ADMIN}` } }));
+  return { store, pool, maintainer, app, admin };
+}
+
+describe.each(backends)('background digests, $name', (backend) => {
+  it('a sweep digests the settled sessions with progress shown, and a results request meanwhile repeats none of it', async () => {
+    const { store, pool, maintainer, admin } = await setup(backend);
+    await fill(store, 'big', 30);
+    // A session still under way (an event a moment ago) is left to the results request.
+    await store.createSession({ id: 'live', studyId: 'big', studyVersion: 1, tokenHash: 'hlive', params: {}, seed: 1, order: [0], createdAt: Date.now() });
+    await store.appendEvents('live', [{ seq: 0, t: 0, kind: 'session.start', data: {} }], { receivedAt: Date.now(), pastSessionLimit: false });
+
+    expect(await (await admin('/admin/studies/big/results/progress')).json()).toEqual({ running: false });
+    const seen: DigestProgress[] = [];
+    const sweep = maintainer.sweep();
+    const watch = (async () => {
+      for (;;) {
+        const r = (await (await admin('/admin/studies/big/results/progress')).json()) as { running: boolean } & DigestProgress;
+        if (!r.running) { if (seen.length) return; } else seen.push(r);
+        await new Promise((res) => setTimeout(res, 5));
+      }
+    })();
+    // Asked while the sweep runs: answered after it, with only the live session digested anew.
+    await new Promise((r) => setTimeout(r, 20));
+    const results = await admin('/admin/studies/big/results');
+    expect(results.status).toBe(200);
+    const body = (await results.json()) as { participants: unknown[] };
+    await sweep;
+    await watch;
+
+    expect(body.participants).toHaveLength(31);
+    expect(digested(pool)).toBe(31);
+    expect(seen.some((p) => p.reason === 'update' && p.total === 30 && p.done > 0 && p.done < 30)).toBe(true);
+    const digests = await store.readDigests('big');
+    expect(digests.size).toBe(31);
+
+    // Nothing changed: neither a sweep nor a request digests anything again.
+    await maintainer.sweep();
+    expect((await admin('/admin/studies/big/results')).status).toBe(200);
+    expect(digested(pool)).toBe(31);
+
+    // A digest of another analysis version (its key differs) is computed again by the next sweep.
+    const first = digests.get('big-s00003')!;
+    await store.saveDigest('big-s00003', `0|${first.key}`, { stale: true }, Date.now());
+    await maintainer.sweep();
+    expect(digested(pool)).toBe(32);
+    expect((await store.readDigests('big')).get('big-s00003')).toEqual(first);
+    expect(await (await admin('/admin/studies/nope/results/progress')).json()).toMatchObject({ error: 'not_found' });
+  }, 120_000);
+
+  it('a session that ends through the API is digested shortly after, so the next results request only reads digests', async () => {
+    const { store, pool, app, admin } = await setup(backend);
+    await fill(store, 'ends', 2);
+    const created = await app.request('/studies/ends/sessions', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ params: {} }) });
+    const { sessionId, token } = (await created.json()) as { sessionId: string; token: string };
+    const auth = { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` };
+    const events = [{ seq: 0, t: 0, kind: 'session.start', data: {} }, { seq: 1, t: 5, kind: 'item.start', data: { item: 'task' } }, { seq: 2, t: 900, kind: 'paint', data: { row: 0, col: 0, color: 3, stroke: 1 } }];
+    expect((await app.request(`/sessions/${sessionId}/events`, { method: 'POST', headers: auth, body: JSON.stringify({ events }) })).status).toBe(200);
+    expect((await app.request(`/sessions/${sessionId}/finish`, { method: 'POST', headers: auth, body: JSON.stringify({ lastSeq: 2 }) })).status).toBe(200);
+
+    // The finished session and the two quiet ones, digested without anyone asking.
+    const deadline = Date.now() + 30_000;
+    while ((await store.readDigests('ends')).size < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect([...(await store.readDigests('ends')).keys()].sort()).toEqual(['ends-s00000', 'ends-s00001', sessionId].sort());
+    const before = digested(pool);
+    expect(before).toBe(3);
+    const results = (await (await admin('/admin/studies/ends/results')).json()) as { participants: { sessionId: string; actions: number }[] };
+    expect(digested(pool)).toBe(before);
+    expect(results.participants.find((p) => p.sessionId === sessionId)?.actions).toBe(1);
+  }, 60_000);
+});
