@@ -168,7 +168,7 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; cl
   // Every response, the app's files and the API alike (docs/api.md, "HTTP").
   app.use('*', securityHeaders);
   const gate = new LoadGate(loadLimits, SECURITY_HEADERS);
-  app.route('/api', createApi({ library, version: version(), load: () => gate.report(), study: { store, adminTokenHash: admin.hash, replay, games, limits, gameInfo, digests, maintainer, studyFile: studyFileIn(studiesDir), arc3: { service: arc3.service, engine: arc3.engine, checkReplayer: arc3.checkReplayer } }, agents }));
+  app.route('/api', createApi({ library, version: version(), load: () => gate.report(), study: { store, adminTokenHash: admin.hash, replay, games, limits, gameInfo, digests, maintainer, exportThreads: true, studyFile: studyFileIn(studiesDir), arc3: { service: arc3.service, engine: arc3.engine, checkReplayer: arc3.checkReplayer } }, agents }));
   // An API path without a route is a JSON 404, never the app's page.
   app.all('/api', apiNotFound);
   app.all('/api/*', apiNotFound);

@@ -18,6 +18,7 @@ import { backends } from '../store/testing';
 import type { Store } from '../store/types';
 import { fill } from '../../bench/export';
 import { DigestPool } from './pool';
+import { ackProbe, quantile } from '../testing/acks';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const ADMIN = 'researcher-token-for-digest-pool-tests';
@@ -30,9 +31,8 @@ afterAll(async () => {
 
 /** The cold study's sessions (1,000 events each) and the participants acknowledging meanwhile. */
 const COLD_SESSIONS = 200;
-const PARTICIPANTS = 4;
+const PARTICIPANTS = 8;
 
-const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))];
 
 describe.each(backends)('digests on worker threads, $name', (backend) => {
   it('give the same results as the main thread, and delay acknowledgements by under 100 ms at p99 while a cold study is digested', async () => {
@@ -45,35 +45,9 @@ describe.each(backends)('digests on worker threads, $name', (backend) => {
     pools.push(pool);
     const app: Hono = createApi({ library, version: 'test', study: { store, adminTokenHash: hashToken(ADMIN), replay: replayWithEngine, games: gameIds, digests: pool } });
 
-    // Participants of the same study: each sends a batch, waits for its acknowledgement, sends the next.
-    const participant = async () => {
-      const created = await app.request('/studies/cold/sessions', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ params: {} }) });
-      const { sessionId, token } = (await created.json()) as { sessionId: string; token: string };
-      let seq = 0;
-      const ack = async () => {
-        const events = Array.from({ length: 10 }, () => ({ seq, t: seq * 10, kind: 'paint', data: { row: 0, col: seq++ % 3, color: 1, stroke: seq } }));
-        const t0 = performance.now();
-        const res = await app.request(`/sessions/${sessionId}/events`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` }, body: JSON.stringify({ events }) });
-        expect(res.status).toBe(200);
-        await res.json();
-        return performance.now() - t0;
-      };
-      await ack();
-      return { sessionId, ack };
-    };
-    const participants = await Promise.all(Array.from({ length: PARTICIPANTS }, participant));
-    const own = new Set(participants.map((x) => x.sessionId));
-    /** Every participant acknowledged over and over until `until` says stop; the latencies. */
-    const acks = async (until: () => boolean) => {
-      const latencies: number[] = [];
-      await Promise.all(participants.map(async ({ ack }) => {
-        while (!until()) {
-          latencies.push(await ack());
-          await new Promise((r) => setTimeout(r, 5));
-        }
-      }));
-      return latencies;
-    };
+    const probe = await ackProbe(app, 'cold', PARTICIPANTS);
+    const own = probe.sessionIds;
+    const acks = probe.acks;
 
     // Alone first, as long as the cold results will take at least: the baseline in this run.
     const quietUntil = performance.now() + 1500;

@@ -24,6 +24,7 @@ import { GRID_ACTIONS_COLUMNS } from './gridActions';
 import { EXPORT_FORMATS, FORMAT_NAMES } from './formats';
 import { exportContext } from './context';
 import { readZip } from './zip';
+import { exportsOnThreads } from './thread';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const ADMIN = 'researcher-token-for-export-tests-0123456789';
@@ -369,6 +370,25 @@ describe.each(backends)('exports on $name', (backend) => {
     for (const format of ['jsonl', 'csv', 'grid-actions', 'baselines-json', 'zip'] as const) {
       expect((await read(2, format)).equals(await read(5000, format)), format).toBe(true);
     }
+  });
+
+  it('writes every format on a worker thread byte for byte as on the main thread', async () => {
+    const library = new TaskLibrary();
+    await library.mount(path.join(ROOT, 'data/tasks/samples'));
+    const threaded = createApi({ library, version: 'test', study: { store, adminTokenHash: hashToken(ADMIN), replay: replayWithEngine, games: gameIds, now: () => clock, exportThreads: true } });
+    const before = exportsOnThreads();
+    for (const format of FORMAT_NAMES) {
+      const here = await download(format);
+      const made = await threaded.request('/admin/studies/exports/exports', { method: 'POST', headers: { Authorization: `Bearer ${ADMIN}` }, body: JSON.stringify({ format }) });
+      expect(made.status).toBe(201);
+      const res = await threaded.request(((await made.json()) as { url: string }).url.replace(/^\/api/, ''));
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe(here.res.headers.get('content-type'));
+      const there = Buffer.from(await res.arrayBuffer());
+      expect(there.length, format).toBeGreaterThan(0);
+      expect(there.equals(here.bytes), format).toBe(true);
+    }
+    expect(exportsOnThreads() - before).toBe(FORMAT_NAMES.length);
   });
 
   it('streams a download over real HTTP, as a browser gets it', async () => {

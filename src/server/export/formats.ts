@@ -37,7 +37,7 @@ export const EXPORT_FORMATS: Readonly<Record<ExportFormat, FormatSpec>> = {
   'grid-actions': { fileName: (b) => `${b}-grid-actions.csv`, contentType: CSV, write: gridActionsCsv },
   'grades': { fileName: (b) => `${b}-grades.csv`, contentType: CSV, write: gradesCsv },
   'responses': { fileName: (b) => `${b}-responses.csv`, contentType: CSV, write: responsesCsv },
-  'recordings': { fileName: (b) => `${b}-recordings.zip`, contentType: ZIP, write: (ctx) => zipStream(recordingEntries(ctx)) },
+  'recordings': { fileName: (b) => `${b}-recordings.zip`, contentType: ZIP, write: (ctx) => zipStream(recordingEntries(ctx), { modified: new Date(ctx.now) }) },
   'zip': { fileName: (b) => `${b}-bundle.zip`, contentType: ZIP, write: studyBundle },
 };
 

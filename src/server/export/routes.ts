@@ -13,6 +13,8 @@ import type { Store } from '../store/types';
 import { adminGuard } from '../studyApi';
 import { hashToken } from '../auth';
 import { ExportError, exportContext, type ExportGames } from './context';
+import { exportOnThread, threadJob } from './thread';
+import { gameIds } from '../studies';
 import { EXPORT_FORMATS, FORMAT_NAMES, fileBase, isExportFormat } from './formats';
 
 /** How long a download link works, ms. */
@@ -28,6 +30,11 @@ export interface ExportDeps {
   readonly gameInfo?: () => ExportGames;
   /** The clock, ms since the epoch. */
   readonly now?: () => number;
+  /**
+   * Write downloads on a worker thread (`thread.ts`), for studies whose games are all built-in
+   * (verified there by their engine, as `replay` does for them); the others are written here.
+   */
+  readonly exportThreads?: boolean;
 }
 
 type Status = 400 | 404 | 410;
@@ -117,7 +124,9 @@ export function exportRoutes(deps: ExportDeps): Hono {
     // Under @hono/node-server the Node response is at hand: a failure mid-stream destroys the
     // connection itself, before anything could end the response as if the file were whole.
     const outgoing = (c.env as Partial<HttpBindings> | undefined)?.outgoing;
-    const stream = toWebStream(spec.write(ctx), (e) => {
+    const onThread = deps.exportThreads === true && [...ctx.versions.values()].every((def) => def.items.every((item) => item.kind !== 'game' || gameIds.has(item.game)));
+    const chunks = onThread ? exportOnThread(threadJob(ticket.format, ctx, deps.replay !== null), deps.store) : spec.write(ctx);
+    const stream = toWebStream(chunks, (e) => {
       console.error(`Export ${ticket.format} of study ${ticket.studyId} failed mid-stream; the download was aborted: ${e instanceof Error ? e.message : String(e)}`);
       outgoing?.destroy();
     });

@@ -44,6 +44,8 @@ export interface StudyDeps {
   readonly digests?: DigestPool;
   /** Digests ended sessions in the background (`digests/maintainer.ts`); absent: on request only. */
   readonly maintainer?: DigestMaintainer;
+  /** Write export downloads on worker threads (`export/thread.ts`); absent: on the main thread. */
+  readonly exportThreads?: boolean;
 }
 
 export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429;
