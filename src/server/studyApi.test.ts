@@ -2,6 +2,7 @@ import path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Hono } from 'hono';
 import { createApi } from './app';
+import { DigestPool } from './digests/pool';
 import { TaskLibrary } from './collections';
 import { hashToken } from './auth';
 import { gameIds, loadStudyFiles, replayWithEngine, syncStudyFiles } from './studies';
@@ -262,6 +263,19 @@ describe.each(backends)('study API on $name', (backend) => {
     expect(badItem.game.verified).toBe(false);
     expect(badItem.game.flags.join()).toMatch(/logged level 9, replay gives 1/);
     expect(bad.body.session.flags).toContain('game_log_unverified:push');
+
+    // With digest threads the replays run there, and the answers are the same.
+    const pool = new DigestPool(1);
+    try {
+      const threaded = createApi({ library, version: 'test', study: { store, adminTokenHash: hashToken(ADMIN), replay: replayWithEngine, games: gameIds, now: () => clock, digests: pool } });
+      for (const [s, body] of [[honest, good.body], [cheat, bad.body]] as const) {
+        const res = await threaded.request(`/admin/sessions/${s.sessionId}`, { headers: { Authorization: `Bearer ${ADMIN}` } });
+        expect(await res.json()).toEqual(body);
+      }
+      expect(pool.summaries).toBe(2);
+    } finally {
+      await pool.stop();
+    }
   });
 
   it('flags a session that cycles through items with almost no actions', async () => {

@@ -9,10 +9,13 @@ import { availableParallelism } from 'node:os';
 import type { ResultsSession, ResultsSubmission, SessionDigest } from '../../core/analysis/results';
 import type { StudyDefinition } from '../../core/study/schema';
 import type { StoredEvent } from '../../core/study/rules';
+import type { SessionSummary } from '../../core/study/summary';
+import type { SubmissionRecord } from '../store/types';
 
 /** One session to digest. The replay is the built-in games' engine (`verify`) or none. */
 export interface DigestJob {
   readonly id: number;
+  readonly kind?: 'digest';
   readonly definition: StudyDefinition;
   readonly session: ResultsSession;
   readonly events: readonly StoredEvent[];
@@ -22,7 +25,24 @@ export interface DigestJob {
   readonly verify: boolean;
 }
 
-export type DigestReply = { readonly id: number; readonly digest: SessionDigest; readonly threadId: number } | { readonly id: number; readonly error: string };
+/** One session's summary (`summarizeSession`: items, actions, flags, game verification). */
+export interface SummaryJob {
+  readonly id: number;
+  readonly kind: 'summary';
+  readonly definition: StudyDefinition;
+  readonly order: readonly number[];
+  readonly events: readonly StoredEvent[];
+  readonly submissions: readonly SubmissionRecord[];
+  /** `[item id, test indices]` of the task items. */
+  readonly testIndices: readonly (readonly [string, number[]])[];
+  readonly verify: boolean;
+}
+
+export type PoolJob = DigestJob | SummaryJob;
+
+export type DigestReply = { readonly id: number; readonly value: unknown; readonly threadId: number } | { readonly id: number; readonly error: string };
+
+type Distribute<T> = T extends unknown ? Omit<T, 'id'> : never;
 
 const IDLE_MS = 60_000;
 
@@ -39,19 +59,30 @@ export function digestThreadsFromEnv(env: Record<string, string | undefined>): n
 
 export class DigestPool {
   private readonly threads: Thread[] = [];
-  private readonly queue: { job: Omit<DigestJob, 'id'>; resolve: (d: SessionDigest) => void; reject: (e: Error) => void }[] = [];
-  private readonly waiting = new Map<number, { resolve: (d: SessionDigest) => void; reject: (e: Error) => void; thread: Thread }>();
+  private readonly queue: { job: Distribute<PoolJob>; resolve: (v: unknown) => void; reject: (e: Error) => void }[] = [];
+  private readonly waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; thread: Thread; kind: 'digest' | 'summary' }>();
   private nextId = 1;
   private stopped = false;
   /** Digests computed so far, by the worker threads' ids (never the main thread's 0). */
   readonly done = new Map<number, number>();
+  /** Session summaries computed so far on the threads. */
+  summaries = 0;
 
   constructor(readonly size: number) {}
 
   /** The digest of one session, computed on a worker thread. */
   digest(job: Omit<DigestJob, 'id'>): Promise<SessionDigest> {
+    return this.submit({ ...job, kind: 'digest' }) as Promise<SessionDigest>;
+  }
+
+  /** The summary of one session (a researcher's session read, a participant finishing), on a worker thread. */
+  summary(job: Omit<SummaryJob, 'id' | 'kind'>): Promise<SessionSummary> {
+    return this.submit({ ...job, kind: 'summary' }) as Promise<SessionSummary>;
+  }
+
+  private submit(job: Distribute<PoolJob>): Promise<unknown> {
     if (this.stopped) return Promise.reject(new Error('the digest threads are stopped'));
-    return new Promise<SessionDigest>((resolve, reject) => {
+    return new Promise<unknown>((resolve, reject) => {
       this.queue.push({ job, resolve, reject });
       this.pump();
     });
@@ -71,8 +102,8 @@ export class DigestPool {
       const id = this.nextId++;
       thread.busy = true;
       if (thread.idle) { clearTimeout(thread.idle); thread.idle = null; }
-      this.waiting.set(id, { resolve, reject, thread });
-      thread.worker.postMessage({ ...job, id } satisfies DigestJob);
+      this.waiting.set(id, { resolve, reject, thread, kind: job.kind ?? 'digest' });
+      thread.worker.postMessage({ ...job, id } as PoolJob);
     }
   }
 
@@ -87,8 +118,9 @@ export class DigestPool {
       thread.busy = false;
       if ('error' in reply) w.reject(new Error(`A session's digest failed: ${reply.error}`));
       else {
-        this.done.set(reply.threadId, (this.done.get(reply.threadId) ?? 0) + 1);
-        w.resolve(reply.digest);
+        if (w.kind === 'summary') this.summaries++;
+        else this.done.set(reply.threadId, (this.done.get(reply.threadId) ?? 0) + 1);
+        w.resolve(reply.value);
       }
       if (!this.queue.length) thread.idle = setTimeout(() => this.retire(thread), IDLE_MS).unref();
       this.pump();

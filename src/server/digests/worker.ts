@@ -1,18 +1,26 @@
 /**
- * A digest worker thread: computes one session's digest (`digestSession`) per message, off the
- * thread that acknowledges participants' events. Answers `{id, digest, threadId}` or `{id, error}`.
+ * A digest worker thread: computes one session's digest (`digestSession`) or summary
+ * (`summarizeSession`) per message, off the thread that acknowledges participants' events.
+ * Answers `{id, value, threadId}` or `{id, error}`.
  */
 import { parentPort, threadId } from 'node:worker_threads';
 import { digestSession } from '../../core/analysis/results';
 import { replayWithEngine } from '../studies';
-import type { DigestJob, DigestReply } from './pool';
+import { summarizeSession } from '../../core/study/summary';
+import type { DigestReply, PoolJob } from './pool';
 
-parentPort!.on('message', (job: DigestJob) => {
+parentPort!.on('message', (job: PoolJob) => {
   let reply: DigestReply;
   try {
-    const counts = new Map(job.testCounts);
-    const testCount = (collection: string, task: string) => counts.get(`${collection}\u0000${task}`) ?? null;
-    reply = { id: job.id, digest: digestSession(job.definition, job.session, job.events, job.submissions, testCount, job.verify ? replayWithEngine : null), threadId };
+    const replay = job.verify ? replayWithEngine : null;
+    if (job.kind === 'summary') {
+      const indices = new Map(job.testIndices);
+      reply = { id: job.id, value: summarizeSession(job.definition, job.order, job.events, job.submissions, (item) => indices.get(item) ?? [], replay), threadId };
+    } else {
+      const counts = new Map(job.testCounts);
+      const testCount = (collection: string, task: string) => counts.get(`${collection}\u0000${task}`) ?? null;
+      reply = { id: job.id, value: digestSession(job.definition, job.session, job.events, job.submissions, testCount, replay), threadId };
+    }
   } catch (e) {
     reply = { id: job.id, error: (e as Error).stack ?? String(e) };
   }
