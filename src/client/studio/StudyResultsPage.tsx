@@ -93,7 +93,7 @@ function DigestProgress({ studyId, busy }: { studyId: string; busy: boolean }) {
   return (
     <div role="status" className="mb-3 rounded-md border border-slate-700 bg-slate-900 px-3 py-2 text-sm text-slate-300">
       <div className="mb-1">Summarising sessions {PROGRESS_WHY[p.reason]}: {p.done.toLocaleString('en')} of {p.total.toLocaleString('en')}</div>
-      <progress className="h-2 w-full" value={p.done} max={p.total} aria-label="Sessions summarised" />
+      <progress className="h-2 w-full accent-sky-500" value={p.done} max={p.total} aria-label="Sessions summarised" />
     </div>
   );
 }
