@@ -15,7 +15,7 @@ import type { ReplayGame } from '../core/study/rules';
 import { versionedGameId } from '../core/game';
 import { games } from '../games';
 import type { TaskLibrary } from './collections';
-import { definitionOf, gameIds } from './studies';
+import { builtInGamesOnly, definitionOf } from './studies';
 import type { DigestPool } from './digests/pool';
 import type { DigestMaintainer } from './digests/maintainer';
 import { isFinalState } from '../core/study/rules';
@@ -154,7 +154,7 @@ async function digestSessions(deps: ResultsDeps, studyId: string, basis: StudyBa
     else cold.push(i);
   }
   const pool = deps.digests;
-  const offThread = (def: StudyDefinition) => pool !== undefined && def.items.every((item) => item.kind !== 'game' || gameIds.has(item.game));
+  const offThread = (def: StudyDefinition) => pool !== undefined && builtInGamesOnly(def);
   const versionCounts = new Map<number, [string, number | null][]>();
   const countsOf = (v: number, def: StudyDefinition) => {
     let c = versionCounts.get(v);

@@ -128,3 +128,11 @@ export const replayWithEngine: ReplayGame = (gameId, events) => {
 
 /** Ids of the registered games. */
 export const gameIds: ReadonlySet<string> = new Set(Object.keys(games));
+
+/**
+ * Whether every game of a study version is built-in: its logs then replay with the engine
+ * (`replayWithEngine`) on any thread, so its digests, summaries and exports may run on workers.
+ */
+export function builtInGamesOnly(def: StudyDefinition): boolean {
+  return def.items.every((item) => item.kind !== 'game' || gameIds.has(item.game));
+}

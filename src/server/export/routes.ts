@@ -14,7 +14,7 @@ import { adminGuard } from '../studyApi';
 import { hashToken } from '../auth';
 import { ExportError, exportContext, type ExportGames } from './context';
 import { exportOnThread, threadJob } from './thread';
-import { gameIds } from '../studies';
+import { builtInGamesOnly } from '../studies';
 import { EXPORT_FORMATS, FORMAT_NAMES, fileBase, isExportFormat } from './formats';
 
 /** How long a download link works, ms. */
@@ -124,7 +124,7 @@ export function exportRoutes(deps: ExportDeps): Hono {
     // Under @hono/node-server the Node response is at hand: a failure mid-stream destroys the
     // connection itself, before anything could end the response as if the file were whole.
     const outgoing = (c.env as Partial<HttpBindings> | undefined)?.outgoing;
-    const onThread = deps.exportThreads === true && [...ctx.versions.values()].every((def) => def.items.every((item) => item.kind !== 'game' || gameIds.has(item.game)));
+    const onThread = deps.exportThreads === true && [...ctx.versions.values()].every(builtInGamesOnly);
     const chunks = onThread ? exportOnThread(threadJob(ticket.format, ctx, deps.replay !== null), deps.store) : spec.write(ctx);
     const stream = toWebStream(chunks, (e) => {
       console.error(`Export ${ticket.format} of study ${ticket.studyId} failed mid-stream; the download was aborted: ${e instanceof Error ? e.message : String(e)}`);

@@ -10,7 +10,7 @@ import { type StudyDefinition, type TaskItem, formatIssues } from '../../core/st
 import type { ReplayGame, StoredEvent } from '../../core/study/rules';
 import { summarizeSession } from '../../core/study/summary';
 import { bearer, hashToken, tokenMatches } from '../auth';
-import { definitionOf, gameIds } from '../studies';
+import { builtInGamesOnly, definitionOf } from '../studies';
 import type { TaskLibrary } from '../collections';
 import type { SessionRecord, Store } from '../store/types';
 import { DEFAULT_LIMITS, type IngestLimits } from './limits';
@@ -176,7 +176,7 @@ export function studyContext(deps: StudyDeps) {
     // The game replays run on a digest thread when the games are all built-in (their engine
     // verifies them there as `replay` does here), off the thread that acknowledges events.
     const pool = deps.digests;
-    if (pool && study.items.every((item) => item.kind !== 'game' || gameIds.has(item.game))) {
+    if (pool && builtInGamesOnly(study)) {
       return pool.summary({ definition: study, order: session.order, events, submissions: subs, testIndices: [...counts.entries()], verify: deps.replay !== null });
     }
     return summarizeSession(study, session.order, events, subs, (id) => counts.get(id) ?? [], deps.replay);
