@@ -149,6 +149,63 @@ export const SurveyItem = z.object({
 
 export const StudyItem = z.discriminatedUnion('kind', [PageItem, TaskItem, GameItem, QuestionItem, SurveyItem]);
 
+/** A candidate of a pool: a task, game or question item, written as those items are. */
+export const PoolCandidate = z.discriminatedUnion('kind', [TaskItem, GameItem, QuestionItem]);
+
+/**
+ * When a candidate has what it needs: `solves` full solves by different participants (the
+ * ARC-AGI-3 inclusion rule: 2), or `attempts` counted attempts whatever their outcome.
+ */
+export const PoolTarget = z.union([
+  z.strictObject({ solves: z.number().int().min(1).max(1000) }),
+  z.strictObject({ attempts: z.number().int().min(1).max(1000) }),
+]);
+export type PoolTarget = z.output<typeof PoolTarget>;
+
+/**
+ * A pool of candidates drawn per participant on the server when the session starts (a
+ * calibration campaign): candidates furthest from their target first, never one the participant
+ * met before. Each drawn candidate becomes an ordinary item of the session under its own id.
+ * `draw` is how many each participant gets, or `"time"`: as many as the session's time allows.
+ */
+export const PoolItem = z.object({
+  kind: z.literal('pool'),
+  id: ItemId,
+  title: z.string().max(200).default(''),
+  candidates: z.array(PoolCandidate).min(1).max(5000),
+  draw: z.union([z.number().int().min(1).max(500), z.literal('time')]),
+  target: PoolTarget.default({ solves: 2 }),
+  /** A candidate is not started when fewer minutes than this are left in the session (default: its hard limit). */
+  minMinutesLeft: Minutes.optional(),
+});
+
+/** An item as a study definition writes it: an item a participant sees, or a pool drawn from. */
+export const DefinitionItem = z.discriminatedUnion('kind', [PageItem, TaskItem, GameItem, QuestionItem, SurveyItem, PoolItem]);
+
+/**
+ * What a study pays (shown to the participant and used for the bonus file): a fixed fee and a
+ * bonus per candidate solved and per game level completed, in `currency`.
+ */
+export const Payment = z.strictObject({
+  currency: z.string().regex(/^[A-Z]{3}$/, 'must be a three-letter currency code, e.g. GBP or USD').default('GBP'),
+  fee: z.number().nonnegative().max(10_000).default(0),
+  bonus: z.strictObject({
+    perSolve: z.number().nonnegative().max(1000).default(0),
+    perLevel: z.number().nonnegative().max(1000).default(0),
+    /** The most one session earns in bonuses. */
+    max: z.number().nonnegative().max(100_000).optional(),
+  }).prefault({}),
+});
+export type Payment = z.output<typeof Payment>;
+
+/**
+ * The campaign a study belongs to: studies with one campaign id share their pools' histories, so a
+ * participant (by platform id) never meets a candidate twice across its studies and batches.
+ */
+export const CampaignRef = z.strictObject({
+  id: z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/, 'must be 1-64 lower-case letters, digits or "-"'),
+});
+
 export const StudyLimits = z.object({
   itemSoftMinutes: Minutes.default(20),
   itemHardMinutes: Minutes.default(30),
@@ -216,6 +273,10 @@ export const StudyDefinition = z.object({
     message: Markdown.optional(),
     code: z.string().min(1).max(100).optional(),
   }).optional(),
+  /** The campaign this study belongs to (its pools' histories are shared across the campaign's studies). */
+  campaign: CampaignRef.optional(),
+  /** The fee and bonus rule: shown to participants, used for the bonus file. */
+  payment: Payment.optional(),
   completion: z.object({
     code: z.string().min(1).max(100),
     /** Where the participant goes at the end, e.g. `https://app.prolific.com/submissions/complete?cc=CODE`. */
@@ -236,6 +297,9 @@ export type TaskItem = z.output<typeof TaskItem>;
 export type GameItem = z.output<typeof GameItem>;
 export type QuestionItem = z.output<typeof QuestionItem>;
 export type SurveyItem = z.output<typeof SurveyItem>;
+export type PoolItem = z.output<typeof PoolItem>;
+export type PoolCandidate = z.output<typeof PoolCandidate>;
+export type DefinitionItem = z.output<typeof DefinitionItem>;
 
 /** The questions a question item shows, in order: one, or a block's list. An answer's `index` is a position here. */
 export function questionRefs(item: QuestionItem): QuestionRef[] {

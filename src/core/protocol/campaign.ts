@@ -1,0 +1,118 @@
+/**
+ * The campaign on the wire: `GET /api/admin/studies/:id/campaign` (researcher token), the live
+ * view of a study's pools. Every figure is an aggregate of the per-session summaries, recomputed
+ * from the raw logs in tests. Described in docs/api.md ("Campaigns").
+ */
+import type { PoolTarget } from '../study/schema';
+
+/** Where a candidate stands against its pool's inclusion rule. */
+export type CandidateStatus =
+  /** The target is reached (for solves: N different participants solved it fully). */
+  | 'met'
+  /** Not reached yet; it is still drawn. */
+  | 'needs_more'
+  /** Attempted often with a drop-off level or a low solve rate: send it back to its designer. */
+  | 'revise'
+  /** Attempted at least the target's worth of times and never solved. */
+  | 'never_solved';
+
+/** One level of a game candidate: how many reached and completed it. */
+export interface CampaignLevelView {
+  /** 1-based level number. */
+  readonly level: number;
+  /** Counted attempts that reached this level. */
+  readonly reached: number;
+  /** Counted attempts that completed this level. */
+  readonly completed: number;
+  /** Median actions of those that completed it (official counting), null when none did. */
+  readonly medianActions: number | null;
+  /** Median seconds on the level of those that completed it, null when none did. */
+  readonly medianSeconds: number | null;
+  /** Completion falls sharply here compared with the level before: a mechanic may be unclear. */
+  readonly dropOff: boolean;
+}
+
+/** A candidate's history for one version of its task or game. */
+export interface CampaignVersionView {
+  /** The game version (id plus content hash) or task content hash. */
+  readonly version: string;
+  readonly attempts: number;
+  readonly solves: number;
+  readonly medianActions: number | null;
+  readonly medianSeconds: number | null;
+  /** Games only. */
+  readonly levels?: readonly CampaignLevelView[];
+}
+
+export interface CampaignCandidateView {
+  /** The candidate's item id (as in the session's item list and the logs). */
+  readonly id: string;
+  /** The pool it belongs to. */
+  readonly pool: string;
+  readonly kind: 'task' | 'game' | 'question';
+  /** What it shows: the task id, game id or question id. */
+  readonly label: string;
+  readonly target: PoolTarget;
+  /** Sessions that drew it (claims made). */
+  readonly drawn: number;
+  /** Drawn by sessions still in progress and not yet counted. */
+  readonly inProgress: number;
+  /** Counted attempts (the study's attempt rule). */
+  readonly attempts: number;
+  /** Distinct participants who fully solved it. */
+  readonly solves: number;
+  readonly status: CandidateStatus;
+  readonly medianActions: number | null;
+  readonly medianSeconds: number | null;
+  /** Games: per-level funnel over every version; per version in `versions`. */
+  readonly levels?: readonly CampaignLevelView[];
+  /** One entry per version met in the campaign, oldest first (one entry when never revised). */
+  readonly versions: readonly CampaignVersionView[];
+}
+
+/** A participant in progress: which candidate they are on. */
+export interface CampaignLiveSession {
+  readonly sessionId: string;
+  readonly participant: string | null;
+  /** The candidate item id they are on, or null between candidates / on a fixed item. */
+  readonly candidate: string | null;
+  readonly startedAt: number;
+}
+
+/** `GET /api/admin/studies/:id/campaign`. */
+export interface CampaignView {
+  readonly studyId: string;
+  readonly campaignId: string | null;
+  /** The inclusion rule in words, e.g. "kept when 2 different participants solve it fully". */
+  readonly rule: string;
+  readonly generatedAt: number;
+  readonly participants: {
+    readonly inProgress: number;
+    readonly finished: number;
+    readonly total: number;
+    readonly live: readonly CampaignLiveSession[];
+  };
+  readonly candidates: readonly CampaignCandidateView[];
+  /** Participants still needed to bring every candidate to its target, at the campaign's rates so far. */
+  readonly participantsNeeded: number | null;
+}
+
+/** One session's payment (`GET /api/admin/studies/:id/campaign/payments`). */
+export interface SessionPayment {
+  readonly sessionId: string;
+  readonly participant: string | null;
+  readonly solved: number;
+  readonly levels: number;
+  readonly bonus: number;
+  /** Whether it goes in the bonus file; excluded and flagged sessions are listed apart. */
+  readonly counts: boolean;
+  readonly reason?: 'excluded' | 'flagged' | 'no_participant_id' | 'not_finished';
+}
+
+export interface PaymentsView {
+  readonly currency: string;
+  readonly fee: number;
+  readonly sessions: readonly SessionPayment[];
+  /** Sum of the bonuses of the sessions that count (what the bonus file pays). */
+  readonly total: number;
+}
