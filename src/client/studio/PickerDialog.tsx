@@ -1,5 +1,5 @@
 /**
- * The shell of the study editor's pickers (tasks, questions): a modal dialog with a title, a
+ * The shell of the study editor's pickers (tasks, questions, a pool's candidates): a modal dialog with a title, a
  * search field, the count of matches, Cancel and a confirm button; the list and the chosen
  * item's preview go in `children`, side by side on a wide screen.
  */
@@ -20,6 +20,8 @@ export interface PickerDialogProps {
   readonly onConfirm: () => void;
   readonly onClose: () => void;
   readonly children: ReactNode;
+  /** Controls beside the search (a source to pick from, select all). */
+  readonly toolbar?: ReactNode;
 }
 
 export function PickerDialog(p: PickerDialogProps) {
@@ -36,6 +38,7 @@ export function PickerDialog(p: PickerDialogProps) {
           <h2 id={`${p.name}-picker-title`} className="text-sm font-semibold text-white">{p.title}</h2>
           <input type="search" value={p.search} onChange={(e) => p.onSearch(e.target.value)} placeholder={p.placeholder} aria-label={p.searchLabel} autoFocus
             className="h-8 w-64 rounded-md border border-slate-700 bg-slate-900 px-3 text-sm focus:outline-none focus:ring-2 focus:ring-sky-500" />
+          {p.toolbar}
           <span className="text-xs text-slate-300" data-testid={`${p.name}-picker-count`}>{p.count}</span>
           <div className="ml-auto flex gap-2">
             <Button onClick={() => ref.current?.close()}>Cancel</Button>

@@ -1,7 +1,7 @@
 import { useEffect, useMemo, useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useLocation, useParams } from 'wouter';
-import { DEFAULT_DESCRIBE_PROMPT, StudyId, parseStudy, type StudyDefinitionInput } from '../../core/study/schema';
+import { DEFAULT_DESCRIBE_PROMPT, StudyId, parseStudy } from '../../core/study/schema';
 import { DEVICE_CLASSES, DEVICE_LABELS, type DeviceClass } from '../../core/study/devices';
 import { games } from '../../games';
 import { useArc3Games } from './Arc3Playtest';
@@ -9,15 +9,17 @@ import { collectionsQuery } from '../tasks/queries';
 import { TaskPicker } from './TaskPicker';
 import { QuestionPicker } from './QuestionPicker';
 import { Button } from '../ui/Button';
+import { Tabs } from './widgets';
 import { Markdown } from '../ui/Markdown';
 import { adminJson } from './auth';
 import { RequireResearcher } from './RequireResearcher';
 import { DeleteStudy } from './Curation';
 import { questionCollectionsQuery, studiesQuery } from './queries';
+import { PaymentFields, PoolFields, paymentProblems, poolProblems, type DefItem, type EditorDefinition } from './PoolFields';
 
-type Item = StudyDefinitionInput['items'][number];
+type Item = DefItem;
 
-const BLANK: StudyDefinitionInput = {
+const BLANK: EditorDefinition = {
   title: '', consent: '', instructions: '', items: [], order: 'fixed', trials: 3,
   limits: { itemSoftMinutes: 20, itemHardMinutes: 30, sessionMinutes: 90 }, allowLevelReset: true,
   completion: { code: '' },
@@ -37,7 +39,8 @@ function Editor() {
   const [, navigate] = useLocation();
   const qc = useQueryClient();
   const [id, setId] = useState(editing ?? '');
-  const [def, setDef] = useState<StudyDefinitionInput>(BLANK);
+  const [def, setDef] = useState<EditorDefinition>(BLANK);
+  const [view, setView] = useState<'form' | 'json'>('form');
   const [loaded, setLoaded] = useState(editing === null);
   const [problems, setProblems] = useState<string[]>([]);
   const [saved, setSaved] = useState<string | null>(null);
@@ -45,14 +48,21 @@ function Editor() {
 
   useEffect(() => {
     if (!editing) return;
-    adminJson<{ definition: StudyDefinitionInput }>(`/api/admin/studies/${encodeURIComponent(editing)}`)
+    adminJson<{ definition: EditorDefinition }>(`/api/admin/studies/${encodeURIComponent(editing)}`)
       .then((r) => { setDef(r.definition); setLoaded(true); })
       .catch((e: Error) => setProblems([e.message]));
   }, [editing]);
 
-  const local = useMemo(() => parseStudy(def), [def]);
+  const local = useMemo(() => {
+    // The fields' own messages first (in words, beside each field), then the study format's check.
+    const own = def.items.flatMap((item, i) => (item.kind === 'pool' ? Object.values(poolProblems(item)).map((m) => `Item ${i + 1} (pool ${item.id}): ${m}`) : []));
+    own.push(...Object.entries(paymentProblems(def.payment, def.campaign?.id)).map(([k, m]) => `${PAYMENT_LABELS[k] ?? k}: ${m}`));
+    if (own.length) return { ok: false as const, problems: own };
+    return parseStudy(def);
+  }, [def]);
+  const ids = useMemo(() => new Set(def.items.flatMap((x) => [x.id, ...(x.kind === 'pool' ? x.candidates.map((c) => c.id) : [])])), [def.items]);
   const idProblem = editing ? null : StudyId.safeParse(id).success ? null : 'Study id: 1-64 lower-case letters, digits or "-" (it becomes the link /s/<id>).';
-  const set = <K extends keyof StudyDefinitionInput>(k: K, v: StudyDefinitionInput[K]) => { setDef((d) => ({ ...d, [k]: v })); setSaved(null); };
+  const set = <K extends keyof EditorDefinition>(k: K, v: EditorDefinition[K]) => { setDef((d) => ({ ...d, [k]: v })); setSaved(null); };
   const setItem = (i: number, item: Item) => set('items', def.items.map((x, k) => (k === i ? item : x)));
   const move = (i: number, by: number) => {
     const items = [...def.items];
@@ -95,76 +105,84 @@ function Editor() {
           </label>
         </section>
 
-        <MarkdownField label="Consent (Markdown)" value={def.consent} onChange={(v) => set('consent', v)} />
-        <MarkdownField label="Instructions (Markdown)" value={def.instructions ?? ''} onChange={(v) => set('instructions', v)} />
+        <Tabs<'form' | 'json'> value={view} onChange={setView} tabs={[{ id: 'form', label: 'Form' }, { id: 'json', label: 'JSON' }]} />
+        {view === 'json' ? <JsonView def={def} onChange={(d) => { setDef(d); setSaved(null); }} /> : (
+          <>
+          <MarkdownField label="Consent (Markdown)" value={def.consent} onChange={(v) => set('consent', v)} />
+          <MarkdownField label="Instructions (Markdown)" value={def.instructions ?? ''} onChange={(v) => set('instructions', v)} />
 
-        <section className="flex flex-col gap-2">
-          <div className="flex items-center gap-2">
-            <h2 className="font-semibold text-white">Items</h2>
-            <span className="text-xs text-slate-500">{def.items.length}</span>
-            <div className="ml-auto flex gap-1">
-              <Button onClick={() => set('items', [...def.items, { kind: 'task', id: `task-${def.items.length + 1}`, collection: 'samples', task: '' }])}>Add task</Button>
-              <Button onClick={() => set('items', [...def.items, { kind: 'game', id: `game-${def.items.length + 1}`, game: Object.keys(games)[0], seed: 0 }])}>Add game</Button>
-              <Button onClick={() => set('items', [...def.items, { kind: 'page', id: `page-${def.items.length + 1}`, title: '', markdown: '' }])}>Add page</Button>
-              <Button onClick={() => set('items', [...def.items, { kind: 'question', id: `question-${def.items.length + 1}`, collection: 'science', question: '' }])}>Add question</Button>
-              <Button onClick={() => set('items', [...def.items, { kind: 'survey', id: `survey-${def.items.length + 1}`, title: 'About you', questions: [{ id: 'age', prompt: 'How old are you?', type: 'number', min: 18, max: 120 }] }])}>Add survey</Button>
+          <section className="flex flex-col gap-2">
+            <div className="flex items-center gap-2">
+              <h2 className="font-semibold text-white">Items</h2>
+              <span className="text-xs text-slate-500">{def.items.length}</span>
+              <div className="ml-auto flex gap-1">
+                <Button onClick={() => set('items', [...def.items, { kind: 'task', id: `task-${def.items.length + 1}`, collection: 'samples', task: '' }])}>Add task</Button>
+                <Button onClick={() => set('items', [...def.items, { kind: 'game', id: `game-${def.items.length + 1}`, game: Object.keys(games)[0], seed: 0 }])}>Add game</Button>
+                <Button onClick={() => set('items', [...def.items, { kind: 'page', id: `page-${def.items.length + 1}`, title: '', markdown: '' }])}>Add page</Button>
+                <Button onClick={() => set('items', [...def.items, { kind: 'question', id: `question-${def.items.length + 1}`, collection: 'science', question: '' }])}>Add question</Button>
+                <Button onClick={() => set('items', [...def.items, { kind: 'pool', id: `pool-${def.items.length + 1}`, title: '', candidates: [], draw: 5, target: { solves: 2 } }])}>Add pool</Button>
+                <Button onClick={() => set('items', [...def.items, { kind: 'survey', id: `survey-${def.items.length + 1}`, title: 'About you', questions: [{ id: 'age', prompt: 'How old are you?', type: 'number', min: 18, max: 120 }] }])}>Add survey</Button>
+              </div>
             </div>
-          </div>
-          {def.items.length === 0 && <p className="rounded-lg border border-dashed border-slate-700 p-4 text-sm text-slate-400">No items yet: add grid tasks, games and instruction pages.</p>}
-          <ol className="flex flex-col gap-2">
-            {def.items.map((item, i) => (
-              <li key={i} className="rounded-lg border border-slate-800 bg-slate-900/60 p-3">
-                <div className="mb-2 flex items-center gap-2 text-xs text-slate-400">
-                  <span className="rounded bg-slate-800 px-1.5 py-0.5 uppercase">{item.kind}</span>
-                  <span>#{i + 1}</span>
-                  <div className="ml-auto flex gap-1">
-                    <Button tone="ghost" aria-label={`Move item ${i + 1} up`} disabled={i === 0} onClick={() => move(i, -1)}>↑</Button>
-                    <Button tone="ghost" aria-label={`Move item ${i + 1} down`} disabled={i === def.items.length - 1} onClick={() => move(i, 1)}>↓</Button>
-                    <Button tone="ghost" aria-label={`Remove item ${i + 1}`} onClick={() => set('items', def.items.filter((_, k) => k !== i))}>Remove</Button>
+            {def.items.length === 0 && <p className="rounded-lg border border-dashed border-slate-700 p-4 text-sm text-slate-400">No items yet: add grid tasks, games and instruction pages.</p>}
+            <ol className="flex flex-col gap-2">
+              {def.items.map((item, i) => (
+                <li key={i} className="rounded-lg border border-slate-800 bg-slate-900/60 p-3">
+                  <div className="mb-2 flex items-center gap-2 text-xs text-slate-400">
+                    <span className="rounded bg-slate-800 px-1.5 py-0.5 uppercase">{item.kind}</span>
+                    <span>#{i + 1}</span>
+                    <div className="ml-auto flex gap-1">
+                      <Button tone="ghost" aria-label={`Move item ${i + 1} up`} disabled={i === 0} onClick={() => move(i, -1)}>↑</Button>
+                      <Button tone="ghost" aria-label={`Move item ${i + 1} down`} disabled={i === def.items.length - 1} onClick={() => move(i, 1)}>↓</Button>
+                      <Button tone="ghost" aria-label={`Remove item ${i + 1}`} onClick={() => set('items', def.items.filter((_, k) => k !== i))}>Remove</Button>
+                    </div>
                   </div>
-                </div>
-                <ItemFields item={item} onChange={(x) => setItem(i, x)} />
-              </li>
-            ))}
-          </ol>
-        </section>
+                  <ItemFields item={item} usedIds={ids} onChange={(x) => setItem(i, x)} />
+                </li>
+              ))}
+            </ol>
+          </section>
 
-        <section className="grid gap-3 md:grid-cols-3">
-          <label className="flex flex-col gap-1 text-sm text-slate-300">Order
-            <select aria-label="Order" className={input} value={def.order ?? 'fixed'} onChange={(e) => set('order', e.target.value as 'fixed' | 'shuffled')}>
-              <option value="fixed">Fixed</option><option value="shuffled">Shuffled per participant (pages and practice stay)</option>
-            </select>
-          </label>
-          <NumberField label="Trials per test input" value={def.trials ?? 3} onChange={(v) => set('trials', v)} />
-          <label className="flex flex-col gap-1 text-sm text-slate-300">Devices
-            <select aria-label="Devices" className={input} value={def.devices ?? 'tablet'} onChange={(e) => set('devices', e.target.value as DeviceClass)}>
-              {DEVICE_CLASSES.map((d) => <option key={d} value={d}>{DEVICE_LABELS[d]}</option>)}
-            </select>
-          </label>
-          <div className="flex flex-col gap-1 pt-5 text-sm text-slate-300">
-            <label className="flex items-center gap-2"><input type="checkbox" checked={def.allowLevelReset ?? true} onChange={(e) => set('allowLevelReset', e.target.checked)} /> Players may reset a game level</label>
-            <label className="flex items-center gap-2"><input type="checkbox" checked={def.showActionCounter ?? true} onChange={(e) => set('showActionCounter', e.target.checked)} /> Show game players their action counter</label>
-            <label className="flex items-center gap-2"><input type="checkbox" checked={def.showTimeLeft ?? false} onChange={(e) => set('showTimeLeft', e.target.checked)} /> Show participants the time left on each item</label>
-          </div>
-          <NumberField label="Soft limit per item (min)" value={def.limits?.itemSoftMinutes ?? 20} onChange={(v) => set('limits', { ...def.limits, itemSoftMinutes: v })} />
-          <NumberField label="Hard limit per item (min)" value={def.limits?.itemHardMinutes ?? 30} onChange={(v) => set('limits', { ...def.limits, itemHardMinutes: v })} />
-          <NumberField label="Session limit (min)" value={def.limits?.sessionMinutes ?? 90} onChange={(v) => set('limits', { ...def.limits, sessionMinutes: v })} />
-          <label className="flex flex-col gap-1 text-sm text-slate-300">Completion code
-            <input className={input} value={def.completion.code} onChange={(e) => set('completion', { ...def.completion, code: e.target.value })} />
-          </label>
-          <label className="flex flex-col gap-1 text-sm text-slate-300 md:col-span-2">Redirect URL at the end (optional)
-            <input className={input} value={def.completion.redirectUrl ?? ''} placeholder="https://app.prolific.com/submissions/complete?cc=CODE"
-              onChange={(e) => set('completion', { ...def.completion, redirectUrl: e.target.value || undefined })} />
-          </label>
-          <label className="flex flex-col gap-1 text-sm text-slate-300">Code for those who do not consent (optional)
-            <input className={input} value={def.decline?.code ?? ''} placeholder="NOCONSENT"
-              onChange={(e) => set('decline', { ...def.decline, code: e.target.value || undefined })} />
-          </label>
-          <label className="flex flex-col gap-1 text-sm text-slate-300 md:col-span-2">Message for those who do not consent (optional, Markdown)
-            <input className={input} value={def.decline?.message ?? ''} placeholder="Thank you for considering the study."
-              onChange={(e) => set('decline', { ...def.decline, message: e.target.value || undefined })} />
-          </label>
-        </section>
+          <section className="grid gap-3 md:grid-cols-3">
+            <label className="flex flex-col gap-1 text-sm text-slate-300">Order
+              <select aria-label="Order" className={input} value={def.order ?? 'fixed'} onChange={(e) => set('order', e.target.value as 'fixed' | 'shuffled')}>
+                <option value="fixed">Fixed</option><option value="shuffled">Shuffled per participant (pages and practice stay)</option>
+              </select>
+            </label>
+            <NumberField label="Trials per test input" value={def.trials ?? 3} onChange={(v) => set('trials', v)} />
+            <label className="flex flex-col gap-1 text-sm text-slate-300">Devices
+              <select aria-label="Devices" className={input} value={def.devices ?? 'tablet'} onChange={(e) => set('devices', e.target.value as DeviceClass)}>
+                {DEVICE_CLASSES.map((d) => <option key={d} value={d}>{DEVICE_LABELS[d]}</option>)}
+              </select>
+            </label>
+            <div className="flex flex-col gap-1 pt-5 text-sm text-slate-300">
+              <label className="flex items-center gap-2"><input type="checkbox" checked={def.allowLevelReset ?? true} onChange={(e) => set('allowLevelReset', e.target.checked)} /> Players may reset a game level</label>
+              <label className="flex items-center gap-2"><input type="checkbox" checked={def.showActionCounter ?? true} onChange={(e) => set('showActionCounter', e.target.checked)} /> Show game players their action counter</label>
+              <label className="flex items-center gap-2"><input type="checkbox" checked={def.showTimeLeft ?? false} onChange={(e) => set('showTimeLeft', e.target.checked)} /> Show participants the time left on each item</label>
+            </div>
+            <NumberField label="Soft limit per item (min)" value={def.limits?.itemSoftMinutes ?? 20} onChange={(v) => set('limits', { ...def.limits, itemSoftMinutes: v })} />
+            <NumberField label="Hard limit per item (min)" value={def.limits?.itemHardMinutes ?? 30} onChange={(v) => set('limits', { ...def.limits, itemHardMinutes: v })} />
+            <NumberField label="Session limit (min)" value={def.limits?.sessionMinutes ?? 90} onChange={(v) => set('limits', { ...def.limits, sessionMinutes: v })} />
+            <label className="flex flex-col gap-1 text-sm text-slate-300">Completion code
+              <input className={input} value={def.completion.code} onChange={(e) => set('completion', { ...def.completion, code: e.target.value })} />
+            </label>
+            <label className="flex flex-col gap-1 text-sm text-slate-300 md:col-span-2">Redirect URL at the end (optional)
+              <input className={input} value={def.completion.redirectUrl ?? ''} placeholder="https://app.prolific.com/submissions/complete?cc=CODE"
+                onChange={(e) => set('completion', { ...def.completion, redirectUrl: e.target.value || undefined })} />
+            </label>
+            <label className="flex flex-col gap-1 text-sm text-slate-300">Code for those who do not consent (optional)
+              <input className={input} value={def.decline?.code ?? ''} placeholder="NOCONSENT"
+                onChange={(e) => set('decline', { ...def.decline, code: e.target.value || undefined })} />
+            </label>
+            <label className="flex flex-col gap-1 text-sm text-slate-300 md:col-span-2">Message for those who do not consent (optional, Markdown)
+              <input className={input} value={def.decline?.message ?? ''} placeholder="Thank you for considering the study."
+                onChange={(e) => set('decline', { ...def.decline, message: e.target.value || undefined })} />
+            </label>
+          </section>
+          <PaymentFields def={def} onChange={(payment, campaign) => { setDef((d) => ({ ...d, payment, campaign })); setSaved(null); }} />
+
+          </>
+        )}
 
         {(problems.length > 0 || (!local.ok && def.items.length > 0)) && (
           <div role="alert" className="rounded-lg border border-rose-500/50 bg-rose-950/60 p-3 text-sm text-rose-100">
@@ -180,6 +198,36 @@ function Editor() {
         {editing && <DeleteStudy studyId={editing} sessions={studies.data?.find((s) => s.id === editing)?.sessions ?? null} onDeleted={() => navigate('/studies', { replace: true })} />}
       </div>
     </div>
+  );
+}
+
+const PAYMENT_LABELS: Record<string, string> = {
+  campaign: 'Campaign id', currency: 'Currency', fee: 'Fixed fee', perSolve: 'Bonus per candidate solved', perLevel: 'Bonus per game level completed', max: 'Most bonus per session',
+};
+
+/**
+ * The whole study as the JSON the study format reads (the same as a file in data/studies/):
+ * edits here change the form, and the form's edits show here when this tab opens again.
+ */
+function JsonView({ def, onChange }: { def: EditorDefinition; onChange: (d: EditorDefinition) => void }) {
+  const [text, setText] = useState(() => JSON.stringify(def, null, 2));
+  const [problem, setProblem] = useState<string | null>(null);
+  return (
+    <label className="flex flex-col gap-1 text-sm text-slate-300">Study definition (JSON)
+      <textarea className={`${area} min-h-[28rem] text-xs`} value={text} spellCheck={false} aria-invalid={problem !== null} aria-describedby={problem ? 'json-problem' : undefined}
+        onChange={(e) => {
+          setText(e.target.value);
+          try {
+            const parsed: unknown = JSON.parse(e.target.value);
+            if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || !Array.isArray((parsed as { items?: unknown }).items)) {
+              throw new Error('the study is an object with an "items" list, { "title": ..., "items": [...] }');
+            }
+            setProblem(null);
+            onChange(parsed as EditorDefinition);
+          } catch (err) { setProblem(`This is not a study yet: ${(err as Error).message}. The form keeps the last version that was.`); }
+        }} />
+      {problem && <span id="json-problem" role="alert" className="text-amber-300">{problem}</span>}
+    </label>
   );
 }
 
@@ -230,7 +278,7 @@ function MarkdownField({ label, value, onChange }: { label: string; value: strin
   );
 }
 
-function ItemFields({ item, onChange }: { item: Item; onChange: (i: Item) => void }) {
+function ItemFields({ item, usedIds, onChange }: { item: Item; usedIds: ReadonlySet<string>; onChange: (i: Item) => void }) {
   const collections = useQuery(collectionsQuery);
   const arc3 = useArc3Games();
   const [picking, setPicking] = useState(false);
@@ -242,6 +290,7 @@ function ItemFields({ item, onChange }: { item: Item; onChange: (i: Item) => voi
       <input className={input} value={item.id} onChange={(e) => onChange({ ...item, id: e.target.value })} />
     </label>
   );
+  if (item.kind === 'pool') return <PoolFields item={item} idField={idField} usedIds={usedIds} onChange={onChange} />;
   if (item.kind === 'page') {
     return (
       <div className="grid gap-2 md:grid-cols-[200px_1fr]">

@@ -22,7 +22,7 @@ function Thumb({ grid, box, label }: { grid: Grid; box: number; label: string })
 }
 
 /** The first demonstration of a task, fetched once the card is on screen. */
-function TaskThumb({ collection, taskId }: { collection: string; taskId: string }) {
+export function TaskThumb({ collection, taskId }: { collection: string; taskId: string }) {
   const ref = useRef<HTMLSpanElement>(null);
   const [seen, setSeen] = useState(false);
   useEffect(() => {

@@ -1,0 +1,261 @@
+/**
+ * The study editor's campaign parts: a pool item (its candidates, how many each participant
+ * draws, the target per candidate, the minutes a candidate needs) and the study's payment and
+ * campaign id. They write the study format's JSON as `core/study/schema.ts` defines it
+ * (`PoolItem`, `Payment`, `CampaignRef`); the messages beside each field say what to change.
+ */
+import { useMemo, useState, type ReactNode } from 'react';
+import type { z } from 'zod';
+import type { DefinitionItem, PoolCandidate, StudyDefinitionInput } from '../../core/study/schema';
+import { Button } from '../ui/Button';
+import { CandidatePicker, sourceKey, type CandidateSource } from './CandidatePicker';
+
+export type DefItem = z.input<typeof DefinitionItem>;
+export type PoolInput = Extract<DefItem, { kind: 'pool' }>;
+type CandidateInput = z.input<typeof PoolCandidate>;
+/** A study as the editor holds it: its items may be pools. */
+export type EditorDefinition = Omit<StudyDefinitionInput, 'items'> & { items: DefItem[] };
+
+export const input = 'h-8 rounded-md border border-slate-700 bg-slate-950 px-2 text-sm focus:outline-none focus:ring-2 focus:ring-sky-500';
+const invalid = 'border-rose-500';
+
+/** What a candidate shows: the task, game or question it is. */
+export function candidateSource(c: CandidateInput): CandidateSource {
+  if (c.kind === 'task') return { kind: 'task', collection: c.collection, task: c.task };
+  if (c.kind === 'game') return { kind: 'game', game: c.game };
+  return { kind: 'question', collection: c.collection ?? '', question: c.question ?? c.questions?.[0]?.question ?? '' };
+}
+
+const ID_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/** An item id for a new candidate: its task, game or question id, made unique in the study. */
+export function candidateId(s: CandidateSource, used: Set<string>): string {
+  const raw = s.kind === 'task' ? s.task : s.kind === 'game' ? s.game : s.question;
+  let base = raw.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[^A-Za-z0-9]+/, '').slice(0, 56) || s.kind;
+  if (!ID_RE.test(base)) base = s.kind;
+  let id = base;
+  for (let n = 2; used.has(id); n++) id = `${base}-${n}`;
+  used.add(id);
+  return id;
+}
+
+function makeCandidate(s: CandidateSource, id: string): CandidateInput {
+  if (s.kind === 'task') return { kind: 'task', id, collection: s.collection, task: s.task };
+  if (s.kind === 'game') return { kind: 'game', id, game: s.game, seed: 0 };
+  return { kind: 'question', id, collection: s.collection, question: s.question };
+}
+
+type PoolField = 'candidates' | 'draw' | 'target' | 'minMinutesLeft';
+
+/** The pool's problems, one per field, in words a researcher acts on. */
+export function poolProblems(item: PoolInput): Partial<Record<PoolField, string>> {
+  const out: Partial<Record<PoolField, string>> = {};
+  const n = item.candidates.length;
+  if (n === 0) out.candidates = 'Add at least one candidate: the pool draws from its candidates.';
+  else if (n > 5000) out.candidates = `A pool holds at most 5,000 candidates and this one has ${n.toLocaleString('en')}: split it into two pools.`;
+  else {
+    const seen = new Set<string>();
+    const twice = item.candidates.find((c) => (seen.has(c.id) ? true : (seen.add(c.id), false)));
+    if (twice) out.candidates = `Two candidates have the id “${twice.id}”: remove one of them.`;
+  }
+  if (item.draw !== 'time' && (!Number.isInteger(item.draw) || item.draw < 1 || item.draw > 500)) {
+    out.draw = 'Give a whole number from 1 to 500, or choose “as many as time allows”.';
+  }
+  const target = item.target ?? { solves: 2 };
+  const t = 'solves' in target ? target.solves : target.attempts;
+  if (!Number.isInteger(t) || t < 1 || t > 1000) out.target = 'The target is a whole number from 1 to 1,000.';
+  const m = item.minMinutesLeft;
+  if (m !== undefined && (!Number.isFinite(m) || m <= 0 || m > 1440)) out.minMinutesLeft = 'Give more than 0 and at most 1440 minutes, or leave it empty to use the item’s hard limit.';
+  return out;
+}
+
+/** A pool item's fields; `usedIds` are the other items' ids, so a new candidate's id is unique. */
+export function PoolFields({ item, idField, usedIds, onChange }: { item: PoolInput; idField: ReactNode; usedIds: ReadonlySet<string>; onChange: (i: PoolInput) => void }) {
+  const [picking, setPicking] = useState(false);
+  const problems = poolProblems(item);
+  const taken = useMemo(() => new Set(item.candidates.map((c) => sourceKey(candidateSource(c)))), [item.candidates]);
+  const target = item.target ?? { solves: 2 };
+  const targetKind = 'attempts' in target ? 'attempts' : 'solves';
+  const targetN = 'attempts' in target ? target.attempts : target.solves;
+  const add = (sources: CandidateSource[]) => {
+    const used = new Set([...usedIds, ...item.candidates.map((c) => c.id)]);
+    onChange({ ...item, candidates: [...item.candidates, ...sources.map((s) => makeCandidate(s, candidateId(s, used)))] });
+  };
+  const msg = (f: PoolField) => problems[f] && <span id={`${item.id}-${f}-problem`} className="text-xs text-rose-300">{problems[f]}</span>;
+  const described = (f: PoolField) => (problems[f] ? { 'aria-invalid': true, 'aria-describedby': `${item.id}-${f}-problem` } : {});
+  const drawN = item.draw === 'time' ? null : item.draw;
+  const overDraw = drawN !== null && drawN > item.candidates.length && item.candidates.length > 0;
+
+  return (
+    <div className="flex flex-col gap-3" data-testid={`pool-${item.id}`}>
+      <div className="grid gap-2 md:grid-cols-[200px_1fr]">
+        {idField}
+        <label className="flex flex-col gap-1 text-xs text-slate-400">Pool title (for the studio; participants never see it)
+          <input className={input} value={item.title ?? ''} onChange={(e) => onChange({ ...item, title: e.target.value })} placeholder="e.g. Candidate games, batch 1" />
+        </label>
+      </div>
+
+      <fieldset className="flex flex-col gap-2">
+        <legend className="mb-1 text-xs text-slate-400">Candidates</legend>
+        <div className="flex flex-wrap items-center gap-2">
+          <span className="text-sm text-slate-200" data-testid={`pool-${item.id}-count`}>{item.candidates.length.toLocaleString('en')} candidate{item.candidates.length === 1 ? '' : 's'}</span>
+          <Button onClick={() => setPicking(true)}>Add candidates…</Button>
+          {item.candidates.length > 0 && <Button tone="ghost" onClick={() => { if (window.confirm(`Remove all ${item.candidates.length} candidates from this pool?`)) onChange({ ...item, candidates: [] }); }}>Remove all</Button>}
+        </div>
+        {msg('candidates')}
+        {item.candidates.length > 0 && <CandidateList candidates={item.candidates} onRemove={(id) => onChange({ ...item, candidates: item.candidates.filter((c) => c.id !== id) })} />}
+      </fieldset>
+
+      <div className="grid gap-3 md:grid-cols-3">
+        <fieldset className="flex flex-col gap-1 text-sm text-slate-300">
+          <legend className="mb-1 text-xs text-slate-400">Each participant draws</legend>
+          <label className="flex items-center gap-2">
+            <input type="radio" name={`${item.id}-draw`} checked={item.draw !== 'time'} onChange={() => onChange({ ...item, draw: drawN ?? 5 })} /> A number of candidates
+          </label>
+          {item.draw !== 'time' && (
+            <input type="number" min={1} max={500} aria-label="Candidates per participant" className={`${input} w-28 ${problems.draw ? invalid : ''}`}
+              value={Number.isNaN(item.draw) ? '' : item.draw} onChange={(e) => onChange({ ...item, draw: e.target.value === '' ? Number.NaN : Number(e.target.value) })} {...described('draw')} />
+          )}
+          <label className="flex items-center gap-2">
+            <input type="radio" name={`${item.id}-draw`} checked={item.draw === 'time'} onChange={() => onChange({ ...item, draw: 'time' })} /> As many as the session’s time allows
+          </label>
+          {msg('draw')}
+          {overDraw && <span className="text-xs text-amber-300">The pool has {item.candidates.length} candidates, so a participant gets at most {item.candidates.length}.</span>}
+        </fieldset>
+
+        <fieldset className="flex flex-col gap-1 text-sm text-slate-300">
+          <legend className="mb-1 text-xs text-slate-400">A candidate is done after</legend>
+          <input type="number" min={1} max={1000} aria-label="Target per candidate" className={`${input} w-28 ${problems.target ? invalid : ''}`}
+            value={Number.isNaN(targetN) ? '' : targetN} {...described('target')}
+            onChange={(e) => { const n = e.target.value === '' ? Number.NaN : Number(e.target.value); onChange({ ...item, target: targetKind === 'solves' ? { solves: n } : { attempts: n } }); }} />
+          <label className="flex items-center gap-2">
+            <input type="radio" name={`${item.id}-target`} checked={targetKind === 'solves'} onChange={() => onChange({ ...item, target: { solves: targetN } })} /> full solves by different participants
+          </label>
+          <label className="flex items-center gap-2">
+            <input type="radio" name={`${item.id}-target`} checked={targetKind === 'attempts'} onChange={() => onChange({ ...item, target: { attempts: targetN } })} /> counted attempts, solved or not
+          </label>
+          {msg('target')}
+          <span className="text-xs text-slate-400">It stops being drawn once it reaches this target.</span>
+        </fieldset>
+
+        <label className="flex flex-col gap-1 text-sm text-slate-300">
+          <span className="text-xs text-slate-400">Start a candidate only with at least this many minutes left</span>
+          <input type="number" min={1} aria-label="Minimum minutes left" className={`${input} w-28 ${problems.minMinutesLeft ? invalid : ''}`} placeholder="hard limit"
+            value={item.minMinutesLeft === undefined || Number.isNaN(item.minMinutesLeft) ? '' : item.minMinutesLeft} {...described('minMinutesLeft')}
+            onChange={(e) => onChange({ ...item, minMinutesLeft: e.target.value === '' ? undefined : Number(e.target.value) })} />
+          {msg('minMinutesLeft')}
+          <span className="text-xs text-slate-400">Empty: the item’s hard limit.</span>
+        </label>
+      </div>
+      {picking && <CandidatePicker taken={taken} onClose={() => setPicking(false)} onAdd={add} />}
+    </div>
+  );
+}
+
+const LIST_PAGE = 10;
+
+/** The pool's candidates, a page at a time, searchable. */
+function CandidateList({ candidates, onRemove }: { candidates: readonly CandidateInput[]; onRemove: (id: string) => void }) {
+  const [filter, setFilter] = useState('');
+  const [page, setPage] = useState(0);
+  const f = filter.trim().toLowerCase();
+  const matches = f ? candidates.filter((c) => `${c.id} ${sourceKey(candidateSource(c))}`.toLowerCase().includes(f)) : candidates;
+  const pages = Math.max(1, Math.ceil(matches.length / LIST_PAGE));
+  const at = Math.min(page, pages - 1);
+  return (
+    <div className="rounded-md border border-slate-800">
+      {candidates.length > LIST_PAGE && (
+        <div className="flex items-center gap-2 border-b border-slate-800 p-2">
+          <input type="search" aria-label="Search the pool’s candidates" placeholder="Search the pool" className={`${input} w-56`} value={filter} onChange={(e) => { setFilter(e.target.value); setPage(0); }} />
+          <span className="text-xs text-slate-400">{matches.length} of {candidates.length}</span>
+        </div>
+      )}
+      <ul className="divide-y divide-slate-800 text-sm" aria-label="Pool candidates">
+        {matches.slice(at * LIST_PAGE, (at + 1) * LIST_PAGE).map((c) => {
+          const s = candidateSource(c);
+          return (
+            <li key={c.id} className="flex items-center gap-2 px-2 py-1">
+              <span className="w-16 shrink-0 rounded bg-slate-800 px-1.5 py-0.5 text-center text-[11px] uppercase text-slate-300">{c.kind}</span>
+              <span className="truncate font-mono text-slate-100">{c.id}</span>
+              <span className="truncate text-xs text-slate-400">{s.kind === 'task' ? `${s.collection} / ${s.task}` : s.kind === 'game' ? s.game : `${s.collection} / ${s.question}`}</span>
+              <Button tone="ghost" className="ml-auto h-7 text-xs" aria-label={`Remove candidate ${c.id}`} onClick={() => onRemove(c.id)}>Remove</Button>
+            </li>
+          );
+        })}
+      </ul>
+      {pages > 1 && (
+        <div className="flex items-center justify-end gap-2 border-t border-slate-800 p-2 text-xs text-slate-300">
+          <Button className="h-7 text-xs" disabled={at === 0} onClick={() => setPage(at - 1)}>Previous</Button>
+          <span>Page {at + 1} of {pages}</span>
+          <Button className="h-7 text-xs" disabled={at >= pages - 1} onClick={() => setPage(at + 1)}>Next</Button>
+        </div>
+      )}
+    </div>
+  );
+}
+
+type Pay = NonNullable<EditorDefinition['payment']>;
+
+/** The study's payment problems, one per field. */
+export function paymentProblems(p: Pay | undefined, campaign: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (campaign !== undefined && !/^[a-z0-9][a-z0-9-]{0,63}$/.test(campaign)) out.campaign = 'Use 1-64 lower-case letters, digits or “-”, starting with a letter or digit, e.g. arc3-calibration.';
+  if (!p) return out;
+  if (p.currency !== undefined && !/^[A-Z]{3}$/.test(p.currency)) out.currency = 'Give a three-letter currency code in capitals, e.g. GBP, USD or EUR.';
+  const money = (key: string, v: number | undefined, max: number) => {
+    if (v === undefined) return;
+    if (!Number.isFinite(v) || v < 0) out[key] = 'Give an amount of 0 or more.';
+    else if (v > max) out[key] = `Give at most ${max.toLocaleString('en')}.`;
+  };
+  money('fee', p.fee, 10_000);
+  money('perSolve', p.bonus?.perSolve, 1000);
+  money('perLevel', p.bonus?.perLevel, 1000);
+  money('max', p.bonus?.max, 100_000);
+  return out;
+}
+
+/** The fee and bonus rule, and the campaign the study belongs to. */
+export function PaymentFields({ def, onChange }: { def: EditorDefinition; onChange: (payment: EditorDefinition['payment'], campaign: EditorDefinition['campaign']) => void }) {
+  const p = def.payment;
+  const campaign = def.campaign?.id;
+  const problems = paymentProblems(p, campaign);
+  const setPay = (next: Pay | undefined) => onChange(next, def.campaign);
+  const num = (v: string) => (v === '' ? undefined : Number(v));
+  const field = (key: string, label: string, value: number | undefined, set: (v: number | undefined) => void, hint?: string) => (
+    <label className="flex flex-col gap-1 text-sm text-slate-300">{label}
+      <input type="number" min={0} step="0.01" className={`${input} ${problems[key] ? invalid : ''}`} value={value === undefined || Number.isNaN(value) ? '' : value}
+        aria-invalid={problems[key] ? true : undefined} aria-describedby={problems[key] ? `payment-${key}-problem` : undefined}
+        onChange={(e) => set(num(e.target.value))} placeholder={hint} />
+      {problems[key] && <span id={`payment-${key}-problem`} className="text-xs text-rose-300">{problems[key]}</span>}
+    </label>
+  );
+  return (
+    <section className="flex flex-col gap-3 rounded-lg border border-slate-800 bg-slate-900/40 p-3" aria-labelledby="payment-title">
+      <h2 id="payment-title" className="font-semibold text-white">Campaign and payment</h2>
+      <label className="flex flex-col gap-1 text-sm text-slate-300 md:w-1/2">Campaign id (optional: studies with one campaign id share their pools’ history, so nobody meets a candidate twice)
+        <input className={`${input} ${problems.campaign ? invalid : ''}`} value={campaign ?? ''} placeholder="e.g. arc3-calibration"
+          aria-invalid={problems.campaign ? true : undefined} aria-describedby={problems.campaign ? 'payment-campaign-problem' : undefined}
+          onChange={(e) => onChange(def.payment, e.target.value.trim() === '' ? undefined : { id: e.target.value.trim() })} />
+        {problems.campaign && <span id="payment-campaign-problem" className="text-xs text-rose-300">{problems.campaign}</span>}
+      </label>
+      <label className="flex items-center gap-2 text-sm text-slate-300">
+        <input type="checkbox" checked={!!p} onChange={(e) => setPay(e.target.checked ? { currency: 'GBP', fee: 0, bonus: { perSolve: 0, perLevel: 0 } } : undefined)} />
+        This study pays a fee and bonuses (shown to participants; used for the bonus file)
+      </label>
+      {p && (
+        <div className="grid gap-3 md:grid-cols-5">
+          <label className="flex flex-col gap-1 text-sm text-slate-300">Currency
+            <input className={`${input} ${problems.currency ? invalid : ''}`} value={p.currency ?? 'GBP'} maxLength={3}
+              aria-invalid={problems.currency ? true : undefined} aria-describedby={problems.currency ? 'payment-currency-problem' : undefined}
+              onChange={(e) => setPay({ ...p, currency: e.target.value.toUpperCase() })} />
+            {problems.currency && <span id="payment-currency-problem" className="text-xs text-rose-300">{problems.currency}</span>}
+          </label>
+          {field('fee', 'Fixed fee', p.fee, (v) => setPay({ ...p, fee: v ?? 0 }))}
+          {field('perSolve', 'Bonus per candidate solved', p.bonus?.perSolve, (v) => setPay({ ...p, bonus: { ...p.bonus, perSolve: v ?? 0 } }))}
+          {field('perLevel', 'Bonus per game level completed', p.bonus?.perLevel, (v) => setPay({ ...p, bonus: { ...p.bonus, perLevel: v ?? 0 } }))}
+          {field('max', 'Most bonus per session (optional)', p.bonus?.max, (v) => setPay({ ...p, bonus: { ...p.bonus, max: v } }), 'no cap')}
+        </div>
+      )}
+    </section>
+  );
+}
