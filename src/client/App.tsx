@@ -12,6 +12,7 @@ import { ReplayPage } from './studio/ReplayPage';
 import { AgentReplayPage } from './studio/AgentReplayPage';
 import { PlaytestPage } from './studio/PlaytestPage';
 import { StudyEditorPage } from './studio/StudyEditorPage';
+import { CampaignPage } from './studio/CampaignPage';
 import { ScorePage } from './studio/ScorePage';
 import { GraderPage } from './grading/GraderPage';
 
@@ -74,6 +75,7 @@ export function App() {
           <Route path="/studies/new" component={StudyEditorPage} />
           <Route path="/studies/:studyId" component={StudyResultsPage} />
           <Route path="/studies/:studyId/edit" component={StudyEditorPage} />
+          <Route path="/studies/:studyId/campaign" component={CampaignPage} />
           <Route path="/studies/:studyId/sessions/:sessionId" component={ReplayPage} />
           <Route path="/studies/:studyId/agents/:guid" component={AgentReplayPage} />
           <Route>

@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { Button } from '../ui/Button';
 import { setResearcherToken } from './auth';
-import { studiesQuery } from './queries';
+import { hasPool, studiesQuery, studyDefinitionQuery } from './queries';
 import { RequireResearcher } from './RequireResearcher';
 import { AgentKeysPanel } from './AgentsPanel';
 
@@ -35,6 +35,7 @@ function Studies() {
               </div>
               <Button onClick={() => void navigator.clipboard?.writeText(link)}>Copy link</Button>
               <Link href={`/studies/${encodeURIComponent(s.id)}/edit`} className="rounded-md border border-slate-600 px-3 py-1.5 text-sm text-slate-200 hover:bg-slate-800">Edit</Link>
+              <CampaignLink studyId={s.id} />
               <Link href={`/studies/${encodeURIComponent(s.id)}`} className="rounded-md border border-sky-500 px-3 py-1.5 text-sm text-sky-200 hover:bg-sky-500/10">Results</Link>
             </li>
           );
@@ -42,5 +43,15 @@ function Studies() {
       </ul>
       <div className="mt-6"><AgentKeysPanel /></div>
     </div>
+  );
+}
+
+/** A link to the study's campaign view, for a study that draws from a pool. */
+export function CampaignLink({ studyId }: { studyId: string }) {
+  const def = useQuery(studyDefinitionQuery(studyId));
+  if (!hasPool(def.data)) return null;
+  return (
+    <Link href={`/studies/${encodeURIComponent(studyId)}/campaign`} aria-label={`Campaign of ${studyId}`}
+      className="rounded-md border border-emerald-500 px-3 py-1.5 text-sm text-emerald-200 hover:bg-emerald-500/10">Campaign</Link>
   );
 }

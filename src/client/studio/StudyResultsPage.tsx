@@ -12,6 +12,7 @@ import { agentRunsQuery, resultsProgressQuery } from './queries';
 import { AuditLog, SessionActions } from './Curation';
 import { QuestionResults } from './QuestionResults';
 import { GradingPanel } from './GradingPanel';
+import { CampaignLink } from './StudiesPage';
 
 type Tab = 'participants' | 'tasks' | 'games' | 'questions' | 'agents' | 'grading' | 'exports' | 'audit';
 
@@ -42,6 +43,7 @@ function Results() {
               {(r?.study.versions ?? []).map((v) => <option key={v} value={v}>Version {v}</option>)}
             </select>
           </label>
+          <CampaignLink studyId={studyId} />
           <Button onClick={() => { void q.refetch(); void agents.refetch(); }}>Refresh</Button>
         </div>
         <Tabs<Tab> value={tab} onChange={setTab} tabs={[

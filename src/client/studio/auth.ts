@@ -28,3 +28,22 @@ export async function adminJson<T>(url: string, init: RequestInit = {}): Promise
     throw e;
   }
 }
+
+/**
+ * A researcher download that is text (a CSV file), with the token in its header, so the file is
+ * never behind a link that would carry the token. A refusal reads as the server's JSON error.
+ */
+export async function adminText(url: string): Promise<string> {
+  const token = useResearcher.getState().token;
+  if (!token) throw new ApiError(401, 'unauthorized', 'Log in with the researcher token first.');
+  let res: Response;
+  try {
+    res = await fetch(url, { headers: { Authorization: `Bearer ${token}` } });
+  } catch {
+    throw new ApiError(0, 'offline', 'The ARC Studio server cannot be reached. Check that it is running and that you are online, then try again.');
+  }
+  if (res.ok) return res.text();
+  const body = (await res.json().catch(() => null)) as { error?: string; message?: string } | null;
+  if (res.status === 401 || res.status === 403) setResearcherToken(null);
+  throw new ApiError(res.status, body?.error ?? 'http_error', body?.message ?? `The server answered ${res.status} ${res.statusText}.`);
+}

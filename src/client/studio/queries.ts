@@ -84,3 +84,35 @@ export const questionsQuery = (collection: string) => queryOptions({
   queryKey: ['admin', 'question-collections', collection],
   queryFn: () => adminJson<{ questions: PublicQuestion[] }>(`/api/admin/question-collections/${encodeURIComponent(collection)}/questions`).then((r) => r.questions),
 });
+
+// Campaigns: a study's pools live (docs/api.md, "Campaigns").
+export type { CampaignView, CampaignCandidateView, CampaignLevelView, CampaignVersionView, CampaignLiveSession, CandidateStatus, PaymentsView, SessionPayment } from '../../core/protocol/campaign';
+import type { CampaignView, PaymentsView } from '../../core/protocol/campaign';
+import type { StudyDefinitionInput } from '../../core/study/schema';
+
+/** How often the campaign view asks again: seconds, so it follows participants as they play. */
+export const CAMPAIGN_POLL_MS = 2000;
+
+export const campaignQuery = (studyId: string) => queryOptions({
+  queryKey: ['admin', 'campaign', studyId],
+  queryFn: () => adminJson<CampaignView>(`/api/admin/studies/${encodeURIComponent(studyId)}/campaign`),
+  refetchInterval: CAMPAIGN_POLL_MS,
+});
+
+export const paymentsQuery = (studyId: string) => queryOptions({
+  queryKey: ['admin', 'campaign-payments', studyId],
+  queryFn: () => adminJson<PaymentsView>(`/api/admin/studies/${encodeURIComponent(studyId)}/campaign/payments`),
+  refetchInterval: CAMPAIGN_POLL_MS * 2,
+});
+
+/** A study's current definition (pools included), as the editor reads it. */
+export const studyDefinitionQuery = (studyId: string) => queryOptions({
+  queryKey: ['admin', 'definition', studyId],
+  queryFn: () => adminJson<{ definition: StudyDefinitionInput }>(`/api/admin/studies/${encodeURIComponent(studyId)}`).then((r) => r.definition),
+  staleTime: 30_000,
+});
+
+/** Whether a study draws from a pool, so it has a campaign view. */
+export function hasPool(definition: StudyDefinitionInput | undefined): boolean {
+  return (definition?.items as readonly { kind: string }[] | undefined)?.some((i) => i.kind === 'pool') ?? false;
+}

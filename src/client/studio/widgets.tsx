@@ -11,9 +11,15 @@ export interface Column<T> {
   readonly align?: 'left' | 'right';
 }
 
-/** A table whose columns sort on click (again to reverse). */
-export function SortableTable<T>({ columns, rows, rowKey, label, empty }: { columns: readonly Column<T>[]; rows: readonly T[]; rowKey: (r: T) => string; label: string; empty: string }) {
+/**
+ * A table whose columns sort on click (again to reverse); with `pageSize`, shown a page at a time
+ * (sorting covers every row), so hundreds of rows stay quick.
+ */
+export function SortableTable<T>({ columns, rows, rowKey, label, empty, pageSize, rowClass }: {
+  columns: readonly Column<T>[]; rows: readonly T[]; rowKey: (r: T) => string; label: string; empty: string; pageSize?: number; rowClass?: (r: T) => string;
+}) {
   const [sort, setSort] = useState<{ key: string; dir: 1 | -1 } | null>(null);
+  const [page, setPage] = useState(0);
   const sorted = useMemo(() => {
     if (!sort) return rows;
     const col = columns.find((c) => c.key === sort.key);
@@ -28,6 +34,9 @@ export function SortableTable<T>({ columns, rows, rowKey, label, empty }: { colu
     });
   }, [rows, columns, sort]);
   if (rows.length === 0) return <p className="rounded-lg border border-slate-800 p-4 text-sm text-slate-400">{empty}</p>;
+  const pages = pageSize ? Math.max(1, Math.ceil(sorted.length / pageSize)) : 1;
+  const at = Math.min(page, pages - 1);
+  const shown = pageSize ? sorted.slice(at * pageSize, (at + 1) * pageSize) : sorted;
   return (
     <div className="overflow-x-auto rounded-lg border border-slate-800">
       <table className="w-full text-sm" aria-label={label}>
@@ -48,8 +57,8 @@ export function SortableTable<T>({ columns, rows, rowKey, label, empty }: { colu
           </tr>
         </thead>
         <tbody>
-          {sorted.map((r) => (
-            <tr key={rowKey(r)} className="border-t border-slate-800 hover:bg-slate-900/60">
+          {shown.map((r) => (
+            <tr key={rowKey(r)} className={`border-t border-slate-800 hover:bg-slate-900/60 ${rowClass?.(r) ?? ''}`}>
               {columns.map((c) => (
                 <td key={c.key} className={`px-3 py-2 ${c.align === 'right' ? 'text-right tabular-nums' : ''}`}>{c.render ? c.render(r) : String(c.value(r) ?? '–')}</td>
               ))}
@@ -57,6 +66,13 @@ export function SortableTable<T>({ columns, rows, rowKey, label, empty }: { colu
           ))}
         </tbody>
       </table>
+      {pages > 1 && (
+        <nav className="flex items-center justify-end gap-2 border-t border-slate-800 px-3 py-2 text-xs text-slate-300" aria-label={`${label} pages`}>
+          <span>Rows {at * pageSize! + 1}-{Math.min(sorted.length, (at + 1) * pageSize!)} of {sorted.length}</span>
+          <button type="button" className="rounded border border-slate-700 px-2 py-1 hover:bg-slate-800 disabled:opacity-40" disabled={at === 0} onClick={() => setPage(at - 1)}>Previous</button>
+          <button type="button" className="rounded border border-slate-700 px-2 py-1 hover:bg-slate-800 disabled:opacity-40" disabled={at >= pages - 1} onClick={() => setPage(at + 1)}>Next</button>
+        </nav>
+      )}
     </div>
   );
 }
