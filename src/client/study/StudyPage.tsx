@@ -24,6 +24,7 @@ import { Outbox, OutboxDisposedError, type StudySessionRecord } from './outbox';
 import { usePlayer } from '../player/store';
 import { taskFinished } from '../../core/log/gridPlayer';
 import { deviceProblem, type Screen } from '../../core/study/devices';
+import { budgetLeft, sessionBudget, type SessionBudget } from './budget';
 
 interface Running {
   readonly outbox: Outbox;
@@ -37,6 +38,8 @@ interface Running {
   readonly entered: Map<string, number>;
   /** Items (tasks and games with `describe`) whose last written description is still to be asked when they end. */
   readonly describeLast: Map<string, boolean>;
+  /** The session's time budget, by the server's clock when the view was read. */
+  readonly budget: SessionBudget;
 }
 
 type Phase =
@@ -45,7 +48,7 @@ type Phase =
   | { kind: 'consent'; intro: StudyIntro }
   | { kind: 'declined'; intro: StudyIntro }
   | { kind: 'running'; run: Running }
-  | { kind: 'done'; code: string; redirectUrl: string | null }
+  | { kind: 'done'; code: string; redirectUrl: string | null; timeUpMinutes: number | null }
   | { kind: 'withdrawn'; message: string | null; code: string | null };
 
 /**
@@ -133,7 +136,10 @@ export function StudyPage() {
         outbox.append('consent', { agreed: true });
       }
       logVisibility(outbox);
-      const run: Running = { outbox, record: outbox.session, view, history, start: startPosition(view, history), entered: new Map(), describeLast: describeLastFrom(view, history) };
+      const run: Running = {
+        outbox, record: outbox.session, view, history, start: startPosition(view, history), entered: new Map(), describeLast: describeLastFrom(view, history),
+        budget: sessionBudget(view, outbox.now()),
+      };
       const current = view.items[run.start.index];
       if (run.start.instructionsDone && current && itemHistory(history, current.id).length === 0) enterItem(run, current);
       setPhase({ kind: 'running', run });
@@ -167,9 +173,9 @@ export function StudyPage() {
     return <Consent intro={phase.intro} onDecline={() => setPhase({ kind: 'declined', intro: phase.intro })} onAgree={() => void agree()} />;
   }
   if (phase.kind === 'declined') return <Declined intro={phase.intro} />;
-  if (phase.kind === 'done') return <Debrief code={phase.code} redirectUrl={phase.redirectUrl} />;
+  if (phase.kind === 'done') return <Debrief code={phase.code} redirectUrl={phase.redirectUrl} timeUpMinutes={phase.timeUpMinutes} />;
   if (phase.kind === 'withdrawn') return <Withdrawn message={phase.message} code={phase.code} />;
-  return <StudyRun run={phase.run} onDone={(code, redirectUrl) => setPhase({ kind: 'done', code, redirectUrl })}
+  return <StudyRun run={phase.run} onDone={(code, redirectUrl, timeUpMinutes) => setPhase({ kind: 'done', code, redirectUrl, timeUpMinutes })}
     onWithdrawn={(r) => setPhase({ kind: 'withdrawn', message: r.message, code: r.code })} />;
 }
 
@@ -208,7 +214,7 @@ function describeLastFrom(view: SessionView, history: readonly LogEvent[]): Map<
   return out;
 }
 
-function StudyRun({ run, onDone, onWithdrawn }: { run: Running; onDone: (code: string, redirect: string | null) => void; onWithdrawn: (r: WithdrawResult) => void }) {
+function StudyRun({ run, onDone, onWithdrawn }: { run: Running; onDone: (code: string, redirect: string | null, timeUpMinutes: number | null) => void; onWithdrawn: (r: WithdrawResult) => void }) {
   const { outbox, view } = run;
   const [index, setIndex] = useState(run.start.index);
   const [instructionsDone, setInstructionsDone] = useState(run.start.instructionsDone);
@@ -258,7 +264,7 @@ function StudyRun({ run, onDone, onWithdrawn }: { run: Running; onDone: (code: s
       }
       try {
         const r = await finishSession(outbox.sessionId, run.record.token, outbox.lastSeq);
-        onDone(r.completionCode, r.redirectUrl);
+        onDone(r.completionCode, r.redirectUrl, sessionTimeUp ? view.study.limits.sessionMinutes : null);
         return;
       } catch (e) {
         const retry = !(e instanceof ApiError) || e.status === 0 || e.status >= 500 || e.code === 'events_pending';
@@ -270,26 +276,25 @@ function StudyRun({ run, onDone, onWithdrawn }: { run: Running; onDone: (code: s
         await sleep(Math.min(10_000, 500 * 2 ** Math.min(attempt, 5)));
       }
     }
-  }, [outbox, run.record.token, onDone]);
+  }, [outbox, run.record.token, onDone, sessionTimeUp, view]);
 
   useEffect(() => {
     if (index >= items.length) void finish();
   }, [index, items.length, finish]);
 
-  // The session's time limit, on the same clock as the events.
+  // The session's time budget: by the server's clock when the view was read, then the events' clock.
   useEffect(() => {
-    const limit = view.study.limits.sessionMinutes * 60_000;
     const id = setInterval(() => {
-      if (outbox.now() > limit && !finishing && index < items.length) {
+      if (budgetLeft(run.budget, outbox.now()) <= 0 && !finishing && index < items.length) {
         const item = items[index];
         if (item) outbox.append('item.end', { item: item.id, reason: 'session_time' });
         setSessionTimeUp(true);
         setTimeUp(null);
         setIndex(items.length);
       }
-    }, 5000);
+    }, 1000);
     return () => clearInterval(id);
-  }, [outbox, view, items, index, finishing]);
+  }, [outbox, run.budget, items, index, finishing]);
 
   const ended = useRef(new Set<string>());
   const moveOn = useCallback(() => {
@@ -385,6 +390,7 @@ function StudyRun({ run, onDone, onWithdrawn }: { run: Running; onDone: (code: s
         <span className="truncate font-semibold text-slate-100">{view.study.title}</span>
         <div className="ml-auto flex items-center gap-3 text-xs text-slate-400">
           {!finishing && index < items.length && <Button tone="ghost" className="h-7 text-xs" onClick={() => { outbox.append('withdraw.open', {}); setWithdrawing(true); }}>Withdraw from study</Button>}
+          {!finishing && index < items.length && instructionsDone && <BudgetClock budget={run.budget} outbox={outbox} />}
           <span data-testid="study-progress">{Math.min(position + (items[index]?.kind === 'page' ? 0 : 1), counted.length)} of {counted.length}</span>
           <div className="h-1.5 w-48 overflow-hidden rounded-full bg-slate-700" role="progressbar" aria-label="Study progress" aria-valuemin={0} aria-valuemax={counted.length} aria-valuenow={position}>
             <div className="h-full bg-emerald-400 transition-all" style={{ width: `${(100 * position) / Math.max(1, counted.length)}%` }} />
@@ -649,12 +655,36 @@ function Withdrawn({ message, code }: { message: string | null; code: string | n
   );
 }
 
-function Debrief({ code, redirectUrl }: { code: string; redirectUrl: string | null }) {
+/**
+ * The time left in the session, counting down each second; amber in its last ten minutes. It
+ * ticks on its own, so the item on screen is not drawn again every second for it.
+ */
+function BudgetClock({ budget, outbox }: { budget: SessionBudget; outbox: Outbox }) {
+  const [left, setLeft] = useState(() => budgetLeft(budget, outbox.now()));
+  useEffect(() => {
+    const id = setInterval(() => setLeft(budgetLeft(budget, outbox.now())), 1000);
+    return () => clearInterval(id);
+  }, [budget, outbox]);
+  const low = left < 10 * 60_000;
+  return (
+    <span className={`flex items-center gap-1.5 rounded px-2 py-0.5 ${low ? 'bg-amber-500/20 text-amber-100' : 'text-slate-300'}`}
+      title="The time this study allows in all. When it runs out, the study ends and everything you did is kept.">
+      Study time left <span className="font-mono tabular-nums text-slate-100" data-testid="session-time-left">{formatClock(left)}</span>
+    </span>
+  );
+}
+
+function Debrief({ code, redirectUrl, timeUpMinutes }: { code: string; redirectUrl: string | null; timeUpMinutes: number | null }) {
   useRedirectSoon(redirectUrl);
   return (
     <Centered main>
-      <div className="w-full max-w-xl rounded-xl border border-slate-800 bg-slate-900/70 p-8 text-center">
-        <h1 className="text-2xl font-semibold text-white">Thank you!</h1>
+      <div className="w-full max-w-xl rounded-xl border border-slate-800 bg-slate-900/70 p-8 text-center" data-testid="debrief">
+        <h1 className="text-2xl font-semibold text-white">{timeUpMinutes === null ? 'Thank you!' : 'Time is up. Thank you!'}</h1>
+        {timeUpMinutes !== null && (
+          <p className="mt-3 text-slate-300" data-testid="session-time-up">
+            The study allows {timeUpMinutes} {timeUpMinutes === 1 ? 'minute' : 'minutes'} in all and that time is spent, so it ends here. You do not need to do anything more.
+          </p>
+        )}
         <p className="mt-3 text-slate-300">Everything you did has been saved. Your completion code is</p>
         <p className="mt-3 select-all rounded-lg bg-slate-950 py-3 font-mono text-2xl tracking-widest text-emerald-300" data-testid="completion-code">{code}</p>
         {redirectUrl && (

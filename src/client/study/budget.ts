@@ -1,0 +1,29 @@
+/**
+ * The session's time budget (the study's `limits.sessionMinutes`) as the participant's clock
+ * shows it. The server's clock decides how much is spent: the session view carries when the
+ * session was made and the server's time of the answer, so a reload, a wrong computer clock or a
+ * session resumed on another day all read the same budget. Between answers the page counts on
+ * the outbox's monotonic clock (`Outbox.now()`), which is also what stamps the events.
+ */
+import type { SessionView } from '../../core/protocol/api';
+
+export interface SessionBudget {
+  /** The whole budget, in milliseconds. */
+  readonly totalMs: number;
+  /** What was left when the session view was read. */
+  readonly leftAtReadMs: number;
+  /** The outbox clock (`Outbox.now()`) when the session view was read. */
+  readonly readAt: number;
+}
+
+/** The budget as of the session view read when the outbox clock said `readAt`. */
+export function sessionBudget(view: Pick<SessionView, 'session' | 'study'>, readAt: number): SessionBudget {
+  const totalMs = view.study.limits.sessionMinutes * 60_000;
+  const spent = Math.max(0, view.session.now - view.session.createdAt);
+  return { totalMs, leftAtReadMs: Math.max(0, totalMs - spent), readAt };
+}
+
+/** Milliseconds left at outbox time `t`; 0 once spent. */
+export function budgetLeft(b: SessionBudget, t: number): number {
+  return Math.max(0, b.leftAtReadMs - Math.max(0, t - b.readAt));
+}
