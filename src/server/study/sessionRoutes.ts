@@ -7,7 +7,8 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { withoutAnswers } from '../../core/formats/arcTask';
 import type { CreatedSession, FinishResult, SessionItem, SessionView, StudyIntro } from '../../core/protocol/api';
-import { questionRefs } from '../../core/study/schema';
+import { poolOf, questionRefs } from '../../core/study/schema';
+import { createDrawnSession, drawCount, settleClaims } from '../campaign/assign';
 import { sessionOrder } from '../../core/study/shuffle';
 import { ITEM_END, ITEM_START, effectiveState, sessionProgress } from '../../core/study/rules';
 import { tallyTests } from '../../core/study/summary';
@@ -34,7 +35,8 @@ export function sessionRoutes(ctx: StudyContext): Hono {
     const rec = await store.getStudy(c.req.param('studyId'));
     if (!rec) return fail(c, 404, 'not_found', `No study "${c.req.param('studyId')}". Check the link you were given.`);
     const s = definitionOf(rec);
-    return c.json({ id: rec.id, version: rec.version, title: s.title, consent: s.consent, items: s.items.filter((i) => i.kind !== 'page').length, sessionMinutes: s.limits.sessionMinutes, decline: s.decline ?? {}, devices: s.devices } satisfies StudyIntro);
+    const fixed = s.items.filter((i, index) => i.kind !== 'page' && poolOf(s, index) === null).length;
+    return c.json({ id: rec.id, version: rec.version, title: s.title, consent: s.consent, items: fixed + s.pools.reduce((n, p) => n + drawCount(s, p), 0), sessionMinutes: s.limits.sessionMinutes, decline: s.decline ?? {}, devices: s.devices } satisfies StudyIntro);
   });
 
   api.post('/studies/:studyId/sessions', async (c) => {
@@ -62,8 +64,15 @@ export function sessionRoutes(ctx: StudyContext): Hono {
     const seed = randomInt(0, 2 ** 31 - 1);
     const token = newToken();
     const id = randomUUID();
-    const created = { id, studyId: rec.id, studyVersion: rec.version, tokenHash: hashToken(token), params, seed, order: sessionOrder(study, seed), createdAt: now(), flags: [...new Set(flags)] };
-    await store.createSession(created);
+    const base = { id, studyId: rec.id, studyVersion: rec.version, tokenHash: hashToken(token), params, seed, createdAt: now(), flags: [...new Set(flags)] };
+    let created;
+    if (study.pools.length === 0) {
+      created = { ...base, order: sessionOrder(study, seed) };
+      await store.createSession(created);
+    } else {
+      // A campaign: the pools' candidates are drawn and claimed in the transaction that creates the session.
+      created = { ...base, order: [...await createDrawnSession(store, study, base, base.createdAt, params.mode !== 'playtest')] };
+    }
     // The first batch follows at once: it finds its session here instead of in the database.
     ctx.remember({ ...created, state: 'started', ackedThrough: -1, eventCount: 0, eventBytes: 0, lastEventAt: null, finishedAt: null, excludedAt: null, excludedReason: null });
     return c.json({ sessionId: id, token } satisfies CreatedSession, 201);
@@ -136,6 +145,7 @@ export function sessionRoutes(ctx: StudyContext): Hono {
       const summary = await ctx.summarize(session, study);
       const state = effectiveState(session, study, t) === 'timed_out' ? 'timed_out' : 'finished';
       await store.setSessionState(session.id, state, { finishedAt: t, flags: [...new Set([...session.flags, ...summary.flags])] });
+      await settleClaims(store, study, session, summary, ctx.gameLevels, t);
       ctx.deps.maintainer?.sessionEnded(session.studyId);
     }
     return c.json({ completionCode: study.completion.code, redirectUrl: study.completion.redirectUrl ?? null } satisfies FinishResult);
