@@ -87,7 +87,7 @@ export function CandidatePicker({ taken, onAdd, onClose }: { taken: ReadonlySet<
         </select>
       </label>
       <Button onClick={() => chooseAll(!allChosen)} disabled={open.length === 0}>
-        {allChosen ? `Unselect these ${open.length}` : `Select all ${open.length} ${filter.trim() ? 'results' : 'shown'}`}
+        {allChosen ? `Unselect these ${open.length}` : `Select all ${open.length} ${filter.trim() ? `result${open.length === 1 ? '' : 's'}` : 'listed'}`}
       </Button>
     </>
   );
