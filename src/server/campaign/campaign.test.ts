@@ -207,6 +207,42 @@ describe.each(backends)('campaign assignment on $name', (backend) => {
     expect(ofB2).toEqual(expect.arrayContaining(ofB.slice(1)));
   });
 
+  it('tells the time left, skips candidates the time left no longer allows, and ends when the budget is spent', async () => {
+    await save('camp', campaignStudy({ draw: 'time', sessionMinutes: 60 }));
+    const s = await api.start('camp', { PROLIFIC_PID: 'p1' });
+    const view = async () => (await api.call('GET', `sessions/${s.sessionId}`, s.token)).body;
+    const first = await view();
+    // One candidate per 5 minutes of the budget, at most the pool: all six.
+    expect(first.items.map((i: { kind: string }) => i.kind)).toEqual(['task', 'task', 'task', 'task', 'task', 'task', 'survey']);
+    expect(first.budget).toEqual({ endsAt: clock + 60 * MIN, minutesLeft: 60 });
+    const ids: string[] = first.items.map((i: { id: string }) => i.id);
+
+    await api.log(s, 'item.start', { item: ids[0], kind: 'task' });
+    clock += 20 * MIN;
+    await api.log(s, 'item.end', { item: ids[0] });
+    await api.log(s, 'item.start', { item: ids[1], kind: 'task' });
+    // 31 minutes left: ids[2] may still start (its hard limit is 30); at 29 left it may not.
+    clock += 9 * MIN;
+    expect((await view()).progress.current).toBe(1);
+    await api.log(s, 'item.end', { item: ids[1] });
+    clock += 2 * MIN;
+    const late = await view();
+    expect(late.budget.minutesLeft).toBe(29);
+    expect(late.progress.items.slice(2, 6).map((i: { skipped?: boolean; finished: boolean }) => [i.skipped, i.finished])).toEqual(Array(4).fill([true, true]));
+    expect(late.progress.current).toBe(6);
+    expect((await store.campaigns.sessionClaims(s.sessionId)).map((c) => c.state)).toEqual(['held', 'held', 'skipped', 'skipped', 'skipped', 'skipped']);
+    const refused = await api.call('POST', `sessions/${s.sessionId}/submissions`, s.token, { key: 'k', item: ids[2], testIndex: 0, grid: [[1]] });
+    expect([refused.status, refused.body.error]).toEqual([409, 'item_skipped']);
+
+    clock += 30 * MIN;
+    const spent = await view();
+    expect(spent.budget.minutesLeft).toBe(0);
+    expect(spent.session.state).toBe('timed_out');
+    await finish(s);
+    expect((await store.getSession(s.sessionId))!.state).toBe('timed_out');
+    expect((await store.campaigns.sessionClaims(s.sessionId)).map((c) => c.state)).toEqual(['attempted', 'attempted', 'skipped', 'skipped', 'skipped', 'skipped']);
+  });
+
   it('draws for a playtest without claiming anything', async () => {
     await save('camp', campaignStudy());
     const r = await api.call('POST', 'studies/camp/sessions', ADMIN, { params: { mode: 'playtest' } });

@@ -65,9 +65,11 @@ export function answerRoutes(ctx: StudyContext): Hono {
       return fail(c, 409, 'session_closed', 'The time for this session is up; no more answers are accepted.');
     }
     const marks = await store.readEvents(session.id, { kinds: [ITEM_START, ITEM_END] });
-    const progress = sessionProgress(study, session.order, marks);
+    const progress = sessionProgress(study, session.order, marks, undefined, { createdAt: session.createdAt, now: t });
     const position = progress.items.findIndex((i) => i.id === itemId);
     const prog = progress.items[position];
+    if (!prog) return fail(c, 404, 'not_found', `This session has no item "${itemId}".`);
+    if (prog.skipped) return fail(c, 409, 'item_skipped', `Item ${itemId} was not started: too little of the session's time was left for it. Go on to the next item.`);
     if (prog.finished) return fail(c, 409, 'item_closed', `Item ${itemId} is finished; finished items cannot be revisited.`);
     if (position !== progress.current) {
       if (lastSeq !== undefined && session.ackedThrough < lastSeq) {

@@ -94,7 +94,7 @@ export function responseRoutes(ctx: StudyContext): Hono {
     const shut = await closed(c, session, study);
     if (shut) return shut;
     const marks = await store.readEvents(session.id, { kinds: [ITEM_START, ITEM_END] });
-    const prog = sessionProgress(study, session.order, marks).items.find((i) => i.id === itemId);
+    const prog = sessionProgress(study, session.order, marks, undefined, { createdAt: session.createdAt, now: now() }).items.find((i) => i.id === itemId);
     if (!prog?.started) {
       if (lastSeq !== undefined && session.ackedThrough < lastSeq) {
         return fail(c, 409, 'events_pending', `Your events after seq ${session.ackedThrough} are not on the server yet, so it cannot tell which items you saw; send them, then send the description again.`, { ackedThrough: session.ackedThrough });
@@ -124,7 +124,7 @@ export function responseRoutes(ctx: StudyContext): Hono {
     const shut = await closed(c, session, study);
     if (shut) return shut;
     const marks = await store.readEvents(session.id, { kinds: [ITEM_START, ITEM_END] });
-    const progress = sessionProgress(study, session.order, marks);
+    const progress = sessionProgress(study, session.order, marks, undefined, { createdAt: session.createdAt, now: now() });
     const position = progress.items.findIndex((i) => i.id === itemId);
     const existing = (await store.listResponses(session.id)).find((x) => x.key === key);
     if (!existing) {

@@ -10,7 +10,7 @@ import type { CreatedSession, FinishResult, SessionItem, SessionView, StudyIntro
 import { poolOf, questionRefs } from '../../core/study/schema';
 import { createDrawnSession, drawCount, settleClaims } from '../campaign/assign';
 import { sessionOrder } from '../../core/study/shuffle';
-import { ITEM_END, ITEM_START, effectiveState, sessionProgress } from '../../core/study/rules';
+import { ITEM_END, ITEM_START, effectiveState, sessionBudget, sessionProgress } from '../../core/study/rules';
 import { tallyTests } from '../../core/study/summary';
 import { bearer, hashToken, newToken, tokenMatches } from '../auth';
 import { definitionOf } from '../studies';
@@ -116,14 +116,19 @@ export function sessionRoutes(ctx: StudyContext): Hono {
       }
     }
     const tally = (id: string) => tallyTests(subs, id, tests.get(id) ?? []);
-    const progress = sessionProgress(study, session.order, marks, (id) => tally(id).every((t) => t.solved || t.trialsUsed >= study.trials));
+    const t = now();
+    const progress = sessionProgress(study, session.order, marks, (id) => tally(id).every((x) => x.solved || x.trialsUsed >= study.trials), { createdAt: session.createdAt, now: t });
+    // Candidates the time left no longer allows go back to their pools at once.
+    const skipped = progress.items.filter((i) => i.skipped).map((i) => ({ candidate: i.id, state: 'skipped' as const }));
+    if (skipped.length && session.params.mode !== 'playtest') await store.campaigns.settle(session.id, skipped, t);
     return c.json({
-      session: { id: session.id, studyId: session.studyId, studyVersion: session.studyVersion, state: effectiveState(session, study, now()), createdAt: session.createdAt, ackedThrough: session.ackedThrough, now: now() },
+      session: { id: session.id, studyId: session.studyId, studyVersion: session.studyVersion, state: effectiveState(session, study, t), createdAt: session.createdAt, ackedThrough: session.ackedThrough, now: t },
+      budget: sessionBudget(study, session.createdAt, t),
       study: { title: study.title, consent: study.consent, instructions: study.instructions, trials: study.trials, limits: study.limits, allowLevelReset: study.allowLevelReset, showActionCounter: study.showActionCounter, showTimeLeft: study.showTimeLeft, ...(study.withdraw ? { withdraw: study.withdraw } : {}) },
       items,
       progress: {
         current: progress.current,
-        items: progress.items.map((i) => ({ id: i.id, started: i.started, startedAt: i.startedAt, finished: i.finished, ...(tests.has(i.id) ? { tests: tally(i.id).map((t) => ({ ...t, trialsLeft: t.solved ? 0 : study.trials - t.trialsUsed })) } : {}) })),
+        items: progress.items.map((i) => ({ id: i.id, started: i.started, startedAt: i.startedAt, finished: i.finished, ...(i.skipped ? { skipped: true } : {}), ...(tests.has(i.id) ? { tests: tally(i.id).map((t) => ({ ...t, trialsLeft: t.solved ? 0 : study.trials - t.trialsUsed })) } : {}) })),
       },
     } satisfies SessionView);
   });
