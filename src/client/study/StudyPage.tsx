@@ -185,6 +185,22 @@ function Centered({ children, main = false }: { children: React.ReactNode; main?
   return <Tag className="flex h-full items-center justify-center overflow-y-auto p-6">{children}</Tag>;
 }
 
+/**
+ * The position to go to from `from`: past the pool candidates the server no longer starts because
+ * too little of the session's time is left (`skipped`). The session is read again for that, and
+ * for the budget; when the server cannot be reached in a few seconds the study goes on to `from`
+ * (the outbox keeps the participant's work meanwhile).
+ */
+async function nextPosition(run: Pick<Running, 'record' | 'view'>, from: number): Promise<{ to: number; view: SessionView | null }> {
+  if (from >= run.view.items.length) return { to: from, view: null };
+  const fresh = await Promise.race([getSession(run.record.id, run.record.token).catch(() => null), sleep(4000).then(() => null)]);
+  if (!fresh) return { to: from, view: null };
+  const skipped = new Set(fresh.progress.items.filter((i) => i.skipped).map((i) => i.id));
+  let to = from;
+  while (to < run.view.items.length && skipped.has(run.view.items[to].id)) to++;
+  return { to, view: fresh };
+}
+
 /** Where the participant is: the first item not ended, by this browser's log or the server's. */
 function startPosition(view: SessionView, history: readonly LogEvent[]): { index: number; instructionsDone: boolean } {
   if (history.length === 0) return { index: view.progress.current, instructionsDone: view.progress.items.some((i) => i.started) };
@@ -223,6 +239,7 @@ function StudyRun({ run, onDone, onWithdrawn }: { run: Running; onDone: (code: s
   /** The hard limit of the item just closed by it (minutes), shown until the participant goes on. */
   const [timeUp, setTimeUp] = useState<number | null>(null);
   const [sessionTimeUp, setSessionTimeUp] = useState(false);
+  const [budget, setBudget] = useState(run.budget);
   const finishStarted = useRef(false);
   const [withdrawing, setWithdrawing] = useState(false);
   /** The item whose last written description is asked for, after it ended. */
@@ -285,7 +302,7 @@ function StudyRun({ run, onDone, onWithdrawn }: { run: Running; onDone: (code: s
   // The session's time budget: by the server's clock when the view was read, then the events' clock.
   useEffect(() => {
     const id = setInterval(() => {
-      if (budgetLeft(run.budget, outbox.now()) <= 0 && !finishing && index < items.length) {
+      if (budgetLeft(budget, outbox.now()) <= 0 && !finishing && index < items.length) {
         const item = items[index];
         if (item) outbox.append('item.end', { item: item.id, reason: 'session_time' });
         setSessionTimeUp(true);
@@ -294,14 +311,22 @@ function StudyRun({ run, onDone, onWithdrawn }: { run: Running; onDone: (code: s
       }
     }, 1000);
     return () => clearInterval(id);
-  }, [outbox, run.budget, items, index, finishing]);
+  }, [outbox, budget, items, index, finishing]);
 
   const ended = useRef(new Set<string>());
+  /** The next item is being looked up (whether the time left still allows it). */
+  const [moving, setMoving] = useState(false);
   const moveOn = useCallback(() => {
+    if (moving) return;
     setDescribing(null);
-    enterItem(run, items[index + 1]);
-    setIndex(index + 1);
-  }, [items, index, run]);
+    setMoving(true);
+    void nextPosition(run, index + 1).then(({ to, view: fresh }) => {
+      if (fresh) setBudget(sessionBudget(fresh, outbox.now()));
+      enterItem(run, items[to]);
+      setIndex(to);
+      setMoving(false);
+    });
+  }, [items, index, run, outbox, moving]);
   /** Goes to the next item, after the item's last written description when it asks for one. */
   const advance = useCallback(() => {
     const item = items[index];
@@ -368,6 +393,8 @@ function StudyRun({ run, onDone, onWithdrawn }: { run: Running; onDone: (code: s
         </div>
       </Centered>
     );
+  } else if (moving) {
+    body = <Centered><p className="text-slate-400" role="status">Loading the next item…</p></Centered>;
   } else if (!instructionsDone) {
     body = (
       <Centered>
@@ -390,7 +417,7 @@ function StudyRun({ run, onDone, onWithdrawn }: { run: Running; onDone: (code: s
         <span className="truncate font-semibold text-slate-100">{view.study.title}</span>
         <div className="ml-auto flex items-center gap-3 text-xs text-slate-400">
           {!finishing && index < items.length && <Button tone="ghost" className="h-7 text-xs" onClick={() => { outbox.append('withdraw.open', {}); setWithdrawing(true); }}>Withdraw from study</Button>}
-          {!finishing && index < items.length && instructionsDone && <BudgetClock budget={run.budget} outbox={outbox} />}
+          {!finishing && index < items.length && instructionsDone && <BudgetClock budget={budget} outbox={outbox} />}
           <span data-testid="study-progress">{Math.min(position + (items[index]?.kind === 'page' ? 0 : 1), counted.length)} of {counted.length}</span>
           <div className="h-1.5 w-48 overflow-hidden rounded-full bg-slate-700" role="progressbar" aria-label="Study progress" aria-valuemin={0} aria-valuemax={counted.length} aria-valuenow={position}>
             <div className="h-full bg-emerald-400 transition-all" style={{ width: `${(100 * position) / Math.max(1, counted.length)}%` }} />

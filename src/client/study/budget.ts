@@ -1,9 +1,10 @@
 /**
  * The session's time budget (the study's `limits.sessionMinutes`) as the participant's clock
  * shows it. The server's clock decides how much is spent: the session view carries when the
- * session was made and the server's time of the answer, so a reload, a wrong computer clock or a
- * session resumed on another day all read the same budget. Between answers the page counts on
- * the outbox's monotonic clock (`Outbox.now()`), which is also what stamps the events.
+ * budget ends and the server's time of the answer (`budget.endsAt`, `session.now`), so a reload,
+ * a wrong computer clock or a session resumed on another day all read the same budget. Between
+ * answers the page counts on the outbox's monotonic clock (`Outbox.now()`), which is also what
+ * stamps the events.
  */
 import type { SessionView } from '../../core/protocol/api';
 
@@ -17,10 +18,9 @@ export interface SessionBudget {
 }
 
 /** The budget as of the session view read when the outbox clock said `readAt`. */
-export function sessionBudget(view: Pick<SessionView, 'session' | 'study'>, readAt: number): SessionBudget {
+export function sessionBudget(view: Pick<SessionView, 'session' | 'study' | 'budget'>, readAt: number): SessionBudget {
   const totalMs = view.study.limits.sessionMinutes * 60_000;
-  const spent = Math.max(0, view.session.now - view.session.createdAt);
-  return { totalMs, leftAtReadMs: Math.max(0, totalMs - spent), readAt };
+  return { totalMs, leftAtReadMs: Math.max(0, Math.min(totalMs, view.budget.endsAt - view.session.now)), readAt };
 }
 
 /** Milliseconds left at outbox time `t`; 0 once spent. */
