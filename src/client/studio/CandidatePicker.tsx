@@ -13,19 +13,7 @@ import { useArc3Games } from './Arc3Playtest';
 import { PickerDialog } from './PickerDialog';
 import { questionCollectionsQuery, questionsQuery } from './queries';
 import { TaskThumb } from './TaskPicker';
-
-/** What a candidate is, without its id (the pool gives it one). */
-export type CandidateSource =
-  | { readonly kind: 'task'; readonly collection: string; readonly task: string }
-  | { readonly kind: 'game'; readonly game: string }
-  | { readonly kind: 'question'; readonly collection: string; readonly question: string };
-
-/** One key per task, game or question, whatever the candidate's id: `task:samples/foo`. */
-export function sourceKey(s: CandidateSource): string {
-  if (s.kind === 'task') return `task:${s.collection}/${s.task}`;
-  if (s.kind === 'game') return `game:${s.game}`;
-  return `question:${s.collection}/${s.question}`;
-}
+import { sourceKey, type CandidateSource } from './pool';
 
 interface Row { readonly key: string; readonly label: string; readonly detail: string; readonly source: CandidateSource }
 

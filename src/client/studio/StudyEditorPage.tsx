@@ -15,7 +15,8 @@ import { adminJson } from './auth';
 import { RequireResearcher } from './RequireResearcher';
 import { DeleteStudy } from './Curation';
 import { questionCollectionsQuery, studiesQuery } from './queries';
-import { PaymentFields, PoolFields, paymentProblems, poolProblems, type DefItem, type EditorDefinition } from './PoolFields';
+import { PaymentFields, PoolFields } from './PoolFields';
+import { paymentProblems, poolProblems, type DefItem, type EditorDefinition } from './pool';
 
 type Item = DefItem;
 
