@@ -72,6 +72,9 @@ export function participantKey(params: Readonly<Record<string, string>>): string
 /** How a session's claim on a candidate ends (see `server/store/campaignStore.ts`). */
 export type ClaimOutcome = 'solved' | 'attempted' | 'released' | 'skipped';
 
+/** held: in flight; solved / attempted: counted; released: ended without counting; skipped: never started. */
+export type ClaimState = 'held' | ClaimOutcome;
+
 /**
  * A drawn candidate's outcome from the session's summary: `skipped` when never started,
  * `solved` when fully solved (a task: every shown test input solved; a game: every level

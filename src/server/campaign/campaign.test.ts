@@ -20,6 +20,10 @@ import { openStore } from '../store/open';
 import type { Store } from '../store/types';
 import { parseTaskText, type ArcTask } from '../../core/formats/arcTask';
 import type { StudyDefinitionInput } from '../../core/study/schema';
+import { exportContext } from '../export/context';
+import { EXPORT_FORMATS } from '../export/formats';
+import { CAMPAIGN_COLUMNS } from '../export/campaign';
+import { readZip } from '../export/zip';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const ADMIN = 'campaign-researcher-token-0123456789';
@@ -241,6 +245,61 @@ describe.each(backends)('campaign assignment on $name', (backend) => {
     await finish(s);
     expect((await store.getSession(s.sessionId))!.state).toBe('timed_out');
     expect((await store.campaigns.sessionClaims(s.sessionId)).map((c) => c.state)).toEqual(['attempted', 'attempted', 'skipped', 'skipped', 'skipped', 'skipped']);
+  });
+
+  it('shows every candidate\'s figures and status, every session\'s bonus, and the bonus file of the sessions that count', async () => {
+    await save('camp', campaignStudy({ draw: 2, solves: 1 }));
+    const p1 = await api.start('camp', { PROLIFIC_PID: 'p1' });
+    const solvedByP1 = (await play(p1, () => true)).filter((i) => i.kind === 'task').map((i) => i.id);
+    await finish(p1);
+    const p2 = await api.start('camp', { PROLIFIC_PID: 'p2' });
+    const failedByP2 = (await play(p2, () => false)).filter((i) => i.kind === 'task').map((i) => i.id);
+    await finish(p2);
+    const p3 = await api.start('camp', { PROLIFIC_PID: 'p3' });
+    const ofP3 = (await api.items(p3)).filter((i) => i.kind === 'task').map((i) => i.id);
+    await api.log(p3, 'item.start', { item: ofP3[0], kind: 'task' });
+    const p4 = await api.start('camp', {});
+    await play(p4, () => true);
+    await finish(p4);
+    await api.call('POST', `admin/sessions/${p4.sessionId}/exclude`, ADMIN, { reason: 'test' });
+
+    const view = (await api.call('GET', 'admin/studies/camp/campaign', ADMIN)).body;
+    expect(view.studyId).toBe('camp');
+    expect(view.rule).toMatch(/^kept when 1 different participant solve/);
+    expect(view.participants).toMatchObject({ inProgress: 1, finished: 3, total: 4 });
+    expect(view.participants.live).toEqual([{ sessionId: p3.sessionId, participant: 'p3', candidate: ofP3[0], startedAt: expect.any(Number) }]);
+    const byId = new Map(view.candidates.map((c: { id: string }) => [c.id, c]));
+    for (const id of solvedByP1) expect(byId.get(id)).toMatchObject({ solves: 1, attempts: 1, status: 'met', inProgress: 0 });
+    for (const id of failedByP2) expect(byId.get(id)).toMatchObject({ solves: 0, attempts: 1, status: 'never_solved' });
+    for (const id of ofP3) expect(byId.get(id)).toMatchObject({ inProgress: 1 });
+    expect(view.candidates.reduce((n: number, c: { drawn: number }) => n + c.drawn, 0)).toBe(8);
+    expect(byId.get(solvedByP1[0])).toMatchObject({ versions: [{ attempts: 1, solves: 1 }], medianActions: 0 });
+
+    const pay = (await api.call('GET', 'admin/studies/camp/campaign/payments', ADMIN)).body;
+    expect(pay).toMatchObject({ currency: 'GBP', fee: 10, total: 10 });
+    const bySession = new Map(pay.sessions.map((x: { sessionId: string }) => [x.sessionId, x]));
+    expect(bySession.get(p1.sessionId)).toEqual({ sessionId: p1.sessionId, participant: 'p1', solved: 2, levels: 0, bonus: 10, counts: true });
+    expect(bySession.get(p2.sessionId)).toMatchObject({ bonus: 0, counts: true });
+    expect(bySession.get(p3.sessionId)).toMatchObject({ counts: false, reason: 'not_finished' });
+    expect(bySession.get(p4.sessionId)).toMatchObject({ counts: false, reason: 'excluded' });
+    const res = await app.request('/admin/studies/camp/campaign/bonuses.csv', { headers: { Authorization: `Bearer ${ADMIN}` } });
+    expect(res.headers.get('Content-Type')).toMatch(/^text\/csv/);
+    expect(await res.text()).toBe('p1,10.00\n');
+
+    // The export bundle holds the same figures.
+    const ctx = await exportContext({ store, studyId: 'camp', library, replay: replayWithEngine, now: clock });
+    const chunks: Buffer[] = [];
+    for await (const chunk of EXPORT_FORMATS.zip.write(ctx)) chunks.push(Buffer.from(chunk));
+    const files = new Map(readZip(Buffer.concat(chunks)).map((e) => [e.name, e.data.toString('utf8')]));
+    const exported = JSON.parse(files.get('campaign.json')!);
+    expect(exported.candidates).toEqual(view.candidates);
+    const rows = files.get('campaign.csv')!.trim().split('\r\n');
+    expect(rows[0]).toBe(CAMPAIGN_COLUMNS.join(','));
+    expect(rows).toHaveLength(7);
+    expect(files.get('SHA256SUMS')).toMatch(/ {2}campaign\.csv\n/);
+
+    expect((await api.call('GET', 'admin/studies/nope/campaign', ADMIN)).status).toBe(404);
+    expect((await api.call('GET', 'admin/studies/camp/campaign', null)).status).toBe(401);
   });
 
   it('draws for a playtest without claiming anything', async () => {

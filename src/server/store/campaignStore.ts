@@ -8,12 +8,11 @@
  * Draws of one campaign are therefore serialised across every server on the database, and a
  * claim exists exactly when its session does: two servers never book the same last solve twice.
  */
-import type { CandidateStanding } from '../../core/study/draw';
+import type { CandidateStanding, ClaimState } from '../../core/study/draw';
 import type { Driver } from './sqlStore';
 import type { NewSession } from './types';
 
-/** held: in flight; solved / attempted: counted; released: ended without counting; skipped: never started. */
-export type ClaimState = 'held' | 'solved' | 'attempted' | 'released' | 'skipped';
+export type { ClaimState };
 
 export interface ClaimRecord {
   readonly sessionId: string;
@@ -26,6 +25,15 @@ export interface ClaimRecord {
   readonly state: ClaimState;
   readonly claimedAt: number;
   readonly settledAt: number | null;
+}
+
+/** A claim with what the campaign's figures need of its session. */
+export interface ClaimWithSession extends ClaimRecord {
+  readonly excluded: boolean;
+  readonly sessionState: string;
+  readonly sessionCreatedAt: number;
+  /** The session's last event, else its start (ms). */
+  readonly quietSince: number;
 }
 
 /** One pool's part of a draw, as recorded. */
@@ -119,10 +127,16 @@ export class CampaignStore {
       [sessionId, new Date(now), JSON.stringify(outcomes)]);
   }
 
-  /** Every claim of a campaign, in the order they were made. */
-  async claims(campaign: string): Promise<ClaimRecord[]> {
-    const r = await this.db.query(`SELECT * FROM campaign_claims WHERE campaign = $1 ORDER BY no`, [campaign]);
-    return r.rows.map(claimFromRow);
+  /** Every claim of a campaign, in the order they were made, with its session's state. */
+  async claims(campaign: string): Promise<ClaimWithSession[]> {
+    const r = await this.db.query(
+      `SELECT c.*, s.excluded_at IS NOT NULL AS excluded, s.state AS session_state, s.created_at AS session_created_at,
+         coalesce(s.last_event_at, s.created_at) AS quiet_since
+       FROM campaign_claims c JOIN sessions s ON s.id = c.session_id WHERE c.campaign = $1 ORDER BY c.no`, [campaign]);
+    return r.rows.map((row) => ({
+      ...claimFromRow(row), excluded: row.excluded as boolean, sessionState: row.session_state as string,
+      sessionCreatedAt: ms(row.session_created_at), quietSince: ms(row.quiet_since),
+    }));
   }
 
   /** A session's claims, in draw order. */
@@ -140,8 +154,9 @@ export class CampaignStore {
   }
 }
 
+const ms = (d: unknown) => (d instanceof Date ? d.getTime() : new Date(String(d)).getTime());
+
 function claimFromRow(r: Record<string, unknown>): ClaimRecord {
-  const ms = (d: unknown) => (d instanceof Date ? d.getTime() : new Date(String(d)).getTime());
   return {
     sessionId: r.session_id as string,
     candidate: r.candidate as string,
