@@ -4,8 +4,160 @@
  * downloads; and a participant is shown the session's time budget, with a clean end when it is
  * spent (time moved by Playwright's clock, not waited for).
  */
-import { expect, test } from '@playwright/test';
-import { ADMIN, serverEvents } from './study-helpers';
+import { readFile } from 'node:fs/promises';
+import AxeBuilder from '@axe-core/playwright';
+import { expect, test, type Page } from '@playwright/test';
+import { ADMIN, completeCurrentItem, serverEvents, type StudyFile } from './study-helpers';
+
+/** The study's items as a participant meets them: each pool's candidates in its place. */
+function runnable(def: { items: { kind: string; candidates?: StudyFile['items'] }[]; completion: { code: string } }): StudyFile {
+  return { items: def.items.flatMap((i) => (i.kind === 'pool' ? i.candidates ?? [] : [i as StudyFile['items'][number]])), completion: def.completion };
+}
+
+/** No axe violation of serious or critical impact at WCAG 2.1 AA, as `a11y.spec.ts` checks every page. */
+async function expectAccessible(page: Page, name: string): Promise<void> {
+  const { violations } = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  expect.soft(serious.flatMap((v) => v.nodes.map((n) => `${v.id} at ${n.target.join(' ')}: ${n.failureSummary ?? v.help}`)), `serious or critical axe violations on ${name}`).toEqual([]);
+}
+
+const SIZES = [{ width: 1280, height: 800 }, { width: 768, height: 1024 }] as const;
+
+/** A participant opens the study link, agrees and begins. */
+async function begin(page: Page, id: string, pid: string): Promise<void> {
+  await page.goto(`/s/${id}?PROLIFIC_PID=${pid}`);
+  await page.getByRole('button', { name: 'I agree, start' }).click();
+  await page.getByRole('button', { name: 'Begin' }).click();
+  await expect(page.locator('[data-item]')).toBeVisible();
+}
+
+/** Works through every item on screen until the completion code shows. */
+async function finishStudy(page: Page, study: StudyFile): Promise<void> {
+  for (;;) {
+    const done = page.getByTestId('completion-code');
+    await expect(page.locator('[data-item]').or(done)).toBeVisible();
+    if (await done.isVisible()) return;
+    await completeCurrentItem(page, study);
+  }
+}
+
+test('a researcher builds a pool in the editor, two participants run it, the campaign view follows them live, and the bonus file downloads', async ({ page, browser, request }) => {
+  test.setTimeout(240_000);
+  const stamp = Date.now().toString(36);
+  const id = `e2e-pool-${stamp}`;
+  await page.goto(`/login#token=${process.env.E2E_ADMIN_TOKEN}`);
+  await page.getByRole('link', { name: 'New study' }).click();
+  await page.getByRole('textbox', { name: /Study id/ }).fill(id);
+  await page.getByRole('textbox', { name: 'Study title' }).fill('Pool study');
+  await page.getByRole('textbox', { name: 'Consent (Markdown)' }).fill('You agree to take part.');
+  await page.getByRole('button', { name: 'Add page' }).click();
+  await page.getByLabel('Page text (Markdown)').fill('Welcome. Press continue.');
+  await page.getByRole('button', { name: 'Add pool' }).click();
+  const pool = page.getByTestId('pool-pool-2');
+  await expect(pool.getByText('Add at least one candidate')).toBeVisible();
+
+  // The picker: a search, "select all" on the results, a box to tick, the count of the selection.
+  await pool.getByRole('button', { name: 'Add candidates…' }).click();
+  const picker = page.getByTestId('candidate-picker');
+  await expect(picker.getByTestId('candidate-picker-count')).toHaveText(/^\d+ of \d+ · 0 selected$/);
+  await picker.getByLabel('Search candidates').fill('count-objects');
+  await picker.getByRole('button', { name: 'Select all 1 result' }).click();
+  await picker.getByLabel('Search candidates').fill('downscale');
+  await picker.getByRole('checkbox', { name: 'downscale-blocks' }).check();
+  await expect(picker.getByTestId('candidate-picker-count')).toHaveText(/^1 of \d+ · 2 selected$/);
+  await picker.getByRole('button', { name: 'Add 2 candidates' }).click();
+  await expect(picker).toHaveCount(0);
+  await expect(pool.getByTestId('pool-pool-2-count')).toHaveText('2 candidates');
+  await expect(pool.getByText('Add at least one candidate')).toHaveCount(0);
+
+  // A draw of 0 is refused beside the field, in words; 2 is fine.
+  await pool.getByLabel('Candidates per participant').fill('0');
+  await expect(pool.getByText('Give a whole number from 1 to 500')).toBeVisible();
+  await pool.getByLabel('Candidates per participant').fill('2');
+  await expect(pool.getByText('Give a whole number from 1 to 500')).toHaveCount(0);
+  await expect(pool.getByLabel('Target per candidate')).toHaveValue('2');
+  await expect(pool.getByRole('radio', { name: 'full solves by different participants' })).toBeChecked();
+
+  await page.getByRole('textbox', { name: /^Campaign id/ }).fill(`e2e-campaign-${stamp}`);
+  await page.getByRole('checkbox', { name: /pays a fee and bonuses/ }).check();
+  await page.getByRole('spinbutton', { name: 'Fixed fee' }).fill('3');
+  await page.getByRole('spinbutton', { name: 'Bonus per candidate solved' }).fill('0.5');
+  await page.getByLabel('Completion code').fill('POOL-OK');
+  await pool.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: test.info().outputPath('editor-pool.png') });
+  await page.setViewportSize({ width: 768, height: 1024 });
+  await pool.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: test.info().outputPath('editor-pool-tablet.png') });
+  await page.setViewportSize({ width: 1280, height: 800 });
+
+  // The JSON view writes exactly the study format.
+  await page.getByRole('tab', { name: 'JSON' }).click();
+  const written = JSON.parse(await page.getByRole('textbox', { name: 'Study definition (JSON)' }).inputValue()) as Record<string, unknown> & { items: unknown[] };
+  expect(written.items[1]).toEqual({
+    kind: 'pool', id: 'pool-2', title: '', draw: 2, target: { solves: 2 },
+    candidates: [
+      { kind: 'task', id: 'count-objects-bar', collection: 'samples', task: 'count-objects-bar' },
+      { kind: 'task', id: 'downscale-blocks', collection: 'samples', task: 'downscale-blocks' },
+    ],
+  });
+  expect(written.payment).toEqual({ currency: 'GBP', fee: 3, bonus: { perSolve: 0.5, perLevel: 0 } });
+  expect(written.campaign).toEqual({ id: `e2e-campaign-${stamp}` });
+  await page.getByRole('tab', { name: 'Form' }).click();
+  await page.getByRole('button', { name: 'Save study' }).click();
+  await expect(page.getByRole('status')).toContainText('Saved as version 1');
+  const def = (await (await request.get(`/api/admin/studies/${id}`, { headers: ADMIN })).json()).definition;
+  expect(def.items[1]).toMatchObject({ kind: 'pool', draw: 2, target: { solves: 2 } });
+  const study = runnable(def);
+
+  // The campaign view, reached from the study's results.
+  await page.goto(`/studies/${id}`);
+  await page.getByRole('link', { name: `Campaign of ${id}` }).click();
+  await expect(page.getByRole('heading', { name: 'Campaign' })).toBeVisible();
+  await expect(page.getByTestId('campaign-rule')).toContainText('2');
+  const stats = page.getByTestId('campaign-stats');
+  await expect(stats.getByText('Playing now').locator('..')).toContainText('0');
+  await expect(page.getByTestId('target-count-objects-bar')).toHaveText('0/2 solves');
+
+  // Two participants, side by side.
+  const a = await (await browser.newContext()).newPage();
+  const b = await (await browser.newContext()).newPage();
+  await begin(a, id, `pid-a-${stamp}`);
+  await begin(b, id, `pid-b-${stamp}`);
+  const live = page.getByRole('list', { name: 'Participants playing now' });
+  await expect(live.getByRole('listitem')).toHaveCount(2);
+  await expect(live).toContainText(`pid-a-${stamp}`);
+  await expect(stats.getByText('Playing now').locator('..')).toContainText('2');
+  // The first participant moves from the page onto a candidate: the view says which.
+  await completeCurrentItem(a, study);
+  const onA = await a.locator('[data-item]').getAttribute('data-item');
+  await expect(live.getByRole('listitem').filter({ hasText: `pid-a-${stamp}` })).toContainText(`on ${onA}`);
+
+  await finishStudy(a, study);
+  await expect(a.getByTestId('completion-code')).toHaveText('POOL-OK');
+  await expect(live.getByRole('listitem')).toHaveCount(1);
+  await expect(page.getByTestId('target-count-objects-bar')).toHaveText('1/2 solves');
+  await expect(page.getByTestId('target-downscale-blocks')).toHaveText('1/2 solves');
+
+  await finishStudy(b, study);
+  await expect(page.getByText('Nobody is playing right now.')).toBeVisible();
+  for (const c of ['count-objects-bar', 'downscale-blocks']) {
+    await expect(page.getByTestId(`target-${c}`)).toHaveText('2/2 solves');
+    await expect(page.getByTestId(`status-${c}`)).toHaveText('meets the rule');
+  }
+  await expect(page.getByTestId('payments-total')).toContainText('£2.00 over 2 sessions');
+  await page.screenshot({ path: test.info().outputPath('campaign.png'), fullPage: true });
+  await page.setViewportSize({ width: 768, height: 1024 });
+  await page.screenshot({ path: test.info().outputPath('campaign-tablet.png') });
+  await page.setViewportSize({ width: 1280, height: 800 });
+
+  // The bonus file: one line per participant, as Prolific's bulk bonus takes it.
+  const download = page.waitForEvent('download');
+  await page.getByRole('button', { name: 'Download the bonus file (bonuses.csv)' }).click();
+  const file = await download;
+  expect(file.suggestedFilename()).toBe(`${id}-bonuses.csv`);
+  const lines = (await readFile(await file.path(), 'utf8')).trim().split('\n').sort();
+  expect(lines).toEqual([`pid-a-${stamp},1.00`, `pid-b-${stamp},1.00`]);
+});
 
 test('the participant sees the time the session has left, and the study ends cleanly when it is spent', async ({ page, request }) => {
   const id = `budget-${Date.now().toString(36)}`;
@@ -43,4 +195,43 @@ test('the participant sees the time the session has left, and the study ends cle
   expect(results.participants).toHaveLength(1);
   const ends = (await serverEvents(request, results.participants[0].sessionId)).filter((e) => e.kind === 'item.end').map((e) => [e.data.item, e.data.reason]);
   expect(ends).toEqual([['push', 'session_time']]);
+});
+
+test('the pool editor, the candidate picker and the campaign view are accessible on a computer and a tablet', async ({ page, browser, request }) => {
+  test.setTimeout(120_000);
+  const stamp = Date.now().toString(36);
+  const id = `a11y-pool-${stamp}`;
+  const created = await request.post(`/api/admin/studies/${id}`, {
+    headers: ADMIN,
+    data: {
+      definition: {
+        title: 'Accessible pool', consent: 'You agree.', completion: { code: 'A11Y' },
+        payment: { currency: 'GBP', fee: 2, bonus: { perSolve: 1 } },
+        items: [{
+          kind: 'pool', id: 'pool', title: 'Games and tasks', draw: 2, target: { solves: 2 },
+          candidates: [{ kind: 'game', id: 'push', game: 'push' }, { kind: 'game', id: 'glow', game: 'glow' }, { kind: 'task', id: 'mirror', collection: 'samples', task: 'mirror-across-wall' }],
+        }],
+      },
+    },
+  });
+  expect(created.status(), await created.text()).toBe(201);
+  const participant = await (await browser.newContext()).newPage();
+  await begin(participant, id, `a11y-${stamp}`);
+
+  await page.goto(`/login#token=${process.env.E2E_ADMIN_TOKEN}`);
+  for (const size of SIZES) {
+    await page.setViewportSize(size);
+    await page.goto(`/studies/${id}/edit`);
+    await expect(page.getByTestId('pool-pool-count')).toHaveText('3 candidates');
+    await expectAccessible(page, `study editor with a pool at ${size.width}x${size.height}`);
+    await page.getByRole('button', { name: 'Add candidates…' }).click();
+    await expect(page.getByTestId('candidate-picker-count')).toHaveText(/selected$/);
+    await expectAccessible(page, `candidate picker at ${size.width}x${size.height}`);
+    await page.getByRole('button', { name: 'Cancel' }).click();
+
+    await page.goto(`/studies/${id}/campaign`);
+    await expect(page.getByRole('table', { name: 'Candidates' })).toBeVisible();
+    await expect(page.getByRole('list', { name: 'Participants playing now' }).getByRole('listitem')).toHaveCount(1);
+    await expectAccessible(page, `campaign view at ${size.width}x${size.height}`);
+  }
 });
