@@ -145,7 +145,9 @@ test('a researcher builds a pool in the editor, two participants run it, the cam
     await expect(page.getByTestId(`status-${c}`)).toHaveText('meets the rule');
   }
   await expect(page.getByTestId('payments-total')).toContainText('£2.00 over 2 sessions');
-  await page.screenshot({ path: test.info().outputPath('campaign.png'), fullPage: true });
+  await page.screenshot({ path: test.info().outputPath('campaign.png') });
+  await page.getByRole('heading', { name: 'Payments' }).scrollIntoViewIfNeeded();
+  await page.screenshot({ path: test.info().outputPath('campaign-payments.png') });
   await page.setViewportSize({ width: 768, height: 1024 });
   await page.screenshot({ path: test.info().outputPath('campaign-tablet.png') });
   await page.setViewportSize({ width: 1280, height: 800 });
@@ -157,6 +159,15 @@ test('a researcher builds a pool in the editor, two participants run it, the cam
   expect(file.suggestedFilename()).toBe(`${id}-bonuses.csv`);
   const lines = (await readFile(await file.path(), 'utf8')).trim().split('\n').sort();
   expect(lines).toEqual([`pid-a-${stamp},1.00`, `pid-b-${stamp},1.00`]);
+
+  // The payments: every session with its fee and bonus, and whether the bonus file pays it.
+  const paymentsDownload = page.waitForEvent('download');
+  await page.getByRole('button', { name: 'Download payments (CSV)' }).click();
+  const rows = (await readFile(await (await paymentsDownload).path(), 'utf8')).trim().split('\n');
+  expect(rows[0]).toBe('session_id,participant_id,solved,levels,fee,bonus,currency,counts,reason');
+  expect(rows.slice(1).map((r) => r.split(',').slice(1).join(',')).sort()).toEqual([
+    `pid-a-${stamp},2,0,3.00,1.00,GBP,true,`, `pid-b-${stamp},2,0,3.00,1.00,GBP,true,`,
+  ]);
 });
 
 test('the participant sees the time the session has left, and the study ends cleanly when it is spent', async ({ page, request }) => {

@@ -130,7 +130,7 @@ function Candidates({ candidates, selected, onSelect, rule }: { candidates: read
   const columns: Column<CampaignCandidateView>[] = [
     { key: 'id', label: 'Candidate', value: (c) => c.id, render: (c) => (
       <button type="button" className="text-left" onClick={() => onSelect(c.id)} aria-pressed={c.id === selected} aria-label={`Details of ${c.id}`}>
-        <span className="block font-mono text-sky-300 hover:underline">{c.id}</span>
+        <span className="block whitespace-nowrap font-mono text-sky-300 hover:underline">{c.id}</span>
         {c.label !== c.id && <span className="block whitespace-nowrap text-xs text-slate-400">{c.label}</span>}
       </button>
     ) },
@@ -183,7 +183,7 @@ function CandidateDetail({ candidate: c }: { candidate: CampaignCandidateView })
       <h2 id="detail-title" className="font-semibold text-white">
         <span className="font-mono">{c.id}</span> <span className="text-sm font-normal text-slate-400">{c.kind} · {c.label} · {targetText(c)} · {c.attempts} attempts</span>
       </h2>
-      {c.levels && c.levels.length > 0 ? <Funnel levels={c.levels} /> : <p className="text-sm text-slate-400">{c.kind === 'game' ? 'No level reached yet.' : 'Tasks and questions have no levels: their versions are compared below.'}</p>}
+      {c.levels && c.levels.length > 0 ? <Funnel levels={c.levels} /> : <p className="text-sm text-slate-400">{c.kind === 'game' ? 'No level reached yet.' : 'Tasks and questions have no levels: the figures of each version are below.'}</p>}
       <Versions candidate={c} />
     </section>
   );
