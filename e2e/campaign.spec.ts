@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
-import { ADMIN, completeCurrentItem, serverEvents, type StudyFile } from './study-helpers';
+import { ADMIN, completeCurrentItem, playGame, serverEvents, type StudyFile } from './study-helpers';
 
 /** The study's items as a participant meets them: each pool's candidates in its place. */
 function runnable(def: { items: { kind: string; candidates?: StudyFile['items'] }[]; completion: { code: string } }): StudyFile {
@@ -217,15 +217,23 @@ test('the pool editor, the candidate picker and the campaign view are accessible
     data: {
       definition: {
         title: 'Accessible pool', consent: 'You agree.', completion: { code: 'A11Y' },
-        payment: { currency: 'GBP', fee: 2, bonus: { perSolve: 1 } },
+        payment: { currency: 'GBP', fee: 2, bonus: { perSolve: 1, perLevel: 0.25 } }, attempt: { minActions: 0 },
         items: [{
-          kind: 'pool', id: 'pool', title: 'Games and tasks', draw: 2, target: { solves: 2 },
-          candidates: [{ kind: 'game', id: 'push', game: 'push' }, { kind: 'game', id: 'glow', game: 'glow' }, { kind: 'task', id: 'mirror', collection: 'samples', task: 'mirror-across-wall' }],
+          kind: 'pool', id: 'pool', title: 'Games', draw: 1, target: { solves: 2 },
+          candidates: [{ kind: 'game', id: 'push', game: 'push' }, { kind: 'game', id: 'glow', game: 'glow' }, { kind: 'game', id: 'flux', game: 'flux' }],
         }],
       },
     },
   });
   expect(created.status(), await created.text()).toBe(201);
+  // One participant wins the first level of the game drawn and leaves it, so it has a funnel; another plays on.
+  const player = await (await browser.newContext()).newPage();
+  await begin(player, id, `a11y-done-${stamp}`);
+  const game = (await player.locator('[data-item]').getAttribute('data-item'))!;
+  await playGame(player, game, 1);
+  player.once('dialog', (d) => void d.accept());
+  await player.getByRole('button', { name: 'Finish and continue' }).click();
+  await expect(player.getByTestId('completion-code')).toHaveText('A11Y');
   const participant = await (await browser.newContext()).newPage();
   await begin(participant, id, `a11y-${stamp}`);
 
@@ -243,6 +251,10 @@ test('the pool editor, the candidate picker and the campaign view are accessible
     await page.goto(`/studies/${id}/campaign`);
     await expect(page.getByRole('table', { name: 'Candidates' })).toBeVisible();
     await expect(page.getByRole('list', { name: 'Participants playing now' }).getByRole('listitem')).toHaveCount(1);
+    await page.getByRole('button', { name: `Details of ${game}` }).click();
+    await expect(page.getByTestId('funnel-level-1')).toContainText('1/1 completed');
     await expectAccessible(page, `campaign view at ${size.width}x${size.height}`);
+    await page.getByRole('heading', { name: new RegExp(`^${game} game`) }).scrollIntoViewIfNeeded();
+    await page.screenshot({ path: test.info().outputPath(`campaign-funnel-${size.width}.png`) });
   }
 });

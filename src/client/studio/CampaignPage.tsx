@@ -181,7 +181,7 @@ function CandidateDetail({ candidate: c }: { candidate: CampaignCandidateView })
   return (
     <section className="flex flex-col gap-3 rounded-lg border border-slate-800 bg-slate-900/40 p-4" aria-labelledby="detail-title">
       <h2 id="detail-title" className="font-semibold text-white">
-        <span className="font-mono">{c.id}</span> <span className="text-sm font-normal text-slate-400">{c.kind} · {c.label} · {targetText(c)} · {c.attempts} attempts</span>
+        <span className="font-mono">{c.id}</span> <span className="text-sm font-normal text-slate-400">{c.kind} · {c.label} · {targetText(c)} · {c.attempts} attempt{c.attempts === 1 ? '' : 's'}</span>
       </h2>
       {c.levels && c.levels.length > 0 ? <Funnel levels={c.levels} /> : <p className="text-sm text-slate-400">{c.kind === 'game' ? 'No level reached yet.' : 'Tasks and questions have no levels: the figures of each version are below.'}</p>}
       <Versions candidate={c} />
