@@ -393,8 +393,6 @@ function StudyRun({ run, onDone, onWithdrawn }: { run: Running; onDone: (code: s
         </div>
       </Centered>
     );
-  } else if (moving) {
-    body = <Centered><p className="text-slate-400" role="status">Loading the next item…</p></Centered>;
   } else if (!instructionsDone) {
     body = (
       <Centered>
@@ -435,7 +433,15 @@ function StudyRun({ run, onDone, onWithdrawn }: { run: Running; onDone: (code: s
           <Button onClick={() => void downloadLog(outbox)}>Download your actions</Button>
         </div>
       )}
-      <main className="min-h-0 flex-1">{body}</main>
+      <main className="relative min-h-0 flex-1">
+        {body}
+        {/* The item that ended stays under a veil until the next one is known: the screen never goes blank between items. */}
+        {moving && (
+          <div className="absolute inset-0 flex items-center justify-center bg-slate-950/70" data-testid="moving-on">
+            <p role="status" className="rounded-lg border border-slate-700 bg-slate-900 px-4 py-2 text-slate-200">Loading the next item…</p>
+          </div>
+        )}
+      </main>
       {withdrawing && <WithdrawDialog onWithdraw={withdraw} onCancel={() => { outbox.append('withdraw.cancel', {}); setWithdrawing(false); }} />}
     </div>
   );
