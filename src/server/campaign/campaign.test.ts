@@ -302,6 +302,13 @@ describe.each(backends)('campaign assignment on $name', (backend) => {
     expect((await api.call('GET', 'admin/studies/camp/campaign', null)).status).toBe(401);
   });
 
+  it('accepts the example campaign study', async () => {
+    await save('grid-calibration', JSON.parse(readFileSync(path.join(ROOT, 'data/example-studies/campaign.json'), 'utf8')));
+    const s = await api.start('grid-calibration', { PROLIFIC_PID: 'p1' });
+    // 60 minutes, one candidate per 5: twelve of the thirteen, then the survey.
+    expect((await api.items(s)).map((i) => i.kind)).toEqual(['page', ...Array(12).fill('task'), 'survey']);
+  });
+
   it('draws for a playtest without claiming anything', async () => {
     await save('camp', campaignStudy());
     const r = await api.call('POST', 'studies/camp/sessions', ADMIN, { params: { mode: 'playtest' } });
