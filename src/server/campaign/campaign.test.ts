@@ -20,6 +20,8 @@ import { openStore } from '../store/open';
 import type { Store } from '../store/types';
 import { parseTaskText, type ArcTask } from '../../core/formats/arcTask';
 import type { StudyDefinitionInput } from '../../core/study/schema';
+import { drawCandidates } from '../../core/study/draw';
+import { mixSeed } from '../../core/game/rng';
 import { exportContext } from '../export/context';
 import { EXPORT_FORMATS } from '../export/formats';
 import { CAMPAIGN_COLUMNS } from '../export/campaign';
@@ -140,6 +142,13 @@ describe.each(backends)('campaign assignment on $name', (backend) => {
     const record = await store.campaigns.draw(s.sessionId);
     expect(record!.pools[0].drawn).toEqual(drawn);
     expect(record!.seed).toBe((await store.getSession(s.sessionId))!.seed);
+    // The draw is recomputed from what was recorded: the figures and the seed.
+    const figures = record!.pools[0].figures;
+    const standings = TASKS.map((_, i) => {
+      const [solves, attempts, inFlight, met] = figures[`c${i}`] ?? [0, 0, 0, 0];
+      return { id: `c${i}`, solves, attempts, inFlight, met: met === 1 };
+    });
+    expect(drawCandidates(standings, { solves: 2 }, 2, mixSeed(record!.seed, 0))).toEqual(drawn);
 
     // A candidate this session did not draw is not one of its items.
     const other = ['c0', 'c1', 'c2', 'c3', 'c4', 'c5'].find((id) => !drawn.includes(id))!;
