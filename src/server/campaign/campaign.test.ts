@@ -318,6 +318,26 @@ describe.each(backends)('campaign assignment on $name', (backend) => {
     expect((await api.items(s)).map((i) => i.kind)).toEqual(['page', ...Array(12).fill('task'), 'survey']);
   });
 
+  it('settles the claims of a participant who withdraws: a solve counts, the rest go back to the pool', async () => {
+    await save('camp', campaignStudy({ draw: 3, solves: 1 }));
+    const s = await api.start('camp', { PROLIFIC_PID: 'leaver' });
+    const ids = (await api.items(s)).filter((i) => i.kind === 'task').map((i) => i.id);
+    await api.log(s, 'item.start', { item: ids[0], kind: 'task' });
+    const name = TASKS[Number(ids[0].slice(1))];
+    for (const t of taskOf(name).test.map((_, i) => i)) {
+      expect((await api.call('POST', `sessions/${s.sessionId}/submissions`, s.token, { key: `k${t}`, item: ids[0], testIndex: t, grid: taskOf(name).test[t].output })).body.verdict).toBe('correct');
+    }
+    expect((await api.call('POST', `sessions/${s.sessionId}/withdraw`, s.token, { key: 'w', reason: 'no_time', item: ids[0] })).status).toBe(200);
+    expect((await store.campaigns.sessionClaims(s.sessionId)).map((c) => c.state)).toEqual(['solved', 'skipped', 'skipped']);
+    // The solved one is at its target (1) and never drawn again; the two skipped are back in the
+    // pool as if never drawn: no claim in flight, and not met, even by the same participant.
+    const back = await api.start('camp', { PROLIFIC_PID: 'leaver' });
+    const drawn = (await api.items(back)).filter((i) => i.kind === 'task').map((i) => i.id);
+    expect(drawn).not.toContain(ids[0]);
+    const figures = (await store.campaigns.draw(back.sessionId))!.pools[0].figures;
+    expect(figures).toEqual({ [ids[0]]: [1, 1, 0, 1] });
+  });
+
   it('draws for a playtest without claiming anything', async () => {
     await save('camp', campaignStudy());
     const r = await api.call('POST', 'studies/camp/sessions', ADMIN, { params: { mode: 'playtest' } });
