@@ -8,7 +8,7 @@ import { type CandidateStanding, claimOutcome, drawCandidates, participantKey } 
 import type { PoolPlan, StudyDefinition } from '../../core/study/schema';
 import { sessionOrder } from '../../core/study/shuffle';
 import type { SessionSummary } from '../../core/study/summary';
-import type { PoolDraw } from '../store/campaignStore';
+import { type PoolDraw, drawFigures } from '../store/campaignStore';
 import type { NewSession, SessionRecord, Store } from '../store/types';
 
 /**
@@ -47,7 +47,7 @@ export async function createDrawnSession(store: Store, study: StudyDefinition, s
     const pools: PoolDraw[] = study.pools.map((pool, k) => {
       const mine: CandidateStanding[] = standings.get(pool.id) ?? [];
       const count = drawCount(study, pool);
-      return { pool: pool.id, count, standings: mine, drawn: drawCandidates(mine, pool.target, count, mixSeed(session.seed, k)) };
+      return { pool: pool.id, count, drawn: drawCandidates(mine, pool.target, count, mixSeed(session.seed, k)), figures: drawFigures(mine) };
     });
     const indexOf = new Map(study.items.map((item, i) => [item.id, i]));
     const drawn = new Map(pools.map((p) => [p.pool, p.drawn.map((id) => indexOf.get(id)!)]));

@@ -36,12 +36,23 @@ export interface ClaimWithSession extends ClaimRecord {
   readonly quietSince: number;
 }
 
-/** One pool's part of a draw, as recorded. */
+/**
+ * One pool's part of a draw, as recorded: how many it drew, what, and the figures it drew on,
+ * `[solves, attempts, inFlight, met (1/0)]` by candidate id for every candidate with any figure
+ * (those not listed had none), so `drawCandidates` recomputes the draw with the session's seed.
+ */
 export interface PoolDraw {
   readonly pool: string;
   readonly count: number;
-  readonly standings: readonly CandidateStanding[];
   readonly drawn: readonly string[];
+  readonly figures: Readonly<Record<string, readonly [number, number, number, 0 | 1]>>;
+}
+
+/** The recorded figures of a pool's standings (see `PoolDraw`). */
+export function drawFigures(standings: readonly CandidateStanding[]): PoolDraw['figures'] {
+  const out: Record<string, [number, number, number, 0 | 1]> = {};
+  for (const s of standings) if (s.solves || s.attempts || s.inFlight || s.met) out[s.id] = [s.solves, s.attempts, s.inFlight, s.met ? 1 : 0];
+  return out;
 }
 
 export interface DrawRequest {
@@ -76,18 +87,17 @@ export class CampaignStore {
   async createDrawnSession(session: Omit<NewSession, 'order'>, req: DrawRequest, choose: (standings: ReadonlyMap<string, CandidateStanding[]>) => DrawChoice): Promise<DrawChoice> {
     return this.db.transaction(async (tx) => {
       await tx.query(`SELECT pg_advisory_xact_lock(hashtext('campaign:' || $1))`, [req.campaign]);
-      const ids = req.pools.flatMap((p) => p.candidates);
       const rows = await tx.query<{ candidate: string; solves: number; attempts: number; in_flight: number; met: boolean }>(
         `SELECT c.candidate,
            count(DISTINCT coalesce(c.participant, c.session_id)) FILTER (WHERE c.state = 'solved' AND s.excluded_at IS NULL)::int AS solves,
            count(*) FILTER (WHERE c.state IN ('solved', 'attempted') AND s.excluded_at IS NULL)::int AS attempts,
            count(*) FILTER (WHERE c.state = 'held' AND s.state NOT IN ${FINAL_STATES}
-             AND coalesce(s.last_event_at, s.created_at) >= $3 AND s.created_at >= $4)::int AS in_flight,
-           coalesce(bool_or(c.participant = $5 AND c.state <> 'skipped'), false) AS met
+             AND coalesce(s.last_event_at, s.created_at) >= $2 AND s.created_at >= $3)::int AS in_flight,
+           coalesce(bool_or(c.participant = $4 AND c.state <> 'skipped'), false) AS met
          FROM campaign_claims c JOIN sessions s ON s.id = c.session_id
-         WHERE c.campaign = $1 AND c.candidate = ANY($2::text[])
+         WHERE c.campaign = $1
          GROUP BY c.candidate`,
-        [req.campaign, ids, new Date(req.quietBefore), new Date(req.createdBefore), req.participant]);
+        [req.campaign, new Date(req.quietBefore), new Date(req.createdBefore), req.participant]);
       const byId = new Map(rows.rows.map((r) => [r.candidate, r]));
       const standings = new Map<string, CandidateStanding[]>();
       for (const pool of req.pools) {
