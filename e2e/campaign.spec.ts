@@ -114,6 +114,9 @@ test('a researcher builds a pool in the editor, two participants run it, the cam
   await page.getByRole('link', { name: `Campaign of ${id}` }).click();
   await expect(page.getByRole('heading', { name: 'Campaign' })).toBeVisible();
   await expect(page.getByTestId('campaign-rule')).toContainText('2');
+  // From here on the page is never loaded again: every change below comes from its own polling.
+  let loads = 0;
+  page.on('framenavigated', (f) => { if (f === page.mainFrame()) loads++; });
   const stats = page.getByTestId('campaign-stats');
   await expect(stats.getByText('Playing now').locator('..')).toContainText('0');
   await expect(page.getByTestId('target-count-objects-bar')).toHaveText('0/2 solves');
@@ -145,6 +148,7 @@ test('a researcher builds a pool in the editor, two participants run it, the cam
     await expect(page.getByTestId(`status-${c}`)).toHaveText('meets the rule');
   }
   await expect(page.getByTestId('payments-total')).toContainText('£2.00 over 2 sessions');
+  expect(loads).toBe(0);
   await page.screenshot({ path: test.info().outputPath('campaign.png') });
   await page.getByRole('heading', { name: 'Payments' }).scrollIntoViewIfNeeded();
   await page.screenshot({ path: test.info().outputPath('campaign-payments.png') });
