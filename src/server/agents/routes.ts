@@ -109,7 +109,11 @@ export function agentRoutes(service: AgentService, adminTokenHash: string): Hono
   api.post('/scorecard/open', limit, keyed, async (c) => {
     const b = await body(c, OpenScorecardSchema, 'POST /api/scorecard/open');
     if (!b.ok) return b.res;
-    return c.json({ card_id: await service.openCard(c.get('keyId'), { ...b.value, tags: b.value.tags }) });
+    try {
+      return c.json({ card_id: await service.openCard(c.get('keyId'), { ...b.value, tags: b.value.tags }) });
+    } catch (e) {
+      return failure(c, e);
+    }
   });
   api.post('/scorecard/close', limit, keyed, async (c) => {
     const b = await body(c, CloseScorecardSchema, 'POST /api/scorecard/close');
