@@ -22,6 +22,8 @@ import { hashToken } from '../auth';
 import { TaskLibrary } from '../collections';
 import { exportContext } from '../export/context';
 import { recordingEntries, type SkippedRun } from '../export/recordings';
+import { exportSchemas } from '../export/schemas';
+import { Ajv2020 } from 'ajv/dist/2020';
 import { gameIds, replayWithEngine } from '../studies';
 import { openStore } from '../store/open';
 import { backends } from '../store/testing';
@@ -139,6 +141,11 @@ for (const backend of backends) {
       const theirs = official.trimEnd().split('\n');
       expect(ours).toHaveLength(ACTIONS.length + 1);
       expect(theirs).toHaveLength(ACTIONS.length + 1);
+      // The bundle's schema accepts every line of ours and every line the toolkit itself writes.
+      const validate = new Ajv2020({ strict: false }).compile(exportSchemas()['recording.schema.json']);
+      for (const [who, lines] of [['ours', ours], ['the toolkit\'s', theirs]] as const) {
+        lines.forEach((line, i) => expect(validate(JSON.parse(line)) ? null : validate.errors, `${who} line ${i + 1}`).toBeNull());
+      }
       ours.forEach((line, i) => {
         const a = JSON.parse(line) as { timestamp: string; data: Record<string, unknown> };
         const b = JSON.parse(theirs[i]) as { timestamp: string; data: Record<string, unknown> };
