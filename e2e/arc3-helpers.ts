@@ -116,8 +116,8 @@ export interface StoredEventRow {
  * once a level is won, "Give up and continue" before.
  */
 export async function giveUpItem(page: Page): Promise<void> {
-  page.once('dialog', (d) => void d.accept());
   await page.getByRole('button', { name: /^(Give up|Finish) and continue$/ }).click();
+  await page.getByRole('dialog').getByRole('button', { name: /^(Give up|Finish) and move on$/ }).click();
 }
 
 /** The id of the study session this browser holds (from its IndexedDB). */

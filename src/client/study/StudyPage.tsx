@@ -16,6 +16,7 @@ import { SurveyItemView } from './SurveyItemView';
 import { DescribeForm } from './DescribeForm';
 import { WithdrawDialog } from './WithdrawDialog';
 import { Modal } from '../ui/Modal';
+import { ConfirmDialog } from '../ui/ConfirmDialog';
 import type { WithdrawReason, WithdrawResult } from '../../core/protocol/api';
 import { Button } from '../ui/Button';
 import { Markdown } from '../ui/Markdown';
@@ -455,7 +456,9 @@ function ItemView({ run, item, onNext, showTimeLeft }: { run: Running; item: Ses
   useEffect(() => { if (hard) onNext('time_up'); }, [hard, onNext]);
 
   const giveUp = (
-    <Button onClick={() => { if (window.confirm('Move on to the next item? You cannot come back to this one.')) onNext('gave_up'); }}>Give up and continue</Button>
+    <LeaveItem label="Give up and continue" title="Give up this item?" confirmLabel="Give up and move on" onLeave={() => onNext('gave_up')}>
+      <p>The study moves on to the next item, and you cannot come back to this one. What you did on it is saved.</p>
+    </LeaveItem>
   );
   const left = limits ? Math.max(0, limits.hardMinutes * 60_000 - elapsed) : 0;
   const notice = limits && (soft || showTimeLeft) ? (
@@ -482,6 +485,22 @@ function ItemView({ run, item, onNext, showTimeLeft }: { run: Running; item: Ses
   const game = games[item.game];
   if (!game && !item.server) return <Centered><p role="alert" className="text-rose-300">This study needs the game "{item.game}", which this server does not have. Tell the researcher.</p></Centered>;
   return <GameItemView run={run} item={item} resume={resume} notice={notice} giveUp={giveUp} onNext={onNext} allowReset={view.study.allowLevelReset} showCounter={view.study.showActionCounter} key={record.id} />;
+}
+
+/**
+ * A button that leaves the item before its end, after the participant confirms in the app's own
+ * dialog (never the browser's `confirm`, which looks foreign and which automation dismisses).
+ */
+function LeaveItem({ label, title, confirmLabel, onLeave, children }: { label: string; title: string; confirmLabel: string; onLeave: () => void; children: React.ReactNode }) {
+  const [asking, setAsking] = useState(false);
+  return (
+    <>
+      <Button onClick={() => setAsking(true)}>{label}</Button>
+      {asking && (
+        <ConfirmDialog title={title} confirmLabel={confirmLabel} onConfirm={async () => onLeave()} onClose={() => setAsking(false)}>{children}</ConfirmDialog>
+      )}
+    </>
+  );
 }
 
 function PracticeTag({ practice }: { practice: boolean }) {
@@ -538,7 +557,9 @@ function GameItemView({ run, item, resume, notice, giveUp, onNext, allowReset, s
   const api = useMemo(() => sessionRunApi(record.id, record.token, item.id), [record, item.id]);
   // Leaving after levels were won is a finish, not a surrender.
   const finishHere = (
-    <Button onClick={() => { if (window.confirm(`Finish this game and move on? You completed ${levels === 1 ? '1 level' : `${levels} levels`}; you cannot come back to it.`)) onNext('finished_levels'); }}>Finish and continue</Button>
+    <LeaveItem label="Finish and continue" title="Finish this game?" confirmLabel="Finish and move on" onLeave={() => onNext('finished_levels')}>
+      <p>You completed {levels === 1 ? '1 level' : `${levels} levels`}, and {levels === 1 ? 'it is' : 'they are'} saved. The study moves on to the next item, and you cannot come back to this game.</p>
+    </LeaveItem>
   );
   const toolbar = <>
     <PracticeTag practice={item.practice} />
