@@ -382,12 +382,13 @@ function StudyRun({ run, onDone, onWithdrawn }: { run: Running; onDone: (code: s
 
   return (
     <div className="flex h-full flex-col">
-      <header className="flex h-11 shrink-0 items-center gap-4 border-b border-slate-800 bg-slate-900 px-4">
-        <span className="truncate font-semibold text-slate-100">{view.study.title}</span>
+      {/* The title is never cut: on a narrow screen it takes the first line and the rest wraps below it. */}
+      <header className="flex min-h-11 shrink-0 flex-wrap items-center gap-x-4 gap-y-1 border-b border-slate-800 bg-slate-900 px-4 py-1.5">
+        <span className="min-w-0 font-semibold text-slate-100" data-testid="study-title">{view.study.title}</span>
         <div className="ml-auto flex items-center gap-3 text-xs text-slate-400">
-          {!finishing && index < items.length && <Button tone="ghost" className="h-7 text-xs" onClick={() => { outbox.append('withdraw.open', {}); setWithdrawing(true); }}>Withdraw from study</Button>}
-          <span data-testid="study-progress">{Math.min(position + (items[index]?.kind === 'page' ? 0 : 1), counted.length)} of {counted.length}</span>
-          <div className="h-1.5 w-48 overflow-hidden rounded-full bg-slate-700" role="progressbar" aria-label="Study progress" aria-valuemin={0} aria-valuemax={counted.length} aria-valuenow={position}>
+          {!finishing && index < items.length && <Button tone="ghost" className="h-7 whitespace-nowrap text-xs" onClick={() => { outbox.append('withdraw.open', {}); setWithdrawing(true); }}>Withdraw from study</Button>}
+          <span className="whitespace-nowrap" data-testid="study-progress">{Math.min(position + (items[index]?.kind === 'page' ? 0 : 1), counted.length)} of {counted.length}</span>
+          <div className="h-1.5 w-20 overflow-hidden rounded-full bg-slate-700 sm:w-48" role="progressbar" aria-label="Study progress" aria-valuemin={0} aria-valuemax={counted.length} aria-valuenow={position}>
             <div className="h-full bg-emerald-400 transition-all" style={{ width: `${(100 * position) / Math.max(1, counted.length)}%` }} />
           </div>
         </div>
@@ -538,7 +539,7 @@ function TaskItemView({ run, item, resume, notice, giveUp, onNext }: {
         </Modal>
       )}
       {notice}
-      <div className="min-h-0 flex-1">
+      <div className="min-h-0 flex-1 overflow-y-auto">
         <TaskPlayer open={open} sink={outbox} judge={judge} trials={view.study.trials} resume={resume}
           toolbar={<><PracticeTag practice={item.practice} />{!finished && giveUp}</>}
           onFinishedAction={<Button tone="primary" onClick={() => onNext('finished')}>Next</Button>} />
@@ -568,7 +569,7 @@ function GameItemView({ run, item, resume, notice, giveUp, onNext, allowReset, s
   return (
     <div className="flex h-full flex-col">
       {notice}
-      <div className="min-h-0 flex-1">
+      <div className="min-h-0 flex-1 overflow-y-auto">
         {item.server
           ? <ServerGamePlayer info={{ id: item.game, ...item.server }} api={api} sink={run.outbox} resume={resume} allowReset={allowReset} showCounter={showCounter} onState={onState} toolbar={toolbar} />
           : <GamePlayer game={games[item.game]} sink={run.outbox} seed={item.seed} resume={resume} allowReset={allowReset} showCounter={showCounter} onState={onState} toolbar={toolbar} />}
