@@ -42,7 +42,7 @@ interface Running {
 
 type Phase =
   | { kind: 'loading' }
-  | { kind: 'error'; message: string }
+  | { kind: 'error'; error: PageError }
   | { kind: 'consent'; intro: StudyIntro }
   | { kind: 'declined'; intro: StudyIntro }
   | { kind: 'running'; run: Running }
@@ -76,6 +76,23 @@ function savedSessionFor(saved: readonly StudySessionRecord[], studyId: string, 
   return participant === undefined ? mine[0] : mine.find((s) => s.participant === undefined || s.participant === participant);
 }
 
+/**
+ * Why the study page stopped, in the words the participant needs: a link the server does not know
+ * is no outage (reloading will not help), and "everything is saved" is said only where a session is.
+ */
+interface PageError {
+  readonly message: string;
+  /** The server has no study by the link's id. */
+  readonly unknownStudy: boolean;
+  /** This browser holds a session of the study, whose actions are kept. */
+  readonly saved: boolean;
+}
+
+function pageError(e: unknown, saved: boolean): PageError {
+  const unknownStudy = e instanceof ApiError && e.status === 404 && e.code === 'not_found';
+  return { message: (e as Error).message, unknownStudy, saved };
+}
+
 function clientInfo() {
   return { wallClock: new Date().toISOString(), userAgent: navigator.userAgent, viewport: { width: window.innerWidth, height: window.innerHeight, dpr: window.devicePixelRatio } };
 }
@@ -106,7 +123,7 @@ export function StudyPage() {
       if (saved) { if (!cancelled) setRecord(saved); return; }
       const intro = await getStudyIntro(studyId);
       if (!cancelled) setPhase({ kind: 'consent', intro });
-    })().catch((e: Error) => { if (!cancelled) setPhase({ kind: 'error', message: e.message }); });
+    })().catch((e: Error) => { if (!cancelled) setPhase({ kind: 'error', error: pageError(e, false) }); });
     return () => { cancelled = true; };
   }, [studyId]);
 
@@ -138,7 +155,7 @@ export function StudyPage() {
       const current = view.items[run.start.index];
       if (run.start.instructionsDone && current && itemHistory(history, current.id).length === 0) enterItem(run, current);
       setPhase({ kind: 'running', run });
-    })().catch((e: Error) => { if (!cancelled) setPhase({ kind: 'error', message: e.message }); });
+    })().catch((e: Error) => { if (!cancelled) setPhase({ kind: 'error', error: pageError(e, true) }); });
     return () => { cancelled = true; outbox?.dispose(); };
   }, [record]);
 
@@ -148,22 +165,12 @@ export function StudyPage() {
       const { sessionId, token } = await createSession(studyId, params);
       setRecord(await Outbox.saveNew({ id: sessionId, studyId, token, participant: linkParticipant(params) ?? '' }));
     } catch (e) {
-      setPhase({ kind: 'error', message: (e as Error).message });
+      setPhase({ kind: 'error', error: pageError(e, false) });
     }
   };
 
   if (phase.kind === 'loading') return <Centered main><p className="text-slate-400">Loading the study…</p></Centered>;
-  if (phase.kind === 'error') {
-    return (
-      <Centered main>
-        <div role="alert" className="max-w-xl rounded-lg border border-rose-500/50 bg-rose-950/60 p-5 text-rose-100">
-          <p className="font-semibold">The study cannot continue right now.</p>
-          <p className="mt-2 text-sm">{phase.message}</p>
-          <p className="mt-2 text-sm">Everything you did so far is saved. Reload this page to try again.</p>
-        </div>
-      </Centered>
-    );
-  }
+  if (phase.kind === 'error') return <Centered main><StudyError error={phase.error} studyId={studyId} /></Centered>;
   if (phase.kind === 'consent') {
     return <Consent intro={phase.intro} onDecline={() => setPhase({ kind: 'declined', intro: phase.intro })} onAgree={() => void agree()} />;
   }
@@ -172,6 +179,28 @@ export function StudyPage() {
   if (phase.kind === 'withdrawn') return <Withdrawn message={phase.message} code={phase.code} />;
   return <StudyRun run={phase.run} onDone={(code, redirectUrl) => setPhase({ kind: 'done', code, redirectUrl })}
     onWithdrawn={(r) => setPhase({ kind: 'withdrawn', message: r.message, code: r.code })} />;
+}
+
+function StudyError({ error, studyId }: { error: PageError; studyId: string }) {
+  if (error.unknownStudy) {
+    return (
+      <div role="alert" className="max-w-xl rounded-lg border border-amber-500/60 bg-amber-950/60 p-5 text-amber-100" data-testid="study-error">
+        <h1 className="text-lg font-semibold">This study link is not known</h1>
+        <p className="mt-2 text-sm">
+          There is no study <span className="break-all font-mono">{studyId}</span> on this server, so nothing has been recorded.
+          Check that the link is complete: open it again from where you got it (the study platform or the researcher's message), or copy the whole link into the address bar.
+          If it still does not open, tell the researcher the link you used.
+        </p>
+      </div>
+    );
+  }
+  return (
+    <div role="alert" className="max-w-xl rounded-lg border border-rose-500/50 bg-rose-950/60 p-5 text-rose-100" data-testid="study-error">
+      <h1 className="text-lg font-semibold">{error.saved ? 'The study cannot continue right now' : 'The study cannot start right now'}</h1>
+      <p className="mt-2 text-sm">{error.message}</p>
+      <p className="mt-2 text-sm">{error.saved ? 'Everything you did so far is saved in this browser.' : 'Nothing has been recorded yet.'} Reload this page to try again.</p>
+    </div>
+  );
 }
 
 /** `main` makes it the page's main landmark, for the pages shown outside the study's frame. */
