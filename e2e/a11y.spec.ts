@@ -271,8 +271,10 @@ test('a question block, a survey, the withdraw dialog and the withdrawn page are
   await expect(page.getByTestId('block-question')).toHaveCount(2);
   await expectAccessible(page, 'study question block');
   await expectVisibleFocus(page, 'study question block');
-  page.once('dialog', (d) => void d.accept());
   await page.getByRole('button', { name: 'Give up and continue' }).click();
+  await expect(page.getByRole('dialog', { name: 'Give up this item?' })).toBeVisible();
+  await expectAccessible(page, 'give up dialog');
+  await page.getByRole('button', { name: 'Give up and move on' }).click();
 
   await expect(page.getByRole('heading', { name: 'About you' })).toBeVisible();
   await page.getByRole('button', { name: 'Submit answers' }).click();
