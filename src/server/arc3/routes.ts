@@ -56,6 +56,7 @@ function arc3Fail(c: Context, e: unknown, researcher: boolean) {
     case 'unknown_run': return fail(c, 404, 'run_lost', `${e.message}.`);
     case 'unknown_game': return fail(c, 404, 'not_found', `${e.message}.`);
     case 'ambiguous_game': return fail(c, 409, 'ambiguous_game', `${e.message}.`);
+    case 'upstream_lost': return fail(c, 409, 'game_lost', researcher ? `${e.message}.` : 'The server that runs this game lost it and it could not be rebuilt. Everything you did is saved: tell the researcher, then go on with the study.');
     case 'game_error':
     case 'load_error':
       return c.json({

@@ -98,7 +98,7 @@ export interface Arc3Hello {
 
 export type Arc3ErrorCode =
   | 'bad_request' | 'unknown_game' | 'unknown_run' | 'load_error' | 'game_error' | 'no_engine' | 'internal'
-  | 'timeout' | 'worker_died' | 'no_python' | 'ambiguous_game';
+  | 'timeout' | 'worker_died' | 'no_python' | 'ambiguous_game' | 'upstream_lost';
 
 /** An error from the worker or from talking to it; `traceback` is the game's Python traceback when it raised. */
 export class Arc3Error extends Error {
