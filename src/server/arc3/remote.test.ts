@@ -263,11 +263,10 @@ describe('the remote ARC-AGI-3 source, against the toolkit REST server', () => {
     expect(s.runCount).toBe(0);
   });
 
-  it('says clearly and quickly when the server is down', async () => {
-    const s = source({ baseUrl: `http://127.0.0.1:${await freePort()}` });
-    const t0 = Date.now();
+  it('says clearly when the server is down: the refused connection, not a timeout', async () => {
+    // A timeout no test would wait for: the answer must come from the refused connection.
+    const s = source({ baseUrl: `http://127.0.0.1:${await freePort()}`, timeoutMs: 3_600_000 });
     const err = await s.open('d', LS20).catch((e: unknown) => e);
-    expect(Date.now() - t0).toBeLessThan(5000);
     expect(err).toBeInstanceOf(Arc3Error);
     expect(err).toMatchObject({ code: 'internal' });
     expect((err as Error).message).toMatch(/cannot reach the ARC-AGI-3 server at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\); check that it is running/);
