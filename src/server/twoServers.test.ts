@@ -25,7 +25,7 @@ const BATCH_EVENTS = 20;
 interface Server { proc: ChildProcess; url: string; output: () => string }
 
 function startServe(dataDir: string, dist: string, port: number, databaseUrl: string): Promise<Server> {
-  const env: NodeJS.ProcessEnv = { ...process.env, ARC_STUDIO_DIST: dist, ARC_STUDIO_ADMIN_TOKEN: ADMIN, DATABASE_URL: databaseUrl, ARC_STUDIO_DB_POOL: '4' };
+  const env: NodeJS.ProcessEnv = { ...process.env, ARC_STUDIO_DIST: dist, ARC_STUDIO_ADMIN_TOKEN: ADMIN, DATABASE_URL: databaseUrl, ARC_STUDIO_DB_POOL: '4', ARC_STUDIO_SESSIONS_PER_MINUTE_PER_CLIENT: '100000' };
   const proc = spawn(process.execPath, ['bin/arc-studio.mjs', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   proc.stdout!.on('data', (d) => { out += d; });
