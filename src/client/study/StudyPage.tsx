@@ -584,7 +584,7 @@ function GameItemView({ run, item, resume, notice, giveUp, onNext, allowReset, s
   const [levels, setLevels] = useState(0);
   const onState = useCallback((s: GameState, l: number) => { setState(s); setLevels(l); }, []);
   const { record } = run;
-  const api = useMemo(() => sessionRunApi(record.id, record.token, item.id), [record, item.id]);
+  const api = useMemo(() => sessionRunApi(record.id, record.token, item.id, run.outbox), [record, item.id, run.outbox]);
   // Leaving after levels were won is a finish, not a surrender.
   const finishHere = (
     <LeaveItem label="Finish and continue" title="Finish this game?" confirmLabel="Finish and move on" onLeave={() => onNext('finished_levels')}>

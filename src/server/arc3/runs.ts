@@ -38,6 +38,8 @@ interface LiveRun {
   readonly gameId: string;
   readonly mounted: MountedSource;
   readonly sessionId: string | null;
+  /** The study item a session's run plays (null for a playtest). */
+  readonly item: string | null;
   readonly seed: number;
   /** The actions after the opening RESET, to rebuild the run anywhere. */
   readonly actions: Arc3Action[];
@@ -152,7 +154,7 @@ export class Arc3Service {
   };
 
   /** Opens a run: a participant's (stored with every step) or a researcher's playtest (not stored). */
-  async open(opts: { gameId: string; seed?: number; session?: { id: string; item: string }; level?: number }): Promise<ServerRunReply> {
+  async open(opts: { gameId: string; seed?: number; session?: { id: string; item: string; at?: number }; level?: number }): Promise<ServerRunReply> {
     const gameId = this.resolve(opts.gameId);
     const game = this.games.get(gameId)!;
     if (game.info.error) throw new Arc3Error('load_error', `${gameId} cannot start: ${game.info.error}`);
@@ -164,11 +166,11 @@ export class Arc3Service {
     if (opts.session) {
       await this.store.addGameRun({
         runId, sessionId: opts.session.id, item: opts.session.item, gameId, source: game.mounted.source.kind,
-        engine: game.mounted.engine, seed, openedAt: Date.now(),
+        engine: game.mounted.engine, seed, openedAt: opts.session.at ?? Date.now(),
       });
     }
     const live: LiveRun = {
-      runId, gameId, mounted: game.mounted, sessionId: opts.session?.id ?? null, seed, actions: [],
+      runId, gameId, mounted: game.mounted, sessionId: opts.session?.id ?? null, item: opts.session?.item ?? null, seed, actions: [],
       last: null as unknown as ServerStep, lastFrame: null, sinceKeyframe: 0, queue: Promise.resolve(), touched: Date.now(),
     };
     const step = await this.record(live, 0, { action: 'RESET' }, frame);
@@ -261,6 +263,14 @@ export class Arc3Service {
       if (!source.inspect) throw new Arc3Error('bad_request', `${live.gameId} runs on a remote server, which cannot be inspected`);
       return source.inspect(runId);
     });
+  }
+
+  /** The item a session's run plays, or null when the run is not this session's. */
+  async runItem(runId: string, sessionId: string): Promise<{ item: string } | null> {
+    const live = this.runs.get(runId);
+    if (live) return live.sessionId === sessionId && live.item !== null ? { item: live.item } : null;
+    const rec = await this.store.getGameRun(runId);
+    return rec && rec.sessionId === sessionId ? { item: rec.item } : null;
   }
 
   /** The steps of a session's run after `after` (the last one the browser logged), rebuilding the run if needed. */
@@ -357,7 +367,7 @@ export class Arc3Service {
       this.log(`Run ${runId} of ${rec.gameId} rebuilt to a frame other than the one stored for step ${lastRec.step}: the game's code changed since it was played.`);
     }
     const live: LiveRun = {
-      runId, gameId: rec.gameId, mounted: game.mounted, sessionId, seed: rec.seed, actions,
+      runId, gameId: rec.gameId, mounted: game.mounted, sessionId, item: rec.item, seed: rec.seed, actions,
       last: this.stepOf(runId, rec.gameId, lastRec.step, lastRec.action as GameAction, lastRec, fd.frame.length ? fd : { ...fd, frame: [] }, lastRec.frameHash),
       lastFrame, sinceKeyframe: 0, queue: Promise.resolve(), touched: Date.now(),
     };
