@@ -6,6 +6,7 @@ import { Hono } from 'hono';
 import type { TaskLibrary } from './collections';
 import { type StudyDeps, studyRoutes } from './studyApi';
 import { resultsRoutes } from './resultsApi';
+import { campaignRoutes } from './campaign/routes';
 import { questionScoreRoutes } from './questionScoreApi';
 import { exportRoutes } from './export/routes';
 import { collectionsRoutes } from './collectionsApi';
@@ -49,6 +50,8 @@ export function createApi(deps: AppDeps): Hono {
   if (deps.study) api.route('/admin', questionCollectionRoutes(deps.library, deps.study.adminTokenHash));
   // The researcher's study results (core/analysis), under the same admin guard.
   if (deps.study) api.route('/admin', resultsRoutes({ ...deps.study, library: deps.library }));
+  // The campaign view of a study's pools, its payments and bonus file (server/campaign).
+  if (deps.study) api.route('/admin', campaignRoutes({ ...deps.study, library: deps.library }));
   // Grading free-response answers: the researcher's graders and adjudications, and the graders' own links.
   if (deps.study) api.route('/', gradingRoutes({ ...deps.study, library: deps.library }));
   // Exports: one-time download links for a study's data (the admin routes carry the same guard).

@@ -237,6 +237,18 @@ export async function computeStudyResults(deps: ResultsDeps, id: string, version
 }
 
 /**
+ * Every session of a study with its digest (brought up to date as the results do, under the
+ * maintainer's watch when there is one), for figures that add digests up another way (campaigns).
+ */
+export async function studySessionDigests(deps: ResultsDeps, id: string): Promise<{ data: SessionData[]; now: number } | { error: string }> {
+  const basis = await studyBasis(deps, id, null);
+  if ('error' in basis) return basis;
+  const work = async (progress?: DigestProgressFn) => digestSessions(deps, id, basis, await deps.store.listSessions(id), progress);
+  const data = deps.maintainer ? await deps.maintainer.run(id, 'results', work) : await work();
+  return { data, now: basis.now };
+}
+
+/**
  * What a digest of a session of this study version depends on besides its log: its task items'
  * test counts and its games' current versions and levels (and whether game logs can be verified
  * here at all). A change of any of them computes the digests again.

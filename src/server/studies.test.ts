@@ -77,7 +77,7 @@ describe('study files at start', () => {
       // A restart reads the same file: the database's JSON has its keys in another order.
       await syncStudyFiles(store, await loadStudyFiles(path.join(ROOT, 'data/studies')), 3);
       expect((await store.getStudy('sample'))!.version).toBe(1);
-      const changed = files.map((f) => ({ ...f, study: { ...f.study, title: 'Changed title' } }));
+      const changed = files.map((f) => ({ ...f, written: { ...f.written, title: 'Changed title' } }));
       await syncStudyFiles(store, changed, 4);
       expect((await store.getStudy('sample'))!.version).toBe(2);
     } finally {

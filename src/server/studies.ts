@@ -4,7 +4,7 @@
  */
 import { access, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { type StudyDefinition, StudyId, parseStudy, questionRefs } from '../core/study/schema';
+import { type StudyDefinition, StudyId, type WrittenStudy, parseStudy, questionRefs, writtenPath } from '../core/study/schema';
 import type { ReplayGame } from '../core/study/rules';
 import { replayRecordedVersion } from '../core/game';
 import { gameVersions, games } from '../games';
@@ -15,6 +15,8 @@ export interface StudyFile {
   readonly id: string;
   readonly file: string;
   readonly study: StudyDefinition;
+  /** The study as written, pools and all: what is stored. */
+  readonly written: WrittenStudy;
 }
 
 /** Reads and validates every `.json` in `dir`. Throws one error naming each bad file and path. */
@@ -36,7 +38,7 @@ export async function loadStudyFiles(dir: string): Promise<StudyFile[]> {
     }
     const parsed = parseStudy(json);
     if (!parsed.ok) problems.push(...parsed.problems.map((p) => `${file}: ${p}`));
-    else out.push({ id, file, study: parsed.study });
+    else out.push({ id, file, study: parsed.study, written: parsed.written });
   }
   if (problems.length) throw new Error(`Study files with problems (fix them or move them out of ${dir}):\n  ${problems.join('\n  ')}`);
   return out;
@@ -63,9 +65,9 @@ export async function syncStudyFiles(store: Store, files: readonly StudyFile[], 
   for (const f of files) {
     const cur = await store.getStudy(f.id);
     // Compared by content: the database returns JSON with its keys in its own order.
-    if (cur && canonical(definitionOf(cur)) === canonical(f.study)) continue;
+    if (cur && canonical(writtenOf(cur)) === canonical(f.written)) continue;
     if (cur && cur.source === 'studio') { notes.push(`Study "${f.id}": the studio's edited version is kept; ${f.file} is not loaded.`); continue; }
-    await store.saveStudy(f.id, f.study, 'file', now);
+    await store.saveStudy(f.id, f.written, 'file', now);
   }
   return notes;
 }
@@ -80,35 +82,45 @@ function canonical(value: unknown): string {
 /** Problems with the tasks a study refers to (missing collections, tasks or test indices; counted tasks that are not sealed). */
 export async function checkStudyReferences(study: StudyDefinition, library: TaskLibrary, games: ReadonlySet<string> | null): Promise<string[]> {
   const problems: string[] = [];
-  for (const [i, item] of study.items.entries()) {
+  for (const [index, item] of study.items.entries()) {
+    const at = writtenPath(study, index);
     if (item.kind === 'task') {
       const found = await library.task(item.collection, item.task);
-      if (!found.ok) { problems.push(`items[${i}] (${item.id}): ${found.message}`); continue; }
+      if (!found.ok) { problems.push(`${at} (${item.id}): ${found.message}`); continue; }
       const bad = (item.tests ?? []).filter((t) => t >= found.task.test.length);
-      if (bad.length) problems.push(`items[${i}] (${item.id}): test input ${bad.join(', ')} does not exist; the task has ${found.task.test.length}`);
-      if (!found.task.test.every((t) => t.output)) problems.push(`items[${i}] (${item.id}): the task has no test outputs, so submissions cannot be judged`);
+      if (bad.length) problems.push(`${at} (${item.id}): test input ${bad.join(', ')} does not exist; the task has ${found.task.test.length}`);
+      if (!found.task.test.every((t) => t.output)) problems.push(`${at} (${item.id}): the task has no test outputs, so submissions cannot be judged`);
     } else if (item.kind === 'question') {
       for (const ref of questionRefs(item)) {
         const found = library.questions.question(ref.collection, ref.question);
-        if (!found.ok) problems.push(`items[${i}] (${item.id}): ${found.message}`);
+        if (!found.ok) problems.push(`${at} (${item.id}): ${found.message}`);
       }
     } else if (item.kind === 'game' && games && !games.has(item.game)) {
       // A short ARC-AGI-3 id is never taken for a version: the study names the version it measures.
       const versions = [...games].filter((g) => g.split('-')[0] === item.game && g !== item.game);
       problems.push(versions.length
-        ? `items[${i}] (${item.id}): "${item.game}" names no version of the game; name one in full: ${versions.join(', ')}`
-        : `items[${i}] (${item.id}): no game "${item.game}"; games: ${[...games].join(', ')}`);
+        ? `${at} (${item.id}): "${item.game}" names no version of the game; name one in full: ${versions.join(', ')}`
+        : `${at} (${item.id}): no game "${item.game}"; games: ${[...games].join(', ')}`);
     }
   }
   problems.push(...await library.sealingProblems(study));
   return problems;
 }
 
-/** The parsed definition of a stored study (stored definitions were validated when saved). */
+/** The parsed definition of a stored study as sessions run it (stored definitions were validated when saved). */
 export function definitionOf(record: StudyRecord): StudyDefinition {
+  return parsedOf(record).study;
+}
+
+/** The parsed definition of a stored study as it is written (pools and all). */
+export function writtenOf(record: StudyRecord): WrittenStudy {
+  return parsedOf(record).written;
+}
+
+function parsedOf(record: StudyRecord) {
   const parsed = parseStudy(record.definition);
   if (!parsed.ok) throw new Error(`Stored study ${record.id} v${record.version} no longer validates: ${parsed.problems.join('; ')}`);
-  return parsed.study;
+  return parsed;
 }
 
 /**

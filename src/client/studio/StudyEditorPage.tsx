@@ -328,6 +328,9 @@ function ItemFields({ item, onChange }: { item: Item; onChange: (i: Item) => voi
     );
   }
   if (item.kind === 'survey') return <SurveyFields item={item} idField={idField} onChange={onChange} />;
+  if (item.kind === 'pool') {
+    return <div className="grid gap-2">{idField}<p className="text-xs text-slate-300">A pool of {item.candidates.length} candidates, {item.draw === 'time' ? 'as many as time allows' : `${item.draw}`} per participant.</p></div>;
+  }
   const practice = (
     <label className="flex items-center gap-2 pt-5 text-xs text-slate-300"><input type="checkbox" checked={item.practice ?? false} onChange={(e) => onChange({ ...item, practice: e.target.checked })} /> Practice (never counts)</label>
   );

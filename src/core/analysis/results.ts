@@ -526,8 +526,10 @@ export function digestSession(
   def: StudyDefinition, session: ResultsSession, events: readonly StoredEvent[], submissions: readonly ResultsSubmission[],
   testCount: ResultsInput['testCount'], replay: ReplayGame | null,
 ): SessionDigest {
+  // The session's own items: a campaign's study holds every candidate, a session those it drew.
+  const mine = session.order.map((i) => def.items[i]).filter((item) => item !== undefined);
   const indices = new Map<string, number[]>();
-  for (const item of def.items) {
+  for (const item of mine) {
     if (item.kind === 'task') indices.set(item.id, testIndicesOf(item, testCount(item.collection, item.task), submissions));
   }
   const summary = summarizeSession(def, session.order, events, submissions, (id) => indices.get(id) ?? [], replay);
@@ -536,7 +538,7 @@ export function digestSession(
   const tasks: Record<string, TaskDigest> = {};
   const gameParts: Record<string, GameDigest> = {};
   const questionParts: Record<string, QuestionItemDigest> = {};
-  for (const item of def.items) {
+  for (const item of mine) {
     if (item.kind === 'question' && !item.practice) questionParts[item.id] = questionItemDigest(item, spans.get(item.id) ?? [], submissions);
     if (item.kind === 'task' && !item.practice) {
       tasks[item.id] = taskDigest(item.id, spans.get(item.id) ?? [], submissions, indices.get(item.id) ?? []);

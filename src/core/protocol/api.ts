@@ -86,6 +86,8 @@ export interface ItemProgressView {
   readonly started: boolean;
   readonly startedAt: number | null;
   readonly finished: boolean;
+  /** A pool candidate not started because too little of the session's time was left (`finished` too): the player moves past it. */
+  readonly skipped?: boolean;
   /** Task items: each test input's judging state. */
   readonly tests?: readonly { solved: boolean; trialsUsed: number; trialsLeft: number }[];
 }
@@ -94,6 +96,12 @@ export interface ItemProgressView {
 export interface SessionView {
   readonly session: { id: string; studyId: string; studyVersion: number; state: string; createdAt: number; ackedThrough: number; now: number };
   readonly study: { title: string; consent: string; instructions: string; trials: number; limits: { itemSoftMinutes: number; itemHardMinutes: number; sessionMinutes: number; abandonAfterMinutes?: number }; allowLevelReset: boolean; showActionCounter: boolean; showTimeLeft: boolean; withdraw?: { readonly message?: string; readonly code?: string } };
+  /**
+   * The session's time budget (`limits.sessionMinutes`, from the session's start): when it ends
+   * (ms since the epoch, the server's clock: compare with `session.now`) and the minutes left.
+   * At 0 the session is over: answers are refused and finishing ends it as timed out.
+   */
+  readonly budget: { readonly endsAt: number; readonly minutesLeft: number };
   readonly items: SessionItem[];
   readonly progress: { current: number; items: ItemProgressView[] };
 }

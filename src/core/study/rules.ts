@@ -4,7 +4,7 @@
  * passes in the clock.
  */
 import type { StudyDefinition, StudyItem } from './schema';
-import { isPractice } from './schema';
+import { isPractice, itemLimits, poolOf } from './schema';
 import { activeTime, untilItemEnd } from './activeTime';
 import { itemActions } from './actions';
 
@@ -60,6 +60,30 @@ export interface ItemProgress {
   readonly durationMs: number;
   /** Time on task by the log's clock, less hidden and idle time (`activeTime`), up to the item's end. */
   readonly activeMs: number;
+  /** A pool candidate not started because too little of the session's time was left (then `finished` too). */
+  readonly skipped?: boolean;
+}
+
+/** When a session started and the time now (ms since the epoch), for its time budget. */
+export interface BudgetClock {
+  readonly createdAt: number;
+  readonly now: number;
+}
+
+/** The session's time budget (`limits.sessionMinutes`): when it ends and the minutes left (never below 0). */
+export function sessionBudget(study: StudyDefinition, createdAt: number, now: number): { endsAt: number; minutesLeft: number } {
+  const endsAt = createdAt + study.limits.sessionMinutes * 60_000;
+  return { endsAt, minutesLeft: Math.max(0, (endsAt - now) / 60_000) };
+}
+
+/**
+ * The fewest minutes of the session's budget an item needs left to be started: a pool candidate
+ * its pool's `minMinutesLeft`, by default its own hard limit; a fixed item none (it always runs).
+ */
+export function minMinutesToStart(study: StudyDefinition, index: number): number {
+  const pool = poolOf(study, index);
+  if (!pool) return 0;
+  return pool.minMinutesLeft ?? itemLimits(study, study.items[index]).hardMinutes;
 }
 
 /** Per-test-input judging state of a task item, as the submissions table holds it. */
@@ -78,7 +102,9 @@ export function sessionProgress(
   order: readonly number[],
   events: readonly StoredEvent[],
   taskDone: (itemId: string) => boolean = () => false,
+  clock?: BudgetClock,
 ): { items: ItemProgress[]; current: number } {
+  const left = clock ? sessionBudget(study, clock.createdAt, clock.now).minutesLeft : Infinity;
   const byItem = eventsByItem(events);
   const ended = new Set(events.filter((e) => e.kind === ITEM_END && typeof e.data.item === 'string').map((e) => e.data.item as string));
   const positions = order.map((i) => study.items[i]);
@@ -88,13 +114,15 @@ export function sessionProgress(
     const evs = byItem.get(item.id) ?? [];
     const first = evs[0];
     const last = evs[evs.length - 1];
+    const skipped = evs.length === 0 && left < minMinutesToStart(study, order[p]);
     return {
       id: item.id,
       kind: item.kind,
       practice: isPractice(item),
       started: evs.length > 0,
       startedAt: first ? first.receivedAt : null,
-      finished: ended.has(item.id) || p < lastStarted || (item.kind === 'task' && taskDone(item.id)),
+      finished: skipped || ended.has(item.id) || p < lastStarted || (item.kind === 'task' && taskDone(item.id)),
+      ...(skipped ? { skipped } : {}),
       actions: itemActions(item, evs),
       durationMs: first && last ? last.receivedAt - first.receivedAt : 0,
       activeMs: activeTime(untilItemEnd(evs, item.id)).activeMs,

@@ -206,6 +206,9 @@ export const CampaignRef = z.strictObject({
   id: z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/, 'must be 1-64 lower-case letters, digits or "-"'),
 });
 
+/** Most candidates over all the pools of one study. */
+export const MAX_CANDIDATES = 5000;
+
 export const StudyLimits = z.object({
   itemSoftMinutes: Minutes.default(20),
   itemHardMinutes: Minutes.default(30),
@@ -232,7 +235,8 @@ export const StudyDefinition = z.object({
   title: z.string().min(1).max(200),
   consent: Markdown,
   instructions: Markdown.default(''),
-  items: z.array(StudyItem).min(1).max(500),
+  /** Items in order: fixed items and pools (each pool's drawn candidates take its place). */
+  items: z.array(DefinitionItem).min(1).max(500),
   /** `shuffled`: tasks and games (not pages or practice items) are shuffled per participant, seeded and recorded. */
   order: z.enum(['fixed', 'shuffled']).default('fixed'),
   /** Trials per test input. */
@@ -283,15 +287,81 @@ export const StudyDefinition = z.object({
     redirectUrl: z.url({ protocol: /^https?$/ }).optional(),
   }),
 }).superRefine((s, ctx) => {
+  // A candidate is an item of the sessions that draw it: its id is unique among all of them.
   const seen = new Set<string>();
+  const see = (id: string, path: (string | number)[]) => {
+    if (seen.has(id)) ctx.addIssue({ code: 'custom', path: [...path, 'id'], message: `"${id}" is used by an earlier item or candidate; item and candidate ids must be unique` });
+    seen.add(id);
+  };
   s.items.forEach((item, i) => {
-    if (seen.has(item.id)) ctx.addIssue({ code: 'custom', path: ['items', i, 'id'], message: `"${item.id}" is used by an earlier item; item ids must be unique` });
-    seen.add(item.id);
+    see(item.id, ['items', i]);
+    if (item.kind === 'pool') item.candidates.forEach((cand, k) => see(cand.id, ['items', i, 'candidates', k]));
   });
+  const candidates = s.items.reduce((n, item) => n + (item.kind === 'pool' ? item.candidates.length : 0), 0);
+  if (candidates > MAX_CANDIDATES) ctx.addIssue({ code: 'custom', path: ['items'], message: `the pools hold ${candidates} candidates; a study holds at most ${MAX_CANDIDATES}: split the campaign into studies sharing one campaign id` });
 });
 
-export type StudyDefinition = z.output<typeof StudyDefinition>;
+/** A study as it is written (study file, editor, stored versions): pools and fixed items. */
+export type WrittenStudy = z.output<typeof StudyDefinition>;
 export type StudyDefinitionInput = z.input<typeof StudyDefinition>;
+
+/**
+ * A pool of a study as sessions run it: its candidates are items of the study's `items`
+ * (at `candidates`, in the pool's order), drawn per session (`server/campaign`).
+ */
+export interface PoolPlan {
+  readonly id: string;
+  readonly title: string;
+  /** The pool's position in the written study's `items`. */
+  readonly index: number;
+  /** Indices into the run study's `items`, one per candidate, in the pool's order. */
+  readonly candidates: readonly number[];
+  readonly draw: number | 'time';
+  readonly target: PoolTarget;
+  readonly minMinutesLeft?: number;
+}
+
+/**
+ * A study as sessions run it: every pool replaced, in place, by its candidates as ordinary
+ * items, so a session's `order` (indices into `items`) holds the candidates it drew, and
+ * everything that walks items (summaries, results, exports, replays) sees tasks, games and
+ * questions only. Written studies without pools run as written (`pools` empty).
+ */
+export type StudyDefinition = Omit<WrittenStudy, 'items'> & {
+  readonly items: StudyItem[];
+  readonly pools: readonly PoolPlan[];
+};
+
+/** The run form of a written study (see `StudyDefinition`). */
+export function runnableStudy(written: WrittenStudy): StudyDefinition {
+  const items: StudyItem[] = [];
+  const pools: PoolPlan[] = [];
+  written.items.forEach((item, index) => {
+    if (item.kind !== 'pool') { items.push(item); return; }
+    const start = items.length;
+    items.push(...item.candidates);
+    pools.push({
+      id: item.id, title: item.title, index, candidates: item.candidates.map((_, k) => start + k), draw: item.draw, target: item.target,
+      ...(item.minMinutesLeft !== undefined ? { minMinutesLeft: item.minMinutesLeft } : {}),
+    });
+  });
+  return { ...written, items, pools };
+}
+
+/** Where an item of the run study is written: `items[3]`, or `items[2].candidates[5]` for a candidate. */
+export function writtenPath(study: StudyDefinition, index: number): string {
+  for (const pool of study.pools) {
+    const k = pool.candidates.indexOf(index);
+    if (k >= 0) return `items[${pool.index}].candidates[${k}]`;
+  }
+  const before = study.pools.filter((p) => p.candidates.length > 0 && p.candidates[0] < index);
+  return `items[${index - before.reduce((n, p) => n + p.candidates.length - 1, 0)}]`;
+}
+
+/** The pool a run study's item was drawn from, or null for a fixed item. */
+export function poolOf(study: StudyDefinition, index: number): PoolPlan | null {
+  return study.pools.find((p) => p.candidates.includes(index)) ?? null;
+}
 export type StudyItem = z.output<typeof StudyItem>;
 export type TaskItem = z.output<typeof TaskItem>;
 export type GameItem = z.output<typeof GameItem>;
@@ -309,12 +379,13 @@ export function questionRefs(item: QuestionItem): QuestionRef[] {
 /** A study id: also the link `/s/<studyId>` and the file name in `data/studies/`. */
 export const StudyId = z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/, 'must be 1-64 lower-case letters, digits or "-"');
 
-export type StudyParse = { ok: true; study: StudyDefinition } | { ok: false; problems: string[] };
+/** A valid study: `written` as it is stored and edited, `study` as sessions run it (`runnableStudy`). */
+export type StudyParse = { ok: true; study: StudyDefinition; written: WrittenStudy } | { ok: false; problems: string[] };
 
 /** Validates a study; problems are one line each, `path: message`. Never throws. */
 export function parseStudy(json: unknown): StudyParse {
   const r = StudyDefinition.safeParse(json);
-  if (r.success) return { ok: true, study: r.data };
+  if (r.success) return { ok: true, study: runnableStudy(r.data), written: r.data };
   return { ok: false, problems: formatIssues(r.error.issues) };
 }
 

@@ -21,12 +21,21 @@ export function seededShuffle<T>(items: readonly T[], seed: number): T[] {
 }
 
 /**
- * The session's order as indices into `study.items`. With `order: 'shuffled'`, the tasks and
- * games (and question items) that are not practice swap places among themselves; pages, surveys and practice items stay where
- * the researcher put them (an introduction stays first, a practice task stays before the real ones).
+ * The session's order as indices into `study.items`. Each pool contributes the candidates the
+ * session drew (`drawn`, by pool id, indices into `study.items`, in draw order) where the pool is
+ * written, and nothing when it drew none. With `order: 'shuffled'`, the tasks and games (and
+ * question items) that are not practice swap places among themselves; pages, surveys and practice
+ * items stay where the researcher put them (an introduction stays first, a practice task stays
+ * before the real ones).
  */
-export function sessionOrder(study: StudyDefinition, seed: number): number[] {
-  const order = study.items.map((_, i) => i);
+export function sessionOrder(study: StudyDefinition, seed: number, drawn: ReadonlyMap<string, readonly number[]> = new Map()): number[] {
+  const order: number[] = [];
+  for (let i = 0; i < study.items.length; i++) {
+    const pool = study.pools.find((p) => p.candidates[0] === i);
+    if (!pool) { order.push(i); continue; }
+    order.push(...(drawn.get(pool.id) ?? []));
+    i += pool.candidates.length - 1;
+  }
   if (study.order === 'fixed') return order;
   const movable = order.filter((i) => { const it = study.items[i]; return it.kind !== 'page' && it.kind !== 'survey' && !it.practice; });
   const shuffled = seededShuffle(movable, seed);

@@ -45,7 +45,7 @@ describe('study schema', () => {
 
   it('refuses two items with one id', () => {
     const r = parseStudy({ ...base, items: [{ kind: 'page', id: 'a', markdown: '' }, { kind: 'page', id: 'a', markdown: '' }] });
-    expect((r as { problems: string[] }).problems).toEqual(['items[1].id: "a" is used by an earlier item; item ids must be unique']);
+    expect((r as { problems: string[] }).problems).toEqual(['items[1].id: "a" is used by an earlier item or candidate; item and candidate ids must be unique']);
   });
 });
 

@@ -315,7 +315,8 @@ describe.each(backends)('exports on $name', (backend) => {
     expect(names.slice(0, 7)).toEqual(['events.jsonl', 'attempts.csv', 'grid-actions.csv', 'baselines.json', 'baselines.csv', 'grades.csv', 'responses.csv']);
     expect(names.filter((n) => n.startsWith('recordings/')).length).toBe(6);
     expect(names.filter((n) => n.startsWith('schemas/')).sort()).toEqual([
-      'schemas/attempts.schema.json', 'schemas/baselines-csv.schema.json', 'schemas/baselines.schema.json', 'schemas/events.schema.json',
+      'schemas/attempts.schema.json', 'schemas/baselines-csv.schema.json', 'schemas/baselines.schema.json',
+      'schemas/campaign-view.schema.json', 'schemas/campaign.schema.json', 'schemas/events.schema.json',
       'schemas/grades.schema.json', 'schemas/grid-actions.schema.json', 'schemas/recording.schema.json', 'schemas/responses.schema.json',
     ]);
     expect(names.slice(-2)).toEqual(['README.md', 'SHA256SUMS']);

@@ -11,6 +11,7 @@ import { eventsJsonl } from './events';
 import { gridActionsCsv } from './gridActions';
 import { gradesCsv } from './grades';
 import { responsesCsv } from './responses';
+import { campaignCsv, campaignJson, exportCampaignView } from './campaign';
 import { type ExportEntry, type SkippedRun, recordingEntries } from './recordings';
 import { exportSchemas } from './schemas';
 import { zipStream } from './zip';
@@ -72,6 +73,12 @@ async function* bundleEntries(ctx: ExportContext): AsyncGenerator<ExportEntry> {
     ['responses.csv', responsesCsv],
   ];
   for (const [name, write] of files) yield { name, data: hashed(name, write(ctx), sums) };
+  // A campaign (a study with pools): its figures per candidate.
+  const campaign = await exportCampaignView(ctx);
+  if (campaign) {
+    yield { name: 'campaign.json', data: hashed('campaign.json', [campaignJson(campaign)], sums) };
+    yield { name: 'campaign.csv', data: hashed('campaign.csv', [campaignCsv(campaign)], sums) };
+  }
   const skipped: SkippedRun[] = [];
   let runs = 0;
   for await (const e of recordingEntries(ctx, skipped)) {
@@ -83,7 +90,7 @@ async function* bundleEntries(ctx: ExportContext): AsyncGenerator<ExportEntry> {
     const name = `schemas/${file}`;
     yield { name, data: hashed(name, [JSON.stringify(schema, null, 2) + '\n'], sums) };
   }
-  yield { name: 'README.md', data: hashed('README.md', [bundleReadme(ctx, runs, skipped)], sums) };
+  yield { name: 'README.md', data: hashed('README.md', [bundleReadme(ctx, runs, skipped, campaign !== null)], sums) };
   yield { name: 'SHA256SUMS', data: [sums.join('')] };
 }
 
@@ -92,7 +99,7 @@ export function studyBundle(ctx: ExportContext): AsyncGenerator<Buffer> {
   return zipStream(bundleEntries(ctx), { modified: new Date(ctx.now) });
 }
 
-function bundleReadme(ctx: ExportContext, runs: number, skipped: readonly SkippedRun[]): string {
+function bundleReadme(ctx: ExportContext, runs: number, skipped: readonly SkippedRun[], campaign: boolean): string {
   const versions = [...ctx.versions.keys()];
   const lines = [
     `# Study "${ctx.studyId}": data export`,
@@ -109,6 +116,10 @@ function bundleReadme(ctx: ExportContext, runs: number, skipped: readonly Skippe
     '| `baselines.csv` | the same, one row per game, level and preset | `schemas/baselines-csv.schema.json` |',
     '| `grades.csv` | one row per grade of a free-response or symbolic answer: each grader\'s criterion scores, total, pass and note (graders by their label), the researcher\'s adjudications, and the mean of agreeing grades; `final` marks the final grade of each answer | `schemas/grades.schema.json` |',
     '| `responses.csv` | one row per participant and question (single or in a block), survey question, written description (first or last) and withdrawal: the answer, the verdict of judged answers, the time on the item and the answer changes counted from the log; `excluded` marks sessions a researcher excluded | `schemas/responses.schema.json` |',
+    ...(campaign ? [
+      '| `campaign.json` | the campaign view: per pool candidate its draws, attempts, solves by distinct participants, status under the inclusion rule (stated in `rule`), medians, per-level funnel with drop-offs, and versions side by side | `schemas/campaign-view.schema.json` |',
+      '| `campaign.csv` | one row per pool candidate: the same figures, without the per-level funnel | `schemas/campaign.schema.json` |',
+    ] : []),
     `| \`recordings/\` | ${runs} official ARC-AGI-3 \`.recording.jsonl\` file${runs === 1 ? '' : 's'}, one per game run, named \`<session>-<item>-<run>.recording.jsonl\` | \`schemas/recording.schema.json\` |`,
     '| `SHA256SUMS` | the SHA-256 of every other file (`sha256sum -c SHA256SUMS` checks them) | |',
     '',

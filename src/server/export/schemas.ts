@@ -6,6 +6,7 @@
  * `true`/`false`, empty for none).
  */
 import { z } from 'zod';
+import { CAMPAIGN_COLUMNS, CAMPAIGN_VERSION } from './campaign';
 import { BaselinesFileSchema } from '../../core/scoring/baselines';
 import { ATTEMPTS_COLUMNS, ATTEMPTS_VERSION } from './attempts';
 import { BASELINES_CSV_COLUMNS, BASELINES_CSV_VERSION } from './baselines';
@@ -244,6 +245,56 @@ const recordingSchema = {
   },
 };
 
+const CAMPAIGN_SPEC: Record<string, Column> = {
+  study_id: { type: 'string', description: 'The study id' },
+  campaign_id: { type: 'string', empty: true, description: "The study's campaign id (empty: the study alone)" },
+  pool: { type: 'string', description: 'The pool item id' },
+  candidate_id: { type: 'string', description: "The candidate's item id (as in the logs)" },
+  kind: { type: 'string', description: 'task, game or question' },
+  label: { type: 'string', description: 'The task id, game id or question id' },
+  target_kind: { type: 'string', description: 'solves (full solves by different participants) or attempts' },
+  target: { type: 'integer', description: 'How many the target asks for' },
+  drawn: { type: 'integer', description: 'Sessions that drew it (every study of the campaign)' },
+  in_progress: { type: 'integer', description: 'Drawn by sessions still in progress' },
+  attempts: { type: 'integer', description: "Counted attempts (the study's attempt rule), sessions not excluded" },
+  solves: { type: 'integer', description: 'Distinct participants who solved it fully, sessions not excluded' },
+  status: { type: 'string', description: 'met, needs_more, revise or never_solved (the rule is in campaign.json)' },
+  median_actions: { type: 'number', empty: true, description: "Median actions of this study's full solves" },
+  median_seconds: { type: 'number', empty: true, description: "Median seconds of this study's full solves" },
+  versions: { type: 'string', description: 'The versions met (game versions or collection/task), space-separated, oldest first' },
+  drop_off_levels: { type: 'string', description: 'Games: the levels flagged as drop-offs, space-separated' },
+};
+
+const campaignViewSchema = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  $id: `${BASE}campaign-view.schema.json`,
+  title: 'ARC Studio campaign.json (arc-studio.campaign)',
+  description: `The campaign view of a study with pools, as GET /api/admin/studies/:id/campaign answers it (CampaignView in src/core/protocol/campaign.ts). Format version ${CAMPAIGN_VERSION}.`,
+  type: 'object',
+  required: ['format', 'version', 'studyId', 'campaignId', 'rule', 'generatedAt', 'participants', 'candidates', 'participantsNeeded'],
+  properties: {
+    format: { const: 'arc-studio.campaign' },
+    version: { type: 'integer' },
+    studyId: { type: 'string' },
+    campaignId: { type: ['string', 'null'] },
+    rule: { type: 'string' },
+    generatedAt: { type: 'number', description: 'ms since the epoch' },
+    participants: { type: 'object', required: ['inProgress', 'finished', 'total', 'live'] },
+    candidates: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['id', 'pool', 'kind', 'label', 'target', 'drawn', 'inProgress', 'attempts', 'solves', 'status', 'medianActions', 'medianSeconds', 'versions'],
+        properties: {
+          status: { enum: ['met', 'needs_more', 'revise', 'never_solved'] },
+          levels: { type: 'array', items: { type: 'object', required: ['level', 'reached', 'completed', 'medianActions', 'medianSeconds', 'dropOff'] } },
+        },
+      },
+    },
+    participantsNeeded: { type: ['integer', 'null'] },
+  },
+};
+
 /** The schema files, by file name (`<name>.schema.json`). */
 export function exportSchemas(): Record<string, object> {
   return {
@@ -260,5 +311,7 @@ export function exportSchemas(): Record<string, object> {
     'grades.schema.json': csvSchema('grades', GRADES_VERSION, 'ARC Studio grades.csv record', 'One grade of a free-response or symbolic answer to a question item.', GRADES_COLUMNS, GRADES_SPEC),
     'responses.schema.json': csvSchema('responses', RESPONSES_VERSION, 'ARC Studio responses.csv record', "One participant's answer to a question, a survey question, a written description or a withdrawal.", RESPONSES_COLUMNS, RESPONSES_SPEC),
     'recording.schema.json': recordingSchema,
+    'campaign.schema.json': csvSchema('campaign', CAMPAIGN_VERSION, 'ARC Studio campaign.csv record', 'One candidate of a pool of a campaign study, and where it stands against its target.', CAMPAIGN_COLUMNS, CAMPAIGN_SPEC),
+    'campaign-view.schema.json': campaignViewSchema,
   };
 }

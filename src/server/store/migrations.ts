@@ -302,4 +302,44 @@ export const migrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 11,
+    name: 'campaigns: candidate claims and recorded draws',
+    sql: `
+      -- A session's claim on a pool candidate: made when the session starts (in the transaction
+      -- that creates it, under the campaign's advisory lock), settled when it ends. campaign: the
+      -- study's campaign id, or 'study:<id>' for a study without one. participant: the platform id
+      -- (core/study/draw.ts participantKey), null without one.
+      -- state: held (in flight), solved, attempted (counted, not solved), released (ended without
+      -- counting), skipped (never started: too little time was left, or the session ended first).
+      CREATE TABLE campaign_claims (
+        -- the order claims were made in (draws of a campaign are serialised by its lock)
+        no bigint GENERATED ALWAYS AS IDENTITY,
+        session_id text NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        candidate text NOT NULL,
+        campaign text NOT NULL,
+        study_id text NOT NULL,
+        pool text NOT NULL,
+        participant text,
+        position integer NOT NULL,
+        state text NOT NULL DEFAULT 'held',
+        claimed_at timestamptz NOT NULL,
+        settled_at timestamptz,
+        PRIMARY KEY (session_id, candidate)
+      );
+      CREATE INDEX campaign_claims_by_candidate ON campaign_claims (campaign, candidate);
+      CREATE INDEX campaign_claims_by_participant ON campaign_claims (campaign, participant);
+      CREATE INDEX campaign_claims_by_study ON campaign_claims (study_id);
+      -- The draw as it was made: its seed, the figures it was made on and what it chose, so an
+      -- audit recomputes it (core/study/draw.ts drawCandidates).
+      CREATE TABLE campaign_draws (
+        session_id text PRIMARY KEY REFERENCES sessions (id) ON DELETE CASCADE,
+        campaign text NOT NULL,
+        seed integer NOT NULL,
+        -- [{"pool", "count", "standings": [{"id", "progress", "inFlight", "met"}], "drawn": [ids]}]
+        pools jsonb NOT NULL,
+        at timestamptz NOT NULL
+      );
+    `,
+  },
 ];

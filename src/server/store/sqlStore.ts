@@ -5,6 +5,7 @@ import type { SessionState, StoredEvent } from '../../core/study/rules';
 import { migrations } from './migrations';
 import { databaseUnavailable } from './unavailable';
 import { type GradingStore, SqlGradingStore } from './gradingStore';
+import { CampaignStore } from './campaignStore';
 import type { AgentKeyRecord, AgentRunRecord, AuditEventInput, AuditEventRecord, DeletedRows, AgentStepRecord, AppendResult, DownloadTicket, EventInput, GameRunRecord, GameStepRecord, NewSession, ResponseRecord, SessionRecord, Store, StudyRecord, StudySource, StudySummary, SubmissionRecord, ScorecardRecord } from './types';
 
 export interface Queryable {
@@ -144,10 +145,12 @@ function studyFromRow(r: Row): StudyRecord {
 export class SqlStore implements Store {
   readonly kind: 'pglite' | 'postgres';
   readonly grading: GradingStore;
+  readonly campaigns: CampaignStore;
 
   constructor(private readonly db: Driver) {
     this.kind = db.kind;
     this.grading = new SqlGradingStore(db);
+    this.campaigns = new CampaignStore(db);
   }
 
   async saveStudy(id: string, definition: unknown, source: StudySource, now: number): Promise<{ version: number; created: boolean }> {

@@ -6,6 +6,7 @@ import type { SessionState, StoredEvent } from '../../core/study/rules';
 import type { DeletedCounts } from '../../core/protocol/api';
 import type { AgentReplayStep, AgentRunSource } from '../../core/protocol/agents';
 import type { GradingStore } from './gradingStore';
+import type { CampaignStore } from './campaignStore';
 
 export type StudySource = 'file' | 'studio';
 
@@ -210,6 +211,8 @@ export interface Store {
   readonly kind: 'pglite' | 'postgres';
   /** Graders, their grades and the researcher's adjudications (`gradingStore.ts`). */
   readonly grading: GradingStore;
+  /** Campaigns: claims on pool candidates and recorded draws (`campaignStore.ts`). */
+  readonly campaigns: CampaignStore;
 
   /**
    * Saves a study definition: the first save creates version 1; later saves replace the latest

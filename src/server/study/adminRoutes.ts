@@ -57,7 +57,7 @@ export function adminRoutes(ctx: StudyContext): Hono {
     const refs = await checkStudyReferences(parsed.study, deps.library, deps.games);
     if (refs.length) return fail(c, 422, 'invalid_study', `The study refers to things this server does not have: ${refs.join('; ')}`, { problems: refs });
     if (mustBeNew && (await store.getStudy(id))) return fail(c, 409, 'exists', `A study "${id}" exists already; edit it with PUT /api/admin/studies/${id}.`);
-    const saved = await store.saveStudy(id, parsed.study, 'studio', now());
+    const saved = await store.saveStudy(id, parsed.written, 'studio', now());
     ctx.forgetStudy(id, saved.version);
     return c.json({ id, ...saved }, saved.created ? 201 : 200);
   };

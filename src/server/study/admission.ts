@@ -30,7 +30,7 @@ import type { SessionRecord, SubmissionRecord } from '../store/types';
 import { type StudyContext, fail, itemLimitsOf } from './context';
 
 /** Why a write was refused; every one is a 409 (docs/api.md, "Admission"). */
-export type AdmissionRefusal = 'session_closed' | 'session_idle' | 'events_pending' | 'not_current_item' | 'item_closed' | 'not_started' | 'item_time_up';
+export type AdmissionRefusal = 'session_closed' | 'session_idle' | 'events_pending' | 'not_current_item' | 'item_closed' | 'item_skipped' | 'not_started' | 'item_time_up';
 
 export interface AdmissionRequest {
   /** The item written about; null for a write about the session (withdrawal). */
@@ -127,7 +127,8 @@ export async function admit(c: Context, ctx: StudyContext, session: SessionRecor
   if (!item) return idle(null);
 
   const marks = await marksOf(ctx).read(session);
-  const progress = sessionProgress(study, session.order, marks);
+  // With the session's time budget: a pool candidate too little time is left for is skipped.
+  const progress = sessionProgress(study, session.order, marks, undefined, { createdAt: session.createdAt, now: t });
   const position = progress.items.findIndex((i) => i.id === item.id);
   if (position < 0) return refuse('not_current_item', `Item ${item.id} is not among the items of your session; ${req.what} are taken for your items only.`);
   const prog = progress.items[position];
@@ -141,6 +142,7 @@ export async function admit(c: Context, ctx: StudyContext, session: SessionRecor
     return refuse('not_started', `Item ${item.id} has not been started; it takes ${req.what} after you worked on it.`);
   }
 
+  if (prog.skipped) return refuse('item_skipped', `Item ${item.id} was not started: too little of the session's time was left for it. Go on to the next item.`);
   if (prog.finished) return refuse('item_closed', `Item ${item.id} is finished; finished items cannot be revisited.`);
   if (position !== progress.current) {
     if (pending()) return refuse('events_pending', pendingMessage, { ackedThrough: session.ackedThrough });

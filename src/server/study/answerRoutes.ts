@@ -12,7 +12,7 @@ import { judgeSubmission } from '../../core/questions/judge';
 import { MAX_BLOCK_QUESTIONS, questionRefs } from '../../core/study/schema';
 import type { SubmissionRecord } from '../store/types';
 import { admit } from './admission';
-import { type StudyContext, fail, readJson, zodFail } from './context';
+import { type StudyContext, fail, readJson, zodFail, sessionItem } from './context';
 import { oncePerKey } from './once';
 
 const AnswerBody = z.object({
@@ -38,7 +38,7 @@ export function answerRoutes(ctx: StudyContext): Hono {
     const parsed = AnswerBody.safeParse(body.body);
     if (!parsed.success) return zodFail(c, parsed.error.issues, 'The answer is not valid');
     const { key, item: itemId, index, answer, lastSeq } = parsed.data;
-    const item = study.items.find((i) => i.id === itemId);
+    const item = sessionItem(study, session.order, itemId);
     if (!item || item.kind !== 'question') return fail(c, 404, 'not_found', `This study has no question item "${itemId}".`);
     const refs = questionRefs(item);
     const ref = refs[index];

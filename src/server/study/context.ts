@@ -11,6 +11,7 @@ import type { ReplayGame, StoredEvent } from '../../core/study/rules';
 import { summarizeSession } from '../../core/study/summary';
 import { bearer, hashToken, tokenMatches } from '../auth';
 import { builtInGamesOnly, definitionOf } from '../studies';
+import { games } from '../../games';
 import type { TaskLibrary } from '../collections';
 import type { SessionRecord, Store } from '../store/types';
 import { DEFAULT_LIMITS, type IngestLimits } from './limits';
@@ -95,6 +96,15 @@ export function itemLimitsOf(study: StudyDefinition, item: { softMinutes?: numbe
   return { softMinutes: item.softMinutes ?? study.limits.itemSoftMinutes, hardMinutes: item.hardMinutes ?? study.limits.itemHardMinutes };
 }
 
+/**
+ * An item of this session by id: one of the study's items in the session's order. A campaign's
+ * study holds every candidate of its pools; a session has only those it drew.
+ */
+export function sessionItem(study: StudyDefinition, order: readonly number[], itemId: string): StudyDefinition['items'][number] | undefined {
+  const index = order.find((i) => study.items[i]?.id === itemId);
+  return index === undefined ? undefined : study.items[index];
+}
+
 export const testIndicesOf = (item: TaskItem, count: number) => item.tests ?? Array.from({ length: count }, (_, i) => i);
 
 export type StudyContext = ReturnType<typeof studyContext>;
@@ -168,7 +178,8 @@ export function studyContext(deps: StudyDeps) {
     for await (const page of store.streamEvents(session.id)) events.push(...page);
     const subs = await store.listSubmissions(session.id);
     const counts = new Map<string, number[]>();
-    for (const item of study.items) {
+    // The session's own items only: a campaign's study holds every candidate of its pools.
+    for (const item of session.order.map((i) => study.items[i])) {
       if (item.kind !== 'task') continue;
       const found = await loadTask(item);
       counts.set(item.id, testIndicesOf(item, found.ok ? found.task.test.length : 0));
@@ -182,5 +193,9 @@ export function studyContext(deps: StudyDeps) {
     return summarizeSession(study, session.order, events, subs, (id) => counts.get(id) ?? [], deps.replay);
   };
 
-  return { deps, store, now, limits, studyAt, forgetStudy, loadTask, remember, forgetSessions, participant, summarize };
+  // A game's level count, to tell a full solve of a campaign's game candidate.
+  const builtIn = Object.fromEntries(Object.values(games).map((g) => [g.id, { levels: g.levels.length }]));
+  const gameLevels = (game: string): number | null => (deps.gameInfo?.() ?? builtIn)[game]?.levels ?? null;
+
+  return { deps, store, now, limits, gameLevels, studyAt, forgetStudy, loadTask, remember, forgetSessions, participant, summarize };
 }

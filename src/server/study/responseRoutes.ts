@@ -17,8 +17,9 @@ import { WITHDRAW_REASONS, type ResponseStored, type WithdrawReason, type Withdr
 import { isFinalState } from '../../core/study/rules';
 import { checkSurveyAnswers } from '../../core/study/survey';
 import type { ResponseRecord } from '../store/types';
+import { settleClaims } from '../campaign/assign';
 import { admit } from './admission';
-import { type StudyContext, fail, readJson, zodFail } from './context';
+import { type StudyContext, fail, readJson, zodFail, sessionItem } from './context';
 import { oncePerKey } from './once';
 
 /** Longest written description and withdrawal comment kept (characters). */
@@ -69,7 +70,7 @@ export function responseRoutes(ctx: StudyContext): Hono {
     const parsed = DescriptionBody.safeParse(body.body);
     if (!parsed.success) return zodFail(c, parsed.error.issues, 'The description is not valid');
     const { key, item: itemId, stage, text, lastSeq } = parsed.data;
-    const item = study.items.find((i) => i.id === itemId);
+    const item = sessionItem(study, session.order, itemId);
     if (!item || (item.kind !== 'task' && item.kind !== 'game')) return fail(c, 404, 'not_found', `This study has no task or game item "${itemId}".`);
     if (!item.describe) return fail(c, 409, 'not_asked', `Item ${itemId} does not ask for a written description.`);
     if (item.kind === 'game' && stage === 'first') return fail(c, 400, 'malformed', 'stage: a game\'s description comes when it ends; send stage "last".', { path: 'stage' });
@@ -93,7 +94,7 @@ export function responseRoutes(ctx: StudyContext): Hono {
     const parsed = SurveyBody.safeParse(body.body);
     if (!parsed.success) return zodFail(c, parsed.error.issues, 'The survey answers are not valid');
     const { key, item: itemId, answers, lastSeq } = parsed.data;
-    const item = study.items.find((i) => i.id === itemId);
+    const item = sessionItem(study, session.order, itemId);
     if (!item || item.kind !== 'survey') return fail(c, 404, 'not_found', `This study has no survey item "${itemId}".`);
     const checked = checkSurveyAnswers(item, answers);
     if (!checked.ok) {
@@ -128,6 +129,7 @@ export function responseRoutes(ctx: StudyContext): Hono {
     await store.addResponse({ sessionId: session.id, key, item, kind: 'withdraw', part: '', value: { reason, comment }, at: t });
     if (!isFinalState(session.state) || session.state === 'timed_out') {
       await store.setSessionState(session.id, 'withdrawn', { finishedAt: t });
+      if (study.pools.length) await settleClaims(store, study, session, await ctx.summarize(session, study), ctx.gameLevels, t);
       ctx.deps.maintainer?.sessionEnded(session.studyId);
     }
     return c.json(result);

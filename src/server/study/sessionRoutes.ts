@@ -7,9 +7,10 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { withoutAnswers } from '../../core/formats/arcTask';
 import type { CreatedSession, FinishResult, SessionItem, SessionView, StudyIntro } from '../../core/protocol/api';
-import { questionRefs } from '../../core/study/schema';
+import { poolOf, questionRefs } from '../../core/study/schema';
+import { createDrawnSession, drawCount, settleClaims } from '../campaign/assign';
 import { sessionOrder } from '../../core/study/shuffle';
-import { ITEM_END, ITEM_START, effectiveState, sessionProgress } from '../../core/study/rules';
+import { ITEM_END, ITEM_START, effectiveState, sessionBudget, sessionProgress } from '../../core/study/rules';
 import { tallyTests } from '../../core/study/summary';
 import { bearer, hashToken, newToken, tokenMatches } from '../auth';
 import { definitionOf } from '../studies';
@@ -34,7 +35,8 @@ export function sessionRoutes(ctx: StudyContext): Hono {
     const rec = await store.getStudy(c.req.param('studyId'));
     if (!rec) return fail(c, 404, 'not_found', `No study "${c.req.param('studyId')}". Check the link you were given.`);
     const s = definitionOf(rec);
-    return c.json({ id: rec.id, version: rec.version, title: s.title, consent: s.consent, items: s.items.filter((i) => i.kind !== 'page').length, sessionMinutes: s.limits.sessionMinutes, decline: s.decline ?? {}, devices: s.devices } satisfies StudyIntro);
+    const fixed = s.items.filter((i, index) => i.kind !== 'page' && poolOf(s, index) === null).length;
+    return c.json({ id: rec.id, version: rec.version, title: s.title, consent: s.consent, items: fixed + s.pools.reduce((n, p) => n + drawCount(s, p), 0), sessionMinutes: s.limits.sessionMinutes, decline: s.decline ?? {}, devices: s.devices } satisfies StudyIntro);
   });
 
   api.post('/studies/:studyId/sessions', async (c) => {
@@ -62,8 +64,15 @@ export function sessionRoutes(ctx: StudyContext): Hono {
     const seed = randomInt(0, 2 ** 31 - 1);
     const token = newToken();
     const id = randomUUID();
-    const created = { id, studyId: rec.id, studyVersion: rec.version, tokenHash: hashToken(token), params, seed, order: sessionOrder(study, seed), createdAt: now(), flags: [...new Set(flags)] };
-    await store.createSession(created);
+    const base = { id, studyId: rec.id, studyVersion: rec.version, tokenHash: hashToken(token), params, seed, createdAt: now(), flags: [...new Set(flags)] };
+    let created;
+    if (study.pools.length === 0) {
+      created = { ...base, order: sessionOrder(study, seed) };
+      await store.createSession(created);
+    } else {
+      // A campaign: the pools' candidates are drawn and claimed in the transaction that creates the session.
+      created = { ...base, order: [...await createDrawnSession(store, study, base, base.createdAt, params.mode !== 'playtest')] };
+    }
     // The first batch follows at once: it finds its session here instead of in the database.
     ctx.remember({ ...created, state: 'started', ackedThrough: -1, eventCount: 0, eventBytes: 0, lastEventAt: null, finishedAt: null, excludedAt: null, excludedReason: null });
     return c.json({ sessionId: id, token } satisfies CreatedSession, 201);
@@ -107,14 +116,19 @@ export function sessionRoutes(ctx: StudyContext): Hono {
       }
     }
     const tally = (id: string) => tallyTests(subs, id, tests.get(id) ?? []);
-    const progress = sessionProgress(study, session.order, marks, (id) => tally(id).every((t) => t.solved || t.trialsUsed >= study.trials));
+    const t = now();
+    const progress = sessionProgress(study, session.order, marks, (id) => tally(id).every((x) => x.solved || x.trialsUsed >= study.trials), { createdAt: session.createdAt, now: t });
+    // Candidates the time left no longer allows go back to their pools at once.
+    const skipped = progress.items.filter((i) => i.skipped).map((i) => ({ candidate: i.id, state: 'skipped' as const }));
+    if (skipped.length && session.params.mode !== 'playtest') await store.campaigns.settle(session.id, skipped, t);
     return c.json({
-      session: { id: session.id, studyId: session.studyId, studyVersion: session.studyVersion, state: effectiveState(session, study, now()), createdAt: session.createdAt, ackedThrough: session.ackedThrough, now: now() },
+      session: { id: session.id, studyId: session.studyId, studyVersion: session.studyVersion, state: effectiveState(session, study, t), createdAt: session.createdAt, ackedThrough: session.ackedThrough, now: t },
+      budget: sessionBudget(study, session.createdAt, t),
       study: { title: study.title, consent: study.consent, instructions: study.instructions, trials: study.trials, limits: study.limits, allowLevelReset: study.allowLevelReset, showActionCounter: study.showActionCounter, showTimeLeft: study.showTimeLeft, ...(study.withdraw ? { withdraw: study.withdraw } : {}) },
       items,
       progress: {
         current: progress.current,
-        items: progress.items.map((i) => ({ id: i.id, started: i.started, startedAt: i.startedAt, finished: i.finished, ...(tests.has(i.id) ? { tests: tally(i.id).map((t) => ({ ...t, trialsLeft: t.solved ? 0 : study.trials - t.trialsUsed })) } : {}) })),
+        items: progress.items.map((i) => ({ id: i.id, started: i.started, startedAt: i.startedAt, finished: i.finished, ...(i.skipped ? { skipped: true } : {}), ...(tests.has(i.id) ? { tests: tally(i.id).map((t) => ({ ...t, trialsLeft: t.solved ? 0 : study.trials - t.trialsUsed })) } : {}) })),
       },
     } satisfies SessionView);
   });
@@ -136,6 +150,7 @@ export function sessionRoutes(ctx: StudyContext): Hono {
       const summary = await ctx.summarize(session, study);
       const state = effectiveState(session, study, t) === 'timed_out' ? 'timed_out' : 'finished';
       await store.setSessionState(session.id, state, { finishedAt: t, flags: [...new Set([...session.flags, ...summary.flags])] });
+      await settleClaims(store, study, session, summary, ctx.gameLevels, t);
       ctx.deps.maintainer?.sessionEnded(session.studyId);
     }
     return c.json({ completionCode: study.completion.code, redirectUrl: study.completion.redirectUrl ?? null } satisfies FinishResult);

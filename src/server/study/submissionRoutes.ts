@@ -10,7 +10,7 @@ import type { SubmissionResult } from '../../core/protocol/api';
 import { tallyTests } from '../../core/study/summary';
 import type { SubmissionRecord } from '../store/types';
 import { admit } from './admission';
-import { type StudyContext, fail, readJson, testIndicesOf, zodFail } from './context';
+import { type StudyContext, fail, readJson, testIndicesOf, zodFail, sessionItem } from './context';
 import { oncePerKey } from './once';
 
 const Submission = z.object({
@@ -38,7 +38,7 @@ export function submissionRoutes(ctx: StudyContext): Hono {
     const { key, item: itemId, testIndex, grid, lastSeq } = parsed.data;
     const problems = gridProblems(grid, 'grid');
     if (problems.length) return fail(c, 400, 'malformed', `The submitted grid is not valid: ${problems.map(formatProblem).join('; ')}`);
-    const item = study.items.find((i) => i.id === itemId);
+    const item = sessionItem(study, session.order, itemId);
     if (!item || item.kind !== 'task') return fail(c, 404, 'not_found', `This study has no task item "${itemId}".`);
     const found = await ctx.loadTask(item);
     if (!found.ok) return fail(c, 422, 'task_unavailable', `Item ${item.id}: ${found.message}`);

@@ -1,0 +1,273 @@
+/**
+ * A campaign's figures (`GET /api/admin/studies/:id/campaign`) and its payments, added up from
+ * the claims the draws made (settled from each session's summary when it ends) and the
+ * per-session digests the results use. Pure: the server gathers the inputs.
+ *
+ * The rules, as `CampaignView.rule` and docs/api.md state them:
+ * - `solves`: distinct participants (platform id, else the session) whose claim settled `solved`
+ *   in a session not excluded; `attempts`: such claims settled `solved` or `attempted`.
+ * - status `met`: the target is reached. `never_solved`: at least the target's number of
+ *   attempts and no solve. `revise`: a drop-off level, or at least twice the target's number of
+ *   attempts with under a quarter of them solved. `needs_more`: the others.
+ * - a level is a drop-off when at least `DROP_OFF_MIN_REACHED` reached it and the share of them
+ *   who completed it is at most half the share of the level before (level 1: of all).
+ */
+import type { CampaignCandidateView, CampaignLevelView, CampaignLiveSession, CampaignVersionView, CampaignView, CandidateStatus, PaymentsView, SessionPayment } from '../protocol/campaign';
+import { type ClaimState, progressOf, targetCount } from '../study/draw';
+import type { Payment, PoolTarget, StudyDefinition, StudyItem } from '../study/schema';
+import type { SessionDigest } from './results';
+import { quantile } from './dist';
+
+/** Fewest players who reached a level before it may be flagged as a drop-off. */
+export const DROP_OFF_MIN_REACHED = 3;
+
+/** A claim as the figures read it. */
+export interface CampaignClaim {
+  readonly sessionId: string;
+  readonly candidate: string;
+  readonly participant: string | null;
+  readonly state: ClaimState;
+  readonly excluded: boolean;
+  /** Held by a session still in progress (neither ended, silent past its limit, nor out of time). */
+  readonly inFlight: boolean;
+}
+
+/** A session of the study as the figures read it. */
+export interface CampaignSession {
+  readonly id: string;
+  readonly params: Readonly<Record<string, string>>;
+  /** The state now (`effectiveState`). */
+  readonly state: string;
+  readonly inFlight: boolean;
+  readonly excluded: boolean;
+  readonly flags: readonly string[];
+  readonly createdAt: number;
+  /** Its digest; null when it could not be computed (its study version is gone). */
+  readonly digest: SessionDigest | null;
+  /** The candidate it is on now (in progress only), else null. */
+  readonly current: string | null;
+}
+
+export interface CampaignInput {
+  readonly studyId: string;
+  readonly campaignId: string | null;
+  /** The study's latest version, as sessions run it. */
+  readonly study: StudyDefinition;
+  /** Every claim of the campaign (all its studies), in the order they were made. */
+  readonly claims: readonly CampaignClaim[];
+  /** This study's sessions. */
+  readonly sessions: readonly CampaignSession[];
+  /** A game's level count; null when unknown. */
+  readonly gameLevels: (game: string) => number | null;
+  readonly now: number;
+}
+
+const median = (values: readonly number[]): number | null => (values.length ? quantile([...values].sort((a, b) => a - b), 0.5) : null);
+const who = (c: { participant: string | null; sessionId: string }) => c.participant ?? `session:${c.sessionId}`;
+
+/** The inclusion rule in words. */
+export function ruleText(target: PoolTarget): string {
+  const n = targetCount(target);
+  const kept = 'solves' in target
+    ? `kept when ${n} different participant${n === 1 ? '' : 's'} solve it fully`
+    : `kept when attempted ${n} time${n === 1 ? '' : 's'}`;
+  return `${kept}; never solved after ${n} attempt${n === 1 ? '' : 's'} without a solve; revise when a level drops off `
+    + `(at least ${DROP_OFF_MIN_REACHED} reached it and at most half as large a share completed it as the level before) `
+    + `or after ${2 * n} attempts fewer than a quarter were solved`;
+}
+
+interface Play { readonly actions: number | null; readonly ms: number | null; readonly levels: readonly { completed: boolean; actions: number; ms: number | null }[] | null; readonly version: string }
+
+/** What one session's digest says of one candidate item: null when it did not play it. */
+function playOf(item: StudyItem, digest: SessionDigest | null): Play | null {
+  if (!digest) return null;
+  if (item.kind === 'task') {
+    const t = digest.tasks[item.id];
+    if (!t || !t.attempted) return null;
+    return { actions: t.actions, ms: t.solveMs, levels: null, version: `${item.collection}/${item.task}` };
+  }
+  if (item.kind === 'game') {
+    const g = digest.games[item.id];
+    if (!g) return null;
+    const levels = g.detail ? g.detail.levels.map((l, k) => ({ completed: l.completed, actions: l.actions, ms: g.detail!.timeMs[k] ?? null })) : null;
+    const actions = levels ? levels.reduce((n, l) => n + l.actions, 0) : null;
+    const ms = levels && levels.every((l) => l.ms !== null) ? levels.reduce((n, l) => n + (l.ms ?? 0), 0) : null;
+    return { actions, ms, levels, version: g.version ?? item.game };
+  }
+  if (item.kind === 'question') {
+    const q = digest.questions[item.id];
+    if (!q || !q.opened) return null;
+    return { actions: null, ms: q.timeMs, levels: null, version: item.id };
+  }
+  return null;
+}
+
+/** The per-level funnel of the plays given, `levelCount` levels at least. */
+export function levelFunnel(plays: readonly Play[], levelCount: number): CampaignLevelView[] {
+  const runs = plays.flatMap((p) => (p.levels ? [p.levels] : []));
+  const n = Math.max(levelCount, ...runs.map((r) => r.length));
+  const out: CampaignLevelView[] = [];
+  for (let k = 0; k < n; k++) {
+    const reached = runs.filter((r) => r.length > k);
+    const done = reached.filter((r) => r[k].completed);
+    const share = reached.length ? done.length / reached.length : 0;
+    const before = k === 0 ? 1 : (out[k - 1].reached ? out[k - 1].completed / out[k - 1].reached : 0);
+    out.push({
+      level: k + 1,
+      reached: reached.length,
+      completed: done.length,
+      medianActions: median(done.map((r) => r[k].actions)),
+      medianSeconds: median(done.flatMap((r) => (r[k].ms === null ? [] : [r[k].ms! / 1000]))),
+      dropOff: reached.length >= DROP_OFF_MIN_REACHED && before > 0 && share <= before / 2,
+    });
+  }
+  return out;
+}
+
+function statusOf(target: PoolTarget, solves: number, attempts: number, levels: readonly CampaignLevelView[] | undefined): CandidateStatus {
+  const goal = targetCount(target);
+  if (progressOf({ solves, attempts }, target) >= goal) return 'met';
+  if (solves === 0 && attempts >= goal) return 'never_solved';
+  if (levels?.some((l) => l.dropOff) || (attempts >= 2 * goal && solves / attempts < 0.25)) return 'revise';
+  return 'needs_more';
+}
+
+/** The campaign view of a study (see the module comment for the rules). */
+export function campaignView(input: CampaignInput): CampaignView {
+  const { study } = input;
+  const claimsOf = new Map<string, CampaignClaim[]>();
+  for (const c of input.claims) {
+    const list = claimsOf.get(c.candidate);
+    if (list) list.push(c); else claimsOf.set(c.candidate, [c]);
+  }
+  const sessionById = new Map(input.sessions.map((s) => [s.id, s]));
+  const candidates: CampaignCandidateView[] = [];
+  // For the estimate of participants still needed.
+  let settledDraws = 0, progressSum = 0, drawsNeeded = 0, unknownRate = false;
+  const perCandidate: { remaining: number; settled: number; progress: number }[] = [];
+
+  for (const pool of study.pools) {
+    for (const index of pool.candidates) {
+      const item = study.items[index];
+      const mine = claimsOf.get(item.id) ?? [];
+      const counted = mine.filter((c) => !c.excluded && (c.state === 'solved' || c.state === 'attempted'));
+      const solvedBy = new Set(counted.filter((c) => c.state === 'solved').map(who));
+      const solves = solvedBy.size;
+      const attempts = counted.length;
+      const inProgress = mine.filter((c) => c.state === 'held' && c.inFlight).length;
+      // The plays of this study's sessions that counted, with whether each was a solve.
+      const plays: (Play & { solved: boolean })[] = [];
+      for (const c of counted) {
+        const s = sessionById.get(c.sessionId);
+        const play = s ? playOf(item, s.digest) : null;
+        if (play) plays.push({ ...play, solved: c.state === 'solved' });
+      }
+      const solvedPlays = plays.filter((p) => p.solved);
+      const levelCount = item.kind === 'game' ? input.gameLevels(item.game) ?? 0 : 0;
+      const levels = item.kind === 'game' ? levelFunnel(plays, levelCount) : undefined;
+      const versionIds = [...new Set(plays.map((p) => p.version))];
+      const versions: CampaignVersionView[] = versionIds.map((version) => {
+        const of = plays.filter((p) => p.version === version);
+        const solvedOf = of.filter((p) => p.solved);
+        return {
+          version, attempts: of.length, solves: solvedOf.length,
+          medianActions: median(solvedOf.flatMap((p) => (p.actions === null ? [] : [p.actions]))),
+          medianSeconds: median(solvedOf.flatMap((p) => (p.ms === null ? [] : [p.ms / 1000]))),
+          ...(item.kind === 'game' ? { levels: levelFunnel(of, levelCount) } : {}),
+        };
+      });
+      candidates.push({
+        id: item.id, pool: pool.id, kind: item.kind as CampaignCandidateView['kind'],
+        label: item.kind === 'task' ? item.task : item.kind === 'game' ? item.game : item.kind === 'question' ? (item.question ?? item.title ?? item.id) : item.id,
+        target: pool.target, drawn: mine.length, inProgress, attempts, solves,
+        status: statusOf(pool.target, solves, attempts, levels),
+        medianActions: median(solvedPlays.flatMap((p) => (p.actions === null ? [] : [p.actions]))),
+        medianSeconds: median(solvedPlays.flatMap((p) => (p.ms === null ? [] : [p.ms / 1000]))),
+        ...(levels ? { levels } : {}),
+        versions,
+      });
+      const progress = progressOf({ solves, attempts }, pool.target);
+      const settled = mine.filter((c) => !c.excluded && c.state !== 'held' && c.state !== 'skipped').length;
+      settledDraws += settled;
+      progressSum += progress;
+      perCandidate.push({ remaining: Math.max(0, targetCount(pool.target) - progress - inProgress), settled, progress });
+    }
+  }
+  const overall = settledDraws > 0 ? progressSum / settledDraws : 0;
+  for (const c of perCandidate) {
+    if (c.remaining === 0) continue;
+    const rate = c.settled > 0 && c.progress > 0 ? c.progress / c.settled : overall;
+    if (rate <= 0) { unknownRate = true; continue; }
+    drawsNeeded += c.remaining / rate;
+  }
+  // Draws a session makes on average (claims it started), else what the pools draw.
+  const sessionsClaiming = new Set(input.claims.filter((c) => c.state !== 'skipped').map((c) => c.sessionId));
+  const started = input.claims.filter((c) => c.state !== 'skipped').length;
+  const perSession = sessionsClaiming.size ? started / sessionsClaiming.size : study.pools.reduce((n, p) => n + (p.draw === 'time' ? 1 : p.draw), 0);
+  const participantsNeeded = unknownRate ? null : Math.ceil(drawsNeeded / Math.max(perSession, 1e-9) - 1e-9);
+
+  const live: CampaignLiveSession[] = input.sessions.filter((s) => s.inFlight).map((s) => ({
+    sessionId: s.id, participant: participantOf(s.params), candidate: s.current, startedAt: s.createdAt,
+  }));
+  return {
+    studyId: input.studyId,
+    campaignId: input.campaignId,
+    rule: study.pools.length ? ruleText(study.pools[0].target) : '',
+    generatedAt: input.now,
+    participants: {
+      inProgress: live.length,
+      finished: input.sessions.filter((s) => s.state === 'finished' || s.state === 'timed_out').length,
+      total: input.sessions.length,
+      live,
+    },
+    candidates,
+    participantsNeeded,
+  };
+}
+
+/** The participant's platform id as the bonus file names them: Prolific's, MTurk's or the study link's own. */
+export function participantOf(params: Readonly<Record<string, string>>): string | null {
+  return params.PROLIFIC_PID || params.workerId || params.participantId || null;
+}
+
+/** Flags that do not hold back a bonus: a returning participant is a campaign's normal case. */
+const BENIGN_FLAGS = new Set(['repeat_participant']);
+
+/**
+ * Each session's bonus under the study's payment rule: `perSolve` per candidate solved (its claim
+ * settled `solved`) plus `perLevel` per game level completed (verified logs), at most `max`,
+ * in cents. A session counts (goes in the bonus file) when it finished or ran out of time, is
+ * not excluded, carries no flag but `repeat_participant`, and has a participant id.
+ */
+export function paymentsView(study: StudyDefinition, sessions: readonly CampaignSession[], claims: readonly CampaignClaim[]): PaymentsView {
+  const payment: Payment = study.payment ?? { currency: 'GBP', fee: 0, bonus: { perSolve: 0, perLevel: 0 } };
+  const solvedBy = new Map<string, number>();
+  for (const c of claims) if (c.state === 'solved') solvedBy.set(c.sessionId, (solvedBy.get(c.sessionId) ?? 0) + 1);
+  const out: SessionPayment[] = sessions.map((s) => {
+    const solved = solvedBy.get(s.id) ?? 0;
+    const levels = s.digest ? Object.values(s.digest.games).reduce((n, g) => n + (g.detail ? g.detail.levels.filter((l) => l.completed).length : 0), 0) : 0;
+    const raw = solved * payment.bonus.perSolve + levels * payment.bonus.perLevel;
+    const bonus = Math.round(Math.min(raw, payment.bonus.max ?? Infinity) * 100) / 100;
+    const id = participantOf(s.params);
+    // Only ids a bonus file can hold as they are (Prolific's are hex): no comma, quote or line break.
+    const participant = id !== null && /^[A-Za-z0-9_.@-]{1,200}$/.test(id) ? id : null;
+    const flagged = s.flags.some((f) => !BENIGN_FLAGS.has(f));
+    const reason: SessionPayment['reason'] = s.excluded ? 'excluded'
+      : flagged ? 'flagged'
+        : s.state !== 'finished' && s.state !== 'timed_out' ? 'not_finished'
+          : participant === null ? 'no_participant_id' : undefined;
+    return { sessionId: s.id, participant, solved, levels, bonus, counts: reason === undefined, ...(reason ? { reason } : {}) };
+  });
+  const total = Math.round(out.filter((p) => p.counts).reduce((n, p) => n + p.bonus, 0) * 100) / 100;
+  return { currency: payment.currency, fee: payment.fee, sessions: out, total };
+}
+
+/**
+ * The Prolific bulk-bonus file: one `participant_id,amount` line per participant (their counting
+ * sessions' bonuses summed), amounts with two decimals, no header, none for a zero bonus.
+ */
+export function bonusFile(payments: PaymentsView): string {
+  const per = new Map<string, number>();
+  for (const p of payments.sessions) if (p.counts && p.participant !== null) per.set(p.participant, (per.get(p.participant) ?? 0) + p.bonus);
+  return [...per].filter(([, amount]) => amount > 0).map(([id, amount]) => `${id},${amount.toFixed(2)}\n`).join('');
+}

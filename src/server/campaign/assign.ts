@@ -1,0 +1,71 @@
+/**
+ * Assignment of pool candidates to sessions (a campaign): the draw when a session starts, made
+ * inside the database transaction that claims what it draws (`store.campaigns`), and the
+ * settling of the claims when the session ends. The rule itself is `core/study/draw.ts`.
+ */
+import { mixSeed } from '../../core/game/rng';
+import { type CandidateStanding, claimOutcome, drawCandidates, participantKey } from '../../core/study/draw';
+import type { PoolPlan, StudyDefinition } from '../../core/study/schema';
+import { sessionOrder } from '../../core/study/shuffle';
+import type { SessionSummary } from '../../core/study/summary';
+import type { PoolDraw } from '../store/campaignStore';
+import type { NewSession, SessionRecord, Store } from '../store/types';
+
+/**
+ * A pool with `draw: "time"` draws one candidate per this many minutes of the session's budget
+ * (at most the pool's size): more than a participant is likely to reach, so the session never
+ * runs out while time is left; those never started are released when the session ends.
+ */
+export const TIME_DRAW_MINUTES = 5;
+
+/** The campaign a study's pools count toward: its `campaign.id`, else the study alone. */
+export function campaignOf(studyId: string, study: StudyDefinition): string {
+  return study.campaign ? study.campaign.id : `study:${studyId}`;
+}
+
+/** How many candidates a session draws from a pool. */
+export function drawCount(study: StudyDefinition, pool: PoolPlan): number {
+  if (pool.draw !== 'time') return Math.min(pool.draw, pool.candidates.length);
+  return Math.min(pool.candidates.length, Math.max(1, Math.ceil(study.limits.sessionMinutes / TIME_DRAW_MINUTES)));
+}
+
+/**
+ * Creates a session of a study with pools, drawing and claiming its candidates in one
+ * transaction; returns the session's order. `claim: false` (a playtest) draws the same way but
+ * claims nothing and records no draw.
+ */
+export async function createDrawnSession(store: Store, study: StudyDefinition, session: Omit<NewSession, 'order'>, now: number, claim: boolean): Promise<readonly number[]> {
+  const ids = (pool: PoolPlan) => pool.candidates.map((i) => study.items[i].id);
+  const choice = await store.campaigns.createDrawnSession(session, {
+    campaign: campaignOf(session.studyId, study),
+    participant: participantKey(session.params),
+    pools: study.pools.map((p) => ({ id: p.id, candidates: ids(p) })),
+    quietBefore: now - study.limits.abandonAfterMinutes * 60_000,
+    createdBefore: now - study.limits.sessionMinutes * 60_000,
+    claim,
+  }, (standings) => {
+    const pools: PoolDraw[] = study.pools.map((pool, k) => {
+      const mine: CandidateStanding[] = standings.get(pool.id) ?? [];
+      const count = drawCount(study, pool);
+      return { pool: pool.id, count, standings: mine, drawn: drawCandidates(mine, pool.target, count, mixSeed(session.seed, k)) };
+    });
+    const indexOf = new Map(study.items.map((item, i) => [item.id, i]));
+    const drawn = new Map(pools.map((p) => [p.pool, p.drawn.map((id) => indexOf.get(id)!)]));
+    return { order: sessionOrder(study, session.seed, drawn), pools };
+  });
+  return choice.order;
+}
+
+/**
+ * Settles the claims a session still holds when it ends (finished or withdrawn): solved,
+ * attempted (counted), released (started, not counted) or skipped (never started), from its summary.
+ */
+export async function settleClaims(store: Store, study: StudyDefinition, session: SessionRecord, summary: SessionSummary, levels: (game: string) => number | null, now: number): Promise<void> {
+  if (study.pools.length === 0) return;
+  const held = (await store.campaigns.sessionClaims(session.id)).filter((c) => c.state === 'held');
+  if (!held.length) return;
+  const byId = new Map(summary.items.map((i) => [i.id, i]));
+  const games = new Map(study.items.flatMap((i) => (i.kind === 'game' ? [[i.id, i.game] as const] : [])));
+  const outcomes = held.map((c) => ({ candidate: c.candidate, state: claimOutcome(byId.get(c.candidate), levels, games.get(c.candidate) ?? null) }));
+  await store.campaigns.settle(session.id, outcomes, now);
+}

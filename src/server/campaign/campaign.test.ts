@@ -1,0 +1,364 @@
+/**
+ * Campaign assignment through the real API on PGlite and PostgreSQL: pools drawn and claimed
+ * when a session starts, candidates served and judged under their own ids, claims settled when
+ * the session ends, a returning participant never meeting a candidate twice, abandoned sessions
+ * giving their claims back, and simultaneous starts on two servers over one PostgreSQL database
+ * never booking one candidate's last solve twice.
+ */
+import path from 'node:path';
+import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import type { Hono } from 'hono';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createApi } from '../app';
+import { hashToken } from '../auth';
+import { TaskLibrary } from '../collections';
+import { gameIds, replayWithEngine } from '../studies';
+import { backends, postgresUrl } from '../store/testing';
+import { openStore } from '../store/open';
+import type { Store } from '../store/types';
+import { parseTaskText, type ArcTask } from '../../core/formats/arcTask';
+import type { StudyDefinitionInput } from '../../core/study/schema';
+import { exportContext } from '../export/context';
+import { EXPORT_FORMATS } from '../export/formats';
+import { CAMPAIGN_COLUMNS } from '../export/campaign';
+import { readZip } from '../export/zip';
+
+const ROOT = path.resolve(__dirname, '../../..');
+const ADMIN = 'campaign-researcher-token-0123456789';
+const MIN = 60_000;
+const TASKS = ['downscale-blocks', 'mirror-across-wall', 'color-by-orientation', 'most-common-color', 'crop-largest-object', 'sort-bars-by-height'];
+
+const taskOf = (name: string) => (parseTaskText(readFileSync(path.join(ROOT, 'data/tasks/samples', `${name}.json`), 'utf8')) as { ok: true; task: ArcTask }).task;
+
+let library: TaskLibrary;
+beforeAll(async () => {
+  library = new TaskLibrary();
+  await library.mount(path.join(ROOT, 'data/tasks/samples'));
+});
+
+export function campaignStudy(opts: { draw?: number | 'time'; solves?: number; campaign?: string; sessionMinutes?: number } = {}): StudyDefinitionInput {
+  return {
+    title: 'Campaign', consent: 'Consent.', completion: { code: 'DONE' },
+    ...(opts.campaign ? { campaign: { id: opts.campaign } } : {}),
+    payment: { currency: 'GBP', fee: 10, bonus: { perSolve: 5 } },
+    limits: { sessionMinutes: opts.sessionMinutes ?? 90, abandonAfterMinutes: 30 },
+    items: [
+      { kind: 'pool', id: 'grid', draw: opts.draw ?? 2, target: { solves: opts.solves ?? 2 }, candidates: TASKS.map((task, i) => ({ kind: 'task', id: `c${i}`, collection: 'samples', task })) },
+      { kind: 'survey', id: 'end', questions: [{ id: 'q', prompt: 'Anything to add?', type: 'text' }] },
+    ],
+  };
+}
+
+interface Session { sessionId: string; token: string }
+
+function client(app: Hono) {
+  const call = async (method: string, url: string, token: string | null, body?: unknown) => {
+    const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+    if (token) headers.Authorization = `Bearer ${token}`;
+    const res = await app.request(`/${url.replace(/^\//, '')}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : null };
+  };
+  const seqs = new Map<string, number>();
+  const log = async (s: Session, kind: string, data: Record<string, unknown>) => {
+    const seq = seqs.get(s.sessionId) ?? 0;
+    seqs.set(s.sessionId, seq + 1);
+    const r = await call('POST', `sessions/${s.sessionId}/events`, s.token, { events: [{ seq, t: seq * 10, kind, data }] });
+    expect(r.status).toBe(200);
+    return seq;
+  };
+  return {
+    call,
+    log,
+    lastSeq: (s: Session) => (seqs.get(s.sessionId) ?? 0) - 1,
+    start: async (studyId: string, params: Record<string, string>) => {
+      const r = await call('POST', `studies/${studyId}/sessions`, null, { params });
+      expect(r.status).toBe(201);
+      return r.body as Session;
+    },
+    items: async (s: Session) => (await call('GET', `sessions/${s.sessionId}`, s.token)).body.items as { id: string; kind: string; testIndices?: number[] }[],
+  };
+}
+
+describe.each(backends)('campaign assignment on $name', (backend) => {
+  let store: Store;
+  let app: Hono;
+  let clock: number;
+  let api: ReturnType<typeof client>;
+
+  beforeEach(async () => {
+    store = await backend.open();
+    clock = Date.UTC(2026, 0, 1);
+    app = createApi({ library, version: 'test', study: { store, adminTokenHash: hashToken(ADMIN), replay: replayWithEngine, games: gameIds, now: () => clock } });
+    api = client(app);
+  });
+  afterEach(async () => { await store.close(); });
+
+  const save = async (id: string, definition: StudyDefinitionInput) => {
+    const r = await api.call('POST', `admin/studies/${id}`, ADMIN, { definition });
+    expect(r.status, JSON.stringify(r.body)).toBe(201);
+  };
+  /** Plays every drawn candidate: solves those `solve` says, submits a wrong grid three times to the others. */
+  const play = async (s: Session, solve: (id: string) => boolean) => {
+    const items = await api.items(s);
+    for (const item of items.filter((i) => i.kind === 'task')) {
+      await api.log(s, 'item.start', { item: item.id, kind: 'task' });
+      const name = TASKS[Number(item.id.slice(1))];
+      for (const t of item.testIndices!) {
+        if (solve(item.id)) {
+          const r = await api.call('POST', `sessions/${s.sessionId}/submissions`, s.token, { key: `${item.id}-${t}`, item: item.id, testIndex: t, grid: taskOf(name).test[t].output });
+          expect(r.body.verdict).toBe('correct');
+        } else {
+          for (let k = 0; k < 3; k++) await api.call('POST', `sessions/${s.sessionId}/submissions`, s.token, { key: `${item.id}-${t}-${k}`, item: item.id, testIndex: t, grid: [[k + 1]] });
+        }
+      }
+      await api.log(s, 'item.end', { item: item.id });
+    }
+    return items;
+  };
+  const finish = async (s: Session) => {
+    const r = await api.call('POST', `sessions/${s.sessionId}/finish`, s.token, { lastSeq: api.lastSeq(s) });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+  };
+
+  it('serves the drawn candidates as ordinary items under their own ids, judges them there, and settles the claims at the end', async () => {
+    await save('camp', campaignStudy());
+    const intro = await api.call('GET', 'studies/camp', null);
+    expect(intro.body.items).toBe(3);
+    const s = await api.start('camp', { PROLIFIC_PID: 'p1' });
+    const items = await api.items(s);
+    expect(items.map((i) => i.kind)).toEqual(['task', 'task', 'survey']);
+    expect(items.every((i) => i.kind !== 'pool')).toBe(true);
+    const drawn = items.slice(0, 2).map((i) => i.id);
+    expect(new Set(drawn).size).toBe(2);
+    expect(drawn.every((id) => /^c[0-5]$/.test(id))).toBe(true);
+
+    const claims = await store.campaigns.sessionClaims(s.sessionId);
+    expect(claims.map((c) => [c.candidate, c.state, c.participant, c.campaign])).toEqual(drawn.map((id) => [id, 'held', 'prolific:p1', 'study:camp']));
+    const record = await store.campaigns.draw(s.sessionId);
+    expect(record!.pools[0].drawn).toEqual(drawn);
+    expect(record!.seed).toBe((await store.getSession(s.sessionId))!.seed);
+
+    // A candidate this session did not draw is not one of its items.
+    const other = ['c0', 'c1', 'c2', 'c3', 'c4', 'c5'].find((id) => !drawn.includes(id))!;
+    const refused = await api.call('POST', `sessions/${s.sessionId}/submissions`, s.token, { key: 'x', item: other, testIndex: 0, grid: [[1]] });
+    expect(refused.status).toBe(404);
+
+    await play(s, (id) => id === drawn[0]);
+    await finish(s);
+    const settled = await store.campaigns.sessionClaims(s.sessionId);
+    expect(settled.map((c) => [c.candidate, c.state])).toEqual([[drawn[0], 'solved'], [drawn[1], 'attempted']]);
+    const events = await api.call('GET', `admin/sessions/${s.sessionId}/events`, ADMIN);
+    expect(events.body.events.filter((e: { kind: string }) => e.kind === 'item.start').map((e: { data: { item: string } }) => e.data.item)).toEqual(drawn);
+  });
+
+  it('never gives a returning participant a candidate they met, in this study or another of the campaign, and stops drawing a candidate at its target', async () => {
+    await save('batch-1', campaignStudy({ campaign: 'cal', solves: 1 }));
+    await save('batch-2', campaignStudy({ campaign: 'cal', solves: 1 }));
+    const met: string[] = [];
+    for (const study of ['batch-1', 'batch-2', 'batch-1']) {
+      const s = await api.start(study, { PROLIFIC_PID: 'back-again' });
+      const ids = (await play(s, () => false)).filter((i) => i.kind === 'task').map((i) => i.id);
+      expect(ids).toHaveLength(2);
+      for (const id of ids) expect(met).not.toContain(id);
+      met.push(...ids);
+      await finish(s);
+    }
+    // All six met: a fourth session of this participant runs its fixed items only.
+    const fourth = await api.start('batch-2', { PROLIFIC_PID: 'back-again' });
+    expect((await api.items(fourth)).map((i) => i.id)).toEqual(['end']);
+
+    // Others solve every candidate once (target 1): then nothing is left to draw.
+    for (let k = 0; k < 3; k++) {
+      const s = await api.start('batch-1', { PROLIFIC_PID: `solver-${k}` });
+      await play(s, () => true);
+      await finish(s);
+    }
+    const late = await api.start('batch-2', { PROLIFIC_PID: 'late' });
+    expect((await api.items(late)).map((i) => i.id)).toEqual(['end']);
+    const claims = await store.campaigns.claims('cal');
+    const solvedBy = new Map<string, number>();
+    for (const c of claims) if (c.state === 'solved') solvedBy.set(c.candidate, (solvedBy.get(c.candidate) ?? 0) + 1);
+    expect([...solvedBy.values()]).toEqual([1, 1, 1, 1, 1, 1]);
+  });
+
+  it('counts claims of sessions in progress, and gives back those of sessions abandoned or ended without counting', async () => {
+    await save('camp', campaignStudy({ draw: 3, solves: 1 }));
+    const a = await api.start('camp', { PROLIFIC_PID: 'a' });
+    const b = await api.start('camp', { PROLIFIC_PID: 'b' });
+    const ofA = (await api.items(a)).slice(0, 3).map((i) => i.id);
+    const ofB = (await api.items(b)).slice(0, 3).map((i) => i.id);
+    // Six candidates, each needing one solve: the second session takes the three the first did not.
+    expect(new Set([...ofA, ...ofB]).size).toBe(6);
+
+    // a goes silent past abandonAfterMinutes: its claims no longer hold, so c draws from all six.
+    clock += 31 * MIN;
+    await api.log(b, 'item.start', { item: ofB[0], kind: 'task' });
+    const c = await api.start('camp', { PROLIFIC_PID: 'c' });
+    const ofC = (await api.items(c)).slice(0, 3).map((i) => i.id);
+    expect(ofC.every((id) => ofA.includes(id))).toBe(true);
+
+    // b ends without starting two of its candidates: skipped, back in the pool (and not "met");
+    // the one it opened is a counted attempt under the study's rule.
+    await api.log(b, 'item.end', { item: ofB[0] });
+    await finish(b);
+    expect((await store.campaigns.sessionClaims(b.sessionId)).map((x) => x.state)).toEqual(['attempted', 'skipped', 'skipped']);
+    const again = await api.start('camp', { PROLIFIC_PID: 'b' });
+    const ofB2 = (await api.items(again)).slice(0, 3).map((i) => i.id);
+    expect(ofB2).not.toContain(ofB[0]);
+    expect(ofB2).toEqual(expect.arrayContaining(ofB.slice(1)));
+  });
+
+  it('tells the time left, skips candidates the time left no longer allows, and ends when the budget is spent', async () => {
+    await save('camp', campaignStudy({ draw: 'time', sessionMinutes: 60 }));
+    const s = await api.start('camp', { PROLIFIC_PID: 'p1' });
+    const view = async () => (await api.call('GET', `sessions/${s.sessionId}`, s.token)).body;
+    const first = await view();
+    // One candidate per 5 minutes of the budget, at most the pool: all six.
+    expect(first.items.map((i: { kind: string }) => i.kind)).toEqual(['task', 'task', 'task', 'task', 'task', 'task', 'survey']);
+    expect(first.budget).toEqual({ endsAt: clock + 60 * MIN, minutesLeft: 60 });
+    const ids: string[] = first.items.map((i: { id: string }) => i.id);
+
+    await api.log(s, 'item.start', { item: ids[0], kind: 'task' });
+    clock += 20 * MIN;
+    await api.log(s, 'item.end', { item: ids[0] });
+    await api.log(s, 'item.start', { item: ids[1], kind: 'task' });
+    // 31 minutes left: ids[2] may still start (its hard limit is 30); at 29 left it may not.
+    clock += 9 * MIN;
+    expect((await view()).progress.current).toBe(1);
+    await api.log(s, 'item.end', { item: ids[1] });
+    clock += 2 * MIN;
+    const late = await view();
+    expect(late.budget.minutesLeft).toBe(29);
+    expect(late.progress.items.slice(2, 6).map((i: { skipped?: boolean; finished: boolean }) => [i.skipped, i.finished])).toEqual(Array(4).fill([true, true]));
+    expect(late.progress.current).toBe(6);
+    expect((await store.campaigns.sessionClaims(s.sessionId)).map((c) => c.state)).toEqual(['held', 'held', 'skipped', 'skipped', 'skipped', 'skipped']);
+    const refused = await api.call('POST', `sessions/${s.sessionId}/submissions`, s.token, { key: 'k', item: ids[2], testIndex: 0, grid: [[1]] });
+    expect([refused.status, refused.body.error]).toEqual([409, 'item_skipped']);
+
+    clock += 30 * MIN;
+    const spent = await view();
+    expect(spent.budget.minutesLeft).toBe(0);
+    expect(spent.session.state).toBe('timed_out');
+    await finish(s);
+    expect((await store.getSession(s.sessionId))!.state).toBe('timed_out');
+    expect((await store.campaigns.sessionClaims(s.sessionId)).map((c) => c.state)).toEqual(['attempted', 'attempted', 'skipped', 'skipped', 'skipped', 'skipped']);
+  });
+
+  it('shows every candidate\'s figures and status, every session\'s bonus, and the bonus file of the sessions that count', async () => {
+    await save('camp', campaignStudy({ draw: 2, solves: 1 }));
+    const p1 = await api.start('camp', { PROLIFIC_PID: 'p1' });
+    const solvedByP1 = (await play(p1, () => true)).filter((i) => i.kind === 'task').map((i) => i.id);
+    await finish(p1);
+    const p2 = await api.start('camp', { PROLIFIC_PID: 'p2' });
+    const failedByP2 = (await play(p2, () => false)).filter((i) => i.kind === 'task').map((i) => i.id);
+    await finish(p2);
+    const p3 = await api.start('camp', { PROLIFIC_PID: 'p3' });
+    const ofP3 = (await api.items(p3)).filter((i) => i.kind === 'task').map((i) => i.id);
+    await api.log(p3, 'item.start', { item: ofP3[0], kind: 'task' });
+    const p4 = await api.start('camp', {});
+    await play(p4, () => true);
+    await finish(p4);
+    await api.call('POST', `admin/sessions/${p4.sessionId}/exclude`, ADMIN, { reason: 'test' });
+
+    const view = (await api.call('GET', 'admin/studies/camp/campaign', ADMIN)).body;
+    expect(view.studyId).toBe('camp');
+    expect(view.rule).toMatch(/^kept when 1 different participant solve/);
+    expect(view.participants).toMatchObject({ inProgress: 1, finished: 3, total: 4 });
+    expect(view.participants.live).toEqual([{ sessionId: p3.sessionId, participant: 'p3', candidate: ofP3[0], startedAt: expect.any(Number) }]);
+    const byId = new Map(view.candidates.map((c: { id: string }) => [c.id, c]));
+    for (const id of solvedByP1) expect(byId.get(id)).toMatchObject({ solves: 1, attempts: 1, status: 'met', inProgress: 0 });
+    for (const id of failedByP2) expect(byId.get(id)).toMatchObject({ solves: 0, attempts: 1, status: 'never_solved' });
+    for (const id of ofP3) expect(byId.get(id)).toMatchObject({ inProgress: 1 });
+    expect(view.candidates.reduce((n: number, c: { drawn: number }) => n + c.drawn, 0)).toBe(8);
+    expect(byId.get(solvedByP1[0])).toMatchObject({ versions: [{ attempts: 1, solves: 1 }], medianActions: 0 });
+
+    const pay = (await api.call('GET', 'admin/studies/camp/campaign/payments', ADMIN)).body;
+    expect(pay).toMatchObject({ currency: 'GBP', fee: 10, total: 10 });
+    const bySession = new Map(pay.sessions.map((x: { sessionId: string }) => [x.sessionId, x]));
+    expect(bySession.get(p1.sessionId)).toEqual({ sessionId: p1.sessionId, participant: 'p1', solved: 2, levels: 0, bonus: 10, counts: true });
+    expect(bySession.get(p2.sessionId)).toMatchObject({ bonus: 0, counts: true });
+    expect(bySession.get(p3.sessionId)).toMatchObject({ counts: false, reason: 'not_finished' });
+    expect(bySession.get(p4.sessionId)).toMatchObject({ counts: false, reason: 'excluded' });
+    const res = await app.request('/admin/studies/camp/campaign/bonuses.csv', { headers: { Authorization: `Bearer ${ADMIN}` } });
+    expect(res.headers.get('Content-Type')).toMatch(/^text\/csv/);
+    expect(await res.text()).toBe('p1,10.00\n');
+
+    // The export bundle holds the same figures.
+    const ctx = await exportContext({ store, studyId: 'camp', library, replay: replayWithEngine, now: clock });
+    const chunks: Buffer[] = [];
+    for await (const chunk of EXPORT_FORMATS.zip.write(ctx)) chunks.push(Buffer.from(chunk));
+    const files = new Map(readZip(Buffer.concat(chunks)).map((e) => [e.name, e.data.toString('utf8')]));
+    const exported = JSON.parse(files.get('campaign.json')!);
+    expect(exported.candidates).toEqual(view.candidates);
+    const rows = files.get('campaign.csv')!.trim().split('\r\n');
+    expect(rows[0]).toBe(CAMPAIGN_COLUMNS.join(','));
+    expect(rows).toHaveLength(7);
+    expect(files.get('SHA256SUMS')).toMatch(/ {2}campaign\.csv\n/);
+
+    expect((await api.call('GET', 'admin/studies/nope/campaign', ADMIN)).status).toBe(404);
+    expect((await api.call('GET', 'admin/studies/camp/campaign', null)).status).toBe(401);
+  });
+
+  it('accepts the example campaign study', async () => {
+    await save('grid-calibration', JSON.parse(readFileSync(path.join(ROOT, 'data/example-studies/campaign.json'), 'utf8')));
+    const s = await api.start('grid-calibration', { PROLIFIC_PID: 'p1' });
+    // 60 minutes, one candidate per 5: twelve of the thirteen, then the survey.
+    expect((await api.items(s)).map((i) => i.kind)).toEqual(['page', ...Array(12).fill('task'), 'survey']);
+  });
+
+  it('draws for a playtest without claiming anything', async () => {
+    await save('camp', campaignStudy());
+    const r = await api.call('POST', 'studies/camp/sessions', ADMIN, { params: { mode: 'playtest' } });
+    expect(r.status).toBe(201);
+    expect((await api.items(r.body)).filter((i) => i.kind === 'task')).toHaveLength(2);
+    expect(await store.campaigns.sessionClaims(r.body.sessionId)).toEqual([]);
+  });
+
+  it('names an unknown collection of a candidate where it is written', async () => {
+    const bad = campaignStudy();
+    (bad.items[0] as { candidates: { collection: string }[] }).candidates[4].collection = 'nowhere';
+    const r = await api.call('POST', 'admin/studies/bad', ADMIN, { definition: bad });
+    expect(r.status).toBe(422);
+    expect(r.body.problems[0]).toMatch(/^items\[0\]\.candidates\[4\] \(c4\): /);
+  });
+});
+
+describe('simultaneous starts on two servers over one PostgreSQL', () => {
+  let stores: Store[] = [];
+  let schema = '';
+  afterEach(async () => {
+    for (const s of stores) await s.close();
+    stores = [];
+    const c = new pg.Client({ connectionString: postgresUrl() });
+    await c.connect();
+    await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).finally(() => c.end());
+  });
+
+  it('never books more claims on a candidate than its target while every session is in flight', async () => {
+    schema = `t_${randomBytes(6).toString('hex')}`;
+    // Both servers open (and migrate) the same database at once.
+    stores = await Promise.all([0, 1].map(() => openStore({ databaseUrl: postgresUrl(), schema, poolSize: 6 })));
+    const clock = Date.UTC(2026, 0, 1);
+    const apps = stores.map((store) => client(createApi({ library, version: 'test', study: { store, adminTokenHash: hashToken(ADMIN), replay: replayWithEngine, games: gameIds, now: () => clock } })));
+    expect((await apps[0].call('POST', 'admin/studies/camp', ADMIN, { definition: campaignStudy({ draw: 1, solves: 2 }) })).status).toBe(201);
+    // 6 candidates x 2 solves = 12 places; 40 participants start at once, alternating servers.
+    const sessions = await Promise.all(Array.from({ length: 40 }, (_, k) => apps[k % 2].start('camp', { PROLIFIC_PID: `p${k}` })));
+    const drawn = await Promise.all(sessions.map(async (s, k) => (await apps[k % 2].items(s)).filter((i) => i.kind === 'task').map((i) => i.id)));
+    const per = new Map<string, number>();
+    for (const ids of drawn) for (const id of ids) per.set(id, (per.get(id) ?? 0) + 1);
+    // Balanced: the first 12 fill every place exactly; the other 28 overbook evenly (each is
+    // still short of its target), never more than one above another.
+    expect([...per.keys()].sort()).toEqual(['c0', 'c1', 'c2', 'c3', 'c4', 'c5']);
+    expect(Math.max(...per.values()) - Math.min(...per.values())).toBeLessThanOrEqual(1);
+    expect(drawn.every((ids) => ids.length === 1)).toBe(true);
+    const claims = await stores[1].campaigns.claims('study:camp');
+    expect(claims).toHaveLength(40);
+    // In claim order, the k-th claim on a candidate was made when k-1 were in flight: the first
+    // 12 claims cover the 12 places, two per candidate.
+    const first12 = claims.slice(0, 12).map((c) => c.candidate);
+    for (const id of ['c0', 'c1', 'c2', 'c3', 'c4', 'c5']) expect(first12.filter((x) => x === id)).toHaveLength(2);
+  });
+});

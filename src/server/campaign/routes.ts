@@ -1,0 +1,122 @@
+/**
+ * The researcher's campaign routes (researcher token), documented in docs/api.md ("Campaigns"):
+ *
+ * - `GET /api/admin/studies/:id/campaign`: the live `CampaignView` of a study's pools.
+ * - `GET /api/admin/studies/:id/campaign/payments`: each session's bonus (`PaymentsView`).
+ * - `GET /api/admin/studies/:id/campaign/bonuses.csv`: Prolific's bulk-bonus file.
+ *
+ * The figures add up the claims the draws made and the per-session digests the results use
+ * (computed on the digest threads when the server has them, and kept). Claims of sessions that
+ * ended without finishing (abandoned, out of time) are settled here from their summaries, once.
+ */
+import { Hono } from 'hono';
+import { type CampaignClaim, type CampaignSession, bonusFile, campaignView, paymentsView } from '../../core/analysis/campaign';
+import { ITEM_END, ITEM_START, type SessionState, effectiveState, isFinalState } from '../../core/study/rules';
+import type { StudyDefinition } from '../../core/study/schema';
+import { studySessionDigests } from '../resultsApi';
+import { definitionOf } from '../studies';
+import { type StudyDeps, adminGuard, fail, studyContext } from '../study/context';
+import type { SessionRecord } from '../store/types';
+import { campaignOf, settleClaims } from './assign';
+
+export type CampaignFigures = { study: StudyDefinition; campaignId: string | null; claims: CampaignClaim[]; sessions: CampaignSession[]; now: number };
+
+/** Everything the campaign view and payments are computed from; `{error}` for a study that is not there or has no pool. */
+export async function campaignFigures(deps: StudyDeps, ctx: ReturnType<typeof studyContext>, id: string): Promise<CampaignFigures | { error: string; status: 404 | 409 }> {
+  const { store } = deps;
+  const rec = await store.getStudy(id);
+  if (!rec) return { error: `No study "${id}". GET /api/admin/studies lists the studies there are.`, status: 404 };
+  const study = definitionOf(rec);
+  if (study.pools.length === 0) return { error: `Study "${id}" has no pool item, so it is not a campaign. Add an item of kind "pool" (docs/api.md, "Campaigns").`, status: 409 };
+  const campaign = campaignOf(id, study);
+  const digests = await studySessionDigests(deps, id);
+  if ('error' in digests) return { error: digests.error, status: 404 };
+  const now = ctx.now();
+  const states = new Map<string, string>();
+  const stateOf = async (s: SessionRecord) => {
+    let st = states.get(s.id);
+    if (st === undefined) states.set(s.id, (st = effectiveState(s, await ctx.studyAt(s.studyId, s.studyVersion), now)));
+    return st;
+  };
+
+  // Sessions that ended without finishing still hold their claims: settle them from their summaries.
+  let claims = await store.campaigns.claims(campaign);
+  const unsettled = new Set(claims.filter((c) => c.state === 'held' && c.studyId === id).map((c) => c.sessionId));
+  let settled = false;
+  for (const { session } of digests.data) {
+    if (!unsettled.has(session.id)) continue;
+    const record = session as SessionRecord;
+    if (!isFinalState((await stateOf(record)) as SessionState)) continue;
+    const def = await ctx.studyAt(record.studyId, record.studyVersion);
+    await settleClaims(store, def, record, await ctx.summarize(record, def), ctx.gameLevels, now);
+    settled = true;
+  }
+  if (settled) claims = await store.campaigns.claims(campaign);
+
+  const quietBefore = now - study.limits.abandonAfterMinutes * 60_000;
+  const createdBefore = now - study.limits.sessionMinutes * 60_000;
+  const flight = (state: string, quietSince: number, createdAt: number) => !isFinalState(state as SessionState) && quietSince >= quietBefore && createdAt >= createdBefore;
+  const candidateIds = new Set(study.pools.flatMap((p) => p.candidates.map((i) => study.items[i].id)));
+  const sessions: CampaignSession[] = [];
+  for (const d of digests.data) {
+    const s = d.session as SessionRecord;
+    const state = await stateOf(s);
+    const inFlight = flight(s.state, s.lastEventAt ?? s.createdAt, s.createdAt) && !isFinalState(state as SessionState);
+    let current: string | null = null;
+    if (inFlight) {
+      const marks = await store.readEvents(s.id, { kinds: [ITEM_START, ITEM_END] });
+      const open = new Set<string>();
+      for (const e of marks) {
+        const item = typeof e.data.item === 'string' ? e.data.item : null;
+        if (item === null) continue;
+        if (e.kind === ITEM_START) { open.clear(); open.add(item); } else open.delete(item);
+      }
+      current = [...open].find((x) => candidateIds.has(x)) ?? null;
+    }
+    const digest = 'digest' in d ? d.digest : null;
+    sessions.push({
+      id: s.id, params: s.params, state, inFlight, excluded: s.excludedAt !== null, createdAt: s.createdAt, digest, current,
+      flags: [...new Set([...s.flags, ...(digest?.flags ?? [])])],
+    });
+  }
+  return {
+    study, campaignId: study.campaign?.id ?? null, now, sessions,
+    claims: claims.map((c) => ({
+      sessionId: c.sessionId, candidate: c.candidate, participant: c.participant, state: c.state, excluded: c.excluded,
+      inFlight: c.state === 'held' && flight(c.sessionState, c.quietSince, c.sessionCreatedAt),
+    })),
+  };
+}
+
+/** The campaign routes, to mount under `/admin` (they carry the researcher guard themselves). */
+export function campaignRoutes(deps: StudyDeps): Hono {
+  const ctx = studyContext(deps);
+  const gameLevels = ctx.gameLevels;
+  const admin = new Hono();
+  admin.use('*', adminGuard(deps.adminTokenHash));
+
+  admin.get('/studies/:studyId/campaign', async (c) => {
+    const id = c.req.param('studyId');
+    const f = await campaignFigures(deps, ctx, id);
+    if ('error' in f) return fail(c, f.status, f.status === 404 ? 'not_found' : 'not_a_campaign', f.error);
+    return c.json(campaignView({ studyId: id, campaignId: f.campaignId, study: f.study, claims: f.claims, sessions: f.sessions, gameLevels, now: f.now }));
+  });
+
+  admin.get('/studies/:studyId/campaign/payments', async (c) => {
+    const id = c.req.param('studyId');
+    const f = await campaignFigures(deps, ctx, id);
+    if ('error' in f) return fail(c, f.status, f.status === 404 ? 'not_found' : 'not_a_campaign', f.error);
+    return c.json(paymentsView(f.study, f.sessions, f.claims));
+  });
+
+  admin.get('/studies/:studyId/campaign/bonuses.csv', async (c) => {
+    const id = c.req.param('studyId');
+    const f = await campaignFigures(deps, ctx, id);
+    if ('error' in f) return fail(c, f.status, f.status === 404 ? 'not_found' : 'not_a_campaign', f.error);
+    c.header('Content-Type', 'text/csv; charset=utf-8');
+    c.header('Content-Disposition', `attachment; filename="${id}-bonuses.csv"`);
+    return c.body(bonusFile(paymentsView(f.study, f.sessions, f.claims)));
+  });
+
+  return admin;
+}

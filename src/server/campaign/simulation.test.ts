@@ -1,0 +1,231 @@
+/**
+ * A simulated calibration campaign against two server instances on one PostgreSQL database:
+ * 150 participants (seeded behaviour: some solve, some fail, some abandon mid-session, some come
+ * back with the same Prolific id for a later batch) over a pool of 40 candidates, each needing 2
+ * full solves. Sessions start in waves on both servers at once, then play and finish; the clock
+ * moves between waves, so abandoned sessions go stale and give their claims back.
+ *
+ * Then, from the raw logs (events, submissions, session records) and nothing the campaign code
+ * computed: every candidate reached its target, no participant met a candidate twice, no claim was
+ * made on a candidate that had already reached its target, the campaign view's figures are the
+ * recomputed ones, and the bonus file pays what the rule gives.
+ */
+import path from 'node:path';
+import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import type { Hono } from 'hono';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApi } from '../app';
+import { hashToken } from '../auth';
+import { TaskLibrary } from '../collections';
+import { gameIds, replayWithEngine } from '../studies';
+import { postgresUrl } from '../store/testing';
+import { openStore } from '../store/open';
+import type { Store } from '../store/types';
+import { parseTaskText, type ArcTask } from '../../core/formats/arcTask';
+import { Rng } from '../../core/game/rng';
+import type { StudyDefinitionInput } from '../../core/study/schema';
+import type { CampaignView, PaymentsView } from '../../core/protocol/campaign';
+
+const ROOT = path.resolve(__dirname, '../../..');
+const SAMPLES = path.join(ROOT, 'data/tasks/samples');
+const ADMIN = 'simulation-researcher-token-0123456789';
+const MIN = 60_000;
+const PARTICIPANTS = 150;
+const CANDIDATES = 40;
+const TARGET = 2;
+const PER_SOLVE = 0.75;
+const WAVE = 12;
+
+const sampleNames = ['color-by-orientation', 'continue-pattern', 'count-objects-bar', 'crop-largest-object', 'denoise-rectangles', 'downscale-blocks', 'fall-onto-grey',
+  'fill-closed-boxes', 'fill-row-if-ends-match', 'keep-dots-inside-frame', 'mirror-across-wall', 'most-common-color', 'rays-until-wall', 'sort-bars-by-height'];
+const tasks = new Map(sampleNames.map((n) => [n, (parseTaskText(readFileSync(path.join(SAMPLES, `${n}.json`), 'utf8')) as { ok: true; task: ArcTask }).task]));
+/** Candidate k shows a sample task (several candidates share one: they are told apart by id). */
+const taskOfCandidate = (id: string) => sampleNames[Number(id.slice(1)) % sampleNames.length];
+
+function study(batch: number): StudyDefinitionInput {
+  return {
+    title: `Calibration batch ${batch}`, consent: 'Consent.', completion: { code: `BATCH-${batch}` },
+    campaign: { id: 'calibration' },
+    payment: { currency: 'GBP', fee: 6, bonus: { perSolve: PER_SOLVE } },
+    limits: { sessionMinutes: 90, abandonAfterMinutes: 30 },
+    items: [
+      { kind: 'page', id: 'welcome', markdown: 'Welcome.' },
+      { kind: 'pool', id: 'grids', draw: 3, target: { solves: TARGET }, candidates: Array.from({ length: CANDIDATES }, (_, k) => ({ kind: 'task' as const, id: `c${k}`, collection: 'samples', task: sampleNames[k % sampleNames.length] })) },
+      { kind: 'survey', id: 'feedback', questions: [{ id: 'fun', prompt: 'How was it?', type: 'text' }] },
+    ],
+  };
+}
+
+interface Participant { pid: string; skill: number; abandons: boolean; returns: boolean }
+interface Session { sessionId: string; token: string; server: number; pid: string; seq: number }
+
+describe('a simulated campaign on two servers over one PostgreSQL', () => {
+  let schema = '';
+  let stores: Store[] = [];
+  let apps: Hono[] = [];
+  let clock = Date.UTC(2026, 2, 1, 9);
+
+  beforeAll(async () => {
+    const library = new TaskLibrary();
+    await library.mount(SAMPLES);
+    schema = `sim_${randomBytes(6).toString('hex')}`;
+    stores = await Promise.all([0, 1].map(() => openStore({ databaseUrl: postgresUrl(), schema, poolSize: 6 })));
+    // One clock for both servers, one ms on at every reading: every stored time is distinct.
+    apps = stores.map((store) => createApi({ library, version: 'test', study: { store, adminTokenHash: hashToken(ADMIN), replay: replayWithEngine, games: gameIds, now: () => ++clock } }));
+  });
+  afterAll(async () => {
+    for (const s of stores) await s.close();
+    const c = new pg.Client({ connectionString: postgresUrl() });
+    await c.connect();
+    await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).finally(() => c.end());
+  });
+
+  const call = async (server: number, method: string, url: string, token: string | null, body?: unknown) => {
+    const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+    if (token) headers.Authorization = `Bearer ${token}`;
+    const res = await apps[server].request(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = await res.text();
+    const parsed = text && res.headers.get('Content-Type')?.startsWith('application/json') ? JSON.parse(text) : text;
+    return { status: res.status, body: parsed };
+  };
+  const log = async (s: Session, events: { kind: string; data: Record<string, unknown> }[]) => {
+    const batch = events.map((e) => ({ seq: s.seq++, t: s.seq * 250, ...e }));
+    const r = await call(s.server, 'POST', `/sessions/${s.sessionId}/events`, s.token, { events: batch });
+    expect(r.status).toBe(200);
+  };
+
+  /** Plays a session's drawn candidates; an abandoning participant stops in the first one and never finishes. */
+  const play = async (s: Session, who: Participant, rng: Rng) => {
+    const view = (await call(s.server, 'GET', `/sessions/${s.sessionId}`, s.token)).body as { items: { id: string; kind: string; testIndices?: number[] }[] };
+    await log(s, [{ kind: 'item.start', data: { item: 'welcome', kind: 'page' } }, { kind: 'item.end', data: { item: 'welcome' } }]);
+    for (const item of view.items.filter((i) => i.kind === 'task')) {
+      // A few edits on the grid first (fewer would flag the session as low effort).
+      const edits = Array.from({ length: 8 }, (_, k) => ({ kind: 'paint', data: { row: 0, col: 0, color: 1 + (k % 9), stroke: k } }));
+      await log(s, [{ kind: 'item.start', data: { item: item.id, kind: 'task' } }, ...edits]);
+      if (who.abandons) return;
+      const solves = rng.next() < who.skill;
+      const task = tasks.get(taskOfCandidate(item.id))!;
+      for (const t of item.testIndices!) {
+        if (solves) {
+          const r = await call(s.server, 'POST', `/sessions/${s.sessionId}/submissions`, s.token, { key: `${item.id}-${t}`, item: item.id, testIndex: t, grid: task.test[t].output });
+          expect(r.body.verdict).toBe('correct');
+        } else {
+          const r = await call(s.server, 'POST', `/sessions/${s.sessionId}/submissions`, s.token, { key: `${item.id}-${t}-x`, item: item.id, testIndex: t, grid: [[9, 9], [9, 9]] });
+          expect(r.body.verdict).toBe('wrong');
+        }
+      }
+      await log(s, [{ kind: 'item.end', data: { item: item.id } }]);
+    }
+    const f = await call(s.server, 'POST', `/sessions/${s.sessionId}/finish`, s.token, { lastSeq: s.seq - 1 });
+    expect(f.status).toBe(200);
+  };
+
+  it('brings every candidate to its target without anyone meeting a candidate twice, and the view and bonus file agree with the raw logs', async () => {
+    for (const b of [1, 2]) expect((await call(0, 'POST', `/admin/studies/batch-${b}`, ADMIN, { definition: study(b) })).status).toBe(201);
+    const rng = new Rng(20260301);
+    const people: Participant[] = Array.from({ length: PARTICIPANTS }, (_, k) => ({
+      pid: `6${k.toString(16).padStart(7, '0')}aa11bb22cc33dd44`, skill: 0.15 + 0.7 * rng.next(), abandons: rng.next() < 0.12, returns: rng.next() < 0.25,
+    }));
+    // Batch 1: everyone; batch 2 (later): those who return, with the same Prolific id.
+    const queue = [...people.map((p) => ({ p, study: 'batch-1' })), ...people.filter((p) => p.returns).map((p) => ({ p: { ...p, abandons: false }, study: 'batch-2' }))];
+    const sessions: Session[] = [];
+    for (let w = 0; w < queue.length; w += WAVE) {
+      const wave = queue.slice(w, w + WAVE);
+      // Every start of the wave at once, on both servers.
+      const started = await Promise.all(wave.map(async ({ p, study: id }, k) => {
+        const server = k % 2;
+        const r = await call(server, 'POST', `/studies/${id}/sessions`, null, { params: { PROLIFIC_PID: p.pid, STUDY_ID: id, SESSION_ID: `s${w + k}` } });
+        expect(r.status).toBe(201);
+        return { ...(r.body as { sessionId: string; token: string }), server, pid: p.pid, seq: 0 };
+      }));
+      sessions.push(...started);
+      await Promise.all(started.map((s, k) => play(s, wave[k].p, new Rng(w * 100 + k))));
+      clock += 11 * MIN;
+    }
+    // Long after the last wave: every abandoned session is stale and settled by the view.
+    clock += 60 * MIN;
+    const view = (await call(1, 'GET', '/admin/studies/batch-1/campaign', ADMIN)).body as CampaignView;
+    const view2 = (await call(0, 'GET', '/admin/studies/batch-2/campaign', ADMIN)).body as CampaignView;
+
+    // --- Recomputed from the raw logs ---
+    const store = stores[0];
+    const rows = await store.listSessions();
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    const metBy = new Map<string, string[]>();
+    const drawn = new Map<string, number>();
+    const attempts = new Map<string, number>();
+    const solvers = new Map<string, Set<string>>();
+    const solvedIn = new Map<string, number>();
+    for (const s of sessions) {
+      const record = byId.get(s.sessionId)!;
+      const items = ((await call(s.server, 'GET', `/admin/sessions/${s.sessionId}`, ADMIN)).body as { summary: { items: { id: string; kind: string }[] } }).summary.items;
+      for (const it of items) if (it.kind === 'task') drawn.set(it.id, (drawn.get(it.id) ?? 0) + 1);
+      const events = await store.readEvents(s.sessionId);
+      const subs = await store.listSubmissions(s.sessionId);
+      const opened = [...new Set(events.filter((e) => e.kind === 'item.start' && /^c\d+$/.test(String(e.data.item))).map((e) => String(e.data.item)))];
+      metBy.set(record.params.PROLIFIC_PID, [...(metBy.get(record.params.PROLIFIC_PID) ?? []), ...opened]);
+      let solved = 0;
+      for (const id of opened) {
+        attempts.set(id, (attempts.get(id) ?? 0) + 1);
+        const need = tasks.get(taskOfCandidate(id))!.test.map((_, i) => i);
+        if (need.every((t) => subs.some((x) => x.item === id && x.testIndex === t && x.verdict === 'correct'))) {
+          solved++;
+          const set = solvers.get(id) ?? new Set<string>();
+          set.add(record.params.PROLIFIC_PID);
+          solvers.set(id, set);
+        }
+      }
+      solvedIn.set(s.sessionId, solved);
+    }
+
+    // Every candidate reached its target.
+    const ids = Array.from({ length: CANDIDATES }, (_, k) => `c${k}`);
+    for (const id of ids) expect(solvers.get(id)?.size ?? 0, id).toBeGreaterThanOrEqual(TARGET);
+    // Nobody met a candidate twice, across sessions and batches.
+    for (const [pid, met] of metBy) expect(new Set(met).size, pid).toBe(met.length);
+    expect(people.filter((p) => p.returns).every((p) => rows.filter((r) => r.params.PROLIFIC_PID === p.pid).length === 2)).toBe(true);
+
+    // No claim on a candidate that had already reached its target: a claim is made only while
+    // fewer than TARGET solves had settled before it (what is beyond was in flight).
+    const claims = await store.campaigns.claims('calibration');
+    // Every claim is settled: those of abandoned sessions too (by the campaign view, from their summaries).
+    expect(claims.filter((c) => c.state === 'held')).toEqual([]);
+    for (const c of claims) {
+      const before = claims.filter((o) => o.candidate === c.candidate && o.state === 'solved' && o.settledAt !== null && o.settledAt < c.claimedAt);
+      expect(new Set(before.map((o) => o.participant)).size, `${c.candidate} claimed by ${c.sessionId}`).toBeLessThan(TARGET);
+    }
+
+    // The campaign view (campaign-wide figures, the same from either study) equals the recomputation.
+    for (const v of [view, view2]) {
+      expect(v.candidates.map((c) => c.id)).toEqual(ids);
+      for (const c of v.candidates) {
+        expect({ id: c.id, drawn: c.drawn, attempts: c.attempts, solves: c.solves, inProgress: c.inProgress, status: c.status })
+          .toEqual({ id: c.id, drawn: drawn.get(c.id) ?? 0, attempts: attempts.get(c.id) ?? 0, solves: solvers.get(c.id)?.size ?? 0, inProgress: 0, status: 'met' });
+      }
+      expect(v.participantsNeeded).toBe(0);
+      expect(v.participants.inProgress).toBe(0);
+    }
+    expect(view.participants.total + view2.participants.total).toBe(sessions.length);
+
+    // The bonus file pays PER_SOLVE per candidate solved, in sessions that finished.
+    const expected = new Map<string, number>();
+    for (const s of sessions) {
+      const record = byId.get(s.sessionId)!;
+      const finished = (await store.getSession(s.sessionId))!.state === 'finished';
+      if (!finished || record.studyId !== 'batch-1') continue;
+      const amount = solvedIn.get(s.sessionId)! * PER_SOLVE;
+      if (amount > 0) expected.set(record.params.PROLIFIC_PID, (expected.get(record.params.PROLIFIC_PID) ?? 0) + amount);
+    }
+    const file = (await call(0, 'GET', '/admin/studies/batch-1/campaign/bonuses.csv', ADMIN)).body as string;
+    const lines = file.split('\n').filter(Boolean);
+    expect(lines.every((l) => /^[0-9a-f]{24},\d+\.\d{2}$/.test(l))).toBe(true);
+    expect(new Map(lines.map((l) => [l.split(',')[0], Number(l.split(',')[1])]))).toEqual(expected);
+    const payments = (await call(1, 'GET', '/admin/studies/batch-1/campaign/payments', ADMIN)).body as PaymentsView;
+    const sum = [...expected.values()].reduce((a, b) => a + b, 0);
+    expect(payments.total).toBeCloseTo(sum, 9);
+    expect(payments.sessions.filter((x) => !x.counts).every((x) => x.reason === 'not_finished')).toBe(true);
+    expect(people.some((p) => p.abandons)).toBe(true);
+  });
+});

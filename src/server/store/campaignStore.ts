@@ -1,0 +1,172 @@
+/**
+ * Campaigns in the store: a session's claims on pool candidates and its recorded draw.
+ * `store.campaigns` of the `SqlStore`; the same SQL on PGlite and PostgreSQL.
+ *
+ * A draw is one transaction: it takes the campaign's advisory lock, reads every candidate's
+ * standing (counted progress, claims in flight, whether this participant met it), lets the
+ * caller choose (`core/study/draw.ts`), then inserts the session, its claims and the draw record.
+ * Draws of one campaign are therefore serialised across every server on the database, and a
+ * claim exists exactly when its session does: two servers never book the same last solve twice.
+ */
+import type { CandidateStanding, ClaimState } from '../../core/study/draw';
+import type { Driver } from './sqlStore';
+import type { NewSession } from './types';
+
+export type { ClaimState };
+
+export interface ClaimRecord {
+  readonly sessionId: string;
+  readonly candidate: string;
+  readonly campaign: string;
+  readonly studyId: string;
+  readonly pool: string;
+  readonly participant: string | null;
+  readonly position: number;
+  readonly state: ClaimState;
+  readonly claimedAt: number;
+  readonly settledAt: number | null;
+}
+
+/** A claim with what the campaign's figures need of its session. */
+export interface ClaimWithSession extends ClaimRecord {
+  readonly excluded: boolean;
+  readonly sessionState: string;
+  readonly sessionCreatedAt: number;
+  /** The session's last event, else its start (ms). */
+  readonly quietSince: number;
+}
+
+/** One pool's part of a draw, as recorded. */
+export interface PoolDraw {
+  readonly pool: string;
+  readonly count: number;
+  readonly standings: readonly CandidateStanding[];
+  readonly drawn: readonly string[];
+}
+
+export interface DrawRequest {
+  /** The campaign id, or `study:<id>` for a study without one. */
+  readonly campaign: string;
+  readonly participant: string | null;
+  /** The pools and their candidates' ids, in the pool's order. */
+  readonly pools: readonly { readonly id: string; readonly candidates: readonly string[] }[];
+  /** Sessions silent since before this (ms) no longer hold their claims (abandoned). */
+  readonly quietBefore: number;
+  /** Sessions created before this (ms) no longer hold their claims (past the session's time). */
+  readonly createdBefore: number;
+  /** False: the standings are read and the choice made, but nothing is claimed (playtests). */
+  readonly claim: boolean;
+}
+
+/** What the caller decides from the standings: the session's order and each pool's draw. */
+export interface DrawChoice {
+  readonly order: readonly number[];
+  readonly pools: readonly PoolDraw[];
+}
+
+const FINAL_STATES = `('finished', 'timed_out', 'abandoned', 'withdrawn')`;
+
+export class CampaignStore {
+  constructor(private readonly db: Driver) {}
+
+  /**
+   * Creates a session of a study with pools: reads the standings, asks `choose`, and stores the
+   * session with the chosen order, one claim per drawn candidate and the draw, atomically.
+   */
+  async createDrawnSession(session: Omit<NewSession, 'order'>, req: DrawRequest, choose: (standings: ReadonlyMap<string, CandidateStanding[]>) => DrawChoice): Promise<DrawChoice> {
+    return this.db.transaction(async (tx) => {
+      await tx.query(`SELECT pg_advisory_xact_lock(hashtext('campaign:' || $1))`, [req.campaign]);
+      const ids = req.pools.flatMap((p) => p.candidates);
+      const rows = await tx.query<{ candidate: string; solves: number; attempts: number; in_flight: number; met: boolean }>(
+        `SELECT c.candidate,
+           count(DISTINCT coalesce(c.participant, c.session_id)) FILTER (WHERE c.state = 'solved' AND s.excluded_at IS NULL)::int AS solves,
+           count(*) FILTER (WHERE c.state IN ('solved', 'attempted') AND s.excluded_at IS NULL)::int AS attempts,
+           count(*) FILTER (WHERE c.state = 'held' AND s.state NOT IN ${FINAL_STATES}
+             AND coalesce(s.last_event_at, s.created_at) >= $3 AND s.created_at >= $4)::int AS in_flight,
+           coalesce(bool_or(c.participant = $5 AND c.state <> 'skipped'), false) AS met
+         FROM campaign_claims c JOIN sessions s ON s.id = c.session_id
+         WHERE c.campaign = $1 AND c.candidate = ANY($2::text[])
+         GROUP BY c.candidate`,
+        [req.campaign, ids, new Date(req.quietBefore), new Date(req.createdBefore), req.participant]);
+      const byId = new Map(rows.rows.map((r) => [r.candidate, r]));
+      const standings = new Map<string, CandidateStanding[]>();
+      for (const pool of req.pools) {
+        standings.set(pool.id, pool.candidates.map((id) => {
+          const r = byId.get(id);
+          return { id, solves: r?.solves ?? 0, attempts: r?.attempts ?? 0, inFlight: r?.in_flight ?? 0, met: r?.met ?? false };
+        }));
+      }
+      const choice = choose(standings);
+      await tx.query(
+        `INSERT INTO sessions (id, study_id, study_version, token_hash, params, seed, item_order, state, created_at, flags)
+         VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7::jsonb, 'started', $8, $9::jsonb)`,
+        [session.id, session.studyId, session.studyVersion, session.tokenHash, JSON.stringify(session.params), session.seed, JSON.stringify(choice.order), new Date(session.createdAt), JSON.stringify(session.flags ?? [])]);
+      if (req.claim) {
+        const claims = choice.pools.flatMap((p) => p.drawn.map((candidate) => ({ candidate, pool: p.pool })));
+        if (claims.length) {
+          await tx.query(
+            `INSERT INTO campaign_claims (session_id, candidate, campaign, study_id, pool, participant, position, claimed_at)
+             SELECT $1, c.candidate, $2, $3, c.pool, $4, c.position, $5
+             FROM jsonb_to_recordset($6::jsonb) AS c(candidate text, pool text, position integer)`,
+            [session.id, req.campaign, session.studyId, req.participant, new Date(session.createdAt), JSON.stringify(claims.map((c, position) => ({ ...c, position })))]);
+        }
+        await tx.query(`INSERT INTO campaign_draws (session_id, campaign, seed, pools, at) VALUES ($1, $2, $3, $4::jsonb, $5)`,
+          [session.id, req.campaign, session.seed, JSON.stringify(choice.pools), new Date(session.createdAt)]);
+      }
+      return choice;
+    });
+  }
+
+  /** Settles a session's claims (those still held); candidates not named stay as they are. */
+  async settle(sessionId: string, outcomes: readonly { readonly candidate: string; readonly state: Exclude<ClaimState, 'held'> }[], now: number): Promise<void> {
+    if (!outcomes.length) return;
+    await this.db.query(
+      `UPDATE campaign_claims c SET state = o.state, settled_at = $2
+       FROM jsonb_to_recordset($3::jsonb) AS o(candidate text, state text)
+       WHERE c.session_id = $1 AND c.candidate = o.candidate AND c.state = 'held'`,
+      [sessionId, new Date(now), JSON.stringify(outcomes)]);
+  }
+
+  /** Every claim of a campaign, in the order they were made, with its session's state. */
+  async claims(campaign: string): Promise<ClaimWithSession[]> {
+    const r = await this.db.query(
+      `SELECT c.*, s.excluded_at IS NOT NULL AS excluded, s.state AS session_state, s.created_at AS session_created_at,
+         coalesce(s.last_event_at, s.created_at) AS quiet_since
+       FROM campaign_claims c JOIN sessions s ON s.id = c.session_id WHERE c.campaign = $1 ORDER BY c.no`, [campaign]);
+    return r.rows.map((row) => ({
+      ...claimFromRow(row), excluded: row.excluded as boolean, sessionState: row.session_state as string,
+      sessionCreatedAt: ms(row.session_created_at), quietSince: ms(row.quiet_since),
+    }));
+  }
+
+  /** A session's claims, in draw order. */
+  async sessionClaims(sessionId: string): Promise<ClaimRecord[]> {
+    const r = await this.db.query(`SELECT * FROM campaign_claims WHERE session_id = $1 ORDER BY position`, [sessionId]);
+    return r.rows.map(claimFromRow);
+  }
+
+  /** A session's recorded draw, or null (a session without pools, or a playtest). */
+  async draw(sessionId: string): Promise<{ seed: number; pools: PoolDraw[] } | null> {
+    const r = await this.db.query<{ seed: number; pools: unknown }>(`SELECT seed, pools FROM campaign_draws WHERE session_id = $1`, [sessionId]);
+    const row = r.rows[0];
+    if (!row) return null;
+    return { seed: row.seed, pools: (typeof row.pools === 'string' ? JSON.parse(row.pools) : row.pools) as PoolDraw[] };
+  }
+}
+
+const ms = (d: unknown) => (d instanceof Date ? d.getTime() : new Date(String(d)).getTime());
+
+function claimFromRow(r: Record<string, unknown>): ClaimRecord {
+  return {
+    sessionId: r.session_id as string,
+    candidate: r.candidate as string,
+    campaign: r.campaign as string,
+    studyId: r.study_id as string,
+    pool: r.pool as string,
+    participant: (r.participant as string | null) ?? null,
+    position: r.position as number,
+    state: r.state as ClaimState,
+    claimedAt: ms(r.claimed_at),
+    settledAt: r.settled_at === null || r.settled_at === undefined ? null : ms(r.settled_at),
+  };
+}
