@@ -100,9 +100,9 @@ describe.each(backends)('background digests, $name', (backend) => {
     const created = await app.request('/studies/ends/sessions', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ params: {} }) });
     const { sessionId, token } = (await created.json()) as { sessionId: string; token: string };
     const auth = { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` };
-    const events = [{ seq: 0, t: 0, kind: 'session.start', data: {} }, { seq: 1, t: 5, kind: 'item.start', data: { item: 'task' } }, { seq: 2, t: 900, kind: 'paint', data: { row: 0, col: 0, color: 3, stroke: 1 } }];
+    const events = [{ seq: 0, t: 0, kind: 'session.start', data: {} }, { seq: 1, t: 5, kind: 'item.start', data: { item: 'task' } }, { seq: 2, t: 900, kind: 'paint', data: { row: 0, col: 0, color: 3, stroke: 1 } }, { seq: 3, t: 950, kind: 'item.end', data: { item: 'task' } }];
     expect((await app.request(`/sessions/${sessionId}/events`, { method: 'POST', headers: auth, body: JSON.stringify({ events }) })).status).toBe(200);
-    expect((await app.request(`/sessions/${sessionId}/finish`, { method: 'POST', headers: auth, body: JSON.stringify({ lastSeq: 2 }) })).status).toBe(200);
+    expect((await app.request(`/sessions/${sessionId}/finish`, { method: 'POST', headers: auth, body: JSON.stringify({ lastSeq: 3 }) })).status).toBe(200);
 
     // The finished session and the two quiet ones, digested without anyone asking.
     await expect.poll(async () => [...(await store.readDigests('ends')).keys()].sort(), { timeout: 30_000 }).toEqual(['ends-s00000', 'ends-s00001', sessionId].sort());
