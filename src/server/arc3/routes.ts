@@ -58,6 +58,11 @@ function arc3Fail(c: Context, e: unknown, researcher: boolean) {
     case 'unknown_run': return fail(c, 404, 'run_lost', `${e.message}.`);
     case 'unknown_game': return fail(c, 404, 'not_found', `${e.message}.`);
     case 'ambiguous_game': return fail(c, 409, 'ambiguous_game', `${e.message}.`);
+    case 'too_many_runs': return fail(c, 409, 'too_many_runs', `${e.message[0].toUpperCase()}${e.message.slice(1)}.`);
+    case 'too_many_open_runs': {
+      const wait = e.retryAfter ?? 60;
+      return c.json({ error: 'too_many_open_runs', message: `${e.message[0].toUpperCase()}${e.message.slice(1)}.`, retryAfter: wait }, 429, { 'Retry-After': String(wait) });
+    }
     case 'game_error':
     case 'load_error':
       return c.json({
