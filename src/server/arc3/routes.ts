@@ -91,7 +91,12 @@ export function arc3Routes(ctx: StudyContext, info: Arc3RouteInfo): Hono {
     const admitted = await admit(c, ctx, p.session, p.study, { item, lastSeq: parsed.data.lastSeq, what: 'game actions' });
     if (!admitted.ok) return admitted.res;
     try {
-      if (parsed.data.resume) return c.json(await service.resume(parsed.data.resume.run, p.session.id, parsed.data.resume.after));
+      const { resume } = parsed.data;
+      if (resume) {
+        // A run is resumed under its own item only, which the admission above checked.
+        if ((await service.runItem(resume.run, p.session.id))?.item !== item.id) return fail(c, 404, 'run_lost', `No run ${resume.run} of item ${item.id} in this session; open the game again.`);
+        return c.json(await service.resume(resume.run, p.session.id, resume.after));
+      }
       return c.json(await service.open({ gameId: item.game, seed: item.seed ?? 0, session: { id: p.session.id, item: item.id, at: admitted.now } }));
     } catch (e) {
       return arc3Fail(c, e, false);

@@ -119,7 +119,15 @@ describe.each(backends)('the admission rule on $name', (backend) => {
     await p.enter('keys');
     const opened = await p.open();
     expect(opened.status).toBe(200);
-    expect((await p.act((opened.json as unknown as ServerRunReply).run, 1)).status).toBe(200);
+    const run = (opened.json as unknown as ServerRunReply).run;
+    expect((await p.act(run, 1)).status).toBe(200);
+    expect((await p.open({ resume: { run, after: 0 } })).status).toBe(200);
+    // Another session's run is not resumed here.
+    const other = await participant();
+    await other.enter('t1');
+    await other.end('t1');
+    await other.enter('keys');
+    expect((await other.open({ resume: { run, after: 0 } })).json.error).toBe('run_lost');
   }, 60_000);
 
   it('refuses runs, actions and writes of an item that ended, and takes only its last description', async () => {
