@@ -234,6 +234,10 @@ export class Arc3Service {
       if (step === BEHIND) throw new Arc3Error('internal', `run ${runId} was stored already`);
       this.runs.set(runId, live);
       return { run: runId, game: game.info, seed, steps: [step] };
+    } catch (e) {
+      // Not kept: the worker must not hold it either.
+      await game.mounted.source.close(runId).catch(() => undefined);
+      throw e;
     } finally {
       release();
     }
