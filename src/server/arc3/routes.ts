@@ -59,6 +59,11 @@ function arc3Fail(c: Context, e: unknown, researcher: boolean) {
     case 'unknown_game': return fail(c, 404, 'not_found', `${e.message}.`);
     case 'ambiguous_game': return fail(c, 409, 'ambiguous_game', `${e.message}.`);
     case 'upstream_lost': return fail(c, 409, 'game_lost', researcher ? `${e.message}.` : 'The server that runs this game lost it and it could not be rebuilt. Everything you did is saved: tell the researcher, then go on with the study.');
+    case 'too_many_runs': return fail(c, 409, 'too_many_runs', `${e.message[0].toUpperCase()}${e.message.slice(1)}.`);
+    case 'too_many_open_runs': {
+      const wait = e.retryAfter ?? 60;
+      return c.json({ error: 'too_many_open_runs', message: `${e.message[0].toUpperCase()}${e.message.slice(1)}.`, retryAfter: wait }, 429, { 'Retry-After': String(wait) });
+    }
     case 'game_error':
     case 'load_error':
       return c.json({
@@ -87,7 +92,12 @@ export function arc3Routes(ctx: StudyContext, info: Arc3RouteInfo): Hono {
     const admitted = await admit(c, ctx, p.session, p.study, { item, lastSeq: parsed.data.lastSeq, what: 'game actions' });
     if (!admitted.ok) return admitted.res;
     try {
-      if (parsed.data.resume) return c.json(await service.resume(parsed.data.resume.run, p.session.id, parsed.data.resume.after));
+      const { resume } = parsed.data;
+      if (resume) {
+        // A run is resumed under its own item only, which the admission above checked.
+        if ((await service.runItem(resume.run, p.session.id))?.item !== item.id) return fail(c, 404, 'run_lost', `No run ${resume.run} of item ${item.id} in this session; open the game again.`);
+        return c.json(await service.resume(resume.run, p.session.id, resume.after));
+      }
       return c.json(await service.open({ gameId: item.game, seed: item.seed ?? 0, session: { id: p.session.id, item: item.id, at: admitted.now } }));
     } catch (e) {
       return arc3Fail(c, e, false);

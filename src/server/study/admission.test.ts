@@ -2,7 +2,8 @@
  * The admission rule (`admission.ts`) through the HTTP API, on the real server, database and
  * Python worker running the vendored official engine: every participant write outside the item
  * rules is refused with the code that says why (an item not reached, ended, past its hard limit,
- * a withdrawn, timed-out or abandoned session), and nothing of it is stored. Time is moved with
+ * a withdrawn, timed-out or abandoned session), and nothing of it is stored; a flood of runs
+ * from one session is held to its caps while another participant plays on. Time is moved with
  * the app's clock.
  */
 import path from 'node:path';
@@ -49,7 +50,7 @@ describe.each(backends)('the admission rule on $name', (backend) => {
     const library = new TaskLibrary();
     await library.mount('data/tasks/samples', ROOT);
     await library.questions.mount(path.join(ROOT, 'data/questions/science.jsonl'));
-    arc3 = await startArc3({ dirs: [GAMES], servers: [], env: ENV, workers: 1 }, store, () => {});
+    arc3 = await startArc3({ dirs: [GAMES], servers: [], env: ENV, workers: 1, runLimits: { runsPerItem: 4, openRunsPerSession: 2, idleMinutes: 1 }, now: () => clock }, store, () => {});
     const replay: ReplayGame = (g, evs) => arc3.service.replay(g, evs) ?? replayWithEngine(g, evs);
     app = createApi({
       library, version: 'test',
@@ -118,7 +119,15 @@ describe.each(backends)('the admission rule on $name', (backend) => {
     await p.enter('keys');
     const opened = await p.open();
     expect(opened.status).toBe(200);
-    expect((await p.act((opened.json as unknown as ServerRunReply).run, 1)).status).toBe(200);
+    const run = (opened.json as unknown as ServerRunReply).run;
+    expect((await p.act(run, 1)).status).toBe(200);
+    expect((await p.open({ resume: { run, after: 0 } })).status).toBe(200);
+    // Another session's run is not resumed here.
+    const other = await participant();
+    await other.enter('t1');
+    await other.end('t1');
+    await other.enter('keys');
+    expect((await other.open({ resume: { run, after: 0 } })).json.error).toBe('run_lost');
   }, 60_000);
 
   it('refuses runs, actions and writes of an item that ended, and takes only its last description', async () => {
@@ -198,5 +207,53 @@ describe.each(backends)('the admission rule on $name', (backend) => {
     refused(await quiet.survey(), 'session_idle');
     await quiet.log('session.resume', {});
     expect((await quiet.survey()).status).toBe(200);
+  }, 60_000);
+
+  it('holds a flood of runs from one session to its caps, closes idle runs, and answers another participant meanwhile', async () => {
+    const reach = async () => {
+      const p = await participant();
+      await p.enter('t1');
+      await p.end('t1');
+      await p.enter('keys');
+      return p;
+    };
+    const flood = await reach();
+    const honest = await reach();
+    const run = ((await honest.open()).json as unknown as ServerRunReply).run;
+    const [opens, acts] = await Promise.all([
+      Promise.all(Array.from({ length: 20 }, () => flood.open())),
+      (async () => {
+        const out: number[] = [];
+        for (let step = 1; step <= 5; step++) out.push((await honest.act(run, step)).status);
+        return out;
+      })(),
+    ]);
+    expect(acts).toEqual([200, 200, 200, 200, 200]);
+    expect(opens.filter((r) => r.status === 200)).toHaveLength(2);
+    for (const r of opens.filter((x) => x.status !== 200)) {
+      expect(r.status).toBe(429);
+      expect(r.json).toMatchObject({ error: 'too_many_open_runs', retryAfter: expect.any(Number) });
+      expect(r.json.message).toMatch(/already has 2 games open/);
+    }
+    expect(arc3.service.openRunCount(flood.sessionId)).toBe(2);
+    expect(await store.listGameRuns(flood.sessionId)).toHaveLength(2);
+
+    // A minute without an action closes every run in the workers; the honest run is rebuilt from its stored steps on its next action.
+    clock += MIN + 1_000;
+    await arc3.service.closeIdle();
+    expect(arc3.service.openRunCount()).toBe(0);
+    expect((await honest.act(run, 6)).status).toBe(200);
+    expect(arc3.service.openRunCount(honest.sessionId)).toBe(1);
+
+    // Four runs of one item in all: two more open, then the item takes no more.
+    expect((await flood.open()).status).toBe(200);
+    expect((await flood.open()).status).toBe(200);
+    clock += MIN + 1_000;
+    await arc3.service.closeIdle();
+    const fifth = await flood.open();
+    refused(fifth, 'too_many_runs');
+    expect(fifth.json.message).toMatch(/started 4 times/);
+    expect(await store.listGameRuns(flood.sessionId)).toHaveLength(4);
+    expect(arc3.service.openRunCount(flood.sessionId)).toBe(0);
   }, 60_000);
 });
