@@ -187,6 +187,28 @@ test.describe('a phone, 390x844 touch', () => {
   });
 });
 
+test.describe('a phone at a study that needs a larger screen', () => {
+  test.use(PHONE);
+
+  test('the stop page copies the study link with a tap', async ({ page, context, request }) => {
+    await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+    const id = `phone-stop-${Date.now().toString(36)}`;
+    const saved = await request.post(`/api/admin/studies/${id}`, {
+      headers: ADMIN, data: { definition: { title: 'Computers only', consent: 'You agree.', completion: { code: 'STOP' }, items: [{ kind: 'game', id: 'push', game: 'push' }] } },
+    });
+    expect(saved.status(), await saved.text()).toBe(201);
+    await page.goto(`/s/${id}?PROLIFIC_PID=phone-stop`);
+    await expect(page.getByTestId('device-message')).toContainText('This study needs a larger screen than a phone');
+    const copy = page.getByRole('button', { name: 'Copy link' });
+    await expectInWindow(page, copy, 'Copy link');
+    await copy.tap();
+    await expect(page.getByRole('status')).toHaveText('Copied: paste it into a message or an email to yourself.');
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`${new URL(page.url()).origin}/s/${id}?PROLIFIC_PID=phone-stop`);
+    await expectNoSidewaysScroll(page, 'stop page');
+    await page.screenshot({ path: test.info().outputPath('phone-stop.png') });
+  });
+});
+
 test.describe('a tablet, 768x1024 touch', () => {
   test.use({ viewport: { width: 768, height: 1024 }, hasTouch: true, isMobile: true });
 
