@@ -37,7 +37,7 @@ export const DemoPairs = memo(function DemoPairs({ pairs, showSymbols = false, c
               <span>Example {i + 1} · {size(p.input)} → {size(p.output)}</span>
               {/* The name is the visible word and then which example: "Enlarge example 2" (WCAG 2.5.3). */}
               <button type="button" onClick={() => setViewing(i)} title="Enlarge"
-                className="shrink-0 whitespace-nowrap rounded border border-slate-700 px-1.5 py-0.5 normal-case tracking-normal text-slate-200 hover:bg-slate-800">
+                className="relative shrink-0 whitespace-nowrap rounded border border-slate-700 px-1.5 py-0.5 normal-case tracking-normal text-slate-200 hover:bg-slate-800">
                 <span aria-hidden>⤢ </span>Enlarge<span className="sr-only"> example {i + 1}</span>
               </button>
             </div>
