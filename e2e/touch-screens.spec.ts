@@ -4,10 +4,22 @@
  * study header shows the whole title. Every control the participant needs lies in the window,
  * and no page is wider than the screen.
  */
+import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { LS20, LS20_LEVEL1_KEYS, OFFICIAL_GAMES, VC33, VC33_LEVEL1_CLICKS, createStudy, startServer, storedEvents, studySessionId, type TestServer } from './arc3-helpers';
 import { cellPoint, screenGrid } from './helpers';
 import { ADMIN, sampleTask } from './study-helpers';
+
+/** No serious or critical axe-core violation (WCAG 2.1 AA, and Label in Name) on the page as it is now. */
+async function expectAccessible(page: Page, name: string): Promise<void> {
+  // One axe run at a time in a page.
+  const found = [
+    await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze(),
+    await new AxeBuilder({ page }).withRules(['label-content-name-mismatch']).analyze(),
+  ];
+  const serious = found.flatMap((r) => r.violations).filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  expect.soft(serious.flatMap((v) => v.nodes.map((n) => `${v.id} at ${n.target.join(' ')}`)), `serious or critical axe violations on ${name}`).toEqual([]);
+}
 
 const PHONE = { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true } as const;
 
@@ -46,6 +58,7 @@ async function leaveGame(page: Page): Promise<void> {
   await page.getByRole('button', { name: /^(Give up|Finish) and continue$/ }).tap();
   const dialog = page.getByRole('dialog');
   await expectInWindow(page, dialog, 'the confirmation');
+  await expectAccessible(page, 'the confirmation');
   await dialog.getByRole('button', { name: /^(Give up|Finish) and move on$/ }).tap();
 }
 
@@ -79,6 +92,7 @@ test.describe('a phone, 390x844 touch', () => {
       await expectInWindow(page, pad, 'the pad');
       await expectInWindow(page, page.getByRole('button', { name: 'Give up and continue' }), 'Give up');
       await expectNoSidewaysScroll(page, 'ls20');
+      await expectAccessible(page, 'a game on a phone');
       await page.screenshot({ path: test.info().outputPath('phone-ls20.png') });
 
       for (const [i, key] of LS20_LEVEL1_KEYS.entries()) {
@@ -134,6 +148,7 @@ test.describe('a phone, 390x844 touch', () => {
     expect(inBox.width / Number(await input.getAttribute('data-cols')), 'px per cell of the test input').toBeGreaterThanOrEqual(10);
     await expectInWindow(page, submit, 'Submit');
     await expectNoSidewaysScroll(page, 'task');
+    await expectAccessible(page, 'a task on a phone');
     await page.screenshot({ path: test.info().outputPath('phone-task-input.png') });
 
     await page.getByRole('button', { name: /^Your output/ }).tap();
@@ -183,6 +198,7 @@ test.describe('a phone, 390x844 touch', () => {
     const box = await expectInWindow(page, input, 'the test input');
     expect(box.width / 30).toBeGreaterThanOrEqual(12);
     await expectNoSidewaysScroll(page, 'practice task');
+    await expectAccessible(page, 'the practice player on a phone');
     await page.screenshot({ path: test.info().outputPath('phone-practice.png'), fullPage: true });
   });
 });
@@ -205,6 +221,7 @@ test.describe('a phone at a study that needs a larger screen', () => {
     await expect(page.getByRole('status')).toHaveText('Copied: paste it into a message or an email to yourself.');
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`${new URL(page.url()).origin}/s/${id}?PROLIFIC_PID=phone-stop`);
     await expectNoSidewaysScroll(page, 'stop page');
+    await expectAccessible(page, 'the stop page');
     await page.screenshot({ path: test.info().outputPath('phone-stop.png') });
   });
 });
