@@ -95,9 +95,14 @@ test.describe('a phone, 390x844 touch', () => {
       await expectAccessible(page, 'a game on a phone');
       await page.screenshot({ path: test.info().outputPath('phone-ls20.png') });
 
+      // Three quick taps in a row, without waiting, are three actions...
+      const quick = 3;
+      for (const key of LS20_LEVEL1_KEYS.slice(0, quick)) await pad.getByRole('button', { name: PAD[key] }).tap();
+      await expect(actions).toHaveText(String(quick));
+      // ...and so is each tap after: the counter moves on before the next one.
       for (const [i, key] of LS20_LEVEL1_KEYS.entries()) {
+        if (i < quick) continue;
         await pad.getByRole('button', { name: PAD[key] }).tap();
-        // Each tap is one action: the counter moves on before the next tap.
         await expect(actions).toHaveText(String(i + 1));
       }
       await expect(canvas).toHaveAttribute('data-level', '1');
