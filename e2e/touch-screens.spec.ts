@@ -4,10 +4,22 @@
  * study header shows the whole title. Every control the participant needs lies in the window,
  * and no page is wider than the screen.
  */
+import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { LS20, LS20_LEVEL1_KEYS, OFFICIAL_GAMES, VC33, VC33_LEVEL1_CLICKS, createStudy, startServer, storedEvents, studySessionId, type TestServer } from './arc3-helpers';
 import { cellPoint, screenGrid } from './helpers';
 import { ADMIN, sampleTask } from './study-helpers';
+
+/** No serious or critical axe-core violation (WCAG 2.1 AA, and Label in Name) on the page as it is now. */
+async function expectAccessible(page: Page, name: string): Promise<void> {
+  // One axe run at a time in a page.
+  const found = [
+    await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze(),
+    await new AxeBuilder({ page }).withRules(['label-content-name-mismatch']).analyze(),
+  ];
+  const serious = found.flatMap((r) => r.violations).filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  expect.soft(serious.flatMap((v) => v.nodes.map((n) => `${v.id} at ${n.target.join(' ')}`)), `serious or critical axe violations on ${name}`).toEqual([]);
+}
 
 const PHONE = { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true } as const;
 
@@ -46,6 +58,7 @@ async function leaveGame(page: Page): Promise<void> {
   await page.getByRole('button', { name: /^(Give up|Finish) and continue$/ }).tap();
   const dialog = page.getByRole('dialog');
   await expectInWindow(page, dialog, 'the confirmation');
+  await expectAccessible(page, 'the confirmation');
   await dialog.getByRole('button', { name: /^(Give up|Finish) and move on$/ }).tap();
 }
 
@@ -79,11 +92,17 @@ test.describe('a phone, 390x844 touch', () => {
       await expectInWindow(page, pad, 'the pad');
       await expectInWindow(page, page.getByRole('button', { name: 'Give up and continue' }), 'Give up');
       await expectNoSidewaysScroll(page, 'ls20');
+      await expectAccessible(page, 'a game on a phone');
       await page.screenshot({ path: test.info().outputPath('phone-ls20.png') });
 
+      // Three quick taps in a row, without waiting, are three actions...
+      const quick = 3;
+      for (const key of LS20_LEVEL1_KEYS.slice(0, quick)) await pad.getByRole('button', { name: PAD[key] }).tap();
+      await expect(actions).toHaveText(String(quick));
+      // ...and so is each tap after: the counter moves on before the next one.
       for (const [i, key] of LS20_LEVEL1_KEYS.entries()) {
+        if (i < quick) continue;
         await pad.getByRole('button', { name: PAD[key] }).tap();
-        // Each tap is one action: the counter moves on before the next tap.
         await expect(actions).toHaveText(String(i + 1));
       }
       await expect(canvas).toHaveAttribute('data-level', '1');
@@ -134,6 +153,7 @@ test.describe('a phone, 390x844 touch', () => {
     expect(inBox.width / Number(await input.getAttribute('data-cols')), 'px per cell of the test input').toBeGreaterThanOrEqual(10);
     await expectInWindow(page, submit, 'Submit');
     await expectNoSidewaysScroll(page, 'task');
+    await expectAccessible(page, 'a task on a phone');
     await page.screenshot({ path: test.info().outputPath('phone-task-input.png') });
 
     await page.getByRole('button', { name: /^Your output/ }).tap();
@@ -183,7 +203,31 @@ test.describe('a phone, 390x844 touch', () => {
     const box = await expectInWindow(page, input, 'the test input');
     expect(box.width / 30).toBeGreaterThanOrEqual(12);
     await expectNoSidewaysScroll(page, 'practice task');
+    await expectAccessible(page, 'the practice player on a phone');
     await page.screenshot({ path: test.info().outputPath('phone-practice.png'), fullPage: true });
+  });
+});
+
+test.describe('a phone at a study that needs a larger screen', () => {
+  test.use(PHONE);
+
+  test('the stop page copies the study link with a tap', async ({ page, context, request }) => {
+    await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+    const id = `phone-stop-${Date.now().toString(36)}`;
+    const saved = await request.post(`/api/admin/studies/${id}`, {
+      headers: ADMIN, data: { definition: { title: 'Computers only', consent: 'You agree.', completion: { code: 'STOP' }, items: [{ kind: 'game', id: 'push', game: 'push' }] } },
+    });
+    expect(saved.status(), await saved.text()).toBe(201);
+    await page.goto(`/s/${id}?PROLIFIC_PID=phone-stop`);
+    await expect(page.getByTestId('device-message')).toContainText('This study needs a larger screen than a phone');
+    const copy = page.getByRole('button', { name: 'Copy link' });
+    await expectInWindow(page, copy, 'Copy link');
+    await copy.tap();
+    await expect(page.getByRole('status')).toHaveText('Copied: paste it into a message or an email to yourself.');
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`${new URL(page.url()).origin}/s/${id}?PROLIFIC_PID=phone-stop`);
+    await expectNoSidewaysScroll(page, 'stop page');
+    await expectAccessible(page, 'the stop page');
+    await page.screenshot({ path: test.info().outputPath('phone-stop.png') });
   });
 });
 

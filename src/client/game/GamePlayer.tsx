@@ -221,7 +221,8 @@ export function GameView({ controller, title, id, showCounter = true, allowReset
             </div>
             <p className="text-xs text-slate-500">
               {clickable ? 'Click or tap the frame to act on a cell. ' : ''}
-              {[1, 2, 3, 4, 5].some((a) => available.has(a as ActionId)) ? 'Keys: W A S D or arrows, Space or F.' : ''}
+              {/* A phone has no keys to press. */}
+              {[1, 2, 3, 4, 5].some((a) => available.has(a as ActionId)) ? <span className="hidden sm:inline">Keys: W A S D or arrows, Space or F.</span> : ''}
             </p>
           </div>
         </div>

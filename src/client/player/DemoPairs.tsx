@@ -35,9 +35,10 @@ export const DemoPairs = memo(function DemoPairs({ pairs, showSymbols = false, c
           <li key={i} className={`rounded-lg border border-slate-800 bg-slate-900/60 p-2 ${compact ? (small ? 'w-56 shrink-0' : 'w-72 shrink-0') : ''}`} data-testid="demo-pair">
             <div className="mb-1 flex items-center justify-between gap-2 text-[11px] uppercase tracking-wide text-slate-400">
               <span>Example {i + 1} · {size(p.input)} → {size(p.output)}</span>
-              <button type="button" onClick={() => setViewing(i)} aria-label={`Enlarge example ${i + 1}`} title="Enlarge"
-                className="shrink-0 whitespace-nowrap rounded border border-slate-700 px-1.5 py-0.5 normal-case tracking-normal text-slate-200 hover:bg-slate-800">
-                ⤢ Enlarge
+              {/* The name is the visible word and then which example: "Enlarge example 2" (WCAG 2.5.3). */}
+              <button type="button" onClick={() => setViewing(i)} title="Enlarge"
+                className="relative shrink-0 whitespace-nowrap rounded border border-slate-700 px-1.5 py-0.5 normal-case tracking-normal text-slate-200 hover:bg-slate-800">
+                <span aria-hidden>⤢ </span>Enlarge<span className="sr-only"> example {i + 1}</span>
               </button>
             </div>
             <div className="flex cursor-zoom-in items-center gap-2" style={{ height: rowHeight }} onClick={() => setViewing(i)}>

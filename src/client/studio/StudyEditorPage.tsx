@@ -406,10 +406,11 @@ function ItemFields({ item, onChange }: { item: Item; onChange: (i: Item) => voi
         </label>
         <div className="flex flex-col gap-1 text-xs text-slate-400">
           <span id={`question-of-${item.id}`}>Question</span>
-          <button type="button" onClick={() => setPicking(true)} aria-labelledby={`question-of-${item.id} question-choice-${item.id}`}
+          <button type="button" onClick={() => setPicking(true)} aria-labelledby={`question-of-${item.id} question-choice-${item.id} question-action-${item.id}`}
             className={`${input} flex items-center justify-between gap-2 text-left`}>
             <span id={`question-choice-${item.id}`} className={item.question ? 'font-mono text-slate-100' : 'text-slate-300'}>{item.question || 'Choose a question…'}</span>
-            <span className="text-slate-300">{item.question ? 'Change' : 'Browse'}</span>
+            {/* A space between the choice and the action, so the visible words read as the name does. */}{' '}
+            <span id={`question-action-${item.id}`} className="text-slate-300">{item.question ? 'Change' : 'Browse'}</span>
           </button>
         </div>
         {practice}
@@ -438,12 +439,13 @@ function ItemFields({ item, onChange }: { item: Item; onChange: (i: Item) => voi
       </label>
       <div className="flex flex-col gap-1 text-xs text-slate-400 md:col-span-2">
         <span id={`task-of-${item.id}`}>Task</span>
-        <button type="button" onClick={() => setPicking(true)} aria-labelledby={`task-of-${item.id} task-choice-${item.id}`}
+        <button type="button" onClick={() => setPicking(true)} aria-labelledby={`task-of-${item.id} task-choice-${item.id} task-action-${item.id}`}
           className={`${input} flex items-center justify-between gap-2 text-left`}>
           <span id={`task-choice-${item.id}`} className={item.task ? 'font-mono text-slate-100' : 'text-slate-300'}>
             {item.task ? `${item.task}${item.tests ? ` · test${item.tests.length === 1 ? '' : 's'} ${item.tests.map((t) => t + 1).join(', ')}` : ''}` : 'Choose a task…'}
           </span>
-          <span className="text-slate-300">{item.task ? 'Change' : 'Browse'}</span>
+          {/* A space between the choice and the action, so the visible words read as the name does. */}{' '}
+          <span id={`task-action-${item.id}`} className="text-slate-300">{item.task ? 'Change' : 'Browse'}</span>
         </button>
       </div>
       {practice}

@@ -643,7 +643,8 @@ function Consent({ intro, onDecline, onAgree }: { intro: StudyIntro; onDecline: 
           <div role="alert" data-testid="device-message" className="rounded-lg border border-amber-500/60 bg-amber-950/60 p-4 text-amber-100">
             <p className="font-semibold">{problem}</p>
             <p className="mt-2 text-sm">Nothing has been recorded. The link to open there:</p>
-            <p className="mt-1 select-all break-all rounded bg-slate-950 px-2 py-1.5 font-mono text-sm text-slate-100">{window.location.href}</p>
+            <p className="mt-1 select-all break-all rounded bg-slate-950 px-2 py-1.5 font-mono text-sm text-slate-100" data-testid="study-link">{window.location.href}</p>
+            <CopyLink href={window.location.href} />
           </div>
         ) : (
           <>
@@ -656,6 +657,27 @@ function Consent({ intro, onDecline, onAgree }: { intro: StudyIntro; onDecline: 
         )}
       </div>
     </Centered>
+  );
+}
+
+/**
+ * Copies the study link, to send it to the computer the study needs; where the browser refuses
+ * (no clipboard access), it says how to copy the link by hand.
+ */
+function CopyLink({ href }: { href: string }) {
+  const [result, setResult] = useState<'copied' | 'refused' | null>(null);
+  const copy = () => {
+    // No clipboard at all on a page served without https (other than on localhost).
+    if (!navigator.clipboard) { setResult('refused'); return; }
+    navigator.clipboard.writeText(href).then(() => setResult('copied'), () => setResult('refused'));
+  };
+  return (
+    <div className="mt-3 flex flex-wrap items-center gap-3">
+      <Button tone="primary" onClick={copy}>Copy link</Button>
+      <span role="status" className="text-sm">
+        {result === 'copied' ? 'Copied: paste it into a message or an email to yourself.' : result === 'refused' ? 'This browser did not allow copying: press and hold the link above, then choose Copy.' : ''}
+      </span>
+    </div>
   );
 }
 
