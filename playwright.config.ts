@@ -36,7 +36,8 @@ export default defineConfig({
     command: `node bin/arc-studio.mjs serve --port ${PORT} --host 127.0.0.1 --data-dir .tmp/e2e-data-${PORT} --practice-tasks arc-agi-1=../shared/data/arc-agi-1`,
     url: `http://localhost:${PORT}/api/health`,
     reuseExistingServer: false,
-    env: { ARC_STUDIO_ADMIN_TOKEN: process.env.E2E_ADMIN_TOKEN },
+    // Every participant of the browser tests comes from this machine's one address.
+    env: { ARC_STUDIO_ADMIN_TOKEN: process.env.E2E_ADMIN_TOKEN, ARC_STUDIO_SESSIONS_PER_MINUTE_PER_CLIENT: '100000' },
     timeout: 60_000,
     stdout: 'pipe',
     stderr: 'pipe',

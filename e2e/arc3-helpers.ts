@@ -37,7 +37,9 @@ export function fixtureCopy(): string {
 /** Starts `arc-studio serve` on a free port with these flags; resolves once it answers. */
 export async function startServer(flags: string[], env: NodeJS.ProcessEnv = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'arc3-e2e-'));
-  const port = 4500 + Math.floor(Math.random() * 400);
+  // Beside the suite's own server (E2E_PORT), in the 99 ports above it, so parallel runs on one machine keep apart.
+  const near = process.env.E2E_PORT ? Number(process.env.E2E_PORT) : null;
+  const port = near ? near + 1 + Math.floor(Math.random() * 99) : 4500 + Math.floor(Math.random() * 400);
   const base = `http://127.0.0.1:${port}`;
   let out = '';
   const child = spawn(process.execPath, ['bin/arc-studio.mjs', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir, ...flags], {
@@ -60,10 +62,10 @@ export async function startServer(flags: string[], env: NodeJS.ProcessEnv = {}):
 }
 
 /** Saves a study on the server through the researcher API. */
-export async function createStudy(base: string, id: string, items: unknown[]): Promise<void> {
+export async function createStudy(base: string, id: string, items: unknown[], settings: Record<string, unknown> = {}): Promise<void> {
   const res = await fetch(`${base}/api/admin/studies/${id}`, {
     method: 'POST', headers: { ...ADMIN, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ definition: { title: `ARC-AGI-3 ${id}`, consent: 'You agree to play.', instructions: 'Play the games.', completion: { code: 'ARC3-OK' }, items } }),
+    body: JSON.stringify({ definition: { title: `ARC-AGI-3 ${id}`, consent: 'You agree to play.', instructions: 'Play the games.', completion: { code: 'ARC3-OK' }, items, ...settings } }),
   });
   expect(res.status, await res.clone().text()).toBe(201);
 }
@@ -116,8 +118,8 @@ export interface StoredEventRow {
  * once a level is won, "Give up and continue" before.
  */
 export async function giveUpItem(page: Page): Promise<void> {
-  page.once('dialog', (d) => void d.accept());
   await page.getByRole('button', { name: /^(Give up|Finish) and continue$/ }).click();
+  await page.getByRole('dialog').getByRole('button', { name: /^(Give up|Finish) and move on$/ }).click();
 }
 
 /** The id of the study session this browser holds (from its IndexedDB). */

@@ -131,9 +131,12 @@ test('a designer\'s hot reload: saving the game file changes the rules in the op
     writeFileSync(file, source.replace('class Tg01(ARCBaseGame):', 'class Tg01(ARCBaseGame)'));
     await expect(page.getByTestId('game-failure')).toBeVisible({ timeout: 15_000 });
     await expect(page.getByTestId('traceback')).toContainText('SyntaxError');
+    // The green "Reloaded" notice is gone: the file on disk is not running.
+    await expect(page.getByTestId('reloaded')).toHaveCount(0);
     await page.screenshot({ path: 'test-results/arc3-hot-reload-error.png' });
     writeFileSync(file, source);
     await expect(page.getByTestId('game-failure')).toBeHidden({ timeout: 15_000 });
+    await expect(page.getByTestId('reloaded')).toBeVisible();
     await expect.poll(() => frameColour(page, 12, 12)).toEqual(rgb(PALETTE[9]));
     expect((await fetch(`${server.base}/api/health`)).status).toBe(200);
   } finally {

@@ -30,7 +30,7 @@ for (const id of Object.keys(games)) {
   });
 }
 
-test('the on-screen pad and Reset work, unavailable actions are greyed, and a second Reset restarts the game', async ({ page }) => {
+test('the on-screen pad and Reset work, a click-only game has no pad, and a second Reset restarts the game', async ({ page }) => {
   await page.goto('/games/push');
   const pad = page.getByRole('group', { name: 'Game controls' });
   await expect(pad.getByRole('button', { name: 'Right (ACTION4)' })).toBeEnabled();
@@ -44,9 +44,10 @@ test('the on-screen pad and Reset work, unavailable actions are greyed, and a se
   await page.getByRole('button', { name: 'Reset' }).click();
   await expect(page.getByTestId('game-actions')).toHaveText('0');
 
-  // A game played with clicks only offers no keys: the pad is greyed and key presses do nothing.
+  // A game played with clicks only offers no keys: no pad, a hint to tap the frame, and key presses do nothing.
   await page.goto('/games/glow');
-  await expect(page.getByRole('group', { name: 'Game controls' }).getByRole('button', { name: 'Up (ACTION1)' })).toBeDisabled();
+  await expect(page.getByText('Click or tap the frame to act on a cell.')).toBeVisible();
+  await expect(page.getByRole('group', { name: 'Game controls' })).toHaveCount(0);
   await page.keyboard.press('ArrowUp');
   await expect(page.getByTestId('game-actions')).toHaveText('0');
 });

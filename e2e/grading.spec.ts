@@ -98,6 +98,10 @@ test('two graders grade a free response blind, the researcher adjudicates, the s
   await a.getByRole('spinbutton', { name: /^Criterion 3 points/ }).fill('3');
   await a.getByRole('button', { name: 'Save grade' }).click();
   await expect(a.getByRole('alert')).toHaveText('Criterion 1: give points from 0 to 1.');
+  // More than two decimals is refused with what to give instead.
+  await a.getByRole('spinbutton', { name: /^Criterion 1 points/ }).fill('0.555');
+  await a.getByRole('button', { name: 'Save grade' }).click();
+  await expect(a.getByRole('alert')).toHaveText('Criterion 1: 0.555 has more than two decimals; give at most two, e.g. 0.55 or 0.56.');
   await gradeAll(a, [1, 1, 2, 1], [0, 0, 1, 0]);
   await expect(a.getByTestId('grading-progress')).toHaveText('2 of 2 graded');
   // Back to the first answer, changed and saved again.
@@ -150,6 +154,8 @@ test('two graders grade a free response blind, the researcher adjudicates, the s
   // The adjudication is in the audit log; grades.csv has every grade and the final ones.
   await page.getByRole('tab', { name: 'Audit log' }).click();
   await expect(page.getByText('Set final grade')).toBeVisible();
+  // Graders are named as the researcher named them, their id beside.
+  await expect(page.getByRole('row').filter({ hasText: 'Grader B (' }).first()).toBeVisible();
   const link = await request.post(`/api/admin/studies/${id}/exports`, { headers: ADMIN, data: { format: 'grades' } });
   expect(link.status()).toBe(201);
   const csv = await (await request.get((await link.json()).url)).text();

@@ -61,7 +61,6 @@ test('the app under test is a development build, where StrictMode runs effects t
 
 test('a participant giving up every item of the sample study: each opening, item start and end is logged once', async ({ page, request }) => {
   test.setTimeout(120_000);
-  page.on('dialog', (d) => void d.accept());
   const errors: string[] = [];
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
   const study = sampleStudy();
@@ -77,6 +76,7 @@ test('a participant giving up every item of the sample study: each opening, item
     else {
       await expect(page.getByTestId(kind === 'game' ? 'game-canvas' : 'output-grid')).toBeVisible();
       await page.getByRole('button', { name: 'Give up and continue' }).click();
+      await page.getByRole('dialog', { name: 'Give up this item?' }).getByRole('button', { name: 'Give up and move on' }).click();
     }
     await expect(page.locator(`[data-item="${id}"]`)).toHaveCount(0);
   }

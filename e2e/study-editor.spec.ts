@@ -65,8 +65,43 @@ test('a researcher creates a study in the studio, a participant runs it, and an 
   expect(sessions).toHaveLength(1);
   expect(sessions[0].studyVersion).toBe(1);
 
-  // An invalid study is refused with the reason, and nothing changes.
+  // An invalid study is refused with the reason in plain words, next to the field, and nothing changes.
   await page.getByLabel('Completion code').fill('');
   await page.getByRole('button', { name: 'Save study' }).click();
-  await expect(page.getByRole('alert')).toContainText('completion.code');
+  const code = page.getByRole('textbox', { name: 'Completion code' });
+  await expect(code).toHaveAttribute('aria-invalid', 'true');
+  await expect(code).toHaveAccessibleDescription('Give the code participants get at the end, to enter on the recruitment platform.');
+  await expect(page.getByTestId('save-problems')).toContainText('Completion code: Give the code participants get at the end');
+  await expect(page.getByTestId('save-problems')).not.toContainText('completion.code');
+  // The message goes as soon as the field is right again.
+  await code.fill('EDIT-OK');
+  await expect(page.getByTestId('field-problem')).toHaveCount(0);
+  await expect(page.getByTestId('save-problems')).toHaveCount(0);
+});
+
+test('the study editor names each problem next to its field, in plain words', async ({ page }) => {
+  await page.goto(`/login#token=${process.env.E2E_ADMIN_TOKEN}`);
+  await expect(page.getByRole('heading', { name: 'Studies' })).toBeVisible();
+  await page.goto('/studies/new');
+  await page.getByRole('textbox', { name: /Study id/ }).fill('Not An Id');
+  await page.getByRole('button', { name: 'Add task' }).click();
+  await page.getByRole('spinbutton', { name: 'Session limit (min)' }).fill('0');
+  await page.getByRole('textbox', { name: 'Redirect URL at the end (optional)' }).fill('prolific');
+  // Nothing is marked before the first try to save.
+  await expect(page.getByTestId('field-problem')).toHaveCount(0);
+  await page.getByRole('button', { name: 'Save study' }).click();
+  const problem = (field: string) => page.locator(`[data-testid="field-problem"][data-field="${field}"]`);
+  await expect(problem('id')).toHaveText('Use 1-64 lower-case letters, digits or "-": it becomes the link /s/<id>.');
+  await expect(problem('title')).toHaveText('Give the study a title: participants see it at the top of every page.');
+  await expect(page.getByRole('textbox', { name: 'Study title' })).toHaveAccessibleDescription(/^Give the study a title/);
+  await expect(problem('limits.sessionMinutes')).toHaveText('Must be more than 0.');
+  await expect(problem('completion.redirectUrl')).toHaveText('Must be a web address starting with https:// (or http://).');
+  await expect(problem('items[0].task')).toHaveText('Task: Choose a task.');
+  await expect(page.getByTestId('save-problems')).toContainText('Item 1, Task: Choose a task.');
+  await expect(page.locator('body')).not.toContainText(/Too small|expected string|>=/);
+  await page.screenshot({ path: test.info().outputPath('editor-problems.png'), fullPage: true });
+  // Fixing a field takes its message away at once; the study is not saved until all are fixed.
+  await page.getByRole('textbox', { name: 'Study title' }).fill('Plain words');
+  await expect(problem('title')).toHaveCount(0);
+  await expect(page.getByRole('status')).toHaveCount(0);
 });

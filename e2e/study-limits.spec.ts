@@ -48,8 +48,15 @@ test('the time left shows, the hard limit says it closed the item, and leaving a
   for (const input of parseActions(solutions.push[0])) await performGameAction(page, input);
   await expect(page.getByTestId('game-canvas')).toHaveAttribute('data-level', '1');
   await expect(page.getByRole('button', { name: 'Give up and continue' })).toHaveCount(0);
-  page.once('dialog', (d) => { expect(d.message()).toContain('You completed 1 level'); void d.accept(); });
   await page.getByRole('button', { name: 'Finish and continue' }).click();
+  // The app's own dialog asks first; Escape keeps the participant on the game.
+  const finish = page.getByRole('dialog', { name: 'Finish this game?' });
+  await expect(finish).toContainText('You completed 1 level');
+  await page.keyboard.press('Escape');
+  await expect(finish).toHaveCount(0);
+  await expect(page.getByTestId('game-canvas')).toBeVisible();
+  await page.getByRole('button', { name: 'Finish and continue' }).click();
+  await finish.getByRole('button', { name: 'Finish and move on' }).click();
   await expect(page.getByTestId('completion-code')).toHaveText('LIMITS-OK', { timeout: 30_000 });
 
   const sessions = ((await (await request.get(`/api/admin/studies/${id}/results`, { headers: ADMIN })).json()) as { participants: { sessionId: string }[] }).participants;

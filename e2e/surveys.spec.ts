@@ -7,7 +7,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page, type APIRequestContext } from '@playwright/test';
 import { parseCsvObjects } from '../src/core/formats/csv';
-import { ADMIN, buildGrid, expectAllStored, sampleTask, serverEvents } from './study-helpers';
+import { ADMIN, browserSession, buildGrid, expectAllStored, sampleTask, serverEvents } from './study-helpers';
 
 async function seriousViolations(page: Page): Promise<string[]> {
   const { violations } = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
@@ -102,7 +102,8 @@ test('a participant answers a block of questions, describes a task\'s rule, fill
   await expect(last).toHaveAttribute('data-stage', 'last');
   // A reload here asks for it again, with what was typed.
   await last.getByRole('textbox', { name: 'Your description' }).fill('Mirror every shape');
-  await page.waitForTimeout(800);
+  // What was typed is logged after a pause in typing: reload once it is in the browser's log.
+  await expect.poll(async () => (await browserSession(page)).events.some((e) => e.kind === 'description.input' && e.data.text === 'Mirror every shape')).toBe(true);
   await page.reload();
   await expect(last).toHaveAttribute('data-stage', 'last');
   await expect(last.getByRole('textbox', { name: 'Your description' })).toHaveValue('Mirror every shape');
@@ -267,8 +268,8 @@ test('a game that asks for a description asks once, when the participant leaves 
   await page.getByRole('button', { name: 'I agree, start' }).click();
   await page.getByRole('button', { name: 'Begin' }).click();
   await page.keyboard.press('d');
-  page.once('dialog', (d) => void d.accept());
   await page.getByRole('button', { name: 'Give up and continue' }).click();
+  await page.getByRole('dialog', { name: 'Give up this item?' }).getByRole('button', { name: 'Give up and move on' }).click();
   const form = page.getByTestId('describe-form');
   await expect(form).toHaveAttribute('data-stage', 'last');
   await expect(page.getByRole('heading', { name: 'How do you win a level?' })).toBeVisible();

@@ -213,7 +213,8 @@ interface ArcServer {
 async function startArcServer(where: Located): Promise<ArcServer> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'arc-studio-bench-arc3-'));
   const token = randomBytes(24).toString('hex');
-  const env: NodeJS.ProcessEnv = { ...process.env, ARC_STUDIO_ADMIN_TOKEN: token, PYTHONDONTWRITEBYTECODE: '1' };
+  // Every simulated player comes from this machine's one address.
+  const env: NodeJS.ProcessEnv = { ...process.env, ARC_STUDIO_ADMIN_TOKEN: token, PYTHONDONTWRITEBYTECODE: '1', ARC_STUDIO_SESSIONS_PER_MINUTE_PER_CLIENT: '100000000' };
   delete env.DATABASE_URL;
   if (where.pythonPath) env.ARC_STUDIO_PYTHONPATH = where.pythonPath;
   const child: ChildProcess = spawn(process.execPath, [path.join(ROOT, 'bin', 'arc-studio.mjs'), 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir, '--no-samples', '--arc3-games', where.gamesDir], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });

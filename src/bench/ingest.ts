@@ -80,6 +80,8 @@ const UNLIMITED = {
   ARC_STUDIO_MAX_SESSION_EVENTS: '100000000', ARC_STUDIO_MAX_SESSION_MB: '100000',
   ARC_STUDIO_SESSION_EVENTS_PER_SECOND: '100000000', ARC_STUDIO_SESSION_BURST_EVENTS: '100000000',
   ARC_STUDIO_SESSION_KB_PER_SECOND: '100000000', ARC_STUDIO_SESSION_BURST_MB: '100000',
+  // Every simulated participant comes from this machine's one address.
+  ARC_STUDIO_SESSIONS_PER_MINUTE_PER_CLIENT: '100000000', ARC_STUDIO_STUDY_SESSIONS_PER_MINUTE: '100000000',
 };
 
 export async function startServe(tmp: string, env: NodeJS.ProcessEnv, args: readonly string[] = []): Promise<{ url: string; proc: ChildProcess }> {

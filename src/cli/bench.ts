@@ -19,6 +19,7 @@ const suites: Record<string, () => Promise<{ run(): AsyncIterable<BenchResult> |
   replay: () => import('../bench/replay'),
   export: () => import('../bench/export'),
   results: () => import('../bench/results'),
+  acks: () => import('../bench/acks'),
   arc3: () => import('../bench/arc3'),
   frames: () => import('../bench/frames'),
   validate: () => import('../bench/validate'),

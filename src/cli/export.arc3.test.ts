@@ -4,7 +4,7 @@
  * version are in the baselines file; without them the file names only the built-in games.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -83,8 +83,34 @@ describe('arc-studio export with arcengine games', () => {
     expect(game.levels).toHaveLength(2);
     expect(game.levels[0]).toMatchObject({ level: 1, completers: 1, actions: [10], baseline: { best: 10 } });
 
+    // Without the folders the game cannot be resolved: refused, naming it and the flag, nothing written.
     const without = path.join(dir, 'without.json');
-    expect(cli('--study', 'gate', '--format', 'baselines', '--out', without, '--data-dir', dataDir).code).toBe(0);
-    expect(parseBaselines(readFileSync(without, 'utf8')).games[TG01]).toBeUndefined();
+    const refused = cli('--study', 'gate', '--format', 'baselines', '--out', without, '--data-dir', dataDir);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toContain(`study "gate" plays "${TG01}", which is not built in`);
+    expect(refused.err).toContain('--arc3-games DIR');
+    expect(existsSync(without)).toBe(false);
+    // ARC_STUDIO_ARC3_GAMES is the default, as for serve.
+    const fromEnv = path.join(dir, 'env.json');
+    const r2 = spawnSync('node', ['bin/arc-studio.mjs', 'export', '--study', 'gate', '--format', 'baselines', '--out', fromEnv, '--data-dir', dataDir], { cwd: ROOT, encoding: 'utf8', timeout: 120_000, env: { ...ENV, ARC_STUDIO_ARC3_GAMES: FIXTURES } });
+    expect(r2.status, r2.stderr).toBe(0);
+    expect(parseBaselines(readFileSync(fromEnv, 'utf8')).games[TG01].levels[0]).toMatchObject({ completers: 1, actions: [10] });
+  });
+
+  it('scores a recording against the study\'s baselines with its arcengine games mounted, and refuses without them', () => {
+    const recordings = path.join(dir, 'recordings');
+    expect(cli('--study', 'gate', '--format', 'recordings', '--out', recordings, '--data-dir', dataDir, '--arc3-games', FIXTURES).code).toBe(0);
+    const file = path.join(recordings, readdirSync(recordings)[0]);
+    const score = (...extra: string[]) => spawnSync('node', ['bin/arc-studio.mjs', 'score', file, '--baselines', 'study:gate', '--data-dir', dataDir, '--json', ...extra], { cwd: ROOT, encoding: 'utf8', timeout: 120_000, env: ENV });
+    const scored = score('--arc3-games', FIXTURES);
+    expect(scored.status, scored.stderr).toBe(0);
+    const report = JSON.parse(scored.stdout) as { result: { games: { game: string; hasBaselines: boolean; counted: number; runs: { levels: { score: number | null }[] }[] }[] } };
+    // The participant's own run against a baseline of that run: level 1 at the baseline scores 1.
+    const game = report.result.games.find((g) => g.game === TG01)!;
+    expect(game.hasBaselines).toBe(true);
+    expect(game.runs[game.counted].levels[0].score).toBe(1);
+    const refused = score();
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain(`--baselines study:gate: study "gate" plays "${TG01}"`);
   });
 });

@@ -11,9 +11,7 @@ import { parseCommandArgs, usageError } from './args';
 import { bundledTaskDirs } from './serve';
 import { TaskLibrary } from '../server/collections';
 import { openStore, redact } from '../server/store/open';
-import { replayWithEngine } from '../server/studies';
-import { startArc3, studioGames } from '../server/arc3/mount';
-import { arc3GameDirs } from './games';
+import { mountStudyGames, unresolvedGames, unresolvedMessage } from './studyGames';
 import { ExportError, exportContext, type ExportContext } from '../server/export/context';
 import { attemptsCsv } from '../server/export/attempts';
 import { baselinesCsv, baselinesJson } from '../server/export/baselines';
@@ -27,6 +25,8 @@ import { recordingEntries, type SkippedRun } from '../server/export/recordings';
 /** The formats of the command (`baselines` is JSON, or CSV for an `--out` ending in `.csv`). */
 export const CLI_FORMATS = ['jsonl', 'csv', 'baselines', 'grid-actions', 'grades', 'responses', 'recordings', 'zip'] as const;
 type CliFormat = (typeof CLI_FORMATS)[number];
+/** The formats that hold per-game figures or recordings: refused when a study's game cannot be resolved. */
+const GAME_FORMATS: ReadonlySet<CliFormat> = new Set(['csv', 'baselines', 'recordings', 'zip']);
 
 const USAGE = `export --study ID --format ${CLI_FORMATS.join('|')} --out PATH [--version N] [--data-dir DIR] [--arc3-games DIR]...`;
 const SUMMARY = "Export a study's data: raw events (jsonl), attempts (csv), baselines (JSON, or CSV for a .csv --out), grid actions (csv), grades of free responses (grades), participants' answers, surveys, descriptions and withdrawals (responses), ARC-AGI-3 recordings (a folder) or the whole bundle (zip). Reads the serve store: PGlite in --data-dir, or DATABASE_URL.";
@@ -142,18 +142,18 @@ export const exportCommand: Command = {
     const store = await openStore(databaseUrl ? { databaseUrl } : { dataDir });
     // The arcengine games, as the server runs them: their logs verified by the official engine,
     // their levels and versions in the baselines and recordings.
-    const arc3Dirs = arc3GameDirs(values['arc3-games']).map((d) => path.resolve(d));
-    const arc3 = arc3Dirs.length ? await startArc3({ dirs: arc3Dirs, servers: [], workers: 1 }, store, (line) => console.error(line)) : null;
-    if (arc3 && !arc3.engine.ok) console.error(`The arcengine games are left out: ${arc3.engine.message}`);
+    const mounted = await mountStudyGames(store, values['arc3-games'], (line) => console.error(line));
     try {
-      const { replay, gameInfo } = arc3 ? studioGames(arc3) : { replay: replayWithEngine, gameInfo: undefined };
       let ctx: ExportContext;
       try {
-        ctx = await exportContext({ store, studyId: values.study, version, library, replay, games: gameInfo?.(), now: Date.now() });
+        ctx = await exportContext({ store, studyId: values.study, version, library, replay: mounted.replay, games: mounted.games, now: Date.now() });
       } catch (e) {
         if (e instanceof ExportError) fail(e.message);
         throw e;
       }
+      // A game the study plays that cannot be resolved would be missing from the baselines and recordings.
+      const missing = GAME_FORMATS.has(format) ? unresolvedGames(ctx) : [];
+      if (missing.length) fail(unresolvedMessage(ctx.studyId, missing, mounted.dirs));
       const r = await writeExport(ctx, format, out);
       const from = databaseUrl ? `PostgreSQL at ${redact(databaseUrl)}` : `PGlite in ${path.join(dataDir, 'db')}`;
       const what = format === 'recordings' ? `${r.files} recording${r.files === 1 ? '' : 's'} (${r.bytes} bytes) to ${out}` : `${r.bytes} bytes to ${out}`;
@@ -161,7 +161,7 @@ export const exportCommand: Command = {
       for (const s of r.skipped) console.error(`Not written: ${s.name}: ${s.reason}`);
       return 0;
     } finally {
-      await arc3?.service.stop();
+      await mounted.stop();
       await store.close();
     }
   },

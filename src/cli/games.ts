@@ -191,7 +191,7 @@ export async function playArc3Game(worker: Arc3Worker, engine: string, id: strin
       throw e;
     }
     grid = last.frame.at(-1) ?? grid;
-    steps.push({ action: input.action, levelsCompleted: last.levels_completed, state: last.state, fullReset: input.action === 'RESET' ? last.full_reset : undefined });
+    steps.push({ action: input.action, levelsCompleted: last.levels_completed, state: last.state, fullReset: input.action === 'RESET' ? last.full_reset : undefined, emptyFrame: last.frame.length === 0 });
   }
   const runs = splitRuns(steps);
   const run = runs.at(-1);

@@ -10,6 +10,7 @@ import { gamesCommand } from './games';
 import { scoreCommand } from './score';
 import { exportCommand } from './export';
 import { questionsCommand, scoreAnswersCommand } from './questions';
+import { loginLinkCommand } from './loginLink';
 
 export interface Command {
   readonly summary: string;
@@ -26,6 +27,7 @@ export const commands: Record<string, Command> = {
   export: exportCommand,
   questions: questionsCommand,
   'score-answers': scoreAnswersCommand,
+  'login-link': loginLinkCommand,
 };
 
 function help(): string {

@@ -12,7 +12,7 @@ import { BaselinesError, parseBaselines, type Baselines } from '../core/scoring/
 import { SCORING_PRESETS, isScoringPreset, rhaeHeadline, scoreRuns, type AgentRun, type RhaeResult, type ScoringPresetName } from '../core/scoring/rhae';
 
 const PRESETS = Object.keys(SCORING_PRESETS).join('|');
-const USAGE = `score <recording.jsonl>... --baselines <file|study:ID> [--preset ${PRESETS}] [--json] [--data-dir DIR]`;
+const USAGE = `score <recording.jsonl>... --baselines <file|study:ID> [--preset ${PRESETS}] [--json] [--data-dir DIR] [--arc3-games DIR]...`;
 /** The preset used when `--preset` is not given: the official toolkit's current rule. */
 export const DEFAULT_PRESET: ScoringPresetName = 'toolkit-2026-04';
 
@@ -168,41 +168,47 @@ const SCORE = {
     preset: { type: 'string', value: 'NAME', default: DEFAULT_PRESET, help: `scoring preset: ${Object.keys(SCORING_PRESETS).join(', ')}` },
     json: { type: 'boolean', help: 'print the whole report as JSON' },
     'data-dir': { type: 'string', value: 'DIR', default: '.arc-studio', help: 'the data folder "arc-studio serve" uses, for study:ID; ignored when DATABASE_URL is set' },
+    'arc3-games': { type: 'string', value: 'DIR', multiple: true, help: 'for study:ID, the arcengine game folders "arc-studio serve" mounts, so their levels are in the baselines; default: ARC_STUDIO_ARC3_GAMES' },
   },
 } as const;
 
-function parseArgs(args: string[]): { files: string[]; baselines: string; preset: ScoringPresetName; json: boolean; dataDir: string } {
+function parseArgs(args: string[]): { files: string[]; baselines: string; preset: ScoringPresetName; json: boolean; dataDir: string; arc3Games: readonly string[] } {
   const { values, positionals: files } = parseCommandArgs(SCORE, args);
   const { baselines, preset, json } = values;
   if (files.length === 0) throw usageError(SCORE, 'name at least one recording file.');
   if (baselines === undefined) throw usageError(SCORE, 'give the human baselines with --baselines <file> (arc-studio.baselines JSON or an official metadata.json) or --baselines study:ID.');
   if (!isScoringPreset(preset)) fail(`unknown preset "${preset}"; presets: ${Object.keys(SCORING_PRESETS).join(', ')}.`);
-  return { files, baselines, preset, json, dataDir: values['data-dir'] };
+  return { files, baselines, preset, json, dataDir: values['data-dir'], arc3Games: values['arc3-games'] };
 }
 
 /**
  * The baselines of a study in the serve store (PGlite in `dataDir`, or DATABASE_URL), computed as
  * the study's baselines export computes them.
  */
-async function studyBaselinesFrom(studyId: string, dataDir: string): Promise<Baselines> {
+async function studyBaselinesFrom(studyId: string, dataDir: string, arc3Games: readonly string[]): Promise<Baselines> {
   const { existsSync } = await import('node:fs');
   const { openStore } = await import('../server/store/open');
   const { exportContext, ExportError } = await import('../server/export/context');
   const { studyBaselines } = await import('../server/export/baselines');
-  const { replayWithEngine } = await import('../server/studies');
+  const { mountStudyGames, unresolvedGames, unresolvedMessage } = await import('./studyGames');
   const databaseUrl = process.env.DATABASE_URL || undefined;
   const dir = path.resolve(dataDir);
   if (!databaseUrl && !existsSync(path.join(dir, 'db'))) {
     fail(`--baselines study:${studyId}: no database in ${path.join(dir, 'db')}; give the --data-dir that "arc-studio serve" uses (default .arc-studio), or set DATABASE_URL.`);
   }
   const store = await openStore(databaseUrl ? { databaseUrl } : { dataDir: dir });
+  // The study's arcengine games as the server ran them, so their levels are in the baselines.
+  const mounted = await mountStudyGames(store, arc3Games, (line) => console.error(line));
   try {
-    const ctx = await exportContext({ store, studyId, version: null, library: null, replay: replayWithEngine, now: Date.now() }).catch((e: Error) => {
+    const ctx = await exportContext({ store, studyId, version: null, library: null, replay: mounted.replay, games: mounted.games, now: Date.now() }).catch((e: Error) => {
       if (e instanceof ExportError) fail(`--baselines study:${studyId}: ${e.message}`);
       throw e;
     });
+    const missing = unresolvedGames(ctx);
+    if (missing.length) fail(`--baselines study:${studyId}: ${unresolvedMessage(studyId, missing, mounted.dirs)}`);
     return await studyBaselines(ctx);
   } finally {
+    await mounted.stop();
     await store.close();
   }
 }
@@ -211,8 +217,8 @@ export const scoreCommand: Command = {
   summary: `Score agent recordings (.recording.jsonl) against human baselines with RHAE: per level, per game and in total, as a table or JSON. Presets: paper (second-best human), toolkit-2026-04 (upper-median human, the default).`,
   usage: USAGE,
   async run(args) {
-    const { files, baselines, preset, json, dataDir } = parseArgs(args);
-    const fromStudy = baselines.startsWith('study:') ? await studyBaselinesFrom(baselines.slice('study:'.length), dataDir) : undefined;
+    const { files, baselines, preset, json, dataDir, arc3Games } = parseArgs(args);
+    const fromStudy = baselines.startsWith('study:') ? await studyBaselinesFrom(baselines.slice('study:'.length), dataDir, arc3Games) : undefined;
     const report = scoreFiles(files, baselines, preset, fromStudy);
     console.log(json ? JSON.stringify(report, null, 2) : formatReport(report));
     return 0;

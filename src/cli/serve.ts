@@ -84,14 +84,14 @@ export const serveCommand: Command = {
       return runPrimary({
         workers, log: (line) => console.error(line),
         onReady: (url) => {
-          console.log(adminLoginMessage(admin, url));
           console.log(`ARC Studio is running at ${url} (${workers} worker processes, pid ${process.pid})`);
+          console.log(adminLoginMessage(admin, url));
         },
       });
     }
     // Workers after the first say nothing of the start (the first one says it for all, and the
     // primary tells the researcher login).
-    const workerLog = !isClusterWorker() ? null : cluster.worker!.id > 1 ? () => {} : (line: string) => { if (!line.startsWith('Researcher login')) console.log(line); };
+    const workerLog = !isClusterWorker() ? null : cluster.worker!.id > 1 ? () => {} : (line: string) => console.log(line);
     const tasks = [...(values['no-samples'] ? [] : bundledTaskDirs('tasks')), ...values.tasks];
     const practiceTasks = [...(values['no-samples'] ? [] : bundledTaskDirs('practice')), ...values['practice-tasks']];
     keepServingOnUnhandledRejection();
@@ -105,7 +105,11 @@ export const serveCommand: Command = {
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
     if (isClusterWorker()) reportWorkerReady(server.url, stop);
-    else console.log(`ARC Studio is running at ${server.url}`);
+    else {
+      // The login link last, whole, so that it is the line a person sees after any build output.
+      console.log(`ARC Studio is running at ${server.url}`);
+      console.log(server.login);
+    }
     await new Promise(() => {});
     return 0;
   },

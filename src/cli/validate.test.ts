@@ -32,7 +32,8 @@ describe('arc-studio games validate', () => {
     expect(out.levels).toHaveLength(1);
     expect(out.levels[0]).toMatchObject({ level: 3, ok: true, short: { wins: 0 }, long: { wins: 0 }, fuzz: { steps: 20_000, problemCount: 0 } });
     expect(out.levels[0].fuzz.frames).toBeGreaterThan(20_000 / 64);
-    expect(out.levels[0].steps_per_s_one_thread).toBeGreaterThan(1_000);
+    // The rate itself is a figure of `npm run bench -- validate`.
+    expect(out.levels[0].steps_per_s_one_thread).toBeGreaterThan(0);
   });
 
   it('fails a level chance wins, exit 1, with the same figures on worker threads as in one thread', () => {

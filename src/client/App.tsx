@@ -47,15 +47,15 @@ export function App() {
   }
   return (
     <div className="flex h-full flex-col">
-      <header className="flex h-11 shrink-0 items-center gap-6 border-b border-slate-800 bg-slate-900 px-4">
-        <Link href="/" className="flex items-center gap-2 font-semibold tracking-tight text-slate-100">
+      <header className="flex h-11 shrink-0 items-center gap-3 border-b border-slate-800 bg-slate-900 px-3 sm:gap-6 sm:px-4">
+        <Link href="/" className="flex items-center gap-2 whitespace-nowrap font-semibold tracking-tight text-slate-100">
           <img src="/favicon.svg" alt="" className="h-5 w-5" />
-          ARC Studio
+          <span className="sr-only sm:not-sr-only">ARC Studio</span>
         </Link>
         <nav className="flex gap-1 text-sm">
           {NAV.map((n) => (
             <Link key={n.href} href={n.href}
-              className={`rounded px-2.5 py-1 ${n.match(location) ? 'bg-slate-800 text-white' : 'text-slate-400 hover:text-slate-100'}`}>
+              className={`rounded px-2 py-1 sm:px-2.5 ${n.match(location) ? 'bg-slate-800 text-white' : 'text-slate-400 hover:text-slate-100'}`}>
               {n.label}
             </Link>
           ))}

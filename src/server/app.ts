@@ -17,6 +17,7 @@ import { agentRoutes } from './agents/routes';
 import { gradingRoutes } from './grading/routes';
 import type { LoadReport } from './load';
 import type { AgentService } from './agents/service';
+import { DATABASE_RETRY_AFTER_S, databaseUnavailable } from './store/unavailable';
 
 export interface AppDeps {
   readonly library: TaskLibrary;
@@ -57,7 +58,16 @@ export function createApi(deps: AppDeps): Hono {
   if (deps.study) api.route('/', exportRoutes({ ...deps.study, library: deps.library }));
 
   api.notFound(apiNotFound);
+  let lastUnavailableReport = 0;
   api.onError((err, c) => {
+    // The database is away (PostgreSQL restarting): the client sends the request again later.
+    const unavailable = databaseUnavailable(err);
+    if (unavailable) {
+      const now = Date.now();
+      if (now - lastUnavailableReport > 5_000) console.error(`${unavailable.message} (requests are answered 503 until it is back)`);
+      lastUnavailableReport = now;
+      return c.json({ error: 'database_unavailable', retryAfter: DATABASE_RETRY_AFTER_S, message: `The database is not reachable right now (it may be restarting). Send the request again in ${DATABASE_RETRY_AFTER_S} s; what was acknowledged before is kept, and an event batch sent again is stored once.` }, 503, { 'Retry-After': String(DATABASE_RETRY_AFTER_S) });
+    }
     // A client that went away mid-request (its body cut short) is not a failure of the server.
     const incoming = (c.env as { incoming?: { destroyed?: boolean } } | undefined)?.incoming;
     if (!incoming?.destroyed) console.error(err);

@@ -34,8 +34,14 @@ export interface AdminToken {
   readonly hash: string;
   /** Where it came from, for the start message. */
   readonly source: 'env' | 'file' | 'generated';
-  /** The token itself, only when it was generated now (to print once). */
+  /** The token itself, when it was generated now. */
   readonly fresh: string | null;
+  /**
+   * The token to print in the login link: the one in the data folder's file (generated now or
+   * before), which only this machine's user can read; null for `ARC_STUDIO_ADMIN_TOKEN`, which a
+   * deployment keeps out of its logs.
+   */
+  readonly linkToken: string | null;
   readonly file: string | null;
 }
 
@@ -47,24 +53,26 @@ export function loadAdminToken(dataDir: string, env: NodeJS.ProcessEnv = process
   const fromEnv = env.ARC_STUDIO_ADMIN_TOKEN?.trim();
   if (fromEnv) {
     if (fromEnv.length < 16) throw new Error('ARC_STUDIO_ADMIN_TOKEN is shorter than 16 characters; use a long random value (e.g. "openssl rand -base64 32").');
-    return { hash: hashToken(fromEnv), source: 'env', fresh: null, file: null };
+    return { hash: hashToken(fromEnv), source: 'env', fresh: null, linkToken: null, file: null };
   }
   const file = path.join(dataDir, 'admin-token');
   if (existsSync(file)) {
     const token = readFileSync(file, 'utf8').trim();
     if (token.length < 16) throw new Error(`${file} holds no usable token. Delete it to have a new one generated, or set ARC_STUDIO_ADMIN_TOKEN.`);
-    return { hash: hashToken(token), source: 'file', fresh: null, file };
+    return { hash: hashToken(token), source: 'file', fresh: null, linkToken: token, file };
   }
   mkdirSync(dataDir, { recursive: true });
   const token = newToken();
   writeFileSync(file, token + '\n', { mode: 0o600 });
   chmodSync(file, 0o600);
-  return { hash: hashToken(token), source: 'generated', fresh: token, file };
+  return { hash: hashToken(token), source: 'generated', fresh: token, linkToken: token, file };
 }
 
-/** The lines `serve` prints about the researcher login; the token appears only when just generated. */
+/**
+ * The line `serve` prints last on every start (and `arc-studio login-link` prints again): the whole
+ * login link when the token is kept in the data folder, else where the token is.
+ */
 export function adminLoginMessage(admin: AdminToken, baseUrl: string): string {
-  if (admin.fresh) return `Researcher login: ${baseUrl}/login#token=${admin.fresh}\n(shown once; the token is kept in ${admin.file})`;
-  if (admin.source === 'env') return `Researcher login: ${baseUrl}/login with the token in ARC_STUDIO_ADMIN_TOKEN`;
-  return `Researcher login: ${baseUrl}/login with the token kept in ${admin.file}`;
+  if (admin.linkToken) return `Researcher login: ${baseUrl}/login#token=${admin.linkToken}\n(the token is kept in ${admin.file}; print this link again with "arc-studio login-link")`;
+  return `Researcher login: ${baseUrl}/login with the token in ARC_STUDIO_ADMIN_TOKEN`;
 }

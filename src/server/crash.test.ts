@@ -2,7 +2,6 @@
  * Nothing acknowledged is lost when the server dies: the real `arc-studio serve` is killed with
  * SIGKILL in the middle of a session, restarted on the same data, and the session goes on.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,28 +10,9 @@ import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort } from './store/pgCluster';
 import { postgresUrl } from './store/testing';
+import { kill9, startServe } from './testing/serve';
 
-const ROOT = path.resolve(__dirname, '../..');
 const ADMIN = 'crash-test-researcher-token-0123456789';
-
-interface Server { proc: ChildProcess; url: string; output: () => string }
-
-async function startServe(dataDir: string, dist: string, port: number, databaseUrl?: string): Promise<Server> {
-  const env: NodeJS.ProcessEnv = { ...process.env, ARC_STUDIO_DIST: dist, ARC_STUDIO_ADMIN_TOKEN: ADMIN };
-  delete env.DATABASE_URL;
-  if (databaseUrl) env.DATABASE_URL = databaseUrl;
-  const proc = spawn(process.execPath, ['bin/arc-studio.mjs', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  proc.stdout!.on('data', (d) => { out += d; });
-  proc.stderr!.on('data', (d) => { out += d; });
-  await new Promise<void>((resolve, reject) => {
-    const check = setInterval(() => { if (out.includes('ARC Studio is running')) { clearInterval(check); resolve(); } }, 50);
-    proc.once('exit', (code) => { clearInterval(check); reject(new Error(`serve exited (${code}) before it was ready:\n${out}`)); });
-  });
-  return { proc, url: `http://127.0.0.1:${port}`, output: () => out };
-}
-
-const kill9 = (s: Server) => new Promise<void>((resolve) => { s.proc.once('exit', () => resolve()); s.proc.kill('SIGKILL'); });
 
 const targets = [
   { name: 'pglite', database: async () => ({ url: undefined as string | undefined, drop: async () => {} }) },
@@ -74,7 +54,7 @@ describe.each(targets)('serve killed with SIGKILL on $name', (target) => {
     const port = await freePort();
     const dataDir = path.join(tmp, 'data');
 
-    let server = await startServe(dataDir, dist, port, db.url);
+    let server = await startServe({ dataDir, dist, port, adminToken: ADMIN, databaseUrl: db.url });
     cleanups.push(() => { if (server.proc.exitCode === null) server.proc.kill('SIGKILL'); });
     expect(server.output()).not.toContain(ADMIN);
     const created = await fetch(`${server.url}/api/studies/sample/sessions`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ params: { PROLIFIC_PID: 'crash' } }) });
@@ -90,19 +70,21 @@ describe.each(targets)('serve killed with SIGKILL on $name', (target) => {
     let acked = -1;
     for (let from = 0; from < 150; from += 10) acked = await send(server.url, from, from + 9);
     expect(acked).toBe(149);
-    // Batches in flight while the process dies: whatever was acknowledged must survive.
-    let firstAck: () => void = () => {};
-    const someAck = new Promise<void>((r) => { firstAck = r; });
+    // Batches in flight while the process dies: whatever was acknowledged must survive. The kill
+    // comes once one of them moved the acknowledgement on (the server may take them in any order,
+    // so an early answer can still say 149 while a later batch waits for the one before it).
+    let movedOn: () => void = () => {};
+    const someAck = new Promise<void>((r) => { movedOn = r; });
     const inflight: Promise<void>[] = [];
     for (let from = 150; from < 350; from += 10) {
-      inflight.push(send(server.url, from, from + 9).then((a) => { acked = Math.max(acked, a); firstAck(); }, () => {}));
+      inflight.push(send(server.url, from, from + 9).then((a) => { acked = Math.max(acked, a); if (a >= 159) movedOn(); }, () => {}));
     }
     await someAck;
     await kill9(server);
     await Promise.all(inflight);
     expect(acked).toBeGreaterThanOrEqual(159);
 
-    server = await startServe(dataDir, dist, port, db.url);
+    server = await startServe({ dataDir, dist, port, adminToken: ADMIN, databaseUrl: db.url });
     const read = async () => {
       const res = await fetch(`${server.url}/api/admin/sessions/${sessionId}/events`, { headers: { Authorization: `Bearer ${ADMIN}` } });
       return ((await res.json()) as { ackedThrough: number; events: { seq: number; data: { i: number } }[] });

@@ -127,6 +127,9 @@ describe('bad query and path values', () => {
     ['/api/collections/%E0%A4', 'its path'],
     ['/api/admin/sessions?study=%00', 'the query parameter "study"'],
     ['/api/admin/studies/sample?x%00=1', 'the query parameter "x?"'],
+    ['/api/admin/sessions?study=%ff', 'the query parameter "study"'],
+    ['/api/admin/sessions?limit=1&study=%E2%82', 'the query parameter "study"'],
+    ['/api/admin/sessions?%ff=1', 'the query parameter "%ff"'],
   ])('%s (NUL or not UTF-8) answers 400 naming where', async (url, where) => {
     const r = await get(url, admin);
     expect(r.status).toBe(400);

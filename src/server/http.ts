@@ -67,6 +67,21 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
  * that are not UTF-8, or a lone surrogate. Such values would otherwise reach the database and
  * fail there (a 500).
  */
+/**
+ * The first query parameter (its name as far as it reads) that is not UTF-8 or holds a NUL, or
+ * undefined. Each part is decoded strictly: `URLSearchParams` would turn `%ff` into U+FFFD and let it by.
+ */
+function malformedParameter(search: string): string | undefined {
+  for (const part of search.replace(/^\?/, '').split('&')) {
+    if (!part) continue;
+    const [k, v = ''] = part.split(/=(.*)/s);
+    const decode = (x: string) => { try { return decodeURIComponent(x.replace(/\+/g, ' ')); } catch { return null; } };
+    const key = decode(k), value = decode(v);
+    if (key === null || value === null || !storableText(key) || !storableText(value)) return key ?? k;
+  }
+  return undefined;
+}
+
 export const refuseMalformedUrl: MiddlewareHandler = async (c, next) => {
   const url = new URL(c.req.url);
   let path: string;
@@ -75,7 +90,7 @@ export const refuseMalformedUrl: MiddlewareHandler = async (c, next) => {
   } catch {
     path = '\u0000';
   }
-  const where = !storableText(path) ? 'its path' : [...url.searchParams].find(([k, v]) => !storableText(k) || !storableText(v))?.[0];
+  const where = !storableText(path) ? 'its path' : malformedParameter(url.search);
   if (where !== undefined) {
     const what = where === 'its path' ? where : `the query parameter "${where.replace(/[^\x20-\x7e]/g, '?').slice(0, 40)}"`;
     return c.json({ error: 'malformed', message: `The URL is malformed: ${what} holds a NUL character or bytes that are not UTF-8. Send ids and parameters as plain UTF-8 text.` }, 400);

@@ -47,14 +47,12 @@ function held(): Promise<ClientRequest> {
 }
 
 describe('overload', () => {
-  it('is a quick 503 with Retry-After past the requests in progress, and passes as load falls', async () => {
+  it('is a 503 with Retry-After at the door while the requests in progress are held, and passes as load falls', async () => {
     const open = await Promise.all(Array.from({ length: MAX }, held));
     await expect.poll(async () => (await health()).inFlight, { timeout: 10_000 }).toBe(MAX);
     expect(await health()).toMatchObject({ inFlight: MAX, maxInFlight: MAX, overloaded: true });
 
-    const start = performance.now();
     const refused = await fetch(`${server.url}/api/studies/sample/sessions`, { method: 'POST', body: '{}', headers: { 'Content-Type': 'application/json' } });
-    const waited = performance.now() - start;
     expect(refused.status).toBe(503);
     const wait = Number(refused.headers.get('retry-after'));
     expect(wait).toBeGreaterThanOrEqual(1);
@@ -63,8 +61,8 @@ describe('overload', () => {
     expect(body).toMatchObject({ error: 'overloaded', retryAfter: wait });
     expect(body.message).toContain(`again in ${wait} s`);
     expect(refused.headers.get('x-frame-options')).toBe('DENY');
-    // Answered at the door, not after the requests in progress.
-    expect(waited).toBeLessThan(2_000);
+    // Answered at the door, not after the requests in progress: those are still held open.
+    expect(await health()).toMatchObject({ inFlight: MAX });
     // The app's page is never refused.
     expect((await fetch(`${server.url}/`)).status).toBe(200);
     expect((await health()).refused).toBeGreaterThanOrEqual(1);

@@ -87,7 +87,9 @@ describe.each(backends)('question blocks, descriptions, surveys and withdrawals 
   it('keeps first and last written descriptions of a task and the last of a game, validated', async () => {
     const s = await start();
     const desc = (body: Record<string, unknown>) => call('POST', `sessions/${s.sessionId}/descriptions`, s.token, { key: crypto.randomUUID(), ...body });
-    expect((await desc({ item: 't1', stage: 'first', text: 'mirror' })).body.error).toBe('not_started');
+    // A first description is written on the item; a last one needs the item entered.
+    expect((await desc({ item: 't1', stage: 'first', text: 'mirror' })).body.error).toBe('not_current_item');
+    expect((await desc({ item: 't1', stage: 'last', text: 'mirror' })).body.error).toBe('not_started');
     await log(s, 'item.start', { item: 'block', kind: 'question' });
     await log(s, 'item.end', { item: 'block' });
     await log(s, 'item.start', { item: 't1', kind: 'task' });

@@ -138,6 +138,7 @@ const WALK: Record<string, Walk> = {
   'GET /downloads/:token': () => [{ url: '/downloads/not-a-ticket' }, { url: '/downloads/..%2F..%2Fdata' }],
   'GET /admin/studies': () => [{ url: '/admin/studies' }],
   'GET /admin/studies/:studyId': () => [{ url: '/admin/studies/sample' }],
+  'GET /admin/games/:gameId/solutions': () => [{ url: '/admin/games/push/solutions' }],
   'POST /admin/studies/:studyId': () => [{ url: '/admin/studies/mine', body: { definition: {} } }],
   'PUT /admin/studies/:studyId': () => [{ url: '/admin/studies/sample', body: { definition: {} } }],
   'GET /admin/sessions': () => [{ url: '/admin/sessions' }, { url: '/admin/sessions?study=sample' }],

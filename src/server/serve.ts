@@ -92,7 +92,7 @@ export function poolSizeFromEnv(env: Record<string, string | undefined>): number
   return n;
 }
 
-export async function startServer(opts: ServeOptions): Promise<{ url: string; close: () => Promise<void> }> {
+export async function startServer(opts: ServeOptions): Promise<{ url: string; login: string; close: () => Promise<void> }> {
   const log = opts.log ?? ((line: string) => console.log(line));
   // What one participant may send (docs/api.md, "Limits"); a bad variable stops the start with its name.
   const limits = limitsFromEnv(process.env);
@@ -205,12 +205,13 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; cl
   const bound = (server.address() as { port: number } | null)?.port ?? opts.port;
   const url = `http://${opts.host === '0.0.0.0' ? 'localhost' : opts.host}:${bound}`;
   log(`Database: ${databaseUrl ? `PostgreSQL at ${redact(databaseUrl)}` : `PGlite in ${path.join(opts.dataDir, 'db')}`}`);
-  log(adminLoginMessage(admin, url));
   // Digests out of date (a new analysis version, sessions that ended while the server was down)
   // are computed now in the background, then checked every 10 minutes.
   maintainer.start();
   return {
     url,
+    /** The researcher login line, for the command to print last. */
+    login: adminLoginMessage(admin, url),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())).then(() => gate.stop()).then(() => maintainer.stop()).then(() => digests.stop()).then(() => agents.stop()).then(() => arc3.service.stop()).then(() => store.close()),
   };
 }

@@ -46,7 +46,7 @@ describe('tokens', () => {
     expect(bearer(undefined)).toBeNull();
   });
 
-  it('generates the researcher token once, keeps it private, and prints it only then', () => {
+  it('generates the researcher token once, keeps it private, and prints the whole link on every start', () => {
     const d = tmp();
     const first = loadAdminToken(d, {});
     expect(first.source).toBe('generated');
@@ -56,9 +56,11 @@ describe('tokens', () => {
     expect(adminLoginMessage(first, 'http://h:1')).toContain(`http://h:1/login#token=${first.fresh}`);
     const second = loadAdminToken(d, {});
     expect(second).toMatchObject({ source: 'file', fresh: null, hash: first.hash });
-    expect(adminLoginMessage(second, 'http://h:1')).not.toContain(first.fresh!);
+    expect(adminLoginMessage(second, 'http://h:1')).toContain(`http://h:1/login#token=${first.fresh}`);
     const env = loadAdminToken(d, { ARC_STUDIO_ADMIN_TOKEN: 'a-long-enough-token-value' });
     expect(env).toMatchObject({ source: 'env', hash: hashToken('a-long-enough-token-value') });
+    // A token from the environment stays out of the output (a deployment's logs).
+    expect(adminLoginMessage(env, 'http://h:1')).toBe('Researcher login: http://h:1/login with the token in ARC_STUDIO_ADMIN_TOKEN');
     expect(() => loadAdminToken(d, { ARC_STUDIO_ADMIN_TOKEN: 'short' })).toThrow(/16 characters/);
   });
 });

@@ -223,17 +223,34 @@ describe.each(backends)('study API on $name', (backend) => {
     expect(late.body.error).toBe('item_time_up');
   });
 
-  it('finishes only once every event is on the server, and gives the completion code', async () => {
+  it('finishes only once every event is on the server and every item is done, and gives the completion code', async () => {
     const s = await newSession();
+    // Nothing done: no completion code, nothing changed.
+    const nothing = await call('POST', `sessions/${s.sessionId}/finish`, s.token, { lastSeq: -1 });
+    expect(nothing.status).toBe(409);
+    expect(nothing.body).toMatchObject({ error: 'items_unfinished' });
+    expect(nothing.body.message).toMatch(/^\d+ of \d+ items of this session are not done yet \(/);
+    expect((await store.getSession(s.sessionId))!.state).toBe('started');
     await send(s, [ev(0), ev(1), ev(3)]);
     const early = await call('POST', `sessions/${s.sessionId}/finish`, s.token, { lastSeq: 3 });
     expect(early.status).toBe(409);
     expect(early.body).toMatchObject({ error: 'events_pending', ackedThrough: 1 });
     await send(s, [ev(2)]);
-    const done = await call('POST', `sessions/${s.sessionId}/finish`, s.token, { lastSeq: 3 });
+    const view = (await call('GET', `sessions/${s.sessionId}`, s.token)).body as { items: { id: string }[] };
+    await send(s, view.items.map((item, k) => ev(4 + k, 'item.end', { item: item.id })));
+    const done = await call('POST', `sessions/${s.sessionId}/finish`, s.token, { lastSeq: 3 + view.items.length });
     expect(done.body).toEqual({ completionCode: 'SAMPLE-7Q4K', redirectUrl: 'https://app.prolific.com/submissions/complete?cc=SAMPLE-7Q4K' });
     expect((await store.getSession(s.sessionId))!.state).toBe('finished');
     expect((await call('POST', `sessions/${s.sessionId}/submissions`, s.token, { key: 'z', item: 'mirror', testIndex: 0, grid: [[1]] })).body.error).toBe('session_closed');
+  });
+
+  it('gives the code for unfinished work only when the study says so, and flags the session', async () => {
+    await store.saveStudy('lenient', { title: 'Lenient', consent: 'Yes.', completion: { code: 'LENIENT', unfinished: 'flag' }, items: [{ kind: 'task', id: 't', collection: 'samples', task: 'mirror-across-wall' }] }, 'file', clock);
+    const made = await call('POST', 'studies/lenient/sessions', null, { params: {} });
+    const s = made.body as { sessionId: string; token: string };
+    const done = await call('POST', `sessions/${s.sessionId}/finish`, s.token, { lastSeq: -1 });
+    expect(done.body).toMatchObject({ completionCode: 'LENIENT' });
+    expect((await store.getSession(s.sessionId))!.flags).toContain('unfinished');
   });
 
   it('verifies game logs by replaying them with the engine, and flags a log that does not replay', async () => {

@@ -14,6 +14,7 @@ import { responseRoutes } from './study/responseRoutes';
 import { adminRoutes } from './study/adminRoutes';
 import { curationRoutes } from './study/curationRoutes';
 import { DEFAULT_LIMITS } from './study/limits';
+import { sessionLimits } from './study/sessionLimits';
 import { arc3Routes } from './arc3/routes';
 
 export type { StudyDeps } from './study/context';
@@ -49,6 +50,7 @@ export function studyRoutes(deps: StudyDeps): Hono {
     maxSize: max,
     onError: tooLarge,
   }));
+  api.post('/studies/:studyId/sessions', sessionLimits(ctx.limits, ctx.now));
   api.route('/', sessionRoutes(ctx));
   api.route('/', eventRoutes(ctx));
   api.route('/', submissionRoutes(ctx));

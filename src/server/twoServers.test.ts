@@ -7,7 +7,7 @@
  * server started with the two computes them first).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -25,7 +25,7 @@ const BATCH_EVENTS = 20;
 interface Server { proc: ChildProcess; url: string; output: () => string }
 
 function startServe(dataDir: string, dist: string, port: number, databaseUrl: string): Promise<Server> {
-  const env: NodeJS.ProcessEnv = { ...process.env, ARC_STUDIO_DIST: dist, ARC_STUDIO_ADMIN_TOKEN: ADMIN, DATABASE_URL: databaseUrl, ARC_STUDIO_DB_POOL: '4' };
+  const env: NodeJS.ProcessEnv = { ...process.env, ARC_STUDIO_DIST: dist, ARC_STUDIO_ADMIN_TOKEN: ADMIN, DATABASE_URL: databaseUrl, ARC_STUDIO_DB_POOL: '4', ARC_STUDIO_SESSIONS_PER_MINUTE_PER_CLIENT: '100000' };
   const proc = spawn(process.execPath, ['bin/arc-studio.mjs', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   proc.stdout!.on('data', (d) => { out += d; });
@@ -90,10 +90,15 @@ describe('two servers on one PostgreSQL', () => {
     for (const s of started) if (s.status === 'fulfilled') servers.push(s.value);
     for (const s of started) if (s.status === 'rejected') throw s.reason;
     const [a, b, c3] = servers;
+    // The sample study, but giving the code to participants who leave items undone (these only paint
+    // in the first task): the sessions finish and are flagged, as the study's rule says.
+    const sample = JSON.parse(readFileSync(path.join(ROOT, 'data/studies/sample.json'), 'utf8')) as { completion: Record<string, unknown> };
+    const saved = await fetch(`${a.url}/api/admin/studies/two-servers`, { method: 'PUT', headers: { ...json, Authorization: `Bearer ${ADMIN}` }, body: JSON.stringify({ definition: { ...sample, completion: { ...sample.completion, unfinished: 'flag' } } }) });
+    expect(saved.status, await saved.text()).toBe(201);
 
     // Sessions made on one server or the other; each participant's batches then alternate.
     const sessions = await Promise.all(Array.from({ length: PARTICIPANTS }, async (_, p) => {
-      const res = await fetch(`${(p % 2 ? b : a).url}/api/studies/sample/sessions`, { method: 'POST', headers: json, body: JSON.stringify({ params: { PROLIFIC_PID: `two-${p}` } }) });
+      const res = await fetch(`${(p % 2 ? b : a).url}/api/studies/two-servers/sessions`, { method: 'POST', headers: json, body: JSON.stringify({ params: { PROLIFIC_PID: `two-${p}` } }) });
       expect(res.status).toBe(201);
       return (await res.json()) as { sessionId: string; token: string };
     }));
@@ -166,7 +171,7 @@ describe('two servers on one PostgreSQL', () => {
 
       // The results: computed cold by the third server, then cold again by A, then warm.
       const results = async (s: Server) => {
-        const res = await fetch(`${s.url}/api/admin/studies/sample/results`, { headers: { Authorization: `Bearer ${ADMIN}` } });
+        const res = await fetch(`${s.url}/api/admin/studies/two-servers/results`, { headers: { Authorization: `Bearer ${ADMIN}` } });
         expect(res.status).toBe(200);
         return res.json() as Promise<{ sessions?: unknown }>;
       };

@@ -116,6 +116,11 @@ export function GameView({ controller, title, id, showCounter = true, allowReset
 
   const available = new Set(hud.available);
   const clickable = available.has(6);
+  // A game played by clicks alone gets no pad: a pad of disabled buttons only says "not here".
+  // Once a game offered a pad action it keeps the pad, so that it does not come and go by level.
+  const keyedOnce = useRef(false);
+  if (PAD.some((p) => available.has(p.id))) keyedOnce.current = true;
+  const keyed = keyedOnce.current;
   const act = (input: ActionInput) => controller.act(input);
   const ended = hud.state === 'WIN' || hud.state === 'GAME_OVER';
   // A RESET that would start the game over while levels are won asks first: a double press of
@@ -129,8 +134,10 @@ export function GameView({ controller, title, id, showCounter = true, allowReset
   };
 
   return (
-    <div className="flex h-full min-h-0 gap-4 p-3">
-      <div ref={boxRef} className="relative flex min-w-0 flex-1 items-center justify-center rounded-lg border border-slate-800 bg-slate-900/60">
+    // A phone stacks the frame, as wide as the screen, above the controls; wider screens put the
+    // controls in a column beside it.
+    <div className="flex min-h-full flex-col gap-3 p-3 sm:h-full sm:min-h-0 sm:flex-row sm:gap-4">
+      <div ref={boxRef} className="relative flex aspect-square w-full shrink-0 items-center justify-center rounded-lg border border-slate-800 bg-slate-900/60 sm:aspect-auto sm:w-auto sm:min-w-0 sm:flex-1 sm:shrink">
         <canvas
           ref={canvasRef}
           data-testid="game-canvas"
@@ -168,10 +175,11 @@ export function GameView({ controller, title, id, showCounter = true, allowReset
         )}
       </div>
 
-      <aside className="flex w-64 shrink-0 flex-col gap-4 overflow-y-auto">
-        <div>
+      <aside className="flex shrink-0 flex-col gap-3 sm:w-64 sm:gap-4 sm:overflow-y-auto">
+        <div className="grid grid-cols-2 items-start gap-3 sm:grid-cols-1 sm:gap-4">
+        <div className="min-w-0">
           <h1 className="text-lg font-semibold text-white">{title}</h1>
-          <p className="font-mono text-xs text-slate-500">{id}</p>
+          <p className="break-all font-mono text-xs text-slate-500">{id}</p>
         </div>
         <div className="rounded-lg border border-slate-800 bg-slate-900/60 p-3">
           <div className="flex items-baseline justify-between">
@@ -190,30 +198,37 @@ export function GameView({ controller, title, id, showCounter = true, allowReset
             </div>
           )}
         </div>
+        </div>
 
-        <div className="rounded-lg border border-slate-800 bg-slate-900/60 p-3">
-          <div className="mx-auto grid w-40 grid-cols-3 grid-rows-3 gap-1.5" role="group" aria-label="Game controls">
-            {PAD.map((p) => (
-              <button key={p.id} type="button" aria-label={p.label} title={`${p.label}: ${p.key}`} disabled={!available.has(p.id)}
-                onClick={() => act({ action: `ACTION${p.id}` as ActionInput['action'] })}
-                style={{ gridArea: p.area }}
-                className="h-12 rounded-md border border-slate-600 bg-slate-800 text-lg text-white hover:bg-slate-700 active:bg-slate-600 disabled:border-slate-800 disabled:bg-slate-900 disabled:text-slate-700">
-                {p.glyph}
-              </button>
-            ))}
+        <div className="flex items-center gap-3 rounded-lg border border-slate-800 bg-slate-900/60 p-3 sm:block">
+          {keyed && (
+            <div className="grid w-40 shrink-0 grid-cols-3 grid-rows-3 gap-1.5 sm:mx-auto" role="group" aria-label="Game controls">
+              {PAD.map((p) => (
+                // touch-manipulation: quick taps are each a press, never a double-tap zoom.
+                <button key={p.id} type="button" aria-label={p.label} title={`${p.label}: ${p.key}`} disabled={!available.has(p.id)}
+                  onClick={() => act({ action: `ACTION${p.id}` as ActionInput['action'] })}
+                  style={{ gridArea: p.area }}
+                  className="h-12 touch-manipulation rounded-md border border-slate-600 bg-slate-800 text-lg text-white hover:bg-slate-700 active:bg-slate-600 disabled:border-slate-800 disabled:bg-slate-900 disabled:text-slate-700">
+                  {p.glyph}
+                </button>
+              ))}
+            </div>
+          )}
+          <div className="flex min-w-0 flex-1 flex-col gap-3 sm:mt-3">
+            <div className="flex flex-wrap justify-between gap-2">
+              <Button onClick={() => act({ action: 'ACTION7' })} disabled={!available.has(7)} title="Undo (ACTION7): Ctrl+Z" className="flex-1 touch-manipulation justify-center">Undo</Button>
+              {allowReset && <Button onClick={reset} title="Reset the level; twice in a row restarts the game" className="flex-1 touch-manipulation justify-center">Reset</Button>}
+            </div>
+            <p className="text-xs text-slate-500">
+              {clickable ? 'Click or tap the frame to act on a cell. ' : ''}
+              {/* A phone has no keys to press. */}
+              {[1, 2, 3, 4, 5].some((a) => available.has(a as ActionId)) ? <span className="hidden sm:inline">Keys: W A S D or arrows, Space or F.</span> : ''}
+            </p>
           </div>
-          <div className="mt-3 flex justify-between gap-2">
-            <Button onClick={() => act({ action: 'ACTION7' })} disabled={!available.has(7)} title="Undo (ACTION7): Ctrl+Z" className="flex-1 justify-center">Undo</Button>
-            {allowReset && <Button onClick={reset} title="Reset the level; twice in a row restarts the game" className="flex-1 justify-center">Reset</Button>}
-          </div>
-          <p className="mt-3 text-xs text-slate-500">
-            {clickable ? 'Click or tap the frame to act on a cell. ' : ''}
-            {[1, 2, 3, 4, 5].some((a) => available.has(a as ActionId)) ? 'Keys: W A S D or arrows, Space or F.' : ''}
-          </p>
         </div>
         {hud.message && <p role="alert" className="text-sm text-amber-300">{hud.message}</p>}
         {side}
-        <div className="mt-auto flex flex-wrap gap-2">{toolbar}</div>
+        <div className="flex flex-wrap gap-2 sm:mt-auto">{toolbar}</div>
       </aside>
     </div>
   );

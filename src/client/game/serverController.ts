@@ -31,12 +31,17 @@ const json = (token: string, body: unknown): RequestInit => ({
   method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body),
 });
 
-/** A participant's runs of a study's game item. */
-export function sessionRunApi(sessionId: string, token: string, item: string): RunApi {
+/**
+ * A participant's runs of a study's game item. Opening carries the last logged seq, so that a run
+ * opened before the item's `item.start` reached the server is answered `events_pending` (and sent
+ * again) rather than refused.
+ */
+export function sessionRunApi(sessionId: string, token: string, item: string, log?: { readonly lastSeq: number }): RunApi {
   const base = `/api/sessions/${encodeURIComponent(sessionId)}/runs`;
+  const seq = () => (log ? { lastSeq: log.lastSeq } : {});
   return {
-    open: () => getJson(base, json(token, { item })),
-    resume: (run, after) => getJson(base, json(token, { item, resume: { run, after } })),
+    open: () => getJson(base, json(token, { item, ...seq() })),
+    resume: (run, after) => getJson(base, json(token, { item, resume: { run, after }, ...seq() })),
     act: (run, req) => getJson(`${base}/${encodeURIComponent(run)}/actions`, json(token, req)),
   };
 }
@@ -184,7 +189,8 @@ export class ServerGameController implements PlayController {
           for (const s of reply?.steps ?? []) if (s.step > this.last.step) this.apply(s, true);
           continue;
         }
-        const transient = e.status === 0 || e.status >= 500 || e.status === 429;
+        // events_pending: the item's `item.start` is still on its way to the server.
+        const transient = e.status === 0 || e.status >= 500 || e.status === 429 || e.code === 'events_pending';
         if (!transient) throw e;
         this.hud.setState({ message: 'The game is not answering; trying again…' });
         await sleep(Math.min(5000, 300 * 2 ** Math.min(attempt, 4)) * (0.75 + Math.random() / 2));

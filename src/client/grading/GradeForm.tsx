@@ -58,6 +58,8 @@ function inputOf(q: GradingQuestion, d: Draft): { ok: true; input: GradeInput } 
     const text = d.points[i].trim();
     const x = Number(text);
     if (text === '' || !Number.isFinite(x) || x < 0 || x > max) return { ok: false, message: `Criterion ${i + 1}: give points from 0 to ${max}.` };
+    // The server keeps points to two decimals, and refuses more rather than round a grader's figure.
+    if (Math.abs(x * 100 - Math.round(x * 100)) > 1e-6) return { ok: false, message: `Criterion ${i + 1}: ${text} has more than two decimals; give at most two, e.g. ${Math.floor(x * 100) / 100} or ${Math.ceil(x * 100) / 100}.` };
     criteria.push({ points: x, note: d.notes[i] });
   }
   return { ok: true, input: { criteria, note: d.note } };

@@ -20,20 +20,25 @@ const size = (g: Grid) => `${g.length}x${g[0].length}`;
  * pair viewer (click it, or its Enlarge button), so that a 30x30 demonstration can be read cell by
  * cell on any screen.
  */
-export const DemoPairs = memo(function DemoPairs({ pairs, showSymbols = false, compact = false }: { pairs: readonly TaskPair[]; showSymbols?: boolean; compact?: boolean }) {
+export const DemoPairs = memo(function DemoPairs({ pairs, showSymbols = false, compact = false, small = false }: {
+  pairs: readonly TaskPair[]; showSymbols?: boolean; compact?: boolean;
+  /** A phone's strip: smaller pairs, so that the test and Submit fit under it (each pair enlarges). */
+  small?: boolean;
+}) {
   const [viewing, setViewing] = useState<number | null>(null);
   // Shorter rows when there are many pairs, so that most tasks show every pair without scrolling.
-  const rowHeight = compact ? 150 : pairs.length <= 2 ? 260 : pairs.length === 3 ? 205 : pairs.length === 4 ? 152 : 140;
+  const rowHeight = compact ? (small ? 88 : 150) : pairs.length <= 2 ? 260 : pairs.length === 3 ? 205 : pairs.length === 4 ? 152 : 140;
   return (
     <>
       <ol className={compact ? 'flex gap-2' : 'flex flex-col gap-2'} aria-label="Demonstration pairs">
         {pairs.map((p, i) => (
-          <li key={i} className={`rounded-lg border border-slate-800 bg-slate-900/60 p-2 ${compact ? 'w-72 shrink-0' : ''}`} data-testid="demo-pair">
+          <li key={i} className={`rounded-lg border border-slate-800 bg-slate-900/60 p-2 ${compact ? (small ? 'w-56 shrink-0' : 'w-72 shrink-0') : ''}`} data-testid="demo-pair">
             <div className="mb-1 flex items-center justify-between gap-2 text-[11px] uppercase tracking-wide text-slate-400">
               <span>Example {i + 1} · {size(p.input)} → {size(p.output)}</span>
-              <button type="button" onClick={() => setViewing(i)} aria-label={`Enlarge example ${i + 1}`} title="Enlarge"
-                className="rounded border border-slate-700 px-1.5 py-0.5 normal-case tracking-normal text-slate-200 hover:bg-slate-800">
-                ⤢ Enlarge
+              {/* The name is the visible word and then which example: "Enlarge example 2" (WCAG 2.5.3). */}
+              <button type="button" onClick={() => setViewing(i)} title="Enlarge"
+                className="relative shrink-0 whitespace-nowrap rounded border border-slate-700 px-1.5 py-0.5 normal-case tracking-normal text-slate-200 hover:bg-slate-800">
+                <span aria-hidden>⤢ </span>Enlarge<span className="sr-only"> example {i + 1}</span>
               </button>
             </div>
             <div className="flex cursor-zoom-in items-center gap-2" style={{ height: rowHeight }} onClick={() => setViewing(i)}>

@@ -46,6 +46,9 @@ export function TaskPlayer({ open, sink, judge, trials = 3, toolbar, onFinishedA
   const testIndex = state.testIndex;
   const input = open.task.test[testIndex]?.input;
   const wide = useMediaQuery('(min-width: 1024px)');
+  // A phone shows one grid at a time, as wide as the screen, and Submit above it.
+  const phone = !useMediaQuery('(min-width: 640px)');
+  const [shown, setShown] = useState<GridSide>('input');
 
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
@@ -64,29 +67,38 @@ export function TaskPlayer({ open, sink, judge, trials = 3, toolbar, onFinishedA
   const finished = state.tests.every((t) => t.status !== 'open');
 
   return (
-    <div className="flex h-full min-h-0 flex-col gap-3 p-3 lg:flex-row lg:gap-4">
-      {/* Beside the test on a wide screen; a strip above it on a narrow one (a portrait tablet). */}
+    <div className="flex min-h-full flex-col gap-3 p-3 sm:h-full sm:min-h-0 lg:flex-row lg:gap-4">
+      {/* Beside the test on a wide screen; a strip above it on a narrow one (a portrait tablet, a phone). */}
       <aside className="flex shrink-0 flex-col overflow-hidden lg:w-[clamp(320px,28vw,560px)]">
         <h2 className="mb-2 text-xs font-semibold uppercase tracking-wider text-slate-400">Demonstrations</h2>
         <div className={`min-h-0 pr-1 ${wide ? 'flex-1 overflow-y-auto' : 'overflow-x-auto pb-1'}`} tabIndex={0} role="region" aria-label="Demonstrations">
-          <DemoPairs pairs={open.task.train} showSymbols={showSymbols} compact={!wide} />
+          <DemoPairs pairs={open.task.train} showSymbols={showSymbols} compact={!wide} small={phone} />
         </div>
       </aside>
 
-      <section className="flex min-w-0 flex-1 flex-col gap-2" aria-label="Test">
-        <div className="flex h-9 shrink-0 items-center gap-3">
+      <section className="flex min-w-0 flex-col gap-2 sm:min-h-0 sm:flex-1" aria-label="Test">
+        <div className="flex min-h-9 shrink-0 flex-wrap items-center gap-x-3 gap-y-1">
           <TestNav controller={controller} count={state.tests.length} index={testIndex} tests={state.tests} />
           <Trials test={test} max={state.maxTrials} />
-          <div className="ml-auto flex items-center gap-2">{toolbar}</div>
+          {phone && <SubmitButton controller={controller} />}
+          <div className="ml-auto flex flex-wrap items-center gap-2">{toolbar}</div>
         </div>
+        {/* On a phone the verdict shows beside Submit, above the grid; the tools follow the grid. */}
+        {phone && <StatusLine finished={finished} solved={solved} action={onFinishedAction} />}
 
-        <div className="flex min-h-0 flex-1 gap-3">
-          <GridPanel title={`Test input${state.tests.length > 1 ? ` ${testIndex + 1}` : ''}`} side="input" grid={input} controller={controller} testId="input-grid" />
-          <GridPanel title="Your output" side="output" grid={test.output} controller={controller} testId="output-grid" status={test.status} />
-        </div>
+        {phone ? (
+          <GridPanel key={shown} side={shown} controller={controller}
+            title={<GridSwitch shown={shown} onShow={setShown} input={input} output={test.output} multi={state.tests.length > 1 ? testIndex + 1 : null} />}
+            {...(shown === 'input' ? { grid: input, testId: 'input-grid', label: 'Test input' } : { grid: test.output, testId: 'output-grid', label: 'Your output', status: test.status })} />
+        ) : (
+          <div className="flex min-h-0 flex-1 gap-3">
+            <GridPanel title={`Test input${state.tests.length > 1 ? ` ${testIndex + 1}` : ''}`} side="input" grid={input} controller={controller} testId="input-grid" />
+            <GridPanel title="Your output" side="output" grid={test.output} controller={controller} testId="output-grid" status={test.status} />
+          </div>
+        )}
 
-        <ToolBar controller={controller} />
-        <StatusLine finished={finished} solved={solved} action={onFinishedAction} />
+        <ToolBar controller={controller} submit={!phone} />
+        {!phone && <StatusLine finished={finished} solved={solved} action={onFinishedAction} />}
       </section>
     </div>
   );
@@ -124,9 +136,45 @@ function Trials({ test, max }: { test: TestState; max: number }) {
   );
 }
 
-function GridPanel({ title, side, grid, controller, testId, status }: {
-  title: string; side: GridSide; grid: readonly (readonly number[])[]; controller: PlayerController; testId: string; status?: TestState['status'];
+/** A phone's choice of the grid it shows: the test input or the participant's output, each with its size. */
+function GridSwitch({ shown, onShow, input, output, multi }: {
+  shown: GridSide; onShow: (side: GridSide) => void; input: readonly (readonly number[])[]; output: readonly (readonly number[])[]; multi: number | null;
 }) {
+  const sides: { side: GridSide; label: string; grid: readonly (readonly number[])[] }[] = [
+    { side: 'input', label: `Test input${multi ? ` ${multi}` : ''}`, grid: input },
+    { side: 'output', label: 'Your output', grid: output },
+  ];
+  return (
+    <div className="flex gap-1" role="group" aria-label="Grid shown">
+      {sides.map((s) => (
+        <button key={s.side} type="button" aria-pressed={shown === s.side} onClick={() => onShow(s.side)}
+          className={`h-7 rounded-md border px-2.5 text-xs font-semibold uppercase tracking-wider ${shown === s.side ? 'border-sky-400 bg-sky-600/30 text-sky-100' : 'border-slate-700 bg-slate-800 text-slate-300'}`}>
+          {s.label} <span className="font-normal normal-case tabular-nums text-slate-400">{s.grid.length}x{s.grid[0].length}</span>
+        </button>
+      ))}
+    </div>
+  );
+}
+
+function SubmitButton({ controller, className = '' }: { controller: PlayerController; className?: string }) {
+  const open = usePlayer((s) => currentTest(s.state)?.status === 'open');
+  const submitting = usePlayer((s) => s.submitting);
+  return (
+    <Button tone="primary" className={`px-5 ${className}`} onClick={() => void controller.submit()} disabled={!open || submitting} title="Submit (Ctrl+Enter)">
+      {submitting ? 'Checking…' : 'Submit'}
+    </Button>
+  );
+}
+
+function GridPanel({ title, label, side, grid, controller, testId, status }: {
+  /** The panel's heading: its name, or on a phone the switch between the two grids. */
+  title: React.ReactNode;
+  /** The grid's accessible name, when the title is not plain text. */
+  label?: string;
+  side: GridSide; grid: readonly (readonly number[])[]; controller: PlayerController; testId: string; status?: TestState['status'];
+}) {
+  const name = label ?? String(title);
+  const plain = typeof title === 'string';
   const rows = grid.length;
   const cols = grid[0].length;
   const [ref, cell] = useFitCell(rows, cols, 4, 40);
@@ -149,13 +197,15 @@ function GridPanel({ title, side, grid, controller, testId, status }: {
   const cursor = dragMove ? 'grabbing' : tool === 'select' || tool === 'wand' ? 'crosshair' : side === 'output' ? (tool === 'fill' ? 'cell' : 'pointer') : 'default';
   return (
     <div className="flex min-w-0 flex-1 flex-col rounded-lg border border-slate-800 bg-slate-900/60">
-      <div className="flex h-8 items-center justify-between border-b border-slate-800 px-3 text-xs">
-        <span className="font-semibold uppercase tracking-wider text-slate-400">{title}</span>
-        <span className="tabular-nums text-slate-400" data-testid={`${testId}-size`}>{rows}x{cols}</span>
+      <div className={`flex items-center justify-between border-b border-slate-800 text-xs ${plain ? 'h-8 px-3' : 'h-10 px-1.5'}`}>
+        {plain ? <span className="font-semibold uppercase tracking-wider text-slate-400">{title}</span> : title}
+        <span className={`tabular-nums text-slate-400 ${plain ? '' : 'sr-only'}`} data-testid={`${testId}-size`}>{rows}x{cols}</span>
       </div>
-      <div ref={ref} className="relative flex min-h-0 flex-1 items-center justify-center p-2">
+      {/* On a phone the panel is as tall as the grid needs at the screen's width: at most 60% of the screen, and 40 px a row. */}
+      <div ref={ref} className={`relative flex items-center justify-center p-2 ${plain ? 'min-h-0 flex-1' : ''}`}
+        style={plain ? undefined : { aspectRatio: `${cols} / ${rows}`, maxHeight: `min(60vh, ${rows * 40 + 17}px)` }}>
         <GridCanvas
-          grid={shown} cell={cell} label={title} testId={testId} showSymbols={showSymbols} selection={selection} cursor={cursor}
+          grid={shown} cell={cell} label={name} testId={testId} showSymbols={showSymbols} selection={selection} cursor={cursor}
           selectedCells={selectedCells} cellCursor={at}
           keyboard={{
             side, describedBy: GRID_KEYS_HELP,
@@ -181,13 +231,13 @@ function GridPanel({ title, side, grid, controller, testId, status }: {
   );
 }
 
-function ToolBar({ controller }: { controller: PlayerController }) {
+/** The tools, the colours and the edits; and Submit, unless it sits above the grid (a phone). */
+function ToolBar({ controller, submit }: { controller: PlayerController; submit: boolean }) {
   const tool = usePlayer((s) => s.state.tool);
   const color = usePlayer((s) => s.state.color);
   const showSymbols = usePlayer((s) => s.state.showSymbols);
   const test = usePlayer((s) => currentTest(s.state));
   const hasClip = usePlayer((s) => s.state.clipboard !== null);
-  const submitting = usePlayer((s) => s.submitting);
   const open = test?.status === 'open';
   return (
     <div className="flex shrink-0 flex-col gap-2 rounded-lg border border-slate-800 bg-slate-900/60 p-2">
@@ -198,12 +248,12 @@ function ToolBar({ controller }: { controller: PlayerController }) {
               onClick={() => controller.setTool(t.tool)}>{t.label}</Button>
           ))}
         </div>
-        <div className="mx-1 h-6 w-px bg-slate-700" />
-        <div className="flex gap-1" role="radiogroup" aria-label="Colour">
+        <div className="mx-1 hidden h-6 w-px bg-slate-700 sm:block" />
+        <div className="flex w-full gap-1 sm:w-auto" role="radiogroup" aria-label="Colour">
           {ARC_PALETTE.map((p, i) => (
             <button key={i} type="button" role="radio" aria-checked={color === i} aria-label={`Colour ${i} (${p.name})`} title={`${i}: ${p.name} (key ${i})`}
               onClick={() => controller.setColor(i)}
-              className={`relative h-8 w-8 rounded-md border-2 ${color === i ? 'border-white ring-2 ring-sky-400' : 'border-slate-700 hover:border-slate-400'}`}
+              className={`relative h-8 min-w-0 flex-1 rounded-md border-2 sm:w-8 sm:flex-none ${color === i ? 'border-white ring-2 ring-sky-400' : 'border-slate-700 hover:border-slate-400'}`}
               style={{ background: p.hex }}>
               {showSymbols && <span className={`absolute inset-0 flex items-center justify-center font-mono text-xs ${[0, 1, 2, 6, 9].includes(i) ? 'text-white' : 'text-black'}`}>{i}</span>}
             </button>
@@ -222,14 +272,12 @@ function ToolBar({ controller }: { controller: PlayerController }) {
         <ResizeField controller={controller} disabled={!open} />
         <Button onClick={() => controller.copyFromInput()} disabled={!open} title="Copy from input (I)">Copy from input</Button>
         <Button onClick={() => controller.resetGrid()} disabled={!open}>Reset grid</Button>
-        <div className="mx-1 h-6 w-px bg-slate-700" />
+        <div className="mx-1 hidden h-6 w-px bg-slate-700 sm:block" />
         <Button onClick={() => controller.undo()} disabled={!open || !test?.undo.length} title="Undo (Ctrl+Z)">Undo</Button>
         <Button onClick={() => controller.redo()} disabled={!open || !test?.redo.length} title="Redo (Ctrl+Shift+Z or Ctrl+Y)">Redo</Button>
         <Button onClick={() => controller.copy()} kbd="C">Copy</Button>
         <Button onClick={() => controller.paste()} disabled={!hasClip || !open} kbd="V">Paste</Button>
-        <Button tone="primary" className="ml-auto px-5" onClick={() => void controller.submit()} disabled={!open || submitting} title="Submit (Ctrl+Enter)">
-          {submitting ? 'Checking…' : 'Submit'}
-        </Button>
+        {submit && <SubmitButton controller={controller} className="ml-auto" />}
       </div>
     </div>
   );
@@ -280,7 +328,8 @@ function KeysHelp() {
     return () => document.removeEventListener('pointerdown', away);
   }, []);
   return (
-    <details ref={ref} className="relative text-xs" data-testid="keys-help"
+    // A phone has no keys to list.
+    <details ref={ref} className="relative hidden text-xs sm:block" data-testid="keys-help"
       onKeyDown={(e) => {
         if (e.key !== 'Escape' || !ref.current?.open) return;
         e.stopPropagation();
@@ -329,7 +378,7 @@ function ResizeField({ controller, disabled }: { controller: PlayerController; d
         className={`h-8 w-20 rounded-md border bg-slate-950 px-2 font-mono text-sm ${error ? 'border-rose-500' : 'border-slate-700'} focus:outline-none focus:ring-2 focus:ring-sky-500`} />
       <Button type="submit" disabled={disabled}>Resize</Button>
       {error && (
-        <div id="grid-size-error" role="alert" className="absolute bottom-10 left-0 z-10 w-80 rounded-md border border-rose-500/60 bg-rose-950 px-3 py-2 text-xs text-rose-100 shadow-lg">{error}</div>
+        <div id="grid-size-error" role="alert" className="absolute bottom-10 left-0 z-10 w-80 max-w-[calc(100vw-2rem)] rounded-md border border-rose-500/60 bg-rose-950 px-3 py-2 text-xs text-rose-100 shadow-lg">{error}</div>
       )}
     </form>
   );
@@ -339,7 +388,7 @@ function StatusLine({ finished, solved, action }: { finished: boolean; solved: b
   const notice = usePlayer((s) => s.notice);
   const tone = notice?.tone === 'success' ? 'text-emerald-300' : notice?.tone === 'error' ? 'text-rose-300' : 'text-slate-300';
   return (
-    <div className="flex h-9 shrink-0 items-center gap-3 text-sm">
+    <div className="flex min-h-9 shrink-0 flex-wrap items-center gap-x-3 gap-y-1 text-sm">
       <p role="status" aria-live="polite" className={tone} data-testid="status" key={notice?.id}>{notice?.text ?? 'Work out the rule from the demonstrations, build the output for the test input, then submit.'}</p>
       {finished && (
         <div className="ml-auto flex items-center gap-2">

@@ -95,6 +95,42 @@ describe('status line', () => {
     c.paste();
     expect(usePlayer.getState().notice).toBeNull();
   });
+
+  it('a wrong verdict stays while the grid is the one submitted and is cleared by the next edit', async () => {
+    const c = new PlayerController(new ListSink(), browserJudge(task), open, 3);
+    c.start();
+    await c.submit();
+    expect(usePlayer.getState().notice?.text).toMatch(/^Not correct\. 2 trials left/);
+    // A tool or a colour does not change what the verdict speaks of.
+    c.setTool('fill');
+    c.setColor(3);
+    expect(usePlayer.getState().notice?.text).toMatch(/^Not correct/);
+    c.setTool('edit');
+    c.pointerDown('output', { row: 0, col: 0 });
+    c.pointerUp();
+    expect(usePlayer.getState().notice).toBeNull();
+    // Submitting the same wrong grid again says so; undoing the edit back to it does not bring the verdict back.
+    c.undo();
+    await c.submit();
+    expect(usePlayer.getState().notice?.text).toMatch(/^You already submitted exactly this grid/);
+    c.resize('2x2');
+    expect(usePlayer.getState().notice).toBeNull();
+  });
+
+  it('a verdict on a grid changed while it was being checked is not shown beside the new grid', async () => {
+    let release: () => void = () => {};
+    const inner = browserJudge(task);
+    const slow = { ...inner, submit: async (...args: Parameters<typeof inner.submit>) => { await new Promise<void>((r) => { release = r; }); return inner.submit(...args); } };
+    const c = new PlayerController(new ListSink(), slow, open, 3);
+    c.start();
+    const checking = c.submit();
+    c.pointerDown('output', { row: 0, col: 0 });
+    c.pointerUp();
+    release();
+    await checking;
+    expect(usePlayer.getState().state.tests[0].trials).toBe(1);
+    expect(usePlayer.getState().notice).toBeNull();
+  });
 });
 
 describe('the keyboard and the selection tools', () => {

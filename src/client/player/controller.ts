@@ -14,7 +14,7 @@ import {
 } from '../../core/log/gridPlayer';
 import { GRID_SIDE_ATTR } from './actions';
 import type { Judge } from './judge';
-import { notify, usePlayer } from './store';
+import { currentSubject, notify, usePlayer } from './store';
 
 /** Where events go: the practice log in the browser, or a study session's outbox. */
 export interface EventSink {
@@ -27,9 +27,9 @@ export interface OpenTask {
   readonly collection: string;
 }
 
-/** Events after which an information hint ("Copied 3x3 cells…") no longer describes the screen. */
-const RETIRES_HINT: ReadonlySet<GridEventKind> = new Set<GridEventKind>([
-  'paint', 'fill', 'paste', 'resize', 'copy.input', 'reset', 'undo', 'redo', 'recolor', 'rotate', 'flip', 'move', 'crop', 'test.select',
+/** Events that edit an output grid, whether or not a cell changes. */
+const EDITS: ReadonlySet<GridEventKind> = new Set<GridEventKind>([
+  'paint', 'fill', 'paste', 'resize', 'copy.input', 'reset', 'undo', 'redo', 'recolor', 'rotate', 'flip', 'move', 'crop',
 ]);
 
 /**
@@ -87,13 +87,10 @@ export class PlayerController {
     return usePlayer.getState().state;
   }
 
-  /** Logs one event and applies it; a change of the grid retires a hint about an earlier step. */
+  /** Logs one event and applies it; an edit of the grid is counted, and clears the status line (`notify`). */
   emit<K extends GridEventKind>(kind: K, data: GridEventData[K]): void {
     const e = this.sink.append(kind, data as unknown as Record<string, unknown>);
-    usePlayer.setState((s) => ({
-      state: reduce(s.state, e),
-      ...(RETIRES_HINT.has(kind) && s.notice?.tone === 'info' ? { notice: null } : {}),
-    }));
+    usePlayer.setState((s) => ({ state: reduce(s.state, e), edits: s.edits + (EDITS.has(kind) ? 1 : 0) }));
   }
 
   /** The grid shown for a side of the current test input. */
@@ -404,21 +401,26 @@ export class PlayerController {
       notify('error', `You already submitted exactly this grid and it was wrong. No trial was used; change the grid first.`);
       return;
     }
+    // The verdict speaks of the grid as it is submitted (see below).
+    const submitted = currentSubject();
     usePlayer.setState({ submitting: true });
     try {
       const { verdict } = await this.judge.submit(index, grid);
       const trial = verdict === 'duplicate' ? t.trials : t.trials + 1;
       this.emit('submit', { index, trial, verdict, grid });
       const after = this.state;
+      // The verdict speaks of the grid submitted; once the player moved on to the next test input
+      // (this one solved or out of trials), of the screen it moved on to.
+      const about = after.testIndex === index ? submitted : undefined;
       if (verdict === 'correct') {
-        notify('success', taskSolved(after) ? 'Correct! The task is solved.' : `Correct! ${cap(label)} is solved.`);
+        notify('success', taskSolved(after) ? 'Correct! The task is solved.' : `Correct! ${cap(label)} is solved.`, about);
       } else if (verdict === 'duplicate') {
-        notify('error', 'You already submitted exactly this grid. No trial was used.');
+        notify('error', 'You already submitted exactly this grid. No trial was used.', about);
       } else {
         const left = after.maxTrials - trial;
         notify('error', left > 0
           ? `Not correct. ${left} ${left === 1 ? 'trial' : 'trials'} left for ${label}.`
-          : `Not correct, and that was the last trial for ${label}.`);
+          : `Not correct, and that was the last trial for ${label}.`, about);
       }
     } catch (e) {
       notify('error', (e as Error).message);

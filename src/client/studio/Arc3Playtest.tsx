@@ -64,7 +64,9 @@ export function Arc3Playtest({ info }: { info: ServerGameInfo }) {
     if (seen === null) { setSeen(revision); return; }
     if (revision === seen) return;
     setSeen(revision);
+    // The green notice says the new code runs: a file that fails to load replaces it, never stands beside it.
     if (status.data?.error) {
+      setReloaded(null);
       setFailure({ message: status.data.error, traceback: status.data.traceback });
     } else {
       setFailure(null);
@@ -108,7 +110,7 @@ export function Arc3Playtest({ info }: { info: ServerGameInfo }) {
       <div className="min-h-0 flex-1">
         {/* The playtest's own controls sit above the inspector, so a long state never pushes them off screen. */}
         <ServerGamePlayer key={`${level}:${restarts}`} info={info} api={api} sink={sink}
-          onError={(e) => setFailure({ message: e.message, traceback: (e.details as { traceback?: string } | undefined)?.traceback })}
+          onError={(e) => { setReloaded(null); setFailure({ message: e.message, traceback: (e.details as { traceback?: string } | undefined)?.traceback }); }}
           onHover={setHover}
           side={(c) => <>{toolbar}<Arc3Inspector controller={c} hover={hover} /></>} />
       </div>

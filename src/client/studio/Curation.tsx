@@ -93,6 +93,16 @@ function deletedText(e: AuditEntry): string {
   return `${d.sessions} session${d.sessions === 1 ? '' : 's'}, ${d.events} events, ${d.submissions} submissions${d.gameRuns ? `, ${d.gameRuns} game runs` : ''}`;
 }
 
+/** A grader's name for the grader actions (kept in the entry's detail), else null. */
+function graderLabel(e: AuditEntry): string | null {
+  return (e.action === 'grader.add' || e.action === 'grader.revoke') && typeof e.detail.label === 'string' ? e.detail.label : null;
+}
+
+function targetText(e: AuditEntry): string {
+  const label = graderLabel(e);
+  return label === null ? e.target : `${label} (${e.target})`;
+}
+
 /** The study's audit log, newest first. */
 export function AuditLog({ studyId }: { studyId: string }) {
   const q = useQuery(auditQuery(studyId));
@@ -100,7 +110,9 @@ export function AuditLog({ studyId }: { studyId: string }) {
     { key: 'at', label: 'When', value: (e) => e.at, render: (e) => new Date(e.at).toLocaleString() },
     { key: 'actor', label: 'Who', value: (e) => e.actor },
     { key: 'action', label: 'What', value: (e) => e.action, render: (e) => ACTION_LABELS[e.action] ?? e.action },
-    { key: 'target', label: 'Target', value: (e) => e.target, render: (e) => <span className="break-all font-mono text-xs">{e.target}</span> },
+    { key: 'target', label: 'Target', value: targetText, render: (e) => (graderLabel(e) !== null
+      ? <span className="text-sm">{graderLabel(e)} <span className="break-all font-mono text-xs text-slate-500">({e.target})</span></span>
+      : <span className="break-all font-mono text-xs">{e.target}</span>) },
     { key: 'reason', label: 'Reason', value: (e) => e.reason, render: (e) => e.reason ?? <span className="text-slate-500">–</span> },
     { key: 'detail', label: 'Removed', value: deletedText, render: (e) => <span className="text-xs text-slate-400">{deletedText(e) || '–'}</span> },
   ];

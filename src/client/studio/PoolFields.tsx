@@ -4,17 +4,31 @@
  * campaign id. They write the study format's JSON as `core/study/schema.ts` defines it
  * (`PoolItem`, `Payment`, `CampaignRef`); the messages beside each field say what to change.
  */
-import { useMemo, useState, type ReactNode } from 'react';
+import { useId, useMemo, useState, type ReactNode } from 'react';
 import { Button } from '../ui/Button';
+import { ConfirmDialog } from '../ui/ConfirmDialog';
 import { CandidatePicker } from './CandidatePicker';
-import { candidateId, candidateSource, makeCandidate, poolProblems, paymentProblems, sourceKey, type CandidateInput, type CandidateSource, type EditorDefinition, type Pay, type PoolField, type PoolInput } from './pool';
+import { PAYMENT_PATHS, candidateId, candidateSource, makeCandidate, poolProblems, paymentProblems, sourceKey, type CandidateInput, type CandidateSource, type EditorDefinition, type Pay, type PoolField, type PoolInput } from './pool';
 
 export const input = 'h-8 rounded-md border border-slate-700 bg-slate-950 px-2 text-sm focus:outline-none focus:ring-2 focus:ring-sky-500';
 const invalid = 'border-rose-500';
 
-/** A pool item's fields; `usedIds` are the other items' ids, so a new candidate's id is unique. */
-export function PoolFields({ item, idField, usedIds, onChange }: { item: PoolInput; idField: ReactNode; usedIds: ReadonlySet<string>; onChange: (i: PoolInput) => void }) {
+/**
+ * A field's problem in plain words, under the field, as the study editor shows every problem
+ * (`data-testid="field-problem"`, `data-field` its path); the field points to it by `id`.
+ */
+function Problem({ id, path, children }: { id: string; path: string; children: ReactNode }) {
+  return <span id={id} className="block text-xs text-rose-300" data-testid="field-problem" data-field={path}>{children}</span>;
+}
+
+/**
+ * A pool item's fields, each with its problem beside it as it is edited; `path` is the item's
+ * place in the study (`items[1]`); `usedIds` are the other items' ids, so a new candidate's id is unique.
+ */
+export function PoolFields({ item, path, idField, usedIds, onChange }: { item: PoolInput; path: string; idField: ReactNode; usedIds: ReadonlySet<string>; onChange: (i: PoolInput) => void }) {
+  const uid = useId();
   const [picking, setPicking] = useState(false);
+  const [clearing, setClearing] = useState(false);
   const problems = poolProblems(item);
   const taken = useMemo(() => new Set(item.candidates.map((c) => sourceKey(candidateSource(c)))), [item.candidates]);
   const target = item.target ?? { solves: 2 };
@@ -24,8 +38,8 @@ export function PoolFields({ item, idField, usedIds, onChange }: { item: PoolInp
     const used = new Set([...usedIds, ...item.candidates.map((c) => c.id)]);
     onChange({ ...item, candidates: [...item.candidates, ...sources.map((s) => makeCandidate(s, candidateId(s, used)))] });
   };
-  const msg = (f: PoolField) => problems[f] && <span id={`${item.id}-${f}-problem`} className="text-xs text-rose-300">{problems[f]}</span>;
-  const described = (f: PoolField) => (problems[f] ? { 'aria-invalid': true, 'aria-describedby': `${item.id}-${f}-problem` } : {});
+  const msg = (f: PoolField) => problems[f] && <Problem id={`${uid}-${f}-problem`} path={`${path}.${f}`}>{problems[f]}</Problem>;
+  const described = (f: PoolField) => (problems[f] ? { 'aria-invalid': true, 'aria-describedby': `${uid}-${f}-problem` } : {});
   const drawN = item.draw === 'time' ? null : item.draw;
   const overDraw = drawN !== null && drawN > item.candidates.length && item.candidates.length > 0;
 
@@ -43,7 +57,7 @@ export function PoolFields({ item, idField, usedIds, onChange }: { item: PoolInp
         <div className="flex flex-wrap items-center gap-2">
           <span className="text-sm text-slate-200" data-testid={`pool-${item.id}-count`}>{item.candidates.length.toLocaleString('en')} candidate{item.candidates.length === 1 ? '' : 's'}</span>
           <Button onClick={() => setPicking(true)}>Add candidates…</Button>
-          {item.candidates.length > 0 && <Button tone="ghost" onClick={() => { if (window.confirm(`Remove all ${item.candidates.length} candidates from this pool?`)) onChange({ ...item, candidates: [] }); }}>Remove all</Button>}
+          {item.candidates.length > 0 && <Button tone="ghost" onClick={() => setClearing(true)}>Remove all</Button>}
         </div>
         {msg('candidates')}
         {item.candidates.length > 0 && <CandidateList candidates={item.candidates} onRemove={(id) => onChange({ ...item, candidates: item.candidates.filter((c) => c.id !== id) })} />}
@@ -91,6 +105,12 @@ export function PoolFields({ item, idField, usedIds, onChange }: { item: PoolInp
         </label>
       </div>
       {picking && <CandidatePicker taken={taken} onClose={() => setPicking(false)} onAdd={add} />}
+      {clearing && (
+        <ConfirmDialog title={`Remove all ${item.candidates.length} candidates from this pool?`} confirmLabel="Remove all" tone="danger"
+          onConfirm={() => { onChange({ ...item, candidates: [] }); return Promise.resolve(); }} onClose={() => setClearing(false)}>
+          <p>The pool is left empty; add candidates again with “Add candidates…”.</p>
+        </ConfirmDialog>
+      )}
     </div>
   );
 }
@@ -144,35 +164,43 @@ export function PaymentFields({ def, onChange }: { def: EditorDefinition; onChan
   const problems = paymentProblems(p, campaign);
   const setPay = (next: Pay | undefined) => onChange(next, def.campaign);
   const num = (v: string) => (v === '' ? undefined : Number(v));
+  const problem = (key: string) => problems[key] && <Problem id={`payment-${key}-problem`} path={PAYMENT_PATHS[key] ?? key}>{problems[key]}</Problem>;
+  // The problem stays outside the label, so the field's name is its label alone.
   const field = (key: string, label: string, value: number | undefined, set: (v: number | undefined) => void, hint?: string) => (
-    <label className="flex flex-col gap-1 text-sm text-slate-300">{label}
-      <input type="number" min={0} step="0.01" className={`${input} ${problems[key] ? invalid : ''}`} value={value === undefined || Number.isNaN(value) ? '' : value}
-        aria-invalid={problems[key] ? true : undefined} aria-describedby={problems[key] ? `payment-${key}-problem` : undefined}
-        onChange={(e) => set(num(e.target.value))} placeholder={hint} />
-      {problems[key] && <span id={`payment-${key}-problem`} className="text-xs text-rose-300">{problems[key]}</span>}
-    </label>
+    <div className="flex flex-col gap-1">
+      <label className="flex flex-col gap-1 text-sm text-slate-300">{label}
+        <input type="number" min={0} step="0.01" className={`${input} ${problems[key] ? invalid : ''}`} value={value === undefined || Number.isNaN(value) ? '' : value}
+          aria-invalid={problems[key] ? true : undefined} aria-describedby={problems[key] ? `payment-${key}-problem` : undefined}
+          onChange={(e) => set(num(e.target.value))} placeholder={hint} />
+      </label>
+      {problem(key)}
+    </div>
   );
   return (
     <section className="flex flex-col gap-3 rounded-lg border border-slate-800 bg-slate-900/40 p-3" aria-labelledby="payment-title">
       <h2 id="payment-title" className="font-semibold text-white">Campaign and payment</h2>
-      <label className="flex flex-col gap-1 text-sm text-slate-300 md:w-1/2">Campaign id (optional: studies with one campaign id share their pools’ history, so nobody meets a candidate twice)
-        <input className={`${input} ${problems.campaign ? invalid : ''}`} value={campaign ?? ''} placeholder="e.g. arc3-calibration"
-          aria-invalid={problems.campaign ? true : undefined} aria-describedby={problems.campaign ? 'payment-campaign-problem' : undefined}
-          onChange={(e) => onChange(def.payment, e.target.value.trim() === '' ? undefined : { id: e.target.value.trim() })} />
-        {problems.campaign && <span id="payment-campaign-problem" className="text-xs text-rose-300">{problems.campaign}</span>}
-      </label>
+      <div className="flex flex-col gap-1 md:w-1/2">
+        <label className="flex flex-col gap-1 text-sm text-slate-300">Campaign id (optional: studies with one campaign id share their pools’ history, so nobody meets a candidate twice)
+          <input className={`${input} ${problems.campaign ? invalid : ''}`} value={campaign ?? ''} placeholder="e.g. arc3-calibration"
+            aria-invalid={problems.campaign ? true : undefined} aria-describedby={problems.campaign ? 'payment-campaign-problem' : undefined}
+            onChange={(e) => onChange(def.payment, e.target.value.trim() === '' ? undefined : { id: e.target.value.trim() })} />
+        </label>
+        {problem('campaign')}
+      </div>
       <label className="flex items-center gap-2 text-sm text-slate-300">
         <input type="checkbox" checked={!!p} onChange={(e) => setPay(e.target.checked ? { currency: 'GBP', fee: 0, bonus: { perSolve: 0, perLevel: 0 } } : undefined)} />
         This study pays a fee and bonuses (shown to participants; used for the bonus file)
       </label>
       {p && (
         <div className="grid gap-3 md:grid-cols-5">
-          <label className="flex flex-col gap-1 text-sm text-slate-300">Currency
-            <input className={`${input} ${problems.currency ? invalid : ''}`} value={p.currency ?? 'GBP'} maxLength={3}
-              aria-invalid={problems.currency ? true : undefined} aria-describedby={problems.currency ? 'payment-currency-problem' : undefined}
-              onChange={(e) => setPay({ ...p, currency: e.target.value.toUpperCase() })} />
-            {problems.currency && <span id="payment-currency-problem" className="text-xs text-rose-300">{problems.currency}</span>}
-          </label>
+          <div className="flex flex-col gap-1">
+            <label className="flex flex-col gap-1 text-sm text-slate-300">Currency
+              <input className={`${input} ${problems.currency ? invalid : ''}`} value={p.currency ?? 'GBP'} maxLength={3}
+                aria-invalid={problems.currency ? true : undefined} aria-describedby={problems.currency ? 'payment-currency-problem' : undefined}
+                onChange={(e) => setPay({ ...p, currency: e.target.value.toUpperCase() })} />
+            </label>
+            {problem('currency')}
+          </div>
           {field('fee', 'Fixed fee', p.fee, (v) => setPay({ ...p, fee: v ?? 0 }))}
           {field('perSolve', 'Bonus per candidate solved', p.bonus?.perSolve, (v) => setPay({ ...p, bonus: { ...p.bonus, perSolve: v ?? 0 } }))}
           {field('perLevel', 'Bonus per game level completed', p.bonus?.perLevel, (v) => setPay({ ...p, bonus: { ...p.bonus, perLevel: v ?? 0 } }))}

@@ -241,9 +241,9 @@ export function ItemReplay({ item, sessionId, runs }: { item: ItemLog; sessionId
         <input type="range" min={0} max={events.length} value={pos} aria-label="Replay position" data-testid="scrubber"
           onChange={(e) => { setPlaying(false); setPos(Number(e.target.value)); }} className="w-full accent-sky-400" />
         <div className="mt-2 flex flex-wrap items-center gap-2 text-sm">
-          <Button aria-label="Back one event" onClick={() => setPos((p) => Math.max(0, p - 1))}>◀ Step</Button>
+          <Button onClick={() => setPos((p) => Math.max(0, p - 1))}><span aria-hidden>◀</span> Back one event</Button>
           <Button tone="primary" onClick={() => { if (pos >= events.length) setPos(0); setPlaying((x) => !x); }}>{playing ? 'Pause' : 'Play'}</Button>
-          <Button aria-label="Forward one event" onClick={() => setPos((p) => Math.min(events.length, p + 1))}>Step ▶</Button>
+          <Button onClick={() => setPos((p) => Math.min(events.length, p + 1))}>Forward one event <span aria-hidden>▶</span></Button>
           <div className="flex gap-1" role="group" aria-label="Speed">
             {SPEEDS.map((s) => <Button key={s} tone={speed === s ? 'active' : 'ghost'} aria-pressed={speed === s} onClick={() => setSpeed(s)}>{s}x</Button>)}
           </div>

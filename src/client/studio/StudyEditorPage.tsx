@@ -1,8 +1,9 @@
-import { useEffect, useMemo, useState } from 'react';
+import { createContext, useContext, useEffect, useId, useMemo, useState, type ReactNode } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useLocation, useParams } from 'wouter';
 import { DEFAULT_DESCRIBE_PROMPT, StudyId, parseStudy } from '../../core/study/schema';
 import { DEVICE_CLASSES, DEVICE_LABELS, type DeviceClass } from '../../core/study/devices';
+import { studyFieldProblems, type FieldProblem } from '../../core/study/fieldProblems';
 import { games } from '../../games';
 import { useArc3Games } from './Arc3Playtest';
 import { collectionsQuery } from '../tasks/queries';
@@ -16,7 +17,7 @@ import { RequireResearcher } from './RequireResearcher';
 import { DeleteStudy } from './Curation';
 import { questionCollectionsQuery, studiesQuery } from './queries';
 import { PaymentFields, PoolFields } from './PoolFields';
-import { paymentProblems, poolProblems, type DefItem, type EditorDefinition } from './pool';
+import { editorFieldProblems, type DefItem, type EditorDefinition } from './pool';
 
 type Item = DefItem;
 
@@ -29,6 +30,56 @@ const BLANK: EditorDefinition = {
 /** Creates a study, or edits one: a new version once a participant has run the current one. */
 export function StudyEditorPage() {
   return <RequireResearcher><Editor /></RequireResearcher>;
+}
+
+/** The problem of a field, by its path (`title`, `limits.sessionMinutes`), once the researcher tried to save. */
+const ProblemOf = createContext<(path: string) => string | undefined>(() => undefined);
+
+/** What a field is called on this page, for the summary of problems above the Save button. */
+const FIELD_NAMES: Record<string, string> = {
+  id: 'Study id', title: 'Study title', consent: 'Consent', instructions: 'Instructions', items: 'Items', trials: 'Trials per test input',
+  'limits.itemSoftMinutes': 'Soft limit per item', 'limits.itemHardMinutes': 'Hard limit per item', 'limits.sessionMinutes': 'Session limit',
+  'completion.code': 'Completion code', 'completion.redirectUrl': 'Redirect URL', 'decline.code': 'Code for those who do not consent',
+  'decline.message': 'Message for those who do not consent', 'campaign.id': 'Campaign id', 'payment.currency': 'Currency',
+  'payment.fee': 'Fixed fee', 'payment.bonus.perSolve': 'Bonus per candidate solved', 'payment.bonus.perLevel': 'Bonus per game level completed',
+  'payment.bonus.max': 'Most bonus per session',
+};
+const ITEM_FIELD_NAMES: Record<string, string> = {
+  id: 'Item id', task: 'Task', collection: 'Collection', tests: 'Test inputs', game: 'Game', seed: 'Seed', title: 'Title', markdown: 'Page text',
+  question: 'Question', questions: 'Questions', softMinutes: 'Soft limit', hardMinutes: 'Hard limit', 'describe.prompt': 'Description prompt',
+  candidates: 'Candidates', draw: 'Candidates per participant', target: 'Target per candidate', minMinutesLeft: 'Minimum minutes left',
+};
+
+/** Where a problem is, in the page's own words: "Study title", "Item 2, Task". */
+function fieldName(path: string): string {
+  const item = /^items\[(\d+)\](?:\.(.*))?$/.exec(path);
+  if (!item) return FIELD_NAMES[path] ?? path;
+  const field = item[2] ?? '';
+  const name = ITEM_FIELD_NAMES[field] ?? ITEM_FIELD_NAMES[field.split(/[.[]/)[0]] ?? field;
+  return `Item ${Number(item[1]) + 1}${name ? `, ${name}` : ''}`;
+}
+
+interface FieldA11y {
+  readonly 'aria-invalid'?: true;
+  readonly 'aria-describedby'?: string;
+}
+
+/**
+ * A labelled field with its problem in plain words under it, which the field points to
+ * (aria-describedby); the problem stays outside the label, so the field's name is its label alone.
+ */
+function Labelled({ label, path, className = '', small = false, children }: {
+  label: ReactNode; path: string; className?: string; small?: boolean; children: (a11y: FieldA11y) => ReactNode;
+}) {
+  const problem = useContext(ProblemOf)(path);
+  const id = useId();
+  const a11y: FieldA11y = problem ? { 'aria-invalid': true, 'aria-describedby': `${id}-problem` } : {};
+  return (
+    <div className={`flex flex-col gap-1 ${className}`}>
+      <label className={`flex flex-col gap-1 ${small ? 'text-xs text-slate-400' : 'text-sm text-slate-300'}`}>{label}{children(a11y)}</label>
+      {problem && <p id={`${id}-problem`} className="text-xs text-rose-300" data-testid="field-problem" data-field={path}>{problem}</p>}
+    </div>
+  );
 }
 
 const input = 'h-8 rounded-md border border-slate-700 bg-slate-950 px-2 text-sm focus:outline-none focus:ring-2 focus:ring-sky-500';
@@ -54,15 +105,22 @@ function Editor() {
       .catch((e: Error) => setProblems([e.message]));
   }, [editing]);
 
-  const local = useMemo(() => {
-    // The fields' own messages first (in words, beside each field), then the study format's check.
-    const own = def.items.flatMap((item, i) => (item.kind === 'pool' ? Object.values(poolProblems(item)).map((m) => `Item ${i + 1} (pool ${item.id}): ${m}`) : []));
-    own.push(...Object.entries(paymentProblems(def.payment, def.campaign?.id)).map(([k, m]) => `${PAYMENT_LABELS[k] ?? k}: ${m}`));
-    if (own.length) return { ok: false as const, problems: own };
-    return parseStudy(def);
-  }, [def]);
+  const local = useMemo(() => parseStudy(def), [def]);
+  /** The pools' and the payment's own rules: their problems show beside their fields as they are edited. */
+  const own = useMemo(() => editorFieldProblems(def), [def]);
   const ids = useMemo(() => new Set(def.items.flatMap((x) => [x.id, ...(x.kind === 'pool' ? x.candidates.map((c) => c.id) : [])])), [def.items]);
-  const idProblem = editing ? null : StudyId.safeParse(id).success ? null : 'Study id: 1-64 lower-case letters, digits or "-" (it becomes the link /s/<id>).';
+  const idProblem = editing ? null : StudyId.safeParse(id).success ? null : 'Use 1-64 lower-case letters, digits or "-": it becomes the link /s/<id>.';
+  /** Set by the first Save: from then on each field shows its problem, kept current as it is edited. */
+  const [tried, setTried] = useState(false);
+  const fieldProblems = useMemo<FieldProblem[]>(
+    () => (tried ? [
+      ...(idProblem ? [{ path: 'id', message: idProblem }] : []),
+      ...own,
+      ...studyFieldProblems(def).filter((p) => !own.some((o) => o.path === p.path)),
+    ] : []),
+    [tried, idProblem, own, def],
+  );
+  const problemOf = useMemo(() => (path: string) => fieldProblems.find((p) => p.path === path)?.message, [fieldProblems]);
   const set = <K extends keyof EditorDefinition>(k: K, v: EditorDefinition[K]) => { setDef((d) => ({ ...d, [k]: v })); setSaved(null); };
   const setItem = (i: number, item: Item) => set('items', def.items.map((x, k) => (k === i ? item : x)));
   const move = (i: number, by: number) => {
@@ -74,8 +132,8 @@ function Editor() {
 
   const save = async () => {
     setProblems([]);
-    if (idProblem) { setProblems([idProblem]); return; }
-    if (!local.ok) { setProblems(local.problems); return; }
+    setTried(true);
+    if (idProblem || own.length > 0 || !local.ok) return;
     try {
       const r = await adminJson<{ id: string; version: number; created: boolean }>(`/api/admin/studies/${encodeURIComponent(id)}`, {
         method: editing ? 'PUT' : 'POST', body: JSON.stringify({ definition: def }),
@@ -91,6 +149,7 @@ function Editor() {
 
   if (!loaded) return <p className="p-6 text-slate-400">{problems[0] ?? 'Loading the study…'}</p>;
   return (
+    <ProblemOf.Provider value={problemOf}>
     <div className="h-full overflow-y-auto">
       <div className="mx-auto flex max-w-5xl flex-col gap-5 p-6">
         <div className="text-sm"><Link href="/studies" className="text-slate-400 hover:text-white">Studies</Link></div>
@@ -98,19 +157,19 @@ function Editor() {
         <p className="text-sm text-slate-400">Once a participant has run a version, saving makes a new version; sessions keep the version they ran.</p>
 
         <section className="grid gap-3 md:grid-cols-2">
-          <label className="flex flex-col gap-1 text-sm text-slate-300">Study id (its link is /s/&lt;id&gt;)
-            <input className={input} value={id} disabled={!!editing} onChange={(e) => setId(e.target.value.trim())} placeholder="e.g. pilot-1" />
-          </label>
-          <label className="flex flex-col gap-1 text-sm text-slate-300">Study title
-            <input className={input} value={def.title} onChange={(e) => set('title', e.target.value)} />
-          </label>
+          <Labelled label="Study id (its link is /s/<id>)" path="id">
+            {(a) => <input className={input} {...a} value={id} disabled={!!editing} onChange={(e) => setId(e.target.value.trim())} placeholder="e.g. pilot-1" />}
+          </Labelled>
+          <Labelled label="Study title" path="title">
+            {(a) => <input className={input} {...a} value={def.title} onChange={(e) => set('title', e.target.value)} />}
+          </Labelled>
         </section>
 
         <Tabs<'form' | 'json'> value={view} onChange={setView} tabs={[{ id: 'form', label: 'Form' }, { id: 'json', label: 'JSON' }]} />
         {view === 'json' ? <JsonView def={def} onChange={(d) => { setDef(d); setSaved(null); }} /> : (
           <>
-          <MarkdownField label="Consent (Markdown)" value={def.consent} onChange={(v) => set('consent', v)} />
-          <MarkdownField label="Instructions (Markdown)" value={def.instructions ?? ''} onChange={(v) => set('instructions', v)} />
+          <MarkdownField label="Consent (Markdown)" path="consent" value={def.consent} onChange={(v) => set('consent', v)} />
+          <MarkdownField label="Instructions (Markdown)" path="instructions" value={def.instructions ?? ''} onChange={(v) => set('instructions', v)} />
 
           <section className="flex flex-col gap-2">
             <div className="flex items-center gap-2">
@@ -126,9 +185,10 @@ function Editor() {
               </div>
             </div>
             {def.items.length === 0 && <p className="rounded-lg border border-dashed border-slate-700 p-4 text-sm text-slate-400">No items yet: add grid tasks, games and instruction pages.</p>}
+            {problemOf('items') && <p className="text-xs text-rose-300" data-testid="field-problem" data-field="items">{problemOf('items')}</p>}
             <ol className="flex flex-col gap-2">
               {def.items.map((item, i) => (
-                <li key={i} className="rounded-lg border border-slate-800 bg-slate-900/60 p-3">
+                <li key={i} className={`rounded-lg border bg-slate-900/60 p-3 ${fieldProblems.some((p) => p.path.startsWith(`items[${i}]`)) ? 'border-rose-700' : 'border-slate-800'}`}>
                   <div className="mb-2 flex items-center gap-2 text-xs text-slate-400">
                     <span className="rounded bg-slate-800 px-1.5 py-0.5 uppercase">{item.kind}</span>
                     <span>#{i + 1}</span>
@@ -138,7 +198,9 @@ function Editor() {
                       <Button tone="ghost" aria-label={`Remove item ${i + 1}`} onClick={() => set('items', def.items.filter((_, k) => k !== i))}>Remove</Button>
                     </div>
                   </div>
-                  <ItemFields item={item} usedIds={ids} onChange={(x) => setItem(i, x)} />
+                  <ItemFields item={item} path={`items[${i}]`} usedIds={ids} onChange={(x) => setItem(i, x)} />
+                  {/* A pool shows its own problems beside its fields; the rest are listed under the item. */}
+                  <ItemProblems problems={fieldProblems.filter((p) => !own.some((o) => o.path === p.path))} index={i} />
                 </li>
               ))}
             </ol>
@@ -150,7 +212,7 @@ function Editor() {
                 <option value="fixed">Fixed</option><option value="shuffled">Shuffled per participant (pages and practice stay)</option>
               </select>
             </label>
-            <NumberField label="Trials per test input" value={def.trials ?? 3} onChange={(v) => set('trials', v)} />
+            <NumberField label="Trials per test input" path="trials" value={def.trials ?? 3} onChange={(v) => set('trials', v)} />
             <label className="flex flex-col gap-1 text-sm text-slate-300">Devices
               <select aria-label="Devices" className={input} value={def.devices ?? 'tablet'} onChange={(e) => set('devices', e.target.value as DeviceClass)}>
                 {DEVICE_CLASSES.map((d) => <option key={d} value={d}>{DEVICE_LABELS[d]}</option>)}
@@ -161,34 +223,38 @@ function Editor() {
               <label className="flex items-center gap-2"><input type="checkbox" checked={def.showActionCounter ?? true} onChange={(e) => set('showActionCounter', e.target.checked)} /> Show game players their action counter</label>
               <label className="flex items-center gap-2"><input type="checkbox" checked={def.showTimeLeft ?? false} onChange={(e) => set('showTimeLeft', e.target.checked)} /> Show participants the time left on each item</label>
             </div>
-            <NumberField label="Soft limit per item (min)" value={def.limits?.itemSoftMinutes ?? 20} onChange={(v) => set('limits', { ...def.limits, itemSoftMinutes: v })} />
-            <NumberField label="Hard limit per item (min)" value={def.limits?.itemHardMinutes ?? 30} onChange={(v) => set('limits', { ...def.limits, itemHardMinutes: v })} />
-            <NumberField label="Session limit (min)" value={def.limits?.sessionMinutes ?? 90} onChange={(v) => set('limits', { ...def.limits, sessionMinutes: v })} />
-            <label className="flex flex-col gap-1 text-sm text-slate-300">Completion code
-              <input className={input} value={def.completion.code} onChange={(e) => set('completion', { ...def.completion, code: e.target.value })} />
-            </label>
-            <label className="flex flex-col gap-1 text-sm text-slate-300 md:col-span-2">Redirect URL at the end (optional)
-              <input className={input} value={def.completion.redirectUrl ?? ''} placeholder="https://app.prolific.com/submissions/complete?cc=CODE"
-                onChange={(e) => set('completion', { ...def.completion, redirectUrl: e.target.value || undefined })} />
-            </label>
-            <label className="flex flex-col gap-1 text-sm text-slate-300">Code for those who do not consent (optional)
-              <input className={input} value={def.decline?.code ?? ''} placeholder="NOCONSENT"
-                onChange={(e) => set('decline', { ...def.decline, code: e.target.value || undefined })} />
-            </label>
-            <label className="flex flex-col gap-1 text-sm text-slate-300 md:col-span-2">Message for those who do not consent (optional, Markdown)
-              <input className={input} value={def.decline?.message ?? ''} placeholder="Thank you for considering the study."
-                onChange={(e) => set('decline', { ...def.decline, message: e.target.value || undefined })} />
-            </label>
+            <NumberField label="Soft limit per item (min)" path="limits.itemSoftMinutes" value={def.limits?.itemSoftMinutes ?? 20} onChange={(v) => set('limits', { ...def.limits, itemSoftMinutes: v })} />
+            <NumberField label="Hard limit per item (min)" path="limits.itemHardMinutes" value={def.limits?.itemHardMinutes ?? 30} onChange={(v) => set('limits', { ...def.limits, itemHardMinutes: v })} />
+            <NumberField label="Session limit (min)" path="limits.sessionMinutes" value={def.limits?.sessionMinutes ?? 90} onChange={(v) => set('limits', { ...def.limits, sessionMinutes: v })} />
+            <Labelled label="Completion code" path="completion.code">
+              {(a) => <input className={input} {...a} value={def.completion.code} onChange={(e) => set('completion', { ...def.completion, code: e.target.value })} />}
+            </Labelled>
+            <Labelled label="Redirect URL at the end (optional)" path="completion.redirectUrl" className="md:col-span-2">
+              {(a) => <input className={input} {...a} value={def.completion.redirectUrl ?? ''} placeholder="https://app.prolific.com/submissions/complete?cc=CODE"
+                onChange={(e) => set('completion', { ...def.completion, redirectUrl: e.target.value || undefined })} />}
+            </Labelled>
+            <Labelled label="Code for those who do not consent (optional)" path="decline.code">
+              {(a) => <input className={input} {...a} value={def.decline?.code ?? ''} placeholder="NOCONSENT"
+                onChange={(e) => set('decline', { ...def.decline, code: e.target.value || undefined })} />}
+            </Labelled>
+            <Labelled label="Message for those who do not consent (optional, Markdown)" path="decline.message" className="md:col-span-2">
+              {(a) => <input className={input} {...a} value={def.decline?.message ?? ''} placeholder="Thank you for considering the study."
+                onChange={(e) => set('decline', { ...def.decline, message: e.target.value || undefined })} />}
+            </Labelled>
           </section>
           <PaymentFields def={def} onChange={(payment, campaign) => { setDef((d) => ({ ...d, payment, campaign })); setSaved(null); }} />
-
           </>
         )}
 
-        {(problems.length > 0 || (!local.ok && def.items.length > 0)) && (
-          <div role="alert" className="rounded-lg border border-rose-500/50 bg-rose-950/60 p-3 text-sm text-rose-100">
-            <p className="font-semibold">{problems.length ? 'The study was not saved:' : 'To fix before saving:'}</p>
-            <ul className="ml-5 mt-1 list-disc">{(problems.length ? problems : local.ok ? [] : local.problems).map((p) => <li key={p}>{p}</li>)}</ul>
+        {(problems.length > 0 || fieldProblems.length > 0) && (
+          <div role="alert" className="rounded-lg border border-rose-500/50 bg-rose-950/60 p-3 text-sm text-rose-100" data-testid="save-problems">
+            <p className="font-semibold">
+              {problems.length ? 'The server did not save the study:' : `Not saved yet: ${fieldProblems.length === 1 ? '1 field needs' : `${fieldProblems.length} fields need`} a change (each is marked where it is).`}
+            </p>
+            <ul className="ml-5 mt-1 list-disc">
+              {problems.map((p) => <li key={p}>{p}</li>)}
+              {!problems.length && fieldProblems.map((p) => <li key={p.path}>{fieldName(p.path)}: {p.message}</li>)}
+            </ul>
           </div>
         )}
         {saved && <p role="status" className="text-sm text-emerald-300">{saved} Participant link: <span className="select-all font-mono">{window.location.origin}/s/{id}</span></p>}
@@ -199,12 +265,20 @@ function Editor() {
         {editing && <DeleteStudy studyId={editing} sessions={studies.data?.find((s) => s.id === editing)?.sessions ?? null} onDeleted={() => navigate('/studies', { replace: true })} />}
       </div>
     </div>
+    </ProblemOf.Provider>
   );
 }
 
-const PAYMENT_LABELS: Record<string, string> = {
-  campaign: 'Campaign id', currency: 'Currency', fee: 'Fixed fee', perSolve: 'Bonus per candidate solved', perLevel: 'Bonus per game level completed', max: 'Most bonus per session',
-};
+/** An item's problems, under its fields, each named by the field it is about. */
+function ItemProblems({ problems, index }: { problems: readonly FieldProblem[]; index: number }) {
+  const mine = problems.filter((p) => p.path === `items[${index}]` || p.path.startsWith(`items[${index}].`));
+  if (!mine.length) return null;
+  return (
+    <ul className="mt-2 flex flex-col gap-0.5 text-xs text-rose-300">
+      {mine.map((p) => <li key={p.path} data-testid="field-problem" data-field={p.path}>{fieldName(p.path).replace(/^Item \d+(, )?/, '') || 'This item'}: {p.message}</li>)}
+    </ul>
+  );
+}
 
 /**
  * The whole study as the JSON the study format reads (the same as a file in data/studies/):
@@ -258,20 +332,20 @@ function SurveyFields({ item, idField, onChange }: { item: Extract<Item, { kind:
   );
 }
 
-function NumberField({ label, value, onChange }: { label: string; value: number; onChange: (v: number) => void }) {
+function NumberField({ label, path, value, onChange }: { label: string; path: string; value: number; onChange: (v: number) => void }) {
   return (
-    <label className="flex flex-col gap-1 text-sm text-slate-300">{label}
-      <input type="number" className={input} value={value} min={1} onChange={(e) => onChange(Number(e.target.value))} />
-    </label>
+    <Labelled label={label} path={path}>
+      {(a) => <input type="number" className={input} {...a} value={value} min={1} onChange={(e) => onChange(Number(e.target.value))} />}
+    </Labelled>
   );
 }
 
-function MarkdownField({ label, value, onChange }: { label: string; value: string; onChange: (v: string) => void }) {
+function MarkdownField({ label, path, value, onChange }: { label: string; path: string; value: string; onChange: (v: string) => void }) {
   return (
     <section className="grid gap-3 md:grid-cols-2">
-      <label className="flex flex-col gap-1 text-sm text-slate-300">{label}
-        <textarea className={area} value={value} onChange={(e) => onChange(e.target.value)} />
-      </label>
+      <Labelled label={label} path={path}>
+        {(a) => <textarea className={area} {...a} value={value} onChange={(e) => onChange(e.target.value)} />}
+      </Labelled>
       <div className="rounded-md border border-slate-800 p-3 text-sm text-slate-200" aria-label={`${label} preview`}>
         {value.trim() ? <Markdown text={value} /> : <p className="text-slate-500">Preview</p>}
       </div>
@@ -279,7 +353,8 @@ function MarkdownField({ label, value, onChange }: { label: string; value: strin
   );
 }
 
-function ItemFields({ item, usedIds, onChange }: { item: Item; usedIds: ReadonlySet<string>; onChange: (i: Item) => void }) {
+/** An item's fields; `path` is where the item sits in the study (`items[2]`), for its fields' problems. */
+function ItemFields({ item, path, usedIds, onChange }: { item: Item; path: string; usedIds: ReadonlySet<string>; onChange: (i: Item) => void }) {
   const collections = useQuery(collectionsQuery);
   const arc3 = useArc3Games();
   const [picking, setPicking] = useState(false);
@@ -291,7 +366,7 @@ function ItemFields({ item, usedIds, onChange }: { item: Item; usedIds: Readonly
       <input className={input} value={item.id} onChange={(e) => onChange({ ...item, id: e.target.value })} />
     </label>
   );
-  if (item.kind === 'pool') return <PoolFields item={item} idField={idField} usedIds={usedIds} onChange={onChange} />;
+  if (item.kind === 'pool') return <PoolFields item={item} path={path} idField={idField} usedIds={usedIds} onChange={onChange} />;
   if (item.kind === 'page') {
     return (
       <div className="grid gap-2 md:grid-cols-[200px_1fr]">
@@ -378,10 +453,11 @@ function ItemFields({ item, usedIds, onChange }: { item: Item; usedIds: Readonly
         </label>
         <div className="flex flex-col gap-1 text-xs text-slate-400">
           <span id={`question-of-${item.id}`}>Question</span>
-          <button type="button" onClick={() => setPicking(true)} aria-labelledby={`question-of-${item.id} question-choice-${item.id}`}
+          <button type="button" onClick={() => setPicking(true)} aria-labelledby={`question-of-${item.id} question-choice-${item.id} question-action-${item.id}`}
             className={`${input} flex items-center justify-between gap-2 text-left`}>
             <span id={`question-choice-${item.id}`} className={item.question ? 'font-mono text-slate-100' : 'text-slate-300'}>{item.question || 'Choose a question…'}</span>
-            <span className="text-slate-300">{item.question ? 'Change' : 'Browse'}</span>
+            {/* A space between the choice and the action, so the visible words read as the name does. */}{' '}
+            <span id={`question-action-${item.id}`} className="text-slate-300">{item.question ? 'Change' : 'Browse'}</span>
           </button>
         </div>
         {practice}
@@ -410,12 +486,13 @@ function ItemFields({ item, usedIds, onChange }: { item: Item; usedIds: Readonly
       </label>
       <div className="flex flex-col gap-1 text-xs text-slate-400 md:col-span-2">
         <span id={`task-of-${item.id}`}>Task</span>
-        <button type="button" onClick={() => setPicking(true)} aria-labelledby={`task-of-${item.id} task-choice-${item.id}`}
+        <button type="button" onClick={() => setPicking(true)} aria-labelledby={`task-of-${item.id} task-choice-${item.id} task-action-${item.id}`}
           className={`${input} flex items-center justify-between gap-2 text-left`}>
           <span id={`task-choice-${item.id}`} className={item.task ? 'font-mono text-slate-100' : 'text-slate-300'}>
             {item.task ? `${item.task}${item.tests ? ` · test${item.tests.length === 1 ? '' : 's'} ${item.tests.map((t) => t + 1).join(', ')}` : ''}` : 'Choose a task…'}
           </span>
-          <span className="text-slate-300">{item.task ? 'Change' : 'Browse'}</span>
+          {/* A space between the choice and the action, so the visible words read as the name does. */}{' '}
+          <span id={`task-action-${item.id}`} className="text-slate-300">{item.task ? 'Change' : 'Browse'}</span>
         </button>
       </div>
       {practice}

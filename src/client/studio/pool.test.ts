@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PoolItem, Payment, parseStudy } from '../../core/study/schema';
-import { candidateId, makeCandidate, paymentProblems, poolProblems, sourceKey, type CandidateSource, type PoolInput } from './pool';
+import { studyFieldProblems } from '../../core/study/fieldProblems';
+import { candidateId, editorFieldProblems, makeCandidate, paymentProblems, poolProblems, sourceKey, type CandidateSource, type PoolInput } from './pool';
 
 const sources: CandidateSource[] = [
   { kind: 'task', collection: 'arc-agi-1', task: 'evaluation/00576224' },
@@ -59,5 +60,18 @@ describe('the pool the editor writes', () => {
     expect(Object.keys(bad).sort()).toEqual(['campaign', 'currency', 'fee', 'max', 'perSolve']);
     expect(Payment.safeParse({ currency: 'gb' }).success).toBe(false);
     expect(Payment.safeParse({ currency: 'GBP', fee: 3, bonus: { perSolve: 0.5, perLevel: 0 } }).success).toBe(true);
+  });
+
+  it('ties each pool and payment problem to the field the study format names', () => {
+    const def = {
+      title: 'T', consent: 'C', completion: { code: 'X' }, campaign: { id: 'Not An Id' },
+      payment: { currency: 'GBP', fee: -1, bonus: { perSolve: 0.5, perLevel: 0 } },
+      items: [{ kind: 'page' as const, id: 'p', markdown: 'hi' }, pool({ draw: 0 })],
+    };
+    const own = editorFieldProblems(def);
+    expect(own.map((p) => p.path)).toEqual(['items[1].draw', 'campaign.id', 'payment.fee']);
+    const schema = studyFieldProblems(def).map((p) => p.path);
+    for (const p of own) expect(schema).toContain(p.path);
+    expect(editorFieldProblems({ ...def, campaign: undefined, payment: undefined, items: [pool()] })).toEqual([]);
   });
 });

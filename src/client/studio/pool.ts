@@ -5,6 +5,7 @@
  */
 import type { z } from 'zod';
 import type { DefinitionItem, PoolCandidate, StudyDefinitionInput } from '../../core/study/schema';
+import type { FieldProblem } from '../../core/study/fieldProblems';
 
 export type DefItem = z.input<typeof DefinitionItem>;
 export type PoolInput = Extract<DefItem, { kind: 'pool' }>;
@@ -95,3 +96,23 @@ export function paymentProblems(p: Pay | undefined, campaign: string | undefined
   return out;
 }
 
+
+/** Where each payment problem sits in the study format, as `formatPath` writes it. */
+export const PAYMENT_PATHS: Readonly<Record<string, string>> = {
+  campaign: 'campaign.id', currency: 'payment.currency', fee: 'payment.fee',
+  perSolve: 'payment.bonus.perSolve', perLevel: 'payment.bonus.perLevel', max: 'payment.bonus.max',
+};
+
+/**
+ * The pools' and the payment's problems as field problems (`core/study/fieldProblems.ts`), each
+ * at the path of its field: `items[1].draw`, `payment.fee`, `campaign.id`.
+ */
+export function editorFieldProblems(def: EditorDefinition): FieldProblem[] {
+  const out: FieldProblem[] = [];
+  def.items.forEach((item, i) => {
+    if (item.kind !== 'pool') return;
+    for (const [field, message] of Object.entries(poolProblems(item))) out.push({ path: `items[${i}].${field}`, message });
+  });
+  for (const [key, message] of Object.entries(paymentProblems(def.payment, def.campaign?.id))) out.push({ path: PAYMENT_PATHS[key] ?? key, message });
+  return out;
+}

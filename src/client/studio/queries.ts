@@ -31,6 +31,13 @@ export const resultsProgressQuery = (studyId: string, busy: boolean) => queryOpt
   refetchInterval: busy ? 1000 : 5000,
 });
 
+/** A built-in game's recorded solutions, one action string per level (researchers only). */
+export const gameSolutionsQuery = (gameId: string) => queryOptions({
+  queryKey: ['admin', 'game-solutions', gameId],
+  queryFn: () => adminJson<{ game: string; levels: (string | null)[] }>(`/api/admin/games/${encodeURIComponent(gameId)}/solutions`),
+  staleTime: Infinity,
+});
+
 export const sessionEventsQuery = (sessionId: string) => queryOptions({
   queryKey: ['admin', 'events', sessionId],
   queryFn: () => adminJson<SessionEvents>(`/api/admin/sessions/${encodeURIComponent(sessionId)}/events`).then((r) => r.events),

@@ -16,6 +16,7 @@ import { SurveyItemView } from './SurveyItemView';
 import { DescribeForm } from './DescribeForm';
 import { WithdrawDialog } from './WithdrawDialog';
 import { Modal } from '../ui/Modal';
+import { ConfirmDialog } from '../ui/ConfirmDialog';
 import type { WithdrawReason, WithdrawResult } from '../../core/protocol/api';
 import { Button } from '../ui/Button';
 import { Markdown } from '../ui/Markdown';
@@ -44,7 +45,7 @@ interface Running {
 
 type Phase =
   | { kind: 'loading' }
-  | { kind: 'error'; message: string }
+  | { kind: 'error'; error: PageError }
   | { kind: 'consent'; intro: StudyIntro }
   | { kind: 'declined'; intro: StudyIntro }
   | { kind: 'running'; run: Running }
@@ -78,6 +79,23 @@ function savedSessionFor(saved: readonly StudySessionRecord[], studyId: string, 
   return participant === undefined ? mine[0] : mine.find((s) => s.participant === undefined || s.participant === participant);
 }
 
+/**
+ * Why the study page stopped, in the words the participant needs: a link the server does not know
+ * is no outage (reloading will not help), and "everything is saved" is said only where a session is.
+ */
+interface PageError {
+  readonly message: string;
+  /** The server has no study by the link's id. */
+  readonly unknownStudy: boolean;
+  /** This browser holds a session of the study, whose actions are kept. */
+  readonly saved: boolean;
+}
+
+function pageError(e: unknown, saved: boolean): PageError {
+  const unknownStudy = e instanceof ApiError && e.status === 404 && e.code === 'not_found';
+  return { message: (e as Error).message, unknownStudy, saved };
+}
+
 function clientInfo() {
   return { wallClock: new Date().toISOString(), userAgent: navigator.userAgent, viewport: { width: window.innerWidth, height: window.innerHeight, dpr: window.devicePixelRatio } };
 }
@@ -108,7 +126,7 @@ export function StudyPage() {
       if (saved) { if (!cancelled) setRecord(saved); return; }
       const intro = await getStudyIntro(studyId);
       if (!cancelled) setPhase({ kind: 'consent', intro });
-    })().catch((e: Error) => { if (!cancelled) setPhase({ kind: 'error', message: e.message }); });
+    })().catch((e: Error) => { if (!cancelled) setPhase({ kind: 'error', error: pageError(e, false) }); });
     return () => { cancelled = true; };
   }, [studyId]);
 
@@ -143,7 +161,7 @@ export function StudyPage() {
       const current = view.items[run.start.index];
       if (run.start.instructionsDone && current && itemHistory(history, current.id).length === 0) enterItem(run, current);
       setPhase({ kind: 'running', run });
-    })().catch((e: Error) => { if (!cancelled) setPhase({ kind: 'error', message: e.message }); });
+    })().catch((e: Error) => { if (!cancelled) setPhase({ kind: 'error', error: pageError(e, true) }); });
     return () => { cancelled = true; outbox?.dispose(); };
   }, [record]);
 
@@ -153,22 +171,12 @@ export function StudyPage() {
       const { sessionId, token } = await createSession(studyId, params);
       setRecord(await Outbox.saveNew({ id: sessionId, studyId, token, participant: linkParticipant(params) ?? '' }));
     } catch (e) {
-      setPhase({ kind: 'error', message: (e as Error).message });
+      setPhase({ kind: 'error', error: pageError(e, false) });
     }
   };
 
   if (phase.kind === 'loading') return <Centered main><p className="text-slate-400">Loading the study…</p></Centered>;
-  if (phase.kind === 'error') {
-    return (
-      <Centered main>
-        <div role="alert" className="max-w-xl rounded-lg border border-rose-500/50 bg-rose-950/60 p-5 text-rose-100">
-          <p className="font-semibold">The study cannot continue right now.</p>
-          <p className="mt-2 text-sm">{phase.message}</p>
-          <p className="mt-2 text-sm">Everything you did so far is saved. Reload this page to try again.</p>
-        </div>
-      </Centered>
-    );
-  }
+  if (phase.kind === 'error') return <Centered main><StudyError error={phase.error} studyId={studyId} /></Centered>;
   if (phase.kind === 'consent') {
     return <Consent intro={phase.intro} onDecline={() => setPhase({ kind: 'declined', intro: phase.intro })} onAgree={() => void agree()} />;
   }
@@ -177,6 +185,28 @@ export function StudyPage() {
   if (phase.kind === 'withdrawn') return <Withdrawn message={phase.message} code={phase.code} />;
   return <StudyRun run={phase.run} onDone={(code, redirectUrl, timeUpMinutes) => setPhase({ kind: 'done', code, redirectUrl, timeUpMinutes })}
     onWithdrawn={(r) => setPhase({ kind: 'withdrawn', message: r.message, code: r.code })} />;
+}
+
+function StudyError({ error, studyId }: { error: PageError; studyId: string }) {
+  if (error.unknownStudy) {
+    return (
+      <div role="alert" className="max-w-xl rounded-lg border border-amber-500/60 bg-amber-950/60 p-5 text-amber-100" data-testid="study-error">
+        <h1 className="text-lg font-semibold">This study link is not known</h1>
+        <p className="mt-2 text-sm">
+          There is no study <span className="break-all font-mono">{studyId}</span> on this server, so nothing has been recorded.
+          Check that the link is complete: open it again from where you got it (the study platform or the researcher's message), or copy the whole link into the address bar.
+          If it still does not open, tell the researcher the link you used.
+        </p>
+      </div>
+    );
+  }
+  return (
+    <div role="alert" className="max-w-xl rounded-lg border border-rose-500/50 bg-rose-950/60 p-5 text-rose-100" data-testid="study-error">
+      <h1 className="text-lg font-semibold">{error.saved ? 'The study cannot continue right now' : 'The study cannot start right now'}</h1>
+      <p className="mt-2 text-sm">{error.message}</p>
+      <p className="mt-2 text-sm">{error.saved ? 'Everything you did so far is saved in this browser.' : 'Nothing has been recorded yet.'} Reload this page to try again.</p>
+    </div>
+  );
 }
 
 /** `main` makes it the page's main landmark, for the pages shown outside the study's frame. */
@@ -411,13 +441,15 @@ function StudyRun({ run, onDone, onWithdrawn }: { run: Running; onDone: (code: s
 
   return (
     <div className="flex h-full flex-col">
-      <header className="flex h-11 shrink-0 items-center gap-4 border-b border-slate-800 bg-slate-900 px-4">
-        <span className="truncate font-semibold text-slate-100">{view.study.title}</span>
-        <div className="ml-auto flex items-center gap-3 text-xs text-slate-400">
-          {!finishing && index < items.length && <Button tone="ghost" className="h-7 text-xs" onClick={() => { outbox.append('withdraw.open', {}); setWithdrawing(true); }}>Withdraw from study</Button>}
+      {/* The title is never cut: on a narrow screen it takes the first line and the rest wraps below it. */}
+      <header className="flex min-h-11 shrink-0 flex-wrap items-center gap-x-4 gap-y-1 border-b border-slate-800 bg-slate-900 px-4 py-1.5">
+        <span className="min-w-0 font-semibold text-slate-100" data-testid="study-title">{view.study.title}</span>
+        {/* On a phone the controls wrap among themselves too, so the header stays as wide as the screen. */}
+        <div className="ml-auto flex flex-wrap items-center justify-end gap-x-3 gap-y-1 text-xs text-slate-400">
+          {!finishing && index < items.length && <Button tone="ghost" className="h-7 whitespace-nowrap text-xs" onClick={() => { outbox.append('withdraw.open', {}); setWithdrawing(true); }}>Withdraw from study</Button>}
           {!finishing && index < items.length && instructionsDone && <BudgetClock budget={budget} outbox={outbox} />}
-          <span data-testid="study-progress">{Math.min(position + (items[index]?.kind === 'page' ? 0 : 1), counted.length)} of {counted.length}</span>
-          <div className="h-1.5 w-48 overflow-hidden rounded-full bg-slate-700" role="progressbar" aria-label="Study progress" aria-valuemin={0} aria-valuemax={counted.length} aria-valuenow={position}>
+          <span className="whitespace-nowrap" data-testid="study-progress">{Math.min(position + (items[index]?.kind === 'page' ? 0 : 1), counted.length)} of {counted.length}</span>
+          <div className="h-1.5 w-20 overflow-hidden rounded-full bg-slate-700 sm:w-48" role="progressbar" aria-label="Study progress" aria-valuemin={0} aria-valuemax={counted.length} aria-valuenow={position}>
             <div className="h-full bg-emerald-400 transition-all" style={{ width: `${(100 * position) / Math.max(1, counted.length)}%` }} />
           </div>
         </div>
@@ -494,7 +526,9 @@ function ItemView({ run, item, onNext, showTimeLeft }: { run: Running; item: Ses
   useEffect(() => { if (hard) onNext('time_up'); }, [hard, onNext]);
 
   const giveUp = (
-    <Button onClick={() => { if (window.confirm('Move on to the next item? You cannot come back to this one.')) onNext('gave_up'); }}>Give up and continue</Button>
+    <LeaveItem label="Give up and continue" title="Give up this item?" confirmLabel="Give up and move on" onLeave={() => onNext('gave_up')}>
+      <p>The study moves on to the next item, and you cannot come back to this one. What you did on it is saved.</p>
+    </LeaveItem>
   );
   const left = limits ? Math.max(0, limits.hardMinutes * 60_000 - elapsed) : 0;
   const notice = limits && (soft || showTimeLeft) ? (
@@ -521,6 +555,22 @@ function ItemView({ run, item, onNext, showTimeLeft }: { run: Running; item: Ses
   const game = games[item.game];
   if (!game && !item.server) return <Centered><p role="alert" className="text-rose-300">This study needs the game "{item.game}", which this server does not have. Tell the researcher.</p></Centered>;
   return <GameItemView run={run} item={item} resume={resume} notice={notice} giveUp={giveUp} onNext={onNext} allowReset={view.study.allowLevelReset} showCounter={view.study.showActionCounter} key={record.id} />;
+}
+
+/**
+ * A button that leaves the item before its end, after the participant confirms in the app's own
+ * dialog (never the browser's `confirm`, which looks foreign and which automation dismisses).
+ */
+function LeaveItem({ label, title, confirmLabel, onLeave, children }: { label: string; title: string; confirmLabel: string; onLeave: () => void; children: React.ReactNode }) {
+  const [asking, setAsking] = useState(false);
+  return (
+    <>
+      <Button onClick={() => setAsking(true)}>{label}</Button>
+      {asking && (
+        <ConfirmDialog title={title} confirmLabel={confirmLabel} onConfirm={async () => onLeave()} onClose={() => setAsking(false)}>{children}</ConfirmDialog>
+      )}
+    </>
+  );
 }
 
 function PracticeTag({ practice }: { practice: boolean }) {
@@ -558,7 +608,7 @@ function TaskItemView({ run, item, resume, notice, giveUp, onNext }: {
         </Modal>
       )}
       {notice}
-      <div className="min-h-0 flex-1">
+      <div className="min-h-0 flex-1 overflow-y-auto">
         <TaskPlayer open={open} sink={outbox} judge={judge} trials={view.study.trials} resume={resume}
           toolbar={<><PracticeTag practice={item.practice} />{!finished && giveUp}</>}
           onFinishedAction={<Button tone="primary" onClick={() => onNext('finished')}>Next</Button>} />
@@ -574,10 +624,12 @@ function GameItemView({ run, item, resume, notice, giveUp, onNext, allowReset, s
   const [levels, setLevels] = useState(0);
   const onState = useCallback((s: GameState, l: number) => { setState(s); setLevels(l); }, []);
   const { record } = run;
-  const api = useMemo(() => sessionRunApi(record.id, record.token, item.id), [record, item.id]);
+  const api = useMemo(() => sessionRunApi(record.id, record.token, item.id, run.outbox), [record, item.id, run.outbox]);
   // Leaving after levels were won is a finish, not a surrender.
   const finishHere = (
-    <Button onClick={() => { if (window.confirm(`Finish this game and move on? You completed ${levels === 1 ? '1 level' : `${levels} levels`}; you cannot come back to it.`)) onNext('finished_levels'); }}>Finish and continue</Button>
+    <LeaveItem label="Finish and continue" title="Finish this game?" confirmLabel="Finish and move on" onLeave={() => onNext('finished_levels')}>
+      <p>You completed {levels === 1 ? '1 level' : `${levels} levels`}, and {levels === 1 ? 'it is' : 'they are'} saved. The study moves on to the next item, and you cannot come back to this game.</p>
+    </LeaveItem>
   );
   const toolbar = <>
     <PracticeTag practice={item.practice} />
@@ -586,7 +638,7 @@ function GameItemView({ run, item, resume, notice, giveUp, onNext, allowReset, s
   return (
     <div className="flex h-full flex-col">
       {notice}
-      <div className="min-h-0 flex-1">
+      <div className="min-h-0 flex-1 overflow-y-auto">
         {item.server
           ? <ServerGamePlayer info={{ id: item.game, ...item.server }} api={api} sink={run.outbox} resume={resume} allowReset={allowReset} showCounter={showCounter} onState={onState} toolbar={toolbar} />
           : <GamePlayer game={games[item.game]} sink={run.outbox} seed={item.seed} resume={resume} allowReset={allowReset} showCounter={showCounter} onState={onState} toolbar={toolbar} />}
@@ -631,7 +683,8 @@ function Consent({ intro, onDecline, onAgree }: { intro: StudyIntro; onDecline: 
           <div role="alert" data-testid="device-message" className="rounded-lg border border-amber-500/60 bg-amber-950/60 p-4 text-amber-100">
             <p className="font-semibold">{problem}</p>
             <p className="mt-2 text-sm">Nothing has been recorded. The link to open there:</p>
-            <p className="mt-1 select-all break-all rounded bg-slate-950 px-2 py-1.5 font-mono text-sm text-slate-100">{window.location.href}</p>
+            <p className="mt-1 select-all break-all rounded bg-slate-950 px-2 py-1.5 font-mono text-sm text-slate-100" data-testid="study-link">{window.location.href}</p>
+            <CopyLink href={window.location.href} />
           </div>
         ) : (
           <>
@@ -644,6 +697,27 @@ function Consent({ intro, onDecline, onAgree }: { intro: StudyIntro; onDecline: 
         )}
       </div>
     </Centered>
+  );
+}
+
+/**
+ * Copies the study link, to send it to the computer the study needs; where the browser refuses
+ * (no clipboard access), it says how to copy the link by hand.
+ */
+function CopyLink({ href }: { href: string }) {
+  const [result, setResult] = useState<'copied' | 'refused' | null>(null);
+  const copy = () => {
+    // No clipboard at all on a page served without https (other than on localhost).
+    if (!navigator.clipboard) { setResult('refused'); return; }
+    navigator.clipboard.writeText(href).then(() => setResult('copied'), () => setResult('refused'));
+  };
+  return (
+    <div className="mt-3 flex flex-wrap items-center gap-3">
+      <Button tone="primary" onClick={copy}>Copy link</Button>
+      <span role="status" className="text-sm">
+        {result === 'copied' ? 'Copied: paste it into a message or an email to yourself.' : result === 'refused' ? 'This browser did not allow copying: press and hold the link above, then choose Copy.' : ''}
+      </span>
+    </div>
   );
 }
 
@@ -700,7 +774,7 @@ function BudgetClock({ budget, outbox }: { budget: SessionBudget; outbox: Outbox
   }, [budget, outbox]);
   const low = left < 10 * 60_000;
   return (
-    <span className={`flex items-center gap-1.5 rounded px-2 py-0.5 ${low ? 'bg-amber-500/20 text-amber-100' : 'text-slate-300'}`}
+    <span className={`flex items-center gap-1.5 whitespace-nowrap rounded px-2 py-0.5 ${low ? 'bg-amber-500/20 text-amber-100' : 'text-slate-300'}`}
       title="The time this study allows in all. When it runs out, the study ends and everything you did is kept.">
       Study time left <span className="font-mono tabular-nums text-slate-100" data-testid="session-time-left">{formatClock(left)}</span>
     </span>

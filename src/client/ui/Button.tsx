@@ -17,7 +17,8 @@ export function Button({ tone = 'default', className = '', children, kbd, ...res
       className={`inline-flex h-8 items-center gap-1.5 rounded-md border px-2.5 text-sm transition-colors disabled:cursor-not-allowed disabled:opacity-40 ${TONES[tone]} ${className}`}
     >
       {children}
-      {kbd && <kbd className="rounded bg-black/30 px-1 font-mono text-[10px] text-slate-300">{kbd}</kbd>}
+      {/* A key to press is no help on a phone. */}
+      {kbd && <kbd className="hidden rounded bg-black/30 px-1 sm:inline font-mono text-[10px] text-slate-300">{kbd}</kbd>}
     </button>
   );
 }

@@ -25,7 +25,8 @@ import type { StudyDefinition, TaskItem } from '../study/schema';
 import { effectiveState, ITEM_END, ITEM_START, type ReplayGame, type SessionState, type StoredEvent } from '../study/rules';
 import { summarizeSession, type SubmissionTally } from '../study/summary';
 import { GRID_ACTION_KINDS } from '../study/actions';
-import { splitRuns } from '../scoring/accounting';
+import { isCounted, splitRuns } from '../scoring/accounting';
+import type { GameState } from '../game/types';
 import {
   BASELINE_PRESETS, BASELINE_PRESET_NAMES, baselineOf, computeBaselines, firstRunLevels, firstRunSteps,
   type BaselinePresetName, type LevelResult, type PlayerLevels,
@@ -78,7 +79,7 @@ export type SessionData =
  * The version of what `digestSession` computes: a digest stored under another version is
  * computed again from the log. Raise it with any change to the digest or to what goes into it.
  */
-export const ANALYSIS_VERSION = 4;
+export const ANALYSIS_VERSION = 5;
 
 /** What one participant's log gives one counted task item. */
 export interface TaskDigest {
@@ -365,9 +366,10 @@ function firstRunDetail(evs: readonly StoredEvent[], game: string, levels: reado
   if (!run) return { levels, timeMs, resets, undos };
   let level = 0;
   let enteredAt = steps[run.first].t;
+  const uncounted = new Set(run.uncounted);
   for (let i = run.first; i < run.end; i++) {
     const s = steps[i];
-    if (i === run.first && s.action === 'RESET') continue;
+    if ((i === run.first && s.action === 'RESET') || uncounted.has(i)) continue;
     if (s.action === 'RESET') { if (level < n) resets[level]++; continue; }
     if (s.action === 'ACTION7' && level < n) undos[level]++;
     for (; level < s.levelsCompleted; level++) {
@@ -378,14 +380,18 @@ function firstRunDetail(evs: readonly StoredEvent[], game: string, levels: reado
   return { levels, timeMs, resets, undos };
 }
 
-/** ACTION6 clicks of every run, by the level being played when made (1-based). */
+/** ACTION6 clicks of every run that the scorecard counts (`isCounted`), by the level being played when made (1-based). */
 function addClicks(evs: readonly StoredEvent[], game: string, into: Map<number, Map<string, number>>): void {
   let completed = 0;
+  let state: GameState = 'NOT_PLAYED';
   for (const e of evs) {
     if (e.data.game !== game) continue;
-    if (e.kind === 'game.open') { completed = 0; continue; }
+    if (e.kind === 'game.open') { completed = 0; state = 'NOT_PLAYED'; continue; }
     if (e.kind !== 'game.action') continue;
-    const { action, x, y, level } = e.data as { action?: unknown; x?: unknown; y?: unknown; level?: unknown };
+    const { action, x, y, level } = e.data as { action?: unknown; x?: unknown; y?: unknown; level?: unknown; state?: unknown };
+    const before = state;
+    if (typeof e.data.state === 'string') state = e.data.state as GameState;
+    if (action === 'ACTION6' && !isCounted(action, before)) continue;
     if (action === 'ACTION6' && Number.isInteger(x) && Number.isInteger(y)) {
       let m = into.get(completed + 1);
       if (!m) into.set(completed + 1, (m = new Map()));

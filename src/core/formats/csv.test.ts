@@ -1,6 +1,27 @@
 import { describe, expect, it } from 'vitest';
 import { CsvError, csvField, csvRecord, parseCsv, parseCsvObjects, unguardCsvText } from './csv';
 
+/**
+ * The cells of one line as a lenient spreadsheet import splits them on `separator`: a field
+ * opened by a quote runs to its closing quote, and text after the closing quote is kept in the cell.
+ */
+function spreadsheetCells(line: string, separator: string): string[] {
+  const cells: string[] = [];
+  let i = 0;
+  for (;;) {
+    let cell = '';
+    if (line[i] === '"') {
+      for (i++; i < line.length; i++) {
+        if (line[i] === '"' && line[i + 1] === '"') { cell += '"'; i++; } else if (line[i] === '"') { i++; break; } else cell += line[i];
+      }
+    }
+    while (i < line.length && line[i] !== separator && line[i] !== '\r') cell += line[i++];
+    cells.push(cell);
+    if (line[i] !== separator) return cells;
+    i++;
+  }
+}
+
 describe('CSV (RFC 4180)', () => {
   it('quotes only fields with a comma, a quote or a line break, doubling quotes', () => {
     expect(csvField('plain')).toBe('plain');
@@ -47,8 +68,28 @@ describe('CSV (RFC 4180)', () => {
     expect(csvField("'quoted'")).toBe("'quoted'");
   });
 
+  it('leaves no formula cell for a spreadsheet reading with ";" or tab as the separator', () => {
+    // Text a participant controls, each hiding a formula after a separator some locale uses.
+    const hostile = ['a;=cmd|\' /C calc\'!A0', 'b\t=1+1', 'c,@SUM(A1)', 'x;+2;-3', 'p\t-1;=2', '=lead;=next'];
+    const text = csvRecord(['id', ...hostile, 7, -3]);
+    for (const separator of [',', ';', '\t'] as const) {
+      const cells = spreadsheetCells(text, separator);
+      for (const cell of cells) {
+        // A numeric cell is a number, never a formula; every other cell starts with plain text or the guard.
+        if (cell === '-3') continue;
+        expect(/^[=+\-@\t\r]/.test(cell), `${JSON.stringify(separator)}: ${JSON.stringify(cell)}`).toBe(false);
+      }
+    }
+    // Read with the separator it was written with, every value comes back whole.
+    expect(parseCsv(text)[0].map(unguardCsvText)).toEqual(['id', ...hostile, '7', '-3']);
+    expect(csvField('a;b')).toBe('"a;b"');
+    expect(csvField('a;=1')).toBe(`"a;'=1"`);
+    expect(csvField('a\t\t=1;"@x')).toBe(`"a\t'\t'=1;'""@x"`);
+    expect(csvField('a\tb')).toBe('"a\tb"');
+  });
+
   it('unguards exactly what it guarded, text that starts with quotes included', () => {
-    const texts = ['=1', '+1', '-1', '@SUM(A1)', '\tx', '\rx', "'=1", "''-1", "'", "'plain", 'plain', '', '-', 'a,b', '"=x"'];
+    const texts = ['=1', '+1', '-1', '@SUM(A1)', '\tx', '\rx', "'=1", "''-1", "'", "'plain", 'plain', '', '-', 'a,b', '"=x"', "a;'=1", 'a;;=1', "=a\t''\t=b", 'a;"\'=c'];
     const text = csvRecord(texts);
     const read = parseCsv(text)[0];
     expect(read.map(unguardCsvText)).toEqual(texts);

@@ -1,6 +1,10 @@
 /**
  * CSV as RFC 4180 defines it: fields separated by commas, records ended by CRLF, a field
- * quoted with `"` when it holds a comma, a quote, CR or LF (a quote inside is doubled).
+ * quoted with `"` when it holds a comma, a quote, CR or LF (a quote inside is doubled). A field
+ * holding `;` or a tab is quoted too: spreadsheets in many locales read `;` or tab as the
+ * separator. Such a reader honours a quote only at the start of its own cell, so text after a
+ * `;` or tab inside a field starts a cell of its own there: when that text would start a formula
+ * (`a;=cmd|...`, `a;"=cmd"`), the guard's `'` goes after the `;` or tab too (`a;'=cmd|...`).
  * Writers build one record at a time, so exports stream; the reader is for tests and tools.
  *
  * Formula guard (OWASP's rule against CSV injection): a spreadsheet runs a cell that starts
@@ -14,12 +18,16 @@
 /** A value of a CSV cell: null and undefined are written as an empty field. */
 export type CsvValue = string | number | boolean | null | undefined;
 
-const NEEDS_QUOTES = /[",\r\n]/;
+/** Quoted whatever separator the reader takes: `,`, `;` or tab. */
+const NEEDS_QUOTES = /[",;\t\r\n]/;
 /**
  * Text a spreadsheet would read as a formula. Leading `'`s are looked past, so text that
  * already starts with `'=` gets one more `'` and `unguardCsvText` gives back exactly the original.
  */
 const FORMULA_START = /^'*[=+\-@\t\r]/;
+/** A formula start right after a `;` or tab, where a `;`- or tab-separated reader starts a cell. */
+const INNER_FORMULA = /([;\t])(?=['"]*[=+\-@\t\r])/g;
+const INNER_GUARD = /([;\t])'(?=['"]*[=+\-@\t\r])/g;
 
 /**
  * One field as CSV text. Numbers are written as JavaScript prints them (`1.5`, `-0` as `0`,
@@ -34,8 +42,8 @@ export function csvField(v: CsvValue): string {
   if (v === null || v === undefined) return '';
   if (typeof v === 'number') return Number.isFinite(v) ? String(v === 0 ? 0 : v) : '';
   if (typeof v === 'boolean') return v ? 'true' : 'false';
-  if (FORMULA_START.test(v)) return `"'${v.replace(/"/g, '""')}"`;
-  return NEEDS_QUOTES.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
+  const guarded = (FORMULA_START.test(v) ? "'" : '') + v.replace(INNER_FORMULA, "$1'");
+  return FORMULA_START.test(v) || NEEDS_QUOTES.test(v) ? `"${guarded.replace(/"/g, '""')}"` : guarded;
 }
 
 /**
@@ -43,9 +51,11 @@ export function csvField(v: CsvValue): string {
  * leaves any other text as it is.
  * @example unguardCsvText("'=1+1") // '=1+1'
  * @example unguardCsvText("it's") // "it's"
+ * @example unguardCsvText("a;'=1") // 'a;=1'
  */
 export function unguardCsvText(field: string): string {
-  return field.startsWith("'") && FORMULA_START.test(field) ? field.slice(1) : field;
+  const inner = field.replace(INNER_GUARD, '$1');
+  return inner.startsWith("'") && FORMULA_START.test(inner) ? inner.slice(1) : inner;
 }
 
 /**

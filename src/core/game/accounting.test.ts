@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { games, solutions } from '../../games';
-import { isFullReset, levelCounts, splitRuns, type AccountedStep } from './accounting';
+import { isCounted, isFullReset, levelCounts, splitRuns, type AccountedStep } from './accounting';
 import { countActions, gameActionData } from './replay';
 import { actionCounts, availableActions, createRun, step, type Run } from './engine';
 import { Rng } from './rng';
@@ -59,6 +59,30 @@ describe('one accounting for the engine and for logs', () => {
     expect(isFullReset('NOT_FINISHED', 1)).toBe(false);
     expect(isFullReset('GAME_OVER', 2)).toBe(false);
     expect(levelCounts([0, 4, 11], 14)).toEqual([4, 7, 3]);
+  });
+
+  it('counts nothing for an action after GAME_OVER or WIN, as the official scorecard (worked by hand)', () => {
+    expect(isCounted('ACTION1', 'GAME_OVER')).toBe(false);
+    expect(isCounted('ACTION6', 'WIN')).toBe(false);
+    expect(isCounted('RESET', 'GAME_OVER')).toBe(true);
+    expect(isCounted('ACTION1', 'NOT_FINISHED')).toBe(true);
+    // A recording's frames say it: an empty one is not counted, frames are.
+    expect(isCounted('ACTION1', 'NOT_FINISHED', true)).toBe(false);
+    expect(isCounted('ACTION1', 'GAME_OVER', false)).toBe(true);
+    const s = (action: AccountedStep['action'], levelsCompleted: number, state: AccountedStep['state']): AccountedStep => ({ action, levelsCompleted, state });
+    const [first, second, third] = splitRuns([
+      s('RESET', 0, 'NOT_FINISHED'), s('ACTION1', 1, 'NOT_FINISHED'), s('ACTION1', 1, 'NOT_FINISHED'), s('ACTION2', 1, 'GAME_OVER'),
+      // Three after GAME_OVER: nothing; the RESET resets level 2 (2 actions in it) and counts there.
+      s('ACTION1', 1, 'GAME_OVER'), s('ACTION1', 1, 'GAME_OVER'), s('ACTION3', 1, 'GAME_OVER'), s('RESET', 1, 'NOT_FINISHED'),
+      s('ACTION4', 2, 'WIN'), s('ACTION1', 2, 'WIN'), s('ACTION1', 2, 'WIN'),
+      // After WIN a RESET starts a new run.
+      s('RESET', 0, 'NOT_FINISHED'), s('ACTION1', 0, 'NOT_FINISHED'),
+      s('RESET', 0, 'NOT_FINISHED'), s('RESET', 0, 'NOT_FINISHED'),
+    ]);
+    expect(first).toMatchObject({ actions: 5, levelActions: [1, 4], levelsCompleted: 2, state: 'WIN', uncounted: [4, 5, 6, 9, 10] });
+    // The level RESET right after (one action in level 1) counts; the next RESET starts a third run.
+    expect(second).toMatchObject({ actions: 2, levelActions: [2], uncounted: [] });
+    expect(third).toMatchObject({ actions: 0, levelActions: [0] });
   });
 
   for (const id of Object.keys(games)) {

@@ -5,6 +5,9 @@
  * a recording (core/formats/recording.ts, scoring).
  *
  * - Every ACTION1-7 counts one; a level RESET counts one; a full reset starts a new run at zero.
+ * - An ACTION1-7 after GAME_OVER or WIN counts nothing and changes nothing (`isCounted`): the
+ *   official engine answers it with an empty frame, and the toolkit updates the scorecard only
+ *   for answers with a frame. Only a RESET goes on from there.
  * - A RESET is a full reset before anything was played, after WIN, or when no action was taken
  *   in the current level since it was entered or reset (`isFullReset`); otherwise it resets the
  *   level. A recording may state it instead (`full_reset`).
@@ -21,6 +24,19 @@ import type { GameAction, GameState } from './types';
  */
 export function isFullReset(state: GameState, levelActions: number): boolean {
   return state === 'NOT_PLAYED' || state === 'WIN' || levelActions === 0;
+}
+
+/**
+ * Whether the official scorecard counts a step at all: a RESET always; any other action unless
+ * the engine answered it with an empty frame, which it does after GAME_OVER or WIN. When the
+ * answer is not known (`emptyFrame` absent), the state before the step decides.
+ * @example isCounted('ACTION1', 'GAME_OVER') // false: not counted, not in any level
+ * @example isCounted('ACTION1', 'GAME_OVER', false) // true: a recording line with frames says it was played
+ */
+export function isCounted(action: GameAction, stateBefore: GameState, emptyFrame?: boolean): boolean {
+  if (action === 'RESET') return true;
+  if (emptyFrame !== undefined) return !emptyFrame;
+  return stateBefore !== 'GAME_OVER' && stateBefore !== 'WIN';
 }
 
 /**
@@ -41,6 +57,8 @@ export interface AccountedStep {
   readonly state: GameState;
   /** For RESET: whether it started a new run, when the source says (recordings do). */
   readonly fullReset?: boolean;
+  /** Whether the answer had no frame, when the source says (`isCounted`). */
+  readonly emptyFrame?: boolean;
 }
 
 /** One run: the steps from a full reset up to the next one. */
@@ -51,6 +69,8 @@ export interface RunCount {
   readonly end: number;
   /** Counted actions in the run. */
   readonly actions: number;
+  /** Indexes of the run's steps that count nothing (`isCounted`), e.g. actions after GAME_OVER. */
+  readonly uncounted: readonly number[];
   /**
    * Per level entered (index 0 is level 1): actions from entering it up to and including the one
    * that completed it, or up to the end of the run for the level being played when it ended.
@@ -69,6 +89,7 @@ export interface RunCount {
 interface OpenRun {
   first: number;
   actions: number;
+  uncounted: number[];
   starts: number[];
   level: number;
   state: GameState;
@@ -79,7 +100,7 @@ function close(r: OpenRun, end: number): RunCount {
   const counts = levelCounts(r.starts, r.actions);
   // After WIN no level is being played: the start pushed for "the level after the last" goes.
   const levelActions = r.state === 'WIN' ? counts.slice(0, r.level) : counts;
-  return { first: r.first, end, actions: r.actions, levelActions, levelsCompleted: r.level, state: r.state, sinceLevelStart: r.sinceLevelStart };
+  return { first: r.first, end, actions: r.actions, uncounted: r.uncounted, levelActions, levelsCompleted: r.level, state: r.state, sinceLevelStart: r.sinceLevelStart };
 }
 
 /**
@@ -90,7 +111,7 @@ function close(r: OpenRun, end: number): RunCount {
  *   { action: 'RESET', levelsCompleted: 0, state: 'NOT_FINISHED', fullReset: true },
  *   { action: 'ACTION4', levelsCompleted: 1, state: 'NOT_FINISHED' },
  *   { action: 'ACTION1', levelsCompleted: 1, state: 'NOT_FINISHED' },
- * ]) // [{ first: 0, end: 3, actions: 2, levelActions: [1, 1], levelsCompleted: 1, ... }]
+ * ]) // [{ first: 0, end: 3, actions: 2, uncounted: [], levelActions: [1, 1], levelsCompleted: 1, ... }]
  */
 export function splitRuns(steps: readonly AccountedStep[]): RunCount[] {
   const runs: RunCount[] = [];
@@ -100,7 +121,7 @@ export function splitRuns(steps: readonly AccountedStep[]): RunCount[] {
     if (s.action === 'RESET') {
       if (!run || (s.fullReset ?? isFullReset(run.state, run.sinceLevelStart))) {
         if (run) runs.push(close(run, i));
-        run = { first: i, actions: 0, starts: [0], level: 0, state: s.state, sinceLevelStart: 0 };
+        run = { first: i, actions: 0, uncounted: [], starts: [0], level: 0, state: s.state, sinceLevelStart: 0 };
       } else {
         run.actions++;
         run.state = s.state;
@@ -109,7 +130,11 @@ export function splitRuns(steps: readonly AccountedStep[]): RunCount[] {
       continue;
     }
     // A recording cut before its RESET still counts: its first action opens a run.
-    if (!run) run = { first: i, actions: 0, starts: [0], level: 0, state: 'NOT_FINISHED', sinceLevelStart: 0 };
+    if (!run) run = { first: i, actions: 0, uncounted: [], starts: [0], level: 0, state: 'NOT_FINISHED', sinceLevelStart: 0 };
+    if (!isCounted(s.action, run.state, s.emptyFrame)) {
+      run.uncounted.push(i);
+      continue;
+    }
     run.actions++;
     run.sinceLevelStart++;
     for (let k = run.level; k < s.levelsCompleted; k++) run.starts.push(run.actions);

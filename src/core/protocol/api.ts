@@ -23,7 +23,7 @@ export interface ApiErrorBody {
   readonly path?: string;
   /** The server's acknowledged mark, with `events_pending`. */
   readonly ackedThrough?: number;
-  /** Seconds to wait, with `rate_limited` (also in the `Retry-After` header). */
+  /** Seconds to wait, with `rate_limited`, `overloaded` and `database_unavailable` (also in the `Retry-After` header). */
   readonly retryAfter?: number;
 }
 

@@ -4,4 +4,4 @@
  * The rules are written once, in core/game/accounting.ts, which the engine uses too; this module
  * is where scoring code imports them from.
  */
-export { isFullReset, levelCounts, splitRuns, type AccountedStep, type RunCount } from '../game/accounting';
+export { isCounted, isFullReset, levelCounts, splitRuns, type AccountedStep, type RunCount } from '../game/accounting';

@@ -6,7 +6,8 @@
  * - A line whose frame is empty is not scored: after GAME_OVER or WIN the engine answers any
  *   action but RESET with an empty frame, and the toolkit only updates the scorecard for
  *   responses with a frame. A recording without frames says nothing about them, so the engine's
- *   rule decides: a non-RESET action while the game is over is not scored.
+ *   rule decides: a non-RESET action while the game is over is not scored (`isCounted`, the
+ *   rule every count of the studio uses).
  * - A RESET starts a new play (a full reset) by the engine's rule (`isFullReset`): the first one,
  *   one after WIN, one with no action taken in the level since it was entered or reset. A line
  *   that says `full_reset: true` is one too. `full_reset: false` is not trusted: responses of the
@@ -18,7 +19,7 @@
  * - Each change of `levels_completed` is noted with the play's action count at that moment; the
  *   official scoring splits a play's actions into levels at those notes, not by level number.
  */
-import { isFullReset } from '../game/accounting';
+import { isCounted, isFullReset } from '../game/accounting';
 import type { GameAction, GameState } from '../game/types';
 
 /** One recording line as the scorecard sees it. */
@@ -106,8 +107,7 @@ export function scorecardPlays(steps: readonly ScorecardStep[]): ScorecardPlays 
     let session = sessions.get(key);
     if (!session) sessions.set(key, (session = { state: 'NOT_PLAYED', levelActions: 0, play: null }));
     if (s.action !== 'RESET') {
-      const over = session.state === 'GAME_OVER' || session.state === 'WIN';
-      if (s.emptyFrame === true || (s.emptyFrame === undefined && over)) {
+      if (!isCounted(s.action, session.state, s.emptyFrame)) {
         unscored.push({ index: i, reason: s.emptyFrame ? 'empty-frame' : 'after-game-over' });
         return;
       }

@@ -283,6 +283,12 @@ export const StudyDefinition = z.object({
   payment: Payment.optional(),
   completion: z.object({
     code: z.string().min(1).max(100),
+    /**
+     * A session asked to finish with items not done (and time left): `refuse` answers 409
+     * `items_unfinished` and gives no code; `flag` gives the code and flags the session `unfinished`
+     * for the researcher to decide.
+     */
+    unfinished: z.enum(['refuse', 'flag']).default('refuse'),
     /** Where the participant goes at the end, e.g. `https://app.prolific.com/submissions/complete?cc=CODE`. */
     redirectUrl: z.url({ protocol: /^https?$/ }).optional(),
   }),

@@ -186,6 +186,12 @@ describe('refusals', () => {
     expect(huge.status).toBe(413);
     expect((await post('/api/scorecard/close', { card_id: 'nope' })).status).toBe(404);
     expect((await post('/api/scorecard/open', { tags: 'x' })).status).toBe(400);
+    // Tags the service refuses are answered with their reason, never a server error.
+    for (const [tags, status, words] of [[['study:nope'], 404, 'no study "nope"'], [['study:a', 'study:b'], 400, 'one study'], [['preset:nope'], 400, 'unknown preset']] as const) {
+      const r = await post('/api/scorecard/open', { tags });
+      expect(r.status, tags.join(' ')).toBe(status);
+      expect(((await r.json()) as { message: string }).message).toContain(words);
+    }
     expect((await fetch(`${server.url}/api/games`, { headers: { 'X-API-Key': ADMIN } })).status).toBe(200);
   });
 

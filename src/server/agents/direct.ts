@@ -9,7 +9,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { GameAction } from '../../core/game/types';
 import { API_KEY_HEADER } from './protocol';
-import { FAILED, MAX_BODY, runCommand, TOO_LARGE, type CommandReply } from './routes';
+import { databaseUnavailable } from '../store/unavailable';
+import { DATABASE_UNAVAILABLE, FAILED, MAX_BODY, runCommand, TOO_LARGE, type CommandReply } from './routes';
 import type { AgentService } from './service';
 
 const COMMAND_PATH = /^\/api\/cmd\/(RESET|ACTION[1-7])$/;
@@ -26,7 +27,7 @@ export function directCommands(service: AgentService, headers: Readonly<Record<s
     if (!m) return false;
     const send = (r: CommandReply) => {
       if (res.headersSent || res.destroyed) return;
-      res.writeHead(r.status, { ...headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(r.json) });
+      res.writeHead(r.status, { ...headers, ...r.headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(r.json) });
       res.end(r.json);
     };
     const tooLarge = () => send({ status: 413, json: JSON.stringify(TOO_LARGE) });
@@ -46,6 +47,7 @@ export function directCommands(service: AgentService, headers: Readonly<Record<s
     req.on('end', () => {
       if (size > MAX_BODY) return;
       runCommand(service, m[1] as GameAction, Array.isArray(key) ? key[0] : key, Buffer.concat(chunks).toString('utf8')).then(send, (e: Error) => {
+        if (databaseUnavailable(e)) return send(DATABASE_UNAVAILABLE);
         log(`POST ${req.url} failed: ${e.stack ?? e.message}`);
         send(FAILED);
       });

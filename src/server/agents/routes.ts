@@ -13,6 +13,7 @@ import { adminGuard, readJson } from '../study/context';
 import { API_KEY_HEADER, CloseScorecardSchema, COMMANDS, CommandSchema, OpenScorecardSchema, type ProtocolError } from './protocol';
 import { AgentError, type AgentService } from './service';
 import { agentRunRoutes } from './studyRuns';
+import { DATABASE_RETRY_AFTER_S } from '../store/unavailable';
 
 /** A body larger than this is refused before it is read: `reasoning` and `opaque` are 16 KiB at most. */
 export const MAX_BODY = 64 * 1024;
@@ -24,9 +25,12 @@ const NO_KEY = `Send an API key in the "${API_KEY_HEADER}" header: the researche
 const BAD_KEY = 'This API key is not valid here (unknown, or revoked). Ask the researcher for an agent key.';
 
 /** An answer of `POST /api/cmd/<action>`: its status and JSON text. */
-export interface CommandReply { readonly status: 200 | Status; readonly json: string }
+export interface CommandReply { readonly status: 200 | Status; readonly json: string; readonly headers?: Readonly<Record<string, string>> }
 
 const reply = (status: Status, error: ProtocolError | string, message: string, extra: Record<string, unknown> = {}): CommandReply => ({ status, json: JSON.stringify({ error, message, ...extra }) });
+
+/** The answer when the database was not reachable: the agent sends the command again later (docs/api.md, "Database restarts"). */
+export const DATABASE_UNAVAILABLE: CommandReply = { ...reply(503, 'database_unavailable', `The database is not reachable right now (it may be restarting). Send the command again in ${DATABASE_RETRY_AFTER_S} s.`, { retryAfter: DATABASE_RETRY_AFTER_S }), headers: { 'Retry-After': String(DATABASE_RETRY_AFTER_S) } };
 
 /** The answer when the server itself failed on a command (logged where it happened). */
 export const FAILED: CommandReply = reply(500, 'internal', 'The server failed on this request; nothing was changed. Try again, and report it if it repeats.');
@@ -109,7 +113,11 @@ export function agentRoutes(service: AgentService, adminTokenHash: string): Hono
   api.post('/scorecard/open', limit, keyed, async (c) => {
     const b = await body(c, OpenScorecardSchema, 'POST /api/scorecard/open');
     if (!b.ok) return b.res;
-    return c.json({ card_id: await service.openCard(c.get('keyId'), { ...b.value, tags: b.value.tags }) });
+    try {
+      return c.json({ card_id: await service.openCard(c.get('keyId'), { ...b.value, tags: b.value.tags }) });
+    } catch (e) {
+      return failure(c, e);
+    }
   });
   api.post('/scorecard/close', limit, keyed, async (c) => {
     const b = await body(c, CloseScorecardSchema, 'POST /api/scorecard/close');

@@ -35,6 +35,8 @@ const FLUSH_MS = 200;
 const IDLE_MS = 30 * 60_000;
 /** How long a checked key is trusted before it is read again (a revocation on another server shows within this). */
 const KEY_TTL_MS = 10_000;
+/** Rebuilds of a game session for one action before it is refused: each one follows a step another server stored. */
+const REBUILDS = 8;
 /** A study's baselines are computed again after this long (its results change as participants play). */
 const STUDY_BASELINES_TTL_MS = 2_000;
 
@@ -464,18 +466,23 @@ export class AgentService {
   /**
    * Acts and, on a shared database, stores the step before answering. When another server
    * answered this step number first (this one's copy of the session is behind), the session is
-   * rebuilt from its stored steps and the action applied to that.
+   * rebuilt from its stored steps and the action applied to that, again until it is stored: a
+   * copy can be behind by more than one step (a stale copy that then races a server acting at the
+   * same moment), and every lost race means another server stored a step, so the session moves on.
+   * Only a session that other servers keep acting on {@link REBUILDS} times in a row is refused.
    */
   private async actStored(live: Live, action: GameAction, click: { x: number; y: number } | null, body: Command): Promise<CommandAnswer> {
-    const first = await this.act(live, action, click, body);
-    if (await this.stored(live)) return first;
-    this.lives.delete(live.guid);
-    const again = await this.live(live.guid);
-    if (!again) throw new AgentError(404, 'GAME_NOT_STARTED_ERROR', `game session "${live.guid}" ended on another server (its scorecard was closed); open a new scorecard and send RESET.`);
-    const second = await this.act(again, action, click, body);
-    if (await this.stored(again)) return second;
-    this.lives.delete(live.guid);
-    throw new AgentError(409, 'VALIDATION_ERROR', `another server acted on game session "${live.guid}" at the same moment; send the action again (one agent's actions are answered in order only when sent one after another).`);
+    let current = live;
+    let answer = await this.act(current, action, click, body);
+    for (let rebuilt = 0; !(await this.stored(current)); rebuilt++) {
+      this.lives.delete(live.guid);
+      if (rebuilt === REBUILDS) throw new AgentError(409, 'VALIDATION_ERROR', `other servers kept acting on game session "${live.guid}" at the same moment; send the action again (one agent's actions are answered in order only when sent one after another).`);
+      const again = await this.live(live.guid);
+      if (!again) throw new AgentError(404, 'GAME_NOT_STARTED_ERROR', `game session "${live.guid}" ended on another server (its scorecard was closed); open a new scorecard and send RESET.`);
+      current = again;
+      answer = await this.act(current, action, click, body);
+    }
+    return answer;
   }
 
   private arc3(): Arc3Service {

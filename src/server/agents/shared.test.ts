@@ -72,4 +72,35 @@ describe.each(backends)('agents on servers sharing $name', (backend) => {
     expect(steps.map((s) => [s.seq, s.action])).toEqual([[0, 'RESET'], [1, 'ACTION1'], [2, 'ACTION2'], [3, 'ACTION2']]);
     for (const s of servers) await s.stop();
   });
+
+  it('a copy behind by one step that then loses a race for the next number is rebuilt again, not refused', async () => {
+    const store = await backend.open();
+    stores.push(store);
+    // The first server reads the stored steps through this store: the moment it has read them,
+    // the second server stores the next step, so its rebuilt copy is behind again.
+    let interleave: (() => Promise<unknown>) | null = null;
+    const racing: Store = Object.create(store, {
+      readAgentSteps: {
+        value: async (guid: string) => {
+          const steps = await store.readAgentSteps(guid);
+          const then = interleave;
+          interleave = null;
+          await then?.();
+          return steps;
+        },
+      },
+    }) as Store;
+    const servers = [racing, store].map((s) => new AgentService({ store: s, adminTokenHash: hashToken(ADMIN), shared: true }));
+    const card = await servers[0].openCard(RESEARCHER, { tags: ['race'] });
+    const opened = await act(servers[0], 'RESET', { card_id: card });
+    await act(servers[1], 'ACTION1', { guid: opened.guid });
+    interleave = () => act(servers[1], 'ACTION3', { guid: opened.guid });
+    // The first server's copy is at step 1: step 1 is taken, the rebuilt copy's step 2 is taken too.
+    const answered = await act(servers[0], 'ACTION2', { guid: opened.guid });
+    expect(answered.guid).toBe(opened.guid);
+    expect(interleave).toBeNull();
+    const steps = await store.readAgentSteps(opened.guid);
+    expect(steps.map((s) => [s.seq, s.action])).toEqual([[0, 'RESET'], [1, 'ACTION1'], [2, 'ACTION3'], [3, 'ACTION2']]);
+    for (const s of servers) await s.stop();
+  });
 });

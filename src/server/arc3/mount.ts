@@ -8,7 +8,7 @@ import type { ReplayGame } from '../../core/study/rules';
 import { versionedGameId } from '../../core/game';
 import { games as builtinGames } from '../../games';
 import { gameIds, replayWithEngine } from '../studies';
-import { Arc3Service, type MountedSource } from './runs';
+import { Arc3Service, runLimitsFromEnv, type MountedSource, type RunLimits } from './runs';
 import type { Arc3Source } from './source';
 import { Arc3Error, Arc3Pool, probe } from './worker';
 import { serviceReplayer } from './adminRuns';
@@ -24,6 +24,10 @@ export interface Arc3Mount {
   readonly env?: NodeJS.ProcessEnv;
   /** Builds a remote source (injected so that this module does not load the HTTP client unless needed). */
   readonly remote?: (baseUrl: string) => Arc3Source;
+  /** What one session may hold of the workers; from the environment (`ARC_STUDIO_RUNS_PER_ITEM`, ...) when absent. */
+  readonly runLimits?: Partial<RunLimits>;
+  /** The clock, in ms since the epoch; `Date.now` when absent. */
+  readonly now?: () => number;
 }
 
 /** What the start found, for the log and `GET /api/admin/arc3/games`. */
@@ -63,7 +67,7 @@ export async function startArc3(mount: Arc3Mount, store: Store, log: (line: stri
     sources.push({ source: mount.remote(url), engine: `remote ${url}` });
     notes.push(`ARC-AGI-3 games of the server at ${url}${(mount.env ?? process.env).ARC_API_KEY ? ' (with ARC_API_KEY)' : ' (no ARC_API_KEY set)'}`);
   }
-  const service = new Arc3Service(sources, store, log);
+  const service = new Arc3Service(sources, store, log, { limits: { ...runLimitsFromEnv(mount.env ?? process.env), ...mount.runLimits }, now: mount.now });
   await service.start();
   const count = service.list().length;
   if (sources.length) notes.push(`${count} ARC-AGI-3 game${count === 1 ? '' : 's'}: ${service.list().map((g) => g.id).join(', ') || 'none found'}`);

@@ -26,6 +26,12 @@
  *   server turns that into a 400 "has not been started". That refusal is answered here as the
  *   engine's empty frame data, so runs behave the same with both sources.
  * - `seed` cannot be sent over REST; the server plays its own (the toolkit's is 0).
+ * - A server that loses a run's play (it restarted, or closed an idle scorecard) answers its
+ *   actions "not found": the run is then rebuilt on a new scorecard and play by replaying the
+ *   actions it made since its opening RESET, as the worker pool rebuilds a run after a crash, and
+ *   the action is sent again. The rebuilt play must end on the frame the run had; when it does not,
+ *   or the server cannot rebuild it, the action is refused with `upstream_lost` (the run's stored
+ *   steps are kept).
  * - The list has `level_count` null until a play of the game told its `win_levels`.
  */
 import type { Arc3Source } from './source';
@@ -61,6 +67,8 @@ interface RemoteRun {
   levelActions: number;
   /** Actions of one run are sent one after another: order is the game. */
   queue: Promise<unknown>;
+  /** Every action the play answered since its opening RESET, to rebuild it on a new play. */
+  readonly actions: Arc3Action[];
 }
 
 const ACTIONS: readonly Arc3ActionName[] = ['RESET', 'ACTION1', 'ACTION2', 'ACTION3', 'ACTION4', 'ACTION5', 'ACTION6', 'ACTION7'];
@@ -187,7 +195,7 @@ export class RemoteArc3Source implements Arc3Source {
         throw new Arc3Error('internal', `the ARC-AGI-3 server at ${this.baseUrl} started ${frame.game_id || 'an unnamed game'} when asked for ${full}`);
       }
       if (!frame.guid) throw new Arc3Error('internal', `the ARC-AGI-3 server at ${this.baseUrl} started ${full} without a guid`);
-      const run: RemoteRun = { gameId: full, cardId, guid: frame.guid, last: frame, levelActions: 0, queue: Promise.resolve() };
+      const run: RemoteRun = { gameId: full, cardId, guid: frame.guid, last: frame, levelActions: 0, queue: Promise.resolve(), actions: [] };
       this.runs.set(runId, run);
       this.levelCounts.set(full, frame.win_levels);
       return run;
@@ -199,6 +207,42 @@ export class RemoteArc3Source implements Arc3Source {
 
   private async send(runId: string, run: RemoteRun, action: Arc3Action, body: Record<string, unknown>): Promise<Arc3FrameData> {
     if (this.runs.get(runId) !== run) throw new Arc3Error('unknown_run', `run ${runId} was closed; open it again`);
+    let frame: Arc3FrameData;
+    try {
+      frame = await this.perform(runId, run, action, body);
+    } catch (e) {
+      if (!lostPlay(e)) throw e;
+      await this.rebuild(runId, run);
+      frame = await this.perform(runId, run, action, body);
+    }
+    run.actions.push(action);
+    return frame;
+  }
+
+  /**
+   * Starts a new scorecard and play for `run` and replays its actions on it, checking that the
+   * play ends on the frame the run had.
+   */
+  private async rebuild(runId: string, run: RemoteRun): Promise<void> {
+    const had = run.last;
+    const lost = (why: string) => new Arc3Error('upstream_lost', `the ARC-AGI-3 server at ${this.baseUrl} lost this run's game (it restarted, or closed the scorecard) and it could not be rebuilt: ${why}. The actions made so far are kept; open the game again to go on from its start`);
+    try {
+      const card = await this.request('POST', '/api/scorecard/open', { tags: ['arc-studio'], opaque: { run: runId, rebuilt: true } });
+      if (typeof card.card_id !== 'string' || !card.card_id) throw lost('the server opened a scorecard without a card_id');
+      const opening = toFrameData(await this.request('POST', '/api/cmd/RESET', { game_id: run.gameId, card_id: card.card_id }), this.baseUrl, true);
+      if (!opening.guid) throw lost('the server started the game without a guid');
+      Object.assign(run, { cardId: card.card_id, guid: opening.guid, last: opening, levelActions: 0 });
+      for (const a of run.actions) await this.perform(runId, run, a, actionBody(a));
+    } catch (e) {
+      throw e instanceof Arc3Error && e.code === 'upstream_lost' ? e : lost(e instanceof Error ? e.message : String(e));
+    }
+    if (JSON.stringify(run.last.frame) !== JSON.stringify(had.frame) || run.last.levels_completed !== had.levels_completed || run.last.state !== had.state) {
+      throw lost(`replaying its ${run.actions.length} actions gave another frame than the one the run had (a game that is not deterministic)`);
+    }
+  }
+
+  /** One action on the run's current play, with its bookkeeping. */
+  private async perform(runId: string, run: RemoteRun, action: Arc3Action, body: Record<string, unknown>): Promise<Arc3FrameData> {
     const before = run.last;
     const ended = before.state === 'GAME_OVER' || before.state === 'WIN';
     let frame: Arc3FrameData;
@@ -323,6 +367,12 @@ export class RemoteArc3Source implements Arc3Source {
       if (eq > 0) this.cookies.set(pair.slice(0, eq).trim(), pair.slice(eq + 1).trim());
     }
   }
+}
+
+/** Whether an error says the server no longer has the run's play or scorecard. */
+function lostPlay(e: unknown): boolean {
+  if (!(e instanceof Arc3Error)) return false;
+  return e.code === 'unknown_game' || (e.code === 'bad_request' && /card_id `[^`]*` not found|scorecard \S+ not found/.test(e.message));
 }
 
 /** A refusal the source may answer itself (see `send`); carries the error to throw otherwise. */

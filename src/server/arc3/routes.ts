@@ -10,8 +10,8 @@
  */
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
-import { effectiveState } from '../../core/study/rules';
 import { GAME_ACTIONS } from '../../core/game/types';
+import { admit } from '../study/admission';
 import { adminGuard, fail, readJson, zodFail, type StudyContext } from '../study/context';
 import { adminRunsRoutes, serviceReplayer } from './adminRuns';
 import type { Replayer } from './storedRuns';
@@ -29,6 +29,8 @@ const OpenBody = z.object({
   item: z.string().min(1).max(64),
   /** Continue this run instead of opening one, answering the steps after `after`. */
   resume: z.object({ run: z.uuid(), after: z.number().int().min(-1).max(1_000_000) }).optional(),
+  /** The highest seq the client had logged, so that a run opened right after `item.start` waits for it (`events_pending`). */
+  lastSeq: z.number().int().min(-1).optional(),
 });
 
 const PlaytestOpen = z.object({
@@ -56,6 +58,12 @@ function arc3Fail(c: Context, e: unknown, researcher: boolean) {
     case 'unknown_run': return fail(c, 404, 'run_lost', `${e.message}.`);
     case 'unknown_game': return fail(c, 404, 'not_found', `${e.message}.`);
     case 'ambiguous_game': return fail(c, 409, 'ambiguous_game', `${e.message}.`);
+    case 'upstream_lost': return fail(c, 409, 'game_lost', researcher ? `${e.message}.` : 'The server that runs this game lost it and it could not be rebuilt. Everything you did is saved: tell the researcher, then go on with the study.');
+    case 'too_many_runs': return fail(c, 409, 'too_many_runs', `${e.message[0].toUpperCase()}${e.message.slice(1)}.`);
+    case 'too_many_open_runs': {
+      const wait = e.retryAfter ?? 60;
+      return c.json({ error: 'too_many_open_runs', message: `${e.message[0].toUpperCase()}${e.message.slice(1)}.`, retryAfter: wait }, 429, { 'Retry-After': String(wait) });
+    }
     case 'game_error':
     case 'load_error':
       return c.json({
@@ -72,17 +80,8 @@ export function arc3Routes(ctx: StudyContext, info: Arc3RouteInfo): Hono {
   const { service } = info;
   const api = new Hono();
 
-  /** The session's game item `itemId`, when it names a server-run game, or an error reply. */
-  const gameItem = async (c: Context, fresh = true) => {
-    const p = await ctx.participant(c, fresh);
-    if (!p.ok) return p;
-    const state = effectiveState(p.session, p.study, ctx.now());
-    if (state === 'finished' || state === 'timed_out') return { ok: false as const, res: fail(c, 409, 'session_closed', 'This session is over; the game cannot be played any more.') };
-    return p;
-  };
-
   api.post('/sessions/:sessionId/runs', async (c) => {
-    const p = await gameItem(c);
+    const p = await ctx.participant(c);
     if (!p.ok) return p.res;
     const body = await readJson(c);
     if (!body.ok) return body.res;
@@ -90,25 +89,36 @@ export function arc3Routes(ctx: StudyContext, info: Arc3RouteInfo): Hono {
     if (!parsed.success) return zodFail(c, parsed.error.issues, 'The run request is not valid');
     const item = p.study.items.find((i) => i.id === parsed.data.item);
     if (!item || item.kind !== 'game' || !service.has(item.game)) return fail(c, 404, 'not_found', `This study has no ARC-AGI-3 game item "${parsed.data.item}".`);
+    const admitted = await admit(c, ctx, p.session, p.study, { item, lastSeq: parsed.data.lastSeq, what: 'game actions' });
+    if (!admitted.ok) return admitted.res;
     try {
-      if (parsed.data.resume) return c.json(await service.resume(parsed.data.resume.run, p.session.id, parsed.data.resume.after));
-      return c.json(await service.open({ gameId: item.game, seed: item.seed ?? 0, session: { id: p.session.id, item: item.id } }));
+      const { resume } = parsed.data;
+      if (resume) {
+        // A run is resumed under its own item only, which the admission above checked.
+        if ((await service.runItem(resume.run, p.session.id))?.item !== item.id) return fail(c, 404, 'run_lost', `No run ${resume.run} of item ${item.id} in this session; open the game again.`);
+        return c.json(await service.resume(resume.run, p.session.id, resume.after));
+      }
+      return c.json(await service.open({ gameId: item.game, seed: item.seed ?? 0, session: { id: p.session.id, item: item.id, at: admitted.now } }));
     } catch (e) {
       return arc3Fail(c, e, false);
     }
   });
 
   api.post('/sessions/:sessionId/runs/:run/actions', async (c) => {
-    // An action reads the session from the cache (its token, id and times never change; a session
-    // that ended since is refused when the run is opened or resumed): one database write per action.
-    const p = await gameItem(c, false);
+    const p = await ctx.participant(c);
     if (!p.ok) return p.res;
     const body = await readJson(c);
     if (!body.ok) return body.res;
     const parsed = ActionBody.safeParse(body.body);
     if (!parsed.success) return zodFail(c, parsed.error.issues, 'The action is not valid');
+    const runId = c.req.param('run');
+    const run = await service.runItem(runId, p.session.id);
+    const item = p.study.items.find((i) => i.id === run?.item);
+    if (!run || !item) return fail(c, 404, 'run_lost', `No run ${runId} in this session; open the game again.`);
+    const admitted = await admit(c, ctx, p.session, p.study, { item, what: 'game actions' });
+    if (!admitted.ok) return admitted.res;
     try {
-      return c.json(await service.act(c.req.param('run'), p.session.id, parsed.data));
+      return c.json(await service.act(runId, p.session.id, parsed.data));
     } catch (e) {
       return arc3Fail(c, e, false);
     }

@@ -22,8 +22,55 @@ export const KEYFRAME_EVERY = 32;
 /** What acting on a copy of a run that is behind the stored steps returns (see {@link Arc3Service.act}). */
 const BEHIND = Symbol('behind');
 
-/** A run nobody acted on for this long is closed in its worker (a later action rebuilds it). */
-const IDLE_MS = 30 * 60_000;
+/**
+ * What one session may hold of the game workers (docs/api.md, "ARC-AGI-3 games run by the
+ * server"), so that a flood of runs from one participant cannot grow the workers' memory while
+ * others play. A closed run is never lost: its next action rebuilds it from its stored steps.
+ */
+export interface RunLimits {
+  /** Runs one session may open for one item, in all. */
+  readonly runsPerItem: number;
+  /** Runs one session may hold open in this server's workers at once. */
+  readonly openRunsPerSession: number;
+  /** Session runs open in this server's workers at once; past it the least recently used is closed. */
+  readonly openRuns: number;
+  /** A session's run nobody acted on for this long is closed in its worker, in minutes. */
+  readonly idleMinutes: number;
+}
+
+/** Runs not stored (playtests, agents' runs) cannot be rebuilt once closed: they are kept this long without an action. */
+const UNSTORED_IDLE_MS = 30 * 60_000;
+
+export const DEFAULT_RUN_LIMITS: RunLimits = { runsPerItem: 5, openRunsPerSession: 2, openRuns: 2_000, idleMinutes: 10 };
+
+/** Environment variables that change the run limits, with the field each sets. */
+export const RUN_LIMIT_VARIABLES = {
+  ARC_STUDIO_RUNS_PER_ITEM: 'runsPerItem',
+  ARC_STUDIO_OPEN_RUNS_PER_SESSION: 'openRunsPerSession',
+  ARC_STUDIO_MAX_OPEN_RUNS: 'openRuns',
+  ARC_STUDIO_RUN_IDLE_MINUTES: 'idleMinutes',
+} as const satisfies Record<string, keyof RunLimits>;
+
+/** The run limits with the environment's overrides; throws a message naming a bad variable. */
+export function runLimitsFromEnv(env: Record<string, string | undefined>): RunLimits {
+  const out: Record<string, number> = { ...DEFAULT_RUN_LIMITS };
+  for (const [name, field] of Object.entries(RUN_LIMIT_VARIABLES)) {
+    const raw = env[name];
+    if (raw === undefined || raw === '') continue;
+    const n = Number(raw);
+    if (!Number.isFinite(n) || n <= 0 || (field !== 'idleMinutes' && !Number.isInteger(n))) {
+      throw new Error(`${name}=${raw} is not a positive ${field === 'idleMinutes' ? 'number' : 'whole number'}; unset it or give one, e.g. ${name}=${DEFAULT_RUN_LIMITS[field]}.`);
+    }
+    out[field] = n;
+  }
+  return out as unknown as RunLimits;
+}
+
+export interface Arc3ServiceOptions {
+  readonly limits?: Partial<RunLimits>;
+  /** The clock, in ms since the epoch (the app's, so that tests move time). */
+  readonly now?: () => number;
+}
 
 export interface MountedSource {
   readonly source: Arc3Source;
@@ -38,6 +85,8 @@ interface LiveRun {
   readonly gameId: string;
   readonly mounted: MountedSource;
   readonly sessionId: string | null;
+  /** The study item a session's run plays (null for a playtest). */
+  readonly item: string | null;
   readonly seed: number;
   /** The actions after the opening RESET, to rebuild the run anywhere. */
   readonly actions: Arc3Action[];
@@ -66,9 +115,15 @@ export class Arc3Service {
   private key: Buffer | null = null;
   private readonly listeners: (() => void)[] = [];
   private readonly thumbnails = new Map<string, Promise<string>>();
+  /** Runs being opened or rebuilt per session, counted against its limits before they exist. */
+  private readonly opening = new Map<string, { total: number; items: Map<string, number> }>();
+  readonly limits: RunLimits;
+  private readonly now: () => number;
 
-  constructor(private readonly sources: readonly MountedSource[], private readonly store: Store, private readonly log: (line: string) => void = () => {}) {
-    this.sweeper = setInterval(() => void this.closeIdle(), 60_000);
+  constructor(private readonly sources: readonly MountedSource[], private readonly store: Store, private readonly log: (line: string) => void = () => {}, opts: Arc3ServiceOptions = {}) {
+    this.limits = { ...DEFAULT_RUN_LIMITS, ...opts.limits };
+    this.now = opts.now ?? Date.now;
+    this.sweeper = setInterval(() => void this.closeIdle(), Math.min(60_000, this.limits.idleMinutes * 30_000));
     this.sweeper.unref();
   }
 
@@ -152,7 +207,7 @@ export class Arc3Service {
   };
 
   /** Opens a run: a participant's (stored with every step) or a researcher's playtest (not stored). */
-  async open(opts: { gameId: string; seed?: number; session?: { id: string; item: string }; level?: number }): Promise<ServerRunReply> {
+  async open(opts: { gameId: string; seed?: number; session?: { id: string; item: string; at?: number }; level?: number }): Promise<ServerRunReply> {
     const gameId = this.resolve(opts.gameId);
     const game = this.games.get(gameId)!;
     if (game.info.error) throw new Arc3Error('load_error', `${gameId} cannot start: ${game.info.error}`);
@@ -160,22 +215,91 @@ export class Arc3Service {
     if (level > 0 && game.mounted.source.kind !== 'arcengine') throw new Arc3Error('bad_request', `${gameId} is played on a remote server, which starts every game at level 1`);
     const runId = randomUUID();
     const seed = opts.seed ?? 0;
-    const { frame } = await game.mounted.source.open(runId, gameId, seed, level);
-    if (opts.session) {
-      await this.store.addGameRun({
-        runId, sessionId: opts.session.id, item: opts.session.item, gameId, source: game.mounted.source.kind,
-        engine: game.mounted.engine, seed, openedAt: Date.now(),
-      });
+    const session = opts.session;
+    const release = session ? await this.admitRun(session.id, session.item, true) : () => {};
+    try {
+      const { frame } = await game.mounted.source.open(runId, gameId, seed, level);
+      if (session) {
+        await this.store.addGameRun({
+          runId, sessionId: session.id, item: session.item, gameId, source: game.mounted.source.kind,
+          engine: game.mounted.engine, seed, openedAt: session.at ?? this.now(),
+        });
+      }
+      const live: LiveRun = {
+        runId, gameId, mounted: game.mounted, sessionId: session?.id ?? null, item: session?.item ?? null, seed, actions: [],
+        last: null as unknown as ServerStep, lastFrame: null, sinceKeyframe: 0, queue: Promise.resolve(), touched: this.now(),
+      };
+      const step = await this.record(live, 0, { action: 'RESET' }, frame);
+      // A new run's number is its own: its opening step is never stored by another server.
+      if (step === BEHIND) throw new Arc3Error('internal', `run ${runId} was stored already`);
+      this.runs.set(runId, live);
+      return { run: runId, game: game.info, seed, steps: [step] };
+    } catch (e) {
+      // Not kept: the worker must not hold it either.
+      await game.mounted.source.close(runId).catch(() => undefined);
+      throw e;
+    } finally {
+      release();
     }
-    const live: LiveRun = {
-      runId, gameId, mounted: game.mounted, sessionId: opts.session?.id ?? null, seed, actions: [],
-      last: null as unknown as ServerStep, lastFrame: null, sinceKeyframe: 0, queue: Promise.resolve(), touched: Date.now(),
+  }
+
+  /** How many runs this server holds open in its workers: all of them, or one session's. */
+  openRunCount(sessionId?: string): number {
+    let n = 0;
+    for (const live of this.runs.values()) if (sessionId === undefined || live.sessionId === sessionId) n++;
+    return n;
+  }
+
+  /**
+   * Makes room for a new run of a session's item, or refuses it: runs of the session's other
+   * items are closed (the admission rule lets only the current item be played), a session past
+   * its open runs is refused until one idles out, an item past its runs in all is refused, and
+   * past the server's open runs the least recently used session run is closed. Answers a release
+   * to call once the run is open (or failed).
+   */
+  private async admitRun(sessionId: string, item: string, fresh: boolean): Promise<() => void> {
+    const L = this.limits;
+    for (const [id, live] of [...this.runs]) if (live.sessionId === sessionId && live.item !== item) await this.forget(id);
+    // From here to taking the place nothing awaits, so concurrent requests count each other.
+    const pending = this.opening.get(sessionId) ?? { total: 0, items: new Map<string, number>() };
+    const own = [...this.runs.values()].filter((r) => r.sessionId === sessionId);
+    if (own.length + pending.total >= L.openRunsPerSession) {
+      const oldest = Math.min(...own.map((r) => r.touched), this.now());
+      const wait = Math.max(1, Math.ceil((oldest + L.idleMinutes * 60_000 - this.now()) / 1000));
+      throw new Arc3Error('too_many_open_runs', `this session already has ${L.openRunsPerSession} games open, the most it may at once; go on with the one on your page, or try again in ${wait} s, when the oldest has been idle for ${L.idleMinutes} minutes`, undefined, wait);
+    }
+    pending.total++;
+    pending.items.set(item, (pending.items.get(item) ?? 0) + 1);
+    this.opening.set(sessionId, pending);
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      pending.total--;
+      pending.items.set(item, (pending.items.get(item) ?? 1) - 1);
+      if (pending.total <= 0) this.opening.delete(sessionId);
     };
-    const step = await this.record(live, 0, { action: 'RESET' }, frame);
-    // A new run's number is its own: its opening step is never stored by another server.
-    if (step === BEHIND) throw new Arc3Error('internal', `run ${runId} was stored already`);
-    this.runs.set(runId, live);
-    return { run: runId, game: game.info, seed, steps: [step] };
+    try {
+      if (fresh) {
+        // Runs of this item stored, and being opened by the session's other requests.
+        const stored = (await this.store.listGameRuns(sessionId)).filter((r) => r.item === item).length;
+        if (stored + (pending.items.get(item) ?? 1) - 1 >= L.runsPerItem) {
+          throw new Arc3Error('too_many_runs', `item ${item} was started ${L.runsPerItem} times in this session, the most it may; reload the page to go on with the game you have`);
+        }
+      }
+      let sessionRuns = 0;
+      let lru: LiveRun | null = null;
+      for (const live of this.runs.values()) {
+        if (live.sessionId === null) continue;
+        sessionRuns++;
+        if (!lru || live.touched < lru.touched) lru = live;
+      }
+      if (lru && sessionRuns >= L.openRuns) await this.forget(lru.runId);
+    } catch (e) {
+      release();
+      throw e;
+    }
+    return release;
   }
 
   /**
@@ -263,6 +387,14 @@ export class Arc3Service {
     });
   }
 
+  /** The item a session's run plays, or null when the run is not this session's. */
+  async runItem(runId: string, sessionId: string): Promise<{ item: string } | null> {
+    const live = this.runs.get(runId);
+    if (live) return live.sessionId === sessionId && live.item !== null ? { item: live.item } : null;
+    const rec = await this.store.getGameRun(runId);
+    return rec && rec.sessionId === sessionId ? { item: rec.item } : null;
+  }
+
   /** The steps of a session's run after `after` (the last one the browser logged), rebuilding the run if needed. */
   resume(runId: string, sessionId: string, after: number): Promise<ServerRunReply> {
     return this.withRun(runId, sessionId, async (live) => {
@@ -333,7 +465,7 @@ export class Arc3Service {
       live = await this.load(runId, sessionId);
     }
     const run = live;
-    run.touched = Date.now();
+    run.touched = this.now();
     const result = run.queue.then(() => fn(run));
     run.queue = result.catch(() => undefined);
     return result;
@@ -350,19 +482,26 @@ export class Arc3Service {
     const actions: Arc3Action[] = steps.slice(1).map((s) => (s.action === 'ACTION6' ? { action: 'ACTION6', x: s.x!, y: s.y! } : { action: s.action as Arc3Action['action'] }));
     const raced = this.runs.get(runId);
     if (raced) return raced;
-    const fd = await game.mounted.source.resume(runId, rec.gameId, rec.seed, actions);
-    const lastRec = steps[steps.length - 1];
-    const lastFrame = fd.frame.length ? fd.frame[fd.frame.length - 1] : null;
-    if (lastFrame && hashGrid(lastFrame) !== lastRec.frameHash) {
-      this.log(`Run ${runId} of ${rec.gameId} rebuilt to a frame other than the one stored for step ${lastRec.step}: the game's code changed since it was played.`);
+    const release = await this.admitRun(sessionId, rec.item, false);
+    try {
+      const again = this.runs.get(runId);
+      if (again) return again;
+      const fd = await game.mounted.source.resume(runId, rec.gameId, rec.seed, actions);
+      const lastRec = steps[steps.length - 1];
+      const lastFrame = fd.frame.length ? fd.frame[fd.frame.length - 1] : null;
+      if (lastFrame && hashGrid(lastFrame) !== lastRec.frameHash) {
+        this.log(`Run ${runId} of ${rec.gameId} rebuilt to a frame other than the one stored for step ${lastRec.step}: the game's code changed since it was played.`);
+      }
+      const live: LiveRun = {
+        runId, gameId: rec.gameId, mounted: game.mounted, sessionId, item: rec.item, seed: rec.seed, actions,
+        last: this.stepOf(runId, rec.gameId, lastRec.step, lastRec.action as GameAction, lastRec, fd.frame.length ? fd : { ...fd, frame: [] }, lastRec.frameHash),
+        lastFrame, sinceKeyframe: 0, queue: Promise.resolve(), touched: this.now(),
+      };
+      this.runs.set(runId, live);
+      return live;
+    } finally {
+      release();
     }
-    const live: LiveRun = {
-      runId, gameId: rec.gameId, mounted: game.mounted, sessionId, seed: rec.seed, actions,
-      last: this.stepOf(runId, rec.gameId, lastRec.step, lastRec.action as GameAction, lastRec, fd.frame.length ? fd : { ...fd, frame: [] }, lastRec.frameHash),
-      lastFrame, sinceKeyframe: 0, queue: Promise.resolve(), touched: Date.now(),
-    };
-    this.runs.set(runId, live);
-    return live;
   }
 
   private stepOf(runId: string, gameId: string, step: number, action: GameAction, xy: { x?: number | null; y?: number | null }, fd: Arc3FrameData, frameHash: string): ServerStep {
@@ -387,7 +526,7 @@ export class Arc3Service {
       const stored = await this.store.addGameStep({
         runId: live.runId, step, action: action.action, x: action.x ?? null, y: action.y ?? null, state: fd.state,
         levelsCompleted: fd.levels_completed, winLevels: fd.win_levels, available: fd.available_actions, fullReset: fd.full_reset,
-        frameHash, frames: encodeFrames(fd.frame, keyframe ? null : live.lastFrame), keyframe, at: Date.now(),
+        frameHash, frames: encodeFrames(fd.frame, keyframe ? null : live.lastFrame), keyframe, at: this.now(),
       });
       // Another server of the database stored this step first: this copy is behind.
       if (!stored && step > 0) return BEHIND;
@@ -408,10 +547,11 @@ export class Arc3Service {
       }, record.frameHash));
   }
 
-  private async closeIdle(): Promise<void> {
-    const now = Date.now();
-    for (const [id, live] of this.runs) {
-      if (now - live.touched < IDLE_MS) continue;
+  /** Closes in their workers the runs nobody acted on for `idleMinutes` (run every minute or so; a later action rebuilds them). */
+  async closeIdle(): Promise<void> {
+    const now = this.now();
+    for (const [id, live] of [...this.runs]) {
+      if (now - live.touched < (live.sessionId === null ? UNSTORED_IDLE_MS : this.limits.idleMinutes * 60_000)) continue;
       this.runs.delete(id);
       await live.mounted.source.close(id).catch(() => undefined);
     }

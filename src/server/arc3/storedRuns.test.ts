@@ -22,6 +22,8 @@ import { hashToken } from '../auth';
 import { TaskLibrary } from '../collections';
 import { exportContext } from '../export/context';
 import { recordingEntries, type SkippedRun } from '../export/recordings';
+import { exportSchemas } from '../export/schemas';
+import { Ajv2020 } from 'ajv/dist/2020';
 import { gameIds, replayWithEngine } from '../studies';
 import { openStore } from '../store/open';
 import { backends } from '../store/testing';
@@ -139,6 +141,11 @@ for (const backend of backends) {
       const theirs = official.trimEnd().split('\n');
       expect(ours).toHaveLength(ACTIONS.length + 1);
       expect(theirs).toHaveLength(ACTIONS.length + 1);
+      // The bundle's schema accepts every line of ours and every line the toolkit itself writes.
+      const validate = new Ajv2020({ strict: false }).compile(exportSchemas()['recording.schema.json']);
+      for (const [who, lines] of [['ours', ours], ['the toolkit\'s', theirs]] as const) {
+        lines.forEach((line, i) => expect(validate(JSON.parse(line)) ? null : validate.errors, `${who} line ${i + 1}`).toBeNull());
+      }
       ours.forEach((line, i) => {
         const a = JSON.parse(line) as { timestamp: string; data: Record<string, unknown> };
         const b = JSON.parse(theirs[i]) as { timestamp: string; data: Record<string, unknown> };
@@ -224,8 +231,8 @@ for (const backend of backends) {
       const check = job.check as { ok: boolean; runs: { runId: string; error?: string; differences: { step: number; what: string[] }[] }[] };
       expect(check.ok).toBe(false);
       expect(check.runs.map((x) => [x.runId, x.error, x.differences.map((d) => d.step)])).toEqual([[runId, undefined, []], [forged, undefined, [2]]]);
-      expect(check.runs[1].differences[0].what.join(' ')).toMatch(/1 cell differ, first at \(x 7, y 5\)/);
-      expect((job.report as string[]).join('\n')).toMatch(/step 2 \(ACTION6\): frame \d+ of \d+: 1 cell differ/);
+      expect(check.runs[1].differences[0].what.join(' ')).toMatch(/1 cell differs, first at \(x 7, y 5\)/);
+      expect((job.report as string[]).join('\n')).toMatch(/step 2 \(ACTION6\): frame \d+ of \d+: 1 cell differs/);
     }, 30_000);
 
     if (backend.name === 'pglite') {
@@ -255,7 +262,7 @@ for (const backend of backends) {
           expect(bad.stderr).toBe('');
           expect(bad.status).toBe(1);
           expect(bad.stdout).toMatch(new RegExp(`\\(seed 0, ${ACTIONS.length + 1} steps\\): 1 step differs`));
-          expect(bad.stdout).toMatch(/ {2}step 2 \(ACTION6\): frame \d+ of \d+: 1 cell differ, first at \(x 7, y 5\)/);
+          expect(bad.stdout).toMatch(/ {2}step 2 \(ACTION6\): frame \d+ of \d+: 1 cell differs, first at \(x 7, y 5\)/);
           // In process (a second start of the command costs seconds), on the session whose run matches.
           const printed: string[] = [];
           const log = vi.spyOn(console, 'log').mockImplementation((text: string) => { printed.push(text); });

@@ -110,7 +110,8 @@ export function frameDifferences(stored: readonly (readonly (readonly number[])[
         if (n++ === 0) first = `(x ${x}, y ${y}): stored ${a[y][x]}, engine ${b[y][x]}`;
       }
     }
-    if (n) out.push(`frame ${k + 1} of ${a.length}: ${n} cell${n === 1 ? '' : 's'} differ, first at ${first}`);
+    // "of" counts the step's frames (an animation has several), not the rows of one.
+    if (n) out.push(`frame ${k + 1} of ${stored.length}: ${n === 1 ? '1 cell differs' : `${n} cells differ`}, first at ${first}`);
   }
   return out;
 }

@@ -121,6 +121,8 @@ describe.each(backends)('campaign assignment on $name', (backend) => {
     return items;
   };
   const finish = async (s: Session) => {
+    await api.log(s, 'item.start', { item: 'end', kind: 'survey' });
+    await api.log(s, 'item.end', { item: 'end' });
     const r = await api.call('POST', `sessions/${s.sessionId}/finish`, s.token, { lastSeq: api.lastSeq(s) });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
   };
@@ -160,7 +162,7 @@ describe.each(backends)('campaign assignment on $name', (backend) => {
     const settled = await store.campaigns.sessionClaims(s.sessionId);
     expect(settled.map((c) => [c.candidate, c.state])).toEqual([[drawn[0], 'solved'], [drawn[1], 'attempted']]);
     const events = await api.call('GET', `admin/sessions/${s.sessionId}/events`, ADMIN);
-    expect(events.body.events.filter((e: { kind: string }) => e.kind === 'item.start').map((e: { data: { item: string } }) => e.data.item)).toEqual(drawn);
+    expect(events.body.events.filter((e: { kind: string }) => e.kind === 'item.start').map((e: { data: { item: string } }) => e.data.item)).toEqual([...drawn, 'end']);
   });
 
   it('never gives a returning participant a candidate they met, in this study or another of the campaign, and stops drawing a candidate at its target', async () => {

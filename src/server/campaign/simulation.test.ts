@@ -118,6 +118,7 @@ describe('a simulated campaign on two servers over one PostgreSQL', () => {
       }
       await log(s, [{ kind: 'item.end', data: { item: item.id } }]);
     }
+    await log(s, [{ kind: 'item.start', data: { item: 'feedback', kind: 'survey' } }, { kind: 'item.end', data: { item: 'feedback' } }]);
     const f = await call(s.server, 'POST', `/sessions/${s.sessionId}/finish`, s.token, { lastSeq: s.seq - 1 });
     expect(f.status).toBe(200);
   };

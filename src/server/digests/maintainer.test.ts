@@ -14,7 +14,7 @@ import { backends } from '../store/testing';
 import type { Store } from '../store/types';
 import { fill } from '../../bench/export';
 import type { ResultsDeps } from '../resultsApi';
-import { DigestMaintainer, type DigestProgress } from './maintainer';
+import { DigestMaintainer } from './maintainer';
 import { DigestPool } from './pool';
 
 const ROOT = path.resolve(__dirname, '../../..');
@@ -51,26 +51,32 @@ describe.each(backends)('background digests, $name', (backend) => {
     await store.appendEvents('live', [{ seq: 0, t: 0, kind: 'session.start', data: {} }], { receivedAt: Date.now(), pastSessionLimit: false });
 
     expect(await (await admin('/admin/studies/big/results/progress')).json()).toEqual({ running: false });
-    const seen: DigestProgress[] = [];
+    // The sweep is held after its first digest is stored (the real store, made to wait), so the
+    // progress route is read part-way and the results request certainly arrives during the sweep.
+    let release!: () => void;
+    const held = new Promise<void>((r) => { release = r; });
+    let firstStored!: () => void;
+    const partWay = new Promise<void>((r) => { firstStored = r; });
+    const save = store.saveDigest.bind(store);
+    let saves = 0;
+    store.saveDigest = async (...args) => {
+      if (++saves > 1) await held;
+      await save(...args);
+      if (saves === 1) firstStored();
+    };
     const sweep = maintainer.sweep();
-    const watch = (async () => {
-      for (;;) {
-        const r = (await (await admin('/admin/studies/big/results/progress')).json()) as { running: boolean } & DigestProgress;
-        if (!r.running) { if (seen.length) return; } else seen.push(r);
-        await new Promise((res) => setTimeout(res, 5));
-      }
-    })();
+    await partWay;
+    await expect.poll(async () => (await admin('/admin/studies/big/results/progress')).json()).toMatchObject({ running: true, reason: 'update', total: 30, done: 1 });
     // Asked while the sweep runs: answered after it, with only the live session digested anew.
-    await new Promise((r) => setTimeout(r, 20));
-    const results = await admin('/admin/studies/big/results');
-    expect(results.status).toBe(200);
-    const body = (await results.json()) as { participants: unknown[] };
+    const results = admin('/admin/studies/big/results');
+    release();
+    expect((await results).status).toBe(200);
+    const body = (await (await results).json()) as { participants: unknown[] };
     await sweep;
-    await watch;
+    store.saveDigest = save;
 
     expect(body.participants).toHaveLength(31);
     expect(digested(pool)).toBe(31);
-    expect(seen.some((p) => p.reason === 'update' && p.total === 30 && p.done > 0 && p.done < 30)).toBe(true);
     const digests = await store.readDigests('big');
     expect(digests.size).toBe(31);
 
@@ -94,14 +100,12 @@ describe.each(backends)('background digests, $name', (backend) => {
     const created = await app.request('/studies/ends/sessions', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ params: {} }) });
     const { sessionId, token } = (await created.json()) as { sessionId: string; token: string };
     const auth = { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` };
-    const events = [{ seq: 0, t: 0, kind: 'session.start', data: {} }, { seq: 1, t: 5, kind: 'item.start', data: { item: 'task' } }, { seq: 2, t: 900, kind: 'paint', data: { row: 0, col: 0, color: 3, stroke: 1 } }];
+    const events = [{ seq: 0, t: 0, kind: 'session.start', data: {} }, { seq: 1, t: 5, kind: 'item.start', data: { item: 'task' } }, { seq: 2, t: 900, kind: 'paint', data: { row: 0, col: 0, color: 3, stroke: 1 } }, { seq: 3, t: 950, kind: 'item.end', data: { item: 'task' } }];
     expect((await app.request(`/sessions/${sessionId}/events`, { method: 'POST', headers: auth, body: JSON.stringify({ events }) })).status).toBe(200);
-    expect((await app.request(`/sessions/${sessionId}/finish`, { method: 'POST', headers: auth, body: JSON.stringify({ lastSeq: 2 }) })).status).toBe(200);
+    expect((await app.request(`/sessions/${sessionId}/finish`, { method: 'POST', headers: auth, body: JSON.stringify({ lastSeq: 3 }) })).status).toBe(200);
 
     // The finished session and the two quiet ones, digested without anyone asking.
-    const deadline = Date.now() + 30_000;
-    while ((await store.readDigests('ends')).size < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    expect([...(await store.readDigests('ends')).keys()].sort()).toEqual(['ends-s00000', 'ends-s00001', sessionId].sort());
+    await expect.poll(async () => [...(await store.readDigests('ends')).keys()].sort(), { timeout: 30_000 }).toEqual(['ends-s00000', 'ends-s00001', sessionId].sort());
     const before = digested(pool);
     expect(before).toBe(3);
     const results = (await (await admin('/admin/studies/ends/results')).json()) as { participants: { sessionId: string; actions: number }[] };

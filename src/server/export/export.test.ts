@@ -1,3 +1,4 @@
+import { Ajv2020 } from 'ajv/dist/2020';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -345,6 +346,16 @@ describe.each(backends)('exports on $name', (backend) => {
     }
     const ev = JSON.parse(entries.find((e) => e.name === 'schemas/events.schema.json')!.data.toString('utf8'));
     expect(ev.required).toEqual(Object.keys(JSON.parse(entries[0].data.toString('utf8').split('\n')[0])));
+    // Every JSON line and document of the bundle validates against the bundle's own schema for it.
+    const ajv = new Ajv2020({ strict: false });
+    const schemaOf = (name: string) => ajv.compile(JSON.parse(entries.find((e) => e.name === `schemas/${name}.schema.json`)!.data.toString('utf8')));
+    const valid = (check: ReturnType<typeof schemaOf>, value: unknown, what: string) => expect(check(value) ? null : check.errors, what).toBeNull();
+    const jsonLines = (name: string) => entries.find((e) => e.name === name)!.data.toString('utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as unknown);
+    const events = schemaOf('events');
+    jsonLines('events.jsonl').forEach((line, i) => valid(events, line, `events.jsonl line ${i + 1}`));
+    valid(schemaOf('baselines'), JSON.parse(entries.find((e) => e.name === 'baselines.json')!.data.toString('utf8')), 'baselines.json');
+    const recording = schemaOf('recording');
+    for (const e of entries.filter((x) => x.name.startsWith('recordings/'))) jsonLines(e.name).forEach((line, i) => valid(recording, line, `${e.name} line ${i + 1}`));
   });
 
   it('reads the store a page at a time: pages of any size give the same files', async () => {

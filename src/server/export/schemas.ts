@@ -228,7 +228,14 @@ const recordingSchema = {
         win_levels: { type: 'integer', minimum: 0 },
         action_input: {
           type: 'object', required: ['id', 'data'],
-          properties: { id: { type: 'integer', minimum: 0, maximum: 7, description: 'RESET 0, ACTION1-7 1-7' }, data: { type: 'object', properties: { x: { type: 'integer', minimum: 0, maximum: 63 }, y: { type: 'integer', minimum: 0, maximum: 63 } } } },
+          properties: {
+            id: {
+              description: 'The action: by number (RESET 0, ACTION1-7 1-7) in the recordings of built-in games, by name in those of server-run games, as the official toolkit writes them',
+              oneOf: [{ type: 'integer', minimum: 0, maximum: 7 }, { enum: ['RESET', 'ACTION1', 'ACTION2', 'ACTION3', 'ACTION4', 'ACTION5', 'ACTION6', 'ACTION7'] }],
+            },
+            data: { type: 'object', properties: { x: { type: 'integer', minimum: 0, maximum: 63 }, y: { type: 'integer', minimum: 0, maximum: 63 } } },
+            reasoning: { description: "The agent's reasoning, as the toolkit writes it (null for a person)" },
+          },
         },
         guid: { type: 'string' },
         full_reset: { type: 'boolean' },

@@ -9,6 +9,7 @@ import pg from 'pg';
 import { type Driver, type Queryable, SqlStore, migrate } from './sqlStore';
 import type { Store } from './types';
 import { lockFolder } from './folderLock';
+import { DatabaseUnavailableError, isConnectionLoss } from './unavailable';
 
 export interface OpenStoreOptions {
   /** PostgreSQL connection URL; PGlite when absent. */
@@ -73,6 +74,8 @@ async function pgliteDriver(opts: OpenStoreOptions): Promise<Driver> {
 async function postgresDriver(url: string, schema: string | undefined, max: number): Promise<Driver> {
   if (schema) {
     const c = new pg.Client({ connectionString: url });
+    // Its failure reaches the query below; without a listener it would end the process.
+    c.on('error', () => {});
     try {
       await c.connect();
       // Under a lock: two servers creating the same schema at once would otherwise collide.
@@ -86,34 +89,56 @@ async function postgresDriver(url: string, schema: string | undefined, max: numb
       await c.end().catch(() => {});
     }
   }
-  const pool = new pg.Pool({ connectionString: url, max, ...(schema ? { options: `-c search_path=${schema}` } : {}) });
-  // An idle client's error (e.g. the server restarting) must not crash the process.
-  pool.on('error', (e) => console.error(`PostgreSQL connection error: ${e.message}`));
+  // Connections that die while PostgreSQL restarts are found by the keep-alive, not only by the
+  // next query; a connect that hangs (a server half there) fails instead of holding a request.
+  const pool = new pg.Pool({ connectionString: url, max, keepAlive: true, connectionTimeoutMillis: 10_000, ...(schema ? { options: `-c search_path=${schema}` } : {}) });
+  // WARNING: node-postgres emits 'error' on a client whose connection ends (PostgreSQL restarting,
+  // a failover, an administrator's pg_terminate_backend), and an 'error' event without a listener
+  // ends the process. The pool listens only while a client is idle; a client checked out (by
+  // `pool.query` between its own listeners, or held in a transaction) would have none. So every
+  // client gets one for its whole life: the query waiting on it fails with the same error (and
+  // is answered 503, see `unavailable.ts`), and the pool drops the client when it is released.
+  pool.on('connect', (client) => { client.on('error', () => {}); });
+  let lastIdleReport = 0;
+  pool.on('error', (e) => {
+    // Idle clients all fail together when the server goes away: one line per burst is enough.
+    const now = Date.now();
+    if (now - lastIdleReport > 5_000) console.error(`PostgreSQL connection lost (${e.message}); the pool reconnects on the next request.`);
+    lastIdleReport = now;
+  });
   try {
     (await pool.connect()).release();
   } catch (e) {
     await pool.end().catch(() => {});
     throw new Error(`Could not connect to PostgreSQL at ${redact(url)}: ${(e as Error).message}. Check DATABASE_URL and that the server is running.`);
   }
+  /** A lost connection becomes a `DatabaseUnavailableError` (answered 503); other errors pass unchanged. */
+  const lost = (e: unknown): never => { throw isConnectionLoss(e) ? new DatabaseUnavailableError(e) : e; };
   const wrap = (q: pg.Pool | pg.PoolClient): Queryable => ({
-    query: async <R,>(sql: string, params?: unknown[]) => ({ rows: (await q.query(sql, params)).rows as R[] }),
-    exec: async (sql: string) => { await q.query(sql); },
+    query: async <R,>(sql: string, params?: unknown[]) => ({ rows: (await q.query(sql, params).catch(lost)).rows as R[] }),
+    exec: async (sql: string) => { await q.query(sql).catch(lost); },
   });
   return {
     kind: 'postgres',
     ...wrap(pool),
     async transaction(fn) {
-      const client = await pool.connect();
+      const client = await pool.connect().catch(lost);
+      // While held, the connection's end is noted here, so the client is destroyed on release
+      // rather than handed to the next request.
+      let broken: Error | undefined;
+      const onError = (e: Error) => { broken ??= e; };
+      client.on('error', onError);
       try {
-        await client.query('BEGIN');
+        await client.query('BEGIN').catch(lost);
         const out = await fn(wrap(client));
-        await client.query('COMMIT');
+        await client.query('COMMIT').catch(lost);
         return out;
       } catch (e) {
-        await client.query('ROLLBACK').catch(() => {});
+        await client.query('ROLLBACK').catch((r: Error) => { broken ??= r; });
         throw e;
       } finally {
-        client.release();
+        client.removeListener('error', onError);
+        client.release(broken);
       }
     },
     close: () => pool.end(),

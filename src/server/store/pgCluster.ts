@@ -4,7 +4,7 @@
  * in a temporary folder and removed on stop. PostgreSQL refuses to run as root, so as root the
  * cluster runs as the `postgres` user.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
@@ -12,6 +12,14 @@ import path from 'node:path';
 
 export interface PgCluster {
   readonly url: string;
+  /**
+   * Stops the server and keeps its data: `immediate` as if it crashed (every connection cut,
+   * recovery on the next start), `fast` an orderly shutdown that ends every connection.
+   */
+  halt(mode: 'immediate' | 'fast'): Promise<void>;
+  /** Starts a halted server again, on the same port and data. */
+  resume(): Promise<void>;
+  /** Stops the server and removes its folder. */
   stop(): void;
 }
 
@@ -22,25 +30,54 @@ function binDir(): string {
   return path.join(root, majors[0], 'bin');
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
+const listenOn = (port: number): Promise<number> => new Promise((resolve, reject) => {
+  const s = createServer();
+  s.once('error', reject);
+  s.listen(port, '127.0.0.1', () => {
+    const bound = (s.address() as { port: number }).port;
+    s.close(() => resolve(bound));
   });
+});
+
+/**
+ * A free loopback port: one the system picks, or with `ARC_STUDIO_TEST_PORTS=4600-4699` one of
+ * that range (for machines where several people run tests and each keeps to a range).
+ */
+export async function freePort(): Promise<number> {
+  const range = /^(\d+)-(\d+)$/.exec(process.env.ARC_STUDIO_TEST_PORTS ?? '');
+  if (!range) return listenOn(0);
+  const [from, to] = [Number(range[1]), Number(range[2])];
+  // From a random start, so that test files running at once rarely try the same port first.
+  const start = Math.floor(Math.random() * (to - from + 1));
+  for (let i = 0; i <= to - from; i++) {
+    const port = from + ((start + i) % (to - from + 1));
+    if (await listenOn(port).then(() => true, () => false)) return port;
+  }
+  throw new Error(`No free port in ARC_STUDIO_TEST_PORTS=${range[0]}: stop what holds them or widen the range.`);
 }
 
-export async function startPgCluster(): Promise<PgCluster> {
+export interface PgClusterOptions {
+  /**
+   * Commits survive a crash of PostgreSQL (`halt('immediate')`): `synchronous_commit` stays on.
+   * Off by default for speed, and then a crash loses the last commits it had acknowledged.
+   */
+  readonly crashSafe?: boolean;
+}
+
+export async function startPgCluster(opts: PgClusterOptions = {}): Promise<PgCluster> {
   const bin = binDir();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'arc-studio-pg-'));
   const asRoot = process.getuid?.() === 0;
+  const command = (cmd: string, args: string[]): [string, string[]] => asRoot ? ['runuser', ['-u', 'postgres', '--', path.join(bin, cmd), ...args]] : [path.join(bin, cmd), args];
+  const failed = (cmd: string, status: string, out: string) => new Error(`${cmd} failed (${status}): ${out.trim().slice(0, 2000)}`);
   const run = (cmd: string, args: string[]) => {
-    const r = asRoot ? spawnSync('runuser', ['-u', 'postgres', '--', path.join(bin, cmd), ...args], { encoding: 'utf8' }) : spawnSync(path.join(bin, cmd), args, { encoding: 'utf8' });
-    if (r.status !== 0) throw new Error(`${cmd} failed (${r.status ?? r.signal}): ${(r.stderr || r.stdout || String(r.error ?? '')).trim().slice(0, 2000)}`);
+    const r = spawnSync(...command(cmd, args), { encoding: 'utf8' });
+    if (r.status !== 0) throw failed(cmd, String(r.status ?? r.signal), r.stderr || r.stdout || String(r.error ?? ''));
   };
+  // Without blocking this thread: a test's simulated clients go on while the server restarts.
+  const runAsync = (cmd: string, args: string[]) => new Promise<void>((resolve, reject) => {
+    execFile(...command(cmd, args), { encoding: 'utf8' }, (e, stdout, stderr) => e ? reject(failed(cmd, String(e.code ?? e.signal), stderr || stdout || e.message)) : resolve());
+  });
   try {
     if (asRoot) {
       const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
@@ -50,11 +87,15 @@ export async function startPgCluster(): Promise<PgCluster> {
     const data = path.join(dir, 'data');
     run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--no-sync', '--no-instructions']);
     const port = await freePort();
-    run('pg_ctl', ['-D', data, '-l', path.join(dir, 'log'), '-w', '-t', '30', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=off -c synchronous_commit=off -c full_page_writes=off`, 'start']);
+    const start = ['-D', data, '-l', path.join(dir, 'log'), '-w', '-t', '30', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=off -c full_page_writes=off${opts.crashSafe ? '' : ' -c synchronous_commit=off'}`, 'start'];
+    run('pg_ctl', start);
+    let running = true;
     return {
       url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+      async halt(mode) { await runAsync('pg_ctl', ['-D', data, '-m', mode, '-w', 'stop']); running = false; },
+      async resume() { await runAsync('pg_ctl', start); running = true; },
       stop() {
-        try { run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']); } finally { rmSync(dir, { recursive: true, force: true }); }
+        try { if (running) run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']); } finally { rmSync(dir, { recursive: true, force: true }); }
       },
     };
   } catch (e) {

@@ -3,6 +3,7 @@
  */
 import type { SessionState, StoredEvent } from '../../core/study/rules';
 import { migrations } from './migrations';
+import { databaseUnavailable } from './unavailable';
 import { type GradingStore, SqlGradingStore } from './gradingStore';
 import { CampaignStore } from './campaignStore';
 import type { AgentKeyRecord, AgentRunRecord, AuditEventInput, AuditEventRecord, DeletedRows, AgentStepRecord, AppendResult, DownloadTicket, EventInput, GameRunRecord, GameStepRecord, NewSession, ResponseRecord, SessionRecord, Store, StudyRecord, StudySource, StudySummary, SubmissionRecord, ScorecardRecord } from './types';
@@ -337,8 +338,9 @@ export class SqlStore implements Store {
         else p.reject(new Error(`No session ${p.sessionId}.`));
       }
     } catch (e) {
-      if (group.length === 1) {
-        group[0].reject(e);
+      // Without a database no member can succeed alone: each caller gets the 503 at once.
+      if (group.length === 1 || databaseUnavailable(e)) {
+        for (const p of group) p.reject(e);
         return;
       }
       for (const p of group) await this.flush([p]);

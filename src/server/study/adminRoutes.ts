@@ -10,6 +10,7 @@ import { StudyId, isPractice, parseStudy } from '../../core/study/schema';
 import type { StudyListEntry } from '../../core/protocol/api';
 import { ITEM_START, effectiveState } from '../../core/study/rules';
 import { checkStudyReferences } from '../studies';
+import { games, solutions } from '../../games';
 import { type StudyContext, adminGuard, fail, readJson, zodFail } from './context';
 
 const SaveStudy = z.object({ definition: z.unknown() });
@@ -25,6 +26,14 @@ export function adminRoutes(ctx: StudyContext): Hono {
   admin.get('/studies', async (c) => {
     const list = await store.listStudies();
     return c.json({ studies: list.map((s): StudyListEntry => ({ id: s.id, version: s.version, source: s.source, sessions: s.sessions, title: (s.definition as { title?: string }).title ?? s.id, createdAt: s.createdAt })) });
+  });
+
+  // A built-in game's recorded solutions, for the playtest page's Validate panel: researchers only,
+  // so the public bundle carries none.
+  admin.get('/games/:gameId/solutions', (c) => {
+    const id = c.req.param('gameId');
+    if (!Object.hasOwn(games, id)) return fail(c, 404, 'not_found', `No built-in game "${id.slice(0, 100)}"; the built-in games are ${Object.keys(games).join(', ')}.`);
+    return c.json({ game: id, levels: games[id].levels.map((_, i) => solutions[id]?.[i] ?? null) });
   });
 
   admin.get('/studies/:studyId', async (c) => {

@@ -10,9 +10,10 @@ import { z } from 'zod';
 import type { AnswerResult } from '../../core/protocol/api';
 import { judgeSubmission } from '../../core/questions/judge';
 import { MAX_BLOCK_QUESTIONS, questionRefs } from '../../core/study/schema';
-import { ITEM_END, ITEM_START, effectiveState, sessionProgress } from '../../core/study/rules';
 import type { SubmissionRecord } from '../store/types';
-import { type StudyContext, fail, itemLimitsOf, readJson, zodFail, sessionItem } from './context';
+import { admit } from './admission';
+import { type StudyContext, fail, readJson, zodFail, sessionItem } from './context';
+import { oncePerKey } from './once';
 
 const AnswerBody = z.object({
   /** The client's id for this answer; a retried request with the same key is judged once. */
@@ -25,7 +26,7 @@ const AnswerBody = z.object({
 });
 
 export function answerRoutes(ctx: StudyContext): Hono {
-  const { store, now } = ctx;
+  const { store } = ctx;
   const api = new Hono();
 
   api.post('/sessions/:sessionId/answers', async (c) => {
@@ -49,45 +50,23 @@ export function answerRoutes(ctx: StudyContext): Hono {
     }
 
     const subs = await store.listSubmissions(session.id);
-    const repeat = subs.find((s) => s.key === key);
-    if (repeat) {
-      if (repeat.item !== itemId || repeat.testIndex !== index) return fail(c, 409, 'key_reused', `Answer key "${key}" was already used for another answer; use a new key for each answer.`);
-      return c.json({ verdict: repeat.verdict as AnswerResult['verdict'] } satisfies AnswerResult);
-    }
+    const reply = (s: SubmissionRecord) => c.json({ verdict: s.verdict as AnswerResult['verdict'] } satisfies AnswerResult);
+    const once = oncePerKey(c, {
+      key,
+      find: async () => (await store.listSubmissions(session.id)).find((s) => s.key === key),
+      same: (s) => s.item === itemId && s.testIndex === index,
+      reply,
+    });
+    const repeated = await once.repeat();
+    if (repeated) return repeated;
     const answered = `${refs.length > 1 ? `Question ${index} of item` : 'Question item'} ${itemId} is already answered; each question takes one answer.`;
     if (subs.some((s) => s.item === itemId && s.testIndex === index)) return fail(c, 409, 'already_answered', answered);
-    const t = now();
-    const state = effectiveState(session, study, t);
-    if (state === 'finished') return fail(c, 409, 'session_closed', 'This session is finished; no more answers are accepted.');
-    if (state === 'withdrawn') return fail(c, 409, 'session_closed', 'You withdrew from this study; no more answers are accepted.');
-    if (state === 'timed_out') {
-      if (session.state !== 'timed_out') await store.setSessionState(session.id, 'timed_out');
-      return fail(c, 409, 'session_closed', 'The time for this session is up; no more answers are accepted.');
-    }
-    const marks = await store.readEvents(session.id, { kinds: [ITEM_START, ITEM_END] });
-    const progress = sessionProgress(study, session.order, marks, undefined, { createdAt: session.createdAt, now: t });
-    const position = progress.items.findIndex((i) => i.id === itemId);
-    const prog = progress.items[position];
-    if (!prog) return fail(c, 404, 'not_found', `This session has no item "${itemId}".`);
-    if (prog.skipped) return fail(c, 409, 'item_skipped', `Item ${itemId} was not started: too little of the session's time was left for it. Go on to the next item.`);
-    if (prog.finished) return fail(c, 409, 'item_closed', `Item ${itemId} is finished; finished items cannot be revisited.`);
-    if (position !== progress.current) {
-      if (lastSeq !== undefined && session.ackedThrough < lastSeq) {
-        return fail(c, 409, 'events_pending', `Your events after seq ${session.ackedThrough} are not on the server yet, so it cannot tell which item you are on; send them, then answer again.`, { ackedThrough: session.ackedThrough });
-      }
-      return fail(c, 409, 'not_current_item', `Item ${itemId} is not the item you are on; answers are taken for the current item only.`);
-    }
-    const limits = itemLimitsOf(study, item);
-    if (prog.startedAt !== null && t - prog.startedAt > limits.hardMinutes * 60_000) return fail(c, 409, 'item_time_up', `The ${limits.hardMinutes} minutes for item ${itemId} are up; move on to the next item.`);
+    const admitted = await admit(c, ctx, session, study, { item, lastSeq, what: 'answers', submissions: subs });
+    if (!admitted.ok) return admitted.res;
 
     const { verdict } = judgeSubmission(found.item, answer);
-    const record: SubmissionRecord = { sessionId: session.id, key, item: itemId, testIndex: index, trial: 1, grid: answer, verdict, practice: item.practice, at: t };
-    if (!(await store.addSubmission(record))) {
-      const again = (await store.listSubmissions(session.id)).find((s) => s.key === key);
-      if (again) return c.json({ verdict: again.verdict as AnswerResult['verdict'] } satisfies AnswerResult);
-      return fail(c, 409, 'already_answered', answered);
-    }
-    return c.json({ verdict } satisfies AnswerResult);
+    const record: SubmissionRecord = { sessionId: session.id, key, item: itemId, testIndex: index, trial: 1, grid: answer, verdict, practice: item.practice, at: admitted.now };
+    return once.store(() => store.addSubmission(record), () => reply(record), () => fail(c, 409, 'already_answered', answered));
   });
 
   return api;

@@ -21,6 +21,13 @@ export interface IngestLimits {
   /** Sustained bytes per second per session, and the burst allowed above it. */
   readonly bytesPerSecond: number;
   readonly burstBytes: number;
+  /**
+   * New sessions per minute from one client address (the burst is the same figure): a script
+   * that opens a study link in a loop is refused, a lab of participants behind one address is not.
+   */
+  readonly sessionsPerMinutePerClient: number;
+  /** New sessions per minute of one study, from every address together. */
+  readonly sessionsPerMinutePerStudy: number;
 }
 
 const MiB = 1024 * 1024;
@@ -35,6 +42,8 @@ export const DEFAULT_LIMITS: IngestLimits = {
   burstEvents: 5_000,
   bytesPerSecond: 256 * 1024,
   burstBytes: 8 * MiB,
+  sessionsPerMinutePerClient: 60,
+  sessionsPerMinutePerStudy: 3_000,
 };
 
 /** Environment variables that change the limits, with the field each sets and its unit. */
@@ -45,6 +54,8 @@ export const LIMIT_VARIABLES = {
   ARC_STUDIO_SESSION_BURST_EVENTS: ['burstEvents', 1],
   ARC_STUDIO_SESSION_KB_PER_SECOND: ['bytesPerSecond', 1024],
   ARC_STUDIO_SESSION_BURST_MB: ['burstBytes', MiB],
+  ARC_STUDIO_SESSIONS_PER_MINUTE_PER_CLIENT: ['sessionsPerMinutePerClient', 1],
+  ARC_STUDIO_STUDY_SESSIONS_PER_MINUTE: ['sessionsPerMinutePerStudy', 1],
 } as const satisfies Record<string, readonly [keyof IngestLimits, number]>;
 
 /** The limits with the environment's overrides; throws a message naming a bad variable. */
@@ -60,33 +71,63 @@ export function limitsFromEnv(env: Record<string, string | undefined>): IngestLi
   return out as unknown as IngestLimits;
 }
 
-/**
- * Token buckets per session, in this process: each session may send `rate` units per second
- * on average, and up to `burst` at once after a quiet spell. Bounded in memory: the least
- * recently seen sessions are forgotten first (a forgotten session starts with a full bucket).
- */
-export class RateLimiter {
-  private readonly buckets = new Map<string, { events: number; bytes: number; at: number }>();
+/** One kind of token: refilled at `rate` per second, holding at most `burst`. */
+export interface BucketSpec {
+  readonly rate: number;
+  readonly burst: number;
+}
 
-  constructor(private readonly limits: IngestLimits, private readonly maxSessions = 100_000) {}
+/**
+ * Token buckets per key, in this process: each key may take `rate` units per second on average
+ * and up to `burst` at once after a quiet spell, for every kind of unit at once. Bounded in
+ * memory: the least recently seen keys are forgotten first (a forgotten key starts full).
+ */
+export class TokenBuckets<K extends string> {
+  private readonly buckets = new Map<string, { level: Record<K, number>; at: number }>();
+  private readonly kinds: K[];
+
+  constructor(private readonly specs: Readonly<Record<K, BucketSpec>>, private readonly maxKeys = 100_000) {
+    this.kinds = Object.keys(specs) as K[];
+  }
+
+  /**
+   * Takes `amounts` from the key's buckets at time `now` (ms). Returns 0 when allowed (and takes
+   * them), or the whole seconds to wait before the same request would be (and takes nothing).
+   */
+  take(key: string, amounts: Readonly<Record<K, number>>, now: number): number {
+    const held = this.buckets.get(key);
+    this.buckets.delete(key);
+    const dt = held ? Math.max(0, now - held.at) / 1000 : 0;
+    const level = {} as Record<K, number>;
+    let wait = 0;
+    for (const k of this.kinds) {
+      const { rate, burst } = this.specs[k];
+      level[k] = held ? Math.min(burst, held.level[k] + dt * rate) : burst;
+      if (amounts[k] > level[k]) wait = Math.max(wait, (amounts[k] - level[k]) / rate);
+    }
+    if (wait === 0) for (const k of this.kinds) level[k] -= amounts[k];
+    this.buckets.set(key, { level, at: now });
+    if (this.buckets.size > this.maxKeys) this.buckets.delete(this.buckets.keys().next().value!);
+    return wait > 0 ? Math.max(1, Math.ceil(wait)) : 0;
+  }
+}
+
+/** Events and bytes per session per second (`IngestLimits`). */
+export class RateLimiter {
+  private readonly buckets: TokenBuckets<'events' | 'bytes'>;
+
+  constructor(limits: IngestLimits, maxSessions = 100_000) {
+    this.buckets = new TokenBuckets({
+      events: { rate: limits.eventsPerSecond, burst: limits.burstEvents },
+      bytes: { rate: limits.bytesPerSecond, burst: limits.burstBytes },
+    }, maxSessions);
+  }
 
   /**
    * Takes `events` and `bytes` from the session's buckets at time `now` (ms). Returns 0 when
    * allowed, or the seconds to wait before the same request would be.
    */
   take(sessionId: string, events: number, bytes: number, now: number): number {
-    const L = this.limits;
-    const b = this.buckets.get(sessionId) ?? { events: L.burstEvents, bytes: L.burstBytes, at: now };
-    this.buckets.delete(sessionId);
-    const dt = Math.max(0, now - b.at) / 1000;
-    const ev = Math.min(L.burstEvents, b.events + dt * L.eventsPerSecond);
-    const by = Math.min(L.burstBytes, b.bytes + dt * L.bytesPerSecond);
-    let wait = 0;
-    if (events > ev) wait = Math.max(wait, (events - ev) / L.eventsPerSecond);
-    if (bytes > by) wait = Math.max(wait, (bytes - by) / L.bytesPerSecond);
-    const next = wait > 0 ? { events: ev, bytes: by, at: now } : { events: ev - events, bytes: by - bytes, at: now };
-    this.buckets.set(sessionId, next);
-    if (this.buckets.size > this.maxSessions) this.buckets.delete(this.buckets.keys().next().value!);
-    return wait > 0 ? Math.max(1, Math.ceil(wait)) : 0;
+    return this.buckets.take(sessionId, { events, bytes }, now);
   }
 }

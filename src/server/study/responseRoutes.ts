@@ -14,12 +14,13 @@
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { WITHDRAW_REASONS, type ResponseStored, type WithdrawReason, type WithdrawResult } from '../../core/protocol/api';
-import { ITEM_END, ITEM_START, effectiveState, isFinalState, sessionProgress } from '../../core/study/rules';
+import { isFinalState } from '../../core/study/rules';
 import { checkSurveyAnswers } from '../../core/study/survey';
-import type { StudyDefinition } from '../../core/study/schema';
+import type { ResponseRecord } from '../store/types';
 import { settleClaims } from '../campaign/assign';
-import type { ResponseRecord, SessionRecord } from '../store/types';
+import { admit } from './admission';
 import { type StudyContext, fail, readJson, zodFail, sessionItem } from './context';
+import { oncePerKey } from './once';
 
 /** Longest written description and withdrawal comment kept (characters). */
 export const DESCRIPTION_MAX = 5000;
@@ -48,35 +49,17 @@ const WithdrawBody = z.strictObject({
 });
 
 export function responseRoutes(ctx: StudyContext): Hono {
-  const { store, now } = ctx;
+  const { store } = ctx;
   const api = new Hono();
 
-  /** 409 when the session takes no more responses (finished, withdrawn, out of time). */
-  const closed = async (c: Context, session: SessionRecord, study: StudyDefinition): Promise<Response | null> => {
-    const state = effectiveState(session, study, now());
-    if (state === 'withdrawn') return fail(c, 409, 'session_closed', 'You withdrew from this study; nothing more is recorded.');
-    if (state === 'finished') return fail(c, 409, 'session_closed', 'This session is finished; nothing more is recorded.');
-    if (state === 'timed_out') {
-      if (session.state !== 'timed_out') await store.setSessionState(session.id, 'timed_out');
-      return fail(c, 409, 'session_closed', 'The time for this session is up; nothing more is recorded.');
-    }
-    return null;
-  };
-
-  /** Stores a response once per key; a retry with the same key is answered as the first was. */
-  const store1 = async (c: Context, r: ResponseRecord, taken: string): Promise<Response> => {
-    const existing = (await store.listResponses(r.sessionId)).find((x) => x.key === r.key);
-    if (existing) {
-      if (existing.item !== r.item || existing.kind !== r.kind || existing.part !== r.part) return fail(c, 409, 'key_reused', `Key "${r.key}" was already used for another response; use a new key for each.`);
-      return c.json({ stored: true } satisfies ResponseStored);
-    }
-    if (!(await store.addResponse(r))) {
-      const again = (await store.listResponses(r.sessionId)).find((x) => x.key === r.key);
-      if (again) return c.json({ stored: true } satisfies ResponseStored);
-      return fail(c, 409, 'already_answered', taken);
-    }
-    return c.json({ stored: true } satisfies ResponseStored);
-  };
+  const stored = (c: Context) => c.json({ stored: true } satisfies ResponseStored);
+  /** A response stored once per key; a retry with the same key is answered as the first was. */
+  const keyed = (c: Context, sessionId: string, key: string, same: (r: ResponseRecord) => boolean) => oncePerKey(c, {
+    key,
+    find: async () => (await store.listResponses(sessionId)).find((x) => x.key === key),
+    same,
+    reply: () => stored(c),
+  });
 
   api.post('/sessions/:sessionId/descriptions', async (c) => {
     const p = await ctx.participant(c);
@@ -91,18 +74,15 @@ export function responseRoutes(ctx: StudyContext): Hono {
     if (!item || (item.kind !== 'task' && item.kind !== 'game')) return fail(c, 404, 'not_found', `This study has no task or game item "${itemId}".`);
     if (!item.describe) return fail(c, 409, 'not_asked', `Item ${itemId} does not ask for a written description.`);
     if (item.kind === 'game' && stage === 'first') return fail(c, 400, 'malformed', 'stage: a game\'s description comes when it ends; send stage "last".', { path: 'stage' });
-    const shut = await closed(c, session, study);
-    if (shut) return shut;
-    const marks = await store.readEvents(session.id, { kinds: [ITEM_START, ITEM_END] });
-    const prog = sessionProgress(study, session.order, marks, undefined, { createdAt: session.createdAt, now: now() }).items.find((i) => i.id === itemId);
-    if (!prog?.started) {
-      if (lastSeq !== undefined && session.ackedThrough < lastSeq) {
-        return fail(c, 409, 'events_pending', `Your events after seq ${session.ackedThrough} are not on the server yet, so it cannot tell which items you saw; send them, then send the description again.`, { ackedThrough: session.ackedThrough });
-      }
-      return fail(c, 409, 'not_started', `Item ${itemId} has not been started; describe an item after working on it.`);
-    }
-    return store1(c, { sessionId: session.id, key, item: itemId, kind: 'description', part: stage, value: { text, prompt: item.describe.prompt }, at: now() },
-      `The ${stage} description of item ${itemId} is already recorded; each is written once.`);
+    const once = keyed(c, session.id, key, (r) => r.kind === 'description' && r.item === itemId && r.part === stage);
+    const repeated = await once.repeat();
+    if (repeated) return repeated;
+    // The first description is written while on the item; the last one on leaving it, after it ended.
+    const admitted = await admit(c, ctx, session, study, { item, lastSeq, need: stage === 'first' ? 'current' : 'entered', what: 'descriptions' });
+    if (!admitted.ok) return admitted.res;
+    const record: ResponseRecord = { sessionId: session.id, key, item: itemId, kind: 'description', part: stage, value: { text, prompt: item.describe.prompt }, at: admitted.now };
+    return once.store(() => store.addResponse(record), () => stored(c),
+      () => fail(c, 409, 'already_answered', `The ${stage} description of item ${itemId} is already recorded; each is written once.`));
   });
 
   api.post('/sessions/:sessionId/survey', async (c) => {
@@ -121,23 +101,14 @@ export function responseRoutes(ctx: StudyContext): Hono {
       const first = checked.problems[0];
       return fail(c, 400, 'malformed', `The survey answers are not valid: ${checked.problems.map((x) => `answers.${x.question} ${x.message}`).join('; ')}.`, { path: `answers.${first.question}` });
     }
-    const shut = await closed(c, session, study);
-    if (shut) return shut;
-    const marks = await store.readEvents(session.id, { kinds: [ITEM_START, ITEM_END] });
-    const progress = sessionProgress(study, session.order, marks, undefined, { createdAt: session.createdAt, now: now() });
-    const position = progress.items.findIndex((i) => i.id === itemId);
-    const existing = (await store.listResponses(session.id)).find((x) => x.key === key);
-    if (!existing) {
-      if (progress.items[position].finished) return fail(c, 409, 'item_closed', `Item ${itemId} is finished; finished items cannot be revisited.`);
-      if (position !== progress.current) {
-        if (lastSeq !== undefined && session.ackedThrough < lastSeq) {
-          return fail(c, 409, 'events_pending', `Your events after seq ${session.ackedThrough} are not on the server yet, so it cannot tell which item you are on; send them, then send the answers again.`, { ackedThrough: session.ackedThrough });
-        }
-        return fail(c, 409, 'not_current_item', `Item ${itemId} is not the item you are on; answers are taken for the current item only.`);
-      }
-    }
-    return store1(c, { sessionId: session.id, key, item: itemId, kind: 'survey', part: '', value: checked.answers, at: now() },
-      `Survey ${itemId} is already answered; each survey takes one set of answers.`);
+    const once = keyed(c, session.id, key, (r) => r.kind === 'survey' && r.item === itemId);
+    const repeated = await once.repeat();
+    if (repeated) return repeated;
+    const admitted = await admit(c, ctx, session, study, { item, lastSeq, what: 'answers' });
+    if (!admitted.ok) return admitted.res;
+    const record: ResponseRecord = { sessionId: session.id, key, item: itemId, kind: 'survey', part: '', value: checked.answers, at: admitted.now };
+    return once.store(() => store.addResponse(record), () => stored(c),
+      () => fail(c, 409, 'already_answered', `Survey ${itemId} is already answered; each survey takes one set of answers.`));
   });
 
   api.post('/sessions/:sessionId/withdraw', async (c) => {
@@ -152,8 +123,9 @@ export function responseRoutes(ctx: StudyContext): Hono {
     const result: WithdrawResult = { message: study.withdraw?.message ?? null, code: study.withdraw?.code ?? null };
     const previous = (await store.listResponses(session.id)).find((x) => x.kind === 'withdraw');
     if (previous) return c.json(result);
-    if (session.state === 'finished') return fail(c, 409, 'session_closed', 'This session is already finished; there is nothing to withdraw from. Contact the researcher to have your data removed.');
-    const t = now();
+    const admitted = await admit(c, ctx, session, study, { item: null, withdrawing: true, what: 'withdrawals', note: 'Contact the researcher to have your data removed.' });
+    if (!admitted.ok) return admitted.res;
+    const t = admitted.now;
     await store.addResponse({ sessionId: session.id, key, item, kind: 'withdraw', part: '', value: { reason, comment }, at: t });
     if (!isFinalState(session.state) || session.state === 'timed_out') {
       await store.setSessionState(session.id, 'withdrawn', { finishedAt: t });

@@ -11,7 +11,9 @@ import { poolOf, questionRefs } from '../../core/study/schema';
 import { createDrawnSession, drawCount, settleClaims } from '../campaign/assign';
 import { sessionOrder } from '../../core/study/shuffle';
 import { ITEM_END, ITEM_START, effectiveState, sessionBudget, sessionProgress } from '../../core/study/rules';
-import { tallyTests } from '../../core/study/summary';
+import { tallyTests, type ItemSummary } from '../../core/study/summary';
+import type { StudyDefinition } from '../../core/study/schema';
+import type { SessionRecord } from '../store/types';
 import { bearer, hashToken, newToken, tokenMatches } from '../auth';
 import { type StudyContext, fail, itemLimitsOf, readJson, testIndicesOf, zodFail } from './context';
 
@@ -149,12 +151,34 @@ export function sessionRoutes(ctx: StudyContext): Hono {
       const t = now();
       const summary = await ctx.summarize(session, study);
       const state = effectiveState(session, study, t) === 'timed_out' ? 'timed_out' : 'finished';
-      await store.setSessionState(session.id, state, { finishedAt: t, flags: [...new Set([...session.flags, ...summary.flags])] });
+      // The completion code is for finished work: every item done, unless the session's time ended it.
+      const left = state === 'timed_out' ? [] : await unfinishedItems(session, study, summary.items, t);
+      if (left.length && study.completion.unfinished === 'refuse') {
+        const named = left.slice(0, 3).join(', ') + (left.length > 3 ? ` and ${left.length - 3} more` : '');
+        return fail(c, 409, 'items_unfinished', `${left.length} of ${session.order.length} items of this session are not done yet (${named}). Finish them first, or withdraw to stop taking part; nothing was changed.`, { unfinished: left });
+      }
+      const flags = [...session.flags, ...summary.flags, ...(left.length ? ['unfinished'] : [])];
+      await store.setSessionState(session.id, state, { finishedAt: t, flags: [...new Set(flags)] });
       await settleClaims(store, study, session, summary, ctx.gameLevels, t);
       ctx.deps.maintainer?.sessionEnded(session.studyId);
     }
     return c.json({ completionCode: study.completion.code, redirectUrl: study.completion.redirectUrl ?? null } satisfies FinishResult);
   });
+
+  /**
+   * The items of a session not done yet: every item but pages, done when ended (or a later one
+   * started, or a task solved or out of trials), when its hard limit has passed since it started,
+   * or, for a pool candidate, when too little of the session's time was left to start it.
+   */
+  async function unfinishedItems(session: SessionRecord, study: StudyDefinition, items: readonly ItemSummary[], t: number): Promise<string[]> {
+    const marks = await store.readEvents(session.id, { kinds: [ITEM_START, ITEM_END] });
+    const skipped = new Set(sessionProgress(study, session.order, marks, undefined, { createdAt: session.createdAt, now: t }).items.filter((i) => i.skipped).map((i) => i.id));
+    return items.filter((i, pos) => {
+      if (i.kind === 'page' || i.finished || skipped.has(i.id)) return false;
+      const hard = itemLimitsOf(study, study.items[session.order[pos]] as { softMinutes?: number; hardMinutes?: number }).hardMinutes;
+      return !(i.kind !== 'survey' && i.startedAt !== null && t - i.startedAt > hard * 60_000);
+    }).map((i) => i.id);
+  }
 
   return api;
 }

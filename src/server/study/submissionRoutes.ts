@@ -7,10 +7,11 @@ import { z } from 'zod';
 import { gridProblems, formatProblem } from '../../core/formats/arcTask';
 import { gridsEqual, type Grid } from '../../core/grid/grid';
 import type { SubmissionResult } from '../../core/protocol/api';
-import { ITEM_END, ITEM_START, effectiveState, sessionProgress } from '../../core/study/rules';
 import { tallyTests } from '../../core/study/summary';
 import type { SubmissionRecord } from '../store/types';
-import { type StudyContext, fail, itemLimitsOf, readJson, testIndicesOf, zodFail, sessionItem } from './context';
+import { admit } from './admission';
+import { type StudyContext, fail, readJson, testIndicesOf, zodFail, sessionItem } from './context';
+import { oncePerKey } from './once';
 
 const Submission = z.object({
   /** The client's id for this submission (e.g. a UUID); a retried request with the same key is judged once. */
@@ -23,7 +24,7 @@ const Submission = z.object({
 });
 
 export function submissionRoutes(ctx: StudyContext): Hono {
-  const { store, now } = ctx;
+  const { store } = ctx;
   const api = new Hono();
 
   api.post('/sessions/:sessionId/submissions', async (c) => {
@@ -46,43 +47,21 @@ export function submissionRoutes(ctx: StudyContext): Hono {
 
     const subs = await store.listSubmissions(session.id);
     // Grid submissions are never `ungraded` (that is a question item's free-response answer).
-    const respond = (s: SubmissionRecord & { verdict: SubmissionResult['verdict'] }, all: readonly SubmissionRecord[]) => {
+    const respond = (s: SubmissionRecord, all: readonly SubmissionRecord[]) => {
       const tally = tallyTests(all, itemId, [testIndex])[0];
-      return c.json({ verdict: s.verdict, trial: s.trial, trialsLeft: tally.solved ? 0 : study.trials - tally.trialsUsed, solved: tally.solved } satisfies SubmissionResult);
+      return c.json({ verdict: s.verdict as SubmissionResult['verdict'], trial: s.trial, trialsLeft: tally.solved ? 0 : study.trials - tally.trialsUsed, solved: tally.solved } satisfies SubmissionResult);
     };
-    const repeat = subs.find((s) => s.key === key);
-    if (repeat) {
-      if (repeat.item !== itemId || repeat.testIndex !== testIndex || repeat.verdict === 'ungraded') return fail(c, 409, 'key_reused', `Submission key "${key}" was already used for another submission; use a new key for each submission.`);
-      return respond({ ...repeat, verdict: repeat.verdict }, subs);
-    }
-    const t = now();
-    const state = effectiveState(session, study, t);
-    if (state === 'finished') return fail(c, 409, 'session_closed', 'This session is finished; no more answers are accepted.');
-    if (state === 'withdrawn') return fail(c, 409, 'session_closed', 'You withdrew from this study; no more answers are accepted.');
-    if (state === 'timed_out') {
-      if (session.state !== 'timed_out') await store.setSessionState(session.id, 'timed_out');
-      return fail(c, 409, 'session_closed', 'The time for this session is up; no more answers are accepted.');
-    }
-    const marks = await store.readEvents(session.id, { kinds: [ITEM_START, ITEM_END] });
-    const progress = sessionProgress(study, session.order, marks, undefined, { createdAt: session.createdAt, now: t });
-    const position = progress.items.findIndex((i) => i.id === itemId);
-    const prog = progress.items[position];
-    if (!prog) return fail(c, 404, 'not_found', `This session has no item "${itemId}".`);
-    if (prog.skipped) return fail(c, 409, 'item_skipped', `Item ${itemId} was not started: too little of the session's time was left for it. Go on to the next item.`);
-    if (prog.finished) return fail(c, 409, 'item_closed', `Item ${itemId} is finished; finished items cannot be revisited.`);
-    // Answers are judged for the participant's current item only: never for one not reached yet.
-    if (position !== progress.current) {
-      if (lastSeq !== undefined && session.ackedThrough < lastSeq) {
-        return fail(c, 409, 'events_pending', `Your events after seq ${session.ackedThrough} are not on the server yet, so it cannot tell which item you are on; send them, then submit again. No trial was used.`, { ackedThrough: session.ackedThrough });
-      }
-      return fail(c, 409, 'not_current_item', `Item ${itemId} is not the item you are on; answers are judged for the current item only. No trial was used.`);
-    }
-    // The hard limit runs from when the server first saw the item: its first event, or else its first submission.
-    const firstSubmission = subs.filter((s) => s.item === itemId).reduce<number | null>((m, s) => (m === null || s.at < m ? s.at : m), null);
-    const seenAt = [prog.startedAt, firstSubmission].filter((x): x is number => x !== null);
-    const startedAt = seenAt.length ? Math.min(...seenAt) : t;
-    const limits = itemLimitsOf(study, item);
-    if (t - startedAt > limits.hardMinutes * 60_000) return fail(c, 409, 'item_time_up', `The ${limits.hardMinutes} minutes for item ${itemId} are up; move on to the next item.`);
+    const once = oncePerKey(c, {
+      key,
+      find: async () => (await store.listSubmissions(session.id)).find((s) => s.key === key),
+      same: (s) => s.item === itemId && s.testIndex === testIndex && s.verdict !== 'ungraded',
+      reply: async (s) => respond(s, await store.listSubmissions(session.id)),
+    });
+    const repeated = await once.repeat();
+    if (repeated) return repeated;
+    const admitted = await admit(c, ctx, session, study, { item, lastSeq, what: 'answers', note: 'No trial was used.', submissions: subs });
+    if (!admitted.ok) return admitted.res;
+    const t = admitted.now;
     const tally = tallyTests(subs, itemId, [testIndex])[0];
     if (tally.solved) return fail(c, 409, 'already_solved', `Test input ${testIndex} of item ${itemId} is already solved.`);
     if (tally.trialsUsed >= study.trials) return fail(c, 409, 'no_trials_left', `All ${study.trials} trials for test input ${testIndex} of item ${itemId} are used.`);
@@ -95,14 +74,8 @@ export function submissionRoutes(ctx: StudyContext): Hono {
       trial: isDuplicate ? null : tally.trialsUsed + 1,
       verdict: isDuplicate ? 'duplicate' : gridsEqual(grid as Grid, answer) ? 'correct' : 'wrong',
     };
-    if (!(await store.addSubmission(record))) {
-      // A concurrent request took the key or the trial number: answer as that one did.
-      const now2 = await store.listSubmissions(session.id);
-      const same = now2.find((s) => s.key === key);
-      if (same && same.verdict !== 'ungraded') return respond({ ...same, verdict: same.verdict }, now2);
-      return fail(c, 409, 'conflict', 'Another submission for this test input was judged at the same moment; send this one again.');
-    }
-    return respond(record, [...subs, record]);
+    return once.store(() => store.addSubmission(record), () => respond(record, [...subs, record]),
+      () => fail(c, 409, 'conflict', 'Another submission for this test input was judged at the same moment; send this one again.'));
   });
 
   return api;

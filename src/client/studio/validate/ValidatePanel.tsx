@@ -1,7 +1,9 @@
 import { lazy, Suspense, useEffect, useRef, useState } from 'react';
+import { useQuery } from '@tanstack/react-query';
 import type { GameDefinition } from '../../../core/game';
 import { LONG_STEPS, SHORT_STEPS, type ClickPolicy, type RegimeReport, type Regime, type ValidationReport } from '../../../core/game/validate';
 import { Button } from '../../ui/Button';
+import { gameSolutionsQuery } from '../queries';
 import { PANEL_KS } from './job';
 import type { GraphDrawing, GraphSummary, Phase, ValidateReply, ValidateRequest } from './protocol';
 
@@ -65,6 +67,8 @@ export function ValidatePanel({ game, currentLevel }: { game: GameDefinition<unk
   const progress = useRef<{ phase: Phase; done: number; total: number }>({ phase: 'validate', done: 0, total: 0 });
 
   useEffect(() => () => worker.current?.terminate(), []);
+  // The recorded solutions come from the researcher's request: the public bundle carries none.
+  const recorded = useQuery(gameSolutionsQuery(game.id)).data?.levels;
 
   const running = status.kind === 'running';
   const graphPossible = level !== null;
@@ -74,6 +78,7 @@ export function ValidatePanel({ game, currentLevel }: { game: GameDefinition<unk
     worker.current?.terminate();
     const request: ValidateRequest = {
       type: 'run', gameId: game.id, level, regimes, steps, seed, clicks,
+      recorded: level === null ? null : recorded?.[level]?.split(',').length ?? null,
       graph: withGraph && level !== null ? { maxStates, maxSeconds: GRAPH_SECONDS } : null,
     };
     const w = new Worker(new URL('./validate.worker.ts', import.meta.url), { type: 'module' });

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { analyzeGraph, exploreLevel } from '../../../core/game/graph';
 import { validateGame } from '../../../core/game/validate';
-import { games } from '../../../games';
+import { games, solutions } from '../../../games';
 import { DRAW_MAX_STATES, runJob } from './job';
 import { layoutGraph } from './layout';
 import type { ValidateReply, ValidateRequest } from './protocol';
 
 async function run(request: Partial<ValidateRequest>): Promise<ValidateReply[]> {
   const replies: ValidateReply[] = [];
-  await runJob({ type: 'run', gameId: 'push', level: 0, regimes: ['short', 'long', 'fuzz'], steps: 5_000, seed: 3, clicks: 'cells', graph: null, ...request }, {
+  await runJob({ type: 'run', gameId: 'push', level: 0, regimes: ['short', 'long', 'fuzz'], steps: 5_000, seed: 3, clicks: 'cells', graph: null, recorded: solutions.push[0].split(',').length, ...request }, {
     post: (r) => replies.push(structuredClone(r)),
     now: () => performance.now(),
     layout: async (shape) => layoutGraph(shape),
@@ -30,6 +30,8 @@ describe('the Validate panel job', () => {
     if (graph.type !== 'graph') throw new Error('no graph');
     const g = exploreLevel(games.push, 0, { seed: 3 });
     expect(graph.summary.analysis).toEqual(analyzeGraph(g));
+    // The recorded length is the request's (the researcher's authenticated read), shown beside the shortest.
+    expect(graph.summary.recorded).toBe(solutions.push[0].split(',').length);
     expect(graph.summary.recorded).toBeGreaterThanOrEqual(graph.summary.analysis.shortest!.length);
     expect(graph.summary.probabilities!.length).toBeGreaterThan(0);
     const d = graph.drawing!;

@@ -6,7 +6,7 @@
  */
 import { WIN_NODE, analyzeGraph, exploreLevel, winProbabilities, type LevelGraph } from '../../../core/game/graph';
 import { planValidation, runValidationTask, summarizeValidation, type TaskResult } from '../../../core/game/validate';
-import { games, solutions } from '../../../games';
+import { games } from '../../../games';
 import type { GraphDrawing, GraphSummary, NodeKind, ValidateReply, ValidateRequest } from './protocol';
 
 /** The largest state graph drawn: beyond it the panel shows the summary only. */
@@ -78,14 +78,13 @@ async function run(request: ValidateRequest, host: JobHost): Promise<void> {
     });
     const analysis = analyzeGraph(g);
     const probabilities = g.complete ? winProbabilities(g, PANEL_KS, PROBABILITY_WORK) : null;
-    const recordedText = solutions[game.id]?.[request.level];
     const drawable = g.states <= DRAW_MAX_STATES && drawnEdges(g) <= DRAW_MAX_EDGES;
     const notDrawn = drawable ? null
       : g.states > DRAW_MAX_STATES
         ? `${g.states.toLocaleString('en-US')} states: the drawing shows levels of up to ${DRAW_MAX_STATES.toLocaleString('en-US')} states; the summary covers them all.`
         : `${drawnEdges(g).toLocaleString('en-US')} moves between states: the drawing shows up to ${DRAW_MAX_EDGES.toLocaleString('en-US')}; the summary covers them all.`;
     const summary: GraphSummary = {
-      level: request.level, analysis, expanded: g.expanded, recorded: recordedText ? recordedText.split(',').length : null,
+      level: request.level, analysis, expanded: g.expanded, recorded: request.recorded,
       probabilities, clicks: g.clicks, maxStates, maxSeconds, seconds: (host.now() - t0) / 1000, notDrawn,
     };
     let drawing: GraphDrawing | null = null;

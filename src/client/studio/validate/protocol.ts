@@ -19,6 +19,11 @@ export interface ValidateRequest {
   readonly steps: number;
   readonly seed: number;
   readonly clicks: ClickPolicy;
+  /**
+   * Length of the level's recorded solution (from the researcher's authenticated request, never
+   * from the public bundle), or null when the game has none for it.
+   */
+  readonly recorded: number | null;
   /** The state graph's budget, or null to skip the graph. */
   readonly graph: { readonly maxStates: number; readonly maxSeconds: number } | null;
 }

@@ -1,6 +1,7 @@
 /**
- * Test helper: participants of a study acknowledging event batches over and over, to measure how
- * much a researcher's heavy request (results, an export) delays them on the same server.
+ * Participants of a study acknowledging event batches over and over, beside a researcher's heavy
+ * request (results, an export) on the same server: the `acks` bench measures how much it delays
+ * them, and the tests that the acknowledgements go on meanwhile.
  */
 import { performance } from 'node:perf_hooks';
 import type { Hono } from 'hono';
@@ -14,7 +15,10 @@ export const quantile = (xs: readonly number[], q: number) => [...xs].sort((a, b
 export interface AckProbe {
   /** The participants' session ids. */
   readonly sessionIds: ReadonlySet<string>;
-  /** Every participant sends a batch, waits for its acknowledgement, pauses, until `until()`; the latencies in ms. */
+  /**
+   * Every participant sends a batch, waits for its acknowledgement, pauses, until `until()`; the
+   * latencies in ms of the batches acknowledged before `until()` held.
+   */
   acks(until: () => boolean): Promise<number[]>;
 }
 
@@ -43,7 +47,9 @@ export async function ackProbe(app: Hono, studyId: string, n: number): Promise<A
       const latencies: number[] = [];
       await Promise.all(participants.map(async ({ ack }) => {
         while (!until()) {
-          latencies.push(await ack());
+          const ms = await ack();
+          if (until()) break;
+          latencies.push(ms);
           await new Promise((r) => setTimeout(r, PAUSE_MS));
         }
       }));

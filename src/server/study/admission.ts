@@ -1,0 +1,167 @@
+/**
+ * The admission rule: whether the server takes a participant's write now. Every route that writes
+ * for a participant (submissions, answers, descriptions, survey responses, withdrawal, game runs
+ * and their actions) asks {@link admit} before it stores or performs anything, so the rule is
+ * written once (docs/api.md, "Admission"):
+ *
+ * 1. The session is open: not finished, withdrawn, timed out (the session limit) or abandoned
+ *    (no event for `abandonAfterMinutes`). Withdrawal alone is also taken from a timed-out or
+ *    abandoned session: a participant may always withdraw until the session is finished.
+ * 2. For a write about an item, the item is the participant's current one: the first item in the
+ *    session's order that is not finished, as the stored `item.start`/`item.end` events show. A
+ *    later item not reached yet is `not_current_item` (or `events_pending` while the client's
+ *    events up to `lastSeq` are still on their way), an ended one `item_closed`. A write that
+ *    looks back on an item (a `last` description) needs the item entered, not current.
+ * 3. Within the item's hard limit (tasks, questions and games; pages and surveys have none),
+ *    counted from when the server first saw the item: its first `item.start`, submission or game
+ *    run, whichever came first.
+ *
+ * Events are not admitted here: the log records what happened, and the outbox may deliver it
+ * late (an `item.end`, or the events before a withdrawal, arrive after the fact), so a batch is
+ * taken from every session whose token is valid, within its quota and rate (`eventRoutes.ts`).
+ *
+ * WARNING: the marks cache below relies on stored events never changing: an event at or below a
+ * session's acknowledged mark is final (events are idempotent on seq, the first copy stays).
+ */
+import type { Context } from 'hono';
+import { ITEM_END, ITEM_START, effectiveState, sessionProgress, type ItemProgress, type StoredEvent } from '../../core/study/rules';
+import type { StudyDefinition, StudyItem } from '../../core/study/schema';
+import type { SessionRecord, SubmissionRecord } from '../store/types';
+import { type StudyContext, fail, itemLimitsOf } from './context';
+
+/** Why a write was refused; every one is a 409 (docs/api.md, "Admission"). */
+export type AdmissionRefusal = 'session_closed' | 'session_idle' | 'events_pending' | 'not_current_item' | 'item_closed' | 'item_skipped' | 'not_started' | 'item_time_up';
+
+export interface AdmissionRequest {
+  /** The item written about; null for a write about the session (withdrawal). */
+  readonly item: StudyItem | null;
+  /** `current`: the item in progress, within its hard limit. `entered`: started, possibly ended since. */
+  readonly need?: 'current' | 'entered';
+  /** The highest seq the client had logged, to tell events on their way from a wrong item. */
+  readonly lastSeq?: number;
+  /** Withdrawal: taken in every state but finished. */
+  readonly withdrawing?: boolean;
+  /** What is refused, for messages: "answers", "game actions", ... */
+  readonly what: string;
+  /** Appended to a refusal about the item, e.g. "No trial was used." */
+  readonly note?: string;
+  /** The session's submissions when the route has read them already. */
+  readonly submissions?: readonly SubmissionRecord[];
+}
+
+export interface Admitted {
+  readonly ok: true;
+  /** The clock reading the decision was made at. */
+  readonly now: number;
+  /** The item's progress (null for a session write). */
+  readonly progress: ItemProgress | null;
+}
+
+export type Admission = Admitted | { readonly ok: false; readonly res: Response; readonly error: AdmissionRefusal };
+
+/** Events read per session, bounded; the marks at or below the acknowledged mark never change. */
+const MAX_CACHED_SESSIONS = 20_000;
+
+/** Reads a session's `item.start`/`item.end` events once, then only the events after its acknowledged mark. */
+class ItemMarks {
+  private readonly settled = new Map<string, { through: number; marks: StoredEvent[] }>();
+
+  constructor(private readonly ctx: StudyContext) {}
+
+  async read(session: SessionRecord): Promise<StoredEvent[]> {
+    const { store } = this.ctx;
+    const hit = this.settled.get(session.id);
+    let marks: StoredEvent[];
+    if (!hit) {
+      marks = await store.readEvents(session.id, { kinds: [ITEM_START, ITEM_END] });
+    } else {
+      marks = [...hit.marks];
+      for await (const page of store.streamEvents(session.id, { afterSeq: hit.through })) {
+        for (const e of page) if (e.kind === ITEM_START || e.kind === ITEM_END) marks.push(e);
+      }
+    }
+    const through = session.ackedThrough;
+    if (!hit || through > hit.through) {
+      if (this.settled.size >= MAX_CACHED_SESSIONS) this.settled.clear();
+      this.settled.set(session.id, { through, marks: marks.filter((e) => e.seq <= through) });
+    }
+    return marks;
+  }
+}
+
+const cached = new WeakMap<StudyContext, ItemMarks>();
+const marksOf = (ctx: StudyContext): ItemMarks => {
+  let m = cached.get(ctx);
+  if (!m) cached.set(ctx, (m = new ItemMarks(ctx)));
+  return m;
+};
+
+/**
+ * Whether the participant's write is taken now, or the 409 that says why not and what to do.
+ *
+ * @example
+ * const a = await admit(c, ctx, session, study, { item, lastSeq, what: 'answers' });
+ * if (!a.ok) return a.res;
+ */
+export async function admit(c: Context, ctx: StudyContext, session: SessionRecord, study: StudyDefinition, req: AdmissionRequest): Promise<Admission> {
+  const { store } = ctx;
+  const t = ctx.now();
+  const note = req.note ? ` ${req.note}` : '';
+  const refuse = (error: AdmissionRefusal, message: string, extra: Record<string, unknown> = {}): Admission =>
+    ({ ok: false, error, res: fail(c, 409, error, message + note, extra) });
+
+  const state = effectiveState(session, study, t);
+  if (state === 'finished') return refuse('session_closed', `This session is finished; no more ${req.what} are accepted.`);
+  if (!req.withdrawing) {
+    if (state === 'withdrawn') return refuse('session_closed', `You withdrew from this study; no more ${req.what} are accepted.`);
+    if (state === 'timed_out') {
+      if (session.state !== 'timed_out') await store.setSessionState(session.id, 'timed_out');
+      return refuse('session_closed', `The time for this session is up; no more ${req.what} are accepted.`);
+    }
+  }
+  // Abandoned (silent too long) is refused after the item's own rules, which say more.
+  const idle = (progress: ItemProgress | null): Admission => (state === 'abandoned' && !req.withdrawing
+    ? refuse('session_idle', `Nothing reached the server from this session for over ${study.limits.abandonAfterMinutes} minutes, so it counts as abandoned and takes no ${req.what}. Reload the study page to go on; nothing you did is lost.`)
+    : { ok: true, now: t, progress });
+  const { item } = req;
+  if (!item) return idle(null);
+
+  const marks = await marksOf(ctx).read(session);
+  // With the session's time budget: a pool candidate too little time is left for is skipped.
+  const progress = sessionProgress(study, session.order, marks, undefined, { createdAt: session.createdAt, now: t });
+  const position = progress.items.findIndex((i) => i.id === item.id);
+  if (position < 0) return refuse('not_current_item', `Item ${item.id} is not among the items of your session; ${req.what} are taken for your items only.`);
+  const prog = progress.items[position];
+  // The client moved on (or started) but its events saying so have not arrived yet.
+  const pending = () => req.lastSeq !== undefined && session.ackedThrough < req.lastSeq;
+  const pendingMessage = `Your events after seq ${session.ackedThrough} are not on the server yet, so it cannot tell which item you are on; send them, then try again.`;
+
+  if (req.need === 'entered') {
+    if (prog.started) return idle(prog);
+    if (pending()) return refuse('events_pending', pendingMessage, { ackedThrough: session.ackedThrough });
+    return refuse('not_started', `Item ${item.id} has not been started; it takes ${req.what} after you worked on it.`);
+  }
+
+  if (prog.skipped) return refuse('item_skipped', `Item ${item.id} was not started: too little of the session's time was left for it. Go on to the next item.`);
+  if (prog.finished) return refuse('item_closed', `Item ${item.id} is finished; finished items cannot be revisited.`);
+  if (position !== progress.current) {
+    if (pending()) return refuse('events_pending', pendingMessage, { ackedThrough: session.ackedThrough });
+    return refuse('not_current_item', `Item ${item.id} is not the item you are on; ${req.what} are taken for the current item only.`);
+  }
+
+  // Pages and surveys have no time limit (the participant's page shows none either).
+  if (item.kind === 'page' || item.kind === 'survey') return idle(prog);
+  const seen: number[] = prog.startedAt === null ? [] : [prog.startedAt];
+  if (item.kind === 'task' || item.kind === 'question') {
+    const subs = req.submissions ?? await store.listSubmissions(session.id);
+    for (const s of subs) if (s.item === item.id) seen.push(s.at);
+  }
+  if (item.kind === 'game') {
+    for (const r of await store.listGameRuns(session.id)) if (r.item === item.id) seen.push(r.openedAt);
+  }
+  const limits = itemLimitsOf(study, item);
+  if (seen.length && t - Math.min(...seen) > limits.hardMinutes * 60_000) {
+    return refuse('item_time_up', `The ${limits.hardMinutes} minutes for item ${item.id} are up; move on to the next item.`);
+  }
+  return idle(prog);
+}
