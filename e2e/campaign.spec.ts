@@ -180,7 +180,9 @@ test('the participant sees the time the session has left, and the study ends cle
     headers: ADMIN,
     data: {
       definition: {
-        title: 'A short session', consent: 'You agree.', instructions: 'Go.', completion: { code: 'BUDGET-OK' },
+        // Only the browser's clock is moved on: the server still sees time left and the second game
+        // not started, so the study flags the session unfinished rather than refusing its code.
+        title: 'A short session', consent: 'You agree.', instructions: 'Go.', completion: { code: 'BUDGET-OK', unfinished: 'flag' },
         limits: { sessionMinutes: 2 },
         items: [{ kind: 'game', id: 'push', game: 'push' }, { kind: 'game', id: 'glow', game: 'glow' }],
       },
@@ -235,8 +237,8 @@ test('the pool editor, the candidate picker and the campaign view are accessible
   await begin(player, id, `a11y-done-${stamp}`);
   const game = (await player.locator('[data-item]').getAttribute('data-item'))!;
   await playGame(player, game, 1);
-  player.once('dialog', (d) => void d.accept());
   await player.getByRole('button', { name: 'Finish and continue' }).click();
+  await player.getByRole('dialog', { name: 'Finish this game?' }).getByRole('button', { name: 'Finish and move on' }).click();
   await expect(player.getByTestId('completion-code')).toHaveText('A11Y');
   const participant = await (await browser.newContext()).newPage();
   await begin(participant, id, `a11y-${stamp}`);
