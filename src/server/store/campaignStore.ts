@@ -127,13 +127,13 @@ export class CampaignStore {
     });
   }
 
-  /** Settles a session's claims (those still held); candidates not named stay as they are. */
+  /** Settles a session's claims still held or skipped; others, and candidates not named, stay as they are. */
   async settle(sessionId: string, outcomes: readonly { readonly candidate: string; readonly state: Exclude<ClaimState, 'held'> }[], now: number): Promise<void> {
     if (!outcomes.length) return;
     await this.db.query(
       `UPDATE campaign_claims c SET state = o.state, settled_at = $2
        FROM jsonb_to_recordset($3::jsonb) AS o(candidate text, state text)
-       WHERE c.session_id = $1 AND c.candidate = o.candidate AND c.state = 'held'`,
+       WHERE c.session_id = $1 AND c.candidate = o.candidate AND c.state IN ('held', 'skipped')`,
       [sessionId, new Date(now), JSON.stringify(outcomes)]);
   }
 
