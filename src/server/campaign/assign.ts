@@ -8,7 +8,7 @@ import { type CandidateStanding, claimOutcome, drawCandidates, participantKey } 
 import type { PoolPlan, StudyDefinition } from '../../core/study/schema';
 import { sessionOrder } from '../../core/study/shuffle';
 import type { SessionSummary } from '../../core/study/summary';
-import type { PoolDraw } from '../store/campaignStore';
+import { type PoolDraw, drawFigures } from '../store/campaignStore';
 import type { NewSession, SessionRecord, Store } from '../store/types';
 
 /**
@@ -47,7 +47,7 @@ export async function createDrawnSession(store: Store, study: StudyDefinition, s
     const pools: PoolDraw[] = study.pools.map((pool, k) => {
       const mine: CandidateStanding[] = standings.get(pool.id) ?? [];
       const count = drawCount(study, pool);
-      return { pool: pool.id, count, standings: mine, drawn: drawCandidates(mine, pool.target, count, mixSeed(session.seed, k)) };
+      return { pool: pool.id, count, drawn: drawCandidates(mine, pool.target, count, mixSeed(session.seed, k)), figures: drawFigures(mine) };
     });
     const indexOf = new Map(study.items.map((item, i) => [item.id, i]));
     const drawn = new Map(pools.map((p) => [p.pool, p.drawn.map((id) => indexOf.get(id)!)]));
@@ -62,7 +62,9 @@ export async function createDrawnSession(store: Store, study: StudyDefinition, s
  */
 export async function settleClaims(store: Store, study: StudyDefinition, session: SessionRecord, summary: SessionSummary, levels: (game: string) => number | null, now: number): Promise<void> {
   if (study.pools.length === 0) return;
-  const held = (await store.campaigns.sessionClaims(session.id)).filter((c) => c.state === 'held');
+  // Skipped ones too: a candidate started just as its time ran short (its start on the way
+  // while the session view called it skipped) is settled by what the log shows.
+  const held = (await store.campaigns.sessionClaims(session.id)).filter((c) => c.state === 'held' || c.state === 'skipped');
   if (!held.length) return;
   const byId = new Map(summary.items.map((i) => [i.id, i]));
   const games = new Map(study.items.flatMap((i) => (i.kind === 'game' ? [[i.id, i.game] as const] : [])));

@@ -20,6 +20,8 @@ import { openStore } from '../store/open';
 import type { Store } from '../store/types';
 import { parseTaskText, type ArcTask } from '../../core/formats/arcTask';
 import type { StudyDefinitionInput } from '../../core/study/schema';
+import { drawCandidates } from '../../core/study/draw';
+import { mixSeed } from '../../core/game/rng';
 import { exportContext } from '../export/context';
 import { EXPORT_FORMATS } from '../export/formats';
 import { CAMPAIGN_COLUMNS } from '../export/campaign';
@@ -142,6 +144,13 @@ describe.each(backends)('campaign assignment on $name', (backend) => {
     const record = await store.campaigns.draw(s.sessionId);
     expect(record!.pools[0].drawn).toEqual(drawn);
     expect(record!.seed).toBe((await store.getSession(s.sessionId))!.seed);
+    // The draw is recomputed from what was recorded: the figures and the seed.
+    const figures = record!.pools[0].figures;
+    const standings = TASKS.map((_, i) => {
+      const [solves, attempts, inFlight, met] = figures[`c${i}`] ?? [0, 0, 0, 0];
+      return { id: `c${i}`, solves, attempts, inFlight, met: met === 1 };
+    });
+    expect(drawCandidates(standings, { solves: 2 }, 2, mixSeed(record!.seed, 0))).toEqual(drawn);
 
     // A candidate this session did not draw is not one of its items.
     const other = ['c0', 'c1', 'c2', 'c3', 'c4', 'c5'].find((id) => !drawn.includes(id))!;
@@ -239,6 +248,9 @@ describe.each(backends)('campaign assignment on $name', (backend) => {
     expect((await store.campaigns.sessionClaims(s.sessionId)).map((c) => c.state)).toEqual(['held', 'held', 'skipped', 'skipped', 'skipped', 'skipped']);
     const refused = await api.call('POST', `sessions/${s.sessionId}/submissions`, s.token, { key: 'k', item: ids[2], testIndex: 0, grid: [[1]] });
     expect([refused.status, refused.body.error]).toEqual([409, 'item_skipped']);
+    // A start already on its way when the view called ids[2] skipped: the log decides at the end.
+    await api.log(s, 'item.start', { item: ids[2], kind: 'task' });
+    await api.log(s, 'item.end', { item: ids[2] });
 
     clock += 30 * MIN;
     const spent = await view();
@@ -246,7 +258,7 @@ describe.each(backends)('campaign assignment on $name', (backend) => {
     expect(spent.session.state).toBe('timed_out');
     await finish(s);
     expect((await store.getSession(s.sessionId))!.state).toBe('timed_out');
-    expect((await store.campaigns.sessionClaims(s.sessionId)).map((c) => c.state)).toEqual(['attempted', 'attempted', 'skipped', 'skipped', 'skipped', 'skipped']);
+    expect((await store.campaigns.sessionClaims(s.sessionId)).map((c) => c.state)).toEqual(['attempted', 'attempted', 'attempted', 'skipped', 'skipped', 'skipped']);
   });
 
   it('shows every candidate\'s figures and status, every session\'s bonus, and the bonus file of the sessions that count', async () => {
@@ -309,6 +321,26 @@ describe.each(backends)('campaign assignment on $name', (backend) => {
     const s = await api.start('grid-calibration', { PROLIFIC_PID: 'p1' });
     // 60 minutes, one candidate per 5: twelve of the thirteen, then the survey.
     expect((await api.items(s)).map((i) => i.kind)).toEqual(['page', ...Array(12).fill('task'), 'survey']);
+  });
+
+  it('settles the claims of a participant who withdraws: a solve counts, the rest go back to the pool', async () => {
+    await save('camp', campaignStudy({ draw: 3, solves: 1 }));
+    const s = await api.start('camp', { PROLIFIC_PID: 'leaver' });
+    const ids = (await api.items(s)).filter((i) => i.kind === 'task').map((i) => i.id);
+    await api.log(s, 'item.start', { item: ids[0], kind: 'task' });
+    const name = TASKS[Number(ids[0].slice(1))];
+    for (const t of taskOf(name).test.map((_, i) => i)) {
+      expect((await api.call('POST', `sessions/${s.sessionId}/submissions`, s.token, { key: `k${t}`, item: ids[0], testIndex: t, grid: taskOf(name).test[t].output })).body.verdict).toBe('correct');
+    }
+    expect((await api.call('POST', `sessions/${s.sessionId}/withdraw`, s.token, { key: 'w', reason: 'no_time', item: ids[0] })).status).toBe(200);
+    expect((await store.campaigns.sessionClaims(s.sessionId)).map((c) => c.state)).toEqual(['solved', 'skipped', 'skipped']);
+    // The solved one is at its target (1) and never drawn again; the two skipped are back in the
+    // pool as if never drawn: no claim in flight, and not met, even by the same participant.
+    const back = await api.start('camp', { PROLIFIC_PID: 'leaver' });
+    const drawn = (await api.items(back)).filter((i) => i.kind === 'task').map((i) => i.id);
+    expect(drawn).not.toContain(ids[0]);
+    const figures = (await store.campaigns.draw(back.sessionId))!.pools[0].figures;
+    expect(figures).toEqual({ [ids[0]]: [1, 1, 0, 1] });
   });
 
   it('draws for a playtest without claiming anything', async () => {

@@ -36,12 +36,23 @@ export interface ClaimWithSession extends ClaimRecord {
   readonly quietSince: number;
 }
 
-/** One pool's part of a draw, as recorded. */
+/**
+ * One pool's part of a draw, as recorded: how many it drew, what, and the figures it drew on,
+ * `[solves, attempts, inFlight, met (1/0)]` by candidate id for every candidate with any figure
+ * (those not listed had none), so `drawCandidates` recomputes the draw with the session's seed.
+ */
 export interface PoolDraw {
   readonly pool: string;
   readonly count: number;
-  readonly standings: readonly CandidateStanding[];
   readonly drawn: readonly string[];
+  readonly figures: Readonly<Record<string, readonly [number, number, number, 0 | 1]>>;
+}
+
+/** The recorded figures of a pool's standings (see `PoolDraw`). */
+export function drawFigures(standings: readonly CandidateStanding[]): PoolDraw['figures'] {
+  const out: Record<string, [number, number, number, 0 | 1]> = {};
+  for (const s of standings) if (s.solves || s.attempts || s.inFlight || s.met) out[s.id] = [s.solves, s.attempts, s.inFlight, s.met ? 1 : 0];
+  return out;
 }
 
 export interface DrawRequest {
@@ -76,18 +87,17 @@ export class CampaignStore {
   async createDrawnSession(session: Omit<NewSession, 'order'>, req: DrawRequest, choose: (standings: ReadonlyMap<string, CandidateStanding[]>) => DrawChoice): Promise<DrawChoice> {
     return this.db.transaction(async (tx) => {
       await tx.query(`SELECT pg_advisory_xact_lock(hashtext('campaign:' || $1))`, [req.campaign]);
-      const ids = req.pools.flatMap((p) => p.candidates);
       const rows = await tx.query<{ candidate: string; solves: number; attempts: number; in_flight: number; met: boolean }>(
         `SELECT c.candidate,
            count(DISTINCT coalesce(c.participant, c.session_id)) FILTER (WHERE c.state = 'solved' AND s.excluded_at IS NULL)::int AS solves,
            count(*) FILTER (WHERE c.state IN ('solved', 'attempted') AND s.excluded_at IS NULL)::int AS attempts,
            count(*) FILTER (WHERE c.state = 'held' AND s.state NOT IN ${FINAL_STATES}
-             AND coalesce(s.last_event_at, s.created_at) >= $3 AND s.created_at >= $4)::int AS in_flight,
-           coalesce(bool_or(c.participant = $5 AND c.state <> 'skipped'), false) AS met
+             AND coalesce(s.last_event_at, s.created_at) >= $2 AND s.created_at >= $3)::int AS in_flight,
+           coalesce(bool_or(c.participant = $4 AND c.state <> 'skipped'), false) AS met
          FROM campaign_claims c JOIN sessions s ON s.id = c.session_id
-         WHERE c.campaign = $1 AND c.candidate = ANY($2::text[])
+         WHERE c.campaign = $1
          GROUP BY c.candidate`,
-        [req.campaign, ids, new Date(req.quietBefore), new Date(req.createdBefore), req.participant]);
+        [req.campaign, new Date(req.quietBefore), new Date(req.createdBefore), req.participant]);
       const byId = new Map(rows.rows.map((r) => [r.candidate, r]));
       const standings = new Map<string, CandidateStanding[]>();
       for (const pool of req.pools) {
@@ -97,33 +107,33 @@ export class CampaignStore {
         }));
       }
       const choice = choose(standings);
-      await tx.query(
-        `INSERT INTO sessions (id, study_id, study_version, token_hash, params, seed, item_order, state, created_at, flags)
-         VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7::jsonb, 'started', $8, $9::jsonb)`,
-        [session.id, session.studyId, session.studyVersion, session.tokenHash, JSON.stringify(session.params), session.seed, JSON.stringify(choice.order), new Date(session.createdAt), JSON.stringify(session.flags ?? [])]);
-      if (req.claim) {
-        const claims = choice.pools.flatMap((p) => p.drawn.map((candidate) => ({ candidate, pool: p.pool })));
-        if (claims.length) {
-          await tx.query(
-            `INSERT INTO campaign_claims (session_id, candidate, campaign, study_id, pool, participant, position, claimed_at)
-             SELECT $1, c.candidate, $2, $3, c.pool, $4, c.position, $5
-             FROM jsonb_to_recordset($6::jsonb) AS c(candidate text, pool text, position integer)`,
-            [session.id, req.campaign, session.studyId, req.participant, new Date(session.createdAt), JSON.stringify(claims.map((c, position) => ({ ...c, position })))]);
-        }
-        await tx.query(`INSERT INTO campaign_draws (session_id, campaign, seed, pools, at) VALUES ($1, $2, $3, $4::jsonb, $5)`,
-          [session.id, req.campaign, session.seed, JSON.stringify(choice.pools), new Date(session.createdAt)]);
+      const sessionValues = [session.id, session.studyId, session.studyVersion, session.tokenHash, JSON.stringify(session.params), session.seed, JSON.stringify(choice.order), new Date(session.createdAt), JSON.stringify(session.flags ?? [])];
+      const insertSession = `INSERT INTO sessions (id, study_id, study_version, token_hash, params, seed, item_order, state, created_at, flags)
+        VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7::jsonb, 'started', $8, $9::jsonb)`;
+      if (!req.claim) {
+        await tx.query(insertSession, sessionValues);
+        return choice;
       }
+      // The session, its claims and the draw in one statement: one round trip under the lock.
+      const claims = choice.pools.flatMap((p) => p.drawn.map((candidate) => ({ candidate, pool: p.pool }))).map((c, position) => ({ ...c, position }));
+      await tx.query(
+        `WITH s AS (${insertSession} RETURNING id),
+         c AS (INSERT INTO campaign_claims (session_id, candidate, campaign, study_id, pool, participant, position, claimed_at)
+           SELECT s.id, c.candidate, $10, $2, c.pool, $11, c.position, $8
+           FROM s, jsonb_to_recordset($12::jsonb) AS c(candidate text, pool text, position integer))
+         INSERT INTO campaign_draws (session_id, campaign, seed, pools, at) SELECT s.id, $10, $6, $13::jsonb, $8 FROM s`,
+        [...sessionValues, req.campaign, req.participant, JSON.stringify(claims), JSON.stringify(choice.pools)]);
       return choice;
     });
   }
 
-  /** Settles a session's claims (those still held); candidates not named stay as they are. */
+  /** Settles a session's claims still held or skipped; others, and candidates not named, stay as they are. */
   async settle(sessionId: string, outcomes: readonly { readonly candidate: string; readonly state: Exclude<ClaimState, 'held'> }[], now: number): Promise<void> {
     if (!outcomes.length) return;
     await this.db.query(
       `UPDATE campaign_claims c SET state = o.state, settled_at = $2
        FROM jsonb_to_recordset($3::jsonb) AS o(candidate text, state text)
-       WHERE c.session_id = $1 AND c.candidate = o.candidate AND c.state = 'held'`,
+       WHERE c.session_id = $1 AND c.candidate = o.candidate AND c.state IN ('held', 'skipped')`,
       [sessionId, new Date(now), JSON.stringify(outcomes)]);
   }
 

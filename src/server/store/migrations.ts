@@ -336,7 +336,7 @@ export const migrations: readonly Migration[] = [
         session_id text PRIMARY KEY REFERENCES sessions (id) ON DELETE CASCADE,
         campaign text NOT NULL,
         seed integer NOT NULL,
-        -- [{"pool", "count", "standings": [{"id", "progress", "inFlight", "met"}], "drawn": [ids]}]
+        -- [{"pool", "count", "drawn": [ids], "figures": {"<id>": [solves, attempts, inFlight, met]}}]
         pools jsonb NOT NULL,
         at timestamptz NOT NULL
       );

@@ -13,7 +13,7 @@ import { bearer, hashToken, tokenMatches } from '../auth';
 import { builtInGamesOnly, definitionOf } from '../studies';
 import { games } from '../../games';
 import type { TaskLibrary } from '../collections';
-import type { SessionRecord, Store } from '../store/types';
+import type { SessionRecord, Store, StudyRecord } from '../store/types';
 import { DEFAULT_LIMITS, type IngestLimits } from './limits';
 import type { Arc3RouteInfo } from '../arc3/routes';
 import type { DigestPool } from '../digests/pool';
@@ -128,6 +128,18 @@ export function studyContext(deps: StudyDeps) {
     }
     return d;
   };
+  // A stored record's definition, parsed once: keyed by when it was saved too, since a version no
+  // session has run yet may be replaced in place (by this server or another).
+  const parsedRecords = new Map<string, StudyDefinition>();
+  const studyOfRecord = (rec: StudyRecord): StudyDefinition => {
+    const key = `${rec.id}@${rec.version}@${rec.createdAt}`;
+    let d = parsedRecords.get(key);
+    if (!d) {
+      if (parsedRecords.size >= 1000) parsedRecords.clear();
+      parsedRecords.set(key, (d = definitionOf(rec)));
+    }
+    return d;
+  };
   const forgetStudy = (id: string, version?: number) => {
     if (version !== undefined) defs.delete(`${id}@${version}`);
     else for (const key of [...defs.keys()]) if (key.startsWith(`${id}@`)) defs.delete(key);
@@ -197,5 +209,5 @@ export function studyContext(deps: StudyDeps) {
   const builtIn = Object.fromEntries(Object.values(games).map((g) => [g.id, { levels: g.levels.length }]));
   const gameLevels = (game: string): number | null => (deps.gameInfo?.() ?? builtIn)[game]?.levels ?? null;
 
-  return { deps, store, now, limits, gameLevels, studyAt, forgetStudy, loadTask, remember, forgetSessions, participant, summarize };
+  return { deps, store, now, limits, gameLevels, studyAt, studyOfRecord, forgetStudy, loadTask, remember, forgetSessions, participant, summarize };
 }

@@ -15,7 +15,6 @@ import { tallyTests, type ItemSummary } from '../../core/study/summary';
 import type { StudyDefinition } from '../../core/study/schema';
 import type { SessionRecord } from '../store/types';
 import { bearer, hashToken, newToken, tokenMatches } from '../auth';
-import { definitionOf } from '../studies';
 import { type StudyContext, fail, itemLimitsOf, readJson, testIndicesOf, zodFail } from './context';
 
 /** Participant params kept with a session: at most this many, names and values bounded. */
@@ -36,7 +35,7 @@ export function sessionRoutes(ctx: StudyContext): Hono {
   api.get('/studies/:studyId', async (c) => {
     const rec = await store.getStudy(c.req.param('studyId'));
     if (!rec) return fail(c, 404, 'not_found', `No study "${c.req.param('studyId')}". Check the link you were given.`);
-    const s = definitionOf(rec);
+    const s = ctx.studyOfRecord(rec);
     const fixed = s.items.filter((i, index) => i.kind !== 'page' && poolOf(s, index) === null).length;
     return c.json({ id: rec.id, version: rec.version, title: s.title, consent: s.consent, items: fixed + s.pools.reduce((n, p) => n + drawCount(s, p), 0), sessionMinutes: s.limits.sessionMinutes, decline: s.decline ?? {}, devices: s.devices } satisfies StudyIntro);
   });
@@ -58,7 +57,8 @@ export function sessionRoutes(ctx: StudyContext): Hono {
         return fail(c, 403, 'forbidden', 'Only a researcher can start a playtest session: log in to the studio and start it from the game\'s Playtest page.');
       }
     }
-    const study = definitionOf(rec);
+    // Parsed once per saved version (a campaign's pools may hold hundreds of candidates).
+    const study = ctx.studyOfRecord(rec);
     const flags: string[] = [];
     for (const key of ['PROLIFIC_PID', 'workerId']) {
       if (params[key] && (await store.countSessionsWithParam(rec.id, key, params[key])) > 0) flags.push('repeat_participant');
