@@ -127,7 +127,7 @@ describe('every command', () => {
   // The arguments that reach each command's option parsing.
   const invocations: Record<string, string[]> = {
     serve: ['serve'], tasks: ['tasks', 'check'], bench: ['bench'], games: ['games', 'verify'], score: ['score'], export: ['export'],
-    questions: ['questions', 'check'], 'score-answers': ['score-answers'],
+    questions: ['questions', 'check'], 'score-answers': ['score-answers'], 'login-link': ['login-link'],
   };
 
   it('is covered here', () => {

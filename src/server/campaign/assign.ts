@@ -62,7 +62,9 @@ export async function createDrawnSession(store: Store, study: StudyDefinition, s
  */
 export async function settleClaims(store: Store, study: StudyDefinition, session: SessionRecord, summary: SessionSummary, levels: (game: string) => number | null, now: number): Promise<void> {
   if (study.pools.length === 0) return;
-  const held = (await store.campaigns.sessionClaims(session.id)).filter((c) => c.state === 'held');
+  // Skipped ones too: a candidate started just as its time ran short (its start on the way
+  // while the session view called it skipped) is settled by what the log shows.
+  const held = (await store.campaigns.sessionClaims(session.id)).filter((c) => c.state === 'held' || c.state === 'skipped');
   if (!held.length) return;
   const byId = new Map(summary.items.map((i) => [i.id, i]));
   const games = new Map(study.items.flatMap((i) => (i.kind === 'game' ? [[i.id, i.game] as const] : [])));

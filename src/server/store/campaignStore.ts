@@ -107,33 +107,33 @@ export class CampaignStore {
         }));
       }
       const choice = choose(standings);
-      await tx.query(
-        `INSERT INTO sessions (id, study_id, study_version, token_hash, params, seed, item_order, state, created_at, flags)
-         VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7::jsonb, 'started', $8, $9::jsonb)`,
-        [session.id, session.studyId, session.studyVersion, session.tokenHash, JSON.stringify(session.params), session.seed, JSON.stringify(choice.order), new Date(session.createdAt), JSON.stringify(session.flags ?? [])]);
-      if (req.claim) {
-        const claims = choice.pools.flatMap((p) => p.drawn.map((candidate) => ({ candidate, pool: p.pool })));
-        if (claims.length) {
-          await tx.query(
-            `INSERT INTO campaign_claims (session_id, candidate, campaign, study_id, pool, participant, position, claimed_at)
-             SELECT $1, c.candidate, $2, $3, c.pool, $4, c.position, $5
-             FROM jsonb_to_recordset($6::jsonb) AS c(candidate text, pool text, position integer)`,
-            [session.id, req.campaign, session.studyId, req.participant, new Date(session.createdAt), JSON.stringify(claims.map((c, position) => ({ ...c, position })))]);
-        }
-        await tx.query(`INSERT INTO campaign_draws (session_id, campaign, seed, pools, at) VALUES ($1, $2, $3, $4::jsonb, $5)`,
-          [session.id, req.campaign, session.seed, JSON.stringify(choice.pools), new Date(session.createdAt)]);
+      const sessionValues = [session.id, session.studyId, session.studyVersion, session.tokenHash, JSON.stringify(session.params), session.seed, JSON.stringify(choice.order), new Date(session.createdAt), JSON.stringify(session.flags ?? [])];
+      const insertSession = `INSERT INTO sessions (id, study_id, study_version, token_hash, params, seed, item_order, state, created_at, flags)
+        VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7::jsonb, 'started', $8, $9::jsonb)`;
+      if (!req.claim) {
+        await tx.query(insertSession, sessionValues);
+        return choice;
       }
+      // The session, its claims and the draw in one statement: one round trip under the lock.
+      const claims = choice.pools.flatMap((p) => p.drawn.map((candidate) => ({ candidate, pool: p.pool }))).map((c, position) => ({ ...c, position }));
+      await tx.query(
+        `WITH s AS (${insertSession} RETURNING id),
+         c AS (INSERT INTO campaign_claims (session_id, candidate, campaign, study_id, pool, participant, position, claimed_at)
+           SELECT s.id, c.candidate, $10, $2, c.pool, $11, c.position, $8
+           FROM s, jsonb_to_recordset($12::jsonb) AS c(candidate text, pool text, position integer))
+         INSERT INTO campaign_draws (session_id, campaign, seed, pools, at) SELECT s.id, $10, $6, $13::jsonb, $8 FROM s`,
+        [...sessionValues, req.campaign, req.participant, JSON.stringify(claims), JSON.stringify(choice.pools)]);
       return choice;
     });
   }
 
-  /** Settles a session's claims (those still held); candidates not named stay as they are. */
+  /** Settles a session's claims still held or skipped; others, and candidates not named, stay as they are. */
   async settle(sessionId: string, outcomes: readonly { readonly candidate: string; readonly state: Exclude<ClaimState, 'held'> }[], now: number): Promise<void> {
     if (!outcomes.length) return;
     await this.db.query(
       `UPDATE campaign_claims c SET state = o.state, settled_at = $2
        FROM jsonb_to_recordset($3::jsonb) AS o(candidate text, state text)
-       WHERE c.session_id = $1 AND c.candidate = o.candidate AND c.state = 'held'`,
+       WHERE c.session_id = $1 AND c.candidate = o.candidate AND c.state IN ('held', 'skipped')`,
       [sessionId, new Date(now), JSON.stringify(outcomes)]);
   }
 
