@@ -20,5 +20,7 @@ export default defineConfig({
     globalSetup: ['src/server/store/testGlobalSetup.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // A poll waits for what it polls; on a busy machine that takes longer than vitest's 1 s default.
+    expect: { poll: { timeout: 30_000 } },
   },
 });

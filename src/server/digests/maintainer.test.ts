@@ -66,10 +66,16 @@ describe.each(backends)('background digests, $name', (backend) => {
     };
     const sweep = maintainer.sweep();
     await partWay;
-    await expect.poll(async () => (await admin('/admin/studies/big/results/progress')).json()).toMatchObject({ running: true, reason: 'update', total: 30, done: 1 });
-    // Asked while the sweep runs: answered after it, with only the live session digested anew.
-    const results = admin('/admin/studies/big/results');
-    release();
+    // The sweep stays at 1 until released, so a busy machine only makes the wait longer; it is
+    // released whatever happens, so a failure here never leaves the sweep (and the store) held.
+    let results: Promise<Response>;
+    try {
+      await expect.poll(async () => (await admin('/admin/studies/big/results/progress')).json(), { timeout: 60_000 }).toMatchObject({ running: true, reason: 'update', total: 30, done: 1 });
+      // Asked while the sweep runs: answered after it, with only the live session digested anew.
+      results = admin('/admin/studies/big/results');
+    } finally {
+      release();
+    }
     expect((await results).status).toBe(200);
     const body = (await (await results).json()) as { participants: unknown[] };
     await sweep;

@@ -32,9 +32,10 @@ describe('a lost database connection', () => {
     const admin = new pg.Client({ connectionString: postgresUrl() });
     await admin.connect();
     try {
-      const during = victim.query('SELECT pg_sleep(30)');
+      // Its failure is taken at once: it comes while the terminate below is still answering.
+      const during = failure(() => victim.query('SELECT pg_sleep(30)'));
       await admin.query('SELECT pg_terminate_backend($1)', [pid]);
-      const e = await failure(() => during);
+      const e = await during;
       expect(isConnectionLoss(e), String(e)).toBe(true);
       await expect.poll(() => emitted).not.toBeNull();
       expect(isConnectionLoss(emitted)).toBe(true);
