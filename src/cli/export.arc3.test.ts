@@ -3,7 +3,6 @@
  * (`--arc3-games`), the game's logs are verified by the official engine and its levels and
  * version are in the baselines file; without them the file names only the built-in games.
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -17,12 +16,15 @@ import { gameIds } from '../server/studies';
 import { parseActions } from '../core/game';
 import { serverStepEventData, type ServerRunReply, type ServerStep } from '../core/game/serverGame';
 import { parseBaselines } from '../core/scoring/baselines';
+import { seedDataDir } from '../server/store/testing';
+import { runCli } from './testing';
 
 const ROOT = path.resolve(__dirname, '../..');
 const PYTHONPATH = path.resolve(ROOT, '../shared/vendor/arc-agi-3/python');
 const FIXTURES = path.join(ROOT, 'e2e/fixtures/arc3-games');
 if (!existsSync(path.join(PYTHONPATH, 'arcengine'))) throw new Error(`the official engine must be at ${PYTHONPATH}; these tests run against it`);
-const ENV = { ...process.env, ARC_STUDIO_PYTHONPATH: PYTHONPATH, ARC_STUDIO_ARC3_GAMES: '', PYTHONDONTWRITEBYTECODE: '1', DATABASE_URL: '' };
+const CHANGES = { ARC_STUDIO_PYTHONPATH: PYTHONPATH, ARC_STUDIO_ARC3_GAMES: '', PYTHONDONTWRITEBYTECODE: '1', DATABASE_URL: '' };
+const ENV = { ...process.env, ...CHANGES };
 const TG01 = 'tg01-5e1f0a27';
 /** The fixture's first level, as its README records it: 10 actions after the opening RESET. */
 const LEVEL_1 = 'ACTION2,ACTION2,ACTION4,ACTION4,ACTION4,ACTION4,ACTION4,ACTION2,ACTION2,ACTION2';
@@ -32,13 +34,12 @@ const STUDY = { title: 'Gatekeeper', consent: 'Yes.', completion: { code: 'G' },
 const dir = mkdtempSync(path.join(tmpdir(), 'arc-studio-export-arc3-'));
 const dataDir = path.join(dir, 'data');
 
-function cli(...args: string[]) {
-  const r = spawnSync('node', ['bin/arc-studio.mjs', 'export', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 120_000, env: ENV });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-}
+/** `arc-studio export` in this process (export.test.ts runs the real binary). */
+const cli = (...args: string[]) => runCli(['export', ...args], CHANGES);
 
 beforeAll(async () => {
   // One participant plays the fixture's first level on the official engine, through the routes.
+  seedDataDir(dataDir);
   const store = await openStore({ dataDir });
   const arc3 = await startArc3({ dirs: [FIXTURES], servers: [], env: ENV, workers: 1 }, store, () => {});
   try {
@@ -73,9 +74,9 @@ beforeAll(async () => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('arc-studio export with arcengine games', () => {
-  it('verifies their logs and puts their levels and version in the baselines when given the folders', () => {
+  it('verifies their logs and puts their levels and version in the baselines when given the folders', async () => {
     const with3 = path.join(dir, 'with.json');
-    const r = cli('--study', 'gate', '--format', 'baselines', '--out', with3, '--data-dir', dataDir, '--arc3-games', FIXTURES);
+    const r = await cli('--study', 'gate', '--format', 'baselines', '--out', with3, '--data-dir', dataDir, '--arc3-games', FIXTURES);
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     const game = parseBaselines(readFileSync(with3, 'utf8')).games[TG01];
@@ -84,7 +85,7 @@ describe('arc-studio export with arcengine games', () => {
     expect(game.levels[0]).toMatchObject({ level: 1, completers: 1, actions: [10], baseline: { best: 10 } });
 
     const without = path.join(dir, 'without.json');
-    expect(cli('--study', 'gate', '--format', 'baselines', '--out', without, '--data-dir', dataDir).code).toBe(0);
+    expect((await cli('--study', 'gate', '--format', 'baselines', '--out', without, '--data-dir', dataDir)).code).toBe(0);
     expect(parseBaselines(readFileSync(without, 'utf8')).games[TG01]).toBeUndefined();
   });
 });
