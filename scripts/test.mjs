@@ -2,7 +2,7 @@
 // `npm test`: lint, type-check, build, unit and integration tests, then browser tests against
 // the built app and the real server. Stops at the first failing step; at the end (or at the
 // failure) prints each step's time and the slowest test files, so a slow new test shows.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 
@@ -10,13 +10,15 @@ const REPORTS = '.tmp/test-reports';
 const VITEST_JSON = path.join(REPORTS, 'vitest.json');
 const PLAYWRIGHT_JSON = path.join(REPORTS, 'playwright.json');
 const SLOWEST = 10;
+/** The development build `e2e/strict-mode.spec.ts` serves, made while the unit tests run. */
+const DEV_DIST = '.tmp/dist-development';
 
 const steps = [
   ['lint', 'npx', ['eslint', '.']],
   ['typecheck', 'npx', ['tsc', '--noEmit', '-p', 'tsconfig.json']],
   ['build', 'npx', ['vite', 'build', '--logLevel', 'warn']],
   ['unit and integration tests', 'npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${VITEST_JSON}`]],
-  ['browser tests', 'npx', ['playwright', 'test', '--reporter=list,json'], { PLAYWRIGHT_JSON_OUTPUT_FILE: PLAYWRIGHT_JSON }],
+  ['browser tests', 'npx', ['playwright', 'test', '--reporter=list,json'], { PLAYWRIGHT_JSON_OUTPUT_FILE: PLAYWRIGHT_JSON, E2E_DEV_DIST: path.resolve(DEV_DIST) }],
 ];
 
 /** Seconds per test file, slowest first: [file, seconds][]. */
@@ -61,7 +63,25 @@ function summary() {
 rmSync(`.tmp/e2e-data-${process.env.E2E_PORT ?? 4399}`, { recursive: true, force: true });
 rmSync(REPORTS, { recursive: true, force: true });
 mkdirSync(REPORTS, { recursive: true });
+/** The development build, started beside the unit tests (they mostly wait on databases and child processes). */
+let devBuild = null;
+function startDevBuild() {
+  rmSync(DEV_DIST, { recursive: true, force: true });
+  const child = spawn('npx', ['vite', 'build', '--mode', 'development', '--logLevel', 'warn', '--emptyOutDir', '--outDir', DEV_DIST], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NODE_ENV: 'development' } });
+  let err = '';
+  child.stderr.on('data', (d) => { err += d; });
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, err })));
+}
+
 for (const [name, cmd, args, env = {}] of steps) {
+  if (name === 'unit and integration tests') devBuild = startDevBuild();
+  if (name === 'browser tests' && devBuild) {
+    const { code, err } = await devBuild;
+    if (code !== 0) {
+      console.error(`\nThe development build failed (exit ${code}):\n${err}`);
+      process.exit(1);
+    }
+  }
   console.log(`\n=== ${name}: ${cmd} ${args.join(' ')}`);
   const t0 = performance.now();
   const r = spawnSync(cmd, args, { stdio: 'inherit', env: { ...process.env, ...env } });
