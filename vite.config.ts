@@ -22,5 +22,14 @@ export default defineConfig({
     hookTimeout: 60_000,
     // A poll waits for what it polls; on a busy machine that takes longer than vitest's 1 s default.
     expect: { poll: { timeout: 30_000 } },
+    // Files in parallel: on two cores Vitest would run one at a time, yet most server and CLI
+    // files spend their time waiting on a database, a child process or a worker thread. Each file
+    // in a process of its own (forks): tests set process.env and start servers and threads.
+    // ARC_STUDIO_TEST_WORKERS sets another number (1 runs one file at a time).
+    pool: 'forks',
+    maxWorkers: Number(process.env.ARC_STUDIO_TEST_WORKERS) || 2,
+    // A busy machine delays every event loop: servers under test (spawned ones too) refuse as
+    // overloaded only past a minute of lag; load.test.ts tests the refusal with its own limits.
+    env: { ARC_STUDIO_MAX_LAG_MS: '60000' },
   },
 });

@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { ownPort } from './helpers';
 
 export const VENDOR = path.resolve('../shared/vendor/arc-agi-3');
 export const OFFICIAL_GAMES = path.join(VENDOR, 'environment_files');
@@ -34,12 +35,13 @@ export function fixtureCopy(): string {
   return dir;
 }
 
-/** Starts `arc-studio serve` on a free port with these flags; resolves once it answers. */
+/** The servers started so far: each takes the next of 20 ports (`ownPort`). */
+let nextServer = 0;
+
+/** Starts `arc-studio serve` on a port of its own with these flags; resolves once it answers. */
 export async function startServer(flags: string[], env: NodeJS.ProcessEnv = {}): Promise<TestServer> {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'arc3-e2e-'));
-  // Beside the suite's own server (E2E_PORT), in the 99 ports above it, so parallel runs on one machine keep apart.
-  const near = process.env.E2E_PORT ? Number(process.env.E2E_PORT) : null;
-  const port = near ? near + 1 + Math.floor(Math.random() * 99) : 4500 + Math.floor(Math.random() * 400);
+  const port = ownPort(10 + nextServer++ % 20);
   const base = `http://127.0.0.1:${port}`;
   let out = '';
   const child = spawn(process.execPath, ['bin/arc-studio.mjs', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir, ...flags], {

@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { hashGrid } from '../src/core/game/serverGame';
 import { PALETTE } from '../src/core/game/types';
+import { ownPort } from './helpers';
 import {
   ADMIN, LS20, OFFICIAL_GAMES, PYTHONPATH, TG01, VC33, clickFrame, createStudy, fixtureCopy, frameColour, giveUpItem, joinStudy, logIn, startServer, type TestServer,
 } from './arc3-helpers';
@@ -202,7 +203,7 @@ print(json.dumps(out))
 `;
 
 test('a remote ARC-AGI-3 server (the official toolkit\'s, on loopback) plays end to end with the same log as the official engine', async ({ page }) => {
-  const port = 4950 + Math.floor(Math.random() * 40);
+  const port = ownPort(5);
   const toolkit = spawn('python3', ['-c', 'import logging,sys; logging.disable(logging.CRITICAL)\nfrom arc_agi import Arcade, OperationMode\nArcade(operation_mode=OperationMode.OFFLINE, environments_dir=sys.argv[1]).listen_and_serve(host="127.0.0.1", port=int(sys.argv[2]))', OFFICIAL_GAMES, String(port)], {
     env: { ...process.env, PYTHONPATH, PYTHONDONTWRITEBYTECODE: '1' }, stdio: 'ignore', cwd: mkdtempSync(path.join(os.tmpdir(), 'toolkit-')),
   });

@@ -8,6 +8,15 @@ import type { ActionInput } from '../src/core/game';
 
 export const ARC_AGI_1 = path.resolve('../shared/data/arc-agi-1');
 
+/**
+ * A port for a server a test starts of its own, in the block above E2E_PORT (the main test
+ * server's): `slot` 1-49 names the spec's server, so two specs never share one and the suite
+ * stays in its block beside other runs on the machine.
+ */
+export function ownPort(slot: number): number {
+  return Number(process.env.E2E_PORT ?? 4399) + slot;
+}
+
 export function arcTask(id: string): ArcTask {
   return JSON.parse(readFileSync(path.join(ARC_AGI_1, `${id}.json`), 'utf8')) as ArcTask;
 }

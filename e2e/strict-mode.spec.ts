@@ -1,18 +1,22 @@
 /**
  * React's StrictMode mounts every component, runs its effects, cleans them up and runs them
- * again, but only in a development build. This spec builds the app for development, serves it
- * from a server of its own, and checks that a study session and the practice players still
- * log each opening once.
+ * again, but only in a development build. This spec serves a development build of the app (made
+ * here, or beside the unit tests by `npm test`, which names it in E2E_DEV_DIST) from a server of
+ * its own, and checks that a study session and the practice players still log each opening once.
  */
 import { expect, test, type Page } from '@playwright/test';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { LogEvent } from '../src/core/log/events';
 import { ADMIN, sampleStudy } from './study-helpers';
+import { ownPort } from './helpers';
 
 test.describe.configure({ mode: 'serial' });
+
+/** `vite build` for development into the folder that follows (scripts/test.mjs runs the same). */
+const DEVELOPMENT_BUILD = ['build', '--mode', 'development', '--logLevel', 'warn', '--emptyOutDir', '--outDir'];
 
 let server: ChildProcess | null = null;
 let base = '';
@@ -21,12 +25,16 @@ let tmp = '';
 test.beforeAll(async () => {
   tmp = mkdtempSync(path.join(os.tmpdir(), 'arc-studio-strict-'));
   test.setTimeout(180_000);
-  const dist = path.join(tmp, 'dist');
-  const build = spawnSync(process.execPath, ['node_modules/vite/bin/vite.js', 'build', '--mode', 'development', '--outDir', dist, '--emptyOutDir'], {
-    env: { ...process.env, NODE_ENV: 'development' }, encoding: 'utf8',
-  });
-  if (build.status !== 0) throw new Error(`The development build failed:\n${build.stderr}`);
-  const port = 4400 + Math.floor(Math.random() * 90);
+  // `npm test` makes the development build beside the unit tests and names it in E2E_DEV_DIST.
+  const prebuilt = process.env.E2E_DEV_DIST;
+  const dist = prebuilt && existsSync(path.join(prebuilt, 'index.html')) ? prebuilt : path.join(tmp, 'dist');
+  if (dist !== prebuilt) {
+    const build = spawnSync(process.execPath, ['node_modules/vite/bin/vite.js', ...DEVELOPMENT_BUILD, dist], {
+      env: { ...process.env, NODE_ENV: 'development' }, encoding: 'utf8',
+    });
+    if (build.status !== 0) throw new Error(`The development build failed:\n${build.stderr}`);
+  }
+  const port = ownPort(1);
   base = `http://127.0.0.1:${port}`;
   server = spawn(process.execPath, ['bin/arc-studio.mjs', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', path.join(tmp, 'data'), '--practice-tasks', 'arc-agi-1=../shared/data/arc-agi-1'], {
     env: { ...process.env, ARC_STUDIO_DIST: dist, ARC_STUDIO_ADMIN_TOKEN: process.env.E2E_ADMIN_TOKEN }, stdio: 'ignore',

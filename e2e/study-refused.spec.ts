@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseJsonl } from '../src/core/log/events';
 import { ADMIN, browserSession } from './study-helpers';
+import { ownPort } from './helpers';
 
 let server: ChildProcess | null = null;
 let base = '';
@@ -17,7 +18,7 @@ let tmp = '';
 
 test.beforeAll(async () => {
   tmp = mkdtempSync(path.join(os.tmpdir(), 'arc-studio-refused-'));
-  const port = 4400 + Math.floor(Math.random() * 90);
+  const port = ownPort(3);
   base = `http://127.0.0.1:${port}`;
   server = spawn(process.execPath, ['bin/arc-studio.mjs', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', tmp], {
     env: { ...process.env, ARC_STUDIO_ADMIN_TOKEN: process.env.E2E_ADMIN_TOKEN, ARC_STUDIO_MAX_SESSION_EVENTS: '3' }, stdio: 'ignore',

@@ -1,24 +1,96 @@
 #!/usr/bin/env node
 // `npm test`: lint, type-check, build, unit and integration tests, then browser tests against
-// the built app and the real server. Stops at the first failing step.
-import { spawnSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+// the built app and the real server. Stops at the first failing step; at the end (or at the
+// failure) prints each step's time and the slowest test files, so a slow new test shows.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+
+const REPORTS = '.tmp/test-reports';
+const VITEST_JSON = path.join(REPORTS, 'vitest.json');
+const PLAYWRIGHT_JSON = path.join(REPORTS, 'playwright.json');
+const SLOWEST = 10;
+/** The development build `e2e/strict-mode.spec.ts` serves, made while the unit tests run. */
+const DEV_DIST = '.tmp/dist-development';
 
 const steps = [
   ['lint', 'npx', ['eslint', '.']],
   ['typecheck', 'npx', ['tsc', '--noEmit', '-p', 'tsconfig.json']],
   ['build', 'npx', ['vite', 'build', '--logLevel', 'warn']],
-  ['unit and integration tests', 'npx', ['vitest', 'run']],
-  ['browser tests', 'npx', ['playwright', 'test']],
+  ['unit and integration tests', 'npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${VITEST_JSON}`]],
+  ['browser tests', 'npx', ['playwright', 'test', '--reporter=list,json'], { PLAYWRIGHT_JSON_OUTPUT_FILE: PLAYWRIGHT_JSON, E2E_DEV_DIST: path.resolve(DEV_DIST) }],
 ];
 
+/** Seconds per test file, slowest first: [file, seconds][]. */
+function vitestFiles() {
+  const report = JSON.parse(readFileSync(VITEST_JSON, 'utf8'));
+  return report.testResults.map((t) => [path.relative(process.cwd(), t.name), (t.endTime - t.startTime) / 1000]);
+}
+
+function playwrightFiles() {
+  const report = JSON.parse(readFileSync(PLAYWRIGHT_JSON, 'utf8'));
+  const seconds = new Map();
+  const walk = (suite, file) => {
+    const f = suite.file ?? file;
+    for (const spec of suite.specs ?? []) {
+      for (const t of spec.tests) for (const r of t.results) seconds.set(f, (seconds.get(f) ?? 0) + r.duration / 1000);
+    }
+    for (const s of suite.suites ?? []) walk(s, f);
+  };
+  for (const s of report.suites) walk(s, s.file);
+  return [...seconds];
+}
+
+function printSlowest(name, file, read) {
+  if (!existsSync(file)) return;
+  try {
+    const files = read().sort((a, b) => b[1] - a[1]).slice(0, SLOWEST);
+    console.log(`\nSlowest ${name} files:`);
+    for (const [f, s] of files) console.log(`  ${s.toFixed(1).padStart(7)} s  ${f}`);
+  } catch (e) {
+    console.log(`\n(${name} timings unreadable: ${e.message})`);
+  }
+}
+
+const times = [];
+function summary() {
+  console.log('\nSteps:');
+  for (const [name, s] of times) console.log(`  ${s.toFixed(1).padStart(7)} s  ${name}`);
+  printSlowest('Vitest', VITEST_JSON, vitestFiles);
+  printSlowest('Playwright', PLAYWRIGHT_JSON, playwrightFiles);
+}
+
 rmSync(`.tmp/e2e-data-${process.env.E2E_PORT ?? 4399}`, { recursive: true, force: true });
-for (const [name, cmd, args] of steps) {
+rmSync(REPORTS, { recursive: true, force: true });
+mkdirSync(REPORTS, { recursive: true });
+/** The development build, started beside the unit tests (they mostly wait on databases and child processes). */
+let devBuild = null;
+function startDevBuild() {
+  rmSync(DEV_DIST, { recursive: true, force: true });
+  const child = spawn('npx', ['vite', 'build', '--mode', 'development', '--logLevel', 'warn', '--emptyOutDir', '--outDir', DEV_DIST], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, NODE_ENV: 'development' } });
+  let err = '';
+  child.stderr.on('data', (d) => { err += d; });
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, err })));
+}
+
+for (const [name, cmd, args, env = {}] of steps) {
+  if (name === 'unit and integration tests') devBuild = startDevBuild();
+  if (name === 'browser tests' && devBuild) {
+    const { code, err } = await devBuild;
+    if (code !== 0) {
+      console.error(`\nThe development build failed (exit ${code}):\n${err}`);
+      process.exit(1);
+    }
+  }
   console.log(`\n=== ${name}: ${cmd} ${args.join(' ')}`);
-  const r = spawnSync(cmd, args, { stdio: 'inherit', env: process.env });
+  const t0 = performance.now();
+  const r = spawnSync(cmd, args, { stdio: 'inherit', env: { ...process.env, ...env } });
+  times.push([name, (performance.now() - t0) / 1000]);
   if (r.status !== 0) {
+    summary();
     console.error(`\n${name} failed (exit ${r.status ?? r.signal}).`);
     process.exit(r.status || 1);
   }
 }
+summary();
 console.log('\nAll test steps passed.');

@@ -3,7 +3,6 @@
  * (`--arc3-games`), the game's logs are verified by the official engine and its levels and
  * version are in the baselines file; without them the file names only the built-in games.
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -17,12 +16,15 @@ import { gameIds } from '../server/studies';
 import { parseActions } from '../core/game';
 import { serverStepEventData, type ServerRunReply, type ServerStep } from '../core/game/serverGame';
 import { parseBaselines } from '../core/scoring/baselines';
+import { seedDataDir } from '../server/store/testing';
+import { runCli } from './testing';
 
 const ROOT = path.resolve(__dirname, '../..');
 const PYTHONPATH = path.resolve(ROOT, '../shared/vendor/arc-agi-3/python');
 const FIXTURES = path.join(ROOT, 'e2e/fixtures/arc3-games');
 if (!existsSync(path.join(PYTHONPATH, 'arcengine'))) throw new Error(`the official engine must be at ${PYTHONPATH}; these tests run against it`);
-const ENV = { ...process.env, ARC_STUDIO_PYTHONPATH: PYTHONPATH, ARC_STUDIO_ARC3_GAMES: '', PYTHONDONTWRITEBYTECODE: '1', DATABASE_URL: '' };
+const CHANGES = { ARC_STUDIO_PYTHONPATH: PYTHONPATH, ARC_STUDIO_ARC3_GAMES: '', PYTHONDONTWRITEBYTECODE: '1', DATABASE_URL: '' };
+const ENV = { ...process.env, ...CHANGES };
 const TG01 = 'tg01-5e1f0a27';
 /** The fixture's first level, as its README records it: 10 actions after the opening RESET. */
 const LEVEL_1 = 'ACTION2,ACTION2,ACTION4,ACTION4,ACTION4,ACTION4,ACTION4,ACTION2,ACTION2,ACTION2';
@@ -32,13 +34,12 @@ const STUDY = { title: 'Gatekeeper', consent: 'Yes.', completion: { code: 'G' },
 const dir = mkdtempSync(path.join(tmpdir(), 'arc-studio-export-arc3-'));
 const dataDir = path.join(dir, 'data');
 
-function cli(...args: string[]) {
-  const r = spawnSync('node', ['bin/arc-studio.mjs', 'export', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 120_000, env: ENV });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-}
+/** `arc-studio export` in this process (export.test.ts runs the real binary). */
+const cli = (...args: string[]) => runCli(['export', ...args], CHANGES);
 
 beforeAll(async () => {
   // One participant plays the fixture's first level on the official engine, through the routes.
+  seedDataDir(dataDir);
   const store = await openStore({ dataDir });
   const arc3 = await startArc3({ dirs: [FIXTURES], servers: [], env: ENV, workers: 1 }, store, () => {});
   try {
@@ -73,9 +74,9 @@ beforeAll(async () => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('arc-studio export with arcengine games', () => {
-  it('verifies their logs and puts their levels and version in the baselines when given the folders', () => {
+  it('verifies their logs and puts their levels and version in the baselines when given the folders', async () => {
     const with3 = path.join(dir, 'with.json');
-    const r = cli('--study', 'gate', '--format', 'baselines', '--out', with3, '--data-dir', dataDir, '--arc3-games', FIXTURES);
+    const r = await cli('--study', 'gate', '--format', 'baselines', '--out', with3, '--data-dir', dataDir, '--arc3-games', FIXTURES);
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     const game = parseBaselines(readFileSync(with3, 'utf8')).games[TG01];
@@ -85,32 +86,32 @@ describe('arc-studio export with arcengine games', () => {
 
     // Without the folders the game cannot be resolved: refused, naming it and the flag, nothing written.
     const without = path.join(dir, 'without.json');
-    const refused = cli('--study', 'gate', '--format', 'baselines', '--out', without, '--data-dir', dataDir);
+    const refused = await cli('--study', 'gate', '--format', 'baselines', '--out', without, '--data-dir', dataDir);
     expect(refused.code).toBe(1);
     expect(refused.err).toContain(`study "gate" plays "${TG01}", which is not built in`);
     expect(refused.err).toContain('--arc3-games DIR');
     expect(existsSync(without)).toBe(false);
     // ARC_STUDIO_ARC3_GAMES is the default, as for serve.
     const fromEnv = path.join(dir, 'env.json');
-    const r2 = spawnSync('node', ['bin/arc-studio.mjs', 'export', '--study', 'gate', '--format', 'baselines', '--out', fromEnv, '--data-dir', dataDir], { cwd: ROOT, encoding: 'utf8', timeout: 120_000, env: { ...ENV, ARC_STUDIO_ARC3_GAMES: FIXTURES } });
-    expect(r2.status, r2.stderr).toBe(0);
+    const r2 = await runCli(['export', '--study', 'gate', '--format', 'baselines', '--out', fromEnv, '--data-dir', dataDir], { ...CHANGES, ARC_STUDIO_ARC3_GAMES: FIXTURES });
+    expect(r2.code, r2.err).toBe(0);
     expect(parseBaselines(readFileSync(fromEnv, 'utf8')).games[TG01].levels[0]).toMatchObject({ completers: 1, actions: [10] });
   });
 
-  it('scores a recording against the study\'s baselines with its arcengine games mounted, and refuses without them', () => {
+  it('scores a recording against the study\'s baselines with its arcengine games mounted, and refuses without them', async () => {
     const recordings = path.join(dir, 'recordings');
-    expect(cli('--study', 'gate', '--format', 'recordings', '--out', recordings, '--data-dir', dataDir, '--arc3-games', FIXTURES).code).toBe(0);
+    expect((await cli('--study', 'gate', '--format', 'recordings', '--out', recordings, '--data-dir', dataDir, '--arc3-games', FIXTURES)).code).toBe(0);
     const file = path.join(recordings, readdirSync(recordings)[0]);
-    const score = (...extra: string[]) => spawnSync('node', ['bin/arc-studio.mjs', 'score', file, '--baselines', 'study:gate', '--data-dir', dataDir, '--json', ...extra], { cwd: ROOT, encoding: 'utf8', timeout: 120_000, env: ENV });
-    const scored = score('--arc3-games', FIXTURES);
-    expect(scored.status, scored.stderr).toBe(0);
-    const report = JSON.parse(scored.stdout) as { result: { games: { game: string; hasBaselines: boolean; counted: number; runs: { levels: { score: number | null }[] }[] }[] } };
+    const score = (...extra: string[]) => runCli(['score', file, '--baselines', 'study:gate', '--data-dir', dataDir, '--json', ...extra], CHANGES);
+    const scored = await score('--arc3-games', FIXTURES);
+    expect(scored.code, scored.err).toBe(0);
+    const report = JSON.parse(scored.out) as { result: { games: { game: string; hasBaselines: boolean; counted: number; runs: { levels: { score: number | null }[] }[] }[] } };
     // The participant's own run against a baseline of that run: level 1 at the baseline scores 1.
     const game = report.result.games.find((g) => g.game === TG01)!;
     expect(game.hasBaselines).toBe(true);
     expect(game.runs[game.counted].levels[0].score).toBe(1);
-    const refused = score();
-    expect(refused.status).toBe(1);
-    expect(refused.stderr).toContain(`--baselines study:gate: study "gate" plays "${TG01}"`);
+    const refusedScore = await score();
+    expect(refusedScore.code).toBe(1);
+    expect(refusedScore.err).toContain(`--baselines study:gate: study "gate" plays "${TG01}"`);
   });
 });

@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -15,24 +14,23 @@ import { parseCsvObjects } from '../core/formats/csv';
 import { RESPONSES_COLUMNS } from '../server/export/responses';
 import { parseBaselines } from '../core/scoring/baselines';
 import { games, solutions } from '../games';
+import { seedDataDir } from '../server/store/testing';
+import { runCli, spawnCli } from './testing';
 
 const ROOT = path.resolve(__dirname, '../..');
 const dir = mkdtempSync(path.join(tmpdir(), 'arc-studio-export-'));
 const dataDir = path.join(dir, 'data');
 const ADMIN = 'researcher-token-for-cli-export-tests-0123';
 
-function cli(...args: string[]) {
-  const env = { ...process.env };
-  delete env.DATABASE_URL;
-  const r = spawnSync('node', ['bin/arc-studio.mjs', 'export', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 120_000, env });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-}
+/** `arc-studio export` in this process; the first export below runs the real binary. */
+const cli = (...args: string[]) => runCli(['export', ...args], { DATABASE_URL: undefined });
 
 const sessions: string[] = [];
 let eventCount = 0;
 
 beforeAll(async () => {
   // A study with two participants who play Push, stored in a PGlite data folder through the routes.
+  seedDataDir(dataDir);
   const store = await openStore({ dataDir });
   try {
     const library = new TaskLibrary();
@@ -64,9 +62,9 @@ beforeAll(async () => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('arc-studio export', () => {
-  it('streams raw events, attempts and baselines (JSON or CSV) to files', () => {
+  it('streams raw events, attempts and baselines (JSON or CSV) to files', async () => {
     const jsonl = path.join(dir, 'events.jsonl');
-    const r = cli('--study', 'cli', '--format', 'jsonl', '--out', jsonl, '--data-dir', dataDir);
+    const r = spawnCli(['export', '--study', 'cli', '--format', 'jsonl', '--out', jsonl, '--data-dir', dataDir], { DATABASE_URL: undefined });
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/^Exported jsonl of study "cli" \(2 sessions, from PGlite in .*\): \d+ bytes to .*events\.jsonl\.\n$/);
@@ -75,25 +73,25 @@ describe('arc-studio export', () => {
     expect(lines[0]).toMatchObject({ sessionId: sessions[0], seq: 0, kind: 'session.start', practice: false, playtest: false });
 
     const csv = path.join(dir, 'attempts.csv');
-    expect(cli('--study', 'cli', '--format', 'csv', '--out', csv, '--data-dir', dataDir, '--version', '1').code).toBe(0);
+    expect((await cli('--study', 'cli', '--format', 'csv', '--out', csv, '--data-dir', dataDir, '--version', '1')).code).toBe(0);
     expect(parseCsvObjects(readFileSync(csv, 'utf8')).map((row) => [row.participant_id, row.levels_completed, row.verified])).toEqual([['p1', '1', 'true'], ['p2', '1', 'true']]);
 
     const bj = path.join(dir, 'baselines.json');
     const bc = path.join(dir, 'baselines.csv');
-    expect(cli('--study', 'cli', '--format', 'baselines', '--out', bj, '--data-dir', dataDir).code).toBe(0);
-    expect(cli('--study', 'cli', '--format', 'baselines', '--out', bc, '--data-dir', dataDir).code).toBe(0);
+    expect((await cli('--study', 'cli', '--format', 'baselines', '--out', bj, '--data-dir', dataDir)).code).toBe(0);
+    expect((await cli('--study', 'cli', '--format', 'baselines', '--out', bc, '--data-dir', dataDir)).code).toBe(0);
     expect(parseBaselines(readFileSync(bj, 'utf8')).games.push.levels[0]).toMatchObject({ completers: 2, actions: [4, 6], baseline: { 'second-best': 6 } });
     expect(parseCsvObjects(readFileSync(bc, 'utf8')).filter((row) => row.level === '1').map((row) => `${row.preset}=${row.baseline}`)).toEqual(['best=4', 'second-best=6', 'median=5', 'upper-median=6']);
     // A study of games only: responses.csv has its header and no rows.
     const responses = path.join(dir, 'responses.csv');
-    expect(cli('--study', 'cli', '--format', 'responses', '--out', responses, '--data-dir', dataDir).code).toBe(0);
+    expect((await cli('--study', 'cli', '--format', 'responses', '--out', responses, '--data-dir', dataDir)).code).toBe(0);
     expect(readFileSync(responses, 'utf8')).toBe(`${RESPONSES_COLUMNS.join(',')}\r\n`);
     expect(readdirSync(dir).filter((f) => f.endsWith('.part'))).toEqual([]);
   });
 
-  it('writes recordings to a folder and the bundle to a ZIP', () => {
+  it('writes recordings to a folder and the bundle to a ZIP', async () => {
     const folder = path.join(dir, 'recs');
-    const r = cli('--study', 'cli', '--format', 'recordings', '--out', folder, '--data-dir', dataDir);
+    const r = await cli('--study', 'cli', '--format', 'recordings', '--out', folder, '--data-dir', dataDir);
     expect(r.code).toBe(0);
     expect(r.out).toContain('2 recordings');
     expect(readdirSync(folder).sort()).toEqual(sessions.map((s) => `${s}-push-1.recording.jsonl`).sort());
@@ -103,9 +101,9 @@ describe('arc-studio export', () => {
 
     // The exported recordings score against the study's own baselines, read from the same store.
     const rec = path.join(folder, `${sessions[0]}-push-1.recording.jsonl`);
-    const scored = spawnSync('node', ['bin/arc-studio.mjs', 'score', rec, '--baselines', 'study:cli', '--data-dir', dataDir, '--preset', 'paper', '--json'], { cwd: ROOT, encoding: 'utf8', timeout: 120_000, env: { ...process.env, DATABASE_URL: '' } });
-    expect(scored.stderr).toBe('');
-    const report = JSON.parse(scored.stdout) as { baselines: string; result: { games: { game: string; runs: { levels: { level: number; human: { value: number | null }; agentActions: number | null }[] }[] }[] } };
+    const scored = await runCli(['score', rec, '--baselines', 'study:cli', '--data-dir', dataDir, '--preset', 'paper', '--json'], { DATABASE_URL: '' });
+    expect(scored.err).toBe('');
+    const report = JSON.parse(scored.out) as { baselines: string; result: { games: { game: string; runs: { levels: { level: number; human: { value: number | null }; agentActions: number | null }[] }[] }[] } };
     expect(report.baselines).toBe('study:cli');
     const level1 = report.result.games[0].runs[0].levels[0];
     expect(level1.agentActions).toBe(solutions.push[0].split(',').length);
@@ -113,24 +111,24 @@ describe('arc-studio export', () => {
     expect(level1.human.value).toBe(6);
 
     const zip = path.join(dir, 'bundle.zip');
-    expect(cli('--study', 'cli', '--format', 'zip', '--out', zip, '--data-dir', dataDir).code).toBe(0);
+    expect((await cli('--study', 'cli', '--format', 'zip', '--out', zip, '--data-dir', dataDir)).code).toBe(0);
     const names = readZip(readFileSync(zip)).map((e) => e.name);
     expect(names).toContain('SHA256SUMS');
     expect(names.filter((n) => n.startsWith('recordings/')).length).toBe(2);
   });
 
-  it('says what is wrong with a study id, a format, a version, a path or a data folder', () => {
-    const wrongStudy = cli('--study', 'nope', '--format', 'jsonl', '--out', path.join(dir, 'x.jsonl'), '--data-dir', dataDir);
+  it('says what is wrong with a study id, a format, a version, a path or a data folder', async () => {
+    const wrongStudy = await cli('--study', 'nope', '--format', 'jsonl', '--out', path.join(dir, 'x.jsonl'), '--data-dir', dataDir);
     expect(wrongStudy.code).toBe(1);
     expect(wrongStudy.err).toBe('arc-studio export: No study "nope". Studies: cli.\n');
-    const wrongFormat = cli('--study', 'cli', '--format', 'xlsx', '--out', path.join(dir, 'x.xlsx'), '--data-dir', dataDir);
+    const wrongFormat = await cli('--study', 'cli', '--format', 'xlsx', '--out', path.join(dir, 'x.xlsx'), '--data-dir', dataDir);
     expect(wrongFormat.err).toBe('arc-studio export: unknown format "xlsx"; formats: jsonl, csv, baselines, grid-actions, grades, responses, recordings, zip.\n');
-    expect(cli('--study', 'cli', '--format', 'csv', '--out', path.join(dir, 'x.csv'), '--data-dir', dataDir, '--version', '3').err).toMatch(/has no version 3; its versions are 1/);
-    const badPath = cli('--study', 'cli', '--format', 'csv', '--out', path.join(dir, 'missing', 'x.csv'), '--data-dir', dataDir);
+    expect((await cli('--study', 'cli', '--format', 'csv', '--out', path.join(dir, 'x.csv'), '--data-dir', dataDir, '--version', '3')).err).toMatch(/has no version 3; its versions are 1/);
+    const badPath = await cli('--study', 'cli', '--format', 'csv', '--out', path.join(dir, 'missing', 'x.csv'), '--data-dir', dataDir);
     expect(badPath.code).toBe(1);
     expect(badPath.err).toMatch(/cannot write .*x\.csv: the folder .*missing does not exist/);
-    const noData = cli('--study', 'cli', '--format', 'csv', '--out', path.join(dir, 'y.csv'), '--data-dir', path.join(dir, 'elsewhere'));
+    const noData = await cli('--study', 'cli', '--format', 'csv', '--out', path.join(dir, 'y.csv'), '--data-dir', path.join(dir, 'elsewhere'));
     expect(noData.err).toMatch(/no database in .*elsewhere.db: give the --data-dir that "arc-studio serve" uses/);
-    expect(cli('--format', 'csv').err).toMatch(/--study is missing/);
+    expect((await cli('--format', 'csv')).err).toMatch(/--study is missing/);
   });
 });

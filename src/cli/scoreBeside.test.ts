@@ -3,7 +3,6 @@
  * PGlite data folder (written through the real routes), as a table and as JSON, and the
  * errors a user meets (no database, no such study, --version without --study).
  */
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -13,6 +12,8 @@ import { TaskLibrary } from '../server/collections';
 import { hashToken } from '../server/auth';
 import { gameIds, replayWithEngine } from '../server/studies';
 import { openStore } from '../server/store/open';
+import { seedDataDir } from '../server/store/testing';
+import { runCli } from './testing';
 
 const ROOT = path.resolve(__dirname, '../..');
 const dir = mkdtempSync(path.join(tmpdir(), 'arc-studio-beside-'));
@@ -33,15 +34,12 @@ const QUESTION_STUDY = {
   ],
 };
 
-function cli(...args: string[]) {
-  const env = { ...process.env };
-  delete env.DATABASE_URL;
-  const r = spawnSync('node', ['bin/arc-studio.mjs', 'score-answers', ...args], { cwd: ROOT, encoding: 'utf8', timeout: 120_000, env });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-}
+/** `arc-studio score-answers` in this process (questions.test.ts runs the real binary). */
+const cli = (...args: string[]) => runCli(['score-answers', ...args], { DATABASE_URL: undefined });
 
 beforeAll(async () => {
   // A question study; three people answer puddle (sci-001, key B, Easy) and food-chain (sci-006, key B, Challenge).
+  seedDataDir(dataDir);
   const store = await openStore({ dataDir });
   try {
     const library = new TaskLibrary();
@@ -74,8 +72,8 @@ beforeAll(async () => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('arc-studio score-answers --study', () => {
-  it('prints the model beside the study\'s people per subset', () => {
-    const r = cli('--questions', 'data/questions/science.jsonl', '--answers', answers, '--study', 'questions', '--data-dir', dataDir);
+  it('prints the model beside the study\'s people per subset', async () => {
+    const r = await cli('--questions', 'data/questions/science.jsonl', '--answers', answers, '--study', 'questions', '--data-dir', dataDir);
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     const out = r.out.split('\n');
@@ -89,8 +87,8 @@ describe('arc-studio score-answers --study', () => {
     expect(table[3].split(/\s{2,}/)).toEqual(['all', '12', '91.7% (11/12)', '50.0% (1/2)', '50.0%', '18.8%-81.2%', '6', '2', '0']);
   });
 
-  it('gives the same as JSON', () => {
-    const r = cli('--questions', 'data/questions/science.jsonl', '--answers', answers, '--study', 'questions', '--data-dir', dataDir, '--json');
+  it('gives the same as JSON', async () => {
+    const r = await cli('--questions', 'data/questions/science.jsonl', '--answers', answers, '--study', 'questions', '--data-dir', dataDir, '--json');
     expect(r.code).toBe(0);
     const j = JSON.parse(r.out) as { overall: { correct: number }; human: { study: { id: string }; beside: { subsets: { subset: string; human: { correct: number; judged: number; ci: { low: number; high: number } } }[] } } };
     expect(j.overall.correct).toBe(11);
@@ -102,14 +100,14 @@ describe('arc-studio score-answers --study', () => {
     expect(easy.human.ci.high).toBeCloseTo(0.938508, 5);
   });
 
-  it('says what is wrong: no database, no such study, --version alone', () => {
-    const none = cli('--questions', 'data/questions/science.jsonl', '--answers', answers, '--study', 'questions', '--data-dir', path.join(dir, 'nothing'));
+  it('says what is wrong: no database, no such study, --version alone', async () => {
+    const none = await cli('--questions', 'data/questions/science.jsonl', '--answers', answers, '--study', 'questions', '--data-dir', path.join(dir, 'nothing'));
     expect(none.code).not.toBe(0);
     expect(none.err).toContain(`no database in ${path.join(dir, 'nothing', 'db')}: give the --data-dir that "arc-studio serve" uses`);
-    const missing = cli('--questions', 'data/questions/science.jsonl', '--answers', answers, '--study', 'nope', '--data-dir', dataDir);
+    const missing = await cli('--questions', 'data/questions/science.jsonl', '--answers', answers, '--study', 'nope', '--data-dir', dataDir);
     expect(missing.code).not.toBe(0);
     expect(missing.err).toContain('No study "nope". Check --study, and --data-dir or DATABASE_URL.');
-    const alone = cli('--questions', 'data/questions/science.jsonl', '--answers', answers, '--version', '2');
+    const alone = await cli('--questions', 'data/questions/science.jsonl', '--answers', answers, '--version', '2');
     expect(alone.code).not.toBe(0);
     expect(alone.err).toContain('--version needs --study');
   });

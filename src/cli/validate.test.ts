@@ -1,10 +1,10 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { versionedGameId } from '../core/game';
 import { validateGame } from '../core/game/validate';
 import { games, getGame, solutions } from '../games';
+import { runCli, spawnCli } from './testing';
 
 /** The version of flux before its levels 2-4 were made chance-proof. */
 const RETIRED_FLUX = 'flux-43f2a4b18d3f';
@@ -14,17 +14,13 @@ const PYTHONPATH = path.join(VENDOR, 'python');
 const FIXTURES = path.resolve('e2e/fixtures/arc3-games');
 if (!existsSync(path.join(PYTHONPATH, 'arcengine'))) throw new Error(`the official engine must be at ${PYTHONPATH}; these tests run against it`);
 
-function cli(...args: string[]) {
-  const r = spawnSync('node', ['bin/arc-studio.mjs', ...args], {
-    encoding: 'utf8', timeout: 120_000,
-    env: { ...process.env, ARC_STUDIO_PYTHONPATH: PYTHONPATH, ARC_STUDIO_ARC3_GAMES: '', PYTHONDONTWRITEBYTECODE: '1' },
-  });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-}
+const ENV = { ARC_STUDIO_PYTHONPATH: PYTHONPATH, ARC_STUDIO_ARC3_GAMES: '', PYTHONDONTWRITEBYTECODE: '1' };
+/** In this process; the first test below runs the real binary. */
+const cli = (...args: string[]) => runCli(args, ENV);
 
 describe('arc-studio games validate', () => {
-  it('passes a level chance does not win, with every regime and the fuzz, as JSON', () => {
-    const r = cli('games', 'validate', 'glow', '--level', '3', '--steps', '20000', '--json');
+  it('passes a level chance does not win, with every regime and the fuzz, as JSON (the real binary)', () => {
+    const r = spawnCli(['games', 'validate', 'glow', '--level', '3', '--steps', '20000', '--json'], ENV);
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     const out = JSON.parse(r.out);
@@ -36,9 +32,9 @@ describe('arc-studio games validate', () => {
     expect(out.levels[0].steps_per_s_one_thread).toBeGreaterThan(0);
   });
 
-  it('fails a level chance wins, exit 1, with the same figures on worker threads as in one thread', () => {
+  it('fails a level chance wins, exit 1, with the same figures on worker threads as in one thread', async () => {
     // A retired version of flux whose level 2 chance could win (the current one it cannot).
-    const r = cli('games', 'validate', RETIRED_FLUX, '--level', '2', '--steps', '20000', '--seed', '26', '--json', '--threads', '2');
+    const r = await cli('games', 'validate', RETIRED_FLUX, '--level', '2', '--steps', '20000', '--seed', '26', '--json', '--threads', '2');
     expect(r.code).toBe(1);
     const out = JSON.parse(r.out);
     const local = validateGame(getGame(RETIRED_FLUX), { level: 1, steps: 20_000, seed: 26 });
@@ -49,8 +45,8 @@ describe('arc-studio games validate', () => {
     expect(out.levels[0].fuzz).toEqual(local.levels[0].fuzz);
   });
 
-  it('prints a table with the tutorial not judged and a verdict', () => {
-    const r = cli('games', 'validate', 'push', '--steps', '3000');
+  it('prints a table with the tutorial not judged and a verdict', async () => {
+    const r = await cli('games', 'validate', 'push', '--steps', '3000');
     expect(r.code).toBe(0);
     const lines = r.out.trim().split('\n');
     expect(lines[0]).toContain(`push (${versionedGameId(games.push)}`);
@@ -66,30 +62,30 @@ describe('arc-studio games validate', () => {
     [['games', 'validate', 'push', '--level', '7'], 2, 'level 7 does not exist in "push": it has levels 1-6.'],
     [['games', 'validate', 'push', '--clicks', 'everywhere'], 2, '--clicks must be cells or targets, not "everywhere".'],
     [['games', 'validate'], 2, 'name one game: push, glow, flux.'],
-  ])('refuses %j with a clear message', (args, code, message) => {
-    const r = cli(...args);
+  ])('refuses %j with a clear message', async (args, code, message) => {
+    const r = await cli(...args);
     expect(r.code).toBe(code);
     expect(r.err).toContain(message);
     expect(r.out).toBe('');
   });
 
-  it('runs an arcengine game on the official engine with a small budget and reports the steps run', () => {
-    const r = cli('games', 'validate', 'tg01', '--arc3-games', FIXTURES, '--steps', '300', '--json');
+  it('runs an arcengine game on the official engine with a small budget and reports the steps run', async () => {
+    const r = await cli('games', 'validate', 'tg01', '--arc3-games', FIXTURES, '--steps', '300', '--json');
     const out = JSON.parse(r.out);
     expect(out).toMatchObject({ version: 'tg01-5e1f0a27', engine: 'arcengine 0.9.3', steps: { short: 0, long: 300, fuzz: 300 }, total_steps: 900, problems: [] });
     expect(out.levels.map((l: { level: number }) => l.level)).toEqual([1, 2]);
     expect(out.levels[0].fuzz.frames).toBeGreaterThanOrEqual(150);
     // The fixture's tutorial is won by chance within a few hundred steps; exit code follows level 2.
     expect(r.code).toBe(out.levels[1].ok ? 0 : 1);
-    const text = cli('games', 'validate', 'tg01', '--arc3-games', FIXTURES, '--steps', '50', '--level', '1');
+    const text = await cli('games', 'validate', 'tg01', '--arc3-games', FIXTURES, '--steps', '50', '--level', '1');
     expect(text.out).toContain('on the official engine (arcengine 0.9.3): 50 policy steps per level and 50 fuzz steps, far below the paper');
     expect(text.out).toContain('100 steps run in');
   }, 120_000);
 });
 
 describe('arc-studio games graph', () => {
-  it('explores a level fully: its shortest solution against the recorded one and exact chances', () => {
-    const r = cli('games', 'graph', 'push', '--level', '1', '--json');
+  it('explores a level fully: its shortest solution against the recorded one and exact chances', async () => {
+    const r = await cli('games', 'graph', 'push', '--level', '1', '--json');
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     const out = JSON.parse(r.out);
@@ -100,16 +96,16 @@ describe('arc-studio games graph', () => {
     expect(out.win_probability[4].p).toBeGreaterThan(out.win_probability[0].p);
   });
 
-  it('says when the budget stopped it and gives no chances then', () => {
-    const r = cli('games', 'graph', 'push', '--level', '6', '--max-states', '1000');
+  it('says when the budget stopped it and gives no chances then', async () => {
+    const r = await cli('games', 'graph', 'push', '--level', '6', '--max-states', '1000');
     expect(r.code).toBe(0);
     expect(r.out).toContain('NOT fully explored: stopped at');
     expect(r.out).toContain('unknown, the graph was not fully explored; raise --max-states or --max-seconds.');
   });
 
-  it('needs a level, and refuses arcengine games with the reason', () => {
-    expect(cli('games', 'graph', 'push').err).toContain('name the level with --level N (from 1).');
-    const r = cli('games', 'graph', 'tg01', '--level', '1', '--arc3-games', FIXTURES);
+  it('needs a level, and refuses arcengine games with the reason', async () => {
+    expect((await cli('games', 'graph', 'push')).err).toContain('name the level with --level N (from 1).');
+    const r = await cli('games', 'graph', 'tg01', '--level', '1', '--arc3-games', FIXTURES);
     expect(r.code).toBe(1);
     expect(r.err).toContain('games graph explores built-in games only: an arcengine game shows frames, not its state');
   });

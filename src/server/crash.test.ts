@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort } from './store/pgCluster';
-import { postgresUrl } from './store/testing';
+import { postgresUrl, seedDataDir } from './store/testing';
 import { kill9, startServe } from './testing/serve';
 
 const ADMIN = 'crash-test-researcher-token-0123456789';
@@ -53,6 +53,7 @@ describe.each(targets)('serve killed with SIGKILL on $name', (target) => {
     cleanups.push(db.drop);
     const port = await freePort();
     const dataDir = path.join(tmp, 'data');
+    if (!db.url) seedDataDir(dataDir);
 
     let server = await startServe({ dataDir, dist, port, adminToken: ADMIN, databaseUrl: db.url });
     cleanups.push(() => { if (server.proc.exitCode === null) server.proc.kill('SIGKILL'); });

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from './serve';
 import { CONTENT_SECURITY_POLICY, SECURITY_HEADERS, storableText } from './http';
 import { bundledTaskDirs } from '../cli/serve';
+import { seedDataDir } from './store/testing';
 
 const ROOT = path.resolve(__dirname, '../..');
 const dir = mkdtempSync(path.join(tmpdir(), 'arc-studio-http-'));
@@ -29,6 +30,7 @@ const previous = { dist: process.env.ARC_STUDIO_DIST, token: process.env.ARC_STU
 beforeAll(async () => {
   process.env.ARC_STUDIO_DIST = dist;
   process.env.ARC_STUDIO_ADMIN_TOKEN = ADMIN;
+  seedDataDir(path.join(dir, 'data'));
   server = await startServer({
     port: 0, host: '127.0.0.1', dataDir: path.join(dir, 'data'), tasks: bundledTaskDirs('tasks'), practiceTasks: bundledTaskDirs('practice'),
     databaseUrl: '', log: () => {},

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from './serve';
 import { LoadGate, loadLimitsFromEnv, type LoadReport } from './load';
+import { seedDataDir } from './store/testing';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'arc-studio-load-'));
 const dist = path.join(dir, 'dist');
@@ -23,6 +24,7 @@ let server: { url: string; close: () => Promise<void> };
 beforeAll(async () => {
   process.env.ARC_STUDIO_DIST = dist;
   process.env.ARC_STUDIO_MAX_IN_FLIGHT = String(MAX);
+  seedDataDir(path.join(dir, 'data'));
   server = await startServer({ port: 0, host: '127.0.0.1', dataDir: path.join(dir, 'data'), tasks: [], databaseUrl: '', log: () => {} });
 }, 120_000);
 

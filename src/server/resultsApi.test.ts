@@ -12,6 +12,7 @@ import type { Store } from './store/types';
 import { createRun, gameActionData, parseActions, step, type ActionInput } from '../core/game';
 import { games, solutions } from '../games';
 import type { StudyResults } from '../core/analysis/results';
+import { seedDataDir } from './store/testing';
 
 const ROOT = path.resolve(__dirname, '../..');
 const ADMIN = 'researcher-token-for-results-0123456789';
@@ -87,6 +88,7 @@ describe('GET /api/admin/studies/:studyId/results', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'arc-results-'));
+    seedDataDir(dir);
     store = await openStore({ dataDir: dir });
     const library = new TaskLibrary();
     await library.mount(path.join(ROOT, 'data/tasks/samples'));

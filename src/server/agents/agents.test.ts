@@ -15,6 +15,7 @@ import { readRecording, recordingAgentRuns } from '../../core/formats/recording'
 import { parseBaselines, scoreRuns } from '../../core/scoring';
 import { games, solutions } from '../../games';
 import { startServer } from '../serve';
+import { seedDataDir } from '../store/testing';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const VENDOR = path.resolve(ROOT, '../shared/vendor/arc-agi-3');
@@ -33,6 +34,7 @@ beforeAll(async () => {
   process.env.ARC_STUDIO_DIST = dist;
   process.env.ARC_STUDIO_ADMIN_TOKEN = ADMIN;
   process.env.ARC_STUDIO_PYTHONPATH = path.join(VENDOR, 'python');
+  seedDataDir(path.join(dir, 'data'));
   server = await startServer({
     port: 0, host: '127.0.0.1', dataDir: path.join(dir, 'data'), tasks: [], databaseUrl: '',
     arc3Games: [path.join(VENDOR, 'environment_files')], log: () => {},

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../serve';
+import { seedDataDir } from '../store/testing';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const dir = mkdtempSync(path.join(tmpdir(), 'arc-studio-arc3-serve-'));
@@ -33,6 +34,7 @@ beforeAll(async () => {
   process.env.ARC_STUDIO_DIST = dist;
   process.env.ARC_STUDIO_ADMIN_TOKEN = ADMIN;
   process.env.ARC_STUDIO_PYTHONPATH = path.resolve(ROOT, '../shared/vendor/arc-agi-3/python');
+  seedDataDir(path.join(dir, 'data'));
   server = await startServer({ port: 0, host: '127.0.0.1', dataDir: path.join(dir, 'data'), tasks: [], studiesDir: studies, databaseUrl: '', log: (l) => lines.push(l) });
 }, 120_000);
 

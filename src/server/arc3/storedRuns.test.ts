@@ -26,7 +26,7 @@ import { exportSchemas } from '../export/schemas';
 import { Ajv2020 } from 'ajv/dist/2020';
 import { gameIds, replayWithEngine } from '../studies';
 import { openStore } from '../store/open';
-import { backends } from '../store/testing';
+import { backends, seedDataDir } from '../store/testing';
 import type { Store } from '../store/types';
 import { startArc3, type Arc3Started } from './mount';
 import { decodeStoredSteps } from './steps';
@@ -239,6 +239,7 @@ for (const backend of backends) {
       it('arc-studio games verify-session reports the same and exits 1, then 0 for a session whose runs all match', async () => {
         const dir = mkdtempSync(path.join(tmpdir(), 'arc3-verify-'));
         try {
+          seedDataDir(dir);
           const cli = await openStore({ dataDir: dir });
           await cli.saveStudy('runs', STUDY, 'file', Date.now());
           const copy = async (id: string, runs: string[]) => {

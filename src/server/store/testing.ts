@@ -1,12 +1,17 @@
 /**
  * Test helpers: the same suites run on both back ends. Each store gets a fresh schema, on one
- * PGlite per test file (starting PGlite takes seconds) or on the shared test PostgreSQL.
+ * PGlite per test file (a copy of the template the global setup made: starting PGlite cold takes
+ * seconds) or on the shared test PostgreSQL.
  */
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { inject } from 'vitest';
 import { openStore } from './open';
+import { seedDataDir as seedFromTemplate } from './pgliteTemplate';
 import type { Store } from './types';
 
 export interface Backend {
@@ -15,7 +20,28 @@ export interface Backend {
   open(): Promise<Store>;
 }
 
-let pglite: PGlite | null = null;
+let pglite: Promise<PGlite> | null = null;
+
+/**
+ * Puts a database with the migrations applied in `dataDir` (as `<dataDir>/db`), for a test that
+ * opens a data folder (`openStore({ dataDir })`, `startServer`, a spawned `serve`): a copy of the
+ * template, where a new folder would start PGlite cold.
+ */
+export function seedDataDir(dataDir: string): void {
+  const template = inject('pgliteTemplate');
+  if (!template) throw new Error('No PGlite template: run the tests with vitest (vite.config.ts names the global setup that makes it).');
+  seedFromTemplate(template, dataDir);
+}
+
+/** This test file's PGlite: a copy of the template in a folder removed when the process exits. */
+async function filePglite(): Promise<PGlite> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'arc-studio-test-pglite-'));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  seedDataDir(dir);
+  const db = new PGlite(path.join(dir, 'db'));
+  await db.waitReady;
+  return db;
+}
 
 /** The test PostgreSQL's URL; throws the reason when it could not be started. */
 export function postgresUrl(): string {
@@ -29,8 +55,8 @@ export const backends: readonly Backend[] = [
   {
     name: 'pglite',
     async open() {
-      pglite ??= new PGlite();
-      return openStore({ pglite, schema: `t_${randomBytes(6).toString('hex')}` });
+      pglite ??= filePglite();
+      return openStore({ pglite: await pglite, schema: `t_${randomBytes(6).toString('hex')}` });
     },
   },
   {
