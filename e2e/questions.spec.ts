@@ -148,7 +148,7 @@ test('a researcher adds a question item in the study editor', async ({ page, req
   await expect(picker.getByTestId('question-picker-chosen').getByRole('listitem')).toHaveCount(4);
   await picker.getByRole('button', { name: 'Use this question' }).click();
   await expect(picker).toHaveCount(0);
-  await expect(page.getByRole('button', { name: 'Question sci-009', exact: true })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Question sci-009 Change', exact: true })).toBeVisible();
   await page.getByRole('button', { name: 'Save study' }).click();
   await expect(page.getByRole('status')).toContainText('Saved as version 1');
   const def = (await (await request.get(`/api/admin/studies/${id}`, { headers: ADMIN })).json()).definition;
