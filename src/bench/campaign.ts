@@ -9,8 +9,7 @@
  *   (each session's three candidates started, the first solved, the session finished): cold
  *   (every session's digest computed from its log) and warm (the digests read back).
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { Hono } from 'hono';
@@ -20,7 +19,7 @@ import type { StudyDefinitionInput } from '../core/study/schema';
 import { createApi } from '../server/app';
 import { hashToken } from '../server/auth';
 import { TaskLibrary } from '../server/collections';
-import { startPgCluster, type PgCluster } from '../server/store/pgCluster';
+import { onPglite, onPostgres } from './databases';
 import { openStore } from '../server/store/open';
 import type { Store } from '../server/store/types';
 import { gameIds, replayWithEngine } from '../server/studies';
@@ -101,31 +100,15 @@ async function* suite(backend: string, stores: readonly Store[], library: TaskLi
 export async function* run(): AsyncGenerator<BenchResult> {
   const library = new TaskLibrary();
   await library.mount(SAMPLES);
-  const tmp = mkdtempSync(path.join(os.tmpdir(), 'arc-studio-bench-campaign-'));
-  try {
-    const store = await openStore({ dataDir: path.join(tmp, 'data') });
+  yield* onPglite('campaign', async function* (dataDir) {
+    const store = await openStore({ dataDir });
     try {
       yield* suite('pglite', [store], library);
     } finally {
       await store.close();
     }
-  } finally {
-    rmSync(tmp, { recursive: true, force: true });
-  }
-
-  let cluster: PgCluster | null = null;
-  let url = process.env.TEST_DATABASE_URL || null;
-  if (!url) {
-    try {
-      cluster = await startPgCluster();
-      url = cluster.url;
-    } catch (e) {
-      console.error(`bench campaign: PostgreSQL part skipped: ${(e as Error).message}`);
-      return;
-    }
-  }
-  const schema = `bench_campaign_${process.pid}`;
-  try {
+  });
+  yield* onPostgres('campaign', async function* (url, schema) {
     // Two server instances on one database.
     const stores = await Promise.all([0, 1].map(() => openStore({ databaseUrl: url, schema, poolSize: 10 })));
     try {
@@ -133,13 +116,5 @@ export async function* run(): AsyncGenerator<BenchResult> {
     } finally {
       for (const s of stores) await s.close();
     }
-    if (!cluster) {
-      const pg = (await import('pg')).default;
-      const c = new pg.Client({ connectionString: url });
-      await c.connect();
-      await c.query(`DROP SCHEMA ${schema} CASCADE`).finally(() => c.end());
-    }
-  } finally {
-    cluster?.stop();
-  }
+  });
 }

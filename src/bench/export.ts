@@ -5,9 +5,7 @@
  * on PGlite in a temporary folder, then on PostgreSQL (`TEST_DATABASE_URL`, else a throwaway
  * local cluster; skipped with a note when neither is available).
  */
-import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { createWriteStream } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -16,7 +14,7 @@ import { attemptsCsv } from '../server/export/attempts';
 import { exportContext, type ExportContext } from '../server/export/context';
 import { eventsJsonl } from '../server/export/events';
 import { openStore } from '../server/store/open';
-import { startPgCluster, type PgCluster } from '../server/store/pgCluster';
+import { onPglite, onPostgres } from './databases';
 import type { EventInput, Store } from '../server/store/types';
 
 const SESSIONS = 1000;
@@ -95,45 +93,20 @@ async function* suite(db: string, store: Store): AsyncGenerator<BenchResult> {
 }
 
 export async function* run(): AsyncGenerator<BenchResult> {
-  const tmp = mkdtempSync(path.join(os.tmpdir(), 'arc-studio-bench-export-'));
-  try {
-    const store = await openStore({ dataDir: path.join(tmp, 'data') });
+  yield* onPglite('export', async function* (dataDir) {
+    const store = await openStore({ dataDir });
     try {
       yield* suite('pglite', store);
     } finally {
       await store.close();
     }
-  } finally {
-    rmSync(tmp, { recursive: true, force: true });
-  }
-
-  let cluster: PgCluster | null = null;
-  let url = process.env.TEST_DATABASE_URL || null;
-  if (!url) {
-    try {
-      cluster = await startPgCluster();
-      url = cluster.url;
-    } catch (e) {
-      console.error(`bench export: PostgreSQL part skipped: ${(e as Error).message}`);
-      return;
-    }
-  }
-  const schema = `bench_export_${process.pid}`;
-  try {
+  });
+  yield* onPostgres('export', async function* (url, schema) {
     const store = await openStore({ databaseUrl: url, schema, poolSize: 4 });
     try {
       yield* suite('postgres', store);
     } finally {
       await store.close();
     }
-    if (!cluster) {
-      // An external server keeps nothing of the benchmark.
-      const pg = (await import('pg')).default;
-      const c = new pg.Client({ connectionString: url });
-      await c.connect();
-      await c.query(`DROP SCHEMA ${schema} CASCADE`).finally(() => c.end());
-    }
-  } finally {
-    cluster?.stop();
-  }
+  });
 }
