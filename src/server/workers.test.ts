@@ -24,13 +24,8 @@ function serve(args: string[], env: NodeJS.ProcessEnv): { proc: ChildProcess; ou
   return { proc, output: () => out };
 }
 
-const until = async (what: string, ok: () => boolean | Promise<boolean>, ms = 60_000) => {
-  const end = Date.now() + ms;
-  while (!(await ok())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-};
+/** Waits until `ok` holds (polled by vitest); a failure names what was awaited. */
+const until = (what: string, ok: () => boolean | Promise<boolean>, ms = 60_000) => expect.poll(ok, { timeout: ms, message: `waiting for ${what}` }).toBe(true);
 
 const children = (pid: number): number[] => {
   try {

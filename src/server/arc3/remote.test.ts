@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { RemoteArc3Source } from './remote';
 import { Arc3Error, Arc3Pool, type Arc3Action, type Arc3FrameData } from './worker';
 
@@ -99,14 +99,11 @@ beforeAll(async () => {
   server.stdout!.on('data', (t: Buffer) => (serverLog += t.toString()));
   server.stderr!.on('data', (t: Buffer) => (serverLog += t.toString()));
   pool = new Arc3Pool({ gameDirs: [GAMES], pythonPath: PYTHONPATH, size: 1 });
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    if (server.exitCode !== null) throw new Error(`the toolkit server stopped (exit code ${server.exitCode}): ${serverLog}`);
-    const up = await fetch(`${baseUrl}/api/healthcheck`).then((r) => r.ok, () => false);
-    if (up) break;
-    if (Date.now() > deadline) throw new Error(`the toolkit server did not answer within 30 s: ${serverLog}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  // Up once its health check answers; a server that stopped says so with its log.
+  await vi.waitFor(async () => {
+    if (server!.exitCode !== null) throw new Error(`the toolkit server stopped (exit code ${server!.exitCode}): ${serverLog}`);
+    if (!(await fetch(`${baseUrl}/api/healthcheck`).then((r) => r.ok, () => false))) throw new Error(`the toolkit server does not answer its health check yet: ${serverLog}`);
+  }, { timeout: 30_000, interval: 100 });
 }, 40_000);
 
 afterAll(async () => {
