@@ -7,7 +7,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import { withoutAnswers } from '../../core/formats/arcTask';
 import type { CreatedSession, FinishResult, SessionItem, SessionView, StudyIntro } from '../../core/protocol/api';
-import { poolOf, questionRefs } from '../../core/study/schema';
+import { itemLimits, poolOf, questionRefs } from '../../core/study/schema';
 import { createDrawnSession, drawCount, settleClaims } from '../campaign/assign';
 import { sessionOrder } from '../../core/study/shuffle';
 import { ITEM_END, ITEM_START, effectiveState, sessionBudget, sessionProgress } from '../../core/study/rules';
@@ -175,7 +175,8 @@ export function sessionRoutes(ctx: StudyContext): Hono {
     const skipped = new Set(sessionProgress(study, session.order, marks, undefined, { createdAt: session.createdAt, now: t }).items.filter((i) => i.skipped).map((i) => i.id));
     return items.filter((i, pos) => {
       if (i.kind === 'page' || i.finished || skipped.has(i.id)) return false;
-      const hard = itemLimitsOf(study, study.items[session.order[pos]] as { softMinutes?: number; hardMinutes?: number }).hardMinutes;
+      // Surveys have no hard limit; every other item's limit is the study's rule.
+      const hard = itemLimits(study, study.items[session.order[pos]]).hardMinutes;
       return !(i.kind !== 'survey' && i.startedAt !== null && t - i.startedAt > hard * 60_000);
     }).map((i) => i.id);
   }
