@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'react';
 import { useParams } from 'wouter';
 import { toJsonl, type LogEvent } from '../../core/log/events';
 import type { GameState } from '../../core/game';
@@ -26,6 +26,7 @@ import { usePlayer } from '../player/store';
 import { taskFinished } from '../../core/log/gridPlayer';
 import { deviceProblem, type Screen } from '../../core/study/devices';
 import { budgetLeft, sessionBudget, type SessionBudget } from './budget';
+import { initialRunState, onItems, runReducer, screenOf } from './runMachine';
 
 interface Running {
   readonly outbox: Outbox;
@@ -262,25 +263,18 @@ function describeLastFrom(view: SessionView, history: readonly LogEvent[]): Map<
 
 function StudyRun({ run, onDone, onWithdrawn }: { run: Running; onDone: (code: string, redirect: string | null, timeUpMinutes: number | null) => void; onWithdrawn: (r: WithdrawResult) => void }) {
   const { outbox, view } = run;
-  const [index, setIndex] = useState(run.start.index);
-  const [instructionsDone, setInstructionsDone] = useState(run.start.instructionsDone);
-  const [finishing, setFinishing] = useState(false);
-  const [finishError, setFinishError] = useState<string | null>(null);
-  /** The hard limit of the item just closed by it (minutes), shown until the participant goes on. */
-  const [timeUp, setTimeUp] = useState<number | null>(null);
-  const [sessionTimeUp, setSessionTimeUp] = useState(false);
-  const [budget, setBudget] = useState(run.budget);
-  const finishStarted = useRef(false);
-  const [withdrawing, setWithdrawing] = useState(false);
-  /** The item whose last written description is asked for, after it ended. */
-  const [describing, setDescribing] = useState<Extract<SessionItem, { kind: 'task' | 'game' }> | null>(() => {
+  const items = view.items;
+  const [state, dispatch] = useReducer(runReducer<DescribableItem>, run, (r) => initialRunState<DescribableItem>({
+    index: r.start.index,
+    instructionsDone: r.start.instructionsDone,
     // A reload on an item's last description (the item ended, the description not saved) asks again.
-    const prev = run.start.instructionsDone ? run.view.items[run.start.index - 1] : undefined;
-    return prev && (prev.kind === 'task' || prev.kind === 'game') && run.describeLast.get(prev.id) && run.history.some((e) => e.kind === 'item.end' && e.data.item === prev.id) ? prev : null;
-  });
+    describing: pendingDescription(r),
+    budget: r.budget,
+  }));
+  const { index, finishing, sessionTimeUp, budget } = state;
+  const finishStarted = useRef(false);
   const endLogged = useRef(run.history.some((e) => e.kind === 'session.end'));
   const status = outbox.status();
-  const items = view.items;
   const counted = items.filter((i) => i.kind !== 'page');
   const position = items.slice(0, index).filter((i) => i.kind !== 'page').length;
 
@@ -294,8 +288,7 @@ function StudyRun({ run, onDone, onWithdrawn }: { run: Running; onDone: (code: s
   const finish = useCallback(async () => {
     if (finishStarted.current) return;
     finishStarted.current = true;
-    setFinishing(true);
-    setFinishError(null);
+    dispatch({ type: 'finish_start' });
     if (!endLogged.current) {
       endLogged.current = true;
       outbox.append('session.end', { wallClock: new Date().toISOString() });
@@ -305,7 +298,7 @@ function StudyRun({ run, onDone, onWithdrawn }: { run: Running; onDone: (code: s
         await outbox.drained();
       } catch (e) {
         // Disposed: the page is going away, and the next load finishes the session.
-        if (!(e instanceof OutboxDisposedError)) setFinishError((e as Error).message);
+        if (!(e instanceof OutboxDisposedError)) dispatch({ type: 'finish_failed', message: (e as Error).message });
         finishStarted.current = false;
         return;
       }
@@ -316,7 +309,7 @@ function StudyRun({ run, onDone, onWithdrawn }: { run: Running; onDone: (code: s
       } catch (e) {
         const retry = !(e instanceof ApiError) || e.status === 0 || e.status >= 500 || e.code === 'events_pending';
         if (!retry || attempt >= 20) {
-          setFinishError(`The server could not close the session: ${(e as Error).message}`);
+          dispatch({ type: 'finish_failed', message: `The server could not close the session: ${(e as Error).message}` });
           finishStarted.current = false;
           return;
         }
@@ -335,32 +328,25 @@ function StudyRun({ run, onDone, onWithdrawn }: { run: Running; onDone: (code: s
       if (budgetLeft(budget, outbox.now()) <= 0 && !finishing && index < items.length) {
         const item = items[index];
         if (item) outbox.append('item.end', { item: item.id, reason: 'session_time' });
-        setSessionTimeUp(true);
-        setTimeUp(null);
-        setIndex(items.length);
+        dispatch({ type: 'session_time_up', items: items.length });
       }
     }, 1000);
     return () => clearInterval(id);
   }, [outbox, budget, items, index, finishing]);
 
   const ended = useRef(new Set<string>());
-  /** The next item is being looked up (whether the time left still allows it). */
-  const [moving, setMoving] = useState(false);
   const moveOn = useCallback(() => {
-    if (moving) return;
-    setDescribing(null);
-    setMoving(true);
+    if (state.moving) return;
+    dispatch({ type: 'move_start' });
     void nextPosition(run, index + 1).then(({ to, view: fresh }) => {
-      if (fresh) setBudget(sessionBudget(fresh, outbox.now()));
       enterItem(run, items[to]);
-      setIndex(to);
-      setMoving(false);
+      dispatch({ type: 'moved', to, budget: fresh ? sessionBudget(fresh, outbox.now()) : null });
     });
-  }, [items, index, run, outbox, moving]);
+  }, [items, index, run, outbox, state.moving]);
   /** Goes to the next item, after the item's last written description when it asks for one. */
   const advance = useCallback(() => {
     const item = items[index];
-    if (item && (item.kind === 'task' || item.kind === 'game') && run.describeLast.get(item.id)) setDescribing(item);
+    if (item && (item.kind === 'task' || item.kind === 'game') && run.describeLast.get(item.id)) dispatch({ type: 'describe', item });
     else moveOn();
   }, [items, index, run, moveOn]);
   const next = useCallback((reason: string) => {
@@ -370,7 +356,7 @@ function StudyRun({ run, onDone, onWithdrawn }: { run: Running; onDone: (code: s
     ended.current.add(item.id);
     outbox.append('item.end', { item: item.id, reason });
     // The hard limit says what happened before the study moves on.
-    if (reason === 'time_up' && item.kind !== 'page' && item.kind !== 'survey') setTimeUp(item.limits.hardMinutes);
+    if (reason === 'time_up' && item.kind !== 'page' && item.kind !== 'survey') dispatch({ type: 'item_time_up', minutes: item.limits.hardMinutes });
     else advance();
   }, [items, index, outbox, advance]);
 
@@ -384,60 +370,29 @@ function StudyRun({ run, onDone, onWithdrawn }: { run: Running; onDone: (code: s
     onWithdrawn(r);
   };
 
+  const screen = screenOf(state, items.length);
   let body: React.ReactNode;
-  if (describing) {
-    const d = describing.describe;
+  if (screen === 'describe' && state.describing) {
+    const describing = state.describing;
     body = (
-      <Centered>
-        <div className="w-full max-w-2xl rounded-xl border border-slate-800 bg-slate-900/70 p-8">
-          <DescribeForm log={outbox} sessionId={run.record.id} token={run.record.token} item={describing.id} stage="last" prompt={d?.prompt ?? ''}
-            resume={run.history} onSaved={() => {
-              run.describeLast.delete(describing.id);
-              // After a reload the study is already on the next item.
-              if (items[index]?.id === describing.id) moveOn(); else setDescribing(null);
-            }} />
-        </div>
-      </Centered>
+      <LastDescriptionScreen run={run} item={describing} onSaved={() => {
+        run.describeLast.delete(describing.id);
+        // After a reload the study is already on the next item.
+        if (items[index]?.id === describing.id) moveOn(); else dispatch({ type: 'described' });
+      }} />
     );
-  } else if (finishError) {
-    body = <Centered><FinishError message={finishError} outbox={outbox} onRetry={outbox.status.getState().fatal ? null : () => void finish()} /></Centered>;
-  } else if (timeUp !== null) {
-    body = (
-      <Centered>
-        <div role="alertdialog" aria-labelledby="time-up-title" className="w-full max-w-xl rounded-xl border border-amber-500/50 bg-slate-900/80 p-8" data-testid="time-up">
-          <h1 id="time-up-title" className="text-2xl font-semibold text-white">Time is up for this item</h1>
-          <p className="mt-3 text-slate-200">
-            This item closes after {timeUp} {timeUp === 1 ? 'minute' : 'minutes'}, so the study moves on to the next one. Everything you did on this item is saved.
-          </p>
-          <div className="mt-6 flex justify-end"><Button tone="primary" onClick={() => { setTimeUp(null); advance(); }}>Continue</Button></div>
-        </div>
-      </Centered>
-    );
-  } else if (finishing || index >= items.length) {
-    body = (
-      <Centered>
-        <div className="text-center">
-          {sessionTimeUp && <p className="mb-3 text-slate-200" role="status">The study's time limit of {view.study.limits.sessionMinutes} minutes has been reached, so it ends here.</p>}
-          <p className="text-lg text-white">Saving your answers…</p>
-          <p className="mt-2 text-sm text-slate-400" data-testid="saving">{status.pending > 0 ? `${status.pending} actions still to send. Keep this page open.` : 'Almost done.'}</p>
-        </div>
-      </Centered>
-    );
-  } else if (!instructionsDone) {
-    body = (
-      <Centered>
-        <div className="w-full max-w-2xl rounded-xl border border-slate-800 bg-slate-900/70 p-8">
-          <h1 className="mb-4 text-2xl font-semibold text-white">Instructions</h1>
-          <div className="text-slate-200"><Markdown text={view.study.instructions} /></div>
-          <div className="mt-6 flex justify-end">
-            <Button tone="primary" onClick={() => { outbox.append('instructions.done', {}); enterItem(run, items[index]); setInstructionsDone(true); }}>Begin</Button>
-          </div>
-        </div>
-      </Centered>
-    );
+  } else if (screen === 'finish_error' && state.finishError !== null) {
+    body = <Centered><FinishError message={state.finishError} outbox={outbox} onRetry={outbox.status.getState().fatal ? null : () => void finish()} /></Centered>;
+  } else if (screen === 'time_up' && state.timeUp !== null) {
+    body = <TimeUpScreen minutes={state.timeUp} onContinue={() => { dispatch({ type: 'time_up_seen' }); advance(); }} />;
+  } else if (screen === 'saving') {
+    body = <SavingScreen sessionMinutes={sessionTimeUp ? view.study.limits.sessionMinutes : null} pending={status.pending} />;
+  } else if (screen === 'instructions') {
+    body = <InstructionsScreen markdown={view.study.instructions} onBegin={() => { outbox.append('instructions.done', {}); enterItem(run, items[index]); dispatch({ type: 'begin' }); }} />;
   } else {
     body = <div className="h-full" data-item={items[index].id} data-kind={items[index].kind}><ItemView key={items[index].id} run={run} item={items[index]} onNext={next} showTimeLeft={view.study.showTimeLeft} /></div>;
   }
+  const active = onItems(state, items.length);
 
   return (
     <div className="flex h-full flex-col">
@@ -446,8 +401,8 @@ function StudyRun({ run, onDone, onWithdrawn }: { run: Running; onDone: (code: s
         <span className="min-w-0 font-semibold text-slate-100" data-testid="study-title">{view.study.title}</span>
         {/* On a phone the controls wrap among themselves too, so the header stays as wide as the screen. */}
         <div className="ml-auto flex flex-wrap items-center justify-end gap-x-3 gap-y-1 text-xs text-slate-400">
-          {!finishing && index < items.length && <Button tone="ghost" className="h-7 whitespace-nowrap text-xs" onClick={() => { outbox.append('withdraw.open', {}); setWithdrawing(true); }}>Withdraw from study</Button>}
-          {!finishing && index < items.length && instructionsDone && <BudgetClock budget={budget} outbox={outbox} />}
+          {active && <Button tone="ghost" className="h-7 whitespace-nowrap text-xs" onClick={() => { outbox.append('withdraw.open', {}); dispatch({ type: 'withdraw_open' }); }}>Withdraw from study</Button>}
+          {active && state.instructionsDone && <BudgetClock budget={budget} outbox={outbox} />}
           <span className="whitespace-nowrap" data-testid="study-progress">{Math.min(position + (items[index]?.kind === 'page' ? 0 : 1), counted.length)} of {counted.length}</span>
           <div className="h-1.5 w-20 overflow-hidden rounded-full bg-slate-700 sm:w-48" role="progressbar" aria-label="Study progress" aria-valuemin={0} aria-valuemax={counted.length} aria-valuenow={position}>
             <div className="h-full bg-emerald-400 transition-all" style={{ width: `${(100 * position) / Math.max(1, counted.length)}%` }} />
@@ -459,7 +414,7 @@ function StudyRun({ run, onDone, onWithdrawn }: { run: Running; onDone: (code: s
           The connection to the server is lost. Keep going: your work is saved in this browser and will be sent when the connection returns ({status.pending} waiting).
         </div>
       )}
-      {status.fatal && !finishError && (
+      {status.fatal && state.finishError === null && (
         <div role="alert" className="flex items-center justify-center gap-3 bg-rose-700 px-4 py-1.5 text-center text-sm text-white" data-testid="fatal-banner">
           <span>{status.fatal}</span>
           <Button onClick={() => void downloadLog(outbox)}>Download your actions</Button>
@@ -468,23 +423,81 @@ function StudyRun({ run, onDone, onWithdrawn }: { run: Running; onDone: (code: s
       <main className="relative min-h-0 flex-1">
         {body}
         {/* The item that ended stays under a veil until the next one is known: the screen never goes blank between items. */}
-        {moving && (
+        {state.moving && (
           <div className="absolute inset-0 flex items-center justify-center bg-slate-950/70" data-testid="moving-on">
             <p role="status" className="rounded-lg border border-slate-700 bg-slate-900 px-4 py-2 text-slate-200">Loading the next item…</p>
           </div>
         )}
       </main>
-      {withdrawing && <WithdrawDialog onWithdraw={withdraw} onCancel={() => { outbox.append('withdraw.cancel', {}); setWithdrawing(false); }} />}
+      {state.withdrawing && <WithdrawDialog onWithdraw={withdraw} onCancel={() => { outbox.append('withdraw.cancel', {}); dispatch({ type: 'withdraw_cancel' }); }} />}
     </div>
   );
 }
 
-/** The session could not be closed: what happened, the session's id, and every action to download. */
+type DescribableItem = Extract<SessionItem, { kind: 'task' | 'game' }>;
+
+/** The item whose last description a reload interrupted: it ended, its description is not in the log. */
+function pendingDescription(run: Running): DescribableItem | null {
+  const prev = run.start.instructionsDone ? run.view.items[run.start.index - 1] : undefined;
+  return prev && (prev.kind === 'task' || prev.kind === 'game') && run.describeLast.get(prev.id) && run.history.some((e) => e.kind === 'item.end' && e.data.item === prev.id) ? prev : null;
+}
+
+function LastDescriptionScreen({ run, item, onSaved }: { run: Running; item: DescribableItem; onSaved: () => void }) {
+  return (
+    <Centered>
+      <div className="w-full max-w-2xl rounded-xl border border-slate-800 bg-slate-900/70 p-8">
+        <DescribeForm log={run.outbox} sessionId={run.record.id} token={run.record.token} item={item.id} stage="last" prompt={item.describe?.prompt ?? ''}
+          resume={run.history} onSaved={onSaved} />
+      </div>
+    </Centered>
+  );
+}
+
+function TimeUpScreen({ minutes, onContinue }: { minutes: number; onContinue: () => void }) {
+  return (
+    <Centered>
+      <div role="alertdialog" aria-labelledby="time-up-title" className="w-full max-w-xl rounded-xl border border-amber-500/50 bg-slate-900/80 p-8" data-testid="time-up">
+        <h1 id="time-up-title" className="text-2xl font-semibold text-white">Time is up for this item</h1>
+        <p className="mt-3 text-slate-200">
+          This item closes after {minutes} {minutes === 1 ? 'minute' : 'minutes'}, so the study moves on to the next one. Everything you did on this item is saved.
+        </p>
+        <div className="mt-6 flex justify-end"><Button tone="primary" onClick={onContinue}>Continue</Button></div>
+      </div>
+    </Centered>
+  );
+}
+
+/** The session is being closed; `sessionMinutes` when its time budget ended it. */
+function SavingScreen({ sessionMinutes, pending }: { sessionMinutes: number | null; pending: number }) {
+  return (
+    <Centered>
+      <div className="text-center">
+        {sessionMinutes !== null && <p className="mb-3 text-slate-200" role="status">The study's time limit of {sessionMinutes} minutes has been reached, so it ends here.</p>}
+        <p className="text-lg text-white">Saving your answers…</p>
+        <p className="mt-2 text-sm text-slate-400" data-testid="saving">{pending > 0 ? `${pending} actions still to send. Keep this page open.` : 'Almost done.'}</p>
+      </div>
+    </Centered>
+  );
+}
+
+function InstructionsScreen({ markdown, onBegin }: { markdown: string; onBegin: () => void }) {
+  return (
+    <Centered>
+      <div className="w-full max-w-2xl rounded-xl border border-slate-800 bg-slate-900/70 p-8">
+        <h1 className="mb-4 text-2xl font-semibold text-white">Instructions</h1>
+        <div className="text-slate-200"><Markdown text={markdown} /></div>
+        <div className="mt-6 flex justify-end"><Button tone="primary" onClick={onBegin}>Begin</Button></div>
+      </div>
+    </Centered>
+  );
+}
+
 /** Offers every event of the session this browser holds as a JSONL file. */
 async function downloadLog(outbox: Outbox): Promise<void> {
   downloadText(`arc-studio-session-${outbox.sessionId}.jsonl`, toJsonl(await outbox.log()));
 }
 
+/** The session could not be closed: what happened, the session's id, and every action to download. */
 function FinishError({ message, outbox, onRetry }: { message: string; outbox: Outbox; onRetry: (() => void) | null }) {
   return (
     <div role="alert" className="max-w-xl rounded-lg border border-rose-500/50 bg-rose-950/60 p-5 text-rose-100" data-testid="finish-error">
