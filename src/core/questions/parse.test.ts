@@ -70,7 +70,7 @@ describe('problems name the place, the field and the reason', () => {
       'broken.jsonl:7 choices: is missing; give it at the top level or inside "question"',
       'broken.jsonl:8 id: "ok" is already used at broken.jsonl:1; ids must be unique within a file',
       'broken.jsonl:9 id: is missing (expected string)',
-      'broken.jsonl:10: has neither "question" (AI2 ARC) nor "prompt" (ARB-style); see the README section "Question items" for the formats',
+      'broken.jsonl:10: has neither "question" (AI2 ARC) nor "prompt" (ARB-style); see "Question items" in docs/researchers.md for the formats',
       'broken.jsonl:11: is a list; an item is an object with "question" (AI2 ARC) or "prompt" (ARB-style)',
       'broken.jsonl:12 question: must be the question text, or an object with "stem" (and "choices")',
     ]);

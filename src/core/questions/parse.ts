@@ -113,7 +113,7 @@ export function validateQuestion(json: unknown, fileSubset?: string): ItemParse 
   }
   if ('prompt' in json) return fromArb(json);
   if ('question' in json) return fromAi2(json, fileSubset);
-  return fail('', 'has neither "question" (AI2 ARC) nor "prompt" (ARB-style); see the README section "Question items" for the formats');
+  return fail('', 'has neither "question" (AI2 ARC) nor "prompt" (ARB-style); see "Question items" in docs/researchers.md for the formats');
 }
 
 function fromAi2(json: object, fileSubset: string | undefined): ItemParse {
