@@ -15,6 +15,11 @@ export const CHROMIUM_ARGS = [
 const PORT = Number(process.env.E2E_PORT ?? 4399);
 /** The researcher token of the test server; tests read it from the environment. */
 process.env.E2E_ADMIN_TOKEN ??= 'e2e-researcher-token-0123456789abcdef';
+/**
+ * A busy machine slows every write of the servers under test (spawned ones too): they refuse a
+ * standing queue only past a minute of wait; `load.test.ts` tests the refusal with its own limits.
+ */
+process.env.ARC_STUDIO_MAX_WAIT_MS ??= '60000';
 
 export default defineConfig({
   testDir: 'e2e',

@@ -29,7 +29,7 @@ export default defineConfig({
     pool: 'forks',
     maxWorkers: Number(process.env.ARC_STUDIO_TEST_WORKERS) || 2,
     // A busy machine delays every event loop: servers under test (spawned ones too) refuse as
-    // overloaded only past a minute of lag; load.test.ts tests the refusal with its own limits.
-    env: { ARC_STUDIO_MAX_LAG_MS: '60000' },
+    // overloaded only past a minute of lag or of queue wait; load.test.ts tests the refusal with its own limits.
+    env: { ARC_STUDIO_MAX_LAG_MS: '60000', ARC_STUDIO_MAX_WAIT_MS: '60000' },
   },
 });

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from './serve';
-import { LoadGate, loadLimitsFromEnv, type LoadReport } from './load';
+import { isParticipantWrite, LoadGate, loadLimitsFromEnv, QueueWatch, type LoadReport } from './load';
 import { seedDataDir } from './store/testing';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'arc-studio-load-'));
@@ -76,7 +76,7 @@ describe('overload', () => {
   });
 
   it('counts a busy event loop as overload', async () => {
-    const gate = new LoadGate({ maxInFlight: 100, maxLagMs: 50 });
+    const gate = new LoadGate({ maxInFlight: 100, maxLagMs: 50, maxWaitMs: 60_000 });
     try {
       expect(gate.report().overloaded).toBe(false);
       const until = Date.now() + 300;
@@ -89,8 +89,43 @@ describe('overload', () => {
   });
 
   it('reads its limits from the environment, and names a bad variable', () => {
-    expect(loadLimitsFromEnv({})).toEqual({ maxInFlight: 1024, maxLagMs: 1000 });
-    expect(loadLimitsFromEnv({ ARC_STUDIO_MAX_IN_FLIGHT: '64', ARC_STUDIO_MAX_LAG_MS: '250' })).toEqual({ maxInFlight: 64, maxLagMs: 250 });
+    expect(loadLimitsFromEnv({})).toEqual({ maxInFlight: 1024, maxLagMs: 1000, maxWaitMs: 500 });
+    expect(loadLimitsFromEnv({ ARC_STUDIO_MAX_IN_FLIGHT: '64', ARC_STUDIO_MAX_LAG_MS: '250', ARC_STUDIO_MAX_WAIT_MS: '200' })).toEqual({ maxInFlight: 64, maxLagMs: 250, maxWaitMs: 200 });
     expect(() => loadLimitsFromEnv({ ARC_STUDIO_MAX_LAG_MS: 'soon' })).toThrow(/ARC_STUDIO_MAX_LAG_MS=soon is not a positive whole number/);
+  });
+
+  it('judges a standing queue by the fastest write of each second: a burst passes, a queue that does not drain refuses until it has', () => {
+    const q = new QueueWatch(500, 0);
+    // A burst: most writes wait long, one is answered at once.
+    for (const [wait, at] of [[900, 100], [950, 200], [20, 300], [1200, 400]]) q.answered(wait, at);
+    q.tick(1000);
+    expect([q.standing, q.lastFastest()]).toEqual([false, 20]);
+    // A standing queue: even the fastest of the second waited past the limit.
+    for (const [wait, at] of [[700, 1100], [650, 1300], [800, 1500], [720, 1900]]) q.answered(wait, at);
+    q.tick(2000);
+    expect([q.standing, q.lastFastest()]).toEqual([true, 650]);
+    // Refusing: the writes still queued are answered late, so it goes on refusing while they drain.
+    for (const [wait, at] of [[1500, 2100], [1400, 2200], [1300, 2300], [1200, 2400]]) q.answered(wait, at);
+    q.tick(3000);
+    expect(q.standing).toBe(true);
+    // Drained: too few writes in a second to judge, and admitting starts again.
+    q.answered(1000, 3100);
+    q.tick(4000);
+    expect([q.standing, q.lastFastest()]).toEqual([false, null]);
+    // An interval is judged only once it is over.
+    for (const at of [4100, 4200, 4300, 4400]) q.answered(900, at);
+    q.tick(4999);
+    expect(q.standing).toBe(false);
+    q.tick(5000);
+    expect(q.standing).toBe(true);
+  });
+
+  it('watches participants\' writes only: reads and downloads take long by nature', () => {
+    expect(isParticipantWrite('POST', '/api/sessions/s1/events')).toBe(true);
+    expect(isParticipantWrite('POST', '/api/studies/sample/sessions')).toBe(true);
+    expect(isParticipantWrite('POST', '/api/sessions/s1/runs/r1/actions')).toBe(true);
+    expect(isParticipantWrite('GET', '/api/sessions/s1')).toBe(false);
+    expect(isParticipantWrite('GET', '/api/admin/studies/sample/export?format=zip')).toBe(false);
+    expect(isParticipantWrite('POST', '/api/admin/studies')).toBe(false);
   });
 });

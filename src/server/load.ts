@@ -3,9 +3,14 @@
  * participant wait (and goes on working for clients that gave up long ago); this one answers
  * 503 with `Retry-After` at once, so browsers back off and what is admitted stays fast.
  *
- * Capacity is judged on two figures: requests in progress (admitted and not yet answered) and
- * the event loop's delay (how late a timer fires, the worst over the last second: a busy thread
- * answers everything late). `/api/health` is always answered and reports both, and static files are
+ * Capacity is judged on three figures: requests in progress (admitted and not yet answered), the
+ * event loop's delay (how late a timer fires, the worst over the last second: a busy thread
+ * answers everything late) and the standing queue of participants' writes: when even the
+ * fastest of the writes answered in the last second took longer than `maxWaitMs`, every write
+ * waits behind a queue that is not draining (the database or the workers are behind, not a
+ * burst), so new requests are refused until a second passes in which one is answered in time.
+ * Refusing early keeps what is admitted fast and the server's throughput near its capacity,
+ * instead of every request waiting its turn in a queue that only grows. `/api/health` is always answered and reports both, and static files are
  * never refused. A request whose client has already gone is dropped before any work. The limits
  * are documented in docs/api.md ("Overload") and docs/deploy.md.
  */
@@ -16,14 +21,17 @@ export interface LoadLimits {
   readonly maxInFlight: number;
   /** Event-loop delay (the worst over the last second, ms) past which new API requests get 503. */
   readonly maxLagMs: number;
+  /** The fastest participant write of the last second (ms, admitted to answered) past which new API requests get 503. */
+  readonly maxWaitMs: number;
 }
 
-export const DEFAULT_LOAD_LIMITS: LoadLimits = { maxInFlight: 1024, maxLagMs: 1000 };
+export const DEFAULT_LOAD_LIMITS: LoadLimits = { maxInFlight: 1024, maxLagMs: 1000, maxWaitMs: 500 };
 
 /** Environment variables that change the limits. */
 export const LOAD_VARIABLES = {
   ARC_STUDIO_MAX_IN_FLIGHT: 'maxInFlight',
   ARC_STUDIO_MAX_LAG_MS: 'maxLagMs',
+  ARC_STUDIO_MAX_WAIT_MS: 'maxWaitMs',
 } as const satisfies Record<string, keyof LoadLimits>;
 
 /** The limits with the environment's overrides; throws a message naming a bad variable. */
@@ -46,6 +54,9 @@ export interface LoadReport {
   /** Event-loop delay, the worst over the last second, ms. */
   readonly eventLoopLagMs: number;
   readonly maxLagMs: number;
+  /** The fastest participant write answered in the last full second, ms (null: none was). */
+  readonly queueWaitMs: number | null;
+  readonly maxWaitMs: number;
   /** Whether new API requests are being refused now. */
   readonly overloaded: boolean;
   /** Requests refused with 503 since the server started. */
@@ -58,6 +69,55 @@ const HEALTH = '/api/health';
 /** How often the delay is measured; the figure is the worst of the last {@link WINDOW} samples. */
 const SAMPLE_MS = 100;
 const WINDOW = 10;
+/** How long the fastest write is watched before the queue is judged standing (or not). */
+const QUEUE_INTERVAL_MS = 1000;
+/** Writes an interval needs before its fastest says anything of the queue. */
+const QUEUE_MIN_SAMPLES = 4;
+
+/** Participants' writes: what a standing queue delays (reads, exports and downloads take long by nature). */
+export function isParticipantWrite(method: string | undefined, url: string): boolean {
+  return method === 'POST' && (url.startsWith('/api/sessions/') || (url.startsWith('/api/studies/') && url.includes('/sessions')));
+}
+
+/**
+ * The standing-queue judge: the fastest write answered in each interval. A burst leaves some
+ * write fast; a queue that does not drain makes even the fastest slow.
+ */
+export class QueueWatch {
+  private fastest = Infinity;
+  private samples = 0;
+  private intervalStart: number;
+  private last: number | null = null;
+  standing = false;
+
+  constructor(private readonly maxWaitMs: number, now: number) {
+    this.intervalStart = now;
+  }
+
+  /** A write answered `waitedMs` after it was admitted, at time `now`. */
+  answered(waitedMs: number, now: number): void {
+    this.tick(now);
+    this.fastest = Math.min(this.fastest, waitedMs);
+    this.samples++;
+  }
+
+  /** Closes the interval when it is over, and judges the queue by it. */
+  tick(now: number): void {
+    if (now - this.intervalStart < QUEUE_INTERVAL_MS) return;
+    const judged = this.samples >= QUEUE_MIN_SAMPLES;
+    this.last = judged ? this.fastest : null;
+    // Too few writes to judge: refusing stops once nothing is answered late any more.
+    this.standing = judged && this.fastest > this.maxWaitMs;
+    this.fastest = Infinity;
+    this.samples = 0;
+    this.intervalStart = now;
+  }
+
+  /** The fastest write of the last judged interval, ms. */
+  lastFastest(): number | null {
+    return this.last;
+  }
+}
 
 export class LoadGate {
   private inFlight = 0;
@@ -66,11 +126,14 @@ export class LoadGate {
   private readonly lags: number[] = [];
   private lagMs = 0;
   private readonly sampler: NodeJS.Timeout;
+  private readonly queue: QueueWatch;
 
   constructor(readonly limits: LoadLimits, private readonly headers: Readonly<Record<string, string>> = {}) {
     let expected = performance.now() + SAMPLE_MS;
+    this.queue = new QueueWatch(limits.maxWaitMs, performance.now());
     this.sampler = setInterval(() => {
       const now = performance.now();
+      this.queue.tick(now);
       this.lags.push(Math.max(0, now - expected));
       if (this.lags.length > WINDOW) this.lags.shift();
       this.lagMs = Math.max(...this.lags);
@@ -82,12 +145,13 @@ export class LoadGate {
   report(): LoadReport {
     return {
       inFlight: this.inFlight, maxInFlight: this.limits.maxInFlight, eventLoopLagMs: Math.round(this.lagMs),
-      maxLagMs: this.limits.maxLagMs, overloaded: this.overloaded(), refused: this.refused, dropped: this.dropped,
+      maxLagMs: this.limits.maxLagMs, queueWaitMs: this.queue.lastFastest() === null ? null : Math.round(this.queue.lastFastest()!),
+      maxWaitMs: this.limits.maxWaitMs, overloaded: this.overloaded(), refused: this.refused, dropped: this.dropped,
     };
   }
 
   private overloaded(): boolean {
-    return this.inFlight >= this.limits.maxInFlight || this.lagMs > this.limits.maxLagMs;
+    return this.inFlight >= this.limits.maxInFlight || this.lagMs > this.limits.maxLagMs || this.queue.standing;
   }
 
   /**
@@ -115,7 +179,12 @@ export class LoadGate {
       return false;
     }
     this.inFlight++;
-    res.once('close', () => { this.inFlight--; });
+    const write = isParticipantWrite(req.method, url);
+    const admitted = write ? performance.now() : 0;
+    res.once('close', () => {
+      this.inFlight--;
+      if (write && res.writableFinished) this.queue.answered(performance.now() - admitted, performance.now());
+    });
     return true;
   }
 

@@ -92,6 +92,9 @@ export function poolSizeFromEnv(env: Record<string, string | undefined>): number
   return n;
 }
 
+/** How long `close` lets requests in progress finish before it ends their connections. */
+const CLOSE_GRACE_MS = 5_000;
+
 export async function startServer(opts: ServeOptions): Promise<{ url: string; login: string; close: () => Promise<void> }> {
   const log = opts.log ?? ((line: string) => console.log(line));
   // What one participant may send (docs/api.md, "Limits"); a bad variable stops the start with its name.
@@ -212,6 +215,12 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; lo
     url,
     /** The researcher login line, for the command to print last. */
     login: adminLoginMessage(admin, url),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())).then(() => gate.stop()).then(() => maintainer.stop()).then(() => digests.stop()).then(() => agents.stop()).then(() => arc3.service.stop()).then(() => store.close()),
+    close: () => new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      // Kept-alive connections with nothing in progress close now; a request still in progress
+      // (a client that stopped sending mid-body, a download nobody reads) gets a grace period.
+      server.closeIdleConnections();
+      setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS).unref();
+    }).then(() => gate.stop()).then(() => maintainer.stop()).then(() => digests.stop()).then(() => agents.stop()).then(() => arc3.service.stop()).then(() => store.close()),
   };
 }
