@@ -25,6 +25,7 @@ const suites: Record<string, () => Promise<{ run(): AsyncIterable<BenchResult> |
   validate: () => import('../bench/validate'),
   agents: () => import('../bench/agents'),
   scale: () => import('../bench/scale'),
+  overload: () => import('../bench/overload'),
   campaign: () => import('../bench/campaign'),
 };
 
