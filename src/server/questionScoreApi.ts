@@ -15,7 +15,7 @@ import { formatQuestionProblem } from '../core/questions/parse';
 import { parseAnswersFile, scoreAnswers } from '../core/questions/score';
 import { besideHumans } from '../core/questions/beside';
 import type { QuestionScoreResponse } from '../core/protocol/questionScore';
-import { computeStudyResults, type ResultsDeps } from './resultsApi';
+import { computeStudyResults, type ResultsDeps } from './digests/studyDigests';
 import { adminGuard } from './study/context';
 
 export type { QuestionScoreResponse } from '../core/protocol/questionScore';

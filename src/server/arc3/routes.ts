@@ -14,8 +14,7 @@ import { GAME_ACTIONS } from '../../core/game/types';
 import { admit } from '../study/admission';
 import { adminGuard, fail, readJson, zodFail, type StudyContext } from '../study/context';
 import { adminRunsRoutes, serviceReplayer } from './adminRuns';
-import type { Replayer } from './storedRuns';
-import type { Arc3Service } from './runs';
+import type { Arc3RouteInfo } from './runs';
 import { Arc3Error } from './worker';
 
 const ActionBody = z.object({
@@ -39,14 +38,6 @@ const PlaytestOpen = z.object({
   /** Start at this level (0-based), as a designer's playtest does. */
   level: z.number().int().min(0).max(1000).optional(),
 });
-
-export interface Arc3RouteInfo {
-  readonly service: Arc3Service;
-  /** What the server found at start: the Python and arcengine versions, or what is missing. */
-  readonly engine: { ok: boolean; message: string };
-  /** What a check of stored runs plays on (`mount.ts`); the service itself when absent. */
-  readonly checkReplayer?: () => { replayer: Replayer; release: () => Promise<void> };
-}
 
 /** An `Arc3Error` as a reply; the traceback only for researchers, the server log always has it. */
 function arc3Fail(c: Context, e: unknown, researcher: boolean) {

@@ -15,7 +15,7 @@ import { games } from '../../games';
 import type { TaskLibrary } from '../collections';
 import type { SessionRecord, Store, StudyRecord } from '../store/types';
 import { DEFAULT_LIMITS, type IngestLimits } from './limits';
-import type { Arc3RouteInfo } from '../arc3/routes';
+import type { Arc3RouteInfo } from '../arc3/runs';
 import type { DigestPool } from '../digests/pool';
 import type { DigestMaintainer } from '../digests/maintainer';
 
