@@ -4,12 +4,11 @@
  * `GET /api/admin/studies/:studyId/results/progress`. Documented in docs/api.md ("Study results");
  * error bodies are `{error, message}`.
  */
-import { Hono, type Context } from 'hono';
+import { Hono } from 'hono';
+import { fail } from './http';
 import { adminGuard } from './study/context';
 import { computeStudyResults, type ResultsDeps } from './digests/studyDigests';
 import type { DigestMaintainer } from './digests/maintainer';
-
-const fail = (c: Context, status: 400 | 404, error: string, message: string) => c.json({ error, message }, status);
 
 /** The results routes, to mount under `/admin` (they carry the researcher guard themselves). */
 export function resultsRoutes(deps: ResultsDeps & { readonly maintainer?: DigestMaintainer }): Hono {

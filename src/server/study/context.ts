@@ -10,6 +10,7 @@ import { type StudyDefinition, type TaskItem, formatIssues } from '../../core/st
 import type { ReplayGame, StoredEvent } from '../../core/study/rules';
 import { summarizeSession } from '../../core/study/summary';
 import { bearer, hashToken, tokenMatches } from '../auth';
+import { fail } from '../http';
 import { builtInGamesOnly, definitionOf } from '../studies';
 import { games } from '../../games';
 import type { TaskLibrary } from '../collections';
@@ -49,10 +50,7 @@ export interface StudyDeps {
   readonly exportThreads?: boolean;
 }
 
-export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429;
-
-export const fail = (c: Context, status: ErrorStatus, error: string, message: string, extra: Record<string, unknown> = {}) =>
-  c.json({ error, message, ...extra }, status);
+export { fail, type ErrorStatus } from '../http';
 
 /**
  * The request body as JSON, or a 400 naming what is wrong. Every value passes `jsonProblem`
