@@ -76,6 +76,29 @@ export function zodFail(c: Context, issues: readonly z.core.$ZodIssue[], what: s
 }
 
 /**
+ * The request body checked by its schema (the participant's are in `core/protocol/requests.ts`):
+ * read by `readJson`, so `jsonProblem` sees it first, then parsed; otherwise a 400 `malformed`
+ * that starts with `what` and names each field at fault. Routes call it after their token
+ * check, so a request without a valid token is refused as such whatever its body.
+ * `absent` stands for an empty body; `before` may refuse the raw body first (a batch too large).
+ * @example
+ * const body = await readBody(c, FinishRequest, 'The finish request is not valid');
+ * if (!body.ok) return body.res;
+ */
+export async function readBody<S extends z.ZodType>(
+  c: Context, schema: S, what: string, opts: { absent?: unknown; before?: (raw: unknown) => Response | null } = {},
+): Promise<{ ok: true; data: z.output<S> } | { ok: false; res: Response }> {
+  const body = await readJson(c);
+  if (!body.ok) return body;
+  const raw = body.body === undefined && 'absent' in opts ? opts.absent : body.body;
+  const refused = opts.before?.(raw);
+  if (refused) return { ok: false, res: refused };
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) return { ok: false, res: zodFail(c, parsed.error.issues, what) };
+  return { ok: true, data: parsed.data };
+}
+
+/**
  * Middleware of the researcher routes: 401 without a token, 403 with any token but the
  * researcher's (`adminTokenHash` is its SHA-256). Every `/api/admin` router uses this one.
  */
