@@ -12,7 +12,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { BenchResult } from '../cli/bench';
 import { TaskLibrary } from '../server/collections';
-import { computeStudyResults, refreshSettledDigests, type ResultsDeps } from '../server/resultsApi';
+import { computeStudyResults, refreshSettledDigests, type ResultsDeps } from '../server/digests/studyDigests';
 import { DigestMaintainer } from '../server/digests/maintainer';
 import { DigestPool, digestThreadsFromEnv } from '../server/digests/pool';
 import { openStore } from '../server/store/open';
@@ -44,17 +44,18 @@ export async function* run(): AsyncGenerator<BenchResult> {
         const kept = `${id}-maintained`;
         await fill(store, kept, sessions);
         const pool = new DigestPool(digestThreadsFromEnv(process.env));
-        const maintained: ResultsDeps = { ...deps, digests: pool, maintainer: new DigestMaintainer(() => maintained) };
+        const maintainer = new DigestMaintainer(() => maintained);
+        const maintained: ResultsDeps = { ...deps, digests: pool, maintainer };
         try {
           let t0 = performance.now();
-          await maintained.maintainer!.run(kept, 'update', (progress) => refreshSettledDigests(maintained, kept, progress));
+          await maintainer.run(kept, 'update', (progress) => refreshSettledDigests(maintained, kept, progress));
           yield { name: `results.pglite.${sessions}_sessions_of_1000_events.background_digests`, value: (performance.now() - t0) / 1000, unit: 's' };
           t0 = performance.now();
           const r = await computeStudyResults(maintained, kept, null);
           if ('error' in r) throw new Error(r.error);
           yield { name: `results.pglite.${sessions}_sessions_of_1000_events.after_background_digests`, value: (performance.now() - t0) / 1000, unit: 's' };
         } finally {
-          await maintained.maintainer!.stop();
+          await maintainer.stop();
           await pool.stop();
         }
       }

@@ -1,4 +1,4 @@
-import type { Command } from './main';
+import type { Command } from './command';
 import { parseCommandArgs, usageError } from './args';
 
 /** One measured figure. */

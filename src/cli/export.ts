@@ -6,7 +6,7 @@ import { createWriteStream, existsSync, mkdirSync, renameSync, rmSync, statSync 
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { Command } from './main';
+import type { Command } from './command';
 import { parseCommandArgs, usageError } from './args';
 import { bundledTaskDirs } from './serve';
 import { TaskLibrary } from '../server/collections';

@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import type { Command } from './main';
+import type { Command } from './command';
 import { parseCommandArgs } from './args';
 import { adminLoginMessage, loadAdminToken } from '../server/auth';
 

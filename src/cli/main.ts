@@ -11,12 +11,9 @@ import { scoreCommand } from './score';
 import { exportCommand } from './export';
 import { questionsCommand, scoreAnswersCommand } from './questions';
 import { loginLinkCommand } from './loginLink';
+import type { Command } from './command';
 
-export interface Command {
-  readonly summary: string;
-  readonly usage: string;
-  run(args: string[]): Promise<number>;
-}
+export type { Command } from './command';
 
 export const commands: Record<string, Command> = {
   serve: serveCommand,

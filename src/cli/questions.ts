@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { Command } from './main';
+import type { Command } from './command';
 import { parseCommandArgs, selectSubcommand, usageError } from './args';
 import { formatQuestionProblem, parseQuestionFile, type QuestionFileParse, type QuestionProblem } from '../core/questions/parse';
 import { RESPONSE_RULES, type ResponseRule } from '../core/questions/judge';
@@ -14,7 +14,7 @@ import type { QuestionItem } from '../core/questions/schema';
 import { questionImages } from '../server/questions';
 import { besideHumans, formatBeside, type BesideHumans } from '../core/questions/beside';
 import { questionFacts, type QuestionResult } from '../core/analysis/questions';
-import { computeStudyResults } from '../server/resultsApi';
+import { computeStudyResults } from '../server/digests/studyDigests';
 import { TaskLibrary } from '../server/collections';
 import { openStore, redact } from '../server/store/open';
 import { replayWithEngine } from '../server/studies';

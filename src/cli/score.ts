@@ -5,7 +5,7 @@
 import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
-import type { Command } from './main';
+import type { Command } from './command';
 import { parseCommandArgs, usageError } from './args';
 import { readRecordingLines, recordingAgentRuns, type RecordingRead } from '../core/formats/recording';
 import { BaselinesError, parseBaselines, type Baselines } from '../core/scoring/baselines';

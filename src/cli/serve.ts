@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { readdirSync, existsSync } from 'node:fs';
-import type { Command } from './main';
+import type { Command } from './command';
 import { parseCommandArgs, parseInteger } from './args';
 import { ROOT, startServer } from '../server/serve';
 import { arc3GameDirs } from './games';

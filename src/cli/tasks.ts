@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { Command } from './main';
+import type { Command } from './command';
 import { parseCommandArgs, selectSubcommand, usageError } from './args';
 import { listTaskFiles } from '../server/collections';
 import { formatProblem, parseTaskText } from '../core/formats/arcTask';

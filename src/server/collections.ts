@@ -14,6 +14,7 @@ import path from 'node:path';
 import { type ArcTask, parseTaskText, formatProblem } from '../core/formats/arcTask';
 import type { StudyDefinition } from '../core/study/schema';
 import { QuestionLibrary } from './questions';
+import { slug } from './slug';
 
 import type { CollectionAccess, CollectionInfo } from '../core/protocol/api';
 export type { CollectionAccess, CollectionInfo } from '../core/protocol/api';
@@ -42,10 +43,6 @@ export async function listTaskFiles(dir: string): Promise<string[]> {
   };
   await walk('');
   return out.sort();
-}
-
-export function slug(text: string): string {
-  return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'tasks';
 }
 
 export class TaskLibrary {

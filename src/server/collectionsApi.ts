@@ -17,6 +17,7 @@ import { gridProblems, formatProblem, withoutAnswers } from '../core/formats/arc
 import { gridsEqual, type Grid } from '../core/grid/grid';
 import { bearer, tokenMatches } from './auth';
 import type { TaskLibrary } from './collections';
+import { fail } from './http';
 
 export interface CollectionsDeps {
   readonly library: TaskLibrary;
@@ -32,8 +33,6 @@ const Check = z.object({
   grid: z.unknown(),
 });
 
-type Status = 400 | 401 | 403 | 404 | 413 | 422;
-const fail = (c: Context, status: Status, error: string, message: string) => c.json({ error, message }, status);
 
 export function collectionsRoutes(deps: CollectionsDeps): Hono {
   const { library } = deps;

@@ -4,6 +4,7 @@
  * Documented in docs/api.md ("HTTP").
  */
 import type { Context, MiddlewareHandler } from 'hono';
+import type { ApiErrorBody, ErrorCode } from '../core/protocol/errors';
 
 /**
  * The Content-Security-Policy of every response. The built app is one module script and one
@@ -50,9 +51,19 @@ export const securityHeaders: MiddlewareHandler = async (c, next) => {
   }
 };
 
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 422 | 429;
+
+/**
+ * An error reply of the API: `{error, message, ...extra}` (`ApiErrorBody`). The code is an
+ * `ErrorCode`, so a misspelt one fails the typecheck; the message says what to do.
+ * @example return fail(c, 404, 'not_found', `No study "${id}". GET /api/admin/studies lists them.`);
+ */
+export const fail = (c: Context, status: ErrorStatus, error: ErrorCode, message: string, extra: Partial<Omit<ApiErrorBody, 'error' | 'message'>> & Record<string, unknown> = {}) =>
+  c.json({ error, message, ...extra }, status);
+
 /** The API's answer to a path it has no route for (JSON, never the app's page). */
 export function apiNotFound(c: Context): Response {
-  return c.json({ error: 'not_found', message: `No API route ${c.req.method} ${c.req.path}. The routes are listed in docs/api.md.` }, 404);
+  return fail(c, 404, 'not_found', `No API route ${c.req.method} ${c.req.path}. The routes are listed in docs/api.md.`);
 }
 
 /** True when `s` can be stored as PostgreSQL text: no NUL and no lone UTF-16 surrogate. */
@@ -93,7 +104,7 @@ export const refuseMalformedUrl: MiddlewareHandler = async (c, next) => {
   const where = !storableText(path) ? 'its path' : malformedParameter(url.search);
   if (where !== undefined) {
     const what = where === 'its path' ? where : `the query parameter "${where.replace(/[^\x20-\x7e]/g, '?').slice(0, 40)}"`;
-    return c.json({ error: 'malformed', message: `The URL is malformed: ${what} holds a NUL character or bytes that are not UTF-8. Send ids and parameters as plain UTF-8 text.` }, 400);
+    return fail(c, 400, 'malformed', `The URL is malformed: ${what} holds a NUL character or bytes that are not UTF-8. Send ids and parameters as plain UTF-8 text.`);
   }
   await next();
 };

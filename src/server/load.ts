@@ -15,6 +15,7 @@
  * are documented in docs/api.md ("Overload") and docs/deploy.md.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ApiErrorBody } from '../core/protocol/errors';
 
 export interface LoadLimits {
   /** Most API requests in progress at once; past it new ones get 503. */
@@ -172,7 +173,7 @@ export class LoadGate {
       const body = JSON.stringify({
         error: 'overloaded', retryAfter: wait,
         message: `The server is at capacity right now; nothing of this request was done. Send it again in ${wait} s (the study page does so by itself, and nothing is lost).`,
-      });
+      } satisfies ApiErrorBody);
       res.writeHead(503, { ...this.headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), 'Retry-After': String(wait) });
       res.end(body);
       req.resume();

@@ -6,6 +6,7 @@
  */
 import { Hono } from 'hono';
 import type { TaskLibrary } from './collections';
+import { fail } from './http';
 import { adminGuard } from './study/context';
 
 export function questionCollectionRoutes(library: TaskLibrary, adminTokenHash: string): Hono {
@@ -17,7 +18,7 @@ export function questionCollectionRoutes(library: TaskLibrary, adminTokenHash: s
     const items = library.questions.items(cid);
     if (!items) {
       const known = library.questions.list().map((q) => q.id);
-      return c.json({ error: 'not_found', message: `No question collection "${cid}". ${known.length ? `Collections: ${known.join(', ')}.` : 'Mount one with serve --questions NAME=FILE.'}` }, 404);
+      return fail(c, 404, 'not_found', `No question collection "${cid}". ${known.length ? `Collections: ${known.join(', ')}.` : 'Mount one with serve --questions NAME=FILE.'}`);
     }
     return c.json({ questions: items.map((q) => library.questions.publicView(cid, q)) });
   });

@@ -12,7 +12,7 @@ import type { Hono } from 'hono';
 import { createApi } from './app';
 import { TaskLibrary } from './collections';
 import { hashToken } from './auth';
-import { computeStudyResults } from './resultsApi';
+import { computeStudyResults } from './digests/studyDigests';
 import { MAX_ANSWERS_BYTES, type QuestionScoreResponse } from './questionScoreApi';
 import { gameIds, replayWithEngine } from './studies';
 import { backends } from './store/testing';

@@ -8,15 +8,16 @@
  * results (`computeStudyResults`, from the stored session digests) for the questions of that
  * collection. Documented in docs/api.md ("Scoring model answers").
  */
-import { Hono, type Context } from 'hono';
+import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { RESPONSE_RULES, type ResponseRule } from '../core/questions/judge';
 import { formatQuestionProblem } from '../core/questions/parse';
 import { parseAnswersFile, scoreAnswers } from '../core/questions/score';
 import { besideHumans } from '../core/questions/beside';
 import type { QuestionScoreResponse } from '../core/protocol/questionScore';
-import { computeStudyResults, type ResultsDeps } from './resultsApi';
+import { computeStudyResults, type ResultsDeps } from './digests/studyDigests';
 import { adminGuard } from './study/context';
+import { fail } from './http';
 
 export type { QuestionScoreResponse } from '../core/protocol/questionScore';
 
@@ -24,7 +25,6 @@ export type { QuestionScoreResponse } from '../core/protocol/questionScore';
 export const MAX_ANSWERS_BYTES = 8 * 1024 * 1024;
 
 
-const fail = (c: Context, status: 400 | 404 | 413 | 422, error: string, message: string, extra: Record<string, unknown> = {}) => c.json({ error, message, ...extra }, status);
 
 /** The route, to mount under `/admin` before any router with a smaller body limit. */
 export function questionScoreRoutes(deps: ResultsDeps): Hono {

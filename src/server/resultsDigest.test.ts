@@ -10,7 +10,7 @@ import type { Hono } from 'hono';
 import { createApi } from './app';
 import { TaskLibrary } from './collections';
 import { hashToken } from './auth';
-import { computeStudyResults, type ResultsDeps } from './resultsApi';
+import { computeStudyResults, type ResultsDeps } from './digests/studyDigests';
 import { gameIds, replayWithEngine, definitionOf } from './studies';
 import { backends } from './store/testing';
 import type { Store } from './store/types';

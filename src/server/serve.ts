@@ -22,7 +22,7 @@ import { AgentService } from './agents/service';
 import { directCommands } from './agents/direct';
 import { LoadGate, loadLimitsFromEnv } from './load';
 import { studyBaselines } from './agents/baselines';
-import { computeStudyResults, type ResultsDeps } from './resultsApi';
+import { computeStudyResults, type ResultsDeps } from './digests/studyDigests';
 import { DigestPool, digestThreadsFromEnv } from './digests/pool';
 import { DigestMaintainer } from './digests/maintainer';
 import { BaselinesError, isScoringPreset, parseBaselines, type Baselines, type ScoringPresetName } from '../core/scoring';

@@ -1,5 +1,5 @@
 import { useId, useState } from 'react';
-import type { Grade, GradeInput } from '../../core/grading/grade';
+import { MAX_NOTE, type Grade, type GradeInput } from '../../core/grading/grade';
 import type { GradingQuestion } from '../../core/protocol/grading';
 import { MathText } from '../study/MathText';
 import { Button } from '../ui/Button';
@@ -104,7 +104,7 @@ export function GradeForm({ q, grade, onSave, saveLabel = 'Save grade', extra }:
                   onChange={(e) => { const v = e.target.value; set((d) => ({ ...d, points: d.points.map((p, j) => (j === i ? v : p)) })); }} />
                 <span className="text-slate-400">of {c.points}</span>
               </label>
-              <input className={`${inputClass} sm:col-span-2`} aria-label={`Criterion ${i + 1} note`} placeholder="Note (optional)" value={draft.notes[i]} maxLength={2000}
+              <input className={`${inputClass} sm:col-span-2`} aria-label={`Criterion ${i + 1} note`} placeholder="Note (optional)" value={draft.notes[i]} maxLength={MAX_NOTE}
                 onChange={(e) => { const v = e.target.value; set((d) => ({ ...d, notes: d.notes.map((p, j) => (j === i ? v : p)) })); }} />
             </div>
           ))}
@@ -121,7 +121,7 @@ export function GradeForm({ q, grade, onSave, saveLabel = 'Save grade', extra }:
         </fieldset>
       )}
       <label className="flex flex-col gap-1 text-sm text-slate-300">Note on the answer (optional)
-        <textarea className={`${inputClass} min-h-16`} value={draft.note} maxLength={2000} onChange={(e) => { const v = e.target.value; set((d) => ({ ...d, note: v })); }} />
+        <textarea className={`${inputClass} min-h-16`} value={draft.note} maxLength={MAX_NOTE} onChange={(e) => { const v = e.target.value; set((d) => ({ ...d, note: v })); }} />
       </label>
       {extra}
       <div className="flex flex-wrap items-center gap-3">

@@ -30,7 +30,8 @@ export class SessionLog {
 
   /** Appends one event now and returns it. */
   append(kind: string, data: Record<string, unknown>): LogEvent {
-    // Microsecond resolution is what performance.now() offers; more digits would be noise.
+    // Kept to the microsecond; the clock itself is coarser: performance.now() is rounded to
+    // 100 µs in Chromium (the server sends no cross-origin isolation headers) and 1 ms in Firefox.
     const t = Math.round((performance.now() - this.t0) * 1000) / 1000;
     const e: LogEvent = { seq: this.seq++, t, kind, data };
     this.all.push(e);

@@ -3,7 +3,7 @@
  * and what it does. Buttons and shortcuts call the same `perform`, so they cannot drift apart.
  */
 import type { GridSide } from '../../core/log/gridPlayer';
-import type { PlayerController } from './controller';
+import { GRID_SIDE_ATTR, type PlayerController } from './controller';
 import { usePlayer } from './store';
 
 export interface PlayerAction {
@@ -16,9 +16,6 @@ export interface PlayerAction {
   /** Whether holding the key down repeats the action (undo, redo, the cursor). */
   readonly repeats?: boolean;
 }
-
-/** The attribute that marks a player grid that takes the keyboard, with its side as value. */
-export const GRID_SIDE_ATTR = 'data-grid-side';
 
 /**
  * Which grid a key press is aimed at: the grid that has the focus, or null when the focus is on

@@ -12,9 +12,11 @@ import {
   type GridEventData, type GridEventKind, type GridSide, type Tool, cellPairs, currentTest, initialPlayer,
   isDuplicateWrong, type PlayerState, reduce, replay, selectionBlock, selectionHas, taskSolved,
 } from '../../core/log/gridPlayer';
-import { GRID_SIDE_ATTR } from './actions';
 import type { Judge } from './judge';
 import { currentSubject, notify, usePlayer } from './store';
+
+/** The attribute that marks a player grid that takes the keyboard, with its side as value. */
+export const GRID_SIDE_ATTR = 'data-grid-side';
 
 /** Where events go: the practice log in the browser, or a study session's outbox. */
 export interface EventSink {

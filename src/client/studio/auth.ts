@@ -3,7 +3,7 @@
  * token is never put in a URL the app builds, and is dropped as soon as the server refuses it.
  */
 import { create } from 'zustand';
-import { ApiError, getJson } from '../api';
+import { ApiError, getJson, type ErrorBodyRead } from '../api';
 
 const KEY = 'arc-studio:researcher-token';
 
@@ -43,7 +43,7 @@ export async function adminText(url: string): Promise<string> {
     throw new ApiError(0, 'offline', 'The ARC Studio server cannot be reached. Check that it is running and that you are online, then try again.');
   }
   if (res.ok) return res.text();
-  const body = (await res.json().catch(() => null)) as { error?: string; message?: string } | null;
+  const body = (await res.json().catch(() => null)) as ErrorBodyRead;
   if (res.status === 401 || res.status === 403) setResearcherToken(null);
   throw new ApiError(res.status, body?.error ?? 'http_error', body?.message ?? `The server answered ${res.status} ${res.statusText}.`);
 }

@@ -1,12 +1,10 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import type { LogEvent } from '../../core/log/events';
-import type { ResponseStored } from '../../core/protocol/api';
+import { DESCRIPTION_MAX } from '../../core/protocol/requests';
 import { ApiError } from '../api';
 import { Button } from '../ui/Button';
 import { postResponse } from './api';
 
-/** Longest description the server keeps (`DESCRIPTION_MAX` in src/server/study/responseRoutes.ts). */
-const DESCRIPTION_MAX = 5000;
 const INPUT_LOG_DELAY_MS = 600;
 
 export interface DescribeLog {
@@ -52,7 +50,7 @@ export function DescribeForm({ log, sessionId, token, item, stage, prompt, resum
     if (pending.current) { clearTimeout(pending.current); pending.current = null; }
     setState({ kind: 'sending' });
     try {
-      await postResponse<ResponseStored>(sessionId, token, 'descriptions', { item, stage, text: value }, log);
+      await postResponse(sessionId, token, 'descriptions', { item, stage, text: value }, log);
     } catch (e) {
       if (!(e instanceof ApiError && e.code === 'already_answered')) { setState({ kind: 'error', message: (e as Error).message }); return; }
     }

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState, type ReactNode } from 'react';
 import type { LogEvent } from '../../core/log/events';
-import type { AnswerResult, SessionItem } from '../../core/protocol/api';
+import type { SessionItem } from '../../core/protocol/api';
 import { parseNumber } from '../../core/questions/judge';
 import type { PublicQuestion } from '../../core/questions/schema';
 import { ApiError } from '../api';
@@ -116,7 +116,7 @@ function QuestionCard({ log, sessionId, token, itemId, q, index, count, resume, 
     flushInput();
     setState({ kind: 'sending' });
     try {
-      const r = await postResponse<AnswerResult>(sessionId, token, 'answers', { item: itemId, ...(index === null ? {} : { index }), answer }, log);
+      const r = await postResponse(sessionId, token, 'answers', { item: itemId, ...(index === null ? {} : { index }), answer }, log);
       log.append('question.submit', { ...where, ...answer, verdict: r.verdict });
       setState({ kind: 'sent' });
       onSent();

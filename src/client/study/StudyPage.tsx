@@ -365,7 +365,7 @@ function StudyRun({ run, onDone, onWithdrawn }: { run: Running; onDone: (code: s
     outbox.append('withdraw', { reason, ...(comment ? { comment } : {}) });
     // The log goes first, so the withdrawal is its last word; the request goes even if it is slow.
     await Promise.race([outbox.drained().catch(() => undefined), sleep(8000)]);
-    const r = await postResponse<WithdrawResult>(outbox.sessionId, run.record.token, 'withdraw', { reason, comment, item: item && index < items.length ? item.id : '' });
+    const r = await postResponse(outbox.sessionId, run.record.token, 'withdraw', { reason, comment, item: item && index < items.length ? item.id : '' });
     finishStarted.current = true;
     onWithdrawn(r);
   };

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import type { LogEvent } from '../../core/log/events';
-import type { ResponseStored, SessionItem } from '../../core/protocol/api';
+import type { SessionItem } from '../../core/protocol/api';
 import type { SurveyQuestion } from '../../core/study/schema';
 import { SURVEY_LONGTEXT_MAX, SURVEY_TEXT_MAX, checkSurveyAnswers, scaleRange, type SurveyValue } from '../../core/study/survey';
 import { ApiError } from '../api';
@@ -69,7 +69,7 @@ export function SurveyItemView({ log, sessionId, token, item, resume, onNext }: 
     }
     setState({ kind: 'sending' });
     try {
-      await postResponse<ResponseStored>(sessionId, token, 'survey', { item: item.id, answers: checked.answers }, log);
+      await postResponse(sessionId, token, 'survey', { item: item.id, answers: checked.answers }, log);
     } catch (e) {
       if (!(e instanceof ApiError && e.code === 'already_answered')) { setState({ kind: 'error', message: (e as Error).message }); return; }
     }

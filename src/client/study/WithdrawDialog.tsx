@@ -1,5 +1,6 @@
 import { useId, useState } from 'react';
 import { WITHDRAW_REASONS, type WithdrawReason } from '../../core/protocol/api';
+import { WITHDRAW_COMMENT_MAX } from '../../core/protocol/requests';
 import { Button } from '../ui/Button';
 import { Modal } from '../ui/Modal';
 
@@ -43,7 +44,7 @@ export function WithdrawDialog({ onWithdraw, onCancel }: { onWithdraw: (reason: 
         </fieldset>
         <label className="flex flex-col gap-1 text-sm text-slate-300">Comment (optional)
           <textarea className="min-h-20 w-full rounded-md border border-slate-700 bg-slate-950 px-3 py-2 text-slate-100 focus:border-sky-500 focus:outline-none focus:ring-2 focus:ring-sky-500"
-            maxLength={2000} value={comment} disabled={busy} onChange={(e) => setComment(e.target.value)} />
+            maxLength={WITHDRAW_COMMENT_MAX} value={comment} disabled={busy} onChange={(e) => setComment(e.target.value)} />
         </label>
         {error && <p role="alert" className="text-sm text-rose-300">{error}</p>}
         <div className="flex flex-wrap justify-end gap-2">

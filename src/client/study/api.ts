@@ -4,6 +4,7 @@
  */
 import type { Grid } from '../../core/grid/grid';
 import type { CreatedSession, FinishResult, SessionView, StudyIntro, SubmissionResult } from '../../core/protocol/api';
+import type { CreateSessionBody, FinishBody, ResponseRoutes, SubmissionBody } from '../../core/protocol/requests';
 import { ApiError, getJson } from '../api';
 import type { Judge, JudgeVerdict } from '../player/judge';
 
@@ -20,7 +21,7 @@ export function getStudyIntro(studyId: string): Promise<StudyIntro> {
 export function createSession(studyId: string, params: Record<string, string>, researcherToken?: string): Promise<CreatedSession> {
   const headers: Record<string, string> = { 'Content-Type': 'application/json' };
   if (researcherToken) headers.Authorization = `Bearer ${researcherToken}`;
-  return getJson(`/api/studies/${encodeURIComponent(studyId)}/sessions`, { method: 'POST', headers, body: JSON.stringify({ params }) });
+  return getJson(`/api/studies/${encodeURIComponent(studyId)}/sessions`, { method: 'POST', headers, body: JSON.stringify({ params } satisfies CreateSessionBody) });
 }
 
 export function getSession(sessionId: string, token: string): Promise<SessionView> {
@@ -28,7 +29,7 @@ export function getSession(sessionId: string, token: string): Promise<SessionVie
 }
 
 export function finishSession(sessionId: string, token: string, lastSeq: number): Promise<FinishResult> {
-  return getJson(`/api/sessions/${encodeURIComponent(sessionId)}/finish`, { method: 'POST', headers: auth(token), body: JSON.stringify({ lastSeq }) });
+  return getJson(`/api/sessions/${encodeURIComponent(sessionId)}/finish`, { method: 'POST', headers: auth(token), body: JSON.stringify({ lastSeq } satisfies FinishBody) });
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -49,7 +50,7 @@ export function studyJudge(sessionId: string, token: string, itemId: string, tes
     mode: 'study',
     async submit(testIndex: number, grid: Grid): Promise<{ verdict: JudgeVerdict }> {
       const key = crypto.randomUUID();
-      const body = () => JSON.stringify({ key, item: itemId, testIndex: testIndices[testIndex], grid, ...(log ? { lastSeq: log.lastSeq } : {}) });
+      const body = () => JSON.stringify({ key, item: itemId, testIndex: testIndices[testIndex], grid, ...(log ? { lastSeq: log.lastSeq } : {}) } satisfies SubmissionBody);
       for (let attempt = 0; ; attempt++) {
         try {
           const r = await getJson<SubmissionResult>(`/api/sessions/${encodeURIComponent(sessionId)}/submissions`, { method: 'POST', headers: auth(token), body: body() });
@@ -71,12 +72,13 @@ export function studyJudge(sessionId: string, token: string, itemId: string, tes
  * key, retried with the same key when the network fails or the events that reached the item are
  * still on their way, so the server stores it once however often it is sent.
  */
-export async function postResponse<T>(sessionId: string, token: string, route: 'answers' | 'descriptions' | 'survey' | 'withdraw', body: Record<string, unknown>, log?: LogPosition): Promise<T> {
+export async function postResponse<R extends keyof ResponseRoutes>(sessionId: string, token: string, route: R, body: Omit<ResponseRoutes[R]['body'], 'key' | 'lastSeq'>, log?: LogPosition): Promise<ResponseRoutes[R]['reply']> {
   const key = crypto.randomUUID();
   for (let attempt = 0; ; attempt++) {
     try {
+      // The body is typed at the call; the key and the log position are added here.
       const payload = JSON.stringify({ key, ...body, ...(log && route !== 'withdraw' ? { lastSeq: log.lastSeq } : {}) });
-      return await getJson<T>(`/api/sessions/${encodeURIComponent(sessionId)}/${route}`, { method: 'POST', headers: auth(token), body: payload });
+      return await getJson<ResponseRoutes[R]['reply']>(`/api/sessions/${encodeURIComponent(sessionId)}/${route}`, { method: 'POST', headers: auth(token), body: payload });
     } catch (e) {
       const pending = e instanceof ApiError && e.code === 'events_pending';
       const retry = pending || (e instanceof ApiError && (e.status === 0 || e.status >= 500));

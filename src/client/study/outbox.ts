@@ -16,6 +16,7 @@
  */
 import { create, type StoreApi, type UseBoundStore } from 'zustand';
 import type { LogEvent } from '../../core/log/events';
+import type { EventBatchBody } from '../../core/protocol/requests';
 import type { EventSink } from '../player/controller';
 import { putEvents, putSession, sessionEvents, type StoredSession } from '../log/idb';
 
@@ -273,7 +274,7 @@ export class Outbox implements EventSink {
       const res = await fetch(this.eventsUrl(), {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${this.record.token}` },
-        body: JSON.stringify({ events: batch }),
+        body: JSON.stringify({ events: batch } satisfies EventBatchBody),
       });
       if (res.ok) {
         const body = (await res.json()) as { ackedThrough: number };
@@ -348,7 +349,7 @@ export class Outbox implements EventSink {
       fetch(this.eventsUrl(), {
         method: 'POST', keepalive: true,
         headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${this.record.token}` },
-        body: JSON.stringify({ events: batch }),
+        body: JSON.stringify({ events: batch } satisfies EventBatchBody),
       }).then(async (res) => {
         if (res.ok) this.acknowledge(((await res.json()) as { ackedThrough: number }).ackedThrough);
       }).catch(() => {});

@@ -3,7 +3,7 @@
  * the same parser as the server's collections and kept in IndexedDB as the "Imported" collection.
  */
 import { queryOptions } from '@tanstack/react-query';
-import { formatProblem, parseTaskText, type ArcTask } from '../../core/formats/arcTask';
+import { MAX_TASK_CHARS, formatProblem, parseTaskText, type ArcTask } from '../../core/formats/arcTask';
 import { deleteImportedTask, listImportedTasks, putImportedTasks, type ImportedTask } from '../log/idb';
 
 /** The collection id of imported tasks in routes; server collection ids are slugs, never this. */
@@ -47,7 +47,7 @@ export async function readTaskFiles(files: readonly File[], relative = (f: File)
   for (const f of files) {
     const name = relative(f);
     if (!/\.json$/i.test(f.name)) { skipped.push({ file: name, reason: 'is not a .json file; ARC tasks are JSON files' }); continue; }
-    if (f.size > 2_000_000) { skipped.push({ file: name, reason: `is ${(f.size / 1e6).toFixed(1)} MB; a task file may be at most 2 MB` }); continue; }
+    if (f.size > MAX_TASK_CHARS) { skipped.push({ file: name, reason: `is ${(f.size / 1e6).toFixed(1)} MB; a task file may be at most ${MAX_TASK_CHARS / 1e6} MB` }); continue; }
     texts.push({ name, text: await f.text(), source: `file:${name}` });
   }
   return { texts, skipped };

@@ -15,17 +15,7 @@ export interface DescribeOption {
   readonly prompt: string;
 }
 
-/** Every error body: a machine-readable code and a sentence that says what to do. */
-export interface ApiErrorBody {
-  readonly error: string;
-  readonly message: string;
-  /** Where in the request body the problem is (`events.3.data.rect`), when it is in the body. */
-  readonly path?: string;
-  /** The server's acknowledged mark, with `events_pending`. */
-  readonly ackedThrough?: number;
-  /** Seconds to wait, with `rate_limited`, `overloaded` and `database_unavailable` (also in the `Retry-After` header). */
-  readonly retryAfter?: number;
-}
+export type { ApiErrorBody, ErrorCode } from './errors';
 
 /** Who may see a collection's answers: `sealed` (the researcher only) or `practice` (nobody; the server checks them). */
 export type CollectionAccess = 'sealed' | 'practice';

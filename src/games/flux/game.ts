@@ -9,18 +9,9 @@ import {
   Colour, board, boardCellAt, defineGame, drawPips, fillRect, parseMap, strokeRect, type ActionId, type Board,
   type Frame,
 } from '../../core/game';
-import { levels } from './levels';
+import { levels, type FluxLevel } from './levels';
 
-/** A level: its map and the lives the agent has. */
-export interface FluxLevel {
-  /**
-   * `#` wall, `.` floor, `@` agent, `E` exit, `>` `<` `^` `v` emitters (shooting that way),
-   * `R` receiver, `/` `\` mirrors, `%` `&` heavy mirrors (as `/` and `\`).
-   * WARNING: write maps as String.raw templates; a plain template string drops each backslash.
-   */
-  readonly map: string;
-  readonly lives: number;
-}
+export type { FluxLevel } from './levels';
 
 const FLOOR = 0, WALL = 1, EMITTER = 2, RECEIVER = 3, EXIT = 4;
 /** Up, down, left, right: ACTION1-ACTION4, and beam directions. */

@@ -1,4 +1,13 @@
-import type { FluxLevel } from './game';
+/** A level: its map and the lives the agent has. */
+export interface FluxLevel {
+  /**
+   * `#` wall, `.` floor, `@` agent, `E` exit, `>` `<` `^` `v` emitters (shooting that way),
+   * `R` receiver, `/` `\` mirrors, `%` `&` heavy mirrors (as `/` and `\`).
+   * WARNING: write maps as String.raw templates; a plain template string drops each backslash.
+   */
+  readonly map: string;
+  readonly lives: number;
+}
 
 /**
  * The levels of Flux, tutorial first. README.md says what each one teaches.

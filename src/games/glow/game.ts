@@ -7,17 +7,9 @@
 import {
   Colour, board, boardCellAt, defineGame, drawPips, fillRect, parseMap, setCell, type ActionId, type Board, type Frame,
 } from '../../core/game';
-import { levels } from './levels';
+import { levels, type GlowLevel } from './levels';
 
-/** A level: its map and its charges (clicks allowed). */
-export interface GlowLevel {
-  /**
-   * One character per cell: `.` gap, `o`/`O` plain lamp dark/lit, `s`/`S` star lamp dark/lit,
-   * `x`/`X` sealed lamp dark/lit.
-   */
-  readonly map: string;
-  readonly charges: number;
-}
+export type { GlowLevel } from './levels';
 
 const GAP = 0, PLAIN = 1, STAR = 2, SEALED = 3;
 

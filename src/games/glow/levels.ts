@@ -1,4 +1,12 @@
-import type { GlowLevel } from './game';
+/** A level: its map and its charges (clicks allowed). */
+export interface GlowLevel {
+  /**
+   * One character per cell: `.` gap, `o`/`O` plain lamp dark/lit, `s`/`S` star lamp dark/lit,
+   * `x`/`X` sealed lamp dark/lit.
+   */
+  readonly map: string;
+  readonly charges: number;
+}
 
 /** The levels of Glow, tutorial first. README.md says what each one teaches. */
 export const levels: readonly GlowLevel[] = [

@@ -7,17 +7,9 @@
 import {
   Colour, board, defineGame, drawBar, fillRect, parseMap, strokeRect, type ActionId, type Board, type Frame,
 } from '../../core/game';
-import { levels } from './levels';
+import { levels, type PushLevel } from './levels';
 
-/** A level: its map and its energy (key presses allowed). */
-export interface PushLevel {
-  /**
-   * `#` wall, `.` floor, `~` ice, `@` agent, `b` block, `o` target, `*` block on a target,
-   * `+` agent on a target, `%` block on ice. Spaces outside the walls are void.
-   */
-  readonly map: string;
-  readonly energy: number;
-}
+export type { PushLevel } from './levels';
 
 const FLOOR = 0, WALL = 1, ICE = 2, VOID = 3;
 /** Up, down, left, right: ACTION1-ACTION4. */

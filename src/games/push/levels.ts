@@ -1,4 +1,12 @@
-import type { PushLevel } from './game';
+/** A level: its map and its energy (key presses allowed). */
+export interface PushLevel {
+  /**
+   * `#` wall, `.` floor, `~` ice, `@` agent, `b` block, `o` target, `*` block on a target,
+   * `+` agent on a target, `%` block on ice. Spaces outside the walls are void.
+   */
+  readonly map: string;
+  readonly energy: number;
+}
 
 /** The levels of Push, tutorial first. README.md says what each one teaches. */
 export const levels: readonly PushLevel[] = [

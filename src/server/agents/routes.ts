@@ -8,6 +8,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { z } from 'zod';
 import { formatIssues } from '../../core/study/schema';
 import { jsonProblem } from '../../core/protocol/json';
+import type { ErrorCode } from '../../core/protocol/errors';
 import type { GameAction } from '../../core/game/types';
 import { adminGuard, readJson } from '../study/context';
 import { API_KEY_HEADER, CloseScorecardSchema, COMMANDS, CommandSchema, OpenScorecardSchema, type ProtocolError } from './protocol';
@@ -27,7 +28,7 @@ const BAD_KEY = 'This API key is not valid here (unknown, or revoked). Ask the r
 /** An answer of `POST /api/cmd/<action>`: its status and JSON text. */
 export interface CommandReply { readonly status: 200 | Status; readonly json: string; readonly headers?: Readonly<Record<string, string>> }
 
-const reply = (status: Status, error: ProtocolError | string, message: string, extra: Record<string, unknown> = {}): CommandReply => ({ status, json: JSON.stringify({ error, message, ...extra }) });
+const reply = (status: Status, error: ProtocolError | ErrorCode, message: string, extra: Record<string, unknown> = {}): CommandReply => ({ status, json: JSON.stringify({ error, message, ...extra }) });
 
 /** The answer when the database was not reachable: the agent sends the command again later (docs/api.md, "Database restarts"). */
 export const DATABASE_UNAVAILABLE: CommandReply = { ...reply(503, 'database_unavailable', `The database is not reachable right now (it may be restarting). Send the command again in ${DATABASE_RETRY_AFTER_S} s.`, { retryAfter: DATABASE_RETRY_AFTER_S }), headers: { 'Retry-After': String(DATABASE_RETRY_AFTER_S) } };
@@ -68,7 +69,7 @@ export async function runCommand(service: AgentService, action: GameAction, key:
 const KeyNameSchema = z.object({ name: z.string({ error: 'name must be a string' }).trim().min(1, 'name must not be empty').max(100, 'name is longer than 100 characters') });
 
 type Status = 400 | 401 | 403 | 404 | 409 | 413 | 500 | 503;
-const refuse = (c: Context, status: Status, error: ProtocolError | string, message: string) => c.json({ error, message }, status);
+const refuse = (c: Context, status: Status, error: ProtocolError | ErrorCode, message: string) => c.json({ error, message }, status);
 
 function failure(c: Context, e: unknown): Response {
   if (e instanceof AgentError) return refuse(c, e.status, e.error, e.message);

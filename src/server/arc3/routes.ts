@@ -11,11 +11,11 @@
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { GAME_ACTIONS } from '../../core/game/types';
+import type { ApiErrorBody } from '../../core/protocol/errors';
 import { admit } from '../study/admission';
 import { adminGuard, fail, readJson, zodFail, type StudyContext } from '../study/context';
 import { adminRunsRoutes, serviceReplayer } from './adminRuns';
-import type { Replayer } from './storedRuns';
-import type { Arc3Service } from './runs';
+import type { Arc3RouteInfo } from './runs';
 import { Arc3Error } from './worker';
 
 const ActionBody = z.object({
@@ -40,14 +40,6 @@ const PlaytestOpen = z.object({
   level: z.number().int().min(0).max(1000).optional(),
 });
 
-export interface Arc3RouteInfo {
-  readonly service: Arc3Service;
-  /** What the server found at start: the Python and arcengine versions, or what is missing. */
-  readonly engine: { ok: boolean; message: string };
-  /** What a check of stored runs plays on (`mount.ts`); the service itself when absent. */
-  readonly checkReplayer?: () => { replayer: Replayer; release: () => Promise<void> };
-}
-
 /** An `Arc3Error` as a reply; the traceback only for researchers, the server log always has it. */
 function arc3Fail(c: Context, e: unknown, researcher: boolean) {
   if (!(e instanceof Arc3Error)) throw e;
@@ -62,7 +54,7 @@ function arc3Fail(c: Context, e: unknown, researcher: boolean) {
     case 'too_many_runs': return fail(c, 409, 'too_many_runs', `${e.message[0].toUpperCase()}${e.message.slice(1)}.`);
     case 'too_many_open_runs': {
       const wait = e.retryAfter ?? 60;
-      return c.json({ error: 'too_many_open_runs', message: `${e.message[0].toUpperCase()}${e.message.slice(1)}.`, retryAfter: wait }, 429, { 'Retry-After': String(wait) });
+      return c.json({ error: 'too_many_open_runs', message: `${e.message[0].toUpperCase()}${e.message.slice(1)}.`, retryAfter: wait } satisfies ApiErrorBody, 429, { 'Retry-After': String(wait) });
     }
     case 'game_error':
     case 'load_error':
@@ -70,9 +62,9 @@ function arc3Fail(c: Context, e: unknown, researcher: boolean) {
         error: 'game_error',
         message: researcher ? e.message : 'The game failed on this action. Nothing you did is lost: the game goes on from where it was, and the researcher has been told.',
         ...tb,
-      }, 422);
+      } satisfies ApiErrorBody, 422);
     default:
-      return c.json({ error: 'game_unavailable', message: researcher ? e.message : 'The game is not answering right now. Wait a moment and try again; nothing you did is lost.', ...tb }, 503, { 'Retry-After': '2' });
+      return c.json({ error: 'game_unavailable', message: researcher ? e.message : 'The game is not answering right now. Wait a moment and try again; nothing you did is lost.', ...tb } satisfies ApiErrorBody, 503, { 'Retry-After': '2' });
   }
 }
 

@@ -15,6 +15,7 @@ import type { ReplayGame } from '../../core/study/rules';
 import type { Store } from '../store/types';
 import type { Arc3Source } from './source';
 import { decodeStoredSteps } from './steps';
+import type { Replayer } from './storedRuns';
 import { Arc3Error, resolveGameId, type Arc3Action, type Arc3FrameData, type Arc3Inspection } from './worker';
 
 /** Every so many steps a stored step is encoded without a reference, so a reader can start there. */
@@ -556,4 +557,13 @@ export class Arc3Service {
       await live.mounted.source.close(id).catch(() => undefined);
     }
   }
+}
+
+/** What the ARC-AGI-3 routes (`routes.ts`) are given: the service, the engine found, and how stored runs are checked. */
+export interface Arc3RouteInfo {
+  readonly service: Arc3Service;
+  /** What the server found at start: the Python and arcengine versions, or what is missing. */
+  readonly engine: { ok: boolean; message: string };
+  /** What a check of stored runs plays on (`mount.ts`); the service itself when absent. */
+  readonly checkReplayer?: () => { replayer: Replayer; release: () => Promise<void> };
 }

@@ -13,7 +13,7 @@ import { Hono } from 'hono';
 import { type CampaignClaim, type CampaignSession, bonusFile, campaignView, paymentsView } from '../../core/analysis/campaign';
 import { ITEM_END, ITEM_START, type SessionState, effectiveState, isFinalState } from '../../core/study/rules';
 import type { StudyDefinition } from '../../core/study/schema';
-import { studySessionDigests } from '../resultsApi';
+import { studySessionDigests } from '../digests/studyDigests';
 import { definitionOf } from '../studies';
 import { type StudyDeps, adminGuard, fail, studyContext } from '../study/context';
 import type { SessionRecord } from '../store/types';

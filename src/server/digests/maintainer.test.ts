@@ -13,7 +13,7 @@ import { gameIds, replayWithEngine } from '../studies';
 import { backends } from '../store/testing';
 import type { Store } from '../store/types';
 import { fill } from '../../bench/export';
-import type { ResultsDeps } from '../resultsApi';
+import type { ResultsDeps } from './studyDigests';
 import { DigestMaintainer } from './maintainer';
 import { DigestPool } from './pool';
 
@@ -34,8 +34,8 @@ async function setup(backend: (typeof backends)[number]) {
   const library = new TaskLibrary();
   await library.mount(path.join(ROOT, 'data/tasks/samples'));
   const pool = new DigestPool(1);
-  const deps: ResultsDeps = { store, library, adminTokenHash: hashToken(ADMIN), replay: replayWithEngine, digests: pool, maintainer: new DigestMaintainer(() => deps, () => {}, { endedDelayMs: 50 }) };
-  const maintainer = deps.maintainer!;
+  const maintainer = new DigestMaintainer(() => deps, () => {}, { endedDelayMs: 50 });
+  const deps: ResultsDeps = { store, library, adminTokenHash: hashToken(ADMIN), replay: replayWithEngine, digests: pool, maintainer };
   stoppers.push(() => maintainer.stop(), () => pool.stop());
   const app = createApi({ library, version: 'test', study: { store, adminTokenHash: deps.adminTokenHash, replay: replayWithEngine, games: gameIds, digests: pool, maintainer } });
   const admin = (url: string) => Promise.resolve(app.request(url, { headers: { Authorization: `Bearer ${ADMIN}` } }));

@@ -11,6 +11,7 @@ import type { SessionRecord, Store } from '../store/types';
 import { forAnalysis } from './safeJson';
 import { versionedGameId } from '../../core/game';
 import { games as builtinGames } from '../../games';
+import type { ErrorCode } from '../../core/protocol/errors';
 
 /** Events per page read from the store. */
 export const PAGE_SIZE = 5000;
@@ -18,7 +19,7 @@ export const PAGE_SIZE = 5000;
 /** An export that cannot be made; `status` is the HTTP status the routes answer with. */
 export class ExportError extends Error {
   override readonly name = 'ExportError';
-  constructor(readonly status: 400 | 404, readonly code: string, message: string) {
+  constructor(readonly status: 400 | 404, readonly code: ErrorCode, message: string) {
     super(message);
   }
 }

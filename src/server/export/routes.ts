@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { HttpBindings } from '@hono/node-server';
-import { Hono, type Context } from 'hono';
+import { Hono } from 'hono';
 import type { ReplayGame } from '../../core/study/rules';
 import type { TaskLibrary } from '../collections';
 import type { Store } from '../store/types';
@@ -16,6 +16,7 @@ import { ExportError, exportContext, type ExportGames } from './context';
 import { exportOnThread, threadJob } from './thread';
 import { builtInGamesOnly } from '../studies';
 import { EXPORT_FORMATS, FORMAT_NAMES, fileBase, isExportFormat } from './formats';
+import { fail } from '../http';
 
 /** How long a download link works, ms. */
 export const DOWNLOAD_TTL_MS = 5 * 60_000;
@@ -37,8 +38,6 @@ export interface ExportDeps {
   readonly exportThreads?: boolean;
 }
 
-type Status = 400 | 404 | 410;
-const fail = (c: Context, status: Status, error: string, message: string) => c.json({ error, message }, status);
 
 /**
  * A chunk source as a web stream that reads the next chunk only when the client takes one.

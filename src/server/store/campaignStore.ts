@@ -9,8 +9,8 @@
  * claim exists exactly when its session does: two servers never book the same last solve twice.
  */
 import type { CandidateStanding, ClaimState } from '../../core/study/draw';
-import type { Driver } from './sqlStore';
-import type { NewSession } from './types';
+import type { Driver } from './driver';
+import type { NewSession } from './records';
 
 export type { ClaimState };
 

@@ -4,7 +4,7 @@
  * `SqlStore`; the same SQL on PGlite and PostgreSQL.
  */
 import type { Grade } from '../../core/grading/grade';
-import type { Queryable } from './sqlStore';
+import type { Queryable } from './driver';
 
 export interface GraderRecord {
   readonly id: string;

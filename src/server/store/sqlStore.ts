@@ -6,19 +6,8 @@ import { migrations } from './migrations';
 import { databaseUnavailable } from './unavailable';
 import { type GradingStore, SqlGradingStore } from './gradingStore';
 import { CampaignStore } from './campaignStore';
+import type { Driver, Queryable } from './driver';
 import type { AgentKeyRecord, AgentRunRecord, AuditEventInput, AuditEventRecord, DeletedRows, AgentStepRecord, AppendResult, DownloadTicket, EventInput, GameRunRecord, GameStepRecord, NewSession, ResponseRecord, SessionRecord, Store, StudyRecord, StudySource, StudySummary, SubmissionRecord, ScorecardRecord } from './types';
-
-export interface Queryable {
-  query<R = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<{ rows: R[] }>;
-  /** Runs several statements without parameters. */
-  exec(sql: string): Promise<void>;
-}
-
-export interface Driver extends Queryable {
-  readonly kind: 'pglite' | 'postgres';
-  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
-  close(): Promise<void>;
-}
 
 /** Applies the migrations not yet recorded, each in its own transaction; safe with several servers starting at once. */
 export async function migrate(db: Driver): Promise<number[]> {

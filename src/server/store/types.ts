@@ -7,6 +7,9 @@ import type { DeletedCounts } from '../../core/protocol/api';
 import type { AgentReplayStep, AgentRunSource } from '../../core/protocol/agents';
 import type { GradingStore } from './gradingStore';
 import type { CampaignStore } from './campaignStore';
+import type { NewSession } from './records';
+
+export type { NewSession } from './records';
 
 export type StudySource = 'file' | 'studio';
 
@@ -21,18 +24,6 @@ export interface StudyRecord {
 
 export interface StudySummary extends StudyRecord {
   readonly sessions: number;
-}
-
-export interface NewSession {
-  readonly id: string;
-  readonly studyId: string;
-  readonly studyVersion: number;
-  readonly tokenHash: string;
-  readonly params: Record<string, string>;
-  readonly seed: number;
-  readonly order: readonly number[];
-  readonly createdAt: number;
-  readonly flags?: readonly string[];
 }
 
 export interface SessionRecord extends NewSession {

@@ -26,11 +26,12 @@
 import type { Context } from 'hono';
 import { ITEM_END, ITEM_START, effectiveState, sessionProgress, type ItemProgress, type StoredEvent } from '../../core/study/rules';
 import type { StudyDefinition, StudyItem } from '../../core/study/schema';
+import type { AdmissionRefusal } from '../../core/protocol/errors';
 import type { SessionRecord, SubmissionRecord } from '../store/types';
 import { type StudyContext, fail, itemLimitsOf } from './context';
 
 /** Why a write was refused; every one is a 409 (docs/api.md, "Admission"). */
-export type AdmissionRefusal = 'session_closed' | 'session_idle' | 'events_pending' | 'not_current_item' | 'item_closed' | 'item_skipped' | 'not_started' | 'item_time_up';
+export type { AdmissionRefusal } from '../../core/protocol/errors';
 
 export interface AdmissionRequest {
   /** The item written about; null for a write about the session (withdrawal). */

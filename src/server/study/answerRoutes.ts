@@ -6,24 +6,14 @@
  * the question's position in the item (`index`: 0 for a single question, its place in a block).
  */
 import { Hono } from 'hono';
-import { z } from 'zod';
 import type { AnswerResult } from '../../core/protocol/api';
+import { AnswerRequest } from '../../core/protocol/requests';
 import { judgeSubmission } from '../../core/questions/judge';
-import { MAX_BLOCK_QUESTIONS, questionRefs } from '../../core/study/schema';
+import { questionRefs } from '../../core/study/schema';
 import type { SubmissionRecord } from '../store/types';
 import { admit } from './admission';
-import { type StudyContext, fail, readJson, zodFail, sessionItem } from './context';
+import { type StudyContext, fail, readBody, sessionItem } from './context';
 import { oncePerKey } from './once';
-
-const AnswerBody = z.object({
-  /** The client's id for this answer; a retried request with the same key is judged once. */
-  key: z.string().min(1).max(100),
-  item: z.string().min(1).max(64),
-  /** The question's position in a block; 0 (the default) for a single question. */
-  index: z.number().int().min(0).max(MAX_BLOCK_QUESTIONS - 1).default(0),
-  answer: z.union([z.strictObject({ choice: z.string().min(1).max(8) }), z.strictObject({ text: z.string().max(20_000) })]),
-  lastSeq: z.number().int().min(-1).optional(),
-});
 
 export function answerRoutes(ctx: StudyContext): Hono {
   const { store } = ctx;
@@ -33,10 +23,8 @@ export function answerRoutes(ctx: StudyContext): Hono {
     const p = await ctx.participant(c);
     if (!p.ok) return p.res;
     const { session, study } = p;
-    const body = await readJson(c);
-    if (!body.ok) return body.res;
-    const parsed = AnswerBody.safeParse(body.body);
-    if (!parsed.success) return zodFail(c, parsed.error.issues, 'The answer is not valid');
+    const parsed = await readBody(c, AnswerRequest, 'The answer is not valid');
+    if (!parsed.ok) return parsed.res;
     const { key, item: itemId, index, answer, lastSeq } = parsed.data;
     const item = sessionItem(study, session.order, itemId);
     if (!item || item.kind !== 'question') return fail(c, 404, 'not_found', `This study has no question item "${itemId}".`);

@@ -10,12 +10,13 @@ import { type StudyDefinition, type TaskItem, formatIssues } from '../../core/st
 import type { ReplayGame, StoredEvent } from '../../core/study/rules';
 import { summarizeSession } from '../../core/study/summary';
 import { bearer, hashToken, tokenMatches } from '../auth';
+import { fail } from '../http';
 import { builtInGamesOnly, definitionOf } from '../studies';
 import { games } from '../../games';
 import type { TaskLibrary } from '../collections';
 import type { SessionRecord, Store, StudyRecord } from '../store/types';
 import { DEFAULT_LIMITS, type IngestLimits } from './limits';
-import type { Arc3RouteInfo } from '../arc3/routes';
+import type { Arc3RouteInfo } from '../arc3/runs';
 import type { DigestPool } from '../digests/pool';
 import type { DigestMaintainer } from '../digests/maintainer';
 
@@ -49,10 +50,7 @@ export interface StudyDeps {
   readonly exportThreads?: boolean;
 }
 
-export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429;
-
-export const fail = (c: Context, status: ErrorStatus, error: string, message: string, extra: Record<string, unknown> = {}) =>
-  c.json({ error, message, ...extra }, status);
+export { fail, type ErrorStatus } from '../http';
 
 /**
  * The request body as JSON, or a 400 naming what is wrong. Every value passes `jsonProblem`
@@ -75,6 +73,29 @@ export async function readJson(c: Context): Promise<{ ok: true; body: unknown } 
 
 export function zodFail(c: Context, issues: readonly z.core.$ZodIssue[], what: string) {
   return fail(c, 400, 'malformed', `${what}: ${formatIssues(issues).join('; ')}`);
+}
+
+/**
+ * The request body checked by its schema (the participant's are in `core/protocol/requests.ts`):
+ * read by `readJson`, so `jsonProblem` sees it first, then parsed; otherwise a 400 `malformed`
+ * that starts with `what` and names each field at fault. Routes call it after their token
+ * check, so a request without a valid token is refused as such whatever its body.
+ * `absent` stands for an empty body; `before` may refuse the raw body first (a batch too large).
+ * @example
+ * const body = await readBody(c, FinishRequest, 'The finish request is not valid');
+ * if (!body.ok) return body.res;
+ */
+export async function readBody<S extends z.ZodType>(
+  c: Context, schema: S, what: string, opts: { absent?: unknown; before?: (raw: unknown) => Response | null } = {},
+): Promise<{ ok: true; data: z.output<S> } | { ok: false; res: Response }> {
+  const body = await readJson(c);
+  if (!body.ok) return body;
+  const raw = body.body === undefined && 'absent' in opts ? opts.absent : body.body;
+  const refused = opts.before?.(raw);
+  if (refused) return { ok: false, res: refused };
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) return { ok: false, res: zodFail(c, parsed.error.issues, what) };
+  return { ok: true, data: parsed.data };
 }
 
 /**

@@ -4,14 +4,11 @@
  * stored exactly once by the store's group commit. A refused batch stores nothing.
  */
 import { Hono } from 'hono';
-import { z } from 'zod';
-import { EventEnvelope } from '../../core/log/events';
 import { eventDataProblem } from '../../core/protocol/events';
 import type { BatchAck } from '../../core/protocol/api';
-import { type StudyContext, fail, readJson, zodFail } from './context';
+import { EventBatchRequest } from '../../core/protocol/requests';
+import { type StudyContext, fail, readBody } from './context';
 import { RateLimiter } from './limits';
-
-const Batch = z.object({ events: z.array(EventEnvelope).min(1, 'must hold at least one event') });
 
 export function eventRoutes(ctx: StudyContext): Hono {
   const { store, now, limits } = ctx;
@@ -25,14 +22,16 @@ export function eventRoutes(ctx: StudyContext): Hono {
     const p = await ctx.participant(c, false);
     if (!p.ok) return p.res;
     const { session } = p;
-    const body = await readJson(c);
-    if (!body.ok) return body.res;
-    const raw = body.body as { events?: unknown } | undefined;
-    if (raw && Array.isArray(raw.events) && raw.events.length > limits.maxBatchEvents) {
-      return fail(c, 413, 'too_large', `The batch has ${raw.events.length} events; at most ${limits.maxBatchEvents} are accepted at once. Split it into smaller batches.`);
-    }
-    const parsed = Batch.safeParse(raw);
-    if (!parsed.success) return zodFail(c, parsed.error.issues, 'The batch is not valid');
+    // A batch past the limit is refused as too large before its events are checked one by one.
+    const parsed = await readBody(c, EventBatchRequest, 'The batch is not valid', {
+      before: (raw) => {
+        const events = (raw as { events?: unknown } | undefined)?.events;
+        return raw && Array.isArray(events) && events.length > limits.maxBatchEvents
+          ? fail(c, 413, 'too_large', `The batch has ${events.length} events; at most ${limits.maxBatchEvents} are accepted at once. Split it into smaller batches.`)
+          : null;
+      },
+    });
+    if (!parsed.ok) return parsed.res;
     const events = parsed.data.events;
     const seen = new Set<number>();
     let top = -1;

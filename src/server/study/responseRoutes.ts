@@ -12,41 +12,15 @@
  * Each takes a client `key`, so a retried request is stored once.
  */
 import { Hono, type Context } from 'hono';
-import { z } from 'zod';
-import { WITHDRAW_REASONS, type ResponseStored, type WithdrawReason, type WithdrawResult } from '../../core/protocol/api';
+import type { ResponseStored, WithdrawResult } from '../../core/protocol/api';
+import { DescriptionRequest, SurveyRequest, WithdrawRequest } from '../../core/protocol/requests';
 import { isFinalState } from '../../core/study/rules';
 import { checkSurveyAnswers } from '../../core/study/survey';
 import type { ResponseRecord } from '../store/types';
 import { settleClaims } from '../campaign/assign';
 import { admit } from './admission';
-import { type StudyContext, fail, readJson, zodFail, sessionItem } from './context';
+import { type StudyContext, fail, readBody, sessionItem } from './context';
 import { oncePerKey } from './once';
-
-/** Longest written description and withdrawal comment kept (characters). */
-export const DESCRIPTION_MAX = 5000;
-export const WITHDRAW_COMMENT_MAX = 2000;
-
-const Key = z.string().min(1).max(100);
-const DescriptionBody = z.strictObject({
-  key: Key,
-  item: z.string().min(1).max(64),
-  stage: z.enum(['first', 'last']),
-  text: z.string().trim().min(1, 'must not be empty: write the description first').max(DESCRIPTION_MAX, `must be at most ${DESCRIPTION_MAX} characters`),
-  lastSeq: z.number().int().min(-1).optional(),
-});
-const SurveyBody = z.strictObject({
-  key: Key,
-  item: z.string().min(1).max(64),
-  answers: z.record(z.string().max(64), z.unknown()),
-  lastSeq: z.number().int().min(-1).optional(),
-});
-const WithdrawBody = z.strictObject({
-  key: Key,
-  reason: z.enum(Object.keys(WITHDRAW_REASONS) as [WithdrawReason, ...WithdrawReason[]]),
-  comment: z.string().trim().max(WITHDRAW_COMMENT_MAX, `must be at most ${WITHDRAW_COMMENT_MAX} characters`).default(''),
-  /** The item the participant was on, if any. */
-  item: z.string().max(64).default(''),
-});
 
 export function responseRoutes(ctx: StudyContext): Hono {
   const { store } = ctx;
@@ -65,10 +39,8 @@ export function responseRoutes(ctx: StudyContext): Hono {
     const p = await ctx.participant(c);
     if (!p.ok) return p.res;
     const { session, study } = p;
-    const body = await readJson(c);
-    if (!body.ok) return body.res;
-    const parsed = DescriptionBody.safeParse(body.body);
-    if (!parsed.success) return zodFail(c, parsed.error.issues, 'The description is not valid');
+    const parsed = await readBody(c, DescriptionRequest, 'The description is not valid');
+    if (!parsed.ok) return parsed.res;
     const { key, item: itemId, stage, text, lastSeq } = parsed.data;
     const item = sessionItem(study, session.order, itemId);
     if (!item || (item.kind !== 'task' && item.kind !== 'game')) return fail(c, 404, 'not_found', `This study has no task or game item "${itemId}".`);
@@ -89,10 +61,8 @@ export function responseRoutes(ctx: StudyContext): Hono {
     const p = await ctx.participant(c);
     if (!p.ok) return p.res;
     const { session, study } = p;
-    const body = await readJson(c);
-    if (!body.ok) return body.res;
-    const parsed = SurveyBody.safeParse(body.body);
-    if (!parsed.success) return zodFail(c, parsed.error.issues, 'The survey answers are not valid');
+    const parsed = await readBody(c, SurveyRequest, 'The survey answers are not valid');
+    if (!parsed.ok) return parsed.res;
     const { key, item: itemId, answers, lastSeq } = parsed.data;
     const item = sessionItem(study, session.order, itemId);
     if (!item || item.kind !== 'survey') return fail(c, 404, 'not_found', `This study has no survey item "${itemId}".`);
@@ -115,10 +85,8 @@ export function responseRoutes(ctx: StudyContext): Hono {
     const p = await ctx.participant(c);
     if (!p.ok) return p.res;
     const { session, study } = p;
-    const body = await readJson(c);
-    if (!body.ok) return body.res;
-    const parsed = WithdrawBody.safeParse(body.body);
-    if (!parsed.success) return zodFail(c, parsed.error.issues, 'The withdrawal is not valid');
+    const parsed = await readBody(c, WithdrawRequest, 'The withdrawal is not valid');
+    if (!parsed.ok) return parsed.res;
     const { key, reason, comment, item } = parsed.data;
     const result: WithdrawResult = { message: study.withdraw?.message ?? null, code: study.withdraw?.code ?? null };
     const previous = (await store.listResponses(session.id)).find((x) => x.kind === 'withdraw');

@@ -9,6 +9,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { type IngestLimits, TokenBuckets } from './limits';
 import { fail } from './context';
+import type { ErrorCode } from '../../core/protocol/errors';
 
 /** The client address of a request: the connection's, or the proxy's `X-Forwarded-For` when trusted; null in-process. */
 export function clientAddress(c: Context, trustProxy: boolean): string | null {
@@ -41,7 +42,7 @@ export function sessionLimits(limits: IngestLimits, now: () => number, trustProx
   };
 }
 
-function tooMany(c: Context, wait: number, error: string, message: string) {
+function tooMany(c: Context, wait: number, error: ErrorCode, message: string) {
   c.header('Retry-After', String(wait));
   return fail(c, 429, error, message, { retryAfter: wait });
 }

@@ -4,9 +4,9 @@
  */
 import { randomInt, randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
-import { z } from 'zod';
 import { withoutAnswers } from '../../core/formats/arcTask';
 import type { CreatedSession, FinishResult, SessionItem, SessionView, StudyIntro } from '../../core/protocol/api';
+import { CreateSessionRequest, FinishRequest } from '../../core/protocol/requests';
 import { itemLimits, poolOf, questionRefs } from '../../core/study/schema';
 import { createDrawnSession, drawCount, settleClaims } from '../campaign/assign';
 import { sessionOrder } from '../../core/study/shuffle';
@@ -15,15 +15,11 @@ import { tallyTests, type ItemSummary } from '../../core/study/summary';
 import type { StudyDefinition } from '../../core/study/schema';
 import type { SessionRecord } from '../store/types';
 import { bearer, hashToken, newToken, tokenMatches } from '../auth';
-import { type StudyContext, fail, itemLimitsOf, readJson, testIndicesOf, zodFail } from './context';
+import { type StudyContext, fail, itemLimitsOf, readBody, testIndicesOf } from './context';
 
 /** Participant params kept with a session: at most this many, names and values bounded. */
 const MAX_PARAMS = 30;
 
-const CreateSession = z.object({
-  params: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'names are letters, digits and "_"'), z.string().max(500)).default({}),
-}).default({ params: {} });
-const Finish = z.object({ lastSeq: z.number().int().min(-1) });
 
 /** Identity fields of participant recruitment platforms, named in the docs; other names are kept too. */
 export const KNOWN_PARAMS = ['PROLIFIC_PID', 'STUDY_ID', 'SESSION_ID', 'workerId', 'assignmentId', 'hitId'] as const;
@@ -43,10 +39,8 @@ export function sessionRoutes(ctx: StudyContext): Hono {
   api.post('/studies/:studyId/sessions', async (c) => {
     const rec = await store.getStudy(c.req.param('studyId'));
     if (!rec) return fail(c, 404, 'not_found', `No study "${c.req.param('studyId')}". Check the link you were given.`);
-    const body = await readJson(c);
-    if (!body.ok) return body.res;
-    const parsed = CreateSession.safeParse(body.body);
-    if (!parsed.success) return zodFail(c, parsed.error.issues, 'The session request is not valid');
+    const parsed = await readBody(c, CreateSessionRequest, 'The session request is not valid');
+    if (!parsed.ok) return parsed.res;
     const params = parsed.data.params;
     if (Object.keys(params).length > MAX_PARAMS) return fail(c, 400, 'malformed', `params has ${Object.keys(params).length} entries; at most ${MAX_PARAMS} are kept.`);
     // Playtests never count toward results: only a researcher may start one, or a participant
@@ -139,10 +133,8 @@ export function sessionRoutes(ctx: StudyContext): Hono {
     const p = await ctx.participant(c);
     if (!p.ok) return p.res;
     const { session, study } = p;
-    const body = await readJson(c);
-    if (!body.ok) return body.res;
-    const parsed = Finish.safeParse(body.body);
-    if (!parsed.success) return zodFail(c, parsed.error.issues, 'The finish request is not valid');
+    const parsed = await readBody(c, FinishRequest, 'The finish request is not valid');
+    if (!parsed.ok) return parsed.res;
     if (session.ackedThrough < parsed.data.lastSeq) {
       return fail(c, 409, 'events_pending', `Events after seq ${session.ackedThrough} are not on the server yet (you sent up to ${parsed.data.lastSeq}); send them, then finish again.`, { ackedThrough: session.ackedThrough });
     }

@@ -3,25 +3,15 @@
  * it alone holds, for the participant's current item only, within its trials and time.
  */
 import { Hono } from 'hono';
-import { z } from 'zod';
 import { gridProblems, formatProblem } from '../../core/formats/arcTask';
 import { gridsEqual, type Grid } from '../../core/grid/grid';
 import type { SubmissionResult } from '../../core/protocol/api';
+import { SubmissionRequest } from '../../core/protocol/requests';
 import { tallyTests } from '../../core/study/summary';
 import type { SubmissionRecord } from '../store/types';
 import { admit } from './admission';
-import { type StudyContext, fail, readJson, testIndicesOf, zodFail, sessionItem } from './context';
+import { type StudyContext, fail, readBody, testIndicesOf, sessionItem } from './context';
 import { oncePerKey } from './once';
-
-const Submission = z.object({
-  /** The client's id for this submission (e.g. a UUID); a retried request with the same key is judged once. */
-  key: z.string().min(1).max(100),
-  item: z.string().min(1).max(64),
-  testIndex: z.number().int().nonnegative(),
-  grid: z.unknown(),
-  /** The highest seq the client has logged before submitting, so the server can tell a late batch from a wrong item. */
-  lastSeq: z.number().int().min(-1).optional(),
-});
 
 export function submissionRoutes(ctx: StudyContext): Hono {
   const { store } = ctx;
@@ -31,10 +21,8 @@ export function submissionRoutes(ctx: StudyContext): Hono {
     const p = await ctx.participant(c);
     if (!p.ok) return p.res;
     const { session, study } = p;
-    const body = await readJson(c);
-    if (!body.ok) return body.res;
-    const parsed = Submission.safeParse(body.body);
-    if (!parsed.success) return zodFail(c, parsed.error.issues, 'The submission is not valid');
+    const parsed = await readBody(c, SubmissionRequest, 'The submission is not valid');
+    if (!parsed.ok) return parsed.res;
     const { key, item: itemId, testIndex, grid, lastSeq } = parsed.data;
     const problems = gridProblems(grid, 'grid');
     if (problems.length) return fail(c, 400, 'malformed', `The submitted grid is not valid: ${problems.map(formatProblem).join('; ')}`);

@@ -1,0 +1,65 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const SCRIPT = path.join(import.meta.dirname, 'cycles.mjs');
+const folders: string[] = [];
+afterEach(async () => { await Promise.all(folders.splice(0).map((f) => rm(f, { recursive: true, force: true }))); });
+
+/** Writes the files into a fresh folder and runs the check on it: its exit code and what it printed. */
+async function check(files: Record<string, string>): Promise<{ code: number; stderr: string }> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'cycles-'));
+  folders.push(dir);
+  for (const [name, text] of Object.entries(files)) await writeFile(path.join(dir, name), text);
+  try {
+    const { stderr } = await run(process.execPath, [SCRIPT, dir]);
+    return { code: 0, stderr };
+  } catch (e) {
+    const failed = e as { code: number; stderr: string };
+    return { code: failed.code, stderr: failed.stderr };
+  }
+}
+
+describe('scripts/cycles.mjs', () => {
+  it('passes a tree whose imports go one way', async () => {
+    const r = await check({ 'a.ts': "import { b } from './b';\nexport const a = b;\n", 'b.ts': 'export const b = 1;\n' });
+    expect(r).toEqual({ code: 0, stderr: '' });
+  });
+
+  it('fails on a loop of value imports and names the files along it', async () => {
+    const r = await check({
+      'a.ts': "import { b } from './b';\nexport const a = () => b;\n",
+      'b.ts': "import { c } from './c';\nexport const b = () => c;\n",
+      'c.ts': "export { a as c } from './a';\n",
+    });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('1 import cycle in');
+    expect(r.stderr).toMatch(/3 files: \S*a\.ts\s+-> \S*b\.ts\s+-> \S*c\.ts\s+-> \S*a\.ts/);
+  });
+
+  it('counts a loop closed by `import type`', async () => {
+    const r = await check({
+      'game.ts': "import { levels } from './levels';\nexport interface Level { map: string }\nexport const all = levels;\n",
+      'levels.ts': "import type { Level } from './game';\nexport const levels: Level[] = [];\n",
+    });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/2 files: \S*game\.ts\s+-> \S*levels\.ts\s+-> \S*game\.ts/);
+  });
+
+  it('leaves out dynamic import(), which loads after both modules have run', async () => {
+    const r = await check({
+      'a.ts': "import { b } from './b';\nexport const a = b;\n",
+      'b.ts': "export const b = 1;\nexport const later = () => import('./a');\n",
+    });
+    expect(r.code).toBe(0);
+  });
+
+  it('finds no cycle in src/', async () => {
+    const { stderr } = await run(process.execPath, [SCRIPT, path.join(import.meta.dirname, '..', 'src')]);
+    expect(stderr).toBe('');
+  });
+});
