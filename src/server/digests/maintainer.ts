@@ -12,7 +12,8 @@
  * waits for it and then digests only what is left. `progress(studyId)` is what the studio shows
  * meanwhile (`GET /api/admin/studies/:id/results/progress`).
  */
-import { refreshSettledDigests, type DigestProgressFn, type ResultsDeps } from '../resultsApi';
+import { refreshSettledDigests, type ResultsDeps } from '../resultsApi';
+import type { DigestProgressFn } from './sessions';
 
 /** Why digests are being computed: a results request, sessions that ended, or the periodic check. */
 export type DigestRunReason = 'results' | 'ended' | 'update';
