@@ -468,10 +468,14 @@ export class SqlStore implements Store {
     const out = new Map<string, StoredEvent[]>(tails.map((t) => [t.sessionId, []]));
     if (tails.length === 0) return out;
     const r = await this.db.query(
-      `SELECT e.session_id, e.seq, e.t, e.kind, e.data, e.received_at
-       FROM unnest($1::text[], $2::int[], $3::int[]) AS w(session_id, after_seq, through_seq)
-       JOIN events e ON e.session_id = w.session_id AND e.seq > w.after_seq AND e.seq <= w.through_seq
-       ORDER BY e.session_id, e.seq`,
+      // LATERAL: one index range scan per session, never a scan of the whole events table.
+      `SELECT w.session_id, e.seq, e.t, e.kind, e.data, e.received_at
+       FROM unnest($1::text[], $2::int[], $3::int[]) WITH ORDINALITY AS w(session_id, after_seq, through_seq, n)
+       CROSS JOIN LATERAL (
+         SELECT seq, t, kind, data, received_at FROM events
+         WHERE session_id = w.session_id AND seq > w.after_seq AND seq <= w.through_seq ORDER BY seq
+       ) e
+       ORDER BY w.n, e.seq`,
       [tails.map((t) => t.sessionId), tails.map((t) => t.afterSeq), tails.map((t) => t.throughSeq)]);
     for (const row of r.rows) {
       out.get(row.session_id as string)!.push({ seq: row.seq as number, t: row.t as number, kind: row.kind as string, data: json(row.data), receivedAt: ms(row.received_at) });
@@ -512,8 +516,8 @@ export class SqlStore implements Store {
     return r.rows.length === 1;
   }
 
-  async readGameSteps(runId: string, opts: { from?: number } = {}): Promise<GameStepRecord[]> {
-    const r = await this.db.query(`SELECT * FROM game_steps WHERE run_id = $1 AND step >= $2 ORDER BY step`, [runId, opts.from ?? 0]);
+  async readGameSteps(runId: string, opts: { from?: number; limit?: number } = {}): Promise<GameStepRecord[]> {
+    const r = await this.db.query(`SELECT * FROM game_steps WHERE run_id = $1 AND step >= $2 ORDER BY step LIMIT $3`, [runId, opts.from ?? 0, opts.limit ?? null]);
     return r.rows.map((row) => ({
       runId: row.run_id as string, step: row.step as number, action: row.action as string,
       x: row.x as number | null, y: row.y as number | null, state: row.state as string,

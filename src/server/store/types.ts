@@ -316,8 +316,8 @@ export interface Store {
   listGameRuns(sessionId: string): Promise<GameRunRecord[]>;
   /** Stores one step; false when the run already has this step (a retried request). */
   addGameStep(step: GameStepRecord): Promise<boolean>;
-  /** A run's steps in order; from step `from` when given. */
-  readGameSteps(runId: string, opts?: { from?: number }): Promise<GameStepRecord[]>;
+  /** A run's steps in order; from step `from` when given, at most `limit` of them when given. */
+  readGameSteps(runId: string, opts?: { from?: number; limit?: number }): Promise<GameStepRecord[]>;
   /** The secret of this name, created by `make` on first use and the same for every server on the database afterwards. */
   secret(name: string, make: () => string): Promise<string>;
 
