@@ -80,7 +80,10 @@ function participants(store: Store, studyId: string, sessions: number) {
 
 async function* suite(db: string, store: Store, library: TaskLibrary): AsyncGenerator<BenchResult> {
   // 10,000 sessions (10,000,000 events) take long to store: only with BENCH_RESULTS_10K=1.
-  for (const sessions of process.env.BENCH_RESULTS_10K === '1' ? [100, 1000, 10_000] : [100, 1000]) {
+  // BENCH_RESULTS_SIZES=1000 (a comma-separated list) runs those sizes only.
+  const sizes = process.env.BENCH_RESULTS_SIZES ? process.env.BENCH_RESULTS_SIZES.split(',').map(Number) : process.env.BENCH_RESULTS_10K === '1' ? [100, 1000, 10_000] : [100, 1000];
+  for (const sessions of sizes) {
+    if (!Number.isInteger(sessions) || sessions < 1) throw new Error(`BENCH_RESULTS_SIZES=${process.env.BENCH_RESULTS_SIZES} is not a list of session counts; give e.g. BENCH_RESULTS_SIZES=100,1000.`);
     const id = `results${sessions}`;
     const name = `results.${db}.${sessions}_sessions_of_1000_events`;
     await fill(store, id, sessions);

@@ -151,6 +151,23 @@ describe.each(backends)('results from digests on $name', (backend) => {
     expect(excluded.games[0].levels[1].completed).toBe(0);
     expect(excluded.participants.find((p) => p.sessionId === sessions[2].id)?.excluded).toBe(true);
 
+    // Events keep arriving in parts of any size: each request extends the digests by exactly
+    // the new events and answers what the whole logs give.
+    const parts = [[3, 0], [1, 4], [0, 2], [6, 6]];
+    for (const [k, [a, b]] of parts.entries()) {
+      counted.reads.length = 0;
+      counted.tails.length = 0;
+      const more = (n: number, at: number) => Array.from({ length: n }, (_, j) => (
+        j % 3 === 0 ? { t: at + j, kind: 'visibility', data: { state: j % 2 ? 'visible' : 'hidden' } }
+          : j % 3 === 1 ? { t: at + j, kind: 'idle', data: { state: 'idle' } } : { t: at + j, kind: 'paint', data: { row: 0, col: j % 3, color: 2, stroke: k } }));
+      if (a) await send(sessions[1], more(a, 40_000 + k * 1000));
+      if (b) await send(sessions[2], more(b, 40_000 + k * 1000));
+      const live = await compute();
+      expect(counted.reads).toEqual([]);
+      expect(counted.tails.sort()).toEqual([...(a ? [`${sessions[1].id}:${a}`] : []), ...(b ? [`${sessions[2].id}:${b}`] : [])].sort());
+      expect(live).toEqual(await fromLogs());
+    }
+
     // Deleting a session deletes its digest with it.
     expect((await call('DELETE', `/admin/sessions/${sessions[0].id}`, ADMIN, { confirm: sessions[0].id })).status).toBe(200);
     expect([...(await store.readDigests('dig')).keys()].sort()).toEqual([sessions[1].id, sessions[2].id].sort());
