@@ -1,7 +1,8 @@
 /**
  * Results from stored session digests, on both databases: a second request reads no log and
  * answers the same as results computed from every log; a session that got new events or a new
- * submission, or whose digest was stored by another analysis version, is read again (and only
+ * submission has its digest extended by what arrived (only its new events are read, never its
+ * log); one whose digest was stored by another analysis version is read again whole (and only
  * that one); an exclusion changes the figures without reading any log.
  */
 import path from 'node:path';
@@ -28,17 +29,25 @@ const STUDY = {
   ],
 };
 
-/** The store, counting the logs read through it. */
-function counting(store: Store): { store: Store; reads: string[] } {
+/** The store, counting the logs read through it, and the new events read ("session:events"). */
+function counting(store: Store): { store: Store; reads: string[]; tails: string[] } {
   const reads: string[] = [];
+  const tails: string[] = [];
   const wrapped = new Proxy(store, {
     get(target, prop, receiver) {
       const v = Reflect.get(target, prop, receiver) as unknown;
       if (prop === 'readEvents') return (id: string) => { reads.push(id); return target.readEvents(id); };
+      if (prop === 'readEventTails') {
+        return async (...a: Parameters<Store['readEventTails']>) => {
+          const r = await target.readEventTails(...a);
+          for (const [id, events] of r) tails.push(`${id}:${events.length}`);
+          return r;
+        };
+      }
       return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
     },
   });
-  return { store: wrapped, reads };
+  return { store: wrapped, reads, tails };
 }
 
 const stores: Store[] = [];
@@ -107,19 +116,23 @@ describe.each(backends)('results from digests on $name', (backend) => {
     expect(await compute()).toEqual(cold);
     expect(counted.reads).toEqual([]);
 
-    // A submission without its event (the tab closed before it was logged) is seen too.
+    // A submission without its event (the tab closed before it was logged) is seen too: the
+    // digest is finished again from its fold, no event read.
     counted.reads.length = 0;
     const wrong = await call('POST', `/sessions/${sessions[0].id}/submissions`, sessions[0].token, { key: 'k1', item: 'mirror', testIndex: 0, grid: [[0]] });
     expect(wrong.status, JSON.stringify(wrong.body)).toBe(200);
     const afterSubmission = await compute();
-    expect(counted.reads).toEqual([sessions[0].id]);
+    expect(counted.reads).toEqual([]);
+    expect(counted.tails).toEqual([`${sessions[0].id}:0`]);
     expect(afterSubmission).toEqual(await fromLogs());
 
-    // New events on one session: only that log is read again.
+    // New events on one session: its digest is extended by them, and only them are read.
     counted.reads.length = 0;
+    counted.tails.length = 0;
     await send(sessions[0], later);
     const afterEvents = await compute();
-    expect(counted.reads).toEqual([sessions[0].id]);
+    expect(counted.reads).toEqual([]);
+    expect(counted.tails).toEqual([`${sessions[0].id}:${later.length}`]);
     expect(afterEvents).toEqual(await fromLogs());
     expect([cold.games[0].participants, afterEvents.games[0].participants]).toEqual([2, 3]);
 
@@ -137,6 +150,23 @@ describe.each(backends)('results from digests on $name', (backend) => {
     expect(counted.reads).toEqual([]);
     expect(excluded.games[0].levels[1].completed).toBe(0);
     expect(excluded.participants.find((p) => p.sessionId === sessions[2].id)?.excluded).toBe(true);
+
+    // Events keep arriving in parts of any size: each request extends the digests by exactly
+    // the new events and answers what the whole logs give.
+    const parts = [[3, 0], [1, 4], [0, 2], [6, 6]];
+    for (const [k, [a, b]] of parts.entries()) {
+      counted.reads.length = 0;
+      counted.tails.length = 0;
+      const more = (n: number, at: number) => Array.from({ length: n }, (_, j) => (
+        j % 3 === 0 ? { t: at + j, kind: 'visibility', data: { state: j % 2 ? 'visible' : 'hidden' } }
+          : j % 3 === 1 ? { t: at + j, kind: 'idle', data: { state: 'idle' } } : { t: at + j, kind: 'paint', data: { row: 0, col: j % 3, color: 2, stroke: k } }));
+      if (a) await send(sessions[1], more(a, 40_000 + k * 1000));
+      if (b) await send(sessions[2], more(b, 40_000 + k * 1000));
+      const live = await compute();
+      expect(counted.reads).toEqual([]);
+      expect(counted.tails.sort()).toEqual([...(a ? [`${sessions[1].id}:${a}`] : []), ...(b ? [`${sessions[2].id}:${b}`] : [])].sort());
+      expect(live).toEqual(await fromLogs());
+    }
 
     // Deleting a session deletes its digest with it.
     expect((await call('DELETE', `/admin/sessions/${sessions[0].id}`, ADMIN, { confirm: sessions[0].id })).status).toBe(200);

@@ -22,7 +22,7 @@
  *   (`game_log_other_version:<item>`) and is counted in its version's row as `otherVersion`.
  */
 import type { StudyDefinition, TaskItem } from '../study/schema';
-import { effectiveState, ITEM_END, ITEM_START, type ReplayGame, type SessionState, type StoredEvent } from '../study/rules';
+import { effectiveState, ITEM_END, ITEM_START, type GameVerification, type ReplayGame, type SessionState, type StoredEvent } from '../study/rules';
 import { summarizeSession, type SubmissionTally } from '../study/summary';
 import { GRID_ACTION_KINDS } from '../study/actions';
 import { isCounted, splitRuns } from '../scoring/accounting';
@@ -312,7 +312,8 @@ function itemSpans(events: readonly StoredEvent[]): Map<string, StoredEvent[]> {
   return out;
 }
 
-function testIndicesOf(item: TaskItem, count: number | null, subs: readonly ResultsSubmission[]): number[] {
+/** The test inputs of a task item the results judge: the item's own, else every one of the task, else those judged. */
+export function testIndicesOf(item: TaskItem, count: number | null, subs: readonly ResultsSubmission[]): number[] {
   if (item.tests) return [...item.tests];
   if (count !== null) return Array.from({ length: count }, (_, i) => i);
   const judged = [...new Set(subs.filter((s) => s.item === item.id).map((s) => s.testIndex))].sort((a, b) => a - b);
@@ -544,19 +545,8 @@ export function digestSession(
       tasks[item.id] = taskDigest(item.id, spans.get(item.id) ?? [], submissions, indices.get(item.id) ?? []);
     } else if (item.kind === 'game' && !item.practice) {
       const evs = spans.get(item.id);
-      if (!evs) continue;
-      const levels = firstRunLevels(evs, item.game);
-      if (!levels) continue;
-      const verification = summary.items.find((i) => i.id === item.id)?.game;
-      const version = verification?.version ?? null;
-      if (verification?.status === 'other_version') { gameParts[item.id] = { version, status: 'other_version', detail: null, clicks: [] }; continue; }
-      if (verification?.verified !== true) { gameParts[item.id] = { version, status: 'unverified', detail: null, clicks: [] }; continue; }
-      const clicks = new Map<number, Map<string, number>>();
-      addClicks(evs, item.game, clicks);
-      gameParts[item.id] = {
-        version, status: 'verified', detail: firstRunDetail(evs, item.game, levels),
-        clicks: [...clicks].flatMap(([level, m]) => [...m].map(([key, count]) => [level, key, count] as const)),
-      };
+      const part = evs ? gameItemDigest(item.game, evs, summary.items.find((i) => i.id === item.id)?.game) : null;
+      if (part) gameParts[item.id] = part;
     }
   }
   return {
@@ -572,28 +562,84 @@ export function digestSession(
   };
 }
 
+/**
+ * A game item's part of a digest from its span of events and the server's verification of its
+ * log; null when the span has no first run.
+ */
+export function gameItemDigest(game: string, evs: readonly StoredEvent[], verification: GameVerification | undefined): GameDigest | null {
+  const levels = firstRunLevels(evs, game);
+  if (!levels) return null;
+  const version = verification?.version ?? null;
+  if (verification?.status === 'other_version') return { version, status: 'other_version', detail: null, clicks: [] };
+  if (verification?.verified !== true) return { version, status: 'unverified', detail: null, clicks: [] };
+  const clicks = new Map<number, Map<string, number>>();
+  addClicks(evs, game, clicks);
+  return {
+    version, status: 'verified', detail: firstRunDetail(evs, game, levels),
+    clicks: [...clicks].flatMap(([level, m]) => [...m].map(([key, count]) => [level, key, count] as const)),
+  };
+}
+
 function taskDigest(itemId: string, evs: readonly StoredEvent[], subs: readonly ResultsSubmission[], indices: readonly number[]): TaskDigest {
+  const tally = newTaskTally();
+  for (const e of evs) addTaskEvent(tally, e);
+  return taskDigestOf(itemId, tally, subs, indices);
+}
+
+/**
+ * What a task item's span of events (`item.start` to its first `item.end`) gives its digest
+ * before the submissions are judged in, as a fold: plain JSON, extended event by event.
+ */
+export interface TaskTally {
+  /** Events of the span folded in. */
+  events: number;
+  /** The span's opening `item.start`: log time and server time. */
+  start: { t: number; receivedAt: number } | null;
+  /** Grid actions (`GRID_ACTION_KINDS`) and the log time of the first. */
+  edits: number;
+  firstEditT: number | null;
+  /** `submit` events judged correct and the log time of the last. */
+  correctSubmits: number;
+  lastCorrectSubmitT: number | null;
+  toolUses: Partial<Record<ToolName, number>>;
+}
+
+export function newTaskTally(): TaskTally {
+  return { events: 0, start: null, edits: 0, firstEditT: null, correctSubmits: 0, lastCorrectSubmitT: null, toolUses: {} };
+}
+
+/** Folds the span's next event into a task tally. */
+export function addTaskEvent(tally: TaskTally, e: StoredEvent): void {
+  if (tally.events === 0 && e.kind === ITEM_START) tally.start = { t: e.t, receivedAt: e.receivedAt };
+  tally.events++;
+  if (GRID_ACTION_KINDS.has(e.kind)) {
+    if (tally.edits === 0) tally.firstEditT = e.t;
+    tally.edits++;
+  }
+  if (e.kind === 'submit' && e.data.verdict === 'correct') {
+    tally.correctSubmits++;
+    tally.lastCorrectSubmitT = e.t;
+  }
+  const tool = TOOL_OF_KIND[e.kind];
+  if (tool) tally.toolUses[tool] = (tally.toolUses[tool] ?? 0) + 1;
+}
+
+/** A task item's digest from its span's tally and the session's judged submissions. */
+export function taskDigestOf(itemId: string, tally: TaskTally, subs: readonly ResultsSubmission[], indices: readonly number[]): TaskDigest {
   const mine = subs.filter((s) => s.item === itemId && indices.includes(s.testIndex));
-  if (evs.length === 0 && mine.length === 0) return { attempted: false, solvedWithin: [false, false, false], actions: 0, firstActionMs: null, solveMs: null, toolUses: {} };
+  if (tally.events === 0 && mine.length === 0) return { attempted: false, solvedWithin: [false, false, false], actions: 0, firstActionMs: null, solveMs: null, toolUses: {} };
   const correct = indices.map((ti) => mine.find((s) => s.testIndex === ti && s.verdict === 'correct' && s.trial !== null));
   const within = (k: number) => indices.length > 0 && correct.every((s) => s !== undefined && s.trial! <= k + 1);
-  const start = evs[0]?.kind === ITEM_START ? evs[0] : undefined;
-  const edits = evs.filter((e) => GRID_ACTION_KINDS.has(e.kind));
+  const { start } = tally;
   let solveMs: number | null = null;
   if (start && indices.length > 0 && correct.every((s) => s !== undefined)) {
-    const submits = evs.filter((e) => e.kind === 'submit' && e.data.verdict === 'correct');
-    solveMs = submits.length >= indices.length
-      ? submits[submits.length - 1].t - start.t
+    solveMs = tally.correctSubmits >= indices.length
+      ? tally.lastCorrectSubmitT! - start.t
       : Math.max(...correct.map((s) => s!.at)) - start.receivedAt;
   }
-  const toolUses: Partial<Record<ToolName, number>> = {};
-  for (const e of evs) {
-    const tool = TOOL_OF_KIND[e.kind];
-    if (tool) toolUses[tool] = (toolUses[tool] ?? 0) + 1;
-  }
   return {
-    attempted: true, solvedWithin: [within(0), within(1), within(2)], actions: edits.length,
-    firstActionMs: start && edits.length ? edits[0].t - start.t : null, solveMs, toolUses,
+    attempted: true, solvedWithin: [within(0), within(1), within(2)], actions: tally.edits,
+    firstActionMs: start && tally.firstEditT !== null ? tally.firstEditT - start.t : null, solveMs, toolUses: { ...tally.toolUses },
   };
 }
 

@@ -51,29 +51,55 @@ const QUIET_KINDS = new Set(['blur', 'heartbeat']);
  * ]).activeMs // 2000
  */
 export function activeTime(events: readonly TimedEvent[]): ActiveTime {
-  if (events.length === 0) return { spanMs: 0, hiddenMs: 0, idleMs: 0, activeMs: 0 };
-  let hidden = false;
-  let idle = false;
-  let hiddenMs = 0;
-  let idleMs = 0;
-  for (let i = 0; i < events.length; i++) {
-    const e = events[i];
-    if (e.kind === 'visibility') {
-      if (e.data.state === 'hidden') hidden = true;
-      else if (e.data.state === 'visible') { hidden = false; idle = false; }
-    } else if (e.kind === 'idle') {
-      idle = e.data.state !== 'active';
-    } else if (!QUIET_KINDS.has(e.kind)) {
-      idle = false;
-    }
-    const next = events[i + 1];
-    if (!next) break;
-    const gap = Math.max(0, next.t - e.t);
-    if (hidden) hiddenMs += gap;
-    else if (idle) idleMs += gap;
+  const acc = newActiveTimeFold();
+  for (const e of events) addActiveTime(acc, e);
+  return activeTimeOf(acc);
+}
+
+/**
+ * `activeTime` as a fold, for a log read a part at a time: what the events so far leave (plain
+ * JSON, so it can be stored and extended later). `activeTimeOf` of a fold over a run's events,
+ * in any number of parts, equals `activeTime` of the whole run.
+ */
+export interface ActiveTimeFold {
+  /** Events folded in. */
+  n: number;
+  firstT: number;
+  lastT: number;
+  hidden: boolean;
+  idle: boolean;
+  hiddenMs: number;
+  idleMs: number;
+}
+
+export function newActiveTimeFold(): ActiveTimeFold {
+  return { n: 0, firstT: 0, lastT: 0, hidden: false, idle: false, hiddenMs: 0, idleMs: 0 };
+}
+
+/** Folds the next event of the run in: the gap since the one before counts as that one left the tab. */
+export function addActiveTime(acc: ActiveTimeFold, e: TimedEvent): void {
+  if (acc.n === 0) acc.firstT = e.t;
+  else {
+    const gap = Math.max(0, e.t - acc.lastT);
+    if (acc.hidden) acc.hiddenMs += gap;
+    else if (acc.idle) acc.idleMs += gap;
   }
-  const spanMs = Math.max(0, events[events.length - 1].t - events[0].t);
-  return { spanMs, hiddenMs, idleMs, activeMs: Math.max(0, spanMs - hiddenMs - idleMs) };
+  if (e.kind === 'visibility') {
+    if (e.data.state === 'hidden') acc.hidden = true;
+    else if (e.data.state === 'visible') { acc.hidden = false; acc.idle = false; }
+  } else if (e.kind === 'idle') {
+    acc.idle = e.data.state !== 'active';
+  } else if (!QUIET_KINDS.has(e.kind)) {
+    acc.idle = false;
+  }
+  acc.lastT = e.t;
+  acc.n++;
+}
+
+export function activeTimeOf(acc: ActiveTimeFold): ActiveTime {
+  if (acc.n === 0) return { spanMs: 0, hiddenMs: 0, idleMs: 0, activeMs: 0 };
+  const spanMs = Math.max(0, acc.lastT - acc.firstT);
+  return { spanMs, hiddenMs: acc.hiddenMs, idleMs: acc.idleMs, activeMs: Math.max(0, spanMs - acc.hiddenMs - acc.idleMs) };
 }
 
 /**

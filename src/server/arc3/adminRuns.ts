@@ -10,12 +10,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
+import { stream } from 'hono/streaming';
 import { decodeFrames, encodeFrames } from '../../core/formats/frames';
 import type { ServerStep } from '../../core/game/serverGame';
 import { fail } from '../study/context';
 import type { Store } from '../store/types';
 import type { Arc3Service } from './runs';
-import { formatSessionCheck, levelFirstFrame, stepViews, verifySession, type Replayer, type SessionCheck } from './storedRuns';
+import { formatSessionCheck, levelFirstFrame, stepViewPages, verifySession, type Replayer, type SessionCheck } from './storedRuns';
 import type { Arc3FrameData } from './worker';
 
 /** Checks kept for polling; older ones are forgotten. */
@@ -78,9 +79,29 @@ export function adminRunsRoutes(deps: AdminRunsDeps): Hono {
   api.get('/sessions/:sessionId/runs', async (c) => {
     const sessionId = c.req.param('sessionId');
     if (!(await store.getSession(sessionId))) return fail(c, 404, 'not_found', `No session ${sessionId}.`);
-    const runs = [];
-    for (const run of await store.listGameRuns(sessionId)) runs.push({ ...run, steps: await stepViews(store, run.runId) });
-    return c.json({ runs });
+    const runs = await store.listGameRuns(sessionId);
+    // The same JSON as one document ({runs: [{...run, steps: [...]}]}), written a page of steps at
+    // a time: a run of thousands of steps (megabytes of frames) is never read or encoded at once,
+    // and the participants' acknowledgements waiting on this thread go first between pages.
+    c.header('Content-Type', 'application/json; charset=utf-8');
+    return stream(c, async (out) => {
+      await out.write('{"runs":[');
+      for (const [k, run] of runs.entries()) {
+        const head = JSON.stringify({ ...run, steps: [] });
+        await out.write(`${k ? ',' : ''}${head.slice(0, -3)}[`);
+        let first = true;
+        for await (const page of stepViewPages(store, run.runId)) {
+          await out.write((first ? '' : ',') + page.map((v) => JSON.stringify(v)).join(','));
+          first = false;
+          await new Promise<void>((r) => setImmediate(r));
+        }
+        await out.write(']}');
+      }
+      await out.write(']}');
+    }, async (err) => {
+      // The document is left unterminated, so a reader never takes a cut replay for a whole one.
+      console.error(`Reading the game runs of session ${sessionId} failed: ${err.message}`);
+    });
   });
 
   api.get('/studies/:studyId/games/:gameId/levels/:level/frame', async (c) => {

@@ -13,10 +13,12 @@ export interface DecodedStep {
   readonly last: FrameGrid | null;
 }
 
-/** Decodes a run's steps (all of them, in step order, as `readGameSteps` gives them). */
-export function decodeStoredSteps(steps: readonly GameStepRecord[]): DecodedStep[] {
+/**
+ * Decodes a run's steps (in step order, as `readGameSteps` gives them): all of them, or a page
+ * that follows the step whose last frame is `last`.
+ */
+export function decodeStoredSteps(steps: readonly GameStepRecord[], last: FrameGrid | null = null): DecodedStep[] {
   const out: DecodedStep[] = [];
-  let last: FrameGrid | null = null;
   for (const record of steps) {
     const frames = decodeFrames(record.frames, record.keyframe ? null : last);
     if (frames.length) last = frames[frames.length - 1];

@@ -21,6 +21,7 @@ import { createApi } from '../app';
 import { hashToken } from '../auth';
 import { TaskLibrary } from '../collections';
 import { exportContext } from '../export/context';
+import { stepViewPages } from './storedRuns';
 import { recordingEntries, type SkippedRun } from '../export/recordings';
 import { exportSchemas } from '../export/schemas';
 import { Ajv2020 } from 'ajv/dist/2020';
@@ -195,6 +196,12 @@ for (const backend of backends) {
       const stored = decodeStoredSteps(await store.readGameSteps(runId));
       expect(runs[0].steps.map((s) => s.action)).toEqual(['RESET', ...ACTIONS.map((a) => a.action)]);
       runs[0].steps.forEach((s, i) => expect(decodeFrames(s.frames)).toEqual(stored[i].frames));
+      // Read a page of 2 steps at a time (each page decoded from the one before's last frame):
+      // every step once, in order, the same frames.
+      const pages = [];
+      for await (const page of stepViewPages(store, runId, 2)) pages.push(page);
+      expect(pages.map((p) => p.length)).toEqual([...Array(Math.floor(stored.length / 2)).fill(2), ...(stored.length % 2 ? [1] : [])]);
+      expect(pages.flat()).toEqual(runs[0].steps);
       expect((await call('GET', '/admin/sessions/nope/runs', ADMIN)).status).toBe(404);
 
       const level1 = await call('GET', `/admin/studies/runs/games/${VC33}/levels/1/frame`, ADMIN);

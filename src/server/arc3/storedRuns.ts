@@ -3,7 +3,7 @@
  * official toolkit's recording, find the first frame of a level, and play a run's actions again
  * on the engine to check that it answers the frames that were stored.
  */
-import { encodeFrames } from '../../core/formats/frames';
+import { encodeFrames, type FrameGrid } from '../../core/formats/frames';
 import { toolkitRecordingLine } from '../../core/formats/recording';
 import type { ActionInput, GameAction, GameState } from '../../core/game/types';
 import type { GameRunRecord, GameStepRecord, Store } from '../store/types';
@@ -33,12 +33,29 @@ export async function runRecordingLines(store: Store, run: GameRunRecord): Promi
 /** A stored step as the researcher's routes send it: its frames encoded to stand alone (`encodeFrames(frames, null)`). */
 export type StoredStepView = Omit<GameStepRecord, 'runId' | 'keyframe'>;
 
-/** A run's steps with standalone frames, in step order. */
-export async function stepViews(store: Store, runId: string): Promise<StoredStepView[]> {
-  return decodeStoredSteps(await store.readGameSteps(runId)).map(({ record: r, frames }) => ({
-    step: r.step, action: r.action, x: r.x, y: r.y, state: r.state, levelsCompleted: r.levelsCompleted, winLevels: r.winLevels,
-    available: r.available, fullReset: r.fullReset, frameHash: r.frameHash, frames: encodeFrames(frames, null), at: r.at,
-  }));
+/** Steps per page when a run's steps are read for a researcher. */
+export const STEP_PAGE = 100;
+
+/**
+ * A run's steps with standalone frames, in step order, a page of `pageSize` at a time (read,
+ * decoded from the page before's last frame, encoded), so that a long run is never read or
+ * encoded in one piece.
+ */
+export async function* stepViewPages(store: Store, runId: string, pageSize = STEP_PAGE): AsyncGenerator<StoredStepView[]> {
+  let from = 0;
+  let last: FrameGrid | null = null;
+  for (;;) {
+    const steps = await store.readGameSteps(runId, { from, limit: pageSize });
+    if (steps.length === 0) return;
+    const decoded = decodeStoredSteps(steps, last);
+    last = decoded[decoded.length - 1].last;
+    yield decoded.map(({ record: r, frames }) => ({
+      step: r.step, action: r.action, x: r.x, y: r.y, state: r.state, levelsCompleted: r.levelsCompleted, winLevels: r.winLevels,
+      available: r.available, fullReset: r.fullReset, frameHash: r.frameHash, frames: encodeFrames(frames, null), at: r.at,
+    }));
+    if (steps.length < pageSize) return;
+    from = steps[steps.length - 1].step + 1;
+  }
 }
 
 /**

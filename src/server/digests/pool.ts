@@ -7,6 +7,7 @@
 import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import type { ResultsSession, ResultsSubmission, SessionDigest } from '../../core/analysis/results';
+import type { DigestFold } from '../../core/analysis/fold';
 import type { StudyDefinition } from '../../core/study/schema';
 import type { StoredEvent } from '../../core/study/rules';
 import type { SessionSummary } from '../../core/study/summary';
@@ -38,7 +39,24 @@ export interface SummaryJob {
   readonly verify: boolean;
 }
 
-export type PoolJob = DigestJob | SummaryJob;
+/**
+ * One session's digest as a fold (`core/analysis/fold.ts`): `fold` (a new one when null) extended
+ * by `events` and finished with the submissions; answers the digest and the extended fold.
+ */
+export interface FoldJob {
+  readonly id: number;
+  readonly kind: 'fold';
+  readonly definition: StudyDefinition;
+  readonly order: readonly number[];
+  readonly fold: DigestFold | null;
+  readonly events: readonly StoredEvent[];
+  readonly submissions: readonly ResultsSubmission[];
+  /** `[collection + "\0" + task, test count]` of the version's task items. */
+  readonly testCounts: readonly (readonly [string, number | null])[];
+  readonly verify: boolean;
+}
+
+export type PoolJob = DigestJob | SummaryJob | FoldJob;
 
 export type DigestReply = { readonly id: number; readonly value: unknown; readonly threadId: number } | { readonly id: number; readonly error: string };
 
@@ -60,10 +78,10 @@ export function digestThreadsFromEnv(env: Record<string, string | undefined>): n
 export class DigestPool {
   private readonly threads: Thread[] = [];
   private readonly queue: { job: Distribute<PoolJob>; resolve: (v: unknown) => void; reject: (e: Error) => void }[] = [];
-  private readonly waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; thread: Thread; kind: 'digest' | 'summary' }>();
+  private readonly waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; thread: Thread; kind: PoolJob['kind'] }>();
   private nextId = 1;
   private stopped = false;
-  /** Digests computed so far, by the worker threads' ids (never the main thread's 0). */
+  /** Digests computed so far (whole or as folds), by the worker threads' ids (never the main thread's 0). */
   readonly done = new Map<number, number>();
   /** Session summaries computed so far on the threads. */
   summaries = 0;
@@ -73,6 +91,11 @@ export class DigestPool {
   /** The digest of one session, computed on a worker thread. */
   digest(job: Omit<DigestJob, 'id'>): Promise<SessionDigest> {
     return this.submit({ ...job, kind: 'digest' }) as Promise<SessionDigest>;
+  }
+
+  /** The digest of one session as a fold extended by its new events, computed on a worker thread. */
+  fold(job: Omit<FoldJob, 'id' | 'kind'>): Promise<{ digest: SessionDigest; fold: DigestFold }> {
+    return this.submit({ ...job, kind: 'fold' }) as Promise<{ digest: SessionDigest; fold: DigestFold }>;
   }
 
   /** The summary of one session (a researcher's session read, a participant finishing), on a worker thread. */

@@ -4,8 +4,7 @@
  * allow, and kept in the database while they do not change. The results routes (`resultsApi.ts`),
  * the background maintainer (`maintainer.ts`), campaigns, the CLI and the benches read them here.
  */
-import { createHash } from 'node:crypto';
-import { ANALYSIS_VERSION, digestSession, studyResults, type QuestionFacts, type ResultsInput, type SessionData, type SessionDigest, type StudyResults } from '../../core/analysis/results';
+import { studyResults, type QuestionFacts, type ResultsInput, type SessionData, type StudyResults } from '../../core/analysis/results';
 import { questionFacts, type GradeLookup } from '../../core/analysis/questions';
 import { answerKey } from '../../core/grading/agreement';
 import { finalGrades } from '../grading/grading';
@@ -14,10 +13,13 @@ import type { ReplayGame } from '../../core/study/rules';
 import { versionedGameId } from '../../core/game';
 import { games } from '../../games';
 import type { TaskLibrary } from '../collections';
-import { builtInGamesOnly, definitionOf } from '../studies';
+import { definitionOf } from '../studies';
 import type { DigestPool } from './pool';
 import { isFinalState } from '../../core/study/rules';
-import type { SessionRecord, Store } from '../store/types';
+import type { Store } from '../store/types';
+import { digestSessions, type DigestProgressFn, type StudyBasis } from './sessions';
+
+export type { DigestProgressFn } from './sessions';
 
 /**
  * What the digests need of the maintainer (`maintainer.ts`, which imports this module): one run on
@@ -53,22 +55,11 @@ export interface ResultsDeps {
   readonly maintainer?: DigestRunner;
 }
 
-/** Sessions read and digested at once when the digests are computed on worker threads. */
-const DIGESTS_IN_FLIGHT_PER_THREAD = 2;
-
 /** A session without an event for this long is digested in the background like an ended one. */
 export const SETTLED_AFTER_MS = 10 * 60_000;
 
 /** The registered games' titles, level counts and current versions, as the results need them. */
 const gameInfo: ResultsInput['games'] = Object.fromEntries(Object.values(games).map((g) => [g.id, { title: g.title, levels: g.levels.length, version: versionedGameId(g) }]));
-
-/** What the digests of a study's sessions are computed against: its versions, tasks and games. */
-interface StudyBasis {
-  readonly versions: readonly { version: number; definition: StudyDefinition }[];
-  readonly testCount: (collection: string, task: string) => number | null;
-  readonly games: ResultsInput['games'];
-  readonly now: number;
-}
 
 async function studyBasis(deps: ResultsDeps, id: string, version: number | null): Promise<StudyBasis | { error: string }> {
   const { store } = deps;
@@ -97,72 +88,6 @@ async function studyBasis(deps: ResultsDeps, id: string, version: number | null)
   }
   const testCount = (collection: string, task: string) => testCounts.get(`${collection}\u0000${task}`) ?? null;
   return { versions, testCount, games: deps.gameInfo?.() ?? gameInfo, now: (deps.now ?? Date.now)() };
-}
-
-/** Reports how many of the sessions whose digests are out of date have been digested. */
-export type DigestProgressFn = (done: number, total: number) => void;
-
-/**
- * The digests of these sessions of a study: each one read back while its key holds (same
- * analysis, log, submissions and study version's tasks and games), the others computed from their
- * logs and stored for next time: on the digest threads a few sessions per thread at once, else
- * one at a time (either way a few logs in memory and connections of the pool).
- */
-async function digestSessions(deps: ResultsDeps, studyId: string, basis: StudyBasis, sessions: readonly SessionRecord[], progress?: DigestProgressFn): Promise<SessionData[]> {
-  const { store } = deps;
-  const { testCount, games, now } = basis;
-  const [stored, submissionCounts] = await Promise.all([store.readDigests(studyId), store.submissionCounts(studyId)]);
-  const defs = new Map(basis.versions.map((v) => [v.version, v.definition]));
-  const fingerprints = new Map<number, string>();
-  const fingerprint = (v: number) => {
-    let f = fingerprints.get(v);
-    if (f === undefined) fingerprints.set(v, (f = versionFingerprint(defs.get(v), testCount, games, deps.replay !== null)));
-    return f;
-  };
-  const digestKey = (session: SessionRecord) => [ANALYSIS_VERSION, session.studyVersion, session.ackedThrough, session.eventCount, submissionCounts.get(session.id) ?? 0, fingerprint(session.studyVersion)].join('|');
-  const data: SessionData[] = new Array(sessions.length);
-  const cold: number[] = [];
-  for (const [i, session] of sessions.entries()) {
-    const kept = stored.get(session.id);
-    if (kept && kept.key === digestKey(session)) data[i] = { session, digest: kept.digest as SessionDigest };
-    else cold.push(i);
-  }
-  const pool = deps.digests;
-  const offThread = (def: StudyDefinition) => pool !== undefined && builtInGamesOnly(def);
-  const versionCounts = new Map<number, [string, number | null][]>();
-  const countsOf = (v: number, def: StudyDefinition) => {
-    let c = versionCounts.get(v);
-    if (!c) versionCounts.set(v, (c = def.items.flatMap((item) => (item.kind === 'task' ? [[`${item.collection}\u0000${item.task}`, testCount(item.collection, item.task)] as [string, number | null]] : []))));
-    return c;
-  };
-  let done = 0;
-  progress?.(0, cold.length);
-  const digestOne = async (i: number) => {
-    const session = sessions[i];
-    const def = defs.get(session.studyVersion);
-    const [events, submissions] = await Promise.all([store.readEvents(session.id), store.listSubmissions(session.id)]);
-    if (!def) {
-      data[i] = { session, events, submissions };
-    } else {
-      const digest = offThread(def)
-        ? await pool!.digest({ definition: def, session, events, submissions, testCounts: countsOf(session.studyVersion, def), verify: deps.replay !== null })
-        : digestSession(def, session, events, submissions, testCount, deps.replay);
-      await store.saveDigest(session.id, digestKey(session), digest, now);
-      data[i] = { session, digest };
-    }
-    progress?.(++done, cold.length);
-    // Between two sessions the participants' acknowledgements waiting on this thread go first.
-    await new Promise((r) => setImmediate(r));
-  };
-  if (pool) {
-    // A few sessions at a time per thread: the threads stay busy, the logs in memory stay few.
-    let next = 0;
-    const lane = async () => { while (next < cold.length) await digestOne(cold[next++]); };
-    await Promise.all(Array.from({ length: Math.min(cold.length, pool.size * DIGESTS_IN_FLIGHT_PER_THREAD) }, lane));
-  } else {
-    for (const i of cold) await digestOne(i);
-  }
-  return data;
 }
 
 /**
@@ -220,19 +145,4 @@ export async function studySessionDigests(deps: ResultsDeps, id: string): Promis
   const work = async (progress?: DigestProgressFn) => digestSessions(deps, id, basis, await deps.store.listSessions(id), progress);
   const data = deps.maintainer ? await deps.maintainer.run(id, 'results', work) : await work();
   return { data, now: basis.now };
-}
-
-/**
- * What a digest of a session of this study version depends on besides its log: its task items'
- * test counts and its games' current versions and levels (and whether game logs can be verified
- * here at all). A change of any of them computes the digests again.
- */
-function versionFingerprint(def: StudyDefinition | undefined, testCount: (c: string, t: string) => number | null, games: ResultsInput['games'], verifies: boolean): string {
-  if (!def) return 'missing';
-  const parts: string[] = [verifies ? 'verify' : 'no-verify'];
-  for (const item of def.items) {
-    if (item.kind === 'task') parts.push(`t:${item.collection}/${item.task}=${testCount(item.collection, item.task) ?? '?'}`);
-    if (item.kind === 'game') parts.push(`g:${item.game}=${games[item.game]?.version ?? '?'}/${games[item.game]?.levels ?? '?'}`);
-  }
-  return createHash('sha256').update(parts.join('\n')).digest('hex').slice(0, 16);
 }

@@ -1,10 +1,12 @@
 /**
- * A digest worker thread: computes one session's digest (`digestSession`) or summary
+ * A digest worker thread: computes one session's digest (`digestSession`, or extends its fold
+ * and finishes it: `foldEvents`, `finishDigest`) or summary
  * (`summarizeSession`) per message, off the thread that acknowledges participants' events.
  * Answers `{id, value, threadId}` or `{id, error}`.
  */
 import { parentPort, threadId } from 'node:worker_threads';
 import { digestSession } from '../../core/analysis/results';
+import { finishDigest, foldEvents, newDigestFold } from '../../core/analysis/fold';
 import { replayWithEngine } from '../studies';
 import { summarizeSession } from '../../core/study/summary';
 import type { DigestReply, PoolJob } from './pool';
@@ -13,7 +15,12 @@ parentPort!.on('message', (job: PoolJob) => {
   let reply: DigestReply;
   try {
     const replay = job.verify ? replayWithEngine : null;
-    if (job.kind === 'summary') {
+    if (job.kind === 'fold') {
+      const counts = new Map(job.testCounts);
+      const testCount = (collection: string, task: string) => counts.get(`${collection}\u0000${task}`) ?? null;
+      const fold = foldEvents(job.definition, job.order, job.fold ?? newDigestFold(), job.events);
+      reply = { id: job.id, value: { digest: finishDigest(job.definition, job, fold, job.submissions, testCount, replay), fold }, threadId };
+    } else if (job.kind === 'summary') {
       const indices = new Map(job.testIndices);
       reply = { id: job.id, value: summarizeSession(job.definition, job.order, job.events, job.submissions, (item) => indices.get(item) ?? [], replay), threadId };
     } else {

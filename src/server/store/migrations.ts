@@ -342,4 +342,14 @@ export const migrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 12,
+    name: 'session digests kept as folds over the log',
+    sql: `
+      -- What the digest was folded from (core/analysis/fold.ts DigestFold, with the last seq it
+      -- folded in): a live session's digest is extended by the events after it instead of being
+      -- computed again from the whole log. Null: computed whole (a log with a gap); derived data.
+      ALTER TABLE session_digests ADD COLUMN fold jsonb;
+    `,
+  },
 ];

@@ -7,7 +7,7 @@ import { databaseUnavailable } from './unavailable';
 import { type GradingStore, SqlGradingStore } from './gradingStore';
 import { CampaignStore } from './campaignStore';
 import type { Driver, Queryable } from './driver';
-import type { AgentKeyRecord, AgentRunRecord, AuditEventInput, AuditEventRecord, DeletedRows, AgentStepRecord, AppendResult, DownloadTicket, EventInput, GameRunRecord, GameStepRecord, NewSession, ResponseRecord, SessionRecord, Store, StudyRecord, StudySource, StudySummary, SubmissionRecord, ScorecardRecord } from './types';
+import type { AgentKeyRecord, AgentRunRecord, AuditEventInput, AuditEventRecord, DeletedRows, AgentStepRecord, AppendResult, DownloadTicket, EventInput, GameRunRecord, GameStepRecord, NewSession, ResponseRecord, SessionRecord, Store, StoredDigest, StudyRecord, StudySource, StudySummary, SubmissionRecord, ScorecardRecord } from './types';
 
 /** Applies the migrations not yet recorded, each in its own transaction; safe with several servers starting at once. */
 export async function migrate(db: Driver): Promise<number[]> {
@@ -35,6 +35,10 @@ export async function migrate(db: Driver): Promise<number[]> {
 
 const ms = (d: unknown): number => (d instanceof Date ? d.getTime() : new Date(String(d)).getTime());
 const msOrNull = (d: unknown): number | null => (d === null || d === undefined ? null : ms(d));
+const submissionOf = (row: Record<string, unknown>): SubmissionRecord => ({
+  sessionId: row.session_id as string, key: row.key as string, item: row.item as string, testIndex: row.test_index as number,
+  trial: row.trial as number | null, grid: json(row.grid), verdict: row.verdict as SubmissionRecord['verdict'], practice: row.practice as boolean, at: ms(row.at),
+});
 const json = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T;
 
 type Row = Record<string, unknown>;
@@ -383,10 +387,7 @@ export class SqlStore implements Store {
 
   async listSubmissions(sessionId: string): Promise<SubmissionRecord[]> {
     const r = await this.db.query(`SELECT * FROM submissions WHERE session_id = $1 ORDER BY at, trial NULLS LAST, key`, [sessionId]);
-    return r.rows.map((row) => ({
-      sessionId: row.session_id as string, key: row.key as string, item: row.item as string, testIndex: row.test_index as number,
-      trial: row.trial as number | null, grid: json(row.grid), verdict: row.verdict as SubmissionRecord['verdict'], practice: row.practice as boolean, at: ms(row.at),
-    }));
+    return r.rows.map(submissionOf);
   }
 
   async addResponse(r: ResponseRecord): Promise<boolean> {
@@ -430,12 +431,53 @@ export class SqlStore implements Store {
     return new Map(r.rows.map((row) => [row.session_id, { key: row.key, digest: json(row.digest) }]));
   }
 
-  async saveDigest(sessionId: string, key: string, digest: unknown, at: number): Promise<void> {
+  async saveDigest(sessionId: string, key: string, digest: unknown, at: number, fold: unknown = null): Promise<void> {
+    await this.saveDigests([{ sessionId, key, digest, fold }], at);
+  }
+
+  async saveDigests(rows: readonly StoredDigest[], at: number): Promise<void> {
+    if (rows.length === 0) return;
     // A session deleted meanwhile has no row to refer to: nothing is stored for it.
     await this.db.query(
-      `INSERT INTO session_digests (session_id, key, digest, computed_at) SELECT $1, $2, $3::jsonb, $4 WHERE EXISTS (SELECT 1 FROM sessions WHERE id = $1)
-       ON CONFLICT (session_id) DO UPDATE SET key = EXCLUDED.key, digest = EXCLUDED.digest, computed_at = EXCLUDED.computed_at`,
-      [sessionId, key, JSON.stringify(digest), new Date(at)]);
+      `INSERT INTO session_digests (session_id, key, digest, fold, computed_at)
+       SELECT r.session_id, r.key, r.digest, r.fold, $2 FROM jsonb_to_recordset($1::jsonb) AS r(session_id text, key text, digest jsonb, fold jsonb)
+       WHERE EXISTS (SELECT 1 FROM sessions WHERE id = r.session_id)
+       ON CONFLICT (session_id) DO UPDATE SET key = EXCLUDED.key, digest = EXCLUDED.digest, fold = EXCLUDED.fold, computed_at = EXCLUDED.computed_at`,
+      [JSON.stringify(rows.map((r) => ({ session_id: r.sessionId, key: r.key, digest: r.digest, fold: r.fold ?? null }))), new Date(at)]);
+  }
+
+  async readDigestFolds(sessionIds: readonly string[]): Promise<Map<string, { key: string; fold: unknown }>> {
+    if (sessionIds.length === 0) return new Map();
+    const r = await this.db.query<{ session_id: string; key: string; fold: unknown }>(
+      `SELECT session_id, key, fold FROM session_digests WHERE session_id = ANY($1::text[]) AND fold IS NOT NULL`, [sessionIds]);
+    return new Map(r.rows.map((row) => [row.session_id, { key: row.key, fold: json(row.fold) }]));
+  }
+
+  async readEventTails(tails: readonly { sessionId: string; afterSeq: number; throughSeq: number }[]): Promise<Map<string, StoredEvent[]>> {
+    const out = new Map<string, StoredEvent[]>(tails.map((t) => [t.sessionId, []]));
+    if (tails.length === 0) return out;
+    const r = await this.db.query(
+      // LATERAL: one index range scan per session, never a scan of the whole events table.
+      `SELECT w.session_id, e.seq, e.t, e.kind, e.data, e.received_at
+       FROM unnest($1::text[], $2::int[], $3::int[]) WITH ORDINALITY AS w(session_id, after_seq, through_seq, n)
+       CROSS JOIN LATERAL (
+         SELECT seq, t, kind, data, received_at FROM events
+         WHERE session_id = w.session_id AND seq > w.after_seq AND seq <= w.through_seq ORDER BY seq
+       ) e
+       ORDER BY w.n, e.seq`,
+      [tails.map((t) => t.sessionId), tails.map((t) => t.afterSeq), tails.map((t) => t.throughSeq)]);
+    for (const row of r.rows) {
+      out.get(row.session_id as string)!.push({ seq: row.seq as number, t: row.t as number, kind: row.kind as string, data: json(row.data), receivedAt: ms(row.received_at) });
+    }
+    return out;
+  }
+
+  async listSubmissionsOf(sessionIds: readonly string[]): Promise<Map<string, SubmissionRecord[]>> {
+    const out = new Map<string, SubmissionRecord[]>(sessionIds.map((id) => [id, []]));
+    if (sessionIds.length === 0) return out;
+    const r = await this.db.query(`SELECT * FROM submissions WHERE session_id = ANY($1::text[]) ORDER BY session_id, at, trial NULLS LAST, key`, [sessionIds]);
+    for (const row of r.rows) out.get(row.session_id as string)!.push(submissionOf(row));
+    return out;
   }
 
   async addGameRun(r: GameRunRecord): Promise<void> {
@@ -463,8 +505,8 @@ export class SqlStore implements Store {
     return r.rows.length === 1;
   }
 
-  async readGameSteps(runId: string, opts: { from?: number } = {}): Promise<GameStepRecord[]> {
-    const r = await this.db.query(`SELECT * FROM game_steps WHERE run_id = $1 AND step >= $2 ORDER BY step`, [runId, opts.from ?? 0]);
+  async readGameSteps(runId: string, opts: { from?: number; limit?: number } = {}): Promise<GameStepRecord[]> {
+    const r = await this.db.query(`SELECT * FROM game_steps WHERE run_id = $1 AND step >= $2 ORDER BY step LIMIT $3`, [runId, opts.from ?? 0, opts.limit ?? null]);
     return r.rows.map((row) => ({
       runId: row.run_id as string, step: row.step as number, action: row.action as string,
       x: row.x as number | null, y: row.y as number | null, state: row.state as string,

@@ -40,6 +40,14 @@ export interface SessionRecord extends NewSession {
   readonly excludedReason: string | null;
 }
 
+/** A session's digest as stored: its key, the digest, and the fold it came from (null: none). */
+export interface StoredDigest {
+  readonly sessionId: string;
+  readonly key: string;
+  readonly digest: unknown;
+  readonly fold: unknown;
+}
+
 export interface EventInput {
   readonly seq: number;
   readonly t: number;
@@ -278,8 +286,19 @@ export interface Store {
 
   /** The stored results digests of a study's sessions, by session id, with the key each was computed under. */
   readDigests(studyId: string): Promise<Map<string, { key: string; digest: unknown }>>;
-  /** Stores (or replaces) a session's results digest; nothing when the session is gone. */
-  saveDigest(sessionId: string, key: string, digest: unknown, at: number): Promise<void>;
+  /** Stores (or replaces) a session's results digest, and the fold it came from (null: none); nothing when the session is gone. */
+  saveDigest(sessionId: string, key: string, digest: unknown, at: number, fold?: unknown): Promise<void>;
+  /** `saveDigest` for many sessions in one statement. */
+  saveDigests(rows: readonly StoredDigest[], at: number): Promise<void>;
+  /** The stored folds of these sessions' digests (sessions without one are absent), with their keys. */
+  readDigestFolds(sessionIds: readonly string[]): Promise<Map<string, { key: string; fold: unknown }>>;
+  /**
+   * The events of each session with `afterSeq < seq <= throughSeq`, in seq order, in one query:
+   * what arrived since each session's digest was folded.
+   */
+  readEventTails(tails: readonly { sessionId: string; afterSeq: number; throughSeq: number }[]): Promise<Map<string, StoredEvent[]>>;
+  /** The submissions of these sessions, each session's in `listSubmissions` order. */
+  listSubmissionsOf(sessionIds: readonly string[]): Promise<Map<string, SubmissionRecord[]>>;
 
   /** Records a server-run game's run (once; a repeated id is ignored). */
   addGameRun(run: GameRunRecord): Promise<void>;
@@ -288,8 +307,8 @@ export interface Store {
   listGameRuns(sessionId: string): Promise<GameRunRecord[]>;
   /** Stores one step; false when the run already has this step (a retried request). */
   addGameStep(step: GameStepRecord): Promise<boolean>;
-  /** A run's steps in order; from step `from` when given. */
-  readGameSteps(runId: string, opts?: { from?: number }): Promise<GameStepRecord[]>;
+  /** A run's steps in order; from step `from` when given, at most `limit` of them when given. */
+  readGameSteps(runId: string, opts?: { from?: number; limit?: number }): Promise<GameStepRecord[]>;
   /** The secret of this name, created by `make` on first use and the same for every server on the database afterwards. */
   secret(name: string, make: () => string): Promise<string>;
 

@@ -1,0 +1,206 @@
+/**
+ * Session digests brought up to date for the results (`studyDigests.ts` adds them up, `resultsApi.ts` routes):
+ *
+ * - a digest whose key holds (same analysis version, log, submissions, study version's tasks and
+ *   games) is read back;
+ * - a digest stored with its fold (`core/analysis/fold.ts`) under the same analysis version and
+ *   study version's tasks and games is extended by the events that arrived after it: many
+ *   sessions' new events read in one query, folded, and the digests saved in one statement;
+ * - any other is computed from the whole log (on the digest threads when the study version's
+ *   games are all built-in) and stored with its fold for next time; a log with a gap (events
+ *   stored past a missing seq) is digested whole and stored without a fold.
+ *
+ * So during a live study a results request costs the events that arrived since the last one,
+ * not the study's logs.
+ */
+import { createHash } from 'node:crypto';
+import { ANALYSIS_VERSION, digestSession, type ResultsInput, type SessionData, type SessionDigest } from '../../core/analysis/results';
+import { finishDigest, foldEvents, newDigestFold, type DigestFold } from '../../core/analysis/fold';
+import type { StudyDefinition } from '../../core/study/schema';
+import type { StoredEvent } from '../../core/study/rules';
+import { builtInGamesOnly } from '../studies';
+import type { ReplayGame } from '../../core/study/rules';
+import type { DigestPool } from './pool';
+import type { SessionRecord, Store, StoredDigest, SubmissionRecord } from '../store/types';
+
+/** What digesting needs of the results' dependencies (`ResultsDeps` in `studyDigests.ts`). */
+export interface DigestDeps {
+  readonly store: Store;
+  /** The server's game-log verification; null leaves every game log unverified. */
+  readonly replay: ReplayGame | null;
+  /** Threads that compute cold digests off the main thread (study versions with built-in games only). */
+  readonly digests?: DigestPool;
+}
+
+/** What the digests of a study's sessions are computed against: its versions, tasks and games. */
+export interface StudyBasis {
+  readonly versions: readonly { version: number; definition: StudyDefinition }[];
+  readonly testCount: (collection: string, task: string) => number | null;
+  readonly games: ResultsInput['games'];
+  readonly now: number;
+}
+
+/** Reports how many of the sessions whose digests are out of date have been digested. */
+export type DigestProgressFn = (done: number, total: number) => void;
+
+/** Sessions read and digested at once when the digests are computed on worker threads. */
+const DIGESTS_IN_FLIGHT_PER_THREAD = 2;
+/** Folds extended together: their new events are read in one query, their digests saved in one statement. */
+const TAIL_BATCH_SESSIONS = 200;
+/** At most this many new events in one query; a longer tail is read and folded a page at a time. */
+export const TAIL_BATCH_EVENTS = 5_000;
+
+/** The parts of a digest's key: a fold is extended while the first two and the last hold. */
+const digestKey = (analysis: number, s: SessionRecord, submissions: number, fingerprint: string) =>
+  [analysis, s.studyVersion, s.ackedThrough, s.eventCount, submissions, fingerprint].join('|');
+const keyBasis = (key: string) => { const p = key.split('|'); return `${p[0]}|${p[1]}|${p[5]}`; };
+
+/** Every stored event of the session is at or before its `ackedThrough` (no gap): its log can be folded. */
+const contiguous = (s: SessionRecord) => s.eventCount === s.ackedThrough + 1;
+
+const nextTurn = () => new Promise<void>((r) => setImmediate(r));
+
+/**
+ * The digests of these sessions of a study (see the module comment), stored for next time; a
+ * session whose study version is missing is given with its log instead.
+ */
+export async function digestSessions(deps: DigestDeps, studyId: string, basis: StudyBasis, sessions: readonly SessionRecord[], progress?: DigestProgressFn): Promise<SessionData[]> {
+  const { store } = deps;
+  const { testCount, games, now } = basis;
+  const [stored, submissionCounts] = await Promise.all([store.readDigests(studyId), store.submissionCounts(studyId)]);
+  const defs = new Map(basis.versions.map((v) => [v.version, v.definition]));
+  const fingerprints = new Map<number, string>();
+  const fingerprint = (v: number) => {
+    let f = fingerprints.get(v);
+    if (f === undefined) fingerprints.set(v, (f = versionFingerprint(defs.get(v), testCount, games, deps.replay !== null)));
+    return f;
+  };
+  const keyOf = (s: SessionRecord) => digestKey(ANALYSIS_VERSION, s, submissionCounts.get(s.id) ?? 0, fingerprint(s.studyVersion));
+  const data: SessionData[] = new Array(sessions.length);
+  const extend: number[] = [];
+  const whole: number[] = [];
+  for (const [i, session] of sessions.entries()) {
+    const kept = stored.get(session.id);
+    const key = keyOf(session);
+    if (kept && kept.key === key) data[i] = { session, digest: kept.digest as SessionDigest };
+    else if (kept && keyBasis(kept.key) === keyBasis(key) && contiguous(session) && defs.has(session.studyVersion)) extend.push(i);
+    else whole.push(i);
+  }
+
+  const pool = deps.digests;
+  const offThread = (def: StudyDefinition) => pool !== undefined && builtInGamesOnly(def);
+  const versionCounts = new Map<number, [string, number | null][]>();
+  const countsOf = (v: number, def: StudyDefinition) => {
+    let c = versionCounts.get(v);
+    if (!c) versionCounts.set(v, (c = def.items.flatMap((item) => (item.kind === 'task' ? [[`${item.collection}\u0000${item.task}`, testCount(item.collection, item.task)] as [string, number | null]] : []))));
+    return c;
+  };
+  /** The fold extended by `events` and finished: on a digest thread when the version has games to replay there. */
+  const foldAndFinish = async (session: SessionRecord, def: StudyDefinition, fold: DigestFold | null, events: readonly StoredEvent[], submissions: readonly SubmissionRecord[]) => {
+    if (offThread(def) && (fold === null || def.items.some((item) => item.kind === 'game'))) {
+      return pool!.fold({ definition: def, order: session.order, fold, events, submissions, testCounts: countsOf(session.studyVersion, def), verify: deps.replay !== null });
+    }
+    const f = foldEvents(def, session.order, fold ?? newDigestFold(), events);
+    return { digest: finishDigest(def, session, f, submissions, testCount, deps.replay), fold: f };
+  };
+
+  let done = 0;
+  const total = extend.length + whole.length;
+  progress?.(0, total);
+
+  // Folds extended by what arrived since, many sessions a query; a fold that cannot be read back
+  // (deleted, of another version) is computed whole instead.
+  for (let from = 0; from < extend.length;) {
+    const batch: number[] = [];
+    let events = 0;
+    for (; from < extend.length && batch.length < TAIL_BATCH_SESSIONS; from++) {
+      const kept = stored.get(sessions[extend[from]].id)!;
+      const tail = sessions[extend[from]].ackedThrough - Number(kept.key.split('|')[2]);
+      if (batch.length > 0 && events + tail > TAIL_BATCH_EVENTS) break;
+      batch.push(extend[from]);
+      events += Math.max(0, tail);
+    }
+    const ids = batch.map((i) => sessions[i].id);
+    const [folds, subs] = await Promise.all([store.readDigestFolds(ids), store.listSubmissionsOf(ids)]);
+    const ready: { i: number; fold: DigestFold }[] = [];
+    for (const i of batch) {
+      const session = sessions[i];
+      const f = folds.get(session.id);
+      const fold = f && keyBasis(f.key) === keyBasis(keyOf(session)) ? f.fold as DigestFold : null;
+      if (fold && fold.analysis === ANALYSIS_VERSION && fold.seq <= session.ackedThrough) ready.push({ i, fold });
+      else whole.push(i);
+    }
+    const small = ready.filter(({ i, fold }) => sessions[i].ackedThrough - fold.seq <= TAIL_BATCH_EVENTS);
+    const tails = await store.readEventTails(small.map(({ i, fold }) => ({ sessionId: sessions[i].id, afterSeq: fold.seq, throughSeq: sessions[i].ackedThrough })));
+    const rows: StoredDigest[] = [];
+    for (const { i, fold } of ready) {
+      const session = sessions[i];
+      const def = defs.get(session.studyVersion)!;
+      let tail = tails.get(session.id);
+      let f = fold;
+      if (!tail) {
+        // A long tail: folded a page at a time, the acknowledgements waiting going first between pages.
+        for await (const page of store.streamEvents(session.id, { afterSeq: f.seq, batchSize: TAIL_BATCH_EVENTS })) {
+          const upTo = page.filter((e) => e.seq <= session.ackedThrough);
+          f = foldEvents(def, session.order, f, upTo);
+          if (upTo.length < page.length) break;
+          await nextTurn();
+        }
+        tail = [];
+      }
+      const r = await foldAndFinish(session, def, f, tail, subs.get(session.id) ?? []);
+      rows.push({ sessionId: session.id, key: keyOf(session), digest: r.digest, fold: r.fold });
+      data[i] = { session, digest: r.digest };
+      progress?.(++done, total);
+    }
+    await store.saveDigests(rows, now);
+    // Between two batches the participants' acknowledgements waiting on this thread go first.
+    await nextTurn();
+  }
+
+  // Digests computed from the whole log: on the digest threads a few sessions per thread at once,
+  // else one at a time (either way a few logs in memory and connections of the pool).
+  const digestWhole = async (i: number) => {
+    const session = sessions[i];
+    const def = defs.get(session.studyVersion);
+    const [events, submissions] = await Promise.all([store.readEvents(session.id), store.listSubmissions(session.id)]);
+    if (!def) {
+      data[i] = { session, events, submissions };
+    } else if (contiguous(session)) {
+      const r = await foldAndFinish(session, def, null, events, submissions);
+      await store.saveDigest(session.id, keyOf(session), r.digest, now, r.fold);
+      data[i] = { session, digest: r.digest };
+    } else {
+      const digest = offThread(def)
+        ? await pool!.digest({ definition: def, session, events, submissions, testCounts: countsOf(session.studyVersion, def), verify: deps.replay !== null })
+        : digestSession(def, session, events, submissions, testCount, deps.replay);
+      await store.saveDigest(session.id, keyOf(session), digest, now, null);
+      data[i] = { session, digest };
+    }
+    progress?.(++done, total);
+    await nextTurn();
+  };
+  if (pool) {
+    let next = 0;
+    const lane = async () => { while (next < whole.length) await digestWhole(whole[next++]); };
+    await Promise.all(Array.from({ length: Math.min(whole.length, pool.size * DIGESTS_IN_FLIGHT_PER_THREAD) }, lane));
+  } else {
+    for (const i of whole) await digestWhole(i);
+  }
+  return data;
+}
+
+/**
+ * What a digest of a session of this study version depends on besides its log: its task items'
+ * test counts and its games' current versions and levels (and whether game logs can be verified
+ * here at all). A change of any of them computes the digests again.
+ */
+function versionFingerprint(def: StudyDefinition | undefined, testCount: (c: string, t: string) => number | null, games: ResultsInput['games'], verifies: boolean): string {
+  if (!def) return 'missing';
+  const parts: string[] = [verifies ? 'verify' : 'no-verify'];
+  for (const item of def.items) {
+    if (item.kind === 'task') parts.push(`t:${item.collection}/${item.task}=${testCount(item.collection, item.task) ?? '?'}`);
+    if (item.kind === 'game') parts.push(`g:${item.game}=${games[item.game]?.version ?? '?'}/${games[item.game]?.levels ?? '?'}`);
+  }
+  return createHash('sha256').update(parts.join('\n')).digest('hex').slice(0, 16);
+}
