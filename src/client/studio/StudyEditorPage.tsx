@@ -1,4 +1,4 @@
-import { createContext, useContext, useEffect, useId, useMemo, useState, type ReactNode } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useLocation, useParams } from 'wouter';
 import { DEFAULT_DESCRIBE_PROMPT, StudyId, parseStudy } from '../../core/study/schema';
@@ -18,6 +18,8 @@ import { DeleteStudy } from './Curation';
 import { questionCollectionsQuery, studiesQuery } from './queries';
 import { PaymentFields, PoolFields } from './PoolFields';
 import { editorFieldProblems, type DefItem, type EditorDefinition } from './pool';
+import { Labelled, ProblemOf, area, input } from './editorFields';
+import { SurveyBuilder } from './SurveyBuilder';
 
 type Item = DefItem;
 
@@ -31,9 +33,6 @@ const BLANK: EditorDefinition = {
 export function StudyEditorPage() {
   return <RequireResearcher><Editor /></RequireResearcher>;
 }
-
-/** The problem of a field, by its path (`title`, `limits.sessionMinutes`), once the researcher tried to save. */
-const ProblemOf = createContext<(path: string) => string | undefined>(() => undefined);
 
 /** What a field is called on this page, for the summary of problems above the Save button. */
 const FIELD_NAMES: Record<string, string> = {
@@ -58,32 +57,6 @@ function fieldName(path: string): string {
   const name = ITEM_FIELD_NAMES[field] ?? ITEM_FIELD_NAMES[field.split(/[.[]/)[0]] ?? field;
   return `Item ${Number(item[1]) + 1}${name ? `, ${name}` : ''}`;
 }
-
-interface FieldA11y {
-  readonly 'aria-invalid'?: true;
-  readonly 'aria-describedby'?: string;
-}
-
-/**
- * A labelled field with its problem in plain words under it, which the field points to
- * (aria-describedby); the problem stays outside the label, so the field's name is its label alone.
- */
-function Labelled({ label, path, className = '', small = false, children }: {
-  label: ReactNode; path: string; className?: string; small?: boolean; children: (a11y: FieldA11y) => ReactNode;
-}) {
-  const problem = useContext(ProblemOf)(path);
-  const id = useId();
-  const a11y: FieldA11y = problem ? { 'aria-invalid': true, 'aria-describedby': `${id}-problem` } : {};
-  return (
-    <div className={`flex flex-col gap-1 ${className}`}>
-      <label className={`flex flex-col gap-1 ${small ? 'text-xs text-slate-400' : 'text-sm text-slate-300'}`}>{label}{children(a11y)}</label>
-      {problem && <p id={`${id}-problem`} className="text-xs text-rose-300" data-testid="field-problem" data-field={path}>{problem}</p>}
-    </div>
-  );
-}
-
-const input = 'h-8 rounded-md border border-slate-700 bg-slate-950 px-2 text-sm focus:outline-none focus:ring-2 focus:ring-sky-500';
-const area = 'min-h-24 w-full rounded-md border border-slate-700 bg-slate-950 p-2 font-mono text-sm focus:outline-none focus:ring-2 focus:ring-sky-500';
 
 function Editor() {
   const params = useParams<{ studyId?: string }>();
@@ -198,8 +171,8 @@ function Editor() {
                       <Button tone="ghost" aria-label={`Remove item ${i + 1}`} onClick={() => set('items', def.items.filter((_, k) => k !== i))}>Remove</Button>
                     </div>
                   </div>
-                  <ItemFields item={item} path={`items[${i}]`} usedIds={ids} onChange={(x) => setItem(i, x)} />
-                  {/* A pool shows its own problems beside its fields; the rest are listed under the item. */}
+                  <ItemFields item={item} index={i} usedIds={ids} onChange={(x) => setItem(i, x)} />
+                  {/* A pool and a survey show their own problems beside their fields; the rest are listed under the item. */}
                   <ItemProblems problems={fieldProblems.filter((p) => !own.some((o) => o.path === p.path))} index={i} />
                 </li>
               ))}
@@ -306,32 +279,6 @@ function JsonView({ def, onChange }: { def: EditorDefinition; onChange: (d: Edit
   );
 }
 
-/** A survey: its title, and its questions as JSON (checked when the study is saved). */
-function SurveyFields({ item, idField, onChange }: { item: Extract<Item, { kind: 'survey' }>; idField: React.ReactNode; onChange: (i: Item) => void }) {
-  const [text, setText] = useState(() => JSON.stringify(item.questions, null, 2));
-  const [problem, setProblem] = useState<string | null>(null);
-  return (
-    <div className="grid gap-2 md:grid-cols-[200px_1fr]">
-      <div className="flex flex-col gap-2">{idField}
-        <label className="flex flex-col gap-1 text-xs text-slate-400">Survey title<input className={input} value={item.title ?? ''} onChange={(e) => onChange({ ...item, title: e.target.value })} /></label>
-      </div>
-      <label className="flex flex-col gap-1 text-xs text-slate-400">Questions (JSON: id, prompt, type text | longtext | choice | multi | scale | number, options, min, max, required)
-        <textarea className={`${area} font-mono text-xs`} value={text} spellCheck={false} aria-invalid={problem !== null}
-          onChange={(e) => {
-            setText(e.target.value);
-            try {
-              const parsed: unknown = JSON.parse(e.target.value);
-              if (!Array.isArray(parsed)) throw new Error('must be a list of questions, [{...}, ...]');
-              setProblem(null);
-              onChange({ ...item, questions: parsed as typeof item.questions });
-            } catch (err) { setProblem(`Not valid JSON: ${(err as Error).message}`); }
-          }} />
-        {problem && <span role="alert" className="text-amber-300">{problem}</span>}
-      </label>
-    </div>
-  );
-}
-
 function NumberField({ label, path, value, onChange }: { label: string; path: string; value: number; onChange: (v: number) => void }) {
   return (
     <Labelled label={label} path={path}>
@@ -353,8 +300,9 @@ function MarkdownField({ label, path, value, onChange }: { label: string; path: 
   );
 }
 
-/** An item's fields; `path` is where the item sits in the study (`items[2]`), for its fields' problems. */
-function ItemFields({ item, path, usedIds, onChange }: { item: Item; path: string; usedIds: ReadonlySet<string>; onChange: (i: Item) => void }) {
+/** An item's fields; `index` is where the item sits in the study (`items[2]`), for its fields' problems. */
+function ItemFields({ item, index, usedIds, onChange }: { item: Item; index: number; usedIds: ReadonlySet<string>; onChange: (i: Item) => void }) {
+  const path = `items[${index}]`;
   const collections = useQuery(collectionsQuery);
   const arc3 = useArc3Games();
   const [picking, setPicking] = useState(false);
@@ -377,7 +325,7 @@ function ItemFields({ item, path, usedIds, onChange }: { item: Item; path: strin
       </div>
     );
   }
-  if (item.kind === 'survey') return <SurveyFields item={item} idField={idField} onChange={onChange} />;
+  if (item.kind === 'survey') return <SurveyBuilder item={item} index={index} idField={idField} onChange={onChange} />;
   const practice = (
     <label className="flex items-center gap-2 pt-5 text-xs text-slate-300"><input type="checkbox" checked={item.practice ?? false} onChange={(e) => onChange({ ...item, practice: e.target.checked })} /> Practice (never counts)</label>
   );
