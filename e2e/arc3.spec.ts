@@ -3,6 +3,7 @@
  * plays ls20 (keys) and vc33 (clicks) from a study link, the researcher reads the runs back; a
  * designer's hot reload; a worker killed mid-run; a server without Python.
  */
+import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -19,6 +20,11 @@ import {
 const LS20_LEVEL1 = ['ArrowLeft', 'ArrowLeft', 'ArrowLeft', 'ArrowUp', 'ArrowUp', 'ArrowUp', 'ArrowUp', 'ArrowRight', 'ArrowRight', 'ArrowRight', 'ArrowUp', 'ArrowUp', 'ArrowUp'];
 /** Level 1 of vc33: three clicks on the right-hand control. */
 const VC33_LEVEL1: [number, number][] = [[60, 32], [60, 32], [60, 32]];
+
+async function seriousViolations(page: Page): Promise<string[]> {
+  const { violations } = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').flatMap((v) => v.nodes.map((n) => `${v.id} at ${n.target.join(' ')}`));
+}
 
 const rgb = (hex: string): [number, number, number] => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)) as [number, number, number];
 
@@ -88,16 +94,38 @@ test.describe('official ARC-AGI-3 games', () => {
     expect(byGame[VC33].levels[0]).toMatchObject({ completed: 1, actions: { median: 3 }, clicks: [[60, 32, 3]] });
   });
 
-  test('the study editor lists the ARC-AGI-3 games beside the built-in ones, with levels and tags', async ({ page }) => {
+  test('the study editor\'s game picker lists the ARC-AGI-3 games beside the built-in ones, with opening frames, levels, sources and tags', async ({ page }) => {
     await logIn(page, server.base);
     await page.goto(`${server.base}/studies/new`);
     await page.getByRole('button', { name: 'Add game' }).click();
-    const select = page.getByRole('combobox', { name: 'Game' }).last();
-    await expect(select.locator('optgroup[label="ARC-AGI-3 games"] option')).toHaveText([
-      /^FT09 \(ft09-0d8bbf25\) · \d+ levels/, /^LS20 \(ls20-9607627b\) · 7 levels · keyboard/, /^VC33 \(vc33-5430563c\) · \d+ levels/,
+    await page.getByRole('button', { name: /^Game .* Change$/ }).click();
+    const picker = page.getByTestId('game-picker');
+    const cards = picker.getByRole('list', { name: 'Games' }).getByRole('button');
+    await expect(picker.getByTestId('game-picker-count')).toHaveText(/^\d+ of \d+ games$/);
+    // Narrowed to the arcengine folder's games: each with its levels and tags, and the frame it opens on.
+    await picker.getByRole('combobox', { name: 'Source' }).selectOption({ label: 'arcengine folder' });
+    await expect(cards).toHaveText([
+      /^FT09ft09-0d8bbf25\d+ levels · arcengine folder/, /^LS20ls20-9607627b7 levels · arcengine folder.*keyboard/, /^VC33vc33-5430563c\d+ levels · arcengine folder/,
     ]);
-    await select.selectOption(LS20);
-    await expect(select).toHaveValue(LS20);
+    // A drawn frame: the canvas takes the 64x64 frame's size (2 CSS pixels a cell).
+    for (const k of [0, 1, 2]) await expect.poll(() => cards.nth(k).locator('canvas').evaluate((c) => (c as HTMLCanvasElement).style.width)).toBe('128px');
+    // Searched by tag.
+    await picker.getByRole('combobox', { name: 'Source' }).selectOption({ label: 'All sources' });
+    await picker.getByLabel('Search games by id, title or tag').fill('keyboard');
+    await expect(cards).toHaveText([/^LS20/]);
+    await cards.first().click();
+    const chosen = picker.getByTestId('game-picker-chosen');
+    await expect(chosen).toHaveAttribute('data-game', LS20);
+    await expect(chosen).toContainText('arcengine folder (arcengine 0.9.3)');
+    await picker.getByLabel('Search games by id, title or tag').fill('');
+    for (const width of [1280, 768, 390]) {
+      await page.setViewportSize({ width, height: width === 390 ? 844 : 800 });
+      await page.screenshot({ path: test.info().outputPath(`game-picker-${width}.png`) });
+      expect(await seriousViolations(page)).toEqual([]);
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await picker.getByRole('button', { name: 'Use this game' }).click();
+    await expect(page.getByRole('button', { name: `Game LS20 (${LS20}) · 7 levels Change` })).toBeVisible();
   });
 });
 

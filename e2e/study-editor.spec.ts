@@ -28,7 +28,16 @@ test('a researcher creates a study in the studio, a participant runs it, and an 
   await expect(picker).toHaveCount(0);
   await expect(page.getByRole('button', { name: /^Task most-common-color · test 2/ })).toBeVisible();
   await page.getByRole('button', { name: 'Add game' }).click();
-  await page.getByLabel('Game', { exact: true }).selectOption('glow');
+  // The game picker: searched, with opening frames; the button then names the game.
+  await page.getByRole('button', { name: /^Game .* Change$/ }).click();
+  const games = page.getByTestId('game-picker');
+  await games.getByLabel('Search games by id, title or tag').fill('glow');
+  await expect(games.getByRole('list', { name: 'Games' }).getByRole('button')).toHaveCount(1);
+  await games.getByRole('button', { name: / glow$/ }).click();
+  await expect(games.getByTestId('game-picker-chosen')).toHaveAttribute('data-game', 'glow');
+  await games.getByRole('button', { name: 'Use this game' }).click();
+  await expect(games).toHaveCount(0);
+  await expect(page.getByRole('button', { name: /^Game .*\(glow\) · \d+ levels Change$/ })).toBeVisible();
   await page.getByLabel('Show game players their action counter').uncheck();
   await page.getByLabel('Completion code').fill('EDIT-OK');
   await page.getByRole('button', { name: 'Save study' }).click();

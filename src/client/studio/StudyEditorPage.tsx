@@ -20,6 +20,7 @@ import { PaymentFields, PoolFields } from './PoolFields';
 import { editorFieldProblems, type DefItem, type EditorDefinition } from './pool';
 import { Labelled, ProblemOf, area, input } from './editorFields';
 import { SurveyBuilder } from './SurveyBuilder';
+import { GamePicker, gameEntries } from './GamePicker';
 
 type Item = DefItem;
 
@@ -309,6 +310,12 @@ function ItemFields({ item, index, usedIds, onChange }: { item: Item; index: num
   /** The picker adds a question to make a block (else it replaces the item's question). */
   const [blocking, setBlocking] = useState(false);
   const questionCollections = useQuery({ ...questionCollectionsQuery, enabled: item.kind === 'question' });
+  /** A game's name on its button: title, id and levels, or the id alone when this server does not have it. */
+  const gameLabel = (id: string) => {
+    if (!id) return 'Choose a game…';
+    const entry = gameEntries(arc3.data?.games ?? []).find((g) => g.id === id);
+    return entry ? `${entry.title} (${entry.id}) · ${entry.levels ?? '?'} levels` : `${id} (not on this server)`;
+  };
   const idField = (
     <label className="flex flex-col gap-1 text-xs text-slate-400">Item id
       <input className={input} value={item.id} onChange={(e) => onChange({ ...item, id: e.target.value })} />
@@ -337,28 +344,21 @@ function ItemFields({ item, index, usedIds, onChange }: { item: Item; index: num
   ) : null;
   if (item.kind === 'game') {
     return (
-      <div className="grid gap-2 md:grid-cols-4">
+      <div className="grid gap-2 md:grid-cols-5">
         {idField}
-        <label className="flex flex-col gap-1 text-xs text-slate-400">Game
-          <select aria-label="Game" className={input} value={item.game} onChange={(e) => onChange({ ...item, game: e.target.value })}>
-            <optgroup label="Built-in games">
-              {Object.values(games).map((g) => <option key={g.id} value={g.id}>{g.title} ({g.id}) · {g.levels.length} levels</option>)}
-            </optgroup>
-            {(arc3.data?.games.length ?? 0) > 0 && (
-              <optgroup label="ARC-AGI-3 games">
-                {arc3.data!.games.map((g) => (
-                  <option key={g.id} value={g.id} disabled={!!g.error}>
-                    {g.title} ({g.id}) · {g.levels ?? '?'} levels{g.tags.length ? ` · ${g.tags.join(', ')}` : ''}{g.source === 'remote' ? ' · remote' : ''}{g.error ? ' · cannot start' : ''}
-                  </option>
-                ))}
-              </optgroup>
-            )}
-            {!games[item.game] && !arc3.data?.games.some((g) => g.id === item.game) && <option value={item.game}>{item.game} (not on this server)</option>}
-          </select>
-        </label>
+        <div className="flex flex-col gap-1 text-xs text-slate-400 md:col-span-2">
+          <span id={`game-of-${item.id}`}>Game</span>
+          <button type="button" onClick={() => setPicking(true)} aria-labelledby={`game-of-${item.id} game-choice-${item.id} game-action-${item.id}`}
+            className={`${input} flex items-center justify-between gap-2 text-left`}>
+            <span id={`game-choice-${item.id}`} className={`truncate ${item.game ? 'text-slate-100' : 'text-slate-300'}`}>{gameLabel(item.game)}</span>
+            {/* A space between the choice and the action, so the visible words read as the name does. */}{' '}
+            <span id={`game-action-${item.id}`} className="text-slate-300">{item.game ? 'Change' : 'Browse'}</span>
+          </button>
+        </div>
         <label className="flex flex-col gap-1 text-xs text-slate-400">Seed<input type="number" className={input} value={item.seed ?? 0} onChange={(e) => onChange({ ...item, seed: Number(e.target.value) })} /></label>
         {practice}
         {describe}
+        {picking && <GamePicker initial={item.game} onClose={() => setPicking(false)} onChoose={(game) => onChange({ ...item, game })} />}
       </div>
     );
   }
