@@ -6,7 +6,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { hashGrid } from '../src/core/game/serverGame';
@@ -264,5 +264,53 @@ test('a remote ARC-AGI-3 server (the official toolkit\'s, on loopback) plays end
   } finally {
     await server?.stop();
     toolkit.kill('SIGKILL');
+  }
+});
+
+test('a designer plays the playtest\'s actions twice: the public vc33 is deterministic; a copy of ls20 with an unseeded random call is not, shown with both frames', async ({ page }) => {
+  test.setTimeout(180_000);
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'arc3-unseeded-e2e-'));
+  cpSync(path.join(OFFICIAL_GAMES, 'ls20'), path.join(dir, 'ls20'), { recursive: true });
+  cpSync(path.join(OFFICIAL_GAMES, 'vc33'), path.join(dir, 'vc33'), { recursive: true });
+  const file = path.join(dir, 'ls20/9607627b/ls20.py');
+  const hook = '    def render_interface(self, frame: np.ndarray) -> np.ndarray:\n';
+  writeFileSync(file, readFileSync(file, 'utf8').replace(hook, `${hook}        frame[63, 63] = int(np.random.randint(0, 16))\n`));
+  const server = await startServer(['--arc3-games', dir]);
+  try {
+    await logIn(page, server.base);
+    await page.goto(`${server.base}/games/${VC33}/playtest`);
+    await expect(page.getByTestId('game-canvas')).toHaveAttribute('data-state', 'NOT_FINISHED');
+    for (const [x, y] of VC33_LEVEL1.slice(0, 2)) await clickFrame(page, x, y);
+    await expect(page.getByTestId('game-actions')).toHaveText('2');
+    const check = page.getByTestId('determinism');
+    await check.getByRole('button', { name: 'Play these actions twice' }).click();
+    await expect(check).toHaveAttribute('data-deterministic', 'true');
+    await expect(check.getByTestId('determinism-result')).toHaveText('Deterministic: the same 2 actions played twice gave the same frames at every step.');
+
+    await page.goto(`${server.base}/games/${LS20}/playtest`);
+    await expect(page.getByTestId('game-canvas')).toHaveAttribute('data-state', 'NOT_FINISHED');
+    for (const key of ['ArrowLeft', 'ArrowLeft', 'ArrowLeft']) await page.keyboard.press(key);
+    await expect(page.getByTestId('game-actions')).toHaveText('3');
+    await check.getByRole('button', { name: 'Play these actions twice' }).click();
+    await expect(check).toHaveAttribute('data-deterministic', 'false');
+    const result = check.getByTestId('determinism-result');
+    await expect(result).toContainText(/Not deterministic: step [0-3] \((RESET \(opening\)|ACTION3)\) gave different frames\./);
+    await expect(result).toContainText(/differs in 1 cell, the first at x=63, y=63/);
+    await expect(result).toContainText('Verification of its recorded sessions cannot be exact');
+    await expect(result.getByRole('img', { name: /^First play, step [0-3], animation frame \d+$/ })).toBeVisible();
+    await expect(result.getByRole('img', { name: /^Second play, step [0-3], animation frame \d+$/ })).toBeVisible();
+    for (const width of [1280, 768, 390]) {
+      await page.setViewportSize({ width, height: width === 390 ? 844 : 800 });
+      await check.scrollIntoViewIfNeeded();
+      await page.screenshot({ path: test.info().outputPath(`determinism-${width}.png`) });
+      expect(await seriousViolations(page)).toEqual([]);
+    }
+    // A restart is another run, with other actions: the last run's result goes.
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.getByRole('button', { name: 'Restart level' }).click();
+    await expect(check.getByTestId('determinism-result')).toHaveCount(0);
+  } finally {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
   }
 });
