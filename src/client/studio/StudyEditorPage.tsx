@@ -9,6 +9,7 @@ import { useArc3Games } from './Arc3Playtest';
 import { collectionsQuery } from '../tasks/queries';
 import { TaskPicker } from './TaskPicker';
 import { QuestionPicker } from './QuestionPicker';
+import { ApiError } from '../api';
 import { Button } from '../ui/Button';
 import { Tabs } from './widgets';
 import { Markdown } from '../ui/Markdown';
@@ -69,6 +70,8 @@ function Editor() {
   const [view, setView] = useState<'form' | 'json'>('form');
   const [loaded, setLoaded] = useState(editing === null);
   const [problems, setProblems] = useState<string[]>([]);
+  /** The server's sealing problems: counted answers a practice collection would give away. */
+  const [sealing, setSealing] = useState<string[]>([]);
   const [saved, setSaved] = useState<string | null>(null);
   const studies = useQuery({ ...studiesQuery, enabled: editing !== null });
 
@@ -106,6 +109,7 @@ function Editor() {
 
   const save = async () => {
     setProblems([]);
+    setSealing([]);
     setTried(true);
     if (idProblem || own.length > 0 || !local.ok) return;
     try {
@@ -116,8 +120,12 @@ function Editor() {
       setSaved(r.created ? `Saved as version ${r.version}.` : `Saved: version ${r.version} updated.`);
       if (!editing) navigate(`/studies/${encodeURIComponent(id)}/edit`, { replace: true });
     } catch (e) {
-      const err = e as Error & { problems?: string[] };
-      setProblems([err.message]);
+      // Answers a practice collection would give away get their own heading; the rest are listed as the server said them.
+      const details = e instanceof ApiError ? e.details : undefined;
+      const leaks = Array.isArray(details?.sealing) ? details.sealing.filter((p): p is string => typeof p === 'string') : [];
+      const rest = Array.isArray(details?.problems) ? details.problems.filter((p): p is string => typeof p === 'string' && !leaks.includes(p)) : [];
+      setSealing(leaks);
+      setProblems(leaks.length ? rest : [(e as Error).message]);
     }
   };
 
@@ -229,6 +237,18 @@ function Editor() {
               {problems.map((p) => <li key={p}>{p}</li>)}
               {!problems.length && fieldProblems.map((p) => <li key={p.path}>{fieldName(p.path)}: {p.message}</li>)}
             </ul>
+          </div>
+        )}
+        {sealing.length > 0 && (
+          <div role="alert" className="rounded-lg border border-amber-500/50 bg-amber-950/60 p-3 text-sm text-amber-100" data-testid="sealing-problems">
+            <h2 className="font-semibold">Not saved: counted answers would be open to anyone through a practice collection</h2>
+            <p className="mt-1">
+              Anyone may check a practice collection's answers without limit, so a counted task must come from a sealed collection only. This happens when the task is
+              in a folder mounted with <span className="font-mono">--practice-tasks</span>, or when one folder is mounted both as practice and as sealed
+              (<span className="font-mono">--tasks</span>). Mount the folder only with <span className="font-mono">--tasks</span>, remove the task from the practice
+              folder, or tick "Practice (never counts)" on the item.
+            </p>
+            <ul className="ml-5 mt-1 list-disc">{sealing.map((p) => <li key={p}>{p}</li>)}</ul>
           </div>
         )}
         {saved && <p role="status" className="text-sm text-emerald-300">{saved} Participant link: <span className="select-all font-mono">{window.location.origin}/s/{id}</span></p>}
