@@ -16,11 +16,8 @@ import { SurveyField } from '../study/SurveyItemView';
 import { Button } from '../ui/Button';
 import { Markdown } from '../ui/Markdown';
 import { Labelled, area, input as inputBase } from './editorFields';
-import type { DefItem } from './pool';
+import { freshQuestionId, retype, type QuestionInput, type QuestionType, type SurveyInput } from './surveyEdit';
 
-type SurveyInput = Extract<DefItem, { kind: 'survey' }>;
-type QuestionInput = SurveyInput['questions'][number];
-type QuestionType = QuestionInput['type'];
 
 const input = `${inputBase} text-slate-100`;
 
@@ -33,32 +30,6 @@ export const QUESTION_TYPES: readonly { type: QuestionType; label: string }[] = 
   { type: 'scale', label: 'Scale (Likert)' },
   { type: 'number', label: 'Number' },
 ];
-
-/**
- * The question with another answer type: options kept between choice and multi (two to start
- * with otherwise), a scale's ends and labels kept for a scale only, a range kept for numbers and
- * scales; what the new type does not take is dropped, so the question stays valid.
- */
-export function retype(q: QuestionInput, type: QuestionType): QuestionInput {
-  const { options, min, max, labels, ...rest } = q;
-  const out: QuestionInput = { ...rest, type };
-  if (type === 'choice' || type === 'multi') out.options = options ?? ['Option 1', 'Option 2'];
-  if (type === 'number' || type === 'scale') {
-    const whole = (v: number | undefined) => (type === 'number' || v === undefined || Number.isInteger(v) ? v : undefined);
-    if (whole(min) !== undefined) out.min = min;
-    if (whole(max) !== undefined) out.max = max;
-  }
-  if (type === 'scale' && labels) out.labels = labels;
-  return out;
-}
-
-/** An id no other question of the survey has: `q1`, `q2`, … */
-function freshId(questions: readonly QuestionInput[]): string {
-  const used = new Set(questions.map((q) => q.id));
-  let n = questions.length + 1;
-  while (used.has(`q${n}`)) n++;
-  return `q${n}`;
-}
 
 const numberOrUndefined = (text: string): number | undefined => (text.trim() === '' ? undefined : Number(text));
 
@@ -99,7 +70,7 @@ export function SurveyBuilder({ item, index, idField, onChange }: { item: Survey
         </ol>
         {listProblem && <p className="text-xs text-rose-300" data-testid="field-problem" data-field={`${path}.questions`}>{listProblem}</p>}
         <div>
-          <Button onClick={() => setQuestions([...questions, { id: freshId(questions), prompt: '', type: 'text', required: false }])}>Add a question</Button>
+          <Button onClick={() => setQuestions([...questions, { id: freshQuestionId(questions), prompt: '', type: 'text', required: false }])}>Add a question</Button>
         </div>
       </div>
       <SurveyPreview item={item} />
