@@ -88,7 +88,7 @@ export function GamePicker({ initial, onChoose, onClose }: { initial: string; on
           ))}
         </ul>
       </div>
-      <aside className="max-h-[45%] min-h-0 overflow-y-auto border-t border-slate-800 p-3 md:max-h-none md:w-[340px] md:border-l md:border-t-0" aria-label="Chosen game">
+      <aside tabIndex={0} className="max-h-[45%] min-h-0 overflow-y-auto border-t border-slate-800 p-3 md:max-h-none md:w-[340px] md:border-l md:border-t-0" aria-label="Chosen game">
         {chosen ? <GameDetail entry={chosen} /> : <p className="text-sm text-slate-300">{current ? `"${current}" is not on this server: choose another game on the left.` : 'Choose a game on the left.'}</p>}
       </aside>
     </PickerDialog>
