@@ -3,9 +3,10 @@
  * plays ls20 (keys) and vc33 (clicks) from a study link, the researcher reads the runs back; a
  * designer's hot reload; a worker killed mid-run; a server without Python.
  */
+import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { hashGrid } from '../src/core/game/serverGame';
@@ -19,6 +20,11 @@ import {
 const LS20_LEVEL1 = ['ArrowLeft', 'ArrowLeft', 'ArrowLeft', 'ArrowUp', 'ArrowUp', 'ArrowUp', 'ArrowUp', 'ArrowRight', 'ArrowRight', 'ArrowRight', 'ArrowUp', 'ArrowUp', 'ArrowUp'];
 /** Level 1 of vc33: three clicks on the right-hand control. */
 const VC33_LEVEL1: [number, number][] = [[60, 32], [60, 32], [60, 32]];
+
+async function seriousViolations(page: Page): Promise<string[]> {
+  const { violations } = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').flatMap((v) => v.nodes.map((n) => `${v.id} at ${n.target.join(' ')}`));
+}
 
 const rgb = (hex: string): [number, number, number] => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)) as [number, number, number];
 
@@ -88,16 +94,38 @@ test.describe('official ARC-AGI-3 games', () => {
     expect(byGame[VC33].levels[0]).toMatchObject({ completed: 1, actions: { median: 3 }, clicks: [[60, 32, 3]] });
   });
 
-  test('the study editor lists the ARC-AGI-3 games beside the built-in ones, with levels and tags', async ({ page }) => {
+  test('the study editor\'s game picker lists the ARC-AGI-3 games beside the built-in ones, with opening frames, levels, sources and tags', async ({ page }) => {
     await logIn(page, server.base);
     await page.goto(`${server.base}/studies/new`);
     await page.getByRole('button', { name: 'Add game' }).click();
-    const select = page.getByRole('combobox', { name: 'Game' }).last();
-    await expect(select.locator('optgroup[label="ARC-AGI-3 games"] option')).toHaveText([
-      /^FT09 \(ft09-0d8bbf25\) · \d+ levels/, /^LS20 \(ls20-9607627b\) · 7 levels · keyboard/, /^VC33 \(vc33-5430563c\) · \d+ levels/,
+    await page.getByRole('button', { name: /^Game .* Change$/ }).click();
+    const picker = page.getByTestId('game-picker');
+    const cards = picker.getByRole('list', { name: 'Games' }).getByRole('button');
+    await expect(picker.getByTestId('game-picker-count')).toHaveText(/^\d+ of \d+ games$/);
+    // Narrowed to the arcengine folder's games: each with its levels and tags, and the frame it opens on.
+    await picker.getByRole('combobox', { name: 'Source' }).selectOption({ label: 'arcengine folder' });
+    await expect(cards).toHaveText([
+      /^FT09ft09-0d8bbf25\d+ levels · arcengine folder/, /^LS20ls20-9607627b7 levels · arcengine folder.*keyboard/, /^VC33vc33-5430563c\d+ levels · arcengine folder/,
     ]);
-    await select.selectOption(LS20);
-    await expect(select).toHaveValue(LS20);
+    // A drawn frame: the canvas takes the 64x64 frame's size (2 CSS pixels a cell).
+    for (const k of [0, 1, 2]) await expect.poll(() => cards.nth(k).locator('canvas').evaluate((c) => (c as HTMLCanvasElement).style.width)).toBe('128px');
+    // Searched by tag.
+    await picker.getByRole('combobox', { name: 'Source' }).selectOption({ label: 'All sources' });
+    await picker.getByLabel('Search games by id, title or tag').fill('keyboard');
+    await expect(cards).toHaveText([/^LS20/]);
+    await cards.first().click();
+    const chosen = picker.getByTestId('game-picker-chosen');
+    await expect(chosen).toHaveAttribute('data-game', LS20);
+    await expect(chosen).toContainText('arcengine folder (arcengine 0.9.3)');
+    await picker.getByLabel('Search games by id, title or tag').fill('');
+    for (const width of [1280, 768, 390]) {
+      await page.setViewportSize({ width, height: width === 390 ? 844 : 800 });
+      await page.screenshot({ path: test.info().outputPath(`game-picker-${width}.png`) });
+      expect(await seriousViolations(page)).toEqual([]);
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await picker.getByRole('button', { name: 'Use this game' }).click();
+    await expect(page.getByRole('button', { name: `Game LS20 (${LS20}) · 7 levels Change` })).toBeVisible();
   });
 });
 
@@ -236,5 +264,53 @@ test('a remote ARC-AGI-3 server (the official toolkit\'s, on loopback) plays end
   } finally {
     await server?.stop();
     toolkit.kill('SIGKILL');
+  }
+});
+
+test('a designer plays the playtest\'s actions twice: the public vc33 is deterministic; a copy of ls20 with an unseeded random call is not, shown with both frames', async ({ page }) => {
+  test.setTimeout(180_000);
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'arc3-unseeded-e2e-'));
+  cpSync(path.join(OFFICIAL_GAMES, 'ls20'), path.join(dir, 'ls20'), { recursive: true });
+  cpSync(path.join(OFFICIAL_GAMES, 'vc33'), path.join(dir, 'vc33'), { recursive: true });
+  const file = path.join(dir, 'ls20/9607627b/ls20.py');
+  const hook = '    def render_interface(self, frame: np.ndarray) -> np.ndarray:\n';
+  writeFileSync(file, readFileSync(file, 'utf8').replace(hook, `${hook}        frame[63, 63] = int(np.random.randint(0, 16))\n`));
+  const server = await startServer(['--arc3-games', dir]);
+  try {
+    await logIn(page, server.base);
+    await page.goto(`${server.base}/games/${VC33}/playtest`);
+    await expect(page.getByTestId('game-canvas')).toHaveAttribute('data-state', 'NOT_FINISHED');
+    for (const [x, y] of VC33_LEVEL1.slice(0, 2)) await clickFrame(page, x, y);
+    await expect(page.getByTestId('game-actions')).toHaveText('2');
+    const check = page.getByTestId('determinism');
+    await check.getByRole('button', { name: 'Play these actions twice' }).click();
+    await expect(check).toHaveAttribute('data-deterministic', 'true');
+    await expect(check.getByTestId('determinism-result')).toHaveText('Deterministic: the same 2 actions played twice gave the same frames at every step.');
+
+    await page.goto(`${server.base}/games/${LS20}/playtest`);
+    await expect(page.getByTestId('game-canvas')).toHaveAttribute('data-state', 'NOT_FINISHED');
+    for (const key of ['ArrowLeft', 'ArrowLeft', 'ArrowLeft']) await page.keyboard.press(key);
+    await expect(page.getByTestId('game-actions')).toHaveText('3');
+    await check.getByRole('button', { name: 'Play these actions twice' }).click();
+    await expect(check).toHaveAttribute('data-deterministic', 'false');
+    const result = check.getByTestId('determinism-result');
+    await expect(result).toContainText(/Not deterministic: step [0-3] \((RESET \(opening\)|ACTION3)\) gave different frames\./);
+    await expect(result).toContainText(/differs in 1 cell, the first at x=63, y=63/);
+    await expect(result).toContainText('Verification of its recorded sessions cannot be exact');
+    await expect(result.getByRole('img', { name: /^First play, step [0-3], animation frame \d+$/ })).toBeVisible();
+    await expect(result.getByRole('img', { name: /^Second play, step [0-3], animation frame \d+$/ })).toBeVisible();
+    for (const width of [1280, 768, 390]) {
+      await page.setViewportSize({ width, height: width === 390 ? 844 : 800 });
+      await check.scrollIntoViewIfNeeded();
+      await page.screenshot({ path: test.info().outputPath(`determinism-${width}.png`) });
+      expect(await seriousViolations(page)).toEqual([]);
+    }
+    // A restart is another run, with other actions: the last run's result goes.
+    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.getByRole('button', { name: 'Restart level' }).click();
+    await expect(check.getByTestId('determinism-result')).toHaveCount(0);
+  } finally {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -28,7 +28,16 @@ test('a researcher creates a study in the studio, a participant runs it, and an 
   await expect(picker).toHaveCount(0);
   await expect(page.getByRole('button', { name: /^Task most-common-color · test 2/ })).toBeVisible();
   await page.getByRole('button', { name: 'Add game' }).click();
-  await page.getByLabel('Game', { exact: true }).selectOption('glow');
+  // The game picker: searched, with opening frames; the button then names the game.
+  await page.getByRole('button', { name: /^Game .* Change$/ }).click();
+  const games = page.getByTestId('game-picker');
+  await games.getByLabel('Search games by id, title or tag').fill('glow');
+  await expect(games.getByRole('list', { name: 'Games' }).getByRole('button')).toHaveCount(1);
+  await games.getByRole('button', { name: / glow$/ }).click();
+  await expect(games.getByTestId('game-picker-chosen')).toHaveAttribute('data-game', 'glow');
+  await games.getByRole('button', { name: 'Use this game' }).click();
+  await expect(games).toHaveCount(0);
+  await expect(page.getByRole('button', { name: /^Game .*\(glow\) · \d+ levels Change$/ })).toBeVisible();
   await page.getByLabel('Show game players their action counter').uncheck();
   await page.getByLabel('Completion code').fill('EDIT-OK');
   await page.getByRole('button', { name: 'Save study' }).click();
@@ -104,4 +113,32 @@ test('the study editor names each problem next to its field, in plain words', as
   await page.getByRole('textbox', { name: 'Study title' }).fill('Plain words');
   await expect(problem('title')).toHaveCount(0);
   await expect(page.getByRole('status')).toHaveCount(0);
+});
+
+test('a counted task from a practice collection is refused under its own heading, saying what to do; as practice it saves', async ({ page }) => {
+  const id = `e2e-leak-${Date.now().toString(36)}`;
+  await page.goto(`/login#token=${process.env.E2E_ADMIN_TOKEN}`);
+  await page.getByRole('link', { name: 'New study' }).click();
+  await page.getByRole('textbox', { name: /Study id/ }).fill(id);
+  await page.getByRole('textbox', { name: 'Study title' }).fill('Leaky study');
+  await page.getByRole('textbox', { name: 'Consent (Markdown)' }).fill('You agree.');
+  await page.getByLabel('Completion code').fill('LEAK');
+  await page.getByRole('button', { name: 'Add task' }).click();
+  // warm-ups is a practice collection of the server (data/practice/warm-ups).
+  await page.getByRole('combobox', { name: 'Collection' }).selectOption('warm-ups');
+  await page.getByRole('button', { name: /^Task Choose a task/ }).click();
+  const picker = page.getByTestId('task-picker');
+  await picker.getByRole('button', { name: 'grey-frame' }).click();
+  await picker.getByRole('button', { name: 'Use this task' }).click();
+  await page.getByRole('button', { name: 'Save study' }).click();
+  const leaks = page.getByTestId('sealing-problems');
+  await expect(leaks.getByRole('heading', { name: 'Not saved: counted answers would be open to anyone through a practice collection' })).toBeVisible();
+  await expect(leaks).toContainText('one folder is mounted both as practice and as sealed');
+  await expect(leaks.getByRole('listitem')).toHaveText([/^items\[0\] \(task-1\): collection "warm-ups" is a practice collection/]);
+  // Nothing else was wrong, so there is no other list.
+  await expect(page.getByTestId('save-problems')).toHaveCount(0);
+  await page.getByRole('checkbox', { name: 'Practice (never counts)' }).check();
+  await page.getByRole('button', { name: 'Save study' }).click();
+  await expect(page.getByRole('status')).toContainText('Saved as version 1');
+  await expect(leaks).toHaveCount(0);
 });

@@ -240,12 +240,17 @@ test('a researcher makes a question block, asks for descriptions and adds a surv
   await page.getByTestId('task-picker').getByRole('button', { name: 'Use this task' }).click();
   await page.getByRole('checkbox', { name: 'Ask for a written description' }).check();
 
-  // A survey, its questions as JSON; a typo is named before saving.
+  // A survey built with its forms: the age question it starts with, made required, and a choice.
   await page.getByRole('button', { name: 'Add survey' }).click();
-  const json = page.getByRole('textbox', { name: /Questions \(JSON/ });
-  await json.fill('[{"id": "age", "prompt": "Age?", "type": "number"');
-  await expect(page.getByRole('alert').filter({ hasText: 'Not valid JSON' })).toBeVisible();
-  await json.fill('[{"id": "age", "prompt": "Age?", "type": "number", "min": 18, "required": true}, {"id": "hand", "prompt": "Hand?", "type": "choice", "options": ["Left", "Right"]}]');
+  const survey = page.getByTestId('survey-builder-survey-3');
+  await survey.getByRole('group', { name: 'Question 1', exact: true }).getByRole('checkbox', { name: 'Must be answered' }).check();
+  await survey.getByRole('button', { name: 'Add a question' }).click();
+  const hand = survey.getByRole('group', { name: 'Question 2', exact: true });
+  await hand.getByRole('textbox', { name: 'Prompt' }).fill('Hand?');
+  await hand.getByRole('combobox', { name: 'Answer type' }).selectOption({ label: 'One of several options' });
+  await hand.getByRole('textbox', { name: 'Question id (in exports)' }).fill('hand');
+  await hand.getByRole('textbox', { name: 'Option 1' }).fill('Left');
+  await hand.getByRole('textbox', { name: 'Option 2' }).fill('Right');
   await page.getByRole('button', { name: 'Save study' }).click();
   await expect(page.getByRole('status')).toContainText('Saved as version 1');
 

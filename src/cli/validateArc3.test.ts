@@ -8,7 +8,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Arc3Pool } from '../server/arc3/worker';
-import { checkDeterminism, formatDeterminism, validateArc3 } from './validateArc3';
+import { formatDeterminism } from '../core/game/determinism';
+import { checkDeterminism } from '../server/arc3/determinism';
+import { validateArc3 } from './validateArc3';
 
 const VENDOR = path.resolve('../shared/vendor/arc-agi-3');
 const PYTHONPATH = path.join(VENDOR, 'python');

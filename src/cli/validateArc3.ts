@@ -16,6 +16,8 @@ import {
 } from '../core/game/validate';
 import { Arc3Error, Arc3Pool, resolveGameId, type Arc3Action, type Arc3FrameData } from '../server/arc3/worker';
 import { ProgressBar, formatValidation } from './validate';
+import { formatDeterminism } from '../core/game/determinism';
+import { checkDeterminism } from '../server/arc3/determinism';
 
 /** Steps per level (policy) and of the fuzz when `--steps` is not given. */
 export const ARC3_DEFAULT_STEPS = 2_000;
@@ -106,100 +108,6 @@ async function runArc3Task(pool: Arc3Pool, gameId: string, levels: number, task:
     await pool.close(runId).catch(() => undefined);
   }
   return { task, steps: task.steps, wins, firstWin, gameOvers, frames: fuzz ? frames : 0, problems: [...problems.values()], problemCount };
-}
-
-/** Actions of the determinism check: one random play of the first levels, played twice. */
-export const DETERMINISM_STEPS = 200;
-
-/** Where two plays of the same actions first gave different frames. */
-export interface Divergence {
-  /** 1-based step after the opening RESET (0: the opening frame itself). */
-  readonly step: number;
-  readonly action: string;
-  /** 1-based animation frame of the step, and how many the first play rendered. */
-  readonly frame: number;
-  readonly frames: number;
-  /** How many frames the second play rendered. */
-  readonly framesAgain: number;
-  /** Cells that differ in that frame, and the first of them (row by row): its colour in each play. */
-  readonly cells: number;
-  readonly first: { readonly x: number; readonly y: number; readonly was: number; readonly now: number } | null;
-}
-
-export type DeterminismReport = { readonly deterministic: true; readonly steps: number } | { readonly deterministic: false; readonly steps: number; readonly divergence: Divergence };
-
-/** The first difference between two frame lists of one step, or null when they are equal. */
-function compareFrames(a: readonly number[][][], b: readonly number[][][]): Omit<Divergence, 'step' | 'action'> | null {
-  for (let k = 0; k < Math.max(a.length, b.length); k++) {
-    const fa = a[k], fb = b[k];
-    if (!fa || !fb) return { frame: k + 1, frames: a.length, framesAgain: b.length, cells: 64 * 64, first: null };
-    let cells = 0;
-    let first: Divergence['first'] = null;
-    for (let y = 0; y < fa.length; y++) {
-      for (let x = 0; x < fa[y].length; x++) {
-        if (fa[y][x] === fb[y]?.[x]) continue;
-        cells++;
-        first ??= { x, y, was: fa[y][x], now: fb[y]?.[x] ?? -1 };
-      }
-    }
-    if (cells) return { frame: k + 1, frames: a.length, framesAgain: b.length, cells, first };
-  }
-  return null;
-}
-
-/**
- * Plays one random sequence of offered actions (seeded by `seed`) on a fresh run, then the same
- * actions on a second fresh run with the same game seed, and compares every frame of every step.
- * A game that draws from anything the seed does not fix (numpy's or Python's global random
- * generator, the clock) gives different frames, and then a participant's recorded session of it
- * cannot be verified exactly.
- */
-export async function checkDeterminism(pool: Arc3Pool, gameId: string, o: { seed: number; steps?: number }): Promise<DeterminismReport> {
-  const steps = o.steps ?? DETERMINISM_STEPS;
-  const rng = new Rng(o.seed ^ 0x5eed);
-  const actions: Arc3Action[] = [];
-  const played: number[][][][] = [];
-  const first = `determinism-a-${o.seed}`, second = `determinism-b-${o.seed}`;
-  try {
-    let fd = (await pool.open(first, gameId, o.seed)).frame;
-    played.push(fd.frame);
-    for (let i = 0; i < steps; i++) {
-      let action: Arc3Action;
-      if (fd.state === 'GAME_OVER' || fd.state === 'WIN') action = { action: 'RESET' };
-      else {
-        const a = fd.available_actions[rng.int(fd.available_actions.length)];
-        action = a === 6 ? { action: 'ACTION6', x: rng.int(64), y: rng.int(64) } : { action: `ACTION${a}` as Arc3Action['action'] };
-      }
-      actions.push(action);
-      fd = await pool.act(first, action);
-      played.push(fd.frame);
-    }
-    await pool.close(first);
-    const again = (await pool.open(second, gameId, o.seed)).frame;
-    const text = (a: Arc3Action | undefined) => (!a ? 'RESET (opening)' : a.action === 'ACTION6' ? `ACTION6:${a.x}:${a.y}` : a.action);
-    for (let i = 0; i <= actions.length; i++) {
-      const frames = i === 0 ? again.frame : (await pool.act(second, actions[i - 1])).frame;
-      const diff = compareFrames(played[i], frames);
-      if (diff) return { deterministic: false, steps: i, divergence: { step: i, action: text(actions[i - 1]), ...diff } };
-    }
-    return { deterministic: true, steps };
-  } finally {
-    await pool.close(first).catch(() => undefined);
-    await pool.close(second).catch(() => undefined);
-  }
-}
-
-/** The report's lines for a determinism check. */
-export function formatDeterminism(r: DeterminismReport): string[] {
-  if (r.deterministic) return [`Deterministic: the same ${r.steps} actions played twice gave the same frames at every step.`];
-  const d = r.divergence;
-  const where = d.first
-    ? `animation frame ${d.frame} of ${d.frames} differs in ${d.cells} cell${d.cells === 1 ? '' : 's'}, the first at x=${d.first.x}, y=${d.first.y} (colour ${d.first.was}, then ${d.first.now})`
-    : `the first play rendered ${d.frames} animation frame${d.frames === 1 ? '' : 's'}, the second ${d.framesAgain}`;
-  return [
-    `NOT DETERMINISTIC: the same actions played twice on the same seed gave different frames at step ${d.step} (${d.action}): ${where}.`,
-    '  The game draws from something its seed does not fix (an unseeded random generator such as numpy\'s global one, or the clock). Verification of its recorded sessions cannot be exact: give the game a seeded generator (e.g. random.Random(seed)) to fix it.',
-  ];
 }
 
 /** `games validate` of an arcengine game, on `threads` engine processes. */

@@ -9,7 +9,7 @@ import { parseStudy, type StudyDefinition } from '../core/study/schema';
 import { hashToken } from './auth';
 import { TaskLibrary } from './collections';
 import { collectionsRoutes } from './collectionsApi';
-import { checkStudyReferences } from './studies';
+import { checkStudyReferences, studyReferenceProblems } from './studies';
 import { unsealedStudies } from './serve';
 import { backends } from './store/testing';
 
@@ -122,6 +122,12 @@ describe('the sealing rule for studies', () => {
       'items[0] (a): collection "warm-ups" is a practice collection, whose answers anyone can check without limit, so it cannot hold a counted item. Mount the folder with --tasks (sealed), or mark the item "practice": true',
     ]);
     expect(await checkStudyReferences(counted, library, null)).toHaveLength(1);
+    // Apart from what the server does not have, for the study editor to show under its own heading.
+    const both = study([...counted.items, { kind: 'task', id: 'b', collection: 'samples', task: 'no-such-task' }]);
+    expect(await studyReferenceProblems(both, library, null)).toEqual({
+      references: ['items[1] (b): No task "no-such-task" in collection "samples".'],
+      sealing: [expect.stringMatching(/^items\[0\] \(a\): collection "warm-ups" is a practice collection/)],
+    });
     const practice = study([{ kind: 'task', id: 'a', collection: 'warm-ups', task: 'grey-frame', practice: true }, { kind: 'task', id: 'b', collection: 'samples', task: 'mirror-across-wall' }]);
     expect(await library.sealingProblems(practice)).toEqual([]);
   });

@@ -81,6 +81,17 @@ function canonical(value: unknown): string {
 
 /** Problems with the tasks a study refers to (missing collections, tasks or test indices; counted tasks that are not sealed). */
 export async function checkStudyReferences(study: StudyDefinition, library: TaskLibrary, games: ReadonlySet<string> | null): Promise<string[]> {
+  const { references, sealing } = await studyReferenceProblems(study, library, games);
+  return [...references, ...sealing];
+}
+
+/**
+ * The same problems in two lists: what the study names that this server does not have, and what
+ * would leak answers through a practice collection (`TaskLibrary.sealingProblems`: a counted task
+ * from a practice collection, or one whose test also sits in a practice folder, as when one
+ * folder is mounted both as practice and sealed), which the study editor shows under its own heading.
+ */
+export async function studyReferenceProblems(study: StudyDefinition, library: TaskLibrary, games: ReadonlySet<string> | null): Promise<{ references: string[]; sealing: string[] }> {
   const problems: string[] = [];
   for (const [index, item] of study.items.entries()) {
     const at = writtenPath(study, index);
@@ -103,8 +114,7 @@ export async function checkStudyReferences(study: StudyDefinition, library: Task
         : `${at} (${item.id}): no game "${item.game}"; games: ${[...games].join(', ')}`);
     }
   }
-  problems.push(...await library.sealingProblems(study));
-  return problems;
+  return { references: problems, sealing: await library.sealingProblems(study) };
 }
 
 /** The parsed definition of a stored study as sessions run it (stored definitions were validated when saved). */

@@ -1,24 +1,10 @@
-import { useEffect, useRef } from 'react';
 import { Link } from 'wouter';
-import { createRun, renderRun, step, type GameDefinition } from '../../core/game';
 import { games } from '../../games';
-import { renderFrame } from '../game/render';
-import { useQuery } from '@tanstack/react-query';
-import { decodeFrames } from '../../core/formats/frames';
-import { gridCells } from '../../core/game/serverGame';
-import { adminJson, useResearcher } from '../studio/auth';
+import { GameThumbnail, Arc3Thumbnail } from '../game/Thumbnails';
+import { useResearcher } from '../studio/auth';
 import { useArc3Games } from '../studio/Arc3Playtest';
 
 const ACTION_NAMES: Record<number, string> = { 1: 'up', 2: 'down', 3: 'left', 4: 'right', 5: 'action', 6: 'click', 7: 'undo' };
-
-function Thumbnail({ game }: { game: GameDefinition<unknown, unknown> }) {
-  const ref = useRef<HTMLCanvasElement>(null);
-  useEffect(() => {
-    const { run } = step(createRun(game), { action: 'RESET' });
-    if (ref.current) renderFrame(ref.current, renderRun(run), 3, window.devicePixelRatio || 1);
-  }, [game]);
-  return <canvas ref={ref} className="grid-canvas rounded" aria-hidden />;
-}
 
 /** The games this studio has, to play and playtest. */
 export function GamesPage() {
@@ -30,7 +16,7 @@ export function GamesPage() {
           <li key={g.id} className="relative">
             <Link href={`/games/${g.id}/playtest`} className="absolute right-3 top-3 z-10 rounded bg-violet-600/30 px-2 py-0.5 text-xs text-violet-100 hover:bg-violet-600/60">Playtest</Link>
             <Link href={`/games/${g.id}`} className="flex flex-col gap-3 rounded-xl border border-slate-800 bg-slate-900/60 p-4 hover:border-sky-500">
-              <Thumbnail game={g} />
+              <GameThumbnail game={g} />
               <div>
                 <p className="font-semibold text-white">{g.title} <span className="font-mono text-xs text-slate-500">{g.id}</span></p>
                 {g.summary && <p className="mt-1 text-sm text-slate-400">{g.summary}</p>}
@@ -43,21 +29,6 @@ export function GamesPage() {
       <Arc3Games />
     </div>
   );
-}
-
-/** The frame an ARC-AGI-3 game opens on, drawn by the server's engine. */
-function Arc3Thumbnail({ id }: { id: string }) {
-  const ref = useRef<HTMLCanvasElement>(null);
-  const frame = useQuery({
-    queryKey: ['admin', 'arc3-frame', id],
-    queryFn: () => adminJson<{ frames: string }>(`/api/admin/arc3/games/${encodeURIComponent(id)}/frame`),
-    staleTime: 60_000,
-  });
-  useEffect(() => {
-    const grids = frame.data ? decodeFrames(frame.data.frames) : [];
-    if (ref.current && grids.length) renderFrame(ref.current, gridCells(grids[0]), 3, window.devicePixelRatio || 1);
-  }, [frame.data]);
-  return <canvas ref={ref} className="grid-canvas self-start rounded bg-slate-950" aria-hidden />;
 }
 
 /** The ARC-AGI-3 games the server runs, for a logged-in researcher to playtest. */

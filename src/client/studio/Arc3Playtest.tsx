@@ -1,8 +1,9 @@
 /**
  * A designer's playtest of an ARC-AGI-3 game the server runs (arcengine folders, remote
  * servers): any level, instant restart, a state inspector (the game's public attributes, the
- * sprites under the pointer) and hot reload: saving the game's `.py` file restarts the level
- * with the new code, and an error shows its traceback here without losing anything.
+ * sprites under the pointer), hot reload (saving the game's `.py` file restarts the level with
+ * the new code, and an error shows its traceback here without losing anything) and a check that
+ * the playtest's actions played twice give the same frames.
  */
 import { useEffect, useMemo, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
@@ -13,6 +14,7 @@ import { playtestRunApi, type ServerGameController } from '../game/serverControl
 import { practiceLog } from '../log/practice';
 import { Button } from '../ui/Button';
 import { adminJson, useResearcher } from './auth';
+import { DeterminismCheck } from './DeterminismCheck';
 
 interface GamesReply { engine: { ok: boolean; message: string }; games: ServerGameInfo[] }
 interface FileStatus { revision: number; error?: string; traceback?: string }
@@ -112,7 +114,7 @@ export function Arc3Playtest({ info }: { info: ServerGameInfo }) {
         <ServerGamePlayer key={`${level}:${restarts}`} info={info} api={api} sink={sink}
           onError={(e) => { setReloaded(null); setFailure({ message: e.message, traceback: (e.details as { traceback?: string } | undefined)?.traceback }); }}
           onHover={setHover}
-          side={(c) => <>{toolbar}<Arc3Inspector controller={c} hover={hover} /></>} />
+          side={(c) => <>{toolbar}<Arc3Inspector controller={c} hover={hover} /><DeterminismCheck run={c} /></>} />
       </div>
     </div>
   );

@@ -1,4 +1,4 @@
-import { createContext, useContext, useEffect, useId, useMemo, useState, type ReactNode } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useLocation, useParams } from 'wouter';
 import { DEFAULT_DESCRIBE_PROMPT, StudyId, parseStudy } from '../../core/study/schema';
@@ -9,6 +9,7 @@ import { useArc3Games } from './Arc3Playtest';
 import { collectionsQuery } from '../tasks/queries';
 import { TaskPicker } from './TaskPicker';
 import { QuestionPicker } from './QuestionPicker';
+import { ApiError } from '../api';
 import { Button } from '../ui/Button';
 import { Tabs } from './widgets';
 import { Markdown } from '../ui/Markdown';
@@ -18,6 +19,9 @@ import { DeleteStudy } from './Curation';
 import { questionCollectionsQuery, studiesQuery } from './queries';
 import { PaymentFields, PoolFields } from './PoolFields';
 import { editorFieldProblems, type DefItem, type EditorDefinition } from './pool';
+import { Labelled, ProblemOf, area, input } from './editorFields';
+import { SurveyBuilder } from './SurveyBuilder';
+import { GamePicker, gameEntries } from './GamePicker';
 
 type Item = DefItem;
 
@@ -31,9 +35,6 @@ const BLANK: EditorDefinition = {
 export function StudyEditorPage() {
   return <RequireResearcher><Editor /></RequireResearcher>;
 }
-
-/** The problem of a field, by its path (`title`, `limits.sessionMinutes`), once the researcher tried to save. */
-const ProblemOf = createContext<(path: string) => string | undefined>(() => undefined);
 
 /** What a field is called on this page, for the summary of problems above the Save button. */
 const FIELD_NAMES: Record<string, string> = {
@@ -59,32 +60,6 @@ function fieldName(path: string): string {
   return `Item ${Number(item[1]) + 1}${name ? `, ${name}` : ''}`;
 }
 
-interface FieldA11y {
-  readonly 'aria-invalid'?: true;
-  readonly 'aria-describedby'?: string;
-}
-
-/**
- * A labelled field with its problem in plain words under it, which the field points to
- * (aria-describedby); the problem stays outside the label, so the field's name is its label alone.
- */
-function Labelled({ label, path, className = '', small = false, children }: {
-  label: ReactNode; path: string; className?: string; small?: boolean; children: (a11y: FieldA11y) => ReactNode;
-}) {
-  const problem = useContext(ProblemOf)(path);
-  const id = useId();
-  const a11y: FieldA11y = problem ? { 'aria-invalid': true, 'aria-describedby': `${id}-problem` } : {};
-  return (
-    <div className={`flex flex-col gap-1 ${className}`}>
-      <label className={`flex flex-col gap-1 ${small ? 'text-xs text-slate-400' : 'text-sm text-slate-300'}`}>{label}{children(a11y)}</label>
-      {problem && <p id={`${id}-problem`} className="text-xs text-rose-300" data-testid="field-problem" data-field={path}>{problem}</p>}
-    </div>
-  );
-}
-
-const input = 'h-8 rounded-md border border-slate-700 bg-slate-950 px-2 text-sm focus:outline-none focus:ring-2 focus:ring-sky-500';
-const area = 'min-h-24 w-full rounded-md border border-slate-700 bg-slate-950 p-2 font-mono text-sm focus:outline-none focus:ring-2 focus:ring-sky-500';
-
 function Editor() {
   const params = useParams<{ studyId?: string }>();
   const editing = params.studyId ?? null;
@@ -95,6 +70,8 @@ function Editor() {
   const [view, setView] = useState<'form' | 'json'>('form');
   const [loaded, setLoaded] = useState(editing === null);
   const [problems, setProblems] = useState<string[]>([]);
+  /** The server's sealing problems: counted answers a practice collection would give away. */
+  const [sealing, setSealing] = useState<string[]>([]);
   const [saved, setSaved] = useState<string | null>(null);
   const studies = useQuery({ ...studiesQuery, enabled: editing !== null });
 
@@ -132,6 +109,7 @@ function Editor() {
 
   const save = async () => {
     setProblems([]);
+    setSealing([]);
     setTried(true);
     if (idProblem || own.length > 0 || !local.ok) return;
     try {
@@ -142,8 +120,12 @@ function Editor() {
       setSaved(r.created ? `Saved as version ${r.version}.` : `Saved: version ${r.version} updated.`);
       if (!editing) navigate(`/studies/${encodeURIComponent(id)}/edit`, { replace: true });
     } catch (e) {
-      const err = e as Error & { problems?: string[] };
-      setProblems([err.message]);
+      // Answers a practice collection would give away get their own heading; the rest are listed as the server said them.
+      const details = e instanceof ApiError ? e.details : undefined;
+      const leaks = Array.isArray(details?.sealing) ? details.sealing.filter((p): p is string => typeof p === 'string') : [];
+      const rest = Array.isArray(details?.problems) ? details.problems.filter((p): p is string => typeof p === 'string' && !leaks.includes(p)) : [];
+      setSealing(leaks);
+      setProblems(leaks.length ? rest : [(e as Error).message]);
     }
   };
 
@@ -198,8 +180,8 @@ function Editor() {
                       <Button tone="ghost" aria-label={`Remove item ${i + 1}`} onClick={() => set('items', def.items.filter((_, k) => k !== i))}>Remove</Button>
                     </div>
                   </div>
-                  <ItemFields item={item} path={`items[${i}]`} usedIds={ids} onChange={(x) => setItem(i, x)} />
-                  {/* A pool shows its own problems beside its fields; the rest are listed under the item. */}
+                  <ItemFields item={item} index={i} usedIds={ids} onChange={(x) => setItem(i, x)} />
+                  {/* A pool and a survey show their own problems beside their fields; the rest are listed under the item. */}
                   <ItemProblems problems={fieldProblems.filter((p) => !own.some((o) => o.path === p.path))} index={i} />
                 </li>
               ))}
@@ -257,6 +239,18 @@ function Editor() {
             </ul>
           </div>
         )}
+        {sealing.length > 0 && (
+          <div role="alert" className="rounded-lg border border-amber-500/50 bg-amber-950/60 p-3 text-sm text-amber-100" data-testid="sealing-problems">
+            <h2 className="font-semibold">Not saved: counted answers would be open to anyone through a practice collection</h2>
+            <p className="mt-1">
+              Anyone may check a practice collection's answers without limit, so a counted task must come from a sealed collection only. This happens when the task is
+              in a folder mounted with <span className="font-mono">--practice-tasks</span>, or when one folder is mounted both as practice and as sealed
+              (<span className="font-mono">--tasks</span>). Mount the folder only with <span className="font-mono">--tasks</span>, remove the task from the practice
+              folder, or tick "Practice (never counts)" on the item.
+            </p>
+            <ul className="ml-5 mt-1 list-disc">{sealing.map((p) => <li key={p}>{p}</li>)}</ul>
+          </div>
+        )}
         {saved && <p role="status" className="text-sm text-emerald-300">{saved} Participant link: <span className="select-all font-mono">{window.location.origin}/s/{id}</span></p>}
         <div className="flex justify-end gap-2 pb-8">
           {editing && <Link href={`/studies/${encodeURIComponent(editing)}`} className="rounded-md border border-slate-700 px-3 py-1.5 text-sm text-slate-200">Results</Link>}
@@ -306,32 +300,6 @@ function JsonView({ def, onChange }: { def: EditorDefinition; onChange: (d: Edit
   );
 }
 
-/** A survey: its title, and its questions as JSON (checked when the study is saved). */
-function SurveyFields({ item, idField, onChange }: { item: Extract<Item, { kind: 'survey' }>; idField: React.ReactNode; onChange: (i: Item) => void }) {
-  const [text, setText] = useState(() => JSON.stringify(item.questions, null, 2));
-  const [problem, setProblem] = useState<string | null>(null);
-  return (
-    <div className="grid gap-2 md:grid-cols-[200px_1fr]">
-      <div className="flex flex-col gap-2">{idField}
-        <label className="flex flex-col gap-1 text-xs text-slate-400">Survey title<input className={input} value={item.title ?? ''} onChange={(e) => onChange({ ...item, title: e.target.value })} /></label>
-      </div>
-      <label className="flex flex-col gap-1 text-xs text-slate-400">Questions (JSON: id, prompt, type text | longtext | choice | multi | scale | number, options, min, max, required)
-        <textarea className={`${area} font-mono text-xs`} value={text} spellCheck={false} aria-invalid={problem !== null}
-          onChange={(e) => {
-            setText(e.target.value);
-            try {
-              const parsed: unknown = JSON.parse(e.target.value);
-              if (!Array.isArray(parsed)) throw new Error('must be a list of questions, [{...}, ...]');
-              setProblem(null);
-              onChange({ ...item, questions: parsed as typeof item.questions });
-            } catch (err) { setProblem(`Not valid JSON: ${(err as Error).message}`); }
-          }} />
-        {problem && <span role="alert" className="text-amber-300">{problem}</span>}
-      </label>
-    </div>
-  );
-}
-
 function NumberField({ label, path, value, onChange }: { label: string; path: string; value: number; onChange: (v: number) => void }) {
   return (
     <Labelled label={label} path={path}>
@@ -353,14 +321,21 @@ function MarkdownField({ label, path, value, onChange }: { label: string; path: 
   );
 }
 
-/** An item's fields; `path` is where the item sits in the study (`items[2]`), for its fields' problems. */
-function ItemFields({ item, path, usedIds, onChange }: { item: Item; path: string; usedIds: ReadonlySet<string>; onChange: (i: Item) => void }) {
+/** An item's fields; `index` is where the item sits in the study (`items[2]`), for its fields' problems. */
+function ItemFields({ item, index, usedIds, onChange }: { item: Item; index: number; usedIds: ReadonlySet<string>; onChange: (i: Item) => void }) {
+  const path = `items[${index}]`;
   const collections = useQuery(collectionsQuery);
   const arc3 = useArc3Games();
   const [picking, setPicking] = useState(false);
   /** The picker adds a question to make a block (else it replaces the item's question). */
   const [blocking, setBlocking] = useState(false);
   const questionCollections = useQuery({ ...questionCollectionsQuery, enabled: item.kind === 'question' });
+  /** A game's name on its button: title, id and levels, or the id alone when this server does not have it. */
+  const gameLabel = (id: string) => {
+    if (!id) return 'Choose a game…';
+    const entry = gameEntries(arc3.data?.games ?? []).find((g) => g.id === id);
+    return entry ? `${entry.title} (${entry.id}) · ${entry.levels ?? '?'} levels` : `${id} (not on this server)`;
+  };
   const idField = (
     <label className="flex flex-col gap-1 text-xs text-slate-400">Item id
       <input className={input} value={item.id} onChange={(e) => onChange({ ...item, id: e.target.value })} />
@@ -377,7 +352,7 @@ function ItemFields({ item, path, usedIds, onChange }: { item: Item; path: strin
       </div>
     );
   }
-  if (item.kind === 'survey') return <SurveyFields item={item} idField={idField} onChange={onChange} />;
+  if (item.kind === 'survey') return <SurveyBuilder item={item} index={index} idField={idField} onChange={onChange} />;
   const practice = (
     <label className="flex items-center gap-2 pt-5 text-xs text-slate-300"><input type="checkbox" checked={item.practice ?? false} onChange={(e) => onChange({ ...item, practice: e.target.checked })} /> Practice (never counts)</label>
   );
@@ -389,28 +364,21 @@ function ItemFields({ item, path, usedIds, onChange }: { item: Item; path: strin
   ) : null;
   if (item.kind === 'game') {
     return (
-      <div className="grid gap-2 md:grid-cols-4">
+      <div className="grid gap-2 md:grid-cols-5">
         {idField}
-        <label className="flex flex-col gap-1 text-xs text-slate-400">Game
-          <select aria-label="Game" className={input} value={item.game} onChange={(e) => onChange({ ...item, game: e.target.value })}>
-            <optgroup label="Built-in games">
-              {Object.values(games).map((g) => <option key={g.id} value={g.id}>{g.title} ({g.id}) · {g.levels.length} levels</option>)}
-            </optgroup>
-            {(arc3.data?.games.length ?? 0) > 0 && (
-              <optgroup label="ARC-AGI-3 games">
-                {arc3.data!.games.map((g) => (
-                  <option key={g.id} value={g.id} disabled={!!g.error}>
-                    {g.title} ({g.id}) · {g.levels ?? '?'} levels{g.tags.length ? ` · ${g.tags.join(', ')}` : ''}{g.source === 'remote' ? ' · remote' : ''}{g.error ? ' · cannot start' : ''}
-                  </option>
-                ))}
-              </optgroup>
-            )}
-            {!games[item.game] && !arc3.data?.games.some((g) => g.id === item.game) && <option value={item.game}>{item.game} (not on this server)</option>}
-          </select>
-        </label>
+        <div className="flex flex-col gap-1 text-xs text-slate-400 md:col-span-2">
+          <span id={`game-of-${item.id}`}>Game</span>
+          <button type="button" onClick={() => setPicking(true)} aria-labelledby={`game-of-${item.id} game-choice-${item.id} game-action-${item.id}`}
+            className={`${input} flex items-center justify-between gap-2 text-left`}>
+            <span id={`game-choice-${item.id}`} className={`truncate ${item.game ? 'text-slate-100' : 'text-slate-300'}`}>{gameLabel(item.game)}</span>
+            {/* A space between the choice and the action, so the visible words read as the name does. */}{' '}
+            <span id={`game-action-${item.id}`} className="text-slate-300">{item.game ? 'Change' : 'Browse'}</span>
+          </button>
+        </div>
         <label className="flex flex-col gap-1 text-xs text-slate-400">Seed<input type="number" className={input} value={item.seed ?? 0} onChange={(e) => onChange({ ...item, seed: Number(e.target.value) })} /></label>
         {practice}
         {describe}
+        {picking && <GamePicker initial={item.game} onClose={() => setPicking(false)} onChoose={(game) => onChange({ ...item, game })} />}
       </div>
     );
   }

@@ -5,7 +5,7 @@
  */
 import type { z } from 'zod';
 import type { DefinitionItem, PoolCandidate, StudyDefinitionInput } from '../../core/study/schema';
-import type { FieldProblem } from '../../core/study/fieldProblems';
+import { surveyFieldProblems, type FieldProblem } from '../../core/study/fieldProblems';
 
 export type DefItem = z.input<typeof DefinitionItem>;
 export type PoolInput = Extract<DefItem, { kind: 'pool' }>;
@@ -104,12 +104,14 @@ export const PAYMENT_PATHS: Readonly<Record<string, string>> = {
 };
 
 /**
- * The pools' and the payment's problems as field problems (`core/study/fieldProblems.ts`), each
- * at the path of its field: `items[1].draw`, `payment.fee`, `campaign.id`.
+ * The problems the editor shows as fields are edited, not only once the researcher tried to save:
+ * the pools', the surveys' and the payment's, as field problems (`core/study/fieldProblems.ts`),
+ * each at the path of its field: `items[1].draw`, `items[2].questions[0].prompt`, `payment.fee`.
  */
 export function editorFieldProblems(def: EditorDefinition): FieldProblem[] {
   const out: FieldProblem[] = [];
   def.items.forEach((item, i) => {
+    if (item.kind === 'survey') out.push(...surveyFieldProblems(item, i));
     if (item.kind !== 'pool') return;
     for (const [field, message] of Object.entries(poolProblems(item))) out.push({ path: `items[${i}].${field}`, message });
   });

@@ -101,10 +101,14 @@ export function SurveyItemView({ log, sessionId, token, item, resume, onNext }: 
   );
 }
 
-function SurveyField({ q, n, value, problem, disabled, onChange }: {
-  q: SurveyQuestion; n: number; value: Value; problem?: string; disabled: boolean; onChange: (v: Value, typed?: boolean) => void;
+/**
+ * One question as participants see it; the study editor's preview renders the same component
+ * (`idPrefix` keeps its element ids apart from the editor's other surveys).
+ */
+export function SurveyField({ q, n, value, problem, disabled, onChange, idPrefix = 'survey' }: {
+  q: SurveyQuestion; n: number; value: Value; problem?: string; disabled: boolean; onChange: (v: Value, typed?: boolean) => void; idPrefix?: string;
 }) {
-  const id = `survey-${q.id}`;
+  const id = `${idPrefix}-${q.id}`;
   const errorId = `${id}-problem`;
   const described = problem ? { 'aria-describedby': errorId, 'aria-invalid': true } : {};
   const label = <>{n}. {q.prompt}{q.required ? <span className="text-rose-300" aria-hidden> *</span> : <span className="text-slate-400"> (optional)</span>}</>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { studyFieldProblems } from './fieldProblems';
+import { studyFieldProblems, surveyFieldProblems } from './fieldProblems';
 
 const valid = {
   title: 'Pilot', consent: 'You agree.', completion: { code: 'DONE' },
@@ -29,5 +29,33 @@ describe('studyFieldProblems', () => {
       { path: 'items[1].id', message: 'Must be 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit.' },
       { path: 'items[1].task', message: 'Choose a task.' },
     ]);
+  });
+});
+
+describe('surveyFieldProblems', () => {
+  const survey = { kind: 'survey', id: 'about', questions: [{ id: 'age', prompt: 'Age?', type: 'number' }] };
+
+  it('has nothing to say about a valid survey', () => {
+    expect(surveyFieldProblems(survey, 0)).toEqual([]);
+  });
+
+  it('puts each question\'s problem at the path the whole study\'s check gives it, in plain words', () => {
+    const item = { ...survey, questions: [
+      { id: 'age', prompt: '', type: 'number' },
+      { id: 'age', prompt: 'Hand?', type: 'choice', options: ['Left', ''] },
+      { id: 'ease', prompt: 'Hard?', type: 'scale', min: 5, max: 1 },
+      { id: 'sport', prompt: 'Sport?', type: 'choice' },
+    ] };
+    const problems = surveyFieldProblems(item, 3);
+    expect(problems).toEqual([
+      { path: 'items[3].questions[0].prompt', message: 'Write the question participants answer.' },
+      { path: 'items[3].questions[1].options[1]', message: 'Write the option, or remove it.' },
+      { path: 'items[3].questions[2].max', message: 'A scale runs over whole numbers from min to max (2-21 points, default 1-7).' },
+      { path: 'items[3].questions[3].options', message: 'A choice question needs options (2-50).' },
+      { path: 'items[3].questions[1].id', message: '"age" is used by an earlier question of this survey.' },
+    ]);
+    // The same paths and words as the study's check, so the editor shows each problem once.
+    const study = { ...valid, items: [valid.items[0], valid.items[0], valid.items[0], item].map((x, i) => (i < 3 ? { ...x, id: `t${i}` } : x)) };
+    expect(studyFieldProblems(study)).toEqual(problems);
   });
 });

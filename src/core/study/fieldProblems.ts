@@ -4,7 +4,7 @@
  * string to have >=1 characters", are for files and the API).
  */
 import type { z } from 'zod';
-import { StudyDefinition, formatPath } from './schema';
+import { StudyDefinition, SurveyItem, formatPath } from './schema';
 
 export interface FieldProblem {
   /** The field, as `formatPath` writes it: `title`, `completion.code`, `items[2].task`. */
@@ -24,6 +24,7 @@ const EMPTY: Record<string, string> = {
   question: 'Choose a question.',
   questions: 'Add at least one question.',
   prompt: 'Write the question participants answer.',
+  options: 'Write the option, or remove it.',
 };
 
 const sentence = (s: string) => {
@@ -34,10 +35,12 @@ const sentence = (s: string) => {
 /** One issue of the schema, in words for a person; the field's own wording where there is one. */
 export function plainMessage(issue: z.core.$ZodIssue, path: string): string {
   const field = path.replace(/^items\[\d+\]\./, '');
+  // A survey question's field ("items[2].questions[0].prompt", "...options[1]") by its own name.
+  const empty = EMPTY[field] ?? EMPTY[field.replace(/^.*\./, '').replace(/\[\d+\]$/, '')];
   switch (issue.code) {
     case 'too_small': {
       const min = Number(issue.minimum);
-      if ((issue.origin === 'string' || issue.origin === 'array') && min <= 1) return EMPTY[field] ?? 'This cannot be left empty.';
+      if ((issue.origin === 'string' || issue.origin === 'array') && min <= 1) return empty ?? 'This cannot be left empty.';
       if (issue.origin === 'string') return `Write at least ${min} characters.`;
       if (issue.origin === 'array') return `Needs at least ${min}.`;
       return issue.inclusive === false ? `Must be more than ${min}.` : `Must be at least ${min}.`;
@@ -50,7 +53,7 @@ export function plainMessage(issue: z.core.$ZodIssue, path: string): string {
     }
     case 'invalid_type':
       if (issue.expected === 'number' || issue.expected === 'int') return 'Must be a number.';
-      return EMPTY[field] ?? 'This needs a value.';
+      return empty ?? 'This needs a value.';
     case 'invalid_format':
       if (issue.format === 'url') return 'Must be a web address starting with https:// (or http://).';
       // The schema's patterns carry their own words ("must be 1-64 letters, ...").
@@ -75,11 +78,27 @@ export function plainMessage(issue: z.core.$ZodIssue, path: string): string {
  * // [{ path: 'title', message: 'Give the study a title: participants see it at the top of every page.' }]
  */
 export function studyFieldProblems(json: unknown): FieldProblem[] {
-  const r = StudyDefinition.safeParse(json);
+  return schemaFieldProblems(StudyDefinition, json, []);
+}
+
+/**
+ * The problems of one survey item (`SurveyItem`), at the paths the study's own check gives them
+ * (`items[2].questions[0].options`), so the survey builder can show them as they are edited.
+ *
+ * @example
+ * surveyFieldProblems({ kind: 'survey', id: 's', questions: [{ id: 'q1', prompt: '', type: 'text' }] }, 2)
+ * // [{ path: 'items[2].questions[0].prompt', message: 'Write the question participants answer.' }]
+ */
+export function surveyFieldProblems(item: unknown, index: number): FieldProblem[] {
+  return schemaFieldProblems(SurveyItem, item, ['items', index]);
+}
+
+function schemaFieldProblems(schema: z.ZodType, json: unknown, at: readonly PropertyKey[]): FieldProblem[] {
+  const r = schema.safeParse(json);
   if (r.success) return [];
   const out: FieldProblem[] = [];
   for (const issue of r.error.issues) {
-    const path = formatPath(issue.path);
+    const path = formatPath([...at, ...issue.path]);
     if (out.some((p) => p.path === path)) continue;
     out.push({ path, message: plainMessage(issue, path) });
   }

@@ -6,7 +6,8 @@
  *   `GET /admin/arc3/games/:id/frame` the frame it opens on (thumbnails),
  *   `GET /admin/arc3/games/:id/status` tells a playtest page that the game's file was reloaded,
  *   `POST /admin/arc3/runs` + `/admin/arc3/runs/:run/actions` play without recording (from any
- *   level), and `GET /admin/arc3/runs/:run/inspect` shows such a run's attributes and sprites.
+ *   level), `GET /admin/arc3/runs/:run/inspect` shows such a run's attributes and sprites, and
+ *   `POST /admin/arc3/runs/:run/determinism` plays its actions twice and compares the frames.
  */
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
@@ -152,6 +153,13 @@ export function arc3Routes(ctx: StudyContext, info: Arc3RouteInfo): Hono {
     if (!parsed.success) return zodFail(c, parsed.error.issues, 'The action is not valid');
     try {
       return c.json(await service.act(c.req.param('run'), null, parsed.data));
+    } catch (e) {
+      return arc3Fail(c, e, true);
+    }
+  });
+  admin.post('/arc3/runs/:run/determinism', async (c) => {
+    try {
+      return c.json(await service.determinism(c.req.param('run')));
     } catch (e) {
       return arc3Fail(c, e, true);
     }

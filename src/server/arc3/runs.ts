@@ -13,6 +13,8 @@ import { hashGrid, stepSigningText, verifyServerRunLog, type ServerGameInfo, typ
 import type { GameAction, GameState } from '../../core/game/types';
 import type { ReplayGame } from '../../core/study/rules';
 import type { Store } from '../store/types';
+import type { DeterminismReport } from '../../core/game/determinism';
+import { playTwice } from './determinism';
 import type { Arc3Source } from './source';
 import { decodeStoredSteps } from './steps';
 import type { Replayer } from './storedRuns';
@@ -89,6 +91,8 @@ interface LiveRun {
   /** The study item a session's run plays (null for a playtest). */
   readonly item: string | null;
   readonly seed: number;
+  /** The level the run started at (a designer's playtest may start past level 1). */
+  readonly level: number;
   /** The actions after the opening RESET, to rebuild the run anywhere. */
   readonly actions: Arc3Action[];
   last: ServerStep;
@@ -227,7 +231,7 @@ export class Arc3Service {
         });
       }
       const live: LiveRun = {
-        runId, gameId, mounted: game.mounted, sessionId: session?.id ?? null, item: session?.item ?? null, seed, actions: [],
+        runId, gameId, mounted: game.mounted, sessionId: session?.id ?? null, item: session?.item ?? null, seed, level, actions: [],
         last: null as unknown as ServerStep, lastFrame: null, sinceKeyframe: 0, queue: Promise.resolve(), touched: this.now(),
       };
       const step = await this.record(live, 0, { action: 'RESET' }, frame);
@@ -379,6 +383,21 @@ export class Arc3Service {
     return cached;
   }
 
+  /**
+   * A playtest run's actions played twice, each time on a fresh run with its seed and level, every
+   * frame compared (`determinism.ts`). The actions are read between the designer's actions; the
+   * plays themselves take two runs of the game's workers, not the designer's.
+   */
+  async determinism(runId: string): Promise<DeterminismReport> {
+    const run = await this.withRun(runId, null, (live) => Promise.resolve({ gameId: live.gameId, seed: live.seed, level: live.level, actions: [...live.actions], source: live.mounted.source }));
+    try {
+      return await playTwice(run.source, run.gameId, { seed: run.seed, level: run.level, actions: run.actions, runKey: `determinism-${randomUUID()}` });
+    } catch (e) {
+      if (e instanceof RangeError) throw new Arc3Error('bad_request', e.message);
+      throw e;
+    }
+  }
+
   /** A designer's view of a run (arcengine games). */
   inspect(runId: string, sessionId: string | null): Promise<Arc3Inspection> {
     return this.withRun(runId, sessionId, async (live) => {
@@ -494,7 +513,7 @@ export class Arc3Service {
         this.log(`Run ${runId} of ${rec.gameId} rebuilt to a frame other than the one stored for step ${lastRec.step}: the game's code changed since it was played.`);
       }
       const live: LiveRun = {
-        runId, gameId: rec.gameId, mounted: game.mounted, sessionId, item: rec.item, seed: rec.seed, actions,
+        runId, gameId: rec.gameId, mounted: game.mounted, sessionId, item: rec.item, seed: rec.seed, level: 0, actions,
         last: this.stepOf(runId, rec.gameId, lastRec.step, lastRec.action as GameAction, lastRec, fd.frame.length ? fd : { ...fd, frame: [] }, lastRec.frameHash),
         lastFrame, sinceKeyframe: 0, queue: Promise.resolve(), touched: this.now(),
       };

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { StudyId, isPractice, parseStudy } from '../../core/study/schema';
 import type { StudyListEntry } from '../../core/protocol/api';
 import { ITEM_START, effectiveState } from '../../core/study/rules';
-import { checkStudyReferences } from '../studies';
+import { studyReferenceProblems } from '../studies';
 import { games, solutions } from '../../games';
 import { type StudyContext, adminGuard, fail, readJson, zodFail } from './context';
 
@@ -54,8 +54,14 @@ export function adminRoutes(ctx: StudyContext): Hono {
     if (!wrapper.success) return zodFail(c, wrapper.error.issues, 'Send {"definition": {...}}');
     const parsed = parseStudy(wrapper.data.definition);
     if (!parsed.ok) return fail(c, 400, 'invalid_study', `The study is not valid: ${parsed.problems.join('; ')}`, { problems: parsed.problems });
-    const refs = await checkStudyReferences(parsed.study, deps.library, deps.games);
-    if (refs.length) return fail(c, 422, 'invalid_study', `The study refers to things this server does not have: ${refs.join('; ')}`, { problems: refs });
+    const { references, sealing } = await studyReferenceProblems(parsed.study, deps.library, deps.games);
+    if (references.length || sealing.length) {
+      const said = [
+        ...(references.length ? [`The study refers to things this server does not have: ${references.join('; ')}`] : []),
+        ...(sealing.length ? [`The study would let anyone check counted answers through a practice collection: ${sealing.join('; ')}`] : []),
+      ];
+      return fail(c, 422, 'invalid_study', said.join('. '), { problems: [...references, ...sealing], sealing });
+    }
     if (mustBeNew && (await store.getStudy(id))) return fail(c, 409, 'exists', `A study "${id}" exists already; edit it with PUT /api/admin/studies/${id}.`);
     const saved = await store.saveStudy(id, parsed.written, 'studio', now());
     ctx.forgetStudy(id, saved.version);
