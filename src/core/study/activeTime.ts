@@ -40,22 +40,34 @@ export interface ActiveTime {
 const QUIET_KINDS = new Set(['blur', 'heartbeat']);
 
 /**
- * Time on task of a run of events in log order.
+ * A stretch of a log during which the participant was away: `hidden` (the tab in the background)
+ * or `idle` (no input while visible). `from` is the index of the event that began it, `to` the
+ * index of the event that ended it (the last event when it never ended); `ms` its length.
+ */
+export interface PresenceSpan {
+  readonly kind: 'hidden' | 'idle';
+  readonly from: number;
+  readonly to: number;
+  readonly ms: number;
+}
+
+/**
+ * The hidden and idle stretches of a run of events in log order, by the rules above: where the
+ * two overlap the time is hidden; consecutive gaps of one kind make one span. `activeTime` sums
+ * these, and the replay's timeline draws them, so both read presence the same way.
  *
  * @example
- * activeTime([
+ * presenceSpans([
  *   { t: 0, kind: 'item.start', data: { item: 'a' } },
  *   { t: 1000, kind: 'visibility', data: { state: 'hidden' } },
  *   { t: 4000, kind: 'visibility', data: { state: 'visible' } },
- *   { t: 5000, kind: 'paint', data: {} },
- * ]).activeMs // 2000
+ * ]) // [{ kind: 'hidden', from: 1, to: 2, ms: 3000 }]
  */
-export function activeTime(events: readonly TimedEvent[]): ActiveTime {
-  if (events.length === 0) return { spanMs: 0, hiddenMs: 0, idleMs: 0, activeMs: 0 };
+export function presenceSpans(events: readonly TimedEvent[]): PresenceSpan[] {
+  const spans: PresenceSpan[] = [];
   let hidden = false;
   let idle = false;
-  let hiddenMs = 0;
-  let idleMs = 0;
+  let open: { kind: PresenceSpan['kind']; from: number; ms: number } | null = null;
   for (let i = 0; i < events.length; i++) {
     const e = events[i];
     if (e.kind === 'visibility') {
@@ -68,9 +80,34 @@ export function activeTime(events: readonly TimedEvent[]): ActiveTime {
     }
     const next = events[i + 1];
     if (!next) break;
-    const gap = Math.max(0, next.t - e.t);
-    if (hidden) hiddenMs += gap;
-    else if (idle) idleMs += gap;
+    const kind = hidden ? 'hidden' : idle ? 'idle' : null;
+    if (open && open.kind !== kind) { spans.push({ ...open, to: i }); open = null; }
+    if (!kind) continue;
+    open ??= { kind, from: i, ms: 0 };
+    open.ms += Math.max(0, next.t - e.t);
+  }
+  if (open) spans.push({ ...open, to: events.length - 1 });
+  return spans;
+}
+
+/**
+ * Time on task of a run of events in log order.
+ *
+ * @example
+ * activeTime([
+ *   { t: 0, kind: 'item.start', data: { item: 'a' } },
+ *   { t: 1000, kind: 'visibility', data: { state: 'hidden' } },
+ *   { t: 4000, kind: 'visibility', data: { state: 'visible' } },
+ *   { t: 5000, kind: 'paint', data: {} },
+ * ]).activeMs // 2000
+ */
+export function activeTime(events: readonly TimedEvent[]): ActiveTime {
+  if (events.length === 0) return { spanMs: 0, hiddenMs: 0, idleMs: 0, activeMs: 0 };
+  let hiddenMs = 0;
+  let idleMs = 0;
+  for (const s of presenceSpans(events)) {
+    if (s.kind === 'hidden') hiddenMs += s.ms;
+    else idleMs += s.ms;
   }
   const spanMs = Math.max(0, events[events.length - 1].t - events[0].t);
   return { spanMs, hiddenMs, idleMs, activeMs: Math.max(0, spanMs - hiddenMs - idleMs) };
