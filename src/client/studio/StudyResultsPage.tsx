@@ -5,7 +5,7 @@ import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAx
 import { RequireResearcher } from './RequireResearcher';
 import { resultsQuery, type GameResult, type LevelResult, type Participant, type StudyResults, type TaskResult } from './queries';
 import { DistChart, SortableTable, Stat, Tabs, formatMs, formatPct, type Column } from './widgets';
-import { Heatmap } from './Heatmap';
+import { LevelClicks } from './Heatmap';
 import { ExportsPanel } from './ExportsPanel';
 import { AgentKeysPanel, AgentRunsTable } from './AgentsPanel';
 import { agentRunsQuery, resultsProgressQuery } from './queries';
@@ -259,7 +259,7 @@ function GameLevels({ game, studyId }: { game: GameResult; studyId: string }) {
       {game.version !== null && <AgentRunsTable studyId={studyId} gameId={game.version} title={`Agent runs on ${game.version} (not counted in the figures above)`} />}
       {lv && (
         <div className="grid gap-3 lg:grid-cols-[auto_1fr]">
-          <Heatmap gameId={game.game} level={level} clicks={lv.clicks} studyId={studyId} />
+          <LevelClicks gameId={game.game} title={game.title} level={level} clicks={lv.clicks} gameClicks={game.levels.reduce((n, l) => n + l.clicks.reduce((m, c) => m + c[2], 0), 0)} studyId={studyId} />
           <div className="grid gap-3 md:grid-cols-2">
             <DistChart dist={lv.actions} label={`Level ${lv.level}: actions (first run)`} unit="actions" />
             <DistChart dist={lv.timeMs} label={`Level ${lv.level}: time`} unit="s" scale={1000} color="#34d399" />
