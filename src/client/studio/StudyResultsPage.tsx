@@ -4,7 +4,7 @@ import { Link, useParams } from 'wouter';
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { RequireResearcher } from './RequireResearcher';
 import { resultsQuery, type GameResult, type LevelResult, type Participant, type StudyResults, type TaskResult } from './queries';
-import { DistChart, SortableTable, Stat, Tabs, formatMs, formatPct, type Column } from './widgets';
+import { DistChart, SortableTable, Stat, Tabs, formatMs, tabId, formatPct, type Column } from './widgets';
 import { LevelClicks } from './Heatmap';
 import { ExportsPanel } from './ExportsPanel';
 import { AgentKeysPanel, AgentRunsTable } from './AgentsPanel';
@@ -46,13 +46,13 @@ function Results() {
           <CampaignLink studyId={studyId} />
           <Button onClick={() => { void q.refetch(); void agents.refetch(); }}>Refresh</Button>
         </div>
-        <Tabs<Tab> value={tab} onChange={setTab} tabs={[
+        <Tabs<Tab> value={tab} onChange={setTab} panelId="results-panel" tabs={[
           { id: 'participants', label: `Participants${r ? ` (${r.participants.filter((p) => !p.playtest && !p.excluded).length})` : ''}` },
           { id: 'tasks', label: 'Grid tasks' }, { id: 'games', label: 'Game levels' }, { id: 'questions', label: 'Questions' },
           { id: 'agents', label: `Agents${agents.data ? ` (${agents.data.length})` : ''}` }, { id: 'grading', label: 'Grading' }, { id: 'exports', label: 'Exports' },
           { id: 'audit', label: 'Audit log' },
         ]} />
-        <div className="mt-4">
+        <div className="mt-4" role="tabpanel" id="results-panel" aria-labelledby={tabId('results-panel', tab)}>
           <DigestProgress studyId={studyId} busy={q.isFetching} />
           {q.isPending && <p className="text-slate-400">Computing results…</p>}
           {q.isError && <p role="alert" className="text-rose-300">{(q.error as Error).message}</p>}
