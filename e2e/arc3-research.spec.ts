@@ -119,6 +119,9 @@ test.describe('the researcher reads ARC-AGI-3 runs of the official engine', () =
       await expect(section.getByTestId('baseline-second-best-1')).toHaveText('– (n=1)');
       await expect(section.getByText('Level 1: actions (first run)').locator('..')).toContainText(`n=1 · median ${actions} actions`);
     }
+    // LS20 is played with the keys: no empty click heatmap for it.
+    await expect(page.getByRole('region', { name: 'Game keys' }).getByTestId('no-clicks')).toHaveText(/^No player clicked in LS20/);
+    await expect(page.getByRole('region', { name: 'Game keys' }).getByTestId('heatmap')).toHaveCount(0);
     // The heatmap of vc33 level 1: 3 clicks on (60, 32), over the level's first frame (dimmed).
     const clicks = page.getByRole('region', { name: 'Game clicks' });
     const heatmap = clicks.getByTestId('heatmap');

@@ -1,7 +1,8 @@
 /**
  * The participant's pages on every screen the studies meet: a laptop (1280x720), a large monitor
  * (1920x1080), a tablet with touch either way up (768x1024, 1024x768) and a phone (390x844). Nothing overflows
- * sideways; every cell of a 30x30 demonstration reads at 12 px or more in the pair viewer; the
+ * sideways; every cell of a 30x30 demonstration reads at 8 px or more beside the test on a laptop
+ * and a monitor, and at 12 px or more in the pair viewer on every screen; the
  * game frame and the output editor fit the window; and a phone is stopped at the consent page
  * with the study's device message unless the study allows any device.
  */
@@ -111,6 +112,26 @@ for (const size of SIZES) {
       // The player's own keys were not taken by the viewer: the tool is still Edit.
       await expect(page.getByRole('button', { name: /^Edit/ })).toHaveAttribute('aria-pressed', 'true');
     });
+
+    if (size.name === 'laptop' || size.name === 'monitor') {
+      test('every 30x30 demonstration reads at 8 px per cell or more beside the test, without enlarging it', async ({ page }) => {
+        await page.goto(BIG_TASK);
+        await expect(page.getByTestId('output-grid')).toBeVisible();
+        const demos = page.getByTestId('demonstrations').getByRole('img', { name: /^Example \d+ (input|output), 30 by 30$/ });
+        await expect(demos).toHaveCount(8);
+        for (const canvas of await demos.all()) {
+          const box = (await canvas.boundingBox())!;
+          expect(Math.min(box.width, box.height) / 30, (await canvas.getAttribute('aria-label')) ?? 'a demonstration').toBeGreaterThanOrEqual(8);
+        }
+        // The test keeps what it needs: its 30x30 input still reads at 7 px a cell beside the
+        // toolbar's rows (the window's height limits it), the output editor and Submit in view.
+        for (const side of ['input-grid', 'output-grid']) expect(await cellSize(page, side), side).toBeGreaterThanOrEqual(7);
+        await expectInWindow(page, 'output-grid');
+        await expect(page.getByRole('button', { name: 'Submit' })).toBeInViewport();
+        await expectNoSidewaysScroll(page, 'task player');
+        await page.screenshot({ path: test.info().outputPath(`demonstrations-${size.width}x${size.height}.png`) });
+      });
+    }
 
     test('the study\'s consent, game and task pages fit the window', async ({ page }) => {
       const id = `screens-${size.name}-${Date.now().toString(36)}`;

@@ -53,7 +53,9 @@ test('a researcher sees the funnel and baselines of the sample study and replays
   await expect(page.getByTestId('baseline-best-1')).toContainText(String(level1));
   await expect(page.getByTestId('baseline-second-best-1')).toContainText(String(level1));
   await expect(page.getByTestId('baseline-second-best-1')).toContainText(/n=\d+/);
-  await expect(page.getByTestId('heatmap')).toBeVisible();
+  // push is played with the keys: no empty click heatmap, a sentence saying why.
+  await expect(page.getByTestId('no-clicks')).toHaveText(/has no clicks: its players use the keys only/);
+  await expect(page.getByTestId('heatmap')).toHaveCount(0);
 
   await page.getByRole('tab', { name: 'Grid tasks' }).click();
   await expect(page.getByRole('table', { name: 'Grid tasks' })).toContainText('downscale');

@@ -4,10 +4,31 @@ import { GridCanvas, useFitCell } from '../grid/GridCanvas';
 
 type Grid = TaskPair['input'];
 
-function Fitted({ grid, label, min = 3, maxCell, showSymbols, testId }: { grid: Grid; label: string; min?: number; maxCell: number; showSymbols: boolean; testId?: string }) {
+/**
+ * The smallest cell a demonstration is drawn with beside the test on a wide screen, in CSS px: a
+ * 30x30 pair is read there cell by cell without enlarging it (`demoColumnWidth`).
+ */
+export const MIN_DEMO_CELL = 8;
+
+/** Room a pair takes besides its cells: the card's padding and border, the arrow and gaps, a scrollbar. */
+const PAIR_CHROME_PX = 70;
+
+/**
+ * The width of a demonstrations column in which every pair, input beside output, gets at least
+ * `MIN_DEMO_CELL` px per cell (each grid takes the share of the row its columns need).
+ */
+export function demoColumnWidth(pairs: readonly TaskPair[]): number {
+  return Math.max(...pairs.map((p) => p.input[0].length + p.output[0].length)) * MIN_DEMO_CELL + PAIR_CHROME_PX;
+}
+
+function Fitted({ grid, label, min = 3, maxCell, showSymbols, testId, share = false }: {
+  grid: Grid; label: string; min?: number; maxCell: number; showSymbols: boolean; testId?: string;
+  /** Take a share of the row by the grid's columns (beside the other grid of its pair), not half. */
+  share?: boolean;
+}) {
   const [ref, cell] = useFitCell(grid.length, grid[0].length, min, maxCell);
   return (
-    <div ref={ref} className="flex h-full min-h-0 min-w-0 flex-1 items-center justify-center">
+    <div ref={ref} className="flex h-full min-h-0 min-w-0 flex-1 items-center justify-center" style={share ? { flex: `${grid[0].length} 1 0` } : undefined}>
       <GridCanvas grid={grid} cell={cell} label={label} showSymbols={showSymbols && cell >= 12} testId={testId} />
     </div>
   );
@@ -41,10 +62,12 @@ export const DemoPairs = memo(function DemoPairs({ pairs, showSymbols = false, c
                 <span aria-hidden>⤢ </span>Enlarge<span className="sr-only"> example {i + 1}</span>
               </button>
             </div>
-            <div className="flex cursor-zoom-in items-center gap-2" style={{ height: rowHeight }} onClick={() => setViewing(i)}>
-              <Fitted grid={p.input} label={`Example ${i + 1} input`} maxCell={24} showSymbols={showSymbols} />
+            {/* In the column, a pair is at least as tall as its grids need at MIN_DEMO_CELL. */}
+            <div className="flex cursor-zoom-in items-center gap-2" onClick={() => setViewing(i)}
+              style={{ height: compact ? rowHeight : Math.max(rowHeight, Math.max(p.input.length, p.output.length) * MIN_DEMO_CELL + 4) }}>
+              <Fitted grid={p.input} label={`Example ${i + 1} input`} maxCell={24} showSymbols={showSymbols} share={!compact} />
               <span className="text-slate-400" aria-hidden>→</span>
-              <Fitted grid={p.output} label={`Example ${i + 1} output`} maxCell={24} showSymbols={showSymbols} />
+              <Fitted grid={p.output} label={`Example ${i + 1} output`} maxCell={24} showSymbols={showSymbols} share={!compact} />
             </div>
           </li>
         ))}

@@ -6,7 +6,7 @@ import { GridCanvas, useFitCell } from '../grid/GridCanvas';
 import { Button } from '../ui/Button';
 import { actionForKey, PLAYER_ACTIONS } from './actions';
 import { PlayerController, type EventSink, type OpenTask } from './controller';
-import { DemoPairs } from './DemoPairs';
+import { DemoPairs, demoColumnWidth } from './DemoPairs';
 import type { Judge } from './judge';
 import type { LogEvent } from '../../core/log/events';
 import { usePlayer } from './store';
@@ -31,6 +31,10 @@ const TOOLS: { tool: Tool; label: string; key: string; hint: string }[] = [
   { tool: 'wand', label: 'Wand', key: 'W', hint: 'Click a cell to select its 4-connected area of one colour (Shift adds to the selection)' },
   { tool: 'fill', label: 'Flood fill', key: 'F', hint: 'Click an output cell to fill its 4-connected area' },
 ];
+
+/** The smallest cell the test grids keep beside wide demonstrations, and the room around them (panels, gaps, padding), in CSS px. */
+const TEST_CELL_PX = 10;
+const TEST_CHROME_PX = 110;
 
 /** The id of the keyboard help that both grids point to (aria-describedby). */
 const GRID_KEYS_HELP = 'grid-keys-help';
@@ -65,11 +69,16 @@ export function TaskPlayer({ open, sink, judge, trials = 3, toolbar, onFinishedA
   const solved = taskSolved(state);
   const showSymbols = state.showSymbols;
   const finished = state.tests.every((t) => t.status !== 'open');
+  // Beside the test, the demonstrations take the room the test grids do not need: enough for
+  // every pair at MIN_DEMO_CELL px a cell, while the test input and an output as wide keep
+  // TEST_CELL_PX a cell (the input's width, not the output's, so the layout holds while editing).
+  const testNeed = 2 * input[0].length * TEST_CELL_PX + TEST_CHROME_PX;
+  const demoWidth = `clamp(320px, max(min(28vw, 560px), ${demoColumnWidth(open.task.train)}px), max(320px, calc(100vw - ${testNeed}px)))`;
 
   return (
     <div className="flex min-h-full flex-col gap-3 p-3 sm:h-full sm:min-h-0 lg:flex-row lg:gap-4">
       {/* Beside the test on a wide screen; a strip above it on a narrow one (a portrait tablet, a phone). */}
-      <aside className="flex shrink-0 flex-col overflow-hidden lg:w-[clamp(320px,28vw,560px)]">
+      <aside className="flex shrink-0 flex-col overflow-hidden" style={wide ? { width: demoWidth } : undefined} data-testid="demonstrations">
         <h2 className="mb-2 text-xs font-semibold uppercase tracking-wider text-slate-400">Demonstrations</h2>
         <div className={`min-h-0 pr-1 ${wide ? 'flex-1 overflow-y-auto' : 'overflow-x-auto pb-1'}`} tabIndex={0} role="region" aria-label="Demonstrations">
           <DemoPairs pairs={open.task.train} showSymbols={showSymbols} compact={!wide} small={phone} />

@@ -129,7 +129,9 @@ function Candidates({ candidates, selected, onSelect, rule }: { candidates: read
   }, [candidates, filter, status, kind]);
   const columns: Column<CampaignCandidateView>[] = [
     { key: 'id', label: 'Candidate', value: (c) => c.id, render: (c) => (
-      <button type="button" className="text-left" onClick={() => onSelect(c.id)} aria-pressed={c.id === selected} aria-label={`Details of ${c.id}`}>
+      <button type="button" className="text-left" onClick={() => onSelect(c.id)} aria-pressed={c.id === selected}>
+        {/* The name holds the visible words (WCAG 2.5.3): "Details of count samples/count-objects-bar". */}
+        <span className="sr-only">Details of </span>
         <span className="block whitespace-nowrap font-mono text-sky-300 hover:underline">{c.id}</span>
         {c.label !== c.id && <span className="block whitespace-nowrap text-xs text-slate-400">{c.label}</span>}
       </button>

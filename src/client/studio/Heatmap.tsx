@@ -28,6 +28,24 @@ const levelFrameQuery = (studyId: string, gameId: string, level: number) => quer
 });
 
 /**
+ * The clicks of a level where there are some: the heatmap when players clicked in this level,
+ * otherwise a sentence saying why there is none. A game that takes no clicks (a built-in game
+ * without ACTION6) or in which nobody clicked gets no empty "0 clicks" map.
+ */
+export function LevelClicks({ gameId, title, level, clicks, gameClicks, studyId }: {
+  gameId: string; title: string; level: number; clicks: readonly [number, number, number][];
+  /** Clicks in every level of the game, to tell "nobody clicked in this game" from "not in this level". */
+  gameClicks: number; studyId?: string;
+}) {
+  if (clicks.length > 0) return <Heatmap gameId={gameId} level={level} clicks={clicks} studyId={studyId} />;
+  const keysOnly = games[gameId] !== undefined && !games[gameId].actions.includes(6);
+  const why = keysOnly ? `${title} has no clicks: its players use the keys only, so there is no click heatmap.`
+    : gameClicks === 0 ? `No player clicked in ${title}, so there is no click heatmap.`
+      : `No player clicked in level ${level + 1}; the other levels' heatmaps show where they did.`;
+  return <p className="max-w-xs rounded-lg border border-slate-800 bg-slate-900/60 p-3 text-sm text-slate-300" data-testid="no-clicks">{why}</p>;
+}
+
+/**
  * Where players clicked in a level, drawn over the level's first frame: rendered by the engine for
  * a built-in game, taken from the stored steps (`studyId` needed) for a game the server runs.
  */

@@ -4,18 +4,20 @@ import { Link, useParams } from 'wouter';
 import type { LogEvent } from '../../core/log/events';
 import { Timeline } from '../../core/log/timeline';
 import { eventsByItem, type StoredEvent } from '../../core/study/rules';
-import { currentTest, initialPlayer, reduce, type PlayerState } from '../../core/log/gridPlayer';
+import { initialPlayer, reduce, type PlayerState } from '../../core/log/gridPlayer';
+import { describeEvent } from '../../core/study/replayMarks';
 import { gameRunReducer, hashFrame, renderRun, type Run } from '../../core/game';
 import { decodeFrames } from '../../core/formats/frames';
 import { gridCells } from '../../core/game/serverGame';
 import { games } from '../../games';
-import { GridCanvas } from '../grid/GridCanvas';
 import { frameScale, renderFrame } from '../game/render';
 import { Button } from '../ui/Button';
 import { RequireResearcher } from './RequireResearcher';
 import { adminJson } from './auth';
 import { sessionEventsQuery, sessionQuery } from './queries';
 import { formatMs } from './widgets';
+import { GridReplay, type ReplayStudy } from './GridReplay';
+import { ReplayTimeline } from './ReplayTimeline';
 
 /** Replays of one session: any item, step by step or at 1x, 2x or 10x, with a timeline to scrub. */
 export function ReplayPage() {
@@ -43,8 +45,8 @@ function Replay() {
   const item = items.find((i) => i.id === selected) ?? items[0];
   const s = sessionQ.data?.session;
   return (
-    <div className="flex h-full min-h-0">
-      <aside className="flex w-64 shrink-0 flex-col gap-3 overflow-y-auto border-r border-slate-800 p-3">
+    <div className="flex h-full min-h-0 flex-col md:flex-row">
+      <aside className="flex max-h-48 w-full shrink-0 flex-col gap-3 overflow-y-auto border-b border-slate-800 p-3 md:max-h-none md:w-64 md:border-b-0 md:border-r">
         <Link href={`/studies/${encodeURIComponent(studyId)}`} className="text-sm text-slate-400 hover:text-white">← Results</Link>
         <div>
           <h1 className="font-mono text-sm text-white">{s?.params.PROLIFIC_PID ?? s?.params.workerId ?? sessionId.slice(0, 8)}</h1>
@@ -70,7 +72,7 @@ function Replay() {
         {eventsQ.isError && <p role="alert" className="text-sm text-rose-300">{(eventsQ.error as Error).message}</p>}
       </aside>
       <main className="min-w-0 flex-1">
-        {item ? <ItemReplay key={item.id} item={item} sessionId={sessionId} /> : <p className="p-6 text-slate-400">{eventsQ.isPending ? 'Loading the log…' : 'This session has no item yet.'}</p>}
+        {item ? <ItemReplay key={item.id} item={item} sessionId={sessionId} study={s ? { id: s.studyId, version: s.studyVersion } : undefined} /> : <p className="p-6 text-slate-400">{eventsQ.isPending ? 'Loading the log…' : 'This session has no item yet.'}</p>}
       </main>
     </div>
   );
@@ -128,35 +130,6 @@ function serverPosition(events: readonly LogEvent[], pos: number): { run: string
   return null;
 }
 
-/** Marks on the timeline: what a researcher looks for when scrubbing. */
-function markOf(e: LogEvent, prev: LogEvent | undefined): { tone: string; label: string } | null {
-  if (e.kind === 'submit') return e.data.verdict === 'correct' ? { tone: 'bg-emerald-400', label: 'correct submission' } : { tone: 'bg-rose-500', label: `${String(e.data.verdict)} submission` };
-  if (e.kind === 'game.action') {
-    if (e.data.action === 'RESET') return { tone: 'bg-amber-400', label: 'reset' };
-    if (prev?.kind === 'game.action' && Number(e.data.level) > Number(prev.data.level)) return { tone: 'bg-emerald-400', label: `level ${Number(e.data.level)} completed` };
-    if (e.data.state === 'GAME_OVER') return { tone: 'bg-rose-500', label: 'game over' };
-    if (e.data.action === 'ACTION7') return { tone: 'bg-violet-400', label: 'undo' };
-  }
-  if (e.kind === 'undo') return { tone: 'bg-violet-400', label: 'undo' };
-  if (e.kind === 'visibility') return { tone: 'bg-slate-500', label: `tab ${String(e.data.state)}` };
-  if (e.kind === 'idle') return { tone: 'bg-slate-500', label: e.data.state === 'active' ? 'back from idle' : 'idle' };
-  if (e.kind === 'blur' || e.kind === 'window.blur') return { tone: 'bg-slate-500', label: 'window lost focus' };
-  return null;
-}
-
-function describe(e: LogEvent | undefined): string {
-  if (!e) return 'start';
-  const d = e.data;
-  switch (e.kind) {
-    case 'game.action': return `${String(d.action)}${d.action === 'ACTION6' ? ` at (${String(d.x)}, ${String(d.y)})` : ''} → level ${Number(d.level) + 1}, ${String(d.state)}`;
-    case 'paint': return `paint (${String(d.row)}, ${String(d.col)}) colour ${String(d.color)}`;
-    case 'fill': return `flood fill at (${String(d.row)}, ${String(d.col)}) colour ${String(d.color)}`;
-    case 'submit': return `submit test ${Number(d.index) + 1}: ${String(d.verdict)} (trial ${String(d.trial)})`;
-    case 'resize': return `resize to ${String(d.rows)}x${String(d.cols)}`;
-    default: return e.kind;
-  }
-}
-
 const SPEEDS = [1, 2, 10] as const;
 /** Room under a game frame for its caption line, and around it for the view's padding, in CSS pixels. */
 const CAPTION_PX = 40;
@@ -183,7 +156,7 @@ const MAX_GAP_MS = 3000;
  * The viewer of one item's log. `runs` holds the stored frames of a server-run game when the
  * caller has them (an agent run); otherwise they are read from the session's stored runs.
  */
-export function ItemReplay({ item, sessionId, runs }: { item: ItemLog; sessionId: string; runs?: readonly StoredRun[] }) {
+export function ItemReplay({ item, sessionId, runs, study }: { item: ItemLog; sessionId: string; runs?: readonly StoredRun[]; study?: ReplayStudy }) {
   const events = item.events;
   const viewer = useMemo(() => viewerFor(events), [events]);
   const [pos, setPos] = useState(events.length);
@@ -202,7 +175,10 @@ export function ItemReplay({ item, sessionId, runs }: { item: ItemLog; sessionId
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       // Inputs (the scrubber included) handle their own keys.
-      if ((e.target as HTMLElement).tagName === 'INPUT' || (e.target as HTMLElement).tagName === 'SELECT') return;
+      const tag = (e.target as HTMLElement).tagName;
+      if (tag === 'INPUT' || tag === 'SELECT') return;
+      // Space on a focused button presses that button.
+      if (tag === 'BUTTON' && e.key === ' ') return;
       if (e.key === 'ArrowRight') { e.preventDefault(); setPos((p) => Math.min(events.length, p + 1)); }
       else if (e.key === 'ArrowLeft') { e.preventDefault(); setPos((p) => Math.max(0, p - 1)); }
       else if (e.key === ' ') { e.preventDefault(); setPlaying((x) => !x); }
@@ -211,7 +187,6 @@ export function ItemReplay({ item, sessionId, runs }: { item: ItemLog; sessionId
     return () => window.removeEventListener('keydown', onKey);
   }, [events.length]);
 
-  const marks = useMemo(() => events.map((e, i) => ({ i, m: markOf(e, events[i - 1]) })).filter((x) => x.m), [events]);
   const current = pos > 0 ? events[pos - 1] : undefined;
   const viewRef = useRef<HTMLDivElement>(null);
   const scale = useFitScale(viewRef);
@@ -219,7 +194,7 @@ export function ItemReplay({ item, sessionId, runs }: { item: ItemLog; sessionId
   return (
     <div className="flex h-full flex-col gap-3 p-4">
       <div ref={viewRef} className="flex min-h-0 flex-1 items-center justify-center overflow-hidden rounded-lg border border-slate-800 bg-slate-900/60 p-3" data-testid="replay-view">
-        {viewer.kind === 'grid' && <GridReplay state={viewer.timeline.at(pos)} />}
+        {viewer.kind === 'grid' && <GridReplay state={viewer.timeline.at(pos)} events={events} study={study} />}
         {viewer.kind === 'game' && <GameReplay run={viewer.timeline.at(pos)} scale={scale} pointer={current?.kind === 'game.action' && current.data.action === 'ACTION6' ? { x: Number(current.data.x), y: Number(current.data.y) } : null} />}
         {viewer.kind === 'server' && <ServerGameReplay sessionId={sessionId} at={serverPosition(events, pos)} scale={scale} given={runs} />}
         {viewer.kind === 'other' && (
@@ -233,11 +208,7 @@ export function ItemReplay({ item, sessionId, runs }: { item: ItemLog; sessionId
         )}
       </div>
       <div className="rounded-lg border border-slate-800 bg-slate-900/60 p-3">
-        <div className="relative mb-1 h-3" aria-hidden>
-          {marks.map(({ i, m }) => (
-            <span key={i} title={`${m!.label} (event ${i + 1})`} className={`absolute top-0 h-3 w-0.5 ${m!.tone}`} style={{ left: `${(100 * (i + 1)) / Math.max(1, events.length)}%` }} />
-          ))}
-        </div>
+        <ReplayTimeline events={events} pos={pos} onSeek={(p) => { setPlaying(false); setPos(p); }} />
         <input type="range" min={0} max={events.length} value={pos} aria-label="Replay position" data-testid="scrubber"
           onChange={(e) => { setPlaying(false); setPos(Number(e.target.value)); }} className="w-full accent-sky-400" />
         <div className="mt-2 flex flex-wrap items-center gap-2 text-sm">
@@ -250,24 +221,9 @@ export function ItemReplay({ item, sessionId, runs }: { item: ItemLog; sessionId
           <span className="ml-auto tabular-nums text-slate-300" data-testid="replay-position">{pos} / {events.length}</span>
           <span className="tabular-nums text-slate-400">{formatMs(current ? current.t - t0 : 0)}</span>
         </div>
-        <p className="mt-1 truncate font-mono text-xs text-slate-400" data-testid="replay-event">{describe(current)}</p>
+        <p className="mt-1 truncate font-mono text-xs text-slate-400" data-testid="replay-event">{describeEvent(current)}</p>
       </div>
       {viewer.kind === 'server' && !runs && <VerifyRuns sessionId={sessionId} />}
-    </div>
-  );
-}
-
-function GridReplay({ state }: { state: PlayerState }) {
-  const t = currentTest(state);
-  if (!t) return <p className="text-slate-400">The task is not open yet at this point.</p>;
-  const cell = Math.max(6, Math.min(28, Math.floor(420 / Math.max(t.output.length, t.output[0].length))));
-  return (
-    <div className="flex flex-col items-center gap-3">
-      <GridCanvas grid={t.output} cell={cell} label="Output at this point" testId="replay-grid" showSymbols={state.showSymbols} selection={state.selection?.side === 'output' ? state.selection.rect : null} selectedCells={state.selection?.side === 'output' ? state.selection.cells ?? null : null} />
-      <p className="text-sm text-slate-300">
-        Test {state.testIndex + 1} / {state.tests.length} · {t.output.length}x{t.output[0].length} · trials used {t.trials} · {t.status}
-        {state.lastVerdict && <> · last submission: <span className={state.lastVerdict.verdict === 'correct' ? 'text-emerald-300' : 'text-rose-300'}>{state.lastVerdict.verdict}</span></>}
-      </p>
     </div>
   );
 }

@@ -4,8 +4,8 @@ import { Link, useParams } from 'wouter';
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { RequireResearcher } from './RequireResearcher';
 import { resultsQuery, type GameResult, type LevelResult, type Participant, type StudyResults, type TaskResult } from './queries';
-import { DistChart, SortableTable, Stat, Tabs, formatMs, formatPct, type Column } from './widgets';
-import { Heatmap } from './Heatmap';
+import { DistChart, SortableTable, Stat, Tabs, formatMs, tabId, formatPct, type Column } from './widgets';
+import { LevelClicks } from './Heatmap';
 import { ExportsPanel } from './ExportsPanel';
 import { AgentKeysPanel, AgentRunsTable } from './AgentsPanel';
 import { agentRunsQuery, resultsProgressQuery } from './queries';
@@ -46,13 +46,13 @@ function Results() {
           <CampaignLink studyId={studyId} />
           <Button onClick={() => { void q.refetch(); void agents.refetch(); }}>Refresh</Button>
         </div>
-        <Tabs<Tab> value={tab} onChange={setTab} tabs={[
+        <Tabs<Tab> value={tab} onChange={setTab} panelId="results-panel" tabs={[
           { id: 'participants', label: `Participants${r ? ` (${r.participants.filter((p) => !p.playtest && !p.excluded).length})` : ''}` },
           { id: 'tasks', label: 'Grid tasks' }, { id: 'games', label: 'Game levels' }, { id: 'questions', label: 'Questions' },
           { id: 'agents', label: `Agents${agents.data ? ` (${agents.data.length})` : ''}` }, { id: 'grading', label: 'Grading' }, { id: 'exports', label: 'Exports' },
           { id: 'audit', label: 'Audit log' },
         ]} />
-        <div className="mt-4">
+        <div className="mt-4" role="tabpanel" id="results-panel" aria-labelledby={tabId('results-panel', tab)}>
           <DigestProgress studyId={studyId} busy={q.isFetching} />
           {q.isPending && <p className="text-slate-400">Computing results…</p>}
           {q.isError && <p role="alert" className="text-rose-300">{(q.error as Error).message}</p>}
@@ -259,7 +259,7 @@ function GameLevels({ game, studyId }: { game: GameResult; studyId: string }) {
       {game.version !== null && <AgentRunsTable studyId={studyId} gameId={game.version} title={`Agent runs on ${game.version} (not counted in the figures above)`} />}
       {lv && (
         <div className="grid gap-3 lg:grid-cols-[auto_1fr]">
-          <Heatmap gameId={game.game} level={level} clicks={lv.clicks} studyId={studyId} />
+          <LevelClicks gameId={game.game} title={game.title} level={level} clicks={lv.clicks} gameClicks={game.levels.reduce((n, l) => n + l.clicks.reduce((m, c) => m + c[2], 0), 0)} studyId={studyId} />
           <div className="grid gap-3 md:grid-cols-2">
             <DistChart dist={lv.actions} label={`Level ${lv.level}: actions (first run)`} unit="actions" />
             <DistChart dist={lv.timeMs} label={`Level ${lv.level}: time`} unit="s" scale={1000} color="#34d399" />

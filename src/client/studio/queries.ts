@@ -119,6 +119,14 @@ export const studyDefinitionQuery = (studyId: string) => queryOptions({
   staleTime: 30_000,
 });
 
+/** One version of a study's written definition: a session's replay reads the version it ran. */
+export const studyVersionQuery = (studyId: string, version: number) => queryOptions({
+  queryKey: ['admin', 'definition', studyId, version],
+  queryFn: () => adminJson<{ definition: StudyDefinitionInput }>(`/api/admin/studies/${encodeURIComponent(studyId)}?version=${version}`).then((r) => r.definition),
+  // A stored version never changes.
+  staleTime: Infinity,
+});
+
 /** Whether a study draws from a pool, so it has a campaign view. */
 export function hasPool(definition: StudyDefinitionInput | undefined): boolean {
   return (definition?.items as readonly { kind: string }[] | undefined)?.some((i) => i.kind === 'pool') ?? false;

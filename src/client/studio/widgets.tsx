@@ -136,15 +136,23 @@ export function DistChart({ dist, label, unit, scale = 1, color = '#38bdf8' }: {
   );
 }
 
-export function Tabs<T extends string>({ tabs, value, onChange }: { tabs: readonly { id: T; label: string }[]; value: T; onChange: (t: T) => void }) {
+/**
+ * A row of tabs. With `panelId`, each tab names the panel it controls and the panel (the caller's
+ * element with that id, `role="tabpanel"`) is labelled by the selected tab: `tabId(panelId, tab)`.
+ */
+export function Tabs<T extends string>({ tabs, value, onChange, panelId }: { tabs: readonly { id: T; label: string }[]; value: T; onChange: (t: T) => void; panelId?: string }) {
   return (
-    <div role="tablist" className="flex gap-1 border-b border-slate-800">
+    <div role="tablist" className="flex gap-1 overflow-x-auto border-b border-slate-800">
       {tabs.map((t) => (
         <button key={t.id} type="button" role="tab" aria-selected={value === t.id} onClick={() => onChange(t.id)}
-          className={`-mb-px border-b-2 px-3 py-2 text-sm ${value === t.id ? 'border-sky-400 text-white' : 'border-transparent text-slate-400 hover:text-slate-200'}`}>
+          id={panelId ? tabId(panelId, t.id) : undefined} aria-controls={panelId && value === t.id ? panelId : undefined}
+          className={`-mb-px shrink-0 whitespace-nowrap border-b-2 px-3 py-2 text-sm ${value === t.id ? 'border-sky-400 text-white' : 'border-transparent text-slate-400 hover:text-slate-200'}`}>
           {t.label}
         </button>
       ))}
     </div>
   );
 }
+
+/** The id of a tab of `Tabs` with a `panelId`, which labels the panel. */
+export const tabId = (panelId: string, tab: string) => `${panelId}-tab-${tab}`;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { activeTime, untilItemEnd, type TimedEvent } from './activeTime';
+import { activeTime, presenceSpans, untilItemEnd, type TimedEvent } from './activeTime';
 
 const ev = (t: number, kind: string, data: Record<string, unknown> = {}): TimedEvent => ({ t, kind, data });
 const hidden = (t: number) => ev(t, 'visibility', { state: 'hidden' });
@@ -50,5 +50,21 @@ describe('time on task', () => {
     expect(untilItemEnd(evs, 'a')).toHaveLength(3);
     expect(untilItemEnd(evs, 'b')).toHaveLength(4);
     expect(activeTime(untilItemEnd(evs, 'a')).activeMs).toBe(2_000);
+  });
+});
+
+describe('presence spans', () => {
+  it('names each hidden and idle stretch by the events that begin and end it, and they sum to time on task', () => {
+    // Idle 1 000 -> 3 000 (then hidden, which wins) 3 000 -> 6 000; idle again 7 000 -> 7 400, ended by a paint.
+    const evs = [ev(0, 'item.start'), idle(1_000), hidden(3_000), ev(4_000, 'blur'), visible(6_000), idle(7_000), ev(7_400, 'paint'), hidden(9_000), ev(10_000, 'item.end')];
+    expect(presenceSpans(evs)).toEqual([
+      { kind: 'idle', from: 1, to: 2, ms: 2_000 },
+      { kind: 'hidden', from: 2, to: 4, ms: 3_000 },
+      { kind: 'idle', from: 5, to: 6, ms: 400 },
+      { kind: 'hidden', from: 7, to: 8, ms: 1_000 },
+    ]);
+    const t = activeTime(evs);
+    expect(t.hiddenMs).toBe(4_000);
+    expect(t.idleMs).toBe(2_400);
   });
 });

@@ -39,8 +39,68 @@ export interface ActiveTime {
 /** Kinds that neither start nor end an idle stretch. */
 const QUIET_KINDS = new Set(['blur', 'heartbeat']);
 
+/** Whether the participant is away after an event: the presence rules above, as one step. */
+interface Presence {
+  hidden: boolean;
+  idle: boolean;
+}
+
+function stepPresence(p: Presence, e: TimedEvent): void {
+  if (e.kind === 'visibility') {
+    if (e.data.state === 'hidden') p.hidden = true;
+    else if (e.data.state === 'visible') { p.hidden = false; p.idle = false; }
+  } else if (e.kind === 'idle') {
+    p.idle = e.data.state !== 'active';
+  } else if (!QUIET_KINDS.has(e.kind)) {
+    p.idle = false;
+  }
+}
+
 /**
- * Time on task of a run of events in log order.
+ * A stretch of a log during which the participant was away: `hidden` (the tab in the background)
+ * or `idle` (no input while visible). `from` is the index of the event that began it, `to` the
+ * index of the event that ended it (the last event when it never ended); `ms` its length.
+ */
+export interface PresenceSpan {
+  readonly kind: 'hidden' | 'idle';
+  readonly from: number;
+  readonly to: number;
+  readonly ms: number;
+}
+
+/**
+ * The hidden and idle stretches of a run of events in log order, by the rules above: where the
+ * two overlap the time is hidden; consecutive gaps of one kind make one span. `activeTime` sums
+ * these, and the replay's timeline draws them, so both read presence the same way.
+ *
+ * @example
+ * presenceSpans([
+ *   { t: 0, kind: 'item.start', data: { item: 'a' } },
+ *   { t: 1000, kind: 'visibility', data: { state: 'hidden' } },
+ *   { t: 4000, kind: 'visibility', data: { state: 'visible' } },
+ * ]) // [{ kind: 'hidden', from: 1, to: 2, ms: 3000 }]
+ */
+export function presenceSpans(events: readonly TimedEvent[]): PresenceSpan[] {
+  const spans: PresenceSpan[] = [];
+  const p: Presence = { hidden: false, idle: false };
+  let open: { kind: PresenceSpan['kind']; from: number; ms: number } | null = null;
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i];
+    stepPresence(p, e);
+    const next = events[i + 1];
+    if (!next) break;
+    const kind = p.hidden ? 'hidden' : p.idle ? 'idle' : null;
+    if (open && open.kind !== kind) { spans.push({ ...open, to: i }); open = null; }
+    if (!kind) continue;
+    open ??= { kind, from: i, ms: 0 };
+    open.ms += Math.max(0, next.t - e.t);
+  }
+  if (open) spans.push({ ...open, to: events.length - 1 });
+  return spans;
+}
+
+/**
+ * Time on task of a run of events in log order: the time of `presenceSpans` taken out of the span.
  *
  * @example
  * activeTime([
@@ -84,14 +144,7 @@ export function addActiveTime(acc: ActiveTimeFold, e: TimedEvent): void {
     if (acc.hidden) acc.hiddenMs += gap;
     else if (acc.idle) acc.idleMs += gap;
   }
-  if (e.kind === 'visibility') {
-    if (e.data.state === 'hidden') acc.hidden = true;
-    else if (e.data.state === 'visible') { acc.hidden = false; acc.idle = false; }
-  } else if (e.kind === 'idle') {
-    acc.idle = e.data.state !== 'active';
-  } else if (!QUIET_KINDS.has(e.kind)) {
-    acc.idle = false;
-  }
+  stepPresence(acc, e);
   acc.lastT = e.t;
   acc.n++;
 }

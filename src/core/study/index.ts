@@ -5,3 +5,4 @@ export * from './rules';
 export * from './summary';
 export * from './activeTime';
 export * from './actions';
+export * from './replayMarks';

@@ -418,3 +418,26 @@ export function itemLimits(study: StudyDefinition, item: StudyItem): { softMinut
 export function isPractice(item: StudyItem): boolean {
   return item.kind !== 'page' && item.kind !== 'survey' && item.practice;
 }
+
+/**
+ * The test inputs a task item shows, as indices into its task's `test`: the item's `tests`, or
+ * all `count` of them. A participant's test k is the task's test `testIndicesOf(item, n)[k]`.
+ */
+export const testIndicesOf = (item: Pick<TaskItem, 'tests'>, count: number): number[] => item.tests ?? Array.from({ length: count }, (_, i) => i);
+
+/**
+ * The task item of a written study with this id, a pool's candidates included (a session logs a
+ * drawn candidate under its own id), or undefined.
+ */
+export function writtenTaskItem(items: readonly unknown[], id: string): { id: string; collection: string; task: string; tests?: number[] } | undefined {
+  type Written = { kind?: string; id?: string; collection?: string; task?: string; tests?: number[]; candidates?: readonly unknown[] };
+  for (const raw of items as readonly Written[]) {
+    if (raw.kind === 'pool') {
+      const found = writtenTaskItem(raw.candidates ?? [], id);
+      if (found) return found;
+    } else if (raw.kind === 'task' && raw.id === id && typeof raw.collection === 'string' && typeof raw.task === 'string') {
+      return { id: raw.id, collection: raw.collection, task: raw.task, ...(raw.tests ? { tests: raw.tests } : {}) };
+    }
+  }
+  return undefined;
+}

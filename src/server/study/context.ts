@@ -6,7 +6,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { z } from 'zod';
 import { jsonProblem } from '../../core/protocol/json';
-import { type StudyDefinition, type TaskItem, formatIssues } from '../../core/study/schema';
+import { type StudyDefinition, type TaskItem, formatIssues, testIndicesOf } from '../../core/study/schema';
 import type { ReplayGame, StoredEvent } from '../../core/study/rules';
 import { summarizeSession } from '../../core/study/summary';
 import { bearer, hashToken, tokenMatches } from '../auth';
@@ -126,7 +126,7 @@ export function sessionItem(study: StudyDefinition, order: readonly number[], it
   return index === undefined ? undefined : study.items[index];
 }
 
-export const testIndicesOf = (item: TaskItem, count: number) => item.tests ?? Array.from({ length: count }, (_, i) => i);
+export { testIndicesOf };
 
 export type StudyContext = ReturnType<typeof studyContext>;
 
