@@ -222,6 +222,57 @@ describe.each(backends)('campaign assignment on $name', (backend) => {
     expect(ofB2).toEqual(expect.arrayContaining(ofB.slice(1)));
   });
 
+  it('keeps each candidate\'s counters equal to its claims through draws, settlements, exclusions and deletions', async () => {
+    await save('camp', campaignStudy({ draw: 3, solves: 2 }));
+    /** The counters as the claims give them, worked out here from every claim. */
+    const fromClaims = async () => {
+      const out = new Map<string, { drawn: number; held: number; attempts: number; solves: Set<string>; settled: number }>();
+      for (const c of await store.campaigns.claims('study:camp')) {
+        const k = out.get(c.candidate) ?? { drawn: 0, held: 0, attempts: 0, solves: new Set<string>(), settled: 0 };
+        k.drawn++;
+        if (c.state === 'held') k.held++;
+        if (!c.excluded && (c.state === 'solved' || c.state === 'attempted')) k.attempts++;
+        if (!c.excluded && c.state === 'solved') k.solves.add(c.participant ?? c.sessionId);
+        if (!c.excluded && c.state !== 'held' && c.state !== 'skipped') k.settled++;
+        out.set(c.candidate, k);
+      }
+      return [...out].sort(([a], [b]) => a.localeCompare(b)).map(([candidate, k]) => ({ candidate, drawn: k.drawn, held: k.held, attempts: k.attempts, solves: k.solves.size, settled: k.settled }));
+    };
+    const agree = async () => {
+      const counters = await store.campaigns.counters('study:camp');
+      expect(counters).toEqual(await fromClaims());
+      return counters;
+    };
+    const solver = await api.start('camp', { PROLIFIC_PID: 'solver' });
+    const failer = await api.start('camp', { PROLIFIC_PID: 'failer' });
+    const open = await api.start('camp', { PROLIFIC_PID: 'open' });
+    expect((await agree()).reduce((n, k) => n + k.held, 0)).toBe(9);
+    await play(solver, () => true);
+    await finish(solver);
+    await play(failer, () => false);
+    await finish(failer);
+    const settled = await agree();
+    expect(settled.reduce((n, k) => n + k.solves, 0)).toBe(3);
+    expect(settled.reduce((n, k) => n + k.attempts, 0)).toBe(6);
+    expect(settled.reduce((n, k) => n + k.held, 0)).toBe(3);
+
+    // An excluded session's solves stop counting, and count again when it is included.
+    expect((await api.call('POST', `admin/sessions/${solver.sessionId}/exclude`, ADMIN, { reason: 'test' })).status).toBe(200);
+    expect((await agree()).reduce((n, k) => n + k.solves, 0)).toBe(0);
+    expect((await api.call('POST', `admin/sessions/${solver.sessionId}/include`, ADMIN, {})).status).toBe(200);
+    expect((await agree()).reduce((n, k) => n + k.solves, 0)).toBe(3);
+    // A deleted session takes its claims with it; a new draw adds to what is left.
+    expect((await api.call('DELETE', `admin/sessions/${failer.sessionId}`, ADMIN, { confirm: failer.sessionId })).status).toBe(200);
+    expect((await agree()).reduce((n, k) => n + k.drawn, 0)).toBe(6);
+    await api.start('camp', { PROLIFIC_PID: 'late' });
+    expect((await agree()).reduce((n, k) => n + k.drawn, 0)).toBe(9);
+    await finish(open);
+    expect((await agree()).reduce((n, k) => n + k.held, 0)).toBe(3);
+    // Deleting the study leaves no counter behind.
+    expect((await api.call('DELETE', 'admin/studies/camp', ADMIN, { confirm: 'camp' })).status).toBe(200);
+    expect(await store.campaigns.counters('study:camp')).toEqual([]);
+  });
+
   it('tells the time left, skips candidates the time left no longer allows, and ends when the budget is spent', async () => {
     await save('camp', campaignStudy({ draw: 'time', sessionMinutes: 60 }));
     const s = await api.start('camp', { PROLIFIC_PID: 'p1' });
