@@ -222,6 +222,20 @@ describe.each(backends)('campaign assignment on $name', (backend) => {
     expect(ofB2).toEqual(expect.arrayContaining(ofB.slice(1)));
   });
 
+  it('settles the claims of a session abandoned in another study of the campaign when either study\'s view is read', async () => {
+    await save('batch-1', campaignStudy({ campaign: 'cal', solves: 1, sessionMinutes: 60 }));
+    await save('batch-2', campaignStudy({ campaign: 'cal', solves: 1, sessionMinutes: 60 }));
+    const gone = await api.start('batch-2', { PROLIFIC_PID: 'gone' });
+    const [first] = await api.items(gone);
+    await api.log(gone, 'item.start', { item: first.id, kind: 'task' });
+    // Past its session's time: abandoned for good. batch-1's view settles it (the one opened counts as an attempt; the other skipped).
+    clock += 61 * MIN;
+    const view = (await api.call('GET', 'admin/studies/batch-1/campaign', ADMIN)).body as { candidates: { id: string; drawn: number; inProgress: number }[] };
+    expect((await store.campaigns.sessionClaims(gone.sessionId)).map((c) => [c.candidate, c.state])).toEqual([[first.id, 'attempted'], [expect.any(String), 'skipped']]);
+    expect(view.candidates.find((c) => c.id === first.id)).toMatchObject({ drawn: 1, inProgress: 0 });
+    expect((await store.campaigns.counters('cal')).reduce((n, k) => n + k.held, 0)).toBe(0);
+  });
+
   it('keeps each candidate\'s counters equal to its claims through draws, settlements, exclusions and deletions', async () => {
     await save('camp', campaignStudy({ draw: 3, solves: 2 }));
     /** The counters as the claims give them, worked out here from every claim. */

@@ -7,7 +7,8 @@
  *
  * The figures add up the claims the draws made and the per-session digests the results use
  * (computed on the digest threads when the server has them, and kept). Claims of sessions that
- * ended without finishing (abandoned, out of time) are settled here from their summaries, once.
+ * ended without finishing (abandoned, out of time), in any study of the campaign, are settled
+ * here from their summaries, once.
  */
 import { Hono } from 'hono';
 import { type CampaignClaim, type CampaignSession, bonusFile, campaignView, paymentsView } from '../../core/analysis/campaign';
@@ -39,14 +40,16 @@ export async function campaignFigures(deps: StudyDeps, ctx: ReturnType<typeof st
     return st;
   };
 
-  // Sessions that ended without finishing still hold their claims: settle them from their summaries.
+  // Sessions that ended without finishing still hold their claims: settle them from their
+  // summaries, in every study of the campaign (a claim held by another study's abandoned session
+  // keeps its candidate from this study's draws just the same).
   let claims = await store.campaigns.claims(campaign);
-  const unsettled = new Set(claims.filter((c) => c.state === 'held' && c.studyId === id).map((c) => c.sessionId));
+  const own = new Map(digests.data.map((d) => [d.session.id, d.session as SessionRecord]));
+  const unsettled = new Set(claims.filter((c) => c.state === 'held').map((c) => c.sessionId));
   let settled = false;
-  for (const { session } of digests.data) {
-    if (!unsettled.has(session.id)) continue;
-    const record = session as SessionRecord;
-    if (!isFinalState((await stateOf(record)) as SessionState)) continue;
+  for (const sessionId of unsettled) {
+    const record = own.get(sessionId) ?? await store.getSession(sessionId);
+    if (!record || !isFinalState((await stateOf(record)) as SessionState)) continue;
     const def = await ctx.studyAt(record.studyId, record.studyVersion);
     await settleClaims(store, def, record, await ctx.summarize(record, def), ctx.gameLevels, now);
     settled = true;
