@@ -76,6 +76,7 @@ async function* suite(backend: string, stores: readonly Store[], library: TaskLi
       const events = view.items.flatMap((item) => [
         { seq: seq++, t: seq * 100, kind: 'item.start', data: { item: item.id, kind: 'task' } },
         ...Array.from({ length: 8 }, (_, i) => ({ seq: seq++, t: seq * 100, kind: 'paint', data: { row: 0, col: 0, color: 1 + i, stroke: i } })),
+        { seq: seq++, t: seq * 100, kind: 'item.end', data: { item: item.id } },
       ]);
       await request(app, 'POST', `/sessions/${s.sessionId}/events`, s.token, { events: events.slice(0, 9) });
       const item = view.items[0];
