@@ -8,6 +8,7 @@
  * Draws of one campaign are therefore serialised across every server on the database, and a
  * claim exists exactly when its session does: two servers never book the same last solve twice.
  */
+import type { CandidateCounts } from '../../core/analysis/campaign';
 import type { CandidateStanding, ClaimState } from '../../core/study/draw';
 import type { Driver, Queryable } from './sqlStore';
 import type { NewSession } from './types';
@@ -159,16 +160,37 @@ export class CampaignStore {
     return r.rows.map((x) => ({ candidate: x.candidate, drawn: x.drawn, held: x.held, attempts: x.attempts, solves: x.solves, settled: x.settled }));
   }
 
+  /**
+   * The claims the campaign view reads: those of one study's sessions, and every claim of the
+   * campaign still held (their sessions may be in flight, or ended and not settled yet), in the
+   * order they were made, with their sessions' state. The rest of the campaign's history is in
+   * the counters.
+   */
+  async viewClaims(campaign: string, studyId: string): Promise<ClaimWithSession[]> {
+    const cols = `c.*, s.excluded_at IS NOT NULL AS excluded, s.state AS session_state, s.created_at AS session_created_at,
+         coalesce(s.last_event_at, s.created_at) AS quiet_since`;
+    const r = await this.db.query(
+      `SELECT ${cols} FROM campaign_claims c JOIN sessions s ON s.id = c.session_id WHERE c.study_id = $2 AND c.campaign = $1
+       UNION ALL
+       SELECT ${cols} FROM campaign_claims c JOIN sessions s ON s.id = c.session_id WHERE c.campaign = $1 AND c.state = 'held' AND c.study_id <> $2
+       ORDER BY no`, [campaign, studyId]);
+    return r.rows.map(claimWithSessionFromRow);
+  }
+
+  /** How many claims of a campaign were started (not skipped), and by how many sessions. */
+  async draws(campaign: string): Promise<{ started: number; sessions: number }> {
+    const r = await this.db.query<{ started: number; sessions: number }>(
+      `SELECT count(*)::int AS started, count(DISTINCT session_id)::int AS sessions FROM campaign_claims WHERE campaign = $1 AND state <> 'skipped'`, [campaign]);
+    return { started: r.rows[0]?.started ?? 0, sessions: r.rows[0]?.sessions ?? 0 };
+  }
+
   /** Every claim of a campaign, in the order they were made, with its session's state. */
   async claims(campaign: string): Promise<ClaimWithSession[]> {
     const r = await this.db.query(
       `SELECT c.*, s.excluded_at IS NOT NULL AS excluded, s.state AS session_state, s.created_at AS session_created_at,
          coalesce(s.last_event_at, s.created_at) AS quiet_since
        FROM campaign_claims c JOIN sessions s ON s.id = c.session_id WHERE c.campaign = $1 ORDER BY c.no`, [campaign]);
-    return r.rows.map((row) => ({
-      ...claimFromRow(row), excluded: row.excluded as boolean, sessionState: row.session_state as string,
-      sessionCreatedAt: ms(row.session_created_at), quietSince: ms(row.quiet_since),
-    }));
+    return r.rows.map(claimWithSessionFromRow);
   }
 
   /** A session's claims, in draw order. */
@@ -187,13 +209,10 @@ export class CampaignStore {
 }
 
 /** A candidate's counters (the `campaign_candidates` table; migration 12 says what each counts). */
-export interface CandidateCounters {
+export interface CandidateCounters extends CandidateCounts {
   readonly candidate: string;
-  readonly drawn: number;
+  /** Claims not settled yet. */
   readonly held: number;
-  readonly attempts: number;
-  readonly solves: number;
-  readonly settled: number;
 }
 
 /**
@@ -242,6 +261,13 @@ export async function recountingSessions<T>(tx: Queryable, sessionIds: readonly 
 }
 
 const ms = (d: unknown) => (d instanceof Date ? d.getTime() : new Date(String(d)).getTime());
+
+function claimWithSessionFromRow(row: Record<string, unknown>): ClaimWithSession {
+  return {
+    ...claimFromRow(row), excluded: row.excluded as boolean, sessionState: row.session_state as string,
+    sessionCreatedAt: ms(row.session_created_at), quietSince: ms(row.quiet_since),
+  };
+}
 
 function claimFromRow(r: Record<string, unknown>): ClaimRecord {
   return {
