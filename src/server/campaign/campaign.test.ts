@@ -388,6 +388,15 @@ describe.each(backends)('campaign assignment on $name', (backend) => {
     expect((await api.items(s)).map((i) => i.kind)).toEqual(['page', ...Array(12).fill('task'), 'survey']);
   });
 
+  it('marks the studies with pools in the study list, with their campaign', async () => {
+    await save('grid-calibration', JSON.parse(readFileSync(path.join(ROOT, 'data/example-studies/campaign.json'), 'utf8')));
+    await save('batch-1', campaignStudy({ campaign: 'cal' }));
+    await save('plain', { title: 'Plain', consent: 'Consent.', completion: { code: 'X' }, items: [{ kind: 'page', id: 'p', markdown: 'Hello.' }] });
+    const list = (await api.call('GET', 'admin/studies', ADMIN)).body.studies as { id: string; pools: number; campaignId: string | null }[];
+    const example = JSON.parse(readFileSync(path.join(ROOT, 'data/example-studies/campaign.json'), 'utf8')) as { campaign?: { id: string } };
+    expect(Object.fromEntries(list.map((s) => [s.id, [s.pools, s.campaignId]]))).toEqual({ 'grid-calibration': [1, example.campaign?.id ?? null], 'batch-1': [1, 'cal'], plain: [0, null] });
+  });
+
   it('settles the claims of a participant who withdraws: a solve counts, the rest go back to the pool', async () => {
     await save('camp', campaignStudy({ draw: 3, solves: 1 }));
     const s = await api.start('camp', { PROLIFIC_PID: 'leaver' });
