@@ -264,3 +264,30 @@ test('the pool editor, the candidate picker and the campaign view are accessible
     await page.screenshot({ path: test.info().outputPath(`campaign-funnel-${size.width}.png`) });
   }
 });
+
+test('the study list marks a study with pools, and its campaign view is one click away', async ({ page, request }) => {
+  const stamp = Date.now().toString(36);
+  const id = `list-pool-${stamp}`;
+  const created = await request.post(`/api/admin/studies/${id}`, {
+    headers: ADMIN,
+    data: {
+      definition: {
+        title: `Listed campaign ${stamp}`, consent: 'You agree.', completion: { code: 'LIST' }, campaign: { id: `list-${stamp}` },
+        items: [{ kind: 'pool', id: 'pool', draw: 1, target: { solves: 2 }, candidates: [{ kind: 'game', id: 'push', game: 'push' }, { kind: 'game', id: 'glow', game: 'glow' }] }],
+      },
+    },
+  });
+  expect(created.status(), await created.text()).toBe(201);
+  await page.goto(`/login#token=${process.env.E2E_ADMIN_TOKEN}`);
+  for (const size of [...SIZES, { width: 390, height: 844 }]) {
+    await page.setViewportSize(size);
+    await page.goto('/studies');
+    const entry = page.getByRole('list', { name: 'Studies' }).getByRole('listitem').filter({ hasText: `Listed campaign ${stamp}` });
+    await expect(entry.getByTestId('campaign-badge')).toHaveText(`Campaign list-${stamp} · 1 pool`);
+    await expectAccessible(page, `study list at ${size.width}x${size.height}`);
+    await entry.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: test.info().outputPath(`study-list-${size.width}.png`) });
+  }
+  await page.getByRole('link', { name: `Campaign of ${id}` }).click();
+  await expect(page.getByRole('table', { name: 'Candidates' })).toBeVisible();
+});

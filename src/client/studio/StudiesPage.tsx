@@ -26,8 +26,11 @@ function Studies() {
           const link = `${window.location.origin}/s/${s.id}`;
           return (
             <li key={s.id} className="flex flex-wrap items-center gap-4 rounded-xl border border-slate-800 bg-slate-900/60 p-4">
-              <div className="min-w-0 flex-1">
-                <Link href={`/studies/${encodeURIComponent(s.id)}`} className="text-lg font-semibold text-white hover:text-sky-300">{s.title}</Link>
+              <div className="min-w-0 flex-1 basis-full sm:basis-0">
+                <div className="flex flex-wrap items-center gap-2">
+                  <Link href={`/studies/${encodeURIComponent(s.id)}`} className="text-lg font-semibold text-white hover:text-sky-300">{s.title}</Link>
+                  {s.pools > 0 && <span className="max-w-full truncate rounded-full border border-emerald-600 px-2 py-0.5 text-xs whitespace-nowrap text-emerald-200" data-testid="campaign-badge">Campaign{s.campaignId ? ` ${s.campaignId}` : ''} · {s.pools} pool{s.pools === 1 ? '' : 's'}</span>}
+                </div>
                 <p className="mt-1 text-xs text-slate-400">
                   <span className="font-mono">{s.id}</span> · version {s.version} · {s.sessions} session{s.sessions === 1 ? '' : 's'} · {s.source === 'file' ? 'from data/studies' : 'edited in the studio'}
                 </p>
@@ -35,7 +38,7 @@ function Studies() {
               </div>
               <Button onClick={() => void navigator.clipboard?.writeText(link)}>Copy link</Button>
               <Link href={`/studies/${encodeURIComponent(s.id)}/edit`} className="rounded-md border border-slate-600 px-3 py-1.5 text-sm text-slate-200 hover:bg-slate-800">Edit</Link>
-              <CampaignLink studyId={s.id} />
+              <CampaignLink studyId={s.id} pools={s.pools} />
               <Link href={`/studies/${encodeURIComponent(s.id)}`} className="rounded-md border border-sky-500 px-3 py-1.5 text-sm text-sky-200 hover:bg-sky-500/10">Results</Link>
             </li>
           );
@@ -46,10 +49,13 @@ function Studies() {
   );
 }
 
-/** A link to the study's campaign view, for a study that draws from a pool. */
-export function CampaignLink({ studyId }: { studyId: string }) {
-  const def = useQuery(studyDefinitionQuery(studyId));
-  if (!hasPool(def.data)) return null;
+/**
+ * A link to the study's campaign view, for a study that draws from a pool: `pools` from the study
+ * list when the caller has it, else read from the study's definition.
+ */
+export function CampaignLink({ studyId, pools }: { studyId: string; pools?: number }) {
+  const def = useQuery({ ...studyDefinitionQuery(studyId), enabled: pools === undefined });
+  if (pools === undefined ? !hasPool(def.data) : pools === 0) return null;
   return (
     <Link href={`/studies/${encodeURIComponent(studyId)}/campaign`} aria-label={`Campaign of ${studyId}`}
       className="rounded-md border border-emerald-500 px-3 py-1.5 text-sm text-emerald-200 hover:bg-emerald-500/10">Campaign</Link>

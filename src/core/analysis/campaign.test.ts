@@ -49,14 +49,16 @@ const session = (id: string, pid: string | null, d: SessionDigest | null, extra:
 });
 
 describe('campaignView', () => {
-  it('counts solves by distinct participants, leaves excluded sessions out, and states each status', () => {
+  it('reads each candidate\'s counts, counts claims in flight and live sessions, and states each status', () => {
     const claims = [
       claim('s1', 'a', 'solved', 'p1'), claim('s2', 'a', 'solved', 'p1'), claim('s3', 'a', 'solved', 'p2'),
       claim('s1', 'b', 'attempted', 'p1'), claim('s3', 'b', 'attempted', 'p2'), claim('s4', 'b', 'solved', 'p3', { excluded: true }),
       claim('s4', 'g', 'held', 'p3', { inFlight: true }),
     ];
+    // The counts as the database keeps them for these claims (s4 is excluded).
+    const counts = new Map([['a', { drawn: 3, attempts: 3, solves: 2, settled: 3 }], ['b', { drawn: 3, attempts: 2, solves: 0, settled: 2 }], ['g', { drawn: 1, attempts: 0, solves: 0, settled: 0 }]]);
     const v = campaignView({
-      studyId: 'st', campaignId: null, study: study(), claims, now: 5, gameLevels: () => 3,
+      studyId: 'st', campaignId: null, study: study(), claims, counts, draws: { started: 7, sessions: 4 }, now: 5, gameLevels: () => 3,
       sessions: [session('s1', 'p1', digest({ a: true, b: false })), session('s2', 'p1', digest({ a: true })), session('s3', 'p2', digest({ a: true, b: false })),
         session('s4', 'p3', digest({ b: true }), { excluded: true, state: 'active', inFlight: true, current: 'g' })],
     });

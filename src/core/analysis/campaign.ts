@@ -1,7 +1,8 @@
 /**
- * A campaign's figures (`GET /api/admin/studies/:id/campaign`) and its payments, added up from
- * the claims the draws made (settled from each session's summary when it ends) and the
- * per-session digests the results use. Pure: the server gathers the inputs.
+ * A campaign's figures (`GET /api/admin/studies/:id/campaign`) and its payments, from each
+ * candidate's counters over the whole campaign (kept by the database as claims are made and
+ * settled), the claims of this study's sessions and those still held, and the per-session
+ * digests the results use. Pure: the server gathers the inputs.
  *
  * The rules, as `CampaignView.rule` and docs/api.md state them:
  * - `solves`: distinct participants (platform id, else the session) whose claim settled `solved`
@@ -48,13 +49,32 @@ export interface CampaignSession {
   readonly current: string | null;
 }
 
+/**
+ * A candidate's counts over the whole campaign, as the database keeps them: `drawn` every claim;
+ * `attempts` claims settled solved or attempted, `solves` distinct participants (else sessions)
+ * with one settled solved, `settled` claims settled solved, attempted or released, each in
+ * sessions not excluded.
+ */
+export interface CandidateCounts {
+  readonly drawn: number;
+  readonly attempts: number;
+  readonly solves: number;
+  readonly settled: number;
+}
+
+const NO_COUNTS: CandidateCounts = { drawn: 0, attempts: 0, solves: 0, settled: 0 };
+
 export interface CampaignInput {
   readonly studyId: string;
   readonly campaignId: string | null;
   /** The study's latest version, as sessions run it. */
   readonly study: StudyDefinition;
-  /** Every claim of the campaign (all its studies), in the order they were made. */
+  /** The claims of this study's sessions and every claim of the campaign still held (more do no harm). */
   readonly claims: readonly CampaignClaim[];
+  /** Each candidate's counts over the campaign, by id (none: never drawn). */
+  readonly counts: ReadonlyMap<string, CandidateCounts>;
+  /** Claims of the campaign started (not skipped) and the sessions that made them: the draws a session makes on average. */
+  readonly draws: { readonly started: number; readonly sessions: number };
   /** This study's sessions. */
   readonly sessions: readonly CampaignSession[];
   /** A game's level count; null when unknown. */
@@ -63,7 +83,6 @@ export interface CampaignInput {
 }
 
 const median = (values: readonly number[]): number | null => (values.length ? quantile([...values].sort((a, b) => a - b), 0.5) : null);
-const who = (c: { participant: string | null; sessionId: string }) => c.participant ?? `session:${c.sessionId}`;
 
 /** The inclusion rule in words. */
 export function ruleText(target: PoolTarget): string {
@@ -150,10 +169,8 @@ export function campaignView(input: CampaignInput): CampaignView {
     for (const index of pool.candidates) {
       const item = study.items[index];
       const mine = claimsOf.get(item.id) ?? [];
+      const { drawn, solves, attempts, settled } = input.counts.get(item.id) ?? NO_COUNTS;
       const counted = mine.filter((c) => !c.excluded && (c.state === 'solved' || c.state === 'attempted'));
-      const solvedBy = new Set(counted.filter((c) => c.state === 'solved').map(who));
-      const solves = solvedBy.size;
-      const attempts = counted.length;
       const inProgress = mine.filter((c) => c.state === 'held' && c.inFlight).length;
       // The plays of this study's sessions that counted, with whether each was a solve.
       const plays: (Play & { solved: boolean })[] = [];
@@ -179,7 +196,7 @@ export function campaignView(input: CampaignInput): CampaignView {
       candidates.push({
         id: item.id, pool: pool.id, kind: item.kind as CampaignCandidateView['kind'],
         label: item.kind === 'task' ? item.task : item.kind === 'game' ? item.game : item.kind === 'question' ? (item.question ?? item.title ?? item.id) : item.id,
-        target: pool.target, drawn: mine.length, inProgress, attempts, solves,
+        target: pool.target, drawn, inProgress, attempts, solves,
         status: statusOf(pool.target, solves, attempts, levels),
         medianActions: median(solvedPlays.flatMap((p) => (p.actions === null ? [] : [p.actions]))),
         medianSeconds: median(solvedPlays.flatMap((p) => (p.ms === null ? [] : [p.ms / 1000]))),
@@ -187,7 +204,6 @@ export function campaignView(input: CampaignInput): CampaignView {
         versions,
       });
       const progress = progressOf({ solves, attempts }, pool.target);
-      const settled = mine.filter((c) => !c.excluded && c.state !== 'held' && c.state !== 'skipped').length;
       settledDraws += settled;
       progressSum += progress;
       perCandidate.push({ remaining: Math.max(0, targetCount(pool.target) - progress - inProgress), settled, progress });
@@ -201,9 +217,7 @@ export function campaignView(input: CampaignInput): CampaignView {
     drawsNeeded += c.remaining / rate;
   }
   // Draws a session makes on average (claims it started), else what the pools draw.
-  const sessionsClaiming = new Set(input.claims.filter((c) => c.state !== 'skipped').map((c) => c.sessionId));
-  const started = input.claims.filter((c) => c.state !== 'skipped').length;
-  const perSession = sessionsClaiming.size ? started / sessionsClaiming.size : study.pools.reduce((n, p) => n + (p.draw === 'time' ? 1 : p.draw), 0);
+  const perSession = input.draws.sessions ? input.draws.started / input.draws.sessions : study.pools.reduce((n, p) => n + (p.draw === 'time' ? 1 : p.draw), 0);
   const participantsNeeded = unknownRate ? null : Math.ceil(drawsNeeded / Math.max(perSession, 1e-9) - 1e-9);
 
   const live: CampaignLiveSession[] = input.sessions.filter((s) => s.inFlight).map((s) => ({

@@ -158,6 +158,10 @@ export interface StudyListEntry {
   readonly sessions: number;
   readonly title: string;
   readonly createdAt: number;
+  /** Pool items in the latest version: more than 0 makes the study a campaign (its view: `/studies/<id>/campaign`). */
+  readonly pools: number;
+  /** The campaign the study's pools count toward (`campaign.id`), else null. */
+  readonly campaignId: string | null;
 }
 
 /** An event as the researcher reads it: the envelope, the server's receive time, and whether it belongs to a practice item. */

@@ -222,6 +222,71 @@ describe.each(backends)('campaign assignment on $name', (backend) => {
     expect(ofB2).toEqual(expect.arrayContaining(ofB.slice(1)));
   });
 
+  it('settles the claims of a session abandoned in another study of the campaign when either study\'s view is read', async () => {
+    await save('batch-1', campaignStudy({ campaign: 'cal', solves: 1, sessionMinutes: 60 }));
+    await save('batch-2', campaignStudy({ campaign: 'cal', solves: 1, sessionMinutes: 60 }));
+    const gone = await api.start('batch-2', { PROLIFIC_PID: 'gone' });
+    const [first] = await api.items(gone);
+    await api.log(gone, 'item.start', { item: first.id, kind: 'task' });
+    // Past its session's time: abandoned for good. batch-1's view settles it (the one opened counts as an attempt; the other skipped).
+    clock += 61 * MIN;
+    const view = (await api.call('GET', 'admin/studies/batch-1/campaign', ADMIN)).body as { candidates: { id: string; drawn: number; inProgress: number }[] };
+    expect((await store.campaigns.sessionClaims(gone.sessionId)).map((c) => [c.candidate, c.state])).toEqual([[first.id, 'attempted'], [expect.any(String), 'skipped']]);
+    expect(view.candidates.find((c) => c.id === first.id)).toMatchObject({ drawn: 1, inProgress: 0 });
+    expect((await store.campaigns.counters('cal')).reduce((n, k) => n + k.held, 0)).toBe(0);
+  });
+
+  it('keeps each candidate\'s counters equal to its claims through draws, settlements, exclusions and deletions', async () => {
+    await save('camp', campaignStudy({ draw: 3, solves: 2 }));
+    /** The counters as the claims give them, worked out here from every claim. */
+    const fromClaims = async () => {
+      const out = new Map<string, { drawn: number; held: number; attempts: number; solves: Set<string>; settled: number }>();
+      for (const c of await store.campaigns.claims('study:camp')) {
+        const k = out.get(c.candidate) ?? { drawn: 0, held: 0, attempts: 0, solves: new Set<string>(), settled: 0 };
+        k.drawn++;
+        if (c.state === 'held') k.held++;
+        if (!c.excluded && (c.state === 'solved' || c.state === 'attempted')) k.attempts++;
+        if (!c.excluded && c.state === 'solved') k.solves.add(c.participant ?? c.sessionId);
+        if (!c.excluded && c.state !== 'held' && c.state !== 'skipped') k.settled++;
+        out.set(c.candidate, k);
+      }
+      return [...out].sort(([a], [b]) => a.localeCompare(b)).map(([candidate, k]) => ({ candidate, drawn: k.drawn, held: k.held, attempts: k.attempts, solves: k.solves.size, settled: k.settled }));
+    };
+    const agree = async () => {
+      const counters = await store.campaigns.counters('study:camp');
+      expect(counters).toEqual(await fromClaims());
+      return counters;
+    };
+    const solver = await api.start('camp', { PROLIFIC_PID: 'solver' });
+    const failer = await api.start('camp', { PROLIFIC_PID: 'failer' });
+    const open = await api.start('camp', { PROLIFIC_PID: 'open' });
+    expect((await agree()).reduce((n, k) => n + k.held, 0)).toBe(9);
+    await play(solver, () => true);
+    await finish(solver);
+    await play(failer, () => false);
+    await finish(failer);
+    const settled = await agree();
+    expect(settled.reduce((n, k) => n + k.solves, 0)).toBe(3);
+    expect(settled.reduce((n, k) => n + k.attempts, 0)).toBe(6);
+    expect(settled.reduce((n, k) => n + k.held, 0)).toBe(3);
+
+    // An excluded session's solves stop counting, and count again when it is included.
+    expect((await api.call('POST', `admin/sessions/${solver.sessionId}/exclude`, ADMIN, { reason: 'test' })).status).toBe(200);
+    expect((await agree()).reduce((n, k) => n + k.solves, 0)).toBe(0);
+    expect((await api.call('POST', `admin/sessions/${solver.sessionId}/include`, ADMIN, {})).status).toBe(200);
+    expect((await agree()).reduce((n, k) => n + k.solves, 0)).toBe(3);
+    // A deleted session takes its claims with it; a new draw adds to what is left.
+    expect((await api.call('DELETE', `admin/sessions/${failer.sessionId}`, ADMIN, { confirm: failer.sessionId })).status).toBe(200);
+    expect((await agree()).reduce((n, k) => n + k.drawn, 0)).toBe(6);
+    await api.start('camp', { PROLIFIC_PID: 'late' });
+    expect((await agree()).reduce((n, k) => n + k.drawn, 0)).toBe(9);
+    await finish(open);
+    expect((await agree()).reduce((n, k) => n + k.held, 0)).toBe(3);
+    // Deleting the study leaves no counter behind.
+    expect((await api.call('DELETE', 'admin/studies/camp', ADMIN, { confirm: 'camp' })).status).toBe(200);
+    expect(await store.campaigns.counters('study:camp')).toEqual([]);
+  });
+
   it('tells the time left, skips candidates the time left no longer allows, and ends when the budget is spent', async () => {
     await save('camp', campaignStudy({ draw: 'time', sessionMinutes: 60 }));
     const s = await api.start('camp', { PROLIFIC_PID: 'p1' });
@@ -321,6 +386,15 @@ describe.each(backends)('campaign assignment on $name', (backend) => {
     const s = await api.start('grid-calibration', { PROLIFIC_PID: 'p1' });
     // 60 minutes, one candidate per 5: twelve of the thirteen, then the survey.
     expect((await api.items(s)).map((i) => i.kind)).toEqual(['page', ...Array(12).fill('task'), 'survey']);
+  });
+
+  it('marks the studies with pools in the study list, with their campaign', async () => {
+    await save('grid-calibration', JSON.parse(readFileSync(path.join(ROOT, 'data/example-studies/campaign.json'), 'utf8')));
+    await save('batch-1', campaignStudy({ campaign: 'cal' }));
+    await save('plain', { title: 'Plain', consent: 'Consent.', completion: { code: 'X' }, items: [{ kind: 'page', id: 'p', markdown: 'Hello.' }] });
+    const list = (await api.call('GET', 'admin/studies', ADMIN)).body.studies as { id: string; pools: number; campaignId: string | null }[];
+    const example = JSON.parse(readFileSync(path.join(ROOT, 'data/example-studies/campaign.json'), 'utf8')) as { campaign?: { id: string } };
+    expect(Object.fromEntries(list.map((s) => [s.id, [s.pools, s.campaignId]]))).toEqual({ 'grid-calibration': [1, example.campaign?.id ?? null], 'batch-1': [1, 'cal'], plain: [0, null] });
   });
 
   it('settles the claims of a participant who withdraws: a solve counts, the rest go back to the pool', async () => {

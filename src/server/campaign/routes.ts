@@ -5,12 +5,14 @@
  * - `GET /api/admin/studies/:id/campaign/payments`: each session's bonus (`PaymentsView`).
  * - `GET /api/admin/studies/:id/campaign/bonuses.csv`: Prolific's bulk-bonus file.
  *
- * The figures add up the claims the draws made and the per-session digests the results use
+ * The figures read each candidate's counters, the claims of the study's sessions and those still
+ * held, and the per-session digests the results use
  * (computed on the digest threads when the server has them, and kept). Claims of sessions that
- * ended without finishing (abandoned, out of time) are settled here from their summaries, once.
+ * ended without finishing (abandoned, out of time), in any study of the campaign, are settled
+ * here from their summaries, once.
  */
 import { Hono } from 'hono';
-import { type CampaignClaim, type CampaignSession, bonusFile, campaignView, paymentsView } from '../../core/analysis/campaign';
+import { type CampaignClaim, type CampaignSession, type CandidateCounts, bonusFile, campaignView, paymentsView } from '../../core/analysis/campaign';
 import { ITEM_END, ITEM_START, type SessionState, effectiveState, isFinalState } from '../../core/study/rules';
 import type { StudyDefinition } from '../../core/study/schema';
 import { studySessionDigests } from '../digests/studyDigests';
@@ -19,7 +21,7 @@ import { type StudyDeps, adminGuard, fail, studyContext } from '../study/context
 import type { SessionRecord } from '../store/types';
 import { campaignOf, settleClaims } from './assign';
 
-export type CampaignFigures = { study: StudyDefinition; campaignId: string | null; claims: CampaignClaim[]; sessions: CampaignSession[]; now: number };
+export type CampaignFigures = { study: StudyDefinition; campaignId: string | null; claims: CampaignClaim[]; counts: Map<string, CandidateCounts>; draws: { started: number; sessions: number }; sessions: CampaignSession[]; now: number };
 
 /** Everything the campaign view and payments are computed from; `{error}` for a study that is not there or has no pool. */
 export async function campaignFigures(deps: StudyDeps, ctx: ReturnType<typeof studyContext>, id: string): Promise<CampaignFigures | { error: string; status: 404 | 409 }> {
@@ -39,19 +41,22 @@ export async function campaignFigures(deps: StudyDeps, ctx: ReturnType<typeof st
     return st;
   };
 
-  // Sessions that ended without finishing still hold their claims: settle them from their summaries.
-  let claims = await store.campaigns.claims(campaign);
-  const unsettled = new Set(claims.filter((c) => c.state === 'held' && c.studyId === id).map((c) => c.sessionId));
+  // Sessions that ended without finishing still hold their claims: settle them from their
+  // summaries, in every study of the campaign (a claim held by another study's abandoned session
+  // keeps its candidate from this study's draws just the same).
+  let claims = await store.campaigns.viewClaims(campaign, id);
+  const own = new Map(digests.data.map((d) => [d.session.id, d.session as SessionRecord]));
+  const unsettled = new Set(claims.filter((c) => c.state === 'held').map((c) => c.sessionId));
   let settled = false;
-  for (const { session } of digests.data) {
-    if (!unsettled.has(session.id)) continue;
-    const record = session as SessionRecord;
-    if (!isFinalState((await stateOf(record)) as SessionState)) continue;
+  for (const sessionId of unsettled) {
+    const record = own.get(sessionId) ?? await store.getSession(sessionId);
+    if (!record || !isFinalState((await stateOf(record)) as SessionState)) continue;
     const def = await ctx.studyAt(record.studyId, record.studyVersion);
     await settleClaims(store, def, record, await ctx.summarize(record, def), ctx.gameLevels, now);
     settled = true;
   }
-  if (settled) claims = await store.campaigns.claims(campaign);
+  if (settled) claims = await store.campaigns.viewClaims(campaign, id);
+  const [counters, draws] = await Promise.all([store.campaigns.counters(campaign), store.campaigns.draws(campaign)]);
 
   const quietBefore = now - study.limits.abandonAfterMinutes * 60_000;
   const createdBefore = now - study.limits.sessionMinutes * 60_000;
@@ -80,7 +85,8 @@ export async function campaignFigures(deps: StudyDeps, ctx: ReturnType<typeof st
     });
   }
   return {
-    study, campaignId: study.campaign?.id ?? null, now, sessions,
+    study, campaignId: study.campaign?.id ?? null, now, sessions, draws,
+    counts: new Map(counters.map((k) => [k.candidate, k])),
     claims: claims.map((c) => ({
       sessionId: c.sessionId, candidate: c.candidate, participant: c.participant, state: c.state, excluded: c.excluded,
       inFlight: c.state === 'held' && flight(c.sessionState, c.quietSince, c.sessionCreatedAt),
@@ -99,7 +105,7 @@ export function campaignRoutes(deps: StudyDeps): Hono {
     const id = c.req.param('studyId');
     const f = await campaignFigures(deps, ctx, id);
     if ('error' in f) return fail(c, f.status, f.status === 404 ? 'not_found' : 'not_a_campaign', f.error);
-    return c.json(campaignView({ studyId: id, campaignId: f.campaignId, study: f.study, claims: f.claims, sessions: f.sessions, gameLevels, now: f.now }));
+    return c.json(campaignView({ studyId: id, campaignId: f.campaignId, study: f.study, claims: f.claims, counts: f.counts, draws: f.draws, sessions: f.sessions, gameLevels, now: f.now }));
   });
 
   admin.get('/studies/:studyId/campaign/payments', async (c) => {

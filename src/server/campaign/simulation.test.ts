@@ -1,28 +1,31 @@
 /**
- * A simulated calibration campaign against two server instances on one PostgreSQL database:
- * 150 participants (seeded behaviour: some solve, some fail, some abandon mid-session, some come
- * back with the same Prolific id for a later batch) over a pool of 40 candidates, each needing 2
- * full solves. Sessions start in waves on both servers at once, then play and finish; the clock
- * moves between waves, so abandoned sessions go stale and give their claims back.
+ * A simulated calibration campaign on two real `arc-studio serve` processes over one throwaway
+ * PostgreSQL database, driven over HTTP: 150 participants (seeded behaviour: some solve, some
+ * fail, some abandon mid-session, some come back with the same Prolific id for a later batch)
+ * over a pool of 40 candidates, each needing 2 full solves. Sessions start in waves on both
+ * servers at once, then play and finish.
  *
- * Then, from the raw logs (events, submissions, session records) and nothing the campaign code
- * computed: every candidate reached its target, no participant met a candidate twice, no claim was
- * made on a candidate that had already reached its target, the campaign view's figures are the
- * recomputed ones, and the bonus file pays what the rule gives.
+ * Time is real, and the study's own time settings are short: `abandonAfterMinutes` is a quarter
+ * of a minute, so a session left in its first candidate goes stale while later waves play and its
+ * claim stops counting as in flight (as after half an hour in a real study), and `sessionMinutes`
+ * is a minute and a half, after which the campaign view settles the claims of abandoned sessions.
+ * The end waits (polling the campaign view) until every claim is settled.
+ *
+ * Then, from the raw logs (events, submissions, session records, read from the database) and
+ * nothing the campaign code computed: every candidate reached its target, no participant met a
+ * candidate twice, no claim was made on a candidate whose target was already reached by solves
+ * settled before the claiming session started (what is beyond was in flight), the campaign
+ * view's figures are the recomputed ones, and the bonus file pays what the rule gives.
  */
 import path from 'node:path';
-import { readFileSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
-import type { Hono } from 'hono';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApi } from '../app';
-import { hashToken } from '../auth';
-import { TaskLibrary } from '../collections';
-import { gameIds, replayWithEngine } from '../studies';
-import { postgresUrl } from '../store/testing';
+import { freePort } from '../store/pgCluster';
+import { freshPostgresDatabase } from '../store/testing';
 import { openStore } from '../store/open';
 import type { Store } from '../store/types';
+import { kill9, startServe, type ServeProcess } from '../testing/serve';
 import { parseTaskText, type ArcTask } from '../../core/formats/arcTask';
 import { Rng } from '../../core/game/rng';
 import type { StudyDefinitionInput } from '../../core/study/schema';
@@ -31,12 +34,19 @@ import type { CampaignView, PaymentsView } from '../../core/protocol/campaign';
 const ROOT = path.resolve(__dirname, '../../..');
 const SAMPLES = path.join(ROOT, 'data/tasks/samples');
 const ADMIN = 'simulation-researcher-token-0123456789';
-const MIN = 60_000;
 const PARTICIPANTS = 150;
 const CANDIDATES = 40;
 const TARGET = 2;
 const PER_SOLVE = 0.75;
 const WAVE = 12;
+/** A session silent this long is abandoned (15 s): far above the pauses of a simulated participant. */
+const ABANDON_MINUTES = 0.25;
+/**
+ * The session's time budget (90 s): far above the few seconds a simulated session plays. An
+ * abandoned session may still come back until its time is over, so only then are its claims
+ * settled (until then they are held but no longer counted in flight).
+ */
+const SESSION_MINUTES = 1.5;
 
 const sampleNames = ['color-by-orientation', 'continue-pattern', 'count-objects-bar', 'crop-largest-object', 'denoise-rectangles', 'downscale-blocks', 'fall-onto-grey',
   'fill-closed-boxes', 'fill-row-if-ends-match', 'keep-dots-inside-frame', 'mirror-across-wall', 'most-common-color', 'rays-until-wall', 'sort-bars-by-height'];
@@ -49,43 +59,48 @@ function study(batch: number): StudyDefinitionInput {
     title: `Calibration batch ${batch}`, consent: 'Consent.', completion: { code: `BATCH-${batch}` },
     campaign: { id: 'calibration' },
     payment: { currency: 'GBP', fee: 6, bonus: { perSolve: PER_SOLVE } },
-    limits: { sessionMinutes: 90, abandonAfterMinutes: 30 },
+    limits: { sessionMinutes: SESSION_MINUTES, itemSoftMinutes: 1, itemHardMinutes: SESSION_MINUTES, abandonAfterMinutes: ABANDON_MINUTES },
     items: [
       { kind: 'page', id: 'welcome', markdown: 'Welcome.' },
-      { kind: 'pool', id: 'grids', draw: 3, target: { solves: TARGET }, candidates: Array.from({ length: CANDIDATES }, (_, k) => ({ kind: 'task' as const, id: `c${k}`, collection: 'samples', task: sampleNames[k % sampleNames.length] })) },
+      { kind: 'pool', id: 'grids', draw: 3, minMinutesLeft: 0.1, target: { solves: TARGET }, candidates: Array.from({ length: CANDIDATES }, (_, k) => ({ kind: 'task' as const, id: `c${k}`, collection: 'samples', task: sampleNames[k % sampleNames.length] })) },
       { kind: 'survey', id: 'feedback', questions: [{ id: 'fun', prompt: 'How was it?', type: 'text' }] },
     ],
   };
 }
 
 interface Participant { pid: string; skill: number; abandons: boolean; returns: boolean }
-interface Session { sessionId: string; token: string; server: number; pid: string; seq: number }
+/** A session as the test saw it: `startedAt`/`finishedAt` are ticks of the test's own order of events. */
+interface Session { sessionId: string; token: string; server: number; pid: string; seq: number; startedAt: number; finishedAt: number | null }
 
-describe('a simulated campaign on two servers over one PostgreSQL', () => {
-  let schema = '';
-  let stores: Store[] = [];
-  let apps: Hono[] = [];
-  let clock = Date.UTC(2026, 2, 1, 9);
+describe('a simulated campaign on two server processes over one PostgreSQL', () => {
+  const cleanups: (() => Promise<void> | void)[] = [];
+  const servers: ServeProcess[] = [];
+  let store: Store;
+  /** The test's order of events: a start sent after a finish was answered saw that finish settled. */
+  let tick = 0;
 
   beforeAll(async () => {
-    const library = new TaskLibrary();
-    await library.mount(SAMPLES);
-    schema = `sim_${randomBytes(6).toString('hex')}`;
-    stores = await Promise.all([0, 1].map(() => openStore({ databaseUrl: postgresUrl(), schema, poolSize: 6 })));
-    // One clock for both servers, one ms on at every reading: every stored time is distinct.
-    apps = stores.map((store) => createApi({ library, version: 'test', study: { store, adminTokenHash: hashToken(ADMIN), replay: replayWithEngine, games: gameIds, now: () => ++clock } }));
-  });
-  afterAll(async () => {
-    for (const s of stores) await s.close();
-    const c = new pg.Client({ connectionString: postgresUrl() });
-    await c.connect();
-    await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).finally(() => c.end());
-  });
+    const tmp = mkdtempSync(path.join(os.tmpdir(), 'arc-studio-campaign-sim-'));
+    cleanups.push(() => rmSync(tmp, { recursive: true, force: true }));
+    const dist = path.join(tmp, 'dist');
+    mkdirSync(dist);
+    writeFileSync(path.join(dist, 'index.html'), '<!doctype html><title>test</title>');
+    const db = await freshPostgresDatabase('campaign_sim');
+    cleanups.push(db.drop);
+    cleanups.push(async () => { for (const s of servers) await kill9(s); });
+    const env = { ARC_STUDIO_DB_POOL: '4', ARC_STUDIO_SESSIONS_PER_MINUTE_PER_CLIENT: '100000', ARC_STUDIO_STUDY_SESSIONS_PER_MINUTE: '100000' };
+    // One after the other: the first migrates the new database.
+    for (const k of [0, 1]) servers.push(await startServe({ dataDir: path.join(tmp, `s${k}`), dist, port: await freePort(), adminToken: ADMIN, databaseUrl: db.url, env }));
+    // The test reads the raw logs straight from the database.
+    store = await openStore({ databaseUrl: db.url, poolSize: 2 });
+    cleanups.push(() => store.close());
+  }, 120_000);
+  afterAll(async () => { for (const c of cleanups.splice(0).reverse()) await c(); });
 
   const call = async (server: number, method: string, url: string, token: string | null, body?: unknown) => {
     const headers: Record<string, string> = { 'Content-Type': 'application/json' };
     if (token) headers.Authorization = `Bearer ${token}`;
-    const res = await apps[server].request(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(`${servers[server].url}/api${url}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     const text = await res.text();
     const parsed = text && res.headers.get('Content-Type')?.startsWith('application/json') ? JSON.parse(text) : text;
     return { status: res.status, body: parsed };
@@ -93,7 +108,7 @@ describe('a simulated campaign on two servers over one PostgreSQL', () => {
   const log = async (s: Session, events: { kind: string; data: Record<string, unknown> }[]) => {
     const batch = events.map((e) => ({ seq: s.seq++, t: s.seq * 250, ...e }));
     const r = await call(s.server, 'POST', `/sessions/${s.sessionId}/events`, s.token, { events: batch });
-    expect(r.status).toBe(200);
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
   };
 
   /** Plays a session's drawn candidates; an abandoning participant stops in the first one and never finishes. */
@@ -121,10 +136,11 @@ describe('a simulated campaign on two servers over one PostgreSQL', () => {
     await log(s, [{ kind: 'item.start', data: { item: 'feedback', kind: 'survey' } }, { kind: 'item.end', data: { item: 'feedback' } }]);
     const f = await call(s.server, 'POST', `/sessions/${s.sessionId}/finish`, s.token, { lastSeq: s.seq - 1 });
     expect(f.status).toBe(200);
+    s.finishedAt = ++tick;
   };
 
   it('brings every candidate to its target without anyone meeting a candidate twice, and the view and bonus file agree with the raw logs', async () => {
-    for (const b of [1, 2]) expect((await call(0, 'POST', `/admin/studies/batch-${b}`, ADMIN, { definition: study(b) })).status).toBe(201);
+    for (const b of [1, 2]) expect((await call(b - 1, 'POST', `/admin/studies/batch-${b}`, ADMIN, { definition: study(b) })).status).toBe(201);
     const rng = new Rng(20260301);
     const people: Participant[] = Array.from({ length: PARTICIPANTS }, (_, k) => ({
       pid: `6${k.toString(16).padStart(7, '0')}aa11bb22cc33dd44`, skill: 0.15 + 0.7 * rng.next(), abandons: rng.next() < 0.12, returns: rng.next() < 0.25,
@@ -137,21 +153,26 @@ describe('a simulated campaign on two servers over one PostgreSQL', () => {
       // Every start of the wave at once, on both servers.
       const started = await Promise.all(wave.map(async ({ p, study: id }, k) => {
         const server = k % 2;
+        const startedAt = ++tick;
         const r = await call(server, 'POST', `/studies/${id}/sessions`, null, { params: { PROLIFIC_PID: p.pid, STUDY_ID: id, SESSION_ID: `s${w + k}` } });
-        expect(r.status).toBe(201);
-        return { ...(r.body as { sessionId: string; token: string }), server, pid: p.pid, seq: 0 };
+        expect(r.status, JSON.stringify(r.body)).toBe(201);
+        return { ...(r.body as { sessionId: string; token: string }), server, pid: p.pid, seq: 0, startedAt, finishedAt: null };
       }));
       sessions.push(...started);
       await Promise.all(started.map((s, k) => play(s, wave[k].p, new Rng(w * 100 + k))));
-      clock += 11 * MIN;
     }
-    // Long after the last wave: every abandoned session is stale and settled by the view.
-    clock += 60 * MIN;
-    const view = (await call(1, 'GET', '/admin/studies/batch-1/campaign', ADMIN)).body as CampaignView;
+    expect(people.some((p) => p.abandons)).toBe(true);
+
+    // Once the last abandoned sessions are out of time, the view settles their claims.
+    let view = null as CampaignView | null;
+    const held = async () => (await store.campaigns.claims('calibration')).filter((c) => c.state === 'held').length;
+    await expect.poll(async () => {
+      view = (await call(1, 'GET', '/admin/studies/batch-1/campaign', ADMIN)).body as CampaignView;
+      return held();
+    }, { timeout: (SESSION_MINUTES + 2) * 60_000, interval: 2_000 }).toBe(0);
     const view2 = (await call(0, 'GET', '/admin/studies/batch-2/campaign', ADMIN)).body as CampaignView;
 
     // --- Recomputed from the raw logs ---
-    const store = stores[0];
     const rows = await store.listSessions();
     const byId = new Map(rows.map((r) => [r.id, r]));
     const metBy = new Map<string, string[]>();
@@ -159,6 +180,8 @@ describe('a simulated campaign on two servers over one PostgreSQL', () => {
     const attempts = new Map<string, number>();
     const solvers = new Map<string, Set<string>>();
     const solvedIn = new Map<string, number>();
+    /** Per candidate, the solving sessions' ticks at finish. */
+    const solvedAt = new Map<string, { pid: string; at: number }[]>();
     for (const s of sessions) {
       const record = byId.get(s.sessionId)!;
       const items = ((await call(s.server, 'GET', `/admin/sessions/${s.sessionId}`, ADMIN)).body as { summary: { items: { id: string; kind: string }[] } }).summary.items;
@@ -176,6 +199,7 @@ describe('a simulated campaign on two servers over one PostgreSQL', () => {
           const set = solvers.get(id) ?? new Set<string>();
           set.add(record.params.PROLIFIC_PID);
           solvers.set(id, set);
+          solvedAt.set(id, [...(solvedAt.get(id) ?? []), { pid: record.params.PROLIFIC_PID, at: s.finishedAt! }]);
         }
       }
       solvedIn.set(s.sessionId, solved);
@@ -188,18 +212,19 @@ describe('a simulated campaign on two servers over one PostgreSQL', () => {
     for (const [pid, met] of metBy) expect(new Set(met).size, pid).toBe(met.length);
     expect(people.filter((p) => p.returns).every((p) => rows.filter((r) => r.params.PROLIFIC_PID === p.pid).length === 2)).toBe(true);
 
-    // No claim on a candidate that had already reached its target: a claim is made only while
-    // fewer than TARGET solves had settled before it (what is beyond was in flight).
+    // No candidate drawn beyond what sessions in flight explain: a session that started after
+    // TARGET solves of a candidate had been settled (their sessions' finish answered) never drew it.
+    const startOf = new Map(sessions.map((s) => [s.sessionId, s.startedAt]));
     const claims = await store.campaigns.claims('calibration');
     // Every claim is settled: those of abandoned sessions too (by the campaign view, from their summaries).
     expect(claims.filter((c) => c.state === 'held')).toEqual([]);
     for (const c of claims) {
-      const before = claims.filter((o) => o.candidate === c.candidate && o.state === 'solved' && o.settledAt !== null && o.settledAt < c.claimedAt);
-      expect(new Set(before.map((o) => o.participant)).size, `${c.candidate} claimed by ${c.sessionId}`).toBeLessThan(TARGET);
+      const before = (solvedAt.get(c.candidate) ?? []).filter((x) => x.at < startOf.get(c.sessionId)!);
+      expect(new Set(before.map((x) => x.pid)).size, `${c.candidate} claimed by ${c.sessionId}`).toBeLessThan(TARGET);
     }
 
-    // The campaign view (campaign-wide figures, the same from either study) equals the recomputation.
-    for (const v of [view, view2]) {
+    // The campaign view (campaign-wide figures, the same from either study and server) equals the recomputation.
+    for (const v of [view!, view2]) {
       expect(v.candidates.map((c) => c.id)).toEqual(ids);
       for (const c of v.candidates) {
         expect({ id: c.id, drawn: c.drawn, attempts: c.attempts, solves: c.solves, inProgress: c.inProgress, status: c.status })
@@ -208,7 +233,7 @@ describe('a simulated campaign on two servers over one PostgreSQL', () => {
       expect(v.participantsNeeded).toBe(0);
       expect(v.participants.inProgress).toBe(0);
     }
-    expect(view.participants.total + view2.participants.total).toBe(sessions.length);
+    expect(view!.participants.total + view2.participants.total).toBe(sessions.length);
 
     // The bonus file pays PER_SOLVE per candidate solved, in sessions that finished.
     const expected = new Map<string, number>();
@@ -227,6 +252,6 @@ describe('a simulated campaign on two servers over one PostgreSQL', () => {
     const sum = [...expected.values()].reduce((a, b) => a + b, 0);
     expect(payments.total).toBeCloseTo(sum, 9);
     expect(payments.sessions.filter((x) => !x.counts).every((x) => x.reason === 'not_finished')).toBe(true);
-    expect(people.some((p) => p.abandons)).toBe(true);
-  });
+    for (const s of servers) expect(s.output()).not.toMatch(/\bError\b/);
+  }, 600_000);
 });

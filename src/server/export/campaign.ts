@@ -23,7 +23,8 @@ export async function exportCampaignView(ctx: ExportContext): Promise<CampaignVi
   const latest = Math.max(...ctx.versions.keys());
   const study = ctx.versions.get(latest);
   if (!study || study.pools.length === 0) return null;
-  const claims = await ctx.store.campaigns.claims(campaignOf(ctx.studyId, study));
+  const campaign = campaignOf(ctx.studyId, study);
+  const [claims, counters, draws] = await Promise.all([ctx.store.campaigns.viewClaims(campaign, ctx.studyId), ctx.store.campaigns.counters(campaign), ctx.store.campaigns.draws(campaign)]);
   const quietBefore = ctx.now - study.limits.abandonAfterMinutes * 60_000;
   const createdBefore = ctx.now - study.limits.sessionMinutes * 60_000;
   const flight = (state: string, quietSince: number, createdAt: number) => !isFinalState(state as SessionState) && quietSince >= quietBefore && createdAt >= createdBefore;
@@ -40,6 +41,7 @@ export async function exportCampaignView(ctx: ExportContext): Promise<CampaignVi
   return campaignView({
     studyId: ctx.studyId, campaignId: study.campaign?.id ?? null, study, sessions, now: ctx.now,
     gameLevels: (game) => ctx.games[game]?.levels ?? null,
+    counts: new Map(counters.map((k) => [k.candidate, k])), draws,
     claims: claims.map((c) => ({
       sessionId: c.sessionId, candidate: c.candidate, participant: c.participant, state: c.state, excluded: c.excluded,
       inFlight: c.state === 'held' && flight(c.sessionState, c.quietSince, c.sessionCreatedAt),

@@ -8,8 +8,9 @@
  * Draws of one campaign are therefore serialised across every server on the database, and a
  * claim exists exactly when its session does: two servers never book the same last solve twice.
  */
+import type { CandidateCounts } from '../../core/analysis/campaign';
 import type { CandidateStanding, ClaimState } from '../../core/study/draw';
-import type { Driver } from './driver';
+import type { Driver, Queryable } from './driver';
 import type { NewSession } from './records';
 
 export type { ClaimState };
@@ -86,17 +87,19 @@ export class CampaignStore {
    */
   async createDrawnSession(session: Omit<NewSession, 'order'>, req: DrawRequest, choose: (standings: ReadonlyMap<string, CandidateStanding[]>) => DrawChoice): Promise<DrawChoice> {
     return this.db.transaction(async (tx) => {
-      await tx.query(`SELECT pg_advisory_xact_lock(hashtext('campaign:' || $1))`, [req.campaign]);
+      await lockCampaigns(tx, [req.campaign]);
+      // Counted progress from the candidates' counters; in flight from the claims not settled
+      // (their sessions' clocks decide); met from this participant's own claims.
       const rows = await tx.query<{ candidate: string; solves: number; attempts: number; in_flight: number; met: boolean }>(
-        `SELECT c.candidate,
-           count(DISTINCT coalesce(c.participant, c.session_id)) FILTER (WHERE c.state = 'solved' AND s.excluded_at IS NULL)::int AS solves,
-           count(*) FILTER (WHERE c.state IN ('solved', 'attempted') AND s.excluded_at IS NULL)::int AS attempts,
-           count(*) FILTER (WHERE c.state = 'held' AND s.state NOT IN ${FINAL_STATES}
-             AND coalesce(s.last_event_at, s.created_at) >= $2 AND s.created_at >= $3)::int AS in_flight,
-           coalesce(bool_or(c.participant = $4 AND c.state <> 'skipped'), false) AS met
-         FROM campaign_claims c JOIN sessions s ON s.id = c.session_id
-         WHERE c.campaign = $1
-         GROUP BY c.candidate`,
+        `WITH k AS (SELECT candidate, solves, attempts FROM campaign_candidates WHERE campaign = $1),
+         f AS (SELECT c.candidate, count(*)::int AS in_flight
+           FROM campaign_claims c JOIN sessions s ON s.id = c.session_id
+           WHERE c.campaign = $1 AND c.state = 'held' AND s.state NOT IN ${FINAL_STATES}
+             AND coalesce(s.last_event_at, s.created_at) >= $2 AND s.created_at >= $3
+           GROUP BY c.candidate),
+         m AS (SELECT DISTINCT candidate FROM campaign_claims WHERE campaign = $1 AND participant = $4 AND state <> 'skipped')
+         SELECT candidate, coalesce(k.solves, 0) AS solves, coalesce(k.attempts, 0) AS attempts, coalesce(f.in_flight, 0) AS in_flight, m.candidate IS NOT NULL AS met
+         FROM k FULL JOIN f USING (candidate) FULL JOIN m USING (candidate)`,
         [req.campaign, new Date(req.quietBefore), new Date(req.createdBefore), req.participant]);
       const byId = new Map(rows.rows.map((r) => [r.candidate, r]));
       const standings = new Map<string, CandidateStanding[]>();
@@ -114,27 +117,71 @@ export class CampaignStore {
         await tx.query(insertSession, sessionValues);
         return choice;
       }
-      // The session, its claims and the draw in one statement: one round trip under the lock.
+      // The session, its claims, their counters and the draw in one statement: one round trip under the lock.
       const claims = choice.pools.flatMap((p) => p.drawn.map((candidate) => ({ candidate, pool: p.pool }))).map((c, position) => ({ ...c, position }));
       await tx.query(
         `WITH s AS (${insertSession} RETURNING id),
          c AS (INSERT INTO campaign_claims (session_id, candidate, campaign, study_id, pool, participant, position, claimed_at)
            SELECT s.id, c.candidate, $10, $2, c.pool, $11, c.position, $8
-           FROM s, jsonb_to_recordset($12::jsonb) AS c(candidate text, pool text, position integer))
+           FROM s, jsonb_to_recordset($12::jsonb) AS c(candidate text, pool text, position integer)),
+         k AS (INSERT INTO campaign_candidates (campaign, candidate, drawn, held)
+           SELECT $10, c.candidate, 1, 1 FROM s, jsonb_to_recordset($12::jsonb) AS c(candidate text)
+           ON CONFLICT (campaign, candidate) DO UPDATE SET drawn = campaign_candidates.drawn + 1, held = campaign_candidates.held + 1)
          INSERT INTO campaign_draws (session_id, campaign, seed, pools, at) SELECT s.id, $10, $6, $13::jsonb, $8 FROM s`,
         [...sessionValues, req.campaign, req.participant, JSON.stringify(claims), JSON.stringify(choice.pools)]);
       return choice;
     });
   }
 
-  /** Settles a session's claims still held or skipped; others, and candidates not named, stay as they are. */
+  /**
+   * Settles a session's claims still held or skipped; others, and candidates not named, stay as
+   * they are. Under the campaign's lock, with the candidates' counters counted again.
+   */
   async settle(sessionId: string, outcomes: readonly { readonly candidate: string; readonly state: Exclude<ClaimState, 'held'> }[], now: number): Promise<void> {
     if (!outcomes.length) return;
-    await this.db.query(
-      `UPDATE campaign_claims c SET state = o.state, settled_at = $2
-       FROM jsonb_to_recordset($3::jsonb) AS o(candidate text, state text)
-       WHERE c.session_id = $1 AND c.candidate = o.candidate AND c.state IN ('held', 'skipped')`,
-      [sessionId, new Date(now), JSON.stringify(outcomes)]);
+    await this.db.transaction(async (tx) => {
+      const campaign = (await tx.query<{ campaign: string }>(`SELECT campaign FROM campaign_claims WHERE session_id = $1 LIMIT 1`, [sessionId])).rows[0]?.campaign;
+      if (campaign === undefined) return;
+      await lockCampaigns(tx, [campaign]);
+      const r = await tx.query<{ candidate: string }>(
+        `UPDATE campaign_claims c SET state = o.state, settled_at = $2
+         FROM jsonb_to_recordset($3::jsonb) AS o(candidate text, state text)
+         WHERE c.session_id = $1 AND c.candidate = o.candidate AND c.state IN ('held', 'skipped')
+         RETURNING c.candidate`,
+        [sessionId, new Date(now), JSON.stringify(outcomes)]);
+      await recountCandidates(tx, campaign, r.rows.map((x) => x.candidate));
+    });
+  }
+
+  /** A campaign's per-candidate counters (candidates never drawn have none). */
+  async counters(campaign: string): Promise<CandidateCounters[]> {
+    const r = await this.db.query<CandidateCounters>(
+      `SELECT candidate, drawn, held, attempts, solves, settled FROM campaign_candidates WHERE campaign = $1 ORDER BY candidate`, [campaign]);
+    return r.rows.map((x) => ({ candidate: x.candidate, drawn: x.drawn, held: x.held, attempts: x.attempts, solves: x.solves, settled: x.settled }));
+  }
+
+  /**
+   * The claims the campaign view reads: those of one study's sessions, and every claim of the
+   * campaign still held (their sessions may be in flight, or ended and not settled yet), in the
+   * order they were made, with their sessions' state. The rest of the campaign's history is in
+   * the counters.
+   */
+  async viewClaims(campaign: string, studyId: string): Promise<ClaimWithSession[]> {
+    const cols = `c.*, s.excluded_at IS NOT NULL AS excluded, s.state AS session_state, s.created_at AS session_created_at,
+         coalesce(s.last_event_at, s.created_at) AS quiet_since`;
+    const r = await this.db.query(
+      `SELECT ${cols} FROM campaign_claims c JOIN sessions s ON s.id = c.session_id WHERE c.study_id = $2 AND c.campaign = $1
+       UNION ALL
+       SELECT ${cols} FROM campaign_claims c JOIN sessions s ON s.id = c.session_id WHERE c.campaign = $1 AND c.state = 'held' AND c.study_id <> $2
+       ORDER BY no`, [campaign, studyId]);
+    return r.rows.map(claimWithSessionFromRow);
+  }
+
+  /** How many claims of a campaign were started (not skipped), and by how many sessions. */
+  async draws(campaign: string): Promise<{ started: number; sessions: number }> {
+    const r = await this.db.query<{ started: number; sessions: number }>(
+      `SELECT count(*)::int AS started, count(DISTINCT session_id)::int AS sessions FROM campaign_claims WHERE campaign = $1 AND state <> 'skipped'`, [campaign]);
+    return { started: r.rows[0]?.started ?? 0, sessions: r.rows[0]?.sessions ?? 0 };
   }
 
   /** Every claim of a campaign, in the order they were made, with its session's state. */
@@ -143,10 +190,7 @@ export class CampaignStore {
       `SELECT c.*, s.excluded_at IS NOT NULL AS excluded, s.state AS session_state, s.created_at AS session_created_at,
          coalesce(s.last_event_at, s.created_at) AS quiet_since
        FROM campaign_claims c JOIN sessions s ON s.id = c.session_id WHERE c.campaign = $1 ORDER BY c.no`, [campaign]);
-    return r.rows.map((row) => ({
-      ...claimFromRow(row), excluded: row.excluded as boolean, sessionState: row.session_state as string,
-      sessionCreatedAt: ms(row.session_created_at), quietSince: ms(row.quiet_since),
-    }));
+    return r.rows.map(claimWithSessionFromRow);
   }
 
   /** A session's claims, in draw order. */
@@ -164,7 +208,66 @@ export class CampaignStore {
   }
 }
 
+/** A candidate's counters (the `campaign_candidates` table; migration 12 says what each counts). */
+export interface CandidateCounters extends CandidateCounts {
+  readonly candidate: string;
+  /** Claims not settled yet. */
+  readonly held: number;
+}
+
+/**
+ * Takes the campaigns' advisory locks for the rest of the transaction, in one order (so two
+ * transactions taking several never wait on each other in a circle). Every write to claims and
+ * counters holds its campaign's lock.
+ */
+export async function lockCampaigns(tx: Queryable, campaigns: readonly string[]): Promise<void> {
+  for (const c of [...new Set(campaigns)].sort()) await tx.query(`SELECT pg_advisory_xact_lock(hashtext('campaign:' || $1))`, [c]);
+}
+
+/**
+ * Counts the named candidates' counters again from their claims (the claims of one candidate,
+ * never the whole campaign's), as migration 12 defines them; a candidate without a claim left
+ * loses its row. The caller holds the campaign's lock.
+ */
+export async function recountCandidates(tx: Queryable, campaign: string, candidates: readonly string[]): Promise<void> {
+  if (!candidates.length) return;
+  await tx.query(`DELETE FROM campaign_candidates WHERE campaign = $1 AND candidate = ANY($2::text[])`, [campaign, [...new Set(candidates)]]);
+  await tx.query(
+    `INSERT INTO campaign_candidates (campaign, candidate, drawn, held, attempts, solves, settled)
+     SELECT c.campaign, c.candidate, count(*)::int,
+       count(*) FILTER (WHERE c.state = 'held')::int,
+       count(*) FILTER (WHERE c.state IN ('solved', 'attempted') AND s.excluded_at IS NULL)::int,
+       count(DISTINCT coalesce(c.participant, c.session_id)) FILTER (WHERE c.state = 'solved' AND s.excluded_at IS NULL)::int,
+       count(*) FILTER (WHERE c.state IN ('solved', 'attempted', 'released') AND s.excluded_at IS NULL)::int
+     FROM campaign_claims c JOIN sessions s ON s.id = c.session_id
+     WHERE c.campaign = $1 AND c.candidate = ANY($2::text[])
+     GROUP BY c.campaign, c.candidate`,
+    [campaign, [...new Set(candidates)]]);
+}
+
+/**
+ * Runs `change` on sessions (an exclusion, a deletion) with their campaigns locked, then counts
+ * their candidates again. The caller's transaction.
+ */
+export async function recountingSessions<T>(tx: Queryable, sessionIds: readonly string[], change: () => Promise<T>): Promise<T> {
+  const pairs = (await tx.query<{ campaign: string; candidate: string }>(
+    `SELECT DISTINCT campaign, candidate FROM campaign_claims WHERE session_id = ANY($1::text[])`, [sessionIds])).rows;
+  await lockCampaigns(tx, pairs.map((p) => p.campaign));
+  const result = await change();
+  const byCampaign = new Map<string, string[]>();
+  for (const p of pairs) byCampaign.set(p.campaign, [...(byCampaign.get(p.campaign) ?? []), p.candidate]);
+  for (const [campaign, candidates] of byCampaign) await recountCandidates(tx, campaign, candidates);
+  return result;
+}
+
 const ms = (d: unknown) => (d instanceof Date ? d.getTime() : new Date(String(d)).getTime());
+
+function claimWithSessionFromRow(row: Record<string, unknown>): ClaimWithSession {
+  return {
+    ...claimFromRow(row), excluded: row.excluded as boolean, sessionState: row.session_state as string,
+    sessionCreatedAt: ms(row.session_created_at), quietSince: ms(row.quiet_since),
+  };
+}
 
 function claimFromRow(r: Record<string, unknown>): ClaimRecord {
   return {

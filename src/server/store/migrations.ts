@@ -352,4 +352,38 @@ export const migrations: readonly Migration[] = [
       ALTER TABLE session_digests ADD COLUMN fold jsonb;
     `,
   },
+  {
+    version: 13,
+    name: 'campaigns: per-candidate counters',
+    sql: `
+      -- A candidate's figures in its campaign, kept in the transactions that change them (a draw
+      -- adds its claims; a settlement, an exclusion or a deletion counts the candidate's claims
+      -- again), all under the campaign's advisory lock, so a draw reads one row per candidate
+      -- instead of every claim the campaign ever made. drawn: every claim; held: claims not yet
+      -- settled; attempts: claims settled solved or attempted, in sessions not excluded; solves:
+      -- distinct participants (else sessions) with a claim settled solved, in sessions not
+      -- excluded; settled: claims settled solved, attempted or released, in sessions not excluded.
+      CREATE TABLE campaign_candidates (
+        campaign text NOT NULL,
+        candidate text NOT NULL,
+        drawn integer NOT NULL DEFAULT 0,
+        held integer NOT NULL DEFAULT 0,
+        attempts integer NOT NULL DEFAULT 0,
+        solves integer NOT NULL DEFAULT 0,
+        settled integer NOT NULL DEFAULT 0,
+        PRIMARY KEY (campaign, candidate)
+      );
+      INSERT INTO campaign_candidates (campaign, candidate, drawn, held, attempts, solves, settled)
+        SELECT c.campaign, c.candidate, count(*)::int,
+          count(*) FILTER (WHERE c.state = 'held')::int,
+          count(*) FILTER (WHERE c.state IN ('solved', 'attempted') AND s.excluded_at IS NULL)::int,
+          count(DISTINCT coalesce(c.participant, c.session_id)) FILTER (WHERE c.state = 'solved' AND s.excluded_at IS NULL)::int,
+          count(*) FILTER (WHERE c.state IN ('solved', 'attempted', 'released') AND s.excluded_at IS NULL)::int
+        FROM campaign_claims c JOIN sessions s ON s.id = c.session_id
+        GROUP BY c.campaign, c.candidate;
+      -- The claims a draw still reads one by one: those not settled (sessions in progress, or
+      -- ended and not settled yet).
+      CREATE INDEX campaign_claims_held ON campaign_claims (campaign) WHERE state = 'held';
+    `,
+  },
 ];

@@ -5,7 +5,7 @@ import type { SessionState, StoredEvent } from '../../core/study/rules';
 import { migrations } from './migrations';
 import { databaseUnavailable } from './unavailable';
 import { type GradingStore, SqlGradingStore } from './gradingStore';
-import { CampaignStore } from './campaignStore';
+import { CampaignStore, lockCampaigns, recountingSessions } from './campaignStore';
 import type { Driver, Queryable } from './driver';
 import type { AgentKeyRecord, AgentRunRecord, AuditEventInput, AuditEventRecord, DeletedRows, AgentStepRecord, AppendResult, DownloadTicket, EventInput, GameRunRecord, GameStepRecord, NewSession, ResponseRecord, SessionRecord, Store, StoredDigest, StudyRecord, StudySource, StudySummary, SubmissionRecord, ScorecardRecord } from './types';
 
@@ -122,7 +122,8 @@ async function deleteSessionRows(tx: Queryable, ids: readonly string[]): Promise
   const gameRuns = await count(`DELETE FROM game_runs WHERE session_id = ANY($1::text[])`);
   const submissions = await count(`DELETE FROM submissions WHERE session_id = ANY($1::text[])`);
   const events = await count(`DELETE FROM events WHERE session_id = ANY($1::text[])`);
-  const sessions = await count(`DELETE FROM sessions WHERE id = ANY($1::text[])`);
+  // Their claims go with them (ON DELETE CASCADE): their candidates are counted again.
+  const sessions = await recountingSessions(tx, ids, () => count(`DELETE FROM sessions WHERE id = ANY($1::text[])`));
   return { sessions, events, submissions, gameRuns, gameSteps };
 }
 
@@ -219,8 +220,9 @@ export class SqlStore implements Store {
       if (!cur.rows[0]) return null;
       const before = sessionFromRow(cur.rows[0]);
       if ((before.excludedAt !== null) === (exclude !== null)) return { session: before, changed: false };
-      const r = await tx.query(`UPDATE sessions SET excluded_at = $2, excluded_reason = $3 WHERE id = $1 RETURNING *`,
-        [id, exclude ? new Date(audit.at) : null, exclude?.reason ?? null]);
+      // An excluded session's claims stop counting: its candidates are counted again.
+      const r = await recountingSessions(tx, [id], () => tx.query(`UPDATE sessions SET excluded_at = $2, excluded_reason = $3 WHERE id = $1 RETURNING *`,
+        [id, exclude ? new Date(audit.at) : null, exclude?.reason ?? null]));
       await insertAudit(tx, { ...audit, studyId: before.studyId, target: id, action: exclude ? 'session.exclude' : 'session.include', reason: exclude?.reason ?? null });
       return { session: sessionFromRow(r.rows[0]), changed: true };
     });
@@ -240,6 +242,9 @@ export class SqlStore implements Store {
     return this.db.transaction(async (tx) => {
       // The same lock as saveStudy; the rows' lock holds off new sessions (their foreign key) until this commits.
       await tx.query(`SELECT pg_advisory_xact_lock(hashtext('study:' || $1))`, [id]);
+      // Its campaigns' locks before the rows' locks, in the order a draw takes them (campaign, then
+      // the study's row through the new session's foreign key): the two never wait on each other.
+      await lockCampaigns(tx, (await tx.query<{ campaign: string }>(`SELECT DISTINCT campaign FROM campaign_claims WHERE study_id = $1`, [id])).rows.map((r) => r.campaign));
       const versions = await tx.query(`SELECT version FROM studies WHERE id = $1 FOR UPDATE`, [id]);
       if (!versions.rows.length) return null;
       const ids = (await tx.query<{ id: string }>(`SELECT id FROM sessions WHERE study_id = $1 ORDER BY id FOR UPDATE`, [id])).rows.map((r) => r.id);

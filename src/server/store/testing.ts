@@ -51,6 +51,28 @@ export function postgresUrl(): string {
   return p.url;
 }
 
+/**
+ * A new, empty database on the test PostgreSQL, for servers a test spawns (`serve` migrates it
+ * itself); `drop` removes it, ending any connection still open.
+ */
+export async function freshPostgresDatabase(prefix = 'db'): Promise<{ url: string; drop: () => Promise<void> }> {
+  const base = postgresUrl();
+  const name = `${prefix}_${randomBytes(5).toString('hex')}`;
+  const c = new pg.Client({ connectionString: base });
+  await c.connect();
+  await c.query(`CREATE DATABASE ${name}`).finally(() => c.end());
+  const u = new URL(base);
+  u.pathname = `/${name}`;
+  return {
+    url: u.toString(),
+    drop: async () => {
+      const d = new pg.Client({ connectionString: base });
+      await d.connect();
+      await d.query(`DROP DATABASE ${name} WITH (FORCE)`).finally(() => d.end());
+    },
+  };
+}
+
 export const backends: readonly Backend[] = [
   {
     name: 'pglite',

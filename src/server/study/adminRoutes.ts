@@ -25,7 +25,11 @@ export function adminRoutes(ctx: StudyContext): Hono {
 
   admin.get('/studies', async (c) => {
     const list = await store.listStudies();
-    return c.json({ studies: list.map((s): StudyListEntry => ({ id: s.id, version: s.version, source: s.source, sessions: s.sessions, title: (s.definition as { title?: string }).title ?? s.id, createdAt: s.createdAt })) });
+    return c.json({ studies: list.map((s): StudyListEntry => {
+      const def = s.definition as { title?: string; items?: { kind?: string }[]; campaign?: { id?: string } };
+      const pools = (def.items ?? []).filter((item) => item.kind === 'pool').length;
+      return { id: s.id, version: s.version, source: s.source, sessions: s.sessions, title: def.title ?? s.id, createdAt: s.createdAt, pools, campaignId: pools ? def.campaign?.id ?? null : null };
+    }) });
   });
 
   // A built-in game's recorded solutions, for the playtest page's Validate panel: researchers only,
