@@ -550,7 +550,8 @@ export class Arc3Service {
       const t1 = performance.now();
       const levelChanged = step > 0 && live.last && live.last.levels_completed !== fd.levels_completed;
       const keyframe = step === 0 || action.action === 'RESET' || levelChanged || live.sinceKeyframe + 1 >= KEYFRAME_EVERY || live.lastFrame === null;
-      const frames = encodeFrames(fd.frame, keyframe ? null : live.lastFrame);
+      // A keyframe is stored as the answer carries it, encoded without a reference.
+      const frames = keyframe ? answer.frames : encodeFrames(fd.frame, live.lastFrame);
       const t2 = performance.now();
       const stored = await this.store.addGameStep({
         runId: live.runId, step, action: action.action, x: action.x ?? null, y: action.y ?? null, state: fd.state,
