@@ -297,12 +297,21 @@ async function makeStudy(url: string, gameId: string): Promise<void> {
   });
 }
 
+/** A request sent again after the Retry-After of a 503 (a server at capacity), as the study page does. */
+async function patiently(url: string, body: unknown, token: string | null): Promise<Answer> {
+  for (;;) {
+    const r = await call(url, 'POST', body, token);
+    if (r.status !== 503) return r;
+    await sleep(1000 * ((r.json as { retryAfter?: number }).retryAfter ?? 1));
+  }
+}
+
 /** A participant of `bench-<game>` with its run open on step 0. */
 async function participant(url: string, gameId: string, pid: string): Promise<{ sessionId: string; token: string; run: string; step: ServerStep }> {
-  const s = await call(`${url}/api/studies/bench-${gameId.split('-')[0]}/sessions`, 'POST', { params: { PROLIFIC_PID: pid } }, null);
+  const s = await patiently(`${url}/api/studies/bench-${gameId.split('-')[0]}/sessions`, { params: { PROLIFIC_PID: pid } }, null);
   if (s.status !== 201) throw new Error(`Creating a session failed (${s.status}): ${JSON.stringify(s.json)}`);
   const { sessionId, token } = s.json as { sessionId: string; token: string };
-  const r = await call(`${url}/api/sessions/${sessionId}/runs`, 'POST', { item: 'game' }, token);
+  const r = await patiently(`${url}/api/sessions/${sessionId}/runs`, { item: 'game' }, token);
   if (r.status !== 200) throw new Error(`Opening the run failed (${r.status}): ${JSON.stringify(r.json)}`);
   const reply = r.json as ServerRunReply;
   return { sessionId, token, run: reply.run, step: reply.steps[reply.steps.length - 1] };
