@@ -27,7 +27,7 @@
  * Players (ls20): K participants, each with a session of its own and a kept-alive connection,
  * each acting every 200 ms (5 actions/s, faster than people play), for a few seconds; K stepped up
  * until the p99 action round trip passes 100 ms. Each step's p50/p99 and the actions/s served,
- * then `players_p99_under_100ms`, the largest K that stayed under, for one server on PGlite, one
+ * then `p99_under_100ms`, the largest K that stayed under, for one server on PGlite, one
  * server on PostgreSQL and two servers (two processes, players split between them) on one
  * PostgreSQL (a throwaway cluster, or `BENCH_DATABASE_URL`). The load generator runs on the same
  * machine and takes its share of its cores.
