@@ -87,14 +87,14 @@ describe.each(targets)('serve playing arcengine games, killed with SIGKILL on $n
     const study = await post(server.url, '/api/admin/studies/crash', ADMIN, {
       definition: { title: 'Crash', consent: 'c', instructions: 'Play.', completion: { code: 'C' }, items: [{ kind: 'game', id: 'g', game: GAME }] },
     });
-    expect(study.status).toBeLessThan(300);
+    expect(study.status, JSON.stringify(study.json)).toBeLessThan(300);
     const players: Player[] = [];
     for (let i = 0; i < PLAYERS; i++) {
       const s = await post(server.url, '/api/studies/crash/sessions', null, { params: { PROLIFIC_PID: `crash-${i}` } });
       expect(s.status).toBe(201);
       const { sessionId, token } = s.json as { sessionId: string; token: string };
       const opened = await post(server.url, `/api/sessions/${sessionId}/runs`, token, { item: 'g' });
-      expect(opened.status).toBe(200);
+      expect(opened.status, JSON.stringify(opened.json)).toBe(200);
       const reply = opened.json as ServerRunReply;
       players.push({ sessionId, token, run: reply.run, seen: [...reply.steps] });
     }

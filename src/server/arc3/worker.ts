@@ -427,9 +427,10 @@ export function defaultArc3Workers(): number {
 
 /**
  * A few workers; each run stays on the worker that opened it, chosen as the least loaded: the
- * fewest commands waiting, then the least time spent lately (a slow game's runs weigh more, so
- * new runs go elsewhere), then the fewest runs. A run is never moved, so a worker busy with a slow
- * game still delays the runs it already holds; more workers (`ARC_STUDIO_ARC3_WORKERS`) spread them.
+ * fewest commands waiting (a worker busy right now, e.g. with a slow game's step or a long
+ * replay, is passed over), then the fewest runs, then the least time spent lately. A run is never
+ * moved, so a worker busy with a slow game still delays the runs it already holds; more workers
+ * (`ARC_STUDIO_ARC3_WORKERS`) spread them.
  */
 export class Arc3Pool implements Arc3Source {
   readonly kind = 'arcengine' as const;
@@ -446,7 +447,7 @@ export class Arc3Pool implements Arc3Source {
 
   private leastBusy(): Arc3Worker {
     const now = performance.now();
-    const key = (w: Arc3Worker) => [w.queued, w.recentBusyMs(now), w.runCount];
+    const key = (w: Arc3Worker) => [w.queued, w.runCount, w.recentBusyMs(now)];
     return this.workers.reduce((a, b) => {
       const [ka, kb] = [key(a), key(b)];
       for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i]) return kb[i] < ka[i] ? b : a;
@@ -454,9 +455,16 @@ export class Arc3Pool implements Arc3Source {
     });
   }
 
-  /** Scans the game folders again (on the least loaded worker) and keeps the ids for `open`. */
+  /**
+   * Scans the game folders again (on the least loaded worker) and keeps the ids for `open`. The
+   * first scan (at the server's start) also starts every other worker, so that no participant's
+   * first action waits for a Python process to start and import the engine.
+   */
   async list(): Promise<Arc3GameInfo[]> {
-    const games = await this.leastBusy().list();
+    const scanner = this.leastBusy();
+    const others = this.ids ? [] : this.workers.filter((w) => w !== scanner).map((w) => w.hello().catch(() => undefined));
+    const games = await scanner.list();
+    await Promise.all(others);
     this.ids = games.map((g) => g.game_id);
     return games;
   }
