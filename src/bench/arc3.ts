@@ -1,49 +1,71 @@
 /**
- * arcengine games through ARC Studio's worker, beside the official toolkit in process, measured
- * in the same run on the same games with the same kind of policy: a seeded random choice among
- * the response's `available_actions`, ACTION6 clicking a random cell whose colour is not the
- * frame's background (its most common colour), RESET after GAME_OVER or WIN. Only the steps are
- * timed, never the policy, on both sides.
+ * arcengine games as participants play them: through ARC Studio's participant routes on the real
+ * `arc-studio serve` (HTTP on loopback with one kept-alive connection per player, the session's
+ * admission, the Python worker, the frames encoded against the previous step, the step signed and
+ * its `game_steps` row committed), beside the official engine in process, in the same run, with
+ * the same kind of policy: a seeded random choice among the answer's `available_actions`, ACTION6
+ * clicking a random cell whose colour is not the frame's background (its most common colour),
+ * RESET after GAME_OVER or WIN. Only the steps are timed, never the policy, on both sides.
  *
- * Per game (ls20 keys, ft09 and vc33 clicks):
- * - `worker.actions_per_s`, `worker.p50_ms`, `worker.p99_ms`: one `Arc3Worker`, one run, actions
- *   back to back; each is a full round trip (JSON request, the engine's step, every rendered frame
- *   back and decoded into grids).
- * - `toolkit.actions_per_s`: `Arcade(operation_mode=OFFLINE, environments_dir=...).make(id)` then
- *   `env.step(...)` in one Python process, timed inside Python, frames left as numpy arrays.
- * - `worker_vs_toolkit`: the first over the second (1 = no cost for the worker's round trip).
+ * Per game (every vendored one: ls20 keys, ft09 and vc33 clicks):
+ * - `studio.actions_per_s`, `studio.p50_ms`, `studio.p99_ms`: one client, one session, one run,
+ *   `POST /api/sessions/:id/runs/:run/actions` back to back, each answered only once its step is
+ *   stored (PGlite, the default database).
+ * - `engine.actions_per_s`: `Arcade(operation_mode=OFFLINE, ...).make(id)` then `env.step(...)` in
+ *   one Python process, timed inside Python, frames left as numpy arrays.
+ * - `studio_vs_engine`: the first over the second (1 = the studio costs nothing over the engine).
+ * - `step.<part>_ms`: where a step's time went, the mean over the one-client run, from the
+ *   server's `Server-Timing` header (`ARC_STUDIO_SERVER_TIMING=1`): `admission` (the session
+ *   token, the run's item, the study's rules), `worker` (the round trip to the Python worker,
+ *   frames decoded), `frames` (the last frame hashed, the frames encoded for the answer and
+ *   against the previous step for storage), `sign`, `store` (waiting for the `game_steps` commit),
+ *   `route_other` (the rest of the route: JSON in and out), `http` (the client's round trip less
+ *   the route's time: sockets, HTTP parsing, the event loop's queue).
+ * - `worker_only.actions_per_s`: one `Arc3Worker` driven directly, without HTTP, storage or
+ *   signing (the floor the studio's route adds to).
  *
- * Players (ls20): K runs on one worker, each acting every 200 ms (5 actions/s, faster than people
- * play), for a few seconds, K stepped up 10, 25, 50, 75, 100, ... until the p99 action round trip
- * reaches 100 ms; each step's p50/p99 and the actions/s served, then `players_p99_under_100ms`, the
- * largest K that stayed under.
+ * Players (ls20): K participants, each with a session of its own and a kept-alive connection,
+ * each acting every 200 ms (5 actions/s, faster than people play), for a few seconds; K stepped up
+ * until the p99 action round trip passes 100 ms. Each step's p50/p99 and the actions/s served,
+ * then `p99_under_100ms`, the largest K that stayed under, for one server on PGlite, one
+ * server on PostgreSQL and two servers (two processes, players split between them) on one
+ * PostgreSQL (a throwaway cluster, or `BENCH_DATABASE_URL`). The load generator runs on the same
+ * machine and takes its share of its cores.
  *
  * `machine.load_1m_per_core` is the machine's one-minute load average per core when the suite
- * starts: other work moves these figures, the players' p99 most.
+ * starts: other work moves these figures, the players' p99 most; the ratios, measured in one run,
+ * move less.
  *
  * Needs Python with arcengine and arc_agi (`ARC_STUDIO_PYTHONPATH`, or `pip install arc-agi`) and
  * the games (`ARC_STUDIO_ARC3_GAMES`); both default to the official files vendored in
  * ../shared/vendor/arc-agi-3 beside the checkout. Without them the suite says where it looked and
- * what to set, and yields nothing.
+ * what to set, and yields nothing. `ARC_STUDIO_TEST_PORTS=A-B` keeps its servers in a port range.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
+import pg from 'pg';
 import type { BenchResult } from '../cli/bench';
-import { percentile } from './measure';
+import { decodeFrames } from '../core/formats/frames';
+import type { ServerRunReply, ServerStep } from '../core/game/serverGame';
+import { startPgCluster, type PgCluster } from '../server/store/pgCluster';
 import { Arc3Worker, probe, type Arc3Action, type Arc3FrameData } from '../server/arc3/worker';
+import { startServe, stop } from './ingest';
+import { percentile } from './measure';
 
-const GAMES = ['ls20', 'ft09', 'vc33'];
 /** Wall time each side plays each game. */
-const BUDGET_MS = 2000;
+const BUDGET_MS = 3000;
 /** How long each players step lasts. */
-const PLAYERS_MS = 3000;
+const PLAYERS_MS = 4000;
 const PACE_MS = 200;
-const PLAYER_STEPS = [10, 25, 50, 75, 100, 125, 150, 200, 300, 400];
+const PLAYER_STEPS = [16, 32, 64, 100, 150, 200, 250, 300, 400, 500];
 const VENDOR = fileURLToPath(new URL('../../../shared/vendor/arc-agi-3', import.meta.url));
+const ADMIN = 'bench-researcher-token-0123456789';
+const PARTS = ['admission', 'worker', 'frames', 'sign', 'store'] as const;
 
 /** A small seeded generator (the Python side uses `random.Random(42)`: the same policy, its own draws). */
 function lcg(seed: number): () => number {
@@ -67,10 +89,24 @@ function clickTarget(grid: number[][] | undefined, r: () => number): { x: number
   return { x: i % w, y: Math.floor(i / w) };
 }
 
+/** The policy's next action, given the state, the actions available and (for clicks) the last frame. */
+function choose(state: string, available: readonly number[], lastFrame: () => number[][] | undefined, r: () => number): Arc3Action {
+  if (state === 'GAME_OVER' || state === 'WIN' || available.length === 0) return { action: 'RESET' };
+  const a = available[Math.floor(r() * available.length)];
+  return a === 6 ? { action: 'ACTION6', ...clickTarget(lastFrame(), r) } : { action: `ACTION${a}` as Arc3Action['action'] };
+}
+
 function pick(fd: Arc3FrameData, r: () => number): Arc3Action {
-  if (fd.state === 'GAME_OVER' || fd.state === 'WIN' || fd.available_actions.length === 0) return { action: 'RESET' };
-  const a = fd.available_actions[Math.floor(r() * fd.available_actions.length)];
-  return a === 6 ? { action: 'ACTION6', ...clickTarget(fd.frame.at(-1), r) } : { action: `ACTION${a}` as Arc3Action['action'] };
+  return choose(fd.state, fd.available_actions, () => fd.frame.at(-1), r);
+}
+
+/** The same policy on a studio answer; its frames are decoded only when a click needs them. */
+function pickStep(step: ServerStep, shown: { last?: number[][] }, r: () => number): Arc3Action {
+  return choose(step.state, step.available_actions, () => {
+    const frames = decodeFrames(step.frames, null);
+    if (frames.length) shown.last = frames[frames.length - 1];
+    return shown.last;
+  }, r);
 }
 
 const TOOLKIT = String.raw`
@@ -141,29 +177,176 @@ export async function* run(): AsyncIterable<BenchResult> {
   const { python, pythonPath, gamesDir } = where;
   // Other work on the machine moves these figures, the players' p99 most: say how busy it was.
   yield { name: 'arc3.machine.load_1m_per_core', value: loadavg()[0] / cpus().length, unit: 'load' };
-  const worker = new Arc3Worker({ gameDirs: [gamesDir], pythonPath });
-  try {
-    const ids = (await worker.list()).map((g) => g.game_id);
-    for (const game of GAMES) {
-      const gameId = ids.find((id) => id.split('-')[0] === game);
-      if (!gameId) {
-        console.error(`bench arc3: skipped ${game}: not among the games in ${gamesDir} (${ids.join(', ') || 'none'})`);
-        continue;
+  yield { name: 'arc3.machine.cores', value: cpus().length, unit: 'cores' };
+  const env: NodeJS.ProcessEnv = { ARC_STUDIO_SERVER_TIMING: '1', PYTHONDONTWRITEBYTECODE: '1', ...(pythonPath ? { ARC_STUDIO_PYTHONPATH: pythonPath } : {}) };
+  const args = ['--no-samples', '--arc3-games', gamesDir];
+
+  // One client per game, on one server with PGlite.
+  let ids: string[] = [];
+  yield* withServers(1, { ...env, DATABASE_URL: '' }, args, async function* (servers) {
+    const url = servers[0];
+    ids = (await admin<{ games: { id: string }[] }>(url, 'GET', '/api/admin/arc3/games')).games.map((g) => g.id);
+    for (const gameId of ids) {
+      const game = gameId.split('-')[0];
+      await makeStudy(url, gameId);
+      const studio = await playStudio(url, gameId);
+      yield { name: `arc3.${game}.studio.actions_per_s`, value: studio.actionsPerS, unit: 'actions/s' };
+      yield { name: `arc3.${game}.studio.p50_ms`, value: studio.p50, unit: 'ms' };
+      yield { name: `arc3.${game}.studio.p99_ms`, value: studio.p99, unit: 'ms' };
+      const engine = playToolkit(python, pythonPath, gamesDir, gameId);
+      if (engine !== null) {
+        yield { name: `arc3.${game}.engine.actions_per_s`, value: engine, unit: 'actions/s' };
+        yield { name: `arc3.${game}.studio_vs_engine`, value: studio.actionsPerS / engine, unit: 'x' };
       }
-      const w = await playWorker(worker, gameId);
-      yield { name: `arc3.${game}.worker.actions_per_s`, value: w.actionsPerS, unit: 'actions/s' };
-      yield { name: `arc3.${game}.worker.p50_ms`, value: w.p50, unit: 'ms' };
-      yield { name: `arc3.${game}.worker.p99_ms`, value: w.p99, unit: 'ms' };
-      const toolkit = playToolkit(python, pythonPath, gamesDir, gameId);
-      if (toolkit === null) continue;
-      yield { name: `arc3.${game}.toolkit.actions_per_s`, value: toolkit, unit: 'actions/s' };
-      yield { name: `arc3.${game}.worker_vs_toolkit`, value: w.actionsPerS / toolkit, unit: 'x' };
+      for (const [part, ms] of Object.entries(studio.parts)) yield { name: `arc3.${game}.step.${part}_ms`, value: ms, unit: 'ms' };
+      const worker = new Arc3Worker({ gameDirs: [gamesDir], pythonPath });
+      try {
+        const w = await playWorker(worker, gameId);
+        yield { name: `arc3.${game}.worker_only.actions_per_s`, value: w.actionsPerS, unit: 'actions/s' };
+      } finally {
+        await worker.stop();
+      }
     }
-    const ls20 = ids.find((id) => id.split('-')[0] === 'ls20');
-    if (ls20) yield* concurrentPlayers(worker, ls20);
-  } finally {
-    await worker.stop();
+  });
+  const ls20 = ids.find((id) => id.startsWith('ls20-'));
+  if (!ls20) {
+    console.error(`bench arc3: no players figures: ls20 is not among the games in ${gamesDir} (${ids.join(', ') || 'none'}).`);
+    return;
   }
+  yield* withServers(1, { ...env, DATABASE_URL: '' }, args, (servers) => players('pglite-1-server', servers, ls20));
+  const external = process.env.BENCH_DATABASE_URL;
+  let cluster: PgCluster | null = null;
+  try {
+    const base = external ?? (cluster = await startPgCluster()).url;
+    yield* withServers(1, { ...env, DATABASE_URL: await database(base, 'bench_arc3_one') }, args, (servers) => players('postgres-1-server', servers, ls20));
+    yield* withServers(2, { ...env, DATABASE_URL: await database(base, 'bench_arc3_two') }, args, (servers) => players('postgres-2-servers', servers, ls20));
+  } catch (e) {
+    console.error(`bench arc3: PostgreSQL part stopped: ${(e as Error).message}`);
+  } finally {
+    cluster?.stop();
+  }
+}
+
+/** Starts `n` servers on one database (PGlite: one folder, so n = 1), runs `body`, stops them. */
+async function* withServers(n: number, env: NodeJS.ProcessEnv, args: readonly string[], body: (urls: string[]) => AsyncIterable<BenchResult>): AsyncIterable<BenchResult> {
+  const tmp = mkdtempSync(path.join(tmpdir(), 'arc-studio-bench-arc3-'));
+  mkdirSync(path.join(tmp, 'dist'));
+  writeFileSync(path.join(tmp, 'dist', 'index.html'), '<!doctype html><title>bench</title>');
+  const servers: Awaited<ReturnType<typeof startServe>>[] = [];
+  try {
+    // One after the other: the first creates the tables.
+    for (let i = 0; i < n; i++) servers.push(await startServe(tmp, { ARC_STUDIO_ADMIN_TOKEN: ADMIN, ...env }, args));
+    yield* body(servers.map((s) => s.url));
+  } finally {
+    await Promise.all(servers.map((s) => stop(s.proc)));
+    rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+/** A new database on the cluster, named for the case. */
+async function database(base: string, name: string): Promise<string> {
+  const c = new pg.Client({ connectionString: base });
+  await c.connect();
+  try {
+    await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await c.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await c.end();
+  }
+  const u = new URL(base);
+  u.pathname = `/${name}`;
+  return u.toString();
+}
+
+/** Connections kept open between requests, one per player, as each participant's browser keeps its own. */
+const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity, keepAliveMsecs: 30_000 });
+
+interface Answer { status: number; json: unknown; timing: Record<string, number> }
+
+function call(url: string, method: 'GET' | 'POST', body: unknown, token: string | null): Promise<Answer> {
+  const payload = body === undefined ? '' : JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, {
+      method, agent,
+      headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload), ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+    }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => { text += d; });
+      res.on('end', () => {
+        const timing: Record<string, number> = {};
+        for (const m of String(res.headers['server-timing'] ?? '').matchAll(/(\w+);dur=([\d.]+)/g)) timing[m[1]] = Number(m[2]);
+        try { resolve({ status: res.statusCode ?? 0, json: JSON.parse(text), timing }); } catch (e) { reject(e); }
+      });
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+async function admin<T>(url: string, method: 'GET' | 'POST', route: string, body?: unknown): Promise<T> {
+  const r = await call(`${url}${route}`, method, body, ADMIN);
+  if (r.status !== 200 && r.status !== 201) throw new Error(`${method} ${route} answered ${r.status}: ${JSON.stringify(r.json)}`);
+  return r.json as T;
+}
+
+/** The study `bench-<game>`: one item, the game. */
+async function makeStudy(url: string, gameId: string): Promise<void> {
+  await admin(url, 'POST', `/api/admin/studies/bench-${gameId.split('-')[0]}`, {
+    definition: { title: `Bench ${gameId}`, consent: 'A benchmark run.', instructions: 'Play.', completion: { code: 'BENCH' }, items: [{ kind: 'game', id: 'game', game: gameId }] },
+  });
+}
+
+/** A request sent again after the Retry-After of a 503 (a server at capacity), as the study page does. */
+async function patiently(url: string, body: unknown, token: string | null): Promise<Answer> {
+  for (;;) {
+    const r = await call(url, 'POST', body, token);
+    if (r.status !== 503) return r;
+    await sleep(1000 * ((r.json as { retryAfter?: number }).retryAfter ?? 1));
+  }
+}
+
+/** A participant of `bench-<game>` with its run open on step 0. */
+async function participant(url: string, gameId: string, pid: string): Promise<{ sessionId: string; token: string; run: string; step: ServerStep }> {
+  const s = await patiently(`${url}/api/studies/bench-${gameId.split('-')[0]}/sessions`, { params: { PROLIFIC_PID: pid } }, null);
+  if (s.status !== 201) throw new Error(`Creating a session failed (${s.status}): ${JSON.stringify(s.json)}`);
+  const { sessionId, token } = s.json as { sessionId: string; token: string };
+  const r = await patiently(`${url}/api/sessions/${sessionId}/runs`, { item: 'game' }, token);
+  if (r.status !== 200) throw new Error(`Opening the run failed (${r.status}): ${JSON.stringify(r.json)}`);
+  const reply = r.json as ServerRunReply;
+  return { sessionId, token, run: reply.run, step: reply.steps[reply.steps.length - 1] };
+}
+
+/** One player's action; its answer, or an error naming what the server said. */
+async function step(url: string, p: { sessionId: string; token: string; run: string }, n: number, action: Arc3Action): Promise<Answer & { step: ServerStep }> {
+  const r = await call(`${url}/api/sessions/${p.sessionId}/runs/${p.run}/actions`, 'POST', { step: n, ...action }, p.token);
+  if (r.status !== 200) throw new Error(`Step ${n} (${action.action}) was answered ${r.status}: ${JSON.stringify(r.json)}`);
+  return { ...r, step: r.json as ServerStep };
+}
+
+async function playStudio(url: string, gameId: string): Promise<{ actionsPerS: number; p50: number; p99: number; parts: Record<string, number> }> {
+  const r = lcg(42);
+  const p = await participant(url, gameId, `one-${gameId}`);
+  const shown: { last?: number[][] } = {};
+  let current = p.step;
+  const times: number[] = [];
+  const sums: Record<string, number> = {};
+  const end = performance.now() + BUDGET_MS;
+  while (performance.now() < end) {
+    const action = pickStep(current, shown, r);
+    const t = performance.now();
+    const a = await step(url, p, current.step + 1, action);
+    const took = performance.now() - t;
+    times.push(took);
+    for (const part of PARTS) sums[part] = (sums[part] ?? 0) + (a.timing[part] ?? 0);
+    const routeOther = a.timing.total - PARTS.reduce((s, part) => s + (a.timing[part] ?? 0), 0);
+    sums.route_other = (sums.route_other ?? 0) + routeOther;
+    sums.http = (sums.http ?? 0) + took - a.timing.total;
+    current = a.step;
+  }
+  const stepping = times.reduce((a, b) => a + b, 0);
+  const parts = Object.fromEntries(Object.entries(sums).map(([k, v]) => [k, v / times.length]));
+  return { actionsPerS: times.length / (stepping / 1000), p50: percentile(times, 50), p99: percentile(times, 99), parts };
 }
 
 async function playWorker(worker: Arc3Worker, gameId: string): Promise<{ actionsPerS: number; p50: number; p99: number }> {
@@ -203,39 +386,51 @@ function playToolkit(python: string, pythonPath: string | undefined, gamesDir: s
   }
 }
 
-/** K players on one worker, stepped up until the p99 round trip reaches 100 ms. */
-async function* concurrentPlayers(worker: Arc3Worker, gameId: string): AsyncIterable<BenchResult> {
+/** K players of ls20 spread over `urls`, stepped up until the p99 round trip passes 100 ms. */
+async function* players(name: string, urls: string[], gameId: string): AsyncIterable<BenchResult> {
+  await makeStudy(urls[0], gameId);
   let best = 0;
+  let made: { url: string; p: Awaited<ReturnType<typeof participant>> }[] = [];
   for (const k of PLAYER_STEPS) {
-    const runs = Array.from({ length: k }, (_, i) => `player-${k}-${i}`);
-    const opened = await Promise.all(runs.map((run) => worker.open(run, gameId)));
+    // New participants as K grows (runs already open go on where they were).
+    for (let i = made.length; i < k; i += 25) {
+      made = made.concat(await Promise.all(Array.from({ length: Math.min(25, k - i) }, async (_, j) => {
+        const url = urls[(i + j) % urls.length];
+        return { url, p: await participant(url, gameId, `${name}-${i + j}`) };
+      })));
+    }
     const times: number[] = [];
+    let failed = 0;
     const t0 = performance.now();
-    const player = async (i: number) => {
+    const end = t0 + PLAYERS_MS;
+    await Promise.all(made.slice(0, k).map(async ({ url, p }, i) => {
       const r = lcg(i + 1);
-      let fd = opened[i];
+      const shown: { last?: number[][] } = {};
       await sleep(r() * PACE_MS);
-      const end = t0 + PLAYERS_MS;
-      while (performance.now() < end) {
-        const action = pick(fd, r);
+      for (let next = performance.now(); next < end; next += PACE_MS) {
+        const wait = next - performance.now();
+        if (wait > 0) await sleep(wait);
+        const action = pickStep(p.step, shown, r);
         const t = performance.now();
-        fd = await worker.act(runs[i], action);
-        const took = performance.now() - t;
-        times.push(took);
-        await sleep(Math.max(0, PACE_MS - took));
+        try {
+          p.step = (await step(url, p, p.step.step + 1, action)).step;
+          times.push(performance.now() - t);
+        } catch (e) {
+          if (failed++ === 0) console.error(`bench arc3: ${name}: ${(e as Error).message}`);
+          return;
+        }
       }
-    };
-    await Promise.all(runs.map((_, i) => player(i)));
+    }));
     const elapsed = performance.now() - t0;
-    await Promise.all(runs.map((run) => worker.close(run)));
     const p99 = percentile(times, 99);
-    yield { name: `arc3.ls20.worker.players_${k}.p50_ms`, value: percentile(times, 50), unit: 'ms' };
-    yield { name: `arc3.ls20.worker.players_${k}.p99_ms`, value: p99, unit: 'ms' };
-    yield { name: `arc3.ls20.worker.players_${k}.actions_per_s`, value: times.length / (elapsed / 1000), unit: 'actions/s' };
-    if (p99 >= 100) break;
+    yield { name: `arc3.ls20.players.${name}.${k}.p50_ms`, value: percentile(times, 50), unit: 'ms' };
+    yield { name: `arc3.ls20.players.${name}.${k}.p99_ms`, value: p99, unit: 'ms' };
+    yield { name: `arc3.ls20.players.${name}.${k}.actions_per_s`, value: times.length / (elapsed / 1000), unit: 'actions/s' };
+    if (failed) yield { name: `arc3.ls20.players.${name}.${k}.failed_players`, value: failed, unit: 'players' };
+    if (p99 >= 100 || failed) break;
     best = k;
   }
-  yield { name: 'arc3.ls20.worker.players_p99_under_100ms', value: best, unit: 'players' };
+  yield { name: `arc3.ls20.players.${name}.p99_under_100ms`, value: best, unit: 'players' };
 }
 
 function sleep(ms: number): Promise<void> {

@@ -27,7 +27,7 @@ export function bundledQuestionFiles(): string[] {
 
 const SERVE = {
   command: 'serve',
-  usage: 'serve [--port N] [--host H] [--data-dir DIR] [--tasks [NAME=]DIR]... [--practice-tasks [NAME=]DIR]... [--questions [NAME=]FILE]... [--no-samples] [--arc3-games DIR]... [--arc3-server URL]... [--agent-baselines FILE] [--agent-preset NAME] [--workers N]',
+  usage: 'serve [--port N] [--host H] [--data-dir DIR] [--tasks [NAME=]DIR]... [--practice-tasks [NAME=]DIR]... [--questions [NAME=]FILE]... [--no-samples] [--arc3-games DIR]... [--arc3-workers N] [--arc3-server URL]... [--agent-baselines FILE] [--agent-preset NAME] [--workers N]',
   summary: 'Serve the studio and its API on one port. --tasks mounts a folder of ARC task files as a sealed collection (answers for the researcher only; studies use these); --practice-tasks mounts one for practice (tasks for anyone, answers checked on the server). NAME=DIR names it; repeat either for more.',
   options: {
     port: { type: 'integer', value: 'N', min: 0, max: 65535, help: 'port to listen on; 0 picks a free one (default: $PORT, else 4173)' },
@@ -38,6 +38,7 @@ const SERVE = {
     questions: { type: 'string', value: '[NAME=]FILE', multiple: true, help: 'mount a question file (AI2 ARC or ARB-style, see "questions check") as a sealed question collection: study items show its questions, the server keeps the answers and judges them' },
     'no-samples': { type: 'boolean', help: 'do not mount the bundled collections (data/tasks, sealed; data/practice, practice; data/questions, questions)' },
     'arc3-games': { type: 'string', value: 'DIR', multiple: true, help: 'mount a folder of arcengine games in the toolkit\'s layout (<game>/<version>/<game>.py + metadata.json), run by the official engine (pip install arc-agi); default: ARC_STUDIO_ARC3_GAMES' },
+    'arc3-workers': { type: 'integer', value: 'N', min: 1, max: 64, help: 'Python processes running the arcengine games of this server process (default: $ARC_STUDIO_ARC3_WORKERS, else one per core)' },
     'arc3-server': { type: 'string', value: 'URL', multiple: true, help: 'play the games of an ARC-AGI-3 server (the official API, or a toolkit server); its key is ARC_API_KEY, kept on this server; default: ARC_STUDIO_ARC3_SERVERS' },
     'agent-baselines': { type: 'string', value: 'FILE', help: 'score agents\' scorecards that name no study (tag study:<id>) against this baselines file (a study\'s exported baselines.json, or official metadata.json)' },
     workers: { type: 'integer', value: 'N', min: 1, max: 256, help: 'server processes sharing the port (Node cluster); more than one needs PostgreSQL (DATABASE_URL); a worker that dies is started again (default: $ARC_STUDIO_WORKERS, else 1)' },
@@ -98,6 +99,7 @@ export const serveCommand: Command = {
     const arc3Games = arc3GameDirs(values['arc3-games']).map((d) => path.resolve(d));
     const arc3Servers = values['arc3-server'].length ? values['arc3-server'] : (process.env.ARC_STUDIO_ARC3_SERVERS ?? '').split(/\s+/).filter((u) => u !== '');
     const server = await startServer({ port, host, dataDir: path.resolve(values['data-dir']), tasks, practiceTasks, questions: [...(values['no-samples'] ? [] : bundledQuestionFiles()), ...values.questions], arc3Games, arc3Servers,
+      ...(values['arc3-workers'] ? { arc3Workers: values['arc3-workers'] } : {}),
       ...(values['agent-baselines'] ? { agentBaselines: path.resolve(values['agent-baselines']) } : {}), ...(values['agent-preset'] ? { agentPreset: values['agent-preset'] } : {}),
       ...(workerLog ? { log: workerLog } : {}) });
     let stopping = false;

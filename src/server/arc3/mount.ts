@@ -10,7 +10,7 @@ import { games as builtinGames } from '../../games';
 import { gameIds, replayWithEngine } from '../studies';
 import { Arc3Service, runLimitsFromEnv, type MountedSource, type RunLimits } from './runs';
 import type { Arc3Source } from './source';
-import { Arc3Error, Arc3Pool, probe } from './worker';
+import { Arc3Error, Arc3Pool, defaultArc3Workers, probe } from './worker';
 import { serviceReplayer } from './adminRuns';
 import type { Replayer } from './storedRuns';
 
@@ -19,7 +19,7 @@ export interface Arc3Mount {
   readonly dirs: readonly string[];
   /** Remote ARC-AGI-3 servers: base URLs (the key is `ARC_API_KEY`). */
   readonly servers: readonly string[];
-  /** Python workers for the arcengine folders (default 2). */
+  /** Python workers for the arcengine folders; from the environment (`ARC_STUDIO_ARC3_WORKERS`, else one per core) when absent. */
   readonly workers?: number;
   readonly env?: NodeJS.ProcessEnv;
   /** Builds a remote source (injected so that this module does not load the HTTP client unless needed). */
@@ -42,6 +42,17 @@ export interface Arc3Started {
   readonly notes: string[];
 }
 
+/** The Python workers for arcengine games: `ARC_STUDIO_ARC3_WORKERS`, else one per core; throws a message naming a bad value. */
+export function arc3WorkersFromEnv(env: Record<string, string | undefined>): number {
+  const raw = env.ARC_STUDIO_ARC3_WORKERS;
+  if (raw === undefined || raw === '') return defaultArc3Workers();
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 64) {
+    throw new Error(`ARC_STUDIO_ARC3_WORKERS=${raw} is not a whole number from 1 to 64; unset it (one worker per core) or give one, e.g. ARC_STUDIO_ARC3_WORKERS=2.`);
+  }
+  return n;
+}
+
 /** Mounts the sources and starts the service; never throws for a missing Python (the message says what to do). */
 export async function startArc3(mount: Arc3Mount, store: Store, log: (line: string) => void): Promise<Arc3Started> {
   const sources: MountedSource[] = [];
@@ -53,7 +64,7 @@ export async function startArc3(mount: Arc3Mount, store: Store, log: (line: stri
       engine = { ok: true, message: found.message };
       notes.push(`ARC-AGI-3 games: ${mount.dirs.join(', ')} with ${found.message}`);
       const pool = new Arc3Pool({
-        gameDirs: [...mount.dirs], size: mount.workers ?? 2, env: mount.env,
+        gameDirs: [...mount.dirs], size: mount.workers ?? arc3WorkersFromEnv(mount.env ?? process.env), env: mount.env,
         onStderr: (text) => { for (const line of text.split('\n')) if (line.trim()) log(`[arcengine] ${line}`); },
       });
       sources.push({ source: pool, engine: `arcengine ${found.arcengine}`, watchDirs: mount.dirs });

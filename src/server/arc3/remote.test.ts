@@ -184,6 +184,29 @@ describe('the remote ARC-AGI-3 source, against the toolkit REST server', () => {
     expect((await s.act('b', { action: 'ACTION6', x: 10, y: 10 })).game_id).toBe(FT09);
   });
 
+  it("never holds one run's action behind another's: a run whose answer is late does not delay the next run", async () => {
+    // The real server; only the answers to run "slow"'s actions are held until the other run has played.
+    let slowGuid = '';
+    let release: () => void = () => {};
+    const gate = new Promise<void>((r) => { release = r; });
+    const held = async (input: string | URL | Request, init?: RequestInit) => {
+      const res = await fetch(input, init);
+      if (slowGuid && String(init?.body ?? '').includes(slowGuid)) await gate;
+      return res;
+    };
+    const s = source({ fetch: held as typeof fetch });
+    slowGuid = (await s.open('slow', LS20)).frame.guid;
+    await s.open('quick', LS20);
+    let slowDone = false;
+    const slow = s.act('slow', { action: 'ACTION1' }).then((fd) => { slowDone = true; return fd; });
+    const quick: Arc3FrameData[] = [];
+    for (const a of KEYS.slice(0, 5)) quick.push(await s.act('quick', a));
+    expect(slowDone).toBe(false);
+    expect(quick).toHaveLength(5);
+    release();
+    expect((await slow).game_id).toBe(LS20);
+  });
+
   it('resumes a run to the same state and goes on from there', async () => {
     const s = source();
     await s.open('a', LS20);

@@ -140,7 +140,7 @@ for (const backend of backends) {
       await build();
       // The browser had logged step 1 only: the server answers step 2 again, then plays on.
       const resumed = await call('POST', `/sessions/${sessionId}/runs`, token, { item: 'keys', resume: { run: reply.run, after: 1 } });
-      expect(resumed.status).toBe(200);
+      expect(resumed.status, JSON.stringify(resumed.json)).toBe(200);
       const steps = (resumed.json as unknown as ServerRunReply).steps;
       expect(steps.map((s) => s.step)).toEqual([2]);
       expect(steps[0]).toMatchObject({ frameHash: a2.frameHash, sig: a2.sig, levels_completed: a2.levels_completed });

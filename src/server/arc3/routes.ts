@@ -9,6 +9,7 @@
  *   level), `GET /admin/arc3/runs/:run/inspect` shows such a run's attributes and sprites, and
  *   `POST /admin/arc3/runs/:run/determinism` plays its actions twice and compares the frames.
  */
+import { performance } from 'node:perf_hooks';
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { GAME_ACTIONS } from '../../core/game/types';
@@ -16,7 +17,7 @@ import type { ApiErrorBody } from '../../core/protocol/errors';
 import { admit } from '../study/admission';
 import { adminGuard, fail, readJson, zodFail, type StudyContext } from '../study/context';
 import { adminRunsRoutes, serviceReplayer } from './adminRuns';
-import type { Arc3RouteInfo } from './runs';
+import type { Arc3RouteInfo, StepTiming } from './runs';
 import { Arc3Error } from './worker';
 
 const ActionBody = z.object({
@@ -97,7 +98,10 @@ export function arc3Routes(ctx: StudyContext, info: Arc3RouteInfo): Hono {
     }
   });
 
+  // Where a step's time went, for `npm run bench -- arc3`; off unless asked for, as it tells how the server is built.
+  const serverTiming = process.env.ARC_STUDIO_SERVER_TIMING === '1';
   api.post('/sessions/:sessionId/runs/:run/actions', async (c) => {
+    const t0 = performance.now();
     const p = await ctx.participant(c);
     if (!p.ok) return p.res;
     const body = await readJson(c);
@@ -111,7 +115,14 @@ export function arc3Routes(ctx: StudyContext, info: Arc3RouteInfo): Hono {
     const admitted = await admit(c, ctx, p.session, p.study, { item, what: 'game actions' });
     if (!admitted.ok) return admitted.res;
     try {
-      return c.json(await service.act(runId, p.session.id, parsed.data));
+      if (!serverTiming) return c.json(await service.act(runId, p.session.id, parsed.data));
+      const t1 = performance.now();
+      const timing: StepTiming = { worker: 0, frames: 0, sign: 0, store: 0 };
+      const step = await service.act(runId, p.session.id, parsed.data, timing);
+      const res = c.json(step);
+      const parts = { admission: t1 - t0, ...timing, total: performance.now() - t0 };
+      res.headers.set('Server-Timing', Object.entries(parts).map(([k, v]) => `${k};dur=${v.toFixed(3)}`).join(', '));
+      return res;
     } catch (e) {
       return arc3Fail(c, e, false);
     }

@@ -8,6 +8,7 @@
 import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { encodeFrames, type FrameGrid } from '../../core/formats/frames';
 import { hashGrid, stepSigningText, verifyServerRunLog, type ServerGameInfo, type ServerRunReply, type ServerStep } from '../../core/game/serverGame';
 import type { GameAction, GameState } from '../../core/game/types';
@@ -39,6 +40,21 @@ export interface RunLimits {
   readonly openRuns: number;
   /** A session's run nobody acted on for this long is closed in its worker, in minutes. */
   readonly idleMinutes: number;
+}
+
+/**
+ * Where one step's time went on the server, in ms (filled by {@link Arc3Service.act} when given,
+ * sent as a `Server-Timing` header when `ARC_STUDIO_SERVER_TIMING=1`, read by `npm run bench -- arc3`).
+ */
+export interface StepTiming {
+  /** The action's round trip to the game's source (Python worker or remote server), frames decoded. */
+  worker: number;
+  /** Hashing the last frame and encoding the frames (the answer's, and the stored copy against the previous step). */
+  frames: number;
+  /** The step's signature. */
+  sign: number;
+  /** Waiting for the `game_steps` row to be committed. */
+  store: number;
 }
 
 /** Runs not stored (playtests, agents' runs) cannot be rebuilt once closed: they are kept this long without an action. */
@@ -316,17 +332,17 @@ export class Arc3Service {
    * behind the stored steps (a step past its next, or its step stored first by another server)
    * is dropped and rebuilt from the stored steps before the action is answered.
    */
-  async act(runId: string, sessionId: string | null, req: { step: number; action: GameAction; x?: number; y?: number }): Promise<ServerStep> {
-    const first = await this.actOn(runId, sessionId, req, false);
+  async act(runId: string, sessionId: string | null, req: { step: number; action: GameAction; x?: number; y?: number }, timing?: StepTiming): Promise<ServerStep> {
+    const first = await this.actOn(runId, sessionId, req, false, timing);
     if (first !== BEHIND) return first;
     await this.forget(runId);
-    const again = await this.actOn(runId, sessionId, req, true);
+    const again = await this.actOn(runId, sessionId, req, true, timing);
     if (again !== BEHIND) return again;
     await this.forget(runId);
     throw new Arc3Error('bad_request', `step ${req.step} was answered by another server at the same moment; reload the page to continue from the server's state`);
   }
 
-  private actOn(runId: string, sessionId: string | null, req: { step: number; action: GameAction; x?: number; y?: number }, rebuilt: boolean): Promise<ServerStep | typeof BEHIND> {
+  private actOn(runId: string, sessionId: string | null, req: { step: number; action: GameAction; x?: number; y?: number }, rebuilt: boolean, timing?: StepTiming): Promise<ServerStep | typeof BEHIND> {
     return this.withRun(runId, sessionId, async (live) => {
       if (req.step === live.last.step) return live.last;
       // Just read from the stored steps: an earlier step is a retried request another server answered.
@@ -340,6 +356,7 @@ export class Arc3Service {
       }
       const action: Arc3Action = req.action === 'ACTION6' ? { action: req.action, x: req.x, y: req.y } : { action: req.action };
       let fd: Arc3FrameData;
+      const t0 = performance.now();
       try {
         fd = await live.mounted.source.act(runId, action);
       } catch (e) {
@@ -348,8 +365,9 @@ export class Arc3Service {
         await live.mounted.source.resume(runId, live.gameId, live.seed, live.actions);
         fd = await live.mounted.source.act(runId, action);
       }
+      if (timing) timing.worker = performance.now() - t0;
       live.actions.push(action);
-      return this.record(live, req.step, action, fd);
+      return this.record(live, req.step, action, fd, timing);
     });
   }
 
@@ -524,30 +542,46 @@ export class Arc3Service {
     }
   }
 
-  private stepOf(runId: string, gameId: string, step: number, action: GameAction, xy: { x?: number | null; y?: number | null }, fd: Arc3FrameData, frameHash: string): ServerStep {
+  private stepOf(runId: string, gameId: string, step: number, action: GameAction, xy: { x?: number | null; y?: number | null }, fd: Arc3FrameData, frameHash: string, timing?: StepTiming): ServerStep {
+    const t0 = performance.now();
     const base = {
       run: runId, game_id: gameId, step, action, state: fd.state as GameState, levels_completed: fd.levels_completed, win_levels: fd.win_levels,
       available_actions: fd.available_actions, full_reset: fd.full_reset, frames: encodeFrames(fd.frame, null), frameHash,
     };
     const x = action === 'ACTION6' ? xy.x ?? 0 : undefined;
     const y = action === 'ACTION6' ? xy.y ?? 0 : undefined;
+    const t1 = performance.now();
     const sig = this.sign(stepSigningText({ run: runId, game: gameId, step, action, x, y, level: fd.levels_completed, state: fd.state, frameHash }));
+    if (timing) {
+      timing.frames += t1 - t0;
+      timing.sign = performance.now() - t1;
+    }
     return x === undefined ? { ...base, sig } : { ...base, x, y, sig };
   }
 
   /** Builds a step's answer and, for a session's run, stores it with its frames. */
-  private async record(live: LiveRun, step: number, action: Arc3Action, fd: Arc3FrameData): Promise<ServerStep | typeof BEHIND> {
+  private async record(live: LiveRun, step: number, action: Arc3Action, fd: Arc3FrameData, timing?: StepTiming): Promise<ServerStep | typeof BEHIND> {
+    const t0 = performance.now();
     const last = fd.frame.length ? fd.frame[fd.frame.length - 1] : live.lastFrame;
     const frameHash = last ? hashGrid(last) : '00000000';
-    const answer = this.stepOf(live.runId, live.gameId, step, action.action, action, fd, frameHash);
+    if (timing) timing.frames = performance.now() - t0;
+    const answer = this.stepOf(live.runId, live.gameId, step, action.action, action, fd, frameHash, timing);
     if (live.sessionId !== null) {
+      const t1 = performance.now();
       const levelChanged = step > 0 && live.last && live.last.levels_completed !== fd.levels_completed;
       const keyframe = step === 0 || action.action === 'RESET' || levelChanged || live.sinceKeyframe + 1 >= KEYFRAME_EVERY || live.lastFrame === null;
+      // A keyframe is stored as the answer carries it, encoded without a reference.
+      const frames = keyframe ? answer.frames : encodeFrames(fd.frame, live.lastFrame);
+      const t2 = performance.now();
       const stored = await this.store.addGameStep({
         runId: live.runId, step, action: action.action, x: action.x ?? null, y: action.y ?? null, state: fd.state,
         levelsCompleted: fd.levels_completed, winLevels: fd.win_levels, available: fd.available_actions, fullReset: fd.full_reset,
-        frameHash, frames: encodeFrames(fd.frame, keyframe ? null : live.lastFrame), keyframe, at: this.now(),
+        frameHash, frames, keyframe, at: this.now(),
       });
+      if (timing) {
+        timing.frames += t2 - t1;
+        timing.store = performance.now() - t2;
+      }
       // Another server of the database stored this step first: this copy is behind.
       if (!stored && step > 0) return BEHIND;
       live.sinceKeyframe = keyframe ? 0 : live.sinceKeyframe + 1;

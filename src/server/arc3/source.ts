@@ -3,58 +3,10 @@
  * in a folder, run by the official engine in Python) and a remote ARC-AGI-3 server reached over
  * its REST protocol. The run manager (`runs.ts`), the routes and the CLI only see this.
  */
-export type Arc3ActionName = 'RESET' | 'ACTION1' | 'ACTION2' | 'ACTION3' | 'ACTION4' | 'ACTION5' | 'ACTION6' | 'ACTION7';
+import type { Arc3Action, Arc3FrameData, Arc3GameInfo, Arc3Inspection } from './protocol';
 
-/** One action as sent to a game; x and y (0-63) only for ACTION6. */
-export interface Arc3Action {
-  action: Arc3ActionName;
-  x?: number;
-  y?: number;
-}
-
-export type Arc3GameState = 'NOT_PLAYED' | 'NOT_FINISHED' | 'WIN' | 'GAME_OVER';
-
-/** The official FrameData fields, as the engine returned them for one action. */
-export interface Arc3FrameData {
-  game_id: string;
-  guid: string;
-  /** Every frame the action rendered (64x64 grids of colour indices); empty after GAME_OVER/WIN for a non-RESET action. */
-  frame: number[][][];
-  state: Arc3GameState;
-  levels_completed: number;
-  win_levels: number;
-  available_actions: number[];
-  full_reset: boolean;
-}
-
-/** A game found in a mounted folder (from its metadata.json). */
-export interface Arc3GameInfo {
-  game_id: string;
-  game: string;
-  version: string;
-  title: string;
-  tags: string[];
-  default_fps: number;
-  baseline_actions: number[];
-  class_name: string;
-  dir: string;
-  /** Known once the class was built; null when it could not be (see `error`). */
-  level_count: number | null;
-  error?: { code: string; message: string };
-}
-
-/** What `inspect` answers: a designer's view of a run. */
-export interface Arc3Inspection {
-  level_index: number;
-  levels: number;
-  state: Arc3GameState;
-  levels_completed: number;
-  /** The game object's public attributes, summarised to JSON. */
-  attributes: Record<string, unknown>;
-  /** The camera: its place and size in the level's cells, and how it maps them onto the 64x64 frame. */
-  camera: { x: number; y: number; width: number; height: number; scale: number; x_offset: number; y_offset: number };
-  sprites: { name: string; x: number; y: number; width: number; height: number; layer: number; visible: boolean; tags: string[] }[];
-}
+/** The wire types are the Python worker protocol's (`protocol.ts`), which remote sources speak too. */
+export type { Arc3Action, Arc3ActionName, Arc3FrameData, Arc3GameInfo, Arc3GameState, Arc3Inspection } from './protocol';
 
 export type Arc3SourceKind = 'arcengine' | 'remote';
 

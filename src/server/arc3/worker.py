@@ -12,38 +12,9 @@ the game id, capitalised -- must subclass ``arcengine.ARCBaseGame``, and is buil
 ``seed=`` when its constructor takes one); an opened game gets the same initial RESET the
 toolkit's ``make`` performs. The engine itself is never reimplemented here.
 
-Protocol: one JSON object per line each way. A request is ``{"id": <int>, "cmd": <name>, ...}``;
-the answer carries the same id and either ``"ok": true`` with the command's fields, or
-``"ok": false, "error": {"code", "message", "traceback"?}``. Requests are answered in order.
-
-Commands
-  hello                          -> python, arcengine (version strings), pid, dirs; arcengine is
-                                    null and ``arcengine_error`` says why when it cannot be imported
-  list                           -> games: [{game_id, game, version, title, tags, default_fps,
-                                    baseline_actions, class_name, dir, level_count, error?}]
-  open   {run, game_id, seed?}   -> a new game instance for run ``run`` (replacing any earlier one);
-                                    answers the frame data of the toolkit's initial RESET
-  act    {run, action, x?, y?}   -> performs RESET or ACTION1..ACTION7 (x, y for ACTION6);
-                                    answers frame data
-  replay {run, game_id, seed?, actions: [{action, x?, y?}]}
-                                 -> open, then every action in turn; answers the last frame data
-                                    and ``count`` (how many actions ran). Restores a run after a
-                                    worker restart in one round trip.
-  close  {run}                   -> forgets the run
-  reload {game_id}               -> re-reads and re-executes the game's file; open runs keep their
-                                    instance, runs opened afterwards get the new code
-  quit                           -> answers, then exits
-
-Frame data holds the official ``FrameData`` fields: game_id (with version), frame (a list of 64x64
-grids of ints; empty after GAME_OVER or WIN for a non-RESET action, as the engine answers) --
-on the wire as ``frame_b64`` (base64 of each grid's row-major bytes) with ``frame_dims``
-([height, width] of each), or as nested lists in ``frame`` if a cell does not fit a byte --,
-state (NOT_PLAYED, NOT_FINISHED, WIN, GAME_OVER), levels_completed, win_levels,
-available_actions, full_reset.
-
-Error codes: bad_request, unknown_game, unknown_run, load_error (the game file cannot be read,
-executed or does not hold its class), game_error (the game raised while acting), no_engine
-(arcengine cannot be imported). After an error the worker keeps serving.
+Protocol: one JSON object per line each way, answered in order. The requests, the answers and
+the error codes are documented in one place, ``protocol.ts`` beside this file, whose schemas the
+server checks every answer against; ``protocol.test.ts`` speaks it to this script.
 
 What a game prints goes to stderr, so it cannot break the protocol on stdout.
 """
@@ -287,13 +258,15 @@ class Worker:
 
     def cmd_open(self, req: dict[str, Any]) -> dict[str, Any]:
         run, first = self.open_run(req)
-        level = req.get("level", 0)
+        return self.start_level(run, first, req.get("level", 0))
+
+    def start_level(self, run: Run, first: dict[str, Any], level: Any) -> dict[str, Any]:
+        """A designer's playtest that starts at a later level: the engine's own set_level, the
+        levels before it counted as completed, and the level's first frame as the camera draws it."""
         if not isinstance(level, int) or level < 0:
             raise WorkerError("bad_request", "level must be a non-negative integer")
         if level == 0:
             return first
-        # A designer's playtest that starts at a later level: the engine's own set_level, the
-        # levels before it counted as completed, and the level's first frame as the camera draws it.
         inst = run.instance
         try:
             inst.set_level(level)
@@ -337,7 +310,8 @@ class Worker:
         actions = req.get("actions", [])
         if not isinstance(actions, list):
             raise WorkerError("bad_request", "actions must be a list of {action, x?, y?}")
-        run, last = self.open_run(req)
+        run, first = self.open_run(req)
+        last = self.start_level(run, first, req.get("level", 0))
         for a in actions:
             last = self.perform(run, a)
         return {**last, "count": len(actions)}

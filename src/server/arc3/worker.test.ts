@@ -253,6 +253,43 @@ describe('the arcengine worker', () => {
     expect((await pool.act('p2', { action: 'ACTION6', x: 10, y: 10 })).game_id).toBe(VC33);
     await expect(pool.open('p3', 'ls2')).rejects.toMatchObject({ code: 'unknown_game' });
   });
+
+  it('rebuilds a run opened at a later level at that level after the worker is killed', async () => {
+    const moves = KEYS.filter((k) => k.action !== 'RESET').slice(0, 12);
+    const fresh = worker();
+    const expected = [strip(await fresh.open('l1', LS20, 0, 2))];
+    for (const a of moves) expected.push(strip(await fresh.act('l1', a)));
+    expect(expected[0].levels_completed).toBe(2);
+
+    const w = worker();
+    const got = [strip(await w.open('l2', LS20, 0, 2))];
+    for (const a of moves.slice(0, 6)) got.push(strip(await w.act('l2', a)));
+    process.kill(w.pid!, 'SIGKILL');
+    await until(() => w.pid === null);
+    for (const a of moves.slice(6)) got.push(strip(await w.act('l2', a)));
+    expect(w.starts).toBe(2);
+    expect(got).toEqual(expected);
+  });
+
+  it('opens a run on a worker with nothing queued while another worker is busy, and finds a game added after the last scan', async () => {
+    const dir = path.join(tmp, 'pool-games');
+    cpSync(path.join(GAMES, 'ls20'), path.join(dir, 'ls20'), { recursive: true });
+    const pool = new Arc3Pool({ gameDirs: [dir], pythonPath: PYTHONPATH, size: 2 });
+    workers.push(...pool.workers);
+    expect((await pool.list()).map((g) => g.game_id)).toEqual([LS20]);
+    await pool.open('b1', LS20);
+    const busy = pool.workers.find((w) => w.runCount === 1)!;
+    // A long replay holds that worker's queue; the next run goes to the other one.
+    const replaying = pool.resume('b1', LS20, 0, KEYS);
+    expect(busy.queued).toBe(1);
+    await pool.open('b2', LS20);
+    expect(pool.workers.map((w) => w.runCount).sort()).toEqual([1, 1]);
+    expect(busy.runCount).toBe(1);
+    await replaying;
+    // A game copied into the folder afterwards: its id is not among those scanned, so the folder is scanned again.
+    cpSync(path.join(GAMES, 'vc33'), path.join(dir, 'vc33'), { recursive: true });
+    expect((await pool.open('b3', 'vc33')).gameId).toBe(VC33);
+  });
 });
 
 describe('resolveGameId', () => {

@@ -2,13 +2,8 @@
  * Runs arcengine games (the official ARC-AGI-3 engine, in Python) for the server.
  *
  * `Arc3Worker` owns one long-lived `python3 worker.py --games DIR...` process and speaks its line
- * protocol (documented in full at the top of `worker.py`): one JSON request per line on stdin,
- * `{id, cmd, ...}`, one JSON answer per line on stdout, `{id, ok: true, ...}` or
- * `{id, ok: false, error: {code, message, traceback?}}`, answered in order. Commands: `hello`
- * (Python and arcengine versions), `list` (games of the mounted folders), `open` (a new game
- * instance for a run, with the toolkit's initial RESET), `act` (RESET, ACTION1..7, x/y for ACTION6;
- * answers the official FrameData fields), `replay` (open + many actions in one round trip),
- * `close`, `reload` (re-execute a game's file), `quit`.
+ * protocol (documented in one place, `protocol.ts`, whose schemas check every answer): one JSON
+ * request per line on stdin, one JSON answer per line on stdout, answered in order.
  *
  * The worker keeps each run's actions. When the process dies (killed, crashed, or stuck past a
  * request's timeout and then killed), the request in flight fails with `worker_died` or `timeout`;
@@ -18,7 +13,10 @@
  * game raised (`game_error`) is rebuilt the same way before its next action, since the exception
  * may have left the instance half-changed; the action that raised is not kept.
  *
- * `Arc3Pool` spreads runs over a few workers, each run pinned to one. `probe()` says which Python
+ * A run opened at a later level (a designer's playtest) is rebuilt at that level.
+ *
+ * `Arc3Pool` spreads runs over a few workers, each run pinned to the least loaded one when it
+ * opens. `probe()` says which Python
  * and arcengine were found, or what is missing and how to install it.
  *
  * The Python used is `ARC_STUDIO_PYTHON` (default `python3`); `ARC_STUDIO_PYTHONPATH` is put in
@@ -27,25 +25,20 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import type { Arc3Action, Arc3FrameData, Arc3GameInfo, Arc3Inspection, Arc3Source } from './source';
+import { performance } from 'node:perf_hooks';
+import type { z } from 'zod';
+import { decodeFrameData, FrameDataWire, HelloReply, InspectReply, ListReply, ReplyEnvelope, type Arc3Action, type Arc3FrameData, type Arc3GameInfo, type Arc3Hello, type Arc3Inspection } from './protocol';
+import type { Arc3Source } from './source';
 
-export type {
-  Arc3Action, Arc3ActionName, Arc3FrameData, Arc3GameInfo, Arc3GameState, Arc3Inspection,
-} from './source';
+/** How fast a worker's recent busy time fades (see {@link Arc3Worker.recentBusyMs}). */
+const BUSY_FADE_MS = 10_000;
 
 /** The worker script beside this module. */
 export const WORKER_SCRIPT = fileURLToPath(new URL('./worker.py', import.meta.url));
 
-export interface Arc3Hello {
-  python: string;
-  executable: string;
-  pid: number;
-  dirs: string[];
-  arcengine: string | null;
-  arcengine_path?: string;
-  arcengine_error?: string;
-}
+export type { Arc3Action, Arc3ActionName, Arc3FrameData, Arc3GameInfo, Arc3GameState, Arc3Hello, Arc3Inspection } from './protocol';
 
 export type Arc3ErrorCode =
   | 'bad_request' | 'unknown_game' | 'unknown_run' | 'load_error' | 'game_error' | 'no_engine' | 'internal'
@@ -81,6 +74,8 @@ export interface Arc3WorkerOptions {
 interface RunRecord {
   gameId: string;
   seed: number;
+  /** The level it was opened at (0-based; a designer's playtest may start later). */
+  level: number;
   actions: Arc3Action[];
   /** False after a restart until the run is replayed in the new process. */
   live: boolean;
@@ -101,6 +96,8 @@ export class Arc3Worker {
   private starting: Promise<void> | null = null;
   private readonly runs = new Map<string, RunRecord>();
   private queue: Promise<unknown> = Promise.resolve();
+  private waiting = 0;
+  private busy = { ms: 0, at: 0 };
   /** How many times a process was started (1 after the first start). */
   starts = 0;
 
@@ -120,22 +117,36 @@ export class Arc3Worker {
     return this.runs.size;
   }
 
+  /** Commands waiting in this worker's queue or running. */
+  get queued(): number {
+    return this.waiting;
+  }
+
+  /**
+   * The time this worker spent on commands lately, in ms, each command's share fading with a
+   * 10 s time constant: a worker whose runs play a slow game, or many runs, weighs more.
+   */
+  recentBusyMs(now = performance.now()): number {
+    return this.busy.ms * Math.exp(-(now - this.busy.at) / BUSY_FADE_MS);
+  }
+
   async hello(): Promise<Arc3Hello> {
-    return (await this.call('hello', {})) as unknown as Arc3Hello;
+    return checked('hello', HelloReply, await this.call('hello', {}));
   }
 
   async list(): Promise<Arc3GameInfo[]> {
-    return (await this.call('list', {})).games as Arc3GameInfo[];
+    return checked('list', ListReply, await this.call('list', {})).games;
   }
 
   /**
    * Starts run `runId` on `gameId` (a full `<game>-<version>` id); answers the initial RESET's
    * frame data. `level` > 0 (a designer's playtest) then sets that level with the engine's
-   * `set_level`, the levels before it counted as completed; such a run is not rebuilt after a restart.
+   * `set_level`, the levels before it counted as completed; after a restart the run is rebuilt
+   * at that level.
    */
   async open(runId: string, gameId: string, seed = 0, level = 0): Promise<Arc3FrameData> {
-    const fd = decodeFrameData(await this.call('open', { run: runId, game_id: gameId, seed, ...(level ? { level } : {}) }));
-    this.runs.set(runId, { gameId, seed, actions: [], live: true });
+    const fd = frameData('open', await this.call('open', { run: runId, game_id: gameId, seed, ...(level ? { level } : {}) }));
+    this.runs.set(runId, { gameId, seed, level, actions: [], live: true });
     return fd;
   }
 
@@ -145,8 +156,8 @@ export class Arc3Worker {
    */
   async resume(runId: string, gameId: string, seed: number, actions: readonly Arc3Action[]): Promise<Arc3FrameData> {
     const list = actions.map((a) => ({ ...a }));
-    const fd = decodeFrameData(await this.call('replay', { run: runId, game_id: gameId, seed, actions: list }));
-    this.runs.set(runId, { gameId, seed, actions: list, live: true });
+    const fd = frameData('replay', await this.call('replay', { run: runId, game_id: gameId, seed, actions: list }));
+    this.runs.set(runId, { gameId, seed, level: 0, actions: list, live: true });
     return fd;
   }
 
@@ -158,7 +169,7 @@ export class Arc3Worker {
       await this.ensureStarted();
       await this.restore(runId, record);
       try {
-        const fd = decodeFrameData(await this.send('act', { run: runId, ...action }));
+        const fd = frameData('act', await this.send('act', { run: runId, ...action }));
         record.actions.push(action);
         return fd;
       } catch (e) {
@@ -177,10 +188,7 @@ export class Arc3Worker {
     return this.serial(async () => {
       await this.ensureStarted();
       await this.restore(runId, record);
-      const r = await this.send('inspect', { run: runId });
-      delete r.id;
-      delete r.ok;
-      return r as unknown as Arc3Inspection;
+      return checked('inspect', InspectReply, await this.send('inspect', { run: runId }));
     });
   }
 
@@ -210,7 +218,8 @@ export class Arc3Worker {
 
   private async restore(runId: string, record: RunRecord): Promise<void> {
     if (record.live) return;
-    await this.send('replay', { run: runId, game_id: record.gameId, seed: record.seed, actions: record.actions }, Math.max(this.timeout, 10 * record.actions.length));
+    const level = record.level ? { level: record.level } : {};
+    frameData('replay', await this.send('replay', { run: runId, game_id: record.gameId, seed: record.seed, ...level, actions: record.actions }, Math.max(this.timeout, 10 * record.actions.length)));
     record.live = true;
   }
 
@@ -224,7 +233,18 @@ export class Arc3Worker {
   }
 
   private serial<T>(fn: () => Promise<T>): Promise<T> {
-    const result = this.queue.then(fn, fn);
+    this.waiting++;
+    const timed = async () => {
+      const t = performance.now();
+      try {
+        return await fn();
+      } finally {
+        const now = performance.now();
+        this.busy = { ms: this.recentBusyMs(now) + (now - t), at: now };
+        this.waiting--;
+      }
+    };
+    const result = this.queue.then(timed, timed);
     this.queue = result.catch(() => undefined);
     return result;
   }
@@ -293,41 +313,61 @@ export class Arc3Worker {
   }
 
   private onLine(line: string): void {
-    let msg: { id?: number; ok?: boolean; error?: { code: Arc3ErrorCode; message: string; traceback?: string } } & Record<string, unknown>;
+    let raw: unknown;
     try {
-      msg = JSON.parse(line);
+      raw = JSON.parse(line);
     } catch {
       this.opts.onStderr?.(`arc3 worker wrote a line that is not JSON: ${line.slice(0, 200)}\n`);
       return;
     }
-    const p = msg.id === undefined ? undefined : this.pending.get(msg.id);
-    if (!p) return;
-    this.pending.delete(msg.id!);
-    clearTimeout(p.timer);
-    if (msg.ok) {
-      const { id: _id, ok: _ok, ...fields } = msg;
-      p.resolve(fields);
+    const msg = ReplyEnvelope.safeParse(raw);
+    if (!msg.success) {
+      this.opts.onStderr?.(`arc3 worker wrote a line that is not an answer (protocol.ts): ${line.slice(0, 200)}\n`);
+      // An answer with a request's id that is not well formed still ends that request, with the reason.
+      const id = (raw as { id?: unknown } | null)?.id;
+      const p = typeof id === 'number' ? this.pending.get(id) : undefined;
+      if (p) this.settle(id as number, p).reject(new Arc3Error('internal', `the arcengine worker answered with something that is not an answer (${issueOf(msg.error)}); check that worker.py matches this server`));
+      return;
     }
-    else p.reject(new Arc3Error(msg.error?.code ?? 'internal', msg.error?.message ?? 'the worker answered an error without a message', msg.error?.traceback));
+    const p = this.pending.get(msg.data.id);
+    if (!p) return;
+    this.settle(msg.data.id, p);
+    if (msg.data.ok) {
+      const { id: _id, ok: _ok, ...fields } = msg.data;
+      p.resolve(fields);
+    } else {
+      const { code, message, traceback } = msg.data.error;
+      p.reject(new Arc3Error(code, message, traceback));
+    }
+  }
+
+  private settle(id: number, p: Pending): Pending {
+    this.pending.delete(id);
+    clearTimeout(p.timer);
+    return p;
   }
 }
 
-/** Turns the wire form of frames (`frame_b64` + `frame_dims`, see worker.py) into grids. */
-function decodeFrameData(msg: Record<string, unknown>): Arc3FrameData {
-  const { frame_b64: b64, frame_dims: dims, ...rest } = msg as { frame_b64?: string[]; frame_dims?: [number, number][] } & Record<string, unknown>;
-  if (!b64 || !dims) return rest as unknown as Arc3FrameData;
-  const frame = b64.map((text, i) => {
-    const bytes = Buffer.from(text, 'base64');
-    const [h, w] = dims[i];
-    const grid: number[][] = new Array(h);
-    for (let r = 0; r < h; r++) {
-      const row: number[] = new Array(w);
-      for (let c = 0; c < w; c++) row[c] = bytes[r * w + c];
-      grid[r] = row;
-    }
-    return grid;
-  });
-  return { ...rest, frame } as unknown as Arc3FrameData;
+function issueOf(error: z.ZodError): string {
+  const i = error.issues[0];
+  return i ? `${i.path.join('.') || 'the answer'}: ${i.message}` : 'unknown';
+}
+
+/** A command's answer checked against its schema (protocol.ts); an `internal` error naming what is wrong otherwise. */
+function checked<T>(cmd: string, schema: z.ZodType<T>, fields: Record<string, unknown>): T {
+  const r = schema.safeParse(fields);
+  if (!r.success) throw new Arc3Error('internal', `the arcengine worker's answer to ${cmd} does not follow the protocol (${issueOf(r.error)}); check that worker.py matches this server`);
+  return r.data;
+}
+
+/** Frame data from an answer, checked and its frames decoded. */
+function frameData(cmd: string, fields: Record<string, unknown>): Arc3FrameData {
+  const wire = checked(cmd, FrameDataWire, fields);
+  try {
+    return decodeFrameData(wire);
+  } catch (e) {
+    throw new Arc3Error('internal', `the arcengine worker's answer to ${cmd} does not follow the protocol (${(e as Error).message}); check that worker.py matches this server`);
+  }
 }
 
 function noPythonMessage(python: string): string {
@@ -380,29 +420,70 @@ export function resolveGameId(requested: string, available: readonly string[]): 
   throw new Arc3Error('ambiguous_game', `${requested} has several versions (${versions.join(', ')}); name one of them in full`);
 }
 
-/** A few workers; each run stays on the worker that opened it. */
+/** The Python workers a server starts by default: one per core. */
+export function defaultArc3Workers(): number {
+  return Math.max(1, availableParallelism());
+}
+
+/**
+ * A few workers; each run stays on the worker that opened it, chosen as the least loaded: the
+ * fewest commands waiting (a worker busy right now, e.g. with a slow game's step or a long
+ * replay, is passed over), then the fewest runs, then the least time spent lately. A run is never
+ * moved, so a worker busy with a slow game still delays the runs it already holds; more workers
+ * (`ARC_STUDIO_ARC3_WORKERS`) spread them.
+ */
 export class Arc3Pool implements Arc3Source {
   readonly kind = 'arcengine' as const;
   readonly label: string;
   readonly workers: Arc3Worker[];
   private readonly pinned = new Map<string, Arc3Worker>();
+  /** The game ids of the last `list()`: opening a run resolves its id here, never waiting on a scan. */
+  private ids: string[] | null = null;
 
   constructor(opts: Arc3WorkerOptions & { size?: number }) {
-    this.workers = Array.from({ length: Math.max(1, opts.size ?? 2) }, () => new Arc3Worker(opts));
+    this.workers = Array.from({ length: Math.max(1, opts.size ?? defaultArc3Workers()) }, () => new Arc3Worker(opts));
     this.label = opts.gameDirs.join(', ');
   }
 
   private leastBusy(): Arc3Worker {
-    return this.workers.reduce((a, b) => (b.runCount < a.runCount ? b : a));
+    const now = performance.now();
+    const key = (w: Arc3Worker) => [w.queued, w.runCount, w.recentBusyMs(now)];
+    return this.workers.reduce((a, b) => {
+      const [ka, kb] = [key(a), key(b)];
+      for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i]) return kb[i] < ka[i] ? b : a;
+      return a;
+    });
   }
 
-  list(): Promise<Arc3GameInfo[]> {
-    return this.workers[0].list();
+  /**
+   * Scans the game folders again (on the least loaded worker) and keeps the ids for `open`. The
+   * first scan (at the server's start) also starts every other worker, so that no participant's
+   * first action waits for a Python process to start and import the engine.
+   */
+  async list(): Promise<Arc3GameInfo[]> {
+    const scanner = this.leastBusy();
+    const others = this.ids ? [] : this.workers.filter((w) => w !== scanner).map((w) => w.hello().catch(() => undefined));
+    const games = await scanner.list();
+    await Promise.all(others);
+    this.ids = games.map((g) => g.game_id);
+    return games;
   }
 
-  /** Resolves `gameId` (full or short), opens it on the least busy worker; answers the full id and the first frame data. */
+  /** The full id of `gameId`, from the ids known; the folders are scanned again only for an id not among them. */
+  private async resolve(gameId: string): Promise<string> {
+    if (this.ids) {
+      try {
+        return resolveGameId(gameId, this.ids);
+      } catch (e) {
+        if (!(e instanceof Arc3Error) || e.code !== 'unknown_game') throw e;
+      }
+    }
+    return resolveGameId(gameId, (await this.list()).map((g) => g.game_id));
+  }
+
+  /** Resolves `gameId` (full or short), opens it on the least loaded worker; answers the full id and the first frame data. */
   async open(runId: string, gameId: string, seed = 0, level = 0): Promise<{ gameId: string; frame: Arc3FrameData }> {
-    const full = resolveGameId(gameId, (await this.list()).map((g) => g.game_id));
+    const full = await this.resolve(gameId);
     const worker = this.pinned.get(runId) ?? this.leastBusy();
     const frame = await worker.open(runId, full, seed, level);
     this.pinned.set(runId, worker);

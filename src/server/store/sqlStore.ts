@@ -3,7 +3,7 @@
  */
 import type { SessionState, StoredEvent } from '../../core/study/rules';
 import { migrations } from './migrations';
-import { databaseUnavailable } from './unavailable';
+import { GroupCommit, type GroupMember } from './groupCommit';
 import { type GradingStore, SqlGradingStore } from './gradingStore';
 import { CampaignStore, lockCampaigns, recountingSessions } from './campaignStore';
 import type { Driver, Queryable } from './driver';
@@ -80,18 +80,31 @@ const APPEND_SQL = `
   RETURNING sessions.id, sessions.acked_through, COALESCE(cnt.n, 0)::int AS stored, sessions.state,
     sessions.event_count, sessions.event_bytes::float8 AS event_bytes`;
 
-interface PendingAppend {
+interface PendingAppend extends GroupMember {
   readonly sessionId: string;
   /** The batch's rows as JSON array elements, serialised when the batch arrived. */
   readonly rows: string;
   readonly receivedAt: number;
   readonly pastSessionLimit: boolean;
   resolve(r: AppendResult): void;
-  reject(e: unknown): void;
 }
 
-/** Most batches merged into one statement. */
+/** Most batches (or steps) merged into one statement. */
 const GROUP_MAX = 256;
+
+/** The steps of many runs in one statement; a step already stored (another server's) is left as it is. */
+const ADD_STEPS_SQL = `
+  INSERT INTO game_steps (run_id, step, action, x, y, state, levels_completed, win_levels, available, full_reset, frame_hash, frames, keyframe, at)
+  SELECT s.run_id, s.step, s.action, s.x, s.y, s.state, s.levels_completed, s.win_levels, s.available, s.full_reset, s.frame_hash, s.frames, s.keyframe, to_timestamp(s.at / 1000.0)
+  FROM jsonb_to_recordset($1::jsonb) AS s(run_id text, step integer, action text, x integer, y integer, state text, levels_completed integer,
+    win_levels integer, available jsonb, full_reset boolean, frame_hash text, frames text, keyframe boolean, at double precision)
+  ON CONFLICT DO NOTHING
+  RETURNING run_id`;
+
+interface PendingStep extends GroupMember {
+  readonly step: GameStepRecord;
+  resolve(stored: boolean): void;
+}
 
 function sessionFromRow(r: Row): SessionRecord {
   return {
@@ -141,10 +154,18 @@ export class SqlStore implements Store {
   readonly grading: GradingStore;
   readonly campaigns: CampaignStore;
 
+  /** Events of many sessions, one statement per group (see `appendEvents`). */
+  private readonly appends: GroupCommit<PendingAppend>;
+  /** Steps of many runs, one statement per group (see `addGameStep`). */
+  private readonly steps: GroupCommit<PendingStep>;
+
   constructor(private readonly db: Driver) {
     this.kind = db.kind;
     this.grading = new SqlGradingStore(db);
     this.campaigns = new CampaignStore(db);
+    const parallel = db.kind === 'pglite' ? 1 : 4;
+    this.appends = new GroupCommit({ parallel, max: GROUP_MAX, run: (group) => this.runGroup(group) });
+    this.steps = new GroupCommit({ parallel, max: GROUP_MAX, run: (group) => this.runSteps(group) });
   }
 
   async saveStudy(id: string, definition: unknown, source: StudySource, now: number): Promise<{ version: number; created: boolean }> {
@@ -281,71 +302,11 @@ export class SqlStore implements Store {
         reject(new Error(`The batch cannot be stored: ${(e as Error).message}`));
         return;
       }
-      this.pending.push({ sessionId, rows, receivedAt: opts.receivedAt, pastSessionLimit: opts.pastSessionLimit, resolve, reject });
-      this.pump();
+      this.appends.add({ key: sessionId, sessionId, rows, receivedAt: opts.receivedAt, pastSessionLimit: opts.pastSessionLimit, resolve, reject });
     });
   }
 
-  private readonly pending: PendingAppend[] = [];
-  private flushes = 0;
-
-  private pumpScheduled = false;
-
-  /**
-   * Starts the next group on the next turn of the event loop, so that every request that arrived
-   * meanwhile joins it. WARNING: PGlite runs a statement synchronously on this thread; flushing
-   * at once would give each request a statement of its own and saturate the thread under load.
-   */
-  private pump(): void {
-    if (this.pumpScheduled) return;
-    this.pumpScheduled = true;
-    setImmediate(() => {
-      this.pumpScheduled = false;
-      this.drain();
-    });
-  }
-
-  private drain(): void {
-    // PGlite runs one statement at a time anyway; PostgreSQL gets a few groups in parallel.
-    const parallel = this.kind === 'pglite' ? 1 : 4;
-    while (this.flushes < parallel && this.pending.length) {
-      const group: PendingAppend[] = [];
-      const taken = new Set<string>();
-      for (let i = 0; i < this.pending.length && group.length < GROUP_MAX;) {
-        const p = this.pending[i];
-        if (taken.has(p.sessionId)) { i++; continue; }
-        taken.add(p.sessionId);
-        group.push(p);
-        this.pending.splice(i, 1);
-      }
-      this.flushes++;
-      void this.flush(group).finally(() => { this.flushes--; this.pump(); });
-    }
-  }
-
-  /**
-   * Runs one group. If the statement fails (a member the database refuses), each member is run
-   * again alone, so that only the batch at fault fails and every other caller gets its answer.
-   */
-  private async flush(group: readonly PendingAppend[]): Promise<void> {
-    try {
-      const results = await this.runGroup(group);
-      for (const p of group) {
-        const r = results.get(p.sessionId);
-        if (r) p.resolve(r);
-        else p.reject(new Error(`No session ${p.sessionId}.`));
-      }
-    } catch (e) {
-      // Without a database no member can succeed alone: each caller gets the 503 at once.
-      if (group.length === 1 || databaseUnavailable(e)) {
-        for (const p of group) p.reject(e);
-        return;
-      }
-      for (const p of group) await this.flush([p]);
-    }
-  }
-
-  private async runGroup(group: readonly PendingAppend[]): Promise<Map<string, AppendResult>> {
+  private async runGroup(group: readonly PendingAppend[]): Promise<void> {
     const rows = `[${group.map((p) => p.rows).filter((r) => r !== '').join(',')}]`;
     const reqs = JSON.stringify(group.map((p) => ({ sid: p.sessionId, past: p.pastSessionLimit, r: p.receivedAt })));
     const ids = [...new Set(group.map((p) => p.sessionId))].sort();
@@ -358,7 +319,12 @@ export class SqlStore implements Store {
       await tx.query(`SELECT 1 FROM sessions WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`, [ids]);
       return run(tx);
     });
-    return new Map(result.rows.map((r) => [r.id, { ackedThrough: r.acked_through, stored: r.stored, state: r.state, eventCount: r.event_count, eventBytes: Number(r.event_bytes) }]));
+    const results = new Map(result.rows.map((r) => [r.id, { ackedThrough: r.acked_through, stored: r.stored, state: r.state, eventCount: r.event_count, eventBytes: Number(r.event_bytes) }]));
+    for (const p of group) {
+      const r = results.get(p.sessionId);
+      if (r) p.resolve(r);
+      else p.reject(new Error(`No session ${p.sessionId}.`));
+    }
   }
 
   async readEvents(sessionId: string, opts: { kinds?: readonly string[] } = {}): Promise<StoredEvent[]> {
@@ -502,12 +468,24 @@ export class SqlStore implements Store {
     return r.rows.map(gameRunOf);
   }
 
-  async addGameStep(s: GameStepRecord): Promise<boolean> {
-    const r = await this.db.query(
-      `INSERT INTO game_steps (run_id, step, action, x, y, state, levels_completed, win_levels, available, full_reset, frame_hash, frames, keyframe, at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $12, $13, $14) ON CONFLICT DO NOTHING RETURNING 1`,
-      [s.runId, s.step, s.action, s.x, s.y, s.state, s.levelsCompleted, s.winLevels, JSON.stringify(s.available), s.fullReset, s.frameHash, s.frames, s.keyframe, new Date(s.at)]);
-    return r.rows.length === 1;
+  /**
+   * Group-committed like events: the steps of runs played at the same moment are written in one
+   * statement, and each caller is answered once its step is committed (true), or was already
+   * stored under that number (false).
+   */
+  addGameStep(step: GameStepRecord): Promise<boolean> {
+    return new Promise((resolve, reject) => this.steps.add({ key: step.runId, step, resolve, reject }));
+  }
+
+  private async runSteps(group: readonly PendingStep[]): Promise<void> {
+    const rows = JSON.stringify(group.map(({ step: s }) => ({
+      run_id: s.runId, step: s.step, action: s.action, x: s.x, y: s.y, state: s.state, levels_completed: s.levelsCompleted, win_levels: s.winLevels,
+      available: s.available, full_reset: s.fullReset, frame_hash: s.frameHash, frames: s.frames, keyframe: s.keyframe, at: s.at,
+    })));
+    const r = await this.db.query<{ run_id: string }>(ADD_STEPS_SQL, [rows]);
+    // One step per run in a group: the run's id says which were stored.
+    const stored = new Set(r.rows.map((row) => row.run_id));
+    for (const p of group) p.resolve(stored.has(p.step.runId));
   }
 
   async readGameSteps(runId: string, opts: { from?: number; limit?: number } = {}): Promise<GameStepRecord[]> {

@@ -22,6 +22,26 @@ describe.each(backends)('store on $name', (backend) => {
     expect(s).toMatchObject({ studyId: 's1', studyVersion: 1, state: 'started', ackedThrough: -1, eventCount: 0, order: [1, 0], seed: 7, params: { PROLIFIC_PID: 'p1' }, createdAt: 2000, lastEventAt: null });
   });
 
+  it('stores the steps of runs sent at once, each once, and fails only a step whose run is unknown', async () => {
+    const step = (runId: string, n: number, frames = `f${n}`) => ({
+      runId, step: n, action: n ? 'ACTION1' : 'RESET', x: null, y: null, state: 'NOT_FINISHED', levelsCompleted: 0, winLevels: 3,
+      available: [1, 2], fullReset: n === 0, frameHash: `h${n}`, frames, keyframe: n === 0, at: 4000 + n,
+    });
+    for (const r of ['r1', 'r2', 'r3']) {
+      await store.addGameRun({ runId: r, sessionId: 'a', item: 'g', gameId: 'ls20-0', source: 'arcengine', engine: 'arcengine 0.9.3', seed: 0, openedAt: 4000 });
+    }
+    // Sent in the same turn of the event loop: one group, with the same step of r1 twice and a run that does not exist.
+    const results = await Promise.allSettled([
+      store.addGameStep(step('r1', 0)), store.addGameStep(step('r2', 0)), store.addGameStep(step('r3', 0)),
+      store.addGameStep(step('r1', 0, 'other')), store.addGameStep(step('nope', 0)), store.addGameStep(step('r1', 1)),
+    ]);
+    expect(results.map((r) => (r.status === 'fulfilled' ? r.value : 'failed'))).toEqual([true, true, true, false, 'failed', true]);
+    const r1 = await store.readGameSteps('r1');
+    expect(r1.map((s) => [s.step, s.frames])).toEqual([[0, 'f0'], [1, 'f1']]);
+    expect(r1[1]).toEqual({ ...step('r1', 1) });
+    expect((await store.readGameSteps('r3')).length).toBe(1);
+  });
+
   it('stores a batch sent twice once', async () => {
     const first = await store.appendEvents('a', range(0, 4), { receivedAt: 3000, pastSessionLimit: false });
     expect(first).toEqual({ ackedThrough: 4, stored: 5, state: 'active', eventCount: 5, eventBytes: 40 });

@@ -63,15 +63,23 @@ export type Admission = Admitted | { readonly ok: false; readonly res: Response;
 /** Events read per session, bounded; the marks at or below the acknowledged mark never change. */
 const MAX_CACHED_SESSIONS = 20_000;
 
-/** Reads a session's `item.start`/`item.end` events once, then only the events after its acknowledged mark. */
+/**
+ * Reads a session's `item.start`/`item.end` events once, then only the events after its
+ * acknowledged mark, and nothing at all while the session's stored event count is the one last
+ * read (a game's actions come many times a second between two batches of events).
+ * WARNING: the shortcut needs the session's current row (`participant(c)` reads it fresh).
+ */
 class ItemMarks {
-  private readonly settled = new Map<string, { through: number; marks: StoredEvent[] }>();
+  private readonly settled = new Map<string, { through: number; marks: StoredEvent[]; eventCount: number; all: StoredEvent[] }>();
+  /** The first time each session's game item was played (its earliest run): later runs never change it. */
+  private readonly firstRuns = new Map<string, number>();
 
   constructor(private readonly ctx: StudyContext) {}
 
   async read(session: SessionRecord): Promise<StoredEvent[]> {
     const { store } = this.ctx;
     const hit = this.settled.get(session.id);
+    if (hit && hit.eventCount === session.eventCount) return [...hit.all];
     let marks: StoredEvent[];
     if (!hit) {
       marks = await store.readEvents(session.id, { kinds: [ITEM_START, ITEM_END] });
@@ -82,11 +90,25 @@ class ItemMarks {
       }
     }
     const through = session.ackedThrough;
-    if (!hit || through > hit.through) {
-      if (this.settled.size >= MAX_CACHED_SESSIONS) this.settled.clear();
-      this.settled.set(session.id, { through, marks: marks.filter((e) => e.seq <= through) });
+    if (!hit && this.settled.size >= MAX_CACHED_SESSIONS) {
+      this.settled.clear();
+      this.firstRuns.clear();
     }
+    const settled = !hit || through > hit.through ? { through, marks: marks.filter((e) => e.seq <= through) } : { through: hit.through, marks: hit.marks };
+    this.settled.set(session.id, { ...settled, eventCount: session.eventCount, all: marks });
     return marks;
+  }
+
+  /** When the session first opened a run of the game item, or null before its first run. */
+  async firstRun(session: SessionRecord, item: string): Promise<number | null> {
+    const key = `${session.id}\u0000${item}`;
+    const known = this.firstRuns.get(key);
+    if (known !== undefined) return known;
+    const opened = (await this.ctx.store.listGameRuns(session.id)).filter((r) => r.item === item).map((r) => r.openedAt);
+    if (!opened.length) return null;
+    const first = Math.min(...opened);
+    this.firstRuns.set(key, first);
+    return first;
   }
 }
 
@@ -127,7 +149,8 @@ export async function admit(c: Context, ctx: StudyContext, session: SessionRecor
   const { item } = req;
   if (!item) return idle(null);
 
-  const marks = await marksOf(ctx).read(session);
+  const cache = marksOf(ctx);
+  const marks = await cache.read(session);
   // With the session's time budget: a pool candidate too little time is left for is skipped.
   const progress = sessionProgress(study, session.order, marks, undefined, { createdAt: session.createdAt, now: t });
   const position = progress.items.findIndex((i) => i.id === item.id);
@@ -158,7 +181,8 @@ export async function admit(c: Context, ctx: StudyContext, session: SessionRecor
     for (const s of subs) if (s.item === item.id) seen.push(s.at);
   }
   if (item.kind === 'game') {
-    for (const r of await store.listGameRuns(session.id)) if (r.item === item.id) seen.push(r.openedAt);
+    const first = await cache.firstRun(session, item.id);
+    if (first !== null) seen.push(first);
   }
   const limits = itemLimitsOf(study, item);
   if (seen.length && t - Math.min(...seen) > limits.hardMinutes * 60_000) {

@@ -24,6 +24,8 @@ export interface ServeOptions {
   readonly databaseUrl?: string;
   /** More variables for the process. */
   readonly env?: NodeJS.ProcessEnv;
+  /** More arguments for `serve`, e.g. `['--arc3-games', dir]`. */
+  readonly args?: readonly string[];
 }
 
 /** Starts `serve` and resolves once it says it is running (rejects with its output if it exits first). */
@@ -31,7 +33,7 @@ export async function startServe(o: ServeOptions): Promise<ServeProcess> {
   const env: NodeJS.ProcessEnv = { ...process.env, ...o.env, ARC_STUDIO_DIST: o.dist, ARC_STUDIO_ADMIN_TOKEN: o.adminToken };
   delete env.DATABASE_URL;
   if (o.databaseUrl) env.DATABASE_URL = o.databaseUrl;
-  const proc = spawn(process.execPath, ['bin/arc-studio.mjs', 'serve', '--port', String(o.port), '--host', '127.0.0.1', '--data-dir', o.dataDir], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, ['bin/arc-studio.mjs', 'serve', '--port', String(o.port), '--host', '127.0.0.1', '--data-dir', o.dataDir, ...(o.args ?? [])], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let ready: () => void = () => {};
   const started = new Promise<void>((resolve) => { ready = resolve; });

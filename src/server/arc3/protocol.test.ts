@@ -1,0 +1,100 @@
+/**
+ * The worker protocol (protocol.ts) spoken line by line to the real `worker.py` on the official
+ * engine: every answer follows its schema, errors carry their codes, and a server's `Arc3Worker`
+ * refuses an answer that does not follow the protocol instead of using it.
+ */
+import { spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { afterAll, describe, expect, it } from 'vitest';
+import { decodeFrameData, FrameDataWire, HelloReply, InspectReply, ListReply, ReplyEnvelope } from './protocol';
+import { Arc3Worker, WORKER_SCRIPT } from './worker';
+
+const ROOT = path.resolve(__dirname, '../../..');
+const VENDOR = path.resolve(ROOT, '../shared/vendor/arc-agi-3');
+const PYTHONPATH = path.join(VENDOR, 'python');
+const GAMES = path.join(VENDOR, 'environment_files');
+if (!existsSync(path.join(PYTHONPATH, 'arcengine'))) throw new Error(`the official engine must be at ${PYTHONPATH}; these tests run against it`);
+
+const tmp = mkdtempSync(path.join(tmpdir(), 'arc3-protocol-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+/** The worker script as the server starts it, with a function that sends one request and reads its answer line. */
+function startWorker() {
+  const proc = spawn('python3', [WORKER_SCRIPT, '--games', GAMES], { env: { ...process.env, PYTHONPATH, PYTHONDONTWRITEBYTECODE: '1' }, stdio: ['pipe', 'pipe', 'ignore'] });
+  const lines = createInterface({ input: proc.stdout })[Symbol.asyncIterator]();
+  let id = 0;
+  const ask = async (cmd: string, fields: Record<string, unknown> = {}): Promise<Record<string, unknown>> => {
+    proc.stdin.write(JSON.stringify({ id: ++id, cmd, ...fields }) + '\n');
+    const { value } = await lines.next();
+    const answer = ReplyEnvelope.parse(JSON.parse(value as string));
+    expect(answer.id).toBe(id);
+    return answer as Record<string, unknown>;
+  };
+  return { proc, ask };
+}
+
+describe('the worker protocol', () => {
+  it('answers every command with the fields its schema names, in order, with the request id', async () => {
+    const { proc, ask } = startWorker();
+    try {
+      expect(HelloReply.parse(await ask('hello'))).toMatchObject({ arcengine: '0.9.3', dirs: [GAMES] });
+      const games = ListReply.parse(await ask('list')).games.map((g) => g.game_id);
+      expect(games).toContain('ls20-9607627b');
+
+      const opened = FrameDataWire.parse(await ask('open', { run: 'r', game_id: 'ls20-9607627b', seed: 0 }));
+      const first = decodeFrameData(opened);
+      expect(first).toMatchObject({ state: 'NOT_FINISHED', levels_completed: 0, guid: 'r' });
+      expect(first.frame.at(-1)).toHaveLength(64);
+      const acted = decodeFrameData(FrameDataWire.parse(await ask('act', { run: 'r', action: 'ACTION1' })));
+      expect(acted.frame.length).toBeGreaterThan(0);
+
+      // replay at a later level: the same as open at that level, then the actions.
+      const atLevel = FrameDataWire.parse(await ask('open', { run: 'l', game_id: 'ls20-9607627b', level: 1 }));
+      expect(atLevel.levels_completed).toBe(1);
+      const moved = FrameDataWire.parse(await ask('act', { run: 'l', action: 'ACTION2' }));
+      const replayed = await ask('replay', { run: 'l2', game_id: 'ls20-9607627b', level: 1, actions: [{ action: 'ACTION2' }] });
+      expect(replayed.count).toBe(1);
+      const { guid: _a, ...replayedFrames } = FrameDataWire.parse(replayed);
+      const { guid: _b, ...movedFrames } = moved;
+      expect(replayedFrames).toEqual({ ...movedFrames, count: 1 });
+
+      expect(InspectReply.parse(await ask('inspect', { run: 'l' }))).toMatchObject({ levels_completed: 1 });
+      expect(await ask('close', { run: 'l' })).toMatchObject({ ok: true, closed: true });
+      expect(await ask('act', { run: 'l', action: 'ACTION1' })).toMatchObject({ ok: false, error: { code: 'unknown_run' } });
+      expect(await ask('act', { run: 'r', action: 'JUMP' })).toMatchObject({ ok: false, error: { code: 'bad_request' } });
+      expect(await ask('open', { run: 'x', game_id: 'zz99-00000000' })).toMatchObject({ ok: false, error: { code: 'unknown_game' } });
+      expect(await ask('dance')).toMatchObject({ ok: false, error: { code: 'bad_request', message: "unknown command 'dance'" } });
+      expect(await ask('quit')).toMatchObject({ ok: true });
+    } finally {
+      proc.kill();
+    }
+  });
+
+  it('refuses, with the reason, an answer that does not follow the protocol', async () => {
+    // A worker whose frames do not fill their dimensions.
+    const fake = path.join(tmp, 'fake.py');
+    writeFileSync(fake, [
+      'import json, sys',
+      'for line in sys.stdin:',
+      '    req = json.loads(line)',
+      '    fd = {"game_id": "g", "guid": req.get("run", ""), "frame_b64": ["AAAA"], "frame_dims": [[64, 64]], "state": "NOT_FINISHED", "levels_completed": 0, "win_levels": 1, "available_actions": [1], "full_reset": False}',
+      '    if req["cmd"] == "quit":',
+      '        print(json.dumps({"id": req["id"], "ok": True}), flush=True)',
+      '        break',
+      '    print(json.dumps({"id": req["id"], "ok": True, **fd}), flush=True)',
+    ].join('\n'));
+    const python = path.join(tmp, 'fake-python');
+    writeFileSync(python, `#!/bin/sh\nexec python3 ${JSON.stringify(fake)}\n`);
+    chmodSync(python, 0o755);
+    const w = new Arc3Worker({ gameDirs: [], python });
+    try {
+      await expect(w.open('r', 'g')).rejects.toMatchObject({ code: 'internal', message: expect.stringContaining('frame 0 holds 3 cells, not 64x64') });
+      await expect(w.resume('r', 'g', 0, [])).rejects.toMatchObject({ code: 'internal' });
+    } finally {
+      await w.stop().catch(() => undefined);
+    }
+  });
+});

@@ -1,0 +1,83 @@
+/**
+ * Group commit: writes that arrive while the database is busy are merged into one statement per
+ * group, so that under load the database sees few large statements instead of many small ones,
+ * and each caller is still answered only once its own write is committed. The events of many
+ * sessions (`appendEvents`) and the steps of many runs (`addGameStep`) are written this way.
+ */
+import { databaseUnavailable } from './unavailable';
+
+/** One caller's write waiting for its group. */
+export interface GroupMember {
+  /** Members with the same key never share a group (one batch per session, one step per run). */
+  readonly key: string;
+  reject(e: unknown): void;
+}
+
+export interface GroupCommitOptions<M extends GroupMember> {
+  /** Groups in flight at once: PGlite runs one statement at a time anyway; PostgreSQL gets a few. */
+  readonly parallel: number;
+  /** Most members in one group. */
+  readonly max: number;
+  /** Writes one group in one statement and answers each member (resolving or rejecting it). */
+  readonly run: (group: readonly M[]) => Promise<void>;
+}
+
+export class GroupCommit<M extends GroupMember> {
+  private readonly pending: M[] = [];
+  private flushes = 0;
+  private scheduled = false;
+
+  constructor(private readonly opts: GroupCommitOptions<M>) {}
+
+  add(member: M): void {
+    this.pending.push(member);
+    this.pump();
+  }
+
+  /**
+   * Starts the next group on the next turn of the event loop, so that every request that arrived
+   * meanwhile joins it. WARNING: PGlite runs a statement synchronously on this thread; flushing
+   * at once would give each request a statement of its own and saturate the thread under load.
+   */
+  private pump(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.drain();
+    });
+  }
+
+  private drain(): void {
+    while (this.flushes < this.opts.parallel && this.pending.length) {
+      const group: M[] = [];
+      const taken = new Set<string>();
+      for (let i = 0; i < this.pending.length && group.length < this.opts.max;) {
+        const m = this.pending[i];
+        if (taken.has(m.key)) { i++; continue; }
+        taken.add(m.key);
+        group.push(m);
+        this.pending.splice(i, 1);
+      }
+      this.flushes++;
+      void this.flush(group).finally(() => { this.flushes--; this.pump(); });
+    }
+  }
+
+  /**
+   * Runs one group. If the statement fails (a member the database refuses), each member is run
+   * again alone, so that only the write at fault fails and every other caller gets its answer.
+   */
+  private async flush(group: readonly M[]): Promise<void> {
+    try {
+      await this.opts.run(group);
+    } catch (e) {
+      // Without a database no member can succeed alone: each caller gets the 503 at once.
+      if (group.length === 1 || databaseUnavailable(e)) {
+        for (const m of group) m.reject(e);
+        return;
+      }
+      for (const m of group) await this.flush([m]);
+    }
+  }
+}
