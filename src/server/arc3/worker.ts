@@ -130,6 +130,8 @@ export interface Arc3WorkerOptions {
 interface RunRecord {
   gameId: string;
   seed: number;
+  /** The folder of the run's pinned version (`gameCode.ts`), when it has one. */
+  codeDir?: string;
   actions: Arc3Action[];
   /** False after a restart until the run is replayed in the new process. */
   live: boolean;
@@ -181,10 +183,12 @@ export class Arc3Worker {
    * Starts run `runId` on `gameId` (a full `<game>-<version>` id); answers the initial RESET's
    * frame data. `level` > 0 (a designer's playtest) then sets that level with the engine's
    * `set_level`, the levels before it counted as completed; such a run is not rebuilt after a restart.
+   * `codeDir`: a folder holding the version of the game to run (`gameCode.ts`), instead of the
+   * mounted folder's current files; a restart rebuilds the run on that version too.
    */
-  async open(runId: string, gameId: string, seed = 0, level = 0): Promise<Arc3FrameData> {
-    const fd = decodeFrameData(await this.call('open', { run: runId, game_id: gameId, seed, ...(level ? { level } : {}) }));
-    this.runs.set(runId, { gameId, seed, actions: [], live: true });
+  async open(runId: string, gameId: string, seed = 0, level = 0, codeDir?: string): Promise<Arc3FrameData> {
+    const fd = decodeFrameData(await this.call('open', { run: runId, game_id: gameId, seed, ...(level ? { level } : {}), ...(codeDir ? { code_dir: codeDir } : {}) }));
+    this.runs.set(runId, { gameId, seed, codeDir, actions: [], live: true });
     return fd;
   }
 
@@ -192,10 +196,10 @@ export class Arc3Worker {
    * Rebuilds run `runId` from its actions after the opening RESET (e.g. after the server
    * restarted); answers the last action's frame data.
    */
-  async resume(runId: string, gameId: string, seed: number, actions: readonly Arc3Action[]): Promise<Arc3FrameData> {
+  async resume(runId: string, gameId: string, seed: number, actions: readonly Arc3Action[], codeDir?: string): Promise<Arc3FrameData> {
     const list = actions.map((a) => ({ ...a }));
-    const fd = decodeFrameData(await this.call('replay', { run: runId, game_id: gameId, seed, actions: list }));
-    this.runs.set(runId, { gameId, seed, actions: list, live: true });
+    const fd = decodeFrameData(await this.call('replay', { run: runId, game_id: gameId, seed, actions: list, ...(codeDir ? { code_dir: codeDir } : {}) }));
+    this.runs.set(runId, { gameId, seed, codeDir, actions: list, live: true });
     return fd;
   }
 
@@ -259,7 +263,7 @@ export class Arc3Worker {
 
   private async restore(runId: string, record: RunRecord): Promise<void> {
     if (record.live) return;
-    await this.send('replay', { run: runId, game_id: record.gameId, seed: record.seed, actions: record.actions }, Math.max(this.timeout, 10 * record.actions.length));
+    await this.send('replay', { run: runId, game_id: record.gameId, seed: record.seed, actions: record.actions, ...(record.codeDir ? { code_dir: record.codeDir } : {}) }, Math.max(this.timeout, 10 * record.actions.length));
     record.live = true;
   }
 
@@ -450,17 +454,18 @@ export class Arc3Pool implements Arc3Source {
   }
 
   /** Resolves `gameId` (full or short), opens it on the least busy worker; answers the full id and the first frame data. */
-  async open(runId: string, gameId: string, seed = 0, level = 0): Promise<{ gameId: string; frame: Arc3FrameData }> {
-    const full = resolveGameId(gameId, (await this.list()).map((g) => g.game_id));
+  async open(runId: string, gameId: string, seed = 0, level = 0, codeDir?: string): Promise<{ gameId: string; frame: Arc3FrameData }> {
+    // A pinned version names its game in full; it need not be in the mounted folders any more.
+    const full = codeDir ? gameId : resolveGameId(gameId, (await this.list()).map((g) => g.game_id));
     const worker = this.pinned.get(runId) ?? this.leastBusy();
-    const frame = await worker.open(runId, full, seed, level);
+    const frame = await worker.open(runId, full, seed, level, codeDir);
     this.pinned.set(runId, worker);
     return { gameId: full, frame };
   }
 
-  async resume(runId: string, gameId: string, seed: number, actions: readonly Arc3Action[]): Promise<Arc3FrameData> {
+  async resume(runId: string, gameId: string, seed: number, actions: readonly Arc3Action[], codeDir?: string): Promise<Arc3FrameData> {
     const worker = this.pinned.get(runId) ?? this.leastBusy();
-    const frame = await worker.resume(runId, gameId, seed, actions);
+    const frame = await worker.resume(runId, gameId, seed, actions, codeDir);
     this.pinned.set(runId, worker);
     return frame;
   }
