@@ -152,6 +152,10 @@ describe('an arcengine game edited while a participant plays it', () => {
     const hashesB = [b.steps[0].frameHash];
     for (let i = 0; i < 2; i++) hashesB.push((await act(b.run, i + 1, MOVES[i])).frameHash);
 
+    // The studio's list shows both: the version new runs get, and the one run A keeps.
+    const listed = (await call('GET', '/admin/arc3/games', ADMIN)).json.games as { id: string; version: string; olderVersions: unknown[] }[];
+    expect(listed.find((g) => g.id === LS20)).toMatchObject({ version: `${LS20}@${after}`, olderVersions: [{ version: `${LS20}@${before}`, codeHash: before, runs: 1 }] });
+
     // The server restarts: run A is rebuilt from its stored steps on its own code.
     await arc3.service.stop();
     await start();

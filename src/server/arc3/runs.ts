@@ -270,6 +270,20 @@ export class Arc3Service {
     }
   }
 
+  /**
+   * The versions of `gameId` other than its current one that participants' runs open on this
+   * server still play (they keep the code they were opened on), with how many runs each.
+   */
+  olderVersions(gameId: string): { version: string; codeHash: string; runs: number }[] {
+    const current = this.games.get(gameId)?.info.codeHash;
+    const counts = new Map<string, number>();
+    for (const live of this.runs.values()) {
+      if (live.gameId !== gameId || live.sessionId === null || !live.codeHash || live.codeHash === current) continue;
+      counts.set(live.codeHash, (counts.get(live.codeHash) ?? 0) + 1);
+    }
+    return [...counts].map(([codeHash, runs]) => ({ version: gameVersion(gameId, codeHash), codeHash, runs }));
+  }
+
   /** How many runs this server holds open in its workers: all of them, or one session's. */
   openRunCount(sessionId?: string): number {
     let n = 0;
