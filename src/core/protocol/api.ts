@@ -23,8 +23,15 @@ export interface ApiErrorBody {
   readonly path?: string;
   /** The server's acknowledged mark, with `events_pending`. */
   readonly ackedThrough?: number;
-  /** Seconds to wait, with `rate_limited`, `overloaded` and `database_unavailable` (also in the `Retry-After` header). */
+  /** Seconds to wait, with `rate_limited`, `overloaded`, `database_unavailable` and `storage_budget` (also in the `Retry-After` header). */
   readonly retryAfter?: number;
+}
+
+/** `GET /api/admin/studies/:id/usage`: what the study stores against its budget, and the game versions its runs played. */
+export interface StudyUsage {
+  readonly storage: { readonly events: number; readonly bytes: number; readonly budget: { readonly events: number; readonly bytes: number } };
+  /** In the order first played; `version` is `<game id>@<code hash>` for an arcengine game, the id otherwise. */
+  readonly gameVersions: readonly { readonly gameId: string; readonly codeHash: string | null; readonly version: string; readonly runs: number; readonly firstAt: number; readonly lastAt: number }[];
 }
 
 /** Who may see a collection's answers: `sealed` (the researcher only) or `practice` (nobody; the server checks them). */

@@ -466,6 +466,12 @@ export class SqlStore implements Store {
     return r.rows.map(gameRunOf);
   }
 
+  async studyUsage(studyId: string): Promise<{ events: number; bytes: number }> {
+    const r = await this.db.query(
+      `SELECT COALESCE(sum(event_count), 0)::float8 AS events, COALESCE(sum(event_bytes), 0)::float8 AS bytes FROM sessions WHERE study_id = $1`, [studyId]);
+    return { events: Number(r.rows[0].events), bytes: Number(r.rows[0].bytes) };
+  }
+
   async studyGameVersions(studyId: string): Promise<StudyGameVersion[]> {
     const r = await this.db.query(
       `SELECT g.game_id, g.code_hash, count(*)::int AS runs, min(g.opened_at) AS first_at, max(g.opened_at) AS last_at

@@ -310,6 +310,11 @@ export interface Store {
   getGameRun(runId: string): Promise<GameRunRecord | null>;
   /** A session's server-run game runs, oldest first. */
   listGameRuns(sessionId: string): Promise<GameRunRecord[]>;
+  /**
+   * What a study's sessions have stored together: the sum of their event counters (one row per
+   * session read, never the events), for the study's storage budget.
+   */
+  studyUsage(studyId: string): Promise<{ events: number; bytes: number }>;
   /** The versions of games a study's runs were opened on, in the order they were first used. */
   studyGameVersions(studyId: string): Promise<StudyGameVersion[]>;
   /** Keeps the files of a game's version (once; a hash stored already is left as it is). */

@@ -49,7 +49,7 @@ export interface StudyDeps {
   readonly exportThreads?: boolean;
 }
 
-export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429 | 507;
 
 export const fail = (c: Context, status: ErrorStatus, error: string, message: string, extra: Record<string, unknown> = {}) =>
   c.json({ error, message, ...extra }, status);
