@@ -108,7 +108,7 @@ export async function startArc3(mount: Arc3Mount, store: Store, log: (line: stri
   return { service, engine, notes, checkReplayer };
 }
 
-/** Per game id: its title, how many levels it has and the version the server runs (`push-<hash>`, `ls20-9607627b@<code hash>`). */
+/** Per game id: its title, how many levels it has and the version the server runs (`push-<hash>`). */
 export type GameInfo = Record<string, { title: string; levels: number; version?: string }>;
 
 const builtinGameInfo: GameInfo = Object.fromEntries(Object.values(builtinGames).map((g) => [g.id, { title: g.title, levels: g.levels.length, version: versionedGameId(g) }]));
@@ -123,7 +123,9 @@ export function studioGames(arc3: Arc3Started): { replay: ReplayGame; gameInfo: 
     replay: (gameId, events) => (gameIds.has(gameId) ? null : arc3.service.replay(gameId, events)) ?? replayWithEngine(gameId, events),
     gameInfo: () => {
       const out: GameInfo = { ...builtinGameInfo };
-      for (const g of arc3.service.list()) out[g.id] = { title: g.title, levels: g.levels ?? 0, version: g.version ?? g.id };
+      // Results and agents' baselines count a game's logs under its id, whatever code version each
+      // run played (the versions are in the logs' game.open and the runs' records).
+      for (const g of arc3.service.list()) out[g.id] = { title: g.title, levels: g.levels ?? 0, version: g.id };
       return out;
     },
   };

@@ -225,7 +225,7 @@ export class Arc3Service {
   readonly replay = (gameId: string, events: Parameters<ReplayGame>[1]): ReturnType<ReplayGame> | null => {
     if (!this.games.has(gameId) && !/^[a-z0-9]+-[0-9a-f]{4,}$/.test(gameId)) return null;
     const r = verifyServerRunLog(gameId, events, (text, sig) => this.verify(text, sig));
-    return { problems: r.problems, levelsCompleted: r.levelsCompleted, version: loggedVersion(gameId, events) };
+    return { problems: r.problems, levelsCompleted: r.levelsCompleted, version: gameId };
   };
 
   /** Opens a run: a participant's (stored with every step) or a researcher's playtest (not stored). */
@@ -620,16 +620,3 @@ export class Arc3Service {
   }
 }
 
-/**
- * The version a game log names in its `game.open` (the run's reply said it, `<id>@<hash>`); the id
- * alone for a log without one. The log is the participant's: only a well-formed version of this
- * very game is taken.
- */
-function loggedVersion(gameId: string, events: Parameters<ReplayGame>[1]): string {
-  for (const e of events) {
-    if (e.kind !== 'game.open' || e.data.game !== gameId) continue;
-    const v = e.data.version;
-    if (typeof v === 'string' && v.length === gameId.length + 13 && v.startsWith(`${gameId}@`) && /^[0-9a-f]{12}$/.test(v.slice(gameId.length + 1))) return v;
-  }
-  return gameId;
-}
