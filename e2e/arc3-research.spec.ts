@@ -179,8 +179,8 @@ test.describe('the researcher reads ARC-AGI-3 runs of the official engine', () =
     await page.getByRole('button', { name: 'Verify with the engine' }).click();
     const report = page.getByTestId('verify-report');
     await expect(report).toHaveAttribute('data-ok', 'true', { timeout: 30_000 });
-    await expect(report).toContainText(new RegExp(`keys ${LS20} run \\S+ \\(seed \\d+, 14 steps\\): every step matches`));
-    await expect(report).toContainText(new RegExp(`clicks ${VC33} run \\S+ \\(seed \\d+, 4 steps\\): every step matches`));
+    await expect(report).toContainText(new RegExp(`keys ${LS20}@[0-9a-f]{12} run \\S+ \\(seed \\d+, 14 steps\\): every step matches`));
+    await expect(report).toContainText(new RegExp(`clicks ${VC33}@[0-9a-f]{12} run \\S+ \\(seed \\d+, 4 steps\\): every step matches`));
     await expect(page.getByTestId('verify-runs')).toContainText('Every stored step matches the engine.');
     // The frame fits the view above the controls.
     const view = (await page.getByTestId('replay-view').boundingBox())!;

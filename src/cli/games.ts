@@ -13,7 +13,8 @@ import {
 import { games, getGame, solutions } from '../games';
 import { splitRuns } from '../core/game/accounting';
 import { Arc3Error, Arc3Pool, Arc3Worker, probe, resolveGameId, type Arc3FrameData } from '../server/arc3/worker';
-import { formatSessionCheck, verifySession } from '../server/arc3/storedRuns';
+import { formatSessionCheck, verifySession, type Replayer } from '../server/arc3/storedRuns';
+import { GameCodeStore } from '../server/arc3/gameCode';
 import { openStore, redact } from '../server/store/open';
 import { defaultThreads, graphBuiltIn, validateBuiltIn } from './validate';
 import { validateArc3 } from './validateArc3';
@@ -204,8 +205,10 @@ export async function playArc3Game(worker: Arc3Worker, engine: string, id: strin
 }
 
 /**
- * `games verify-session`: every stored run of the session played again on a fresh `Arc3Pool`;
- * prints one line per run and per differing step (or JSON); 0 when all match, 1 otherwise.
+ * `games verify-session`: every stored run of the session played again on a fresh `Arc3Pool`, on
+ * the version of the game it was recorded with (kept in the database, `gameCode.ts`; the folder's
+ * files when they still hash the same); prints one line per run and per differing step (or JSON);
+ * 0 when all match, 1 otherwise.
  */
 async function verifySessionCommand(sessionId: string, dataDirFlag: string, dirs: string[], json: boolean): Promise<number> {
   const databaseUrl = process.env.DATABASE_URL || undefined;
@@ -222,7 +225,16 @@ async function verifySessionCommand(sessionId: string, dataDirFlag: string, dirs
     if (!(await store.getSession(sessionId))) {
       throw new Error(`no session ${sessionId} in ${databaseUrl ? `PostgreSQL at ${redact(databaseUrl)}` : `PGlite in ${path.join(dataDir, 'db')}`}; copy its id from the Replay page or an export.`);
     }
-    const check = await verifySession(store, pool, sessionId);
+    const code = new GameCodeStore(store, path.join(dataDir, 'arc3-code'));
+    let folders: Map<string, string> | null = null;
+    const replayer: Replayer = {
+      open: (...args) => pool.open(...args), act: (id, action) => pool.act(id, action), close: (id) => pool.close(id),
+      async code(gameId, codeHash) {
+        folders ??= new Map((await pool.list()).map((g) => [g.game_id, g.dir]));
+        return code.locate(gameId, codeHash, folders.get(gameId) ?? null);
+      },
+    };
+    const check = await verifySession(store, replayer, sessionId);
     if (json) console.log(JSON.stringify({ ...check, engine: `arcengine ${found.arcengine}` }));
     else for (const line of formatSessionCheck(check)) console.log(line);
     return check.ok ? 0 : 1;

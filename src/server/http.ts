@@ -51,7 +51,7 @@ export const securityHeaders: MiddlewareHandler = async (c, next) => {
   }
 };
 
-export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 422 | 429;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 422 | 429 | 507;
 
 /**
  * An error reply of the API: `{error, message, ...extra}` (`ApiErrorBody`). The code is an

@@ -145,6 +145,7 @@ const WALK: Record<string, Walk> = {
   'GET /admin/sessions/:sessionId': (ctx) => [{ url: `/admin/sessions/${ctx.own.sessionId}` }, { url: `/admin/sessions/${ctx.other.sessionId}` }],
   'GET /admin/sessions/:sessionId/events': (ctx) => [{ url: `/admin/sessions/${ctx.other.sessionId}/events` }],
   'GET /admin/studies/:studyId/results': () => [{ url: '/admin/studies/sample/results' }],
+  'GET /admin/studies/:studyId/usage': () => [{ url: '/admin/studies/sample/usage' }],
   'GET /admin/studies/:studyId/results/progress': () => [{ url: '/admin/studies/sample/results/progress' }],
   'GET /admin/studies/:studyId/campaign': () => [{ url: '/admin/studies/sample/campaign' }],
   'GET /admin/studies/:studyId/campaign/payments': () => [{ url: '/admin/studies/sample/campaign/payments' }],

@@ -146,7 +146,7 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; lo
   const arc3Servers = [...new Set([...(opts.arc3Servers ?? []), ...studyFiles.flatMap((f) => f.study.gameSources?.servers ?? [])])];
   // Always started (with no sources it lists no games and costs nothing), so that the studio's
   // ARC-AGI-3 routes answer on every server.
-  const arc3 = await startArc3({ dirs: arc3Dirs, servers: arc3Servers, workers: opts.arc3Workers, remote: arc3Servers.length ? await remoteSourceFactory() : undefined }, store, log);
+  const arc3 = await startArc3({ dirs: arc3Dirs, servers: arc3Servers, workers: opts.arc3Workers, remote: arc3Servers.length ? await remoteSourceFactory() : undefined, codeDir: path.join(opts.dataDir, 'arc3-code') }, store, log);
   for (const note of arc3.notes ?? []) log(note);
   // Every game id a study may name, kept current as the ARC-AGI-3 game lists change.
   const games = new Set(gameIds);

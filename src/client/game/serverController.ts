@@ -105,7 +105,8 @@ export class ServerGameController implements PlayController {
         const reply = await this.withRetry(() => this.api.open());
         if (this.disposed) return;
         this.run = reply.run;
-        this.sink.append('game.open', { game: reply.game.id, seed: reply.seed, run: reply.run, source: reply.game.source, engine: reply.game.engine });
+        // The version (an arcengine game's id and code hash) is the one the server opened the run on.
+        this.sink.append('game.open', { game: reply.game.id, seed: reply.seed, run: reply.run, source: reply.game.source, engine: reply.game.engine, ...(reply.game.version ? { version: reply.game.version } : {}) });
         for (const s of reply.steps) this.apply(s, true);
       }
     } catch (e) {

@@ -54,6 +54,12 @@ function Arc3Games() {
                 {!g.error && <Arc3Thumbnail id={g.id} />}
                 <p className="font-semibold text-white">{g.title} <span className="font-mono text-xs text-slate-500">{g.id}</span></p>
                 <p className="text-xs text-slate-400">{g.levels ?? '?'} levels · {g.source === 'remote' ? 'remote server' : 'arcengine folder'}{g.tags.length ? ` · ${g.tags.join(', ')}` : ''}</p>
+                {g.codeHash && <p className="text-xs text-slate-400" data-testid="code-version">Code <span className="font-mono text-slate-300" title={g.version}>@{g.codeHash}</span>: new runs play it</p>}
+                {(g.olderVersions ?? []).map((o) => (
+                  <p key={o.codeHash} className="text-xs text-amber-200" data-testid="older-version">
+                    {o.runs} open run{o.runs === 1 ? ' keeps' : 's keep'} <span className="font-mono" title={o.version}>@{o.codeHash}</span>, the code {o.runs === 1 ? 'it was' : 'they were'} opened on
+                  </p>
+                ))}
                 {g.error ? <p className="text-xs text-rose-300">{g.error}</p> : <span className="self-start rounded bg-violet-600/30 px-2 py-0.5 text-xs text-violet-100">Playtest</span>}
               </Link>
             </li>

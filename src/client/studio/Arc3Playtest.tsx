@@ -16,7 +16,9 @@ import { Button } from '../ui/Button';
 import { adminJson, useResearcher } from './auth';
 import { DeterminismCheck } from './DeterminismCheck';
 
-interface GamesReply { engine: { ok: boolean; message: string }; games: ServerGameInfo[] }
+/** A game of the list, with the older versions participants' open runs still play (they keep the code they were opened on). */
+export type ListedArc3Game = ServerGameInfo & { olderVersions?: { version: string; codeHash: string; runs: number }[] };
+interface GamesReply { engine: { ok: boolean; message: string }; games: ListedArc3Game[] }
 interface FileStatus { revision: number; error?: string; traceback?: string }
 interface Inspection {
   level_index: number; levels: number; state: string; levels_completed: number;
@@ -99,6 +101,7 @@ export function Arc3Playtest({ info }: { info: ServerGameInfo }) {
         <span className="text-slate-200">{info.title}</span>
         <span className="ml-2 rounded bg-violet-600/30 px-1.5 py-0.5 text-[11px] uppercase tracking-wide text-violet-200">Playtest</span>
         <span className="ml-2 rounded bg-sky-600/20 px-1.5 py-0.5 text-[11px] text-sky-200">{info.engine}</span>
+        {info.codeHash && <span className="rounded bg-slate-700/60 px-1.5 py-0.5 font-mono text-[11px] text-slate-200" title={`Version ${info.version ?? ''}: the hash of the game's files. Runs opened now play it.`} data-testid="code-version">@{info.codeHash}</span>}
         {reloaded !== null && <span role="status" className="text-xs text-emerald-300" data-testid="reloaded">Reloaded the game file (revision {reloaded}); the level restarted with the new code</span>}
         <span className="ml-auto text-xs text-slate-500">Not recorded to a study</span>
       </div>

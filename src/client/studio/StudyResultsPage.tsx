@@ -8,7 +8,7 @@ import { DistChart, SortableTable, Stat, Tabs, formatMs, tabId, formatPct, type 
 import { LevelClicks } from './Heatmap';
 import { ExportsPanel } from './ExportsPanel';
 import { AgentKeysPanel, AgentRunsTable } from './AgentsPanel';
-import { agentRunsQuery, resultsProgressQuery } from './queries';
+import { agentRunsQuery, resultsProgressQuery, studyUsageQuery } from './queries';
 import { AuditLog, SessionActions } from './Curation';
 import { QuestionResults } from './QuestionResults';
 import { GradingPanel } from './GradingPanel';
@@ -46,6 +46,7 @@ function Results() {
           <CampaignLink studyId={studyId} />
           <Button onClick={() => { void q.refetch(); void agents.refetch(); }}>Refresh</Button>
         </div>
+        <StorageUse studyId={studyId} />
         <Tabs<Tab> value={tab} onChange={setTab} panelId="results-panel" tabs={[
           { id: 'participants', label: `Participants${r ? ` (${r.participants.filter((p) => !p.playtest && !p.excluded).length})` : ''}` },
           { id: 'tasks', label: 'Grid tasks' }, { id: 'games', label: 'Game levels' }, { id: 'questions', label: 'Questions' },
@@ -60,6 +61,7 @@ function Results() {
           {r && tab === 'tasks' && <Tasks tasks={r.tasks} />}
           {r && tab === 'games' && r.games.map((g) => <GameLevels key={`${g.item}\u0000${g.version ?? ''}`} game={g} studyId={studyId} />)}
           {r && tab === 'games' && r.games.length === 0 && <p className="text-slate-400">This study has no game.</p>}
+          {tab === 'games' && <GameVersions studyId={studyId} />}
           {r && tab === 'questions' && <QuestionResults results={r} />}
           {tab === 'agents' && (
             <div className="flex flex-col gap-4">
@@ -78,6 +80,39 @@ function Results() {
 }
 
 import { Button } from '../ui/Button';
+
+const MiB = 1024 * 1024;
+
+/** The study's stored events and bytes against its storage budget; warns near it and says how to raise it. */
+function StorageUse({ studyId }: { studyId: string }) {
+  const u = useQuery(studyUsageQuery(studyId)).data;
+  if (!u) return null;
+  const { events, bytes, budget } = u.storage;
+  const share = Math.max(events / budget.events, bytes / budget.bytes);
+  const tone = share >= 1 ? 'text-rose-300' : share >= 0.8 ? 'text-amber-200' : 'text-slate-400';
+  return (
+    <p className={`mb-3 text-xs ${tone}`} data-testid="storage-use">
+      Storage: {events.toLocaleString('en')} of {budget.events.toLocaleString('en')} events, {(bytes / MiB).toFixed(1)} of {(budget.bytes / MiB).toLocaleString('en', { maximumFractionDigits: 1 })} MiB ({Math.floor(share * 100)}% of the budget)
+      {share >= 0.8 && <> · {share >= 1 ? 'new events are refused' : 'nearly full'}: raise <code className="font-mono">storage</code> in the study's definition</>}
+    </p>
+  );
+}
+
+/** The versions of the study's games its runs were opened on (an arcengine game's id and the hash of its files). */
+function GameVersions({ studyId }: { studyId: string }) {
+  const u = useQuery(studyUsageQuery(studyId)).data;
+  if (!u || u.gameVersions.length === 0) return null;
+  return (
+    <section className="mt-6" aria-labelledby="game-versions">
+      <h2 id="game-versions" className="mb-2 text-sm font-semibold text-white">Game versions played</h2>
+      <ul className="flex flex-col gap-1 text-xs text-slate-300" data-testid="game-versions">
+        {u.gameVersions.map((v) => (
+          <li key={v.version}><span className="font-mono text-slate-200">{v.version}</span> · {v.runs} run{v.runs === 1 ? '' : 's'} · {new Date(v.firstAt).toISOString().slice(0, 16).replace('T', ' ')} to {new Date(v.lastAt).toISOString().slice(0, 16).replace('T', ' ')} UTC</li>
+        ))}
+      </ul>
+    </section>
+  );
+}
 
 const PROGRESS_WHY = {
   results: 'for these results',

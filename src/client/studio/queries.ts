@@ -1,6 +1,6 @@
 /** The researcher's server data: studies, sessions, results and logs (see docs/api.md). */
 import { queryOptions } from '@tanstack/react-query';
-import type { SessionEvents, StudyListEntry } from '../../core/protocol/api';
+import type { SessionEvents, StudyListEntry, StudyUsage } from '../../core/protocol/api';
 import { adminJson } from './auth';
 import type { StudyResults } from '../../core/analysis/results';
 
@@ -14,6 +14,13 @@ export type { Interval } from '../../core/analysis/wilson';
 export const studiesQuery = queryOptions({
   queryKey: ['admin', 'studies'],
   queryFn: () => adminJson<{ studies: StudyListEntry[] }>('/api/admin/studies').then((r) => r.studies),
+});
+
+/** What a study stores against its storage budget, and the game versions its runs played. */
+export const studyUsageQuery = (studyId: string) => queryOptions({
+  queryKey: ['admin', 'study-usage', studyId],
+  queryFn: () => adminJson<StudyUsage>(`/api/admin/studies/${encodeURIComponent(studyId)}/usage`),
+  staleTime: 10_000,
 });
 
 export const resultsQuery = (studyId: string, version: number | null) => queryOptions({

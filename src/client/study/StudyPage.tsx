@@ -411,7 +411,9 @@ function StudyRun({ run, onDone, onWithdrawn }: { run: Running; onDone: (code: s
       </header>
       {status.offline && (
         <div role="status" className="bg-amber-500/90 px-4 py-1.5 text-center text-sm font-medium text-black" data-testid="offline-banner">
-          The connection to the server is lost. Keep going: your work is saved in this browser and will be sent when the connection returns ({status.pending} waiting).
+          {status.notice
+            ? `${status.notice} (${status.pending} waiting)`
+            : `The connection to the server is lost. Keep going: your work is saved in this browser and will be sent when the connection returns (${status.pending} waiting).`}
         </div>
       )}
       {status.fatal && state.finishError === null && (

@@ -27,6 +27,11 @@ export interface OutboxStatus {
   readonly offline: boolean;
   /** A failure that retrying cannot fix (the session was refused), with what to do. */
   readonly fatal: string | null;
+  /**
+   * Why the server takes no events for now although it is reachable (the study's storage budget
+   * is used up: 507), in its own words; sending goes on until it takes them again.
+   */
+  readonly notice?: string | null;
   readonly ackedThrough: number;
 }
 
@@ -280,10 +285,14 @@ export class Outbox implements EventSink {
         const body = (await res.json()) as { ackedThrough: number };
         this.acknowledge(body.ackedThrough);
         this.failures = 0;
-        this.status.setState({ offline: false });
+        this.status.setState({ offline: false, notice: null });
       } else if (res.status >= 500 || res.status === 429 || res.status === 408) {
         // A server at capacity (503) or a session over its rate (429) says when to come back.
         retryAfterMs = 1000 * (Number(res.headers.get('Retry-After')) || 0);
+        if (res.status === 507) {
+          const body = (await res.json().catch(() => null)) as { message?: string } | null;
+          this.status.setState({ notice: body?.message ?? 'The server takes no more data of this study for now; your work is kept in this browser. Please tell the researcher.' });
+        }
         throw new Error(`server answered ${res.status}`);
       } else {
         const body = (await res.json().catch(() => null)) as { message?: string } | null;

@@ -63,6 +63,13 @@ export interface ServerGameInfo {
   readonly baselineActions: readonly number[];
   /** Why the game cannot start (e.g. its file does not load), with what to do. */
   readonly error?: string;
+  /**
+   * An arcengine game's version: its id and the content hash of its files, `ls20-9607627b@3f2a9c01d4e5`
+   * (the current files in the game list; the files a run was opened on in a run's reply).
+   */
+  readonly version?: string;
+  /** The content hash in `version`. */
+  readonly codeHash?: string;
 }
 
 /** The log payload of a step (`game.action`). */

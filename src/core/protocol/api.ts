@@ -17,6 +17,13 @@ export interface DescribeOption {
 
 export type { ApiErrorBody, ErrorCode } from './errors';
 
+/** `GET /api/admin/studies/:id/usage`: what the study stores against its budget, and the game versions its runs played. */
+export interface StudyUsage {
+  readonly storage: { readonly events: number; readonly bytes: number; readonly budget: { readonly events: number; readonly bytes: number } };
+  /** In the order first played; `version` is `<game id>@<code hash>` for an arcengine game, the id otherwise. */
+  readonly gameVersions: readonly { readonly gameId: string; readonly codeHash: string | null; readonly version: string; readonly runs: number; readonly firstAt: number; readonly lastAt: number }[];
+}
+
 /** Who may see a collection's answers: `sealed` (the researcher only) or `practice` (nobody; the server checks them). */
 export type CollectionAccess = 'sealed' | 'practice';
 

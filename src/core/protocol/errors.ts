@@ -20,7 +20,7 @@ export type ErrorCode =
   // Who asks.
   | 'unauthorized' | 'forbidden' | 'revoked' | 'sealed'
   // The server and its database.
-  | 'internal' | 'overloaded' | 'database_unavailable' | 'rate_limited' | 'too_many_sessions' | 'study_busy'
+  | 'internal' | 'overloaded' | 'database_unavailable' | 'rate_limited' | 'too_many_sessions' | 'study_busy' | 'storage_budget'
   // Studies and their definitions.
   | 'invalid_study' | 'invalid_task' | 'exists' | 'defined_by_file' | 'conflict' | 'gone' | 'not_a_campaign'
   | 'task_unavailable' | 'question_unavailable'
@@ -39,7 +39,7 @@ export interface ApiErrorBody {
   readonly path?: string;
   /** The server's acknowledged mark, with `events_pending`. */
   readonly ackedThrough?: number;
-  /** Seconds to wait, with `rate_limited`, `overloaded` and `database_unavailable` (also in the `Retry-After` header). */
+  /** Seconds to wait, with `rate_limited`, `overloaded`, `database_unavailable` and `storage_budget` (also in the `Retry-After` header). */
   readonly retryAfter?: number;
   /** A game's Python traceback, with `game_error` and `game_unavailable`, for researchers only. */
   readonly traceback?: string;

@@ -252,6 +252,15 @@ export const StudyDefinition = z.object({
   attempt: AttemptRule.prefault({}),
   lowEffort: LowEffortRule.prefault({}),
   /**
+   * The study's storage budget: the most events, and megabytes of event data, all its sessions
+   * together may store. Past it new events are refused (nothing stored is lost) until the budget
+   * is raised here. Absent: the server's budget (`ARC_STUDIO_STUDY_STORAGE_EVENTS`, `..._MB`).
+   */
+  storage: z.strictObject({
+    events: z.number().int().positive().optional(),
+    megabytes: z.number().positive().optional(),
+  }).optional(),
+  /**
    * Where this study's ARC-AGI-3 games come from, mounted when the server starts with this study
    * file (as `serve --arc3-games` / `--arc3-server` would): folders in the toolkit's layout
    * (relative to the study file's folder) and ARC-AGI-3 servers' base URLs (key: `ARC_API_KEY`).

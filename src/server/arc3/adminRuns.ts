@@ -50,9 +50,17 @@ export function serviceReplayer(service: Arc3Service): Replayer {
     game_id: s.game_id, guid: s.run, frame: s.frames ? decodeFrames(s.frames) : prevFrames(), state: s.state as Arc3FrameData['state'],
     levels_completed: s.levels_completed, win_levels: s.win_levels, available_actions: [...s.available_actions], full_reset: s.full_reset,
   });
+  // The folders `code` found, by the version's hash, for `open`.
+  const versions = new Map<string, string>();
   return {
-    async open(id, gameId, seed) {
-      const reply = await service.open({ gameId, seed });
+    async code(gameId, codeHash) {
+      const found = await service.codeFolder(gameId, codeHash);
+      if ('dir' in found) versions.set(found.dir, codeHash);
+      return found;
+    },
+    async open(id, gameId, seed, _level, codeDir) {
+      const hash = codeDir ? versions.get(codeDir) : undefined;
+      const reply = await service.open({ gameId, seed, ...(codeDir && hash ? { code: { hash, dir: codeDir } } : {}) });
       runs.set(id, { run: reply.run, step: 0 });
       return { gameId: reply.game.id, frame: data(reply.steps[0], () => []) };
     },

@@ -3,6 +3,8 @@
  * engine in Python workers) and remote ARC-AGI-3 servers (`--arc3-server`), with a clear start
  * message saying which Python and arcengine were found, or what is missing and how to install it.
  */
+import os from 'node:os';
+import path from 'node:path';
 import type { Store } from '../store/types';
 import type { ReplayGame } from '../../core/study/rules';
 import { versionedGameId } from '../../core/game';
@@ -12,6 +14,7 @@ import { Arc3Service, runLimitsFromEnv, type MountedSource, type RunLimits } fro
 import type { Arc3Source } from './source';
 import { Arc3Error, Arc3Pool, defaultArc3Workers, probe } from './worker';
 import { serviceReplayer } from './adminRuns';
+import { GameCodeStore } from './gameCode';
 import type { Replayer } from './storedRuns';
 
 export interface Arc3Mount {
@@ -28,6 +31,12 @@ export interface Arc3Mount {
   readonly runLimits?: Partial<RunLimits>;
   /** The clock, in ms since the epoch; `Date.now` when absent. */
   readonly now?: () => number;
+  /**
+   * Where kept versions of the arcengine games are written as folders for the workers (the data
+   * dir's `arc3-code`; a folder under the system's temporary one when absent). The versions
+   * themselves are kept in the database.
+   */
+  readonly codeDir?: string;
 }
 
 /** What the start found, for the log and `GET /api/admin/arc3/games`. */
@@ -78,7 +87,8 @@ export async function startArc3(mount: Arc3Mount, store: Store, log: (line: stri
     sources.push({ source: mount.remote(url), engine: `remote ${url}` });
     notes.push(`ARC-AGI-3 games of the server at ${url}${(mount.env ?? process.env).ARC_API_KEY ? ' (with ARC_API_KEY)' : ' (no ARC_API_KEY set)'}`);
   }
-  const service = new Arc3Service(sources, store, log, { limits: { ...runLimitsFromEnv(mount.env ?? process.env), ...mount.runLimits }, now: mount.now });
+  const code = new GameCodeStore(store, mount.codeDir ?? path.join(os.tmpdir(), 'arc-studio-code'), mount.now);
+  const service = new Arc3Service(sources, store, log, { limits: { ...runLimitsFromEnv(mount.env ?? process.env), ...mount.runLimits }, now: mount.now, code });
   await service.start();
   const count = service.list().length;
   if (sources.length) notes.push(`${count} ARC-AGI-3 game${count === 1 ? '' : 's'}: ${service.list().map((g) => g.id).join(', ') || 'none found'}`);
@@ -86,13 +96,14 @@ export async function startArc3(mount: Arc3Mount, store: Store, log: (line: stri
   const dirs = engine.ok ? [...mount.dirs] : [];
   const checkReplayer = () => {
     const fallback = serviceReplayer(service);
-    if (!dirs.length) return { replayer: fallback, release: () => Promise.resolve() };
+    if (!dirs.length) return { replayer: { ...fallback, code: (gameId: string, codeHash: string) => service.codeFolder(gameId, codeHash) }, release: () => Promise.resolve() };
     const pool = new Arc3Pool({ gameDirs: dirs, size: 1, env: mount.env });
     const onPool = new Set<string>();
     const replayer: Replayer = {
-      async open(id, gameId, seed) {
+      code: (gameId, codeHash) => service.codeFolder(gameId, codeHash),
+      async open(id, gameId, seed, level, codeDir) {
         try {
-          const r = await pool.open(id, gameId, seed);
+          const r = await pool.open(id, gameId, seed, level, codeDir);
           onPool.add(id);
           return r;
         } catch (e) {
@@ -123,6 +134,8 @@ export function studioGames(arc3: Arc3Started): { replay: ReplayGame; gameInfo: 
     replay: (gameId, events) => (gameIds.has(gameId) ? null : arc3.service.replay(gameId, events)) ?? replayWithEngine(gameId, events),
     gameInfo: () => {
       const out: GameInfo = { ...builtinGameInfo };
+      // Results and agents' baselines count a game's logs under its id, whatever code version each
+      // run played (the versions are in the logs' game.open and the runs' records).
       for (const g of arc3.service.list()) out[g.id] = { title: g.title, levels: g.levels ?? 0, version: g.id };
       return out;
     },

@@ -16,9 +16,9 @@
  * |---|---|---|
  * | `hello` | | {@link Arc3Hello}: Python and arcengine versions (arcengine null, and why, when missing) |
  * | `list` | | `games`: {@link Arc3GameInfo}[] (the folders are scanned again) |
- * | `open` | `run`, `game_id`, `seed?`, `level?` | frame data of the toolkit's initial RESET (then `set_level(level)` when level > 0) |
+ * | `open` | `run`, `game_id`, `seed?`, `level?`, `code_dir?` | frame data of the toolkit's initial RESET (then `set_level(level)` when level > 0); `code_dir`: a folder holding one pinned version of the game's files (`gameCode.ts`), loaded from there instead of the mounted folders (its class is kept: such a folder never changes) |
  * | `act` | `run`, `action` (RESET, ACTION1..7), `x?`, `y?` (ACTION6) | frame data |
- * | `replay` | `run`, `game_id`, `seed?`, `level?`, `actions`: {@link Arc3Action}[] | `open`, then every action; the last frame data and `count` |
+ * | `replay` | `run`, `game_id`, `seed?`, `level?`, `code_dir?`, `actions`: {@link Arc3Action}[] | `open`, then every action; the last frame data and `count` |
  * | `inspect` | `run` | {@link Arc3Inspection} |
  * | `close` | `run` | `closed`: whether the run was open |
  * | `reload` | `game_id` | `game_id`, `file`: the game's file, executed again |

@@ -132,7 +132,7 @@ export function arc3Routes(ctx: StudyContext, info: Arc3RouteInfo): Hono {
   admin.use('*', adminGuard(ctx.deps.adminTokenHash));
   admin.get('/arc3/games', async (c) => {
     await service.refresh();
-    return c.json({ engine: info.engine, games: service.list() });
+    return c.json({ engine: info.engine, games: service.list().map((g) => ({ ...g, olderVersions: service.olderVersions(g.id) })) });
   });
   admin.get('/arc3/games/:id/status', (c) => {
     const id = c.req.param('id');

@@ -17,6 +17,7 @@ import type { Store } from '../store/types';
 import type { DeterminismReport } from '../../core/game/determinism';
 import { playTwice } from './determinism';
 import type { Arc3Source } from './source';
+import { gameVersion, type GameCodeStore } from './gameCode';
 import { decodeStoredSteps } from './steps';
 import type { Replayer } from './storedRuns';
 import { Arc3Error, resolveGameId, type Arc3Action, type Arc3FrameData, type Arc3Inspection } from './worker';
@@ -89,6 +90,12 @@ export interface Arc3ServiceOptions {
   readonly limits?: Partial<RunLimits>;
   /** The clock, in ms since the epoch (the app's, so that tests move time). */
   readonly now?: () => number;
+  /**
+   * Where versions of the arcengine games are kept (`gameCode.ts`): with it, every run plays the
+   * version of the game it was opened on, after hot reloads and restarts alike; without it, runs
+   * play the mounted folder's current files.
+   */
+  readonly code?: GameCodeStore;
 }
 
 export interface MountedSource {
@@ -109,6 +116,9 @@ interface LiveRun {
   readonly seed: number;
   /** The level the run started at (a designer's playtest may start past level 1). */
   readonly level: number;
+  /** The version of the game's code the run was opened on (arcengine games), and the folder holding it. */
+  readonly codeHash: string | null;
+  readonly codeDir: string | undefined;
   /** The actions after the opening RESET, to rebuild the run anywhere. */
   readonly actions: Arc3Action[];
   last: ServerStep;
@@ -128,7 +138,7 @@ export interface GameFileStatus {
 export class Arc3Service {
   /** Full ids of every game, kept current: the study checks read it. */
   readonly ids = new Set<string>();
-  private games = new Map<string, { mounted: MountedSource; info: ServerGameInfo }>();
+  private games = new Map<string, { mounted: MountedSource; info: ServerGameInfo; dir: string | null }>();
   private readonly runs = new Map<string, LiveRun>();
   private readonly status = new Map<string, GameFileStatus>();
   private readonly watchers: FSWatcher[] = [];
@@ -140,10 +150,12 @@ export class Arc3Service {
   private readonly opening = new Map<string, { total: number; items: Map<string, number> }>();
   readonly limits: RunLimits;
   private readonly now: () => number;
+  private readonly code: GameCodeStore | undefined;
 
   constructor(private readonly sources: readonly MountedSource[], private readonly store: Store, private readonly log: (line: string) => void = () => {}, opts: Arc3ServiceOptions = {}) {
     this.limits = { ...DEFAULT_RUN_LIMITS, ...opts.limits };
     this.now = opts.now ?? Date.now;
+    this.code = opts.code;
     this.sweeper = setInterval(() => void this.closeIdle(), Math.min(60_000, this.limits.idleMinutes * 30_000));
     this.sweeper.unref();
   }
@@ -156,7 +168,7 @@ export class Arc3Service {
 
   /** Re-reads every source's game list (new folders, changed metadata). */
   async refresh(): Promise<void> {
-    const games = new Map<string, { mounted: MountedSource; info: ServerGameInfo }>();
+    const games = new Map<string, { mounted: MountedSource; info: ServerGameInfo; dir: string | null }>();
     for (const mounted of this.sources) {
       let list;
       try {
@@ -167,12 +179,22 @@ export class Arc3Service {
       }
       for (const g of list) {
         if (games.has(g.game_id)) continue;
+        let codeHash: string | undefined;
+        if (this.code && mounted.source.kind === 'arcengine' && g.dir) {
+          try {
+            codeHash = await this.code.keep(g.game_id, g.dir);
+          } catch (e) {
+            this.log(`The files of ${g.game_id} in ${g.dir} could not be kept as a version (${(e as Error).message}); its runs play the folder's current files.`);
+          }
+        }
         games.set(g.game_id, {
           mounted,
+          dir: mounted.source.kind === 'arcengine' && g.dir ? g.dir : null,
           info: {
             id: g.game_id, title: g.title || g.game_id, levels: g.level_count, fps: g.default_fps || 5, tags: g.tags,
             source: mounted.source.kind, engine: mounted.engine, baselineActions: g.baseline_actions,
             ...(g.error ? { error: g.error.message } : {}),
+            ...(codeHash ? { version: gameVersion(g.game_id, codeHash), codeHash } : {}),
           },
         });
       }
@@ -228,7 +250,7 @@ export class Arc3Service {
   };
 
   /** Opens a run: a participant's (stored with every step) or a researcher's playtest (not stored). */
-  async open(opts: { gameId: string; seed?: number; session?: { id: string; item: string; at?: number }; level?: number }): Promise<ServerRunReply> {
+  async open(opts: { gameId: string; seed?: number; session?: { id: string; item: string; at?: number }; level?: number; code?: { hash: string; dir: string } }): Promise<ServerRunReply> {
     const gameId = this.resolve(opts.gameId);
     const game = this.games.get(gameId)!;
     if (game.info.error) throw new Arc3Error('load_error', `${gameId} cannot start: ${game.info.error}`);
@@ -239,22 +261,27 @@ export class Arc3Service {
     const session = opts.session;
     const release = session ? await this.admitRun(session.id, session.item, true) : () => {};
     try {
-      const { frame } = await game.mounted.source.open(runId, gameId, seed, level);
+      // The run plays the version kept when the game was last listed (a hot reload lists it again).
+      // (A researcher's check of a stored run names the version it was recorded with.)
+      const codeHash = opts.code?.hash ?? game.info.codeHash ?? null;
+      const codeDir = opts.code?.dir ?? (codeHash ? (await this.code?.folderFor(gameId, codeHash)) ?? undefined : undefined);
+      const { frame } = await game.mounted.source.open(runId, gameId, seed, level, codeDir);
       if (session) {
         await this.store.addGameRun({
           runId, sessionId: session.id, item: session.item, gameId, source: game.mounted.source.kind,
-          engine: game.mounted.engine, seed, openedAt: session.at ?? this.now(),
+          engine: game.mounted.engine, seed, openedAt: session.at ?? this.now(), codeHash: codeDir ? codeHash : null,
         });
       }
       const live: LiveRun = {
         runId, gameId, mounted: game.mounted, sessionId: session?.id ?? null, item: session?.item ?? null, seed, level, actions: [],
+        codeHash: codeDir ? codeHash : null, codeDir,
         last: null as unknown as ServerStep, lastFrame: null, sinceKeyframe: 0, queue: Promise.resolve(), touched: this.now(),
       };
       const step = await this.record(live, 0, { action: 'RESET' }, frame);
       // A new run's number is its own: its opening step is never stored by another server.
       if (step === BEHIND) throw new Arc3Error('internal', `run ${runId} was stored already`);
       this.runs.set(runId, live);
-      return { run: runId, game: game.info, seed, steps: [step] };
+      return { run: runId, game: this.runGame(live), seed, steps: [step] };
     } catch (e) {
       // Not kept: the worker must not hold it either.
       await game.mounted.source.close(runId).catch(() => undefined);
@@ -262,6 +289,20 @@ export class Arc3Service {
     } finally {
       release();
     }
+  }
+
+  /**
+   * The versions of `gameId` other than its current one that participants' runs open on this
+   * server still play (they keep the code they were opened on), with how many runs each.
+   */
+  olderVersions(gameId: string): { version: string; codeHash: string; runs: number }[] {
+    const current = this.games.get(gameId)?.info.codeHash;
+    const counts = new Map<string, number>();
+    for (const live of this.runs.values()) {
+      if (live.gameId !== gameId || live.sessionId === null || !live.codeHash || live.codeHash === current) continue;
+      counts.set(live.codeHash, (counts.get(live.codeHash) ?? 0) + 1);
+    }
+    return [...counts].map(([codeHash, runs]) => ({ version: gameVersion(gameId, codeHash), codeHash, runs }));
   }
 
   /** How many runs this server holds open in its workers: all of them, or one session's. */
@@ -362,7 +403,7 @@ export class Arc3Service {
       } catch (e) {
         if (!(e instanceof Arc3Error) || e.code !== 'unknown_run') throw e;
         // The source lost the run (its server restarted, or the run idled out): rebuild and act.
-        await live.mounted.source.resume(runId, live.gameId, live.seed, live.actions);
+        await live.mounted.source.resume(runId, live.gameId, live.seed, live.actions, live.codeDir);
         fd = await live.mounted.source.act(runId, action);
       }
       if (timing) timing.worker = performance.now() - t0;
@@ -436,10 +477,24 @@ export class Arc3Service {
   /** The steps of a session's run after `after` (the last one the browser logged), rebuilding the run if needed. */
   resume(runId: string, sessionId: string, after: number): Promise<ServerRunReply> {
     return this.withRun(runId, sessionId, async (live) => {
-      const game = this.games.get(live.gameId)!;
       const missing = after < live.last.step ? await this.storedSteps(live, after + 1) : [];
-      return { run: runId, game: game.info, seed: live.seed, steps: missing.length ? missing : [live.last] };
+      return { run: runId, game: this.runGame(live), seed: live.seed, steps: missing.length ? missing : [live.last] };
     });
+  }
+
+  /** A run's game as its replies show it: the game's info with the version the run plays. */
+  private runGame(live: LiveRun): ServerGameInfo {
+    const { version: _current, codeHash: _hash, ...info } = this.games.get(live.gameId)!.info;
+    return live.codeHash ? { ...info, version: gameVersion(live.gameId, live.codeHash), codeHash: live.codeHash } : info;
+  }
+
+  /**
+   * Where the files of version `codeHash` of `gameId` are, for rebuilding or checking a run:
+   * a folder, or why it is not available in words that say what to do.
+   */
+  async codeFolder(gameId: string, codeHash: string): Promise<{ dir: string } | { error: string }> {
+    if (!this.code) return { error: `the run was opened on ${gameVersion(gameId, codeHash)} and this server keeps no versions of games` };
+    return this.code.locate(gameId, codeHash, this.games.get(gameId)?.dir ?? null);
   }
 
   /** Re-reads a game's file in its workers; runs opened afterwards play the new code. */
@@ -517,6 +572,12 @@ export class Arc3Service {
     if (!game) throw new Arc3Error('unknown_game', `the run's game ${rec.gameId} is not mounted on this server any more; tell the researcher`);
     const steps = await this.store.readGameSteps(runId);
     if (!steps.length) throw new Arc3Error('unknown_run', `run ${runId} has no stored steps`);
+    let codeDir: string | undefined;
+    if (rec.codeHash) {
+      const found = await this.codeFolder(rec.gameId, rec.codeHash);
+      if ('error' in found) throw new Arc3Error('unknown_game', `run ${runId} cannot be rebuilt: ${found.error}; tell the researcher`);
+      codeDir = found.dir;
+    }
     const actions: Arc3Action[] = steps.slice(1).map((s) => (s.action === 'ACTION6' ? { action: 'ACTION6', x: s.x!, y: s.y! } : { action: s.action as Arc3Action['action'] }));
     const raced = this.runs.get(runId);
     if (raced) return raced;
@@ -524,7 +585,7 @@ export class Arc3Service {
     try {
       const again = this.runs.get(runId);
       if (again) return again;
-      const fd = await game.mounted.source.resume(runId, rec.gameId, rec.seed, actions);
+      const fd = await game.mounted.source.resume(runId, rec.gameId, rec.seed, actions, codeDir);
       const lastRec = steps[steps.length - 1];
       const lastFrame = fd.frame.length ? fd.frame[fd.frame.length - 1] : null;
       if (lastFrame && hashGrid(lastFrame) !== lastRec.frameHash) {
@@ -532,6 +593,7 @@ export class Arc3Service {
       }
       const live: LiveRun = {
         runId, gameId: rec.gameId, mounted: game.mounted, sessionId, item: rec.item, seed: rec.seed, level: 0, actions,
+        codeHash: codeDir ? rec.codeHash ?? null : null, codeDir,
         last: this.stepOf(runId, rec.gameId, lastRec.step, lastRec.action as GameAction, lastRec, fd.frame.length ? fd : { ...fd, frame: [] }, lastRec.frameHash),
         lastFrame, sinceKeyframe: 0, queue: Promise.resolve(), touched: this.now(),
       };

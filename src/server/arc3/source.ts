@@ -19,15 +19,17 @@ export interface Arc3Source {
   /**
    * Starts run `runId` on `gameId` (full `<game>-<version>` or a short id that resolves to one
    * version) with the opening RESET; answers the full id and that RESET's frame data. `level` > 0
-   * (a designer's playtest, arcengine folders only) starts at that level.
+   * (a designer's playtest, arcengine folders only) starts at that level. `codeDir` (arcengine
+   * folders only): a folder holding the version of the game to run (`gameCode.ts`), which the
+   * run keeps after a worker restart; a remote source ignores it.
    */
-  open(runId: string, gameId: string, seed?: number, level?: number): Promise<{ gameId: string; frame: Arc3FrameData }>;
+  open(runId: string, gameId: string, seed?: number, level?: number, codeDir?: string): Promise<{ gameId: string; frame: Arc3FrameData }>;
   /**
    * Rebuilds run `runId` of the full id `gameId` by performing `actions` after the opening RESET
    * (after a restart of the server or of a worker); answers the last action's frame data (the
-   * opening RESET's when `actions` is empty).
+   * opening RESET's when `actions` is empty), on the version in `codeDir` when given.
    */
-  resume(runId: string, gameId: string, seed: number, actions: readonly Arc3Action[]): Promise<Arc3FrameData>;
+  resume(runId: string, gameId: string, seed: number, actions: readonly Arc3Action[], codeDir?: string): Promise<Arc3FrameData>;
   /** One action of an open run; an unknown run is an `Arc3Error` with code `unknown_run`. */
   act(runId: string, action: Arc3Action): Promise<Arc3FrameData>;
   close(runId: string): Promise<void>;

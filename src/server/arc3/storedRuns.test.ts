@@ -30,6 +30,7 @@ import { openStore } from '../store/open';
 import { backends, seedDataDir } from '../store/testing';
 import type { Store } from '../store/types';
 import { startArc3, type Arc3Started } from './mount';
+import { readGameFolder } from './gameCode';
 import { decodeStoredSteps } from './steps';
 
 const ROOT = path.resolve(__dirname, '../../..');
@@ -285,7 +286,9 @@ for (const backend of backends) {
             else process.env.ARC_STUDIO_PYTHONPATH = before;
           }
           expect(code).toBe(0);
-          expect(printed).toEqual([`clicks ${VC33} run ${runId} (seed 0, ${ACTIONS.length + 1} steps): every step matches`]);
+          // The run names the version it was recorded with: the id and the hash of the game's files.
+          const version = `${VC33}@${(await readGameFolder(path.join(GAMES, 'vc33/5430563c'))).hash}`;
+          expect(printed).toEqual([`clicks ${version} run ${runId} (seed 0, ${ACTIONS.length + 1} steps): every step matches`]);
           expect(readdirSync(dir)).toContain('db');
         } finally {
           rmSync(dir, { recursive: true, force: true });

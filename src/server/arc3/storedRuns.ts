@@ -8,6 +8,7 @@ import { toolkitRecordingLine } from '../../core/formats/recording';
 import type { ActionInput, GameAction, GameState } from '../../core/game/types';
 import type { GameRunRecord, GameStepRecord, Store } from '../store/types';
 import type { Arc3Source } from './source';
+import { gameVersion } from './gameCode';
 import { decodeStoredSteps } from './steps';
 import { Arc3Error, type Arc3Action, type Arc3FrameData } from './worker';
 
@@ -79,8 +80,14 @@ export async function levelFirstFrame(store: Store, studyId: string, gameId: str
 
 // ---- verification --------------------------------------------------------------------------------
 
-/** What a check plays runs on: an `Arc3Source` (a fresh `Arc3Pool`), or `serviceReplayer`. */
-export type Replayer = Pick<Arc3Source, 'open' | 'act' | 'close'>;
+/**
+ * What a check plays runs on: an `Arc3Source` (a fresh `Arc3Pool`), or `serviceReplayer`; with
+ * `code`, a run opened on a kept version of an arcengine game (`gameCode.ts`) is played on that
+ * version, found by `code` (a folder, or why it is not available).
+ */
+export type Replayer = Pick<Arc3Source, 'open' | 'act' | 'close'> & {
+  readonly code?: (gameId: string, codeHash: string) => Promise<{ dir: string } | { error: string }>;
+};
 
 /** One step whose frames (or state) the engine answers differently now. */
 export interface StepDifference {
@@ -94,11 +101,15 @@ export interface RunCheck {
   readonly runId: string;
   readonly item: string;
   readonly gameId: string;
+  /** The version the run was recorded with: `<id>@<code hash>`, or the id for runs without one. */
+  readonly version: string;
   readonly seed: number;
   readonly steps: number;
   readonly differences: StepDifference[];
   /** Why the run could not be played again (the game is missing, the engine failed); the steps after it are not checked. */
   readonly error?: string;
+  /** True when no step was played: the code of the version it was recorded with is not available (`error` says what to do). */
+  readonly unplayed?: boolean;
 }
 
 export interface SessionCheck {
@@ -149,7 +160,7 @@ function fieldDifferences(r: GameStepRecord, fd: Arc3FrameData): string[] {
  */
 export async function verifyRun(store: Store, source: Replayer, run: GameRunRecord): Promise<RunCheck> {
   const steps = decodeStoredSteps(await store.readGameSteps(run.runId));
-  const base = { runId: run.runId, item: run.item, gameId: run.gameId, seed: run.seed, steps: steps.length };
+  const base = { runId: run.runId, item: run.item, gameId: run.gameId, version: gameVersion(run.gameId, run.codeHash), seed: run.seed, steps: steps.length };
   const differences: StepDifference[] = [];
   const check = (i: number, fd: Arc3FrameData) => {
     const { record, frames } = steps[i];
@@ -157,10 +168,16 @@ export async function verifyRun(store: Store, source: Replayer, run: GameRunReco
     if (what.length) differences.push({ step: record.step, action: record.action, what });
   };
   if (!steps.length) return { ...base, differences, error: 'the run has no stored step' };
+  let codeDir: string | undefined;
+  if (run.codeHash && run.source === 'arcengine') {
+    const found = source.code ? await source.code(run.gameId, run.codeHash) : { error: `it was recorded with ${base.version} and this check cannot find kept versions of games` };
+    if ('error' in found) return { ...base, differences, error: found.error, unplayed: true };
+    codeDir = found.dir;
+  }
   const replayId = `verify-${run.runId}`;
   let i = 0;
   try {
-    const opened = await source.open(replayId, run.gameId, run.seed);
+    const opened = await source.open(replayId, run.gameId, run.seed, 0, codeDir);
     check(0, opened.frame);
     for (i = 1; i < steps.length; i++) {
       const r = steps[i].record;
@@ -188,8 +205,10 @@ export function formatSessionCheck(check: SessionCheck): string[] {
   const lines: string[] = [];
   if (!check.runs.length) lines.push(`Session ${check.sessionId} has no stored run of a server-run game.`);
   for (const r of check.runs) {
-    const head = `${r.item} ${r.gameId} run ${r.runId} (seed ${r.seed}, ${r.steps} steps)`;
+    const head = `${r.item} ${r.version} run ${r.runId} (seed ${r.seed}, ${r.steps} steps)`;
     if (!r.error && !r.differences.length) { lines.push(`${head}: every step matches`); continue; }
+    // A run that could not be played at all (its version's code is missing) says only why.
+    if (r.unplayed) { lines.push(`${head}: not checked: ${r.error}`); continue; }
     lines.push(`${head}: ${r.differences.length} step${r.differences.length === 1 ? ' differs' : 's differ'}${r.error ? `; ${r.error}` : ''}`);
     for (const d of r.differences) lines.push(`  step ${d.step} (${d.action}): ${d.what.join('; ')}`);
   }

@@ -179,6 +179,8 @@ class Worker:
         self.dirs = [Path(d) for d in dirs]
         self.games: dict[str, Game] = {}
         self.runs: dict[str, Run] = {}
+        # Pinned versions of games, by the folder holding their files (see ``open``'s code_dir).
+        self.pinned: dict[str, Game] = {}
         self.scan()
 
     def scan(self) -> None:
@@ -216,6 +218,26 @@ class Worker:
             raise WorkerError("unknown_game", f"no game {game_id} in {', '.join(map(str, self.dirs)) or 'no folder'}; games: {known}")
         return game
 
+    def game_of(self, req: dict[str, Any]) -> Game:
+        """The game a run opens: a pinned version's folder when ``code_dir`` names one, else the mounted game."""
+        code_dir = req.get("code_dir")
+        if code_dir is None:
+            return self.game(req.get("game_id"))
+        if not isinstance(code_dir, str) or not code_dir:
+            raise WorkerError("bad_request", "code_dir must be a folder path")
+        game = self.pinned.get(code_dir)
+        if game is None:
+            meta_file = Path(code_dir) / "metadata.json"
+            try:
+                meta = json.loads(meta_file.read_text(encoding="utf-8"))
+            except (OSError, ValueError) as e:
+                raise WorkerError("unknown_game", f"the game's code in {code_dir} cannot be read ({e}); the run's version is not available") from e
+            if not isinstance(meta, dict) or meta.get("game_id") != req.get("game_id"):
+                raise WorkerError("unknown_game", f"{meta_file} is not a version of {req.get('game_id')}")
+            game = Game(Path(code_dir), meta)
+            self.pinned[code_dir] = game
+        return game
+
     def run(self, req: dict[str, Any]) -> Run:
         run = self.runs.get(str(req.get("run")))
         if run is None:
@@ -250,7 +272,7 @@ class Worker:
         seed = req.get("seed", 0)
         if not isinstance(seed, int):
             raise WorkerError("bad_request", "seed must be an integer")
-        game = self.game(req.get("game_id"))
+        game = self.game_of(req)
         self.runs.pop(run_id, None)
         run = Run(game, game.instantiate(seed), run_id)
         self.runs[run_id] = run

@@ -76,6 +76,8 @@ interface RunRecord {
   seed: number;
   /** The level it was opened at (0-based; a designer's playtest may start later). */
   level: number;
+  /** The folder of the run's pinned version (`gameCode.ts`), when it has one. */
+  codeDir?: string;
   actions: Arc3Action[];
   /** False after a restart until the run is replayed in the new process. */
   live: boolean;
@@ -142,11 +144,12 @@ export class Arc3Worker {
    * Starts run `runId` on `gameId` (a full `<game>-<version>` id); answers the initial RESET's
    * frame data. `level` > 0 (a designer's playtest) then sets that level with the engine's
    * `set_level`, the levels before it counted as completed; after a restart the run is rebuilt
-   * at that level.
+   * at that level. `codeDir`: a folder holding the version of the game to run (`gameCode.ts`),
+   * instead of the mounted folder's current files; a restart rebuilds the run on that version too.
    */
-  async open(runId: string, gameId: string, seed = 0, level = 0): Promise<Arc3FrameData> {
-    const fd = frameData('open', await this.call('open', { run: runId, game_id: gameId, seed, ...(level ? { level } : {}) }));
-    this.runs.set(runId, { gameId, seed, level, actions: [], live: true });
+  async open(runId: string, gameId: string, seed = 0, level = 0, codeDir?: string): Promise<Arc3FrameData> {
+    const fd = frameData('open', await this.call('open', { run: runId, game_id: gameId, seed, ...(level ? { level } : {}), ...(codeDir ? { code_dir: codeDir } : {}) }));
+    this.runs.set(runId, { gameId, seed, level, codeDir, actions: [], live: true });
     return fd;
   }
 
@@ -154,10 +157,10 @@ export class Arc3Worker {
    * Rebuilds run `runId` from its actions after the opening RESET (e.g. after the server
    * restarted); answers the last action's frame data.
    */
-  async resume(runId: string, gameId: string, seed: number, actions: readonly Arc3Action[]): Promise<Arc3FrameData> {
+  async resume(runId: string, gameId: string, seed: number, actions: readonly Arc3Action[], codeDir?: string): Promise<Arc3FrameData> {
     const list = actions.map((a) => ({ ...a }));
-    const fd = frameData('replay', await this.call('replay', { run: runId, game_id: gameId, seed, actions: list }));
-    this.runs.set(runId, { gameId, seed, level: 0, actions: list, live: true });
+    const fd = frameData('replay', await this.call('replay', { run: runId, game_id: gameId, seed, actions: list, ...(codeDir ? { code_dir: codeDir } : {}) }));
+    this.runs.set(runId, { gameId, seed, level: 0, codeDir, actions: list, live: true });
     return fd;
   }
 
@@ -219,7 +222,7 @@ export class Arc3Worker {
   private async restore(runId: string, record: RunRecord): Promise<void> {
     if (record.live) return;
     const level = record.level ? { level: record.level } : {};
-    frameData('replay', await this.send('replay', { run: runId, game_id: record.gameId, seed: record.seed, ...level, actions: record.actions }, Math.max(this.timeout, 10 * record.actions.length)));
+    frameData('replay', await this.send('replay', { run: runId, game_id: record.gameId, seed: record.seed, ...level, actions: record.actions, ...(record.codeDir ? { code_dir: record.codeDir } : {}) }, Math.max(this.timeout, 10 * record.actions.length)));
     record.live = true;
   }
 
@@ -482,17 +485,18 @@ export class Arc3Pool implements Arc3Source {
   }
 
   /** Resolves `gameId` (full or short), opens it on the least loaded worker; answers the full id and the first frame data. */
-  async open(runId: string, gameId: string, seed = 0, level = 0): Promise<{ gameId: string; frame: Arc3FrameData }> {
-    const full = await this.resolve(gameId);
+  async open(runId: string, gameId: string, seed = 0, level = 0, codeDir?: string): Promise<{ gameId: string; frame: Arc3FrameData }> {
+    // A pinned version names its game in full; it need not be in the mounted folders any more.
+    const full = codeDir ? gameId : await this.resolve(gameId);
     const worker = this.pinned.get(runId) ?? this.leastBusy();
-    const frame = await worker.open(runId, full, seed, level);
+    const frame = await worker.open(runId, full, seed, level, codeDir);
     this.pinned.set(runId, worker);
     return { gameId: full, frame };
   }
 
-  async resume(runId: string, gameId: string, seed: number, actions: readonly Arc3Action[]): Promise<Arc3FrameData> {
+  async resume(runId: string, gameId: string, seed: number, actions: readonly Arc3Action[], codeDir?: string): Promise<Arc3FrameData> {
     const worker = this.pinned.get(runId) ?? this.leastBusy();
-    const frame = await worker.resume(runId, gameId, seed, actions);
+    const frame = await worker.resume(runId, gameId, seed, actions, codeDir);
     this.pinned.set(runId, worker);
     return frame;
   }

@@ -386,4 +386,23 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX campaign_claims_held ON campaign_claims (campaign) WHERE state = 'held';
     `,
   },
+  {
+    version: 14,
+    name: 'arcengine games pinned: the code version of each run, and the code of every version',
+    sql: `
+      -- The content hash of the game's files a run was opened on (arc3/gameCode.ts); null for a
+      -- remote game's run and for runs stored before versions were kept.
+      ALTER TABLE game_runs ADD COLUMN code_hash text;
+      -- The files of every version of an arcengine game a server ran, by content hash, so that a
+      -- run is rebuilt and verified on the code it started with after the game's files changed.
+      -- files: {"<path in the game's folder>": "<base64 of its bytes>"}
+      CREATE TABLE game_code (
+        game_id text NOT NULL,
+        code_hash text NOT NULL,
+        files jsonb NOT NULL,
+        created_at timestamptz NOT NULL,
+        PRIMARY KEY (game_id, code_hash)
+      );
+    `,
+  },
 ];

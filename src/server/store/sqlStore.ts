@@ -7,7 +7,7 @@ import { GroupCommit, type GroupMember } from './groupCommit';
 import { type GradingStore, SqlGradingStore } from './gradingStore';
 import { CampaignStore, lockCampaigns, recountingSessions } from './campaignStore';
 import type { Driver, Queryable } from './driver';
-import type { AgentKeyRecord, AgentRunRecord, AuditEventInput, AuditEventRecord, DeletedRows, AgentStepRecord, AppendResult, DownloadTicket, EventInput, GameRunRecord, GameStepRecord, NewSession, ResponseRecord, SessionRecord, Store, StoredDigest, StudyRecord, StudySource, StudySummary, SubmissionRecord, ScorecardRecord } from './types';
+import type { AgentKeyRecord, AgentRunRecord, AuditEventInput, AuditEventRecord, DeletedRows, AgentStepRecord, AppendResult, DownloadTicket, EventInput, GameCodeFiles, GameRunRecord, GameStepRecord, NewSession, ResponseRecord, SessionRecord, Store, StoredDigest, StudyGameVersion, StudyRecord, StudySource, StudySummary, SubmissionRecord, ScorecardRecord } from './types';
 
 /** Applies the migrations not yet recorded, each in its own transaction; safe with several servers starting at once. */
 export async function migrate(db: Driver): Promise<number[]> {
@@ -453,9 +453,9 @@ export class SqlStore implements Store {
 
   async addGameRun(r: GameRunRecord): Promise<void> {
     await this.db.query(
-      `INSERT INTO game_runs (run_id, session_id, item, game_id, source, engine, seed, opened_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`,
-      [r.runId, r.sessionId, r.item, r.gameId, r.source, r.engine, r.seed, new Date(r.openedAt)]);
+      `INSERT INTO game_runs (run_id, session_id, item, game_id, source, engine, seed, opened_at, code_hash)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`,
+      [r.runId, r.sessionId, r.item, r.gameId, r.source, r.engine, r.seed, new Date(r.openedAt), r.codeHash ?? null]);
   }
 
   async getGameRun(runId: string): Promise<GameRunRecord | null> {
@@ -466,6 +466,33 @@ export class SqlStore implements Store {
   async listGameRuns(sessionId: string): Promise<GameRunRecord[]> {
     const r = await this.db.query(`SELECT * FROM game_runs WHERE session_id = $1 ORDER BY opened_at, run_id`, [sessionId]);
     return r.rows.map(gameRunOf);
+  }
+
+  async studyUsage(studyId: string): Promise<{ events: number; bytes: number }> {
+    const r = await this.db.query(
+      `SELECT COALESCE(sum(event_count), 0)::float8 AS events, COALESCE(sum(event_bytes), 0)::float8 AS bytes FROM sessions WHERE study_id = $1`, [studyId]);
+    return { events: Number(r.rows[0].events), bytes: Number(r.rows[0].bytes) };
+  }
+
+  async studyGameVersions(studyId: string): Promise<StudyGameVersion[]> {
+    const r = await this.db.query(
+      `SELECT g.game_id, g.code_hash, count(*)::int AS runs, min(g.opened_at) AS first_at, max(g.opened_at) AS last_at
+       FROM game_runs g JOIN sessions s ON s.id = g.session_id WHERE s.study_id = $1
+       GROUP BY g.game_id, g.code_hash ORDER BY min(g.opened_at), g.game_id`, [studyId]);
+    return r.rows.map((row) => ({
+      gameId: row.game_id as string, codeHash: (row.code_hash as string | null) ?? null, runs: row.runs as number,
+      firstAt: ms(row.first_at), lastAt: ms(row.last_at),
+    }));
+  }
+
+  async saveGameCode(gameId: string, codeHash: string, files: GameCodeFiles, at: number): Promise<void> {
+    await this.db.query(`INSERT INTO game_code (game_id, code_hash, files, created_at) VALUES ($1, $2, $3::jsonb, $4) ON CONFLICT DO NOTHING`,
+      [gameId, codeHash, JSON.stringify(files), new Date(at)]);
+  }
+
+  async getGameCode(gameId: string, codeHash: string): Promise<GameCodeFiles | null> {
+    const r = await this.db.query(`SELECT files FROM game_code WHERE game_id = $1 AND code_hash = $2`, [gameId, codeHash]);
+    return r.rows.length ? json<GameCodeFiles>(r.rows[0].files) : null;
   }
 
   /**
@@ -609,6 +636,7 @@ function gameRunOf(row: Record<string, unknown>): GameRunRecord {
   return {
     runId: row.run_id as string, sessionId: row.session_id as string, item: row.item as string, gameId: row.game_id as string,
     source: row.source as GameRunRecord['source'], engine: row.engine as string, seed: row.seed as number, openedAt: ms(row.opened_at),
+    codeHash: (row.code_hash as string | null) ?? null,
   };
 }
 

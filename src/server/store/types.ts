@@ -108,6 +108,21 @@ export interface GameRunRecord {
   readonly engine: string;
   readonly seed: number;
   readonly openedAt: number;
+  /** The content hash of the arcengine game's files the run was opened on (`arc3/gameCode.ts`); absent for remote games and older runs. */
+  readonly codeHash?: string | null;
+}
+
+/** The files of one version of an arcengine game, by path in its folder, as base64 of their bytes. */
+export type GameCodeFiles = Readonly<Record<string, string>>;
+
+/** A version of a game that a study's runs were opened on, with how many runs and when. */
+export interface StudyGameVersion {
+  readonly gameId: string;
+  /** Null for remote games and runs stored before versions were kept. */
+  readonly codeHash: string | null;
+  readonly runs: number;
+  readonly firstAt: number;
+  readonly lastAt: number;
 }
 
 /** One action of a server-run game as the engine answered it; step 0 is the opening RESET. */
@@ -305,6 +320,17 @@ export interface Store {
   getGameRun(runId: string): Promise<GameRunRecord | null>;
   /** A session's server-run game runs, oldest first. */
   listGameRuns(sessionId: string): Promise<GameRunRecord[]>;
+  /**
+   * What a study's sessions have stored together: the sum of their event counters (one row per
+   * session read, never the events), for the study's storage budget.
+   */
+  studyUsage(studyId: string): Promise<{ events: number; bytes: number }>;
+  /** The versions of games a study's runs were opened on, in the order they were first used. */
+  studyGameVersions(studyId: string): Promise<StudyGameVersion[]>;
+  /** Keeps the files of a game's version (once; a hash stored already is left as it is). */
+  saveGameCode(gameId: string, codeHash: string, files: GameCodeFiles, at: number): Promise<void>;
+  /** The files of a game's version, or null when no server of this database kept them. */
+  getGameCode(gameId: string, codeHash: string): Promise<GameCodeFiles | null>;
   /** Stores one step; false when the run already has this step (a retried request). */
   addGameStep(step: GameStepRecord): Promise<boolean>;
   /** A run's steps in order; from step `from` when given, at most `limit` of them when given. */

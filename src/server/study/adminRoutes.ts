@@ -7,11 +7,12 @@ import { type Context, Hono } from 'hono';
 import { stream } from 'hono/streaming';
 import { z } from 'zod';
 import { StudyId, isPractice, parseStudy } from '../../core/study/schema';
-import type { StudyListEntry } from '../../core/protocol/api';
+import type { StudyListEntry, StudyUsage } from '../../core/protocol/api';
 import { ITEM_START, effectiveState } from '../../core/study/rules';
 import { studyReferenceProblems } from '../studies';
 import { games, solutions } from '../../games';
 import { type StudyContext, adminGuard, fail, readJson, zodFail } from './context';
+import { studyStorageBudget } from './limits';
 
 const SaveStudy = z.object({ definition: z.unknown() });
 
@@ -71,6 +72,19 @@ export function adminRoutes(ctx: StudyContext): Hono {
     ctx.forgetStudy(id, saved.version);
     return c.json({ id, ...saved }, saved.created ? 201 : 200);
   };
+  // What a study's sessions store against its storage budget, and the versions of games its runs
+  // were opened on (an arcengine game's id and the hash of its files).
+  admin.get('/studies/:studyId/usage', async (c) => {
+    const id = c.req.param('studyId');
+    const rec = await store.getStudy(id);
+    if (!rec) return fail(c, 404, 'not_found', `No study "${id.slice(0, 100)}".`);
+    const [used, versions] = await Promise.all([store.studyUsage(id), store.studyGameVersions(id)]);
+    return c.json({
+      storage: { ...used, budget: studyStorageBudget(ctx.studyOfRecord(rec), ctx.limits) },
+      gameVersions: versions.map((v) => ({ ...v, version: v.codeHash ? `${v.gameId}@${v.codeHash}` : v.gameId })),
+    } satisfies StudyUsage);
+  });
+
   admin.post('/studies/:studyId', (c) => saveStudy(c, true));
   admin.put('/studies/:studyId', (c) => saveStudy(c, false));
 

@@ -8,7 +8,16 @@ import { eventDataProblem } from '../../core/protocol/events';
 import type { BatchAck } from '../../core/protocol/api';
 import { EventBatchRequest } from '../../core/protocol/requests';
 import { type StudyContext, fail, readBody } from './context';
-import { RateLimiter } from './limits';
+import { RateLimiter, studyStorageBudget } from './limits';
+
+/** How long a study's stored totals read from the database are counted up here before being read again (other servers store too). */
+const USAGE_READ_EVERY_MS = 30_000;
+/** When a participant's browser asks again after the study's storage budget refused its events, in seconds. */
+const BUDGET_RETRY_S = 60;
+
+interface StudyUse { events: number; bytes: number; readonly budget: { events: number; bytes: number }; readonly readAt: number }
+
+const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 
 export function eventRoutes(ctx: StudyContext): Hono {
   const { store, now, limits } = ctx;
@@ -17,6 +26,11 @@ export function eventRoutes(ctx: StudyContext): Hono {
   // What each session has stored, as the last append here reported it (a lower bound when
   // another server stores for it too); bounded in size.
   const totals = new Map<string, { events: number; bytes: number; acked: number }>();
+  // What each study has stored, for its storage budget: the sum of its sessions' counters, read
+  // at most every USAGE_READ_EVERY_MS and counted up by each append here in between.
+  // The budget is the study's latest version's, read with the totals, so that a researcher who
+  // raises it lets every session of the study store again (within USAGE_READ_EVERY_MS).
+  const usage = new Map<string, StudyUse>();
 
   api.post('/sessions/:sessionId/events', async (c) => {
     const p = await ctx.participant(c, false);
@@ -69,6 +83,22 @@ export function eventRoutes(ctx: StudyContext): Hono {
       return fail(c, 413, 'quota_exceeded', `This session has stored ${storedEvents} events (${Math.round(storedBytes / 1024)} KiB); a session may store at most ${limits.maxSessionEvents} events and ${Math.round(limits.maxSessionBytes / 1024 / 1024)} MiB. Nothing of this batch was stored; tell the researcher.`);
     }
     const t = now();
+    let studyUse: StudyUse | undefined;
+    if (newEvents) {
+      studyUse = usage.get(session.studyId);
+      if (!studyUse || t - studyUse.readAt >= USAGE_READ_EVERY_MS) {
+        const latest = await store.getStudy(session.studyId);
+        const budget = studyStorageBudget(latest ? ctx.studyOfRecord(latest) : p.study, limits);
+        studyUse = { ...(await store.studyUsage(session.studyId)), budget, readAt: t };
+        if (usage.size >= 10_000) usage.clear();
+        usage.set(session.studyId, studyUse);
+      }
+      const { budget } = studyUse;
+      if (studyUse.events + newEvents > budget.events || studyUse.bytes + newBytes > budget.bytes) {
+        c.header('Retry-After', String(BUDGET_RETRY_S));
+        return fail(c, 507, 'storage_budget', `This study has used its storage budget (${studyUse.events} of ${budget.events} events, ${mib(studyUse.bytes)} of ${mib(budget.bytes)} MiB), so the server takes no more of its data for now. Nothing you did is lost: it is kept in this browser and sent by itself once the researcher raises the budget. Please tell the researcher.`, { retryAfter: BUDGET_RETRY_S });
+      }
+    }
     const wait = newEvents ? rate.take(session.id, newEvents, newBytes, t) : 0;
     if (wait > 0) {
       c.header('Retry-After', String(wait));
@@ -86,6 +116,10 @@ export function eventRoutes(ctx: StudyContext): Hono {
     }
     if (totals.size >= 100_000) totals.clear();
     totals.set(session.id, { events: r.eventCount, bytes: r.eventBytes, acked: r.ackedThrough });
+    if (studyUse) {
+      studyUse.events += Math.max(0, r.eventCount - storedEvents);
+      studyUse.bytes += Math.max(0, r.eventBytes - storedBytes);
+    }
     return c.json({ ackedThrough: r.ackedThrough } satisfies BatchAck);
   });
 

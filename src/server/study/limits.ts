@@ -28,6 +28,9 @@ export interface IngestLimits {
   readonly sessionsPerMinutePerClient: number;
   /** New sessions per minute of one study, from every address together. */
   readonly sessionsPerMinutePerStudy: number;
+  /** A study's storage budget, for every session together, when the study sets none (`storage` in its definition). */
+  readonly studyEvents: number;
+  readonly studyBytes: number;
 }
 
 const MiB = 1024 * 1024;
@@ -44,6 +47,8 @@ export const DEFAULT_LIMITS: IngestLimits = {
   burstBytes: 8 * MiB,
   sessionsPerMinutePerClient: 60,
   sessionsPerMinutePerStudy: 3_000,
+  studyEvents: 50_000_000,
+  studyBytes: 10 * 1024 * MiB,
 };
 
 /** Environment variables that change the limits, with the field each sets and its unit. */
@@ -56,6 +61,8 @@ export const LIMIT_VARIABLES = {
   ARC_STUDIO_SESSION_BURST_MB: ['burstBytes', MiB],
   ARC_STUDIO_SESSIONS_PER_MINUTE_PER_CLIENT: ['sessionsPerMinutePerClient', 1],
   ARC_STUDIO_STUDY_SESSIONS_PER_MINUTE: ['sessionsPerMinutePerStudy', 1],
+  ARC_STUDIO_STUDY_STORAGE_EVENTS: ['studyEvents', 1],
+  ARC_STUDIO_STUDY_STORAGE_MB: ['studyBytes', MiB],
 } as const satisfies Record<string, readonly [keyof IngestLimits, number]>;
 
 /** The limits with the environment's overrides; throws a message naming a bad variable. */
@@ -69,6 +76,14 @@ export function limitsFromEnv(env: Record<string, string | undefined>): IngestLi
     out[field] = Math.round(n * unit);
   }
   return out as unknown as IngestLimits;
+}
+
+/** A study's storage budget: its own (`storage` in the definition), else the server's. */
+export function studyStorageBudget(study: { storage?: { events?: number; megabytes?: number } }, limits: IngestLimits): { events: number; bytes: number } {
+  return {
+    events: study.storage?.events ?? limits.studyEvents,
+    bytes: study.storage?.megabytes !== undefined ? Math.round(study.storage.megabytes * MiB) : limits.studyBytes,
+  };
 }
 
 /** One kind of token: refilled at `rate` per second, holding at most `burst`. */
