@@ -4,7 +4,7 @@
  * its data loaded, so the check sees what they see.
  */
 import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './studio-test';
 import { games } from '../src/games';
 import { openTask } from './helpers';
 import { ADMIN, completeCurrentItem, sampleStudy } from './study-helpers';

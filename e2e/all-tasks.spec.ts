@@ -3,7 +3,7 @@
  * the ] key steps to the next task, and the last task has no next one. Every one of the 800 is
  * parsed and drawn by `src/client/grid/allTasks.test.ts`.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from './studio-test';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { ARC_AGI_1, arcTask, screenGrid } from './helpers';

@@ -4,7 +4,7 @@
  * here, or beside the unit tests by `npm test`, which names it in E2E_DEV_DIST) from a server of
  * its own, and checks that a study session and the practice players still log each opening once.
  */
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './studio-test';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';

@@ -3,7 +3,7 @@
  * 413 and retrying cannot help. The participant must not wait forever on "Saving your answers",
  * must see what is wrong and what to do, and must be able to take every action away.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from './studio-test';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
