@@ -31,6 +31,8 @@ test('a sample of the 800 ARC-AGI-1 tasks opens and renders without an error, st
     await page.goto(`/tasks/arc-agi-1/${ids[i]}`);
     await shows(ids[i]);
     if (i < ids.length - 1) {
+      // The ] key steps once the collection's list has arrived: the button says when.
+      await expect(page.getByRole('button', { name: 'Next task' }).first()).toBeEnabled();
       await page.keyboard.press(']');
       await shows(ids[i + 1]);
     }
