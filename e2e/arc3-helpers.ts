@@ -39,7 +39,7 @@ export function fixtureCopy(): string {
 let nextServer = 0;
 
 /** How long a server may take to start on a busy machine; added to the running test's or hook's time limit. */
-const START_TIMEOUT_MS = 120_000;
+const START_TIMEOUT_MS = 300_000;
 
 /**
  * Starts `arc-studio serve` on a port of its own with these flags; resolves once it answers.
