@@ -12,8 +12,7 @@ export const CHROMIUM_ARGS = [
   '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run',
 ];
 
-const PORT = Number(process.env.E2E_PORT ?? 4399);
-/** The researcher token of the test server; tests read it from the environment. */
+/** The researcher token of the test servers; tests read it from the environment. */
 process.env.E2E_ADMIN_TOKEN ??= 'e2e-researcher-token-0123456789abcdef';
 /**
  * A busy machine slows every write of the servers under test (spawned ones too): they refuse a
@@ -21,30 +20,30 @@ process.env.E2E_ADMIN_TOKEN ??= 'e2e-researcher-token-0123456789abcdef';
  */
 process.env.ARC_STUDIO_MAX_WAIT_MS ??= '60000';
 
+/**
+ * Spec files run in parallel, each worker with a server of its own (`e2e/studio-test.ts`); the
+ * tests of one file run in order in one worker. ARC_STUDIO_E2E_WORKERS sets another number (1 runs
+ * one file at a time). Each worker owns ten ports from E2E_PORT (default 4399) up
+ * (`e2e/helpers.ts` `ownPort`), so 5 workers fit in a block of 50.
+ */
+const WORKERS = Number(process.env.ARC_STUDIO_E2E_WORKERS) || 2;
+if (WORKERS > 5) throw new Error(`ARC_STUDIO_E2E_WORKERS=${WORKERS}: at most 5 workers fit in the 50 ports from E2E_PORT.`);
+
 export default defineConfig({
   testDir: 'e2e',
-  timeout: 60_000,
-  expect: { timeout: 10_000 },
+  // Limits for a busy machine: a wait ends as soon as what it waits for happens, so a long limit
+  // costs nothing when the machine is idle (a server's acknowledgement took over 10 s under load).
+  timeout: 120_000,
+  expect: { timeout: 30_000 },
   fullyParallel: false,
-  workers: 1,
+  workers: WORKERS,
   retries: 0,
-  reporter: process.env.CI ? [['list']] : [['list']],
+  reporter: [['list']],
   outputDir: 'test-results',
   use: {
-    baseURL: `http://localhost:${PORT}`,
     viewport: { width: 1280, height: 800 },
     launchOptions: { executablePath: chromiumPath(), args: CHROMIUM_ARGS },
     trace: 'retain-on-failure',
     acceptDownloads: true,
-  },
-  webServer: {
-    command: `node bin/arc-studio.mjs serve --port ${PORT} --host 127.0.0.1 --data-dir .tmp/e2e-data-${PORT} --practice-tasks arc-agi-1=../shared/data/arc-agi-1`,
-    url: `http://localhost:${PORT}/api/health`,
-    reuseExistingServer: false,
-    // Every participant of the browser tests comes from this machine's one address.
-    env: { ARC_STUDIO_ADMIN_TOKEN: process.env.E2E_ADMIN_TOKEN, ARC_STUDIO_SESSIONS_PER_MINUTE_PER_CLIENT: '100000' },
-    timeout: 60_000,
-    stdout: 'pipe',
-    stderr: 'pipe',
   },
 });

@@ -6,7 +6,7 @@
  * researcher opens every studio page, the replays of that session (grid task and game) and of an
  * agent's run, the campaign of a pool, the playtest, the grader's page and the missing page.
  */
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './studio-test';
 import { giveUpItem } from './arc3-helpers';
 import { expectAccessible } from './axe';
 import { ADMIN } from './study-helpers';

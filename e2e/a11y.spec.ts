@@ -3,7 +3,7 @@
  * no violation of serious or critical impact. Each page is checked as a person reaches it, with
  * its data loaded, so the check sees what they see.
  */
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './studio-test';
 import { games } from '../src/games';
 import { expectAccessible } from './axe';
 import { openTask } from './helpers';
@@ -35,8 +35,9 @@ async function expectVisibleFocus(page: Page, name: string, presses = 40): Promi
   expect.soft([...unmarked], `controls without a visible focus indicator on ${name}`).toEqual([]);
 }
 
-test('the task browser, the task player, the games page and every game are accessible', async ({ page }) => {
-  test.setTimeout(120_000);
+test('the task browser, the task player and the pair viewer are accessible', async ({ page }) => {
+  // axe over the browser of 800 tasks took over two minutes on a busy machine.
+  test.setTimeout(240_000);
   await page.goto('/');
   await expect(page.getByRole('list', { name: 'Collections' })).toBeVisible();
   await page.getByRole('list', { name: 'Collections' }).getByRole('button', { name: /arc-agi-1/ }).click();
@@ -53,7 +54,10 @@ test('the task browser, the task player, the games page and every game are acces
   await expectAccessible(page, 'pair viewer');
   await page.keyboard.press('Escape');
   await expect(page.getByTestId('pair-viewer')).toHaveCount(0);
+});
 
+test('a study on too small a screen, the games page, every game and a missing page are accessible', async ({ page }) => {
+  test.setTimeout(120_000);
   // A phone at a study that needs a larger screen.
   await page.setViewportSize({ width: 390, height: 844 });
   await page.goto('/s/sample');
@@ -109,16 +113,17 @@ test('a participant meets only accessible pages from the study link to the end',
   await expectAccessible(page, 'study end page');
 });
 
-test('every page of the researcher studio is accessible', async ({ page, request }) => {
+/** Opens the studio as the researcher. */
+async function logIn(page: Page): Promise<void> {
+  // A new document, so that the login page reads the token from the link.
+  await page.goto('about:blank');
+  await page.goto(`/login#token=${process.env.E2E_ADMIN_TOKEN}`);
+  await expect(page.getByRole('heading', { name: 'Studies' })).toBeVisible();
+}
+
+// The researcher studio in three tests, each with its own time limit: every page runs axe.
+test('the login page, the studies list, every tab of the results and its dialogs are accessible', async ({ page }) => {
   test.setTimeout(180_000);
-  // A finished session of the sample study to replay: the previous test's participant made one.
-  type Participant = { sessionId: string; state: string; playtest: boolean };
-  const finishedSession = async () => {
-    const results = await (await request.get('/api/admin/studies/sample/results', { headers: ADMIN })).json() as { participants: Participant[] };
-    return results.participants.find((p) => p.state === 'finished' && !p.playtest)?.sessionId;
-  };
-  await expect.poll(finishedSession, { message: 'a finished session of the sample study', timeout: 20_000 }).toBeDefined();
-  const sessionId = (await finishedSession())!;
   await page.goto('/login');
   await expect(page.getByRole('heading', { name: 'Researcher login' })).toBeVisible();
   await expectAccessible(page, 'login');
@@ -159,7 +164,19 @@ test('every page of the researcher studio is accessible', async ({ page, request
   await expectAccessible(page, 'delete session dialog');
   await page.keyboard.press('Escape');
   await expect(page.getByRole('dialog')).toHaveCount(0);
+});
 
+test('the replay of a session and the playtest with its validate panel are accessible', async ({ page, request }) => {
+  test.setTimeout(180_000);
+  // A finished session of the sample study to replay: the participant test above made one.
+  type Participant = { sessionId: string; state: string; playtest: boolean };
+  const finishedSession = async () => {
+    const results = await (await request.get('/api/admin/studies/sample/results', { headers: ADMIN })).json() as { participants: Participant[] };
+    return results.participants.find((p) => p.state === 'finished' && !p.playtest)?.sessionId;
+  };
+  await expect.poll(finishedSession, { message: 'a finished session of the sample study', timeout: 20_000 }).toBeDefined();
+  const sessionId = (await finishedSession())!;
+  await logIn(page);
   await page.goto(`/studies/sample/sessions/${sessionId}`);
   await expect(page.getByTestId('replay-position')).toBeVisible();
   await expectAccessible(page, 'replay: first item');
@@ -177,7 +194,11 @@ test('every page of the researcher studio is accessible', async ({ page, request
   await panel.getByRole('button', { name: 'Validate', exact: true }).click();
   await expect(panel.getByTestId('validate-status')).toContainText('Finished', { timeout: 60_000 });
   await expectAccessible(page, 'playtest: validate panel');
+});
 
+test('the score page, the study editor with its task picker and dialogs, and a new study are accessible', async ({ page }) => {
+  test.setTimeout(180_000);
+  await logIn(page);
   await page.goto('/score');
   await page.getByRole('combobox', { name: 'Baselines from a study' }).selectOption('sample');
   await expect(page.getByText('Using study:sample')).toBeVisible();

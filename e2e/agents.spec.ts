@@ -5,7 +5,7 @@
  * appear in the study's results labelled as an agent, scored against the participant's baseline,
  * replay in the session viewer, and leave the human baselines and funnels as they were.
  */
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './studio-test';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -40,7 +40,7 @@ test.describe('agents in a study', () => {
     server = await startServer(['--arc3-games', OFFICIAL_GAMES]);
     await createStudy(server.base, STUDY, [{ kind: 'game', id: 'clicks', game: VC33 }]);
   });
-  test.afterAll(async () => { await server.stop(); });
+  test.afterAll(async () => { await server?.stop(); });
 
   test('an agent run made by the official toolkit shows in the results as an agent, replays, and leaves the human baselines alone', async ({ page, browser }) => {
     test.setTimeout(180_000);

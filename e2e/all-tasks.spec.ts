@@ -3,7 +3,7 @@
  * the ] key steps to the next task, and the last task has no next one. Every one of the 800 is
  * parsed and drawn by `src/client/grid/allTasks.test.ts`.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from './studio-test';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { ARC_AGI_1, arcTask, screenGrid } from './helpers';
@@ -31,6 +31,8 @@ test('a sample of the 800 ARC-AGI-1 tasks opens and renders without an error, st
     await page.goto(`/tasks/arc-agi-1/${ids[i]}`);
     await shows(ids[i]);
     if (i < ids.length - 1) {
+      // The ] key steps once the collection's list has arrived: the button says when.
+      await expect(page.getByRole('button', { name: 'Next task' }).first()).toBeEnabled();
       await page.keyboard.press(']');
       await shows(ids[i + 1]);
     }

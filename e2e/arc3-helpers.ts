@@ -3,7 +3,7 @@
  * the game folders it needs (the vendored official games, or a copy of the fixture game it may
  * change), so that tests never share a worker or a file.
  */
-import { expect, type Locator, type Page } from '@playwright/test';
+import { expect, test, type Locator, type Page } from '@playwright/test';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -35,13 +35,22 @@ export function fixtureCopy(): string {
   return dir;
 }
 
-/** The servers started so far: each takes the next of 20 ports (`ownPort`). */
+/** The servers this worker started so far: each takes the next of the worker's slots 6-9 (`ownPort`). */
 let nextServer = 0;
 
-/** Starts `arc-studio serve` on a port of its own with these flags; resolves once it answers. */
+/** How long a server may take to start on a busy machine; added to the running test's or hook's time limit. */
+const START_TIMEOUT_MS = 300_000;
+
+/**
+ * Starts `arc-studio serve` on a port of its own with these flags; resolves once it answers.
+ * The wait does not eat into the test's own time limit, and a server that does not come up is
+ * killed (its port free for the next) and its output shown.
+ */
 export async function startServer(flags: string[], env: NodeJS.ProcessEnv = {}): Promise<TestServer> {
+  const info = test.info();
+  if (info.timeout > 0) info.setTimeout(info.timeout + START_TIMEOUT_MS);
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'arc3-e2e-'));
-  const port = ownPort(10 + nextServer++ % 20);
+  const port = ownPort(6 + nextServer++ % 4);
   const base = `http://127.0.0.1:${port}`;
   let out = '';
   const child = spawn(process.execPath, ['bin/arc-studio.mjs', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir, ...flags], {
@@ -50,7 +59,13 @@ export async function startServer(flags: string[], env: NodeJS.ProcessEnv = {}):
   });
   child.stdout!.on('data', (b: Buffer) => { out += b.toString(); });
   child.stderr!.on('data', (b: Buffer) => { out += b.toString(); });
-  await expect.poll(async () => (await fetch(`${base}/api/health`).catch(() => null))?.status ?? 0, { timeout: 60_000, message: 'the server did not start' }).toBe(200);
+  try {
+    await expect.poll(async () => (await fetch(`${base}/api/health`).catch(() => null))?.status ?? 0, { timeout: START_TIMEOUT_MS, message: 'the server did not start' }).toBe(200);
+  } catch (e) {
+    child.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+    throw new Error(`The server on port ${port} did not start:\n${out}`, { cause: e });
+  }
   return {
     base, child, output: () => out,
     stop: async () => {

@@ -6,7 +6,7 @@
  * engine, and the official recordings export scores the same with the official toolkit's
  * scorecard as with `arc-studio score`.
  */
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './studio-test';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -90,7 +90,7 @@ test.describe('the researcher reads ARC-AGI-3 runs of the official engine', () =
     work = mkdtempSync(path.join(os.tmpdir(), 'arc3-research-'));
   });
   test.afterAll(async () => {
-    await server.stop();
+    await server?.stop();
     rmSync(work, { recursive: true, force: true });
   });
 

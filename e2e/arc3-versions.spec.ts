@@ -4,7 +4,7 @@
  * one the open run keeps; the results page shows the study's storage use and the versions played.
  */
 import AxeBuilder from '@axe-core/playwright';
-import { expect, test } from '@playwright/test';
+import { expect, test } from './studio-test';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ADMIN, TG01, createStudy, fixtureCopy, logIn, startServer } from './arc3-helpers';

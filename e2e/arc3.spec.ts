@@ -4,7 +4,7 @@
  * designer's hot reload; a worker killed mid-run; a server without Python.
  */
 import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './studio-test';
 import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -47,7 +47,7 @@ test.describe('official ARC-AGI-3 games', () => {
     server = await startServer(['--arc3-games', OFFICIAL_GAMES]);
     await createStudy(server.base, 'official', [{ kind: 'game', id: 'keys', game: LS20 }, { kind: 'game', id: 'clicks', game: VC33 }]);
   });
-  test.afterAll(async () => { await server.stop(); });
+  test.afterAll(async () => { await server?.stop(); });
 
   test('a participant plays level 1 of ls20 with keys and of vc33 with clicks; every step is logged and verified', async ({ page }) => {
     expect(server.output()).toMatch(/ARC-AGI-3 games: .* with arcengine 0\.9\.3 on Python 3/);

@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './studio-test';
 import { ADMIN, completeCurrentItem, playGame, serverEvents, type StudyFile } from './study-helpers';
 
 /** The study's items as a participant meets them: each pool's candidates in its place. */

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './studio-test';
 import { readFile } from 'node:fs/promises';
 import { parseActions, replayGameEvents, hashFrame } from '../src/core/game';
 import { performGameAction } from './helpers';

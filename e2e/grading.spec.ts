@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type Browser, type Page } from '@playwright/test';
+import { expect, test, type Browser, type Page } from './studio-test';
 import { ADMIN } from './study-helpers';
 
 async function seriousViolations(page: Page): Promise<string[]> {

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './studio-test';
 import { readFile } from 'node:fs/promises';
 import { parseJsonl } from '../src/core/log/events';
 import { currentTest, replay, replayOutputs } from '../src/core/log/gridPlayer';

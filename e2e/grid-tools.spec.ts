@@ -4,7 +4,7 @@
  * replayed to the grid on screen; and a task solved with the keyboard alone.
  */
 import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './studio-test';
 import { readFile } from 'node:fs/promises';
 import { parseJsonl, type LogEvent } from '../src/core/log/events';
 import { currentTest, replay } from '../src/core/log/gridPlayer';

@@ -8,13 +8,20 @@ import type { ActionInput } from '../src/core/game';
 
 export const ARC_AGI_1 = path.resolve('../shared/data/arc-agi-1');
 
+/** Ports each Playwright worker has, from E2E_PORT up: 50 ports in all make room for 5 workers. */
+export const PORTS_PER_WORKER = 10;
+
 /**
- * A port for a server a test starts of its own, in the block above E2E_PORT (the main test
- * server's): `slot` 1-49 names the spec's server, so two specs never share one and the suite
- * stays in its block beside other runs on the machine.
+ * A port of this worker's block: worker `n` (its parallel index) owns the ten ports from
+ * E2E_PORT + 10·n. Slot 0 is the worker's test server (`studio-test.ts`); a spec that starts a
+ * server of its own names a slot 1-9 that no other spec uses (`arc3-helpers.ts` cycles through
+ * 6-9), so two specs never share a port, in one worker or across workers, and the suite stays in
+ * its block beside other runs on the machine.
  */
 export function ownPort(slot: number): number {
-  return Number(process.env.E2E_PORT ?? 4399) + slot;
+  if (!Number.isInteger(slot) || slot < 0 || slot >= PORTS_PER_WORKER) throw new Error(`ownPort: slot ${slot} is outside 0-${PORTS_PER_WORKER - 1}`);
+  const worker = Number(process.env.TEST_PARALLEL_INDEX ?? 0);
+  return Number(process.env.E2E_PORT ?? 4399) + PORTS_PER_WORKER * worker + slot;
 }
 
 export function arcTask(id: string): ArcTask {

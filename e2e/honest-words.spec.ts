@@ -2,7 +2,7 @@
  * What the pages say is what is true: a sealed task is not called practice, an unknown study link
  * is not called an outage, and a verdict does not outlive the grid it was given for.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from './studio-test';
 import { readFileSync } from 'node:fs';
 import type { ArcTask } from '../src/core/formats/arcTask';
 import { clickCell } from './helpers';

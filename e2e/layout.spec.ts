@@ -6,7 +6,7 @@
  * game frame and the output editor fit the window; and a phone is stopped at the consent page
  * with the study's device message unless the study allows any device.
  */
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './studio-test';
 import { giveUpItem } from './arc3-helpers';
 import { ADMIN } from './study-helpers';
 

@@ -13,7 +13,7 @@
  * The server's log must hold those events, and the session summary's time on task must leave
  * out the hidden and idle time.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from './studio-test';
 import { activeTime, untilItemEnd } from '../src/core/study/activeTime';
 import { ADMIN, browserSession, serverEvents } from './study-helpers';
 

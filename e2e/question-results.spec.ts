@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './studio-test';
 import { ADMIN, buildGrid, expectAllStored, sampleTask } from './study-helpers';
 
 /** Serious or critical axe-core violations (WCAG 2.1 AA) inside `include`. */

@@ -6,7 +6,7 @@
  * and responses.csv holds the answers and the description.
  */
 import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './studio-test';
 import { parseCsvObjects } from '../src/core/formats/csv';
 import { ADMIN, buildGrid, expectAllStored, sampleTask } from './study-helpers';
 

@@ -1,5 +1,5 @@
 import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type Page, type Response } from '@playwright/test';
+import { expect, test, type Page, type Response } from './studio-test';
 import { ADMIN, expectAllStored, serverEvents } from './study-helpers';
 
 /** Serious or critical axe-core violations (WCAG 2.1 AA) on the page as it is now. */

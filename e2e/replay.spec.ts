@@ -3,7 +3,7 @@
  * participant built it, the demonstrations on demand, and a timeline whose marks name each submit
  * and its verdict. The participant works a real ARC-AGI-1 task in a study first.
  */
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './studio-test';
 import type { Grid } from '../src/core/grid/grid';
 import { Timeline } from '../src/core/log/timeline';
 import { initialPlayer, reduce, currentTest } from '../src/core/log/gridPlayer';

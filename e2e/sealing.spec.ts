@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { expect, test, type Page, type Request, type Response } from '@playwright/test';
+import { expect, test, type Page, type Request, type Response } from './studio-test';
 import type { ArcTask } from '../src/core/formats/arcTask';
 import { ADMIN, buildGrid, sampleStudy, sampleTask } from './study-helpers';
 

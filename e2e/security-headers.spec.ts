@@ -3,7 +3,7 @@
  * researcher opens every studio page, the task player and the games, and the browser reports no
  * policy violation. Other pages may not frame the app.
  */
-import { expect, test, type BrowserContext, type Page } from '@playwright/test';
+import { expect, test, type BrowserContext, type Page } from './studio-test';
 import { completeCurrentItem, sampleStudy } from './study-helpers';
 import { openTask, performGameAction } from './helpers';
 

@@ -4,7 +4,7 @@
  * the session id is typed, reads the audit log, and deletes the study from its editor. A study
  * defined by a file in data/studies is refused with the reason.
  */
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import { expect, test, type APIRequestContext, type Page } from './studio-test';
 import { ADMIN, sampleTask } from './study-helpers';
 
 const TASK = 'mirror-across-wall';

@@ -4,7 +4,7 @@
  * here, or beside the unit tests by `npm test`, which names it in E2E_DEV_DIST) from a server of
  * its own, and checks that a study session and the practice players still log each opening once.
  */
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './studio-test';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -24,7 +24,8 @@ let tmp = '';
 
 test.beforeAll(async () => {
   tmp = mkdtempSync(path.join(os.tmpdir(), 'arc-studio-strict-'));
-  test.setTimeout(180_000);
+  // A build and a server start: minutes on a busy machine.
+  test.setTimeout(480_000);
   // `npm test` makes the development build beside the unit tests and names it in E2E_DEV_DIST.
   const prebuilt = process.env.E2E_DEV_DIST;
   const dist = prebuilt && existsSync(path.join(prebuilt, 'index.html')) ? prebuilt : path.join(tmp, 'dist');
@@ -39,7 +40,7 @@ test.beforeAll(async () => {
   server = spawn(process.execPath, ['bin/arc-studio.mjs', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', path.join(tmp, 'data'), '--practice-tasks', 'arc-agi-1=../shared/data/arc-agi-1'], {
     env: { ...process.env, ARC_STUDIO_DIST: dist, ARC_STUDIO_ADMIN_TOKEN: process.env.E2E_ADMIN_TOKEN }, stdio: 'ignore',
   });
-  await expect.poll(async () => (await fetch(`${base}/api/health`).catch(() => null))?.status ?? 0, { timeout: 60_000 }).toBe(200);
+  await expect.poll(async () => (await fetch(`${base}/api/health`).catch(() => null))?.status ?? 0, { timeout: 300_000, message: 'the server did not start' }).toBe(200);
 });
 
 test.afterAll(() => {

@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './studio-test';
 import { ADMIN, completeCurrentItem, expectAllStored, type StudyFile } from './study-helpers';
 
 test('a researcher creates a study in the studio, a participant runs it, and an edit afterwards makes version 2', async ({ page, browser, request }) => {

@@ -1,4 +1,4 @@
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './studio-test';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -74,7 +74,13 @@ test('the server killed with SIGKILL and restarted mid-session loses nothing', a
     const child = spawn(process.execPath, ['bin/arc-studio.mjs', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir], {
       env: { ...process.env, ARC_STUDIO_ADMIN_TOKEN: process.env.E2E_ADMIN_TOKEN }, stdio: 'ignore',
     });
-    await expect.poll(async () => (await fetch(`${base}/api/health`).catch(() => null))?.status ?? 0, { timeout: 60_000 }).toBe(200);
+    try {
+      await expect.poll(async () => (await fetch(`${base}/api/health`).catch(() => null))?.status ?? 0, { timeout: 60_000, message: 'the server did not start' }).toBe(200);
+    } catch (e) {
+      // Never left running on the worker's port when it does not come up in time.
+      child.kill('SIGKILL');
+      throw e;
+    }
     return child;
   };
   let server = await start();

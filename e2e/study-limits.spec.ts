@@ -3,7 +3,7 @@
  * study shows it, a message when an item's hard limit closes it (and nothing is done after), and
  * leaving a game after winning levels worded as a finish.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from './studio-test';
 import { parseActions } from '../src/core/game';
 import { solutions } from '../src/games';
 import { performGameAction } from './helpers';

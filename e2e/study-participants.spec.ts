@@ -3,7 +3,7 @@
  * browser holds starts a session of its own (after its own consent), and each person's actions
  * are logged under their own id; the first person's link goes on with their session.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from './studio-test';
 import { ADMIN, serverEvents } from './study-helpers';
 
 test('a second participant id in the same browser gets its own session; the first resumes theirs', async ({ page, request }) => {

@@ -3,7 +3,7 @@
  * 413 and retrying cannot help. The participant must not wait forever on "Saving your answers",
  * must see what is wrong and what to do, and must be able to take every action away.
  */
-import { expect, test } from '@playwright/test';
+import { expect, test } from './studio-test';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -17,13 +17,15 @@ let base = '';
 let tmp = '';
 
 test.beforeAll(async () => {
+  // A server start takes minutes on a busy machine.
+  test.setTimeout(360_000);
   tmp = mkdtempSync(path.join(os.tmpdir(), 'arc-studio-refused-'));
   const port = ownPort(3);
   base = `http://127.0.0.1:${port}`;
   server = spawn(process.execPath, ['bin/arc-studio.mjs', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', tmp], {
     env: { ...process.env, ARC_STUDIO_ADMIN_TOKEN: process.env.E2E_ADMIN_TOKEN, ARC_STUDIO_MAX_SESSION_EVENTS: '3' }, stdio: 'ignore',
   });
-  await expect.poll(async () => (await fetch(`${base}/api/health`).catch(() => null))?.status ?? 0, { timeout: 60_000 }).toBe(200);
+  await expect.poll(async () => (await fetch(`${base}/api/health`).catch(() => null))?.status ?? 0, { timeout: 300_000, message: 'the server did not start' }).toBe(200);
   const definition = {
     title: 'One page', consent: 'You agree.', instructions: 'Read the page.',
     items: [{ kind: 'page', id: 'only', markdown: 'Press continue.' }],

@@ -1,4 +1,4 @@
-import { expect, test, type Response } from '@playwright/test';
+import { expect, test, type Response } from './studio-test';
 import { ADMIN, completeCurrentItem, expectAllStored, sampleStudy, sampleTask } from './study-helpers';
 import { ENGINE_VERSION, gameVersion } from '../src/core/game';
 import { getGame } from '../src/games';

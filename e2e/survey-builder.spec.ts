@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './studio-test';
 import { parseCsvObjects } from '../src/core/formats/csv';
 import { ADMIN, expectAllStored } from './study-helpers';
 

@@ -5,7 +5,7 @@
  * in responses.csv.
  */
 import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type Page, type APIRequestContext } from '@playwright/test';
+import { expect, test, type Page, type APIRequestContext } from './studio-test';
 import { parseCsvObjects } from '../src/core/formats/csv';
 import { ADMIN, browserSession, buildGrid, expectAllStored, sampleTask, serverEvents } from './study-helpers';
 

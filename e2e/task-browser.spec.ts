@@ -1,4 +1,4 @@
-import { expect, test } from '@playwright/test';
+import { expect, test } from './studio-test';
 import { createServer, type Server } from 'node:http';
 import { readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';

@@ -5,7 +5,7 @@
  * and no page is wider than the screen.
  */
 import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type Locator, type Page } from '@playwright/test';
+import { expect, test, type Locator, type Page } from './studio-test';
 import { LS20, LS20_LEVEL1_KEYS, OFFICIAL_GAMES, VC33, VC33_LEVEL1_CLICKS, createStudy, startServer, storedEvents, studySessionId, type TestServer } from './arc3-helpers';
 import { cellPoint, screenGrid } from './helpers';
 import { ADMIN, sampleTask } from './study-helpers';
@@ -71,7 +71,7 @@ test.describe('a phone, 390x844 touch', () => {
       server = await startServer(['--arc3-games', OFFICIAL_GAMES]);
       await createStudy(server.base, 'phone', [{ kind: 'game', id: 'keys', game: LS20 }, { kind: 'game', id: 'clicks', game: VC33 }], { devices: 'any' });
     });
-    test.afterAll(async () => { await server.stop(); });
+    test.afterAll(async () => { await server?.stop(); });
 
     test('level 1 of ls20 by taps on the pad and of vc33 by taps on the frame: every tap acts', async ({ page }) => {
       await page.goto(`${server.base}/s/phone?PROLIFIC_PID=phone-player`);

@@ -1,4 +1,4 @@
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test, type Page } from './studio-test';
 import { analyzeGraph, exploreLevel } from '../src/core/game/graph';
 import { games } from '../src/games';
 

@@ -202,7 +202,7 @@ describe('study outbox', () => {
     o.append('session.start', { mode: 'study' });
     page.document.visibilityState = 'hidden';
     page.document.dispatchEvent(new Event('visibilitychange'));
-    for (let i = 0; i < 50 && o.status.getState().ackedThrough < 1; i++) await sleep(20);
+    await expect.poll(() => o.status.getState().ackedThrough).toBe(1);
     expect(eventPosts).toBe(1);
     expect(await stored(s.sessionId)).toEqual(['0:session.start', '1:visibility']);
     expect(o.status.getState()).toMatchObject({ pending: 0, ackedThrough: 1 });
@@ -243,7 +243,7 @@ describe('study outbox', () => {
     const o = await outboxFor(s, { baseUrl: deadUrl, maxBackoffMs: 100 });
     o.start();
     o.append('session.start', { mode: 'study' });
-    for (let i = 0; i < 50 && !o.status.getState().offline; i++) await sleep(20);
+    await expect.poll(() => o.status.getState().offline).toBe(true);
     expect(o.status.getState()).toMatchObject({ offline: true, pending: 1, fatal: null });
     o.dispose();
     // The next page load, with the server back.

@@ -83,11 +83,6 @@ const CLICKS = [
   { action: 'ACTION6', x: 32, y: 32 },
 ] satisfies Arc3Action[];
 
-async function until(ok: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !ok(); i++) await new Promise((r) => setTimeout(r, 10));
-  expect(ok()).toBe(true);
-}
-
 let tmp: string;
 const workers: Arc3Worker[] = [];
 function worker(gameDirs = [GAMES], extra: Partial<ConstructorParameters<typeof Arc3Worker>[0]> = {}): Arc3Worker {
@@ -151,7 +146,7 @@ describe('the arcengine worker', () => {
     for (const a of KEYS.slice(0, 30)) await w.act('k1', a);
     const pid = w.pid!;
     process.kill(pid, 'SIGKILL');
-    await until(() => w.pid === null);
+    await expect.poll(() => w.pid).toBeNull();
     const rest: unknown[] = [];
     for (const a of KEYS.slice(30, 60)) rest.push(strip(await w.act('k1', a)));
     expect(w.pid).not.toBe(pid);
@@ -265,7 +260,7 @@ describe('the arcengine worker', () => {
     const got = [strip(await w.open('l2', LS20, 0, 2))];
     for (const a of moves.slice(0, 6)) got.push(strip(await w.act('l2', a)));
     process.kill(w.pid!, 'SIGKILL');
-    await until(() => w.pid === null);
+    await expect.poll(() => w.pid).toBeNull();
     for (const a of moves.slice(6)) got.push(strip(await w.act('l2', a)));
     expect(w.starts).toBe(2);
     expect(got).toEqual(expected);

@@ -66,6 +66,11 @@ export interface Arc3WorkerOptions {
   pythonPath?: string;
   /** Per-request timeout; a worker that does not answer in time is killed and restarted. Default 10 s. */
   timeoutMs?: number;
+  /**
+   * Added to the timeout of requests to a process that has not answered yet: Python's start and
+   * the engine's imports, which on a busy machine alone can take longer than a request. Default 30 s.
+   */
+  startupMs?: number;
   /** Receives the worker's stderr (game prints, tracebacks). Default: discarded. */
   onStderr?: (text: string) => void;
   env?: NodeJS.ProcessEnv;
@@ -96,6 +101,8 @@ export class Arc3Worker {
   private pending = new Map<number, Pending>();
   private nextId = 1;
   private starting: Promise<void> | null = null;
+  /** The process that answered at least once: its requests get no startup allowance. */
+  private warm: ChildProcessWithoutNullStreams | null = null;
   private readonly runs = new Map<string, RunRecord>();
   private queue: Promise<unknown> = Promise.resolve();
   private waiting = 0;
@@ -256,14 +263,15 @@ export class Arc3Worker {
     await this.ensureStarted();
     const proc = this.proc!;
     const id = this.nextId++;
+    const limit = timeoutMs + (this.warm === proc ? 0 : this.opts.startupMs ?? 30_000);
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
         // Detach first, so the next request starts a new process instead of meeting this dying one.
         if (this.proc === proc) this.proc = null;
         proc.kill('SIGKILL');
-        reject(new Arc3Error('timeout', `the arcengine worker did not answer ${cmd} within ${timeoutMs} ms; it was restarted`));
-      }, timeoutMs);
+        reject(new Arc3Error('timeout', `the arcengine worker did not answer ${cmd} within ${limit} ms; it was restarted`));
+      }, limit);
       this.pending.set(id, { proc, resolve, reject, timer });
       proc.stdin.write(JSON.stringify({ id, cmd, ...payload }) + '\n');
     });
@@ -347,6 +355,8 @@ export class Arc3Worker {
   private settle(id: number, p: Pending): Pending {
     this.pending.delete(id);
     clearTimeout(p.timer);
+    // The process has answered: its later requests get no startup allowance.
+    this.warm = p.proc;
     return p;
   }
 }

@@ -82,12 +82,8 @@ function startContender(dataDir: string): Contender {
   return c;
 }
 
-async function until(check: () => boolean, what: string, ms = 60_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+async function until(check: () => boolean, what: string): Promise<void> {
+  await expect.poll(check, { message: what, timeout: 60_000 }).toBe(true);
 }
 
 /** Starts `n` contenders on `dataDir`, releases them together and returns them once all but the winner have exited. */
