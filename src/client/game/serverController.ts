@@ -14,17 +14,18 @@ import { create, type StoreApi, type UseBoundStore } from 'zustand';
 import { decodeFrames } from '../../core/formats/frames';
 import { isFullReset, splitRuns, type AccountedStep } from '../../core/game/accounting';
 import { actionRequest, gridCells, serverStepEventData, type ServerGameInfo, type ServerRunReply, type ServerStep } from '../../core/game/serverGame';
-import type { ActionId, ActionInput, Frame, GameAction } from '../../core/game/types';
+import { FRAME_SIZE, type ActionId, type ActionInput, type Frame } from '../../core/game/types';
 import type { LogEvent } from '../../core/log/events';
 import { ApiError, getJson } from '../api';
 import type { EventSink } from '../player/controller';
 import { FrameAnimator, type FrameSink, type GameHud, type PlayController } from './controller';
+import type { PlaytestOpenBody, RunActionBody, RunOpenBody } from '../../core/protocol/requests';
 
 /** How a controller reaches the server: a participant's session, or a researcher's playtest. */
 export interface RunApi {
   open(): Promise<ServerRunReply>;
   resume(run: string, after: number): Promise<ServerRunReply>;
-  act(run: string, req: { step: number; action: GameAction; x?: number; y?: number }): Promise<ServerStep>;
+  act(run: string, req: RunActionBody): Promise<ServerStep>;
 }
 
 const json = (token: string, body: unknown): RequestInit => ({
@@ -40,8 +41,8 @@ export function sessionRunApi(sessionId: string, token: string, item: string, lo
   const base = `/api/sessions/${encodeURIComponent(sessionId)}/runs`;
   const seq = () => (log ? { lastSeq: log.lastSeq } : {});
   return {
-    open: () => getJson(base, json(token, { item, ...seq() })),
-    resume: (run, after) => getJson(base, json(token, { item, resume: { run, after }, ...seq() })),
+    open: () => getJson(base, json(token, { item, ...seq() } satisfies RunOpenBody)),
+    resume: (run, after) => getJson(base, json(token, { item, resume: { run, after }, ...seq() } satisfies RunOpenBody)),
     act: (run, req) => getJson(`${base}/${encodeURIComponent(run)}/actions`, json(token, req)),
   };
 }
@@ -49,13 +50,13 @@ export function sessionRunApi(sessionId: string, token: string, item: string, lo
 /** A researcher's unrecorded playtest of a game. */
 export function playtestRunApi(token: string, game: string, seed = 0): RunApi {
   return {
-    open: () => getJson('/api/admin/arc3/runs', json(token, { game, seed })),
+    open: () => getJson('/api/admin/arc3/runs', json(token, { game, seed } satisfies PlaytestOpenBody)),
     resume: () => Promise.reject(new ApiError(404, 'run_lost', 'A playtest run is not kept when the server restarts; press Restart.')),
     act: (run, req) => getJson(`/api/admin/arc3/runs/${encodeURIComponent(run)}/actions`, json(token, req)),
   };
 }
 
-const EMPTY: Frame = new Uint8Array(64 * 64);
+const EMPTY: Frame = new Uint8Array(FRAME_SIZE * FRAME_SIZE);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export class ServerGameController implements PlayController {

@@ -6,6 +6,7 @@
  * each route; the limits here are its "Limits".
  */
 import { z } from 'zod';
+import { GAME_ACTIONS } from '../game/types';
 import { EventEnvelope } from '../log/events';
 import { MAX_BLOCK_QUESTIONS } from '../study/schema';
 import { WITHDRAW_REASONS, type AnswerResult, type ResponseStored, type WithdrawReason, type WithdrawResult } from './api';
@@ -77,6 +78,31 @@ export const WithdrawRequest = z.strictObject({
   item: z.string().max(64).default(''),
 });
 
+/** `POST /api/sessions/:sessionId/runs`: open (or resume) the run of a game item the server runs. */
+export const RunOpenRequest = z.object({
+  item: ItemId,
+  /** Continue this run instead of opening one, answering the steps after `after`. */
+  resume: z.object({ run: z.uuid(), after: z.number().int().min(-1).max(1_000_000) }).optional(),
+  /** So that a run opened right after `item.start` waits for it (`events_pending`). */
+  lastSeq: LastSeq.optional(),
+});
+
+/** `POST .../runs/:run/actions` (a session's run or a researcher's playtest): one action, by step number. */
+export const RunActionRequest = z.object({
+  step: z.number().int().min(1).max(1_000_000),
+  action: z.enum(GAME_ACTIONS),
+  x: z.number().int().min(0).max(63).optional(),
+  y: z.number().int().min(0).max(63).optional(),
+}).refine((d) => (d.action === 'ACTION6') === (d.x !== undefined && d.y !== undefined), { message: 'x and y are required for ACTION6 and only for it' });
+
+/** `POST /api/admin/arc3/runs`: a researcher's playtest run, not recorded. */
+export const PlaytestOpenRequest = z.object({
+  game: z.string().min(1).max(100),
+  seed: z.number().int().min(0).max(2 ** 31 - 1).optional(),
+  /** Start at this level (0-based), as a designer's playtest does. */
+  level: z.number().int().min(0).max(1000).optional(),
+});
+
 /** Bodies as a client writes them (fields with a default may be left out). */
 export type CreateSessionBody = z.input<typeof CreateSessionRequest>;
 export type FinishBody = z.input<typeof FinishRequest>;
@@ -86,6 +112,9 @@ export type AnswerBody = z.input<typeof AnswerRequest>;
 export type DescriptionBody = z.input<typeof DescriptionRequest>;
 export type SurveyBody = z.input<typeof SurveyRequest>;
 export type WithdrawBody = z.input<typeof WithdrawRequest>;
+export type RunOpenBody = z.input<typeof RunOpenRequest>;
+export type RunActionBody = z.input<typeof RunActionRequest>;
+export type PlaytestOpenBody = z.input<typeof PlaytestOpenRequest>;
 
 /** The keyed response routes of a session: each one's body and its answer. */
 export interface ResponseRoutes {

@@ -11,36 +11,13 @@
  */
 import { performance } from 'node:perf_hooks';
 import { Hono, type Context } from 'hono';
-import { z } from 'zod';
-import { GAME_ACTIONS } from '../../core/game/types';
 import type { ApiErrorBody } from '../../core/protocol/errors';
+import { PlaytestOpenRequest, RunActionRequest, RunOpenRequest } from '../../core/protocol/requests';
 import { admit } from '../study/admission';
-import { adminGuard, fail, readJson, zodFail, type StudyContext } from '../study/context';
+import { adminGuard, fail, readBody, type StudyContext } from '../study/context';
 import { adminRunsRoutes, serviceReplayer } from './adminRuns';
 import type { Arc3RouteInfo, StepTiming } from './runs';
 import { Arc3Error } from './worker';
-
-const ActionBody = z.object({
-  step: z.number().int().min(1).max(1_000_000),
-  action: z.enum(GAME_ACTIONS),
-  x: z.number().int().min(0).max(63).optional(),
-  y: z.number().int().min(0).max(63).optional(),
-}).refine((d) => (d.action === 'ACTION6') === (d.x !== undefined && d.y !== undefined), { message: 'x and y are required for ACTION6 and only for it' });
-
-const OpenBody = z.object({
-  item: z.string().min(1).max(64),
-  /** Continue this run instead of opening one, answering the steps after `after`. */
-  resume: z.object({ run: z.uuid(), after: z.number().int().min(-1).max(1_000_000) }).optional(),
-  /** The highest seq the client had logged, so that a run opened right after `item.start` waits for it (`events_pending`). */
-  lastSeq: z.number().int().min(-1).optional(),
-});
-
-const PlaytestOpen = z.object({
-  game: z.string().min(1).max(100),
-  seed: z.number().int().min(0).max(2 ** 31 - 1).optional(),
-  /** Start at this level (0-based), as a designer's playtest does. */
-  level: z.number().int().min(0).max(1000).optional(),
-});
 
 /** An `Arc3Error` as a reply; the traceback only for researchers, the server log always has it. */
 function arc3Fail(c: Context, e: unknown, researcher: boolean) {
@@ -77,10 +54,8 @@ export function arc3Routes(ctx: StudyContext, info: Arc3RouteInfo): Hono {
   api.post('/sessions/:sessionId/runs', async (c) => {
     const p = await ctx.participant(c);
     if (!p.ok) return p.res;
-    const body = await readJson(c);
-    if (!body.ok) return body.res;
-    const parsed = OpenBody.safeParse(body.body);
-    if (!parsed.success) return zodFail(c, parsed.error.issues, 'The run request is not valid');
+    const parsed = await readBody(c, RunOpenRequest, 'The run request is not valid');
+    if (!parsed.ok) return parsed.res;
     const item = p.study.items.find((i) => i.id === parsed.data.item);
     if (!item || item.kind !== 'game' || !service.has(item.game)) return fail(c, 404, 'not_found', `This study has no ARC-AGI-3 game item "${parsed.data.item}".`);
     const admitted = await admit(c, ctx, p.session, p.study, { item, lastSeq: parsed.data.lastSeq, what: 'game actions' });
@@ -104,10 +79,8 @@ export function arc3Routes(ctx: StudyContext, info: Arc3RouteInfo): Hono {
     const t0 = performance.now();
     const p = await ctx.participant(c);
     if (!p.ok) return p.res;
-    const body = await readJson(c);
-    if (!body.ok) return body.res;
-    const parsed = ActionBody.safeParse(body.body);
-    if (!parsed.success) return zodFail(c, parsed.error.issues, 'The action is not valid');
+    const parsed = await readBody(c, RunActionRequest, 'The action is not valid');
+    if (!parsed.ok) return parsed.res;
     const runId = c.req.param('run');
     const run = await service.runItem(runId, p.session.id);
     const item = p.study.items.find((i) => i.id === run?.item);
@@ -147,10 +120,8 @@ export function arc3Routes(ctx: StudyContext, info: Arc3RouteInfo): Hono {
     }
   });
   admin.post('/arc3/runs', async (c) => {
-    const body = await readJson(c);
-    if (!body.ok) return body.res;
-    const parsed = PlaytestOpen.safeParse(body.body);
-    if (!parsed.success) return zodFail(c, parsed.error.issues, 'The run request is not valid');
+    const parsed = await readBody(c, PlaytestOpenRequest, 'The run request is not valid');
+    if (!parsed.ok) return parsed.res;
     try {
       return c.json(await service.open({ gameId: parsed.data.game, seed: parsed.data.seed ?? 0, level: parsed.data.level ?? 0 }));
     } catch (e) {
@@ -158,10 +129,8 @@ export function arc3Routes(ctx: StudyContext, info: Arc3RouteInfo): Hono {
     }
   });
   admin.post('/arc3/runs/:run/actions', async (c) => {
-    const body = await readJson(c);
-    if (!body.ok) return body.res;
-    const parsed = ActionBody.safeParse(body.body);
-    if (!parsed.success) return zodFail(c, parsed.error.issues, 'The action is not valid');
+    const parsed = await readBody(c, RunActionRequest, 'The action is not valid');
+    if (!parsed.ok) return parsed.res;
     try {
       return c.json(await service.act(c.req.param('run'), null, parsed.data));
     } catch (e) {
