@@ -8,7 +8,11 @@ import { databaseUnavailable } from './unavailable';
 
 /** One caller's write waiting for its group. */
 export interface GroupMember {
-  /** Members with the same key never share a group (one batch per session, one step per run). */
+  /**
+   * Members with the same key never share a group (one batch per session, one step per run), and
+   * a member waits while a group holding its key is in flight: writes of one key are committed in
+   * the order they arrived.
+   */
   readonly key: string;
   reject(e: unknown): void;
 }
@@ -24,6 +28,8 @@ export interface GroupCommitOptions<M extends GroupMember> {
 
 export class GroupCommit<M extends GroupMember> {
   private readonly pending: M[] = [];
+  /** Keys of the members of the groups in flight. */
+  private readonly busy = new Set<string>();
   private flushes = 0;
   private scheduled = false;
 
@@ -54,13 +60,20 @@ export class GroupCommit<M extends GroupMember> {
       const taken = new Set<string>();
       for (let i = 0; i < this.pending.length && group.length < this.opts.max;) {
         const m = this.pending[i];
-        if (taken.has(m.key)) { i++; continue; }
+        if (taken.has(m.key) || this.busy.has(m.key)) { i++; continue; }
         taken.add(m.key);
         group.push(m);
         this.pending.splice(i, 1);
       }
+      // Every member waiting has a write of its key in flight: the next group starts when one lands.
+      if (group.length === 0) return;
+      for (const key of taken) this.busy.add(key);
       this.flushes++;
-      void this.flush(group).finally(() => { this.flushes--; this.pump(); });
+      void this.flush(group).finally(() => {
+        for (const key of taken) this.busy.delete(key);
+        this.flushes--;
+        this.pump();
+      });
     }
   }
 
