@@ -228,6 +228,17 @@ export function ItemReplay({ item, sessionId, runs, study }: { item: ItemLog; se
   );
 }
 
+/** The ring drawn on a replayed frame around the cell a click (ACTION6) landed on. */
+function drawClickMarker(canvas: HTMLCanvasElement, at: { x: number; y: number }, scale: number, dpr: number): void {
+  const ctx = canvas.getContext('2d')!;
+  const k = scale * dpr;
+  ctx.strokeStyle = '#f43f5e';
+  ctx.lineWidth = 2 * dpr;
+  ctx.beginPath();
+  ctx.arc((at.x + 0.5) * k, (at.y + 0.5) * k, k * 1.4, 0, Math.PI * 2);
+  ctx.stroke();
+}
+
 function GameReplay({ run, pointer, scale }: { run: Run<unknown> | null; pointer: { x: number; y: number } | null; scale: number }) {
   const ref = useRef<HTMLCanvasElement>(null);
   useEffect(() => {
@@ -238,15 +249,7 @@ function GameReplay({ run, pointer, scale }: { run: Run<unknown> | null; pointer
     renderFrame(canvas, frame, scale, dpr);
     canvas.dataset.level = String(run.levelsCompleted);
     canvas.dataset.frameHash = hashFrame(frame);
-    if (pointer) {
-      const ctx = canvas.getContext('2d')!;
-      const k = scale * dpr;
-      ctx.strokeStyle = '#f43f5e';
-      ctx.lineWidth = 2 * dpr;
-      ctx.beginPath();
-      ctx.arc((pointer.x + 0.5) * k, (pointer.y + 0.5) * k, k * 1.4, 0, Math.PI * 2);
-      ctx.stroke();
-    }
+    if (pointer) drawClickMarker(canvas, pointer, scale, dpr);
   }, [run, pointer, scale]);
   if (!run) return <p className="text-slate-400">The game is not open yet at this point.</p>;
   return (
@@ -284,15 +287,7 @@ function ServerGameReplay({ sessionId, at, scale, given }: { sessionId: string; 
     canvas.dataset.level = String(step.levelsCompleted);
     canvas.dataset.frameHash = step.frameHash;
     canvas.dataset.step = String(step.step);
-    if (step.action === 'ACTION6' && step.x !== null && step.y !== null) {
-      const ctx = canvas.getContext('2d')!;
-      const k = scale * dpr;
-      ctx.strokeStyle = '#f43f5e';
-      ctx.lineWidth = 2 * dpr;
-      ctx.beginPath();
-      ctx.arc((step.x + 0.5) * k, (step.y + 0.5) * k, k * 1.4, 0, Math.PI * 2);
-      ctx.stroke();
-    }
+    if (step.action === 'ACTION6' && step.x !== null && step.y !== null) drawClickMarker(canvas, { x: step.x, y: step.y }, scale, dpr);
   }, [frame, step, scale]);
   if (!given && q.isError) return <p role="alert" className="text-rose-300">{(q.error as Error).message}</p>;
   if (!given && q.isPending) return <p className="text-slate-400">Loading the stored frames…</p>;
