@@ -18,13 +18,15 @@ const GOOD = 'Closed form a_n = 2^n - 1. Base: a_1 = 1. Step: 2(2^n - 1) + 1 = 2
 const POOR = 'It doubles every time, so about 2^n.';
 
 /** A participant works through the sample question study, writing `proof` for the recurrence. */
-async function participate(browser: Browser, studyId: string, pid: string, proof: string, screens: number): Promise<void> {
+async function participate(browser: Browser, studyId: string, pid: string, proof: string, items: readonly string[]): Promise<void> {
   const context = await browser.newContext();
   const page = await context.newPage();
   await page.goto(`/s/${studyId}?PROLIFIC_PID=${pid}`);
   await page.getByRole('button', { name: 'I agree, start' }).click();
   await page.getByRole('button', { name: 'Begin' }).click();
-  for (let i = 0; i < screens; i++) {
+  for (const item of items) {
+    // The item that ended stays on screen until the next one is known: answer the one asked now.
+    await expect(page.locator('[data-item]')).toHaveAttribute('data-item', item);
     const prompt = page.getByTestId('question-prompt');
     await expect(prompt).toBeVisible();
     if (await page.getByRole('radio').count()) await page.getByRole('radio').first().check();
@@ -63,8 +65,8 @@ test('two graders grade a free response blind, the researcher adjudicates, the s
   expect(definition.items.map((i: { question: string }) => i.question)).toContain('arb-math-1');
   const saved = await request.post(`/api/admin/studies/${id}`, { headers: ADMIN, data: { definition } });
   expect(saved.status(), await saved.text()).toBe(201);
-  await participate(browser, id, 'grading-good', GOOD, definition.items.length);
-  await participate(browser, id, 'grading-poor', POOR, definition.items.length);
+  await participate(browser, id, 'grading-good', GOOD, definition.items.map((i: { id: string }) => i.id));
+  await participate(browser, id, 'grading-poor', POOR, definition.items.map((i: { id: string }) => i.id));
 
   // The researcher adds two graders in the studio and copies their links.
   await page.goto(`/login#token=${process.env.E2E_ADMIN_TOKEN}`);
