@@ -9,12 +9,10 @@
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ServerRunReply, ServerStep } from '../../core/game/serverGame';
 import { freePort } from '../store/pgCluster';
-import { postgresUrl, seedDataDir } from '../store/testing';
+import { freshPostgresDatabase, seedDataDir } from '../store/testing';
 import { kill9, startServe, type ServeProcess } from '../testing/serve';
 
 const ROOT = path.resolve(__dirname, '../../..');
@@ -28,27 +26,7 @@ const MOVES = ['ACTION1', 'ACTION2', 'ACTION3', 'ACTION4'] as const;
 
 const targets = [
   { name: 'pglite', database: async () => ({ url: undefined as string | undefined, drop: async () => {} }) },
-  {
-    name: 'postgres',
-    database: async () => {
-      const base = postgresUrl();
-      const name = `arc3crash_${randomBytes(5).toString('hex')}`;
-      const admin = new pg.Client({ connectionString: base });
-      await admin.connect();
-      await admin.query(`CREATE DATABASE ${name}`);
-      await admin.end();
-      const u = new URL(base);
-      u.pathname = `/${name}`;
-      return {
-        url: u.toString(),
-        drop: async () => {
-          const c = new pg.Client({ connectionString: base });
-          await c.connect();
-          await c.query(`DROP DATABASE ${name} WITH (FORCE)`).finally(() => c.end());
-        },
-      };
-    },
-  },
+  { name: 'postgres', database: () => freshPostgresDatabase('arc3crash') },
 ];
 
 interface Player { sessionId: string; token: string; run: string; seen: ServerStep[] }
