@@ -269,7 +269,7 @@ test('the participant and the researcher see the candidates skipped for lack of 
   }
 });
 
-test('the pool editor, the candidate picker and the campaign view are accessible on a computer and a tablet', async ({ page, browser, request }) => {
+test('the pool editor, the candidate picker and the campaign view are accessible on a computer, a tablet and a phone', async ({ page, browser, request }) => {
   test.setTimeout(120_000);
   const stamp = Date.now().toString(36);
   const id = `a11y-pool-${stamp}`;
@@ -299,7 +299,7 @@ test('the pool editor, the candidate picker and the campaign view are accessible
   await begin(participant, id, `a11y-${stamp}`);
 
   await page.goto(`/login#token=${process.env.E2E_ADMIN_TOKEN}`);
-  for (const size of SIZES) {
+  for (const size of [...SIZES, { width: 390, height: 844 }]) {
     await page.setViewportSize(size);
     await page.goto(`/studies/${id}/edit`);
     await expect(page.getByTestId('pool-pool-count')).toHaveText('3 candidates');
@@ -307,6 +307,7 @@ test('the pool editor, the candidate picker and the campaign view are accessible
     await page.getByRole('button', { name: 'Add candidates…' }).click();
     await expect(page.getByTestId('candidate-picker-count')).toHaveText(/selected$/);
     await expectAccessible(page, `candidate picker at ${size.width}x${size.height}`);
+    await page.screenshot({ path: test.info().outputPath(`candidate-picker-${size.width}.png`) });
     await page.getByRole('button', { name: 'Cancel' }).click();
 
     await page.goto(`/studies/${id}/campaign`);
