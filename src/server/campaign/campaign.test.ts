@@ -417,6 +417,32 @@ describe.each(backends)('campaign assignment on $name', (backend) => {
     expect(figures).toEqual({ [ids[0]]: [1, 1, 0, 1] });
   });
 
+  it('makes the draws queued on one server in turn, and a draw that fails in a batch leaves no trace while the others stand', async () => {
+    await save('lane', campaignStudy({ draw: 2 }));
+    const request = { campaign: 'study:lane', pools: [{ id: 'grid', candidates: ['c0', 'c1', 'c2', 'c3', 'c4', 'c5'] }], quietBefore: clock - 30 * MIN, createdBefore: clock - 90 * MIN, claim: true };
+    const draw = (k: number, fail: boolean) => store.campaigns.createDrawnSession(
+      { id: `00000000-0000-4000-8000-00000000000${k}`, studyId: 'lane', studyVersion: 1, tokenHash: `hash-${k}`, params: { PROLIFIC_PID: `lane-${k}` }, seed: k, createdAt: clock },
+      { ...request, participant: `prolific:lane-${k}` },
+      (standings) => {
+        if (fail) throw new Error(`draw ${k} refused`);
+        const open = [...standings.get('grid')!].sort((a, b) => a.inFlight - b.inFlight || a.id.localeCompare(b.id));
+        const drawn = open.slice(0, 2).map((x) => x.id);
+        return { order: drawn.map((id) => Number(id.slice(1))), pools: [{ pool: 'grid', count: 2, drawn, figures: {} }] };
+      });
+    // Five at once: the first runs alone, the other four wait in the campaign's queue and run as
+    // one batch, where the fourth fails in its turn.
+    const outcomes = await Promise.allSettled([0, 1, 2, 3, 4].map((k) => draw(k, k === 3)));
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    expect(((outcomes[3] as PromiseRejectedResult).reason as Error).message).toBe('draw 3 refused');
+    expect(await store.getSession('00000000-0000-4000-8000-000000000003')).toBeNull();
+    const claims = await store.campaigns.claims('study:lane');
+    // Each draw saw the claims of those before it: the four sessions took two of the least held each.
+    expect(claims.map((c) => [c.sessionId.slice(-1), c.candidate])).toEqual([
+      ['0', 'c0'], ['0', 'c1'], ['1', 'c2'], ['1', 'c3'], ['2', 'c4'], ['2', 'c5'], ['4', 'c0'], ['4', 'c1'],
+    ]);
+    expect((await store.campaigns.counters('study:lane')).map((k) => [k.candidate, k.drawn])).toEqual([['c0', 2], ['c1', 2], ['c2', 1], ['c3', 1], ['c4', 1], ['c5', 1]]);
+  });
+
   it('draws for a playtest without claiming anything', async () => {
     await save('camp', campaignStudy());
     const r = await api.call('POST', 'studies/camp/sessions', ADMIN, { params: { mode: 'playtest' } });

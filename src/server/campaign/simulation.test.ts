@@ -8,7 +8,7 @@
  * Time is real, and the study's own time settings are short: `abandonAfterMinutes` is a quarter
  * of a minute, so a session left in its first candidate goes stale while later waves play and its
  * claim stops counting as in flight (as after half an hour in a real study), and `sessionMinutes`
- * is three quarters of a minute, after which the campaign view settles the claims of abandoned
+ * is a minute, after which the campaign view settles the claims of abandoned
  * sessions. The participants who abandon start in the first waves, so their sessions' time runs
  * out while the others play; the end waits (polling the campaign view) until every claim is
  * settled, which is then seconds at most.
@@ -44,11 +44,11 @@ const WAVE = 12;
 /** A session silent this long is abandoned (15 s): far above the pauses of a simulated participant. */
 const ABANDON_MINUTES = 0.25;
 /**
- * The session's time budget (45 s): far above the few seconds a simulated session plays, even on
+ * The session's time budget (60 s): far above the few seconds a simulated session plays, even on
  * a loaded machine. An abandoned session may still come back until its time is over, so only
  * then are its claims settled (until then they are held but no longer counted in flight).
  */
-const SESSION_MINUTES = 0.75;
+const SESSION_MINUTES = 1;
 
 const sampleNames = ['color-by-orientation', 'continue-pattern', 'count-objects-bar', 'crop-largest-object', 'denoise-rectangles', 'downscale-blocks', 'fall-onto-grey',
   'fill-closed-boxes', 'fill-row-if-ends-match', 'keep-dots-inside-frame', 'mirror-across-wall', 'most-common-color', 'rays-until-wall', 'sort-bars-by-height'];
