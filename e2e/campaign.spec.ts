@@ -214,7 +214,62 @@ test('the participant sees the time the session has left, and the study ends cle
   expect(ends).toEqual([['push', 'session_time']]);
 });
 
-test('the pool editor, the candidate picker and the campaign view are accessible on a computer and a tablet', async ({ page, browser, request }) => {
+test('the participant and the researcher see the candidates skipped for lack of time', async ({ page, browser, request }) => {
+  test.setTimeout(120_000);
+  const stamp = Date.now().toString(36);
+  const id = `skip-${stamp}`;
+  // The second pool asks for all ten of the session's minutes to be left before a candidate
+  // starts: once the session has begun that is never so, whatever the machine's speed.
+  const definition = {
+    title: 'Skipping', consent: 'You agree.', completion: { code: 'SKIP-OK' }, limits: { sessionMinutes: 10 },
+    items: [
+      { kind: 'pool', id: 'first', draw: 1, target: { solves: 2 }, minMinutesLeft: 1, candidates: [{ kind: 'task', id: 'first-task', collection: 'samples', task: 'downscale-blocks' }] },
+      {
+        kind: 'pool', id: 'later', draw: 2, target: { solves: 2 }, minMinutesLeft: 10,
+        candidates: [{ kind: 'task', id: 'later-a', collection: 'samples', task: 'mirror-across-wall' }, { kind: 'task', id: 'later-b', collection: 'samples', task: 'most-common-color' }],
+      },
+      { kind: 'page', id: 'bye', markdown: 'Thank you. Press continue.' },
+    ],
+  };
+  const created = await request.post(`/api/admin/studies/${id}`, { headers: ADMIN, data: { definition } });
+  expect(created.status(), await created.text()).toBe(201);
+  const study: StudyFile = {
+    items: [...definition.items[0].candidates!, ...definition.items[1].candidates!].map((c) => ({ kind: 'task' as const, id: c.id, collection: c.collection, task: c.task })),
+    completion: definition.completion,
+  };
+
+  const participant = await (await browser.newContext()).newPage();
+  await begin(participant, id, `skip-${stamp}`);
+  await expect(participant.locator('[data-item]')).toHaveAttribute('data-item', 'first-task');
+  await expect(participant.getByTestId('study-skipped')).toHaveCount(0);
+  await completeCurrentItem(participant, study);
+  // Past the first candidate the study goes straight to the last page, and the header says why.
+  await expect(participant.locator('[data-item]')).toHaveAttribute('data-item', 'bye');
+  await expect(participant.getByTestId('study-skipped')).toHaveText('Skipped: not enough time left (2 items)');
+  for (const size of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
+    await participant.setViewportSize(size);
+    await expectAccessible(participant, `participant header with skipped items at ${size.width}`);
+    await participant.screenshot({ path: test.info().outputPath(`skipped-participant-${size.width}.png`) });
+  }
+  await completeCurrentItem(participant, study);
+  await expect(participant.getByTestId('completion-code')).toHaveText('SKIP-OK');
+
+  // The researcher's view of the session lists them too, in the same words.
+  const results = (await (await request.get(`/api/admin/studies/${id}/results`, { headers: ADMIN })).json()) as { participants: { sessionId: string }[] };
+  await page.goto(`/login#token=${process.env.E2E_ADMIN_TOKEN}`);
+  await page.goto(`/studies/${id}/sessions/${results.participants[0].sessionId}`);
+  const skipped = page.getByRole('list', { name: 'Skipped: not enough time left' });
+  await expect(skipped.getByRole('listitem')).toHaveCount(2);
+  for (const c of ['later-a', 'later-b']) await expect(page.getByTestId(`skipped-${c}`)).toContainText(`${c}Skipped: not enough time left`);
+  await expect(page.getByRole('list', { name: 'Items', exact: true })).toContainText('first-task');
+  for (const size of [...SIZES, { width: 390, height: 844 }]) {
+    await page.setViewportSize(size);
+    await expectAccessible(page, `session replay with skipped items at ${size.width}`);
+    await page.screenshot({ path: test.info().outputPath(`skipped-replay-${size.width}.png`) });
+  }
+});
+
+test('the pool editor, the candidate picker and the campaign view are accessible on a computer, a tablet and a phone', async ({ page, browser, request }) => {
   test.setTimeout(120_000);
   const stamp = Date.now().toString(36);
   const id = `a11y-pool-${stamp}`;
@@ -244,7 +299,7 @@ test('the pool editor, the candidate picker and the campaign view are accessible
   await begin(participant, id, `a11y-${stamp}`);
 
   await page.goto(`/login#token=${process.env.E2E_ADMIN_TOKEN}`);
-  for (const size of SIZES) {
+  for (const size of [...SIZES, { width: 390, height: 844 }]) {
     await page.setViewportSize(size);
     await page.goto(`/studies/${id}/edit`);
     await expect(page.getByTestId('pool-pool-count')).toHaveText('3 candidates');
@@ -252,6 +307,7 @@ test('the pool editor, the candidate picker and the campaign view are accessible
     await page.getByRole('button', { name: 'Add candidates…' }).click();
     await expect(page.getByTestId('candidate-picker-count')).toHaveText(/selected$/);
     await expectAccessible(page, `candidate picker at ${size.width}x${size.height}`);
+    await page.screenshot({ path: test.info().outputPath(`candidate-picker-${size.width}.png`) });
     await page.getByRole('button', { name: 'Cancel' }).click();
 
     await page.goto(`/studies/${id}/campaign`);

@@ -44,6 +44,8 @@ function Replay() {
   const [selected, setSelected] = useState<string | null>(null);
   const item = items.find((i) => i.id === selected) ?? items[0];
   const s = sessionQ.data?.session;
+  // Pool candidates never started: the session's time left was too short for them.
+  const skipped = sessionQ.data?.summary.items.filter((x) => x.skipped) ?? [];
   return (
     <div className="flex h-full min-h-0 flex-col md:flex-row">
       <aside className="flex max-h-48 w-full shrink-0 flex-col gap-3 overflow-y-auto border-b border-slate-800 p-3 md:max-h-none md:w-64 md:border-b-0 md:border-r">
@@ -69,6 +71,16 @@ function Replay() {
             );
           })}
         </ul>
+        {skipped.length > 0 && (
+          <ul className="flex flex-col gap-1" aria-label="Skipped: not enough time left">
+            {skipped.map((x) => (
+              <li key={x.id} className="rounded-md border border-dashed border-slate-700 px-2 py-1.5 text-sm text-slate-300" data-testid={`skipped-${x.id}`}>
+                <span className="font-mono">{x.id}</span>
+                <span className="block text-xs text-amber-200">Skipped: not enough time left</span>
+              </li>
+            ))}
+          </ul>
+        )}
         {eventsQ.isError && <p role="alert" className="text-sm text-rose-300">{(eventsQ.error as Error).message}</p>}
       </aside>
       <main className="min-w-0 flex-1">

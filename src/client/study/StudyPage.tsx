@@ -26,7 +26,7 @@ import { usePlayer } from '../player/store';
 import { taskFinished } from '../../core/log/gridPlayer';
 import { deviceProblem, type Screen } from '../../core/study/devices';
 import { budgetLeft, sessionBudget, type SessionBudget } from './budget';
-import { initialRunState, onItems, runReducer, screenOf } from './runMachine';
+import { initialRunState, onItems, runReducer, screenOf, skippedBehind } from './runMachine';
 
 interface Running {
   readonly outbox: Outbox;
@@ -270,6 +270,7 @@ function StudyRun({ run, onDone, onWithdrawn }: { run: Running; onDone: (code: s
     // A reload on an item's last description (the item ended, the description not saved) asks again.
     describing: pendingDescription(r),
     budget: r.budget,
+    skipped: r.view.progress.items.filter((i) => i.skipped).map((i) => i.id),
   }));
   const { index, finishing, sessionTimeUp, budget } = state;
   const finishStarted = useRef(false);
@@ -340,7 +341,7 @@ function StudyRun({ run, onDone, onWithdrawn }: { run: Running; onDone: (code: s
     dispatch({ type: 'move_start' });
     void nextPosition(run, index + 1).then(({ to, view: fresh }) => {
       enterItem(run, items[to]);
-      dispatch({ type: 'moved', to, budget: fresh ? sessionBudget(fresh, outbox.now()) : null });
+      dispatch({ type: 'moved', to, budget: fresh ? sessionBudget(fresh, outbox.now()) : null, skipped: fresh ? fresh.progress.items.filter((i) => i.skipped).map((i) => i.id) : undefined });
     });
   }, [items, index, run, outbox, state.moving]);
   /** Goes to the next item, after the item's last written description when it asks for one. */
@@ -393,6 +394,7 @@ function StudyRun({ run, onDone, onWithdrawn }: { run: Running; onDone: (code: s
     body = <div className="h-full" data-item={items[index].id} data-kind={items[index].kind}><ItemView key={items[index].id} run={run} item={items[index]} onNext={next} showTimeLeft={view.study.showTimeLeft} /></div>;
   }
   const active = onItems(state, items.length);
+  const skipped = skippedBehind(state, items.map((i) => i.id));
 
   return (
     <div className="flex h-full flex-col">
@@ -403,6 +405,11 @@ function StudyRun({ run, onDone, onWithdrawn }: { run: Running; onDone: (code: s
         <div className="ml-auto flex flex-wrap items-center justify-end gap-x-3 gap-y-1 text-xs text-slate-400">
           {active && <Button tone="ghost" className="h-7 whitespace-nowrap text-xs" onClick={() => { outbox.append('withdraw.open', {}); dispatch({ type: 'withdraw_open' }); }}>Withdraw from study</Button>}
           {active && state.instructionsDone && <BudgetClock budget={budget} outbox={outbox} />}
+          {skipped.length > 0 && (
+            <span className="whitespace-nowrap rounded bg-amber-500/20 px-1.5 py-0.5 text-amber-100" data-testid="study-skipped">
+              Skipped: not enough time left ({skipped.length} {skipped.length === 1 ? 'item' : 'items'})
+            </span>
+          )}
           <span className="whitespace-nowrap" data-testid="study-progress">{Math.min(position + (items[index]?.kind === 'page' ? 0 : 1), counted.length)} of {counted.length}</span>
           <div className="h-1.5 w-20 overflow-hidden rounded-full bg-slate-700 sm:w-48" role="progressbar" aria-label="Study progress" aria-valuemin={0} aria-valuemax={counted.length} aria-valuenow={position}>
             <div className="h-full bg-emerald-400 transition-all" style={{ width: `${(100 * position) / Math.max(1, counted.length)}%` }} />

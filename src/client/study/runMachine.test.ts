@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { initialRunState, onItems, runReducer, screenOf, type RunState, type RunStep } from './runMachine';
+import { initialRunState, onItems, runReducer, screenOf, skippedBehind, type RunState, type RunStep } from './runMachine';
 
 const budget = { totalMs: 60_000, leftAtReadMs: 60_000, readAt: 0 };
 const ITEMS = 3;
@@ -51,6 +51,19 @@ describe('the study run machine', () => {
     const kept = play([{ type: 'moved', to: 1, budget: null }]);
     expect(kept.budget).toBe(budget);
     expect(play([{ type: 'moved', to: 1, budget: fresher }]).budget).toBe(fresher);
+  });
+
+  it('names the skipped candidates once the participant has gone past them, as the server reported them', () => {
+    const ids = ['a', 'b', 'c', 'd'];
+    // The first view already knows 'c' is skipped; the move past 'b' learns 'b' is too.
+    let s = play([{ type: 'begin' }], initialRunState({ index: 0, instructionsDone: false, describing: null, budget, skipped: ['c'] }));
+    expect(skippedBehind(s, ids)).toEqual([]);
+    s = runReducer(s, { type: 'moved', to: 1, budget: null });
+    expect(skippedBehind(s, ids)).toEqual([]);
+    s = runReducer(s, { type: 'moved', to: 3, budget: null, skipped: ['b', 'c'] });
+    expect(skippedBehind(s, ids)).toEqual(['b', 'c']);
+    // A move without the server's answer forgets nothing.
+    expect(skippedBehind(runReducer(s, { type: 'moved', to: 4, budget: null }), ids)).toEqual(['b', 'c']);
   });
 
   it('opens and closes the withdrawal dialog without moving', () => {

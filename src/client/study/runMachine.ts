@@ -33,6 +33,8 @@ export interface RunState<I extends DescribedItem = DescribedItem> {
   /** The withdrawal dialog is open. */
   readonly withdrawing: boolean;
   readonly budget: SessionBudget;
+  /** Pool candidates the server will not start: too little of the session's time was left for them. */
+  readonly skipped: ReadonlySet<string>;
 }
 
 export type RunStep<I extends DescribedItem = DescribedItem> =
@@ -49,7 +51,7 @@ export type RunStep<I extends DescribedItem = DescribedItem> =
   /** The next item is being looked up. */
   | { readonly type: 'move_start' }
   /** The next item is known (`to`; the item list's length when none is left), with a fresher budget if the server was reached. */
-  | { readonly type: 'moved'; readonly to: number; readonly budget: SessionBudget | null }
+  | { readonly type: 'moved'; readonly to: number; readonly budget: SessionBudget | null; readonly skipped?: readonly string[] }
   /** The session's budget ran out: every item is over. */
   | { readonly type: 'session_time_up'; readonly items: number }
   | { readonly type: 'finish_start' }
@@ -62,10 +64,11 @@ export function initialRunState<I extends DescribedItem>(start: {
   instructionsDone: boolean;
   describing: I | null;
   budget: SessionBudget;
+  skipped?: readonly string[];
 }): RunState<I> {
   return {
     index: start.index, instructionsDone: start.instructionsDone, describing: start.describing, timeUp: null, sessionTimeUp: false,
-    finishing: false, finishError: null, moving: false, withdrawing: false, budget: start.budget,
+    finishing: false, finishError: null, moving: false, withdrawing: false, budget: start.budget, skipped: new Set(start.skipped ?? []),
   };
 }
 
@@ -77,7 +80,7 @@ export function runReducer<I extends DescribedItem>(s: RunState<I>, step: RunSte
     case 'describe': return { ...s, describing: step.item };
     case 'described': return { ...s, describing: null };
     case 'move_start': return { ...s, describing: null, moving: true };
-    case 'moved': return { ...s, index: step.to, moving: false, budget: step.budget ?? s.budget };
+    case 'moved': return { ...s, index: step.to, moving: false, budget: step.budget ?? s.budget, skipped: step.skipped ? new Set([...s.skipped, ...step.skipped]) : s.skipped };
     case 'session_time_up': return { ...s, sessionTimeUp: true, timeUp: null, index: step.items };
     case 'finish_start': return { ...s, finishing: true, finishError: null };
     case 'finish_failed': return { ...s, finishError: step.message };
@@ -96,6 +99,14 @@ export function screenOf(s: RunState, items: number): RunScreen {
   if (s.finishing || s.index >= items) return 'saving';
   if (!s.instructionsDone) return 'instructions';
   return 'item';
+}
+
+/**
+ * The skipped candidates the participant has gone past (those still ahead are not named yet:
+ * the time left decides again when the study reaches them), in the session's order.
+ */
+export function skippedBehind(s: RunState, itemIds: readonly string[]): string[] {
+  return itemIds.slice(0, s.index).filter((id) => s.skipped.has(id));
 }
 
 /** Whether the participant is still on an item (the header offers withdrawal and shows the clock). */

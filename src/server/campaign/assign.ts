@@ -6,6 +6,7 @@
 import { mixSeed } from '../../core/game/rng';
 import { type CandidateStanding, claimOutcome, drawCandidates, participantKey } from '../../core/study/draw';
 import type { PoolPlan, StudyDefinition } from '../../core/study/schema';
+import { ITEM_END, ITEM_START, effectiveState, sessionProgress } from '../../core/study/rules';
 import { sessionOrder } from '../../core/study/shuffle';
 import type { SessionSummary } from '../../core/study/summary';
 import { type PoolDraw, drawFigures } from '../store/campaignStore';
@@ -70,4 +71,19 @@ export async function settleClaims(store: Store, study: StudyDefinition, session
   const games = new Map(study.items.flatMap((i) => (i.kind === 'game' ? [[i.id, i.game] as const] : [])));
   const outcomes = held.map((c) => ({ candidate: c.candidate, state: claimOutcome(byId.get(c.candidate), levels, games.get(c.candidate) ?? null) }));
   await store.campaigns.settle(session.id, outcomes, now);
+}
+
+/**
+ * The pool candidates of a session not started because too little of its time was left, as the
+ * participant's session view told them (`skipped`): judged at the session's end (finished or
+ * withdrawn; the last event of an abandoned one), else now. A candidate left unstarted by a
+ * withdrawal with time to spare is not among them.
+ */
+export async function skippedCandidates(store: Store, study: StudyDefinition, session: SessionRecord, now: number): Promise<Set<string>> {
+  if (study.pools.length === 0) return new Set();
+  const state = effectiveState(session, study, now);
+  const at = session.finishedAt ?? (state === 'abandoned' ? (session.lastEventAt ?? session.createdAt) : now);
+  const marks = await store.readEvents(session.id, { kinds: [ITEM_START, ITEM_END] });
+  const progress = sessionProgress(study, session.order, marks, undefined, { createdAt: session.createdAt, now: at });
+  return new Set(progress.items.filter((i) => i.skipped).map((i) => i.id));
 }

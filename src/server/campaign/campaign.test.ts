@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { Hono } from 'hono';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createApi } from '../app';
 import { hashToken } from '../auth';
 import { TaskLibrary } from '../collections';
@@ -417,6 +417,32 @@ describe.each(backends)('campaign assignment on $name', (backend) => {
     expect(figures).toEqual({ [ids[0]]: [1, 1, 0, 1] });
   });
 
+  it('makes the draws queued on one server in turn, and a draw that fails in a batch leaves no trace while the others stand', async () => {
+    await save('lane', campaignStudy({ draw: 2 }));
+    const request = { campaign: 'study:lane', pools: [{ id: 'grid', candidates: ['c0', 'c1', 'c2', 'c3', 'c4', 'c5'] }], quietBefore: clock - 30 * MIN, createdBefore: clock - 90 * MIN, claim: true };
+    const draw = (k: number, fail: boolean) => store.campaigns.createDrawnSession(
+      { id: `00000000-0000-4000-8000-00000000000${k}`, studyId: 'lane', studyVersion: 1, tokenHash: `hash-${k}`, params: { PROLIFIC_PID: `lane-${k}` }, seed: k, createdAt: clock },
+      { ...request, participant: `prolific:lane-${k}` },
+      (standings) => {
+        if (fail) throw new Error(`draw ${k} refused`);
+        const open = [...standings.get('grid')!].sort((a, b) => a.inFlight - b.inFlight || a.id.localeCompare(b.id));
+        const drawn = open.slice(0, 2).map((x) => x.id);
+        return { order: drawn.map((id) => Number(id.slice(1))), pools: [{ pool: 'grid', count: 2, drawn, figures: {} }] };
+      });
+    // Five at once: the first runs alone, the other four wait in the campaign's queue and run as
+    // one batch, where the fourth fails in its turn.
+    const outcomes = await Promise.allSettled([0, 1, 2, 3, 4].map((k) => draw(k, k === 3)));
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    expect(((outcomes[3] as PromiseRejectedResult).reason as Error).message).toBe('draw 3 refused');
+    expect(await store.getSession('00000000-0000-4000-8000-000000000003')).toBeNull();
+    const claims = await store.campaigns.claims('study:lane');
+    // Each draw saw the claims of those before it: the four sessions took two of the least held each.
+    expect(claims.map((c) => [c.sessionId.slice(-1), c.candidate])).toEqual([
+      ['0', 'c0'], ['0', 'c1'], ['1', 'c2'], ['1', 'c3'], ['2', 'c4'], ['2', 'c5'], ['4', 'c0'], ['4', 'c1'],
+    ]);
+    expect((await store.campaigns.counters('study:lane')).map((k) => [k.candidate, k.drawn])).toEqual([['c0', 2], ['c1', 2], ['c2', 1], ['c3', 1], ['c4', 1], ['c5', 1]]);
+  });
+
   it('draws for a playtest without claiming anything', async () => {
     await save('camp', campaignStudy());
     const r = await api.call('POST', 'studies/camp/sessions', ADMIN, { params: { mode: 'playtest' } });
@@ -468,5 +494,78 @@ describe('simultaneous starts on two servers over one PostgreSQL', () => {
     // 12 claims cover the 12 places, two per candidate.
     const first12 = claims.slice(0, 12).map((c) => c.candidate);
     for (const id of ['c0', 'c1', 'c2', 'c3', 'c4', 'c5']) expect(first12.filter((x) => x === id)).toHaveLength(2);
+  });
+});
+
+describe('many simultaneous starts over PostgreSQL with a small connection pool', () => {
+  let stores: Store[] = [];
+  let holder: pg.Client | null = null;
+  let schema = '';
+  afterEach(async () => {
+    await holder?.end().catch(() => {});
+    holder = null;
+    for (const s of stores) await s.close();
+    stores = [];
+    const c = new pg.Client({ connectionString: postgresUrl() });
+    await c.connect();
+    await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).finally(() => c.end());
+  });
+
+  const servers = async (count: number, poolSize: number) => {
+    schema = `t_${randomBytes(6).toString('hex')}`;
+    stores = await Promise.all(Array.from({ length: count }, () => openStore({ databaseUrl: postgresUrl(), schema, poolSize })));
+    const clock = Date.UTC(2026, 0, 1);
+    return stores.map((store) => client(createApi({ library, version: 'test', study: { store, adminTokenHash: hashToken(ADMIN), replay: replayWithEngine, games: gameIds, now: () => clock } })));
+  };
+  /** Every session's drawn candidates, by participant: none met twice, none drawn twice in one session. */
+  const expectNoneMetTwice = async (claimsOf: Store) => {
+    const byParticipant = new Map<string, string[]>();
+    for (const c of await claimsOf.campaigns.claims('study:camp')) byParticipant.set(c.participant!, [...(byParticipant.get(c.participant!) ?? []), c.candidate]);
+    for (const [participant, met] of byParticipant) expect(new Set(met).size, `${participant} met ${met.join(', ')}`).toBe(met.length);
+    return byParticipant;
+  };
+
+  it('answers other requests while a campaign\'s draws wait for its lock, then makes every draw', async () => {
+    const [api] = await servers(1, 2);
+    expect((await api.call('POST', 'admin/studies/camp', ADMIN, { definition: campaignStudy({ draw: 2, solves: 2 }) })).status).toBe(201);
+    // Another server holds the campaign's lock: every draw of this one has to wait.
+    holder = new pg.Client({ connectionString: postgresUrl() });
+    await holder.connect();
+    await holder.query('BEGIN');
+    await holder.query(`SELECT pg_advisory_xact_lock(hashtext('campaign:' || $1))`, ['study:camp']);
+    const starts = Array.from({ length: 60 }, (_, k) => api.start('camp', { PROLIFIC_PID: `p${k}` }));
+    await vi.waitFor(async () => {
+      const waiting = await holder!.query(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`);
+      expect(waiting.rows[0].n).toBeGreaterThan(0);
+    }, { timeout: 30_000, interval: 50 });
+    // With 60 draws waiting, the server's pool of two still has a connection for everything else.
+    const list = await api.call('GET', 'admin/studies', ADMIN);
+    expect(list.status).toBe(200);
+    const waiting = await holder.query(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`);
+    expect(waiting.rows[0].n).toBe(1);
+    await holder.query('COMMIT');
+    const sessions = await Promise.all(starts);
+    expect(new Set(sessions.map((s) => s.sessionId)).size).toBe(60);
+    const byParticipant = await expectNoneMetTwice(stores[0]);
+    expect([...byParticipant.values()].every((met) => met.length === 2)).toBe(true);
+  });
+
+  it('makes 400 simultaneous starts on two servers, each with a pool of three, without booking a candidate twice for one participant', async () => {
+    const apps = await servers(2, 3);
+    expect((await apps[0].call('POST', 'admin/studies/camp', ADMIN, { definition: campaignStudy({ draw: 2, solves: 2 }) })).status).toBe(201);
+    // 200 participants start two sessions each, at once, one on each server.
+    const sessions = await Promise.all(Array.from({ length: 400 }, (_, k) => apps[k % 2].start('camp', { PROLIFIC_PID: `p${Math.floor(k / 2)}` })));
+    expect(new Set(sessions.map((s) => s.sessionId)).size).toBe(400);
+    const byParticipant = await expectNoneMetTwice(stores[1]);
+    expect(byParticipant.size).toBe(200);
+    expect([...byParticipant.values()].every((met) => met.length === 4)).toBe(true);
+    // Both servers' counters agree with the claims they made: every claim counted once, still held.
+    const claims = await stores[0].campaigns.claims('study:camp');
+    const counters = await stores[0].campaigns.counters('study:camp');
+    expect(counters.map((k) => [k.candidate, k.drawn, k.held])).toEqual(['c0', 'c1', 'c2', 'c3', 'c4', 'c5'].map((id) => {
+      const n = claims.filter((c) => c.candidate === id).length;
+      return [id, n, n];
+    }));
+    expect(claims).toHaveLength(800);
   });
 });

@@ -8,8 +8,10 @@
  * Time is real, and the study's own time settings are short: `abandonAfterMinutes` is a quarter
  * of a minute, so a session left in its first candidate goes stale while later waves play and its
  * claim stops counting as in flight (as after half an hour in a real study), and `sessionMinutes`
- * is a minute and a half, after which the campaign view settles the claims of abandoned sessions.
- * The end waits (polling the campaign view) until every claim is settled.
+ * is a minute, after which the campaign view settles the claims of abandoned
+ * sessions. The participants who abandon start in the first waves, so their sessions' time runs
+ * out while the others play; the end waits (polling the campaign view) until every claim is
+ * settled, which is then seconds at most.
  *
  * Then, from the raw logs (events, submissions, session records, read from the database) and
  * nothing the campaign code computed: every candidate reached its target, no participant met a
@@ -42,11 +44,11 @@ const WAVE = 12;
 /** A session silent this long is abandoned (15 s): far above the pauses of a simulated participant. */
 const ABANDON_MINUTES = 0.25;
 /**
- * The session's time budget (90 s): far above the few seconds a simulated session plays. An
- * abandoned session may still come back until its time is over, so only then are its claims
- * settled (until then they are held but no longer counted in flight).
+ * The session's time budget (60 s): far above the few seconds a simulated session plays, even on
+ * a loaded machine. An abandoned session may still come back until its time is over, so only
+ * then are its claims settled (until then they are held but no longer counted in flight).
  */
-const SESSION_MINUTES = 1.5;
+const SESSION_MINUTES = 1;
 
 const sampleNames = ['color-by-orientation', 'continue-pattern', 'count-objects-bar', 'crop-largest-object', 'denoise-rectangles', 'downscale-blocks', 'fall-onto-grey',
   'fill-closed-boxes', 'fill-row-if-ends-match', 'keep-dots-inside-frame', 'mirror-across-wall', 'most-common-color', 'rays-until-wall', 'sort-bars-by-height'];
@@ -145,8 +147,10 @@ describe('a simulated campaign on two server processes over one PostgreSQL', () 
     const people: Participant[] = Array.from({ length: PARTICIPANTS }, (_, k) => ({
       pid: `6${k.toString(16).padStart(7, '0')}aa11bb22cc33dd44`, skill: 0.15 + 0.7 * rng.next(), abandons: rng.next() < 0.12, returns: rng.next() < 0.25,
     }));
-    // Batch 1: everyone; batch 2 (later): those who return, with the same Prolific id.
-    const queue = [...people.map((p) => ({ p, study: 'batch-1' })), ...people.filter((p) => p.returns).map((p) => ({ p: { ...p, abandons: false }, study: 'batch-2' }))];
+    // Batch 1: everyone, those who abandon first (their sessions' time runs out while the others
+    // play); batch 2 (later): those who return, with the same Prolific id.
+    const first = [...people.filter((p) => p.abandons), ...people.filter((p) => !p.abandons)];
+    const queue = [...first.map((p) => ({ p, study: 'batch-1' })), ...people.filter((p) => p.returns).map((p) => ({ p: { ...p, abandons: false }, study: 'batch-2' }))];
     const sessions: Session[] = [];
     for (let w = 0; w < queue.length; w += WAVE) {
       const wave = queue.slice(w, w + WAVE);

@@ -7,6 +7,8 @@
  * caller choose (`core/study/draw.ts`), then inserts the session, its claims and the draw record.
  * Draws of one campaign are therefore serialised across every server on the database, and a
  * claim exists exactly when its session does: two servers never book the same last solve twice.
+ * Within one server, draws and settlements of a campaign wait in its `CampaignLanes` queue
+ * rather than on the database lock, so they never hold idle pooled connections.
  */
 import type { CandidateCounts } from '../../core/analysis/campaign';
 import type { CandidateStanding, ClaimState } from '../../core/study/draw';
@@ -79,15 +81,18 @@ export interface DrawChoice {
 const FINAL_STATES = `('finished', 'timed_out', 'abandoned', 'withdrawn')`;
 
 export class CampaignStore {
-  constructor(private readonly db: Driver) {}
+  private readonly lanes: CampaignLanes;
+
+  constructor(private readonly db: Driver) {
+    this.lanes = new CampaignLanes(db);
+  }
 
   /**
    * Creates a session of a study with pools: reads the standings, asks `choose`, and stores the
    * session with the chosen order, one claim per drawn candidate and the draw, atomically.
    */
   async createDrawnSession(session: Omit<NewSession, 'order'>, req: DrawRequest, choose: (standings: ReadonlyMap<string, CandidateStanding[]>) => DrawChoice): Promise<DrawChoice> {
-    return this.db.transaction(async (tx) => {
-      await lockCampaigns(tx, [req.campaign]);
+    return this.lanes.run(req.campaign, async (tx) => {
       // Counted progress from the candidates' counters; in flight from the claims not settled
       // (their sessions' clocks decide); met from this participant's own claims.
       const rows = await tx.query<{ candidate: string; solves: number; attempts: number; in_flight: number; met: boolean }>(
@@ -139,10 +144,10 @@ export class CampaignStore {
    */
   async settle(sessionId: string, outcomes: readonly { readonly candidate: string; readonly state: Exclude<ClaimState, 'held'> }[], now: number): Promise<void> {
     if (!outcomes.length) return;
-    await this.db.transaction(async (tx) => {
-      const campaign = (await tx.query<{ campaign: string }>(`SELECT campaign FROM campaign_claims WHERE session_id = $1 LIMIT 1`, [sessionId])).rows[0]?.campaign;
-      if (campaign === undefined) return;
-      await lockCampaigns(tx, [campaign]);
+    // A claim's campaign never changes, so it is read before the lock.
+    const campaign = (await this.db.query<{ campaign: string }>(`SELECT campaign FROM campaign_claims WHERE session_id = $1 LIMIT 1`, [sessionId])).rows[0]?.campaign;
+    if (campaign === undefined) return;
+    await this.lanes.run(campaign, async (tx) => {
       const r = await tx.query<{ candidate: string }>(
         `UPDATE campaign_claims c SET state = o.state, settled_at = $2
          FROM jsonb_to_recordset($3::jsonb) AS o(candidate text, state text)
@@ -213,6 +218,77 @@ export interface CandidateCounters extends CandidateCounts {
   readonly candidate: string;
   /** Claims not settled yet. */
   readonly held: number;
+}
+
+type LaneJob = { readonly work: (tx: Queryable) => Promise<unknown>; readonly resolve: (value: unknown) => void; readonly reject: (error: unknown) => void };
+
+/**
+ * The work of one server on a campaign's claims (draws, settlements), queued per campaign and run
+ * in batches: one transaction takes the campaign's advisory lock once and runs every job waiting
+ * (up to `maxBatch`), each under its own savepoint, so a job that fails undoes only its own
+ * writes and is answered with its own error. A job is answered once its batch has committed.
+ *
+ * Why: a draw that took a pooled connection and then waited for the lock held that connection
+ * idle. Under a thousand simultaneous starts every connection of the pool waited on the lock,
+ * every other request waited for a connection, and past the pool's connect timeout they failed.
+ * Here a campaign uses at most one of this server's connections, only while it holds (or is next
+ * for) the lock; the lock itself still orders the work of several servers on one database.
+ */
+export class CampaignLanes {
+  private readonly queues = new Map<string, LaneJob[]>();
+
+  constructor(private readonly db: Driver, private readonly maxBatch = 64) {}
+
+  /** Runs `work` in a transaction holding `campaign`'s lock, after the jobs queued before it. */
+  run<T>(campaign: string, work: (tx: Queryable) => Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const job: LaneJob = { work, resolve: resolve as (value: unknown) => void, reject };
+      const queue = this.queues.get(campaign);
+      if (queue) {
+        queue.push(job);
+        return;
+      }
+      this.queues.set(campaign, [job]);
+      void this.drain(campaign);
+    });
+  }
+
+  private async drain(campaign: string): Promise<void> {
+    const queue = this.queues.get(campaign)!;
+    while (queue.length) {
+      const batch = queue.splice(0, this.maxBatch);
+      const single = batch.length === 1;
+      const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
+      try {
+        await this.db.transaction(async (tx) => {
+          await lockCampaigns(tx, [campaign]);
+          for (const job of batch) {
+            // One job alone needs no savepoint: its failure undoes the transaction, which is its own.
+            if (!single) await tx.query('SAVEPOINT lane_job');
+            try {
+              const value = await job.work(tx);
+              if (!single) await tx.query('RELEASE SAVEPOINT lane_job');
+              outcomes.push({ ok: true, value });
+            } catch (error) {
+              if (single) throw error;
+              // A failure here (the connection lost) fails the whole batch below.
+              await tx.query('ROLLBACK TO SAVEPOINT lane_job');
+              outcomes.push({ ok: false, error });
+            }
+          }
+        });
+      } catch (error) {
+        for (const job of batch) job.reject(error);
+        continue;
+      }
+      batch.forEach((job, k) => {
+        const o = outcomes[k];
+        if (o.ok) job.resolve(o.value);
+        else job.reject(o.error);
+      });
+    }
+    this.queues.delete(campaign);
+  }
 }
 
 /**

@@ -10,6 +10,7 @@ import { StudyId, isPractice, parseStudy } from '../../core/study/schema';
 import type { StudyListEntry, StudyUsage } from '../../core/protocol/api';
 import { ITEM_START, effectiveState } from '../../core/study/rules';
 import { studyReferenceProblems } from '../studies';
+import { skippedCandidates } from '../campaign/assign';
 import { games, solutions } from '../../games';
 import { type StudyContext, adminGuard, fail, readJson, zodFail } from './context';
 import { studyStorageBudget } from './limits';
@@ -105,7 +106,10 @@ export function adminRoutes(ctx: StudyContext): Hono {
     if (!s) return fail(c, 404, 'not_found', `No session ${c.req.param('sessionId')}.`);
     const study = await ctx.studyAt(s.studyId, s.studyVersion);
     const summary = await ctx.summarize(s, study);
-    return c.json({ session: { ...s, tokenHash: undefined, state: effectiveState(s, study, now()), flags: [...new Set([...s.flags, ...summary.flags])] }, summary, submissions: await store.listSubmissions(s.id), responses: await store.listResponses(s.id) });
+    // Pool candidates the session's time did not allow are marked, as the participant was told.
+    const skipped = await skippedCandidates(store, study, s, now());
+    const items = summary.items.map((i) => (skipped.has(i.id) ? { ...i, skipped: true } : i));
+    return c.json({ session: { ...s, tokenHash: undefined, state: effectiveState(s, study, now()), flags: [...new Set([...s.flags, ...summary.flags])] }, summary: { ...summary, items }, submissions: await store.listSubmissions(s.id), responses: await store.listResponses(s.id) });
   });
 
   // The same JSON as one document ({sessionId, ackedThrough, events: [...]}), written a page at a time.
