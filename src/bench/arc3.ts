@@ -32,6 +32,10 @@
  * PostgreSQL (a throwaway cluster, or `BENCH_DATABASE_URL`). The load generator runs on the same
  * machine and takes its share of its cores.
  *
+ * `BENCH_ARC3_PLAYERS` picks the players cases (a comma-separated list of `pglite-1-server`,
+ * `postgres-1-server`, `postgres-2-servers`; `none` for the one-client figures alone); all by
+ * default.
+ *
  * `machine.load_1m_per_core` is the machine's one-minute load average per core when the suite
  * starts: other work moves these figures, the players' p99 most; the ratios, measured in one run,
  * move less.
@@ -208,23 +212,39 @@ export async function* run(): AsyncIterable<BenchResult> {
       }
     }
   });
+  const cases = playersCases();
+  if (!cases.size) return;
   const ls20 = ids.find((id) => id.startsWith('ls20-'));
   if (!ls20) {
     console.error(`bench arc3: no players figures: ls20 is not among the games in ${gamesDir} (${ids.join(', ') || 'none'}).`);
     return;
   }
-  yield* withServers(1, { ...env, DATABASE_URL: '' }, args, (servers) => players('pglite-1-server', servers, ls20));
+  if (cases.has('pglite-1-server')) yield* withServers(1, { ...env, DATABASE_URL: '' }, args, (servers) => players('pglite-1-server', servers, ls20));
+  if (!cases.has('postgres-1-server') && !cases.has('postgres-2-servers')) return;
   const external = process.env.BENCH_DATABASE_URL;
   let cluster: PgCluster | null = null;
   try {
     const base = external ?? (cluster = await startPgCluster()).url;
-    yield* withServers(1, { ...env, DATABASE_URL: await database(base, 'bench_arc3_one') }, args, (servers) => players('postgres-1-server', servers, ls20));
-    yield* withServers(2, { ...env, DATABASE_URL: await database(base, 'bench_arc3_two') }, args, (servers) => players('postgres-2-servers', servers, ls20));
+    if (cases.has('postgres-1-server')) yield* withServers(1, { ...env, DATABASE_URL: await database(base, 'bench_arc3_one') }, args, (servers) => players('postgres-1-server', servers, ls20));
+    if (cases.has('postgres-2-servers')) yield* withServers(2, { ...env, DATABASE_URL: await database(base, 'bench_arc3_two') }, args, (servers) => players('postgres-2-servers', servers, ls20));
   } catch (e) {
     console.error(`bench arc3: PostgreSQL part stopped: ${(e as Error).message}`);
   } finally {
     cluster?.stop();
   }
+}
+
+const PLAYERS_CASES = ['pglite-1-server', 'postgres-1-server', 'postgres-2-servers'] as const;
+
+/** The players cases `BENCH_ARC3_PLAYERS` asks for (all when unset). */
+function playersCases(): Set<string> {
+  const asked = process.env.BENCH_ARC3_PLAYERS?.trim();
+  if (!asked) return new Set(PLAYERS_CASES);
+  if (asked === 'none') return new Set();
+  const names = asked.split(',').map((n) => n.trim());
+  const unknown = names.filter((n) => !(PLAYERS_CASES as readonly string[]).includes(n));
+  if (unknown.length) throw new Error(`BENCH_ARC3_PLAYERS=${asked} names no players case ${unknown.join(', ')}; give none, or some of ${PLAYERS_CASES.join(', ')}.`);
+  return new Set(names);
 }
 
 /** Starts `n` servers on one database (PGlite: one folder, so n = 1), runs `body`, stops them. */

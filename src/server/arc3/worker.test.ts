@@ -203,6 +203,36 @@ describe('the arcengine worker', () => {
     expect((await w.hello()).pid).toBe(pid);
   });
 
+  it('answers the actions of several runs written at once, each run in its order, as the toolkit does', async () => {
+    const w = shared();
+    await w.open('p1', LS20);
+    await w.open('p2', VC33);
+    // Every action of both runs asked at once: the worker has them queued, not one at a time.
+    const keys = KEYS.slice(0, 40).map((a) => w.act('p1', a));
+    const clicks = CLICKS.slice(0, 40).map((a) => w.act('p2', a));
+    expect(w.queued).toBeGreaterThan(1);
+    expect((await Promise.all(keys)).map(strip)).toEqual(reference(LS20, KEYS).slice(1, 41));
+    expect((await Promise.all(clicks)).map(strip)).toEqual(reference(VC33, CLICKS).slice(1, 41));
+    expect(w.queued).toBe(0);
+  });
+
+  it('times each queued action from when the worker is on it: a long queue of steps within the timeout is answered', async () => {
+    const dir = path.join(tmp, 'slow');
+    const gameDir = path.join(dir, 'vc33', 'slow');
+    mkdirSync(gameDir, { recursive: true });
+    const good = readFileSync(path.join(GAMES, 'vc33', '5430563c', 'vc33.py'), 'utf8');
+    // Each step takes a quarter of a second: the queue below holds more than the timeout's worth.
+    writeFileSync(path.join(gameDir, 'vc33.py'), good + '\nimport time as _time\n_step = Vc33.step\ndef _slow(self):\n    _time.sleep(0.25)\n    _step(self)\nVc33.step = _slow\n');
+    writeFileSync(path.join(gameDir, 'metadata.json'), JSON.stringify({ game_id: 'vc33-slow' }));
+    const w = worker([dir], { timeoutMs: 1500 });
+    await w.open('q1', 'vc33-slow');
+    await w.open('q2', 'vc33-slow');
+    const asked = [...CLICKS.slice(0, 6).map((a) => w.act('q1', a)), ...CLICKS.slice(0, 6).map((a) => w.act('q2', a))];
+    const answers = (await Promise.all(asked)).map((fd) => ({ ...strip(fd), game_id: VC33 }));
+    expect(answers).toEqual([...reference(VC33, CLICKS).slice(1, 7), ...reference(VC33, CLICKS).slice(1, 7)]);
+    expect(w.starts).toBe(1);
+  });
+
   it('kills a game stuck in a loop after the timeout, and goes on from the same state', async () => {
     const dir = path.join(tmp, 'loop');
     const gameDir = path.join(dir, 'vc33', 'loop');
