@@ -91,6 +91,17 @@ function worker(gameDirs = [GAMES], extra: Partial<ConstructorParameters<typeof 
   return w;
 }
 
+/** A folder holding `vc33-slow`: vc33 whose every step first sleeps `seconds`. */
+function slowGame(name: string, seconds: number): string {
+  const dir = path.join(tmp, name);
+  const gameDir = path.join(dir, 'vc33', 'slow');
+  mkdirSync(gameDir, { recursive: true });
+  const good = readFileSync(path.join(GAMES, 'vc33', '5430563c', 'vc33.py'), 'utf8');
+  writeFileSync(path.join(gameDir, 'vc33.py'), `${good}\nimport time as _time\n_step = Vc33.step\ndef _slow(self):\n    _time.sleep(${seconds})\n    _step(self)\nVc33.step = _slow\n`);
+  writeFileSync(path.join(gameDir, 'metadata.json'), JSON.stringify({ game_id: 'vc33-slow' }));
+  return dir;
+}
+
 let sharedWorker: Arc3Worker | undefined;
 const shared = () => (sharedWorker ??= worker());
 
@@ -217,14 +228,8 @@ describe('the arcengine worker', () => {
   });
 
   it('times each queued action from when the worker is on it: a long queue of steps within the timeout is answered', async () => {
-    const dir = path.join(tmp, 'slow');
-    const gameDir = path.join(dir, 'vc33', 'slow');
-    mkdirSync(gameDir, { recursive: true });
-    const good = readFileSync(path.join(GAMES, 'vc33', '5430563c', 'vc33.py'), 'utf8');
     // Each step takes a quarter of a second: the queue below holds more than the timeout's worth.
-    writeFileSync(path.join(gameDir, 'vc33.py'), good + '\nimport time as _time\n_step = Vc33.step\ndef _slow(self):\n    _time.sleep(0.25)\n    _step(self)\nVc33.step = _slow\n');
-    writeFileSync(path.join(gameDir, 'metadata.json'), JSON.stringify({ game_id: 'vc33-slow' }));
-    const w = worker([dir], { timeoutMs: 1500 });
+    const w = worker([slowGame('slow', 0.25)], { timeoutMs: 1500 });
     await w.open('q1', 'vc33-slow');
     await w.open('q2', 'vc33-slow');
     const asked = [...CLICKS.slice(0, 6).map((a) => w.act('q1', a)), ...CLICKS.slice(0, 6).map((a) => w.act('q2', a))];
@@ -277,6 +282,30 @@ describe('the arcengine worker', () => {
     expect(pool.workers.map((w) => w.runCount)).toEqual([1, 1]);
     expect((await pool.act('p2', { action: 'ACTION6', x: 10, y: 10 })).game_id).toBe(VC33);
     await expect(pool.open('p3', 'ls2')).rejects.toMatchObject({ code: 'unknown_game' });
+  });
+
+  it('opens new runs away from a worker kept busy by a slow game, whose queue then delays none of their actions', async () => {
+    const pool = new Arc3Pool({ gameDirs: [GAMES, slowGame('slow-pool', 0.3)], pythonPath: PYTHONPATH, size: 2 });
+    workers.push(...pool.workers);
+    await pool.list();
+    await pool.open('s1', 'vc33-slow');
+    const slow = pool.workers.find((w) => w.runCount === 1)!;
+    for (const a of CLICKS.slice(0, 8)) await pool.act('s1', a);
+    // Three runs of a quick game: by runs alone the third would go to the slow game's worker.
+    for (const id of ['f1', 'f2', 'f3']) await pool.open(id, VC33);
+    expect(slow.runCount).toBe(1);
+    // The slow run's next steps and the quick run's actions, all asked at once.
+    const order: string[] = [];
+    const done = (name: string) => (fd: Arc3FrameData) => {
+      order.push(name);
+      return fd;
+    };
+    const slowSteps = CLICKS.slice(8, 12).map((a) => pool.act('s1', a).then(done('slow')));
+    const quick = CLICKS.slice(0, 8).map((a) => pool.act('f3', a).then(done('quick')));
+    expect((await Promise.all(quick)).map((fd) => strip(fd))).toEqual(reference(VC33, CLICKS).slice(1, 9));
+    await Promise.all(slowSteps);
+    expect(order.lastIndexOf('quick')).toBeLessThan(order.lastIndexOf('slow'));
+    expect(order.slice(0, 8)).toEqual(Array(8).fill('quick'));
   });
 
   it('rebuilds a run opened at a later level at that level after the worker is killed', async () => {

@@ -34,6 +34,11 @@ import type { Arc3Source } from './source';
 
 /** How fast a worker's recent busy time fades (see {@link Arc3Worker.recentBusyMs}). */
 const BUSY_FADE_MS = 10_000;
+/**
+ * Workers whose recent busy time differs by less than this are taken as equally loaded (and the
+ * one with fewer runs is chosen); a larger difference decides where a new run goes.
+ */
+const BUSY_SAME_MS = 100;
 
 /** The worker script beside this module. */
 export const WORKER_SCRIPT = fileURLToPath(new URL('./worker.py', import.meta.url));
@@ -99,6 +104,8 @@ interface Pending {
   limit: number;
   /** Set once the request is the oldest one its process has not answered. */
   timer: NodeJS.Timeout | null;
+  /** Sent before the process answered anything: its time includes Python's start, not counted as busy. */
+  cold: boolean;
 }
 
 /** One Python worker process, restarted on demand, with the runs it serves. */
@@ -298,7 +305,7 @@ export class Arc3Worker {
     const id = this.nextId++;
     const limit = timeoutMs + (this.warm === proc ? 0 : this.opts.startupMs ?? 30_000);
     return new Promise((resolve, reject) => {
-      const p: Pending = { proc, cmd, resolve, reject, limit, timer: null };
+      const p: Pending = { proc, cmd, resolve, reject, limit, timer: null, cold: this.warm !== proc };
       // The first request the process has not answered: the worker is on it now.
       const first = !this.oldest(proc);
       this.pending.set(id, p);
@@ -416,8 +423,8 @@ export class Arc3Worker {
 
   private settle(id: number, p: Pending): Pending {
     this.pending.delete(id);
-    if (p.timer) {
-      clearTimeout(p.timer);
+    if (p.timer) clearTimeout(p.timer);
+    if (p.timer && !p.cold) {
       const now = performance.now();
       this.busy = { ms: this.recentBusyMs(now) + (now - this.headSince), at: now };
     }
@@ -509,9 +516,10 @@ export function defaultArc3Workers(): number {
 /**
  * A few workers; each run stays on the worker that opened it, chosen as the least loaded: the
  * fewest commands waiting (a worker busy right now, e.g. with a slow game's step or a long
- * replay, is passed over), then the fewest runs, then the least time spent lately. A run is never
- * moved, so a worker busy with a slow game still delays the runs it already holds; more workers
- * (`ARC_STUDIO_ARC3_WORKERS`) spread them.
+ * replay, is passed over), then the least time spent on commands lately (measured, so a worker
+ * whose runs play a slow game weighs more than one with more runs of a quick game), then the
+ * fewest runs. A run is never moved, so a worker busy with a slow game still delays the runs it
+ * already holds; new runs go elsewhere, and more workers (`ARC_STUDIO_ARC3_WORKERS`) spread them.
  */
 export class Arc3Pool implements Arc3Source {
   readonly kind = 'arcengine' as const;
@@ -528,7 +536,7 @@ export class Arc3Pool implements Arc3Source {
 
   private leastBusy(): Arc3Worker {
     const now = performance.now();
-    const key = (w: Arc3Worker) => [w.queued, w.runCount, w.recentBusyMs(now)];
+    const key = (w: Arc3Worker) => [w.queued, Math.floor(w.recentBusyMs(now) / BUSY_SAME_MS), w.runCount, w.recentBusyMs(now)];
     return this.workers.reduce((a, b) => {
       const [ka, kb] = [key(a), key(b)];
       for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i]) return kb[i] < ka[i] ? b : a;
