@@ -536,12 +536,15 @@ export class Arc3Pool implements Arc3Source {
 
   private leastBusy(): Arc3Worker {
     const now = performance.now();
-    const key = (w: Arc3Worker) => [w.queued, Math.floor(w.recentBusyMs(now) / BUSY_SAME_MS), w.runCount, w.recentBusyMs(now)];
-    return this.workers.reduce((a, b) => {
-      const [ka, kb] = [key(a), key(b)];
-      for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i]) return kb[i] < ka[i] ? b : a;
-      return a;
-    });
+    const busy = new Map(this.workers.map((w) => [w, w.recentBusyMs(now)]));
+    // Negative when `a` is the less loaded.
+    const compare = (a: Arc3Worker, b: Arc3Worker): number => {
+      if (a.queued !== b.queued) return a.queued - b.queued;
+      const spent = busy.get(a)! - busy.get(b)!;
+      if (Math.abs(spent) >= BUSY_SAME_MS) return spent;
+      return a.runCount !== b.runCount ? a.runCount - b.runCount : spent;
+    };
+    return this.workers.reduce((a, b) => (compare(b, a) < 0 ? b : a));
   }
 
   /**
