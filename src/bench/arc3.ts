@@ -23,6 +23,12 @@
  *   the route's time: sockets, HTTP parsing, the event loop's queue).
  * - `worker_only.actions_per_s`: one `Arc3Worker` driven directly, without HTTP, storage or
  *   signing (the floor the studio's route adds to).
+ * - `cpu.server_ms_per_action`, `cpu.workers_ms_per_action`: the CPU time (Linux /proc) the
+ *   server process (HTTP, admission, frames, signing and PGlite, which runs in it) and its Python
+ *   workers spent per action of the one-client run; `cpu.engine_ms_per_action` the engine's in
+ *   process, `cpu.engine_vs_studio` the ratio, and `cpu.players_at_5_per_s_by_cpu` how many
+ *   players at 5 actions/s the machine's cores could serve by CPU alone (no load generator, no
+ *   waiting). CPU time moves far less than wall time when other work shares the machine.
  *
  * Players (ls20): K participants, each with a session of its own and a kept-alive connection,
  * each acting every 200 ms (5 actions/s, faster than people play), for a few seconds; K stepped up
@@ -31,6 +37,10 @@
  * server on PostgreSQL and two servers (two processes, players split between them) on one
  * PostgreSQL (a throwaway cluster, or `BENCH_DATABASE_URL`). The load generator runs on the same
  * machine and takes its share of its cores.
+ *
+ * `BENCH_ARC3_PLAYERS` picks the players cases (a comma-separated list of `pglite-1-server`,
+ * `postgres-1-server`, `postgres-2-servers`; `none` for the one-client figures alone); all by
+ * default.
  *
  * `machine.load_1m_per_core` is the machine's one-minute load average per core when the suite
  * starts: other work moves these figures, the players' p99 most; the ratios, measured in one run,
@@ -42,7 +52,7 @@
  * what to set, and yields nothing. `ARC_STUDIO_TEST_PORTS=A-B` keeps its servers in a port range.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
@@ -133,7 +143,7 @@ def click(frames):
     i = rng.randrange(len(ys))
     return {"x": int(xs[i]), "y": int(ys[i])}
 
-n, stepping = 0, 0.0
+n, stepping, cpu = 0, 0.0, 0.0
 t0 = time.perf_counter()
 while time.perf_counter() - t0 < budget:
     if fd.state in (GameState.GAME_OVER, GameState.WIN) or not fd.available_actions:
@@ -141,11 +151,12 @@ while time.perf_counter() - t0 < budget:
     else:
         a = rng.choice(fd.available_actions)
         action, data = GameAction.from_id(a), (click(fd.frame) if a == 6 else None)
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     fd = env.step(action, data=data)
     stepping += time.perf_counter() - t
+    cpu += time.process_time() - c
     n += 1
-print("BENCH " + json.dumps({"actions": n, "seconds": stepping}))
+print("BENCH " + json.dumps({"actions": n, "seconds": stepping, "cpu_seconds": cpu}))
 `;
 
 /** Where the engine and games are, or what is missing and how to point the suite at them. */
@@ -183,20 +194,34 @@ export async function* run(): AsyncIterable<BenchResult> {
 
   // One client per game, on one server with PGlite.
   let ids: string[] = [];
-  yield* withServers(1, { ...env, DATABASE_URL: '' }, args, async function* (servers) {
+  yield* withServers(1, { ...env, DATABASE_URL: '' }, args, async function* (_urls, servers) {
     const url = servers[0];
-    ids = (await admin<{ games: { id: string }[] }>(url, 'GET', '/api/admin/arc3/games')).games.map((g) => g.id);
+    ids = (await admin<{ games: { id: string }[] }>(url.url, 'GET', '/api/admin/arc3/games')).games.map((g) => g.id);
     for (const gameId of ids) {
       const game = gameId.split('-')[0];
-      await makeStudy(url, gameId);
-      const studio = await playStudio(url, gameId);
+      await makeStudy(url.url, gameId);
+      const cpuBefore = serverCpu(servers[0].pid);
+      const studio = await playStudio(url.url, gameId);
+      const cpuAfter = serverCpu(servers[0].pid);
       yield { name: `arc3.${game}.studio.actions_per_s`, value: studio.actionsPerS, unit: 'actions/s' };
       yield { name: `arc3.${game}.studio.p50_ms`, value: studio.p50, unit: 'ms' };
       yield { name: `arc3.${game}.studio.p99_ms`, value: studio.p99, unit: 'ms' };
       const engine = playToolkit(python, pythonPath, gamesDir, gameId);
       if (engine !== null) {
-        yield { name: `arc3.${game}.engine.actions_per_s`, value: engine, unit: 'actions/s' };
-        yield { name: `arc3.${game}.studio_vs_engine`, value: studio.actionsPerS / engine, unit: 'x' };
+        yield { name: `arc3.${game}.engine.actions_per_s`, value: engine.actionsPerS, unit: 'actions/s' };
+        yield { name: `arc3.${game}.studio_vs_engine`, value: studio.actionsPerS / engine.actionsPerS, unit: 'x' };
+      }
+      if (cpuBefore && cpuAfter) {
+        const node = (cpuAfter.node - cpuBefore.node) / studio.actions;
+        const workers = (cpuAfter.children - cpuBefore.children) / studio.actions;
+        yield { name: `arc3.${game}.cpu.server_ms_per_action`, value: node, unit: 'ms' };
+        yield { name: `arc3.${game}.cpu.workers_ms_per_action`, value: workers, unit: 'ms' };
+        if (engine !== null) {
+          yield { name: `arc3.${game}.cpu.engine_ms_per_action`, value: engine.cpuMsPerAction, unit: 'ms' };
+          yield { name: `arc3.${game}.cpu.engine_vs_studio`, value: engine.cpuMsPerAction / (node + workers), unit: 'x' };
+        }
+        // Players at 5 actions/s the machine's cores could serve on CPU alone (the load generator and HTTP client not counted).
+        yield { name: `arc3.${game}.cpu.players_at_5_per_s_by_cpu`, value: (cpus().length * 1000) / ((node + workers) * 5), unit: 'players' };
       }
       for (const [part, ms] of Object.entries(studio.parts)) yield { name: `arc3.${game}.step.${part}_ms`, value: ms, unit: 'ms' };
       const worker = new Arc3Worker({ gameDirs: [gamesDir], pythonPath });
@@ -208,18 +233,21 @@ export async function* run(): AsyncIterable<BenchResult> {
       }
     }
   });
+  const cases = playersCases();
+  if (!cases.size) return;
   const ls20 = ids.find((id) => id.startsWith('ls20-'));
   if (!ls20) {
     console.error(`bench arc3: no players figures: ls20 is not among the games in ${gamesDir} (${ids.join(', ') || 'none'}).`);
     return;
   }
-  yield* withServers(1, { ...env, DATABASE_URL: '' }, args, (servers) => players('pglite-1-server', servers, ls20));
+  if (cases.has('pglite-1-server')) yield* withServers(1, { ...env, DATABASE_URL: '' }, args, (servers) => players('pglite-1-server', servers, ls20));
+  if (!cases.has('postgres-1-server') && !cases.has('postgres-2-servers')) return;
   const external = process.env.BENCH_DATABASE_URL;
   let cluster: PgCluster | null = null;
   try {
     const base = external ?? (cluster = await startPgCluster()).url;
-    yield* withServers(1, { ...env, DATABASE_URL: await database(base, 'bench_arc3_one') }, args, (servers) => players('postgres-1-server', servers, ls20));
-    yield* withServers(2, { ...env, DATABASE_URL: await database(base, 'bench_arc3_two') }, args, (servers) => players('postgres-2-servers', servers, ls20));
+    if (cases.has('postgres-1-server')) yield* withServers(1, { ...env, DATABASE_URL: await database(base, 'bench_arc3_one') }, args, (servers) => players('postgres-1-server', servers, ls20));
+    if (cases.has('postgres-2-servers')) yield* withServers(2, { ...env, DATABASE_URL: await database(base, 'bench_arc3_two') }, args, (servers) => players('postgres-2-servers', servers, ls20));
   } catch (e) {
     console.error(`bench arc3: PostgreSQL part stopped: ${(e as Error).message}`);
   } finally {
@@ -227,8 +255,21 @@ export async function* run(): AsyncIterable<BenchResult> {
   }
 }
 
+const PLAYERS_CASES = ['pglite-1-server', 'postgres-1-server', 'postgres-2-servers'] as const;
+
+/** The players cases `BENCH_ARC3_PLAYERS` asks for (all when unset). */
+function playersCases(): Set<string> {
+  const asked = process.env.BENCH_ARC3_PLAYERS?.trim();
+  if (!asked) return new Set(PLAYERS_CASES);
+  if (asked === 'none') return new Set();
+  const names = asked.split(',').map((n) => n.trim());
+  const unknown = names.filter((n) => !(PLAYERS_CASES as readonly string[]).includes(n));
+  if (unknown.length) throw new Error(`BENCH_ARC3_PLAYERS=${asked} names no players case ${unknown.join(', ')}; give none, or some of ${PLAYERS_CASES.join(', ')}.`);
+  return new Set(names);
+}
+
 /** Starts `n` servers on one database (PGlite: one folder, so n = 1), runs `body`, stops them. */
-async function* withServers(n: number, env: NodeJS.ProcessEnv, args: readonly string[], body: (urls: string[]) => AsyncIterable<BenchResult>): AsyncIterable<BenchResult> {
+async function* withServers(n: number, env: NodeJS.ProcessEnv, args: readonly string[], body: (urls: string[], servers: { url: string; pid: number }[]) => AsyncIterable<BenchResult>): AsyncIterable<BenchResult> {
   const tmp = mkdtempSync(path.join(tmpdir(), 'arc-studio-bench-arc3-'));
   mkdirSync(path.join(tmp, 'dist'));
   writeFileSync(path.join(tmp, 'dist', 'index.html'), '<!doctype html><title>bench</title>');
@@ -236,7 +277,7 @@ async function* withServers(n: number, env: NodeJS.ProcessEnv, args: readonly st
   try {
     // One after the other: the first creates the tables.
     for (let i = 0; i < n; i++) servers.push(await startServe(tmp, { ARC_STUDIO_ADMIN_TOKEN: ADMIN, ...env }, args));
-    yield* body(servers.map((s) => s.url));
+    yield* body(servers.map((s) => s.url), servers.map((s) => ({ url: s.url, pid: s.proc.pid! })));
   } finally {
     await Promise.all(servers.map((s) => stop(s.proc)));
     rmSync(tmp, { recursive: true, force: true });
@@ -324,7 +365,7 @@ async function step(url: string, p: { sessionId: string; token: string; run: str
   return { ...r, step: r.json as ServerStep };
 }
 
-async function playStudio(url: string, gameId: string): Promise<{ actionsPerS: number; p50: number; p99: number; parts: Record<string, number> }> {
+async function playStudio(url: string, gameId: string): Promise<{ actions: number; actionsPerS: number; p50: number; p99: number; parts: Record<string, number> }> {
   const r = lcg(42);
   const p = await participant(url, gameId, `one-${gameId}`);
   const shown: { last?: number[][] } = {};
@@ -346,7 +387,7 @@ async function playStudio(url: string, gameId: string): Promise<{ actionsPerS: n
   }
   const stepping = times.reduce((a, b) => a + b, 0);
   const parts = Object.fromEntries(Object.entries(sums).map(([k, v]) => [k, v / times.length]));
-  return { actionsPerS: times.length / (stepping / 1000), p50: percentile(times, 50), p99: percentile(times, 99), parts };
+  return { actions: times.length, actionsPerS: times.length / (stepping / 1000), p50: percentile(times, 50), p99: percentile(times, 99), parts };
 }
 
 async function playWorker(worker: Arc3Worker, gameId: string): Promise<{ actionsPerS: number; p50: number; p99: number }> {
@@ -365,8 +406,40 @@ async function playWorker(worker: Arc3Worker, gameId: string): Promise<{ actions
   return { actionsPerS: times.length / (stepping / 1000), p50: percentile(times, 50), p99: percentile(times, 99) };
 }
 
-/** The toolkit's in-process actions/s, or null (with the reason on stderr) when it could not run. */
-function playToolkit(python: string, pythonPath: string | undefined, gamesDir: string, gameId: string): number | null {
+/**
+ * CPU time (user + system, ms) used so far by a server process and by its child processes (the
+ * Python workers), read from Linux's /proc; null elsewhere. Unlike wall time, it moves little when
+ * other work shares the machine.
+ */
+function serverCpu(pid: number): { node: number; children: number } | null {
+  const ticks = (stat: string) => {
+    // Fields after the command name (which may hold spaces): state is 3rd, utime 14th, stime 15th.
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { ppid: Number(f[1]), ms: ((Number(f[11]) + Number(f[12])) * 1000) / CLOCK_TICKS };
+  };
+  try {
+    const node = ticks(readFileSync(`/proc/${pid}/stat`, 'utf8')).ms;
+    let children = 0;
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const t = ticks(readFileSync(`/proc/${entry}/stat`, 'utf8'));
+        if (t.ppid === pid) children += t.ms;
+      } catch {
+        // The process ended meanwhile.
+      }
+    }
+    return { node, children };
+  } catch {
+    return null;
+  }
+}
+
+/** Linux's clock ticks per second (`getconf CLK_TCK`), which /proc counts CPU time in. */
+const CLOCK_TICKS = 100;
+
+/** The toolkit's in-process actions/s and CPU per action, or null (with the reason on stderr) when it could not run. */
+function playToolkit(python: string, pythonPath: string | undefined, gamesDir: string, gameId: string): { actionsPerS: number; cpuMsPerAction: number } | null {
   try {
     const out = execFileSync(python, ['-c', TOOLKIT, gamesDir, gameId, String(BUDGET_MS)], {
       env: { ...process.env, PYTHONPATH: [pythonPath, process.env.PYTHONPATH].filter(Boolean).join(path.delimiter) },
@@ -376,8 +449,8 @@ function playToolkit(python: string, pythonPath: string | undefined, gamesDir: s
     });
     const line = out.split('\n').find((l) => l.startsWith('BENCH '));
     if (!line) throw new Error('it printed no result');
-    const { actions, seconds } = JSON.parse(line.slice(6)) as { actions: number; seconds: number };
-    return actions / seconds;
+    const { actions, seconds, cpu_seconds: cpu } = JSON.parse(line.slice(6)) as { actions: number; seconds: number; cpu_seconds: number };
+    return { actionsPerS: actions / seconds, cpuMsPerAction: (cpu * 1000) / actions };
   } catch (e) {
     const err = e as Error & { stderr?: string };
     const detail = err.stderr?.trim().split('\n').at(-1) ?? err.message;

@@ -73,6 +73,31 @@ describe('the worker protocol', () => {
     }
   });
 
+  it('answers requests written before the ones ahead of them were answered, each once, in order', async () => {
+    const proc = spawn('python3', [WORKER_SCRIPT, '--games', GAMES], { env: { ...process.env, PYTHONPATH, PYTHONDONTWRITEBYTECODE: '1' }, stdio: ['pipe', 'pipe', 'ignore'] });
+    const lines = createInterface({ input: proc.stdout })[Symbol.asyncIterator]();
+    try {
+      const requests = [
+        { id: 1, cmd: 'open', run: 'a', game_id: 'ls20-9607627b' },
+        { id: 2, cmd: 'open', run: 'b', game_id: 'vc33-5430563c' },
+        { id: 3, cmd: 'act', run: 'a', action: 'ACTION1' },
+        { id: 4, cmd: 'act', run: 'b', action: 'ACTION6', x: 10, y: 10 },
+        { id: 5, cmd: 'act', run: 'a', action: 'ACTION9' },
+        { id: 6, cmd: 'act', run: 'a', action: 'ACTION2' },
+      ];
+      // All in one write: the worker has them all before it answers the first.
+      proc.stdin.write(requests.map((r) => JSON.stringify(r) + '\n').join(''));
+      const answers = [];
+      for (const _ of requests) answers.push(ReplyEnvelope.parse(JSON.parse((await lines.next()).value as string)));
+      expect(answers.map((a) => a.id)).toEqual([1, 2, 3, 4, 5, 6]);
+      expect(answers.map((a) => a.ok)).toEqual([true, true, true, true, false, true]);
+      expect(FrameDataWire.parse(answers[3]).game_id).toBe('vc33-5430563c');
+      expect(FrameDataWire.parse(answers[5]).guid).toBe('a');
+    } finally {
+      proc.kill();
+    }
+  });
+
   it('refuses, with the reason, an answer that does not follow the protocol', async () => {
     // A worker whose frames do not fill their dimensions.
     const fake = path.join(tmp, 'fake.py');

@@ -10,7 +10,9 @@
  * its stdin: `{"id": <int>, "cmd": <name>, ...fields}`. The worker answers each on one line of its
  * stdout, in order, with the same id and either `"ok": true` and the command's fields, or
  * `"ok": false, "error": {"code", "message", "traceback"?}` (codes: {@link WORKER_ERROR_CODES}).
- * After an error the worker keeps serving. What a game prints goes to stderr.
+ * After an error the worker keeps serving. What a game prints goes to stderr. The server may
+ * write a request before the ones ahead of it are answered (the actions of live runs are; see
+ * `Arc3Worker.act`): the worker reads the next line as soon as it has answered one.
  *
  * | command | fields | answer |
  * |---|---|---|

@@ -198,6 +198,36 @@ for (const backend of backends) {
       }
     }, 90_000);
 
+    it('refuses an action its admission refused while the worker played it: nothing is stored, and the run goes on without it', async () => {
+      const play = async (sessionId: string, token: string, run: string, step: number, action: string) =>
+        call('POST', `/sessions/${sessionId}/runs/${run}/actions`, token, { step, action });
+      const a = await newSession();
+      const run = ((await call('POST', `/sessions/${a.sessionId}/runs`, a.token, { item: 'keys' })).json as unknown as ServerRunReply).run;
+      expect((await play(a.sessionId, a.token, run, 1, 'ACTION1')).status).toBe(200);
+      expect((await play(a.sessionId, a.token, run, 2, 'ACTION3')).status).toBe(200);
+      // Closed between two actions (another server, or the researcher): the next one is refused.
+      await store.setSessionState(a.sessionId, 'withdrawn');
+      const refused = await play(a.sessionId, a.token, run, 3, 'ACTION4');
+      expect(refused.status).toBe(409);
+      expect(refused.json.error).toBe('session_closed');
+      expect((await store.readGameSteps(run)).map((s) => s.action)).toEqual(['RESET', 'ACTION1', 'ACTION3']);
+      // Open again, step 3 is another action, played on the run as stored: the refused one left no trace.
+      await store.setSessionState(a.sessionId, 'active');
+      const after = await play(a.sessionId, a.token, run, 3, 'ACTION3');
+      expect(after.status).toBe(200);
+      const b = await newSession();
+      const other = ((await call('POST', `/sessions/${b.sessionId}/runs`, b.token, { item: 'keys' })).json as unknown as ServerRunReply).run;
+      for (const [i, action] of ['ACTION1', 'ACTION3'].entries()) expect((await play(b.sessionId, b.token, other, i + 1, action)).status).toBe(200);
+      const wouldBe = await play(b.sessionId, b.token, other, 3, 'ACTION3');
+      expect((after.json as unknown as ServerStep).frameHash).toBe((wouldBe.json as unknown as ServerStep).frameHash);
+      // Had the refused ACTION4 stayed in the worker's copy, the frame would differ.
+      const c = await newSession();
+      const third = ((await call('POST', `/sessions/${c.sessionId}/runs`, c.token, { item: 'keys' })).json as unknown as ServerRunReply).run;
+      for (const [i, action] of ['ACTION1', 'ACTION3', 'ACTION4'].entries()) expect((await play(c.sessionId, c.token, third, i + 1, action)).status).toBe(200);
+      const kept = await play(c.sessionId, c.token, third, 4, 'ACTION3');
+      expect((kept.json as unknown as ServerStep).frameHash).not.toBe((after.json as unknown as ServerStep).frameHash);
+    }, 60_000);
+
     it('refuses what a participant may not ask for', async () => {
       const { sessionId, token } = await newSession();
       expect((await call('POST', `/sessions/${sessionId}/runs`, token, { item: 'nope' })).status).toBe(404);

@@ -16,7 +16,7 @@ import { PlaytestOpenRequest, RunActionRequest, RunOpenRequest } from '../../cor
 import { admit } from '../study/admission';
 import { adminGuard, fail, readBody, type StudyContext } from '../study/context';
 import { adminRunsRoutes, serviceReplayer } from './adminRuns';
-import type { Arc3RouteInfo, StepTiming } from './runs';
+import { StepRefused, type Arc3RouteInfo, type StepTiming } from './runs';
 import { Arc3Error } from './worker';
 
 /** An `Arc3Error` as a reply; the traceback only for researchers, the server log always has it. */
@@ -77,7 +77,9 @@ export function arc3Routes(ctx: StudyContext, info: Arc3RouteInfo): Hono {
   const serverTiming = process.env.ARC_STUDIO_SERVER_TIMING === '1';
   api.post('/sessions/:sessionId/runs/:run/actions', async (c) => {
     const t0 = performance.now();
-    const p = await ctx.participant(c);
+    // The token is checked against the session as last read (its id, token and study never
+    // change); the admission below reads its current row.
+    const p = await ctx.participant(c, false);
     if (!p.ok) return p.res;
     const parsed = await readBody(c, RunActionRequest, 'The action is not valid');
     if (!parsed.ok) return parsed.res;
@@ -85,18 +87,29 @@ export function arc3Routes(ctx: StudyContext, info: Arc3RouteInfo): Hono {
     const run = await service.runItem(runId, p.session.id);
     const item = p.study.items.find((i) => i.id === run?.item);
     if (!run || !item) return fail(c, 404, 'run_lost', `No run ${runId} in this session; open the game again.`);
-    const admitted = await admit(c, ctx, p.session, p.study, { item, what: 'game actions' });
-    if (!admitted.ok) return admitted.res;
+    // The admission reads the session's current row while the worker plays the action: the step
+    // is answered and stored only once admitted, and a refused action is dropped (runs.ts).
+    const admission = (async (): Promise<{ ok: true } | { ok: false; res: Response }> => {
+      const fresh = await ctx.participant(c);
+      return fresh.ok ? admit(c, ctx, fresh.session, fresh.study, { item, what: 'game actions' }) : fresh;
+    })();
+    const admitted = admission.then((a) => a.ok);
+    // Awaited by the service on every path that answers; this keeps a failed read from going unhandled on the others.
+    admitted.catch(() => undefined);
     try {
-      if (!serverTiming) return c.json(await service.act(runId, p.session.id, parsed.data));
+      if (!serverTiming) return c.json(await service.act(runId, p.session.id, parsed.data, undefined, admitted));
       const t1 = performance.now();
       const timing: StepTiming = { worker: 0, frames: 0, sign: 0, store: 0 };
-      const step = await service.act(runId, p.session.id, parsed.data, timing);
+      const step = await service.act(runId, p.session.id, parsed.data, timing, admitted);
       const res = c.json(step);
-      const parts = { admission: t1 - t0, ...timing, total: performance.now() - t0 };
+      const parts = { ...timing, admission: t1 - t0 + (timing.admission ?? 0), total: performance.now() - t0 };
       res.headers.set('Server-Timing', Object.entries(parts).map(([k, v]) => `${k};dur=${v.toFixed(3)}`).join(', '));
       return res;
     } catch (e) {
+      if (e instanceof StepRefused) {
+        const refused = await admission;
+        if (!refused.ok) return refused.res;
+      }
       return arc3Fail(c, e, false);
     }
   });

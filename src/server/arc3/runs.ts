@@ -56,6 +56,19 @@ export interface StepTiming {
   sign: number;
   /** Waiting for the `game_steps` row to be committed. */
   store: number;
+  /** Waiting for the step's admission once the worker had answered (it is read while the worker plays). */
+  admission?: number;
+}
+
+/**
+ * The admission of a step played ahead of it refused it (see {@link Arc3Service.act}): nothing
+ * was answered or stored, and the worker's copy of the run dropped the action.
+ */
+export class StepRefused extends Error {
+  constructor() {
+    super('the step was not admitted');
+    this.name = 'StepRefused';
+  }
 }
 
 /** Runs not stored (playtests, agents' runs) cannot be rebuilt once closed: they are kept this long without an action. */
@@ -372,43 +385,69 @@ export class Arc3Service {
    * requests reached both): a step is stored only under a number still free, and a copy that is
    * behind the stored steps (a step past its next, or its step stored first by another server)
    * is dropped and rebuilt from the stored steps before the action is answered.
+   *
+   * `admitted`, when given, is the step's admission being decided while the worker plays the
+   * action: nothing is answered or stored before it says yes; when it says no, the worker's copy
+   * of the run is closed (its next use rebuilds it from the actions taken) and
+   * {@link StepRefused} is thrown.
    */
-  async act(runId: string, sessionId: string | null, req: { step: number; action: GameAction; x?: number; y?: number }, timing?: StepTiming): Promise<ServerStep> {
-    const first = await this.actOn(runId, sessionId, req, false, timing);
+  async act(runId: string, sessionId: string | null, req: { step: number; action: GameAction; x?: number; y?: number }, timing?: StepTiming, admitted?: Promise<boolean>): Promise<ServerStep> {
+    const first = await this.actOn(runId, sessionId, req, false, timing, admitted);
     if (first !== BEHIND) return first;
     await this.forget(runId);
-    const again = await this.actOn(runId, sessionId, req, true, timing);
+    const again = await this.actOn(runId, sessionId, req, true, timing, admitted);
     if (again !== BEHIND) return again;
     await this.forget(runId);
     throw new Arc3Error('bad_request', `step ${req.step} was answered by another server at the same moment; reload the page to continue from the server's state`);
   }
 
-  private actOn(runId: string, sessionId: string | null, req: { step: number; action: GameAction; x?: number; y?: number }, rebuilt: boolean, timing?: StepTiming): Promise<ServerStep | typeof BEHIND> {
+  private actOn(runId: string, sessionId: string | null, req: { step: number; action: GameAction; x?: number; y?: number }, rebuilt: boolean, timing?: StepTiming, admitted?: Promise<boolean>): Promise<ServerStep | typeof BEHIND> {
+    const admit = async () => {
+      if (admitted && !(await admitted)) throw new StepRefused();
+    };
     return this.withRun(runId, sessionId, async (live) => {
-      if (req.step === live.last.step) return live.last;
+      if (req.step === live.last.step) {
+        await admit();
+        return live.last;
+      }
       // Just read from the stored steps: an earlier step is a retried request another server answered.
       if (rebuilt && sessionId !== null && req.step < live.last.step) {
         const answered = (await this.storedSteps(live, req.step))[0];
-        if (answered?.step === req.step && answered.action === req.action) return answered;
+        if (answered?.step === req.step && answered.action === req.action) {
+          await admit();
+          return answered;
+        }
       }
       if (req.step > live.last.step + 1 && sessionId !== null && !rebuilt) return BEHIND;
       if (req.step !== live.last.step + 1) {
         throw new Arc3Error('bad_request', `step ${req.step} is not the run's next step (${live.last.step + 1}); reload the page to continue from the server's state`);
       }
       const action: Arc3Action = req.action === 'ACTION6' ? { action: req.action, x: req.x, y: req.y } : { action: req.action };
-      let fd: Arc3FrameData;
       const t0 = performance.now();
-      try {
-        fd = await live.mounted.source.act(runId, action);
-      } catch (e) {
-        if (!(e instanceof Arc3Error) || e.code !== 'unknown_run') throw e;
-        // The source lost the run (its server restarted, or the run idled out): rebuild and act.
-        await live.mounted.source.resume(runId, live.gameId, live.seed, live.actions, live.codeDir);
-        fd = await live.mounted.source.act(runId, action);
+      const playing = (async () => {
+        try {
+          return await live.mounted.source.act(runId, action);
+        } catch (e) {
+          if (!(e instanceof Arc3Error) || e.code !== 'unknown_run') throw e;
+          // The source lost the run (its server restarted, or the run idled out): rebuild and act.
+          await live.mounted.source.resume(runId, live.gameId, live.seed, live.actions, live.codeDir);
+          return live.mounted.source.act(runId, action);
+        } finally {
+          if (timing) timing.worker = performance.now() - t0;
+        }
+      })();
+      // The admission is decided while the worker plays; a refused action is dropped from the
+      // worker's copy (closed, then rebuilt from `live.actions` on its next use).
+      const [played, verdict] = await Promise.allSettled([playing, admitted ?? Promise.resolve(true)]);
+      if (timing && admitted) timing.admission = Math.max(0, performance.now() - t0 - timing.worker);
+      if (verdict.status === 'rejected') throw verdict.reason;
+      if (!verdict.value) {
+        if (played.status === 'fulfilled') await live.mounted.source.close(runId).catch(() => undefined);
+        throw new StepRefused();
       }
-      if (timing) timing.worker = performance.now() - t0;
+      if (played.status === 'rejected') throw played.reason;
       live.actions.push(action);
-      return this.record(live, req.step, action, fd, timing);
+      return this.record(live, req.step, action, played.value, timing);
     });
   }
 

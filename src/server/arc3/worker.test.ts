@@ -91,6 +91,17 @@ function worker(gameDirs = [GAMES], extra: Partial<ConstructorParameters<typeof 
   return w;
 }
 
+/** A folder holding `vc33-slow`: vc33 whose every step first sleeps `seconds`. */
+function slowGame(name: string, seconds: number): string {
+  const dir = path.join(tmp, name);
+  const gameDir = path.join(dir, 'vc33', 'slow');
+  mkdirSync(gameDir, { recursive: true });
+  const good = readFileSync(path.join(GAMES, 'vc33', '5430563c', 'vc33.py'), 'utf8');
+  writeFileSync(path.join(gameDir, 'vc33.py'), `${good}\nimport time as _time\n_step = Vc33.step\ndef _slow(self):\n    _time.sleep(${seconds})\n    _step(self)\nVc33.step = _slow\n`);
+  writeFileSync(path.join(gameDir, 'metadata.json'), JSON.stringify({ game_id: 'vc33-slow' }));
+  return dir;
+}
+
 let sharedWorker: Arc3Worker | undefined;
 const shared = () => (sharedWorker ??= worker());
 
@@ -203,6 +214,30 @@ describe('the arcengine worker', () => {
     expect((await w.hello()).pid).toBe(pid);
   });
 
+  it('answers the actions of several runs written at once, each run in its order, as the toolkit does', async () => {
+    const w = shared();
+    await w.open('p1', LS20);
+    await w.open('p2', VC33);
+    // Every action of both runs asked at once: the worker has them queued, not one at a time.
+    const keys = KEYS.slice(0, 40).map((a) => w.act('p1', a));
+    const clicks = CLICKS.slice(0, 40).map((a) => w.act('p2', a));
+    expect(w.queued).toBeGreaterThan(1);
+    expect((await Promise.all(keys)).map(strip)).toEqual(reference(LS20, KEYS).slice(1, 41));
+    expect((await Promise.all(clicks)).map(strip)).toEqual(reference(VC33, CLICKS).slice(1, 41));
+    expect(w.queued).toBe(0);
+  });
+
+  it('times each queued action from when the worker is on it: a long queue of steps within the timeout is answered', async () => {
+    // Each step takes a quarter of a second: the queue below holds more than the timeout's worth.
+    const w = worker([slowGame('slow', 0.25)], { timeoutMs: 1500 });
+    await w.open('q1', 'vc33-slow');
+    await w.open('q2', 'vc33-slow');
+    const asked = [...CLICKS.slice(0, 6).map((a) => w.act('q1', a)), ...CLICKS.slice(0, 6).map((a) => w.act('q2', a))];
+    const answers = (await Promise.all(asked)).map((fd) => ({ ...strip(fd), game_id: VC33 }));
+    expect(answers).toEqual([...reference(VC33, CLICKS).slice(1, 7), ...reference(VC33, CLICKS).slice(1, 7)]);
+    expect(w.starts).toBe(1);
+  });
+
   it('kills a game stuck in a loop after the timeout, and goes on from the same state', async () => {
     const dir = path.join(tmp, 'loop');
     const gameDir = path.join(dir, 'vc33', 'loop');
@@ -247,6 +282,30 @@ describe('the arcengine worker', () => {
     expect(pool.workers.map((w) => w.runCount)).toEqual([1, 1]);
     expect((await pool.act('p2', { action: 'ACTION6', x: 10, y: 10 })).game_id).toBe(VC33);
     await expect(pool.open('p3', 'ls2')).rejects.toMatchObject({ code: 'unknown_game' });
+  });
+
+  it('opens new runs away from a worker kept busy by a slow game, whose queue then delays none of their actions', async () => {
+    const pool = new Arc3Pool({ gameDirs: [GAMES, slowGame('slow-pool', 0.3)], pythonPath: PYTHONPATH, size: 2 });
+    workers.push(...pool.workers);
+    await pool.list();
+    await pool.open('s1', 'vc33-slow');
+    const slow = pool.workers.find((w) => w.runCount === 1)!;
+    for (const a of CLICKS.slice(0, 8)) await pool.act('s1', a);
+    // Three runs of a quick game: by runs alone the third would go to the slow game's worker.
+    for (const id of ['f1', 'f2', 'f3']) await pool.open(id, VC33);
+    expect(slow.runCount).toBe(1);
+    // The slow run's next steps and the quick run's actions, all asked at once.
+    const order: string[] = [];
+    const done = (name: string) => (fd: Arc3FrameData) => {
+      order.push(name);
+      return fd;
+    };
+    const slowSteps = CLICKS.slice(8, 12).map((a) => pool.act('s1', a).then(done('slow')));
+    const quick = CLICKS.slice(0, 8).map((a) => pool.act('f3', a).then(done('quick')));
+    expect((await Promise.all(quick)).map((fd) => strip(fd))).toEqual(reference(VC33, CLICKS).slice(1, 9));
+    await Promise.all(slowSteps);
+    expect(order.lastIndexOf('quick')).toBeLessThan(order.lastIndexOf('slow'));
+    expect(order.slice(0, 8)).toEqual(Array(8).fill('quick'));
   });
 
   it('rebuilds a run opened at a later level at that level after the worker is killed', async () => {

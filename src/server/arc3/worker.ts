@@ -34,6 +34,11 @@ import type { Arc3Source } from './source';
 
 /** How fast a worker's recent busy time fades (see {@link Arc3Worker.recentBusyMs}). */
 const BUSY_FADE_MS = 10_000;
+/**
+ * Workers whose recent busy time differs by less than this are taken as equally loaded (and the
+ * one with fewer runs is chosen); a larger difference decides where a new run goes.
+ */
+const BUSY_SAME_MS = 100;
 
 /** The worker script beside this module. */
 export const WORKER_SCRIPT = fileURLToPath(new URL('./worker.py', import.meta.url));
@@ -86,13 +91,21 @@ interface RunRecord {
   actions: Arc3Action[];
   /** False after a restart until the run is replayed in the new process. */
   live: boolean;
+  /** The run's last action until it is answered: the next one is sent after it. */
+  acting?: Promise<unknown>;
 }
 
 interface Pending {
   proc: ChildProcessWithoutNullStreams;
+  cmd: string;
   resolve: (v: Record<string, unknown>) => void;
   reject: (e: Error) => void;
-  timer: NodeJS.Timeout;
+  /** How long the worker may take once it is on this request (its timer starts then). */
+  limit: number;
+  /** Set once the request is the oldest one its process has not answered. */
+  timer: NodeJS.Timeout | null;
+  /** Sent before the process answered anything: its time includes Python's start, not counted as busy. */
+  cold: boolean;
 }
 
 /** One Python worker process, restarted on demand, with the runs it serves. */
@@ -107,6 +120,8 @@ export class Arc3Worker {
   private queue: Promise<unknown> = Promise.resolve();
   private waiting = 0;
   private busy = { ms: 0, at: 0 };
+  /** When the process began on the oldest request it has not answered yet. */
+  private headSince = 0;
   /** How many times a process was started (1 after the first start). */
   starts = 0;
 
@@ -171,13 +186,28 @@ export class Arc3Worker {
     return fd;
   }
 
-  /** Performs one action in a run, restoring the run first if the worker was restarted. */
-  async act(runId: string, action: Arc3Action): Promise<Arc3FrameData> {
+  /**
+   * Performs one action in a run, restoring the run first if the worker was restarted. A run's
+   * actions are sent one after the other; actions of a live run on a running worker are written
+   * at once, without waiting for the commands of other runs before them to be answered (the
+   * worker reads the next line as soon as it has answered one, so it never idles while the
+   * server handles an answer). Everything else waits its turn.
+   */
+  act(runId: string, action: Arc3Action): Promise<Arc3FrameData> {
     const record = this.runs.get(runId);
-    if (!record) throw new Arc3Error('unknown_run', `no open run ${runId}; open it first`);
-    return this.serial(async () => {
-      await this.ensureStarted();
-      await this.restore(runId, record);
+    if (!record) return Promise.reject(new Arc3Error('unknown_run', `no open run ${runId}; open it first`));
+    const before = record.acting;
+    const acted = before ? before.then(() => this.actNow(runId, record, action)) : this.actNow(runId, record, action);
+    const settled = acted.catch(() => undefined);
+    record.acting = settled;
+    void settled.then(() => {
+      if (record.acting === settled) record.acting = undefined;
+    });
+    return acted;
+  }
+
+  private async actNow(runId: string, record: RunRecord, action: Arc3Action): Promise<Arc3FrameData> {
+    const perform = async () => {
       try {
         const fd = frameData('act', await this.send('act', { run: runId, ...action }));
         record.actions.push(action);
@@ -188,6 +218,19 @@ export class Arc3Worker {
         if (e instanceof Arc3Error && e.code === 'game_error') record.live = false;
         throw e;
       }
+    };
+    if (record.live && this.proc && this.warm === this.proc && this.runs.get(runId) === record) {
+      this.waiting++;
+      try {
+        return await perform();
+      } finally {
+        this.waiting--;
+      }
+    }
+    return this.serial(async () => {
+      await this.ensureStarted();
+      await this.restore(runId, record);
+      return perform();
     });
   }
 
@@ -245,12 +288,9 @@ export class Arc3Worker {
   private serial<T>(fn: () => Promise<T>): Promise<T> {
     this.waiting++;
     const timed = async () => {
-      const t = performance.now();
       try {
         return await fn();
       } finally {
-        const now = performance.now();
-        this.busy = { ms: this.recentBusyMs(now) + (now - t), at: now };
         this.waiting--;
       }
     };
@@ -265,16 +305,34 @@ export class Arc3Worker {
     const id = this.nextId++;
     const limit = timeoutMs + (this.warm === proc ? 0 : this.opts.startupMs ?? 30_000);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(id);
-        // Detach first, so the next request starts a new process instead of meeting this dying one.
-        if (this.proc === proc) this.proc = null;
-        proc.kill('SIGKILL');
-        reject(new Arc3Error('timeout', `the arcengine worker did not answer ${cmd} within ${limit} ms; it was restarted`));
-      }, limit);
-      this.pending.set(id, { proc, resolve, reject, timer });
+      const p: Pending = { proc, cmd, resolve, reject, limit, timer: null, cold: this.warm !== proc };
+      // The first request the process has not answered: the worker is on it now.
+      const first = !this.oldest(proc);
+      this.pending.set(id, p);
+      if (first) this.begin(id, p);
       proc.stdin.write(JSON.stringify({ id, cmd, ...payload }) + '\n');
     });
+  }
+
+  /** The oldest request `proc` has not answered (requests are answered in order). */
+  private oldest(proc: ChildProcessWithoutNullStreams): [number, Pending] | undefined {
+    for (const entry of this.pending) if (entry[1].proc === proc) return entry;
+    return undefined;
+  }
+
+  /**
+   * The worker is on request `id` now: its timeout starts. A request written behind others is
+   * timed from when the ones before it were answered, so a queue never times out a quick step.
+   */
+  private begin(id: number, p: Pending): void {
+    this.headSince = performance.now();
+    p.timer = setTimeout(() => {
+      this.pending.delete(id);
+      // Detach first, so the next request starts a new process instead of meeting this dying one.
+      if (this.proc === p.proc) this.proc = null;
+      p.proc.kill('SIGKILL');
+      p.reject(new Arc3Error('timeout', `the arcengine worker did not answer ${p.cmd} within ${p.limit} ms; it was restarted`));
+    }, p.limit);
   }
 
   private ensureStarted(): Promise<void> {
@@ -315,7 +373,7 @@ export class Arc3Worker {
         const err = new Arc3Error('worker_died', `the arcengine worker stopped (${signal ?? `exit code ${code}`}); it is restarted on the next action`);
         for (const [id, p] of this.pending) {
           if (p.proc !== proc) continue;
-          clearTimeout(p.timer);
+          if (p.timer) clearTimeout(p.timer);
           p.reject(err);
           this.pending.delete(id);
         }
@@ -329,6 +387,17 @@ export class Arc3Worker {
       raw = JSON.parse(line);
     } catch {
       this.opts.onStderr?.(`arc3 worker wrote a line that is not JSON: ${line.slice(0, 200)}\n`);
+      return;
+    }
+    // The common answer (ok, with an integer id) is taken without a schema pass over its frames;
+    // the command's own schema checks the fields (`frameData`, `checked`).
+    const ok = raw as { id?: unknown; ok?: unknown } | null;
+    if (ok !== null && typeof ok === 'object' && ok.ok === true && Number.isInteger(ok.id)) {
+      const p = this.pending.get(ok.id as number);
+      if (!p) return;
+      this.settle(ok.id as number, p);
+      const { id: _id, ok: _ok, ...fields } = raw as Record<string, unknown>;
+      p.resolve(fields);
       return;
     }
     const msg = ReplyEnvelope.safeParse(raw);
@@ -354,9 +423,15 @@ export class Arc3Worker {
 
   private settle(id: number, p: Pending): Pending {
     this.pending.delete(id);
-    clearTimeout(p.timer);
+    if (p.timer) clearTimeout(p.timer);
+    if (p.timer && !p.cold) {
+      const now = performance.now();
+      this.busy = { ms: this.recentBusyMs(now) + (now - this.headSince), at: now };
+    }
     // The process has answered: its later requests get no startup allowance.
     this.warm = p.proc;
+    const next = this.oldest(p.proc);
+    if (next && !next[1].timer) this.begin(next[0], next[1]);
     return p;
   }
 }
@@ -441,9 +516,10 @@ export function defaultArc3Workers(): number {
 /**
  * A few workers; each run stays on the worker that opened it, chosen as the least loaded: the
  * fewest commands waiting (a worker busy right now, e.g. with a slow game's step or a long
- * replay, is passed over), then the fewest runs, then the least time spent lately. A run is never
- * moved, so a worker busy with a slow game still delays the runs it already holds; more workers
- * (`ARC_STUDIO_ARC3_WORKERS`) spread them.
+ * replay, is passed over), then the least time spent on commands lately (measured, so a worker
+ * whose runs play a slow game weighs more than one with more runs of a quick game), then the
+ * fewest runs. A run is never moved, so a worker busy with a slow game still delays the runs it
+ * already holds; new runs go elsewhere, and more workers (`ARC_STUDIO_ARC3_WORKERS`) spread them.
  */
 export class Arc3Pool implements Arc3Source {
   readonly kind = 'arcengine' as const;
@@ -460,12 +536,15 @@ export class Arc3Pool implements Arc3Source {
 
   private leastBusy(): Arc3Worker {
     const now = performance.now();
-    const key = (w: Arc3Worker) => [w.queued, w.runCount, w.recentBusyMs(now)];
-    return this.workers.reduce((a, b) => {
-      const [ka, kb] = [key(a), key(b)];
-      for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i]) return kb[i] < ka[i] ? b : a;
-      return a;
-    });
+    const busy = new Map(this.workers.map((w) => [w, w.recentBusyMs(now)]));
+    // Negative when `a` is the less loaded.
+    const compare = (a: Arc3Worker, b: Arc3Worker): number => {
+      if (a.queued !== b.queued) return a.queued - b.queued;
+      const spent = busy.get(a)! - busy.get(b)!;
+      if (Math.abs(spent) >= BUSY_SAME_MS) return spent;
+      return a.runCount !== b.runCount ? a.runCount - b.runCount : spent;
+    };
+    return this.workers.reduce((a, b) => (compare(b, a) < 0 ? b : a));
   }
 
   /**
