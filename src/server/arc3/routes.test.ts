@@ -6,7 +6,7 @@
  * lists the games and plays without recording.
  */
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Hono } from 'hono';
 import { decodeFrames } from '../../core/formats/frames';
 import { hashGrid, serverStepEventData, type ServerRunReply, type ServerStep } from '../../core/game/serverGame';
@@ -211,6 +211,16 @@ for (const backend of backends) {
       expect(refused.status).toBe(409);
       expect(refused.json.error).toBe('session_closed');
       expect((await store.readGameSteps(run)).map((s) => s.action)).toEqual(['RESET', 'ACTION1', 'ACTION3']);
+      // Once refused, the run's actions wait for their admission: refused again, the worker
+      // neither plays them nor rebuilds the run for each (no work to be had by a closed session).
+      const source = (arc3.service as unknown as { sources: { source: { act: () => unknown; resume: () => unknown } }[] }).sources[0]!.source;
+      const acts = vi.spyOn(source, 'act');
+      const resumes = vi.spyOn(source, 'resume');
+      for (let i = 0; i < 3; i++) expect((await play(a.sessionId, a.token, run, 3, 'ACTION4')).status).toBe(409);
+      expect(acts).not.toHaveBeenCalled();
+      expect(resumes).not.toHaveBeenCalled();
+      acts.mockRestore();
+      resumes.mockRestore();
       // Open again, step 3 is another action, played on the run as stored: the refused one left no trace.
       await store.setSessionState(a.sessionId, 'active');
       const after = await play(a.sessionId, a.token, run, 3, 'ACTION3');

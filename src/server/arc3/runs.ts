@@ -137,6 +137,12 @@ interface LiveRun {
   last: ServerStep;
   lastFrame: FrameGrid | null;
   sinceKeyframe: number;
+  /**
+   * Set once an action played ahead of its admission was refused: from then on this run's
+   * actions wait for their admission before the worker plays them, so a participant whose item
+   * has ended cannot make the worker rebuild the run for every refused action.
+   */
+  refused: boolean;
   queue: Promise<unknown>;
   touched: number;
 }
@@ -288,7 +294,7 @@ export class Arc3Service {
       const live: LiveRun = {
         runId, gameId, mounted: game.mounted, sessionId: session?.id ?? null, item: session?.item ?? null, seed, level, actions: [],
         codeHash: codeDir ? codeHash : null, codeDir,
-        last: null as unknown as ServerStep, lastFrame: null, sinceKeyframe: 0, queue: Promise.resolve(), touched: this.now(),
+        last: null as unknown as ServerStep, lastFrame: null, sinceKeyframe: 0, refused: false, queue: Promise.resolve(), touched: this.now(),
       };
       const step = await this.record(live, 0, { action: 'RESET' }, frame);
       // A new run's number is its own: its opening step is never stored by another server.
@@ -423,6 +429,7 @@ export class Arc3Service {
         throw new Arc3Error('bad_request', `step ${req.step} is not the run's next step (${live.last.step + 1}); reload the page to continue from the server's state`);
       }
       const action: Arc3Action = req.action === 'ACTION6' ? { action: req.action, x: req.x, y: req.y } : { action: req.action };
+      if (live.refused) await admit();
       const t0 = performance.now();
       const playing = (async () => {
         try {
@@ -442,6 +449,7 @@ export class Arc3Service {
       if (timing && admitted) timing.admission = Math.max(0, performance.now() - t0 - timing.worker);
       if (verdict.status === 'rejected') throw verdict.reason;
       if (!verdict.value) {
+        live.refused = true;
         if (played.status === 'fulfilled') await live.mounted.source.close(runId).catch(() => undefined);
         throw new StepRefused();
       }
@@ -634,7 +642,7 @@ export class Arc3Service {
         runId, gameId: rec.gameId, mounted: game.mounted, sessionId, item: rec.item, seed: rec.seed, level: 0, actions,
         codeHash: codeDir ? rec.codeHash ?? null : null, codeDir,
         last: this.stepOf(runId, rec.gameId, lastRec.step, lastRec.action as GameAction, lastRec, fd.frame.length ? fd : { ...fd, frame: [] }, lastRec.frameHash),
-        lastFrame, sinceKeyframe: 0, queue: Promise.resolve(), touched: this.now(),
+        lastFrame, sinceKeyframe: 0, refused: false, queue: Promise.resolve(), touched: this.now(),
       };
       this.runs.set(runId, live);
       return live;
