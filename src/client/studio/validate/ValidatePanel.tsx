@@ -100,7 +100,7 @@ export function ValidatePanel({ game, currentLevel }: { game: GameDefinition<unk
         setStatus({ kind: 'done', seconds: (performance.now() - t0) / 1000 });
         w.terminate();
         worker.current = null;
-      } else {
+      } else if (m.type === 'error') {
         setStatus({ kind: 'error', message: m.message });
         w.terminate();
         worker.current = null;
