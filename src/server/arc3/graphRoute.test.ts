@@ -1,7 +1,9 @@
 /**
  * `POST /api/admin/arc3/games/:id/graph` on the fixture tg01 (e2e/fixtures/arc3-games): a
  * researcher gets the summary and the drawing's shape of a level's state graph, explored through
- * the server's own game worker; the budget is checked at the door and reported when hit.
+ * the server's own game worker; the budget is checked at the door and reported when hit. The
+ * game list says which actions each game offers, as its engine reports them (the official ls20
+ * keys only, vc33 clicks only).
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,6 +20,7 @@ import { startArc3, type Arc3Started } from './mount';
 const ROOT = path.resolve(__dirname, '../../..');
 const ENV = { ...process.env, ARC_STUDIO_PYTHONPATH: path.resolve(ROOT, '../shared/vendor/arc-agi-3/python') };
 const FIXTURES = path.join(ROOT, 'e2e/fixtures/arc3-games');
+const OFFICIAL = path.resolve(ROOT, '../shared/vendor/arc-agi-3/environment_files');
 const ADMIN = 'researcher-token-for-graph-tests';
 
 describe('the state graph route of server-run games', () => {
@@ -27,7 +30,7 @@ describe('the state graph route of server-run games', () => {
 
   beforeAll(async () => {
     store = await backends[0].open();
-    arc3 = await startArc3({ dirs: [FIXTURES], servers: [], env: ENV, workers: 1 }, store, () => {});
+    arc3 = await startArc3({ dirs: [FIXTURES, OFFICIAL], servers: [], env: ENV, workers: 1 }, store, () => {});
     app = createApi({
       library: new TaskLibrary(), version: 'test',
       study: { store, adminTokenHash: hashToken(ADMIN), replay: (g, evs) => arc3.service.replay(g, evs) ?? replayWithEngine(g, evs), games: new Set([...gameIds, ...arc3.service.ids]), arc3: { service: arc3.service, engine: arc3.engine } },
@@ -41,6 +44,14 @@ describe('the state graph route of server-run games', () => {
   const post = (id: string, body: unknown, token = ADMIN) => app.request(`/admin/arc3/games/${id}/graph`, {
     method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
   });
+
+  it('lists the actions each game offers, as its engine reports them', async () => {
+    const res = await app.request('/admin/arc3/games', { headers: { authorization: `Bearer ${ADMIN}` } });
+    const { games } = await res.json() as { games: { id: string; actions?: number[] }[] };
+    const actions = Object.fromEntries(games.map((g) => [g.id.split('-')[0], g.actions]));
+    expect(actions).toMatchObject({ ls20: [1, 2, 3, 4], vc33: [6], ft09: [6] });
+    expect(actions.tg01).toEqual(expect.arrayContaining([1, 2, 3, 4, 6]));
+  }, 120_000);
 
   it('answers the summary and the shape of a fully explored level', async () => {
     const res = await post('tg01', { level: 0 });

@@ -71,6 +71,8 @@ export interface Arc3GameInfo {
   dir: string;
   /** Known once the class was built; null when it could not be (see `error`). */
   level_count: number | null;
+  /** The actions the engine says the game offers (its `available_actions`); null until the class was built. */
+  available_actions?: number[] | null;
   error?: { code: string; message: string };
 }
 
@@ -150,6 +152,7 @@ export const ListReply: z.ZodType<{ games: Arc3GameInfo[] }> = z.object({
   games: z.array(z.looseObject({
     game_id: z.string(), game: z.string(), version: z.string(), title: z.string(), tags: z.array(z.string()), default_fps: z.number(),
     baseline_actions: z.array(z.number()), class_name: z.string(), dir: z.string(), level_count: int.nullable(),
+    available_actions: z.array(int.min(0).max(7)).nullable().optional(),
     error: z.object({ code: z.string(), message: z.string() }).optional(),
   })),
 });

@@ -196,6 +196,7 @@ export class Arc3Service {
             id: g.game_id, title: g.title || g.game_id, levels: g.level_count, fps: g.default_fps || 5, tags: g.tags,
             source: mounted.source.kind, engine: mounted.engine, baselineActions: g.baseline_actions,
             ...(g.error ? { error: g.error.message } : {}),
+            ...(g.available_actions ? { actions: g.available_actions } : {}),
             ...(codeHash ? { version: gameVersion(g.game_id, codeHash), codeHash } : {}),
           },
         });

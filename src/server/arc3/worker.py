@@ -83,6 +83,8 @@ class Game:
         self.class_name: str = meta.get("class_name") or default_class_name(self.game_id)
         self.cls: Any = None
         self.level_count: int | None = None
+        # The actions the engine says the game offers (``available_actions`` of its constructor).
+        self.available_actions: list[int] | None = None
 
     def source_file(self) -> Path:
         candidates = [self.dir / f"{self.class_name.lower()}.py", self.dir / f"{self.class_name}.py"]
@@ -124,6 +126,9 @@ class Game:
         except BaseException as e:  # noqa: BLE001
             raise WorkerError("game_error", f"{self.game_id} failed to start: {type(e).__name__}: {e}", traceback.format_exc()) from e
         self.level_count = len(getattr(game, "_levels", [])) or self.level_count
+        offered = getattr(game, "_available_actions", None)
+        if isinstance(offered, (list, tuple)):
+            self.available_actions = [int(a) for a in offered]
         return game
 
     def info(self) -> dict[str, Any]:
@@ -138,11 +143,13 @@ class Game:
             "class_name": self.class_name,
             "dir": str(self.dir),
             "level_count": self.level_count,
+            "available_actions": self.available_actions,
         }
         if self.level_count is None:
             try:
                 self.instantiate(0)
                 out["level_count"] = self.level_count
+                out["available_actions"] = self.available_actions
             except WorkerError as e:
                 out["error"] = {"code": e.code, "message": e.message}
         return out
@@ -301,7 +308,7 @@ class Worker:
                 old = self.games.get(meta["game_id"])
                 game = Game(meta_file.parent, meta)
                 if old is not None and old.dir == game.dir:
-                    game.cls, game.level_count = old.cls, old.level_count
+                    game.cls, game.level_count, game.available_actions = old.cls, old.level_count, old.available_actions
                 if game.game_id in found:
                     print(f"arc3 worker: {game.game_id} in {game.dir} is ignored; it is already in {found[game.game_id].dir}", file=sys.stderr)
                     continue
@@ -448,6 +455,7 @@ class Worker:
         game = self.game(req.get("game_id"))
         game.cls = None
         game.level_count = None
+        game.available_actions = None
         game.load()
         return {"game_id": game.game_id, "file": str(game.source_file())}
 
