@@ -186,10 +186,10 @@ async function playRound(page: Page, plan: GamePlan, round: number): Promise<voi
   });
 }
 
-interface Located { pythonPath?: string; gamesDir: string }
+export interface Located { pythonPath?: string; gamesDir: string }
 
 /** Where the built app, the engine and the games are, or what is missing and what to set. */
-function locate(): Located | { missing: string } {
+export function locate(): Located | { missing: string } {
   if (!existsSync(path.join(ROOT, 'dist', 'index.html'))) return { missing: 'the app is not built: run "npm run build" first.' };
   const vendored = path.join(VENDOR, 'python');
   const pythonPath = process.env.ARC_STUDIO_PYTHONPATH ?? (existsSync(path.join(vendored, 'arcengine')) ? vendored : undefined);
@@ -200,7 +200,7 @@ function locate(): Located | { missing: string } {
   return { pythonPath, gamesDir };
 }
 
-interface ArcServer {
+export interface ArcServer {
   readonly url: string;
   admin<T>(method: 'GET' | 'POST', route: string, body?: unknown): Promise<T>;
   stop(): Promise<void>;
@@ -210,7 +210,7 @@ interface ArcServer {
  * Starts `arc-studio serve --arc3-games` as its own process, as it runs for a study, on a free
  * loopback port with an empty PGlite database (never the one DATABASE_URL names).
  */
-async function startArcServer(where: Located): Promise<ArcServer> {
+export async function startArcServer(where: Located): Promise<ArcServer> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'arc-studio-bench-arc3-'));
   const token = randomBytes(24).toString('hex');
   // Every simulated player comes from this machine's one address.

@@ -17,9 +17,10 @@ import { formatSessionCheck, verifySession, type Replayer } from '../server/arc3
 import { GameCodeStore } from '../server/arc3/gameCode';
 import { openStore, redact } from '../server/store/open';
 import { defaultThreads, graphBuiltIn, validateBuiltIn } from './validate';
-import { validateArc3 } from './validateArc3';
+import { graphArc3, validateArc3 } from './validateArc3';
+import { ARC3_GRAPH_DEFAULTS } from '../server/arc3/graph';
 
-const USAGE = 'games list [--arc3-games DIR] | games play <id> --actions "RESET,ACTION1,ACTION6:12:30,ACTION7" [--seed N] [--arc3-games DIR] | games verify [id...] [--steps N] [--minimal] | games verify-session <sessionId> [--data-dir DIR] [--arc3-games DIR] [--json] | games validate <id> [--level N] [--steps N] [--seed S] [--json] | games graph <id> --level N [--max-states N] [--max-seconds S] [--json]';
+const USAGE = 'games list [--arc3-games DIR] | games play <id> --actions "RESET,ACTION1,ACTION6:12:30,ACTION7" [--seed N] [--arc3-games DIR] | games verify [id...] [--steps N] [--minimal] | games verify-session <sessionId> [--data-dir DIR] [--arc3-games DIR] [--json] | games validate <id> [--level N] [--steps N] [--seed S] [--json] | games graph <id> --level N [--max-states N] [--max-seconds S] [--json] [--arc3-games DIR]';
 
 const ARC3_GAMES = {
   type: 'string', value: 'DIR', multiple: true,
@@ -76,15 +77,15 @@ const SUBCOMMANDS = {
     },
   },
   graph: {
-    command: 'games graph', usage: 'games graph <id> --level N [--max-states N] [--max-seconds S] [--seed S] [--clicks cells|targets] [--json]',
-    summary: 'Explore a level\'s state graph from its start state (built-in games): states, edges, depth, merges, cycles, dead ends, winning and GAME_OVER states, the shortest solution beside the recorded one, and, when fully explored within the budget, the exact probability that a uniform random policy wins within K actions.',
+    command: 'games graph', usage: 'games graph <id> --level N [--max-states N] [--max-seconds S] [--seed S] [--clicks cells|targets] [--json] [--arc3-games DIR]',
+    summary: 'Explore a level\'s state graph from its start state (built-in games, and arcengine games through the official engine): states, edges, depth, merges, cycles, dead ends, winning and GAME_OVER states, the shortest solution beside the recorded one, and, when fully explored within the budget, the exact probability that a uniform random policy wins within K actions.',
     positionals: { name: '<id>', help: 'the game' },
     options: {
       level: { type: 'integer', value: 'N', min: 1, help: 'the level (from 1)' },
-      'max-states': { type: 'integer', value: 'N', min: 1, default: 500_000, help: 'stop exploring after this many states' },
-      'max-seconds': { type: 'integer', value: 'S', min: 1, default: 60, help: 'stop exploring after this many seconds' },
+      'max-states': { type: 'integer', value: 'N', min: 1, help: 'stop exploring after this many states (default 500,000; arcengine games 5,000)' },
+      'max-seconds': { type: 'integer', value: 'S', min: 1, help: 'stop exploring after this many seconds (default 60)' },
       seed: { type: 'integer', value: 'S', default: 0, help: 'seed of the game\'s random generator (part of the state)' },
-      clicks: { type: 'string', value: 'cells|targets', default: 'cells', help: 'where the random policy clicks: any cell (all 4,096 tried per state), or the game\'s declared click targets' },
+      clicks: { type: 'string', value: 'cells|targets', help: 'where the random policy clicks: any cell (all 4,096 tried per state; the default for built-in games), or the game\'s declared click targets (for arcengine games the centre of each visible sprite, their default)' },
       json: { type: 'boolean', help: 'print the graph\'s figures as JSON' },
       'arc3-games': ARC3_GAMES,
     },
@@ -342,13 +343,23 @@ export const gamesCommand: Command = {
       if (positionals.length !== 1) throw usageError(SUBCOMMANDS.graph, `name one game: ${Object.keys(games).join(', ')}.`);
       if (values.level === undefined) throw usageError(SUBCOMMANDS.graph, 'name the level with --level N (from 1).');
       const id = positionals[0];
-      if (!isBuiltIn(id) && arc3GameDirs(values['arc3-games']).length) {
-        throw new Error(`games graph explores built-in games only: an arcengine game shows frames, not its state, and different states can show the same frame, so its graph would be wrong. Use "arc-studio games validate ${id}" for it.`);
+      const clicks = values.clicks;
+      if (clicks !== undefined && clicks !== 'cells' && clicks !== 'targets') throw usageError(SUBCOMMANDS.graph, `--clicks must be cells or targets, not "${clicks}".`);
+      const dirs = arc3GameDirs(values['arc3-games']);
+      if (!isBuiltIn(id) && dirs.length) {
+        const found = await probe();
+        if (!found.ok) throw new Error(`arcengine games cannot run: ${found.message}`);
+        const out = await graphArc3(dirs, `arcengine ${found.arcengine}`, id, {
+          level: values.level, seed: values.seed, clicks: clicks ?? 'targets',
+          maxStates: values['max-states'] ?? ARC3_GRAPH_DEFAULTS.maxStates, maxSeconds: values['max-seconds'] ?? ARC3_GRAPH_DEFAULTS.maxSeconds,
+        });
+        if (values.json) console.log(JSON.stringify(out.json));
+        else for (const line of out.lines) console.log(line);
+        return 0;
       }
       const game = getGame(id);
       if (values.level > game.levels.length) throw usageError(SUBCOMMANDS.graph, `level ${values.level} does not exist in "${game.id}": it has levels 1-${game.levels.length}.`);
-      if (values.clicks !== 'cells' && values.clicks !== 'targets') throw usageError(SUBCOMMANDS.graph, `--clicks must be cells or targets, not "${values.clicks}".`);
-      const out = graphBuiltIn(game, values.level - 1, { maxStates: values['max-states'], maxSeconds: values['max-seconds'], seed: values.seed, clicks: values.clicks });
+      const out = graphBuiltIn(game, values.level - 1, { maxStates: values['max-states'] ?? 500_000, maxSeconds: values['max-seconds'] ?? 60, seed: values.seed, clicks: clicks ?? 'cells' });
       if (values.json) console.log(JSON.stringify(out.json));
       else for (const line of out.lines) console.log(line);
       return 0;

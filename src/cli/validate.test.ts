@@ -103,10 +103,16 @@ describe('arc-studio games graph', () => {
     expect(r.out).toContain('unknown, the graph was not fully explored; raise --max-states or --max-seconds.');
   });
 
-  it('needs a level, and refuses arcengine games with the reason', async () => {
+  it('needs a level, and explores an arcengine game through the official engine', async () => {
     expect((await cli('games', 'graph', 'push')).err).toContain('name the level with --level N (from 1).');
-    const r = await cli('games', 'graph', 'tg01', '--level', '1', '--arc3-games', FIXTURES);
-    expect(r.code).toBe(1);
-    expect(r.err).toContain('games graph explores built-in games only: an arcengine game shows frames, not its state');
-  });
+    const r = await cli('games', 'graph', 'tg01', '--level', '1', '--arc3-games', FIXTURES, '--json');
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.out);
+    expect(out).toMatchObject({ game: 'tg01', version: 'tg01-5e1f0a27', engine: 'arcengine 0.9.3', level: 1, complete: true, states: 27, clicks: 'targets', baseline_actions: 10, budget: { max_states: 5_000, max_seconds: 60 } });
+    expect(out.shortest.length).toBe(10);
+    const text = await cli('games', 'graph', 'tg01', '--level', '2', '--max-states', '5', '--arc3-games', FIXTURES);
+    expect(text.out).toContain('NOT fully explored: stopped at');
+    expect(text.out).toContain('by the budget (--max-states 5, --max-seconds 60)');
+  }, 120_000);
 });

@@ -7,7 +7,7 @@ import os from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { ENGINE_VERSION, versionedGameId, type GameDefinition } from '../core/game';
-import { analyzeGraph, exploreLevel, winProbabilities } from '../core/game/graph';
+import { analyzeGraph, exploreLevel, winProbabilities, type LevelGraph } from '../core/game/graph';
 import {
   FRAME_EVERY, planValidation, summarizeValidation, type LevelReport, type RegimeReport, type TaskResult,
   type ValidationOptions, type ValidationReport, type ValidationTask,
@@ -223,7 +223,10 @@ export function formatValidation(
 /** The K of `games graph`'s probabilities (as many as the work budget allows). */
 export const GRAPH_KS = [10, 50, 100, 500, 1_000, 5_000, 10_000, 50_000, 100_000, 1_000_000];
 
-/** `games graph` of a built-in game's level (0-based), as printed lines and JSON. */
+/**
+ * `games graph` for a built-in game: the level's state graph within the budget, then
+ * {@link graphReport}.
+ */
 export function graphBuiltIn(game: GameDefinition<unknown, unknown>, level: number, options: { maxStates: number; maxSeconds: number; seed: number; clicks: 'cells' | 'targets' }): { lines: string[]; json: Record<string, unknown> } {
   const t0 = performance.now();
   const bar = new ProgressBar(`graph ${game.id} level ${level + 1}`, options.maxStates, 'states');
@@ -236,22 +239,35 @@ export function graphBuiltIn(game: GameDefinition<unknown, unknown>, level: numb
   } finally {
     bar.finish();
   }
-  const exploreSeconds = (performance.now() - t0) / 1000;
-  const clickText = g.clicks === 'targets' ? 'clicks at uniformly random declared click targets' : 'clicks at uniformly random cells (all 4,096 tried in every state)';
+  const recordedText = solutions[game.id]?.[level];
+  return graphReport(g, {
+    version: versionedGameId(game), engine: ENGINE_VERSION, recorded: recordedText ? recordedText.split(',').length : null,
+    maxStates: options.maxStates, maxSeconds: options.maxSeconds, seconds: (performance.now() - t0) / 1000,
+    targets: 'clicks at uniformly random declared click targets',
+  });
+}
+
+/**
+ * What `games graph` prints of an explored graph, for built-in and arcengine games alike: the
+ * lines, or the JSON. `targets` says where the policy clicks when `g.clicks` is 'targets'.
+ */
+export function graphReport(g: LevelGraph, o: { version: string; engine: string; recorded: number | null; maxStates: number; maxSeconds: number; seconds: number; targets: string }): { lines: string[]; json: Record<string, unknown> } {
+  const level = g.level;
+  const clickText = g.clicks === 'targets' ? o.targets : 'clicks at uniformly random cells (all 4,096 tried in every state)';
   const a = analyzeGraph(g);
   const probabilities = g.complete ? winProbabilities(g, GRAPH_KS) : null;
-  const recordedText = solutions[game.id]?.[level];
-  const recorded = recordedText ? recordedText.split(',').length : null;
+  const recorded = o.recorded;
   const json = {
-    game: game.id, version: versionedGameId(game), engine: ENGINE_VERSION, level: level + 1, seed: options.seed,
+    game: g.game, version: o.version, engine: o.engine, level: level + 1, seed: g.seed,
     complete: a.complete, states: a.states, expanded: g.expanded, edges: a.edges, depth: a.depth, merges: a.merges, cycles: a.cycles,
     dead_ends: a.deadEnds, stuck: a.stuck, game_over_states: a.gameOverStates, winning_moves: a.winningMoves, winning_states: a.winningStates,
     shortest: a.shortest, recorded_solution_length: recorded, clicks: g.clicks,
-    win_probability: probabilities, seconds: round(exploreSeconds, 3),
+    win_probability: probabilities, seconds: round(o.seconds, 3),
+    budget: { max_states: o.maxStates, max_seconds: o.maxSeconds },
     policy: `uniform over the available actions except undo; ${clickText}; GAME_OVER answered by a level RESET (one action)`,
   };
   const lines = [
-    `${game.id} level ${level + 1} (${versionedGameId(game)}, seed ${options.seed}): ${a.complete ? 'fully explored' : `NOT fully explored: stopped at ${group(a.states)} states (${group(g.expanded)} expanded) by the budget (--max-states ${group(options.maxStates)}, --max-seconds ${options.maxSeconds})`} in ${exploreSeconds.toFixed(1)} s`,
+    `${g.game} level ${level + 1} (${o.version}, seed ${g.seed}): ${a.complete ? 'fully explored' : `NOT fully explored: stopped at ${group(a.states)} states (${group(g.expanded)} expanded) by the budget (--max-states ${group(o.maxStates)}, --max-seconds ${o.maxSeconds})`} in ${o.seconds.toFixed(1)} s`,
     `states ${group(a.states)}, edges ${group(a.edges)}, depth ${a.depth}, merges ${group(a.merges)} (states reached from more than one state)`,
     `cycles: ${group(a.cycles.components)} strongly connected group${a.cycles.components === 1 ? '' : 's'} holding ${group(a.cycles.states)} states (undo and RESET left out)`,
     `dead ends: ${group(a.deadEnds)} states from which no win can be reached without RESET${a.complete ? '' : ' (among the expanded states)'}; ${group(a.stuck)} states where no action changes anything`,

@@ -15,7 +15,8 @@ import {
   CHUNK_STEPS, MAX_PROBLEMS, planValidation, summarizeValidation, type TaskResult, type ValidationProblem, type ValidationTask,
 } from '../core/game/validate';
 import { Arc3Error, Arc3Pool, resolveGameId, type Arc3Action, type Arc3FrameData } from '../server/arc3/worker';
-import { ProgressBar, formatValidation } from './validate';
+import { ProgressBar, formatValidation, graphReport } from './validate';
+import { exploreArc3Level } from '../server/arc3/graph';
 import { formatDeterminism } from '../core/game/determinism';
 import { checkDeterminism } from '../server/arc3/determinism';
 
@@ -158,6 +159,42 @@ export async function validateArc3(dirs: string[], engine: string, id: string, o
       chunk_steps: CHUNK_STEPS,
     };
     return { ok: report.ok && determinism.deterministic, lines, json };
+  } finally {
+    await pool.stop().catch(() => undefined);
+  }
+}
+
+/**
+ * `games graph` for an arcengine game: the level's state graph explored through one Python
+ * worker (`server/arc3/graph.ts`) within the budget, printed as for built-in games. `level` is
+ * 1-based, as on the command line.
+ */
+export async function graphArc3(dirs: string[], engine: string, id: string, options: { level: number; seed: number; maxStates: number; maxSeconds: number; clicks: 'cells' | 'targets' }): Promise<{ lines: string[]; json: Record<string, unknown> }> {
+  const pool = new Arc3Pool({ gameDirs: dirs, size: 1, timeoutMs: 60_000 });
+  try {
+    const infos = await pool.list();
+    const gameId = resolveGameId(id, infos.map((g) => g.game_id));
+    const info = infos.find((g) => g.game_id === gameId)!;
+    if (info.error) throw new Error(`${gameId} cannot be loaded: ${info.error.message}`);
+    const levels = info.level_count;
+    if (levels !== null && options.level > levels) throw new Error(`level ${options.level} does not exist in ${gameId}: it has levels 1-${levels}.`);
+    const bar = new ProgressBar(`graph ${gameId} level ${options.level}`, options.maxStates, 'states');
+    const t0 = performance.now();
+    let g;
+    try {
+      g = await exploreArc3Level(pool, gameId, options.level - 1, {
+        seed: options.seed, maxStates: options.maxStates, maxSeconds: options.maxSeconds, clicks: options.clicks, onProgress: (n) => bar.update(n),
+      });
+    } finally {
+      bar.finish();
+    }
+    const baseline = info.baseline_actions[options.level - 1];
+    const out = graphReport({ ...g, game: info.game }, {
+      version: gameId, engine, recorded: null, maxStates: options.maxStates, maxSeconds: options.maxSeconds, seconds: (performance.now() - t0) / 1000,
+      targets: 'clicks at the centre of a uniformly random visible sprite',
+    });
+    out.lines.splice(1, 0, `states told apart by the frame, the level's sprites and the game's public fields (a SHA-256 digest), each action played on a copy of the state in the official engine${baseline ? `; the game's baseline for this level: ${baseline} actions` : ''}`);
+    return { lines: out.lines, json: { ...out.json, baseline_actions: baseline ?? null, state_key: 'sha256 of the frame, the level, state and score, the level\'s sprites and the game\'s public fields' } };
   } finally {
     await pool.stop().catch(() => undefined);
   }

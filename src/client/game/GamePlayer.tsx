@@ -205,8 +205,12 @@ export function GameView({ controller, title, id, showCounter = true, allowReset
             <div className="grid w-40 shrink-0 grid-cols-3 grid-rows-3 gap-1.5 sm:mx-auto" role="group" aria-label="Game controls">
               {PAD.map((p) => (
                 // touch-manipulation: quick taps are each a press, never a double-tap zoom.
+                // The pad acts on the press, as the frame does: a touch screen's click comes a
+                // display frame or more after the finger lands. A click from the keyboard (Enter,
+                // Space on the focused button: detail 0) still acts.
                 <button key={p.id} type="button" aria-label={p.label} title={`${p.label}: ${p.key}`} disabled={!available.has(p.id)}
-                  onClick={() => act({ action: `ACTION${p.id}` as ActionInput['action'] })}
+                  onPointerDown={(e) => { if (e.button === 0 && available.has(p.id)) act({ action: `ACTION${p.id}` as ActionInput['action'] }); }}
+                  onClick={(e) => { if (e.detail === 0) act({ action: `ACTION${p.id}` as ActionInput['action'] }); }}
                   style={{ gridArea: p.area }}
                   className="h-12 touch-manipulation rounded-md border border-slate-600 bg-slate-800 text-lg text-white hover:bg-slate-700 active:bg-slate-600 disabled:border-slate-800 disabled:bg-slate-900 disabled:text-slate-700">
                   {p.glyph}

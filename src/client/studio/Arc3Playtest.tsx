@@ -2,8 +2,8 @@
  * A designer's playtest of an ARC-AGI-3 game the server runs (arcengine folders, remote
  * servers): any level, instant restart, a state inspector (the game's public attributes, the
  * sprites under the pointer), hot reload (saving the game's `.py` file restarts the level with
- * the new code, and an error shows its traceback here without losing anything) and a check that
- * the playtest's actions played twice give the same frames.
+ * the new code, and an error shows its traceback here without losing anything), a check that
+ * the playtest's actions played twice give the same frames, and the level's state graph.
  */
 import { useEffect, useMemo, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
@@ -15,6 +15,7 @@ import { practiceLog } from '../log/practice';
 import { Button } from '../ui/Button';
 import { adminJson, useResearcher } from './auth';
 import { DeterminismCheck } from './DeterminismCheck';
+import { Arc3GraphPanel } from './Arc3GraphPanel';
 
 /** A game of the list, with the older versions participants' open runs still play (they keep the code they were opened on). */
 export type ListedArc3Game = ServerGameInfo & { olderVersions?: { version: string; codeHash: string; runs: number }[] };
@@ -96,11 +97,11 @@ export function Arc3Playtest({ info }: { info: ServerGameInfo }) {
 
   return (
     <div className="flex h-full flex-col">
-      <div className="flex h-9 shrink-0 items-center gap-2 border-b border-slate-800 px-4 text-sm">
+      <div className="flex min-h-9 shrink-0 flex-wrap items-center gap-x-2 gap-y-1 border-b border-slate-800 px-4 py-1 text-sm" data-testid="playtest-header">
         <Link href="/games" className="text-slate-400 hover:text-white">Games</Link><span className="text-slate-600">/</span>
-        <span className="text-slate-200">{info.title}</span>
-        <span className="ml-2 rounded bg-violet-600/30 px-1.5 py-0.5 text-[11px] uppercase tracking-wide text-violet-200">Playtest</span>
-        <span className="ml-2 rounded bg-sky-600/20 px-1.5 py-0.5 text-[11px] text-sky-200">{info.engine}</span>
+        <span className="min-w-0 break-all text-slate-200">{info.title}</span>
+        <span className="rounded bg-violet-600/30 px-1.5 py-0.5 text-[11px] uppercase tracking-wide text-violet-200">Playtest</span>
+        <span className="rounded bg-sky-600/20 px-1.5 py-0.5 text-[11px] text-sky-200">{info.engine}</span>
         {info.codeHash && <span className="rounded bg-slate-700/60 px-1.5 py-0.5 font-mono text-[11px] text-slate-200" title={`Version ${info.version ?? ''}: the hash of the game's files. Runs opened now play it.`} data-testid="code-version">@{info.codeHash}</span>}
         {reloaded !== null && <span role="status" className="text-xs text-emerald-300" data-testid="reloaded">Reloaded the game file (revision {reloaded}); the level restarted with the new code</span>}
         <span className="ml-auto text-xs text-slate-500">Not recorded to a study</span>
@@ -117,7 +118,7 @@ export function Arc3Playtest({ info }: { info: ServerGameInfo }) {
         <ServerGamePlayer key={`${level}:${restarts}`} info={info} api={api} sink={sink}
           onError={(e) => { setReloaded(null); setFailure({ message: e.message, traceback: (e.details as { traceback?: string } | undefined)?.traceback }); }}
           onHover={setHover}
-          side={(c) => <>{toolbar}<Arc3Inspector controller={c} hover={hover} /><DeterminismCheck run={c} /></>} />
+          side={(c) => <>{toolbar}<Arc3Inspector controller={c} hover={hover} /><DeterminismCheck run={c} />{info.source === 'arcengine' && <Arc3GraphPanel key={level} gameId={info.id} level={level} levels={levels} />}</>} />
       </div>
     </div>
   );

@@ -7,6 +7,7 @@ import type { Frame } from '../../core/game/types';
 import { games } from '../../games';
 import { renderFrame } from '../game/render';
 import { adminJson } from './auth';
+import { findArc3Game, useArc3Games } from './Arc3Playtest';
 
 /**
  * The first frame of a level of a game the server runs, from the study's stored runs (the step at
@@ -30,15 +31,19 @@ const levelFrameQuery = (studyId: string, gameId: string, level: number) => quer
 /**
  * The clicks of a level where there are some: the heatmap when players clicked in this level,
  * otherwise a sentence saying why there is none. A game that takes no clicks (a built-in game
- * without ACTION6) or in which nobody clicked gets no empty "0 clicks" map.
+ * without ACTION6, a server-run game whose engine offers none) or in which nobody clicked gets no
+ * empty "0 clicks" map.
  */
 export function LevelClicks({ gameId, title, level, clicks, gameClicks, studyId }: {
   gameId: string; title: string; level: number; clicks: readonly [number, number, number][];
   /** Clicks in every level of the game, to tell "nobody clicked in this game" from "not in this level". */
   gameClicks: number; studyId?: string;
 }) {
+  // Which actions a server-run game offers, its engine says (the game list); a built-in game declares them.
+  const served = useArc3Games().data?.games;
   if (clicks.length > 0) return <Heatmap gameId={gameId} level={level} clicks={clicks} studyId={studyId} />;
-  const keysOnly = games[gameId] !== undefined && !games[gameId].actions.includes(6);
+  const actions = games[gameId]?.actions ?? (served ? findArc3Game(served, gameId)?.actions : undefined);
+  const keysOnly = actions !== undefined && !actions.includes(6);
   const why = keysOnly ? `${title} has no clicks: its players use the keys only, so there is no click heatmap.`
     : gameClicks === 0 ? `No player clicked in ${title}, so there is no click heatmap.`
       : `No player clicked in level ${level + 1}; the other levels' heatmaps show where they did.`;

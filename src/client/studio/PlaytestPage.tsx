@@ -41,8 +41,8 @@ export function PlaytestPage() {
   return (
     <div className="flex h-full flex-col">
       <p className="shrink-0 border-b border-slate-800 bg-slate-900/60 px-4 py-1 text-xs text-slate-400" data-testid="arc3-validate-note">
-        Validation and state graphs of this game run through the official engine on the command line:{' '}
-        <code className="text-slate-300">arc-studio games validate {info.id} --arc3-games DIR</code> (the folder of the game files).
+        Validation of this game runs through the official engine on the command line:{' '}
+        <code className="text-slate-300">arc-studio games validate {info.id} --arc3-games DIR</code> (the folder of the game files); its state graph is in the side panel, and in <code className="text-slate-300">arc-studio games graph</code>.
       </p>
       <div className="min-h-0 flex-1"><Arc3Playtest info={info} /></div>
     </div>
@@ -112,17 +112,18 @@ function BuiltinPlaytest({ id }: { id: string }) {
 
   return (
     <div className="flex h-full flex-col">
-      <div className="flex h-9 shrink-0 items-center gap-2 border-b border-slate-800 px-4 text-sm">
+      <div className="flex min-h-9 shrink-0 flex-wrap items-center gap-x-2 gap-y-1 border-b border-slate-800 px-4 py-1 text-sm" data-testid="playtest-header">
         <Link href="/games" className="text-slate-400 hover:text-white">Games</Link><span className="text-slate-600">/</span>
         <span className="text-slate-200">{game.title}</span>
-        <span className="ml-2 rounded bg-violet-600/30 px-1.5 py-0.5 text-[11px] uppercase tracking-wide text-violet-200">Playtest</span>
+        <span className="rounded bg-violet-600/30 px-1.5 py-0.5 text-[11px] uppercase tracking-wide text-violet-200">Playtest</span>
         <span className="ml-auto text-xs text-slate-500">{target ? `Recording to ${target.studyId} as a playtest: never counted` : 'Not recorded to a study'}</span>
         <Button tone={validating ? 'active' : 'default'} className="h-7" aria-expanded={validating} aria-controls="validate-column"
           onClick={() => setValidating((v) => !v)} title="Random-policy validation and the state graph of a level">
           {validating ? 'Hide validation' : 'Validate…'}
         </Button>
       </div>
-      <div className="flex min-h-0 flex-1">
+      {/* A phone puts the validation column below the game instead of squeezing the game beside it. */}
+      <div className="flex min-h-0 flex-1 flex-col overflow-y-auto sm:flex-row sm:overflow-visible">
         <div className="min-h-0 min-w-0 flex-1">
           {sink ? (
             // The playtest's own controls sit above the inspector, so a long state never pushes them off screen.
@@ -131,7 +132,7 @@ function BuiltinPlaytest({ id }: { id: string }) {
           ) : <p className="p-6 text-slate-400">Starting a playtest session…</p>}
         </div>
         {/* Kept mounted while hidden, so a run and its results survive closing the column. */}
-        <aside id="validate-column" hidden={!validating} className="w-[22rem] shrink-0 overflow-y-auto border-l border-slate-800 p-3 xl:w-[28rem]">
+        <aside id="validate-column" hidden={!validating} className="w-full shrink-0 border-t border-slate-800 p-3 sm:w-[22rem] sm:overflow-y-auto sm:border-l sm:border-t-0 xl:w-[28rem]">
           <h2 className="mb-2 text-sm font-semibold uppercase tracking-wide text-slate-300">Validate</h2>
           <ValidatePanel game={game} currentLevel={level} />
         </aside>

@@ -106,15 +106,55 @@ class Grow<T extends Int32Array | Float64Array | Uint8Array> {
   }
 }
 
-const ALL_CELLS: readonly number[] = Array.from({ length: 4096 }, (_, i) => 8 + i);
+/** Every cell of the 64x64 frame as a click code. */
+export const ALL_CELLS: readonly number[] = Array.from({ length: 4096 }, (_, i) => 8 + i);
 
-/** Explores `level` (0-based) breadth-first from its start, within the budget. */
-export function exploreLevel(game: GameDefinition<unknown, unknown>, level: number, options: GraphOptions = {}): LevelGraph {
+/**
+ * A state met by the explorer. `value` is what the stepper needs to expand it later (a run of the
+ * built-in engine, a state id of the Python worker); `key` tells states apart (exact for built-in
+ * games). Neither is read for a won level.
+ */
+export interface GraphSuccessor<S> {
+  readonly value: S;
+  readonly key: string;
+  readonly gameOver: boolean;
+  readonly levelsCompleted: number;
+}
+
+/** What the stepper answers for one expanded state: the moves the policy can make and where each leads. */
+export interface GraphExpansion<S> {
+  /** The actions offered (1-6), undo and RESET left out. */
+  readonly offered: readonly number[];
+  /** The click codes tried for ACTION6 (empty when no click can be tried). */
+  readonly clicks: readonly number[];
+  /**
+   * Where the codes `[...offered without 6, ...clicks]` lead, in that order; null for a move that
+   * changes nothing (the stepper may answer null or the state's own key).
+   */
+  readonly next: readonly (GraphSuccessor<S> | null)[];
+}
+
+/** What the explorer asks its stepper for: expand this state. */
+export interface GraphRequest<S> {
+  readonly value: S;
+}
+
+/**
+ * The breadth-first explorer of a level's state graph, written once for every kind of game: it
+ * yields each state to expand and is resumed with the stepper's {@link GraphExpansion}. Built-in
+ * games answer synchronously (`exploreLevel`); arcengine games answer from the Python worker
+ * (`src/server/arc3/graph.ts`). `game`, `seed` and `level` only label the result; `start` is the
+ * level's start state.
+ */
+export function* exploreStates<S>(
+  game: string, level: number, start: GraphSuccessor<S>, options: GraphOptions & { checkEvery?: number } = {},
+): Generator<GraphRequest<S>, LevelGraph, GraphExpansion<S>> {
   const seed = options.seed ?? 0;
   const maxStates = options.maxStates ?? 500_000;
-  const start = createRun(game, { seed, level });
-  const ids = new Map<string, number>([[stateKey(start), 0]]);
-  const runs: (Run<unknown> | null)[] = [start];
+  // How often the budget and progress are looked at: every 1,024 states for the fast engine.
+  const every = options.checkEvery ?? 1024;
+  const ids = new Map<string, number>([[start.key, 0]]);
+  const values: (S | null)[] = [start.value];
   const offsets = new Grow(new Int32Array(1024));
   const to = new Grow(new Int32Array(4096));
   const action = new Grow(new Int32Array(4096));
@@ -124,27 +164,26 @@ export function exploreLevel(game: GameDefinition<unknown, unknown>, level: numb
   const parent = new Grow(new Int32Array(1024));
   const parentAction = new Grow(new Int32Array(1024));
   const gameOver = new Grow(new Uint8Array(1024));
-  depth.push(0); parent.push(-1); parentAction.push(0); gameOver.push(0);
-  const clickMode = options.clicks === 'targets' && game.clickTargets ? 'targets' : 'cells';
+  depth.push(0); parent.push(-1); parentAction.push(0); gameOver.push(start.gameOver ? 1 : 0);
   let clicked = false;
   let expanded = 0;
   let stopped = false;
   const targets = new Map<number, number>();
-  while (expanded < runs.length) {
-    if ((expanded & 1023) === 0 && expanded > 0) {
-      options.onProgress?.(runs.length);
+  while (expanded < values.length) {
+    if (expanded % every === 0 && expanded > 0) {
+      options.onProgress?.(values.length);
       if (options.shouldStop?.()) { stopped = true; break; }
     }
-    if (runs.length >= maxStates) { stopped = true; break; }
+    if (values.length >= maxStates) { stopped = true; break; }
     const i = expanded++;
-    const run = runs[i]!;
-    runs[i] = null;
+    const value = values[i] as S;
+    values[i] = null;
     offsets.push(to.length);
-    if (run.state === 'GAME_OVER') {
+    if (gameOver.data[i]) {
       to.push(0); action.push(0); prob.push(1); selfLoop.push(0);
       continue;
     }
-    const offered = availableActions(run).filter((a) => a !== 7);
+    const { offered, clicks, next } = yield { value };
     if (offered.length === 0) {
       // Nothing but undo: the policy can only RESET the level.
       to.push(0); action.push(0); prob.push(1); selfLoop.push(0);
@@ -153,53 +192,72 @@ export function exploreLevel(game: GameDefinition<unknown, unknown>, level: numb
     const pAction = 1 / offered.length;
     let loop = 0;
     targets.clear();
+    let at = 0;
     const edge = (code: number, p: number) => {
-      const next = advance(run, codeInput(code));
+      const n = next[at++];
+      if (!n) { loop += p; return; }
       let target: number;
-      if (next.current === run.current && next.state === run.state && next.levelsCompleted === run.levelsCompleted) {
-        loop += p;
-        return;
-      }
-      if (next.levelsCompleted > level) target = WIN_NODE;
+      if (n.levelsCompleted > level) target = WIN_NODE;
       else {
-        const k = stateKey(next);
-        let id = ids.get(k);
+        let id = ids.get(n.key);
         if (id === undefined) {
-          id = runs.length;
-          ids.set(k, id);
-          runs.push(next);
-          depth.push(depth.data[i] + 1); parent.push(i); parentAction.push(code); gameOver.push(next.state === 'GAME_OVER' ? 1 : 0);
+          id = values.length;
+          ids.set(n.key, id);
+          values.push(n.value);
+          depth.push(depth.data[i] + 1); parent.push(i); parentAction.push(code); gameOver.push(n.gameOver ? 1 : 0);
         }
-        if (id === i) {
-          loop += p;
-          return;
-        }
+        if (id === i) { loop += p; return; }
         target = id;
       }
       // Several actions leading to the same state make one edge with their probabilities summed.
-      const at = targets.get(target);
-      if (at !== undefined) prob.data[at] += p;
+      const e = targets.get(target);
+      if (e !== undefined) prob.data[e] += p;
       else {
         targets.set(target, to.length);
         to.push(target); action.push(code); prob.push(p);
       }
     };
-    for (const a of offered) {
-      if (a !== 6) { edge(a, pAction); continue; }
+    for (const a of offered) if (a !== 6) edge(a, pAction);
+    if (offered.includes(6)) {
       clicked = true;
-      const cells = clickMode === 'targets' ? targetCodes(game.clickTargets!(run.current)) : ALL_CELLS;
-      if (cells.length === 0) { loop += pAction; continue; }
-      const pCell = pAction / cells.length;
-      for (const code of cells) edge(code, pCell);
+      if (clicks.length === 0) loop += pAction;
+      else {
+        const pCell = pAction / clicks.length;
+        for (const code of clicks) edge(code, pCell);
+      }
     }
     selfLoop.push(loop);
   }
   offsets.push(to.length);
   return {
-    game: game.id, level, seed, states: runs.length, expanded, complete: !stopped && expanded === runs.length,
+    game, level, seed, states: values.length, expanded, complete: !stopped && expanded === values.length,
     offsets: offsets.done(), to: to.done(), action: action.done(), prob: prob.done(), selfLoop: selfLoop.done(),
-    depth: depth.done(), parent: parent.done(), parentAction: parentAction.done(), gameOver: gameOver.done(), clicks: clicked ? clickMode : 'none',
+    depth: depth.done(), parent: parent.done(), parentAction: parentAction.done(), gameOver: gameOver.done(),
+    clicks: clicked ? (options.clicks === 'targets' ? 'targets' : 'cells') : 'none',
   };
+}
+
+/** Explores `level` (0-based) of a built-in game breadth-first from its start, within the budget. */
+export function exploreLevel(game: GameDefinition<unknown, unknown>, level: number, options: GraphOptions = {}): LevelGraph {
+  const start = createRun(game, { seed: options.seed ?? 0, level });
+  const clickMode = options.clicks === 'targets' && game.clickTargets ? 'targets' : 'cells';
+  const successor = (run: Run<unknown>): GraphSuccessor<Run<unknown>> => ({
+    value: run, key: run.levelsCompleted > level ? '' : stateKey(run), gameOver: run.state === 'GAME_OVER', levelsCompleted: run.levelsCompleted,
+  });
+  const explorer = exploreStates(game.id, level, successor(start), { ...options, clicks: clickMode });
+  for (let step = explorer.next(); ; ) {
+    if (step.done) return step.value;
+    const run = step.value.value;
+    const offered = availableActions(run).filter((a) => a !== 7);
+    const clicks = !offered.includes(6) ? [] : clickMode === 'targets' ? targetCodes(game.clickTargets!(run.current)) : ALL_CELLS;
+    const next: (GraphSuccessor<Run<unknown>> | null)[] = [];
+    for (const code of [...offered.filter((a) => a !== 6), ...clicks]) {
+      const after = advance(run, codeInput(code));
+      const same = after.current === run.current && after.state === run.state && after.levelsCompleted === run.levelsCompleted;
+      next.push(same ? null : successor(after));
+    }
+    step = explorer.next({ offered, clicks, next });
+  }
 }
 
 /** Action codes of the declared targets; a target listed twice is drawn twice as often, as in `randomAction`. */

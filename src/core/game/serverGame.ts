@@ -61,6 +61,11 @@ export interface ServerGameInfo {
   readonly engine: string;
   /** The official metadata's per-level human baseline, when it has one. */
   readonly baselineActions: readonly number[];
+  /**
+   * The actions the game offers (1-7), when its engine says (arcengine games): a game without 6
+   * takes no clicks, one with 6 alone no keys.
+   */
+  readonly actions?: readonly number[];
   /** Why the game cannot start (e.g. its file does not load), with what to do. */
   readonly error?: string;
   /**

@@ -103,6 +103,18 @@ export const PlaytestOpenRequest = z.object({
   level: z.number().int().min(0).max(1000).optional(),
 });
 
+/** The budget a researcher may give a server-run game's state graph (each state is a few calls into Python). */
+export const ARC3_GRAPH_LIMITS = { maxStates: 5_000, maxSeconds: 60 } as const;
+
+/** `POST /admin/arc3/games/:id/graph`: explore a level's state graph (arcengine folders). */
+export const GraphExploreRequest = z.object({
+  /** The level (0-based). */
+  level: z.number().int().min(0).max(1000),
+  seed: z.number().int().min(0).max(2 ** 31 - 1).optional(),
+  maxStates: z.number().int().min(1).max(ARC3_GRAPH_LIMITS.maxStates).optional(),
+  maxSeconds: z.number().int().min(1).max(ARC3_GRAPH_LIMITS.maxSeconds).optional(),
+});
+
 /** Bodies as a client writes them (fields with a default may be left out). */
 export type CreateSessionBody = z.input<typeof CreateSessionRequest>;
 export type FinishBody = z.input<typeof FinishRequest>;
@@ -115,6 +127,7 @@ export type WithdrawBody = z.input<typeof WithdrawRequest>;
 export type RunOpenBody = z.input<typeof RunOpenRequest>;
 export type RunActionBody = z.input<typeof RunActionRequest>;
 export type PlaytestOpenBody = z.input<typeof PlaytestOpenRequest>;
+export type GraphExploreBody = z.input<typeof GraphExploreRequest>;
 
 /** The keyed response routes of a session: each one's body and its answer. */
 export interface ResponseRoutes {

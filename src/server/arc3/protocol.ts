@@ -25,6 +25,8 @@
  * | `close` | `run` | `closed`: whether the run was open |
  * | `reload` | `game_id` | `game_id`, `file`: the game's file, executed again |
  * | `quit` | | nothing; the worker exits |
+ * | `explore_start` | `run`, `game_id`, `seed?`, `level?`, `code_dir?` | {@link Arc3ExploredState} of the level's start (node 0): opens the run for a state-graph exploration (`graph.ts`) |
+ * | `explore_expand` | `run`, `node` (a node not expanded yet), `actions`: {@link Arc3Action}[] | `results`: {@link Arc3ExploredState}[], one per action, each played on a copy of the state |
  *
  * Frame data holds the official `FrameData` fields: `game_id`, `guid`, the frames (every frame
  * the action rendered, 64x64 grids of colour indices; none after GAME_OVER or WIN for a non-RESET
@@ -71,6 +73,8 @@ export interface Arc3GameInfo {
   dir: string;
   /** Known once the class was built; null when it could not be (see `error`). */
   level_count: number | null;
+  /** The actions the engine says the game offers (its `available_actions`); null until the class was built. */
+  available_actions?: number[] | null;
   error?: { code: string; message: string };
 }
 
@@ -95,6 +99,22 @@ export interface Arc3Hello {
   arcengine: string | null;
   arcengine_path?: string;
   arcengine_error?: string;
+}
+
+/**
+ * A state met while exploring a level (`explore_start`, `explore_expand`). States are told apart
+ * by a SHA-256 digest of the frame, the level, state and score, every sprite of the level and the
+ * game's public fields; each distinct state gets an id in order of discovery, -1 for a won level.
+ * A state met for the first time says `new`, and, unless GAME_OVER, its actions and (when it
+ * offers ACTION6) the click targets: the centre of each visible sprite on the frame.
+ */
+export interface Arc3ExploredState {
+  node: number;
+  state: Arc3GameState;
+  levels_completed: number;
+  new?: boolean;
+  available_actions?: number[];
+  targets?: [number, number][];
 }
 
 /** The error codes a worker answers with. */
@@ -134,6 +154,7 @@ export const ListReply: z.ZodType<{ games: Arc3GameInfo[] }> = z.object({
   games: z.array(z.looseObject({
     game_id: z.string(), game: z.string(), version: z.string(), title: z.string(), tags: z.array(z.string()), default_fps: z.number(),
     baseline_actions: z.array(z.number()), class_name: z.string(), dir: z.string(), level_count: int.nullable(),
+    available_actions: z.array(int.min(0).max(7)).nullable().optional(),
     error: z.object({ code: z.string(), message: z.string() }).optional(),
   })),
 });
@@ -143,6 +164,14 @@ export const InspectReply: z.ZodType<Arc3Inspection> = z.object({
   camera: z.object({ x: z.number(), y: z.number(), width: z.number(), height: z.number(), scale: z.number(), x_offset: z.number(), y_offset: z.number() }),
   sprites: z.array(z.object({ name: z.string(), x: z.number(), y: z.number(), width: z.number(), height: z.number(), layer: z.number(), visible: z.boolean(), tags: z.array(z.string()) })),
 });
+
+export const ExploredStateReply: z.ZodType<Arc3ExploredState> = z.object({
+  node: int.min(-1), state: z.enum(STATES), levels_completed: int.min(0), new: z.boolean().optional(),
+  available_actions: z.array(int.min(0).max(7)).optional(),
+  targets: z.array(z.tuple([int.min(0).max(63), int.min(0).max(63)])).optional(),
+});
+
+export const ExpandReply = z.object({ results: z.array(ExploredStateReply) });
 
 /**
  * Frame data from the wire, its frames decoded into grids; throws a message naming what is wrong

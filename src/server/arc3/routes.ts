@@ -7,12 +7,13 @@
  *   `GET /admin/arc3/games/:id/status` tells a playtest page that the game's file was reloaded,
  *   `POST /admin/arc3/runs` + `/admin/arc3/runs/:run/actions` play without recording (from any
  *   level), `GET /admin/arc3/runs/:run/inspect` shows such a run's attributes and sprites, and
- *   `POST /admin/arc3/runs/:run/determinism` plays its actions twice and compares the frames.
+ *   `POST /admin/arc3/runs/:run/determinism` plays its actions twice and compares the frames,
+ *   `POST /admin/arc3/games/:id/graph` explores a level's state graph.
  */
 import { performance } from 'node:perf_hooks';
 import { Hono, type Context } from 'hono';
 import type { ApiErrorBody } from '../../core/protocol/errors';
-import { PlaytestOpenRequest, RunActionRequest, RunOpenRequest } from '../../core/protocol/requests';
+import { GraphExploreRequest, PlaytestOpenRequest, RunActionRequest, RunOpenRequest } from '../../core/protocol/requests';
 import { admit } from '../study/admission';
 import { adminGuard, fail, readBody, type StudyContext } from '../study/context';
 import { adminRunsRoutes, serviceReplayer } from './adminRuns';
@@ -128,6 +129,16 @@ export function arc3Routes(ctx: StudyContext, info: Arc3RouteInfo): Hono {
   admin.get('/arc3/games/:id/frame', async (c) => {
     try {
       return c.json({ frames: await service.openingFrame(c.req.param('id')) });
+    } catch (e) {
+      return arc3Fail(c, e, true);
+    }
+  });
+  admin.post('/arc3/games/:id/graph', async (c) => {
+    const parsed = await readBody(c, GraphExploreRequest, 'The state graph request is not valid');
+    if (!parsed.ok) return parsed.res;
+    try {
+      const { level, seed = 0, maxStates = 2_000, maxSeconds = 30 } = parsed.data;
+      return c.json(await service.graph(c.req.param('id'), { level, seed, maxStates, maxSeconds }));
     } catch (e) {
       return arc3Fail(c, e, true);
     }

@@ -16,6 +16,8 @@ import type { ReplayGame } from '../../core/study/rules';
 import type { Store } from '../store/types';
 import type { DeterminismReport } from '../../core/game/determinism';
 import { playTwice } from './determinism';
+import { exploreArc3Level } from './graph';
+import { summarizeGraph, type GraphShape, type GraphSummary } from '../../core/game/graphView';
 import type { Arc3Source } from './source';
 import { gameVersion, type GameCodeStore } from './gameCode';
 import { decodeStoredSteps } from './steps';
@@ -213,6 +215,7 @@ export class Arc3Service {
             id: g.game_id, title: g.title || g.game_id, levels: g.level_count, fps: g.default_fps || 5, tags: g.tags,
             source: mounted.source.kind, engine: mounted.engine, baselineActions: g.baseline_actions,
             ...(g.error ? { error: g.error.message } : {}),
+            ...(g.available_actions ? { actions: g.available_actions } : {}),
             ...(codeHash ? { version: gameVersion(g.game_id, codeHash), codeHash } : {}),
           },
         });
@@ -502,6 +505,21 @@ export class Arc3Service {
       if (e instanceof RangeError) throw new Arc3Error('bad_request', e.message);
       throw e;
     }
+  }
+
+  /**
+   * A level's state graph (`graph.ts`), explored on one of the game's workers within the budget:
+   * the summary the studio shows and the shape it lays out. Participants' runs on that worker
+   * wait between its expansions, each a few calls into Python.
+   */
+  async graph(id: string, o: { level: number; seed: number; maxStates: number; maxSeconds: number }): Promise<{ summary: GraphSummary; shape: GraphShape | null }> {
+    const gameId = this.resolve(id);
+    const source = this.games.get(gameId)!.mounted.source;
+    if (!source.exploreStart || !source.exploreExpand) throw new Arc3Error('bad_request', `${gameId} runs on a remote server, whose states cannot be copied, so its state graph cannot be explored`);
+    const explorer = { exploreStart: source.exploreStart.bind(source), exploreExpand: source.exploreExpand.bind(source), close: source.close.bind(source) };
+    const t0 = performance.now();
+    const g = await exploreArc3Level(explorer, gameId, o.level, { seed: o.seed, maxStates: o.maxStates, maxSeconds: o.maxSeconds, runId: `graph-${randomUUID()}` });
+    return summarizeGraph(g, { recorded: null, maxStates: o.maxStates, maxSeconds: o.maxSeconds, seconds: (performance.now() - t0) / 1000 });
   }
 
   /** A designer's view of a run (arcengine games). */

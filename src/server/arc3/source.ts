@@ -3,7 +3,7 @@
  * in a folder, run by the official engine in Python) and a remote ARC-AGI-3 server reached over
  * its REST protocol. The run manager (`runs.ts`), the routes and the CLI only see this.
  */
-import type { Arc3Action, Arc3FrameData, Arc3GameInfo, Arc3Inspection } from './protocol';
+import type { Arc3Action, Arc3ExploredState, Arc3FrameData, Arc3GameInfo, Arc3Inspection } from './protocol';
 
 /** The wire types are the Python worker protocol's (`protocol.ts`), which remote sources speak too. */
 export type { Arc3Action, Arc3ActionName, Arc3FrameData, Arc3GameInfo, Arc3GameState, Arc3Inspection } from './protocol';
@@ -35,6 +35,9 @@ export interface Arc3Source {
   close(runId: string): Promise<void>;
   /** A designer's view of a run (arcengine folders only). */
   inspect?(runId: string): Promise<Arc3Inspection>;
+  /** Explores a level's state graph (arcengine folders only; `graph.ts`). */
+  exploreStart?(runId: string, gameId: string, seed: number, level: number, codeDir?: string): Promise<Arc3ExploredState>;
+  exploreExpand?(runId: string, node: number, actions: readonly Arc3Action[]): Promise<Arc3ExploredState[]>;
   /** Re-reads a game's code (arcengine folders only); runs opened afterwards use it. */
   reload?(gameId: string): Promise<void>;
   stop(): Promise<void>;

@@ -29,7 +29,7 @@ import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { z } from 'zod';
-import { decodeFrameData, FrameDataWire, HelloReply, InspectReply, ListReply, ReplyEnvelope, type Arc3Action, type Arc3FrameData, type Arc3GameInfo, type Arc3Hello, type Arc3Inspection } from './protocol';
+import { decodeFrameData, ExpandReply, ExploredStateReply, FrameDataWire, HelloReply, InspectReply, ListReply, ReplyEnvelope, type Arc3Action, type Arc3ExploredState, type Arc3FrameData, type Arc3GameInfo, type Arc3Hello, type Arc3Inspection } from './protocol';
 import type { Arc3Source } from './source';
 
 /** How fast a worker's recent busy time fades (see {@link Arc3Worker.recentBusyMs}). */
@@ -249,6 +249,25 @@ export class Arc3Worker {
     const record = this.runs.get(runId);
     this.runs.delete(runId);
     if (record?.live && this.proc) await this.call('close', { run: runId });
+  }
+
+  /**
+   * Opens run `runId` for exploring `level`'s state graph (`graph.ts`); answers the start state
+   * (id 0). The run's states live in the worker until expanded; a restart loses them, so an
+   * exploration is not restored (its next `exploreExpand` answers `unknown_run`).
+   */
+  async exploreStart(runId: string, gameId: string, seed: number, level: number, codeDir?: string): Promise<Arc3ExploredState> {
+    const reply = await this.call('explore_start', { run: runId, game_id: gameId, seed, level, ...(codeDir ? { code_dir: codeDir } : {}) });
+    // Recorded like an opened run so that `close` frees its states in the worker.
+    this.runs.set(runId, { gameId, seed, level, codeDir, actions: [], live: true });
+    return checked('explore_start', ExploredStateReply, reply);
+  }
+
+  /** Plays each of `actions` on a copy of state `node` of an exploration; answers where each led. */
+  async exploreExpand(runId: string, node: number, actions: readonly Arc3Action[]): Promise<Arc3ExploredState[]> {
+    // A click-every-cell expansion plays 4,096 actions in one request.
+    const reply = await this.serial(() => this.send('explore_expand', { run: runId, node, actions }, Math.max(this.timeout, 50 * actions.length)));
+    return checked('explore_expand', ExpandReply, reply).results;
   }
 
   /** Re-executes a game's file; runs opened afterwards use the new code. */
@@ -606,6 +625,20 @@ export class Arc3Pool implements Arc3Source {
     const worker = this.pinned.get(runId);
     this.pinned.delete(runId);
     await worker?.close(runId);
+  }
+
+  /** Starts exploring a level's state graph (`graph.ts`) on the least loaded worker, which keeps the run. */
+  async exploreStart(runId: string, gameId: string, seed: number, level: number, codeDir?: string): Promise<Arc3ExploredState> {
+    const full = codeDir ? gameId : await this.resolve(gameId);
+    const worker = this.leastBusy();
+    this.pinned.set(runId, worker);
+    return worker.exploreStart(runId, full, seed, level, codeDir);
+  }
+
+  exploreExpand(runId: string, node: number, actions: readonly Arc3Action[]): Promise<Arc3ExploredState[]> {
+    const worker = this.pinned.get(runId);
+    if (!worker) return Promise.reject(new Arc3Error('unknown_run', `no open run ${runId}; open it first`));
+    return worker.exploreExpand(runId, node, actions);
   }
 
   /** Reloads a game's file in every worker. */

@@ -100,7 +100,7 @@ export function ValidatePanel({ game, currentLevel }: { game: GameDefinition<unk
         setStatus({ kind: 'done', seconds: (performance.now() - t0) / 1000 });
         w.terminate();
         worker.current = null;
-      } else {
+      } else if (m.type === 'error') {
         setStatus({ kind: 'error', message: m.message });
         w.terminate();
         worker.current = null;
@@ -275,7 +275,11 @@ function verdict(l: ValidationReport['levels'][number]): string {
   return l.ok ? 'ok: no win by chance' : 'chance won it';
 }
 
-function GraphView({ summary, drawing, gameId }: { summary: GraphSummary; drawing: GraphDrawing | null; gameId: string }) {
+/**
+ * A level's state graph: the summary, the shortest solution and the drawing. `targets` says where
+ * the policy clicks when the summary says 'targets' (declared targets, sprites).
+ */
+export function GraphView({ summary, drawing, gameId, targets = 'clicks at declared targets' }: { summary: GraphSummary; drawing: GraphDrawing | null; gameId: string; targets?: string }) {
   const a = summary.analysis;
   const rows: [string, string][] = [
     ['states', `${group(a.states)}${a.complete ? ' (fully explored)' : ` (NOT fully explored: stopped by the budget of ${group(summary.maxStates)} states or ${summary.maxSeconds} s)`}`],
@@ -304,7 +308,7 @@ function GraphView({ summary, drawing, gameId }: { summary: GraphSummary; drawin
       </dl>
       {a.shortest && <p className="break-all font-mono text-[10px] text-slate-500" title="The shortest solution's actions">{a.shortest.actions}</p>}
       <p className="text-[11px] text-slate-500">
-        Explored in {summary.seconds.toFixed(1)} s. The policy picks uniformly among the available actions except undo, {summary.clicks === 'none' ? 'never clicks (no click offered)' : summary.clicks === 'targets' ? 'clicks at declared targets' : 'clicks at random cells'}, and answers GAME_OVER with a RESET.
+        Explored in {summary.seconds.toFixed(1)} s. The policy picks uniformly among the available actions except undo, {summary.clicks === 'none' ? 'never clicks (no click offered)' : summary.clicks === 'targets' ? targets : 'clicks at random cells'}, and answers GAME_OVER with a RESET.
       </p>
       {drawing ? (
         <Suspense fallback={<p className="text-xs text-slate-500">Loading the graph library…</p>}><StateGraphView drawing={drawing} /></Suspense>

@@ -4,19 +4,13 @@
  * level's state graph of core/game/graph.ts, laid out by the graph library for drawing when it
  * is small enough.
  */
-import { WIN_NODE, analyzeGraph, exploreLevel, winProbabilities, type LevelGraph } from '../../../core/game/graph';
+import { exploreLevel } from '../../../core/game/graph';
+import { summarizeGraph, type GraphDrawing } from '../../../core/game/graphView';
 import { planValidation, runValidationTask, summarizeValidation, type TaskResult } from '../../../core/game/validate';
 import { games } from '../../../games';
-import type { GraphDrawing, GraphSummary, NodeKind, ValidateReply, ValidateRequest } from './protocol';
+import type { ValidateReply, ValidateRequest } from './protocol';
 
-/** The largest state graph drawn: beyond it the panel shows the summary only. */
-export const DRAW_MAX_STATES = 3_000;
-/** The most edges drawn (a level's states can each have many distinct moves). */
-export const DRAW_MAX_EDGES = 20_000;
-/** The K of P(win within K) in the panel (as many as `PROBABILITY_WORK` allows). */
-export const PANEL_KS = [10, 100, 1_000, 10_000, 100_000];
-/** Edge visits the probabilities may take in the browser (the CLI allows 300 million). */
-export const PROBABILITY_WORK = 5e7;
+export { DRAW_MAX_EDGES, DRAW_MAX_STATES, PANEL_KS, PROBABILITY_WORK } from '../../../core/game/graphView';
 
 /** What the job needs from its host: a clock, a way to answer, and the layout (the library). */
 export interface JobHost {
@@ -76,56 +70,14 @@ async function run(request: ValidateRequest, host: JobHost): Promise<void> {
       onProgress: (n) => progress('graph', n, maxStates),
       shouldStop: () => host.now() - t0 > maxSeconds * 1000,
     });
-    const analysis = analyzeGraph(g);
-    const probabilities = g.complete ? winProbabilities(g, PANEL_KS, PROBABILITY_WORK) : null;
-    const drawable = g.states <= DRAW_MAX_STATES && drawnEdges(g) <= DRAW_MAX_EDGES;
-    const notDrawn = drawable ? null
-      : g.states > DRAW_MAX_STATES
-        ? `${g.states.toLocaleString('en-US')} states: the drawing shows levels of up to ${DRAW_MAX_STATES.toLocaleString('en-US')} states; the summary covers them all.`
-        : `${drawnEdges(g).toLocaleString('en-US')} moves between states: the drawing shows up to ${DRAW_MAX_EDGES.toLocaleString('en-US')}; the summary covers them all.`;
-    const summary: GraphSummary = {
-      level: request.level, analysis, expanded: g.expanded, recorded: request.recorded,
-      probabilities, clicks: g.clicks, maxStates, maxSeconds, seconds: (host.now() - t0) / 1000, notDrawn,
-    };
+    const { summary, shape } = summarizeGraph(g, { recorded: request.recorded, maxStates, maxSeconds, seconds: (host.now() - t0) / 1000 });
     let drawing: GraphDrawing | null = null;
-    if (drawable) {
+    if (shape) {
       host.post({ type: 'progress', phase: 'layout', done: 0, total: g.states });
-      const shape = graphShape(g);
       drawing = { ...shape, positions: await host.layout(shape) };
     }
     host.post({ type: 'graph', summary, drawing });
   }
 }
 
-/** Moves between different states that the drawing would show (RESET edges left out). */
-function drawnEdges(g: LevelGraph): number {
-  let n = 0;
-  for (let e = 0; e < g.offsets[g.expanded]; e++) if (g.action[e] !== 0) n++;
-  return n;
-}
-
-/** The nodes (states, then WIN) and edges of the drawing, without positions. */
-export function graphShape(g: LevelGraph): Omit<GraphDrawing, 'positions'> {
-  const win = g.states;
-  const kinds: NodeKind[] = [];
-  const edges: number[] = [];
-  for (let i = 0; i < g.states; i++) {
-    let kind: NodeKind = i === 0 ? 'start' : g.gameOver[i] ? 'gameover' : i >= g.expanded ? 'frontier' : 'normal';
-    if (i < g.expanded) {
-      for (let e = g.offsets[i]; e < g.offsets[i + 1]; e++) {
-        if (g.action[e] === 0) continue;
-        const to = g.to[e] === WIN_NODE ? win : g.to[e];
-        edges.push(i, to);
-        if (to === win && kind === 'normal') kind = 'winning';
-      }
-    }
-    kinds.push(kind);
-  }
-  kinds.push('win');
-  const depth = Array.from(g.depth);
-  // WIN sits one move below the shallowest winning state (-1 when nothing wins).
-  let winDepth = Infinity;
-  for (let i = 0; i < edges.length; i += 2) if (edges[i + 1] === win) winDepth = Math.min(winDepth, depth[edges[i]] + 1);
-  depth.push(Number.isFinite(winDepth) ? winDepth : -1);
-  return { states: g.states, kinds, depth, edges };
-}
+export { graphShape } from '../../../core/game/graphView';

@@ -4,7 +4,7 @@
  * graph and `done` (or `error`). Cancelling terminates the worker: there is no cancel message,
  * because a worker busy in a task's loop would not read it.
  */
-import type { GraphAnalysis, WinProbability } from '../../../core/game/graph';
+import type { GraphDrawing, GraphShape, GraphSummary } from '../../../core/game/graphView';
 import type { ClickPolicy, Regime, ValidationReport } from '../../../core/game/validate';
 
 /** What to run. */
@@ -28,6 +28,12 @@ export interface ValidateRequest {
   readonly graph: { readonly maxStates: number; readonly maxSeconds: number } | null;
 }
 
+/** Lay out a graph explored elsewhere (an arcengine game's comes from the server); answered by `laid-out`. */
+export interface LayoutRequest {
+  readonly type: 'layout';
+  readonly shape: GraphShape;
+}
+
 /** The phases a run goes through, in order. */
 export type Phase = 'validate' | 'graph' | 'layout';
 
@@ -36,40 +42,8 @@ export type ValidateReply =
   | { readonly type: 'progress'; readonly phase: Phase; readonly done: number; readonly total: number }
   | { readonly type: 'validated'; readonly report: ValidationReport; readonly seconds: number }
   | { readonly type: 'graph'; readonly summary: GraphSummary; readonly drawing: GraphDrawing | null }
+  | { readonly type: 'laid-out'; readonly drawing: GraphDrawing }
   | { readonly type: 'done' }
   | { readonly type: 'error'; readonly message: string };
 
-/** What the panel shows of a level's state graph. */
-export interface GraphSummary {
-  readonly level: number;
-  readonly analysis: GraphAnalysis;
-  /** States whose actions were all tried. */
-  readonly expanded: number;
-  /** Length of the level's recorded solution, or null when the game has none for it. */
-  readonly recorded: number | null;
-  /** P(win within K) for the K the budget allowed; null when the graph was not fully explored. */
-  readonly probabilities: readonly WinProbability[] | null;
-  readonly clicks: 'targets' | 'cells' | 'none';
-  readonly maxStates: number;
-  readonly maxSeconds: number;
-  readonly seconds: number;
-  /** Why there is no drawing (too many states or edges), or null when there is one. */
-  readonly notDrawn: string | null;
-}
-
-/** What a drawn node is. `frontier`: found but not expanded (the budget ran out). */
-export type NodeKind = 'start' | 'normal' | 'winning' | 'gameover' | 'frontier' | 'win';
-
-/**
- * A laid-out state graph: node `i < states` is state `i` (0 the start), node `states` is the
- * absorbing WIN. Edges are pairs of node indices (RESET edges after GAME_OVER left out).
- */
-export interface GraphDrawing {
-  readonly states: number;
-  readonly kinds: readonly NodeKind[];
-  readonly depth: readonly number[];
-  /** x0, y0, x1, y1, ... from the library's layout. */
-  readonly positions: readonly number[];
-  /** from0, to0, from1, to1, ... */
-  readonly edges: readonly number[];
-}
+export type { GraphDrawing, GraphShape, GraphSummary, NodeKind } from '../../../core/game/graphView';

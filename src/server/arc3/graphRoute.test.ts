@@ -1,0 +1,87 @@
+/**
+ * `POST /api/admin/arc3/games/:id/graph` on the fixture tg01 (e2e/fixtures/arc3-games): a
+ * researcher gets the summary and the drawing's shape of a level's state graph, explored through
+ * the server's own game worker; the budget is checked at the door and reported when hit. The
+ * game list says which actions each game offers, as its engine reports them (the official ls20
+ * keys only, vc33 clicks only).
+ */
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Hono } from 'hono';
+import type { GraphShape, GraphSummary } from '../../core/game/graphView';
+import { createApi } from '../app';
+import { hashToken } from '../auth';
+import { TaskLibrary } from '../collections';
+import { gameIds, replayWithEngine } from '../studies';
+import { backends } from '../store/testing';
+import type { Store } from '../store/types';
+import { startArc3, type Arc3Started } from './mount';
+
+const ROOT = path.resolve(__dirname, '../../..');
+const ENV = { ...process.env, ARC_STUDIO_PYTHONPATH: path.resolve(ROOT, '../shared/vendor/arc-agi-3/python') };
+const FIXTURES = path.join(ROOT, 'e2e/fixtures/arc3-games');
+const OFFICIAL = path.resolve(ROOT, '../shared/vendor/arc-agi-3/environment_files');
+const ADMIN = 'researcher-token-for-graph-tests';
+
+describe('the state graph route of server-run games', () => {
+  let store: Store;
+  let arc3: Arc3Started;
+  let app: Hono;
+
+  beforeAll(async () => {
+    store = await backends[0].open();
+    arc3 = await startArc3({ dirs: [FIXTURES, OFFICIAL], servers: [], env: ENV, workers: 1 }, store, () => {});
+    app = createApi({
+      library: new TaskLibrary(), version: 'test',
+      study: { store, adminTokenHash: hashToken(ADMIN), replay: (g, evs) => arc3.service.replay(g, evs) ?? replayWithEngine(g, evs), games: new Set([...gameIds, ...arc3.service.ids]), arc3: { service: arc3.service, engine: arc3.engine } },
+    });
+  });
+  afterAll(async () => {
+    await arc3?.service.stop();
+    await store.close();
+  });
+
+  const post = (id: string, body: unknown, token = ADMIN) => app.request(`/admin/arc3/games/${id}/graph`, {
+    method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
+  });
+
+  it('lists the actions each game offers, as its engine reports them', async () => {
+    const res = await app.request('/admin/arc3/games', { headers: { authorization: `Bearer ${ADMIN}` } });
+    const { games } = await res.json() as { games: { id: string; actions?: number[] }[] };
+    const actions = Object.fromEntries(games.map((g) => [g.id.split('-')[0], g.actions]));
+    expect(actions).toMatchObject({ ls20: [1, 2, 3, 4], vc33: [6], ft09: [6] });
+    expect(actions.tg01).toEqual(expect.arrayContaining([1, 2, 3, 4, 6]));
+  }, 120_000);
+
+  it('answers the summary and the shape of a fully explored level', async () => {
+    const res = await post('tg01', { level: 0 });
+    expect(res.status).toBe(200);
+    const { summary, shape } = await res.json() as { summary: GraphSummary; shape: GraphShape };
+    expect(summary).toMatchObject({ level: 0, recorded: null, clicks: 'targets', maxStates: 2_000, maxSeconds: 30, notDrawn: null });
+    expect(summary.analysis).toMatchObject({ states: 27, complete: true, gameOverStates: 2, shortest: { length: 10 } });
+    expect(summary.probabilities?.[0]).toMatchObject({ k: 10 });
+    // 27 states and WIN; the start first, two GAME_OVER states, the states one move from the exit.
+    expect(shape.kinds).toHaveLength(28);
+    expect(shape.kinds[0]).toBe('start');
+    expect(shape.kinds.at(-1)).toBe('win');
+    expect(shape.kinds.filter((k) => k === 'gameover')).toHaveLength(2);
+    expect(shape.kinds.filter((k) => k === 'winning')).toHaveLength(2);
+  }, 120_000);
+
+  it('reports the budget when it stops, refuses a budget over the limit, an unknown level and a missing token', async () => {
+    const res = await post('tg01', { level: 1, maxStates: 5 });
+    expect(res.status).toBe(200);
+    const { summary } = await res.json() as { summary: GraphSummary };
+    expect(summary.analysis.complete).toBe(false);
+    expect(summary.maxStates).toBe(5);
+    expect(summary.probabilities).toBeNull();
+    const over = await post('tg01', { level: 0, maxStates: 5_001 });
+    expect(over.status).toBe(400);
+    expect((await over.json()).message).toContain('maxStates');
+    const level = await post('tg01', { level: 7 });
+    expect(level.status).toBe(400);
+    const unknown = await post('zz99', { level: 0 });
+    expect(unknown.status).toBe(404);
+    expect((await post('tg01', { level: 0 }, 'wrong')).status).toBe(403);
+  }, 120_000);
+});
