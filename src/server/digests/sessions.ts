@@ -21,6 +21,7 @@ import type { StoredEvent } from '../../core/study/rules';
 import { builtInGamesOnly } from '../studies';
 import type { ReplayGame } from '../../core/study/rules';
 import type { DigestPool } from './pool';
+import { participantWrites, participantsFirst } from '../load';
 import type { SessionRecord, Store, StoredDigest, SubmissionRecord } from '../store/types';
 
 /** What digesting needs of the results' dependencies (`ResultsDeps` in `studyDigests.ts`). */
@@ -57,8 +58,6 @@ const keyBasis = (key: string) => { const p = key.split('|'); return `${p[0]}|${
 
 /** Every stored event of the session is at or before its `ackedThrough` (no gap): its log can be folded. */
 const contiguous = (s: SessionRecord) => s.eventCount === s.ackedThrough + 1;
-
-const nextTurn = () => new Promise<void>((r) => setImmediate(r));
 
 /**
  * The digests of these sessions of a study (see the module comment), stored for next time; a
@@ -140,11 +139,10 @@ export async function digestSessions(deps: DigestDeps, studyId: string, basis: S
       let f = fold;
       if (!tail) {
         // A long tail: folded a page at a time, the acknowledgements waiting going first between pages.
-        for await (const page of store.streamEvents(session.id, { afterSeq: f.seq, batchSize: TAIL_BATCH_EVENTS })) {
+        for await (const page of participantsFirst(store.streamEvents(session.id, { afterSeq: f.seq, batchSize: TAIL_BATCH_EVENTS }))) {
           const upTo = page.filter((e) => e.seq <= session.ackedThrough);
           f = foldEvents(def, session.order, f, upTo);
           if (upTo.length < page.length) break;
-          await nextTurn();
         }
         tail = [];
       }
@@ -154,8 +152,8 @@ export async function digestSessions(deps: DigestDeps, studyId: string, basis: S
       progress?.(++done, total);
     }
     await store.saveDigests(rows, now);
-    // Between two batches the participants' acknowledgements waiting on this thread go first.
-    await nextTurn();
+    // Between two batches the participants' writes go first.
+    await participantWrites.turn();
   }
 
   // Digests computed from the whole log: on the digest threads a few sessions per thread at once,
@@ -163,22 +161,32 @@ export async function digestSessions(deps: DigestDeps, studyId: string, basis: S
   const digestWhole = async (i: number) => {
     const session = sessions[i];
     const def = defs.get(session.studyVersion);
-    const [events, submissions] = await Promise.all([store.readEvents(session.id), store.listSubmissions(session.id)]);
-    if (!def) {
-      data[i] = { session, events, submissions };
-    } else if (contiguous(session)) {
-      const r = await foldAndFinish(session, def, null, events, submissions);
+    const submissions = await store.listSubmissions(session.id);
+    if (def && contiguous(session)) {
+      // Folded a page at a time as it is read, so that neither the reading nor the folding of a
+      // long log holds the thread; the finishing (game replays) goes to a digest thread if it can.
+      let fold = newDigestFold();
+      for await (const page of participantsFirst(store.streamEvents(session.id, { batchSize: TAIL_BATCH_EVENTS }))) fold = foldEvents(def, session.order, fold, page);
+      const r = offThread(def)
+        ? await pool!.fold({ definition: def, order: session.order, fold, events: [], submissions, testCounts: countsOf(session.studyVersion, def), verify: deps.replay !== null })
+        : await foldAndFinish(session, def, fold, [], submissions);
       await store.saveDigest(session.id, keyOf(session), r.digest, now, r.fold);
       data[i] = { session, digest: r.digest };
     } else {
-      const digest = offThread(def)
-        ? await pool!.digest({ definition: def, session, events, submissions, testCounts: countsOf(session.studyVersion, def), verify: deps.replay !== null })
-        : digestSession(def, session, events, submissions, testCount, deps.replay);
-      await store.saveDigest(session.id, keyOf(session), digest, now, null);
-      data[i] = { session, digest };
+      const events: StoredEvent[] = [];
+      for await (const page of participantsFirst(store.streamEvents(session.id, { batchSize: TAIL_BATCH_EVENTS }))) events.push(...page);
+      if (!def) {
+        data[i] = { session, events, submissions };
+      } else {
+        const digest = offThread(def)
+          ? await pool!.digest({ definition: def, session, events, submissions, testCounts: countsOf(session.studyVersion, def), verify: deps.replay !== null })
+          : digestSession(def, session, events, submissions, testCount, deps.replay);
+        await store.saveDigest(session.id, keyOf(session), digest, now, null);
+        data[i] = { session, digest };
+      }
     }
     progress?.(++done, total);
-    await nextTurn();
+    await participantWrites.turn();
   };
   if (pool) {
     let next = 0;

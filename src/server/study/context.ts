@@ -19,6 +19,7 @@ import { DEFAULT_LIMITS, type IngestLimits } from './limits';
 import type { Arc3RouteInfo } from '../arc3/runs';
 import type { DigestPool } from '../digests/pool';
 import type { DigestMaintainer } from '../digests/maintainer';
+import { participantsFirst } from '../load';
 
 export interface StudyDeps {
   readonly store: Store;
@@ -130,6 +131,9 @@ export { testIndicesOf };
 
 export type StudyContext = ReturnType<typeof studyContext>;
 
+/** Events per page when a session is read for its summary. */
+const SUMMARY_PAGE = 2_000;
+
 /** The caches and lookups the study routers share; one per app. */
 export function studyContext(deps: StudyDeps) {
   const { store } = deps;
@@ -205,10 +209,15 @@ export function studyContext(deps: StudyDeps) {
     return { ok: true, session, study: await studyAt(session.studyId, session.studyVersion) };
   };
 
-  /** A session's summary (core/study/summary), its events read a page at a time. */
-  const summarize = async (session: SessionRecord, study: StudyDefinition) => {
+  /**
+   * A session's summary (core/study/summary), its events read a page at a time; for a researcher
+   * (`forResearcher`), with participants' writes going first between pages (`participantsFirst`:
+   * never for a participant's own request, which would wait for itself).
+   */
+  const summarize = async (session: SessionRecord, study: StudyDefinition, opts: { forResearcher?: boolean } = {}) => {
     const events: StoredEvent[] = [];
-    for await (const page of store.streamEvents(session.id)) events.push(...page);
+    const pages = store.streamEvents(session.id, { batchSize: SUMMARY_PAGE });
+    for await (const page of opts.forResearcher ? participantsFirst(pages) : pages) events.push(...page);
     const subs = await store.listSubmissions(session.id);
     const counts = new Map<string, number[]>();
     // The session's own items only: a campaign's study holds every candidate of its pools.
