@@ -22,6 +22,7 @@ import { builtInGamesOnly } from '../studies';
 import type { ReplayGame } from '../../core/study/rules';
 import type { DigestPool } from './pool';
 import { participantWrites, participantsFirst } from '../load';
+import type { ThreadReplay } from '../arc3/replayCheck';
 import type { SessionRecord, Store, StoredDigest, SubmissionRecord } from '../store/types';
 
 /** What digesting needs of the results' dependencies (`ResultsDeps` in `studyDigests.ts`). */
@@ -29,8 +30,14 @@ export interface DigestDeps {
   readonly store: Store;
   /** The server's game-log verification; null leaves every game log unverified. */
   readonly replay: ReplayGame | null;
-  /** Threads that compute cold digests off the main thread (study versions with built-in games only). */
+  /** Threads that compute cold digests off the main thread (study versions with built-in games only, unless `threadReplay`). */
   readonly digests?: DigestPool;
+  /**
+   * What the digest threads need to check server-run games' logs (arcengine, remote) as `replay`
+   * does here (`arc3/replayCheck.ts`): with it, study versions with those games are digested
+   * on the threads too.
+   */
+  readonly threadReplay?: () => ThreadReplay;
 }
 
 /** What the digests of a study's sessions are computed against: its versions, tasks and games. */
@@ -87,7 +94,9 @@ export async function digestSessions(deps: DigestDeps, studyId: string, basis: S
   }
 
   const pool = deps.digests;
-  const offThread = (def: StudyDefinition) => pool !== undefined && builtInGamesOnly(def);
+  const offThread = (def: StudyDefinition) => pool !== undefined && (builtInGamesOnly(def) || deps.threadReplay !== undefined);
+  /** The check of the version's game logs on a thread: whether there is one, and what it needs for server-run games. */
+  const threadCheck = (def: StudyDefinition) => ({ verify: deps.replay !== null, ...(deps.replay !== null && !builtInGamesOnly(def) ? { serverRuns: deps.threadReplay!() } : {}) });
   const versionCounts = new Map<number, [string, number | null][]>();
   const countsOf = (v: number, def: StudyDefinition) => {
     let c = versionCounts.get(v);
@@ -97,7 +106,7 @@ export async function digestSessions(deps: DigestDeps, studyId: string, basis: S
   /** The fold extended by `events` and finished: on a digest thread when the version has games to replay there. */
   const foldAndFinish = async (session: SessionRecord, def: StudyDefinition, fold: DigestFold | null, events: readonly StoredEvent[], submissions: readonly SubmissionRecord[]) => {
     if (offThread(def) && (fold === null || def.items.some((item) => item.kind === 'game'))) {
-      return pool!.fold({ definition: def, order: session.order, fold, events, submissions, testCounts: countsOf(session.studyVersion, def), verify: deps.replay !== null });
+      return pool!.fold({ definition: def, order: session.order, fold, events, submissions, testCounts: countsOf(session.studyVersion, def), ...threadCheck(def) });
     }
     const f = foldEvents(def, session.order, fold ?? newDigestFold(), events);
     return { digest: finishDigest(def, session, f, submissions, testCount, deps.replay), fold: f };
@@ -168,7 +177,7 @@ export async function digestSessions(deps: DigestDeps, studyId: string, basis: S
       let fold = newDigestFold();
       for await (const page of participantsFirst(store.streamEvents(session.id, { batchSize: TAIL_BATCH_EVENTS }))) fold = foldEvents(def, session.order, fold, page);
       const r = offThread(def)
-        ? await pool!.fold({ definition: def, order: session.order, fold, events: [], submissions, testCounts: countsOf(session.studyVersion, def), verify: deps.replay !== null })
+        ? await pool!.fold({ definition: def, order: session.order, fold, events: [], submissions, testCounts: countsOf(session.studyVersion, def), ...threadCheck(def) })
         : await foldAndFinish(session, def, fold, [], submissions);
       await store.saveDigest(session.id, keyOf(session), r.digest, now, r.fold);
       data[i] = { session, digest: r.digest };
@@ -179,7 +188,7 @@ export async function digestSessions(deps: DigestDeps, studyId: string, basis: S
         data[i] = { session, events, submissions };
       } else {
         const digest = offThread(def)
-          ? await pool!.digest({ definition: def, session, events, submissions, testCounts: countsOf(session.studyVersion, def), verify: deps.replay !== null })
+          ? await pool!.digest({ definition: def, session, events, submissions, testCounts: countsOf(session.studyVersion, def), ...threadCheck(def) })
           : digestSession(def, session, events, submissions, testCount, deps.replay);
         await store.saveDigest(session.id, keyOf(session), digest, now, null);
         data[i] = { session, digest };

@@ -9,12 +9,13 @@ import { digestSession } from '../../core/analysis/results';
 import { finishDigest, foldEvents, newDigestFold } from '../../core/analysis/fold';
 import { replayWithEngine } from '../studies';
 import { summarizeSession } from '../../core/study/summary';
+import { threadStudioReplay } from '../arc3/replayCheck';
 import type { DigestReply, PoolJob } from './pool';
 
 parentPort!.on('message', (job: PoolJob) => {
   let reply: DigestReply;
   try {
-    const replay = job.verify ? replayWithEngine : null;
+    const replay = !job.verify ? null : job.serverRuns ? threadStudioReplay(job.serverRuns) : replayWithEngine;
     if (job.kind === 'fold') {
       const counts = new Map(job.testCounts);
       const testCount = (collection: string, task: string) => counts.get(`${collection}\u0000${task}`) ?? null;

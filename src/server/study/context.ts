@@ -20,6 +20,7 @@ import type { Arc3RouteInfo } from '../arc3/runs';
 import type { DigestPool } from '../digests/pool';
 import type { DigestMaintainer } from '../digests/maintainer';
 import { participantsFirst } from '../load';
+import type { ThreadReplay } from '../arc3/replayCheck';
 
 export interface StudyDeps {
   readonly store: Store;
@@ -45,6 +46,11 @@ export interface StudyDeps {
   readonly gameInfo?: () => Readonly<Record<string, { readonly title: string; readonly levels: number; readonly version?: string }>>;
   /** Worker threads for the results' cold session digests (`digests/pool.ts`); absent: on the main thread. */
   readonly digests?: DigestPool;
+  /**
+   * What those threads need to check server-run games' logs as `replay` does (`arc3/replayCheck.ts`):
+   * with it, the digests and summaries of studies with arcengine or remote games go to the threads too.
+   */
+  readonly threadReplay?: () => ThreadReplay;
   /** Digests ended sessions in the background (`digests/maintainer.ts`); absent: on request only. */
   readonly maintainer?: DigestMaintainer;
   /** Write export downloads on worker threads (`export/thread.ts`); absent: on the main thread. */
@@ -226,11 +232,14 @@ export function studyContext(deps: StudyDeps) {
       const found = await loadTask(item);
       counts.set(item.id, testIndicesOf(item, found.ok ? found.task.test.length : 0));
     }
-    // The game replays run on a digest thread when the games are all built-in (their engine
-    // verifies them there as `replay` does here), off the thread that acknowledges events.
+    // The game replays run on a digest thread, off the thread that acknowledges events, when
+    // the thread can check the logs as `replay` does here: built-in games on their engine,
+    // server-run games with the signing key and game list it is handed (`threadReplay`).
     const pool = deps.digests;
-    if (pool && builtInGamesOnly(study)) {
-      return pool.summary({ definition: study, order: session.order, events, submissions: subs, testIndices: [...counts.entries()], verify: deps.replay !== null });
+    const builtIn = builtInGamesOnly(study);
+    if (pool && (builtIn || deps.threadReplay)) {
+      const serverRuns = deps.replay !== null && !builtIn ? { serverRuns: deps.threadReplay!() } : {};
+      return pool.summary({ definition: study, order: session.order, events, submissions: subs, testIndices: [...counts.entries()], verify: deps.replay !== null, ...serverRuns });
     }
     return summarizeSession(study, session.order, events, subs, (id) => counts.get(id) ?? [], deps.replay);
   };
