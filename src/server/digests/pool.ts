@@ -36,6 +36,8 @@ export interface SummaryJob {
   readonly definition: StudyDefinition;
   readonly order: readonly number[];
   readonly events: readonly StoredEvent[];
+  /** The log as pages of JSON text (`JSON.stringify` of each page), read after `events`: cheap to hand over, however long. */
+  readonly eventPages?: readonly string[];
   readonly submissions: readonly SubmissionRecord[];
   /** `[item id, test indices]` of the task items. */
   readonly testIndices: readonly (readonly [string, number[]])[];

@@ -221,9 +221,21 @@ export function studyContext(deps: StudyDeps) {
    * never for a participant's own request, which would wait for itself).
    */
   const summarize = async (session: SessionRecord, study: StudyDefinition, opts: { forResearcher?: boolean } = {}) => {
+    // The game replays run on a digest thread, off the thread that acknowledges events, when
+    // the thread can check the logs as `replay` does here: built-in games on their engine,
+    // server-run games with the signing key and game list it is handed (`threadReplay`).
+    const pool = deps.digests;
+    const builtIn = builtInGamesOnly(study);
+    const onThread = pool !== undefined && (builtIn || deps.threadReplay !== undefined);
+    // For a thread the log is kept as each page's JSON text, made page by page as it is read:
+    // handing the thread a long log as objects would copy them all at once on this thread.
     const events: StoredEvent[] = [];
+    const eventPages: string[] = [];
     const pages = store.streamEvents(session.id, { batchSize: SUMMARY_PAGE });
-    for await (const page of opts.forResearcher ? participantsFirst(pages) : pages) events.push(...page);
+    for await (const page of opts.forResearcher ? participantsFirst(pages) : pages) {
+      if (onThread) eventPages.push(JSON.stringify(page));
+      else events.push(...page);
+    }
     const subs = await store.listSubmissions(session.id);
     const counts = new Map<string, number[]>();
     // The session's own items only: a campaign's study holds every candidate of its pools.
@@ -232,14 +244,9 @@ export function studyContext(deps: StudyDeps) {
       const found = await loadTask(item);
       counts.set(item.id, testIndicesOf(item, found.ok ? found.task.test.length : 0));
     }
-    // The game replays run on a digest thread, off the thread that acknowledges events, when
-    // the thread can check the logs as `replay` does here: built-in games on their engine,
-    // server-run games with the signing key and game list it is handed (`threadReplay`).
-    const pool = deps.digests;
-    const builtIn = builtInGamesOnly(study);
-    if (pool && (builtIn || deps.threadReplay)) {
+    if (onThread) {
       const serverRuns = deps.replay !== null && !builtIn ? { serverRuns: deps.threadReplay!() } : {};
-      return pool.summary({ definition: study, order: session.order, events, submissions: subs, testIndices: [...counts.entries()], verify: deps.replay !== null, ...serverRuns });
+      return pool.summary({ definition: study, order: session.order, events: [], eventPages, submissions: subs, testIndices: [...counts.entries()], verify: deps.replay !== null, ...serverRuns });
     }
     return summarizeSession(study, session.order, events, subs, (id) => counts.get(id) ?? [], deps.replay);
   };
