@@ -57,6 +57,8 @@ export interface LoadReport {
   readonly maxLagMs: number;
   /** The fastest participant write answered in the last full second, ms (null: none was). */
   readonly queueWaitMs: number | null;
+  /** How long the oldest participant write in progress has been waiting since it was admitted, ms (0: none is). */
+  readonly oldestWriteMs: number;
   readonly maxWaitMs: number;
   /** Whether new API requests are being refused now. */
   readonly overloaded: boolean;
@@ -128,6 +130,9 @@ export class LoadGate {
   private lagMs = 0;
   private readonly sampler: NodeJS.Timeout;
   private readonly queue: QueueWatch;
+  /** Admission times of the participant writes in progress, oldest first (a Map keeps insertion order). */
+  private readonly writes = new Map<number, number>();
+  private nextWrite = 0;
 
   constructor(readonly limits: LoadLimits, private readonly headers: Readonly<Record<string, string>> = {}) {
     let expected = performance.now() + SAMPLE_MS;
@@ -147,8 +152,14 @@ export class LoadGate {
     return {
       inFlight: this.inFlight, maxInFlight: this.limits.maxInFlight, eventLoopLagMs: Math.round(this.lagMs),
       maxLagMs: this.limits.maxLagMs, queueWaitMs: this.queue.lastFastest() === null ? null : Math.round(this.queue.lastFastest()!),
+      oldestWriteMs: Math.round(this.oldestWriteMs()),
       maxWaitMs: this.limits.maxWaitMs, overloaded: this.overloaded(), refused: this.refused, dropped: this.dropped,
     };
+  }
+
+  private oldestWriteMs(): number {
+    for (const admitted of this.writes.values()) return performance.now() - admitted;
+    return 0;
   }
 
   private overloaded(): boolean {
@@ -182,8 +193,11 @@ export class LoadGate {
     this.inFlight++;
     const write = isParticipantWrite(req.method, url);
     const admitted = write ? performance.now() : 0;
+    const id = this.nextWrite++;
+    if (write) this.writes.set(id, admitted);
     res.once('close', () => {
       this.inFlight--;
+      this.writes.delete(id);
       if (write && res.writableFinished) this.queue.answered(performance.now() - admitted, performance.now());
     });
     return true;
