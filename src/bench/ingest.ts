@@ -143,8 +143,10 @@ export async function paced(url: string, sessions: Session[], seconds = PACED_SE
       if (r.status === 200 && (r.json as { ackedThrough: number }).ackedThrough === s.seq - 1) stored += 2;
       else {
         errors++;
-        // Resend these seqs next time, as an outbox would (ingestion is idempotent).
-        if (r.status === 0) s.seq -= 2;
+        // Refused or unanswered: resend these seqs next time, as an outbox would (ingestion is
+        // idempotent). Moving on would leave a gap that makes every later batch of the session
+        // count as unacknowledged too.
+        if (r.status !== 200) s.seq -= 2;
       }
     }
   }));

@@ -49,7 +49,27 @@ async function capacity(url: string, sessions: Session[]): Promise<number> {
   return stored / ((performance.now() - start) / 1000);
 }
 
+/** What the server says of its load (`/api/health`), read every 250 ms until `until()`: the worst of each figure. */
+async function watchHealth(url: string, until: () => boolean) {
+  const worst = { inFlight: 0, eventLoopLagMs: 0, queueWaitMs: 0, oldestWriteMs: 0, overloadedReads: 0, reads: 0 };
+  while (!until()) {
+    const h = await fetch(`${url}/api/health`).then((r) => r.json() as Promise<{ load?: { inFlight: number; eventLoopLagMs: number; queueWaitMs: number | null; oldestWriteMs?: number; overloaded: boolean } }>).catch(() => null);
+    if (h?.load) {
+      worst.reads++;
+      worst.inFlight = Math.max(worst.inFlight, h.load.inFlight);
+      worst.eventLoopLagMs = Math.max(worst.eventLoopLagMs, h.load.eventLoopLagMs);
+      worst.queueWaitMs = Math.max(worst.queueWaitMs, h.load.queueWaitMs ?? 0);
+      worst.oldestWriteMs = Math.max(worst.oldestWriteMs, h.load.oldestWriteMs ?? 0);
+      if (h.load.overloaded) worst.overloadedReads++;
+    }
+    await sleep(250);
+  }
+  return worst;
+}
+
 async function overload(url: string, sessions: Session[], batchesPerSecond: number) {
+  let over = false;
+  const health = watchHealth(url, () => over);
   const idle = sessions.slice(CLIENTS);
   const latencies: number[] = [];
   const counts = { stored: 0, refused: 0, timeout: 0, other: 0, unsent: 0 };
@@ -73,7 +93,8 @@ async function overload(url: string, sessions: Session[], batchesPerSecond: numb
   }
   await Promise.all(inflight);
   const seconds = (performance.now() - start) / 1000;
-  return { rate: (counts.stored * BATCH) / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), ...counts };
+  over = true;
+  return { rate: (counts.stored * BATCH) / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), ...counts, health: await health };
 }
 
 async function* round(label: string, env: NodeJS.ProcessEnv): AsyncIterable<BenchResult> {
@@ -93,6 +114,13 @@ async function* round(label: string, env: NodeJS.ProcessEnv): AsyncIterable<Benc
     yield { name: `overload.${label}.3x.refused`, value: o.refused, unit: 'batches' };
     yield { name: `overload.${label}.3x.given-up-after-10s`, value: o.timeout, unit: 'batches' };
     yield { name: `overload.${label}.3x.not-sent-no-idle-participant`, value: o.unsent, unit: 'batches' };
+    // Where the batches wait: a client's wait far past the server's oldest admitted write is spent
+    // before admission (the accept backlog, a busy event loop, the load generator), not inside.
+    yield { name: `overload.${label}.3x.server.oldest-write-waiting`, value: o.health.oldestWriteMs, unit: 'ms (worst seen)' };
+    yield { name: `overload.${label}.3x.server.fastest-write-of-a-second`, value: o.health.queueWaitMs, unit: 'ms (worst seen)' };
+    yield { name: `overload.${label}.3x.server.event-loop-lag`, value: o.health.eventLoopLagMs, unit: 'ms (worst seen)' };
+    yield { name: `overload.${label}.3x.server.in-flight`, value: o.health.inFlight, unit: 'requests (most seen)' };
+    yield { name: `overload.${label}.3x.server.overloaded`, value: o.health.overloadedReads, unit: `of ${o.health.reads} health reads` };
   } finally {
     await stop(server.proc);
     rmSync(tmp, { recursive: true, force: true });

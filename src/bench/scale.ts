@@ -11,14 +11,26 @@
  *
  * The study the researcher reads holds `SCALE_HEAVY_SESSIONS` sessions of 1,000 events (default
  * 200: 200,000 events). Participant steps go up to `SCALE_MAX_PARTICIPANTS` (default 5,000).
+ *
+ * On PGlite (whose queries run on the thread that acknowledges events) also one long session:
+ * `SCALE_LONG_EVENTS` events (default 200,000) and a game run of `SCALE_LONG_STEPS` stored steps
+ * (default 8,000), read back by a researcher again and again, one kind of read at a time (its
+ * events, its summary, its game runs, the export of its study), each beside the 1,000
+ * participants: the acknowledgement p99 beside each read, and how long one read took.
+ * `SCALE_DATABASES=pglite` runs the PGlite case only; `SCALE_PARTICIPANTS` sets how many participants
+ * send beside the reads (default 1,000).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
+import { performance } from 'node:perf_hooks';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import type { BenchResult } from '../cli/bench';
+import { encodeFrames } from '../core/formats/frames';
+import { hashHex } from '../core/game/hash';
 import { openStore } from '../server/store/open';
+import type { EventInput, Store } from '../server/store/types';
 import { startPgCluster, type PgCluster } from '../server/store/pgCluster';
 import { fill } from './export';
 import { createSessions, paced, startServe, stop, type Session } from './ingest';
@@ -27,6 +39,11 @@ const ADMIN = 'bench-researcher-token-0123456789';
 const PACED_SECONDS = 8;
 const HEAVY = Number(process.env.SCALE_HEAVY_SESSIONS || 200);
 const MAX_PARTICIPANTS = Number(process.env.SCALE_MAX_PARTICIPANTS || 5000);
+/** Participants sending beside the researcher's reads (`SCALE_PARTICIPANTS`, default 1,000). */
+const PARTICIPANTS = Number(process.env.SCALE_PARTICIPANTS || 1000);
+const LONG_EVENTS = Number(process.env.SCALE_LONG_EVENTS || 200_000);
+const LONG_STEPS = Number(process.env.SCALE_LONG_STEPS || 8_000);
+const LONG_SESSION = 'long-s00000';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -71,6 +88,53 @@ async function researcher(url: string, until: () => boolean): Promise<{ results:
   return done;
 }
 
+/**
+ * Study `long` (one grid task and one game item) with one session of `events` events (paint
+ * strokes over the task's grid) and one game run of `steps` steps of 64x64 frames.
+ */
+async function fillLong(store: Store, events: number, steps: number): Promise<void> {
+  const base = Date.UTC(2026, 0, 1);
+  await store.saveStudy('long', {
+    title: 'One long session', consent: 'Yes.', completion: { code: 'LONG' },
+    items: [{ kind: 'task', id: 'task', collection: 'samples', task: 'continue-pattern' }, { kind: 'game', id: 'game', game: 'push' }],
+  }, 'studio', base);
+  await store.createSession({ id: LONG_SESSION, studyId: 'long', studyVersion: 1, tokenHash: 'hlong', params: { PROLIFIC_PID: 'plong' }, seed: 1, order: [0, 1], createdAt: base });
+  const PAGE = 5_000;
+  for (let from = 0; from < events; from += PAGE) {
+    const batch: EventInput[] = [];
+    for (let seq = from; seq < Math.min(events, from + PAGE); seq++) {
+      const t = seq * 180.25;
+      batch.push(seq === 0 ? { seq, t: 0, kind: 'session.start', data: { mode: 'study', wallClock: '2026-01-01T00:00:00.000Z' } }
+        : seq === 1 ? { seq, t, kind: 'item.start', data: { item: 'task' } }
+          : { seq, t, kind: 'paint', data: { row: seq % 10, col: (seq * 7) % 10, color: seq % 10, stroke: Math.floor(seq / 10) } });
+    }
+    await store.appendEvents(LONG_SESSION, batch, { receivedAt: base + 60_000, pastSessionLimit: false });
+  }
+  const runId = 'long-run-0';
+  await store.addGameRun({ runId, sessionId: LONG_SESSION, item: 'game', gameId: 'ls20-bench', source: 'arcengine', engine: 'bench', seed: 0, openedAt: base });
+  for (let from = 0; from < steps; from += 100) {
+    await Promise.all(Array.from({ length: Math.min(100, steps - from) }, (_, k) => {
+      const step = from + k;
+      const frame = Array.from({ length: 64 }, (_, y) => Array.from({ length: 64 }, (_, x) => (x * y + step) % 16));
+      return store.addGameStep({
+        runId, step, action: step === 0 ? 'RESET' : `ACTION${1 + (step % 4)}`, x: null, y: null, state: 'NOT_FINISHED', levelsCompleted: 0, winLevels: 7,
+        available: [1, 2, 3, 4], fullReset: step === 0, frameHash: hashHex(frame), frames: encodeFrames([frame], null), keyframe: true, at: base + step,
+      });
+    }));
+  }
+}
+
+/** The researcher's reads of the long session, by name: each reads it whole, to its last byte. */
+const LONG_READS: Record<string, (url: string) => Promise<void>> = {
+  events: (url) => get(`${url}/api/admin/sessions/${LONG_SESSION}/events`, ADMIN),
+  summary: (url) => get(`${url}/api/admin/sessions/${LONG_SESSION}`, ADMIN),
+  runs: (url) => get(`${url}/api/admin/sessions/${LONG_SESSION}/runs`, ADMIN),
+  export: async (url) => {
+    const t = (await postJson(`${url}/api/admin/studies/long/exports`, { format: 'jsonl' }, ADMIN)) as { url: string };
+    await get(`${url}${t.url}`, ADMIN);
+  },
+};
+
 /** Waits (up to a minute) until `/api/health` reports the server out of overload. */
 async function settle(url: string): Promise<void> {
   const end = Date.now() + 60_000;
@@ -103,18 +167,23 @@ async function* scaleCase(name: string, databaseUrl: string | null, args: readon
   try {
     // The researcher's study, stored before the server starts (PGlite is one process at a time).
     const store = await openStore(databaseUrl ? { databaseUrl } : { dataDir: path.join(tmp, 'data') });
-    try { await fill(store, 'heavy', HEAVY); } finally { await store.close(); }
+    try {
+      await fill(store, 'heavy', HEAVY);
+      if (!databaseUrl) await fillLong(store, LONG_EVENTS, LONG_STEPS);
+    } finally {
+      await store.close();
+    }
     const server = await startServe(tmp, { DATABASE_URL: databaseUrl ?? '', ARC_STUDIO_ADMIN_TOKEN: ADMIN }, args);
     try {
-      let sessions: Session[] = await createSessions(server.url, 1000, `${name}-0`);
+      let sessions: Session[] = await createSessions(server.url, PARTICIPANTS, `${name}-0`);
       // Warm-up: the server's code is compiled hot during its first seconds, every participant's
       // connection is opened, and the start-up check of the digests is done.
       await paced(server.url, sessions, 4);
       await settle(server.url);
       const alone = await paced(server.url, sessions, PACED_SECONDS);
-      yield { name: `scale.${name}.1000-participants.ack-p50`, value: alone.p50, unit: 'ms' };
-      yield { name: `scale.${name}.1000-participants.ack-p99`, value: alone.p99, unit: 'ms' };
-      yield { name: `scale.${name}.1000-participants.unacknowledged`, value: alone.errors, unit: 'batches' };
+      yield { name: `scale.${name}.${PARTICIPANTS}-participants.ack-p50`, value: alone.p50, unit: 'ms' };
+      yield { name: `scale.${name}.${PARTICIPANTS}-participants.ack-p99`, value: alone.p99, unit: 'ms' };
+      yield { name: `scale.${name}.${PARTICIPANTS}-participants.unacknowledged`, value: alone.errors, unit: 'batches' };
       let stopped = false;
       const reads = researcher(server.url, () => stopped);
       const busy = await paced(server.url, sessions, PACED_SECONDS);
@@ -122,12 +191,37 @@ async function* scaleCase(name: string, databaseUrl: string | null, args: readon
       const done = await reads;
       // The server may still be working through the researcher's last requests: let it settle.
       await settle(server.url);
-      yield { name: `scale.${name}.1000-participants+results+export+replay.ack-p50`, value: busy.p50, unit: 'ms' };
-      yield { name: `scale.${name}.1000-participants+results+export+replay.ack-p99`, value: busy.p99, unit: 'ms' };
-      yield { name: `scale.${name}.1000-participants+results+export+replay.unacknowledged`, value: busy.errors, unit: 'batches' };
+      yield { name: `scale.${name}.${PARTICIPANTS}-participants+results+export+replay.ack-p50`, value: busy.p50, unit: 'ms' };
+      yield { name: `scale.${name}.${PARTICIPANTS}-participants+results+export+replay.ack-p99`, value: busy.p99, unit: 'ms' };
+      yield { name: `scale.${name}.${PARTICIPANTS}-participants+results+export+replay.unacknowledged`, value: busy.errors, unit: 'batches' };
       yield { name: `scale.${name}.results-requests-meanwhile`, value: done.results, unit: 'requests' };
       yield { name: `scale.${name}.exports-meanwhile`, value: done.exports, unit: 'downloads' };
       yield { name: `scale.${name}.session-reads-meanwhile`, value: done.replays, unit: 'requests' };
+
+      // One long session read back, one kind of read at a time (PGlite: its queries share the thread).
+      if (!databaseUrl) {
+        for (const [read, once] of Object.entries(LONG_READS)) {
+          let over = false;
+          let reads = 0;
+          let readMs = 0;
+          const reader = (async () => {
+            while (!over) {
+              const t0 = performance.now();
+              await once(server.url);
+              readMs += performance.now() - t0;
+              reads++;
+            }
+          })();
+          const r = await paced(server.url, sessions, PACED_SECONDS);
+          over = true;
+          await reader;
+          await settle(server.url);
+          const label = `scale.${name}.${PARTICIPANTS}-participants+${LONG_EVENTS}-event-session-${read}`;
+          yield { name: `${label}.ack-p99`, value: r.p99, unit: 'ms' };
+          yield { name: `${label}.unacknowledged`, value: r.errors, unit: 'batches' };
+          yield { name: `${label}.one-read`, value: reads ? readMs / reads / 1000 : Infinity, unit: `s (mean of ${reads})` };
+        }
+      }
 
       // More participants until the p99 passes 1 s.
       let passedAt = 0;
@@ -153,6 +247,7 @@ async function* scaleCase(name: string, databaseUrl: string | null, args: readon
 
 export async function* run(): AsyncIterable<BenchResult> {
   yield* scaleCase('pglite', null, []);
+  if (process.env.SCALE_DATABASES === 'pglite') return;
   const external = process.env.BENCH_DATABASE_URL;
   let cluster: PgCluster | null = null;
   const base = external ?? (cluster = await startPgCluster()).url;

@@ -16,7 +16,7 @@ import { questionCollectionRoutes } from './questionCollectionsApi';
 import { apiNotFound, refuseMalformedUrl } from './http';
 import { agentRoutes } from './agents/routes';
 import { gradingRoutes } from './grading/routes';
-import type { LoadReport } from './load';
+import { isParticipantWrite, participantWrites, type LoadReport } from './load';
 import type { AgentService } from './agents/service';
 import { DATABASE_RETRY_AFTER_S, databaseUnavailable } from './store/unavailable';
 
@@ -35,6 +35,17 @@ export function createApi(deps: AppDeps): Hono {
   const api = new Hono();
   // A NUL or non-UTF-8 id in a URL is the client's mistake (400), not the database's (500).
   api.use('*', refuseMalformedUrl);
+  // Participants' writes in progress: a researcher's long read lets them go first between its pages.
+  api.use('*', async (c, next) => {
+    const path = c.req.path.startsWith('/api/') ? c.req.path : `/api${c.req.path}`;
+    if (!isParticipantWrite(c.req.method, path)) return next();
+    const answered = participantWrites.begin();
+    try {
+      await next();
+    } finally {
+      answered();
+    }
+  });
 
   api.get('/health', (c) => c.json({ ok: true, version: deps.version, ...(deps.load ? { load: deps.load() } : {}) }));
 

@@ -53,6 +53,8 @@ describe('overload', () => {
     const open = await Promise.all(Array.from({ length: MAX }, held));
     await expect.poll(async () => (await health()).inFlight, { timeout: 10_000 }).toBe(MAX);
     expect(await health()).toMatchObject({ inFlight: MAX, maxInFlight: MAX, overloaded: true });
+    // The held requests are participant writes (new sessions): the oldest is reported waiting.
+    await expect.poll(async () => (await health()).oldestWriteMs, { timeout: 10_000 }).toBeGreaterThan(0);
 
     const refused = await fetch(`${server.url}/api/studies/sample/sessions`, { method: 'POST', body: '{}', headers: { 'Content-Type': 'application/json' } });
     expect(refused.status).toBe(503);
@@ -71,6 +73,7 @@ describe('overload', () => {
 
     for (const r of open) r.destroy();
     await expect.poll(async () => (await health()).inFlight, { timeout: 10_000 }).toBe(0);
+    expect((await health()).oldestWriteMs).toBe(0);
     const admitted = await fetch(`${server.url}/api/studies/sample/sessions`, { method: 'POST', body: '{}', headers: { 'Content-Type': 'application/json' } });
     expect(admitted.status).not.toBe(503);
   });

@@ -57,6 +57,8 @@ export interface LoadReport {
   readonly maxLagMs: number;
   /** The fastest participant write answered in the last full second, ms (null: none was). */
   readonly queueWaitMs: number | null;
+  /** How long the oldest participant write in progress has been waiting since it was admitted, ms (0: none is). */
+  readonly oldestWriteMs: number;
   readonly maxWaitMs: number;
   /** Whether new API requests are being refused now. */
   readonly overloaded: boolean;
@@ -128,6 +130,9 @@ export class LoadGate {
   private lagMs = 0;
   private readonly sampler: NodeJS.Timeout;
   private readonly queue: QueueWatch;
+  /** Admission times of the participant writes in progress, oldest first (a Map keeps insertion order). */
+  private readonly writes = new Map<number, number>();
+  private nextWrite = 0;
 
   constructor(readonly limits: LoadLimits, private readonly headers: Readonly<Record<string, string>> = {}) {
     let expected = performance.now() + SAMPLE_MS;
@@ -147,8 +152,14 @@ export class LoadGate {
     return {
       inFlight: this.inFlight, maxInFlight: this.limits.maxInFlight, eventLoopLagMs: Math.round(this.lagMs),
       maxLagMs: this.limits.maxLagMs, queueWaitMs: this.queue.lastFastest() === null ? null : Math.round(this.queue.lastFastest()!),
+      oldestWriteMs: Math.round(this.oldestWriteMs()),
       maxWaitMs: this.limits.maxWaitMs, overloaded: this.overloaded(), refused: this.refused, dropped: this.dropped,
     };
+  }
+
+  private oldestWriteMs(): number {
+    for (const admitted of this.writes.values()) return performance.now() - admitted;
+    return 0;
   }
 
   private overloaded(): boolean {
@@ -182,8 +193,11 @@ export class LoadGate {
     this.inFlight++;
     const write = isParticipantWrite(req.method, url);
     const admitted = write ? performance.now() : 0;
+    const id = this.nextWrite++;
+    if (write) this.writes.set(id, admitted);
     res.once('close', () => {
       this.inFlight--;
+      this.writes.delete(id);
       if (write && res.writableFinished) this.queue.answered(performance.now() - admitted, performance.now());
     });
     return true;
@@ -191,5 +205,99 @@ export class LoadGate {
 
   stop(): void {
     clearInterval(this.sampler);
+  }
+}
+
+/** The longest a researcher's read waits for participants' writes between two of its pages, ms. */
+export const MAX_YIELD_MS = 1_000;
+
+const nextTurn = () => new Promise<void>((r) => setImmediate(r));
+
+/**
+ * Participants' writes in progress, so that a researcher's long read lets them go first. On
+ * PGlite every query runs on the thread that acknowledges events, one at a time in arrival order:
+ * a read that asks for its next page at once would put it ahead of the writes that arrived
+ * during the last one. Between two pages a read calls `turn()`, which waits until every
+ * participant write that had arrived is answered. Writes arriving after the call do not hold it,
+ * so a steady stream of participants slows a read down but never stops it.
+ */
+export class ParticipantsFirst {
+  private next = 0;
+  /** Ids of the writes in progress, in the order they began (a Set keeps insertion order). */
+  private readonly open = new Set<number>();
+  private waiters: { upTo: number; resolve: () => void }[] = [];
+
+  /** A participant write began; the function returned is called once it is answered. */
+  begin(): () => void {
+    const id = this.next++;
+    this.open.add(id);
+    return () => {
+      if (this.open.delete(id)) this.wake();
+    };
+  }
+
+  /** Participants' writes in progress now. */
+  get inProgress(): number {
+    return this.open.size;
+  }
+
+  /**
+   * Resolves once every participant write begun before the call is answered (at most
+   * `MAX_YIELD_MS` later: a write held up elsewhere, such as a game's Python worker, never
+   * stops a read). It first lets the event loop read the requests that arrived while the caller
+   * held the thread, so that they count as begun.
+   */
+  async turn(): Promise<void> {
+    await nextTurn();
+    await nextTurn();
+    const upTo = this.next;
+    if (this.oldest() >= upTo) return;
+    await new Promise<void>((resolve) => {
+      const waiter = { upTo, resolve: () => { clearTimeout(timer); resolve(); } };
+      const timer = setTimeout(() => {
+        this.waiters = this.waiters.filter((w) => w !== waiter);
+        resolve();
+      }, MAX_YIELD_MS);
+      timer.unref();
+      this.waiters.push(waiter);
+    });
+  }
+
+  private oldest(): number {
+    for (const id of this.open) return id;
+    return Infinity;
+  }
+
+  private wake(): void {
+    const oldest = this.oldest();
+    const ready = this.waiters.filter((w) => oldest >= w.upTo);
+    if (!ready.length) return;
+    this.waiters = this.waiters.filter((w) => oldest < w.upTo);
+    for (const w of ready) w.resolve();
+  }
+}
+
+/**
+ * The process's participant writes, counted by the API (`createApi`) and yielded to by the
+ * researchers' long reads (session events, summaries, game runs, exports, digests).
+ */
+export const participantWrites = new ParticipantsFirst();
+
+/**
+ * Pages of a researcher's read with the participants' writes going first before each page is
+ * asked for (`participantWrites.turn()`): once it is, the database runs it before anything that
+ * arrives after.
+ */
+export async function* participantsFirst<T>(pages: AsyncIterable<T>): AsyncGenerator<T> {
+  const it = pages[Symbol.asyncIterator]();
+  try {
+    for (;;) {
+      await participantWrites.turn();
+      const r = await it.next();
+      if (r.done) return;
+      yield r.value;
+    }
+  } finally {
+    await it.return?.();
   }
 }

@@ -159,7 +159,8 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; lo
   const digests = new DigestPool(digestThreadsFromEnv(process.env));
   // Ended sessions are digested in the background, so results only read digests back.
   const maintainer: DigestMaintainer = new DigestMaintainer(() => resultsDeps, log);
-  const resultsDeps: ResultsDeps = { store, library, adminTokenHash: admin.hash, replay, gameInfo, digests, maintainer };
+  const threadReplay = () => arc3.service.threadReplay();
+  const resultsDeps: ResultsDeps = { store, library, adminTokenHash: admin.hash, replay, gameInfo, digests, threadReplay, maintainer };
   const agents = new AgentService({
     store, adminTokenHash: admin.hash, arc3: arc3.service, log, shared: Boolean(databaseUrl),
     baselines: () => agentBaselines,
@@ -173,7 +174,7 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; lo
   // Every response, the app's files and the API alike (docs/api.md, "HTTP").
   app.use('*', securityHeaders);
   const gate = new LoadGate(loadLimits, SECURITY_HEADERS);
-  app.route('/api', createApi({ library, version: version(), load: () => gate.report(), study: { store, adminTokenHash: admin.hash, replay, games, limits, gameInfo, digests, maintainer, exportThreads: true, studyFile: studyFileIn(studiesDir), arc3: { service: arc3.service, engine: arc3.engine, checkReplayer: arc3.checkReplayer } }, agents }));
+  app.route('/api', createApi({ library, version: version(), load: () => gate.report(), study: { store, adminTokenHash: admin.hash, replay, games, limits, gameInfo, digests, threadReplay, maintainer, exportThreads: true, studyFile: studyFileIn(studiesDir), arc3: { service: arc3.service, engine: arc3.engine, checkReplayer: arc3.checkReplayer } }, agents }));
   // An API path without a route is a JSON 404, never the app's page.
   app.all('/api', apiNotFound);
   app.all('/api/*', apiNotFound);

@@ -15,6 +15,7 @@ import { decodeFrames, encodeFrames } from '../../core/formats/frames';
 import type { ServerStep } from '../../core/game/serverGame';
 import { fail } from '../study/context';
 import type { Store } from '../store/types';
+import { participantsFirst } from '../load';
 import type { Arc3Service } from './runs';
 import { formatSessionCheck, levelFirstFrame, stepViewPages, verifySession, type Replayer, type SessionCheck } from './storedRuns';
 import type { Arc3FrameData } from './worker';
@@ -98,10 +99,9 @@ export function adminRunsRoutes(deps: AdminRunsDeps): Hono {
         const head = JSON.stringify({ ...run, steps: [] });
         await out.write(`${k ? ',' : ''}${head.slice(0, -3)}[`);
         let first = true;
-        for await (const page of stepViewPages(store, run.runId)) {
+        for await (const page of participantsFirst(stepViewPages(store, run.runId))) {
           await out.write((first ? '' : ',') + page.map((v) => JSON.stringify(v)).join(','));
           first = false;
-          await new Promise<void>((r) => setImmediate(r));
         }
         await out.write(']}');
       }

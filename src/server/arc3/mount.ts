@@ -9,12 +9,12 @@ import type { Store } from '../store/types';
 import type { ReplayGame } from '../../core/study/rules';
 import { versionedGameId } from '../../core/game';
 import { games as builtinGames } from '../../games';
-import { gameIds, replayWithEngine } from '../studies';
 import { Arc3Service, runLimitsFromEnv, type MountedSource, type RunLimits } from './runs';
 import type { Arc3Source } from './source';
 import { Arc3Error, Arc3Pool, defaultArc3Workers, probe } from './worker';
 import { serviceReplayer } from './adminRuns';
 import { GameCodeStore } from './gameCode';
+import { studioReplay } from './replayCheck';
 import type { Replayer } from './storedRuns';
 
 export interface Arc3Mount {
@@ -131,7 +131,7 @@ const builtinGameInfo: GameInfo = Object.fromEntries(Object.values(builtinGames)
  */
 export function studioGames(arc3: Arc3Started): { replay: ReplayGame; gameInfo: () => GameInfo } {
   return {
-    replay: (gameId, events) => (gameIds.has(gameId) ? null : arc3.service.replay(gameId, events)) ?? replayWithEngine(gameId, events),
+    replay: studioReplay(arc3.service.replay),
     gameInfo: () => {
       const out: GameInfo = { ...builtinGameInfo };
       // Results and agents' baselines count a game's logs under its id, whatever code version each

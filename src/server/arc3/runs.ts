@@ -5,14 +5,13 @@
  * them back, recovery after a worker or the whole server restarted, and hot reload of a game's
  * file for designers.
  */
-import { createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { encodeFrames, type FrameGrid } from '../../core/formats/frames';
-import { hashGrid, stepSigningText, verifyServerRunLog, type ServerGameInfo, type ServerRunReply, type ServerStep } from '../../core/game/serverGame';
+import { hashGrid, stepSigningText, type ServerGameInfo, type ServerRunReply, type ServerStep } from '../../core/game/serverGame';
 import type { GameAction, GameState } from '../../core/game/types';
-import type { ReplayGame } from '../../core/study/rules';
 import type { Store } from '../store/types';
 import type { DeterminismReport } from '../../core/game/determinism';
 import { playTwice } from './determinism';
@@ -21,6 +20,7 @@ import { summarizeGraph, type GraphShape, type GraphSummary } from '../../core/g
 import type { Arc3Source } from './source';
 import { gameVersion, type GameCodeStore } from './gameCode';
 import { decodeStoredSteps } from './steps';
+import { serverRunReplay, stepSignature, type ThreadReplay } from './replayCheck';
 import type { Replayer } from './storedRuns';
 import { Arc3Error, resolveGameId, type Arc3Action, type Arc3FrameData, type Arc3Inspection } from './worker';
 
@@ -255,21 +255,21 @@ export class Arc3Service {
 
   private sign(text: string): string {
     if (!this.key) throw new Error('Arc3Service.start() was not called');
-    return createHmac('sha256', this.key).update(text).digest('hex').slice(0, 32);
+    return stepSignature(this.key, text);
   }
 
-  private verify(text: string, sig: string): boolean {
-    const want = Buffer.from(this.sign(text));
-    const got = Buffer.from(sig);
-    return want.length === got.length && timingSafeEqual(want, got);
-  }
+  private readonly keyOrThrow = (): Buffer => {
+    if (!this.key) throw new Error('Arc3Service.start() was not called');
+    return this.key;
+  };
 
   /** Verification of a server-run game's log for the session summaries (`ReplayGame`); null for other games. */
-  readonly replay = (gameId: string, events: Parameters<ReplayGame>[1]): ReturnType<ReplayGame> | null => {
-    if (!this.games.has(gameId) && !/^[a-z0-9]+-[0-9a-f]{4,}$/.test(gameId)) return null;
-    const r = verifyServerRunLog(gameId, events, (text, sig) => this.verify(text, sig));
-    return { problems: r.problems, levelsCompleted: r.levelsCompleted, version: gameId };
-  };
+  readonly replay = serverRunReplay((gameId) => this.games.has(gameId), this.keyOrThrow);
+
+  /** What a digest thread needs to verify server-run games' logs as `replay` does (`replayCheck.ts`). */
+  threadReplay(): ThreadReplay {
+    return { key: this.keyOrThrow().toString('hex'), serverGames: [...this.games.keys()] };
+  }
 
   /** Opens a run: a participant's (stored with every step) or a researcher's playtest (not stored). */
   async open(opts: { gameId: string; seed?: number; session?: { id: string; item: string; at?: number }; level?: number; code?: { hash: string; dir: string } }): Promise<ServerRunReply> {

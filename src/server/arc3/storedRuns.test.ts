@@ -21,7 +21,7 @@ import { createApi } from '../app';
 import { hashToken } from '../auth';
 import { TaskLibrary } from '../collections';
 import { exportContext } from '../export/context';
-import { stepViewPages } from './storedRuns';
+import { runRecordingLines, stepViewPages } from './storedRuns';
 import { recordingEntries, type SkippedRun } from '../export/recordings';
 import { exportSchemas } from '../export/schemas';
 import { Ajv2020 } from 'ajv/dist/2020';
@@ -143,6 +143,9 @@ for (const backend of backends) {
       const theirs = official.trimEnd().split('\n');
       expect(ours).toHaveLength(ACTIONS.length + 1);
       expect(theirs).toHaveLength(ACTIONS.length + 1);
+      // Read a few steps a page (a step stored against the one before crossing a page's edge): the same lines as in one page.
+      const [run] = await store.listGameRuns(sessionId);
+      for (const size of [1, 2, 3]) expect((await runRecordingLines(store, run, size)).join('\n')).toBe(ours.join('\n'));
       // The bundle's schema accepts every line of ours and every line the toolkit itself writes.
       const validate = new Ajv2020({ strict: false }).compile(exportSchemas()['recording.schema.json']);
       for (const [who, lines] of [['ours', ours], ['the toolkit\'s', theirs]] as const) {

@@ -22,14 +22,30 @@ function inputOf(s: GameStepRecord): ActionInput {
  * toolkit's), the timestamps when the server stored each step.
  * @throws Error when the run has no stored step, or its frames do not decode.
  */
-export async function runRecordingLines(store: Store, run: GameRunRecord): Promise<string[]> {
-  const steps = await store.readGameSteps(run.runId);
-  if (!steps.length) throw new Error(`run ${run.runId} of ${run.gameId} has no stored step`);
-  return decodeStoredSteps(steps).map(({ record, frames }) => toolkitRecordingLine({
-    gameId: run.gameId, guid: run.runId, epochMs: record.at, input: inputOf(record), frames, state: record.state as GameState,
-    levelsCompleted: record.levelsCompleted, winLevels: record.winLevels, fullReset: record.fullReset, available: record.available,
-  }));
+export async function runRecordingLines(store: Store, run: GameRunRecord, pageSize = RECORDING_STEP_PAGE): Promise<string[]> {
+  // Read a page of steps at a time: a run of thousands of steps is never one query's answer.
+  const lines: string[] = [];
+  let last: FrameGrid | null = null;
+  for (let from = 0; ;) {
+    const steps = await store.readGameSteps(run.runId, { from, limit: pageSize });
+    if (!steps.length) break;
+    const decoded = decodeStoredSteps(steps, last);
+    last = decoded[decoded.length - 1].last;
+    for (const { record, frames } of decoded) {
+      lines.push(toolkitRecordingLine({
+        gameId: run.gameId, guid: run.runId, epochMs: record.at, input: inputOf(record), frames, state: record.state as GameState,
+        levelsCompleted: record.levelsCompleted, winLevels: record.winLevels, fullReset: record.fullReset, available: record.available,
+      }));
+    }
+    if (steps.length < pageSize) break;
+    from = steps[steps.length - 1].step + 1;
+  }
+  if (!lines.length) throw new Error(`run ${run.runId} of ${run.gameId} has no stored step`);
+  return lines;
 }
+
+/** Steps per page when a run's recording is read. */
+export const RECORDING_STEP_PAGE = 500;
 
 /** A stored step as the researcher's routes send it: its frames encoded to stand alone (`encodeFrames(frames, null)`). */
 export type StoredStepView = Omit<GameStepRecord, 'runId' | 'keyframe'>;

@@ -12,8 +12,9 @@ import type { StudyDefinition } from '../../core/study/schema';
 import type { StoredEvent } from '../../core/study/rules';
 import type { SessionSummary } from '../../core/study/summary';
 import type { SubmissionRecord } from '../store/types';
+import type { ThreadReplay } from '../arc3/replayCheck';
 
-/** One session to digest. The replay is the built-in games' engine (`verify`) or none. */
+/** One session to digest. The replay is the studio's (`verify`, with `serverRuns` for server-run games) or none. */
 export interface DigestJob {
   readonly id: number;
   readonly kind?: 'digest';
@@ -24,6 +25,8 @@ export interface DigestJob {
   /** `[collection + "\0" + task, test count]` of the version's task items. */
   readonly testCounts: readonly (readonly [string, number | null])[];
   readonly verify: boolean;
+  /** With `verify`: the check of server-run games' logs (arcengine, remote) as the server does it; absent: built-in games only. */
+  readonly serverRuns?: ThreadReplay;
 }
 
 /** One session's summary (`summarizeSession`: items, actions, flags, game verification). */
@@ -33,10 +36,14 @@ export interface SummaryJob {
   readonly definition: StudyDefinition;
   readonly order: readonly number[];
   readonly events: readonly StoredEvent[];
+  /** The log as pages of JSON text (`JSON.stringify` of each page), read after `events`: cheap to hand over, however long. */
+  readonly eventPages?: readonly string[];
   readonly submissions: readonly SubmissionRecord[];
   /** `[item id, test indices]` of the task items. */
   readonly testIndices: readonly (readonly [string, number[]])[];
   readonly verify: boolean;
+  /** With `verify`: the check of server-run games' logs (arcengine, remote) as the server does it; absent: built-in games only. */
+  readonly serverRuns?: ThreadReplay;
 }
 
 /**
@@ -54,6 +61,8 @@ export interface FoldJob {
   /** `[collection + "\0" + task, test count]` of the version's task items. */
   readonly testCounts: readonly (readonly [string, number | null])[];
   readonly verify: boolean;
+  /** With `verify`: the check of server-run games' logs (arcengine, remote) as the server does it; absent: built-in games only. */
+  readonly serverRuns?: ThreadReplay;
 }
 
 export type PoolJob = DigestJob | SummaryJob | FoldJob;

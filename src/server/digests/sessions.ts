@@ -21,6 +21,8 @@ import type { StoredEvent } from '../../core/study/rules';
 import { builtInGamesOnly } from '../studies';
 import type { ReplayGame } from '../../core/study/rules';
 import type { DigestPool } from './pool';
+import { participantWrites, participantsFirst } from '../load';
+import type { ThreadReplay } from '../arc3/replayCheck';
 import type { SessionRecord, Store, StoredDigest, SubmissionRecord } from '../store/types';
 
 /** What digesting needs of the results' dependencies (`ResultsDeps` in `studyDigests.ts`). */
@@ -28,8 +30,14 @@ export interface DigestDeps {
   readonly store: Store;
   /** The server's game-log verification; null leaves every game log unverified. */
   readonly replay: ReplayGame | null;
-  /** Threads that compute cold digests off the main thread (study versions with built-in games only). */
+  /** Threads that compute cold digests off the main thread (study versions with built-in games only, unless `threadReplay`). */
   readonly digests?: DigestPool;
+  /**
+   * What the digest threads need to check server-run games' logs (arcengine, remote) as `replay`
+   * does here (`arc3/replayCheck.ts`): with it, study versions with those games are digested
+   * on the threads too.
+   */
+  readonly threadReplay?: () => ThreadReplay;
 }
 
 /** What the digests of a study's sessions are computed against: its versions, tasks and games. */
@@ -57,8 +65,6 @@ const keyBasis = (key: string) => { const p = key.split('|'); return `${p[0]}|${
 
 /** Every stored event of the session is at or before its `ackedThrough` (no gap): its log can be folded. */
 const contiguous = (s: SessionRecord) => s.eventCount === s.ackedThrough + 1;
-
-const nextTurn = () => new Promise<void>((r) => setImmediate(r));
 
 /**
  * The digests of these sessions of a study (see the module comment), stored for next time; a
@@ -88,7 +94,9 @@ export async function digestSessions(deps: DigestDeps, studyId: string, basis: S
   }
 
   const pool = deps.digests;
-  const offThread = (def: StudyDefinition) => pool !== undefined && builtInGamesOnly(def);
+  const offThread = (def: StudyDefinition) => pool !== undefined && (builtInGamesOnly(def) || deps.threadReplay !== undefined);
+  /** The check of the version's game logs on a thread: whether there is one, and what it needs for server-run games. */
+  const threadCheck = (def: StudyDefinition) => ({ verify: deps.replay !== null, ...(deps.replay !== null && !builtInGamesOnly(def) ? { serverRuns: deps.threadReplay!() } : {}) });
   const versionCounts = new Map<number, [string, number | null][]>();
   const countsOf = (v: number, def: StudyDefinition) => {
     let c = versionCounts.get(v);
@@ -98,7 +106,7 @@ export async function digestSessions(deps: DigestDeps, studyId: string, basis: S
   /** The fold extended by `events` and finished: on a digest thread when the version has games to replay there. */
   const foldAndFinish = async (session: SessionRecord, def: StudyDefinition, fold: DigestFold | null, events: readonly StoredEvent[], submissions: readonly SubmissionRecord[]) => {
     if (offThread(def) && (fold === null || def.items.some((item) => item.kind === 'game'))) {
-      return pool!.fold({ definition: def, order: session.order, fold, events, submissions, testCounts: countsOf(session.studyVersion, def), verify: deps.replay !== null });
+      return pool!.fold({ definition: def, order: session.order, fold, events, submissions, testCounts: countsOf(session.studyVersion, def), ...threadCheck(def) });
     }
     const f = foldEvents(def, session.order, fold ?? newDigestFold(), events);
     return { digest: finishDigest(def, session, f, submissions, testCount, deps.replay), fold: f };
@@ -140,11 +148,10 @@ export async function digestSessions(deps: DigestDeps, studyId: string, basis: S
       let f = fold;
       if (!tail) {
         // A long tail: folded a page at a time, the acknowledgements waiting going first between pages.
-        for await (const page of store.streamEvents(session.id, { afterSeq: f.seq, batchSize: TAIL_BATCH_EVENTS })) {
+        for await (const page of participantsFirst(store.streamEvents(session.id, { afterSeq: f.seq, batchSize: TAIL_BATCH_EVENTS }))) {
           const upTo = page.filter((e) => e.seq <= session.ackedThrough);
           f = foldEvents(def, session.order, f, upTo);
           if (upTo.length < page.length) break;
-          await nextTurn();
         }
         tail = [];
       }
@@ -154,8 +161,8 @@ export async function digestSessions(deps: DigestDeps, studyId: string, basis: S
       progress?.(++done, total);
     }
     await store.saveDigests(rows, now);
-    // Between two batches the participants' acknowledgements waiting on this thread go first.
-    await nextTurn();
+    // Between two batches the participants' writes go first.
+    await participantWrites.turn();
   }
 
   // Digests computed from the whole log: on the digest threads a few sessions per thread at once,
@@ -163,22 +170,32 @@ export async function digestSessions(deps: DigestDeps, studyId: string, basis: S
   const digestWhole = async (i: number) => {
     const session = sessions[i];
     const def = defs.get(session.studyVersion);
-    const [events, submissions] = await Promise.all([store.readEvents(session.id), store.listSubmissions(session.id)]);
-    if (!def) {
-      data[i] = { session, events, submissions };
-    } else if (contiguous(session)) {
-      const r = await foldAndFinish(session, def, null, events, submissions);
+    const submissions = await store.listSubmissions(session.id);
+    if (def && contiguous(session)) {
+      // Folded a page at a time as it is read, so that neither the reading nor the folding of a
+      // long log holds the thread; the finishing (game replays) goes to a digest thread if it can.
+      let fold = newDigestFold();
+      for await (const page of participantsFirst(store.streamEvents(session.id, { batchSize: TAIL_BATCH_EVENTS }))) fold = foldEvents(def, session.order, fold, page);
+      const r = offThread(def)
+        ? await pool!.fold({ definition: def, order: session.order, fold, events: [], submissions, testCounts: countsOf(session.studyVersion, def), ...threadCheck(def) })
+        : await foldAndFinish(session, def, fold, [], submissions);
       await store.saveDigest(session.id, keyOf(session), r.digest, now, r.fold);
       data[i] = { session, digest: r.digest };
     } else {
-      const digest = offThread(def)
-        ? await pool!.digest({ definition: def, session, events, submissions, testCounts: countsOf(session.studyVersion, def), verify: deps.replay !== null })
-        : digestSession(def, session, events, submissions, testCount, deps.replay);
-      await store.saveDigest(session.id, keyOf(session), digest, now, null);
-      data[i] = { session, digest };
+      const events: StoredEvent[] = [];
+      for await (const page of participantsFirst(store.streamEvents(session.id, { batchSize: TAIL_BATCH_EVENTS }))) events.push(...page);
+      if (!def) {
+        data[i] = { session, events, submissions };
+      } else {
+        const digest = offThread(def)
+          ? await pool!.digest({ definition: def, session, events, submissions, testCounts: countsOf(session.studyVersion, def), ...threadCheck(def) })
+          : digestSession(def, session, events, submissions, testCount, deps.replay);
+        await store.saveDigest(session.id, keyOf(session), digest, now, null);
+        data[i] = { session, digest };
+      }
     }
     progress?.(++done, total);
-    await nextTurn();
+    await participantWrites.turn();
   };
   if (pool) {
     let next = 0;

@@ -15,6 +15,7 @@ import { games } from '../../games';
 import type { TaskLibrary } from '../collections';
 import { definitionOf } from '../studies';
 import type { DigestPool } from './pool';
+import type { ThreadReplay } from '../arc3/replayCheck';
 import { isFinalState } from '../../core/study/rules';
 import type { Store } from '../store/types';
 import { digestSessions, type DigestProgressFn, type StudyBasis } from './sessions';
@@ -48,6 +49,12 @@ export interface ResultsDeps {
    * for them on the server); the others are digested here.
    */
   readonly digests?: DigestPool;
+  /**
+   * What the digest threads need to check server-run games' logs as `replay` does
+   * (`arc3/replayCheck.ts`): with it, study versions with arcengine or remote games are digested
+   * on the threads too.
+   */
+  readonly threadReplay?: () => ThreadReplay;
   /**
    * Keeps the digests of ended sessions up to date in the background and reports progress; the
    * results request then waits for a background run on the same study instead of repeating it.

@@ -9,12 +9,14 @@ import { digestSession } from '../../core/analysis/results';
 import { finishDigest, foldEvents, newDigestFold } from '../../core/analysis/fold';
 import { replayWithEngine } from '../studies';
 import { summarizeSession } from '../../core/study/summary';
+import { threadStudioReplay } from '../arc3/replayCheck';
 import type { DigestReply, PoolJob } from './pool';
+import type { StoredEvent } from '../../core/study/rules';
 
 parentPort!.on('message', (job: PoolJob) => {
   let reply: DigestReply;
   try {
-    const replay = job.verify ? replayWithEngine : null;
+    const replay = !job.verify ? null : job.serverRuns ? threadStudioReplay(job.serverRuns) : replayWithEngine;
     if (job.kind === 'fold') {
       const counts = new Map(job.testCounts);
       const testCount = (collection: string, task: string) => counts.get(`${collection}\u0000${task}`) ?? null;
@@ -22,7 +24,8 @@ parentPort!.on('message', (job: PoolJob) => {
       reply = { id: job.id, value: { digest: finishDigest(job.definition, job, fold, job.submissions, testCount, replay), fold }, threadId };
     } else if (job.kind === 'summary') {
       const indices = new Map(job.testIndices);
-      reply = { id: job.id, value: summarizeSession(job.definition, job.order, job.events, job.submissions, (item) => indices.get(item) ?? [], replay), threadId };
+      const events = job.eventPages ? [...job.events, ...job.eventPages.flatMap((p) => JSON.parse(p) as StoredEvent[])] : job.events;
+      reply = { id: job.id, value: summarizeSession(job.definition, job.order, events, job.submissions, (item) => indices.get(item) ?? [], replay), threadId };
     } else {
       const counts = new Map(job.testCounts);
       const testCount = (collection: string, task: string) => counts.get(`${collection}\u0000${task}`) ?? null;

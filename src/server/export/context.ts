@@ -12,6 +12,7 @@ import { forAnalysis } from './safeJson';
 import { versionedGameId } from '../../core/game';
 import { games as builtinGames } from '../../games';
 import type { ErrorCode } from '../../core/protocol/errors';
+import { participantWrites, participantsFirst } from '../load';
 
 /** Events per page read from the store. */
 export const PAGE_SIZE = 5000;
@@ -106,6 +107,27 @@ export async function exportContext(o: ContextOptions): Promise<ExportContext> {
     testCount: (collection, task) => counts.get(`${collection}\u0000${task}`) ?? null,
     replay: o.replay, games: o.games ?? BUILTIN_GAMES, now: o.now, pageSize: o.pageSize ?? PAGE_SIZE,
   };
+}
+
+/**
+ * The store as an export reads it: before each page of events and each page of a run's steps,
+ * the participants' writes go first (`participantsFirst`), so that an export of a long log never
+ * holds up their acknowledgements (on PGlite every query runs on their thread, in turn).
+ */
+export function exportReads(store: Store): Store {
+  return new Proxy(store, {
+    get(target, key) {
+      if (key === 'streamEvents') return (sessionId: string, opts?: { batchSize?: number; afterSeq?: number }) => participantsFirst(target.streamEvents(sessionId, opts));
+      if (key === 'readGameSteps') {
+        return async (runId: string, opts?: { from?: number; limit?: number }) => {
+          await participantWrites.turn();
+          return target.readGameSteps(runId, opts);
+        };
+      }
+      const value: unknown = Reflect.get(target, key, target);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
 }
 
 /** The definition a session ran. */

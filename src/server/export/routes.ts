@@ -12,7 +12,7 @@ import type { TaskLibrary } from '../collections';
 import type { Store } from '../store/types';
 import { adminGuard } from '../studyApi';
 import { hashToken } from '../auth';
-import { ExportError, exportContext, type ExportGames } from './context';
+import { ExportError, exportContext, exportReads, type ExportGames } from './context';
 import { exportOnThread, threadJob } from './thread';
 import { builtInGamesOnly } from '../studies';
 import { EXPORT_FORMATS, FORMAT_NAMES, fileBase, isExportFormat } from './formats';
@@ -67,8 +67,10 @@ export function toWebStream(chunks: AsyncIterable<string | Uint8Array>, onError:
 /** The routes, to mount at `/api` (`/admin/...` carries the researcher guard). */
 export function exportRoutes(deps: ExportDeps): Hono {
   const now = deps.now ?? Date.now;
+  // Every page an export reads lets the participants' writes go first (`exportReads`).
+  const store = exportReads(deps.store);
   const context = (studyId: string, version: number | null) =>
-    exportContext({ store: deps.store, studyId, version, library: deps.library, replay: deps.replay, games: deps.gameInfo?.(), now: now() });
+    exportContext({ store, studyId, version, library: deps.library, replay: deps.replay, games: deps.gameInfo?.(), now: now() });
 
   const api = new Hono();
   const admin = new Hono();
@@ -124,7 +126,7 @@ export function exportRoutes(deps: ExportDeps): Hono {
     // connection itself, before anything could end the response as if the file were whole.
     const outgoing = (c.env as Partial<HttpBindings> | undefined)?.outgoing;
     const onThread = deps.exportThreads === true && [...ctx.versions.values()].every(builtInGamesOnly);
-    const chunks = onThread ? exportOnThread(threadJob(ticket.format, ctx, deps.replay !== null), deps.store) : spec.write(ctx);
+    const chunks = onThread ? exportOnThread(threadJob(ticket.format, ctx, deps.replay !== null), store) : spec.write(ctx);
     const stream = toWebStream(chunks, (e) => {
       console.error(`Export ${ticket.format} of study ${ticket.studyId} failed mid-stream; the download was aborted: ${e instanceof Error ? e.message : String(e)}`);
       outgoing?.destroy();

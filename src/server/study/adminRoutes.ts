@@ -1,7 +1,8 @@
 /**
  * The researcher's study and session routes, under `/api/admin` and its guard: studies (list,
  * read, create, edit) and sessions (list, summary, events). A session's events are streamed a
- * page at a time, so reading a long log never holds the server's thread for long.
+ * page at a time, with participants' writes going first between pages (`participantsFirst`), so
+ * reading a long log never holds up their acknowledgements.
  */
 import { type Context, Hono } from 'hono';
 import { stream } from 'hono/streaming';
@@ -14,6 +15,7 @@ import { skippedCandidates } from '../campaign/assign';
 import { games, solutions } from '../../games';
 import { type StudyContext, adminGuard, fail, readJson, zodFail } from './context';
 import { studyStorageBudget } from './limits';
+import { participantsFirst } from '../load';
 
 const SaveStudy = z.object({ definition: z.unknown() });
 
@@ -105,7 +107,7 @@ export function adminRoutes(ctx: StudyContext): Hono {
     const s = await store.getSession(c.req.param('sessionId'));
     if (!s) return fail(c, 404, 'not_found', `No session ${c.req.param('sessionId')}.`);
     const study = await ctx.studyAt(s.studyId, s.studyVersion);
-    const summary = await ctx.summarize(s, study);
+    const summary = await ctx.summarize(s, study, { forResearcher: true });
     // Pool candidates the session's time did not allow are marked, as the participant was told.
     const skipped = await skippedCandidates(store, study, s, now());
     const items = summary.items.map((i) => (skipped.has(i.id) ? { ...i, skipped: true } : i));
@@ -123,7 +125,7 @@ export function adminRoutes(ctx: StudyContext): Hono {
       let current: string | null = null;
       let first = true;
       await out.write(`{"sessionId":${JSON.stringify(s.id)},"ackedThrough":${s.ackedThrough},"events":[`);
-      for await (const page of store.streamEvents(s.id, { batchSize: PAGE })) {
+      for await (const page of participantsFirst(store.streamEvents(s.id, { batchSize: PAGE }))) {
         let chunk = '';
         for (const e of page) {
           if (e.kind === ITEM_START && typeof e.data.item === 'string') current = e.data.item;

@@ -19,6 +19,8 @@ import { DEFAULT_LIMITS, type IngestLimits } from './limits';
 import type { Arc3RouteInfo } from '../arc3/runs';
 import type { DigestPool } from '../digests/pool';
 import type { DigestMaintainer } from '../digests/maintainer';
+import { participantsFirst } from '../load';
+import type { ThreadReplay } from '../arc3/replayCheck';
 
 export interface StudyDeps {
   readonly store: Store;
@@ -44,6 +46,11 @@ export interface StudyDeps {
   readonly gameInfo?: () => Readonly<Record<string, { readonly title: string; readonly levels: number; readonly version?: string }>>;
   /** Worker threads for the results' cold session digests (`digests/pool.ts`); absent: on the main thread. */
   readonly digests?: DigestPool;
+  /**
+   * What those threads need to check server-run games' logs as `replay` does (`arc3/replayCheck.ts`):
+   * with it, the digests and summaries of studies with arcengine or remote games go to the threads too.
+   */
+  readonly threadReplay?: () => ThreadReplay;
   /** Digests ended sessions in the background (`digests/maintainer.ts`); absent: on request only. */
   readonly maintainer?: DigestMaintainer;
   /** Write export downloads on worker threads (`export/thread.ts`); absent: on the main thread. */
@@ -130,6 +137,9 @@ export { testIndicesOf };
 
 export type StudyContext = ReturnType<typeof studyContext>;
 
+/** Events per page when a session is read for its summary. */
+const SUMMARY_PAGE = 2_000;
+
 /** The caches and lookups the study routers share; one per app. */
 export function studyContext(deps: StudyDeps) {
   const { store } = deps;
@@ -205,10 +215,27 @@ export function studyContext(deps: StudyDeps) {
     return { ok: true, session, study: await studyAt(session.studyId, session.studyVersion) };
   };
 
-  /** A session's summary (core/study/summary), its events read a page at a time. */
-  const summarize = async (session: SessionRecord, study: StudyDefinition) => {
+  /**
+   * A session's summary (core/study/summary), its events read a page at a time; for a researcher
+   * (`forResearcher`), with participants' writes going first between pages (`participantsFirst`:
+   * never for a participant's own request, which would wait for itself).
+   */
+  const summarize = async (session: SessionRecord, study: StudyDefinition, opts: { forResearcher?: boolean } = {}) => {
+    // The game replays run on a digest thread, off the thread that acknowledges events, when
+    // the thread can check the logs as `replay` does here: built-in games on their engine,
+    // server-run games with the signing key and game list it is handed (`threadReplay`).
+    const pool = deps.digests;
+    const builtIn = builtInGamesOnly(study);
+    const onThread = pool !== undefined && (builtIn || deps.threadReplay !== undefined);
+    // For a thread the log is kept as each page's JSON text, made page by page as it is read:
+    // handing the thread a long log as objects would copy them all at once on this thread.
     const events: StoredEvent[] = [];
-    for await (const page of store.streamEvents(session.id)) events.push(...page);
+    const eventPages: string[] = [];
+    const pages = store.streamEvents(session.id, { batchSize: SUMMARY_PAGE });
+    for await (const page of opts.forResearcher ? participantsFirst(pages) : pages) {
+      if (onThread) eventPages.push(JSON.stringify(page));
+      else events.push(...page);
+    }
     const subs = await store.listSubmissions(session.id);
     const counts = new Map<string, number[]>();
     // The session's own items only: a campaign's study holds every candidate of its pools.
@@ -217,11 +244,9 @@ export function studyContext(deps: StudyDeps) {
       const found = await loadTask(item);
       counts.set(item.id, testIndicesOf(item, found.ok ? found.task.test.length : 0));
     }
-    // The game replays run on a digest thread when the games are all built-in (their engine
-    // verifies them there as `replay` does here), off the thread that acknowledges events.
-    const pool = deps.digests;
-    if (pool && builtInGamesOnly(study)) {
-      return pool.summary({ definition: study, order: session.order, events, submissions: subs, testIndices: [...counts.entries()], verify: deps.replay !== null });
+    if (onThread) {
+      const serverRuns = deps.replay !== null && !builtIn ? { serverRuns: deps.threadReplay!() } : {};
+      return pool.summary({ definition: study, order: session.order, events: [], eventPages, submissions: subs, testIndices: [...counts.entries()], verify: deps.replay !== null, ...serverRuns });
     }
     return summarizeSession(study, session.order, events, subs, (id) => counts.get(id) ?? [], deps.replay);
   };

@@ -1,0 +1,52 @@
+/**
+ * The check of a session's game logs for its summary and its results digest, as one rule for
+ * the main thread and the digest threads: a built-in game's log replays on its engine
+ * (`replayWithEngine`); a server-run game's log (arcengine or remote) is checked step by step
+ * against the server's signatures (`verifyServerRunLog`), which needs the signing key every
+ * server on the database shares. `ThreadReplay` is what a digest thread needs for the same check.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { verifyServerRunLog } from '../../core/game/serverGame';
+import type { ReplayGame } from '../../core/study/rules';
+import { gameIds, replayWithEngine } from '../studies';
+
+/** What a thread needs to check server-run games' logs as the server does: plain data. */
+export interface ThreadReplay {
+  /** The steps' signing key, hex. */
+  readonly key: string;
+  /** The server-run games' ids the server lists now. */
+  readonly serverGames: readonly string[];
+}
+
+/** A step's signature under the key (`stepSigningText` of the step). */
+export function stepSignature(key: Uint8Array, text: string): string {
+  return createHmac('sha256', key).update(text).digest('hex').slice(0, 32);
+}
+
+/**
+ * The check of server-run games' logs: null for a game that is not server-run (neither listed
+ * nor named like an official id, e.g. `ls20-9607627b`).
+ */
+export function serverRunReplay(isServerGame: (gameId: string) => boolean, key: () => Uint8Array): (gameId: string, events: Parameters<ReplayGame>[1]) => ReturnType<ReplayGame> | null {
+  return (gameId, events) => {
+    if (!isServerGame(gameId) && !/^[a-z0-9]+-[0-9a-f]{4,}$/.test(gameId)) return null;
+    const r = verifyServerRunLog(gameId, events, (text, sig) => {
+      const want = Buffer.from(stepSignature(key(), text));
+      const got = Buffer.from(sig);
+      return want.length === got.length && timingSafeEqual(want, got);
+    });
+    return { problems: r.problems, levelsCompleted: r.levelsCompleted, version: gameId };
+  };
+}
+
+/** The studio's check: built-in games on their engine, the others as server-run games. */
+export function studioReplay(serverRun: (gameId: string, events: Parameters<ReplayGame>[1]) => ReturnType<ReplayGame> | null): ReplayGame {
+  return (gameId, events) => (gameIds.has(gameId) ? null : serverRun(gameId, events)) ?? replayWithEngine(gameId, events);
+}
+
+/** The studio's check on a digest thread, from what the server handed it. */
+export function threadStudioReplay(spec: ThreadReplay): ReplayGame {
+  const games = new Set(spec.serverGames);
+  const key = Buffer.from(spec.key, 'hex');
+  return studioReplay(serverRunReplay((id) => games.has(id), () => key));
+}
