@@ -46,7 +46,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import http from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { ROOT } from '../server/root';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import type { BenchResult } from '../cli/bench';
@@ -63,7 +63,7 @@ const BUDGET_MS = 3000;
 const PLAYERS_MS = 4000;
 const PACE_MS = 200;
 const PLAYER_STEPS = [16, 32, 64, 100, 150, 200, 250, 300, 400, 500];
-const VENDOR = fileURLToPath(new URL('../../../shared/vendor/arc-agi-3', import.meta.url));
+const VENDOR = path.join(ROOT, '../shared/vendor/arc-agi-3');
 const ADMIN = 'bench-researcher-token-0123456789';
 const PARTS = ['admission', 'worker', 'frames', 'sign', 'store'] as const;
 

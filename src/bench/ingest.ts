@@ -19,7 +19,7 @@ import { performance } from 'node:perf_hooks';
 import type { BenchResult } from '../cli/bench';
 import { percentile } from './measure';
 import { freePort, startPgCluster } from '../server/store/pgCluster';
-import { ROOT } from '../server/serve';
+import { ROOT } from '../server/root';
 
 const PARTICIPANTS = 1000;
 const PACED_SECONDS = 8;

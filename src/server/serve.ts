@@ -7,7 +7,7 @@ import { createServer } from 'node:http';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { ROOT } from './root';
 import { createApi } from './app';
 import { apiNotFound, SECURITY_HEADERS, securityHeaders } from './http';
 import { limitsFromEnv } from './study/limits';
@@ -35,7 +35,7 @@ async function remoteSourceFactory(): Promise<(baseUrl: string) => Arc3Source> {
   return (baseUrl) => new RemoteArc3Source({ baseUrl });
 }
 
-export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export { ROOT };
 
 /** Pending connections the kernel may queue (capped by its own limit, net.core.somaxconn). */
 const LISTEN_BACKLOG = 4096;
