@@ -9,20 +9,14 @@
  * by a file in the studies folder is not deleted: the file would re-create it at the next start.
  */
 import { type Context, Hono } from 'hono';
-import { z } from 'zod';
 import type { AuditEntry, DeletionResult, ExclusionResult } from '../../core/protocol/api';
 import type { SessionRecord } from '../store/types';
-import { type StudyContext, adminGuard, fail, readJson, zodFail } from './context';
+import { DeleteRequest, ExclusionRequest } from '../../core/protocol/requests';
+import { type StudyContext, adminGuard, fail, readBody } from './context';
 
 /** Who the audit log names for the researcher token (there is one researcher token per server). */
 export const RESEARCHER = 'researcher';
 
-const Reason = z.string().trim().max(500, 'is at most 500 characters').transform((r) => (r === '' ? null : r)).optional();
-const ExclusionBody = z.strictObject({ reason: Reason }).default({});
-const DeleteBody = z.strictObject({
-  confirm: z.string({ error: 'is required: the id being deleted, typed again' }).max(200),
-  reason: Reason,
-});
 
 export function curationRoutes(ctx: StudyContext): Hono {
   const { store, now, deps } = ctx;
@@ -31,10 +25,8 @@ export function curationRoutes(ctx: StudyContext): Hono {
 
   const exclusion = async (c: Context, exclude: boolean) => {
     const id = c.req.param('sessionId')!;
-    const body = await readJson(c);
-    if (!body.ok) return body.res;
-    const parsed = ExclusionBody.safeParse(body.body);
-    if (!parsed.success) return zodFail(c, parsed.error.issues, `Send {"reason": "..."} (the reason is optional)`);
+    const parsed = await readBody(c, ExclusionRequest, `Send {"reason": "..."} (the reason is optional)`);
+    if (!parsed.ok) return parsed.res;
     const reason = parsed.data.reason ?? null;
     const r = await store.setSessionExclusion(id, exclude ? { reason } : null, { actor: RESEARCHER, at: now() });
     if (!r) return fail(c, 404, 'not_found', `No session ${id.slice(0, 100)}; it may have been deleted. Reload the study's results.`);
@@ -45,10 +37,8 @@ export function curationRoutes(ctx: StudyContext): Hono {
 
   admin.delete('/sessions/:sessionId', async (c) => {
     const id = c.req.param('sessionId');
-    const body = await readJson(c);
-    if (!body.ok) return body.res;
-    const parsed = DeleteBody.safeParse(body.body ?? {});
-    if (!parsed.success) return zodFail(c, parsed.error.issues, `Deleting a session is permanent; send {"confirm": "<the session id>"}`);
+    const parsed = await readBody(c, DeleteRequest, `Deleting a session is permanent; send {"confirm": "<the session id>"}`, { absent: {} });
+    if (!parsed.ok) return parsed.res;
     if (parsed.data.confirm !== id) {
       return fail(c, 400, 'confirmation_mismatch', `confirm must be the session id "${id.slice(0, 100)}" exactly; it is "${parsed.data.confirm.slice(0, 100)}". Nothing was deleted.`);
     }
@@ -61,10 +51,8 @@ export function curationRoutes(ctx: StudyContext): Hono {
 
   admin.delete('/studies/:studyId', async (c) => {
     const id = c.req.param('studyId');
-    const body = await readJson(c);
-    if (!body.ok) return body.res;
-    const parsed = DeleteBody.safeParse(body.body ?? {});
-    if (!parsed.success) return zodFail(c, parsed.error.issues, `Deleting a study is permanent; send {"confirm": "<the study id>"}`);
+    const parsed = await readBody(c, DeleteRequest, `Deleting a study is permanent; send {"confirm": "<the study id>"}`, { absent: {} });
+    if (!parsed.ok) return parsed.res;
     if (parsed.data.confirm !== id) {
       return fail(c, 400, 'confirmation_mismatch', `confirm must be the study id "${id.slice(0, 100)}" exactly; it is "${parsed.data.confirm.slice(0, 100)}". Nothing was deleted.`);
     }
