@@ -5,13 +5,14 @@
  * import of tsx in the process and its threads).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT } from '../server/root';
 import { freePort } from '../server/store/pgCluster';
-import { kill9, startServe } from '../server/testing/serve';
+import { seedDataDir } from '../server/store/testing';
+import { kill9, serveFolders, startServe } from '../server/testing/serve';
 
 const ADMIN = 'compiled-researcher-token-0123456789';
 const PYTHONPATH = path.resolve(ROOT, '../shared/vendor/arc-agi-3');
@@ -49,10 +50,9 @@ afterAll(() => {
 
 describe('the compiled server', () => {
   it('serves the API and streams an export from its export thread, without tsx', async () => {
-    const dist = path.join(tmp, 'dist');
-    mkdirSync(dist);
-    writeFileSync(path.join(dist, 'index.html'), '<!doctype html><title>ARC Studio</title>');
-    const server = await startServe({ dataDir: path.join(tmp, 'data'), dist, port: await freePort(), adminToken: ADMIN, env });
+    const { dist, dataDir, remove } = serveFolders('arc-compiled-serve-');
+    seedDataDir(dataDir);
+    const server = await startServe({ dataDir, dist, port: await freePort(), adminToken: ADMIN, env });
     try {
       const health = await fetch(`${server.url}/api/health`);
       expect(health.status).toBe(200);
@@ -67,8 +67,9 @@ describe('the compiled server', () => {
       expect(server.output()).not.toMatch(/not available here/);
     } finally {
       await kill9(server);
+      remove();
     }
-  });
+  }, 180_000);
 
   it('runs a command on its validation threads, without tsx', () => {
     const r = spawnSync(process.execPath, ['bin/arc-studio.mjs', 'games', 'validate', 'glow', '--level', '3', '--steps', '2000', '--threads', '2', '--json'],
