@@ -16,12 +16,12 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import type { BenchResult } from '../cli/bench';
 import { openStore } from '../server/store/open';
 import { startPgCluster, type PgCluster } from '../server/store/pgCluster';
 import { fill } from './export';
 import { createSessions, paced, startServe, stop, type Session } from './ingest';
+import { postgresDatabase } from './databases';
 
 const ADMIN = 'bench-researcher-token-0123456789';
 const PACED_SECONDS = 8;
@@ -79,21 +79,6 @@ async function settle(url: string): Promise<void> {
     if (health?.load && !health.load.overloaded && (health.load.inFlight ?? 0) <= 1) return;
     await sleep(500);
   }
-}
-
-/** A new database on the cluster, named for the case. */
-async function database(base: string, name: string): Promise<string> {
-  const c = new pg.Client({ connectionString: base });
-  await c.connect();
-  try {
-    await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await c.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await c.end();
-  }
-  const u = new URL(base);
-  u.pathname = `/${name}`;
-  return u.toString();
 }
 
 async function* scaleCase(name: string, databaseUrl: string | null, args: readonly string[]): AsyncIterable<BenchResult> {
@@ -157,8 +142,8 @@ export async function* run(): AsyncIterable<BenchResult> {
   let cluster: PgCluster | null = null;
   const base = external ?? (cluster = await startPgCluster()).url;
   try {
-    yield* scaleCase('postgres', await database(base, 'bench_scale_one'), []);
-    yield* scaleCase('postgres-workers-2', await database(base, 'bench_scale_two'), ['--workers', '2']);
+    yield* scaleCase('postgres', await postgresDatabase(base, 'bench_scale_one'), []);
+    yield* scaleCase('postgres-workers-2', await postgresDatabase(base, 'bench_scale_two'), ['--workers', '2']);
   } finally {
     cluster?.stop();
   }
