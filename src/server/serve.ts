@@ -15,7 +15,7 @@ import { TaskLibrary } from './collections';
 import { adminLoginMessage, loadAdminToken } from './auth';
 import { openStore, redact } from './store/open';
 import { definitionOf, gameIds, loadStudyFiles, studyFileIn, syncStudyFiles } from './studies';
-import type { Store } from './store/types';
+import type { StudyStore } from './store/types';
 import { startArc3, studioGames } from './arc3/mount';
 import type { Arc3Source } from './arc3/source';
 import { AgentService } from './agents/service';
@@ -77,7 +77,7 @@ export function version(): string {
  * counted tasks whose answers a practice collection checks without limit. `serve` refuses to
  * start while there are any.
  */
-export async function unsealedStudies(store: Store, library: TaskLibrary): Promise<string[]> {
+export async function unsealedStudies(store: StudyStore, library: TaskLibrary): Promise<string[]> {
   const problems: string[] = [];
   for (const s of await store.listStudies()) {
     problems.push(...(await library.sealingProblems(definitionOf(s))).map((p) => `study "${s.id}": ${p}`));

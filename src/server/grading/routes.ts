@@ -15,14 +15,14 @@ import type { GraderAnswer, GraderInfo, GraderQueue, GradedAnswerView, GradingIt
 import { bearer, hashToken, newToken, tokenMatches } from '../auth';
 import type { TaskLibrary } from '../collections';
 import type { GraderRecord } from '../store/gradingStore';
-import type { Store } from '../store/types';
+import type { Store, StudyStore } from '../store/types';
 import { AdjudicationRequest, GradeRequest, GraderRequest } from '../../core/protocol/requests';
 import { adminGuard, fail, readBody } from '../study/context';
 import { RESEARCHER } from '../study/curationRoutes';
 import { type GradingData, answerStatuses, answerText, gradingQuestion, graderAnswerId, loadGrading } from './grading';
 
 export interface GradingDeps {
-  readonly store: Store;
+  readonly store: StudyStore & Pick<Store, 'grading'>;
   readonly library: TaskLibrary;
   /** SHA-256 of the researcher token. */
   readonly adminTokenHash: string;
