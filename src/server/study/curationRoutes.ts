@@ -18,6 +18,15 @@ import { type StudyContext, adminGuard, fail, readBody } from './context';
 export const RESEARCHER = 'researcher';
 
 
+/** A deletion's body, refused unless its `confirm` repeats the id being deleted. */
+async function readDeletion(c: Context, what: 'session' | 'study', id: string) {
+  const parsed = await readBody(c, DeleteRequest, `Deleting a ${what} is permanent; send {"confirm": "<the ${what} id>"}`, { absent: {} });
+  if (parsed.ok && parsed.data.confirm !== id) {
+    return { ok: false as const, res: fail(c, 400, 'confirmation_mismatch', `confirm must be the ${what} id "${id.slice(0, 100)}" exactly; it is "${parsed.data.confirm.slice(0, 100)}". Nothing was deleted.`) };
+  }
+  return parsed;
+}
+
 export function curationRoutes(ctx: StudyContext): Hono {
   const { store, now, deps } = ctx;
   const admin = new Hono();
@@ -37,11 +46,8 @@ export function curationRoutes(ctx: StudyContext): Hono {
 
   admin.delete('/sessions/:sessionId', async (c) => {
     const id = c.req.param('sessionId');
-    const parsed = await readBody(c, DeleteRequest, `Deleting a session is permanent; send {"confirm": "<the session id>"}`, { absent: {} });
+    const parsed = await readDeletion(c, 'session', id);
     if (!parsed.ok) return parsed.res;
-    if (parsed.data.confirm !== id) {
-      return fail(c, 400, 'confirmation_mismatch', `confirm must be the session id "${id.slice(0, 100)}" exactly; it is "${parsed.data.confirm.slice(0, 100)}". Nothing was deleted.`);
-    }
     const before = await store.getSession(id);
     const deleted = await store.deleteSession(id, { actor: RESEARCHER, reason: parsed.data.reason ?? null, at: now() });
     if (!before || !deleted) return fail(c, 404, 'not_found', `No session ${id.slice(0, 100)}; it may have been deleted already.`);
@@ -51,11 +57,8 @@ export function curationRoutes(ctx: StudyContext): Hono {
 
   admin.delete('/studies/:studyId', async (c) => {
     const id = c.req.param('studyId');
-    const parsed = await readBody(c, DeleteRequest, `Deleting a study is permanent; send {"confirm": "<the study id>"}`, { absent: {} });
+    const parsed = await readDeletion(c, 'study', id);
     if (!parsed.ok) return parsed.res;
-    if (parsed.data.confirm !== id) {
-      return fail(c, 400, 'confirmation_mismatch', `confirm must be the study id "${id.slice(0, 100)}" exactly; it is "${parsed.data.confirm.slice(0, 100)}". Nothing was deleted.`);
-    }
     if (!(await store.getStudy(id))) return fail(c, 404, 'not_found', `No study "${id.slice(0, 100)}"; it may have been deleted already.`);
     const file = await deps.studyFile?.(id) ?? null;
     if (file) {
