@@ -11,7 +11,7 @@ const impureGlobals = [
 ].map((name) => ({ name, message: 'src/core is pure: pass this in from the client, server or CLI.' }));
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'test-results/', 'playwright-report/', '.arc-studio/', '.tmp/'] },
+  { ignores: ['dist/', 'dist-server/', 'node_modules/', 'test-results/', 'playwright-report/', '.arc-studio/', '.tmp/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,8 +1,47 @@
 #!/usr/bin/env node
-// Entry point of the `arc-studio` command. The CLI is written in TypeScript and loaded through tsx,
-// so the same sources serve the browser build, the server and the command line.
-import { register } from 'tsx/esm/api';
+// Entry point of the `arc-studio` command. It runs the compiled server and command line
+// (`dist-server/`, made by `npm run build`) when they are at least as new as every source they
+// were made from, and always when NODE_ENV=production. Otherwise (a checkout whose sources
+// changed since the last build, tests, development) it loads the TypeScript sources through tsx.
+// ARC_STUDIO_NO_TSX=1 forbids the sources: the command refuses to start without a current build.
+import { readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
-register();
-const { main } = await import('../src/cli/main.ts');
+const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+const compiled = path.resolve(process.env.ARC_STUDIO_SERVER_DIST ?? path.join(root, 'dist-server'));
+
+/** Why the compiled server cannot be used, or null when it can. */
+function staleness() {
+  let build;
+  try {
+    build = JSON.parse(readFileSync(path.join(compiled, 'build.json'), 'utf8'));
+  } catch {
+    return `there is no compiled server in ${compiled}`;
+  }
+  if (process.env.NODE_ENV === 'production') return null;
+  for (const file of build.sources) {
+    let mtime;
+    try {
+      mtime = statSync(path.join(root, file)).mtimeMs;
+    } catch {
+      return `the compiled server in ${compiled} was made from ${file}, which is gone`;
+    }
+    if (mtime > build.builtAt) return `${file} changed after the server in ${compiled} was compiled`;
+  }
+  return null;
+}
+
+const why = staleness();
+let main;
+if (why === null) {
+  ({ main } = await import(pathToFileURL(path.join(compiled, 'main.mjs')).href));
+} else if (process.env.ARC_STUDIO_NO_TSX === '1' || process.env.NODE_ENV === 'production') {
+  console.error(`arc-studio: ${why}, and ${process.env.NODE_ENV === 'production' ? 'NODE_ENV=production' : 'ARC_STUDIO_NO_TSX=1'} forbids running the TypeScript sources. Run \`npm run build\` first.`);
+  process.exit(1);
+} else {
+  const { register } = await import('tsx/esm/api');
+  register();
+  ({ main } = await import('../src/cli/main.ts'));
+}
 process.exitCode = await main(process.argv.slice(2));

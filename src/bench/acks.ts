@@ -8,6 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { ROOT } from '../server/root';
 import { performance } from 'node:perf_hooks';
 import type { Hono } from 'hono';
 import type { BenchResult } from '../cli/bench';
@@ -20,7 +21,6 @@ import { gameIds, replayWithEngine } from '../server/studies';
 import { ackProbe, quantile } from './ackProbe';
 import { fill } from './export';
 
-const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 const ADMIN = 'researcher-token-for-the-acks-bench';
 const PARTICIPANTS = 8;
 /** How long the participants acknowledge alone first: the baseline of this run. */

@@ -11,11 +11,11 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { ROOT } from '../server/root';
 import type { BenchResult } from '../cli/bench';
 import { versionedGameId } from '../core/game';
 import { games, solutions } from '../games';
 
-const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 
 /** `arc-studio serve` in a process of its own, so the clients do not share its event loop; resolves to its URL. */
 function serve(dataDir: string, env: NodeJS.ProcessEnv): Promise<{ url: string; stop: () => Promise<void> }> {

@@ -53,18 +53,18 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { ROOT } from '../server/root';
 import { performance } from 'node:perf_hooks';
-import pg from 'pg';
 import type { BenchResult } from '../cli/bench';
 import { decodeFrames } from '../core/formats/frames';
 import type { ServerRunReply, ServerStep } from '../core/game/serverGame';
 import { startPgCluster, type PgCluster } from '../server/store/pgCluster';
 import { Arc3Worker, probe, type Arc3Action, type Arc3FrameData } from '../server/arc3/worker';
 import { startServe, stop } from './ingest';
+import { requestJson } from './http';
+import { postgresDatabase } from './databases';
 import { percentile } from './measure';
 
 /** Wall time each side plays each game. */
@@ -73,7 +73,7 @@ const BUDGET_MS = 3000;
 const PLAYERS_MS = 4000;
 const PACE_MS = 200;
 const PLAYER_STEPS = [16, 32, 64, 100, 150, 200, 250, 300, 400, 500];
-const VENDOR = fileURLToPath(new URL('../../../shared/vendor/arc-agi-3', import.meta.url));
+const VENDOR = path.join(ROOT, '../shared/vendor/arc-agi-3');
 const ADMIN = 'bench-researcher-token-0123456789';
 const PARTS = ['admission', 'worker', 'frames', 'sign', 'store'] as const;
 
@@ -246,8 +246,8 @@ export async function* run(): AsyncIterable<BenchResult> {
   let cluster: PgCluster | null = null;
   try {
     const base = external ?? (cluster = await startPgCluster()).url;
-    if (cases.has('postgres-1-server')) yield* withServers(1, { ...env, DATABASE_URL: await database(base, 'bench_arc3_one') }, args, (servers) => players('postgres-1-server', servers, ls20));
-    if (cases.has('postgres-2-servers')) yield* withServers(2, { ...env, DATABASE_URL: await database(base, 'bench_arc3_two') }, args, (servers) => players('postgres-2-servers', servers, ls20));
+    if (cases.has('postgres-1-server')) yield* withServers(1, { ...env, DATABASE_URL: await postgresDatabase(base, 'bench_arc3_one') }, args, (servers) => players('postgres-1-server', servers, ls20));
+    if (cases.has('postgres-2-servers')) yield* withServers(2, { ...env, DATABASE_URL: await postgresDatabase(base, 'bench_arc3_two') }, args, (servers) => players('postgres-2-servers', servers, ls20));
   } catch (e) {
     console.error(`bench arc3: PostgreSQL part stopped: ${(e as Error).message}`);
   } finally {
@@ -284,45 +284,13 @@ async function* withServers(n: number, env: NodeJS.ProcessEnv, args: readonly st
   }
 }
 
-/** A new database on the cluster, named for the case. */
-async function database(base: string, name: string): Promise<string> {
-  const c = new pg.Client({ connectionString: base });
-  await c.connect();
-  try {
-    await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await c.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await c.end();
-  }
-  const u = new URL(base);
-  u.pathname = `/${name}`;
-  return u.toString();
-}
-
-/** Connections kept open between requests, one per player, as each participant's browser keeps its own. */
-const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity, keepAliveMsecs: 30_000 });
-
 interface Answer { status: number; json: unknown; timing: Record<string, number> }
 
-function call(url: string, method: 'GET' | 'POST', body: unknown, token: string | null): Promise<Answer> {
-  const payload = body === undefined ? '' : JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, {
-      method, agent,
-      headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload), ...(token ? { Authorization: `Bearer ${token}` } : {}) },
-    }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (d) => { text += d; });
-      res.on('end', () => {
-        const timing: Record<string, number> = {};
-        for (const m of String(res.headers['server-timing'] ?? '').matchAll(/(\w+);dur=([\d.]+)/g)) timing[m[1]] = Number(m[2]);
-        try { resolve({ status: res.statusCode ?? 0, json: JSON.parse(text), timing }); } catch (e) { reject(e); }
-      });
-    });
-    req.on('error', reject);
-    req.end(payload);
-  });
+async function call(url: string, method: 'GET' | 'POST', body: unknown, token: string | null): Promise<Answer> {
+  const r = await requestJson(url, method, body === undefined ? '' : JSON.stringify(body), token);
+  const timing: Record<string, number> = {};
+  for (const m of String(r.headers['server-timing'] ?? '').matchAll(/(\w+);dur=([\d.]+)/g)) timing[m[1]] = Number(m[2]);
+  return { status: r.status, json: r.json, timing };
 }
 
 async function admin<T>(url: string, method: 'GET' | 'POST', route: string, body?: unknown): Promise<T> {

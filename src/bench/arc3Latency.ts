@@ -32,7 +32,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { BenchResult } from '../cli/bench';
-import { ROOT } from '../server/serve';
+import { ROOT } from '../server/root';
 import { launchChromium, takeLatencies } from './browser';
 import { percentile } from './measure';
 

@@ -13,6 +13,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { ROOT } from '../server/root';
 import { performance } from 'node:perf_hooks';
 import type { Hono } from 'hono';
 import type { BenchResult } from '../cli/bench';
@@ -27,7 +28,6 @@ import type { Store } from '../server/store/types';
 import { gameIds, replayWithEngine } from '../server/studies';
 import { DigestPool, digestThreadsFromEnv } from '../server/digests/pool';
 
-const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 const SAMPLES = path.join(ROOT, 'data/tasks/samples');
 const ADMIN = 'bench-campaign-researcher-token-0123456789';
 const CANDIDATES = 500;

@@ -48,3 +48,19 @@ export async function* onPostgres<T>(bench: string, body: (url: string, schema: 
     cluster?.stop();
   }
 }
+
+/** A new, empty database `name` on the PostgreSQL server at `base` (one of that name is dropped first), and its URL. */
+export async function postgresDatabase(base: string, name: string): Promise<string> {
+  const pg = (await import('pg')).default;
+  const c = new pg.Client({ connectionString: base });
+  await c.connect();
+  try {
+    await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await c.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await c.end();
+  }
+  const u = new URL(base);
+  u.pathname = `/${name}`;
+  return u.toString();
+}

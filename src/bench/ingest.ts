@@ -11,7 +11,6 @@
  * given up and counted as unacknowledged), 127.0.0.1 only.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import http from 'node:http';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -19,7 +18,8 @@ import { performance } from 'node:perf_hooks';
 import type { BenchResult } from '../cli/bench';
 import { percentile } from './measure';
 import { freePort, startPgCluster } from '../server/store/pgCluster';
-import { ROOT } from '../server/serve';
+import { ROOT } from '../server/root';
+import { requestJson } from './http';
 
 const PARTICIPANTS = 1000;
 const PACED_SECONDS = 8;
@@ -32,29 +32,9 @@ export interface Session { sessionId: string; token: string; seq: number }
 let retries = 0;
 /** A request not answered within this is given up (and counted), so the run stays bounded. */
 const REQUEST_TIMEOUT_MS = 10_000;
-/**
- * Connections kept open between requests, as each participant's browser keeps its own: the
- * figures measure the server, not a storm of new handshakes in the load generator.
- */
-const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity, keepAliveMsecs: 30_000 });
-
-export function request(url: string, payload: string, token?: string): Promise<{ status: number; json: unknown }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, {
-      method: 'POST', agent, timeout: REQUEST_TIMEOUT_MS,
-      headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload), ...(token ? { Authorization: `Bearer ${token}` } : {}) },
-    }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (d) => { text += d; });
-      res.on('end', () => {
-        try { resolve({ status: res.statusCode ?? 0, json: JSON.parse(text) }); } catch (e) { reject(e); }
-      });
-    });
-    req.on('timeout', () => { req.destroy(Object.assign(new Error('timeout'), { name: 'TimeoutError' })); });
-    req.on('error', reject);
-    req.end(payload);
-  });
+export async function request(url: string, payload: string, token?: string): Promise<{ status: number; json: unknown }> {
+  const { status, json } = await requestJson(url, 'POST', payload, token, REQUEST_TIMEOUT_MS);
+  return { status, json };
 }
 
 /** POSTs JSON; a connection error is retried (as an outbox would; batches are idempotent) and counted. */

@@ -13,6 +13,7 @@
  * - as the server works: the background digests of ended sessions (on digest threads), then the results.
  */
 import path from 'node:path';
+import { ROOT } from '../server/root';
 import { performance } from 'node:perf_hooks';
 import type { BenchResult } from '../cli/bench';
 import { TaskLibrary } from '../server/collections';
@@ -26,7 +27,6 @@ import { onPglite, onPostgres } from './databases';
 import { fill } from './export';
 import { percentile } from './measure';
 
-const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 /** Results asked for during the live part, each after every session got new events. */
 const LIVE_REFRESHES = 5;
 /** Events each session gets per round of the live part, in one batch. */

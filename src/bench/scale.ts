@@ -25,7 +25,6 @@ import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import type { BenchResult } from '../cli/bench';
 import { encodeFrames } from '../core/formats/frames';
 import { hashHex } from '../core/game/hash';
@@ -34,6 +33,7 @@ import type { EventInput, Store } from '../server/store/types';
 import { startPgCluster, type PgCluster } from '../server/store/pgCluster';
 import { fill } from './export';
 import { createSessions, paced, startServe, stop, type Session } from './ingest';
+import { postgresDatabase } from './databases';
 
 const ADMIN = 'bench-researcher-token-0123456789';
 const PACED_SECONDS = 8;
@@ -145,21 +145,6 @@ async function settle(url: string): Promise<void> {
   }
 }
 
-/** A new database on the cluster, named for the case. */
-async function database(base: string, name: string): Promise<string> {
-  const c = new pg.Client({ connectionString: base });
-  await c.connect();
-  try {
-    await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await c.query(`CREATE DATABASE ${name}`);
-  } finally {
-    await c.end();
-  }
-  const u = new URL(base);
-  u.pathname = `/${name}`;
-  return u.toString();
-}
-
 async function* scaleCase(name: string, databaseUrl: string | null, args: readonly string[]): AsyncIterable<BenchResult> {
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'arc-studio-bench-scale-'));
   mkdirSync(path.join(tmp, 'dist'));
@@ -252,8 +237,8 @@ export async function* run(): AsyncIterable<BenchResult> {
   let cluster: PgCluster | null = null;
   const base = external ?? (cluster = await startPgCluster()).url;
   try {
-    yield* scaleCase('postgres', await database(base, 'bench_scale_one'), []);
-    yield* scaleCase('postgres-workers-2', await database(base, 'bench_scale_two'), ['--workers', '2']);
+    yield* scaleCase('postgres', await postgresDatabase(base, 'bench_scale_one'), []);
+    yield* scaleCase('postgres-workers-2', await postgresDatabase(base, 'bench_scale_two'), ['--workers', '2']);
   } finally {
     cluster?.stop();
   }

@@ -13,7 +13,7 @@ import {
   type ValidationOptions, type ValidationReport, type ValidationTask,
 } from '../core/game/validate';
 import { solutions } from '../games';
-import type { TaskMessage, WorkerReply } from './validateWorker';
+import type { TaskMessage, ThreadReply } from './validateWorker';
 
 /** The threads used by default: one per core. */
 export function defaultThreads(): number {
@@ -67,7 +67,7 @@ export interface TimedResult {
  * Runs `tasks` of the built-in game `gameId` on `threads` worker threads, longest first, each
  * thread taking the next task when done; `onProgress` receives the steps done in all.
  */
-export async function runTasksInWorkers(gameId: string, tasks: readonly ValidationTask[], threads: number, onProgress?: (steps: number) => void): Promise<TimedResult[]> {
+export async function runTasksOnThreads(gameId: string, tasks: readonly ValidationTask[], threads: number, onProgress?: (steps: number) => void): Promise<TimedResult[]> {
   const order = tasks.map((task, id) => ({ id, task })).sort((a, b) => b.task.steps - a.task.steps);
   const results: TimedResult[] = new Array(tasks.length);
   const progress = new Float64Array(tasks.length);
@@ -80,29 +80,29 @@ export async function runTasksInWorkers(gameId: string, tasks: readonly Validati
   };
   const url = new URL('./validateWorker.mjs', import.meta.url);
   const count = Math.max(1, Math.min(threads, tasks.length));
-  const workers: Worker[] = [];
+  const running: Worker[] = [];
   let stopped = false;
   // One failure stops every thread, so the command ends at once with its message.
   const fail = (reject: (e: Error) => void, e: Error) => {
     stopped = true;
-    for (const w of workers) void w.terminate();
+    for (const t of running) void t.terminate();
     reject(e);
   };
   await Promise.all(Array.from({ length: count }, () => new Promise<void>((resolve, reject) => {
-    // Every step allocates a new immutable run: a larger young generation than a worker's default
+    // Every step allocates a new immutable run: a larger young generation than a thread's default
     // halves the time spent collecting it (measured: 465k -> 800k+ steps/s on push level 3).
-    const worker = new Worker(url, { resourceLimits: { maxYoungGenerationSizeMb: 64 } });
-    workers.push(worker);
+    const thread = new Worker(url, { resourceLimits: { maxYoungGenerationSizeMb: 64 } });
+    running.push(thread);
     const send = () => {
       if (stopped) return resolve();
       if (next >= order.length) {
-        void worker.terminate().then(() => resolve());
+        void thread.terminate().then(() => resolve());
         return;
       }
       const { id, task } = order[next++];
-      worker.postMessage({ id, gameId, task } satisfies TaskMessage);
+      thread.postMessage({ id, gameId, task } satisfies TaskMessage);
     };
-    worker.on('message', (m: WorkerReply) => {
+    thread.on('message', (m: ThreadReply) => {
       if (m.type === 'progress') {
         progress[m.id] = m.steps;
         report();
@@ -114,8 +114,8 @@ export async function runTasksInWorkers(gameId: string, tasks: readonly Validati
         send();
       } else fail(reject, new Error(`a validation thread failed: ${m.message}`));
     });
-    worker.on('error', (e) => fail(reject, new Error(`a validation thread stopped: ${e.message}`)));
-    worker.on('exit', (code) => {
+    thread.on('error', (e) => fail(reject, new Error(`a validation thread stopped: ${e.message}`)));
+    thread.on('exit', (code) => {
       if (!stopped && next < order.length) fail(reject, new Error(`a validation thread exited with code ${code} before its work was done.`));
     });
     send();
@@ -138,7 +138,7 @@ export async function validateBuiltIn(game: GameDefinition<unknown, unknown>, op
   const t0 = performance.now();
   let timed: TimedResult[];
   try {
-    timed = await runTasksInWorkers(versionedGameId(game), plan.tasks, options.threads, (n) => bar.update(n));
+    timed = await runTasksOnThreads(versionedGameId(game), plan.tasks, options.threads, (n) => bar.update(n));
   } finally {
     bar.finish();
   }

@@ -15,7 +15,7 @@ export interface TaskMessage {
 }
 
 /** Worker to main thread. */
-export type WorkerReply =
+export type ThreadReply =
   | { readonly type: 'progress'; readonly id: number; readonly steps: number }
   | { readonly type: 'done'; readonly id: number; readonly result: TaskResult; readonly ms: number }
   | { readonly type: 'error'; readonly id: number; readonly message: string };
@@ -26,10 +26,10 @@ if (port) {
     try {
       const game = getGame(msg.gameId);
       const t0 = performance.now();
-      const result = runValidationTask(game, msg.task, (steps) => port.postMessage({ type: 'progress', id: msg.id, steps } satisfies WorkerReply));
-      port.postMessage({ type: 'done', id: msg.id, result, ms: performance.now() - t0 } satisfies WorkerReply);
+      const result = runValidationTask(game, msg.task, (steps) => port.postMessage({ type: 'progress', id: msg.id, steps } satisfies ThreadReply));
+      port.postMessage({ type: 'done', id: msg.id, result, ms: performance.now() - t0 } satisfies ThreadReply);
     } catch (e) {
-      port.postMessage({ type: 'error', id: msg.id, message: e instanceof Error ? e.message : String(e) } satisfies WorkerReply);
+      port.postMessage({ type: 'error', id: msg.id, message: e instanceof Error ? e.message : String(e) } satisfies ThreadReply);
     }
   });
 }

@@ -12,12 +12,13 @@
  */
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { z } from 'zod';
+import { PracticeCheckRequest } from '../core/protocol/requests';
 import { gridProblems, formatProblem, withoutAnswers } from '../core/formats/arcTask';
 import { gridsEqual, type Grid } from '../core/grid/grid';
 import { bearer, tokenMatches } from './auth';
 import type { TaskLibrary } from './collections';
 import { fail } from './http';
+import { readBody } from './study/context';
 
 export interface CollectionsDeps {
   readonly library: TaskLibrary;
@@ -27,11 +28,6 @@ export interface CollectionsDeps {
 
 /** Largest body of a practice check: a 30x30 grid is about 2 KB. */
 const MAX_CHECK_BYTES = 64 * 1024;
-
-const Check = z.object({
-  testIndex: z.number().int().nonnegative(),
-  grid: z.unknown(),
-});
 
 
 export function collectionsRoutes(deps: CollectionsDeps): Hono {
@@ -83,14 +79,8 @@ export function collectionsRoutes(deps: CollectionsDeps): Hono {
         const message = `Collection "${cid}" is sealed: answers to its tasks are judged only within a study session's trials. Practice with a practice collection instead.`;
         return fail(c, bearer(c.req.header('Authorization')) === null ? 401 : 403, 'sealed', message);
       }
-      let body: unknown;
-      try {
-        body = JSON.parse(await c.req.text());
-      } catch (e) {
-        return fail(c, 400, 'malformed', `The request body is not valid JSON (${(e as Error).message}). Send {"testIndex": 0, "grid": [[...]]}.`);
-      }
-      const parsed = Check.safeParse(body);
-      if (!parsed.success) return fail(c, 400, 'malformed', `Send {"testIndex": 0, "grid": [[...]]}: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'body'} ${i.message}`).join('; ')}.`);
+      const parsed = await readBody(c, PracticeCheckRequest, 'Send {"testIndex": 0, "grid": [[...]]}');
+      if (!parsed.ok) return parsed.res;
       const problems = gridProblems(parsed.data.grid, 'grid');
       if (problems.length) return fail(c, 400, 'malformed', `The grid is not valid: ${problems.map(formatProblem).join('; ')}`);
       const found = await library.task(cid, taskId);

@@ -2,57 +2,25 @@
  * Nothing acknowledged is lost when the server dies: the real `arc-studio serve` is killed with
  * SIGKILL in the middle of a session, restarted on the same data, and the session goes on.
  */
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort } from './store/pgCluster';
-import { postgresUrl, seedDataDir } from './store/testing';
-import { kill9, startServe } from './testing/serve';
+import { seedDataDir } from './store/testing';
+import { kill9, serveDatabases, serveFolders, startServe } from './testing/serve';
 
 const ADMIN = 'crash-test-researcher-token-0123456789';
 
-const targets = [
-  { name: 'pglite', database: async () => ({ url: undefined as string | undefined, drop: async () => {} }) },
-  {
-    name: 'postgres',
-    database: async () => {
-      const base = postgresUrl();
-      const name = `crash_${randomBytes(5).toString('hex')}`;
-      const admin = new pg.Client({ connectionString: base });
-      await admin.connect();
-      await admin.query(`CREATE DATABASE ${name}`);
-      await admin.end();
-      const u = new URL(base);
-      u.pathname = `/${name}`;
-      return {
-        url: u.toString(),
-        drop: async () => {
-          const c = new pg.Client({ connectionString: base });
-          await c.connect();
-          await c.query(`DROP DATABASE ${name} WITH (FORCE)`).finally(() => c.end());
-        },
-      };
-    },
-  },
-];
+const targets = serveDatabases('crash');
 
 describe.each(targets)('serve killed with SIGKILL on $name', (target) => {
   const cleanups: (() => Promise<void> | void)[] = [];
   afterEach(async () => { for (const c of cleanups.splice(0).reverse()) await c(); });
 
   it('keeps every acknowledged event and the session goes on after a restart', async () => {
-    const tmp = mkdtempSync(path.join(os.tmpdir(), 'arc-studio-crash-'));
-    cleanups.push(() => rmSync(tmp, { recursive: true, force: true }));
-    const dist = path.join(tmp, 'dist');
-    mkdirSync(dist);
-    writeFileSync(path.join(dist, 'index.html'), '<!doctype html><title>test</title>');
+    const { dist, dataDir, remove } = serveFolders('arc-studio-crash-');
+    cleanups.push(remove);
     const db = await target.database();
     cleanups.push(db.drop);
     const port = await freePort();
-    const dataDir = path.join(tmp, 'data');
     if (!db.url) seedDataDir(dataDir);
 
     let server = await startServe({ dataDir, dist, port, adminToken: ADMIN, databaseUrl: db.url });

@@ -7,7 +7,7 @@ import { createServer } from 'node:http';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { ROOT } from './root';
 import { createApi } from './app';
 import { apiNotFound, SECURITY_HEADERS, securityHeaders } from './http';
 import { limitsFromEnv } from './study/limits';
@@ -15,7 +15,7 @@ import { TaskLibrary } from './collections';
 import { adminLoginMessage, loadAdminToken } from './auth';
 import { openStore, redact } from './store/open';
 import { definitionOf, gameIds, loadStudyFiles, studyFileIn, syncStudyFiles } from './studies';
-import type { Store } from './store/types';
+import type { StudyStore } from './store/types';
 import { startArc3, studioGames } from './arc3/mount';
 import type { Arc3Source } from './arc3/source';
 import { AgentService } from './agents/service';
@@ -35,7 +35,7 @@ async function remoteSourceFactory(): Promise<(baseUrl: string) => Arc3Source> {
   return (baseUrl) => new RemoteArc3Source({ baseUrl });
 }
 
-export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export { ROOT };
 
 /** Pending connections the kernel may queue (capped by its own limit, net.core.somaxconn). */
 const LISTEN_BACKLOG = 4096;
@@ -77,7 +77,7 @@ export function version(): string {
  * counted tasks whose answers a practice collection checks without limit. `serve` refuses to
  * start while there are any.
  */
-export async function unsealedStudies(store: Store, library: TaskLibrary): Promise<string[]> {
+export async function unsealedStudies(store: StudyStore, library: TaskLibrary): Promise<string[]> {
   const problems: string[] = [];
   for (const s of await store.listStudies()) {
     problems.push(...(await library.sealingProblems(definitionOf(s))).map((p) => `study "${s.id}": ${p}`));

@@ -8,7 +8,7 @@ import { type StudyDefinition, StudyId, type WrittenStudy, parseStudy, questionR
 import type { ReplayGame } from '../core/study/rules';
 import { replayRecordedVersion } from '../core/game';
 import { gameVersions, games } from '../games';
-import type { Store, StudyRecord } from './store/types';
+import type { StudyRecord, StudyStore } from './store/types';
 import type { TaskLibrary } from './collections';
 
 export interface StudyFile {
@@ -60,7 +60,7 @@ export function studyFileIn(dir: string): (id: string) => Promise<string | null>
  * Brings the store up to date with the study files. A file replaces the stored study only when
  * the stored one came from a file too: edits made in the studio are not overwritten.
  */
-export async function syncStudyFiles(store: Store, files: readonly StudyFile[], now: number): Promise<string[]> {
+export async function syncStudyFiles(store: StudyStore, files: readonly StudyFile[], now: number): Promise<string[]> {
   const notes: string[] = [];
   for (const f of files) {
     const cur = await store.getStudy(f.id);

@@ -6,15 +6,13 @@
  * stored exactly once, and the results are the same whichever server computes them (a third
  * server started with the two computes them first).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort } from './store/pgCluster';
-import { postgresUrl } from './store/testing';
+import { freshPostgresDatabase } from './store/testing';
+import { serveFolders, startServe, type ServeProcess } from './testing/serve';
 
 const ROOT = path.resolve(__dirname, '../..');
 const ADMIN = 'two-servers-researcher-token-0123456789';
@@ -22,38 +20,10 @@ const PARTICIPANTS = 200;
 const BATCHES = 10;
 const BATCH_EVENTS = 20;
 
-interface Server { proc: ChildProcess; url: string; output: () => string }
+type Server = ServeProcess;
 
-function startServe(dataDir: string, dist: string, port: number, databaseUrl: string): Promise<Server> {
-  const env: NodeJS.ProcessEnv = { ...process.env, ARC_STUDIO_DIST: dist, ARC_STUDIO_ADMIN_TOKEN: ADMIN, DATABASE_URL: databaseUrl, ARC_STUDIO_DB_POOL: '4', ARC_STUDIO_SESSIONS_PER_MINUTE_PER_CLIENT: '100000' };
-  const proc = spawn(process.execPath, ['bin/arc-studio.mjs', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  proc.stdout!.on('data', (d) => { out += d; });
-  proc.stderr!.on('data', (d) => { out += d; });
-  return new Promise<Server>((resolve, reject) => {
-    const check = setInterval(() => { if (out.includes('ARC Studio is running')) { clearInterval(check); resolve({ proc, url: `http://127.0.0.1:${port}`, output: () => out }); } }, 50);
-    proc.once('exit', (code) => { clearInterval(check); reject(new Error(`serve exited (${code}) before it was ready:\n${out}`)); });
-  });
-}
-
-/** A new, empty database on the test PostgreSQL. */
-async function freshDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
-  const base = postgresUrl();
-  const name = `two_${randomBytes(5).toString('hex')}`;
-  const c = new pg.Client({ connectionString: base });
-  await c.connect();
-  await c.query(`CREATE DATABASE ${name}`).finally(() => c.end());
-  const u = new URL(base);
-  u.pathname = `/${name}`;
-  return {
-    url: u.toString(),
-    drop: async () => {
-      const d = new pg.Client({ connectionString: base });
-      await d.connect();
-      await d.query(`DROP DATABASE ${name} WITH (FORCE)`).finally(() => d.end());
-    },
-  };
-}
+const startTwin = (dataDir: string, dist: string, port: number, databaseUrl: string) =>
+  startServe({ dataDir, dist, port, adminToken: ADMIN, databaseUrl, env: { ARC_STUDIO_DB_POOL: '4', ARC_STUDIO_SESSIONS_PER_MINUTE_PER_CLIENT: '100000' } });
 
 const json = { 'Content-Type': 'application/json' };
 
@@ -73,12 +43,9 @@ describe('two servers on one PostgreSQL', () => {
   afterEach(async () => { for (const c of cleanups.splice(0).reverse()) await c(); });
 
   it('start together, lose and double nothing when one is killed, and compute the same results', async () => {
-    const tmp = mkdtempSync(path.join(os.tmpdir(), 'arc-studio-two-'));
-    cleanups.push(() => rmSync(tmp, { recursive: true, force: true }));
-    const dist = path.join(tmp, 'dist');
-    mkdirSync(dist);
-    writeFileSync(path.join(dist, 'index.html'), '<!doctype html><title>test</title>');
-    const db = await freshDatabase();
+    const { tmp, dist, remove } = serveFolders('arc-studio-two-');
+    cleanups.push(remove);
+    const db = await freshPostgresDatabase('two');
     cleanups.push(db.drop);
     const servers: Server[] = [];
     cleanups.push(() => { for (const s of servers) if (s.proc.exitCode === null && s.proc.signalCode === null) s.proc.kill('SIGKILL'); });
@@ -86,7 +53,7 @@ describe('two servers on one PostgreSQL', () => {
     // Both at the same instant, on a database without a table yet; a third one too, which gets no
     // participant and computes the results at the end from what the other two stored.
     const ports = [await freePort(), await freePort(), await freePort()];
-    const started = await Promise.allSettled(ports.map((port, k) => startServe(path.join(tmp, `s${k}`), dist, port, db.url)));
+    const started = await Promise.allSettled(ports.map((port, k) => startTwin(path.join(tmp, `s${k}`), dist, port, db.url)));
     for (const s of started) if (s.status === 'fulfilled') servers.push(s.value);
     for (const s of started) if (s.status === 'rejected') throw s.reason;
     const [a, b, c3] = servers;

@@ -6,6 +6,7 @@ import type { Grade, GradeInput } from '../../core/grading/grade';
 import type { GraderQueue } from '../../core/protocol/grading';
 import { Button } from '../ui/Button';
 import { GradeForm, GradingQuestionView } from './GradeForm';
+import type { GradeBody } from '../../core/protocol/requests';
 
 const auth = (token: string) => ({ Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' });
 
@@ -32,7 +33,7 @@ export function GraderPage() {
   const at = Math.min(index, queue.total - 1);
   const answer = queue.answers[at];
   const save = async (input: GradeInput) => {
-    const r = await getJson<{ grade: Grade }>(`/api/grading/answers/${encodeURIComponent(answer.id)}`, { method: 'PUT', headers: auth(token), body: JSON.stringify(input) });
+    const r = await getJson<{ grade: Grade }>(`/api/grading/answers/${encodeURIComponent(answer.id)}`, { method: 'PUT', headers: auth(token), body: JSON.stringify(input satisfies GradeBody) });
     client.setQueryData(queueQuery(token).queryKey, (old) => old && ({
       ...old,
       answers: old.answers.map((a) => (a.id === answer.id ? { ...a, grade: r.grade } : a)),

@@ -1,6 +1,10 @@
 /**
  * The browser's own durable storage (IndexedDB): the practice sessions' event logs and the task
  * files a user imported. One small promise wrapper; no other code opens the database.
+ *
+ * Why not a library: `idb` (8.0) would replace the request-to-promise plumbing only, not the
+ * stores and queries below, and adds 1.4 kB gzipped to the app where this whole file is 0.9 kB
+ * (esbuild --minify, gzip -9). Two object stores and a handful of reads and writes do not need it.
  */
 import type { LogEvent } from '../../core/log/events';
 

@@ -8,6 +8,7 @@
 import { gridsEqual, type Grid } from '../../core/grid/grid';
 import type { ArcTask } from '../../core/formats/arcTask';
 import { ApiError, getJson } from '../api';
+import type { PracticeCheckBody } from '../../core/protocol/requests';
 
 export type JudgeVerdict = 'correct' | 'wrong' | 'duplicate';
 
@@ -36,7 +37,7 @@ export function serverJudge(collection: string, taskId: string): Judge {
     mode: 'practice',
     async submit(testIndex, grid) {
       try {
-        const r = await getJson<{ correct: boolean }>(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ testIndex, grid }) });
+        const r = await getJson<{ correct: boolean }>(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ testIndex, grid } satisfies PracticeCheckBody) });
         return { verdict: r.correct ? 'correct' : 'wrong' };
       } catch (e) {
         if (e instanceof ApiError && e.status === 0) throw new Error('The server cannot be reached, so your answer was not checked and no trial was used. Check that it is running, then submit again.');

@@ -7,7 +7,6 @@
  */
 import { useEffect, useMemo, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { Link } from 'wouter';
 import type { ServerGameInfo } from '../../core/game/serverGame';
 import { ServerGamePlayer } from '../game/ServerGamePlayer';
 import { playtestRunApi, type ServerGameController } from '../game/serverController';
@@ -16,6 +15,7 @@ import { Button } from '../ui/Button';
 import { adminJson, useResearcher } from './auth';
 import { DeterminismCheck } from './DeterminismCheck';
 import { Arc3GraphPanel } from './Arc3GraphPanel';
+import { LevelSelect, PlaytestShell } from './PlaytestShell';
 
 /** A game of the list, with the older versions participants' open runs still play (they keep the code they were opened on). */
 export type ListedArc3Game = ServerGameInfo & { olderVersions?: { version: string; codeHash: string; runs: number }[] };
@@ -84,28 +84,18 @@ export function Arc3Playtest({ info }: { info: ServerGameInfo }) {
   const toolbar = (
     <div className="flex w-full flex-col gap-2 text-sm">
       {levels > 1 && (
-        <label className="flex items-center justify-between gap-2 text-slate-300">Level
-          <select aria-label="Level" value={level} onChange={(e) => { setLevel(Number(e.target.value)); setRestarts((r) => r + 1); }}
-            className="h-8 rounded-md border border-slate-700 bg-slate-950 px-2">
-            {Array.from({ length: levels }, (_, i) => <option key={i} value={i}>Level {i + 1}</option>)}
-          </select>
-        </label>
+        <LevelSelect levels={levels} level={level} onChoose={(l) => { setLevel(l); setRestarts((r) => r + 1); }} />
       )}
       <Button tone="primary" onClick={() => { setFailure(null); setRestarts((r) => r + 1); }} title="Start the chosen level again at once">Restart level</Button>
     </div>
   );
 
   return (
-    <div className="flex h-full flex-col">
-      <div className="flex min-h-9 shrink-0 flex-wrap items-center gap-x-2 gap-y-1 border-b border-slate-800 px-4 py-1 text-sm" data-testid="playtest-header">
-        <Link href="/games" className="text-slate-400 hover:text-white">Games</Link><span className="text-slate-600">/</span>
-        <span className="min-w-0 break-all text-slate-200">{info.title}</span>
-        <span className="rounded bg-violet-600/30 px-1.5 py-0.5 text-[11px] uppercase tracking-wide text-violet-200">Playtest</span>
-        <span className="rounded bg-sky-600/20 px-1.5 py-0.5 text-[11px] text-sky-200">{info.engine}</span>
-        {info.codeHash && <span className="rounded bg-slate-700/60 px-1.5 py-0.5 font-mono text-[11px] text-slate-200" title={`Version ${info.version ?? ''}: the hash of the game's files. Runs opened now play it.`} data-testid="code-version">@{info.codeHash}</span>}
-        {reloaded !== null && <span role="status" className="text-xs text-emerald-300" data-testid="reloaded">Reloaded the game file (revision {reloaded}); the level restarted with the new code</span>}
-        <span className="ml-auto text-xs text-slate-500">Not recorded to a study</span>
-      </div>
+    <PlaytestShell title={info.title} note="Not recorded to a study" badges={<>
+      <span className="rounded bg-sky-600/20 px-1.5 py-0.5 text-[11px] text-sky-200">{info.engine}</span>
+      {info.codeHash && <span className="rounded bg-slate-700/60 px-1.5 py-0.5 font-mono text-[11px] text-slate-200" title={`Version ${info.version ?? ''}: the hash of the game's files. Runs opened now play it.`} data-testid="code-version">@{info.codeHash}</span>}
+      {reloaded !== null && <span role="status" className="text-xs text-emerald-300" data-testid="reloaded">Reloaded the game file (revision {reloaded}); the level restarted with the new code</span>}
+    </>}>
       {failure && (
         <div role="alert" className="max-h-64 shrink-0 overflow-auto border-b border-rose-800 bg-rose-950/70 p-3 text-sm text-rose-100" data-testid="game-failure">
           <p className="font-semibold">{failure.message}</p>
@@ -120,7 +110,7 @@ export function Arc3Playtest({ info }: { info: ServerGameInfo }) {
           onHover={setHover}
           side={(c) => <>{toolbar}<Arc3Inspector controller={c} hover={hover} /><DeterminismCheck run={c} />{info.source === 'arcengine' && <Arc3GraphPanel key={level} gameId={info.id} level={level} levels={levels} />}</>} />
       </div>
-    </div>
+    </PlaytestShell>
   );
 }
 

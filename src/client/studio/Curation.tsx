@@ -10,6 +10,7 @@ import { ConfirmDialog } from '../ui/ConfirmDialog';
 import { adminJson } from './auth';
 import { auditQuery, type AuditEntry, type Participant } from './queries';
 import { SortableTable, type Column } from './widgets';
+import type { ExclusionBody, DeleteBody } from '../../core/protocol/requests';
 
 const small = 'rounded-md border px-2 py-0.5 text-xs transition-colors';
 
@@ -24,11 +25,11 @@ export function SessionActions({ studyId, participant, label }: { studyId: strin
     qc.invalidateQueries({ queryKey: ['admin', 'studies'] }),
   ]);
   const post = async (what: 'exclude' | 'include', reason: string) => {
-    await adminJson<ExclusionResult>(`/api/admin/sessions/${encodeURIComponent(id)}/${what}`, { method: 'POST', body: JSON.stringify(reason ? { reason } : {}) });
+    await adminJson<ExclusionResult>(`/api/admin/sessions/${encodeURIComponent(id)}/${what}`, { method: 'POST', body: JSON.stringify((reason ? { reason } : {}) satisfies ExclusionBody) });
     await refresh();
   };
   const remove = async (reason: string) => {
-    await adminJson<DeletionResult>(`/api/admin/sessions/${encodeURIComponent(id)}`, { method: 'DELETE', body: JSON.stringify({ confirm: id, ...(reason ? { reason } : {}) }) });
+    await adminJson<DeletionResult>(`/api/admin/sessions/${encodeURIComponent(id)}`, { method: 'DELETE', body: JSON.stringify({ confirm: id, ...(reason ? { reason } : {}) } satisfies DeleteBody) });
     await refresh();
   };
   return (
@@ -62,7 +63,7 @@ export function DeleteStudy({ studyId, sessions, onDeleted }: { studyId: string;
   const qc = useQueryClient();
   const [open, setOpen] = useState(false);
   const remove = async (reason: string) => {
-    await adminJson<DeletionResult>(`/api/admin/studies/${encodeURIComponent(studyId)}`, { method: 'DELETE', body: JSON.stringify({ confirm: studyId, ...(reason ? { reason } : {}) }) });
+    await adminJson<DeletionResult>(`/api/admin/studies/${encodeURIComponent(studyId)}`, { method: 'DELETE', body: JSON.stringify({ confirm: studyId, ...(reason ? { reason } : {}) } satisfies DeleteBody) });
     qc.removeQueries({ queryKey: ['admin', 'results', studyId] });
     await qc.invalidateQueries({ queryKey: ['admin'] });
     onDeleted();

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { Button } from '../ui/Button';
 import { adminJson } from './auth';
+import type { ExportBody } from '../../core/protocol/requests';
 
 const FORMATS: { id: string; title: string; what: string }[] = [
   { id: 'zip', title: 'Study bundle (ZIP)', what: 'Every file below, with a README, a JSON Schema per file and SHA-256 sums.' },
@@ -26,7 +27,7 @@ export function ExportsPanel({ studyId, version }: { studyId: string; version: n
     setError(null);
     try {
       const r = await adminJson<{ url: string; fileName: string }>(`/api/admin/studies/${encodeURIComponent(studyId)}/exports`, {
-        method: 'POST', body: JSON.stringify(version === null ? { format } : { format, version }),
+        method: 'POST', body: JSON.stringify((version === null ? { format } : { format, version }) satisfies ExportBody),
       });
       const a = document.createElement('a');
       a.href = r.url;

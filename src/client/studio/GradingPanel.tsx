@@ -9,6 +9,7 @@ import { GradeForm, GradingQuestionView } from '../grading/GradeForm';
 import { Button } from '../ui/Button';
 import { adminJson } from './auth';
 import { SortableTable, Stat, formatPct, type Column } from './widgets';
+import type { AdjudicationBody, GraderBody } from '../../core/protocol/requests';
 
 const gradingQuery = (studyId: string) => queryOptions({
   queryKey: ['admin', 'grading', studyId],
@@ -58,7 +59,7 @@ function Graders({ studyId, overview }: { studyId: string; overview: GradingOver
   const [link, setLink] = useState<{ label: string; url: string } | null>(null);
   const [copied, setCopied] = useState(false);
   const add = useMutation({
-    mutationFn: () => adminJson<NewGraderLink>(`/api/admin/studies/${encodeURIComponent(studyId)}/graders`, { method: 'POST', body: JSON.stringify({ label }) }),
+    mutationFn: () => adminJson<NewGraderLink>(`/api/admin/studies/${encodeURIComponent(studyId)}/graders`, { method: 'POST', body: JSON.stringify({ label } satisfies GraderBody) }),
     onSuccess: (r) => {
       setLink({ label: r.grader.label, url: `${location.origin}${r.path}` });
       setCopied(false);
@@ -191,7 +192,7 @@ function Adjudicate({ studyId, answer, item }: { studyId: string; answer: Graded
   const q = item?.question;
   const save = async (grade: GradeInput) => {
     await adminJson(`/api/admin/studies/${encodeURIComponent(studyId)}/adjudications`, {
-      method: 'POST', body: JSON.stringify({ sessionId: answer.sessionId, item: answer.item, testIndex: answer.testIndex, grade, ...(reason.trim() ? { reason: reason.trim() } : {}) }),
+      method: 'POST', body: JSON.stringify({ sessionId: answer.sessionId, item: answer.item, testIndex: answer.testIndex, grade, ...(reason.trim() ? { reason: reason.trim() } : {}) } satisfies AdjudicationBody),
     });
     await client.invalidateQueries({ queryKey: gradingQuery(studyId).queryKey });
   };

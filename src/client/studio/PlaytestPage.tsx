@@ -15,6 +15,7 @@ import { adminJson, useResearcher } from './auth';
 import { Arc3Playtest, findArc3Game, useArc3Games } from './Arc3Playtest';
 import { studiesQuery } from './queries';
 import { ValidatePanel } from './validate/ValidatePanel';
+import { LevelSelect, PlaytestShell } from './PlaytestShell';
 
 interface Target { studyId: string; itemId: string }
 
@@ -91,12 +92,7 @@ function BuiltinPlaytest({ id }: { id: string }) {
 
   const toolbar = (
     <div className="flex w-full flex-col gap-2 rounded-lg border border-slate-800 bg-slate-900/60 p-3 text-sm" role="group" aria-label="Playtest">
-      <label className="flex items-center justify-between gap-2 text-slate-300">Level
-        <select aria-label="Level" value={level} onChange={(e) => { setLevel(Number(e.target.value)); setRestarts((r) => r + 1); }}
-          className="h-8 rounded-md border border-slate-700 bg-slate-950 px-2">
-          {game.levels.map((_, i) => <option key={i} value={i}>Level {i + 1}{i === 0 ? ' (tutorial)' : ''}</option>)}
-        </select>
-      </label>
+      <LevelSelect levels={game.levels.length} level={level} onChoose={(l) => { setLevel(l); setRestarts((r) => r + 1); }} name={(i) => `Level ${i + 1}${i === 0 ? ' (tutorial)' : ''}`} />
       <label className="flex items-center justify-between gap-2 whitespace-nowrap text-slate-300">Record to
         <select aria-label="Record to" value={target ? `${target.studyId}\u0000${target.itemId}` : ''}
           onChange={(e) => { const [studyId, itemId] = e.target.value.split('\u0000'); setTarget(e.target.value ? { studyId, itemId } : null); setRestarts((r) => r + 1); }}
@@ -111,17 +107,12 @@ function BuiltinPlaytest({ id }: { id: string }) {
   );
 
   return (
-    <div className="flex h-full flex-col">
-      <div className="flex min-h-9 shrink-0 flex-wrap items-center gap-x-2 gap-y-1 border-b border-slate-800 px-4 py-1 text-sm" data-testid="playtest-header">
-        <Link href="/games" className="text-slate-400 hover:text-white">Games</Link><span className="text-slate-600">/</span>
-        <span className="text-slate-200">{game.title}</span>
-        <span className="rounded bg-violet-600/30 px-1.5 py-0.5 text-[11px] uppercase tracking-wide text-violet-200">Playtest</span>
-        <span className="ml-auto text-xs text-slate-500">{target ? `Recording to ${target.studyId} as a playtest: never counted` : 'Not recorded to a study'}</span>
-        <Button tone={validating ? 'active' : 'default'} className="h-7" aria-expanded={validating} aria-controls="validate-column"
-          onClick={() => setValidating((v) => !v)} title="Random-policy validation and the state graph of a level">
-          {validating ? 'Hide validation' : 'Validate…'}
-        </Button>
-      </div>
+    <PlaytestShell title={game.title} note={target ? `Recording to ${target.studyId} as a playtest: never counted` : 'Not recorded to a study'} actions={
+      <Button tone={validating ? 'active' : 'default'} className="h-7" aria-expanded={validating} aria-controls="validate-column"
+        onClick={() => setValidating((v) => !v)} title="Random-policy validation and the state graph of a level">
+        {validating ? 'Hide validation' : 'Validate…'}
+      </Button>
+    }>
       {/* A phone puts the validation column below the game instead of squeezing the game beside it. */}
       <div className="flex min-h-0 flex-1 flex-col overflow-y-auto sm:flex-row sm:overflow-visible">
         <div className="min-h-0 min-w-0 flex-1">
@@ -137,7 +128,7 @@ function BuiltinPlaytest({ id }: { id: string }) {
           <ValidatePanel game={game} currentLevel={level} />
         </aside>
       </div>
-    </div>
+    </PlaytestShell>
   );
 }
 

@@ -8,6 +8,7 @@ import { Button } from '../ui/Button';
 import { adminJson, useResearcher } from './auth';
 import { studiesQuery } from './queries';
 import { QuestionScorePanel } from './QuestionScorePanel';
+import type { ExportBody } from '../../core/protocol/requests';
 
 /**
  * Scores agents against the humans (RHAE) in the browser: official `.recording.jsonl` files
@@ -45,7 +46,7 @@ export function ScorePage() {
   const studyBaselines = async (id: string) => {
     setError(null);
     try {
-      const r = await adminJson<{ url: string }>(`/api/admin/studies/${encodeURIComponent(id)}/exports`, { method: 'POST', body: JSON.stringify({ format: 'baselines-json' }) });
+      const r = await adminJson<{ url: string }>(`/api/admin/studies/${encodeURIComponent(id)}/exports`, { method: 'POST', body: JSON.stringify({ format: 'baselines-json' } satisfies ExportBody) });
       const text = await (await fetch(r.url)).text();
       setBaselines({ label: `study:${id}`, b: parseBaselines(text) });
     } catch (e) { setError(`study:${id}: ${(e as Error).message}`); }

@@ -22,6 +22,7 @@ import { editorFieldProblems, type DefItem, type EditorDefinition } from './pool
 import { Labelled, ProblemOf, area, input } from './editorFields';
 import { SurveyBuilder } from './SurveyBuilder';
 import { GamePicker, gameEntries } from './GamePicker';
+import type { SaveStudyBody } from '../../core/protocol/requests';
 
 type Item = DefItem;
 
@@ -114,7 +115,7 @@ function Editor() {
     if (idProblem || own.length > 0 || !local.ok) return;
     try {
       const r = await adminJson<{ id: string; version: number; created: boolean }>(`/api/admin/studies/${encodeURIComponent(id)}`, {
-        method: editing ? 'PUT' : 'POST', body: JSON.stringify({ definition: def }),
+        method: editing ? 'PUT' : 'POST', body: JSON.stringify({ definition: def } satisfies SaveStudyBody),
       });
       await qc.invalidateQueries({ queryKey: ['admin'] });
       setSaved(r.created ? `Saved as version ${r.version}.` : `Saved: version ${r.version} updated.`);

@@ -1,6 +1,6 @@
 /** The researcher's server data: studies, sessions, results and logs (see docs/api.md). */
 import { queryOptions } from '@tanstack/react-query';
-import type { SessionEvents, StudyListEntry, StudyUsage } from '../../core/protocol/api';
+import type { AdminSessionDetail, SessionEvents, StudyListEntry, StudyUsage } from '../../core/protocol/api';
 import { adminJson } from './auth';
 import type { StudyResults } from '../../core/analysis/results';
 
@@ -52,7 +52,7 @@ export const sessionEventsQuery = (sessionId: string) => queryOptions({
 
 export const sessionQuery = (sessionId: string) => queryOptions({
   queryKey: ['admin', 'session', sessionId],
-  queryFn: () => adminJson<{ session: { id: string; studyId: string; studyVersion: number; params: Record<string, string>; state: string; flags: string[]; seed: number; order: number[]; createdAt: number; excludedAt: number | null; excludedReason: string | null }; summary: { items: { id: string; kind: string; actions: number; durationMs: number; counts: boolean; practice: boolean; skipped?: boolean }[]; flags: string[] } }>(`/api/admin/sessions/${encodeURIComponent(sessionId)}`),
+  queryFn: () => adminJson<AdminSessionDetail>(`/api/admin/sessions/${encodeURIComponent(sessionId)}`),
 });
 
 // Agents over the ARC-AGI-3 protocol: their keys, and their runs in a study (docs/api.md).

@@ -4,6 +4,11 @@ import { Fragment, type ReactNode } from 'react';
  * Renders the Markdown of consent and instruction pages as React elements: headings,
  * paragraphs, lists, bold, italics, code and http(s) links. Nothing is ever inserted as HTML, so
  * a study text cannot run script in a participant's browser.
+ *
+ * Why not a library: markdown-it (14) or marked produce an HTML string, which would have to be
+ * inserted with dangerouslySetInnerHTML and sanitised (link schemes, raw HTML) to keep that
+ * promise; and markdown-it adds 52.7 kB gzipped to the app where this renderer is 0.9 kB
+ * (esbuild --minify, gzip -9). Study texts use the few constructs above.
  */
 export function Markdown({ text }: { text: string }) {
   return <div className="markdown flex flex-col gap-3 leading-relaxed">{blocks(text)}</div>;

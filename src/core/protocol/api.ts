@@ -9,6 +9,8 @@ import type { LogEvent } from '../log/events';
 import type { Verdict } from '../log/gridPlayer';
 import type { PublicQuestion } from '../questions/schema';
 import type { SurveyQuestion } from '../study/schema';
+import type { SessionState } from '../study/rules';
+import type { SessionSummary } from '../study/summary';
 
 /** A task's or game's written description (`describe`): the prompt the participant answers. */
 export interface DescribeOption {
@@ -169,6 +171,59 @@ export interface StudyListEntry {
   readonly pools: number;
   /** The campaign the study's pools count toward (`campaign.id`), else null. */
   readonly campaignId: string | null;
+}
+
+/** A session as the researcher sees it: `GET /api/admin/sessions` lists these. Never its token or the token's hash. */
+export interface AdminSessionEntry {
+  readonly id: string;
+  readonly studyId: string;
+  readonly studyVersion: number;
+  readonly state: SessionState;
+  readonly params: Readonly<Record<string, string>>;
+  readonly seed: number;
+  readonly order: readonly number[];
+  readonly createdAt: number;
+  readonly lastEventAt: number | null;
+  readonly finishedAt: number | null;
+  readonly eventCount: number;
+  readonly eventBytes: number;
+  readonly ackedThrough: number;
+  readonly flags: readonly string[];
+  /** When a researcher excluded the session; null: it counts. */
+  readonly excludedAt: number | null;
+  readonly excludedReason: string | null;
+}
+
+/** A stored submission, as `GET /api/admin/sessions/:id` lists them. */
+export interface AdminSubmission {
+  readonly key: string;
+  readonly item: string;
+  readonly testIndex: number;
+  readonly trial: number | null;
+  readonly grid: unknown;
+  /** `ungraded`: a free-response answer to a question, kept for graders. */
+  readonly verdict: Verdict | 'ungraded';
+  readonly practice: boolean;
+  readonly at: number;
+}
+
+/** A stored description, survey answer or withdrawal, as `GET /api/admin/sessions/:id` lists them. */
+export interface AdminResponse {
+  readonly key: string;
+  readonly item: string;
+  readonly kind: 'description' | 'survey' | 'withdraw';
+  readonly part: string;
+  readonly value: unknown;
+  readonly at: number;
+}
+
+/** `GET /api/admin/sessions/:id`: the session, what it did per item, and what it stored. */
+export interface AdminSessionDetail {
+  /** Its flags include the summary's (e.g. a repeated participant id). */
+  readonly session: AdminSessionEntry;
+  readonly summary: SessionSummary;
+  readonly submissions: readonly AdminSubmission[];
+  readonly responses: readonly AdminResponse[];
 }
 
 /** An event as the researcher reads it: the envelope, the server's receive time, and whether it belongs to a practice item. */

@@ -1,6 +1,6 @@
 /**
- * What a participant's browser sends: the request bodies of the participant routes, as zod
- * schemas. The server checks every body with these at the door (`readBody` in
+ * What a browser sends: the request bodies of the participant routes, and below them those of
+ * the researcher's and graders' routes and the practice check, as zod schemas. The server checks every body with these at the door (`readBody` in
  * `server/study/context.ts`, after `jsonProblem`), and the browser builds its bodies from the
  * types below (`client/study/api.ts`), so both sides read one definition. docs/api.md describes
  * each route; the limits here are its "Limits".
@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { GAME_ACTIONS } from '../game/types';
 import { EventEnvelope } from '../log/events';
 import { MAX_BLOCK_QUESTIONS } from '../study/schema';
+import { MAX_NOTE } from '../grading/grade';
 import { WITHDRAW_REASONS, type AnswerResult, type ResponseStored, type WithdrawReason, type WithdrawResult } from './api';
 
 /** Longest written description and withdrawal comment kept (characters). */
@@ -115,6 +116,58 @@ export const GraphExploreRequest = z.object({
   maxSeconds: z.number().int().min(1).max(ARC3_GRAPH_LIMITS.maxSeconds).optional(),
 });
 
+/** `POST /api/collections/:cid/tasks/:taskId/check`: a grid for one test input of a practice task. */
+export const PracticeCheckRequest = z.object({
+  testIndex: z.number().int().nonnegative(),
+  /** Checked as a grid by the route (`gridProblems`), which names the cell at fault. */
+  grid: z.unknown(),
+});
+
+// The researcher's routes (`/api/admin/...`) and the graders'.
+
+/** `POST` and `PUT /api/admin/studies/:studyId`: the definition is checked by `parseStudy`, which names each problem. */
+export const SaveStudyRequest = z.object({ definition: z.unknown() });
+
+/** Why a researcher excluded or deleted something, for the audit log; empty: none given. */
+const Reason = z.string().trim().max(500, 'is at most 500 characters').transform((r) => (r === '' ? null : r)).optional();
+
+/** `POST /api/admin/sessions/:sessionId/exclude` and `/include`. */
+export const ExclusionRequest = z.strictObject({ reason: Reason }).default({});
+
+/** `DELETE /api/admin/sessions/:sessionId` and `/api/admin/studies/:studyId`: `confirm` repeats the id deleted. */
+export const DeleteRequest = z.strictObject({
+  confirm: z.string({ error: 'is required: the id being deleted, typed again' }).max(200),
+  reason: Reason,
+});
+
+const VERSION_ERROR = 'must be a whole number from 1; leave it out for every version';
+
+/** `POST /api/admin/studies/:studyId/exports`: the format is checked by the route, which lists the formats. */
+export const ExportRequest = z.object({
+  format: z.string().max(100).optional(),
+  version: z.number({ error: VERSION_ERROR }).int(VERSION_ERROR).min(1, VERSION_ERROR).nullable().optional(),
+}).default({});
+
+const Note = z.string().max(MAX_NOTE, `is longer than ${MAX_NOTE} characters`).default('');
+
+/** `PUT /api/grading/answers/:answerId` (a grader) and an adjudication's `grade`. */
+export const GradeRequest = z.union([
+  z.strictObject({ criteria: z.array(z.strictObject({ points: z.number(), note: Note })).max(50, 'has more than 50 scores').readonly(), note: Note }),
+  z.strictObject({ correct: z.boolean(), note: Note }),
+], { error: 'must be {"criteria": [{"points", "note"}, ...], "note"} for an item with a rubric, or {"correct": true|false, "note"} without one' });
+
+/** `POST /api/admin/studies/:studyId/adjudications`: the researcher's final grade of one answer. */
+export const AdjudicationRequest = z.strictObject({
+  sessionId: z.string().min(1).max(200),
+  item: z.string().min(1).max(64),
+  testIndex: z.number().int().min(0).max(1000),
+  grade: GradeRequest,
+  reason: z.string().trim().max(500).optional(),
+});
+
+/** `POST /api/admin/studies/:studyId/graders`: a new grader link. */
+export const GraderRequest = z.strictObject({ label: z.string().trim().min(1, 'is empty; name the grader (a name or a label such as "Grader A")').max(100, 'is longer than 100 characters') });
+
 /** Bodies as a client writes them (fields with a default may be left out). */
 export type CreateSessionBody = z.input<typeof CreateSessionRequest>;
 export type FinishBody = z.input<typeof FinishRequest>;
@@ -128,6 +181,14 @@ export type RunOpenBody = z.input<typeof RunOpenRequest>;
 export type RunActionBody = z.input<typeof RunActionRequest>;
 export type PlaytestOpenBody = z.input<typeof PlaytestOpenRequest>;
 export type GraphExploreBody = z.input<typeof GraphExploreRequest>;
+export type PracticeCheckBody = z.input<typeof PracticeCheckRequest>;
+export type SaveStudyBody = z.input<typeof SaveStudyRequest>;
+export type ExclusionBody = z.input<typeof ExclusionRequest>;
+export type DeleteBody = z.input<typeof DeleteRequest>;
+export type ExportBody = z.input<typeof ExportRequest>;
+export type GradeBody = z.input<typeof GradeRequest>;
+export type AdjudicationBody = z.input<typeof AdjudicationRequest>;
+export type GraderBody = z.input<typeof GraderRequest>;
 
 /** The keyed response routes of a session: each one's body and its answer. */
 export interface ResponseRoutes {

@@ -6,14 +6,12 @@
  * whose answer never came is sent again, as the study page does, and the run goes on from there:
  * answered from the log when it was stored before the kill, played again otherwise.
  */
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ServerRunReply, ServerStep } from '../../core/game/serverGame';
 import { freePort } from '../store/pgCluster';
-import { freshPostgresDatabase, seedDataDir } from '../store/testing';
-import { kill9, startServe, type ServeProcess } from '../testing/serve';
+import { seedDataDir } from '../store/testing';
+import { kill9, serveDatabases, serveFolders, startServe, type ServeProcess } from '../testing/serve';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const VENDOR = path.resolve(ROOT, '../shared/vendor/arc-agi-3');
@@ -24,10 +22,7 @@ const PLAYERS = 4;
 const ANSWERED_BEFORE_KILL = 40;
 const MOVES = ['ACTION1', 'ACTION2', 'ACTION3', 'ACTION4'] as const;
 
-const targets = [
-  { name: 'pglite', database: async () => ({ url: undefined as string | undefined, drop: async () => {} }) },
-  { name: 'postgres', database: () => freshPostgresDatabase('arc3crash') },
-];
+const targets = serveDatabases('arc3crash');
 
 interface Player { sessionId: string; token: string; run: string; seen: ServerStep[] }
 
@@ -44,15 +39,11 @@ describe.each(targets)('serve playing arcengine games, killed with SIGKILL on $n
   afterEach(async () => { for (const c of cleanups.splice(0).reverse()) await c(); });
 
   it('keeps every step a participant was answered, and each run goes on from it after a restart', async () => {
-    const tmp = mkdtempSync(path.join(os.tmpdir(), 'arc-studio-arc3-crash-'));
-    cleanups.push(() => rmSync(tmp, { recursive: true, force: true }));
-    const dist = path.join(tmp, 'dist');
-    mkdirSync(dist);
-    writeFileSync(path.join(dist, 'index.html'), '<!doctype html><title>test</title>');
+    const { dist, dataDir, remove } = serveFolders('arc-studio-arc3-crash-');
+    cleanups.push(remove);
     const db = await target.database();
     cleanups.push(db.drop);
     const port = await freePort();
-    const dataDir = path.join(tmp, 'data');
     if (!db.url) seedDataDir(dataDir);
     const options = {
       dataDir, dist, port, adminToken: ADMIN, databaseUrl: db.url,

@@ -24,9 +24,9 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
+import { ROOT } from '../root';
 import { performance } from 'node:perf_hooks';
 import type { z } from 'zod';
 import { decodeFrameData, ExpandReply, ExploredStateReply, FrameDataWire, HelloReply, InspectReply, ListReply, ReplyEnvelope, type Arc3Action, type Arc3ExploredState, type Arc3FrameData, type Arc3GameInfo, type Arc3Hello, type Arc3Inspection } from './protocol';
@@ -41,7 +41,8 @@ const BUSY_FADE_MS = 10_000;
 const BUSY_SAME_MS = 100;
 
 /** The worker script beside this module. */
-export const WORKER_SCRIPT = fileURLToPath(new URL('./worker.py', import.meta.url));
+// From the package root, not this module: compiled, this code runs from dist-server/.
+export const WORKER_SCRIPT = path.join(ROOT, 'src/server/arc3/worker.py');
 
 export type { Arc3Action, Arc3ActionName, Arc3FrameData, Arc3GameInfo, Arc3GameState, Arc3Hello, Arc3Inspection } from './protocol';
 

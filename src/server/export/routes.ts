@@ -11,6 +11,8 @@ import type { ReplayGame } from '../../core/study/rules';
 import type { TaskLibrary } from '../collections';
 import type { Store } from '../store/types';
 import { adminGuard } from '../studyApi';
+import { readBody } from '../study/context';
+import { ExportRequest } from '../../core/protocol/requests';
 import { hashToken } from '../auth';
 import { ExportError, exportContext, exportReads, type ExportGames } from './context';
 import { exportOnThread, threadJob } from './thread';
@@ -78,23 +80,15 @@ export function exportRoutes(deps: ExportDeps): Hono {
 
   admin.post('/studies/:studyId/exports', async (c) => {
     const studyId = c.req.param('studyId');
-    let body: unknown;
-    try {
-      const text = await c.req.text();
-      body = text.trim() === '' ? {} : JSON.parse(text);
-    } catch (e) {
-      return fail(c, 400, 'malformed', `The request body is not valid JSON (${(e as Error).message}). Send {"format": "${FORMAT_NAMES.join('" | "')}", "version"?: N}.`);
-    }
-    const { format, version } = (body && typeof body === 'object' ? body : {}) as { format?: unknown; version?: unknown };
+    const body = await readBody(c, ExportRequest, `Send {"format": "${FORMAT_NAMES.join('" | "')}", "version"?: N}`);
+    if (!body.ok) return body.res;
+    const { format, version } = body.data;
     if (!isExportFormat(format)) {
       return fail(c, 400, 'unknown_format', `${format === undefined ? 'No format given' : `Unknown format ${JSON.stringify(format)}`}; formats: ${FORMAT_NAMES.join(', ')}.`);
     }
-    if (version !== undefined && version !== null && (typeof version !== 'number' || !Number.isInteger(version) || version < 1)) {
-      return fail(c, 400, 'malformed', `version must be a whole number from 1, not ${JSON.stringify(version)}; leave it out for every version.`);
-    }
     let base: string;
     try {
-      base = fileBase(await context(studyId, (version as number | undefined) ?? null));
+      base = fileBase(await context(studyId, version ?? null));
     } catch (e) {
       if (e instanceof ExportError) return fail(c, e.status, e.code, e.message);
       throw e;
@@ -102,7 +96,7 @@ export function exportRoutes(deps: ExportDeps): Hono {
     const t = now();
     const token = randomBytes(24).toString('base64url');
     // Kept in the database, so that the link works on whichever server the download reaches.
-    await deps.store.addDownloadTicket({ tokenHash: hashToken(token), studyId, version: (version as number | undefined) ?? null, format, expiresAt: t + DOWNLOAD_TTL_MS });
+    await deps.store.addDownloadTicket({ tokenHash: hashToken(token), studyId, version: version ?? null, format, expiresAt: t + DOWNLOAD_TTL_MS });
     return c.json({ url: `/api/downloads/${token}`, fileName: EXPORT_FORMATS[format].fileName(base), expiresAt: t + DOWNLOAD_TTL_MS }, 201);
   });
 

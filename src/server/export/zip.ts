@@ -6,6 +6,13 @@
  * central directory (and 8-byte sizes in its data descriptor), and an archive of more than
  * 65,534 entries, or whose central directory starts past 4 GiB, ends with a ZIP64 end record.
  * Smaller archives are classic ZIPs, byte for byte. A small reader is here too, for tests.
+ *
+ * Why not a library: yazl (3.3) also streams and writes ZIP64, but it is pushed through Node
+ * streams, and it was slower here: four 32 MiB entries of compressible data (64 KiB chunks)
+ * zipped in 544-794 ms with this writer and 955-1,356 ms with yazl, three runs each, alternating,
+ * on a 2-core machine at load 22 (same output size within 36 bytes). This one pulls its entries
+ * from async iterables, which the export routes and threads already produce, so the HTTP
+ * response's back-pressure reaches the database reads without a stream in between.
  */
 import { crc32 as zlibCrc32, createDeflateRaw, deflateRawSync, inflateRawSync } from 'node:zlib';
 import { once } from 'node:events';

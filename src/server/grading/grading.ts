@@ -15,7 +15,7 @@ import { questionRefs, type QuestionRef, type StudyDefinition } from '../../core
 import type { TaskLibrary } from '../collections';
 import { definitionOf } from '../studies';
 import type { AdjudicationRecord, GradableAnswer, GradeRecord, GraderRecord } from '../store/gradingStore';
-import type { Store } from '../store/types';
+import type { Store, StudyStore } from '../store/types';
 
 /** The question an answer is to: its item's question at `testIndex` (`questionRefs`: 0 for a one-question item, the place in a block). */
 export function questionRef(def: StudyDefinition, itemId: string, testIndex: number): QuestionRef | null {
@@ -62,7 +62,7 @@ export interface GradingData {
 }
 
 /** Reads a study's answers to grade (with their questions), graders, grades and adjudications. */
-export async function loadGrading(store: Store, library: TaskLibrary, studyId: string): Promise<GradingData> {
+export async function loadGrading(store: StudyStore & Pick<Store, 'grading'>, library: TaskLibrary, studyId: string): Promise<GradingData> {
   const defs = new Map<number, StudyDefinition | null>();
   const defAt = async (v: number) => {
     if (!defs.has(v)) {
@@ -127,7 +127,7 @@ export function answerStatuses<A extends { readonly key: string }>(data: { answe
  * agreeing grades. Answers not graded yet, or whose grades disagree, are absent. Excluded
  * sessions and playtests have none.
  */
-export async function finalGrades(store: Store, studyId: string): Promise<Map<string, FinalGrade>> {
+export async function finalGrades(store: Pick<Store, 'grading'>, studyId: string): Promise<Map<string, FinalGrade>> {
   const answers = (await store.grading.gradableAnswers(studyId)).map((a) => ({ ...a, key: answerKey(a.sessionId, a.item, a.testIndex) }));
   const [grades, adjudications] = await Promise.all([store.grading.listGrades(studyId), store.grading.listAdjudications(studyId)]);
   const out = new Map<string, FinalGrade>();

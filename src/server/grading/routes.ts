@@ -9,20 +9,20 @@
 import { randomBytes } from 'node:crypto';
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { z } from 'zod';
 import { POINTS_SHARE, agreementOf, answerKey, scoreDistribution, type GradeRow } from '../../core/grading/agreement';
-import { type GradeInput, MAX_NOTE, makeGrade, round2 } from '../../core/grading/grade';
+import { type GradeInput, makeGrade, round2 } from '../../core/grading/grade';
 import type { GraderAnswer, GraderInfo, GraderQueue, GradedAnswerView, GradingItemView, GradingOverview, NewGraderLink } from '../../core/protocol/grading';
 import { bearer, hashToken, newToken, tokenMatches } from '../auth';
 import type { TaskLibrary } from '../collections';
 import type { GraderRecord } from '../store/gradingStore';
-import type { Store } from '../store/types';
-import { adminGuard, fail, readJson, zodFail } from '../study/context';
+import type { Store, StudyStore } from '../store/types';
+import { AdjudicationRequest, GradeRequest, GraderRequest } from '../../core/protocol/requests';
+import { adminGuard, fail, readBody } from '../study/context';
 import { RESEARCHER } from '../study/curationRoutes';
 import { type GradingData, answerStatuses, answerText, gradingQuestion, graderAnswerId, loadGrading } from './grading';
 
 export interface GradingDeps {
-  readonly store: Store;
+  readonly store: StudyStore & Pick<Store, 'grading'>;
   readonly library: TaskLibrary;
   /** SHA-256 of the researcher token. */
   readonly adminTokenHash: string;
@@ -31,19 +31,6 @@ export interface GradingDeps {
 
 /** Largest request body of these routes, bytes: 50 criteria with full notes fit. */
 const MAX_BODY = 256 * 1024;
-const Note = z.string().max(MAX_NOTE, `is longer than ${MAX_NOTE} characters`).default('');
-const GradeBody = z.union([
-  z.strictObject({ criteria: z.array(z.strictObject({ points: z.number(), note: Note })).max(50, 'has more than 50 scores'), note: Note }),
-  z.strictObject({ correct: z.boolean(), note: Note }),
-], { error: 'must be {"criteria": [{"points", "note"}, ...], "note"} for an item with a rubric, or {"correct": true|false, "note"} without one' });
-const AdjudicationBody = z.strictObject({
-  sessionId: z.string().min(1).max(200),
-  item: z.string().min(1).max(64),
-  testIndex: z.number().int().min(0).max(1000),
-  grade: GradeBody,
-  reason: z.string().trim().max(500).optional(),
-});
-const GraderBody = z.strictObject({ label: z.string().trim().min(1, 'is empty; name the grader (a name or a label such as "Grader A")').max(100, 'is longer than 100 characters') });
 
 export function gradingRoutes(deps: GradingDeps): Hono {
   const { store, library } = deps;
@@ -67,10 +54,8 @@ export function gradingRoutes(deps: GradingDeps): Hono {
     const id = c.req.param('studyId');
     const missing = await studyExists(c, id);
     if (missing) return missing;
-    const body = await readJson(c);
-    if (!body.ok) return body.res;
-    const parsed = GraderBody.safeParse(body.body ?? {});
-    if (!parsed.success) return zodFail(c, parsed.error.issues, 'Send {"label": "..."}');
+    const parsed = await readBody(c, GraderRequest, 'Send {"label": "..."}', { absent: {} });
+    if (!parsed.ok) return parsed.res;
     const token = newToken();
     const grader: GraderRecord = { id: `g-${randomBytes(6).toString('hex')}`, studyId: id, label: parsed.data.label, tokenHash: hashToken(token), createdAt: now(), revokedAt: null };
     await store.grading.addGrader(grader, RESEARCHER);
@@ -91,10 +76,8 @@ export function gradingRoutes(deps: GradingDeps): Hono {
     const id = c.req.param('studyId');
     const missing = await studyExists(c, id);
     if (missing) return missing;
-    const body = await readJson(c);
-    if (!body.ok) return body.res;
-    const parsed = AdjudicationBody.safeParse(body.body);
-    if (!parsed.success) return zodFail(c, parsed.error.issues, 'Send {"sessionId", "item", "testIndex", "grade": {...}, "reason"?}');
+    const parsed = await readBody(c, AdjudicationRequest, 'Send {"sessionId", "item", "testIndex", "grade": {...}, "reason"?}');
+    if (!parsed.ok) return parsed.res;
     const { sessionId, item, testIndex, grade, reason } = parsed.data;
     const data = await loadGrading(store, library, id);
     const answer = data.answers.find((a) => a.key === answerKey(sessionId, item, testIndex));
@@ -128,10 +111,8 @@ export function gradingRoutes(deps: GradingDeps): Hono {
   api.put('/grading/answers/:answerId', async (c) => {
     const g = await graderOf(c);
     if (!g.ok) return g.res;
-    const body = await readJson(c);
-    if (!body.ok) return body.res;
-    const parsed = GradeBody.safeParse(body.body);
-    if (!parsed.success) return zodFail(c, parsed.error.issues, 'The grade is not valid');
+    const parsed = await readBody(c, GradeRequest, 'The grade is not valid');
+    if (!parsed.ok) return parsed.res;
     const answerId = c.req.param('answerId');
     const data = await loadGrading(store, library, g.grader.studyId);
     const answer = data.answers.find((a) => graderAnswerId(g.grader, a.key) === answerId);

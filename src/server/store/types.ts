@@ -221,13 +221,14 @@ export interface DownloadTicket {
   readonly expiresAt: number;
 }
 
-export interface Store {
-  readonly kind: 'pglite' | 'postgres';
-  /** Graders, their grades and the researcher's adjudications (`gradingStore.ts`). */
-  readonly grading: GradingStore;
-  /** Campaigns: claims on pool candidates and recorded draws (`campaignStore.ts`). */
-  readonly campaigns: CampaignStore;
+/*
+ * The database, split by concern: each interface below is what one part of the server needs,
+ * and `Store` (one implementation, `sqlStore.ts`, on PGlite or PostgreSQL) is all of them. Code
+ * that needs one concern takes its interface, so that what it may touch is in its signature.
+ */
 
+/** Study definitions and their versions. */
+export interface StudyStore {
   /**
    * Saves a study definition: the first save creates version 1; later saves replace the latest
    * version while no session has run it, and add a new version once one has.
@@ -237,7 +238,15 @@ export interface Store {
   getStudy(id: string, version?: number): Promise<StudyRecord | null>;
   /** The latest version of every study, with its session count over all versions. */
   listStudies(): Promise<StudySummary[]>;
+  /**
+   * What a study's sessions have stored together: the sum of their event counters (one row per
+   * session read, never the events), for the study's storage budget.
+   */
+  studyUsage(studyId: string): Promise<{ events: number; bytes: number }>;
+}
 
+/** Participants' sessions: made, found, listed, their state. */
+export interface SessionStore {
   createSession(session: NewSession): Promise<void>;
   getSession(id: string): Promise<SessionRecord | null>;
   /** The session whose token has this SHA-256 hash. */
@@ -246,6 +255,10 @@ export interface Store {
   /** Sessions of a study whose params hold this value (e.g. the same PROLIFIC_PID). */
   countSessionsWithParam(studyId: string, key: string, value: string): Promise<number>;
   setSessionState(id: string, state: SessionState, opts?: { finishedAt?: number; flags?: readonly string[] }): Promise<void>;
+}
+
+/** The researcher's exclusions and deletions, and the audit log that records them. */
+export interface CurationStore {
   /**
    * Excludes a session from every count (`exclude` given) or counts it again (null), and records
    * the audit event in the same transaction. Null when there is no such session; `changed` is
@@ -264,7 +277,10 @@ export interface Store {
   deleteStudy(id: string, audit: Omit<AuditEventInput, 'studyId' | 'target' | 'action'>): Promise<DeletedRows | null>;
   /** The audit log of a study (also of one deleted since), newest first. */
   listAuditEvents(studyId: string): Promise<AuditEventRecord[]>;
+}
 
+/** Sessions' event logs: stored exactly once, read whole or a page at a time. */
+export interface EventStore {
   /**
    * Stores a batch idempotently on `(sessionId, seq)` in one transaction: repeated events are
    * skipped, events past a gap are kept and counted once the gap fills. Sets the session's
@@ -280,7 +296,10 @@ export interface Store {
    * Pages hold at most `batchSize` events (default 5,000); events after `afterSeq` only.
    */
   streamEvents(sessionId: string, opts?: { batchSize?: number; afterSeq?: number }): AsyncGenerator<StoredEvent[]>;
+}
 
+/** What participants submit besides events: grids for task items, answers and responses. */
+export interface AnswerStore {
   /** Inserts a submission; false when its key or its trial number is already taken. */
   addSubmission(s: SubmissionRecord): Promise<boolean>;
   listSubmissions(sessionId: string): Promise<SubmissionRecord[]>;
@@ -288,17 +307,14 @@ export interface Store {
   addResponse(r: ResponseRecord): Promise<boolean>;
   /** A session's responses in the order they were stored. */
   listResponses(sessionId: string): Promise<ResponseRecord[]>;
-  /** Stores a one-time download link (by its token's hash); links that expired a day ago are dropped. */
-  addDownloadTicket(t: DownloadTicket): Promise<void>;
-  /**
-   * Takes a link for one download, once, whichever server asks: the ticket, or why not
-   * (`missing`, `used`, `expired`).
-   */
-  claimDownloadTicket(tokenHash: string, now: number): Promise<DownloadTicket | 'missing' | 'used' | 'expired'>;
-
   /** How many submissions each session of a study has (sessions without any are absent). */
   submissionCounts(studyId: string): Promise<Map<string, number>>;
+  /** The submissions of these sessions, each session's in `listSubmissions` order. */
+  listSubmissionsOf(sessionIds: readonly string[]): Promise<Map<string, SubmissionRecord[]>>;
+}
 
+/** The results digests of sessions, and the event tails that extend them. */
+export interface DigestStore {
   /** The stored results digests of a study's sessions, by session id, with the key each was computed under. */
   readDigests(studyId: string): Promise<Map<string, { key: string; digest: unknown }>>;
   /** Stores (or replaces) a session's results digest, and the fold it came from (null: none); nothing when the session is gone. */
@@ -312,19 +328,15 @@ export interface Store {
    * what arrived since each session's digest was folded.
    */
   readEventTails(tails: readonly { sessionId: string; afterSeq: number; throughSeq: number }[]): Promise<Map<string, StoredEvent[]>>;
-  /** The submissions of these sessions, each session's in `listSubmissions` order. */
-  listSubmissionsOf(sessionIds: readonly string[]): Promise<Map<string, SubmissionRecord[]>>;
+}
 
+/** Runs of ARC-AGI-3 games the server ran, their steps, and the game code they ran on. */
+export interface GameRunStore {
   /** Records a server-run game's run (once; a repeated id is ignored). */
   addGameRun(run: GameRunRecord): Promise<void>;
   getGameRun(runId: string): Promise<GameRunRecord | null>;
   /** A session's server-run game runs, oldest first. */
   listGameRuns(sessionId: string): Promise<GameRunRecord[]>;
-  /**
-   * What a study's sessions have stored together: the sum of their event counters (one row per
-   * session read, never the events), for the study's storage budget.
-   */
-  studyUsage(studyId: string): Promise<{ events: number; bytes: number }>;
   /** The versions of games a study's runs were opened on, in the order they were first used. */
   studyGameVersions(studyId: string): Promise<StudyGameVersion[]>;
   /** Keeps the files of a game's version (once; a hash stored already is left as it is). */
@@ -335,9 +347,27 @@ export interface Store {
   addGameStep(step: GameStepRecord): Promise<boolean>;
   /** A run's steps in order; from step `from` when given, at most `limit` of them when given. */
   readGameSteps(runId: string, opts?: { from?: number; limit?: number }): Promise<GameStepRecord[]>;
+}
+
+/** One-time export download links. */
+export interface DownloadStore {
+  /** Stores a one-time download link (by its token's hash); links that expired a day ago are dropped. */
+  addDownloadTicket(t: DownloadTicket): Promise<void>;
+  /**
+   * Takes a link for one download, once, whichever server asks: the ticket, or why not
+   * (`missing`, `used`, `expired`).
+   */
+  claimDownloadTicket(tokenHash: string, now: number): Promise<DownloadTicket | 'missing' | 'used' | 'expired'>;
+}
+
+/** Secrets shared by every server on the database. */
+export interface SecretStore {
   /** The secret of this name, created by `make` on first use and the same for every server on the database afterwards. */
   secret(name: string, make: () => string): Promise<string>;
+}
 
+/** Agents over the ARC-AGI-3 protocol: their keys, scorecards, game sessions and steps. */
+export interface AgentStore {
   /** Agents' keys (the ARC-AGI-3 protocol). */
   addAgentKey(key: AgentKeyRecord): Promise<void>;
   listAgentKeys(): Promise<AgentKeyRecord[]>;
@@ -363,6 +393,15 @@ export interface Store {
   addAgentStepIfFree(step: AgentStepRecord): Promise<boolean>;
   /** A game session's steps in order. */
   readAgentSteps(guid: string): Promise<AgentStepRecord[]>;
+}
+
+/** The whole database: every concern above, the grading and campaign stores, and closing it. */
+export interface Store extends StudyStore, SessionStore, CurationStore, EventStore, AnswerStore, DigestStore, GameRunStore, DownloadStore, SecretStore, AgentStore {
+  readonly kind: 'pglite' | 'postgres';
+  /** Graders, their grades and the researcher's adjudications (`gradingStore.ts`). */
+  readonly grading: GradingStore;
+  /** Campaigns: claims on pool candidates and recorded draws (`campaignStore.ts`). */
+  readonly campaigns: CampaignStore;
 
   close(): Promise<void>;
 }

@@ -6,18 +6,17 @@
  */
 import { type Context, Hono } from 'hono';
 import { stream } from 'hono/streaming';
-import { z } from 'zod';
 import { StudyId, isPractice, parseStudy } from '../../core/study/schema';
-import type { StudyListEntry, StudyUsage } from '../../core/protocol/api';
-import { ITEM_START, effectiveState } from '../../core/study/rules';
+import type { AdminResponse, AdminSessionDetail, AdminSessionEntry, AdminSubmission, StudyListEntry, StudyUsage } from '../../core/protocol/api';
+import { ITEM_START, effectiveState, type SessionState } from '../../core/study/rules';
+import type { SessionRecord } from '../store/types';
 import { studyReferenceProblems } from '../studies';
 import { skippedCandidates } from '../campaign/assign';
 import { games, solutions } from '../../games';
-import { type StudyContext, adminGuard, fail, readJson, zodFail } from './context';
+import { SaveStudyRequest } from '../../core/protocol/requests';
+import { type StudyContext, adminGuard, fail, readBody } from './context';
 import { studyStorageBudget } from './limits';
 import { participantsFirst } from '../load';
-
-const SaveStudy = z.object({ definition: z.unknown() });
 
 /** Events per page when a session's log is streamed. */
 const PAGE = 2_000;
@@ -56,10 +55,8 @@ export function adminRoutes(ctx: StudyContext): Hono {
     const id = c.req.param('studyId')!;
     const idOk = StudyId.safeParse(id);
     if (!idOk.success) return fail(c, 400, 'malformed', `Study id "${id}" ${idOk.error.issues[0].message}.`);
-    const body = await readJson(c);
-    if (!body.ok) return body.res;
-    const wrapper = SaveStudy.safeParse(body.body);
-    if (!wrapper.success) return zodFail(c, wrapper.error.issues, 'Send {"definition": {...}}');
+    const wrapper = await readBody(c, SaveStudyRequest, 'Send {"definition": {...}}');
+    if (!wrapper.ok) return wrapper.res;
     const parsed = parseStudy(wrapper.data.definition);
     if (!parsed.ok) return fail(c, 400, 'invalid_study', `The study is not valid: ${parsed.problems.join('; ')}`, { problems: parsed.problems });
     const { references, sealing } = await studyReferenceProblems(parsed.study, deps.library, deps.games);
@@ -94,11 +91,11 @@ export function adminRoutes(ctx: StudyContext): Hono {
   admin.get('/sessions', async (c) => {
     const t = now();
     const sessions = await store.listSessions(c.req.query('study') || undefined);
-    const out = [];
+    const out: AdminSessionEntry[] = [];
     for (const s of sessions) {
       const state = effectiveState(s, await ctx.studyAt(s.studyId, s.studyVersion), t);
       if (state !== s.state) await store.setSessionState(s.id, state);
-      out.push({ id: s.id, studyId: s.studyId, studyVersion: s.studyVersion, state, params: s.params, seed: s.seed, order: s.order, createdAt: s.createdAt, lastEventAt: s.lastEventAt, finishedAt: s.finishedAt, eventCount: s.eventCount, eventBytes: s.eventBytes, ackedThrough: s.ackedThrough, flags: s.flags, excludedAt: s.excludedAt, excludedReason: s.excludedReason });
+      out.push(sessionEntry(s, state, s.flags));
     }
     return c.json({ sessions: out });
   });
@@ -111,7 +108,13 @@ export function adminRoutes(ctx: StudyContext): Hono {
     // Pool candidates the session's time did not allow are marked, as the participant was told.
     const skipped = await skippedCandidates(store, study, s, now());
     const items = summary.items.map((i) => (skipped.has(i.id) ? { ...i, skipped: true } : i));
-    return c.json({ session: { ...s, tokenHash: undefined, state: effectiveState(s, study, now()), flags: [...new Set([...s.flags, ...summary.flags])] }, summary: { ...summary, items }, submissions: await store.listSubmissions(s.id), responses: await store.listResponses(s.id) });
+    const [submissions, responses] = await Promise.all([store.listSubmissions(s.id), store.listResponses(s.id)]);
+    return c.json({
+      session: sessionEntry(s, effectiveState(s, study, now()), [...new Set([...s.flags, ...summary.flags])]),
+      summary: { ...summary, items },
+      submissions: submissions.map(({ key, item, testIndex, trial, grid, verdict, practice, at }): AdminSubmission => ({ key, item, testIndex, trial, grid, verdict, practice, at })),
+      responses: responses.map(({ key, item, kind, part, value, at }): AdminResponse => ({ key, item, kind, part, value, at })),
+    } satisfies AdminSessionDetail);
   });
 
   // The same JSON as one document ({sessionId, ackedThrough, events: [...]}), written a page at a time.
@@ -142,4 +145,13 @@ export function adminRoutes(ctx: StudyContext): Hono {
   });
 
   return admin;
+}
+
+/** What the researcher's routes say of a session: never its token hash. */
+function sessionEntry(s: SessionRecord, state: SessionState, flags: readonly string[]): AdminSessionEntry {
+  return {
+    id: s.id, studyId: s.studyId, studyVersion: s.studyVersion, state, params: s.params, seed: s.seed, order: s.order, createdAt: s.createdAt,
+    lastEventAt: s.lastEventAt, finishedAt: s.finishedAt, eventCount: s.eventCount, eventBytes: s.eventBytes, ackedThrough: s.ackedThrough,
+    flags, excludedAt: s.excludedAt, excludedReason: s.excludedReason,
+  };
 }

@@ -9,20 +9,23 @@
  * by a file in the studies folder is not deleted: the file would re-create it at the next start.
  */
 import { type Context, Hono } from 'hono';
-import { z } from 'zod';
 import type { AuditEntry, DeletionResult, ExclusionResult } from '../../core/protocol/api';
 import type { SessionRecord } from '../store/types';
-import { type StudyContext, adminGuard, fail, readJson, zodFail } from './context';
+import { DeleteRequest, ExclusionRequest } from '../../core/protocol/requests';
+import { type StudyContext, adminGuard, fail, readBody } from './context';
 
 /** Who the audit log names for the researcher token (there is one researcher token per server). */
 export const RESEARCHER = 'researcher';
 
-const Reason = z.string().trim().max(500, 'is at most 500 characters').transform((r) => (r === '' ? null : r)).optional();
-const ExclusionBody = z.strictObject({ reason: Reason }).default({});
-const DeleteBody = z.strictObject({
-  confirm: z.string({ error: 'is required: the id being deleted, typed again' }).max(200),
-  reason: Reason,
-});
+
+/** A deletion's body, refused unless its `confirm` repeats the id being deleted. */
+async function readDeletion(c: Context, what: 'session' | 'study', id: string) {
+  const parsed = await readBody(c, DeleteRequest, `Deleting a ${what} is permanent; send {"confirm": "<the ${what} id>"}`, { absent: {} });
+  if (parsed.ok && parsed.data.confirm !== id) {
+    return { ok: false as const, res: fail(c, 400, 'confirmation_mismatch', `confirm must be the ${what} id "${id.slice(0, 100)}" exactly; it is "${parsed.data.confirm.slice(0, 100)}". Nothing was deleted.`) };
+  }
+  return parsed;
+}
 
 export function curationRoutes(ctx: StudyContext): Hono {
   const { store, now, deps } = ctx;
@@ -31,10 +34,8 @@ export function curationRoutes(ctx: StudyContext): Hono {
 
   const exclusion = async (c: Context, exclude: boolean) => {
     const id = c.req.param('sessionId')!;
-    const body = await readJson(c);
-    if (!body.ok) return body.res;
-    const parsed = ExclusionBody.safeParse(body.body);
-    if (!parsed.success) return zodFail(c, parsed.error.issues, `Send {"reason": "..."} (the reason is optional)`);
+    const parsed = await readBody(c, ExclusionRequest, `Send {"reason": "..."} (the reason is optional)`);
+    if (!parsed.ok) return parsed.res;
     const reason = parsed.data.reason ?? null;
     const r = await store.setSessionExclusion(id, exclude ? { reason } : null, { actor: RESEARCHER, at: now() });
     if (!r) return fail(c, 404, 'not_found', `No session ${id.slice(0, 100)}; it may have been deleted. Reload the study's results.`);
@@ -45,13 +46,8 @@ export function curationRoutes(ctx: StudyContext): Hono {
 
   admin.delete('/sessions/:sessionId', async (c) => {
     const id = c.req.param('sessionId');
-    const body = await readJson(c);
-    if (!body.ok) return body.res;
-    const parsed = DeleteBody.safeParse(body.body ?? {});
-    if (!parsed.success) return zodFail(c, parsed.error.issues, `Deleting a session is permanent; send {"confirm": "<the session id>"}`);
-    if (parsed.data.confirm !== id) {
-      return fail(c, 400, 'confirmation_mismatch', `confirm must be the session id "${id.slice(0, 100)}" exactly; it is "${parsed.data.confirm.slice(0, 100)}". Nothing was deleted.`);
-    }
+    const parsed = await readDeletion(c, 'session', id);
+    if (!parsed.ok) return parsed.res;
     const before = await store.getSession(id);
     const deleted = await store.deleteSession(id, { actor: RESEARCHER, reason: parsed.data.reason ?? null, at: now() });
     if (!before || !deleted) return fail(c, 404, 'not_found', `No session ${id.slice(0, 100)}; it may have been deleted already.`);
@@ -61,13 +57,8 @@ export function curationRoutes(ctx: StudyContext): Hono {
 
   admin.delete('/studies/:studyId', async (c) => {
     const id = c.req.param('studyId');
-    const body = await readJson(c);
-    if (!body.ok) return body.res;
-    const parsed = DeleteBody.safeParse(body.body ?? {});
-    if (!parsed.success) return zodFail(c, parsed.error.issues, `Deleting a study is permanent; send {"confirm": "<the study id>"}`);
-    if (parsed.data.confirm !== id) {
-      return fail(c, 400, 'confirmation_mismatch', `confirm must be the study id "${id.slice(0, 100)}" exactly; it is "${parsed.data.confirm.slice(0, 100)}". Nothing was deleted.`);
-    }
+    const parsed = await readDeletion(c, 'study', id);
+    if (!parsed.ok) return parsed.res;
     if (!(await store.getStudy(id))) return fail(c, 404, 'not_found', `No study "${id.slice(0, 100)}"; it may have been deleted already.`);
     const file = await deps.studyFile?.(id) ?? null;
     if (file) {

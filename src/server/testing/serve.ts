@@ -3,7 +3,10 @@
  * itself (killed, or its database restarted under it).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { freshPostgresDatabase } from '../store/testing';
 
 const ROOT = path.resolve(__dirname, '../../..');
 
@@ -26,6 +29,42 @@ export interface ServeOptions {
   readonly env?: NodeJS.ProcessEnv;
   /** More arguments for `serve`, e.g. `['--arc3-games', dir]`. */
   readonly args?: readonly string[];
+}
+
+/** A database for a spawned `serve`: PostgreSQL's URL, or none for PGlite in its data folder. */
+export interface ServeDatabase {
+  readonly url: string | undefined;
+  drop(): Promise<void>;
+}
+
+/**
+ * The two databases a test runs its spawned servers on, for `describe.each`: PGlite (in the
+ * server's data folder), and a new database on the test PostgreSQL named from `prefix`.
+ */
+export function serveDatabases(prefix: string): readonly { readonly name: 'pglite' | 'postgres'; database(): Promise<ServeDatabase> }[] {
+  return [
+    { name: 'pglite', database: async () => ({ url: undefined, drop: async () => {} }) },
+    { name: 'postgres', database: () => freshPostgresDatabase(prefix) },
+  ];
+}
+
+/** A throwaway folder for servers under test: `dist` holds a stand-in app, `dataDir` is not made yet. */
+export interface ServeFolders {
+  readonly tmp: string;
+  /** A folder with an `index.html`, for `ARC_STUDIO_DIST`: the tests need no built app. */
+  readonly dist: string;
+  readonly dataDir: string;
+  /** Deletes the folder and everything in it. */
+  remove(): void;
+}
+
+/** Makes a throwaway folder (its name starts with `prefix`) with a stand-in app in it. */
+export function serveFolders(prefix: string): ServeFolders {
+  const tmp = mkdtempSync(path.join(os.tmpdir(), prefix));
+  const dist = path.join(tmp, 'dist');
+  mkdirSync(dist);
+  writeFileSync(path.join(dist, 'index.html'), '<!doctype html><title>test</title>');
+  return { tmp, dist, dataDir: path.join(tmp, 'data'), remove: () => rmSync(tmp, { recursive: true, force: true }) };
 }
 
 /** Starts `serve` and resolves once it says it is running (rejects with its output if it exits first). */
