@@ -31,6 +31,8 @@ if (WORKERS > 5) throw new Error(`ARC_STUDIO_E2E_WORKERS=${WORKERS}: at most 5 w
 
 export default defineConfig({
   testDir: 'e2e',
+  // The PGlite template every test server's data folder starts from (`e2e/global-setup.ts`).
+  globalSetup: './e2e/global-setup.ts',
   // Limits for a busy machine: a wait ends as soon as what it waits for happens, so a long limit
   // costs nothing when the machine is idle (a server's acknowledgement took over 10 s under load).
   timeout: 120_000,
