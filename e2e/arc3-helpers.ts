@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ownPort } from './helpers';
+import { ownPort, seedDataDir } from './helpers';
 
 export const VENDOR = path.resolve('../shared/vendor/arc-agi-3');
 export const OFFICIAL_GAMES = path.join(VENDOR, 'environment_files');
@@ -49,7 +49,7 @@ const START_TIMEOUT_MS = 300_000;
 export async function startServer(flags: string[], env: NodeJS.ProcessEnv = {}): Promise<TestServer> {
   const info = test.info();
   if (info.timeout > 0) info.setTimeout(info.timeout + START_TIMEOUT_MS);
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'arc3-e2e-'));
+  const dataDir = seedDataDir(mkdtempSync(path.join(os.tmpdir(), 'arc3-e2e-')));
   const port = ownPort(6 + nextServer++ % 4);
   const base = `http://127.0.0.1:${port}`;
   let out = '';

@@ -3,8 +3,8 @@
  * plays ls20 (keys) and vc33 (clicks) from a study link, the researcher reads the runs back; a
  * designer's hot reload; a worker killed mid-run; a server without Python.
  */
-import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from './studio-test';
+import { seriousViolations } from './axe';
 import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -20,11 +20,6 @@ import {
 const LS20_LEVEL1 = ['ArrowLeft', 'ArrowLeft', 'ArrowLeft', 'ArrowUp', 'ArrowUp', 'ArrowUp', 'ArrowUp', 'ArrowRight', 'ArrowRight', 'ArrowRight', 'ArrowUp', 'ArrowUp', 'ArrowUp'];
 /** Level 1 of vc33: three clicks on the right-hand control. */
 const VC33_LEVEL1: [number, number][] = [[60, 32], [60, 32], [60, 32]];
-
-async function seriousViolations(page: Page): Promise<string[]> {
-  const { violations } = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').flatMap((v) => v.nodes.map((n) => `${v.id} at ${n.target.join(' ')}`));
-}
 
 const rgb = (hex: string): [number, number, number] => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)) as [number, number, number];
 

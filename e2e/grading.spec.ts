@@ -5,14 +5,9 @@
  * the disagreement, and the studio shows the final grades and the agreement.
  */
 import { readFileSync } from 'node:fs';
-import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Browser, type Page } from './studio-test';
+import { seriousViolations } from './axe';
 import { ADMIN } from './study-helpers';
-
-async function seriousViolations(page: Page): Promise<string[]> {
-  const { violations } = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').flatMap((v) => v.nodes.map((n) => `${v.id} at ${n.target.join(' ')}`));
-}
 
 const GOOD = 'Closed form a_n = 2^n - 1. Base: a_1 = 1. Step: 2(2^n - 1) + 1 = 2^{n+1} - 1. By induction it holds.';
 const POOR = 'It doubles every time, so about 2^n.';

@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, type Page } from '@playwright/test';
+import { seedDataDir as seedFromTemplate } from '../src/server/store/pgliteTemplate';
 import type { ArcTask } from '../src/core/formats/arcTask';
 import type { Grid } from '../src/core/grid/grid';
 import type { ActionInput } from '../src/core/game';
@@ -22,6 +23,18 @@ export function ownPort(slot: number): number {
   if (!Number.isInteger(slot) || slot < 0 || slot >= PORTS_PER_WORKER) throw new Error(`ownPort: slot ${slot} is outside 0-${PORTS_PER_WORKER - 1}`);
   const worker = Number(process.env.TEST_PARALLEL_INDEX ?? 0);
   return Number(process.env.E2E_PORT ?? 4399) + PORTS_PER_WORKER * worker + slot;
+}
+
+/**
+ * Puts a database with the migrations applied in a test server's new data folder (a copy of the
+ * template `global-setup.ts` made), so the server starts as it would on its second day, without
+ * PGlite's initdb and the migrations. Returns the folder.
+ */
+export function seedDataDir(dataDir: string): string {
+  const template = process.env.E2E_PGLITE_TEMPLATE;
+  if (!template) throw new Error('No PGlite template: run the browser tests with playwright.config.ts (its global setup makes it).');
+  seedFromTemplate(template, dataDir);
+  return dataDir;
 }
 
 export function arcTask(id: string): ArcTask {

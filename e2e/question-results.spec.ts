@@ -1,13 +1,7 @@
 import { readFileSync } from 'node:fs';
-import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from './studio-test';
+import { seriousViolations } from './axe';
 import { ADMIN, buildGrid, expectAllStored, sampleTask } from './study-helpers';
-
-/** Serious or critical axe-core violations (WCAG 2.1 AA) inside `include`. */
-async function seriousViolations(page: Page, include: string): Promise<string[]> {
-  const { violations } = await new AxeBuilder({ page }).include(include).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').flatMap((v) => v.nodes.map((n) => `${v.id} at ${n.target.join(' ')}`));
-}
 
 type Pick = RegExp[];
 

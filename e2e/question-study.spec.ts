@@ -5,16 +5,10 @@
  * a browser of their own; the studio's results then show the accuracy, the times and the grade,
  * and responses.csv holds the answers and the description.
  */
-import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type Page } from './studio-test';
+import { expect, test } from './studio-test';
+import { seriousViolations } from './axe';
 import { parseCsvObjects } from '../src/core/formats/csv';
 import { ADMIN, buildGrid, expectAllStored, sampleTask } from './study-helpers';
-
-async function seriousViolations(page: Page, include?: string): Promise<string[]> {
-  const axe = new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']);
-  const { violations } = await (include ? axe.include(include) : axe).analyze();
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').flatMap((v) => v.nodes.map((n) => `${v.id} at ${n.target.join(' ')}`));
-}
 
 const DEFINITION = {
   title: 'Science, numbers, a proof and a grid',

@@ -1,12 +1,6 @@
-import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type Page, type Response } from './studio-test';
+import { expect, test, type Response } from './studio-test';
+import { seriousViolations } from './axe';
 import { ADMIN, expectAllStored, serverEvents } from './study-helpers';
-
-/** Serious or critical axe-core violations (WCAG 2.1 AA) on the page as it is now. */
-async function seriousViolations(page: Page): Promise<string[]> {
-  const { violations } = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').flatMap((v) => v.nodes.map((n) => `${v.id} at ${n.target.join(' ')}`));
-}
 
 /**
  * A participant answers question items: two AI2 ARC questions (letters, then digits), a

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { LogEvent } from '../src/core/log/events';
 import { ADMIN, sampleStudy } from './study-helpers';
-import { ownPort } from './helpers';
+import { ownPort, seedDataDir } from './helpers';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -37,7 +37,7 @@ test.beforeAll(async () => {
   }
   const port = ownPort(1);
   base = `http://127.0.0.1:${port}`;
-  server = spawn(process.execPath, ['bin/arc-studio.mjs', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', path.join(tmp, 'data'), '--practice-tasks', 'arc-agi-1=../shared/data/arc-agi-1'], {
+  server = spawn(process.execPath, ['bin/arc-studio.mjs', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', seedDataDir(path.join(tmp, 'data')), '--practice-tasks', 'arc-agi-1=../shared/data/arc-agi-1'], {
     env: { ...process.env, ARC_STUDIO_DIST: dist, ARC_STUDIO_ADMIN_TOKEN: process.env.E2E_ADMIN_TOKEN }, stdio: 'ignore',
   });
   await expect.poll(async () => (await fetch(`${base}/api/health`).catch(() => null))?.status ?? 0, { timeout: 300_000, message: 'the server did not start' }).toBe(200);

@@ -12,7 +12,7 @@ import { test as base } from '@playwright/test';
 import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { ownPort } from './helpers';
+import { ownPort, seedDataDir } from './helpers';
 
 export * from '@playwright/test';
 
@@ -31,6 +31,7 @@ export const test = base.extend<object, { studioServer: WorkerServer }>({
     const port = ownPort(0);
     const dataDir = path.resolve(`.tmp/e2e-data-${port}-${workerInfo.workerIndex}`);
     rmSync(dataDir, { recursive: true, force: true });
+    seedDataDir(dataDir);
     const child = spawn(process.execPath, [
       'bin/arc-studio.mjs', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir,
       '--practice-tasks', 'arc-agi-1=../shared/data/arc-agi-1',

@@ -3,7 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { clickCell, ownPort, screenGrid } from './helpers';
+import { clickCell, ownPort, screenGrid, seedDataDir } from './helpers';
 import { browserSession, completeCurrentItem, expectAllStored, sampleStudy, serverEvents } from './study-helpers';
 
 /** Starts the study and stops at the first task item. */
@@ -67,7 +67,7 @@ test('a reload mid-item resumes the same item with its grid and trials', async (
 
 test('the server killed with SIGKILL and restarted mid-session loses nothing', async ({ page, request }) => {
   test.setTimeout(240_000);
-  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'arc-studio-kill-'));
+  const dataDir = seedDataDir(mkdtempSync(path.join(os.tmpdir(), 'arc-studio-kill-')));
   const port = ownPort(2);
   const base = `http://127.0.0.1:${port}`;
   const start = async (): Promise<ChildProcess> => {

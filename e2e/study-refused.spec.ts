@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseJsonl } from '../src/core/log/events';
 import { ADMIN, browserSession } from './study-helpers';
-import { ownPort } from './helpers';
+import { ownPort, seedDataDir } from './helpers';
 
 let server: ChildProcess | null = null;
 let base = '';
@@ -19,7 +19,7 @@ let tmp = '';
 test.beforeAll(async () => {
   // A server start takes minutes on a busy machine.
   test.setTimeout(360_000);
-  tmp = mkdtempSync(path.join(os.tmpdir(), 'arc-studio-refused-'));
+  tmp = seedDataDir(mkdtempSync(path.join(os.tmpdir(), 'arc-studio-refused-')));
   const port = ownPort(3);
   base = `http://127.0.0.1:${port}`;
   server = spawn(process.execPath, ['bin/arc-studio.mjs', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', tmp], {

@@ -5,15 +5,10 @@
  * answers come out of the results page's responses export.
  */
 import { readFile } from 'node:fs/promises';
-import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type Page } from './studio-test';
+import { expect, test } from './studio-test';
+import { seriousViolations } from './axe';
 import { parseCsvObjects } from '../src/core/formats/csv';
 import { ADMIN, expectAllStored } from './study-helpers';
-
-async function seriousViolations(page: Page): Promise<string[]> {
-  const { violations } = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').flatMap((v) => v.nodes.map((n) => `${v.id} at ${n.target.join(' ')}`));
-}
 
 test('a researcher builds a survey of several question types in the editor, a participant answers it, and the answers reach the results', async ({ page, browser, request }) => {
   test.setTimeout(240_000);

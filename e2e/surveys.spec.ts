@@ -4,15 +4,10 @@
  * collects them), a survey checked against its questions, and withdrawing; every answer ends up
  * in responses.csv.
  */
-import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type Page, type APIRequestContext } from './studio-test';
+import { expect, test, type APIRequestContext } from './studio-test';
+import { seriousViolations } from './axe';
 import { parseCsvObjects } from '../src/core/formats/csv';
 import { ADMIN, browserSession, buildGrid, expectAllStored, sampleTask, serverEvents } from './study-helpers';
-
-async function seriousViolations(page: Page): Promise<string[]> {
-  const { violations } = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').flatMap((v) => v.nodes.map((n) => `${v.id} at ${n.target.join(' ')}`));
-}
 
 const DEFINITION = {
   title: 'Questions, a task and a survey',

@@ -4,22 +4,11 @@
  * study header shows the whole title. Every control the participant needs lies in the window,
  * and no page is wider than the screen.
  */
-import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Locator, type Page } from './studio-test';
+import { expectAccessible } from './axe';
 import { LS20, LS20_LEVEL1_KEYS, OFFICIAL_GAMES, VC33, VC33_LEVEL1_CLICKS, createStudy, startServer, storedEvents, studySessionId, type TestServer } from './arc3-helpers';
 import { cellPoint, screenGrid } from './helpers';
 import { ADMIN, sampleTask } from './study-helpers';
-
-/** No serious or critical axe-core violation (WCAG 2.1 AA, and Label in Name) on the page as it is now. */
-async function expectAccessible(page: Page, name: string): Promise<void> {
-  // One axe run at a time in a page.
-  const found = [
-    await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze(),
-    await new AxeBuilder({ page }).withRules(['label-content-name-mismatch']).analyze(),
-  ];
-  const serious = found.flatMap((r) => r.violations).filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect.soft(serious.flatMap((v) => v.nodes.map((n) => `${v.id} at ${n.target.join(' ')}`)), `serious or critical axe violations on ${name}`).toEqual([]);
-}
 
 const PHONE = { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true } as const;
 

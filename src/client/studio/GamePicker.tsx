@@ -76,7 +76,7 @@ export function GamePicker({ initial, onChoose, onClose }: { initial: string; on
         <ul className="grid grid-cols-[repeat(auto-fill,minmax(190px,1fr))] gap-2" aria-label="Games">
           {matches.map((g) => (
             <li key={g.id}>
-              <button type="button" onClick={() => setCurrent(g.id)} aria-pressed={g.id === current} aria-label={`${g.title} ${g.id}`}
+              <button type="button" onClick={() => setCurrent(g.id)} aria-pressed={g.id === current}
                 className={`flex w-full flex-col gap-1.5 rounded-md border p-2 text-left ${g.id === current ? 'border-sky-400 bg-sky-500/10' : 'border-slate-800 bg-slate-900/60 hover:border-slate-600'}`}>
                 <Thumb entry={g} scale={2} />
                 <span className="text-sm font-semibold text-white">{g.title}</span>
