@@ -147,6 +147,7 @@ export function StudyPage() {
         return;
       }
       const { history } = opened;
+      outbox.adoptServerAck(view.session.ackedThrough);
       outbox.start();
       if (history.some((e) => e.kind === 'session.start')) outbox.append('session.resume', clientInfo());
       else {

@@ -208,6 +208,33 @@ describe('study outbox', () => {
     expect(o.status.getState()).toMatchObject({ pending: 0, ackedThrough: 1 });
   });
 
+  it('numbers a reloaded page\'s events after those the server got as the last page closed, though this browser never stored them', async () => {
+    const s = await newSession();
+    const o = await outboxFor(s, { delayMs: 60_000 });
+    o.start();
+    o.append('session.start', { mode: 'study' });
+    o.append('consent', { agreed: true });
+    await o.drained();
+    // The page closes while storage is still writing its last event: the keepalive request
+    // delivers it, the browser's storage never gets it.
+    const putEvents = storage.putEvents.bind(storage);
+    storage.putEvents = () => new Promise<void>(() => {});
+    o.append('question.blur', { item: 'q1' });
+    page.window.dispatchEvent(new Event('pagehide'));
+    await expect.poll(() => o.status.getState().ackedThrough).toBe(2);
+    o.dispose();
+    storage.putEvents = putEvents;
+    const { outbox: next, history } = await Outbox.open(storage.sessions.get(s.sessionId)!, { storage, page, baseUrl, delayMs: 20 });
+    made.push(next);
+    expect(history.map((e) => e.seq)).toEqual([0, 1]);
+    const view = (await (await fetch(`${baseUrl}/api/sessions/${s.sessionId}`, { headers: { Authorization: `Bearer ${s.token}` } })).json()) as { session: { ackedThrough: number } };
+    next.adoptServerAck(view.session.ackedThrough);
+    next.start();
+    expect(next.append('session.resume', {}).seq).toBe(3);
+    await next.drained();
+    expect(await stored(s.sessionId)).toEqual(['0:session.start', '1:consent', '2:question.blur', '3:session.resume']);
+  });
+
   it('close() sends what is left, then removes its listeners', async () => {
     const s = await newSession();
     const o = await outboxFor(s, { delayMs: 60_000 });

@@ -165,6 +165,17 @@ export class Outbox implements EventSink {
     return this.nextSeq - 1;
   }
 
+  /**
+   * What the server holds, as its session view says (`ackedThrough`): events sent as the last page
+   * closed may have reached it without this browser keeping them (the page went before storage
+   * wrote them). They count as acknowledged, and new events are numbered after them, so a seq the
+   * server already holds is never given to another event. Call before appending on a page load.
+   */
+  adoptServerAck(ackedThrough: number): void {
+    this.acknowledge(ackedThrough);
+    if (ackedThrough >= this.nextSeq) this.nextSeq = ackedThrough + 1;
+  }
+
   /** Milliseconds since the session started, on the clock that stamps events. */
   now(): number {
     return Math.max(this.lastT, Math.round((this.tBase + performance.now() - this.pageT0) * 1000) / 1000);
