@@ -40,7 +40,11 @@ function counting(store: Store): { store: Store; reads: string[]; tails: string[
       if (prop === 'readEventTails') {
         return async (...a: Parameters<Store['readEventTails']>) => {
           const r = await target.readEventTails(...a);
-          for (const [id, events] of r) tails.push(`${id}:${events.length}`);
+          // A tail from before the first event is the whole log, read many sessions a query.
+          for (const t of a[0]) {
+            if (t.afterSeq < 0) reads.push(t.sessionId);
+            else tails.push(`${t.sessionId}:${r.get(t.sessionId)!.length}`);
+          }
           return r;
         };
       }

@@ -568,4 +568,18 @@ describe('many simultaneous starts over PostgreSQL with a small connection pool'
     }));
     expect(claims).toHaveLength(800);
   });
+
+  it('makes 1,000 simultaneous starts on two servers with a pool of two each, every one answered and none booked twice', async () => {
+    // Each start's own reads (the study, the repeat check) queue for the same two connections as
+    // the campaign's draws: they are shared and grouped, and the draws keep their connection.
+    const apps = await servers(2, 2);
+    expect((await apps[0].call('POST', 'admin/studies/camp', ADMIN, { definition: campaignStudy({ draw: 2, solves: 2 }) })).status).toBe(201);
+    const sessions = await Promise.all(Array.from({ length: 1000 }, (_, k) => apps[k % 2].start('camp', { PROLIFIC_PID: `p${Math.floor(k / 2)}` })));
+    expect(new Set(sessions.map((s) => s.sessionId)).size).toBe(1000);
+    const byParticipant = await expectNoneMetTwice(stores[0]);
+    expect(byParticipant.size).toBe(500);
+    expect([...byParticipant.values()].every((met) => met.length === 4)).toBe(true);
+    const counters = await stores[1].campaigns.counters('study:camp');
+    expect(counters.reduce((n, k) => n + k.drawn, 0)).toBe(2000);
+  });
 });

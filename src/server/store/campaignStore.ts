@@ -12,8 +12,9 @@
  */
 import type { CandidateCounts } from '../../core/analysis/campaign';
 import type { CandidateStanding, ClaimState } from '../../core/study/draw';
-import type { Driver, Queryable } from './driver';
+import type { Driver, Queryable, Transacting } from './driver';
 import type { NewSession } from './records';
+import { databaseUnavailable } from './unavailable';
 
 export type { ClaimState };
 
@@ -253,41 +254,61 @@ export class CampaignLanes {
     });
   }
 
+  /**
+   * Runs the campaign's queue batch after batch on one connection kept while the queue is not
+   * empty. Why: under a burst of starts, every start's ordinary queries wait in the pool's queue;
+   * a lane that asked for a connection again for each batch waited behind all of them, and past
+   * the pool's connect timeout its draws failed. Kept, the connection is asked for once per burst.
+   */
   private async drain(campaign: string): Promise<void> {
     const queue = this.queues.get(campaign)!;
     while (queue.length) {
-      const batch = queue.splice(0, this.maxBatch);
-      const single = batch.length === 1;
-      const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
       try {
-        await this.db.transaction(async (tx) => {
-          await lockCampaigns(tx, [campaign]);
-          for (const job of batch) {
-            // One job alone needs no savepoint: its failure undoes the transaction, which is its own.
-            if (!single) await tx.query('SAVEPOINT lane_job');
-            try {
-              const value = await job.work(tx);
-              if (!single) await tx.query('RELEASE SAVEPOINT lane_job');
-              outcomes.push({ ok: true, value });
-            } catch (error) {
-              if (single) throw error;
-              // A failure here (the connection lost) fails the whole batch below.
-              await tx.query('ROLLBACK TO SAVEPOINT lane_job');
-              outcomes.push({ ok: false, error });
-            }
-          }
+        await this.db.hold(async (conn) => {
+          // A batch that failed whole (its connection lost) ends the hold: the next gets a fresh one.
+          while (queue.length) if (!(await this.runBatch(conn, campaign, queue.splice(0, this.maxBatch)))) return;
         });
       } catch (error) {
-        for (const job of batch) job.reject(error);
-        continue;
+        // No connection to be had: every job waiting gets the reason.
+        for (const job of queue.splice(0)) job.reject(error);
       }
-      batch.forEach((job, k) => {
-        const o = outcomes[k];
-        if (o.ok) job.resolve(o.value);
-        else job.reject(o.error);
-      });
     }
     this.queues.delete(campaign);
+  }
+
+  /** Runs one batch in one transaction and answers its jobs; false when the transaction failed whole. */
+  private async runBatch(conn: Transacting, campaign: string, batch: readonly LaneJob[]): Promise<boolean> {
+    const single = batch.length === 1;
+    const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
+    try {
+      await conn.transaction(async (tx) => {
+        await lockCampaigns(tx, [campaign]);
+        for (const job of batch) {
+          // One job alone needs no savepoint: its failure undoes the transaction, which is its own.
+          if (!single) await tx.query('SAVEPOINT lane_job');
+          try {
+            const value = await job.work(tx);
+            if (!single) await tx.query('RELEASE SAVEPOINT lane_job');
+            outcomes.push({ ok: true, value });
+          } catch (error) {
+            if (single) throw error;
+            // A failure here (the connection lost) fails the whole batch below.
+            await tx.query('ROLLBACK TO SAVEPOINT lane_job');
+            outcomes.push({ ok: false, error });
+          }
+        }
+      });
+    } catch (error) {
+      for (const job of batch) job.reject(error);
+      // Rolled back, the connection serves the next batch, unless it was lost.
+      return !databaseUnavailable(error);
+    }
+    batch.forEach((job, k) => {
+      const o = outcomes[k];
+      if (o.ok) job.resolve(o.value);
+      else job.reject(o.error);
+    });
+    return true;
   }
 }
 

@@ -6,7 +6,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
-import type { Driver, Queryable } from './driver';
+import type { Driver, Queryable, Transacting } from './driver';
 import { SqlStore, migrate } from './sqlStore';
 import type { Store } from './types';
 import { lockFolder } from './folderLock';
@@ -64,10 +64,12 @@ async function pgliteDriver(opts: OpenStoreOptions): Promise<Driver> {
     query: async <R,>(sql: string, params?: unknown[]) => ({ rows: (await q.query<R>(sql, params)).rows }),
     exec: async (sql: string) => { await q.exec(sql); },
   });
+  const transaction: Driver['transaction'] = (fn) => pgl.transaction((tx) => fn(wrap(tx)));
   return {
     kind: 'pglite',
     ...wrap(pgl),
-    transaction: (fn) => pgl.transaction((tx) => fn(wrap(tx))),
+    transaction,
+    hold: (fn) => fn({ transaction }),
     close: async () => { if (owned) await pgl.close(); release(); },
   };
 }
@@ -119,29 +121,48 @@ async function postgresDriver(url: string, schema: string | undefined, max: numb
     query: async <R,>(sql: string, params?: unknown[]) => ({ rows: (await q.query(sql, params).catch(lost)).rows as R[] }),
     exec: async (sql: string) => { await q.query(sql).catch(lost); },
   });
+  /**
+   * Transactions on one checked-out client. While held, the connection's end is noted here, so
+   * the client is destroyed on release rather than handed to the next request, and a transaction
+   * after it fails at once instead of waiting on a dead socket.
+   */
+  const holding = (client: pg.PoolClient): Transacting & { release(): void } => {
+    let broken: Error | undefined;
+    const onError = (e: Error) => { broken ??= e; };
+    client.on('error', onError);
+    return {
+      async transaction(fn) {
+        if (broken) throw new DatabaseUnavailableError(broken);
+        try {
+          await client.query('BEGIN').catch(lost);
+          const out = await fn(wrap(client));
+          await client.query('COMMIT').catch(lost);
+          return out;
+        } catch (e) {
+          await client.query('ROLLBACK').catch((r: Error) => { broken ??= r; });
+          throw e;
+        }
+      },
+      release() {
+        client.removeListener('error', onError);
+        client.release(broken);
+      },
+    };
+  };
+  const hold: Driver['hold'] = async (fn) => {
+    const client = await pool.connect().catch(lost);
+    const held = holding(client);
+    try {
+      return await fn(held);
+    } finally {
+      held.release();
+    }
+  };
   return {
     kind: 'postgres',
     ...wrap(pool),
-    async transaction(fn) {
-      const client = await pool.connect().catch(lost);
-      // While held, the connection's end is noted here, so the client is destroyed on release
-      // rather than handed to the next request.
-      let broken: Error | undefined;
-      const onError = (e: Error) => { broken ??= e; };
-      client.on('error', onError);
-      try {
-        await client.query('BEGIN').catch(lost);
-        const out = await fn(wrap(client));
-        await client.query('COMMIT').catch(lost);
-        return out;
-      } catch (e) {
-        await client.query('ROLLBACK').catch((r: Error) => { broken ??= r; });
-        throw e;
-      } finally {
-        client.removeListener('error', onError);
-        client.release(broken);
-      }
-    },
+    transaction: (fn) => hold((conn) => conn.transaction(fn)),
+    hold,
     close: () => pool.end(),
   };
 }

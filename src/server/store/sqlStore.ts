@@ -92,6 +92,14 @@ interface PendingAppend extends GroupMember {
 /** Most batches (or steps) merged into one statement. */
 const GROUP_MAX = 256;
 
+/** A session start's question "how many sessions of this study hold this link parameter?". */
+interface PendingParamCount extends GroupMember {
+  readonly studyId: string;
+  readonly param: string;
+  readonly value: string;
+  resolve(n: number): void;
+}
+
 /** The steps of many runs in one statement; a step already stored (another server's) is left as it is. */
 const ADD_STEPS_SQL = `
   INSERT INTO game_steps (run_id, step, action, x, y, state, levels_completed, win_levels, available, full_reset, frame_hash, frames, keyframe, at)
@@ -158,6 +166,18 @@ export class SqlStore implements Store {
   private readonly appends: GroupCommit<PendingAppend>;
   /** Steps of many runs, one statement per group (see `addGameStep`). */
   private readonly steps: GroupCommit<PendingStep>;
+  /**
+   * Session starts' repeat checks, one statement per group: under a burst of starts they would
+   * otherwise queue one query each for a connection, ahead of the starts' draws.
+   */
+  private readonly paramCounts: GroupCommit<PendingParamCount>;
+  private paramCountNo = 0;
+  /**
+   * Reads of a study's latest version in flight, shared by the requests arriving meanwhile (a
+   * burst of starts reads one study). Dropped when this server saves or deletes the study, so a
+   * request after the save never gets a read begun before it.
+   */
+  private readonly latestStudyReads = new Map<string, Promise<StudyRecord | null>>();
 
   constructor(private readonly db: Driver) {
     this.kind = db.kind;
@@ -166,6 +186,7 @@ export class SqlStore implements Store {
     const parallel = db.kind === 'pglite' ? 1 : 4;
     this.appends = new GroupCommit({ parallel, max: GROUP_MAX, run: (group) => this.runGroup(group) });
     this.steps = new GroupCommit({ parallel, max: GROUP_MAX, run: (group) => this.runSteps(group) });
+    this.paramCounts = new GroupCommit({ parallel, max: GROUP_MAX, run: (group) => this.runParamCounts(group) });
   }
 
   async saveStudy(id: string, definition: unknown, source: StudySource, now: number): Promise<{ version: number; created: boolean }> {
@@ -183,14 +204,21 @@ export class SqlStore implements Store {
       const version = cur ? cur.version + 1 : 1;
       await tx.query(`INSERT INTO studies (id, version, definition, source, created_at) VALUES ($1, $2, $3::jsonb, $4, $5)`, [id, version, def, source, new Date(now)]);
       return { version, created: true };
-    });
+    }).finally(() => this.latestStudyReads.delete(id));
   }
 
   async getStudy(id: string, version?: number): Promise<StudyRecord | null> {
-    const r = version === undefined
-      ? await this.db.query(`SELECT * FROM studies WHERE id = $1 ORDER BY version DESC LIMIT 1`, [id])
-      : await this.db.query(`SELECT * FROM studies WHERE id = $1 AND version = $2`, [id, version]);
-    return r.rows[0] ? studyFromRow(r.rows[0]) : null;
+    if (version !== undefined) {
+      const r = await this.db.query(`SELECT * FROM studies WHERE id = $1 AND version = $2`, [id, version]);
+      return r.rows[0] ? studyFromRow(r.rows[0]) : null;
+    }
+    const shared = this.latestStudyReads.get(id);
+    if (shared) return shared;
+    const read: Promise<StudyRecord | null> = this.db.query(`SELECT * FROM studies WHERE id = $1 ORDER BY version DESC LIMIT 1`, [id])
+      .then((r) => (r.rows[0] ? studyFromRow(r.rows[0]) : null))
+      .finally(() => { if (this.latestStudyReads.get(id) === read) this.latestStudyReads.delete(id); });
+    this.latestStudyReads.set(id, read);
+    return read;
   }
 
   async listStudies(): Promise<StudySummary[]> {
@@ -224,9 +252,19 @@ export class SqlStore implements Store {
     return r.rows.map(sessionFromRow);
   }
 
-  async countSessionsWithParam(studyId: string, key: string, value: string): Promise<number> {
-    const r = await this.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM sessions WHERE study_id = $1 AND params ->> $2 = $3`, [studyId, key, value]);
-    return r.rows[0].n;
+  countSessionsWithParam(studyId: string, key: string, value: string): Promise<number> {
+    return new Promise((resolve, reject) => {
+      // Every question may share a group: its key only has to be its own.
+      this.paramCounts.add({ key: String(this.paramCountNo++), studyId, param: key, value, resolve, reject });
+    });
+  }
+
+  private async runParamCounts(group: readonly PendingParamCount[]): Promise<void> {
+    const r = await this.db.query<{ k: number; n: number }>(
+      `SELECT q.k, (SELECT count(*)::int FROM sessions s WHERE s.study_id = q.study AND s.params ->> q.param = q.value) AS n
+       FROM jsonb_to_recordset($1::jsonb) AS q(k integer, study text, param text, value text)`,
+      [JSON.stringify(group.map((m, k) => ({ k, study: m.studyId, param: m.param, value: m.value })))]);
+    for (const row of r.rows) group[row.k].resolve(row.n);
   }
 
   async setSessionState(id: string, state: SessionState, opts: { finishedAt?: number; flags?: readonly string[] } = {}): Promise<void> {
@@ -276,7 +314,7 @@ export class SqlStore implements Store {
       const deleted = { studies: studies.rows.length, ...rows };
       await insertAudit(tx, { ...audit, studyId: id, target: id, action: 'study.delete' }, { deleted });
       return deleted;
-    });
+    }).finally(() => this.latestStudyReads.delete(id));
   }
 
   async listAuditEvents(studyId: string): Promise<AuditEventRecord[]> {

@@ -120,6 +120,29 @@ describe.each(backends)('store on $name', (backend) => {
     expect(list.map((s) => [s.id, s.version, s.sessions])).toEqual([['s1', 1, 1], ['s2', 2, 1]]);
   });
 
+  it('answers reads of a study started together alike, and a read after a save with the saved version', async () => {
+    const before = [store.getStudy('s1'), store.getStudy('s1'), store.getStudy('nope')];
+    const saved = store.saveStudy('s1', { title: 'two' }, 'studio', 3000);
+    const [a, b, none] = await Promise.all(before);
+    expect(a).toEqual(b);
+    expect(none).toBeNull();
+    await saved;
+    expect((await store.getStudy('s1'))!.definition).toEqual({ title: 'two' });
+    await store.deleteStudy('s1', { actor: 'researcher', reason: null, at: 4000 });
+    expect(await store.getStudy('s1')).toBeNull();
+  });
+
+  it('counts many participants\' sessions asked at once, each answer its own', async () => {
+    await store.createSession({ id: 'b', studyId: 's1', studyVersion: 1, tokenHash: 'hb', params: { PROLIFIC_PID: 'p1', workerId: 'w1' }, seed: 1, order: [], createdAt: 2001 });
+    await store.createSession({ id: 'c', studyId: 's1', studyVersion: 1, tokenHash: 'hc', params: { PROLIFIC_PID: 'p2' }, seed: 1, order: [], createdAt: 2002 });
+    const asked: [string, string, string, number][] = [
+      ['s1', 'PROLIFIC_PID', 'p1', 2], ['s1', 'PROLIFIC_PID', 'p2', 1], ['s1', 'PROLIFIC_PID', 'p3', 0],
+      ['s1', 'workerId', 'w1', 1], ['s1', 'workerId', 'p1', 0], ['other', 'PROLIFIC_PID', 'p1', 0],
+    ];
+    const answers = await Promise.all(Array.from({ length: 300 }, (_, k) => asked[k % asked.length]).map(([study, key, value]) => store.countSessionsWithParam(study, key, value)));
+    expect(answers).toEqual(Array.from({ length: 300 }, (_, k) => asked[k % asked.length][3]));
+  });
+
   it('sets state, finish time and flags; counts sessions by a participant param', async () => {
     await store.setSessionState('a', 'finished', { finishedAt: 9000, flags: ['low_effort'] });
     expect(await store.getSession('a')).toMatchObject({ state: 'finished', finishedAt: 9000, flags: ['low_effort'] });
