@@ -195,12 +195,12 @@ export async function digestSessions(deps: DigestDeps, studyId: string, basis: S
         data[batch[k]] = { session, digest: r.digest };
         progress?.(++done, total);
         // Folded here (no threads): the acknowledgements waiting on this thread go first.
-        if (!pool) await nextTurn();
+        if (!pool) await participantWrites.turn();
       }
     };
     await Promise.all(Array.from({ length: Math.min(batch.length, inFlight) }, lane));
     await store.saveDigests(rows, now);
-    await nextTurn();
+    await participantWrites.turn();
   }
 
   // The other whole logs (a gap, a missing study version, a long log), one session at a time per
