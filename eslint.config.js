@@ -5,13 +5,29 @@ import globals from 'globals';
 
 /** Globals that make code impure: the clock, randomness, the DOM and the Node runtime. */
 const impureGlobals = [
-  'window', 'document', 'navigator', 'localStorage', 'sessionStorage', 'indexedDB', 'fetch',
-  'performance', 'setTimeout', 'setInterval', 'requestAnimationFrame', 'process', 'Buffer',
-  'require', '__dirname', '__filename', 'global',
+  'window',
+  'document',
+  'navigator',
+  'localStorage',
+  'sessionStorage',
+  'indexedDB',
+  'fetch',
+  'performance',
+  'setTimeout',
+  'setInterval',
+  'requestAnimationFrame',
+  'process',
+  'Buffer',
+  'require',
+  '__dirname',
+  '__filename',
+  'global',
 ].map((name) => ({ name, message: 'src/core is pure: pass this in from the client, server or CLI.' }));
 
 export default tseslint.config(
-  { ignores: ['dist/', 'dist-server/', 'node_modules/', 'test-results/', 'playwright-report/', '.arc-studio/', '.tmp/'] },
+  {
+    ignores: ['dist/', 'dist-server/', 'node_modules/', 'test-results/', 'playwright-report/', '.arc-studio/', '.tmp/'],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -33,17 +49,41 @@ export default tseslint.config(
     languageOptions: { globals: {} },
     rules: {
       'no-restricted-globals': ['error', ...impureGlobals],
-      'no-restricted-imports': ['error', {
-        patterns: [
-          { group: ['node:*', 'fs', 'path', 'os', 'crypto', 'child_process', 'http', 'https', 'url', 'worker_threads'], message: 'src/core must not import Node modules.' },
-          { group: ['react', 'react-dom', 'react-dom/*', '**/client/**', '**/server/**', '**/cli/**'], message: 'src/core must not import the browser, server or CLI layers.' },
-        ],
-      }],
-      'no-restricted-properties': ['error',
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: [
+                'node:*',
+                'fs',
+                'path',
+                'os',
+                'crypto',
+                'child_process',
+                'http',
+                'https',
+                'url',
+                'worker_threads',
+              ],
+              message: 'src/core must not import Node modules.',
+            },
+            {
+              group: ['react', 'react-dom', 'react-dom/*', '**/client/**', '**/server/**', '**/cli/**'],
+              message: 'src/core must not import the browser, server or CLI layers.',
+            },
+          ],
+        },
+      ],
+      'no-restricted-properties': [
+        'error',
         { object: 'Math', property: 'random', message: 'Use the seeded PRNG kept in the state.' },
         { object: 'Date', property: 'now', message: 'src/core has no clock: take time as an argument.' },
       ],
-      'no-restricted-syntax': ['error', { selector: "NewExpression[callee.name='Date']", message: 'src/core has no clock: take time as an argument.' }],
+      'no-restricted-syntax': [
+        'error',
+        { selector: "NewExpression[callee.name='Date']", message: 'src/core has no clock: take time as an argument.' },
+      ],
     },
   },
 );

@@ -3,13 +3,24 @@ import { existsSync } from 'node:fs';
 
 /** An installed Chromium: Playwright's own browser download is not available everywhere. */
 export function chromiumPath(): string | undefined {
-  const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'];
+  const candidates = [
+    process.env.CHROMIUM_PATH,
+    '/usr/bin/chromium',
+    '/usr/bin/chromium-browser',
+    '/usr/bin/google-chrome',
+  ];
   return candidates.find((p): p is string => !!p && existsSync(p));
 }
 
 export const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync', '--disable-quic', '--no-first-run',
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--disable-quic',
+  '--no-first-run',
 ];
 
 /** The researcher token of the test servers; tests read it from the environment. */
@@ -30,7 +41,8 @@ process.env.ARC_STUDIO_MAX_LAG_MS ??= '60000';
  * (`e2e/helpers.ts` `ownPort`), so 5 workers fit in a block of 50.
  */
 const WORKERS = Number(process.env.ARC_STUDIO_E2E_WORKERS) || 2;
-if (WORKERS > 5) throw new Error(`ARC_STUDIO_E2E_WORKERS=${WORKERS}: at most 5 workers fit in the 50 ports from E2E_PORT.`);
+if (WORKERS > 5)
+  throw new Error(`ARC_STUDIO_E2E_WORKERS=${WORKERS}: at most 5 workers fit in the 50 ports from E2E_PORT.`);
 
 export default defineConfig({
   testDir: 'e2e',

@@ -8,7 +8,8 @@ export default defineConfig({
   build: {
     outDir: 'dist',
     // No source maps in the served app: its sources are public in the repository, not from the server.
-    sourcemap: false, chunkSizeWarningLimit: 1500,
+    sourcemap: false,
+    chunkSizeWarningLimit: 1500,
     // Fonts (KaTeX's) are files of their own: the security policy allows fonts from this origin only, never data: URLs.
     assetsInlineLimit: (file) => (/\.(woff2?|ttf|otf)$/.test(file) ? false : undefined),
   },

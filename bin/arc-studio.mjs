@@ -37,7 +37,9 @@ let main;
 if (why === null) {
   ({ main } = await import(pathToFileURL(path.join(compiled, 'main.mjs')).href));
 } else if (process.env.ARC_STUDIO_NO_TSX === '1' || process.env.NODE_ENV === 'production') {
-  console.error(`arc-studio: ${why}, and ${process.env.NODE_ENV === 'production' ? 'NODE_ENV=production' : 'ARC_STUDIO_NO_TSX=1'} forbids running the TypeScript sources. Run \`npm run build\` first.`);
+  console.error(
+    `arc-studio: ${why}, and ${process.env.NODE_ENV === 'production' ? 'NODE_ENV=production' : 'ARC_STUDIO_NO_TSX=1'} forbids running the TypeScript sources. Run \`npm run build\` first.`,
+  );
   process.exit(1);
 } else {
   const { register } = await import('tsx/esm/api');

@@ -34,7 +34,10 @@ const POOL_STUDY = `a11y-pool-${stamp}`;
 const LIMITS_STUDY = `a11y-limits-${stamp}`;
 
 /** What the studio pages need, made once through the API. */
-interface Fixture { graderPath: string; agentGuid: string }
+interface Fixture {
+  graderPath: string;
+  agentGuid: string;
+}
 let fixture: Fixture;
 
 test.use({ viewport: LAPTOP });
@@ -52,13 +55,25 @@ test.beforeAll(async ({ request }) => {
       { kind: 'game', id: 'push', game: 'push' },
       { kind: 'question', id: 'choice', collection: 'science', question: 'sci-004' },
       { kind: 'question', id: 'proof', collection: 'arb-sample', question: 'arb-math-1' },
-      { kind: 'question', id: 'block', questions: [{ collection: 'science', question: 'sci-004' }, { collection: 'arb-sample', question: 'arb-phys-1' }] },
-      { kind: 'survey', id: 'about', title: 'About you', questions: [
-        { id: 'age', prompt: 'How old are you?', type: 'number', required: true },
-        { id: 'hand', prompt: 'Which hand do you write with?', type: 'choice', options: ['Left', 'Right'] },
-        { id: 'ease', prompt: 'How hard was it?', type: 'scale', min: 1, max: 5, labels: ['Easy', 'Hard'] },
-        { id: 'notes', prompt: 'Anything else?', type: 'longtext' },
-      ] },
+      {
+        kind: 'question',
+        id: 'block',
+        questions: [
+          { collection: 'science', question: 'sci-004' },
+          { collection: 'arb-sample', question: 'arb-phys-1' },
+        ],
+      },
+      {
+        kind: 'survey',
+        id: 'about',
+        title: 'About you',
+        questions: [
+          { id: 'age', prompt: 'How old are you?', type: 'number', required: true },
+          { id: 'hand', prompt: 'Which hand do you write with?', type: 'choice', options: ['Left', 'Right'] },
+          { id: 'ease', prompt: 'How hard was it?', type: 'scale', min: 1, max: 5, labels: ['Easy', 'Hard'] },
+          { id: 'notes', prompt: 'Anything else?', type: 'longtext' },
+        ],
+      },
     ],
     completion: { code: 'A11Y-WALK' },
     decline: { message: 'Thank you all the same.', code: 'A11Y-NO' },
@@ -67,26 +82,51 @@ test.beforeAll(async ({ request }) => {
   const saved = await request.post(`/api/admin/studies/${STUDY}`, { headers: ADMIN, data: { definition } });
   expect(saved.status(), await saved.text()).toBe(201);
   const pool = {
-    title: 'A pool, accessible', consent: 'You agree.', completion: { code: 'A11Y-POOL' }, campaign: { id: `a11y-campaign-${stamp}` },
+    title: 'A pool, accessible',
+    consent: 'You agree.',
+    completion: { code: 'A11Y-POOL' },
+    campaign: { id: `a11y-campaign-${stamp}` },
     payment: { currency: 'GBP', fee: 3, bonus: { perSolve: 0.5, perLevel: 0 } },
-    items: [{ kind: 'pool', id: 'pool', draw: 1, candidates: [{ kind: 'task', id: 'count', collection: 'samples', task: 'count-objects-bar' }, { kind: 'task', id: 'down', collection: 'samples', task: 'downscale-blocks' }] }],
+    items: [
+      {
+        kind: 'pool',
+        id: 'pool',
+        draw: 1,
+        candidates: [
+          { kind: 'task', id: 'count', collection: 'samples', task: 'count-objects-bar' },
+          { kind: 'task', id: 'down', collection: 'samples', task: 'downscale-blocks' },
+        ],
+      },
+    ],
   };
-  const poolSaved = await request.post(`/api/admin/studies/${POOL_STUDY}`, { headers: ADMIN, data: { definition: pool } });
+  const poolSaved = await request.post(`/api/admin/studies/${POOL_STUDY}`, {
+    headers: ADMIN,
+    data: { definition: pool },
+  });
   expect(poolSaved.status(), await poolSaved.text()).toBe(201);
   // Tiny limits of the study's own: the browser's clock is moved past them (the server still sees
   // time left, so the unfinished session is flagged rather than refused its code).
   const limits = {
-    title: 'Time limits, accessible', consent: 'You agree.', instructions: 'Go.', completion: { code: 'A11Y-TIME', unfinished: 'flag' },
+    title: 'Time limits, accessible',
+    consent: 'You agree.',
+    instructions: 'Go.',
+    completion: { code: 'A11Y-TIME', unfinished: 'flag' },
     limits: { sessionMinutes: 3 },
     items: [
       { kind: 'task', id: 'grid', collection: 'samples', task: 'downscale-blocks', softMinutes: 0.5, hardMinutes: 1 },
       { kind: 'game', id: 'push', game: 'push' },
     ],
   };
-  const limitsSaved = await request.post(`/api/admin/studies/${LIMITS_STUDY}`, { headers: ADMIN, data: { definition: limits } });
+  const limitsSaved = await request.post(`/api/admin/studies/${LIMITS_STUDY}`, {
+    headers: ADMIN,
+    data: { definition: limits },
+  });
   expect(limitsSaved.status(), await limitsSaved.text()).toBe(201);
 
-  const grader = await request.post(`/api/admin/studies/${STUDY}/graders`, { headers: ADMIN, data: { label: 'Grader A' } });
+  const grader = await request.post(`/api/admin/studies/${STUDY}/graders`, {
+    headers: ADMIN,
+    data: { label: 'Grader A' },
+  });
   expect(grader.status(), await grader.text()).toBe(201);
   const { path } = (await grader.json()) as { path: string };
 
@@ -94,8 +134,13 @@ test.beforeAll(async ({ request }) => {
   const keyRes = await request.post('/api/admin/agent-keys', { headers: ADMIN, data: { name: `a11y-agent-${stamp}` } });
   expect(keyRes.status(), await keyRes.text()).toBe(201);
   const agent = { 'X-API-Key': ((await keyRes.json()) as { key: string }).key };
-  const card = ((await (await request.post('/api/scorecard/open', { headers: agent, data: { tags: [`study:${STUDY}`] } })).json()) as { card_id: string }).card_id;
-  const gameId = ((await (await request.get('/api/games/push', { headers: agent })).json()) as { game_id: string }).game_id;
+  const card = (
+    (await (
+      await request.post('/api/scorecard/open', { headers: agent, data: { tags: [`study:${STUDY}`] } })
+    ).json()) as { card_id: string }
+  ).card_id;
+  const gameId = ((await (await request.get('/api/games/push', { headers: agent })).json()) as { game_id: string })
+    .game_id;
   const reset = await request.post('/api/cmd/RESET', { headers: agent, data: { game_id: gameId, card_id: card } });
   expect(reset.status(), await reset.text()).toBe(200);
   const guid = ((await reset.json()) as { guid: string }).guid;
@@ -113,7 +158,9 @@ async function setSize(page: Page, size: { width: number; height: number }): Pro
   if (now && now.width === size.width && now.height === size.height) return;
   await page.setViewportSize(size);
   // Resize observers and media-query listeners run before the next frame is drawn.
-  await page.evaluate(() => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))));
+  await page.evaluate(
+    () => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))),
+  );
 }
 
 /**
@@ -168,7 +215,10 @@ async function participant(browser: Browser): Promise<Page> {
   return page;
 }
 
-test('every participant page is accessible: consent, instructions, each item kind, the dialogs and the stop pages', async ({ page, browser }) => {
+test('every participant page is accessible: consent, instructions, each item kind, the dialogs and the stop pages', async ({
+  page,
+  browser,
+}) => {
   test.setTimeout(300_000);
   await page.route('https://app.prolific.com/**', (route) => route.fulfill({ status: 204 }));
   await page.goto(`/s/${STUDY}?PROLIFIC_PID=walk-${stamp}`);
@@ -190,7 +240,10 @@ test('every participant page is accessible: consent, instructions, each item kin
   await page.getByRole('button', { name: /^(Give up|Finish) and continue$/ }).click();
   await expect(page.getByRole('dialog')).toBeVisible();
   await expectAccessibleAtEachSize(page, 'give up dialog');
-  await page.getByRole('dialog').getByRole('button', { name: /^(Give up|Finish) and move on$/ }).click();
+  await page
+    .getByRole('dialog')
+    .getByRole('button', { name: /^(Give up|Finish) and move on$/ })
+    .click();
 
   await atItem(page, 'push');
   await expect(page.getByTestId('game-canvas')).toBeVisible();
@@ -270,7 +323,9 @@ test('every participant page is accessible: consent, instructions, each item kin
   await phone.close();
 });
 
-test('the time-up pages are accessible: an item closed by its hard limit and a session whose time is spent', async ({ page }) => {
+test('the time-up pages are accessible: an item closed by its hard limit and a session whose time is spent', async ({
+  page,
+}) => {
   test.setTimeout(180_000);
   await page.route('https://app.prolific.com/**', (route) => route.fulfill({ status: 204 }));
   await page.clock.install();
@@ -294,14 +349,19 @@ test('the time-up pages are accessible: an item closed by its hard limit and a s
   await expectAccessibleAtEachSize(page, 'session time up');
 });
 
-test('the task browser, the task player with its pair viewer, the games, every game and the missing page are accessible', async ({ page }) => {
+test('the task browser, the task player with its pair viewer, the games, every game and the missing page are accessible', async ({
+  page,
+}) => {
   // axe over the browser of 800 tasks took over two minutes on a busy machine.
   test.setTimeout(300_000);
   await page.goto('/');
   await expect(page.getByRole('list', { name: 'Collections' })).toBeVisible();
   await expectAccessibleAtEachSize(page, 'task browser');
   await setSize(page, LAPTOP);
-  await page.getByRole('list', { name: 'Collections' }).getByRole('button', { name: /arc-agi-1/ }).click();
+  await page
+    .getByRole('list', { name: 'Collections' })
+    .getByRole('button', { name: /arc-agi-1/ })
+    .click();
   await expect(page.getByTestId('task-count')).toHaveText('800 tasks');
   await expectAccessible(page, 'task browser with 800 tasks at 1280');
   await expectVisibleFocus(page, 'task browser');
@@ -333,10 +393,18 @@ test('the task browser, the task player with its pair viewer, the games, every g
   await expectAccessibleAtEachSize(page, 'missing page');
 });
 
-test('every studio page is accessible: studies, results tabs and dialogs, replays, editor, campaign, score, playtest, grading', async ({ page, request }) => {
+test('every studio page is accessible: studies, results tabs and dialogs, replays, editor, campaign, score, playtest, grading', async ({
+  page,
+  request,
+}) => {
   test.setTimeout(420_000);
   // A finished session of the walk (the participant test made one).
-  const sessions = async () => ((await (await request.get(`/api/admin/sessions?study=${STUDY}`, { headers: ADMIN })).json()) as { sessions: { id: string; state: string }[] }).sessions;
+  const sessions = async () =>
+    (
+      (await (await request.get(`/api/admin/sessions?study=${STUDY}`, { headers: ADMIN })).json()) as {
+        sessions: { id: string; state: string }[];
+      }
+    ).sessions;
   await expect.poll(async () => (await sessions()).some((s) => s.state === 'finished'), { timeout: 30_000 }).toBe(true);
   const sessionId = (await sessions()).find((s) => s.state === 'finished')!.id;
 
@@ -358,7 +426,13 @@ test('every studio page is accessible: studies, results tabs and dialogs, replay
   const panel = page.getByRole('tabpanel');
   const tabs: [string | RegExp, () => Promise<void>][] = [
     ['Grid tasks', () => expect(panel.getByRole('table', { name: 'Grid tasks' })).toBeVisible()],
-    ['Game levels', async () => { await expect(panel.getByTestId('funnel')).toBeVisible(); await expect(panel.getByTestId('no-clicks')).toBeVisible(); }],
+    [
+      'Game levels',
+      async () => {
+        await expect(panel.getByTestId('funnel')).toBeVisible();
+        await expect(panel.getByTestId('no-clicks')).toBeVisible();
+      },
+    ],
     ['Questions', () => expect(panel).toContainText('sci-004')],
     [/^Agents/, () => expect(panel.getByText(`a11y-agent-${stamp}`).first()).toBeVisible()],
     ['Grading', () => expect(panel.getByRole('textbox', { name: "Grader's name or label" })).toBeVisible()],
@@ -372,12 +446,18 @@ test('every studio page is accessible: studies, results tabs and dialogs, replay
     await expectAccessibleAtEachSize(page, `results: ${String(tab)}`);
   }
   await page.getByRole('tab', { name: /^Participants/ }).click();
-  await page.getByRole('button', { name: /^Exclude session / }).first().click();
+  await page
+    .getByRole('button', { name: /^Exclude session / })
+    .first()
+    .click();
   await expect(page.getByRole('dialog', { name: /^Exclude session / })).toBeVisible();
   await expectAccessibleAtEachSize(page, 'exclude session dialog');
   await page.keyboard.press('Escape');
   await expect(page.getByRole('dialog')).toHaveCount(0);
-  await page.getByRole('button', { name: /^Delete session / }).first().click();
+  await page
+    .getByRole('button', { name: /^Delete session / })
+    .first()
+    .click();
   await expect(page.getByRole('dialog', { name: /^Delete session / })).toBeVisible();
   await expectAccessibleAtEachSize(page, 'delete session dialog');
   await page.keyboard.press('Escape');
@@ -403,7 +483,10 @@ test('every studio page is accessible: studies, results tabs and dialogs, replay
   await expect(page.getByRole('button', { name: 'Save study' })).toBeVisible();
   await expectVisibleFocus(page, 'study editor', 60);
   await expectAccessibleAtEachSize(page, 'study editor');
-  await page.getByRole('button', { name: /^Task / }).first().click();
+  await page
+    .getByRole('button', { name: /^Task / })
+    .first()
+    .click();
   await expect(page.getByTestId('task-picker-chosen')).toBeVisible();
   await expectAccessibleAtEachSize(page, 'task picker');
   await page.keyboard.press('Escape');

@@ -14,7 +14,18 @@ import { promisify } from 'node:util';
 import { versionedGameId } from '../src/core/game';
 import { games, solutions } from '../src/games';
 import {
-  ADMIN, PYTHONPATH, VC33, VC33_LEVEL1_CLICKS, OFFICIAL_GAMES, clickFrame, createStudy, giveUpItem, joinStudy, logIn, startServer, type TestServer,
+  ADMIN,
+  PYTHONPATH,
+  VC33,
+  VC33_LEVEL1_CLICKS,
+  OFFICIAL_GAMES,
+  clickFrame,
+  createStudy,
+  giveUpItem,
+  joinStudy,
+  logIn,
+  startServer,
+  type TestServer,
 } from './arc3-helpers';
 
 const STUDY = 'agents';
@@ -40,9 +51,14 @@ test.describe('agents in a study', () => {
     server = await startServer(['--arc3-games', OFFICIAL_GAMES]);
     await createStudy(server.base, STUDY, [{ kind: 'game', id: 'clicks', game: VC33 }]);
   });
-  test.afterAll(async () => { await server?.stop(); });
+  test.afterAll(async () => {
+    await server?.stop();
+  });
 
-  test('an agent run made by the official toolkit shows in the results as an agent, replays, and leaves the human baselines alone', async ({ page, browser }) => {
+  test('an agent run made by the official toolkit shows in the results as an agent, replays, and leaves the human baselines alone', async ({
+    page,
+    browser,
+  }) => {
     test.setTimeout(180_000);
     // A participant completes level 1 of vc33 in three clicks.
     const participant = await browser.newPage();
@@ -53,17 +69,26 @@ test.describe('agents in a study', () => {
     await expect(canvas).toHaveAttribute('data-level', '1');
     await giveUpItem(participant);
     // The participant's log has reached the server once the results count their completion.
-    await expect.poll(async () => {
-      const r = (await (await fetch(`${server.base}/api/admin/studies/${STUDY}/results`, { headers: ADMIN })).json()) as { games: { levels: { completed: number }[] }[] };
-      return r.games[0]?.levels[0]?.completed ?? 0;
-    }, { timeout: 20_000 }).toBe(1);
+    await expect
+      .poll(
+        async () => {
+          const r = (await (
+            await fetch(`${server.base}/api/admin/studies/${STUDY}/results`, { headers: ADMIN })
+          ).json()) as { games: { levels: { completed: number }[] }[] };
+          return r.games[0]?.levels[0]?.completed ?? 0;
+        },
+        { timeout: 20_000 },
+      )
+      .toBe(1);
     await participant.close();
 
     // The researcher sees the human baseline, then issues a key in the studio.
     await logIn(page, server.base);
     await page.goto(`${server.base}/studies/${STUDY}`);
     await page.getByRole('tab', { name: 'Game levels' }).click();
-    await expect(page.getByRole('region', { name: 'Game clicks' }).getByTestId('baseline-upper-median-1')).toContainText('3');
+    await expect(
+      page.getByRole('region', { name: 'Game clicks' }).getByTestId('baseline-upper-median-1'),
+    ).toContainText('3');
     const before = await humanFigures(page);
     expect(before.header).toContain('1 first-time players');
     expect(before['upper-median']).toMatch(/^3 \(n=1\)$/);
@@ -79,15 +104,28 @@ test.describe('agents in a study', () => {
     // The official toolkit, ONLINE mode, with the study's tag on its scorecard.
     const recordings = mkdtempSync(path.join(os.tmpdir(), 'agents-e2e-'));
     try {
-      const { stdout } = await promisify(execFile)('python3', [CLIENT, server.base, key, PUSH, solutions.push[0], VC33, recordings, `study:${STUDY},e2e`], {
-        env: { ...process.env, PYTHONPATH }, timeout: 120_000,
-      });
+      const { stdout } = await promisify(execFile)(
+        'python3',
+        [CLIENT, server.base, key, PUSH, solutions.push[0], VC33, recordings, `study:${STUDY},e2e`],
+        {
+          env: { ...process.env, PYTHONPATH },
+          timeout: 120_000,
+        },
+      );
       const out = JSON.parse(stdout.trim().split('\n').pop()!) as { card_id: string; scorecard: { score: number } };
       // The scorecard is scored against the study's baselines: vc33 level 1 in 3 actions against the
       // participant's 3 is (3/3)^2 = 100 on that level (against the official metadata's baseline it
       // would be 115, the cap); push is not in the study, nor in a baselines file: it scores 0.
-      const card = (await (await fetch(`${server.base}/api/scorecard/${out.card_id}`, { headers: { 'X-API-Key': key } })).json()) as {
-        preset: string; environments: { id: string; score: number; baselines: string | null; runs: { level_scores: number[]; level_baseline_actions: number[] }[] }[];
+      const card = (await (
+        await fetch(`${server.base}/api/scorecard/${out.card_id}`, { headers: { 'X-API-Key': key } })
+      ).json()) as {
+        preset: string;
+        environments: {
+          id: string;
+          score: number;
+          baselines: string | null;
+          runs: { level_scores: number[]; level_baseline_actions: number[] }[];
+        }[];
       };
       const vc = card.environments.find((e) => e.id === VC33)!;
       expect(card.preset).toBe('toolkit-2026-04');
@@ -96,7 +134,9 @@ test.describe('agents in a study', () => {
       expect(vc.runs[0].level_scores[0]).toBeCloseTo(100, 10);
       expect(card.environments.find((e) => e.id === PUSH)!).toMatchObject({ score: 0, baselines: null });
       expect(vc.score).toBeGreaterThan(0);
-      const paper = (await (await fetch(`${server.base}/api/scorecard/${out.card_id}?preset=paper`, { headers: { 'X-API-Key': key } })).json()) as typeof card;
+      const paper = (await (
+        await fetch(`${server.base}/api/scorecard/${out.card_id}?preset=paper`, { headers: { 'X-API-Key': key } })
+      ).json()) as typeof card;
       // The paper's preset needs two completers (second-best): one participant gives no baseline.
       expect(paper.environments.find((e) => e.id === VC33)!.runs[0].level_baseline_actions[0]).toBe(-1);
 
@@ -141,7 +181,12 @@ test.describe('agents in a study', () => {
       // The built-in game replays on the TS engine from the stored actions (its opening RESET after the game's opening).
       await page.goBack();
       await page.getByRole('tab', { name: /Agents/ }).click();
-      await page.getByTestId('agent-runs').getByRole('row').filter({ hasText: PUSH }).getByRole('link', { name: 'Replay' }).click();
+      await page
+        .getByTestId('agent-runs')
+        .getByRole('row')
+        .filter({ hasText: PUSH })
+        .getByRole('link', { name: 'Replay' })
+        .click();
       const pushFrame = page.getByTestId('replay-frame');
       const moves = solutions.push[0].split(',').length;
       await expect(page.getByTestId('replay-position')).toHaveText(`${moves + 3} / ${moves + 3}`);

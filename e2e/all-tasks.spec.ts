@@ -9,16 +9,24 @@ import path from 'node:path';
 import { ARC_AGI_1, arcTask, screenGrid } from './helpers';
 
 const ids = ['evaluation', 'training'].flatMap((dir) =>
-  readdirSync(path.join(ARC_AGI_1, dir)).filter((f) => f.endsWith('.json')).sort().map((f) => `${dir}/${f.replace(/\.json$/, '')}`));
+  readdirSync(path.join(ARC_AGI_1, dir))
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => `${dir}/${f.replace(/\.json$/, '')}`),
+);
 /** Every 40th task, each followed by the next one (reached with the ] key), and the very last. */
 const SAMPLE = ids.flatMap((_, i) => (i % 40 === 0 ? [i] : [])).concat(ids.length - 1);
 
-test('a sample of the 800 ARC-AGI-1 tasks opens and renders without an error, stepping with the ] key', async ({ page }) => {
+test('a sample of the 800 ARC-AGI-1 tasks opens and renders without an error, stepping with the ] key', async ({
+  page,
+}) => {
   test.setTimeout(300_000);
   expect(ids).toHaveLength(800);
   const problems: string[] = [];
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console: ${m.text()}`); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+  });
 
   const shows = async (id: string) => {
     const task = arcTask(id);

@@ -50,24 +50,45 @@ export async function startServer(flags: string[], env: NodeJS.ProcessEnv = {}):
   const info = test.info();
   if (info.timeout > 0) info.setTimeout(info.timeout + START_TIMEOUT_MS);
   const dataDir = seedDataDir(mkdtempSync(path.join(os.tmpdir(), 'arc3-e2e-')));
-  const port = ownPort(6 + nextServer++ % 4);
+  const port = ownPort(6 + (nextServer++ % 4));
   const base = `http://127.0.0.1:${port}`;
   let out = '';
-  const child = spawn(process.execPath, ['bin/arc-studio.mjs', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir, ...flags], {
-    env: { ...process.env, ARC_STUDIO_ADMIN_TOKEN: TOKEN, ARC_STUDIO_PYTHONPATH: PYTHONPATH, PYTHONDONTWRITEBYTECODE: '1', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const child = spawn(
+    process.execPath,
+    ['bin/arc-studio.mjs', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir, ...flags],
+    {
+      env: {
+        ...process.env,
+        ARC_STUDIO_ADMIN_TOKEN: TOKEN,
+        ARC_STUDIO_PYTHONPATH: PYTHONPATH,
+        PYTHONDONTWRITEBYTECODE: '1',
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  child.stdout!.on('data', (b: Buffer) => {
+    out += b.toString();
   });
-  child.stdout!.on('data', (b: Buffer) => { out += b.toString(); });
-  child.stderr!.on('data', (b: Buffer) => { out += b.toString(); });
+  child.stderr!.on('data', (b: Buffer) => {
+    out += b.toString();
+  });
   try {
-    await expect.poll(async () => (await fetch(`${base}/api/health`).catch(() => null))?.status ?? 0, { timeout: START_TIMEOUT_MS, message: 'the server did not start' }).toBe(200);
+    await expect
+      .poll(async () => (await fetch(`${base}/api/health`).catch(() => null))?.status ?? 0, {
+        timeout: START_TIMEOUT_MS,
+        message: 'the server did not start',
+      })
+      .toBe(200);
   } catch (e) {
     child.kill('SIGKILL');
     rmSync(dataDir, { recursive: true, force: true });
     throw new Error(`The server on port ${port} did not start:\n${out}`, { cause: e });
   }
   return {
-    base, child, output: () => out,
+    base,
+    child,
+    output: () => out,
     stop: async () => {
       if (child.exitCode === null) {
         child.kill('SIGTERM');
@@ -79,16 +100,36 @@ export async function startServer(flags: string[], env: NodeJS.ProcessEnv = {}):
 }
 
 /** Saves a study on the server through the researcher API. */
-export async function createStudy(base: string, id: string, items: unknown[], settings: Record<string, unknown> = {}): Promise<void> {
+export async function createStudy(
+  base: string,
+  id: string,
+  items: unknown[],
+  settings: Record<string, unknown> = {},
+): Promise<void> {
   const res = await fetch(`${base}/api/admin/studies/${id}`, {
-    method: 'POST', headers: { ...ADMIN, 'Content-Type': 'application/json' },
-    body: JSON.stringify({ definition: { title: `ARC-AGI-3 ${id}`, consent: 'You agree to play.', instructions: 'Play the games.', completion: { code: 'ARC3-OK' }, items, ...settings } }),
+    method: 'POST',
+    headers: { ...ADMIN, 'Content-Type': 'application/json' },
+    body: JSON.stringify({
+      definition: {
+        title: `ARC-AGI-3 ${id}`,
+        consent: 'You agree to play.',
+        instructions: 'Play the games.',
+        completion: { code: 'ARC3-OK' },
+        items,
+        ...settings,
+      },
+    }),
   });
   expect(res.status, await res.clone().text()).toBe(201);
 }
 
 /** Opens the study link as a participant and goes past consent and instructions. */
-export async function joinStudy(page: Page, base: string, studyId: string, pid = `p-${Math.random().toString(36).slice(2)}`): Promise<void> {
+export async function joinStudy(
+  page: Page,
+  base: string,
+  studyId: string,
+  pid = `p-${Math.random().toString(36).slice(2)}`,
+): Promise<void> {
   await page.goto(`${base}/s/${studyId}?PROLIFIC_PID=${pid}`);
   await page.getByRole('button', { name: 'I agree, start' }).click();
   await page.getByRole('button', { name: 'Begin' }).click();
@@ -108,19 +149,40 @@ export async function clickFrame(page: Page, x: number, y: number): Promise<void
 
 /** The colour (r, g, b) the canvas shows at frame cell (x, y). */
 export async function frameColour(page: Page, x: number, y: number): Promise<[number, number, number]> {
-  return page.getByTestId('game-canvas').evaluate((canvas: HTMLCanvasElement, [cx, cy]) => {
-    const ctx = canvas.getContext('2d')!;
-    const px = Math.floor(((cx + 0.5) * canvas.width) / 64);
-    const py = Math.floor(((cy + 0.5) * canvas.height) / 64);
-    const d = ctx.getImageData(px, py, 1, 1).data;
-    return [d[0], d[1], d[2]] as [number, number, number];
-  }, [x, y]);
+  return page.getByTestId('game-canvas').evaluate(
+    (canvas: HTMLCanvasElement, [cx, cy]) => {
+      const ctx = canvas.getContext('2d')!;
+      const px = Math.floor(((cx + 0.5) * canvas.width) / 64);
+      const py = Math.floor(((cy + 0.5) * canvas.height) / 64);
+      const d = ctx.getImageData(px, py, 1, 1).data;
+      return [d[0], d[1], d[2]] as [number, number, number];
+    },
+    [x, y],
+  );
 }
 
 /** Level 1 of ls20, found by a search over the official engine: left x3, up x4, right x3, up x3. */
-export const LS20_LEVEL1_KEYS = ['ArrowLeft', 'ArrowLeft', 'ArrowLeft', 'ArrowUp', 'ArrowUp', 'ArrowUp', 'ArrowUp', 'ArrowRight', 'ArrowRight', 'ArrowRight', 'ArrowUp', 'ArrowUp', 'ArrowUp'];
+export const LS20_LEVEL1_KEYS = [
+  'ArrowLeft',
+  'ArrowLeft',
+  'ArrowLeft',
+  'ArrowUp',
+  'ArrowUp',
+  'ArrowUp',
+  'ArrowUp',
+  'ArrowRight',
+  'ArrowRight',
+  'ArrowRight',
+  'ArrowUp',
+  'ArrowUp',
+  'ArrowUp',
+];
 /** Level 1 of vc33: three clicks on the right-hand control. */
-export const VC33_LEVEL1_CLICKS: [number, number][] = [[60, 32], [60, 32], [60, 32]];
+export const VC33_LEVEL1_CLICKS: [number, number][] = [
+  [60, 32],
+  [60, 32],
+  [60, 32],
+];
 
 /** A stored event of a session, as the researcher API sends it. */
 export interface StoredEventRow {
@@ -136,14 +198,25 @@ export interface StoredEventRow {
  */
 export async function giveUpItem(page: Page): Promise<void> {
   await page.getByRole('button', { name: /^(Give up|Finish) and continue$/ }).click();
-  await page.getByRole('dialog').getByRole('button', { name: /^(Give up|Finish) and move on$/ }).click();
+  await page
+    .getByRole('dialog')
+    .getByRole('button', { name: /^(Give up|Finish) and move on$/ })
+    .click();
 }
 
 /** The id of the study session this browser holds (from its IndexedDB). */
 export async function studySessionId(page: Page): Promise<string> {
   return page.evaluate(async () => {
-    const db = await new Promise<IDBDatabase>((res, rej) => { const r = indexedDB.open('arc-studio'); r.onsuccess = () => res(r.result); r.onerror = () => rej(r.error); });
-    const all = await new Promise<{ id: string; studyId?: string }[]>((res, rej) => { const r = db.transaction('sessions').objectStore('sessions').getAll(); r.onsuccess = () => res(r.result as never); r.onerror = () => rej(r.error); });
+    const db = await new Promise<IDBDatabase>((res, rej) => {
+      const r = indexedDB.open('arc-studio');
+      r.onsuccess = () => res(r.result);
+      r.onerror = () => rej(r.error);
+    });
+    const all = await new Promise<{ id: string; studyId?: string }[]>((res, rej) => {
+      const r = db.transaction('sessions').objectStore('sessions').getAll();
+      r.onsuccess = () => res(r.result as never);
+      r.onerror = () => rej(r.error);
+    });
     return all.filter((s) => s.studyId)[0].id;
   });
 }
@@ -160,9 +233,11 @@ export async function canvasCells(canvas: Locator): Promise<[number, number, num
   return canvas.evaluate((canvas: HTMLCanvasElement) => {
     const d = canvas.getContext('2d')!.getImageData(0, 0, canvas.width, canvas.height).data;
     const k = canvas.width / 64;
-    return Array.from({ length: 64 }, (_, y) => Array.from({ length: 64 }, (_, x) => {
-      const i = 4 * (Math.floor((y + 0.5) * k) * canvas.width + Math.floor((x + 0.5) * k));
-      return [d[i], d[i + 1], d[i + 2]] as [number, number, number];
-    }));
+    return Array.from({ length: 64 }, (_, y) =>
+      Array.from({ length: 64 }, (_, x) => {
+        const i = 4 * (Math.floor((y + 0.5) * k) * canvas.width + Math.floor((x + 0.5) * k));
+        return [d[i], d[i + 1], d[i + 2]] as [number, number, number];
+      }),
+    );
   });
 }

@@ -16,8 +16,25 @@ import { hashGrid } from '../src/core/game/serverGame';
 import { PALETTE } from '../src/core/game/types';
 import { eventsByItem } from '../src/core/study/rules';
 import {
-  ADMIN, LS20, LS20_LEVEL1_KEYS, OFFICIAL_GAMES, PYTHONPATH, VC33, VC33_LEVEL1_CLICKS, VENDOR, canvasCells, clickFrame, createStudy, giveUpItem, joinStudy, logIn,
-  startServer, storedEvents, studySessionId, type StoredEventRow, type TestServer,
+  ADMIN,
+  LS20,
+  LS20_LEVEL1_KEYS,
+  OFFICIAL_GAMES,
+  PYTHONPATH,
+  VC33,
+  VC33_LEVEL1_CLICKS,
+  VENDOR,
+  canvasCells,
+  clickFrame,
+  createStudy,
+  giveUpItem,
+  joinStudy,
+  logIn,
+  startServer,
+  storedEvents,
+  studySessionId,
+  type StoredEventRow,
+  type TestServer,
 } from './arc3-helpers';
 
 const STUDY = 'research';
@@ -45,21 +62,58 @@ async function playBothGames(page: Page, server: TestServer): Promise<string> {
   await expect(canvas).toHaveAttribute('data-level', '1');
   const sessionId = await studySessionId(page);
   await giveUpItem(page);
-  await expect.poll(async () => (await storedEvents(server.base, sessionId)).filter((e) => e.kind === 'item.end').length, { timeout: 20_000 }).toBe(2);
+  await expect
+    .poll(async () => (await storedEvents(server.base, sessionId)).filter((e) => e.kind === 'item.end').length, {
+      timeout: 20_000,
+    })
+    .toBe(2);
   return sessionId;
 }
 
 /** The data of a line of an official recording, as far as this test reads it. */
-interface RecordingData { game_id: string; state: string; levels_completed: number; full_reset: boolean; frame: number[][][]; action_input: { id: string; data: Record<string, number> } }
+interface RecordingData {
+  game_id: string;
+  state: string;
+  levels_completed: number;
+  full_reset: boolean;
+  frame: number[][][];
+  action_input: { id: string; data: Record<string, number> };
+}
 /** Official scorecard figures as official_score.py prints them (scores in percent). */
-interface OfficialCard { score: number; environments: { id: string; score: number; runs: { score: number; levels_completed: number; actions: number; level_actions: number[]; level_scores: number[] }[] }[] }
+interface OfficialCard {
+  score: number;
+  environments: {
+    id: string;
+    score: number;
+    runs: {
+      score: number;
+      levels_completed: number;
+      actions: number;
+      level_actions: number[];
+      level_scores: number[];
+    }[];
+  }[];
+}
 /** `arc-studio score --json`'s result (scores as fractions). */
-interface StudioScore { result: { total: number; games: { game: string; score: number; runs: { score: number; levels: { completed: boolean; agentActions?: number | null; score?: number | null }[] }[] }[] } }
+interface StudioScore {
+  result: {
+    total: number;
+    games: {
+      game: string;
+      score: number;
+      runs: { score: number; levels: { completed: boolean; agentActions?: number | null; score?: number | null }[] }[];
+    }[];
+  };
+}
 
 function officialScore(mode: 'replay' | 'lines', metadata: string, files: string[]): OfficialCard {
-  return JSON.parse(execFileSync('python3', [OFFICIAL_SCORE, VENDOR, mode, metadata, ...files], {
-    encoding: 'utf8', env: { ...process.env, PYTHONPATH, PYTHONDONTWRITEBYTECODE: '1' }, timeout: 30_000,
-  })) as OfficialCard;
+  return JSON.parse(
+    execFileSync('python3', [OFFICIAL_SCORE, VENDOR, mode, metadata, ...files], {
+      encoding: 'utf8',
+      env: { ...process.env, PYTHONPATH, PYTHONDONTWRITEBYTECODE: '1' },
+      timeout: 30_000,
+    }),
+  ) as OfficialCard;
 }
 
 /** ARC Studio's figures against the official scorecard's: total, per game, per run and per level. */
@@ -75,8 +129,12 @@ function expectSameScore(ours: StudioScore['result'], official: OfficialCard): v
       expect(run.score).toBeCloseTo(o.score / 100, 12);
       expect(run.levels.filter((l) => l.completed).length).toBe(o.levels_completed);
       const m = o.level_scores.length;
-      expect(run.levels.slice(0, m).map((l) => (l.score ?? 0) * 100)).toEqual(o.level_scores.map((x) => expect.closeTo(x, 9)));
-      expect(run.levels.slice(0, o.levels_completed).map((l) => l.agentActions)).toEqual(o.level_actions.slice(0, o.levels_completed));
+      expect(run.levels.slice(0, m).map((l) => (l.score ?? 0) * 100)).toEqual(
+        o.level_scores.map((x) => expect.closeTo(x, 9)),
+      );
+      expect(run.levels.slice(0, o.levels_completed).map((l) => l.agentActions)).toEqual(
+        o.level_actions.slice(0, o.levels_completed),
+      );
     });
   });
 }
@@ -86,7 +144,10 @@ test.describe('the researcher reads ARC-AGI-3 runs of the official engine', () =
   let work: string;
   test.beforeAll(async () => {
     server = await startServer(['--arc3-games', OFFICIAL_GAMES]);
-    await createStudy(server.base, STUDY, [{ kind: 'game', id: 'keys', game: LS20 }, { kind: 'game', id: 'clicks', game: VC33 }]);
+    await createStudy(server.base, STUDY, [
+      { kind: 'game', id: 'keys', game: LS20 },
+      { kind: 'game', id: 'clicks', game: VC33 },
+    ]);
     work = mkdtempSync(path.join(os.tmpdir(), 'arc3-research-'));
   });
   test.afterAll(async () => {
@@ -94,7 +155,9 @@ test.describe('the researcher reads ARC-AGI-3 runs of the official engine', () =
     rmSync(work, { recursive: true, force: true });
   });
 
-  test('results with heatmap, a replay of the stored frames verified by the engine, and recordings the official scorecard scores as ARC Studio does', async ({ page }) => {
+  test('results with heatmap, a replay of the stored frames verified by the engine, and recordings the official scorecard scores as ARC Studio does', async ({
+    page,
+  }) => {
     const sessionId = await playBothGames(page, server);
     const events = await storedEvents(server.base, sessionId);
 
@@ -104,30 +167,49 @@ test.describe('the researcher reads ARC-AGI-3 runs of the official engine', () =
     await expect(page.getByRole('tab', { name: 'Participants (1)' })).toBeVisible();
     await expect(page.getByRole('table', { name: 'Participants' })).toContainText('researcher-view-1');
     await page.getByRole('tab', { name: 'Game levels' }).click();
-    for (const [item, title, actions] of [['keys', 'LS20', 13], ['clicks', 'VC33', 3]] as const) {
+    for (const [item, title, actions] of [
+      ['keys', 'LS20', 13],
+      ['clicks', 'VC33', 3],
+    ] as const) {
       const section = page.getByRole('region', { name: `Game ${item}` });
-      await expect(section.getByRole('heading', { level: 2 })).toContainText(`${title} ${item === 'keys' ? LS20 : VC33} · item ${item} · 1 first-time players`);
+      await expect(section.getByRole('heading', { level: 2 })).toContainText(
+        `${title} ${item === 'keys' ? LS20 : VC33} · item ${item} · 1 first-time players`,
+      );
       await expect(section.getByTestId('funnel').locator('.recharts-bar-rectangle').first()).toBeVisible();
       const table = section.getByRole('table', { name: `Human baselines, ${title}` });
       const row1 = table.getByRole('row').nth(1);
       // Level, reached, completed, then the second-best, upper-median, best and median baselines.
-      await expect(row1.getByRole('cell')).toHaveText(['Level 1', '1', '1', '– (n=1)', `${actions} (n=1)`, `${actions} (n=1)`, `${actions} (n=1)`]);
+      await expect(row1.getByRole('cell')).toHaveText([
+        'Level 1',
+        '1',
+        '1',
+        '– (n=1)',
+        `${actions} (n=1)`,
+        `${actions} (n=1)`,
+        `${actions} (n=1)`,
+      ]);
       await expect(table.getByRole('row')).toHaveCount(1 + 7);
       await expect(table.getByRole('row').nth(2).getByRole('cell').nth(1)).toHaveText('1');
       await expect(table.getByRole('row').nth(2).getByRole('cell').nth(2)).toHaveText('0');
       await expect(section.getByTestId('baseline-best-1')).toHaveText(`${actions} (n=1)`);
       await expect(section.getByTestId('baseline-second-best-1')).toHaveText('– (n=1)');
-      await expect(section.getByText('Level 1: actions (first run)').locator('..')).toContainText(`n=1 · median ${actions} actions`);
+      await expect(section.getByText('Level 1: actions (first run)').locator('..')).toContainText(
+        `n=1 · median ${actions} actions`,
+      );
     }
     // LS20 is played with the keys: no empty click heatmap for it.
-    await expect(page.getByRole('region', { name: 'Game keys' }).getByTestId('no-clicks')).toHaveText(/^No player clicked in LS20/);
+    await expect(page.getByRole('region', { name: 'Game keys' }).getByTestId('no-clicks')).toHaveText(
+      /^No player clicked in LS20/,
+    );
     await expect(page.getByRole('region', { name: 'Game keys' }).getByTestId('heatmap')).toHaveCount(0);
     // The heatmap of vc33 level 1: 3 clicks on (60, 32), over the level's first frame (dimmed).
     const clicks = page.getByRole('region', { name: 'Game clicks' });
     const heatmap = clicks.getByTestId('heatmap');
     await expect(heatmap).toHaveAttribute('data-clicks', '3');
     await expect(clicks.getByText('No stored run reached this level')).toHaveCount(0);
-    const frameRes = await fetch(`${server.base}/api/admin/studies/${STUDY}/games/${VC33}/levels/0/frame`, { headers: ADMIN });
+    const frameRes = await fetch(`${server.base}/api/admin/studies/${STUDY}/games/${VC33}/levels/0/frame`, {
+      headers: ADMIN,
+    });
     expect(frameRes.status).toBe(200);
     const [first] = decodeFrames(((await frameRes.json()) as { frames: string }).frames);
     const vc33Steps = events.filter((e) => e.kind === 'game.action' && e.data.game === VC33);
@@ -169,9 +251,13 @@ test.describe('the researcher reads ARC-AGI-3 runs of the official engine', () =
       await expect(frame).toHaveAttribute('data-step', String(e.data.step));
       await expect(frame).toHaveAttribute('data-frame-hash', String(e.data.frameHash));
       await expect(frame).toHaveAttribute('data-level', String(e.data.level));
-      await expect(page.getByTestId('replay-event')).toHaveText(`${String(e.data.action)} → level ${Number(e.data.level) + 1}, ${String(e.data.state)}`);
+      await expect(page.getByTestId('replay-event')).toHaveText(
+        `${String(e.data.action)} → level ${Number(e.data.level) + 1}, ${String(e.data.state)}`,
+      );
       // What the canvas draws is that frame, cell for cell.
-      expect(hashGrid(paletteGrid(await canvasCells(frame))), `the frame drawn at step ${String(e.data.step)}`).toBe(e.data.frameHash);
+      expect(hashGrid(paletteGrid(await canvasCells(frame))), `the frame drawn at step ${String(e.data.step)}`).toBe(
+        e.data.frameHash,
+      );
       checked++;
     }
     expect(checked).toBe(LS20_LEVEL1_KEYS.length + 1);
@@ -179,8 +265,12 @@ test.describe('the researcher reads ARC-AGI-3 runs of the official engine', () =
     await page.getByRole('button', { name: 'Verify with the engine' }).click();
     const report = page.getByTestId('verify-report');
     await expect(report).toHaveAttribute('data-ok', 'true', { timeout: 30_000 });
-    await expect(report).toContainText(new RegExp(`keys ${LS20}@[0-9a-f]{12} run \\S+ \\(seed \\d+, 14 steps\\): every step matches`));
-    await expect(report).toContainText(new RegExp(`clicks ${VC33}@[0-9a-f]{12} run \\S+ \\(seed \\d+, 4 steps\\): every step matches`));
+    await expect(report).toContainText(
+      new RegExp(`keys ${LS20}@[0-9a-f]{12} run \\S+ \\(seed \\d+, 14 steps\\): every step matches`),
+    );
+    await expect(report).toContainText(
+      new RegExp(`clicks ${VC33}@[0-9a-f]{12} run \\S+ \\(seed \\d+, 4 steps\\): every step matches`),
+    );
     await expect(page.getByTestId('verify-runs')).toContainText('Every stored step matches the engine.');
     // The frame fits the view above the controls.
     const view = (await page.getByTestId('replay-view').boundingBox())!;
@@ -198,23 +288,63 @@ test.describe('the researcher reads ARC-AGI-3 runs of the official engine', () =
     await (await download).saveAs(zip);
     const dir = path.join(work, 'recordings');
     execFileSync('unzip', ['-q', zip, '-d', dir]);
-    const files = readdirSync(dir, { recursive: true }).map(String).filter((f) => f.endsWith('.recording.jsonl')).sort();
-    expect(files.map((f) => path.basename(f))).toEqual([`${sessionId}-clicks-1.recording.jsonl`, `${sessionId}-keys-1.recording.jsonl`]);
+    const files = readdirSync(dir, { recursive: true })
+      .map(String)
+      .filter((f) => f.endsWith('.recording.jsonl'))
+      .sort();
+    expect(files.map((f) => path.basename(f))).toEqual([
+      `${sessionId}-clicks-1.recording.jsonl`,
+      `${sessionId}-keys-1.recording.jsonl`,
+    ]);
     const paths = files.map((f) => path.join(dir, f));
     // Each file: the run's RESET and every action, line for line the steps the log holds.
-    for (const [file, game] of [[paths[1], LS20], [paths[0], VC33]] as const) {
-      const lines = readFileSync(file, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { data: RecordingData }).data);
+    for (const [file, game] of [
+      [paths[1], LS20],
+      [paths[0], VC33],
+    ] as const) {
+      const lines = readFileSync(file, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { data: RecordingData }).data);
       const logged = events.filter((e) => e.kind === 'game.action' && e.data.game === game);
-      expect(lines.map((d) => ({ game: d.game_id, action: d.action_input.id, xy: d.action_input.data, state: d.state, level: d.levels_completed, frameHash: hashGrid(d.frame[d.frame.length - 1]) })))
-        .toEqual(logged.map((e) => ({ game, action: e.data.action, xy: e.data.action === 'ACTION6' ? { x: e.data.x, y: e.data.y } : {}, state: e.data.state, level: e.data.level, frameHash: e.data.frameHash })));
+      expect(
+        lines.map((d) => ({
+          game: d.game_id,
+          action: d.action_input.id,
+          xy: d.action_input.data,
+          state: d.state,
+          level: d.levels_completed,
+          frameHash: hashGrid(d.frame[d.frame.length - 1]),
+        })),
+      ).toEqual(
+        logged.map((e) => ({
+          game,
+          action: e.data.action,
+          xy: e.data.action === 'ACTION6' ? { x: e.data.x, y: e.data.y } : {},
+          state: e.data.state,
+          level: e.data.level,
+          frameHash: e.data.frameHash,
+        })),
+      );
       expect(lines.map((d) => d.full_reset)).toEqual(lines.map((_, i) => i === 0));
     }
     const metadata = path.join(work, 'metadata.json');
-    writeFileSync(metadata, JSON.stringify([LS20, VC33].map((g) => {
-      const [name, version] = g.split('-');
-      return JSON.parse(readFileSync(path.join(OFFICIAL_GAMES, name, version, 'metadata.json'), 'utf8')) as unknown;
-    })));
-    const studio = JSON.parse(execFileSync(process.execPath, ['bin/arc-studio.mjs', 'score', ...paths, '--baselines', metadata, '--preset', 'toolkit-2026-04', '--json'], { encoding: 'utf8', timeout: 30_000 })) as StudioScore;
+    writeFileSync(
+      metadata,
+      JSON.stringify(
+        [LS20, VC33].map((g) => {
+          const [name, version] = g.split('-');
+          return JSON.parse(readFileSync(path.join(OFFICIAL_GAMES, name, version, 'metadata.json'), 'utf8')) as unknown;
+        }),
+      ),
+    );
+    const studio = JSON.parse(
+      execFileSync(
+        process.execPath,
+        ['bin/arc-studio.mjs', 'score', ...paths, '--baselines', metadata, '--preset', 'toolkit-2026-04', '--json'],
+        { encoding: 'utf8', timeout: 30_000 },
+      ),
+    ) as StudioScore;
     // The official scorecard, fed the recorded lines as the toolkit's wrapper does, and playing the actions again on the engine.
     const byLines = officialScore('lines', metadata, paths);
     const byReplay = officialScore('replay', metadata, paths);
@@ -225,20 +355,41 @@ test.describe('the researcher reads ARC-AGI-3 runs of the official engine', () =
     expect(byLines.environments.map((e) => e.runs[0].level_actions[0])).toEqual([3, 13]);
 
     // 4. The study's baselines file holds the arcengine games too, and scores those recordings.
-    const ticket = await fetch(`${server.base}/api/admin/studies/${STUDY}/exports`, { method: 'POST', headers: { ...ADMIN, 'Content-Type': 'application/json' }, body: JSON.stringify({ format: 'baselines-json' }) });
+    const ticket = await fetch(`${server.base}/api/admin/studies/${STUDY}/exports`, {
+      method: 'POST',
+      headers: { ...ADMIN, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ format: 'baselines-json' }),
+    });
     expect(ticket.status).toBe(201);
     const baselinesText = await (await fetch(`${server.base}${((await ticket.json()) as { url: string }).url}`)).text();
-    const baselines = JSON.parse(baselinesText) as { games: Record<string, { participants: number; version?: string; levels: { level: number; completers: number; actions?: number[] }[] }> };
-    for (const [game, actions] of [['ls20', 13], ['vc33', 3]] as const) {
+    const baselines = JSON.parse(baselinesText) as {
+      games: Record<
+        string,
+        { participants: number; version?: string; levels: { level: number; completers: number; actions?: number[] }[] }
+      >;
+    };
+    for (const [game, actions] of [
+      ['ls20', 13],
+      ['vc33', 3],
+    ] as const) {
       const g = Object.values(baselines.games).find((x) => x.version === (game === 'ls20' ? LS20 : VC33));
       expect(g, game).toMatchObject({ participants: 1 });
       expect(g!.levels[0]).toMatchObject({ level: 1, completers: 1, actions: [actions] });
     }
     const file = path.join(work, 'baselines.json');
     writeFileSync(file, baselinesText);
-    const own = JSON.parse(execFileSync(process.execPath, ['bin/arc-studio.mjs', 'score', ...paths, '--baselines', file, '--preset', 'toolkit-2026-04', '--json'], { encoding: 'utf8', timeout: 30_000 })) as StudioScore;
+    const own = JSON.parse(
+      execFileSync(
+        process.execPath,
+        ['bin/arc-studio.mjs', 'score', ...paths, '--baselines', file, '--preset', 'toolkit-2026-04', '--json'],
+        { encoding: 'utf8', timeout: 30_000 },
+      ),
+    ) as StudioScore;
     // Each recording beat level 1 in exactly the human baseline's actions (the same run, one
     // player: the upper median is that player's count): full marks for level 1.
-    expect(own.result.games.map((g) => [g.game, g.runs[0].levels[0].agentActions, g.runs[0].levels[0].score])).toEqual([[VC33, 3, 1], [LS20, 13, 1]]);
+    expect(own.result.games.map((g) => [g.game, g.runs[0].levels[0].agentActions, g.runs[0].levels[0].score])).toEqual([
+      [VC33, 3, 1],
+      [LS20, 13, 1],
+    ]);
   });
 });

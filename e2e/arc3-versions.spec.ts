@@ -11,36 +11,68 @@ import { ADMIN, TG01, createStudy, fixtureCopy, logIn, startServer } from './arc
 
 const WIDTHS = [1280, 768, 390] as const;
 
-test('the Games page shows a game\'s current code and the older code an open run keeps; the results page the storage use', async ({ page }, info) => {
+test("the Games page shows a game's current code and the older code an open run keeps; the results page the storage use", async ({
+  page,
+}, info) => {
   test.setTimeout(180_000);
   const games = fixtureCopy();
   const server = await startServer(['--arc3-games', games]);
   try {
     await createStudy(server.base, 'versions', [{ kind: 'game', id: 'g', game: TG01 }], { storage: { events: 1000 } });
     // A participant's session opens the game through the API (a run of the current code).
-    const s = await (await fetch(`${server.base}/api/studies/versions/sessions`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ params: {} }) })).json() as { sessionId: string; token: string };
+    const s = (await (
+      await fetch(`${server.base}/api/studies/versions/sessions`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ params: {} }),
+      })
+    ).json()) as { sessionId: string; token: string };
     const auth = { Authorization: `Bearer ${s.token}`, 'Content-Type': 'application/json' };
-    const start = await fetch(`${server.base}/api/sessions/${s.sessionId}/events`, { method: 'POST', headers: auth, body: JSON.stringify({ events: [
-      { seq: 0, t: 0.1, kind: 'session.start', data: { mode: 'study', wallClock: '2026-11-26T10:00:00.000Z', userAgent: 'e2e' } },
-      { seq: 1, t: 0.2, kind: 'item.start', data: { item: 'g' } },
-    ] }) });
+    const start = await fetch(`${server.base}/api/sessions/${s.sessionId}/events`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({
+        events: [
+          {
+            seq: 0,
+            t: 0.1,
+            kind: 'session.start',
+            data: { mode: 'study', wallClock: '2026-11-26T10:00:00.000Z', userAgent: 'e2e' },
+          },
+          { seq: 1, t: 0.2, kind: 'item.start', data: { item: 'g' } },
+        ],
+      }),
+    });
     expect(start.status, await start.clone().text()).toBe(200);
-    const opened = await fetch(`${server.base}/api/sessions/${s.sessionId}/runs`, { method: 'POST', headers: auth, body: JSON.stringify({ item: 'g', lastSeq: 1 }) });
+    const opened = await fetch(`${server.base}/api/sessions/${s.sessionId}/runs`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ item: 'g', lastSeq: 1 }),
+    });
     expect(opened.status, await opened.clone().text()).toBe(200);
     const before = ((await opened.json()) as { game: { codeHash: string } }).game.codeHash;
 
     // The designer changes the game's file: the server reloads it, and the list shows a new version.
     const file = path.join(games, 'tg01/5e1f0a27/tg01.py');
     writeFileSync(file, `${readFileSync(file, 'utf8')}\n# a designer's change\n`);
-    await expect.poll(async () => {
-      const list = await (await fetch(`${server.base}/api/admin/arc3/games`, { headers: ADMIN })).json() as { games: { id: string; codeHash?: string }[] };
-      return list.games.find((g) => g.id === TG01)?.codeHash;
-    }, { timeout: 30_000 }).not.toBe(before);
+    await expect
+      .poll(
+        async () => {
+          const list = (await (await fetch(`${server.base}/api/admin/arc3/games`, { headers: ADMIN })).json()) as {
+            games: { id: string; codeHash?: string }[];
+          };
+          return list.games.find((g) => g.id === TG01)?.codeHash;
+        },
+        { timeout: 30_000 },
+      )
+      .not.toBe(before);
 
     await logIn(page, server.base);
     await page.goto(`${server.base}/games`);
     await expect(page.getByTestId('code-version').first()).toContainText('@');
-    await expect(page.getByTestId('older-version')).toHaveText(`1 open run keeps @${before}, the code it was opened on`);
+    await expect(page.getByTestId('older-version')).toHaveText(
+      `1 open run keeps @${before}, the code it was opened on`,
+    );
     for (const width of WIDTHS) {
       await page.setViewportSize({ width, height: 900 });
       await page.screenshot({ path: info.outputPath(`games-versions-${width}.png`), fullPage: true });

@@ -13,15 +13,48 @@ import { hashGrid } from '../src/core/game/serverGame';
 import { PALETTE } from '../src/core/game/types';
 import { ownPort } from './helpers';
 import {
-  ADMIN, LS20, OFFICIAL_GAMES, PYTHONPATH, TG01, VC33, clickFrame, createStudy, fixtureCopy, frameColour, giveUpItem, joinStudy, logIn, startServer, type TestServer,
+  ADMIN,
+  LS20,
+  OFFICIAL_GAMES,
+  PYTHONPATH,
+  TG01,
+  VC33,
+  clickFrame,
+  createStudy,
+  fixtureCopy,
+  frameColour,
+  giveUpItem,
+  joinStudy,
+  logIn,
+  startServer,
+  type TestServer,
 } from './arc3-helpers';
 
 /** Level 1 of ls20, found by a search over the official engine: left x3, up x4, right x3, up x3. */
-const LS20_LEVEL1 = ['ArrowLeft', 'ArrowLeft', 'ArrowLeft', 'ArrowUp', 'ArrowUp', 'ArrowUp', 'ArrowUp', 'ArrowRight', 'ArrowRight', 'ArrowRight', 'ArrowUp', 'ArrowUp', 'ArrowUp'];
+const LS20_LEVEL1 = [
+  'ArrowLeft',
+  'ArrowLeft',
+  'ArrowLeft',
+  'ArrowUp',
+  'ArrowUp',
+  'ArrowUp',
+  'ArrowUp',
+  'ArrowRight',
+  'ArrowRight',
+  'ArrowRight',
+  'ArrowUp',
+  'ArrowUp',
+  'ArrowUp',
+];
 /** Level 1 of vc33: three clicks on the right-hand control. */
-const VC33_LEVEL1: [number, number][] = [[60, 32], [60, 32], [60, 32]];
+const VC33_LEVEL1: [number, number][] = [
+  [60, 32],
+  [60, 32],
+  [60, 32],
+];
 
-const rgb = (hex: string): [number, number, number] => [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)) as [number, number, number];
+const rgb = (hex: string): [number, number, number] =>
+  [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)) as [number, number, number];
 
 async function stored(base: string, sessionId: string) {
   const res = await fetch(`${base}/api/admin/sessions/${sessionId}/events`, { headers: ADMIN });
@@ -30,8 +63,16 @@ async function stored(base: string, sessionId: string) {
 
 async function sessionIdOf(page: Page): Promise<string> {
   return page.evaluate(async () => {
-    const db = await new Promise<IDBDatabase>((res, rej) => { const r = indexedDB.open('arc-studio'); r.onsuccess = () => res(r.result); r.onerror = () => rej(r.error); });
-    const all = await new Promise<{ id: string; studyId?: string }[]>((res, rej) => { const r = db.transaction('sessions').objectStore('sessions').getAll(); r.onsuccess = () => res(r.result as never); r.onerror = () => rej(r.error); });
+    const db = await new Promise<IDBDatabase>((res, rej) => {
+      const r = indexedDB.open('arc-studio');
+      r.onsuccess = () => res(r.result);
+      r.onerror = () => rej(r.error);
+    });
+    const all = await new Promise<{ id: string; studyId?: string }[]>((res, rej) => {
+      const r = db.transaction('sessions').objectStore('sessions').getAll();
+      r.onsuccess = () => res(r.result as never);
+      r.onerror = () => rej(r.error);
+    });
     return all.filter((s) => s.studyId)[0].id;
   });
 }
@@ -40,11 +81,18 @@ test.describe('official ARC-AGI-3 games', () => {
   let server: TestServer;
   test.beforeAll(async () => {
     server = await startServer(['--arc3-games', OFFICIAL_GAMES]);
-    await createStudy(server.base, 'official', [{ kind: 'game', id: 'keys', game: LS20 }, { kind: 'game', id: 'clicks', game: VC33 }]);
+    await createStudy(server.base, 'official', [
+      { kind: 'game', id: 'keys', game: LS20 },
+      { kind: 'game', id: 'clicks', game: VC33 },
+    ]);
   });
-  test.afterAll(async () => { await server?.stop(); });
+  test.afterAll(async () => {
+    await server?.stop();
+  });
 
-  test('a participant plays level 1 of ls20 with keys and of vc33 with clicks; every step is logged and verified', async ({ page }) => {
+  test('a participant plays level 1 of ls20 with keys and of vc33 with clicks; every step is logged and verified', async ({
+    page,
+  }) => {
     expect(server.output()).toMatch(/ARC-AGI-3 games: .* with arcengine 0\.9\.3 on Python 3/);
     await joinStudy(page, server.base, 'official');
     const canvas = page.getByTestId('game-canvas');
@@ -68,20 +116,56 @@ test.describe('official ARC-AGI-3 games', () => {
     await giveUpItem(page);
 
     // Every step the engine answered is in the log on the server, in order, with its signature.
-    await expect.poll(async () => (await stored(server.base, sessionId)).filter((e) => e.kind === 'item.end').length, { timeout: 20_000 }).toBe(2);
+    await expect
+      .poll(async () => (await stored(server.base, sessionId)).filter((e) => e.kind === 'item.end').length, {
+        timeout: 20_000,
+      })
+      .toBe(2);
     const events = await stored(server.base, sessionId);
     const ls20 = events.filter((e) => e.kind === 'game.action' && e.data.game === LS20);
     expect(ls20.map((e) => e.data.step)).toEqual(ls20.map((_, i) => i));
-    expect(ls20.map((e) => e.data.action)).toEqual(['RESET', 'ACTION3', 'ACTION3', 'ACTION3', 'ACTION1', 'ACTION1', 'ACTION1', 'ACTION1', 'ACTION4', 'ACTION4', 'ACTION4', 'ACTION1', 'ACTION1', 'ACTION1']);
+    expect(ls20.map((e) => e.data.action)).toEqual([
+      'RESET',
+      'ACTION3',
+      'ACTION3',
+      'ACTION3',
+      'ACTION1',
+      'ACTION1',
+      'ACTION1',
+      'ACTION1',
+      'ACTION4',
+      'ACTION4',
+      'ACTION4',
+      'ACTION1',
+      'ACTION1',
+      'ACTION1',
+    ]);
     expect(ls20[ls20.length - 1].data.level).toBe(1);
-    expect(events.some((e) => e.kind === 'game.refused' && e.data.game === LS20 && e.data.action === 'ACTION5')).toBe(true);
+    expect(events.some((e) => e.kind === 'game.refused' && e.data.game === LS20 && e.data.action === 'ACTION5')).toBe(
+      true,
+    );
     const vc33 = events.filter((e) => e.kind === 'game.action' && e.data.game === VC33);
     expect(vc33.slice(1).map((e) => [e.data.x, e.data.y])).toEqual(VC33_LEVEL1);
-    expect(events.find((e) => e.kind === 'game.open' && e.data.game === LS20)?.data).toMatchObject({ source: 'arcengine', engine: 'arcengine 0.9.3' });
+    expect(events.find((e) => e.kind === 'game.open' && e.data.game === LS20)?.data).toMatchObject({
+      source: 'arcengine',
+      engine: 'arcengine 0.9.3',
+    });
 
     // The researcher's results count the verified runs: level 1 of each, with its actions and clicks.
-    const results = await (await fetch(`${server.base}/api/admin/studies/official/results`, { headers: ADMIN })).json() as {
-      games: { game: string; participants: number; unverified: number; levels: { level: number; completed: number; actions: { median: number | null }; clicks: [number, number, number][] }[] }[];
+    const results = (await (
+      await fetch(`${server.base}/api/admin/studies/official/results`, { headers: ADMIN })
+    ).json()) as {
+      games: {
+        game: string;
+        participants: number;
+        unverified: number;
+        levels: {
+          level: number;
+          completed: number;
+          actions: { median: number | null };
+          clicks: [number, number, number][];
+        }[];
+      }[];
     };
     const byGame = Object.fromEntries(results.games.map((g) => [g.game, g]));
     expect(byGame[LS20]).toMatchObject({ participants: 1, unverified: 0 });
@@ -89,7 +173,9 @@ test.describe('official ARC-AGI-3 games', () => {
     expect(byGame[VC33].levels[0]).toMatchObject({ completed: 1, actions: { median: 3 }, clicks: [[60, 32, 3]] });
   });
 
-  test('the study editor\'s game picker lists the ARC-AGI-3 games beside the built-in ones, with opening frames, levels, sources and tags', async ({ page }) => {
+  test("the study editor's game picker lists the ARC-AGI-3 games beside the built-in ones, with opening frames, levels, sources and tags", async ({
+    page,
+  }) => {
     await logIn(page, server.base);
     await page.goto(`${server.base}/studies/new`);
     await page.getByRole('button', { name: 'Add game' }).click();
@@ -100,10 +186,20 @@ test.describe('official ARC-AGI-3 games', () => {
     // Narrowed to the arcengine folder's games: each with its levels and tags, and the frame it opens on.
     await picker.getByRole('combobox', { name: 'Source' }).selectOption({ label: 'arcengine folder' });
     await expect(cards).toHaveText([
-      /^FT09ft09-0d8bbf25\d+ levels · arcengine folder/, /^LS20ls20-9607627b7 levels · arcengine folder.*keyboard/, /^VC33vc33-5430563c\d+ levels · arcengine folder/,
+      /^FT09ft09-0d8bbf25\d+ levels · arcengine folder/,
+      /^LS20ls20-9607627b7 levels · arcengine folder.*keyboard/,
+      /^VC33vc33-5430563c\d+ levels · arcengine folder/,
     ]);
     // A drawn frame: the canvas takes the 64x64 frame's size (2 CSS pixels a cell).
-    for (const k of [0, 1, 2]) await expect.poll(() => cards.nth(k).locator('canvas').evaluate((c) => (c as HTMLCanvasElement).style.width)).toBe('128px');
+    for (const k of [0, 1, 2])
+      await expect
+        .poll(() =>
+          cards
+            .nth(k)
+            .locator('canvas')
+            .evaluate((c) => (c as HTMLCanvasElement).style.width),
+        )
+        .toBe('128px');
     // Searched by tag.
     await picker.getByRole('combobox', { name: 'Source' }).selectOption({ label: 'All sources' });
     await picker.getByLabel('Search games by id, title or tag').fill('keyboard');
@@ -124,7 +220,9 @@ test.describe('official ARC-AGI-3 games', () => {
   });
 });
 
-test('a designer\'s hot reload: saving the game file changes the rules in the open playtest, and an error shows its traceback', async ({ page }) => {
+test("a designer's hot reload: saving the game file changes the rules in the open playtest, and an error shows its traceback", async ({
+  page,
+}) => {
   const games = fixtureCopy();
   const file = path.join(games, 'tg01', '5e1f0a27', 'tg01.py');
   const server = await startServer(['--arc3-games', games]);
@@ -145,7 +243,13 @@ test('a designer\'s hot reload: saving the game file changes the rules in the op
 
     // The designer recolours the walker and saves: the level restarts on the new code.
     const source = readFileSync(file, 'utf8');
-    writeFileSync(file, source.replace('FLOOR, WALL, WALKER, EXIT, TRAP, GATE, GATE_FADING, SWITCH = 0, 5, 9,', 'FLOOR, WALL, WALKER, EXIT, TRAP, GATE, GATE_FADING, SWITCH = 0, 5, 8,'));
+    writeFileSync(
+      file,
+      source.replace(
+        'FLOOR, WALL, WALKER, EXIT, TRAP, GATE, GATE_FADING, SWITCH = 0, 5, 9,',
+        'FLOOR, WALL, WALKER, EXIT, TRAP, GATE, GATE_FADING, SWITCH = 0, 5, 8,',
+      ),
+    );
     await expect(page.getByTestId('reloaded')).toBeVisible({ timeout: 15_000 });
     await expect.poll(() => frameColour(page, 12, 12)).toEqual(rgb(PALETTE[8]));
     await page.keyboard.press('ArrowDown');
@@ -169,7 +273,9 @@ test('a designer\'s hot reload: saving the game file changes the rules in the op
   }
 });
 
-test('the worker killed mid-run: the participant sees a short message and goes on from the same state, nothing lost', async ({ page }) => {
+test('the worker killed mid-run: the participant sees a short message and goes on from the same state, nothing lost', async ({
+  page,
+}) => {
   const server = await startServer(['--arc3-games', OFFICIAL_GAMES]);
   try {
     await createStudy(server.base, 'faults', [{ kind: 'game', id: 'keys', game: LS20 }]);
@@ -180,7 +286,10 @@ test('the worker killed mid-run: the participant sees a short message and goes o
     await expect(page.getByTestId('game-actions')).toHaveText('6');
     const before = await canvas.getAttribute('data-frame-hash');
     // Kill every Python worker of this server.
-    const workers = execFileSync('pgrep', ['-P', String(server.child.pid), '-f', 'worker.py'], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
+    const workers = execFileSync('pgrep', ['-P', String(server.child.pid), '-f', 'worker.py'], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .filter(Boolean);
     expect(workers.length).toBeGreaterThan(0);
     for (const pid of workers) process.kill(Number(pid), 'SIGKILL');
     for (const key of LS20_LEVEL1.slice(6)) await page.keyboard.press(key);
@@ -188,18 +297,28 @@ test('the worker killed mid-run: the participant sees a short message and goes o
     await expect(page.getByTestId('game-actions')).toHaveText(String(LS20_LEVEL1.length));
     expect(before).not.toBeNull();
     const sessionId = await sessionIdOf(page);
-    await expect.poll(async () => (await stored(server.base, sessionId)).filter((e) => e.kind === 'game.action').length, { timeout: 20_000 }).toBe(LS20_LEVEL1.length + 1);
-    const steps = (await stored(server.base, sessionId)).filter((e) => e.kind === 'game.action').map((e) => e.data.step);
+    await expect
+      .poll(async () => (await stored(server.base, sessionId)).filter((e) => e.kind === 'game.action').length, {
+        timeout: 20_000,
+      })
+      .toBe(LS20_LEVEL1.length + 1);
+    const steps = (await stored(server.base, sessionId))
+      .filter((e) => e.kind === 'game.action')
+      .map((e) => e.data.step);
     expect(steps).toEqual(steps.map((_, i) => i));
   } finally {
     await server.stop();
   }
 });
 
-test('without Python the server says what is missing at start, and the built-in games play as usual', async ({ page }) => {
+test('without Python the server says what is missing at start, and the built-in games play as usual', async ({
+  page,
+}) => {
   const server = await startServer(['--arc3-games', OFFICIAL_GAMES], { ARC_STUDIO_PYTHON: '/nonexistent/python3' });
   try {
-    expect(server.output()).toMatch(/ARC-AGI-3 games in .* are not available: .*python3.*The built-in games work as usual/s);
+    expect(server.output()).toMatch(
+      /ARC-AGI-3 games in .* are not available: .*python3.*The built-in games work as usual/s,
+    );
     await page.goto(`${server.base}/games/push`);
     await expect(page.getByTestId('game-canvas')).toHaveAttribute('data-state', 'NOT_FINISHED');
     await page.keyboard.press('ArrowRight');
@@ -225,14 +344,31 @@ for a in json.loads(sys.argv[3]):
 print(json.dumps(out))
 `;
 
-test('a remote ARC-AGI-3 server (the official toolkit\'s, on loopback) plays end to end with the same log as the official engine', async ({ page }) => {
+test("a remote ARC-AGI-3 server (the official toolkit's, on loopback) plays end to end with the same log as the official engine", async ({
+  page,
+}) => {
   const port = ownPort(5);
-  const toolkit = spawn('python3', ['-c', 'import logging,sys; logging.disable(logging.CRITICAL)\nfrom arc_agi import Arcade, OperationMode\nArcade(operation_mode=OperationMode.OFFLINE, environments_dir=sys.argv[1]).listen_and_serve(host="127.0.0.1", port=int(sys.argv[2]))', OFFICIAL_GAMES, String(port)], {
-    env: { ...process.env, PYTHONPATH, PYTHONDONTWRITEBYTECODE: '1' }, stdio: 'ignore', cwd: mkdtempSync(path.join(os.tmpdir(), 'toolkit-')),
-  });
+  const toolkit = spawn(
+    'python3',
+    [
+      '-c',
+      'import logging,sys; logging.disable(logging.CRITICAL)\nfrom arc_agi import Arcade, OperationMode\nArcade(operation_mode=OperationMode.OFFLINE, environments_dir=sys.argv[1]).listen_and_serve(host="127.0.0.1", port=int(sys.argv[2]))',
+      OFFICIAL_GAMES,
+      String(port),
+    ],
+    {
+      env: { ...process.env, PYTHONPATH, PYTHONDONTWRITEBYTECODE: '1' },
+      stdio: 'ignore',
+      cwd: mkdtempSync(path.join(os.tmpdir(), 'toolkit-')),
+    },
+  );
   let server: TestServer | null = null;
   try {
-    await expect.poll(async () => (await fetch(`http://127.0.0.1:${port}/api/games`).catch(() => null))?.status ?? 0, { timeout: 30_000 }).toBe(200);
+    await expect
+      .poll(async () => (await fetch(`http://127.0.0.1:${port}/api/games`).catch(() => null))?.status ?? 0, {
+        timeout: 30_000,
+      })
+      .toBe(200);
     server = await startServer(['--arc3-server', `http://127.0.0.1:${port}`]);
     expect(server.output()).toMatch(/ARC-AGI-3 games of the server at http:\/\/127\.0\.0\.1/);
     await createStudy(server.base, 'remote', [{ kind: 'game', id: 'clicks', game: VC33 }]);
@@ -242,17 +378,26 @@ test('a remote ARC-AGI-3 server (the official toolkit\'s, on loopback) plays end
     for (const [x, y] of VC33_LEVEL1) await clickFrame(page, x, y);
     await expect(canvas).toHaveAttribute('data-level', '1');
     const sessionId = await sessionIdOf(page);
-    await expect.poll(async () => (await stored(server!.base, sessionId)).filter((e) => e.kind === 'game.action').length, { timeout: 20_000 }).toBe(VC33_LEVEL1.length + 1);
+    await expect
+      .poll(async () => (await stored(server!.base, sessionId)).filter((e) => e.kind === 'game.action').length, {
+        timeout: 20_000,
+      })
+      .toBe(VC33_LEVEL1.length + 1);
     const events = await stored(server.base, sessionId);
     expect(events.find((e) => e.kind === 'game.open')?.data).toMatchObject({ game: VC33, source: 'remote' });
     const logged = events.filter((e) => e.kind === 'game.action');
     // Step by step, what the browser logged is what the official engine answers for the same actions.
     const actions = VC33_LEVEL1.map(([x, y]) => ({ action: 'ACTION6', x, y }));
-    const reference = JSON.parse(execFileSync('python3', ['-c', TOOLKIT_STEPS, OFFICIAL_GAMES, VC33, JSON.stringify(actions)], {
-      encoding: 'utf8', env: { ...process.env, PYTHONPATH, PYTHONDONTWRITEBYTECODE: '1' }, maxBuffer: 64 << 20,
-    })) as { last: number[][]; state: string; levels: number }[];
-    expect(logged.map((e) => ({ frameHash: e.data.frameHash, state: e.data.state, level: e.data.level })))
-      .toEqual(reference.map((r) => ({ frameHash: hashGrid(r.last), state: r.state, level: r.levels })));
+    const reference = JSON.parse(
+      execFileSync('python3', ['-c', TOOLKIT_STEPS, OFFICIAL_GAMES, VC33, JSON.stringify(actions)], {
+        encoding: 'utf8',
+        env: { ...process.env, PYTHONPATH, PYTHONDONTWRITEBYTECODE: '1' },
+        maxBuffer: 64 << 20,
+      }),
+    ) as { last: number[][]; state: string; levels: number }[];
+    expect(logged.map((e) => ({ frameHash: e.data.frameHash, state: e.data.state, level: e.data.level }))).toEqual(
+      reference.map((r) => ({ frameHash: hashGrid(r.last), state: r.state, level: r.levels })),
+    );
     // The API key and the remote address never reach the browser.
     const html = await page.content();
     expect(html).not.toContain(String(port));
@@ -262,14 +407,19 @@ test('a remote ARC-AGI-3 server (the official toolkit\'s, on loopback) plays end
   }
 });
 
-test('a designer plays the playtest\'s actions twice: the public vc33 is deterministic; a copy of ls20 with an unseeded random call is not, shown with both frames', async ({ page }) => {
+test("a designer plays the playtest's actions twice: the public vc33 is deterministic; a copy of ls20 with an unseeded random call is not, shown with both frames", async ({
+  page,
+}) => {
   test.setTimeout(180_000);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'arc3-unseeded-e2e-'));
   cpSync(path.join(OFFICIAL_GAMES, 'ls20'), path.join(dir, 'ls20'), { recursive: true });
   cpSync(path.join(OFFICIAL_GAMES, 'vc33'), path.join(dir, 'vc33'), { recursive: true });
   const file = path.join(dir, 'ls20/9607627b/ls20.py');
   const hook = '    def render_interface(self, frame: np.ndarray) -> np.ndarray:\n';
-  writeFileSync(file, readFileSync(file, 'utf8').replace(hook, `${hook}        frame[63, 63] = int(np.random.randint(0, 16))\n`));
+  writeFileSync(
+    file,
+    readFileSync(file, 'utf8').replace(hook, `${hook}        frame[63, 63] = int(np.random.randint(0, 16))\n`),
+  );
   const server = await startServer(['--arc3-games', dir]);
   try {
     await logIn(page, server.base);
@@ -280,7 +430,9 @@ test('a designer plays the playtest\'s actions twice: the public vc33 is determi
     const check = page.getByTestId('determinism');
     await check.getByRole('button', { name: 'Play these actions twice' }).click();
     await expect(check).toHaveAttribute('data-deterministic', 'true');
-    await expect(check.getByTestId('determinism-result')).toHaveText('Deterministic: the same 2 actions played twice gave the same frames at every step.');
+    await expect(check.getByTestId('determinism-result')).toHaveText(
+      'Deterministic: the same 2 actions played twice gave the same frames at every step.',
+    );
 
     await page.goto(`${server.base}/games/${LS20}/playtest`);
     await expect(page.getByTestId('game-canvas')).toHaveAttribute('data-state', 'NOT_FINISHED');
@@ -289,7 +441,9 @@ test('a designer plays the playtest\'s actions twice: the public vc33 is determi
     await check.getByRole('button', { name: 'Play these actions twice' }).click();
     await expect(check).toHaveAttribute('data-deterministic', 'false');
     const result = check.getByTestId('determinism-result');
-    await expect(result).toContainText(/Not deterministic: step [0-3] \((RESET \(opening\)|ACTION3)\) gave different frames\./);
+    await expect(result).toContainText(
+      /Not deterministic: step [0-3] \((RESET \(opening\)|ACTION3)\) gave different frames\./,
+    );
     await expect(result).toContainText(/differs in 1 cell, the first at x=63, y=63/);
     await expect(result).toContainText('Verification of its recorded sessions cannot be exact');
     await expect(result.getByRole('img', { name: /^First play, step [0-3], animation frame \d+$/ })).toBeVisible();

@@ -11,7 +11,10 @@ const LABEL_IN_NAME = 'label-content-name-mismatch';
  * experimental and leaves it out of the tags; a rule enabled by name runs beside the tags, in the
  * same pass.
  */
-const OPTIONS: axe.RunOptions = { runOnly: { type: 'tag', values: WCAG_21_AA }, rules: { [LABEL_IN_NAME]: { enabled: true } } };
+const OPTIONS: axe.RunOptions = {
+  runOnly: { type: 'tag', values: WCAG_21_AA },
+  rules: { [LABEL_IN_NAME]: { enabled: true } },
+};
 
 /**
  * Runs axe in the page as it is now, on the whole document or on the elements `include` selects.
@@ -22,7 +25,8 @@ const OPTIONS: axe.RunOptions = { runOnly: { type: 'tag', values: WCAG_21_AA }, 
 export async function axeResults(page: Page, include?: string): Promise<axe.AxeResults> {
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axe.source);
   return page.evaluate(
-    ([options, selector]) => (window as unknown as { axe: typeof axe }).axe.run(selector ? { include: [selector] } : document, options),
+    ([options, selector]) =>
+      (window as unknown as { axe: typeof axe }).axe.run(selector ? { include: [selector] } : document, options),
     [OPTIONS, include ?? null] as const,
   );
 }
@@ -34,13 +38,23 @@ export async function expectAccessible(page: Page, name: string, include?: strin
   expect(ran, `axe ran ${LABEL_IN_NAME} on ${name}`).toContain(LABEL_IN_NAME);
   const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   for (const v of serious) {
-    for (const n of v.nodes) console.log(`[a11y] ${name}: ${v.id} (${v.impact}) at ${n.target.join(' ')}: ${(n.failureSummary ?? v.help).replace(/\s+/g, ' ').trim()}`);
+    for (const n of v.nodes)
+      console.log(
+        `[a11y] ${name}: ${v.id} (${v.impact}) at ${n.target.join(' ')}: ${(n.failureSummary ?? v.help).replace(/\s+/g, ' ').trim()}`,
+      );
   }
-  expect.soft(serious.flatMap((v) => v.nodes.map((n) => `${v.id} at ${n.target.join(' ')}`)), `serious or critical axe violations on ${name}`).toEqual([]);
+  expect
+    .soft(
+      serious.flatMap((v) => v.nodes.map((n) => `${v.id} at ${n.target.join(' ')}`)),
+      `serious or critical axe violations on ${name}`,
+    )
+    .toEqual([]);
 }
 
 /** The serious and critical violations on the page as it is now (inside `include`, when given), one line per element. */
 export async function seriousViolations(page: Page, include?: string): Promise<string[]> {
   const { violations } = await axeResults(page, include);
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').flatMap((v) => v.nodes.map((n) => `${v.id} at ${n.target.join(' ')}`));
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .flatMap((v) => v.nodes.map((n) => `${v.id} at ${n.target.join(' ')}`));
 }

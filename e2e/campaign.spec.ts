@@ -10,18 +10,34 @@ import { expect, test, type Page } from './studio-test';
 import { ADMIN, completeCurrentItem, playGame, serverEvents, type StudyFile } from './study-helpers';
 
 /** The study's items as a participant meets them: each pool's candidates in its place. */
-function runnable(def: { items: { kind: string; candidates?: StudyFile['items'] }[]; completion: { code: string } }): StudyFile {
-  return { items: def.items.flatMap((i) => (i.kind === 'pool' ? i.candidates ?? [] : [i as StudyFile['items'][number]])), completion: def.completion };
+function runnable(def: {
+  items: { kind: string; candidates?: StudyFile['items'] }[];
+  completion: { code: string };
+}): StudyFile {
+  return {
+    items: def.items.flatMap((i) => (i.kind === 'pool' ? (i.candidates ?? []) : [i as StudyFile['items'][number]])),
+    completion: def.completion,
+  };
 }
 
 /** No axe violation of serious or critical impact at WCAG 2.1 AA, as `a11y.spec.ts` checks every page. */
 async function expectAccessible(page: Page, name: string): Promise<void> {
-  const { violations } = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+  const { violations } = await new AxeBuilder({ page })
+    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
+    .analyze();
   const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect.soft(serious.flatMap((v) => v.nodes.map((n) => `${v.id} at ${n.target.join(' ')}: ${n.failureSummary ?? v.help}`)), `serious or critical axe violations on ${name}`).toEqual([]);
+  expect
+    .soft(
+      serious.flatMap((v) => v.nodes.map((n) => `${v.id} at ${n.target.join(' ')}: ${n.failureSummary ?? v.help}`)),
+      `serious or critical axe violations on ${name}`,
+    )
+    .toEqual([]);
 }
 
-const SIZES = [{ width: 1280, height: 800 }, { width: 768, height: 1024 }] as const;
+const SIZES = [
+  { width: 1280, height: 800 },
+  { width: 768, height: 1024 },
+] as const;
 
 /** A participant opens the study link, agrees and begins. */
 async function begin(page: Page, id: string, pid: string): Promise<void> {
@@ -41,7 +57,11 @@ async function finishStudy(page: Page, study: StudyFile): Promise<void> {
   }
 }
 
-test('a researcher builds a pool in the editor, two participants run it, the campaign view follows them live, and the bonus file downloads', async ({ page, browser, request }) => {
+test('a researcher builds a pool in the editor, two participants run it, the campaign view follows them live, and the bonus file downloads', async ({
+  page,
+  browser,
+  request,
+}) => {
   test.setTimeout(240_000);
   const stamp = Date.now().toString(36);
   const id = `e2e-pool-${stamp}`;
@@ -92,9 +112,15 @@ test('a researcher builds a pool in the editor, two participants run it, the cam
 
   // The JSON view writes exactly the study format.
   await page.getByRole('tab', { name: 'JSON' }).click();
-  const written = JSON.parse(await page.getByRole('textbox', { name: 'Study definition (JSON)' }).inputValue()) as Record<string, unknown> & { items: unknown[] };
+  const written = JSON.parse(
+    await page.getByRole('textbox', { name: 'Study definition (JSON)' }).inputValue(),
+  ) as Record<string, unknown> & { items: unknown[] };
   expect(written.items[1]).toEqual({
-    kind: 'pool', id: 'pool-2', title: '', draw: 2, target: { solves: 2 },
+    kind: 'pool',
+    id: 'pool-2',
+    title: '',
+    draw: 2,
+    target: { solves: 2 },
     candidates: [
       { kind: 'task', id: 'count-objects-bar', collection: 'samples', task: 'count-objects-bar' },
       { kind: 'task', id: 'downscale-blocks', collection: 'samples', task: 'downscale-blocks' },
@@ -116,7 +142,9 @@ test('a researcher builds a pool in the editor, two participants run it, the cam
   await expect(page.getByTestId('campaign-rule')).toContainText('2');
   // From here on the page is never loaded again: every change below comes from its own polling.
   let loads = 0;
-  page.on('framenavigated', (f) => { if (f === page.mainFrame()) loads++; });
+  page.on('framenavigated', (f) => {
+    if (f === page.mainFrame()) loads++;
+  });
   const stats = page.getByTestId('campaign-stats');
   await expect(stats.getByText('Playing now').locator('..')).toContainText('0');
   await expect(page.getByTestId('target-count-objects-bar')).toHaveText('0/2 solves');
@@ -169,12 +197,18 @@ test('a researcher builds a pool in the editor, two participants run it, the cam
   await page.getByRole('button', { name: 'Download payments (CSV)' }).click();
   const rows = (await readFile(await (await paymentsDownload).path(), 'utf8')).trim().split('\n');
   expect(rows[0]).toBe('session_id,participant_id,solved,levels,fee,bonus,currency,counts,reason');
-  expect(rows.slice(1).map((r) => r.split(',').slice(1).join(',')).sort()).toEqual([
-    `pid-a-${stamp},2,0,3.00,1.00,GBP,true,`, `pid-b-${stamp},2,0,3.00,1.00,GBP,true,`,
-  ]);
+  expect(
+    rows
+      .slice(1)
+      .map((r) => r.split(',').slice(1).join(','))
+      .sort(),
+  ).toEqual([`pid-a-${stamp},2,0,3.00,1.00,GBP,true,`, `pid-b-${stamp},2,0,3.00,1.00,GBP,true,`]);
 });
 
-test('the participant sees the time the session has left, and the study ends cleanly when it is spent', async ({ page, request }) => {
+test('the participant sees the time the session has left, and the study ends cleanly when it is spent', async ({
+  page,
+  request,
+}) => {
   const id = `budget-${Date.now().toString(36)}`;
   const created = await request.post(`/api/admin/studies/${id}`, {
     headers: ADMIN,
@@ -182,9 +216,15 @@ test('the participant sees the time the session has left, and the study ends cle
       definition: {
         // Only the browser's clock is moved on: the server still sees time left and the second game
         // not started, so the study flags the session unfinished rather than refusing its code.
-        title: 'A short session', consent: 'You agree.', instructions: 'Go.', completion: { code: 'BUDGET-OK', unfinished: 'flag' },
+        title: 'A short session',
+        consent: 'You agree.',
+        instructions: 'Go.',
+        completion: { code: 'BUDGET-OK', unfinished: 'flag' },
         limits: { sessionMinutes: 2 },
-        items: [{ kind: 'game', id: 'push', game: 'push' }, { kind: 'game', id: 'glow', game: 'glow' }],
+        items: [
+          { kind: 'game', id: 'push', game: 'push' },
+          { kind: 'game', id: 'glow', game: 'glow' },
+        ],
       },
     },
   });
@@ -208,25 +248,50 @@ test('the participant sees the time the session has left, and the study ends cle
   await expect(page.getByTestId('completion-code')).toHaveText('BUDGET-OK');
   await page.screenshot({ path: test.info().outputPath('session-time-up.png') });
 
-  const results = (await (await request.get(`/api/admin/studies/${id}/results`, { headers: ADMIN })).json()) as { participants: { sessionId: string; state: string }[] };
+  const results = (await (await request.get(`/api/admin/studies/${id}/results`, { headers: ADMIN })).json()) as {
+    participants: { sessionId: string; state: string }[];
+  };
   expect(results.participants).toHaveLength(1);
-  const ends = (await serverEvents(request, results.participants[0].sessionId)).filter((e) => e.kind === 'item.end').map((e) => [e.data.item, e.data.reason]);
+  const ends = (await serverEvents(request, results.participants[0].sessionId))
+    .filter((e) => e.kind === 'item.end')
+    .map((e) => [e.data.item, e.data.reason]);
   expect(ends).toEqual([['push', 'session_time']]);
 });
 
-test('the participant and the researcher see the candidates skipped for lack of time', async ({ page, browser, request }) => {
+test('the participant and the researcher see the candidates skipped for lack of time', async ({
+  page,
+  browser,
+  request,
+}) => {
   test.setTimeout(120_000);
   const stamp = Date.now().toString(36);
   const id = `skip-${stamp}`;
   // The second pool asks for all ten of the session's minutes to be left before a candidate
   // starts: once the session has begun that is never so, whatever the machine's speed.
   const definition = {
-    title: 'Skipping', consent: 'You agree.', completion: { code: 'SKIP-OK' }, limits: { sessionMinutes: 10 },
+    title: 'Skipping',
+    consent: 'You agree.',
+    completion: { code: 'SKIP-OK' },
+    limits: { sessionMinutes: 10 },
     items: [
-      { kind: 'pool', id: 'first', draw: 1, target: { solves: 2 }, minMinutesLeft: 1, candidates: [{ kind: 'task', id: 'first-task', collection: 'samples', task: 'downscale-blocks' }] },
       {
-        kind: 'pool', id: 'later', draw: 2, target: { solves: 2 }, minMinutesLeft: 10,
-        candidates: [{ kind: 'task', id: 'later-a', collection: 'samples', task: 'mirror-across-wall' }, { kind: 'task', id: 'later-b', collection: 'samples', task: 'most-common-color' }],
+        kind: 'pool',
+        id: 'first',
+        draw: 1,
+        target: { solves: 2 },
+        minMinutesLeft: 1,
+        candidates: [{ kind: 'task', id: 'first-task', collection: 'samples', task: 'downscale-blocks' }],
+      },
+      {
+        kind: 'pool',
+        id: 'later',
+        draw: 2,
+        target: { solves: 2 },
+        minMinutesLeft: 10,
+        candidates: [
+          { kind: 'task', id: 'later-a', collection: 'samples', task: 'mirror-across-wall' },
+          { kind: 'task', id: 'later-b', collection: 'samples', task: 'most-common-color' },
+        ],
       },
       { kind: 'page', id: 'bye', markdown: 'Thank you. Press continue.' },
     ],
@@ -234,7 +299,12 @@ test('the participant and the researcher see the candidates skipped for lack of 
   const created = await request.post(`/api/admin/studies/${id}`, { headers: ADMIN, data: { definition } });
   expect(created.status(), await created.text()).toBe(201);
   const study: StudyFile = {
-    items: [...definition.items[0].candidates!, ...definition.items[1].candidates!].map((c) => ({ kind: 'task' as const, id: c.id, collection: c.collection, task: c.task })),
+    items: [...definition.items[0].candidates!, ...definition.items[1].candidates!].map((c) => ({
+      kind: 'task' as const,
+      id: c.id,
+      collection: c.collection,
+      task: c.task,
+    })),
     completion: definition.completion,
   };
 
@@ -246,7 +316,10 @@ test('the participant and the researcher see the candidates skipped for lack of 
   // Past the first candidate the study goes straight to the last page, and the header says why.
   await expect(participant.locator('[data-item]')).toHaveAttribute('data-item', 'bye');
   await expect(participant.getByTestId('study-skipped')).toHaveText('Skipped: not enough time left (2 items)');
-  for (const size of [{ width: 1280, height: 800 }, { width: 390, height: 844 }]) {
+  for (const size of [
+    { width: 1280, height: 800 },
+    { width: 390, height: 844 },
+  ]) {
     await participant.setViewportSize(size);
     await expectAccessible(participant, `participant header with skipped items at ${size.width}`);
     await participant.screenshot({ path: test.info().outputPath(`skipped-participant-${size.width}.png`) });
@@ -255,12 +328,15 @@ test('the participant and the researcher see the candidates skipped for lack of 
   await expect(participant.getByTestId('completion-code')).toHaveText('SKIP-OK');
 
   // The researcher's view of the session lists them too, in the same words.
-  const results = (await (await request.get(`/api/admin/studies/${id}/results`, { headers: ADMIN })).json()) as { participants: { sessionId: string }[] };
+  const results = (await (await request.get(`/api/admin/studies/${id}/results`, { headers: ADMIN })).json()) as {
+    participants: { sessionId: string }[];
+  };
   await page.goto(`/login#token=${process.env.E2E_ADMIN_TOKEN}`);
   await page.goto(`/studies/${id}/sessions/${results.participants[0].sessionId}`);
   const skipped = page.getByRole('list', { name: 'Skipped: not enough time left' });
   await expect(skipped.getByRole('listitem')).toHaveCount(2);
-  for (const c of ['later-a', 'later-b']) await expect(page.getByTestId(`skipped-${c}`)).toContainText(`${c}Skipped: not enough time left`);
+  for (const c of ['later-a', 'later-b'])
+    await expect(page.getByTestId(`skipped-${c}`)).toContainText(`${c}Skipped: not enough time left`);
   await expect(page.getByRole('list', { name: 'Items', exact: true })).toContainText('first-task');
   for (const size of [...SIZES, { width: 390, height: 844 }]) {
     await page.setViewportSize(size);
@@ -269,7 +345,11 @@ test('the participant and the researcher see the candidates skipped for lack of 
   }
 });
 
-test('the pool editor, the candidate picker and the campaign view are accessible on a computer, a tablet and a phone', async ({ page, browser, request }) => {
+test('the pool editor, the candidate picker and the campaign view are accessible on a computer, a tablet and a phone', async ({
+  page,
+  browser,
+  request,
+}) => {
   test.setTimeout(120_000);
   const stamp = Date.now().toString(36);
   const id = `a11y-pool-${stamp}`;
@@ -277,12 +357,25 @@ test('the pool editor, the candidate picker and the campaign view are accessible
     headers: ADMIN,
     data: {
       definition: {
-        title: 'Accessible pool', consent: 'You agree.', completion: { code: 'A11Y' },
-        payment: { currency: 'GBP', fee: 2, bonus: { perSolve: 1, perLevel: 0.25 } }, attempt: { minActions: 0 },
-        items: [{
-          kind: 'pool', id: 'pool', title: 'Games', draw: 1, target: { solves: 2 },
-          candidates: [{ kind: 'game', id: 'push', game: 'push' }, { kind: 'game', id: 'glow', game: 'glow' }, { kind: 'game', id: 'flux', game: 'flux' }],
-        }],
+        title: 'Accessible pool',
+        consent: 'You agree.',
+        completion: { code: 'A11Y' },
+        payment: { currency: 'GBP', fee: 2, bonus: { perSolve: 1, perLevel: 0.25 } },
+        attempt: { minActions: 0 },
+        items: [
+          {
+            kind: 'pool',
+            id: 'pool',
+            title: 'Games',
+            draw: 1,
+            target: { solves: 2 },
+            candidates: [
+              { kind: 'game', id: 'push', game: 'push' },
+              { kind: 'game', id: 'glow', game: 'glow' },
+              { kind: 'game', id: 'flux', game: 'flux' },
+            ],
+          },
+        ],
       },
     },
   });
@@ -293,7 +386,10 @@ test('the pool editor, the candidate picker and the campaign view are accessible
   const game = (await player.locator('[data-item]').getAttribute('data-item'))!;
   await playGame(player, game, 1);
   await player.getByRole('button', { name: 'Finish and continue' }).click();
-  await player.getByRole('dialog', { name: 'Finish this game?' }).getByRole('button', { name: 'Finish and move on' }).click();
+  await player
+    .getByRole('dialog', { name: 'Finish this game?' })
+    .getByRole('button', { name: 'Finish and move on' })
+    .click();
   await expect(player.getByTestId('completion-code')).toHaveText('A11Y');
   const participant = await (await browser.newContext()).newPage();
   await begin(participant, id, `a11y-${stamp}`);
@@ -328,8 +424,22 @@ test('the study list marks a study with pools, and its campaign view is one clic
     headers: ADMIN,
     data: {
       definition: {
-        title: `Listed campaign ${stamp}`, consent: 'You agree.', completion: { code: 'LIST' }, campaign: { id: `list-${stamp}` },
-        items: [{ kind: 'pool', id: 'pool', draw: 1, target: { solves: 2 }, candidates: [{ kind: 'game', id: 'push', game: 'push' }, { kind: 'game', id: 'glow', game: 'glow' }] }],
+        title: `Listed campaign ${stamp}`,
+        consent: 'You agree.',
+        completion: { code: 'LIST' },
+        campaign: { id: `list-${stamp}` },
+        items: [
+          {
+            kind: 'pool',
+            id: 'pool',
+            draw: 1,
+            target: { solves: 2 },
+            candidates: [
+              { kind: 'game', id: 'push', game: 'push' },
+              { kind: 'game', id: 'glow', game: 'glow' },
+            ],
+          },
+        ],
       },
     },
   });
@@ -338,7 +448,10 @@ test('the study list marks a study with pools, and its campaign view is one clic
   for (const size of [...SIZES, { width: 390, height: 844 }]) {
     await page.setViewportSize(size);
     await page.goto('/studies');
-    const entry = page.getByRole('list', { name: 'Studies' }).getByRole('listitem').filter({ hasText: `Listed campaign ${stamp}` });
+    const entry = page
+      .getByRole('list', { name: 'Studies' })
+      .getByRole('listitem')
+      .filter({ hasText: `Listed campaign ${stamp}` });
     await expect(entry.getByTestId('campaign-badge')).toHaveText(`Campaign list-${stamp} · 1 pool`);
     await expectAccessible(page, `study list at ${size.width}x${size.height}`);
     await entry.scrollIntoViewIfNeeded();

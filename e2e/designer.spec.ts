@@ -9,11 +9,17 @@ import { expect, test, type Page } from './studio-test';
 import { FIXTURE_GAMES, TG01, logIn, startServer } from './arc3-helpers';
 
 async function seriousViolations(page: Page): Promise<string[]> {
-  const { violations } = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
-  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').flatMap((v) => v.nodes.map((n) => `${v.id} at ${n.target.join(' ')}`));
+  const { violations } = await new AxeBuilder({ page })
+    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
+    .analyze();
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .flatMap((v) => v.nodes.map((n) => `${v.id} at ${n.target.join(' ')}`));
 }
 
-test('the state graph of an arcengine level on its playtest page, and a header that fits at 390, 768 and 1280', async ({ page }) => {
+test('the state graph of an arcengine level on its playtest page, and a header that fits at 390, 768 and 1280', async ({
+  page,
+}) => {
   test.setTimeout(180_000);
   const server = await startServer(['--arc3-games', FIXTURE_GAMES]);
   try {
@@ -33,7 +39,11 @@ test('the state graph of an arcengine level on its playtest page, and a header t
     await expect(drawing).toHaveAttribute('data-ready', 'true');
     await expect(drawing).toHaveAttribute('data-state-nodes', '27');
 
-    for (const [width, height] of [[1280, 800], [768, 1024], [390, 844]] as const) {
+    for (const [width, height] of [
+      [1280, 800],
+      [768, 1024],
+      [390, 844],
+    ] as const) {
       await page.setViewportSize({ width, height });
       const header = page.getByTestId('playtest-header');
       // Nothing of the header is cut off or pushes the page sideways.

@@ -6,7 +6,9 @@ import { parseJsonl } from '../src/core/log/events';
 import { games, solutions } from '../src/games';
 
 for (const id of Object.keys(games)) {
-  test(`${id}: level 1 is finished with real input, the level indicator advances, and the log replays to the frame on screen`, async ({ page }) => {
+  test(`${id}: level 1 is finished with real input, the level indicator advances, and the log replays to the frame on screen`, async ({
+    page,
+  }) => {
     const game = games[id];
     await page.goto(`/games/${id}`);
     await expect(page.getByTestId('game-level')).toHaveText(`1 / ${game.levels.length}`);
@@ -30,7 +32,9 @@ for (const id of Object.keys(games)) {
   });
 }
 
-test('the on-screen pad and Reset work, a click-only game has no pad, and a second Reset restarts the game', async ({ page }) => {
+test('the on-screen pad and Reset work, a click-only game has no pad, and a second Reset restarts the game', async ({
+  page,
+}) => {
   await page.goto('/games/push');
   const pad = page.getByRole('group', { name: 'Game controls' });
   await expect(pad.getByRole('button', { name: 'Right (ACTION4)' })).toBeEnabled();
@@ -52,7 +56,9 @@ test('the on-screen pad and Reset work, a click-only game has no pad, and a seco
   await expect(page.getByTestId('game-actions')).toHaveText('0');
 });
 
-test('Reset never throws away won levels by accident: a double-click asks first, and only "Start over" restarts', async ({ page }) => {
+test('Reset never throws away won levels by accident: a double-click asks first, and only "Start over" restarts', async ({
+  page,
+}) => {
   const game = games.push;
   await page.goto('/games/push');
   for (const input of parseActions(solutions.push[0])) await performGameAction(page, input);

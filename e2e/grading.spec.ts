@@ -13,7 +13,13 @@ const GOOD = 'Closed form a_n = 2^n - 1. Base: a_1 = 1. Step: 2(2^n - 1) + 1 = 2
 const POOR = 'It doubles every time, so about 2^n.';
 
 /** A participant works through the sample question study, writing `proof` for the recurrence. */
-async function participate(browser: Browser, studyId: string, pid: string, proof: string, items: readonly string[]): Promise<void> {
+async function participate(
+  browser: Browser,
+  studyId: string,
+  pid: string,
+  proof: string,
+  items: readonly string[],
+): Promise<void> {
   const context = await browser.newContext();
   const page = await context.newPage();
   await page.goto(`/s/${studyId}?PROLIFIC_PID=${pid}`);
@@ -25,7 +31,8 @@ async function participate(browser: Browser, studyId: string, pid: string, proof
     const prompt = page.getByTestId('question-prompt');
     await expect(prompt).toBeVisible();
     if (await page.getByRole('radio').count()) await page.getByRole('radio').first().check();
-    else if (await page.getByRole('textbox', { name: 'Your answer (a number)' }).count()) await page.getByRole('textbox', { name: 'Your answer (a number)' }).fill('4.95');
+    else if (await page.getByRole('textbox', { name: 'Your answer (a number)' }).count())
+      await page.getByRole('textbox', { name: 'Your answer (a number)' }).fill('4.95');
     else await page.getByRole('textbox', { name: /Your answer \(write your reasoning/ }).fill(proof);
     await page.getByRole('button', { name: 'Submit answer' }).click();
     await expect(page.getByRole('status')).toHaveText('Your answer is recorded.');
@@ -37,7 +44,8 @@ async function participate(browser: Browser, studyId: string, pid: string, proof
 
 /** Fills the rubric's four criteria and saves. */
 async function grade(page: Page, points: number[]): Promise<void> {
-  for (let i = 0; i < points.length; i++) await page.getByRole('spinbutton', { name: new RegExp(`^Criterion ${i + 1} points`) }).fill(String(points[i]));
+  for (let i = 0; i < points.length; i++)
+    await page.getByRole('spinbutton', { name: new RegExp(`^Criterion ${i + 1} points`) }).fill(String(points[i]));
   await page.getByRole('button', { name: 'Save grade' }).click();
   await expect(page.getByRole('status').filter({ hasText: 'Saved.' })).toBeVisible();
 }
@@ -45,23 +53,44 @@ async function grade(page: Page, points: number[]): Promise<void> {
 /** Grades both answers: `good` for the induction proof, `poor` for the other, whichever comes first in this grader's order. */
 async function gradeAll(page: Page, good: number[], poor: number[]): Promise<void> {
   for (let i = 0; i < 2; i++) {
-    await page.getByRole('button', { name: `Answer ${i + 1}`, exact: false }).first().click();
+    await page
+      .getByRole('button', { name: `Answer ${i + 1}`, exact: false })
+      .first()
+      .click();
     const text = await page.getByTestId('grading-answer').textContent();
     await grade(page, text === GOOD ? good : poor);
   }
 }
 
-test('two graders grade a free response blind, the researcher adjudicates, the studio shows agreement and the final grade', async ({ browser, page, request }) => {
+test('two graders grade a free response blind, the researcher adjudicates, the studio shows agreement and the final grade', async ({
+  browser,
+  page,
+  request,
+}) => {
   test.setTimeout(240_000);
   const id = `e2e-grading-${Date.now().toString(36)}`;
   // The example question study's one-question screens (its block, task and survey are tested elsewhere).
   const definition = JSON.parse(readFileSync('data/example-studies/questions.json', 'utf8'));
-  definition.items = definition.items.filter((i: { kind: string; question?: string }) => i.kind === 'question' && i.question);
+  definition.items = definition.items.filter(
+    (i: { kind: string; question?: string }) => i.kind === 'question' && i.question,
+  );
   expect(definition.items.map((i: { question: string }) => i.question)).toContain('arb-math-1');
   const saved = await request.post(`/api/admin/studies/${id}`, { headers: ADMIN, data: { definition } });
   expect(saved.status(), await saved.text()).toBe(201);
-  await participate(browser, id, 'grading-good', GOOD, definition.items.map((i: { id: string }) => i.id));
-  await participate(browser, id, 'grading-poor', POOR, definition.items.map((i: { id: string }) => i.id));
+  await participate(
+    browser,
+    id,
+    'grading-good',
+    GOOD,
+    definition.items.map((i: { id: string }) => i.id),
+  );
+  await participate(
+    browser,
+    id,
+    'grading-poor',
+    POOR,
+    definition.items.map((i: { id: string }) => i.id),
+  );
 
   // The researcher adds two graders in the studio and copies their links.
   await page.goto(`/login#token=${process.env.E2E_ADMIN_TOKEN}`);
@@ -83,7 +112,13 @@ test('two graders grade a free response blind, the researcher adjudicates, the s
   // Grader A, in a browser of their own: blind, with the rubric and the reference.
   const a = await (await browser.newContext()).newPage();
   const seen: string[] = [];
-  a.on('response', (r) => { if (r.url().includes('/api/')) void r.text().then((t) => seen.push(t)).catch(() => {}); });
+  a.on('response', (r) => {
+    if (r.url().includes('/api/'))
+      void r
+        .text()
+        .then((t) => seen.push(t))
+        .catch(() => {});
+  });
   await a.goto(links[0]);
   await expect(a.getByRole('heading', { name: /Grading: Science and reasoning questions/ })).toBeVisible();
   await expect(a.getByTestId('grading-progress')).toHaveText('0 of 2 graded');
@@ -98,7 +133,9 @@ test('two graders grade a free response blind, the researcher adjudicates, the s
   // More than two decimals is refused with what to give instead.
   await a.getByRole('spinbutton', { name: /^Criterion 1 points/ }).fill('0.555');
   await a.getByRole('button', { name: 'Save grade' }).click();
-  await expect(a.getByRole('alert')).toHaveText('Criterion 1: 0.555 has more than two decimals; give at most two, e.g. 0.55 or 0.56.');
+  await expect(a.getByRole('alert')).toHaveText(
+    'Criterion 1: 0.555 has more than two decimals; give at most two, e.g. 0.55 or 0.56.',
+  );
   await gradeAll(a, [1, 1, 2, 1], [0, 0, 1, 0]);
   await expect(a.getByTestId('grading-progress')).toHaveText('2 of 2 graded');
   // Back to the first answer, changed and saved again.

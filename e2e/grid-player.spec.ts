@@ -5,17 +5,27 @@ import { currentTest, replay, replayOutputs } from '../src/core/log/gridPlayer';
 import { arcTask, clickCell, dragCells, expectOutput, openTask, resizeTo, screenGrid } from './helpers';
 
 test.describe('the grid-task player', () => {
-  test('solves a real ARC-AGI-1 task with select, copy, resize and paste, and the downloaded log replays to the grid on screen', async ({ page }) => {
+  test('solves a real ARC-AGI-1 task with select, copy, resize and paste, and the downloaded log replays to the grid on screen', async ({
+    page,
+  }) => {
     const id = 'training/007bbfb7';
     const task = arcTask(id);
     const input = task.test[0].input;
     await openTask(page, 'arc-agi-1', id);
     await expect(page.getByTestId('test-position')).toHaveText('Test 1 / 1');
-    await expectOutput(page, [[0, 0, 0], [0, 0, 0], [0, 0, 0]]);
+    await expectOutput(page, [
+      [0, 0, 0],
+      [0, 0, 0],
+      [0, 0, 0],
+    ]);
 
     // Select the whole test input and copy it.
     await page.keyboard.press('s');
-    await dragCells(page, 'input-grid', [[0, 0], [1, 1], [2, 2]]);
+    await dragCells(page, 'input-grid', [
+      [0, 0],
+      [1, 1],
+      [2, 2],
+    ]);
     await page.keyboard.press('c');
     await expect(page.getByTestId('status')).toContainText('Copied 3x3 cells');
 
@@ -44,7 +54,8 @@ test.describe('the grid-task player', () => {
     expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i));
     expect(events.some((e) => e.t % 1 !== 0)).toBe(true);
     const kinds = new Set(events.map((e) => e.kind));
-    for (const k of ['session.start', 'task.open', 'tool', 'select', 'copy', 'resize', 'paste', 'submit']) expect(kinds).toContain(k);
+    for (const k of ['session.start', 'task.open', 'tool', 'select', 'copy', 'resize', 'paste', 'submit'])
+      expect(kinds).toContain(k);
     const final = replay(events);
     expect(currentTest(final)!.output).toEqual(await screenGrid(page, 'output-grid'));
     expect(final.tests[0].status).toBe('solved');
@@ -73,7 +84,9 @@ test.describe('the grid-task player', () => {
     await expect(page.getByTestId('task-result')).toHaveText('Task solved');
   });
 
-  test('a wrong answer uses a trial, an identical one is refused, a too-wide grid is wrong, and the third trial ends the test input', async ({ page }) => {
+  test('a wrong answer uses a trial, an identical one is refused, a too-wide grid is wrong, and the third trial ends the test input', async ({
+    page,
+  }) => {
     const id = 'training/25ff71a9';
     const task = arcTask(id);
     await openTask(page, 'arc-agi-1', id);
@@ -98,7 +111,10 @@ test.describe('the grid-task player', () => {
         await clickCell(page, 'output-grid', r, c);
       }
     }
-    await expectOutput(page, answer.map((row) => [...row, 0]));
+    await expectOutput(
+      page,
+      answer.map((row) => [...row, 0]),
+    );
     await submit.click();
     await expect(page.getByTestId('status')).toHaveText('Not correct. 1 trial left for test input 1.');
 
@@ -110,11 +126,12 @@ test.describe('the grid-task player', () => {
     await expect(page.getByTestId('trials')).toContainText('Trial 1 of 3');
 
     const answer2 = task.test[1].output!;
-    for (let r = 0; r < 3; r++) for (let c = 0; c < 3; c++) {
-      if (answer2[r][c] === 0) continue;
-      await page.keyboard.press(String(answer2[r][c]));
-      await clickCell(page, 'output-grid', r, c);
-    }
+    for (let r = 0; r < 3; r++)
+      for (let c = 0; c < 3; c++) {
+        if (answer2[r][c] === 0) continue;
+        await page.keyboard.press(String(answer2[r][c]));
+        await clickCell(page, 'output-grid', r, c);
+      }
     await submit.click();
     await expect(page.getByTestId('task-result')).toHaveText('Task finished');
     await page.getByRole('button', { name: 'Previous test input' }).click();
@@ -124,46 +141,94 @@ test.describe('the grid-task player', () => {
   test('undo and redo every grid change with the keyboard; a drag is one step', async ({ page }) => {
     await openTask(page, 'arc-agi-1', 'training/3aa6fb7a');
     await page.keyboard.press('2');
-    await dragCells(page, 'output-grid', [[0, 0], [0, 1], [0, 2]]);
-    await expectOutput(page, [[2, 2, 2], [0, 0, 0], [0, 0, 0]]);
+    await dragCells(page, 'output-grid', [
+      [0, 0],
+      [0, 1],
+      [0, 2],
+    ]);
+    await expectOutput(page, [
+      [2, 2, 2],
+      [0, 0, 0],
+      [0, 0, 0],
+    ]);
     await clickCell(page, 'output-grid', 2, 2);
-    await expectOutput(page, [[2, 2, 2], [0, 0, 0], [0, 0, 2]]);
+    await expectOutput(page, [
+      [2, 2, 2],
+      [0, 0, 0],
+      [0, 0, 2],
+    ]);
     await page.keyboard.press('Control+z');
-    await expectOutput(page, [[2, 2, 2], [0, 0, 0], [0, 0, 0]]);
+    await expectOutput(page, [
+      [2, 2, 2],
+      [0, 0, 0],
+      [0, 0, 0],
+    ]);
     await page.keyboard.press('Control+z');
-    await expectOutput(page, [[0, 0, 0], [0, 0, 0], [0, 0, 0]]);
+    await expectOutput(page, [
+      [0, 0, 0],
+      [0, 0, 0],
+      [0, 0, 0],
+    ]);
     await page.keyboard.press('Control+Shift+z');
-    await expectOutput(page, [[2, 2, 2], [0, 0, 0], [0, 0, 0]]);
+    await expectOutput(page, [
+      [2, 2, 2],
+      [0, 0, 0],
+      [0, 0, 0],
+    ]);
     await page.keyboard.press('Control+y');
-    await expectOutput(page, [[2, 2, 2], [0, 0, 0], [0, 0, 2]]);
+    await expectOutput(page, [
+      [2, 2, 2],
+      [0, 0, 0],
+      [0, 0, 2],
+    ]);
     await page.getByRole('button', { name: 'Reset grid' }).click();
-    await expectOutput(page, [[0, 0, 0], [0, 0, 0], [0, 0, 0]]);
+    await expectOutput(page, [
+      [0, 0, 0],
+      [0, 0, 0],
+      [0, 0, 0],
+    ]);
     await page.getByRole('button', { name: 'Undo' }).click();
-    await expectOutput(page, [[2, 2, 2], [0, 0, 0], [0, 0, 2]]);
+    await expectOutput(page, [
+      [2, 2, 2],
+      [0, 0, 0],
+      [0, 0, 2],
+    ]);
   });
 
-  test('copy from the input and paste at the selected output cell, cells outside the grid dropped', async ({ page }) => {
+  test('copy from the input and paste at the selected output cell, cells outside the grid dropped', async ({
+    page,
+  }) => {
     const id = 'training/3aa6fb7a';
     const input = arcTask(id).test[0].input;
     await openTask(page, 'arc-agi-1', id);
     await resizeTo(page, '5x5');
     await page.keyboard.press('s');
-    await dragCells(page, 'input-grid', [[1, 1], [3, 3]]);
+    await dragCells(page, 'input-grid', [
+      [1, 1],
+      [3, 3],
+    ]);
     await page.keyboard.press('Control+c');
     await clickCell(page, 'output-grid', 3, 3);
     await page.keyboard.press('Control+v');
-    const expected = Array.from({ length: 5 }, (_, r) => Array.from({ length: 5 }, (_, c) => (r >= 3 && c >= 3 ? input[r - 2][c - 2] : 0)));
+    const expected = Array.from({ length: 5 }, (_, r) =>
+      Array.from({ length: 5 }, (_, c) => (r >= 3 && c >= 3 ? input[r - 2][c - 2] : 0)),
+    );
     await expectOutput(page, expected);
     await expect(page.getByTestId('output-grid-size')).toHaveText('5x5');
 
     // With output cells selected, picking a colour recolours them.
-    await dragCells(page, 'output-grid', [[0, 0], [1, 1]]);
+    await dragCells(page, 'output-grid', [
+      [0, 0],
+      [1, 1],
+    ]);
     await page.keyboard.press('7');
     const recoloured = expected.map((row, r) => row.map((v, c) => (r <= 1 && c <= 1 ? 7 : v)));
     await expectOutput(page, recoloured);
   });
 
-  test('sizes are typed as HxW with a clear message for anything else, and shortcuts never fire while typing', async ({ page }) => {
+  test('sizes are typed as HxW with a clear message for anything else, and shortcuts never fire while typing', async ({
+    page,
+  }) => {
     await openTask(page, 'arc-agi-1', 'training/3aa6fb7a');
     await resizeTo(page, '31x2');
     await expect(page.getByRole('alert')).toContainText('31x2 is out of range');
@@ -176,7 +241,10 @@ test.describe('the grid-task player', () => {
     await expect(page.getByRole('radio', { name: /^Colour 1 / })).toHaveAttribute('aria-checked', 'true');
     await page.getByLabel('Size').press('Enter');
     await expect(page.getByTestId('output-grid-size')).toHaveText('4x5');
-    await expectOutput(page, Array.from({ length: 4 }, () => [0, 0, 0, 0, 0]));
+    await expectOutput(
+      page,
+      Array.from({ length: 4 }, () => [0, 0, 0, 0, 0]),
+    );
     await page.getByLabel('Show symbol numbers').check();
     await expect(page.getByRole('radio', { name: /^Colour 3 / })).toHaveText('3');
   });
@@ -187,7 +255,10 @@ test('30x30 grids fit a 1280x800 window without scrolling', async ({ page }) => 
   await openTask(page, 'arc-agi-1', id);
   await resizeTo(page, '30x30');
   await expect(page.getByTestId('output-grid-size')).toHaveText('30x30');
-  const doc = await page.evaluate(() => ({ w: document.documentElement.scrollWidth, h: document.documentElement.scrollHeight }));
+  const doc = await page.evaluate(() => ({
+    w: document.documentElement.scrollWidth,
+    h: document.documentElement.scrollHeight,
+  }));
   expect(doc).toEqual({ w: 1280, h: 800 });
   for (const grid of ['input-grid', 'output-grid'] as const) {
     const box = (await page.getByTestId(grid).boundingBox())!;
@@ -208,10 +279,18 @@ test.describe('on a touch screen', () => {
     await page.getByRole('radio', { name: /^Colour 8 / }).tap();
     const box = (await page.getByTestId('output-grid').boundingBox())!;
     await page.touchscreen.tap(box.x + box.width / 6, box.y + box.height / 6);
-    await expectOutput(page, [[8, 0, 0], [0, 0, 0], [0, 0, 0]]);
+    await expectOutput(page, [
+      [8, 0, 0],
+      [0, 0, 0],
+      [0, 0, 0],
+    ]);
     await page.getByRole('button', { name: /Flood fill/ }).tap();
     await page.getByRole('radio', { name: /^Colour 3 / }).tap();
     await page.touchscreen.tap(box.x + box.width / 2, box.y + box.height / 2);
-    await expectOutput(page, [[8, 3, 3], [3, 3, 3], [3, 3, 3]]);
+    await expectOutput(page, [
+      [8, 3, 3],
+      [3, 3, 3],
+      [3, 3, 3],
+    ]);
   });
 });

@@ -37,15 +37,21 @@ async function cursorTo(page: Page, id: GridId, row: number, col: number): Promi
   await expect(grid).toHaveAttribute('data-cursor', `${row},${col}`);
 }
 
-const block = (g: Grid, r0: number, c0: number, r1: number, c1: number) => g.slice(r0, r1 + 1).map((row) => row.slice(c0, c1 + 1));
+const block = (g: Grid, r0: number, c0: number, r1: number, c1: number) =>
+  g.slice(r0, r1 + 1).map((row) => row.slice(c0, c1 + 1));
 const cellsOf = (r0: number, c0: number, r1: number, c1: number) =>
-  Array.from({ length: (r1 - r0 + 1) * (c1 - c0 + 1) }, (_, i) => ({ row: r0 + Math.floor(i / (c1 - c0 + 1)), col: c0 + (i % (c1 - c0 + 1)) }));
+  Array.from({ length: (r1 - r0 + 1) * (c1 - c0 + 1) }, (_, i) => ({
+    row: r0 + Math.floor(i / (c1 - c0 + 1)),
+    col: c0 + (i % (c1 - c0 + 1)),
+  }));
 
 // training/1cf80156: keep the one shape, cropped to its bounding box.
 const CROP_TASK = 'training/1cf80156';
 
 test.describe('grid tools', () => {
-  test('wand (its copy pastes only its cells), crop, rotate, flip, move by drag and Shift to add, with the pointer; the log replays', async ({ page }) => {
+  test('wand (its copy pastes only its cells), crop, rotate, flip, move by drag and Shift to add, with the pointer; the log replays', async ({
+    page,
+  }) => {
     const answer = arcTask(CROP_TASK).test[0].output!;
     await openTask(page, 'arc-agi-1', CROP_TASK);
 
@@ -60,7 +66,10 @@ test.describe('grid tools', () => {
     await expect(page.getByTestId('status')).toContainText('Copied 11 selected cells (a 4x6 block)');
     await clickCell(page, 'output-grid', 0, 0);
     await page.getByRole('button', { name: /^Paste/ }).click();
-    await expectOutput(page, answer.map((row) => row.map((v) => (v === 0 ? 3 : v))));
+    await expectOutput(
+      page,
+      answer.map((row) => row.map((v) => (v === 0 ? 3 : v))),
+    );
 
     await page.getByRole('button', { name: 'Copy from input' }).click();
 
@@ -85,17 +94,30 @@ test.describe('grid tools', () => {
 
     // Drag out a selection, then drag it by one of its cells: it moves, leaving black behind.
     await page.getByRole('button', { name: /^Select/ }).click();
-    await dragCells(page, 'output-grid', [[0, 2], [1, 5]]);
-    await dragCells(page, 'output-grid', [[0, 3], [1, 3], [2, 3]]);
+    await dragCells(page, 'output-grid', [
+      [0, 2],
+      [1, 5],
+    ]);
+    await dragCells(page, 'output-grid', [
+      [0, 3],
+      [1, 3],
+      [2, 3],
+    ]);
     const moved = moveCells(answer, cellsOf(0, 2, 1, 5), (c) => ({ row: c.row + 2, col: c.col })).grid;
     await expectOutput(page, moved);
     await page.keyboard.press('Control+z');
     await expectOutput(page, answer);
 
     // Shift adds a second rectangle: picking a colour recolours both, and nothing between them.
-    await dragCells(page, 'output-grid', [[0, 0], [0, 1]]);
+    await dragCells(page, 'output-grid', [
+      [0, 0],
+      [0, 1],
+    ]);
     await page.keyboard.down('Shift');
-    await dragCells(page, 'output-grid', [[3, 4], [3, 5]]);
+    await dragCells(page, 'output-grid', [
+      [3, 4],
+      [3, 5],
+    ]);
     await page.keyboard.up('Shift');
     await page.getByRole('radio', { name: /^Colour 3 / }).click();
     const recoloured = answer.map((row, r) => row.map((v, c) => ((r === 0 && c <= 1) || (r === 3 && c >= 4) ? 3 : v)));
@@ -103,9 +125,14 @@ test.describe('grid tools', () => {
     await page.keyboard.press('Control+z');
 
     // A selection's content turns in place from its top-left corner.
-    await dragCells(page, 'output-grid', [[2, 0], [3, 1]]);
+    await dragCells(page, 'output-grid', [
+      [2, 0],
+      [3, 1],
+    ]);
     await page.getByRole('button', { name: /^Rotate ↻/ }).click();
-    expect(block(await screenGrid(page, 'output-grid'), 2, 0, 3, 1)).toEqual(rotateGrid(block(answer, 2, 0, 3, 1), 'cw'));
+    expect(block(await screenGrid(page, 'output-grid'), 2, 0, 3, 1)).toEqual(
+      rotateGrid(block(answer, 2, 0, 3, 1), 'cw'),
+    );
     await page.getByRole('button', { name: 'Undo' }).click();
     await expectOutput(page, answer);
 
@@ -113,13 +140,16 @@ test.describe('grid tools', () => {
     await expect(page.getByTestId('task-result')).toHaveText('Task solved');
     const events = await downloadAndReplay(page);
     const kinds = new Set(events.map((e) => e.kind));
-    for (const k of ['select.wand', 'crop', 'rotate', 'flip', 'move', 'select', 'recolor', 'undo']) expect(kinds).toContain(k);
+    for (const k of ['select.wand', 'crop', 'rotate', 'flip', 'move', 'select', 'recolor', 'undo'])
+      expect(kinds).toContain(k);
     expect(events.some((e) => e.kind === 'paste' && Array.isArray(e.data.cells))).toBe(true);
     expect(events.some((e) => e.kind === 'select' && e.data.add === true)).toBe(true);
     expect(replay(events).tests[0].status).toBe('solved');
   });
 
-  test('the same tools by keys: wand, crop, rotate, flip, Shift+arrows, arrows move, copy, paste and fill at the cursor', async ({ page }) => {
+  test('the same tools by keys: wand, crop, rotate, flip, Shift+arrows, arrows move, copy, paste and fill at the cursor', async ({
+    page,
+  }) => {
     const task = arcTask(CROP_TASK);
     const answer = task.test[0].output!;
     await openTask(page, 'arc-agi-1', CROP_TASK);
@@ -173,7 +203,7 @@ test.describe('grid tools', () => {
     await page.keyboard.press('2');
     await cursorTo(page, 'output-grid', 1, 4);
     await page.keyboard.press('Space');
-    const filled = (await screenGrid(page, 'output-grid'));
+    const filled = await screenGrid(page, 'output-grid');
     expect(filled[1][3]).toBe(2);
     expect(filled[1][4]).toBe(2);
     await page.keyboard.press('w');
@@ -189,7 +219,8 @@ test.describe('grid tools', () => {
 
     const events = await downloadAndReplay(page);
     const kinds = new Set(events.map((e) => e.kind));
-    for (const k of ['select.wand', 'crop', 'rotate', 'flip', 'move', 'copy', 'paste', 'fill', 'recolor', 'undo']) expect(kinds).toContain(k);
+    for (const k of ['select.wand', 'crop', 'rotate', 'flip', 'move', 'copy', 'paste', 'fill', 'recolor', 'undo'])
+      expect(kinds).toContain(k);
   });
 
   test('a task solved with the keyboard alone: copy from input, colour, cursor, paint, submit', async ({ page }) => {
@@ -213,10 +244,14 @@ test.describe('grid tools', () => {
     await expect(page.getByTestId('status')).toHaveText('Correct! The task is solved.');
     await expect(page.getByTestId('task-result')).toHaveText('Task solved');
     const events = await downloadAndReplay(page);
-    expect(events.filter((e) => e.kind === 'paint').length).toBe(answer.flat().filter((v, i) => v !== task.test[0].input.flat()[i]).length);
+    expect(events.filter((e) => e.kind === 'paint').length).toBe(
+      answer.flat().filter((v, i) => v !== task.test[0].input.flat()[i]).length,
+    );
   });
 
-  test('the grids are named keyboard stops that Tab reaches, with a visible cursor; axe finds nothing serious', async ({ page }) => {
+  test('the grids are named keyboard stops that Tab reaches, with a visible cursor; axe finds nothing serious', async ({
+    page,
+  }) => {
     await openTask(page, 'arc-agi-1', 'training/3aa6fb7a');
     const input = page.getByRole('application', { name: /^Test input, 7 by 7/ });
     const output = page.getByRole('application', { name: /^Your output, 3 by 3/ });

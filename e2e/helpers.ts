@@ -20,7 +20,8 @@ export const PORTS_PER_WORKER = 10;
  * its block beside other runs on the machine.
  */
 export function ownPort(slot: number): number {
-  if (!Number.isInteger(slot) || slot < 0 || slot >= PORTS_PER_WORKER) throw new Error(`ownPort: slot ${slot} is outside 0-${PORTS_PER_WORKER - 1}`);
+  if (!Number.isInteger(slot) || slot < 0 || slot >= PORTS_PER_WORKER)
+    throw new Error(`ownPort: slot ${slot} is outside 0-${PORTS_PER_WORKER - 1}`);
   const worker = Number(process.env.TEST_PARALLEL_INDEX ?? 0);
   return Number(process.env.E2E_PORT ?? 4399) + PORTS_PER_WORKER * worker + slot;
 }
@@ -32,7 +33,8 @@ export function ownPort(slot: number): number {
  */
 export function seedDataDir(dataDir: string): string {
   const template = process.env.E2E_PGLITE_TEMPLATE;
-  if (!template) throw new Error('No PGlite template: run the browser tests with playwright.config.ts (its global setup makes it).');
+  if (!template)
+    throw new Error('No PGlite template: run the browser tests with playwright.config.ts (its global setup makes it).');
   seedFromTemplate(template, dataDir);
   return dataDir;
 }
@@ -92,7 +94,14 @@ export async function expectOutput(page: Page, grid: Grid): Promise<void> {
   await expect.poll(() => screenGrid(page, 'output-grid')).toEqual(grid);
 }
 
-const GAME_KEYS: Record<string, string> = { ACTION1: 'ArrowUp', ACTION2: 'ArrowDown', ACTION3: 'ArrowLeft', ACTION4: 'ArrowRight', ACTION5: 'Space', ACTION7: 'Control+z' };
+const GAME_KEYS: Record<string, string> = {
+  ACTION1: 'ArrowUp',
+  ACTION2: 'ArrowDown',
+  ACTION3: 'ArrowLeft',
+  ACTION4: 'ArrowRight',
+  ACTION5: 'Space',
+  ACTION7: 'Control+z',
+};
 
 /** One game action as a person does it: a key press, a click on the frame's cell, or the Reset button. */
 export async function performGameAction(page: Page, input: ActionInput): Promise<void> {

@@ -22,7 +22,9 @@ test('an unknown study link says the link is unknown and what to do, and claims 
   await page.goto('/s/no-such-study-here?PROLIFIC_PID=lost-1');
   const error = page.getByTestId('study-error');
   await expect(error.getByRole('heading')).toHaveText('This study link is not known');
-  await expect(error).toContainText('There is no study no-such-study-here on this server, so nothing has been recorded.');
+  await expect(error).toContainText(
+    'There is no study no-such-study-here on this server, so nothing has been recorded.',
+  );
   await expect(error).toContainText('open it again from where you got it');
   await expect(error).not.toContainText('saved');
   await expect(error).not.toContainText('Reload');

@@ -22,7 +22,10 @@ const SIZES = [
 const BIG_TASK = '/tasks/arc-agi-1/evaluation/f9d67f8b';
 
 async function expectNoSidewaysScroll(page: Page, where: string): Promise<void> {
-  const { scroll, client } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
+  const { scroll, client } = await page.evaluate(() => ({
+    scroll: document.documentElement.scrollWidth,
+    client: document.documentElement.clientWidth,
+  }));
   expect(scroll, `${where}: the page is ${scroll}px wide in a ${client}px window`).toBeLessThanOrEqual(client);
 }
 
@@ -41,7 +44,10 @@ async function expectInWindow(page: Page, testId: string): Promise<{ width: numb
 async function cellSize(page: Page, testId: string): Promise<number> {
   const canvas = page.getByTestId(testId);
   const box = (await canvas.boundingBox())!;
-  return Math.min(box.width / Number(await canvas.getAttribute('data-cols')), box.height / Number(await canvas.getAttribute('data-rows')));
+  return Math.min(
+    box.width / Number(await canvas.getAttribute('data-cols')),
+    box.height / Number(await canvas.getAttribute('data-rows')),
+  );
 }
 
 async function createStudy(page: Page, id: string, devices?: string): Promise<void> {
@@ -49,8 +55,15 @@ async function createStudy(page: Page, id: string, devices?: string): Promise<vo
     headers: ADMIN,
     data: {
       definition: {
-        title: 'Screens', consent: 'You agree to take part.', instructions: 'Play, then solve.', completion: { code: 'SCREENS' }, ...(devices ? { devices } : {}),
-        items: [{ kind: 'game', id: 'push', game: 'push' }, { kind: 'task', id: 'mirror', collection: 'samples', task: 'mirror-across-wall' }],
+        title: 'Screens',
+        consent: 'You agree to take part.',
+        instructions: 'Play, then solve.',
+        completion: { code: 'SCREENS' },
+        ...(devices ? { devices } : {}),
+        items: [
+          { kind: 'game', id: 'push', game: 'push' },
+          { kind: 'task', id: 'mirror', collection: 'samples', task: 'mirror-across-wall' },
+        ],
       },
     },
   });
@@ -62,7 +75,9 @@ for (const size of SIZES) {
     test.use({ viewport: { width: size.width, height: size.height }, hasTouch: size.touch, isMobile: size.touch });
 
     if (size.name === 'phone') {
-      test('a phone is stopped at the consent page with the device message, unless the study allows any device', async ({ page }) => {
+      test('a phone is stopped at the consent page with the device message, unless the study allows any device', async ({
+        page,
+      }) => {
         const id = `phone-${Date.now().toString(36)}`;
         await createStudy(page, id);
         await page.goto(`/s/${id}?PROLIFIC_PID=phone-1`);
@@ -72,7 +87,9 @@ for (const size of SIZES) {
         await expectNoSidewaysScroll(page, 'device message');
         await page.screenshot({ path: test.info().outputPath(`study-consent-${size.width}x${size.height}.png`) });
         // Nothing was made for the phone.
-        const results = await (await page.request.get(`/api/admin/studies/${id}/results`, { headers: ADMIN })).json() as { participants: unknown[] };
+        const results = (await (
+          await page.request.get(`/api/admin/studies/${id}/results`, { headers: ADMIN })
+        ).json()) as { participants: unknown[] };
         expect(results.participants).toEqual([]);
 
         const open = `${id}-any`;
@@ -85,7 +102,9 @@ for (const size of SIZES) {
       return;
     }
 
-    test('the pair viewer shows a 30x30 demonstration at 12 px per cell or more, and the player fits', async ({ page }) => {
+    test('the pair viewer shows a 30x30 demonstration at 12 px per cell or more, and the player fits', async ({
+      page,
+    }) => {
       await page.goto(BIG_TASK);
       await expect(page.getByTestId('output-grid')).toBeVisible();
       await expectNoSidewaysScroll(page, 'task player');
@@ -114,18 +133,26 @@ for (const size of SIZES) {
     });
 
     if (size.name === 'laptop' || size.name === 'monitor') {
-      test('every 30x30 demonstration reads at 8 px per cell or more beside the test, without enlarging it', async ({ page }) => {
+      test('every 30x30 demonstration reads at 8 px per cell or more beside the test, without enlarging it', async ({
+        page,
+      }) => {
         await page.goto(BIG_TASK);
         await expect(page.getByTestId('output-grid')).toBeVisible();
-        const demos = page.getByTestId('demonstrations').getByRole('img', { name: /^Example \d+ (input|output), 30 by 30$/ });
+        const demos = page
+          .getByTestId('demonstrations')
+          .getByRole('img', { name: /^Example \d+ (input|output), 30 by 30$/ });
         await expect(demos).toHaveCount(8);
         for (const canvas of await demos.all()) {
           const box = (await canvas.boundingBox())!;
-          expect(Math.min(box.width, box.height) / 30, (await canvas.getAttribute('aria-label')) ?? 'a demonstration').toBeGreaterThanOrEqual(8);
+          expect(
+            Math.min(box.width, box.height) / 30,
+            (await canvas.getAttribute('aria-label')) ?? 'a demonstration',
+          ).toBeGreaterThanOrEqual(8);
         }
         // The test keeps what it needs: its 30x30 input still reads at 7 px a cell beside the
         // toolbar's rows (the window's height limits it), the output editor and Submit in view.
-        for (const side of ['input-grid', 'output-grid']) expect(await cellSize(page, side), side).toBeGreaterThanOrEqual(7);
+        for (const side of ['input-grid', 'output-grid'])
+          expect(await cellSize(page, side), side).toBeGreaterThanOrEqual(7);
         await expectInWindow(page, 'output-grid');
         await expect(page.getByRole('button', { name: 'Submit' })).toBeInViewport();
         await expectNoSidewaysScroll(page, 'task player');
@@ -133,7 +160,7 @@ for (const size of SIZES) {
       });
     }
 
-    test('the study\'s consent, game and task pages fit the window', async ({ page }) => {
+    test("the study's consent, game and task pages fit the window", async ({ page }) => {
       const id = `screens-${size.name}-${Date.now().toString(36)}`;
       await createStudy(page, id);
       await page.goto(`/s/${id}?PROLIFIC_PID=${id}`);

@@ -5,8 +5,16 @@
  */
 import { expect, test } from './studio-test';
 
-test('a pad button acts once per mouse press, once per tap, and once per Enter when focused', async ({ browser, baseURL }) => {
-  const touch = await browser.newContext({ baseURL, viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true });
+test('a pad button acts once per mouse press, once per tap, and once per Enter when focused', async ({
+  browser,
+  baseURL,
+}) => {
+  const touch = await browser.newContext({
+    baseURL,
+    viewport: { width: 390, height: 844 },
+    hasTouch: true,
+    isMobile: true,
+  });
   const desk = await browser.newContext({ baseURL, viewport: { width: 1280, height: 800 } });
   try {
     const page = await desk.newPage();

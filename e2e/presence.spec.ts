@@ -17,7 +17,11 @@ import { expect, test } from './studio-test';
 import { activeTime, untilItemEnd } from '../src/core/study/activeTime';
 import { ADMIN, browserSession, serverEvents } from './study-helpers';
 
-test('a study session logs focus, blur, idle and visibility from real tab switches, inactivity and leaving the page; time on task leaves out idle and hidden time', async ({ page, context, request }) => {
+test('a study session logs focus, blur, idle and visibility from real tab switches, inactivity and leaving the page; time on task leaves out idle and hidden time', async ({
+  page,
+  context,
+  request,
+}) => {
   test.setTimeout(120_000);
   await page.clock.install();
   await page.goto(`/s/sample?PROLIFIC_PID=presence-${Date.now().toString(36)}`);
@@ -49,15 +53,23 @@ test('a study session logs focus, blur, idle and visibility from real tab switch
   await expect(page.locator('[data-item]')).toHaveAttribute('data-item', item);
 
   const local = await browserSession(page);
-  await expect.poll(async () => (await serverEvents(request, local.id)).length, { timeout: 30_000 }).toBe(local.events.length);
+  await expect
+    .poll(async () => (await serverEvents(request, local.id)).length, { timeout: 30_000 })
+    .toBe(local.events.length);
   const events = await serverEvents(request, local.id);
   const from = events.findIndex((e) => e.kind === 'item.start' && e.data.item === item);
-  const presence = events.slice(from)
+  const presence = events
+    .slice(from)
     .filter((e) => ['focus', 'blur', 'idle', 'visibility'].includes(e.kind))
     .map((e) => (e.data.state ? `${e.kind}:${String(e.data.state)}` : e.kind));
   expect(presence).toEqual(['blur', 'focus', 'idle:idle', 'idle:active', 'visibility:hidden', 'visibility:visible']);
   // The page load that started the session logged the tab's state once.
-  expect(events.slice(0, from).filter((e) => e.kind === 'visibility').map((e) => e.data.state)).toEqual(['visible']);
+  expect(
+    events
+      .slice(0, from)
+      .filter((e) => e.kind === 'visibility')
+      .map((e) => e.data.state),
+  ).toEqual(['visible']);
   const idle = events.find((e) => e.kind === 'idle' && e.data.state === 'idle')!;
   const back = events.find((e) => e.kind === 'idle' && e.data.state === 'active')!;
   expect(idle.data.ms).toBeGreaterThanOrEqual(120_000);
@@ -69,6 +81,8 @@ test('a study session logs focus, blur, idle and visibility from real tab switch
   expect(time.idleMs).toBeGreaterThanOrEqual(60_000);
   expect(time.hiddenMs).toBeGreaterThan(0);
   expect(time.activeMs).toBeLessThan(time.spanMs - 60_000);
-  const summary = (await (await request.get(`/api/admin/sessions/${local.id}`, { headers: ADMIN })).json()).summary as { items: { id: string; activeMs: number }[] };
+  const summary = (await (await request.get(`/api/admin/sessions/${local.id}`, { headers: ADMIN })).json()).summary as {
+    items: { id: string; activeMs: number }[];
+  };
   expect(summary.items.find((i) => i.id === item)!.activeMs).toBeCloseTo(time.activeMs, 3);
 });

@@ -16,7 +16,9 @@ test('the public scripts carry no recorded solution and no source map', async ({
   expect(files.filter((f) => f.endsWith('.js')).length).toBeGreaterThan(1);
   expect(files.filter((f) => f.endsWith('.map'))).toEqual([]);
   // Every recorded solution long enough to be unmistakable, as the game modules write it.
-  const recorded = Object.values(solutions).flat().filter((s) => s.split(',').length >= 8);
+  const recorded = Object.values(solutions)
+    .flat()
+    .filter((s) => s.split(',').length >= 8);
   expect(recorded.length).toBeGreaterThan(5);
   for (const file of files.filter((f) => f.endsWith('.js'))) {
     const text = readFileSync(path.join(ASSETS, file), 'utf8');
@@ -29,7 +31,7 @@ test('the public scripts carry no recorded solution and no source map', async ({
   }
 });
 
-test('a researcher reads a built-in game\'s recorded solutions; a visitor cannot', async ({ request }) => {
+test("a researcher reads a built-in game's recorded solutions; a visitor cannot", async ({ request }) => {
   const visitor = await request.get('/api/admin/games/push/solutions');
   expect(visitor.status()).toBe(401);
   const researcher = await request.get('/api/admin/games/push/solutions', { headers: ADMIN });

@@ -15,7 +15,12 @@ async function pick(scope: Page | ReturnType<Page['getByTestId']>, names: Pick):
  * (sci-006 and sci-007), shop-sign, incline (a number), recurrence (a proof), the mirror task with
  * its two written descriptions, and the survey's two required questions.
  */
-async function takeStudy(page: Page, studyId: string, pid: string, plan: { puddle: Pick; food: Pick; energy: Pick; shop: Pick; incline: string }): Promise<void> {
+async function takeStudy(
+  page: Page,
+  studyId: string,
+  pid: string,
+  plan: { puddle: Pick; food: Pick; energy: Pick; shop: Pick; incline: string },
+): Promise<void> {
   await page.goto(`/s/${studyId}?PROLIFIC_PID=${pid}`);
   await page.getByRole('button', { name: 'I agree, start' }).click();
   await page.getByRole('button', { name: 'Begin' }).click();
@@ -35,8 +40,14 @@ async function takeStudy(page: Page, studyId: string, pid: string, plan: { puddl
   await expect(page.getByText('All your answers are recorded.')).toBeVisible();
   await page.getByRole('button', { name: 'Next' }).click();
   await single(() => pick(page, plan.shop));
-  await single(async () => { const box = page.getByRole('textbox', { name: 'Your answer (a number)' }); await box.click(); await box.pressSequentially(plan.incline); });
-  await single(() => page.getByRole('textbox', { name: /Your answer \(write your reasoning/ }).fill('a_n = 2^n - 1 by induction.'));
+  await single(async () => {
+    const box = page.getByRole('textbox', { name: 'Your answer (a number)' });
+    await box.click();
+    await box.pressSequentially(plan.incline);
+  });
+  await single(() =>
+    page.getByRole('textbox', { name: /Your answer \(write your reasoning/ }).fill('a_n = 2^n - 1 by induction.'),
+  );
   // The task: a first (wrong) submission and its description, then solved, and the last description.
   await expect(page.getByTestId('output-grid')).toBeVisible();
   await page.getByRole('button', { name: 'Submit' }).click();
@@ -65,7 +76,7 @@ async function takeStudy(page: Page, studyId: string, pid: string, plan: { puddl
  * options picked per question and per subset, then scores a model's answers file on the Score
  * page beside those people.
  */
-test('question results, and a model\'s answers beside the people', async ({ page, request }, testInfo) => {
+test("question results, and a model's answers beside the people", async ({ page, request }, testInfo) => {
   test.setTimeout(240_000);
   const id = `e2e-qres-${Date.now().toString(36)}`;
   const definition = JSON.parse(readFileSync('data/example-studies/questions.json', 'utf8'));
@@ -73,9 +84,27 @@ test('question results, and a model\'s answers beside the people', async ({ page
   expect(saved.status(), await saved.text()).toBe(201);
 
   // puddle (sci-001, B, Easy); the block: sci-006 (B, Challenge) and sci-007 (2, Easy); shop-sign (B); incline (4.952 within 1%).
-  await takeStudy(page, id, 'ann', { puddle: [/soaked into the concrete/, /evaporated/], food: [/the Sun/], energy: [/wind/], shop: [/A contract may have formed/], incline: '4.95' });
-  await takeStudy(page, id, 'ben', { puddle: [/evaporated/], food: [/the soil/], energy: [/coal/], shop: [/No contract: a sign/], incline: '7' });
-  await takeStudy(page, id, 'cat', { puddle: [/absorbed by the sunlight/], food: [/the Sun/], energy: [/wind/], shop: [/A contract may have formed/], incline: '4.95' });
+  await takeStudy(page, id, 'ann', {
+    puddle: [/soaked into the concrete/, /evaporated/],
+    food: [/the Sun/],
+    energy: [/wind/],
+    shop: [/A contract may have formed/],
+    incline: '4.95',
+  });
+  await takeStudy(page, id, 'ben', {
+    puddle: [/evaporated/],
+    food: [/the soil/],
+    energy: [/coal/],
+    shop: [/No contract: a sign/],
+    incline: '7',
+  });
+  await takeStudy(page, id, 'cat', {
+    puddle: [/absorbed by the sunlight/],
+    food: [/the Sun/],
+    energy: [/wind/],
+    shop: [/A contract may have formed/],
+    incline: '4.95',
+  });
 
   // The researcher's results: the Questions tab.
   await page.goto(`/login#token=${process.env.E2E_ADMIN_TOKEN}`);
@@ -92,8 +121,15 @@ test('question results, and a model\'s answers beside the people', async ({ page
   await expect(page.getByTestId('question-time-puddle-0')).toHaveText(/^\d+s$/);
   const options = page.getByTestId('question-options-puddle-0').getByRole('listitem');
   await expect(options).toHaveCount(4);
-  expect(await options.evaluateAll((els) => els.map((e) => [e.getAttribute('data-label'), e.getAttribute('data-count'), e.getAttribute('data-correct')]))).toEqual([
-    ['A', '0', 'false'], ['B', '2', 'true'], ['C', '0', 'false'], ['D', '1', 'false'],
+  expect(
+    await options.evaluateAll((els) =>
+      els.map((e) => [e.getAttribute('data-label'), e.getAttribute('data-count'), e.getAttribute('data-correct')]),
+    ),
+  ).toEqual([
+    ['A', '0', 'false'],
+    ['B', '2', 'true'],
+    ['C', '0', 'false'],
+    ['D', '1', 'false'],
   ]);
   await expect(page.getByTestId('question-options-puddle-0').getByText('correct answer')).toHaveCount(1);
   // The numerical problem: 4.95 is within 1% of 4.952, 7 is not; the proof awaits grading.
@@ -123,21 +159,52 @@ test('question results, and a model\'s answers beside the people', async ({ page
   await panel.getByRole('combobox', { name: 'Question collection' }).selectOption('science');
   await panel.getByRole('combobox', { name: 'Study' }).selectOption(id);
   // A broken file first: refused with the line and the reason.
-  await panel.getByLabel('Model answers (.jsonl)').setInputFiles({ name: 'broken.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from('{"id": "sci-001"}\n') });
+  await panel.getByLabel('Model answers (.jsonl)').setInputFiles({
+    name: 'broken.jsonl',
+    mimeType: 'application/x-ndjson',
+    buffer: Buffer.from('{"id": "sci-001"}\n'),
+  });
   await panel.getByRole('button', { name: 'Score answers' }).click();
-  await expect(panel.getByRole('alert')).toContainText('broken.jsonl: The answers file has 1 problem; fix them and upload it again:');
+  await expect(panel.getByRole('alert')).toContainText(
+    'broken.jsonl: The answers file has 1 problem; fix them and upload it again:',
+  );
   await expect(panel.getByRole('alert')).toContainText('answers:1 response: is missing');
   // The model: every science key right but sci-001 (it says A).
-  const keys: Record<string, string> = { 'sci-001': 'A', 'sci-002': 'A', 'sci-003': '2', 'sci-004': 'C', 'sci-005': 'C', 'sci-006': 'B', 'sci-007': '2', 'sci-008': 'C', 'sci-009': 'C', 'sci-010': 'B', 'sci-011': '2', 'sci-012': 'A' };
-  const model = Object.entries(keys).map(([q, k]) => JSON.stringify({ id: q, response: `Reasoning... so the answer is ${k}` })).join('\n');
-  await panel.getByLabel('Model answers (.jsonl)').setInputFiles({ name: 'model.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(model) });
+  const keys: Record<string, string> = {
+    'sci-001': 'A',
+    'sci-002': 'A',
+    'sci-003': '2',
+    'sci-004': 'C',
+    'sci-005': 'C',
+    'sci-006': 'B',
+    'sci-007': '2',
+    'sci-008': 'C',
+    'sci-009': 'C',
+    'sci-010': 'B',
+    'sci-011': '2',
+    'sci-012': 'A',
+  };
+  const model = Object.entries(keys)
+    .map(([q, k]) => JSON.stringify({ id: q, response: `Reasoning... so the answer is ${k}` }))
+    .join('\n');
+  await panel
+    .getByLabel('Model answers (.jsonl)')
+    .setInputFiles({ name: 'model.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(model) });
   await panel.getByRole('button', { name: 'Score answers' }).click();
   const table = panel.getByRole('table', { name: 'Model beside people, per subset' });
   await expect(table).toBeVisible();
   await expect(panel.getByTestId('model-accuracy')).toHaveText('91.7%');
   const easy = panel.getByTestId('beside-Easy').getByRole('cell');
   // Easy: the model 5 of 6, on the two the people answered (sci-001, sci-007) 1 of 2; the people 4 of 6.
-  expect(await easy.allInnerTexts()).toEqual(['Easy', '6', '83.3% (5/6)', '50.0% (1/2)', '66.7% (4/6)', '30.0–90.3%', '6 (2)']);
+  expect(await easy.allInnerTexts()).toEqual([
+    'Easy',
+    '6',
+    '83.3% (5/6)',
+    '50.0% (1/2)',
+    '66.7% (4/6)',
+    '30.0–90.3%',
+    '6 (2)',
+  ]);
   await expect(panel.getByTestId('beside-Challenge').getByRole('cell').nth(4)).toHaveText('66.7% (2/3)');
   expect(await seriousViolations(page, 'section[aria-labelledby="question-score-title"]')).toEqual([]);
   await page.screenshot({ path: testInfo.outputPath('question-score-1280.png'), fullPage: true });

@@ -28,7 +28,11 @@ const DEFINITION = {
 const PROOF = 'Closed form a_n = 2^n - 1. Base: a_1 = 1. Step: 2(2^n - 1) + 1 = 2^{n+1} - 1. By induction it holds.';
 const RULE = 'Every closed box gets its inside filled; open boxes stay empty.';
 
-test('a participant takes a mixed question study, a grader grades the free response, the studio shows accuracy, times and the grade', async ({ browser, page, request }, testInfo) => {
+test('a participant takes a mixed question study, a grader grades the free response, the studio shows accuracy, times and the grade', async ({
+  browser,
+  page,
+  request,
+}, testInfo) => {
   test.setTimeout(300_000);
   const id = `e2e-qstudy-${Date.now().toString(36)}`;
   const saved = await request.post(`/api/admin/studies/${id}`, { headers: ADMIN, data: { definition: DEFINITION } });
@@ -107,7 +111,8 @@ test('a participant takes a mixed question study, a grader grades the free respo
   await expect(grader.getByTestId('grading-progress')).toHaveText('0 of 1 graded');
   await expect(grader.getByTestId('grading-answer')).toHaveText(PROOF);
   const points = [1, 1, 1, 1];
-  for (let i = 0; i < points.length; i++) await grader.getByRole('spinbutton', { name: new RegExp(`^Criterion ${i + 1} points`) }).fill(String(points[i]));
+  for (let i = 0; i < points.length; i++)
+    await grader.getByRole('spinbutton', { name: new RegExp(`^Criterion ${i + 1} points`) }).fill(String(points[i]));
   await grader.getByRole('button', { name: 'Save grade' }).click();
   await expect(grader.getByRole('status').filter({ hasText: 'Saved.' })).toBeVisible();
   await expect(grader.getByTestId('grading-progress')).toHaveText('1 of 1 graded');
@@ -127,18 +132,26 @@ test('a participant takes a mixed question study, a grader grades the free respo
   await expect(studio.getByTestId('question-changed-puddle-0')).toHaveText('1/1');
   await expect(studio.getByTestId('question-accuracy-food-chain-0')).toContainText('0.0% (0/1)');
   await expect(studio.getByTestId('question-accuracy-incline-0')).toContainText('100.0% (1/1)');
-  for (const item of ['puddle', 'food-chain', 'incline', 'recurrence']) await expect(studio.getByTestId(`question-time-${item}-0`)).toHaveText(/^(\d+s|\d+m \d\ds)$/);
+  for (const item of ['puddle', 'food-chain', 'incline', 'recurrence'])
+    await expect(studio.getByTestId(`question-time-${item}-0`)).toHaveText(/^(\d+s|\d+m \d\ds)$/);
   // All four: 3 of 4 right; the free response's type group counts the grade.
   await expect(studio.getByTestId('group-accuracy-all-All questions')).toContainText('75.0% (3/4)');
   await expect(studio.getByTestId('group-accuracy-type-symbolic')).toContainText('100.0% (1/1)');
   expect(await seriousViolations(studio, 'section[aria-label="Question results"]')).toEqual([]);
   await studio.screenshot({ path: testInfo.outputPath('question-study-results.png'), fullPage: true });
-  await section.getByRole('table', { name: 'Questions' }).screenshot({ path: testInfo.outputPath('question-study-questions.png') });
+  await section
+    .getByRole('table', { name: 'Questions' })
+    .screenshot({ path: testInfo.outputPath('question-study-questions.png') });
 
   // responses.csv: the answers with their verdicts and times, and the written description.
-  const made = await request.post(`/api/admin/studies/${id}/exports`, { headers: ADMIN, data: { format: 'responses' } });
+  const made = await request.post(`/api/admin/studies/${id}/exports`, {
+    headers: ADMIN,
+    data: { format: 'responses' },
+  });
   expect(made.status()).toBe(201);
-  const rows = parseCsvObjects(await (await request.get((await made.json() as { url: string }).url)).text()).filter((r) => r.session_id === session.id);
+  const rows = parseCsvObjects(await (await request.get(((await made.json()) as { url: string }).url)).text()).filter(
+    (r) => r.session_id === session.id,
+  );
   expect(rows.map((r) => [r.item_id, r.kind, r.question_id, r.part, r.answer, r.verdict])).toEqual([
     ['puddle', 'question', 'sci-001', '', 'B', 'correct'],
     ['food-chain', 'question', 'sci-006', '', 'A', 'wrong'],

@@ -7,7 +7,10 @@ import { ADMIN, expectAllStored, serverEvents } from './study-helpers';
  * numerical ARB-style problem with LaTeX, and a free response kept for grading. The server
  * judges; nothing the browser receives holds an answer, a rubric or a reference solution.
  */
-test('a participant answers choice, numerical and free-response questions; the server judges and keeps them', async ({ page, request }) => {
+test('a participant answers choice, numerical and free-response questions; the server judges and keeps them', async ({
+  page,
+  request,
+}) => {
   test.setTimeout(120_000);
   const id = `e2e-questions-${Date.now().toString(36)}`;
   const definition = {
@@ -25,7 +28,13 @@ test('a participant answers choice, numerical and free-response questions; the s
   expect(saved.status(), await saved.text()).toBe(201);
 
   const bodies: string[] = [];
-  page.on('response', (r: Response) => { if (r.url().includes('/api/')) void r.text().then((t) => bodies.push(t)).catch(() => {}); });
+  page.on('response', (r: Response) => {
+    if (r.url().includes('/api/'))
+      void r
+        .text()
+        .then((t) => bodies.push(t))
+        .catch(() => {});
+  });
 
   await page.goto(`/s/${id}?PROLIFIC_PID=question-participant`);
   await page.getByRole('button', { name: 'I agree, start' }).click();
@@ -92,7 +101,9 @@ test('a participant answers choice, numerical and free-response questions; the s
   const local = await expectAllStored(request, page);
 
   // The server judged each answer and kept the free response.
-  const admin = await (await request.get(`/api/admin/sessions/${local.id}`, { headers: ADMIN })).json() as { submissions: { item: string; verdict: string; grid: unknown }[] };
+  const admin = (await (await request.get(`/api/admin/sessions/${local.id}`, { headers: ADMIN })).json()) as {
+    submissions: { item: string; verdict: string; grid: unknown }[];
+  };
   const verdicts = Object.fromEntries(admin.submissions.map((s) => [s.item, [s.verdict, s.grid]]));
   expect(verdicts).toEqual({
     'q-roots': ['correct', { choice: 'C' }],
@@ -115,7 +126,8 @@ test('a participant answers choice, numerical and free-response questions; the s
 
   // Nothing the participant's browser received gives an answer away.
   const participantText = bodies.join('\n');
-  for (const secret of ['answerKey', 'rubric', 'the mass cancels', 'By induction', '4.952', '"answer"']) expect(participantText).not.toContain(secret);
+  for (const secret of ['answerKey', 'rubric', 'the mass cancels', 'By induction', '4.952', '"answer"'])
+    expect(participantText).not.toContain(secret);
 });
 
 test('a researcher adds a question item in the study editor', async ({ page, request }) => {
@@ -146,5 +158,7 @@ test('a researcher adds a question item in the study editor', async ({ page, req
   await page.getByRole('button', { name: 'Save study' }).click();
   await expect(page.getByRole('status')).toContainText('Saved as version 1');
   const def = (await (await request.get(`/api/admin/studies/${id}`, { headers: ADMIN })).json()).definition;
-  expect(def.items).toEqual([{ kind: 'question', id: 'question-1', collection: 'science', question: 'sci-009', practice: false }]);
+  expect(def.items).toEqual([
+    { kind: 'question', id: 'question-1', collection: 'science', question: 'sci-009', practice: false },
+  ]);
 });

@@ -18,7 +18,11 @@ async function gridOf(page: Page, testId: string): Promise<Grid> {
   return JSON.parse((await page.getByTestId(testId).getAttribute('data-grid'))!) as Grid;
 }
 
-test('a researcher replays a participant\'s ARC-AGI-1 task: input beside output, demonstrations, and labelled submits', async ({ page, browser, request }) => {
+test("a researcher replays a participant's ARC-AGI-1 task: input beside output, demonstrations, and labelled submits", async ({
+  page,
+  browser,
+  request,
+}) => {
   test.setTimeout(120_000);
   const task = arcTask(TASK);
   const answer = task.test[0].output!;
@@ -41,7 +45,11 @@ test('a researcher replays a participant\'s ARC-AGI-1 task: input beside output,
   await participant.getByRole('button', { name: 'Submit' }).click();
   await expect(participant.getByTestId('status')).toContainText('Not correct');
   await participant.keyboard.press('2');
-  for (const [r, c] of [[0, 0], [0, 2]] as const) await clickCell(participant, 'output-grid', r, c);
+  for (const [r, c] of [
+    [0, 0],
+    [0, 2],
+  ] as const)
+    await clickCell(participant, 'output-grid', r, c);
   await expect.poll(() => screenGrid(participant, 'output-grid')).toEqual(answer);
   await participant.getByRole('button', { name: 'Submit' }).click();
   await expect(participant.getByTestId('status')).toContainText('Correct!');
@@ -76,13 +84,19 @@ test('a researcher replays a participant\'s ARC-AGI-1 task: input beside output,
   await toggle.click();
   await expect(toggle).toHaveAttribute('aria-expanded', 'true');
   await expect(page.getByTestId('demo-pair')).toHaveCount(task.train.length);
-  await expect(page.getByRole('img', { name: 'Example 1 input' })).toHaveAttribute('data-grid', JSON.stringify(task.train[0].input));
+  await expect(page.getByRole('img', { name: 'Example 1 input' })).toHaveAttribute(
+    'data-grid',
+    JSON.stringify(task.train[0].input),
+  );
 
   // The timeline names both submits with their verdicts; choosing one moves the grids there.
   const timeline = page.getByRole('toolbar', { name: 'Timeline marks' });
   const wrongMark = timeline.getByRole('button', { name: /^submit test 1: wrong \(trial 1\), at / });
   await expect(wrongMark).toHaveAttribute('data-verdict', 'wrong');
-  await expect(timeline.getByRole('button', { name: /^submit test 1: correct \(trial 2\), at / })).toHaveAttribute('data-verdict', 'correct');
+  await expect(timeline.getByRole('button', { name: /^submit test 1: correct \(trial 2\), at / })).toHaveAttribute(
+    'data-verdict',
+    'correct',
+  );
   await expect(timeline.getByRole('button', { name: /^start of arc, at / })).toBeVisible();
   await expect(timeline.getByRole('button', { name: /^paint 2 cells, at / })).toBeVisible();
   await wrongMark.click();

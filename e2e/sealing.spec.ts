@@ -9,12 +9,17 @@ import { expect, test, type Page, type Request, type Response } from './studio-t
 import type { ArcTask } from '../src/core/formats/arcTask';
 import { ADMIN, buildGrid, sampleStudy, sampleTask } from './study-helpers';
 
-const practiceTask = (id: string) => JSON.parse(readFileSync(path.join('data/practice/warm-ups', `${id}.json`), 'utf8')) as ArcTask;
+const practiceTask = (id: string) =>
+  JSON.parse(readFileSync(path.join('data/practice/warm-ups', `${id}.json`), 'utf8')) as ArcTask;
 
 /** The study's answers as compact JSON, except grids the participant is shown anyway. */
 function studyAnswers(): string[] {
   const tasks = sampleStudy().items.flatMap((i) => (i.kind === 'task' ? [sampleTask(i.task)] : []));
-  const visible = new Set(tasks.flatMap((t) => [...t.train.flatMap((p) => [p.input, p.output]), ...t.test.map((p) => p.input)]).map((g) => JSON.stringify(g)));
+  const visible = new Set(
+    tasks
+      .flatMap((t) => [...t.train.flatMap((p) => [p.input, p.output]), ...t.test.map((p) => p.input)])
+      .map((g) => JSON.stringify(g)),
+  );
   const out = tasks.flatMap((t) => t.test.map((p) => JSON.stringify(p.output))).filter((g) => !visible.has(g));
   return [...new Set(out)];
 }
@@ -24,21 +29,29 @@ function leaksIn(body: string, answers: readonly string[]): string[] {
   const found = answers.filter((a) => body.includes(a)).map((a) => `answer ${a.slice(0, 40)}`);
   try {
     JSON.parse(body, (key, value: unknown) => {
-      if (key === 'test' && Array.isArray(value) && value.some((t) => t && typeof t === 'object' && 'output' in t)) found.push('a test list with outputs');
+      if (key === 'test' && Array.isArray(value) && value.some((t) => t && typeof t === 'object' && 'output' in t))
+        found.push('a test list with outputs');
       return value;
     });
-  } catch { /* not JSON: the text search above applies */ }
+  } catch {
+    /* not JSON: the text search above applies */
+  }
   return found;
 }
 
 /** Every response body the page receives from the server. */
 function recordResponses(page: Page): { url: string; status: number; body: string }[] {
   const seen: { url: string; status: number; body: string }[] = [];
-  page.on('response', (r: Response) => { void r.text().then((body) => seen.push({ url: r.url(), status: r.status(), body }), () => {}); });
+  page.on('response', (r: Response) => {
+    void r.text().then(
+      (body) => seen.push({ url: r.url(), status: r.status(), body }),
+      () => {},
+    );
+  });
   return seen;
 }
 
-test('a participant on a study link cannot obtain any answer of the study\'s tasks from any route', async ({ page }) => {
+test("a participant on a study link cannot obtain any answer of the study's tasks from any route", async ({ page }) => {
   test.setTimeout(120_000);
   const answers = studyAnswers();
   expect(answers.length).toBeGreaterThanOrEqual(4);
@@ -51,8 +64,16 @@ test('a participant on a study link cannot obtain any answer of the study\'s tas
 
   // The participant's own session token, where the page keeps it.
   const session = await page.evaluate(async () => {
-    const db = await new Promise<IDBDatabase>((res, rej) => { const r = indexedDB.open('arc-studio'); r.onsuccess = () => res(r.result); r.onerror = () => rej(r.error); });
-    const all = await new Promise<{ id: string; token: string; studyId?: string }[]>((res, rej) => { const r = db.transaction('sessions').objectStore('sessions').getAll(); r.onsuccess = () => res(r.result as never); r.onerror = () => rej(r.error); });
+    const db = await new Promise<IDBDatabase>((res, rej) => {
+      const r = indexedDB.open('arc-studio');
+      r.onsuccess = () => res(r.result);
+      r.onerror = () => rej(r.error);
+    });
+    const all = await new Promise<{ id: string; token: string; studyId?: string }[]>((res, rej) => {
+      const r = db.transaction('sessions').objectStore('sessions').getAll();
+      r.onsuccess = () => res(r.result as never);
+      r.onerror = () => rej(r.error);
+    });
     return all.find((s) => s.studyId === 'sample')!;
   });
   expect(session.token).toBeTruthy();
@@ -71,29 +92,44 @@ test('a participant on a study link cannot obtain any answer of the study\'s tas
       { method: 'GET' as const, url: `/api/collections/${t.collection}/tasks/${t.task}` },
       { method: 'GET' as const, url: `/api/collections/${t.collection}/tasks/${t.task}.json` },
       { method: 'GET' as const, url: `/api/collections/warm-ups/tasks/${t.task}` },
-      { method: 'POST' as const, url: `/api/collections/${t.collection}/tasks/${t.task}/check`, body: { testIndex: 0, grid: [[0]] } },
+      {
+        method: 'POST' as const,
+        url: `/api/collections/${t.collection}/tasks/${t.task}/check`,
+        body: { testIndex: 0, grid: [[0]] },
+      },
       { method: 'GET' as const, url: `/data/tasks/${t.collection}/${t.task}.json` },
       { method: 'GET' as const, url: `/${t.collection}/${t.task}.json` },
     ]),
   ];
-  const results = await page.evaluate(async ({ tries, token }) => {
-    const out: { who: string; method: string; url: string; status: number; body: string }[] = [];
-    for (const [who, auth] of [['visitor', null], ['participant', token]] as const) {
-      for (const t of tries) {
-        const headers: Record<string, string> = { 'Content-Type': 'application/json' };
-        if (auth) headers.Authorization = `Bearer ${auth}`;
-        const r = await fetch(t.url, { method: t.method, headers, body: t.body === undefined ? undefined : JSON.stringify(t.body) });
-        out.push({ who, method: t.method, url: t.url, status: r.status, body: await r.text() });
+  const results = await page.evaluate(
+    async ({ tries, token }) => {
+      const out: { who: string; method: string; url: string; status: number; body: string }[] = [];
+      for (const [who, auth] of [
+        ['visitor', null],
+        ['participant', token],
+      ] as const) {
+        for (const t of tries) {
+          const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+          if (auth) headers.Authorization = `Bearer ${auth}`;
+          const r = await fetch(t.url, {
+            method: t.method,
+            headers,
+            body: t.body === undefined ? undefined : JSON.stringify(t.body),
+          });
+          out.push({ who, method: t.method, url: t.url, status: r.status, body: await r.text() });
+        }
       }
-    }
-    return out;
-  }, { tries, token: session.token });
+      return out;
+    },
+    { tries, token: session.token },
+  );
 
   for (const r of results) {
     const what = `${r.who} ${r.method} ${r.url} -> ${r.status}`;
     expect(leaksIn(r.body, answers), what).toEqual([]);
     if (r.url.startsWith('/api/admin/')) expect([401, 403], what).toContain(r.status);
-    if (r.url.endsWith('/check') || /^\/api\/collections\/samples\/tasks/.test(r.url)) expect([401, 403, 404], what).toContain(r.status);
+    if (r.url.endsWith('/check') || /^\/api\/collections\/samples\/tasks/.test(r.url))
+      expect([401, 403, 404], what).toContain(r.status);
     expect(r.body, what).not.toMatch(/"(verdict|correct)"/);
   }
   // The participant's own session view holds the tasks, without answers.
@@ -115,11 +151,15 @@ test('a participant on a study link cannot obtain any answer of the study\'s tas
   for (const r of seen) expect(leaksIn(r.body, answers), `${r.url} -> ${r.status}`).toEqual([]);
 });
 
-test('practice answers are checked on the server: the page gets the task without its test outputs', async ({ page }) => {
+test('practice answers are checked on the server: the page gets the task without its test outputs', async ({
+  page,
+}) => {
   const id = 'swap-rows-and-columns';
   const task = practiceTask(id);
   const checks: Request[] = [];
-  page.on('request', (r) => { if (r.url().endsWith(`/api/collections/warm-ups/tasks/${id}/check`)) checks.push(r); });
+  page.on('request', (r) => {
+    if (r.url().endsWith(`/api/collections/warm-ups/tasks/${id}/check`)) checks.push(r);
+  });
   const received = page.waitForResponse((r) => r.url().endsWith(`/api/collections/warm-ups/tasks/${id}`));
 
   // A visitor starts on the practice collection; the sealed one is marked.
@@ -153,7 +193,9 @@ test('practice answers are checked on the server: the page gets the task without
 
 test('a researcher previews a sealed task with its answers, checked in the browser', async ({ page, request }) => {
   const checks: string[] = [];
-  page.on('request', (r) => { if (r.url().endsWith('/check')) checks.push(r.url()); });
+  page.on('request', (r) => {
+    if (r.url().endsWith('/check')) checks.push(r.url());
+  });
   await page.goto(`/login#token=${process.env.E2E_ADMIN_TOKEN}`);
   await expect(page.getByRole('heading', { name: 'Studies' })).toBeVisible();
   await page.goto('/?c=samples');

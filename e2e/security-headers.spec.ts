@@ -10,17 +10,26 @@ import { openTask, performGameAction } from './helpers';
 /** Collects every CSP violation and console error of the pages of `context`. */
 async function watch(context: BrowserContext): Promise<string[]> {
   const problems: string[] = [];
-  await context.exposeFunction('reportViolation', (text: string) => { problems.push(text); });
+  await context.exposeFunction('reportViolation', (text: string) => {
+    problems.push(text);
+  });
   await context.addInitScript(() => {
     document.addEventListener('securitypolicyviolation', (e) => {
-      (window as unknown as { reportViolation(t: string): void }).reportViolation(`CSP ${e.effectiveDirective} blocked ${e.blockedURI || '(inline)'} at ${e.sourceFile}:${e.lineNumber}`);
+      (window as unknown as { reportViolation(t: string): void }).reportViolation(
+        `CSP ${e.effectiveDirective} blocked ${e.blockedURI || '(inline)'} at ${e.sourceFile}:${e.lineNumber}`,
+      );
     });
   });
-  context.on('console', (m) => { if (m.type() === 'error' && /Content.Security.Policy|Refused to/i.test(m.text())) problems.push(m.text()); });
+  context.on('console', (m) => {
+    if (m.type() === 'error' && /Content.Security.Policy|Refused to/i.test(m.text())) problems.push(m.text());
+  });
   return problems;
 }
 
-test('the app runs under its CSP: a whole study, the studio, the task player and the games', async ({ browser, baseURL }) => {
+test('the app runs under its CSP: a whole study, the studio, the task player and the games', async ({
+  browser,
+  baseURL,
+}) => {
   test.setTimeout(240_000);
   const context = await browser.newContext();
   const problems = await watch(context);
@@ -68,7 +77,9 @@ test('the app runs under its CSP: a whole study, the studio, the task player and
   // Another page may not frame the app (clickjacking).
   const framer = await context.newPage();
   // The frame's load event fires for the refused page too: the title says it has.
-  await framer.setContent(`<iframe id="f" onload="document.title = 'frame loaded'" src="${baseURL}/s/sample"></iframe>`);
+  await framer.setContent(
+    `<iframe id="f" onload="document.title = 'frame loaded'" src="${baseURL}/s/sample"></iframe>`,
+  );
   await expect(framer).toHaveTitle('frame loaded');
   expect(framer.frames().length).toBeGreaterThan(1);
   const framed = framer.frames()[1];

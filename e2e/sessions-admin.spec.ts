@@ -16,16 +16,21 @@ const TASK = 'mirror-across-wall';
 async function takePart(request: APIRequestContext, studyId: string, pid: string, right: boolean): Promise<string> {
   const created = await request.post(`/api/studies/${studyId}/sessions`, { data: { params: { PROLIFIC_PID: pid } } });
   expect(created.status(), await created.text()).toBe(201);
-  const { sessionId, token } = await created.json() as { sessionId: string; token: string };
+  const { sessionId, token } = (await created.json()) as { sessionId: string; token: string };
   const auth = { Authorization: `Bearer ${token}` };
   const events = [
     { seq: 0, t: 0, kind: 'item.start', data: { item: 'mirror', kind: 'task' } },
     { seq: 1, t: 800, kind: 'paint', data: { row: 0, col: 0, color: 6, stroke: 1 } },
   ];
-  expect((await request.post(`/api/sessions/${sessionId}/events`, { headers: auth, data: { events } })).status()).toBe(200);
+  expect((await request.post(`/api/sessions/${sessionId}/events`, { headers: auth, data: { events } })).status()).toBe(
+    200,
+  );
   const answer = sampleTask(TASK).test[0].output!;
   const grid = right ? answer : answer.map((row) => row.map(() => 0));
-  const judged = await request.post(`/api/sessions/${sessionId}/submissions`, { headers: auth, data: { key: 'k1', item: 'mirror', testIndex: 0, grid } });
+  const judged = await request.post(`/api/sessions/${sessionId}/submissions`, {
+    headers: auth,
+    data: { key: 'k1', item: 'mirror', testIndex: 0, grid },
+  });
   expect(judged.status(), await judged.text()).toBe(200);
   return sessionId;
 }
@@ -38,14 +43,21 @@ async function attempted(page: Page): Promise<string> {
   return text;
 }
 
-test('a researcher excludes a session and includes it again, deletes a session, then deletes the study', async ({ page, request }, testInfo) => {
+test('a researcher excludes a session and includes it again, deletes a session, then deletes the study', async ({
+  page,
+  request,
+}, testInfo) => {
   const tag = Date.now().toString(36);
   const studyId = `curate-${tag}`;
   const definition = {
-    title: `Curation ${tag}`, consent: 'You agree to take part.', completion: { code: 'CUR-1' },
+    title: `Curation ${tag}`,
+    consent: 'You agree to take part.',
+    completion: { code: 'CUR-1' },
     items: [{ kind: 'task', id: 'mirror', collection: 'samples', task: TASK }],
   };
-  expect((await request.post(`/api/admin/studies/${studyId}`, { headers: ADMIN, data: { definition } })).status()).toBe(201);
+  expect((await request.post(`/api/admin/studies/${studyId}`, { headers: ADMIN, data: { definition } })).status()).toBe(
+    201,
+  );
   const [ann, ben, cat] = [`ann-${tag}`, `ben-${tag}`, `cat-${tag}`];
   await takePart(request, studyId, ann, true);
   await takePart(request, studyId, ben, true);
@@ -87,7 +99,10 @@ test('a researcher excludes a session and includes it again, deletes a session, 
   expect(await attempted(page)).toBe('2');
   await page.screenshot({ path: testInfo.outputPath('participants-excluded.png') });
   // His replay says so too.
-  await participants.getByRole('row', { name: new RegExp(ben) }).getByRole('link', { name: 'Replay' }).click();
+  await participants
+    .getByRole('row', { name: new RegExp(ben) })
+    .getByRole('link', { name: 'Replay' })
+    .click();
   await expect(page.getByText('Excluded from the results: my own test run')).toBeVisible();
   await page.goBack();
   await expect(page.getByRole('tab', { name: 'Participants (2)' })).toBeVisible();
@@ -141,7 +156,9 @@ test('a researcher excludes a session and includes it again, deletes a session, 
   const sample = page.getByRole('dialog', { name: 'Delete study sample?' });
   await page.keyboard.type('sample');
   await page.keyboard.press('Enter');
-  await expect(sample.getByRole('alert')).toContainText('Move that file out of the studies folder and restart the server');
+  await expect(sample.getByRole('alert')).toContainText(
+    'Move that file out of the studies folder and restart the server',
+  );
   await page.keyboard.press('Escape');
   await expect(sample).toHaveCount(0);
   expect((await request.get('/api/admin/studies/sample', { headers: ADMIN })).status()).toBe(200);
@@ -157,6 +174,13 @@ test('a researcher excludes a session and includes it again, deletes a session, 
   await expect(page.getByRole('heading', { name: 'Studies' })).toBeVisible();
   await expect(page.getByRole('link', { name: `Curation ${tag}` })).toHaveCount(0);
   expect((await request.get(`/api/admin/studies/${studyId}`, { headers: ADMIN })).status()).toBe(404);
-  const audit = await (await request.get(`/api/admin/studies/${studyId}/audit`, { headers: ADMIN })).json() as { events: { action: string }[] };
-  expect(audit.events.map((e) => e.action)).toEqual(['study.delete', 'session.delete', 'session.include', 'session.exclude']);
+  const audit = (await (await request.get(`/api/admin/studies/${studyId}/audit`, { headers: ADMIN })).json()) as {
+    events: { action: string }[];
+  };
+  expect(audit.events.map((e) => e.action)).toEqual([
+    'study.delete',
+    'session.delete',
+    'session.include',
+    'session.exclude',
+  ]);
 });

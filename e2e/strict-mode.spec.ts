@@ -31,16 +31,38 @@ test.beforeAll(async () => {
   const dist = prebuilt && existsSync(path.join(prebuilt, 'index.html')) ? prebuilt : path.join(tmp, 'dist');
   if (dist !== prebuilt) {
     const build = spawnSync(process.execPath, ['node_modules/vite/bin/vite.js', ...DEVELOPMENT_BUILD, dist], {
-      env: { ...process.env, NODE_ENV: 'development' }, encoding: 'utf8',
+      env: { ...process.env, NODE_ENV: 'development' },
+      encoding: 'utf8',
     });
     if (build.status !== 0) throw new Error(`The development build failed:\n${build.stderr}`);
   }
   const port = ownPort(1);
   base = `http://127.0.0.1:${port}`;
-  server = spawn(process.execPath, ['bin/arc-studio.mjs', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', seedDataDir(path.join(tmp, 'data')), '--practice-tasks', 'arc-agi-1=../shared/data/arc-agi-1'], {
-    env: { ...process.env, ARC_STUDIO_DIST: dist, ARC_STUDIO_ADMIN_TOKEN: process.env.E2E_ADMIN_TOKEN }, stdio: 'ignore',
-  });
-  await expect.poll(async () => (await fetch(`${base}/api/health`).catch(() => null))?.status ?? 0, { timeout: 300_000, message: 'the server did not start' }).toBe(200);
+  server = spawn(
+    process.execPath,
+    [
+      'bin/arc-studio.mjs',
+      'serve',
+      '--port',
+      String(port),
+      '--host',
+      '127.0.0.1',
+      '--data-dir',
+      seedDataDir(path.join(tmp, 'data')),
+      '--practice-tasks',
+      'arc-agi-1=../shared/data/arc-agi-1',
+    ],
+    {
+      env: { ...process.env, ARC_STUDIO_DIST: dist, ARC_STUDIO_ADMIN_TOKEN: process.env.E2E_ADMIN_TOKEN },
+      stdio: 'ignore',
+    },
+  );
+  await expect
+    .poll(async () => (await fetch(`${base}/api/health`).catch(() => null))?.status ?? 0, {
+      timeout: 300_000,
+      message: 'the server did not start',
+    })
+    .toBe(200);
 });
 
 test.afterAll(() => {
@@ -51,9 +73,20 @@ test.afterAll(() => {
 /** The practice log this page load wrote to IndexedDB. */
 async function practiceEvents(page: Page): Promise<LogEvent[]> {
   return page.evaluate(async () => {
-    const db = await new Promise<IDBDatabase>((res, rej) => { const r = indexedDB.open('arc-studio'); r.onsuccess = () => res(r.result); r.onerror = () => rej(r.error); });
-    const get = <T,>(store: string) => new Promise<T[]>((res, rej) => { const r = db.transaction(store).objectStore(store).getAll(); r.onsuccess = () => res(r.result as T[]); r.onerror = () => rej(r.error); });
-    const sessions = (await get<{ id: string; label: string; startedAt: string }>('sessions')).filter((s) => s.label === 'practice').sort((a, b) => b.startedAt.localeCompare(a.startedAt));
+    const db = await new Promise<IDBDatabase>((res, rej) => {
+      const r = indexedDB.open('arc-studio');
+      r.onsuccess = () => res(r.result);
+      r.onerror = () => rej(r.error);
+    });
+    const get = <T>(store: string) =>
+      new Promise<T[]>((res, rej) => {
+        const r = db.transaction(store).objectStore(store).getAll();
+        r.onsuccess = () => res(r.result as T[]);
+        r.onerror = () => rej(r.error);
+      });
+    const sessions = (await get<{ id: string; label: string; startedAt: string }>('sessions'))
+      .filter((s) => s.label === 'practice')
+      .sort((a, b) => b.startedAt.localeCompare(a.startedAt));
     const events = await get<LogEvent & { session: string }>('events');
     return events.filter((e) => e.session === sessions[0].id).sort((a, b) => a.seq - b.seq);
   });
@@ -68,10 +101,15 @@ test('the app under test is a development build, where StrictMode runs effects t
   expect(await (await fetch(base + script)).text()).toContain('unique "key" prop');
 });
 
-test('a participant giving up every item of the sample study: each opening, item start and end is logged once', async ({ page, request }) => {
+test('a participant giving up every item of the sample study: each opening, item start and end is logged once', async ({
+  page,
+  request,
+}) => {
   test.setTimeout(120_000);
   const errors: string[] = [];
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
   const study = sampleStudy();
   await page.goto(`${base}/s/sample?PROLIFIC_PID=strict-${Date.now().toString(36)}`);
   await page.getByRole('button', { name: 'I agree, start' }).click();
@@ -85,7 +123,10 @@ test('a participant giving up every item of the sample study: each opening, item
     else {
       await expect(page.getByTestId(kind === 'game' ? 'game-canvas' : 'output-grid')).toBeVisible();
       await page.getByRole('button', { name: 'Give up and continue' }).click();
-      await page.getByRole('dialog', { name: 'Give up this item?' }).getByRole('button', { name: 'Give up and move on' }).click();
+      await page
+        .getByRole('dialog', { name: 'Give up this item?' })
+        .getByRole('button', { name: 'Give up and move on' })
+        .click();
     }
     await expect(page.locator(`[data-item="${id}"]`)).toHaveCount(0);
   }
@@ -93,10 +134,13 @@ test('a participant giving up every item of the sample study: each opening, item
   // React's development warnings (state set while rendering, missing keys, ...) are console errors.
   expect(errors).toEqual([]);
 
-  const sessions = (await (await request.get(`${base}/api/admin/sessions?study=sample`, { headers: ADMIN })).json()).sessions as { id: string; params: Record<string, string> }[];
+  const sessions = (await (await request.get(`${base}/api/admin/sessions?study=sample`, { headers: ADMIN })).json())
+    .sessions as { id: string; params: Record<string, string> }[];
   const id = sessions.find((s) => s.params.PROLIFIC_PID?.startsWith('strict-'))!.id;
-  const events = (await (await request.get(`${base}/api/admin/sessions/${id}/events`, { headers: ADMIN })).json()).events as LogEvent[];
-  for (const kind of ['session.start', 'consent', 'instructions.done', 'session.end', 'visibility']) expect(count(events, kind), kind).toBe(1);
+  const events = (await (await request.get(`${base}/api/admin/sessions/${id}/events`, { headers: ADMIN })).json())
+    .events as LogEvent[];
+  for (const kind of ['session.start', 'consent', 'instructions.done', 'session.end', 'visibility'])
+    expect(count(events, kind), kind).toBe(1);
   const starts = events.filter((e) => e.kind === 'item.start').map((e) => e.data.item);
   const ends = events.filter((e) => e.kind === 'item.end').map((e) => e.data.item);
   expect(starts).toHaveLength(study.items.length);

@@ -24,44 +24,78 @@ interface WorkerServer {
 }
 
 export const test = base.extend<object, { studioServer: WorkerServer }>({
-  // eslint-disable-next-line no-empty-pattern -- Playwright reads a fixture's dependencies from this pattern.
-  studioServer: [async ({}, use, workerInfo) => {
-    // Slot 0 of the worker's block of ports (see `ownPort`); the folder is named by the worker
-    // index, which is new for a worker started after a failure, so a new worker starts clean.
-    const port = ownPort(0);
-    const dataDir = path.resolve(`.tmp/e2e-data-${port}-${workerInfo.workerIndex}`);
-    rmSync(dataDir, { recursive: true, force: true });
-    seedDataDir(dataDir);
-    const child = spawn(process.execPath, [
-      'bin/arc-studio.mjs', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir,
-      '--practice-tasks', 'arc-agi-1=../shared/data/arc-agi-1',
-    ], {
-      // Every participant of the browser tests comes from this machine's one address.
-      env: { ...process.env, ARC_STUDIO_ADMIN_TOKEN: process.env.E2E_ADMIN_TOKEN, ARC_STUDIO_SESSIONS_PER_MINUTE_PER_CLIENT: '100000' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    const ready = new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`The test server on port ${port} did not start within ${START_TIMEOUT_MS / 1000} s:\n${out}`)), START_TIMEOUT_MS);
-      const onData = (d: Buffer) => {
-        out += d.toString();
-        if (out.includes('ARC Studio is running')) { clearTimeout(timer); resolve(); }
-      };
-      child.stdout!.on('data', onData);
-      child.stderr!.on('data', onData);
-      void exited.then(() => {
-        clearTimeout(timer);
-        reject(new Error(`The test server on port ${port} exited before it was ready (is the port taken by another run? set E2E_PORT to a free block of 50 ports):\n${out}`));
+  studioServer: [
+    // eslint-disable-next-line no-empty-pattern -- Playwright reads a fixture's dependencies from this pattern.
+    async ({}, use, workerInfo) => {
+      // Slot 0 of the worker's block of ports (see `ownPort`); the folder is named by the worker
+      // index, which is new for a worker started after a failure, so a new worker starts clean.
+      const port = ownPort(0);
+      const dataDir = path.resolve(`.tmp/e2e-data-${port}-${workerInfo.workerIndex}`);
+      rmSync(dataDir, { recursive: true, force: true });
+      seedDataDir(dataDir);
+      const child = spawn(
+        process.execPath,
+        [
+          'bin/arc-studio.mjs',
+          'serve',
+          '--port',
+          String(port),
+          '--host',
+          '127.0.0.1',
+          '--data-dir',
+          dataDir,
+          '--practice-tasks',
+          'arc-agi-1=../shared/data/arc-agi-1',
+        ],
+        {
+          // Every participant of the browser tests comes from this machine's one address.
+          env: {
+            ...process.env,
+            ARC_STUDIO_ADMIN_TOKEN: process.env.E2E_ADMIN_TOKEN,
+            ARC_STUDIO_SESSIONS_PER_MINUTE_PER_CLIENT: '100000',
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      let out = '';
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      const ready = new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(
+          () =>
+            reject(
+              new Error(`The test server on port ${port} did not start within ${START_TIMEOUT_MS / 1000} s:\n${out}`),
+            ),
+          START_TIMEOUT_MS,
+        );
+        const onData = (d: Buffer) => {
+          out += d.toString();
+          if (out.includes('ARC Studio is running')) {
+            clearTimeout(timer);
+            resolve();
+          }
+        };
+        child.stdout!.on('data', onData);
+        child.stderr!.on('data', onData);
+        void exited.then(() => {
+          clearTimeout(timer);
+          reject(
+            new Error(
+              `The test server on port ${port} exited before it was ready (is the port taken by another run? set E2E_PORT to a free block of 50 ports):\n${out}`,
+            ),
+          );
+        });
       });
-    });
-    await ready;
-    await use({ url: `http://127.0.0.1:${port}` });
-    if (child.exitCode === null && child.signalCode === null) {
-      child.kill('SIGTERM');
-      await exited;
-    }
-    rmSync(dataDir, { recursive: true, force: true });
-  }, { scope: 'worker', timeout: START_TIMEOUT_MS + 30_000 }],
-  baseURL: async ({ studioServer }, use) => { await use(studioServer.url); },
+      await ready;
+      await use({ url: `http://127.0.0.1:${port}` });
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        await exited;
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+    { scope: 'worker', timeout: START_TIMEOUT_MS + 30_000 },
+  ],
+  baseURL: async ({ studioServer }, use) => {
+    await use(studioServer.url);
+  },
 });

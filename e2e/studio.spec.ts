@@ -30,7 +30,11 @@ async function runParticipant(page: Page, pid: string): Promise<void> {
   await expect(page.getByTestId('completion-code')).toBeVisible();
 }
 
-test('a researcher sees the funnel and baselines of the sample study and replays a session from its middle', async ({ browser, page, request }) => {
+test('a researcher sees the funnel and baselines of the sample study and replays a session from its middle', async ({
+  browser,
+  page,
+  request,
+}) => {
   test.setTimeout(240_000);
   const run = Date.now().toString(36);
   const [a, b] = [`studio-a-${run}`, `studio-b-${run}`];
@@ -62,8 +66,17 @@ test('a researcher sees the funnel and baselines of the sample study and replays
 
   // Replay the first participant's game from the middle of its log.
   await page.getByRole('tab', { name: /Participants/ }).click();
-  const tableActions = Number(await table.getByRole('row', { name: new RegExp(a) }).getByRole('cell').nth(await columnIndex(table, 'Actions')).innerText());
-  await table.getByRole('row', { name: new RegExp(a) }).getByRole('link', { name: 'Replay' }).click();
+  const tableActions = Number(
+    await table
+      .getByRole('row', { name: new RegExp(a) })
+      .getByRole('cell')
+      .nth(await columnIndex(table, 'Actions'))
+      .innerText(),
+  );
+  await table
+    .getByRole('row', { name: new RegExp(a) })
+    .getByRole('link', { name: 'Replay' })
+    .click();
   const sessionId = page.url().split('/sessions/')[1];
   const all = await serverEvents(request, sessionId);
   // One definition of actions: the replay sidebar counts each item as itemActions does on the
@@ -74,7 +87,10 @@ test('a researcher sees the funnel and baselines of the sample study and replays
     const from = all.findIndex((e) => e.kind === 'item.start' && e.data.item === item.id);
     const to = all.findIndex((e, i) => i > from && e.kind === 'item.start');
     const n = itemActions(item, all.slice(from, to < 0 ? undefined : to));
-    if (item.kind !== 'page') await expect(page.getByRole('list', { name: 'Items' }).getByRole('button', { name: new RegExp(`^${item.id}`) })).toContainText(`${item.kind} · ${n} actions`);
+    if (item.kind !== 'page')
+      await expect(
+        page.getByRole('list', { name: 'Items' }).getByRole('button', { name: new RegExp(`^${item.id}`) }),
+      ).toContainText(`${item.kind} · ${n} actions`);
     if (item.kind !== 'page' && !('practice' in item && item.practice)) counted += n;
   }
   expect(tableActions).toBe(counted);
@@ -88,7 +104,10 @@ test('a researcher sees the funnel and baselines of the sample study and replays
   const expected = new Timeline(null, itemEvents, gameRunReducer(games.push)).at(middle)!;
   await expect(page.getByTestId('replay-frame')).toHaveAttribute('data-level', String(expected.levelsCompleted));
   // The frame on screen is the one the participant saw after the last action before this point.
-  const lastAction = itemEvents.slice(0, middle).filter((e) => e.kind === 'game.action').pop()!;
+  const lastAction = itemEvents
+    .slice(0, middle)
+    .filter((e) => e.kind === 'game.action')
+    .pop()!;
   expect(hashFrame(renderRun(expected))).toBe(lastAction.data.frameHash);
   await expect(page.getByTestId('replay-frame')).toHaveAttribute('data-frame-hash', String(lastAction.data.frameHash));
   // Step with the keyboard and play at 10x to the end.
@@ -96,15 +115,24 @@ test('a researcher sees the funnel and baselines of the sample study and replays
   await expect(page.getByTestId('replay-position')).toHaveText(`${middle + 1} / ${itemEvents.length}`);
   await page.getByRole('button', { name: '10x' }).click();
   await page.getByRole('button', { name: 'Play' }).click();
-  await expect(page.getByTestId('replay-position')).toHaveText(`${itemEvents.length} / ${itemEvents.length}`, { timeout: 60_000 });
+  await expect(page.getByTestId('replay-position')).toHaveText(`${itemEvents.length} / ${itemEvents.length}`, {
+    timeout: 60_000,
+  });
   await expect(page.getByTestId('replay-frame')).toHaveAttribute('data-level', String(games.push.levels.length));
 });
 
-test('a designer playtests any level with a state inspector and instant restart; the recording is labelled and never counts', async ({ page, request }) => {
+test('a designer playtests any level with a state inspector and instant restart; the recording is labelled and never counts', async ({
+  page,
+  request,
+}) => {
   // Participants cannot make themselves playtests.
   const refused = await request.post('/api/studies/sample/sessions', { data: { params: { mode: 'playtest' } } });
   expect(refused.status()).toBe(403);
-  const before = await (await request.get('/api/admin/studies/sample/results', { headers: { Authorization: `Bearer ${process.env.E2E_ADMIN_TOKEN}` } })).json();
+  const before = await (
+    await request.get('/api/admin/studies/sample/results', {
+      headers: { Authorization: `Bearer ${process.env.E2E_ADMIN_TOKEN}` },
+    })
+  ).json();
 
   await page.goto(`/login#token=${process.env.E2E_ADMIN_TOKEN}`);
   await expect(page.getByRole('heading', { name: 'Studies' })).toBeVisible();
@@ -121,20 +149,33 @@ test('a designer playtests any level with a state inspector and instant restart;
   await expect(page.getByTestId('state-hash')).toHaveText(hash0!);
 
   const admin = { Authorization: `Bearer ${process.env.E2E_ADMIN_TOKEN}` };
-  await expect.poll(async () => {
-    const r = await (await request.get('/api/admin/studies/sample/results', { headers: admin })).json();
-    return r.participants.filter((p: { playtest: boolean }) => p.playtest).length;
-  }, { timeout: 20_000 }).toBeGreaterThan(before.participants.filter((p: { playtest: boolean }) => p.playtest).length);
+  await expect
+    .poll(
+      async () => {
+        const r = await (await request.get('/api/admin/studies/sample/results', { headers: admin })).json();
+        return r.participants.filter((p: { playtest: boolean }) => p.playtest).length;
+      },
+      { timeout: 20_000 },
+    )
+    .toBeGreaterThan(before.participants.filter((p: { playtest: boolean }) => p.playtest).length);
   const after = await (await request.get('/api/admin/studies/sample/results', { headers: admin })).json();
   const level3 = (r: typeof after) => r.games[0].levels[2];
   expect(level3(after).completed).toBe(level3(before).completed);
   expect(level3(after).baselines).toEqual(level3(before).baselines);
 });
 
-test('a researcher downloads every export of the sample study and scores a recording against its baselines', async ({ page, browser, request }) => {
+test('a researcher downloads every export of the sample study and scores a recording against its baselines', async ({
+  page,
+  browser,
+  request,
+}) => {
   test.setTimeout(240_000);
   // The paper preset needs two first-time players who completed each level.
-  const results = await (await request.get('/api/admin/studies/sample/results', { headers: { Authorization: `Bearer ${process.env.E2E_ADMIN_TOKEN}` } })).json();
+  const results = await (
+    await request.get('/api/admin/studies/sample/results', {
+      headers: { Authorization: `Bearer ${process.env.E2E_ADMIN_TOKEN}` },
+    })
+  ).json();
   for (let n = results.games[0].levels[5].completed; n < 2; n++) {
     const p = await browser.newPage();
     await runParticipant(p, `export-${n}-${Date.now().toString(36)}`);
@@ -145,7 +186,15 @@ test('a researcher downloads every export of the sample study and scores a recor
   await page.getByRole('tab', { name: 'Exports' }).click();
   const exportsList = page.getByRole('list', { name: 'Exports' });
   const got: Record<string, Buffer> = {};
-  for (const title of ['Study bundle (ZIP)', 'Raw events (JSONL)', 'Attempts (CSV)', 'Human baselines (JSON)', 'Human baselines (CSV)', 'Grid-task actions (CSV)', 'ARC-AGI-3 recordings (ZIP)']) {
+  for (const title of [
+    'Study bundle (ZIP)',
+    'Raw events (JSONL)',
+    'Attempts (CSV)',
+    'Human baselines (JSON)',
+    'Human baselines (CSV)',
+    'Grid-task actions (CSV)',
+    'ARC-AGI-3 recordings (ZIP)',
+  ]) {
     const download = page.waitForEvent('download');
     await exportsList.getByRole('button', { name: `Download ${title}` }).click();
     const d = await download;
@@ -154,7 +203,11 @@ test('a researcher downloads every export of the sample study and scores a recor
   }
   expect(got['Study bundle (ZIP)'].subarray(0, 2).toString()).toBe('PK');
   expect(got['ARC-AGI-3 recordings (ZIP)'].subarray(0, 2).toString()).toBe('PK');
-  const events = got['Raw events (JSONL)'].toString().trimEnd().split('\n').map((l) => JSON.parse(l) as { sessionId: string; seq: number });
+  const events = got['Raw events (JSONL)']
+    .toString()
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { sessionId: string; seq: number });
   expect(events.length).toBeGreaterThan(10);
   expect(got['Attempts (CSV)'].toString().split('\n')[0]).toContain('session');
   expect(got['Grid-task actions (CSV)'].toString().split('\n')[0]).toContain('task_name');
@@ -164,7 +217,14 @@ test('a researcher downloads every export of the sample study and scores a recor
 
   // Score the engine's own solution of push against those baselines, in the studio.
   const dir = mkdtempSync(path.join(os.tmpdir(), 'arc-studio-score-'));
-  const lines = [...toRecording(games.push, 1, parseActions(`RESET,${solutions.push.join(',')}`).map((input, i) => ({ input, t: i * 500 })), { guid: 'e2e-run', startTime: Date.UTC(2026, 0, 1) })];
+  const lines = [
+    ...toRecording(
+      games.push,
+      1,
+      parseActions(`RESET,${solutions.push.join(',')}`).map((input, i) => ({ input, t: i * 500 })),
+      { guid: 'e2e-run', startTime: Date.UTC(2026, 0, 1) },
+    ),
+  ];
   const rec = path.join(dir, 'push.recording.jsonl');
   writeFileSync(rec, lines.join('\n') + '\n');
   const bl = path.join(dir, 'baselines.json');

@@ -1,7 +1,11 @@
 import { expect, test } from './studio-test';
 import { ADMIN, completeCurrentItem, expectAllStored, type StudyFile } from './study-helpers';
 
-test('a researcher creates a study in the studio, a participant runs it, and an edit afterwards makes version 2', async ({ page, browser, request }) => {
+test('a researcher creates a study in the studio, a participant runs it, and an edit afterwards makes version 2', async ({
+  page,
+  browser,
+  request,
+}) => {
   test.setTimeout(180_000);
   const id = `e2e-editor-${Date.now().toString(36)}`;
   await page.goto(`/login#token=${process.env.E2E_ADMIN_TOKEN}`);
@@ -50,7 +54,11 @@ test('a researcher creates a study in the studio, a participant runs it, and an 
   await participant.getByRole('button', { name: 'Begin' }).click();
   const def = (await (await request.get(`/api/admin/studies/${id}`, { headers: ADMIN })).json()).definition;
   const study: StudyFile = { items: def.items, completion: def.completion };
-  expect(def.items.find((i: { kind: string }) => i.kind === 'task')).toMatchObject({ collection: 'samples', task: 'most-common-color', tests: [1] });
+  expect(def.items.find((i: { kind: string }) => i.kind === 'task')).toMatchObject({
+    collection: 'samples',
+    task: 'most-common-color',
+    tests: [1],
+  });
   let sawGame = false;
   for (let i = 0; i < study.items.length; i++) {
     // The study hides the action counter from game players.
@@ -79,8 +87,12 @@ test('a researcher creates a study in the studio, a participant runs it, and an 
   await page.getByRole('button', { name: 'Save study' }).click();
   const code = page.getByRole('textbox', { name: 'Completion code' });
   await expect(code).toHaveAttribute('aria-invalid', 'true');
-  await expect(code).toHaveAccessibleDescription('Give the code participants get at the end, to enter on the recruitment platform.');
-  await expect(page.getByTestId('save-problems')).toContainText('Completion code: Give the code participants get at the end');
+  await expect(code).toHaveAccessibleDescription(
+    'Give the code participants get at the end, to enter on the recruitment platform.',
+  );
+  await expect(page.getByTestId('save-problems')).toContainText(
+    'Completion code: Give the code participants get at the end',
+  );
   await expect(page.getByTestId('save-problems')).not.toContainText('completion.code');
   // The message goes as soon as the field is right again.
   await code.fill('EDIT-OK');
@@ -102,9 +114,13 @@ test('the study editor names each problem next to its field, in plain words', as
   const problem = (field: string) => page.locator(`[data-testid="field-problem"][data-field="${field}"]`);
   await expect(problem('id')).toHaveText('Use 1-64 lower-case letters, digits or "-": it becomes the link /s/<id>.');
   await expect(problem('title')).toHaveText('Give the study a title: participants see it at the top of every page.');
-  await expect(page.getByRole('textbox', { name: 'Study title' })).toHaveAccessibleDescription(/^Give the study a title/);
+  await expect(page.getByRole('textbox', { name: 'Study title' })).toHaveAccessibleDescription(
+    /^Give the study a title/,
+  );
   await expect(problem('limits.sessionMinutes')).toHaveText('Must be more than 0.');
-  await expect(problem('completion.redirectUrl')).toHaveText('Must be a web address starting with https:// (or http://).');
+  await expect(problem('completion.redirectUrl')).toHaveText(
+    'Must be a web address starting with https:// (or http://).',
+  );
   await expect(problem('items[0].task')).toHaveText('Task: Choose a task.');
   await expect(page.getByTestId('save-problems')).toContainText('Item 1, Task: Choose a task.');
   await expect(page.locator('body')).not.toContainText(/Too small|expected string|>=/);
@@ -115,7 +131,9 @@ test('the study editor names each problem next to its field, in plain words', as
   await expect(page.getByRole('status')).toHaveCount(0);
 });
 
-test('a counted task from a practice collection is refused under its own heading, saying what to do; as practice it saves', async ({ page }) => {
+test('a counted task from a practice collection is refused under its own heading, saying what to do; as practice it saves', async ({
+  page,
+}) => {
   const id = `e2e-leak-${Date.now().toString(36)}`;
   await page.goto(`/login#token=${process.env.E2E_ADMIN_TOKEN}`);
   await page.getByRole('link', { name: 'New study' }).click();
@@ -132,9 +150,15 @@ test('a counted task from a practice collection is refused under its own heading
   await picker.getByRole('button', { name: 'Use this task' }).click();
   await page.getByRole('button', { name: 'Save study' }).click();
   const leaks = page.getByTestId('sealing-problems');
-  await expect(leaks.getByRole('heading', { name: 'Not saved: counted answers would be open to anyone through a practice collection' })).toBeVisible();
+  await expect(
+    leaks.getByRole('heading', {
+      name: 'Not saved: counted answers would be open to anyone through a practice collection',
+    }),
+  ).toBeVisible();
   await expect(leaks).toContainText('one folder is mounted both as practice and as sealed');
-  await expect(leaks.getByRole('listitem')).toHaveText([/^items\[0\] \(task-1\): collection "warm-ups" is a practice collection/]);
+  await expect(leaks.getByRole('listitem')).toHaveText([
+    /^items\[0\] \(task-1\): collection "warm-ups" is a practice collection/,
+  ]);
   // Nothing else was wrong, so there is no other list.
   await expect(page.getByTestId('save-problems')).toHaveCount(0);
   await page.getByRole('checkbox', { name: 'Practice (never counts)' }).check();

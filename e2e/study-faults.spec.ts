@@ -26,21 +26,34 @@ async function finishStudy(page: Page): Promise<void> {
   await expect(page.getByTestId('completion-code')).toHaveText(study.completion.code);
 }
 
-test('offline for 60 seconds mid-item: work goes on, nothing is lost, and everything arrives once', async ({ page, context, request }) => {
+test('offline for 60 seconds mid-item: work goes on, nothing is lost, and everything arrives once', async ({
+  page,
+  context,
+  request,
+}) => {
   test.setTimeout(240_000);
   // The page's clock is moved on by the test: a minute offline passes at once, and every retry
   // the outbox schedules in that minute (with its backoff) is due and fails.
   await page.clock.install();
   await reachTask(page);
   await context.setOffline(true);
-  await paintSome(page, 2, [[0, 0], [1, 1], [2, 2]]);
+  await paintSome(page, 2, [
+    [0, 0],
+    [1, 1],
+    [2, 2],
+  ]);
   await expect(page.getByTestId('offline-banner')).toBeVisible({ timeout: 15_000 });
   await page.clock.runFor('01:00');
-  await paintSome(page, 3, [[0, 2], [2, 0]]);
+  await paintSome(page, 3, [
+    [0, 2],
+    [2, 0],
+  ]);
   await context.setOffline(false);
   await expect(page.getByTestId('offline-banner')).toBeHidden({ timeout: 30_000 });
   const local = await browserSession(page);
-  await expect.poll(async () => (await serverEvents(request, local.id)).length, { timeout: 30_000 }).toBe(local.events.length);
+  await expect
+    .poll(async () => (await serverEvents(request, local.id)).length, { timeout: 30_000 })
+    .toBe(local.events.length);
   await finishStudy(page);
   await expectAllStored(request, page);
 });
@@ -48,7 +61,10 @@ test('offline for 60 seconds mid-item: work goes on, nothing is lost, and everyt
 test('a reload mid-item resumes the same item with its grid and trials', async ({ page, request }) => {
   await reachTask(page);
   const item = await page.locator('[data-item]').getAttribute('data-item');
-  await paintSome(page, 4, [[0, 0], [0, 1]]);
+  await paintSome(page, 4, [
+    [0, 0],
+    [0, 1],
+  ]);
   await page.getByRole('button', { name: 'Submit' }).click();
   await expect(page.getByTestId('trials')).toContainText('Trial 2 of 3');
   await paintSome(page, 5, [[1, 1]]);
@@ -71,11 +87,21 @@ test('the server killed with SIGKILL and restarted mid-session loses nothing', a
   const port = ownPort(2);
   const base = `http://127.0.0.1:${port}`;
   const start = async (): Promise<ChildProcess> => {
-    const child = spawn(process.execPath, ['bin/arc-studio.mjs', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir], {
-      env: { ...process.env, ARC_STUDIO_ADMIN_TOKEN: process.env.E2E_ADMIN_TOKEN }, stdio: 'ignore',
-    });
+    const child = spawn(
+      process.execPath,
+      ['bin/arc-studio.mjs', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir],
+      {
+        env: { ...process.env, ARC_STUDIO_ADMIN_TOKEN: process.env.E2E_ADMIN_TOKEN },
+        stdio: 'ignore',
+      },
+    );
     try {
-      await expect.poll(async () => (await fetch(`${base}/api/health`).catch(() => null))?.status ?? 0, { timeout: 60_000, message: 'the server did not start' }).toBe(200);
+      await expect
+        .poll(async () => (await fetch(`${base}/api/health`).catch(() => null))?.status ?? 0, {
+          timeout: 60_000,
+          message: 'the server did not start',
+        })
+        .toBe(200);
     } catch (e) {
       // Never left running on the worker's port when it does not come up in time.
       child.kill('SIGKILL');
@@ -86,18 +112,41 @@ test('the server killed with SIGKILL and restarted mid-session loses nothing', a
   let server = await start();
   try {
     await reachTask(page, base);
-    await paintSome(page, 6, [[0, 0], [1, 0]]);
+    await paintSome(page, 6, [
+      [0, 0],
+      [1, 0],
+    ]);
     const local = await browserSession(page);
-    await expect.poll(async () => (await (await request.get(`${base}/api/admin/sessions/${local.id}/events`, { headers: { Authorization: `Bearer ${process.env.E2E_ADMIN_TOKEN}` } })).json()).events.length).toBe(local.events.length);
+    await expect
+      .poll(
+        async () =>
+          (
+            await (
+              await request.get(`${base}/api/admin/sessions/${local.id}/events`, {
+                headers: { Authorization: `Bearer ${process.env.E2E_ADMIN_TOKEN}` },
+              })
+            ).json()
+          ).events.length,
+      )
+      .toBe(local.events.length);
     server.kill('SIGKILL');
     await new Promise((r) => server.once('exit', r));
-    await paintSome(page, 7, [[2, 2], [2, 1]]);
+    await paintSome(page, 7, [
+      [2, 2],
+      [2, 1],
+    ]);
     await expect(page.getByTestId('offline-banner')).toBeVisible({ timeout: 15_000 });
     server = await start();
     await expect(page.getByTestId('offline-banner')).toBeHidden({ timeout: 45_000 });
     await finishStudy(page);
     const after = await browserSession(page);
-    const stored = (await (await request.get(`${base}/api/admin/sessions/${after.id}/events`, { headers: { Authorization: `Bearer ${process.env.E2E_ADMIN_TOKEN}` } })).json()).events as { seq: number; t: number; kind: string; data: unknown }[];
+    const stored = (
+      await (
+        await request.get(`${base}/api/admin/sessions/${after.id}/events`, {
+          headers: { Authorization: `Bearer ${process.env.E2E_ADMIN_TOKEN}` },
+        })
+      ).json()
+    ).events as { seq: number; t: number; kind: string; data: unknown }[];
     expect(stored.map((e) => e.seq)).toEqual(after.events.map((_, i) => i));
     expect(stored.map(({ seq, t, kind, data }) => ({ seq, t, kind, data }))).toEqual(after.events);
   } finally {

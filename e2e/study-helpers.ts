@@ -12,7 +12,11 @@ import { clickCell, performGameAction, resizeTo, screenGrid } from './helpers';
 export const ADMIN = { Authorization: `Bearer ${process.env.E2E_ADMIN_TOKEN}` };
 
 export interface StudyFile {
-  items: ({ kind: 'page'; id: string } | { kind: 'task'; id: string; collection: string; task: string; tests?: number[] } | { kind: 'game'; id: string; game: string })[];
+  items: (
+    | { kind: 'page'; id: string }
+    | { kind: 'task'; id: string; collection: string; task: string; tests?: number[] }
+    | { kind: 'game'; id: string; game: string }
+  )[];
   completion: { code: string };
 }
 
@@ -27,13 +31,17 @@ export function sampleTask(id: string): ArcTask {
 /** Builds `answer` in the output editor: resize when needed, then paint every cell that differs. */
 export async function buildGrid(page: Page, answer: Grid): Promise<void> {
   const now = await screenGrid(page, 'output-grid');
-  if (now.length !== answer.length || now[0].length !== answer[0].length) await resizeTo(page, `${answer.length}x${answer[0].length}`);
+  if (now.length !== answer.length || now[0].length !== answer[0].length)
+    await resizeTo(page, `${answer.length}x${answer[0].length}`);
   const shown = await screenGrid(page, 'output-grid');
   let colour = -1;
   for (let r = 0; r < answer.length; r++) {
     for (let c = 0; c < answer[0].length; c++) {
       if (shown[r][c] === answer[r][c]) continue;
-      if (answer[r][c] !== colour) { colour = answer[r][c]; await page.keyboard.press(String(colour)); }
+      if (answer[r][c] !== colour) {
+        colour = answer[r][c];
+        await page.keyboard.press(String(colour));
+      }
       await clickCell(page, 'output-grid', r, c);
     }
   }
@@ -85,12 +93,25 @@ export async function completeCurrentItem(page: Page, study: StudyFile): Promise
 /** The session id of the study the page is in, from the browser's own storage. */
 export async function browserSession(page: Page): Promise<{ id: string; events: LogEvent[] }> {
   return page.evaluate(async () => {
-    const db = await new Promise<IDBDatabase>((res, rej) => { const r = indexedDB.open('arc-studio'); r.onsuccess = () => res(r.result); r.onerror = () => rej(r.error); });
-    const get = <T,>(store: string) => new Promise<T[]>((res, rej) => { const r = db.transaction(store).objectStore(store).getAll(); r.onsuccess = () => res(r.result as T[]); r.onerror = () => rej(r.error); });
+    const db = await new Promise<IDBDatabase>((res, rej) => {
+      const r = indexedDB.open('arc-studio');
+      r.onsuccess = () => res(r.result);
+      r.onerror = () => rej(r.error);
+    });
+    const get = <T>(store: string) =>
+      new Promise<T[]>((res, rej) => {
+        const r = db.transaction(store).objectStore(store).getAll();
+        r.onsuccess = () => res(r.result as T[]);
+        r.onerror = () => rej(r.error);
+      });
     const sessions = (await get<{ id: string; studyId?: string }>('sessions')).filter((s) => s.studyId);
     const id = sessions[0].id;
-    const events = (await get<{ session: string; seq: number; t: number; kind: string; data: Record<string, unknown> }>('events'))
-      .filter((e) => e.session === id).sort((a, b) => a.seq - b.seq).map(({ seq, t, kind, data }) => ({ seq, t, kind, data }));
+    const events = (
+      await get<{ session: string; seq: number; t: number; kind: string; data: Record<string, unknown> }>('events')
+    )
+      .filter((e) => e.session === id)
+      .sort((a, b) => a.seq - b.seq)
+      .map(({ seq, t, kind, data }) => ({ seq, t, kind, data }));
     return { id, events };
   });
 }
@@ -102,9 +123,14 @@ export async function serverEvents(request: APIRequestContext, sessionId: string
 }
 
 /** Every event the browser logged is on the server exactly once, in order, unchanged. */
-export async function expectAllStored(request: APIRequestContext, page: Page): Promise<{ id: string; events: LogEvent[] }> {
+export async function expectAllStored(
+  request: APIRequestContext,
+  page: Page,
+): Promise<{ id: string; events: LogEvent[] }> {
   const local = await browserSession(page);
-  await expect.poll(async () => (await serverEvents(request, local.id)).length, { timeout: 30_000 }).toBe(local.events.length);
+  await expect
+    .poll(async () => (await serverEvents(request, local.id)).length, { timeout: 30_000 })
+    .toBe(local.events.length);
   const stored = await serverEvents(request, local.id);
   expect(stored.map((e) => e.seq)).toEqual(stored.map((_, i) => i));
   expect(stored.map(({ seq, t, kind, data }) => ({ seq, t, kind, data }))).toEqual(local.events);

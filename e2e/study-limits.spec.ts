@@ -9,15 +9,29 @@ import { solutions } from '../src/games';
 import { performGameAction } from './helpers';
 import { ADMIN, serverEvents } from './study-helpers';
 
-test('the time left shows, the hard limit says it closed the item, and leaving a game after a won level is a finish', async ({ page, request }) => {
+test('the time left shows, the hard limit says it closed the item, and leaving a game after a won level is a finish', async ({
+  page,
+  request,
+}) => {
   const id = `limits-${Date.now().toString(36)}`;
   const created = await request.post(`/api/admin/studies/${id}`, {
     headers: ADMIN,
     data: {
       definition: {
-        title: 'Time and leaving', consent: 'You agree.', instructions: 'Go.', showTimeLeft: true, completion: { code: 'LIMITS-OK' },
+        title: 'Time and leaving',
+        consent: 'You agree.',
+        instructions: 'Go.',
+        showTimeLeft: true,
+        completion: { code: 'LIMITS-OK' },
         items: [
-          { kind: 'task', id: 'mirror', collection: 'samples', task: 'mirror-across-wall', softMinutes: 0.05, hardMinutes: 0.15 },
+          {
+            kind: 'task',
+            id: 'mirror',
+            collection: 'samples',
+            task: 'mirror-across-wall',
+            softMinutes: 0.05,
+            hardMinutes: 0.15,
+          },
           { kind: 'game', id: 'push', game: 'push' },
         ],
       },
@@ -59,18 +73,32 @@ test('the time left shows, the hard limit says it closed the item, and leaving a
   await finish.getByRole('button', { name: 'Finish and move on' }).click();
   await expect(page.getByTestId('completion-code')).toHaveText('LIMITS-OK', { timeout: 30_000 });
 
-  const sessions = ((await (await request.get(`/api/admin/studies/${id}/results`, { headers: ADMIN })).json()) as { participants: { sessionId: string }[] }).participants;
-  const ends = (await serverEvents(request, sessions[0].sessionId)).filter((e) => e.kind === 'item.end').map((e) => [e.data.item, e.data.reason]);
-  expect(ends).toEqual([['mirror', 'time_up'], ['push', 'finished_levels']]);
+  const sessions = (
+    (await (await request.get(`/api/admin/studies/${id}/results`, { headers: ADMIN })).json()) as {
+      participants: { sessionId: string }[];
+    }
+  ).participants;
+  const ends = (await serverEvents(request, sessions[0].sessionId))
+    .filter((e) => e.kind === 'item.end')
+    .map((e) => [e.data.item, e.data.reason]);
+  expect(ends).toEqual([
+    ['mirror', 'time_up'],
+    ['push', 'finished_levels'],
+  ]);
 });
 
-test('a participant who does not consent gets the study\'s decline message and code, and no session is made', async ({ page, request }) => {
+test("a participant who does not consent gets the study's decline message and code, and no session is made", async ({
+  page,
+  request,
+}) => {
   const id = `decline-${Date.now().toString(36)}`;
   const created = await request.post(`/api/admin/studies/${id}`, {
     headers: ADMIN,
     data: {
       definition: {
-        title: 'Consent or not', consent: 'You agree to solve puzzles.', completion: { code: 'DONE' },
+        title: 'Consent or not',
+        consent: 'You agree to solve puzzles.',
+        completion: { code: 'DONE' },
         decline: { message: 'Thank you for considering **this study**.', code: 'NOCONSENT' },
         items: [{ kind: 'game', id: 'push', game: 'push' }],
       },
@@ -83,6 +111,8 @@ test('a participant who does not consent gets the study\'s decline message and c
   await expect(declined.getByRole('heading', { name: 'You chose not to take part' })).toBeVisible();
   await expect(declined.locator('strong')).toHaveText('this study');
   await expect(page.getByTestId('decline-code')).toHaveText('NOCONSENT');
-  const results = (await (await request.get(`/api/admin/studies/${id}/results`, { headers: ADMIN })).json()) as { participants: unknown[] };
+  const results = (await (await request.get(`/api/admin/studies/${id}/results`, { headers: ADMIN })).json()) as {
+    participants: unknown[];
+  };
   expect(results.participants).toEqual([]);
 });

@@ -6,7 +6,10 @@
 import { expect, test } from './studio-test';
 import { ADMIN, serverEvents } from './study-helpers';
 
-test('a second participant id in the same browser gets its own session; the first resumes theirs', async ({ page, request }) => {
+test('a second participant id in the same browser gets its own session; the first resumes theirs', async ({
+  page,
+  request,
+}) => {
   const tag = Date.now().toString(36);
   const [ann, ben] = [`ann-${tag}`, `ben-${tag}`];
 
@@ -28,13 +31,20 @@ test('a second participant id in the same browser gets its own session; the firs
 
   const res = await request.get('/api/admin/studies/sample/results', { headers: ADMIN });
   expect(res.status()).toBe(200);
-  const participants = ((await res.json()) as { participants: { sessionId: string; params: Record<string, string> }[] }).participants;
+  const participants = ((await res.json()) as { participants: { sessionId: string; params: Record<string, string> }[] })
+    .participants;
   const annSessions = participants.filter((p) => p.params.PROLIFIC_PID === ann);
   const benSessions = participants.filter((p) => p.params.PROLIFIC_PID === ben);
   expect(annSessions).toHaveLength(1);
   expect(benSessions).toHaveLength(1);
   // Each session's log is its own person's: Ann's was resumed, Ben's only started.
-  await expect.poll(async () => (await serverEvents(request, annSessions[0].sessionId)).map((e) => e.kind).filter((k) => k === 'session.resume').length).toBeGreaterThanOrEqual(1);
+  await expect
+    .poll(
+      async () =>
+        (await serverEvents(request, annSessions[0].sessionId)).map((e) => e.kind).filter((k) => k === 'session.resume')
+          .length,
+    )
+    .toBeGreaterThanOrEqual(1);
   const benEvents = await serverEvents(request, benSessions[0].sessionId);
   expect(benEvents.map((e) => e.kind)).not.toContain('session.resume');
   expect(benEvents.find((e) => e.kind === 'session.start')?.data.params).toMatchObject({ PROLIFIC_PID: ben });

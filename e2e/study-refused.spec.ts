@@ -22,16 +22,32 @@ test.beforeAll(async () => {
   tmp = seedDataDir(mkdtempSync(path.join(os.tmpdir(), 'arc-studio-refused-')));
   const port = ownPort(3);
   base = `http://127.0.0.1:${port}`;
-  server = spawn(process.execPath, ['bin/arc-studio.mjs', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', tmp], {
-    env: { ...process.env, ARC_STUDIO_ADMIN_TOKEN: process.env.E2E_ADMIN_TOKEN, ARC_STUDIO_MAX_SESSION_EVENTS: '3' }, stdio: 'ignore',
-  });
-  await expect.poll(async () => (await fetch(`${base}/api/health`).catch(() => null))?.status ?? 0, { timeout: 300_000, message: 'the server did not start' }).toBe(200);
+  server = spawn(
+    process.execPath,
+    ['bin/arc-studio.mjs', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', tmp],
+    {
+      env: { ...process.env, ARC_STUDIO_ADMIN_TOKEN: process.env.E2E_ADMIN_TOKEN, ARC_STUDIO_MAX_SESSION_EVENTS: '3' },
+      stdio: 'ignore',
+    },
+  );
+  await expect
+    .poll(async () => (await fetch(`${base}/api/health`).catch(() => null))?.status ?? 0, {
+      timeout: 300_000,
+      message: 'the server did not start',
+    })
+    .toBe(200);
   const definition = {
-    title: 'One page', consent: 'You agree.', instructions: 'Read the page.',
+    title: 'One page',
+    consent: 'You agree.',
+    instructions: 'Read the page.',
     items: [{ kind: 'page', id: 'only', markdown: 'Press continue.' }],
     completion: { code: 'NEVER-SHOWN' },
   };
-  const res = await fetch(`${base}/api/admin/studies/one-page`, { method: 'PUT', headers: { ...ADMIN, 'Content-Type': 'application/json' }, body: JSON.stringify({ definition }) });
+  const res = await fetch(`${base}/api/admin/studies/one-page`, {
+    method: 'PUT',
+    headers: { ...ADMIN, 'Content-Type': 'application/json' },
+    body: JSON.stringify({ definition }),
+  });
   expect(res.status).toBe(201);
 });
 
@@ -40,7 +56,9 @@ test.afterAll(() => {
   if (tmp) rmSync(tmp, { recursive: true, force: true });
 });
 
-test('a refused session ends on a clear error, not an endless save, and the participant can download every action', async ({ page }) => {
+test('a refused session ends on a clear error, not an endless save, and the participant can download every action', async ({
+  page,
+}) => {
   await page.goto(`${base}/s/one-page`);
   await page.getByRole('button', { name: 'I agree, start' }).click();
   await page.getByRole('button', { name: 'Begin' }).click();
@@ -61,7 +79,9 @@ test('a refused session ends on a clear error, not an endless save, and the part
   await expect(page.getByRole('button', { name: 'Try again' })).toHaveCount(0);
 
   const local = await browserSession(page);
-  expect(local.events.map((e) => e.kind)).toEqual(expect.arrayContaining(['session.start', 'consent', 'instructions.done', 'item.start', 'item.end', 'session.end']));
+  expect(local.events.map((e) => e.kind)).toEqual(
+    expect.arrayContaining(['session.start', 'consent', 'instructions.done', 'item.start', 'item.end', 'session.end']),
+  );
   const download = page.waitForEvent('download');
   await page.getByRole('button', { name: 'Download your actions' }).click();
   const file = await (await download).path();

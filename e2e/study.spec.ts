@@ -8,18 +8,26 @@ function answersIn(value: unknown, path = '$'): string[] {
   if (Array.isArray(value)) return value.flatMap((v, i) => answersIn(v, `${path}[${i}]`));
   if (value && typeof value === 'object') {
     const o = value as Record<string, unknown>;
-    const found = Array.isArray(o.test) && o.test.some((t) => t && typeof t === 'object' && 'output' in t) ? [`${path}.test`] : [];
+    const found =
+      Array.isArray(o.test) && o.test.some((t) => t && typeof t === 'object' && 'output' in t) ? [`${path}.test`] : [];
     return [...found, ...Object.entries(o).flatMap(([k, v]) => answersIn(v, `${path}.${k}`))];
   }
   return [];
 }
 
-test('a participant goes from a Prolific link through the whole sample study; every event is stored once, in order, and no answer reaches the browser', async ({ page, request }) => {
+test('a participant goes from a Prolific link through the whole sample study; every event is stored once, in order, and no answer reaches the browser', async ({
+  page,
+  request,
+}) => {
   test.setTimeout(240_000);
   const study = sampleStudy();
   const bodies: { url: string; body: string }[] = [];
   page.on('response', (r: Response) => {
-    if (r.url().includes('/api/')) void r.text().then((body) => bodies.push({ url: r.url(), body }), () => {});
+    if (r.url().includes('/api/'))
+      void r.text().then(
+        (body) => bodies.push({ url: r.url(), body }),
+        () => {},
+      );
   });
 
   await page.goto('/s/sample?PROLIFIC_PID=e2e-participant-1&STUDY_ID=prolific-study&SESSION_ID=prolific-session');
@@ -38,7 +46,11 @@ test('a participant goes from a Prolific link through the whole sample study; ev
 
   const session = await (await request.get(`/api/admin/sessions/${id}`, { headers: ADMIN })).json();
   expect(session.session.state).toBe('finished');
-  expect(session.session.params).toMatchObject({ PROLIFIC_PID: 'e2e-participant-1', STUDY_ID: 'prolific-study', SESSION_ID: 'prolific-session' });
+  expect(session.session.params).toMatchObject({
+    PROLIFIC_PID: 'e2e-participant-1',
+    STUDY_ID: 'prolific-study',
+    SESSION_ID: 'prolific-session',
+  });
   expect(session.session.flags.filter((f: string) => f.startsWith('game_log_'))).toEqual([]);
   // The game's opening names the game's version and the engine's, the ones the server verified on.
   const open = events.find((e) => e.kind === 'game.open');
@@ -48,11 +60,17 @@ test('a participant goes from a Prolific link through the whole sample study; ev
   expect(bodies.length).toBeGreaterThan(5);
   for (const { url, body } of bodies) {
     let json: unknown = null;
-    try { json = JSON.parse(body); } catch { continue; }
+    try {
+      json = JSON.parse(body);
+    } catch {
+      continue;
+    }
     expect(answersIn(json), url).toEqual([]);
   }
   const answers = study.items.flatMap((i) => (i.kind === 'task' ? sampleTask(i.task).test.map((t) => t.output!) : []));
-  const trainText = study.items.flatMap((i) => (i.kind === 'task' ? sampleTask(i.task).train.map((p) => JSON.stringify(p.output)) : []));
+  const trainText = study.items.flatMap((i) =>
+    i.kind === 'task' ? sampleTask(i.task).train.map((p) => JSON.stringify(p.output)) : [],
+  );
   for (const a of answers.filter((g) => g.length * g[0].length >= 4 && !trainText.includes(JSON.stringify(g)))) {
     const text = JSON.stringify(a);
     for (const { url, body } of bodies) expect(body.includes(text), url).toBe(false);

@@ -10,7 +10,11 @@ import { seriousViolations } from './axe';
 import { parseCsvObjects } from '../src/core/formats/csv';
 import { ADMIN, expectAllStored } from './study-helpers';
 
-test('a researcher builds a survey of several question types in the editor, a participant answers it, and the answers reach the results', async ({ page, browser, request }) => {
+test('a researcher builds a survey of several question types in the editor, a participant answers it, and the answers reach the results', async ({
+  page,
+  browser,
+  request,
+}) => {
   test.setTimeout(240_000);
   const id = `e2e-survey-builder-${Date.now().toString(36)}`;
   await page.goto(`/login#token=${process.env.E2E_ADMIN_TOKEN}`);
@@ -54,7 +58,9 @@ test('a researcher builds a survey of several question types in the editor, a pa
   await question(3).getByRole('textbox', { name: 'Question id (in exports)' }).fill('ease');
   await question(3).getByRole('spinbutton', { name: 'From' }).fill('5');
   await question(3).getByRole('spinbutton', { name: 'To' }).fill('1');
-  await expect(question(3).getByRole('spinbutton', { name: 'To' })).toHaveAccessibleDescription('A scale runs over whole numbers from min to max (2-21 points, default 1-7).');
+  await expect(question(3).getByRole('spinbutton', { name: 'To' })).toHaveAccessibleDescription(
+    'A scale runs over whole numbers from min to max (2-21 points, default 1-7).',
+  );
   await question(3).getByRole('spinbutton', { name: 'From' }).fill('1');
   await question(3).getByRole('spinbutton', { name: 'To' }).fill('5');
   await expect(question(3).getByTestId('field-problem')).toHaveCount(0);
@@ -110,11 +116,28 @@ test('a researcher builds a survey of several question types in the editor, a pa
   await expect(page.getByRole('status').filter({ hasText: 'Saved as version 1' })).toBeVisible();
   const def = (await (await request.get(`/api/admin/studies/${id}`, { headers: ADMIN })).json()).definition;
   expect(def.items[0]).toEqual({
-    kind: 'survey', id: 'survey-1', title: 'Your experience', questions: [
+    kind: 'survey',
+    id: 'survey-1',
+    title: 'Your experience',
+    questions: [
       { id: 'age', prompt: 'How old are you?', type: 'number', min: 18, max: 120, required: true },
-      { id: 'hand', prompt: 'Which hand do you write with?', type: 'choice', required: false, options: ['Left', 'Right', 'Both'] },
+      {
+        id: 'hand',
+        prompt: 'Which hand do you write with?',
+        type: 'choice',
+        required: false,
+        options: ['Left', 'Right', 'Both'],
+      },
       { id: 'notes', prompt: 'Anything else to tell us?', type: 'longtext', required: false },
-      { id: 'ease', prompt: 'How hard was the study?', type: 'scale', required: true, min: 1, max: 5, labels: ['Very easy', 'Very hard'] },
+      {
+        id: 'ease',
+        prompt: 'How hard was the study?',
+        type: 'scale',
+        required: true,
+        min: 1,
+        max: 5,
+        labels: ['Very easy', 'Very hard'],
+      },
     ],
   });
 

@@ -13,17 +13,42 @@ const DEFINITION = {
   title: 'Questions, a task and a survey',
   consent: 'You agree to take part.',
   items: [
-    { kind: 'question', id: 'science-block', title: 'Science', questions: [
-      { collection: 'science', question: 'sci-006' }, { collection: 'science', question: 'sci-007' }, { collection: 'arb-sample', question: 'arb-phys-1' },
-    ] },
+    {
+      kind: 'question',
+      id: 'science-block',
+      title: 'Science',
+      questions: [
+        { collection: 'science', question: 'sci-006' },
+        { collection: 'science', question: 'sci-007' },
+        { collection: 'arb-sample', question: 'arb-phys-1' },
+      ],
+    },
     { kind: 'task', id: 'mirror', collection: 'samples', task: 'mirror-across-wall', describe: true },
-    { kind: 'survey', id: 'about', title: 'About you', questions: [
-      { id: 'age', prompt: 'How old are you?', type: 'number', min: 18, max: 120, required: true },
-      { id: 'hand', prompt: 'Which hand do you write with?', type: 'choice', options: ['Left', 'Right', 'Both'] },
-      { id: 'devices', prompt: 'Which devices do you use daily?', type: 'multi', options: ['Phone', 'Tablet', 'Computer'] },
-      { id: 'ease', prompt: 'How hard was the study?', type: 'scale', min: 1, max: 5, labels: ['Very easy', 'Very hard'], required: true },
-      { id: 'notes', prompt: 'Anything else you want to tell us?', type: 'longtext' },
-    ] },
+    {
+      kind: 'survey',
+      id: 'about',
+      title: 'About you',
+      questions: [
+        { id: 'age', prompt: 'How old are you?', type: 'number', min: 18, max: 120, required: true },
+        { id: 'hand', prompt: 'Which hand do you write with?', type: 'choice', options: ['Left', 'Right', 'Both'] },
+        {
+          id: 'devices',
+          prompt: 'Which devices do you use daily?',
+          type: 'multi',
+          options: ['Phone', 'Tablet', 'Computer'],
+        },
+        {
+          id: 'ease',
+          prompt: 'How hard was the study?',
+          type: 'scale',
+          min: 1,
+          max: 5,
+          labels: ['Very easy', 'Very hard'],
+          required: true,
+        },
+        { id: 'notes', prompt: 'Anything else you want to tell us?', type: 'longtext' },
+      ],
+    },
   ],
   completion: { code: 'SURVEY-OK' },
   withdraw: { message: 'Thank you for your time.', code: 'WITHDRAWN-42' },
@@ -35,14 +60,20 @@ async function saveStudy(request: APIRequestContext, id: string): Promise<void> 
 }
 
 async function exportRows(request: APIRequestContext, id: string): Promise<Record<string, string>[]> {
-  const made = await request.post(`/api/admin/studies/${id}/exports`, { headers: ADMIN, data: { format: 'responses' } });
+  const made = await request.post(`/api/admin/studies/${id}/exports`, {
+    headers: ADMIN,
+    data: { format: 'responses' },
+  });
   expect(made.status()).toBe(201);
-  const { url, fileName } = await made.json() as { url: string; fileName: string };
+  const { url, fileName } = (await made.json()) as { url: string; fileName: string };
   expect(fileName).toBe(`${id}-responses.csv`);
   return parseCsvObjects(await (await request.get(url)).text());
 }
 
-test('a participant answers a block of questions, describes a task\'s rule, fills in a survey; responses.csv holds it all', async ({ page, request }) => {
+test("a participant answers a block of questions, describes a task's rule, fills in a survey; responses.csv holds it all", async ({
+  page,
+  request,
+}) => {
   test.setTimeout(180_000);
   const id = `e2e-survey-${Date.now().toString(36)}`;
   await saveStudy(request, id);
@@ -57,8 +88,14 @@ test('a participant answers a block of questions, describes a task\'s rule, fill
   await expect(page.getByTestId('block-progress')).toHaveText('0 of 3 answered');
   await expect(page.getByRole('button', { name: 'Next' })).toBeDisabled();
   expect(await seriousViolations(page)).toEqual([]);
-  await questions.nth(0).getByRole('radio', { name: /the soil/ }).check();
-  await questions.nth(0).getByRole('radio', { name: /the Sun/ }).check();
+  await questions
+    .nth(0)
+    .getByRole('radio', { name: /the soil/ })
+    .check();
+  await questions
+    .nth(0)
+    .getByRole('radio', { name: /the Sun/ })
+    .check();
   await page.getByRole('button', { name: 'Submit answer 1' }).click();
   await expect(questions.nth(0).getByRole('status')).toHaveText('Answer 1 is recorded.');
   await questions.nth(1).getByRole('radio', { name: /coal/ }).check();
@@ -83,7 +120,9 @@ test('a participant answers a block of questions, describes a task\'s rule, fill
   expect(await seriousViolations(page)).toEqual([]);
   await dialog.getByRole('button', { name: 'Save description' }).click();
   await expect(dialog.getByRole('alert')).toContainText('Write a description first');
-  await dialog.getByRole('textbox', { name: 'Your description' }).pressSequentially('The shape is copied to the other side of the wall.');
+  await dialog
+    .getByRole('textbox', { name: 'Your description' })
+    .pressSequentially('The shape is copied to the other side of the wall.');
   await page.screenshot({ path: 'test-results/surveys-describe-first.png' });
   await dialog.getByRole('button', { name: 'Save description' }).click();
   await expect(dialog).toHaveCount(0);
@@ -98,13 +137,21 @@ test('a participant answers a block of questions, describes a task\'s rule, fill
   // A reload here asks for it again, with what was typed.
   await last.getByRole('textbox', { name: 'Your description' }).fill('Mirror every shape');
   // What was typed is logged after a pause in typing: reload once it is in the browser's log.
-  await expect.poll(async () => (await browserSession(page)).events.some((e) => e.kind === 'description.input' && e.data.text === 'Mirror every shape')).toBe(true);
+  await expect
+    .poll(async () =>
+      (await browserSession(page)).events.some(
+        (e) => e.kind === 'description.input' && e.data.text === 'Mirror every shape',
+      ),
+    )
+    .toBe(true);
   await page.reload();
   await expect(last).toHaveAttribute('data-stage', 'last');
   await expect(last.getByRole('textbox', { name: 'Your description' })).toHaveValue('Mirror every shape');
   await expect(page.getByRole('heading', { name: 'Describe the rule in your own words' })).toBeVisible();
   expect(await seriousViolations(page)).toEqual([]);
-  await last.getByRole('textbox', { name: 'Your description' }).fill('Mirror every shape across the grey wall, keeping its colours.');
+  await last
+    .getByRole('textbox', { name: 'Your description' })
+    .fill('Mirror every shape across the grey wall, keeping its colours.');
   await last.getByRole('button', { name: 'Save description' }).click();
 
   // 3. The survey: problems are named beside their question; then the answers go once.
@@ -129,13 +176,30 @@ test('a participant answers a block of questions, describes a task\'s rule, fill
 
   // The log holds the picks, the descriptions and the survey.
   const events = await serverEvents(request, local.id);
-  expect(events.filter((e) => e.kind === 'question.choice' && e.data.index === 0).map((e) => e.data.label)).toEqual(['A', 'B']);
+  expect(events.filter((e) => e.kind === 'question.choice' && e.data.index === 0).map((e) => e.data.label)).toEqual([
+    'A',
+    'B',
+  ]);
   expect(events.filter((e) => e.kind === 'description.submit').map((e) => e.data.stage)).toEqual(['first', 'last']);
-  expect(events.find((e) => e.kind === 'survey.submit')?.data.answers).toEqual({ age: 34, hand: 'Right', devices: ['Phone', 'Computer'], ease: 4, notes: 'The mirror task was fun.' });
+  expect(events.find((e) => e.kind === 'survey.submit')?.data.answers).toEqual({
+    age: 34,
+    hand: 'Right',
+    devices: ['Phone', 'Computer'],
+    ease: 4,
+    notes: 'The mirror task was fun.',
+  });
 
   // responses.csv: one row per question, description and survey question.
   const rows = (await exportRows(request, id)).filter((r) => r.session_id === local.id);
-  const pick = (r: Record<string, string>) => [r.item_id, r.kind, r.question_index, r.question_id, r.part, r.answer, r.verdict];
+  const pick = (r: Record<string, string>) => [
+    r.item_id,
+    r.kind,
+    r.question_index,
+    r.question_id,
+    r.part,
+    r.answer,
+    r.verdict,
+  ];
   expect(rows.map(pick)).toEqual([
     ['science-block', 'question', '0', 'sci-006', '', 'B', 'correct'],
     ['science-block', 'question', '1', 'sci-007', '', '1', 'wrong'],
@@ -154,7 +218,10 @@ test('a participant answers a block of questions, describes a task\'s rule, fill
   expect(Number(rows[0].item_time_ms)).toBeGreaterThan(0);
 });
 
-test('a participant withdraws with a reason: the session ends withdrawn, kept and never finished', async ({ page, request }) => {
+test('a participant withdraws with a reason: the session ends withdrawn, kept and never finished', async ({
+  page,
+  request,
+}) => {
   test.setTimeout(120_000);
   const id = `e2e-withdraw-${Date.now().toString(36)}`;
   await saveStudy(request, id);
@@ -187,15 +254,22 @@ test('a participant withdraws with a reason: the session ends withdrawn, kept an
   await expect(page.getByTestId('withdrawn')).toBeVisible();
   await expect(page.getByTestId('block-question')).toHaveCount(0);
 
-  const sessions = await (await request.get(`/api/admin/sessions?study=${id}`, { headers: ADMIN })).json() as { sessions: { id: string; state: string; finishedAt: number | null }[] };
+  const sessions = (await (await request.get(`/api/admin/sessions?study=${id}`, { headers: ADMIN })).json()) as {
+    sessions: { id: string; state: string; finishedAt: number | null }[];
+  };
   expect(sessions.sessions.map((s) => s.state)).toEqual(['withdrawn']);
   const events = await serverEvents(request, sessions.sessions[0].id);
   expect(events.filter((e) => e.kind.startsWith('withdraw')).map((e) => [e.kind, e.data.reason ?? null])).toEqual([
-    ['withdraw.open', null], ['withdraw.cancel', null], ['withdraw.open', null], ['withdraw', 'no_time'],
+    ['withdraw.open', null],
+    ['withdraw.cancel', null],
+    ['withdraw.open', null],
+    ['withdraw', 'no_time'],
   ]);
   const rows = await exportRows(request, id);
   expect(rows.map((r) => [r.kind, r.item_id, r.answer, r.comment, r.session_state])).toEqual([
-    ['question', 'science-block', '', '', 'withdrawn'], ['question', 'science-block', '', '', 'withdrawn'], ['question', 'science-block', '', '', 'withdrawn'],
+    ['question', 'science-block', '', '', 'withdrawn'],
+    ['question', 'science-block', '', '', 'withdrawn'],
+    ['question', 'science-block', '', '', 'withdrawn'],
     ['withdraw', 'science-block', 'no_time', 'Something came up.', 'withdrawn'],
   ]);
 
@@ -205,7 +279,10 @@ test('a participant withdraws with a reason: the session ends withdrawn, kept an
   await expect(page.getByRole('cell', { name: 'withdrawn' })).toBeVisible();
 });
 
-test('a researcher makes a question block, asks for descriptions and adds a survey in the study editor', async ({ page, request }) => {
+test('a researcher makes a question block, asks for descriptions and adds a survey in the study editor', async ({
+  page,
+  request,
+}) => {
   test.setTimeout(120_000);
   const id = `e2e-block-editor-${Date.now().toString(36)}`;
   await page.goto(`/login#token=${process.env.E2E_ADMIN_TOKEN}`);
@@ -231,14 +308,21 @@ test('a researcher makes a question block, asks for descriptions and adds a surv
   // A task that asks for written descriptions.
   await page.getByRole('button', { name: 'Add task' }).click();
   await page.getByRole('button', { name: /^Task Choose a task/ }).click();
-  await page.getByTestId('task-picker').getByRole('button', { name: /mirror-across-wall/ }).first().click();
+  await page
+    .getByTestId('task-picker')
+    .getByRole('button', { name: /mirror-across-wall/ })
+    .first()
+    .click();
   await page.getByTestId('task-picker').getByRole('button', { name: 'Use this task' }).click();
   await page.getByRole('checkbox', { name: 'Ask for a written description' }).check();
 
   // A survey built with its forms: the age question it starts with, made required, and a choice.
   await page.getByRole('button', { name: 'Add survey' }).click();
   const survey = page.getByTestId('survey-builder-survey-3');
-  await survey.getByRole('group', { name: 'Question 1', exact: true }).getByRole('checkbox', { name: 'Must be answered' }).check();
+  await survey
+    .getByRole('group', { name: 'Question 1', exact: true })
+    .getByRole('checkbox', { name: 'Must be answered' })
+    .check();
   await survey.getByRole('button', { name: 'Add a question' }).click();
   const hand = survey.getByRole('group', { name: 'Question 2', exact: true });
   await hand.getByRole('textbox', { name: 'Prompt' }).fill('Hand?');
@@ -250,16 +334,38 @@ test('a researcher makes a question block, asks for descriptions and adds a surv
   await expect(page.getByRole('status')).toContainText('Saved as version 1');
 
   const def = (await (await request.get(`/api/admin/studies/${id}`, { headers: ADMIN })).json()).definition;
-  expect(def.items[0]).toEqual({ kind: 'question', id: 'question-1', title: 'Energy', questions: [{ collection: 'science', question: 'sci-006' }, { collection: 'science', question: 'sci-007' }], practice: false });
-  expect(def.items[1]).toMatchObject({ kind: 'task', task: 'mirror-across-wall', describe: { prompt: 'Describe the rule in your own words' } });
-  expect(def.items[2]).toMatchObject({ kind: 'survey', title: 'About you', questions: [{ id: 'age', type: 'number', min: 18, required: true }, { id: 'hand', type: 'choice', options: ['Left', 'Right'] }] });
+  expect(def.items[0]).toEqual({
+    kind: 'question',
+    id: 'question-1',
+    title: 'Energy',
+    questions: [
+      { collection: 'science', question: 'sci-006' },
+      { collection: 'science', question: 'sci-007' },
+    ],
+    practice: false,
+  });
+  expect(def.items[1]).toMatchObject({
+    kind: 'task',
+    task: 'mirror-across-wall',
+    describe: { prompt: 'Describe the rule in your own words' },
+  });
+  expect(def.items[2]).toMatchObject({
+    kind: 'survey',
+    title: 'About you',
+    questions: [
+      { id: 'age', type: 'number', min: 18, required: true },
+      { id: 'hand', type: 'choice', options: ['Left', 'Right'] },
+    ],
+  });
 });
 
 test('a game that asks for a description asks once, when the participant leaves it', async ({ page, request }) => {
   test.setTimeout(120_000);
   const id = `e2e-game-describe-${Date.now().toString(36)}`;
   const definition = {
-    title: 'A game and its rule', consent: 'You agree.', completion: { code: 'GAME-DESCRIBED' },
+    title: 'A game and its rule',
+    consent: 'You agree.',
+    completion: { code: 'GAME-DESCRIBED' },
     items: [{ kind: 'game', id: 'push-1', game: 'push', describe: { prompt: 'How do you win a level?' } }],
   };
   const saved = await request.post(`/api/admin/studies/${id}`, { headers: ADMIN, data: { definition } });
@@ -269,7 +375,10 @@ test('a game that asks for a description asks once, when the participant leaves 
   await page.getByRole('button', { name: 'Begin' }).click();
   await page.keyboard.press('d');
   await page.getByRole('button', { name: 'Give up and continue' }).click();
-  await page.getByRole('dialog', { name: 'Give up this item?' }).getByRole('button', { name: 'Give up and move on' }).click();
+  await page
+    .getByRole('dialog', { name: 'Give up this item?' })
+    .getByRole('button', { name: 'Give up and move on' })
+    .click();
   const form = page.getByTestId('describe-form');
   await expect(form).toHaveAttribute('data-stage', 'last');
   await expect(page.getByRole('heading', { name: 'How do you win a level?' })).toBeVisible();

@@ -20,7 +20,10 @@ test.describe('the task browser', () => {
     await page.keyboard.type('training/0');
     const count = Number((await page.getByTestId('task-count').textContent())!.split(' ')[0]);
     expect(count).toBe(readdirSync(path.join(ARC_AGI_1, 'training')).filter((f) => f.startsWith('0')).length);
-    const matching = readdirSync(path.join(ARC_AGI_1, 'training')).filter((f) => f.startsWith('0')).sort().map((f) => `training/${f.replace('.json', '')}`);
+    const matching = readdirSync(path.join(ARC_AGI_1, 'training'))
+      .filter((f) => f.startsWith('0'))
+      .sort()
+      .map((f) => `training/${f.replace('.json', '')}`);
     await page.keyboard.press('Escape');
     await page.keyboard.press('ArrowRight');
     await page.keyboard.press('Enter');
@@ -36,7 +39,9 @@ test.describe('the task browser', () => {
   test('imports task files with the file picker and reports every broken file with its reason', async ({ page }) => {
     await page.goto('/');
     const good = path.join(ARC_AGI_1, 'training/3aa6fb7a.json');
-    const broken = readdirSync(BROKEN).filter((f) => f.endsWith('.json')).map((f) => path.join(BROKEN, f));
+    const broken = readdirSync(BROKEN)
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => path.join(BROKEN, f));
     expect(broken.length).toBeGreaterThan(10);
     await page.getByTestId('import-files').setInputFiles([good, ...broken]);
     const result = page.getByTestId('import-result');
@@ -61,13 +66,16 @@ test.describe('the task browser', () => {
 
     const text = readFileSync(path.join(ARC_AGI_1, 'training/007bbfb7.json'), 'utf8');
     const bad = readFileSync(path.join(BROKEN, 'value-11.json'), 'utf8');
-    const dt = await page.evaluateHandle(([t, b]) => {
-      const d = new DataTransfer();
-      d.items.add(new File([t], 'dropped-task.json', { type: 'application/json' }));
-      d.items.add(new File([b], 'value-11.json', { type: 'application/json' }));
-      d.items.add(new File(['hello'], 'notes.txt', { type: 'text/plain' }));
-      return d;
-    }, [text, bad]);
+    const dt = await page.evaluateHandle(
+      ([t, b]) => {
+        const d = new DataTransfer();
+        d.items.add(new File([t], 'dropped-task.json', { type: 'application/json' }));
+        d.items.add(new File([b], 'value-11.json', { type: 'application/json' }));
+        d.items.add(new File(['hello'], 'notes.txt', { type: 'text/plain' }));
+        return d;
+      },
+      [text, bad],
+    );
     await page.dispatchEvent('main', 'dragover', { dataTransfer: dt });
     await page.dispatchEvent('main', 'drop', { dataTransfer: dt });
     const result = page.getByTestId('import-result');
@@ -81,7 +89,13 @@ test.describe('the task browser', () => {
     const body = readFileSync(path.join(ARC_AGI_1, 'training/25ff71a9.json'), 'utf8');
     const server: Server = createServer((req, res) => {
       res.setHeader('Access-Control-Allow-Origin', '*');
-      if (req.url === '/tasks/25ff71a9.json') { res.setHeader('Content-Type', 'application/json'); res.end(body); } else { res.statusCode = 404; res.end('not found'); }
+      if (req.url === '/tasks/25ff71a9.json') {
+        res.setHeader('Content-Type', 'application/json');
+        res.end(body);
+      } else {
+        res.statusCode = 404;
+        res.end('not found');
+      }
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const port = (server.address() as AddressInfo).port;

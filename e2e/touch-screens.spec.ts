@@ -6,19 +6,37 @@
  */
 import { expect, test, type Locator, type Page } from './studio-test';
 import { expectAccessible } from './axe';
-import { LS20, LS20_LEVEL1_KEYS, OFFICIAL_GAMES, VC33, VC33_LEVEL1_CLICKS, createStudy, startServer, storedEvents, studySessionId, type TestServer } from './arc3-helpers';
+import {
+  LS20,
+  LS20_LEVEL1_KEYS,
+  OFFICIAL_GAMES,
+  VC33,
+  VC33_LEVEL1_CLICKS,
+  createStudy,
+  startServer,
+  storedEvents,
+  studySessionId,
+  type TestServer,
+} from './arc3-helpers';
 import { cellPoint, screenGrid } from './helpers';
 import { ADMIN, sampleTask } from './study-helpers';
 
 const PHONE = { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true } as const;
 
 async function expectNoSidewaysScroll(page: Page, where: string): Promise<void> {
-  const { scroll, client } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
+  const { scroll, client } = await page.evaluate(() => ({
+    scroll: document.documentElement.scrollWidth,
+    client: document.documentElement.clientWidth,
+  }));
   expect(scroll, `${where}: the page is ${scroll}px wide in a ${client}px window`).toBeLessThanOrEqual(client);
 }
 
 /** The element lies wholly in the window, as it is scrolled now. */
-async function expectInWindow(page: Page, target: Locator, what: string): Promise<{ x: number; y: number; width: number; height: number }> {
+async function expectInWindow(
+  page: Page,
+  target: Locator,
+  what: string,
+): Promise<{ x: number; y: number; width: number; height: number }> {
   const box = (await target.boundingBox())!;
   const vp = page.viewportSize()!;
   expect(box, `${what} is not on the page`).not.toBeNull();
@@ -31,10 +49,18 @@ async function expectInWindow(page: Page, target: Locator, what: string): Promis
 
 /** What a tap at page point (x, y) lands on is `target` itself, not something drawn over it. */
 async function expectOnTop(target: Locator, x: number, y: number, what: string): Promise<void> {
-  expect(await target.evaluate((el, [px, py]) => document.elementFromPoint(px, py) === el, [x, y]), `${what} at (${x}, ${y}) is covered`).toBe(true);
+  expect(
+    await target.evaluate((el, [px, py]) => document.elementFromPoint(px, py) === el, [x, y]),
+    `${what} at (${x}, ${y}) is covered`,
+  ).toBe(true);
 }
 
-const PAD: Record<string, string> = { ArrowUp: 'Up (ACTION1)', ArrowDown: 'Down (ACTION2)', ArrowLeft: 'Left (ACTION3)', ArrowRight: 'Right (ACTION4)' };
+const PAD: Record<string, string> = {
+  ArrowUp: 'Up (ACTION1)',
+  ArrowDown: 'Down (ACTION2)',
+  ArrowLeft: 'Left (ACTION3)',
+  ArrowRight: 'Right (ACTION4)',
+};
 
 /** Taps frame cell (x, y) of the game canvas with a finger. */
 async function tapFrame(page: Page, x: number, y: number): Promise<void> {
@@ -58,9 +84,19 @@ test.describe('a phone, 390x844 touch', () => {
     let server: TestServer;
     test.beforeAll(async () => {
       server = await startServer(['--arc3-games', OFFICIAL_GAMES]);
-      await createStudy(server.base, 'phone', [{ kind: 'game', id: 'keys', game: LS20 }, { kind: 'game', id: 'clicks', game: VC33 }], { devices: 'any' });
+      await createStudy(
+        server.base,
+        'phone',
+        [
+          { kind: 'game', id: 'keys', game: LS20 },
+          { kind: 'game', id: 'clicks', game: VC33 },
+        ],
+        { devices: 'any' },
+      );
     });
-    test.afterAll(async () => { await server?.stop(); });
+    test.afterAll(async () => {
+      await server?.stop();
+    });
 
     test('level 1 of ls20 by taps on the pad and of vc33 by taps on the frame: every tap acts', async ({ page }) => {
       await page.goto(`${server.base}/s/phone?PROLIFIC_PID=phone-player`);
@@ -74,7 +110,13 @@ test.describe('a phone, 390x844 touch', () => {
       const frame = await expectInWindow(page, canvas, 'the frame');
       expect(frame.width, 'the frame is at least 320 px wide').toBeGreaterThanOrEqual(320);
       // Nothing lies over the frame: its centre and corners take the taps.
-      for (const [x, y] of [[0.5, 0.5], [0.02, 0.02], [0.98, 0.02], [0.02, 0.98], [0.98, 0.98]]) {
+      for (const [x, y] of [
+        [0.5, 0.5],
+        [0.02, 0.02],
+        [0.98, 0.02],
+        [0.02, 0.98],
+        [0.98, 0.98],
+      ]) {
         await expectOnTop(canvas, frame.x + x * frame.width, frame.y + y * frame.height, 'the frame');
       }
       const pad = page.getByRole('group', { name: 'Game controls' });
@@ -116,19 +158,46 @@ test.describe('a phone, 390x844 touch', () => {
 
       // The server holds every tap as the action it was, in order.
       const events = await storedEvents(server.base, sessionId);
-      const played = events.filter((e) => e.kind === 'game.action').map((e) => (e.data.action === 'ACTION6' ? [e.data.x, e.data.y] : e.data.action));
+      const played = events
+        .filter((e) => e.kind === 'game.action')
+        .map((e) => (e.data.action === 'ACTION6' ? [e.data.x, e.data.y] : e.data.action));
       expect(played).toEqual([
-        'RESET', 'ACTION3', 'ACTION3', 'ACTION3', 'ACTION1', 'ACTION1', 'ACTION1', 'ACTION1', 'ACTION4', 'ACTION4', 'ACTION4', 'ACTION1', 'ACTION1', 'ACTION1',
-        'RESET', ...VC33_LEVEL1_CLICKS,
+        'RESET',
+        'ACTION3',
+        'ACTION3',
+        'ACTION3',
+        'ACTION1',
+        'ACTION1',
+        'ACTION1',
+        'ACTION1',
+        'ACTION4',
+        'ACTION4',
+        'ACTION4',
+        'ACTION1',
+        'ACTION1',
+        'ACTION1',
+        'RESET',
+        ...VC33_LEVEL1_CLICKS,
       ]);
     });
   });
 
-  test('a grid task solved by taps: the test input reads at 10 px per cell or more, Submit shows above the grid', async ({ page, request }) => {
+  test('a grid task solved by taps: the test input reads at 10 px per cell or more, Submit shows above the grid', async ({
+    page,
+    request,
+  }) => {
     const id = `phone-task-${Date.now().toString(36)}`;
     const saved = await request.post(`/api/admin/studies/${id}`, {
       headers: ADMIN,
-      data: { definition: { title: 'Grids on a phone', consent: 'You agree.', completion: { code: 'PHONE-GRID' }, devices: 'any', items: [{ kind: 'task', id: 'mirror', collection: 'samples', task: 'mirror-across-wall' }] } },
+      data: {
+        definition: {
+          title: 'Grids on a phone',
+          consent: 'You agree.',
+          completion: { code: 'PHONE-GRID' },
+          devices: 'any',
+          items: [{ kind: 'task', id: 'mirror', collection: 'samples', task: 'mirror-across-wall' }],
+        },
+      },
     });
     expect(saved.status(), await saved.text()).toBe(201);
     await page.goto(`/s/${id}?PROLIFIC_PID=phone-solver`);
@@ -139,7 +208,10 @@ test.describe('a phone, 390x844 touch', () => {
     await expect(input).toBeVisible();
     const submit = page.getByRole('button', { name: 'Submit' });
     const inBox = await expectInWindow(page, input, 'the test input');
-    expect(inBox.width / Number(await input.getAttribute('data-cols')), 'px per cell of the test input').toBeGreaterThanOrEqual(10);
+    expect(
+      inBox.width / Number(await input.getAttribute('data-cols')),
+      'px per cell of the test input',
+    ).toBeGreaterThanOrEqual(10);
     await expectInWindow(page, submit, 'Submit');
     await expectNoSidewaysScroll(page, 'task');
     await expectAccessible(page, 'a task on a phone');
@@ -149,7 +221,19 @@ test.describe('a phone, 390x844 touch', () => {
     const output = page.getByTestId('output-grid');
     await expectInWindow(page, output, 'the output');
     // Every control the task needs is within the screen's width.
-    for (const name of ['Edit', 'Select', 'Wand', 'Flood fill', 'Copy from input', 'Reset grid', 'Undo', 'Redo', 'Resize', 'Submit', 'Give up and continue']) {
+    for (const name of [
+      'Edit',
+      'Select',
+      'Wand',
+      'Flood fill',
+      'Copy from input',
+      'Reset grid',
+      'Undo',
+      'Redo',
+      'Resize',
+      'Submit',
+      'Give up and continue',
+    ]) {
       const box = (await page.getByRole('button', { name, exact: true }).boundingBox())!;
       expect(box.x, name).toBeGreaterThanOrEqual(0);
       expect(box.x + box.width, name).toBeLessThanOrEqual(390.5);
@@ -159,7 +243,8 @@ test.describe('a phone, 390x844 touch', () => {
     await page.getByRole('button', { name: 'Copy from input', exact: true }).tap();
     // The output, the colours and Submit on one screen: painting needs no scrolling.
     await expectInWindow(page, output, 'the output');
-    for (let c = 0; c < 10; c++) await expectInWindow(page, page.getByRole('radio', { name: new RegExp(`^Colour ${c} `) }), `colour ${c}`);
+    for (let c = 0; c < 10; c++)
+      await expectInWindow(page, page.getByRole('radio', { name: new RegExp(`^Colour ${c} `) }), `colour ${c}`);
     await expectInWindow(page, submit, 'Submit');
     const start = await screenGrid(page, 'output-grid');
     for (let r = 0; r < answer.length; r++) {
@@ -180,7 +265,9 @@ test.describe('a phone, 390x844 touch', () => {
     await expect(page.getByTestId('completion-code')).toHaveText('PHONE-GRID');
   });
 
-  test('the practice player of a 30x30 task fits the screen: the grid at 12 px per cell, the log download in reach', async ({ page }) => {
+  test('the practice player of a 30x30 task fits the screen: the grid at 12 px per cell, the log download in reach', async ({
+    page,
+  }) => {
     await page.goto('/tasks/arc-agi-1/evaluation/f9d67f8b');
     const input = page.getByTestId('input-grid');
     await expect(input).toBeVisible();
@@ -204,7 +291,15 @@ test.describe('a phone at a study that needs a larger screen', () => {
     await context.grantPermissions(['clipboard-read', 'clipboard-write']);
     const id = `phone-stop-${Date.now().toString(36)}`;
     const saved = await request.post(`/api/admin/studies/${id}`, {
-      headers: ADMIN, data: { definition: { title: 'Computers only', consent: 'You agree.', completion: { code: 'STOP' }, items: [{ kind: 'game', id: 'push', game: 'push' }] } },
+      headers: ADMIN,
+      data: {
+        definition: {
+          title: 'Computers only',
+          consent: 'You agree.',
+          completion: { code: 'STOP' },
+          items: [{ kind: 'game', id: 'push', game: 'push' }],
+        },
+      },
     });
     expect(saved.status(), await saved.text()).toBe(201);
     await page.goto(`/s/${id}?PROLIFIC_PID=phone-stop`);
@@ -213,7 +308,9 @@ test.describe('a phone at a study that needs a larger screen', () => {
     await expectInWindow(page, copy, 'Copy link');
     await copy.tap();
     await expect(page.getByRole('status')).toHaveText('Copied: paste it into a message or an email to yourself.');
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`${new URL(page.url()).origin}/s/${id}?PROLIFIC_PID=phone-stop`);
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(
+      `${new URL(page.url()).origin}/s/${id}?PROLIFIC_PID=phone-stop`,
+    );
     await expectNoSidewaysScroll(page, 'stop page');
     await expectAccessible(page, 'the stop page');
     await page.screenshot({ path: test.info().outputPath('phone-stop.png') });
@@ -228,7 +325,14 @@ test.describe('a tablet, 768x1024 touch', () => {
     const title = 'How people learn the rules of new puzzle games, round two';
     const saved = await request.post(`/api/admin/studies/${id}`, {
       headers: ADMIN,
-      data: { definition: { title, consent: 'You agree.', completion: { code: 'TABLET' }, items: [{ kind: 'game', id: 'push', game: 'push' }] } },
+      data: {
+        definition: {
+          title,
+          consent: 'You agree.',
+          completion: { code: 'TABLET' },
+          items: [{ kind: 'game', id: 'push', game: 'push' }],
+        },
+      },
     });
     expect(saved.status(), await saved.text()).toBe(201);
     await page.goto(`/s/${id}?PROLIFIC_PID=tablet-1`);
@@ -236,7 +340,11 @@ test.describe('a tablet, 768x1024 touch', () => {
     await page.getByRole('button', { name: 'Begin' }).tap();
     const shown = page.getByTestId('study-title');
     await expect(shown).toHaveText(title);
-    expect(await shown.evaluate((el) => el.scrollWidth <= el.clientWidth && getComputedStyle(el).textOverflow !== 'ellipsis')).toBe(true);
+    expect(
+      await shown.evaluate(
+        (el) => el.scrollWidth <= el.clientWidth && getComputedStyle(el).textOverflow !== 'ellipsis',
+      ),
+    ).toBe(true);
     await expectInWindow(page, shown, 'the title');
     await expectInWindow(page, page.getByRole('button', { name: 'Withdraw from study' }), 'Withdraw');
     await expectNoSidewaysScroll(page, 'tablet study');

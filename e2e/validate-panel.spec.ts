@@ -5,13 +5,20 @@ import { games } from '../src/games';
 /** Every CSP violation, refusal and uncaught error of the page (the graph library must live with the studio's CSP). */
 async function watchProblems(page: Page): Promise<string[]> {
   const problems: string[] = [];
-  await page.exposeFunction('reportViolation', (text: string) => { problems.push(text); });
+  await page.exposeFunction('reportViolation', (text: string) => {
+    problems.push(text);
+  });
   await page.addInitScript(() => {
     document.addEventListener('securitypolicyviolation', (e) => {
-      (window as unknown as { reportViolation: (t: string) => void }).reportViolation(`${e.violatedDirective} ${e.blockedURI}`);
+      (window as unknown as { reportViolation: (t: string) => void }).reportViolation(
+        `${e.violatedDirective} ${e.blockedURI}`,
+      );
     });
   });
-  page.on('console', (m) => { if (m.type() === 'error' && /Content.Security.Policy|Refused to|Worker|cytoscape/i.test(m.text())) problems.push(m.text()); });
+  page.on('console', (m) => {
+    if (m.type() === 'error' && /Content.Security.Policy|Refused to|Worker|cytoscape/i.test(m.text()))
+      problems.push(m.text());
+  });
   page.on('pageerror', (e) => problems.push(e.message));
   return problems;
 }
@@ -23,7 +30,9 @@ async function expectControlsReachable(page: Page): Promise<void> {
   await expect(page.getByRole('button', { name: 'Reset' })).toBeInViewport();
 }
 
-test('the playtest Validate panel runs a level in a worker with progress, cancels a long run, and draws the state graph', async ({ page }) => {
+test('the playtest Validate panel runs a level in a worker with progress, cancels a long run, and draws the state graph', async ({
+  page,
+}) => {
   // Three runs, one of a level of a few thousand states, on a machine that may be shared.
   test.setTimeout(120_000);
   const problems = await watchProblems(page);
@@ -72,20 +81,24 @@ test('the playtest Validate panel runs a level in a worker with progress, cancel
   await expect(summary).toHaveAttribute('data-states', String(expected.states));
   await expect(summary.getByTestId('graph-states')).toHaveText(`${expected.states} (fully explored)`);
   await expect(summary.getByTestId('graph-depth')).toHaveText(String(expected.depth));
-  await expect(summary.getByTestId('graph-shortest-solution')).toContainText(`${expected.shortest!.length} actions (recorded:`);
+  await expect(summary.getByTestId('graph-shortest-solution')).toContainText(
+    `${expected.shortest!.length} actions (recorded:`,
+  );
   await expect(summary.getByTestId('graph-probabilities')).toContainText('K=10:');
   const drawing = panel.getByTestId('state-graph');
   await expect(drawing).toHaveAttribute('data-ready', 'true', { timeout: 20_000 });
   await expect(drawing).toHaveAttribute('data-state-nodes', String(expected.states));
   await expect(drawing).toHaveAttribute('data-edges', String(expected.edges - expected.gameOverStates));
   // Something is painted: some canvas of the drawing has opaque pixels.
-  const painted = await drawing.evaluate((el) => [...el.querySelectorAll('canvas')].some((c) => {
-    const ctx = c.getContext('2d');
-    if (!ctx || !c.width || !c.height) return false;
-    const px = ctx.getImageData(0, 0, c.width, c.height).data;
-    for (let i = 3; i < px.length; i += 4) if (px[i] > 0) return true;
-    return false;
-  }));
+  const painted = await drawing.evaluate((el) =>
+    [...el.querySelectorAll('canvas')].some((c) => {
+      const ctx = c.getContext('2d');
+      if (!ctx || !c.width || !c.height) return false;
+      const px = ctx.getImageData(0, 0, c.width, c.height).data;
+      for (let i = 3; i < px.length; i += 4) if (px[i] > 0) return true;
+      return false;
+    }),
+  );
   expect(painted).toBe(true);
   await page.screenshot({ path: 'test-results/validate-panel-1280.png' });
   await drawing.scrollIntoViewIfNeeded();
@@ -98,7 +111,9 @@ test('the playtest Validate panel runs a level in a worker with progress, cancel
   await expect(panel.getByRole('checkbox', { name: /State graph/ })).toBeDisabled();
   await panel.getByRole('button', { name: 'Validate', exact: true }).click();
   const progress = panel.getByTestId('validate-progress');
-  await expect.poll(async () => Number(await progress.getAttribute('data-done')), { timeout: 20_000 }).toBeGreaterThan(0);
+  await expect
+    .poll(async () => Number(await progress.getAttribute('data-done')), { timeout: 20_000 })
+    .toBeGreaterThan(0);
   await expect(panel.getByTestId('validate-report')).toHaveCount(0);
   await panel.getByRole('button', { name: 'Cancel' }).click();
   await expect(panel.getByTestId('validate-status')).toContainText('Cancelled during “Random policy”');

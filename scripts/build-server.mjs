@@ -47,8 +47,12 @@ const result = await build({
   metafile: true,
   logLevel: 'warning',
 });
-const sources = Object.keys(result.metafile.inputs).filter((f) => !f.startsWith('node_modules/')).sort();
+const sources = Object.keys(result.metafile.inputs)
+  .filter((f) => !f.startsWith('node_modules/'))
+  .sort();
 writeFileSync(path.join(staging, 'build.json'), JSON.stringify({ builtAt: started, sources }, null, 1) + '\n');
 rmSync(outdir, { recursive: true, force: true });
 renameSync(staging, outdir);
-console.log(`server compiled into ${path.relative(process.cwd(), outdir) || '.'} (${sources.length} sources, ${Date.now() - started} ms)`);
+console.log(
+  `server compiled into ${path.relative(process.cwd(), outdir) || '.'} (${sources.length} sources, ${Date.now() - started} ms)`,
+);

@@ -36,8 +36,11 @@ function specifiers(file) {
   const source = ts.createSourceFile(file, fs.readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, false);
   const found = [];
   for (const statement of source.statements) {
-    if ((ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement))
-      && statement.moduleSpecifier && ts.isStringLiteral(statement.moduleSpecifier)) {
+    if (
+      (ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement)) &&
+      statement.moduleSpecifier &&
+      ts.isStringLiteral(statement.moduleSpecifier)
+    ) {
       found.push(statement.moduleSpecifier.text);
     }
   }
@@ -67,8 +70,11 @@ let counter = 0;
 for (const start of files) {
   if (index.has(start)) continue;
   const work = [[start, 0]];
-  index.set(start, counter); low.set(start, counter); counter++;
-  stack.push(start); onStack.add(start);
+  index.set(start, counter);
+  low.set(start, counter);
+  counter++;
+  stack.push(start);
+  onStack.add(start);
   while (work.length > 0) {
     const frame = work[work.length - 1];
     const [node, next] = frame;
@@ -77,8 +83,11 @@ for (const start of files) {
       frame[1]++;
       const to = edges[next];
       if (!index.has(to)) {
-        index.set(to, counter); low.set(to, counter); counter++;
-        stack.push(to); onStack.add(to);
+        index.set(to, counter);
+        low.set(to, counter);
+        counter++;
+        stack.push(to);
+        onStack.add(to);
         work.push([to, 0]);
       } else if (onStack.has(to)) {
         low.set(node, Math.min(low.get(node), index.get(to)));
@@ -93,7 +102,11 @@ for (const start of files) {
     if (low.get(node) === index.get(node)) {
       const component = [];
       let member;
-      do { member = stack.pop(); onStack.delete(member); component.push(member); } while (member !== node);
+      do {
+        member = stack.pop();
+        onStack.delete(member);
+        component.push(member);
+      } while (member !== node);
       if (component.length > 1 || graph.get(node).includes(node)) components.push(component);
     }
   }
@@ -114,7 +127,10 @@ function loopThrough(component) {
         for (let at = node; at !== null && at !== first; at = previous.get(at)) loop.splice(1, 0, at);
         return [...loop, first];
       }
-      if (!previous.has(to)) { previous.set(to, node); queue.push(to); }
+      if (!previous.has(to)) {
+        previous.set(to, node);
+        queue.push(to);
+      }
     }
   }
   return [first, first];
@@ -127,5 +143,7 @@ for (const component of components) {
   if (process.env.CYCLES_VERBOSE) console.error(`\n  all of: ${component.map(relative).sort().join(' ')}`);
   console.error(`\n  ${component.length} files: ${loopThrough(component).map(relative).join('\n    -> ')}`);
 }
-console.error('\nBreak each loop: move the shared part into a module both sides import, or turn the dependency around.');
+console.error(
+  '\nBreak each loop: move the shared part into a module both sides import, or turn the dependency around.',
+);
 process.exit(1);

@@ -8,7 +8,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 const run = promisify(execFile);
 const SCRIPT = path.join(import.meta.dirname, 'cycles.mjs');
 const folders: string[] = [];
-afterEach(async () => { await Promise.all(folders.splice(0).map((f) => rm(f, { recursive: true, force: true }))); });
+afterEach(async () => {
+  await Promise.all(folders.splice(0).map((f) => rm(f, { recursive: true, force: true })));
+});
 
 /** Writes the files into a fresh folder and runs the check on it: its exit code and what it printed. */
 async function check(files: Record<string, string>): Promise<{ code: number; stderr: string }> {
@@ -26,7 +28,10 @@ async function check(files: Record<string, string>): Promise<{ code: number; std
 
 describe('scripts/cycles.mjs', () => {
   it('passes a tree whose imports go one way', async () => {
-    const r = await check({ 'a.ts': "import { b } from './b';\nexport const a = b;\n", 'b.ts': 'export const b = 1;\n' });
+    const r = await check({
+      'a.ts': "import { b } from './b';\nexport const a = b;\n",
+      'b.ts': 'export const b = 1;\n',
+    });
     expect(r).toEqual({ code: 0, stderr: '' });
   });
 
@@ -43,7 +48,8 @@ describe('scripts/cycles.mjs', () => {
 
   it('counts a loop closed by `import type`', async () => {
     const r = await check({
-      'game.ts': "import { levels } from './levels';\nexport interface Level { map: string }\nexport const all = levels;\n",
+      'game.ts':
+        "import { levels } from './levels';\nexport interface Level { map: string }\nexport const all = levels;\n",
       'levels.ts': "import type { Level } from './game';\nexport const levels: Level[] = [];\n",
     });
     expect(r.code).toBe(1);

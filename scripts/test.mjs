@@ -28,13 +28,31 @@ const SERIAL = process.env.ARC_STUDIO_TEST_SERIAL === '1';
  * printed line by line with the step's name in front.
  */
 const build = [
-  ['lint', 'npx', ['eslint', '.']],
+  // ESLint, the import-cycle check and Prettier's check of the formatting.
+  ['lint', 'npm', ['run', '--silent', 'lint']],
   ['typecheck', 'npx', ['tsc', '--noEmit', '-p', 'tsconfig.json']],
   ['build', 'npx', ['vite', 'build', '--logLevel', 'warn']],
-  ['development build', 'npx', ['vite', 'build', '--mode', 'development', '--logLevel', 'warn', '--emptyOutDir', '--outDir', DEV_DIST], { NODE_ENV: 'development' }],
+  // The servers the tests start run compiled, as in production (`bin/arc-studio.mjs` falls back to
+  // the sources through tsx for any file changed after this build).
+  ['server build', 'node', ['scripts/build-server.mjs']],
+  [
+    'development build',
+    'npx',
+    ['vite', 'build', '--mode', 'development', '--logLevel', 'warn', '--emptyOutDir', '--outDir', DEV_DIST],
+    { NODE_ENV: 'development' },
+  ],
 ];
-const unit = ['unit and integration tests', 'npx', ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${VITEST_JSON}`]];
-const browser = ['browser tests', 'npx', ['playwright', 'test', '--reporter=list,json'], { PLAYWRIGHT_JSON_OUTPUT_FILE: PLAYWRIGHT_JSON, E2E_DEV_DIST: path.resolve(DEV_DIST) }];
+const unit = [
+  'unit and integration tests',
+  'npx',
+  ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${VITEST_JSON}`],
+];
+const browser = [
+  'browser tests',
+  'npx',
+  ['playwright', 'test', '--reporter=list,json'],
+  { PLAYWRIGHT_JSON_OUTPUT_FILE: PLAYWRIGHT_JSON, E2E_DEV_DIST: path.resolve(DEV_DIST) },
+];
 const stages = SERIAL ? [build, [unit], [browser]] : [build, [unit, browser]];
 
 /** Seconds per test file, slowest first: [file, seconds][]. */
@@ -60,7 +78,9 @@ function playwrightFiles() {
 function printSlowest(name, file, read) {
   if (!existsSync(file)) return;
   try {
-    const files = read().sort((a, b) => b[1] - a[1]).slice(0, SLOWEST);
+    const files = read()
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, SLOWEST);
     console.log(`\nSlowest ${name} files:`);
     for (const [f, s] of files) console.log(`  ${s.toFixed(1).padStart(7)} s  ${f}`);
   } catch (e) {
@@ -79,7 +99,9 @@ function summary() {
 }
 
 // The browser tests' servers keep their data in .tmp/e2e-data-<port>-<worker>; a run that was killed leaves them behind.
-if (existsSync('.tmp')) for (const f of readdirSync('.tmp')) if (f.startsWith('e2e-data-')) rmSync(path.join('.tmp', f), { recursive: true, force: true });
+if (existsSync('.tmp'))
+  for (const f of readdirSync('.tmp'))
+    if (f.startsWith('e2e-data-')) rmSync(path.join('.tmp', f), { recursive: true, force: true });
 rmSync(REPORTS, { recursive: true, force: true });
 mkdirSync(REPORTS, { recursive: true });
 /** Steps whose output is printed as it comes, each line with the step's name in front, when they share a stage. */
@@ -101,7 +123,10 @@ function run([name, cmd, args, env = {}], alone) {
   const t0 = performance.now();
   const streamed = !alone && STREAMED.has(name);
   if (alone || streamed) console.log(`\n=== ${name}: ${cmd} ${args.join(' ')}`);
-  const child = spawn(cmd, args, { stdio: alone ? 'inherit' : ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  const child = spawn(cmd, args, {
+    stdio: alone ? 'inherit' : ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
   let out = '';
   const prefix = `[${name === unit[0] ? 'vitest' : 'playwright'}] `;
   const held = { stdout: '', stderr: '' };
@@ -111,18 +136,20 @@ function run([name, cmd, args, env = {}], alone) {
       else out += d;
     });
   }
-  return new Promise((resolve) => child.on('close', (code, signal) => {
-    const seconds = (performance.now() - t0) / 1000;
-    times.push([name, seconds]);
-    if (streamed) {
-      for (const rest of Object.values(held)) if (rest) process.stdout.write(`${prefix}${rest}\n`);
-      console.log(`\n=== ${name} ended (${seconds.toFixed(1)} s)`);
-    } else if (!alone) {
-      console.log(`\n=== ${name}: ${cmd} ${args.join(' ')} (${seconds.toFixed(1)} s)`);
-      if (out) process.stdout.write(out.endsWith('\n') ? out : `${out}\n`);
-    }
-    resolve({ name, code, signal });
-  }));
+  return new Promise((resolve) =>
+    child.on('close', (code, signal) => {
+      const seconds = (performance.now() - t0) / 1000;
+      times.push([name, seconds]);
+      if (streamed) {
+        for (const rest of Object.values(held)) if (rest) process.stdout.write(`${prefix}${rest}\n`);
+        console.log(`\n=== ${name} ended (${seconds.toFixed(1)} s)`);
+      } else if (!alone) {
+        console.log(`\n=== ${name}: ${cmd} ${args.join(' ')} (${seconds.toFixed(1)} s)`);
+        if (out) process.stdout.write(out.endsWith('\n') ? out : `${out}\n`);
+      }
+      resolve({ name, code, signal });
+    }),
+  );
 }
 
 const t0 = performance.now();

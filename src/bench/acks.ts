@@ -26,13 +26,20 @@ const PARTICIPANTS = 8;
 /** How long the participants acknowledge alone first: the baseline of this run. */
 const QUIET_MS = 1500;
 
-async function* beside(name: string, app: Hono, studyId: string, heavy: () => Promise<void>): AsyncGenerator<BenchResult> {
+async function* beside(
+  name: string,
+  app: Hono,
+  studyId: string,
+  heavy: () => Promise<void>,
+): AsyncGenerator<BenchResult> {
   const probe = await ackProbe(app, studyId, PARTICIPANTS);
   const quietUntil = performance.now() + QUIET_MS;
   const quiet = await probe.acks(() => performance.now() > quietUntil);
   let running = true;
   const t0 = performance.now();
-  const work = heavy().finally(() => { running = false; });
+  const work = heavy().finally(() => {
+    running = false;
+  });
   const meanwhile = await probe.acks(() => !running);
   await work;
   const seconds = (performance.now() - t0) / 1000;
@@ -56,16 +63,35 @@ export async function* run(): AsyncGenerator<BenchResult> {
     const store = await openStore({ dataDir: path.join(tmp, 'data') });
     try {
       const admin = { Authorization: `Bearer ${ADMIN}` };
-      const app = createApi({ library, version: 'bench', study: { store, adminTokenHash: hashToken(ADMIN), replay: replayWithEngine, games: gameIds, exportThreads: true, digests: pool } });
+      const app = createApi({
+        library,
+        version: 'bench',
+        study: {
+          store,
+          adminTokenHash: hashToken(ADMIN),
+          replay: replayWithEngine,
+          games: gameIds,
+          exportThreads: true,
+          digests: pool,
+        },
+      });
 
       await fill(store, 'download', 120);
       const download = async (format: string) => {
-        const made = await app.request('/admin/studies/download/exports', { method: 'POST', headers: admin, body: JSON.stringify({ format }) });
-        if (made.status !== 201) throw new Error(`making a ${format} download link: ${made.status} ${await made.text()}`);
+        const made = await app.request('/admin/studies/download/exports', {
+          method: 'POST',
+          headers: admin,
+          body: JSON.stringify({ format }),
+        });
+        if (made.status !== 201)
+          throw new Error(`making a ${format} download link: ${made.status} ${await made.text()}`);
         const url = ((await made.json()) as { url: string }).url.replace(/^\/api/, '');
         await (await app.request(url)).arrayBuffer();
       };
-      yield* beside('export_120000_events_on_threads', app, 'download', async () => { await download('jsonl'); await download('zip'); });
+      yield* beside('export_120000_events_on_threads', app, 'download', async () => {
+        await download('jsonl');
+        await download('zip');
+      });
 
       await fill(store, 'cold', 200);
       yield* beside('cold_results_200000_events_on_digest_thread', app, 'cold', async () => {

@@ -16,11 +16,18 @@ import type { BenchResult } from '../cli/bench';
 import { versionedGameId } from '../core/game';
 import { games, solutions } from '../games';
 
-
 /** `arc-studio serve` in a process of its own, so the clients do not share its event loop; resolves to its URL. */
 function serve(dataDir: string, env: NodeJS.ProcessEnv): Promise<{ url: string; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, [path.join(ROOT, 'bin/arc-studio.mjs'), 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir], { env, stdio: ['ignore', 'pipe', 'inherit'] });
-  const stop = () => new Promise<void>((resolve) => { child.once('exit', () => resolve()); child.kill('SIGTERM'); });
+  const child = spawn(
+    process.execPath,
+    [path.join(ROOT, 'bin/arc-studio.mjs'), 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir],
+    { env, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout.on('data', (b: Buffer) => {
@@ -86,11 +93,18 @@ async function client(warm, until) {
 
 /** Runs {@link CLIENT_SCRIPT}; resolves to the actions (or requests) answered per second. */
 function clients(env: Record<string, string>): Promise<number> {
-  const child = spawn(process.execPath, ['-e', CLIENT_SCRIPT], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['-e', CLIENT_SCRIPT], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
-  child.stdout.on('data', (b: Buffer) => { out += b.toString('utf8'); });
-  child.stderr.on('data', (b: Buffer) => { err += b.toString('utf8'); });
+  child.stdout.on('data', (b: Buffer) => {
+    out += b.toString('utf8');
+  });
+  child.stderr.on('data', (b: Buffer) => {
+    err += b.toString('utf8');
+  });
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => {
       if (code !== 0) return reject(new Error(`the bench's client failed (exit ${code}): ${err.trim()}`));
@@ -105,9 +119,21 @@ function bareServer(bytes: number): Promise<{ url: string; stop: () => Promise<v
 require('node:http').createServer((req, res) => { req.resume(); req.on('end', () => { res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) }); res.end(body); }); })
   .listen(0, '127.0.0.1', function () { console.log('http://127.0.0.1:' + this.address().port + '/login'); });`;
   const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const stop = () => new Promise<void>((resolve) => { child.once('exit', () => resolve()); child.kill('SIGTERM'); });
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
   return new Promise((resolve, reject) => {
-    child.stdout.once('data', (b: Buffer) => resolve({ url: b.toString('utf8').trim().replace(/\/login$/, ''), stop }));
+    child.stdout.once('data', (b: Buffer) =>
+      resolve({
+        url: b
+          .toString('utf8')
+          .trim()
+          .replace(/\/login$/, ''),
+        stop,
+      }),
+    );
     child.once('exit', (code) => reject(new Error(`the bare server stopped (exit ${code})`)));
   });
 }
@@ -118,7 +144,12 @@ export async function* run(): AsyncIterable<BenchResult> {
   mkdirSync(dist, { recursive: true });
   writeFileSync(path.join(dist, 'index.html'), '<!doctype html><html><body></body></html>');
   const key = 'researcher-token-for-the-agents-bench-0123';
-  const server = await serve(path.join(dir, 'data'), { ...process.env, ARC_STUDIO_DIST: dist, ARC_STUDIO_ADMIN_TOKEN: key, DATABASE_URL: '' });
+  const server = await serve(path.join(dir, 'data'), {
+    ...process.env,
+    ARC_STUDIO_DIST: dist,
+    ARC_STUDIO_ADMIN_TOKEN: key,
+    DATABASE_URL: '',
+  });
   const plan = [...solutions.push[0].split(','), 'RESET'].join(',');
   const env = { BASE_URL: server.url, KEY: key, GAME: versionedGameId(games.push), PLAN: plan };
   try {
@@ -127,7 +158,11 @@ export async function* run(): AsyncIterable<BenchResult> {
     // for about 4 s, then holds), so the figures are steady state.
     for (const n of [1, 16]) {
       const value = await clients({ ...env, WARM_UP: String(WARM_UP_S), SECONDS: String(SECONDS), CLIENTS: String(n) });
-      yield { name: `agents.rest.push.${n === 1 ? 'one_client' : `${n}_clients`}.actions_per_s`, value, unit: 'actions/s' };
+      yield {
+        name: `agents.rest.push.${n === 1 ? 'one_client' : `${n}_clients`}.actions_per_s`,
+        value,
+        unit: 'actions/s',
+      };
     }
   } finally {
     await server.stop();
@@ -137,7 +172,14 @@ export async function* run(): AsyncIterable<BenchResult> {
   // frame and the fields around it).
   const bare = await bareServer(8_800);
   try {
-    const value = await clients({ ...env, BASE_URL: bare.url, WARM_UP: String(WARM_UP_S), SECONDS: String(SECONDS), CLIENTS: '1', BARE: '1' });
+    const value = await clients({
+      ...env,
+      BASE_URL: bare.url,
+      WARM_UP: String(WARM_UP_S),
+      SECONDS: String(SECONDS),
+      CLIENTS: '1',
+      BARE: '1',
+    });
     yield { name: 'agents.rest.loopback_ceiling.one_client.requests_per_s', value, unit: 'requests/s' };
   } finally {
     await bare.stop();

@@ -91,19 +91,28 @@ function clickTarget(grid: number[][] | undefined, r: () => number): { x: number
   const bg = counts.indexOf(Math.max(...counts));
   const cells: number[] = [];
   const w = grid[0].length;
-  grid.forEach((row, y) => row.forEach((c, x) => {
-    if (c !== bg) cells.push(y * w + x);
-  }));
+  grid.forEach((row, y) =>
+    row.forEach((c, x) => {
+      if (c !== bg) cells.push(y * w + x);
+    }),
+  );
   if (!cells.length) return { x: Math.floor(r() * w), y: Math.floor(r() * grid.length) };
   const i = cells[Math.floor(r() * cells.length)];
   return { x: i % w, y: Math.floor(i / w) };
 }
 
 /** The policy's next action, given the state, the actions available and (for clicks) the last frame. */
-function choose(state: string, available: readonly number[], lastFrame: () => number[][] | undefined, r: () => number): Arc3Action {
+function choose(
+  state: string,
+  available: readonly number[],
+  lastFrame: () => number[][] | undefined,
+  r: () => number,
+): Arc3Action {
   if (state === 'GAME_OVER' || state === 'WIN' || available.length === 0) return { action: 'RESET' };
   const a = available[Math.floor(r() * available.length)];
-  return a === 6 ? { action: 'ACTION6', ...clickTarget(lastFrame(), r) } : { action: `ACTION${a}` as Arc3Action['action'] };
+  return a === 6
+    ? { action: 'ACTION6', ...clickTarget(lastFrame(), r) }
+    : { action: `ACTION${a}` as Arc3Action['action'] };
 }
 
 function pick(fd: Arc3FrameData, r: () => number): Arc3Action {
@@ -112,11 +121,16 @@ function pick(fd: Arc3FrameData, r: () => number): Arc3Action {
 
 /** The same policy on a studio answer; its frames are decoded only when a click needs them. */
 function pickStep(step: ServerStep, shown: { last?: number[][] }, r: () => number): Arc3Action {
-  return choose(step.state, step.available_actions, () => {
-    const frames = decodeFrames(step.frames, null);
-    if (frames.length) shown.last = frames[frames.length - 1];
-    return shown.last;
-  }, r);
+  return choose(
+    step.state,
+    step.available_actions,
+    () => {
+      const frames = decodeFrames(step.frames, null);
+      if (frames.length) shown.last = frames[frames.length - 1];
+      return shown.last;
+    },
+    r,
+  );
 }
 
 const TOOLKIT = String.raw`
@@ -163,7 +177,8 @@ print("BENCH " + json.dumps({"actions": n, "seconds": stepping, "cpu_seconds": c
 async function locate(): Promise<{ python: string; pythonPath?: string; gamesDir: string } | { missing: string }> {
   const vendored = existsSync(path.join(VENDOR, 'python', 'arcengine'));
   const pythonPath = process.env.ARC_STUDIO_PYTHONPATH ?? (vendored ? path.join(VENDOR, 'python') : undefined);
-  const gamesDir = process.env.ARC_STUDIO_ARC3_GAMES?.split(path.delimiter)[0] ?? path.join(VENDOR, 'environment_files');
+  const gamesDir =
+    process.env.ARC_STUDIO_ARC3_GAMES?.split(path.delimiter)[0] ?? path.join(VENDOR, 'environment_files');
   const how = `Point the suite at the engine with ARC_STUDIO_PYTHONPATH (a folder holding arcengine and arc_agi; or \`pip install arc-agi\`) and at the games with ARC_STUDIO_ARC3_GAMES (a folder in the toolkit's layout, <game>/<version>/<game>.py + metadata.json).`;
   const found = await probe({ pythonPath });
   if (!found.ok) {
@@ -189,7 +204,11 @@ export async function* run(): AsyncIterable<BenchResult> {
   // Other work on the machine moves these figures, the players' p99 most: say how busy it was.
   yield { name: 'arc3.machine.load_1m_per_core', value: loadavg()[0] / cpus().length, unit: 'load' };
   yield { name: 'arc3.machine.cores', value: cpus().length, unit: 'cores' };
-  const env: NodeJS.ProcessEnv = { ARC_STUDIO_SERVER_TIMING: '1', PYTHONDONTWRITEBYTECODE: '1', ...(pythonPath ? { ARC_STUDIO_PYTHONPATH: pythonPath } : {}) };
+  const env: NodeJS.ProcessEnv = {
+    ARC_STUDIO_SERVER_TIMING: '1',
+    PYTHONDONTWRITEBYTECODE: '1',
+    ...(pythonPath ? { ARC_STUDIO_PYTHONPATH: pythonPath } : {}),
+  };
   const args = ['--no-samples', '--arc3-games', gamesDir];
 
   // One client per game, on one server with PGlite.
@@ -218,12 +237,21 @@ export async function* run(): AsyncIterable<BenchResult> {
         yield { name: `arc3.${game}.cpu.workers_ms_per_action`, value: workers, unit: 'ms' };
         if (engine !== null) {
           yield { name: `arc3.${game}.cpu.engine_ms_per_action`, value: engine.cpuMsPerAction, unit: 'ms' };
-          yield { name: `arc3.${game}.cpu.engine_vs_studio`, value: engine.cpuMsPerAction / (node + workers), unit: 'x' };
+          yield {
+            name: `arc3.${game}.cpu.engine_vs_studio`,
+            value: engine.cpuMsPerAction / (node + workers),
+            unit: 'x',
+          };
         }
         // Players at 5 actions/s the machine's cores could serve on CPU alone (the load generator and HTTP client not counted).
-        yield { name: `arc3.${game}.cpu.players_at_5_per_s_by_cpu`, value: (cpus().length * 1000) / ((node + workers) * 5), unit: 'players' };
+        yield {
+          name: `arc3.${game}.cpu.players_at_5_per_s_by_cpu`,
+          value: (cpus().length * 1000) / ((node + workers) * 5),
+          unit: 'players',
+        };
       }
-      for (const [part, ms] of Object.entries(studio.parts)) yield { name: `arc3.${game}.step.${part}_ms`, value: ms, unit: 'ms' };
+      for (const [part, ms] of Object.entries(studio.parts))
+        yield { name: `arc3.${game}.step.${part}_ms`, value: ms, unit: 'ms' };
       const worker = new Arc3Worker({ gameDirs: [gamesDir], pythonPath });
       try {
         const w = await playWorker(worker, gameId);
@@ -237,17 +265,26 @@ export async function* run(): AsyncIterable<BenchResult> {
   if (!cases.size) return;
   const ls20 = ids.find((id) => id.startsWith('ls20-'));
   if (!ls20) {
-    console.error(`bench arc3: no players figures: ls20 is not among the games in ${gamesDir} (${ids.join(', ') || 'none'}).`);
+    console.error(
+      `bench arc3: no players figures: ls20 is not among the games in ${gamesDir} (${ids.join(', ') || 'none'}).`,
+    );
     return;
   }
-  if (cases.has('pglite-1-server')) yield* withServers(1, { ...env, DATABASE_URL: '' }, args, (servers) => players('pglite-1-server', servers, ls20));
+  if (cases.has('pglite-1-server'))
+    yield* withServers(1, { ...env, DATABASE_URL: '' }, args, (servers) => players('pglite-1-server', servers, ls20));
   if (!cases.has('postgres-1-server') && !cases.has('postgres-2-servers')) return;
   const external = process.env.BENCH_DATABASE_URL;
   let cluster: PgCluster | null = null;
   try {
     const base = external ?? (cluster = await startPgCluster()).url;
-    if (cases.has('postgres-1-server')) yield* withServers(1, { ...env, DATABASE_URL: await postgresDatabase(base, 'bench_arc3_one') }, args, (servers) => players('postgres-1-server', servers, ls20));
-    if (cases.has('postgres-2-servers')) yield* withServers(2, { ...env, DATABASE_URL: await postgresDatabase(base, 'bench_arc3_two') }, args, (servers) => players('postgres-2-servers', servers, ls20));
+    if (cases.has('postgres-1-server'))
+      yield* withServers(1, { ...env, DATABASE_URL: await postgresDatabase(base, 'bench_arc3_one') }, args, (servers) =>
+        players('postgres-1-server', servers, ls20),
+      );
+    if (cases.has('postgres-2-servers'))
+      yield* withServers(2, { ...env, DATABASE_URL: await postgresDatabase(base, 'bench_arc3_two') }, args, (servers) =>
+        players('postgres-2-servers', servers, ls20),
+      );
   } catch (e) {
     console.error(`bench arc3: PostgreSQL part stopped: ${(e as Error).message}`);
   } finally {
@@ -264,12 +301,20 @@ function playersCases(): Set<string> {
   if (asked === 'none') return new Set();
   const names = asked.split(',').map((n) => n.trim());
   const unknown = names.filter((n) => !(PLAYERS_CASES as readonly string[]).includes(n));
-  if (unknown.length) throw new Error(`BENCH_ARC3_PLAYERS=${asked} names no players case ${unknown.join(', ')}; give none, or some of ${PLAYERS_CASES.join(', ')}.`);
+  if (unknown.length)
+    throw new Error(
+      `BENCH_ARC3_PLAYERS=${asked} names no players case ${unknown.join(', ')}; give none, or some of ${PLAYERS_CASES.join(', ')}.`,
+    );
   return new Set(names);
 }
 
 /** Starts `n` servers on one database (PGlite: one folder, so n = 1), runs `body`, stops them. */
-async function* withServers(n: number, env: NodeJS.ProcessEnv, args: readonly string[], body: (urls: string[], servers: { url: string; pid: number }[]) => AsyncIterable<BenchResult>): AsyncIterable<BenchResult> {
+async function* withServers(
+  n: number,
+  env: NodeJS.ProcessEnv,
+  args: readonly string[],
+  body: (urls: string[], servers: { url: string; pid: number }[]) => AsyncIterable<BenchResult>,
+): AsyncIterable<BenchResult> {
   const tmp = mkdtempSync(path.join(tmpdir(), 'arc-studio-bench-arc3-'));
   mkdirSync(path.join(tmp, 'dist'));
   writeFileSync(path.join(tmp, 'dist', 'index.html'), '<!doctype html><title>bench</title>');
@@ -277,14 +322,21 @@ async function* withServers(n: number, env: NodeJS.ProcessEnv, args: readonly st
   try {
     // One after the other: the first creates the tables.
     for (let i = 0; i < n; i++) servers.push(await startServe(tmp, { ARC_STUDIO_ADMIN_TOKEN: ADMIN, ...env }, args));
-    yield* body(servers.map((s) => s.url), servers.map((s) => ({ url: s.url, pid: s.proc.pid! })));
+    yield* body(
+      servers.map((s) => s.url),
+      servers.map((s) => ({ url: s.url, pid: s.proc.pid! })),
+    );
   } finally {
     await Promise.all(servers.map((s) => stop(s.proc)));
     rmSync(tmp, { recursive: true, force: true });
   }
 }
 
-interface Answer { status: number; json: unknown; timing: Record<string, number> }
+interface Answer {
+  status: number;
+  json: unknown;
+  timing: Record<string, number>;
+}
 
 async function call(url: string, method: 'GET' | 'POST', body: unknown, token: string | null): Promise<Answer> {
   const r = await requestJson(url, method, body === undefined ? '' : JSON.stringify(body), token);
@@ -295,14 +347,21 @@ async function call(url: string, method: 'GET' | 'POST', body: unknown, token: s
 
 async function admin<T>(url: string, method: 'GET' | 'POST', route: string, body?: unknown): Promise<T> {
   const r = await call(`${url}${route}`, method, body, ADMIN);
-  if (r.status !== 200 && r.status !== 201) throw new Error(`${method} ${route} answered ${r.status}: ${JSON.stringify(r.json)}`);
+  if (r.status !== 200 && r.status !== 201)
+    throw new Error(`${method} ${route} answered ${r.status}: ${JSON.stringify(r.json)}`);
   return r.json as T;
 }
 
 /** The study `bench-<game>`: one item, the game. */
 async function makeStudy(url: string, gameId: string): Promise<void> {
   await admin(url, 'POST', `/api/admin/studies/bench-${gameId.split('-')[0]}`, {
-    definition: { title: `Bench ${gameId}`, consent: 'A benchmark run.', instructions: 'Play.', completion: { code: 'BENCH' }, items: [{ kind: 'game', id: 'game', game: gameId }] },
+    definition: {
+      title: `Bench ${gameId}`,
+      consent: 'A benchmark run.',
+      instructions: 'Play.',
+      completion: { code: 'BENCH' },
+      items: [{ kind: 'game', id: 'game', game: gameId }],
+    },
   });
 }
 
@@ -316,8 +375,16 @@ async function patiently(url: string, body: unknown, token: string | null): Prom
 }
 
 /** A participant of `bench-<game>` with its run open on step 0. */
-async function participant(url: string, gameId: string, pid: string): Promise<{ sessionId: string; token: string; run: string; step: ServerStep }> {
-  const s = await patiently(`${url}/api/studies/bench-${gameId.split('-')[0]}/sessions`, { params: { PROLIFIC_PID: pid } }, null);
+async function participant(
+  url: string,
+  gameId: string,
+  pid: string,
+): Promise<{ sessionId: string; token: string; run: string; step: ServerStep }> {
+  const s = await patiently(
+    `${url}/api/studies/bench-${gameId.split('-')[0]}/sessions`,
+    { params: { PROLIFIC_PID: pid } },
+    null,
+  );
   if (s.status !== 201) throw new Error(`Creating a session failed (${s.status}): ${JSON.stringify(s.json)}`);
   const { sessionId, token } = s.json as { sessionId: string; token: string };
   const r = await patiently(`${url}/api/sessions/${sessionId}/runs`, { item: 'game' }, token);
@@ -327,13 +394,27 @@ async function participant(url: string, gameId: string, pid: string): Promise<{ 
 }
 
 /** One player's action; its answer, or an error naming what the server said. */
-async function step(url: string, p: { sessionId: string; token: string; run: string }, n: number, action: Arc3Action): Promise<Answer & { step: ServerStep }> {
-  const r = await call(`${url}/api/sessions/${p.sessionId}/runs/${p.run}/actions`, 'POST', { step: n, ...action }, p.token);
-  if (r.status !== 200) throw new Error(`Step ${n} (${action.action}) was answered ${r.status}: ${JSON.stringify(r.json)}`);
+async function step(
+  url: string,
+  p: { sessionId: string; token: string; run: string },
+  n: number,
+  action: Arc3Action,
+): Promise<Answer & { step: ServerStep }> {
+  const r = await call(
+    `${url}/api/sessions/${p.sessionId}/runs/${p.run}/actions`,
+    'POST',
+    { step: n, ...action },
+    p.token,
+  );
+  if (r.status !== 200)
+    throw new Error(`Step ${n} (${action.action}) was answered ${r.status}: ${JSON.stringify(r.json)}`);
   return { ...r, step: r.json as ServerStep };
 }
 
-async function playStudio(url: string, gameId: string): Promise<{ actions: number; actionsPerS: number; p50: number; p99: number; parts: Record<string, number> }> {
+async function playStudio(
+  url: string,
+  gameId: string,
+): Promise<{ actions: number; actionsPerS: number; p50: number; p99: number; parts: Record<string, number> }> {
   const r = lcg(42);
   const p = await participant(url, gameId, `one-${gameId}`);
   const shown: { last?: number[][] } = {};
@@ -355,10 +436,19 @@ async function playStudio(url: string, gameId: string): Promise<{ actions: numbe
   }
   const stepping = times.reduce((a, b) => a + b, 0);
   const parts = Object.fromEntries(Object.entries(sums).map(([k, v]) => [k, v / times.length]));
-  return { actions: times.length, actionsPerS: times.length / (stepping / 1000), p50: percentile(times, 50), p99: percentile(times, 99), parts };
+  return {
+    actions: times.length,
+    actionsPerS: times.length / (stepping / 1000),
+    p50: percentile(times, 50),
+    p99: percentile(times, 99),
+    parts,
+  };
 }
 
-async function playWorker(worker: Arc3Worker, gameId: string): Promise<{ actionsPerS: number; p50: number; p99: number }> {
+async function playWorker(
+  worker: Arc3Worker,
+  gameId: string,
+): Promise<{ actionsPerS: number; p50: number; p99: number }> {
   const r = lcg(42);
   let fd = await worker.open('bench', gameId);
   const times: number[] = [];
@@ -407,7 +497,12 @@ function serverCpu(pid: number): { node: number; children: number } | null {
 const CLOCK_TICKS = 100;
 
 /** The toolkit's in-process actions/s and CPU per action, or null (with the reason on stderr) when it could not run. */
-function playToolkit(python: string, pythonPath: string | undefined, gamesDir: string, gameId: string): { actionsPerS: number; cpuMsPerAction: number } | null {
+function playToolkit(
+  python: string,
+  pythonPath: string | undefined,
+  gamesDir: string,
+  gameId: string,
+): { actionsPerS: number; cpuMsPerAction: number } | null {
   try {
     const out = execFileSync(python, ['-c', TOOLKIT, gamesDir, gameId, String(BUDGET_MS)], {
       env: { ...process.env, PYTHONPATH: [pythonPath, process.env.PYTHONPATH].filter(Boolean).join(path.delimiter) },
@@ -417,12 +512,18 @@ function playToolkit(python: string, pythonPath: string | undefined, gamesDir: s
     });
     const line = out.split('\n').find((l) => l.startsWith('BENCH '));
     if (!line) throw new Error('it printed no result');
-    const { actions, seconds, cpu_seconds: cpu } = JSON.parse(line.slice(6)) as { actions: number; seconds: number; cpu_seconds: number };
+    const {
+      actions,
+      seconds,
+      cpu_seconds: cpu,
+    } = JSON.parse(line.slice(6)) as { actions: number; seconds: number; cpu_seconds: number };
     return { actionsPerS: actions / seconds, cpuMsPerAction: (cpu * 1000) / actions };
   } catch (e) {
     const err = e as Error & { stderr?: string };
     const detail = err.stderr?.trim().split('\n').at(-1) ?? err.message;
-    console.error(`bench arc3: no toolkit figure for ${gameId}: ${detail}. The toolkit (arc_agi) must be importable by ${python}: set ARC_STUDIO_PYTHONPATH or \`pip install arc-agi\`.`);
+    console.error(
+      `bench arc3: no toolkit figure for ${gameId}: ${detail}. The toolkit (arc_agi) must be importable by ${python}: set ARC_STUDIO_PYTHONPATH or \`pip install arc-agi\`.`,
+    );
     return null;
   }
 }
@@ -435,38 +536,48 @@ async function* players(name: string, urls: string[], gameId: string): AsyncIter
   for (const k of PLAYER_STEPS) {
     // New participants as K grows (runs already open go on where they were).
     for (let i = made.length; i < k; i += 25) {
-      made = made.concat(await Promise.all(Array.from({ length: Math.min(25, k - i) }, async (_, j) => {
-        const url = urls[(i + j) % urls.length];
-        return { url, p: await participant(url, gameId, `${name}-${i + j}`) };
-      })));
+      made = made.concat(
+        await Promise.all(
+          Array.from({ length: Math.min(25, k - i) }, async (_, j) => {
+            const url = urls[(i + j) % urls.length];
+            return { url, p: await participant(url, gameId, `${name}-${i + j}`) };
+          }),
+        ),
+      );
     }
     const times: number[] = [];
     let failed = 0;
     const t0 = performance.now();
     const end = t0 + PLAYERS_MS;
-    await Promise.all(made.slice(0, k).map(async ({ url, p }, i) => {
-      const r = lcg(i + 1);
-      const shown: { last?: number[][] } = {};
-      await sleep(r() * PACE_MS);
-      for (let next = performance.now(); next < end; next += PACE_MS) {
-        const wait = next - performance.now();
-        if (wait > 0) await sleep(wait);
-        const action = pickStep(p.step, shown, r);
-        const t = performance.now();
-        try {
-          p.step = (await step(url, p, p.step.step + 1, action)).step;
-          times.push(performance.now() - t);
-        } catch (e) {
-          if (failed++ === 0) console.error(`bench arc3: ${name}: ${(e as Error).message}`);
-          return;
+    await Promise.all(
+      made.slice(0, k).map(async ({ url, p }, i) => {
+        const r = lcg(i + 1);
+        const shown: { last?: number[][] } = {};
+        await sleep(r() * PACE_MS);
+        for (let next = performance.now(); next < end; next += PACE_MS) {
+          const wait = next - performance.now();
+          if (wait > 0) await sleep(wait);
+          const action = pickStep(p.step, shown, r);
+          const t = performance.now();
+          try {
+            p.step = (await step(url, p, p.step.step + 1, action)).step;
+            times.push(performance.now() - t);
+          } catch (e) {
+            if (failed++ === 0) console.error(`bench arc3: ${name}: ${(e as Error).message}`);
+            return;
+          }
         }
-      }
-    }));
+      }),
+    );
     const elapsed = performance.now() - t0;
     const p99 = percentile(times, 99);
     yield { name: `arc3.ls20.players.${name}.${k}.p50_ms`, value: percentile(times, 50), unit: 'ms' };
     yield { name: `arc3.ls20.players.${name}.${k}.p99_ms`, value: p99, unit: 'ms' };
-    yield { name: `arc3.ls20.players.${name}.${k}.actions_per_s`, value: times.length / (elapsed / 1000), unit: 'actions/s' };
+    yield {
+      name: `arc3.ls20.players.${name}.${k}.actions_per_s`,
+      value: times.length / (elapsed / 1000),
+      unit: 'actions/s',
+    };
     if (failed) yield { name: `arc3.ls20.players.${name}.${k}.failed_players`, value: failed, unit: 'players' };
     if (p99 >= 100 || failed) break;
     best = k;

@@ -10,7 +10,14 @@ import os from 'node:os';
 import { ROOT, startServer } from '../server/serve';
 import { bundledTaskDirs } from '../cli/serve';
 
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 export interface BrowserBench {
   readonly page: Page;
@@ -24,14 +31,24 @@ export interface BrowserBench {
  * what to set catch it.
  */
 export function launchChromium(): Promise<Browser> {
-  const executablePath = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => p && existsSync(p));
+  const executablePath = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
+    (p) => p && existsSync(p),
+  );
   return chromium.launch({ executablePath, args: CHROMIUM_ARGS });
 }
 
 export async function openBrowserBench(): Promise<BrowserBench> {
-  if (!existsSync(path.join(ROOT, 'dist', 'index.html'))) throw new Error('The app is not built: run "npm run build" before the browser benchmarks.');
+  if (!existsSync(path.join(ROOT, 'dist', 'index.html')))
+    throw new Error('The app is not built: run "npm run build" before the browser benchmarks.');
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'arc-studio-bench-'));
-  const server = await startServer({ port: 0, host: '127.0.0.1', dataDir, tasks: bundledTaskDirs('tasks'), practiceTasks: bundledTaskDirs('practice'), log: () => {} });
+  const server = await startServer({
+    port: 0,
+    host: '127.0.0.1',
+    dataDir,
+    tasks: bundledTaskDirs('tasks'),
+    practiceTasks: bundledTaskDirs('practice'),
+    log: () => {},
+  });
   let browser: Browser | null = null;
   try {
     browser = await launchChromium();
@@ -82,11 +99,18 @@ const PROBE = `(sel, key, types) => {
  * event's timestamp until the canvas is drawn (`draw`) and until the next animation frame, which
  * presents it (`frame`), in ms.
  */
-export async function installPaintProbe(page: Page, selector: string, key = 'grid', types: readonly string[] = ['pointerdown', 'pointermove', 'pointerrawupdate']): Promise<void> {
+export async function installPaintProbe(
+  page: Page,
+  selector: string,
+  key = 'grid',
+  types: readonly string[] = ['pointerdown', 'pointermove', 'pointerrawupdate'],
+): Promise<void> {
   await page.evaluate(`(${PROBE})(${JSON.stringify(selector)}, ${JSON.stringify(key)}, ${JSON.stringify(types)})`);
 }
 
 export async function takeLatencies(page: Page): Promise<{ draw: number[]; frame: number[] }> {
   await page.evaluate('new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))');
-  return (await page.evaluate('(() => { const out = window.__latencies; window.__latencies = { draw: [], frame: [] }; return out; })()')) as { draw: number[]; frame: number[] };
+  return (await page.evaluate(
+    '(() => { const out = window.__latencies; window.__latencies = { draw: [], frame: [] }; return out; })()',
+  )) as { draw: number[]; frame: number[] };
 }

@@ -33,19 +33,52 @@ const ADMIN = 'bench-campaign-researcher-token-0123456789';
 const CANDIDATES = 500;
 const STARTS = 1000;
 const SESSIONS = 2000;
-const NAMES = ['color-by-orientation', 'downscale-blocks', 'mirror-across-wall', 'most-common-color', 'crop-largest-object', 'sort-bars-by-height'];
+const NAMES = [
+  'color-by-orientation',
+  'downscale-blocks',
+  'mirror-across-wall',
+  'most-common-color',
+  'crop-largest-object',
+  'sort-bars-by-height',
+];
 
-const tasks = new Map(NAMES.map((n) => [n, (parseTaskText(readFileSync(path.join(SAMPLES, `${n}.json`), 'utf8')) as { ok: true; task: ArcTask }).task]));
+const tasks = new Map(
+  NAMES.map((n) => [
+    n,
+    (parseTaskText(readFileSync(path.join(SAMPLES, `${n}.json`), 'utf8')) as { ok: true; task: ArcTask }).task,
+  ]),
+);
 
 function study(): StudyDefinitionInput {
   return {
-    title: 'Campaign bench', consent: 'Consent.', completion: { code: 'BENCH' },
+    title: 'Campaign bench',
+    consent: 'Consent.',
+    completion: { code: 'BENCH' },
     payment: { currency: 'GBP', fee: 5, bonus: { perSolve: 1 } },
-    items: [{ kind: 'pool', id: 'grids', draw: 3, target: { solves: 2 }, candidates: Array.from({ length: CANDIDATES }, (_, k) => ({ kind: 'task' as const, id: `c${k}`, collection: 'samples', task: NAMES[k % NAMES.length] })) }],
+    items: [
+      {
+        kind: 'pool',
+        id: 'grids',
+        draw: 3,
+        target: { solves: 2 },
+        candidates: Array.from({ length: CANDIDATES }, (_, k) => ({
+          kind: 'task' as const,
+          id: `c${k}`,
+          collection: 'samples',
+          task: NAMES[k % NAMES.length],
+        })),
+      },
+    ],
   };
 }
 
-async function request(app: Hono, method: string, url: string, token: string | null, body?: unknown): Promise<{ status: number; body: unknown }> {
+async function request(
+  app: Hono,
+  method: string,
+  url: string,
+  token: string | null,
+  body?: unknown,
+): Promise<{ status: number; body: unknown }> {
   const headers: Record<string, string> = { 'Content-Type': 'application/json' };
   if (token) headers.Authorization = `Bearer ${token}`;
   const res = await app.request(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
@@ -59,7 +92,26 @@ async function* suite(backend: string, stores: readonly Store[], library: TaskLi
   // Cold digests on worker threads, as `serve` computes them.
   const digests = new DigestPool(digestThreadsFromEnv(process.env));
   try {
-    yield* measure(backend, stores.map((store) => createApi({ library, version: 'bench', study: { store, adminTokenHash: hashToken(ADMIN), replay: replayWithEngine, games: gameIds, digests, now: () => clock } })), () => { clock += 60_000; });
+    yield* measure(
+      backend,
+      stores.map((store) =>
+        createApi({
+          library,
+          version: 'bench',
+          study: {
+            store,
+            adminTokenHash: hashToken(ADMIN),
+            replay: replayWithEngine,
+            games: gameIds,
+            digests,
+            now: () => clock,
+          },
+        }),
+      ),
+      () => {
+        clock += 60_000;
+      },
+    );
   } finally {
     await digests.stop();
   }
@@ -68,13 +120,19 @@ async function* suite(backend: string, stores: readonly Store[], library: TaskLi
 /** The figures, on servers `apps` of one database; `later` moves their clock on a minute. */
 async function* measure(backend: string, apps: readonly Hono[], later: () => void): AsyncGenerator<BenchResult> {
   await request(apps[0], 'POST', '/admin/studies/campaign', ADMIN, { definition: study() });
-  const start = (k: number) => request(apps[k % apps.length], 'POST', '/studies/campaign/sessions', null, { params: { PROLIFIC_PID: `p${k}` } })
-    .then((r) => r.body as { sessionId: string; token: string });
+  const start = (k: number) =>
+    request(apps[k % apps.length], 'POST', '/studies/campaign/sessions', null, {
+      params: { PROLIFIC_PID: `p${k}` },
+    }).then((r) => r.body as { sessionId: string; token: string });
 
   const t0 = performance.now();
   const first = await Promise.all(Array.from({ length: STARTS }, (_, k) => start(k)));
   const seconds = (performance.now() - t0) / 1000;
-  yield { name: `campaign.${backend}.starts_with_assignment.${STARTS}_concurrent`, value: STARTS / seconds, unit: 'starts/s' };
+  yield {
+    name: `campaign.${backend}.starts_with_assignment.${STARTS}_concurrent`,
+    value: STARTS / seconds,
+    unit: 'starts/s',
+  };
 
   // Up to 2,000 sessions, each playing its three candidates (the first solved) and finishing.
   const rest = await Promise.all(Array.from({ length: SESSIONS - STARTS }, (_, k) => start(STARTS + k)));
@@ -84,18 +142,31 @@ async function* measure(backend: string, apps: readonly Hono[], later: () => voi
     while (next < all.length) {
       const s = all[next++];
       const app = apps[next % apps.length];
-      const view = (await request(app, 'GET', `/sessions/${s.sessionId}`, s.token)).body as { items: { id: string; testIndices: number[] }[] };
+      const view = (await request(app, 'GET', `/sessions/${s.sessionId}`, s.token)).body as {
+        items: { id: string; testIndices: number[] }[];
+      };
       let seq = 0;
       const events = view.items.flatMap((item) => [
         { seq: seq++, t: seq * 100, kind: 'item.start', data: { item: item.id, kind: 'task' } },
-        ...Array.from({ length: 8 }, (_, i) => ({ seq: seq++, t: seq * 100, kind: 'paint', data: { row: 0, col: 0, color: 1 + i, stroke: i } })),
+        ...Array.from({ length: 8 }, (_, i) => ({
+          seq: seq++,
+          t: seq * 100,
+          kind: 'paint',
+          data: { row: 0, col: 0, color: 1 + i, stroke: i },
+        })),
         { seq: seq++, t: seq * 100, kind: 'item.end', data: { item: item.id } },
       ]);
       await request(app, 'POST', `/sessions/${s.sessionId}/events`, s.token, { events: events.slice(0, 9) });
       const item = view.items[0];
       if (item) {
         const task = tasks.get(NAMES[Number(item.id.slice(1)) % NAMES.length])!;
-        for (const t of item.testIndices) await request(app, 'POST', `/sessions/${s.sessionId}/submissions`, s.token, { key: `k${t}`, item: item.id, testIndex: t, grid: task.test[t].output });
+        for (const t of item.testIndices)
+          await request(app, 'POST', `/sessions/${s.sessionId}/submissions`, s.token, {
+            key: `k${t}`,
+            item: item.id,
+            testIndex: t,
+            grid: task.test[t].output,
+          });
       }
       await request(app, 'POST', `/sessions/${s.sessionId}/events`, s.token, { events: events.slice(9) });
       await request(app, 'POST', `/sessions/${s.sessionId}/finish`, s.token, { lastSeq: seq - 1 });
@@ -107,7 +178,11 @@ async function* measure(backend: string, apps: readonly Hono[], later: () => voi
   for (const pass of ['cold', 'warm']) {
     const t1 = performance.now();
     await request(apps[0], 'GET', '/admin/studies/campaign/campaign', ADMIN);
-    yield { name: `campaign.${backend}.view.${CANDIDATES}_candidates_x_${SESSIONS}_sessions.${pass}`, value: (performance.now() - t1) / 1000, unit: 's' };
+    yield {
+      name: `campaign.${backend}.view.${CANDIDATES}_candidates_x_${SESSIONS}_sessions.${pass}`,
+      value: (performance.now() - t1) / 1000,
+      unit: 's',
+    };
   }
 }
 

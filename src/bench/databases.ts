@@ -22,7 +22,10 @@ export async function* onPglite<T>(bench: string, body: (dataDir: string) => Asy
  * Runs `body` with a PostgreSQL URL and a schema of its own (dropped afterwards on an external
  * server; a throwaway cluster is stopped). Without PostgreSQL the part is skipped, said on stderr.
  */
-export async function* onPostgres<T>(bench: string, body: (url: string, schema: string) => AsyncGenerator<T>): AsyncGenerator<T> {
+export async function* onPostgres<T>(
+  bench: string,
+  body: (url: string, schema: string) => AsyncGenerator<T>,
+): AsyncGenerator<T> {
   let cluster: PgCluster | null = null;
   let url = process.env.TEST_DATABASE_URL || null;
   if (!url) {

@@ -32,12 +32,22 @@ const STUDY = {
 
 /** A participant's log: the item, then paint strokes over a 10x10 grid with a few other actions. */
 function sessionEvents(k: number): EventInput[] {
-  const out: EventInput[] = [{ seq: 0, t: 0, kind: 'session.start', data: { mode: 'study', wallClock: '2026-01-01T00:00:00.000Z' } }, { seq: 1, t: 12.5, kind: 'item.start', data: { item: 'task' } }];
+  const out: EventInput[] = [
+    { seq: 0, t: 0, kind: 'session.start', data: { mode: 'study', wallClock: '2026-01-01T00:00:00.000Z' } },
+    { seq: 1, t: 12.5, kind: 'item.start', data: { item: 'task' } },
+  ];
   for (let seq = 2; seq < EVENTS_PER_SESSION; seq++) {
     const t = seq * 180.25 + (k % 7);
-    out.push(seq % 50 === 0
-      ? { seq, t, kind: 'color', data: { color: seq % 10 } }
-      : { seq, t, kind: 'paint', data: { row: seq % 10, col: (seq * 7) % 10, color: seq % 10, stroke: Math.floor(seq / 10) } });
+    out.push(
+      seq % 50 === 0
+        ? { seq, t, kind: 'color', data: { color: seq % 10 } }
+        : {
+            seq,
+            t,
+            kind: 'paint',
+            data: { row: seq % 10, col: (seq * 7) % 10, color: seq % 10, stroke: Math.floor(seq / 10) },
+          },
+    );
   }
   return out;
 }
@@ -50,17 +60,36 @@ export async function fill(store: Store, studyId = 'bench', sessions = SESSIONS)
     const ids: string[] = [];
     for (let k = from; k < Math.min(sessions, from + INSERT_SESSIONS); k++) {
       const id = `${studyId}-s${String(k).padStart(5, '0')}`;
-      await store.createSession({ id, studyId, studyVersion: 1, tokenHash: `h${studyId}${k}`, params: { PROLIFIC_PID: `p${k}` }, seed: k, order: [0], createdAt: base + k });
+      await store.createSession({
+        id,
+        studyId,
+        studyVersion: 1,
+        tokenHash: `h${studyId}${k}`,
+        params: { PROLIFIC_PID: `p${k}` },
+        seed: k,
+        order: [0],
+        createdAt: base + k,
+      });
       ids.push(id);
     }
-    await Promise.all(ids.map((id, i) => store.appendEvents(id, sessionEvents(from + i), { receivedAt: base + 60_000, pastSessionLimit: false })));
+    await Promise.all(
+      ids.map((id, i) =>
+        store.appendEvents(id, sessionEvents(from + i), { receivedAt: base + 60_000, pastSessionLimit: false }),
+      ),
+    );
   }
 }
 
-interface Peak { rss: number; heap: number }
+interface Peak {
+  rss: number;
+  heap: number;
+}
 
 /** Streams one export to /dev/null, sampling memory every 20 ms. */
-async function measure(write: (ctx: ExportContext) => AsyncIterable<string | Uint8Array>, ctx: ExportContext): Promise<{ seconds: number; peak: Peak }> {
+async function measure(
+  write: (ctx: ExportContext) => AsyncIterable<string | Uint8Array>,
+  ctx: ExportContext,
+): Promise<{ seconds: number; peak: Peak }> {
   (globalThis as { gc?: () => void }).gc?.();
   const before = process.memoryUsage();
   const peak: Peak = { rss: 0, heap: 0 };
@@ -84,7 +113,10 @@ async function* suite(db: string, store: Store): AsyncGenerator<BenchResult> {
   await fill(store);
   const ctx = await exportContext({ store, studyId: 'bench', library: null, replay: null, now: Date.UTC(2026, 0, 2) });
   const total = SESSIONS * EVENTS_PER_SESSION;
-  for (const [name, write] of [['events-jsonl', eventsJsonl], ['attempts-csv', attemptsCsv]] as const) {
+  for (const [name, write] of [
+    ['events-jsonl', eventsJsonl],
+    ['attempts-csv', attemptsCsv],
+  ] as const) {
     const r = await measure(write, ctx);
     yield { name: `export.${name}.${db}.throughput (1M events)`, value: total / r.seconds, unit: 'events/s' };
     yield { name: `export.${name}.${db}.peak-rss-over-baseline`, value: r.peak.rss / MIB, unit: 'MiB' };

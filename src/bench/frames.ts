@@ -61,7 +61,9 @@ interface Response {
 export function* run(): Iterable<BenchResult> {
   const pythonPath = process.env.ARC_STUDIO_PYTHONPATH ?? path.join(VENDOR, 'python');
   if (!existsSync(path.join(pythonPath, 'arcengine'))) {
-    console.error(`frames: skipped, arcengine is not at ${pythonPath} (set ARC_STUDIO_PYTHONPATH to a folder holding arcengine and arc_agi)`);
+    console.error(
+      `frames: skipped, arcengine is not at ${pythonPath} (set ARC_STUDIO_PYTHONPATH to a folder holding arcengine and arc_agi)`,
+    );
     return;
   }
   const encodeTimes: number[] = [];
@@ -111,7 +113,8 @@ export function* run(): Iterable<BenchResult> {
     const short = game.id.slice(0, 4);
     yield { name: `frames.${short}.step_bytes.p50`, value: percentile(steps, 50), unit: 'B' };
     yield { name: `frames.${short}.step_bytes.p95`, value: percentile(steps, 95), unit: 'B' };
-    if (starts.length > 0) yield { name: `frames.${short}.level_start_bytes.p50`, value: percentile(starts, 50), unit: 'B' };
+    if (starts.length > 0)
+      yield { name: `frames.${short}.level_start_bytes.p50`, value: percentile(starts, 50), unit: 'B' };
     yield { name: `frames.${short}.json_bytes.p50`, value: percentile(json, 50), unit: 'B' };
     yield { name: `frames.${short}.bytes_per_${ACTIONS}_actions`, value: total, unit: 'B' };
   }

@@ -7,7 +7,15 @@
  */
 import { performance } from 'node:perf_hooks';
 import {
-  Rng, advance, availableActions, createRun, solveLevel, step, type ActionInput, type GameDefinition, type Run,
+  Rng,
+  advance,
+  availableActions,
+  createRun,
+  solveLevel,
+  step,
+  type ActionInput,
+  type GameDefinition,
+  type Run,
 } from '../core/game';
 import { games } from '../games';
 import type { BenchResult } from '../cli/bench';
@@ -27,9 +35,15 @@ function pick(run: Run<unknown>, rng: Rng): ActionInput {
 }
 
 /** Runs `perLevel` random steps on each level, repeated until `budgetMs` is spent; counts steps and frames. */
-function measure(game: GameDefinition<unknown, unknown>, draw: boolean, perLevel: number, budgetMs: number): { steps: number; frames: number; ms: number } {
+function measure(
+  game: GameDefinition<unknown, unknown>,
+  draw: boolean,
+  perLevel: number,
+  budgetMs: number,
+): { steps: number; frames: number; ms: number } {
   const rng = new Rng(42);
-  let steps = 0, frames = 0;
+  let steps = 0,
+    frames = 0;
   const t0 = performance.now();
   do {
     for (let level = 0; level < game.levels.length; level++) {

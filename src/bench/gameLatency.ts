@@ -10,7 +10,14 @@ import { games, solutions } from '../games';
 import { percentile } from './measure';
 import { installPaintProbe, openBrowserBench, takeLatencies } from './browser';
 
-const KEYS: Record<string, string> = { ACTION1: 'ArrowUp', ACTION2: 'ArrowDown', ACTION3: 'ArrowLeft', ACTION4: 'ArrowRight', ACTION5: 'Space', ACTION7: 'Control+z' };
+const KEYS: Record<string, string> = {
+  ACTION1: 'ArrowUp',
+  ACTION2: 'ArrowDown',
+  ACTION3: 'ArrowLeft',
+  ACTION4: 'ArrowRight',
+  ACTION5: 'Space',
+  ACTION7: 'Control+z',
+};
 
 export async function* run(): AsyncIterable<BenchResult> {
   const b = await openBrowserBench();
@@ -26,7 +33,10 @@ export async function* run(): AsyncIterable<BenchResult> {
           for (const input of parseActions(line)) {
             if (input.action === 'ACTION6') {
               const box = (await page.locator('[data-testid="game-canvas"]').boundingBox())!;
-              await page.mouse.click(box.x + ((input.x! + 0.5) * box.width) / 64, box.y + ((input.y! + 0.5) * box.height) / 64);
+              await page.mouse.click(
+                box.x + ((input.x! + 0.5) * box.width) / 64,
+                box.y + ((input.y! + 0.5) * box.height) / 64,
+              );
             } else {
               await page.keyboard.press(KEYS[input.action]);
             }
@@ -36,7 +46,12 @@ export async function* run(): AsyncIterable<BenchResult> {
         await page.getByRole('button', { name: 'Reset' }).click();
         await page.getByRole('button', { name: 'Reset' }).click();
       }
-      const m = { ...(await takeLatencies(page)), render: (await page.evaluate(`performance.getEntriesByName('arc-studio:frame-render').map((e) => e.duration)`)) as number[] };
+      const m = {
+        ...(await takeLatencies(page)),
+        render: (await page.evaluate(
+          `performance.getEntriesByName('arc-studio:frame-render').map((e) => e.duration)`,
+        )) as number[],
+      };
       yield { name: `game.${id}.render_frame.p50`, value: percentile(m.render, 50), unit: 'ms' };
       yield { name: `game.${id}.render_frame.p95`, value: percentile(m.render, 95), unit: 'ms' };
       yield { name: `game.${id}.input_to_paint.p50`, value: percentile(m.draw, 50), unit: 'ms' };

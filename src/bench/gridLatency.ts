@@ -17,10 +17,15 @@ export async function* run(): AsyncIterable<BenchResult> {
     await page.getByLabel('Size').fill('30x30');
     await page.getByLabel('Size').press('Enter');
     const canvas = page.getByTestId('output-grid');
-    await page.waitForFunction(`document.querySelector('[data-testid="output-grid"]')?.getAttribute('data-rows') === '30'`);
+    await page.waitForFunction(
+      `document.querySelector('[data-testid="output-grid"]')?.getAttribute('data-rows') === '30'`,
+    );
     await installPaintProbe(page, '[data-testid="output-grid"]');
     const box = (await canvas.boundingBox())!;
-    const at = (r: number, c: number) => ({ x: box.x + ((c + 0.5) * box.width) / 30, y: box.y + ((r + 0.5) * box.height) / 30 });
+    const at = (r: number, c: number) => ({
+      x: box.x + ((c + 0.5) * box.width) / 30,
+      y: box.y + ((r + 0.5) * box.height) / 30,
+    });
 
     // Paint strokes: zig-zag drags across the grid, alternating colours so every cell changes.
     for (let pass = 0; pass < 4; pass++) {
@@ -46,7 +51,10 @@ export async function* run(): AsyncIterable<BenchResult> {
     }
     const fill = await takeLatencies(page);
 
-    for (const [name, l] of [['paint_stroke', stroke], ['flood_fill_30x30', fill]] as const) {
+    for (const [name, l] of [
+      ['paint_stroke', stroke],
+      ['flood_fill_30x30', fill],
+    ] as const) {
       yield { name: `grid.latency.${name}.input_to_paint.p50`, value: percentile(l.draw, 50), unit: 'ms' };
       yield { name: `grid.latency.${name}.input_to_paint.p95`, value: percentile(l.draw, 95), unit: 'ms' };
       yield { name: `grid.latency.${name}.input_to_next_frame.p95`, value: percentile(l.frame, 95), unit: 'ms' };

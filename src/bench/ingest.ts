@@ -27,12 +27,20 @@ const BATCH_CLIENTS = 50;
 const BATCH_SIZE = 100;
 const BATCH_SECONDS = 5;
 
-export interface Session { sessionId: string; token: string; seq: number }
+export interface Session {
+  sessionId: string;
+  token: string;
+  seq: number;
+}
 
 let retries = 0;
 /** A request not answered within this is given up (and counted), so the run stays bounded. */
 const REQUEST_TIMEOUT_MS = 10_000;
-export async function request(url: string, payload: string, token?: string): Promise<{ status: number; json: unknown }> {
+export async function request(
+  url: string,
+  payload: string,
+  token?: string,
+): Promise<{ status: number; json: unknown }> {
   const { status, json } = await requestJson(url, 'POST', payload, token, REQUEST_TIMEOUT_MS);
   return { status, json };
 }
@@ -57,43 +65,100 @@ export const post = async (url: string, body: unknown, token?: string): Promise<
  * every event at the door still runs).
  */
 const UNLIMITED = {
-  ARC_STUDIO_MAX_SESSION_EVENTS: '100000000', ARC_STUDIO_MAX_SESSION_MB: '100000',
-  ARC_STUDIO_SESSION_EVENTS_PER_SECOND: '100000000', ARC_STUDIO_SESSION_BURST_EVENTS: '100000000',
-  ARC_STUDIO_SESSION_KB_PER_SECOND: '100000000', ARC_STUDIO_SESSION_BURST_MB: '100000',
+  ARC_STUDIO_MAX_SESSION_EVENTS: '100000000',
+  ARC_STUDIO_MAX_SESSION_MB: '100000',
+  ARC_STUDIO_SESSION_EVENTS_PER_SECOND: '100000000',
+  ARC_STUDIO_SESSION_BURST_EVENTS: '100000000',
+  ARC_STUDIO_SESSION_KB_PER_SECOND: '100000000',
+  ARC_STUDIO_SESSION_BURST_MB: '100000',
   // Every simulated participant comes from this machine's one address.
-  ARC_STUDIO_SESSIONS_PER_MINUTE_PER_CLIENT: '100000000', ARC_STUDIO_STUDY_SESSIONS_PER_MINUTE: '100000000',
+  ARC_STUDIO_SESSIONS_PER_MINUTE_PER_CLIENT: '100000000',
+  ARC_STUDIO_STUDY_SESSIONS_PER_MINUTE: '100000000',
 };
 
-export async function startServe(tmp: string, env: NodeJS.ProcessEnv, args: readonly string[] = []): Promise<{ url: string; proc: ChildProcess }> {
+export async function startServe(
+  tmp: string,
+  env: NodeJS.ProcessEnv,
+  args: readonly string[] = [],
+): Promise<{ url: string; proc: ChildProcess }> {
   const port = await freePort();
-  const proc = spawn(process.execPath, ['bin/arc-studio.mjs', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', path.join(tmp, 'data'), ...args], {
-    cwd: ROOT, env: { ...process.env, ARC_STUDIO_DIST: path.join(tmp, 'dist'), ARC_STUDIO_ADMIN_TOKEN: 'bench-researcher-token-0123456789', ...UNLIMITED, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const proc = spawn(
+    process.execPath,
+    [
+      'bin/arc-studio.mjs',
+      'serve',
+      '--port',
+      String(port),
+      '--host',
+      '127.0.0.1',
+      '--data-dir',
+      path.join(tmp, 'data'),
+      ...args,
+    ],
+    {
+      cwd: ROOT,
+      env: {
+        ...process.env,
+        ARC_STUDIO_DIST: path.join(tmp, 'dist'),
+        ARC_STUDIO_ADMIN_TOKEN: 'bench-researcher-token-0123456789',
+        ...UNLIMITED,
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
-  proc.stdout!.on('data', (d) => { out += d; });
-  proc.stderr!.on('data', (d) => { out += d; });
+  proc.stdout!.on('data', (d) => {
+    out += d;
+  });
+  proc.stderr!.on('data', (d) => {
+    out += d;
+  });
   await new Promise<void>((resolve, reject) => {
-    const timer = setInterval(() => { if (out.includes('ARC Studio is running')) { clearInterval(timer); resolve(); } }, 50);
-    proc.once('exit', (code) => { clearInterval(timer); reject(new Error(`serve exited (${code}):\n${out}`)); });
+    const timer = setInterval(() => {
+      if (out.includes('ARC Studio is running')) {
+        clearInterval(timer);
+        resolve();
+      }
+    }, 50);
+    proc.once('exit', (code) => {
+      clearInterval(timer);
+      reject(new Error(`serve exited (${code}):\n${out}`));
+    });
   });
   return { url: `http://127.0.0.1:${port}`, proc };
 }
 
-export const stop = (proc: ChildProcess) => new Promise<void>((resolve) => { if (proc.exitCode !== null) return resolve(); proc.once('exit', () => resolve()); proc.kill('SIGTERM'); });
+export const stop = (proc: ChildProcess) =>
+  new Promise<void>((resolve) => {
+    if (proc.exitCode !== null) return resolve();
+    proc.once('exit', () => resolve());
+    proc.kill('SIGTERM');
+  });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const events = (s: Session, n: number) => Array.from({ length: n }, () => ({ seq: s.seq++, t: performance.now(), kind: 'paint', data: { row: 3, col: 4, color: 2, stroke: s.seq } }));
+const events = (s: Session, n: number) =>
+  Array.from({ length: n }, () => ({
+    seq: s.seq++,
+    t: performance.now(),
+    kind: 'paint',
+    data: { row: 3, col: 4, color: 2, stroke: s.seq },
+  }));
 
 export async function createSessions(url: string, n: number, prefix = 'bench'): Promise<Session[]> {
   const out: Session[] = [];
   for (let i = 0; i < n; i += 50) {
-    const made = await Promise.all(Array.from({ length: Math.min(50, n - i) }, async (_, k) => {
-      for (;;) {
-        const r = await post(`${url}/api/studies/sample/sessions`, { params: { PROLIFIC_PID: `${prefix}-${i + k}` } });
-        // Past capacity (a server still compiling its code hot): wait as the study page does.
-        if (r.status !== 503) return r;
-        await sleep(1000 * ((r.json as { retryAfter?: number }).retryAfter ?? 1));
-      }
-    }));
+    const made = await Promise.all(
+      Array.from({ length: Math.min(50, n - i) }, async (_, k) => {
+        for (;;) {
+          const r = await post(`${url}/api/studies/sample/sessions`, {
+            params: { PROLIFIC_PID: `${prefix}-${i + k}` },
+          });
+          // Past capacity (a server still compiling its code hot): wait as the study page does.
+          if (r.status !== 503) return r;
+          await sleep(1000 * ((r.json as { retryAfter?: number }).retryAfter ?? 1));
+        }
+      }),
+    );
     for (const m of made) {
       if (m.status !== 201) throw new Error(`Creating a session failed: ${JSON.stringify(m.json)}`);
       out.push({ ...(m.json as { sessionId: string; token: string }), seq: 0 });
@@ -111,26 +176,34 @@ export async function paced(url: string, sessions: Session[], seconds = PACED_SE
   let errors = 0;
   const start = performance.now();
   const end = start + seconds * 1000;
-  await Promise.all(sessions.map(async (s) => {
-    await sleep(Math.random() * 1000);
-    const startAt = performance.now();
-    for (let next = startAt; next < end; next += 1000) {
-      const wait = next - performance.now();
-      if (wait > 0) await sleep(wait);
-      const t0 = performance.now();
-      const r = await post(`${url}/api/sessions/${s.sessionId}/events`, { events: events(s, 2) }, s.token);
-      (next === startAt ? first : latencies).push(performance.now() - t0);
-      if (r.status === 200 && (r.json as { ackedThrough: number }).ackedThrough === s.seq - 1) stored += 2;
-      else {
-        errors++;
-        // Refused or unanswered: resend these seqs next time, as an outbox would (ingestion is
-        // idempotent). Moving on would leave a gap that makes every later batch of the session
-        // count as unacknowledged too.
-        if (r.status !== 200) s.seq -= 2;
+  await Promise.all(
+    sessions.map(async (s) => {
+      await sleep(Math.random() * 1000);
+      const startAt = performance.now();
+      for (let next = startAt; next < end; next += 1000) {
+        const wait = next - performance.now();
+        if (wait > 0) await sleep(wait);
+        const t0 = performance.now();
+        const r = await post(`${url}/api/sessions/${s.sessionId}/events`, { events: events(s, 2) }, s.token);
+        (next === startAt ? first : latencies).push(performance.now() - t0);
+        if (r.status === 200 && (r.json as { ackedThrough: number }).ackedThrough === s.seq - 1) stored += 2;
+        else {
+          errors++;
+          // Refused or unanswered: resend these seqs next time, as an outbox would (ingestion is
+          // idempotent). Moving on would leave a gap that makes every later batch of the session
+          // count as unacknowledged too.
+          if (r.status !== 200) s.seq -= 2;
+        }
       }
-    }
-  }));
-  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), firstP99: percentile(first, 99), rate: stored / ((performance.now() - start) / 1000), errors };
+    }),
+  );
+  return {
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    firstP99: percentile(first, 99),
+    rate: stored / ((performance.now() - start) / 1000),
+    errors,
+  };
 }
 
 async function batched(url: string, sessions: Session[]) {
@@ -138,16 +211,22 @@ async function batched(url: string, sessions: Session[]) {
   let stored = 0;
   const start = performance.now();
   const end = start + BATCH_SECONDS * 1000;
-  await Promise.all(sessions.slice(0, BATCH_CLIENTS).map(async (s) => {
-    while (performance.now() < end) {
-      const t0 = performance.now();
-      const r = await post(`${url}/api/sessions/${s.sessionId}/events`, { events: events(s, BATCH_SIZE) }, s.token);
-      latencies.push(performance.now() - t0);
-      if (r.status === 0) { s.seq -= BATCH_SIZE; continue; }
-      if (r.status !== 200 || (r.json as { ackedThrough: number }).ackedThrough !== s.seq - 1) throw new Error(`A batch was not acknowledged in full: ${JSON.stringify(r.json)}`);
-      stored += BATCH_SIZE;
-    }
-  }));
+  await Promise.all(
+    sessions.slice(0, BATCH_CLIENTS).map(async (s) => {
+      while (performance.now() < end) {
+        const t0 = performance.now();
+        const r = await post(`${url}/api/sessions/${s.sessionId}/events`, { events: events(s, BATCH_SIZE) }, s.token);
+        latencies.push(performance.now() - t0);
+        if (r.status === 0) {
+          s.seq -= BATCH_SIZE;
+          continue;
+        }
+        if (r.status !== 200 || (r.json as { ackedThrough: number }).ackedThrough !== s.seq - 1)
+          throw new Error(`A batch was not acknowledged in full: ${JSON.stringify(r.json)}`);
+        stored += BATCH_SIZE;
+      }
+    }),
+  );
   return { rate: stored / ((performance.now() - start) / 1000), p99: percentile(latencies, 99) };
 }
 

@@ -33,7 +33,12 @@ import { percentile } from './measure';
 const GOAL_SERVER = 30;
 const GOAL_LOCAL = 8;
 
-interface Screen { readonly name: string; readonly width: number; readonly height: number; readonly touch: boolean }
+interface Screen {
+  readonly name: string;
+  readonly width: number;
+  readonly height: number;
+  readonly touch: boolean;
+}
 const SCREENS: readonly Screen[] = [
   { name: '1280', width: 1280, height: 800, touch: false },
   { name: '390_touch', width: 390, height: 844, touch: true },
@@ -62,8 +67,20 @@ const PROBE = `(sel, attr) => {
   for (const type of ['keydown', 'pointerdown']) window.addEventListener(type, start, true);
 }`;
 
-const KEYS: Record<string, string> = { ACTION1: 'ArrowUp', ACTION2: 'ArrowDown', ACTION3: 'ArrowLeft', ACTION4: 'ArrowRight', ACTION5: 'Space' };
-const PAD: Record<string, string> = { ACTION1: 'Up (ACTION1)', ACTION2: 'Down (ACTION2)', ACTION3: 'Left (ACTION3)', ACTION4: 'Right (ACTION4)', ACTION5: 'Action (ACTION5)' };
+const KEYS: Record<string, string> = {
+  ACTION1: 'ArrowUp',
+  ACTION2: 'ArrowDown',
+  ACTION3: 'ArrowLeft',
+  ACTION4: 'ArrowRight',
+  ACTION5: 'Space',
+};
+const PAD: Record<string, string> = {
+  ACTION1: 'Up (ACTION1)',
+  ACTION2: 'Down (ACTION2)',
+  ACTION3: 'Left (ACTION3)',
+  ACTION4: 'Right (ACTION4)',
+  ACTION5: 'Action (ACTION5)',
+};
 const CANVAS = '[data-testid="game-canvas"]';
 
 async function install(page: Page, selector: string, attr: string): Promise<void> {
@@ -85,23 +102,40 @@ async function settle(page: Page, ms = 2_000): Promise<void> {
   })`);
 }
 
-async function take(page: Page): Promise<{ draw: Record<string, number[]>; frame: Record<string, number[]>; unchanged: number }> {
+async function take(
+  page: Page,
+): Promise<{ draw: Record<string, number[]>; frame: Record<string, number[]>; unchanged: number }> {
   await settle(page, 100);
-  return (await page.evaluate('(() => { const p = window.__inputProbe; const out = { draw: p.draw, frame: p.frame, unchanged: p.unchanged }; p.draw = {}; p.frame = {}; p.unchanged = 0; p.pending = null; return out; })()')) as { draw: Record<string, number[]>; frame: Record<string, number[]>; unchanged: number };
+  return (await page.evaluate(
+    '(() => { const p = window.__inputProbe; const out = { draw: p.draw, frame: p.frame, unchanged: p.unchanged }; p.draw = {}; p.frame = {}; p.unchanged = 0; p.pending = null; return out; })()',
+  )) as { draw: Record<string, number[]>; frame: Record<string, number[]>; unchanged: number };
 }
 
-function* figures(prefix: string, m: { draw: Record<string, number[]>; frame: Record<string, number[]> }, goal: number): Iterable<BenchResult> {
+function* figures(
+  prefix: string,
+  m: { draw: Record<string, number[]>; frame: Record<string, number[]> },
+  goal: number,
+): Iterable<BenchResult> {
   for (const [k, draw] of Object.entries(m.draw)) {
     const p95 = percentile(draw, 95);
     yield { name: `${prefix}.${k}.input_to_draw.p50`, value: percentile(draw, 50), unit: 'ms' };
-    yield { name: `${prefix}.${k}.input_to_draw.p95`, value: p95, unit: `ms (goal ${goal}: ${p95 <= goal ? 'met' : 'MISSED'})` };
+    yield {
+      name: `${prefix}.${k}.input_to_draw.p95`,
+      value: p95,
+      unit: `ms (goal ${goal}: ${p95 <= goal ? 'met' : 'MISSED'})`,
+    };
     yield { name: `${prefix}.${k}.input_to_next_frame.p95`, value: percentile(m.frame[k] ?? [], 95), unit: 'ms' };
     yield { name: `${prefix}.${k}.samples`, value: draw.length, unit: 'inputs' };
   }
 }
 
 async function newPage(browser: Browser, screen: Screen): Promise<{ context: BrowserContext; page: Page }> {
-  const context = await browser.newContext({ viewport: { width: screen.width, height: screen.height }, hasTouch: screen.touch, isMobile: screen.touch, deviceScaleFactor: 1 });
+  const context = await browser.newContext({
+    viewport: { width: screen.width, height: screen.height },
+    hasTouch: screen.touch,
+    isMobile: screen.touch,
+    deviceScaleFactor: 1,
+  });
   return { context, page: await context.newPage() };
 }
 
@@ -110,7 +144,8 @@ async function gameInput(page: Page, screen: Screen, input: ActionInput, keys: '
   if (input.action === 'ACTION6') {
     await kind(page, 'frame');
     const box = (await page.locator(CANVAS).boundingBox())!;
-    const x = box.x + (((input.x ?? 0) + 0.5) * box.width) / 64, y = box.y + (((input.y ?? 0) + 0.5) * box.height) / 64;
+    const x = box.x + (((input.x ?? 0) + 0.5) * box.width) / 64,
+      y = box.y + (((input.y ?? 0) + 0.5) * box.height) / 64;
     if (screen.touch) await page.touchscreen.tap(x, y);
     else await page.mouse.click(x, y);
     return;
@@ -127,7 +162,10 @@ async function restart(page: Page): Promise<void> {
   for (let i = 0; i < 4 && (await page.locator(CANVAS).getAttribute('data-level')) !== '0'; i++) {
     await page.getByRole('button', { name: 'Reset', exact: true }).click();
     const dialog = page.getByTestId('restart-dialog');
-    await dialog.waitFor({ timeout: 500 }).then(() => dialog.getByRole('button', { name: 'Start over' }).click(), () => {});
+    await dialog.waitFor({ timeout: 500 }).then(
+      () => dialog.getByRole('button', { name: 'Start over' }).click(),
+      () => {},
+    );
     await settle(page, 5_000);
   }
   await page.waitForSelector(`${CANVAS}[data-level="0"]`, { timeout: 10_000 });
@@ -158,7 +196,10 @@ export async function* run(): AsyncIterable<BenchResult> {
       // Built-in games, in the browser.
       const { context, page } = await newPage(browser, screen);
       try {
-        for (const [id, rounds] of [['flux', 6], ['glow', 6]] as const) {
+        for (const [id, rounds] of [
+          ['flux', 6],
+          ['glow', 6],
+        ] as const) {
           await page.goto(`${b.url}/games/${id}`);
           await page.waitForSelector(`${CANVAS}[data-frame-hash]`);
           await install(page, CANVAS, 'data-frame-hash');
@@ -170,7 +211,9 @@ export async function* run(): AsyncIterable<BenchResult> {
         try {
           yield* await gridFigures(page, b.url, screen);
         } catch (e) {
-          console.error(`bench input: the grid task at ${screen.name} was not measured: ${(e as Error).message.split('\n')[0]}`);
+          console.error(
+            `bench input: the grid task at ${screen.name} was not measured: ${(e as Error).message.split('\n')[0]}`,
+          );
         }
       } finally {
         await context.close();
@@ -196,11 +239,15 @@ async function gridFigures(page: Page, url: string, screen: Screen): Promise<Ben
     await sizeField.press('Enter');
     await page.waitForSelector('[data-testid="output-grid"][data-rows="30"]', { state: 'attached' });
   }
-  const rows = Number(await canvas.getAttribute('data-rows')), cols = Number(await canvas.getAttribute('data-cols'));
+  const rows = Number(await canvas.getAttribute('data-rows')),
+    cols = Number(await canvas.getAttribute('data-cols'));
   await install(page, '[data-testid="output-grid"]', 'data-grid');
   await canvas.scrollIntoViewIfNeeded();
   const box = (await canvas.boundingBox())!;
-  const at = (r: number, c: number) => ({ x: box.x + (((c % cols) + 0.5) * box.width) / cols, y: box.y + (((r % rows) + 0.5) * box.height) / rows });
+  const at = (r: number, c: number) => ({
+    x: box.x + (((c % cols) + 0.5) * box.width) / cols,
+    y: box.y + (((r % rows) + 0.5) * box.height) / rows,
+  });
   const press = async (r: number, c: number) => {
     const p = at(r, c);
     if (screen.touch) await page.touchscreen.tap(p.x, p.y);
@@ -252,14 +299,26 @@ async function* serverRun(): AsyncIterable<BenchResult> {
   try {
     server = await startArcServer(where);
     const plans = [
-      { game: 'ls20-9607627b', short: 'ls20', line: 'ACTION3,ACTION3,ACTION3,ACTION1,ACTION1,ACTION1,ACTION1,ACTION4,ACTION4,ACTION4,ACTION1,ACTION1,ACTION1', rounds: 3 },
+      {
+        game: 'ls20-9607627b',
+        short: 'ls20',
+        line: 'ACTION3,ACTION3,ACTION3,ACTION1,ACTION1,ACTION1,ACTION1,ACTION4,ACTION4,ACTION4,ACTION1,ACTION1,ACTION1',
+        rounds: 3,
+      },
       { game: 'vc33-5430563c', short: 'vc33', line: 'ACTION6:60:32,ACTION6:60:32,ACTION6:60:32', rounds: 8 },
     ];
     for (const screen of SCREENS) {
       for (const plan of plans) {
         const study = `bench-input-${plan.short}-${screen.name.replace('_', '-')}`;
         await server.admin('POST', `/api/admin/studies/${study}`, {
-          definition: { title: `Input ${plan.short}`, consent: 'A benchmark run.', instructions: 'Play.', completion: { code: 'BENCH' }, devices: 'any', items: [{ kind: 'game', id: 'game', game: plan.game }] },
+          definition: {
+            title: `Input ${plan.short}`,
+            consent: 'A benchmark run.',
+            instructions: 'Play.',
+            completion: { code: 'BENCH' },
+            devices: 'any',
+            items: [{ kind: 'game', id: 'game', game: plan.game }],
+          },
         });
         const { context, page } = await newPage(browser, screen);
         try {

@@ -26,7 +26,13 @@ const OVERLOAD_SECONDS = 8;
 const POOL = 2000;
 const FACTOR = 3;
 
-const events = (s: Session) => Array.from({ length: BATCH }, (_, i) => ({ seq: s.seq + i, t: performance.now(), kind: 'paint', data: { row: 3, col: 4, color: 2, stroke: s.seq + i } }));
+const events = (s: Session) =>
+  Array.from({ length: BATCH }, (_, i) => ({
+    seq: s.seq + i,
+    t: performance.now(),
+    kind: 'paint',
+    data: { row: 3, col: 4, color: 2, stroke: s.seq + i },
+  }));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Sends one batch of `s` and moves its seq on when it is stored; what happened. */
@@ -43,9 +49,11 @@ async function capacity(url: string, sessions: Session[]): Promise<number> {
   let stored = 0;
   const start = performance.now();
   const end = start + CAPACITY_SECONDS * 1000;
-  await Promise.all(sessions.slice(0, CLIENTS).map(async (s) => {
-    while (performance.now() < end) if ((await send(url, s)) === 'stored') stored += BATCH;
-  }));
+  await Promise.all(
+    sessions.slice(0, CLIENTS).map(async (s) => {
+      while (performance.now() < end) if ((await send(url, s)) === 'stored') stored += BATCH;
+    }),
+  );
   return stored / ((performance.now() - start) / 1000);
 }
 
@@ -53,7 +61,20 @@ async function capacity(url: string, sessions: Session[]): Promise<number> {
 async function watchHealth(url: string, until: () => boolean) {
   const worst = { inFlight: 0, eventLoopLagMs: 0, queueWaitMs: 0, oldestWriteMs: 0, overloadedReads: 0, reads: 0 };
   while (!until()) {
-    const h = await fetch(`${url}/api/health`).then((r) => r.json() as Promise<{ load?: { inFlight: number; eventLoopLagMs: number; queueWaitMs: number | null; oldestWriteMs?: number; overloaded: boolean } }>).catch(() => null);
+    const h = await fetch(`${url}/api/health`)
+      .then(
+        (r) =>
+          r.json() as Promise<{
+            load?: {
+              inFlight: number;
+              eventLoopLagMs: number;
+              queueWaitMs: number | null;
+              oldestWriteMs?: number;
+              overloaded: boolean;
+            };
+          }>,
+      )
+      .catch(() => null);
     if (h?.load) {
       worst.reads++;
       worst.inFlight = Math.max(worst.inFlight, h.load.inFlight);
@@ -82,19 +103,30 @@ async function overload(url: string, sessions: Session[], batchesPerSecond: numb
     const wait = at - performance.now();
     if (wait > 1) await sleep(wait);
     const s = idle.shift();
-    if (!s) { counts.unsent++; continue; }
-    inflight.push((async () => {
-      const t0 = performance.now();
-      const r = await send(url, s);
-      counts[r]++;
-      if (r === 'stored') latencies.push(performance.now() - t0);
-      idle.push(s);
-    })());
+    if (!s) {
+      counts.unsent++;
+      continue;
+    }
+    inflight.push(
+      (async () => {
+        const t0 = performance.now();
+        const r = await send(url, s);
+        counts[r]++;
+        if (r === 'stored') latencies.push(performance.now() - t0);
+        idle.push(s);
+      })(),
+    );
   }
   await Promise.all(inflight);
   const seconds = (performance.now() - start) / 1000;
   over = true;
-  return { rate: (counts.stored * BATCH) / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99), ...counts, health: await health };
+  return {
+    rate: (counts.stored * BATCH) / seconds,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    ...counts,
+    health: await health,
+  };
 }
 
 async function* round(label: string, env: NodeJS.ProcessEnv): AsyncIterable<BenchResult> {
@@ -116,11 +148,27 @@ async function* round(label: string, env: NodeJS.ProcessEnv): AsyncIterable<Benc
     yield { name: `overload.${label}.3x.not-sent-no-idle-participant`, value: o.unsent, unit: 'batches' };
     // Where the batches wait: a client's wait far past the server's oldest admitted write is spent
     // before admission (the accept backlog, a busy event loop, the load generator), not inside.
-    yield { name: `overload.${label}.3x.server.oldest-write-waiting`, value: o.health.oldestWriteMs, unit: 'ms (worst seen)' };
-    yield { name: `overload.${label}.3x.server.fastest-write-of-a-second`, value: o.health.queueWaitMs, unit: 'ms (worst seen)' };
-    yield { name: `overload.${label}.3x.server.event-loop-lag`, value: o.health.eventLoopLagMs, unit: 'ms (worst seen)' };
+    yield {
+      name: `overload.${label}.3x.server.oldest-write-waiting`,
+      value: o.health.oldestWriteMs,
+      unit: 'ms (worst seen)',
+    };
+    yield {
+      name: `overload.${label}.3x.server.fastest-write-of-a-second`,
+      value: o.health.queueWaitMs,
+      unit: 'ms (worst seen)',
+    };
+    yield {
+      name: `overload.${label}.3x.server.event-loop-lag`,
+      value: o.health.eventLoopLagMs,
+      unit: 'ms (worst seen)',
+    };
     yield { name: `overload.${label}.3x.server.in-flight`, value: o.health.inFlight, unit: 'requests (most seen)' };
-    yield { name: `overload.${label}.3x.server.overloaded`, value: o.health.overloadedReads, unit: `of ${o.health.reads} health reads` };
+    yield {
+      name: `overload.${label}.3x.server.overloaded`,
+      value: o.health.overloadedReads,
+      unit: `of ${o.health.reads} health reads`,
+    };
   } finally {
     await stop(server.proc);
     rmSync(tmp, { recursive: true, force: true });

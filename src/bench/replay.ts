@@ -7,7 +7,16 @@ import type { BenchResult } from '../cli/bench';
 import { Timeline } from '../core/log/timeline';
 import type { LogEvent } from '../core/log/events';
 import { initialPlayer, reduce, currentTest } from '../core/log/gridPlayer';
-import { availableActions, createRun, gameActionData, gameRunReducer, renderRun, step, GAME_ACTIONS, type ActionInput } from '../core/game';
+import {
+  availableActions,
+  createRun,
+  gameActionData,
+  gameRunReducer,
+  renderRun,
+  step,
+  GAME_ACTIONS,
+  type ActionInput,
+} from '../core/game';
 import { Rng } from '../core/game/rng';
 import { games } from '../games';
 import { percentile } from './measure';
@@ -22,18 +31,34 @@ function gameLog(n: number): LogEvent[] {
   while (events.length <= n) {
     const r = step(run, input);
     run = r.run;
-    events.push({ seq: events.length, t: events.length * 250, kind: 'game.action', data: gameActionData(game.id, input, r.response) as unknown as Record<string, unknown> });
+    events.push({
+      seq: events.length,
+      t: events.length * 250,
+      kind: 'game.action',
+      data: gameActionData(game.id, input, r.response) as unknown as Record<string, unknown>,
+    });
     const avail = availableActions(run);
-    input = run.state !== 'NOT_FINISHED' || avail.length === 0 ? { action: 'RESET' } : { action: GAME_ACTIONS[avail[Math.floor(rng.next() * avail.length)]] };
+    input =
+      run.state !== 'NOT_FINISHED' || avail.length === 0
+        ? { action: 'RESET' }
+        : { action: GAME_ACTIONS[avail[Math.floor(rng.next() * avail.length)]] };
   }
   return events;
 }
 
 function gridLog(n: number): LogEvent[] {
-  const events: LogEvent[] = [{ seq: 0, t: 0, kind: 'task.open', data: { taskId: 'bench', tests: 1 } }, { seq: 1, t: 1, kind: 'resize', data: { rows: 30, cols: 30 } }];
+  const events: LogEvent[] = [
+    { seq: 0, t: 0, kind: 'task.open', data: { taskId: 'bench', tests: 1 } },
+    { seq: 1, t: 1, kind: 'resize', data: { rows: 30, cols: 30 } },
+  ];
   for (let i = 2; i < n; i++) {
     const kind = i % 97 === 0 ? 'undo' : i % 41 === 0 ? 'fill' : 'paint';
-    events.push({ seq: i, t: i * 120, kind, data: { row: (i * 7) % 30, col: (i * 13) % 30, color: i % 10, stroke: Math.floor(i / 5) } });
+    events.push({
+      seq: i,
+      t: i * 120,
+      kind,
+      data: { row: (i * 7) % 30, col: (i * 13) % 30, color: i % 10, stroke: Math.floor(i / 5) },
+    });
   }
   return events;
 }
@@ -55,7 +80,10 @@ export function* run(): Iterable<BenchResult> {
   let t0 = performance.now();
   const gtl = new Timeline(null, glog, gameRunReducer(games.push));
   yield { name: 'replay.game_2000_actions.build', value: performance.now() - t0, unit: 'ms' };
-  const g = seekTimes((n) => { const r = gtl.at(n); if (r) renderRun(r); }, glog.length);
+  const g = seekTimes((n) => {
+    const r = gtl.at(n);
+    if (r) renderRun(r);
+  }, glog.length);
   yield { name: 'replay.game_2000_actions.seek.p50', value: percentile(g, 50), unit: 'ms' };
   yield { name: 'replay.game_2000_actions.seek.p95', value: percentile(g, 95), unit: 'ms' };
   yield { name: 'replay.game_2000_actions.seek.max', value: Math.max(...g), unit: 'ms' };

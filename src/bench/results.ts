@@ -48,42 +48,65 @@ function participants(store: Store, studyId: string, sessions: number) {
   const done = (async () => {
     while (!stopped) {
       for (let from = 0; from < sessions && !stopped; from += LIVE_PARALLEL) {
-        await Promise.all(Array.from({ length: Math.min(LIVE_PARALLEL, sessions - from) }, async (_, j) => {
-          const k = from + j;
-          const events: EventInput[] = Array.from({ length: LIVE_EVENTS }, (_, e) => {
-            const seq = next[k] + e;
-            return { seq, t: seq * 180.25, kind: 'paint', data: { row: seq % 10, col: (seq * 7) % 10, color: seq % 10, stroke: Math.floor(seq / 10) } };
-          });
-          next[k] += LIVE_EVENTS;
-          const t0 = performance.now();
-          await store.appendEvents(`${studyId}-s${String(k).padStart(5, '0')}`, events, { receivedAt: Date.now(), pastSessionLimit: false });
-          const list = times.get(phase) ?? [];
-          list.push(performance.now() - t0);
-          times.set(phase, list);
-        }));
+        await Promise.all(
+          Array.from({ length: Math.min(LIVE_PARALLEL, sessions - from) }, async (_, j) => {
+            const k = from + j;
+            const events: EventInput[] = Array.from({ length: LIVE_EVENTS }, (_, e) => {
+              const seq = next[k] + e;
+              return {
+                seq,
+                t: seq * 180.25,
+                kind: 'paint',
+                data: { row: seq % 10, col: (seq * 7) % 10, color: seq % 10, stroke: Math.floor(seq / 10) },
+              };
+            });
+            next[k] += LIVE_EVENTS;
+            const t0 = performance.now();
+            await store.appendEvents(`${studyId}-s${String(k).padStart(5, '0')}`, events, {
+              receivedAt: Date.now(),
+              pastSessionLimit: false,
+            });
+            const list = times.get(phase) ?? [];
+            list.push(performance.now() - t0);
+            times.set(phase, list);
+          }),
+        );
       }
       rounds++;
       for (const w of waiters.splice(0)) w();
     }
   })();
   return {
-    times, done,
-    setPhase(p: string) { phase = p; },
+    times,
+    done,
+    setPhase(p: string) {
+      phase = p;
+    },
     /** Resolves once a whole round has been sent after this call. */
     async nextRound() {
       const target = rounds + 2;
       while (rounds < target) await new Promise<void>((r) => waiters.push(r));
     },
-    async stop() { stopped = true; await done; },
+    async stop() {
+      stopped = true;
+      await done;
+    },
   };
 }
 
 async function* suite(db: string, store: Store, library: TaskLibrary): AsyncGenerator<BenchResult> {
   // 10,000 sessions (10,000,000 events) take long to store: only with BENCH_RESULTS_10K=1.
   // BENCH_RESULTS_SIZES=1000 (a comma-separated list) runs those sizes only.
-  const sizes = process.env.BENCH_RESULTS_SIZES ? process.env.BENCH_RESULTS_SIZES.split(',').map(Number) : process.env.BENCH_RESULTS_10K === '1' ? [100, 1000, 10_000] : [100, 1000];
+  const sizes = process.env.BENCH_RESULTS_SIZES
+    ? process.env.BENCH_RESULTS_SIZES.split(',').map(Number)
+    : process.env.BENCH_RESULTS_10K === '1'
+      ? [100, 1000, 10_000]
+      : [100, 1000];
   for (const sessions of sizes) {
-    if (!Number.isInteger(sessions) || sessions < 1) throw new Error(`BENCH_RESULTS_SIZES=${process.env.BENCH_RESULTS_SIZES} is not a list of session counts; give e.g. BENCH_RESULTS_SIZES=100,1000.`);
+    if (!Number.isInteger(sessions) || sessions < 1)
+      throw new Error(
+        `BENCH_RESULTS_SIZES=${process.env.BENCH_RESULTS_SIZES} is not a list of session counts; give e.g. BENCH_RESULTS_SIZES=100,1000.`,
+      );
     const id = `results${sessions}`;
     const name = `results.${db}.${sessions}_sessions_of_1000_events`;
     await fill(store, id, sessions);
@@ -107,13 +130,21 @@ async function* suite(db: string, store: Store, library: TaskLibrary): AsyncGene
         await live.nextRound();
         refreshes.push(await results());
       }
-      yield { name: `${name}.live_refresh_slowest (every session has new events)`, value: Math.max(...refreshes), unit: 's' };
+      yield {
+        name: `${name}.live_refresh_slowest (every session has new events)`,
+        value: Math.max(...refreshes),
+        unit: 's',
+      };
       yield { name: `${name}.live_refresh_median`, value: percentile(refreshes, 50), unit: 's' };
     } finally {
       await live.stop();
     }
     yield { name: `${name}.live_append_p99.alone`, value: percentile(live.times.get('alone') ?? [0], 99), unit: 'ms' };
-    yield { name: `${name}.live_append_p99.during_refreshes`, value: percentile(live.times.get('refreshing') ?? [0], 99), unit: 'ms' };
+    yield {
+      name: `${name}.live_append_p99.during_refreshes`,
+      value: percentile(live.times.get('refreshing') ?? [0], 99),
+      unit: 'ms',
+    };
 
     // As the server runs: the sessions ended, the background digested them (on digest threads),
     // and the researcher then asks for the results.

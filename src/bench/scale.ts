@@ -51,10 +51,12 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function get(url: string, token: string): Promise<void> {
   for (;;) {
     const status = await new Promise<{ code: number; retry: number }>((resolve, reject) => {
-      http.get(url, { headers: { Authorization: `Bearer ${token}` } }, (res) => {
-        res.on('data', () => {});
-        res.on('end', () => resolve({ code: res.statusCode ?? 0, retry: Number(res.headers['retry-after'] ?? 1) }));
-      }).on('error', reject);
+      http
+        .get(url, { headers: { Authorization: `Bearer ${token}` } }, (res) => {
+          res.on('data', () => {});
+          res.on('end', () => resolve({ code: res.statusCode ?? 0, retry: Number(res.headers['retry-after'] ?? 1) }));
+        })
+        .on('error', reject);
     });
     if (status.code === 200) return;
     if (status.code !== 503) throw new Error(`GET ${url}: ${status.code}`);
@@ -64,27 +66,49 @@ async function get(url: string, token: string): Promise<void> {
 
 async function postJson(url: string, body: unknown, token: string): Promise<unknown> {
   for (;;) {
-    const res = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` }, body: JSON.stringify(body) });
-    if (res.status === 503) { await sleep(1000 * Number(res.headers.get('Retry-After') ?? 1)); continue; }
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+      body: JSON.stringify(body),
+    });
+    if (res.status === 503) {
+      await sleep(1000 * Number(res.headers.get('Retry-After') ?? 1));
+      continue;
+    }
     if (!res.ok) throw new Error(`POST ${url}: ${res.status} ${await res.text()}`);
     return res.json();
   }
 }
 
 /** The researcher's heavy reads, one after another until `until()` says stop; how many of each were done. */
-async function researcher(url: string, until: () => boolean): Promise<{ results: number; exports: number; replays: number }> {
+async function researcher(
+  url: string,
+  until: () => boolean,
+): Promise<{ results: number; exports: number; replays: number }> {
   const done = { results: 0, exports: 0, replays: 0 };
   const largest = 'heavy-s00000';
   const loops = [
-    async () => { await get(`${url}/api/admin/studies/heavy/results`, ADMIN); done.results++; },
     async () => {
-      const t = (await postJson(`${url}/api/admin/studies/heavy/exports`, { format: 'jsonl' }, ADMIN)) as { url: string };
+      await get(`${url}/api/admin/studies/heavy/results`, ADMIN);
+      done.results++;
+    },
+    async () => {
+      const t = (await postJson(`${url}/api/admin/studies/heavy/exports`, { format: 'jsonl' }, ADMIN)) as {
+        url: string;
+      };
       await get(`${url}${t.url}`, ADMIN);
       done.exports++;
     },
-    async () => { await get(`${url}/api/admin/sessions/${largest}/events`, ADMIN); done.replays++; },
+    async () => {
+      await get(`${url}/api/admin/sessions/${largest}/events`, ADMIN);
+      done.replays++;
+    },
   ];
-  await Promise.all(loops.map(async (f) => { while (!until()) await f(); }));
+  await Promise.all(
+    loops.map(async (f) => {
+      while (!until()) await f();
+    }),
+  );
   return done;
 }
 
@@ -94,33 +118,84 @@ async function researcher(url: string, until: () => boolean): Promise<{ results:
  */
 async function fillLong(store: Store, events: number, steps: number): Promise<void> {
   const base = Date.UTC(2026, 0, 1);
-  await store.saveStudy('long', {
-    title: 'One long session', consent: 'Yes.', completion: { code: 'LONG' },
-    items: [{ kind: 'task', id: 'task', collection: 'samples', task: 'continue-pattern' }, { kind: 'game', id: 'game', game: 'push' }],
-  }, 'studio', base);
-  await store.createSession({ id: LONG_SESSION, studyId: 'long', studyVersion: 1, tokenHash: 'hlong', params: { PROLIFIC_PID: 'plong' }, seed: 1, order: [0, 1], createdAt: base });
+  await store.saveStudy(
+    'long',
+    {
+      title: 'One long session',
+      consent: 'Yes.',
+      completion: { code: 'LONG' },
+      items: [
+        { kind: 'task', id: 'task', collection: 'samples', task: 'continue-pattern' },
+        { kind: 'game', id: 'game', game: 'push' },
+      ],
+    },
+    'studio',
+    base,
+  );
+  await store.createSession({
+    id: LONG_SESSION,
+    studyId: 'long',
+    studyVersion: 1,
+    tokenHash: 'hlong',
+    params: { PROLIFIC_PID: 'plong' },
+    seed: 1,
+    order: [0, 1],
+    createdAt: base,
+  });
   const PAGE = 5_000;
   for (let from = 0; from < events; from += PAGE) {
     const batch: EventInput[] = [];
     for (let seq = from; seq < Math.min(events, from + PAGE); seq++) {
       const t = seq * 180.25;
-      batch.push(seq === 0 ? { seq, t: 0, kind: 'session.start', data: { mode: 'study', wallClock: '2026-01-01T00:00:00.000Z' } }
-        : seq === 1 ? { seq, t, kind: 'item.start', data: { item: 'task' } }
-          : { seq, t, kind: 'paint', data: { row: seq % 10, col: (seq * 7) % 10, color: seq % 10, stroke: Math.floor(seq / 10) } });
+      batch.push(
+        seq === 0
+          ? { seq, t: 0, kind: 'session.start', data: { mode: 'study', wallClock: '2026-01-01T00:00:00.000Z' } }
+          : seq === 1
+            ? { seq, t, kind: 'item.start', data: { item: 'task' } }
+            : {
+                seq,
+                t,
+                kind: 'paint',
+                data: { row: seq % 10, col: (seq * 7) % 10, color: seq % 10, stroke: Math.floor(seq / 10) },
+              },
+      );
     }
     await store.appendEvents(LONG_SESSION, batch, { receivedAt: base + 60_000, pastSessionLimit: false });
   }
   const runId = 'long-run-0';
-  await store.addGameRun({ runId, sessionId: LONG_SESSION, item: 'game', gameId: 'ls20-bench', source: 'arcengine', engine: 'bench', seed: 0, openedAt: base });
+  await store.addGameRun({
+    runId,
+    sessionId: LONG_SESSION,
+    item: 'game',
+    gameId: 'ls20-bench',
+    source: 'arcengine',
+    engine: 'bench',
+    seed: 0,
+    openedAt: base,
+  });
   for (let from = 0; from < steps; from += 100) {
-    await Promise.all(Array.from({ length: Math.min(100, steps - from) }, (_, k) => {
-      const step = from + k;
-      const frame = Array.from({ length: 64 }, (_, y) => Array.from({ length: 64 }, (_, x) => (x * y + step) % 16));
-      return store.addGameStep({
-        runId, step, action: step === 0 ? 'RESET' : `ACTION${1 + (step % 4)}`, x: null, y: null, state: 'NOT_FINISHED', levelsCompleted: 0, winLevels: 7,
-        available: [1, 2, 3, 4], fullReset: step === 0, frameHash: hashHex(frame), frames: encodeFrames([frame], null), keyframe: true, at: base + step,
-      });
-    }));
+    await Promise.all(
+      Array.from({ length: Math.min(100, steps - from) }, (_, k) => {
+        const step = from + k;
+        const frame = Array.from({ length: 64 }, (_, y) => Array.from({ length: 64 }, (_, x) => (x * y + step) % 16));
+        return store.addGameStep({
+          runId,
+          step,
+          action: step === 0 ? 'RESET' : `ACTION${1 + (step % 4)}`,
+          x: null,
+          y: null,
+          state: 'NOT_FINISHED',
+          levelsCompleted: 0,
+          winLevels: 7,
+          available: [1, 2, 3, 4],
+          fullReset: step === 0,
+          frameHash: hashHex(frame),
+          frames: encodeFrames([frame], null),
+          keyframe: true,
+          at: base + step,
+        });
+      }),
+    );
   }
 }
 
@@ -139,13 +214,19 @@ const LONG_READS: Record<string, (url: string) => Promise<void>> = {
 async function settle(url: string): Promise<void> {
   const end = Date.now() + 60_000;
   while (Date.now() < end) {
-    const health = await fetch(`${url}/api/health`).then((r) => r.json() as Promise<{ load?: { overloaded?: boolean; inFlight?: number } }>).catch(() => null);
+    const health = await fetch(`${url}/api/health`)
+      .then((r) => r.json() as Promise<{ load?: { overloaded?: boolean; inFlight?: number } }>)
+      .catch(() => null);
     if (health?.load && !health.load.overloaded && (health.load.inFlight ?? 0) <= 1) return;
     await sleep(500);
   }
 }
 
-async function* scaleCase(name: string, databaseUrl: string | null, args: readonly string[]): AsyncIterable<BenchResult> {
+async function* scaleCase(
+  name: string,
+  databaseUrl: string | null,
+  args: readonly string[],
+): AsyncIterable<BenchResult> {
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'arc-studio-bench-scale-'));
   mkdirSync(path.join(tmp, 'dist'));
   writeFileSync(path.join(tmp, 'dist', 'index.html'), '<!doctype html><title>bench</title>');
@@ -176,9 +257,21 @@ async function* scaleCase(name: string, databaseUrl: string | null, args: readon
       const done = await reads;
       // The server may still be working through the researcher's last requests: let it settle.
       await settle(server.url);
-      yield { name: `scale.${name}.${PARTICIPANTS}-participants+results+export+replay.ack-p50`, value: busy.p50, unit: 'ms' };
-      yield { name: `scale.${name}.${PARTICIPANTS}-participants+results+export+replay.ack-p99`, value: busy.p99, unit: 'ms' };
-      yield { name: `scale.${name}.${PARTICIPANTS}-participants+results+export+replay.unacknowledged`, value: busy.errors, unit: 'batches' };
+      yield {
+        name: `scale.${name}.${PARTICIPANTS}-participants+results+export+replay.ack-p50`,
+        value: busy.p50,
+        unit: 'ms',
+      };
+      yield {
+        name: `scale.${name}.${PARTICIPANTS}-participants+results+export+replay.ack-p99`,
+        value: busy.p99,
+        unit: 'ms',
+      };
+      yield {
+        name: `scale.${name}.${PARTICIPANTS}-participants+results+export+replay.unacknowledged`,
+        value: busy.errors,
+        unit: 'batches',
+      };
       yield { name: `scale.${name}.results-requests-meanwhile`, value: done.results, unit: 'requests' };
       yield { name: `scale.${name}.exports-meanwhile`, value: done.exports, unit: 'downloads' };
       yield { name: `scale.${name}.session-reads-meanwhile`, value: done.replays, unit: 'requests' };
@@ -204,7 +297,11 @@ async function* scaleCase(name: string, databaseUrl: string | null, args: readon
           const label = `scale.${name}.${PARTICIPANTS}-participants+${LONG_EVENTS}-event-session-${read}`;
           yield { name: `${label}.ack-p99`, value: r.p99, unit: 'ms' };
           yield { name: `${label}.unacknowledged`, value: r.errors, unit: 'batches' };
-          yield { name: `${label}.one-read`, value: reads ? readMs / reads / 1000 : Infinity, unit: `s (mean of ${reads})` };
+          yield {
+            name: `${label}.one-read`,
+            value: reads ? readMs / reads / 1000 : Infinity,
+            unit: `s (mean of ${reads})`,
+          };
         }
       }
 
@@ -212,16 +309,24 @@ async function* scaleCase(name: string, databaseUrl: string | null, args: readon
       let passedAt = 0;
       let lastUnder = 0;
       for (let n = 250; n <= MAX_PARTICIPANTS; n = n < 500 ? 500 : n < 2000 ? n + 500 : n + 1000) {
-        if (n > sessions.length) sessions = [...sessions, ...(await createSessions(server.url, n - sessions.length, `${name}-${n}`))];
+        if (n > sessions.length)
+          sessions = [...sessions, ...(await createSessions(server.url, n - sessions.length, `${name}-${n}`))];
         const r = await paced(server.url, sessions.slice(0, n), PACED_SECONDS);
         yield { name: `scale.${name}.${n}-participants.ack-p99`, value: r.p99, unit: 'ms' };
         yield { name: `scale.${name}.${n}-participants.unacknowledged`, value: r.errors, unit: 'batches' };
         // Past capacity the server answers 503 at once: many of those count as passing too.
-        if (r.p99 > 1000 || r.errors > n * PACED_SECONDS * 0.01) { passedAt = n; break; }
+        if (r.p99 > 1000 || r.errors > n * PACED_SECONDS * 0.01) {
+          passedAt = n;
+          break;
+        }
         lastUnder = n;
       }
       yield { name: `scale.${name}.participants-last-under-1s-p99`, value: lastUnder, unit: 'participants' };
-      yield { name: `scale.${name}.participants-at-which-ack-p99-passes-1s`, value: passedAt || Infinity, unit: passedAt ? 'participants' : `participants (not reached at ${MAX_PARTICIPANTS})` };
+      yield {
+        name: `scale.${name}.participants-at-which-ack-p99-passes-1s`,
+        value: passedAt || Infinity,
+        unit: passedAt ? 'participants' : `participants (not reached at ${MAX_PARTICIPANTS})`,
+      };
     } finally {
       await stop(server.proc);
     }

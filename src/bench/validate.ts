@@ -22,12 +22,28 @@ export async function* run(): AsyncIterable<BenchResult> {
       let steps = 0;
       for (const task of tasks) steps += runValidationTask(game, task).steps;
       const s = (performance.now() - t0) / 1000;
-      yield { name: `validate.${game.id}.level${level + 1}.steps_per_s`, value: Math.round(steps / s), unit: 'steps/s' };
-      yield { name: `validate.${game.id}.level${level + 1}.million_steps_s`, value: Number(((s * 1_000_000) / steps).toFixed(2)), unit: 's' };
+      yield {
+        name: `validate.${game.id}.level${level + 1}.steps_per_s`,
+        value: Math.round(steps / s),
+        unit: 'steps/s',
+      };
+      yield {
+        name: `validate.${game.id}.level${level + 1}.million_steps_s`,
+        value: Number(((s * 1_000_000) / steps).toFixed(2)),
+        unit: 's',
+      };
     }
     const t0 = performance.now();
     const out = await validateBuiltIn(game, { threads: defaultThreads() });
-    yield { name: `validate.${game.id}.full_s`, value: Number(((performance.now() - t0) / 1000).toFixed(1)), unit: 's' };
-    yield { name: `validate.${game.id}.chance_wins`, value: out.report.levels.filter((l) => !l.tutorial && !l.ok).length, unit: 'levels' };
+    yield {
+      name: `validate.${game.id}.full_s`,
+      value: Number(((performance.now() - t0) / 1000).toFixed(1)),
+      unit: 's',
+    };
+    yield {
+      name: `validate.${game.id}.chance_wins`,
+      value: out.report.levels.filter((l) => !l.tutorial && !l.ok).length,
+      unit: 'levels',
+    };
   }
 }

@@ -32,7 +32,17 @@ function usageMessage(args: string[]): string {
 
 describe('parseCommandArgs', () => {
   it('gives typed values, defaults and positionals', () => {
-    const r = parseCommandArgs(SPEC, ['a.json', '--port', '80', '--tag', 'one', '--tag=two', '--fast', 'b.json', '--name=--odd']);
+    const r = parseCommandArgs(SPEC, [
+      'a.json',
+      '--port',
+      '80',
+      '--tag',
+      'one',
+      '--tag=two',
+      '--fast',
+      'b.json',
+      '--name=--odd',
+    ]);
     expect(r.values).toEqual({ port: 80, seed: 7, name: '--odd', tag: ['one', 'two'], fast: true });
     expect(r.positionals).toEqual(['a.json', 'b.json']);
     const d = parseCommandArgs(SPEC, []);
@@ -61,18 +71,26 @@ describe('parseCommandArgs', () => {
     [['--port', '1', '--port', '2'], '--port is given twice; give it once.'],
     [['--fast=yes'], '--fast takes no value; write --fast alone.'],
   ])('refuses %j, naming the option, with the usage', (args, message) => {
-    expect(usageMessage(args)).toBe(`${message}\nUsage: arc-studio ${SPEC.usage}\n"arc-studio demo --help" describes every option.`);
+    expect(usageMessage(args)).toBe(
+      `${message}\nUsage: arc-studio ${SPEC.usage}\n"arc-studio demo --help" describes every option.`,
+    );
   });
 
   it('refuses positionals when the command takes none', () => {
     const spec = { ...SPEC, positionals: undefined };
-    expect(() => parseCommandArgs(spec, ['--fast', 'extra'])).toThrow(/^unexpected argument "extra"\.\nUsage: arc-studio demo/);
+    expect(() => parseCommandArgs(spec, ['--fast', 'extra'])).toThrow(
+      /^unexpected argument "extra"\.\nUsage: arc-studio demo/,
+    );
   });
 
   it('answers --help and -h with help made from the declaration', () => {
     for (const flag of ['--help', '-h']) {
       let help: unknown;
-      try { parseCommandArgs(SPEC, ['--port', '1', flag, '--bogus']); } catch (e) { help = e; }
+      try {
+        parseCommandArgs(SPEC, ['--port', '1', flag, '--bogus']);
+      } catch (e) {
+        help = e;
+      }
       expect(help).toBeInstanceOf(HelpRequest);
       expect((help as HelpRequest).text).toBe(commandHelp(SPEC));
     }
@@ -99,14 +117,21 @@ describe('parseCommandArgs', () => {
 });
 
 describe('selectSubcommand', () => {
-  const subs = { list: { ...SPEC, command: 'demo list', usage: 'demo list' }, show: { ...SPEC, command: 'demo show', usage: 'demo show' } };
+  const subs = {
+    list: { ...SPEC, command: 'demo list', usage: 'demo list' },
+    show: { ...SPEC, command: 'demo show', usage: 'demo show' },
+  };
   const parent = { command: 'demo', usage: 'demo list | demo show' };
   it('splits off the subcommand', () => {
     expect(selectSubcommand(parent, subs, ['show', '--fast'])).toEqual({ sub: 'show', rest: ['--fast'] });
   });
   it('names a missing or unknown subcommand and lists them', () => {
-    expect(() => selectSubcommand(parent, subs, [])).toThrow('name a subcommand: list, show.\nUsage: arc-studio demo list | demo show\n');
-    expect(() => selectSubcommand(parent, subs, ['shwo'])).toThrow('unknown subcommand "shwo"; subcommands: list, show.');
+    expect(() => selectSubcommand(parent, subs, [])).toThrow(
+      'name a subcommand: list, show.\nUsage: arc-studio demo list | demo show\n',
+    );
+    expect(() => selectSubcommand(parent, subs, ['shwo'])).toThrow(
+      'unknown subcommand "shwo"; subcommands: list, show.',
+    );
   });
   it('answers --help with every subcommand', () => {
     expect(() => selectSubcommand(parent, subs, ['--help'])).toThrow(HelpRequest);
@@ -119,26 +144,44 @@ describe('every command', () => {
   beforeEach(() => {
     out = [];
     err = [];
-    vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => { out.push(a.join(' ')); });
-    vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => { err.push(a.join(' ')); });
+    vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => {
+      out.push(a.join(' '));
+    });
+    vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => {
+      err.push(a.join(' '));
+    });
   });
-  afterEach(() => { vi.restoreAllMocks(); });
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
 
   // The arguments that reach each command's option parsing.
   const invocations: Record<string, string[]> = {
-    serve: ['serve'], tasks: ['tasks', 'check'], bench: ['bench'], games: ['games', 'verify'], score: ['score'], export: ['export'],
-    questions: ['questions', 'check'], 'score-answers': ['score-answers'], 'login-link': ['login-link'],
+    serve: ['serve'],
+    tasks: ['tasks', 'check'],
+    bench: ['bench'],
+    games: ['games', 'verify'],
+    score: ['score'],
+    export: ['export'],
+    questions: ['questions', 'check'],
+    'score-answers': ['score-answers'],
+    'login-link': ['login-link'],
   };
 
   it('is covered here', () => {
     expect(Object.keys(invocations).sort()).toEqual(Object.keys(commands).sort());
   });
 
-  it.each(Object.entries(invocations))('%s refuses an unknown option with exit 2, naming it and the usage', async (_name, argv) => {
-    expect(await main([...argv, '--no-such-flag'])).toBe(2);
-    expect(out).toEqual([]);
-    expect(err.join('\n')).toMatch(new RegExp(`^arc-studio ${argv[0]}: unknown option "--no-such-flag"\\.\\nUsage: arc-studio ${argv.join(' ')}`));
-  });
+  it.each(Object.entries(invocations))(
+    '%s refuses an unknown option with exit 2, naming it and the usage',
+    async (_name, argv) => {
+      expect(await main([...argv, '--no-such-flag'])).toBe(2);
+      expect(out).toEqual([]);
+      expect(err.join('\n')).toMatch(
+        new RegExp(`^arc-studio ${argv[0]}: unknown option "--no-such-flag"\\.\\nUsage: arc-studio ${argv.join(' ')}`),
+      );
+    },
+  );
 
   it.each(Object.entries(invocations))('%s answers --help on standard output with exit 0', async (_name, argv) => {
     expect(await main([...argv, '--help'])).toBe(0);
@@ -167,7 +210,7 @@ describe('every command', () => {
     ]);
   });
 
-  it('help <command> is the command\'s --help; no command is a usage error', async () => {
+  it("help <command> is the command's --help; no command is a usage error", async () => {
     expect(await main(['help', 'score'])).toBe(0);
     expect(out[0]).toMatch(/^Usage: arc-studio score /);
     expect(await main([])).toBe(2);
@@ -177,11 +220,21 @@ describe('every command', () => {
 
 describe('the installed command', () => {
   it('exits 2 on a usage error and 0 on --help, from the real binary', () => {
-    const bad = spawnSync('node', ['bin/arc-studio.mjs', 'games', 'verify', 'push', '--stpes', '5'], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+    const bad = spawnSync('node', ['bin/arc-studio.mjs', 'games', 'verify', 'push', '--stpes', '5'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(bad.status).toBe(2);
     expect(bad.stdout).toBe('');
-    expect(bad.stderr).toBe('arc-studio games: unknown option "--stpes".\nUsage: arc-studio games verify [id...] [--steps N] [--minimal]\n"arc-studio games verify --help" describes every option.\n');
-    const help = spawnSync('node', ['bin/arc-studio.mjs', 'serve', '--help'], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+    expect(bad.stderr).toBe(
+      'arc-studio games: unknown option "--stpes".\nUsage: arc-studio games verify [id...] [--steps N] [--minimal]\n"arc-studio games verify --help" describes every option.\n',
+    );
+    const help = spawnSync('node', ['bin/arc-studio.mjs', 'serve', '--help'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(help.status).toBe(0);
     expect(help.stdout).toMatch(/^Usage: arc-studio serve /);
     expect(help.stdout).toContain('--data-dir DIR');

@@ -19,8 +19,21 @@
 /** One option of a command, declared once for parsing and for its help line. */
 export type OptionSpec =
   | { readonly type: 'boolean'; readonly help: string }
-  | { readonly type: 'string'; readonly value: string; readonly help: string; readonly default?: string; readonly multiple?: boolean }
-  | { readonly type: 'integer'; readonly value: string; readonly help: string; readonly default?: number; readonly min?: number; readonly max?: number };
+  | {
+      readonly type: 'string';
+      readonly value: string;
+      readonly help: string;
+      readonly default?: string;
+      readonly multiple?: boolean;
+    }
+  | {
+      readonly type: 'integer';
+      readonly value: string;
+      readonly help: string;
+      readonly default?: number;
+      readonly min?: number;
+      readonly max?: number;
+    };
 
 export type OptionSpecs = Readonly<Record<string, OptionSpec>>;
 
@@ -37,11 +50,17 @@ export interface CommandSpec<O extends OptionSpecs = OptionSpecs> {
   readonly positionals?: { readonly name: string; readonly help: string };
 }
 
-type ValueOf<S extends OptionSpec> =
-  S extends { type: 'boolean' } ? boolean
-    : S extends { type: 'integer' } ? (S extends { default: number } ? number : number | undefined)
-      : S extends { multiple: true } ? string[]
-        : S extends { default: string } ? string : string | undefined;
+type ValueOf<S extends OptionSpec> = S extends { type: 'boolean' }
+  ? boolean
+  : S extends { type: 'integer' }
+    ? S extends { default: number }
+      ? number
+      : number | undefined
+    : S extends { multiple: true }
+      ? string[]
+      : S extends { default: string }
+        ? string
+        : string | undefined;
 
 export interface ParsedArgs<O extends OptionSpecs> {
   readonly values: { -readonly [K in keyof O]: ValueOf<O[K]> };
@@ -65,7 +84,9 @@ const HELP_FLAGS = new Set(['--help', '-h']);
 
 /** A {@link UsageError} whose message ends with the usage line of `spec` and where help is. */
 export function usageError(spec: Pick<CommandSpec, 'command' | 'usage'>, message: string): UsageError {
-  return new UsageError(`${message}\nUsage: arc-studio ${spec.usage}\n"arc-studio ${spec.command} --help" describes every option.`);
+  return new UsageError(
+    `${message}\nUsage: arc-studio ${spec.usage}\n"arc-studio ${spec.command} --help" describes every option.`,
+  );
 }
 
 /**
@@ -90,19 +111,33 @@ export function commandHelp(spec: CommandSpec): string {
   const rows: [string, string][] = [];
   if (spec.positionals) rows.push([spec.positionals.name, spec.positionals.help]);
   for (const [name, o] of Object.entries(spec.options)) {
-    const extra = o.type !== 'boolean' && o.default !== undefined ? ` (default: ${o.default})` : o.type === 'string' && o.multiple ? ' (repeatable)' : '';
+    const extra =
+      o.type !== 'boolean' && o.default !== undefined
+        ? ` (default: ${o.default})`
+        : o.type === 'string' && o.multiple
+          ? ' (repeatable)'
+          : '';
     rows.push([optionLabel(name, o), o.help + extra]);
   }
   rows.push(['--help, -h', 'show this help']);
   const width = Math.max(...rows.map(([l]) => l.length));
-  return [`Usage: arc-studio ${spec.usage}`, '', spec.summary, '', ...rows.map(([l, h]) => `  ${l.padEnd(width)}  ${h}`)].join('\n');
+  return [
+    `Usage: arc-studio ${spec.usage}`,
+    '',
+    spec.summary,
+    '',
+    ...rows.map(([l, h]) => `  ${l.padEnd(width)}  ${h}`),
+  ].join('\n');
 }
 
 /**
  * Parses `args` against `spec`. Throws {@link UsageError} for any mistake and
  * {@link HelpRequest} for `--help` / `-h`.
  */
-export function parseCommandArgs<const O extends OptionSpecs>(spec: CommandSpec<O>, args: readonly string[]): ParsedArgs<O> {
+export function parseCommandArgs<const O extends OptionSpecs>(
+  spec: CommandSpec<O>,
+  args: readonly string[],
+): ParsedArgs<O> {
   const fail = (message: string) => usageError(spec, message);
   const values: Record<string, unknown> = {};
   const seen = new Set<string>();
@@ -142,7 +177,8 @@ export function parseCommandArgs<const O extends OptionSpecs>(spec: CommandSpec<
       const next = args[i + 1];
       // A following option is never taken as a value ("--out --json" is a forgotten value),
       // but a negative number is ("--seed -3").
-      if (next === undefined || next.startsWith('--') || HELP_FLAGS.has(next)) throw fail(`${flag} needs a value: ${optionLabel(name, o)}.`);
+      if (next === undefined || next.startsWith('--') || HELP_FLAGS.has(next))
+        throw fail(`${flag} needs a value: ${optionLabel(name, o)}.`);
       text = next;
       i++;
     }
@@ -168,8 +204,10 @@ export function selectSubcommand<S extends string>(
 ): { sub: S; rest: string[] } {
   const [sub, ...rest] = args;
   const names = Object.keys(subcommands) as S[];
-  if (sub !== undefined && HELP_FLAGS.has(sub)) throw new HelpRequest(names.map((n) => commandHelp(subcommands[n])).join('\n\n'));
+  if (sub !== undefined && HELP_FLAGS.has(sub))
+    throw new HelpRequest(names.map((n) => commandHelp(subcommands[n])).join('\n\n'));
   if (sub === undefined) throw usageError(parent, `name a subcommand: ${names.join(', ')}.`);
-  if (!(names as string[]).includes(sub)) throw usageError(parent, `unknown subcommand "${sub}"; subcommands: ${names.join(', ')}.`);
+  if (!(names as string[]).includes(sub))
+    throw usageError(parent, `unknown subcommand "${sub}"; subcommands: ${names.join(', ')}.`);
   return { sub: sub as S, rest };
 }

@@ -44,9 +44,16 @@ export const benchCommand: Command = {
   summary: BENCH.summary,
   usage: BENCH.usage,
   async run(args) {
-    const { values: { json }, positionals: names } = parseCommandArgs(BENCH, args);
+    const {
+      values: { json },
+      positionals: names,
+    } = parseCommandArgs(BENCH, args);
     const unknown = names.filter((n) => !Object.hasOwn(suites, n));
-    if (unknown.length) throw usageError(BENCH, `unknown suite ${unknown.map((n) => `"${n}"`).join(', ')}; suites: ${Object.keys(suites).join(', ')}.`);
+    if (unknown.length)
+      throw usageError(
+        BENCH,
+        `unknown suite ${unknown.map((n) => `"${n}"`).join(', ')}; suites: ${Object.keys(suites).join(', ')}.`,
+      );
     for (const name of names.length ? names : Object.keys(suites)) {
       const suite = await suites[name]();
       for await (const r of suite.run()) {

@@ -25,7 +25,10 @@ beforeAll(async () => {
   // Inside the package (.tmp/), as dist-server/ is: the compiled code finds data/ from there.
   compiled = path.join(ROOT, '.tmp', `dist-server-test-${process.pid}`);
   const built = await new Promise<{ code: number | null; out: string }>((resolve) => {
-    const p = spawn(process.execPath, ['scripts/build-server.mjs', '--outdir', compiled], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(process.execPath, ['scripts/build-server.mjs', '--outdir', compiled], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     p.stdout.on('data', (d) => (out += d));
     p.stderr.on('data', (d) => (out += d));
@@ -34,12 +37,15 @@ beforeAll(async () => {
   expect(built.out).toContain('server compiled into');
   expect(built.code).toBe(0);
   const noTsx = path.join(tmp, 'no-tsx.mjs');
-  writeFileSync(noTsx, `import { register } from 'node:module';
+  writeFileSync(
+    noTsx,
+    `import { register } from 'node:module';
 register('data:text/javascript,' + encodeURIComponent(\`export async function resolve(specifier, context, next) {
   if (specifier === 'tsx' || specifier.startsWith('tsx/') || specifier.endsWith('.ts')) throw new Error('tsx and TypeScript sources are not available here: ' + specifier);
   return next(specifier, context);
 }\`));
-`);
+`,
+  );
   env = { ARC_STUDIO_SERVER_DIST: compiled, ARC_STUDIO_NO_TSX: '1', NODE_OPTIONS: `--import=${noTsx}` };
 }, 120_000);
 
@@ -58,12 +64,19 @@ describe('the compiled server', () => {
       expect(health.status).toBe(200);
       expect(await health.json()).toMatchObject({ ok: true });
       const auth = { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' };
-      const made = await fetch(`${server.url}/api/admin/studies/sample/exports`, { method: 'POST', headers: auth, body: JSON.stringify({ format: 'baselines-json' }) });
+      const made = await fetch(`${server.url}/api/admin/studies/sample/exports`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ format: 'baselines-json' }),
+      });
       expect(made.status).toBe(201);
       const { url } = (await made.json()) as { url: string };
       const file = await fetch(server.url + url);
       expect(file.status).toBe(200);
-      expect(JSON.parse(await file.text())).toMatchObject({ format: 'arc-studio.baselines', games: { push: { participants: 0 } } });
+      expect(JSON.parse(await file.text())).toMatchObject({
+        format: 'arc-studio.baselines',
+        games: { push: { participants: 0 } },
+      });
       expect(server.output()).not.toMatch(/not available here/);
     } finally {
       await kill9(server);
@@ -72,15 +85,38 @@ describe('the compiled server', () => {
   }, 180_000);
 
   it('runs a command on its validation threads, without tsx', () => {
-    const r = spawnSync(process.execPath, ['bin/arc-studio.mjs', 'games', 'validate', 'glow', '--level', '3', '--steps', '2000', '--threads', '2', '--json'],
-      { cwd: ROOT, env: { ...process.env, ...env, ARC_STUDIO_PYTHONPATH: PYTHONPATH, ARC_STUDIO_ARC3_GAMES: '' }, encoding: 'utf8' });
+    const r = spawnSync(
+      process.execPath,
+      [
+        'bin/arc-studio.mjs',
+        'games',
+        'validate',
+        'glow',
+        '--level',
+        '3',
+        '--steps',
+        '2000',
+        '--threads',
+        '2',
+        '--json',
+      ],
+      {
+        cwd: ROOT,
+        env: { ...process.env, ...env, ARC_STUDIO_PYTHONPATH: PYTHONPATH, ARC_STUDIO_ARC3_GAMES: '' },
+        encoding: 'utf8',
+      },
+    );
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ game: 'glow', ok: true, total_steps: 6_000 });
   });
 
   it('is refused, with what to do, when it is missing and the sources are forbidden', () => {
-    const r = spawnSync(process.execPath, ['bin/arc-studio.mjs', 'help'], { cwd: ROOT, env: { ...process.env, ...env, ARC_STUDIO_SERVER_DIST: path.join(tmp, 'nothing') }, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, ['bin/arc-studio.mjs', 'help'], {
+      cwd: ROOT,
+      env: { ...process.env, ...env, ARC_STUDIO_SERVER_DIST: path.join(tmp, 'nothing') },
+      encoding: 'utf8',
+    });
     expect(r.status).toBe(1);
     expect(r.stderr).toContain('there is no compiled server in');
     expect(r.stderr).toContain('Run `npm run build` first.');

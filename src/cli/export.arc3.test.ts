@@ -22,14 +22,25 @@ import { runCli } from './testing';
 const ROOT = path.resolve(__dirname, '../..');
 const PYTHONPATH = path.resolve(ROOT, '../shared/vendor/arc-agi-3/python');
 const FIXTURES = path.join(ROOT, 'e2e/fixtures/arc3-games');
-if (!existsSync(path.join(PYTHONPATH, 'arcengine'))) throw new Error(`the official engine must be at ${PYTHONPATH}; these tests run against it`);
-const CHANGES = { ARC_STUDIO_PYTHONPATH: PYTHONPATH, ARC_STUDIO_ARC3_GAMES: '', PYTHONDONTWRITEBYTECODE: '1', DATABASE_URL: '' };
+if (!existsSync(path.join(PYTHONPATH, 'arcengine')))
+  throw new Error(`the official engine must be at ${PYTHONPATH}; these tests run against it`);
+const CHANGES = {
+  ARC_STUDIO_PYTHONPATH: PYTHONPATH,
+  ARC_STUDIO_ARC3_GAMES: '',
+  PYTHONDONTWRITEBYTECODE: '1',
+  DATABASE_URL: '',
+};
 const ENV = { ...process.env, ...CHANGES };
 const TG01 = 'tg01-5e1f0a27';
 /** The fixture's first level, as its README records it: 10 actions after the opening RESET. */
 const LEVEL_1 = 'ACTION2,ACTION2,ACTION4,ACTION4,ACTION4,ACTION4,ACTION4,ACTION2,ACTION2,ACTION2';
 const ADMIN = 'researcher-token-for-cli-arc3-export-tests';
-const STUDY = { title: 'Gatekeeper', consent: 'Yes.', completion: { code: 'G' }, items: [{ kind: 'game', id: 'gate', game: TG01 }] };
+const STUDY = {
+  title: 'Gatekeeper',
+  consent: 'Yes.',
+  completion: { code: 'G' },
+  items: [{ kind: 'game', id: 'gate', game: TG01 }],
+};
 
 const dir = mkdtempSync(path.join(tmpdir(), 'arc-studio-export-arc3-'));
 const dataDir = path.join(dir, 'data');
@@ -45,24 +56,47 @@ beforeAll(async () => {
   try {
     await store.saveStudy('gate', STUDY, 'file', Date.now());
     const app = createApi({
-      library: new TaskLibrary(), version: 'test',
-      study: { store, adminTokenHash: hashToken(ADMIN), replay: studioGames(arc3).replay, games: new Set([...gameIds, ...arc3.service.ids]), arc3: { service: arc3.service, engine: arc3.engine } },
+      library: new TaskLibrary(),
+      version: 'test',
+      study: {
+        store,
+        adminTokenHash: hashToken(ADMIN),
+        replay: studioGames(arc3).replay,
+        games: new Set([...gameIds, ...arc3.service.ids]),
+        arc3: { service: arc3.service, engine: arc3.engine },
+      },
     });
     const post = async (url: string, token: string | null, body: unknown) => {
-      const res = await app.request(url, { method: 'POST', headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
-      const json = await res.json() as Record<string, unknown>;
+      const res = await app.request(url, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+        body: JSON.stringify(body),
+      });
+      const json = (await res.json()) as Record<string, unknown>;
       if (res.status >= 300) throw new Error(`${url}: ${res.status} ${JSON.stringify(json)}`);
       return json;
     };
-    const { sessionId, token } = await post('/studies/gate/sessions', null, { params: { PROLIFIC_PID: 'p1' } }) as { sessionId: string; token: string };
-    const opened = await post(`/sessions/${sessionId}/runs`, token, { item: 'gate' }) as unknown as ServerRunReply;
+    const { sessionId, token } = (await post('/studies/gate/sessions', null, { params: { PROLIFIC_PID: 'p1' } })) as {
+      sessionId: string;
+      token: string;
+    };
+    const opened = (await post(`/sessions/${sessionId}/runs`, token, { item: 'gate' })) as unknown as ServerRunReply;
     const steps: ServerStep[] = [opened.steps[0]];
-    for (const input of parseActions(LEVEL_1)) steps.push(await post(`/sessions/${sessionId}/runs/${opened.run}/actions`, token, { step: steps.length, ...input }) as unknown as ServerStep);
+    for (const input of parseActions(LEVEL_1))
+      steps.push(
+        (await post(`/sessions/${sessionId}/runs/${opened.run}/actions`, token, {
+          step: steps.length,
+          ...input,
+        })) as unknown as ServerStep,
+      );
     expect(steps[steps.length - 1].levels_completed).toBe(1);
     const events = [
       { kind: 'session.start', data: { wallClock: '2026-02-01T09:00:00.000Z' } },
       { kind: 'item.start', data: { item: 'gate', kind: 'game' } },
-      { kind: 'game.open', data: { game: TG01, seed: 0, run: opened.run, source: 'arcengine', engine: opened.game.engine } },
+      {
+        kind: 'game.open',
+        data: { game: TG01, seed: 0, run: opened.run, source: 'arcengine', engine: opened.game.engine },
+      },
       ...steps.map((s) => ({ kind: 'game.action', data: serverStepEventData(s) })),
     ].map((e, seq) => ({ seq, t: seq * 200, ...e }));
     await post(`/sessions/${sessionId}/events`, token, { events });
@@ -76,7 +110,18 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('arc-studio export with arcengine games', () => {
   it('verifies their logs and puts their levels and version in the baselines when given the folders', async () => {
     const with3 = path.join(dir, 'with.json');
-    const r = await cli('--study', 'gate', '--format', 'baselines', '--out', with3, '--data-dir', dataDir, '--arc3-games', FIXTURES);
+    const r = await cli(
+      '--study',
+      'gate',
+      '--format',
+      'baselines',
+      '--out',
+      with3,
+      '--data-dir',
+      dataDir,
+      '--arc3-games',
+      FIXTURES,
+    );
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     const game = parseBaselines(readFileSync(with3, 'utf8')).games[TG01];
@@ -93,19 +138,50 @@ describe('arc-studio export with arcengine games', () => {
     expect(existsSync(without)).toBe(false);
     // ARC_STUDIO_ARC3_GAMES is the default, as for serve.
     const fromEnv = path.join(dir, 'env.json');
-    const r2 = await runCli(['export', '--study', 'gate', '--format', 'baselines', '--out', fromEnv, '--data-dir', dataDir], { ...CHANGES, ARC_STUDIO_ARC3_GAMES: FIXTURES });
+    const r2 = await runCli(
+      ['export', '--study', 'gate', '--format', 'baselines', '--out', fromEnv, '--data-dir', dataDir],
+      { ...CHANGES, ARC_STUDIO_ARC3_GAMES: FIXTURES },
+    );
     expect(r2.code, r2.err).toBe(0);
-    expect(parseBaselines(readFileSync(fromEnv, 'utf8')).games[TG01].levels[0]).toMatchObject({ completers: 1, actions: [10] });
+    expect(parseBaselines(readFileSync(fromEnv, 'utf8')).games[TG01].levels[0]).toMatchObject({
+      completers: 1,
+      actions: [10],
+    });
   });
 
-  it('scores a recording against the study\'s baselines with its arcengine games mounted, and refuses without them', async () => {
+  it("scores a recording against the study's baselines with its arcengine games mounted, and refuses without them", async () => {
     const recordings = path.join(dir, 'recordings');
-    expect((await cli('--study', 'gate', '--format', 'recordings', '--out', recordings, '--data-dir', dataDir, '--arc3-games', FIXTURES)).code).toBe(0);
+    expect(
+      (
+        await cli(
+          '--study',
+          'gate',
+          '--format',
+          'recordings',
+          '--out',
+          recordings,
+          '--data-dir',
+          dataDir,
+          '--arc3-games',
+          FIXTURES,
+        )
+      ).code,
+    ).toBe(0);
     const file = path.join(recordings, readdirSync(recordings)[0]);
-    const score = (...extra: string[]) => runCli(['score', file, '--baselines', 'study:gate', '--data-dir', dataDir, '--json', ...extra], CHANGES);
+    const score = (...extra: string[]) =>
+      runCli(['score', file, '--baselines', 'study:gate', '--data-dir', dataDir, '--json', ...extra], CHANGES);
     const scored = await score('--arc3-games', FIXTURES);
     expect(scored.code, scored.err).toBe(0);
-    const report = JSON.parse(scored.out) as { result: { games: { game: string; hasBaselines: boolean; counted: number; runs: { levels: { score: number | null }[] }[] }[] } };
+    const report = JSON.parse(scored.out) as {
+      result: {
+        games: {
+          game: string;
+          hasBaselines: boolean;
+          counted: number;
+          runs: { levels: { score: number | null }[] }[];
+        }[];
+      };
+    };
     // The participant's own run against a baseline of that run: level 1 at the baseline scores 1.
     const game = report.result.games.find((g) => g.game === TG01)!;
     expect(game.hasBaselines).toBe(true);

@@ -35,21 +35,48 @@ beforeAll(async () => {
   try {
     const library = new TaskLibrary();
     await library.mount(path.join(ROOT, 'data/tasks/samples'));
-    const app = createApi({ library, version: 'test', study: { store, adminTokenHash: hashToken(ADMIN), replay: replayWithEngine, games: gameIds } });
+    const app = createApi({
+      library,
+      version: 'test',
+      study: { store, adminTokenHash: hashToken(ADMIN), replay: replayWithEngine, games: gameIds },
+    });
     const req = async (url: string, token: string | null, body: unknown) => {
-      const res = await app.request(url, { method: 'POST', headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
+      const res = await app.request(url, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+        body: JSON.stringify(body),
+      });
       expect(res.status).toBeLessThan(300);
       return res.json() as Promise<Record<string, string>>;
     };
-    await req('/admin/studies/cli', ADMIN, { definition: { title: 'CLI', consent: 'Yes.', items: [{ kind: 'game', id: 'push', game: 'push', seed: 1 }], completion: { code: 'C' } } });
-    for (const [pid, actions] of [['p1', `RESET,${solutions.push[0]}`], ['p2', 'RESET,ACTION1,ACTION2,ACTION4,ACTION4,ACTION4,ACTION4']]) {
+    await req('/admin/studies/cli', ADMIN, {
+      definition: {
+        title: 'CLI',
+        consent: 'Yes.',
+        items: [{ kind: 'game', id: 'push', game: 'push', seed: 1 }],
+        completion: { code: 'C' },
+      },
+    });
+    for (const [pid, actions] of [
+      ['p1', `RESET,${solutions.push[0]}`],
+      ['p2', 'RESET,ACTION1,ACTION2,ACTION4,ACTION4,ACTION4,ACTION4'],
+    ]) {
       const s = await req('/studies/cli/sessions', null, { params: { PROLIFIC_PID: pid } });
-      const events = [{ seq: 0, t: 0, kind: 'session.start', data: { wallClock: '2026-02-01T09:00:00.000Z' } }, { seq: 1, t: 5, kind: 'item.start', data: { item: 'push' } }, { seq: 2, t: 10, kind: 'game.open', data: { game: 'push', seed: 1 } }];
+      const events = [
+        { seq: 0, t: 0, kind: 'session.start', data: { wallClock: '2026-02-01T09:00:00.000Z' } },
+        { seq: 1, t: 5, kind: 'item.start', data: { item: 'push' } },
+        { seq: 2, t: 10, kind: 'game.open', data: { game: 'push', seed: 1 } },
+      ];
       let run = createRun(games.push, { seed: 1 });
       for (const input of parseActions(actions)) {
         const r = step(run, input);
         run = r.run;
-        events.push({ seq: events.length, t: events.length * 300, kind: 'game.action', data: gameActionData('push', input, r.response) as never });
+        events.push({
+          seq: events.length,
+          t: events.length * 300,
+          kind: 'game.action',
+          data: gameActionData('push', input, r.response) as never,
+        });
       }
       await req(`/sessions/${s.sessionId}/events`, s.token, { events });
       sessions.push(s.sessionId);
@@ -64,27 +91,57 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 describe('arc-studio export', () => {
   it('streams raw events, attempts and baselines (JSON or CSV) to files', async () => {
     const jsonl = path.join(dir, 'events.jsonl');
-    const r = spawnCli(['export', '--study', 'cli', '--format', 'jsonl', '--out', jsonl, '--data-dir', dataDir], { DATABASE_URL: undefined });
+    const r = spawnCli(['export', '--study', 'cli', '--format', 'jsonl', '--out', jsonl, '--data-dir', dataDir], {
+      DATABASE_URL: undefined,
+    });
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
-    expect(r.out).toMatch(/^Exported jsonl of study "cli" \(2 sessions, from PGlite in .*\): \d+ bytes to .*events\.jsonl\.\n$/);
-    const lines = readFileSync(jsonl, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
+    expect(r.out).toMatch(
+      /^Exported jsonl of study "cli" \(2 sessions, from PGlite in .*\): \d+ bytes to .*events\.jsonl\.\n$/,
+    );
+    const lines = readFileSync(jsonl, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines.length).toBe(eventCount);
-    expect(lines[0]).toMatchObject({ sessionId: sessions[0], seq: 0, kind: 'session.start', practice: false, playtest: false });
+    expect(lines[0]).toMatchObject({
+      sessionId: sessions[0],
+      seq: 0,
+      kind: 'session.start',
+      practice: false,
+      playtest: false,
+    });
 
     const csv = path.join(dir, 'attempts.csv');
-    expect((await cli('--study', 'cli', '--format', 'csv', '--out', csv, '--data-dir', dataDir, '--version', '1')).code).toBe(0);
-    expect(parseCsvObjects(readFileSync(csv, 'utf8')).map((row) => [row.participant_id, row.levels_completed, row.verified])).toEqual([['p1', '1', 'true'], ['p2', '1', 'true']]);
+    expect(
+      (await cli('--study', 'cli', '--format', 'csv', '--out', csv, '--data-dir', dataDir, '--version', '1')).code,
+    ).toBe(0);
+    expect(
+      parseCsvObjects(readFileSync(csv, 'utf8')).map((row) => [row.participant_id, row.levels_completed, row.verified]),
+    ).toEqual([
+      ['p1', '1', 'true'],
+      ['p2', '1', 'true'],
+    ]);
 
     const bj = path.join(dir, 'baselines.json');
     const bc = path.join(dir, 'baselines.csv');
     expect((await cli('--study', 'cli', '--format', 'baselines', '--out', bj, '--data-dir', dataDir)).code).toBe(0);
     expect((await cli('--study', 'cli', '--format', 'baselines', '--out', bc, '--data-dir', dataDir)).code).toBe(0);
-    expect(parseBaselines(readFileSync(bj, 'utf8')).games.push.levels[0]).toMatchObject({ completers: 2, actions: [4, 6], baseline: { 'second-best': 6 } });
-    expect(parseCsvObjects(readFileSync(bc, 'utf8')).filter((row) => row.level === '1').map((row) => `${row.preset}=${row.baseline}`)).toEqual(['best=4', 'second-best=6', 'median=5', 'upper-median=6']);
+    expect(parseBaselines(readFileSync(bj, 'utf8')).games.push.levels[0]).toMatchObject({
+      completers: 2,
+      actions: [4, 6],
+      baseline: { 'second-best': 6 },
+    });
+    expect(
+      parseCsvObjects(readFileSync(bc, 'utf8'))
+        .filter((row) => row.level === '1')
+        .map((row) => `${row.preset}=${row.baseline}`),
+    ).toEqual(['best=4', 'second-best=6', 'median=5', 'upper-median=6']);
     // A study of games only: responses.csv has its header and no rows.
     const responses = path.join(dir, 'responses.csv');
-    expect((await cli('--study', 'cli', '--format', 'responses', '--out', responses, '--data-dir', dataDir)).code).toBe(0);
+    expect((await cli('--study', 'cli', '--format', 'responses', '--out', responses, '--data-dir', dataDir)).code).toBe(
+      0,
+    );
     expect(readFileSync(responses, 'utf8')).toBe(`${RESPONSES_COLUMNS.join(',')}\r\n`);
     expect(readdirSync(dir).filter((f) => f.endsWith('.part'))).toEqual([]);
   });
@@ -101,9 +158,20 @@ describe('arc-studio export', () => {
 
     // The exported recordings score against the study's own baselines, read from the same store.
     const rec = path.join(folder, `${sessions[0]}-push-1.recording.jsonl`);
-    const scored = await runCli(['score', rec, '--baselines', 'study:cli', '--data-dir', dataDir, '--preset', 'paper', '--json'], { DATABASE_URL: '' });
+    const scored = await runCli(
+      ['score', rec, '--baselines', 'study:cli', '--data-dir', dataDir, '--preset', 'paper', '--json'],
+      { DATABASE_URL: '' },
+    );
     expect(scored.err).toBe('');
-    const report = JSON.parse(scored.out) as { baselines: string; result: { games: { game: string; runs: { levels: { level: number; human: { value: number | null }; agentActions: number | null }[] }[] }[] } };
+    const report = JSON.parse(scored.out) as {
+      baselines: string;
+      result: {
+        games: {
+          game: string;
+          runs: { levels: { level: number; human: { value: number | null }; agentActions: number | null }[] }[];
+        }[];
+      };
+    };
     expect(report.baselines).toBe('study:cli');
     const level1 = report.result.games[0].runs[0].levels[0];
     expect(level1.agentActions).toBe(solutions.push[0].split(',').length);
@@ -118,16 +186,69 @@ describe('arc-studio export', () => {
   });
 
   it('says what is wrong with a study id, a format, a version, a path or a data folder', async () => {
-    const wrongStudy = await cli('--study', 'nope', '--format', 'jsonl', '--out', path.join(dir, 'x.jsonl'), '--data-dir', dataDir);
+    const wrongStudy = await cli(
+      '--study',
+      'nope',
+      '--format',
+      'jsonl',
+      '--out',
+      path.join(dir, 'x.jsonl'),
+      '--data-dir',
+      dataDir,
+    );
     expect(wrongStudy.code).toBe(1);
     expect(wrongStudy.err).toBe('arc-studio export: No study "nope". Studies: cli.\n');
-    const wrongFormat = await cli('--study', 'cli', '--format', 'xlsx', '--out', path.join(dir, 'x.xlsx'), '--data-dir', dataDir);
-    expect(wrongFormat.err).toBe('arc-studio export: unknown format "xlsx"; formats: jsonl, csv, baselines, grid-actions, grades, responses, recordings, zip.\n');
-    expect((await cli('--study', 'cli', '--format', 'csv', '--out', path.join(dir, 'x.csv'), '--data-dir', dataDir, '--version', '3')).err).toMatch(/has no version 3; its versions are 1/);
-    const badPath = await cli('--study', 'cli', '--format', 'csv', '--out', path.join(dir, 'missing', 'x.csv'), '--data-dir', dataDir);
+    const wrongFormat = await cli(
+      '--study',
+      'cli',
+      '--format',
+      'xlsx',
+      '--out',
+      path.join(dir, 'x.xlsx'),
+      '--data-dir',
+      dataDir,
+    );
+    expect(wrongFormat.err).toBe(
+      'arc-studio export: unknown format "xlsx"; formats: jsonl, csv, baselines, grid-actions, grades, responses, recordings, zip.\n',
+    );
+    expect(
+      (
+        await cli(
+          '--study',
+          'cli',
+          '--format',
+          'csv',
+          '--out',
+          path.join(dir, 'x.csv'),
+          '--data-dir',
+          dataDir,
+          '--version',
+          '3',
+        )
+      ).err,
+    ).toMatch(/has no version 3; its versions are 1/);
+    const badPath = await cli(
+      '--study',
+      'cli',
+      '--format',
+      'csv',
+      '--out',
+      path.join(dir, 'missing', 'x.csv'),
+      '--data-dir',
+      dataDir,
+    );
     expect(badPath.code).toBe(1);
     expect(badPath.err).toMatch(/cannot write .*x\.csv: the folder .*missing does not exist/);
-    const noData = await cli('--study', 'cli', '--format', 'csv', '--out', path.join(dir, 'y.csv'), '--data-dir', path.join(dir, 'elsewhere'));
+    const noData = await cli(
+      '--study',
+      'cli',
+      '--format',
+      'csv',
+      '--out',
+      path.join(dir, 'y.csv'),
+      '--data-dir',
+      path.join(dir, 'elsewhere'),
+    );
     expect(noData.err).toMatch(/no database in .*elsewhere.db: give the --data-dir that "arc-studio serve" uses/);
     expect((await cli('--format', 'csv')).err).toMatch(/--study is missing/);
   });

@@ -8,12 +8,32 @@ const VENDOR = path.resolve('../shared/vendor/arc-agi-3');
 const PYTHONPATH = path.join(VENDOR, 'python');
 const OFFICIAL = path.join(VENDOR, 'environment_files');
 const FIXTURES = path.resolve('e2e/fixtures/arc3-games');
-if (!existsSync(path.join(PYTHONPATH, 'arcengine'))) throw new Error(`the official engine must be at ${PYTHONPATH}; these tests run against it`);
+if (!existsSync(path.join(PYTHONPATH, 'arcengine')))
+  throw new Error(`the official engine must be at ${PYTHONPATH}; these tests run against it`);
 
 /** The tg01 fixture's recorded solution (its README): 10 actions per level. */
 const TG01_SOLUTION = [
-  'RESET', 'ACTION2', 'ACTION2', 'ACTION4', 'ACTION4', 'ACTION4', 'ACTION4', 'ACTION4', 'ACTION2', 'ACTION2', 'ACTION2',
-  'ACTION6:12:52', 'ACTION2', 'ACTION2', 'ACTION4', 'ACTION4', 'ACTION4', 'ACTION4', 'ACTION2', 'ACTION2', 'ACTION4',
+  'RESET',
+  'ACTION2',
+  'ACTION2',
+  'ACTION4',
+  'ACTION4',
+  'ACTION4',
+  'ACTION4',
+  'ACTION4',
+  'ACTION2',
+  'ACTION2',
+  'ACTION2',
+  'ACTION6:12:52',
+  'ACTION2',
+  'ACTION2',
+  'ACTION4',
+  'ACTION4',
+  'ACTION4',
+  'ACTION4',
+  'ACTION2',
+  'ACTION2',
+  'ACTION4',
 ].join(',');
 
 const ENV = { ARC_STUDIO_PYTHONPATH: PYTHONPATH, ARC_STUDIO_ARC3_GAMES: '', PYTHONDONTWRITEBYTECODE: '1' };
@@ -28,7 +48,9 @@ describe('arc-studio games with arcengine games', () => {
     const lines = r.out.trim().split('\n');
     expect(lines.map((l) => l.split('\t')[0])).toEqual(['push', 'glow', 'flux', 'ft09', 'ls20', 'tg01', 'vc33']);
     expect(lines).toContain('ls20\tLS20\t7 levels\tACTION1,ACTION2,ACTION3,ACTION4\tls20-9607627b\tkeyboard');
-    expect(lines).toContain('tg01\tTG01 Gatekeeper\t2 levels\tACTION1,ACTION2,ACTION3,ACTION4,ACTION6\ttg01-5e1f0a27\tkeyboard,click');
+    expect(lines).toContain(
+      'tg01\tTG01 Gatekeeper\t2 levels\tACTION1,ACTION2,ACTION3,ACTION4,ACTION6\ttg01-5e1f0a27\tkeyboard,click',
+    );
   });
 
   it('takes the folders from ARC_STUDIO_ARC3_GAMES, separated by the path delimiter', async () => {
@@ -38,22 +60,53 @@ describe('arc-studio games with arcengine games', () => {
   });
 
   it('plays the fixture game by its solution to a WIN with the official per-level counts', async () => {
-    const r = await cli({ ARC_STUDIO_ARC3_GAMES: FIXTURES }, 'games', 'play', 'tg01-5e1f0a27', '--actions', TG01_SOLUTION);
+    const r = await cli(
+      { ARC_STUDIO_ARC3_GAMES: FIXTURES },
+      'games',
+      'play',
+      'tg01-5e1f0a27',
+      '--actions',
+      TG01_SOLUTION,
+    );
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     const out = JSON.parse(r.out);
     expect(out).toMatchObject({
-      game: 'tg01', version: 'tg01-5e1f0a27', state: 'WIN', levels_completed: 2, win_levels: 2,
-      actions: 20, level_actions: [10, 10], runs: 1, engine: 'arcengine 0.9.3', available_actions: [1, 2, 3, 4, 6],
+      game: 'tg01',
+      version: 'tg01-5e1f0a27',
+      state: 'WIN',
+      levels_completed: 2,
+      win_levels: 2,
+      actions: 20,
+      level_actions: [10, 10],
+      runs: 1,
+      engine: 'arcengine 0.9.3',
+      available_actions: [1, 2, 3, 4, 6],
     });
     expect(out.frame_hash).toMatch(/^[0-9a-f]{8}$/);
   });
 
   it('resolves a short id to its one version; a level RESET counts in its level, two RESETs start a new run', async () => {
-    const r = await cli({}, 'games', 'play', 'ls20', '--arc3-games', OFFICIAL, '--actions', 'RESET,ACTION1,ACTION1,RESET,ACTION1,RESET,RESET,ACTION3');
+    const r = await cli(
+      {},
+      'games',
+      'play',
+      'ls20',
+      '--arc3-games',
+      OFFICIAL,
+      '--actions',
+      'RESET,ACTION1,ACTION1,RESET,ACTION1,RESET,RESET,ACTION3',
+    );
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.out)).toMatchObject({ game: 'ls20', version: 'ls20-9607627b', state: 'NOT_FINISHED', runs: 2, actions: 1, level_actions: [1] });
+    expect(JSON.parse(r.out)).toMatchObject({
+      game: 'ls20',
+      version: 'ls20-9607627b',
+      state: 'NOT_FINISHED',
+      runs: 2,
+      actions: 1,
+      level_actions: [1],
+    });
   });
 
   it('refuses a short id with several versions, listing them', async () => {
@@ -79,14 +132,34 @@ describe('arc-studio games with arcengine games', () => {
   });
 
   it('without Python says what is missing and how to install it, exits 1, and still lists the built-in games', async () => {
-    const r = await cli({ ARC_STUDIO_PYTHON: path.resolve('no-such-python3') }, 'games', 'list', '--arc3-games', FIXTURES);
+    const r = await cli(
+      { ARC_STUDIO_PYTHON: path.resolve('no-such-python3') },
+      'games',
+      'list',
+      '--arc3-games',
+      FIXTURES,
+    );
     expect(r.code).toBe(1);
-    expect(r.out.trim().split('\n').map((l) => l.split('\t')[0])).toEqual(['push', 'glow', 'flux']);
+    expect(
+      r.out
+        .trim()
+        .split('\n')
+        .map((l) => l.split('\t')[0]),
+    ).toEqual(['push', 'glow', 'flux']);
     expect(r.err).toMatch(/Python was not found at .*no-such-python3.*pip install arc-agi/);
   });
 
   it('without arcengine names ARC_STUDIO_PYTHONPATH', async () => {
-    const r = await cli({ ARC_STUDIO_PYTHONPATH: path.resolve('src'), PYTHONPATH: '' }, 'games', 'play', 'tg01', '--arc3-games', FIXTURES, '--actions', 'RESET');
+    const r = await cli(
+      { ARC_STUDIO_PYTHONPATH: path.resolve('src'), PYTHONPATH: '' },
+      'games',
+      'play',
+      'tg01',
+      '--arc3-games',
+      FIXTURES,
+      '--actions',
+      'RESET',
+    );
     expect(r.code).toBe(1);
     expect(r.out).toBe('');
     expect(r.err).toContain('ARC_STUDIO_PYTHONPATH');

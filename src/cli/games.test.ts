@@ -12,7 +12,9 @@ describe('arc-studio games', () => {
     expect(r.code).toBe(0);
     const lines = r.out.trim().split('\n');
     expect(lines.map((l) => l.split('\t')[0])).toEqual(['push', 'glow', 'flux']);
-    expect(lines[0]).toBe(`push\tPush\t6 levels\tACTION1,ACTION2,ACTION3,ACTION4,ACTION5,ACTION7\t${versionedGameId(games.push)}`);
+    expect(lines[0]).toBe(
+      `push\tPush\t6 levels\tACTION1,ACTION2,ACTION3,ACTION4,ACTION5,ACTION7\t${versionedGameId(games.push)}`,
+    );
     expect(lines[1]).toBe(`glow\tGlow\t6 levels\tACTION6,ACTION7\t${versionedGameId(games.glow)}`);
   });
 
@@ -24,8 +26,13 @@ describe('arc-studio games', () => {
     expect(r.code).toBe(0);
     const out = JSON.parse(r.out);
     expect(out).toMatchObject({
-      game: 'push', state: 'NOT_FINISHED', levels_completed: 1, win_levels: 6, runs: 1,
-      level_actions: [solutions.push[0].split(',').length, 4], available_actions: [1, 2, 3, 4, 5, 7],
+      game: 'push',
+      state: 'NOT_FINISHED',
+      levels_completed: 1,
+      win_levels: 6,
+      runs: 1,
+      level_actions: [solutions.push[0].split(',').length, 4],
+      available_actions: [1, 2, 3, 4, 5, 7],
     });
     expect(out.frame_hash).toMatch(/^[0-9a-f]{8}$/);
     expect(out).toMatchObject({ version: versionedGameId(games.push), engine: ENGINE_VERSION });

@@ -13,19 +13,28 @@ let err: string[] = [];
 beforeEach(() => {
   out = [];
   err = [];
-  vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => { out.push(a.join(' ')); });
-  vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => { err.push(a.join(' ')); });
+  vi.spyOn(console, 'log').mockImplementation((...a: unknown[]) => {
+    out.push(a.join(' '));
+  });
+  vi.spyOn(console, 'error').mockImplementation((...a: unknown[]) => {
+    err.push(a.join(' '));
+  });
   vi.stubEnv('ARC_STUDIO_ADMIN_TOKEN', '');
 });
-afterEach(() => { vi.restoreAllMocks(); vi.unstubAllEnvs(); });
+afterEach(() => {
+  vi.restoreAllMocks();
+  vi.unstubAllEnvs();
+});
 
 describe('arc-studio login-link', () => {
-  it('prints the whole login link of the data folder\'s token, as serve prints it last', async () => {
+  it("prints the whole login link of the data folder's token, as serve prints it last", async () => {
     const data = path.join(dir, 'data');
     loadAdminToken(data, {});
     const token = readFileSync(path.join(data, 'admin-token'), 'utf8').trim();
     expect(await main(['login-link', '--data-dir', data, '--url', 'http://studio.example:8080/'])).toBe(0);
-    expect(out[0]).toBe(`Researcher login: http://studio.example:8080/login#token=${token}\n(the token is kept in ${path.join(data, 'admin-token')}; print this link again with "arc-studio login-link")`);
+    expect(out[0]).toBe(
+      `Researcher login: http://studio.example:8080/login#token=${token}\n(the token is kept in ${path.join(data, 'admin-token')}; print this link again with "arc-studio login-link")`,
+    );
   });
 
   it('says how to get a token when the folder has none, and writes nothing', async () => {

@@ -13,8 +13,17 @@ const LOGIN_LINK = {
   usage: 'login-link [--data-dir DIR] [--url URL]',
   summary: 'Print the researcher login link of the studio that serves from a data folder (its token is kept there).',
   options: {
-    'data-dir': { type: 'string', value: 'DIR', default: '.arc-studio', help: 'the data folder "arc-studio serve" uses' },
-    url: { type: 'string', value: 'URL', help: 'where the studio is reached (default: http://localhost:$PORT, else 4173)' },
+    'data-dir': {
+      type: 'string',
+      value: 'DIR',
+      default: '.arc-studio',
+      help: 'the data folder "arc-studio serve" uses',
+    },
+    url: {
+      type: 'string',
+      value: 'URL',
+      help: 'where the studio is reached (default: http://localhost:$PORT, else 4173)',
+    },
   },
 } as const;
 
@@ -25,7 +34,9 @@ export const loginLinkCommand: Command = {
     const { values } = parseCommandArgs(LOGIN_LINK, args);
     const dataDir = path.resolve(values['data-dir']);
     if (!process.env.ARC_STUDIO_ADMIN_TOKEN?.trim() && !existsSync(path.join(dataDir, 'admin-token'))) {
-      throw new Error(`no researcher token in ${dataDir}: start the studio once ("npm start" or "arc-studio serve --data-dir ${values['data-dir']}") to have one made, or give the --data-dir it serves from.`);
+      throw new Error(
+        `no researcher token in ${dataDir}: start the studio once ("npm start" or "arc-studio serve --data-dir ${values['data-dir']}") to have one made, or give the --data-dir it serves from.`,
+      );
     }
     const url = (values.url ?? `http://localhost:${process.env.PORT || 4173}`).replace(/\/+$/, '');
     console.log(adminLoginMessage(loadAdminToken(dataDir), url));

@@ -22,8 +22,12 @@ const lines = (text: string) => text.split('\n').filter((l) => l !== '');
 const jsonl = (rows: unknown[]) => rows.map((r) => JSON.stringify(r)).join('\n') + '\n';
 
 let tmp: string;
-beforeAll(async () => { tmp = await mkdtemp(path.join(tmpdir(), 'arc-studio-questions-')); });
-afterAll(async () => { await rm(tmp, { recursive: true, force: true }); });
+beforeAll(async () => {
+  tmp = await mkdtemp(path.join(tmpdir(), 'arc-studio-questions-'));
+});
+afterAll(async () => {
+  await rm(tmp, { recursive: true, force: true });
+});
 
 describe('arc-studio questions check', () => {
   it('finds the sample question sets valid', async () => {
@@ -33,18 +37,25 @@ describe('arc-studio questions check', () => {
 
   it('names each problem with its file:line, field and reason, and exits 1', async () => {
     const file = path.join(tmp, 'broken.jsonl');
-    await writeFile(file, [
-      '{"id": "good", "question": "Which?", "choices": {"label": ["A", "B"], "text": ["x", "y"]}, "answerKey": "A"}',
-      '{"id": "bad-key", "question": "Which?", "choices": {"label": ["A", "B"], "text": ["x", "y"]}, "answerKey": "E"}',
-      '{"id": "cut", "question": "Whi',
-      '{"id": "num", "prompt": "How far?", "answer": {"number": 3, "tolerance": -1}}',
-      '{"id": "typo", "prompt": "p", "answer": 2, "rubrik": {}}',
-    ].join('\n'));
+    await writeFile(
+      file,
+      [
+        '{"id": "good", "question": "Which?", "choices": {"label": ["A", "B"], "text": ["x", "y"]}, "answerKey": "A"}',
+        '{"id": "bad-key", "question": "Which?", "choices": {"label": ["A", "B"], "text": ["x", "y"]}, "answerKey": "E"}',
+        '{"id": "cut", "question": "Whi',
+        '{"id": "num", "prompt": "How far?", "answer": {"number": 3, "tolerance": -1}}',
+        '{"id": "typo", "prompt": "p", "answer": 2, "rubrik": {}}',
+      ].join('\n'),
+    );
     const r = await cli('questions', 'check', file, path.join(tmp, 'missing.jsonl'));
     expect(r.code).toBe(1);
     expect(lines(r.stdout)).toEqual([
       `${file}:2 answerKey: "E" is not one of the labels A, B`,
-      expect.stringMatching(new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:3: is not valid JSON \\(.+\\); each line holds one item$`)),
+      expect.stringMatching(
+        new RegExp(
+          `^${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:3: is not valid JSON \\(.+\\); each line holds one item$`,
+        ),
+      ),
       `${file}:4 answer.tolerance: must be 0 or more`,
       `${file}:5: has unknown field "rubrik"`,
       `${path.join(tmp, 'missing.jsonl')}: no such file; check the path`,
@@ -54,7 +65,13 @@ describe('arc-studio questions check', () => {
 
   it('names an item whose image is missing', async () => {
     const file = path.join(tmp, 'with-image.jsonl');
-    await writeFile(file, jsonl([{ id: 'fig', prompt: 'See the figure.', answer: 1, images: ['figure.png'] }, { id: 'plain', prompt: 'p', answer: 2 }]));
+    await writeFile(
+      file,
+      jsonl([
+        { id: 'fig', prompt: 'See the figure.', answer: 1, images: ['figure.png'] },
+        { id: 'plain', prompt: 'p', answer: 2 },
+      ]),
+    );
     const r = await cli('questions', 'check', file);
     expect(r.code).toBe(1);
     expect(lines(r.stdout)).toEqual([`${file} item "fig" images: "figure.png" does not exist`, '1 valid, 1 invalid']);
@@ -117,10 +134,27 @@ describe('arc-studio score-answers', () => {
     const r = await cli('score-answers', '--questions', SCIENCE, '--answers', file, '--rule', 'mcpbr', '--json');
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout);
-    expect(report.overall).toEqual({ subset: 'all', questions: 12, judged: 12, correct: 9, missing: 1, ungraded: 0, accuracy: 0.75 });
+    expect(report.overall).toEqual({
+      subset: 'all',
+      questions: 12,
+      judged: 12,
+      correct: 9,
+      missing: 1,
+      ungraded: 0,
+      accuracy: 0.75,
+    });
     expect(report.missing).toEqual(['sci-012']);
-    expect(report.questions.find((q: { id: string }) => q.id === 'sci-005')).toEqual({ id: 'sci-005', subset: 'Challenge', missing: false, verdict: 'wrong', extracted: 'A' });
-    expect(report.questions.find((q: { id: string }) => q.id === 'sci-006')).toMatchObject({ verdict: 'wrong', note: 'no standalone letter A-E or digit 1-5 in the response' });
+    expect(report.questions.find((q: { id: string }) => q.id === 'sci-005')).toEqual({
+      id: 'sci-005',
+      subset: 'Challenge',
+      missing: false,
+      verdict: 'wrong',
+      extracted: 'A',
+    });
+    expect(report.questions.find((q: { id: string }) => q.id === 'sci-006')).toMatchObject({
+      verdict: 'wrong',
+      note: 'no standalone letter A-E or digit 1-5 in the response',
+    });
   });
 
   it('refuses broken answer files, an unknown rule and a missing option, saying what to do', async () => {
@@ -128,13 +162,15 @@ describe('arc-studio score-answers', () => {
     await writeFile(broken, '{"id": "sci-001"}\n');
     let r = await cli('score-answers', '--questions', SCIENCE, '--answers', broken);
     expect(r.code).toBe(1);
-    expect(r.stderr).toBe(`arc-studio score-answers: the answers file has problems; fix them and run again:\n${broken}:1 response: is missing\n`);
+    expect(r.stderr).toBe(
+      `arc-studio score-answers: the answers file has problems; fix them and run again:\n${broken}:1 response: is missing\n`,
+    );
     r = await cli('score-answers', '--questions', SCIENCE, '--answers', broken, '--rule', 'first-letter');
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--rule "first-letter" is not known; use mcpbr.');
     r = await cli('score-answers', '--questions', SCIENCE);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('give the model\'s answers with --answers FILE.');
+    expect(r.stderr).toContain("give the model's answers with --answers FILE.");
     r = await cli('score-answers', '--questions', path.join(tmp, 'nope.jsonl'), '--answers', broken);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`${path.join(tmp, 'nope.jsonl')}: no such file; check the path`);

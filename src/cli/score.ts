@@ -9,7 +9,15 @@ import type { Command } from './command';
 import { parseCommandArgs, usageError } from './args';
 import { readRecordingLines, recordingAgentRuns, type RecordingRead } from '../core/formats/recording';
 import { BaselinesError, parseBaselines, type Baselines } from '../core/scoring/baselines';
-import { SCORING_PRESETS, isScoringPreset, rhaeHeadline, scoreRuns, type AgentRun, type RhaeResult, type ScoringPresetName } from '../core/scoring/rhae';
+import {
+  SCORING_PRESETS,
+  isScoringPreset,
+  rhaeHeadline,
+  scoreRuns,
+  type AgentRun,
+  type RhaeResult,
+  type ScoringPresetName,
+} from '../core/scoring/rhae';
 
 const PRESETS = Object.keys(SCORING_PRESETS).join('|');
 const USAGE = `score <recording.jsonl>... --baselines <file|study:ID> [--preset ${PRESETS}] [--json] [--data-dir DIR] [--arc3-games DIR]...`;
@@ -61,10 +69,16 @@ function fail(message: string): never {
  * Reads the baselines (a file, or `fromStudy` already computed for `study:ID`) and the
  * recordings and scores them. Errors say what to do.
  */
-export function scoreFiles(recordings: readonly string[], baselinesArg: string, preset: ScoringPresetName, fromStudy?: Baselines): ScoreReport {
+export function scoreFiles(
+  recordings: readonly string[],
+  baselinesArg: string,
+  preset: ScoringPresetName,
+  fromStudy?: Baselines,
+): ScoreReport {
   const reads: { file: string; read: RecordingRead }[] = [];
   for (const file of recordings) {
-    if (!statSync(file, { throwIfNoEntry: false })?.isFile()) fail(`recording "${file}" does not exist or is not a file; name .recording.jsonl files.`);
+    if (!statSync(file, { throwIfNoEntry: false })?.isFile())
+      fail(`recording "${file}" does not exist or is not a file; name .recording.jsonl files.`);
     let read: RecordingRead;
     try {
       read = readRecordingLines(fileLines(file));
@@ -72,8 +86,12 @@ export function scoreFiles(recordings: readonly string[], baselinesArg: string, 
       fail(`cannot read recording "${file}" (${(e as Error).message}).`);
     }
     if (read.steps.length === 0) {
-      const why = read.skipped.length ? ` (${read.skipped.length} line${read.skipped.length > 1 ? 's' : ''} skipped, the first: line ${read.skipped[0].line} ${read.skipped[0].reason})` : ' (it is empty)';
-      fail(`recording "${file}" has no frame lines${why}; it should hold one {"timestamp", "data": {...}} line per action.`);
+      const why = read.skipped.length
+        ? ` (${read.skipped.length} line${read.skipped.length > 1 ? 's' : ''} skipped, the first: line ${read.skipped[0].line} ${read.skipped[0].reason})`
+        : ' (it is empty)';
+      fail(
+        `recording "${file}" has no frame lines${why}; it should hold one {"timestamp", "data": {...}} line per action.`,
+      );
     }
     reads.push({ file, read });
   }
@@ -86,7 +104,9 @@ export function scoreFiles(recordings: readonly string[], baselinesArg: string, 
       text = readFileSync(baselinesArg, 'utf8');
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
-      fail(`cannot read the baselines file "${baselinesArg}" (${code === 'ENOENT' ? 'no such file' : (e as Error).message}); give an arc-studio baselines JSON, an official metadata.json, or study:ID.`);
+      fail(
+        `cannot read the baselines file "${baselinesArg}" (${code === 'ENOENT' ? 'no such file' : (e as Error).message}); give an arc-studio baselines JSON, an official metadata.json, or study:ID.`,
+      );
     }
     try {
       baselines = parseBaselines(text, gameIds.length === 1 ? { defaultGameId: gameIds[0] } : {});
@@ -97,7 +117,10 @@ export function scoreFiles(recordings: readonly string[], baselinesArg: string, 
   }
   const runs: AgentRun[] = [];
   for (const { file, read } of reads) {
-    if (read.runs.length === 0) fail(`recording "${file}" has no run: none of its ${read.steps.length} frame lines follows a RESET; a recording starts with the RESET that starts the game.`);
+    if (read.runs.length === 0)
+      fail(
+        `recording "${file}" has no run: none of its ${read.steps.length} frame lines follows a RESET; a recording starts with the RESET that starts the game.`,
+      );
     runs.push(...recordingAgentRuns(read, path.basename(file)));
   }
   // Games the baselines do not hold score 0 and count in the total, as in the official scorer;
@@ -105,7 +128,13 @@ export function scoreFiles(recordings: readonly string[], baselinesArg: string, 
   const result = scoreRuns(runs, baselines, preset);
   return {
     baselines: baselinesArg,
-    files: reads.map(({ file, read }) => ({ file, runs: read.runs.length, skipped: read.skipped, unscored: read.unscored, fullResetsInferred: read.fullResetsInferred })),
+    files: reads.map(({ file, read }) => ({
+      file,
+      runs: read.runs.length,
+      skipped: read.skipped,
+      unscored: read.unscored,
+      fullResetsInferred: read.fullResetsInferred,
+    })),
     result,
   };
 }
@@ -114,7 +143,12 @@ const fixed = (v: number | null) => (v === null ? '-' : v.toFixed(4));
 
 function table(rows: string[][]): string[] {
   const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
-  return rows.map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]))).join('  ').trimEnd());
+  return rows.map((r) =>
+    r
+      .map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c])))
+      .join('  ')
+      .trimEnd(),
+  );
 }
 
 /** The report as the table `score` prints: every figure with its preset and participant counts. */
@@ -128,56 +162,122 @@ export function formatReport(report: ScoreReport): string {
       : `Human baselines: ${r.baselinePreset} v${r.baselineVersion} of first-time players, from ${report.baselines}.`,
     '',
   ];
-  const rows: string[][] = [['game', 'run', 'level', 'weight', 'human', 'preset', 'completers/reached', 'agent', 'completed', 'score']];
+  const rows: string[][] = [
+    ['game', 'run', 'level', 'weight', 'human', 'preset', 'completers/reached', 'agent', 'completed', 'score'],
+  ];
   for (const g of r.games) {
     const run = g.runs[g.counted];
     for (const l of run.levels) {
       const h = l.human;
       rows.push([
-        g.game, run.label, String(l.level), String(l.weight), h.value === null ? `- (${h.reason})` : String(h.value), h.preset,
-        h.completers === null ? '-' : `${h.completers}/${h.reached}`, l.agentActions === null ? '-' : String(l.agentActions),
-        l.completed ? 'yes' : 'no', fixed(l.score),
+        g.game,
+        run.label,
+        String(l.level),
+        String(l.weight),
+        h.value === null ? `- (${h.reason})` : String(h.value),
+        h.preset,
+        h.completers === null ? '-' : `${h.completers}/${h.reached}`,
+        l.agentActions === null ? '-' : String(l.agentActions),
+        l.completed ? 'yes' : 'no',
+        fixed(l.score),
       ]);
     }
   }
   out.push(...table(rows), '');
   for (const g of r.games) {
-    const others = g.runs.length > 1 ? `, ${r.preset === 'paper' ? 'first' : 'best'} of ${g.runs.length} runs (${g.runs.map((x) => `${x.label} ${fixed(x.score)}`).join(', ')})` : '';
-    const people = !g.hasBaselines ? 'no baselines' : g.participants === null ? 'official baselines' : `${g.participants} first-time player${g.participants === 1 ? '' : 's'}`;
-    out.push(`game ${g.game}: ${fixed(g.score)} (run ${g.runs[g.counted].label}${others}; weighted mean ${fixed(g.runs[g.counted].weightedMean)}, completed share ${fixed(g.runs[g.counted].completedShare)}; ${people})`);
+    const others =
+      g.runs.length > 1
+        ? `, ${r.preset === 'paper' ? 'first' : 'best'} of ${g.runs.length} runs (${g.runs.map((x) => `${x.label} ${fixed(x.score)}`).join(', ')})`
+        : '';
+    const people = !g.hasBaselines
+      ? 'no baselines'
+      : g.participants === null
+        ? 'official baselines'
+        : `${g.participants} first-time player${g.participants === 1 ? '' : 's'}`;
+    out.push(
+      `game ${g.game}: ${fixed(g.score)} (run ${g.runs[g.counted].label}${others}; weighted mean ${fixed(g.runs[g.counted].weightedMean)}, completed share ${fixed(g.runs[g.counted].completedShare)}; ${people})`,
+    );
   }
   const n = r.games.length;
-  out.push(`total: ${fixed(r.total)}, mean over ${n} game${n === 1 ? '' : 's'} (preset ${r.preset})${r.complete ? '' : '; NOT a score over every level, the baselines do not cover them all (see the top)'}`);
+  out.push(
+    `total: ${fixed(r.total)}, mean over ${n} game${n === 1 ? '' : 's'} (preset ${r.preset})${r.complete ? '' : '; NOT a score over every level, the baselines do not cover them all (see the top)'}`,
+  );
   for (const note of r.notes) out.push(`note: ${note}`);
   const lines = (k: number) => `${k} line${k > 1 ? 's' : ''}`;
-  const why = { 'empty-frame': 'an empty frame', 'after-game-over': 'an action after GAME_OVER or WIN', 'before-reset': 'before any RESET of the game' };
+  const why = {
+    'empty-frame': 'an empty frame',
+    'after-game-over': 'an action after GAME_OVER or WIN',
+    'before-reset': 'before any RESET of the game',
+  };
   for (const f of report.files) {
-    if (f.skipped.length) out.push(`note: ${f.file}: ${lines(f.skipped.length)} that are not frames skipped (first: line ${f.skipped[0].line}, ${f.skipped[0].reason}).`);
-    if (f.unscored.length) out.push(`note: ${f.file}: ${lines(f.unscored.length)} not scored, as the official scorecard does not score them (first: line ${f.unscored[0].line}, ${why[f.unscored[0].reason]}).`);
-    if (f.fullResetsInferred.length) out.push(`note: ${f.file}: ${lines(f.fullResetsInferred.length)} (${f.fullResetsInferred.slice(0, 5).join(', ')}${f.fullResetsInferred.length > 5 ? ', ...' : ''}) say full_reset false for a RESET that starts a new run by the engine's rule; counted as full resets (REST responses carry no full_reset).`);
+    if (f.skipped.length)
+      out.push(
+        `note: ${f.file}: ${lines(f.skipped.length)} that are not frames skipped (first: line ${f.skipped[0].line}, ${f.skipped[0].reason}).`,
+      );
+    if (f.unscored.length)
+      out.push(
+        `note: ${f.file}: ${lines(f.unscored.length)} not scored, as the official scorecard does not score them (first: line ${f.unscored[0].line}, ${why[f.unscored[0].reason]}).`,
+      );
+    if (f.fullResetsInferred.length)
+      out.push(
+        `note: ${f.file}: ${lines(f.fullResetsInferred.length)} (${f.fullResetsInferred.slice(0, 5).join(', ')}${f.fullResetsInferred.length > 5 ? ', ...' : ''}) say full_reset false for a RESET that starts a new run by the engine's rule; counted as full resets (REST responses carry no full_reset).`,
+      );
   }
   return out.join('\n');
 }
 
 const SCORE = {
-  command: 'score', usage: USAGE,
-  summary: 'Score agent recordings (.recording.jsonl) against human baselines with RHAE: per level, per game and in total, as a table or JSON.',
+  command: 'score',
+  usage: USAGE,
+  summary:
+    'Score agent recordings (.recording.jsonl) against human baselines with RHAE: per level, per game and in total, as a table or JSON.',
   positionals: { name: '<recording.jsonl>...', help: 'official ARC-AGI-3 recordings of agent runs' },
   options: {
-    baselines: { type: 'string', value: '<file|study:ID>', help: 'an arc-studio baselines JSON, an official metadata.json, or study:ID for a study in the serve store' },
-    preset: { type: 'string', value: 'NAME', default: DEFAULT_PRESET, help: `scoring preset: ${Object.keys(SCORING_PRESETS).join(', ')}` },
+    baselines: {
+      type: 'string',
+      value: '<file|study:ID>',
+      help: 'an arc-studio baselines JSON, an official metadata.json, or study:ID for a study in the serve store',
+    },
+    preset: {
+      type: 'string',
+      value: 'NAME',
+      default: DEFAULT_PRESET,
+      help: `scoring preset: ${Object.keys(SCORING_PRESETS).join(', ')}`,
+    },
     json: { type: 'boolean', help: 'print the whole report as JSON' },
-    'data-dir': { type: 'string', value: 'DIR', default: '.arc-studio', help: 'the data folder "arc-studio serve" uses, for study:ID; ignored when DATABASE_URL is set' },
-    'arc3-games': { type: 'string', value: 'DIR', multiple: true, help: 'for study:ID, the arcengine game folders "arc-studio serve" mounts, so their levels are in the baselines; default: ARC_STUDIO_ARC3_GAMES' },
+    'data-dir': {
+      type: 'string',
+      value: 'DIR',
+      default: '.arc-studio',
+      help: 'the data folder "arc-studio serve" uses, for study:ID; ignored when DATABASE_URL is set',
+    },
+    'arc3-games': {
+      type: 'string',
+      value: 'DIR',
+      multiple: true,
+      help: 'for study:ID, the arcengine game folders "arc-studio serve" mounts, so their levels are in the baselines; default: ARC_STUDIO_ARC3_GAMES',
+    },
   },
 } as const;
 
-function parseArgs(args: string[]): { files: string[]; baselines: string; preset: ScoringPresetName; json: boolean; dataDir: string; arc3Games: readonly string[] } {
+function parseArgs(args: string[]): {
+  files: string[];
+  baselines: string;
+  preset: ScoringPresetName;
+  json: boolean;
+  dataDir: string;
+  arc3Games: readonly string[];
+} {
   const { values, positionals: files } = parseCommandArgs(SCORE, args);
   const { baselines, preset, json } = values;
   if (files.length === 0) throw usageError(SCORE, 'name at least one recording file.');
-  if (baselines === undefined) throw usageError(SCORE, 'give the human baselines with --baselines <file> (arc-studio.baselines JSON or an official metadata.json) or --baselines study:ID.');
-  if (!isScoringPreset(preset)) fail(`unknown preset "${preset}"; presets: ${Object.keys(SCORING_PRESETS).join(', ')}.`);
+  if (baselines === undefined)
+    throw usageError(
+      SCORE,
+      'give the human baselines with --baselines <file> (arc-studio.baselines JSON or an official metadata.json) or --baselines study:ID.',
+    );
+  if (!isScoringPreset(preset))
+    fail(`unknown preset "${preset}"; presets: ${Object.keys(SCORING_PRESETS).join(', ')}.`);
   return { files, baselines, preset, json, dataDir: values['data-dir'], arc3Games: values['arc3-games'] };
 }
 
@@ -194,13 +294,23 @@ async function studyBaselinesFrom(studyId: string, dataDir: string, arc3Games: r
   const databaseUrl = process.env.DATABASE_URL || undefined;
   const dir = path.resolve(dataDir);
   if (!databaseUrl && !existsSync(path.join(dir, 'db'))) {
-    fail(`--baselines study:${studyId}: no database in ${path.join(dir, 'db')}; give the --data-dir that "arc-studio serve" uses (default .arc-studio), or set DATABASE_URL.`);
+    fail(
+      `--baselines study:${studyId}: no database in ${path.join(dir, 'db')}; give the --data-dir that "arc-studio serve" uses (default .arc-studio), or set DATABASE_URL.`,
+    );
   }
   const store = await openStore(databaseUrl ? { databaseUrl } : { dataDir: dir });
   // The study's arcengine games as the server ran them, so their levels are in the baselines.
   const mounted = await mountStudyGames(store, arc3Games, (line) => console.error(line));
   try {
-    const ctx = await exportContext({ store, studyId, version: null, library: null, replay: mounted.replay, games: mounted.games, now: Date.now() }).catch((e: Error) => {
+    const ctx = await exportContext({
+      store,
+      studyId,
+      version: null,
+      library: null,
+      replay: mounted.replay,
+      games: mounted.games,
+      now: Date.now(),
+    }).catch((e: Error) => {
       if (e instanceof ExportError) fail(`--baselines study:${studyId}: ${e.message}`);
       throw e;
     });
@@ -218,7 +328,9 @@ export const scoreCommand: Command = {
   usage: USAGE,
   async run(args) {
     const { files, baselines, preset, json, dataDir, arc3Games } = parseArgs(args);
-    const fromStudy = baselines.startsWith('study:') ? await studyBaselinesFrom(baselines.slice('study:'.length), dataDir, arc3Games) : undefined;
+    const fromStudy = baselines.startsWith('study:')
+      ? await studyBaselinesFrom(baselines.slice('study:'.length), dataDir, arc3Games)
+      : undefined;
     const report = scoreFiles(files, baselines, preset, fromStudy);
     console.log(json ? JSON.stringify(report, null, 2) : formatReport(report));
     return 0;

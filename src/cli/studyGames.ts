@@ -23,7 +23,11 @@ export interface StudyGames {
 }
 
 /** Mounts the built-in games and the arcengine folders of `flags` (else `ARC_STUDIO_ARC3_GAMES`). */
-export async function mountStudyGames(store: Store, flags: readonly string[], log: (line: string) => void): Promise<StudyGames> {
+export async function mountStudyGames(
+  store: Store,
+  flags: readonly string[],
+  log: (line: string) => void,
+): Promise<StudyGames> {
   const dirs = arc3GameDirs(flags).map((d) => path.resolve(d));
   if (!dirs.length) return { replay: replayWithEngine, games: undefined, dirs, stop: async () => {} };
   const arc3 = await startArc3({ dirs, servers: [], workers: 1 }, store, log);
@@ -47,7 +51,9 @@ export function unresolvedGames(ctx: ExportContext): string[] {
 /** Why a command refuses a study whose games it cannot resolve: which games, and the flag that mounts them. */
 export function unresolvedMessage(studyId: string, missing: readonly string[], dirs: readonly string[]): string {
   const which = missing.map((g) => `"${g}"`).join(', ');
-  const where = dirs.length ? `among the arcengine games of ${dirs.join(', ')}` : 'mounted (no --arc3-games folder and no ARC_STUDIO_ARC3_GAMES)';
+  const where = dirs.length
+    ? `among the arcengine games of ${dirs.join(', ')}`
+    : 'mounted (no --arc3-games folder and no ARC_STUDIO_ARC3_GAMES)';
   return `study "${studyId}" plays ${which}, which ${missing.length === 1 ? 'is' : 'are'} not built in and not ${where}: give the folders "arc-studio serve" ran ${missing.length === 1 ? 'it' : 'them'} from with --arc3-games DIR (or ARC_STUDIO_ARC3_GAMES). Nothing was written.`;
 }
 

@@ -26,8 +26,12 @@ function lines(text: string): string[] {
 }
 
 let tmp: string;
-beforeAll(async () => { tmp = await mkdtemp(path.join(tmpdir(), 'arc-studio-tasks-')); });
-afterAll(async () => { await rm(tmp, { recursive: true, force: true }); });
+beforeAll(async () => {
+  tmp = await mkdtemp(path.join(tmpdir(), 'arc-studio-tasks-'));
+});
+afterAll(async () => {
+  await rm(tmp, { recursive: true, force: true });
+});
 
 describe('checkTaskPaths', () => {
   it('finds all 800 ARC-AGI-1 tasks valid', async () => {
@@ -55,9 +59,15 @@ describe('checkTaskPaths', () => {
   });
 
   it('checks single files and mixes them with folders', async () => {
-    const r = await checkTaskPaths([path.join(ROOT, SAMPLES, 'fill-closed-boxes.json'), path.join(ROOT, BROKEN, 'value-11.json'), path.join(ROOT, SAMPLES)]);
+    const r = await checkTaskPaths([
+      path.join(ROOT, SAMPLES, 'fill-closed-boxes.json'),
+      path.join(ROOT, BROKEN, 'value-11.json'),
+      path.join(ROOT, SAMPLES),
+    ]);
     expect(r.valid).toBe(15);
-    expect(r.invalid).toEqual([{ file: path.join(ROOT, BROKEN, 'value-11.json'), reason: 'train[1].output[2][4] is 11, must be 0-9' }]);
+    expect(r.invalid).toEqual([
+      { file: path.join(ROOT, BROKEN, 'value-11.json'), reason: 'train[1].output[2][4] is 11, must be 0-9' },
+    ]);
   });
 
   it('accepts a task file saved with a byte order mark', async () => {
@@ -74,7 +84,10 @@ describe('checkTaskPaths', () => {
     expect(r).toEqual({
       valid: 0,
       invalid: [
-        { file: missing, reason: 'no such file or folder; check the path, or name a task .json file or a folder that holds them' },
+        {
+          file: missing,
+          reason: 'no such file or folder; check the path, or name a task .json file or a folder that holds them',
+        },
         { file: empty, reason: 'folder holds no .json task files' },
       ],
     });
@@ -143,7 +156,9 @@ describe('arc-studio tasks check', () => {
     const usage = '\nUsage: arc-studio tasks check <file|dir>...\n"arc-studio tasks --help" describes every option.';
     expect(runs.noSub.stderr.trim()).toBe(`arc-studio tasks: name a subcommand: check.${usage}`);
     expect(runs.noSub.code).toBe(2);
-    expect(runs.unknownSub.stderr.trim()).toBe(`arc-studio tasks: unknown subcommand "lint"; subcommands: check.${usage}`);
+    expect(runs.unknownSub.stderr.trim()).toBe(
+      `arc-studio tasks: unknown subcommand "lint"; subcommands: check.${usage}`,
+    );
     expect(runs.unknownSub.code).toBe(2);
   });
 });

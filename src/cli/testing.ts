@@ -38,7 +38,14 @@ export function runCli(argv: readonly string[], env: EnvChanges = {}): Promise<C
 async function inProcess(argv: readonly string[], env: EnvChanges): Promise<CliResult> {
   let out = '';
   let err = '';
-  const saved = { log: console.log, info: console.info, warn: console.warn, error: console.error, stdout: process.stdout.write, stderr: process.stderr.write };
+  const saved = {
+    log: console.log,
+    info: console.info,
+    warn: console.warn,
+    error: console.error,
+    stdout: process.stdout.write,
+    stderr: process.stderr.write,
+  };
   const savedEnv = Object.entries(env).map(([k]) => [k, process.env[k]] as const);
   const setEnv = (entries: readonly (readonly [string, string | undefined])[]) => {
     for (const [k, v] of entries) {
@@ -47,10 +54,20 @@ async function inProcess(argv: readonly string[], env: EnvChanges): Promise<CliR
     }
   };
   setEnv(Object.entries(env));
-  console.log = console.info = (...a: unknown[]) => { out += `${format(...a)}\n`; };
-  console.warn = console.error = (...a: unknown[]) => { err += `${format(...a)}\n`; };
-  process.stdout.write = ((chunk: string | Uint8Array) => { out += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'); return true; }) as typeof process.stdout.write;
-  process.stderr.write = ((chunk: string | Uint8Array) => { err += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'); return true; }) as typeof process.stderr.write;
+  console.log = console.info = (...a: unknown[]) => {
+    out += `${format(...a)}\n`;
+  };
+  console.warn = console.error = (...a: unknown[]) => {
+    err += `${format(...a)}\n`;
+  };
+  process.stdout.write = ((chunk: string | Uint8Array) => {
+    out += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+    return true;
+  }) as typeof process.stdout.write;
+  process.stderr.write = ((chunk: string | Uint8Array) => {
+    err += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+    return true;
+  }) as typeof process.stderr.write;
   try {
     const code = await main([...argv]);
     return { code, out, err };
@@ -69,6 +86,11 @@ export function spawnCli(argv: readonly string[], env: EnvChanges = {}): CliResu
     if (v === undefined) delete childEnv[k];
     else childEnv[k] = v;
   }
-  const r = spawnSync(process.execPath, ['bin/arc-studio.mjs', ...argv], { cwd: ROOT, encoding: 'utf8', timeout: 120_000, env: childEnv });
+  const r = spawnSync(process.execPath, ['bin/arc-studio.mjs', ...argv], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 120_000,
+    env: childEnv,
+  });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }

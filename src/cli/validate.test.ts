@@ -12,7 +12,8 @@ const RETIRED_FLUX = 'flux-43f2a4b18d3f';
 const VENDOR = path.resolve('../shared/vendor/arc-agi-3');
 const PYTHONPATH = path.join(VENDOR, 'python');
 const FIXTURES = path.resolve('e2e/fixtures/arc3-games');
-if (!existsSync(path.join(PYTHONPATH, 'arcengine'))) throw new Error(`the official engine must be at ${PYTHONPATH}; these tests run against it`);
+if (!existsSync(path.join(PYTHONPATH, 'arcengine')))
+  throw new Error(`the official engine must be at ${PYTHONPATH}; these tests run against it`);
 
 const ENV = { ARC_STUDIO_PYTHONPATH: PYTHONPATH, ARC_STUDIO_ARC3_GAMES: '', PYTHONDONTWRITEBYTECODE: '1' };
 /** In this process; the first test below runs the real binary. */
@@ -24,9 +25,22 @@ describe('arc-studio games validate', () => {
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     const out = JSON.parse(r.out);
-    expect(out).toMatchObject({ game: 'glow', version: versionedGameId(games.glow), ok: true, steps: { short: 20_000, long: 20_000, fuzz: 20_000 }, total_steps: 60_000, problems: [] });
+    expect(out).toMatchObject({
+      game: 'glow',
+      version: versionedGameId(games.glow),
+      ok: true,
+      steps: { short: 20_000, long: 20_000, fuzz: 20_000 },
+      total_steps: 60_000,
+      problems: [],
+    });
     expect(out.levels).toHaveLength(1);
-    expect(out.levels[0]).toMatchObject({ level: 3, ok: true, short: { wins: 0 }, long: { wins: 0 }, fuzz: { steps: 20_000, problemCount: 0 } });
+    expect(out.levels[0]).toMatchObject({
+      level: 3,
+      ok: true,
+      short: { wins: 0 },
+      long: { wins: 0 },
+      fuzz: { steps: 20_000, problemCount: 0 },
+    });
     expect(out.levels[0].fuzz.frames).toBeGreaterThan(20_000 / 64);
     // The rate itself is a figure of `npm run bench -- validate`.
     expect(out.levels[0].steps_per_s_one_thread).toBeGreaterThan(0);
@@ -35,7 +49,20 @@ describe('arc-studio games validate', () => {
   it('fails a level chance wins, exit 1, with the same figures on worker threads as in one thread', async () => {
     // A retired version of flux whose level 2 chance could win (the current one it cannot): with
     // this seed the long regime wins at step 5,654, so 6,000 steps are enough.
-    const r = await cli('games', 'validate', RETIRED_FLUX, '--level', '2', '--steps', '6000', '--seed', '26', '--json', '--threads', '2');
+    const r = await cli(
+      'games',
+      'validate',
+      RETIRED_FLUX,
+      '--level',
+      '2',
+      '--steps',
+      '6000',
+      '--seed',
+      '26',
+      '--json',
+      '--threads',
+      '2',
+    );
     expect(r.code).toBe(1);
     const out = JSON.parse(r.out);
     const local = validateGame(getGame(RETIRED_FLUX), { level: 1, steps: 6_000, seed: 26 });
@@ -61,7 +88,11 @@ describe('arc-studio games validate', () => {
   it.each([
     [['games', 'validate', 'nope'], 1, 'no game "nope"; games: push, glow, flux.'],
     [['games', 'validate', 'push', '--level', '7'], 2, 'level 7 does not exist in "push": it has levels 1-6.'],
-    [['games', 'validate', 'push', '--clicks', 'everywhere'], 2, '--clicks must be cells or targets, not "everywhere".'],
+    [
+      ['games', 'validate', 'push', '--clicks', 'everywhere'],
+      2,
+      '--clicks must be cells or targets, not "everywhere".',
+    ],
     [['games', 'validate'], 2, 'name one game: push, glow, flux.'],
   ])('refuses %j with a clear message', async (args, code, message) => {
     const r = await cli(...args);
@@ -73,13 +104,21 @@ describe('arc-studio games validate', () => {
   it('runs an arcengine game on the official engine with a small budget and reports the steps run', async () => {
     const r = await cli('games', 'validate', 'tg01', '--arc3-games', FIXTURES, '--steps', '300', '--json');
     const out = JSON.parse(r.out);
-    expect(out).toMatchObject({ version: 'tg01-5e1f0a27', engine: 'arcengine 0.9.3', steps: { short: 0, long: 300, fuzz: 300 }, total_steps: 900, problems: [] });
+    expect(out).toMatchObject({
+      version: 'tg01-5e1f0a27',
+      engine: 'arcengine 0.9.3',
+      steps: { short: 0, long: 300, fuzz: 300 },
+      total_steps: 900,
+      problems: [],
+    });
     expect(out.levels.map((l: { level: number }) => l.level)).toEqual([1, 2]);
     expect(out.levels[0].fuzz.frames).toBeGreaterThanOrEqual(150);
     // The fixture's tutorial is won by chance within a few hundred steps; exit code follows level 2.
     expect(r.code).toBe(out.levels[1].ok ? 0 : 1);
     const text = await cli('games', 'validate', 'tg01', '--arc3-games', FIXTURES, '--steps', '50', '--level', '1');
-    expect(text.out).toContain('on the official engine (arcengine 0.9.3): 50 policy steps per level and 50 fuzz steps, far below the paper');
+    expect(text.out).toContain(
+      'on the official engine (arcengine 0.9.3): 50 policy steps per level and 50 fuzz steps, far below the paper',
+    );
     expect(text.out).toContain('100 steps run in');
   }, 120_000);
 });
@@ -90,7 +129,12 @@ describe('arc-studio games graph', () => {
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     const out = JSON.parse(r.out);
-    expect(out).toMatchObject({ game: 'push', level: 1, complete: true, recorded_solution_length: solutions.push[0].split(',').length });
+    expect(out).toMatchObject({
+      game: 'push',
+      level: 1,
+      complete: true,
+      recorded_solution_length: solutions.push[0].split(',').length,
+    });
     expect(out.shortest.length).toBe(out.recorded_solution_length);
     expect(out.win_probability.slice(0, 5).map((p: { k: number }) => p.k)).toEqual([10, 50, 100, 500, 1000]);
     expect(out.win_probability[0].p).toBeGreaterThan(0);
@@ -110,7 +154,17 @@ describe('arc-studio games graph', () => {
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     const out = JSON.parse(r.out);
-    expect(out).toMatchObject({ game: 'tg01', version: 'tg01-5e1f0a27', engine: 'arcengine 0.9.3', level: 1, complete: true, states: 27, clicks: 'targets', baseline_actions: 10, budget: { max_states: 5_000, max_seconds: 60 } });
+    expect(out).toMatchObject({
+      game: 'tg01',
+      version: 'tg01-5e1f0a27',
+      engine: 'arcengine 0.9.3',
+      level: 1,
+      complete: true,
+      states: 27,
+      clicks: 'targets',
+      baseline_actions: 10,
+      budget: { max_states: 5_000, max_seconds: 60 },
+    });
     expect(out.shortest.length).toBe(10);
     const text = await cli('games', 'graph', 'tg01', '--level', '2', '--max-states', '5', '--arc3-games', FIXTURES);
     expect(text.out).toContain('NOT fully explored: stopped at');

@@ -9,8 +9,15 @@ import { Worker } from 'node:worker_threads';
 import { ENGINE_VERSION, versionedGameId, type GameDefinition } from '../core/game';
 import { analyzeGraph, exploreLevel, winProbabilities, type LevelGraph } from '../core/game/graph';
 import {
-  FRAME_EVERY, planValidation, summarizeValidation, type LevelReport, type RegimeReport, type TaskResult,
-  type ValidationOptions, type ValidationReport, type ValidationTask,
+  FRAME_EVERY,
+  planValidation,
+  summarizeValidation,
+  type LevelReport,
+  type RegimeReport,
+  type TaskResult,
+  type ValidationOptions,
+  type ValidationReport,
+  type ValidationTask,
 } from '../core/game/validate';
 import { solutions } from '../games';
 import type { TaskMessage, ThreadReply } from './validateWorker';
@@ -25,7 +32,11 @@ export class ProgressBar {
   private last = 0;
   private readonly t0 = performance.now();
   private readonly tty = process.stderr.isTTY === true;
-  constructor(private readonly label: string, private readonly total: number, private readonly unit = 'steps') {}
+  constructor(
+    private readonly label: string,
+    private readonly total: number,
+    private readonly unit = 'steps',
+  ) {}
 
   update(done: number): void {
     if (!this.tty) return;
@@ -67,7 +78,12 @@ export interface TimedResult {
  * Runs `tasks` of the built-in game `gameId` on `threads` worker threads, longest first, each
  * thread taking the next task when done; `onProgress` receives the steps done in all.
  */
-export async function runTasksOnThreads(gameId: string, tasks: readonly ValidationTask[], threads: number, onProgress?: (steps: number) => void): Promise<TimedResult[]> {
+export async function runTasksOnThreads(
+  gameId: string,
+  tasks: readonly ValidationTask[],
+  threads: number,
+  onProgress?: (steps: number) => void,
+): Promise<TimedResult[]> {
   const order = tasks.map((task, id) => ({ id, task })).sort((a, b) => b.task.steps - a.task.steps);
   const results: TimedResult[] = new Array(tasks.length);
   const progress = new Float64Array(tasks.length);
@@ -88,38 +104,45 @@ export async function runTasksOnThreads(gameId: string, tasks: readonly Validati
     for (const t of running) void t.terminate();
     reject(e);
   };
-  await Promise.all(Array.from({ length: count }, () => new Promise<void>((resolve, reject) => {
-    // Every step allocates a new immutable run: a larger young generation than a thread's default
-    // halves the time spent collecting it (measured: 465k -> 800k+ steps/s on push level 3).
-    const thread = new Worker(url, { resourceLimits: { maxYoungGenerationSizeMb: 64 } });
-    running.push(thread);
-    const send = () => {
-      if (stopped) return resolve();
-      if (next >= order.length) {
-        void thread.terminate().then(() => resolve());
-        return;
-      }
-      const { id, task } = order[next++];
-      thread.postMessage({ id, gameId, task } satisfies TaskMessage);
-    };
-    thread.on('message', (m: ThreadReply) => {
-      if (m.type === 'progress') {
-        progress[m.id] = m.steps;
-        report();
-      } else if (m.type === 'done') {
-        progress[m.id] = 0;
-        doneSteps += m.result.steps;
-        results[m.id] = { result: m.result, ms: m.ms };
-        report();
-        send();
-      } else fail(reject, new Error(`a validation thread failed: ${m.message}`));
-    });
-    thread.on('error', (e) => fail(reject, new Error(`a validation thread stopped: ${e.message}`)));
-    thread.on('exit', (code) => {
-      if (!stopped && next < order.length) fail(reject, new Error(`a validation thread exited with code ${code} before its work was done.`));
-    });
-    send();
-  })));
+  await Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<void>((resolve, reject) => {
+          // Every step allocates a new immutable run: a larger young generation than a thread's default
+          // halves the time spent collecting it (measured: 465k -> 800k+ steps/s on push level 3).
+          const thread = new Worker(url, { resourceLimits: { maxYoungGenerationSizeMb: 64 } });
+          running.push(thread);
+          const send = () => {
+            if (stopped) return resolve();
+            if (next >= order.length) {
+              void thread.terminate().then(() => resolve());
+              return;
+            }
+            const { id, task } = order[next++];
+            thread.postMessage({ id, gameId, task } satisfies TaskMessage);
+          };
+          thread.on('message', (m: ThreadReply) => {
+            if (m.type === 'progress') {
+              progress[m.id] = m.steps;
+              report();
+            } else if (m.type === 'done') {
+              progress[m.id] = 0;
+              doneSteps += m.result.steps;
+              results[m.id] = { result: m.result, ms: m.ms };
+              report();
+              send();
+            } else fail(reject, new Error(`a validation thread failed: ${m.message}`));
+          });
+          thread.on('error', (e) => fail(reject, new Error(`a validation thread stopped: ${e.message}`)));
+          thread.on('exit', (code) => {
+            if (!stopped && next < order.length)
+              fail(reject, new Error(`a validation thread exited with code ${code} before its work was done.`));
+          });
+          send();
+        }),
+    ),
+  );
   return results;
 }
 
@@ -131,7 +154,10 @@ export interface ValidateOutcome {
 }
 
 /** Runs the validation of a built-in game on worker threads and formats it. */
-export async function validateBuiltIn(game: GameDefinition<unknown, unknown>, options: ValidationOptions & { threads: number }): Promise<ValidateOutcome> {
+export async function validateBuiltIn(
+  game: GameDefinition<unknown, unknown>,
+  options: ValidationOptions & { threads: number },
+): Promise<ValidateOutcome> {
   const plan = planValidation(game, options);
   const total = plan.tasks.reduce((s, t) => s + t.steps, 0);
   const bar = new ProgressBar(`validate ${game.id}`, total);
@@ -143,7 +169,11 @@ export async function validateBuiltIn(game: GameDefinition<unknown, unknown>, op
     bar.finish();
   }
   const seconds = (performance.now() - t0) / 1000;
-  const report = summarizeValidation(game, plan, timed.map((t) => t.result));
+  const report = summarizeValidation(
+    game,
+    plan,
+    timed.map((t) => t.result),
+  );
   // One thread's speed per level, from the policy regimes (the fuzz draws frames, so it is slower).
   const rate = new Map<number, { steps: number; ms: number }>();
   for (const { result, ms } of timed) {
@@ -157,13 +187,25 @@ export async function validateBuiltIn(game: GameDefinition<unknown, unknown>, op
   };
   const threads = Math.min(options.threads, plan.tasks.length);
   const json = {
-    game: game.id, version: versionedGameId(game), engine: ENGINE_VERSION, ok: report.ok, seed: report.seed, clicks: report.clicks,
-    steps: report.steps, total_steps: report.totalSteps, threads, seconds: round(seconds, 3), frame_every: FRAME_EVERY,
+    game: game.id,
+    version: versionedGameId(game),
+    engine: ENGINE_VERSION,
+    ok: report.ok,
+    seed: report.seed,
+    clicks: report.clicks,
+    steps: report.steps,
+    total_steps: report.totalSteps,
+    threads,
+    seconds: round(seconds, 3),
+    frame_every: FRAME_EVERY,
     levels: report.levels.map((l) => ({ ...l, level: l.level + 1, steps_per_s_one_thread: stepsPerSecond(l.level) })),
-    problems: report.problems.map((p) => ({ ...p, level: p.level + 1 })), problem_count: report.problemCount,
+    problems: report.problems.map((p) => ({ ...p, level: p.level + 1 })),
+    problem_count: report.problemCount,
   };
   const lines = formatValidation(report, `${versionedGameId(game)}, engine ${ENGINE_VERSION}`, stepsPerSecond);
-  lines.push(`${group(report.totalSteps)} steps in ${seconds.toFixed(1)} s on ${threads} thread${threads === 1 ? '' : 's'} (${compact(report.totalSteps / seconds)} steps/s in all).`);
+  lines.push(
+    `${group(report.totalSteps)} steps in ${seconds.toFixed(1)} s on ${threads} thread${threads === 1 ? '' : 's'} (${compact(report.totalSteps / seconds)} steps/s in all).`,
+  );
   return { report, json, lines };
 }
 
@@ -178,7 +220,8 @@ function regimeCell(r: RegimeReport | null): string {
 }
 
 function verdict(l: LevelReport): string {
-  if ((l.fuzz?.problemCount ?? 0) + (l.short?.problemCount ?? 0) + (l.long?.problemCount ?? 0) > 0) return 'FAIL (problems)';
+  if ((l.fuzz?.problemCount ?? 0) + (l.short?.problemCount ?? 0) + (l.long?.problemCount ?? 0) > 0)
+    return 'FAIL (problems)';
   if (l.tutorial) return 'tutorial, not judged';
   return l.ok ? 'ok' : 'FAIL (chance wins)';
 }
@@ -188,34 +231,67 @@ function verdict(l: LevelReport): string {
  * tutorial), the problems the fuzz found, and the verdict.
  */
 export function formatValidation(
-  report: ValidationReport, what: string, stepsPerSecond: (level: number) => number | null = () => null,
+  report: ValidationReport,
+  what: string,
+  stepsPerSecond: (level: number) => number | null = () => null,
   fuzzNote = `The fuzz adds a RESET (1%) and an arbitrary action (1%) to the policy, checks every step's state and level fields, and draws and checks frames every ${FRAME_EVERY}th step and at every change of level or state.`,
 ): string[] {
   const s = report.steps;
   const lines = [
     `${report.game} (${what}): random policy over the available actions, clicks at ${report.clicks === 'cells' ? 'random cells' : 'declared click targets'}, seed ${report.seed}`,
   ];
-  const header = ['level', s.short ? `${group(s.short)} steps` : '-', s.long ? `${group(s.long)} steps` : '-', 'GAME_OVERs', 'fuzz steps', 'frames', 'problems', 'steps/s (1 thread)', 'verdict'];
+  const header = [
+    'level',
+    s.short ? `${group(s.short)} steps` : '-',
+    s.long ? `${group(s.long)} steps` : '-',
+    'GAME_OVERs',
+    'fuzz steps',
+    'frames',
+    'problems',
+    'steps/s (1 thread)',
+    'verdict',
+  ];
   const rows = report.levels.map((l) => [
-    String(l.level + 1), regimeCell(l.short), regimeCell(l.long), group((l.short?.gameOvers ?? 0) + (l.long?.gameOvers ?? 0)),
-    l.fuzz ? group(l.fuzz.steps) : '-', l.fuzz ? group(l.fuzz.frames) : '-', l.fuzz ? group(l.fuzz.problemCount) : '-',
-    stepsPerSecond(l.level) !== null ? compact(stepsPerSecond(l.level)!) : '-', verdict(l),
+    String(l.level + 1),
+    regimeCell(l.short),
+    regimeCell(l.long),
+    group((l.short?.gameOvers ?? 0) + (l.long?.gameOvers ?? 0)),
+    l.fuzz ? group(l.fuzz.steps) : '-',
+    l.fuzz ? group(l.fuzz.frames) : '-',
+    l.fuzz ? group(l.fuzz.problemCount) : '-',
+    stepsPerSecond(l.level) !== null ? compact(stepsPerSecond(l.level)!) : '-',
+    verdict(l),
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  for (const r of [header, ...rows]) lines.push(r.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd());
+  for (const r of [header, ...rows])
+    lines.push(
+      r
+        .map((c, i) => c.padEnd(widths[i]))
+        .join('  ')
+        .trimEnd(),
+    );
   lines.push(fuzzNote);
   for (const p of report.problems) {
-    lines.push(`problem (${p.kind}) on level ${p.level + 1}, step ${group(p.step)} of the task with seed ${p.seed}, after ${p.action}: ${p.message}${p.count > 1 ? ` (${group(p.count)} times)` : ''}`);
-    if (p.reproduce) lines.push(`  to meet it again: level ${p.level + 1} from its start with seed ${p.reproduce.seed}, then ${p.reproduce.actions ? p.reproduce.actions : '(no action: the start itself)'}`);
+    lines.push(
+      `problem (${p.kind}) on level ${p.level + 1}, step ${group(p.step)} of the task with seed ${p.seed}, after ${p.action}: ${p.message}${p.count > 1 ? ` (${group(p.count)} times)` : ''}`,
+    );
+    if (p.reproduce)
+      lines.push(
+        `  to meet it again: level ${p.level + 1} from its start with seed ${p.reproduce.seed}, then ${p.reproduce.actions ? p.reproduce.actions : '(no action: the start itself)'}`,
+      );
   }
-  if (report.problemCount > report.problems.reduce((n, p) => n + p.count, 0)) lines.push(`(${group(report.problemCount)} problems in all; the first of each kind are listed)`);
+  if (report.problemCount > report.problems.reduce((n, p) => n + p.count, 0))
+    lines.push(`(${group(report.problemCount)} problems in all; the first of each kind are listed)`);
   const beaten = report.levels.filter((l) => !l.tutorial && ((l.short?.wins ?? 0) > 0 || (l.long?.wins ?? 0) > 0));
   const fails: string[] = [];
   for (const l of beaten) {
     const inShort = (l.short?.wins ?? 0) > 0;
-    fails.push(`chance won level ${l.level + 1} ${inShort ? `within ${group(s.short)} steps` : `within ${group(s.long)} steps`} (make it need more actions, or fewer chances to win)`);
+    fails.push(
+      `chance won level ${l.level + 1} ${inShort ? `within ${group(s.short)} steps` : `within ${group(s.long)} steps`} (make it need more actions, or fewer chances to win)`,
+    );
   }
-  if (report.problemCount) fails.push(`${group(report.problemCount)} problem${report.problemCount === 1 ? '' : 's'} (listed above)`);
+  if (report.problemCount)
+    fails.push(`${group(report.problemCount)} problem${report.problemCount === 1 ? '' : 's'} (listed above)`);
   lines.push(report.ok ? 'verdict: ok' : `verdict: FAIL: ${fails.join('; ')}`);
   return lines;
 }
@@ -227,13 +303,20 @@ export const GRAPH_KS = [10, 50, 100, 500, 1_000, 5_000, 10_000, 50_000, 100_000
  * `games graph` for a built-in game: the level's state graph within the budget, then
  * {@link graphReport}.
  */
-export function graphBuiltIn(game: GameDefinition<unknown, unknown>, level: number, options: { maxStates: number; maxSeconds: number; seed: number; clicks: 'cells' | 'targets' }): { lines: string[]; json: Record<string, unknown> } {
+export function graphBuiltIn(
+  game: GameDefinition<unknown, unknown>,
+  level: number,
+  options: { maxStates: number; maxSeconds: number; seed: number; clicks: 'cells' | 'targets' },
+): { lines: string[]; json: Record<string, unknown> } {
   const t0 = performance.now();
   const bar = new ProgressBar(`graph ${game.id} level ${level + 1}`, options.maxStates, 'states');
   let g;
   try {
     g = exploreLevel(game, level, {
-      seed: options.seed, maxStates: options.maxStates, clicks: options.clicks, onProgress: (n) => bar.update(n),
+      seed: options.seed,
+      maxStates: options.maxStates,
+      clicks: options.clicks,
+      onProgress: (n) => bar.update(n),
       shouldStop: () => performance.now() - t0 > options.maxSeconds * 1000,
     });
   } finally {
@@ -241,8 +324,12 @@ export function graphBuiltIn(game: GameDefinition<unknown, unknown>, level: numb
   }
   const recordedText = solutions[game.id]?.[level];
   return graphReport(g, {
-    version: versionedGameId(game), engine: ENGINE_VERSION, recorded: recordedText ? recordedText.split(',').length : null,
-    maxStates: options.maxStates, maxSeconds: options.maxSeconds, seconds: (performance.now() - t0) / 1000,
+    version: versionedGameId(game),
+    engine: ENGINE_VERSION,
+    recorded: recordedText ? recordedText.split(',').length : null,
+    maxStates: options.maxStates,
+    maxSeconds: options.maxSeconds,
+    seconds: (performance.now() - t0) / 1000,
     targets: 'clicks at uniformly random declared click targets',
   });
 }
@@ -251,18 +338,47 @@ export function graphBuiltIn(game: GameDefinition<unknown, unknown>, level: numb
  * What `games graph` prints of an explored graph, for built-in and arcengine games alike: the
  * lines, or the JSON. `targets` says where the policy clicks when `g.clicks` is 'targets'.
  */
-export function graphReport(g: LevelGraph, o: { version: string; engine: string; recorded: number | null; maxStates: number; maxSeconds: number; seconds: number; targets: string }): { lines: string[]; json: Record<string, unknown> } {
+export function graphReport(
+  g: LevelGraph,
+  o: {
+    version: string;
+    engine: string;
+    recorded: number | null;
+    maxStates: number;
+    maxSeconds: number;
+    seconds: number;
+    targets: string;
+  },
+): { lines: string[]; json: Record<string, unknown> } {
   const level = g.level;
-  const clickText = g.clicks === 'targets' ? o.targets : 'clicks at uniformly random cells (all 4,096 tried in every state)';
+  const clickText =
+    g.clicks === 'targets' ? o.targets : 'clicks at uniformly random cells (all 4,096 tried in every state)';
   const a = analyzeGraph(g);
   const probabilities = g.complete ? winProbabilities(g, GRAPH_KS) : null;
   const recorded = o.recorded;
   const json = {
-    game: g.game, version: o.version, engine: o.engine, level: level + 1, seed: g.seed,
-    complete: a.complete, states: a.states, expanded: g.expanded, edges: a.edges, depth: a.depth, merges: a.merges, cycles: a.cycles,
-    dead_ends: a.deadEnds, stuck: a.stuck, game_over_states: a.gameOverStates, winning_moves: a.winningMoves, winning_states: a.winningStates,
-    shortest: a.shortest, recorded_solution_length: recorded, clicks: g.clicks,
-    win_probability: probabilities, seconds: round(o.seconds, 3),
+    game: g.game,
+    version: o.version,
+    engine: o.engine,
+    level: level + 1,
+    seed: g.seed,
+    complete: a.complete,
+    states: a.states,
+    expanded: g.expanded,
+    edges: a.edges,
+    depth: a.depth,
+    merges: a.merges,
+    cycles: a.cycles,
+    dead_ends: a.deadEnds,
+    stuck: a.stuck,
+    game_over_states: a.gameOverStates,
+    winning_moves: a.winningMoves,
+    winning_states: a.winningStates,
+    shortest: a.shortest,
+    recorded_solution_length: recorded,
+    clicks: g.clicks,
+    win_probability: probabilities,
+    seconds: round(o.seconds, 3),
     budget: { max_states: o.maxStates, max_seconds: o.maxSeconds },
     policy: `uniform over the available actions except undo; ${clickText}; GAME_OVER answered by a level RESET (one action)`,
   };
@@ -277,10 +393,16 @@ export function graphReport(g: LevelGraph, o: { version: string; engine: string;
       : `shortest solution: none found${a.complete ? ': the level cannot be won from its start' : ' within the budget'}`,
   ];
   if (probabilities) {
-    lines.push(`P(a random policy wins within K actions): ${probabilities.map(({ k, p }) => `K=${group(k)} ${formatP(p)}`).join(', ')}`);
-    lines.push(`  (exact, from the graph as an absorbing Markov chain; the policy picks uniformly among the available actions except undo, ${g.clicks === 'none' ? 'never clicks (no click offered)' : clickText}, and answers GAME_OVER with a level RESET that counts one action)`);
+    lines.push(
+      `P(a random policy wins within K actions): ${probabilities.map(({ k, p }) => `K=${group(k)} ${formatP(p)}`).join(', ')}`,
+    );
+    lines.push(
+      `  (exact, from the graph as an absorbing Markov chain; the policy picks uniformly among the available actions except undo, ${g.clicks === 'none' ? 'never clicks (no click offered)' : clickText}, and answers GAME_OVER with a level RESET that counts one action)`,
+    );
   } else {
-    lines.push('P(a random policy wins within K actions): unknown, the graph was not fully explored; raise --max-states or --max-seconds.');
+    lines.push(
+      'P(a random policy wins within K actions): unknown, the graph was not fully explored; raise --max-states or --max-seconds.',
+    );
   }
   return { lines, json };
 }

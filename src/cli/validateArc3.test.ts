@@ -15,7 +15,8 @@ import { validateArc3 } from './validateArc3';
 const VENDOR = path.resolve('../shared/vendor/arc-agi-3');
 const PYTHONPATH = path.join(VENDOR, 'python');
 const OFFICIAL = path.join(VENDOR, 'environment_files');
-if (!existsSync(path.join(PYTHONPATH, 'arcengine'))) throw new Error(`the official engine must be at ${PYTHONPATH}; these tests run against it`);
+if (!existsSync(path.join(PYTHONPATH, 'arcengine')))
+  throw new Error(`the official engine must be at ${PYTHONPATH}; these tests run against it`);
 const ENV = { ...process.env, ARC_STUDIO_PYTHONPATH: PYTHONPATH, PYTHONDONTWRITEBYTECODE: '1' };
 
 // A copy of ls20 whose interface drawing paints one cell from numpy's unseeded global generator.
@@ -51,7 +52,9 @@ describe('the determinism check on the official engine', () => {
       expect(r.divergence.first).toMatchObject({ x: 63, y: 63 });
       expect(r.divergence.cells).toBe(1);
       const lines = formatDeterminism(r);
-      expect(lines[0]).toContain(`NOT DETERMINISTIC: the same actions played twice on the same seed gave different frames at step ${r.divergence.step}`);
+      expect(lines[0]).toContain(
+        `NOT DETERMINISTIC: the same actions played twice on the same seed gave different frames at step ${r.divergence.step}`,
+      );
       expect(lines[0]).toContain('x=63, y=63');
       expect(lines[1]).toContain('cannot be exact');
     } finally {

@@ -26,10 +26,16 @@ if (port) {
     try {
       const game = getGame(msg.gameId);
       const t0 = performance.now();
-      const result = runValidationTask(game, msg.task, (steps) => port.postMessage({ type: 'progress', id: msg.id, steps } satisfies ThreadReply));
+      const result = runValidationTask(game, msg.task, (steps) =>
+        port.postMessage({ type: 'progress', id: msg.id, steps } satisfies ThreadReply),
+      );
       port.postMessage({ type: 'done', id: msg.id, result, ms: performance.now() - t0 } satisfies ThreadReply);
     } catch (e) {
-      port.postMessage({ type: 'error', id: msg.id, message: e instanceof Error ? e.message : String(e) } satisfies ThreadReply);
+      port.postMessage({
+        type: 'error',
+        id: msg.id,
+        message: e instanceof Error ? e.message : String(e),
+      } satisfies ThreadReply);
     }
   });
 }

@@ -48,14 +48,20 @@ export function App() {
   return (
     <div className="flex h-full flex-col">
       <header className="flex h-11 shrink-0 items-center gap-3 border-b border-slate-800 bg-slate-900 px-3 sm:gap-6 sm:px-4">
-        <Link href="/" className="flex items-center gap-2 whitespace-nowrap font-semibold tracking-tight text-slate-100">
+        <Link
+          href="/"
+          className="flex items-center gap-2 whitespace-nowrap font-semibold tracking-tight text-slate-100"
+        >
           <img src="/favicon.svg" alt="" className="h-5 w-5" />
           <span className="sr-only sm:not-sr-only">ARC Studio</span>
         </Link>
         <nav className="flex gap-1 text-sm">
           {NAV.map((n) => (
-            <Link key={n.href} href={n.href}
-              className={`rounded px-2 py-1 sm:px-2.5 ${n.match(location) ? 'bg-slate-800 text-white' : 'text-slate-400 hover:text-slate-100'}`}>
+            <Link
+              key={n.href}
+              href={n.href}
+              className={`rounded px-2 py-1 sm:px-2.5 ${n.match(location) ? 'bg-slate-800 text-white' : 'text-slate-400 hover:text-slate-100'}`}
+            >
               {n.label}
             </Link>
           ))}
@@ -63,25 +69,31 @@ export function App() {
       </header>
       <main className="min-h-0 flex-1">
         <ErrorBoundary resetKey={location}>
-        <Switch>
-          <Route path="/" component={TaskBrowserPage} />
-          <Route path="/tasks/:collection/*" component={TaskPlayerPage} />
-          <Route path="/games" component={GamesPage} />
-          <Route path="/games/:id" component={GamePlayerPage} />
-          <Route path="/games/:id/playtest" component={PlaytestPage} />
-          <Route path="/login" component={LoginPage} />
-          <Route path="/score" component={ScorePage} />
-          <Route path="/studies" component={StudiesPage} />
-          <Route path="/studies/new" component={StudyEditorPage} />
-          <Route path="/studies/:studyId" component={StudyResultsPage} />
-          <Route path="/studies/:studyId/edit" component={StudyEditorPage} />
-          <Route path="/studies/:studyId/campaign" component={CampaignPage} />
-          <Route path="/studies/:studyId/sessions/:sessionId" component={ReplayPage} />
-          <Route path="/studies/:studyId/agents/:guid" component={AgentReplayPage} />
-          <Route>
-            <div className="p-8 text-slate-300">This page does not exist. <Link href="/" className="text-sky-400 underline">Go to the task browser</Link>.</div>
-          </Route>
-        </Switch>
+          <Switch>
+            <Route path="/" component={TaskBrowserPage} />
+            <Route path="/tasks/:collection/*" component={TaskPlayerPage} />
+            <Route path="/games" component={GamesPage} />
+            <Route path="/games/:id" component={GamePlayerPage} />
+            <Route path="/games/:id/playtest" component={PlaytestPage} />
+            <Route path="/login" component={LoginPage} />
+            <Route path="/score" component={ScorePage} />
+            <Route path="/studies" component={StudiesPage} />
+            <Route path="/studies/new" component={StudyEditorPage} />
+            <Route path="/studies/:studyId" component={StudyResultsPage} />
+            <Route path="/studies/:studyId/edit" component={StudyEditorPage} />
+            <Route path="/studies/:studyId/campaign" component={CampaignPage} />
+            <Route path="/studies/:studyId/sessions/:sessionId" component={ReplayPage} />
+            <Route path="/studies/:studyId/agents/:guid" component={AgentReplayPage} />
+            <Route>
+              <div className="p-8 text-slate-300">
+                This page does not exist.{' '}
+                <Link href="/" className="text-sky-400 underline">
+                  Go to the task browser
+                </Link>
+                .
+              </div>
+            </Route>
+          </Switch>
         </ErrorBoundary>
       </main>
     </div>

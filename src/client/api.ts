@@ -17,7 +17,12 @@ export type ErrorBodyRead = Partial<ApiErrorBody> | null;
 /** An API error with the server's own message, which says what is wrong and what to do. */
 export class ApiError extends Error {
   /** The whole error body (e.g. a game's `traceback` for a researcher). */
-  constructor(readonly status: number, readonly code: ApiErrorCode, message: string, readonly details?: Record<string, unknown>) {
+  constructor(
+    readonly status: number,
+    readonly code: ApiErrorCode,
+    message: string,
+    readonly details?: Record<string, unknown>,
+  ) {
     super(message);
   }
 }
@@ -27,10 +32,25 @@ export async function getJson<T>(url: string, init?: RequestInit): Promise<T> {
   try {
     res = await fetch(url, init);
   } catch {
-    throw new ApiError(0, 'offline', 'The ARC Studio server cannot be reached. Check that it is running and that you are online, then try again.');
+    throw new ApiError(
+      0,
+      'offline',
+      'The ARC Studio server cannot be reached. Check that it is running and that you are online, then try again.',
+    );
   }
   const body = (await res.json().catch(() => null)) as (ErrorBodyRead & T) | null;
-  if (!res.ok) throw new ApiError(res.status, body?.error ?? 'http_error', body?.message ?? `The server answered ${res.status} ${res.statusText}.`, body ?? undefined);
-  if (body === null) throw new ApiError(res.status, 'bad_response', 'The server sent a response that is not JSON. Reload the page; if it repeats, restart the server.');
+  if (!res.ok)
+    throw new ApiError(
+      res.status,
+      body?.error ?? 'http_error',
+      body?.message ?? `The server answered ${res.status} ${res.statusText}.`,
+      body ?? undefined,
+    );
+  if (body === null)
+    throw new ApiError(
+      res.status,
+      'bad_response',
+      'The server sent a response that is not JSON. Reload the page; if it repeats, restart the server.',
+    );
   return body;
 }

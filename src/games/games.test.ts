@@ -2,7 +2,16 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
-  actionCounts, advance, createRun, parseActions, randomPolicy, renderRun, solveLevel, step, versionedGameId, type ActionInput,
+  actionCounts,
+  advance,
+  createRun,
+  parseActions,
+  randomPolicy,
+  renderRun,
+  solveLevel,
+  step,
+  versionedGameId,
+  type ActionInput,
 } from '../core/game';
 import { goldenPin, pinChanges, type GamePin } from './golden';
 import { gameVersions, games, getGame, retiredGames, solutions } from './index';
@@ -11,12 +20,17 @@ const GOLDEN = path.join(__dirname, 'golden.json');
 const UPDATE = 'UPDATE_GOLDEN=1 npx vitest run src/games/games.test.ts';
 
 describe('golden pins (src/games/golden.json)', () => {
-  const now: Record<string, GamePin> = Object.fromEntries(Object.entries(games).map(([id, g]) => [id, goldenPin(g, solutions[id])]));
+  const now: Record<string, GamePin> = Object.fromEntries(
+    Object.entries(games).map(([id, g]) => [id, goldenPin(g, solutions[id])]),
+  );
   if (process.env.UPDATE_GOLDEN) writeFileSync(GOLDEN, `${JSON.stringify(now, null, 2)}\n`);
   const pinned = JSON.parse(readFileSync(GOLDEN, 'utf8')) as Record<string, GamePin>;
 
   it('pin every game and no other', () => {
-    expect(Object.keys(pinned).sort(), `games and pins differ; if a game was added or removed, update the pins: ${UPDATE}`).toEqual(Object.keys(games).sort());
+    expect(
+      Object.keys(pinned).sort(),
+      `games and pins differ; if a game was added or removed, update the pins: ${UPDATE}`,
+    ).toEqual(Object.keys(games).sort());
   });
 
   for (const id of Object.keys(games)) {
@@ -25,10 +39,14 @@ describe('golden pins (src/games/golden.json)', () => {
       if (!was) return; // reported by the test above
       const changes = pinChanges(was, now[id]);
       if (changes.length && was.version === now[id].version) {
-        expect.fail(`${id} plays differently but its version is still ${was.version}: ${changes.join('; ')}. A change to how a game plays must change its version: bump \`revision\` in src/games/${id}/game.ts, then update the pins: ${UPDATE}`);
+        expect.fail(
+          `${id} plays differently but its version is still ${was.version}: ${changes.join('; ')}. A change to how a game plays must change its version: bump \`revision\` in src/games/${id}/game.ts, then update the pins: ${UPDATE}`,
+        );
       }
       if (changes.length) {
-        expect.fail(`${id} changed: ${changes.join('; ')}. Logs recorded on ${was.version} will be reported as recorded on another version unless the old definition is kept in \`retiredGames\` (src/games/index.ts; see docs/authoring-games.md). If the change is intended, update the pins: ${UPDATE}`);
+        expect.fail(
+          `${id} changed: ${changes.join('; ')}. Logs recorded on ${was.version} will be reported as recorded on another version unless the old definition is kept in \`retiredGames\` (src/games/index.ts; see docs/authoring-games.md). If the change is intended, update the pins: ${UPDATE}`,
+        );
       }
       expect(now[id].levels.every((l) => /^[0-9a-f]{8}$/.test(l.finalFrame))).toBe(true);
     });
@@ -36,15 +54,20 @@ describe('golden pins (src/games/golden.json)', () => {
   it('name what changed: a rule change that the version does not see still shows in the final frames', () => {
     const push = games.push;
     // Winning shows nothing of the last move: the data and level starts are the same, so is the version.
-    const changed = { ...push, step: (st: unknown, input: ActionInput, ctx: Parameters<typeof push.step>[2]) => {
-      const next = push.step(st, input, ctx);
-      return push.outcome(next) === 'won' ? { ...(next as object), agent: 0 } : next;
-    } };
+    const changed = {
+      ...push,
+      step: (st: unknown, input: ActionInput, ctx: Parameters<typeof push.step>[2]) => {
+        const next = push.step(st, input, ctx);
+        return push.outcome(next) === 'won' ? { ...(next as object), agent: 0 } : next;
+      },
+    };
     const changes = pinChanges(now.push, goldenPin(changed, solutions.push));
     expect(changes[0]).toMatch(/^level 1: final frame [0-9a-f]{8} -> [0-9a-f]{8}$/);
     expect(changes.some((c) => c.startsWith('version'))).toBe(false);
     const bumped = { ...push, revision: 1 };
-    expect(pinChanges(now.push, goldenPin(bumped, solutions.push))).toEqual([`version ${now.push.version} -> ${versionedGameId(bumped)}`]);
+    expect(pinChanges(now.push, goldenPin(bumped, solutions.push))).toEqual([
+      `version ${now.push.version} -> ${versionedGameId(bumped)}`,
+    ]);
   });
 });
 
@@ -110,7 +133,9 @@ describe('game ids', () => {
   it('take the short id and the versioned one; a version this build lacks is named with the ones it has', () => {
     expect(getGame('push')).toBe(games.push);
     expect(getGame(versionedGameId(games.push))).toBe(games.push);
-    expect(() => getGame('push-000000000000')).toThrow(`game "push" has no version 000000000000 here; versions: ${gameVersions('push').map(versionedGameId).join(', ')} (the first is current).`);
+    expect(() => getGame('push-000000000000')).toThrow(
+      `game "push" has no version 000000000000 here; versions: ${gameVersions('push').map(versionedGameId).join(', ')} (the first is current).`,
+    );
     // A retired version is still served by its versioned id.
     expect(getGame('push-f39e6e1680aa')).not.toBe(games.push);
     expect(versionedGameId(getGame('push-f39e6e1680aa'))).toBe('push-f39e6e1680aa');

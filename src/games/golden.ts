@@ -5,7 +5,15 @@
  * `games.test.ts` compares them with the games as they are and says what changed.
  */
 import {
-  ENGINE_VERSION, createRun, hash64, hashFrame, parseActions, step, versionedGameId, type GameDefinition, type Run,
+  ENGINE_VERSION,
+  createRun,
+  hash64,
+  hashFrame,
+  parseActions,
+  step,
+  versionedGameId,
+  type GameDefinition,
+  type Run,
 } from '../core/game';
 
 /** One level's pin. */
@@ -40,7 +48,8 @@ export function goldenPin(game: GameDefinition<unknown, unknown>, solutions: rea
       run = r.run;
       hashes.push(...r.response.frame.map(hashFrame));
       // The winning state is shown before the next level's start (or the settled WIN frame).
-      if (run.levelsCompleted > level && !finalFrame) finalFrame = hashFrame(r.response.frame[r.response.frame.length - 2]);
+      if (run.levelsCompleted > level && !finalFrame)
+        finalFrame = hashFrame(r.response.frame[r.response.frame.length - 2]);
     }
     return { level: level + 1, actions: inputs.length, finalFrame, frames: hash64(hashes.join(',')) };
   });
@@ -54,9 +63,16 @@ export function pinChanges(pinned: GamePin, now: GamePin): string[] {
   if (pinned.engine !== now.engine) out.push(`engine ${pinned.engine} -> ${now.engine}`);
   const n = Math.max(pinned.levels.length, now.levels.length);
   for (let k = 0; k < n; k++) {
-    const a = pinned.levels[k], b = now.levels[k];
-    if (!a) { out.push(`level ${k + 1} added`); continue; }
-    if (!b) { out.push(`level ${k + 1} removed`); continue; }
+    const a = pinned.levels[k],
+      b = now.levels[k];
+    if (!a) {
+      out.push(`level ${k + 1} added`);
+      continue;
+    }
+    if (!b) {
+      out.push(`level ${k + 1} removed`);
+      continue;
+    }
     if (a.actions !== b.actions) out.push(`level ${k + 1}: solution ${a.actions} -> ${b.actions} actions`);
     if (a.finalFrame !== b.finalFrame) out.push(`level ${k + 1}: final frame ${a.finalFrame} -> ${b.finalFrame}`);
     else if (a.frames !== b.frames) out.push(`level ${k + 1}: frames on the way ${a.frames} -> ${b.frames}`);

@@ -35,7 +35,10 @@ export function getGame(id: string): GameDefinition<unknown, unknown> {
     const versions = gameVersions(versioned[1]);
     const found = versions.find((g) => gameVersion(g) === versioned[2]);
     if (found) return found;
-    if (versions.length) throw new Error(`game "${versioned[1]}" has no version ${versioned[2]} here; versions: ${versions.map((g) => `${g.id}-${gameVersion(g)}`).join(', ')} (the first is current).`);
+    if (versions.length)
+      throw new Error(
+        `game "${versioned[1]}" has no version ${versioned[2]} here; versions: ${versions.map((g) => `${g.id}-${gameVersion(g)}`).join(', ')} (the first is current).`,
+      );
   }
   const game = games[id];
   if (!game) throw new Error(`no game "${id}"; games: ${Object.keys(games).join(', ')}.`);
@@ -64,7 +67,10 @@ export function gameVersions(id: string): GameDefinition<unknown, unknown>[] {
   const seen = new Set([gameVersion(current)]);
   const out = [current];
   for (const g of retiredGames) {
-    if (g.id === id && !seen.has(gameVersion(g))) { seen.add(gameVersion(g)); out.push(g); }
+    if (g.id === id && !seen.has(gameVersion(g))) {
+      seen.add(gameVersion(g));
+      out.push(g);
+    }
   }
   return out;
 }

@@ -82,7 +82,9 @@ describe('the task API', () => {
       const { status, body } = await get(url);
       expect(status).toBe(401);
       expect(body.error).toBe('sealed');
-      expect(body.message).toBe('Collection "samples" is sealed: its tasks are for studies, and only the researcher may open them. Log in as researcher to preview it, or play a practice collection.');
+      expect(body.message).toBe(
+        'Collection "samples" is sealed: its tasks are for studies, and only the researcher may open them. Log in as researcher to preview it, or play a practice collection.',
+      );
     }
   });
 
@@ -104,12 +106,18 @@ describe('the task API', () => {
   it('answers 404 with a message for an unknown collection', async () => {
     expect(await get('/collections/nope/tasks')).toEqual({
       status: 404,
-      body: { error: 'not_found', message: 'No collection "nope". Open the task browser to see the collections this server has.' },
+      body: {
+        error: 'not_found',
+        message: 'No collection "nope". Open the task browser to see the collections this server has.',
+      },
     });
     const task = await get('/collections/nope/tasks/fill-closed-boxes');
     expect(task).toEqual({
       status: 404,
-      body: { error: 'not_found', message: 'No collection "nope". Open the task browser to see the collections this server has.' },
+      body: {
+        error: 'not_found',
+        message: 'No collection "nope". Open the task browser to see the collections this server has.',
+      },
     });
   });
 
@@ -144,7 +152,10 @@ describe('the task API', () => {
   });
 
   it('answers 404 in JSON for an unknown route', async () => {
-    expect(await get('/nothing-here')).toEqual({ status: 404, body: { error: 'not_found', message: 'No API route GET /nothing-here. The routes are listed in docs/api.md.' } });
+    expect(await get('/nothing-here')).toEqual({
+      status: 404,
+      body: { error: 'not_found', message: 'No API route GET /nothing-here. The routes are listed in docs/api.md.' },
+    });
   });
 });
 

@@ -76,14 +76,29 @@ export function createApi(deps: AppDeps): Hono {
     const unavailable = databaseUnavailable(err);
     if (unavailable) {
       const now = Date.now();
-      if (now - lastUnavailableReport > 5_000) console.error(`${unavailable.message} (requests are answered 503 until it is back)`);
+      if (now - lastUnavailableReport > 5_000)
+        console.error(`${unavailable.message} (requests are answered 503 until it is back)`);
       lastUnavailableReport = now;
-      return c.json({ error: 'database_unavailable', retryAfter: DATABASE_RETRY_AFTER_S, message: `The database is not reachable right now (it may be restarting). Send the request again in ${DATABASE_RETRY_AFTER_S} s; what was acknowledged before is kept, and an event batch sent again is stored once.` } satisfies ApiErrorBody, 503, { 'Retry-After': String(DATABASE_RETRY_AFTER_S) });
+      return c.json(
+        {
+          error: 'database_unavailable',
+          retryAfter: DATABASE_RETRY_AFTER_S,
+          message: `The database is not reachable right now (it may be restarting). Send the request again in ${DATABASE_RETRY_AFTER_S} s; what was acknowledged before is kept, and an event batch sent again is stored once.`,
+        } satisfies ApiErrorBody,
+        503,
+        { 'Retry-After': String(DATABASE_RETRY_AFTER_S) },
+      );
     }
     // A client that went away mid-request (its body cut short) is not a failure of the server.
     const incoming = (c.env as { incoming?: { destroyed?: boolean } } | undefined)?.incoming;
     if (!incoming?.destroyed) console.error(err);
-    return c.json({ error: 'internal', message: 'The server failed on this request; nothing was changed. Try again, and report it if it repeats.' } satisfies ApiErrorBody, 500);
+    return c.json(
+      {
+        error: 'internal',
+        message: 'The server failed on this request; nothing was changed. Try again, and report it if it repeats.',
+      } satisfies ApiErrorBody,
+      500,
+    );
   });
   return api;
 }

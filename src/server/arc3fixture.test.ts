@@ -16,7 +16,9 @@ const FIXTURE_GAMES = path.join(ROOT, 'e2e/fixtures/arc3-games');
 const GAME_ID = 'tg01-5e1f0a27';
 
 if (!existsSync(path.join(PYTHONPATH, 'arcengine')) || !existsSync(path.join(PYTHONPATH, 'arc_agi'))) {
-  throw new Error(`the official engine and toolkit must be at ${PYTHONPATH} (arcengine, arc_agi); this test runs the fixture game on them`);
+  throw new Error(
+    `the official engine and toolkit must be at ${PYTHONPATH} (arcengine, arc_agi); this test runs the fixture game on them`,
+  );
 }
 
 /** Step the game through the toolkit in process; one summary per answer (RESET first). */

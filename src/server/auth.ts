@@ -52,13 +52,19 @@ export interface AdminToken {
 export function loadAdminToken(dataDir: string, env: NodeJS.ProcessEnv = process.env): AdminToken {
   const fromEnv = env.ARC_STUDIO_ADMIN_TOKEN?.trim();
   if (fromEnv) {
-    if (fromEnv.length < 16) throw new Error('ARC_STUDIO_ADMIN_TOKEN is shorter than 16 characters; use a long random value (e.g. "openssl rand -base64 32").');
+    if (fromEnv.length < 16)
+      throw new Error(
+        'ARC_STUDIO_ADMIN_TOKEN is shorter than 16 characters; use a long random value (e.g. "openssl rand -base64 32").',
+      );
     return { hash: hashToken(fromEnv), source: 'env', fresh: null, linkToken: null, file: null };
   }
   const file = path.join(dataDir, 'admin-token');
   if (existsSync(file)) {
     const token = readFileSync(file, 'utf8').trim();
-    if (token.length < 16) throw new Error(`${file} holds no usable token. Delete it to have a new one generated, or set ARC_STUDIO_ADMIN_TOKEN.`);
+    if (token.length < 16)
+      throw new Error(
+        `${file} holds no usable token. Delete it to have a new one generated, or set ARC_STUDIO_ADMIN_TOKEN.`,
+      );
     return { hash: hashToken(token), source: 'file', fresh: null, linkToken: token, file };
   }
   mkdirSync(dataDir, { recursive: true });
@@ -73,6 +79,7 @@ export function loadAdminToken(dataDir: string, env: NodeJS.ProcessEnv = process
  * login link when the token is kept in the data folder, else where the token is.
  */
 export function adminLoginMessage(admin: AdminToken, baseUrl: string): string {
-  if (admin.linkToken) return `Researcher login: ${baseUrl}/login#token=${admin.linkToken}\n(the token is kept in ${admin.file}; print this link again with "arc-studio login-link")`;
+  if (admin.linkToken)
+    return `Researcher login: ${baseUrl}/login#token=${admin.linkToken}\n(the token is kept in ${admin.file}; print this link again with "arc-studio login-link")`;
   return `Researcher login: ${baseUrl}/login with the token in ARC_STUDIO_ADMIN_TOKEN`;
 }

@@ -25,9 +25,7 @@ interface Collection extends CollectionInfo {
   readonly files: ReadonlyMap<string, string>;
 }
 
-export type TaskLookup =
-  | { ok: true; task: ArcTask }
-  | { ok: false; status: 404 | 422; message: string };
+export type TaskLookup = { ok: true; task: ArcTask } | { ok: false; status: 404 | 422; message: string };
 
 /** Lists every `.json` file below `dir`, sorted, as paths relative to it with `/` separators. */
 export async function listTaskFiles(dir: string): Promise<string[]> {
@@ -65,7 +63,8 @@ export class TaskLibrary {
     const dir = path.resolve(cwd, dirPart);
     const info = await stat(dir).catch(() => null);
     const flag = access === 'practice' ? '--practice-tasks' : '--tasks';
-    if (!info?.isDirectory()) throw new Error(`${flag} ${dirPart}: no such folder. Give a folder that holds ARC task .json files.`);
+    if (!info?.isDirectory())
+      throw new Error(`${flag} ${dirPart}: no such folder. Give a folder that holds ARC task .json files.`);
     const name = eq > 0 ? spec.slice(0, eq) : path.basename(dir);
     let id = slug(name);
     for (let n = 2; this.collections.has(id); n++) id = `${slug(name)}-${n}`;
@@ -93,13 +92,28 @@ export class TaskLibrary {
 
   async task(collectionId: string, taskId: string): Promise<TaskLookup> {
     const c = this.collections.get(collectionId);
-    if (!c) return { ok: false, status: 404, message: `No collection "${collectionId}". Open the task browser to see the collections this server has.` };
+    if (!c)
+      return {
+        ok: false,
+        status: 404,
+        message: `No collection "${collectionId}". Open the task browser to see the collections this server has.`,
+      };
     const file = c.files.get(taskId);
     if (!file) return { ok: false, status: 404, message: `No task "${taskId}" in collection "${c.name}".` };
     const text = await readFile(file, 'utf8').catch(() => null);
-    if (text === null) return { ok: false, status: 404, message: `Task file ${file} can no longer be read: it was moved or deleted after the server started. Restart the server to list the folder again.` };
+    if (text === null)
+      return {
+        ok: false,
+        status: 404,
+        message: `Task file ${file} can no longer be read: it was moved or deleted after the server started. Restart the server to list the folder again.`,
+      };
     const parsed = parseTaskText(text);
-    if (!parsed.ok) return { ok: false, status: 422, message: `${path.basename(file)}: ${parsed.problems.map(formatProblem).join('; ')}` };
+    if (!parsed.ok)
+      return {
+        ok: false,
+        status: 422,
+        message: `${path.basename(file)}: ${parsed.problems.map(formatProblem).join('; ')}`,
+      };
     return { ok: true, task: parsed.task };
   }
 
@@ -116,7 +130,9 @@ export class TaskLibrary {
       if (item.kind !== 'task' || item.practice) continue;
       const where = `items[${i}] (${item.id})`;
       if (this.access(item.collection) === 'practice') {
-        problems.push(`${where}: collection "${item.collection}" is a practice collection, whose answers anyone can check without limit, so it cannot hold a counted item. Mount the folder with --tasks (sealed), or mark the item "practice": true`);
+        problems.push(
+          `${where}: collection "${item.collection}" is a practice collection, whose answers anyone can check without limit, so it cannot hold a counted item. Mount the folder with --tasks (sealed), or mark the item "practice": true`,
+        );
         continue;
       }
       const found = await this.task(item.collection, item.task);
@@ -125,7 +141,10 @@ export class TaskLibrary {
       for (const index of item.tests ?? found.task.test.map((_, k) => k)) {
         const test = found.task.test[index];
         const copy = test?.output ? pairs.get(fingerprint(test.input, test.output)) : undefined;
-        if (copy) problems.push(`${where}: test input ${index} and its answer are also in practice task ${copy}, which anyone can see or check without limit. Remove that task from the practice folder, or mark the item "practice": true`);
+        if (copy)
+          problems.push(
+            `${where}: test input ${index} and its answer are also in practice task ${copy}, which anyone can see or check without limit. Remove that task from the practice folder, or mark the item "practice": true`,
+          );
       }
     }
     return problems;
@@ -140,7 +159,8 @@ export class TaskLibrary {
           const found = await this.task(c.id, taskId);
           if (!found.ok) continue;
           // Demonstrations too: a practice task shows those outright.
-          for (const t of [...found.task.train, ...found.task.test]) if (t.output) out.set(fingerprint(t.input, t.output), `"${taskId}" of "${c.name}"`);
+          for (const t of [...found.task.train, ...found.task.test])
+            if (t.output) out.set(fingerprint(t.input, t.output), `"${taskId}" of "${c.name}"`);
         }
       }
       return out;
@@ -150,5 +170,7 @@ export class TaskLibrary {
 }
 
 function fingerprint(input: unknown, output: unknown): string {
-  return createHash('sha256').update(JSON.stringify([input, output])).digest('base64url');
+  return createHash('sha256')
+    .update(JSON.stringify([input, output]))
+    .digest('base64url');
 }

@@ -36,7 +36,11 @@ beforeAll(async () => {
 const call = async (method: string, url: string, token: string | null, body?: unknown) => {
   const headers: Record<string, string> = { 'Content-Type': 'application/json' };
   if (token) headers.Authorization = `Bearer ${token}`;
-  const res = await api.request(url, { method, headers, body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body) });
+  const res = await api.request(url, {
+    method,
+    headers,
+    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+  });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 };
 
@@ -70,9 +74,16 @@ describe('sealed collections', () => {
   it('check no answer for anyone: studies judge them within trials', async () => {
     const answer = taskFile(SAMPLES, 'mirror-across-wall').test[0].output;
     for (const token of [null, 'a-participant-session-token-0123456789ab', ADMIN]) {
-      const r = await call('POST', '/collections/samples/tasks/mirror-across-wall/check', token, { testIndex: 0, grid: answer });
+      const r = await call('POST', '/collections/samples/tasks/mirror-across-wall/check', token, {
+        testIndex: 0,
+        grid: answer,
+      });
       expect(r.status).toBe(token ? 403 : 401);
-      expect(r.body).toEqual({ error: 'sealed', message: 'Collection "samples" is sealed: answers to its tasks are judged only within a study session\'s trials. Practice with a practice collection instead.' });
+      expect(r.body).toEqual({
+        error: 'sealed',
+        message:
+          'Collection "samples" is sealed: answers to its tasks are judged only within a study session\'s trials. Practice with a practice collection instead.',
+      });
     }
   });
 });
@@ -82,18 +93,30 @@ describe('practice collections', () => {
 
   it('serve tasks to anyone without test outputs, the researcher too', async () => {
     for (const token of [null, ADMIN]) {
-      expect(await call('GET', '/collections/warm-ups/tasks/swap-rows-and-columns', token)).toEqual({ status: 200, body: { task: withoutAnswers(task), access: 'practice' } });
+      expect(await call('GET', '/collections/warm-ups/tasks/swap-rows-and-columns', token)).toEqual({
+        status: 200,
+        body: { task: withoutAnswers(task), access: 'practice' },
+      });
     }
     expect((await call('GET', '/collections/warm-ups/tasks', null)).body.tasks).toContain('swap-rows-and-columns');
   });
 
   it('check an answer on the server, exactly, dimensions included', async () => {
     const url = '/collections/warm-ups/tasks/swap-rows-and-columns/check';
-    expect(await call('POST', url, null, { testIndex: 1, grid: task.test[1].output })).toEqual({ status: 200, body: { correct: true } });
-    expect(await call('POST', url, null, { testIndex: 0, grid: task.test[1].output })).toEqual({ status: 200, body: { correct: false } });
+    expect(await call('POST', url, null, { testIndex: 1, grid: task.test[1].output })).toEqual({
+      status: 200,
+      body: { correct: true },
+    });
+    expect(await call('POST', url, null, { testIndex: 0, grid: task.test[1].output })).toEqual({
+      status: 200,
+      body: { correct: false },
+    });
     // The right cells in a grid one column wider are wrong.
     const wider = task.test[0].output!.map((row) => [...row, 0]);
-    expect(await call('POST', url, null, { testIndex: 0, grid: wider })).toEqual({ status: 200, body: { correct: false } });
+    expect(await call('POST', url, null, { testIndex: 0, grid: wider })).toEqual({
+      status: 200,
+      body: { correct: false },
+    });
   });
 
   it('refuse a malformed check with the reason, and an unknown task or test input', async () => {
@@ -106,11 +129,22 @@ describe('practice collections', () => {
     expect(ragged.status).toBe(400);
     expect(ragged.body.message).toMatch(/^The grid is not valid: grid row 1 has 1 cells?, row 0 has 2/);
     expect(await call('POST', url, null, { testIndex: 2, grid: [[1]] })).toEqual({
-      status: 400, body: { error: 'malformed', message: 'Task "swap-rows-and-columns" has 2 test inputs; there is no test input 2.' },
+      status: 400,
+      body: {
+        error: 'malformed',
+        message: 'Task "swap-rows-and-columns" has 2 test inputs; there is no test input 2.',
+      },
     });
-    expect((await call('POST', '/collections/warm-ups/tasks/nope/check', null, { testIndex: 0, grid: [[1]] })).status).toBe(404);
-    expect((await call('POST', '/collections/nope/tasks/x/check', null, { testIndex: 0, grid: [[1]] })).status).toBe(404);
-    const huge = await call('POST', url, null, { testIndex: 0, grid: Array.from({ length: 300 }, () => Array.from({ length: 300 }, () => 1)) });
+    expect(
+      (await call('POST', '/collections/warm-ups/tasks/nope/check', null, { testIndex: 0, grid: [[1]] })).status,
+    ).toBe(404);
+    expect((await call('POST', '/collections/nope/tasks/x/check', null, { testIndex: 0, grid: [[1]] })).status).toBe(
+      404,
+    );
+    const huge = await call('POST', url, null, {
+      testIndex: 0,
+      grid: Array.from({ length: 300 }, () => Array.from({ length: 300 }, () => 1)),
+    });
     expect(huge.status).toBe(413);
   });
 });
@@ -128,7 +162,10 @@ describe('the sealing rule for studies', () => {
       references: ['items[1] (b): No task "no-such-task" in collection "samples".'],
       sealing: [expect.stringMatching(/^items\[0\] \(a\): collection "warm-ups" is a practice collection/)],
     });
-    const practice = study([{ kind: 'task', id: 'a', collection: 'warm-ups', task: 'grey-frame', practice: true }, { kind: 'task', id: 'b', collection: 'samples', task: 'mirror-across-wall' }]);
+    const practice = study([
+      { kind: 'task', id: 'a', collection: 'warm-ups', task: 'grey-frame', practice: true },
+      { kind: 'task', id: 'b', collection: 'samples', task: 'mirror-across-wall' },
+    ]);
     expect(await library.sealingProblems(practice)).toEqual([]);
   });
 
@@ -146,13 +183,22 @@ describe('the sealing rule for studies', () => {
     const dir = await mkdtemp(path.join(tmpdir(), 'arc-studio-practice-'));
     try {
       const counted = taskFile(SAMPLES, 'mirror-across-wall');
-      const demo = { train: [{ input: counted.test[0].input, output: counted.test[0].output }], test: [{ input: [[1]], output: [[2]] }] };
+      const demo = {
+        train: [{ input: counted.test[0].input, output: counted.test[0].output }],
+        test: [{ input: [[1]], output: [[2]] }],
+      };
       await writeFile(path.join(dir, 'look-alike.json'), JSON.stringify(demo));
       const lib = new TaskLibrary();
       await lib.mount(SAMPLES);
       await lib.mount(`demos=${dir}`, ROOT, 'practice');
-      expect(await lib.sealingProblems(study([{ kind: 'task', id: 'm', collection: 'samples', task: 'mirror-across-wall' }]))).toEqual([
-        expect.stringMatching(/^items\[0\] \(m\): test input 0 and its answer are also in practice task "look-alike" of "demos"/),
+      expect(
+        await lib.sealingProblems(
+          study([{ kind: 'task', id: 'm', collection: 'samples', task: 'mirror-across-wall' }]),
+        ),
+      ).toEqual([
+        expect.stringMatching(
+          /^items\[0\] \(m\): test input 0 and its answer are also in practice task "look-alike" of "demos"/,
+        ),
       ]);
     } finally {
       await rm(dir, { recursive: true, force: true });
@@ -162,8 +208,18 @@ describe('the sealing rule for studies', () => {
   it.each(backends)('keeps the server from starting with a stored study that breaks it ($name)', async (backend) => {
     const store = await backend.open();
     try {
-      await store.saveStudy('leaky', study([{ kind: 'task', id: 'a', collection: 'warm-ups', task: 'grey-frame' }]), 'file', 0);
-      await store.saveStudy('fine', study([{ kind: 'task', id: 'a', collection: 'samples', task: 'mirror-across-wall' }]), 'file', 0);
+      await store.saveStudy(
+        'leaky',
+        study([{ kind: 'task', id: 'a', collection: 'warm-ups', task: 'grey-frame' }]),
+        'file',
+        0,
+      );
+      await store.saveStudy(
+        'fine',
+        study([{ kind: 'task', id: 'a', collection: 'samples', task: 'mirror-across-wall' }]),
+        'file',
+        0,
+      );
       expect(await unsealedStudies(store, library)).toEqual([
         expect.stringMatching(/^study "leaky": items\[0\] \(a\): collection "warm-ups" is a practice collection/),
       ]);

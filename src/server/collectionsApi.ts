@@ -29,7 +29,6 @@ export interface CollectionsDeps {
 /** Largest body of a practice check: a 30x30 grid is about 2 KB. */
 const MAX_CHECK_BYTES = 64 * 1024;
 
-
 export function collectionsRoutes(deps: CollectionsDeps): Hono {
   const { library } = deps;
   const api = new Hono();
@@ -38,7 +37,8 @@ export function collectionsRoutes(deps: CollectionsDeps): Hono {
     const token = bearer(c.req.header('Authorization'));
     return token !== null && deps.adminTokenHash !== undefined && tokenMatches(token, deps.adminTokenHash);
   };
-  const unknown = (c: Context, cid: string) => fail(c, 404, 'not_found', `No collection "${cid}". Open the task browser to see the collections this server has.`);
+  const unknown = (c: Context, cid: string) =>
+    fail(c, 404, 'not_found', `No collection "${cid}". Open the task browser to see the collections this server has.`);
   /** The refusal for a sealed collection: 401 without a token, 403 with anyone's but the researcher's. */
   const sealed = (c: Context, cid: string) => {
     const hasToken = bearer(c.req.header('Authorization')) !== null;
@@ -67,8 +67,18 @@ export function collectionsRoutes(deps: CollectionsDeps): Hono {
     return c.json({ task: access === 'practice' ? withoutAnswers(found.task) : found.task, access });
   });
 
-  api.post('/collections/:cid/tasks/:taskId{.+}/check',
-    bodyLimit({ maxSize: MAX_CHECK_BYTES, onError: (c) => fail(c, 413, 'too_large', `A check is at most ${MAX_CHECK_BYTES / 1024} KiB: send {"testIndex", "grid"} with one grid of at most 30x30.`) }),
+  api.post(
+    '/collections/:cid/tasks/:taskId{.+}/check',
+    bodyLimit({
+      maxSize: MAX_CHECK_BYTES,
+      onError: (c) =>
+        fail(
+          c,
+          413,
+          'too_large',
+          `A check is at most ${MAX_CHECK_BYTES / 1024} KiB: send {"testIndex", "grid"} with one grid of at most 30x30.`,
+        ),
+    }),
     async (c) => {
       const cid = c.req.param('cid');
       const taskId = c.req.param('taskId');
@@ -82,15 +92,29 @@ export function collectionsRoutes(deps: CollectionsDeps): Hono {
       const parsed = await readBody(c, PracticeCheckRequest, 'Send {"testIndex": 0, "grid": [[...]]}');
       if (!parsed.ok) return parsed.res;
       const problems = gridProblems(parsed.data.grid, 'grid');
-      if (problems.length) return fail(c, 400, 'malformed', `The grid is not valid: ${problems.map(formatProblem).join('; ')}`);
+      if (problems.length)
+        return fail(c, 400, 'malformed', `The grid is not valid: ${problems.map(formatProblem).join('; ')}`);
       const found = await library.task(cid, taskId);
       if (!found.ok) return fail(c, found.status, found.status === 404 ? 'not_found' : 'invalid_task', found.message);
       const { testIndex } = parsed.data;
       const test = found.task.test[testIndex];
-      if (!test) return fail(c, 400, 'malformed', `Task "${taskId}" has ${found.task.test.length} test input${found.task.test.length === 1 ? '' : 's'}; there is no test input ${testIndex}.`);
-      if (!test.output) return fail(c, 422, 'no_answer', `Task "${taskId}" has no answer for test input ${testIndex}, so it cannot be checked. Add the output to the task file.`);
+      if (!test)
+        return fail(
+          c,
+          400,
+          'malformed',
+          `Task "${taskId}" has ${found.task.test.length} test input${found.task.test.length === 1 ? '' : 's'}; there is no test input ${testIndex}.`,
+        );
+      if (!test.output)
+        return fail(
+          c,
+          422,
+          'no_answer',
+          `Task "${taskId}" has no answer for test input ${testIndex}, so it cannot be checked. Add the output to the task file.`,
+        );
       return c.json({ correct: gridsEqual(parsed.data.grid as Grid, test.output) });
-    });
+    },
+  );
 
   return api;
 }

@@ -13,7 +13,9 @@ const targets = serveDatabases('crash');
 
 describe.each(targets)('serve killed with SIGKILL on $name', (target) => {
   const cleanups: (() => Promise<void> | void)[] = [];
-  afterEach(async () => { for (const c of cleanups.splice(0).reverse()) await c(); });
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
 
   it('keeps every acknowledged event and the session goes on after a restart', async () => {
     const { dist, dataDir, remove } = serveFolders('arc-studio-crash-');
@@ -24,14 +26,29 @@ describe.each(targets)('serve killed with SIGKILL on $name', (target) => {
     if (!db.url) seedDataDir(dataDir);
 
     let server = await startServe({ dataDir, dist, port, adminToken: ADMIN, databaseUrl: db.url });
-    cleanups.push(() => { if (server.proc.exitCode === null) server.proc.kill('SIGKILL'); });
+    cleanups.push(() => {
+      if (server.proc.exitCode === null) server.proc.kill('SIGKILL');
+    });
     expect(server.output()).not.toContain(ADMIN);
-    const created = await fetch(`${server.url}/api/studies/sample/sessions`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ params: { PROLIFIC_PID: 'crash' } }) });
+    const created = await fetch(`${server.url}/api/studies/sample/sessions`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ params: { PROLIFIC_PID: 'crash' } }),
+    });
     expect(created.status).toBe(201);
     const { sessionId, token } = (await created.json()) as { sessionId: string; token: string };
     const send = async (url: string, from: number, to: number): Promise<number> => {
-      const events = Array.from({ length: to - from + 1 }, (_, i) => ({ seq: from + i, t: (from + i) * 3.5, kind: 'paint', data: { row: (from + i) % 30, col: 0, color: 1, stroke: from + i, i: from + i } }));
-      const res = await fetch(`${url}/api/sessions/${sessionId}/events`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` }, body: JSON.stringify({ events }) });
+      const events = Array.from({ length: to - from + 1 }, (_, i) => ({
+        seq: from + i,
+        t: (from + i) * 3.5,
+        kind: 'paint',
+        data: { row: (from + i) % 30, col: 0, color: 1, stroke: from + i, i: from + i },
+      }));
+      const res = await fetch(`${url}/api/sessions/${sessionId}/events`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+        body: JSON.stringify({ events }),
+      });
       expect(res.status).toBe(200);
       return ((await res.json()) as { ackedThrough: number }).ackedThrough;
     };
@@ -43,10 +60,20 @@ describe.each(targets)('serve killed with SIGKILL on $name', (target) => {
     // comes once one of them moved the acknowledgement on (the server may take them in any order,
     // so an early answer can still say 149 while a later batch waits for the one before it).
     let movedOn: () => void = () => {};
-    const someAck = new Promise<void>((r) => { movedOn = r; });
+    const someAck = new Promise<void>((r) => {
+      movedOn = r;
+    });
     const inflight: Promise<void>[] = [];
     for (let from = 150; from < 350; from += 10) {
-      inflight.push(send(server.url, from, from + 9).then((a) => { acked = Math.max(acked, a); if (a >= 159) movedOn(); }, () => {}));
+      inflight.push(
+        send(server.url, from, from + 9).then(
+          (a) => {
+            acked = Math.max(acked, a);
+            if (a >= 159) movedOn();
+          },
+          () => {},
+        ),
+      );
     }
     await someAck;
     await kill9(server);
@@ -55,8 +82,10 @@ describe.each(targets)('serve killed with SIGKILL on $name', (target) => {
 
     server = await startServe({ dataDir, dist, port, adminToken: ADMIN, databaseUrl: db.url });
     const read = async () => {
-      const res = await fetch(`${server.url}/api/admin/sessions/${sessionId}/events`, { headers: { Authorization: `Bearer ${ADMIN}` } });
-      return ((await res.json()) as { ackedThrough: number; events: { seq: number; data: { i: number } }[] });
+      const res = await fetch(`${server.url}/api/admin/sessions/${sessionId}/events`, {
+        headers: { Authorization: `Bearer ${ADMIN}` },
+      });
+      return (await res.json()) as { ackedThrough: number; events: { seq: number; data: { i: number } }[] };
     };
     const afterCrash = await read();
     expect(afterCrash.ackedThrough).toBeGreaterThanOrEqual(acked);

@@ -10,10 +10,16 @@ import { fail } from './http';
 
 describe('fail', () => {
   it('answers the status with the code, the message and the extra fields', async () => {
-    const app = new Hono().get('/x', (c) => fail(c, 429, 'rate_limited', 'Wait 3 s, then send it again.', { retryAfter: 3 }));
+    const app = new Hono().get('/x', (c) =>
+      fail(c, 429, 'rate_limited', 'Wait 3 s, then send it again.', { retryAfter: 3 }),
+    );
     const res = await app.request('/x');
     expect(res.status).toBe(429);
-    expect(await res.json()).toEqual({ error: 'rate_limited', message: 'Wait 3 s, then send it again.', retryAfter: 3 } satisfies ApiErrorBody);
+    expect(await res.json()).toEqual({
+      error: 'rate_limited',
+      message: 'Wait 3 s, then send it again.',
+      retryAfter: 3,
+    } satisfies ApiErrorBody);
   });
 
   it('takes only codes of the protocol', () => {

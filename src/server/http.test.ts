@@ -16,7 +16,8 @@ import { seedDataDir } from './store/testing';
 const ROOT = path.resolve(__dirname, '../..');
 const dir = mkdtempSync(path.join(tmpdir(), 'arc-studio-http-'));
 const ADMIN = 'researcher-token-for-http-tests-0123456789';
-const INDEX = '<!doctype html><html><body><div id="root"></div><script type="module" src="/assets/app.js"></script></body></html>';
+const INDEX =
+  '<!doctype html><html><body><div id="root"></div><script type="module" src="/assets/app.js"></script></body></html>';
 
 // A stand-in build of the app: the server serves whatever index.html and assets it is given.
 const dist = path.join(dir, 'dist');
@@ -32,8 +33,13 @@ beforeAll(async () => {
   process.env.ARC_STUDIO_ADMIN_TOKEN = ADMIN;
   seedDataDir(path.join(dir, 'data'));
   server = await startServer({
-    port: 0, host: '127.0.0.1', dataDir: path.join(dir, 'data'), tasks: bundledTaskDirs('tasks'), practiceTasks: bundledTaskDirs('practice'),
-    databaseUrl: '', log: () => {},
+    port: 0,
+    host: '127.0.0.1',
+    dataDir: path.join(dir, 'data'),
+    tasks: bundledTaskDirs('tasks'),
+    practiceTasks: bundledTaskDirs('practice'),
+    databaseUrl: '',
+    log: () => {},
   });
 }, 120_000);
 
@@ -52,20 +58,38 @@ const get = (url: string, headers: Record<string, string> = {}) => fetch(`${serv
 describe('security headers', () => {
   it('go with every response: the app, its files, the API, its errors and 404s', async () => {
     const responses = await Promise.all([
-      get('/'), get('/s/sample'), get('/assets/app.js'), get('/assets/missing.js'), get('/api/health'),
-      get('/api/nothing-here'), get('/api/admin/studies'), get('/api/admin/studies', admin),
-      fetch(`${server.url}/api/studies/sample/sessions`, { method: 'POST', body: 'not json', headers: { 'Content-Type': 'application/json' } }),
+      get('/'),
+      get('/s/sample'),
+      get('/assets/app.js'),
+      get('/assets/missing.js'),
+      get('/api/health'),
+      get('/api/nothing-here'),
+      get('/api/admin/studies'),
+      get('/api/admin/studies', admin),
+      fetch(`${server.url}/api/studies/sample/sessions`, {
+        method: 'POST',
+        body: 'not json',
+        headers: { 'Content-Type': 'application/json' },
+      }),
     ]);
     for (const r of responses) {
-      for (const [name, value] of Object.entries(SECURITY_HEADERS)) expect(r.headers.get(name), `${name} of ${r.url} (${r.status})`).toBe(value);
+      for (const [name, value] of Object.entries(SECURITY_HEADERS))
+        expect(r.headers.get(name), `${name} of ${r.url} (${r.status})`).toBe(value);
     }
     expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 404, 200, 404, 401, 200, 400]);
   });
 
   it('keep scripts, styles and framing to this origin', () => {
-    const directives = Object.fromEntries(CONTENT_SECURITY_POLICY.split('; ').map((d) => [d.split(' ')[0], d.split(' ').slice(1).join(' ')]));
+    const directives = Object.fromEntries(
+      CONTENT_SECURITY_POLICY.split('; ').map((d) => [d.split(' ')[0], d.split(' ').slice(1).join(' ')]),
+    );
     expect(directives).toMatchObject({
-      'default-src': "'self'", 'script-src': "'self'", 'style-src': "'self'", 'object-src': "'none'", 'frame-ancestors': "'none'", 'base-uri': "'self'",
+      'default-src': "'self'",
+      'script-src': "'self'",
+      'style-src': "'self'",
+      'object-src': "'none'",
+      'frame-ancestors': "'none'",
+      'base-uri': "'self'",
     });
     expect(CONTENT_SECURITY_POLICY).not.toMatch(/unsafe-inline|unsafe-eval/);
   });
@@ -73,7 +97,13 @@ describe('security headers', () => {
 
 describe('routing', () => {
   it('answers an unknown /api path with a JSON 404, for any method, not with the app page', async () => {
-    for (const [method, url] of [['GET', '/api/nothing-here'], ['GET', '/api'], ['GET', '/api/'], ['POST', '/api/studies/x/y/z'], ['DELETE', '/api/health/x']]) {
+    for (const [method, url] of [
+      ['GET', '/api/nothing-here'],
+      ['GET', '/api'],
+      ['GET', '/api/'],
+      ['POST', '/api/studies/x/y/z'],
+      ['DELETE', '/api/health/x'],
+    ]) {
       const r = await fetch(`${server.url}${url}`, { method });
       expect(r.status, `${method} ${url}`).toBe(404);
       expect(r.headers.get('content-type')).toMatch(/^application\/json/);
@@ -110,16 +140,25 @@ describe('bad query and path values', () => {
   it('a version past the last answers 404 naming the versions there are', async () => {
     const r = await get('/api/admin/studies/sample/results?version=7', admin);
     expect(r.status).toBe(404);
-    expect(((await r.json()) as { message: string }).message).toBe('Study "sample" has no version 7; its versions are 1 to 1.');
+    expect(((await r.json()) as { message: string }).message).toBe(
+      'Study "sample" has no version 7; its versions are 1 to 1.',
+    );
   });
 
-  it.each([['"abc"'], ['0'], ['1.5'], ['-3'], ['"1"'], ['true'], ['[1]'], ['1e400']])('an export asked for version %s answers 4xx, never 500', async (v) => {
-    const r = await fetch(`${server.url}/api/admin/studies/sample/exports`, { method: 'POST', headers: { ...admin, 'Content-Type': 'application/json' }, body: `{"format": "csv", "version": ${v}}` });
-    // 1e400 is JSON for Infinity, which JSON.parse reads as a number that is not whole.
-    expect(r.status, v).toBeGreaterThanOrEqual(400);
-    expect(r.status, v).toBeLessThan(500);
-    expect(((await r.json()) as { error: string }).error).toBe('malformed');
-  });
+  it.each([['"abc"'], ['0'], ['1.5'], ['-3'], ['"1"'], ['true'], ['[1]'], ['1e400']])(
+    'an export asked for version %s answers 4xx, never 500',
+    async (v) => {
+      const r = await fetch(`${server.url}/api/admin/studies/sample/exports`, {
+        method: 'POST',
+        headers: { ...admin, 'Content-Type': 'application/json' },
+        body: `{"format": "csv", "version": ${v}}`,
+      });
+      // 1e400 is JSON for Infinity, which JSON.parse reads as a number that is not whole.
+      expect(r.status, v).toBeGreaterThanOrEqual(400);
+      expect(r.status, v).toBeLessThan(500);
+      expect(((await r.json()) as { error: string }).error).toBe('malformed');
+    },
+  );
 
   it.each([
     ['/api/admin/studies/%00', 'its path'],
@@ -135,7 +174,10 @@ describe('bad query and path values', () => {
   ])('%s (NUL or not UTF-8) answers 400 naming where', async (url, where) => {
     const r = await get(url, admin);
     expect(r.status).toBe(400);
-    expect(await r.json()).toEqual({ error: 'malformed', message: `The URL is malformed: ${where} holds a NUL character or bytes that are not UTF-8. Send ids and parameters as plain UTF-8 text.` });
+    expect(await r.json()).toEqual({
+      error: 'malformed',
+      message: `The URL is malformed: ${where} holds a NUL character or bytes that are not UTF-8. Send ids and parameters as plain UTF-8 text.`,
+    });
   });
 
   it('tells storable text from text a database refuses', () => {
@@ -150,27 +192,58 @@ describe('the serve process', () => {
   it('logs an unhandled promise rejection and keeps serving', async () => {
     // A preload that makes the real server's process reject a promise nobody handles, on a signal.
     const preload = path.join(dir, 'reject-on-signal.mjs');
-    writeFileSync(preload, "process.on('SIGUSR2', () => { Promise.reject(new Error('a rejection nobody handled')); });\n");
+    writeFileSync(
+      preload,
+      "process.on('SIGUSR2', () => { Promise.reject(new Error('a rejection nobody handled')); });\n",
+    );
     const env: NodeJS.ProcessEnv = { ...process.env, ARC_STUDIO_DIST: dist, ARC_STUDIO_ADMIN_TOKEN: ADMIN };
     delete env.DATABASE_URL;
-    const proc = spawn(process.execPath, ['--import', preload, 'bin/arc-studio.mjs', 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', path.join(dir, 'data-rejection'), '--no-samples'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(
+      process.execPath,
+      [
+        '--import',
+        preload,
+        'bin/arc-studio.mjs',
+        'serve',
+        '--port',
+        '0',
+        '--host',
+        '127.0.0.1',
+        '--data-dir',
+        path.join(dir, 'data-rejection'),
+        '--no-samples',
+      ],
+      { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let out = '';
     let err = '';
-    proc.stdout!.setEncoding('utf8').on('data', (d: string) => { out += d; });
-    proc.stderr!.setEncoding('utf8').on('data', (d: string) => { err += d; });
+    proc.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      out += d;
+    });
+    proc.stderr!.setEncoding('utf8').on('data', (d: string) => {
+      err += d;
+    });
     const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
     try {
       // Polled until it holds or the server exits; a start takes minutes on a heavily loaded machine.
-      const until = (check: () => boolean, what: string) => expect.poll(() => {
-        if (proc.exitCode !== null) throw new Error(`the server exited; stdout: ${out}; stderr: ${err}`);
-        return check();
-      }, { timeout: 180_000, message: `no ${what} from the server` }).toBe(true);
+      const until = (check: () => boolean, what: string) =>
+        expect
+          .poll(
+            () => {
+              if (proc.exitCode !== null) throw new Error(`the server exited; stdout: ${out}; stderr: ${err}`);
+              return check();
+            },
+            { timeout: 180_000, message: `no ${what} from the server` },
+          )
+          .toBe(true);
       await until(() => /running at (http:\/\/\S+)/.test(out), 'start');
       const url = /running at (http:\/\/\S+)/.exec(out)![1];
       expect((await fetch(`${url}/api/health`)).status).toBe(200);
       proc.kill('SIGUSR2');
       await until(() => err.includes('a rejection nobody handled'), 'log of the rejection');
-      expect(err).toContain('Unhandled promise rejection (the server keeps running; please report it): Error: a rejection nobody handled');
+      expect(err).toContain(
+        'Unhandled promise rejection (the server keeps running; please report it): Error: a rejection nobody handled',
+      );
       expect(proc.exitCode).toBeNull();
       expect((await fetch(`${url}/api/health`)).status).toBe(200);
     } finally {

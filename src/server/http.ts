@@ -58,8 +58,13 @@ export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 422 | 429 | 
  * `ErrorCode`, so a misspelt one fails the typecheck; the message says what to do.
  * @example return fail(c, 404, 'not_found', `No study "${id}". GET /api/admin/studies lists them.`);
  */
-export const fail = (c: Context, status: ErrorStatus, error: ErrorCode, message: string, extra: Partial<Omit<ApiErrorBody, 'error' | 'message'>> & Record<string, unknown> = {}) =>
-  c.json({ error, message, ...extra }, status);
+export const fail = (
+  c: Context,
+  status: ErrorStatus,
+  error: ErrorCode,
+  message: string,
+  extra: Partial<Omit<ApiErrorBody, 'error' | 'message'>> & Record<string, unknown> = {},
+) => c.json({ error, message, ...extra }, status);
 
 /** The API's answer to a path it has no route for (JSON, never the app's page). */
 export function apiNotFound(c: Context): Response {
@@ -86,8 +91,15 @@ function malformedParameter(search: string): string | undefined {
   for (const part of search.replace(/^\?/, '').split('&')) {
     if (!part) continue;
     const [k, v = ''] = part.split(/=(.*)/s);
-    const decode = (x: string) => { try { return decodeURIComponent(x.replace(/\+/g, ' ')); } catch { return null; } };
-    const key = decode(k), value = decode(v);
+    const decode = (x: string) => {
+      try {
+        return decodeURIComponent(x.replace(/\+/g, ' '));
+      } catch {
+        return null;
+      }
+    };
+    const key = decode(k),
+      value = decode(v);
     if (key === null || value === null || !storableText(key) || !storableText(value)) return key ?? k;
   }
   return undefined;
@@ -103,8 +115,14 @@ export const refuseMalformedUrl: MiddlewareHandler = async (c, next) => {
   }
   const where = !storableText(path) ? 'its path' : malformedParameter(url.search);
   if (where !== undefined) {
-    const what = where === 'its path' ? where : `the query parameter "${where.replace(/[^\x20-\x7e]/g, '?').slice(0, 40)}"`;
-    return fail(c, 400, 'malformed', `The URL is malformed: ${what} holds a NUL character or bytes that are not UTF-8. Send ids and parameters as plain UTF-8 text.`);
+    const what =
+      where === 'its path' ? where : `the query parameter "${where.replace(/[^\x20-\x7e]/g, '?').slice(0, 40)}"`;
+    return fail(
+      c,
+      400,
+      'malformed',
+      `The URL is malformed: ${what} holds a NUL character or bytes that are not UTF-8. Send ids and parameters as plain UTF-8 text.`,
+    );
   }
   await next();
 };

@@ -25,12 +25,22 @@ beforeAll(async () => {
   process.env.ARC_STUDIO_DIST = dist;
   process.env.ARC_STUDIO_MAX_IN_FLIGHT = String(MAX);
   seedDataDir(path.join(dir, 'data'));
-  server = await startServer({ port: 0, host: '127.0.0.1', dataDir: path.join(dir, 'data'), tasks: [], databaseUrl: '', log: () => {} });
+  server = await startServer({
+    port: 0,
+    host: '127.0.0.1',
+    dataDir: path.join(dir, 'data'),
+    tasks: [],
+    databaseUrl: '',
+    log: () => {},
+  });
 }, 120_000);
 
 afterAll(async () => {
   await server?.close();
-  for (const [k, v] of [['ARC_STUDIO_DIST', saved.dist], ['ARC_STUDIO_MAX_IN_FLIGHT', saved.max]] as const) {
+  for (const [k, v] of [
+    ['ARC_STUDIO_DIST', saved.dist],
+    ['ARC_STUDIO_MAX_IN_FLIGHT', saved.max],
+  ] as const) {
     if (v === undefined) delete process.env[k];
     else process.env[k] = v;
   }
@@ -42,7 +52,13 @@ const health = async () => ((await (await fetch(`${server.url}/api/health`)).jso
 /** A request that stays in progress: its body is announced and never finished. */
 function held(): Promise<ClientRequest> {
   const url = new URL(server.url);
-  const req = request({ host: url.hostname, port: url.port, path: '/api/studies/sample/sessions', method: 'POST', headers: { 'Content-Type': 'application/json', 'Content-Length': 1000 } });
+  const req = request({
+    host: url.hostname,
+    port: url.port,
+    path: '/api/studies/sample/sessions',
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'Content-Length': 1000 },
+  });
   req.on('error', () => {});
   req.write('{"params":');
   return new Promise((resolve) => req.once('socket', (s) => s.once('connect', () => resolve(req))));
@@ -56,7 +72,11 @@ describe('overload', () => {
     // The held requests are participant writes (new sessions): the oldest is reported waiting.
     await expect.poll(async () => (await health()).oldestWriteMs, { timeout: 10_000 }).toBeGreaterThan(0);
 
-    const refused = await fetch(`${server.url}/api/studies/sample/sessions`, { method: 'POST', body: '{}', headers: { 'Content-Type': 'application/json' } });
+    const refused = await fetch(`${server.url}/api/studies/sample/sessions`, {
+      method: 'POST',
+      body: '{}',
+      headers: { 'Content-Type': 'application/json' },
+    });
     expect(refused.status).toBe(503);
     const wait = Number(refused.headers.get('retry-after'));
     expect(wait).toBeGreaterThanOrEqual(1);
@@ -74,7 +94,11 @@ describe('overload', () => {
     for (const r of open) r.destroy();
     await expect.poll(async () => (await health()).inFlight, { timeout: 10_000 }).toBe(0);
     expect((await health()).oldestWriteMs).toBe(0);
-    const admitted = await fetch(`${server.url}/api/studies/sample/sessions`, { method: 'POST', body: '{}', headers: { 'Content-Type': 'application/json' } });
+    const admitted = await fetch(`${server.url}/api/studies/sample/sessions`, {
+      method: 'POST',
+      body: '{}',
+      headers: { 'Content-Type': 'application/json' },
+    });
     expect(admitted.status).not.toBe(503);
   });
 
@@ -83,7 +107,9 @@ describe('overload', () => {
     try {
       expect(gate.report().overloaded).toBe(false);
       const until = Date.now() + 300;
-      while (Date.now() < until) { /* the thread is busy: timers fire late */ }
+      while (Date.now() < until) {
+        /* the thread is busy: timers fire late */
+      }
       await expect.poll(() => gate.report().eventLoopLagMs, { timeout: 5_000, interval: 5 }).toBeGreaterThan(50);
       expect(gate.report().overloaded).toBe(true);
     } finally {
@@ -93,22 +119,48 @@ describe('overload', () => {
 
   it('reads its limits from the environment, and names a bad variable', () => {
     expect(loadLimitsFromEnv({})).toEqual({ maxInFlight: 1024, maxLagMs: 1000, maxWaitMs: 500 });
-    expect(loadLimitsFromEnv({ ARC_STUDIO_MAX_IN_FLIGHT: '64', ARC_STUDIO_MAX_LAG_MS: '250', ARC_STUDIO_MAX_WAIT_MS: '200' })).toEqual({ maxInFlight: 64, maxLagMs: 250, maxWaitMs: 200 });
-    expect(() => loadLimitsFromEnv({ ARC_STUDIO_MAX_LAG_MS: 'soon' })).toThrow(/ARC_STUDIO_MAX_LAG_MS=soon is not a positive whole number/);
+    expect(
+      loadLimitsFromEnv({
+        ARC_STUDIO_MAX_IN_FLIGHT: '64',
+        ARC_STUDIO_MAX_LAG_MS: '250',
+        ARC_STUDIO_MAX_WAIT_MS: '200',
+      }),
+    ).toEqual({ maxInFlight: 64, maxLagMs: 250, maxWaitMs: 200 });
+    expect(() => loadLimitsFromEnv({ ARC_STUDIO_MAX_LAG_MS: 'soon' })).toThrow(
+      /ARC_STUDIO_MAX_LAG_MS=soon is not a positive whole number/,
+    );
   });
 
   it('judges a standing queue by the fastest write of each second: a burst passes, a queue that does not drain refuses until it has', () => {
     const q = new QueueWatch(500, 0);
     // A burst: most writes wait long, one is answered at once.
-    for (const [wait, at] of [[900, 100], [950, 200], [20, 300], [1200, 400]]) q.answered(wait, at);
+    for (const [wait, at] of [
+      [900, 100],
+      [950, 200],
+      [20, 300],
+      [1200, 400],
+    ])
+      q.answered(wait, at);
     q.tick(1000);
     expect([q.standing, q.lastFastest()]).toEqual([false, 20]);
     // A standing queue: even the fastest of the second waited past the limit.
-    for (const [wait, at] of [[700, 1100], [650, 1300], [800, 1500], [720, 1900]]) q.answered(wait, at);
+    for (const [wait, at] of [
+      [700, 1100],
+      [650, 1300],
+      [800, 1500],
+      [720, 1900],
+    ])
+      q.answered(wait, at);
     q.tick(2000);
     expect([q.standing, q.lastFastest()]).toEqual([true, 650]);
     // Refusing: the writes still queued are answered late, so it goes on refusing while they drain.
-    for (const [wait, at] of [[1500, 2100], [1400, 2200], [1300, 2300], [1200, 2400]]) q.answered(wait, at);
+    for (const [wait, at] of [
+      [1500, 2100],
+      [1400, 2200],
+      [1300, 2300],
+      [1200, 2400],
+    ])
+      q.answered(wait, at);
     q.tick(3000);
     expect(q.standing).toBe(true);
     // Drained: too few writes in a second to judge, and admitting starts again.
@@ -123,7 +175,7 @@ describe('overload', () => {
     expect(q.standing).toBe(true);
   });
 
-  it('watches participants\' writes only: reads and downloads take long by nature', () => {
+  it("watches participants' writes only: reads and downloads take long by nature", () => {
     expect(isParticipantWrite('POST', '/api/sessions/s1/events')).toBe(true);
     expect(isParticipantWrite('POST', '/api/studies/sample/sessions')).toBe(true);
     expect(isParticipantWrite('POST', '/api/sessions/s1/runs/r1/actions')).toBe(true);

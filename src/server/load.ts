@@ -42,7 +42,10 @@ export function loadLimitsFromEnv(env: Record<string, string | undefined>): Load
     const raw = env[name];
     if (raw === undefined || raw === '') continue;
     const n = Number(raw);
-    if (!Number.isInteger(n) || n <= 0) throw new Error(`${name}=${raw} is not a positive whole number; unset it or give one, e.g. ${name}=${DEFAULT_LOAD_LIMITS[field]}.`);
+    if (!Number.isInteger(n) || n <= 0)
+      throw new Error(
+        `${name}=${raw} is not a positive whole number; unset it or give one, e.g. ${name}=${DEFAULT_LOAD_LIMITS[field]}.`,
+      );
     out[field] = n;
   }
   return out as unknown as LoadLimits;
@@ -79,7 +82,10 @@ const QUEUE_MIN_SAMPLES = 4;
 
 /** Participants' writes: what a standing queue delays (reads, exports and downloads take long by nature). */
 export function isParticipantWrite(method: string | undefined, url: string): boolean {
-  return method === 'POST' && (url.startsWith('/api/sessions/') || (url.startsWith('/api/studies/') && url.includes('/sessions')));
+  return (
+    method === 'POST' &&
+    (url.startsWith('/api/sessions/') || (url.startsWith('/api/studies/') && url.includes('/sessions')))
+  );
 }
 
 /**
@@ -93,7 +99,10 @@ export class QueueWatch {
   private last: number | null = null;
   standing = false;
 
-  constructor(private readonly maxWaitMs: number, now: number) {
+  constructor(
+    private readonly maxWaitMs: number,
+    now: number,
+  ) {
     this.intervalStart = now;
   }
 
@@ -134,7 +143,10 @@ export class LoadGate {
   private readonly writes = new Map<number, number>();
   private nextWrite = 0;
 
-  constructor(readonly limits: LoadLimits, private readonly headers: Readonly<Record<string, string>> = {}) {
+  constructor(
+    readonly limits: LoadLimits,
+    private readonly headers: Readonly<Record<string, string>> = {},
+  ) {
     let expected = performance.now() + SAMPLE_MS;
     this.queue = new QueueWatch(limits.maxWaitMs, performance.now());
     this.sampler = setInterval(() => {
@@ -150,10 +162,16 @@ export class LoadGate {
 
   report(): LoadReport {
     return {
-      inFlight: this.inFlight, maxInFlight: this.limits.maxInFlight, eventLoopLagMs: Math.round(this.lagMs),
-      maxLagMs: this.limits.maxLagMs, queueWaitMs: this.queue.lastFastest() === null ? null : Math.round(this.queue.lastFastest()!),
+      inFlight: this.inFlight,
+      maxInFlight: this.limits.maxInFlight,
+      eventLoopLagMs: Math.round(this.lagMs),
+      maxLagMs: this.limits.maxLagMs,
+      queueWaitMs: this.queue.lastFastest() === null ? null : Math.round(this.queue.lastFastest()!),
       oldestWriteMs: Math.round(this.oldestWriteMs()),
-      maxWaitMs: this.limits.maxWaitMs, overloaded: this.overloaded(), refused: this.refused, dropped: this.dropped,
+      maxWaitMs: this.limits.maxWaitMs,
+      overloaded: this.overloaded(),
+      refused: this.refused,
+      dropped: this.dropped,
     };
   }
 
@@ -182,10 +200,16 @@ export class LoadGate {
       // 1-4 s, spread so that the browsers refused together do not all come back together.
       const wait = 1 + Math.floor(Math.random() * 4);
       const body = JSON.stringify({
-        error: 'overloaded', retryAfter: wait,
+        error: 'overloaded',
+        retryAfter: wait,
         message: `The server is at capacity right now; nothing of this request was done. Send it again in ${wait} s (the study page does so by itself, and nothing is lost).`,
       } satisfies ApiErrorBody);
-      res.writeHead(503, { ...this.headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), 'Retry-After': String(wait) });
+      res.writeHead(503, {
+        ...this.headers,
+        'Content-Type': 'application/json',
+        'Content-Length': Buffer.byteLength(body),
+        'Retry-After': String(wait),
+      });
       res.end(body);
       req.resume();
       return false;
@@ -253,7 +277,13 @@ export class ParticipantsFirst {
     const upTo = this.next;
     if (this.oldest() >= upTo) return;
     await new Promise<void>((resolve) => {
-      const waiter = { upTo, resolve: () => { clearTimeout(timer); resolve(); } };
+      const waiter = {
+        upTo,
+        resolve: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+      };
       const timer = setTimeout(() => {
         this.waiters = this.waiters.filter((w) => w !== waiter);
         resolve();

@@ -29,7 +29,9 @@ afterAll(async () => {
 });
 
 const STUDY = {
-  title: 'Long reads', consent: 'Yes.', completion: { code: 'LONG' },
+  title: 'Long reads',
+  consent: 'Yes.',
+  completion: { code: 'LONG' },
   items: [{ kind: 'task', id: 'task', collection: 'samples', task: 'continue-pattern' }],
 };
 
@@ -39,18 +41,46 @@ async function setup() {
   const library = new TaskLibrary();
   await library.mount(path.join(ROOT, 'data/tasks/samples'));
   await store.saveStudy('long', STUDY, 'studio', 1);
-  await store.createSession({ id: LONG, studyId: 'long', studyVersion: 1, tokenHash: 'hlong', params: {}, seed: 1, order: [0], createdAt: 1 });
+  await store.createSession({
+    id: LONG,
+    studyId: 'long',
+    studyVersion: 1,
+    tokenHash: 'hlong',
+    params: {},
+    seed: 1,
+    order: [0],
+    createdAt: 1,
+  });
   for (let from = 0; from < EVENTS; from += 3_000) {
     const batch: EventInput[] = Array.from({ length: 3_000 }, (_, k) => {
       const seq = from + k;
-      return seq === 0 ? { seq, t: 0, kind: 'session.start', data: {} } : seq === 1 ? { seq, t: 1, kind: 'item.start', data: { item: 'task' } } : { seq, t: seq, kind: 'paint', data: { row: seq % 3, col: 0, color: 1, stroke: seq } };
+      return seq === 0
+        ? { seq, t: 0, kind: 'session.start', data: {} }
+        : seq === 1
+          ? { seq, t: 1, kind: 'item.start', data: { item: 'task' } }
+          : { seq, t: seq, kind: 'paint', data: { row: seq % 3, col: 0, color: 1, stroke: seq } };
     });
     await store.appendEvents(LONG, batch, { receivedAt: 2, pastSessionLimit: false });
   }
   const pool = new DigestPool(1);
   pools.push(pool);
-  const app = createApi({ library, version: 'test', study: { store, adminTokenHash: hashToken(ADMIN), replay: replayWithEngine, games: gameIds, digests: pool, exportThreads: true } });
-  const created = await app.request('/studies/long/sessions', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ params: {} }) });
+  const app = createApi({
+    library,
+    version: 'test',
+    study: {
+      store,
+      adminTokenHash: hashToken(ADMIN),
+      replay: replayWithEngine,
+      games: gameIds,
+      digests: pool,
+      exportThreads: true,
+    },
+  });
+  const created = await app.request('/studies/long/sessions', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ params: {} }),
+  });
   expect(created.status).toBe(201);
   const participant = (await created.json()) as { sessionId: string; token: string };
 
@@ -70,18 +100,22 @@ async function setup() {
   let seq = 0;
   /** Sends the participant's batch once the read has read its first page; resolves when it is answered. */
   const batchDuringRead = async () => {
-    await new Promise<void>((r) => { pageRead = r; });
+    await new Promise<void>((r) => {
+      pageRead = r;
+    });
     pageRead = () => {};
     log.push('batch sent');
     const res = await app.request(`/sessions/${participant.sessionId}/events`, {
-      method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${participant.token}` },
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${participant.token}` },
       body: JSON.stringify({ events: [{ seq: seq, t: seq, kind: 'session.start', data: {} }] }),
     });
     seq++;
     expect(res.status).toBe(200);
     log.push('batch answered');
   };
-  const admin = (url: string, init: RequestInit = {}) => Promise.resolve(app.request(url, { ...init, headers: { Authorization: `Bearer ${ADMIN}`, ...init.headers } }));
+  const admin = (url: string, init: RequestInit = {}) =>
+    Promise.resolve(app.request(url, { ...init, headers: { Authorization: `Bearer ${ADMIN}`, ...init.headers } }));
   return { store, app, log, batchDuringRead, admin };
 }
 
@@ -94,10 +128,17 @@ function answeredBeforeNextPage(log: readonly string[]) {
   expect(log.filter((l) => l.startsWith('page')).length).toBeGreaterThan(1);
 }
 
-describe('researchers\' long reads on PGlite', () => {
-  it('a session\'s events: every event once, in order, and a batch sent during the read is answered before its next page', async () => {
+describe("researchers' long reads on PGlite", () => {
+  it("a session's events: every event once, in order, and a batch sent during the read is answered before its next page", async () => {
     const { log, batchDuringRead, admin } = await setup();
-    const [res] = await Promise.all([admin(`/admin/sessions/${LONG}/events`).then(async (r) => { const body = await r.text(); log.push('read done'); return { status: r.status, body }; }), batchDuringRead()]);
+    const [res] = await Promise.all([
+      admin(`/admin/sessions/${LONG}/events`).then(async (r) => {
+        const body = await r.text();
+        log.push('read done');
+        return { status: r.status, body };
+      }),
+      batchDuringRead(),
+    ]);
     expect(res.status).toBe(200);
     const doc = JSON.parse(res.body) as { events: { seq: number }[] };
     expect(doc.events.map((e) => e.seq)).toEqual(Array.from({ length: EVENTS }, (_, i) => i));
@@ -105,7 +146,7 @@ describe('researchers\' long reads on PGlite', () => {
     expect(log.at(-1)).toBe('read done');
   }, 120_000);
 
-  it('a session\'s summary: a batch sent during the read is answered before its next page', async () => {
+  it("a session's summary: a batch sent during the read is answered before its next page", async () => {
     const { log, batchDuringRead, admin } = await setup();
     const [res] = await Promise.all([admin(`/admin/sessions/${LONG}`), batchDuringRead()]);
     expect(res.status).toBe(200);
@@ -116,11 +157,19 @@ describe('researchers\' long reads on PGlite', () => {
 
   it('the export of its study: a batch sent during the download is answered before the next page is read, and the file holds every event once', async () => {
     const { log, batchDuringRead, admin } = await setup();
-    const made = await admin('/admin/studies/long/exports', { method: 'POST', body: JSON.stringify({ format: 'jsonl' }) });
+    const made = await admin('/admin/studies/long/exports', {
+      method: 'POST',
+      body: JSON.stringify({ format: 'jsonl' }),
+    });
     expect(made.status).toBe(201);
     const url = ((await made.json()) as { url: string }).url.replace(/^\/api/, '');
     const [res] = await Promise.all([admin(url).then((r) => r.text()), batchDuringRead()]);
-    const seqs = res.trim().split('\n').map((l) => JSON.parse(l) as { sessionId: string; seq: number }).filter((l) => l.sessionId === LONG).map((l) => l.seq);
+    const seqs = res
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { sessionId: string; seq: number })
+      .filter((l) => l.sessionId === LONG)
+      .map((l) => l.seq);
     expect(seqs).toEqual(Array.from({ length: EVENTS }, (_, i) => i));
     answeredBeforeNextPage(log);
   }, 120_000);

@@ -17,7 +17,11 @@ const EVENTS_PER_BATCH = 5;
 /** Generous: a restart on a busy machine takes seconds; every wait below ends on a condition well before. */
 const WAIT = { timeout: 120_000, interval: 100 };
 
-interface Refusal { status: number; error: string; retryAfter: string | null }
+interface Refusal {
+  status: number;
+  error: string;
+  retryAfter: string | null;
+}
 
 /** A participant's browser: events in order, resent from the first unacknowledged one until acknowledged. */
 class Participant {
@@ -31,10 +35,18 @@ class Participant {
   private stopping = false;
   private done: Promise<void> | null = null;
 
-  private constructor(private readonly url: string, readonly sessionId: string, private readonly token: string) {}
+  private constructor(
+    private readonly url: string,
+    readonly sessionId: string,
+    private readonly token: string,
+  ) {}
 
   static async join(url: string): Promise<Participant> {
-    const res = await fetch(`${url}/api/studies/sample/sessions`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ params: {} }) });
+    const res = await fetch(`${url}/api/studies/sample/sessions`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ params: {} }),
+    });
     if (res.status !== 201) throw new Error(`creating a session: ${res.status} ${await res.text()}`);
     const { sessionId, token } = (await res.json()) as { sessionId: string; token: string };
     return new Participant(url, sessionId, token);
@@ -47,19 +59,32 @@ class Participant {
         // New events only while running; afterwards the unacknowledged ones are sent again.
         if (!this.stopping && this.sent - this.acked < EVENTS_PER_BATCH) this.sent += EVENTS_PER_BATCH;
         const from = this.acked + 1;
-        const events = Array.from({ length: this.sent - from + 1 }, (_, i) => ({ seq: from + i, t: (from + i) * 10, kind: 'paint', data: { row: 0, col: (from + i) % 3, color: 1, stroke: from + i, i: from + i } }));
+        const events = Array.from({ length: this.sent - from + 1 }, (_, i) => ({
+          seq: from + i,
+          t: (from + i) * 10,
+          kind: 'paint',
+          data: { row: 0, col: (from + i) % 3, color: 1, stroke: from + i, i: from + i },
+        }));
         let pause = 20;
         try {
-          const res = await fetch(`${this.url}/api/sessions/${this.sessionId}/events`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${this.token}` }, body: JSON.stringify({ events }) });
+          const res = await fetch(`${this.url}/api/sessions/${this.sessionId}/events`, {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${this.token}` },
+            body: JSON.stringify({ events }),
+          });
           const body = (await res.json()) as { ackedThrough?: number; error?: string };
           if (res.status === 200) {
             const acked = body.ackedThrough ?? -1;
             // The server no longer holds events it acknowledged: the browser has already let them go.
-            if (acked < this.acked) this.lost.push(`the server acknowledged through ${this.acked}, then answered ackedThrough ${acked}`);
+            if (acked < this.acked)
+              this.lost.push(`the server acknowledged through ${this.acked}, then answered ackedThrough ${acked}`);
             this.acked = Math.max(this.acked, acked);
-          }
-          else {
-            this.refusals.push({ status: res.status, error: body.error ?? '', retryAfter: res.headers.get('retry-after') });
+          } else {
+            this.refusals.push({
+              status: res.status,
+              error: body.error ?? '',
+              retryAfter: res.headers.get('retry-after'),
+            });
             pause = 200;
           }
         } catch (e) {
@@ -81,7 +106,9 @@ class Participant {
 
 describe('PostgreSQL restarted under load', () => {
   const cleanups: (() => Promise<void> | void)[] = [];
-  afterAll(async () => { for (const c of cleanups.splice(0).reverse()) await c(); });
+  afterAll(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
 
   it('answers 503 with Retry-After meanwhile, stays up, and stores every acknowledged event exactly once', async () => {
     const tmp = mkdtempSync(path.join(os.tmpdir(), 'arc-studio-pg-restart-'));
@@ -93,7 +120,11 @@ describe('PostgreSQL restarted under load', () => {
     const cluster: PgCluster = await startPgCluster({ crashSafe: true });
     cleanups.push(() => cluster.stop());
     const server: ServeProcess = await startServe({
-      dataDir: path.join(tmp, 'data'), dist, port: await freePort(), adminToken: ADMIN, databaseUrl: cluster.url,
+      dataDir: path.join(tmp, 'data'),
+      dist,
+      port: await freePort(),
+      adminToken: ADMIN,
+      databaseUrl: cluster.url,
       env: { ARC_STUDIO_SESSION_EVENTS_PER_SECOND: '10000', ARC_STUDIO_DB_POOL: '6' },
     });
     cleanups.push(() => kill9(server));
@@ -103,12 +134,19 @@ describe('PostgreSQL restarted under load', () => {
     // Every condition below first checks that the server is still there and has lost nothing, so
     // that a crash or a loss fails with what happened rather than a timeout.
     const up = (): void => {
-      if (server.proc.exitCode !== null || server.proc.signalCode !== null) throw new Error(`serve ended (${server.proc.exitCode ?? server.proc.signalCode}):\n${server.output()}`);
+      if (server.proc.exitCode !== null || server.proc.signalCode !== null)
+        throw new Error(`serve ended (${server.proc.exitCode ?? server.proc.signalCode}):\n${server.output()}`);
       const lost = participants.flatMap((p) => p.lost);
       if (lost.length) throw new Error(`acknowledged events lost: ${lost.join('; ')}`);
     };
-    const unavailable = () => { up(); return participants.flatMap((p) => p.refusals).filter((r) => r.error === 'database_unavailable').length; };
-    const progressed = (since: readonly number[]) => { up(); return participants.every((p, i) => p.acked > since[i] + EVENTS_PER_BATCH); };
+    const unavailable = () => {
+      up();
+      return participants.flatMap((p) => p.refusals).filter((r) => r.error === 'database_unavailable').length;
+    };
+    const progressed = (since: readonly number[]) => {
+      up();
+      return participants.every((p, i) => p.acked > since[i] + EVENTS_PER_BATCH);
+    };
 
     for (const mode of ['immediate', 'fast'] as const) {
       // Under load: every participant has events acknowledged before the database goes away.
@@ -127,7 +165,12 @@ describe('PostgreSQL restarted under load', () => {
       await expect.poll(() => progressed(down), WAIT).toBe(true);
     }
     const finished = Promise.all(participants.map((p) => p.finish()));
-    await expect.poll(() => { up(); return participants.every((p) => p.acked === p.sent); }, WAIT).toBe(true);
+    await expect
+      .poll(() => {
+        up();
+        return participants.every((p) => p.acked === p.sent);
+      }, WAIT)
+      .toBe(true);
     await finished;
 
     expect(server.proc.exitCode, server.output()).toBeNull();
@@ -148,7 +191,9 @@ describe('PostgreSQL restarted under load', () => {
     for (const p of participants) {
       // The retries got everything acknowledged...
       expect(p.acked).toBe(p.sent);
-      const res = await fetch(`${server.url}/api/admin/sessions/${p.sessionId}/events`, { headers: { Authorization: `Bearer ${ADMIN}` } });
+      const res = await fetch(`${server.url}/api/admin/sessions/${p.sessionId}/events`, {
+        headers: { Authorization: `Bearer ${ADMIN}` },
+      });
       expect(res.status).toBe(200);
       const stored = (await res.json()) as { ackedThrough: number; events: { seq: number; data: { i: number } }[] };
       // ...and each acknowledged event is stored once: none lost, none doubled, none changed.

@@ -18,7 +18,12 @@ export function questionCollectionRoutes(library: TaskLibrary, adminTokenHash: s
     const items = library.questions.items(cid);
     if (!items) {
       const known = library.questions.list().map((q) => q.id);
-      return fail(c, 404, 'not_found', `No question collection "${cid}". ${known.length ? `Collections: ${known.join(', ')}.` : 'Mount one with serve --questions NAME=FILE.'}`);
+      return fail(
+        c,
+        404,
+        'not_found',
+        `No question collection "${cid}". ${known.length ? `Collections: ${known.join(', ')}.` : 'Mount one with serve --questions NAME=FILE.'}`,
+      );
     }
     return c.json({ questions: items.map((q) => library.questions.publicView(cid, q)) });
   });

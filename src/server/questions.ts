@@ -21,13 +21,22 @@ export interface QuestionCollectionInfo {
   readonly count: number;
 }
 
-const IMAGE_TYPES: Record<string, string> = { '.png': 'image/png', '.jpg': 'image/jpeg', '.jpeg': 'image/jpeg', '.gif': 'image/gif', '.webp': 'image/webp' };
+const IMAGE_TYPES: Record<string, string> = {
+  '.png': 'image/png',
+  '.jpg': 'image/jpeg',
+  '.jpeg': 'image/jpeg',
+  '.gif': 'image/gif',
+  '.webp': 'image/webp',
+};
 
 /**
  * The image files `items` of the question file `file` name (src -> absolute path), and the
  * problems of those that are missing, outside the file's folder or not pictures.
  */
-export async function questionImages(file: string, items: readonly QuestionItem[]): Promise<{ images: Map<string, string>; problems: { id: string; src: string; reason: string }[] }> {
+export async function questionImages(
+  file: string,
+  items: readonly QuestionItem[],
+): Promise<{ images: Map<string, string>; problems: { id: string; src: string; reason: string }[] }> {
   const images = new Map<string, string>();
   const problems: { id: string; src: string; reason: string }[] = [];
   const dir = path.dirname(file);
@@ -35,9 +44,13 @@ export async function questionImages(file: string, items: readonly QuestionItem[
     for (const { src } of item.images ?? []) {
       const abs = path.resolve(dir, src);
       const rel = path.relative(dir, abs);
-      const reason = !IMAGE_TYPES[path.extname(src).toLowerCase()] ? 'is not a .png, .jpg, .jpeg, .gif or .webp file'
-        : rel.startsWith('..') || path.isAbsolute(rel) || /^[a-z]+:/i.test(src) ? 'must be a file in the question file\'s folder or below it'
-          : !(await stat(abs).catch(() => null))?.isFile() ? 'does not exist' : null;
+      const reason = !IMAGE_TYPES[path.extname(src).toLowerCase()]
+        ? 'is not a .png, .jpg, .jpeg, .gif or .webp file'
+        : rel.startsWith('..') || path.isAbsolute(rel) || /^[a-z]+:/i.test(src)
+          ? "must be a file in the question file's folder or below it"
+          : !(await stat(abs).catch(() => null))?.isFile()
+            ? 'does not exist'
+            : null;
       if (reason) problems.push({ id: item.id, src, reason });
       else images.set(src, abs);
     }
@@ -46,7 +59,10 @@ export async function questionImages(file: string, items: readonly QuestionItem[
 }
 
 export class QuestionLibrary {
-  private readonly collections = new Map<string, { info: QuestionCollectionInfo; items: Map<string, QuestionItem>; images: Map<string, string> }>();
+  private readonly collections = new Map<
+    string,
+    { info: QuestionCollectionInfo; items: Map<string, QuestionItem>; images: Map<string, string> }
+  >();
 
   /** Mounts `[NAME=]FILE`; the id is the slug of NAME (the file name without extension by default). */
   async mount(spec: string, cwd = process.cwd()): Promise<QuestionCollectionInfo> {
@@ -54,11 +70,20 @@ export class QuestionLibrary {
     const filePart = eq > 0 ? spec.slice(eq + 1) : spec;
     const file = path.resolve(cwd, filePart);
     const text = await readFile(file, 'utf8').catch((e: NodeJS.ErrnoException) => e);
-    if (text instanceof Error) throw new Error(`--questions ${filePart}: ${text.code === 'ENOENT' ? 'no such file' : text.code === 'EISDIR' ? 'is a folder' : text.message}. Give a question file (.jsonl or .json).`);
+    if (text instanceof Error)
+      throw new Error(
+        `--questions ${filePart}: ${text.code === 'ENOENT' ? 'no such file' : text.code === 'EISDIR' ? 'is a folder' : text.message}. Give a question file (.jsonl or .json).`,
+      );
     const parsed = parseQuestionFile(filePart, text);
-    if (parsed.problems.length) throw new Error(`--questions ${filePart} has problems (arc-studio questions check lists the same):\n  ${parsed.problems.map(formatQuestionProblem).join('\n  ')}`);
+    if (parsed.problems.length)
+      throw new Error(
+        `--questions ${filePart} has problems (arc-studio questions check lists the same):\n  ${parsed.problems.map(formatQuestionProblem).join('\n  ')}`,
+      );
     const { images, problems } = await questionImages(file, parsed.items);
-    if (problems.length) throw new Error(`--questions ${filePart} has problems:\n  ${problems.map((p) => `${filePart} item "${p.id}" image "${p.src}" ${p.reason}`).join('\n  ')}`);
+    if (problems.length)
+      throw new Error(
+        `--questions ${filePart} has problems:\n  ${problems.map((p) => `${filePart} item "${p.id}" image "${p.src}" ${p.reason}`).join('\n  ')}`,
+      );
     const name = eq > 0 ? spec.slice(0, eq) : path.basename(file).replace(/\.(jsonl|json)$/i, '');
     let id = slug(name);
     for (let n = 2; this.collections.has(id); n++) id = `${slug(name)}-${n}`;
@@ -87,13 +112,26 @@ export class QuestionLibrary {
   publicView(collectionId: string, item: QuestionItem): PublicQuestion {
     const pub = publicQuestion(item);
     if (!pub.images) return pub;
-    return { ...pub, images: pub.images.map((im) => ({ ...im, src: `/api/question-collections/${encodeURIComponent(collectionId)}/images/${encodeURIComponent(im.src)}` })) };
+    return {
+      ...pub,
+      images: pub.images.map((im) => ({
+        ...im,
+        src: `/api/question-collections/${encodeURIComponent(collectionId)}/images/${encodeURIComponent(im.src)}`,
+      })),
+    };
   }
 
   /** The question with its answer (server only), or why there is none. */
-  question(collectionId: string, questionId: string): { ok: true; item: QuestionItem } | { ok: false; message: string } {
+  question(
+    collectionId: string,
+    questionId: string,
+  ): { ok: true; item: QuestionItem } | { ok: false; message: string } {
     const c = this.collections.get(collectionId);
-    if (!c) return { ok: false, message: `No question collection "${collectionId}"; mount its file with serve --questions ${collectionId}=FILE.` };
+    if (!c)
+      return {
+        ok: false,
+        message: `No question collection "${collectionId}"; mount its file with serve --questions ${collectionId}=FILE.`,
+      };
     const item = c.items.get(questionId);
     if (!item) return { ok: false, message: `No question "${questionId}" in question collection "${c.info.name}".` };
     return { ok: true, item };

@@ -36,23 +36,49 @@ beforeAll(async () => {
 
 describe('QuestionLibrary.mount', () => {
   it('names collections after their files and refuses a file with problems, listing them', async () => {
-    expect(library.questions.list()).toEqual([{ id: 'science', name: 'science', count: 12 }, { id: 'arb-sample', name: 'arb-sample', count: 4 }]);
+    expect(library.questions.list()).toEqual([
+      { id: 'science', name: 'science', count: 12 },
+      { id: 'arb-sample', name: 'arb-sample', count: 4 },
+    ]);
     const other = new TaskLibrary();
-    await expect(other.questions.mount('nope=does/not/exist.jsonl', ROOT)).rejects.toThrow('--questions does/not/exist.jsonl: no such file. Give a question file (.jsonl or .json).');
-    await expect(other.questions.mount('bad=package.json', ROOT)).rejects.toThrow('--questions package.json has problems (arc-studio questions check lists the same):\n  package.json: does not start with "["; a .json question file holds one list of items, and a .jsonl file one item per line');
+    await expect(other.questions.mount('nope=does/not/exist.jsonl', ROOT)).rejects.toThrow(
+      '--questions does/not/exist.jsonl: no such file. Give a question file (.jsonl or .json).',
+    );
+    await expect(other.questions.mount('bad=package.json', ROOT)).rejects.toThrow(
+      '--questions package.json has problems (arc-studio questions check lists the same):\n  package.json: does not start with "["; a .json question file holds one list of items, and a .jsonl file one item per line',
+    );
   });
 });
 
 describe('question images', () => {
   it('serves the images items name, and nothing else of the folder', async () => {
     const app = createApi({ library, version: 'test' });
-    const pub = library.questions.publicView('arb-sample', (library.questions.question('arb-sample', 'arb-phys-1') as { ok: true; item: import('../core/questions/schema').QuestionItem }).item);
-    expect(pub.images).toEqual([{ src: '/api/question-collections/arb-sample/images/incline.png', alt: 'A block at the top of a frictionless incline; a dashed line marks the height h' }]);
+    const pub = library.questions.publicView(
+      'arb-sample',
+      (
+        library.questions.question('arb-sample', 'arb-phys-1') as {
+          ok: true;
+          item: import('../core/questions/schema').QuestionItem;
+        }
+      ).item,
+    );
+    expect(pub.images).toEqual([
+      {
+        src: '/api/question-collections/arb-sample/images/incline.png',
+        alt: 'A block at the top of a frictionless incline; a dashed line marks the height h',
+      },
+    ]);
     const res = await app.request('/question-collections/arb-sample/images/incline.png');
     expect(res.status).toBe(200);
     expect(res.headers.get('Content-Type')).toBe('image/png');
-    expect(Buffer.from(await res.arrayBuffer()).equals(readFileSync(path.join(ROOT, 'data/questions/incline.png')))).toBe(true);
-    for (const url of ['/question-collections/arb-sample/images/arb-sample.jsonl', '/question-collections/arb-sample/images/..%2F..%2Fpackage.json', '/question-collections/science/images/incline.png']) {
+    expect(
+      Buffer.from(await res.arrayBuffer()).equals(readFileSync(path.join(ROOT, 'data/questions/incline.png'))),
+    ).toBe(true);
+    for (const url of [
+      '/question-collections/arb-sample/images/arb-sample.jsonl',
+      '/question-collections/arb-sample/images/..%2F..%2Fpackage.json',
+      '/question-collections/science/images/incline.png',
+    ]) {
       expect((await app.request(url)).status).toBe(404);
     }
   });
@@ -61,13 +87,18 @@ describe('question images', () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'arc-studio-qimg-'));
     try {
       const item = (id: string, src: string) => JSON.stringify({ id, prompt: 'p', answer: 1, images: [src] });
-      writeFileSync(path.join(dir, 'q.jsonl'), [item('a', 'missing.png'), item('b', '../outside.png'), item('c', 'notes.txt')].join('\n'));
-      await expect(new TaskLibrary().questions.mount(path.join(dir, 'q.jsonl'), dir)).rejects.toThrow([
-        `has problems:`,
-        `  ${path.join(dir, 'q.jsonl')} item "a" image "missing.png" does not exist`,
-        `  ${path.join(dir, 'q.jsonl')} item "b" image "../outside.png" must be a file in the question file's folder or below it`,
-        `  ${path.join(dir, 'q.jsonl')} item "c" image "notes.txt" is not a .png, .jpg, .jpeg, .gif or .webp file`,
-      ].join('\n'));
+      writeFileSync(
+        path.join(dir, 'q.jsonl'),
+        [item('a', 'missing.png'), item('b', '../outside.png'), item('c', 'notes.txt')].join('\n'),
+      );
+      await expect(new TaskLibrary().questions.mount(path.join(dir, 'q.jsonl'), dir)).rejects.toThrow(
+        [
+          `has problems:`,
+          `  ${path.join(dir, 'q.jsonl')} item "a" image "missing.png" does not exist`,
+          `  ${path.join(dir, 'q.jsonl')} item "b" image "../outside.png" must be a file in the question file's folder or below it`,
+          `  ${path.join(dir, 'q.jsonl')} item "c" image "notes.txt" is not a .png, .jpg, .jpeg, .gif or .webp file`,
+        ].join('\n'),
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -82,12 +113,23 @@ describe.each(backends)('question items on $name', (backend) => {
   beforeEach(async () => {
     store = await backend.open();
     participantBodies = [];
-    app = createApi({ library, version: 'test', study: { store, adminTokenHash: hashToken(ADMIN), replay: replayWithEngine, games: gameIds, now: () => Date.UTC(2026, 0, 1) } });
+    app = createApi({
+      library,
+      version: 'test',
+      study: {
+        store,
+        adminTokenHash: hashToken(ADMIN),
+        replay: replayWithEngine,
+        games: gameIds,
+        now: () => Date.UTC(2026, 0, 1),
+      },
+    });
   });
   afterEach(async () => {
     // What the participant's token received never holds an answer, a rubric or a reference solution.
     for (const body of participantBodies) {
-      for (const secret of ['answerKey', '"answer"', 'rubric', 'By induction', 'the mass cancels', '4.952']) expect(body).not.toContain(secret);
+      for (const secret of ['answerKey', '"answer"', 'rubric', 'By induction', 'the mass cancels', '4.952'])
+        expect(body).not.toContain(secret);
     }
     await store.close();
   });
@@ -95,7 +137,11 @@ describe.each(backends)('question items on $name', (backend) => {
   const call = async (method: string, url: string, token: string | null, body?: unknown) => {
     const headers: Record<string, string> = { 'Content-Type': 'application/json' };
     if (token) headers.Authorization = `Bearer ${token}`;
-    const res = await app.request(`/${url}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await app.request(`/${url}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const text = await res.text();
     if (token !== ADMIN) participantBodies.push(text);
     return { status: res.status, body: text ? JSON.parse(text) : null };
@@ -109,15 +155,22 @@ describe.each(backends)('question items on $name', (backend) => {
   it('lists the collections and their questions to the researcher, without answers', async () => {
     expect((await call('GET', 'admin/question-collections', null)).status).toBe(401);
     const list = await call('GET', 'admin/question-collections', ADMIN);
-    expect(list.body.collections).toEqual([{ id: 'science', name: 'science', count: 12 }, { id: 'arb-sample', name: 'arb-sample', count: 4 }]);
+    expect(list.body.collections).toEqual([
+      { id: 'science', name: 'science', count: 12 },
+      { id: 'arb-sample', name: 'arb-sample', count: 4 },
+    ]);
     const arb = await call('GET', 'admin/question-collections/arb-sample/questions', ADMIN);
     expect(arb.status).toBe(200);
     expect(arb.body.questions.map((q: { id: string }) => q.id)).toHaveLength(4);
     const text = JSON.stringify(arb.body);
-    for (const secret of ['"answer"', 'rubric', 'By induction', 'the mass cancels', '4.952']) expect(text).not.toContain(secret);
+    for (const secret of ['"answer"', 'rubric', 'By induction', 'the mass cancels', '4.952'])
+      expect(text).not.toContain(secret);
     expect(text).toContain('/api/question-collections/arb-sample/images/');
     const missing = await call('GET', 'admin/question-collections/nope/questions', ADMIN);
-    expect(missing).toEqual({ status: 404, body: { error: 'not_found', message: 'No question collection "nope". Collections: science, arb-sample.' } });
+    expect(missing).toEqual({
+      status: 404,
+      body: { error: 'not_found', message: 'No question collection "nope". Collections: science, arb-sample.' },
+    });
   });
 
   it('accepts the example question study', async () => {
@@ -140,8 +193,23 @@ describe.each(backends)('question items on $name', (backend) => {
     const s = created.body as { sessionId: string; token: string };
     const view = await call('GET', `sessions/${s.sessionId}`, s.token);
     expect(view.status).toBe(200);
-    expect(view.body.items.map((i: { block: boolean; questions: { answerKind: string }[] }) => [i.block, ...i.questions.map((q) => q.answerKind)])).toEqual([[false, 'choice'], [false, 'choice'], [false, 'number'], [false, 'text']]);
-    expect(view.body.items[1].questions[0].choices.map((c: { label: string }) => c.label)).toEqual(['1', '2', '3', '4']);
+    expect(
+      view.body.items.map((i: { block: boolean; questions: { answerKind: string }[] }) => [
+        i.block,
+        ...i.questions.map((q) => q.answerKind),
+      ]),
+    ).toEqual([
+      [false, 'choice'],
+      [false, 'choice'],
+      [false, 'number'],
+      [false, 'text'],
+    ]);
+    expect(view.body.items[1].questions[0].choices.map((c: { label: string }) => c.label)).toEqual([
+      '1',
+      '2',
+      '3',
+      '4',
+    ]);
 
     // Only the current item takes an answer.
     await log(s, 'item.start', { item: 'q-easy', kind: 'question' });
@@ -164,13 +232,19 @@ describe.each(backends)('question items on $name', (backend) => {
     await log(s, 'item.end', { item: 'q-speed', reason: 'answered' });
 
     await log(s, 'item.start', { item: 'q-proof', kind: 'question' });
-    expect((await answer(s, 'q-proof', { text: 'a_n = 2^n - 1, by induction on n.' })).body).toEqual({ verdict: 'ungraded' });
+    expect((await answer(s, 'q-proof', { text: 'a_n = 2^n - 1, by induction on n.' })).body).toEqual({
+      verdict: 'ungraded',
+    });
 
     const admin = await call('GET', `admin/sessions/${s.sessionId}`, ADMIN);
     // Four questions answered with a pick or a few keys each is not low effort.
     expect(admin.body.session.flags).not.toContain('low_effort');
     // Stored beside grid submissions; the fixed clock gives every answer the same time, so sort by item.
-    const stored = admin.body.submissions.map((x: { item: string; verdict: string; grid: unknown }) => [x.item, x.verdict, x.grid]);
+    const stored = admin.body.submissions.map((x: { item: string; verdict: string; grid: unknown }) => [
+      x.item,
+      x.verdict,
+      x.grid,
+    ]);
     expect(stored.sort((a: string[], b: string[]) => a[0].localeCompare(b[0]))).toEqual([
       ['q-digits', 'correct', { choice: '2' }],
       ['q-easy', 'wrong', { choice: 'A' }],

@@ -20,7 +20,12 @@ export function resultsRoutes(deps: ResultsDeps & { readonly maintainer?: Digest
     // Digits only ("0x1", "1e2", " 1" are refused), and few enough for the database's integer.
     const v = c.req.query('version');
     if (v !== undefined && v !== '' && !/^[1-9][0-9]{0,8}$/.test(v)) {
-      return fail(c, 400, 'malformed', `version must be a whole number from 1, not "${v.slice(0, 40)}"; leave it out for every version.`);
+      return fail(
+        c,
+        400,
+        'malformed',
+        `version must be a whole number from 1, not "${v.slice(0, 40)}"; leave it out for every version.`,
+      );
     }
     const r = await computeStudyResults(deps, id, v !== undefined && v !== '' ? Number(v) : null);
     if ('error' in r) return fail(c, 404, 'not_found', r.error);
@@ -31,7 +36,8 @@ export function resultsRoutes(deps: ResultsDeps & { readonly maintainer?: Digest
   // the studio shows it while results are being computed.
   admin.get('/studies/:studyId/results/progress', async (c) => {
     const id = c.req.param('studyId');
-    if (!(await deps.store.getStudy(id))) return fail(c, 404, 'not_found', `No study "${id}". GET /api/admin/studies lists the studies there are.`);
+    if (!(await deps.store.getStudy(id)))
+      return fail(c, 404, 'not_found', `No study "${id}". GET /api/admin/studies lists the studies there are.`);
     const p = deps.maintainer?.progress(id) ?? null;
     return c.json(p ? { running: true, ...p } : { running: false });
   });

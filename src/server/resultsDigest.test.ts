@@ -22,7 +22,9 @@ import { games, solutions } from '../games';
 const ROOT = path.resolve(__dirname, '..');
 const ADMIN = 'researcher-token-for-results-digests-01';
 const STUDY = {
-  title: 'Digests', consent: 'ok', completion: { code: 'D' },
+  title: 'Digests',
+  consent: 'ok',
+  completion: { code: 'D' },
   items: [
     { kind: 'task', id: 'mirror', collection: 'samples', task: 'mirror-across-wall' },
     { kind: 'game', id: 'lamps', game: 'glow', seed: 0 },
@@ -36,7 +38,11 @@ function counting(store: Store): { store: Store; reads: string[]; tails: string[
   const wrapped = new Proxy(store, {
     get(target, prop, receiver) {
       const v = Reflect.get(target, prop, receiver) as unknown;
-      if (prop === 'readEvents') return (id: string) => { reads.push(id); return target.readEvents(id); };
+      if (prop === 'readEvents')
+        return (id: string) => {
+          reads.push(id);
+          return target.readEvents(id);
+        };
       if (prop === 'readEventTails') {
         return async (...a: Parameters<Store['readEventTails']>) => {
           const r = await target.readEventTails(...a);
@@ -55,7 +61,9 @@ function counting(store: Store): { store: Store; reads: string[]; tails: string[
 }
 
 const stores: Store[] = [];
-afterAll(async () => { await Promise.all(stores.map((s) => s.close())); });
+afterAll(async () => {
+  await Promise.all(stores.map((s) => s.close()));
+});
 
 describe.each(backends)('results from digests on $name', (backend) => {
   it('are read back while nothing changed, and computed again for what did', async () => {
@@ -64,17 +72,30 @@ describe.each(backends)('results from digests on $name', (backend) => {
     const library = new TaskLibrary();
     await library.mount(path.join(ROOT, '../data/tasks/samples'));
     const clock = Date.UTC(2026, 5, 1);
-    const app: Hono = createApi({ library, version: 'test', study: { store, adminTokenHash: hashToken(ADMIN), replay: replayWithEngine, games: gameIds, now: () => clock } });
+    const app: Hono = createApi({
+      library,
+      version: 'test',
+      study: { store, adminTokenHash: hashToken(ADMIN), replay: replayWithEngine, games: gameIds, now: () => clock },
+    });
     const call = async (method: string, url: string, token: string | null, body?: unknown) => {
-      const res = await app.request(url, { method, headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) }, body: body === undefined ? undefined : JSON.stringify(body) });
-      return { status: res.status, body: await res.json() as Record<string, unknown> };
+      const res = await app.request(url, {
+        method,
+        headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
     };
     expect((await call('POST', '/admin/studies/dig', ADMIN, { definition: STUDY })).status).toBe(201);
 
     const sessions: { id: string; token: string; seq: number }[] = [];
     const later: { t: number; kind: string; data: Record<string, unknown> }[] = [];
-    const send = async (s: { id: string; token: string; seq: number }, events: { t: number; kind: string; data: Record<string, unknown> }[]) => {
-      const r = await call('POST', `/sessions/${s.id}/events`, s.token, { events: events.map((e) => ({ seq: s.seq++, ...e })) });
+    const send = async (
+      s: { id: string; token: string; seq: number },
+      events: { t: number; kind: string; data: Record<string, unknown> }[],
+    ) => {
+      const r = await call('POST', `/sessions/${s.id}/events`, s.token, {
+        events: events.map((e) => ({ seq: s.seq++, ...e })),
+      });
       expect(r.status, JSON.stringify(r.body)).toBe(200);
     };
     for (const [i, pid] of ['ann', 'ben', 'cat'].entries()) {
@@ -82,12 +103,22 @@ describe.each(backends)('results from digests on $name', (backend) => {
       const s = { id: r.body.sessionId as string, token: r.body.token as string, seq: 0 };
       sessions.push(s);
       let run = createRun(games.glow, { seed: 0 });
-      const actions = parseActions(`RESET,${solutions.glow[0]}${i === 2 ? `,${solutions.glow[1]}` : ''}`).map((input, k) => {
-        const out = step(run, input as ActionInput);
-        run = out.run;
-        return { t: 2_000 + k * 500, kind: 'game.action', data: gameActionData('glow', input as ActionInput, out.response) as unknown as Record<string, unknown> };
-      });
-      const game = [{ t: 1_000, kind: 'item.start', data: { item: 'lamps', kind: 'game' } }, { t: 1_000, kind: 'game.open', data: { game: 'glow', seed: 0 } }, ...actions];
+      const actions = parseActions(`RESET,${solutions.glow[0]}${i === 2 ? `,${solutions.glow[1]}` : ''}`).map(
+        (input, k) => {
+          const out = step(run, input as ActionInput);
+          run = out.run;
+          return {
+            t: 2_000 + k * 500,
+            kind: 'game.action',
+            data: gameActionData('glow', input as ActionInput, out.response) as unknown as Record<string, unknown>,
+          };
+        },
+      );
+      const game = [
+        { t: 1_000, kind: 'item.start', data: { item: 'lamps', kind: 'game' } },
+        { t: 1_000, kind: 'game.open', data: { game: 'glow', seed: 0 } },
+        ...actions,
+      ];
       await send(s, [
         { t: 0, kind: 'item.start', data: { item: 'mirror', kind: 'task' } },
         { t: 300 + i * 100, kind: 'paint', data: { row: 0, col: 0, color: 3, stroke: 1 } },
@@ -98,16 +129,38 @@ describe.each(backends)('results from digests on $name', (backend) => {
     }
 
     const counted = counting(store);
-    const deps: ResultsDeps = { store: counted.store, library, adminTokenHash: hashToken(ADMIN), replay: replayWithEngine, now: () => clock };
+    const deps: ResultsDeps = {
+      store: counted.store,
+      library,
+      adminTokenHash: hashToken(ADMIN),
+      replay: replayWithEngine,
+      now: () => clock,
+    };
     const compute = async () => (await computeStudyResults(deps, 'dig', null)) as StudyResults;
     /** The results computed from every log, with no digest at all. */
     const fromLogs = async () => {
       const rec = (await store.getStudy('dig'))!;
-      const data = await Promise.all((await store.listSessions('dig')).map(async (session) => ({ session, events: await store.readEvents(session.id), submissions: await store.listSubmissions(session.id) })));
+      const data = await Promise.all(
+        (await store.listSessions('dig')).map(async (session) => ({
+          session,
+          events: await store.readEvents(session.id),
+          submissions: await store.listSubmissions(session.id),
+        })),
+      );
       return studyResults({
-        study: { id: 'dig' }, versions: [{ version: rec.version, definition: definitionOf(rec) }], version: null, sessions: data,
-        testCount: () => 1, games: Object.fromEntries(Object.values(games).map((g) => [g.id, { title: g.title, levels: g.levels.length, version: versionedGameId(g) }])),
-        replay: replayWithEngine, now: clock,
+        study: { id: 'dig' },
+        versions: [{ version: rec.version, definition: definitionOf(rec) }],
+        version: null,
+        sessions: data,
+        testCount: () => 1,
+        games: Object.fromEntries(
+          Object.values(games).map((g) => [
+            g.id,
+            { title: g.title, levels: g.levels.length, version: versionedGameId(g) },
+          ]),
+        ),
+        replay: replayWithEngine,
+        now: clock,
       });
     };
 
@@ -123,7 +176,12 @@ describe.each(backends)('results from digests on $name', (backend) => {
     // A submission without its event (the tab closed before it was logged) is seen too: the
     // digest is finished again from its fold, no event read.
     counted.reads.length = 0;
-    const wrong = await call('POST', `/sessions/${sessions[0].id}/submissions`, sessions[0].token, { key: 'k1', item: 'mirror', testIndex: 0, grid: [[0]] });
+    const wrong = await call('POST', `/sessions/${sessions[0].id}/submissions`, sessions[0].token, {
+      key: 'k1',
+      item: 'mirror',
+      testIndex: 0,
+      grid: [[0]],
+    });
     expect(wrong.status, JSON.stringify(wrong.body)).toBe(200);
     const afterSubmission = await compute();
     expect(counted.reads).toEqual([]);
@@ -143,13 +201,20 @@ describe.each(backends)('results from digests on $name', (backend) => {
     // A digest stored under another analysis version is computed again.
     counted.reads.length = 0;
     const stale = (await store.readDigests('dig')).get(sessions[2].id)!;
-    await store.saveDigest(sessions[2].id, `0|${stale.key.split('|').slice(1).join('|')}`, { ...(stale.digest as object), actions: 999 }, clock);
+    await store.saveDigest(
+      sessions[2].id,
+      `0|${stale.key.split('|').slice(1).join('|')}`,
+      { ...(stale.digest as object), actions: 999 },
+      clock,
+    );
     expect(await compute()).toEqual(afterEvents);
     expect(counted.reads).toEqual([sessions[2].id]);
 
     // An exclusion is applied when adding up: no log is read, the figures change.
     counted.reads.length = 0;
-    expect((await call('POST', `/admin/sessions/${sessions[2].id}/exclude`, ADMIN, { reason: 'test' })).status).toBe(200);
+    expect((await call('POST', `/admin/sessions/${sessions[2].id}/exclude`, ADMIN, { reason: 'test' })).status).toBe(
+      200,
+    );
     const excluded = await compute();
     expect(counted.reads).toEqual([]);
     expect(excluded.games[0].levels[1].completed).toBe(0);
@@ -157,23 +222,37 @@ describe.each(backends)('results from digests on $name', (backend) => {
 
     // Events keep arriving in parts of any size: each request extends the digests by exactly
     // the new events and answers what the whole logs give.
-    const parts = [[3, 0], [1, 4], [0, 2], [6, 6]];
+    const parts = [
+      [3, 0],
+      [1, 4],
+      [0, 2],
+      [6, 6],
+    ];
     for (const [k, [a, b]] of parts.entries()) {
       counted.reads.length = 0;
       counted.tails.length = 0;
-      const more = (n: number, at: number) => Array.from({ length: n }, (_, j) => (
-        j % 3 === 0 ? { t: at + j, kind: 'visibility', data: { state: j % 2 ? 'visible' : 'hidden' } }
-          : j % 3 === 1 ? { t: at + j, kind: 'idle', data: { state: 'idle' } } : { t: at + j, kind: 'paint', data: { row: 0, col: j % 3, color: 2, stroke: k } }));
+      const more = (n: number, at: number) =>
+        Array.from({ length: n }, (_, j) =>
+          j % 3 === 0
+            ? { t: at + j, kind: 'visibility', data: { state: j % 2 ? 'visible' : 'hidden' } }
+            : j % 3 === 1
+              ? { t: at + j, kind: 'idle', data: { state: 'idle' } }
+              : { t: at + j, kind: 'paint', data: { row: 0, col: j % 3, color: 2, stroke: k } },
+        );
       if (a) await send(sessions[1], more(a, 40_000 + k * 1000));
       if (b) await send(sessions[2], more(b, 40_000 + k * 1000));
       const live = await compute();
       expect(counted.reads).toEqual([]);
-      expect(counted.tails.sort()).toEqual([...(a ? [`${sessions[1].id}:${a}`] : []), ...(b ? [`${sessions[2].id}:${b}`] : [])].sort());
+      expect(counted.tails.sort()).toEqual(
+        [...(a ? [`${sessions[1].id}:${a}`] : []), ...(b ? [`${sessions[2].id}:${b}`] : [])].sort(),
+      );
       expect(live).toEqual(await fromLogs());
     }
 
     // Deleting a session deletes its digest with it.
-    expect((await call('DELETE', `/admin/sessions/${sessions[0].id}`, ADMIN, { confirm: sessions[0].id })).status).toBe(200);
+    expect((await call('DELETE', `/admin/sessions/${sessions[0].id}`, ADMIN, { confirm: sessions[0].id })).status).toBe(
+      200,
+    );
     expect([...(await store.readDigests('dig')).keys()].sort()).toEqual([sessions[1].id, sessions[2].id].sort());
   });
 });

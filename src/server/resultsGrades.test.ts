@@ -39,27 +39,57 @@ describe.each(backends)('graded question results on $name', (backend) => {
   let app: Hono;
   beforeAll(async () => {
     store = await backend.open();
-    app = createApi({ library, version: 'test', study: { store, adminTokenHash: hashToken(ADMIN), replay: replayWithEngine, games: gameIds } });
+    app = createApi({
+      library,
+      version: 'test',
+      study: { store, adminTokenHash: hashToken(ADMIN), replay: replayWithEngine, games: gameIds },
+    });
   });
-  afterAll(async () => { await store.close(); });
+  afterAll(async () => {
+    await store.close();
+  });
 
   const call = async (method: string, url: string, token: string | null, body?: unknown) => {
     const headers: Record<string, string> = { 'Content-Type': 'application/json' };
     if (token) headers.Authorization = `Bearer ${token}`;
-    const res = await app.request(`/${url}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await app.request(`/${url}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const text = await res.text();
     return { status: res.status, text, body: text ? JSON.parse(text) : null };
   };
 
   const participant = async (pid: string, proof: string) => {
-    const s = (await call('POST', 'studies/graded/sessions', null, { params: { PROLIFIC_PID: pid } })).body as { sessionId: string; token: string };
+    const s = (await call('POST', 'studies/graded/sessions', null, { params: { PROLIFIC_PID: pid } })).body as {
+      sessionId: string;
+      token: string;
+    };
     let seq = 0;
-    const log = (kind: string, data: Record<string, unknown>) => call('POST', `sessions/${s.sessionId}/events`, s.token, { events: [{ seq, t: 1000 * ++seq, kind, data }] });
+    const log = (kind: string, data: Record<string, unknown>) =>
+      call('POST', `sessions/${s.sessionId}/events`, s.token, { events: [{ seq, t: 1000 * ++seq, kind, data }] });
     await log('item.start', { item: 'q-proof', kind: 'question' });
-    expect((await call('POST', `sessions/${s.sessionId}/answers`, s.token, { key: 'k-p', item: 'q-proof', answer: { text: proof } })).body).toEqual({ verdict: 'ungraded' });
+    expect(
+      (
+        await call('POST', `sessions/${s.sessionId}/answers`, s.token, {
+          key: 'k-p',
+          item: 'q-proof',
+          answer: { text: proof },
+        })
+      ).body,
+    ).toEqual({ verdict: 'ungraded' });
     await log('item.end', { item: 'q-proof', reason: 'answered' });
     await log('item.start', { item: 'q-choice', kind: 'question' });
-    expect((await call('POST', `sessions/${s.sessionId}/answers`, s.token, { key: 'k-c', item: 'q-choice', answer: { choice: 'B' } })).body).toEqual({ verdict: 'correct' });
+    expect(
+      (
+        await call('POST', `sessions/${s.sessionId}/answers`, s.token, {
+          key: 'k-c',
+          item: 'q-choice',
+          answer: { choice: 'B' },
+        })
+      ).body,
+    ).toEqual({ verdict: 'correct' });
     await log('item.end', { item: 'q-choice', reason: 'answered' });
   };
 
@@ -73,7 +103,10 @@ describe.each(backends)('graded question results on $name', (backend) => {
   const gradeAnswer = async (startsWith: string, points: number[]) => {
     const queue = (await call('GET', 'grading/queue', grader.token)).body as GraderQueue;
     const x = queue.answers.find((a) => a.answer.startsWith(startsWith))!;
-    const r = await call('PUT', `grading/answers/${x.id}`, grader.token, { criteria: points.map((p) => ({ points: p, note: '' })), note: '' });
+    const r = await call('PUT', `grading/answers/${x.id}`, grader.token, {
+      criteria: points.map((p) => ({ points: p, note: '' })),
+      note: '',
+    });
     expect(r.status, r.text).toBe(200);
   };
 
@@ -82,9 +115,23 @@ describe.each(backends)('graded question results on $name', (backend) => {
     await participant('p-good', 'Closed form 2^n - 1, by induction.');
     await participant('p-poor', 'It doubles.');
     const before = await results();
-    expect(proofRow(before)).toMatchObject<Partial<QuestionResult>>({ answered: 2, awaiting: 2, correct: 0, wrong: 0, graded: 0, accuracy: null, maxPoints: null });
+    expect(proofRow(before)).toMatchObject<Partial<QuestionResult>>({
+      answered: 2,
+      awaiting: 2,
+      correct: 0,
+      wrong: 0,
+      graded: 0,
+      accuracy: null,
+      maxPoints: null,
+    });
     expect(proofRow(before).points.n).toBe(0);
-    expect(before.questionGroups.find((g) => g.field === 'all')).toMatchObject({ answered: 4, correct: 2, wrong: 0, awaiting: 2, accuracy: 1 });
+    expect(before.questionGroups.find((g) => g.field === 'all')).toMatchObject({
+      answered: 4,
+      correct: 2,
+      wrong: 0,
+      awaiting: 2,
+      accuracy: 1,
+    });
   });
 
   it('counts a graded answer by its pass, with its points, after the digests are stored', async () => {
@@ -100,7 +147,13 @@ describe.each(backends)('graded question results on $name', (backend) => {
     const both = await results();
     expect(proofRow(both)).toMatchObject({ answered: 2, awaiting: 0, correct: 1, wrong: 1, graded: 2, accuracy: 0.5 });
     expect(proofRow(both).points).toMatchObject({ n: 2, mean: 3, values: [1, 5] });
-    expect(both.questionGroups.find((g) => g.field === 'all')).toMatchObject({ answered: 4, correct: 3, wrong: 1, awaiting: 0, accuracy: 0.75 });
+    expect(both.questionGroups.find((g) => g.field === 'all')).toMatchObject({
+      answered: 4,
+      correct: 3,
+      wrong: 1,
+      awaiting: 0,
+      accuracy: 0.75,
+    });
 
     // A changed grade (now passing) changes the accuracy again.
     await gradeAnswer('It doubles', [1, 1, 1, 0]);
@@ -108,7 +161,11 @@ describe.each(backends)('graded question results on $name', (backend) => {
     expect(changed).toMatchObject({ correct: 2, wrong: 0, accuracy: 1 });
     expect(changed.points.values).toEqual([3, 5]);
     // The choice question is judged by the server, never by grades.
-    expect((await results()).questions.find((q) => q.item === 'q-choice')).toMatchObject({ correct: 2, graded: 0, maxPoints: null });
+    expect((await results()).questions.find((q) => q.item === 'q-choice')).toMatchObject({
+      correct: 2,
+      graded: 0,
+      maxPoints: null,
+    });
   });
 
   it('writes a graded free response in responses.csv as correct or wrong by its final grade', async () => {
@@ -119,8 +176,10 @@ describe.each(backends)('graded question results on $name', (backend) => {
     const rows = parseCsvObjects(await res.text());
     const verdicts = rows.map((r) => [r.item_id, r.answer.slice(0, 11), r.verdict, r.correct]);
     expect(verdicts).toEqual([
-      ['q-proof', 'Closed form', 'correct', 'true'], ['q-choice', 'B', 'correct', 'true'],
-      ['q-proof', 'It doubles.', 'wrong', 'false'], ['q-choice', 'B', 'correct', 'true'],
+      ['q-proof', 'Closed form', 'correct', 'true'],
+      ['q-choice', 'B', 'correct', 'true'],
+      ['q-proof', 'It doubles.', 'wrong', 'false'],
+      ['q-choice', 'B', 'correct', 'true'],
     ]);
   });
 });

@@ -13,7 +13,8 @@ import { fileURLToPath } from 'node:url';
 export function packageRootOf(from: string): string {
   for (let dir = from; ; dir = path.dirname(dir)) {
     if (existsSync(path.join(dir, 'package.json'))) return dir;
-    if (path.dirname(dir) === dir) throw new Error(`no package.json in ${from} or any folder above it; run arc-studio from its installed package`);
+    if (path.dirname(dir) === dir)
+      throw new Error(`no package.json in ${from} or any folder above it; run arc-studio from its installed package`);
   }
 }
 

@@ -25,7 +25,13 @@ import { studyBaselines } from './agents/baselines';
 import { computeStudyResults, type ResultsDeps } from './digests/studyDigests';
 import { DigestPool, digestThreadsFromEnv } from './digests/pool';
 import { DigestMaintainer } from './digests/maintainer';
-import { BaselinesError, isScoringPreset, parseBaselines, type Baselines, type ScoringPresetName } from '../core/scoring';
+import {
+  BaselinesError,
+  isScoringPreset,
+  parseBaselines,
+  type Baselines,
+  type ScoringPresetName,
+} from '../core/scoring';
 
 /** The built-in games' titles, level counts and current versions, as the results need them. */
 
@@ -90,14 +96,19 @@ export function poolSizeFromEnv(env: Record<string, string | undefined>): number
   const raw = env.ARC_STUDIO_DB_POOL;
   if (raw === undefined || raw === '') return 10;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1 || n > 1000) throw new Error(`ARC_STUDIO_DB_POOL=${raw} is not a number of connections from 1 to 1000; unset it (10) or give one, e.g. ARC_STUDIO_DB_POOL=20.`);
+  if (!Number.isInteger(n) || n < 1 || n > 1000)
+    throw new Error(
+      `ARC_STUDIO_DB_POOL=${raw} is not a number of connections from 1 to 1000; unset it (10) or give one, e.g. ARC_STUDIO_DB_POOL=20.`,
+    );
   return n;
 }
 
 /** How long `close` lets requests in progress finish before it ends their connections. */
 const CLOSE_GRACE_MS = 5_000;
 
-export async function startServer(opts: ServeOptions): Promise<{ url: string; login: string; close: () => Promise<void> }> {
+export async function startServer(
+  opts: ServeOptions,
+): Promise<{ url: string; login: string; close: () => Promise<void> }> {
   const log = opts.log ?? ((line: string) => console.log(line));
   // What one participant may send (docs/api.md, "Limits"); a bad variable stops the start with its name.
   const limits = limitsFromEnv(process.env);
@@ -111,7 +122,9 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; lo
   // ARC_STUDIO_DIST serves another build of the app (e.g. one per parallel test run).
   const dist = path.resolve(process.env.ARC_STUDIO_DIST ?? path.join(ROOT, 'dist'));
   if (!existsSync(path.join(dist, 'index.html'))) {
-    throw new Error(`The app is not built (no ${path.join(dist, 'index.html')}). Run "npm run build" first, or use "npm start", which builds and serves.`);
+    throw new Error(
+      `The app is not built (no ${path.join(dist, 'index.html')}). Run "npm run build" first, or use "npm start", which builds and serves.`,
+    );
   }
   const indexHtml = readFileSync(path.join(dist, 'index.html'), 'utf8');
 
@@ -124,33 +137,62 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; lo
       agentBaselines = parseBaselines(readFileSync(opts.agentBaselines, 'utf8'));
     } catch (e) {
       const why = e instanceof BaselinesError ? e.message : (e as Error).message;
-      throw new Error(`--agent-baselines ${opts.agentBaselines}: ${why} A study's results export one: Exports tab, "Human baselines (JSON)".`);
+      throw new Error(
+        `--agent-baselines ${opts.agentBaselines}: ${why} A study's results export one: Exports tab, "Human baselines (JSON)".`,
+      );
     }
   }
   const studiesDir = opts.studiesDir ?? path.join(ROOT, 'data', 'studies');
   const studyFiles = await loadStudyFiles(studiesDir);
   const admin = loadAdminToken(opts.dataDir);
   const databaseUrl = opts.databaseUrl ?? (process.env.DATABASE_URL || undefined);
-  const store = await openStore(databaseUrl ? { databaseUrl, poolSize: poolSizeFromEnv(process.env) } : { dataDir: opts.dataDir });
+  const store = await openStore(
+    databaseUrl ? { databaseUrl, poolSize: poolSizeFromEnv(process.env) } : { dataDir: opts.dataDir },
+  );
   try {
     for (const note of await syncStudyFiles(store, studyFiles, Date.now())) log(note);
     const unsealed = await unsealedStudies(store, library);
-    if (unsealed.length) throw new Error(`Studies would leak answers through practice collections, so the server does not start:\n  ${unsealed.join('\n  ')}`);
+    if (unsealed.length)
+      throw new Error(
+        `Studies would leak answers through practice collections, so the server does not start:\n  ${unsealed.join('\n  ')}`,
+      );
   } catch (e) {
     await store.close();
     throw e;
   }
 
   // Game sources named by study files join those given on the command line.
-  const arc3Dirs = [...new Set([...(opts.arc3Games ?? []), ...studyFiles.flatMap((f) => (f.study.gameSources?.arcengine ?? []).map((d) => path.resolve(path.dirname(f.file), d)))])];
-  const arc3Servers = [...new Set([...(opts.arc3Servers ?? []), ...studyFiles.flatMap((f) => f.study.gameSources?.servers ?? [])])];
+  const arc3Dirs = [
+    ...new Set([
+      ...(opts.arc3Games ?? []),
+      ...studyFiles.flatMap((f) =>
+        (f.study.gameSources?.arcengine ?? []).map((d) => path.resolve(path.dirname(f.file), d)),
+      ),
+    ]),
+  ];
+  const arc3Servers = [
+    ...new Set([...(opts.arc3Servers ?? []), ...studyFiles.flatMap((f) => f.study.gameSources?.servers ?? [])]),
+  ];
   // Always started (with no sources it lists no games and costs nothing), so that the studio's
   // ARC-AGI-3 routes answer on every server.
-  const arc3 = await startArc3({ dirs: arc3Dirs, servers: arc3Servers, workers: opts.arc3Workers, remote: arc3Servers.length ? await remoteSourceFactory() : undefined, codeDir: path.join(opts.dataDir, 'arc3-code') }, store, log);
+  const arc3 = await startArc3(
+    {
+      dirs: arc3Dirs,
+      servers: arc3Servers,
+      workers: opts.arc3Workers,
+      remote: arc3Servers.length ? await remoteSourceFactory() : undefined,
+      codeDir: path.join(opts.dataDir, 'arc3-code'),
+    },
+    store,
+    log,
+  );
   for (const note of arc3.notes ?? []) log(note);
   // Every game id a study may name, kept current as the ARC-AGI-3 game lists change.
   const games = new Set(gameIds);
-  const syncGames = () => { games.clear(); for (const id of [...gameIds, ...arc3.service.ids]) games.add(id); };
+  const syncGames = () => {
+    games.clear();
+    for (const id of [...gameIds, ...arc3.service.ids]) games.add(id);
+  };
   syncGames();
   arc3.service.onRefresh(syncGames);
   const { replay, gameInfo } = studioGames(arc3);
@@ -160,9 +202,22 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; lo
   // Ended sessions are digested in the background, so results only read digests back.
   const maintainer: DigestMaintainer = new DigestMaintainer(() => resultsDeps, log);
   const threadReplay = () => arc3.service.threadReplay();
-  const resultsDeps: ResultsDeps = { store, library, adminTokenHash: admin.hash, replay, gameInfo, digests, threadReplay, maintainer };
+  const resultsDeps: ResultsDeps = {
+    store,
+    library,
+    adminTokenHash: admin.hash,
+    replay,
+    gameInfo,
+    digests,
+    threadReplay,
+    maintainer,
+  };
   const agents = new AgentService({
-    store, adminTokenHash: admin.hash, arc3: arc3.service, log, shared: Boolean(databaseUrl),
+    store,
+    adminTokenHash: admin.hash,
+    arc3: arc3.service,
+    log,
+    shared: Boolean(databaseUrl),
     baselines: () => agentBaselines,
     studyBaselines: async (studyId) => {
       const results = await computeStudyResults(resultsDeps, studyId, null);
@@ -174,7 +229,29 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; lo
   // Every response, the app's files and the API alike (docs/api.md, "HTTP").
   app.use('*', securityHeaders);
   const gate = new LoadGate(loadLimits, SECURITY_HEADERS);
-  app.route('/api', createApi({ library, version: version(), load: () => gate.report(), study: { store, adminTokenHash: admin.hash, replay, games, limits, gameInfo, digests, threadReplay, maintainer, exportThreads: true, studyFile: studyFileIn(studiesDir), arc3: { service: arc3.service, engine: arc3.engine, checkReplayer: arc3.checkReplayer } }, agents }));
+  app.route(
+    '/api',
+    createApi({
+      library,
+      version: version(),
+      load: () => gate.report(),
+      study: {
+        store,
+        adminTokenHash: admin.hash,
+        replay,
+        games,
+        limits,
+        gameInfo,
+        digests,
+        threadReplay,
+        maintainer,
+        exportThreads: true,
+        studyFile: studyFileIn(studiesDir),
+        arc3: { service: arc3.service, engine: arc3.engine, checkReplayer: arc3.checkReplayer },
+      },
+      agents,
+    }),
+  );
   // An API path without a route is a JSON 404, never the app's page.
   app.all('/api', apiNotFound);
   app.all('/api/*', apiNotFound);
@@ -200,7 +277,15 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; lo
   try {
     await new Promise<void>((resolve, reject) => {
       server.once('listening', () => resolve());
-      server.once('error', (e: NodeJS.ErrnoException) => reject(e.code === 'EADDRINUSE' ? new Error(`Port ${opts.port} is already in use. Stop the other server or choose another port with --port N.`) : e));
+      server.once('error', (e: NodeJS.ErrnoException) =>
+        reject(
+          e.code === 'EADDRINUSE'
+            ? new Error(
+                `Port ${opts.port} is already in use. Stop the other server or choose another port with --port N.`,
+              )
+            : e,
+        ),
+      );
     });
   } catch (e) {
     gate.stop();
@@ -210,7 +295,9 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; lo
   // With --port 0 the system picks a free port: report the one actually bound.
   const bound = (server.address() as { port: number } | null)?.port ?? opts.port;
   const url = `http://${opts.host === '0.0.0.0' ? 'localhost' : opts.host}:${bound}`;
-  log(`Database: ${databaseUrl ? `PostgreSQL at ${redact(databaseUrl)}` : `PGlite in ${path.join(opts.dataDir, 'db')}`}`);
+  log(
+    `Database: ${databaseUrl ? `PostgreSQL at ${redact(databaseUrl)}` : `PGlite in ${path.join(opts.dataDir, 'db')}`}`,
+  );
   // Digests out of date (a new analysis version, sessions that ended while the server was down)
   // are computed now in the background, then checked every 10 minutes.
   maintainer.start();
@@ -218,12 +305,19 @@ export async function startServer(opts: ServeOptions): Promise<{ url: string; lo
     url,
     /** The researcher login line, for the command to print last. */
     login: adminLoginMessage(admin, url),
-    close: () => new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      // Kept-alive connections with nothing in progress close now; a request still in progress
-      // (a client that stopped sending mid-body, a download nobody reads) gets a grace period.
-      server.closeIdleConnections();
-      setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS).unref();
-    }).then(() => gate.stop()).then(() => maintainer.stop()).then(() => digests.stop()).then(() => agents.stop()).then(() => arc3.service.stop()).then(() => store.close()),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // Kept-alive connections with nothing in progress close now; a request still in progress
+        // (a client that stopped sending mid-body, a download nobody reads) gets a grace period.
+        server.closeIdleConnections();
+        setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS).unref();
+      })
+        .then(() => gate.stop())
+        .then(() => maintainer.stop())
+        .then(() => digests.stop())
+        .then(() => agents.stop())
+        .then(() => arc3.service.stop())
+        .then(() => store.close()),
   };
 }

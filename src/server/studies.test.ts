@@ -8,8 +8,14 @@ import { TaskLibrary } from './collections';
 
 const ROOT = path.resolve(__dirname, '../..');
 const dirs: string[] = [];
-const tmp = () => { const d = mkdtempSync(path.join(os.tmpdir(), 'arc-studio-studies-')); dirs.push(d); return d; };
-afterEach(() => { for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true }); });
+const tmp = () => {
+  const d = mkdtempSync(path.join(os.tmpdir(), 'arc-studio-studies-'));
+  dirs.push(d);
+  return d;
+};
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
 
 describe('study files', () => {
   it('loads the bundled sample, whose tasks and game all exist', async () => {
@@ -23,10 +29,16 @@ describe('study files', () => {
 
   it('names the file and the path of each problem', async () => {
     const d = tmp();
-    writeFileSync(path.join(d, 'bad.json'), JSON.stringify({ title: 'x', consent: '', items: [{ kind: 'task', id: 't', collection: 'c' }], completion: {} }));
+    writeFileSync(
+      path.join(d, 'bad.json'),
+      JSON.stringify({ title: 'x', consent: '', items: [{ kind: 'task', id: 't', collection: 'c' }], completion: {} }),
+    );
     writeFileSync(path.join(d, 'broken.json'), '{');
     writeFileSync(path.join(d, 'Bad Name.json'), '{}');
-    const err = await loadStudyFiles(d).then(() => null, (e: Error) => e.message);
+    const err = await loadStudyFiles(d).then(
+      () => null,
+      (e: Error) => e.message,
+    );
     expect(err).toContain(`${path.join(d, 'bad.json')}: items[0].task:`);
     expect(err).toContain(`${path.join(d, 'bad.json')}: completion.code:`);
     expect(err).toContain(`${path.join(d, 'broken.json')}: not valid JSON`);
@@ -60,7 +72,9 @@ describe('tokens', () => {
     const env = loadAdminToken(d, { ARC_STUDIO_ADMIN_TOKEN: 'a-long-enough-token-value' });
     expect(env).toMatchObject({ source: 'env', hash: hashToken('a-long-enough-token-value') });
     // A token from the environment stays out of the output (a deployment's logs).
-    expect(adminLoginMessage(env, 'http://h:1')).toBe('Researcher login: http://h:1/login with the token in ARC_STUDIO_ADMIN_TOKEN');
+    expect(adminLoginMessage(env, 'http://h:1')).toBe(
+      'Researcher login: http://h:1/login with the token in ARC_STUDIO_ADMIN_TOKEN',
+    );
     expect(() => loadAdminToken(d, { ARC_STUDIO_ADMIN_TOKEN: 'short' })).toThrow(/16 characters/);
   });
 });
@@ -73,7 +87,17 @@ describe('study files at start', () => {
     try {
       const files = await loadStudyFiles(path.join(ROOT, 'data/studies'));
       await syncStudyFiles(store, files, 1);
-      await store.createSession({ id: 's1', studyId: 'sample', studyVersion: 1, tokenHash: 'h', params: {}, seed: 1, order: [0, 1, 2, 3, 4, 5], createdAt: 2, flags: [] });
+      await store.createSession({
+        id: 's1',
+        studyId: 'sample',
+        studyVersion: 1,
+        tokenHash: 'h',
+        params: {},
+        seed: 1,
+        order: [0, 1, 2, 3, 4, 5],
+        createdAt: 2,
+        flags: [],
+      });
       // A restart reads the same file: the database's JSON has its keys in another order.
       await syncStudyFiles(store, await loadStudyFiles(path.join(ROOT, 'data/studies')), 3);
       expect((await store.getStudy('sample'))!.version).toBe(1);

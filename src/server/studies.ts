@@ -4,7 +4,14 @@
  */
 import { access, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { type StudyDefinition, StudyId, type WrittenStudy, parseStudy, questionRefs, writtenPath } from '../core/study/schema';
+import {
+  type StudyDefinition,
+  StudyId,
+  type WrittenStudy,
+  parseStudy,
+  questionRefs,
+  writtenPath,
+} from '../core/study/schema';
 import type { ReplayGame } from '../core/study/rules';
 import { replayRecordedVersion } from '../core/game';
 import { gameVersions, games } from '../games';
@@ -28,7 +35,10 @@ export async function loadStudyFiles(dir: string): Promise<StudyFile[]> {
     const file = path.join(dir, name);
     const id = name.slice(0, -5);
     const idOk = StudyId.safeParse(id);
-    if (!idOk.success) { problems.push(`${file}: the file name "${id}" ${idOk.error.issues[0].message}`); continue; }
+    if (!idOk.success) {
+      problems.push(`${file}: the file name "${id}" ${idOk.error.issues[0].message}`);
+      continue;
+    }
     let json: unknown;
     try {
       json = JSON.parse(await readFile(file, 'utf8'));
@@ -40,7 +50,8 @@ export async function loadStudyFiles(dir: string): Promise<StudyFile[]> {
     if (!parsed.ok) problems.push(...parsed.problems.map((p) => `${file}: ${p}`));
     else out.push({ id, file, study: parsed.study, written: parsed.written });
   }
-  if (problems.length) throw new Error(`Study files with problems (fix them or move them out of ${dir}):\n  ${problems.join('\n  ')}`);
+  if (problems.length)
+    throw new Error(`Study files with problems (fix them or move them out of ${dir}):\n  ${problems.join('\n  ')}`);
   return out;
 }
 
@@ -52,7 +63,10 @@ export function studyFileIn(dir: string): (id: string) => Promise<string | null>
   return async (id) => {
     if (!StudyId.safeParse(id).success) return null;
     const file = path.join(dir, `${id}.json`);
-    return access(file).then(() => file, () => null);
+    return access(file).then(
+      () => file,
+      () => null,
+    );
   };
 }
 
@@ -66,7 +80,10 @@ export async function syncStudyFiles(store: StudyStore, files: readonly StudyFil
     const cur = await store.getStudy(f.id);
     // Compared by content: the database returns JSON with its keys in its own order.
     if (cur && canonical(writtenOf(cur)) === canonical(f.written)) continue;
-    if (cur && cur.source === 'studio') { notes.push(`Study "${f.id}": the studio's edited version is kept; ${f.file} is not loaded.`); continue; }
+    if (cur && cur.source === 'studio') {
+      notes.push(`Study "${f.id}": the studio's edited version is kept; ${f.file} is not loaded.`);
+      continue;
+    }
     await store.saveStudy(f.id, f.written, 'file', now);
   }
   return notes;
@@ -74,13 +91,21 @@ export async function syncStudyFiles(store: StudyStore, files: readonly StudyFil
 
 /** JSON text with object keys sorted, so that equal values give equal text. */
 function canonical(value: unknown): string {
-  return JSON.stringify(value, (_k, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v)
-    ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-    : v));
+  return JSON.stringify(value, (_k, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(
+          Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+        )
+      : v,
+  );
 }
 
 /** Problems with the tasks a study refers to (missing collections, tasks or test indices; counted tasks that are not sealed). */
-export async function checkStudyReferences(study: StudyDefinition, library: TaskLibrary, games: ReadonlySet<string> | null): Promise<string[]> {
+export async function checkStudyReferences(
+  study: StudyDefinition,
+  library: TaskLibrary,
+  games: ReadonlySet<string> | null,
+): Promise<string[]> {
   const { references, sealing } = await studyReferenceProblems(study, library, games);
   return [...references, ...sealing];
 }
@@ -91,16 +116,27 @@ export async function checkStudyReferences(study: StudyDefinition, library: Task
  * from a practice collection, or one whose test also sits in a practice folder, as when one
  * folder is mounted both as practice and sealed), which the study editor shows under its own heading.
  */
-export async function studyReferenceProblems(study: StudyDefinition, library: TaskLibrary, games: ReadonlySet<string> | null): Promise<{ references: string[]; sealing: string[] }> {
+export async function studyReferenceProblems(
+  study: StudyDefinition,
+  library: TaskLibrary,
+  games: ReadonlySet<string> | null,
+): Promise<{ references: string[]; sealing: string[] }> {
   const problems: string[] = [];
   for (const [index, item] of study.items.entries()) {
     const at = writtenPath(study, index);
     if (item.kind === 'task') {
       const found = await library.task(item.collection, item.task);
-      if (!found.ok) { problems.push(`${at} (${item.id}): ${found.message}`); continue; }
+      if (!found.ok) {
+        problems.push(`${at} (${item.id}): ${found.message}`);
+        continue;
+      }
       const bad = (item.tests ?? []).filter((t) => t >= found.task.test.length);
-      if (bad.length) problems.push(`${at} (${item.id}): test input ${bad.join(', ')} does not exist; the task has ${found.task.test.length}`);
-      if (!found.task.test.every((t) => t.output)) problems.push(`${at} (${item.id}): the task has no test outputs, so submissions cannot be judged`);
+      if (bad.length)
+        problems.push(
+          `${at} (${item.id}): test input ${bad.join(', ')} does not exist; the task has ${found.task.test.length}`,
+        );
+      if (!found.task.test.every((t) => t.output))
+        problems.push(`${at} (${item.id}): the task has no test outputs, so submissions cannot be judged`);
     } else if (item.kind === 'question') {
       for (const ref of questionRefs(item)) {
         const found = library.questions.question(ref.collection, ref.question);
@@ -109,9 +145,11 @@ export async function studyReferenceProblems(study: StudyDefinition, library: Ta
     } else if (item.kind === 'game' && games && !games.has(item.game)) {
       // A short ARC-AGI-3 id is never taken for a version: the study names the version it measures.
       const versions = [...games].filter((g) => g.split('-')[0] === item.game && g !== item.game);
-      problems.push(versions.length
-        ? `${at} (${item.id}): "${item.game}" names no version of the game; name one in full: ${versions.join(', ')}`
-        : `${at} (${item.id}): no game "${item.game}"; games: ${[...games].join(', ')}`);
+      problems.push(
+        versions.length
+          ? `${at} (${item.id}): "${item.game}" names no version of the game; name one in full: ${versions.join(', ')}`
+          : `${at} (${item.id}): no game "${item.game}"; games: ${[...games].join(', ')}`,
+      );
     }
   }
   return { references: problems, sealing: await library.sealingProblems(study) };
@@ -129,7 +167,8 @@ export function writtenOf(record: StudyRecord): WrittenStudy {
 
 function parsedOf(record: StudyRecord) {
   const parsed = parseStudy(record.definition);
-  if (!parsed.ok) throw new Error(`Stored study ${record.id} v${record.version} no longer validates: ${parsed.problems.join('; ')}`);
+  if (!parsed.ok)
+    throw new Error(`Stored study ${record.id} v${record.version} no longer validates: ${parsed.problems.join('; ')}`);
   return parsed;
 }
 
@@ -140,11 +179,17 @@ function parsedOf(record: StudyRecord) {
  */
 export const replayWithEngine: ReplayGame = (gameId, events) => {
   const versions = gameVersions(gameId);
-  if (versions.length === 0) return { problems: [{ seq: events[0]?.seq ?? 0, message: `no game "${gameId}" on this server` }], levelsCompleted: 0 };
+  if (versions.length === 0)
+    return {
+      problems: [{ seq: events[0]?.seq ?? 0, message: `no game "${gameId}" on this server` }],
+      levelsCompleted: 0,
+    };
   const r = replayRecordedVersion(versions, events);
   return {
-    problems: r.problems, levelsCompleted: r.steps.reduce((m, s) => Math.max(m, s.response.levels_completed), 0),
-    version: r.version, ...(r.otherVersion ? { otherVersion: r.otherVersion } : {}),
+    problems: r.problems,
+    levelsCompleted: r.steps.reduce((m, s) => Math.max(m, s.response.levels_completed), 0),
+    version: r.version,
+    ...(r.otherVersion ? { otherVersion: r.otherVersion } : {}),
   };
 };
 

@@ -28,14 +28,25 @@ beforeAll(async () => {
 function secretAnswers(): string[] {
   const out: string[] = [];
   for (const name of ['most-common-color', 'downscale-blocks', 'mirror-across-wall', 'color-by-orientation']) {
-    const task = (parseTaskText(readFileSync(path.join(ROOT, 'data/tasks/samples', `${name}.json`), 'utf8')) as { ok: true; task: import('../core/formats/arcTask').ArcTask }).task;
+    const task = (
+      parseTaskText(readFileSync(path.join(ROOT, 'data/tasks/samples', `${name}.json`), 'utf8')) as {
+        ok: true;
+        task: import('../core/formats/arcTask').ArcTask;
+      }
+    ).task;
     const visible = JSON.stringify([task.train, task.test.map((t) => t.input)]);
-    for (const t of task.test) if (t.output && !visible.includes(JSON.stringify(t.output))) out.push(JSON.stringify(t.output));
+    for (const t of task.test)
+      if (t.output && !visible.includes(JSON.stringify(t.output))) out.push(JSON.stringify(t.output));
   }
   return out;
 }
 const answerOf = (name: string, i: number) =>
-  (parseTaskText(readFileSync(path.join(ROOT, 'data/tasks/samples', `${name}.json`), 'utf8')) as { ok: true; task: import('../core/formats/arcTask').ArcTask }).task.test[i].output!;
+  (
+    parseTaskText(readFileSync(path.join(ROOT, 'data/tasks/samples', `${name}.json`), 'utf8')) as {
+      ok: true;
+      task: import('../core/formats/arcTask').ArcTask;
+    }
+  ).task.test[i].output!;
 
 describe.each(backends)('study API on $name', (backend) => {
   let store: Store;
@@ -49,31 +60,48 @@ describe.each(backends)('study API on $name', (backend) => {
     clock = Date.UTC(2026, 0, 1);
     participantBodies = [];
     await syncStudyFiles(store, await loadStudyFiles(path.join(ROOT, 'data/studies')), clock);
-    app = createApi({ library, version: 'test', study: { store, adminTokenHash: hashToken(ADMIN), replay: replayWithEngine, games: gameIds, now: () => clock } });
+    app = createApi({
+      library,
+      version: 'test',
+      study: { store, adminTokenHash: hashToken(ADMIN), replay: replayWithEngine, games: gameIds, now: () => clock },
+    });
   });
   afterEach(async () => {
     const secrets = secretAnswers();
     expect(secrets.length).toBeGreaterThan(0);
-    for (const body of participantBodies) for (const s of secrets) expect(body.includes(s), `a participant response holds a test output: ${body.slice(0, 200)}`).toBe(false);
+    for (const body of participantBodies)
+      for (const s of secrets)
+        expect(body.includes(s), `a participant response holds a test output: ${body.slice(0, 200)}`).toBe(false);
     await store.close();
   });
 
   const call = async (method: string, url: string, token: string | null, body?: unknown, raw?: string) => {
     const headers: Record<string, string> = { 'Content-Type': 'application/json' };
     if (token) headers.Authorization = `Bearer ${token}`;
-    const res = await app.request(`/${url.replace(/^\//, '')}`, { method, headers, body: raw ?? (body === undefined ? undefined : JSON.stringify(body)) });
+    const res = await app.request(`/${url.replace(/^\//, '')}`, {
+      method,
+      headers,
+      body: raw ?? (body === undefined ? undefined : JSON.stringify(body)),
+    });
     const text = await res.text();
     if (token !== ADMIN) participantBodies.push(text);
     return { status: res.status, body: text ? JSON.parse(text) : null };
   };
-  const newSession = async (params: Record<string, string> = { PROLIFIC_PID: 'p-1', STUDY_ID: 's-1', SESSION_ID: 'x-1' }) => {
+  const newSession = async (
+    params: Record<string, string> = { PROLIFIC_PID: 'p-1', STUDY_ID: 's-1', SESSION_ID: 'x-1' },
+  ) => {
     const r = await call('POST', 'studies/sample/sessions', null, { params });
     expect(r.status).toBe(201);
     return r.body as { sessionId: string; token: string };
   };
   /** An event; a paint (a valid one, at cell 0,0) unless told otherwise. */
-  const ev = (seq: number, kind = 'paint', data: Record<string, unknown> = kind === 'paint' ? { row: 0, col: 0, color: 1, stroke: seq } : {}) => ({ seq, t: seq * 16.25, kind, data });
-  const send = (s: { sessionId: string; token: string }, events: unknown[]) => call('POST', `sessions/${s.sessionId}/events`, s.token, { events });
+  const ev = (
+    seq: number,
+    kind = 'paint',
+    data: Record<string, unknown> = kind === 'paint' ? { row: 0, col: 0, color: 1, stroke: seq } : {},
+  ) => ({ seq, t: seq * 16.25, kind, data });
+  const send = (s: { sessionId: string; token: string }, events: unknown[]) =>
+    call('POST', `sessions/${s.sessionId}/events`, s.token, { events });
 
   it('creates a session with the platform params and serves its items without answers', async () => {
     const s = await newSession();
@@ -92,12 +120,20 @@ describe.each(backends)('study API on $name', (backend) => {
     const sessions = await call('GET', 'admin/sessions', ADMIN);
     const rec = sessions.body.sessions.find((x: { id: string }) => x.id === s.sessionId);
     expect(rec.params).toEqual({ PROLIFIC_PID: 'p-1', STUDY_ID: 's-1', SESSION_ID: 'x-1' });
-    expect(rec.order.map((i: number) => ids.includes(['intro', 'practice', 'downscale', 'mirror', 'orientation', 'push'][i]))).toEqual(Array(6).fill(true));
+    expect(
+      rec.order.map((i: number) =>
+        ids.includes(['intro', 'practice', 'downscale', 'mirror', 'orientation', 'push'][i]),
+      ),
+    ).toEqual(Array(6).fill(true));
     const again = await newSession({ PROLIFIC_PID: 'p-1' });
     const recs = (await call('GET', 'admin/sessions', ADMIN)).body.sessions;
     expect(recs.find((x: { id: string }) => x.id === again.sessionId).flags).toEqual(['repeat_participant']);
     const mturk = await newSession({ workerId: 'W1', assignmentId: 'A1', hitId: 'H1' });
-    expect((await store.getSession(mturk.sessionId))!.params).toEqual({ workerId: 'W1', assignmentId: 'A1', hitId: 'H1' });
+    expect((await store.getSession(mturk.sessionId))!.params).toEqual({
+      workerId: 'W1',
+      assignmentId: 'A1',
+      hitId: 'H1',
+    });
   });
 
   it('acknowledges a batch sent twice and stores it once', async () => {
@@ -128,12 +164,17 @@ describe.each(backends)('study API on $name', (backend) => {
     expect(bad.status).toBe(400);
     expect(bad.body.message).toMatch(/events\[0\]\.seq/);
     expect((await call('POST', `sessions/${s.sessionId}/events`, s.token, undefined, '{"events": [')).status).toBe(400);
-    expect((await call('POST', `sessions/${s.sessionId}/events`, s.token, undefined, '{"events": [')).body.message).toMatch(/not valid JSON/);
+    expect(
+      (await call('POST', `sessions/${s.sessionId}/events`, s.token, undefined, '{"events": [')).body.message,
+    ).toMatch(/not valid JSON/);
     expect((await send(s, [])).status).toBe(400);
     expect((await send(s, [ev(3), ev(3)])).body.message).toMatch(/seq 3 twice/);
     expect((await send(s, [ev(20_000)])).status).toBe(400);
 
-    const many = await send(s, Array.from({ length: MAX_BATCH_EVENTS + 1 }, (_, i) => ev(i)));
+    const many = await send(
+      s,
+      Array.from({ length: MAX_BATCH_EVENTS + 1 }, (_, i) => ev(i)),
+    );
     expect(many.status).toBe(413);
     expect(many.body.message).toMatch(/at most 500/);
     const huge = await send(s, [ev(0, 'paint', { blob: 'x'.repeat(1_100_000) })]);
@@ -145,11 +186,25 @@ describe.each(backends)('study API on $name', (backend) => {
     const cross = await call('POST', `sessions/${other.sessionId}/events`, s.token, { events: [ev(0)] });
     expect(cross.status).toBe(403);
     expect((await call('GET', `sessions/${other.sessionId}`, s.token)).status).toBe(403);
-    expect((await call('POST', `sessions/${other.sessionId}/submissions`, s.token, { key: 'k', item: 'mirror', testIndex: 0, grid: [[1]] })).status).toBe(403);
+    expect(
+      (
+        await call('POST', `sessions/${other.sessionId}/submissions`, s.token, {
+          key: 'k',
+          item: 'mirror',
+          testIndex: 0,
+          grid: [[1]],
+        })
+      ).status,
+    ).toBe(403);
     expect(await store.readEvents(other.sessionId)).toEqual([]);
     expect(await store.readEvents(s.sessionId)).toEqual([]);
 
-    for (const url of ['admin/sessions', `admin/sessions/${s.sessionId}/events`, `admin/sessions/${s.sessionId}`, 'admin/studies']) {
+    for (const url of [
+      'admin/sessions',
+      `admin/sessions/${s.sessionId}/events`,
+      `admin/sessions/${s.sessionId}`,
+      'admin/studies',
+    ]) {
       expect((await call('GET', url, s.token)).status).toBe(403);
       expect((await call('GET', url, null)).status).toBe(401);
     }
@@ -158,10 +213,15 @@ describe.each(backends)('study API on $name', (backend) => {
 
   it('judges submissions on the server: trials, duplicates, retries, and no answer in any response', async () => {
     const s = await newSession();
-    await send(s, [ev(0, 'item.start', { item: 'intro' }), ev(1, 'item.end', { item: 'intro' }), ev(2, 'item.start', { item: 'practice' })]);
+    await send(s, [
+      ev(0, 'item.start', { item: 'intro' }),
+      ev(1, 'item.end', { item: 'intro' }),
+      ev(2, 'item.start', { item: 'practice' }),
+    ]);
     const answer = answerOf('most-common-color', 0);
     const wrong = [[answer[0][0] === 1 ? 2 : 1]];
-    const sub = (key: string, grid: unknown, item = 'practice', testIndex = 0) => call('POST', `sessions/${s.sessionId}/submissions`, s.token, { key, item, testIndex, grid });
+    const sub = (key: string, grid: unknown, item = 'practice', testIndex = 0) =>
+      call('POST', `sessions/${s.sessionId}/submissions`, s.token, { key, item, testIndex, grid });
 
     expect((await sub('k1', wrong)).body).toEqual({ verdict: 'wrong', trial: 1, trialsLeft: 2, solved: false });
     expect((await sub('k1', wrong)).body).toEqual({ verdict: 'wrong', trial: 1, trialsLeft: 2, solved: false });
@@ -178,21 +238,42 @@ describe.each(backends)('study API on $name', (backend) => {
 
     // Three wrong trials use up a test input.
     await send(s, [ev(3, 'item.end', { item: 'practice' }), ev(4, 'item.start', { item: 'mirror' })]);
-    for (let k = 0; k < 3; k++) expect((await sub(`w${k}`, [[k, k], [k, k]], 'mirror')).body).toMatchObject({ verdict: 'wrong', trial: k + 1, trialsLeft: 2 - k });
+    for (let k = 0; k < 3; k++)
+      expect(
+        (
+          await sub(
+            `w${k}`,
+            [
+              [k, k],
+              [k, k],
+            ],
+            'mirror',
+          )
+        ).body,
+      ).toMatchObject({ verdict: 'wrong', trial: k + 1, trialsLeft: 2 - k });
     const none = await sub('w3', [[7]], 'mirror');
     expect(none.status).toBe(409);
     expect(none.body.error).toBe('no_trials_left');
     // No revisiting: the practice item is finished.
     expect((await sub('late', answer)).body.error).toBe('item_closed');
     const view = await call('GET', `sessions/${s.sessionId}`, s.token);
-    expect(view.body.progress.items[1]).toMatchObject({ id: 'practice', finished: true, tests: [{ testIndex: 0, solved: true, trialsUsed: 2, trialsLeft: 0 }] });
+    expect(view.body.progress.items[1]).toMatchObject({
+      id: 'practice',
+      finished: true,
+      tests: [{ testIndex: 0, solved: true, trialsUsed: 2, trialsLeft: 0 }],
+    });
   });
 
   it('refuses submissions past the item hard limit and marks late events as timed out without losing them', async () => {
     const s = await newSession();
     await send(s, [ev(0, 'item.start', { item: 'practice' })]);
     clock += 31 * MIN;
-    const late = await call('POST', `sessions/${s.sessionId}/submissions`, s.token, { key: 'k', item: 'practice', testIndex: 0, grid: [[1]] });
+    const late = await call('POST', `sessions/${s.sessionId}/submissions`, s.token, {
+      key: 'k',
+      item: 'practice',
+      testIndex: 0,
+      grid: [[1]],
+    });
     expect(late.status).toBe(409);
     expect(late.body.error).toBe('item_time_up');
     clock += 60 * MIN;
@@ -237,15 +318,40 @@ describe.each(backends)('study API on $name', (backend) => {
     expect(early.body).toMatchObject({ error: 'events_pending', ackedThrough: 1 });
     await send(s, [ev(2)]);
     const view = (await call('GET', `sessions/${s.sessionId}`, s.token)).body as { items: { id: string }[] };
-    await send(s, view.items.map((item, k) => ev(4 + k, 'item.end', { item: item.id })));
+    await send(
+      s,
+      view.items.map((item, k) => ev(4 + k, 'item.end', { item: item.id })),
+    );
     const done = await call('POST', `sessions/${s.sessionId}/finish`, s.token, { lastSeq: 3 + view.items.length });
-    expect(done.body).toEqual({ completionCode: 'SAMPLE-7Q4K', redirectUrl: 'https://app.prolific.com/submissions/complete?cc=SAMPLE-7Q4K' });
+    expect(done.body).toEqual({
+      completionCode: 'SAMPLE-7Q4K',
+      redirectUrl: 'https://app.prolific.com/submissions/complete?cc=SAMPLE-7Q4K',
+    });
     expect((await store.getSession(s.sessionId))!.state).toBe('finished');
-    expect((await call('POST', `sessions/${s.sessionId}/submissions`, s.token, { key: 'z', item: 'mirror', testIndex: 0, grid: [[1]] })).body.error).toBe('session_closed');
+    expect(
+      (
+        await call('POST', `sessions/${s.sessionId}/submissions`, s.token, {
+          key: 'z',
+          item: 'mirror',
+          testIndex: 0,
+          grid: [[1]],
+        })
+      ).body.error,
+    ).toBe('session_closed');
   });
 
   it('gives the code for unfinished work only when the study says so, and flags the session', async () => {
-    await store.saveStudy('lenient', { title: 'Lenient', consent: 'Yes.', completion: { code: 'LENIENT', unfinished: 'flag' }, items: [{ kind: 'task', id: 't', collection: 'samples', task: 'mirror-across-wall' }] }, 'file', clock);
+    await store.saveStudy(
+      'lenient',
+      {
+        title: 'Lenient',
+        consent: 'Yes.',
+        completion: { code: 'LENIENT', unfinished: 'flag' },
+        items: [{ kind: 'task', id: 't', collection: 'samples', task: 'mirror-across-wall' }],
+      },
+      'file',
+      clock,
+    );
     const made = await call('POST', 'studies/lenient/sessions', null, { params: {} });
     const s = made.body as { sessionId: string; token: string };
     const done = await call('POST', `sessions/${s.sessionId}/finish`, s.token, { lastSeq: -1 });
@@ -260,7 +366,13 @@ describe.each(backends)('study API on $name', (backend) => {
       for (const input of parseActions(actionsText)) {
         const r = step(run, input as ActionInput);
         run = r.run;
-        out.push(ev(seqFrom + out.length, 'game.action', gameActionData('push', input as ActionInput, r.response) as unknown as Record<string, unknown>));
+        out.push(
+          ev(
+            seqFrom + out.length,
+            'game.action',
+            gameActionData('push', input as ActionInput, r.response) as unknown as Record<string, unknown>,
+          ),
+        );
       }
       if (tamper) out[out.length - 1].data = { ...out[out.length - 1].data, level: 9 };
       return out;
@@ -284,9 +396,25 @@ describe.each(backends)('study API on $name', (backend) => {
     // With digest threads the replays run there, and the answers are the same.
     const pool = new DigestPool(1);
     try {
-      const threaded = createApi({ library, version: 'test', study: { store, adminTokenHash: hashToken(ADMIN), replay: replayWithEngine, games: gameIds, now: () => clock, digests: pool } });
-      for (const [s, body] of [[honest, good.body], [cheat, bad.body]] as const) {
-        const res = await threaded.request(`/admin/sessions/${s.sessionId}`, { headers: { Authorization: `Bearer ${ADMIN}` } });
+      const threaded = createApi({
+        library,
+        version: 'test',
+        study: {
+          store,
+          adminTokenHash: hashToken(ADMIN),
+          replay: replayWithEngine,
+          games: gameIds,
+          now: () => clock,
+          digests: pool,
+        },
+      });
+      for (const [s, body] of [
+        [honest, good.body],
+        [cheat, bad.body],
+      ] as const) {
+        const res = await threaded.request(`/admin/sessions/${s.sessionId}`, {
+          headers: { Authorization: `Bearer ${ADMIN}` },
+        });
         expect(await res.json()).toEqual(body);
       }
       expect(pool.summaries).toBe(2);
@@ -299,7 +427,11 @@ describe.each(backends)('study API on $name', (backend) => {
     const s = await newSession();
     const ids = (await call('GET', `sessions/${s.sessionId}`, s.token)).body.items.map((i: { id: string }) => i.id);
     let seq = 0;
-    const batch = ids.flatMap((id: string) => [ev(seq++, 'item.start', { item: id }), ev(seq++, 'paint'), ev(seq++, 'item.end', { item: id })]);
+    const batch = ids.flatMap((id: string) => [
+      ev(seq++, 'item.start', { item: id }),
+      ev(seq++, 'paint'),
+      ev(seq++, 'item.end', { item: id }),
+    ]);
     await send(s, batch);
     const fin = await call('POST', `sessions/${s.sessionId}/finish`, s.token, { lastSeq: seq - 1 });
     expect(fin.status).toBe(200);
@@ -325,13 +457,17 @@ describe.each(backends)('study API on $name', (backend) => {
     const invalid = await put({ ...def, items: [{ kind: 'task', id: 'x' }] });
     expect(invalid.status).toBe(400);
     expect(invalid.body.message).toMatch(/items\[0\]\.collection/);
-    const missing = await put({ ...def, items: [{ kind: 'task', id: 'x', collection: 'samples', task: 'no-such-task' }] });
+    const missing = await put({
+      ...def,
+      items: [{ kind: 'task', id: 'x', collection: 'samples', task: 'no-such-task' }],
+    });
     expect(missing.status).toBe(422);
     expect(missing.body.message).toMatch(/no-such-task/);
     expect((await call('POST', 'admin/studies/sample', ADMIN, { definition: def })).status).toBe(409);
     expect((await call('POST', 'admin/studies/second', ADMIN, { definition: def })).status).toBe(201);
-    const list = (await call('GET', 'admin/studies', ADMIN)).body.studies.map((x: { id: string; version: number }) => `${x.id}@${x.version}`);
+    const list = (await call('GET', 'admin/studies', ADMIN)).body.studies.map(
+      (x: { id: string; version: number }) => `${x.id}@${x.version}`,
+    );
     expect(list).toEqual(['sample@2', 'second@1']);
   });
 });
-

@@ -32,7 +32,13 @@ export function studyRoutes(deps: StudyDeps): Hono {
   const ctx = studyContext(deps);
   const max = ctx.limits.maxBodyBytes;
   const api = new Hono();
-  const tooLarge = (c: Context) => fail(c, 413, 'too_large', `The request body is larger than ${max} bytes (${+(max / 1024 / 1024).toFixed(2)} MiB). Send events in smaller batches (at most ${ctx.limits.maxBatchEvents} events each).`);
+  const tooLarge = (c: Context) =>
+    fail(
+      c,
+      413,
+      'too_large',
+      `The request body is larger than ${max} bytes (${+(max / 1024 / 1024).toFixed(2)} MiB). Send events in smaller batches (at most ${ctx.limits.maxBatchEvents} events each).`,
+    );
   // A body announced too large is read and dropped (up to 16 times the limit) before the answer,
   // so the client, still sending, receives the 413 instead of a connection closed under it.
   api.use('*', async (c, next) => {
@@ -40,16 +46,21 @@ export function studyRoutes(deps: StudyDeps): Hono {
     if (Number.isFinite(length) && length > max) {
       if (length <= 16 * max && c.req.raw.body) {
         const reader = c.req.raw.body.getReader();
-        while (!(await reader.read()).done) { /* dropped */ }
+        while (!(await reader.read()).done) {
+          /* dropped */
+        }
       }
       return tooLarge(c);
     }
     await next();
   });
-  api.use('*', bodyLimit({
-    maxSize: max,
-    onError: tooLarge,
-  }));
+  api.use(
+    '*',
+    bodyLimit({
+      maxSize: max,
+      onError: tooLarge,
+    }),
+  );
   api.post('/studies/:studyId/sessions', sessionLimits(ctx.limits, ctx.now));
   api.route('/', sessionRoutes(ctx));
   api.route('/', eventRoutes(ctx));

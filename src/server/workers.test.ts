@@ -17,19 +17,32 @@ import { workersProblem } from './workers';
 const ROOT = path.resolve(__dirname, '../..');
 
 function serve(args: string[], env: NodeJS.ProcessEnv): { proc: ChildProcess; output: () => string } {
-  const proc = spawn(process.execPath, ['bin/arc-studio.mjs', 'serve', '--host', '127.0.0.1', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, ['bin/arc-studio.mjs', 'serve', '--host', '127.0.0.1', ...args], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
-  proc.stdout!.on('data', (d) => { out += d; });
-  proc.stderr!.on('data', (d) => { out += d; });
+  proc.stdout!.on('data', (d) => {
+    out += d;
+  });
+  proc.stderr!.on('data', (d) => {
+    out += d;
+  });
   return { proc, output: () => out };
 }
 
 /** Waits until `ok` holds (polled by vitest); a failure names what was awaited. */
-const until = (what: string, ok: () => boolean | Promise<boolean>, ms = 60_000) => expect.poll(ok, { timeout: ms, message: `waiting for ${what}` }).toBe(true);
+const until = (what: string, ok: () => boolean | Promise<boolean>, ms = 60_000) =>
+  expect.poll(ok, { timeout: ms, message: `waiting for ${what}` }).toBe(true);
 
 const children = (pid: number): number[] => {
   try {
-    return execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).trim().split('\n').filter(Boolean).map(Number);
+    return execFileSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
   } catch {
     return [];
   }
@@ -52,11 +65,20 @@ async function freshDatabase(cleanups: (() => Promise<void> | void)[]): Promise<
   return { url: u.toString(), name };
 }
 
-const alive = (pid: number) => { try { process.kill(pid, 0); return true; } catch { return false; } };
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 describe('serve --workers', () => {
   const cleanups: (() => Promise<void> | void)[] = [];
-  afterEach(async () => { for (const c of cleanups.splice(0).reverse()) await c(); });
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
 
   it('needs PostgreSQL for more than one worker', () => {
     expect(workersProblem(1, undefined)).toBeNull();
@@ -83,8 +105,15 @@ describe('serve --workers', () => {
     writeFileSync(path.join(dist, 'index.html'), '<!doctype html><title>test</title>');
     const { url, name } = await freshDatabase(cleanups);
     const port = await freePort();
-    const s = serve(['--workers', '2', '--port', String(port), '--data-dir', tmp], { ...process.env, DATABASE_URL: url, ARC_STUDIO_DIST: dist, ARC_STUDIO_DB_POOL: '3' });
-    cleanups.push(() => { for (const pid of [s.proc.pid!, ...children(s.proc.pid!)]) if (alive(pid)) process.kill(pid, 'SIGKILL'); });
+    const s = serve(['--workers', '2', '--port', String(port), '--data-dir', tmp], {
+      ...process.env,
+      DATABASE_URL: url,
+      ARC_STUDIO_DIST: dist,
+      ARC_STUDIO_DB_POOL: '3',
+    });
+    cleanups.push(() => {
+      for (const pid of [s.proc.pid!, ...children(s.proc.pid!)]) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    });
     await until('the servers to start', () => s.output().includes('ARC Studio is running'));
     expect(s.output()).toContain(`ARC Studio is running at http://127.0.0.1:${port} (2 worker processes`);
     // The token was generated once (by the primary) and shown once.
@@ -96,16 +125,34 @@ describe('serve --workers', () => {
     const c = new pg.Client({ connectionString: url });
     await c.connect();
     cleanups.push(() => c.end());
-    const conns = async () => Number((await c.query(`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [name])).rows[0].n);
-    await Promise.all(Array.from({ length: 40 }, () => fetch(`http://127.0.0.1:${port}/api/studies/sample`, { headers: { Connection: 'close' } }).then((r) => r.text())));
+    const conns = async () =>
+      Number(
+        (
+          await c.query(`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [
+            name,
+          ])
+        ).rows[0].n,
+      );
+    await Promise.all(
+      Array.from({ length: 40 }, () =>
+        fetch(`http://127.0.0.1:${port}/api/studies/sample`, { headers: { Connection: 'close' } }).then((r) =>
+          r.text(),
+        ),
+      ),
+    );
     expect(await conns()).toBeLessThanOrEqual(6);
 
     // A worker killed outright is replaced; the port answers throughout.
     process.kill(workers[0], 'SIGKILL');
     await until('a new worker', () => children(s.proc.pid!).some((pid) => !workers.includes(pid)));
     // The primary's line comes through a pipe: the new worker's process can show before it.
-    await until('the restart in the log', () => s.output().includes(`Server worker ${workers[0]} exited (SIGKILL); starting another`));
-    for (let i = 0; i < 6; i++) expect((await fetch(`http://127.0.0.1:${port}/api/health`, { headers: { Connection: 'close' } })).status).toBe(200);
+    await until('the restart in the log', () =>
+      s.output().includes(`Server worker ${workers[0]} exited (SIGKILL); starting another`),
+    );
+    for (let i = 0; i < 6; i++)
+      expect((await fetch(`http://127.0.0.1:${port}/api/health`, { headers: { Connection: 'close' } })).status).toBe(
+        200,
+      );
 
     const all = children(s.proc.pid!);
     s.proc.kill('SIGTERM');
@@ -120,8 +167,15 @@ describe('serve --workers', () => {
     const dist = path.join(tmp, 'dist');
     mkdirSync(dist);
     writeFileSync(path.join(dist, 'index.html'), '<!doctype html><title>test</title>');
-    const s = serve(['--workers', '2', '--port', '0', '--data-dir', tmp], { ...process.env, DATABASE_URL: (await freshDatabase(cleanups)).url, ARC_STUDIO_DIST: dist, ARC_STUDIO_DB_POOL: '2' });
-    cleanups.push(() => { for (const pid of [s.proc.pid!, ...children(s.proc.pid!)]) if (alive(pid)) process.kill(pid, 'SIGKILL'); });
+    const s = serve(['--workers', '2', '--port', '0', '--data-dir', tmp], {
+      ...process.env,
+      DATABASE_URL: (await freshDatabase(cleanups)).url,
+      ARC_STUDIO_DIST: dist,
+      ARC_STUDIO_DB_POOL: '2',
+    });
+    cleanups.push(() => {
+      for (const pid of [s.proc.pid!, ...children(s.proc.pid!)]) if (alive(pid)) process.kill(pid, 'SIGKILL');
+    });
     await until('the servers to start', () => s.output().includes('ARC Studio is running'));
     const workers = children(s.proc.pid!);
     expect(workers.length).toBe(2);

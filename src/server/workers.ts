@@ -11,9 +11,12 @@ const FLAPPING_MS = 10_000;
 const RESTART_BACKOFF_MS = 2_000;
 
 /** What a worker tells the primary once it listens. */
-interface Ready { readonly arcStudioReady: string }
+interface Ready {
+  readonly arcStudioReady: string;
+}
 
-const isReady = (m: unknown): m is Ready => typeof m === 'object' && m !== null && typeof (m as Ready).arcStudioReady === 'string';
+const isReady = (m: unknown): m is Ready =>
+  typeof m === 'object' && m !== null && typeof (m as Ready).arcStudioReady === 'string';
 
 /**
  * Why `--workers N` cannot run on this database, or null when it can: the embedded database
@@ -74,14 +77,21 @@ export function runPrimary(opts: PrimaryOptions): Promise<number> {
       if (stopping) return;
       stopping = true;
       const rest = live();
-      if (!rest.length) { resolve(code); return; }
+      if (!rest.length) {
+        resolve(code);
+        return;
+      }
       let left = rest.length;
       for (const w of rest) {
-        w.once('exit', () => { if (--left === 0) resolve(code); });
+        w.once('exit', () => {
+          if (--left === 0) resolve(code);
+        });
         w.process.kill('SIGTERM');
       }
       // A worker that does not close within 10 s (connections that never end) is killed.
-      setTimeout(() => { for (const w of live()) w.process.kill('SIGKILL'); }, 10_000).unref();
+      setTimeout(() => {
+        for (const w of live()) w.process.kill('SIGKILL');
+      }, 10_000).unref();
     };
 
     cluster.on('exit', (w, code, signal) => {
@@ -96,8 +106,12 @@ export function runPrimary(opts: PrimaryOptions): Promise<number> {
         return;
       }
       const wait = lifetime < FLAPPING_MS ? RESTART_BACKOFF_MS : 0;
-      opts.log(`Server worker ${w.process.pid} exited (${signal ?? `code ${code}`}); starting another${wait ? ` in ${wait / 1000} s` : ''}.`);
-      setTimeout(() => { if (!stopping) fork(); }, wait);
+      opts.log(
+        `Server worker ${w.process.pid} exited (${signal ?? `code ${code}`}); starting another${wait ? ` in ${wait / 1000} s` : ''}.`,
+      );
+      setTimeout(() => {
+        if (!stopping) fork();
+      }, wait);
     });
     process.once('SIGINT', () => stopAll(0));
     process.once('SIGTERM', () => stopAll(0));

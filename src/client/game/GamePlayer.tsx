@@ -38,7 +38,10 @@ const PAD: { id: ActionId; label: string; glyph: string; key: string; area: stri
 export function GamePlayer({ game, sink, seed = 0, resume, level, side, ...view }: GamePlayerProps) {
   // Constructing a controller has no effects; `start` logs `game.open` (and the opening RESET)
   // once per controller, so React's StrictMode re-run of effects never logs it twice.
-  const controller = useMemo(() => new GameController(game, sink, seed, resume, level), [game, sink, seed, resume, level]);
+  const controller = useMemo(
+    () => new GameController(game, sink, seed, resume, level),
+    [game, sink, seed, resume, level],
+  );
   return <GameView controller={controller} title={game.title} id={game.id} side={side?.(controller)} {...view} />;
 }
 
@@ -62,7 +65,18 @@ export interface GameViewProps {
 }
 
 /** The canvas, the level and action HUD and the controls, for any controller. */
-export function GameView({ controller, title, id, showCounter = true, allowReset = true, toolbar, onState, side, blocked, onHover }: GameViewProps) {
+export function GameView({
+  controller,
+  title,
+  id,
+  showCounter = true,
+  allowReset = true,
+  toolbar,
+  onState,
+  side,
+  blocked,
+  onHover,
+}: GameViewProps) {
   useLayoutEffect(() => {
     controller.start();
     return () => controller.dispose();
@@ -112,7 +126,9 @@ export function GameView({ controller, title, id, showCounter = true, allowReset
     return () => window.removeEventListener('keydown', onKey);
   }, [controller]);
 
-  useEffect(() => { onState?.(hud.state, hud.levelsCompleted); }, [hud.state, hud.levelsCompleted, onState]);
+  useEffect(() => {
+    onState?.(hud.state, hud.levelsCompleted);
+  }, [hud.state, hud.levelsCompleted, onState]);
 
   const available = new Set(hud.available);
   const clickable = available.has(6);
@@ -137,7 +153,10 @@ export function GameView({ controller, title, id, showCounter = true, allowReset
     // A phone stacks the frame, as wide as the screen, above the controls; wider screens put the
     // controls in a column beside it.
     <div className="flex min-h-full flex-col gap-3 p-3 sm:h-full sm:min-h-0 sm:flex-row sm:gap-4">
-      <div ref={boxRef} className="relative flex aspect-square w-full shrink-0 items-center justify-center rounded-lg border border-slate-800 bg-slate-900/60 sm:aspect-auto sm:w-auto sm:min-w-0 sm:flex-1 sm:shrink">
+      <div
+        ref={boxRef}
+        className="relative flex aspect-square w-full shrink-0 items-center justify-center rounded-lg border border-slate-800 bg-slate-900/60 sm:aspect-auto sm:w-auto sm:min-w-0 sm:flex-1 sm:shrink"
+      >
         <canvas
           ref={canvasRef}
           data-testid="game-canvas"
@@ -162,13 +181,20 @@ export function GameView({ controller, title, id, showCounter = true, allowReset
           <RestartDialog
             keep={keepPlaying}
             levels={hud.levelsCompleted}
-            onRestart={() => { setConfirmRestart(false); act({ action: 'RESET' }); }}
+            onRestart={() => {
+              setConfirmRestart(false);
+              act({ action: 'RESET' });
+            }}
             onCancel={cancelRestart}
           />
         )}
         {ended && (
           <div className="pointer-events-none absolute inset-x-0 top-6 flex justify-center">
-            <div role="status" className={`rounded-lg px-5 py-2 text-lg font-semibold shadow-lg ${hud.state === 'WIN' ? 'bg-emerald-700 text-white' : 'bg-rose-700 text-white'}`} data-testid="game-result">
+            <div
+              role="status"
+              className={`rounded-lg px-5 py-2 text-lg font-semibold shadow-lg ${hud.state === 'WIN' ? 'bg-emerald-700 text-white' : 'bg-rose-700 text-white'}`}
+              data-testid="game-result"
+            >
               {hud.state === 'WIN' ? 'Every level complete' : 'Game over: press Reset to try again'}
             </div>
           </div>
@@ -177,42 +203,64 @@ export function GameView({ controller, title, id, showCounter = true, allowReset
 
       <aside className="flex shrink-0 flex-col gap-3 sm:w-64 sm:gap-4 sm:overflow-y-auto">
         <div className="grid grid-cols-2 items-start gap-3 sm:grid-cols-1 sm:gap-4">
-        <div className="min-w-0">
-          <h1 className="text-lg font-semibold text-white">{title}</h1>
-          <p className="break-all font-mono text-xs text-slate-500">{id}</p>
-        </div>
-        <div className="rounded-lg border border-slate-800 bg-slate-900/60 p-3">
-          <div className="flex items-baseline justify-between">
-            <span className="text-xs uppercase tracking-wider text-slate-400">Level</span>
-            <span className="text-2xl font-semibold tabular-nums text-white" data-testid="game-level">{Math.min(hud.level + 1, hud.winLevels)} / {hud.winLevels}</span>
+          <div className="min-w-0">
+            <h1 className="text-lg font-semibold text-white">{title}</h1>
+            <p className="break-all font-mono text-xs text-slate-500">{id}</p>
           </div>
-          <div className="mt-2 flex gap-1" aria-hidden>
-            {Array.from({ length: hud.winLevels }, (_, i) => (
-              <span key={i} className={`h-1.5 flex-1 rounded-full ${i < hud.levelsCompleted ? 'bg-emerald-400' : i === hud.level ? 'bg-sky-400' : 'bg-slate-700'}`} />
-            ))}
-          </div>
-          {showCounter && (
-            <div className="mt-3 flex items-baseline justify-between">
-              <span className="text-xs uppercase tracking-wider text-slate-400">Actions</span>
-              <span className="tabular-nums text-slate-200" data-testid="game-actions">{hud.actions}</span>
+          <div className="rounded-lg border border-slate-800 bg-slate-900/60 p-3">
+            <div className="flex items-baseline justify-between">
+              <span className="text-xs uppercase tracking-wider text-slate-400">Level</span>
+              <span className="text-2xl font-semibold tabular-nums text-white" data-testid="game-level">
+                {Math.min(hud.level + 1, hud.winLevels)} / {hud.winLevels}
+              </span>
             </div>
-          )}
-        </div>
+            <div className="mt-2 flex gap-1" aria-hidden>
+              {Array.from({ length: hud.winLevels }, (_, i) => (
+                <span
+                  key={i}
+                  className={`h-1.5 flex-1 rounded-full ${i < hud.levelsCompleted ? 'bg-emerald-400' : i === hud.level ? 'bg-sky-400' : 'bg-slate-700'}`}
+                />
+              ))}
+            </div>
+            {showCounter && (
+              <div className="mt-3 flex items-baseline justify-between">
+                <span className="text-xs uppercase tracking-wider text-slate-400">Actions</span>
+                <span className="tabular-nums text-slate-200" data-testid="game-actions">
+                  {hud.actions}
+                </span>
+              </div>
+            )}
+          </div>
         </div>
 
         <div className="flex items-center gap-3 rounded-lg border border-slate-800 bg-slate-900/60 p-3 sm:block">
           {keyed && (
-            <div className="grid w-40 shrink-0 grid-cols-3 grid-rows-3 gap-1.5 sm:mx-auto" role="group" aria-label="Game controls">
+            <div
+              className="grid w-40 shrink-0 grid-cols-3 grid-rows-3 gap-1.5 sm:mx-auto"
+              role="group"
+              aria-label="Game controls"
+            >
               {PAD.map((p) => (
                 // touch-manipulation: quick taps are each a press, never a double-tap zoom.
                 // The pad acts on the press, as the frame does: a touch screen's click comes a
                 // display frame or more after the finger lands. A click from the keyboard (Enter,
                 // Space on the focused button: detail 0) still acts.
-                <button key={p.id} type="button" aria-label={p.label} title={`${p.label}: ${p.key}`} disabled={!available.has(p.id)}
-                  onPointerDown={(e) => { if (e.button === 0 && available.has(p.id)) act({ action: `ACTION${p.id}` as ActionInput['action'] }); }}
-                  onClick={(e) => { if (e.detail === 0) act({ action: `ACTION${p.id}` as ActionInput['action'] }); }}
+                <button
+                  key={p.id}
+                  type="button"
+                  aria-label={p.label}
+                  title={`${p.label}: ${p.key}`}
+                  disabled={!available.has(p.id)}
+                  onPointerDown={(e) => {
+                    if (e.button === 0 && available.has(p.id))
+                      act({ action: `ACTION${p.id}` as ActionInput['action'] });
+                  }}
+                  onClick={(e) => {
+                    if (e.detail === 0) act({ action: `ACTION${p.id}` as ActionInput['action'] });
+                  }}
                   style={{ gridArea: p.area }}
-                  className="h-12 touch-manipulation rounded-md border border-slate-600 bg-slate-800 text-lg text-white hover:bg-slate-700 active:bg-slate-600 disabled:border-slate-800 disabled:bg-slate-900 disabled:text-slate-700">
+                  className="h-12 touch-manipulation rounded-md border border-slate-600 bg-slate-800 text-lg text-white hover:bg-slate-700 active:bg-slate-600 disabled:border-slate-800 disabled:bg-slate-900 disabled:text-slate-700"
+                >
                   {p.glyph}
                 </button>
               ))}
@@ -220,17 +268,40 @@ export function GameView({ controller, title, id, showCounter = true, allowReset
           )}
           <div className="flex min-w-0 flex-1 flex-col gap-3 sm:mt-3">
             <div className="flex flex-wrap justify-between gap-2">
-              <Button onClick={() => act({ action: 'ACTION7' })} disabled={!available.has(7)} title="Undo (ACTION7): Ctrl+Z" className="flex-1 touch-manipulation justify-center">Undo</Button>
-              {allowReset && <Button onClick={reset} title="Reset the level; twice in a row restarts the game" className="flex-1 touch-manipulation justify-center">Reset</Button>}
+              <Button
+                onClick={() => act({ action: 'ACTION7' })}
+                disabled={!available.has(7)}
+                title="Undo (ACTION7): Ctrl+Z"
+                className="flex-1 touch-manipulation justify-center"
+              >
+                Undo
+              </Button>
+              {allowReset && (
+                <Button
+                  onClick={reset}
+                  title="Reset the level; twice in a row restarts the game"
+                  className="flex-1 touch-manipulation justify-center"
+                >
+                  Reset
+                </Button>
+              )}
             </div>
             <p className="text-xs text-slate-500">
               {clickable ? 'Click or tap the frame to act on a cell. ' : ''}
               {/* A phone has no keys to press. */}
-              {[1, 2, 3, 4, 5].some((a) => available.has(a as ActionId)) ? <span className="hidden sm:inline">Keys: W A S D or arrows, Space or F.</span> : ''}
+              {[1, 2, 3, 4, 5].some((a) => available.has(a as ActionId)) ? (
+                <span className="hidden sm:inline">Keys: W A S D or arrows, Space or F.</span>
+              ) : (
+                ''
+              )}
             </p>
           </div>
         </div>
-        {hud.message && <p role="alert" className="text-sm text-amber-300">{hud.message}</p>}
+        {hud.message && (
+          <p role="alert" className="text-sm text-amber-300">
+            {hud.message}
+          </p>
+        )}
         {side}
         <div className="flex flex-wrap gap-2 sm:mt-auto">{toolbar}</div>
       </aside>
@@ -239,27 +310,59 @@ export function GameView({ controller, title, id, showCounter = true, allowReset
 }
 
 /** Asks before a RESET starts the game over and the levels won would be played again. */
-function RestartDialog({ keep, levels, onRestart, onCancel }: { keep: React.RefObject<HTMLButtonElement | null>; levels: number; onRestart: () => void; onCancel: () => void }) {
+function RestartDialog({
+  keep,
+  levels,
+  onRestart,
+  onCancel,
+}: {
+  keep: React.RefObject<HTMLButtonElement | null>;
+  levels: number;
+  onRestart: () => void;
+  onCancel: () => void;
+}) {
   useEffect(() => {
     keep.current?.focus();
-    const onKey = (e: KeyboardEvent) => { if (e.key === 'Escape') onCancel(); };
+    const onKey = (e: KeyboardEvent) => {
+      if (e.key === 'Escape') onCancel();
+    };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
   }, [keep, onCancel]);
   return (
     <div className="absolute inset-0 flex items-center justify-center bg-slate-950/80 p-6">
-      <div role="alertdialog" aria-modal="true" aria-labelledby="restart-title" aria-describedby="restart-text" data-testid="restart-dialog"
-        className="max-w-sm rounded-lg border border-slate-700 bg-slate-900 p-5 shadow-xl">
-        <h2 id="restart-title" className="text-lg font-semibold text-white">Start the game over?</h2>
+      <div
+        role="alertdialog"
+        aria-modal="true"
+        aria-labelledby="restart-title"
+        aria-describedby="restart-text"
+        data-testid="restart-dialog"
+        className="max-w-sm rounded-lg border border-slate-700 bg-slate-900 p-5 shadow-xl"
+      >
+        <h2 id="restart-title" className="text-lg font-semibold text-white">
+          Start the game over?
+        </h2>
         <p id="restart-text" className="mt-2 text-sm text-slate-300">
-          This level is already at its start, so Reset now takes you back to level 1. You have
-          completed {levels === 1 ? '1 level' : `${levels} levels`}: {levels === 1 ? 'it stays' : 'they stay'} recorded, but you would play {levels === 1 ? 'it' : 'them'} again.
+          This level is already at its start, so Reset now takes you back to level 1. You have completed{' '}
+          {levels === 1 ? '1 level' : `${levels} levels`}: {levels === 1 ? 'it stays' : 'they stay'} recorded, but you
+          would play {levels === 1 ? 'it' : 'them'} again.
         </p>
         <div className="mt-4 flex justify-end gap-2">
-          <button ref={keep} type="button" onClick={onCancel}
-            className="rounded-md border border-emerald-500 bg-emerald-700 px-3 py-1.5 text-sm font-semibold text-white hover:bg-emerald-800">Keep playing</button>
-          <button type="button" onClick={onRestart}
-            className="rounded-md border border-rose-500 bg-rose-800 px-3 py-1.5 text-sm text-white hover:bg-rose-700">Start over</button>
+          <button
+            ref={keep}
+            type="button"
+            onClick={onCancel}
+            className="rounded-md border border-emerald-500 bg-emerald-700 px-3 py-1.5 text-sm font-semibold text-white hover:bg-emerald-800"
+          >
+            Keep playing
+          </button>
+          <button
+            type="button"
+            onClick={onRestart}
+            className="rounded-md border border-rose-500 bg-rose-800 px-3 py-1.5 text-sm text-white hover:bg-rose-700"
+          >
+            Start over
+          </button>
         </div>
       </div>
     </div>

@@ -20,19 +20,41 @@ export interface ServerGamePlayerProps extends Omit<GameViewProps, 'controller' 
 }
 
 /** A game the server runs (an ARC-AGI-3 game on the official engine), in the same player as the built-in games. */
-export function ServerGamePlayer({ info, api, sink, resume, onError, restartKey = 0, side, ...view }: ServerGamePlayerProps) {
+export function ServerGamePlayer({
+  info,
+  api,
+  sink,
+  resume,
+  onError,
+  restartKey = 0,
+  side,
+  ...view
+}: ServerGamePlayerProps) {
   const [blocked, setBlocked] = useState<string | null>(null);
   const controller = useMemo(
-    () => new ServerGameController(info, api, sink, resume, (e) => {
-      onError?.({ message: e.message, details: e.details });
-      if (e.code !== 'game_error') setBlocked(e.message);
-    }),
+    () =>
+      new ServerGameController(info, api, sink, resume, (e) => {
+        onError?.({ message: e.message, details: e.details });
+        if (e.code !== 'game_error') setBlocked(e.message);
+      }),
     // A new controller (a new run) only when the game, the log or the restart key changes.
     // eslint-disable-next-line react-hooks/exhaustive-deps
     [info.id, api, sink, resume, restartKey],
   );
   return (
-    <GameView controller={controller} title={info.title} id={info.id} side={side?.(controller)} {...view}
-      blocked={blocked ? <p role="alert" className="max-w-md rounded-lg border border-rose-500/50 bg-rose-950/80 p-4 text-rose-100">{blocked}</p> : undefined} />
+    <GameView
+      controller={controller}
+      title={info.title}
+      id={info.id}
+      side={side?.(controller)}
+      {...view}
+      blocked={
+        blocked ? (
+          <p role="alert" className="max-w-md rounded-lg border border-rose-500/50 bg-rose-950/80 p-4 text-rose-100">
+            {blocked}
+          </p>
+        ) : undefined
+      }
+    />
   );
 }

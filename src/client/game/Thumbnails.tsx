@@ -29,6 +29,9 @@ export function Arc3Thumbnail({ id, scale = 3 }: { id: string; scale?: number })
     const grids = frame.data ? decodeFrames(frame.data.frames) : [];
     if (ref.current && grids.length) renderFrame(ref.current, gridCells(grids[0]), scale, window.devicePixelRatio || 1);
   }, [frame.data, scale]);
-  if (frame.isError) return <span className="text-xs text-rose-300">The opening frame cannot be drawn: {(frame.error as Error).message}</span>;
+  if (frame.isError)
+    return (
+      <span className="text-xs text-rose-300">The opening frame cannot be drawn: {(frame.error as Error).message}</span>
+    );
   return <canvas ref={ref} className="grid-canvas self-start rounded bg-slate-950" aria-hidden />;
 }

@@ -8,8 +8,20 @@
  */
 import { create, type StoreApi, type UseBoundStore } from 'zustand';
 import {
-  availableActions, createRun, gameActionData, gameOpenData, GameRuleError, renderRun, replayGameEvents, step,
-  type ActionId, type ActionInput, type Frame, type GameDefinition, type GameState, type Run,
+  availableActions,
+  createRun,
+  gameActionData,
+  gameOpenData,
+  GameRuleError,
+  renderRun,
+  replayGameEvents,
+  step,
+  type ActionId,
+  type ActionInput,
+  type Frame,
+  type GameDefinition,
+  type GameState,
+  type Run,
 } from '../../core/game';
 import { hashFrame } from '../../core/game/hash';
 import { isFullReset } from '../../core/game/accounting';
@@ -87,7 +99,10 @@ export class FrameAnimator {
     const interval = 1000 / fps;
     const tick = () => {
       const f = this.queue.shift();
-      if (!f) { this.timer = null; return; }
+      if (!f) {
+        this.timer = null;
+        return;
+      }
       this.draw(f);
       this.timer = this.queue.length ? setTimeout(tick, interval) : null;
     };
@@ -122,8 +137,16 @@ export class GameController implements PlayController {
    * logged before, e.g. before a reload), the run is rebuilt by replaying them on the engine and
    * play continues where it was.
    */
-  constructor(readonly game: GameDefinition<unknown, unknown>, private readonly sink: EventSink, readonly seed: number, resume: readonly LogEvent[] = [], private readonly level?: number) {
-    const replayed = resume.some((e) => e.kind === 'game.open' && e.data.game === game.id) ? replayGameEvents(game, resume) : null;
+  constructor(
+    readonly game: GameDefinition<unknown, unknown>,
+    private readonly sink: EventSink,
+    readonly seed: number,
+    resume: readonly LogEvent[] = [],
+    private readonly level?: number,
+  ) {
+    const replayed = resume.some((e) => e.kind === 'game.open' && e.data.game === game.id)
+      ? replayGameEvents(game, resume)
+      : null;
     this.run = replayed?.run ?? createRun(game, level === undefined ? { seed } : { seed, level });
     this.frames = new FrameAnimator(renderRun(this.run));
     this.hud = create<GameHud>(() => this.hudOf(this.run, this.frames.current, null));
@@ -160,9 +183,15 @@ export class GameController implements PlayController {
 
   private hudOf(run: Run<unknown>, frame: Frame, message: string | null): GameHud {
     return {
-      state: run.state, levelsCompleted: run.levelsCompleted, level: run.level, winLevels: run.game.levels.length,
+      state: run.state,
+      levelsCompleted: run.levelsCompleted,
+      level: run.level,
+      winLevels: run.game.levels.length,
       available: availableActions(run),
-      actions: run.actions, fullResetNext: isFullReset(run.state, run.levelActions), frameHash: hashFrame(frame), message,
+      actions: run.actions,
+      fullResetNext: isFullReset(run.state, run.levelActions),
+      frameHash: hashFrame(frame),
+      message,
     };
   }
 
@@ -174,8 +203,18 @@ export class GameController implements PlayController {
       result = step(this.run, input);
     } catch (e) {
       if (!(e instanceof GameRuleError)) throw e;
-      this.sink.append('game.refused', { game: this.game.id, action: input.action, code: e.code, ...(input.action === 'ACTION6' ? { x: input.x, y: input.y } : {}) });
-      const message = e.code === 'GAME_ENDED' ? (this.run.state === 'WIN' ? 'You completed every level. Press Reset to play again.' : 'Game over. Press Reset to try again.') : null;
+      this.sink.append('game.refused', {
+        game: this.game.id,
+        action: input.action,
+        code: e.code,
+        ...(input.action === 'ACTION6' ? { x: input.x, y: input.y } : {}),
+      });
+      const message =
+        e.code === 'GAME_ENDED'
+          ? this.run.state === 'WIN'
+            ? 'You completed every level. Press Reset to play again.'
+            : 'Game over. Press Reset to try again.'
+          : null;
       this.hud.setState({ message });
       return;
     }

@@ -7,7 +7,7 @@ import { FRAME_SIZE, PALETTE, type Frame } from '../../core/game/types';
 const RGBA = PALETTE.map((hex) => {
   const n = parseInt(hex.slice(1), 16);
   // ImageData is little-endian RGBA in memory: pack as ABGR for a Uint32Array view.
-  return (0xff << 24 | (n & 0xff) << 16 | (n & 0xff00) | (n >> 16) & 0xff) >>> 0;
+  return ((0xff << 24) | ((n & 0xff) << 16) | (n & 0xff00) | ((n >> 16) & 0xff)) >>> 0;
 });
 
 const scratch = new Map<HTMLCanvasElement, { small: HTMLCanvasElement; image: ImageData; words: Uint32Array }>();
@@ -31,7 +31,10 @@ export function renderFrame(canvas: HTMLCanvasElement, frame: Frame, scale: numb
   s.small.getContext('2d')!.putImageData(s.image, 0, 0);
   const css = FRAME_SIZE * scale;
   const px = Math.round(css * dpr);
-  if (canvas.width !== px) { canvas.width = px; canvas.height = px; }
+  if (canvas.width !== px) {
+    canvas.width = px;
+    canvas.height = px;
+  }
   canvas.style.width = `${css}px`;
   canvas.style.height = `${css}px`;
   const ctx = canvas.getContext('2d')!;
@@ -40,7 +43,11 @@ export function renderFrame(canvas: HTMLCanvasElement, frame: Frame, scale: numb
 }
 
 /** The frame cell (x column, y row) under a pointer, or null outside the frame. */
-export function frameCellAt(canvas: HTMLCanvasElement, clientX: number, clientY: number): { x: number; y: number } | null {
+export function frameCellAt(
+  canvas: HTMLCanvasElement,
+  clientX: number,
+  clientY: number,
+): { x: number; y: number } | null {
   const r = canvas.getBoundingClientRect();
   const x = Math.floor(((clientX - r.left) / r.width) * FRAME_SIZE);
   const y = Math.floor(((clientY - r.top) / r.height) * FRAME_SIZE);

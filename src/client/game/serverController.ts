@@ -13,7 +13,14 @@
 import { create, type StoreApi, type UseBoundStore } from 'zustand';
 import { decodeFrames } from '../../core/formats/frames';
 import { isFullReset, splitRuns, type AccountedStep } from '../../core/game/accounting';
-import { actionRequest, gridCells, serverStepEventData, type ServerGameInfo, type ServerRunReply, type ServerStep } from '../../core/game/serverGame';
+import {
+  actionRequest,
+  gridCells,
+  serverStepEventData,
+  type ServerGameInfo,
+  type ServerRunReply,
+  type ServerStep,
+} from '../../core/game/serverGame';
 import { FRAME_SIZE, type ActionId, type ActionInput, type Frame } from '../../core/game/types';
 import type { LogEvent } from '../../core/log/events';
 import { ApiError, getJson } from '../api';
@@ -29,7 +36,9 @@ export interface RunApi {
 }
 
 const json = (token: string, body: unknown): RequestInit => ({
-  method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' }, body: JSON.stringify(body),
+  method: 'POST',
+  headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+  body: JSON.stringify(body),
 });
 
 /**
@@ -37,12 +46,18 @@ const json = (token: string, body: unknown): RequestInit => ({
  * opened before the item's `item.start` reached the server is answered `events_pending` (and sent
  * again) rather than refused.
  */
-export function sessionRunApi(sessionId: string, token: string, item: string, log?: { readonly lastSeq: number }): RunApi {
+export function sessionRunApi(
+  sessionId: string,
+  token: string,
+  item: string,
+  log?: { readonly lastSeq: number },
+): RunApi {
   const base = `/api/sessions/${encodeURIComponent(sessionId)}/runs`;
   const seq = () => (log ? { lastSeq: log.lastSeq } : {});
   return {
     open: () => getJson(base, json(token, { item, ...seq() } satisfies RunOpenBody)),
-    resume: (run, after) => getJson(base, json(token, { item, resume: { run, after }, ...seq() } satisfies RunOpenBody)),
+    resume: (run, after) =>
+      getJson(base, json(token, { item, resume: { run, after }, ...seq() } satisfies RunOpenBody)),
     act: (run, req) => getJson(`${base}/${encodeURIComponent(run)}/actions`, json(token, req)),
   };
 }
@@ -51,7 +66,10 @@ export function sessionRunApi(sessionId: string, token: string, item: string, lo
 export function playtestRunApi(token: string, game: string, seed = 0): RunApi {
   return {
     open: () => getJson('/api/admin/arc3/runs', json(token, { game, seed } satisfies PlaytestOpenBody)),
-    resume: () => Promise.reject(new ApiError(404, 'run_lost', 'A playtest run is not kept when the server restarts; press Restart.')),
+    resume: () =>
+      Promise.reject(
+        new ApiError(404, 'run_lost', 'A playtest run is not kept when the server restarts; press Restart.'),
+      ),
     act: (run, req) => getJson(`/api/admin/arc3/runs/${encodeURIComponent(run)}/actions`, json(token, req)),
   };
 }
@@ -72,9 +90,23 @@ export class ServerGameController implements PlayController {
   /** Set when the game cannot go on (e.g. it failed to start); shown instead of the frame. */
   error: string | null = null;
 
-  constructor(readonly info: Pick<ServerGameInfo, 'id' | 'title' | 'fps' | 'levels'>, private readonly api: RunApi, private readonly sink: EventSink, private readonly resumeFrom: readonly LogEvent[] = [], private readonly onError?: (e: ApiError) => void) {
+  constructor(
+    readonly info: Pick<ServerGameInfo, 'id' | 'title' | 'fps' | 'levels'>,
+    private readonly api: RunApi,
+    private readonly sink: EventSink,
+    private readonly resumeFrom: readonly LogEvent[] = [],
+    private readonly onError?: (e: ApiError) => void,
+  ) {
     this.hud = create<GameHud>(() => ({
-      state: 'NOT_PLAYED', levelsCompleted: 0, level: 0, winLevels: info.levels ?? 1, available: [], actions: 0, fullResetNext: true, frameHash: '', message: 'Starting the game…',
+      state: 'NOT_PLAYED',
+      levelsCompleted: 0,
+      level: 0,
+      winLevels: info.levels ?? 1,
+      available: [],
+      actions: 0,
+      fullResetNext: true,
+      frameHash: '',
+      message: 'Starting the game…',
     }));
   }
 
@@ -91,13 +123,22 @@ export class ServerGameController implements PlayController {
     const logged: ServerStep[] = [];
     for (const e of this.resumeFrom) {
       if (e.data.game !== this.info.id) continue;
-      if (e.kind === 'game.open' && typeof e.data.run === 'string') { if (e.data.run !== run) logged.length = 0; run = e.data.run; }
-      if (e.kind === 'game.action' && e.data.run === run && typeof e.data.step === 'number') logged.push(e.data as unknown as ServerStep);
+      if (e.kind === 'game.open' && typeof e.data.run === 'string') {
+        if (e.data.run !== run) logged.length = 0;
+        run = e.data.run;
+      }
+      if (e.kind === 'game.action' && e.data.run === run && typeof e.data.step === 'number')
+        logged.push(e.data as unknown as ServerStep);
     }
     try {
       if (run !== null) {
         this.run = run;
-        for (const s of logged) this.accounted.push({ action: s.action, levelsCompleted: (s as unknown as { level: number }).level, state: s.state });
+        for (const s of logged)
+          this.accounted.push({
+            action: s.action,
+            levelsCompleted: (s as unknown as { level: number }).level,
+            state: s.state,
+          });
         const after = logged.length ? logged[logged.length - 1].step : -1;
         const reply = await this.withRetry(() => this.api.resume(run!, after));
         for (const s of reply.steps) this.apply(s, s.step > after);
@@ -107,7 +148,14 @@ export class ServerGameController implements PlayController {
         if (this.disposed) return;
         this.run = reply.run;
         // The version (an arcengine game's id and code hash) is the one the server opened the run on.
-        this.sink.append('game.open', { game: reply.game.id, seed: reply.seed, run: reply.run, source: reply.game.source, engine: reply.game.engine, ...(reply.game.version ? { version: reply.game.version } : {}) });
+        this.sink.append('game.open', {
+          game: reply.game.id,
+          seed: reply.seed,
+          run: reply.run,
+          source: reply.game.source,
+          engine: reply.game.engine,
+          ...(reply.game.version ? { version: reply.game.version } : {}),
+        });
         for (const s of reply.steps) this.apply(s, true);
       }
     } catch (e) {
@@ -137,9 +185,21 @@ export class ServerGameController implements PlayController {
   }
 
   private refuse(input: ActionInput, code: 'GAME_ENDED' | 'ACTION_NOT_AVAILABLE'): void {
-    this.sink.append('game.refused', { game: this.info.id, action: input.action, code, ...(input.action === 'ACTION6' ? { x: input.x, y: input.y } : {}) });
+    this.sink.append('game.refused', {
+      game: this.info.id,
+      action: input.action,
+      code,
+      ...(input.action === 'ACTION6' ? { x: input.x, y: input.y } : {}),
+    });
     const state = this.last?.state;
-    this.hud.setState({ message: code === 'GAME_ENDED' ? (state === 'WIN' ? 'You completed every level. Press Reset to play again.' : 'Game over. Press Reset to try again.') : null });
+    this.hud.setState({
+      message:
+        code === 'GAME_ENDED'
+          ? state === 'WIN'
+            ? 'You completed every level. Press Reset to play again.'
+            : 'Game over. Press Reset to try again.'
+          : null,
+    });
   }
 
   private async pump(): Promise<void> {
@@ -150,9 +210,15 @@ export class ServerGameController implements PlayController {
         const input = this.waiting.shift()!;
         const last = this.last;
         const ended = last.state === 'WIN' || last.state === 'GAME_OVER';
-        if (ended && input.action !== 'RESET') { this.refuse(input, 'GAME_ENDED'); continue; }
+        if (ended && input.action !== 'RESET') {
+          this.refuse(input, 'GAME_ENDED');
+          continue;
+        }
         const id = input.action === 'RESET' ? 0 : Number(input.action.slice(6));
-        if (input.action !== 'RESET' && !last.available_actions.includes(id)) { this.refuse(input, 'ACTION_NOT_AVAILABLE'); continue; }
+        if (input.action !== 'RESET' && !last.available_actions.includes(id)) {
+          this.refuse(input, 'ACTION_NOT_AVAILABLE');
+          continue;
+        }
         this.frames.finish();
         const req = actionRequest(input, last.step + 1);
         let step: ServerStep;
@@ -218,10 +284,15 @@ export class ServerGameController implements PlayController {
     const runs = splitRuns(this.accounted);
     const current = runs[runs.length - 1];
     this.hud.setState({
-      state: step.state, levelsCompleted: step.levels_completed, level: Math.min(step.levels_completed, Math.max(step.win_levels - 1, 0)),
-      winLevels: step.win_levels, available: step.available_actions.filter((a): a is ActionId => a >= 1 && a <= 7), actions: current?.actions ?? 0,
+      state: step.state,
+      levelsCompleted: step.levels_completed,
+      level: Math.min(step.levels_completed, Math.max(step.win_levels - 1, 0)),
+      winLevels: step.win_levels,
+      available: step.available_actions.filter((a): a is ActionId => a >= 1 && a <= 7),
+      actions: current?.actions ?? 0,
       fullResetNext: current ? isFullReset(current.state, current.sinceLevelStart) : true,
-      frameHash: step.frameHash, message: null,
+      frameHash: step.frameHash,
+      message: null,
     });
     this.frames.play(frames, this.info.fps || 5);
   }

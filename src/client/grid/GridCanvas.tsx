@@ -48,7 +48,16 @@ function useDevicePixelRatio(): number {
  * The grid's values are mirrored in `data-grid` so that what is on screen can be read back.
  */
 export function GridCanvas(props: GridCanvasProps) {
-  const { grid, cell, label, showSymbols = false, selection = null, selectedCells = null, cellCursor = null, keyboard } = props;
+  const {
+    grid,
+    cell,
+    label,
+    showSymbols = false,
+    selection = null,
+    selectedCells = null,
+    cellCursor = null,
+    keyboard,
+  } = props;
   const ref = useRef<HTMLCanvasElement>(null);
   const dpr = useDevicePixelRatio();
   const handlers = useRef<GridPointerHandlers>(props);
@@ -57,7 +66,8 @@ export function GridCanvas(props: GridCanvasProps) {
   const cols = rows ? grid[0].length : 0;
 
   useLayoutEffect(() => {
-    if (ref.current) renderGrid(ref.current, grid, { cell, dpr, showSymbols, selection, selectedCells, cursor: cellCursor });
+    if (ref.current)
+      renderGrid(ref.current, grid, { cell, dpr, showSymbols, selection, selectedCells, cursor: cellCursor });
   }, [grid, cell, dpr, showSymbols, selection, selectedCells, cellCursor]);
 
   useEffect(() => {
@@ -140,7 +150,12 @@ export function GridCanvas(props: GridCanvasProps) {
  * The largest whole number of CSS pixels per cell at which a rows x cols grid fits in the
  * element's box, between `min` and `max`. Re-measures when the element is resized.
  */
-export function useFitCell(rows: number, cols: number, min: number, max: number): [React.RefObject<HTMLDivElement | null>, number] {
+export function useFitCell(
+  rows: number,
+  cols: number,
+  min: number,
+  max: number,
+): [React.RefObject<HTMLDivElement | null>, number] {
   const ref = useRef<HTMLDivElement>(null);
   const [box, setBox] = useState<{ w: number; h: number } | null>(null);
   useLayoutEffect(() => {

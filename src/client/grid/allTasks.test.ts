@@ -13,19 +13,26 @@ import { canvasSize, renderGrid } from './render';
 
 const ARC_AGI_1 = path.resolve(__dirname, '../../../../shared/data/arc-agi-1');
 const ids = ['evaluation', 'training'].flatMap((dir) =>
-  readdirSync(path.join(ARC_AGI_1, dir)).filter((f) => f.endsWith('.json')).sort().map((f) => `${dir}/${f.replace(/\.json$/, '')}`));
+  readdirSync(path.join(ARC_AGI_1, dir))
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => `${dir}/${f.replace(/\.json$/, '')}`),
+);
 
 /** A 2D context that keeps the colour of every pixel `fillRect` covers: enough for `renderGrid`'s cells. */
 function pixelCanvas() {
   let pixels: string[] = [];
   const canvas = {
-    width: 0, height: 0, style: {} as Record<string, string>,
+    width: 0,
+    height: 0,
+    style: {} as Record<string, string>,
     getContext: () => ctx,
   };
   const ctx = {
     fillStyle: '',
     fillRect(x: number, y: number, w: number, h: number) {
-      if (pixels.length !== canvas.width * canvas.height) pixels = new Array<string>(canvas.width * canvas.height).fill('');
+      if (pixels.length !== canvas.width * canvas.height)
+        pixels = new Array<string>(canvas.width * canvas.height).fill('');
       for (let j = y; j < y + h; j++) for (let i = x; i < x + w; i++) pixels[j * canvas.width + i] = this.fillStyle;
     },
   };

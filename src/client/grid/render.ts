@@ -112,11 +112,18 @@ export function renderGrid(canvas: HTMLCanvasElement, grid: Grid, view: GridView
  * Shades a set of cells and outlines its boundary (the sides of a cell whose neighbour is not
  * in the set), in the same black-and-white dashes as a rectangle selection.
  */
-function drawCellSet(ctx: CanvasRenderingContext2D, cells: readonly Cell[], edge: (i: number) => number, gap: number, dpr: number): void {
+function drawCellSet(
+  ctx: CanvasRenderingContext2D,
+  cells: readonly Cell[],
+  edge: (i: number) => number,
+  gap: number,
+  dpr: number,
+): void {
   const key = (r: number, c: number) => `${r},${c}`;
   const set = new Set(cells.map((c) => key(c.row, c.col)));
   ctx.fillStyle = SELECT_FILL;
-  for (const { row, col } of cells) ctx.fillRect(edge(col), edge(row), edge(col + 1) + gap - edge(col), edge(row + 1) + gap - edge(row));
+  for (const { row, col } of cells)
+    ctx.fillRect(edge(col), edge(row), edge(col + 1) + gap - edge(col), edge(row + 1) + gap - edge(row));
   const lw = Math.max(2, Math.round(2 * dpr));
   const path = new Path2D();
   for (const { row, col } of cells) {
@@ -124,10 +131,22 @@ function drawCellSet(ctx: CanvasRenderingContext2D, cells: readonly Cell[], edge
     const y0 = edge(row) + lw / 2;
     const x1 = edge(col + 1) + gap - lw / 2;
     const y1 = edge(row + 1) + gap - lw / 2;
-    if (!set.has(key(row - 1, col))) { path.moveTo(x0, y0); path.lineTo(x1, y0); }
-    if (!set.has(key(row + 1, col))) { path.moveTo(x0, y1); path.lineTo(x1, y1); }
-    if (!set.has(key(row, col - 1))) { path.moveTo(x0, y0); path.lineTo(x0, y1); }
-    if (!set.has(key(row, col + 1))) { path.moveTo(x1, y0); path.lineTo(x1, y1); }
+    if (!set.has(key(row - 1, col))) {
+      path.moveTo(x0, y0);
+      path.lineTo(x1, y0);
+    }
+    if (!set.has(key(row + 1, col))) {
+      path.moveTo(x0, y1);
+      path.lineTo(x1, y1);
+    }
+    if (!set.has(key(row, col - 1))) {
+      path.moveTo(x0, y0);
+      path.lineTo(x0, y1);
+    }
+    if (!set.has(key(row, col + 1))) {
+      path.moveTo(x1, y0);
+      path.lineTo(x1, y1);
+    }
   }
   ctx.lineWidth = lw;
   ctx.setLineDash([4 * dpr, 3 * dpr]);
@@ -141,7 +160,14 @@ function drawCellSet(ctx: CanvasRenderingContext2D, cells: readonly Cell[], edge
 }
 
 /** The cell under a pointer position (client coordinates), clamped to the grid when `clamp`. */
-export function cellAt(canvas: HTMLCanvasElement, rows: number, cols: number, clientX: number, clientY: number, clamp: boolean): { row: number; col: number } | null {
+export function cellAt(
+  canvas: HTMLCanvasElement,
+  rows: number,
+  cols: number,
+  clientX: number,
+  clientY: number,
+  clamp: boolean,
+): { row: number; col: number } | null {
   const rect = canvas.getBoundingClientRect();
   const col = Math.floor(((clientX - rect.left) / rect.width) * cols);
   const row = Math.floor(((clientY - rect.top) / rect.height) * rows);

@@ -50,7 +50,11 @@ function done(tx: IDBTransaction): Promise<void> {
 export function openDb(): Promise<IDBDatabase> {
   dbPromise ??= new Promise((resolve, reject) => {
     if (typeof indexedDB === 'undefined') {
-      reject(new Error('This browser has no IndexedDB (a private window may disable it), so logs and imports cannot be kept.'));
+      reject(
+        new Error(
+          'This browser has no IndexedDB (a private window may disable it), so logs and imports cannot be kept.',
+        ),
+      );
       return;
     }
     const req = indexedDB.open(DB_NAME, DB_VERSION);
@@ -62,7 +66,12 @@ export function openDb(): Promise<IDBDatabase> {
     };
     req.onsuccess = () => resolve(req.result);
     req.onerror = () => reject(req.error);
-    req.onblocked = () => reject(new Error('Another ARC Studio tab holds an older version of the local database open. Close other tabs and reload.'));
+    req.onblocked = () =>
+      reject(
+        new Error(
+          'Another ARC Studio tab holds an older version of the local database open. Close other tabs and reload.',
+        ),
+      );
   });
   return dbPromise;
 }

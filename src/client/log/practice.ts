@@ -22,7 +22,12 @@ export function practiceLog(): SessionLog {
   logVisibility(log);
   // Never removed: the practice log lives as long as the page.
   watchPresence(log);
-  document.addEventListener('visibilitychange', () => { if (document.visibilityState === 'hidden') void log.flush(); });
-  window.addEventListener('pagehide', () => { log.append('page.hide', {}); void log.flush(); });
+  document.addEventListener('visibilitychange', () => {
+    if (document.visibilityState === 'hidden') void log.flush();
+  });
+  window.addEventListener('pagehide', () => {
+    log.append('page.hide', {});
+    void log.flush();
+  });
   return log;
 }

@@ -33,7 +33,10 @@ describe('presence', () => {
   });
   afterEach(() => vi.useRealTimers());
 
-  const setVisibility = (state: DocumentVisibilityState) => { doc.visibilityState = state; doc.dispatchEvent(new Event('visibilitychange')); };
+  const setVisibility = (state: DocumentVisibilityState) => {
+    doc.visibilityState = state;
+    doc.dispatchEvent(new Event('visibilitychange'));
+  };
 
   it('logs nothing when installed, and the visibility when asked', () => {
     const stop = watchPresence(sink, { env });

@@ -20,7 +20,9 @@ export const IDLE_AFTER_MS = 120_000;
 /** What presence listens to; the page's own `window` and `document` by default. */
 export interface PresenceEnv {
   readonly window: Pick<EventTarget, 'addEventListener' | 'removeEventListener'>;
-  readonly document: Pick<EventTarget, 'addEventListener' | 'removeEventListener'> & { readonly visibilityState: DocumentVisibilityState };
+  readonly document: Pick<EventTarget, 'addEventListener' | 'removeEventListener'> & {
+    readonly visibilityState: DocumentVisibilityState;
+  };
 }
 
 const INPUT_EVENTS = ['keydown', 'pointerdown', 'pointermove', 'wheel', 'touchstart'] as const;
@@ -52,7 +54,10 @@ export function watchPresence(sink: EventSink, opts: { idleAfterMs?: number; env
     timer = null;
     if (idleSince !== null || doc.visibilityState === 'hidden') return;
     const quiet = performance.now() - lastInput;
-    if (quiet < idleAfterMs) { arm(idleAfterMs - quiet); return; }
+    if (quiet < idleAfterMs) {
+      arm(idleAfterMs - quiet);
+      return;
+    }
     idleSince = performance.now();
     sink.append('idle', { state: 'idle', ms: Math.round(quiet) });
   }
@@ -71,7 +76,10 @@ export function watchPresence(sink: EventSink, opts: { idleAfterMs?: number; env
     sink.append('visibility', { state });
     if (state === 'visible') present();
   };
-  const onFocus = () => { sink.append('focus', {}); present(); };
+  const onFocus = () => {
+    sink.append('focus', {});
+    present();
+  };
   const onBlur = () => sink.append('blur', {});
 
   doc.addEventListener('visibilitychange', onVisibility);

@@ -25,7 +25,9 @@ export class SessionLog {
     this.id = crypto.randomUUID();
     this.t0 = performance.now();
     this.startedAt = new Date().toISOString();
-    putSession({ id: this.id, startedAt: this.startedAt, label }).catch((e: Error) => { this.storageError = e.message; });
+    putSession({ id: this.id, startedAt: this.startedAt, label }).catch((e: Error) => {
+      this.storageError = e.message;
+    });
   }
 
   /** Appends one event now and returns it. */
@@ -61,12 +63,16 @@ export class SessionLog {
     if (batch.length === 0) return Promise.resolve();
     this.pending = [];
     this.flushing = putEvents(batch)
-      .then(() => { this.storageError = null; })
+      .then(() => {
+        this.storageError = null;
+      })
       .catch((e: Error) => {
         this.pending = batch.concat(this.pending);
         this.storageError = `Could not save the action log in this browser (${e.message}). It is kept in memory: download it before closing the tab.`;
       })
-      .finally(() => { this.flushing = null; });
+      .finally(() => {
+        this.flushing = null;
+      });
     return this.flushing;
   }
 

@@ -14,13 +14,28 @@ export function GamePlayerPage() {
     return (
       <div role="alert" className="m-6 max-w-xl rounded-lg border border-rose-500/50 bg-rose-950/60 p-4 text-rose-100">
         <p className="font-semibold">There is no game "{id}".</p>
-        <p className="mt-1 text-sm">Games here: {Object.keys(games).join(', ')}. <Link href="/games" className="underline">See all games</Link>.</p>
+        <p className="mt-1 text-sm">
+          Games here: {Object.keys(games).join(', ')}.{' '}
+          <Link href="/games" className="underline">
+            See all games
+          </Link>
+          .
+        </p>
       </div>
     );
   }
   return (
-    <GamePlayer key={id} game={game} sink={log} toolbar={
-      <Button onClick={() => downloadText(`arc-studio-log-${log.startedAt.replace(/[:.]/g, '-')}.jsonl`, log.toJsonl())}>Download log</Button>
-    } />
+    <GamePlayer
+      key={id}
+      game={game}
+      sink={log}
+      toolbar={
+        <Button
+          onClick={() => downloadText(`arc-studio-log-${log.startedAt.replace(/[:.]/g, '-')}.jsonl`, log.toJsonl())}
+        >
+          Download log
+        </Button>
+      }
+    />
   );
 }

@@ -50,20 +50,48 @@ export function TaskPlayerPage() {
   const log = practiceLog();
   const loaded = taskQ.data;
   const open = useMemo(() => (loaded ? { task: loaded.task, taskId, collection } : null), [loaded, taskId, collection]);
-  const judge = useMemo(() => (loaded ? (loaded.answers === 'server' ? serverJudge(collection, taskId) : browserJudge(loaded.task)) : null), [loaded, collection, taskId]);
+  const judge = useMemo(
+    () => (loaded ? (loaded.answers === 'server' ? serverJudge(collection, taskId) : browserJudge(loaded.task)) : null),
+    [loaded, collection, taskId],
+  );
   // What the badge says is what the server answered: nothing while the task loads, and a sealed
   // task refused to a visitor is no practice task.
   const sealed = taskQ.error instanceof ApiError && taskQ.error.code === 'sealed';
-  const badge = imported ? 'Practice · checked in this browser'
-    : loaded ? (loaded.answers === 'browser' ? 'Researcher preview' : 'Practice · checked on the server')
-    : sealed ? 'Sealed · researchers only' : null;
+  const badge = imported
+    ? 'Practice · checked in this browser'
+    : loaded
+      ? loaded.answers === 'browser'
+        ? 'Researcher preview'
+        : 'Practice · checked on the server'
+      : sealed
+        ? 'Sealed · researchers only'
+        : null;
 
   const nav = (
     <>
       <span className="hidden text-xs text-slate-500 xl:inline">{at >= 0 ? `${at + 1} of ${ids.length}` : ''}</span>
-      <Button tone="ghost" disabled={!prev} onClick={() => prev && navigate(taskHref(collection, prev))} kbd="[" aria-label="Previous task">‹ Prev</Button>
-      <Button tone="ghost" disabled={!next} onClick={() => next && navigate(taskHref(collection, next))} kbd="]" aria-label="Next task">Next ›</Button>
-      <Button onClick={() => downloadText(`arc-studio-log-${log.startedAt.replace(/[:.]/g, '-')}.jsonl`, log.toJsonl())} title="Download every action of this browser session as JSON Lines">
+      <Button
+        tone="ghost"
+        disabled={!prev}
+        onClick={() => prev && navigate(taskHref(collection, prev))}
+        kbd="["
+        aria-label="Previous task"
+      >
+        ‹ Prev
+      </Button>
+      <Button
+        tone="ghost"
+        disabled={!next}
+        onClick={() => next && navigate(taskHref(collection, next))}
+        kbd="]"
+        aria-label="Next task"
+      >
+        Next ›
+      </Button>
+      <Button
+        onClick={() => downloadText(`arc-studio-log-${log.startedAt.replace(/[:.]/g, '-')}.jsonl`, log.toJsonl())}
+        title="Download every action of this browser session as JSON Lines"
+      >
         Download log
       </Button>
     </>
@@ -72,28 +100,60 @@ export function TaskPlayerPage() {
   return (
     <div className="flex h-full flex-col">
       <div className="flex min-h-9 shrink-0 flex-wrap items-center gap-x-2 gap-y-1 border-b border-slate-800 px-4 py-1 text-sm">
-        <Link href={`/?c=${encodeURIComponent(collection)}`} className="text-slate-400 hover:text-white">Tasks</Link>
+        <Link href={`/?c=${encodeURIComponent(collection)}`} className="text-slate-400 hover:text-white">
+          Tasks
+        </Link>
         <span className="text-slate-600">/</span>
         <span className="text-slate-400">{imported ? 'Imported' : collection}</span>
         <span className="text-slate-600">/</span>
-        <h1 className="break-all font-mono text-slate-100" data-testid="task-id">{taskId}</h1>
-        {badge && <span className="ml-2 rounded bg-slate-800 px-1.5 py-0.5 text-[11px] uppercase tracking-wide text-slate-400" data-testid="judge-mode">{badge}</span>}
+        <h1 className="break-all font-mono text-slate-100" data-testid="task-id">
+          {taskId}
+        </h1>
+        {badge && (
+          <span
+            className="ml-2 rounded bg-slate-800 px-1.5 py-0.5 text-[11px] uppercase tracking-wide text-slate-400"
+            data-testid="judge-mode"
+          >
+            {badge}
+          </span>
+        )}
       </div>
       <div className="min-h-0 flex-1 overflow-y-auto">
         {taskQ.isPending && <p className="p-6 text-slate-400">Loading task…</p>}
         {taskQ.isError && (
-          <div role="alert" className="m-6 max-w-2xl rounded-lg border border-rose-500/50 bg-rose-950/60 p-4 text-rose-100">
+          <div
+            role="alert"
+            className="m-6 max-w-2xl rounded-lg border border-rose-500/50 bg-rose-950/60 p-4 text-rose-100"
+          >
             <p className="font-semibold">This task cannot be opened.</p>
             <p className="mt-1 text-sm">{(taskQ.error as Error).message}</p>
             <div className="mt-3 flex gap-4 text-sm">
-              {taskQ.error instanceof ApiError && taskQ.error.code === 'sealed' && <Link href="/login" className="text-sky-300 underline">Log in as researcher</Link>}
-              <Link href="/" className="text-sky-300 underline">Back to the task browser</Link>
+              {taskQ.error instanceof ApiError && taskQ.error.code === 'sealed' && (
+                <Link href="/login" className="text-sky-300 underline">
+                  Log in as researcher
+                </Link>
+              )}
+              <Link href="/" className="text-sky-300 underline">
+                Back to the task browser
+              </Link>
             </div>
           </div>
         )}
         {open && judge && (
-          <TaskPlayer key={`${collection}/${taskId}`} open={open} sink={log} judge={judge} toolbar={nav}
-            onFinishedAction={next ? <Button tone="primary" onClick={() => navigate(taskHref(collection, next))} kbd="]">Next task</Button> : undefined} />
+          <TaskPlayer
+            key={`${collection}/${taskId}`}
+            open={open}
+            sink={log}
+            judge={judge}
+            toolbar={nav}
+            onFinishedAction={
+              next ? (
+                <Button tone="primary" onClick={() => navigate(taskHref(collection, next))} kbd="]">
+                  Next task
+                </Button>
+              ) : undefined
+            }
+          />
         )}
       </div>
     </div>

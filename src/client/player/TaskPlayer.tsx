@@ -1,7 +1,14 @@
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { ARC_PALETTE } from '../../core/grid/palette';
 import { moveCells } from '../../core/grid/grid';
-import { currentTest, selectionCells, taskSolved, type GridSide, type TestState, type Tool } from '../../core/log/gridPlayer';
+import {
+  currentTest,
+  selectionCells,
+  taskSolved,
+  type GridSide,
+  type TestState,
+  type Tool,
+} from '../../core/log/gridPlayer';
 import { GridCanvas, useFitCell } from '../grid/GridCanvas';
 import { Button } from '../ui/Button';
 import { actionForKey, PLAYER_ACTIONS } from './actions';
@@ -27,8 +34,18 @@ export interface TaskPlayerProps {
 
 const TOOLS: { tool: Tool; label: string; key: string; hint: string }[] = [
   { tool: 'edit', label: 'Edit', key: 'E', hint: 'Click or drag on the output to paint cells' },
-  { tool: 'select', label: 'Select', key: 'S', hint: 'Drag a rectangle on the input or output (Shift adds to the selection); drag selected output cells to move them' },
-  { tool: 'wand', label: 'Wand', key: 'W', hint: 'Click a cell to select its 4-connected area of one colour (Shift adds to the selection)' },
+  {
+    tool: 'select',
+    label: 'Select',
+    key: 'S',
+    hint: 'Drag a rectangle on the input or output (Shift adds to the selection); drag selected output cells to move them',
+  },
+  {
+    tool: 'wand',
+    label: 'Wand',
+    key: 'W',
+    hint: 'Click a cell to select its 4-connected area of one colour (Shift adds to the selection)',
+  },
   { tool: 'fill', label: 'Flood fill', key: 'F', hint: 'Click an output cell to fill its 4-connected area' },
 ];
 
@@ -43,7 +60,10 @@ const GRID_KEYS_HELP = 'grid-keys-help';
 export function TaskPlayer({ open, sink, judge, trials = 3, toolbar, onFinishedAction, resume }: TaskPlayerProps) {
   // Constructing a controller has no effects; `start` shows the task and logs `task.open`, once
   // per controller, before the browser paints.
-  const controller = useMemo(() => new PlayerController(sink, judge, open, trials, resume), [sink, judge, open, trials, resume]);
+  const controller = useMemo(
+    () => new PlayerController(sink, judge, open, trials, resume),
+    [sink, judge, open, trials, resume],
+  );
   useLayoutEffect(() => controller.start(), [controller]);
   const state = usePlayer((s) => s.state);
   const test = currentTest(state);
@@ -78,9 +98,18 @@ export function TaskPlayer({ open, sink, judge, trials = 3, toolbar, onFinishedA
   return (
     <div className="flex min-h-full flex-col gap-3 p-3 sm:h-full sm:min-h-0 lg:flex-row lg:gap-4">
       {/* Beside the test on a wide screen; a strip above it on a narrow one (a portrait tablet, a phone). */}
-      <aside className="flex shrink-0 flex-col overflow-hidden" style={wide ? { width: demoWidth } : undefined} data-testid="demonstrations">
+      <aside
+        className="flex shrink-0 flex-col overflow-hidden"
+        style={wide ? { width: demoWidth } : undefined}
+        data-testid="demonstrations"
+      >
         <h2 className="mb-2 text-xs font-semibold uppercase tracking-wider text-slate-400">Demonstrations</h2>
-        <div className={`min-h-0 pr-1 ${wide ? 'flex-1 overflow-y-auto' : 'overflow-x-auto pb-1'}`} tabIndex={0} role="region" aria-label="Demonstrations">
+        <div
+          className={`min-h-0 pr-1 ${wide ? 'flex-1 overflow-y-auto' : 'overflow-x-auto pb-1'}`}
+          tabIndex={0}
+          role="region"
+          aria-label="Demonstrations"
+        >
           <DemoPairs pairs={open.task.train} showSymbols={showSymbols} compact={!wide} small={phone} />
         </div>
       </aside>
@@ -96,13 +125,40 @@ export function TaskPlayer({ open, sink, judge, trials = 3, toolbar, onFinishedA
         {phone && <StatusLine finished={finished} solved={solved} action={onFinishedAction} />}
 
         {phone ? (
-          <GridPanel key={shown} side={shown} controller={controller}
-            title={<GridSwitch shown={shown} onShow={setShown} input={input} output={test.output} multi={state.tests.length > 1 ? testIndex + 1 : null} />}
-            {...(shown === 'input' ? { grid: input, testId: 'input-grid', label: 'Test input' } : { grid: test.output, testId: 'output-grid', label: 'Your output', status: test.status })} />
+          <GridPanel
+            key={shown}
+            side={shown}
+            controller={controller}
+            title={
+              <GridSwitch
+                shown={shown}
+                onShow={setShown}
+                input={input}
+                output={test.output}
+                multi={state.tests.length > 1 ? testIndex + 1 : null}
+              />
+            }
+            {...(shown === 'input'
+              ? { grid: input, testId: 'input-grid', label: 'Test input' }
+              : { grid: test.output, testId: 'output-grid', label: 'Your output', status: test.status })}
+          />
         ) : (
           <div className="flex min-h-0 flex-1 gap-3">
-            <GridPanel title={`Test input${state.tests.length > 1 ? ` ${testIndex + 1}` : ''}`} side="input" grid={input} controller={controller} testId="input-grid" />
-            <GridPanel title="Your output" side="output" grid={test.output} controller={controller} testId="output-grid" status={test.status} />
+            <GridPanel
+              title={`Test input${state.tests.length > 1 ? ` ${testIndex + 1}` : ''}`}
+              side="input"
+              grid={input}
+              controller={controller}
+              testId="input-grid"
+            />
+            <GridPanel
+              title="Your output"
+              side="output"
+              grid={test.output}
+              controller={controller}
+              testId="output-grid"
+              status={test.status}
+            />
           </div>
         )}
 
@@ -113,17 +169,46 @@ export function TaskPlayer({ open, sink, judge, trials = 3, toolbar, onFinishedA
   );
 }
 
-function TestNav({ controller, count, index, tests }: { controller: PlayerController; count: number; index: number; tests: readonly TestState[] }) {
+function TestNav({
+  controller,
+  count,
+  index,
+  tests,
+}: {
+  controller: PlayerController;
+  count: number;
+  index: number;
+  tests: readonly TestState[];
+}) {
   return (
     <div className="flex items-center gap-1.5 text-sm">
-      <Button tone="ghost" aria-label="Previous test input" disabled={index === 0} onClick={() => controller.selectTest(index - 1)}>‹</Button>
-      <span className="tabular-nums text-slate-200" data-testid="test-position">Test {index + 1} / {count}</span>
-      <Button tone="ghost" aria-label="Next test input" disabled={index >= count - 1} onClick={() => controller.selectTest(index + 1)}>›</Button>
+      <Button
+        tone="ghost"
+        aria-label="Previous test input"
+        disabled={index === 0}
+        onClick={() => controller.selectTest(index - 1)}
+      >
+        ‹
+      </Button>
+      <span className="tabular-nums text-slate-200" data-testid="test-position">
+        Test {index + 1} / {count}
+      </span>
+      <Button
+        tone="ghost"
+        aria-label="Next test input"
+        disabled={index >= count - 1}
+        onClick={() => controller.selectTest(index + 1)}
+      >
+        ›
+      </Button>
       {count > 1 && (
         <span className="ml-1 flex gap-1" aria-label="Test inputs">
           {tests.map((t, i) => (
-            <span key={i} title={`Test ${i + 1}: ${t.status}`}
-              className={`h-2 w-2 rounded-full ${t.status === 'solved' ? 'bg-emerald-400' : t.status === 'failed' ? 'bg-rose-500' : i === index ? 'bg-sky-400' : 'bg-slate-600'}`} />
+            <span
+              key={i}
+              title={`Test ${i + 1}: ${t.status}`}
+              className={`h-2 w-2 rounded-full ${t.status === 'solved' ? 'bg-emerald-400' : t.status === 'failed' ? 'bg-rose-500' : i === index ? 'bg-sky-400' : 'bg-slate-600'}`}
+            />
           ))}
         </span>
       )}
@@ -132,22 +217,46 @@ function TestNav({ controller, count, index, tests }: { controller: PlayerContro
 }
 
 function Trials({ test, max }: { test: TestState; max: number }) {
-  const label = test.status === 'solved' ? 'Solved' : test.status === 'failed' ? 'No trials left' : `Trial ${test.trials + 1} of ${max}`;
+  const label =
+    test.status === 'solved'
+      ? 'Solved'
+      : test.status === 'failed'
+        ? 'No trials left'
+        : `Trial ${test.trials + 1} of ${max}`;
   return (
     <div className="flex items-center gap-2 text-sm" data-testid="trials">
       <span className="flex gap-1" aria-hidden>
         {Array.from({ length: max }, (_, i) => (
-          <span key={i} className={`h-2.5 w-2.5 rounded-sm ${i < test.trials ? (test.status === 'solved' && i === test.trials - 1 ? 'bg-emerald-400' : 'bg-rose-500') : 'bg-slate-600'}`} />
+          <span
+            key={i}
+            className={`h-2.5 w-2.5 rounded-sm ${i < test.trials ? (test.status === 'solved' && i === test.trials - 1 ? 'bg-emerald-400' : 'bg-rose-500') : 'bg-slate-600'}`}
+          />
         ))}
       </span>
-      <span className={test.status === 'solved' ? 'text-emerald-300' : test.status === 'failed' ? 'text-rose-300' : 'text-slate-300'}>{label}</span>
+      <span
+        className={
+          test.status === 'solved' ? 'text-emerald-300' : test.status === 'failed' ? 'text-rose-300' : 'text-slate-300'
+        }
+      >
+        {label}
+      </span>
     </div>
   );
 }
 
 /** A phone's choice of the grid it shows: the test input or the participant's output, each with its size. */
-function GridSwitch({ shown, onShow, input, output, multi }: {
-  shown: GridSide; onShow: (side: GridSide) => void; input: readonly (readonly number[])[]; output: readonly (readonly number[])[]; multi: number | null;
+function GridSwitch({
+  shown,
+  onShow,
+  input,
+  output,
+  multi,
+}: {
+  shown: GridSide;
+  onShow: (side: GridSide) => void;
+  input: readonly (readonly number[])[];
+  output: readonly (readonly number[])[];
+  multi: number | null;
 }) {
   const sides: { side: GridSide; label: string; grid: readonly (readonly number[])[] }[] = [
     { side: 'input', label: `Test input${multi ? ` ${multi}` : ''}`, grid: input },
@@ -156,9 +265,17 @@ function GridSwitch({ shown, onShow, input, output, multi }: {
   return (
     <div className="flex gap-1" role="group" aria-label="Grid shown">
       {sides.map((s) => (
-        <button key={s.side} type="button" aria-pressed={shown === s.side} onClick={() => onShow(s.side)}
-          className={`h-7 rounded-md border px-2.5 text-xs font-semibold uppercase tracking-wider ${shown === s.side ? 'border-sky-400 bg-sky-600/30 text-sky-100' : 'border-slate-700 bg-slate-800 text-slate-300'}`}>
-          {s.label} <span className="font-normal normal-case tabular-nums text-slate-400">{s.grid.length}x{s.grid[0].length}</span>
+        <button
+          key={s.side}
+          type="button"
+          aria-pressed={shown === s.side}
+          onClick={() => onShow(s.side)}
+          className={`h-7 rounded-md border px-2.5 text-xs font-semibold uppercase tracking-wider ${shown === s.side ? 'border-sky-400 bg-sky-600/30 text-sky-100' : 'border-slate-700 bg-slate-800 text-slate-300'}`}
+        >
+          {s.label}{' '}
+          <span className="font-normal normal-case tabular-nums text-slate-400">
+            {s.grid.length}x{s.grid[0].length}
+          </span>
         </button>
       ))}
     </div>
@@ -169,18 +286,36 @@ function SubmitButton({ controller, className = '' }: { controller: PlayerContro
   const open = usePlayer((s) => currentTest(s.state)?.status === 'open');
   const submitting = usePlayer((s) => s.submitting);
   return (
-    <Button tone="primary" className={`px-5 ${className}`} onClick={() => void controller.submit()} disabled={!open || submitting} title="Submit (Ctrl+Enter)">
+    <Button
+      tone="primary"
+      className={`px-5 ${className}`}
+      onClick={() => void controller.submit()}
+      disabled={!open || submitting}
+      title="Submit (Ctrl+Enter)"
+    >
       {submitting ? 'Checking…' : 'Submit'}
     </Button>
   );
 }
 
-function GridPanel({ title, label, side, grid, controller, testId, status }: {
+function GridPanel({
+  title,
+  label,
+  side,
+  grid,
+  controller,
+  testId,
+  status,
+}: {
   /** The panel's heading: its name, or on a phone the switch between the two grids. */
   title: React.ReactNode;
   /** The grid's accessible name, when the title is not plain text. */
   label?: string;
-  side: GridSide; grid: readonly (readonly number[])[]; controller: PlayerController; testId: string; status?: TestState['status'];
+  side: GridSide;
+  grid: readonly (readonly number[])[];
+  controller: PlayerController;
+  testId: string;
+  status?: TestState['status'];
 }) {
   const name = label ?? String(title);
   const plain = typeof title === 'string';
@@ -203,21 +338,44 @@ function GridPanel({ title, label, side, grid, controller, testId, status }: {
   const selectedCells = moving ? moving.cells : drag ? null : (sel?.cells ?? null);
   const selection = drag ?? (moving ? null : (sel?.rect ?? null));
   const at = focused ? { row: Math.min(cursorCell.row, rows - 1), col: Math.min(cursorCell.col, cols - 1) } : null;
-  const cursor = dragMove ? 'grabbing' : tool === 'select' || tool === 'wand' ? 'crosshair' : side === 'output' ? (tool === 'fill' ? 'cell' : 'pointer') : 'default';
+  const cursor = dragMove
+    ? 'grabbing'
+    : tool === 'select' || tool === 'wand'
+      ? 'crosshair'
+      : side === 'output'
+        ? tool === 'fill'
+          ? 'cell'
+          : 'pointer'
+        : 'default';
   return (
     <div className="flex min-w-0 flex-1 flex-col rounded-lg border border-slate-800 bg-slate-900/60">
-      <div className={`flex items-center justify-between border-b border-slate-800 text-xs ${plain ? 'h-8 px-3' : 'h-10 px-1.5'}`}>
+      <div
+        className={`flex items-center justify-between border-b border-slate-800 text-xs ${plain ? 'h-8 px-3' : 'h-10 px-1.5'}`}
+      >
         {plain ? <span className="font-semibold uppercase tracking-wider text-slate-400">{title}</span> : title}
-        <span className={`tabular-nums text-slate-400 ${plain ? '' : 'sr-only'}`} data-testid={`${testId}-size`}>{rows}x{cols}</span>
+        <span className={`tabular-nums text-slate-400 ${plain ? '' : 'sr-only'}`} data-testid={`${testId}-size`}>
+          {rows}x{cols}
+        </span>
       </div>
       {/* On a phone the panel is as tall as the grid needs at the screen's width: at most 60% of the screen, and 40 px a row. */}
-      <div ref={ref} className={`relative flex items-center justify-center p-2 ${plain ? 'min-h-0 flex-1' : ''}`}
-        style={plain ? undefined : { aspectRatio: `${cols} / ${rows}`, maxHeight: `min(60vh, ${rows * 40 + 17}px)` }}>
+      <div
+        ref={ref}
+        className={`relative flex items-center justify-center p-2 ${plain ? 'min-h-0 flex-1' : ''}`}
+        style={plain ? undefined : { aspectRatio: `${cols} / ${rows}`, maxHeight: `min(60vh, ${rows * 40 + 17}px)` }}
+      >
         <GridCanvas
-          grid={shown} cell={cell} label={name} testId={testId} showSymbols={showSymbols} selection={selection} cursor={cursor}
-          selectedCells={selectedCells} cellCursor={at}
+          grid={shown}
+          cell={cell}
+          label={name}
+          testId={testId}
+          showSymbols={showSymbols}
+          selection={selection}
+          cursor={cursor}
+          selectedCells={selectedCells}
+          cellCursor={at}
           keyboard={{
-            side, describedBy: GRID_KEYS_HELP,
+            side,
+            describedBy: GRID_KEYS_HELP,
             onFocus: () => usePlayer.setState({ focused: side }),
             onBlur: () => usePlayer.setState((s) => (s.focused === side ? { focused: null } : {})),
           }}
@@ -226,7 +384,9 @@ function GridPanel({ title, label, side, grid, controller, testId, status }: {
           onUp={() => controller.pointerUp()}
         />
         {status && status !== 'open' && (
-          <div className={`pointer-events-none absolute right-3 top-3 rounded px-2 py-0.5 text-xs font-semibold ${status === 'solved' ? 'bg-emerald-700/90 text-white' : 'bg-rose-700/90 text-white'}`}>
+          <div
+            className={`pointer-events-none absolute right-3 top-3 rounded px-2 py-0.5 text-xs font-semibold ${status === 'solved' ? 'bg-emerald-700/90 text-white' : 'bg-rose-700/90 text-white'}`}
+          >
             {status === 'solved' ? 'Solved' : 'Out of trials'}
           </div>
         )}
@@ -253,18 +413,39 @@ function ToolBar({ controller, submit }: { controller: PlayerController; submit:
       <div className="flex flex-wrap items-center gap-2">
         <div className="flex gap-1" role="group" aria-label="Tools">
           {TOOLS.map((t) => (
-            <Button key={t.tool} tone={tool === t.tool ? 'active' : 'default'} aria-pressed={tool === t.tool} title={t.hint} kbd={t.key}
-              onClick={() => controller.setTool(t.tool)}>{t.label}</Button>
+            <Button
+              key={t.tool}
+              tone={tool === t.tool ? 'active' : 'default'}
+              aria-pressed={tool === t.tool}
+              title={t.hint}
+              kbd={t.key}
+              onClick={() => controller.setTool(t.tool)}
+            >
+              {t.label}
+            </Button>
           ))}
         </div>
         <div className="mx-1 hidden h-6 w-px bg-slate-700 sm:block" />
         <div className="flex w-full gap-1 sm:w-auto" role="radiogroup" aria-label="Colour">
           {ARC_PALETTE.map((p, i) => (
-            <button key={i} type="button" role="radio" aria-checked={color === i} aria-label={`Colour ${i} (${p.name})`} title={`${i}: ${p.name} (key ${i})`}
+            <button
+              key={i}
+              type="button"
+              role="radio"
+              aria-checked={color === i}
+              aria-label={`Colour ${i} (${p.name})`}
+              title={`${i}: ${p.name} (key ${i})`}
               onClick={() => controller.setColor(i)}
               className={`relative h-8 min-w-0 flex-1 rounded-md border-2 sm:w-8 sm:flex-none ${color === i ? 'border-white ring-2 ring-sky-400' : 'border-slate-700 hover:border-slate-400'}`}
-              style={{ background: p.hex }}>
-              {showSymbols && <span className={`absolute inset-0 flex items-center justify-center font-mono text-xs ${[0, 1, 2, 6, 9].includes(i) ? 'text-white' : 'text-black'}`}>{i}</span>}
+              style={{ background: p.hex }}
+            >
+              {showSymbols && (
+                <span
+                  className={`absolute inset-0 flex items-center justify-center font-mono text-xs ${[0, 1, 2, 6, 9].includes(i) ? 'text-white' : 'text-black'}`}
+                >
+                  {i}
+                </span>
+              )}
             </button>
           ))}
         </div>
@@ -272,20 +453,41 @@ function ToolBar({ controller, submit }: { controller: PlayerController; submit:
       <div className="flex flex-wrap items-center gap-2">
         <TransformTools controller={controller} open={open} />
         <label className="ml-auto flex items-center gap-1.5 text-xs text-slate-300">
-          <input type="checkbox" checked={showSymbols} onChange={() => controller.toggleSymbols()} className="accent-sky-500" />
+          <input
+            type="checkbox"
+            checked={showSymbols}
+            onChange={() => controller.toggleSymbols()}
+            className="accent-sky-500"
+          />
           Show symbol numbers
         </label>
         <KeysHelp />
       </div>
       <div className="flex flex-wrap items-center gap-2">
         <ResizeField controller={controller} disabled={!open} />
-        <Button onClick={() => controller.copyFromInput()} disabled={!open} title="Copy from input (I)">Copy from input</Button>
-        <Button onClick={() => controller.resetGrid()} disabled={!open}>Reset grid</Button>
+        <Button onClick={() => controller.copyFromInput()} disabled={!open} title="Copy from input (I)">
+          Copy from input
+        </Button>
+        <Button onClick={() => controller.resetGrid()} disabled={!open}>
+          Reset grid
+        </Button>
         <div className="mx-1 hidden h-6 w-px bg-slate-700 sm:block" />
-        <Button onClick={() => controller.undo()} disabled={!open || !test?.undo.length} title="Undo (Ctrl+Z)">Undo</Button>
-        <Button onClick={() => controller.redo()} disabled={!open || !test?.redo.length} title="Redo (Ctrl+Shift+Z or Ctrl+Y)">Redo</Button>
-        <Button onClick={() => controller.copy()} kbd="C">Copy</Button>
-        <Button onClick={() => controller.paste()} disabled={!hasClip || !open} kbd="V">Paste</Button>
+        <Button onClick={() => controller.undo()} disabled={!open || !test?.undo.length} title="Undo (Ctrl+Z)">
+          Undo
+        </Button>
+        <Button
+          onClick={() => controller.redo()}
+          disabled={!open || !test?.redo.length}
+          title="Redo (Ctrl+Shift+Z or Ctrl+Y)"
+        >
+          Redo
+        </Button>
+        <Button onClick={() => controller.copy()} kbd="C">
+          Copy
+        </Button>
+        <Button onClick={() => controller.paste()} disabled={!hasClip || !open} kbd="V">
+          Paste
+        </Button>
         {submit && <SubmitButton controller={controller} className="ml-auto" />}
       </div>
     </div>
@@ -295,16 +497,43 @@ function ToolBar({ controller, submit }: { controller: PlayerController; submit:
 /** Rotate, flip and crop: of the output selection, or of the whole output with none; and the keys. */
 function TransformTools({ controller, open }: { controller: PlayerController; open: boolean }) {
   const outputSelected = usePlayer((s) => s.state.selection?.side === 'output');
-  const what = outputSelected ? 'the selected cells (arrows or a drag move them)' : 'the whole output (select output cells to act on them only)';
+  const what = outputSelected
+    ? 'the selected cells (arrows or a drag move them)'
+    : 'the whole output (select output cells to act on them only)';
   return (
     <>
       <div className="flex gap-1" role="group" aria-label="Rotate and flip">
-        <Button onClick={() => controller.rotate('cw')} disabled={!open} kbd="R" title={`Rotate ${what} clockwise`}>Rotate ↻</Button>
-        <Button onClick={() => controller.rotate('ccw')} disabled={!open} kbd="⇧R" title={`Rotate ${what} anticlockwise`}>Rotate ↺</Button>
-        <Button onClick={() => controller.flip('horizontal')} disabled={!open} kbd="X" title={`Flip ${what} left-right`}>Flip ↔</Button>
-        <Button onClick={() => controller.flip('vertical')} disabled={!open} kbd="Y" title={`Flip ${what} top-bottom`}>Flip ↕</Button>
+        <Button onClick={() => controller.rotate('cw')} disabled={!open} kbd="R" title={`Rotate ${what} clockwise`}>
+          Rotate ↻
+        </Button>
+        <Button
+          onClick={() => controller.rotate('ccw')}
+          disabled={!open}
+          kbd="⇧R"
+          title={`Rotate ${what} anticlockwise`}
+        >
+          Rotate ↺
+        </Button>
+        <Button
+          onClick={() => controller.flip('horizontal')}
+          disabled={!open}
+          kbd="X"
+          title={`Flip ${what} left-right`}
+        >
+          Flip ↔
+        </Button>
+        <Button onClick={() => controller.flip('vertical')} disabled={!open} kbd="Y" title={`Flip ${what} top-bottom`}>
+          Flip ↕
+        </Button>
       </div>
-      <Button onClick={() => controller.crop()} disabled={!open || !outputSelected} kbd="K" title="Crop the output to the selection's bounding box">Crop</Button>
+      <Button
+        onClick={() => controller.crop()}
+        disabled={!open || !outputSelected}
+        kbd="K"
+        title="Crop the output to the selection's bounding box"
+      >
+        Crop
+      </Button>
     </>
   );
 }
@@ -319,7 +548,10 @@ function KeysHelp() {
     ['Tab', 'focus the test input or your output'],
     [keys('cursor').replace(' / Shift+Arrows', ''), 'move the cursor; with output cells selected, move those cells'],
     ['Shift+Arrows', 'select a rectangle from the cursor'],
-    ['Space', 'use the tool at the cursor: Edit paints, Fill fills, Select selects the cell, Wand its area (Shift+Space adds)'],
+    [
+      'Space',
+      'use the tool at the cursor: Edit paints, Fill fills, Select selects the cell, Wand its area (Shift+Space adds)',
+    ],
     ['E / S / W / F', 'Edit, Select, Wand, Flood fill'],
     ['0-9', 'colour (recolours selected output cells)'],
     [`${keys('copy')}, ${keys('paste')}`, 'copy the selection; paste at the selected output cell or the cursor'],
@@ -338,20 +570,31 @@ function KeysHelp() {
   }, []);
   return (
     // A phone has no keys to list.
-    <details ref={ref} className="relative hidden text-xs sm:block" data-testid="keys-help"
+    <details
+      ref={ref}
+      className="relative hidden text-xs sm:block"
+      data-testid="keys-help"
       onKeyDown={(e) => {
         if (e.key !== 'Escape' || !ref.current?.open) return;
         e.stopPropagation();
         ref.current.open = false;
         ref.current.querySelector('summary')?.focus();
-      }}>
-      <summary className="flex h-8 cursor-pointer list-none items-center rounded-md border border-slate-700 bg-slate-800 px-2.5 text-sm text-slate-100 hover:bg-slate-700">Keys</summary>
-      <div id={GRID_KEYS_HELP} className="absolute bottom-10 right-0 z-20 w-[30rem] rounded-lg border border-slate-700 bg-slate-950 p-3 text-slate-200 shadow-xl">
+      }}
+    >
+      <summary className="flex h-8 cursor-pointer list-none items-center rounded-md border border-slate-700 bg-slate-800 px-2.5 text-sm text-slate-100 hover:bg-slate-700">
+        Keys
+      </summary>
+      <div
+        id={GRID_KEYS_HELP}
+        className="absolute bottom-10 right-0 z-20 w-[30rem] rounded-lg border border-slate-700 bg-slate-950 p-3 text-slate-200 shadow-xl"
+      >
         <p className="mb-2 text-slate-300">Everything works from the keyboard:</p>
         <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-1">
           {rows.map(([k, what]) => (
             <div key={k} className="contents">
-              <dt><kbd className="rounded bg-slate-800 px-1 font-mono text-[11px] text-slate-100">{k}</kbd></dt>
+              <dt>
+                <kbd className="rounded bg-slate-800 px-1 font-mono text-[11px] text-slate-100">{k}</kbd>
+              </dt>
               <dd className="text-slate-300">{what}</dd>
             </div>
           ))}
@@ -373,21 +616,54 @@ function ResizeField({ controller, disabled }: { controller: PlayerController; d
     setError(null);
   }
   return (
-    <form className="relative flex items-center gap-1.5" onSubmit={(e) => {
-      e.preventDefault();
-      const err = controller.resize(text);
-      setError(err);
-      if (!err) (document.activeElement as HTMLElement | null)?.blur();
-    }}>
-      <label htmlFor="grid-size" className="text-xs text-slate-400" title="Type rows x columns, e.g. 3x3 or 10x12, then Enter">Size</label>
-      <input id="grid-size" value={text} disabled={disabled} spellCheck={false} autoComplete="off"
-        aria-invalid={!!error} aria-describedby={error ? 'grid-size-error' : undefined}
-        onChange={(e) => { setText(e.target.value); setError(null); }}
-        onKeyDown={(e) => { if (e.key === 'Escape') { setText(size); setError(null); e.currentTarget.blur(); } }}
-        className={`h-8 w-20 rounded-md border bg-slate-950 px-2 font-mono text-sm ${error ? 'border-rose-500' : 'border-slate-700'} focus:outline-none focus:ring-2 focus:ring-sky-500`} />
-      <Button type="submit" disabled={disabled}>Resize</Button>
+    <form
+      className="relative flex items-center gap-1.5"
+      onSubmit={(e) => {
+        e.preventDefault();
+        const err = controller.resize(text);
+        setError(err);
+        if (!err) (document.activeElement as HTMLElement | null)?.blur();
+      }}
+    >
+      <label
+        htmlFor="grid-size"
+        className="text-xs text-slate-400"
+        title="Type rows x columns, e.g. 3x3 or 10x12, then Enter"
+      >
+        Size
+      </label>
+      <input
+        id="grid-size"
+        value={text}
+        disabled={disabled}
+        spellCheck={false}
+        autoComplete="off"
+        aria-invalid={!!error}
+        aria-describedby={error ? 'grid-size-error' : undefined}
+        onChange={(e) => {
+          setText(e.target.value);
+          setError(null);
+        }}
+        onKeyDown={(e) => {
+          if (e.key === 'Escape') {
+            setText(size);
+            setError(null);
+            e.currentTarget.blur();
+          }
+        }}
+        className={`h-8 w-20 rounded-md border bg-slate-950 px-2 font-mono text-sm ${error ? 'border-rose-500' : 'border-slate-700'} focus:outline-none focus:ring-2 focus:ring-sky-500`}
+      />
+      <Button type="submit" disabled={disabled}>
+        Resize
+      </Button>
       {error && (
-        <div id="grid-size-error" role="alert" className="absolute bottom-10 left-0 z-10 w-80 max-w-[calc(100vw-2rem)] rounded-md border border-rose-500/60 bg-rose-950 px-3 py-2 text-xs text-rose-100 shadow-lg">{error}</div>
+        <div
+          id="grid-size-error"
+          role="alert"
+          className="absolute bottom-10 left-0 z-10 w-80 max-w-[calc(100vw-2rem)] rounded-md border border-rose-500/60 bg-rose-950 px-3 py-2 text-xs text-rose-100 shadow-lg"
+        >
+          {error}
+        </div>
       )}
     </form>
   );
@@ -395,13 +671,19 @@ function ResizeField({ controller, disabled }: { controller: PlayerController; d
 
 function StatusLine({ finished, solved, action }: { finished: boolean; solved: boolean; action?: React.ReactNode }) {
   const notice = usePlayer((s) => s.notice);
-  const tone = notice?.tone === 'success' ? 'text-emerald-300' : notice?.tone === 'error' ? 'text-rose-300' : 'text-slate-300';
+  const tone =
+    notice?.tone === 'success' ? 'text-emerald-300' : notice?.tone === 'error' ? 'text-rose-300' : 'text-slate-300';
   return (
     <div className="flex min-h-9 shrink-0 flex-wrap items-center gap-x-3 gap-y-1 text-sm">
-      <p role="status" aria-live="polite" className={tone} data-testid="status" key={notice?.id}>{notice?.text ?? 'Work out the rule from the demonstrations, build the output for the test input, then submit.'}</p>
+      <p role="status" aria-live="polite" className={tone} data-testid="status" key={notice?.id}>
+        {notice?.text ?? 'Work out the rule from the demonstrations, build the output for the test input, then submit.'}
+      </p>
       {finished && (
         <div className="ml-auto flex items-center gap-2">
-          <span className={`rounded px-2 py-0.5 text-xs font-semibold ${solved ? 'bg-emerald-700 text-white' : 'bg-slate-700 text-slate-200'}`} data-testid="task-result">
+          <span
+            className={`rounded px-2 py-0.5 text-xs font-semibold ${solved ? 'bg-emerald-700 text-white' : 'bg-slate-700 text-slate-200'}`}
+            data-testid="task-result"
+          >
             {solved ? 'Task solved' : 'Task finished'}
           </span>
           {action}

@@ -34,7 +34,12 @@ function focusGrid(side: GridSide): void {
   if (el && document.activeElement !== el) el.focus({ preventScroll: true });
 }
 
-const ARROWS: Readonly<Record<string, readonly [number, number]>> = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+const ARROWS: Readonly<Record<string, readonly [number, number]>> = {
+  ArrowUp: [-1, 0],
+  ArrowDown: [1, 0],
+  ArrowLeft: [0, -1],
+  ArrowRight: [0, 1],
+};
 
 /**
  * Arrow keys. With output cells selected they move those cells; otherwise they move the cell
@@ -63,17 +68,46 @@ const plain = (e: KeyboardEvent) => !e.ctrlKey && !e.metaKey && !e.altKey;
 const key = (e: KeyboardEvent, k: string) => e.key.toLowerCase() === k;
 
 export const PLAYER_ACTIONS: readonly PlayerAction[] = [
-  { id: 'tool.edit', label: 'Edit', keys: ['E'], keyTest: (e) => plain(e) && key(e, 'e'), perform: (c) => c.setTool('edit') },
-  { id: 'tool.select', label: 'Select', keys: ['S'], keyTest: (e) => plain(e) && key(e, 's'), perform: (c) => c.setTool('select') },
-  { id: 'tool.fill', label: 'Flood fill', keys: ['F'], keyTest: (e) => plain(e) && key(e, 'f'), perform: (c) => c.setTool('fill') },
-  { id: 'tool.wand', label: 'Wand', keys: ['W'], keyTest: (e) => plain(e) && key(e, 'w'), perform: (c) => c.setTool('wand') },
   {
-    id: 'cursor', label: 'Move the cursor, or the selected output cells', keys: ['Arrows', 'Shift+Arrows'], repeats: true,
+    id: 'tool.edit',
+    label: 'Edit',
+    keys: ['E'],
+    keyTest: (e) => plain(e) && key(e, 'e'),
+    perform: (c) => c.setTool('edit'),
+  },
+  {
+    id: 'tool.select',
+    label: 'Select',
+    keys: ['S'],
+    keyTest: (e) => plain(e) && key(e, 's'),
+    perform: (c) => c.setTool('select'),
+  },
+  {
+    id: 'tool.fill',
+    label: 'Flood fill',
+    keys: ['F'],
+    keyTest: (e) => plain(e) && key(e, 'f'),
+    perform: (c) => c.setTool('fill'),
+  },
+  {
+    id: 'tool.wand',
+    label: 'Wand',
+    keys: ['W'],
+    keyTest: (e) => plain(e) && key(e, 'w'),
+    perform: (c) => c.setTool('wand'),
+  },
+  {
+    id: 'cursor',
+    label: 'Move the cursor, or the selected output cells',
+    keys: ['Arrows', 'Shift+Arrows'],
+    repeats: true,
     keyTest: (e) => !e.ctrlKey && !e.metaKey && !e.altKey && e.key in ARROWS && keyTarget(e) !== undefined,
     perform: (c, e) => e && arrow(c, e),
   },
   {
-    id: 'act', label: 'Use the tool at the cursor', keys: ['Space', 'Shift+Space'],
+    id: 'act',
+    label: 'Use the tool at the cursor',
+    keys: ['Space', 'Shift+Space'],
     keyTest: (e) => plain(e) && e.key === ' ' && keyTarget(e) !== undefined,
     perform: (c, e) => {
       const side = keyTarget(e!) ?? 'output';
@@ -81,20 +115,96 @@ export const PLAYER_ACTIONS: readonly PlayerAction[] = [
       c.actAtCursor(side, !!e?.shiftKey);
     },
   },
-  { id: 'rotate.cw', label: 'Rotate clockwise', keys: ['R'], keyTest: (e) => plain(e) && key(e, 'r') && !e.shiftKey, perform: (c) => c.rotate('cw') },
-  { id: 'rotate.ccw', label: 'Rotate anticlockwise', keys: ['Shift+R'], keyTest: (e) => plain(e) && key(e, 'r') && e.shiftKey, perform: (c) => c.rotate('ccw') },
-  { id: 'flip.horizontal', label: 'Flip left-right', keys: ['X'], keyTest: (e) => plain(e) && key(e, 'x') && !e.shiftKey, perform: (c) => c.flip('horizontal') },
-  { id: 'flip.vertical', label: 'Flip top-bottom', keys: ['Y'], keyTest: (e) => plain(e) && key(e, 'y') && !e.shiftKey, perform: (c) => c.flip('vertical') },
-  { id: 'crop', label: 'Crop to selection', keys: ['K'], keyTest: (e) => plain(e) && key(e, 'k') && !e.shiftKey, perform: (c) => c.crop() },
-  { id: 'copy.input', label: 'Copy from input', keys: ['I'], keyTest: (e) => plain(e) && key(e, 'i') && !e.shiftKey, perform: (c) => c.copyFromInput() },
-  { id: 'submit', label: 'Submit', keys: ['Ctrl+Enter'], keyTest: (e) => mod(e) && e.key === 'Enter', perform: (c) => void c.submit() },
-  { id: 'copy', label: 'Copy', keys: ['C', 'Ctrl+C'], keyTest: (e) => !e.altKey && key(e, 'c') && !e.shiftKey, perform: (c) => c.copy() },
-  { id: 'paste', label: 'Paste', keys: ['V', 'Ctrl+V'], keyTest: (e) => !e.altKey && key(e, 'v') && !e.shiftKey, perform: (c) => c.paste() },
-  { id: 'redo', label: 'Redo', keys: ['Ctrl+Shift+Z', 'Ctrl+Y'], repeats: true, keyTest: (e) => mod(e) && ((key(e, 'z') && e.shiftKey) || (key(e, 'y') && !e.shiftKey)), perform: (c) => c.redo() },
-  { id: 'undo', label: 'Undo', keys: ['Ctrl+Z'], repeats: true, keyTest: (e) => mod(e) && key(e, 'z') && !e.shiftKey, perform: (c) => c.undo() },
-  { id: 'select.clear', label: 'Clear selection', keys: ['Esc'], keyTest: (e) => e.key === 'Escape', perform: (c) => c.clearSelection() },
+  {
+    id: 'rotate.cw',
+    label: 'Rotate clockwise',
+    keys: ['R'],
+    keyTest: (e) => plain(e) && key(e, 'r') && !e.shiftKey,
+    perform: (c) => c.rotate('cw'),
+  },
+  {
+    id: 'rotate.ccw',
+    label: 'Rotate anticlockwise',
+    keys: ['Shift+R'],
+    keyTest: (e) => plain(e) && key(e, 'r') && e.shiftKey,
+    perform: (c) => c.rotate('ccw'),
+  },
+  {
+    id: 'flip.horizontal',
+    label: 'Flip left-right',
+    keys: ['X'],
+    keyTest: (e) => plain(e) && key(e, 'x') && !e.shiftKey,
+    perform: (c) => c.flip('horizontal'),
+  },
+  {
+    id: 'flip.vertical',
+    label: 'Flip top-bottom',
+    keys: ['Y'],
+    keyTest: (e) => plain(e) && key(e, 'y') && !e.shiftKey,
+    perform: (c) => c.flip('vertical'),
+  },
+  {
+    id: 'crop',
+    label: 'Crop to selection',
+    keys: ['K'],
+    keyTest: (e) => plain(e) && key(e, 'k') && !e.shiftKey,
+    perform: (c) => c.crop(),
+  },
+  {
+    id: 'copy.input',
+    label: 'Copy from input',
+    keys: ['I'],
+    keyTest: (e) => plain(e) && key(e, 'i') && !e.shiftKey,
+    perform: (c) => c.copyFromInput(),
+  },
+  {
+    id: 'submit',
+    label: 'Submit',
+    keys: ['Ctrl+Enter'],
+    keyTest: (e) => mod(e) && e.key === 'Enter',
+    perform: (c) => void c.submit(),
+  },
+  {
+    id: 'copy',
+    label: 'Copy',
+    keys: ['C', 'Ctrl+C'],
+    keyTest: (e) => !e.altKey && key(e, 'c') && !e.shiftKey,
+    perform: (c) => c.copy(),
+  },
+  {
+    id: 'paste',
+    label: 'Paste',
+    keys: ['V', 'Ctrl+V'],
+    keyTest: (e) => !e.altKey && key(e, 'v') && !e.shiftKey,
+    perform: (c) => c.paste(),
+  },
+  {
+    id: 'redo',
+    label: 'Redo',
+    keys: ['Ctrl+Shift+Z', 'Ctrl+Y'],
+    repeats: true,
+    keyTest: (e) => mod(e) && ((key(e, 'z') && e.shiftKey) || (key(e, 'y') && !e.shiftKey)),
+    perform: (c) => c.redo(),
+  },
+  {
+    id: 'undo',
+    label: 'Undo',
+    keys: ['Ctrl+Z'],
+    repeats: true,
+    keyTest: (e) => mod(e) && key(e, 'z') && !e.shiftKey,
+    perform: (c) => c.undo(),
+  },
+  {
+    id: 'select.clear',
+    label: 'Clear selection',
+    keys: ['Esc'],
+    keyTest: (e) => e.key === 'Escape',
+    perform: (c) => c.clearSelection(),
+  },
   ...Array.from({ length: 10 }, (_, n): PlayerAction => ({
-    id: `color.${n}`, label: `Colour ${n}`, keys: [String(n)],
+    id: `color.${n}`,
+    label: `Colour ${n}`,
+    keys: [String(n)],
     keyTest: (e) => plain(e) && e.key === String(n),
     perform: (c) => c.setColor(n),
   })),

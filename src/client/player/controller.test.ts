@@ -120,7 +120,15 @@ describe('status line', () => {
   it('a verdict on a grid changed while it was being checked is not shown beside the new grid', async () => {
     let release: () => void = () => {};
     const inner = browserJudge(task);
-    const slow = { ...inner, submit: async (...args: Parameters<typeof inner.submit>) => { await new Promise<void>((r) => { release = r; }); return inner.submit(...args); } };
+    const slow = {
+      ...inner,
+      submit: async (...args: Parameters<typeof inner.submit>) => {
+        await new Promise<void>((r) => {
+          release = r;
+        });
+        return inner.submit(...args);
+      },
+    };
     const c = new PlayerController(new ListSink(), slow, open, 3);
     c.start();
     const checking = c.submit();
@@ -153,7 +161,11 @@ describe('the keyboard and the selection tools', () => {
     usePlayer.setState({ focused: 'output' });
     c.moveCursor('output', 1, 1, false);
     c.paste();
-    expect(output()).toEqual([[0, 0, 0], [0, 6, 6], [0, 6, 6]]);
+    expect(output()).toEqual([
+      [0, 0, 0],
+      [0, 6, 6],
+      [0, 6, 6],
+    ]);
     // Space with the Edit tool paints one cell as a stroke of its own; with Fill it fills.
     c.setColor(2);
     c.moveCursor('output', -1, -1, false);
@@ -163,13 +175,21 @@ describe('the keyboard and the selection tools', () => {
     c.setTool('fill');
     c.moveCursor('output', 0, 2, false);
     c.actAtCursor('output', false);
-    expect(output()).toEqual([[2, 2, 2], [0, 6, 6], [0, 6, 6]]);
+    expect(output()).toEqual([
+      [2, 2, 2],
+      [0, 6, 6],
+      [0, 6, 6],
+    ]);
     // The wand at the cursor selects the 6s; moving them leaves black behind.
     c.setTool('wand');
     c.moveCursor('output', 1, 0, false);
     c.actAtCursor('output', false);
     c.moveSelection(0, -1);
-    expect(output()).toEqual([[2, 2, 2], [6, 6, 0], [6, 6, 0]]);
+    expect(output()).toEqual([
+      [2, 2, 2],
+      [6, 6, 0],
+      [6, 6, 0],
+    ]);
     expect(usePlayer.getState().cursor.output).toEqual({ row: 1, col: 1 });
   });
 

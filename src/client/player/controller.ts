@@ -4,13 +4,35 @@
  * the state directly, so the downloaded log replays to exactly what was on screen.
  */
 import {
-  type Cell, type FlipAxis, type Grid, type Rotation, gridsEqual, inBounds, lineCells, makeGrid, parseSize, rectFrom, regionAt,
+  type Cell,
+  type FlipAxis,
+  type Grid,
+  type Rotation,
+  gridsEqual,
+  inBounds,
+  lineCells,
+  makeGrid,
+  parseSize,
+  rectFrom,
+  regionAt,
 } from '../../core/grid/grid';
 import type { ArcTask } from '../../core/formats/arcTask';
 import type { LogEvent } from '../../core/log/events';
 import {
-  type GridEventData, type GridEventKind, type GridSide, type Tool, cellPairs, currentTest, initialPlayer,
-  isDuplicateWrong, type PlayerState, reduce, replay, selectionBlock, selectionHas, taskSolved,
+  type GridEventData,
+  type GridEventKind,
+  type GridSide,
+  type Tool,
+  cellPairs,
+  currentTest,
+  initialPlayer,
+  isDuplicateWrong,
+  type PlayerState,
+  reduce,
+  replay,
+  selectionBlock,
+  selectionHas,
+  taskSolved,
 } from '../../core/log/gridPlayer';
 import type { Judge } from './judge';
 import { currentSubject, notify, usePlayer } from './store';
@@ -31,7 +53,19 @@ export interface OpenTask {
 
 /** Events that edit an output grid, whether or not a cell changes. */
 const EDITS: ReadonlySet<GridEventKind> = new Set<GridEventKind>([
-  'paint', 'fill', 'paste', 'resize', 'copy.input', 'reset', 'undo', 'redo', 'recolor', 'rotate', 'flip', 'move', 'crop',
+  'paint',
+  'fill',
+  'paste',
+  'resize',
+  'copy.input',
+  'reset',
+  'undo',
+  'redo',
+  'recolor',
+  'rotate',
+  'flip',
+  'move',
+  'crop',
 ]);
 
 /**
@@ -64,7 +98,8 @@ export class PlayerController {
   ) {
     this.resumed = resume.some((e) => e.kind === 'task.open') ? replay(resume) : null;
     // A stroke or drag cut off by the reload cannot continue.
-    if (this.resumed) this.stroke = Math.max(0, ...resume.filter((e) => e.kind === 'paint').map((e) => Number(e.data.stroke) || 0));
+    if (this.resumed)
+      this.stroke = Math.max(0, ...resume.filter((e) => e.kind === 'paint').map((e) => Number(e.data.stroke) || 0));
   }
 
   /**
@@ -77,12 +112,22 @@ export class PlayerController {
     this.started = true;
     const resumed = this.resumed;
     usePlayer.setState({
-      state: resumed ? { ...resumed, stroke: null } : initialPlayer(), dragSelection: null, dragMove: null, notice: null, submitting: false,
+      state: resumed ? { ...resumed, stroke: null } : initialPlayer(),
+      dragSelection: null,
+      dragMove: null,
+      notice: null,
+      submitting: false,
       cursor: { input: { row: 0, col: 0 }, output: { row: 0, col: 0 } },
       // A grid keeps the focus across tasks when the next task is opened from the keyboard.
       focused: focusedSide(),
     });
-    if (!resumed) this.emit('task.open', { taskId: this.open.taskId, collection: this.open.collection, tests: this.open.task.test.length, trials: this.trials });
+    if (!resumed)
+      this.emit('task.open', {
+        taskId: this.open.taskId,
+        collection: this.open.collection,
+        tests: this.open.task.test.length,
+        trials: this.trials,
+      });
   }
 
   private get state() {
@@ -104,7 +149,12 @@ export class PlayerController {
     const t = currentTest(this.state);
     if (!t) return false;
     if (t.status !== 'open') {
-      notify('info', t.status === 'solved' ? 'This test input is solved; its grid can no longer change.' : 'No trials are left for this test input; its grid can no longer change.');
+      notify(
+        'info',
+        t.status === 'solved'
+          ? 'This test input is solved; its grid can no longer change.'
+          : 'No trials are left for this test input; its grid can no longer change.',
+      );
       return false;
     }
     return true;
@@ -119,7 +169,10 @@ export class PlayerController {
     if (this.state.color !== color) this.emit('color', { color });
     const sel = this.state.selection;
     if (sel?.side === 'output' && currentTest(this.state)?.status === 'open') {
-      this.emit('recolor', sel.cells ? { rect: sel.rect, color, cells: cellPairs(sel.cells) } : { rect: sel.rect, color });
+      this.emit(
+        'recolor',
+        sel.cells ? { rect: sel.rect, color, cells: cellPairs(sel.cells) } : { rect: sel.rect, color },
+      );
     }
   }
 
@@ -135,7 +188,13 @@ export class PlayerController {
     this.keyAnchor = null;
     const tool = this.state.tool;
     const sel = this.state.selection;
-    if ((tool === 'select' || tool === 'wand') && !add && side === 'output' && sel?.side === 'output' && selectionHas(sel, cell.row, cell.col)) {
+    if (
+      (tool === 'select' || tool === 'wand') &&
+      !add &&
+      side === 'output' &&
+      sel?.side === 'output' &&
+      selectionHas(sel, cell.row, cell.col)
+    ) {
       // A press inside the output selection picks its cells up; the release puts them down.
       this.drag = { kind: 'move', from: cell };
       usePlayer.setState({ dragMove: { dr: 0, dc: 0 } });
@@ -203,7 +262,8 @@ export class PlayerController {
     const out = this.grid('output')!;
     if (!inBounds(out, cell.row, cell.col)) return;
     if (this.state.tool === 'fill') {
-      if (out[cell.row][cell.col] !== this.state.color) this.emit('fill', { row: cell.row, col: cell.col, color: this.state.color });
+      if (out[cell.row][cell.col] !== this.state.color)
+        this.emit('fill', { row: cell.row, col: cell.col, color: this.state.color });
       return;
     }
     this.stroke++;
@@ -242,7 +302,10 @@ export class PlayerController {
     const g = this.grid(side);
     if (!g) return;
     const from = this.cursorOf(side);
-    const to = { row: Math.max(0, Math.min(g.length - 1, from.row + dr)), col: Math.max(0, Math.min(g[0].length - 1, from.col + dc)) };
+    const to = {
+      row: Math.max(0, Math.min(g.length - 1, from.row + dr)),
+      col: Math.max(0, Math.min(g[0].length - 1, from.col + dc)),
+    };
     this.setCursor(side, to);
     if (!extend) {
       this.keyAnchor = null;
@@ -262,7 +325,8 @@ export class PlayerController {
     const cell = this.cursorOf(side);
     const tool = this.state.tool;
     this.keyAnchor = null;
-    if (tool === 'select') this.emit('select', add ? { side, rect: rectFrom(cell, cell), add } : { side, rect: rectFrom(cell, cell) });
+    if (tool === 'select')
+      this.emit('select', add ? { side, rect: rectFrom(cell, cell), add } : { side, rect: rectFrom(cell, cell) });
     else if (tool === 'wand') this.wand(side, cell, add);
     else {
       this.applyAt('output', cell, side);
@@ -278,7 +342,10 @@ export class PlayerController {
     this.emit('move', { dr, dc });
     const c = this.cursorOf('output');
     const g = this.grid('output')!;
-    this.setCursor('output', { row: Math.max(0, Math.min(g.length - 1, c.row + dr)), col: Math.max(0, Math.min(g[0].length - 1, c.col + dc)) });
+    this.setCursor('output', {
+      row: Math.max(0, Math.min(g.length - 1, c.row + dr)),
+      col: Math.max(0, Math.min(g[0].length - 1, c.col + dc)),
+    });
   }
 
   /** Turns the output selection a quarter, or the whole output when nothing of it is selected. */
@@ -317,13 +384,23 @@ export class PlayerController {
   copy(): void {
     const sel = this.state.selection;
     if (!sel) {
-      notify('info', 'Nothing is selected. Drag over the input or the output with the Select tool (S), or Shift+arrows, then copy.');
+      notify(
+        'info',
+        'Nothing is selected. Drag over the input or the output with the Select tool (S), or Shift+arrows, then copy.',
+      );
       return;
     }
     const block = selectionBlock(this.grid(sel.side)!, sel.rect);
     if (!block) return;
-    this.emit('copy', sel.cells ? { side: sel.side, rect: sel.rect, block, cells: cellPairs(sel.cells) } : { side: sel.side, rect: sel.rect, block });
-    const what = sel.cells ? `${sel.cells.length} selected cells (a ${block.length}x${block[0].length} block)` : `${block.length}x${block[0].length} cells`;
+    this.emit(
+      'copy',
+      sel.cells
+        ? { side: sel.side, rect: sel.rect, block, cells: cellPairs(sel.cells) }
+        : { side: sel.side, rect: sel.rect, block },
+    );
+    const what = sel.cells
+      ? `${sel.cells.length} selected cells (a ${block.length}x${block[0].length} block)`
+      : `${block.length}x${block[0].length} cells`;
     notify('info', `Copied ${what}. Select an output cell and paste (V) to place its top-left corner there.`);
   }
 
@@ -335,14 +412,27 @@ export class PlayerController {
     }
     const sel = this.state.selection;
     // The top-left corner goes to the output selection, or else to the keyboard's cursor.
-    const at = sel?.side === 'output' ? { row: sel.rect.r0, col: sel.rect.c0 } : usePlayer.getState().focused === 'output' ? this.cursorOf('output') : null;
+    const at =
+      sel?.side === 'output'
+        ? { row: sel.rect.r0, col: sel.rect.c0 }
+        : usePlayer.getState().focused === 'output'
+          ? this.cursorOf('output')
+          : null;
     if (!at) {
-      notify('info', 'Select the output cell where the top-left corner of the copied block should go (or put the cursor there), then paste.');
+      notify(
+        'info',
+        'Select the output cell where the top-left corner of the copied block should go (or put the cursor there), then paste.',
+      );
       return;
     }
     if (!this.editable()) return;
     const only = this.state.clipboardCells;
-    this.emit('paste', only ? { row: at.row, col: at.col, block: clip, cells: cellPairs(only) } : { row: at.row, col: at.col, block: clip });
+    this.emit(
+      'paste',
+      only
+        ? { row: at.row, col: at.col, block: clip, cells: cellPairs(only) }
+        : { row: at.row, col: at.col, block: clip },
+    );
   }
 
   // --- whole-grid edits --------------------------------------------------------------------
@@ -356,7 +446,8 @@ export class PlayerController {
     }
     if (!this.editable()) return null;
     const out = this.grid('output')!;
-    if (out.length !== size.rows || out[0].length !== size.cols) this.emit('resize', { rows: size.rows, cols: size.cols });
+    if (out.length !== size.rows || out[0].length !== size.cols)
+      this.emit('resize', { rows: size.rows, cols: size.cols });
     return null;
   }
 
@@ -380,7 +471,8 @@ export class PlayerController {
   }
 
   selectTest(index: number): void {
-    if (index !== this.state.testIndex && index >= 0 && index < this.state.tests.length) this.emit('test.select', { index });
+    if (index !== this.state.testIndex && index >= 0 && index < this.state.tests.length)
+      this.emit('test.select', { index });
   }
 
   // --- submission --------------------------------------------------------------------------
@@ -391,7 +483,10 @@ export class PlayerController {
     const t = currentTest(s);
     if (!t) return;
     if (t.status !== 'open') {
-      notify('info', t.status === 'solved' ? 'This test input is already solved.' : 'No trials are left for this test input.');
+      notify(
+        'info',
+        t.status === 'solved' ? 'This test input is already solved.' : 'No trials are left for this test input.',
+      );
       return;
     }
     const index = s.testIndex;
@@ -400,7 +495,10 @@ export class PlayerController {
     const label = n > 1 ? `test input ${index + 1}` : 'this test input';
     if (isDuplicateWrong(s, grid)) {
       this.emit('submit', { index, trial: t.trials, verdict: 'duplicate', grid });
-      notify('error', `You already submitted exactly this grid and it was wrong. No trial was used; change the grid first.`);
+      notify(
+        'error',
+        `You already submitted exactly this grid and it was wrong. No trial was used; change the grid first.`,
+      );
       return;
     }
     // The verdict speaks of the grid as it is submitted (see below).
@@ -415,14 +513,22 @@ export class PlayerController {
       // (this one solved or out of trials), of the screen it moved on to.
       const about = after.testIndex === index ? submitted : undefined;
       if (verdict === 'correct') {
-        notify('success', taskSolved(after) ? 'Correct! The task is solved.' : `Correct! ${cap(label)} is solved.`, about);
+        notify(
+          'success',
+          taskSolved(after) ? 'Correct! The task is solved.' : `Correct! ${cap(label)} is solved.`,
+          about,
+        );
       } else if (verdict === 'duplicate') {
         notify('error', 'You already submitted exactly this grid. No trial was used.', about);
       } else {
         const left = after.maxTrials - trial;
-        notify('error', left > 0
-          ? `Not correct. ${left} ${left === 1 ? 'trial' : 'trials'} left for ${label}.`
-          : `Not correct, and that was the last trial for ${label}.`, about);
+        notify(
+          'error',
+          left > 0
+            ? `Not correct. ${left} ${left === 1 ? 'trial' : 'trials'} left for ${label}.`
+            : `Not correct, and that was the last trial for ${label}.`,
+          about,
+        );
       }
     } catch (e) {
       notify('error', (e as Error).message);
@@ -441,4 +547,3 @@ function focusedSide(): GridSide | null {
 function cap(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
 }
-

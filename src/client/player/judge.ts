@@ -24,7 +24,10 @@ export function browserJudge(task: ArcTask): Judge {
     mode: 'practice',
     async submit(testIndex, grid) {
       const answer = task.test[testIndex]?.output;
-      if (!answer) throw new Error(`This task file has no answer for test input ${testIndex + 1}, so a submission cannot be checked. No trial was used.`);
+      if (!answer)
+        throw new Error(
+          `This task file has no answer for test input ${testIndex + 1}, so a submission cannot be checked. No trial was used.`,
+        );
       return { verdict: gridsEqual(grid, answer) ? 'correct' : 'wrong' };
     },
   };
@@ -37,10 +40,17 @@ export function serverJudge(collection: string, taskId: string): Judge {
     mode: 'practice',
     async submit(testIndex, grid) {
       try {
-        const r = await getJson<{ correct: boolean }>(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ testIndex, grid } satisfies PracticeCheckBody) });
+        const r = await getJson<{ correct: boolean }>(url, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ testIndex, grid } satisfies PracticeCheckBody),
+        });
         return { verdict: r.correct ? 'correct' : 'wrong' };
       } catch (e) {
-        if (e instanceof ApiError && e.status === 0) throw new Error('The server cannot be reached, so your answer was not checked and no trial was used. Check that it is running, then submit again.');
+        if (e instanceof ApiError && e.status === 0)
+          throw new Error(
+            'The server cannot be reached, so your answer was not checked and no trial was used. Check that it is running, then submit again.',
+          );
         throw e;
       }
     },

@@ -22,7 +22,10 @@ export interface NoticeSubject {
   readonly edits: number;
 }
 
-const subjectOf = (s: Pick<PlayerScreen, 'state' | 'edits'>): NoticeSubject => ({ test: s.state.testIndex, edits: s.edits });
+const subjectOf = (s: Pick<PlayerScreen, 'state' | 'edits'>): NoticeSubject => ({
+  test: s.state.testIndex,
+  edits: s.edits,
+});
 
 function describes(about: NoticeSubject, s: PlayerScreen): boolean {
   return about.test === s.state.testIndex && about.edits === s.edits;

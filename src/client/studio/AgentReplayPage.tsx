@@ -10,7 +10,11 @@ import { agentRunQuery, type AgentRunReplay } from './queries';
 
 /** The replay of one agent run, in the same viewer as the participants' sessions. */
 export function AgentReplayPage() {
-  return <RequireResearcher><AgentReplay /></RequireResearcher>;
+  return (
+    <RequireResearcher>
+      <AgentReplay />
+    </RequireResearcher>
+  );
 }
 
 /**
@@ -23,20 +27,52 @@ function asLog(r: AgentRunReplay): { item: ItemLog; runs?: StoredRun[] } {
   const builtin = r.run.source === 'builtin' && games[short] !== undefined;
   const game = builtin ? short : r.run.gameId;
   // A built-in run starts NOT_PLAYED and waits for its RESET, as the agent's opening step was.
-  const events: LogEvent[] = r.steps.flatMap((s): LogEvent[] => {
-    const action = { kind: 'game.action', data: { game, ...(builtin ? {} : { run: r.run.guid, step: s.seq }), action: s.action, ...(s.x !== null ? { x: s.x, y: s.y } : {}), level: s.levelsCompleted, state: s.state } };
-    if (s.seq > 0) return [{ seq: 0, t: s.at, ...action }];
-    const open = { seq: 0, t: s.at, kind: 'game.open', data: { game, ...(builtin ? { seed: r.run.seed } : { run: r.run.guid }) } };
-    return builtin ? [open, { seq: 0, t: s.at, ...action }] : [open];
-  }).map((e, seq) => ({ ...e, seq }));
+  const events: LogEvent[] = r.steps
+    .flatMap((s): LogEvent[] => {
+      const action = {
+        kind: 'game.action',
+        data: {
+          game,
+          ...(builtin ? {} : { run: r.run.guid, step: s.seq }),
+          action: s.action,
+          ...(s.x !== null ? { x: s.x, y: s.y } : {}),
+          level: s.levelsCompleted,
+          state: s.state,
+        },
+      };
+      if (s.seq > 0) return [{ seq: 0, t: s.at, ...action }];
+      const open = {
+        seq: 0,
+        t: s.at,
+        kind: 'game.open',
+        data: { game, ...(builtin ? { seed: r.run.seed } : { run: r.run.guid }) },
+      };
+      return builtin ? [open, { seq: 0, t: s.at, ...action }] : [open];
+    })
+    .map((e, seq) => ({ ...e, seq }));
   const item: ItemLog = { id: r.run.gameId, events, practice: false };
   if (builtin) return { item };
   return {
     item,
-    runs: [{
-      runId: r.run.guid, item: r.run.gameId, gameId: r.run.gameId, engine: r.run.source,
-      steps: r.steps.map((s) => ({ step: s.seq, action: s.action, x: s.x, y: s.y, state: s.state, levelsCompleted: s.levelsCompleted, winLevels: s.winLevels, frameHash: s.frameHash, frames: s.frames ?? '' })),
-    }],
+    runs: [
+      {
+        runId: r.run.guid,
+        item: r.run.gameId,
+        gameId: r.run.gameId,
+        engine: r.run.source,
+        steps: r.steps.map((s) => ({
+          step: s.seq,
+          action: s.action,
+          x: s.x,
+          y: s.y,
+          state: s.state,
+          levelsCompleted: s.levelsCompleted,
+          winLevels: s.winLevels,
+          frameHash: s.frameHash,
+          frames: s.frames ?? '',
+        })),
+      },
+    ],
   };
 }
 
@@ -49,22 +85,45 @@ function AgentReplay() {
   const unknownGame = r && r.run.source === 'builtin' && games[r.run.gameId.split('-')[0]] === undefined;
   return (
     <div className="flex h-full min-h-0">
-      <aside className="flex w-64 shrink-0 flex-col gap-3 overflow-y-auto border-r border-slate-800 p-3" data-testid="agent-replay-info">
-        <Link href={`/studies/${encodeURIComponent(studyId)}`} className="text-sm text-slate-400 hover:text-white">← Results</Link>
+      <aside
+        className="flex w-64 shrink-0 flex-col gap-3 overflow-y-auto border-r border-slate-800 p-3"
+        data-testid="agent-replay-info"
+      >
+        <Link href={`/studies/${encodeURIComponent(studyId)}`} className="text-sm text-slate-400 hover:text-white">
+          ← Results
+        </Link>
         {r && (
           <div className="flex flex-col gap-1 text-sm">
-            <h1 className="flex items-center gap-2 text-white"><AgentBadge /> {r.keyName}</h1>
+            <h1 className="flex items-center gap-2 text-white">
+              <AgentBadge /> {r.keyName}
+            </h1>
             <p className="font-mono text-xs text-slate-400">{r.run.gameId}</p>
-            <p className="text-xs text-slate-400">scorecard <span className="font-mono">{r.card.cardId.slice(0, 8)}</span>{r.card.closedAt === null ? ' (open)' : ''}</p>
-            <p className="text-xs text-slate-400">{r.steps.length} steps · {last ? `${last.levelsCompleted} levels completed · ${last.state.replace('_', ' ').toLowerCase()}` : ''}</p>
+            <p className="text-xs text-slate-400">
+              scorecard <span className="font-mono">{r.card.cardId.slice(0, 8)}</span>
+              {r.card.closedAt === null ? ' (open)' : ''}
+            </p>
+            <p className="text-xs text-slate-400">
+              {r.steps.length} steps ·{' '}
+              {last ? `${last.levelsCompleted} levels completed · ${last.state.replace('_', ' ').toLowerCase()}` : ''}
+            </p>
             <p className="text-xs text-slate-500">tags: {r.card.tags.join(', ')}</p>
-            <p className="text-xs text-slate-500">Agent runs are never counted in the study's participants, funnels or human baselines.</p>
+            <p className="text-xs text-slate-500">
+              Agent runs are never counted in the study's participants, funnels or human baselines.
+            </p>
           </div>
         )}
-        {q.isError && <p role="alert" className="text-sm text-rose-300">{(q.error as Error).message}</p>}
+        {q.isError && (
+          <p role="alert" className="text-sm text-rose-300">
+            {(q.error as Error).message}
+          </p>
+        )}
       </aside>
       <main className="min-w-0 flex-1">
-        {unknownGame && <p role="alert" className="p-6 text-amber-300">This run played a version of the game this app does not have; it cannot be replayed here.</p>}
+        {unknownGame && (
+          <p role="alert" className="p-6 text-amber-300">
+            This run played a version of the game this app does not have; it cannot be replayed here.
+          </p>
+        )}
         {log && !unknownGame && <ItemReplay key={guid} item={log.item} sessionId={guid} runs={log.runs} />}
         {q.isPending && <p className="p-6 text-slate-400">Loading the run…</p>}
       </main>

@@ -29,7 +29,9 @@ function layOut(shape: GraphShape): Promise<GraphDrawing> {
     };
     w.onerror = (e) => {
       w.terminate();
-      reject(new Error(`the layout worker stopped (${e.message || 'it could not start'}): reload the page and run again`));
+      reject(
+        new Error(`the layout worker stopped (${e.message || 'it could not start'}): reload the page and run again`),
+      );
     };
     w.postMessage({ type: 'layout', shape } satisfies LayoutRequest);
   });
@@ -40,14 +42,24 @@ export function Arc3GraphPanel({ gameId, level, levels }: { gameId: string; leve
   const [maxStates, setMaxStates] = useState(2_000);
   const [shown, setShown] = useState<Drawn | null>(null);
   const alive = useRef(true);
-  useEffect(() => () => { alive.current = false; }, []);
+  useEffect(
+    () => () => {
+      alive.current = false;
+    },
+    [],
+  );
   const explore = useMutation({
     mutationFn: async (body: GraphExploreBody): Promise<Drawn> => {
-      const r = await adminJson<{ summary: GraphSummary; shape: GraphShape | null }>(`/api/admin/arc3/games/${encodeURIComponent(gameId)}/graph`, { method: 'POST', body: JSON.stringify(body) });
+      const r = await adminJson<{ summary: GraphSummary; shape: GraphShape | null }>(
+        `/api/admin/arc3/games/${encodeURIComponent(gameId)}/graph`,
+        { method: 'POST', body: JSON.stringify(body) },
+      );
       return { summary: r.summary, drawing: r.shape ? await layOut(r.shape) : null };
     },
     onMutate: () => setShown(null),
-    onSuccess: (d) => { if (alive.current) setShown(d); },
+    onSuccess: (d) => {
+      if (alive.current) setShown(d);
+    },
   });
 
   return (
@@ -55,21 +67,58 @@ export function Arc3GraphPanel({ gameId, level, levels }: { gameId: string; leve
       <summary className="cursor-pointer font-semibold uppercase tracking-wide text-slate-400">State graph</summary>
       <div className="mt-2 flex flex-col gap-2 text-sm">
         <p className="text-xs text-slate-400">
-          Explores level {level + 1}{levels > 1 ? ` of ${levels}` : ''} from its start on the server: every action in every state, on copies of the game.
-          States are told apart by the frame, the sprites and the game&apos;s public fields; clicks go to the centre of each visible sprite.
+          Explores level {level + 1}
+          {levels > 1 ? ` of ${levels}` : ''} from its start on the server: every action in every state, on copies of
+          the game. States are told apart by the frame, the sprites and the game&apos;s public fields; clicks go to the
+          centre of each visible sprite.
         </p>
         <div className="flex flex-wrap items-end gap-2">
-          <label className="flex flex-col gap-1 text-xs text-slate-300" title={`The exploration stops at this many states or after ${GRAPH_SECONDS} s`}>Graph states
-            <select aria-label="Max states" value={maxStates} onChange={(e) => setMaxStates(Number(e.target.value))} disabled={explore.isPending}
-              className="h-8 rounded-md border border-slate-700 bg-slate-950 px-1.5">
-              {STATE_CHOICES.map((n) => <option key={n} value={n}>≤ {n.toLocaleString('en-US')}</option>)}
+          <label
+            className="flex flex-col gap-1 text-xs text-slate-300"
+            title={`The exploration stops at this many states or after ${GRAPH_SECONDS} s`}
+          >
+            Graph states
+            <select
+              aria-label="Max states"
+              value={maxStates}
+              onChange={(e) => setMaxStates(Number(e.target.value))}
+              disabled={explore.isPending}
+              className="h-8 rounded-md border border-slate-700 bg-slate-950 px-1.5"
+            >
+              {STATE_CHOICES.map((n) => (
+                <option key={n} value={n}>
+                  ≤ {n.toLocaleString('en-US')}
+                </option>
+              ))}
             </select>
           </label>
-          <Button tone="primary" disabled={explore.isPending} onClick={() => explore.mutate({ level, maxStates, maxSeconds: GRAPH_SECONDS })}>Explore level {level + 1}</Button>
+          <Button
+            tone="primary"
+            disabled={explore.isPending}
+            onClick={() => explore.mutate({ level, maxStates, maxSeconds: GRAPH_SECONDS })}
+          >
+            Explore level {level + 1}
+          </Button>
         </div>
-        {explore.isPending && <p role="status" className="text-xs text-slate-400" data-testid="arc3-graph-status">Exploring level {level + 1} on the server (at most {maxStates.toLocaleString('en-US')} states or {GRAPH_SECONDS} s), then laying it out…</p>}
-        {explore.error && <p role="alert" className="text-xs text-rose-300">{explore.error.message}</p>}
-        {shown && <GraphView summary={shown.summary} drawing={shown.drawing} gameId={gameId} targets="clicks at the centre of a visible sprite" />}
+        {explore.isPending && (
+          <p role="status" className="text-xs text-slate-400" data-testid="arc3-graph-status">
+            Exploring level {level + 1} on the server (at most {maxStates.toLocaleString('en-US')} states or{' '}
+            {GRAPH_SECONDS} s), then laying it out…
+          </p>
+        )}
+        {explore.error && (
+          <p role="alert" className="text-xs text-rose-300">
+            {explore.error.message}
+          </p>
+        )}
+        {shown && (
+          <GraphView
+            summary={shown.summary}
+            drawing={shown.drawing}
+            gameId={gameId}
+            targets="clicks at the centre of a visible sprite"
+          />
+        )}
       </div>
     </details>
   );

@@ -19,16 +19,39 @@ import { LevelSelect, PlaytestShell } from './PlaytestShell';
 
 /** A game of the list, with the older versions participants' open runs still play (they keep the code they were opened on). */
 export type ListedArc3Game = ServerGameInfo & { olderVersions?: { version: string; codeHash: string; runs: number }[] };
-interface GamesReply { engine: { ok: boolean; message: string }; games: ListedArc3Game[] }
-interface FileStatus { revision: number; error?: string; traceback?: string }
+interface GamesReply {
+  engine: { ok: boolean; message: string };
+  games: ListedArc3Game[];
+}
+interface FileStatus {
+  revision: number;
+  error?: string;
+  traceback?: string;
+}
 interface Inspection {
-  level_index: number; levels: number; state: string; levels_completed: number;
+  level_index: number;
+  levels: number;
+  state: string;
+  levels_completed: number;
   attributes: Record<string, unknown>;
   camera: { x: number; y: number; width: number; height: number; scale: number; x_offset: number; y_offset: number };
-  sprites: { name: string; x: number; y: number; width: number; height: number; layer: number; visible: boolean; tags: string[] }[];
+  sprites: {
+    name: string;
+    x: number;
+    y: number;
+    width: number;
+    height: number;
+    layer: number;
+    visible: boolean;
+    tags: string[];
+  }[];
 }
 
-export const arc3GamesQuery = { queryKey: ['admin', 'arc3-games'], queryFn: () => adminJson<GamesReply>('/api/admin/arc3/games'), staleTime: 10_000 };
+export const arc3GamesQuery = {
+  queryKey: ['admin', 'arc3-games'],
+  queryFn: () => adminJson<GamesReply>('/api/admin/arc3/games'),
+  staleTime: 10_000,
+};
 
 /** The ARC-AGI-3 games the server runs (researchers only; none before logging in). */
 export function useArc3Games() {
@@ -38,7 +61,10 @@ export function useArc3Games() {
 
 /** The game with this id or short id, among the server's ARC-AGI-3 games. */
 export function findArc3Game(games: readonly ServerGameInfo[], id: string): ServerGameInfo | null {
-  return games.find((g) => g.id === id) ?? (games.filter((g) => g.id.split('-')[0] === id).length === 1 ? games.find((g) => g.id.split('-')[0] === id)! : null);
+  return (
+    games.find((g) => g.id === id) ??
+    (games.filter((g) => g.id.split('-')[0] === id).length === 1 ? games.find((g) => g.id.split('-')[0] === id)! : null)
+  );
 }
 
 export function Arc3Playtest({ info }: { info: ServerGameInfo }) {
@@ -52,7 +78,14 @@ export function Arc3Playtest({ info }: { info: ServerGameInfo }) {
   // A new run (and so a new API binding) per level and restart.
   const api = useMemo(() => {
     const base = playtestRunApi(token, info.id);
-    return { ...base, open: () => adminJson<Awaited<ReturnType<typeof base.open>>>('/api/admin/arc3/runs', { method: 'POST', body: JSON.stringify({ game: info.id, level }) }) };
+    return {
+      ...base,
+      open: () =>
+        adminJson<Awaited<ReturnType<typeof base.open>>>('/api/admin/arc3/runs', {
+          method: 'POST',
+          body: JSON.stringify({ game: info.id, level }),
+        }),
+    };
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [token, info.id, level, restarts]);
 
@@ -66,7 +99,10 @@ export function Arc3Playtest({ info }: { info: ServerGameInfo }) {
   const [seen, setSeen] = useState<number | null>(null);
   useEffect(() => {
     if (revision === null) return;
-    if (seen === null) { setSeen(revision); return; }
+    if (seen === null) {
+      setSeen(revision);
+      return;
+    }
     if (revision === seen) return;
     setSeen(revision);
     // The green notice says the new code runs: a file that fails to load replaces it, never stands beside it.
@@ -84,38 +120,105 @@ export function Arc3Playtest({ info }: { info: ServerGameInfo }) {
   const toolbar = (
     <div className="flex w-full flex-col gap-2 text-sm">
       {levels > 1 && (
-        <LevelSelect levels={levels} level={level} onChoose={(l) => { setLevel(l); setRestarts((r) => r + 1); }} />
+        <LevelSelect
+          levels={levels}
+          level={level}
+          onChoose={(l) => {
+            setLevel(l);
+            setRestarts((r) => r + 1);
+          }}
+        />
       )}
-      <Button tone="primary" onClick={() => { setFailure(null); setRestarts((r) => r + 1); }} title="Start the chosen level again at once">Restart level</Button>
+      <Button
+        tone="primary"
+        onClick={() => {
+          setFailure(null);
+          setRestarts((r) => r + 1);
+        }}
+        title="Start the chosen level again at once"
+      >
+        Restart level
+      </Button>
     </div>
   );
 
   return (
-    <PlaytestShell title={info.title} note="Not recorded to a study" badges={<>
-      <span className="rounded bg-sky-600/20 px-1.5 py-0.5 text-[11px] text-sky-200">{info.engine}</span>
-      {info.codeHash && <span className="rounded bg-slate-700/60 px-1.5 py-0.5 font-mono text-[11px] text-slate-200" title={`Version ${info.version ?? ''}: the hash of the game's files. Runs opened now play it.`} data-testid="code-version">@{info.codeHash}</span>}
-      {reloaded !== null && <span role="status" className="text-xs text-emerald-300" data-testid="reloaded">Reloaded the game file (revision {reloaded}); the level restarted with the new code</span>}
-    </>}>
+    <PlaytestShell
+      title={info.title}
+      note="Not recorded to a study"
+      badges={
+        <>
+          <span className="rounded bg-sky-600/20 px-1.5 py-0.5 text-[11px] text-sky-200">{info.engine}</span>
+          {info.codeHash && (
+            <span
+              className="rounded bg-slate-700/60 px-1.5 py-0.5 font-mono text-[11px] text-slate-200"
+              title={`Version ${info.version ?? ''}: the hash of the game's files. Runs opened now play it.`}
+              data-testid="code-version"
+            >
+              @{info.codeHash}
+            </span>
+          )}
+          {reloaded !== null && (
+            <span role="status" className="text-xs text-emerald-300" data-testid="reloaded">
+              Reloaded the game file (revision {reloaded}); the level restarted with the new code
+            </span>
+          )}
+        </>
+      }
+    >
       {failure && (
-        <div role="alert" className="max-h-64 shrink-0 overflow-auto border-b border-rose-800 bg-rose-950/70 p-3 text-sm text-rose-100" data-testid="game-failure">
+        <div
+          role="alert"
+          className="max-h-64 shrink-0 overflow-auto border-b border-rose-800 bg-rose-950/70 p-3 text-sm text-rose-100"
+          data-testid="game-failure"
+        >
           <p className="font-semibold">{failure.message}</p>
-          <p className="mt-1 text-xs text-rose-200">Fix the file and save it: the game reloads by itself. Nothing of this playtest is lost.</p>
-          {failure.traceback && <pre className="mt-2 whitespace-pre-wrap font-mono text-[11px] text-rose-200" data-testid="traceback">{failure.traceback}</pre>}
+          <p className="mt-1 text-xs text-rose-200">
+            Fix the file and save it: the game reloads by itself. Nothing of this playtest is lost.
+          </p>
+          {failure.traceback && (
+            <pre className="mt-2 whitespace-pre-wrap font-mono text-[11px] text-rose-200" data-testid="traceback">
+              {failure.traceback}
+            </pre>
+          )}
         </div>
       )}
       <div className="min-h-0 flex-1">
         {/* The playtest's own controls sit above the inspector, so a long state never pushes them off screen. */}
-        <ServerGamePlayer key={`${level}:${restarts}`} info={info} api={api} sink={sink}
-          onError={(e) => { setReloaded(null); setFailure({ message: e.message, traceback: (e.details as { traceback?: string } | undefined)?.traceback }); }}
+        <ServerGamePlayer
+          key={`${level}:${restarts}`}
+          info={info}
+          api={api}
+          sink={sink}
+          onError={(e) => {
+            setReloaded(null);
+            setFailure({ message: e.message, traceback: (e.details as { traceback?: string } | undefined)?.traceback });
+          }}
           onHover={setHover}
-          side={(c) => <>{toolbar}<Arc3Inspector controller={c} hover={hover} /><DeterminismCheck run={c} />{info.source === 'arcengine' && <Arc3GraphPanel key={level} gameId={info.id} level={level} levels={levels} />}</>} />
+          side={(c) => (
+            <>
+              {toolbar}
+              <Arc3Inspector controller={c} hover={hover} />
+              <DeterminismCheck run={c} />
+              {info.source === 'arcengine' && (
+                <Arc3GraphPanel key={level} gameId={info.id} level={level} levels={levels} />
+              )}
+            </>
+          )}
+        />
       </div>
     </PlaytestShell>
   );
 }
 
 /** The game's public attributes and the sprites under the pointer, read from the engine after each action. */
-function Arc3Inspector({ controller, hover }: { controller: ServerGameController; hover: { x: number; y: number } | null }) {
+function Arc3Inspector({
+  controller,
+  hover,
+}: {
+  controller: ServerGameController;
+  hover: { x: number; y: number } | null;
+}) {
   const hud = controller.hud();
   const run = controller.runId;
   const inspection = useQuery({
@@ -130,25 +233,57 @@ function Arc3Inspector({ controller, hover }: { controller: ServerGameController
     if (c.scale <= 0) return [];
     const gx = Math.floor((hover.x - c.x_offset) / c.scale) + c.x;
     const gy = Math.floor((hover.y - c.y_offset) / c.scale) + c.y;
-    return data.sprites.filter((s) => s.visible && gx >= s.x && gx < s.x + s.width && gy >= s.y && gy < s.y + s.height).sort((a, b) => b.layer - a.layer);
+    return data.sprites
+      .filter((s) => s.visible && gx >= s.x && gx < s.x + s.width && gy >= s.y && gy < s.y + s.height)
+      .sort((a, b) => b.layer - a.layer);
   }, [data, hover]);
   return (
     <details open className="rounded-lg border border-slate-800 bg-slate-900/60 p-3 text-xs" data-testid="inspector">
       <summary className="cursor-pointer font-semibold uppercase tracking-wide text-slate-400">State inspector</summary>
-      {!data ? <p className="mt-2 text-slate-500">{inspection.error ? (inspection.error as Error).message : 'Reading the game…'}</p> : (
+      {!data ? (
+        <p className="mt-2 text-slate-500">
+          {inspection.error ? (inspection.error as Error).message : 'Reading the game…'}
+        </p>
+      ) : (
         <>
           <dl className="mt-2 grid grid-cols-2 gap-x-2 gap-y-1 font-mono text-slate-300">
-            <dt className="text-slate-500">state</dt><dd>{data.state}</dd>
-            <dt className="text-slate-500">level</dt><dd>{data.level_index + 1} / {data.levels}</dd>
-            <dt className="text-slate-500">available</dt><dd>{hud.available.join(', ') || '–'}</dd>
-            <dt className="text-slate-500">frame hash</dt><dd>{hud.frameHash}</dd>
-            <dt className="text-slate-500">pointer</dt><dd data-testid="pointer">{hover ? `${hover.x}, ${hover.y}` : '–'}</dd>
+            <dt className="text-slate-500">state</dt>
+            <dd>{data.state}</dd>
+            <dt className="text-slate-500">level</dt>
+            <dd>
+              {data.level_index + 1} / {data.levels}
+            </dd>
+            <dt className="text-slate-500">available</dt>
+            <dd>{hud.available.join(', ') || '–'}</dd>
+            <dt className="text-slate-500">frame hash</dt>
+            <dd>{hud.frameHash}</dd>
+            <dt className="text-slate-500">pointer</dt>
+            <dd data-testid="pointer">{hover ? `${hover.x}, ${hover.y}` : '–'}</dd>
           </dl>
           <p className="mt-2 text-slate-500">Sprites under the pointer</p>
           <ul className="font-mono text-slate-300" data-testid="sprites-under-pointer">
-            {under.length ? under.map((s, i) => <li key={i}>{s.name} <span className="text-slate-500">({s.x},{s.y}) {s.width}x{s.height} layer {s.layer}{s.tags.length ? ` · ${s.tags.join(', ')}` : ''}</span></li>) : <li className="text-slate-500">–</li>}
+            {under.length ? (
+              under.map((s, i) => (
+                <li key={i}>
+                  {s.name}{' '}
+                  <span className="text-slate-500">
+                    ({s.x},{s.y}) {s.width}x{s.height} layer {s.layer}
+                    {s.tags.length ? ` · ${s.tags.join(', ')}` : ''}
+                  </span>
+                </li>
+              ))
+            ) : (
+              <li className="text-slate-500">–</li>
+            )}
           </ul>
-          <pre className="mt-2 max-h-48 overflow-auto rounded bg-slate-950 p-2 text-[11px] text-slate-300" tabIndex={0} aria-label="Game attributes" data-testid="attributes">{JSON.stringify(data.attributes, null, 1)}</pre>
+          <pre
+            className="mt-2 max-h-48 overflow-auto rounded bg-slate-950 p-2 text-[11px] text-slate-300"
+            tabIndex={0}
+            aria-label="Game attributes"
+            data-testid="attributes"
+          >
+            {JSON.stringify(data.attributes, null, 1)}
+          </pre>
         </>
       )}
     </details>

@@ -21,7 +21,11 @@ function FrameCanvas({ grid, label }: { grid: number[][]; label: string }) {
   return <canvas ref={ref} role="img" aria-label={label} className="grid-canvas rounded bg-slate-950" />;
 }
 
-type State = { kind: 'idle' } | { kind: 'running' } | { kind: 'done'; report: DeterminismReport } | { kind: 'error'; message: string };
+type State =
+  | { kind: 'idle' }
+  | { kind: 'running' }
+  | { kind: 'done'; report: DeterminismReport }
+  | { kind: 'error'; message: string };
 
 /**
  * `run` is the playtest's controller: a new one per restart or level, whose run id is read when
@@ -33,10 +37,16 @@ export function DeterminismCheck({ run }: { run: { readonly runId: string | null
   useEffect(() => setState({ kind: 'idle' }), [run]);
   const check = async () => {
     const runId = run.runId;
-    if (!runId) { setState({ kind: 'error', message: 'the game has not opened yet; wait for its first frame, then ask again.' }); return; }
+    if (!runId) {
+      setState({ kind: 'error', message: 'the game has not opened yet; wait for its first frame, then ask again.' });
+      return;
+    }
     setState({ kind: 'running' });
     try {
-      const report = await adminJson<DeterminismReport>(`/api/admin/arc3/runs/${encodeURIComponent(runId)}/determinism`, { method: 'POST', body: '{}' });
+      const report = await adminJson<DeterminismReport>(
+        `/api/admin/arc3/runs/${encodeURIComponent(runId)}/determinism`,
+        { method: 'POST', body: '{}' },
+      );
       setState({ kind: 'done', report });
     } catch (e) {
       setState({ kind: 'error', message: (e as Error).message });
@@ -44,35 +54,67 @@ export function DeterminismCheck({ run }: { run: { readonly runId: string | null
   };
   const report = state.kind === 'done' ? state.report : null;
   return (
-    <section className="flex flex-col gap-2 rounded-lg border border-slate-800 bg-slate-900/60 p-3 text-xs" aria-labelledby="determinism-title" data-testid="determinism"
-      data-deterministic={report ? String(report.deterministic) : undefined}>
-      <h2 id="determinism-title" className="font-semibold uppercase tracking-wide text-slate-400">Determinism</h2>
-      <p className="text-slate-300">Plays this playtest's actions again, twice, on fresh runs with the same seed, and compares every frame.</p>
-      <Button onClick={() => void check()} disabled={state.kind === 'running'}>{state.kind === 'running' ? 'Playing the actions twice…' : 'Play these actions twice'}</Button>
+    <section
+      className="flex flex-col gap-2 rounded-lg border border-slate-800 bg-slate-900/60 p-3 text-xs"
+      aria-labelledby="determinism-title"
+      data-testid="determinism"
+      data-deterministic={report ? String(report.deterministic) : undefined}
+    >
+      <h2 id="determinism-title" className="font-semibold uppercase tracking-wide text-slate-400">
+        Determinism
+      </h2>
+      <p className="text-slate-300">
+        Plays this playtest's actions again, twice, on fresh runs with the same seed, and compares every frame.
+      </p>
+      <Button onClick={() => void check()} disabled={state.kind === 'running'}>
+        {state.kind === 'running' ? 'Playing the actions twice…' : 'Play these actions twice'}
+      </Button>
       <div aria-live="polite">
-        {state.kind === 'error' && <p role="alert" className="text-rose-300">The check did not run: {state.message}</p>}
+        {state.kind === 'error' && (
+          <p role="alert" className="text-rose-300">
+            The check did not run: {state.message}
+          </p>
+        )}
         {report?.deterministic && (
-          <p className="text-emerald-300" data-testid="determinism-result">Deterministic: the same {report.steps} action{report.steps === 1 ? '' : 's'} played twice gave the same frames at every step.</p>
+          <p className="text-emerald-300" data-testid="determinism-result">
+            Deterministic: the same {report.steps} action{report.steps === 1 ? '' : 's'} played twice gave the same
+            frames at every step.
+          </p>
         )}
         {report && !report.deterministic && (
           <div className="flex flex-col gap-2" data-testid="determinism-result">
-            <p className="font-semibold text-amber-300">Not deterministic: step {report.divergence.step} ({report.divergence.action}) gave different frames.</p>
+            <p className="font-semibold text-amber-300">
+              Not deterministic: step {report.divergence.step} ({report.divergence.action}) gave different frames.
+            </p>
             <p className="text-slate-200">Where: {whereFramesDiffer(report.divergence)}.</p>
             <div className="flex flex-wrap gap-2">
-              {([['first', 'First play'], ['second', 'Second play']] as const).map(([key, name]) => (
+              {(
+                [
+                  ['first', 'First play'],
+                  ['second', 'Second play'],
+                ] as const
+              ).map(([key, name]) => (
                 <figure key={key} className="flex flex-col gap-1">
-                  {report.grids[key]
-                    ? (
-                      <span className="relative self-start">
-                        <FrameCanvas grid={report.grids[key]} label={`${name}, step ${report.divergence.step}, animation frame ${report.divergence.frame}`} />
-                        {/* The first differing cell, ringed (2 CSS pixels a cell). */}
-                        {report.divergence.first && (
-                          <span aria-hidden className="pointer-events-none absolute h-3 w-3 rounded-sm border-2 border-fuchsia-400"
-                            style={{ left: report.divergence.first.x * 2 - 5, top: report.divergence.first.y * 2 - 5 }} />
-                        )}
-                      </span>
-                    )
-                    : <span className="flex h-32 w-32 items-center justify-center rounded border border-dashed border-slate-700 text-slate-400">no such frame</span>}
+                  {report.grids[key] ? (
+                    <span className="relative self-start">
+                      <FrameCanvas
+                        grid={report.grids[key]}
+                        label={`${name}, step ${report.divergence.step}, animation frame ${report.divergence.frame}`}
+                      />
+                      {/* The first differing cell, ringed (2 CSS pixels a cell). */}
+                      {report.divergence.first && (
+                        <span
+                          aria-hidden
+                          className="pointer-events-none absolute h-3 w-3 rounded-sm border-2 border-fuchsia-400"
+                          style={{ left: report.divergence.first.x * 2 - 5, top: report.divergence.first.y * 2 - 5 }}
+                        />
+                      )}
+                    </span>
+                  ) : (
+                    <span className="flex h-32 w-32 items-center justify-center rounded border border-dashed border-slate-700 text-slate-400">
+                      no such frame
+                    </span>
+                  )}
                   <figcaption className="text-slate-300">{name}</figcaption>
                 </figure>
               ))}

@@ -21,7 +21,11 @@ import { ReplayTimeline } from './ReplayTimeline';
 
 /** Replays of one session: any item, step by step or at 1x, 2x or 10x, with a timeline to scrub. */
 export function ReplayPage() {
-  return <RequireResearcher><Replay /></RequireResearcher>;
+  return (
+    <RequireResearcher>
+      <Replay />
+    </RequireResearcher>
+  );
 }
 
 /** One item's events, as the viewer replays them (agent runs are shown as one item too). */
@@ -33,7 +37,11 @@ export interface ItemLog {
 
 /** The session's events per study item, as the server groups them (`eventsByItem`). */
 function splitItems(events: readonly (StoredEvent & { practice?: boolean })[]): ItemLog[] {
-  return [...eventsByItem(events)].map(([id, evs]) => ({ id, events: evs, practice: !!(evs[0] as { practice?: boolean }).practice }));
+  return [...eventsByItem(events)].map(([id, evs]) => ({
+    id,
+    events: evs,
+    practice: !!(evs[0] as { practice?: boolean }).practice,
+  }));
 }
 
 function Replay() {
@@ -49,23 +57,51 @@ function Replay() {
   return (
     <div className="flex h-full min-h-0 flex-col md:flex-row">
       <aside className="flex max-h-48 w-full shrink-0 flex-col gap-3 overflow-y-auto border-b border-slate-800 p-3 md:max-h-none md:w-64 md:border-b-0 md:border-r">
-        <Link href={`/studies/${encodeURIComponent(studyId)}`} className="text-sm text-slate-400 hover:text-white">← Results</Link>
+        <Link href={`/studies/${encodeURIComponent(studyId)}`} className="text-sm text-slate-400 hover:text-white">
+          ← Results
+        </Link>
         <div>
-          <h1 className="font-mono text-sm text-white">{s?.params.PROLIFIC_PID ?? s?.params.workerId ?? sessionId.slice(0, 8)}</h1>
-          {s && <p className="text-xs text-slate-400">{s.state.replace('_', ' ')} · version {s.studyVersion} · {eventsQ.data?.length ?? 0} events</p>}
-          {s?.excludedAt != null && <p className="mt-1 rounded bg-amber-600/30 px-1.5 py-0.5 text-xs text-amber-100">Excluded from the results{s.excludedReason ? `: ${s.excludedReason}` : ''}</p>}
-          {s && s.flags.length > 0 && <p className="mt-1 flex flex-wrap gap-1">{s.flags.map((f) => <span key={f} className="rounded bg-rose-600/30 px-1.5 py-0.5 text-xs text-rose-200">{f.replace(/_/g, ' ')}</span>)}</p>}
+          <h1 className="font-mono text-sm text-white">
+            {s?.params.PROLIFIC_PID ?? s?.params.workerId ?? sessionId.slice(0, 8)}
+          </h1>
+          {s && (
+            <p className="text-xs text-slate-400">
+              {s.state.replace('_', ' ')} · version {s.studyVersion} · {eventsQ.data?.length ?? 0} events
+            </p>
+          )}
+          {s?.excludedAt != null && (
+            <p className="mt-1 rounded bg-amber-600/30 px-1.5 py-0.5 text-xs text-amber-100">
+              Excluded from the results{s.excludedReason ? `: ${s.excludedReason}` : ''}
+            </p>
+          )}
+          {s && s.flags.length > 0 && (
+            <p className="mt-1 flex flex-wrap gap-1">
+              {s.flags.map((f) => (
+                <span key={f} className="rounded bg-rose-600/30 px-1.5 py-0.5 text-xs text-rose-200">
+                  {f.replace(/_/g, ' ')}
+                </span>
+              ))}
+            </p>
+          )}
         </div>
         <ul className="flex flex-col gap-1" aria-label="Items">
           {items.map((i) => {
             const summary = sessionQ.data?.summary.items.find((x) => x.id === i.id);
             return (
               <li key={i.id}>
-                <button type="button" onClick={() => setSelected(i.id)} aria-current={item?.id === i.id}
-                  className={`w-full rounded-md px-2 py-1.5 text-left text-sm ${item?.id === i.id ? 'bg-slate-800 text-white' : 'text-slate-300 hover:bg-slate-900'}`}>
+                <button
+                  type="button"
+                  onClick={() => setSelected(i.id)}
+                  aria-current={item?.id === i.id}
+                  className={`w-full rounded-md px-2 py-1.5 text-left text-sm ${item?.id === i.id ? 'bg-slate-800 text-white' : 'text-slate-300 hover:bg-slate-900'}`}
+                >
                   <span className="font-mono">{i.id}</span>
                   {i.practice && <span className="ml-1 text-xs text-amber-300">practice</span>}
-                  <span className="block text-xs text-slate-500">{summary ? `${summary.kind} · ${summary.actions} actions · ${formatMs(summary.durationMs)}` : `${i.events.length} events`}</span>
+                  <span className="block text-xs text-slate-500">
+                    {summary
+                      ? `${summary.kind} · ${summary.actions} actions · ${formatMs(summary.durationMs)}`
+                      : `${i.events.length} events`}
+                  </span>
                 </button>
               </li>
             );
@@ -74,17 +110,36 @@ function Replay() {
         {skipped.length > 0 && (
           <ul className="flex flex-col gap-1" aria-label="Skipped: not enough time left">
             {skipped.map((x) => (
-              <li key={x.id} className="rounded-md border border-dashed border-slate-700 px-2 py-1.5 text-sm text-slate-300" data-testid={`skipped-${x.id}`}>
+              <li
+                key={x.id}
+                className="rounded-md border border-dashed border-slate-700 px-2 py-1.5 text-sm text-slate-300"
+                data-testid={`skipped-${x.id}`}
+              >
                 <span className="font-mono">{x.id}</span>
                 <span className="block text-xs text-amber-200">Skipped: not enough time left</span>
               </li>
             ))}
           </ul>
         )}
-        {eventsQ.isError && <p role="alert" className="text-sm text-rose-300">{(eventsQ.error as Error).message}</p>}
+        {eventsQ.isError && (
+          <p role="alert" className="text-sm text-rose-300">
+            {(eventsQ.error as Error).message}
+          </p>
+        )}
       </aside>
       <main className="min-w-0 flex-1">
-        {item ? <ItemReplay key={item.id} item={item} sessionId={sessionId} study={s ? { id: s.studyId, version: s.studyVersion } : undefined} /> : <p className="p-6 text-slate-400">{eventsQ.isPending ? 'Loading the log…' : 'This session has no item yet.'}</p>}
+        {item ? (
+          <ItemReplay
+            key={item.id}
+            item={item}
+            sessionId={sessionId}
+            study={s ? { id: s.studyId, version: s.studyVersion } : undefined}
+          />
+        ) : (
+          <p className="p-6 text-slate-400">
+            {eventsQ.isPending ? 'Loading the log…' : 'This session has no item yet.'}
+          </p>
+        )}
       </main>
     </div>
   );
@@ -110,10 +165,12 @@ export interface StoredRun {
   readonly steps: readonly StoredStep[];
 }
 
-const storedRunsQuery = (sessionId: string) => queryOptions({
-  queryKey: ['admin', 'runs', sessionId],
-  queryFn: () => adminJson<{ runs: StoredRun[] }>(`/api/admin/sessions/${encodeURIComponent(sessionId)}/runs`).then((r) => r.runs),
-});
+const storedRunsQuery = (sessionId: string) =>
+  queryOptions({
+    queryKey: ['admin', 'runs', sessionId],
+    queryFn: () =>
+      adminJson<{ runs: StoredRun[] }>(`/api/admin/sessions/${encodeURIComponent(sessionId)}/runs`).then((r) => r.runs),
+  });
 
 type Viewer =
   | { kind: 'grid'; timeline: Timeline<PlayerState> }
@@ -122,10 +179,16 @@ type Viewer =
   | { kind: 'other' };
 
 function viewerFor(events: LogEvent[]): Viewer {
-  if (events.some((e) => e.kind === 'task.open')) return { kind: 'grid', timeline: new Timeline(initialPlayer(), events, reduce) };
+  if (events.some((e) => e.kind === 'task.open'))
+    return { kind: 'grid', timeline: new Timeline(initialPlayer(), events, reduce) };
   const open = events.find((e) => e.kind === 'game.open');
   const game = open ? games[String(open.data.game)] : undefined;
-  if (game) return { kind: 'game', timeline: new Timeline<Run<unknown> | null>(null, events, gameRunReducer(game)), gameId: game.id };
+  if (game)
+    return {
+      kind: 'game',
+      timeline: new Timeline<Run<unknown> | null>(null, events, gameRunReducer(game)),
+      gameId: game.id,
+    };
   // A game the server ran: its frames are the stored steps of the runs the log names.
   if (open && typeof open.data.run === 'string') return { kind: 'server', gameId: String(open.data.game) };
   return { kind: 'other' };
@@ -153,7 +216,8 @@ function useFitScale(ref: RefObject<HTMLElement | null>): number {
   useLayoutEffect(() => {
     const el = ref.current;
     if (!el) return;
-    const measure = () => setScale(frameScale(el.clientWidth - PADDING_PX, el.clientHeight - PADDING_PX - CAPTION_PX, 2, 8));
+    const measure = () =>
+      setScale(frameScale(el.clientWidth - PADDING_PX, el.clientHeight - PADDING_PX - CAPTION_PX, 2, 8));
     measure();
     const ro = new ResizeObserver(measure);
     ro.observe(el);
@@ -168,7 +232,17 @@ const MAX_GAP_MS = 3000;
  * The viewer of one item's log. `runs` holds the stored frames of a server-run game when the
  * caller has them (an agent run); otherwise they are read from the session's stored runs.
  */
-export function ItemReplay({ item, sessionId, runs, study }: { item: ItemLog; sessionId: string; runs?: readonly StoredRun[]; study?: ReplayStudy }) {
+export function ItemReplay({
+  item,
+  sessionId,
+  runs,
+  study,
+}: {
+  item: ItemLog;
+  sessionId: string;
+  runs?: readonly StoredRun[];
+  study?: ReplayStudy;
+}) {
   const events = item.events;
   const viewer = useMemo(() => viewerFor(events), [events]);
   const [pos, setPos] = useState(events.length);
@@ -178,7 +252,10 @@ export function ItemReplay({ item, sessionId, runs, study }: { item: ItemLog; se
 
   useEffect(() => {
     if (!playing) return;
-    if (pos >= events.length) { setPlaying(false); return; }
+    if (pos >= events.length) {
+      setPlaying(false);
+      return;
+    }
     const gap = pos === 0 ? 0 : Math.min(MAX_GAP_MS, events[pos].t - events[pos - 1].t);
     const id = setTimeout(() => setPos((p) => p + 1), gap / speed);
     return () => clearTimeout(id);
@@ -191,9 +268,16 @@ export function ItemReplay({ item, sessionId, runs, study }: { item: ItemLog; se
       if (tag === 'INPUT' || tag === 'SELECT') return;
       // Space on a focused button presses that button.
       if (tag === 'BUTTON' && e.key === ' ') return;
-      if (e.key === 'ArrowRight') { e.preventDefault(); setPos((p) => Math.min(events.length, p + 1)); }
-      else if (e.key === 'ArrowLeft') { e.preventDefault(); setPos((p) => Math.max(0, p - 1)); }
-      else if (e.key === ' ') { e.preventDefault(); setPlaying((x) => !x); }
+      if (e.key === 'ArrowRight') {
+        e.preventDefault();
+        setPos((p) => Math.min(events.length, p + 1));
+      } else if (e.key === 'ArrowLeft') {
+        e.preventDefault();
+        setPos((p) => Math.max(0, p - 1));
+      } else if (e.key === ' ') {
+        e.preventDefault();
+        setPlaying((x) => !x);
+      }
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
@@ -205,35 +289,99 @@ export function ItemReplay({ item, sessionId, runs, study }: { item: ItemLog; se
 
   return (
     <div className="flex h-full flex-col gap-3 p-4">
-      <div ref={viewRef} className="flex min-h-0 flex-1 items-center justify-center overflow-hidden rounded-lg border border-slate-800 bg-slate-900/60 p-3" data-testid="replay-view">
+      <div
+        ref={viewRef}
+        className="flex min-h-0 flex-1 items-center justify-center overflow-hidden rounded-lg border border-slate-800 bg-slate-900/60 p-3"
+        data-testid="replay-view"
+      >
         {viewer.kind === 'grid' && <GridReplay state={viewer.timeline.at(pos)} events={events} study={study} />}
-        {viewer.kind === 'game' && <GameReplay run={viewer.timeline.at(pos)} scale={scale} pointer={current?.kind === 'game.action' && current.data.action === 'ACTION6' ? { x: Number(current.data.x), y: Number(current.data.y) } : null} />}
-        {viewer.kind === 'server' && <ServerGameReplay sessionId={sessionId} at={serverPosition(events, pos)} scale={scale} given={runs} />}
+        {viewer.kind === 'game' && (
+          <GameReplay
+            run={viewer.timeline.at(pos)}
+            scale={scale}
+            pointer={
+              current?.kind === 'game.action' && current.data.action === 'ACTION6'
+                ? { x: Number(current.data.x), y: Number(current.data.y) }
+                : null
+            }
+          />
+        )}
+        {viewer.kind === 'server' && (
+          <ServerGameReplay sessionId={sessionId} at={serverPosition(events, pos)} scale={scale} given={runs} />
+        )}
         {viewer.kind === 'other' && (
-          <ol className="max-h-full w-full max-w-xl overflow-y-auto font-mono text-xs text-slate-300" aria-label="Events of this item" tabIndex={0}>
+          <ol
+            className="max-h-full w-full max-w-xl overflow-y-auto font-mono text-xs text-slate-300"
+            aria-label="Events of this item"
+            tabIndex={0}
+          >
             {events.map((e, i) => (
               <li key={e.seq} className={`flex gap-3 px-2 py-0.5 ${i === pos - 1 ? 'bg-sky-500/20' : ''}`}>
-                <span className="w-16 text-right text-slate-500">{formatMs(e.t - t0)}</span><span>{e.kind}</span>
+                <span className="w-16 text-right text-slate-500">{formatMs(e.t - t0)}</span>
+                <span>{e.kind}</span>
               </li>
             ))}
           </ol>
         )}
       </div>
       <div className="rounded-lg border border-slate-800 bg-slate-900/60 p-3">
-        <ReplayTimeline events={events} pos={pos} onSeek={(p) => { setPlaying(false); setPos(p); }} />
-        <input type="range" min={0} max={events.length} value={pos} aria-label="Replay position" data-testid="scrubber"
-          onChange={(e) => { setPlaying(false); setPos(Number(e.target.value)); }} className="w-full accent-sky-400" />
+        <ReplayTimeline
+          events={events}
+          pos={pos}
+          onSeek={(p) => {
+            setPlaying(false);
+            setPos(p);
+          }}
+        />
+        <input
+          type="range"
+          min={0}
+          max={events.length}
+          value={pos}
+          aria-label="Replay position"
+          data-testid="scrubber"
+          onChange={(e) => {
+            setPlaying(false);
+            setPos(Number(e.target.value));
+          }}
+          className="w-full accent-sky-400"
+        />
         <div className="mt-2 flex flex-wrap items-center gap-2 text-sm">
-          <Button onClick={() => setPos((p) => Math.max(0, p - 1))}><span aria-hidden>◀</span> Back one event</Button>
-          <Button tone="primary" onClick={() => { if (pos >= events.length) setPos(0); setPlaying((x) => !x); }}>{playing ? 'Pause' : 'Play'}</Button>
-          <Button onClick={() => setPos((p) => Math.min(events.length, p + 1))}>Forward one event <span aria-hidden>▶</span></Button>
+          <Button onClick={() => setPos((p) => Math.max(0, p - 1))}>
+            <span aria-hidden>◀</span> Back one event
+          </Button>
+          <Button
+            tone="primary"
+            onClick={() => {
+              if (pos >= events.length) setPos(0);
+              setPlaying((x) => !x);
+            }}
+          >
+            {playing ? 'Pause' : 'Play'}
+          </Button>
+          <Button onClick={() => setPos((p) => Math.min(events.length, p + 1))}>
+            Forward one event <span aria-hidden>▶</span>
+          </Button>
           <div className="flex gap-1" role="group" aria-label="Speed">
-            {SPEEDS.map((s) => <Button key={s} tone={speed === s ? 'active' : 'ghost'} aria-pressed={speed === s} onClick={() => setSpeed(s)}>{s}x</Button>)}
+            {SPEEDS.map((s) => (
+              <Button
+                key={s}
+                tone={speed === s ? 'active' : 'ghost'}
+                aria-pressed={speed === s}
+                onClick={() => setSpeed(s)}
+              >
+                {s}x
+              </Button>
+            ))}
           </div>
-          <span className="ml-auto tabular-nums text-slate-300" data-testid="replay-position">{pos} / {events.length}</span>
+          <span className="ml-auto tabular-nums text-slate-300" data-testid="replay-position">
+            {pos} / {events.length}
+          </span>
           <span className="tabular-nums text-slate-400">{formatMs(current ? current.t - t0 : 0)}</span>
         </div>
-        <p className="mt-1 truncate font-mono text-xs text-slate-400" data-testid="replay-event">{describeEvent(current)}</p>
+        <p className="mt-1 truncate font-mono text-xs text-slate-400" data-testid="replay-event">
+          {describeEvent(current)}
+        </p>
       </div>
       {viewer.kind === 'server' && !runs && <VerifyRuns sessionId={sessionId} />}
     </div>
@@ -251,7 +399,15 @@ function drawClickMarker(canvas: HTMLCanvasElement, at: { x: number; y: number }
   ctx.stroke();
 }
 
-function GameReplay({ run, pointer, scale }: { run: Run<unknown> | null; pointer: { x: number; y: number } | null; scale: number }) {
+function GameReplay({
+  run,
+  pointer,
+  scale,
+}: {
+  run: Run<unknown> | null;
+  pointer: { x: number; y: number } | null;
+  scale: number;
+}) {
   const ref = useRef<HTMLCanvasElement>(null);
   useEffect(() => {
     const canvas = ref.current;
@@ -266,8 +422,17 @@ function GameReplay({ run, pointer, scale }: { run: Run<unknown> | null; pointer
   if (!run) return <p className="text-slate-400">The game is not open yet at this point.</p>;
   return (
     <div className="flex flex-col items-center gap-2">
-      <canvas ref={ref} className="grid-canvas" data-testid="replay-frame" role="img" aria-label="Game frame at this point" />
-      <p className="text-sm text-slate-300">Level {Math.min(run.level + 1, run.game.levels.length)} / {run.game.levels.length} · {run.state} · {run.actions} actions in this run</p>
+      <canvas
+        ref={ref}
+        className="grid-canvas"
+        data-testid="replay-frame"
+        role="img"
+        aria-label="Game frame at this point"
+      />
+      <p className="text-sm text-slate-300">
+        Level {Math.min(run.level + 1, run.game.levels.length)} / {run.game.levels.length} · {run.state} · {run.actions}{' '}
+        actions in this run
+      </p>
     </div>
   );
 }
@@ -276,7 +441,17 @@ function GameReplay({ run, pointer, scale }: { run: Run<unknown> | null; pointer
  * A server-run game at a point of the log: the stored frame of the step the log reached (the
  * opening RESET's after `game.open`), drawn as the player saw it.
  */
-function ServerGameReplay({ sessionId, at, scale, given }: { sessionId: string; at: { run: string; step: number } | null; scale: number; given?: readonly StoredRun[] }) {
+function ServerGameReplay({
+  sessionId,
+  at,
+  scale,
+  given,
+}: {
+  sessionId: string;
+  at: { run: string; step: number } | null;
+  scale: number;
+  given?: readonly StoredRun[];
+}) {
   const q = useQuery({ ...storedRunsQuery(sessionId), enabled: !given });
   const ref = useRef<HTMLCanvasElement>(null);
   const runs = given ?? q.data;
@@ -299,17 +474,37 @@ function ServerGameReplay({ sessionId, at, scale, given }: { sessionId: string; 
     canvas.dataset.level = String(step.levelsCompleted);
     canvas.dataset.frameHash = step.frameHash;
     canvas.dataset.step = String(step.step);
-    if (step.action === 'ACTION6' && step.x !== null && step.y !== null) drawClickMarker(canvas, { x: step.x, y: step.y }, scale, dpr);
+    if (step.action === 'ACTION6' && step.x !== null && step.y !== null)
+      drawClickMarker(canvas, { x: step.x, y: step.y }, scale, dpr);
   }, [frame, step, scale]);
-  if (!given && q.isError) return <p role="alert" className="text-rose-300">{(q.error as Error).message}</p>;
+  if (!given && q.isError)
+    return (
+      <p role="alert" className="text-rose-300">
+        {(q.error as Error).message}
+      </p>
+    );
   if (!given && q.isPending) return <p className="text-slate-400">Loading the stored frames…</p>;
   if (!at) return <p className="text-slate-400">The game is not open yet at this point.</p>;
   if (!run) return <p className="text-slate-400">The server stored no run {at.run} for this session.</p>;
-  if (!step || !frame) return <p className="text-slate-400">The server stored no step {at.step} of run {at.run}.</p>;
+  if (!step || !frame)
+    return (
+      <p className="text-slate-400">
+        The server stored no step {at.step} of run {at.run}.
+      </p>
+    );
   return (
     <div className="flex flex-col items-center gap-2">
-      <canvas ref={ref} className="grid-canvas" data-testid="replay-frame" role="img" aria-label="Game frame at this point" />
-      <p className="text-sm text-slate-300">Level {Math.min(step.levelsCompleted + 1, step.winLevels)} / {step.winLevels} · {step.state} · step {step.step} of run {run.runId.slice(0, 8)} · {run.gameId} on {run.engine}</p>
+      <canvas
+        ref={ref}
+        className="grid-canvas"
+        data-testid="replay-frame"
+        role="img"
+        aria-label="Game frame at this point"
+      />
+      <p className="text-sm text-slate-300">
+        Level {Math.min(step.levelsCompleted + 1, step.winLevels)} / {step.winLevels} · {step.state} · step {step.step}{' '}
+        of run {run.runId.slice(0, 8)} · {run.gameId} on {run.engine}
+      </p>
     </div>
   );
 }
@@ -342,15 +537,35 @@ function VerifyRuns({ sessionId }: { sessionId: string }) {
   return (
     <div className="rounded-lg border border-slate-800 bg-slate-900/60 p-3 text-sm" data-testid="verify-runs">
       <div className="flex items-center gap-3">
-        <Button onClick={start} disabled={job?.state === 'running'}>Verify with the engine</Button>
+        <Button onClick={start} disabled={job?.state === 'running'}>
+          Verify with the engine
+        </Button>
         <span className="text-slate-400">
-          {job?.state === 'running' ? 'Playing the stored runs again…'
-            : job?.state === 'done' ? (job.check?.ok ? 'Every stored step matches the engine.' : 'Some steps differ from the engine:')
-              : 'Plays every stored run of this session again and compares each step\'s frames.'}
+          {job?.state === 'running'
+            ? 'Playing the stored runs again…'
+            : job?.state === 'done'
+              ? job.check?.ok
+                ? 'Every stored step matches the engine.'
+                : 'Some steps differ from the engine:'
+              : "Plays every stored run of this session again and compares each step's frames."}
         </span>
       </div>
-      {(error ?? job?.error) && <p role="alert" className="mt-2 text-rose-300">{error ?? job?.error}</p>}
-      {job?.report && <pre className="mt-2 max-h-48 overflow-auto whitespace-pre-wrap font-mono text-xs text-slate-300" tabIndex={0} aria-label="Verification report" data-testid="verify-report" data-ok={job.check?.ok ? 'true' : 'false'}>{job.report.join('\n')}</pre>}
+      {(error ?? job?.error) && (
+        <p role="alert" className="mt-2 text-rose-300">
+          {error ?? job?.error}
+        </p>
+      )}
+      {job?.report && (
+        <pre
+          className="mt-2 max-h-48 overflow-auto whitespace-pre-wrap font-mono text-xs text-slate-300"
+          tabIndex={0}
+          aria-label="Verification report"
+          data-testid="verify-report"
+          data-ok={job.check?.ok ? 'true' : 'false'}
+        >
+          {job.report.join('\n')}
+        </pre>
+      )}
     </div>
   );
 }

@@ -17,9 +17,14 @@ const KINDS: Record<MarkKind, { tone: string; legend: string; lane: 'point' | 't
   idle: { tone: 'bg-amber-700', legend: 'idle', lane: 'presence' },
 };
 
-const VERDICT_TONES: Record<string, string> = { correct: 'bg-emerald-400', wrong: 'bg-rose-500', duplicate: 'bg-amber-400' };
+const VERDICT_TONES: Record<string, string> = {
+  correct: 'bg-emerald-400',
+  wrong: 'bg-rose-500',
+  duplicate: 'bg-amber-400',
+};
 
-const toneOf = (m: ReplayMark) => (m.kind === 'submit' ? VERDICT_TONES[m.verdict ?? ''] ?? KINDS.submit.tone : KINDS[m.kind].tone);
+const toneOf = (m: ReplayMark) =>
+  m.kind === 'submit' ? (VERDICT_TONES[m.verdict ?? ''] ?? KINDS.submit.tone) : KINDS[m.kind].tone;
 
 /** A mark in words, with its length (a stretch) and its time from the item's start. */
 function markText(m: ReplayMark, events: readonly LogEvent[]): string {
@@ -34,7 +39,15 @@ function markText(m: ReplayMark, events: readonly LogEvent[]): string {
  * is one Tab stop whose arrow keys go from mark to mark, and choosing a mark moves the replay
  * there.
  */
-export function ReplayTimeline({ events, pos, onSeek }: { events: readonly LogEvent[]; pos: number; onSeek: (pos: number) => void }) {
+export function ReplayTimeline({
+  events,
+  pos,
+  onSeek,
+}: {
+  events: readonly LogEvent[];
+  pos: number;
+  onSeek: (pos: number) => void;
+}) {
   const marks = useMemo(() => replayMarks(events), [events]);
   const refs = useRef<(HTMLButtonElement | null)[]>([]);
   const [shown, setShown] = useState<number | null>(null);
@@ -52,7 +65,14 @@ export function ReplayTimeline({ events, pos, onSeek }: { events: readonly LogEv
   };
   const onKey = (e: KeyboardEvent) => {
     const from = shown ?? focus;
-    const moves: Record<string, number> = { ArrowRight: from + 1, ArrowDown: from + 1, ArrowLeft: from - 1, ArrowUp: from - 1, Home: 0, End: marks.length - 1 };
+    const moves: Record<string, number> = {
+      ArrowRight: from + 1,
+      ArrowDown: from + 1,
+      ArrowLeft: from - 1,
+      ArrowUp: from - 1,
+      Home: 0,
+      End: marks.length - 1,
+    };
     if (!(e.key in moves)) return;
     e.preventDefault();
     // The replay's own arrow keys step one event; here they go from mark to mark.
@@ -64,39 +84,88 @@ export function ReplayTimeline({ events, pos, onSeek }: { events: readonly LogEv
     const key = m.kind === 'submit' ? `submit ${m.verdict}` : m.kind;
     counts.set(key, (counts.get(key) ?? 0) + 1);
   }
-  if (marks.length === 0) return <p className="mb-1 text-xs text-slate-400" data-testid="timeline-caption">Nothing to mark in this item's log.</p>;
+  if (marks.length === 0)
+    return (
+      <p className="mb-1 text-xs text-slate-400" data-testid="timeline-caption">
+        Nothing to mark in this item's log.
+      </p>
+    );
   return (
     <div className="mb-1">
-      <div role="toolbar" aria-label="Timeline marks" aria-orientation="horizontal" className="relative h-6" onKeyDown={onKey} data-testid="timeline">
+      <div
+        role="toolbar"
+        aria-label="Timeline marks"
+        aria-orientation="horizontal"
+        className="relative h-6"
+        onKeyDown={onKey}
+        data-testid="timeline"
+      >
         <span aria-hidden className="absolute inset-x-0 top-[9px] h-1 rounded bg-slate-800" />
         <span aria-hidden className="absolute top-0 h-6 w-px bg-sky-300/70" style={{ left: `${(100 * pos) / n}%` }} />
         {marks.map((m, k) => {
           const kind = KINDS[m.kind];
           const left = (100 * m.from) / n;
           const width = Math.max(0, (100 * (m.to + 1 - m.from)) / n);
-          const place = kind.lane === 'point'
-            ? { className: 'top-0 h-6 w-2 -translate-x-1/2 z-10', style: { left: `${(100 * (m.from + 1)) / n}%` }, bar: 'mx-auto h-full w-0.5' }
-            : { className: `${kind.lane === 'tool' ? 'top-0' : 'top-3'} h-3 min-w-1.5`, style: { left: `${left}%`, width: `${width}%` }, bar: 'h-2 w-full rounded-sm' };
+          const place =
+            kind.lane === 'point'
+              ? {
+                  className: 'top-0 h-6 w-2 -translate-x-1/2 z-10',
+                  style: { left: `${(100 * (m.from + 1)) / n}%` },
+                  bar: 'mx-auto h-full w-0.5',
+                }
+              : {
+                  className: `${kind.lane === 'tool' ? 'top-0' : 'top-3'} h-3 min-w-1.5`,
+                  style: { left: `${left}%`, width: `${width}%` },
+                  bar: 'h-2 w-full rounded-sm',
+                };
           return (
-            <button key={`${m.from}-${m.kind}`} ref={(el) => { refs.current[k] = el; }} type="button" tabIndex={k === focus ? 0 : -1}
-              aria-label={markText(m, events)} title={markText(m, events)} data-kind={m.kind} data-verdict={m.verdict} aria-current={k === current ? 'true' : undefined}
-              onClick={() => go(k)} onFocus={() => setShown(k)} onBlur={() => setShown(null)} onMouseEnter={() => setShown(k)} onMouseLeave={() => setShown(null)}
-              className={`absolute flex items-center rounded-sm focus-visible:outline focus-visible:outline-2 focus-visible:outline-sky-300 ${place.className}`} style={place.style}>
-              <span aria-hidden className={`block ${place.bar} ${toneOf(m)} ${k === current ? 'ring-1 ring-white' : ''}`} />
+            <button
+              key={`${m.from}-${m.kind}`}
+              ref={(el) => {
+                refs.current[k] = el;
+              }}
+              type="button"
+              tabIndex={k === focus ? 0 : -1}
+              aria-label={markText(m, events)}
+              title={markText(m, events)}
+              data-kind={m.kind}
+              data-verdict={m.verdict}
+              aria-current={k === current ? 'true' : undefined}
+              onClick={() => go(k)}
+              onFocus={() => setShown(k)}
+              onBlur={() => setShown(null)}
+              onMouseEnter={() => setShown(k)}
+              onMouseLeave={() => setShown(null)}
+              className={`absolute flex items-center rounded-sm focus-visible:outline focus-visible:outline-2 focus-visible:outline-sky-300 ${place.className}`}
+              style={place.style}
+            >
+              <span
+                aria-hidden
+                className={`block ${place.bar} ${toneOf(m)} ${k === current ? 'ring-1 ring-white' : ''}`}
+              />
             </button>
           );
         })}
       </div>
       <div className="mt-1 flex flex-wrap items-center gap-x-3 gap-y-1 text-xs text-slate-400">
         <p className="w-full truncate text-slate-200 lg:w-auto lg:min-w-0 lg:flex-1" data-testid="timeline-caption">
-          {caption !== null ? <>Mark {caption + 1} of {marks.length}: {markText(marks[caption], events)}</> : `${marks.length} marks: choose one, or use the arrow keys on the marks`}
+          {caption !== null ? (
+            <>
+              Mark {caption + 1} of {marks.length}: {markText(marks[caption], events)}
+            </>
+          ) : (
+            `${marks.length} marks: choose one, or use the arrow keys on the marks`
+          )}
         </p>
         <ul className="flex flex-wrap gap-x-3" aria-label="Timeline legend">
           {[...counts].map(([key, count]) => {
             const [kind, verdict] = key.split(' ') as [MarkKind, string | undefined];
             return (
               <li key={key} className="flex items-center gap-1">
-                <span aria-hidden className={`inline-block h-2 w-2 rounded-sm ${kind === 'submit' ? VERDICT_TONES[verdict ?? ''] ?? KINDS.submit.tone : KINDS[kind].tone}`} />
+                <span
+                  aria-hidden
+                  className={`inline-block h-2 w-2 rounded-sm ${kind === 'submit' ? (VERDICT_TONES[verdict ?? ''] ?? KINDS.submit.tone) : KINDS[kind].tone}`}
+                />
                 {count} {verdict ? `${verdict} submit` : KINDS[kind].legend}
               </li>
             );

@@ -2,7 +2,14 @@ import { useMemo, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { readRecording, recordingAgentRuns } from '../../core/formats/recording';
 import { parseBaselines, type Baselines } from '../../core/scoring/baselines';
-import { SCORING_PRESETS, rhaeHeadline, scoreRuns, type AgentRun, type RhaeResult, type ScoringPresetName } from '../../core/scoring/rhae';
+import {
+  SCORING_PRESETS,
+  rhaeHeadline,
+  scoreRuns,
+  type AgentRun,
+  type RhaeResult,
+  type ScoringPresetName,
+} from '../../core/scoring/rhae';
 import { downloadText } from '../log/sessionLog';
 import { Button } from '../ui/Button';
 import { adminJson, useResearcher } from './auth';
@@ -20,7 +27,9 @@ export function ScorePage() {
   const studies = useQuery({ ...studiesQuery, enabled: !!token });
   const [runs, setRuns] = useState<{ file: string; runs: AgentRun[]; skipped: number }[]>([]);
   // A baselines file is kept as text: a metadata.json without game_id is for the recordings' game.
-  const [baselines, setBaselines] = useState<{ label: string; text: string } | { label: string; b: Baselines } | null>(null);
+  const [baselines, setBaselines] = useState<{ label: string; text: string } | { label: string; b: Baselines } | null>(
+    null,
+  );
   const [preset, setPreset] = useState<ScoringPresetName>('toolkit-2026-04');
   const [error, setError] = useState<string | null>(null);
 
@@ -39,17 +48,24 @@ export function ScorePage() {
       const text = await f.text();
       // Read once now so a bad file is named at once; a metadata.json without game_id gets the
       // recordings' game when scoring (a placeholder id stands in for it here).
-      parseBaselines(text, { defaultGameId: '(the recordings\' game)' });
+      parseBaselines(text, { defaultGameId: "(the recordings' game)" });
       setBaselines({ label: f.name, text });
-    } catch (e) { setError(`${f.name}: ${(e as Error).message}`); }
+    } catch (e) {
+      setError(`${f.name}: ${(e as Error).message}`);
+    }
   };
   const studyBaselines = async (id: string) => {
     setError(null);
     try {
-      const r = await adminJson<{ url: string }>(`/api/admin/studies/${encodeURIComponent(id)}/exports`, { method: 'POST', body: JSON.stringify({ format: 'baselines-json' } satisfies ExportBody) });
+      const r = await adminJson<{ url: string }>(`/api/admin/studies/${encodeURIComponent(id)}/exports`, {
+        method: 'POST',
+        body: JSON.stringify({ format: 'baselines-json' } satisfies ExportBody),
+      });
       const text = await (await fetch(r.url)).text();
       setBaselines({ label: `study:${id}`, b: parseBaselines(text) });
-    } catch (e) { setError(`study:${id}: ${(e as Error).message}`); }
+    } catch (e) {
+      setError(`study:${id}: ${(e as Error).message}`);
+    }
   };
 
   const result = useMemo((): RhaeResult | string | null => {
@@ -57,9 +73,14 @@ export function ScorePage() {
     const all = runs.flatMap((r) => r.runs);
     const gameIds = [...new Set(all.map((r) => r.game))];
     try {
-      const b = 'b' in baselines ? baselines.b : parseBaselines(baselines.text, gameIds.length === 1 ? { defaultGameId: gameIds[0] } : {});
+      const b =
+        'b' in baselines
+          ? baselines.b
+          : parseBaselines(baselines.text, gameIds.length === 1 ? { defaultGameId: gameIds[0] } : {});
       return scoreRuns(all, b, preset);
-    } catch (e) { return `${baselines.label}: ${(e as Error).message}`; }
+    } catch (e) {
+      return `${baselines.label}: ${(e as Error).message}`;
+    }
   }, [runs, baselines, preset]);
 
   return (
@@ -69,35 +90,105 @@ export function ScorePage() {
         <div className="grid gap-3 md:grid-cols-3">
           <section className="rounded-lg border border-slate-800 bg-slate-900/60 p-3">
             <h2 className="text-sm font-semibold text-white">1. Agent recordings</h2>
-            <p className="mt-1 text-xs text-slate-400">Official ARC-AGI-3 <span className="font-mono">.recording.jsonl</span> files; action ids may be numbers or names, non-frame lines are skipped.</p>
-            <input type="file" multiple accept=".jsonl" aria-label="Recordings" className="mt-2 block w-full text-xs text-slate-400 file:mr-3 file:cursor-pointer file:rounded-md file:border file:border-slate-600 file:bg-slate-800 file:px-3 file:py-1.5 file:text-sm file:text-slate-100 hover:file:bg-slate-700" onChange={(e) => { void readRecordings([...(e.target.files ?? [])]); e.target.value = ''; }} />
-            <ul className="mt-2 text-xs text-slate-300">{runs.map((r) => <li key={r.file}>{r.file}: {r.runs.length} run{r.runs.length === 1 ? '' : 's'}{r.skipped ? `, ${r.skipped} lines skipped` : ''}</li>)}</ul>
-            {runs.length > 0 && <Button tone="ghost" onClick={() => setRuns([])}>Clear</Button>}
+            <p className="mt-1 text-xs text-slate-400">
+              Official ARC-AGI-3 <span className="font-mono">.recording.jsonl</span> files; action ids may be numbers or
+              names, non-frame lines are skipped.
+            </p>
+            <input
+              type="file"
+              multiple
+              accept=".jsonl"
+              aria-label="Recordings"
+              className="mt-2 block w-full text-xs text-slate-400 file:mr-3 file:cursor-pointer file:rounded-md file:border file:border-slate-600 file:bg-slate-800 file:px-3 file:py-1.5 file:text-sm file:text-slate-100 hover:file:bg-slate-700"
+              onChange={(e) => {
+                void readRecordings([...(e.target.files ?? [])]);
+                e.target.value = '';
+              }}
+            />
+            <ul className="mt-2 text-xs text-slate-300">
+              {runs.map((r) => (
+                <li key={r.file}>
+                  {r.file}: {r.runs.length} run{r.runs.length === 1 ? '' : 's'}
+                  {r.skipped ? `, ${r.skipped} lines skipped` : ''}
+                </li>
+              ))}
+            </ul>
+            {runs.length > 0 && (
+              <Button tone="ghost" onClick={() => setRuns([])}>
+                Clear
+              </Button>
+            )}
           </section>
           <section className="rounded-lg border border-slate-800 bg-slate-900/60 p-3">
             <h2 className="text-sm font-semibold text-white">2. Human baselines</h2>
-            <p className="mt-1 text-xs text-slate-400">A baselines JSON from ARC Studio, an official game <span className="font-mono">metadata.json</span>, or a study on this server.</p>
-            <input type="file" accept=".json" aria-label="Baselines file" className="mt-2 block w-full text-xs text-slate-400 file:mr-3 file:cursor-pointer file:rounded-md file:border file:border-slate-600 file:bg-slate-800 file:px-3 file:py-1.5 file:text-sm file:text-slate-100 hover:file:bg-slate-700" onChange={(e) => { const f = e.target.files?.[0]; if (f) void readBaselinesFile(f); e.target.value = ''; }} />
+            <p className="mt-1 text-xs text-slate-400">
+              A baselines JSON from ARC Studio, an official game <span className="font-mono">metadata.json</span>, or a
+              study on this server.
+            </p>
+            <input
+              type="file"
+              accept=".json"
+              aria-label="Baselines file"
+              className="mt-2 block w-full text-xs text-slate-400 file:mr-3 file:cursor-pointer file:rounded-md file:border file:border-slate-600 file:bg-slate-800 file:px-3 file:py-1.5 file:text-sm file:text-slate-100 hover:file:bg-slate-700"
+              onChange={(e) => {
+                const f = e.target.files?.[0];
+                if (f) void readBaselinesFile(f);
+                e.target.value = '';
+              }}
+            />
             {token && (
-              <select aria-label="Baselines from a study" className="mt-2 h-8 w-full rounded-md border border-slate-700 bg-slate-950 px-2 text-sm" value="" onChange={(e) => e.target.value && void studyBaselines(e.target.value)}>
+              <select
+                aria-label="Baselines from a study"
+                className="mt-2 h-8 w-full rounded-md border border-slate-700 bg-slate-950 px-2 text-sm"
+                value=""
+                onChange={(e) => e.target.value && void studyBaselines(e.target.value)}
+              >
                 <option value="">…or from a study</option>
-                {(studies.data ?? []).map((s) => <option key={s.id} value={s.id}>{s.title}</option>)}
+                {(studies.data ?? []).map((s) => (
+                  <option key={s.id} value={s.id}>
+                    {s.title}
+                  </option>
+                ))}
               </select>
             )}
-            {baselines && <p className="mt-2 text-xs text-emerald-300">Using {baselines.label}{'b' in baselines ? ` (${Object.keys(baselines.b.games).length} game${Object.keys(baselines.b.games).length === 1 ? '' : 's'})` : ''}</p>}
+            {baselines && (
+              <p className="mt-2 text-xs text-emerald-300">
+                Using {baselines.label}
+                {'b' in baselines
+                  ? ` (${Object.keys(baselines.b.games).length} game${Object.keys(baselines.b.games).length === 1 ? '' : 's'})`
+                  : ''}
+              </p>
+            )}
           </section>
           <section className="rounded-lg border border-slate-800 bg-slate-900/60 p-3">
             <h2 className="text-sm font-semibold text-white">3. Preset</h2>
             {(Object.keys(SCORING_PRESETS) as ScoringPresetName[]).map((p) => (
               <label key={p} className="mt-2 flex items-start gap-2 text-sm text-slate-300">
-                <input type="radio" name="preset" checked={preset === p} onChange={() => setPreset(p)} className="mt-1" />
-                <span><span className="font-mono">{p}</span><span className="block text-xs text-slate-500">{SCORING_PRESETS[p].description}</span></span>
+                <input
+                  type="radio"
+                  name="preset"
+                  checked={preset === p}
+                  onChange={() => setPreset(p)}
+                  className="mt-1"
+                />
+                <span>
+                  <span className="font-mono">{p}</span>
+                  <span className="block text-xs text-slate-500">{SCORING_PRESETS[p].description}</span>
+                </span>
               </label>
             ))}
           </section>
         </div>
-        {error && <p role="alert" className="text-sm text-rose-300">{error}</p>}
-        {typeof result === 'string' && <p role="alert" className="text-sm text-rose-300">{result}</p>}
+        {error && (
+          <p role="alert" className="text-sm text-rose-300">
+            {error}
+          </p>
+        )}
+        {typeof result === 'string' && (
+          <p role="alert" className="text-sm text-rose-300">
+            {result}
+          </p>
+        )}
         {result && typeof result !== 'string' && <ScoreTable result={result} />}
         {token && <QuestionScorePanel />}
       </div>
@@ -111,30 +202,84 @@ function ScoreTable({ result }: { result: RhaeResult }) {
   return (
     <section className="flex flex-col gap-3" aria-label="RHAE">
       <div className="flex items-baseline gap-3">
-        <p className="text-lg text-white">Total RHAE <span className="font-semibold tabular-nums" data-testid="rhae-total">{fmt(result.total)}</span>{!result.complete && <span className="ml-2 text-base font-semibold text-amber-300" data-testid="rhae-incomplete">not over every level</span>}</p>
-        <p className="text-xs text-slate-400">preset {result.preset} v{result.version} · human baseline {result.baselineSource === 'metadata' ? 'from official metadata' : `${result.baselinePreset} v${result.baselineVersion}`}</p>
-        <Button className="ml-auto" onClick={() => downloadText('rhae.json', JSON.stringify(result, null, 2), 'application/json')}>Download JSON</Button>
+        <p className="text-lg text-white">
+          Total RHAE{' '}
+          <span className="font-semibold tabular-nums" data-testid="rhae-total">
+            {fmt(result.total)}
+          </span>
+          {!result.complete && (
+            <span className="ml-2 text-base font-semibold text-amber-300" data-testid="rhae-incomplete">
+              not over every level
+            </span>
+          )}
+        </p>
+        <p className="text-xs text-slate-400">
+          preset {result.preset} v{result.version} · human baseline{' '}
+          {result.baselineSource === 'metadata'
+            ? 'from official metadata'
+            : `${result.baselinePreset} v${result.baselineVersion}`}
+        </p>
+        <Button
+          className="ml-auto"
+          onClick={() => downloadText('rhae.json', JSON.stringify(result, null, 2), 'application/json')}
+        >
+          Download JSON
+        </Button>
       </div>
       {!result.complete && (
-        <div role="alert" aria-label="Baselines coverage" className="rounded-lg border border-amber-600/60 bg-amber-950/40 px-3 py-2 text-sm text-amber-100">
+        <div
+          role="alert"
+          aria-label="Baselines coverage"
+          className="rounded-lg border border-amber-600/60 bg-amber-950/40 px-3 py-2 text-sm text-amber-100"
+        >
           <p className="font-semibold">{rhaeHeadline(result)[0]}</p>
-          <ul className="mt-1 list-disc pl-5">{result.warnings.map((w) => <li key={w}>{w}</li>)}</ul>
+          <ul className="mt-1 list-disc pl-5">
+            {result.warnings.map((w) => (
+              <li key={w}>{w}</li>
+            ))}
+          </ul>
         </div>
       )}
       {result.games.map((g) => (
         <div key={g.game} className="overflow-x-auto rounded-lg border border-slate-800">
           <table className="w-full text-sm" aria-label={`Game ${g.game}`}>
-            <caption className="bg-slate-900 px-3 py-2 text-left text-slate-200">{g.game}: score <span className="font-semibold tabular-nums">{fmt(g.score)}</span> <span className="text-xs text-slate-500">({!g.hasBaselines ? 'no baselines for this game id' : g.participants === null ? 'official baselines' : `${g.participants} first-time players`}; run {g.counted + 1} of {g.runs.length} counts{g.runs[g.counted].zeroBecause ? `; scores 0: ${g.runs[g.counted].zeroBecause}` : ''})</span></caption>
+            <caption className="bg-slate-900 px-3 py-2 text-left text-slate-200">
+              {g.game}: score <span className="font-semibold tabular-nums">{fmt(g.score)}</span>{' '}
+              <span className="text-xs text-slate-500">
+                (
+                {!g.hasBaselines
+                  ? 'no baselines for this game id'
+                  : g.participants === null
+                    ? 'official baselines'
+                    : `${g.participants} first-time players`}
+                ; run {g.counted + 1} of {g.runs.length} counts
+                {g.runs[g.counted].zeroBecause ? `; scores 0: ${g.runs[g.counted].zeroBecause}` : ''})
+              </span>
+            </caption>
             <thead className="text-xs uppercase tracking-wide text-slate-400">
-              <tr><th className="px-3 py-1 text-left">Level</th><th className="px-3 py-1 text-right">Weight</th><th className="px-3 py-1 text-right">Human baseline</th><th className="px-3 py-1 text-right">Agent actions</th><th className="px-3 py-1 text-right">Level score</th></tr>
+              <tr>
+                <th className="px-3 py-1 text-left">Level</th>
+                <th className="px-3 py-1 text-right">Weight</th>
+                <th className="px-3 py-1 text-right">Human baseline</th>
+                <th className="px-3 py-1 text-right">Agent actions</th>
+                <th className="px-3 py-1 text-right">Level score</th>
+              </tr>
             </thead>
             <tbody>
               {g.runs[g.counted].levels.map((l) => (
                 <tr key={l.level} className="border-t border-slate-800">
                   <td className="px-3 py-1">{l.level}</td>
                   <td className="px-3 py-1 text-right tabular-nums">{l.weight}</td>
-                  <td className="px-3 py-1 text-right tabular-nums">{l.human.value ?? '–'} <span className="text-xs text-slate-500">{l.human.completers !== null ? `(n=${l.human.completers})` : ''}</span></td>
-                  <td className="px-3 py-1 text-right tabular-nums">{l.agentActions ?? '–'}{l.completed ? '' : <span className="text-xs text-slate-500"> (not completed)</span>}</td>
+                  <td className="px-3 py-1 text-right tabular-nums">
+                    {l.human.value ?? '–'}{' '}
+                    <span className="text-xs text-slate-500">
+                      {l.human.completers !== null ? `(n=${l.human.completers})` : ''}
+                    </span>
+                  </td>
+                  <td className="px-3 py-1 text-right tabular-nums">
+                    {l.agentActions ?? '–'}
+                    {l.completed ? '' : <span className="text-xs text-slate-500"> (not completed)</span>}
+                  </td>
                   <td className="px-3 py-1 text-right tabular-nums">{fmt(l.score)}</td>
                 </tr>
               ))}
@@ -142,7 +287,13 @@ function ScoreTable({ result }: { result: RhaeResult }) {
           </table>
         </div>
       ))}
-      {result.notes.length > 0 && <ul className="list-disc pl-5 text-xs text-slate-400">{result.notes.map((n) => <li key={n}>{n}</li>)}</ul>}
+      {result.notes.length > 0 && (
+        <ul className="list-disc pl-5 text-xs text-slate-400">
+          {result.notes.map((n) => (
+            <li key={n}>{n}</li>
+          ))}
+        </ul>
+      )}
     </section>
   );
 }

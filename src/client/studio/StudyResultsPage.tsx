@@ -3,7 +3,14 @@ import { useQuery } from '@tanstack/react-query';
 import { Link, useParams } from 'wouter';
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { RequireResearcher } from './RequireResearcher';
-import { resultsQuery, type GameResult, type LevelResult, type Participant, type StudyResults, type TaskResult } from './queries';
+import {
+  resultsQuery,
+  type GameResult,
+  type LevelResult,
+  type Participant,
+  type StudyResults,
+  type TaskResult,
+} from './queries';
 import { DistChart, SortableTable, Stat, Tabs, formatMs, tabId, formatPct, type Column } from './widgets';
 import { LevelClicks } from './Heatmap';
 import { ExportsPanel } from './ExportsPanel';
@@ -18,7 +25,11 @@ type Tab = 'participants' | 'tasks' | 'games' | 'questions' | 'agents' | 'gradin
 
 /** One study's results: participants, grid tasks, game levels with baselines, and exports. */
 export function StudyResultsPage() {
-  return <RequireResearcher><Results /></RequireResearcher>;
+  return (
+    <RequireResearcher>
+      <Results />
+    </RequireResearcher>
+  );
 }
 
 function Results() {
@@ -31,41 +42,81 @@ function Results() {
   return (
     <div className="h-full overflow-y-auto">
       <div className="mx-auto max-w-7xl p-6">
-        <div className="mb-1 text-sm"><Link href="/studies" className="text-slate-400 hover:text-white">Studies</Link></div>
+        <div className="mb-1 text-sm">
+          <Link href="/studies" className="text-slate-400 hover:text-white">
+            Studies
+          </Link>
+        </div>
         <div className="mb-4 flex flex-wrap items-center gap-3">
           <h1 className="text-xl font-semibold text-white">{r?.study.title ?? studyId}</h1>
           <span className="font-mono text-xs text-slate-500">{studyId}</span>
           <label className="ml-auto flex items-center gap-2 text-sm text-slate-300">
             Version
-            <select value={version ?? ''} onChange={(e) => setVersion(e.target.value === '' ? null : Number(e.target.value))}
-              className="h-8 rounded-md border border-slate-700 bg-slate-950 px-2 text-sm" aria-label="Study version">
+            <select
+              value={version ?? ''}
+              onChange={(e) => setVersion(e.target.value === '' ? null : Number(e.target.value))}
+              className="h-8 rounded-md border border-slate-700 bg-slate-950 px-2 text-sm"
+              aria-label="Study version"
+            >
               <option value="">All versions</option>
-              {(r?.study.versions ?? []).map((v) => <option key={v} value={v}>Version {v}</option>)}
+              {(r?.study.versions ?? []).map((v) => (
+                <option key={v} value={v}>
+                  Version {v}
+                </option>
+              ))}
             </select>
           </label>
           <CampaignLink studyId={studyId} />
-          <Button onClick={() => { void q.refetch(); void agents.refetch(); }}>Refresh</Button>
+          <Button
+            onClick={() => {
+              void q.refetch();
+              void agents.refetch();
+            }}
+          >
+            Refresh
+          </Button>
         </div>
         <StorageUse studyId={studyId} />
-        <Tabs<Tab> value={tab} onChange={setTab} panelId="results-panel" tabs={[
-          { id: 'participants', label: `Participants${r ? ` (${r.participants.filter((p) => !p.playtest && !p.excluded).length})` : ''}` },
-          { id: 'tasks', label: 'Grid tasks' }, { id: 'games', label: 'Game levels' }, { id: 'questions', label: 'Questions' },
-          { id: 'agents', label: `Agents${agents.data ? ` (${agents.data.length})` : ''}` }, { id: 'grading', label: 'Grading' }, { id: 'exports', label: 'Exports' },
-          { id: 'audit', label: 'Audit log' },
-        ]} />
+        <Tabs<Tab>
+          value={tab}
+          onChange={setTab}
+          panelId="results-panel"
+          tabs={[
+            {
+              id: 'participants',
+              label: `Participants${r ? ` (${r.participants.filter((p) => !p.playtest && !p.excluded).length})` : ''}`,
+            },
+            { id: 'tasks', label: 'Grid tasks' },
+            { id: 'games', label: 'Game levels' },
+            { id: 'questions', label: 'Questions' },
+            { id: 'agents', label: `Agents${agents.data ? ` (${agents.data.length})` : ''}` },
+            { id: 'grading', label: 'Grading' },
+            { id: 'exports', label: 'Exports' },
+            { id: 'audit', label: 'Audit log' },
+          ]}
+        />
         <div className="mt-4" role="tabpanel" id="results-panel" aria-labelledby={tabId('results-panel', tab)}>
           <DigestProgress studyId={studyId} busy={q.isFetching} />
           {q.isPending && <p className="text-slate-400">Computing results…</p>}
-          {q.isError && <p role="alert" className="text-rose-300">{(q.error as Error).message}</p>}
+          {q.isError && (
+            <p role="alert" className="text-rose-300">
+              {(q.error as Error).message}
+            </p>
+          )}
           {r && tab === 'participants' && <Participants results={r} />}
           {r && tab === 'tasks' && <Tasks tasks={r.tasks} />}
-          {r && tab === 'games' && r.games.map((g) => <GameLevels key={`${g.item}\u0000${g.version ?? ''}`} game={g} studyId={studyId} />)}
+          {r &&
+            tab === 'games' &&
+            r.games.map((g) => <GameLevels key={`${g.item}\u0000${g.version ?? ''}`} game={g} studyId={studyId} />)}
           {r && tab === 'games' && r.games.length === 0 && <p className="text-slate-400">This study has no game.</p>}
           {tab === 'games' && <GameVersions studyId={studyId} />}
           {r && tab === 'questions' && <QuestionResults results={r} />}
           {tab === 'agents' && (
             <div className="flex flex-col gap-4">
-              <p className="text-xs text-slate-400">Runs of agents whose scorecard carries the tag study:{studyId}, scored against this study's human baselines. They are never counted as participants, in the funnels or in the baselines.</p>
+              <p className="text-xs text-slate-400">
+                Runs of agents whose scorecard carries the tag study:{studyId}, scored against this study's human
+                baselines. They are never counted as participants, in the funnels or in the baselines.
+              </p>
               <AgentRunsTable studyId={studyId} />
               <AgentKeysPanel studyId={studyId} />
             </div>
@@ -92,8 +143,16 @@ function StorageUse({ studyId }: { studyId: string }) {
   const tone = share >= 1 ? 'text-rose-300' : share >= 0.8 ? 'text-amber-200' : 'text-slate-400';
   return (
     <p className={`mb-3 text-xs ${tone}`} data-testid="storage-use">
-      Storage: {events.toLocaleString('en')} of {budget.events.toLocaleString('en')} events, {(bytes / MiB).toFixed(1)} of {(budget.bytes / MiB).toLocaleString('en', { maximumFractionDigits: 1 })} MiB ({Math.floor(share * 100)}% of the budget)
-      {share >= 0.8 && <> · {share >= 1 ? 'new events are refused' : 'nearly full'}: raise <code className="font-mono">storage</code> in the study's definition</>}
+      Storage: {events.toLocaleString('en')} of {budget.events.toLocaleString('en')} events, {(bytes / MiB).toFixed(1)}{' '}
+      of {(budget.bytes / MiB).toLocaleString('en', { maximumFractionDigits: 1 })} MiB ({Math.floor(share * 100)}% of
+      the budget)
+      {share >= 0.8 && (
+        <>
+          {' '}
+          · {share >= 1 ? 'new events are refused' : 'nearly full'}: raise <code className="font-mono">storage</code> in
+          the study's definition
+        </>
+      )}
     </p>
   );
 }
@@ -104,10 +163,16 @@ function GameVersions({ studyId }: { studyId: string }) {
   if (!u || u.gameVersions.length === 0) return null;
   return (
     <section className="mt-6" aria-labelledby="game-versions">
-      <h2 id="game-versions" className="mb-2 text-sm font-semibold text-white">Game versions played</h2>
+      <h2 id="game-versions" className="mb-2 text-sm font-semibold text-white">
+        Game versions played
+      </h2>
       <ul className="flex flex-col gap-1 text-xs text-slate-300" data-testid="game-versions">
         {u.gameVersions.map((v) => (
-          <li key={v.version}><span className="font-mono text-slate-200">{v.version}</span> · {v.runs} run{v.runs === 1 ? '' : 's'} · {new Date(v.firstAt).toISOString().slice(0, 16).replace('T', ' ')} to {new Date(v.lastAt).toISOString().slice(0, 16).replace('T', ' ')} UTC</li>
+          <li key={v.version}>
+            <span className="font-mono text-slate-200">{v.version}</span> · {v.runs} run{v.runs === 1 ? '' : 's'} ·{' '}
+            {new Date(v.firstAt).toISOString().slice(0, 16).replace('T', ' ')} to{' '}
+            {new Date(v.lastAt).toISOString().slice(0, 16).replace('T', ' ')} UTC
+          </li>
         ))}
       </ul>
     </section>
@@ -128,8 +193,13 @@ function DigestProgress({ studyId, busy }: { studyId: string; busy: boolean }) {
   const p = useQuery(resultsProgressQuery(studyId, busy)).data;
   if (!p?.running || p.total === 0) return null;
   return (
-    <div role="status" className="mb-3 rounded-md border border-slate-700 bg-slate-900 px-3 py-2 text-sm text-slate-300">
-      <div className="mb-1">Summarising sessions {PROGRESS_WHY[p.reason]}: {p.done.toLocaleString('en')} of {p.total.toLocaleString('en')}</div>
+    <div
+      role="status"
+      className="mb-3 rounded-md border border-slate-700 bg-slate-900 px-3 py-2 text-sm text-slate-300"
+    >
+      <div className="mb-1">
+        Summarising sessions {PROGRESS_WHY[p.reason]}: {p.done.toLocaleString('en')} of {p.total.toLocaleString('en')}
+      </div>
       <progress className="h-2 w-full accent-sky-500" value={p.done} max={p.total} aria-label="Sessions summarised" />
     </div>
   );
@@ -140,8 +210,12 @@ function who(p: Participant): string {
 }
 
 const STATE_TONE: Record<string, string> = {
-  finished: 'bg-emerald-600/30 text-emerald-200', active: 'bg-sky-600/30 text-sky-200', started: 'bg-slate-600/40 text-slate-200',
-  timed_out: 'bg-amber-600/30 text-amber-200', abandoned: 'bg-rose-600/30 text-rose-200', withdrawn: 'bg-violet-600/30 text-violet-200',
+  finished: 'bg-emerald-600/30 text-emerald-200',
+  active: 'bg-sky-600/30 text-sky-200',
+  started: 'bg-slate-600/40 text-slate-200',
+  timed_out: 'bg-amber-600/30 text-amber-200',
+  abandoned: 'bg-rose-600/30 text-rose-200',
+  withdrawn: 'bg-violet-600/30 text-violet-200',
 };
 
 function Participants({ results }: { results: StudyResults }) {
@@ -150,18 +224,108 @@ function Participants({ results }: { results: StudyResults }) {
   const real = rows.filter((p) => !p.playtest && !p.excluded);
   const excluded = rows.filter((p) => p.excluded).length;
   const columns: Column<Participant>[] = [
-    { key: 'who', label: 'Participant', value: who, render: (p) => <span className="font-mono">{who(p)}{p.playtest && <span className="ml-2 rounded bg-violet-600/30 px-1.5 py-0.5 font-sans text-xs text-violet-200">playtest</span>}{p.excluded && <span className="ml-2 rounded bg-amber-600/30 px-1.5 py-0.5 font-sans text-xs text-amber-100" title={p.excludedReason ?? undefined}>excluded{p.excludedReason ? `: ${p.excludedReason.length > 40 ? `${p.excludedReason.slice(0, 40)}…` : p.excludedReason}` : ''}</span>}</span> },
-    { key: 'state', label: 'State', value: (p) => p.state, render: (p) => <span className={`rounded px-1.5 py-0.5 text-xs ${STATE_TONE[p.state] ?? ''}`}>{p.state.replace('_', ' ')}</span> },
+    {
+      key: 'who',
+      label: 'Participant',
+      value: who,
+      render: (p) => (
+        <span className="font-mono">
+          {who(p)}
+          {p.playtest && (
+            <span className="ml-2 rounded bg-violet-600/30 px-1.5 py-0.5 font-sans text-xs text-violet-200">
+              playtest
+            </span>
+          )}
+          {p.excluded && (
+            <span
+              className="ml-2 rounded bg-amber-600/30 px-1.5 py-0.5 font-sans text-xs text-amber-100"
+              title={p.excludedReason ?? undefined}
+            >
+              excluded
+              {p.excludedReason
+                ? `: ${p.excludedReason.length > 40 ? `${p.excludedReason.slice(0, 40)}…` : p.excludedReason}`
+                : ''}
+            </span>
+          )}
+        </span>
+      ),
+    },
+    {
+      key: 'state',
+      label: 'State',
+      value: (p) => p.state,
+      render: (p) => (
+        <span className={`rounded px-1.5 py-0.5 text-xs ${STATE_TONE[p.state] ?? ''}`}>
+          {p.state.replace('_', ' ')}
+        </span>
+      ),
+    },
     { key: 'version', label: 'Version', value: (p) => p.studyVersion, align: 'right' },
-    { key: 'progress', label: 'Progress', value: (p) => p.itemsDone / Math.max(1, p.itemsTotal), render: (p) => (
-      <span className="flex items-center gap-2"><span className="h-1.5 w-20 overflow-hidden rounded bg-slate-700"><span className="block h-full bg-emerald-400" style={{ width: `${(100 * p.itemsDone) / Math.max(1, p.itemsTotal)}%` }} /></span><span className="tabular-nums text-xs text-slate-400">{p.itemsDone}/{p.itemsTotal}</span></span>
-    ) },
-    { key: 'time', label: 'Time on task', value: (p) => p.activeMs, render: (p) => formatMs(p.activeMs), align: 'right' },
+    {
+      key: 'progress',
+      label: 'Progress',
+      value: (p) => p.itemsDone / Math.max(1, p.itemsTotal),
+      render: (p) => (
+        <span className="flex items-center gap-2">
+          <span className="h-1.5 w-20 overflow-hidden rounded bg-slate-700">
+            <span
+              className="block h-full bg-emerald-400"
+              style={{ width: `${(100 * p.itemsDone) / Math.max(1, p.itemsTotal)}%` }}
+            />
+          </span>
+          <span className="tabular-nums text-xs text-slate-400">
+            {p.itemsDone}/{p.itemsTotal}
+          </span>
+        </span>
+      ),
+    },
+    {
+      key: 'time',
+      label: 'Time on task',
+      value: (p) => p.activeMs,
+      render: (p) => formatMs(p.activeMs),
+      align: 'right',
+    },
     { key: 'actions', label: 'Actions', value: (p) => p.actions, align: 'right' },
-    { key: 'started', label: 'Started', value: (p) => p.createdAt, render: (p) => new Date(p.createdAt).toLocaleString() },
-    { key: 'flags', label: 'Flags', value: (p) => p.flags.join(','), render: (p) => <span className="flex flex-wrap gap-1">{p.flags.map((f) => <span key={f} className="rounded bg-rose-600/30 px-1.5 py-0.5 text-xs text-rose-200">{f.replace(/_/g, ' ')}</span>)}</span> },
-    { key: 'replay', label: '', value: () => null, render: (p) => <Link href={`/studies/${encodeURIComponent(studyId)}/sessions/${p.sessionId}`} className="text-sky-300 hover:underline">Replay</Link> },
-    { key: 'manage', label: '', value: () => null, render: (p) => <SessionActions studyId={studyId} participant={p} label={`session ${who(p)}`} /> },
+    {
+      key: 'started',
+      label: 'Started',
+      value: (p) => p.createdAt,
+      render: (p) => new Date(p.createdAt).toLocaleString(),
+    },
+    {
+      key: 'flags',
+      label: 'Flags',
+      value: (p) => p.flags.join(','),
+      render: (p) => (
+        <span className="flex flex-wrap gap-1">
+          {p.flags.map((f) => (
+            <span key={f} className="rounded bg-rose-600/30 px-1.5 py-0.5 text-xs text-rose-200">
+              {f.replace(/_/g, ' ')}
+            </span>
+          ))}
+        </span>
+      ),
+    },
+    {
+      key: 'replay',
+      label: '',
+      value: () => null,
+      render: (p) => (
+        <Link
+          href={`/studies/${encodeURIComponent(studyId)}/sessions/${p.sessionId}`}
+          className="text-sky-300 hover:underline"
+        >
+          Replay
+        </Link>
+      ),
+    },
+    {
+      key: 'manage',
+      label: '',
+      value: () => null,
+      render: (p) => <SessionActions studyId={studyId} participant={p} label={`session ${who(p)}`} />,
+    },
   ];
   return (
     <div className="flex flex-col gap-4">
@@ -169,11 +333,30 @@ function Participants({ results }: { results: StudyResults }) {
         <Stat label="Participants" value={real.length} />
         <Stat label="Finished" value={real.filter((p) => p.state === 'finished').length} />
         <Stat label="Active" value={real.filter((p) => p.state === 'active' || p.state === 'started').length} />
-        <Stat label="Flagged" value={real.filter((p) => p.flags.length > 0).length} hint="Low effort, unverified game logs, repeat participants" />
-        <Stat label="Median time on task" value={formatMs(median(real.filter((p) => p.activeMs > 0).map((p) => p.activeMs)))} hint="Over the participants who spent any time on an item; sessions that never began are left out" />
+        <Stat
+          label="Flagged"
+          value={real.filter((p) => p.flags.length > 0).length}
+          hint="Low effort, unverified game logs, repeat participants"
+        />
+        <Stat
+          label="Median time on task"
+          value={formatMs(median(real.filter((p) => p.activeMs > 0).map((p) => p.activeMs)))}
+          hint="Over the participants who spent any time on an item; sessions that never began are left out"
+        />
       </div>
-      {excluded > 0 && <p className="text-xs text-slate-400">{excluded === 1 ? '1 excluded session is' : `${excluded} excluded sessions are`} listed below and left out of every figure, funnel and baseline; exports keep {excluded === 1 ? 'it' : 'them'}, marked excluded.</p>}
-      <SortableTable label="Participants" columns={columns} rows={rows} rowKey={(p) => p.sessionId} empty="No one has opened the study link yet." />
+      {excluded > 0 && (
+        <p className="text-xs text-slate-400">
+          {excluded === 1 ? '1 excluded session is' : `${excluded} excluded sessions are`} listed below and left out of
+          every figure, funnel and baseline; exports keep {excluded === 1 ? 'it' : 'them'}, marked excluded.
+        </p>
+      )}
+      <SortableTable
+        label="Participants"
+        columns={columns}
+        rows={rows}
+        rowKey={(p) => p.sessionId}
+        empty="No one has opened the study link yet."
+      />
     </div>
   );
 }
@@ -187,27 +370,94 @@ function median(xs: number[]): number | null {
 function Tasks({ tasks }: { tasks: TaskResult[] }) {
   const [open, setOpen] = useState<string | null>(tasks[0]?.item ?? null);
   const columns: Column<TaskResult>[] = [
-    { key: 'item', label: 'Task', value: (t) => t.item, render: (t) => <button type="button" className="font-mono text-sky-300 hover:underline" onClick={() => setOpen(t.item)}>{t.item}</button> },
+    {
+      key: 'item',
+      label: 'Task',
+      value: (t) => t.item,
+      render: (t) => (
+        <button type="button" className="font-mono text-sky-300 hover:underline" onClick={() => setOpen(t.item)}>
+          {t.item}
+        </button>
+      ),
+    },
     { key: 'attempted', label: 'Attempted', value: (t) => t.attempted, align: 'right' },
-    { key: 'r1', label: 'Solved in 1', value: (t) => t.solveRate[0], render: (t) => formatPct(t.solveRate[0]), align: 'right' },
-    { key: 'r2', label: 'in 2', value: (t) => t.solveRate[1], render: (t) => formatPct(t.solveRate[1]), align: 'right' },
-    { key: 'r3', label: 'in 3', value: (t) => t.solveRate[2], render: (t) => formatPct(t.solveRate[2]), align: 'right' },
-    { key: 'first', label: 'First action', value: (t) => t.timeToFirstActionMs.median, render: (t) => formatMs(t.timeToFirstActionMs.median), align: 'right' },
-    { key: 'solve', label: 'Time to solve', value: (t) => t.timeToSolveMs.median, render: (t) => formatMs(t.timeToSolveMs.median), align: 'right' },
-    { key: 'actions', label: 'Actions', value: (t) => t.actions.median, render: (t) => t.actions.median ?? '–', align: 'right' },
+    {
+      key: 'r1',
+      label: 'Solved in 1',
+      value: (t) => t.solveRate[0],
+      render: (t) => formatPct(t.solveRate[0]),
+      align: 'right',
+    },
+    {
+      key: 'r2',
+      label: 'in 2',
+      value: (t) => t.solveRate[1],
+      render: (t) => formatPct(t.solveRate[1]),
+      align: 'right',
+    },
+    {
+      key: 'r3',
+      label: 'in 3',
+      value: (t) => t.solveRate[2],
+      render: (t) => formatPct(t.solveRate[2]),
+      align: 'right',
+    },
+    {
+      key: 'first',
+      label: 'First action',
+      value: (t) => t.timeToFirstActionMs.median,
+      render: (t) => formatMs(t.timeToFirstActionMs.median),
+      align: 'right',
+    },
+    {
+      key: 'solve',
+      label: 'Time to solve',
+      value: (t) => t.timeToSolveMs.median,
+      render: (t) => formatMs(t.timeToSolveMs.median),
+      align: 'right',
+    },
+    {
+      key: 'actions',
+      label: 'Actions',
+      value: (t) => t.actions.median,
+      render: (t) => t.actions.median ?? '–',
+      align: 'right',
+    },
   ];
   const t = tasks.find((x) => x.item === open);
   return (
     <div className="flex flex-col gap-4">
-      <p className="text-xs text-slate-400">Medians over participants whose attempt counts; practice items and playtests are left out.</p>
-      <SortableTable label="Grid tasks" columns={columns} rows={tasks} rowKey={(x) => x.item} empty="This study has no grid task." />
+      <p className="text-xs text-slate-400">
+        Medians over participants whose attempt counts; practice items and playtests are left out.
+      </p>
+      <SortableTable
+        label="Grid tasks"
+        columns={columns}
+        rows={tasks}
+        rowKey={(x) => x.item}
+        empty="This study has no grid task."
+      />
       {t && (
         <section className="flex flex-col gap-3" aria-label={`Task ${t.item}`}>
-          <h2 className="text-lg font-semibold text-white">{t.item} <span className="font-mono text-xs text-slate-500">{t.collection}/{t.task}</span></h2>
+          <h2 className="text-lg font-semibold text-white">
+            {t.item}{' '}
+            <span className="font-mono text-xs text-slate-500">
+              {t.collection}/{t.task}
+            </span>
+          </h2>
           <div className="grid grid-cols-2 gap-3 md:grid-cols-4">
-            <Stat label="Solved within 1 trial" value={`${formatPct(t.solveRate[0])} (${t.solvedWithin[0]}/${t.attempted})`} />
-            <Stat label="Within 2 trials" value={`${formatPct(t.solveRate[1])} (${t.solvedWithin[1]}/${t.attempted})`} />
-            <Stat label="Within 3 trials" value={`${formatPct(t.solveRate[2])} (${t.solvedWithin[2]}/${t.attempted})`} />
+            <Stat
+              label="Solved within 1 trial"
+              value={`${formatPct(t.solveRate[0])} (${t.solvedWithin[0]}/${t.attempted})`}
+            />
+            <Stat
+              label="Within 2 trials"
+              value={`${formatPct(t.solveRate[1])} (${t.solvedWithin[1]}/${t.attempted})`}
+            />
+            <Stat
+              label="Within 3 trials"
+              value={`${formatPct(t.solveRate[2])} (${t.solvedWithin[2]}/${t.attempted})`}
+            />
             <Stat label="Test inputs" value={t.tests} />
           </div>
           <div className="grid gap-3 md:grid-cols-3">
@@ -216,10 +466,15 @@ function Tasks({ tasks }: { tasks: TaskResult[] }) {
             <DistChart dist={t.actions} label="Actions used" unit="actions" color="#a78bfa" />
           </div>
           <figure className="rounded-lg border border-slate-800 bg-slate-900/60 p-3">
-            <figcaption className="mb-2 text-xs font-semibold uppercase tracking-wide text-slate-400">Tools used: participants who used each tool</figcaption>
+            <figcaption className="mb-2 text-xs font-semibold uppercase tracking-wide text-slate-400">
+              Tools used: participants who used each tool
+            </figcaption>
             <div className="h-44">
               <ResponsiveContainer width="100%" height="100%">
-                <BarChart data={Object.entries(t.tools).map(([tool, n]) => ({ tool, n }))} margin={{ top: 4, right: 4, bottom: 4, left: -20 }}>
+                <BarChart
+                  data={Object.entries(t.tools).map(([tool, n]) => ({ tool, n }))}
+                  margin={{ top: 4, right: 4, bottom: 4, left: -20 }}
+                >
                   <CartesianGrid stroke="#1e293b" vertical={false} />
                   <XAxis dataKey="tool" tick={{ fill: '#94a3b8', fontSize: 11 }} stroke="#334155" />
                   <YAxis allowDecimals={false} tick={{ fill: '#94a3b8', fontSize: 11 }} stroke="#334155" />
@@ -236,7 +491,11 @@ function Tasks({ tasks }: { tasks: TaskResult[] }) {
 }
 
 const PRESETS: { id: keyof LevelResult['baselines']; label: string; hint: string }[] = [
-  { id: 'second-best', label: 'Second-best', hint: 'ARC-AGI-3 paper: second-fewest actions among first-time players who completed the level' },
+  {
+    id: 'second-best',
+    label: 'Second-best',
+    hint: 'ARC-AGI-3 paper: second-fewest actions among first-time players who completed the level',
+  },
   { id: 'upper-median', label: 'Upper median', hint: 'Official toolkit since April 2026' },
   { id: 'best', label: 'Best', hint: 'Fewest actions' },
   { id: 'median', label: 'Median', hint: 'Median actions' },
@@ -247,10 +506,22 @@ function GameLevels({ game, studyId }: { game: GameResult; studyId: string }) {
   const lv = game.levels[level];
   const funnel = game.levels.map((l) => ({ level: `Level ${l.level}`, reached: l.reached, completed: l.completed }));
   return (
-    <section className="mb-8 flex flex-col gap-4" aria-label={game.current ? `Game ${game.item}` : `Game ${game.item} ${game.version ?? ''}`}>
-      <h2 className="text-lg font-semibold text-white">{game.title} <span className="font-mono text-xs text-slate-500">{game.version ?? game.game}{game.current ? '' : ' (not the current version)'} · item {game.item} · {game.participants} first-time players{game.otherVersion > 0 ? ` · ${game.otherVersion} logs of a version this server cannot replay` : ''}</span></h2>
+    <section
+      className="mb-8 flex flex-col gap-4"
+      aria-label={game.current ? `Game ${game.item}` : `Game ${game.item} ${game.version ?? ''}`}
+    >
+      <h2 className="text-lg font-semibold text-white">
+        {game.title}{' '}
+        <span className="font-mono text-xs text-slate-500">
+          {game.version ?? game.game}
+          {game.current ? '' : ' (not the current version)'} · item {game.item} · {game.participants} first-time players
+          {game.otherVersion > 0 ? ` · ${game.otherVersion} logs of a version this server cannot replay` : ''}
+        </span>
+      </h2>
       <figure className="rounded-lg border border-slate-800 bg-slate-900/60 p-3">
-        <figcaption className="mb-2 text-xs font-semibold uppercase tracking-wide text-slate-400">Funnel: players who reached and completed each level</figcaption>
+        <figcaption className="mb-2 text-xs font-semibold uppercase tracking-wide text-slate-400">
+          Funnel: players who reached and completed each level
+        </figcaption>
         <div className="h-56" data-testid="funnel">
           <ResponsiveContainer width="100%" height="100%">
             <BarChart data={funnel} margin={{ top: 4, right: 4, bottom: 4, left: -20 }}>
@@ -272,18 +543,31 @@ function GameLevels({ game, studyId }: { game: GameResult; studyId: string }) {
               <th className="px-3 py-2 text-left">Level</th>
               <th className="px-3 py-2 text-right">Reached</th>
               <th className="px-3 py-2 text-right">Completed</th>
-              {PRESETS.map((p) => <th key={p.id} className="px-3 py-2 text-right" title={p.hint}>{p.label} baseline</th>)}
+              {PRESETS.map((p) => (
+                <th key={p.id} className="px-3 py-2 text-right" title={p.hint}>
+                  {p.label} baseline
+                </th>
+              ))}
             </tr>
           </thead>
           <tbody>
             {game.levels.map((l, i) => (
               <tr key={l.level} className={`border-t border-slate-800 ${i === level ? 'bg-sky-500/10' : ''}`}>
-                <td className="px-3 py-2"><button type="button" className="text-sky-300 hover:underline" onClick={() => setLevel(i)}>Level {l.level}</button></td>
+                <td className="px-3 py-2">
+                  <button type="button" className="text-sky-300 hover:underline" onClick={() => setLevel(i)}>
+                    Level {l.level}
+                  </button>
+                </td>
                 <td className="px-3 py-2 text-right tabular-nums">{l.reached}</td>
                 <td className="px-3 py-2 text-right tabular-nums">{l.completed}</td>
                 {PRESETS.map((p) => (
-                  <td key={p.id} className="px-3 py-2 text-right tabular-nums" data-testid={`baseline-${p.id}-${l.level}`}>
-                    {l.baselines[p.id].value ?? '–'} <span className="text-xs text-slate-500">(n={l.baselines[p.id].completers})</span>
+                  <td
+                    key={p.id}
+                    className="px-3 py-2 text-right tabular-nums"
+                    data-testid={`baseline-${p.id}-${l.level}`}
+                  >
+                    {l.baselines[p.id].value ?? '–'}{' '}
+                    <span className="text-xs text-slate-500">(n={l.baselines[p.id].completers})</span>
                   </td>
                 ))}
               </tr>
@@ -291,10 +575,23 @@ function GameLevels({ game, studyId }: { game: GameResult; studyId: string }) {
           </tbody>
         </table>
       </div>
-      {game.version !== null && <AgentRunsTable studyId={studyId} gameId={game.version} title={`Agent runs on ${game.version} (not counted in the figures above)`} />}
+      {game.version !== null && (
+        <AgentRunsTable
+          studyId={studyId}
+          gameId={game.version}
+          title={`Agent runs on ${game.version} (not counted in the figures above)`}
+        />
+      )}
       {lv && (
         <div className="grid gap-3 lg:grid-cols-[auto_1fr]">
-          <LevelClicks gameId={game.game} title={game.title} level={level} clicks={lv.clicks} gameClicks={game.levels.reduce((n, l) => n + l.clicks.reduce((m, c) => m + c[2], 0), 0)} studyId={studyId} />
+          <LevelClicks
+            gameId={game.game}
+            title={game.title}
+            level={level}
+            clicks={lv.clicks}
+            gameClicks={game.levels.reduce((n, l) => n + l.clicks.reduce((m, c) => m + c[2], 0), 0)}
+            studyId={studyId}
+          />
           <div className="grid gap-3 md:grid-cols-2">
             <DistChart dist={lv.actions} label={`Level ${lv.level}: actions (first run)`} unit="actions" />
             <DistChart dist={lv.timeMs} label={`Level ${lv.level}: time`} unit="s" scale={1000} color="#34d399" />

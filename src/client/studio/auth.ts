@@ -22,7 +22,10 @@ export async function adminJson<T>(url: string, init: RequestInit = {}): Promise
   const token = useResearcher.getState().token;
   if (!token) throw new ApiError(401, 'unauthorized', 'Log in with the researcher token first.');
   try {
-    return await getJson<T>(url, { ...init, headers: { ...(init.headers ?? {}), Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' } });
+    return await getJson<T>(url, {
+      ...init,
+      headers: { ...(init.headers ?? {}), Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+    });
   } catch (e) {
     if (e instanceof ApiError && (e.status === 401 || e.status === 403)) setResearcherToken(null);
     throw e;
@@ -40,10 +43,18 @@ export async function adminText(url: string): Promise<string> {
   try {
     res = await fetch(url, { headers: { Authorization: `Bearer ${token}` } });
   } catch {
-    throw new ApiError(0, 'offline', 'The ARC Studio server cannot be reached. Check that it is running and that you are online, then try again.');
+    throw new ApiError(
+      0,
+      'offline',
+      'The ARC Studio server cannot be reached. Check that it is running and that you are online, then try again.',
+    );
   }
   if (res.ok) return res.text();
   const body = (await res.json().catch(() => null)) as ErrorBodyRead;
   if (res.status === 401 || res.status === 403) setResearcherToken(null);
-  throw new ApiError(res.status, body?.error ?? 'http_error', body?.message ?? `The server answered ${res.status} ${res.statusText}.`);
+  throw new ApiError(
+    res.status,
+    body?.error ?? 'http_error',
+    body?.message ?? `The server answered ${res.status} ${res.statusText}.`,
+  );
 }

@@ -12,16 +12,30 @@ export interface FieldA11y {
   readonly 'aria-describedby'?: string;
 }
 
-export const input = 'h-8 rounded-md border border-slate-700 bg-slate-950 px-2 text-sm focus:outline-none focus:ring-2 focus:ring-sky-500';
-export const area = 'min-h-24 w-full rounded-md border border-slate-700 bg-slate-950 p-2 font-mono text-sm focus:outline-none focus:ring-2 focus:ring-sky-500';
+export const input =
+  'h-8 rounded-md border border-slate-700 bg-slate-950 px-2 text-sm focus:outline-none focus:ring-2 focus:ring-sky-500';
+export const area =
+  'min-h-24 w-full rounded-md border border-slate-700 bg-slate-950 p-2 font-mono text-sm focus:outline-none focus:ring-2 focus:ring-sky-500';
 
 /**
  * A labelled field with its problem in plain words under it, which the field points to
  * (aria-describedby); the problem stays outside the label, so the field's name is its label alone.
  * `problem` overrides the editor's (a part that checks its own fields as they are edited).
  */
-export function Labelled({ label, path, className = '', small = false, problem: own, children }: {
-  label: ReactNode; path: string; className?: string; small?: boolean; problem?: string; children: (a11y: FieldA11y) => ReactNode;
+export function Labelled({
+  label,
+  path,
+  className = '',
+  small = false,
+  problem: own,
+  children,
+}: {
+  label: ReactNode;
+  path: string;
+  className?: string;
+  small?: boolean;
+  problem?: string;
+  children: (a11y: FieldA11y) => ReactNode;
 }) {
   const fromEditor = useContext(ProblemOf)(path);
   const problem = own ?? fromEditor;
@@ -29,8 +43,15 @@ export function Labelled({ label, path, className = '', small = false, problem: 
   const a11y: FieldA11y = problem ? { 'aria-invalid': true, 'aria-describedby': `${id}-problem` } : {};
   return (
     <div className={`flex flex-col gap-1 ${className}`}>
-      <label className={`flex flex-col gap-1 ${small ? 'text-xs text-slate-400' : 'text-sm text-slate-300'}`}>{label}{children(a11y)}</label>
-      {problem && <p id={`${id}-problem`} className="text-xs text-rose-300" data-testid="field-problem" data-field={path}>{problem}</p>}
+      <label className={`flex flex-col gap-1 ${small ? 'text-xs text-slate-400' : 'text-sm text-slate-300'}`}>
+        {label}
+        {children(a11y)}
+      </label>
+      {problem && (
+        <p id={`${id}-problem`} className="text-xs text-rose-300" data-testid="field-problem" data-field={path}>
+          {problem}
+        </p>
+      )}
     </div>
   );
 }

@@ -38,7 +38,11 @@ const ID_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 /** An item id for a new candidate: its task, game or question id, made unique in the study. */
 export function candidateId(s: CandidateSource, used: Set<string>): string {
   const raw = s.kind === 'task' ? s.task : s.kind === 'game' ? s.game : s.question;
-  let base = raw.replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^[^A-Za-z0-9]+/, '').slice(0, 56) || s.kind;
+  let base =
+    raw
+      .replace(/[^A-Za-z0-9._-]+/g, '-')
+      .replace(/^[^A-Za-z0-9]+/, '')
+      .slice(0, 56) || s.kind;
   if (!ID_RE.test(base)) base = s.kind;
   let id = base;
   for (let n = 2; used.has(id); n++) id = `${base}-${n}`;
@@ -59,7 +63,8 @@ export function poolProblems(item: PoolInput): Partial<Record<PoolField, string>
   const out: Partial<Record<PoolField, string>> = {};
   const n = item.candidates.length;
   if (n === 0) out.candidates = 'Add at least one candidate: the pool draws from its candidates.';
-  else if (n > 5000) out.candidates = `A pool holds at most 5,000 candidates and this one has ${n.toLocaleString('en')}: split it into two pools.`;
+  else if (n > 5000)
+    out.candidates = `A pool holds at most 5,000 candidates and this one has ${n.toLocaleString('en')}: split it into two pools.`;
   else {
     const seen = new Set<string>();
     const twice = item.candidates.find((c) => (seen.has(c.id) ? true : (seen.add(c.id), false)));
@@ -72,7 +77,8 @@ export function poolProblems(item: PoolInput): Partial<Record<PoolField, string>
   const t = 'solves' in target ? target.solves : target.attempts;
   if (!Number.isInteger(t) || t < 1 || t > 1000) out.target = 'The target is a whole number from 1 to 1,000.';
   const m = item.minMinutesLeft;
-  if (m !== undefined && (!Number.isFinite(m) || m <= 0 || m > 1440)) out.minMinutesLeft = 'Give more than 0 and at most 1440 minutes, or leave it empty to use the item’s hard limit.';
+  if (m !== undefined && (!Number.isFinite(m) || m <= 0 || m > 1440))
+    out.minMinutesLeft = 'Give more than 0 and at most 1440 minutes, or leave it empty to use the item’s hard limit.';
   return out;
 }
 
@@ -81,9 +87,12 @@ export type Pay = NonNullable<EditorDefinition['payment']>;
 /** The study's payment problems, one per field. */
 export function paymentProblems(p: Pay | undefined, campaign: string | undefined): Record<string, string> {
   const out: Record<string, string> = {};
-  if (campaign !== undefined && !/^[a-z0-9][a-z0-9-]{0,63}$/.test(campaign)) out.campaign = 'Use 1-64 lower-case letters, digits or “-”, starting with a letter or digit, e.g. arc3-calibration.';
+  if (campaign !== undefined && !/^[a-z0-9][a-z0-9-]{0,63}$/.test(campaign))
+    out.campaign =
+      'Use 1-64 lower-case letters, digits or “-”, starting with a letter or digit, e.g. arc3-calibration.';
   if (!p) return out;
-  if (p.currency !== undefined && !/^[A-Z]{3}$/.test(p.currency)) out.currency = 'Give a three-letter currency code in capitals, e.g. GBP, USD or EUR.';
+  if (p.currency !== undefined && !/^[A-Z]{3}$/.test(p.currency))
+    out.currency = 'Give a three-letter currency code in capitals, e.g. GBP, USD or EUR.';
   const money = (key: string, v: number | undefined, max: number) => {
     if (v === undefined) return;
     if (!Number.isFinite(v) || v < 0) out[key] = 'Give an amount of 0 or more.';
@@ -96,11 +105,14 @@ export function paymentProblems(p: Pay | undefined, campaign: string | undefined
   return out;
 }
 
-
 /** Where each payment problem sits in the study format, as `formatPath` writes it. */
 export const PAYMENT_PATHS: Readonly<Record<string, string>> = {
-  campaign: 'campaign.id', currency: 'payment.currency', fee: 'payment.fee',
-  perSolve: 'payment.bonus.perSolve', perLevel: 'payment.bonus.perLevel', max: 'payment.bonus.max',
+  campaign: 'campaign.id',
+  currency: 'payment.currency',
+  fee: 'payment.fee',
+  perSolve: 'payment.bonus.perSolve',
+  perLevel: 'payment.bonus.perLevel',
+  max: 'payment.bonus.max',
 };
 
 /**
@@ -113,8 +125,10 @@ export function editorFieldProblems(def: EditorDefinition): FieldProblem[] {
   def.items.forEach((item, i) => {
     if (item.kind === 'survey') out.push(...surveyFieldProblems(item, i));
     if (item.kind !== 'pool') return;
-    for (const [field, message] of Object.entries(poolProblems(item))) out.push({ path: `items[${i}].${field}`, message });
+    for (const [field, message] of Object.entries(poolProblems(item)))
+      out.push({ path: `items[${i}].${field}`, message });
   });
-  for (const [key, message] of Object.entries(paymentProblems(def.payment, def.campaign?.id))) out.push({ path: PAYMENT_PATHS[key] ?? key, message });
+  for (const [key, message] of Object.entries(paymentProblems(def.payment, def.campaign?.id)))
+    out.push({ path: PAYMENT_PATHS[key] ?? key, message });
   return out;
 }

@@ -7,7 +7,14 @@ import type { StudyResults } from '../../core/analysis/results';
 export type { StudyListEntry } from '../../core/protocol/api';
 
 // The results endpoint returns exactly what the pure analysis computes: one set of types.
-export type { Dist, ParticipantResult as Participant, TaskResult, LevelResultRow as LevelResult, GameResult, StudyResults } from '../../core/analysis/results';
+export type {
+  Dist,
+  ParticipantResult as Participant,
+  TaskResult,
+  LevelResultRow as LevelResult,
+  GameResult,
+  StudyResults,
+} from '../../core/analysis/results';
 export type { QuestionResult, QuestionGroupResult, OptionCount } from '../../core/analysis/results';
 export type { Interval } from '../../core/analysis/wilson';
 
@@ -17,122 +24,177 @@ export const studiesQuery = queryOptions({
 });
 
 /** What a study stores against its storage budget, and the game versions its runs played. */
-export const studyUsageQuery = (studyId: string) => queryOptions({
-  queryKey: ['admin', 'study-usage', studyId],
-  queryFn: () => adminJson<StudyUsage>(`/api/admin/studies/${encodeURIComponent(studyId)}/usage`),
-  staleTime: 10_000,
-});
+export const studyUsageQuery = (studyId: string) =>
+  queryOptions({
+    queryKey: ['admin', 'study-usage', studyId],
+    queryFn: () => adminJson<StudyUsage>(`/api/admin/studies/${encodeURIComponent(studyId)}/usage`),
+    staleTime: 10_000,
+  });
 
-export const resultsQuery = (studyId: string, version: number | null) => queryOptions({
-  queryKey: ['admin', 'results', studyId, version],
-  queryFn: () => adminJson<StudyResults>(`/api/admin/studies/${encodeURIComponent(studyId)}/results${version === null ? '' : `?version=${version}`}`),
-  staleTime: 10_000,
-});
+export const resultsQuery = (studyId: string, version: number | null) =>
+  queryOptions({
+    queryKey: ['admin', 'results', studyId, version],
+    queryFn: () =>
+      adminJson<StudyResults>(
+        `/api/admin/studies/${encodeURIComponent(studyId)}/results${version === null ? '' : `?version=${version}`}`,
+      ),
+    staleTime: 10_000,
+  });
 
 /** What the server is digesting for a study now (docs/api.md, "Study results"). */
-export type ResultsProgress = { running: false } | { running: true; reason: 'results' | 'ended' | 'update'; done: number; total: number; startedAt: number };
+export type ResultsProgress =
+  | { running: false }
+  | { running: true; reason: 'results' | 'ended' | 'update'; done: number; total: number; startedAt: number };
 
-export const resultsProgressQuery = (studyId: string, busy: boolean) => queryOptions({
-  queryKey: ['admin', 'results-progress', studyId],
-  queryFn: () => adminJson<ResultsProgress>(`/api/admin/studies/${encodeURIComponent(studyId)}/results/progress`),
-  refetchInterval: busy ? 1000 : 5000,
-});
+export const resultsProgressQuery = (studyId: string, busy: boolean) =>
+  queryOptions({
+    queryKey: ['admin', 'results-progress', studyId],
+    queryFn: () => adminJson<ResultsProgress>(`/api/admin/studies/${encodeURIComponent(studyId)}/results/progress`),
+    refetchInterval: busy ? 1000 : 5000,
+  });
 
 /** A built-in game's recorded solutions, one action string per level (researchers only). */
-export const gameSolutionsQuery = (gameId: string) => queryOptions({
-  queryKey: ['admin', 'game-solutions', gameId],
-  queryFn: () => adminJson<{ game: string; levels: (string | null)[] }>(`/api/admin/games/${encodeURIComponent(gameId)}/solutions`),
-  staleTime: Infinity,
-});
+export const gameSolutionsQuery = (gameId: string) =>
+  queryOptions({
+    queryKey: ['admin', 'game-solutions', gameId],
+    queryFn: () =>
+      adminJson<{ game: string; levels: (string | null)[] }>(
+        `/api/admin/games/${encodeURIComponent(gameId)}/solutions`,
+      ),
+    staleTime: Infinity,
+  });
 
-export const sessionEventsQuery = (sessionId: string) => queryOptions({
-  queryKey: ['admin', 'events', sessionId],
-  queryFn: () => adminJson<SessionEvents>(`/api/admin/sessions/${encodeURIComponent(sessionId)}/events`).then((r) => r.events),
-});
+export const sessionEventsQuery = (sessionId: string) =>
+  queryOptions({
+    queryKey: ['admin', 'events', sessionId],
+    queryFn: () =>
+      adminJson<SessionEvents>(`/api/admin/sessions/${encodeURIComponent(sessionId)}/events`).then((r) => r.events),
+  });
 
-export const sessionQuery = (sessionId: string) => queryOptions({
-  queryKey: ['admin', 'session', sessionId],
-  queryFn: () => adminJson<AdminSessionDetail>(`/api/admin/sessions/${encodeURIComponent(sessionId)}`),
-});
+export const sessionQuery = (sessionId: string) =>
+  queryOptions({
+    queryKey: ['admin', 'session', sessionId],
+    queryFn: () => adminJson<AdminSessionDetail>(`/api/admin/sessions/${encodeURIComponent(sessionId)}`),
+  });
 
 // Agents over the ARC-AGI-3 protocol: their keys, and their runs in a study (docs/api.md).
 export type { AgentRunRow, AgentRunReplay, AgentReplayStep } from '../../core/protocol/agents';
 import type { AgentRunRow, AgentRunReplay } from '../../core/protocol/agents';
 
-export interface AgentKey { readonly id: string; readonly name: string; readonly createdAt: number; readonly revokedAt: number | null }
+export interface AgentKey {
+  readonly id: string;
+  readonly name: string;
+  readonly createdAt: number;
+  readonly revokedAt: number | null;
+}
 
 export const agentKeysQuery = queryOptions({
   queryKey: ['admin', 'agent-keys'],
   queryFn: () => adminJson<{ keys: AgentKey[] }>('/api/admin/agent-keys').then((r) => r.keys),
 });
 
-export const agentRunsQuery = (studyId: string) => queryOptions({
-  queryKey: ['admin', 'agent-runs', studyId],
-  queryFn: () => adminJson<{ runs: AgentRunRow[] }>(`/api/admin/studies/${encodeURIComponent(studyId)}/agent-runs`).then((r) => r.runs),
-  staleTime: 10_000,
-});
+export const agentRunsQuery = (studyId: string) =>
+  queryOptions({
+    queryKey: ['admin', 'agent-runs', studyId],
+    queryFn: () =>
+      adminJson<{ runs: AgentRunRow[] }>(`/api/admin/studies/${encodeURIComponent(studyId)}/agent-runs`).then(
+        (r) => r.runs,
+      ),
+    staleTime: 10_000,
+  });
 
-export const agentRunQuery = (guid: string) => queryOptions({
-  queryKey: ['admin', 'agent-run', guid],
-  queryFn: () => adminJson<AgentRunReplay>(`/api/admin/agent-runs/${encodeURIComponent(guid)}`),
-});
+export const agentRunQuery = (guid: string) =>
+  queryOptions({
+    queryKey: ['admin', 'agent-run', guid],
+    queryFn: () => adminJson<AgentRunReplay>(`/api/admin/agent-runs/${encodeURIComponent(guid)}`),
+  });
 
 // Curation: excluding and deleting sessions, deleting a study, and the audit log (docs/api.md, "Excluding and deleting").
 export type { AuditEntry } from '../../core/protocol/api';
 import type { AuditEntry } from '../../core/protocol/api';
 
-export const auditQuery = (studyId: string) => queryOptions({
-  queryKey: ['admin', 'audit', studyId],
-  queryFn: () => adminJson<{ events: AuditEntry[] }>(`/api/admin/studies/${encodeURIComponent(studyId)}/audit`).then((r) => r.events),
-});
+export const auditQuery = (studyId: string) =>
+  queryOptions({
+    queryKey: ['admin', 'audit', studyId],
+    queryFn: () =>
+      adminJson<{ events: AuditEntry[] }>(`/api/admin/studies/${encodeURIComponent(studyId)}/audit`).then(
+        (r) => r.events,
+      ),
+  });
 
 // The mounted question collections, for the study editor's question picker.
 import type { PublicQuestion } from '../../core/questions/schema';
 
 export const questionCollectionsQuery = queryOptions({
   queryKey: ['admin', 'question-collections'],
-  queryFn: () => adminJson<{ collections: { id: string; name: string; count: number }[] }>('/api/admin/question-collections').then((r) => r.collections),
+  queryFn: () =>
+    adminJson<{ collections: { id: string; name: string; count: number }[] }>('/api/admin/question-collections').then(
+      (r) => r.collections,
+    ),
 });
 
-export const questionsQuery = (collection: string) => queryOptions({
-  queryKey: ['admin', 'question-collections', collection],
-  queryFn: () => adminJson<{ questions: PublicQuestion[] }>(`/api/admin/question-collections/${encodeURIComponent(collection)}/questions`).then((r) => r.questions),
-});
+export const questionsQuery = (collection: string) =>
+  queryOptions({
+    queryKey: ['admin', 'question-collections', collection],
+    queryFn: () =>
+      adminJson<{ questions: PublicQuestion[] }>(
+        `/api/admin/question-collections/${encodeURIComponent(collection)}/questions`,
+      ).then((r) => r.questions),
+  });
 
 // Campaigns: a study's pools live (docs/api.md, "Campaigns").
-export type { CampaignView, CampaignCandidateView, CampaignLevelView, CampaignVersionView, CampaignLiveSession, CandidateStatus, PaymentsView, SessionPayment } from '../../core/protocol/campaign';
+export type {
+  CampaignView,
+  CampaignCandidateView,
+  CampaignLevelView,
+  CampaignVersionView,
+  CampaignLiveSession,
+  CandidateStatus,
+  PaymentsView,
+  SessionPayment,
+} from '../../core/protocol/campaign';
 import type { CampaignView, PaymentsView } from '../../core/protocol/campaign';
 import type { StudyDefinitionInput } from '../../core/study/schema';
 
 /** How often the campaign view asks again: seconds, so it follows participants as they play. */
 export const CAMPAIGN_POLL_MS = 2000;
 
-export const campaignQuery = (studyId: string) => queryOptions({
-  queryKey: ['admin', 'campaign', studyId],
-  queryFn: () => adminJson<CampaignView>(`/api/admin/studies/${encodeURIComponent(studyId)}/campaign`),
-  refetchInterval: CAMPAIGN_POLL_MS,
-});
+export const campaignQuery = (studyId: string) =>
+  queryOptions({
+    queryKey: ['admin', 'campaign', studyId],
+    queryFn: () => adminJson<CampaignView>(`/api/admin/studies/${encodeURIComponent(studyId)}/campaign`),
+    refetchInterval: CAMPAIGN_POLL_MS,
+  });
 
-export const paymentsQuery = (studyId: string) => queryOptions({
-  queryKey: ['admin', 'campaign-payments', studyId],
-  queryFn: () => adminJson<PaymentsView>(`/api/admin/studies/${encodeURIComponent(studyId)}/campaign/payments`),
-  refetchInterval: CAMPAIGN_POLL_MS * 2,
-});
+export const paymentsQuery = (studyId: string) =>
+  queryOptions({
+    queryKey: ['admin', 'campaign-payments', studyId],
+    queryFn: () => adminJson<PaymentsView>(`/api/admin/studies/${encodeURIComponent(studyId)}/campaign/payments`),
+    refetchInterval: CAMPAIGN_POLL_MS * 2,
+  });
 
 /** A study's current definition (pools included), as the editor reads it. */
-export const studyDefinitionQuery = (studyId: string) => queryOptions({
-  queryKey: ['admin', 'definition', studyId],
-  queryFn: () => adminJson<{ definition: StudyDefinitionInput }>(`/api/admin/studies/${encodeURIComponent(studyId)}`).then((r) => r.definition),
-  staleTime: 30_000,
-});
+export const studyDefinitionQuery = (studyId: string) =>
+  queryOptions({
+    queryKey: ['admin', 'definition', studyId],
+    queryFn: () =>
+      adminJson<{ definition: StudyDefinitionInput }>(`/api/admin/studies/${encodeURIComponent(studyId)}`).then(
+        (r) => r.definition,
+      ),
+    staleTime: 30_000,
+  });
 
 /** One version of a study's written definition: a session's replay reads the version it ran. */
-export const studyVersionQuery = (studyId: string, version: number) => queryOptions({
-  queryKey: ['admin', 'definition', studyId, version],
-  queryFn: () => adminJson<{ definition: StudyDefinitionInput }>(`/api/admin/studies/${encodeURIComponent(studyId)}?version=${version}`).then((r) => r.definition),
-  // A stored version never changes.
-  staleTime: Infinity,
-});
+export const studyVersionQuery = (studyId: string, version: number) =>
+  queryOptions({
+    queryKey: ['admin', 'definition', studyId, version],
+    queryFn: () =>
+      adminJson<{ definition: StudyDefinitionInput }>(
+        `/api/admin/studies/${encodeURIComponent(studyId)}?version=${version}`,
+      ).then((r) => r.definition),
+    // A stored version never changes.
+    staleTime: Infinity,
+  });
 
 /** Whether a study draws from a pool, so it has a campaign view. */
 export function hasPool(definition: StudyDefinitionInput | undefined): boolean {

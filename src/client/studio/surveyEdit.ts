@@ -23,7 +23,8 @@ export function retype(q: QuestionInput, type: QuestionType): QuestionInput {
     if (max !== undefined) out.max = max;
   }
   if (type === 'scale') {
-    const lo = min ?? 1, hi = max ?? 7;
+    const lo = min ?? 1,
+      hi = max ?? 7;
     if (Number.isInteger(lo) && Number.isInteger(hi) && hi > lo && hi - lo <= 20) {
       if (min !== undefined) out.min = min;
       if (max !== undefined) out.max = max;

@@ -15,8 +15,22 @@ export interface Column<T> {
  * A table whose columns sort on click (again to reverse); with `pageSize`, shown a page at a time
  * (sorting covers every row), so hundreds of rows stay quick.
  */
-export function SortableTable<T>({ columns, rows, rowKey, label, empty, pageSize, rowClass }: {
-  columns: readonly Column<T>[]; rows: readonly T[]; rowKey: (r: T) => string; label: string; empty: string; pageSize?: number; rowClass?: (r: T) => string;
+export function SortableTable<T>({
+  columns,
+  rows,
+  rowKey,
+  label,
+  empty,
+  pageSize,
+  rowClass,
+}: {
+  columns: readonly Column<T>[];
+  rows: readonly T[];
+  rowKey: (r: T) => string;
+  label: string;
+  empty: string;
+  pageSize?: number;
+  rowClass?: (r: T) => string;
 }) {
   const [sort, setSort] = useState<{ key: string; dir: 1 | -1 } | null>(null);
   const [page, setPage] = useState(0);
@@ -33,7 +47,8 @@ export function SortableTable<T>({ columns, rows, rowKey, label, empty, pageSize
       return (x < y ? -1 : 1) * sort.dir;
     });
   }, [rows, columns, sort]);
-  if (rows.length === 0) return <p className="rounded-lg border border-slate-800 p-4 text-sm text-slate-400">{empty}</p>;
+  if (rows.length === 0)
+    return <p className="rounded-lg border border-slate-800 p-4 text-sm text-slate-400">{empty}</p>;
   const pages = pageSize ? Math.max(1, Math.ceil(sorted.length / pageSize)) : 1;
   const at = Math.min(page, pages - 1);
   const shown = pageSize ? sorted.slice(at * pageSize, (at + 1) * pageSize) : sorted;
@@ -43,13 +58,25 @@ export function SortableTable<T>({ columns, rows, rowKey, label, empty, pageSize
         <thead className="bg-slate-900 text-xs uppercase tracking-wide text-slate-400">
           <tr>
             {columns.map((c) => (
-              <th key={c.key} className={`px-3 py-2 font-medium ${c.align === 'right' ? 'text-right' : 'text-left'}`}
-                aria-sort={sort?.key === c.key ? (sort.dir === 1 ? 'ascending' : 'descending') : 'none'}>
+              <th
+                key={c.key}
+                className={`px-3 py-2 font-medium ${c.align === 'right' ? 'text-right' : 'text-left'}`}
+                aria-sort={sort?.key === c.key ? (sort.dir === 1 ? 'ascending' : 'descending') : 'none'}
+              >
                 {c.label === '' ? null : (
-                  <button type="button" className="inline-flex items-center gap-1 hover:text-white"
-                    onClick={() => setSort((s) => (s?.key === c.key ? { key: c.key, dir: s.dir === 1 ? -1 : 1 } : { key: c.key, dir: 1 }))}>
+                  <button
+                    type="button"
+                    className="inline-flex items-center gap-1 hover:text-white"
+                    onClick={() =>
+                      setSort((s) =>
+                        s?.key === c.key ? { key: c.key, dir: s.dir === 1 ? -1 : 1 } : { key: c.key, dir: 1 },
+                      )
+                    }
+                  >
                     {c.label}
-                    <span aria-hidden className="text-[10px]">{sort?.key === c.key ? (sort.dir === 1 ? '▲' : '▼') : '↕'}</span>
+                    <span aria-hidden className="text-[10px]">
+                      {sort?.key === c.key ? (sort.dir === 1 ? '▲' : '▼') : '↕'}
+                    </span>
                   </button>
                 )}
               </th>
@@ -60,17 +87,38 @@ export function SortableTable<T>({ columns, rows, rowKey, label, empty, pageSize
           {shown.map((r) => (
             <tr key={rowKey(r)} className={`border-t border-slate-800 hover:bg-slate-900/60 ${rowClass?.(r) ?? ''}`}>
               {columns.map((c) => (
-                <td key={c.key} className={`px-3 py-2 ${c.align === 'right' ? 'text-right tabular-nums' : ''}`}>{c.render ? c.render(r) : String(c.value(r) ?? '–')}</td>
+                <td key={c.key} className={`px-3 py-2 ${c.align === 'right' ? 'text-right tabular-nums' : ''}`}>
+                  {c.render ? c.render(r) : String(c.value(r) ?? '–')}
+                </td>
               ))}
             </tr>
           ))}
         </tbody>
       </table>
       {pages > 1 && (
-        <nav className="flex items-center justify-end gap-2 border-t border-slate-800 px-3 py-2 text-xs text-slate-300" aria-label={`${label} pages`}>
-          <span>Rows {at * pageSize! + 1}-{Math.min(sorted.length, (at + 1) * pageSize!)} of {sorted.length}</span>
-          <button type="button" className="rounded border border-slate-700 px-2 py-1 hover:bg-slate-800 disabled:opacity-40" disabled={at === 0} onClick={() => setPage(at - 1)}>Previous</button>
-          <button type="button" className="rounded border border-slate-700 px-2 py-1 hover:bg-slate-800 disabled:opacity-40" disabled={at >= pages - 1} onClick={() => setPage(at + 1)}>Next</button>
+        <nav
+          className="flex items-center justify-end gap-2 border-t border-slate-800 px-3 py-2 text-xs text-slate-300"
+          aria-label={`${label} pages`}
+        >
+          <span>
+            Rows {at * pageSize! + 1}-{Math.min(sorted.length, (at + 1) * pageSize!)} of {sorted.length}
+          </span>
+          <button
+            type="button"
+            className="rounded border border-slate-700 px-2 py-1 hover:bg-slate-800 disabled:opacity-40"
+            disabled={at === 0}
+            onClick={() => setPage(at - 1)}
+          >
+            Previous
+          </button>
+          <button
+            type="button"
+            className="rounded border border-slate-700 px-2 py-1 hover:bg-slate-800 disabled:opacity-40"
+            disabled={at >= pages - 1}
+            onClick={() => setPage(at + 1)}
+          >
+            Next
+          </button>
         </nav>
       )}
     </div>
@@ -111,22 +159,43 @@ export function histogram(values: readonly number[], bins = 12): { bin: string; 
 }
 
 /** A histogram of a distribution, with its participant count and median. */
-export function DistChart({ dist, label, unit, scale = 1, color = '#38bdf8' }: { dist: Dist; label: string; unit: string; scale?: number; color?: string }) {
+export function DistChart({
+  dist,
+  label,
+  unit,
+  scale = 1,
+  color = '#38bdf8',
+}: {
+  dist: Dist;
+  label: string;
+  unit: string;
+  scale?: number;
+  color?: string;
+}) {
   const data = histogram(dist.values.map((v) => Math.round(v / scale)));
   return (
     <figure className="rounded-lg border border-slate-800 bg-slate-900/60 p-3">
       <figcaption className="mb-2 flex items-baseline justify-between text-xs text-slate-400">
         <span className="font-semibold uppercase tracking-wide">{label}</span>
-        <span>n={dist.n}{dist.median !== null ? ` · median ${Math.round(dist.median / scale)} ${unit}` : ''}</span>
+        <span>
+          n={dist.n}
+          {dist.median !== null ? ` · median ${Math.round(dist.median / scale)} ${unit}` : ''}
+        </span>
       </figcaption>
-      {data.length === 0 ? <p className="py-8 text-center text-sm text-slate-500">No data yet.</p> : (
+      {data.length === 0 ? (
+        <p className="py-8 text-center text-sm text-slate-500">No data yet.</p>
+      ) : (
         <div className="h-40">
           <ResponsiveContainer width="100%" height="100%">
             <BarChart data={data} margin={{ top: 4, right: 4, bottom: 4, left: -20 }}>
               <CartesianGrid stroke="#1e293b" vertical={false} />
               <XAxis dataKey="bin" tick={{ fill: '#94a3b8', fontSize: 11 }} stroke="#334155" />
               <YAxis allowDecimals={false} tick={{ fill: '#94a3b8', fontSize: 11 }} stroke="#334155" />
-              <Tooltip contentStyle={{ background: '#0f172a', border: '1px solid #334155', color: '#e2e8f0' }} formatter={(v) => [v, 'participants']} labelFormatter={(l) => `${l} ${unit}`} />
+              <Tooltip
+                contentStyle={{ background: '#0f172a', border: '1px solid #334155', color: '#e2e8f0' }}
+                formatter={(v) => [v, 'participants']}
+                labelFormatter={(l) => `${l} ${unit}`}
+              />
               <Bar dataKey="count" fill={color} isAnimationActive={false} />
             </BarChart>
           </ResponsiveContainer>
@@ -140,13 +209,30 @@ export function DistChart({ dist, label, unit, scale = 1, color = '#38bdf8' }: {
  * A row of tabs. With `panelId`, each tab names the panel it controls and the panel (the caller's
  * element with that id, `role="tabpanel"`) is labelled by the selected tab: `tabId(panelId, tab)`.
  */
-export function Tabs<T extends string>({ tabs, value, onChange, panelId }: { tabs: readonly { id: T; label: string }[]; value: T; onChange: (t: T) => void; panelId?: string }) {
+export function Tabs<T extends string>({
+  tabs,
+  value,
+  onChange,
+  panelId,
+}: {
+  tabs: readonly { id: T; label: string }[];
+  value: T;
+  onChange: (t: T) => void;
+  panelId?: string;
+}) {
   return (
     <div role="tablist" className="flex gap-1 overflow-x-auto border-b border-slate-800">
       {tabs.map((t) => (
-        <button key={t.id} type="button" role="tab" aria-selected={value === t.id} onClick={() => onChange(t.id)}
-          id={panelId ? tabId(panelId, t.id) : undefined} aria-controls={panelId && value === t.id ? panelId : undefined}
-          className={`-mb-px shrink-0 whitespace-nowrap border-b-2 px-3 py-2 text-sm ${value === t.id ? 'border-sky-400 text-white' : 'border-transparent text-slate-400 hover:text-slate-200'}`}>
+        <button
+          key={t.id}
+          type="button"
+          role="tab"
+          aria-selected={value === t.id}
+          onClick={() => onChange(t.id)}
+          id={panelId ? tabId(panelId, t.id) : undefined}
+          aria-controls={panelId && value === t.id ? panelId : undefined}
+          className={`-mb-px shrink-0 whitespace-nowrap border-b-2 px-3 py-2 text-sm ${value === t.id ? 'border-sky-400 text-white' : 'border-transparent text-slate-400 hover:text-slate-200'}`}
+        >
           {t.label}
         </button>
       ))}

@@ -12,8 +12,17 @@ import 'katex/dist/katex.min.css';
  * precedes it and no digit follows, so "costs $200, not $300" stays text; `\$` is a dollar sign.
  */
 export function MathText({ text }: { text: string }) {
-  const paragraphs = text.replace(/\r\n?/g, '\n').split(/\n\s*\n/).filter((p) => p.trim() !== '');
-  return <div className="flex flex-col gap-3 leading-relaxed">{paragraphs.map((p, i) => <p key={i}>{segments(p)}</p>)}</div>;
+  const paragraphs = text
+    .replace(/\r\n?/g, '\n')
+    .split(/\n\s*\n/)
+    .filter((p) => p.trim() !== '');
+  return (
+    <div className="flex flex-col gap-3 leading-relaxed">
+      {paragraphs.map((p, i) => (
+        <p key={i}>{segments(p)}</p>
+      ))}
+    </div>
+  );
 }
 
 function segments(text: string): ReactNode[] {
@@ -24,7 +33,11 @@ function segments(text: string): ReactNode[] {
     plain = '';
   };
   for (let i = 0; i < text.length;) {
-    if (text.startsWith('\\$', i)) { plain += '$'; i += 2; continue; }
+    if (text.startsWith('\\$', i)) {
+      plain += '$';
+      i += 2;
+      continue;
+    }
     if (text.startsWith('$$', i)) {
       const end = text.indexOf('$$', i + 2);
       if (end > i + 2) {
@@ -52,7 +65,10 @@ function segments(text: string): ReactNode[] {
 
 function closingDollar(text: string, from: number): number {
   for (let j = from; j < text.length; j++) {
-    if (text[j] === '\\') { j++; continue; }
+    if (text[j] === '\\') {
+      j++;
+      continue;
+    }
     if (text[j] === '$' && !/\s/.test(text[j - 1]) && !/\d/.test(text[j + 1] ?? '')) return j;
   }
   return -1;
@@ -64,16 +80,20 @@ function closingDollar(text: string, from: number): number {
 function MathSpan({ tex, display = false }: { tex: string; display?: boolean }) {
   const ref = useRef<HTMLElement>(null);
   useLayoutEffect(() => {
-    if (ref.current) katex.render(tex, ref.current, { displayMode: display, throwOnError: false, trust: false, strict: 'ignore' });
+    if (ref.current)
+      katex.render(tex, ref.current, { displayMode: display, throwOnError: false, trust: false, strict: 'ignore' });
   }, [tex, display]);
-  return display
-    ? <div ref={ref as React.RefObject<HTMLDivElement>} className="my-2 overflow-x-auto" data-math={tex} />
-    : <span ref={ref as React.RefObject<HTMLSpanElement>} data-math={tex} />;
+  return display ? (
+    <div ref={ref as React.RefObject<HTMLDivElement>} className="my-2 overflow-x-auto" data-math={tex} />
+  ) : (
+    <span ref={ref as React.RefObject<HTMLSpanElement>} data-math={tex} />
+  );
 }
 
 function emphasis(text: string): ReactNode[] {
   return text.split(/(\*\*[^*]+\*\*|\*[^*\s][^*]*\*)/g).map((part, i) => {
-    if (part.startsWith('**') && part.endsWith('**') && part.length > 4) return <strong key={i}>{part.slice(2, -2)}</strong>;
+    if (part.startsWith('**') && part.endsWith('**') && part.length > 4)
+      return <strong key={i}>{part.slice(2, -2)}</strong>;
     if (part.startsWith('*') && part.endsWith('*') && part.length > 2) return <em key={i}>{part.slice(1, -1)}</em>;
     return part;
   });

@@ -24,12 +24,29 @@ const INPUT_LOG_DELAY_MS = 600;
  * on its own (its place in the block is the answer's `index`). The participant moves on once
  * every question is answered.
  */
-export function QuestionItemView({ log, sessionId, token, item, resume, notice, giveUp, onNext }: {
-  log: QuestionLog; sessionId: string; token: string; item: QuestionSessionItem; resume: readonly LogEvent[];
-  notice: ReactNode; giveUp: ReactNode; onNext: (reason: string) => void;
+export function QuestionItemView({
+  log,
+  sessionId,
+  token,
+  item,
+  resume,
+  notice,
+  giveUp,
+  onNext,
+}: {
+  log: QuestionLog;
+  sessionId: string;
+  token: string;
+  item: QuestionSessionItem;
+  resume: readonly LogEvent[];
+  notice: ReactNode;
+  giveUp: ReactNode;
+  onNext: (reason: string) => void;
 }) {
   const count = item.questions.length;
-  const [sent, setSent] = useState<boolean[]>(() => item.questions.map((_, i) => resume.some((e) => e.kind === 'question.submit' && (Number(e.data.index ?? 0)) === i)));
+  const [sent, setSent] = useState<boolean[]>(() =>
+    item.questions.map((_, i) => resume.some((e) => e.kind === 'question.submit' && Number(e.data.index ?? 0) === i)),
+  );
   const allSent = sent.every(Boolean);
   const answered = sent.filter(Boolean).length;
   const title = item.title || (item.block ? 'Questions' : 'Question');
@@ -39,19 +56,41 @@ export function QuestionItemView({ log, sessionId, token, item, resume, notice, 
       <div className="mx-auto flex w-full max-w-3xl flex-col gap-5 p-6">
         <div className="flex items-center gap-3">
           <h1 className="text-lg font-semibold text-white">{title}</h1>
-          {item.practice && <span className="rounded bg-amber-500/20 px-2 py-0.5 text-xs font-semibold text-amber-200">Practice</span>}
-          {item.block && <span className="text-sm text-slate-400" data-testid="block-progress">{answered} of {count} answered</span>}
+          {item.practice && (
+            <span className="rounded bg-amber-500/20 px-2 py-0.5 text-xs font-semibold text-amber-200">Practice</span>
+          )}
+          {item.block && (
+            <span className="text-sm text-slate-400" data-testid="block-progress">
+              {answered} of {count} answered
+            </span>
+          )}
           <div className="ml-auto">{!allSent && giveUp}</div>
         </div>
         {item.questions.map((q, i) => (
-          <QuestionCard key={i} log={log} sessionId={sessionId} token={token} itemId={item.id} q={q} index={item.block ? i : null} count={count}
-            resume={resume} onSent={() => setSent((s) => s.map((v, j) => v || j === i))} />
+          <QuestionCard
+            key={i}
+            log={log}
+            sessionId={sessionId}
+            token={token}
+            itemId={item.id}
+            q={q}
+            index={item.block ? i : null}
+            count={count}
+            resume={resume}
+            onSent={() => setSent((s) => s.map((v, j) => v || j === i))}
+          />
         ))}
         {(item.block || allSent) && (
           <div className="flex items-center gap-3">
-            {allSent && <p role="status" className="text-sm text-emerald-300">{item.block ? 'All your answers are recorded.' : 'Your answer is recorded.'}</p>}
+            {allSent && (
+              <p role="status" className="text-sm text-emerald-300">
+                {item.block ? 'All your answers are recorded.' : 'Your answer is recorded.'}
+              </p>
+            )}
             {item.block && !allSent && <p className="text-sm text-slate-400">Answer every question to go on.</p>}
-            <Button tone="primary" disabled={!allSent} onClick={() => onNext('answered')}>Next</Button>
+            <Button tone="primary" disabled={!allSent} onClick={() => onNext('answered')}>
+              Next
+            </Button>
           </div>
         )}
       </div>
@@ -64,18 +103,39 @@ export function QuestionItemView({ log, sessionId, token, item, resume, notice, 
  * free-text box. Choice changes, the box's text (after typing pauses), focus and blur, and the
  * submission are logged (with `index` in a block); the answer goes to the server once.
  */
-function QuestionCard({ log, sessionId, token, itemId, q, index, count, resume, onSent }: {
-  log: QuestionLog; sessionId: string; token: string; itemId: string; q: PublicQuestion; index: number | null; count: number;
-  resume: readonly LogEvent[]; onSent: () => void;
+function QuestionCard({
+  log,
+  sessionId,
+  token,
+  itemId,
+  q,
+  index,
+  count,
+  resume,
+  onSent,
+}: {
+  log: QuestionLog;
+  sessionId: string;
+  token: string;
+  itemId: string;
+  q: PublicQuestion;
+  index: number | null;
+  count: number;
+  resume: readonly LogEvent[];
+  onSent: () => void;
 }) {
   const at = index ?? 0;
   const mine = resume.filter((e) => e.kind.startsWith('question.') && Number(e.data.index ?? 0) === at);
   const earlier = mine.find((e) => e.kind === 'question.submit');
   const lastChoice = [...mine].reverse().find((e) => e.kind === 'question.choice');
   const lastInput = [...mine].reverse().find((e) => e.kind === 'question.input');
-  const [choice, setChoice] = useState<string | null>(typeof lastChoice?.data.label === 'string' ? lastChoice.data.label : null);
+  const [choice, setChoice] = useState<string | null>(
+    typeof lastChoice?.data.label === 'string' ? lastChoice.data.label : null,
+  );
   const [text, setText] = useState(typeof lastInput?.data.text === 'string' ? lastInput.data.text : '');
-  const [state, setState] = useState<{ kind: 'editing' } | { kind: 'sending' } | { kind: 'sent' } | { kind: 'error'; message: string }>(earlier ? { kind: 'sent' } : { kind: 'editing' });
+  const [state, setState] = useState<
+    { kind: 'editing' } | { kind: 'sending' } | { kind: 'sent' } | { kind: 'error'; message: string }
+  >(earlier ? { kind: 'sent' } : { kind: 'editing' });
   const [hint, setHint] = useState<string | null>(null);
   const pending = useRef<{ timer: ReturnType<typeof setTimeout>; text: string } | null>(null);
   const where = index === null ? { item: itemId } : { item: itemId, index };
@@ -100,7 +160,10 @@ function QuestionCard({ log, sessionId, token, itemId, q, index, count, resume, 
   };
   const focusEvents = {
     onFocus: () => log.append('question.focus', where),
-    onBlur: () => { flushInput(); log.append('question.blur', where); },
+    onBlur: () => {
+      flushInput();
+      log.append('question.blur', where);
+    },
   };
 
   const submit = async () => {
@@ -109,68 +172,144 @@ function QuestionCard({ log, sessionId, token, itemId, q, index, count, resume, 
       if (choice === null) return setHint('Pick an answer first.');
       answer = { choice };
     } else {
-      if (q.answerKind === 'number' && parseNumber(text) === undefined) return setHint('Enter one number, like 4.95, -0.5 or 6.02e23 (no units).');
+      if (q.answerKind === 'number' && parseNumber(text) === undefined)
+        return setHint('Enter one number, like 4.95, -0.5 or 6.02e23 (no units).');
       if (text.trim() === '') return setHint('Write your answer first.');
       answer = { text };
     }
     flushInput();
     setState({ kind: 'sending' });
     try {
-      const r = await postResponse(sessionId, token, 'answers', { item: itemId, ...(index === null ? {} : { index }), answer }, log);
+      const r = await postResponse(
+        sessionId,
+        token,
+        'answers',
+        { item: itemId, ...(index === null ? {} : { index }), answer },
+        log,
+      );
       log.append('question.submit', { ...where, ...answer, verdict: r.verdict });
       setState({ kind: 'sent' });
       onSent();
     } catch (e) {
-      if (e instanceof ApiError && e.code === 'already_answered') { setState({ kind: 'sent' }); onSent(); return; }
+      if (e instanceof ApiError && e.code === 'already_answered') {
+        setState({ kind: 'sent' });
+        onSent();
+        return;
+      }
       setState({ kind: 'error', message: (e as Error).message });
     }
   };
 
   const sent = state.kind === 'sent';
   const busy = sent || state.kind === 'sending';
-  const inputClass = 'w-full rounded-md border border-slate-700 bg-slate-950 px-3 py-2 text-slate-100 focus:border-sky-500 focus:outline-none focus:ring-2 focus:ring-sky-500';
+  const inputClass =
+    'w-full rounded-md border border-slate-700 bg-slate-950 px-3 py-2 text-slate-100 focus:border-sky-500 focus:outline-none focus:ring-2 focus:ring-sky-500';
   const headingId = `${name}-heading`;
   const content = (
     <>
-      {index !== null && <h2 id={headingId} className="text-sm font-semibold uppercase tracking-wider text-slate-400">Question {index + 1} of {count}</h2>}
-      <div data-testid="question-prompt" className="flex flex-col gap-4 rounded-xl border border-slate-800 bg-slate-900/70 p-5 text-slate-100">
+      {index !== null && (
+        <h2 id={headingId} className="text-sm font-semibold uppercase tracking-wider text-slate-400">
+          Question {index + 1} of {count}
+        </h2>
+      )}
+      <div
+        data-testid="question-prompt"
+        className="flex flex-col gap-4 rounded-xl border border-slate-800 bg-slate-900/70 p-5 text-slate-100"
+      >
         <MathText text={q.prompt} />
-        {(q.images ?? []).map((im) => <img key={im.src} src={im.src} alt={im.alt} className="max-h-80 max-w-full self-center rounded" />)}
+        {(q.images ?? []).map((im) => (
+          <img key={im.src} src={im.src} alt={im.alt} className="max-h-80 max-w-full self-center rounded" />
+        ))}
       </div>
       {q.answerKind === 'choice' && (
         <fieldset className="flex flex-col gap-2" disabled={busy}>
           <legend className="mb-2 text-sm text-slate-400">Choose one answer</legend>
           {(q.choices ?? []).map((c) => (
-            <label key={c.label} className={`flex cursor-pointer items-start gap-3 rounded-lg border px-4 py-3 ${choice === c.label ? 'border-sky-500 bg-sky-950/50' : 'border-slate-800 bg-slate-900/50 hover:border-slate-600'}`}>
-              <input type="radio" name={name} value={c.label} checked={choice === c.label} className="mt-1"
-                onChange={() => { setChoice(c.label); setHint(null); log.append('question.choice', { ...where, label: c.label }); }} {...focusEvents} />
+            <label
+              key={c.label}
+              className={`flex cursor-pointer items-start gap-3 rounded-lg border px-4 py-3 ${choice === c.label ? 'border-sky-500 bg-sky-950/50' : 'border-slate-800 bg-slate-900/50 hover:border-slate-600'}`}
+            >
+              <input
+                type="radio"
+                name={name}
+                value={c.label}
+                checked={choice === c.label}
+                className="mt-1"
+                onChange={() => {
+                  setChoice(c.label);
+                  setHint(null);
+                  log.append('question.choice', { ...where, label: c.label });
+                }}
+                {...focusEvents}
+              />
               <span className="font-semibold text-slate-300">{c.label}.</span>
-              <span className="text-slate-100"><MathText text={c.text} /></span>
+              <span className="text-slate-100">
+                <MathText text={c.text} />
+              </span>
             </label>
           ))}
         </fieldset>
       )}
       {q.answerKind === 'number' && (
-        <label className="flex flex-col gap-2 text-sm text-slate-300">Your answer (a number)
-          <input className={`${inputClass} max-w-xs`} inputMode="decimal" autoComplete="off" value={text} disabled={busy} onChange={(e) => onType(e.target.value)} {...focusEvents} />
+        <label className="flex flex-col gap-2 text-sm text-slate-300">
+          Your answer (a number)
+          <input
+            className={`${inputClass} max-w-xs`}
+            inputMode="decimal"
+            autoComplete="off"
+            value={text}
+            disabled={busy}
+            onChange={(e) => onType(e.target.value)}
+            {...focusEvents}
+          />
         </label>
       )}
       {q.answerKind === 'text' && (
-        <label className="flex flex-col gap-2 text-sm text-slate-300">Your answer (write your reasoning; math between $ signs, like $x^2$)
-          <textarea className={`${inputClass} min-h-48 font-mono text-sm`} value={text} disabled={busy} onChange={(e) => onType(e.target.value)} {...focusEvents} />
+        <label className="flex flex-col gap-2 text-sm text-slate-300">
+          Your answer (write your reasoning; math between $ signs, like $x^2$)
+          <textarea
+            className={`${inputClass} min-h-48 font-mono text-sm`}
+            value={text}
+            disabled={busy}
+            onChange={(e) => onType(e.target.value)}
+            {...focusEvents}
+          />
         </label>
       )}
-      {hint && <p role="alert" className="text-sm text-amber-300">{hint}</p>}
-      {state.kind === 'error' && <p role="alert" className="text-sm text-rose-300">{state.message}</p>}
-      {index !== null && sent
-        ? <p role="status" className="text-sm text-emerald-300">Answer {index + 1} is recorded.</p>
-        : !sent && (
+      {hint && (
+        <p role="alert" className="text-sm text-amber-300">
+          {hint}
+        </p>
+      )}
+      {state.kind === 'error' && (
+        <p role="alert" className="text-sm text-rose-300">
+          {state.message}
+        </p>
+      )}
+      {index !== null && sent ? (
+        <p role="status" className="text-sm text-emerald-300">
+          Answer {index + 1} is recorded.
+        </p>
+      ) : (
+        !sent && (
           <div className="flex items-center gap-3">
-            <Button tone="primary" disabled={state.kind === 'sending'} onClick={() => void submit()}>{state.kind === 'sending' ? 'Sending…' : index === null ? 'Submit answer' : `Submit answer ${index + 1}`}</Button>
+            <Button tone="primary" disabled={state.kind === 'sending'} onClick={() => void submit()}>
+              {state.kind === 'sending' ? 'Sending…' : index === null ? 'Submit answer' : `Submit answer ${index + 1}`}
+            </Button>
           </div>
-        )}
+        )
+      )}
     </>
   );
   if (index === null) return content;
-  return <section aria-labelledby={headingId} data-testid="block-question" data-index={index} className="flex flex-col gap-4 border-t border-slate-800 pt-5 first-of-type:border-t-0 first-of-type:pt-0">{content}</section>;
+  return (
+    <section
+      aria-labelledby={headingId}
+      data-testid="block-question"
+      data-index={index}
+      className="flex flex-col gap-4 border-t border-slate-800 pt-5 first-of-type:border-t-0 first-of-type:pt-0"
+    >
+      {content}
+    </section>
+  );
 }

@@ -20,7 +20,17 @@ import { ConfirmDialog } from '../ui/ConfirmDialog';
 import type { WithdrawReason, WithdrawResult } from '../../core/protocol/api';
 import { Button } from '../ui/Button';
 import { Markdown } from '../ui/Markdown';
-import { createSession, finishSession, getSession, getStudyIntro, postResponse, studyJudge, type SessionItem, type SessionView, type StudyIntro } from './api';
+import {
+  createSession,
+  finishSession,
+  getSession,
+  getStudyIntro,
+  postResponse,
+  studyJudge,
+  type SessionItem,
+  type SessionView,
+  type StudyIntro,
+} from './api';
 import { Outbox, OutboxDisposedError, type StudySessionRecord } from './outbox';
 import { usePlayer } from '../player/store';
 import { taskFinished } from '../../core/log/gridPlayer';
@@ -60,7 +70,8 @@ type Phase =
  */
 function linkParams(): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [k, v] of new URLSearchParams(window.location.search)) if (/^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(k)) out[k] = v.slice(0, 500);
+  for (const [k, v] of new URLSearchParams(window.location.search))
+    if (/^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(k)) out[k] = v.slice(0, 500);
   return out;
 }
 
@@ -74,10 +85,16 @@ function linkParticipant(params: Record<string, string>): string | undefined {
  * participant than a saved session's gets a new session (the saved one stays as it was), so one
  * person's actions are never logged under another's id in a shared browser.
  */
-function savedSessionFor(saved: readonly StudySessionRecord[], studyId: string, participant: string | undefined): StudySessionRecord | undefined {
+function savedSessionFor(
+  saved: readonly StudySessionRecord[],
+  studyId: string,
+  participant: string | undefined,
+): StudySessionRecord | undefined {
   const mine = saved.filter((s) => s.studyId === studyId);
   // Sessions saved before participants were recorded (no `participant`) go on as they were.
-  return participant === undefined ? mine[0] : mine.find((s) => s.participant === undefined || s.participant === participant);
+  return participant === undefined
+    ? mine[0]
+    : mine.find((s) => s.participant === undefined || s.participant === participant);
 }
 
 /**
@@ -98,12 +115,17 @@ function pageError(e: unknown, saved: boolean): PageError {
 }
 
 function clientInfo() {
-  return { wallClock: new Date().toISOString(), userAgent: navigator.userAgent, viewport: { width: window.innerWidth, height: window.innerHeight, dpr: window.devicePixelRatio } };
+  return {
+    wallClock: new Date().toISOString(),
+    userAgent: navigator.userAgent,
+    viewport: { width: window.innerWidth, height: window.innerHeight, dpr: window.devicePixelRatio },
+  };
 }
 
 /** Logs `item.start` for `items[index]` unless it was entered in this page load already. */
 function enterItem(run: Pick<Running, 'outbox' | 'entered'>, item: SessionItem | undefined): void {
-  if (item && !run.entered.has(item.id)) run.entered.set(item.id, run.outbox.append('item.start', { item: item.id, kind: item.kind }).t);
+  if (item && !run.entered.has(item.id))
+    run.entered.set(item.id, run.outbox.append('item.start', { item: item.id, kind: item.kind }).t);
 }
 
 /**
@@ -124,11 +146,18 @@ export function StudyPage() {
     (async () => {
       const sessions = (await listSessions().catch(() => [])) as StudySessionRecord[];
       const saved = savedSessionFor(sessions, studyId, linkParticipant(linkParams()));
-      if (saved) { if (!cancelled) setRecord(saved); return; }
+      if (saved) {
+        if (!cancelled) setRecord(saved);
+        return;
+      }
       const intro = await getStudyIntro(studyId);
       if (!cancelled) setPhase({ kind: 'consent', intro });
-    })().catch((e: Error) => { if (!cancelled) setPhase({ kind: 'error', error: pageError(e, false) }); });
-    return () => { cancelled = true; };
+    })().catch((e: Error) => {
+      if (!cancelled) setPhase({ kind: 'error', error: pageError(e, false) });
+    });
+    return () => {
+      cancelled = true;
+    };
   }, [studyId]);
 
   // The session's outbox lives as long as this page shows the session.
@@ -139,11 +168,18 @@ export function StudyPage() {
     (async () => {
       const opened = await Outbox.open(record);
       outbox = opened.outbox;
-      if (cancelled) { outbox.dispose(); return; }
+      if (cancelled) {
+        outbox.dispose();
+        return;
+      }
       const view = await getSession(record.id, record.token);
       if (cancelled) return;
       if (view.session.state === 'withdrawn') {
-        setPhase({ kind: 'withdrawn', message: view.study.withdraw?.message ?? null, code: view.study.withdraw?.code ?? null });
+        setPhase({
+          kind: 'withdrawn',
+          message: view.study.withdraw?.message ?? null,
+          code: view.study.withdraw?.code ?? null,
+        });
         return;
       }
       const { history } = opened;
@@ -152,19 +188,36 @@ export function StudyPage() {
       if (history.some((e) => e.kind === 'session.start')) outbox.append('session.resume', clientInfo());
       else {
         // A session the server made after consent (a reload may come between the two).
-        outbox.append('session.start', { mode: 'study', studyId: record.studyId, params: linkParams(), ...clientInfo() });
+        outbox.append('session.start', {
+          mode: 'study',
+          studyId: record.studyId,
+          params: linkParams(),
+          ...clientInfo(),
+        });
         outbox.append('consent', { agreed: true });
       }
       logVisibility(outbox);
       const run: Running = {
-        outbox, record: outbox.session, view, history, start: startPosition(view, history), entered: new Map(), describeLast: describeLastFrom(view, history),
+        outbox,
+        record: outbox.session,
+        view,
+        history,
+        start: startPosition(view, history),
+        entered: new Map(),
+        describeLast: describeLastFrom(view, history),
         budget: sessionBudget(view, outbox.now()),
       };
       const current = view.items[run.start.index];
-      if (run.start.instructionsDone && current && itemHistory(history, current.id).length === 0) enterItem(run, current);
+      if (run.start.instructionsDone && current && itemHistory(history, current.id).length === 0)
+        enterItem(run, current);
       setPhase({ kind: 'running', run });
-    })().catch((e: Error) => { if (!cancelled) setPhase({ kind: 'error', error: pageError(e, true) }); });
-    return () => { cancelled = true; outbox?.dispose(); };
+    })().catch((e: Error) => {
+      if (!cancelled) setPhase({ kind: 'error', error: pageError(e, true) });
+    });
+    return () => {
+      cancelled = true;
+      outbox?.dispose();
+    };
   }, [record]);
 
   const agree = async () => {
@@ -177,36 +230,72 @@ export function StudyPage() {
     }
   };
 
-  if (phase.kind === 'loading') return <Centered main><p className="text-slate-400">Loading the study…</p></Centered>;
-  if (phase.kind === 'error') return <Centered main><StudyError error={phase.error} studyId={studyId} /></Centered>;
+  if (phase.kind === 'loading')
+    return (
+      <Centered main>
+        <p className="text-slate-400">Loading the study…</p>
+      </Centered>
+    );
+  if (phase.kind === 'error')
+    return (
+      <Centered main>
+        <StudyError error={phase.error} studyId={studyId} />
+      </Centered>
+    );
   if (phase.kind === 'consent') {
-    return <Consent intro={phase.intro} onDecline={() => setPhase({ kind: 'declined', intro: phase.intro })} onAgree={() => void agree()} />;
+    return (
+      <Consent
+        intro={phase.intro}
+        onDecline={() => setPhase({ kind: 'declined', intro: phase.intro })}
+        onAgree={() => void agree()}
+      />
+    );
   }
   if (phase.kind === 'declined') return <Declined intro={phase.intro} />;
-  if (phase.kind === 'done') return <Debrief code={phase.code} redirectUrl={phase.redirectUrl} timeUpMinutes={phase.timeUpMinutes} />;
+  if (phase.kind === 'done')
+    return <Debrief code={phase.code} redirectUrl={phase.redirectUrl} timeUpMinutes={phase.timeUpMinutes} />;
   if (phase.kind === 'withdrawn') return <Withdrawn message={phase.message} code={phase.code} />;
-  return <StudyRun run={phase.run} onDone={(code, redirectUrl, timeUpMinutes) => setPhase({ kind: 'done', code, redirectUrl, timeUpMinutes })}
-    onWithdrawn={(r) => setPhase({ kind: 'withdrawn', message: r.message, code: r.code })} />;
+  return (
+    <StudyRun
+      run={phase.run}
+      onDone={(code, redirectUrl, timeUpMinutes) => setPhase({ kind: 'done', code, redirectUrl, timeUpMinutes })}
+      onWithdrawn={(r) => setPhase({ kind: 'withdrawn', message: r.message, code: r.code })}
+    />
+  );
 }
 
 function StudyError({ error, studyId }: { error: PageError; studyId: string }) {
   if (error.unknownStudy) {
     return (
-      <div role="alert" className="max-w-xl rounded-lg border border-amber-500/60 bg-amber-950/60 p-5 text-amber-100" data-testid="study-error">
+      <div
+        role="alert"
+        className="max-w-xl rounded-lg border border-amber-500/60 bg-amber-950/60 p-5 text-amber-100"
+        data-testid="study-error"
+      >
         <h1 className="text-lg font-semibold">This study link is not known</h1>
         <p className="mt-2 text-sm">
-          There is no study <span className="break-all font-mono">{studyId}</span> on this server, so nothing has been recorded.
-          Check that the link is complete: open it again from where you got it (the study platform or the researcher's message), or copy the whole link into the address bar.
-          If it still does not open, tell the researcher the link you used.
+          There is no study <span className="break-all font-mono">{studyId}</span> on this server, so nothing has been
+          recorded. Check that the link is complete: open it again from where you got it (the study platform or the
+          researcher's message), or copy the whole link into the address bar. If it still does not open, tell the
+          researcher the link you used.
         </p>
       </div>
     );
   }
   return (
-    <div role="alert" className="max-w-xl rounded-lg border border-rose-500/50 bg-rose-950/60 p-5 text-rose-100" data-testid="study-error">
-      <h1 className="text-lg font-semibold">{error.saved ? 'The study cannot continue right now' : 'The study cannot start right now'}</h1>
+    <div
+      role="alert"
+      className="max-w-xl rounded-lg border border-rose-500/50 bg-rose-950/60 p-5 text-rose-100"
+      data-testid="study-error"
+    >
+      <h1 className="text-lg font-semibold">
+        {error.saved ? 'The study cannot continue right now' : 'The study cannot start right now'}
+      </h1>
       <p className="mt-2 text-sm">{error.message}</p>
-      <p className="mt-2 text-sm">{error.saved ? 'Everything you did so far is saved in this browser.' : 'Nothing has been recorded yet.'} Reload this page to try again.</p>
+      <p className="mt-2 text-sm">
+        {error.saved ? 'Everything you did so far is saved in this browser.' : 'Nothing has been recorded yet.'} Reload
+        this page to try again.
+      </p>
     </div>
   );
 }
@@ -223,9 +312,15 @@ function Centered({ children, main = false }: { children: React.ReactNode; main?
  * for the budget; when the server cannot be reached in a few seconds the study goes on to `from`
  * (the outbox keeps the participant's work meanwhile).
  */
-async function nextPosition(run: Pick<Running, 'record' | 'view'>, from: number): Promise<{ to: number; view: SessionView | null }> {
+async function nextPosition(
+  run: Pick<Running, 'record' | 'view'>,
+  from: number,
+): Promise<{ to: number; view: SessionView | null }> {
   if (from >= run.view.items.length) return { to: from, view: null };
-  const fresh = await Promise.race([getSession(run.record.id, run.record.token).catch(() => null), sleep(4000).then(() => null)]);
+  const fresh = await Promise.race([
+    getSession(run.record.id, run.record.token).catch(() => null),
+    sleep(4000).then(() => null),
+  ]);
   if (!fresh) return { to: from, view: null };
   const skipped = new Set(fresh.progress.items.filter((i) => i.skipped).map((i) => i.id));
   let to = from;
@@ -235,11 +330,15 @@ async function nextPosition(run: Pick<Running, 'record' | 'view'>, from: number)
 
 /** Where the participant is: the first item not ended, by this browser's log or the server's. */
 function startPosition(view: SessionView, history: readonly LogEvent[]): { index: number; instructionsDone: boolean } {
-  if (history.length === 0) return { index: view.progress.current, instructionsDone: view.progress.items.some((i) => i.started) };
+  if (history.length === 0)
+    return { index: view.progress.current, instructionsDone: view.progress.items.some((i) => i.started) };
   const ended = new Set(history.filter((e) => e.kind === 'item.end').map((e) => String(e.data.item)));
   const serverDone = new Set(view.progress.items.filter((i) => i.finished).map((i) => i.id));
   const index = view.items.findIndex((i) => !ended.has(i.id) && !serverDone.has(i.id));
-  return { index: index < 0 ? view.items.length : index, instructionsDone: history.some((e) => e.kind === 'instructions.done' || e.kind === 'item.start') };
+  return {
+    index: index < 0 ? view.items.length : index,
+    instructionsDone: history.some((e) => e.kind === 'instructions.done' || e.kind === 'item.start'),
+  };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -251,28 +350,44 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  */
 function describeLastFrom(view: SessionView, history: readonly LogEvent[]): Map<string, boolean> {
   const out = new Map<string, boolean>();
-  const described = (id: string, stage: string) => history.some((e) => e.kind === 'description.submit' && e.data.item === id && e.data.stage === stage);
+  const described = (id: string, stage: string) =>
+    history.some((e) => e.kind === 'description.submit' && e.data.item === id && e.data.stage === stage);
   for (const item of view.items) {
     if ((item.kind !== 'task' && item.kind !== 'game') || !item.describe || described(item.id, 'last')) continue;
-    if (item.kind === 'game') { out.set(item.id, true); continue; }
-    const firstAt = history.findIndex((e) => e.kind === 'description.submit' && e.data.item === item.id && e.data.stage === 'first');
+    if (item.kind === 'game') {
+      out.set(item.id, true);
+      continue;
+    }
+    const firstAt = history.findIndex(
+      (e) => e.kind === 'description.submit' && e.data.item === item.id && e.data.stage === 'first',
+    );
     const events = itemHistory(history, item.id);
     if (firstAt >= 0 && events.some((e) => e.kind === 'submit' && e.seq > history[firstAt].seq)) out.set(item.id, true);
   }
   return out;
 }
 
-function StudyRun({ run, onDone, onWithdrawn }: { run: Running; onDone: (code: string, redirect: string | null, timeUpMinutes: number | null) => void; onWithdrawn: (r: WithdrawResult) => void }) {
+function StudyRun({
+  run,
+  onDone,
+  onWithdrawn,
+}: {
+  run: Running;
+  onDone: (code: string, redirect: string | null, timeUpMinutes: number | null) => void;
+  onWithdrawn: (r: WithdrawResult) => void;
+}) {
   const { outbox, view } = run;
   const items = view.items;
-  const [state, dispatch] = useReducer(runReducer<DescribableItem>, run, (r) => initialRunState<DescribableItem>({
-    index: r.start.index,
-    instructionsDone: r.start.instructionsDone,
-    // A reload on an item's last description (the item ended, the description not saved) asks again.
-    describing: pendingDescription(r),
-    budget: r.budget,
-    skipped: r.view.progress.items.filter((i) => i.skipped).map((i) => i.id),
-  }));
+  const [state, dispatch] = useReducer(runReducer<DescribableItem>, run, (r) =>
+    initialRunState<DescribableItem>({
+      index: r.start.index,
+      instructionsDone: r.start.instructionsDone,
+      // A reload on an item's last description (the item ended, the description not saved) asks again.
+      describing: pendingDescription(r),
+      budget: r.budget,
+      skipped: r.view.progress.items.filter((i) => i.skipped).map((i) => i.id),
+    }),
+  );
   const { index, finishing, sessionTimeUp, budget } = state;
   const finishStarted = useRef(false);
   const endLogged = useRef(run.history.some((e) => e.kind === 'session.end'));
@@ -311,7 +426,10 @@ function StudyRun({ run, onDone, onWithdrawn }: { run: Running; onDone: (code: s
       } catch (e) {
         const retry = !(e instanceof ApiError) || e.status === 0 || e.status >= 500 || e.code === 'events_pending';
         if (!retry || attempt >= 20) {
-          dispatch({ type: 'finish_failed', message: `The server could not close the session: ${(e as Error).message}` });
+          dispatch({
+            type: 'finish_failed',
+            message: `The server could not close the session: ${(e as Error).message}`,
+          });
           finishStarted.current = false;
           return;
         }
@@ -342,32 +460,46 @@ function StudyRun({ run, onDone, onWithdrawn }: { run: Running; onDone: (code: s
     dispatch({ type: 'move_start' });
     void nextPosition(run, index + 1).then(({ to, view: fresh }) => {
       enterItem(run, items[to]);
-      dispatch({ type: 'moved', to, budget: fresh ? sessionBudget(fresh, outbox.now()) : null, skipped: fresh ? fresh.progress.items.filter((i) => i.skipped).map((i) => i.id) : undefined });
+      dispatch({
+        type: 'moved',
+        to,
+        budget: fresh ? sessionBudget(fresh, outbox.now()) : null,
+        skipped: fresh ? fresh.progress.items.filter((i) => i.skipped).map((i) => i.id) : undefined,
+      });
     });
   }, [items, index, run, outbox, state.moving]);
   /** Goes to the next item, after the item's last written description when it asks for one. */
   const advance = useCallback(() => {
     const item = items[index];
-    if (item && (item.kind === 'task' || item.kind === 'game') && run.describeLast.get(item.id)) dispatch({ type: 'describe', item });
+    if (item && (item.kind === 'task' || item.kind === 'game') && run.describeLast.get(item.id))
+      dispatch({ type: 'describe', item });
     else moveOn();
   }, [items, index, run, moveOn]);
-  const next = useCallback((reason: string) => {
-    const item = items[index];
-    // A time limit and a click can both end an item: it ends once.
-    if (!item || ended.current.has(item.id)) return;
-    ended.current.add(item.id);
-    outbox.append('item.end', { item: item.id, reason });
-    // The hard limit says what happened before the study moves on.
-    if (reason === 'time_up' && item.kind !== 'page' && item.kind !== 'survey') dispatch({ type: 'item_time_up', minutes: item.limits.hardMinutes });
-    else advance();
-  }, [items, index, outbox, advance]);
+  const next = useCallback(
+    (reason: string) => {
+      const item = items[index];
+      // A time limit and a click can both end an item: it ends once.
+      if (!item || ended.current.has(item.id)) return;
+      ended.current.add(item.id);
+      outbox.append('item.end', { item: item.id, reason });
+      // The hard limit says what happened before the study moves on.
+      if (reason === 'time_up' && item.kind !== 'page' && item.kind !== 'survey')
+        dispatch({ type: 'item_time_up', minutes: item.limits.hardMinutes });
+      else advance();
+    },
+    [items, index, outbox, advance],
+  );
 
   const withdraw = async (reason: WithdrawReason, comment: string) => {
     const item = items[index];
     outbox.append('withdraw', { reason, ...(comment ? { comment } : {}) });
     // The log goes first, so the withdrawal is its last word; the request goes even if it is slow.
     await Promise.race([outbox.drained().catch(() => undefined), sleep(8000)]);
-    const r = await postResponse(outbox.sessionId, run.record.token, 'withdraw', { reason, comment, item: item && index < items.length ? item.id : '' });
+    const r = await postResponse(outbox.sessionId, run.record.token, 'withdraw', {
+      reason,
+      comment,
+      item: item && index < items.length ? item.id : '',
+    });
     finishStarted.current = true;
     onWithdrawn(r);
   };
@@ -377,55 +509,136 @@ function StudyRun({ run, onDone, onWithdrawn }: { run: Running; onDone: (code: s
   if (screen === 'describe' && state.describing) {
     const describing = state.describing;
     body = (
-      <LastDescriptionScreen run={run} item={describing} onSaved={() => {
-        run.describeLast.delete(describing.id);
-        // After a reload the study is already on the next item.
-        if (items[index]?.id === describing.id) moveOn(); else dispatch({ type: 'described' });
-      }} />
+      <LastDescriptionScreen
+        run={run}
+        item={describing}
+        onSaved={() => {
+          run.describeLast.delete(describing.id);
+          // After a reload the study is already on the next item.
+          if (items[index]?.id === describing.id) moveOn();
+          else dispatch({ type: 'described' });
+        }}
+      />
     );
   } else if (screen === 'finish_error' && state.finishError !== null) {
-    body = <Centered><FinishError message={state.finishError} outbox={outbox} onRetry={outbox.status.getState().fatal ? null : () => void finish()} /></Centered>;
+    body = (
+      <Centered>
+        <FinishError
+          message={state.finishError}
+          outbox={outbox}
+          onRetry={outbox.status.getState().fatal ? null : () => void finish()}
+        />
+      </Centered>
+    );
   } else if (screen === 'time_up' && state.timeUp !== null) {
-    body = <TimeUpScreen minutes={state.timeUp} onContinue={() => { dispatch({ type: 'time_up_seen' }); advance(); }} />;
+    body = (
+      <TimeUpScreen
+        minutes={state.timeUp}
+        onContinue={() => {
+          dispatch({ type: 'time_up_seen' });
+          advance();
+        }}
+      />
+    );
   } else if (screen === 'saving') {
-    body = <SavingScreen sessionMinutes={sessionTimeUp ? view.study.limits.sessionMinutes : null} pending={status.pending} />;
+    body = (
+      <SavingScreen sessionMinutes={sessionTimeUp ? view.study.limits.sessionMinutes : null} pending={status.pending} />
+    );
   } else if (screen === 'instructions') {
-    body = <InstructionsScreen markdown={view.study.instructions} onBegin={() => { outbox.append('instructions.done', {}); enterItem(run, items[index]); dispatch({ type: 'begin' }); }} />;
+    body = (
+      <InstructionsScreen
+        markdown={view.study.instructions}
+        onBegin={() => {
+          outbox.append('instructions.done', {});
+          enterItem(run, items[index]);
+          dispatch({ type: 'begin' });
+        }}
+      />
+    );
   } else {
-    body = <div className="h-full" data-item={items[index].id} data-kind={items[index].kind}><ItemView key={items[index].id} run={run} item={items[index]} onNext={next} showTimeLeft={view.study.showTimeLeft} /></div>;
+    body = (
+      <div className="h-full" data-item={items[index].id} data-kind={items[index].kind}>
+        <ItemView
+          key={items[index].id}
+          run={run}
+          item={items[index]}
+          onNext={next}
+          showTimeLeft={view.study.showTimeLeft}
+        />
+      </div>
+    );
   }
   const active = onItems(state, items.length);
-  const skipped = skippedBehind(state, items.map((i) => i.id));
+  const skipped = skippedBehind(
+    state,
+    items.map((i) => i.id),
+  );
 
   return (
     <div className="flex h-full flex-col">
       {/* The title is never cut: on a narrow screen it takes the first line and the rest wraps below it. */}
       <header className="flex min-h-11 shrink-0 flex-wrap items-center gap-x-4 gap-y-1 border-b border-slate-800 bg-slate-900 px-4 py-1.5">
-        <span className="min-w-0 font-semibold text-slate-100" data-testid="study-title">{view.study.title}</span>
+        <span className="min-w-0 font-semibold text-slate-100" data-testid="study-title">
+          {view.study.title}
+        </span>
         {/* On a phone the controls wrap among themselves too, so the header stays as wide as the screen. */}
         <div className="ml-auto flex flex-wrap items-center justify-end gap-x-3 gap-y-1 text-xs text-slate-400">
-          {active && <Button tone="ghost" className="h-7 whitespace-nowrap text-xs" onClick={() => { outbox.append('withdraw.open', {}); dispatch({ type: 'withdraw_open' }); }}>Withdraw from study</Button>}
+          {active && (
+            <Button
+              tone="ghost"
+              className="h-7 whitespace-nowrap text-xs"
+              onClick={() => {
+                outbox.append('withdraw.open', {});
+                dispatch({ type: 'withdraw_open' });
+              }}
+            >
+              Withdraw from study
+            </Button>
+          )}
           {active && state.instructionsDone && <BudgetClock budget={budget} outbox={outbox} />}
           {skipped.length > 0 && (
-            <span className="whitespace-nowrap rounded bg-amber-500/20 px-1.5 py-0.5 text-amber-100" data-testid="study-skipped">
+            <span
+              className="whitespace-nowrap rounded bg-amber-500/20 px-1.5 py-0.5 text-amber-100"
+              data-testid="study-skipped"
+            >
               Skipped: not enough time left ({skipped.length} {skipped.length === 1 ? 'item' : 'items'})
             </span>
           )}
-          <span className="whitespace-nowrap" data-testid="study-progress">{Math.min(position + (items[index]?.kind === 'page' ? 0 : 1), counted.length)} of {counted.length}</span>
-          <div className="h-1.5 w-20 overflow-hidden rounded-full bg-slate-700 sm:w-48" role="progressbar" aria-label="Study progress" aria-valuemin={0} aria-valuemax={counted.length} aria-valuenow={position}>
-            <div className="h-full bg-emerald-400 transition-all" style={{ width: `${(100 * position) / Math.max(1, counted.length)}%` }} />
+          <span className="whitespace-nowrap" data-testid="study-progress">
+            {Math.min(position + (items[index]?.kind === 'page' ? 0 : 1), counted.length)} of {counted.length}
+          </span>
+          <div
+            className="h-1.5 w-20 overflow-hidden rounded-full bg-slate-700 sm:w-48"
+            role="progressbar"
+            aria-label="Study progress"
+            aria-valuemin={0}
+            aria-valuemax={counted.length}
+            aria-valuenow={position}
+          >
+            <div
+              className="h-full bg-emerald-400 transition-all"
+              style={{ width: `${(100 * position) / Math.max(1, counted.length)}%` }}
+            />
           </div>
         </div>
       </header>
       {status.offline && (
-        <div role="status" className="bg-amber-500/90 px-4 py-1.5 text-center text-sm font-medium text-black" data-testid="offline-banner">
+        <div
+          role="status"
+          className="bg-amber-500/90 px-4 py-1.5 text-center text-sm font-medium text-black"
+          data-testid="offline-banner"
+        >
           {status.notice
             ? `${status.notice} (${status.pending} waiting)`
             : `The connection to the server is lost. Keep going: your work is saved in this browser and will be sent when the connection returns (${status.pending} waiting).`}
         </div>
       )}
       {status.fatal && state.finishError === null && (
-        <div role="alert" className="flex items-center justify-center gap-3 bg-rose-700 px-4 py-1.5 text-center text-sm text-white" data-testid="fatal-banner">
+        <div
+          role="alert"
+          className="flex items-center justify-center gap-3 bg-rose-700 px-4 py-1.5 text-center text-sm text-white"
+          data-testid="fatal-banner"
+        >
           <span>{status.fatal}</span>
           <Button onClick={() => void downloadLog(outbox)}>Download your actions</Button>
         </div>
@@ -435,11 +648,21 @@ function StudyRun({ run, onDone, onWithdrawn }: { run: Running; onDone: (code: s
         {/* The item that ended stays under a veil until the next one is known: the screen never goes blank between items. */}
         {state.moving && (
           <div className="absolute inset-0 flex items-center justify-center bg-slate-950/70" data-testid="moving-on">
-            <p role="status" className="rounded-lg border border-slate-700 bg-slate-900 px-4 py-2 text-slate-200">Loading the next item…</p>
+            <p role="status" className="rounded-lg border border-slate-700 bg-slate-900 px-4 py-2 text-slate-200">
+              Loading the next item…
+            </p>
           </div>
         )}
       </main>
-      {state.withdrawing && <WithdrawDialog onWithdraw={withdraw} onCancel={() => { outbox.append('withdraw.cancel', {}); dispatch({ type: 'withdraw_cancel' }); }} />}
+      {state.withdrawing && (
+        <WithdrawDialog
+          onWithdraw={withdraw}
+          onCancel={() => {
+            outbox.append('withdraw.cancel', {});
+            dispatch({ type: 'withdraw_cancel' });
+          }}
+        />
+      )}
     </div>
   );
 }
@@ -449,15 +672,28 @@ type DescribableItem = Extract<SessionItem, { kind: 'task' | 'game' }>;
 /** The item whose last description a reload interrupted: it ended, its description is not in the log. */
 function pendingDescription(run: Running): DescribableItem | null {
   const prev = run.start.instructionsDone ? run.view.items[run.start.index - 1] : undefined;
-  return prev && (prev.kind === 'task' || prev.kind === 'game') && run.describeLast.get(prev.id) && run.history.some((e) => e.kind === 'item.end' && e.data.item === prev.id) ? prev : null;
+  return prev &&
+    (prev.kind === 'task' || prev.kind === 'game') &&
+    run.describeLast.get(prev.id) &&
+    run.history.some((e) => e.kind === 'item.end' && e.data.item === prev.id)
+    ? prev
+    : null;
 }
 
 function LastDescriptionScreen({ run, item, onSaved }: { run: Running; item: DescribableItem; onSaved: () => void }) {
   return (
     <Centered>
       <div className="w-full max-w-2xl rounded-xl border border-slate-800 bg-slate-900/70 p-8">
-        <DescribeForm log={run.outbox} sessionId={run.record.id} token={run.record.token} item={item.id} stage="last" prompt={item.describe?.prompt ?? ''}
-          resume={run.history} onSaved={onSaved} />
+        <DescribeForm
+          log={run.outbox}
+          sessionId={run.record.id}
+          token={run.record.token}
+          item={item.id}
+          stage="last"
+          prompt={item.describe?.prompt ?? ''}
+          resume={run.history}
+          onSaved={onSaved}
+        />
       </div>
     </Centered>
   );
@@ -466,12 +702,24 @@ function LastDescriptionScreen({ run, item, onSaved }: { run: Running; item: Des
 function TimeUpScreen({ minutes, onContinue }: { minutes: number; onContinue: () => void }) {
   return (
     <Centered>
-      <div role="alertdialog" aria-labelledby="time-up-title" className="w-full max-w-xl rounded-xl border border-amber-500/50 bg-slate-900/80 p-8" data-testid="time-up">
-        <h1 id="time-up-title" className="text-2xl font-semibold text-white">Time is up for this item</h1>
+      <div
+        role="alertdialog"
+        aria-labelledby="time-up-title"
+        className="w-full max-w-xl rounded-xl border border-amber-500/50 bg-slate-900/80 p-8"
+        data-testid="time-up"
+      >
+        <h1 id="time-up-title" className="text-2xl font-semibold text-white">
+          Time is up for this item
+        </h1>
         <p className="mt-3 text-slate-200">
-          This item closes after {minutes} {minutes === 1 ? 'minute' : 'minutes'}, so the study moves on to the next one. Everything you did on this item is saved.
+          This item closes after {minutes} {minutes === 1 ? 'minute' : 'minutes'}, so the study moves on to the next
+          one. Everything you did on this item is saved.
         </p>
-        <div className="mt-6 flex justify-end"><Button tone="primary" onClick={onContinue}>Continue</Button></div>
+        <div className="mt-6 flex justify-end">
+          <Button tone="primary" onClick={onContinue}>
+            Continue
+          </Button>
+        </div>
       </div>
     </Centered>
   );
@@ -482,9 +730,15 @@ function SavingScreen({ sessionMinutes, pending }: { sessionMinutes: number | nu
   return (
     <Centered>
       <div className="text-center">
-        {sessionMinutes !== null && <p className="mb-3 text-slate-200" role="status">The study's time limit of {sessionMinutes} minutes has been reached, so it ends here.</p>}
+        {sessionMinutes !== null && (
+          <p className="mb-3 text-slate-200" role="status">
+            The study's time limit of {sessionMinutes} minutes has been reached, so it ends here.
+          </p>
+        )}
         <p className="text-lg text-white">Saving your answers…</p>
-        <p className="mt-2 text-sm text-slate-400" data-testid="saving">{pending > 0 ? `${pending} actions still to send. Keep this page open.` : 'Almost done.'}</p>
+        <p className="mt-2 text-sm text-slate-400" data-testid="saving">
+          {pending > 0 ? `${pending} actions still to send. Keep this page open.` : 'Almost done.'}
+        </p>
       </div>
     </Centered>
   );
@@ -495,8 +749,14 @@ function InstructionsScreen({ markdown, onBegin }: { markdown: string; onBegin: 
     <Centered>
       <div className="w-full max-w-2xl rounded-xl border border-slate-800 bg-slate-900/70 p-8">
         <h1 className="mb-4 text-2xl font-semibold text-white">Instructions</h1>
-        <div className="text-slate-200"><Markdown text={markdown} /></div>
-        <div className="mt-6 flex justify-end"><Button tone="primary" onClick={onBegin}>Begin</Button></div>
+        <div className="text-slate-200">
+          <Markdown text={markdown} />
+        </div>
+        <div className="mt-6 flex justify-end">
+          <Button tone="primary" onClick={onBegin}>
+            Begin
+          </Button>
+        </div>
       </div>
     </Centered>
   );
@@ -510,15 +770,21 @@ async function downloadLog(outbox: Outbox): Promise<void> {
 /** The session could not be closed: what happened, the session's id, and every action to download. */
 function FinishError({ message, outbox, onRetry }: { message: string; outbox: Outbox; onRetry: (() => void) | null }) {
   return (
-    <div role="alert" className="max-w-xl rounded-lg border border-rose-500/50 bg-rose-950/60 p-5 text-rose-100" data-testid="finish-error">
+    <div
+      role="alert"
+      className="max-w-xl rounded-lg border border-rose-500/50 bg-rose-950/60 p-5 text-rose-100"
+      data-testid="finish-error"
+    >
       <p className="font-semibold">Your session could not be completed on the server.</p>
       <p className="mt-2 text-sm">{message}</p>
       <p className="mt-2 text-sm">
-        Nothing is lost: every action you took is kept in this browser. Download them and send the file to the researcher,
-        quoting the session <span className="select-all font-mono">{outbox.sessionId}</span>.
+        Nothing is lost: every action you took is kept in this browser. Download them and send the file to the
+        researcher, quoting the session <span className="select-all font-mono">{outbox.sessionId}</span>.
       </p>
       <div className="mt-4 flex gap-2">
-        <Button tone="primary" onClick={() => void downloadLog(outbox)}>Download your actions</Button>
+        <Button tone="primary" onClick={() => void downloadLog(outbox)}>
+          Download your actions
+        </Button>
         {onRetry && <Button onClick={onRetry}>Try again</Button>}
       </div>
     </div>
@@ -528,11 +794,23 @@ function FinishError({ message, outbox, onRetry }: { message: string; outbox: Ou
 /** The events of one item logged before this page load, from its last `item.start` on. */
 function itemHistory(history: readonly LogEvent[], itemId: string): LogEvent[] {
   let from = -1;
-  history.forEach((e, i) => { if (e.kind === 'item.start' && e.data.item === itemId) from = i; });
+  history.forEach((e, i) => {
+    if (e.kind === 'item.start' && e.data.item === itemId) from = i;
+  });
   return from < 0 ? [] : history.slice(from);
 }
 
-function ItemView({ run, item, onNext, showTimeLeft }: { run: Running; item: SessionItem; onNext: (reason: string) => void; showTimeLeft: boolean }) {
+function ItemView({
+  run,
+  item,
+  onNext,
+  showTimeLeft,
+}: {
+  run: Running;
+  item: SessionItem;
+  onNext: (reason: string) => void;
+  showTimeLeft: boolean;
+}) {
   const { outbox, view, record } = run;
   const resume = useMemo(() => itemHistory(run.history, item.id), [run.history, item.id]);
   // The item's `item.start` was logged when the participant entered it (`enterItem`).
@@ -546,67 +824,169 @@ function ItemView({ run, item, onNext, showTimeLeft }: { run: Running; item: Ses
   const limits = item.kind === 'page' || item.kind === 'survey' ? null : item.limits;
   const hard = limits ? elapsed >= limits.hardMinutes * 60_000 : false;
   const soft = limits ? elapsed >= limits.softMinutes * 60_000 : false;
-  useEffect(() => { if (hard) onNext('time_up'); }, [hard, onNext]);
+  useEffect(() => {
+    if (hard) onNext('time_up');
+  }, [hard, onNext]);
 
   const giveUp = (
-    <LeaveItem label="Give up and continue" title="Give up this item?" confirmLabel="Give up and move on" onLeave={() => onNext('gave_up')}>
+    <LeaveItem
+      label="Give up and continue"
+      title="Give up this item?"
+      confirmLabel="Give up and move on"
+      onLeave={() => onNext('gave_up')}
+    >
       <p>The study moves on to the next item, and you cannot come back to this one. What you did on it is saved.</p>
     </LeaveItem>
   );
   const left = limits ? Math.max(0, limits.hardMinutes * 60_000 - elapsed) : 0;
-  const notice = limits && (soft || showTimeLeft) ? (
-    <div className="flex items-center justify-center gap-4 bg-sky-900/80 px-4 py-1.5 text-center text-sm text-sky-100">
-      {soft && <span role="status">You have spent {limits.softMinutes} minutes on this item. You may move on whenever you like; it closes after {limits.hardMinutes} minutes.</span>}
-      {showTimeLeft && <span data-testid="time-left" className="font-mono tabular-nums">Time left: {formatClock(left)}</span>}
-    </div>
-  ) : null;
+  const notice =
+    limits && (soft || showTimeLeft) ? (
+      <div className="flex items-center justify-center gap-4 bg-sky-900/80 px-4 py-1.5 text-center text-sm text-sky-100">
+        {soft && (
+          <span role="status">
+            You have spent {limits.softMinutes} minutes on this item. You may move on whenever you like; it closes after{' '}
+            {limits.hardMinutes} minutes.
+          </span>
+        )}
+        {showTimeLeft && (
+          <span data-testid="time-left" className="font-mono tabular-nums">
+            Time left: {formatClock(left)}
+          </span>
+        )}
+      </div>
+    ) : null;
 
   if (item.kind === 'page') {
     return (
       <Centered>
         <div className="w-full max-w-2xl rounded-xl border border-slate-800 bg-slate-900/70 p-8">
           {item.title && <h1 className="mb-4 text-2xl font-semibold text-white">{item.title}</h1>}
-          <div className="text-slate-200"><Markdown text={item.markdown} /></div>
-          <div className="mt-6 flex justify-end"><Button tone="primary" onClick={() => onNext('continue')}>Continue</Button></div>
+          <div className="text-slate-200">
+            <Markdown text={item.markdown} />
+          </div>
+          <div className="mt-6 flex justify-end">
+            <Button tone="primary" onClick={() => onNext('continue')}>
+              Continue
+            </Button>
+          </div>
         </div>
       </Centered>
     );
   }
-  if (item.kind === 'survey') return <SurveyItemView log={outbox} sessionId={record.id} token={record.token} item={item} resume={resume} onNext={onNext} key={item.id} />;
-  if (item.kind === 'task') return <TaskItemView run={run} item={item} resume={resume} notice={notice} giveUp={giveUp} onNext={onNext} />;
-  if (item.kind === 'question') return <QuestionItemView log={outbox} sessionId={record.id} token={record.token} item={item} resume={resume} notice={notice} giveUp={giveUp} onNext={onNext} key={item.id} />;
+  if (item.kind === 'survey')
+    return (
+      <SurveyItemView
+        log={outbox}
+        sessionId={record.id}
+        token={record.token}
+        item={item}
+        resume={resume}
+        onNext={onNext}
+        key={item.id}
+      />
+    );
+  if (item.kind === 'task')
+    return <TaskItemView run={run} item={item} resume={resume} notice={notice} giveUp={giveUp} onNext={onNext} />;
+  if (item.kind === 'question')
+    return (
+      <QuestionItemView
+        log={outbox}
+        sessionId={record.id}
+        token={record.token}
+        item={item}
+        resume={resume}
+        notice={notice}
+        giveUp={giveUp}
+        onNext={onNext}
+        key={item.id}
+      />
+    );
   const game = games[item.game];
-  if (!game && !item.server) return <Centered><p role="alert" className="text-rose-300">This study needs the game "{item.game}", which this server does not have. Tell the researcher.</p></Centered>;
-  return <GameItemView run={run} item={item} resume={resume} notice={notice} giveUp={giveUp} onNext={onNext} allowReset={view.study.allowLevelReset} showCounter={view.study.showActionCounter} key={record.id} />;
+  if (!game && !item.server)
+    return (
+      <Centered>
+        <p role="alert" className="text-rose-300">
+          This study needs the game "{item.game}", which this server does not have. Tell the researcher.
+        </p>
+      </Centered>
+    );
+  return (
+    <GameItemView
+      run={run}
+      item={item}
+      resume={resume}
+      notice={notice}
+      giveUp={giveUp}
+      onNext={onNext}
+      allowReset={view.study.allowLevelReset}
+      showCounter={view.study.showActionCounter}
+      key={record.id}
+    />
+  );
 }
 
 /**
  * A button that leaves the item before its end, after the participant confirms in the app's own
  * dialog (never the browser's `confirm`, which looks foreign and which automation dismisses).
  */
-function LeaveItem({ label, title, confirmLabel, onLeave, children }: { label: string; title: string; confirmLabel: string; onLeave: () => void; children: React.ReactNode }) {
+function LeaveItem({
+  label,
+  title,
+  confirmLabel,
+  onLeave,
+  children,
+}: {
+  label: string;
+  title: string;
+  confirmLabel: string;
+  onLeave: () => void;
+  children: React.ReactNode;
+}) {
   const [asking, setAsking] = useState(false);
   return (
     <>
       <Button onClick={() => setAsking(true)}>{label}</Button>
       {asking && (
-        <ConfirmDialog title={title} confirmLabel={confirmLabel} onConfirm={async () => onLeave()} onClose={() => setAsking(false)}>{children}</ConfirmDialog>
+        <ConfirmDialog
+          title={title}
+          confirmLabel={confirmLabel}
+          onConfirm={async () => onLeave()}
+          onClose={() => setAsking(false)}
+        >
+          {children}
+        </ConfirmDialog>
       )}
     </>
   );
 }
 
 function PracticeTag({ practice }: { practice: boolean }) {
-  return practice ? <span className="rounded bg-amber-500/20 px-2 py-0.5 text-xs font-semibold text-amber-200">Practice</span> : null;
+  return practice ? (
+    <span className="rounded bg-amber-500/20 px-2 py-0.5 text-xs font-semibold text-amber-200">Practice</span>
+  ) : null;
 }
 
-function TaskItemView({ run, item, resume, notice, giveUp, onNext }: {
-  run: Running; item: Extract<SessionItem, { kind: 'task' }>; resume: LogEvent[]; notice: React.ReactNode; giveUp: React.ReactNode; onNext: (r: string) => void;
+function TaskItemView({
+  run,
+  item,
+  resume,
+  notice,
+  giveUp,
+  onNext,
+}: {
+  run: Running;
+  item: Extract<SessionItem, { kind: 'task' }>;
+  resume: LogEvent[];
+  notice: React.ReactNode;
+  giveUp: React.ReactNode;
+  onNext: (r: string) => void;
 }) {
   const { outbox, view, record } = run;
   const open = useMemo(() => ({ task: item.task, taskId: item.id, collection: 'study' }), [item]);
   const firstDone = useRef(resume.some((e) => e.kind === 'description.submit' && e.data.stage === 'first'));
-  const [askFirst, setAskFirst] = useState(() => !!item.describe && !firstDone.current && resume.some((e) => e.kind === 'submit'));
+  const [askFirst, setAskFirst] = useState(
+    () => !!item.describe && !firstDone.current && resume.some((e) => e.kind === 'submit'),
+  );
   const judge = useMemo(() => {
     const inner = studyJudge(record.id, record.token, item.id, item.testIndices, outbox);
     if (!item.describe) return inner;
@@ -626,45 +1006,129 @@ function TaskItemView({ run, item, resume, notice, giveUp, onNext }: {
     <div className="flex h-full flex-col">
       {askFirst && item.describe && (
         <Modal labelledBy={`describe-${item.id}`} testId="describe-dialog">
-          <DescribeForm log={outbox} sessionId={record.id} token={record.token} item={item.id} stage="first" prompt={item.describe.prompt} resume={resume} titleId={`describe-${item.id}`}
-            onSaved={() => { firstDone.current = true; setAskFirst(false); }} />
+          <DescribeForm
+            log={outbox}
+            sessionId={record.id}
+            token={record.token}
+            item={item.id}
+            stage="first"
+            prompt={item.describe.prompt}
+            resume={resume}
+            titleId={`describe-${item.id}`}
+            onSaved={() => {
+              firstDone.current = true;
+              setAskFirst(false);
+            }}
+          />
         </Modal>
       )}
       {notice}
       <div className="min-h-0 flex-1 overflow-y-auto">
-        <TaskPlayer open={open} sink={outbox} judge={judge} trials={view.study.trials} resume={resume}
-          toolbar={<><PracticeTag practice={item.practice} />{!finished && giveUp}</>}
-          onFinishedAction={<Button tone="primary" onClick={() => onNext('finished')}>Next</Button>} />
+        <TaskPlayer
+          open={open}
+          sink={outbox}
+          judge={judge}
+          trials={view.study.trials}
+          resume={resume}
+          toolbar={
+            <>
+              <PracticeTag practice={item.practice} />
+              {!finished && giveUp}
+            </>
+          }
+          onFinishedAction={
+            <Button tone="primary" onClick={() => onNext('finished')}>
+              Next
+            </Button>
+          }
+        />
       </div>
     </div>
   );
 }
 
-function GameItemView({ run, item, resume, notice, giveUp, onNext, allowReset, showCounter }: {
-  run: Running; item: Extract<SessionItem, { kind: 'game' }>; resume: LogEvent[]; notice: React.ReactNode; giveUp: React.ReactNode; onNext: (r: string) => void; allowReset: boolean; showCounter: boolean;
+function GameItemView({
+  run,
+  item,
+  resume,
+  notice,
+  giveUp,
+  onNext,
+  allowReset,
+  showCounter,
+}: {
+  run: Running;
+  item: Extract<SessionItem, { kind: 'game' }>;
+  resume: LogEvent[];
+  notice: React.ReactNode;
+  giveUp: React.ReactNode;
+  onNext: (r: string) => void;
+  allowReset: boolean;
+  showCounter: boolean;
 }) {
   const [state, setState] = useState<GameState>('NOT_PLAYED');
   const [levels, setLevels] = useState(0);
-  const onState = useCallback((s: GameState, l: number) => { setState(s); setLevels(l); }, []);
+  const onState = useCallback((s: GameState, l: number) => {
+    setState(s);
+    setLevels(l);
+  }, []);
   const { record } = run;
   const api = useMemo(() => sessionRunApi(record.id, record.token, item.id, run.outbox), [record, item.id, run.outbox]);
   // Leaving after levels were won is a finish, not a surrender.
   const finishHere = (
-    <LeaveItem label="Finish and continue" title="Finish this game?" confirmLabel="Finish and move on" onLeave={() => onNext('finished_levels')}>
-      <p>You completed {levels === 1 ? '1 level' : `${levels} levels`}, and {levels === 1 ? 'it is' : 'they are'} saved. The study moves on to the next item, and you cannot come back to this game.</p>
+    <LeaveItem
+      label="Finish and continue"
+      title="Finish this game?"
+      confirmLabel="Finish and move on"
+      onLeave={() => onNext('finished_levels')}
+    >
+      <p>
+        You completed {levels === 1 ? '1 level' : `${levels} levels`}, and {levels === 1 ? 'it is' : 'they are'} saved.
+        The study moves on to the next item, and you cannot come back to this game.
+      </p>
     </LeaveItem>
   );
-  const toolbar = <>
-    <PracticeTag practice={item.practice} />
-    {state === 'WIN' ? <Button tone="primary" onClick={() => onNext('finished')}>Next</Button> : levels > 0 ? finishHere : giveUp}
-  </>;
+  const toolbar = (
+    <>
+      <PracticeTag practice={item.practice} />
+      {state === 'WIN' ? (
+        <Button tone="primary" onClick={() => onNext('finished')}>
+          Next
+        </Button>
+      ) : levels > 0 ? (
+        finishHere
+      ) : (
+        giveUp
+      )}
+    </>
+  );
   return (
     <div className="flex h-full flex-col">
       {notice}
       <div className="min-h-0 flex-1 overflow-y-auto">
-        {item.server
-          ? <ServerGamePlayer info={{ id: item.game, ...item.server }} api={api} sink={run.outbox} resume={resume} allowReset={allowReset} showCounter={showCounter} onState={onState} toolbar={toolbar} />
-          : <GamePlayer game={games[item.game]} sink={run.outbox} seed={item.seed} resume={resume} allowReset={allowReset} showCounter={showCounter} onState={onState} toolbar={toolbar} />}
+        {item.server ? (
+          <ServerGamePlayer
+            info={{ id: item.game, ...item.server }}
+            api={api}
+            sink={run.outbox}
+            resume={resume}
+            allowReset={allowReset}
+            showCounter={showCounter}
+            onState={onState}
+            toolbar={toolbar}
+          />
+        ) : (
+          <GamePlayer
+            game={games[item.game]}
+            sink={run.outbox}
+            seed={item.seed}
+            resume={resume}
+            allowReset={allowReset}
+            showCounter={showCounter}
+            onState={onState}
+            toolbar={toolbar}
+          />
+        )}
       </div>
     </div>
   );
@@ -681,7 +1145,11 @@ function useRedirectSoon(url: string | null): void {
 
 /** The window's size and pointer, kept current as it is resized or turned. */
 function useScreen(): Screen {
-  const read = (): Screen => ({ width: window.innerWidth, height: window.innerHeight, finePointer: window.matchMedia('(pointer: fine)').matches });
+  const read = (): Screen => ({
+    width: window.innerWidth,
+    height: window.innerHeight,
+    finePointer: window.matchMedia('(pointer: fine)').matches,
+  });
   const [screen, setScreen] = useState(read);
   useEffect(() => {
     const update = () => setScreen(read());
@@ -700,21 +1168,36 @@ function Consent({ intro, onDecline, onAgree }: { intro: StudyIntro; onDecline: 
   return (
     <Centered main>
       <div className="w-full max-w-2xl rounded-xl border border-slate-800 bg-slate-900/70 p-8">
-        <p className="text-xs uppercase tracking-wider text-slate-500">{intro.items} {intro.items === 1 ? 'item' : 'items'} · {intro.sessionMinutes} minutes at most</p>
+        <p className="text-xs uppercase tracking-wider text-slate-500">
+          {intro.items} {intro.items === 1 ? 'item' : 'items'} · {intro.sessionMinutes} minutes at most
+        </p>
         <h1 className="mb-4 mt-1 text-2xl font-semibold text-white">{intro.title}</h1>
         {problem ? (
-          <div role="alert" data-testid="device-message" className="rounded-lg border border-amber-500/60 bg-amber-950/60 p-4 text-amber-100">
+          <div
+            role="alert"
+            data-testid="device-message"
+            className="rounded-lg border border-amber-500/60 bg-amber-950/60 p-4 text-amber-100"
+          >
             <p className="font-semibold">{problem}</p>
             <p className="mt-2 text-sm">Nothing has been recorded. The link to open there:</p>
-            <p className="mt-1 select-all break-all rounded bg-slate-950 px-2 py-1.5 font-mono text-sm text-slate-100" data-testid="study-link">{window.location.href}</p>
+            <p
+              className="mt-1 select-all break-all rounded bg-slate-950 px-2 py-1.5 font-mono text-sm text-slate-100"
+              data-testid="study-link"
+            >
+              {window.location.href}
+            </p>
             <CopyLink href={window.location.href} />
           </div>
         ) : (
           <>
-            <div className="max-h-[50vh] overflow-y-auto text-slate-200"><Markdown text={intro.consent} /></div>
+            <div className="max-h-[50vh] overflow-y-auto text-slate-200">
+              <Markdown text={intro.consent} />
+            </div>
             <div className="mt-6 flex justify-end gap-3">
               <Button onClick={onDecline}>I do not agree</Button>
-              <Button tone="primary" onClick={onAgree}>I agree, start</Button>
+              <Button tone="primary" onClick={onAgree}>
+                I agree, start
+              </Button>
             </div>
           </>
         )}
@@ -731,14 +1214,26 @@ function CopyLink({ href }: { href: string }) {
   const [result, setResult] = useState<'copied' | 'refused' | null>(null);
   const copy = () => {
     // No clipboard at all on a page served without https (other than on localhost).
-    if (!navigator.clipboard) { setResult('refused'); return; }
-    navigator.clipboard.writeText(href).then(() => setResult('copied'), () => setResult('refused'));
+    if (!navigator.clipboard) {
+      setResult('refused');
+      return;
+    }
+    navigator.clipboard.writeText(href).then(
+      () => setResult('copied'),
+      () => setResult('refused'),
+    );
   };
   return (
     <div className="mt-3 flex flex-wrap items-center gap-3">
-      <Button tone="primary" onClick={copy}>Copy link</Button>
+      <Button tone="primary" onClick={copy}>
+        Copy link
+      </Button>
       <span role="status" className="text-sm">
-        {result === 'copied' ? 'Copied: paste it into a message or an email to yourself.' : result === 'refused' ? 'This browser did not allow copying: press and hold the link above, then choose Copy.' : ''}
+        {result === 'copied'
+          ? 'Copied: paste it into a message or an email to yourself.'
+          : result === 'refused'
+            ? 'This browser did not allow copying: press and hold the link above, then choose Copy.'
+            : ''}
       </span>
     </div>
   );
@@ -750,17 +1245,33 @@ function Declined({ intro }: { intro: StudyIntro }) {
   useRedirectSoon(redirectUrl ?? null);
   return (
     <Centered main>
-      <div className="w-full max-w-xl rounded-xl border border-slate-800 bg-slate-900/70 p-8 text-center" data-testid="declined">
+      <div
+        className="w-full max-w-xl rounded-xl border border-slate-800 bg-slate-900/70 p-8 text-center"
+        data-testid="declined"
+      >
         <h1 className="text-2xl font-semibold text-white">You chose not to take part</h1>
-        <div className="mt-3 text-slate-300">{message ? <Markdown text={message} /> : <p>Nothing about you has been recorded. You may close this page.</p>}</div>
+        <div className="mt-3 text-slate-300">
+          {message ? <Markdown text={message} /> : <p>Nothing about you has been recorded. You may close this page.</p>}
+        </div>
         {code && (
           <>
             <p className="mt-4 text-slate-300">If the study platform asks for a code, use</p>
-            <p className="mt-2 select-all rounded-lg bg-slate-950 py-3 font-mono text-2xl tracking-widest text-amber-200" data-testid="decline-code">{code}</p>
+            <p
+              className="mt-2 select-all rounded-lg bg-slate-950 py-3 font-mono text-2xl tracking-widest text-amber-200"
+              data-testid="decline-code"
+            >
+              {code}
+            </p>
           </>
         )}
         {redirectUrl && (
-          <p className="mt-4 text-sm text-slate-400">You will be taken back in a few seconds, or <a className="text-sky-300 underline" href={redirectUrl}>go now</a>.</p>
+          <p className="mt-4 text-sm text-slate-400">
+            You will be taken back in a few seconds, or{' '}
+            <a className="text-sky-300 underline" href={redirectUrl}>
+              go now
+            </a>
+            .
+          </p>
         )}
       </div>
     </Centered>
@@ -771,13 +1282,27 @@ function Declined({ intro }: { intro: StudyIntro }) {
 function Withdrawn({ message, code }: { message: string | null; code: string | null }) {
   return (
     <Centered main>
-      <div className="w-full max-w-xl rounded-xl border border-slate-800 bg-slate-900/70 p-8 text-center" data-testid="withdrawn">
+      <div
+        className="w-full max-w-xl rounded-xl border border-slate-800 bg-slate-900/70 p-8 text-center"
+        data-testid="withdrawn"
+      >
         <h1 className="text-2xl font-semibold text-white">You have withdrawn from the study</h1>
-        <div className="mt-3 text-slate-300">{message ? <Markdown text={message} /> : <p>Thank you for your time. Nothing more will be recorded; you may close this page.</p>}</div>
+        <div className="mt-3 text-slate-300">
+          {message ? (
+            <Markdown text={message} />
+          ) : (
+            <p>Thank you for your time. Nothing more will be recorded; you may close this page.</p>
+          )}
+        </div>
         {code && (
           <>
             <p className="mt-4 text-slate-300">If the study platform asks for a code, use</p>
-            <p className="mt-2 select-all rounded-lg bg-slate-950 py-3 font-mono text-2xl tracking-widest text-amber-200" data-testid="withdraw-code">{code}</p>
+            <p
+              className="mt-2 select-all rounded-lg bg-slate-950 py-3 font-mono text-2xl tracking-widest text-amber-200"
+              data-testid="withdraw-code"
+            >
+              {code}
+            </p>
           </>
         )}
       </div>
@@ -797,28 +1322,58 @@ function BudgetClock({ budget, outbox }: { budget: SessionBudget; outbox: Outbox
   }, [budget, outbox]);
   const low = left < 10 * 60_000;
   return (
-    <span className={`flex items-center gap-1.5 whitespace-nowrap rounded px-2 py-0.5 ${low ? 'bg-amber-500/20 text-amber-100' : 'text-slate-300'}`}
-      title="The time this study allows in all. When it runs out, the study ends and everything you did is kept.">
-      Study time left <span className="font-mono tabular-nums text-slate-100" data-testid="session-time-left">{formatClock(left)}</span>
+    <span
+      className={`flex items-center gap-1.5 whitespace-nowrap rounded px-2 py-0.5 ${low ? 'bg-amber-500/20 text-amber-100' : 'text-slate-300'}`}
+      title="The time this study allows in all. When it runs out, the study ends and everything you did is kept."
+    >
+      Study time left{' '}
+      <span className="font-mono tabular-nums text-slate-100" data-testid="session-time-left">
+        {formatClock(left)}
+      </span>
     </span>
   );
 }
 
-function Debrief({ code, redirectUrl, timeUpMinutes }: { code: string; redirectUrl: string | null; timeUpMinutes: number | null }) {
+function Debrief({
+  code,
+  redirectUrl,
+  timeUpMinutes,
+}: {
+  code: string;
+  redirectUrl: string | null;
+  timeUpMinutes: number | null;
+}) {
   useRedirectSoon(redirectUrl);
   return (
     <Centered main>
-      <div className="w-full max-w-xl rounded-xl border border-slate-800 bg-slate-900/70 p-8 text-center" data-testid="debrief">
-        <h1 className="text-2xl font-semibold text-white">{timeUpMinutes === null ? 'Thank you!' : 'Time is up. Thank you!'}</h1>
+      <div
+        className="w-full max-w-xl rounded-xl border border-slate-800 bg-slate-900/70 p-8 text-center"
+        data-testid="debrief"
+      >
+        <h1 className="text-2xl font-semibold text-white">
+          {timeUpMinutes === null ? 'Thank you!' : 'Time is up. Thank you!'}
+        </h1>
         {timeUpMinutes !== null && (
           <p className="mt-3 text-slate-300" data-testid="session-time-up">
-            The study allows {timeUpMinutes} {timeUpMinutes === 1 ? 'minute' : 'minutes'} in all and that time is spent, so it ends here. You do not need to do anything more.
+            The study allows {timeUpMinutes} {timeUpMinutes === 1 ? 'minute' : 'minutes'} in all and that time is spent,
+            so it ends here. You do not need to do anything more.
           </p>
         )}
         <p className="mt-3 text-slate-300">Everything you did has been saved. Your completion code is</p>
-        <p className="mt-3 select-all rounded-lg bg-slate-950 py-3 font-mono text-2xl tracking-widest text-emerald-300" data-testid="completion-code">{code}</p>
+        <p
+          className="mt-3 select-all rounded-lg bg-slate-950 py-3 font-mono text-2xl tracking-widest text-emerald-300"
+          data-testid="completion-code"
+        >
+          {code}
+        </p>
         {redirectUrl && (
-          <p className="mt-4 text-sm text-slate-400">You will be taken back in a few seconds, or <a className="text-sky-300 underline" href={redirectUrl}>continue now</a>.</p>
+          <p className="mt-4 text-sm text-slate-400">
+            You will be taken back in a few seconds, or{' '}
+            <a className="text-sky-300 underline" href={redirectUrl}>
+              continue now
+            </a>
+            .
+          </p>
         )}
       </div>
     </Centered>
@@ -828,7 +1383,9 @@ function Debrief({ code, redirectUrl, timeUpMinutes }: { code: string; redirectU
 /** Minutes and seconds, `m:ss` (or `h:mm:ss` past an hour). */
 function formatClock(ms: number): string {
   const total = Math.ceil(ms / 1000);
-  const h = Math.floor(total / 3600), m = Math.floor((total % 3600) / 60), sec = total % 60;
+  const h = Math.floor(total / 3600),
+    m = Math.floor((total % 3600) / 60),
+    sec = total % 60;
   const mm = h > 0 ? String(m).padStart(2, '0') : String(m);
   return `${h > 0 ? `${h}:` : ''}${mm}:${String(sec).padStart(2, '0')}`;
 }

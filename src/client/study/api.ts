@@ -18,10 +18,18 @@ export function getStudyIntro(studyId: string): Promise<StudyIntro> {
 }
 
 /** Starts a session. A playtest (`params.mode = "playtest"`) needs the researcher's token. */
-export function createSession(studyId: string, params: Record<string, string>, researcherToken?: string): Promise<CreatedSession> {
+export function createSession(
+  studyId: string,
+  params: Record<string, string>,
+  researcherToken?: string,
+): Promise<CreatedSession> {
   const headers: Record<string, string> = { 'Content-Type': 'application/json' };
   if (researcherToken) headers.Authorization = `Bearer ${researcherToken}`;
-  return getJson(`/api/studies/${encodeURIComponent(studyId)}/sessions`, { method: 'POST', headers, body: JSON.stringify({ params } satisfies CreateSessionBody) });
+  return getJson(`/api/studies/${encodeURIComponent(studyId)}/sessions`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ params } satisfies CreateSessionBody),
+  });
 }
 
 export function getSession(sessionId: string, token: string): Promise<SessionView> {
@@ -29,7 +37,11 @@ export function getSession(sessionId: string, token: string): Promise<SessionVie
 }
 
 export function finishSession(sessionId: string, token: string, lastSeq: number): Promise<FinishResult> {
-  return getJson(`/api/sessions/${encodeURIComponent(sessionId)}/finish`, { method: 'POST', headers: auth(token), body: JSON.stringify({ lastSeq } satisfies FinishBody) });
+  return getJson(`/api/sessions/${encodeURIComponent(sessionId)}/finish`, {
+    method: 'POST',
+    headers: auth(token),
+    body: JSON.stringify({ lastSeq } satisfies FinishBody),
+  });
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -45,21 +57,41 @@ export interface LogPosition {
  * last logged seq: when the events that moved the participant to this item are still on their
  * way, the server answers `events_pending` and the submission is sent again once they arrive.
  */
-export function studyJudge(sessionId: string, token: string, itemId: string, testIndices: readonly number[], log?: LogPosition): Judge {
+export function studyJudge(
+  sessionId: string,
+  token: string,
+  itemId: string,
+  testIndices: readonly number[],
+  log?: LogPosition,
+): Judge {
   return {
     mode: 'study',
     async submit(testIndex: number, grid: Grid): Promise<{ verdict: JudgeVerdict }> {
       const key = crypto.randomUUID();
-      const body = () => JSON.stringify({ key, item: itemId, testIndex: testIndices[testIndex], grid, ...(log ? { lastSeq: log.lastSeq } : {}) } satisfies SubmissionBody);
+      const body = () =>
+        JSON.stringify({
+          key,
+          item: itemId,
+          testIndex: testIndices[testIndex],
+          grid,
+          ...(log ? { lastSeq: log.lastSeq } : {}),
+        } satisfies SubmissionBody);
       for (let attempt = 0; ; attempt++) {
         try {
-          const r = await getJson<SubmissionResult>(`/api/sessions/${encodeURIComponent(sessionId)}/submissions`, { method: 'POST', headers: auth(token), body: body() });
+          const r = await getJson<SubmissionResult>(`/api/sessions/${encodeURIComponent(sessionId)}/submissions`, {
+            method: 'POST',
+            headers: auth(token),
+            body: body(),
+          });
           return { verdict: r.verdict };
         } catch (e) {
           const pending = e instanceof ApiError && e.code === 'events_pending';
           const retry = pending || (e instanceof ApiError && (e.status === 0 || e.status >= 500));
           if (!retry) throw e;
-          if (attempt >= (pending ? 20 : 5)) throw new Error('The server cannot be reached, so your answer was not checked and no trial was used. Check your connection and submit again.');
+          if (attempt >= (pending ? 20 : 5))
+            throw new Error(
+              'The server cannot be reached, so your answer was not checked and no trial was used. Check your connection and submit again.',
+            );
           await sleep(pending ? 500 : Math.min(8000, 400 * 2 ** attempt) * (0.5 + Math.random() / 2));
         }
       }
@@ -72,18 +104,35 @@ export function studyJudge(sessionId: string, token: string, itemId: string, tes
  * key, retried with the same key when the network fails or the events that reached the item are
  * still on their way, so the server stores it once however often it is sent.
  */
-export async function postResponse<R extends keyof ResponseRoutes>(sessionId: string, token: string, route: R, body: Omit<ResponseRoutes[R]['body'], 'key' | 'lastSeq'>, log?: LogPosition): Promise<ResponseRoutes[R]['reply']> {
+export async function postResponse<R extends keyof ResponseRoutes>(
+  sessionId: string,
+  token: string,
+  route: R,
+  body: Omit<ResponseRoutes[R]['body'], 'key' | 'lastSeq'>,
+  log?: LogPosition,
+): Promise<ResponseRoutes[R]['reply']> {
   const key = crypto.randomUUID();
   for (let attempt = 0; ; attempt++) {
     try {
       // The body is typed at the call; the key and the log position are added here.
-      const payload = JSON.stringify({ key, ...body, ...(log && route !== 'withdraw' ? { lastSeq: log.lastSeq } : {}) });
-      return await getJson<ResponseRoutes[R]['reply']>(`/api/sessions/${encodeURIComponent(sessionId)}/${route}`, { method: 'POST', headers: auth(token), body: payload });
+      const payload = JSON.stringify({
+        key,
+        ...body,
+        ...(log && route !== 'withdraw' ? { lastSeq: log.lastSeq } : {}),
+      });
+      return await getJson<ResponseRoutes[R]['reply']>(`/api/sessions/${encodeURIComponent(sessionId)}/${route}`, {
+        method: 'POST',
+        headers: auth(token),
+        body: payload,
+      });
     } catch (e) {
       const pending = e instanceof ApiError && e.code === 'events_pending';
       const retry = pending || (e instanceof ApiError && (e.status === 0 || e.status >= 500));
       if (!retry) throw e;
-      if (attempt >= (pending ? 20 : 5)) throw new Error('The server cannot be reached, so this was not recorded. Check your connection and send it again.');
+      if (attempt >= (pending ? 20 : 5))
+        throw new Error(
+          'The server cannot be reached, so this was not recorded. Check your connection and send it again.',
+        );
       await sleep(pending ? 500 : Math.min(8000, 400 * 2 ** attempt));
     }
   }

@@ -3,8 +3,20 @@ import { budgetLeft, sessionBudget } from './budget';
 
 const view = (createdAt: number, now: number, sessionMinutes = 90) => ({
   session: { id: 's', studyId: 'x', studyVersion: 1, state: 'active', createdAt, ackedThrough: -1, now },
-  study: { title: '', consent: '', instructions: '', trials: 3, limits: { itemSoftMinutes: 20, itemHardMinutes: 30, sessionMinutes }, allowLevelReset: true, showActionCounter: true, showTimeLeft: false },
-  budget: { endsAt: createdAt + sessionMinutes * 60_000, minutesLeft: Math.max(0, (createdAt + sessionMinutes * 60_000 - now) / 60_000) },
+  study: {
+    title: '',
+    consent: '',
+    instructions: '',
+    trials: 3,
+    limits: { itemSoftMinutes: 20, itemHardMinutes: 30, sessionMinutes },
+    allowLevelReset: true,
+    showActionCounter: true,
+    showTimeLeft: false,
+  },
+  budget: {
+    endsAt: createdAt + sessionMinutes * 60_000,
+    minutesLeft: Math.max(0, (createdAt + sessionMinutes * 60_000 - now) / 60_000),
+  },
 });
 
 describe('the session budget', () => {

@@ -15,7 +15,14 @@ import { TaskLibrary } from '../../server/collections';
 import { gameIds, loadStudyFiles, replayWithEngine, syncStudyFiles } from '../../server/studies';
 import { backends } from '../../server/store/testing';
 import type { Store } from '../../server/store/types';
-import { Outbox, OutboxDisposedError, OutboxFatalError, type OutboxPage, type OutboxStorage, type StudySessionRecord } from './outbox';
+import {
+  Outbox,
+  OutboxDisposedError,
+  OutboxFatalError,
+  type OutboxPage,
+  type OutboxStorage,
+  type StudySessionRecord,
+} from './outbox';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const ADMIN = 'researcher-token-for-outbox-tests-0123456789';
@@ -41,11 +48,19 @@ class MemoryStorage implements OutboxStorage {
 class Target extends EventTarget {
   listeners = 0;
   visibilityState: DocumentVisibilityState = 'visible';
-  override addEventListener(type: string, l: EventListenerOrEventListenerObject | null, o?: AddEventListenerOptions | boolean): void {
+  override addEventListener(
+    type: string,
+    l: EventListenerOrEventListenerObject | null,
+    o?: AddEventListenerOptions | boolean,
+  ): void {
     this.listeners++;
     super.addEventListener(type, l, o);
   }
-  override removeEventListener(type: string, l: EventListenerOrEventListenerObject | null, o?: EventListenerOptions | boolean): void {
+  override removeEventListener(
+    type: string,
+    l: EventListenerOrEventListenerObject | null,
+    o?: EventListenerOptions | boolean,
+  ): void {
     this.listeners--;
     super.removeEventListener(type, l, o);
   }
@@ -68,7 +83,11 @@ beforeAll(async () => {
   await library.mount(path.join(ROOT, 'data/tasks/samples'));
   store = await backends[0].open();
   await syncStudyFiles(store, await loadStudyFiles(path.join(ROOT, 'data/studies')), Date.now());
-  const api = createApi({ library, version: 'test', study: { store, adminTokenHash: hashToken(ADMIN), replay: replayWithEngine, games: gameIds, now: () => Date.now() } });
+  const api = createApi({
+    library,
+    version: 'test',
+    study: { store, adminTokenHash: hashToken(ADMIN), replay: replayWithEngine, games: gameIds, now: () => Date.now() },
+  });
   const outer = new Hono();
   outer.use('/api/sessions/:id/events', async (c, next) => {
     eventPosts++;
@@ -101,21 +120,32 @@ describe('study outbox', () => {
     postTimes = [];
     refuseNext = 0;
   });
-  afterEach(() => { for (const o of made.splice(0)) o.dispose(); });
+  afterEach(() => {
+    for (const o of made.splice(0)) o.dispose();
+  });
 
   const newSession = async () => {
-    const res = await fetch(`${baseUrl}/api/studies/sample/sessions`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ params: {} }) });
+    const res = await fetch(`${baseUrl}/api/studies/sample/sessions`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ params: {} }),
+    });
     expect(res.status).toBe(201);
     return (await res.json()) as { sessionId: string; token: string };
   };
   const stored = async (sessionId: string) => {
-    const res = await fetch(`${baseUrl}/api/admin/sessions/${sessionId}/events`, { headers: { Authorization: `Bearer ${ADMIN}` } });
+    const res = await fetch(`${baseUrl}/api/admin/sessions/${sessionId}/events`, {
+      headers: { Authorization: `Bearer ${ADMIN}` },
+    });
     expect(res.status).toBe(200);
-    const body = await res.json() as { events: LogEvent[] };
+    const body = (await res.json()) as { events: LogEvent[] };
     return body.events.map((e) => `${e.seq}:${e.kind}`);
   };
   const outboxFor = async (s: { sessionId: string; token: string }, opts = {}) => {
-    const o = await Outbox.create({ id: s.sessionId, studyId: 'sample', token: s.token }, { storage, page, baseUrl, delayMs: 20, ...opts });
+    const o = await Outbox.create(
+      { id: s.sessionId, studyId: 'sample', token: s.token },
+      { storage, page, baseUrl, delayMs: 20, ...opts },
+    );
     made.push(o);
     return o;
   };
@@ -140,7 +170,10 @@ describe('study outbox', () => {
     o.start();
     o.append('session.start', { mode: 'study' });
     o.append('consent', { agreed: true });
-    const error = await o.drained().then(() => null, (e: Error) => e);
+    const error = await o.drained().then(
+      () => null,
+      (e: Error) => e,
+    );
     expect(error).toBeInstanceOf(OutboxFatalError);
     expect(error!.message).toMatch(/refused this session's data \(40[13]/);
     expect(error!.message).toMatch(/kept in this browser/);
@@ -167,7 +200,10 @@ describe('study outbox', () => {
     expect(page.window.listeners).toBe(2);
     expect(page.document.listeners).toBe(1);
     o.append('session.start', { mode: 'study' });
-    const waiting = o.drained().then(() => null, (e: Error) => e);
+    const waiting = o.drained().then(
+      () => null,
+      (e: Error) => e,
+    );
     o.dispose();
     expect(page.window.listeners + page.document.listeners).toBe(0);
     expect(await waiting).toBeInstanceOf(OutboxDisposedError);
@@ -184,7 +220,12 @@ describe('study outbox', () => {
     o.append('consent', { agreed: true });
     await expect(o.drained()).rejects.toBeInstanceOf(OutboxDisposedError);
     // What it held is stored, and the next page load sends it.
-    const { outbox: next, history } = await Outbox.open(storage.sessions.get(s.sessionId)!, { storage, page, baseUrl, delayMs: 20 });
+    const { outbox: next, history } = await Outbox.open(storage.sessions.get(s.sessionId)!, {
+      storage,
+      page,
+      baseUrl,
+      delayMs: 20,
+    });
     made.push(next);
     expect(history.map((e) => e.kind)).toEqual(['session.start', 'consent']);
     next.start();
@@ -198,7 +239,9 @@ describe('study outbox', () => {
     const o = await outboxFor(s, { delayMs: 60_000 });
     // A presence listener registered after the outbox's: its event still goes with the page's last request.
     o.start();
-    page.document.addEventListener('visibilitychange', () => o.append('visibility', { state: page.document.visibilityState }));
+    page.document.addEventListener('visibilitychange', () =>
+      o.append('visibility', { state: page.document.visibilityState }),
+    );
     o.append('session.start', { mode: 'study' });
     page.document.visibilityState = 'hidden';
     page.document.dispatchEvent(new Event('visibilitychange'));
@@ -208,7 +251,7 @@ describe('study outbox', () => {
     expect(o.status.getState()).toMatchObject({ pending: 0, ackedThrough: 1 });
   });
 
-  it('numbers a reloaded page\'s events after those the server got as the last page closed, though this browser never stored them', async () => {
+  it("numbers a reloaded page's events after those the server got as the last page closed, though this browser never stored them", async () => {
     const s = await newSession();
     const o = await outboxFor(s, { delayMs: 60_000 });
     o.start();
@@ -224,10 +267,17 @@ describe('study outbox', () => {
     await expect.poll(() => o.status.getState().ackedThrough).toBe(2);
     o.dispose();
     storage.putEvents = putEvents;
-    const { outbox: next, history } = await Outbox.open(storage.sessions.get(s.sessionId)!, { storage, page, baseUrl, delayMs: 20 });
+    const { outbox: next, history } = await Outbox.open(storage.sessions.get(s.sessionId)!, {
+      storage,
+      page,
+      baseUrl,
+      delayMs: 20,
+    });
     made.push(next);
     expect(history.map((e) => e.seq)).toEqual([0, 1]);
-    const view = (await (await fetch(`${baseUrl}/api/sessions/${s.sessionId}`, { headers: { Authorization: `Bearer ${s.token}` } })).json()) as { session: { ackedThrough: number } };
+    const view = (await (
+      await fetch(`${baseUrl}/api/sessions/${s.sessionId}`, { headers: { Authorization: `Bearer ${s.token}` } })
+    ).json()) as { session: { ackedThrough: number } };
     next.adoptServerAck(view.session.ackedThrough);
     next.start();
     expect(next.append('session.resume', {}).seq).toBe(3);
@@ -274,7 +324,12 @@ describe('study outbox', () => {
     expect(o.status.getState()).toMatchObject({ offline: true, pending: 1, fatal: null });
     o.dispose();
     // The next page load, with the server back.
-    const { outbox: next } = await Outbox.open(storage.sessions.get(s.sessionId)!, { storage, page, baseUrl, delayMs: 20 });
+    const { outbox: next } = await Outbox.open(storage.sessions.get(s.sessionId)!, {
+      storage,
+      page,
+      baseUrl,
+      delayMs: 20,
+    });
     made.push(next);
     next.start();
     await next.drained();

@@ -66,7 +66,9 @@ export const indexedDbStorage: OutboxStorage = {
 /** The page events the outbox listens to; the page's own `window` and `document` by default. */
 export interface OutboxPage {
   readonly window: Pick<EventTarget, 'addEventListener' | 'removeEventListener'>;
-  readonly document: Pick<EventTarget, 'addEventListener' | 'removeEventListener'> & { readonly visibilityState: DocumentVisibilityState };
+  readonly document: Pick<EventTarget, 'addEventListener' | 'removeEventListener'> & {
+    readonly visibilityState: DocumentVisibilityState;
+  };
 }
 
 export interface OutboxOptions {
@@ -117,7 +119,11 @@ export class Outbox implements EventSink {
   private readonly page: OutboxPage | null;
   private readonly baseUrl: string;
 
-  private constructor(private record: StudySessionRecord, history: readonly LogEvent[], opts: OutboxOptions) {
+  private constructor(
+    private record: StudySessionRecord,
+    history: readonly LogEvent[],
+    opts: OutboxOptions,
+  ) {
     this.batchSize = opts.batchSize ?? 50;
     this.delayMs = opts.delayMs ?? 1000;
     this.maxBackoffMs = opts.maxBackoffMs ?? 30_000;
@@ -129,11 +135,19 @@ export class Outbox implements EventSink {
     this.lastT = last ? last.t : 0;
     this.tBase = Math.max(this.lastT, Date.now() - record.startedAtMs);
     this.unacked = history.filter((e) => e.seq > record.ackedThrough);
-    this.status = create<OutboxStatus>(() => ({ pending: this.unacked.length, offline: false, fatal: null, ackedThrough: record.ackedThrough }));
+    this.status = create<OutboxStatus>(() => ({
+      pending: this.unacked.length,
+      offline: false,
+      fatal: null,
+      ackedThrough: record.ackedThrough,
+    }));
   }
 
   /** Opens the outbox of a session: its earlier events come from storage. Call `start()` to send. */
-  static async open(record: StudySessionRecord, opts: OutboxOptions = {}): Promise<{ outbox: Outbox; history: LogEvent[] }> {
+  static async open(
+    record: StudySessionRecord,
+    opts: OutboxOptions = {},
+  ): Promise<{ outbox: Outbox; history: LogEvent[] }> {
     const history = await (opts.storage ?? indexedDbStorage).sessionEvents(record.id);
     return { outbox: new Outbox(record, history, opts), history };
   }
@@ -141,7 +155,13 @@ export class Outbox implements EventSink {
   /** Keeps a new session's record in storage, for `open` to open now and after any reload. */
   static async saveNew(init: NewSession, storage: OutboxStorage = indexedDbStorage): Promise<StudySessionRecord> {
     const now = Date.now();
-    const record: StudySessionRecord = { ...init, label: `study ${init.studyId}`, startedAt: new Date(now).toISOString(), startedAtMs: now, ackedThrough: -1 };
+    const record: StudySessionRecord = {
+      ...init,
+      label: `study ${init.studyId}`,
+      startedAt: new Date(now).toISOString(),
+      startedAtMs: now,
+      ackedThrough: -1,
+    };
     await storage.putSession(record);
     return record;
   }
@@ -207,7 +227,11 @@ export class Outbox implements EventSink {
     }
     if (this.timer !== null) clearTimeout(this.timer);
     this.timer = null;
-    this.settleWaiters(new OutboxDisposedError('The study page closed before every action reached the server; they are kept in this browser and sent when the study link is opened again.'));
+    this.settleWaiters(
+      new OutboxDisposedError(
+        'The study page closed before every action reached the server; they are kept in this browser and sent when the study link is opened again.',
+      ),
+    );
   }
 
   /**
@@ -215,7 +239,9 @@ export class Outbox implements EventSink {
    * open (a playtest recorded elsewhere). Disposes at once if the server refuses the session.
    */
   close(): Promise<void> {
-    return this.drained().catch(() => {}).finally(() => this.dispose());
+    return this.drained()
+      .catch(() => {})
+      .finally(() => this.dispose());
   }
 
   append(kind: string, data: Record<string, unknown>): LogEvent {
@@ -239,7 +265,8 @@ export class Outbox implements EventSink {
     const fatal = this.status.getState().fatal;
     if (fatal) return Promise.reject(new OutboxFatalError(fatal));
     if (this.unacked.length === 0) return Promise.resolve();
-    if (this.disposed) return Promise.reject(new OutboxDisposedError('The outbox is closed; its events are kept in this browser.'));
+    if (this.disposed)
+      return Promise.reject(new OutboxDisposedError('The outbox is closed; its events are kept in this browser.'));
     this.schedule(0);
     return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
   }
@@ -252,9 +279,14 @@ export class Outbox implements EventSink {
     return [...bySeq.values()].sort((a, b) => a.seq - b.seq);
   }
 
-  private readonly onOnline = () => { this.failures = 0; this.schedule(0); };
+  private readonly onOnline = () => {
+    this.failures = 0;
+    this.schedule(0);
+  };
   private readonly onPageHide = () => this.sendKeepalive();
-  private readonly onVisibility = () => { if (this.page?.document.visibilityState === 'hidden') this.sendKeepalive(); };
+  private readonly onVisibility = () => {
+    if (this.page?.document.visibilityState === 'hidden') this.sendKeepalive();
+  };
 
   /** Writes unsaved events to storage; sending waits for this, so nothing is sent unsaved. */
   private save(): Promise<void> {
@@ -262,11 +294,14 @@ export class Outbox implements EventSink {
     const batch = this.unsaved;
     if (!batch.length) return Promise.resolve();
     this.unsaved = [];
-    this.saving = this.storage.putEvents(this.record.id, batch)
+    this.saving = this.storage
+      .putEvents(this.record.id, batch)
       .catch(() => {
         // Storage refused (private mode, quota): the events stay in memory and are still sent.
       })
-      .finally(() => { this.saving = null; });
+      .finally(() => {
+        this.saving = null;
+      });
     return this.saving;
   }
 
@@ -276,12 +311,18 @@ export class Outbox implements EventSink {
       if (ms > 0) return;
       clearTimeout(this.timer);
     }
-    this.timer = setTimeout(() => { this.timer = null; void this.pump(); }, ms);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.pump();
+    }, ms);
   }
 
   private async pump(): Promise<void> {
     if (this.inflight || this.disposed || this.status.getState().fatal) return;
-    if (this.unacked.length === 0) { this.settleWaiters(null); return; }
+    if (this.unacked.length === 0) {
+      this.settleWaiters(null);
+      return;
+    }
     this.inflight = true;
     let retryAfterMs = 0;
     try {
@@ -302,7 +343,11 @@ export class Outbox implements EventSink {
         retryAfterMs = 1000 * (Number(res.headers.get('Retry-After')) || 0);
         if (res.status === 507) {
           const body = (await res.json().catch(() => null)) as { message?: string } | null;
-          this.status.setState({ notice: body?.message ?? 'The server takes no more data of this study for now; your work is kept in this browser. Please tell the researcher.' });
+          this.status.setState({
+            notice:
+              body?.message ??
+              'The server takes no more data of this study for now; your work is kept in this browser. Please tell the researcher.',
+          });
         }
         throw new Error(`server answered ${res.status}`);
       } else {
@@ -367,12 +412,15 @@ export class Outbox implements EventSink {
       }
       if (!batch.length) return;
       fetch(this.eventsUrl(), {
-        method: 'POST', keepalive: true,
+        method: 'POST',
+        keepalive: true,
         headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${this.record.token}` },
         body: JSON.stringify({ events: batch } satisfies EventBatchBody),
-      }).then(async (res) => {
-        if (res.ok) this.acknowledge(((await res.json()) as { ackedThrough: number }).ackedThrough);
-      }).catch(() => {});
+      })
+        .then(async (res) => {
+          if (res.ok) this.acknowledge(((await res.json()) as { ackedThrough: number }).ackedThrough);
+        })
+        .catch(() => {});
     });
   }
 }

@@ -1,10 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { initialRunState, onItems, runReducer, screenOf, skippedBehind, type RunState, type RunStep } from './runMachine';
+import {
+  initialRunState,
+  onItems,
+  runReducer,
+  screenOf,
+  skippedBehind,
+  type RunState,
+  type RunStep,
+} from './runMachine';
 
 const budget = { totalMs: 60_000, leftAtReadMs: 60_000, readAt: 0 };
 const ITEMS = 3;
-const play = (steps: RunStep[], from: RunState = initialRunState({ index: 0, instructionsDone: false, describing: null, budget })) =>
-  steps.reduce(runReducer, from);
+const play = (
+  steps: RunStep[],
+  from: RunState = initialRunState({ index: 0, instructionsDone: false, describing: null, budget }),
+) => steps.reduce(runReducer, from);
 
 describe('the study run machine', () => {
   it('goes from the instructions through the items to saving', () => {
@@ -15,7 +25,10 @@ describe('the study run machine', () => {
     s = play([{ type: 'move_start' }], s);
     // The item that ended stays on screen under the veil until the next is known.
     expect([screenOf(s, ITEMS), s.moving]).toEqual(['item', true]);
-    s = play([{ type: 'moved', to: 1, budget: null }, { type: 'move_start' }, { type: 'moved', to: ITEMS, budget: null }], s);
+    s = play(
+      [{ type: 'moved', to: 1, budget: null }, { type: 'move_start' }, { type: 'moved', to: ITEMS, budget: null }],
+      s,
+    );
     expect([s.index, s.moving, screenOf(s, ITEMS), onItems(s, ITEMS)]).toEqual([ITEMS, false, 'saving', false]);
   });
 
@@ -35,12 +48,21 @@ describe('the study run machine', () => {
   });
 
   it('ends every item when the session budget is spent, dropping an item notice', () => {
-    const s = play([{ type: 'begin' }, { type: 'item_time_up', minutes: 5 }, { type: 'session_time_up', items: ITEMS }]);
+    const s = play([
+      { type: 'begin' },
+      { type: 'item_time_up', minutes: 5 },
+      { type: 'session_time_up', items: ITEMS },
+    ]);
     expect([s.sessionTimeUp, s.timeUp, s.index, screenOf(s, ITEMS)]).toEqual([true, null, ITEMS, 'saving']);
   });
 
   it('shows a failure to close over saving, and a new attempt clears it', () => {
-    let s = play([{ type: 'begin' }, { type: 'moved', to: ITEMS, budget: null }, { type: 'finish_start' }, { type: 'finish_failed', message: 'refused' }]);
+    let s = play([
+      { type: 'begin' },
+      { type: 'moved', to: ITEMS, budget: null },
+      { type: 'finish_start' },
+      { type: 'finish_failed', message: 'refused' },
+    ]);
     expect(screenOf(s, ITEMS)).toBe('finish_error');
     s = runReducer(s, { type: 'finish_start' });
     expect([s.finishError, screenOf(s, ITEMS)]).toEqual([null, 'saving']);
@@ -56,7 +78,10 @@ describe('the study run machine', () => {
   it('names the skipped candidates once the participant has gone past them, as the server reported them', () => {
     const ids = ['a', 'b', 'c', 'd'];
     // The first view already knows 'c' is skipped; the move past 'b' learns 'b' is too.
-    let s = play([{ type: 'begin' }], initialRunState({ index: 0, instructionsDone: false, describing: null, budget, skipped: ['c'] }));
+    let s = play(
+      [{ type: 'begin' }],
+      initialRunState({ index: 0, instructionsDone: false, describing: null, budget, skipped: ['c'] }),
+    );
     expect(skippedBehind(s, ids)).toEqual([]);
     s = runReducer(s, { type: 'moved', to: 1, budget: null });
     expect(skippedBehind(s, ids)).toEqual([]);

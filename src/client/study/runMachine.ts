@@ -51,7 +51,12 @@ export type RunStep<I extends DescribedItem = DescribedItem> =
   /** The next item is being looked up. */
   | { readonly type: 'move_start' }
   /** The next item is known (`to`; the item list's length when none is left), with a fresher budget if the server was reached. */
-  | { readonly type: 'moved'; readonly to: number; readonly budget: SessionBudget | null; readonly skipped?: readonly string[] }
+  | {
+      readonly type: 'moved';
+      readonly to: number;
+      readonly budget: SessionBudget | null;
+      readonly skipped?: readonly string[];
+    }
   /** The session's budget ran out: every item is over. */
   | { readonly type: 'session_time_up'; readonly items: number }
   | { readonly type: 'finish_start' }
@@ -67,25 +72,52 @@ export function initialRunState<I extends DescribedItem>(start: {
   skipped?: readonly string[];
 }): RunState<I> {
   return {
-    index: start.index, instructionsDone: start.instructionsDone, describing: start.describing, timeUp: null, sessionTimeUp: false,
-    finishing: false, finishError: null, moving: false, withdrawing: false, budget: start.budget, skipped: new Set(start.skipped ?? []),
+    index: start.index,
+    instructionsDone: start.instructionsDone,
+    describing: start.describing,
+    timeUp: null,
+    sessionTimeUp: false,
+    finishing: false,
+    finishError: null,
+    moving: false,
+    withdrawing: false,
+    budget: start.budget,
+    skipped: new Set(start.skipped ?? []),
   };
 }
 
 export function runReducer<I extends DescribedItem>(s: RunState<I>, step: RunStep<I>): RunState<I> {
   switch (step.type) {
-    case 'begin': return { ...s, instructionsDone: true };
-    case 'item_time_up': return { ...s, timeUp: step.minutes };
-    case 'time_up_seen': return { ...s, timeUp: null };
-    case 'describe': return { ...s, describing: step.item };
-    case 'described': return { ...s, describing: null };
-    case 'move_start': return { ...s, describing: null, moving: true };
-    case 'moved': return { ...s, index: step.to, moving: false, budget: step.budget ?? s.budget, skipped: step.skipped ? new Set([...s.skipped, ...step.skipped]) : s.skipped };
-    case 'session_time_up': return { ...s, sessionTimeUp: true, timeUp: null, index: step.items };
-    case 'finish_start': return { ...s, finishing: true, finishError: null };
-    case 'finish_failed': return { ...s, finishError: step.message };
-    case 'withdraw_open': return { ...s, withdrawing: true };
-    case 'withdraw_cancel': return { ...s, withdrawing: false };
+    case 'begin':
+      return { ...s, instructionsDone: true };
+    case 'item_time_up':
+      return { ...s, timeUp: step.minutes };
+    case 'time_up_seen':
+      return { ...s, timeUp: null };
+    case 'describe':
+      return { ...s, describing: step.item };
+    case 'described':
+      return { ...s, describing: null };
+    case 'move_start':
+      return { ...s, describing: null, moving: true };
+    case 'moved':
+      return {
+        ...s,
+        index: step.to,
+        moving: false,
+        budget: step.budget ?? s.budget,
+        skipped: step.skipped ? new Set([...s.skipped, ...step.skipped]) : s.skipped,
+      };
+    case 'session_time_up':
+      return { ...s, sessionTimeUp: true, timeUp: null, index: step.items };
+    case 'finish_start':
+      return { ...s, finishing: true, finishError: null };
+    case 'finish_failed':
+      return { ...s, finishError: step.message };
+    case 'withdraw_open':
+      return { ...s, withdrawing: true };
+    case 'withdraw_cancel':
+      return { ...s, withdrawing: false };
   }
 }
 

@@ -22,7 +22,9 @@ export function taskIdFromName(name: string): string {
 }
 
 /** Validates and stores task files; every rejected file is reported with its reason. */
-export async function importTaskTexts(files: readonly { name: string; text: string; source: string }[]): Promise<ImportOutcome> {
+export async function importTaskTexts(
+  files: readonly { name: string; text: string; source: string }[],
+): Promise<ImportOutcome> {
   const existing = new Set((await listImportedTasks()).map((t) => t.id));
   const ok: ImportedTask[] = [];
   const rejected: { file: string; reason: string }[] = [];
@@ -41,13 +43,25 @@ export async function importTaskTexts(files: readonly { name: string; text: stri
 }
 
 /** Reads `File`s as text; files that are not `.json` are reported, not read. */
-export async function readTaskFiles(files: readonly File[], relative = (f: File) => f.webkitRelativePath || f.name): Promise<{ texts: { name: string; text: string; source: string }[]; skipped: { file: string; reason: string }[] }> {
+export async function readTaskFiles(
+  files: readonly File[],
+  relative = (f: File) => f.webkitRelativePath || f.name,
+): Promise<{ texts: { name: string; text: string; source: string }[]; skipped: { file: string; reason: string }[] }> {
   const texts: { name: string; text: string; source: string }[] = [];
   const skipped: { file: string; reason: string }[] = [];
   for (const f of files) {
     const name = relative(f);
-    if (!/\.json$/i.test(f.name)) { skipped.push({ file: name, reason: 'is not a .json file; ARC tasks are JSON files' }); continue; }
-    if (f.size > MAX_TASK_CHARS) { skipped.push({ file: name, reason: `is ${(f.size / 1e6).toFixed(1)} MB; a task file may be at most ${MAX_TASK_CHARS / 1e6} MB` }); continue; }
+    if (!/\.json$/i.test(f.name)) {
+      skipped.push({ file: name, reason: 'is not a .json file; ARC tasks are JSON files' });
+      continue;
+    }
+    if (f.size > MAX_TASK_CHARS) {
+      skipped.push({
+        file: name,
+        reason: `is ${(f.size / 1e6).toFixed(1)} MB; a task file may be at most ${MAX_TASK_CHARS / 1e6} MB`,
+      });
+      continue;
+    }
     texts.push({ name, text: await f.text(), source: `file:${name}` });
   }
   return { texts, skipped };
@@ -61,7 +75,10 @@ export async function filesFromDrop(items: DataTransferItemList): Promise<{ file
   for (const item of [...items]) {
     if (item.kind !== 'file') continue;
     const entry = item.webkitGetAsEntry?.();
-    if (entry) { entries.push(entry); continue; }
+    if (entry) {
+      entries.push(entry);
+      continue;
+    }
     // Without a file-system entry (some browsers, or files made by scripts) the file itself will do.
     const file = item.getAsFile();
     if (file) out.push({ file, path: file.name });
@@ -96,15 +113,36 @@ export async function importTaskUrl(url: string): Promise<ImportOutcome> {
   try {
     parsedUrl = new URL(rawUrl(url), window.location.href);
   } catch {
-    return { added: [], replaced: [], rejected: [{ file: url, reason: 'is not a URL. Paste a link to one task .json file.' }] };
+    return {
+      added: [],
+      replaced: [],
+      rejected: [{ file: url, reason: 'is not a URL. Paste a link to one task .json file.' }],
+    };
   }
   let text: string;
   try {
     const res = await fetch(parsedUrl.href);
-    if (!res.ok) return { added: [], replaced: [], rejected: [{ file: url, reason: `could not be downloaded: the server answered ${res.status} ${res.statusText}` }] };
+    if (!res.ok)
+      return {
+        added: [],
+        replaced: [],
+        rejected: [
+          { file: url, reason: `could not be downloaded: the server answered ${res.status} ${res.statusText}` },
+        ],
+      };
     text = await res.text();
   } catch {
-    return { added: [], replaced: [], rejected: [{ file: url, reason: 'could not be downloaded: the site is unreachable, does not allow other sites to read it (CORS), or is a plain http address on another machine (only https is allowed there). Download the file and import it with the file picker instead.' }] };
+    return {
+      added: [],
+      replaced: [],
+      rejected: [
+        {
+          file: url,
+          reason:
+            'could not be downloaded: the site is unreachable, does not allow other sites to read it (CORS), or is a plain http address on another machine (only https is allowed there). Download the file and import it with the file picker instead.',
+        },
+      ],
+    };
   }
   const name = decodeURIComponent(parsedUrl.pathname.split('/').pop() || 'task.json');
   return importTaskTexts([{ name, text, source: parsedUrl.href }]);
@@ -116,16 +154,17 @@ export const importedListQuery = queryOptions({
 });
 
 /** An imported task, answers included: the user's own file, checked in the browser. */
-export const importedTaskQuery = (id: string) => queryOptions({
-  queryKey: ['imported', id],
-  queryFn: async (): Promise<{ task: ArcTask; answers: 'browser' }> => {
-    const t = (await listImportedTasks()).find((x) => x.id === id);
-    if (!t) throw new Error(`No imported task "${id}" in this browser. Import it again from the task browser.`);
-    const parsed = parseTaskText(t.text);
-    if (!parsed.ok) throw new Error(`${id}: ${parsed.problems.map(formatProblem).join('; ')}`);
-    return { task: parsed.task, answers: 'browser' };
-  },
-  staleTime: Infinity,
-});
+export const importedTaskQuery = (id: string) =>
+  queryOptions({
+    queryKey: ['imported', id],
+    queryFn: async (): Promise<{ task: ArcTask; answers: 'browser' }> => {
+      const t = (await listImportedTasks()).find((x) => x.id === id);
+      if (!t) throw new Error(`No imported task "${id}" in this browser. Import it again from the task browser.`);
+      const parsed = parseTaskText(t.text);
+      if (!parsed.ok) throw new Error(`${id}: ${parsed.problems.map(formatProblem).join('; ')}`);
+      return { task: parsed.task, answers: 'browser' };
+    },
+    staleTime: Infinity,
+  });
 
 export { deleteImportedTask };

@@ -38,7 +38,8 @@ const path = (collection: string, taskId?: string) =>
   `/api/collections/${encodeURIComponent(collection)}/tasks${taskId === undefined ? '' : `/${taskId.split('/').map(encodeURIComponent).join('/')}`}`;
 
 /** A refusal (sealed, no such task) is final; only failures of the network or the server are tried again. */
-const noRetryWhenRefused = (failures: number, e: Error) => !(e instanceof ApiError && e.status > 0 && e.status < 500) && failures < 1;
+const noRetryWhenRefused = (failures: number, e: Error) =>
+  !(e instanceof ApiError && e.status > 0 && e.status < 500) && failures < 1;
 
 /** Whether the reads below go out as the researcher: part of their keys, so a login refetches. */
 const asResearcher = () => useResearcher.getState().token !== null;
@@ -48,26 +49,41 @@ export const collectionsQuery = queryOptions({
   queryFn: () => getJson<{ collections: CollectionInfo[] }>('/api/collections').then((r) => r.collections),
 });
 
-export const taskIdsQuery = (collection: string) => queryOptions({
-  queryKey: ['collections', collection, 'tasks', asResearcher()],
-  queryFn: () => collectionJson<{ tasks: string[] }>(path(collection)).then((r) => r.tasks),
-  retry: noRetryWhenRefused,
-});
+export const taskIdsQuery = (collection: string) =>
+  queryOptions({
+    queryKey: ['collections', collection, 'tasks', asResearcher()],
+    queryFn: () => collectionJson<{ tasks: string[] }>(path(collection)).then((r) => r.tasks),
+    retry: noRetryWhenRefused,
+  });
 
-export const taskQuery = (collection: string, taskId: string) => queryOptions({
-  queryKey: ['collections', collection, 'task', taskId, asResearcher()],
-  queryFn: async (): Promise<LoadedTask> => {
-    const r = await collectionJson<{ task: ArcTask; access: CollectionAccess }>(path(collection, taskId));
-    return { task: r.task, answers: r.access === 'practice' ? 'server' : 'browser' };
-  },
-  retry: noRetryWhenRefused,
-  staleTime: Infinity,
-});
+export const taskQuery = (collection: string, taskId: string) =>
+  queryOptions({
+    queryKey: ['collections', collection, 'task', taskId, asResearcher()],
+    queryFn: async (): Promise<LoadedTask> => {
+      const r = await collectionJson<{ task: ArcTask; access: CollectionAccess }>(path(collection, taskId));
+      return { task: r.task, answers: r.access === 'practice' ? 'server' : 'browser' };
+    },
+    retry: noRetryWhenRefused,
+    staleTime: Infinity,
+  });
 
 export function taskIdsOf(collection: string): UseQueryOptions<string[], Error, string[], readonly unknown[]> {
-  return (collection === IMPORTED ? importedListQuery : taskIdsQuery(collection)) as UseQueryOptions<string[], Error, string[], readonly unknown[]>;
+  return (collection === IMPORTED ? importedListQuery : taskIdsQuery(collection)) as UseQueryOptions<
+    string[],
+    Error,
+    string[],
+    readonly unknown[]
+  >;
 }
 
-export function taskOf(collection: string, taskId: string): UseQueryOptions<LoadedTask, Error, LoadedTask, readonly unknown[]> {
-  return (collection === IMPORTED ? importedTaskQuery(taskId) : taskQuery(collection, taskId)) as UseQueryOptions<LoadedTask, Error, LoadedTask, readonly unknown[]>;
+export function taskOf(
+  collection: string,
+  taskId: string,
+): UseQueryOptions<LoadedTask, Error, LoadedTask, readonly unknown[]> {
+  return (collection === IMPORTED ? importedTaskQuery(taskId) : taskQuery(collection, taskId)) as UseQueryOptions<
+    LoadedTask,
+    Error,
+    LoadedTask,
+    readonly unknown[]
+  >;
 }

@@ -9,7 +9,13 @@ const TONES: Record<Tone, string> = {
   ghost: 'border-transparent bg-transparent text-slate-300 hover:bg-slate-800 hover:text-white',
 };
 
-export function Button({ tone = 'default', className = '', children, kbd, ...rest }: ButtonHTMLAttributes<HTMLButtonElement> & { tone?: Tone; kbd?: string; children: ReactNode }) {
+export function Button({
+  tone = 'default',
+  className = '',
+  children,
+  kbd,
+  ...rest
+}: ButtonHTMLAttributes<HTMLButtonElement> & { tone?: Tone; kbd?: string; children: ReactNode }) {
   return (
     <button
       type="button"
@@ -18,7 +24,9 @@ export function Button({ tone = 'default', className = '', children, kbd, ...res
     >
       {children}
       {/* A key to press is no help on a phone. */}
-      {kbd && <kbd className="hidden rounded bg-black/30 px-1 sm:inline font-mono text-[10px] text-slate-300">{kbd}</kbd>}
+      {kbd && (
+        <kbd className="hidden rounded bg-black/30 px-1 sm:inline font-mono text-[10px] text-slate-300">{kbd}</kbd>
+      )}
     </button>
   );
 }

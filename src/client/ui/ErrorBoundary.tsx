@@ -1,7 +1,10 @@
 import { Component, type ReactNode } from 'react';
 
 /** Shows a failure of one page as a message with a way out, instead of a blank screen. */
-export class ErrorBoundary extends Component<{ children: ReactNode; resetKey: string }, { error: Error | null; key: string }> {
+export class ErrorBoundary extends Component<
+  { children: ReactNode; resetKey: string },
+  { error: Error | null; key: string }
+> {
   override state: { error: Error | null; key: string } = { error: null, key: this.props.resetKey };
 
   static getDerivedStateFromError(error: Error) {
@@ -18,7 +21,13 @@ export class ErrorBoundary extends Component<{ children: ReactNode; resetKey: st
       <div role="alert" className="m-6 max-w-2xl rounded-lg border border-rose-500/50 bg-rose-950/60 p-4 text-rose-100">
         <p className="font-semibold">This page failed to display.</p>
         <p className="mt-1 font-mono text-sm">{this.state.error.message}</p>
-        <p className="mt-2 text-sm">Your logged actions are safe in this browser. Reload the page, or go back to the <a className="underline" href="/">task browser</a>.</p>
+        <p className="mt-2 text-sm">
+          Your logged actions are safe in this browser. Reload the page, or go back to the{' '}
+          <a className="underline" href="/">
+            task browser
+          </a>
+          .
+        </p>
       </div>
     );
   }

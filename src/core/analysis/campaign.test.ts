@@ -1,25 +1,48 @@
 import { describe, expect, it } from 'vitest';
-import { type CampaignClaim, type CampaignSession, bonusFile, campaignView, levelFunnel, paymentsView } from './campaign';
+import {
+  type CampaignClaim,
+  type CampaignSession,
+  bonusFile,
+  campaignView,
+  levelFunnel,
+  paymentsView,
+} from './campaign';
 import { parseStudy, type StudyDefinition } from '../study/schema';
 import type { SessionDigest } from './results';
 
 function study(): StudyDefinition {
   const r = parseStudy({
-    title: 'C', consent: 'c', completion: { code: 'X' },
+    title: 'C',
+    consent: 'c',
+    completion: { code: 'X' },
     payment: { currency: 'USD', fee: 2, bonus: { perSolve: 1.25, perLevel: 0.1, max: 2 } },
-    items: [{ kind: 'pool', id: 'p', draw: 2, target: { solves: 2 }, candidates: [
-      { kind: 'task', id: 'a', collection: 's', task: 'ta' },
-      { kind: 'task', id: 'b', collection: 's', task: 'tb' },
-      { kind: 'game', id: 'g', game: 'push' },
-    ] }],
+    items: [
+      {
+        kind: 'pool',
+        id: 'p',
+        draw: 2,
+        target: { solves: 2 },
+        candidates: [
+          { kind: 'task', id: 'a', collection: 's', task: 'ta' },
+          { kind: 'task', id: 'b', collection: 's', task: 'tb' },
+          { kind: 'game', id: 'g', game: 'push' },
+        ],
+      },
+    ],
   });
   if (!r.ok) throw new Error(r.problems.join('; '));
   return r.study;
 }
 
 const run = (completed: number, entered: number) => ({
-  version: 'v1', actions: null, ms: null,
-  levels: Array.from({ length: entered }, (_, k) => ({ completed: k < completed, actions: 10 * (k + 1), ms: 1000 * (k + 1) })),
+  version: 'v1',
+  actions: null,
+  ms: null,
+  levels: Array.from({ length: entered }, (_, k) => ({
+    completed: k < completed,
+    actions: 10 * (k + 1),
+    ms: 1000 * (k + 1),
+  })),
 });
 
 describe('levelFunnel', () => {
@@ -27,7 +50,11 @@ describe('levelFunnel', () => {
     // 10 players: all complete level 1; 8 reach level 2 (entered after level 1), 2 complete it.
     const plays = [...Array(2).fill(run(3, 3)), ...Array(6).fill(run(1, 2)), ...Array(2).fill(run(1, 1))];
     const f = levelFunnel(plays, 3);
-    expect(f.map((l) => [l.level, l.reached, l.completed, l.dropOff])).toEqual([[1, 10, 10, false], [2, 8, 2, true], [3, 2, 2, false]]);
+    expect(f.map((l) => [l.level, l.reached, l.completed, l.dropOff])).toEqual([
+      [1, 10, 10, false],
+      [2, 8, 2, true],
+      [3, 2, 2, false],
+    ]);
     expect(f[0]).toMatchObject({ medianActions: 10, medianSeconds: 1 });
   });
 
@@ -36,37 +63,117 @@ describe('levelFunnel', () => {
   });
 });
 
-const claim = (sessionId: string, candidate: string, state: CampaignClaim['state'], participant: string | null = sessionId, extra: Partial<CampaignClaim> = {}): CampaignClaim =>
-  ({ sessionId, candidate, participant, state, excluded: false, inFlight: false, ...extra });
+const claim = (
+  sessionId: string,
+  candidate: string,
+  state: CampaignClaim['state'],
+  participant: string | null = sessionId,
+  extra: Partial<CampaignClaim> = {},
+): CampaignClaim => ({ sessionId, candidate, participant, state, excluded: false, inFlight: false, ...extra });
 const digest = (tasks: Record<string, boolean>, levels = 0): SessionDigest => ({
-  analysis: 1, itemsDone: 0, itemsTotal: 0, activeMs: 0, actions: 0, flags: [],
-  tasks: Object.fromEntries(Object.entries(tasks).map(([id, solved]) => [id, { attempted: true, solvedWithin: [solved, solved, solved], actions: 4, firstActionMs: 0, solveMs: solved ? 30_000 : null, toolUses: {} }])),
-  games: levels ? { g: { version: 'push-1', status: 'verified', detail: { levels: Array.from({ length: levels }, () => ({ completed: true, actions: 5 })), timeMs: Array(levels).fill(1000), resets: [], undos: [] }, clicks: [] } } : {},
+  analysis: 1,
+  itemsDone: 0,
+  itemsTotal: 0,
+  activeMs: 0,
+  actions: 0,
+  flags: [],
+  tasks: Object.fromEntries(
+    Object.entries(tasks).map(([id, solved]) => [
+      id,
+      {
+        attempted: true,
+        solvedWithin: [solved, solved, solved],
+        actions: 4,
+        firstActionMs: 0,
+        solveMs: solved ? 30_000 : null,
+        toolUses: {},
+      },
+    ]),
+  ),
+  games: levels
+    ? {
+        g: {
+          version: 'push-1',
+          status: 'verified',
+          detail: {
+            levels: Array.from({ length: levels }, () => ({ completed: true, actions: 5 })),
+            timeMs: Array(levels).fill(1000),
+            resets: [],
+            undos: [],
+          },
+          clicks: [],
+        },
+      }
+    : {},
   questions: {},
 });
-const session = (id: string, pid: string | null, d: SessionDigest | null, extra: Partial<CampaignSession> = {}): CampaignSession => ({
-  id, params: pid ? { PROLIFIC_PID: pid } : {}, state: 'finished', inFlight: false, excluded: false, flags: [], createdAt: 0, digest: d, current: null, ...extra,
+const session = (
+  id: string,
+  pid: string | null,
+  d: SessionDigest | null,
+  extra: Partial<CampaignSession> = {},
+): CampaignSession => ({
+  id,
+  params: pid ? { PROLIFIC_PID: pid } : {},
+  state: 'finished',
+  inFlight: false,
+  excluded: false,
+  flags: [],
+  createdAt: 0,
+  digest: d,
+  current: null,
+  ...extra,
 });
 
 describe('campaignView', () => {
-  it('reads each candidate\'s counts, counts claims in flight and live sessions, and states each status', () => {
+  it("reads each candidate's counts, counts claims in flight and live sessions, and states each status", () => {
     const claims = [
-      claim('s1', 'a', 'solved', 'p1'), claim('s2', 'a', 'solved', 'p1'), claim('s3', 'a', 'solved', 'p2'),
-      claim('s1', 'b', 'attempted', 'p1'), claim('s3', 'b', 'attempted', 'p2'), claim('s4', 'b', 'solved', 'p3', { excluded: true }),
+      claim('s1', 'a', 'solved', 'p1'),
+      claim('s2', 'a', 'solved', 'p1'),
+      claim('s3', 'a', 'solved', 'p2'),
+      claim('s1', 'b', 'attempted', 'p1'),
+      claim('s3', 'b', 'attempted', 'p2'),
+      claim('s4', 'b', 'solved', 'p3', { excluded: true }),
       claim('s4', 'g', 'held', 'p3', { inFlight: true }),
     ];
     // The counts as the database keeps them for these claims (s4 is excluded).
-    const counts = new Map([['a', { drawn: 3, attempts: 3, solves: 2, settled: 3 }], ['b', { drawn: 3, attempts: 2, solves: 0, settled: 2 }], ['g', { drawn: 1, attempts: 0, solves: 0, settled: 0 }]]);
+    const counts = new Map([
+      ['a', { drawn: 3, attempts: 3, solves: 2, settled: 3 }],
+      ['b', { drawn: 3, attempts: 2, solves: 0, settled: 2 }],
+      ['g', { drawn: 1, attempts: 0, solves: 0, settled: 0 }],
+    ]);
     const v = campaignView({
-      studyId: 'st', campaignId: null, study: study(), claims, counts, draws: { started: 7, sessions: 4 }, now: 5, gameLevels: () => 3,
-      sessions: [session('s1', 'p1', digest({ a: true, b: false })), session('s2', 'p1', digest({ a: true })), session('s3', 'p2', digest({ a: true, b: false })),
-        session('s4', 'p3', digest({ b: true }), { excluded: true, state: 'active', inFlight: true, current: 'g' })],
+      studyId: 'st',
+      campaignId: null,
+      study: study(),
+      claims,
+      counts,
+      draws: { started: 7, sessions: 4 },
+      now: 5,
+      gameLevels: () => 3,
+      sessions: [
+        session('s1', 'p1', digest({ a: true, b: false })),
+        session('s2', 'p1', digest({ a: true })),
+        session('s3', 'p2', digest({ a: true, b: false })),
+        session('s4', 'p3', digest({ b: true }), { excluded: true, state: 'active', inFlight: true, current: 'g' }),
+      ],
     });
     const by = Object.fromEntries(v.candidates.map((c) => [c.id, c]));
     expect(by.a).toMatchObject({ drawn: 3, attempts: 3, solves: 2, status: 'met', medianSeconds: 30 });
     expect(by.b).toMatchObject({ drawn: 3, attempts: 2, solves: 0, status: 'never_solved' });
-    expect(by.g).toMatchObject({ drawn: 1, inProgress: 1, attempts: 0, status: 'needs_more', levels: [{ level: 1 }, { level: 2 }, { level: 3 }] });
-    expect(v.participants).toMatchObject({ inProgress: 1, finished: 3, total: 4, live: [{ sessionId: 's4', participant: 'p3', candidate: 'g' }] });
+    expect(by.g).toMatchObject({
+      drawn: 1,
+      inProgress: 1,
+      attempts: 0,
+      status: 'needs_more',
+      levels: [{ level: 1 }, { level: 2 }, { level: 3 }],
+    });
+    expect(v.participants).toMatchObject({
+      inProgress: 1,
+      finished: 3,
+      total: 4,
+      live: [{ sessionId: 's4', participant: 'p3', candidate: 'g' }],
+    });
     expect(v.rule).toMatch(/^kept when 2 different participants solve it fully/);
     // b: 2 still needed, with no solve of its own so at the campaign's rate (2 solves of 5
     // settled draws); g: 1 (one in flight). 2/0.4 + 1/0.4 = 7.5 draws, at 7 claims per 4
@@ -78,17 +185,32 @@ describe('campaignView', () => {
 describe('payments', () => {
   it('pays per solve and level up to the most, lists apart sessions that do not count, and writes one line per participant', () => {
     const s = study();
-    const claims = [claim('s1', 'a', 'solved'), claim('s2', 'a', 'solved'), claim('s2', 'b', 'solved'), claim('s3', 'a', 'solved'), claim('s4', 'b', 'solved'), claim('s5', 'a', 'solved')];
+    const claims = [
+      claim('s1', 'a', 'solved'),
+      claim('s2', 'a', 'solved'),
+      claim('s2', 'b', 'solved'),
+      claim('s3', 'a', 'solved'),
+      claim('s4', 'b', 'solved'),
+      claim('s5', 'a', 'solved'),
+    ];
     const sessions = [
-      session('s1', 'p1', digest({}, 2)), session('s2', 'p1', digest({}, 0), { flags: ['repeat_participant'] }),
-      session('s3', 'p3', digest({}), { flags: ['low_effort'] }), session('s4', 'p4', digest({}), { excluded: true }),
-      session('s5', 'p5', digest({}), { state: 'abandoned' }), session('s6', null, digest({}, 1)),
+      session('s1', 'p1', digest({}, 2)),
+      session('s2', 'p1', digest({}, 0), { flags: ['repeat_participant'] }),
+      session('s3', 'p3', digest({}), { flags: ['low_effort'] }),
+      session('s4', 'p4', digest({}), { excluded: true }),
+      session('s5', 'p5', digest({}), { state: 'abandoned' }),
+      session('s6', null, digest({}, 1)),
       session('s7', 'bad,id', digest({}, 1)),
     ];
     const p = paymentsView(s, sessions, claims);
     expect(p.sessions.map((x) => [x.sessionId, x.bonus, x.counts, x.reason ?? ''])).toEqual([
-      ['s1', 1.45, true, ''], ['s2', 2, true, ''], ['s3', 1.25, false, 'flagged'], ['s4', 1.25, false, 'excluded'],
-      ['s5', 1.25, false, 'not_finished'], ['s6', 0.1, false, 'no_participant_id'], ['s7', 0.1, false, 'no_participant_id'],
+      ['s1', 1.45, true, ''],
+      ['s2', 2, true, ''],
+      ['s3', 1.25, false, 'flagged'],
+      ['s4', 1.25, false, 'excluded'],
+      ['s5', 1.25, false, 'not_finished'],
+      ['s6', 0.1, false, 'no_participant_id'],
+      ['s7', 0.1, false, 'no_participant_id'],
     ]);
     expect(p).toMatchObject({ currency: 'USD', fee: 2, total: 3.45 });
     expect(bonusFile(p)).toBe('p1,3.45\n');

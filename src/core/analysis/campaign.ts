@@ -13,7 +13,16 @@
  * - a level is a drop-off when at least `DROP_OFF_MIN_REACHED` reached it and the share of them
  *   who completed it is at most half the share of the level before (level 1: of all).
  */
-import type { CampaignCandidateView, CampaignLevelView, CampaignLiveSession, CampaignVersionView, CampaignView, CandidateStatus, PaymentsView, SessionPayment } from '../protocol/campaign';
+import type {
+  CampaignCandidateView,
+  CampaignLevelView,
+  CampaignLiveSession,
+  CampaignVersionView,
+  CampaignView,
+  CandidateStatus,
+  PaymentsView,
+  SessionPayment,
+} from '../protocol/campaign';
 import { type ClaimState, progressOf, targetCount } from '../study/draw';
 import type { Payment, PoolTarget, StudyDefinition, StudyItem } from '../study/schema';
 import type { SessionDigest } from './results';
@@ -82,20 +91,34 @@ export interface CampaignInput {
   readonly now: number;
 }
 
-const median = (values: readonly number[]): number | null => (values.length ? quantile([...values].sort((a, b) => a - b), 0.5) : null);
+const median = (values: readonly number[]): number | null =>
+  values.length
+    ? quantile(
+        [...values].sort((a, b) => a - b),
+        0.5,
+      )
+    : null;
 
 /** The inclusion rule in words. */
 export function ruleText(target: PoolTarget): string {
   const n = targetCount(target);
-  const kept = 'solves' in target
-    ? `kept when ${n} different participant${n === 1 ? '' : 's'} solve it fully`
-    : `kept when attempted ${n} time${n === 1 ? '' : 's'}`;
-  return `${kept}; never solved after ${n} attempt${n === 1 ? '' : 's'} without a solve; revise when a level drops off `
-    + `(at least ${DROP_OFF_MIN_REACHED} reached it and at most half as large a share completed it as the level before) `
-    + `or after ${2 * n} attempts fewer than a quarter were solved`;
+  const kept =
+    'solves' in target
+      ? `kept when ${n} different participant${n === 1 ? '' : 's'} solve it fully`
+      : `kept when attempted ${n} time${n === 1 ? '' : 's'}`;
+  return (
+    `${kept}; never solved after ${n} attempt${n === 1 ? '' : 's'} without a solve; revise when a level drops off ` +
+    `(at least ${DROP_OFF_MIN_REACHED} reached it and at most half as large a share completed it as the level before) ` +
+    `or after ${2 * n} attempts fewer than a quarter were solved`
+  );
 }
 
-interface Play { readonly actions: number | null; readonly ms: number | null; readonly levels: readonly { completed: boolean; actions: number; ms: number | null }[] | null; readonly version: string }
+interface Play {
+  readonly actions: number | null;
+  readonly ms: number | null;
+  readonly levels: readonly { completed: boolean; actions: number; ms: number | null }[] | null;
+  readonly version: string;
+}
 
 /** What one session's digest says of one candidate item: null when it did not play it. */
 function playOf(item: StudyItem, digest: SessionDigest | null): Play | null {
@@ -108,7 +131,9 @@ function playOf(item: StudyItem, digest: SessionDigest | null): Play | null {
   if (item.kind === 'game') {
     const g = digest.games[item.id];
     if (!g) return null;
-    const levels = g.detail ? g.detail.levels.map((l, k) => ({ completed: l.completed, actions: l.actions, ms: g.detail!.timeMs[k] ?? null })) : null;
+    const levels = g.detail
+      ? g.detail.levels.map((l, k) => ({ completed: l.completed, actions: l.actions, ms: g.detail!.timeMs[k] ?? null }))
+      : null;
     const actions = levels ? levels.reduce((n, l) => n + l.actions, 0) : null;
     const ms = levels && levels.every((l) => l.ms !== null) ? levels.reduce((n, l) => n + (l.ms ?? 0), 0) : null;
     return { actions, ms, levels, version: g.version ?? item.game };
@@ -130,7 +155,7 @@ export function levelFunnel(plays: readonly Play[], levelCount: number): Campaig
     const reached = runs.filter((r) => r.length > k);
     const done = reached.filter((r) => r[k].completed);
     const share = reached.length ? done.length / reached.length : 0;
-    const before = k === 0 ? 1 : (out[k - 1].reached ? out[k - 1].completed / out[k - 1].reached : 0);
+    const before = k === 0 ? 1 : out[k - 1].reached ? out[k - 1].completed / out[k - 1].reached : 0;
     out.push({
       level: k + 1,
       reached: reached.length,
@@ -143,7 +168,12 @@ export function levelFunnel(plays: readonly Play[], levelCount: number): Campaig
   return out;
 }
 
-function statusOf(target: PoolTarget, solves: number, attempts: number, levels: readonly CampaignLevelView[] | undefined): CandidateStatus {
+function statusOf(
+  target: PoolTarget,
+  solves: number,
+  attempts: number,
+  levels: readonly CampaignLevelView[] | undefined,
+): CandidateStatus {
   const goal = targetCount(target);
   if (progressOf({ solves, attempts }, target) >= goal) return 'met';
   if (solves === 0 && attempts >= goal) return 'never_solved';
@@ -157,12 +187,16 @@ export function campaignView(input: CampaignInput): CampaignView {
   const claimsOf = new Map<string, CampaignClaim[]>();
   for (const c of input.claims) {
     const list = claimsOf.get(c.candidate);
-    if (list) list.push(c); else claimsOf.set(c.candidate, [c]);
+    if (list) list.push(c);
+    else claimsOf.set(c.candidate, [c]);
   }
   const sessionById = new Map(input.sessions.map((s) => [s.id, s]));
   const candidates: CampaignCandidateView[] = [];
   // For the estimate of participants still needed.
-  let settledDraws = 0, progressSum = 0, drawsNeeded = 0, unknownRate = false;
+  let settledDraws = 0,
+    progressSum = 0,
+    drawsNeeded = 0,
+    unknownRate = false;
   const perCandidate: { remaining: number; settled: number; progress: number }[] = [];
 
   for (const pool of study.pools) {
@@ -180,23 +214,38 @@ export function campaignView(input: CampaignInput): CampaignView {
         if (play) plays.push({ ...play, solved: c.state === 'solved' });
       }
       const solvedPlays = plays.filter((p) => p.solved);
-      const levelCount = item.kind === 'game' ? input.gameLevels(item.game) ?? 0 : 0;
+      const levelCount = item.kind === 'game' ? (input.gameLevels(item.game) ?? 0) : 0;
       const levels = item.kind === 'game' ? levelFunnel(plays, levelCount) : undefined;
       const versionIds = [...new Set(plays.map((p) => p.version))];
       const versions: CampaignVersionView[] = versionIds.map((version) => {
         const of = plays.filter((p) => p.version === version);
         const solvedOf = of.filter((p) => p.solved);
         return {
-          version, attempts: of.length, solves: solvedOf.length,
+          version,
+          attempts: of.length,
+          solves: solvedOf.length,
           medianActions: median(solvedOf.flatMap((p) => (p.actions === null ? [] : [p.actions]))),
           medianSeconds: median(solvedOf.flatMap((p) => (p.ms === null ? [] : [p.ms / 1000]))),
           ...(item.kind === 'game' ? { levels: levelFunnel(of, levelCount) } : {}),
         };
       });
       candidates.push({
-        id: item.id, pool: pool.id, kind: item.kind as CampaignCandidateView['kind'],
-        label: item.kind === 'task' ? item.task : item.kind === 'game' ? item.game : item.kind === 'question' ? (item.question ?? item.title ?? item.id) : item.id,
-        target: pool.target, drawn, inProgress, attempts, solves,
+        id: item.id,
+        pool: pool.id,
+        kind: item.kind as CampaignCandidateView['kind'],
+        label:
+          item.kind === 'task'
+            ? item.task
+            : item.kind === 'game'
+              ? item.game
+              : item.kind === 'question'
+                ? (item.question ?? item.title ?? item.id)
+                : item.id,
+        target: pool.target,
+        drawn,
+        inProgress,
+        attempts,
+        solves,
         status: statusOf(pool.target, solves, attempts, levels),
         medianActions: median(solvedPlays.flatMap((p) => (p.actions === null ? [] : [p.actions]))),
         medianSeconds: median(solvedPlays.flatMap((p) => (p.ms === null ? [] : [p.ms / 1000]))),
@@ -206,23 +255,37 @@ export function campaignView(input: CampaignInput): CampaignView {
       const progress = progressOf({ solves, attempts }, pool.target);
       settledDraws += settled;
       progressSum += progress;
-      perCandidate.push({ remaining: Math.max(0, targetCount(pool.target) - progress - inProgress), settled, progress });
+      perCandidate.push({
+        remaining: Math.max(0, targetCount(pool.target) - progress - inProgress),
+        settled,
+        progress,
+      });
     }
   }
   const overall = settledDraws > 0 ? progressSum / settledDraws : 0;
   for (const c of perCandidate) {
     if (c.remaining === 0) continue;
     const rate = c.settled > 0 && c.progress > 0 ? c.progress / c.settled : overall;
-    if (rate <= 0) { unknownRate = true; continue; }
+    if (rate <= 0) {
+      unknownRate = true;
+      continue;
+    }
     drawsNeeded += c.remaining / rate;
   }
   // Draws a session makes on average (claims it started), else what the pools draw.
-  const perSession = input.draws.sessions ? input.draws.started / input.draws.sessions : study.pools.reduce((n, p) => n + (p.draw === 'time' ? 1 : p.draw), 0);
+  const perSession = input.draws.sessions
+    ? input.draws.started / input.draws.sessions
+    : study.pools.reduce((n, p) => n + (p.draw === 'time' ? 1 : p.draw), 0);
   const participantsNeeded = unknownRate ? null : Math.ceil(drawsNeeded / Math.max(perSession, 1e-9) - 1e-9);
 
-  const live: CampaignLiveSession[] = input.sessions.filter((s) => s.inFlight).map((s) => ({
-    sessionId: s.id, participant: participantOf(s.params), candidate: s.current, startedAt: s.createdAt,
-  }));
+  const live: CampaignLiveSession[] = input.sessions
+    .filter((s) => s.inFlight)
+    .map((s) => ({
+      sessionId: s.id,
+      participant: participantOf(s.params),
+      candidate: s.current,
+      startedAt: s.createdAt,
+    }));
   return {
     studyId: input.studyId,
     campaignId: input.campaignId,
@@ -253,24 +316,46 @@ const BENIGN_FLAGS = new Set(['repeat_participant']);
  * in cents. A session counts (goes in the bonus file) when it finished or ran out of time, is
  * not excluded, carries no flag but `repeat_participant`, and has a participant id.
  */
-export function paymentsView(study: StudyDefinition, sessions: readonly CampaignSession[], claims: readonly CampaignClaim[]): PaymentsView {
+export function paymentsView(
+  study: StudyDefinition,
+  sessions: readonly CampaignSession[],
+  claims: readonly CampaignClaim[],
+): PaymentsView {
   const payment: Payment = study.payment ?? { currency: 'GBP', fee: 0, bonus: { perSolve: 0, perLevel: 0 } };
   const solvedBy = new Map<string, number>();
   for (const c of claims) if (c.state === 'solved') solvedBy.set(c.sessionId, (solvedBy.get(c.sessionId) ?? 0) + 1);
   const out: SessionPayment[] = sessions.map((s) => {
     const solved = solvedBy.get(s.id) ?? 0;
-    const levels = s.digest ? Object.values(s.digest.games).reduce((n, g) => n + (g.detail ? g.detail.levels.filter((l) => l.completed).length : 0), 0) : 0;
+    const levels = s.digest
+      ? Object.values(s.digest.games).reduce(
+          (n, g) => n + (g.detail ? g.detail.levels.filter((l) => l.completed).length : 0),
+          0,
+        )
+      : 0;
     const raw = solved * payment.bonus.perSolve + levels * payment.bonus.perLevel;
     const bonus = Math.round(Math.min(raw, payment.bonus.max ?? Infinity) * 100) / 100;
     const id = participantOf(s.params);
     // Only ids a bonus file can hold as they are (Prolific's are hex): no comma, quote or line break.
     const participant = id !== null && /^[A-Za-z0-9_.@-]{1,200}$/.test(id) ? id : null;
     const flagged = s.flags.some((f) => !BENIGN_FLAGS.has(f));
-    const reason: SessionPayment['reason'] = s.excluded ? 'excluded'
-      : flagged ? 'flagged'
-        : s.state !== 'finished' && s.state !== 'timed_out' ? 'not_finished'
-          : participant === null ? 'no_participant_id' : undefined;
-    return { sessionId: s.id, participant, solved, levels, bonus, counts: reason === undefined, ...(reason ? { reason } : {}) };
+    const reason: SessionPayment['reason'] = s.excluded
+      ? 'excluded'
+      : flagged
+        ? 'flagged'
+        : s.state !== 'finished' && s.state !== 'timed_out'
+          ? 'not_finished'
+          : participant === null
+            ? 'no_participant_id'
+            : undefined;
+    return {
+      sessionId: s.id,
+      participant,
+      solved,
+      levels,
+      bonus,
+      counts: reason === undefined,
+      ...(reason ? { reason } : {}),
+    };
   });
   const total = Math.round(out.filter((p) => p.counts).reduce((n, p) => n + p.bonus, 0) * 100) / 100;
   return { currency: payment.currency, fee: payment.fee, sessions: out, total };
@@ -282,6 +367,10 @@ export function paymentsView(study: StudyDefinition, sessions: readonly Campaign
  */
 export function bonusFile(payments: PaymentsView): string {
   const per = new Map<string, number>();
-  for (const p of payments.sessions) if (p.counts && p.participant !== null) per.set(p.participant, (per.get(p.participant) ?? 0) + p.bonus);
-  return [...per].filter(([, amount]) => amount > 0).map(([id, amount]) => `${id},${amount.toFixed(2)}\n`).join('');
+  for (const p of payments.sessions)
+    if (p.counts && p.participant !== null) per.set(p.participant, (per.get(p.participant) ?? 0) + p.bonus);
+  return [...per]
+    .filter(([, amount]) => amount > 0)
+    .map(([id, amount]) => `${id},${amount.toFixed(2)}\n`)
+    .join('');
 }

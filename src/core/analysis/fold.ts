@@ -15,14 +15,34 @@
  */
 import type { StudyDefinition } from '../study/schema';
 import { isPractice } from '../study/schema';
-import { isLowEffort, ITEM_END, ITEM_START, verifyGameLog, type GameVerification, type ItemProgress, type ReplayGame, type StoredEvent } from '../study/rules';
+import {
+  isLowEffort,
+  ITEM_END,
+  ITEM_START,
+  verifyGameLog,
+  type GameVerification,
+  type ItemProgress,
+  type ReplayGame,
+  type StoredEvent,
+} from '../study/rules';
 import { tallyTests } from '../study/summary';
 import { GRID_ACTION_KINDS, itemActions } from '../study/actions';
 import { activeTimeOf, addActiveTime, newActiveTimeFold, untilItemEnd, type ActiveTimeFold } from '../study/activeTime';
 import { questionItemDigest, type QuestionItemDigest } from './questions';
 import {
-  addTaskEvent, ANALYSIS_VERSION, gameItemDigest, newTaskTally, taskDigestOf, testIndicesOf,
-  type GameDigest, type ResultsInput, type ResultsSession, type ResultsSubmission, type SessionDigest, type TaskDigest, type TaskTally,
+  addTaskEvent,
+  ANALYSIS_VERSION,
+  gameItemDigest,
+  newTaskTally,
+  taskDigestOf,
+  testIndicesOf,
+  type GameDigest,
+  type ResultsInput,
+  type ResultsSession,
+  type ResultsSubmission,
+  type SessionDigest,
+  type TaskDigest,
+  type TaskTally,
 } from './results';
 
 /** What one item's events so far leave (its events are those after each `item.start` naming it). */
@@ -65,21 +85,41 @@ export function newDigestFold(): DigestFold {
  * in place; returns it.
  * @throws Error when an event is not after the fold's last seq (a part folded twice or out of order).
  */
-export function foldEvents(def: StudyDefinition, order: readonly number[], fold: DigestFold, events: readonly StoredEvent[]): DigestFold {
+export function foldEvents(
+  def: StudyDefinition,
+  order: readonly number[],
+  fold: DigestFold,
+  events: readonly StoredEvent[],
+): DigestFold {
   const kinds = new Map<string, StudyDefinition['items'][number]>();
-  for (const i of order) { const item = def.items[i]; if (item) kinds.set(item.id, item); }
+  for (const i of order) {
+    const item = def.items[i];
+    if (item) kinds.set(item.id, item);
+  }
   for (const e of events) {
-    if (e.seq <= fold.seq) throw new Error(`Event ${e.seq} is not after the digest's last event ${fold.seq}: a log is folded in seq order, each event once.`);
+    if (e.seq <= fold.seq)
+      throw new Error(
+        `Event ${e.seq} is not after the digest's last event ${fold.seq}: a log is folded in seq order, each event once.`,
+      );
     fold.seq = e.seq;
     if (e.kind === ITEM_START && typeof e.data.item === 'string') fold.current = e.data.item;
-    if (e.kind === ITEM_END && typeof e.data.item === 'string' && kinds.has(e.data.item) && !fold.ended.includes(e.data.item)) fold.ended.push(e.data.item);
+    if (
+      e.kind === ITEM_END &&
+      typeof e.data.item === 'string' &&
+      kinds.has(e.data.item) &&
+      !fold.ended.includes(e.data.item)
+    )
+      fold.ended.push(e.data.item);
     if (fold.current === null) continue;
     const item = kinds.get(fold.current);
     if (!item) continue;
     let f = fold.items[item.id];
     if (!f) {
       f = { n: 0, firstAt: e.receivedAt, lastAt: e.receivedAt, closed: false, time: newActiveTimeFold() };
-      if (item.kind === 'task') { f.gridActions = 0; f.task = newTaskTally(); }
+      if (item.kind === 'task') {
+        f.gridActions = 0;
+        f.task = newTaskTally();
+      }
       if (item.kind === 'game' || item.kind === 'question') f.events = [];
       fold.items[item.id] = f;
     }
@@ -101,24 +141,33 @@ export function foldEvents(def: StudyDefinition, order: readonly number[], fold:
  * whole log (items' progress and flags as `summarizeSession` derives them).
  */
 export function finishDigest(
-  def: StudyDefinition, session: Pick<ResultsSession, 'order'>, fold: DigestFold, submissions: readonly ResultsSubmission[],
-  testCount: ResultsInput['testCount'], replay: ReplayGame | null,
+  def: StudyDefinition,
+  session: Pick<ResultsSession, 'order'>,
+  fold: DigestFold,
+  submissions: readonly ResultsSubmission[],
+  testCount: ResultsInput['testCount'],
+  replay: ReplayGame | null,
 ): SessionDigest {
   const positions = session.order.map((i) => def.items[i]);
   const mine = positions.filter((item) => item !== undefined);
   const indices = new Map<string, number[]>();
   for (const item of mine) {
-    if (item.kind === 'task') indices.set(item.id, testIndicesOf(item, testCount(item.collection, item.task), submissions));
+    if (item.kind === 'task')
+      indices.set(item.id, testIndicesOf(item, testCount(item.collection, item.task), submissions));
   }
   const ended = new Set(fold.ended);
   let lastStarted = -1;
-  positions.forEach((item, p) => { if (fold.items[item.id]) lastStarted = p; });
+  positions.forEach((item, p) => {
+    if (fold.items[item.id]) lastStarted = p;
+  });
   const flags: string[] = [];
   const verifications = new Map<string, GameVerification>();
   const progress = positions.map((item, p): ItemProgress => {
     const f = fold.items[item.id];
     const events = f?.events ?? [];
-    const taskDone = item.kind === 'task' && tallyTests(submissions, item.id, indices.get(item.id) ?? []).every((t) => t.solved || t.trialsUsed >= def.trials);
+    const taskDone =
+      item.kind === 'task' &&
+      tallyTests(submissions, item.id, indices.get(item.id) ?? []).every((t) => t.solved || t.trialsUsed >= def.trials);
     const actions = item.kind === 'task' ? (f?.gridActions ?? 0) : itemActions(item, events);
     const durationMs = f ? f.lastAt - f.firstAt : 0;
     const practice = isPractice(item);
@@ -126,12 +175,19 @@ export function finishDigest(
     if (item.kind === 'game' && replay && started) {
       const game = verifyGameLog(item, events, replay);
       verifications.set(item.id, game);
-      if (!game.verified) flags.push(`${game.status === 'other_version' ? 'game_log_other_version' : 'game_log_unverified'}:${item.id}`);
+      if (!game.verified)
+        flags.push(`${game.status === 'other_version' ? 'game_log_other_version' : 'game_log_unverified'}:${item.id}`);
     }
     return {
-      id: item.id, kind: item.kind, practice, started, startedAt: f ? f.firstAt : null,
+      id: item.id,
+      kind: item.kind,
+      practice,
+      started,
+      startedAt: f ? f.firstAt : null,
       finished: ended.has(item.id) || p < lastStarted || taskDone,
-      actions, durationMs, activeMs: f ? activeTimeOf(f.time).activeMs : 0,
+      actions,
+      durationMs,
+      activeMs: f ? activeTimeOf(f.time).activeMs : 0,
     };
   });
   if (isLowEffort(def, progress)) flags.push('low_effort');
@@ -142,8 +198,10 @@ export function finishDigest(
   for (const item of mine) {
     if (isPractice(item)) continue;
     const f = fold.items[item.id];
-    if (item.kind === 'task') tasks[item.id] = taskDigestOf(item.id, f?.task ?? newTaskTally(), submissions, indices.get(item.id) ?? []);
-    if (item.kind === 'question') questionParts[item.id] = questionItemDigest(item, f?.events ? untilItemEnd(f.events, item.id) : [], submissions);
+    if (item.kind === 'task')
+      tasks[item.id] = taskDigestOf(item.id, f?.task ?? newTaskTally(), submissions, indices.get(item.id) ?? []);
+    if (item.kind === 'question')
+      questionParts[item.id] = questionItemDigest(item, f?.events ? untilItemEnd(f.events, item.id) : [], submissions);
     if (item.kind === 'game' && f?.events) {
       const part = gameItemDigest(item.game, untilItemEnd(f.events, item.id), verifications.get(item.id));
       if (part) gameParts[item.id] = part;

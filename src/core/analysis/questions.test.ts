@@ -6,14 +6,23 @@
 import { describe, expect, it } from 'vitest';
 import { parseStudy, type StudyDefinition } from '../study/schema';
 import type { StoredEvent } from '../study/rules';
-import { digestSession, studyResults, type ResultsInput, type ResultsSession, type ResultsSubmission, type SessionData } from './results';
+import {
+  digestSession,
+  studyResults,
+  type ResultsInput,
+  type ResultsSession,
+  type ResultsSubmission,
+  type SessionData,
+} from './results';
 import { questionFacts, type QuestionFacts } from './questions';
 import { parseQuestionFile } from '../questions/parse';
 
 const BASE = Date.UTC(2026, 3, 1);
 
 const parsed = parseStudy({
-  title: 'Questions', consent: 'ok', completion: { code: 'Q' },
+  title: 'Questions',
+  consent: 'ok',
+  completion: { code: 'Q' },
   items: [
     { kind: 'question', id: 'warm', collection: 'sci', question: 'q-easy', practice: true },
     { kind: 'question', id: 'easy', collection: 'sci', question: 'q-easy' },
@@ -24,12 +33,52 @@ const parsed = parseStudy({
 if (!parsed.ok) throw new Error(parsed.problems.join('\n'));
 const study: StudyDefinition = parsed.study;
 
-const sci = parseQuestionFile('sci.jsonl', [
-  JSON.stringify({ id: 'q-easy', question: { stem: 'Easy?', choices: [{ label: 'A', text: 'yes' }, { label: 'B', text: 'no' }, { label: 'C', text: 'maybe' }] }, answerKey: 'A', subset: 'Easy', subject: 'physics' }),
-  JSON.stringify({ id: 'q-hard', question: { stem: 'Hard?', choices: [{ label: '1', text: 'one' }, { label: '2', text: 'two' }] }, answerKey: '2', subset: 'Challenge', subject: 'physics' }),
-].join('\n'));
-const arb = parseQuestionFile('arb.jsonl', JSON.stringify({ id: 'p-1', prompt: 'Prove it.', rubric: { criteria: [{ text: 'proves it', points: 1 }] }, subset: 'proof', subject: 'mathematics' }));
-const facts = new Map<string, QuestionFacts>([...sci.items.map((q) => [`sci/${q.id}`, questionFacts(q)] as const), ...arb.items.map((q) => [`arb/${q.id}`, questionFacts(q)] as const)]);
+const sci = parseQuestionFile(
+  'sci.jsonl',
+  [
+    JSON.stringify({
+      id: 'q-easy',
+      question: {
+        stem: 'Easy?',
+        choices: [
+          { label: 'A', text: 'yes' },
+          { label: 'B', text: 'no' },
+          { label: 'C', text: 'maybe' },
+        ],
+      },
+      answerKey: 'A',
+      subset: 'Easy',
+      subject: 'physics',
+    }),
+    JSON.stringify({
+      id: 'q-hard',
+      question: {
+        stem: 'Hard?',
+        choices: [
+          { label: '1', text: 'one' },
+          { label: '2', text: 'two' },
+        ],
+      },
+      answerKey: '2',
+      subset: 'Challenge',
+      subject: 'physics',
+    }),
+  ].join('\n'),
+);
+const arb = parseQuestionFile(
+  'arb.jsonl',
+  JSON.stringify({
+    id: 'p-1',
+    prompt: 'Prove it.',
+    rubric: { criteria: [{ text: 'proves it', points: 1 }] },
+    subset: 'proof',
+    subject: 'mathematics',
+  }),
+);
+const facts = new Map<string, QuestionFacts>([
+  ...sci.items.map((q) => [`sci/${q.id}`, questionFacts(q)] as const),
+  ...arb.items.map((q) => [`arb/${q.id}`, questionFacts(q)] as const),
+]);
 
 class Log {
   readonly events: StoredEvent[] = [];
@@ -50,21 +99,42 @@ class Log {
   write(item: string, t0: number, texts: string[], t1: number | null): this {
     this.add(t0, 'item.start', { item, kind: 'question' });
     texts.forEach((text, i) => this.add(t0 + 1000 * (i + 1), 'question.input', { item, text }));
-    this.subs.push({ item, testIndex: 0, trial: 1, verdict: 'ungraded', at: BASE + t0 + 5000, grid: { text: texts[texts.length - 1] } });
+    this.subs.push({
+      item,
+      testIndex: 0,
+      trial: 1,
+      verdict: 'ungraded',
+      at: BASE + t0 + 5000,
+      grid: { text: texts[texts.length - 1] },
+    });
     return t1 === null ? this : this.add(t1, 'item.end', { item });
   }
 }
 
 const session = (id: string, over: Partial<ResultsSession> = {}): ResultsSession => ({
-  id, studyVersion: 1, params: { PROLIFIC_PID: id }, order: [0, 1, 2, 3], state: 'finished',
-  createdAt: BASE, lastEventAt: BASE + 60_000, finishedAt: BASE + 60_000, flags: [], ...over,
+  id,
+  studyVersion: 1,
+  params: { PROLIFIC_PID: id },
+  order: [0, 1, 2, 3],
+  state: 'finished',
+  createdAt: BASE,
+  lastEventAt: BASE + 60_000,
+  finishedAt: BASE + 60_000,
+  flags: [],
+  ...over,
 });
 
 // a: easy right (B then A: 1 change, 4 s), hard wrong (1 pick, 2 s), proof written in two goes and left at 30 s.
-const a = new Log().choose('warm', 0, ['C'], 'wrong', 1000).choose('easy', 1000, ['B', 'A'], 'correct', 5000)
-  .choose('hard', 5000, ['1'], 'wrong', 7000).write('proof', 7000, ['first try', 'second try'], 37_000);
+const a = new Log()
+  .choose('warm', 0, ['C'], 'wrong', 1000)
+  .choose('easy', 1000, ['B', 'A'], 'correct', 5000)
+  .choose('hard', 5000, ['1'], 'wrong', 7000)
+  .write('proof', 7000, ['first try', 'second try'], 37_000);
 // b: easy right (A, 6 s), hard right (1, 2, 1, 2: 3 changes, 3 s), proof written; the session stopped before item.end (last event at +2 s).
-const b = new Log().choose('easy', 0, ['A'], 'correct', 6000).choose('hard', 6000, ['1', '2', '1', '2'], 'correct', 9000).write('proof', 9000, ['done', 'done', 'done'], null);
+const b = new Log()
+  .choose('easy', 0, ['A'], 'correct', 6000)
+  .choose('hard', 6000, ['1', '2', '1', '2'], 'correct', 9000)
+  .write('proof', 9000, ['done', 'done', 'done'], null);
 // c: easy wrong (C, 2 s); opened hard and left it unanswered.
 const c = new Log().choose('easy', 0, ['C'], 'wrong', 2000).add(2000, 'item.start', { item: 'hard', kind: 'question' });
 // d: never began.
@@ -78,14 +148,29 @@ const sessions: SessionData[] = [
   { session: session('b', { createdAt: BASE + 1 }), events: b.events, submissions: b.subs },
   { session: session('c', { createdAt: BASE + 2 }), events: c.events, submissions: c.subs },
   { session: session('d', { createdAt: BASE + 3 }), events: d.events, submissions: d.subs },
-  { session: session('e', { createdAt: BASE + 4, params: { mode: 'playtest' } }), events: e.events, submissions: e.subs },
-  { session: session('f', { createdAt: BASE + 5, excludedAt: BASE, excludedReason: 'bot' }), events: f.events, submissions: f.subs },
+  {
+    session: session('e', { createdAt: BASE + 4, params: { mode: 'playtest' } }),
+    events: e.events,
+    submissions: e.subs,
+  },
+  {
+    session: session('f', { createdAt: BASE + 5, excludedAt: BASE, excludedReason: 'bot' }),
+    events: f.events,
+    submissions: f.subs,
+  },
 ];
 
 const input = (over: Partial<ResultsInput> = {}): ResultsInput => ({
-  study: { id: 'qs' }, versions: [{ version: 1, definition: study }], version: null, sessions,
-  testCount: () => null, games: {}, replay: null, now: BASE + 3_600_000,
-  questionFacts: (collection, question) => facts.get(`${collection}/${question}`) ?? null, ...over,
+  study: { id: 'qs' },
+  versions: [{ version: 1, definition: study }],
+  version: null,
+  sessions,
+  testCount: () => null,
+  games: {},
+  replay: null,
+  now: BASE + 3_600_000,
+  questionFacts: (collection, question) => facts.get(`${collection}/${question}`) ?? null,
+  ...over,
 });
 
 describe('question results', () => {
@@ -102,7 +187,15 @@ describe('question results', () => {
 
   it('counts answers, accuracy and its Wilson interval over the counted sessions only', () => {
     // a, b, c, d had the item; the playtest e and the excluded f are left out.
-    expect(row('easy')).toMatchObject({ participants: 4, opened: 3, answered: 3, correct: 2, wrong: 1, awaiting: 0, accuracy: 2 / 3 });
+    expect(row('easy')).toMatchObject({
+      participants: 4,
+      opened: 3,
+      answered: 3,
+      correct: 2,
+      wrong: 1,
+      awaiting: 0,
+      accuracy: 2 / 3,
+    });
     // scipy.stats.binomtest(2, 3).proportion_ci(method="wilson"): 0.207660, 0.938508
     expect(row('easy').ci!.low).toBeCloseTo(0.20766, 5);
     expect(row('easy').ci!.high).toBeCloseTo(0.938508, 5);
@@ -125,31 +218,67 @@ describe('question results', () => {
     expect(row('proof').changes.values).toEqual([0, 1]);
   });
 
-  it('counts the options picked, in the question\'s order, the key marked', () => {
+  it("counts the options picked, in the question's order, the key marked", () => {
     expect(row('easy').options).toEqual([
       { label: 'A', text: 'yes', count: 2, correct: true },
       { label: 'B', text: 'no', count: 0, correct: false },
       { label: 'C', text: 'maybe', count: 1, correct: false },
     ]);
-    expect(row('hard').options.map((o) => [o.label, o.count, o.correct])).toEqual([['1', 1, false], ['2', 1, true]]);
+    expect(row('hard').options.map((o) => [o.label, o.count, o.correct])).toEqual([
+      ['1', 1, false],
+      ['2', 1, true],
+    ]);
     expect(row('proof').options).toEqual([]);
   });
 
   it('keeps free responses awaiting grading, out of accuracy', () => {
-    expect(row('proof')).toMatchObject({ answered: 2, awaiting: 2, correct: 0, wrong: 0, graded: 0, accuracy: null, ci: null });
+    expect(row('proof')).toMatchObject({
+      answered: 2,
+      awaiting: 2,
+      correct: 0,
+      wrong: 0,
+      graded: 0,
+      accuracy: null,
+      ci: null,
+    });
   });
 
   it('takes grades where they are given', () => {
-    const graded = studyResults(input({ grades: (sessionId, item, testIndex) => (sessionId === 'a' && item === 'proof' && testIndex === 0 ? { verdict: 'correct' } : null) }));
-    expect(graded.questions.find((q) => q.item === 'proof')).toMatchObject({ answered: 2, awaiting: 1, correct: 1, graded: 1, accuracy: 1 });
+    const graded = studyResults(
+      input({
+        grades: (sessionId, item, testIndex) =>
+          sessionId === 'a' && item === 'proof' && testIndex === 0 ? { verdict: 'correct' } : null,
+      }),
+    );
+    expect(graded.questions.find((q) => q.item === 'proof')).toMatchObject({
+      answered: 2,
+      awaiting: 1,
+      correct: 1,
+      graded: 1,
+      accuracy: 1,
+    });
   });
 
   it('pools accuracy per subset, subject and type', () => {
     const g = (field: string, value: string) => r.questionGroups.find((x) => x.field === field && x.value === value);
     expect(r.questionGroups.map((x) => `${x.field}:${x.value}`)).toEqual([
-      'all:All questions', 'subset:Easy', 'subset:Challenge', 'subset:proof', 'subject:physics', 'subject:mathematics', 'type:choice', 'type:free-response',
+      'all:All questions',
+      'subset:Easy',
+      'subset:Challenge',
+      'subset:proof',
+      'subject:physics',
+      'subject:mathematics',
+      'type:choice',
+      'type:free-response',
     ]);
-    expect(g('all', 'All questions')).toMatchObject({ questions: 3, answered: 7, correct: 3, wrong: 2, awaiting: 2, accuracy: 0.6 });
+    expect(g('all', 'All questions')).toMatchObject({
+      questions: 3,
+      answered: 7,
+      correct: 3,
+      wrong: 2,
+      awaiting: 2,
+      accuracy: 0.6,
+    });
     expect(g('subset', 'Challenge')).toMatchObject({ questions: 1, correct: 1, wrong: 1, accuracy: 0.5 });
     // 3 of 5 physics answers right: scipy gives 0.230724, 0.882379.
     expect(g('subject', 'physics')!.ci!.low).toBeCloseTo(0.230724, 5);
@@ -159,25 +288,64 @@ describe('question results', () => {
 
   it('still counts answers when the collection is not mounted, without options or groups', () => {
     const bare = studyResults(input({ questionFacts: undefined }));
-    expect(bare.questions.find((q) => q.item === 'easy')).toMatchObject({ type: null, subset: null, correct: 2, wrong: 1, options: [] });
+    expect(bare.questions.find((q) => q.item === 'easy')).toMatchObject({
+      type: null,
+      subset: null,
+      correct: 2,
+      wrong: 1,
+      options: [],
+    });
     expect(bare.questionGroups.map((x) => x.field)).toEqual(['all']);
   });
 
   it('reads the same from digests as from logs', () => {
-    const digested = sessions.map((s) => ('events' in s ? { session: s.session, digest: JSON.parse(JSON.stringify(digestSession(study, s.session, s.events, s.submissions, () => null, null))) } : s));
+    const digested = sessions.map((s) =>
+      'events' in s
+        ? {
+            session: s.session,
+            digest: JSON.parse(
+              JSON.stringify(digestSession(study, s.session, s.events, s.submissions, () => null, null)),
+            ),
+          }
+        : s,
+    );
     expect(studyResults(input({ sessions: digested }))).toEqual(r);
   });
 
-  it('keys a block\'s questions by their position, events by their index', () => {
-    const blockStudy = { ...study, items: [{ kind: 'question', id: 'blk', practice: false, questions: [{ collection: 'sci', question: 'q-easy' }, { collection: 'sci', question: 'q-hard' }] }] } as unknown as StudyDefinition;
-    const log = new Log().add(0, 'item.start', { item: 'blk', kind: 'question' })
+  it("keys a block's questions by their position, events by their index", () => {
+    const blockStudy = {
+      ...study,
+      items: [
+        {
+          kind: 'question',
+          id: 'blk',
+          practice: false,
+          questions: [
+            { collection: 'sci', question: 'q-easy' },
+            { collection: 'sci', question: 'q-hard' },
+          ],
+        },
+      ],
+    } as unknown as StudyDefinition;
+    const log = new Log()
+      .add(0, 'item.start', { item: 'blk', kind: 'question' })
       .add(100, 'question.choice', { item: 'blk', index: 1, label: '1' })
       .add(200, 'question.choice', { item: 'blk', index: 0, label: 'A' })
       .add(300, 'question.choice', { item: 'blk', index: 1, label: '2' })
       .add(1000, 'item.end', { item: 'blk' });
-    log.subs.push({ item: 'blk', testIndex: 0, trial: 1, verdict: 'correct', at: BASE, grid: { choice: 'A' } }, { item: 'blk', testIndex: 1, trial: 1, verdict: 'correct', at: BASE, grid: { choice: '2' } });
-    const out = studyResults(input({ versions: [{ version: 1, definition: blockStudy }], sessions: [{ session: session('z', { order: [0] }), events: log.events, submissions: log.subs }] }));
-    expect(out.questions.map((q) => [q.item, q.testIndex, q.question, q.correct, q.changes.values, q.timeMs.values])).toEqual([
+    log.subs.push(
+      { item: 'blk', testIndex: 0, trial: 1, verdict: 'correct', at: BASE, grid: { choice: 'A' } },
+      { item: 'blk', testIndex: 1, trial: 1, verdict: 'correct', at: BASE, grid: { choice: '2' } },
+    );
+    const out = studyResults(
+      input({
+        versions: [{ version: 1, definition: blockStudy }],
+        sessions: [{ session: session('z', { order: [0] }), events: log.events, submissions: log.subs }],
+      }),
+    );
+    expect(
+      out.questions.map((q) => [q.item, q.testIndex, q.question, q.correct, q.changes.values, q.timeMs.values]),
+    ).toEqual([
       ['blk', 0, 'q-easy', 1, [0], [1000]],
       ['blk', 1, 'q-hard', 1, [1], [1000]],
     ]);

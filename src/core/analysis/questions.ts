@@ -50,8 +50,13 @@ export interface QuestionPlace {
  * `questions` list, whose positions are the answers' test indices.
  */
 export function questionPlaces(item: StudyQuestionItem): QuestionPlace[] {
-  const loose = item as { collection?: string; question?: string; questions?: readonly { collection: string; question: string }[] };
-  if (loose.questions) return loose.questions.map((q, testIndex) => ({ testIndex, collection: q.collection, question: q.question }));
+  const loose = item as {
+    collection?: string;
+    question?: string;
+    questions?: readonly { collection: string; question: string }[];
+  };
+  if (loose.questions)
+    return loose.questions.map((q, testIndex) => ({ testIndex, collection: q.collection, question: q.question }));
   return [{ testIndex: 0, collection: loose.collection ?? '', question: loose.question ?? '' }];
 }
 
@@ -94,14 +99,24 @@ export interface AnswerRecord {
  * The digest of one question item from its events (`item.start` up to its `item.end`) and the
  * session's stored answers.
  */
-export function questionItemDigest(item: StudyQuestionItem, evs: readonly StoredEvent[], answers: readonly AnswerRecord[]): QuestionItemDigest {
+export function questionItemDigest(
+  item: StudyQuestionItem,
+  evs: readonly StoredEvent[],
+  answers: readonly AnswerRecord[],
+): QuestionItemDigest {
   const mine = answers.filter((a) => a.item === item.id);
   const start = evs[0]?.kind === ITEM_START ? evs[0] : undefined;
   const end = evs.find((e) => e.kind === ITEM_END);
   const last = end ?? evs[evs.length - 1];
   const parts = questionPlaces(item).map(({ testIndex }): QuestionPartDigest => {
     const answer = mine.find((a) => a.testIndex === testIndex);
-    const picked = answer?.grid && typeof answer.grid === 'object' && 'choice' in answer.grid && typeof answer.grid.choice === 'string' ? answer.grid.choice : null;
+    const picked =
+      answer?.grid &&
+      typeof answer.grid === 'object' &&
+      'choice' in answer.grid &&
+      typeof answer.grid.choice === 'string'
+        ? answer.grid.choice
+        : null;
     const values: string[] = [];
     for (const e of evs) {
       if (eventIndex(e) !== testIndex) continue;
@@ -109,7 +124,13 @@ export function questionItemDigest(item: StudyQuestionItem, evs: readonly Stored
       if (typeof value === 'string') values.push(value);
     }
     const changes = answerChanges(values);
-    const verdict = !answer ? null : answer.verdict === 'correct' ? 'correct' : answer.verdict === 'ungraded' ? 'ungraded' : 'wrong';
+    const verdict = !answer
+      ? null
+      : answer.verdict === 'correct'
+        ? 'correct'
+        : answer.verdict === 'ungraded'
+          ? 'ungraded'
+          : 'wrong';
     return { testIndex, verdict, choice: picked, changes };
   });
   return { opened: start !== undefined || mine.length > 0, timeMs: start && last ? last.t - start.t : null, parts };
@@ -130,7 +151,14 @@ export interface QuestionFacts {
 
 /** The facts of a question read from its file. */
 export function questionFacts(q: QuestionFile): QuestionFacts {
-  const type: QuestionType = q.answer?.kind === 'choice' ? 'choice' : q.answer?.kind === 'number' ? 'number' : q.answer?.kind === 'symbolic' ? 'symbolic' : 'free-response';
+  const type: QuestionType =
+    q.answer?.kind === 'choice'
+      ? 'choice'
+      : q.answer?.kind === 'number'
+        ? 'number'
+        : q.answer?.kind === 'symbolic'
+          ? 'symbolic'
+          : 'free-response';
   return {
     type,
     ...(q.subset !== undefined ? { subset: q.subset } : {}),
@@ -237,11 +265,29 @@ export interface QuestionAcc {
 }
 
 export function newQuestionAcc(item: string, place: QuestionPlace): QuestionAcc {
-  return { place: { item, ...place }, participants: 0, opened: 0, correct: 0, wrong: 0, awaiting: 0, graded: 0, points: [], maxPoints: null, times: [], changes: [], picks: new Map() };
+  return {
+    place: { item, ...place },
+    participants: 0,
+    opened: 0,
+    correct: 0,
+    wrong: 0,
+    awaiting: 0,
+    graded: 0,
+    points: [],
+    maxPoints: null,
+    times: [],
+    changes: [],
+    picks: new Map(),
+  };
 }
 
 /** Adds one counted session's digest of the item to the question's tally. */
-export function addQuestion(acc: QuestionAcc, digest: QuestionItemDigest, sessionId: string, grades: GradeLookup | undefined): void {
+export function addQuestion(
+  acc: QuestionAcc,
+  digest: QuestionItemDigest,
+  sessionId: string,
+  grades: GradeLookup | undefined,
+): void {
   acc.participants++;
   if (digest.opened) acc.opened++;
   const part = digest.parts.find((p) => p.testIndex === acc.place.testIndex);
@@ -267,17 +313,39 @@ export function addQuestion(acc: QuestionAcc, digest: QuestionItemDigest, sessio
 /** The question's figures from its tally and (when its collection is mounted) its facts. */
 export function questionResult(acc: QuestionAcc, facts: QuestionFacts | null): QuestionResult {
   const judged = acc.correct + acc.wrong;
-  const options = (facts?.choices ?? []).map((c): OptionCount => ({ label: c.label, text: c.text, count: acc.picks.get(c.label) ?? 0, correct: c.label === facts?.answerLabel }));
+  const options = (facts?.choices ?? []).map((c): OptionCount => ({
+    label: c.label,
+    text: c.text,
+    count: acc.picks.get(c.label) ?? 0,
+    correct: c.label === facts?.answerLabel,
+  }));
   const known = new Set(options.map((o) => o.label));
   return {
-    item: acc.place.item, testIndex: acc.place.testIndex, collection: acc.place.collection, question: acc.place.question,
-    type: facts?.type ?? null, subset: facts?.subset ?? null, subject: facts?.subject ?? null,
-    participants: acc.participants, opened: acc.opened, answered: judged + acc.awaiting,
-    correct: acc.correct, wrong: acc.wrong, awaiting: acc.awaiting, graded: acc.graded,
-    points: distribution(acc.points), maxPoints: acc.maxPoints,
-    accuracy: judged ? acc.correct / judged : null, ci: wilsonInterval(acc.correct, judged),
-    timeMs: distribution(acc.times), changes: distribution(acc.changes), changed: acc.changes.filter((n) => n > 0).length,
-    options, otherPicks: facts?.choices ? [...acc.picks].filter(([label]) => !known.has(label)).reduce((n, [, c]) => n + c, 0) : 0,
+    item: acc.place.item,
+    testIndex: acc.place.testIndex,
+    collection: acc.place.collection,
+    question: acc.place.question,
+    type: facts?.type ?? null,
+    subset: facts?.subset ?? null,
+    subject: facts?.subject ?? null,
+    participants: acc.participants,
+    opened: acc.opened,
+    answered: judged + acc.awaiting,
+    correct: acc.correct,
+    wrong: acc.wrong,
+    awaiting: acc.awaiting,
+    graded: acc.graded,
+    points: distribution(acc.points),
+    maxPoints: acc.maxPoints,
+    accuracy: judged ? acc.correct / judged : null,
+    ci: wilsonInterval(acc.correct, judged),
+    timeMs: distribution(acc.times),
+    changes: distribution(acc.changes),
+    changed: acc.changes.filter((n) => n > 0).length,
+    options,
+    otherPicks: facts?.choices
+      ? [...acc.picks].filter(([label]) => !known.has(label)).reduce((n, [, c]) => n + c, 0)
+      : 0,
   };
 }
 
@@ -293,15 +361,36 @@ export function questionGroups(rows: readonly QuestionResult[]): QuestionGroupRe
       const v = r[field];
       if (v !== null && !values.includes(v)) values.push(v);
     }
-    for (const v of values) out.push(group(field, v, rows.filter((r) => r[field] === v)));
+    for (const v of values)
+      out.push(
+        group(
+          field,
+          v,
+          rows.filter((r) => r[field] === v),
+        ),
+      );
   }
   return out;
 }
 
-function group(field: QuestionGroupResult['field'], value: string, rows: readonly QuestionResult[]): QuestionGroupResult {
+function group(
+  field: QuestionGroupResult['field'],
+  value: string,
+  rows: readonly QuestionResult[],
+): QuestionGroupResult {
   const correct = rows.reduce((n, r) => n + r.correct, 0);
   const wrong = rows.reduce((n, r) => n + r.wrong, 0);
   const awaiting = rows.reduce((n, r) => n + r.awaiting, 0);
   const judged = correct + wrong;
-  return { field, value, questions: rows.length, answered: judged + awaiting, correct, wrong, awaiting, accuracy: judged ? correct / judged : null, ci: wilsonInterval(correct, judged) };
+  return {
+    field,
+    value,
+    questions: rows.length,
+    answered: judged + awaiting,
+    correct,
+    wrong,
+    awaiting,
+    accuracy: judged ? correct / judged : null,
+    ci: wilsonInterval(correct, judged),
+  };
 }

@@ -22,23 +22,57 @@
  *   (`game_log_other_version:<item>`) and is counted in its version's row as `otherVersion`.
  */
 import type { StudyDefinition, TaskItem } from '../study/schema';
-import { effectiveState, ITEM_END, ITEM_START, type GameVerification, type ReplayGame, type SessionState, type StoredEvent } from '../study/rules';
+import {
+  effectiveState,
+  ITEM_END,
+  ITEM_START,
+  type GameVerification,
+  type ReplayGame,
+  type SessionState,
+  type StoredEvent,
+} from '../study/rules';
 import { summarizeSession, type SubmissionTally } from '../study/summary';
 import { GRID_ACTION_KINDS } from '../study/actions';
 import { isCounted, splitRuns } from '../scoring/accounting';
 import type { GameState } from '../game/types';
 import {
-  BASELINE_PRESETS, BASELINE_PRESET_NAMES, baselineOf, computeBaselines, firstRunLevels, firstRunSteps,
-  type BaselinePresetName, type LevelResult, type PlayerLevels,
+  BASELINE_PRESETS,
+  BASELINE_PRESET_NAMES,
+  baselineOf,
+  computeBaselines,
+  firstRunLevels,
+  firstRunSteps,
+  type BaselinePresetName,
+  type LevelResult,
+  type PlayerLevels,
 } from '../scoring/baselines';
 import { distribution, type Dist } from './dist';
 import {
-  addQuestion, newQuestionAcc, questionGroups, questionItemDigest, questionPlaces, questionResult,
-  type GradeLookup, type QuestionAcc, type QuestionFacts, type QuestionGroupResult, type QuestionItemDigest, type QuestionResult,
+  addQuestion,
+  newQuestionAcc,
+  questionGroups,
+  questionItemDigest,
+  questionPlaces,
+  questionResult,
+  type GradeLookup,
+  type QuestionAcc,
+  type QuestionFacts,
+  type QuestionGroupResult,
+  type QuestionItemDigest,
+  type QuestionResult,
 } from './questions';
 
 export type { Dist } from './dist';
-export type { GradeLookup, QuestionFacts, QuestionGrade, QuestionGroupResult, QuestionItemDigest, QuestionResult, OptionCount, QuestionType } from './questions';
+export type {
+  GradeLookup,
+  QuestionFacts,
+  QuestionGrade,
+  QuestionGroupResult,
+  QuestionItemDigest,
+  QuestionResult,
+  OptionCount,
+  QuestionType,
+} from './questions';
 
 /** The value of `params.mode` that marks a designer's playtest session. */
 export const PLAYTEST_MODE = 'playtest';
@@ -72,7 +106,11 @@ export interface ResultsSubmission extends SubmissionTally {
  * (`digestSession`, kept by the server while the log does not change).
  */
 export type SessionData =
-  | { readonly session: ResultsSession; /** Every stored event of the session, in seq order. */ readonly events: readonly StoredEvent[]; readonly submissions: readonly ResultsSubmission[] }
+  | {
+      readonly session: ResultsSession;
+      /** Every stored event of the session, in seq order. */ readonly events: readonly StoredEvent[];
+      readonly submissions: readonly ResultsSubmission[];
+    }
   | { readonly session: ResultsSession; readonly digest: SessionDigest };
 
 /**
@@ -140,7 +178,9 @@ export interface ResultsInput {
    * Registered games: title, number of levels (so levels nobody reached still show) and the
    * current version (`push-<hash>`, `versionedGameId`).
    */
-  readonly games: Readonly<Record<string, { readonly title: string; readonly levels: number; readonly version?: string }>>;
+  readonly games: Readonly<
+    Record<string, { readonly title: string; readonly levels: number; readonly version?: string }>
+  >;
   /** The server's replay verification; null leaves every game log unverified (so no game figures). */
   readonly replay: ReplayGame | null;
   /** The clock for session states (abandoned, timed out), ms since the epoch. */
@@ -183,15 +223,61 @@ export interface ParticipantResult {
 }
 
 /** Grid tools as the results count them; `edit` is painting cells. */
-export type ToolName = 'edit' | 'select' | 'wand' | 'fill' | 'copy' | 'paste' | 'resize' | 'copy.input' | 'reset' | 'undo' | 'redo' | 'recolor' | 'rotate' | 'flip' | 'move' | 'crop';
+export type ToolName =
+  | 'edit'
+  | 'select'
+  | 'wand'
+  | 'fill'
+  | 'copy'
+  | 'paste'
+  | 'resize'
+  | 'copy.input'
+  | 'reset'
+  | 'undo'
+  | 'redo'
+  | 'recolor'
+  | 'rotate'
+  | 'flip'
+  | 'move'
+  | 'crop';
 
 /** Event kind -> tool. */
 const TOOL_OF_KIND: Readonly<Record<string, ToolName>> = {
-  'paint': 'edit', 'select': 'select', 'select.wand': 'wand', 'fill': 'fill', 'copy': 'copy', 'paste': 'paste', 'resize': 'resize',
-  'copy.input': 'copy.input', 'reset': 'reset', 'undo': 'undo', 'redo': 'redo', 'recolor': 'recolor',
-  'rotate': 'rotate', 'flip': 'flip', 'move': 'move', 'crop': 'crop',
+  paint: 'edit',
+  select: 'select',
+  'select.wand': 'wand',
+  fill: 'fill',
+  copy: 'copy',
+  paste: 'paste',
+  resize: 'resize',
+  'copy.input': 'copy.input',
+  reset: 'reset',
+  undo: 'undo',
+  redo: 'redo',
+  recolor: 'recolor',
+  rotate: 'rotate',
+  flip: 'flip',
+  move: 'move',
+  crop: 'crop',
 };
-const TOOL_NAMES: readonly ToolName[] = ['edit', 'select', 'wand', 'fill', 'copy', 'paste', 'resize', 'copy.input', 'reset', 'undo', 'redo', 'recolor', 'rotate', 'flip', 'move', 'crop'];
+const TOOL_NAMES: readonly ToolName[] = [
+  'edit',
+  'select',
+  'wand',
+  'fill',
+  'copy',
+  'paste',
+  'resize',
+  'copy.input',
+  'reset',
+  'undo',
+  'redo',
+  'recolor',
+  'rotate',
+  'flip',
+  'move',
+  'crop',
+];
 
 /** The grid-changing event kinds (core/study/actions.ts): each is one action of a task. */
 export { GRID_ACTION_KINDS } from '../study/actions';
@@ -351,7 +437,8 @@ interface GameAcc {
   clicks: Map<number, Map<string, number>>;
 }
 
-const zeroTools = (): Record<ToolName, number> => Object.fromEntries(TOOL_NAMES.map((t) => [t, 0])) as Record<ToolName, number>;
+const zeroTools = (): Record<ToolName, number> =>
+  Object.fromEntries(TOOL_NAMES.map((t) => [t, 0])) as Record<ToolName, number>;
 
 /**
  * Per level of the first run of `game` in an item's events: time to complete, level RESETs and
@@ -371,7 +458,10 @@ function firstRunDetail(evs: readonly StoredEvent[], game: string, levels: reado
   for (let i = run.first; i < run.end; i++) {
     const s = steps[i];
     if ((i === run.first && s.action === 'RESET') || uncounted.has(i)) continue;
-    if (s.action === 'RESET') { if (level < n) resets[level]++; continue; }
+    if (s.action === 'RESET') {
+      if (level < n) resets[level]++;
+      continue;
+    }
     if (s.action === 'ACTION7' && level < n) undos[level]++;
     for (; level < s.levelsCompleted; level++) {
       if (level < n) timeMs[level] = s.t - enteredAt;
@@ -387,9 +477,19 @@ function addClicks(evs: readonly StoredEvent[], game: string, into: Map<number, 
   let state: GameState = 'NOT_PLAYED';
   for (const e of evs) {
     if (e.data.game !== game) continue;
-    if (e.kind === 'game.open') { completed = 0; state = 'NOT_PLAYED'; continue; }
+    if (e.kind === 'game.open') {
+      completed = 0;
+      state = 'NOT_PLAYED';
+      continue;
+    }
     if (e.kind !== 'game.action') continue;
-    const { action, x, y, level } = e.data as { action?: unknown; x?: unknown; y?: unknown; level?: unknown; state?: unknown };
+    const { action, x, y, level } = e.data as {
+      action?: unknown;
+      x?: unknown;
+      y?: unknown;
+      level?: unknown;
+      state?: unknown;
+    };
     const before = state;
     if (typeof e.data.state === 'string') state = e.data.state as GameState;
     if (action === 'ACTION6' && !isCounted(action, before)) continue;
@@ -413,7 +513,10 @@ export function studyResults(input: ResultsInput): StudyResults {
   const versions = [...defs.keys()].sort((a, b) => a - b);
   const shownVersion = input.version ?? versions[versions.length - 1];
   const shown = defs.get(shownVersion);
-  if (!shown) throw new Error(`Study ${input.study.id} has no version ${shownVersion}; its versions are ${versions.join(', ') || 'none'}.`);
+  if (!shown)
+    throw new Error(
+      `Study ${input.study.id} has no version ${shownVersion}; its versions are ${versions.join(', ') || 'none'}.`,
+    );
 
   // Items in the order of the newest version first, then any that only older versions have.
   const tasks = new Map<string, TaskAcc>();
@@ -422,18 +525,31 @@ export function studyResults(input: ResultsInput): StudyResults {
   const gameKey = (id: string, game: string, version: string | null) => `${id}\u0000${game}\u0000${version ?? ''}`;
   const gameAcc = (id: string, game: string, version: string | null): GameAcc => {
     let acc = gamesAcc.get(gameKey(id, game, version));
-    if (!acc) gamesAcc.set(gameKey(id, game, version), (acc = { item: id, game, version, players: new Map(), unverified: 0, otherVersion: 0, clicks: new Map() }));
+    if (!acc)
+      gamesAcc.set(
+        gameKey(id, game, version),
+        (acc = { item: id, game, version, players: new Map(), unverified: 0, otherVersion: 0, clicks: new Map() }),
+      );
     return acc;
   };
   const questionAccs = new Map<string, QuestionAcc>();
-  const questionKey = (id: string, testIndex: number, collection: string, question: string) => `${id}\u0000${testIndex}\u0000${collection}\u0000${question}`;
+  const questionKey = (id: string, testIndex: number, collection: string, question: string) =>
+    `${id}\u0000${testIndex}\u0000${collection}\u0000${question}`;
   const listed = input.version === null ? [...versions].reverse() : [input.version];
   for (const v of listed) {
     for (const item of defs.get(v)!.items) {
       if (item.kind === 'task' && !item.practice && !tasks.has(taskKey(item))) {
         tasks.set(taskKey(item), {
-          item, tests: testIndicesOf(item, input.testCount(item.collection, item.task), []).length, participants: 0, attempted: 0,
-          solvedWithin: [0, 0, 0], firstAction: [], solve: [], actions: [], tools: zeroTools(), toolUses: zeroTools(),
+          item,
+          tests: testIndicesOf(item, input.testCount(item.collection, item.task), []).length,
+          participants: 0,
+          attempted: 0,
+          solvedWithin: [0, 0, 0],
+          firstAction: [],
+          solve: [],
+          actions: [],
+          tools: zeroTools(),
+          toolUses: zeroTools(),
         });
       }
       if (item.kind === 'game' && !item.practice) gameAcc(item.id, item.game, input.games[item.game]?.version ?? null);
@@ -454,8 +570,14 @@ export function studyResults(input: ResultsInput): StudyResults {
   for (const data of sessions) {
     const { session } = data;
     const def = defs.get(session.studyVersion);
-    if (!def) throw new Error(`Session ${session.id} ran version ${session.studyVersion} of study ${input.study.id}, which is not stored.`);
-    const digest = 'digest' in data ? data.digest : digestSession(def, session, data.events, data.submissions, input.testCount, input.replay);
+    if (!def)
+      throw new Error(
+        `Session ${session.id} ran version ${session.studyVersion} of study ${input.study.id}, which is not stored.`,
+      );
+    const digest =
+      'digest' in data
+        ? data.digest
+        : digestSession(def, session, data.events, data.submissions, input.testCount, input.replay);
     const playtest = isPlaytest(session);
     const excluded = session.excludedAt !== undefined && session.excludedAt !== null;
     participants.push({
@@ -472,7 +594,7 @@ export function studyResults(input: ResultsInput): StudyResults {
       flags: [...new Set([...session.flags, ...digest.flags])],
       playtest,
       excluded,
-      excludedReason: excluded ? session.excludedReason ?? null : null,
+      excludedReason: excluded ? (session.excludedReason ?? null) : null,
     });
     if (playtest || excluded) continue;
 
@@ -485,8 +607,14 @@ export function studyResults(input: ResultsInput): StudyResults {
         const part = digest.games[item.id];
         if (!gamesAcc.has(gameKey(item.id, item.game, input.games[item.game]?.version ?? null)) || !part) continue;
         const acc = gameAcc(item.id, item.game, part.version ?? input.games[item.game]?.version ?? null);
-        if (part.status === 'other_version') { acc.otherVersion++; continue; }
-        if (part.status !== 'verified' || !part.detail) { acc.unverified++; continue; }
+        if (part.status === 'other_version') {
+          acc.otherVersion++;
+          continue;
+        }
+        if (part.status !== 'verified' || !part.detail) {
+          acc.unverified++;
+          continue;
+        }
         // First-time players only: a participant (by recruitment id) counts with their earliest
         // session; sessions are visited oldest first. The exported baselines count the same way.
         const who = session.params.PROLIFIC_PID || session.params.workerId || session.id;
@@ -507,7 +635,9 @@ export function studyResults(input: ResultsInput): StudyResults {
     }
   }
 
-  const questions = [...questionAccs.values()].map((acc) => questionResult(acc, input.questionFacts?.(acc.place.collection, acc.place.question) ?? null));
+  const questions = [...questionAccs.values()].map((acc) =>
+    questionResult(acc, input.questionFacts?.(acc.place.collection, acc.place.question) ?? null),
+  );
 
   return {
     study: { id: input.study.id, title: shown.title, versions, version: input.version },
@@ -524,14 +654,19 @@ export function studyResults(input: ResultsInput): StudyResults {
  * verified by `replay`) into what the results add up. Pure: the same inputs give the same JSON.
  */
 export function digestSession(
-  def: StudyDefinition, session: ResultsSession, events: readonly StoredEvent[], submissions: readonly ResultsSubmission[],
-  testCount: ResultsInput['testCount'], replay: ReplayGame | null,
+  def: StudyDefinition,
+  session: ResultsSession,
+  events: readonly StoredEvent[],
+  submissions: readonly ResultsSubmission[],
+  testCount: ResultsInput['testCount'],
+  replay: ReplayGame | null,
 ): SessionDigest {
   // The session's own items: a campaign's study holds every candidate, a session those it drew.
   const mine = session.order.map((i) => def.items[i]).filter((item) => item !== undefined);
   const indices = new Map<string, number[]>();
   for (const item of mine) {
-    if (item.kind === 'task') indices.set(item.id, testIndicesOf(item, testCount(item.collection, item.task), submissions));
+    if (item.kind === 'task')
+      indices.set(item.id, testIndicesOf(item, testCount(item.collection, item.task), submissions));
   }
   const summary = summarizeSession(def, session.order, events, submissions, (id) => indices.get(id) ?? [], replay);
   const spans = itemSpans(events);
@@ -540,7 +675,8 @@ export function digestSession(
   const gameParts: Record<string, GameDigest> = {};
   const questionParts: Record<string, QuestionItemDigest> = {};
   for (const item of mine) {
-    if (item.kind === 'question' && !item.practice) questionParts[item.id] = questionItemDigest(item, spans.get(item.id) ?? [], submissions);
+    if (item.kind === 'question' && !item.practice)
+      questionParts[item.id] = questionItemDigest(item, spans.get(item.id) ?? [], submissions);
     if (item.kind === 'task' && !item.practice) {
       tasks[item.id] = taskDigest(item.id, spans.get(item.id) ?? [], submissions, indices.get(item.id) ?? []);
     } else if (item.kind === 'game' && !item.practice) {
@@ -566,7 +702,11 @@ export function digestSession(
  * A game item's part of a digest from its span of events and the server's verification of its
  * log; null when the span has no first run.
  */
-export function gameItemDigest(game: string, evs: readonly StoredEvent[], verification: GameVerification | undefined): GameDigest | null {
+export function gameItemDigest(
+  game: string,
+  evs: readonly StoredEvent[],
+  verification: GameVerification | undefined,
+): GameDigest | null {
   const levels = firstRunLevels(evs, game);
   if (!levels) return null;
   const version = verification?.version ?? null;
@@ -575,12 +715,19 @@ export function gameItemDigest(game: string, evs: readonly StoredEvent[], verifi
   const clicks = new Map<number, Map<string, number>>();
   addClicks(evs, game, clicks);
   return {
-    version, status: 'verified', detail: firstRunDetail(evs, game, levels),
+    version,
+    status: 'verified',
+    detail: firstRunDetail(evs, game, levels),
     clicks: [...clicks].flatMap(([level, m]) => [...m].map(([key, count]) => [level, key, count] as const)),
   };
 }
 
-function taskDigest(itemId: string, evs: readonly StoredEvent[], subs: readonly ResultsSubmission[], indices: readonly number[]): TaskDigest {
+function taskDigest(
+  itemId: string,
+  evs: readonly StoredEvent[],
+  subs: readonly ResultsSubmission[],
+  indices: readonly number[],
+): TaskDigest {
   const tally = newTaskTally();
   for (const e of evs) addTaskEvent(tally, e);
   return taskDigestOf(itemId, tally, subs, indices);
@@ -605,7 +752,15 @@ export interface TaskTally {
 }
 
 export function newTaskTally(): TaskTally {
-  return { events: 0, start: null, edits: 0, firstEditT: null, correctSubmits: 0, lastCorrectSubmitT: null, toolUses: {} };
+  return {
+    events: 0,
+    start: null,
+    edits: 0,
+    firstEditT: null,
+    correctSubmits: 0,
+    lastCorrectSubmitT: null,
+    toolUses: {},
+  };
 }
 
 /** Folds the span's next event into a task tally. */
@@ -625,21 +780,41 @@ export function addTaskEvent(tally: TaskTally, e: StoredEvent): void {
 }
 
 /** A task item's digest from its span's tally and the session's judged submissions. */
-export function taskDigestOf(itemId: string, tally: TaskTally, subs: readonly ResultsSubmission[], indices: readonly number[]): TaskDigest {
+export function taskDigestOf(
+  itemId: string,
+  tally: TaskTally,
+  subs: readonly ResultsSubmission[],
+  indices: readonly number[],
+): TaskDigest {
   const mine = subs.filter((s) => s.item === itemId && indices.includes(s.testIndex));
-  if (tally.events === 0 && mine.length === 0) return { attempted: false, solvedWithin: [false, false, false], actions: 0, firstActionMs: null, solveMs: null, toolUses: {} };
-  const correct = indices.map((ti) => mine.find((s) => s.testIndex === ti && s.verdict === 'correct' && s.trial !== null));
+  if (tally.events === 0 && mine.length === 0)
+    return {
+      attempted: false,
+      solvedWithin: [false, false, false],
+      actions: 0,
+      firstActionMs: null,
+      solveMs: null,
+      toolUses: {},
+    };
+  const correct = indices.map((ti) =>
+    mine.find((s) => s.testIndex === ti && s.verdict === 'correct' && s.trial !== null),
+  );
   const within = (k: number) => indices.length > 0 && correct.every((s) => s !== undefined && s.trial! <= k + 1);
   const { start } = tally;
   let solveMs: number | null = null;
   if (start && indices.length > 0 && correct.every((s) => s !== undefined)) {
-    solveMs = tally.correctSubmits >= indices.length
-      ? tally.lastCorrectSubmitT! - start.t
-      : Math.max(...correct.map((s) => s!.at)) - start.receivedAt;
+    solveMs =
+      tally.correctSubmits >= indices.length
+        ? tally.lastCorrectSubmitT! - start.t
+        : Math.max(...correct.map((s) => s!.at)) - start.receivedAt;
   }
   return {
-    attempted: true, solvedWithin: [within(0), within(1), within(2)], actions: tally.edits,
-    firstActionMs: start && tally.firstEditT !== null ? tally.firstEditT - start.t : null, solveMs, toolUses: { ...tally.toolUses },
+    attempted: true,
+    solvedWithin: [within(0), within(1), within(2)],
+    actions: tally.edits,
+    firstActionMs: start && tally.firstEditT !== null ? tally.firstEditT - start.t : null,
+    solveMs,
+    toolUses: { ...tally.toolUses },
   };
 }
 
@@ -660,8 +835,12 @@ function addTask(acc: TaskAcc, part: TaskDigest): void {
 function taskResult(acc: TaskAcc): TaskResult {
   const rate = (n: number) => (acc.attempted ? n / acc.attempted : 0);
   return {
-    item: acc.item.id, collection: acc.item.collection, task: acc.item.task, tests: acc.tests,
-    participants: acc.participants, attempted: acc.attempted,
+    item: acc.item.id,
+    collection: acc.item.collection,
+    task: acc.item.task,
+    tests: acc.tests,
+    participants: acc.participants,
+    attempted: acc.attempted,
     solvedWithin: [...acc.solvedWithin],
     solveRate: [rate(acc.solvedWithin[0]), rate(acc.solvedWithin[1]), rate(acc.solvedWithin[2])],
     timeToFirstActionMs: distribution(acc.firstAction),
@@ -677,20 +856,37 @@ function gameResult(acc: GameAcc, meta: { title: string; levels: number; version
   const current = meta !== undefined && (meta.version ?? null) === acc.version;
   // Another version may have other levels: only the current one lists levels nobody reached.
   const n = Math.max(current ? meta.levels : 0, ...players.map(([, p]) => p.levels.length), ...acc.clicks.keys());
-  const levelsOf: PlayerLevels[] = players.map(([participant, p]) => ({ participant, game: acc.game, levels: p.levels }));
+  const levelsOf: PlayerLevels[] = players.map(([participant, p]) => ({
+    participant,
+    game: acc.game,
+    levels: p.levels,
+  }));
   const computed = computeBaselines(levelsOf, { [acc.game]: n }).games[acc.game];
   const levels: LevelResultRow[] = [];
   for (let k = 0; k < n; k++) {
     const reached = players.filter(([, p]) => p.levels.length > k).map(([, p]) => p);
     const done = reached.filter((p) => p.levels[k].completed);
     const counts = computed.levels[k].actions ?? [];
-    const baselines = Object.fromEntries(BASELINE_PRESET_NAMES.map((name): [BaselinePresetName, BaselineResult] => {
-      const figure = baselineOf(counts, name);
-      const value = computed.levels[k].baseline[name] ?? null;
-      return [name, { value, completers: computed.levels[k].completers ?? 0, version: BASELINE_PRESETS[name].version, ...(figure.reason ? { reason: figure.reason } : {}) }];
-    })) as Record<BaselinePresetName, BaselineResult>;
+    const baselines = Object.fromEntries(
+      BASELINE_PRESET_NAMES.map((name): [BaselinePresetName, BaselineResult] => {
+        const figure = baselineOf(counts, name);
+        const value = computed.levels[k].baseline[name] ?? null;
+        return [
+          name,
+          {
+            value,
+            completers: computed.levels[k].completers ?? 0,
+            version: BASELINE_PRESETS[name].version,
+            ...(figure.reason ? { reason: figure.reason } : {}),
+          },
+        ];
+      }),
+    ) as Record<BaselinePresetName, BaselineResult>;
     const clicks = [...(acc.clicks.get(k + 1) ?? new Map<string, number>())]
-      .map(([key, count]): [number, number, number] => { const [x, y] = key.split(',').map(Number); return [x, y, count]; })
+      .map(([key, count]): [number, number, number] => {
+        const [x, y] = key.split(',').map(Number);
+        return [x, y, count];
+      })
       .sort((a, b) => a[1] - b[1] || a[0] - b[0]);
     levels.push({
       level: k + 1,
@@ -705,7 +901,14 @@ function gameResult(acc: GameAcc, meta: { title: string; levels: number; version
     });
   }
   return {
-    item: acc.item, game: acc.game, version: acc.version, current, title: meta?.title ?? acc.game,
-    participants: players.length, unverified: acc.unverified, otherVersion: acc.otherVersion, levels,
+    item: acc.item,
+    game: acc.game,
+    version: acc.version,
+    current,
+    title: meta?.title ?? acc.game,
+    participants: players.length,
+    unverified: acc.unverified,
+    otherVersion: acc.otherVersion,
+    levels,
   };
 }

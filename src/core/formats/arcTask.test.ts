@@ -13,7 +13,9 @@ const ARC1 = path.resolve(ROOT, '../shared/data/arc-agi-1');
 const EXPECTED: Record<string, string[]> = {
   'bad-test-output': ['test[0].output[0][0] is 10, must be 0-9'],
   'empty-file': ['is empty: a task file holds JSON like {"train": [{"input": ..., "output": ...}], "test": [...]}'],
-  'whitespace-only': ['is empty: a task file holds JSON like {"train": [{"input": ..., "output": ...}], "test": [...]}'],
+  'whitespace-only': [
+    'is empty: a task file holds JSON like {"train": [{"input": ..., "output": ...}], "test": [...]}',
+  ],
   'empty-row': ['train[1].output row 0 is empty; a grid is 1x1 to 30x30'],
   'empty-test': ['test is empty: a task needs at least one test input'],
   'empty-train': ['train is empty: a task needs at least one demonstration pair'],
@@ -45,7 +47,9 @@ function problemsOf(text: string): string[] {
 }
 
 function jsonFiles(dir: string): string[] {
-  return readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort();
 }
 
 describe('parseTaskText on the broken fixtures', () => {
@@ -84,7 +88,9 @@ describe('parseTaskText', () => {
   it('rejects text longer than MAX_TASK_CHARS before parsing it', () => {
     const text = valid + ' '.repeat(MAX_TASK_CHARS - valid.length + 1);
     expect(text.length).toBe(MAX_TASK_CHARS + 1);
-    expect(problemsOf(text)).toEqual([`is ${MAX_TASK_CHARS + 1} characters long; a task file may have at most ${MAX_TASK_CHARS}`]);
+    expect(problemsOf(text)).toEqual([
+      `is ${MAX_TASK_CHARS + 1} characters long; a task file may have at most ${MAX_TASK_CHARS}`,
+    ]);
   });
 
   it('accepts text of exactly MAX_TASK_CHARS', () => {
@@ -110,7 +116,10 @@ describe('parseTaskText', () => {
   });
 
   it('caps the report at 20 problems', () => {
-    const task = { train: [{ input: [Array.from({ length: 30 }, () => -1)], output: [[1]] }], test: [{ input: [[1]] }] };
+    const task = {
+      train: [{ input: [Array.from({ length: 30 }, () => -1)], output: [[1]] }],
+      test: [{ input: [[1]] }],
+    };
     expect(problemsOf(JSON.stringify(task))).toHaveLength(20);
   });
 
@@ -121,8 +130,15 @@ describe('parseTaskText', () => {
   });
 
   it('drops keys other than input and output', () => {
-    const parsed = validateTask({ name: 'x', train: [{ input: [[1]], output: [[2]], note: 'n' }], test: [{ input: [[3]], output: [[4]] }] });
-    expect(parsed).toEqual({ ok: true, task: { train: [{ input: [[1]], output: [[2]] }], test: [{ input: [[3]], output: [[4]] }] } });
+    const parsed = validateTask({
+      name: 'x',
+      train: [{ input: [[1]], output: [[2]], note: 'n' }],
+      test: [{ input: [[3]], output: [[4]] }],
+    });
+    expect(parsed).toEqual({
+      ok: true,
+      task: { train: [{ input: [[1]], output: [[2]] }], test: [{ input: [[3]], output: [[4]] }] },
+    });
   });
 });
 

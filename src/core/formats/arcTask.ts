@@ -47,7 +47,8 @@ export function parseTaskText(text: string): TaskParse {
   }
   // Editors on Windows often save UTF-8 with a byte order mark, which JSON.parse rejects.
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-  if (body.trim() === '') return fail('', 'is empty: a task file holds JSON like {"train": [{"input": ..., "output": ...}], "test": [...]}');
+  if (body.trim() === '')
+    return fail('', 'is empty: a task file holds JSON like {"train": [{"input": ..., "output": ...}], "test": [...]}');
   let json: unknown;
   try {
     json = JSON.parse(body);
@@ -70,11 +71,21 @@ export function validateTask(json: unknown): TaskParse {
     const list = json[key];
     if (list === undefined) return report(key, 'is missing');
     if (!Array.isArray(list)) return report(key, `is ${describe(list)}, must be a list of pairs`);
-    if (list.length === 0) return report(key, key === 'train' ? 'is empty: a task needs at least one demonstration pair' : 'is empty: a task needs at least one test input');
+    if (list.length === 0)
+      return report(
+        key,
+        key === 'train'
+          ? 'is empty: a task needs at least one demonstration pair'
+          : 'is empty: a task needs at least one test input',
+      );
     if (list.length > MAX_PAIRS) return report(key, `has ${list.length} pairs; at most ${MAX_PAIRS} are allowed`);
     list.forEach((pair: unknown, i: number) => {
       const at = `${key}[${i}]`;
-      if (!isObject(pair)) return report(at, `is ${describe(pair)}, must be an object with "input"${outputRequired ? ' and "output"' : ''}`);
+      if (!isObject(pair))
+        return report(
+          at,
+          `is ${describe(pair)}, must be an object with "input"${outputRequired ? ' and "output"' : ''}`,
+        );
       checkGrid(pair.input, `${at}.input`, report);
       if (pair.output !== undefined || outputRequired) checkGrid(pair.output, `${at}.output`, report);
     });
@@ -83,26 +94,57 @@ export function validateTask(json: unknown): TaskParse {
   checkPairs('test', false);
   if (problems.length > 0) return { ok: false, problems };
   const train = (json.train as { input: Grid; output: Grid }[]).map((p) => ({ input: p.input, output: p.output }));
-  const test = (json.test as { input: Grid; output?: Grid }[]).map((p) => (p.output === undefined ? { input: p.input } : { input: p.input, output: p.output }));
+  const test = (json.test as { input: Grid; output?: Grid }[]).map((p) =>
+    p.output === undefined ? { input: p.input } : { input: p.input, output: p.output },
+  );
   return { ok: true, task: { train, test } };
 }
 
 /** Checks one grid; reports under `path`. Exported for validating submitted grids. */
 export function checkGrid(value: unknown, path: string, report: (path: string, reason: string) => void): value is Grid {
-  if (value === undefined) { report(path, 'is missing'); return false; }
-  if (!Array.isArray(value)) { report(path, `is ${describe(value)}, must be a list of rows`); return false; }
-  if (value.length === 0) { report(path, 'has no rows; a grid is 1x1 to 30x30'); return false; }
-  if (value.length > MAX_SIZE) { report(path, `has ${value.length} rows; at most ${MAX_SIZE} are allowed`); return false; }
+  if (value === undefined) {
+    report(path, 'is missing');
+    return false;
+  }
+  if (!Array.isArray(value)) {
+    report(path, `is ${describe(value)}, must be a list of rows`);
+    return false;
+  }
+  if (value.length === 0) {
+    report(path, 'has no rows; a grid is 1x1 to 30x30');
+    return false;
+  }
+  if (value.length > MAX_SIZE) {
+    report(path, `has ${value.length} rows; at most ${MAX_SIZE} are allowed`);
+    return false;
+  }
   let ok = true;
   let firstLen = -1;
   let firstRow = -1;
   for (let r = 0; r < value.length; r++) {
     const row: unknown = value[r];
-    if (!Array.isArray(row)) { report(`${path}[${r}]`, `is ${describe(row)}, must be a list of cells`); ok = false; continue; }
-    if (row.length === 0) { report(path, `row ${r} is empty; a grid is 1x1 to 30x30`); ok = false; continue; }
-    if (row.length > MAX_SIZE) { report(path, `row ${r} has ${row.length} cells; at most ${MAX_SIZE} are allowed`); ok = false; continue; }
-    if (firstLen < 0) { firstLen = row.length; firstRow = r; }
-    else if (row.length !== firstLen) { report(path, `row ${r} has ${row.length} cells, row ${firstRow} has ${firstLen}`); ok = false; }
+    if (!Array.isArray(row)) {
+      report(`${path}[${r}]`, `is ${describe(row)}, must be a list of cells`);
+      ok = false;
+      continue;
+    }
+    if (row.length === 0) {
+      report(path, `row ${r} is empty; a grid is 1x1 to 30x30`);
+      ok = false;
+      continue;
+    }
+    if (row.length > MAX_SIZE) {
+      report(path, `row ${r} has ${row.length} cells; at most ${MAX_SIZE} are allowed`);
+      ok = false;
+      continue;
+    }
+    if (firstLen < 0) {
+      firstLen = row.length;
+      firstRow = r;
+    } else if (row.length !== firstLen) {
+      report(path, `row ${r} has ${row.length} cells, row ${firstRow} has ${firstLen}`);
+      ok = false;
+    }
     for (let c = 0; c < row.length; c++) {
       const v: unknown = row[c];
       if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 9) {
@@ -117,7 +159,9 @@ export function checkGrid(value: unknown, path: string, report: (path: string, r
 /** Validates a grid on its own (e.g. a submitted answer); returns the problems found. */
 export function gridProblems(value: unknown, path = 'grid'): TaskProblem[] {
   const problems: TaskProblem[] = [];
-  checkGrid(value, path, (p, reason) => { if (problems.length < MAX_REPORTED) problems.push({ path: p, reason }); });
+  checkGrid(value, path, (p, reason) => {
+    if (problems.length < MAX_REPORTED) problems.push({ path: p, reason });
+  });
   return problems;
 }
 

@@ -12,7 +12,13 @@ function spreadsheetCells(line: string, separator: string): string[] {
     let cell = '';
     if (line[i] === '"') {
       for (i++; i < line.length; i++) {
-        if (line[i] === '"' && line[i + 1] === '"') { cell += '"'; i++; } else if (line[i] === '"') { i++; break; } else cell += line[i];
+        if (line[i] === '"' && line[i + 1] === '"') {
+          cell += '"';
+          i++;
+        } else if (line[i] === '"') {
+          i++;
+          break;
+        } else cell += line[i];
       }
     }
     while (i < line.length && line[i] !== separator && line[i] !== '\r') cell += line[i++];
@@ -34,7 +40,9 @@ describe('CSV (RFC 4180)', () => {
   });
 
   it('writes numbers, booleans and missing values plainly', () => {
-    expect(csvRecord([1.5, -0, 0, true, false, null, undefined, Number.NaN, Infinity])).toBe('1.5,0,0,true,false,,,,\r\n');
+    expect(csvRecord([1.5, -0, 0, true, false, null, undefined, Number.NaN, Infinity])).toBe(
+      '1.5,0,0,true,false,,,,\r\n',
+    );
     expect(csvRecord([])).toBe('\r\n');
   });
 
@@ -70,7 +78,7 @@ describe('CSV (RFC 4180)', () => {
 
   it('leaves no formula cell for a spreadsheet reading with ";" or tab as the separator', () => {
     // Text a participant controls, each hiding a formula after a separator some locale uses.
-    const hostile = ['a;=cmd|\' /C calc\'!A0', 'b\t=1+1', 'c,@SUM(A1)', 'x;+2;-3', 'p\t-1;=2', '=lead;=next'];
+    const hostile = ["a;=cmd|' /C calc'!A0", 'b\t=1+1', 'c,@SUM(A1)', 'x;+2;-3', 'p\t-1;=2', '=lead;=next'];
     const text = csvRecord(['id', ...hostile, 7, -3]);
     for (const separator of [',', ';', '\t'] as const) {
       const cells = spreadsheetCells(text, separator);
@@ -89,7 +97,27 @@ describe('CSV (RFC 4180)', () => {
   });
 
   it('unguards exactly what it guarded, text that starts with quotes included', () => {
-    const texts = ['=1', '+1', '-1', '@SUM(A1)', '\tx', '\rx', "'=1", "''-1", "'", "'plain", 'plain', '', '-', 'a,b', '"=x"', "a;'=1", 'a;;=1', "=a\t''\t=b", 'a;"\'=c'];
+    const texts = [
+      '=1',
+      '+1',
+      '-1',
+      '@SUM(A1)',
+      '\tx',
+      '\rx',
+      "'=1",
+      "''-1",
+      "'",
+      "'plain",
+      'plain',
+      '',
+      '-',
+      'a,b',
+      '"=x"',
+      "a;'=1",
+      'a;;=1',
+      "=a\t''\t=b",
+      'a;"\'=c',
+    ];
     const text = csvRecord(texts);
     const read = parseCsv(text)[0];
     expect(read.map(unguardCsvText)).toEqual(texts);
@@ -98,7 +126,10 @@ describe('CSV (RFC 4180)', () => {
   });
 
   it('reads LF line ends and a last record without a line end', () => {
-    expect(parseCsv('a,b\n1,2')).toEqual([['a', 'b'], ['1', '2']]);
+    expect(parseCsv('a,b\n1,2')).toEqual([
+      ['a', 'b'],
+      ['1', '2'],
+    ]);
     expect(parseCsv('a\n\nb\n')).toEqual([['a'], [''], ['b']]);
     expect(parseCsv('')).toEqual([]);
   });

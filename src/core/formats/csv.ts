@@ -92,25 +92,40 @@ export function parseCsv(text: string): string[][] {
       for (;;) {
         if (i >= n) throw new CsvError(`record ${records.length + 1}: a quoted field is not closed; close it with ".`);
         if (text[i] === '"') {
-          if (text[i + 1] === '"') { field += '"'; i += 2; continue; }
+          if (text[i + 1] === '"') {
+            field += '"';
+            i += 2;
+            continue;
+          }
           i++;
           break;
         }
         field += text[i++];
       }
       if (i < n && text[i] !== ',' && text[i] !== '\n' && text[i] !== '\r') {
-        throw new CsvError(`record ${records.length + 1}: text after a closing quote; quote the whole field and double the quotes inside it.`);
+        throw new CsvError(
+          `record ${records.length + 1}: text after a closing quote; quote the whole field and double the quotes inside it.`,
+        );
       }
     } else {
       while (i < n && text[i] !== ',' && text[i] !== '\n' && text[i] !== '\r') {
-        if (text[i] === '"') throw new CsvError(`record ${records.length + 1}: a quote inside an unquoted field; quote the field and double the quote.`);
+        if (text[i] === '"')
+          throw new CsvError(
+            `record ${records.length + 1}: a quote inside an unquoted field; quote the field and double the quote.`,
+          );
         field += text[i++];
       }
     }
     record.push(field);
     field = '';
-    if (i >= n) { records.push(record); return records; }
-    if (text[i] === ',') { i++; continue; }
+    if (i >= n) {
+      records.push(record);
+      return records;
+    }
+    if (text[i] === ',') {
+      i++;
+      continue;
+    }
     // A line end: CRLF or LF (a lone CR too).
     i += text[i] === '\r' && text[i + 1] === '\n' ? 2 : 1;
     records.push(record);
@@ -127,7 +142,8 @@ export function parseCsvObjects(text: string): Record<string, string>[] {
   const [header, ...rows] = parseCsv(text);
   if (!header) return [];
   return rows.map((r, k) => {
-    if (r.length !== header.length) throw new CsvError(`record ${k + 2} has ${r.length} fields, the header has ${header.length}.`);
+    if (r.length !== header.length)
+      throw new CsvError(`record ${k + 2} has ${r.length} fields, the header has ${header.length}.`);
     return Object.fromEntries(header.map((h, j) => [h, r[j]]));
   });
 }

@@ -58,7 +58,10 @@ describe('frame codec', () => {
       let prev = randomFrame(rng, width, height);
       const reference = prev;
       for (let i = 0; i < count; i++) {
-        const next = rng.int(2) === 0 ? randomFrame(rng, width, height) : prev.map((row) => row.map((v) => (rng.int(20) === 0 ? rng.int(16) : v)));
+        const next =
+          rng.int(2) === 0
+            ? randomFrame(rng, width, height)
+            : prev.map((row) => row.map((v) => (rng.int(20) === 0 ? rng.int(16) : v)));
         frames.push(next);
         prev = next;
       }
@@ -117,7 +120,7 @@ describe('frame codec', () => {
     const noise = randomFrame(new Rng(7));
     const text = encodeFrames([noise]);
     expect(decodeFrames(text)).toEqual([noise]);
-    expect(bytes(text)).toBeLessThanOrEqual(SIDE * SIDE / 2 + 8);
+    expect(bytes(text)).toBeLessThanOrEqual((SIDE * SIDE) / 2 + 8);
   });
 
   it('ignores a reference of another size (the text then stands alone)', () => {
@@ -165,7 +168,9 @@ describe('frame codec', () => {
     expect(() => decodeFrames(header([0xf1, 0, 1, 2, 2, 0, 0x1f, 0x7f]))).toThrow(/a run of 143 cells where 4 remain/);
     expect(() => decodeFrames(header([0xf1, 0, 1, 1, 1, 7, 0x10]))).toThrow(/unknown kind 7/);
     expect(() => decodeFrames(header([0xf1, 0, 1, 1, 1, 1, 0x10]))).toThrow(/delta with no frame one before it/);
-    expect(() => decodeFrames(header([0xf1, 0, 2, 1, 1, 0, 0x10, 3, 0x10]))).toThrow(/delta with no frame two before it/);
+    expect(() => decodeFrames(header([0xf1, 0, 2, 1, 1, 0, 0x10, 3, 0x10]))).toThrow(
+      /delta with no frame two before it/,
+    );
     expect(codeOf(() => decodeFrames('A'.repeat(MAX_ENCODED_LENGTH + 4)))).toBe('too-large');
   });
 

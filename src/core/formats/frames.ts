@@ -38,7 +38,8 @@ export const MAX_FRAME_SIDE = 64;
 /** Most frames one response may carry (the official engine stops an action after 1,000). */
 export const MAX_FRAMES_PER_RESPONSE = 1024;
 /** Longest text {@link decodeFrames} accepts: every frame raw, plus headers. */
-export const MAX_ENCODED_LENGTH = Math.ceil(((MAX_FRAMES_PER_RESPONSE * (1 + (MAX_FRAME_SIDE * MAX_FRAME_SIDE) / 2)) + 16) / 3) * 4;
+export const MAX_ENCODED_LENGTH =
+  Math.ceil((MAX_FRAMES_PER_RESPONSE * (1 + (MAX_FRAME_SIDE * MAX_FRAME_SIDE) / 2) + 16) / 3) * 4;
 
 const FORMAT = 0xf1;
 const FLAG_REFERENCE = 1;
@@ -52,7 +53,10 @@ export type FrameCodecCode = 'bad-frames' | 'corrupt' | 'reference-missing' | 'r
 /** Why frames could not be encoded or decoded; `code` names the case for callers. */
 export class FrameCodecError extends Error {
   override readonly name = 'FrameCodecError';
-  constructor(readonly code: FrameCodecCode, message: string) {
+  constructor(
+    readonly code: FrameCodecCode,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -63,7 +67,10 @@ export class FrameCodecError extends Error {
  */
 export function encodeFrames(frames: readonly FrameGrid[], reference: FrameGrid | null = null): string {
   if (frames.length > MAX_FRAMES_PER_RESPONSE) {
-    throw new FrameCodecError('too-large', `a response of ${frames.length} frames is more than the ${MAX_FRAMES_PER_RESPONSE} a stored action may carry`);
+    throw new FrameCodecError(
+      'too-large',
+      `a response of ${frames.length} frames is more than the ${MAX_FRAMES_PER_RESPONSE} a stored action may carry`,
+    );
   }
   const out = new ByteWriter();
   out.byte(FORMAT);
@@ -75,10 +82,16 @@ export function encodeFrames(frames: readonly FrameGrid[], reference: FrameGrid 
   const height = frames[0].length;
   const width = height > 0 ? frames[0][0].length : 0;
   if (width < 1 || height < 1 || width > MAX_FRAME_SIDE || height > MAX_FRAME_SIDE) {
-    throw new FrameCodecError('bad-frames', `frame 0 is ${width}x${height}; frames must be 1 to ${MAX_FRAME_SIDE} cells on each side`);
+    throw new FrameCodecError(
+      'bad-frames',
+      `frame 0 is ${width}x${height}; frames must be 1 to ${MAX_FRAME_SIDE} cells on each side`,
+    );
   }
   const flat = frames.map((grid, i) => flatten(grid, width, height, `frame ${i}`));
-  const ref = reference !== null && sameSize(reference, width, height) ? flatten(reference, width, height, 'the reference frame') : null;
+  const ref =
+    reference !== null && sameSize(reference, width, height)
+      ? flatten(reference, width, height, 'the reference frame')
+      : null;
   out.byte(ref !== null ? FLAG_REFERENCE : 0);
   out.varint(frames.length);
   out.byte(width);
@@ -88,7 +101,10 @@ export function encodeFrames(frames: readonly FrameGrid[], reference: FrameGrid 
   const before: Uint8Array[] = ref !== null ? [ref] : [];
   for (const cells of flat) {
     let best = { kind: KIND_RLE, body: runs(cells) };
-    const bases: [number, Uint8Array | undefined][] = [[KIND_DELTA, before.at(-1)], [KIND_DELTA2, before.at(-2)]];
+    const bases: [number, Uint8Array | undefined][] = [
+      [KIND_DELTA, before.at(-1)],
+      [KIND_DELTA2, before.at(-2)],
+    ];
     for (const [kind, base] of bases) {
       if (base === undefined) continue;
       const delta = runs(xor(cells, base));
@@ -109,12 +125,18 @@ export function encodeFrames(frames: readonly FrameGrid[], reference: FrameGrid 
  */
 export function decodeFrames(text: string, reference: FrameGrid | null = null): number[][][] {
   if (text.length > MAX_ENCODED_LENGTH) {
-    throw new FrameCodecError('too-large', `stored frames of ${text.length} characters are longer than any encoding (${MAX_ENCODED_LENGTH}); the data is corrupt`);
+    throw new FrameCodecError(
+      'too-large',
+      `stored frames of ${text.length} characters are longer than any encoding (${MAX_ENCODED_LENGTH}); the data is corrupt`,
+    );
   }
   const input = new ByteReader(fromBase64(text));
   const format = input.byte();
   if (format !== FORMAT) {
-    throw new FrameCodecError('corrupt', `stored frames start with 0x${format.toString(16)}, not 0xf1: not frames this version of ARC Studio wrote, or corrupt`);
+    throw new FrameCodecError(
+      'corrupt',
+      `stored frames start with 0x${format.toString(16)}, not 0xf1: not frames this version of ARC Studio wrote, or corrupt`,
+    );
   }
   const flags = input.byte();
   if ((flags & ~FLAG_REFERENCE) !== 0) throw corrupt(`unknown flags 0x${flags.toString(16)}`);
@@ -126,22 +148,32 @@ export function decodeFrames(text: string, reference: FrameGrid | null = null): 
   }
   const width = input.byte();
   const height = input.byte();
-  if (width < 1 || height < 1 || width > MAX_FRAME_SIDE || height > MAX_FRAME_SIDE) throw corrupt(`a frame size of ${width}x${height}`);
+  if (width < 1 || height < 1 || width > MAX_FRAME_SIDE || height > MAX_FRAME_SIDE)
+    throw corrupt(`a frame size of ${width}x${height}`);
   // Every frame costs at least two bytes (its kind and one run): refuse counts the text cannot hold.
   if (count * 2 > input.remaining()) throw corrupt(`${count} frames in ${input.remaining()} bytes`);
   const before: Uint8Array[] = [];
   if ((flags & FLAG_REFERENCE) !== 0) {
     const expected = input.u32();
     if (reference === null) {
-      throw new FrameCodecError('reference-missing', 'these frames were stored as changes to the previous action\'s last frame; decode them with that frame');
+      throw new FrameCodecError(
+        'reference-missing',
+        "these frames were stored as changes to the previous action's last frame; decode them with that frame",
+      );
     }
     if (!sameSize(reference, width, height)) {
-      throw new FrameCodecError('reference-mismatch', `these frames are ${width}x${height} changes to a frame of that size; the frame given is not`);
+      throw new FrameCodecError(
+        'reference-mismatch',
+        `these frames are ${width}x${height} changes to a frame of that size; the frame given is not`,
+      );
     }
     const previous = flatten(reference, width, height, 'the reference frame');
     before.push(previous);
     if (hashCells(previous, width, height) !== expected) {
-      throw new FrameCodecError('reference-mismatch', 'these frames were stored as changes to a different frame than the one given: decode the actions in order, each with the last frame of the one before');
+      throw new FrameCodecError(
+        'reference-mismatch',
+        'these frames were stored as changes to a different frame than the one given: decode the actions in order, each with the last frame of the one before',
+      );
     }
   }
   const cellCount = width * height;
@@ -152,10 +184,10 @@ export function decodeFrames(text: string, reference: FrameGrid | null = null): 
     if (kind === KIND_RLE) cells = readRuns(input, cellCount);
     else if (kind === KIND_DELTA || kind === KIND_DELTA2) {
       const base = before.at(kind === KIND_DELTA ? -1 : -2);
-      if (base === undefined) throw corrupt(`frame ${i} is a delta with no frame ${kind === KIND_DELTA ? 'one' : 'two'} before it`);
+      if (base === undefined)
+        throw corrupt(`frame ${i} is a delta with no frame ${kind === KIND_DELTA ? 'one' : 'two'} before it`);
       cells = xor(readRuns(input, cellCount), base);
-    }
-    else if (kind === KIND_RAW) cells = unpackNibbles(input, cellCount);
+    } else if (kind === KIND_RAW) cells = unpackNibbles(input, cellCount);
     else throw corrupt(`frame ${i} has unknown kind ${kind}`);
     frames.push(toGrid(cells, width, height));
     before.push(cells);
@@ -173,14 +205,26 @@ function sameSize(grid: FrameGrid, width: number, height: number): boolean {
 }
 
 function flatten(grid: FrameGrid, width: number, height: number, what: string): Uint8Array {
-  if (grid.length !== height) throw new FrameCodecError('bad-frames', `${what} has ${grid.length} rows; the frames of one response must all be ${width}x${height}`);
+  if (grid.length !== height)
+    throw new FrameCodecError(
+      'bad-frames',
+      `${what} has ${grid.length} rows; the frames of one response must all be ${width}x${height}`,
+    );
   const cells = new Uint8Array(width * height);
   for (let y = 0; y < height; y++) {
     const row = grid[y];
-    if (row.length !== width) throw new FrameCodecError('bad-frames', `${what} row ${y} has ${row.length} cells; the frames of one response must all be ${width}x${height}`);
+    if (row.length !== width)
+      throw new FrameCodecError(
+        'bad-frames',
+        `${what} row ${y} has ${row.length} cells; the frames of one response must all be ${width}x${height}`,
+      );
     for (let x = 0; x < width; x++) {
       const v = row[x];
-      if (!Number.isInteger(v) || v < 0 || v > 15) throw new FrameCodecError('bad-frames', `${what} has ${String(v)} at x=${x}, y=${y}; colours are integers 0-15`);
+      if (!Number.isInteger(v) || v < 0 || v > 15)
+        throw new FrameCodecError(
+          'bad-frames',
+          `${what} has ${String(v)} at x=${x}, y=${y}; colours are integers 0-15`,
+        );
       cells[y * width + x] = v;
     }
   }
@@ -343,7 +387,8 @@ function toBase64(bytes: Uint8Array): string {
 }
 
 function fromBase64(text: string): Uint8Array {
-  if (text.length === 0 || text.length % 4 !== 0) throw corrupt(`base64 text of length ${text.length} (a positive multiple of 4 is expected)`);
+  if (text.length === 0 || text.length % 4 !== 0)
+    throw corrupt(`base64 text of length ${text.length} (a positive multiple of 4 is expected)`);
   const pad = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0;
   const out = new Uint8Array((text.length / 4) * 3 - pad);
   let o = 0;

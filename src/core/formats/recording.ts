@@ -13,7 +13,14 @@ import type { GameDefinition } from '../game/define';
 import { createRun, step, type Run } from '../game/engine';
 import { replayGameEvents } from '../game/replay';
 import {
-  FRAME_SIZE, GAME_ACTIONS, GameRuleError, actionId, type ActionInput, type Frame, type FrameResponse, type GameAction,
+  FRAME_SIZE,
+  GAME_ACTIONS,
+  GameRuleError,
+  actionId,
+  type ActionInput,
+  type Frame,
+  type FrameResponse,
+  type GameAction,
   type GameState,
 } from '../game/types';
 import { playLevelActions, scorecardPlays, type LevelChange, type UnscoredStep } from '../scoring/scorecard';
@@ -74,9 +81,12 @@ export function isoTimestamp(epochMs: number): string {
   const micros = Math.round(epochMs * 1000);
   const day = Math.floor(micros / 86_400_000_000);
   let rest = micros - day * 86_400_000_000;
-  const hh = Math.floor(rest / 3_600_000_000); rest -= hh * 3_600_000_000;
-  const mm = Math.floor(rest / 60_000_000); rest -= mm * 60_000_000;
-  const ss = Math.floor(rest / 1_000_000); rest -= ss * 1_000_000;
+  const hh = Math.floor(rest / 3_600_000_000);
+  rest -= hh * 3_600_000_000;
+  const mm = Math.floor(rest / 60_000_000);
+  rest -= mm * 60_000_000;
+  const ss = Math.floor(rest / 1_000_000);
+  rest -= ss * 1_000_000;
   // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
   const z = day + 719_468;
   const era = Math.floor(z / 146_097);
@@ -98,7 +108,13 @@ export function frameToGrid(frame: Frame): number[][] {
 }
 
 /** The recording line (JSON text, no newline) for `input` answered by `response`. */
-export function recordingLine(gameId: string, guid: string, epochMs: number, input: ActionInput, response: FrameResponse): string {
+export function recordingLine(
+  gameId: string,
+  guid: string,
+  epochMs: number,
+  input: ActionInput,
+  response: FrameResponse,
+): string {
   const line: RecordingLine = {
     timestamp: isoTimestamp(epochMs),
     data: {
@@ -135,14 +151,21 @@ function isEvents(source: readonly LogEvent[] | Iterable<RecordingStep>): source
  * for (const line of toRecording(games.push, 0, events, { guid, startTime })) out.write(line + '\n');
  */
 export function* toRecording(
-  game: GameDefinition<unknown, unknown>, seed: number, source: readonly LogEvent[] | Iterable<RecordingStep>, options: RecordingOptions,
+  game: GameDefinition<unknown, unknown>,
+  seed: number,
+  source: readonly LogEvent[] | Iterable<RecordingStep>,
+  options: RecordingOptions,
 ): Generator<string> {
   const gameId = options.gameId ?? game.id;
   if (isEvents(source)) {
-    const events = source.filter((e) => (e.kind === 'game.open' || e.kind === 'game.action') && e.data.game === game.id);
+    const events = source.filter(
+      (e) => (e.kind === 'game.open' || e.kind === 'game.action') && e.data.game === game.id,
+    );
     for (const e of events) {
       if (e.kind === 'game.open' && e.data.seed !== seed) {
-        throw new RecordingError(`event ${e.seq} opens "${game.id}" with seed ${String(e.data.seed)}, not ${seed}: export each run with its own seed (see splitGameRuns).`);
+        throw new RecordingError(
+          `event ${e.seq} opens "${game.id}" with seed ${String(e.data.seed)}, not ${seed}: export each run with its own seed (see splitGameRuns).`,
+        );
       }
     }
     if (events.length && events[0].kind !== 'game.open') {
@@ -150,11 +173,17 @@ export function* toRecording(
     }
     const replay = replayGameEvents(game, events);
     if (replay.problems.length) {
-      const shown = replay.problems.slice(0, 3).map((p) => `event ${p.seq}: ${p.message}`).join('; ');
-      throw new RecordingError(`the log of "${game.id}" does not replay (${replay.problems.length} problem${replay.problems.length > 1 ? 's' : ''}: ${shown}); a recording must show what the engine shows, so verify the log first.`);
+      const shown = replay.problems
+        .slice(0, 3)
+        .map((p) => `event ${p.seq}: ${p.message}`)
+        .join('; ');
+      throw new RecordingError(
+        `the log of "${game.id}" does not replay (${replay.problems.length} problem${replay.problems.length > 1 ? 's' : ''}: ${shown}); a recording must show what the engine shows, so verify the log first.`,
+      );
     }
     const times = new Map(events.map((e) => [e.seq, e.t]));
-    for (const s of replay.steps) yield recordingLine(gameId, options.guid, options.startTime + times.get(s.seq)!, s.input, s.response);
+    for (const s of replay.steps)
+      yield recordingLine(gameId, options.guid, options.startTime + times.get(s.seq)!, s.input, s.response);
     return;
   }
   let run: Run<unknown> = createRun(game, { seed });
@@ -165,7 +194,8 @@ export function* toRecording(
     try {
       result = step(run, s.input);
     } catch (e) {
-      if (e instanceof GameRuleError) throw new RecordingError(`step ${i} (${s.input.action}) is refused by the rules, ${e.code}: ${e.message}`);
+      if (e instanceof GameRuleError)
+        throw new RecordingError(`step ${i} (${s.input.action}) is refused by the rules, ${e.code}: ${e.message}`);
       throw e;
     }
     run = result.run;
@@ -272,13 +302,22 @@ export function parseRecordingLine(text: string, line: number): RecordingStepRea
   }
   const data = (json as { data?: unknown } | null)?.data as Record<string, unknown> | undefined;
   const ai = data?.action_input as { id?: unknown; data?: unknown } | undefined;
-  if (!data || typeof data !== 'object' || !ai || typeof ai !== 'object' || !('state' in data) || !('levels_completed' in data)) {
+  if (
+    !data ||
+    typeof data !== 'object' ||
+    !ai ||
+    typeof ai !== 'object' ||
+    !('state' in data) ||
+    !('levels_completed' in data)
+  ) {
     return { skip: 'not a frame (no data.action_input, state or levels_completed)' };
   }
   const action = actionOf(ai.id);
   if (!action) return { skip: `unknown action id ${JSON.stringify(ai.id)}` };
-  if (typeof data.state !== 'string' || !STATES.includes(data.state)) return { skip: `unknown state ${JSON.stringify(data.state)}` };
-  if (!isInt(data.levels_completed) || data.levels_completed < 0) return { skip: `levels_completed ${JSON.stringify(data.levels_completed)} is not a count` };
+  if (typeof data.state !== 'string' || !STATES.includes(data.state))
+    return { skip: `unknown state ${JSON.stringify(data.state)}` };
+  if (!isInt(data.levels_completed) || data.levels_completed < 0)
+    return { skip: `levels_completed ${JSON.stringify(data.levels_completed)} is not a count` };
   let input: ActionInput = { action };
   if (action === 'ACTION6') {
     const xy = (ai.data ?? {}) as { x?: unknown; y?: unknown };
@@ -286,10 +325,13 @@ export function parseRecordingLine(text: string, line: number): RecordingStepRea
   }
   const ts = (json as { timestamp?: unknown }).timestamp;
   return {
-    line, timestamp: typeof ts === 'string' ? ts : null,
+    line,
+    timestamp: typeof ts === 'string' ? ts : null,
     gameId: typeof data.game_id === 'string' ? data.game_id : '',
     guid: typeof data.guid === 'string' ? data.guid : null,
-    input, state: data.state as GameState, levelsCompleted: data.levels_completed,
+    input,
+    state: data.state as GameState,
+    levelsCompleted: data.levels_completed,
     winLevels: isInt(data.win_levels) ? data.win_levels : null,
     ...(typeof data.full_reset === 'boolean' ? { fullReset: data.full_reset } : {}),
     ...(Array.isArray(data.frame) ? { emptyFrame: data.frame.length === 0 } : {}),
@@ -312,10 +354,17 @@ export function readRecordingLines(lines: Iterable<string>): RecordingRead {
     if ('skip' in r) skipped.push({ line: n, reason: r.skip });
     else steps.push(r);
   }
-  const found = scorecardPlays(steps.map((s) => ({
-    gameId: s.gameId, guid: s.guid, action: s.input.action, state: s.state, levelsCompleted: s.levelsCompleted,
-    ...(s.fullReset !== undefined ? { fullReset: s.fullReset } : {}), ...(s.emptyFrame !== undefined ? { emptyFrame: s.emptyFrame } : {}),
-  })));
+  const found = scorecardPlays(
+    steps.map((s) => ({
+      gameId: s.gameId,
+      guid: s.guid,
+      action: s.input.action,
+      state: s.state,
+      levelsCompleted: s.levelsCompleted,
+      ...(s.fullReset !== undefined ? { fullReset: s.fullReset } : {}),
+      ...(s.emptyFrame !== undefined ? { emptyFrame: s.emptyFrame } : {}),
+    })),
+  );
   const unscored = new Set(found.unscored.map((u) => u.index));
   const runs: RecordingRun[] = found.plays.map((p) => {
     const part: RecordingStepRead[] = [];
@@ -324,14 +373,24 @@ export function readRecordingLines(lines: Iterable<string>): RecordingRead {
     }
     const withLevels = part.filter((s) => s.winLevels !== null && s.winLevels > 0);
     return {
-      gameId: p.gameId, guid: p.guid, firstLine: steps[p.first].line, lastLine: steps[p.last].line,
-      actions: part.map((s) => s.input), actionCount: p.actions, resets: p.resets, levelChanges: p.levelChanges,
-      levelActions: playLevelActions(p), levelsCompleted: p.levelChanges.length,
-      winLevels: withLevels.length ? withLevels[withLevels.length - 1].winLevels : null, state: p.state,
+      gameId: p.gameId,
+      guid: p.guid,
+      firstLine: steps[p.first].line,
+      lastLine: steps[p.last].line,
+      actions: part.map((s) => s.input),
+      actionCount: p.actions,
+      resets: p.resets,
+      levelChanges: p.levelChanges,
+      levelActions: playLevelActions(p),
+      levelsCompleted: p.levelChanges.length,
+      winLevels: withLevels.length ? withLevels[withLevels.length - 1].winLevels : null,
+      state: p.state,
     };
   });
   return {
-    steps, runs, skipped,
+    steps,
+    runs,
+    skipped,
     unscored: found.unscored.map((u) => ({ line: steps[u.index].line, reason: u.reason })),
     fullResetsInferred: found.fullResetsInferred.map((i) => steps[i].line),
   };
@@ -345,7 +404,10 @@ export function readRecording(text: string): RecordingRead {
 /** The runs of a recording as RHAE scoring takes them, labelled `<source>#<run>`. */
 export function recordingAgentRuns(read: RecordingRead, source: string): AgentRun[] {
   return read.runs.map((r, i) => ({
-    game: r.gameId, label: `${source}#${i + 1}`, levelActions: r.levelActions, levelsCompleted: r.levelsCompleted,
+    game: r.gameId,
+    label: `${source}#${i + 1}`,
+    levelActions: r.levelActions,
+    levelsCompleted: r.levelsCompleted,
     ...(r.winLevels !== null ? { winLevels: r.winLevels } : {}),
   }));
 }
@@ -381,8 +443,15 @@ export function pythonIsoTimestamp(epochMs: number): string {
 export function pythonJson(value: unknown): string {
   if (value === null || value === undefined) return 'null';
   if (Array.isArray(value)) return `[${value.map(pythonJson).join(', ')}]`;
-  if (typeof value === 'object') return `{${Object.entries(value as Record<string, unknown>).map(([k, v]) => `${pythonJson(k)}: ${pythonJson(v)}`).join(', ')}}`;
-  if (typeof value === 'string') return JSON.stringify(value).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  if (typeof value === 'object')
+    return `{${Object.entries(value as Record<string, unknown>)
+      .map(([k, v]) => `${pythonJson(k)}: ${pythonJson(v)}`)
+      .join(', ')}}`;
+  if (typeof value === 'string')
+    return JSON.stringify(value).replace(
+      /[\u007f-\uffff]/g,
+      (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+    );
   return JSON.stringify(value);
 }
 
@@ -402,7 +471,11 @@ export function toolkitRecordingLine(s: ToolkitStep): string {
       state: s.state,
       levels_completed: s.levelsCompleted,
       win_levels: s.winLevels,
-      action_input: { id: s.input.action, data: s.input.action === 'ACTION6' ? { x: s.input.x, y: s.input.y } : {}, reasoning: null },
+      action_input: {
+        id: s.input.action,
+        data: s.input.action === 'ACTION6' ? { x: s.input.x, y: s.input.y } : {},
+        reasoning: null,
+      },
       guid: s.guid,
       full_reset: s.fullReset,
       available_actions: s.available,

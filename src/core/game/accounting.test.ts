@@ -35,11 +35,15 @@ function randomInputs(id: string, seed: number, n: number): ActionInput[] {
     let input: ActionInput;
     const r = rng.next();
     if (run.state !== 'NOT_FINISHED' || r < 0.05) input = { action: 'RESET' };
-    else if (r < 0.5) input = sol[Math.min(sol.length - 1, run.actions)] ?? { action: 'RESET' }; // walk towards wins
+    else if (r < 0.5)
+      input = sol[Math.min(sol.length - 1, run.actions)] ?? { action: 'RESET' }; // walk towards wins
     else {
       const offered = availableActions(run);
       const a = offered[rng.int(offered.length)];
-      input = a === 6 ? { action: 'ACTION6', x: rng.int(64), y: rng.int(64) } : { action: `ACTION${a}` as ActionInput['action'] };
+      input =
+        a === 6
+          ? { action: 'ACTION6', x: rng.int(64), y: rng.int(64) }
+          : { action: `ACTION${a}` as ActionInput['action'] };
     }
     try {
       run = step(run, input).run;
@@ -69,17 +73,37 @@ describe('one accounting for the engine and for logs', () => {
     // A recording's frames say it: an empty one is not counted, frames are.
     expect(isCounted('ACTION1', 'NOT_FINISHED', true)).toBe(false);
     expect(isCounted('ACTION1', 'GAME_OVER', false)).toBe(true);
-    const s = (action: AccountedStep['action'], levelsCompleted: number, state: AccountedStep['state']): AccountedStep => ({ action, levelsCompleted, state });
+    const s = (
+      action: AccountedStep['action'],
+      levelsCompleted: number,
+      state: AccountedStep['state'],
+    ): AccountedStep => ({ action, levelsCompleted, state });
     const [first, second, third] = splitRuns([
-      s('RESET', 0, 'NOT_FINISHED'), s('ACTION1', 1, 'NOT_FINISHED'), s('ACTION1', 1, 'NOT_FINISHED'), s('ACTION2', 1, 'GAME_OVER'),
+      s('RESET', 0, 'NOT_FINISHED'),
+      s('ACTION1', 1, 'NOT_FINISHED'),
+      s('ACTION1', 1, 'NOT_FINISHED'),
+      s('ACTION2', 1, 'GAME_OVER'),
       // Three after GAME_OVER: nothing; the RESET resets level 2 (2 actions in it) and counts there.
-      s('ACTION1', 1, 'GAME_OVER'), s('ACTION1', 1, 'GAME_OVER'), s('ACTION3', 1, 'GAME_OVER'), s('RESET', 1, 'NOT_FINISHED'),
-      s('ACTION4', 2, 'WIN'), s('ACTION1', 2, 'WIN'), s('ACTION1', 2, 'WIN'),
+      s('ACTION1', 1, 'GAME_OVER'),
+      s('ACTION1', 1, 'GAME_OVER'),
+      s('ACTION3', 1, 'GAME_OVER'),
+      s('RESET', 1, 'NOT_FINISHED'),
+      s('ACTION4', 2, 'WIN'),
+      s('ACTION1', 2, 'WIN'),
+      s('ACTION1', 2, 'WIN'),
       // After WIN a RESET starts a new run.
-      s('RESET', 0, 'NOT_FINISHED'), s('ACTION1', 0, 'NOT_FINISHED'),
-      s('RESET', 0, 'NOT_FINISHED'), s('RESET', 0, 'NOT_FINISHED'),
+      s('RESET', 0, 'NOT_FINISHED'),
+      s('ACTION1', 0, 'NOT_FINISHED'),
+      s('RESET', 0, 'NOT_FINISHED'),
+      s('RESET', 0, 'NOT_FINISHED'),
     ]);
-    expect(first).toMatchObject({ actions: 5, levelActions: [1, 4], levelsCompleted: 2, state: 'WIN', uncounted: [4, 5, 6, 9, 10] });
+    expect(first).toMatchObject({
+      actions: 5,
+      levelActions: [1, 4],
+      levelsCompleted: 2,
+      state: 'WIN',
+      uncounted: [4, 5, 6, 9, 10],
+    });
     // The level RESET right after (one action in level 1) counts; the next RESET starts a third run.
     expect(second).toMatchObject({ actions: 2, levelActions: [2], uncounted: [] });
     expect(third).toMatchObject({ actions: 0, levelActions: [0] });
@@ -87,17 +111,27 @@ describe('one accounting for the engine and for logs', () => {
 
   for (const id of Object.keys(games)) {
     it(`${id}: splitRuns and countActions give the engine's counts on seeded random play with RESETs`, () => {
-      let levels = 0, runs = 0;
+      let levels = 0,
+        runs = 0;
       for (let seed = 1; seed <= 5; seed++) {
         const { run, ended, logged, steps } = play(id, randomInputs(id, seed, 400));
         const split = splitRuns(steps);
-        expect(split.map((r) => r.levelActions), `seed ${seed}`).toEqual(ended.map(actionCounts));
+        expect(
+          split.map((r) => r.levelActions),
+          `seed ${seed}`,
+        ).toEqual(ended.map(actionCounts));
         expect(split.map((r) => r.actions)).toEqual(ended.map((r) => r.actions));
         expect(split.map((r) => r.levelsCompleted)).toEqual(ended.map((r) => r.levelsCompleted));
         // What decides whether a RESET now would be a full reset (the player's confirmation).
         const last = split[split.length - 1];
-        expect(isFullReset(last.state, last.sinceLevelStart), `seed ${seed}`).toBe(isFullReset(run.state, run.levelActions));
-        expect(countActions(logged)).toEqual({ runs: run.runs, actions: run.actions, level_actions: actionCounts(run) });
+        expect(isFullReset(last.state, last.sinceLevelStart), `seed ${seed}`).toBe(
+          isFullReset(run.state, run.levelActions),
+        );
+        expect(countActions(logged)).toEqual({
+          runs: run.runs,
+          actions: run.actions,
+          level_actions: actionCounts(run),
+        });
         levels += Math.max(...split.map((r) => r.levelsCompleted));
         runs += split.length;
       }

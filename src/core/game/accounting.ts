@@ -100,7 +100,16 @@ function close(r: OpenRun, end: number): RunCount {
   const counts = levelCounts(r.starts, r.actions);
   // After WIN no level is being played: the start pushed for "the level after the last" goes.
   const levelActions = r.state === 'WIN' ? counts.slice(0, r.level) : counts;
-  return { first: r.first, end, actions: r.actions, uncounted: r.uncounted, levelActions, levelsCompleted: r.level, state: r.state, sinceLevelStart: r.sinceLevelStart };
+  return {
+    first: r.first,
+    end,
+    actions: r.actions,
+    uncounted: r.uncounted,
+    levelActions,
+    levelsCompleted: r.level,
+    state: r.state,
+    sinceLevelStart: r.sinceLevelStart,
+  };
 }
 
 /**
@@ -130,7 +139,8 @@ export function splitRuns(steps: readonly AccountedStep[]): RunCount[] {
       continue;
     }
     // A recording cut before its RESET still counts: its first action opens a run.
-    if (!run) run = { first: i, actions: 0, uncounted: [], starts: [0], level: 0, state: 'NOT_FINISHED', sinceLevelStart: 0 };
+    if (!run)
+      run = { first: i, actions: 0, uncounted: [], starts: [0], level: 0, state: 'NOT_FINISHED', sinceLevelStart: 0 };
     if (!isCounted(s.action, run.state, s.emptyFrame)) {
       run.uncounted.push(i);
       continue;

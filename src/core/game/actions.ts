@@ -31,15 +31,22 @@ export function parseAction(text: string): ActionInput {
   }
   if (coords.length !== 2) throw new ActionParseError(`"${s}": ACTION6 needs a column and a row, e.g. ACTION6:12:30.`);
   const [x, y] = coords.map((c) => (/^\d{1,2}$/.test(c) ? Number(c) : NaN));
-  for (const [label, v, raw] of [['column x', x, coords[0]], ['row y', y, coords[1]]] as const) {
-    if (!(v >= 0 && v < FRAME_SIZE)) throw new ActionParseError(`"${s}": ${label} "${raw}" must be a whole number from 0 to 63.`);
+  for (const [label, v, raw] of [
+    ['column x', x, coords[0]],
+    ['row y', y, coords[1]],
+  ] as const) {
+    if (!(v >= 0 && v < FRAME_SIZE))
+      throw new ActionParseError(`"${s}": ${label} "${raw}" must be a whole number from 0 to 63.`);
   }
   return { action: 'ACTION6', x, y };
 }
 
 /** Parses a comma-separated list such as `RESET,ACTION1,ACTION6:12:30,ACTION7` (spaces allowed). */
 export function parseActions(text: string): ActionInput[] {
-  const parts = text.split(',').map((p) => p.trim()).filter((p) => p !== '');
+  const parts = text
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
   return parts.map((p, i) => {
     try {
       return parseAction(p);

@@ -94,8 +94,10 @@ export interface GameDefinition<S = unknown, L = unknown> {
 
 /** Declares a game with its types inferred; returns it unchanged. */
 export function defineGame<S, L>(game: GameDefinition<S, L>): GameDefinition<S, L> {
-  if (!/^[a-z0-9]{4}$/.test(game.id)) throw new Error(`game id "${game.id}" must be 4 lowercase letters or digits, e.g. "push".`);
+  if (!/^[a-z0-9]{4}$/.test(game.id))
+    throw new Error(`game id "${game.id}" must be 4 lowercase letters or digits, e.g. "push".`);
   if (game.levels.length === 0) throw new Error(`game "${game.id}" has no levels: add at least one.`);
-  if (game.actions.some((a) => !(a >= 1 && a <= 6))) throw new Error(`game "${game.id}": actions must be ids 1-6 (ACTION7, undo, is added by the engine).`);
+  if (game.actions.some((a) => !(a >= 1 && a <= 6)))
+    throw new Error(`game "${game.id}": actions must be ids 1-6 (ACTION7, undo, is added by the engine).`);
   return game;
 }

@@ -22,16 +22,23 @@ export interface Divergence {
 export type DeterminismReport =
   | { readonly deterministic: true; readonly steps: number }
   | {
-    readonly deterministic: false; readonly steps: number; readonly divergence: Divergence;
-    /** The differing frame of each play (null where a play rendered no such frame). */
-    readonly grids: { readonly first: number[][] | null; readonly second: number[][] | null };
-  };
+      readonly deterministic: false;
+      readonly steps: number;
+      readonly divergence: Divergence;
+      /** The differing frame of each play (null where a play rendered no such frame). */
+      readonly grids: { readonly first: number[][] | null; readonly second: number[][] | null };
+    };
 
 /** The first difference between two frame lists of one step, or null when they are equal. */
-export function compareFrames(a: readonly number[][][], b: readonly number[][][]): (Omit<Divergence, 'step' | 'action'> & { index: number }) | null {
+export function compareFrames(
+  a: readonly number[][][],
+  b: readonly number[][][],
+): (Omit<Divergence, 'step' | 'action'> & { index: number }) | null {
   for (let k = 0; k < Math.max(a.length, b.length); k++) {
-    const fa = a[k], fb = b[k];
-    if (!fa || !fb) return { index: k, frame: k + 1, frames: a.length, framesAgain: b.length, cells: 64 * 64, first: null };
+    const fa = a[k],
+      fb = b[k];
+    if (!fa || !fb)
+      return { index: k, frame: k + 1, frames: a.length, framesAgain: b.length, cells: 64 * 64, first: null };
     let cells = 0;
     let first: Divergence['first'] = null;
     for (let y = 0; y < fa.length; y++) {
@@ -55,7 +62,8 @@ export function whereFramesDiffer(d: Divergence): string {
 
 /** The report's lines for a determinism check. */
 export function formatDeterminism(r: DeterminismReport): string[] {
-  if (r.deterministic) return [`Deterministic: the same ${r.steps} actions played twice gave the same frames at every step.`];
+  if (r.deterministic)
+    return [`Deterministic: the same ${r.steps} actions played twice gave the same frames at every step.`];
   const d = r.divergence;
   return [
     `NOT DETERMINISTIC: the same actions played twice on the same seed gave different frames at step ${d.step} (${d.action}): ${whereFramesDiffer(d)}.`,
@@ -64,4 +72,5 @@ export function formatDeterminism(r: DeterminismReport): string[] {
 }
 
 /** Why a game that is not deterministic is a problem, and what to do: the CLI and the playtest page say the same. */
-export const NOT_EXACT = 'The game draws from something its seed does not fix (an unseeded random generator such as numpy\'s global one, or the clock). Verification of its recorded sessions cannot be exact: give the game a seeded generator (e.g. random.Random(seed)) to fix it.';
+export const NOT_EXACT =
+  "The game draws from something its seed does not fix (an unseeded random generator such as numpy's global one, or the clock). Verification of its recorded sessions cannot be exact: give the game a seeded generator (e.g. random.Random(seed)) to fix it.";

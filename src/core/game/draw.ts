@@ -11,8 +11,10 @@ export function setCell(frame: Frame, x: number, y: number, colour: number): voi
 
 /** Fills a `w` x `h` rectangle whose top left is (x, y). */
 export function fillRect(frame: Frame, x: number, y: number, w: number, h: number, colour: number): void {
-  const x0 = Math.max(0, x), y0 = Math.max(0, y);
-  const x1 = Math.min(FRAME_SIZE, x + w), y1 = Math.min(FRAME_SIZE, y + h);
+  const x0 = Math.max(0, x),
+    y0 = Math.max(0, y);
+  const x1 = Math.min(FRAME_SIZE, x + w),
+    y1 = Math.min(FRAME_SIZE, y + h);
   for (let yy = y0; yy < y1; yy++) frame.fill(colour, yy * FRAME_SIZE + x0, yy * FRAME_SIZE + x1);
 }
 
@@ -91,11 +93,15 @@ export function parseMap(text: string): AsciiMap {
   const rows = lines.map((l) => l.slice(indent).trimEnd());
   const width = Math.max(...rows.map((r) => r.length));
   return {
-    width, height: rows.length, rows,
+    width,
+    height: rows.length,
+    rows,
     at: (x, y) => rows[y]?.[x] ?? ' ',
     find(ch) {
       const out: [number, number][] = [];
-      rows.forEach((r, y) => { for (let x = 0; x < r.length; x++) if (r[x] === ch) out.push([x, y]); });
+      rows.forEach((r, y) => {
+        for (let x = 0; x < r.length; x++) if (r[x] === ch) out.push([x, y]);
+      });
       return out;
     },
   };
@@ -113,13 +119,15 @@ export interface Board {
 export function board(cols: number, rows: number, cell: number, top = 0): Board {
   const x0 = Math.floor((FRAME_SIZE - cols * cell) / 2);
   const y0 = top + Math.floor((FRAME_SIZE - top - rows * cell) / 2);
-  if (x0 < 0 || y0 < top) throw new Error(`a ${cols}x${rows} board of ${cell}-cell squares does not fit under ${top} HUD rows.`);
+  if (x0 < 0 || y0 < top)
+    throw new Error(`a ${cols}x${rows} board of ${cell}-cell squares does not fit under ${top} HUD rows.`);
   return { x0, y0, cell, cols, rows };
 }
 
 /** The board cell under frame cell (px, py), or -1 when outside the board. */
 export function boardCellAt(b: Board, px: number, py: number): number {
-  const cx = Math.floor((px - b.x0) / b.cell), cy = Math.floor((py - b.y0) / b.cell);
+  const cx = Math.floor((px - b.x0) / b.cell),
+    cy = Math.floor((py - b.y0) / b.cell);
   return cx >= 0 && cy >= 0 && cx < b.cols && cy < b.rows ? cy * b.cols + cx : -1;
 }
 
@@ -127,13 +135,33 @@ export function boardCellAt(b: Board, px: number, py: number): number {
  * A HUD bar: `w` x `h` with the first `value / max` of it in `fg`, the rest in `bg`.
  * Players read it as a budget that drains.
  */
-export function drawBar(frame: Frame, x: number, y: number, w: number, h: number, value: number, max: number, fg: number, bg: number): void {
+export function drawBar(
+  frame: Frame,
+  x: number,
+  y: number,
+  w: number,
+  h: number,
+  value: number,
+  max: number,
+  fg: number,
+  bg: number,
+): void {
   const full = max <= 0 ? 0 : Math.round((Math.max(0, Math.min(value, max)) / max) * w);
   fillRect(frame, x, y, full, h, fg);
   fillRect(frame, x + full, y, w - full, h, bg);
 }
 
 /** A HUD row of `max` squares of `size`, the first `value` in `on`, the rest in `off` (lives, charges). */
-export function drawPips(frame: Frame, x: number, y: number, value: number, max: number, size: number, on: number, off: number, gap = 1): void {
+export function drawPips(
+  frame: Frame,
+  x: number,
+  y: number,
+  value: number,
+  max: number,
+  size: number,
+  on: number,
+  off: number,
+  gap = 1,
+): void {
   for (let i = 0; i < max; i++) fillRect(frame, x + i * (size + gap), y, size, size, i < value ? on : off);
 }

@@ -1,9 +1,30 @@
 import { describe, expect, it } from 'vitest';
 import type { LogEvent } from '../log/events';
 import {
-  ActionParseError, GameRuleError, actionCounts, advance, availableActions, countActions, createRun, defineGame,
-  formatActions, gameActionData, hashFrame, hashState, parseAction, parseActions, replayGameEvents, scorecard, step,
-  type ActionInput, type ActionId, type Run, PALETTE, fillRect, solveLevel, randomPolicy,
+  ActionParseError,
+  GameRuleError,
+  actionCounts,
+  advance,
+  availableActions,
+  countActions,
+  createRun,
+  defineGame,
+  formatActions,
+  gameActionData,
+  hashFrame,
+  hashState,
+  parseAction,
+  parseActions,
+  replayGameEvents,
+  scorecard,
+  step,
+  type ActionInput,
+  type ActionId,
+  type Run,
+  PALETTE,
+  fillRect,
+  solveLevel,
+  randomPolicy,
 } from './index';
 
 /**
@@ -11,23 +32,41 @@ import {
  * (only offered away from the wall), ACTION1 steps into a pit (GAME_OVER), ACTION5 rolls a die
  * from the seeded PRNG and records it.
  */
-interface Corridor { readonly pos: number; readonly length: number; readonly fell: boolean; readonly rolls: readonly number[] }
-const corridor = (undo = true) => defineGame<Corridor, { length: number }>({
-  id: 'corr', title: 'Corridor', levels: [{ length: 2 }, { length: 3 }, { length: 2 }], actions: [1, 3, 4, 5], undo,
-  init: (l) => ({ pos: 0, length: l.length, fell: false, rolls: [] }),
-  step(s, input, ctx) {
-    switch (input.action) {
-      case 'ACTION4': ctx.animate({ ...s, pos: s.pos + 0.5 }); return { ...s, pos: s.pos + 1 };
-      case 'ACTION3': return { ...s, pos: s.pos - 1 };
-      case 'ACTION1': return { ...s, fell: true };
-      case 'ACTION5': return { ...s, rolls: [...s.rolls, Math.floor(ctx.random() * 6)] };
-      default: return s;
-    }
-  },
-  outcome: (s) => (s.fell ? 'lost' : s.pos >= s.length ? 'won' : 'playing'),
-  availableActions: (s): readonly ActionId[] => (s.pos > 0 ? [1, 3, 4, 5] : [1, 4, 5]),
-  render(s, frame, info) { fillRect(frame, Math.floor(s.pos * 8), info.level * 8, 4, 4, 9); },
-});
+interface Corridor {
+  readonly pos: number;
+  readonly length: number;
+  readonly fell: boolean;
+  readonly rolls: readonly number[];
+}
+const corridor = (undo = true) =>
+  defineGame<Corridor, { length: number }>({
+    id: 'corr',
+    title: 'Corridor',
+    levels: [{ length: 2 }, { length: 3 }, { length: 2 }],
+    actions: [1, 3, 4, 5],
+    undo,
+    init: (l) => ({ pos: 0, length: l.length, fell: false, rolls: [] }),
+    step(s, input, ctx) {
+      switch (input.action) {
+        case 'ACTION4':
+          ctx.animate({ ...s, pos: s.pos + 0.5 });
+          return { ...s, pos: s.pos + 1 };
+        case 'ACTION3':
+          return { ...s, pos: s.pos - 1 };
+        case 'ACTION1':
+          return { ...s, fell: true };
+        case 'ACTION5':
+          return { ...s, rolls: [...s.rolls, Math.floor(ctx.random() * 6)] };
+        default:
+          return s;
+      }
+    },
+    outcome: (s) => (s.fell ? 'lost' : s.pos >= s.length ? 'won' : 'playing'),
+    availableActions: (s): readonly ActionId[] => (s.pos > 0 ? [1, 3, 4, 5] : [1, 4, 5]),
+    render(s, frame, info) {
+      fillRect(frame, Math.floor(s.pos * 8), info.level * 8, 4, 4, 9);
+    },
+  });
 
 const A = (s: string): ActionInput => parseAction(s);
 function play<S>(run: Run<S>, actions: string): Run<S> {
@@ -38,7 +77,10 @@ function play<S>(run: Run<S>, actions: string): Run<S> {
 describe('actions', () => {
   it('parses and formats action strings', () => {
     expect(parseActions('RESET, ACTION1,ACTION6:12:30,ACTION7')).toEqual([
-      { action: 'RESET' }, { action: 'ACTION1' }, { action: 'ACTION6', x: 12, y: 30 }, { action: 'ACTION7' },
+      { action: 'RESET' },
+      { action: 'ACTION1' },
+      { action: 'ACTION6', x: 12, y: 30 },
+      { action: 'ACTION7' },
     ]);
     expect(formatActions(parseActions('RESET,ACTION6:0:63'))).toBe('RESET,ACTION6:0:63');
   });
@@ -56,9 +98,17 @@ describe('RESET', () => {
   it('starts NOT_PLAYED and refuses anything but RESET first', () => {
     const run = createRun(corridor());
     expect(run.state).toBe('NOT_PLAYED');
-    expect(() => advance(run, A('ACTION4'))).toThrow(expect.objectContaining({ name: 'GameRuleError', code: 'NOT_STARTED' }));
+    expect(() => advance(run, A('ACTION4'))).toThrow(
+      expect.objectContaining({ name: 'GameRuleError', code: 'NOT_STARTED' }),
+    );
     const { response } = step(run, A('RESET'));
-    expect(response).toMatchObject({ state: 'NOT_FINISHED', levels_completed: 0, win_levels: 3, full_reset: true, available_actions: [1, 4, 5, 7] });
+    expect(response).toMatchObject({
+      state: 'NOT_FINISHED',
+      levels_completed: 0,
+      win_levels: 3,
+      full_reset: true,
+      available_actions: [1, 4, 5, 7],
+    });
   });
 
   it('resets the level when an action was taken in it, and the whole game on a second RESET', () => {
@@ -92,7 +142,11 @@ describe('WIN and GAME_OVER', () => {
     expect(run.state).toBe('GAME_OVER');
     expect(availableActions(run)).toEqual([]);
     let err: unknown;
-    try { advance(run, A('ACTION4')); } catch (e) { err = e; }
+    try {
+      advance(run, A('ACTION4'));
+    } catch (e) {
+      err = e;
+    }
     expect(err).toBeInstanceOf(GameRuleError);
     expect(err).toMatchObject({ code: 'GAME_ENDED', message: expect.stringMatching(/send RESET/) });
     const again = advance(run, A('RESET'));
@@ -147,7 +201,8 @@ describe('undo', () => {
 });
 
 describe('accounting', () => {
-  const actions = 'RESET,ACTION4,ACTION3,ACTION4,ACTION4,' + // level 1 in 4
+  const actions =
+    'RESET,ACTION4,ACTION3,ACTION4,ACTION4,' + // level 1 in 4
     'ACTION4,RESET,ACTION5,ACTION7,ACTION4,ACTION4,ACTION4,' + // level 2: 1 + level RESET + 5 = 7
     'ACTION1,RESET,ACTION4'; // level 3: GAME_OVER, level RESET, 1 step so far = 3
   it('counts every ACTION1-7 and level RESET, split where levels_completed changes', () => {
@@ -160,7 +215,11 @@ describe('accounting', () => {
     expect(scorecard(run)).toMatchObject({ actions: 1, level_actions: [1], runs: 2 });
   });
   it('gives the same counts from the logged actions alone', () => {
-    for (const list of [actions, actions + ',RESET,RESET,ACTION4', 'RESET,ACTION4,ACTION4,ACTION4,ACTION4,ACTION4,ACTION4,ACTION4,RESET,ACTION4']) {
+    for (const list of [
+      actions,
+      actions + ',RESET,RESET,ACTION4',
+      'RESET,ACTION4,ACTION4,ACTION4,ACTION4,ACTION4,ACTION4,ACTION4,RESET,ACTION4',
+    ]) {
       let run = createRun(corridor());
       const entries = parseActions(list).map((a) => {
         const r = step(run, a);
@@ -175,8 +234,12 @@ describe('accounting', () => {
 describe('determinism, hashes, frames and replay', () => {
   it('replays identically from a seed and differs across seeds', () => {
     const list = 'RESET,ACTION5,ACTION5,ACTION5,ACTION4';
-    expect(hashState(play(createRun(corridor(), { seed: 3 }), list))).toBe(hashState(play(createRun(corridor(), { seed: 3 }), list)));
-    expect(play(createRun(corridor(), { seed: 3 }), list).current.rolls).not.toEqual(play(createRun(corridor(), { seed: 4 }), list).current.rolls);
+    expect(hashState(play(createRun(corridor(), { seed: 3 }), list))).toBe(
+      hashState(play(createRun(corridor(), { seed: 3 }), list)),
+    );
+    expect(play(createRun(corridor(), { seed: 3 }), list).current.rolls).not.toEqual(
+      play(createRun(corridor(), { seed: 4 }), list).current.rolls,
+    );
   });
   it('hashState identifies positions, not paths', () => {
     const a = play(createRun(corridor()), 'RESET,ACTION4,ACTION3');
@@ -202,7 +265,12 @@ describe('determinism, hashes, frames and replay', () => {
     for (const a of parseActions('RESET,ACTION4,ACTION5,ACTION4,ACTION4')) {
       const r = step(run, a);
       run = r.run;
-      events.push({ seq: events.length, t: events.length * 100, kind: 'game.action', data: { ...gameActionData('corr', a, r.response) } });
+      events.push({
+        seq: events.length,
+        t: events.length * 100,
+        kind: 'game.action',
+        data: { ...gameActionData('corr', a, r.response) },
+      });
     }
     const replay = replayGameEvents(game, events);
     expect(replay.problems).toEqual([]);
@@ -221,16 +289,31 @@ describe('log payloads', () => {
   it('validates game.action payloads and reports malformed ones in a replay', async () => {
     const { GameActionSchema, GameOpenSchema } = await import('./index');
     expect(GameOpenSchema.safeParse({ game: 'corr', seed: 3 }).success).toBe(true);
-    const ok = { game: 'corr', action: 'ACTION6', x: 12, y: 30, level: 0, state: 'NOT_FINISHED', frameHash: '0123abcd' };
+    const ok = {
+      game: 'corr',
+      action: 'ACTION6',
+      x: 12,
+      y: 30,
+      level: 0,
+      state: 'NOT_FINISHED',
+      frameHash: '0123abcd',
+    };
     expect(GameActionSchema.safeParse(ok).success).toBe(true);
     expect(GameActionSchema.safeParse({ ...ok, x: undefined }).success).toBe(false);
     expect(GameActionSchema.safeParse({ ...ok, action: 'ACTION1' }).success).toBe(false);
     expect(GameActionSchema.safeParse({ ...ok, x: 64 }).success).toBe(false);
     const events: LogEvent[] = [
       { seq: 0, t: 0, kind: 'game.open', data: { game: 'corr', seed: 0 } },
-      { seq: 1, t: 5, kind: 'game.action', data: { game: 'corr', action: 'JUMP', level: 0, state: 'NOT_FINISHED', frameHash: '00000000' } },
+      {
+        seq: 1,
+        t: 5,
+        kind: 'game.action',
+        data: { game: 'corr', action: 'JUMP', level: 0, state: 'NOT_FINISHED', frameHash: '00000000' },
+      },
     ];
-    expect(replayGameEvents(corridor(), events).problems).toEqual([{ seq: 1, message: expect.stringMatching(/^malformed game.action: action/) }]);
+    expect(replayGameEvents(corridor(), events).problems).toEqual([
+      { seq: 1, message: expect.stringMatching(/^malformed game.action: action/) },
+    ]);
   });
   it('takes the seed alone as createRun options', () => {
     expect(createRun(corridor(), 9).seed).toBe(9);

@@ -21,7 +21,13 @@ import type { GameDefinition, RenderInfo, StepContext } from './define';
 import { canonicalKey, hashHex } from './hash';
 import { mixSeed, nextRng, rngValue } from './rng';
 import {
-  FRAME_CELLS, GameRuleError, actionId, type ActionId, type ActionInput, type Frame, type FrameResponse,
+  FRAME_CELLS,
+  GameRuleError,
+  actionId,
+  type ActionId,
+  type ActionInput,
+  type Frame,
+  type FrameResponse,
   type GameState,
 } from './types';
 
@@ -62,11 +68,34 @@ export interface Run<S = unknown> {
  * engine's property accesses monomorphic, which matters at millions of steps.
  */
 function makeRun<S>(
-  r: Run<S>, state: GameState, levelsCompleted: number, level: number, current: S, rng: number,
-  history: Snapshot<S> | null, levelActions: number, runs: number, actions: number, levelStarts: readonly number[],
+  r: Run<S>,
+  state: GameState,
+  levelsCompleted: number,
+  level: number,
+  current: S,
+  rng: number,
+  history: Snapshot<S> | null,
+  levelActions: number,
+  runs: number,
+  actions: number,
+  levelStarts: readonly number[],
   fullReset: boolean,
 ): Run<S> {
-  return { game: r.game, seed: r.seed, state, levelsCompleted, level, current, rng, history, levelActions, runs, actions, levelStarts, fullReset };
+  return {
+    game: r.game,
+    seed: r.seed,
+    state,
+    levelsCompleted,
+    level,
+    current,
+    rng,
+    history,
+    levelActions,
+    runs,
+    actions,
+    levelStarts,
+    fullReset,
+  };
 }
 
 /** Frames per second at which animation frames are shown when a game does not say. */
@@ -115,9 +144,19 @@ export function createRun<S>(game: GameDefinition<S, unknown>, options: RunOptio
   const { current, rng } = initLevel(game, seed, level);
   const started = options.level !== undefined;
   return {
-    game, seed, state: started ? 'NOT_FINISHED' : 'NOT_PLAYED', levelsCompleted: level, level, current, rng,
-    history: null, levelActions: 0, runs: started ? 1 : 0, actions: 0,
-    levelStarts: Array.from({ length: level + 1 }, () => 0), fullReset: false,
+    game,
+    seed,
+    state: started ? 'NOT_FINISHED' : 'NOT_PLAYED',
+    levelsCompleted: level,
+    level,
+    current,
+    rng,
+    history: null,
+    levelActions: 0,
+    runs: started ? 1 : 0,
+    actions: 0,
+    levelStarts: Array.from({ length: level + 1 }, () => 0),
+    fullReset: false,
   };
 }
 
@@ -138,7 +177,11 @@ export function availableActions<S>(run: Run<S>): readonly ActionId[] {
 }
 
 class Ctx<S> implements StepContext<S> {
-  constructor(readonly level: number, public rng: number, readonly frames: S[] | null) {}
+  constructor(
+    readonly level: number,
+    public rng: number,
+    readonly frames: S[] | null,
+  ) {}
   random(): number {
     this.rng = nextRng(this.rng);
     return rngValue(this.rng);
@@ -152,7 +195,20 @@ function reset<S>(run: Run<S>): Run<S> {
   const game = run.game;
   if (!isFullReset(run.state, run.levelActions)) {
     const { current, rng } = initLevel(game, run.seed, run.level);
-    return makeRun(run, 'NOT_FINISHED', run.levelsCompleted, run.level, current, rng, null, 0, run.runs, run.actions + 1, run.levelStarts, false);
+    return makeRun(
+      run,
+      'NOT_FINISHED',
+      run.levelsCompleted,
+      run.level,
+      current,
+      rng,
+      null,
+      0,
+      run.runs,
+      run.actions + 1,
+      run.levelStarts,
+      false,
+    );
   }
   const { current, rng } = initLevel(game, run.seed, 0);
   return makeRun(run, 'NOT_FINISHED', 0, 0, current, rng, null, 0, run.runs + 1, 0, [0], true);
@@ -161,18 +217,36 @@ function reset<S>(run: Run<S>): Run<S> {
 /** Checks an action against the rules; throws `GameRuleError` when it must be refused. */
 function check<S>(run: Run<S>, input: ActionInput): void {
   const id = actionId(input.action);
-  if (id < 0) throw new GameRuleError('INVALID_ACTION', `"${String(input.action)}" is not an action: use RESET or ACTION1-ACTION7.`);
-  if (run.state === 'NOT_PLAYED') throw new GameRuleError('NOT_STARTED', `${input.action} before the game started: send RESET first.`);
+  if (id < 0)
+    throw new GameRuleError(
+      'INVALID_ACTION',
+      `"${String(input.action)}" is not an action: use RESET or ACTION1-ACTION7.`,
+    );
+  if (run.state === 'NOT_PLAYED')
+    throw new GameRuleError('NOT_STARTED', `${input.action} before the game started: send RESET first.`);
   if (run.state === 'WIN' || run.state === 'GAME_OVER') {
-    throw new GameRuleError('GAME_ENDED', `${input.action} after ${run.state}: the game has ended; send RESET to play again.`);
+    throw new GameRuleError(
+      'GAME_ENDED',
+      `${input.action} after ${run.state}: the game has ended; send RESET to play again.`,
+    );
   }
   if (!availableActions(run).includes(id as ActionId)) {
-    throw new GameRuleError('ACTION_NOT_AVAILABLE', `${input.action} is not available now in "${run.game.id}"; available: ${availableActions(run).map((a) => `ACTION${a}`).join(', ') || 'none'}.`);
+    throw new GameRuleError(
+      'ACTION_NOT_AVAILABLE',
+      `${input.action} is not available now in "${run.game.id}"; available: ${
+        availableActions(run)
+          .map((a) => `ACTION${a}`)
+          .join(', ') || 'none'
+      }.`,
+    );
   }
   if (input.action === 'ACTION6') {
     const { x, y } = input;
     if (!(Number.isInteger(x) && Number.isInteger(y) && x! >= 0 && x! < 64 && y! >= 0 && y! < 64)) {
-      throw new GameRuleError('INVALID_ACTION', `ACTION6 needs whole-number coordinates x and y in 0-63, got x=${String(x)}, y=${String(y)}.`);
+      throw new GameRuleError(
+        'INVALID_ACTION',
+        `ACTION6 needs whole-number coordinates x and y in 0-63, got x=${String(x)}, y=${String(y)}.`,
+      );
     }
   }
 }
@@ -190,28 +264,107 @@ function apply<S>(run: Run<S>, input: ActionInput, anim: Animation<S> | null): R
   const levelActions = run.levelActions + 1;
   if (input.action === 'ACTION7') {
     const h = run.history;
-    if (!h) return makeRun(run, run.state, run.levelsCompleted, run.level, run.current, run.rng, null, levelActions, run.runs, actions, run.levelStarts, false);
-    return makeRun(run, run.state, run.levelsCompleted, run.level, h.state, h.rng, h.prev, levelActions, run.runs, actions, run.levelStarts, false);
+    if (!h)
+      return makeRun(
+        run,
+        run.state,
+        run.levelsCompleted,
+        run.level,
+        run.current,
+        run.rng,
+        null,
+        levelActions,
+        run.runs,
+        actions,
+        run.levelStarts,
+        false,
+      );
+    return makeRun(
+      run,
+      run.state,
+      run.levelsCompleted,
+      run.level,
+      h.state,
+      h.rng,
+      h.prev,
+      levelActions,
+      run.runs,
+      actions,
+      run.levelStarts,
+      false,
+    );
   }
   const ctx = new Ctx<S>(run.level, run.rng, anim ? anim.states : null);
   const next = game.step(run.current, input, ctx);
   if (next === run.current && ctx.rng === run.rng) {
-    return makeRun(run, run.state, run.levelsCompleted, run.level, run.current, run.rng, run.history, levelActions, run.runs, actions, run.levelStarts, false);
+    return makeRun(
+      run,
+      run.state,
+      run.levelsCompleted,
+      run.level,
+      run.current,
+      run.rng,
+      run.history,
+      levelActions,
+      run.runs,
+      actions,
+      run.levelStarts,
+      false,
+    );
   }
   const outcome = game.outcome(next);
   if (outcome === 'won') {
     const levelsCompleted = run.levelsCompleted + 1;
     if (anim) anim.states.push(next);
     if (levelsCompleted >= game.levels.length) {
-      return makeRun(run, 'WIN', levelsCompleted, run.level, next, ctx.rng, null, levelActions, run.runs, actions, run.levelStarts, false);
+      return makeRun(
+        run,
+        'WIN',
+        levelsCompleted,
+        run.level,
+        next,
+        ctx.rng,
+        null,
+        levelActions,
+        run.runs,
+        actions,
+        run.levelStarts,
+        false,
+      );
     }
     const level = run.level + 1;
     const { current, rng } = initLevel(game, run.seed, level);
-    return makeRun(run, 'NOT_FINISHED', levelsCompleted, level, current, rng, null, 0, run.runs, actions, [...run.levelStarts, actions], false);
+    return makeRun(
+      run,
+      'NOT_FINISHED',
+      levelsCompleted,
+      level,
+      current,
+      rng,
+      null,
+      0,
+      run.runs,
+      actions,
+      [...run.levelStarts, actions],
+      false,
+    );
   }
   const history = game.undo === false ? null : { state: run.current, rng: run.rng, prev: run.history };
   const state = outcome === 'lost' ? 'GAME_OVER' : 'NOT_FINISHED';
-  return makeRun(run, state, run.levelsCompleted, run.level, next, ctx.rng, history, levelActions, run.runs, actions, run.levelStarts, false);
+  return makeRun(
+    run,
+    state,
+    run.levelsCompleted,
+    run.level,
+    next,
+    ctx.rng,
+    history,
+    levelActions,
+    run.runs,
+    actions,
+    run.levelStarts,
+    false,
+  );
 }
 
 /**
@@ -238,8 +391,12 @@ export function renderRun<S>(run: Run<S>): Frame {
 /** The official response describing `run` as it stands, with the given frames. */
 export function respond<S>(run: Run<S>, frame: readonly Frame[] = [renderRun(run)]): FrameResponse {
   return {
-    frame, state: run.state, levels_completed: run.levelsCompleted, win_levels: run.game.levels.length,
-    available_actions: availableActions(run), full_reset: run.fullReset,
+    frame,
+    state: run.state,
+    levels_completed: run.levelsCompleted,
+    win_levels: run.game.levels.length,
+    available_actions: availableActions(run),
+    full_reset: run.fullReset,
   };
 }
 
@@ -286,8 +443,13 @@ export interface Scorecard {
 
 export function scorecard(run: Run<unknown>): Scorecard {
   return {
-    game: run.game.id, state: run.state, levels_completed: run.levelsCompleted, win_levels: run.game.levels.length,
-    actions: run.actions, level_actions: actionCounts(run), runs: run.runs,
+    game: run.game.id,
+    state: run.state,
+    levels_completed: run.levelsCompleted,
+    win_levels: run.game.levels.length,
+    actions: run.actions,
+    level_actions: actionCounts(run),
+    runs: run.runs,
   };
 }
 
@@ -300,10 +462,20 @@ export function scorecard(run: Run<unknown>): Scorecard {
 export function stateKey(run: Run<unknown>): string {
   const game = run.game;
   // One fixed-width character for the official state, then self-delimiting parts.
-  return STATE_CODE[run.state] + canonicalKey(run.level) + canonicalKey(run.rng) + canonicalKey(game.key ? game.key(run.current) : run.current);
+  return (
+    STATE_CODE[run.state] +
+    canonicalKey(run.level) +
+    canonicalKey(run.rng) +
+    canonicalKey(game.key ? game.key(run.current) : run.current)
+  );
 }
 
-const STATE_CODE: Readonly<Record<GameState, string>> = { NOT_PLAYED: 'p', NOT_FINISHED: 'f', WIN: 'w', GAME_OVER: 'o' };
+const STATE_CODE: Readonly<Record<GameState, string>> = {
+  NOT_PLAYED: 'p',
+  NOT_FINISHED: 'f',
+  WIN: 'w',
+  GAME_OVER: 'o',
+};
 
 /**
  * A short hash (8 hex digits) of where a run stands, for display (the playtest page shows it):

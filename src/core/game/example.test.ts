@@ -11,11 +11,14 @@ describe('the authoring guide example', () => {
   });
 
   it('plays: level 1 in four moves, level 2 as the solver finds it, then WIN', () => {
-    expect(formatActions(solveLevel(reach, 1)!)).toBe('ACTION2,ACTION2,ACTION4,ACTION4,ACTION1,ACTION1,ACTION4,ACTION4,ACTION2,ACTION2');
+    expect(formatActions(solveLevel(reach, 1)!)).toBe(
+      'ACTION2,ACTION2,ACTION4,ACTION4,ACTION1,ACTION1,ACTION4,ACTION4,ACTION2,ACTION2',
+    );
     let run = createRun(reach);
     for (const a of parseActions('RESET,ACTION4,ACTION4,ACTION4,ACTION4')) run = step(run, a).run;
     expect(run.levelsCompleted).toBe(1);
-    for (const a of parseActions('ACTION2,ACTION2,ACTION4,ACTION4,ACTION1,ACTION1,ACTION4,ACTION4,ACTION2,ACTION2')) run = advance(run, a);
+    for (const a of parseActions('ACTION2,ACTION2,ACTION4,ACTION4,ACTION1,ACTION1,ACTION4,ACTION4,ACTION2,ACTION2'))
+      run = advance(run, a);
     expect(run.state).toBe('WIN');
     expect(actionCounts(run)).toEqual([4, 10]);
   });

@@ -1,9 +1,10 @@
 // A complete game in one file: walk the agent to the goal before the budget bar runs out.
-import {
-  Colour, board, defineGame, drawBar, fillRect, parseMap, type Board, type Frame,
-} from './index';
+import { Colour, board, defineGame, drawBar, fillRect, parseMap, type Board, type Frame } from './index';
 
-interface Level { map: string; budget: number }
+interface Level {
+  map: string;
+  budget: number;
+}
 
 interface State {
   readonly walls: Uint8Array; // static: shared by every state of the level
@@ -16,16 +17,22 @@ interface State {
 }
 
 const levels: Level[] = [
-  { budget: 8, map: `
+  {
+    budget: 8,
+    map: `
       #######
       #@...G#
-      #######` },
-  { budget: 12, map: `
+      #######`,
+  },
+  {
+    budget: 12,
+    map: `
       #######
       #@#...#
       #.#.#.#
       #...#G#
-      #######` },
+      #######`,
+  },
 ];
 
 export const reach = defineGame<State, Level>({
@@ -40,8 +47,13 @@ export const reach = defineGame<State, Level>({
     const [[ax, ay]] = m.find('@');
     const [[gx, gy]] = m.find('G');
     return {
-      walls, w: m.width, goal: gy * m.width + gx, board: board(m.width, m.height, 8, 6),
-      agent: ay * m.width + ax, budget: level.budget, maxBudget: level.budget,
+      walls,
+      w: m.width,
+      goal: gy * m.width + gx,
+      board: board(m.width, m.height, 8, 6),
+      agent: ay * m.width + ax,
+      budget: level.budget,
+      maxBudget: level.budget,
     };
   },
   step(s, input) {

@@ -9,7 +9,11 @@ import { Rng } from './rng';
 import { GameRuleError, type ActionInput } from './types';
 
 const KEYS: Record<number, ActionInput> = {
-  1: { action: 'ACTION1' }, 2: { action: 'ACTION2' }, 3: { action: 'ACTION3' }, 4: { action: 'ACTION4' }, 5: { action: 'ACTION5' },
+  1: { action: 'ACTION1' },
+  2: { action: 'ACTION2' },
+  3: { action: 'ACTION3' },
+  4: { action: 'ACTION4' },
+  5: { action: 'ACTION5' },
 };
 
 /** Options of `solveLevel`. */
@@ -25,8 +29,13 @@ export interface SolveOptions {
  * The fewest actions that win `level` from its start (undo and RESET never help and are not
  * tried), or null when none is found within `maxStates`.
  */
-export function solveLevel(game: GameDefinition<unknown, unknown>, level: number, options: SolveOptions = {}): ActionInput[] | null {
-  const toClicks = (cells: readonly (readonly [number, number])[]) => cells.map(([x, y]) => ({ action: 'ACTION6', x, y }) as ActionInput);
+export function solveLevel(
+  game: GameDefinition<unknown, unknown>,
+  level: number,
+  options: SolveOptions = {},
+): ActionInput[] | null {
+  const toClicks = (cells: readonly (readonly [number, number])[]) =>
+    cells.map(([x, y]) => ({ action: 'ACTION6', x, y }) as ActionInput);
   const fixed = options.clicks ? toClicks(options.clicks) : null;
   const maxStates = options.maxStates ?? 2_000_000;
   const start = createRun(game, { seed: options.seed, level });
@@ -76,7 +85,12 @@ export interface RandomPolicyResult {
  * Plays `steps` uniformly random available actions on `level` (clicks at uniformly random cells),
  * answering GAME_OVER with a level RESET, and reports whether chance won the level.
  */
-export function randomPolicy(game: GameDefinition<unknown, unknown>, level: number, steps: number, seed: number): RandomPolicyResult {
+export function randomPolicy(
+  game: GameDefinition<unknown, unknown>,
+  level: number,
+  steps: number,
+  seed: number,
+): RandomPolicyResult {
   const rng = new Rng(seed);
   let run = createRun(game, { seed, level });
   let gameOvers = 0;
@@ -88,7 +102,10 @@ export function randomPolicy(game: GameDefinition<unknown, unknown>, level: numb
     }
     const offered = availableActions(run);
     const a = offered[rng.int(offered.length)];
-    const input: ActionInput = a === 6 ? { action: 'ACTION6', x: rng.int(64), y: rng.int(64) } : { action: `ACTION${a}` as ActionInput['action'] };
+    const input: ActionInput =
+      a === 6
+        ? { action: 'ACTION6', x: rng.int(64), y: rng.int(64) }
+        : { action: `ACTION${a}` as ActionInput['action'] };
     try {
       run = advance(run, input);
     } catch (e) {

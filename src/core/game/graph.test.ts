@@ -8,7 +8,8 @@ import { button, lock, walk } from './validateFixtures';
 
 /** F(k+2) / 2^k: the walk's chance of not having won after k actions (see validateFixtures.ts). */
 function walkSurvival(k: number): number {
-  let a = 1, b = 1;
+  let a = 1,
+    b = 1;
   for (let i = 0; i < k; i++) [a, b] = [b, a + b];
   return b / 2 ** k;
 }
@@ -21,8 +22,17 @@ describe('exploreLevel and analyzeGraph', () => {
     expect(Array.from(g.selfLoop)).toEqual([0.5, 0]);
     const a = analyzeGraph(g);
     expect(a).toMatchObject({
-      states: 2, edges: 3, depth: 1, merges: 0, cycles: { components: 1, states: 2 }, deadEnds: 0, stuck: 0,
-      gameOverStates: 0, winningMoves: 1, winningStates: 1, shortest: { length: 2, actions: 'ACTION4,ACTION4' },
+      states: 2,
+      edges: 3,
+      depth: 1,
+      merges: 0,
+      cycles: { components: 1, states: 2 },
+      deadEnds: 0,
+      stuck: 0,
+      gameOverStates: 0,
+      winningMoves: 1,
+      winningStates: 1,
+      shortest: { length: 2, actions: 'ACTION4,ACTION4' },
     });
     const ps = winProbabilities(g, [2, 3, 4, 10, 50]);
     expect(ps.map((p) => p.k)).toEqual([2, 3, 4, 10, 50]);
@@ -57,7 +67,9 @@ describe('exploreLevel and analyzeGraph', () => {
     const g = exploreLevel(lock, 1);
     const a = analyzeGraph(g);
     expect(a).toMatchObject({ states: 16, depth: 15, deadEnds: 0, shortest: { length: 16 } });
-    expect(a.shortest!.actions).toBe('ACTION1,ACTION2,ACTION3,ACTION4,ACTION4,ACTION3,ACTION2,ACTION1,ACTION1,ACTION3,ACTION2,ACTION4,ACTION4,ACTION2,ACTION3,ACTION1');
+    expect(a.shortest!.actions).toBe(
+      'ACTION1,ACTION2,ACTION3,ACTION4,ACTION4,ACTION3,ACTION2,ACTION1,ACTION1,ACTION3,ACTION2,ACTION4,ACTION4,ACTION2,ACTION3,ACTION1',
+    );
     const [p16, p1000] = winProbabilities(g, [16, 1000]);
     // Undo is left out, so the policy presses one of 4 keys: exactly 4^-16 within 16 actions.
     expect(p16.p).toBeCloseTo(4 ** -16, 25);
@@ -83,7 +95,12 @@ describe('exploreLevel and analyzeGraph', () => {
 });
 
 describe('the built-in games', () => {
-  it.each([['push', 0], ['glow', 0], ['flux', 0], ['flux', 1]] as const)('%s level %i: the shortest solution has the recorded length', (id, level) => {
+  it.each([
+    ['push', 0],
+    ['glow', 0],
+    ['flux', 0],
+    ['flux', 1],
+  ] as const)('%s level %i: the shortest solution has the recorded length', (id, level) => {
     const g = exploreLevel(games[id], level, { maxStates: 200_000 });
     expect(g.complete).toBe(true);
     const a = analyzeGraph(g);

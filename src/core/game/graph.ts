@@ -147,7 +147,10 @@ export interface GraphRequest<S> {
  * level's start state.
  */
 export function* exploreStates<S>(
-  game: string, level: number, start: GraphSuccessor<S>, options: GraphOptions & { checkEvery?: number } = {},
+  game: string,
+  level: number,
+  start: GraphSuccessor<S>,
+  options: GraphOptions & { checkEvery?: number } = {},
 ): Generator<GraphRequest<S>, LevelGraph, GraphExpansion<S>> {
   const seed = options.seed ?? 0;
   const maxStates = options.maxStates ?? 500_000;
@@ -164,7 +167,10 @@ export function* exploreStates<S>(
   const parent = new Grow(new Int32Array(1024));
   const parentAction = new Grow(new Int32Array(1024));
   const gameOver = new Grow(new Uint8Array(1024));
-  depth.push(0); parent.push(-1); parentAction.push(0); gameOver.push(start.gameOver ? 1 : 0);
+  depth.push(0);
+  parent.push(-1);
+  parentAction.push(0);
+  gameOver.push(start.gameOver ? 1 : 0);
   let clicked = false;
   let expanded = 0;
   let stopped = false;
@@ -172,21 +178,33 @@ export function* exploreStates<S>(
   while (expanded < values.length) {
     if (expanded % every === 0 && expanded > 0) {
       options.onProgress?.(values.length);
-      if (options.shouldStop?.()) { stopped = true; break; }
+      if (options.shouldStop?.()) {
+        stopped = true;
+        break;
+      }
     }
-    if (values.length >= maxStates) { stopped = true; break; }
+    if (values.length >= maxStates) {
+      stopped = true;
+      break;
+    }
     const i = expanded++;
     const value = values[i] as S;
     values[i] = null;
     offsets.push(to.length);
     if (gameOver.data[i]) {
-      to.push(0); action.push(0); prob.push(1); selfLoop.push(0);
+      to.push(0);
+      action.push(0);
+      prob.push(1);
+      selfLoop.push(0);
       continue;
     }
     const { offered, clicks, next } = yield { value };
     if (offered.length === 0) {
       // Nothing but undo: the policy can only RESET the level.
-      to.push(0); action.push(0); prob.push(1); selfLoop.push(0);
+      to.push(0);
+      action.push(0);
+      prob.push(1);
+      selfLoop.push(0);
       continue;
     }
     const pAction = 1 / offered.length;
@@ -195,7 +213,10 @@ export function* exploreStates<S>(
     let at = 0;
     const edge = (code: number, p: number) => {
       const n = next[at++];
-      if (!n) { loop += p; return; }
+      if (!n) {
+        loop += p;
+        return;
+      }
       let target: number;
       if (n.levelsCompleted > level) target = WIN_NODE;
       else {
@@ -204,9 +225,15 @@ export function* exploreStates<S>(
           id = values.length;
           ids.set(n.key, id);
           values.push(n.value);
-          depth.push(depth.data[i] + 1); parent.push(i); parentAction.push(code); gameOver.push(n.gameOver ? 1 : 0);
+          depth.push(depth.data[i] + 1);
+          parent.push(i);
+          parentAction.push(code);
+          gameOver.push(n.gameOver ? 1 : 0);
         }
-        if (id === i) { loop += p; return; }
+        if (id === i) {
+          loop += p;
+          return;
+        }
         target = id;
       }
       // Several actions leading to the same state make one edge with their probabilities summed.
@@ -214,7 +241,9 @@ export function* exploreStates<S>(
       if (e !== undefined) prob.data[e] += p;
       else {
         targets.set(target, to.length);
-        to.push(target); action.push(code); prob.push(p);
+        to.push(target);
+        action.push(code);
+        prob.push(p);
       }
     };
     for (const a of offered) if (a !== 6) edge(a, pAction);
@@ -230,30 +259,54 @@ export function* exploreStates<S>(
   }
   offsets.push(to.length);
   return {
-    game, level, seed, states: values.length, expanded, complete: !stopped && expanded === values.length,
-    offsets: offsets.done(), to: to.done(), action: action.done(), prob: prob.done(), selfLoop: selfLoop.done(),
-    depth: depth.done(), parent: parent.done(), parentAction: parentAction.done(), gameOver: gameOver.done(),
+    game,
+    level,
+    seed,
+    states: values.length,
+    expanded,
+    complete: !stopped && expanded === values.length,
+    offsets: offsets.done(),
+    to: to.done(),
+    action: action.done(),
+    prob: prob.done(),
+    selfLoop: selfLoop.done(),
+    depth: depth.done(),
+    parent: parent.done(),
+    parentAction: parentAction.done(),
+    gameOver: gameOver.done(),
     clicks: clicked ? (options.clicks === 'targets' ? 'targets' : 'cells') : 'none',
   };
 }
 
 /** Explores `level` (0-based) of a built-in game breadth-first from its start, within the budget. */
-export function exploreLevel(game: GameDefinition<unknown, unknown>, level: number, options: GraphOptions = {}): LevelGraph {
+export function exploreLevel(
+  game: GameDefinition<unknown, unknown>,
+  level: number,
+  options: GraphOptions = {},
+): LevelGraph {
   const start = createRun(game, { seed: options.seed ?? 0, level });
   const clickMode = options.clicks === 'targets' && game.clickTargets ? 'targets' : 'cells';
   const successor = (run: Run<unknown>): GraphSuccessor<Run<unknown>> => ({
-    value: run, key: run.levelsCompleted > level ? '' : stateKey(run), gameOver: run.state === 'GAME_OVER', levelsCompleted: run.levelsCompleted,
+    value: run,
+    key: run.levelsCompleted > level ? '' : stateKey(run),
+    gameOver: run.state === 'GAME_OVER',
+    levelsCompleted: run.levelsCompleted,
   });
   const explorer = exploreStates(game.id, level, successor(start), { ...options, clicks: clickMode });
-  for (let step = explorer.next(); ; ) {
+  for (let step = explorer.next(); ;) {
     if (step.done) return step.value;
     const run = step.value.value;
     const offered = availableActions(run).filter((a) => a !== 7);
-    const clicks = !offered.includes(6) ? [] : clickMode === 'targets' ? targetCodes(game.clickTargets!(run.current)) : ALL_CELLS;
+    const clicks = !offered.includes(6)
+      ? []
+      : clickMode === 'targets'
+        ? targetCodes(game.clickTargets!(run.current))
+        : ALL_CELLS;
     const next: (GraphSuccessor<Run<unknown>> | null)[] = [];
     for (const code of [...offered.filter((a) => a !== 6), ...clicks]) {
       const after = advance(run, codeInput(code));
-      const same = after.current === run.current && after.state === run.state && after.levelsCompleted === run.levelsCompleted;
+      const same =
+        after.current === run.current && after.state === run.state && after.levelsCompleted === run.levelsCompleted;
       next.push(same ? null : successor(after));
     }
     step = explorer.next({ offered, clicks, next });
@@ -291,10 +344,17 @@ export interface GraphAnalysis {
 
 /** Size, depth, merges, cycles, dead ends and the shortest solution of an explored graph. */
 export function analyzeGraph(g: LevelGraph): GraphAnalysis {
-  const n = g.states, m = g.expanded;
+  const n = g.states,
+    m = g.expanded;
   const indegree = new Int32Array(n);
-  let edges = 0, winningMoves = 0, winningStates = 0, stuck = 0, gameOverStates = 0;
-  let best = -1, bestFrom = -1, bestCode = 0;
+  let edges = 0,
+    winningMoves = 0,
+    winningStates = 0,
+    stuck = 0,
+    gameOverStates = 0;
+  let best = -1,
+    bestFrom = -1,
+    bestCode = 0;
   for (let i = 0; i < m; i++) {
     let wins = false;
     let moves = 0;
@@ -306,13 +366,18 @@ export function analyzeGraph(g: LevelGraph): GraphAnalysis {
       if (t === WIN_NODE) {
         winningMoves++;
         wins = true;
-        if (best < 0 || g.depth[i] + 1 < best) { best = g.depth[i] + 1; bestFrom = i; bestCode = g.action[e]; }
+        if (best < 0 || g.depth[i] + 1 < best) {
+          best = g.depth[i] + 1;
+          bestFrom = i;
+          bestCode = g.action[e];
+        }
       } else indegree[t]++;
     }
     if (wins) winningStates++;
     if (!g.gameOver[i] && moves === 0) stuck++;
   }
-  let merges = 0, depth = 0;
+  let merges = 0,
+    depth = 0;
   for (let i = 0; i < n; i++) {
     if (indegree[i] > 1) merges++;
     if (g.depth[i] > depth) depth = g.depth[i];
@@ -325,33 +390,58 @@ export function analyzeGraph(g: LevelGraph): GraphAnalysis {
     shortest = { length: best, actions: codes.reverse().map(actionCodeText).join(',') };
   }
   return {
-    states: n, edges, depth, merges, cycles: stronglyConnected(g), deadEnds: countDeadEnds(g), stuck, gameOverStates,
-    winningMoves, winningStates, shortest, complete: g.complete,
+    states: n,
+    edges,
+    depth,
+    merges,
+    cycles: stronglyConnected(g),
+    deadEnds: countDeadEnds(g),
+    stuck,
+    gameOverStates,
+    winningMoves,
+    winningStates,
+    shortest,
+    complete: g.complete,
   };
 }
 
 /** Expanded, non-GAME_OVER states that cannot reach WIN without a RESET. */
 function countDeadEnds(g: LevelGraph): number {
-  const n = g.states, m = g.expanded;
+  const n = g.states,
+    m = g.expanded;
   // Reverse adjacency in CSR form, RESET edges left out.
   const count = new Int32Array(n + 1);
-  for (let i = 0; i < m; i++) for (let e = g.offsets[i]; e < g.offsets[i + 1]; e++) if (g.action[e] !== 0 && g.to[e] >= 0) count[g.to[e] + 1]++;
+  for (let i = 0; i < m; i++)
+    for (let e = g.offsets[i]; e < g.offsets[i + 1]; e++) if (g.action[e] !== 0 && g.to[e] >= 0) count[g.to[e] + 1]++;
   for (let i = 0; i < n; i++) count[i + 1] += count[i];
   const from = new Int32Array(count[n]);
   const fill = count.slice(0, n);
-  for (let i = 0; i < m; i++) for (let e = g.offsets[i]; e < g.offsets[i + 1]; e++) if (g.action[e] !== 0 && g.to[e] >= 0) from[fill[g.to[e]]++] = i;
+  for (let i = 0; i < m; i++)
+    for (let e = g.offsets[i]; e < g.offsets[i + 1]; e++)
+      if (g.action[e] !== 0 && g.to[e] >= 0) from[fill[g.to[e]]++] = i;
   const reaches = new Uint8Array(n);
   const queue: number[] = [];
   for (let i = 0; i < m; i++) {
     for (let e = g.offsets[i]; e < g.offsets[i + 1]; e++) {
-      if (g.to[e] === WIN_NODE && !reaches[i]) { reaches[i] = 1; queue.push(i); }
+      if (g.to[e] === WIN_NODE && !reaches[i]) {
+        reaches[i] = 1;
+        queue.push(i);
+      }
     }
   }
   // States on the frontier may reach WIN: count them as reaching, so a partial graph never overstates dead ends.
-  for (let i = m; i < n; i++) if (!reaches[i]) { reaches[i] = 1; queue.push(i); }
+  for (let i = m; i < n; i++)
+    if (!reaches[i]) {
+      reaches[i] = 1;
+      queue.push(i);
+    }
   for (let q = 0; q < queue.length; q++) {
     const s = queue[q];
-    for (let k = count[s]; k < count[s + 1]; k++) if (!reaches[from[k]]) { reaches[from[k]] = 1; queue.push(from[k]); }
+    for (let k = count[s]; k < count[s + 1]; k++)
+      if (!reaches[from[k]]) {
+        reaches[from[k]] = 1;
+        queue.push(from[k]);
+      }
   }
   let dead = 0;
   for (let i = 0; i < m; i++) if (!reaches[i] && !g.gameOver[i]) dead++;
@@ -360,19 +450,23 @@ function countDeadEnds(g: LevelGraph): number {
 
 /** Strongly connected components of more than one state (iterative Tarjan; RESET edges left out). */
 function stronglyConnected(g: LevelGraph): { components: number; states: number } {
-  const n = g.states, m = g.expanded;
+  const n = g.states,
+    m = g.expanded;
   const index = new Int32Array(n).fill(-1);
   const low = new Int32Array(n);
   const onStack = new Uint8Array(n);
   const stack: number[] = [];
   const edgeAt = new Int32Array(n);
-  let next = 0, components = 0, states = 0;
+  let next = 0,
+    components = 0,
+    states = 0;
   const work: number[] = [];
   for (let root = 0; root < n; root++) {
     if (index[root] >= 0) continue;
     work.push(root);
     index[root] = low[root] = next++;
-    stack.push(root); onStack[root] = 1;
+    stack.push(root);
+    onStack[root] = 1;
     edgeAt[root] = root < m ? g.offsets[root] : 0;
     while (work.length) {
       const v = work[work.length - 1];
@@ -384,7 +478,8 @@ function stronglyConnected(g: LevelGraph): { components: number; states: number 
         if (w < 0 || g.action[e] === 0) continue;
         if (index[w] < 0) {
           index[w] = low[w] = next++;
-          stack.push(w); onStack[w] = 1;
+          stack.push(w);
+          onStack[w] = 1;
           edgeAt[w] = w < m ? g.offsets[w] : 0;
           work.push(w);
           descended = true;
@@ -406,7 +501,10 @@ function stronglyConnected(g: LevelGraph): { components: number; states: number 
           size++;
           if (w === v) break;
         }
-        if (size > 1) { components++; states += size; }
+        if (size > 1) {
+          components++;
+          states += size;
+        }
       }
     }
   }
@@ -427,7 +525,10 @@ export interface WinProbability {
  * @throws Error when the graph was not fully explored (the chain would be wrong).
  */
 export function winProbabilities(g: LevelGraph, ks: readonly number[], maxWork = 3e8): WinProbability[] {
-  if (!g.complete) throw new Error(`the state graph of level ${g.level + 1} was not fully explored, so the exact probabilities are unknown: raise --max-states or --max-seconds.`);
+  if (!g.complete)
+    throw new Error(
+      `the state graph of level ${g.level + 1} was not fully explored, so the exact probabilities are unknown: raise --max-states or --max-seconds.`,
+    );
   const n = g.states;
   let p = new Float64Array(n);
   let q = new Float64Array(n);

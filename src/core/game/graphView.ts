@@ -3,7 +3,14 @@
  * Worker) and arcengine games (the server's graph route) alike: the summary beside the drawing,
  * and the drawing's nodes and edges before the layout gives them places.
  */
-import { WIN_NODE, analyzeGraph, winProbabilities, type GraphAnalysis, type LevelGraph, type WinProbability } from './graph';
+import {
+  WIN_NODE,
+  analyzeGraph,
+  winProbabilities,
+  type GraphAnalysis,
+  type LevelGraph,
+  type WinProbability,
+} from './graph';
 
 /** The largest state graph drawn: beyond it the panel shows the summary only. */
 export const DRAW_MAX_STATES = 3_000;
@@ -63,18 +70,30 @@ function drawnEdges(g: LevelGraph): number {
  * The summary of an explored graph and its shape for drawing (null when too large to draw).
  * `budget` is what the exploration was allowed, `seconds` what it took.
  */
-export function summarizeGraph(g: LevelGraph, o: { recorded: number | null; maxStates: number; maxSeconds: number; seconds: number }): { summary: GraphSummary; shape: GraphShape | null } {
+export function summarizeGraph(
+  g: LevelGraph,
+  o: { recorded: number | null; maxStates: number; maxSeconds: number; seconds: number },
+): { summary: GraphSummary; shape: GraphShape | null } {
   const analysis = analyzeGraph(g);
   const probabilities = g.complete ? winProbabilities(g, PANEL_KS, PROBABILITY_WORK) : null;
   const edges = drawnEdges(g);
   const drawable = g.states <= DRAW_MAX_STATES && edges <= DRAW_MAX_EDGES;
-  const notDrawn = drawable ? null
+  const notDrawn = drawable
+    ? null
     : g.states > DRAW_MAX_STATES
       ? `${g.states.toLocaleString('en-US')} states: the drawing shows levels of up to ${DRAW_MAX_STATES.toLocaleString('en-US')} states; the summary covers them all.`
       : `${edges.toLocaleString('en-US')} moves between states: the drawing shows up to ${DRAW_MAX_EDGES.toLocaleString('en-US')}; the summary covers them all.`;
   const summary: GraphSummary = {
-    level: g.level, analysis, expanded: g.expanded, recorded: o.recorded, probabilities, clicks: g.clicks,
-    maxStates: o.maxStates, maxSeconds: o.maxSeconds, seconds: o.seconds, notDrawn,
+    level: g.level,
+    analysis,
+    expanded: g.expanded,
+    recorded: o.recorded,
+    probabilities,
+    clicks: g.clicks,
+    maxStates: o.maxStates,
+    maxSeconds: o.maxSeconds,
+    seconds: o.seconds,
+    notDrawn,
   };
   return { summary, shape: drawable ? graphShape(g) : null };
 }
@@ -100,7 +119,8 @@ export function graphShape(g: LevelGraph): GraphShape {
   const depth = Array.from(g.depth);
   // WIN sits one move below the shallowest winning state (-1 when nothing wins).
   let winDepth = Infinity;
-  for (let i = 0; i < edges.length; i += 2) if (edges[i + 1] === win) winDepth = Math.min(winDepth, depth[edges[i]] + 1);
+  for (let i = 0; i < edges.length; i += 2)
+    if (edges[i + 1] === win) winDepth = Math.min(winDepth, depth[edges[i]] + 1);
   depth.push(Number.isFinite(winDepth) ? winDepth : -1);
   return { states: g.states, kinds, depth, edges };
 }

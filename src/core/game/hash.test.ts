@@ -17,7 +17,12 @@ function fnv64Reference(text: string): string {
 describe('hash64', () => {
   it('is FNV-1a 64 over UTF-16 code units', () => {
     expect(hash64('')).toBe('cbf29ce484222325');
-    for (const t of ['a', 'push', 'ARC Studio \u00e9\u4e2d', canonicalKey({ levels: [{ map: '#@b.o#', energy: 3 }] })]) {
+    for (const t of [
+      'a',
+      'push',
+      'ARC Studio \u00e9\u4e2d',
+      canonicalKey({ levels: [{ map: '#@b.o#', energy: 3 }] }),
+    ]) {
       expect(hash64(t), t).toBe(fnv64Reference(t));
     }
   });
@@ -27,8 +32,30 @@ describe('canonicalKey', () => {
   it('is exact: equal values give equal keys whatever the key order, different values differ', () => {
     expect(canonicalKey({ b: 1, a: [2, 'x'] })).toBe(canonicalKey({ a: [2, 'x'], b: 1 }));
     const distinct = [
-      null, undefined, true, false, 0, 1, -1, 0.5, 'a', '1', '', [], [[]], [1, 2], [12], ['1,2'], {}, { a: 1 }, { a: '1' },
-      new Uint8Array([1, 2]), new Uint8Array([1]), new Uint8Array([258 & 0xff]), [new Uint8Array([1]), 2], ['s1:a'],
+      null,
+      undefined,
+      true,
+      false,
+      0,
+      1,
+      -1,
+      0.5,
+      'a',
+      '1',
+      '',
+      [],
+      [[]],
+      [1, 2],
+      [12],
+      ['1,2'],
+      {},
+      { a: 1 },
+      { a: '1' },
+      new Uint8Array([1, 2]),
+      new Uint8Array([1]),
+      new Uint8Array([258 & 0xff]),
+      [new Uint8Array([1]), 2],
+      ['s1:a'],
     ];
     const keys = distinct.map(canonicalKey);
     expect(new Set(keys).size).toBe(distinct.length);
@@ -46,9 +73,14 @@ describe('state identity', () => {
   // Two positions of push level 6 that the 32-bit display hash cannot tell apart (found by a
   // breadth-first sweep of the level's 529,554 states). If push's level 6 or its `key` changes,
   // find a new pair the same way or drop this pin; the assertions below must hold for any pair.
-  const play = (actions: string): Run<unknown> => parseActions(actions).reduce(advance, createRun(games.push, { level: 5 }));
-  const a = play('ACTION1,ACTION1,ACTION1,ACTION1,ACTION5,ACTION2,ACTION4,ACTION2,ACTION3,ACTION5,ACTION5,ACTION5,ACTION1,ACTION3,ACTION2,ACTION5');
-  const b = play('ACTION1,ACTION1,ACTION1,ACTION1,ACTION1,ACTION1,ACTION1,ACTION1,ACTION1,ACTION4,ACTION1,ACTION3,ACTION5,ACTION5,ACTION5,ACTION5,ACTION5,ACTION2,ACTION2,ACTION3,ACTION3,ACTION3,ACTION3,ACTION3,ACTION5,ACTION5,ACTION5');
+  const play = (actions: string): Run<unknown> =>
+    parseActions(actions).reduce(advance, createRun(games.push, { level: 5 }));
+  const a = play(
+    'ACTION1,ACTION1,ACTION1,ACTION1,ACTION5,ACTION2,ACTION4,ACTION2,ACTION3,ACTION5,ACTION5,ACTION5,ACTION1,ACTION3,ACTION2,ACTION5',
+  );
+  const b = play(
+    'ACTION1,ACTION1,ACTION1,ACTION1,ACTION1,ACTION1,ACTION1,ACTION1,ACTION1,ACTION4,ACTION1,ACTION3,ACTION5,ACTION5,ACTION5,ACTION5,ACTION5,ACTION2,ACTION2,ACTION3,ACTION3,ACTION3,ACTION3,ACTION3,ACTION5,ACTION5,ACTION5',
+  );
 
   it('stateKey tells apart positions that collide in the 32-bit hashState', () => {
     expect(hashState(a)).toBe(hashState(b));

@@ -50,8 +50,10 @@ export function hashValue(value: unknown, h = FNV_OFFSET): number {
       }
       return fnvString(String(value), Math.imul(h ^ 4, FNV_PRIME));
     }
-    case 'string': return fnvString(value, Math.imul(h ^ 5, FNV_PRIME));
-    case 'boolean': return Math.imul(h ^ (value ? 6 : 7), FNV_PRIME);
+    case 'string':
+      return fnvString(value, Math.imul(h ^ 5, FNV_PRIME));
+    case 'boolean':
+      return Math.imul(h ^ (value ? 6 : 7), FNV_PRIME);
     case 'object': {
       if (ArrayBuffer.isView(value)) {
         const bytes = new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
@@ -89,18 +91,25 @@ export function hashHex(value: unknown): string {
 export function canonicalKey(value: unknown): string {
   if (value === null) return 'N';
   switch (typeof value) {
-    case 'undefined': return 'U';
+    case 'undefined':
+      return 'U';
     // Small whole numbers (cells, counters, colours) take one character: no number-to-text work.
-    case 'number': return value >= 0 && value < 256 && (value | 0) === value ? `c${String.fromCharCode(value)}` : `n${value},`;
-    case 'string': return `s${value.length}:${value}`;
-    case 'boolean': return value ? 'T' : 'F';
+    case 'number':
+      return value >= 0 && value < 256 && (value | 0) === value ? `c${String.fromCharCode(value)}` : `n${value},`;
+    case 'string':
+      return `s${value.length}:${value}`;
+    case 'boolean':
+      return value ? 'T' : 'F';
     case 'object': {
       if (ArrayBuffer.isView(value)) {
-        const bytes = value instanceof Uint8Array ? value : new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+        const bytes =
+          value instanceof Uint8Array ? value : new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
         // One call for the usual small arrays; chunks keep big ones within the argument limit.
-        if (bytes.length <= 4096) return `b${bytes.length}:${String.fromCharCode.apply(null, bytes as unknown as number[])}`;
+        if (bytes.length <= 4096)
+          return `b${bytes.length}:${String.fromCharCode.apply(null, bytes as unknown as number[])}`;
         let text = '';
-        for (let i = 0; i < bytes.length; i += 4096) text += String.fromCharCode.apply(null, bytes.subarray(i, i + 4096) as unknown as number[]);
+        for (let i = 0; i < bytes.length; i += 4096)
+          text += String.fromCharCode.apply(null, bytes.subarray(i, i + 4096) as unknown as number[]);
         return `b${bytes.length}:${text}`;
       }
       if (Array.isArray(value)) {
@@ -114,7 +123,9 @@ export function canonicalKey(value: unknown): string {
       return `${text}}`;
     }
     default:
-      throw new TypeError(`canonicalKey cannot encode a ${typeof value}: keep game state and level data to plain data and typed arrays.`);
+      throw new TypeError(
+        `canonicalKey cannot encode a ${typeof value}: keep game state and level data to plain data and typed arrays.`,
+      );
   }
 }
 
@@ -125,7 +136,10 @@ export function canonicalKey(value: unknown): string {
  */
 export function hash64(text: string): string {
   // h = h3:h2:h1:h0, 16 bits each, starting at the offset basis 0xcbf29ce484222325.
-  let h0 = 0x2325, h1 = 0x8422, h2 = 0x9ce4, h3 = 0xcbf2;
+  let h0 = 0x2325,
+    h1 = 0x8422,
+    h2 = 0x9ce4,
+    h3 = 0xcbf2;
   const mix = (byte: number) => {
     h0 ^= byte;
     // h * 0x100000001b3 = h * 0x1b3 + (h << 40), modulo 2^64.
@@ -133,7 +147,10 @@ export function hash64(text: string): string {
     const t1 = h1 * 0x1b3 + (t0 >>> 16);
     const t2 = h2 * 0x1b3 + (t1 >>> 16) + ((h0 << 8) & 0xffff);
     const t3 = h3 * 0x1b3 + (t2 >>> 16) + (((h0 >>> 8) | (h1 << 8)) & 0xffff);
-    h0 = t0 & 0xffff; h1 = t1 & 0xffff; h2 = t2 & 0xffff; h3 = t3 & 0xffff;
+    h0 = t0 & 0xffff;
+    h1 = t1 & 0xffff;
+    h2 = t2 & 0xffff;
+    h3 = t3 & 0xffff;
   };
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);

@@ -57,7 +57,10 @@ export interface GameActionData {
 export const GameOpenSchema = z.object({
   game: z.string().regex(/^[a-z0-9]{4}$/),
   seed: z.number().int(),
-  version: z.string().regex(/^[0-9a-f]{12}$/).optional(),
+  version: z
+    .string()
+    .regex(/^[0-9a-f]{12}$/)
+    .optional(),
   engine: z.string().min(1).max(40).optional(),
   level: z.number().int().nonnegative().optional(),
 });
@@ -81,17 +84,19 @@ function openRun(game: GameDefinition<unknown, unknown>, data: Record<string, un
 }
 
 /** Validates a `game.action` payload; coordinates are required for ACTION6 and refused otherwise. */
-export const GameActionSchema = z.object({
-  game: z.string().regex(/^[a-z0-9]{4}$/),
-  action: z.enum(['RESET', 'ACTION1', 'ACTION2', 'ACTION3', 'ACTION4', 'ACTION5', 'ACTION6', 'ACTION7']),
-  x: z.number().int().min(0).max(63).optional(),
-  y: z.number().int().min(0).max(63).optional(),
-  level: z.number().int().nonnegative(),
-  state: z.enum(['NOT_PLAYED', 'NOT_FINISHED', 'WIN', 'GAME_OVER']),
-  frameHash: z.string().regex(/^[0-9a-f]{8}$/),
-}).refine((d) => (d.action === 'ACTION6') === (d.x !== undefined && d.y !== undefined), {
-  message: 'x and y are required for ACTION6 and only for it',
-});
+export const GameActionSchema = z
+  .object({
+    game: z.string().regex(/^[a-z0-9]{4}$/),
+    action: z.enum(['RESET', 'ACTION1', 'ACTION2', 'ACTION3', 'ACTION4', 'ACTION5', 'ACTION6', 'ACTION7']),
+    x: z.number().int().min(0).max(63).optional(),
+    y: z.number().int().min(0).max(63).optional(),
+    level: z.number().int().nonnegative(),
+    state: z.enum(['NOT_PLAYED', 'NOT_FINISHED', 'WIN', 'GAME_OVER']),
+    frameHash: z.string().regex(/^[0-9a-f]{8}$/),
+  })
+  .refine((d) => (d.action === 'ACTION6') === (d.x !== undefined && d.y !== undefined), {
+    message: 'x and y are required for ACTION6 and only for it',
+  });
 
 /** The game event payloads, by kind. */
 export interface GameEventData {
@@ -102,7 +107,10 @@ export interface GameEventData {
 /** The payload a player logs for `input` answered by `response`. */
 export function gameActionData(game: string, input: ActionInput, response: FrameResponse): GameActionData {
   const data: GameActionData = {
-    game, action: input.action, level: response.levels_completed, state: response.state,
+    game,
+    action: input.action,
+    level: response.levels_completed,
+    state: response.state,
     frameHash: hashFrame(response.frame[response.frame.length - 1]),
   };
   return input.action === 'ACTION6' ? { ...data, x: input.x, y: input.y } : data;
@@ -137,17 +145,24 @@ export function replayGameEvents(game: GameDefinition<unknown, unknown>, events:
     if ((e.kind !== 'game.open' && e.kind !== 'game.action') || e.data.game !== game.id) continue;
     if (e.kind === 'game.open') {
       const seed = e.data.seed;
-      if (typeof seed !== 'number' || !Number.isInteger(seed)) problems.push({ seq: e.seq, message: 'game.open has no integer seed' });
+      if (typeof seed !== 'number' || !Number.isInteger(seed))
+        problems.push({ seq: e.seq, message: 'game.open has no integer seed' });
       run = openRun(game, e.data);
       continue;
     }
     const parsed = GameActionSchema.safeParse(e.data);
     if (!parsed.success) {
-      problems.push({ seq: e.seq, message: `malformed game.action: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'data'} ${i.message}`).join('; ')}` });
+      problems.push({
+        seq: e.seq,
+        message: `malformed game.action: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'data'} ${i.message}`).join('; ')}`,
+      });
       continue;
     }
     const d = parsed.data;
-    if (!run) { problems.push({ seq: e.seq, message: 'game.action before game.open' }); continue; }
+    if (!run) {
+      problems.push({ seq: e.seq, message: 'game.action before game.open' });
+      continue;
+    }
     const input: ActionInput = d.action === 'ACTION6' ? { action: d.action, x: d.x, y: d.y } : { action: d.action };
     let result;
     try {
@@ -161,9 +176,11 @@ export function replayGameEvents(game: GameDefinition<unknown, unknown>, events:
     const r = result.response;
     steps.push({ seq: e.seq, input, response: r });
     const hash = hashFrame(r.frame[r.frame.length - 1]);
-    if (d.level !== r.levels_completed) problems.push({ seq: e.seq, message: `logged level ${d.level}, replay gives ${r.levels_completed}` });
+    if (d.level !== r.levels_completed)
+      problems.push({ seq: e.seq, message: `logged level ${d.level}, replay gives ${r.levels_completed}` });
     if (d.state !== r.state) problems.push({ seq: e.seq, message: `logged state ${d.state}, replay gives ${r.state}` });
-    if (d.frameHash !== hash) problems.push({ seq: e.seq, message: `logged frame ${d.frameHash}, replay gives ${hash}` });
+    if (d.frameHash !== hash)
+      problems.push({ seq: e.seq, message: `logged frame ${d.frameHash}, replay gives ${hash}` });
   }
   return { steps, problems, run };
 }
@@ -189,9 +206,13 @@ export interface VersionedReplay extends GameReplay {
  * - A log that names several versions replays on the first and reports the others as problems.
  * - When the log names another engine version and does not replay, a problem says so.
  */
-export function replayRecordedVersion(definitions: readonly GameDefinition<unknown, unknown>[], events: readonly LogEvent[]): VersionedReplay {
+export function replayRecordedVersion(
+  definitions: readonly GameDefinition<unknown, unknown>[],
+  events: readonly LogEvent[],
+): VersionedReplay {
   const current = definitions[0];
-  if (!current) throw new Error('replayRecordedVersion needs at least one definition of the game (the current one first).');
+  if (!current)
+    throw new Error('replayRecordedVersion needs at least one definition of the game (the current one first).');
   const id = current.id;
   const named = (v: string) => `${id}-${v}`;
   const opens = events.filter((e) => e.kind === 'game.open' && e.data.game === id);
@@ -200,7 +221,16 @@ export function replayRecordedVersion(definitions: readonly GameDefinition<unkno
   const withEngineNote = (r: GameReplay): GameReplay => {
     const other = engines.filter((e) => e !== ENGINE_VERSION);
     if (!r.problems.length || !other.length) return r;
-    return { ...r, problems: [...r.problems, { seq: opens[0].seq, message: `recorded with engine ${other.join(', ')}, replayed with engine ${ENGINE_VERSION}` }] };
+    return {
+      ...r,
+      problems: [
+        ...r.problems,
+        {
+          seq: opens[0].seq,
+          message: `recorded with engine ${other.join(', ')}, replayed with engine ${ENGINE_VERSION}`,
+        },
+      ],
+    };
   };
   if (recorded.length === 0) {
     let first: GameReplay | null = null;
@@ -212,10 +242,21 @@ export function replayRecordedVersion(definitions: readonly GameDefinition<unkno
     return { ...withEngineNote(first!), version: named(gameVersion(current)) };
   }
   const def = definitions.find((d) => gameVersion(d) === recorded[0]);
-  if (!def) return { steps: [], problems: [], run: null, version: named(recorded[0]), otherVersion: { recorded: named(recorded[0]), current: named(gameVersion(current)) } };
+  if (!def)
+    return {
+      steps: [],
+      problems: [],
+      run: null,
+      version: named(recorded[0]),
+      otherVersion: { recorded: named(recorded[0]), current: named(gameVersion(current)) },
+    };
   const r = withEngineNote(replayGameEvents(def, events));
-  const mixed = opens.filter((e) => typeof e.data.version === 'string' && e.data.version !== recorded[0])
-    .map((e) => ({ seq: e.seq, message: `game.open on version ${named(String(e.data.version))} in a log of version ${named(recorded[0])}` }));
+  const mixed = opens
+    .filter((e) => typeof e.data.version === 'string' && e.data.version !== recorded[0])
+    .map((e) => ({
+      seq: e.seq,
+      message: `game.open on version ${named(String(e.data.version))} in a log of version ${named(recorded[0])}`,
+    }));
   return { ...r, problems: [...r.problems, ...mixed].sort((a, b) => a.seq - b.seq), version: named(recorded[0]) };
 }
 
@@ -225,18 +266,28 @@ export function replayRecordedVersion(definitions: readonly GameDefinition<unkno
  * split where `level` (levels_completed) changes. Returns the counts of the last run, and the
  * number of runs started by a RESET, as the engine's `scorecard` gives them.
  */
-export function countActions(entries: readonly Pick<GameActionData, 'action' | 'level' | 'state'>[]): { runs: number; actions: number; level_actions: number[] } {
+export function countActions(entries: readonly Pick<GameActionData, 'action' | 'level' | 'state'>[]): {
+  runs: number;
+  actions: number;
+  level_actions: number[];
+} {
   const runs = splitRuns(entries.map((e) => ({ action: e.action, levelsCompleted: e.level, state: e.state })));
   const last = runs[runs.length - 1];
   if (!last) return { runs: 0, actions: 0, level_actions: [0] };
-  return { runs: runs.filter((r) => entries[r.first].action === 'RESET').length, actions: last.actions, level_actions: last.levelActions };
+  return {
+    runs: runs.filter((r) => entries[r.first].action === 'RESET').length,
+    actions: last.actions,
+    level_actions: last.levelActions,
+  };
 }
 
 /**
  * A reducer over log events for `Timeline`: the run of `game` after each event (null before its
  * first `game.open`). Actions the rules refuse leave the run as it was.
  */
-export function gameRunReducer(game: GameDefinition<unknown, unknown>): (run: Run<unknown> | null, e: LogEvent) => Run<unknown> | null {
+export function gameRunReducer(
+  game: GameDefinition<unknown, unknown>,
+): (run: Run<unknown> | null, e: LogEvent) => Run<unknown> | null {
   return (run, e) => {
     if (e.data.game !== game.id) return run;
     if (e.kind === 'game.open') return openRun(game, e.data);

@@ -80,15 +80,34 @@ export interface ServerGameInfo {
 /** The log payload of a step (`game.action`). */
 export function serverStepEventData(step: ServerStep): Record<string, unknown> {
   const data: Record<string, unknown> = {
-    game: step.game_id, action: step.action, level: step.levels_completed, state: step.state,
-    frameHash: step.frameHash, run: step.run, step: step.step, sig: step.sig,
+    game: step.game_id,
+    action: step.action,
+    level: step.levels_completed,
+    state: step.state,
+    frameHash: step.frameHash,
+    run: step.run,
+    step: step.step,
+    sig: step.sig,
   };
-  if (step.action === 'ACTION6') { data.x = step.x; data.y = step.y; }
+  if (step.action === 'ACTION6') {
+    data.x = step.x;
+    data.y = step.y;
+  }
   return data;
 }
 
 /** The text the server signs for a step: every field a log relies on, in a fixed order. */
-export function stepSigningText(s: { run: string; game: string; step: number; action: string; x?: unknown; y?: unknown; level: unknown; state: unknown; frameHash: unknown }): string {
+export function stepSigningText(s: {
+  run: string;
+  game: string;
+  step: number;
+  action: string;
+  x?: unknown;
+  y?: unknown;
+  level: unknown;
+  state: unknown;
+  frameHash: unknown;
+}): string {
   return JSON.stringify([s.run, s.game, s.step, s.action, s.x ?? null, s.y ?? null, s.level, s.state, s.frameHash]);
 }
 
@@ -107,8 +126,13 @@ export function hashGrid(grid: readonly (readonly number[])[]): string {
 }
 
 /** The action a person asked for, as the server's act request carries it. */
-export function actionRequest(input: ActionInput, step: number): { step: number; action: GameAction; x?: number; y?: number } {
-  return input.action === 'ACTION6' ? { step, action: input.action, x: input.x, y: input.y } : { step, action: input.action };
+export function actionRequest(
+  input: ActionInput,
+  step: number,
+): { step: number; action: GameAction; x?: number; y?: number } {
+  return input.action === 'ACTION6'
+    ? { step, action: input.action, x: input.x, y: input.y }
+    : { step, action: input.action };
 }
 
 export interface ServerLogCheck {
@@ -134,17 +158,47 @@ export function verifyServerRunLog(
     if ((e.kind !== 'game.open' && e.kind !== 'game.action') || e.data.game !== gameId) continue;
     const d = e.data;
     if (e.kind === 'game.open') {
-      if (typeof d.run !== 'string' || !d.run) { problems.push({ seq: e.seq, message: 'game.open names no run of the server' }); run = null; continue; }
+      if (typeof d.run !== 'string' || !d.run) {
+        problems.push({ seq: e.seq, message: 'game.open names no run of the server' });
+        run = null;
+        continue;
+      }
       // A run reopened after a reload continues where it was.
-      if (d.run !== run) { run = d.run; next = 0; }
+      if (d.run !== run) {
+        run = d.run;
+        next = 0;
+      }
       continue;
     }
-    if (run === null) { problems.push({ seq: e.seq, message: 'game.action before any game.open' }); continue; }
-    if (d.run !== run) { problems.push({ seq: e.seq, message: `game.action of run ${String(d.run)} inside run ${run}` }); continue; }
-    if (d.step !== next) { problems.push({ seq: e.seq, message: `step ${String(d.step)} where step ${next} was expected` }); next = typeof d.step === 'number' ? d.step + 1 : next; continue; }
+    if (run === null) {
+      problems.push({ seq: e.seq, message: 'game.action before any game.open' });
+      continue;
+    }
+    if (d.run !== run) {
+      problems.push({ seq: e.seq, message: `game.action of run ${String(d.run)} inside run ${run}` });
+      continue;
+    }
+    if (d.step !== next) {
+      problems.push({ seq: e.seq, message: `step ${String(d.step)} where step ${next} was expected` });
+      next = typeof d.step === 'number' ? d.step + 1 : next;
+      continue;
+    }
     next++;
-    const text = stepSigningText({ run, game: gameId, step: d.step as number, action: String(d.action), x: d.x, y: d.y, level: d.level, state: d.state, frameHash: d.frameHash });
-    if (typeof d.sig !== 'string' || !verify(text, d.sig)) { problems.push({ seq: e.seq, message: `step ${String(d.step)} is not what the server answered (signature)` }); continue; }
+    const text = stepSigningText({
+      run,
+      game: gameId,
+      step: d.step as number,
+      action: String(d.action),
+      x: d.x,
+      y: d.y,
+      level: d.level,
+      state: d.state,
+      frameHash: d.frameHash,
+    });
+    if (typeof d.sig !== 'string' || !verify(text, d.sig)) {
+      problems.push({ seq: e.seq, message: `step ${String(d.step)} is not what the server answered (signature)` });
+      continue;
+    }
     if (typeof d.level === 'number') levelsCompleted = Math.max(levelsCompleted, d.level);
   }
   return { problems, levelsCompleted };

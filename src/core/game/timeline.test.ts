@@ -9,12 +9,24 @@ import { games, solutions } from '../../games';
 
 function logOf(gameId: string, actions: string, level?: number): LogEvent[] {
   const game = games[gameId];
-  const events: LogEvent[] = [{ seq: 0, t: 0, kind: 'game.open', data: level === undefined ? { game: gameId, seed: 3 } : { game: gameId, seed: 3, level } }];
+  const events: LogEvent[] = [
+    {
+      seq: 0,
+      t: 0,
+      kind: 'game.open',
+      data: level === undefined ? { game: gameId, seed: 3 } : { game: gameId, seed: 3, level },
+    },
+  ];
   let run = createRun(game, level === undefined ? { seed: 3 } : { seed: 3, level });
   for (const input of parseActions(actions)) {
     const r = step(run, input);
     run = r.run;
-    events.push({ seq: events.length, t: events.length * 100, kind: 'game.action', data: gameActionData(gameId, input, r.response) as unknown as Record<string, unknown> });
+    events.push({
+      seq: events.length,
+      t: events.length * 100,
+      kind: 'game.action',
+      data: gameActionData(gameId, input, r.response) as unknown as Record<string, unknown>,
+    });
   }
   return events;
 }

@@ -16,14 +16,42 @@ export type Frame = Uint8Array;
 
 /** The official ARC-AGI-3 palette, by value 0-15. */
 export const PALETTE: readonly string[] = Object.freeze([
-  '#FFFFFF', '#CCCCCC', '#999999', '#666666', '#333333', '#000000', '#E53AA3', '#FF7BCC',
-  '#F93C31', '#1E93FF', '#88D8F1', '#FFDC00', '#FF851B', '#921231', '#4FCC30', '#A356D6',
+  '#FFFFFF',
+  '#CCCCCC',
+  '#999999',
+  '#666666',
+  '#333333',
+  '#000000',
+  '#E53AA3',
+  '#FF7BCC',
+  '#F93C31',
+  '#1E93FF',
+  '#88D8F1',
+  '#FFDC00',
+  '#FF851B',
+  '#921231',
+  '#4FCC30',
+  '#A356D6',
 ]);
 
 /** Named palette indices, for readable game code. */
 export const Colour = Object.freeze({
-  white: 0, lightGrey: 1, grey: 2, darkGrey: 3, charcoal: 4, black: 5, magenta: 6, pink: 7,
-  red: 8, blue: 9, lightBlue: 10, yellow: 11, orange: 12, maroon: 13, green: 14, purple: 15,
+  white: 0,
+  lightGrey: 1,
+  grey: 2,
+  darkGrey: 3,
+  charcoal: 4,
+  black: 5,
+  magenta: 6,
+  pink: 7,
+  red: 8,
+  blue: 9,
+  lightBlue: 10,
+  yellow: 11,
+  orange: 12,
+  maroon: 13,
+  green: 14,
+  purple: 15,
 } as const);
 
 /**
@@ -34,7 +62,14 @@ export type GameAction = 'RESET' | 'ACTION1' | 'ACTION2' | 'ACTION3' | 'ACTION4'
 
 /** All actions, indexed by their official numeric id (RESET = 0, ACTION1 = 1, ...). */
 export const GAME_ACTIONS: readonly GameAction[] = Object.freeze([
-  'RESET', 'ACTION1', 'ACTION2', 'ACTION3', 'ACTION4', 'ACTION5', 'ACTION6', 'ACTION7',
+  'RESET',
+  'ACTION1',
+  'ACTION2',
+  'ACTION3',
+  'ACTION4',
+  'ACTION5',
+  'ACTION6',
+  'ACTION7',
 ] as const);
 
 /** The numeric id of a non-RESET action, as listed in `available_actions` (1-7). */
@@ -82,7 +117,10 @@ export type GameRuleCode = 'NOT_STARTED' | 'GAME_ENDED' | 'ACTION_NOT_AVAILABLE'
  */
 export class GameRuleError extends Error {
   override readonly name = 'GameRuleError';
-  constructor(readonly code: GameRuleCode, message: string) {
+  constructor(
+    readonly code: GameRuleCode,
+    message: string,
+  ) {
     super(message);
   }
 }

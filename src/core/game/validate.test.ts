@@ -4,7 +4,14 @@ import { createRun, renderRun, step } from './engine';
 import { formatAction, parseActions } from './actions';
 import { Rng } from './rng';
 import {
-  CHUNK_STEPS, checkFrame, checkRun, planValidation, randomAction, runValidationTask, summarizeValidation, validateGame,
+  CHUNK_STEPS,
+  checkFrame,
+  checkRun,
+  planValidation,
+  randomAction,
+  runValidationTask,
+  summarizeValidation,
+  validateGame,
 } from './validate';
 import { buggy, button, lock, walk } from './validateFixtures';
 
@@ -14,8 +21,20 @@ describe('planValidation', () => {
     expect(plan.steps).toEqual({ short: 50_000, long: 300_000, fuzz: 300_000 });
     const long = plan.tasks.filter((t) => t.regime === 'long');
     // 2 levels x (125,000 + 125,000 + 50,000)
-    expect(long.map((t) => [t.level, t.chunk, t.steps])).toEqual([[0, 0, CHUNK_STEPS], [0, 1, CHUNK_STEPS], [0, 2, 50_000], [1, 0, CHUNK_STEPS], [1, 1, CHUNK_STEPS], [1, 2, 50_000]]);
-    expect(plan.tasks.filter((t) => t.regime === 'fuzz').map((t) => [t.level, t.steps])).toEqual([[0, CHUNK_STEPS], [0, 25_000], [1, CHUNK_STEPS], [1, 25_000]]);
+    expect(long.map((t) => [t.level, t.chunk, t.steps])).toEqual([
+      [0, 0, CHUNK_STEPS],
+      [0, 1, CHUNK_STEPS],
+      [0, 2, 50_000],
+      [1, 0, CHUNK_STEPS],
+      [1, 1, CHUNK_STEPS],
+      [1, 2, 50_000],
+    ]);
+    expect(plan.tasks.filter((t) => t.regime === 'fuzz').map((t) => [t.level, t.steps])).toEqual([
+      [0, CHUNK_STEPS],
+      [0, 25_000],
+      [1, CHUNK_STEPS],
+      [1, 25_000],
+    ]);
     expect(new Set(plan.tasks.map((t) => t.seed)).size).toBe(plan.tasks.length);
     expect(planValidation(lock, { seed: 5, steps: 300_000 })).toEqual(plan);
     expect(planValidation(lock, { seed: 6, steps: 300_000 }).tasks[0].seed).not.toBe(plan.tasks[0].seed);
@@ -32,7 +51,9 @@ describe('randomAction', () => {
     const run = createRun(button(true), { level: 0 });
     const cells = Array.from({ length: 200 }, () => randomAction(run, rng, 'cells'));
     expect(new Set(cells.map((c) => `${c.x},${c.y}`)).size).toBeGreaterThan(150);
-    expect(Array.from({ length: 20 }, () => randomAction(run, rng, 'targets'))).toEqual(Array(20).fill({ action: 'ACTION6', x: 10, y: 10 }));
+    expect(Array.from({ length: 20 }, () => randomAction(run, rng, 'targets'))).toEqual(
+      Array(20).fill({ action: 'ACTION6', x: 10, y: 10 }),
+    );
   });
 });
 
@@ -54,7 +75,11 @@ describe('validateGame on fixtures with known answers', () => {
 
   it('passes a level that chance cannot win in its budget, and a clean fuzz', () => {
     const report = validateGame(lock, { steps: 200_000, seed: 1 });
-    expect(report.levels[1]).toMatchObject({ ok: true, short: { steps: 50_000, wins: 0, firstWin: -1 }, long: { steps: 200_000, wins: 0 } });
+    expect(report.levels[1]).toMatchObject({
+      ok: true,
+      short: { steps: 50_000, wins: 0, firstWin: -1 },
+      long: { steps: 200_000, wins: 0 },
+    });
     expect(report.levels[0].long!.wins).toBeGreaterThan(10_000);
     expect(report.levels[1].fuzz!.frames).toBeGreaterThan(100_000 / 64);
     expect(report).toMatchObject({ ok: true, problemCount: 0, totalSteps: 2 * 50_000 + 2 * 200_000 + 200_000 });
@@ -64,7 +89,11 @@ describe('validateGame on fixtures with known answers', () => {
     const plan = planValidation(walk, { steps: 300_000, regimes: ['long'], level: 1 });
     const results = plan.tasks.map((t) => runValidationTask(walk, t));
     const forward = summarizeValidation(walk, plan, results);
-    const backward = summarizeValidation(walk, plan, [...plan.tasks].reverse().map((t) => runValidationTask(walk, t)));
+    const backward = summarizeValidation(
+      walk,
+      plan,
+      [...plan.tasks].reverse().map((t) => runValidationTask(walk, t)),
+    );
     expect(backward).toEqual(forward);
     // The walk wins in 6 actions on average (E0 = 1 + (E0 + E1) / 2, E1 = 1 + E0 / 2), then starts again.
     expect(forward.levels[0].long!.wins / 300_000).toBeGreaterThan(0.155);
@@ -76,7 +105,9 @@ describe('validateGame on fixtures with known answers', () => {
     const rate = report.levels[0].long!.wins / 500_000;
     expect(rate).toBeGreaterThan((1 / 1024) * 0.85);
     expect(rate).toBeLessThan((1 / 1024) * 1.15);
-    expect(validateGame(button(true), { steps: 1_000, regimes: ['long'], clicks: 'targets' }).levels[0].long!.wins).toBe(1_000);
+    expect(
+      validateGame(button(true), { steps: 1_000, regimes: ['long'], clicks: 'targets' }).levels[0].long!.wins,
+    ).toBe(1_000);
   });
 
   it('the fuzz reports exceptions, invalid frames, mutated states and a level that starts won', () => {
@@ -87,8 +118,13 @@ describe('validateGame on fixtures with known answers', () => {
     const exception = report.problems.find((p) => p.kind === 'exception')!;
     expect(exception).toMatchObject({ level: 0, action: 'ACTION2' });
     expect(exception.message).toContain('Error: count too high to go down');
-    expect(report.problems.find((p) => p.kind === 'frame')!.message).toBe('cell (0, 0) has value 20, outside the palette 0-15');
-    expect(report.problems.find((p) => p.kind === 'field')).toMatchObject({ level: 1, message: 'the level is being played but its state is won (a level that starts won?)' });
+    expect(report.problems.find((p) => p.kind === 'frame')!.message).toBe(
+      'cell (0, 0) has value 20, outside the palette 0-15',
+    );
+    expect(report.problems.find((p) => p.kind === 'field')).toMatchObject({
+      level: 1,
+      message: 'the level is being played but its state is won (a level that starts won?)',
+    });
     expect(report.levels.map((l) => l.ok)).toEqual([false, false]);
   });
 
@@ -144,11 +180,14 @@ describe('checkFrame and checkRun', () => {
 });
 
 describe('the built-in games, with reduced budgets', () => {
-  it.each(Object.keys(games))('%s: the fuzz finds nothing and chance wins no level after the tutorial in 5,000 steps', (id) => {
-    const game = games[id];
-    const report = validateGame(game, { steps: 5_000, seed: 7 });
-    expect(report.problems).toEqual([]);
-    expect(report.levels.filter((l) => !l.ok).map((l) => l.level)).toEqual([]);
-    expect(report.levels).toHaveLength(solutions[id].length);
-  });
+  it.each(Object.keys(games))(
+    '%s: the fuzz finds nothing and chance wins no level after the tutorial in 5,000 steps',
+    (id) => {
+      const game = games[id];
+      const report = validateGame(game, { steps: 5_000, seed: 7 });
+      expect(report.problems).toEqual([]);
+      expect(report.levels.filter((l) => !l.ok).map((l) => l.level)).toEqual([]);
+      expect(report.levels).toHaveLength(solutions[id].length);
+    },
+  );
 });

@@ -42,7 +42,9 @@ export type ClickPolicy = 'cells' | 'targets';
 /** The three checks. */
 export type Regime = 'short' | 'long' | 'fuzz';
 
-const KEYS: readonly ActionInput[] = [0, 1, 2, 3, 4, 5, 6, 7].map((a) => ({ action: a === 0 ? 'RESET' : `ACTION${a}` }) as ActionInput);
+const KEYS: readonly ActionInput[] = [0, 1, 2, 3, 4, 5, 6, 7].map(
+  (a) => ({ action: a === 0 ? 'RESET' : `ACTION${a}` }) as ActionInput,
+);
 const RESET = KEYS[0];
 
 /**
@@ -103,7 +105,9 @@ export interface ValidationPlan {
 }
 
 /** What planning and summing up need of a game: its id and its number of levels (arcengine games have no definition here). */
-export type GameOutline = Pick<GameDefinition<unknown, unknown>, 'id'> & { readonly levels: { readonly length: number } };
+export type GameOutline = Pick<GameDefinition<unknown, unknown>, 'id'> & {
+  readonly levels: { readonly length: number };
+};
 
 const REGIME_SALT: Record<Regime, number> = { short: 1, long: 2, fuzz: 3 };
 
@@ -111,13 +115,21 @@ const REGIME_SALT: Record<Regime, number> = { short: 1, long: 2, fuzz: 3 };
 export function planValidation(game: GameOutline, options: ValidationOptions = {}): ValidationPlan {
   const seed = (options.seed ?? 0) | 0;
   const long = options.steps ?? LONG_STEPS;
-  const steps: Record<Regime, number> = { short: options.shortSteps ?? Math.min(SHORT_STEPS, long), long, fuzz: options.fuzzSteps ?? long };
+  const steps: Record<Regime, number> = {
+    short: options.shortSteps ?? Math.min(SHORT_STEPS, long),
+    long,
+    fuzz: options.fuzzSteps ?? long,
+  };
   for (const [regime, n] of Object.entries(steps)) {
     if (options.regimes && !options.regimes.includes(regime as Regime)) continue;
-    if (!(Number.isInteger(n) && n >= 1)) throw new RangeError(`the ${regime} regime needs a whole number of steps from 1, not ${n}.`);
+    if (!(Number.isInteger(n) && n >= 1))
+      throw new RangeError(`the ${regime} regime needs a whole number of steps from 1, not ${n}.`);
   }
   const count = game.levels.length;
-  if (options.level !== undefined && !(Number.isInteger(options.level) && options.level >= 0 && options.level < count)) {
+  if (
+    options.level !== undefined &&
+    !(Number.isInteger(options.level) && options.level >= 0 && options.level < count)
+  ) {
     throw new RangeError(`level ${options.level + 1} does not exist in "${game.id}": it has levels 1-${count}.`);
   }
   const levels = options.level !== undefined ? [options.level] : Array.from({ length: count }, (_, i) => i);
@@ -129,7 +141,14 @@ export function planValidation(game: GameOutline, options: ValidationOptions = {
   const cut = (regime: Regime, level: number, total: number) => {
     for (let chunk = 0; chunk * CHUNK_STEPS < total; chunk++) {
       const n = Math.min(CHUNK_STEPS, total - chunk * CHUNK_STEPS);
-      tasks.push({ regime, level, chunk, steps: n, seed: mixSeed(mixSeed(seed, REGIME_SALT[regime]), level * 65_536 + chunk), clicks });
+      tasks.push({
+        regime,
+        level,
+        chunk,
+        steps: n,
+        seed: mixSeed(mixSeed(seed, REGIME_SALT[regime]), level * 65_536 + chunk),
+        clicks,
+      });
     }
   };
   for (const regime of regimes) {
@@ -203,11 +222,16 @@ export function checkFrame(frame: Frame): string | null {
 export function checkRun(run: Run<unknown>): string | null {
   const n = run.game.levels.length;
   if (!STATES.has(run.state)) return `state "${String(run.state)}" is not an official state`;
-  if (!(Number.isInteger(run.levelsCompleted) && run.levelsCompleted >= 0 && run.levelsCompleted <= n)) return `levels_completed ${run.levelsCompleted} is outside 0-${n}`;
-  if (!(Number.isInteger(run.level) && run.level >= 0 && run.level < n)) return `level index ${run.level} is outside 0-${n - 1}`;
-  if ((run.state === 'WIN') !== (run.levelsCompleted === n)) return `state ${run.state} with levels_completed ${run.levelsCompleted} of ${n}`;
-  if (run.state !== 'WIN' && run.level !== run.levelsCompleted) return `level index ${run.level} differs from levels_completed ${run.levelsCompleted}`;
-  if (!(Number.isInteger(run.actions) && run.actions >= 0)) return `action count ${run.actions} is not a whole number from 0`;
+  if (!(Number.isInteger(run.levelsCompleted) && run.levelsCompleted >= 0 && run.levelsCompleted <= n))
+    return `levels_completed ${run.levelsCompleted} is outside 0-${n}`;
+  if (!(Number.isInteger(run.level) && run.level >= 0 && run.level < n))
+    return `level index ${run.level} is outside 0-${n - 1}`;
+  if ((run.state === 'WIN') !== (run.levelsCompleted === n))
+    return `state ${run.state} with levels_completed ${run.levelsCompleted} of ${n}`;
+  if (run.state !== 'WIN' && run.level !== run.levelsCompleted)
+    return `level index ${run.level} differs from levels_completed ${run.levelsCompleted}`;
+  if (!(Number.isInteger(run.actions) && run.actions >= 0))
+    return `action count ${run.actions} is not a whole number from 0`;
   const offered = availableActions(run);
   const seen = new Set<number>();
   for (const a of offered) {
@@ -218,7 +242,8 @@ export function checkRun(run: Run<unknown>): string | null {
   if (run.state === 'NOT_FINISHED') {
     if (offered.length === 0) return 'no action is available while the level is being played (only RESET)';
     const outcome = run.game.outcome(run.current);
-    if (outcome !== 'playing') return `the level is being played but its state is ${outcome === 'won' ? 'won' : 'lost'} (a level that starts ${outcome === 'won' ? 'won' : 'lost'}?)`;
+    if (outcome !== 'playing')
+      return `the level is being played but its state is ${outcome === 'won' ? 'won' : 'lost'} (a level that starts ${outcome === 'won' ? 'won' : 'lost'}?)`;
   }
   return null;
 }
@@ -233,16 +258,28 @@ export type ProgressCallback = (stepsDone: number) => void;
 const PROGRESS_EVERY = 65_536;
 
 /** Runs one task. Pure: the same task gives the same result. */
-export function runValidationTask(game: GameDefinition<unknown, unknown>, task: ValidationTask, onProgress?: ProgressCallback): TaskResult {
+export function runValidationTask(
+  game: GameDefinition<unknown, unknown>,
+  task: ValidationTask,
+  onProgress?: ProgressCallback,
+): TaskResult {
   return task.regime === 'fuzz' ? fuzz(game, task, onProgress) : chance(game, task, onProgress);
 }
 
 /** The random policy on one level: counts wins and GAME_OVERs. The hot loop: `advance` only. */
-function chance(game: GameDefinition<unknown, unknown>, task: ValidationTask, onProgress?: ProgressCallback): TaskResult {
+function chance(
+  game: GameDefinition<unknown, unknown>,
+  task: ValidationTask,
+  onProgress?: ProgressCallback,
+): TaskResult {
   const rng = new Rng(task.seed);
   const level = task.level;
   let run = createRun(game, { seed: task.seed, level });
-  let wins = 0, firstWin = -1, gameOvers = 0, restarts = 0, problemCount = 0;
+  let wins = 0,
+    firstWin = -1,
+    gameOvers = 0,
+    restarts = 0,
+    problemCount = 0;
   const problems: ValidationProblem[] = [];
   for (let i = 1; i <= task.steps; i++) {
     let input = RESET;
@@ -262,7 +299,16 @@ function chance(game: GameDefinition<unknown, unknown>, task: ValidationTask, on
     } catch (e) {
       // The fuzz looks for these; here they are counted, the first one kept, and the level started again.
       problemCount++;
-      if (!problems.length) problems.push({ kind: e instanceof GameRuleError ? 'refused' : 'exception', level, step: i, action: describe(input), message: errorText(e), seed: task.seed, count: 1 });
+      if (!problems.length)
+        problems.push({
+          kind: e instanceof GameRuleError ? 'refused' : 'exception',
+          level,
+          step: i,
+          action: describe(input),
+          message: errorText(e),
+          seed: task.seed,
+          count: 1,
+        });
       run = createRun(game, { seed: task.seed + ++restarts, level });
     }
     if (onProgress && (i & (PROGRESS_EVERY - 1)) === 0) onProgress(i);
@@ -283,7 +329,12 @@ function fuzz(game: GameDefinition<unknown, unknown>, task: ValidationTask, onPr
   const rng = new Rng(task.seed);
   const level = task.level;
   let run = createRun(game, { seed: task.seed, level });
-  let wins = 0, firstWin = -1, gameOvers = 0, frames = 0, problemCount = 0, restarts = 0;
+  let wins = 0,
+    firstWin = -1,
+    gameOvers = 0,
+    frames = 0,
+    problemCount = 0,
+    restarts = 0;
   // The first occurrence of each distinct problem, with a count.
   const problems = new Map<string, ValidationProblem>();
   const report = (kind: ValidationProblem['kind'], i: number, input: ActionInput | null, message: string) => {
@@ -292,8 +343,18 @@ function fuzz(game: GameDefinition<unknown, unknown>, task: ValidationTask, onPr
     const seen = problems.get(key);
     if (seen) problems.set(key, { ...seen, count: seen.count + 1 });
     else if (problems.size < MAX_PROBLEMS) {
-      const reproduce = trail.length <= MAX_TRAIL ? { seed: trailSeed, actions: trail.map(describe).join(',') } : undefined;
-      problems.set(key, { kind, level: run.level, step: i, action: input ? describe(input) : '(level start)', message, seed: task.seed, count: 1, reproduce });
+      const reproduce =
+        trail.length <= MAX_TRAIL ? { seed: trailSeed, actions: trail.map(describe).join(',') } : undefined;
+      problems.set(key, {
+        kind,
+        level: run.level,
+        step: i,
+        action: input ? describe(input) : '(level start)',
+        message,
+        seed: task.seed,
+        count: 1,
+        reproduce,
+      });
     }
   };
   // The actions since the level under test was last at its start (a restart or a RESET), and the
@@ -335,7 +396,8 @@ function fuzz(game: GameDefinition<unknown, unknown>, task: ValidationTask, onPr
       } else run = advance(before, input);
     } catch (e) {
       if (e instanceof GameRuleError) {
-        if (!stray || !isRefusable(before, input)) report('refused', i, input, `the engine refused an action it offers: ${e.code}: ${e.message}`);
+        if (!stray || !isRefusable(before, input))
+          report('refused', i, input, `the engine refused an action it offers: ${e.code}: ${e.message}`);
         trail.pop();
         continue;
       }
@@ -345,7 +407,12 @@ function fuzz(game: GameDefinition<unknown, unknown>, task: ValidationTask, onPr
     }
     if (input === RESET && run.level === level) trail = [];
     if (keyBefore !== null && safeKey(before) !== keyBefore) {
-      report('mutation', i, input, 'the previous state changed after the action: `step` must return a new state and leave the old one as it was');
+      report(
+        'mutation',
+        i,
+        input,
+        'the previous state changed after the action: `step` must return a new state and leave the old one as it was',
+      );
     }
     if (run.levelsCompleted > before.levelsCompleted) {
       wins++;
@@ -393,7 +460,10 @@ function safeKey(run: Run<unknown>): string {
 
 function errorText(e: unknown): string {
   if (e instanceof Error) {
-    const where = e.stack?.split('\n').find((l) => l.trim().startsWith('at '))?.trim();
+    const where = e.stack
+      ?.split('\n')
+      .find((l) => l.trim().startsWith('at '))
+      ?.trim();
     return `${e.name}: ${e.message}${where ? ` (${where})` : ''}`;
   }
   return `threw ${String(e)}`;
@@ -438,7 +508,11 @@ export interface ValidationReport {
 }
 
 /** Puts the tasks' results together, per level and regime. */
-export function summarizeValidation(game: GameOutline, plan: ValidationPlan, results: readonly TaskResult[]): ValidationReport {
+export function summarizeValidation(
+  game: GameOutline,
+  plan: ValidationPlan,
+  results: readonly TaskResult[],
+): ValidationReport {
   const byKey = new Map<string, TaskResult[]>();
   for (const r of results) {
     const k = `${r.task.regime}:${r.task.level}`;
@@ -456,12 +530,18 @@ export function summarizeValidation(game: GameOutline, plan: ValidationPlan, res
     }
     const sum = (f: (r: TaskResult) => number) => rs.reduce((s, r) => s + f(r), 0);
     return {
-      steps: sum((r) => r.steps), wins: sum((r) => r.wins), firstWin, gameOvers: sum((r) => r.gameOvers),
-      frames: sum((r) => r.frames), problemCount: sum((r) => r.problemCount),
+      steps: sum((r) => r.steps),
+      wins: sum((r) => r.wins),
+      firstWin,
+      gameOvers: sum((r) => r.gameOvers),
+      frames: sum((r) => r.frames),
+      problemCount: sum((r) => r.problemCount),
     };
   };
   const levels = plan.levels.map((level): LevelReport => {
-    const short = regime('short', level), long = regime('long', level), fz = regime('fuzz', level);
+    const short = regime('short', level),
+      long = regime('long', level),
+      fz = regime('fuzz', level);
     const tutorial = level === 0;
     const chanceWon = !tutorial && ((short?.wins ?? 0) > 0 || (long?.wins ?? 0) > 0);
     const problemCount = (short?.problemCount ?? 0) + (long?.problemCount ?? 0) + (fz?.problemCount ?? 0);
@@ -479,13 +559,27 @@ export function summarizeValidation(game: GameOutline, plan: ValidationPlan, res
   const problems = [...merged.values()];
   const problemCount = results.reduce((s, r) => s + r.problemCount, 0);
   return {
-    game: game.id, seed: plan.seed, clicks: plan.clicks, steps: plan.steps, levels, problems, problemCount,
-    totalSteps: results.reduce((s, r) => s + r.steps, 0), ok: levels.every((l) => l.ok) && problemCount === 0,
+    game: game.id,
+    seed: plan.seed,
+    clicks: plan.clicks,
+    steps: plan.steps,
+    levels,
+    problems,
+    problemCount,
+    totalSteps: results.reduce((s, r) => s + r.steps, 0),
+    ok: levels.every((l) => l.ok) && problemCount === 0,
   };
 }
 
 /** Plans, runs every task in this thread and summarizes: for tests and small budgets. */
-export function validateGame(game: GameDefinition<unknown, unknown>, options: ValidationOptions = {}): ValidationReport {
+export function validateGame(
+  game: GameDefinition<unknown, unknown>,
+  options: ValidationOptions = {},
+): ValidationReport {
   const plan = planValidation(game, options);
-  return summarizeValidation(game, plan, plan.tasks.map((t) => runValidationTask(game, t)));
+  return summarizeValidation(
+    game,
+    plan,
+    plan.tasks.map((t) => runValidationTask(game, t)),
+  );
 }

@@ -17,7 +17,11 @@ import { defineGame, type GameDefinition } from './define';
 export const walk = defineGame<{ at: number; fell: boolean; pit: boolean }, { length: number; pit: boolean }>({
   id: 'walk',
   title: 'Walk',
-  levels: [{ length: 2, pit: false }, { length: 2, pit: false }, { length: 2, pit: true }],
+  levels: [
+    { length: 2, pit: false },
+    { length: 2, pit: false },
+    { length: 2, pit: true },
+  ],
   actions: [3, 4],
   undo: false,
   init: (level) => ({ at: 0, fell: false, pit: level.pit }),

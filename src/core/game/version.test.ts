@@ -14,17 +14,27 @@ type PushLevel = { map: string; energy: number };
 const pushLevels = push.levels as readonly PushLevel[];
 /** An earlier push whose level 1 was laid out differently (the block one cell further). */
 const oldPush: GameDefinition<unknown, unknown> = {
-  ...push, levels: [{ ...pushLevels[0], map: pushLevels[0].map.replace('.b', 'b.') }, ...pushLevels.slice(1)],
+  ...push,
+  levels: [{ ...pushLevels[0], map: pushLevels[0].map.replace('.b', 'b.') }, ...pushLevels.slice(1)],
 };
 
 /** A log of `game` opened with `open` and played with `actions` (each logged with what the game answered). */
-function log(game: GameDefinition<unknown, unknown>, actions: string, open: Record<string, unknown> = { ...gameOpenData(game, 0) }): LogEvent[] {
+function log(
+  game: GameDefinition<unknown, unknown>,
+  actions: string,
+  open: Record<string, unknown> = { ...gameOpenData(game, 0) },
+): LogEvent[] {
   const events: LogEvent[] = [{ seq: 0, t: 0, kind: 'game.open', data: open }];
   let run = createRun(game, 0);
   for (const input of parseActions(actions)) {
     const r = step(run, input);
     run = r.run;
-    events.push({ seq: events.length, t: events.length * 10, kind: 'game.action', data: { ...gameActionData(game.id, input, r.response) } });
+    events.push({
+      seq: events.length,
+      t: events.length * 10,
+      kind: 'game.action',
+      data: { ...gameActionData(game.id, input, r.response) },
+    });
   }
   return events;
 }
@@ -41,7 +51,14 @@ describe('game versions', () => {
     const text = versionText(push);
     const content = JSON.parse(text) as Record<string, unknown>;
     expect(Object.keys(content)).toEqual(['actions', 'fps', 'id', 'levels', 'revision', 'starts', 'undo']);
-    expect(content).toMatchObject({ id: 'push', actions: [1, 2, 3, 4, 5], undo: true, fps: push.fps ?? 10, revision: 0, levels: JSON.parse(JSON.stringify(pushLevels)) });
+    expect(content).toMatchObject({
+      id: 'push',
+      actions: [1, 2, 3, 4, 5],
+      undo: true,
+      fps: push.fps ?? 10,
+      revision: 0,
+      levels: JSON.parse(JSON.stringify(pushLevels)),
+    });
     expect((content.starts as string[]).every((h) => /^[0-9a-f]{8}$/.test(h))).toBe(true);
     expect(text).not.toMatch(/\s"|": /);
     expect(gameVersion(push)).toBe(hash64(text).slice(0, 12));
@@ -57,7 +74,13 @@ describe('game versions', () => {
       { ...push, undo: false },
       { ...push, fps: (push.fps ?? 10) + 1 },
       { ...push, revision: 1 },
-      { ...push, render: (s, frame, info) => { push.render(s, frame, info); frame[0] = (frame[0] + 1) % 16; } },
+      {
+        ...push,
+        render: (s, frame, info) => {
+          push.render(s, frame, info);
+          frame[0] = (frame[0] + 1) % 16;
+        },
+      },
     ];
     const versions = changed.map(gameVersion);
     for (const w of versions) expect(w).not.toBe(v);
@@ -116,7 +139,9 @@ describe('replay on the recorded version', () => {
   it('names another engine version when a log does not replay', () => {
     const events = log(push, sol, { ...gameOpenData(push, 0), engine: '0' });
     events[2] = { ...events[2], data: { ...events[2].data, level: 3 } };
-    expect(replayRecordedVersion([push], events).problems.map((p) => p.message)).toContain(`recorded with engine 0, replayed with engine ${ENGINE_VERSION}`);
+    expect(replayRecordedVersion([push], events).problems.map((p) => p.message)).toContain(
+      `recorded with engine 0, replayed with engine ${ENGINE_VERSION}`,
+    );
   });
 
   it('lists the current version first, then retired ones of the same id', () => {
@@ -126,15 +151,29 @@ describe('replay on the recorded version', () => {
 });
 
 describe('verifyGameLog with versions', () => {
-  const hook = (definitions: GameDefinition<unknown, unknown>[]): ReplayGame => (_id, events) => {
-    const r = replayRecordedVersion(definitions, events);
-    return { problems: r.problems, actions: r.steps.length, levelsCompleted: r.run?.levelsCompleted ?? 0, version: r.version, ...(r.otherVersion ? { otherVersion: r.otherVersion } : {}) };
-  };
+  const hook =
+    (definitions: GameDefinition<unknown, unknown>[]): ReplayGame =>
+    (_id, events) => {
+      const r = replayRecordedVersion(definitions, events);
+      return {
+        problems: r.problems,
+        actions: r.steps.length,
+        levelsCompleted: r.run?.levelsCompleted ?? 0,
+        version: r.version,
+        ...(r.otherVersion ? { otherVersion: r.otherVersion } : {}),
+      };
+    };
   const stored = (events: LogEvent[]) => events.map((e) => ({ ...e, receivedAt: 0 }));
 
   it('verifies a log of the current version and names the version', () => {
     const v = verifyGameLog({ game: 'push' }, stored(log(push, `RESET,${solutions.push[0]}`)), hook([push]));
-    expect(v).toMatchObject({ verified: true, status: 'verified', version: versionedGameId(push), levelsCompleted: 1, flags: [] });
+    expect(v).toMatchObject({
+      verified: true,
+      status: 'verified',
+      version: versionedGameId(push),
+      levelsCompleted: 1,
+      flags: [],
+    });
   });
 
   it('gives a log of another version its own status with both versions named, not "unverified"', () => {
@@ -143,7 +182,9 @@ describe('verifyGameLog with versions', () => {
     expect(v.verified).toBe(false);
     expect(v.version).toBe(versionedGameId(oldPush));
     expect(v.currentVersion).toBe(versionedGameId(push));
-    expect(v.flags).toEqual([`recorded on ${versionedGameId(oldPush)}; this server runs ${versionedGameId(push)} and cannot replay it`]);
+    expect(v.flags).toEqual([
+      `recorded on ${versionedGameId(oldPush)}; this server runs ${versionedGameId(push)} and cannot replay it`,
+    ]);
   });
 
   it('still calls a tampered log of the current version unverified', () => {

@@ -40,7 +40,11 @@ const versions = new WeakMap<GameDefinition<unknown, unknown>, string>();
  */
 export function versionText(game: GameDefinition<unknown, unknown>): string {
   const content = {
-    id: game.id, levels: game.levels, actions: game.actions, undo: game.undo !== false, fps: gameFps(game),
+    id: game.id,
+    levels: game.levels,
+    actions: game.actions,
+    undo: game.undo !== false,
+    fps: gameFps(game),
     revision: game.revision ?? 0,
     starts: game.levels.map((_, level) => hashFrame(renderRun(createRun(game, { level })))),
   };
@@ -48,7 +52,11 @@ export function versionText(game: GameDefinition<unknown, unknown>): string {
     if (ArrayBuffer.isView(v)) return Array.from(new Uint8Array(v.buffer, v.byteOffset, v.byteLength));
     if (v && typeof v === 'object' && !Array.isArray(v)) {
       const o = v as Record<string, unknown>;
-      return Object.fromEntries(Object.keys(o).sort().map((k) => [k, o[k]]));
+      return Object.fromEntries(
+        Object.keys(o)
+          .sort()
+          .map((k) => [k, o[k]]),
+      );
     }
     return v;
   });

@@ -31,7 +31,8 @@ export interface GradeRow extends Grade {
 }
 
 /** The key of an answer: a session's answer to an item (a question's position in a block: `testIndex`). */
-export const answerKey = (sessionId: string, item: string, testIndex: number): string => `${sessionId}|${item}|${testIndex}`;
+export const answerKey = (sessionId: string, item: string, testIndex: number): string =>
+  `${sessionId}|${item}|${testIndex}`;
 
 /** Pearson's correlation of paired values; null with fewer than 2 pairs or when either side does not vary. */
 export function pearson(xs: readonly number[], ys: readonly number[]): number | null {
@@ -39,7 +40,10 @@ export function pearson(xs: readonly number[], ys: readonly number[]): number | 
   if (n < 2) return null;
   let mx = 0;
   let my = 0;
-  for (let i = 0; i < n; i++) { mx += xs[i]; my += ys[i]; }
+  for (let i = 0; i < n; i++) {
+    mx += xs[i];
+    my += ys[i];
+  }
   mx /= n;
   my /= n;
   let sxy = 0;
@@ -136,7 +140,12 @@ export function agreementOf(rows: readonly GradeRow[], graders: readonly string[
 
 function figures(s: { x: number[]; y: number[]; pa: boolean[]; pb: boolean[] }): Agreement {
   const n = s.x.length;
-  return { n, pearson: pearson(s.x, s.y), kappa: cohensKappa(s.pa, s.pb), passAgreement: n ? s.pa.filter((p, i) => p === s.pb[i]).length / n : null };
+  return {
+    n,
+    pearson: pearson(s.x, s.y),
+    kappa: cohensKappa(s.pa, s.pb),
+    passAgreement: n ? s.pa.filter((p, i) => p === s.pb[i]).length / n : null,
+  };
 }
 
 /** The researcher's final grade of an answer, over the graders'. */
@@ -156,7 +165,9 @@ export type AnswerStatus =
 export function answerStatus(grades: readonly Grade[], adjudication: Grade | null, share = POINTS_SHARE): AnswerStatus {
   if (adjudication) return { status: 'final', source: 'adjudicated', grade: adjudication };
   if (grades.length === 0) return { status: 'ungraded' };
-  for (let i = 0; i < grades.length; i++) for (let j = i + 1; j < grades.length; j++) if (disagree(grades[i], grades[j], share)) return { status: 'disagreement' };
+  for (let i = 0; i < grades.length; i++)
+    for (let j = i + 1; j < grades.length; j++)
+      if (disagree(grades[i], grades[j], share)) return { status: 'disagreement' };
   if (grades.length === 1) return { status: 'final', source: 'single', grade: grades[0] };
   return { status: 'final', source: 'agreed', grade: meanGrade(grades) };
 }
@@ -165,14 +176,26 @@ export function answerStatus(grades: readonly Grade[], adjudication: Grade | nul
 export function meanGrade(grades: readonly Grade[]): Grade {
   const n = grades.length;
   const first = grades[0];
-  const criteria: CriterionScore[] = first.criteria.map((_, i) => ({ points: round2(grades.reduce((s, g) => s + (g.criteria[i]?.points ?? 0), 0) / n), note: '' }));
+  const criteria: CriterionScore[] = first.criteria.map((_, i) => ({
+    points: round2(grades.reduce((s, g) => s + (g.criteria[i]?.points ?? 0), 0) / n),
+    note: '',
+  }));
   const points = round2(grades.reduce((s, g) => s + g.points, 0) / n);
   const allPass = grades.every((g) => g.pass);
   const nonePass = grades.every((g) => !g.pass);
   // Agreeing grades share their pass/fail; when they do not (only with a share of 1 or more),
   // the mean's own standing under the default rule decides.
   const pass = allPass ? true : nonePass ? false : passes(points, first.maxPoints);
-  return { criteria, points, maxPoints: first.maxPoints, pass, note: grades.map((g) => g.note).filter(Boolean).join(' | ') };
+  return {
+    criteria,
+    points,
+    maxPoints: first.maxPoints,
+    pass,
+    note: grades
+      .map((g) => g.note)
+      .filter(Boolean)
+      .join(' | '),
+  };
 }
 
 /** How often each final total occurs for one item, lowest total first. */

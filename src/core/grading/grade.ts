@@ -58,25 +58,42 @@ export const round2 = (x: number): number => Math.round(x * 100) / 100;
  * makeGrade({ criteria: [{ text: 'states it', points: 2 }] }, { criteria: [{ points: 1.5, note: '' }], note: '' });
  * // { ok: true, grade: { points: 1.5, maxPoints: 2, pass: true, ... } }
  */
-export function makeGrade(rubric: Rubric | null, input: GradeInput): { ok: true; grade: Grade } | { ok: false; problems: string[] } {
+export function makeGrade(
+  rubric: Rubric | null,
+  input: GradeInput,
+): { ok: true; grade: Grade } | { ok: false; problems: string[] } {
   const problems: string[] = [];
   const note = input.note.trim();
   if (note.length > MAX_NOTE) problems.push(`note is ${note.length} characters; at most ${MAX_NOTE}`);
   if (!rubric) {
-    if (!('correct' in input)) return { ok: false, problems: ['this item has no rubric: send {"correct": true} or {"correct": false}, not criterion scores'] };
+    if (!('correct' in input))
+      return {
+        ok: false,
+        problems: ['this item has no rubric: send {"correct": true} or {"correct": false}, not criterion scores'],
+      };
     if (problems.length) return { ok: false, problems };
     const points = input.correct ? 1 : 0;
     return { ok: true, grade: { criteria: [], points, maxPoints: 1, pass: input.correct, note } };
   }
-  if (!('criteria' in input)) return { ok: false, problems: [`this item has a rubric of ${rubric.criteria.length} criteria: send "criteria", one {"points", "note"} per criterion`] };
+  if (!('criteria' in input))
+    return {
+      ok: false,
+      problems: [
+        `this item has a rubric of ${rubric.criteria.length} criteria: send "criteria", one {"points", "note"} per criterion`,
+      ],
+    };
   if (input.criteria.length !== rubric.criteria.length) {
-    problems.push(`criteria has ${input.criteria.length} scores; the rubric has ${rubric.criteria.length} criteria, give one score per criterion`);
+    problems.push(
+      `criteria has ${input.criteria.length} scores; the rubric has ${rubric.criteria.length} criteria, give one score per criterion`,
+    );
   }
   const criteria: CriterionScore[] = [];
   input.criteria.slice(0, rubric.criteria.length).forEach((s, i) => {
     const max = rubric.criteria[i].points;
-    if (!Number.isFinite(s.points) || s.points < 0 || s.points > max) problems.push(`criteria[${i}].points is ${s.points}; it must be from 0 to ${max}`);
-    else if (Math.abs(s.points * 100 - Math.round(s.points * 100)) > 1e-6) problems.push(`criteria[${i}].points is ${s.points}; use at most two decimals`);
+    if (!Number.isFinite(s.points) || s.points < 0 || s.points > max)
+      problems.push(`criteria[${i}].points is ${s.points}; it must be from 0 to ${max}`);
+    else if (Math.abs(s.points * 100 - Math.round(s.points * 100)) > 1e-6)
+      problems.push(`criteria[${i}].points is ${s.points}; use at most two decimals`);
     const n = s.note.trim();
     if (n.length > MAX_NOTE) problems.push(`criteria[${i}].note is ${n.length} characters; at most ${MAX_NOTE}`);
     criteria.push({ points: round2(s.points), note: n });

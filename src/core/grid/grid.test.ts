@@ -1,7 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import {
-  type Cell, type Grid, clipRect, crop, fillRect, floodFill, gridsEqual, lineCells, makeGrid, parseSize, paste,
-  rectFrom, resize, setCell, setCells,
+  type Cell,
+  type Grid,
+  clipRect,
+  crop,
+  fillRect,
+  floodFill,
+  gridsEqual,
+  lineCells,
+  makeGrid,
+  parseSize,
+  paste,
+  rectFrom,
+  resize,
+  setCell,
+  setCells,
 } from './grid';
 
 /** Grids written as rows of digits keep the expectations readable. */
@@ -154,7 +167,12 @@ describe('gridsEqual', () => {
 
   it('rejects one differing cell and a ragged row', () => {
     expect(gridsEqual(g('12', '34'), g('12', '35'))).toBe(false);
-    expect(gridsEqual(g('12', '34'), [[1, 2], [3, 4, 0]])).toBe(false);
+    expect(
+      gridsEqual(g('12', '34'), [
+        [1, 2],
+        [3, 4, 0],
+      ]),
+    ).toBe(false);
   });
 });
 
@@ -183,7 +201,17 @@ describe('lineCells', () => {
 
   it('has no gaps for steep and shallow lines in every direction', () => {
     const centre = { row: 15, col: 15 };
-    for (const [dr, dc] of [[3, 11], [11, 3], [-7, 2], [2, -9], [-13, -5], [-1, 14], [14, -1], [0, -6], [-6, 0]]) {
+    for (const [dr, dc] of [
+      [3, 11],
+      [11, 3],
+      [-7, 2],
+      [2, -9],
+      [-13, -5],
+      [-1, 14],
+      [14, -1],
+      [0, -6],
+      [-6, 0],
+    ]) {
       expectUnbroken(centre, { row: centre.row + dr, col: centre.col + dc });
       expectUnbroken({ row: centre.row + dr, col: centre.col + dc }, centre);
     }
@@ -197,8 +225,26 @@ describe('setCell and setCells', () => {
     expect(setCell(src, 0, 0, 1)).toBe(src);
     expect(setCell(src, 5, 0, 9)).toBe(src);
     expect(setCell(src, 0, -1, 9)).toBe(src);
-    expect(setCells(src, [{ row: 0, col: 1 }, { row: 1, col: 0 }], 2)).not.toBe(src);
-    expect(setCells(src, [{ row: 0, col: 1 }, { row: 9, col: 9 }], 2)).toBe(src);
+    expect(
+      setCells(
+        src,
+        [
+          { row: 0, col: 1 },
+          { row: 1, col: 0 },
+        ],
+        2,
+      ),
+    ).not.toBe(src);
+    expect(
+      setCells(
+        src,
+        [
+          { row: 0, col: 1 },
+          { row: 9, col: 9 },
+        ],
+        2,
+      ),
+    ).toBe(src);
   });
 
   it('returns a new grid with the one cell changed and shares untouched rows', () => {
@@ -209,7 +255,17 @@ describe('setCell and setCells', () => {
   });
 
   it('sets many cells, skipping those outside the grid', () => {
-    expect(setCells(src, [{ row: 0, col: 0 }, { row: 1, col: 1 }, { row: 2, col: 2 }], 0)).toEqual(g('02', '30'));
+    expect(
+      setCells(
+        src,
+        [
+          { row: 0, col: 0 },
+          { row: 1, col: 1 },
+          { row: 2, col: 2 },
+        ],
+        0,
+      ),
+    ).toEqual(g('02', '30'));
   });
 });
 

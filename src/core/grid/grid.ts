@@ -96,7 +96,14 @@ export function resize(g: Grid, rows: number, cols: number, fill = 0): Grid {
 }
 
 function assertSize(rows: number, cols: number): void {
-  if (!Number.isInteger(rows) || !Number.isInteger(cols) || rows < MIN_SIZE || cols < MIN_SIZE || rows > MAX_SIZE || cols > MAX_SIZE) {
+  if (
+    !Number.isInteger(rows) ||
+    !Number.isInteger(cols) ||
+    rows < MIN_SIZE ||
+    cols < MIN_SIZE ||
+    rows > MAX_SIZE ||
+    cols > MAX_SIZE
+  ) {
     throw new RangeError(`grid size ${rows}x${cols} is outside ${MIN_SIZE}-${MAX_SIZE}`);
   }
 }
@@ -109,11 +116,15 @@ export type SizeParse = { ok: true; rows: number; cols: number } | { ok: false; 
  */
 export function parseSize(text: string): SizeParse {
   const m = /^\s*(\d{1,3})\s*[xX×*]\s*(\d{1,3})\s*$/.exec(text);
-  if (!m) return { ok: false, message: `"${text.trim()}" is not a size: type rows x columns, for example 3x3 or 10x12.` };
+  if (!m)
+    return { ok: false, message: `"${text.trim()}" is not a size: type rows x columns, for example 3x3 or 10x12.` };
   const rows = Number(m[1]);
   const cols = Number(m[2]);
   if (rows < MIN_SIZE || cols < MIN_SIZE || rows > MAX_SIZE || cols > MAX_SIZE) {
-    return { ok: false, message: `${rows}x${cols} is out of range: rows and columns must each be ${MIN_SIZE} to ${MAX_SIZE}.` };
+    return {
+      ok: false,
+      message: `${rows}x${cols} is out of range: rows and columns must each be ${MIN_SIZE} to ${MAX_SIZE}.`,
+    };
   }
   return { ok: true, rows, cols };
 }
@@ -139,10 +150,26 @@ export function floodFill(g: Grid, row: number, col: number, value: number): { g
     const i = stack[--top];
     const r = (i / w) | 0;
     const c = i - r * w;
-    if (r > 0 && out[r - 1][c] === target) { out[r - 1][c] = value; changed++; stack[top++] = i - w; }
-    if (r < h - 1 && out[r + 1][c] === target) { out[r + 1][c] = value; changed++; stack[top++] = i + w; }
-    if (c > 0 && out[r][c - 1] === target) { out[r][c - 1] = value; changed++; stack[top++] = i - 1; }
-    if (c < w - 1 && out[r][c + 1] === target) { out[r][c + 1] = value; changed++; stack[top++] = i + 1; }
+    if (r > 0 && out[r - 1][c] === target) {
+      out[r - 1][c] = value;
+      changed++;
+      stack[top++] = i - w;
+    }
+    if (r < h - 1 && out[r + 1][c] === target) {
+      out[r + 1][c] = value;
+      changed++;
+      stack[top++] = i + w;
+    }
+    if (c > 0 && out[r][c - 1] === target) {
+      out[r][c - 1] = value;
+      changed++;
+      stack[top++] = i - 1;
+    }
+    if (c < w - 1 && out[r][c + 1] === target) {
+      out[r][c + 1] = value;
+      changed++;
+      stack[top++] = i + 1;
+    }
   }
   return { grid: out, changed };
 }
@@ -237,8 +264,14 @@ export function lineCells(a: Cell, b: Cell): Cell[] {
     cells.push({ row: r, col: c });
     if (r === b.row && c === b.col) break;
     const e2 = 2 * err;
-    if (e2 > -dr) { err -= dr; c += sc; }
-    if (e2 < dc) { err += dc; r += sr; }
+    if (e2 > -dr) {
+      err -= dr;
+      c += sc;
+    }
+    if (e2 < dc) {
+      err += dc;
+      r += sr;
+    }
   }
   return cells;
 }
@@ -260,9 +293,17 @@ export function regionAt(g: Grid, row: number, col: number): Cell[] {
     found.push(i);
     const r = (i / w) | 0;
     const c = i - r * w;
-    for (const [nr, nc] of [[r - 1, c], [r + 1, c], [r, c - 1], [r, c + 1]] as const) {
+    for (const [nr, nc] of [
+      [r - 1, c],
+      [r + 1, c],
+      [r, c - 1],
+      [r, c + 1],
+    ] as const) {
       const j = nr * w + nc;
-      if (inBounds(g, nr, nc) && !seen[j] && g[nr][nc] === target) { seen[j] = 1; stack.push(j); }
+      if (inBounds(g, nr, nc) && !seen[j] && g[nr][nc] === target) {
+        seen[j] = 1;
+        stack.push(j);
+      }
     }
   }
   return found.sort((a, b) => a - b).map((i) => ({ row: (i / w) | 0, col: i % w }));
@@ -271,9 +312,15 @@ export function regionAt(g: Grid, row: number, col: number): Cell[] {
 /** The smallest rectangle holding every cell; null for no cells. */
 export function boundsOf(cells: readonly Cell[]): Rect | null {
   if (cells.length === 0) return null;
-  let r0 = Infinity, c0 = Infinity, r1 = -Infinity, c1 = -Infinity;
+  let r0 = Infinity,
+    c0 = Infinity,
+    r1 = -Infinity,
+    c1 = -Infinity;
   for (const { row, col } of cells) {
-    r0 = Math.min(r0, row); c0 = Math.min(c0, col); r1 = Math.max(r1, row); c1 = Math.max(c1, col);
+    r0 = Math.min(r0, row);
+    c0 = Math.min(c0, col);
+    r1 = Math.max(r1, row);
+    c1 = Math.max(c1, col);
   }
   return { r0, c0, r1, c1 };
 }
@@ -293,7 +340,9 @@ export type FlipAxis = 'horizontal' | 'vertical';
 export function rotateGrid(g: Grid, dir: Rotation): Grid {
   const h = height(g);
   const w = width(g);
-  return Array.from({ length: w }, (_, r) => Array.from({ length: h }, (_, c) => (dir === 'cw' ? g[h - 1 - c][r] : g[c][w - 1 - r])));
+  return Array.from({ length: w }, (_, r) =>
+    Array.from({ length: h }, (_, c) => (dir === 'cw' ? g[h - 1 - c][r] : g[c][w - 1 - r])),
+  );
 }
 
 export function flipGrid(g: Grid, axis: FlipAxis): Grid {

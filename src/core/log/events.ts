@@ -37,7 +37,10 @@ export function parseJsonl(text: string): { events: LogEvent[]; errors: string[]
     }
     const parsed = EventEnvelope.safeParse(json);
     if (parsed.success) events.push(parsed.data);
-    else errors.push(`line ${i + 1}: ${parsed.error.issues.map((x) => `${x.path.join('.') || 'event'} ${x.message}`).join('; ')}`);
+    else
+      errors.push(
+        `line ${i + 1}: ${parsed.error.issues.map((x) => `${x.path.join('.') || 'event'} ${x.message}`).join('; ')}`,
+      );
   });
   return { events, errors };
 }

@@ -6,8 +6,19 @@ import { type ArcTask, parseTaskText } from '../formats/arcTask';
 import { type Grid, gridsEqual, makeGrid, resize } from '../grid/grid';
 import type { LogEvent } from './events';
 import {
-  type GridEventData, type GridEventKind, type PlayerState, type Verdict, DEFAULT_TRIALS, currentTest, initialPlayer,
-  isDuplicateWrong, reduce, replay, replayOutputs, taskFinished, taskSolved,
+  type GridEventData,
+  type GridEventKind,
+  type PlayerState,
+  type Verdict,
+  DEFAULT_TRIALS,
+  currentTest,
+  initialPlayer,
+  isDuplicateWrong,
+  reduce,
+  replay,
+  replayOutputs,
+  taskFinished,
+  taskSolved,
 } from './gridPlayer';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -33,7 +44,12 @@ class Session {
 
   emit<K extends GridEventKind>(kind: K, data: GridEventData[K]): PlayerState {
     this.clock += 17.25;
-    const e: LogEvent = { seq: this.events.length, t: this.clock, kind, data: data as unknown as Record<string, unknown> };
+    const e: LogEvent = {
+      seq: this.events.length,
+      t: this.clock,
+      kind,
+      data: data as unknown as Record<string, unknown>,
+    };
     this.events.push(e);
     this.state = reduce(this.state, e);
     return this.state;
@@ -56,7 +72,8 @@ class Session {
     if (this.state.tool !== 'edit') this.emit('tool', { tool: 'edit' });
     this.stroke++;
     for (const [row, col] of cells) {
-      if (this.output[row]?.[col] !== undefined && this.output[row][col] !== color) this.emit('paint', { row, col, color, stroke: this.stroke });
+      if (this.output[row]?.[col] !== undefined && this.output[row][col] !== color)
+        this.emit('paint', { row, col, color, stroke: this.stroke });
     }
     if (this.state.stroke === this.stroke) this.emit('stroke.end', { stroke: this.stroke });
   }
@@ -105,32 +122,63 @@ describe('grid player, driven as the UI drives it', () => {
     expect(s.state.tests).toHaveLength(2);
     expect(s.state.testIndex).toBe(0);
     expect(s.state.maxTrials).toBe(DEFAULT_TRIALS);
-    for (const t of s.state.tests) expect(t).toMatchObject({ output: makeGrid(3, 3), undo: [], redo: [], trials: 0, status: 'open' });
+    for (const t of s.state.tests)
+      expect(t).toMatchObject({ output: makeGrid(3, 3), undo: [], redo: [], trials: 0, status: 'open' });
   });
 
   it('makes one paint stroke over several cells one undo step', () => {
-    s.paintStroke([[0, 0], [0, 1], [0, 2], [1, 2]], 2);
-    expect(s.output).toEqual([[2, 2, 2], [0, 0, 2], [0, 0, 0]]);
+    s.paintStroke(
+      [
+        [0, 0],
+        [0, 1],
+        [0, 2],
+        [1, 2],
+      ],
+      2,
+    );
+    expect(s.output).toEqual([
+      [2, 2, 2],
+      [0, 0, 2],
+      [0, 0, 0],
+    ]);
     expect(currentTest(s.state)!.undo).toHaveLength(1);
     expect(s.state.stroke).toBeNull();
 
     s.emit('undo', {});
     expect(s.output).toEqual(makeGrid(3, 3));
     s.emit('redo', {});
-    expect(s.output).toEqual([[2, 2, 2], [0, 0, 2], [0, 0, 0]]);
+    expect(s.output).toEqual([
+      [2, 2, 2],
+      [0, 0, 2],
+      [0, 0, 0],
+    ]);
   });
 
   it('makes two strokes two undo steps, and a new edit clears the redo list', () => {
-    s.paintStroke([[0, 0], [1, 0]], 3);
+    s.paintStroke(
+      [
+        [0, 0],
+        [1, 0],
+      ],
+      3,
+    );
     s.paintStroke([[2, 2]], 4);
     expect(currentTest(s.state)!.undo).toHaveLength(2);
     s.emit('undo', {});
-    expect(s.output).toEqual([[3, 0, 0], [3, 0, 0], [0, 0, 0]]);
+    expect(s.output).toEqual([
+      [3, 0, 0],
+      [3, 0, 0],
+      [0, 0, 0],
+    ]);
     expect(currentTest(s.state)!.redo).toHaveLength(1);
     s.paintStroke([[1, 1]], 5);
     expect(currentTest(s.state)!.redo).toHaveLength(0);
     s.emit('redo', {});
-    expect(s.output).toEqual([[3, 0, 0], [3, 5, 0], [0, 0, 0]]);
+    expect(s.output).toEqual([
+      [3, 0, 0],
+      [3, 5, 0],
+      [0, 0, 0],
+    ]);
   });
 
   it('ignores undo and redo with nothing to undo or redo', () => {
@@ -141,22 +189,50 @@ describe('grid player, driven as the UI drives it', () => {
   });
 
   it('flood-fills as one undo step', () => {
-    s.paintStroke([[0, 1], [1, 1], [2, 1]], 1);
+    s.paintStroke(
+      [
+        [0, 1],
+        [1, 1],
+        [2, 1],
+      ],
+      1,
+    );
     s.fill(0, 2, 6);
-    expect(s.output).toEqual([[0, 1, 6], [0, 1, 6], [0, 1, 6]]);
+    expect(s.output).toEqual([
+      [0, 1, 6],
+      [0, 1, 6],
+      [0, 1, 6],
+    ]);
     expect(currentTest(s.state)!.undo).toHaveLength(2);
     s.emit('undo', {});
-    expect(s.output).toEqual([[0, 1, 0], [0, 1, 0], [0, 1, 0]]);
+    expect(s.output).toEqual([
+      [0, 1, 0],
+      [0, 1, 0],
+      [0, 1, 0],
+    ]);
   });
 
   it('resizes keeping the top-left content, as an undoable step that clears the selection', () => {
-    s.paintStroke([[0, 0], [2, 2]], 7);
+    s.paintStroke(
+      [
+        [0, 0],
+        [2, 2],
+      ],
+      7,
+    );
     s.emit('select', { side: 'output', rect: { r0: 0, c0: 0, r1: 1, c1: 1 } });
     s.emit('resize', { rows: 2, cols: 5 });
-    expect(s.output).toEqual([[7, 0, 0, 0, 0], [0, 0, 0, 0, 0]]);
+    expect(s.output).toEqual([
+      [7, 0, 0, 0, 0],
+      [0, 0, 0, 0, 0],
+    ]);
     expect(s.state.selection).toBeNull();
     s.emit('undo', {});
-    expect(s.output).toEqual([[7, 0, 0], [0, 0, 0], [0, 0, 7]]);
+    expect(s.output).toEqual([
+      [7, 0, 0],
+      [0, 0, 0],
+      [0, 0, 7],
+    ]);
   });
 
   it('copies the test input into the output', () => {
@@ -171,14 +247,32 @@ describe('grid player, driven as the UI drives it', () => {
     s.emit('select', { side: 'input', rect });
     const block = [TASK.test[0].input[0].slice(0, 3), TASK.test[0].input[1].slice(0, 3)];
     s.emit('copy', { side: 'input', rect, block });
-    expect(s.state.clipboard).toEqual([[5, 0, 0], [5, 0, 0]]);
+    expect(s.state.clipboard).toEqual([
+      [5, 0, 0],
+      [5, 0, 0],
+    ]);
     s.emit('select', { side: 'output', rect: { r0: 3, c0: 2, r1: 3, c1: 2 } });
     s.emit('paste', { row: 3, col: 2, block: s.state.clipboard! });
-    expect(s.output).toEqual([[0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 5, 0]]);
+    expect(s.output).toEqual([
+      [0, 0, 0, 0],
+      [0, 0, 0, 0],
+      [0, 0, 0, 0],
+      [0, 0, 5, 0],
+    ]);
     s.emit('paste', { row: -1, col: -2, block: s.state.clipboard! });
-    expect(s.output).toEqual([[0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 5, 0]]);
+    expect(s.output).toEqual([
+      [0, 0, 0, 0],
+      [0, 0, 0, 0],
+      [0, 0, 0, 0],
+      [0, 0, 5, 0],
+    ]);
     s.emit('paste', { row: 0, col: 0, block: [[1]] });
-    expect(s.output).toEqual([[1, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 5, 0]]);
+    expect(s.output).toEqual([
+      [1, 0, 0, 0],
+      [0, 0, 0, 0],
+      [0, 0, 0, 0],
+      [0, 0, 5, 0],
+    ]);
     expect(currentTest(s.state)!.undo).toHaveLength(3);
   });
 
@@ -269,13 +363,17 @@ describe('grid player, driven as the UI drives it', () => {
     expect(taskSolved(s.state)).toBe(false);
   });
 
-  it('keeps each test input\'s grid and history separate', () => {
+  it("keeps each test input's grid and history separate", () => {
     s.paintStroke([[0, 0]], 4);
     s.emit('test.select', { index: 1 });
     expect(s.output).toEqual(makeGrid(3, 3));
     s.emit('resize', { rows: 1, cols: 1 });
     s.emit('test.select', { index: 0 });
-    expect(s.output).toEqual([[4, 0, 0], [0, 0, 0], [0, 0, 0]]);
+    expect(s.output).toEqual([
+      [4, 0, 0],
+      [0, 0, 0],
+      [0, 0, 0],
+    ]);
     expect(s.state.tests[1].output).toEqual([[0]]);
   });
 
@@ -286,7 +384,10 @@ describe('grid player, driven as the UI drives it', () => {
     s.emit('select', { side: 'output', rect });
     s.emit('color', { color: 6 });
     s.emit('recolor', { rect, color: 6 });
-    expect(s.output.slice(0, 2).map((row) => row.slice(0, 2))).toEqual([[6, 6], [6, 6]]);
+    expect(s.output.slice(0, 2).map((row) => row.slice(0, 2))).toEqual([
+      [6, 6],
+      [6, 6],
+    ]);
     expect(s.output.slice(2)).toEqual(TASK.test[0].input.slice(2));
     s.emit('undo', {});
     expect(s.output).toEqual(TASK.test[0].input);
@@ -298,17 +399,29 @@ describe('grid player, driven as the UI drives it', () => {
     s.emit('fill', { row: 2, col: 2, color: 4 });
     const afterFill = s.output;
     s.emit('paint', { row: 0, col: 1, color: 2, stroke: 1 });
-    expect(s.output).toEqual([[1, 2, 4], [4, 4, 4], [4, 4, 4]]);
+    expect(s.output).toEqual([
+      [1, 2, 4],
+      [4, 4, 4],
+      [4, 4, 4],
+    ]);
     s.emit('undo', {});
     expect(s.output).toEqual(afterFill);
     s.emit('undo', {});
-    expect(s.output).toEqual([[1, 0, 0], [0, 0, 0], [0, 0, 0]]);
+    expect(s.output).toEqual([
+      [1, 0, 0],
+      [0, 0, 0],
+      [0, 0, 0],
+    ]);
   });
 
   it('leaves the state unchanged for impossible events from a damaged log instead of throwing', () => {
     s.paintStroke([[1, 1]], 3);
     const before = s.state;
-    for (const [rows, cols] of [[0, 3], [31, 2], [3, 1.5]]) {
+    for (const [rows, cols] of [
+      [0, 3],
+      [31, 2],
+      [3, 1.5],
+    ]) {
       expect(() => s.emit('resize', { rows, cols })).not.toThrow();
       expect(s.state.tests).toBe(before.tests);
     }
@@ -329,12 +442,26 @@ describe('replay', () => {
   function playedSession(): Session {
     const s = new Session(TASK);
     s.open('color-by-orientation');
-    s.paintStroke([[0, 0], [0, 1], [0, 2]], 2);
+    s.paintStroke(
+      [
+        [0, 0],
+        [0, 1],
+        [0, 2],
+      ],
+      2,
+    );
     s.fill(1, 1, 3);
     s.emit('undo', {});
     s.emit('redo', {});
     s.emit('resize', { rows: 5, cols: 5 });
-    s.emit('copy', { side: 'input', rect: { r0: 0, c0: 0, r1: 1, c1: 1 }, block: [[5, 0], [5, 0]] });
+    s.emit('copy', {
+      side: 'input',
+      rect: { r0: 0, c0: 0, r1: 1, c1: 1 },
+      block: [
+        [5, 0],
+        [5, 0],
+      ],
+    });
     s.emit('select', { side: 'output', rect: { r0: 4, c0: 4, r1: 4, c1: 4 } });
     s.emit('paste', { row: 4, col: 4, block: s.state.clipboard! });
     s.emit('reset', {});
@@ -343,7 +470,13 @@ describe('replay', () => {
     s.emit('test.select', { index: 1 });
     s.solveByFills();
     s.submit();
-    s.paintStroke([[0, 0], [1, 1]], 1);
+    s.paintStroke(
+      [
+        [0, 0],
+        [1, 1],
+      ],
+      1,
+    );
     return s;
   }
 
@@ -407,6 +540,9 @@ describe('damaged logs', () => {
     ];
     const s = replay(log);
     expect(s.tests).toHaveLength(1);
-    expect(currentTest(s)!.output).toEqual([[0, 0], [0, 4]]);
+    expect(currentTest(s)!.output).toEqual([
+      [0, 0],
+      [0, 4],
+    ]);
   });
 });

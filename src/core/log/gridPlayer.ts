@@ -8,8 +8,29 @@
  * without the task file.
  */
 import {
-  type Cell, type FlipAxis, type Grid, type Rect, type Rotation, MAX_SIZE, MIN_SIZE, boundsOf, crop, fillRect, flipGrid, floodFill,
-  gridsEqual, makeGrid, moveCells, paste, rectCells, rectContains, resize, rotateGrid, setCell, setCells, transformCell,
+  type Cell,
+  type FlipAxis,
+  type Grid,
+  type Rect,
+  type Rotation,
+  MAX_SIZE,
+  MIN_SIZE,
+  boundsOf,
+  crop,
+  fillRect,
+  flipGrid,
+  floodFill,
+  gridsEqual,
+  makeGrid,
+  moveCells,
+  paste,
+  rectCells,
+  rectContains,
+  resize,
+  rotateGrid,
+  setCell,
+  setCells,
+  transformCell,
 } from '../grid/grid';
 import type { LogEvent } from './events';
 import { EVENT_DATA } from '../protocol/events';
@@ -114,9 +135,31 @@ export interface GridEventData {
 export type GridEventKind = keyof GridEventData;
 
 const GRID_KINDS: ReadonlySet<string> = new Set<GridEventKind>([
-  'task.open', 'tool', 'color', 'symbols', 'paint', 'stroke.end', 'fill', 'select', 'select.wand', 'select.clear', 'recolor',
-  'rotate', 'flip', 'move', 'crop', 'copy', 'paste', 'resize', 'resize.invalid', 'copy.input', 'reset', 'undo', 'redo',
-  'test.select', 'submit',
+  'task.open',
+  'tool',
+  'color',
+  'symbols',
+  'paint',
+  'stroke.end',
+  'fill',
+  'select',
+  'select.wand',
+  'select.clear',
+  'recolor',
+  'rotate',
+  'flip',
+  'move',
+  'crop',
+  'copy',
+  'paste',
+  'resize',
+  'resize.invalid',
+  'copy.input',
+  'reset',
+  'undo',
+  'redo',
+  'test.select',
+  'submit',
 ]);
 
 export function initialTest(): TestState {
@@ -125,8 +168,18 @@ export function initialTest(): TestState {
 
 export function initialPlayer(): PlayerState {
   return {
-    taskId: null, testIndex: 0, tests: [], maxTrials: DEFAULT_TRIALS, tool: 'edit', color: 1,
-    selection: null, clipboard: null, clipboardCells: null, stroke: null, showSymbols: false, lastVerdict: null,
+    taskId: null,
+    testIndex: 0,
+    tests: [],
+    maxTrials: DEFAULT_TRIALS,
+    tool: 'edit',
+    color: 1,
+    selection: null,
+    clipboard: null,
+    clipboardCells: null,
+    stroke: null,
+    showSymbols: false,
+    lastVerdict: null,
   };
 }
 
@@ -172,7 +225,9 @@ export function makeSelection(side: GridSide, cells: readonly Cell[]): Selection
   const w = rect.c1 - rect.c0 + 1;
   const keys = new Set(cells.map((c) => (c.row - rect.r0) * w + (c.col - rect.c0)));
   if (keys.size === (rect.r1 - rect.r0 + 1) * w) return { side, rect };
-  const sorted = [...keys].sort((a, b) => a - b).map((k) => ({ row: rect.r0 + Math.floor(k / w), col: rect.c0 + (k % w) }));
+  const sorted = [...keys]
+    .sort((a, b) => a - b)
+    .map((k) => ({ row: rect.r0 + Math.floor(k / w), col: rect.c0 + (k % w) }));
   return { side, rect, cells: sorted };
 }
 
@@ -257,17 +312,25 @@ export function reduce(s: PlayerState, e: LogEvent): PlayerState {
     case 'task.open': {
       const x = d as GridEventData['task.open'];
       return {
-        ...initialPlayer(), tool: s.tool, color: s.color, showSymbols: s.showSymbols, clipboard: s.clipboard, clipboardCells: s.clipboardCells,
-        taskId: x.taskId, maxTrials: x.trials ?? DEFAULT_TRIALS,
+        ...initialPlayer(),
+        tool: s.tool,
+        color: s.color,
+        showSymbols: s.showSymbols,
+        clipboard: s.clipboard,
+        clipboardCells: s.clipboardCells,
+        taskId: x.taskId,
+        maxTrials: x.trials ?? DEFAULT_TRIALS,
         tests: Array.from({ length: x.tests }, initialTest),
       };
     }
-    case 'tool': return { ...s, tool: (d as GridEventData['tool']).tool, stroke: null };
+    case 'tool':
+      return { ...s, tool: (d as GridEventData['tool']).tool, stroke: null };
     case 'color': {
       const color = (d as GridEventData['color']).color;
       return isSymbol(color) ? { ...s, color } : s;
     }
-    case 'symbols': return { ...s, showSymbols: (d as GridEventData['symbols']).show };
+    case 'symbols':
+      return { ...s, showSymbols: (d as GridEventData['symbols']).show };
     case 'paint': {
       const x = d as GridEventData['paint'];
       const t = currentTest(s);
@@ -278,7 +341,8 @@ export function reduce(s: PlayerState, e: LogEvent): PlayerState {
       const undo = s.stroke === x.stroke ? t.undo : [...t.undo, t.output];
       return { ...withTest(s, () => ({ ...t, output, undo, redo: [] })), stroke: x.stroke };
     }
-    case 'stroke.end': return { ...s, stroke: null };
+    case 'stroke.end':
+      return { ...s, stroke: null };
     case 'fill': {
       const x = d as GridEventData['fill'];
       return isSymbol(x.color) ? edit(s, (g) => floodFill(g, x.row, x.col, x.color).grid) : s;
@@ -293,14 +357,17 @@ export function reduce(s: PlayerState, e: LogEvent): PlayerState {
       const x = d as GridEventData['select.wand'];
       return selectCells(s, x.side, fromPairs(x.cells), x.add);
     }
-    case 'select.clear': return { ...s, selection: null };
+    case 'select.clear':
+      return { ...s, selection: null };
     case 'recolor': {
       const x = d as GridEventData['recolor'];
       if (!isSymbol(x.color)) return s;
       return edit(s, (g) => (x.cells ? setCells(g, fromPairs(x.cells), x.color) : fillRect(g, x.rect, x.color)));
     }
-    case 'rotate': return transform(s, { rotate: (d as GridEventData['rotate']).dir });
-    case 'flip': return transform(s, { flip: (d as GridEventData['flip']).axis });
+    case 'rotate':
+      return transform(s, { rotate: (d as GridEventData['rotate']).dir });
+    case 'flip':
+      return transform(s, { flip: (d as GridEventData['flip']).axis });
     case 'move': {
       const { dr, dc } = d as GridEventData['move'];
       return moveSelection(s, () => (c) => ({ row: c.row + dr, col: c.col + dc }));
@@ -311,7 +378,9 @@ export function reduce(s: PlayerState, e: LogEvent): PlayerState {
     }
     case 'copy': {
       const x = d as GridEventData['copy'];
-      const clipboardCells = x.cells ? fromPairs(x.cells).map((c) => ({ row: c.row - x.rect.r0, col: c.col - x.rect.c0 })) : null;
+      const clipboardCells = x.cells
+        ? fromPairs(x.cells).map((c) => ({ row: c.row - x.rect.r0, col: c.col - x.rect.c0 }))
+        : null;
       return { ...s, clipboard: x.block, clipboardCells };
     }
     case 'paste': {
@@ -325,23 +394,29 @@ export function reduce(s: PlayerState, e: LogEvent): PlayerState {
       if (!isSize(x.rows) || !isSize(x.cols)) return s;
       return { ...edit(s, (g) => resize(g, x.rows, x.cols)), selection: null };
     }
-    case 'copy.input': return { ...edit(s, () => (d as GridEventData['copy.input']).grid), selection: null };
-    case 'reset': return { ...edit(s, () => makeGrid(START_SIZE, START_SIZE)), selection: null };
-    case 'undo': return withTest({ ...s, stroke: null, selection: null }, (t) => {
-      if (t.status !== 'open' || t.undo.length === 0) return t;
-      return { ...t, output: t.undo[t.undo.length - 1], undo: t.undo.slice(0, -1), redo: [...t.redo, t.output] };
-    });
-    case 'redo': return withTest({ ...s, stroke: null, selection: null }, (t) => {
-      if (t.status !== 'open' || t.redo.length === 0) return t;
-      return { ...t, output: t.redo[t.redo.length - 1], redo: t.redo.slice(0, -1), undo: [...t.undo, t.output] };
-    });
+    case 'copy.input':
+      return { ...edit(s, () => (d as GridEventData['copy.input']).grid), selection: null };
+    case 'reset':
+      return { ...edit(s, () => makeGrid(START_SIZE, START_SIZE)), selection: null };
+    case 'undo':
+      return withTest({ ...s, stroke: null, selection: null }, (t) => {
+        if (t.status !== 'open' || t.undo.length === 0) return t;
+        return { ...t, output: t.undo[t.undo.length - 1], undo: t.undo.slice(0, -1), redo: [...t.redo, t.output] };
+      });
+    case 'redo':
+      return withTest({ ...s, stroke: null, selection: null }, (t) => {
+        if (t.status !== 'open' || t.redo.length === 0) return t;
+        return { ...t, output: t.redo[t.redo.length - 1], redo: t.redo.slice(0, -1), undo: [...t.undo, t.output] };
+      });
     case 'test.select': {
       const index = (d as GridEventData['test.select']).index;
       if (index < 0 || index >= s.tests.length) return s;
       return { ...s, testIndex: index, selection: null, stroke: null };
     }
-    case 'submit': return applySubmit(s, d as GridEventData['submit']);
-    default: return s;
+    case 'submit':
+      return applySubmit(s, d as GridEventData['submit']);
+    default:
+      return s;
   }
 }
 
@@ -375,7 +450,9 @@ export function replay(events: readonly LogEvent[], from: PlayerState = initialP
  * Every intermediate output grid: one entry per event that changed the grid on screen,
  * with the event's seq and time.
  */
-export function replayOutputs(events: readonly LogEvent[]): { seq: number; t: number; testIndex: number; output: Grid }[] {
+export function replayOutputs(
+  events: readonly LogEvent[],
+): { seq: number; t: number; testIndex: number; output: Grid }[] {
   const out: { seq: number; t: number; testIndex: number; output: Grid }[] = [];
   let s = initialPlayer();
   for (const e of events) {

@@ -7,7 +7,15 @@ import { describe, expect, it } from 'vitest';
 import type { Grid, Rect } from '../grid/grid';
 import type { LogEvent } from './events';
 import {
-  type GridEventData, type GridEventKind, type PlayerState, cellPairs, currentTest, initialPlayer, makeSelection, reduce, replay,
+  type GridEventData,
+  type GridEventKind,
+  type PlayerState,
+  cellPairs,
+  currentTest,
+  initialPlayer,
+  makeSelection,
+  reduce,
+  replay,
   selectionHas,
 } from './gridPlayer';
 import { regionAt } from '../grid/grid';
@@ -16,7 +24,12 @@ class Log {
   readonly events: LogEvent[] = [];
   state: PlayerState = initialPlayer();
   emit<K extends GridEventKind>(kind: K, data: GridEventData[K]): this {
-    const e: LogEvent = { seq: this.events.length, t: this.events.length * 10.5, kind, data: data as unknown as Record<string, unknown> };
+    const e: LogEvent = {
+      seq: this.events.length,
+      t: this.events.length * 10.5,
+      kind,
+      data: data as unknown as Record<string, unknown>,
+    };
     this.events.push(e);
     this.state = reduce(this.state, e);
     return this;
@@ -41,15 +54,29 @@ describe('rotate and flip', () => {
   it('turns the whole output with no selection, swapping a non-square size', () => {
     const l = withOutput(G);
     l.emit('rotate', { dir: 'cw' });
-    expect(l.output).toEqual([[4, 1], [5, 2], [6, 3]]);
+    expect(l.output).toEqual([
+      [4, 1],
+      [5, 2],
+      [6, 3],
+    ]);
     l.emit('rotate', { dir: 'ccw' });
     expect(l.output).toEqual(G);
     l.emit('rotate', { dir: 'ccw' });
-    expect(l.output).toEqual([[3, 6], [2, 5], [1, 4]]);
+    expect(l.output).toEqual([
+      [3, 6],
+      [2, 5],
+      [1, 4],
+    ]);
     l.emit('undo', {}).emit('flip', { axis: 'horizontal' });
-    expect(l.output).toEqual([[3, 2, 1], [6, 5, 4]]);
+    expect(l.output).toEqual([
+      [3, 2, 1],
+      [6, 5, 4],
+    ]);
     l.emit('flip', { axis: 'vertical' });
-    expect(l.output).toEqual([[6, 5, 4], [3, 2, 1]]);
+    expect(l.output).toEqual([
+      [6, 5, 4],
+      [3, 2, 1],
+    ]);
   });
 
   it('turns only the output selection, from its top-left corner; vacated cells become 0 and the selection follows', () => {
@@ -67,15 +94,23 @@ describe('rotate and flip', () => {
     ]);
     expect(l.state.selection).toEqual({ side: 'output', rect: rect(0, 0, 1, 2) });
     l.emit('flip', { axis: 'vertical' });
-    expect(l.output.slice(0, 2)).toEqual([[6, 4, 2, 0], [5, 3, 1, 0]]);
+    expect(l.output.slice(0, 2)).toEqual([
+      [6, 4, 2, 0],
+      [5, 3, 1, 0],
+    ]);
     // A block turned past the edge loses the cells that fall outside.
     l.emit('select', { side: 'output', rect: rect(0, 2, 1, 3) }).emit('rotate', { dir: 'cw' });
     expect(l.state.selection?.rect).toEqual(rect(0, 2, 1, 3));
   });
 
   it('with a selection on the input, turns the whole output', () => {
-    const l = withOutput(G).emit('select', { side: 'input', rect: rect(0, 0, 0, 0) }).emit('flip', { axis: 'horizontal' });
-    expect(l.output).toEqual([[3, 2, 1], [6, 5, 4]]);
+    const l = withOutput(G)
+      .emit('select', { side: 'input', rect: rect(0, 0, 0, 0) })
+      .emit('flip', { axis: 'horizontal' });
+    expect(l.output).toEqual([
+      [3, 2, 1],
+      [6, 5, 4],
+    ]);
   });
 });
 
@@ -89,21 +124,43 @@ describe('move', () => {
   it('moves the selected cells, leaves 0 behind, keeps the selection on them, one undo step each', () => {
     const l = withOutput(start).emit('select', { side: 'output', rect: rect(0, 0, 1, 1) });
     l.emit('move', { dr: 1, dc: 1 });
-    expect(l.output).toEqual([[0, 0, 0, 0], [0, 7, 7, 0], [0, 7, 0, 0]]);
+    expect(l.output).toEqual([
+      [0, 0, 0, 0],
+      [0, 7, 7, 0],
+      [0, 7, 0, 0],
+    ]);
     expect(l.state.selection).toEqual({ side: 'output', rect: rect(1, 1, 2, 2) });
     l.emit('move', { dr: 0, dc: 1 });
-    expect(l.output).toEqual([[0, 0, 0, 0], [0, 0, 7, 7], [0, 0, 7, 0]]);
+    expect(l.output).toEqual([
+      [0, 0, 0, 0],
+      [0, 0, 7, 7],
+      [0, 0, 7, 0],
+    ]);
     l.emit('undo', {});
-    expect(l.output).toEqual([[0, 0, 0, 0], [0, 7, 7, 0], [0, 7, 0, 0]]);
+    expect(l.output).toEqual([
+      [0, 0, 0, 0],
+      [0, 7, 7, 0],
+      [0, 7, 0, 0],
+    ]);
     l.emit('undo', {});
     expect(l.output).toEqual(start);
     l.emit('redo', {}).emit('redo', {});
-    expect(l.output).toEqual([[0, 0, 0, 0], [0, 0, 7, 7], [0, 0, 7, 0]]);
+    expect(l.output).toEqual([
+      [0, 0, 0, 0],
+      [0, 0, 7, 7],
+      [0, 0, 7, 0],
+    ]);
   });
 
   it('drops cells moved past an edge; the selection keeps what is left', () => {
-    const l = withOutput(start).emit('select', { side: 'output', rect: rect(0, 0, 1, 1) }).emit('move', { dr: 0, dc: 3 });
-    expect(l.output).toEqual([[0, 0, 0, 7], [0, 0, 0, 7], [0, 0, 0, 0]]);
+    const l = withOutput(start)
+      .emit('select', { side: 'output', rect: rect(0, 0, 1, 1) })
+      .emit('move', { dr: 0, dc: 3 });
+    expect(l.output).toEqual([
+      [0, 0, 0, 7],
+      [0, 0, 0, 7],
+      [0, 0, 0, 0],
+    ]);
     expect(l.state.selection).toEqual({ side: 'output', rect: rect(0, 3, 1, 3) });
   });
 
@@ -123,7 +180,11 @@ describe('magic wand and add to selection', () => {
   ];
 
   it('regionAt finds the 4-connected same-colour cells only', () => {
-    expect(cellPairs(regionAt(g, 0, 0))).toEqual([[0, 0], [0, 1], [1, 1]]);
+    expect(cellPairs(regionAt(g, 0, 0))).toEqual([
+      [0, 0],
+      [0, 1],
+      [1, 1],
+    ]);
     expect(cellPairs(regionAt(g, 2, 2))).toEqual([[2, 2]]);
     expect(regionAt(g, 3, 0)).toEqual([]);
   });
@@ -139,9 +200,26 @@ describe('magic wand and add to selection', () => {
     expect(l.state.selection!.rect).toEqual(rect(0, 0, 2, 2));
     expect(l.state.selection!.cells).toHaveLength(4);
     l.emit('recolor', { rect: l.state.selection!.rect, color: 4, cells: cellPairs(l.state.selection!.cells!) });
-    expect(l.output).toEqual([[4, 4, 0], [0, 4, 0], [1, 0, 4]]);
-    l.emit('select.wand', { side: 'output', row: 0, col: 0, cells: [[0, 0], [0, 1], [1, 1]] }).emit('move', { dr: 1, dc: 0 });
-    expect(l.output).toEqual([[0, 0, 0], [4, 4, 0], [1, 4, 4]]);
+    expect(l.output).toEqual([
+      [4, 4, 0],
+      [0, 4, 0],
+      [1, 0, 4],
+    ]);
+    l.emit('select.wand', {
+      side: 'output',
+      row: 0,
+      col: 0,
+      cells: [
+        [0, 0],
+        [0, 1],
+        [1, 1],
+      ],
+    }).emit('move', { dr: 1, dc: 0 });
+    expect(l.output).toEqual([
+      [0, 0, 0],
+      [4, 4, 0],
+      [1, 4, 4],
+    ]);
   });
 
   it('a rectangle added to a rectangle that fills a bigger one is stored as a plain rectangle', () => {
@@ -155,8 +233,19 @@ describe('magic wand and add to selection', () => {
   });
 
   it('makeSelection drops duplicates and lists cells in reading order', () => {
-    expect(makeSelection('output', [{ row: 1, col: 1 }, { row: 0, col: 0 }, { row: 1, col: 1 }])).toEqual({
-      side: 'output', rect: rect(0, 0, 1, 1), cells: [{ row: 0, col: 0 }, { row: 1, col: 1 }],
+    expect(
+      makeSelection('output', [
+        { row: 1, col: 1 },
+        { row: 0, col: 0 },
+        { row: 1, col: 1 },
+      ]),
+    ).toEqual({
+      side: 'output',
+      rect: rect(0, 0, 1, 1),
+      cells: [
+        { row: 0, col: 0 },
+        { row: 1, col: 1 },
+      ],
     });
     expect(makeSelection('input', [])).toBeNull();
   });
@@ -170,27 +259,97 @@ describe('copy and paste of a selection that is not a rectangle', () => {
       [3, 3, 3],
     ];
     const l = withOutput(g);
-    l.emit('select.wand', { side: 'output', row: 0, col: 0, cells: [[0, 0], [0, 1], [1, 1]] });
-    l.emit('copy', { side: 'output', rect: rect(0, 0, 1, 1), block: [[5, 5], [0, 5]], cells: [[0, 0], [0, 1], [1, 1]] });
-    expect(l.state.clipboardCells).toEqual([{ row: 0, col: 0 }, { row: 0, col: 1 }, { row: 1, col: 1 }]);
-    l.emit('paste', { row: 1, col: 1, block: [[5, 5], [0, 5]], cells: [[0, 0], [0, 1], [1, 1]] });
+    l.emit('select.wand', {
+      side: 'output',
+      row: 0,
+      col: 0,
+      cells: [
+        [0, 0],
+        [0, 1],
+        [1, 1],
+      ],
+    });
+    l.emit('copy', {
+      side: 'output',
+      rect: rect(0, 0, 1, 1),
+      block: [
+        [5, 5],
+        [0, 5],
+      ],
+      cells: [
+        [0, 0],
+        [0, 1],
+        [1, 1],
+      ],
+    });
+    expect(l.state.clipboardCells).toEqual([
+      { row: 0, col: 0 },
+      { row: 0, col: 1 },
+      { row: 1, col: 1 },
+    ]);
+    l.emit('paste', {
+      row: 1,
+      col: 1,
+      block: [
+        [5, 5],
+        [0, 5],
+      ],
+      cells: [
+        [0, 0],
+        [0, 1],
+        [1, 1],
+      ],
+    });
     // (2, 1) keeps its 3: the block's unselected bottom-left cell is not put down.
-    expect(l.output).toEqual([[5, 5, 0], [0, 5, 5], [3, 3, 5]]);
-    l.emit('copy', { side: 'output', rect: rect(0, 0, 1, 1), block: [[5, 5], [0, 5]] });
+    expect(l.output).toEqual([
+      [5, 5, 0],
+      [0, 5, 5],
+      [3, 3, 5],
+    ]);
+    l.emit('copy', {
+      side: 'output',
+      rect: rect(0, 0, 1, 1),
+      block: [
+        [5, 5],
+        [0, 5],
+      ],
+    });
     expect(l.state.clipboardCells).toBeNull();
-    l.emit('paste', { row: 1, col: 1, block: [[5, 5], [0, 5]] });
-    expect(l.output).toEqual([[5, 5, 0], [0, 5, 5], [3, 0, 5]]);
+    l.emit('paste', {
+      row: 1,
+      col: 1,
+      block: [
+        [5, 5],
+        [0, 5],
+      ],
+    });
+    expect(l.output).toEqual([
+      [5, 5, 0],
+      [0, 5, 5],
+      [3, 0, 5],
+    ]);
   });
 });
 
 describe('crop', () => {
   it('cuts the output to the rectangle, undoably, and clears the selection', () => {
-    const l = withOutput([[1, 2, 3], [4, 5, 6], [7, 8, 9]]).emit('select', { side: 'output', rect: rect(1, 1, 2, 2) });
+    const l = withOutput([
+      [1, 2, 3],
+      [4, 5, 6],
+      [7, 8, 9],
+    ]).emit('select', { side: 'output', rect: rect(1, 1, 2, 2) });
     l.emit('crop', { rect: rect(1, 1, 2, 2) });
-    expect(l.output).toEqual([[5, 6], [8, 9]]);
+    expect(l.output).toEqual([
+      [5, 6],
+      [8, 9],
+    ]);
     expect(l.state.selection).toBeNull();
     l.emit('undo', {});
-    expect(l.output).toEqual([[1, 2, 3], [4, 5, 6], [7, 8, 9]]);
+    expect(l.output).toEqual([
+      [1, 2, 3],
+      [4, 5, 6],
+      [7, 8, 9],
+    ]);
   });
 
   it('a rectangle wholly outside the output changes nothing', () => {
@@ -202,7 +361,11 @@ describe('crop', () => {
 
 describe('replay of the new tools', () => {
   it('rebuilds the same state from the log, through JSON, as a download would', () => {
-    const l = withOutput([[1, 0, 2], [0, 3, 0], [4, 0, 5]]);
+    const l = withOutput([
+      [1, 0, 2],
+      [0, 3, 0],
+      [4, 0, 5],
+    ]);
     l.emit('tool', { tool: 'wand' })
       .emit('select.wand', { side: 'output', row: 1, col: 1, cells: [[1, 1]] })
       .emit('select', { side: 'output', rect: rect(0, 0, 0, 0), add: true })

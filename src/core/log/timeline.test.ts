@@ -24,7 +24,10 @@ describe('Timeline', () => {
 
   it('reduces at most `every - 1` events per seek', () => {
     let calls = 0;
-    const counting = (s: number, e: LogEvent) => { calls++; return s + e.seq; };
+    const counting = (s: number, e: LogEvent) => {
+      calls++;
+      return s + e.seq;
+    };
     const tl = new Timeline(0, events, counting, 32);
     calls = 0;
     expect(tl.at(400)).toBe(events.slice(0, 400).reduce((a, e) => a + e.seq, 0));

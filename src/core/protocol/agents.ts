@@ -55,8 +55,21 @@ export interface AgentReplayStep {
 }
 
 export interface AgentRunReplay {
-  readonly run: { readonly guid: string; readonly cardId: string; readonly gameId: string; readonly source: AgentRunSource; readonly seed: number; readonly openedAt: number };
-  readonly card: { cardId: string; tags: readonly string[]; openedAt: number; closedAt: number | null; study: string | null };
+  readonly run: {
+    readonly guid: string;
+    readonly cardId: string;
+    readonly gameId: string;
+    readonly source: AgentRunSource;
+    readonly seed: number;
+    readonly openedAt: number;
+  };
+  readonly card: {
+    cardId: string;
+    tags: readonly string[];
+    openedAt: number;
+    closedAt: number | null;
+    study: string | null;
+  };
   readonly keyName: string;
   readonly steps: readonly AgentReplayStep[];
 }

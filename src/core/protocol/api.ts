@@ -21,9 +21,20 @@ export type { ApiErrorBody, ErrorCode } from './errors';
 
 /** `GET /api/admin/studies/:id/usage`: what the study stores against its budget, and the game versions its runs played. */
 export interface StudyUsage {
-  readonly storage: { readonly events: number; readonly bytes: number; readonly budget: { readonly events: number; readonly bytes: number } };
+  readonly storage: {
+    readonly events: number;
+    readonly bytes: number;
+    readonly budget: { readonly events: number; readonly bytes: number };
+  };
   /** In the order first played; `version` is `<game id>@<code hash>` for an arcengine game, the id otherwise. */
-  readonly gameVersions: readonly { readonly gameId: string; readonly codeHash: string | null; readonly version: string; readonly runs: number; readonly firstAt: number; readonly lastAt: number }[];
+  readonly gameVersions: readonly {
+    readonly gameId: string;
+    readonly codeHash: string | null;
+    readonly version: string;
+    readonly runs: number;
+    readonly firstAt: number;
+    readonly lastAt: number;
+  }[];
 }
 
 /** Who may see a collection's answers: `sealed` (the researcher only) or `practice` (nobody; the server checks them). */
@@ -65,20 +76,44 @@ export interface ItemLimits {
 /** One item of a session as the participant receives it: tasks never carry test outputs. */
 export type SessionItem =
   | { readonly kind: 'page'; readonly id: string; readonly title: string; readonly markdown: string }
-  | { readonly kind: 'task'; readonly id: string; readonly practice: boolean; readonly task: { readonly train: readonly TaskPair[]; readonly test: readonly TestPair[] }; readonly testIndices: number[]; readonly limits: ItemLimits; readonly describe?: DescribeOption }
   | {
-    readonly kind: 'game'; readonly id: string; readonly practice: boolean; readonly game: string; readonly seed: number; readonly limits: ItemLimits; readonly describe?: DescribeOption;
-    /** Set for a game the server runs (an ARC-AGI-3 game): what the player needs to show it. */
-    readonly server?: { readonly title: string; readonly fps: number; readonly levels: number | null };
-  }
+      readonly kind: 'task';
+      readonly id: string;
+      readonly practice: boolean;
+      readonly task: { readonly train: readonly TaskPair[]; readonly test: readonly TestPair[] };
+      readonly testIndices: number[];
+      readonly limits: ItemLimits;
+      readonly describe?: DescribeOption;
+    }
   | {
-    readonly kind: 'question'; readonly id: string; readonly practice: boolean; readonly limits: ItemLimits; readonly title?: string;
-    /** The questions on the screen: one, or a block's; an answer's `index` is a position here. */
-    readonly questions: readonly PublicQuestion[];
-    /** Whether the item is a block (`questions` in the study), even of one question. */
-    readonly block: boolean;
-  }
-  | { readonly kind: 'survey'; readonly id: string; readonly title: string; readonly intro?: string; readonly questions: readonly SurveyQuestion[] };
+      readonly kind: 'game';
+      readonly id: string;
+      readonly practice: boolean;
+      readonly game: string;
+      readonly seed: number;
+      readonly limits: ItemLimits;
+      readonly describe?: DescribeOption;
+      /** Set for a game the server runs (an ARC-AGI-3 game): what the player needs to show it. */
+      readonly server?: { readonly title: string; readonly fps: number; readonly levels: number | null };
+    }
+  | {
+      readonly kind: 'question';
+      readonly id: string;
+      readonly practice: boolean;
+      readonly limits: ItemLimits;
+      readonly title?: string;
+      /** The questions on the screen: one, or a block's; an answer's `index` is a position here. */
+      readonly questions: readonly PublicQuestion[];
+      /** Whether the item is a block (`questions` in the study), even of one question. */
+      readonly block: boolean;
+    }
+  | {
+      readonly kind: 'survey';
+      readonly id: string;
+      readonly title: string;
+      readonly intro?: string;
+      readonly questions: readonly SurveyQuestion[];
+    };
 
 export interface ItemProgressView {
   readonly id: string;
@@ -93,8 +128,26 @@ export interface ItemProgressView {
 
 /** `GET /api/sessions/:id`. */
 export interface SessionView {
-  readonly session: { id: string; studyId: string; studyVersion: number; state: string; createdAt: number; ackedThrough: number; now: number };
-  readonly study: { title: string; consent: string; instructions: string; trials: number; limits: { itemSoftMinutes: number; itemHardMinutes: number; sessionMinutes: number; abandonAfterMinutes?: number }; allowLevelReset: boolean; showActionCounter: boolean; showTimeLeft: boolean; withdraw?: { readonly message?: string; readonly code?: string } };
+  readonly session: {
+    id: string;
+    studyId: string;
+    studyVersion: number;
+    state: string;
+    createdAt: number;
+    ackedThrough: number;
+    now: number;
+  };
+  readonly study: {
+    title: string;
+    consent: string;
+    instructions: string;
+    trials: number;
+    limits: { itemSoftMinutes: number; itemHardMinutes: number; sessionMinutes: number; abandonAfterMinutes?: number };
+    allowLevelReset: boolean;
+    showActionCounter: boolean;
+    showTimeLeft: boolean;
+    withdraw?: { readonly message?: string; readonly code?: string };
+  };
   /**
    * The session's time budget (`limits.sessionMinutes`, from the session's start): when it ends
    * (ms since the epoch, the server's clock: compare with `session.now`) and the minutes left.
@@ -271,7 +324,14 @@ export interface AuditEntry {
   readonly studyId: string;
   /** Who: `researcher` for the researcher token. */
   readonly actor: string;
-  readonly action: 'session.exclude' | 'session.include' | 'session.delete' | 'study.delete' | 'grader.add' | 'grader.revoke' | 'grade.adjudicate';
+  readonly action:
+    | 'session.exclude'
+    | 'session.include'
+    | 'session.delete'
+    | 'study.delete'
+    | 'grader.add'
+    | 'grader.revoke'
+    | 'grade.adjudicate';
   /** The session id, or the study id for `study.delete`. */
   readonly target: string;
   readonly reason: string | null;

@@ -10,25 +10,67 @@
 
 /** Refusals of a participant's write by the session's state and its items' (docs/api.md, "Admission"). */
 export type AdmissionRefusal =
-  | 'session_closed' | 'session_idle' | 'events_pending' | 'not_current_item' | 'item_closed' | 'item_skipped'
-  | 'not_started' | 'item_time_up';
+  | 'session_closed'
+  | 'session_idle'
+  | 'events_pending'
+  | 'not_current_item'
+  | 'item_closed'
+  | 'item_skipped'
+  | 'not_started'
+  | 'item_time_up';
 
 export type ErrorCode =
   | AdmissionRefusal
   // The request itself.
-  | 'malformed' | 'too_large' | 'not_found' | 'unknown_format' | 'confirmation_mismatch'
+  | 'malformed'
+  | 'too_large'
+  | 'not_found'
+  | 'unknown_format'
+  | 'confirmation_mismatch'
   // Who asks.
-  | 'unauthorized' | 'forbidden' | 'revoked' | 'sealed'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'revoked'
+  | 'sealed'
   // The server and its database.
-  | 'internal' | 'overloaded' | 'database_unavailable' | 'rate_limited' | 'too_many_sessions' | 'study_busy' | 'storage_budget'
+  | 'internal'
+  | 'overloaded'
+  | 'database_unavailable'
+  | 'rate_limited'
+  | 'too_many_sessions'
+  | 'study_busy'
+  | 'storage_budget'
   // Studies and their definitions.
-  | 'invalid_study' | 'invalid_task' | 'exists' | 'defined_by_file' | 'conflict' | 'gone' | 'not_a_campaign'
-  | 'task_unavailable' | 'question_unavailable'
+  | 'invalid_study'
+  | 'invalid_task'
+  | 'exists'
+  | 'defined_by_file'
+  | 'conflict'
+  | 'gone'
+  | 'not_a_campaign'
+  | 'task_unavailable'
+  | 'question_unavailable'
   // A participant's session and what it sends.
-  | 'session_withdrawn' | 'invalid_event' | 'seq_too_far' | 'quota_exceeded' | 'key_reused' | 'items_unfinished'
-  | 'already_answered' | 'already_solved' | 'no_trials_left' | 'not_asked' | 'no_answer' | 'invalid_answers'
+  | 'session_withdrawn'
+  | 'invalid_event'
+  | 'seq_too_far'
+  | 'quota_exceeded'
+  | 'key_reused'
+  | 'items_unfinished'
+  | 'already_answered'
+  | 'already_solved'
+  | 'no_trials_left'
+  | 'not_asked'
+  | 'no_answer'
+  | 'invalid_answers'
   // Games run by the server (ARC-AGI-3).
-  | 'run_lost' | 'game_lost' | 'game_error' | 'game_unavailable' | 'ambiguous_game' | 'no_engine' | 'too_many_runs'
+  | 'run_lost'
+  | 'game_lost'
+  | 'game_error'
+  | 'game_unavailable'
+  | 'ambiguous_game'
+  | 'no_engine'
+  | 'too_many_runs'
   | 'too_many_open_runs';
 
 /** Every error body: a machine-readable code and a sentence that says what to do. */

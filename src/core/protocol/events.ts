@@ -25,21 +25,34 @@ const coord = int(0, MAX_SIZE - 1);
 const empty = z.looseObject({});
 
 /** An ARC grid: 1-30 rows of 1-30 symbols 0-9, every row as long as the first. */
-export const GridSchema = z.array(z.array(symbol).min(1).max(MAX_SIZE)).min(1).max(MAX_SIZE)
+export const GridSchema = z
+  .array(z.array(symbol).min(1).max(MAX_SIZE))
+  .min(1)
+  .max(MAX_SIZE)
   .refine((g) => g.every((row) => row.length === g[0].length), 'rows must all have the same length');
-const rect = z.object({ r0: coord, c0: coord, r1: coord, c1: coord })
+const rect = z
+  .object({ r0: coord, c0: coord, r1: coord, c1: coord })
   .refine((r) => r.r0 <= r.r1 && r.c0 <= r.c1, 'must have r0 <= r1 and c0 <= c1');
 const side = z.enum(['input', 'output']);
 /** A cell as `[row, col]`; a set of cells holds at most one grid's worth. */
 const cellPair = z.tuple([coord, coord]);
-const cellSet = z.array(cellPair).min(1).max(MAX_SIZE * MAX_SIZE);
+const cellSet = z
+  .array(cellPair)
+  .min(1)
+  .max(MAX_SIZE * MAX_SIZE);
 /** A move of at most a grid's width or height. */
 const offset = int(-(MAX_SIZE - 1), MAX_SIZE - 1);
 const verdict = z.enum(['correct', 'wrong', 'duplicate']);
 const clientInfo = {
   wallClock: text.optional(),
   userAgent: text.optional(),
-  viewport: z.object({ width: z.number().nonnegative().max(100_000), height: z.number().nonnegative().max(100_000), dpr: z.number().positive().max(100) }).optional(),
+  viewport: z
+    .object({
+      width: z.number().nonnegative().max(100_000),
+      height: z.number().nonnegative().max(100_000),
+      dpr: z.number().positive().max(100),
+    })
+    .optional(),
 };
 
 const gameAction = z.enum(GAME_ACTIONS);
@@ -53,7 +66,12 @@ const frameCoord = int(0, 63);
 /** Every kind a client may log, with its payload. */
 export const EVENT_DATA = {
   // ---- the study shell ----
-  'session.start': z.looseObject({ mode: z.enum(['study', 'practice', 'playtest']).optional(), studyId: id.optional(), params: z.record(z.string().max(64), text).optional(), ...clientInfo }),
+  'session.start': z.looseObject({
+    mode: z.enum(['study', 'practice', 'playtest']).optional(),
+    studyId: id.optional(),
+    params: z.record(z.string().max(64), text).optional(),
+    ...clientInfo,
+  }),
   'session.resume': z.looseObject(clientInfo),
   'session.end': z.looseObject({ wallClock: text.optional() }),
   consent: z.looseObject({ agreed: z.boolean() }),
@@ -66,11 +84,19 @@ export const EVENT_DATA = {
   blur: empty,
   'window.focus': empty,
   'window.blur': empty,
-  idle: z.looseObject({ state: z.enum(['idle', 'active']).optional(), ms: z.number().nonnegative().max(1e10).optional() }),
+  idle: z.looseObject({
+    state: z.enum(['idle', 'active']).optional(),
+    ms: z.number().nonnegative().max(1e10).optional(),
+  }),
   heartbeat: empty,
   'page.hide': empty,
   // ---- the grid player (src/core/log/gridPlayer.ts) ----
-  'task.open': z.looseObject({ taskId: id, collection: id.optional(), tests: int(1, MAX_TESTS), trials: int(1, 100).optional() }),
+  'task.open': z.looseObject({
+    taskId: id,
+    collection: id.optional(),
+    tests: int(1, MAX_TESTS),
+    trials: int(1, 100).optional(),
+  }),
   tool: z.looseObject({ tool: z.enum(['edit', 'select', 'fill', 'wand']) }),
   color: z.looseObject({ color: symbol }),
   symbols: z.looseObject({ show: z.boolean() }),
@@ -83,7 +109,9 @@ export const EVENT_DATA = {
   recolor: z.looseObject({ rect, color: symbol, cells: cellSet.optional() }),
   rotate: z.looseObject({ dir: z.enum(['cw', 'ccw']) }),
   flip: z.looseObject({ axis: z.enum(['horizontal', 'vertical']) }),
-  move: z.looseObject({ dr: offset, dc: offset }).refine((m) => m.dr !== 0 || m.dc !== 0, 'must move by at least one cell (dr or dc not 0)'),
+  move: z
+    .looseObject({ dr: offset, dc: offset })
+    .refine((m) => m.dr !== 0 || m.dc !== 0, 'must move by at least one cell (dr or dc not 0)'),
   crop: z.looseObject({ rect }),
   copy: z.looseObject({ side, rect, block: GridSchema, cells: cellSet.optional() }),
   paste: z.looseObject({ row: coord, col: coord, block: GridSchema, cells: cellSet.optional() }),
@@ -94,14 +122,25 @@ export const EVENT_DATA = {
   undo: empty,
   redo: empty,
   'test.select': z.looseObject({ index: int(0, MAX_TESTS - 1) }),
-  submit: z.looseObject({ index: int(0, MAX_TESTS - 1), trial: z.number().int().min(0).max(100).nullable(), verdict, grid: GridSchema }),
+  submit: z.looseObject({
+    index: int(0, MAX_TESTS - 1),
+    trial: z.number().int().min(0).max(100).nullable(),
+    verdict,
+    grid: GridSchema,
+  }),
   // ---- question items (src/client/study/QuestionItemView.tsx); `index`: the question's place in a block ----
   'question.choice': z.looseObject({ item: id, index: qIndex.optional(), label: z.string().min(1).max(8) }),
   /** The answer box's whole text after typing (logged a moment after typing pauses). */
   'question.input': z.looseObject({ item: id, index: qIndex.optional(), text: z.string().max(20_000) }),
   'question.focus': z.looseObject({ item: id, index: qIndex.optional() }),
   'question.blur': z.looseObject({ item: id, index: qIndex.optional() }),
-  'question.submit': z.looseObject({ item: id, index: qIndex.optional(), choice: z.string().max(8).optional(), text: z.string().max(20_000).optional(), verdict: z.enum(['correct', 'wrong', 'ungraded']) }),
+  'question.submit': z.looseObject({
+    item: id,
+    index: qIndex.optional(),
+    choice: z.string().max(8).optional(),
+    text: z.string().max(20_000).optional(),
+    verdict: z.enum(['correct', 'wrong', 'ungraded']),
+  }),
   // ---- written descriptions after a task or game (src/client/study/DescribeForm.tsx) ----
   'description.open': z.looseObject({ item: id, stage }),
   /** The description's whole text after typing pauses. */
@@ -116,9 +155,29 @@ export const EVENT_DATA = {
   'withdraw.cancel': empty,
   withdraw: z.looseObject({ reason: z.string().min(1).max(64), comment: z.string().max(2000).optional() }),
   // ---- games (src/core/game/replay.ts) ----
-  'game.open': z.looseObject({ game: id, seed: z.number().int(), level: int(0, 1000).optional(), version: id.optional(), engine: id.optional() }),
-  'game.action': z.looseObject({ game: id, action: gameAction, x: frameCoord.optional(), y: frameCoord.optional(), level: int(0, 1000), state: z.enum(['NOT_PLAYED', 'NOT_FINISHED', 'WIN', 'GAME_OVER']), frameHash: id }),
-  'game.refused': z.looseObject({ game: id, action: gameAction, code: id, x: z.number().int().optional(), y: z.number().int().optional() }),
+  'game.open': z.looseObject({
+    game: id,
+    seed: z.number().int(),
+    level: int(0, 1000).optional(),
+    version: id.optional(),
+    engine: id.optional(),
+  }),
+  'game.action': z.looseObject({
+    game: id,
+    action: gameAction,
+    x: frameCoord.optional(),
+    y: frameCoord.optional(),
+    level: int(0, 1000),
+    state: z.enum(['NOT_PLAYED', 'NOT_FINISHED', 'WIN', 'GAME_OVER']),
+    frameHash: id,
+  }),
+  'game.refused': z.looseObject({
+    game: id,
+    action: gameAction,
+    code: id,
+    x: z.number().int().optional(),
+    y: z.number().int().optional(),
+  }),
 } as const;
 
 export type EventKind = keyof typeof EVENT_DATA;
@@ -134,7 +193,8 @@ export function isEventKind(kind: string): kind is EventKind {
  * Run `jsonProblem` on the body first: this assumes bounded, finite JSON.
  */
 export function eventDataProblem(kind: string, data: unknown): string | null {
-  if (!isEventKind(kind)) return `kind "${kind.slice(0, 64)}" is not an event kind of ARC Studio (see docs/api.md, "Event kinds")`;
+  if (!isEventKind(kind))
+    return `kind "${kind.slice(0, 64)}" is not an event kind of ARC Studio (see docs/api.md, "Event kinds")`;
   const r = EVENT_DATA[kind].safeParse(data);
   if (r.success) return null;
   const issue = r.error.issues[0];

@@ -37,7 +37,10 @@ export function stringProblem(s: string): string | null {
     if (c === 0) return `holds a NUL character at position ${i}`;
     if (c >= 0xd800 && c <= 0xdbff) {
       const next = i + 1 < s.length ? s.charCodeAt(i + 1) : 0;
-      if (next >= 0xdc00 && next <= 0xdfff) { i++; continue; }
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        i++;
+        continue;
+      }
       return `holds an unpaired UTF-16 surrogate at position ${i}`;
     }
     if (c >= 0xdc00 && c <= 0xdfff) return `holds an unpaired UTF-16 surrogate at position ${i}`;
@@ -63,7 +66,8 @@ export function jsonProblem(value: unknown, limits: JsonLimits = DEFAULT_JSON_LI
       continue;
     }
     if (typeof v === 'string') {
-      if (v.length > limits.maxString) return { path: at, reason: `is a string of ${v.length} characters; at most ${limits.maxString} are accepted` };
+      if (v.length > limits.maxString)
+        return { path: at, reason: `is a string of ${v.length} characters; at most ${limits.maxString} are accepted` };
       const p = stringProblem(v);
       if (p) return { path: at, reason: p };
       continue;
@@ -76,11 +80,13 @@ export function jsonProblem(value: unknown, limits: JsonLimits = DEFAULT_JSON_LI
       continue;
     }
     const keys = Object.keys(v);
-    if (keys.length > limits.maxKeys) return { path: at, reason: `has ${keys.length} keys; at most ${limits.maxKeys} are accepted` };
+    if (keys.length > limits.maxKeys)
+      return { path: at, reason: `has ${keys.length} keys; at most ${limits.maxKeys} are accepted` };
     for (let i = keys.length - 1; i >= 0; i--) {
       const k = keys[i];
       if (FORBIDDEN_KEYS.has(k)) return { path: child(k), reason: `uses the reserved name "${k}"` };
-      if (k.length > limits.maxString) return { path: at, reason: `has a key of ${k.length} characters; at most ${limits.maxString} are accepted` };
+      if (k.length > limits.maxString)
+        return { path: at, reason: `has a key of ${k.length} characters; at most ${limits.maxString} are accepted` };
       const p = stringProblem(k);
       if (p) return { path: at, reason: `has a key that ${p}` };
       stack.push({ v: (v as Record<string, unknown>)[k], path: child(k), depth: depth + 1 });

@@ -10,7 +10,13 @@ import { GAME_ACTIONS } from '../game/types';
 import { EventEnvelope } from '../log/events';
 import { MAX_BLOCK_QUESTIONS } from '../study/schema';
 import { MAX_NOTE } from '../grading/grade';
-import { WITHDRAW_REASONS, type AnswerResult, type ResponseStored, type WithdrawReason, type WithdrawResult } from './api';
+import {
+  WITHDRAW_REASONS,
+  type AnswerResult,
+  type ResponseStored,
+  type WithdrawReason,
+  type WithdrawResult,
+} from './api';
 
 /** Longest written description and withdrawal comment kept (characters). */
 export const DESCRIPTION_MAX = 5000;
@@ -23,9 +29,16 @@ const ItemId = z.string().min(1).max(64);
 const LastSeq = z.number().int().min(-1);
 
 /** `POST /api/studies/:studyId/sessions`: the participant's params from the study link. */
-export const CreateSessionRequest = z.object({
-  params: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'names are letters, digits and "_"'), z.string().max(500)).default({}),
-}).default({ params: {} });
+export const CreateSessionRequest = z
+  .object({
+    params: z
+      .record(
+        z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, 'names are letters, digits and "_"'),
+        z.string().max(500),
+      )
+      .default({}),
+  })
+  .default({ params: {} });
 
 /** `POST /api/sessions/:sessionId/finish`. */
 export const FinishRequest = z.object({ lastSeq: LastSeq });
@@ -48,8 +61,16 @@ export const AnswerRequest = z.object({
   key: Key,
   item: ItemId,
   /** The question's position in a block; 0 (the default) for a single question. */
-  index: z.number().int().min(0).max(MAX_BLOCK_QUESTIONS - 1).default(0),
-  answer: z.union([z.strictObject({ choice: z.string().min(1).max(8) }), z.strictObject({ text: z.string().max(20_000) })]),
+  index: z
+    .number()
+    .int()
+    .min(0)
+    .max(MAX_BLOCK_QUESTIONS - 1)
+    .default(0),
+  answer: z.union([
+    z.strictObject({ choice: z.string().min(1).max(8) }),
+    z.strictObject({ text: z.string().max(20_000) }),
+  ]),
   lastSeq: LastSeq.optional(),
 });
 
@@ -58,7 +79,11 @@ export const DescriptionRequest = z.strictObject({
   key: Key,
   item: ItemId,
   stage: z.enum(['first', 'last']),
-  text: z.string().trim().min(1, 'must not be empty: write the description first').max(DESCRIPTION_MAX, `must be at most ${DESCRIPTION_MAX} characters`),
+  text: z
+    .string()
+    .trim()
+    .min(1, 'must not be empty: write the description first')
+    .max(DESCRIPTION_MAX, `must be at most ${DESCRIPTION_MAX} characters`),
   lastSeq: LastSeq.optional(),
 });
 
@@ -74,7 +99,11 @@ export const SurveyRequest = z.strictObject({
 export const WithdrawRequest = z.strictObject({
   key: Key,
   reason: z.enum(Object.keys(WITHDRAW_REASONS) as [WithdrawReason, ...WithdrawReason[]]),
-  comment: z.string().trim().max(WITHDRAW_COMMENT_MAX, `must be at most ${WITHDRAW_COMMENT_MAX} characters`).default(''),
+  comment: z
+    .string()
+    .trim()
+    .max(WITHDRAW_COMMENT_MAX, `must be at most ${WITHDRAW_COMMENT_MAX} characters`)
+    .default(''),
   /** The item the participant was on, if any. */
   item: z.string().max(64).default(''),
 });
@@ -89,17 +118,26 @@ export const RunOpenRequest = z.object({
 });
 
 /** `POST .../runs/:run/actions` (a session's run or a researcher's playtest): one action, by step number. */
-export const RunActionRequest = z.object({
-  step: z.number().int().min(1).max(1_000_000),
-  action: z.enum(GAME_ACTIONS),
-  x: z.number().int().min(0).max(63).optional(),
-  y: z.number().int().min(0).max(63).optional(),
-}).refine((d) => (d.action === 'ACTION6') === (d.x !== undefined && d.y !== undefined), { message: 'x and y are required for ACTION6 and only for it' });
+export const RunActionRequest = z
+  .object({
+    step: z.number().int().min(1).max(1_000_000),
+    action: z.enum(GAME_ACTIONS),
+    x: z.number().int().min(0).max(63).optional(),
+    y: z.number().int().min(0).max(63).optional(),
+  })
+  .refine((d) => (d.action === 'ACTION6') === (d.x !== undefined && d.y !== undefined), {
+    message: 'x and y are required for ACTION6 and only for it',
+  });
 
 /** `POST /api/admin/arc3/runs`: a researcher's playtest run, not recorded. */
 export const PlaytestOpenRequest = z.object({
   game: z.string().min(1).max(100),
-  seed: z.number().int().min(0).max(2 ** 31 - 1).optional(),
+  seed: z
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 31 - 1)
+    .optional(),
   /** Start at this level (0-based), as a designer's playtest does. */
   level: z.number().int().min(0).max(1000).optional(),
 });
@@ -111,7 +149,12 @@ export const ARC3_GRAPH_LIMITS = { maxStates: 5_000, maxSeconds: 60 } as const;
 export const GraphExploreRequest = z.object({
   /** The level (0-based). */
   level: z.number().int().min(0).max(1000),
-  seed: z.number().int().min(0).max(2 ** 31 - 1).optional(),
+  seed: z
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 31 - 1)
+    .optional(),
   maxStates: z.number().int().min(1).max(ARC3_GRAPH_LIMITS.maxStates).optional(),
   maxSeconds: z.number().int().min(1).max(ARC3_GRAPH_LIMITS.maxSeconds).optional(),
 });
@@ -129,7 +172,12 @@ export const PracticeCheckRequest = z.object({
 export const SaveStudyRequest = z.object({ definition: z.unknown() });
 
 /** Why a researcher excluded or deleted something, for the audit log; empty: none given. */
-const Reason = z.string().trim().max(500, 'is at most 500 characters').transform((r) => (r === '' ? null : r)).optional();
+const Reason = z
+  .string()
+  .trim()
+  .max(500, 'is at most 500 characters')
+  .transform((r) => (r === '' ? null : r))
+  .optional();
 
 /** `POST /api/admin/sessions/:sessionId/exclude` and `/include`. */
 export const ExclusionRequest = z.strictObject({ reason: Reason }).default({});
@@ -143,18 +191,32 @@ export const DeleteRequest = z.strictObject({
 const VERSION_ERROR = 'must be a whole number from 1; leave it out for every version';
 
 /** `POST /api/admin/studies/:studyId/exports`: the format is checked by the route, which lists the formats. */
-export const ExportRequest = z.object({
-  format: z.string().max(100).optional(),
-  version: z.number({ error: VERSION_ERROR }).int(VERSION_ERROR).min(1, VERSION_ERROR).nullable().optional(),
-}).default({});
+export const ExportRequest = z
+  .object({
+    format: z.string().max(100).optional(),
+    version: z.number({ error: VERSION_ERROR }).int(VERSION_ERROR).min(1, VERSION_ERROR).nullable().optional(),
+  })
+  .default({});
 
 const Note = z.string().max(MAX_NOTE, `is longer than ${MAX_NOTE} characters`).default('');
 
 /** `PUT /api/grading/answers/:answerId` (a grader) and an adjudication's `grade`. */
-export const GradeRequest = z.union([
-  z.strictObject({ criteria: z.array(z.strictObject({ points: z.number(), note: Note })).max(50, 'has more than 50 scores').readonly(), note: Note }),
-  z.strictObject({ correct: z.boolean(), note: Note }),
-], { error: 'must be {"criteria": [{"points", "note"}, ...], "note"} for an item with a rubric, or {"correct": true|false, "note"} without one' });
+export const GradeRequest = z.union(
+  [
+    z.strictObject({
+      criteria: z
+        .array(z.strictObject({ points: z.number(), note: Note }))
+        .max(50, 'has more than 50 scores')
+        .readonly(),
+      note: Note,
+    }),
+    z.strictObject({ correct: z.boolean(), note: Note }),
+  ],
+  {
+    error:
+      'must be {"criteria": [{"points", "note"}, ...], "note"} for an item with a rubric, or {"correct": true|false, "note"} without one',
+  },
+);
 
 /** `POST /api/admin/studies/:studyId/adjudications`: the researcher's final grade of one answer. */
 export const AdjudicationRequest = z.strictObject({
@@ -166,7 +228,13 @@ export const AdjudicationRequest = z.strictObject({
 });
 
 /** `POST /api/admin/studies/:studyId/graders`: a new grader link. */
-export const GraderRequest = z.strictObject({ label: z.string().trim().min(1, 'is empty; name the grader (a name or a label such as "Grader A")').max(100, 'is longer than 100 characters') });
+export const GraderRequest = z.strictObject({
+  label: z
+    .string()
+    .trim()
+    .min(1, 'is empty; name the grader (a name or a label such as "Grader A")')
+    .max(100, 'is longer than 100 characters'),
+});
 
 /** Bodies as a client writes them (fields with a default may be left out). */
 export type CreateSessionBody = z.input<typeof CreateSessionRequest>;

@@ -57,26 +57,41 @@ export interface BesideHumans {
   readonly asked: string[];
 }
 
-const acc = (judged: number, correct: number): Accuracy => ({ judged, correct, accuracy: judged ? correct / judged : null });
+const acc = (judged: number, correct: number): Accuracy => ({
+  judged,
+  correct,
+  accuracy: judged ? correct / judged : null,
+});
 
 /**
  * The model's report beside the humans' answers, per subset in the report's order and overall.
  * `humans` are the study's rows for questions of the set (several rows of one question, as
  * when two items ask it, are added up); rows of other questions are ignored.
  */
-export function besideHumans(items: readonly QuestionItem[], report: ScoreReport, humans: readonly HumanQuestion[]): BesideHumans {
+export function besideHumans(
+  items: readonly QuestionItem[],
+  report: ScoreReport,
+  humans: readonly HumanQuestion[],
+): BesideHumans {
   const ids = new Set(items.map((q) => q.id));
   const byQuestion = new Map<string, { correct: number; wrong: number; awaiting: number }>();
   for (const h of humans) {
     if (!ids.has(h.question)) continue;
     const t = byQuestion.get(h.question) ?? { correct: 0, wrong: 0, awaiting: 0 };
-    byQuestion.set(h.question, { correct: t.correct + h.correct, wrong: t.wrong + h.wrong, awaiting: t.awaiting + h.awaiting });
+    byQuestion.set(h.question, {
+      correct: t.correct + h.correct,
+      wrong: t.wrong + h.wrong,
+      awaiting: t.awaiting + h.awaiting,
+    });
   }
   const subsetOf = new Map(items.map((q) => [q.id, q.subset ?? NO_SUBSET]));
   const row = (subset: string, inSubset: (id: string) => boolean): BesideRow => {
     const scored = report.questions.filter((q) => inSubset(q.id));
     const judged = scored.filter((q) => q.verdict !== 'ungraded');
-    let hCorrect = 0, hWrong = 0, hAwaiting = 0, hQuestions = 0;
+    let hCorrect = 0,
+      hWrong = 0,
+      hAwaiting = 0,
+      hQuestions = 0;
     const shared = new Set<string>();
     for (const [id, t] of byQuestion) {
       if (!inSubset(id)) continue;
@@ -93,7 +108,12 @@ export function besideHumans(items: readonly QuestionItem[], report: ScoreReport
       questions: scored.length,
       model: acc(judged.length, judged.filter((q) => q.verdict === 'correct').length),
       modelOnShared: acc(onShared.length, onShared.filter((q) => q.verdict === 'correct').length),
-      human: { ...acc(hJudged, hCorrect), questions: hQuestions, awaiting: hAwaiting, ci: wilsonInterval(hCorrect, hJudged) },
+      human: {
+        ...acc(hJudged, hCorrect),
+        questions: hQuestions,
+        awaiting: hAwaiting,
+        ci: wilsonInterval(hCorrect, hJudged),
+      },
     };
   };
   return {
@@ -111,17 +131,36 @@ const pct = (v: number | null) => (v === null ? '-' : `${(v * 100).toFixed(1)}%`
  * accuracy with its interval and how many answers and questions it rests on.
  */
 export function formatBeside(b: BesideHumans, study: string): string {
-  const rows = [['subset', 'questions', 'model', 'model (same questions)', `people (${study})`, '95% CI', 'answers', 'asked', 'awaiting grading']];
+  const rows = [
+    [
+      'subset',
+      'questions',
+      'model',
+      'model (same questions)',
+      `people (${study})`,
+      '95% CI',
+      'answers',
+      'asked',
+      'awaiting grading',
+    ],
+  ];
   for (const r of [...b.subsets, b.overall]) {
     rows.push([
-      r.subset, String(r.questions),
+      r.subset,
+      String(r.questions),
       `${pct(r.model.accuracy)} (${r.model.correct}/${r.model.judged})`,
-      r.modelOnShared.judged ? `${pct(r.modelOnShared.accuracy)} (${r.modelOnShared.correct}/${r.modelOnShared.judged})` : '-',
+      r.modelOnShared.judged
+        ? `${pct(r.modelOnShared.accuracy)} (${r.modelOnShared.correct}/${r.modelOnShared.judged})`
+        : '-',
       pct(r.human.accuracy),
       r.human.ci ? `${pct(r.human.ci.low)}-${pct(r.human.ci.high)}` : '-',
-      String(r.human.judged), String(r.human.questions), String(r.human.awaiting),
+      String(r.human.judged),
+      String(r.human.questions),
+      String(r.human.awaiting),
     ]);
   }
   const widths = rows[0].map((_, c) => Math.max(...rows.map((x) => x[c].length)));
-  return rows.map((x) => x.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('  ')).join('\n');
+  return rows
+    .map((x) => x.map((cell, c) => (c === 0 ? cell.padEnd(widths[c]) : cell.padStart(widths[c]))).join('  '))
+    .join('\n');
 }

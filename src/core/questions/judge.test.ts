@@ -3,12 +3,32 @@ import { extractMcpbrAnswer, judgeResponse, judgeSubmission, lastNumber, parseNu
 import type { QuestionItem } from './schema';
 
 const choiceItem: QuestionItem = {
-  id: 'q', format: 'ai2-arc', prompt: 'Which?',
-  choices: [{ label: 'A', text: 'one' }, { label: 'B', text: 'two' }, { label: 'C', text: 'three' }, { label: 'D', text: 'four' }],
+  id: 'q',
+  format: 'ai2-arc',
+  prompt: 'Which?',
+  choices: [
+    { label: 'A', text: 'one' },
+    { label: 'B', text: 'two' },
+    { label: 'C', text: 'three' },
+    { label: 'D', text: 'four' },
+  ],
   answer: { kind: 'choice', label: 'B' },
 };
-const digitItem: QuestionItem = { ...choiceItem, choices: [{ label: '1', text: 'x' }, { label: '2', text: 'y' }, { label: '3', text: 'z' }], answer: { kind: 'choice', label: '3' } };
-const numberItem: QuestionItem = { id: 'n', format: 'arb', prompt: 'How far?', answer: { kind: 'number', value: 19.6, tolerance: 0.01 } };
+const digitItem: QuestionItem = {
+  ...choiceItem,
+  choices: [
+    { label: '1', text: 'x' },
+    { label: '2', text: 'y' },
+    { label: '3', text: 'z' },
+  ],
+  answer: { kind: 'choice', label: '3' },
+};
+const numberItem: QuestionItem = {
+  id: 'n',
+  format: 'arb',
+  prompt: 'How far?',
+  answer: { kind: 'number', value: 19.6, tolerance: 0.01 },
+};
 
 describe('extractMcpbrAnswer (mcpbr: the last standalone A-E or 1-5, case-insensitive)', () => {
   it.each([
@@ -47,20 +67,35 @@ describe('extractMcpbrAnswer (mcpbr: the last standalone A-E or 1-5, case-insens
 describe('judgeResponse', () => {
   it('compares the extracted label with the key, upper-cased', () => {
     expect(judgeResponse(choiceItem, 'b')).toEqual({ verdict: 'correct', extracted: 'B' });
-    expect(judgeResponse(choiceItem, 'It is B, since a lever multiplies force')).toEqual({ verdict: 'wrong', extracted: 'A' });
+    expect(judgeResponse(choiceItem, 'It is B, since a lever multiplies force')).toEqual({
+      verdict: 'wrong',
+      extracted: 'A',
+    });
     expect(judgeResponse(digitItem, 'Option 3')).toEqual({ verdict: 'correct', extracted: '3' });
-    expect(judgeResponse(choiceItem, 'none of them')).toEqual({ verdict: 'wrong', note: 'no standalone letter A-E or digit 1-5 in the response' });
+    expect(judgeResponse(choiceItem, 'none of them')).toEqual({
+      verdict: 'wrong',
+      note: 'no standalone letter A-E or digit 1-5 in the response',
+    });
   });
 
   it('reads the last number for numerical items', () => {
-    expect(judgeResponse(numberItem, 'With g = 9.8 and t = 2, d = 19.7 m')).toEqual({ verdict: 'correct', extracted: '19.7' });
+    expect(judgeResponse(numberItem, 'With g = 9.8 and t = 2, d = 19.7 m')).toEqual({
+      verdict: 'correct',
+      extracted: '19.7',
+    });
     expect(judgeResponse(numberItem, 'd = 19.6, so about 20')).toEqual({ verdict: 'wrong', extracted: '20' });
     expect(judgeResponse(numberItem, 'far')).toEqual({ verdict: 'wrong', note: 'no number in the response' });
   });
 
   it('leaves symbolic and rubric-only items ungraded', () => {
-    expect(judgeResponse({ id: 's', format: 'arb', prompt: 'p', answer: { kind: 'symbolic', expression: 'x^2' } }, 'x^2').verdict).toBe('ungraded');
-    expect(judgeResponse({ id: 'r', format: 'arb', prompt: 'p', rubric: { criteria: [{ text: 't', points: 1 }] } }, 'B').verdict).toBe('ungraded');
+    expect(
+      judgeResponse({ id: 's', format: 'arb', prompt: 'p', answer: { kind: 'symbolic', expression: 'x^2' } }, 'x^2')
+        .verdict,
+    ).toBe('ungraded');
+    expect(
+      judgeResponse({ id: 'r', format: 'arb', prompt: 'p', rubric: { criteria: [{ text: 't', points: 1 }] } }, 'B')
+        .verdict,
+    ).toBe('ungraded');
   });
 });
 
@@ -92,8 +127,20 @@ describe('numerical tolerance', () => {
 
 describe('parseNumber and lastNumber', () => {
   it.each([
-    ['19.6', 19.6], [' -0.5 ', -0.5], ['.25', 0.25], ['1,250', 1250], ['6.02e23', 6.02e23], ['\u22123', -3], ['+4', 4],
-    ['', undefined], ['abc', undefined], ['19.6 m', undefined], ['1,25', undefined], ['e5', undefined], ['1.2.3', undefined], ['-', undefined],
+    ['19.6', 19.6],
+    [' -0.5 ', -0.5],
+    ['.25', 0.25],
+    ['1,250', 1250],
+    ['6.02e23', 6.02e23],
+    ['\u22123', -3],
+    ['+4', 4],
+    ['', undefined],
+    ['abc', undefined],
+    ['19.6 m', undefined],
+    ['1,25', undefined],
+    ['e5', undefined],
+    ['1.2.3', undefined],
+    ['-', undefined],
   ])('parseNumber(%j) is %s', (text, expected) => {
     expect(parseNumber(text)).toBe(expected);
   });
@@ -116,10 +163,18 @@ describe('judgeSubmission (a participant)', () => {
   it('judges a typed number by tolerance and refuses text that is not one', () => {
     expect(judgeSubmission(numberItem, { text: '19.7' })).toEqual({ verdict: 'correct', extracted: '19.7' });
     expect(judgeSubmission(numberItem, { text: '21' }).verdict).toBe('wrong');
-    expect(judgeSubmission(numberItem, { text: 'twenty' })).toEqual({ verdict: 'wrong', note: 'the answer is not a number' });
+    expect(judgeSubmission(numberItem, { text: 'twenty' })).toEqual({
+      verdict: 'wrong',
+      note: 'the answer is not a number',
+    });
   });
 
   it('keeps free responses for grading', () => {
-    expect(judgeSubmission({ id: 'r', format: 'arb', prompt: 'p', rubric: { criteria: [{ text: 't', points: 1 }] } }, { text: 'my proof' })).toEqual({ verdict: 'ungraded' });
+    expect(
+      judgeSubmission(
+        { id: 'r', format: 'arb', prompt: 'p', rubric: { criteria: [{ text: 't', points: 1 }] } },
+        { text: 'my proof' },
+      ),
+    ).toEqual({ verdict: 'ungraded' });
   });
 });

@@ -48,7 +48,10 @@ export function extractMcpbrAnswer(response: string): string | undefined {
 
 const NUMBER = String.raw`[+\-\u2212]?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?(?:[eE][+\-\u2212]?\d+)?`;
 const WHOLE_NUMBER = new RegExp(`^${NUMBER}$`);
-const NUMBER_TOKEN = new RegExp(`(?<![\\p{L}\\p{N}_.])(?:[+\\-\\u2212]?(?:\\d{1,3}(?:,\\d{3})+|\\d+)(?:\\.\\d+)?|[+\\-\\u2212]?\\.\\d+)(?:[eE][+\\-\\u2212]?\\d+)?`, 'gu');
+const NUMBER_TOKEN = new RegExp(
+  `(?<![\\p{L}\\p{N}_.])(?:[+\\-\\u2212]?(?:\\d{1,3}(?:,\\d{3})+|\\d+)(?:\\.\\d+)?|[+\\-\\u2212]?\\.\\d+)(?:[eE][+\\-\\u2212]?\\d+)?`,
+  'gu',
+);
 
 /**
  * Reads typed text as one number: `19.6`, `-0.5`, `.25`, `1,250`, `6.02e23`, with `−` (U+2212)

@@ -6,39 +6,95 @@ const columns = { label: ['A', 'B', 'C', 'D'], text: ['ice', 'steam', 'water', '
 
 describe('AI2 ARC lines', () => {
   it('reads the nested shape: question.stem with a list of {label, text} choices', () => {
-    const text = line({ id: 'q1', question: { stem: 'Which is a gas?', choices: [{ text: 'ice', label: 'A' }, { text: 'steam', label: 'B' }] }, answerKey: 'B' });
+    const text = line({
+      id: 'q1',
+      question: {
+        stem: 'Which is a gas?',
+        choices: [
+          { text: 'ice', label: 'A' },
+          { text: 'steam', label: 'B' },
+        ],
+      },
+      answerKey: 'B',
+    });
     expect(parseQuestionFile('x.jsonl', text)).toEqual({
-      items: [{ id: 'q1', format: 'ai2-arc', prompt: 'Which is a gas?', choices: [{ label: 'A', text: 'ice' }, { label: 'B', text: 'steam' }], answer: { kind: 'choice', label: 'B' } }],
+      items: [
+        {
+          id: 'q1',
+          format: 'ai2-arc',
+          prompt: 'Which is a gas?',
+          choices: [
+            { label: 'A', text: 'ice' },
+            { label: 'B', text: 'steam' },
+          ],
+          answer: { kind: 'choice', label: 'B' },
+        },
+      ],
       problems: [],
     });
   });
 
   it('reads the flat shape: a question string with label and text columns, and keeps subset fields', () => {
-    const text = line({ id: 'q2', question: 'Which is a gas?', choices: columns, answerKey: 'B', subject: 'physics', split: 'test', grade: 5 });
+    const text = line({
+      id: 'q2',
+      question: 'Which is a gas?',
+      choices: columns,
+      answerKey: 'B',
+      subject: 'physics',
+      split: 'test',
+      grade: 5,
+    });
     const { items, problems } = parseQuestionFile('x.jsonl', text);
     expect(problems).toEqual([]);
-    expect(items[0]).toMatchObject({ id: 'q2', prompt: 'Which is a gas?', subset: 'test', subject: 'physics', answer: { kind: 'choice', label: 'B' } });
+    expect(items[0]).toMatchObject({
+      id: 'q2',
+      prompt: 'Which is a gas?',
+      subset: 'test',
+      subject: 'physics',
+      answer: { kind: 'choice', label: 'B' },
+    });
     expect(items[0].choices).toHaveLength(4);
   });
 
   it('accepts digit labels, also written as numbers', () => {
-    const text = line({ id: 'q3', question: 'Pick', choices: { label: [1, 2, 3], text: ['a', 'b', 'c'] }, answerKey: 2 });
-    expect(parseQuestionFile('x.jsonl', text).items[0]).toMatchObject({ choices: [{ label: '1' }, { label: '2' }, { label: '3' }], answer: { label: '2' } });
+    const text = line({
+      id: 'q3',
+      question: 'Pick',
+      choices: { label: [1, 2, 3], text: ['a', 'b', 'c'] },
+      answerKey: 2,
+    });
+    expect(parseQuestionFile('x.jsonl', text).items[0]).toMatchObject({
+      choices: [{ label: '1' }, { label: '2' }, { label: '3' }],
+      answer: { label: '2' },
+    });
   });
 
   it('takes the subset from a published file name, unless the line has its own', () => {
     expect(subsetFromFileName('data/ARC-Easy-Test.jsonl')).toBe('Easy');
     expect(subsetFromFileName('ARC-Challenge-Dev.jsonl')).toBe('Challenge');
     expect(subsetFromFileName('science.jsonl')).toBeUndefined();
-    const text = [line({ id: 'a', question: 'q', choices: columns, answerKey: 'A' }), line({ id: 'b', question: 'q', choices: columns, answerKey: 'A', subset: 'Hard' })].join('\n');
-    expect(parseQuestionFile('ARC-Challenge-Test.jsonl', text).items.map((i) => i.subset)).toEqual(['Challenge', 'Hard']);
+    const text = [
+      line({ id: 'a', question: 'q', choices: columns, answerKey: 'A' }),
+      line({ id: 'b', question: 'q', choices: columns, answerKey: 'A', subset: 'Hard' }),
+    ].join('\n');
+    expect(parseQuestionFile('ARC-Challenge-Test.jsonl', text).items.map((i) => i.subset)).toEqual([
+      'Challenge',
+      'Hard',
+    ]);
   });
 
   it('skips blank lines, CRLF endings and a byte order mark, and numbers lines as an editor does', () => {
-    const text = '\uFEFF' + line({ id: 'a', question: 'q', choices: columns, answerKey: 'A' }) + '\r\n\r\n' + line({ id: 'b', question: 'q', choices: columns, answerKey: 'Z' }) + '\r\n';
+    const text =
+      '\uFEFF' +
+      line({ id: 'a', question: 'q', choices: columns, answerKey: 'A' }) +
+      '\r\n\r\n' +
+      line({ id: 'b', question: 'q', choices: columns, answerKey: 'Z' }) +
+      '\r\n';
     const { items, problems } = parseQuestionFile('f.jsonl', text);
     expect(items.map((i) => i.id)).toEqual(['a']);
-    expect(problems.map(formatQuestionProblem)).toEqual(['f.jsonl:3 answerKey: "Z" is not one of the labels A, B, C, D']);
+    expect(problems.map(formatQuestionProblem)).toEqual([
+      'f.jsonl:3 answerKey: "Z" is not one of the labels A, B, C, D',
+    ]);
   });
 });
 
@@ -49,7 +105,15 @@ describe('problems name the place, the field and the reason', () => {
     line({ id: 'no-key', question: 'q', choices: columns }),
     line({ id: 'ragged', question: 'q', choices: { label: ['A', 'B', 'C'], text: ['x', 'y'] }, answerKey: 'A' }),
     line({ id: 'one-choice', question: 'q', choices: [{ label: 'A', text: 'x' }], answerKey: 'A' }),
-    line({ id: 'twice', question: 'q', choices: [{ label: 'A', text: 'x' }, { label: 'A', text: 'y' }], answerKey: 'A' }),
+    line({
+      id: 'twice',
+      question: 'q',
+      choices: [
+        { label: 'A', text: 'x' },
+        { label: 'A', text: 'y' },
+      ],
+      answerKey: 'A',
+    }),
     line({ id: 'no-choices', question: 'q', answerKey: 'A' }),
     line({ id: 'ok', question: 'q', choices: columns, answerKey: 'A' }),
     line({ question: 'q', choices: columns, answerKey: 'A' }),
@@ -77,13 +141,18 @@ describe('problems name the place, the field and the reason', () => {
   });
 
   it('reports an empty file and one of blank lines', () => {
-    expect(parseQuestionFile('e.jsonl', '').problems.map(formatQuestionProblem)).toEqual(['e.jsonl: is empty: a question file holds one JSON object per line (AI2 ARC or ARB-style items)']);
+    expect(parseQuestionFile('e.jsonl', '').problems.map(formatQuestionProblem)).toEqual([
+      'e.jsonl: is empty: a question file holds one JSON object per line (AI2 ARC or ARB-style items)',
+    ]);
     expect(parseQuestionFile('e.jsonl', '\n\n').problems).toHaveLength(1);
   });
 });
 
 describe('ARB-style items', () => {
-  const choices = [{ label: 'A', text: 'tort' }, { label: 'B', text: 'contract' }];
+  const choices = [
+    { label: 'A', text: 'tort' },
+    { label: 'B', text: 'contract' },
+  ];
 
   it('reads shorthand and explicit answers of every kind', () => {
     const text = [
@@ -92,8 +161,23 @@ describe('ARB-style items', () => {
       line({ id: 'num', prompt: 'How far is $d = \\frac12 g t^2$?', answer: 19.6 }),
       line({ id: 'num2', prompt: 'p', answer: { number: 3e8, tolerance: 0.05 } }),
       line({ id: 'sym', prompt: 'p', answer: '\\frac{mg}{k}' }),
-      line({ id: 'sym2', prompt: 'p', answer: { expression: 'x^2' }, images: ['fig.png', { src: 'b.png', alt: 'a spring' }] }),
-      line({ id: 'free', prompt: 'Prove it.', rubric: { criteria: [{ text: 'states the lemma', points: 2 }, { text: 'concludes', points: 1 }], solution: 'By induction.' } }),
+      line({
+        id: 'sym2',
+        prompt: 'p',
+        answer: { expression: 'x^2' },
+        images: ['fig.png', { src: 'b.png', alt: 'a spring' }],
+      }),
+      line({
+        id: 'free',
+        prompt: 'Prove it.',
+        rubric: {
+          criteria: [
+            { text: 'states the lemma', points: 2 },
+            { text: 'concludes', points: 1 },
+          ],
+          solution: 'By induction.',
+        },
+      }),
     ].join('\n');
     const { items, problems } = parseQuestionFile('arb.jsonl', text);
     expect(problems).toEqual([]);
@@ -106,12 +190,29 @@ describe('ARB-style items', () => {
       ['sym2', 'arb', { kind: 'symbolic', expression: 'x^2' }],
       ['free', 'arb', undefined],
     ]);
-    expect(items[5].images).toEqual([{ src: 'fig.png', alt: '' }, { src: 'b.png', alt: 'a spring' }]);
-    expect(items[6].rubric).toEqual({ criteria: [{ text: 'states the lemma', points: 2 }, { text: 'concludes', points: 1 }], solution: 'By induction.' });
+    expect(items[5].images).toEqual([
+      { src: 'fig.png', alt: '' },
+      { src: 'b.png', alt: 'a spring' },
+    ]);
+    expect(items[6].rubric).toEqual({
+      criteria: [
+        { text: 'states the lemma', points: 2 },
+        { text: 'concludes', points: 1 },
+      ],
+      solution: 'By induction.',
+    });
   });
 
   it('reads a JSON list and places problems by index', () => {
-    const text = JSON.stringify([{ id: 'a', prompt: 'p', answer: 1 }, { id: 'b', prompt: 'p', anwser: 1 }, { id: 'c', prompt: 'p', answer: { number: 1, tolerance: 2 } }], null, 2);
+    const text = JSON.stringify(
+      [
+        { id: 'a', prompt: 'p', answer: 1 },
+        { id: 'b', prompt: 'p', anwser: 1 },
+        { id: 'c', prompt: 'p', answer: { number: 1, tolerance: 2 } },
+      ],
+      null,
+      2,
+    );
     const { items, problems } = parseQuestionFile('arb.json', text);
     expect(items.map((i) => i.id)).toEqual(['a']);
     expect(problems.map(formatQuestionProblem)).toEqual([
@@ -121,7 +222,9 @@ describe('ARB-style items', () => {
   });
 
   it('asks for a list in a .json file', () => {
-    expect(parseQuestionFile('arb.json', '{"id": "a", "prompt": "p", "answer": 1}').problems.map(formatQuestionProblem)).toEqual([
+    expect(
+      parseQuestionFile('arb.json', '{"id": "a", "prompt": "p", "answer": 1}').problems.map(formatQuestionProblem),
+    ).toEqual([
       'arb.json: does not start with "["; a .json question file holds one list of items, and a .jsonl file one item per line',
     ]);
   });
@@ -155,7 +258,12 @@ describe('publicQuestion', () => {
     const text = [
       line({ id: 'mc', question: 'q', choices: columns, answerKey: 'C' }),
       line({ id: 'num', prompt: 'p', answer: 2 }),
-      line({ id: 'free', prompt: 'p', answer: 'x^2', rubric: { criteria: [{ text: 't', points: 1 }], solution: 'secret' } }),
+      line({
+        id: 'free',
+        prompt: 'p',
+        answer: 'x^2',
+        rubric: { criteria: [{ text: 't', points: 1 }], solution: 'secret' },
+      }),
     ].join('\n');
     const pub = parseQuestionFile('f.jsonl', text).items.map(publicQuestion);
     expect(pub.map((p) => p.answerKind)).toEqual(['choice', 'number', 'text']);

@@ -6,7 +6,15 @@
  */
 import type { z } from 'zod';
 import { formatPath } from '../study/schema';
-import { Ai2ArcLine, ArbItem, DEFAULT_TOLERANCE, type Answer, type Choice, type PublicQuestion, type QuestionItem } from './schema';
+import {
+  Ai2ArcLine,
+  ArbItem,
+  DEFAULT_TOLERANCE,
+  type Answer,
+  type Choice,
+  type PublicQuestion,
+  type QuestionItem,
+} from './schema';
 
 export interface QuestionProblem {
   /** `science.jsonl:7`, or `arb.json[2]` for the third item of a JSON list. */
@@ -48,7 +56,11 @@ export function parseQuestionFile(name: string, text: string): QuestionFileParse
     if (problems.length < MAX_PROBLEMS_PER_FILE) problems.push({ place, field, reason });
   };
   if (text.length > MAX_QUESTION_FILE_CHARS) {
-    report(name, '', `is ${text.length} characters long; a question file may have at most ${MAX_QUESTION_FILE_CHARS}; split it into several files`);
+    report(
+      name,
+      '',
+      `is ${text.length} characters long; a question file may have at most ${MAX_QUESTION_FILE_CHARS}; split it into several files`,
+    );
     return { items, problems };
   }
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
@@ -61,7 +73,8 @@ export function parseQuestionFile(name: string, text: string): QuestionFileParse
       return;
     }
     const earlier = firstLine.get(r.item.id);
-    if (earlier !== undefined) return report(place, 'id', `"${r.item.id}" is already used at ${earlier}; ids must be unique within a file`);
+    if (earlier !== undefined)
+      return report(place, 'id', `"${r.item.id}" is already used at ${earlier}; ids must be unique within a file`);
     firstLine.set(r.item.id, place);
     items.push(r.item);
   };
@@ -69,7 +82,11 @@ export function parseQuestionFile(name: string, text: string): QuestionFileParse
   if (body.trim() === '') {
     report(name, '', 'is empty: a question file holds one JSON object per line (AI2 ARC or ARB-style items)');
   } else if (/\.json$/i.test(name) && !body.trimStart().startsWith('[')) {
-    report(name, '', 'does not start with "["; a .json question file holds one list of items, and a .jsonl file one item per line');
+    report(
+      name,
+      '',
+      'does not start with "["; a .json question file holds one list of items, and a .jsonl file one item per line',
+    );
   } else if (body.trimStart().startsWith('[')) {
     let json: unknown;
     try {
@@ -109,11 +126,17 @@ type ItemParse = { ok: true; item: QuestionItem } | { ok: false; problems: { fie
 /** Validates one already-parsed item of either format. Never throws. */
 export function validateQuestion(json: unknown, fileSubset?: string): ItemParse {
   if (typeof json !== 'object' || json === null || Array.isArray(json)) {
-    return fail('', `is ${json === null ? 'null' : Array.isArray(json) ? 'a list' : typeof json}; an item is an object with "question" (AI2 ARC) or "prompt" (ARB-style)`);
+    return fail(
+      '',
+      `is ${json === null ? 'null' : Array.isArray(json) ? 'a list' : typeof json}; an item is an object with "question" (AI2 ARC) or "prompt" (ARB-style)`,
+    );
   }
   if ('prompt' in json) return fromArb(json);
   if ('question' in json) return fromAi2(json, fileSubset);
-  return fail('', 'has neither "question" (AI2 ARC) nor "prompt" (ARB-style); see "Question items" in docs/researchers.md for the formats');
+  return fail(
+    '',
+    'has neither "question" (AI2 ARC) nor "prompt" (ARB-style); see "Question items" in docs/researchers.md for the formats',
+  );
 }
 
 function fromAi2(json: object, fileSubset: string | undefined): ItemParse {
@@ -151,7 +174,11 @@ function fromArb(json: object): ItemParse {
   let answer: Answer | undefined;
   const a = it.answer;
   if (a === undefined) {
-    if (!it.rubric) return fail('answer', 'is missing; give an answer (a choice label, a number or an expression), a rubric, or both');
+    if (!it.rubric)
+      return fail(
+        'answer',
+        'is missing; give an answer (a choice label, a number or an expression), a rubric, or both',
+      );
   } else if (typeof a === 'number') {
     answer = { kind: 'number', value: a, tolerance: DEFAULT_TOLERANCE };
   } else if (typeof a === 'string') {
@@ -168,7 +195,10 @@ function fromArb(json: object): ItemParse {
     const problem = choiceProblem(it.choices, answer.label);
     if (problem) return fail('answer', problem);
   } else if (it.choices) {
-    return fail('answer', `is ${answer ? `a${answer.kind === 'number' ? ' number' : ' symbolic expression'}` : 'missing'} but the item has "choices"; give the correct choice's label`);
+    return fail(
+      'answer',
+      `is ${answer ? `a${answer.kind === 'number' ? ' number' : ' symbolic expression'}` : 'missing'} but the item has "choices"; give the correct choice's label`,
+    );
   }
   return {
     ok: true,
@@ -196,15 +226,23 @@ function fail(field: string, reason: string): ItemParse {
 }
 
 function zodFail(error: z.ZodError, json: object): ItemParse {
-  const at = (path: readonly PropertyKey[]): unknown => path.reduce<unknown>((v, k) => (typeof v === 'object' && v !== null ? (v as Record<PropertyKey, unknown>)[k] : undefined), json);
+  const at = (path: readonly PropertyKey[]): unknown =>
+    path.reduce<unknown>(
+      (v, k) => (typeof v === 'object' && v !== null ? (v as Record<PropertyKey, unknown>)[k] : undefined),
+      json,
+    );
   return {
     ok: false,
     problems: error.issues.slice(0, 10).map((i) => ({
       field: formatPath(i.path),
-      reason: i.code === 'invalid_union' && at(i.path) === undefined ? 'is missing'
-        : i.code === 'unrecognized_keys' ? `has unknown field${i.keys.length > 1 ? 's' : ''} ${i.keys.map((k) => `"${k}"`).join(', ')}`
-        : i.code === 'invalid_type' && /received undefined$/.test(i.message) ? `is missing (${i.message.replace(/^Invalid input: /, '').replace(/, received undefined$/, '')})`
-          : i.message.replace(/^Invalid input: /, ''),
+      reason:
+        i.code === 'invalid_union' && at(i.path) === undefined
+          ? 'is missing'
+          : i.code === 'unrecognized_keys'
+            ? `has unknown field${i.keys.length > 1 ? 's' : ''} ${i.keys.map((k) => `"${k}"`).join(', ')}`
+            : i.code === 'invalid_type' && /received undefined$/.test(i.message)
+              ? `is missing (${i.message.replace(/^Invalid input: /, '').replace(/, received undefined$/, '')})`
+              : i.message.replace(/^Invalid input: /, ''),
     })),
   };
 }

@@ -80,28 +80,39 @@ export interface QuestionItem {
  * What a participant's browser may see of an item: no answer, no rubric (its reference
  * solution would give the answer away).
  */
-export type PublicQuestion = Omit<QuestionItem, 'answer' | 'rubric'> & { readonly answerKind: 'choice' | 'number' | 'text' };
+export type PublicQuestion = Omit<QuestionItem, 'answer' | 'rubric'> & {
+  readonly answerKind: 'choice' | 'number' | 'text';
+};
 
 /** Default relative tolerance of numerical answers (ARB's 10^-2). */
 export const DEFAULT_TOLERANCE = 1e-2;
 
 const Id = z.string().trim().min(1, 'is empty; every question needs an id').max(200, 'is longer than 200 characters');
-const Label = z.string().trim().min(1, 'is an empty label').max(8, 'is longer than 8 characters; labels are short, like A or 3');
+const Label = z
+  .string()
+  .trim()
+  .min(1, 'is an empty label')
+  .max(8, 'is longer than 8 characters; labels are short, like A or 3');
 const Text = z.string().max(20_000);
 const LabelOrNumber = z.union([Label, z.number().int().nonnegative().transform(String)]);
 
 const ChoiceList = z.array(z.object({ label: LabelOrNumber, text: Text }));
 const ChoiceColumns = z.object({ label: z.array(LabelOrNumber), text: z.array(Text) });
 /** Choices in either shape AI2 ARC is published in, as one list. */
-export const Choices = z.union([ChoiceList, ChoiceColumns], { error: 'must be a list of {"label", "text"} or {"label": [...], "text": [...]}' })
+export const Choices = z
+  .union([ChoiceList, ChoiceColumns], {
+    error: 'must be a list of {"label", "text"} or {"label": [...], "text": [...]}',
+  })
   .transform((c, ctx): Choice[] => {
     const problem = (message: string) => {
       ctx.addIssue({ code: 'custom', message, input: c });
       return z.NEVER;
     };
-    if (!Array.isArray(c) && c.label.length !== c.text.length) return problem(`has ${c.label.length} labels and ${c.text.length} texts; give one text per label`);
+    if (!Array.isArray(c) && c.label.length !== c.text.length)
+      return problem(`has ${c.label.length} labels and ${c.text.length} texts; give one text per label`);
     const list = Array.isArray(c) ? c : c.label.map((label, i) => ({ label, text: c.text[i] }));
-    if (list.length < 2) return problem(`has ${list.length} choice${list.length === 1 ? '' : 's'}; a question needs at least 2`);
+    if (list.length < 2)
+      return problem(`has ${list.length} choice${list.length === 1 ? '' : 's'}; a question needs at least 2`);
     if (list.length > 10) return problem(`has ${list.length} choices; at most 10 are allowed`);
     const seen = new Set<string>();
     for (const { label } of list) {
@@ -114,10 +125,10 @@ export const Choices = z.union([ChoiceList, ChoiceColumns], { error: 'must be a 
 /** One line of an AI2 ARC file. */
 export const Ai2ArcLine = z.object({
   id: Id,
-  question: z.union([
-    z.string().min(1, 'is empty'),
-    z.object({ stem: z.string().min(1, 'is empty'), choices: Choices.optional() }),
-  ], { error: 'must be the question text, or an object with "stem" (and "choices")' }),
+  question: z.union(
+    [z.string().min(1, 'is empty'), z.object({ stem: z.string().min(1, 'is empty'), choices: Choices.optional() })],
+    { error: 'must be the question text, or an object with "stem" (and "choices")' },
+  ),
   choices: Choices.optional(),
   answerKey: LabelOrNumber,
   subject: z.string().max(200).optional(),
@@ -126,27 +137,44 @@ export const Ai2ArcLine = z.object({
 });
 
 const Tolerance = z.number().min(0, 'must be 0 or more').max(1, 'is a relative error and must be at most 1');
-const AnswerSpec = z.union([
-  z.string().trim().min(1, 'is empty'),
-  z.number(),
-  z.strictObject({ choice: LabelOrNumber }),
-  z.strictObject({ number: z.number(), tolerance: Tolerance.optional() }),
-  z.strictObject({ expression: z.string().trim().min(1, 'is empty').max(5_000) }),
-], { error: 'must be a choice label, a number, {"choice"}, {"number", "tolerance"} or {"expression"}' });
+const AnswerSpec = z.union(
+  [
+    z.string().trim().min(1, 'is empty'),
+    z.number(),
+    z.strictObject({ choice: LabelOrNumber }),
+    z.strictObject({ number: z.number(), tolerance: Tolerance.optional() }),
+    z.strictObject({ expression: z.string().trim().min(1, 'is empty').max(5_000) }),
+  ],
+  { error: 'must be a choice label, a number, {"choice"}, {"number", "tolerance"} or {"expression"}' },
+);
 
 const Image = z.union([
-  z.string().min(1).max(1000).transform((src) => ({ src, alt: '' })),
+  z
+    .string()
+    .min(1)
+    .max(1000)
+    .transform((src) => ({ src, alt: '' })),
   z.strictObject({ src: z.string().min(1).max(1000), alt: z.string().max(1000).default('') }),
 ]);
 
-const RubricSpec = z.strictObject({
-  criteria: z.array(z.strictObject({ text: z.string().min(1, 'is empty').max(5_000), points: z.number().positive('must be more than 0').max(1000) }))
-    .min(1, 'is empty; a rubric needs at least one criterion').max(50),
-  solution: z.string().max(50_000).optional(),
-  pass: z.number().positive('must be more than 0').max(50_000).optional(),
-}).refine((r) => r.pass === undefined || r.pass <= r.criteria.reduce((n, c) => n + c.points, 0) + 1e-9, {
-  message: 'is more than the criteria\'s total points; no answer could pass', path: ['pass'],
-});
+const RubricSpec = z
+  .strictObject({
+    criteria: z
+      .array(
+        z.strictObject({
+          text: z.string().min(1, 'is empty').max(5_000),
+          points: z.number().positive('must be more than 0').max(1000),
+        }),
+      )
+      .min(1, 'is empty; a rubric needs at least one criterion')
+      .max(50),
+    solution: z.string().max(50_000).optional(),
+    pass: z.number().positive('must be more than 0').max(50_000).optional(),
+  })
+  .refine((r) => r.pass === undefined || r.pass <= r.criteria.reduce((n, c) => n + c.points, 0) + 1e-9, {
+    message: "is more than the criteria's total points; no answer could pass",
+    path: ['pass'],
+  });
 
 /** One ARB-style item. */
 export const ArbItem = z.strictObject({

@@ -36,23 +36,39 @@ export function parseAnswersFile(name: string, text: string): { answers: ModelAn
     try {
       json = JSON.parse(line);
     } catch (e) {
-      problems.push({ place, field: '', reason: `is not valid JSON (${(e as Error).message}); each line holds {"id", "response"}` });
+      problems.push({
+        place,
+        field: '',
+        reason: `is not valid JSON (${(e as Error).message}); each line holds {"id", "response"}`,
+      });
       return;
     }
     const r = AnswerLine.safeParse(json);
     if (!r.success) {
-      for (const issue of r.error.issues.slice(0, 5)) problems.push({ place, field: formatPath(issue.path), reason: /received undefined$/.test(issue.message) ? 'is missing' : issue.message.replace(/^Invalid input: /, '') });
+      for (const issue of r.error.issues.slice(0, 5))
+        problems.push({
+          place,
+          field: formatPath(issue.path),
+          reason: /received undefined$/.test(issue.message)
+            ? 'is missing'
+            : issue.message.replace(/^Invalid input: /, ''),
+        });
       return;
     }
     const earlier = seen.get(r.data.id);
     if (earlier !== undefined) {
-      problems.push({ place, field: 'id', reason: `"${r.data.id}" is already answered at line ${earlier}; give one response per question` });
+      problems.push({
+        place,
+        field: 'id',
+        reason: `"${r.data.id}" is already answered at line ${earlier}; give one response per question`,
+      });
       return;
     }
     seen.set(r.data.id, i + 1);
     answers.push(r.data);
   });
-  if (answers.length === 0 && problems.length === 0) problems.push({ place: name, field: '', reason: 'holds no answers; each line holds {"id", "response"}' });
+  if (answers.length === 0 && problems.length === 0)
+    problems.push({ place: name, field: '', reason: 'holds no answers; each line holds {"id", "response"}' });
   return { answers, problems };
 }
 
@@ -92,7 +108,11 @@ export interface ScoreReport {
 export const NO_SUBSET = '(no subset)';
 
 /** Scores `answers` against `items` with `rule`; subsets are listed in the order first met. */
-export function scoreAnswers(items: readonly QuestionItem[], answers: readonly ModelAnswer[], rule: ResponseRule = 'mcpbr'): ScoreReport {
+export function scoreAnswers(
+  items: readonly QuestionItem[],
+  answers: readonly ModelAnswer[],
+  rule: ResponseRule = 'mcpbr',
+): ScoreReport {
   const byId = new Map(answers.map((a) => [a.id, a]));
   const ids = new Set(items.map((q) => q.id));
   const questions: ScoredQuestion[] = items.map((q) => {
@@ -100,7 +120,13 @@ export function scoreAnswers(items: readonly QuestionItem[], answers: readonly M
     const a = byId.get(q.id);
     if (!a) {
       const ungraded = !q.answer || q.answer.kind === 'symbolic';
-      return { id: q.id, subset, verdict: ungraded ? 'ungraded' : 'wrong', missing: true, note: 'no answer in the answers file' };
+      return {
+        id: q.id,
+        subset,
+        verdict: ungraded ? 'ungraded' : 'wrong',
+        missing: true,
+        note: 'no answer in the answers file',
+      };
     }
     return { id: q.id, subset, missing: false, ...judgeResponse(q, a.response, rule) };
   });
@@ -109,7 +135,12 @@ export function scoreAnswers(items: readonly QuestionItem[], answers: readonly M
   return {
     rule,
     overall: tally('all', questions),
-    subsets: order.map((s) => tally(s, questions.filter((q) => q.subset === s))),
+    subsets: order.map((s) =>
+      tally(
+        s,
+        questions.filter((q) => q.subset === s),
+      ),
+    ),
     questions,
     missing: questions.filter((q) => q.missing).map((q) => q.id),
     unknown: answers.filter((a) => !ids.has(a.id)).map((a) => a.id),
@@ -120,5 +151,13 @@ function tally(subset: string, qs: readonly ScoredQuestion[]): SubsetScore {
   const ungraded = qs.filter((q) => q.verdict === 'ungraded').length;
   const correct = qs.filter((q) => q.verdict === 'correct').length;
   const judged = qs.length - ungraded;
-  return { subset, questions: qs.length, judged, correct, missing: qs.filter((q) => q.missing).length, ungraded, accuracy: judged ? correct / judged : null };
+  return {
+    subset,
+    questions: qs.length,
+    judged,
+    correct,
+    missing: qs.filter((q) => q.missing).length,
+    ungraded,
+    accuracy: judged ? correct / judged : null,
+  };
 }

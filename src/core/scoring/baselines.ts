@@ -41,30 +41,46 @@ export interface BaselinePreset {
  *   values for even n; the official toolkit's baseline since April 2026.
  */
 export const BASELINE_PRESETS: Readonly<Record<BaselinePresetName, BaselinePreset>> = Object.freeze({
-  'best': {
-    name: 'best', version: 1, minCompleters: 1,
+  best: {
+    name: 'best',
+    version: 1,
+    minCompleters: 1,
     description: 'fewest actions among first-time players who completed the level',
     compute: (c: readonly number[]) => c[0],
   },
   'second-best': {
-    name: 'second-best', version: 1, minCompleters: 2,
+    name: 'second-best',
+    version: 1,
+    minCompleters: 2,
     description: 'second-fewest actions among first-time players who completed the level (ARC-AGI-3 paper)',
     compute: (c: readonly number[]) => c[1],
   },
-  'median': {
-    name: 'median', version: 1, minCompleters: 1,
-    description: 'median actions among first-time players who completed the level (mean of the two middle values for an even count)',
-    compute: (c: readonly number[]) => (c.length % 2 ? c[(c.length - 1) / 2] : (c[c.length / 2 - 1] + c[c.length / 2]) / 2),
+  median: {
+    name: 'median',
+    version: 1,
+    minCompleters: 1,
+    description:
+      'median actions among first-time players who completed the level (mean of the two middle values for an even count)',
+    compute: (c: readonly number[]) =>
+      c.length % 2 ? c[(c.length - 1) / 2] : (c[c.length / 2 - 1] + c[c.length / 2]) / 2,
   },
   'upper-median': {
-    name: 'upper-median', version: 1, minCompleters: 1,
-    description: 'upper median actions among first-time players who completed the level (the upper of the two middle values for an even count; official toolkit since April 2026)',
+    name: 'upper-median',
+    version: 1,
+    minCompleters: 1,
+    description:
+      'upper median actions among first-time players who completed the level (the upper of the two middle values for an even count; official toolkit since April 2026)',
     compute: (c: readonly number[]) => c[Math.floor(c.length / 2)],
   },
 });
 
 /** The preset names in a fixed order (for tables and files). */
-export const BASELINE_PRESET_NAMES: readonly BaselinePresetName[] = Object.freeze(['best', 'second-best', 'median', 'upper-median'] as const);
+export const BASELINE_PRESET_NAMES: readonly BaselinePresetName[] = Object.freeze([
+  'best',
+  'second-best',
+  'median',
+  'upper-median',
+] as const);
 
 /** True when `name` is a baseline preset's name. */
 export function isBaselinePreset(name: string): name is BaselinePresetName {
@@ -91,7 +107,11 @@ export function baselineOf(counts: readonly number[], preset: BaselinePresetName
   const sorted = [...counts].sort((a, b) => a - b);
   const base = { preset, version: p.version, completers: sorted.length };
   if (sorted.length < p.minCompleters) {
-    return { ...base, value: null, reason: `needs ${p.minCompleters} completer${p.minCompleters > 1 ? 's' : ''}, has ${sorted.length}` };
+    return {
+      ...base,
+      value: null,
+      reason: `needs ${p.minCompleters} completer${p.minCompleters > 1 ? 's' : ''}, has ${sorted.length}`,
+    };
   }
   return { ...base, value: p.compute(sorted) };
 }
@@ -121,7 +141,11 @@ export interface FirstRunOptions {
  * second `game.open` of the game; `splitRuns` then ends the run at its first full reset. The one
  * reading of game logs that baselines and study results share.
  */
-export function firstRunSteps(events: readonly LogEvent[], game: string, options: FirstRunOptions = {}): (AccountedStep & { t: number })[] {
+export function firstRunSteps(
+  events: readonly LogEvent[],
+  game: string,
+  options: FirstRunOptions = {},
+): (AccountedStep & { t: number })[] {
   const steps: (AccountedStep & { t: number })[] = [];
   let item: string | null = null;
   let opened = false;
@@ -149,7 +173,11 @@ export function firstRunSteps(events: readonly LogEvent[], game: string, options
  * The first run ends at the first full reset (a double RESET, a RESET after WIN) or at a second
  * `game.open` of the game (a reopened game starts over).
  */
-export function firstRunLevels(events: readonly LogEvent[], game: string, options: FirstRunOptions = {}): LevelResult[] | null {
+export function firstRunLevels(
+  events: readonly LogEvent[],
+  game: string,
+  options: FirstRunOptions = {},
+): LevelResult[] | null {
   const steps = firstRunSteps(events, game, options);
   const [run] = splitRuns(steps);
   if (!run) return null;
@@ -194,7 +222,10 @@ export interface Baselines {
  * as its furthest player entered. A participant listed twice for a game counts once, by their
  * first entry (only the first play is first-time).
  */
-export function computeBaselines(players: readonly PlayerLevels[], winLevels: Readonly<Record<string, number>> = {}): Baselines {
+export function computeBaselines(
+  players: readonly PlayerLevels[],
+  winLevels: Readonly<Record<string, number>> = {},
+): Baselines {
   const byGame = new Map<string, Map<string, readonly LevelResult[]>>();
   for (const p of players) {
     let m = byGame.get(p.game);
@@ -209,7 +240,10 @@ export function computeBaselines(players: readonly PlayerLevels[], winLevels: Re
     const levels: LevelBaselines[] = [];
     for (let k = 0; k < n; k++) {
       const reached = results.filter((r) => r.length > k);
-      const actions = reached.filter((r) => r[k].completed).map((r) => r[k].actions).sort((a, b) => a - b);
+      const actions = reached
+        .filter((r) => r[k].completed)
+        .map((r) => r[k].actions)
+        .sort((a, b) => a - b);
       const baseline: Partial<Record<BaselinePresetName, number | null>> = {};
       for (const name of BASELINE_PRESET_NAMES) baseline[name] = baselineOf(actions, name).value;
       levels.push({ level: k + 1, reached: reached.length, completers: actions.length, actions, baseline });
@@ -235,19 +269,45 @@ export interface LevelBaselineUse {
  * The baseline of `level` (1-based) of a game under `preset`. Official metadata has a single
  * figure per level, whatever the preset, and says so through `preset: 'metadata'`.
  */
-export function levelBaseline(game: GameBaselines, source: Baselines['source'], level: number, preset: BaselinePresetName): LevelBaselineUse {
+export function levelBaseline(
+  game: GameBaselines,
+  source: Baselines['source'],
+  level: number,
+  preset: BaselinePresetName,
+): LevelBaselineUse {
   const l = game.levels[level - 1];
   if (source === 'metadata') {
     const value = l?.official ?? null;
-    return { value, preset: 'metadata', version: null, completers: null, reached: null, ...(value === null ? { reason: 'no baseline_actions entry for this level' } : {}) };
+    return {
+      value,
+      preset: 'metadata',
+      version: null,
+      completers: null,
+      reached: null,
+      ...(value === null ? { reason: 'no baseline_actions entry for this level' } : {}),
+    };
   }
   const p = BASELINE_PRESETS[preset];
-  if (!l) return { value: null, preset, version: p.version, completers: null, reached: null, reason: 'the baselines have no such level' };
+  if (!l)
+    return {
+      value: null,
+      preset,
+      version: p.version,
+      completers: null,
+      reached: null,
+      reason: 'the baselines have no such level',
+    };
   let value = l.baseline[preset];
   if (value === undefined) value = l.actions ? baselineOf(l.actions, preset).value : null;
   const base = { value, preset, version: p.version, completers: l.completers, reached: l.reached };
   if (value !== null) return base;
-  return { ...base, reason: l.completers !== null && l.completers < p.minCompleters ? `needs ${p.minCompleters} completer${p.minCompleters > 1 ? 's' : ''}, has ${l.completers}` : `no ${preset} figure in the baselines` };
+  return {
+    ...base,
+    reason:
+      l.completers !== null && l.completers < p.minCompleters
+        ? `needs ${p.minCompleters} completer${p.minCompleters > 1 ? 's' : ''}, has ${l.completers}`
+        : `no ${preset} figure in the baselines`,
+  };
 }
 
 /**
@@ -279,14 +339,20 @@ const Count = z.number().int().nonnegative();
 const Baseline = z.number().positive().nullable();
 
 /** One level in a baselines file. */
-export const LevelBaselinesSchema = z.object({
-  level: z.number().int().positive(),
-  reached: Count,
-  completers: Count,
-  actions: z.array(z.number().int().positive()).optional(),
-  baseline: z.object({ 'best': Baseline, 'second-best': Baseline, 'median': Baseline, 'upper-median': Baseline }).partial(),
-}).refine((l) => l.completers <= l.reached, { message: 'completers cannot exceed reached' })
-  .refine((l) => !l.actions || l.actions.length === l.completers, { message: 'actions must list one count per completer' });
+export const LevelBaselinesSchema = z
+  .object({
+    level: z.number().int().positive(),
+    reached: Count,
+    completers: Count,
+    actions: z.array(z.number().int().positive()).optional(),
+    baseline: z
+      .object({ best: Baseline, 'second-best': Baseline, median: Baseline, 'upper-median': Baseline })
+      .partial(),
+  })
+  .refine((l) => l.completers <= l.reached, { message: 'completers cannot exceed reached' })
+  .refine((l) => !l.actions || l.actions.length === l.completers, {
+    message: 'actions must list one count per completer',
+  });
 
 /** The baselines JSON (version 1), validated. See docs/scoring.md. */
 export const BaselinesFileSchema = z.object({
@@ -294,11 +360,22 @@ export const BaselinesFileSchema = z.object({
   version: z.literal(BASELINES_VERSION),
   /** Preset names with the version each figure was computed with. */
   presets: z.record(z.string(), z.number().int().positive()),
-  games: z.record(z.string().min(1), z.object({
-    version: z.string().min(1).optional().describe('The game version the figures come from (id-hash, e.g. push-f39e6e1680aa); the game key is the short id for the version the server ran when exporting.'),
-    participants: Count,
-    levels: z.array(LevelBaselinesSchema).refine((ls) => ls.every((l, i) => l.level === i + 1), { message: 'levels must be numbered 1, 2, 3, ... in order' }),
-  })),
+  games: z.record(
+    z.string().min(1),
+    z.object({
+      version: z
+        .string()
+        .min(1)
+        .optional()
+        .describe(
+          'The game version the figures come from (id-hash, e.g. push-f39e6e1680aa); the game key is the short id for the version the server ran when exporting.',
+        ),
+      participants: Count,
+      levels: z.array(LevelBaselinesSchema).refine((ls) => ls.every((l, i) => l.level === i + 1), {
+        message: 'levels must be numbered 1, 2, 3, ... in order',
+      }),
+    }),
+  ),
 });
 
 export type BaselinesFile = z.infer<typeof BaselinesFileSchema>;
@@ -316,18 +393,31 @@ export class BaselinesError extends Error {
 
 /** `baselines` as this project's baselines JSON (pretty-printed, one level per line). */
 export function baselinesToJson(baselines: Baselines): string {
-  if (baselines.source !== 'arc-studio') throw new BaselinesError('only baselines computed from participants can be written as arc-studio.baselines; official metadata stays in its own file.');
+  if (baselines.source !== 'arc-studio')
+    throw new BaselinesError(
+      'only baselines computed from participants can be written as arc-studio.baselines; official metadata stays in its own file.',
+    );
   const presets = Object.fromEntries(BASELINE_PRESET_NAMES.map((n) => [n, BASELINE_PRESETS[n].version]));
   const file: BaselinesFile = {
-    format: BASELINES_FORMAT, version: BASELINES_VERSION, presets,
-    games: Object.fromEntries(Object.entries(baselines.games).map(([id, g]) => [id, {
-      ...(g.version ? { version: g.version } : {}),
-      participants: g.participants ?? 0,
-      levels: g.levels.map((l) => ({
-        level: l.level, reached: l.reached ?? 0, completers: l.completers ?? 0,
-        ...(l.actions ? { actions: [...l.actions] } : {}), baseline: { ...l.baseline },
-      })),
-    }])),
+    format: BASELINES_FORMAT,
+    version: BASELINES_VERSION,
+    presets,
+    games: Object.fromEntries(
+      Object.entries(baselines.games).map(([id, g]) => [
+        id,
+        {
+          ...(g.version ? { version: g.version } : {}),
+          participants: g.participants ?? 0,
+          levels: g.levels.map((l) => ({
+            level: l.level,
+            reached: l.reached ?? 0,
+            completers: l.completers ?? 0,
+            ...(l.actions ? { actions: [...l.actions] } : {}),
+            baseline: { ...l.baseline },
+          })),
+        },
+      ]),
+    ),
   };
   const games = Object.entries(file.games).map(([id, g]) => {
     const levels = g.levels.map((l) => `        ${JSON.stringify(l)}`).join(',\n');
@@ -338,7 +428,10 @@ export function baselinesToJson(baselines: Baselines): string {
 }
 
 function issues(e: z.ZodError): string {
-  return e.issues.slice(0, 5).map((i) => `${i.path.join('.') || '(top level)'}: ${i.message}`).join('; ');
+  return e.issues
+    .slice(0, 5)
+    .map((i) => `${i.path.join('.') || '(top level)'}: ${i.message}`)
+    .join('; ');
 }
 
 /** Options of `parseBaselines`. */
@@ -357,14 +450,20 @@ export function parseBaselines(text: string, options: ParseBaselinesOptions = {}
   try {
     json = JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch (e) {
-    throw new BaselinesError(`the baselines file is not JSON (${(e as Error).message}); give an arc-studio baselines JSON or an official metadata.json.`);
+    throw new BaselinesError(
+      `the baselines file is not JSON (${(e as Error).message}); give an arc-studio baselines JSON or an official metadata.json.`,
+    );
   }
   const obj = json as Record<string, unknown> | null;
   if (obj && typeof obj === 'object' && !Array.isArray(obj) && 'format' in obj) {
     const parsed = BaselinesFileSchema.safeParse(json);
-    if (!parsed.success) throw new BaselinesError(`the baselines file is not valid ${BASELINES_FORMAT} version ${BASELINES_VERSION}: ${issues(parsed.error)}.`);
+    if (!parsed.success)
+      throw new BaselinesError(
+        `the baselines file is not valid ${BASELINES_FORMAT} version ${BASELINES_VERSION}: ${issues(parsed.error)}.`,
+      );
     const games: Record<string, GameBaselines> = {};
-    for (const [id, g] of Object.entries(parsed.data.games)) games[id] = { participants: g.participants, levels: g.levels, ...(g.version ? { version: g.version } : {}) };
+    for (const [id, g] of Object.entries(parsed.data.games))
+      games[id] = { participants: g.participants, levels: g.levels, ...(g.version ? { version: g.version } : {}) };
     return { source: 'arc-studio', games };
   }
   const list = Array.isArray(json) ? json : [json];
@@ -373,15 +472,29 @@ export function parseBaselines(text: string, options: ParseBaselinesOptions = {}
     list.forEach((m, i) => {
       const parsed = OfficialMetadataSchema.safeParse(m);
       const where = Array.isArray(json) ? `entry ${i + 1} of the metadata list` : 'the metadata.json';
-      if (!parsed.success) throw new BaselinesError(`${where} is not usable: ${issues(parsed.error)}; baseline_actions must be a list of positive action counts, one per level.`);
+      if (!parsed.success)
+        throw new BaselinesError(
+          `${where} is not usable: ${issues(parsed.error)}; baseline_actions must be a list of positive action counts, one per level.`,
+        );
       const id = parsed.data.game_id ?? options.defaultGameId;
-      if (!id) throw new BaselinesError(`${where} has no game_id: add "game_id" to it, or score recordings of a single game so the game is known.`);
+      if (!id)
+        throw new BaselinesError(
+          `${where} has no game_id: add "game_id" to it, or score recordings of a single game so the game is known.`,
+        );
       games[id] = {
         participants: null,
-        levels: parsed.data.baseline_actions.map((v, k) => ({ level: k + 1, reached: null, completers: null, baseline: {}, official: v })),
+        levels: parsed.data.baseline_actions.map((v, k) => ({
+          level: k + 1,
+          reached: null,
+          completers: null,
+          baseline: {},
+          official: v,
+        })),
       };
     });
     return { source: 'metadata', games };
   }
-  throw new BaselinesError(`the baselines file is neither ${BASELINES_FORMAT} JSON (a "format" field) nor an official metadata.json (a "baseline_actions" list).`);
+  throw new BaselinesError(
+    `the baselines file is neither ${BASELINES_FORMAT} JSON (a "format" field) nor an official metadata.json (a "baseline_actions" list).`,
+  );
 }

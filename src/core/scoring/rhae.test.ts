@@ -42,7 +42,13 @@ describe('paper preset (second-best, min(1, h/a)^2, weighted mean)', () => {
     expect(r.levels.map((l) => l.score)).toEqual([0.25, 1, 0]);
     // (1*0.25 + 2*1 + 3*0) / 6
     expect(r.score).toBeCloseTo(0.375, 12);
-    expect(r.levels[0]).toMatchObject({ level: 1, weight: 1, completed: true, agentActions: 8, human: { preset: 'second-best', completers: 4, reached: 4 } });
+    expect(r.levels[0]).toMatchObject({
+      level: 1,
+      weight: 1,
+      completed: true,
+      agentActions: 8,
+      human: { preset: 'second-best', completers: 4, reached: 4 },
+    });
     expect(r.levels[2]).toMatchObject({ completed: false, agentActions: 3, score: 0 });
   });
 
@@ -63,7 +69,16 @@ describe('paper preset (second-best, min(1, h/a)^2, weighted mean)', () => {
     const two = r.games.find((g) => g.game === 'two')!;
     expect(two.score).toBeCloseTo(0.75, 12);
     expect(r.total).toBeCloseTo((0.375 + 0.75) / 2, 12);
-    expect(r).toMatchObject({ preset: 'paper', version: 2, baselinePreset: 'second-best', baselineVersion: 1, baselineSource: 'arc-studio', notes: [], warnings: [], complete: true });
+    expect(r).toMatchObject({
+      preset: 'paper',
+      version: 2,
+      baselinePreset: 'second-best',
+      baselineVersion: 1,
+      baselineSource: 'arc-studio',
+      notes: [],
+      warnings: [],
+      complete: true,
+    });
   });
 });
 
@@ -113,7 +128,10 @@ describe('levels without a baseline, official metadata, errors', () => {
   it('leaves out a level with too few completers, and says so in the headline', () => {
     const r = scoreRuns([runA], few, 'paper');
     // Level 3 has one completer: no second-best. (1*(4/8)^2 + 2*1) / (1 + 2) = 0.75.
-    expect(r.games[0].runs[0].levels[2]).toMatchObject({ score: null, human: { value: null, completers: 1, reason: 'needs 2 completers, has 1' } });
+    expect(r.games[0].runs[0].levels[2]).toMatchObject({
+      score: null,
+      human: { value: null, completers: 1, reason: 'needs 2 completers, has 1' },
+    });
     expect(r.total).toBeCloseTo(0.75, 12);
     expect(r.complete).toBe(false);
     expect(r.games[0]).toMatchObject({ coveredLevels: 2, levelCount: 3 });
@@ -132,10 +150,16 @@ describe('levels without a baseline, official metadata, errors', () => {
     const s = scoreRuns([runA, runFast], short, 'toolkit-2026-04');
     // runA completed 2 levels, the list has 2: (min(1.15, (4/8)^2) + 2*min(1.15, 1)) / 3 = 2.25 / 3; runFast completed 3: 0.
     expect(s.games[0].runs.map((x) => x.score)).toEqual([0.75, 0]);
-    expect(s.games[0].runs[1].zeroBecause).toBe('it completed 3 levels and the baselines list 2 (the official scorer\'s "size mismatch")');
+    expect(s.games[0].runs[1].zeroBecause).toBe(
+      'it completed 3 levels and the baselines list 2 (the official scorer\'s "size mismatch")',
+    );
     expect(s.total).toBeCloseTo(0.75, 12);
-    expect(s.notes).toEqual(['fast#1 scores 0: it completed 3 levels and the baselines list 2 (the official scorer\'s "size mismatch").']);
-    expect(s.warnings).toEqual(['tri: baselines cover levels 1-2 of 3 only; level 3 is left out of its score, and a run that completed more than 2 levels scores 0 (official rule).']);
+    expect(s.notes).toEqual([
+      'fast#1 scores 0: it completed 3 levels and the baselines list 2 (the official scorer\'s "size mismatch").',
+    ]);
+    expect(s.warnings).toEqual([
+      'tri: baselines cover levels 1-2 of 3 only; level 3 is left out of its score, and a run that completed more than 2 levels scores 0 (official rule).',
+    ]);
     // The paper preset has no such rule: level 3 is left out.
     expect(scoreRuns([runFast], short, 'paper').total).toBe(1);
   });
@@ -163,12 +187,19 @@ describe('levels without a baseline, official metadata, errors', () => {
 
   it('scores 0 a game the baselines do not hold, counts it in the total and says so; refuses an empty list', () => {
     const r = scoreRuns([runTwo, { ...runA, game: 'tri-1234', label: 'x.jsonl#1' }], baselines, 'toolkit-2026-04');
-    expect(r.games.map((g) => [g.game, g.hasBaselines, g.score])).toEqual([['two', true, 2.8625 / 3], ['tri-1234', false, 0]]);
+    expect(r.games.map((g) => [g.game, g.hasBaselines, g.score])).toEqual([
+      ['two', true, 2.8625 / 3],
+      ['tri-1234', false, 0],
+    ]);
     expect(r.total).toBeCloseTo(2.8625 / 6, 12);
     expect(r.complete).toBe(false);
-    expect(r.warnings).toEqual(['tri-1234: the baselines have no game with this id (they have tri: another version of it, and baselines differ between versions, so they are not used); it scores 0 and counts in the total, as in the official scorer. Give baselines for tri-1234.']);
+    expect(r.warnings).toEqual([
+      'tri-1234: the baselines have no game with this id (they have tri: another version of it, and baselines differ between versions, so they are not used); it scores 0 and counts in the total, as in the official scorer. Give baselines for tri-1234.',
+    ]);
     expect(r.games[1].runs[0].zeroBecause).toBe('the baselines have no game "tri-1234"');
-    expect(() => scoreRuns([], baselines, 'paper')).toThrow(new ScoringError('no run to score: give at least one recording with an action in it.'));
+    expect(() => scoreRuns([], baselines, 'paper')).toThrow(
+      new ScoringError('no run to score: give at least one recording with an action in it.'),
+    );
   });
 
   it('paper counts the first run that took an action', () => {
@@ -180,7 +211,19 @@ describe('levels without a baseline, official metadata, errors', () => {
 
   it('names its presets with versions and descriptions', () => {
     expect(Object.keys(SCORING_PRESETS)).toEqual(['paper', 'toolkit-2026-04']);
-    expect(SCORING_PRESETS.paper).toMatchObject({ version: 2, baseline: 'second-best', run: 'first', capByCompleted: false, sizeMismatchZero: false });
-    expect(SCORING_PRESETS['toolkit-2026-04']).toMatchObject({ version: 2, baseline: 'upper-median', run: 'best', capByCompleted: true, sizeMismatchZero: true });
+    expect(SCORING_PRESETS.paper).toMatchObject({
+      version: 2,
+      baseline: 'second-best',
+      run: 'first',
+      capByCompleted: false,
+      sizeMismatchZero: false,
+    });
+    expect(SCORING_PRESETS['toolkit-2026-04']).toMatchObject({
+      version: 2,
+      baseline: 'upper-median',
+      run: 'best',
+      capByCompleted: true,
+      sizeMismatchZero: true,
+    });
   });
 });

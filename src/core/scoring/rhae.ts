@@ -21,7 +21,13 @@
  * headline: such a total is not a score over every level.
  */
 import {
-  BASELINE_PRESETS, levelBaseline, matchGame, otherVersions, type BaselinePresetName, type Baselines, type GameBaselines,
+  BASELINE_PRESETS,
+  levelBaseline,
+  matchGame,
+  otherVersions,
+  type BaselinePresetName,
+  type Baselines,
+  type GameBaselines,
   type LevelBaselineUse,
 } from './baselines';
 
@@ -47,14 +53,26 @@ export interface ScoringPreset {
 
 /** The scoring presets, by name. */
 export const SCORING_PRESETS: Readonly<Record<ScoringPresetName, ScoringPreset>> = Object.freeze({
-  'paper': {
-    name: 'paper', version: 2, baseline: 'second-best', capByCompleted: false, sizeMismatchZero: false, run: 'first',
-    description: 'ARC-AGI-3 paper: second-best human; level score min(1, h/a)^2; levels weighted by index; game score the weighted mean over the levels with a baseline; first run per game; total the mean over games',
+  paper: {
+    name: 'paper',
+    version: 2,
+    baseline: 'second-best',
+    capByCompleted: false,
+    sizeMismatchZero: false,
+    run: 'first',
+    description:
+      'ARC-AGI-3 paper: second-best human; level score min(1, h/a)^2; levels weighted by index; game score the weighted mean over the levels with a baseline; first run per game; total the mean over games',
     levelScore: (h: number, a: number) => (a > 0 ? Math.min(1, h / a) ** 2 : 0),
   },
   'toolkit-2026-04': {
-    name: 'toolkit-2026-04', version: 2, baseline: 'upper-median', capByCompleted: true, sizeMismatchZero: true, run: 'best',
-    description: 'official toolkit since April 2026: upper-median human; level score min(1.15, (h/a)^2); levels weighted by index; game score the weighted mean capped by the weight share of levels scoring above 0; a run that completed more levels than the baselines list scores 0; best run per game; total the mean over games',
+    name: 'toolkit-2026-04',
+    version: 2,
+    baseline: 'upper-median',
+    capByCompleted: true,
+    sizeMismatchZero: true,
+    run: 'best',
+    description:
+      'official toolkit since April 2026: upper-median human; level score min(1.15, (h/a)^2); levels weighted by index; game score the weighted mean capped by the weight share of levels scoring above 0; a run that completed more levels than the baselines list scores 0; best run per game; total the mean over games',
     levelScore: (h: number, a: number) => (a > 0 ? Math.min(1.15, (h / a) ** 2) : 0),
   },
 });
@@ -158,7 +176,11 @@ export class ScoringError extends Error {
  * (too few completers, or past the end of the list). The official scorer takes a game's
  * `baseline_actions` list as it is; this is that list.
  */
-export function coveredBaselines(game: GameBaselines, source: Baselines['source'], preset: ScoringPresetName): LevelBaselineUse[] {
+export function coveredBaselines(
+  game: GameBaselines,
+  source: Baselines['source'],
+  preset: ScoringPresetName,
+): LevelBaselineUse[] {
   const out: LevelBaselineUse[] = [];
   for (let k = 1; k <= game.levels.length; k++) {
     const b = levelBaseline(game, source, k, SCORING_PRESETS[preset].baseline);
@@ -168,7 +190,14 @@ export function coveredBaselines(game: GameBaselines, source: Baselines['source'
   return out;
 }
 
-const NO_BASELINES: LevelBaselineUse = { value: null, preset: 'metadata', version: null, completers: null, reached: null, reason: 'no baselines for this game' };
+const NO_BASELINES: LevelBaselineUse = {
+  value: null,
+  preset: 'metadata',
+  version: null,
+  completers: null,
+  reached: null,
+  reason: 'no baselines for this game',
+};
 
 /**
  * Scores one run of a game against its baselines under `preset`.
@@ -184,7 +213,9 @@ export function scoreRun(run: AgentRun, baselines: Baselines, preset: ScoringPre
   const m = covered.length;
   const n = Math.max(m, game?.levels.length ?? 0, run.winLevels ?? 0, run.levelsCompleted);
   const levels: LevelScore[] = [];
-  let weights = 0, weighted = 0, scoringWeights = 0;
+  let weights = 0,
+    weighted = 0,
+    scoringWeights = 0;
   for (let k = 1; k <= n; k++) {
     const human = k <= m ? covered[k - 1] : game ? levelBaseline(game, baselines.source, k, p.baseline) : NO_BASELINES;
     const completed = k <= run.levelsCompleted;
@@ -202,9 +233,18 @@ export function scoreRun(run: AgentRun, baselines: Baselines, preset: ScoringPre
   const completedShare = weights ? scoringWeights / weights : 0;
   const base = { label: run.label, levels, weightedMean, completedShare };
   if (!game) return { ...base, score: 0, zeroBecause: `the baselines have no game "${run.game}"` };
-  if (m === 0) return { ...base, score: 0, zeroBecause: `no level of "${run.game}" has a ${baselines.source === 'metadata' ? 'baseline' : `${p.baseline} baseline`}` };
+  if (m === 0)
+    return {
+      ...base,
+      score: 0,
+      zeroBecause: `no level of "${run.game}" has a ${baselines.source === 'metadata' ? 'baseline' : `${p.baseline} baseline`}`,
+    };
   if (p.sizeMismatchZero && run.levelsCompleted > m) {
-    return { ...base, score: 0, zeroBecause: `it completed ${run.levelsCompleted} levels and the baselines list ${m} (the official scorer's "size mismatch")` };
+    return {
+      ...base,
+      score: 0,
+      zeroBecause: `it completed ${run.levelsCompleted} levels and the baselines list ${m} (the official scorer's "size mismatch")`,
+    };
   }
   return { ...base, score: p.capByCompleted ? Math.min(weightedMean, completedShare) : weightedMean };
 }
@@ -218,7 +258,8 @@ const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
  */
 export function scoreRuns(runs: readonly AgentRun[], baselines: Baselines, preset: ScoringPresetName): RhaeResult {
   const p = SCORING_PRESETS[preset];
-  if (!p) throw new ScoringError(`unknown preset "${String(preset)}"; presets: ${Object.keys(SCORING_PRESETS).join(', ')}.`);
+  if (!p)
+    throw new ScoringError(`unknown preset "${String(preset)}"; presets: ${Object.keys(SCORING_PRESETS).join(', ')}.`);
   if (runs.length === 0) throw new ScoringError('no run to score: give at least one recording with an action in it.');
   const byGame = new Map<string, { runs: AgentRun[]; scores: RunScore[] }>();
   for (const run of runs) {
@@ -232,8 +273,15 @@ export function scoreRuns(runs: readonly AgentRun[], baselines: Baselines, prese
   const games: GameScore[] = [];
   for (const [game, { runs: list, scores }] of byGame) {
     let counted = 0;
-    if (p.run === 'best') scores.forEach((r, i) => { if (r.score > scores[counted].score) counted = i; });
-    else counted = Math.max(0, list.findIndex((r) => r.levelActions.some((a) => a > 0)));
+    if (p.run === 'best')
+      scores.forEach((r, i) => {
+        if (r.score > scores[counted].score) counted = i;
+      });
+    else
+      counted = Math.max(
+        0,
+        list.findIndex((r) => r.levelActions.some((a) => a > 0)),
+      );
     const id = matchGame(baselines, game);
     const gb = id === null ? null : baselines.games[id];
     const coveredLevels = gb ? coveredBaselines(gb, baselines.source, preset).length : 0;
@@ -241,22 +289,50 @@ export function scoreRuns(runs: readonly AgentRun[], baselines: Baselines, prese
     const levelCount = known > 0 ? known : null;
     if (!gb) {
       const others = otherVersions(baselines, game);
-      warnings.push(`${game}: the baselines have no game with this id${others.length ? ` (they have ${others.join(', ')}: another version of it, and baselines differ between versions, so they are not used)` : ''}; it scores 0 and counts in the total, as in the official scorer. Give baselines for ${game}.`);
+      warnings.push(
+        `${game}: the baselines have no game with this id${others.length ? ` (they have ${others.join(', ')}: another version of it, and baselines differ between versions, so they are not used)` : ''}; it scores 0 and counts in the total, as in the official scorer. Give baselines for ${game}.`,
+      );
     } else if (coveredLevels === 0) {
-      warnings.push(`${game}: no level has a ${baselines.source === 'metadata' ? '' : `${p.baseline} `}baseline; it scores 0 and counts in the total.`);
+      warnings.push(
+        `${game}: no level has a ${baselines.source === 'metadata' ? '' : `${p.baseline} `}baseline; it scores 0 and counts in the total.`,
+      );
     } else if (levelCount === null || coveredLevels < levelCount) {
-      const of = levelCount === null ? ' (the game\'s level count is unknown)' : ` of ${levelCount}`;
-      const rest = levelCount === null ? 'levels past them are' : `level${levelCount - coveredLevels > 1 ? `s ${coveredLevels + 1}-${levelCount} are` : ` ${levelCount} is`}`;
-      warnings.push(`${game}: baselines cover level${coveredLevels > 1 ? `s 1-${coveredLevels}` : ' 1'}${of} only; ${rest} left out of its score${p.sizeMismatchZero ? `, and a run that completed more than ${plural(coveredLevels, 'level')} scores 0 (official rule)` : ''}.`);
+      const of = levelCount === null ? " (the game's level count is unknown)" : ` of ${levelCount}`;
+      const rest =
+        levelCount === null
+          ? 'levels past them are'
+          : `level${levelCount - coveredLevels > 1 ? `s ${coveredLevels + 1}-${levelCount} are` : ` ${levelCount} is`}`;
+      warnings.push(
+        `${game}: baselines cover level${coveredLevels > 1 ? `s 1-${coveredLevels}` : ' 1'}${of} only; ${rest} left out of its score${p.sizeMismatchZero ? `, and a run that completed more than ${plural(coveredLevels, 'level')} scores 0 (official rule)` : ''}.`,
+      );
     }
-    scores.forEach((r) => { if (r.zeroBecause && gb && coveredLevels > 0) notes.push(`${r.label} scores 0: ${r.zeroBecause}.`); });
-    games.push({ game, hasBaselines: !!gb, participants: gb?.participants ?? null, levelCount, coveredLevels, runs: scores, counted, score: scores[counted].score });
+    scores.forEach((r) => {
+      if (r.zeroBecause && gb && coveredLevels > 0) notes.push(`${r.label} scores 0: ${r.zeroBecause}.`);
+    });
+    games.push({
+      game,
+      hasBaselines: !!gb,
+      participants: gb?.participants ?? null,
+      levelCount,
+      coveredLevels,
+      runs: scores,
+      counted,
+      score: scores[counted].score,
+    });
   }
   const total = games.reduce((s, g) => s + g.score, 0) / games.length;
   return {
-    preset, version: p.version, description: p.description, baselinePreset: p.baseline,
-    baselineVersion: BASELINE_PRESETS[p.baseline].version, baselineSource: baselines.source, games, total,
-    complete: warnings.length === 0, warnings, notes,
+    preset,
+    version: p.version,
+    description: p.description,
+    baselinePreset: p.baseline,
+    baselineVersion: BASELINE_PRESETS[p.baseline].version,
+    baselineSource: baselines.source,
+    games,
+    total,
+    complete: warnings.length === 0,
+    warnings,
+    notes,
   };
 }
 
@@ -268,5 +344,8 @@ export function scoreRuns(runs: readonly AgentRun[], baselines: Baselines, prese
 export function rhaeHeadline(result: RhaeResult): string[] {
   const total = `Total RHAE ${result.total.toFixed(4)} over ${plural(result.games.length, 'game')} (preset ${result.preset} v${result.version})`;
   if (result.complete) return [`${total}.`];
-  return [`${total}: NOT a score over every level, the baselines do not cover them all:`, ...result.warnings.map((w) => `- ${w}`)];
+  return [
+    `${total}: NOT a score over every level, the baselines do not cover them all:`,
+    ...result.warnings.map((w) => `- ${w}`),
+  ];
 }

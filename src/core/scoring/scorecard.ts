@@ -75,8 +75,15 @@ export interface ScorecardPlays {
 }
 
 interface OpenPlay {
-  gameId: string; guid: string | null; first: number; last: number; actions: number; resets: number;
-  levelsCompleted: number; state: Play['state']; levelChanges: LevelChange[];
+  gameId: string;
+  guid: string | null;
+  first: number;
+  last: number;
+  actions: number;
+  resets: number;
+  levelsCompleted: number;
+  state: Play['state'];
+  levelChanges: LevelChange[];
 }
 
 interface Session {
@@ -120,7 +127,17 @@ export function scorecardPlays(steps: readonly ScorecardStep[]): ScorecardPlays 
       session.levelActions++;
     } else if (!session.play || s.fullReset === true || isFullReset(session.state, session.levelActions)) {
       if (s.fullReset === false) fullResetsInferred.push(i);
-      session.play = { gameId: s.gameId, guid: s.guid, first: i, last: i, actions: 0, resets: 0, levelsCompleted: 0, state: 'NOT_FINISHED', levelChanges: [] };
+      session.play = {
+        gameId: s.gameId,
+        guid: s.guid,
+        first: i,
+        last: i,
+        actions: 0,
+        resets: 0,
+        levelsCompleted: 0,
+        state: 'NOT_FINISHED',
+        levelChanges: [],
+      };
       plays.push(session.play);
       latest.set(s.gameId, session.play);
       session.levelActions = 0;

@@ -20,7 +20,21 @@ import type { GameAction, GameState } from '../game/types';
 import type { StudyItem } from './schema';
 
 /** The grid-changing event kinds of a task item: each is one action. */
-export const GRID_ACTION_KINDS: ReadonlySet<string> = new Set(['paint', 'fill', 'recolor', 'rotate', 'flip', 'move', 'crop', 'paste', 'resize', 'copy.input', 'reset', 'undo', 'redo']);
+export const GRID_ACTION_KINDS: ReadonlySet<string> = new Set([
+  'paint',
+  'fill',
+  'recolor',
+  'rotate',
+  'flip',
+  'move',
+  'crop',
+  'paste',
+  'resize',
+  'copy.input',
+  'reset',
+  'undo',
+  'redo',
+]);
 
 /** The answer-changing event kinds of a question item. */
 export const ANSWER_ACTION_KINDS: ReadonlySet<string> = new Set(['question.choice', 'question.input']);
@@ -55,10 +69,14 @@ export function gameActions(events: readonly ActionEvent[], game?: string): numb
 /** Actions in one item's events, by the item's kind (see the module's definition). */
 export function itemActions(item: Pick<StudyItem, 'kind'> & { game?: string }, events: readonly ActionEvent[]): number {
   switch (item.kind) {
-    case 'task': return events.filter((e) => GRID_ACTION_KINDS.has(e.kind)).length;
-    case 'game': return gameActions(events, item.game);
-    case 'question': return events.filter((e) => ANSWER_ACTION_KINDS.has(e.kind)).length;
-    default: return 0;
+    case 'task':
+      return events.filter((e) => GRID_ACTION_KINDS.has(e.kind)).length;
+    case 'game':
+      return gameActions(events, item.game);
+    case 'question':
+      return events.filter((e) => ANSWER_ACTION_KINDS.has(e.kind)).length;
+    default:
+      return 0;
   }
 }
 

@@ -48,7 +48,10 @@ interface Presence {
 function stepPresence(p: Presence, e: TimedEvent): void {
   if (e.kind === 'visibility') {
     if (e.data.state === 'hidden') p.hidden = true;
-    else if (e.data.state === 'visible') { p.hidden = false; p.idle = false; }
+    else if (e.data.state === 'visible') {
+      p.hidden = false;
+      p.idle = false;
+    }
   } else if (e.kind === 'idle') {
     p.idle = e.data.state !== 'active';
   } else if (!QUIET_KINDS.has(e.kind)) {
@@ -90,7 +93,10 @@ export function presenceSpans(events: readonly TimedEvent[]): PresenceSpan[] {
     const next = events[i + 1];
     if (!next) break;
     const kind = p.hidden ? 'hidden' : p.idle ? 'idle' : null;
-    if (open && open.kind !== kind) { spans.push({ ...open, to: i }); open = null; }
+    if (open && open.kind !== kind) {
+      spans.push({ ...open, to: i });
+      open = null;
+    }
     if (!kind) continue;
     open ??= { kind, from: i, ms: 0 };
     open.ms += Math.max(0, next.t - e.t);
@@ -152,7 +158,12 @@ export function addActiveTime(acc: ActiveTimeFold, e: TimedEvent): void {
 export function activeTimeOf(acc: ActiveTimeFold): ActiveTime {
   if (acc.n === 0) return { spanMs: 0, hiddenMs: 0, idleMs: 0, activeMs: 0 };
   const spanMs = Math.max(0, acc.lastT - acc.firstT);
-  return { spanMs, hiddenMs: acc.hiddenMs, idleMs: acc.idleMs, activeMs: Math.max(0, spanMs - acc.hiddenMs - acc.idleMs) };
+  return {
+    spanMs,
+    hiddenMs: acc.hiddenMs,
+    idleMs: acc.idleMs,
+    activeMs: Math.max(0, spanMs - acc.hiddenMs - acc.idleMs),
+  };
 }
 
 /**

@@ -18,7 +18,9 @@ describe('deviceProblem', () => {
   it('desktop needs a mouse or trackpad and a window of 1024x600, and says which is missing', () => {
     expect(deviceProblem('desktop', laptop)).toBeNull();
     expect(deviceProblem('desktop', tabletLandscape)).toMatch(/mouse or trackpad/);
-    expect(deviceProblem('desktop', narrowWindow)).toBe('This study needs a larger window: make this window at least 1024x600 pixels (it is 900x700), or open this link on a larger screen.');
+    expect(deviceProblem('desktop', narrowWindow)).toBe(
+      'This study needs a larger window: make this window at least 1024x600 pixels (it is 900x700), or open this link on a larger screen.',
+    );
     expect(deviceProblem('desktop', { width: 1280, height: 500, finePointer: true })).toMatch(/at least 1024x600/);
   });
 

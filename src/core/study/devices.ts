@@ -27,7 +27,10 @@ export function deviceProblem(devices: DeviceClass, screen: Screen): string | nu
   if (devices === 'tablet' && side < TABLET_MIN_SIDE) {
     return 'This study needs a larger screen than a phone: please open this link on a tablet or a computer.';
   }
-  if (devices === 'desktop' && (screen.width < DESKTOP_MIN_WIDTH || screen.height < TABLET_MIN_SIDE || !screen.finePointer)) {
+  if (
+    devices === 'desktop' &&
+    (screen.width < DESKTOP_MIN_WIDTH || screen.height < TABLET_MIN_SIDE || !screen.finePointer)
+  ) {
     return screen.finePointer
       ? `This study needs a larger window: make this window at least ${DESKTOP_MIN_WIDTH}x${TABLET_MIN_SIDE} pixels (it is ${screen.width}x${screen.height}), or open this link on a larger screen.`
       : 'This study needs a computer with a mouse or trackpad: please open this link on a computer.';

@@ -3,7 +3,13 @@ import { type CandidateStanding, claimOutcome, drawCandidates, participantKey } 
 import { parseStudy, poolOf, writtenPath, type StudyDefinitionInput } from './schema';
 import { sessionOrder } from './shuffle';
 
-const standing = (id: string, solves = 0, inFlight = 0, met = false, attempts = solves): CandidateStanding => ({ id, solves, attempts, inFlight, met });
+const standing = (id: string, solves = 0, inFlight = 0, met = false, attempts = solves): CandidateStanding => ({
+  id,
+  solves,
+  attempts,
+  inFlight,
+  met,
+});
 
 describe('drawCandidates', () => {
   it('draws those furthest from their target first, counting claims in flight', () => {
@@ -37,7 +43,12 @@ describe('drawCandidates', () => {
   it('balances: sessions drawing one after another spread over the pool before any candidate gets a second claim', () => {
     const claims = new Map<string, number>(['a', 'b', 'c', 'd', 'e', 'f'].map((id) => [id, 0]));
     for (let seed = 0; seed < 6; seed++) {
-      const [id] = drawCandidates([...claims].map(([id, n]) => standing(id, 0, n)), { solves: 2 }, 1, seed);
+      const [id] = drawCandidates(
+        [...claims].map(([id, n]) => standing(id, 0, n)),
+        { solves: 2 },
+        1,
+        seed,
+      );
       claims.set(id, claims.get(id)! + 1);
     }
     expect([...claims.values()]).toEqual([1, 1, 1, 1, 1, 1]);
@@ -54,15 +65,41 @@ describe('participantKey', () => {
 });
 
 describe('claimOutcome', () => {
-  const base = { id: 'c', kind: 'task' as const, practice: false, started: true, startedAt: 0, finished: true, actions: 4, durationMs: 1000, activeMs: 1000 };
+  const base = {
+    id: 'c',
+    kind: 'task' as const,
+    practice: false,
+    started: true,
+    startedAt: 0,
+    finished: true,
+    actions: 4,
+    durationMs: 1000,
+    activeMs: 1000,
+  };
   it('solved, attempted, released or skipped', () => {
     const levels = () => 3;
     expect(claimOutcome(undefined, levels, null)).toBe('skipped');
     expect(claimOutcome({ ...base, started: false, counts: false }, levels, null)).toBe('skipped');
-    expect(claimOutcome({ ...base, counts: true, tests: [{ testIndex: 0, solved: true, trialsUsed: 1 }] }, levels, null)).toBe('solved');
-    expect(claimOutcome({ ...base, counts: true, tests: [{ testIndex: 0, solved: false, trialsUsed: 3 }] }, levels, null)).toBe('attempted');
-    expect(claimOutcome({ ...base, counts: false, tests: [{ testIndex: 0, solved: false, trialsUsed: 0 }] }, levels, null)).toBe('released');
-    const game = (levelsCompleted: number, verified = true) => ({ ...base, kind: 'game' as const, counts: true, game: { verified, status: verified ? 'verified' as const : 'unverified' as const, levelsCompleted, flags: [] } });
+    expect(
+      claimOutcome({ ...base, counts: true, tests: [{ testIndex: 0, solved: true, trialsUsed: 1 }] }, levels, null),
+    ).toBe('solved');
+    expect(
+      claimOutcome({ ...base, counts: true, tests: [{ testIndex: 0, solved: false, trialsUsed: 3 }] }, levels, null),
+    ).toBe('attempted');
+    expect(
+      claimOutcome({ ...base, counts: false, tests: [{ testIndex: 0, solved: false, trialsUsed: 0 }] }, levels, null),
+    ).toBe('released');
+    const game = (levelsCompleted: number, verified = true) => ({
+      ...base,
+      kind: 'game' as const,
+      counts: true,
+      game: {
+        verified,
+        status: verified ? ('verified' as const) : ('unverified' as const),
+        levelsCompleted,
+        flags: [],
+      },
+    });
     expect(claimOutcome(game(3), levels, 'push')).toBe('solved');
     expect(claimOutcome(game(2), levels, 'push')).toBe('attempted');
     expect(claimOutcome(game(3, false), levels, 'push')).toBe('attempted');
@@ -70,14 +107,21 @@ describe('claimOutcome', () => {
 });
 
 const campaignStudy: StudyDefinitionInput = {
-  title: 'Campaign', consent: 'ok', completion: { code: 'C' },
+  title: 'Campaign',
+  consent: 'ok',
+  completion: { code: 'C' },
   items: [
     { kind: 'page', id: 'intro', markdown: 'hi' },
-    { kind: 'pool', id: 'tasks', draw: 2, candidates: [
-      { kind: 'task', id: 'c1', collection: 'samples', task: 'a' },
-      { kind: 'task', id: 'c2', collection: 'samples', task: 'b' },
-      { kind: 'game', id: 'c3', game: 'push' },
-    ] },
+    {
+      kind: 'pool',
+      id: 'tasks',
+      draw: 2,
+      candidates: [
+        { kind: 'task', id: 'c1', collection: 'samples', task: 'a' },
+        { kind: 'task', id: 'c2', collection: 'samples', task: 'b' },
+        { kind: 'game', id: 'c3', game: 'push' },
+      ],
+    },
     { kind: 'survey', id: 'end', questions: [{ id: 'q', prompt: 'How was it?', type: 'text' }] },
   ],
 };
@@ -89,7 +133,9 @@ describe('pools in a study', () => {
     const { study, written } = parsed;
     expect(written.items.map((i) => i.kind)).toEqual(['page', 'pool', 'survey']);
     expect(study.items.map((i) => i.id)).toEqual(['intro', 'c1', 'c2', 'c3', 'end']);
-    expect(study.pools).toEqual([{ id: 'tasks', title: '', index: 1, candidates: [1, 2, 3], draw: 2, target: { solves: 2 } }]);
+    expect(study.pools).toEqual([
+      { id: 'tasks', title: '', index: 1, candidates: [1, 2, 3], draw: 2, target: { solves: 2 } },
+    ]);
     expect(poolOf(study, 2)?.id).toBe('tasks');
     expect(poolOf(study, 4)).toBeNull();
     expect(writtenPath(study, 3)).toBe('items[1].candidates[2]');
@@ -104,11 +150,20 @@ describe('pools in a study', () => {
   });
 
   it('refuses a candidate id used elsewhere in the study, naming where', () => {
-    const dup = { ...campaignStudy, items: [...campaignStudy.items, { kind: 'task', id: 'c2', collection: 'samples', task: 'x' }] } as StudyDefinitionInput;
+    const dup = {
+      ...campaignStudy,
+      items: [...campaignStudy.items, { kind: 'task', id: 'c2', collection: 'samples', task: 'x' }],
+    } as StudyDefinitionInput;
     const parsed = parseStudy(dup);
     expect(parsed.ok).toBe(false);
-    if (!parsed.ok) expect(parsed.problems).toEqual(['items[3].id: "c2" is used by an earlier item or candidate; item and candidate ids must be unique']);
-    const page = parseStudy({ ...campaignStudy, items: [{ kind: 'pool', id: 'p', draw: 1, candidates: [{ kind: 'page', id: 'x', markdown: 'no' }] }] });
+    if (!parsed.ok)
+      expect(parsed.problems).toEqual([
+        'items[3].id: "c2" is used by an earlier item or candidate; item and candidate ids must be unique',
+      ]);
+    const page = parseStudy({
+      ...campaignStudy,
+      items: [{ kind: 'pool', id: 'p', draw: 1, candidates: [{ kind: 'page', id: 'x', markdown: 'no' }] }],
+    });
     expect(page.ok).toBe(false);
   });
 });

@@ -45,7 +45,12 @@ export function progressOf(s: Pick<CandidateStanding, 'solves' | 'attempts'>, ta
  * The candidates a session draws: at most `count`, in the order they are given (furthest from
  * target first). `standings` lists every candidate of the pool, in the pool's order.
  */
-export function drawCandidates(standings: readonly CandidateStanding[], target: PoolTarget, count: number, seed: number): string[] {
+export function drawCandidates(
+  standings: readonly CandidateStanding[],
+  target: PoolTarget,
+  count: number,
+  seed: number,
+): string[] {
   const goal = targetCount(target);
   const open = standings.filter((s) => !s.met && progressOf(s, target) < goal);
   const need = (s: CandidateStanding) => goal - progressOf(s, target) - s.inFlight;
@@ -82,7 +87,11 @@ export type ClaimState = 'held' | ClaimOutcome;
  * the study's attempt rule, else `released` (the candidate goes back to the pool).
  * `levels` gives a game's level count (null: unknown, never solved).
  */
-export function claimOutcome(item: ItemSummary | undefined, levels: (game: string) => number | null, game: string | null): ClaimOutcome {
+export function claimOutcome(
+  item: ItemSummary | undefined,
+  levels: (game: string) => number | null,
+  game: string | null,
+): ClaimOutcome {
   if (!item || !item.started) return 'skipped';
   if (item.tests && item.tests.length > 0 && item.tests.every((t) => t.solved)) return 'solved';
   if (item.game && game !== null) {

@@ -40,7 +40,8 @@ export function plainMessage(issue: z.core.$ZodIssue, path: string): string {
   switch (issue.code) {
     case 'too_small': {
       const min = Number(issue.minimum);
-      if ((issue.origin === 'string' || issue.origin === 'array') && min <= 1) return empty ?? 'This cannot be left empty.';
+      if ((issue.origin === 'string' || issue.origin === 'array') && min <= 1)
+        return empty ?? 'This cannot be left empty.';
       if (issue.origin === 'string') return `Write at least ${min} characters.`;
       if (issue.origin === 'array') return `Needs at least ${min}.`;
       return issue.inclusive === false ? `Must be more than ${min}.` : `Must be at least ${min}.`;

@@ -19,7 +19,8 @@ import { GRID_ACTION_KINDS } from './actions';
 import { presenceSpans } from './activeTime';
 import { ITEM_START } from './rules';
 
-export type MarkKind = 'item' | 'tool' | 'submit' | 'hidden' | 'idle' | 'level' | 'reset' | 'undo' | 'game-over' | 'blur';
+export type MarkKind =
+  'item' | 'tool' | 'submit' | 'hidden' | 'idle' | 'level' | 'reset' | 'undo' | 'game-over' | 'blur';
 
 export interface ReplayMark {
   readonly kind: MarkKind;
@@ -52,21 +53,36 @@ export function describeEvent(e: LogEvent | undefined): string {
   if (!e) return 'start';
   const d = e.data;
   switch (e.kind) {
-    case 'game.action': return `${String(d.action)}${d.action === 'ACTION6' ? ` at (${String(d.x)}, ${String(d.y)})` : ''} → level ${num(d.level) + 1}, ${String(d.state)}`;
-    case 'paint': return `paint (${String(d.row)}, ${String(d.col)}) colour ${String(d.color)}`;
-    case 'fill': return `flood fill at (${String(d.row)}, ${String(d.col)}) colour ${String(d.color)}`;
-    case 'submit': return `submit test ${num(d.index) + 1}: ${String(d.verdict)} (trial ${String(d.trial)})`;
-    case 'resize': return `resize to ${String(d.rows)}x${String(d.cols)}`;
-    case 'recolor': return `recolour the selection to ${String(d.color)}`;
-    case 'rotate': return `rotate ${d.dir === 'cw' ? 'clockwise' : 'anticlockwise'}`;
-    case 'flip': return `flip ${String(d.axis)}`;
-    case 'move': return `move the selection by (${String(d.dr)}, ${String(d.dc)})`;
-    case 'copy.input': return 'copy the input';
-    case 'test.select': return `switch to test ${num(d.index) + 1}`;
-    case 'copy': return `copy from the ${String(d.side)}`;
-    case 'paste': return `paste at (${String(d.row)}, ${String(d.col)})`;
-    case ITEM_START: return `start of ${String(d.item)}`;
-    default: return e.kind;
+    case 'game.action':
+      return `${String(d.action)}${d.action === 'ACTION6' ? ` at (${String(d.x)}, ${String(d.y)})` : ''} → level ${num(d.level) + 1}, ${String(d.state)}`;
+    case 'paint':
+      return `paint (${String(d.row)}, ${String(d.col)}) colour ${String(d.color)}`;
+    case 'fill':
+      return `flood fill at (${String(d.row)}, ${String(d.col)}) colour ${String(d.color)}`;
+    case 'submit':
+      return `submit test ${num(d.index) + 1}: ${String(d.verdict)} (trial ${String(d.trial)})`;
+    case 'resize':
+      return `resize to ${String(d.rows)}x${String(d.cols)}`;
+    case 'recolor':
+      return `recolour the selection to ${String(d.color)}`;
+    case 'rotate':
+      return `rotate ${d.dir === 'cw' ? 'clockwise' : 'anticlockwise'}`;
+    case 'flip':
+      return `flip ${String(d.axis)}`;
+    case 'move':
+      return `move the selection by (${String(d.dr)}, ${String(d.dc)})`;
+    case 'copy.input':
+      return 'copy the input';
+    case 'test.select':
+      return `switch to test ${num(d.index) + 1}`;
+    case 'copy':
+      return `copy from the ${String(d.side)}`;
+    case 'paste':
+      return `paste at (${String(d.row)}, ${String(d.col)})`;
+    case ITEM_START:
+      return `start of ${String(d.item)}`;
+    default:
+      return e.kind;
   }
 }
 
@@ -79,7 +95,8 @@ function toolLabel(first: LogEvent, n: number): string {
 /** A game action's mark, if it is one a researcher looks for. */
 function gameMark(e: LogEvent, prev: LogEvent | undefined): { kind: MarkKind; label: string } | null {
   if (e.data.action === 'RESET') return { kind: 'reset', label: 'reset' };
-  if (prev?.kind === 'game.action' && num(e.data.level) > num(prev.data.level)) return { kind: 'level', label: `level ${num(e.data.level)} completed` };
+  if (prev?.kind === 'game.action' && num(e.data.level) > num(prev.data.level))
+    return { kind: 'level', label: `level ${num(e.data.level)} completed` };
   if (e.data.state === 'GAME_OVER') return { kind: 'game-over', label: 'game over' };
   if (e.data.action === 'ACTION7') return { kind: 'undo', label: 'undo' };
   return null;
@@ -111,7 +128,11 @@ export function replayMarks(events: readonly LogEvent[]): ReplayMark[] {
       let n = 1;
       for (let k = i + 1; k < events.length; k++) {
         const x = events[k];
-        if (x.kind === e.kind && e.kind !== 'test.select' && e.kind !== 'resize') { j = k; n++; continue; }
+        if (x.kind === e.kind && e.kind !== 'test.select' && e.kind !== 'resize') {
+          j = k;
+          n++;
+          continue;
+        }
         if (x.kind === 'stroke.end' || x.kind === 'color' || x.kind === 'heartbeat') continue;
         break;
       }
@@ -120,7 +141,14 @@ export function replayMarks(events: readonly LogEvent[]): ReplayMark[] {
     }
   }
   for (const s of presenceSpans(events)) {
-    marks.push({ kind: s.kind, from: s.from, to: s.to, at: s.from + 1, label: s.kind === 'hidden' ? 'tab hidden' : 'idle', ms: s.ms });
+    marks.push({
+      kind: s.kind,
+      from: s.from,
+      to: s.to,
+      at: s.from + 1,
+      label: s.kind === 'hidden' ? 'tab hidden' : 'idle',
+      ms: s.ms,
+    });
   }
   return marks.sort((a, b) => a.from - b.from || a.to - b.to);
 }

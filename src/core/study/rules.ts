@@ -71,7 +71,11 @@ export interface BudgetClock {
 }
 
 /** The session's time budget (`limits.sessionMinutes`): when it ends and the minutes left (never below 0). */
-export function sessionBudget(study: StudyDefinition, createdAt: number, now: number): { endsAt: number; minutesLeft: number } {
+export function sessionBudget(
+  study: StudyDefinition,
+  createdAt: number,
+  now: number,
+): { endsAt: number; minutesLeft: number } {
   const endsAt = createdAt + study.limits.sessionMinutes * 60_000;
   return { endsAt, minutesLeft: Math.max(0, (endsAt - now) / 60_000) };
 }
@@ -106,10 +110,14 @@ export function sessionProgress(
 ): { items: ItemProgress[]; current: number } {
   const left = clock ? sessionBudget(study, clock.createdAt, clock.now).minutesLeft : Infinity;
   const byItem = eventsByItem(events);
-  const ended = new Set(events.filter((e) => e.kind === ITEM_END && typeof e.data.item === 'string').map((e) => e.data.item as string));
+  const ended = new Set(
+    events.filter((e) => e.kind === ITEM_END && typeof e.data.item === 'string').map((e) => e.data.item as string),
+  );
   const positions = order.map((i) => study.items[i]);
   let lastStarted = -1;
-  positions.forEach((item, p) => { if (byItem.has(item.id)) lastStarted = p; });
+  positions.forEach((item, p) => {
+    if (byItem.has(item.id)) lastStarted = p;
+  });
   const items = positions.map((item, p): ItemProgress => {
     const evs = byItem.get(item.id) ?? [];
     const first = evs[0];
@@ -165,7 +173,12 @@ export function stateAfterEvents(s: SessionClock, study: StudyDefinition, now: n
  * `minActions` actions (the ARC-AGI-3 calibration's rule; a grid task solved in a few edits or
  * a question answered with one pick is a full attempt).
  */
-export function attemptCounts(study: StudyDefinition, kind: StudyItem['kind'], actions: number, durationMs: number): boolean {
+export function attemptCounts(
+  study: StudyDefinition,
+  kind: StudyItem['kind'],
+  actions: number,
+  durationMs: number,
+): boolean {
   if (durationMs >= study.attempt.maxMinutes * 60_000) return false;
   return kind !== 'game' || actions > study.attempt.minActions;
 }
@@ -175,7 +188,9 @@ export function attemptCounts(study: StudyDefinition, kind: StudyItem['kind'], a
  * question items (one pick and a submit is a full answer) and surveys are ignored.
  */
 export function isLowEffort(study: StudyDefinition, items: readonly ItemProgress[]): boolean {
-  const visited = items.filter((i) => i.started && i.kind !== 'page' && i.kind !== 'question' && i.kind !== 'survey' && !i.practice);
+  const visited = items.filter(
+    (i) => i.started && i.kind !== 'page' && i.kind !== 'question' && i.kind !== 'survey' && !i.practice,
+  );
   if (visited.length < study.lowEffort.minItems) return false;
   const idle = visited.filter((i) => i.actions <= study.lowEffort.maxActions).length;
   return idle / visited.length >= study.lowEffort.share;
@@ -223,18 +238,37 @@ export interface GameVerification {
  * the replay; any disagreement flags the log instead of trusting it. A log recorded on another
  * version of the game than the server runs is `other_version`, with both versions named.
  */
-export function verifyGameLog(item: { game: string }, events: readonly StoredEvent[], replay: ReplayGame): GameVerification {
+export function verifyGameLog(
+  item: { game: string },
+  events: readonly StoredEvent[],
+  replay: ReplayGame,
+): GameVerification {
   const flags: string[] = [];
   const other = events.find((e) => (e.kind === 'game.open' || e.kind === 'game.action') && e.data.game !== item.game);
   if (other) flags.push(`event ${other.seq}: logs game "${String(other.data.game)}" in an item of game "${item.game}"`);
   const r = replay(item.game, events);
   const version = r.version !== undefined ? { version: r.version } : {};
   if (r.otherVersion && flags.length === 0) {
-    flags.push(`recorded on ${r.otherVersion.recorded}; this server runs ${r.otherVersion.current} and cannot replay it`);
-    return { verified: false, status: 'other_version', ...version, currentVersion: r.otherVersion.current, levelsCompleted: r.levelsCompleted, flags };
+    flags.push(
+      `recorded on ${r.otherVersion.recorded}; this server runs ${r.otherVersion.current} and cannot replay it`,
+    );
+    return {
+      verified: false,
+      status: 'other_version',
+      ...version,
+      currentVersion: r.otherVersion.current,
+      levelsCompleted: r.levelsCompleted,
+      flags,
+    };
   }
   for (const p of r.problems.slice(0, 10)) flags.push(`event ${p.seq}: ${p.message}`);
   if (r.problems.length > 10) flags.push(`and ${r.problems.length - 10} more events that do not replay`);
   const verified = flags.length === 0;
-  return { verified, status: verified ? 'verified' : 'unverified', ...version, levelsCompleted: r.levelsCompleted, flags };
+  return {
+    verified,
+    status: verified ? 'verified' : 'unverified',
+    ...version,
+    levelsCompleted: r.levelsCompleted,
+    flags,
+  };
 }

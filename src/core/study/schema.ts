@@ -6,9 +6,17 @@ import { z } from 'zod';
 import { DEVICE_CLASSES } from './devices';
 import { sanitizeMarkdown } from './markdown';
 
-const ItemId = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'must be 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit');
+const ItemId = z
+  .string()
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/,
+    'must be 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit',
+  );
 const Markdown = z.string().max(50_000).transform(sanitizeMarkdown);
-const Minutes = z.number().positive().max(24 * 60);
+const Minutes = z
+  .number()
+  .positive()
+  .max(24 * 60);
 
 const limitFields = {
   /** Minutes after which the participant is told time is nearly up (overrides the study's). */
@@ -82,70 +90,109 @@ export const MAX_BLOCK_QUESTIONS = 50;
  * (`questions`, each answered and judged on its own; its position in the list is the answer's
  * `index`). Exactly one of the two forms.
  */
-export const QuestionItem = z.object({
-  kind: z.literal('question'),
-  id: ItemId,
-  collection: z.string().min(1).max(200).optional(),
-  question: z.string().min(1).max(200).optional(),
-  questions: z.array(QuestionRef).min(1).max(MAX_BLOCK_QUESTIONS).optional(),
-  /** A heading for the screen (a block's, e.g. "Physics"). */
-  title: z.string().max(200).optional(),
-  practice: z.boolean().default(false),
-  ...limitFields,
-}).superRefine((q, ctx) => {
-  const single = q.collection !== undefined || q.question !== undefined;
-  if (single && q.questions) ctx.addIssue({ code: 'custom', path: ['questions'], message: 'give either collection and question (one question) or questions (a block), not both' });
-  else if (!q.questions && (q.collection === undefined || q.question === undefined)) {
-    ctx.addIssue({ code: 'custom', path: [q.collection === undefined ? 'collection' : 'question'], message: 'a question item needs collection and question, or a questions list for a block' });
-  }
-  const seen = new Set<string>();
-  (q.questions ?? []).forEach((r, i) => {
-    const key = `${r.collection}\u0000${r.question}`;
-    if (seen.has(key)) ctx.addIssue({ code: 'custom', path: ['questions', i, 'question'], message: `"${r.question}" is already in this block` });
-    seen.add(key);
+export const QuestionItem = z
+  .object({
+    kind: z.literal('question'),
+    id: ItemId,
+    collection: z.string().min(1).max(200).optional(),
+    question: z.string().min(1).max(200).optional(),
+    questions: z.array(QuestionRef).min(1).max(MAX_BLOCK_QUESTIONS).optional(),
+    /** A heading for the screen (a block's, e.g. "Physics"). */
+    title: z.string().max(200).optional(),
+    practice: z.boolean().default(false),
+    ...limitFields,
+  })
+  .superRefine((q, ctx) => {
+    const single = q.collection !== undefined || q.question !== undefined;
+    if (single && q.questions)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['questions'],
+        message: 'give either collection and question (one question) or questions (a block), not both',
+      });
+    else if (!q.questions && (q.collection === undefined || q.question === undefined)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: [q.collection === undefined ? 'collection' : 'question'],
+        message: 'a question item needs collection and question, or a questions list for a block',
+      });
+    }
+    const seen = new Set<string>();
+    (q.questions ?? []).forEach((r, i) => {
+      const key = `${r.collection}\u0000${r.question}`;
+      if (seen.has(key))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['questions', i, 'question'],
+          message: `"${r.question}" is already in this block`,
+        });
+      seen.add(key);
+    });
   });
-});
 
 /** One survey question: its answer is validated on the server against this definition. */
-export const SurveyQuestion = z.strictObject({
-  id: ItemId,
-  prompt: z.string().trim().min(1).max(2000),
-  /** `text` one line, `longtext` a paragraph, `choice` one option, `multi` any options, `scale` an integer from min to max, `number` any number in [min, max]. */
-  type: z.enum(['text', 'longtext', 'choice', 'multi', 'scale', 'number']),
-  options: z.array(z.string().trim().min(1).max(200)).min(2).max(50).optional(),
-  min: z.number().finite().optional(),
-  max: z.number().finite().optional(),
-  required: z.boolean().default(false),
-  /** Scale items: what the ends mean, e.g. `["Very easy", "Very hard"]`. */
-  labels: z.tuple([z.string().max(100), z.string().max(100)]).optional(),
-}).superRefine((q, ctx) => {
-  const choice = q.type === 'choice' || q.type === 'multi';
-  if (choice && !q.options) ctx.addIssue({ code: 'custom', path: ['options'], message: `a ${q.type} question needs options (2-50)` });
-  if (!choice && q.options) ctx.addIssue({ code: 'custom', path: ['options'], message: `only choice and multi questions take options, not ${q.type}` });
-  if (q.options && new Set(q.options).size !== q.options.length) ctx.addIssue({ code: 'custom', path: ['options'], message: 'options must differ from each other' });
-  if (q.type === 'scale') {
-    const min = q.min ?? 1, max = q.max ?? 7;
-    if (!Number.isInteger(min) || !Number.isInteger(max) || max <= min || max - min > 20) ctx.addIssue({ code: 'custom', path: ['max'], message: 'a scale runs over whole numbers from min to max (2-21 points, default 1-7)' });
-  }
-  if (q.min !== undefined && q.max !== undefined && q.max < q.min) ctx.addIssue({ code: 'custom', path: ['max'], message: 'must be at least min' });
-});
+export const SurveyQuestion = z
+  .strictObject({
+    id: ItemId,
+    prompt: z.string().trim().min(1).max(2000),
+    /** `text` one line, `longtext` a paragraph, `choice` one option, `multi` any options, `scale` an integer from min to max, `number` any number in [min, max]. */
+    type: z.enum(['text', 'longtext', 'choice', 'multi', 'scale', 'number']),
+    options: z.array(z.string().trim().min(1).max(200)).min(2).max(50).optional(),
+    min: z.number().finite().optional(),
+    max: z.number().finite().optional(),
+    required: z.boolean().default(false),
+    /** Scale items: what the ends mean, e.g. `["Very easy", "Very hard"]`. */
+    labels: z.tuple([z.string().max(100), z.string().max(100)]).optional(),
+  })
+  .superRefine((q, ctx) => {
+    const choice = q.type === 'choice' || q.type === 'multi';
+    if (choice && !q.options)
+      ctx.addIssue({ code: 'custom', path: ['options'], message: `a ${q.type} question needs options (2-50)` });
+    if (!choice && q.options)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['options'],
+        message: `only choice and multi questions take options, not ${q.type}`,
+      });
+    if (q.options && new Set(q.options).size !== q.options.length)
+      ctx.addIssue({ code: 'custom', path: ['options'], message: 'options must differ from each other' });
+    if (q.type === 'scale') {
+      const min = q.min ?? 1,
+        max = q.max ?? 7;
+      if (!Number.isInteger(min) || !Number.isInteger(max) || max <= min || max - min > 20)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['max'],
+          message: 'a scale runs over whole numbers from min to max (2-21 points, default 1-7)',
+        });
+    }
+    if (q.min !== undefined && q.max !== undefined && q.max < q.min)
+      ctx.addIssue({ code: 'custom', path: ['max'], message: 'must be at least min' });
+  });
 export type SurveyQuestion = z.output<typeof SurveyQuestion>;
 
 /** A questionnaire on one screen (demographics, feedback); answers are stored, never judged. */
-export const SurveyItem = z.object({
-  kind: z.literal('survey'),
-  id: ItemId,
-  title: z.string().max(200).default(''),
-  /** Markdown shown above the questions. */
-  intro: Markdown.optional(),
-  questions: z.array(SurveyQuestion).min(1).max(100),
-}).superRefine((s, ctx) => {
-  const seen = new Set<string>();
-  s.questions.forEach((q, i) => {
-    if (seen.has(q.id)) ctx.addIssue({ code: 'custom', path: ['questions', i, 'id'], message: `"${q.id}" is used by an earlier question of this survey` });
-    seen.add(q.id);
+export const SurveyItem = z
+  .object({
+    kind: z.literal('survey'),
+    id: ItemId,
+    title: z.string().max(200).default(''),
+    /** Markdown shown above the questions. */
+    intro: Markdown.optional(),
+    questions: z.array(SurveyQuestion).min(1).max(100),
+  })
+  .superRefine((s, ctx) => {
+    const seen = new Set<string>();
+    s.questions.forEach((q, i) => {
+      if (seen.has(q.id))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['questions', i, 'id'],
+          message: `"${q.id}" is used by an earlier question of this survey`,
+        });
+      seen.add(q.id);
+    });
   });
-});
 
 export const StudyItem = z.discriminatedUnion('kind', [PageItem, TaskItem, GameItem, QuestionItem, SurveyItem]);
 
@@ -180,21 +227,33 @@ export const PoolItem = z.object({
 });
 
 /** An item as a study definition writes it: an item a participant sees, or a pool drawn from. */
-export const DefinitionItem = z.discriminatedUnion('kind', [PageItem, TaskItem, GameItem, QuestionItem, SurveyItem, PoolItem]);
+export const DefinitionItem = z.discriminatedUnion('kind', [
+  PageItem,
+  TaskItem,
+  GameItem,
+  QuestionItem,
+  SurveyItem,
+  PoolItem,
+]);
 
 /**
  * What a study pays (shown to the participant and used for the bonus file): a fixed fee and a
  * bonus per candidate solved and per game level completed, in `currency`.
  */
 export const Payment = z.strictObject({
-  currency: z.string().regex(/^[A-Z]{3}$/, 'must be a three-letter currency code, e.g. GBP or USD').default('GBP'),
+  currency: z
+    .string()
+    .regex(/^[A-Z]{3}$/, 'must be a three-letter currency code, e.g. GBP or USD')
+    .default('GBP'),
   fee: z.number().nonnegative().max(10_000).default(0),
-  bonus: z.strictObject({
-    perSolve: z.number().nonnegative().max(1000).default(0),
-    perLevel: z.number().nonnegative().max(1000).default(0),
-    /** The most one session earns in bonuses. */
-    max: z.number().nonnegative().max(100_000).optional(),
-  }).prefault({}),
+  bonus: z
+    .strictObject({
+      perSolve: z.number().nonnegative().max(1000).default(0),
+      perLevel: z.number().nonnegative().max(1000).default(0),
+      /** The most one session earns in bonuses. */
+      max: z.number().nonnegative().max(100_000).optional(),
+    })
+    .prefault({}),
 });
 export type Payment = z.output<typeof Payment>;
 
@@ -231,90 +290,113 @@ export const LowEffortRule = z.object({
   minItems: z.number().int().positive().default(3),
 });
 
-export const StudyDefinition = z.object({
-  title: z.string().min(1).max(200),
-  consent: Markdown,
-  instructions: Markdown.default(''),
-  /** Items in order: fixed items and pools (each pool's drawn candidates take its place). */
-  items: z.array(DefinitionItem).min(1).max(500),
-  /** `shuffled`: tasks and games (not pages or practice items) are shuffled per participant, seeded and recorded. */
-  order: z.enum(['fixed', 'shuffled']).default('fixed'),
-  /** Trials per test input. */
-  trials: z.number().int().min(1).max(10).default(3),
-  limits: StudyLimits.prefault({}),
-  allowLevelReset: z.boolean().default(true),
-  /** Whether game players see their action counter (hide it to avoid nudging players to minimise). */
-  showActionCounter: z.boolean().default(true),
-  /** Whether participants see the time left on each item (to its hard limit). */
-  showTimeLeft: z.boolean().default(false),
-  /** Which screens may take part (`core/study/devices.ts`): phones are stopped at the start unless `any`. */
-  devices: z.enum(DEVICE_CLASSES).default('tablet'),
-  attempt: AttemptRule.prefault({}),
-  lowEffort: LowEffortRule.prefault({}),
-  /**
-   * The study's storage budget: the most events, and megabytes of event data, all its sessions
-   * together may store. Past it new events are refused (nothing stored is lost) until the budget
-   * is raised here. Absent: the server's budget (`ARC_STUDIO_STUDY_STORAGE_EVENTS`, `..._MB`).
-   */
-  storage: z.strictObject({
-    events: z.number().int().positive().optional(),
-    megabytes: z.number().positive().optional(),
-  }).optional(),
-  /**
-   * Where this study's ARC-AGI-3 games come from, mounted when the server starts with this study
-   * file (as `serve --arc3-games` / `--arc3-server` would): folders in the toolkit's layout
-   * (relative to the study file's folder) and ARC-AGI-3 servers' base URLs (key: `ARC_API_KEY`).
-   */
-  gameSources: z.object({
-    arcengine: z.array(z.string().min(1).max(1000)).max(20).default([]),
-    servers: z.array(z.url({ protocol: /^https?$/ })).max(20).default([]),
-  }).optional(),
-  /**
-   * What a participant who does not consent is shown: a message, a code for the recruitment
-   * platform (Prolific's "no consent" code) and where they go. No session is made for them.
-   */
-  decline: z.object({
-    message: Markdown.optional(),
-    code: z.string().min(1).max(100).optional(),
-    redirectUrl: z.url({ protocol: /^https?$/ }).optional(),
-  }).optional(),
-  /**
-   * What a participant who withdraws is shown (a message and a code for the recruitment
-   * platform); the session ends as `withdrawn`, its data kept, never counted as finished.
-   */
-  withdraw: z.object({
-    message: Markdown.optional(),
-    code: z.string().min(1).max(100).optional(),
-  }).optional(),
-  /** The campaign this study belongs to (its pools' histories are shared across the campaign's studies). */
-  campaign: CampaignRef.optional(),
-  /** The fee and bonus rule: shown to participants, used for the bonus file. */
-  payment: Payment.optional(),
-  completion: z.object({
-    code: z.string().min(1).max(100),
+export const StudyDefinition = z
+  .object({
+    title: z.string().min(1).max(200),
+    consent: Markdown,
+    instructions: Markdown.default(''),
+    /** Items in order: fixed items and pools (each pool's drawn candidates take its place). */
+    items: z.array(DefinitionItem).min(1).max(500),
+    /** `shuffled`: tasks and games (not pages or practice items) are shuffled per participant, seeded and recorded. */
+    order: z.enum(['fixed', 'shuffled']).default('fixed'),
+    /** Trials per test input. */
+    trials: z.number().int().min(1).max(10).default(3),
+    limits: StudyLimits.prefault({}),
+    allowLevelReset: z.boolean().default(true),
+    /** Whether game players see their action counter (hide it to avoid nudging players to minimise). */
+    showActionCounter: z.boolean().default(true),
+    /** Whether participants see the time left on each item (to its hard limit). */
+    showTimeLeft: z.boolean().default(false),
+    /** Which screens may take part (`core/study/devices.ts`): phones are stopped at the start unless `any`. */
+    devices: z.enum(DEVICE_CLASSES).default('tablet'),
+    attempt: AttemptRule.prefault({}),
+    lowEffort: LowEffortRule.prefault({}),
     /**
-     * A session asked to finish with items not done (and time left): `refuse` answers 409
-     * `items_unfinished` and gives no code; `flag` gives the code and flags the session `unfinished`
-     * for the researcher to decide.
+     * The study's storage budget: the most events, and megabytes of event data, all its sessions
+     * together may store. Past it new events are refused (nothing stored is lost) until the budget
+     * is raised here. Absent: the server's budget (`ARC_STUDIO_STUDY_STORAGE_EVENTS`, `..._MB`).
      */
-    unfinished: z.enum(['refuse', 'flag']).default('refuse'),
-    /** Where the participant goes at the end, e.g. `https://app.prolific.com/submissions/complete?cc=CODE`. */
-    redirectUrl: z.url({ protocol: /^https?$/ }).optional(),
-  }),
-}).superRefine((s, ctx) => {
-  // A candidate is an item of the sessions that draw it: its id is unique among all of them.
-  const seen = new Set<string>();
-  const see = (id: string, path: (string | number)[]) => {
-    if (seen.has(id)) ctx.addIssue({ code: 'custom', path: [...path, 'id'], message: `"${id}" is used by an earlier item or candidate; item and candidate ids must be unique` });
-    seen.add(id);
-  };
-  s.items.forEach((item, i) => {
-    see(item.id, ['items', i]);
-    if (item.kind === 'pool') item.candidates.forEach((cand, k) => see(cand.id, ['items', i, 'candidates', k]));
+    storage: z
+      .strictObject({
+        events: z.number().int().positive().optional(),
+        megabytes: z.number().positive().optional(),
+      })
+      .optional(),
+    /**
+     * Where this study's ARC-AGI-3 games come from, mounted when the server starts with this study
+     * file (as `serve --arc3-games` / `--arc3-server` would): folders in the toolkit's layout
+     * (relative to the study file's folder) and ARC-AGI-3 servers' base URLs (key: `ARC_API_KEY`).
+     */
+    gameSources: z
+      .object({
+        arcengine: z.array(z.string().min(1).max(1000)).max(20).default([]),
+        servers: z
+          .array(z.url({ protocol: /^https?$/ }))
+          .max(20)
+          .default([]),
+      })
+      .optional(),
+    /**
+     * What a participant who does not consent is shown: a message, a code for the recruitment
+     * platform (Prolific's "no consent" code) and where they go. No session is made for them.
+     */
+    decline: z
+      .object({
+        message: Markdown.optional(),
+        code: z.string().min(1).max(100).optional(),
+        redirectUrl: z.url({ protocol: /^https?$/ }).optional(),
+      })
+      .optional(),
+    /**
+     * What a participant who withdraws is shown (a message and a code for the recruitment
+     * platform); the session ends as `withdrawn`, its data kept, never counted as finished.
+     */
+    withdraw: z
+      .object({
+        message: Markdown.optional(),
+        code: z.string().min(1).max(100).optional(),
+      })
+      .optional(),
+    /** The campaign this study belongs to (its pools' histories are shared across the campaign's studies). */
+    campaign: CampaignRef.optional(),
+    /** The fee and bonus rule: shown to participants, used for the bonus file. */
+    payment: Payment.optional(),
+    completion: z.object({
+      code: z.string().min(1).max(100),
+      /**
+       * A session asked to finish with items not done (and time left): `refuse` answers 409
+       * `items_unfinished` and gives no code; `flag` gives the code and flags the session `unfinished`
+       * for the researcher to decide.
+       */
+      unfinished: z.enum(['refuse', 'flag']).default('refuse'),
+      /** Where the participant goes at the end, e.g. `https://app.prolific.com/submissions/complete?cc=CODE`. */
+      redirectUrl: z.url({ protocol: /^https?$/ }).optional(),
+    }),
+  })
+  .superRefine((s, ctx) => {
+    // A candidate is an item of the sessions that draw it: its id is unique among all of them.
+    const seen = new Set<string>();
+    const see = (id: string, path: (string | number)[]) => {
+      if (seen.has(id))
+        ctx.addIssue({
+          code: 'custom',
+          path: [...path, 'id'],
+          message: `"${id}" is used by an earlier item or candidate; item and candidate ids must be unique`,
+        });
+      seen.add(id);
+    };
+    s.items.forEach((item, i) => {
+      see(item.id, ['items', i]);
+      if (item.kind === 'pool') item.candidates.forEach((cand, k) => see(cand.id, ['items', i, 'candidates', k]));
+    });
+    const candidates = s.items.reduce((n, item) => n + (item.kind === 'pool' ? item.candidates.length : 0), 0);
+    if (candidates > MAX_CANDIDATES)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['items'],
+        message: `the pools hold ${candidates} candidates; a study holds at most ${MAX_CANDIDATES}: split the campaign into studies sharing one campaign id`,
+      });
   });
-  const candidates = s.items.reduce((n, item) => n + (item.kind === 'pool' ? item.candidates.length : 0), 0);
-  if (candidates > MAX_CANDIDATES) ctx.addIssue({ code: 'custom', path: ['items'], message: `the pools hold ${candidates} candidates; a study holds at most ${MAX_CANDIDATES}: split the campaign into studies sharing one campaign id` });
-});
 
 /** A study as it is written (study file, editor, stored versions): pools and fixed items. */
 export type WrittenStudy = z.output<typeof StudyDefinition>;
@@ -352,11 +434,19 @@ export function runnableStudy(written: WrittenStudy): StudyDefinition {
   const items: StudyItem[] = [];
   const pools: PoolPlan[] = [];
   written.items.forEach((item, index) => {
-    if (item.kind !== 'pool') { items.push(item); return; }
+    if (item.kind !== 'pool') {
+      items.push(item);
+      return;
+    }
     const start = items.length;
     items.push(...item.candidates);
     pools.push({
-      id: item.id, title: item.title, index, candidates: item.candidates.map((_, k) => start + k), draw: item.draw, target: item.target,
+      id: item.id,
+      title: item.title,
+      index,
+      candidates: item.candidates.map((_, k) => start + k),
+      draw: item.draw,
+      target: item.target,
       ...(item.minMinutesLeft !== undefined ? { minMinutesLeft: item.minMinutesLeft } : {}),
     });
   });
@@ -395,7 +485,8 @@ export function questionRefs(item: QuestionItem): QuestionRef[] {
 export const StudyId = z.string().regex(/^[a-z0-9][a-z0-9-]{0,63}$/, 'must be 1-64 lower-case letters, digits or "-"');
 
 /** A valid study: `written` as it is stored and edited, `study` as sessions run it (`runnableStudy`). */
-export type StudyParse = { ok: true; study: StudyDefinition; written: WrittenStudy } | { ok: false; problems: string[] };
+export type StudyParse =
+  { ok: true; study: StudyDefinition; written: WrittenStudy } | { ok: false; problems: string[] };
 
 /** Validates a study; problems are one line each, `path: message`. Never throws. */
 export function parseStudy(json: unknown): StudyParse {
@@ -417,7 +508,8 @@ export function formatPath(path: readonly PropertyKey[]): string {
 
 /** The minutes an item may take, with the study's defaults filled in. */
 export function itemLimits(study: StudyDefinition, item: StudyItem): { softMinutes: number; hardMinutes: number } {
-  const own: { softMinutes?: number; hardMinutes?: number } = item.kind === 'page' || item.kind === 'survey' ? {} : item;
+  const own: { softMinutes?: number; hardMinutes?: number } =
+    item.kind === 'page' || item.kind === 'survey' ? {} : item;
   return {
     softMinutes: own.softMinutes ?? study.limits.itemSoftMinutes,
     hardMinutes: own.hardMinutes ?? study.limits.itemHardMinutes,
@@ -432,19 +524,35 @@ export function isPractice(item: StudyItem): boolean {
  * The test inputs a task item shows, as indices into its task's `test`: the item's `tests`, or
  * all `count` of them. A participant's test k is the task's test `testIndicesOf(item, n)[k]`.
  */
-export const testIndicesOf = (item: Pick<TaskItem, 'tests'>, count: number): number[] => item.tests ?? Array.from({ length: count }, (_, i) => i);
+export const testIndicesOf = (item: Pick<TaskItem, 'tests'>, count: number): number[] =>
+  item.tests ?? Array.from({ length: count }, (_, i) => i);
 
 /**
  * The task item of a written study with this id, a pool's candidates included (a session logs a
  * drawn candidate under its own id), or undefined.
  */
-export function writtenTaskItem(items: readonly unknown[], id: string): { id: string; collection: string; task: string; tests?: number[] } | undefined {
-  type Written = { kind?: string; id?: string; collection?: string; task?: string; tests?: number[]; candidates?: readonly unknown[] };
+export function writtenTaskItem(
+  items: readonly unknown[],
+  id: string,
+): { id: string; collection: string; task: string; tests?: number[] } | undefined {
+  type Written = {
+    kind?: string;
+    id?: string;
+    collection?: string;
+    task?: string;
+    tests?: number[];
+    candidates?: readonly unknown[];
+  };
   for (const raw of items as readonly Written[]) {
     if (raw.kind === 'pool') {
       const found = writtenTaskItem(raw.candidates ?? [], id);
       if (found) return found;
-    } else if (raw.kind === 'task' && raw.id === id && typeof raw.collection === 'string' && typeof raw.task === 'string') {
+    } else if (
+      raw.kind === 'task' &&
+      raw.id === id &&
+      typeof raw.collection === 'string' &&
+      typeof raw.task === 'string'
+    ) {
       return { id: raw.id, collection: raw.collection, task: raw.task, ...(raw.tests ? { tests: raw.tests } : {}) };
     }
   }

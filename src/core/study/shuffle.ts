@@ -28,16 +28,26 @@ export function seededShuffle<T>(items: readonly T[], seed: number): T[] {
  * items stay where the researcher put them (an introduction stays first, a practice task stays
  * before the real ones).
  */
-export function sessionOrder(study: StudyDefinition, seed: number, drawn: ReadonlyMap<string, readonly number[]> = new Map()): number[] {
+export function sessionOrder(
+  study: StudyDefinition,
+  seed: number,
+  drawn: ReadonlyMap<string, readonly number[]> = new Map(),
+): number[] {
   const order: number[] = [];
   for (let i = 0; i < study.items.length; i++) {
     const pool = study.pools.find((p) => p.candidates[0] === i);
-    if (!pool) { order.push(i); continue; }
+    if (!pool) {
+      order.push(i);
+      continue;
+    }
     order.push(...(drawn.get(pool.id) ?? []));
     i += pool.candidates.length - 1;
   }
   if (study.order === 'fixed') return order;
-  const movable = order.filter((i) => { const it = study.items[i]; return it.kind !== 'page' && it.kind !== 'survey' && !it.practice; });
+  const movable = order.filter((i) => {
+    const it = study.items[i];
+    return it.kind !== 'page' && it.kind !== 'survey' && !it.practice;
+  });
   const shuffled = seededShuffle(movable, seed);
   let k = 0;
   return order.map((i) => (movable.includes(i) ? shuffled[k++] : i));

@@ -2,7 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { parseStudy, type StudyDefinitionInput } from './schema';
 import { sanitizeMarkdown } from './markdown';
 import { seededShuffle, sessionOrder } from './shuffle';
-import { attemptCounts, effectiveState, eventsByItem, isLowEffort, sessionProgress, stateAfterEvents, type StoredEvent } from './rules';
+import {
+  attemptCounts,
+  effectiveState,
+  eventsByItem,
+  isLowEffort,
+  sessionProgress,
+  stateAfterEvents,
+  type StoredEvent,
+} from './rules';
 
 const base: StudyDefinitionInput = {
   title: 'T',
@@ -22,7 +30,13 @@ const study = (over: Partial<StudyDefinitionInput> = {}) => {
   if (!r.ok) throw new Error(r.problems.join('\n'));
   return r.study;
 };
-const ev = (seq: number, kind: string, data: Record<string, unknown> = {}, receivedAt = seq * 1000): StoredEvent => ({ seq, t: seq, kind, data, receivedAt });
+const ev = (seq: number, kind: string, data: Record<string, unknown> = {}, receivedAt = seq * 1000): StoredEvent => ({
+  seq,
+  t: seq,
+  kind,
+  data,
+  receivedAt,
+});
 
 describe('study schema', () => {
   it('fills in the calibration defaults', () => {
@@ -35,7 +49,15 @@ describe('study schema', () => {
   });
 
   it('names the path of every problem', () => {
-    const r = parseStudy({ ...base, items: [{ kind: 'task', id: 'a', collection: 'c' }, { kind: 'page', id: 'a', markdown: '' }, { kind: 'video', id: 'v' }], completion: { code: 'X', redirectUrl: 'javascript:alert(1)' } });
+    const r = parseStudy({
+      ...base,
+      items: [
+        { kind: 'task', id: 'a', collection: 'c' },
+        { kind: 'page', id: 'a', markdown: '' },
+        { kind: 'video', id: 'v' },
+      ],
+      completion: { code: 'X', redirectUrl: 'javascript:alert(1)' },
+    });
     expect(r.ok).toBe(false);
     const text = (r as { problems: string[] }).problems.join('\n');
     expect(text).toMatch(/items\[0\]\.task: /);
@@ -44,15 +66,24 @@ describe('study schema', () => {
   });
 
   it('refuses two items with one id', () => {
-    const r = parseStudy({ ...base, items: [{ kind: 'page', id: 'a', markdown: '' }, { kind: 'page', id: 'a', markdown: '' }] });
-    expect((r as { problems: string[] }).problems).toEqual(['items[1].id: "a" is used by an earlier item or candidate; item and candidate ids must be unique']);
+    const r = parseStudy({
+      ...base,
+      items: [
+        { kind: 'page', id: 'a', markdown: '' },
+        { kind: 'page', id: 'a', markdown: '' },
+      ],
+    });
+    expect((r as { problems: string[] }).problems).toEqual([
+      'items[1].id: "a" is used by an earlier item or candidate; item and candidate ids must be unique',
+    ]);
   });
 });
 
 describe('sanitizeMarkdown', () => {
   it('removes raw HTML, comments and script links, and keeps Markdown', () => {
-    expect(sanitizeMarkdown('**bold** <script>alert(1)</script> [x](javascript:alert(1)) <!-- c --> [ok](https://a.b)'))
-      .toBe('**bold** alert(1) [x](#)  [ok](https://a.b)');
+    expect(
+      sanitizeMarkdown('**bold** <script>alert(1)</script> [x](javascript:alert(1)) <!-- c --> [ok](https://a.b)'),
+    ).toBe('**bold** alert(1) [x](#)  [ok](https://a.b)');
     expect(sanitizeMarkdown('<scr<b>ipt>x')).toBe('x');
     expect(sanitizeMarkdown('[a][r]\n\n[r]: JavaScript:alert(1)')).toBe('[a][r]\n\n[r]: #');
     expect(sanitizeMarkdown('1 < 2 and 3 > 2')).toBe('1 < 2 and 3 > 2');
@@ -86,7 +117,15 @@ describe('session rules', () => {
   const order = [0, 1, 2, 3, 4, 5];
 
   it('assigns events to items by the item.start markers and finds where the participant is', () => {
-    const events = [ev(0, 'session.start'), ev(1, 'item.start', { item: 'intro' }), ev(2, 'item.end', { item: 'intro' }), ev(3, 'item.start', { item: 'a' }), ev(4, 'paint'), ev(5, 'paint'), ev(6, 'visibility')];
+    const events = [
+      ev(0, 'session.start'),
+      ev(1, 'item.start', { item: 'intro' }),
+      ev(2, 'item.end', { item: 'intro' }),
+      ev(3, 'item.start', { item: 'a' }),
+      ev(4, 'paint'),
+      ev(5, 'paint'),
+      ev(6, 'visibility'),
+    ];
     expect([...eventsByItem(events).keys()]).toEqual(['intro', 'a']);
     const p = sessionProgress(s, order, events);
     expect(p.items.map((i) => i.finished)).toEqual([true, true, false, false, false, false]);
@@ -116,10 +155,27 @@ describe('session rules', () => {
   });
 
   it('flags low effort when most visited items got almost no actions', () => {
-    const item = (id: string, actions: number, extra = {}) => ({ id, kind: 'task' as const, practice: false, started: true, startedAt: 0, finished: true, actions, durationMs: 1, activeMs: 1, ...extra });
+    const item = (id: string, actions: number, extra = {}) => ({
+      id,
+      kind: 'task' as const,
+      practice: false,
+      started: true,
+      startedAt: 0,
+      finished: true,
+      actions,
+      durationMs: 1,
+      activeMs: 1,
+      ...extra,
+    });
     expect(isLowEffort(s, [item('a', 1), item('b', 0), item('c', 40)])).toBe(true);
     expect(isLowEffort(s, [item('a', 1), item('b', 40), item('c', 40)])).toBe(false);
     expect(isLowEffort(s, [item('a', 1), item('b', 0)])).toBe(false);
-    expect(isLowEffort(s, [item('a', 1, { practice: true }), item('b', 0, { practice: true }), item('c', 0, { practice: true })])).toBe(false);
+    expect(
+      isLowEffort(s, [
+        item('a', 1, { practice: true }),
+        item('b', 0, { practice: true }),
+        item('c', 0, { practice: true }),
+      ]),
+    ).toBe(false);
   });
 });

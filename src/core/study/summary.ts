@@ -4,7 +4,17 @@
  * session's flags. Practice items are listed but never count.
  */
 import type { StudyDefinition } from './schema';
-import { attemptCounts, eventsByItem, isLowEffort, sessionProgress, verifyGameLog, type GameVerification, type ItemProgress, type ReplayGame, type StoredEvent } from './rules';
+import {
+  attemptCounts,
+  eventsByItem,
+  isLowEffort,
+  sessionProgress,
+  verifyGameLog,
+  type GameVerification,
+  type ItemProgress,
+  type ReplayGame,
+  type StoredEvent,
+} from './rules';
 
 export interface SubmissionTally {
   readonly item: string;
@@ -29,7 +39,11 @@ export interface SessionSummary {
 }
 
 /** Per test input of a task item: solved, and trials used (duplicates use none). */
-export function tallyTests(subs: readonly SubmissionTally[], item: string, testIndices: readonly number[]): { testIndex: number; solved: boolean; trialsUsed: number }[] {
+export function tallyTests(
+  subs: readonly SubmissionTally[],
+  item: string,
+  testIndices: readonly number[],
+): { testIndex: number; solved: boolean; trialsUsed: number }[] {
   return testIndices.map((testIndex) => {
     const mine = subs.filter((s) => s.item === item && s.testIndex === testIndex && s.trial !== null);
     return { testIndex, solved: mine.some((s) => s.verdict === 'correct'), trialsUsed: mine.length };
@@ -44,7 +58,8 @@ export function summarizeSession(
   testIndices: (itemId: string) => readonly number[],
   replay: ReplayGame | null,
 ): SessionSummary {
-  const taskDone = (id: string) => tallyTests(submissions, id, testIndices(id)).every((t) => t.solved || t.trialsUsed >= study.trials);
+  const taskDone = (id: string) =>
+    tallyTests(submissions, id, testIndices(id)).every((t) => t.solved || t.trialsUsed >= study.trials);
   const progress = sessionProgress(study, order, events, taskDone);
   const byItem = eventsByItem(events);
   const flags: string[] = [];
@@ -54,10 +69,12 @@ export function summarizeSession(
     let game: GameVerification | undefined;
     if (def.kind === 'game' && replay && p.started) {
       game = verifyGameLog(def, byItem.get(def.id) ?? [], replay);
-      if (!game.verified) flags.push(`${game.status === 'other_version' ? 'game_log_other_version' : 'game_log_unverified'}:${def.id}`);
+      if (!game.verified)
+        flags.push(`${game.status === 'other_version' ? 'game_log_other_version' : 'game_log_unverified'}:${def.id}`);
     }
     const tests = def.kind === 'task' ? tallyTests(submissions, def.id, testIndices(def.id)) : undefined;
-    const counts = def.kind !== 'page' && !p.practice && p.started && attemptCounts(study, def.kind, actions, p.durationMs);
+    const counts =
+      def.kind !== 'page' && !p.practice && p.started && attemptCounts(study, def.kind, actions, p.durationMs);
     return { ...p, actions, counts, ...(tests ? { tests } : {}), ...(game ? { game } : {}) };
   });
   if (isLowEffort(study, items)) flags.push('low_effort');

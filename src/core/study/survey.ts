@@ -18,8 +18,7 @@ export const SURVEY_LONGTEXT_MAX = 5000;
 export type SurveyValue = string | number | readonly string[];
 
 export type SurveyCheck =
-  | { ok: true; answers: Record<string, SurveyValue> }
-  | { ok: false; problems: { question: string; message: string }[] };
+  { ok: true; answers: Record<string, SurveyValue> } | { ok: false; problems: { question: string; message: string }[] };
 
 /** The scale's ends, defaults filled in. */
 export function scaleRange(q: SurveyQuestion): { min: number; max: number } {
@@ -27,7 +26,10 @@ export function scaleRange(q: SurveyQuestion): { min: number; max: number } {
 }
 
 /** Why one answer is refused, or its normalised value (null: not answered). */
-export function checkSurveyAnswer(q: SurveyQuestion, value: unknown): { ok: true; value: SurveyValue | null } | { ok: false; message: string } {
+export function checkSurveyAnswer(
+  q: SurveyQuestion,
+  value: unknown,
+): { ok: true; value: SurveyValue | null } | { ok: false; message: string } {
   if (value === undefined || value === null) return { ok: true, value: null };
   switch (q.type) {
     case 'text':
@@ -35,25 +37,36 @@ export function checkSurveyAnswer(q: SurveyQuestion, value: unknown): { ok: true
       if (typeof value !== 'string') return { ok: false, message: 'must be text' };
       const max = q.type === 'text' ? SURVEY_TEXT_MAX : SURVEY_LONGTEXT_MAX;
       const text = value.trim();
-      if (text.length > max) return { ok: false, message: `is ${text.length} characters long; at most ${max} are kept` };
+      if (text.length > max)
+        return { ok: false, message: `is ${text.length} characters long; at most ${max} are kept` };
       if (q.type === 'text' && /[\r\n]/.test(text)) return { ok: false, message: 'must be one line' };
       return { ok: true, value: text === '' ? null : text };
     }
     case 'choice':
       if (typeof value !== 'string') return { ok: false, message: 'must be one of the options, as text' };
-      if (!q.options?.includes(value)) return { ok: false, message: `"${value.slice(0, 100)}" is not one of the options (${(q.options ?? []).join(', ')})` };
+      if (!q.options?.includes(value))
+        return {
+          ok: false,
+          message: `"${value.slice(0, 100)}" is not one of the options (${(q.options ?? []).join(', ')})`,
+        };
       return { ok: true, value };
     case 'multi': {
-      if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) return { ok: false, message: 'must be a list of options' };
+      if (!Array.isArray(value) || !value.every((v) => typeof v === 'string'))
+        return { ok: false, message: 'must be a list of options' };
       const picked = value as string[];
       const unknown = picked.find((v) => !q.options?.includes(v));
-      if (unknown !== undefined) return { ok: false, message: `"${unknown.slice(0, 100)}" is not one of the options (${(q.options ?? []).join(', ')})` };
+      if (unknown !== undefined)
+        return {
+          ok: false,
+          message: `"${unknown.slice(0, 100)}" is not one of the options (${(q.options ?? []).join(', ')})`,
+        };
       if (new Set(picked).size !== picked.length) return { ok: false, message: 'names an option twice' };
       return { ok: true, value: picked.length === 0 ? null : picked };
     }
     case 'scale': {
       const { min, max } = scaleRange(q);
-      if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) return { ok: false, message: `must be a whole number from ${min} to ${max}` };
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max)
+        return { ok: false, message: `must be a whole number from ${min} to ${max}` };
       return { ok: true, value };
     }
     case 'number': {
@@ -69,7 +82,10 @@ export function checkSurveyAnswer(q: SurveyQuestion, value: unknown): { ok: true
  * Checks a survey's answers (`{questionId: value}`) against its definition: every problem, one per
  * question, or the answers normalised (trimmed text; unanswered questions left out).
  */
-export function checkSurveyAnswers(survey: { readonly questions: readonly SurveyQuestion[] }, answers: Readonly<Record<string, unknown>>): SurveyCheck {
+export function checkSurveyAnswers(
+  survey: { readonly questions: readonly SurveyQuestion[] },
+  answers: Readonly<Record<string, unknown>>,
+): SurveyCheck {
   const problems: { question: string; message: string }[] = [];
   const known = new Set(survey.questions.map((q) => q.id));
   for (const id of Object.keys(answers)) {
@@ -79,8 +95,9 @@ export function checkSurveyAnswers(survey: { readonly questions: readonly Survey
   for (const q of survey.questions) {
     const r = checkSurveyAnswer(q, answers[q.id]);
     if (!r.ok) problems.push({ question: q.id, message: r.message });
-    else if (r.value === null) { if (q.required) problems.push({ question: q.id, message: 'needs an answer' }); }
-    else out[q.id] = r.value;
+    else if (r.value === null) {
+      if (q.required) problems.push({ question: q.id, message: 'needs an answer' });
+    } else out[q.id] = r.value;
   }
   return problems.length ? { ok: false, problems } : { ok: true, answers: out };
 }

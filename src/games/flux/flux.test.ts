@@ -3,7 +3,16 @@ import { advance, createRun, parseActions, type Run } from '../../core/game';
 import { flux, type FluxLevel, type FluxState } from './game';
 
 function level(map: string, lives = 3): Run<FluxState> {
-  return createRun({ ...flux, levels: [{ map, lives }, { map, lives }] as FluxLevel[] }, { level: 0 });
+  return createRun(
+    {
+      ...flux,
+      levels: [
+        { map, lives },
+        { map, lives },
+      ] as FluxLevel[],
+    },
+    { level: 0 },
+  );
 }
 const play = (run: Run<FluxState>, actions: string) => parseActions(actions).reduce(advance, run);
 /** Clicks board cell (x, y). */
@@ -30,12 +39,15 @@ describe('flux mechanics', () => {
   });
 
   it('a beam costs a life and sends the agent back to the start; no lives left is GAME_OVER', () => {
-    const run = level(String.raw`
+    const run = level(
+      String.raw`
       ######
       #.@..#
       #>...#
       #..RE#
-      ######`, 2);
+      ######`,
+      2,
+    );
     const hit = play(run, 'ACTION2');
     expect(hit.current.lives).toBe(1);
     expect(hit.current.agent).toBe(run.current.agent);

@@ -6,19 +6,36 @@
  * next to them.
  */
 import {
-  Colour, board, boardCellAt, defineGame, drawPips, fillRect, parseMap, strokeRect, type ActionId, type Board,
+  Colour,
+  board,
+  boardCellAt,
+  defineGame,
+  drawPips,
+  fillRect,
+  parseMap,
+  strokeRect,
+  type ActionId,
+  type Board,
   type Frame,
 } from '../../core/game';
 import { levels, type FluxLevel } from './levels';
 
 export type { FluxLevel } from './levels';
 
-const FLOOR = 0, WALL = 1, EMITTER = 2, RECEIVER = 3, EXIT = 4;
+const FLOOR = 0,
+  WALL = 1,
+  EMITTER = 2,
+  RECEIVER = 3,
+  EXIT = 4;
 /** Up, down, left, right: ACTION1-ACTION4, and beam directions. */
-const DX = [0, 0, -1, 1], DY = [-1, 1, 0, 0];
+const DX = [0, 0, -1, 1],
+  DY = [-1, 1, 0, 0];
 /** Where a beam goes after a `/` or a `\` mirror, by the way it came. */
-const SLASH = [3, 2, 1, 0], BACKSLASH = [2, 3, 0, 1];
-const NO_MIRROR = 0, MIRROR_SLASH = 1, MIRROR_BACK = 2;
+const SLASH = [3, 2, 1, 0],
+  BACKSLASH = [2, 3, 0, 1];
+const NO_MIRROR = 0,
+  MIRROR_SLASH = 1,
+  MIRROR_BACK = 2;
 
 interface Layout {
   readonly w: number;
@@ -54,17 +71,28 @@ function trace(layout: Layout, mirrors: Uint8Array): { beam: Uint8Array; open: b
   const beam = new Uint8Array(w * h);
   const lit = new Set<number>();
   for (const [at, dir] of layout.emitters) {
-    let d = dir, x = at % w, y = (at - x) / w;
+    let d = dir,
+      x = at % w,
+      y = (at - x) / w;
     // A beam path is reversible and starts at an emitter, so it cannot loop; the cap is a guard.
     for (let n = 0; n < 4 * w * h; n++) {
-      x += DX[d]; y += DY[d];
+      x += DX[d];
+      y += DY[d];
       if (x < 0 || y < 0 || x >= w || y >= h) break;
-      const i = y * w + x, t = tiles[i];
-      if (t === RECEIVER) { lit.add(i); beam[i] |= 4; break; }
+      const i = y * w + x,
+        t = tiles[i];
+      if (t === RECEIVER) {
+        lit.add(i);
+        beam[i] |= 4;
+        break;
+      }
       if (t !== FLOOR) break;
       const m = mirrors[i];
       if (m === NO_MIRROR) beam[i] |= d < 2 ? 1 : 2;
-      else { beam[i] |= 3; d = m === MIRROR_SLASH ? SLASH[d] : BACKSLASH[d]; }
+      else {
+        beam[i] |= 3;
+        d = m === MIRROR_SLASH ? SLASH[d] : BACKSLASH[d];
+      }
     }
   }
   return { beam, open: lit.size === layout.receivers.length };
@@ -73,30 +101,66 @@ function trace(layout: Layout, mirrors: Uint8Array): { beam: Uint8Array; open: b
 function loadLevel(level: FluxLevel): FluxState {
   const m = parseMap(level.map);
   const { width: w, height: h } = m;
-  const tiles = new Uint8Array(w * h), mirrors = new Uint8Array(w * h), heavy = new Uint8Array(w * h);
-  const emitters: [number, number][] = [], receivers: number[] = [];
+  const tiles = new Uint8Array(w * h),
+    mirrors = new Uint8Array(w * h),
+    heavy = new Uint8Array(w * h);
+  const emitters: [number, number][] = [],
+    receivers: number[] = [];
   let start = -1;
   for (let y = 0; y < h; y++) {
     for (let x = 0; x < w; x++) {
-      const i = y * w + x, ch = m.at(x, y);
+      const i = y * w + x,
+        ch = m.at(x, y);
       const e = '^v<>'.indexOf(ch);
-      if (e >= 0) { tiles[i] = EMITTER; emitters.push([i, e]); continue; }
+      if (e >= 0) {
+        tiles[i] = EMITTER;
+        emitters.push([i, e]);
+        continue;
+      }
       switch (ch) {
-        case '#': case ' ': tiles[i] = WALL; break;
-        case 'R': tiles[i] = RECEIVER; receivers.push(i); break;
-        case 'E': tiles[i] = EXIT; break;
-        case '@': start = i; break;
-        case '/': case '%': mirrors[i] = MIRROR_SLASH; heavy[i] = ch === '%' ? 1 : 0; break;
-        case '\\': case '&': mirrors[i] = MIRROR_BACK; heavy[i] = ch === '&' ? 1 : 0; break;
-        case '.': break;
-        default: throw new Error(`flux map has "${ch}" at column ${x + 1}, row ${y + 1}: use # . @ E > < ^ v R / \\ % &.`);
+        case '#':
+        case ' ':
+          tiles[i] = WALL;
+          break;
+        case 'R':
+          tiles[i] = RECEIVER;
+          receivers.push(i);
+          break;
+        case 'E':
+          tiles[i] = EXIT;
+          break;
+        case '@':
+          start = i;
+          break;
+        case '/':
+        case '%':
+          mirrors[i] = MIRROR_SLASH;
+          heavy[i] = ch === '%' ? 1 : 0;
+          break;
+        case '\\':
+        case '&':
+          mirrors[i] = MIRROR_BACK;
+          heavy[i] = ch === '&' ? 1 : 0;
+          break;
+        case '.':
+          break;
+        default:
+          throw new Error(`flux map has "${ch}" at column ${x + 1}, row ${y + 1}: use # . @ E > < ^ v R / \\ % &.`);
       }
     }
   }
   if (start < 0) throw new Error('flux map has no agent "@".');
   const cell = Math.min(7, Math.floor(64 / w), Math.floor(57 / h));
   const layout: Layout = { w, h, tiles, emitters, receivers, heavy, start, board: board(w, h, cell, 7) };
-  return { layout, mirrors, agent: start, lives: level.lives, maxLives: level.lives, ...trace(layout, mirrors), escaped: false };
+  return {
+    layout,
+    mirrors,
+    agent: start,
+    lives: level.lives,
+    maxLives: level.lives,
+    ...trace(layout, mirrors),
+    escaped: false,
+  };
 }
 
 /** After a move or a turn: a beam on the agent costs a life and sends it back to the start. */
@@ -120,12 +184,14 @@ export const flux = defineGame<FluxState, FluxLevel>({
   init: loadLevel,
   step(s, input, ctx) {
     const { w, h, tiles, heavy, board: b } = s.layout;
-    const ax = s.agent % w, ay = (s.agent - ax) / w;
+    const ax = s.agent % w,
+      ay = (s.agent - ax) / w;
     if (input.action === 'ACTION6') {
       const i = boardCellAt(b, input.x!, input.y!);
       if (i < 0 || s.mirrors[i] === NO_MIRROR) return s;
       if (heavy[i]) {
-        const mx = i % w, my = (i - mx) / w;
+        const mx = i % w,
+          my = (i - mx) / w;
         if (Math.abs(mx - ax) + Math.abs(my - ay) !== 1) return s;
       }
       const mirrors = s.mirrors.slice();
@@ -133,9 +199,11 @@ export const flux = defineGame<FluxState, FluxLevel>({
       return settle({ ...s, mirrors, ...trace(s.layout, mirrors) }, ctx.animate.bind(ctx));
     }
     const d = input.action === 'ACTION1' ? 0 : input.action === 'ACTION2' ? 1 : input.action === 'ACTION3' ? 2 : 3;
-    const nx = ax + DX[d], ny = ay + DY[d];
+    const nx = ax + DX[d],
+      ny = ay + DY[d];
     if (nx < 0 || ny < 0 || nx >= w || ny >= h) return s;
-    const i = ny * w + nx, t = tiles[i];
+    const i = ny * w + nx,
+      t = tiles[i];
     if (t === EXIT) return s.open ? { ...s, agent: i, escaped: true } : s;
     if (t !== FLOOR || s.mirrors[i] !== NO_MIRROR) return s;
     return settle({ ...s, agent: i }, ctx.animate.bind(ctx));
@@ -145,7 +213,8 @@ export const flux = defineGame<FluxState, FluxLevel>({
     const { w, board: b } = s.layout;
     const out: [number, number][] = [];
     for (let i = 0; i < s.mirrors.length; i++) {
-      if (s.mirrors[i]) out.push([b.x0 + (i % w) * b.cell + (b.cell >> 1), b.y0 + Math.floor(i / w) * b.cell + (b.cell >> 1)]);
+      if (s.mirrors[i])
+        out.push([b.x0 + (i % w) * b.cell + (b.cell >> 1), b.y0 + Math.floor(i / w) * b.cell + (b.cell >> 1)]);
     }
     return out;
   },
@@ -154,11 +223,18 @@ export const flux = defineGame<FluxState, FluxLevel>({
     frame.fill(Colour.charcoal);
     drawPips(frame, 2, 2, s.lives, s.maxLives, 3, Colour.red, Colour.darkGrey);
     const { w, h, tiles, heavy, board: b } = s.layout;
-    const c = b.cell, mid = (c - 1) >> 1;
+    const c = b.cell,
+      mid = (c - 1) >> 1;
     for (let y = 0; y < h; y++) {
       for (let x = 0; x < w; x++) {
-        const i = y * w + x, px = b.x0 + x * c, py = b.y0 + y * c, t = tiles[i];
-        if (t === WALL) { fillRect(frame, px, py, c, c, Colour.grey); continue; }
+        const i = y * w + x,
+          px = b.x0 + x * c,
+          py = b.y0 + y * c,
+          t = tiles[i];
+        if (t === WALL) {
+          fillRect(frame, px, py, c, c, Colour.grey);
+          continue;
+        }
         fillRect(frame, px, py, c, c, Colour.black);
         if (t === EMITTER) {
           fillRect(frame, px + 1, py + 1, c - 2, c - 2, Colour.magenta);
@@ -186,10 +262,12 @@ export const flux = defineGame<FluxState, FluxLevel>({
     }
     // Emitters show where they shoot with a nub on that side.
     for (const [at, d] of s.layout.emitters) {
-      const px = b.x0 + (at % w) * c, py = b.y0 + Math.floor(at / w) * c;
+      const px = b.x0 + (at % w) * c,
+        py = b.y0 + Math.floor(at / w) * c;
       fillRect(frame, px + mid + DX[d] * mid, py + mid + DY[d] * mid, 2, 2, Colour.pink);
     }
-    const ax = s.agent % w, ay = Math.floor(s.agent / w);
+    const ax = s.agent % w,
+      ay = Math.floor(s.agent / w);
     fillRect(frame, b.x0 + ax * c + 1, b.y0 + ay * c + 1, c - 2, c - 2, Colour.blue);
   },
 });

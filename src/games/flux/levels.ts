@@ -15,15 +15,20 @@ export interface FluxLevel {
  */
 export const levels: readonly FluxLevel[] = [
   // 1. Tutorial: turn the mirror so the beam lights the receiver, then walk out.
-  { lives: 3, map: String.raw`
+  {
+    lives: 3,
+    map: String.raw`
       #########
       #>.../..#
       #....R..#
       #@.....E#
-      #########` },
+      #########`,
+  },
   // 2. Beams are deadly: turn the beam away to cross, then turn it back and set the two far
   // mirrors so that it reaches the receiver and opens the exit.
-  { lives: 3, map: String.raw`
+  {
+    lives: 3,
+    map: String.raw`
       #############
       #>....\....E#
       #........\.R#
@@ -31,10 +36,13 @@ export const levels: readonly FluxLevel[] = [
       #...........#
       #.....\..\..#
       #...........#
-      #############` },
+      #############`,
+  },
   // 3. Heavy mirrors (purple) turn only beside the agent: turn them in the right order, from the
   // safe side; then set the two far mirrors so that the beam reaches the receiver.
-  { lives: 3, map: String.raw`
+  {
+    lives: 3,
+    map: String.raw`
       #############
       #>...%.....E#
       #...#.......#
@@ -42,9 +50,12 @@ export const levels: readonly FluxLevel[] = [
       #...#....\R.#
       #...#%...\..#
       #...........#
-      #############` },
+      #############`,
+  },
   // 4. Mirrors in a chain: open a way, cross, then close the chain behind you, as far as the receiver.
-  { lives: 3, map: String.raw`
+  {
+    lives: 3,
+    map: String.raw`
       #############
       #>...\......#
       #...........#
@@ -52,9 +63,12 @@ export const levels: readonly FluxLevel[] = [
       #...........#
       #..../...\..#
       ###########E#
-      #############` },
+      #############`,
+  },
   // 5. Two beams, two receivers, both lit at once: the heavy mirror first, from its one safe side.
-  { lives: 3, map: String.raw`
+  {
+    lives: 3,
+    map: String.raw`
       ###########
       #>...../..#
       #.........#
@@ -62,9 +76,12 @@ export const levels: readonly FluxLevel[] = [
       #.........#
       #..&....R.#
       #..^...R.E#
-      ###########` },
+      ###########`,
+  },
   // 6. Everything: a heavy mirror from its safe side, then a wall of light to turn away, cross and close.
-  { lives: 3, map: String.raw`
+  {
+    lives: 3,
+    map: String.raw`
       ############
       #>....\...E#
       #..........#
@@ -73,7 +90,8 @@ export const levels: readonly FluxLevel[] = [
       #..........#
       #..&......R#
       #..^..R....#
-      ############` },
+      ############`,
+  },
 ];
 
 /**
@@ -84,15 +102,20 @@ export const levels: readonly FluxLevel[] = [
  */
 export const levels43f2a4b18d3f: readonly FluxLevel[] = [
   levels[0],
-  { lives: 3, map: String.raw`
+  {
+    lives: 3,
+    map: String.raw`
       ###########
       #>....\..E#
       #.........#
       #@........#
       #.........#
       #.....\..R#
-      ###########` },
-  { lives: 3, map: String.raw`
+      ###########`,
+  },
+  {
+    lives: 3,
+    map: String.raw`
       ##########
       #>...%..E#
       #...#....#
@@ -100,8 +123,11 @@ export const levels43f2a4b18d3f: readonly FluxLevel[] = [
       #...#....#
       #...#%..R#
       #........#
-      ##########` },
-  { lives: 3, map: String.raw`
+      ##########`,
+  },
+  {
+    lives: 3,
+    map: String.raw`
       ###########
       #>...\....#
       #.........#
@@ -109,6 +135,7 @@ export const levels43f2a4b18d3f: readonly FluxLevel[] = [
       #.........#
       #..../..R.#
       #.......#E#
-      ###########` },
+      ###########`,
+  },
   ...levels.slice(4),
 ];

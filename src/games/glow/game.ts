@@ -5,13 +5,26 @@
  * top); out of charges with a lamp still dark, the game is over.
  */
 import {
-  Colour, board, boardCellAt, defineGame, drawPips, fillRect, parseMap, setCell, type ActionId, type Board, type Frame,
+  Colour,
+  board,
+  boardCellAt,
+  defineGame,
+  drawPips,
+  fillRect,
+  parseMap,
+  setCell,
+  type ActionId,
+  type Board,
+  type Frame,
 } from '../../core/game';
 import { levels, type GlowLevel } from './levels';
 
 export type { GlowLevel } from './levels';
 
-const GAP = 0, PLAIN = 1, STAR = 2, SEALED = 3;
+const GAP = 0,
+  PLAIN = 1,
+  STAR = 2,
+  SEALED = 3;
 
 interface Layout {
   readonly w: number;
@@ -33,13 +46,16 @@ export interface GlowState {
 function loadLevel(level: GlowLevel): GlowState {
   const m = parseMap(level.map);
   const { width: w, height: h } = m;
-  const kinds = new Uint8Array(w * h), lit = new Uint8Array(w * h);
+  const kinds = new Uint8Array(w * h),
+    lit = new Uint8Array(w * h);
   let lamps = 0;
   for (let y = 0; y < h; y++) {
     for (let x = 0; x < w; x++) {
-      const ch = m.at(x, y), lower = ch.toLowerCase();
+      const ch = m.at(x, y),
+        lower = ch.toLowerCase();
       const kind = lower === 'o' ? PLAIN : lower === 's' ? STAR : lower === 'x' ? SEALED : GAP;
-      if (kind === GAP && ch !== '.' && ch !== ' ') throw new Error(`glow map has "${ch}" at column ${x + 1}, row ${y + 1}: use . o O s S x X.`);
+      if (kind === GAP && ch !== '.' && ch !== ' ')
+        throw new Error(`glow map has "${ch}" at column ${x + 1}, row ${y + 1}: use . o O s S x X.`);
       kinds[y * w + x] = kind;
       if (kind !== GAP) lamps++;
       lit[y * w + x] = kind !== GAP && ch !== lower ? 1 : 0;
@@ -49,7 +65,8 @@ function loadLevel(level: GlowLevel): GlowState {
   const b = board(w, h, cell, 7);
   const targets: [number, number][] = [];
   for (let i = 0; i < w * h; i++) {
-    if (kinds[i] === PLAIN || kinds[i] === STAR) targets.push([b.x0 + (i % w) * cell + (cell >> 1), b.y0 + Math.floor(i / w) * cell + (cell >> 1)]);
+    if (kinds[i] === PLAIN || kinds[i] === STAR)
+      targets.push([b.x0 + (i % w) * cell + (cell >> 1), b.y0 + Math.floor(i / w) * cell + (cell >> 1)]);
   }
   return { layout: { w, h, kinds, lamps, board: b, targets }, lit, charges: level.charges, maxCharges: level.charges };
 }
@@ -71,16 +88,28 @@ export const glow = defineGame<GlowState, GlowLevel>({
     const { w, h, kinds, board: b } = s.layout;
     const i = boardCellAt(b, input.x!, input.y!);
     if (i < 0 || (kinds[i] !== PLAIN && kinds[i] !== STAR)) return s;
-    const x = i % w, y = (i - x) / w;
+    const x = i % w,
+      y = (i - x) / w;
     const lit = s.lit.slice();
     lit[i] ^= 1;
     if (kinds[i] === PLAIN) {
-      flip(lit, kinds, w, h, x - 1, y); flip(lit, kinds, w, h, x + 1, y);
-      flip(lit, kinds, w, h, x, y - 1); flip(lit, kinds, w, h, x, y + 1);
+      flip(lit, kinds, w, h, x - 1, y);
+      flip(lit, kinds, w, h, x + 1, y);
+      flip(lit, kinds, w, h, x, y - 1);
+      flip(lit, kinds, w, h, x, y + 1);
     } else {
       // A star's light runs along its row and column until a gap stops it.
-      for (const [dx, dy] of [[1, 0], [-1, 0], [0, 1], [0, -1]]) {
-        for (let cx = x + dx, cy = y + dy; cx >= 0 && cy >= 0 && cx < w && cy < h && kinds[cy * w + cx] !== GAP; cx += dx, cy += dy) {
+      for (const [dx, dy] of [
+        [1, 0],
+        [-1, 0],
+        [0, 1],
+        [0, -1],
+      ]) {
+        for (
+          let cx = x + dx, cy = y + dy;
+          cx >= 0 && cy >= 0 && cx < w && cy < h && kinds[cy * w + cx] !== GAP;
+          cx += dx, cy += dy
+        ) {
           lit[cy * w + cx] ^= 1;
         }
       }
@@ -101,14 +130,23 @@ export const glow = defineGame<GlowState, GlowLevel>({
     const c = b.cell;
     for (let y = 0; y < h; y++) {
       for (let x = 0; x < w; x++) {
-        const i = y * w + x, kind = kinds[i];
+        const i = y * w + x,
+          kind = kinds[i];
         if (kind === GAP) continue;
-        const px = b.x0 + x * c, py = b.y0 + y * c;
+        const px = b.x0 + x * c,
+          py = b.y0 + y * c;
         const on = s.lit[i] === 1;
         // Sealed lamps have a thick grey rim, clickable ones a thin one.
         fillRect(frame, px, py, c - 1, c - 1, kind === SEALED ? Colour.grey : on ? Colour.orange : Colour.darkGrey);
         const inset = kind === SEALED ? 2 : 1;
-        fillRect(frame, px + inset, py + inset, c - 1 - 2 * inset, c - 1 - 2 * inset, on ? Colour.yellow : Colour.charcoal);
+        fillRect(
+          frame,
+          px + inset,
+          py + inset,
+          c - 1 - 2 * inset,
+          c - 1 - 2 * inset,
+          on ? Colour.yellow : Colour.charcoal,
+        );
         if (kind === STAR) {
           // A star's mark: a cross through the lamp, the lines its light travels.
           const mid = (c - 1) >> 1;

@@ -3,14 +3,26 @@ import { advance, createRun, type Run } from '../../core/game';
 import { glow, type GlowLevel, type GlowState } from './game';
 
 function level(map: string, charges = 5): Run<GlowState> {
-  return createRun({ ...glow, levels: [{ map, charges }, { map, charges }] as GlowLevel[] }, { level: 0 });
+  return createRun(
+    {
+      ...glow,
+      levels: [
+        { map, charges },
+        { map, charges },
+      ] as GlowLevel[],
+    },
+    { level: 0 },
+  );
 }
 /** Clicks the lamp at board cell (x, y). */
 function click(run: Run<GlowState>, x: number, y: number): Run<GlowState> {
   const b = run.current.layout.board;
   return advance(run, { action: 'ACTION6', x: b.x0 + x * b.cell + 2, y: b.y0 + y * b.cell + 2 });
 }
-const litMap = (s: GlowState) => Array.from({ length: s.layout.h }, (_, y) => Array.from({ length: s.layout.w }, (_, x) => s.lit[y * s.layout.w + x]).join('')).join('/');
+const litMap = (s: GlowState) =>
+  Array.from({ length: s.layout.h }, (_, y) =>
+    Array.from({ length: s.layout.w }, (_, x) => s.lit[y * s.layout.w + x]).join(''),
+  ).join('/');
 
 describe('glow mechanics', () => {
   it('a plain lamp flips itself and its four neighbours', () => {

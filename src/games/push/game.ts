@@ -5,15 +5,28 @@
  * is over.
  */
 import {
-  Colour, board, defineGame, drawBar, fillRect, parseMap, strokeRect, type ActionId, type Board, type Frame,
+  Colour,
+  board,
+  defineGame,
+  drawBar,
+  fillRect,
+  parseMap,
+  strokeRect,
+  type ActionId,
+  type Board,
+  type Frame,
 } from '../../core/game';
 import { levels, type PushLevel } from './levels';
 
 export type { PushLevel } from './levels';
 
-const FLOOR = 0, WALL = 1, ICE = 2, VOID = 3;
+const FLOOR = 0,
+  WALL = 1,
+  ICE = 2,
+  VOID = 3;
 /** Up, down, left, right: ACTION1-ACTION4. */
-const DX = [0, 0, -1, 1], DY = [-1, 1, 0, 0];
+const DX = [0, 0, -1, 1],
+  DY = [-1, 1, 0, 0];
 
 /** What never changes within a level, shared by all its states. */
 interface Layout {
@@ -45,7 +58,9 @@ function blockCells(blocks: Uint8Array): number[] {
 function loadLevel(level: PushLevel): PushState {
   const m = parseMap(level.map);
   const { width: w, height: h } = m;
-  const tiles = new Uint8Array(w * h), targets = new Uint8Array(w * h), blocks = new Uint8Array(w * h);
+  const tiles = new Uint8Array(w * h),
+    targets = new Uint8Array(w * h),
+    blocks = new Uint8Array(w * h);
   let agent = -1;
   for (let y = 0; y < h; y++) {
     for (let x = 0; x < w; x++) {
@@ -55,7 +70,8 @@ function loadLevel(level: PushLevel): PushState {
       if (ch === 'o' || ch === '*' || ch === '+') targets[i] = 1;
       if (ch === 'b' || ch === '*' || ch === '%') blocks[i] = 1;
       if (ch === '@' || ch === '+') agent = i;
-      if (!'#.~@bo*+% '.includes(ch)) throw new Error(`push map has "${ch}" at column ${x + 1}, row ${y + 1}: use # . ~ @ b o * + % or space.`);
+      if (!'#.~@bo*+% '.includes(ch))
+        throw new Error(`push map has "${ch}" at column ${x + 1}, row ${y + 1}: use # . ~ @ b o * + % or space.`);
     }
   }
   if (agent < 0) throw new Error('push map has no agent "@".');
@@ -63,7 +79,11 @@ function loadLevel(level: PushLevel): PushState {
   const cell = Math.min(7, Math.floor(64 / w), Math.floor(58 / h));
   return {
     layout: { w, h, tiles, targets, targetCount, board: board(w, h, cell, 6) },
-    blocks, agent, facing: 3, energy: level.energy, maxEnergy: level.energy,
+    blocks,
+    agent,
+    facing: 3,
+    energy: level.energy,
+    maxEnergy: level.energy,
   };
 }
 
@@ -95,25 +115,33 @@ export const push = defineGame<PushState, PushLevel>({
   step(s, input, ctx) {
     const { w } = s.layout;
     const energy = s.energy - 1;
-    const ax = s.agent % w, ay = (s.agent - ax) / w;
+    const ax = s.agent % w,
+      ay = (s.agent - ax) / w;
     if (input.action === 'ACTION5') {
       // Pull: step back from the faced block, bringing it along. Pulling never slides.
       const d = s.facing;
-      const bx = ax + DX[d], by = ay + DY[d], tx = ax - DX[d], ty = ay - DY[d];
+      const bx = ax + DX[d],
+        by = ay + DY[d],
+        tx = ax - DX[d],
+        ty = ay - DY[d];
       const bi = by * w + bx;
-      if (bx < 0 || by < 0 || bx >= w || by >= s.layout.h || !s.blocks[bi] || !open(s, s.blocks, tx, ty)) return { ...s, energy };
+      if (bx < 0 || by < 0 || bx >= w || by >= s.layout.h || !s.blocks[bi] || !open(s, s.blocks, tx, ty))
+        return { ...s, energy };
       const blocks = s.blocks.slice();
       blocks[bi] = 0;
       blocks[s.agent] = 1;
       return { ...s, blocks, agent: ty * w + tx, energy };
     }
     const d = input.action === 'ACTION1' ? 0 : input.action === 'ACTION2' ? 1 : input.action === 'ACTION3' ? 2 : 3;
-    const dx = DX[d], dy = DY[d];
-    let nx = ax + dx, ny = ay + dy;
+    const dx = DX[d],
+      dy = DY[d];
+    let nx = ax + dx,
+      ny = ay + dy;
     let blocks = s.blocks;
     if (nx >= 0 && ny >= 0 && nx < w && ny < s.layout.h && s.blocks[ny * w + nx]) {
       // Push: the block moves one cell, then keeps sliding while it stands on ice.
-      let bx = nx + dx, by = ny + dy;
+      let bx = nx + dx,
+        by = ny + dy;
       if (!open(s, s.blocks, bx, by)) return { ...s, facing: d, energy };
       blocks = s.blocks.slice();
       blocks[ny * w + nx] = 0;
@@ -121,7 +149,8 @@ export const push = defineGame<PushState, PushLevel>({
       while (s.layout.tiles[by * w + bx] === ICE && open(s, blocks, bx + dx, by + dy)) {
         ctx.animate({ ...s, blocks: blocks.slice(), agent: ny * w + nx, facing: d, energy });
         blocks[by * w + bx] = 0;
-        bx += dx; by += dy;
+        bx += dx;
+        by += dy;
         blocks[by * w + bx] = 1;
       }
     } else if (!open(s, blocks, nx, ny)) {
@@ -130,7 +159,8 @@ export const push = defineGame<PushState, PushLevel>({
     // The agent slides on ice too.
     while (s.layout.tiles[ny * w + nx] === ICE && open(s, blocks, nx + dx, ny + dy)) {
       ctx.animate({ ...s, blocks, agent: ny * w + nx, facing: d, energy });
-      nx += dx; ny += dy;
+      nx += dx;
+      ny += dy;
     }
     return { ...s, blocks, agent: ny * w + nx, facing: d, energy };
   },
@@ -145,7 +175,9 @@ export const push = defineGame<PushState, PushLevel>({
     const c = b.cell;
     for (let y = 0; y < h; y++) {
       for (let x = 0; x < w; x++) {
-        const i = y * w + x, px = b.x0 + x * c, py = b.y0 + y * c;
+        const i = y * w + x,
+          px = b.x0 + x * c,
+          py = b.y0 + y * c;
         const t = tiles[i];
         if (t === VOID) continue;
         fillRect(frame, px, py, c, c, t === WALL ? Colour.grey : t === ICE ? Colour.lightBlue : Colour.white);
@@ -157,8 +189,10 @@ export const push = defineGame<PushState, PushLevel>({
         }
       }
     }
-    const ax = s.agent % w, ay = (s.agent - ax) / w;
-    const px = b.x0 + ax * c, py = b.y0 + ay * c;
+    const ax = s.agent % w,
+      ay = (s.agent - ax) / w;
+    const px = b.x0 + ax * c,
+      py = b.y0 + ay * c;
     fillRect(frame, px + 1, py + 1, c - 2, c - 2, Colour.orange);
     // The eye shows which way the agent faces: the block it would pull.
     const mid = Math.floor(c / 2) - 1;

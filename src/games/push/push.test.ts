@@ -3,7 +3,13 @@ import { advance, createRun, parseActions, step, type Run } from '../../core/gam
 import { push, type PushLevel, type PushState } from './game';
 
 function level(map: string, energy = 20): Run<PushState> {
-  const game = { ...push, levels: [{ map, energy }, { map, energy }] as PushLevel[] };
+  const game = {
+    ...push,
+    levels: [
+      { map, energy },
+      { map, energy },
+    ] as PushLevel[],
+  };
   return createRun(game, { level: 0 });
 }
 const play = (run: Run<PushState>, actions: string) => parseActions(actions).reduce(advance, run);
@@ -45,10 +51,13 @@ describe('push mechanics', () => {
   });
 
   it('runs out of energy into GAME_OVER; undo gives energy back', () => {
-    const run = level(`
+    const run = level(
+      `
       #######
       #@.b.o#
-      #######`, 3);
+      #######`,
+      3,
+    );
     const two = play(run, 'ACTION3,ACTION3');
     expect(two.current.energy).toBe(1);
     expect(play(two, 'ACTION7').current.energy).toBe(2);

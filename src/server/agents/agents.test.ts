@@ -28,7 +28,11 @@ const PUSH = versionedGameId(games.push);
 const VC33 = 'vc33-5430563c';
 
 let server: { url: string; close: () => Promise<void> };
-const previous = { dist: process.env.ARC_STUDIO_DIST, token: process.env.ARC_STUDIO_ADMIN_TOKEN, py: process.env.ARC_STUDIO_PYTHONPATH };
+const previous = {
+  dist: process.env.ARC_STUDIO_DIST,
+  token: process.env.ARC_STUDIO_ADMIN_TOKEN,
+  py: process.env.ARC_STUDIO_PYTHONPATH,
+};
 
 beforeAll(async () => {
   process.env.ARC_STUDIO_DIST = dist;
@@ -36,14 +40,23 @@ beforeAll(async () => {
   process.env.ARC_STUDIO_PYTHONPATH = path.join(VENDOR, 'python');
   seedDataDir(path.join(dir, 'data'));
   server = await startServer({
-    port: 0, host: '127.0.0.1', dataDir: path.join(dir, 'data'), tasks: [], databaseUrl: '',
-    arc3Games: [path.join(VENDOR, 'environment_files')], log: () => {},
+    port: 0,
+    host: '127.0.0.1',
+    dataDir: path.join(dir, 'data'),
+    tasks: [],
+    databaseUrl: '',
+    arc3Games: [path.join(VENDOR, 'environment_files')],
+    log: () => {},
   });
 }, 120_000);
 
 afterAll(async () => {
   await server?.close();
-  for (const [k, v] of [['ARC_STUDIO_DIST', previous.dist], ['ARC_STUDIO_ADMIN_TOKEN', previous.token], ['ARC_STUDIO_PYTHONPATH', previous.py]] as const) {
+  for (const [k, v] of [
+    ['ARC_STUDIO_DIST', previous.dist],
+    ['ARC_STUDIO_ADMIN_TOKEN', previous.token],
+    ['ARC_STUDIO_PYTHONPATH', previous.py],
+  ] as const) {
     if (v === undefined) delete process.env[k];
     else process.env[k] = v;
   }
@@ -51,29 +64,62 @@ afterAll(async () => {
 });
 
 const admin = { Authorization: `Bearer ${ADMIN}`, 'Content-Type': 'application/json' };
-const post = (url: string, body: unknown, key: string | null = ADMIN) => fetch(`${server.url}${url}`, {
-  method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body),
-  headers: { 'Content-Type': 'application/json', ...(key ? { 'X-API-Key': key } : {}) },
-});
+const post = (url: string, body: unknown, key: string | null = ADMIN) =>
+  fetch(`${server.url}${url}`, {
+    method: 'POST',
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+    headers: { 'Content-Type': 'application/json', ...(key ? { 'X-API-Key': key } : {}) },
+  });
 
 async function issueKey(name: string): Promise<{ id: string; key: string }> {
-  const r = await fetch(`${server.url}/api/admin/agent-keys`, { method: 'POST', headers: admin, body: JSON.stringify({ name }) });
+  const r = await fetch(`${server.url}/api/admin/agent-keys`, {
+    method: 'POST',
+    headers: admin,
+    body: JSON.stringify({ name }),
+  });
   expect(r.status).toBe(201);
   return (await r.json()) as { id: string; key: string };
 }
 
-interface ToolkitStep { game: string; label: string; state: string; levels_completed: number; win_levels: number; full_reset: boolean; available_actions: number[]; frames: number; shape: number[] | null; guid: string }
-interface EnvScore { id: string; score: number; actions: number; levels_completed: number; runs: { score: number; level_scores: number[]; level_actions: number[]; message?: string }[] }
+interface ToolkitStep {
+  game: string;
+  label: string;
+  state: string;
+  levels_completed: number;
+  win_levels: number;
+  full_reset: boolean;
+  available_actions: number[];
+  frames: number;
+  shape: number[] | null;
+  guid: string;
+}
+interface EnvScore {
+  id: string;
+  score: number;
+  actions: number;
+  levels_completed: number;
+  runs: { score: number; level_scores: number[]; level_actions: number[]; message?: string }[];
+}
 
 describe('the official toolkit in ONLINE mode', () => {
   it('lists the games, plays a built-in and an arcengine game, and closes a scorecard scored by ARC Studio', async () => {
     const { key } = await issueKey('toolkit test agent');
     const recordings = path.join(dir, 'recordings');
-    const { stdout } = await promisify(execFile)('python3', [
-      path.join(__dirname, 'toolkit_client.py'), server.url, key, PUSH, solutions.push[0], VC33, recordings,
-    ], { env: { ...process.env, PYTHONPATH: path.join(VENDOR, 'python') }, timeout: 120_000 });
-    const out = JSON.parse(stdout.trim().split('\n').pop()!) as { games: string[]; steps: ToolkitStep[]; card_id: string; live_score: number; scorecard: { score: number; environments: EnvScore[]; total_actions: number } };
-    expect(out.games).toEqual(expect.arrayContaining([PUSH, versionedGameId(games.glow), 'ls20-9607627b', 'ft09-0d8bbf25', VC33]));
+    const { stdout } = await promisify(execFile)(
+      'python3',
+      [path.join(__dirname, 'toolkit_client.py'), server.url, key, PUSH, solutions.push[0], VC33, recordings],
+      { env: { ...process.env, PYTHONPATH: path.join(VENDOR, 'python') }, timeout: 120_000 },
+    );
+    const out = JSON.parse(stdout.trim().split('\n').pop()!) as {
+      games: string[];
+      steps: ToolkitStep[];
+      card_id: string;
+      live_score: number;
+      scorecard: { score: number; environments: EnvScore[]; total_actions: number };
+    };
+    expect(out.games).toEqual(
+      expect.arrayContaining([PUSH, versionedGameId(games.glow), 'ls20-9607627b', 'ft09-0d8bbf25', VC33]),
+    );
 
     const push = out.steps.filter((s) => s.game === PUSH);
     const moves = solutions.push[0].split(',').length;
@@ -87,7 +133,11 @@ describe('the official toolkit in ONLINE mode', () => {
 
     const vc = out.steps.filter((s) => s.game === VC33);
     expect(vc.map((s) => [s.label, s.levels_completed, s.full_reset])).toEqual([
-      ['RESET', 0, true], ['ACTION6', 0, false], ['ACTION6', 0, false], ['ACTION6', 1, false], ['RESET', 0, true],
+      ['RESET', 0, true],
+      ['ACTION6', 0, false],
+      ['ACTION6', 0, false],
+      ['ACTION6', 1, false],
+      ['RESET', 0, true],
     ]);
     expect(vc[0].available_actions).toEqual([6]);
     expect(vc[3].shape).toEqual([64, 64]);
@@ -97,14 +147,16 @@ describe('the official toolkit in ONLINE mode', () => {
     const files = readdirSync(path.join(recordings, out.card_id));
     const vcFile = files.find((f) => f.startsWith(VC33))!;
     const read = readRecording(readFileSync(path.join(recordings, out.card_id, vcFile), 'utf8'));
-    const baselines = parseBaselines(readFileSync(path.join(VENDOR, 'environment_files/vc33/5430563c/metadata.json'), 'utf8'));
+    const baselines = parseBaselines(
+      readFileSync(path.join(VENDOR, 'environment_files/vc33/5430563c/metadata.json'), 'utf8'),
+    );
     const expected = scoreRuns(recordingAgentRuns(read, vcFile), baselines, 'toolkit-2026-04');
     const vcCard = card.environments.find((e) => e.id === VC33)!;
     expect(vcCard.runs).toHaveLength(2);
     expect(vcCard.runs[0].level_actions.slice(0, 1)).toEqual([3]);
     expect(vcCard.score).toBeCloseTo(expected.games[0].score * 100, 10);
     expect(vcCard.runs[0].level_scores[0]).toBeCloseTo(115, 10);
-    expect(vcCard.score).toBeCloseTo(Math.min(115 * 1 / 28, 100 / 28), 10);
+    expect(vcCard.score).toBeCloseTo(Math.min((115 * 1) / 28, 100 / 28), 10);
     const pushCard = card.environments.find((e) => e.id === PUSH)!;
     expect(pushCard.levels_completed).toBe(1);
     expect(pushCard.actions).toBe(moves);
@@ -141,19 +193,32 @@ describe('refusals', () => {
     const del = await fetch(`${server.url}/api/admin/agent-keys/${id}`, { method: 'DELETE', headers: admin });
     expect(del.status).toBe(200);
     expect((await fetch(`${server.url}/api/games`, { headers: { 'X-API-Key': key } })).status).toBe(401);
-    const list = (await (await fetch(`${server.url}/api/admin/agent-keys`, { headers: admin })).json()) as { keys: { id: string; revokedAt: number | null; key?: string }[] };
+    const list = (await (await fetch(`${server.url}/api/admin/agent-keys`, { headers: admin })).json()) as {
+      keys: { id: string; revokedAt: number | null; key?: string }[];
+    };
     expect(list.keys.find((k) => k.id === id)?.revokedAt).toBeTypeOf('number');
     expect(JSON.stringify(list)).not.toContain(key);
     // Agent keys do not open the researcher routes.
-    expect((await fetch(`${server.url}/api/admin/agent-keys`, { headers: { Authorization: `Bearer ${key}` } })).status).toBe(403);
+    expect(
+      (await fetch(`${server.url}/api/admin/agent-keys`, { headers: { Authorization: `Bearer ${key}` } })).status,
+    ).toBe(403);
   });
 
   it('x and y out of range get a message, and actions follow the official rules', async () => {
     const card = (await (await post('/api/scorecard/open', { tags: ['rules'] })).json()) as { card_id: string };
-    const reset = (await (await post('/api/cmd/RESET', { game_id: VC33, card_id: card.card_id })).json()) as { guid: string; full_reset: boolean; frame: number[][][] };
+    const reset = (await (await post('/api/cmd/RESET', { game_id: VC33, card_id: card.card_id })).json()) as {
+      guid: string;
+      full_reset: boolean;
+      frame: number[][][];
+    };
     expect(reset.full_reset).toBe(true);
     expect(reset.frame[0]).toHaveLength(64);
-    for (const [x, y, what] of [[64, 0, 'x must be from 0 to 63'], [3, -1, 'y must be from 0 to 63'], [1.5, 2, 'x must be a whole number'], ['a', 2, 'x must be a number']] as const) {
+    for (const [x, y, what] of [
+      [64, 0, 'x must be from 0 to 63'],
+      [3, -1, 'y must be from 0 to 63'],
+      [1.5, 2, 'x must be a whole number'],
+      ['a', 2, 'x must be a number'],
+    ] as const) {
       const r = await post('/api/cmd/ACTION6', { game_id: VC33, guid: reset.guid, x, y });
       expect(r.status).toBe(400);
       expect(((await r.json()) as { message: string }).message).toContain(what);
@@ -162,14 +227,24 @@ describe('refusals', () => {
     expect(((await noXY.json()) as { message: string }).message).toContain('needs "x" and "y"');
 
     // Built-in game: an action outside available_actions is counted and changes nothing (official rule).
-    const p = (await (await post('/api/cmd/RESET', { game_id: PUSH, card_id: card.card_id })).json()) as { guid: string; available_actions: number[]; frame: number[][][] };
+    const p = (await (await post('/api/cmd/RESET', { game_id: PUSH, card_id: card.card_id })).json()) as {
+      guid: string;
+      available_actions: number[];
+      frame: number[][][];
+    };
     expect(p.available_actions).not.toContain(6);
     const click = await post('/api/cmd/ACTION6', { game_id: PUSH, guid: p.guid, x: 1, y: 1 });
     expect(click.status).toBe(200);
-    const clicked = (await click.json()) as { frame: number[][][]; full_reset: boolean; action_input: { id: number; data: { x: number } } };
+    const clicked = (await click.json()) as {
+      frame: number[][][];
+      full_reset: boolean;
+      action_input: { id: number; data: { x: number } };
+    };
     expect(clicked.frame).toEqual(p.frame);
     expect(clicked.action_input).toMatchObject({ id: 6, data: { x: 1 } });
-    const raw = (await (await fetch(`${server.url}/api/scorecard/${card.card_id}/${PUSH}`, { headers: { 'X-API-Key': ADMIN } })).json()) as { cards: Record<string, { actions: number[] }> };
+    const raw = (await (
+      await fetch(`${server.url}/api/scorecard/${card.card_id}/${PUSH}`, { headers: { 'X-API-Key': ADMIN } })
+    ).json()) as { cards: Record<string, { actions: number[] }> };
     expect(raw.cards[PUSH].actions).toEqual([1]);
     // An action without a guid, or with an unknown one.
     expect((await post('/api/cmd/ACTION1', { game_id: PUSH })).status).toBe(400);
@@ -177,7 +252,16 @@ describe('refusals', () => {
   });
 
   it('garbage bodies are a 400 with a message, and the server keeps serving', async () => {
-    const bodies = ['not json', '[]', 'null', '{"game_id": 5}', '{"game_id": ""}', JSON.stringify({ game_id: PUSH, reasoning: 'x'.repeat(20_000) }), '{"game_id":"a\\u0000b"}', '{'.repeat(5000)];
+    const bodies = [
+      'not json',
+      '[]',
+      'null',
+      '{"game_id": 5}',
+      '{"game_id": ""}',
+      JSON.stringify({ game_id: PUSH, reasoning: 'x'.repeat(20_000) }),
+      '{"game_id":"a\\u0000b"}',
+      '{'.repeat(5000),
+    ];
     for (const b of bodies) {
       const r = await post('/api/cmd/RESET', b);
       expect(r.status, b.slice(0, 40)).toBe(400);
@@ -189,7 +273,11 @@ describe('refusals', () => {
     expect((await post('/api/scorecard/close', { card_id: 'nope' })).status).toBe(404);
     expect((await post('/api/scorecard/open', { tags: 'x' })).status).toBe(400);
     // Tags the service refuses are answered with their reason, never a server error.
-    for (const [tags, status, words] of [[['study:nope'], 404, 'no study "nope"'], [['study:a', 'study:b'], 400, 'one study'], [['preset:nope'], 400, 'unknown preset']] as const) {
+    for (const [tags, status, words] of [
+      [['study:nope'], 404, 'no study "nope"'],
+      [['study:a', 'study:b'], 400, 'one study'],
+      [['preset:nope'], 400, 'unknown preset'],
+    ] as const) {
       const r = await post('/api/scorecard/open', { tags });
       expect(r.status, tags.join(' ')).toBe(status);
       expect(((await r.json()) as { message: string }).message).toContain(words);
@@ -199,12 +287,21 @@ describe('refusals', () => {
 
   it('commands answered directly and through the framework (a query string) answer alike, security headers included', async () => {
     const card = (await (await post('/api/scorecard/open', {})).json()) as { card_id: string };
-    const bodies = ['not json', '{"game_id": 5}', JSON.stringify({ game_id: 'push', card_id: card.card_id }), JSON.stringify({ game_id: PUSH, pad: 'x'.repeat(200_000) })];
+    const bodies = [
+      'not json',
+      '{"game_id": 5}',
+      JSON.stringify({ game_id: 'push', card_id: card.card_id }),
+      JSON.stringify({ game_id: PUSH, pad: 'x'.repeat(200_000) }),
+    ];
     for (const b of bodies) {
-      const [direct, framework] = await Promise.all([post('/api/cmd/RESET', b), post('/api/cmd/RESET?via=framework', b)]);
+      const [direct, framework] = await Promise.all([
+        post('/api/cmd/RESET', b),
+        post('/api/cmd/RESET?via=framework', b),
+      ]);
       expect(direct.status, b.slice(0, 40)).toBe(framework.status);
       expect(await direct.json()).toEqual(await framework.json());
-      for (const h of ['content-security-policy', 'x-frame-options', 'x-content-type-options', 'referrer-policy']) expect(direct.headers.get(h), h).toBe(framework.headers.get(h));
+      for (const h of ['content-security-policy', 'x-frame-options', 'x-content-type-options', 'referrer-policy'])
+        expect(direct.headers.get(h), h).toBe(framework.headers.get(h));
     }
     // Without a key, or with a body sent in chunks past the limit (no Content-Length to refuse it by).
     expect((await post('/api/cmd/RESET', {}, null)).status).toBe(401);
@@ -214,7 +311,12 @@ describe('refusals', () => {
         c.close();
       },
     });
-    const r = await fetch(`${server.url}/api/cmd/ACTION1`, { method: 'POST', body: chunked, duplex: 'half', headers: { 'X-API-Key': ADMIN } } as RequestInit);
+    const r = await fetch(`${server.url}/api/cmd/ACTION1`, {
+      method: 'POST',
+      body: chunked,
+      duplex: 'half',
+      headers: { 'X-API-Key': ADMIN },
+    } as RequestInit);
     expect(r.status).toBe(413);
     const played = await post('/api/cmd/RESET', { game_id: PUSH, card_id: card.card_id });
     expect(played.status).toBe(200);

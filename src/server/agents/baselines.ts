@@ -12,7 +12,14 @@
  * of an arcengine game's metadata. A game none of them has scores 0, as the official scorer does.
  */
 import type { StudyResults } from '../../core/analysis/results';
-import { BASELINE_PRESET_NAMES, isScoringPreset, type BaselinePresetName, type Baselines, type GameBaselines, type ScoringPresetName } from '../../core/scoring';
+import {
+  BASELINE_PRESET_NAMES,
+  isScoringPreset,
+  type BaselinePresetName,
+  type Baselines,
+  type GameBaselines,
+  type ScoringPresetName,
+} from '../../core/scoring';
 
 export const STUDY_TAG = 'study:';
 export const PRESET_TAG = 'preset:';
@@ -27,10 +34,18 @@ export interface CardOptions {
 export function cardOptions(tags: readonly string[]): CardOptions | { problem: string } {
   const studies = [...new Set(tags.filter((t) => t.startsWith(STUDY_TAG)).map((t) => t.slice(STUDY_TAG.length)))];
   const presets = [...new Set(tags.filter((t) => t.startsWith(PRESET_TAG)).map((t) => t.slice(PRESET_TAG.length)))];
-  if (studies.length > 1) return { problem: `a scorecard belongs to one study, and the tags name ${studies.map((s) => `"${s}"`).join(' and ')}; keep one "study:<id>" tag` };
-  if (studies[0] === '') return { problem: 'the tag "study:" names no study; write "study:<id>" with the id the studio shows' };
-  if (presets.length > 1) return { problem: `the tags name the presets ${presets.join(' and ')}; keep one "preset:" tag` };
-  if (presets.length && !isScoringPreset(presets[0])) return { problem: `unknown preset "${presets[0]}" in tag "preset:${presets[0]}"; use preset:toolkit-2026-04 or preset:paper` };
+  if (studies.length > 1)
+    return {
+      problem: `a scorecard belongs to one study, and the tags name ${studies.map((s) => `"${s}"`).join(' and ')}; keep one "study:<id>" tag`,
+    };
+  if (studies[0] === '')
+    return { problem: 'the tag "study:" names no study; write "study:<id>" with the id the studio shows' };
+  if (presets.length > 1)
+    return { problem: `the tags name the presets ${presets.join(' and ')}; keep one "preset:" tag` };
+  if (presets.length && !isScoringPreset(presets[0]))
+    return {
+      problem: `unknown preset "${presets[0]}" in tag "preset:${presets[0]}"; use preset:toolkit-2026-04 or preset:paper`,
+    };
   return { study: studies[0] ?? null, preset: (presets[0] as ScoringPresetName | undefined) ?? null };
 }
 
@@ -46,10 +61,16 @@ export function studyBaselines(results: StudyResults): Baselines {
     if (g.version === null || (players[g.version] ?? -1) >= g.participants) continue;
     players[g.version] = g.participants;
     games[g.version] = {
-      participants: g.participants, version: g.version,
+      participants: g.participants,
+      version: g.version,
       levels: g.levels.map((l) => ({
-        level: l.level, reached: l.reached, completers: l.completed,
-        baseline: Object.fromEntries(BASELINE_PRESET_NAMES.map((n) => [n, l.baselines[n].value])) as Record<BaselinePresetName, number | null>,
+        level: l.level,
+        reached: l.reached,
+        completers: l.completed,
+        baseline: Object.fromEntries(BASELINE_PRESET_NAMES.map((n) => [n, l.baselines[n].value])) as Record<
+          BaselinePresetName,
+          number | null
+        >,
       })),
     };
   }

@@ -20,14 +20,23 @@ const KEY_HEADER = API_KEY_HEADER.toLowerCase();
  * A request handler that answers the protocol's commands and returns false for every other
  * request. `headers` go on every answer (the server's security headers).
  */
-export function directCommands(service: AgentService, headers: Readonly<Record<string, string>>, log: (message: string) => void): (req: IncomingMessage, res: ServerResponse) => boolean {
+export function directCommands(
+  service: AgentService,
+  headers: Readonly<Record<string, string>>,
+  log: (message: string) => void,
+): (req: IncomingMessage, res: ServerResponse) => boolean {
   return (req, res) => {
     if (req.method !== 'POST') return false;
     const m = COMMAND_PATH.exec(req.url ?? '');
     if (!m) return false;
     const send = (r: CommandReply) => {
       if (res.headersSent || res.destroyed) return;
-      res.writeHead(r.status, { ...headers, ...r.headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(r.json) });
+      res.writeHead(r.status, {
+        ...headers,
+        ...r.headers,
+        'Content-Type': 'application/json',
+        'Content-Length': Buffer.byteLength(r.json),
+      });
       res.end(r.json);
     };
     const tooLarge = () => send({ status: 413, json: JSON.stringify(TOO_LARGE) });
@@ -46,7 +55,12 @@ export function directCommands(service: AgentService, headers: Readonly<Record<s
     });
     req.on('end', () => {
       if (size > MAX_BODY) return;
-      runCommand(service, m[1] as GameAction, Array.isArray(key) ? key[0] : key, Buffer.concat(chunks).toString('utf8')).then(send, (e: Error) => {
+      runCommand(
+        service,
+        m[1] as GameAction,
+        Array.isArray(key) ? key[0] : key,
+        Buffer.concat(chunks).toString('utf8'),
+      ).then(send, (e: Error) => {
         if (databaseUnavailable(e)) return send(DATABASE_UNAVAILABLE);
         log(`POST ${req.url} failed: ${e.stack ?? e.message}`);
         send(FAILED);

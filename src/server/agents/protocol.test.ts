@@ -7,11 +7,18 @@ import { describe, expect, it } from 'vitest';
 import { frameJson, type ProtocolFrame } from './protocol';
 
 const head: Omit<ProtocolFrame, 'frame'> = {
-  game_id: 'push-7ddd58ea3060', guid: 'g-1', state: 'NOT_FINISHED', levels_completed: 2, win_levels: 6,
-  available_actions: [1, 2, 3, 4, 7], full_reset: false, action_input: { id: 4, data: { game_id: 'push-7ddd58ea3060' }, reasoning: { why: 'a "quoted" note' } },
+  game_id: 'push-7ddd58ea3060',
+  guid: 'g-1',
+  state: 'NOT_FINISHED',
+  levels_completed: 2,
+  win_levels: 6,
+  available_actions: [1, 2, 3, 4, 7],
+  full_reset: false,
+  action_input: { id: 4, data: { game_id: 'push-7ddd58ea3060' }, reasoning: { why: 'a "quoted" note' } },
 };
 
-const rows = (cells: Uint8Array, side: number) => Array.from({ length: side }, (_, y) => Array.from(cells.subarray(y * side, (y + 1) * side)));
+const rows = (cells: Uint8Array, side: number) =>
+  Array.from({ length: side }, (_, y) => Array.from(cells.subarray(y * side, (y + 1) * side)));
 
 describe('frameJson', () => {
   it('writes 64x64 frames of colours 0-15 exactly as JSON.stringify would', () => {
@@ -24,8 +31,14 @@ describe('frameJson', () => {
   it('writes every byte value, small and odd-sized grids, nested arrays, and no frame at all', () => {
     const all = Uint8Array.from({ length: 256 }, (_, i) => 255 - i);
     const small = Uint8Array.from([10, 0, 9, 100, 99, 101, 255, 1, 15]);
-    const nested = [[3, 12], [0, 7]];
-    expect(JSON.parse(frameJson(head, [all, small, nested]))).toEqual({ frame: [rows(all, 16), rows(small, 3), nested], ...head });
+    const nested = [
+      [3, 12],
+      [0, 7],
+    ];
+    expect(JSON.parse(frameJson(head, [all, small, nested]))).toEqual({
+      frame: [rows(all, 16), rows(small, 3), nested],
+      ...head,
+    });
     expect(frameJson(head, [])).toBe(JSON.stringify({ frame: [], ...head }));
   });
 

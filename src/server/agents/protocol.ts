@@ -15,24 +15,42 @@ export const MAX_BLOB_BYTES = 16 * 1024;
 
 /** The official error names (`arc_agi.models.APIError`), plus ARC Studio's for keys and limits. */
 export type ProtocolError =
-  | 'VALIDATION_ERROR' | 'GAME_NOT_AVAILABLE_ERROR' | 'SERVER_ERROR' | 'GAME_NOT_STARTED_ERROR'
-  | 'UNAUTHORIZED' | 'FORBIDDEN' | 'NOT_FOUND';
+  | 'VALIDATION_ERROR'
+  | 'GAME_NOT_AVAILABLE_ERROR'
+  | 'SERVER_ERROR'
+  | 'GAME_NOT_STARTED_ERROR'
+  | 'UNAUTHORIZED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND';
 
-const blob = (what: string) => z.unknown().refine((v) => v === undefined || Buffer.byteLength(JSON.stringify(v) ?? '', 'utf8') <= MAX_BLOB_BYTES, {
-  message: `${what} is larger than ${MAX_BLOB_BYTES} bytes of JSON; send a smaller one`,
-});
+const blob = (what: string) =>
+  z.unknown().refine((v) => v === undefined || Buffer.byteLength(JSON.stringify(v) ?? '', 'utf8') <= MAX_BLOB_BYTES, {
+    message: `${what} is larger than ${MAX_BLOB_BYTES} bytes of JSON; send a smaller one`,
+  });
 
-const id = (what: string) => z.string({ error: `${what} must be a string` }).min(1, `${what} must not be empty`).max(200, `${what} is longer than 200 characters`);
+const id = (what: string) =>
+  z
+    .string({ error: `${what} must be a string` })
+    .min(1, `${what} must not be empty`)
+    .max(200, `${what} is longer than 200 characters`);
 
 /** A coordinate of ACTION6: a whole number 0-63 (column x, row y, from the top left). */
-const coordinate = (axis: 'x' | 'y') => z.number({ error: `${axis} must be a number from 0 to 63` })
-  .int(`${axis} must be a whole number from 0 to 63`)
-  .min(0, `${axis} must be from 0 to 63 (0 is the ${axis === 'x' ? 'left column' : 'top row'})`)
-  .max(63, `${axis} must be from 0 to 63 (the frame is 64x64)`);
+const coordinate = (axis: 'x' | 'y') =>
+  z
+    .number({ error: `${axis} must be a number from 0 to 63` })
+    .int(`${axis} must be a whole number from 0 to 63`)
+    .min(0, `${axis} must be from 0 to 63 (0 is the ${axis === 'x' ? 'left column' : 'top row'})`)
+    .max(63, `${axis} must be from 0 to 63 (the frame is 64x64)`);
 
 export const OpenScorecardSchema = z.object({
-  tags: z.array(z.string().max(200, 'a tag is longer than 200 characters'), { error: 'tags must be a list of strings' }).max(50, 'at most 50 tags').optional(),
-  source_url: z.string({ error: 'source_url must be a string' }).max(2000, 'source_url is longer than 2,000 characters').nullish(),
+  tags: z
+    .array(z.string().max(200, 'a tag is longer than 200 characters'), { error: 'tags must be a list of strings' })
+    .max(50, 'at most 50 tags')
+    .optional(),
+  source_url: z
+    .string({ error: 'source_url must be a string' })
+    .max(2000, 'source_url is longer than 2,000 characters')
+    .nullish(),
   opaque: blob('opaque').optional(),
   competition_mode: z.unknown().optional(),
 });
@@ -52,11 +70,16 @@ export type Command = z.infer<typeof CommandSchema>;
 /** The coordinates of an ACTION6 command, or the message saying what is wrong with them. */
 export function clickOf(body: Command): { x: number; y: number } | { problem: string } {
   if (body.x === undefined || body.y === undefined || body.x === null || body.y === null) {
-    return { problem: 'ACTION6 needs "x" and "y", whole numbers from 0 to 63 (column and row of the 64x64 frame, from the top left)' };
+    return {
+      problem:
+        'ACTION6 needs "x" and "y", whole numbers from 0 to 63 (column and row of the 64x64 frame, from the top left)',
+    };
   }
   const x = coordinate('x').safeParse(body.x);
   const y = coordinate('y').safeParse(body.y);
-  const problems = [x, y].flatMap((r, i) => (r.success ? [] : [`${r.error.issues[0].message}, got ${JSON.stringify(i ? body.y : body.x)}`]));
+  const problems = [x, y].flatMap((r, i) =>
+    r.success ? [] : [`${r.error.issues[0].message}, got ${JSON.stringify(i ? body.y : body.x)}`],
+  );
   if (problems.length) return { problem: `ACTION6 refused: ${problems.join('; ')}` };
   return { x: x.data!, y: y.data! };
 }
@@ -75,16 +98,29 @@ export interface ProtocolFrame {
 }
 
 /** The routes' action names, in `GameAction` order (RESET is 0). */
-export const COMMANDS: readonly GameAction[] = ['RESET', 'ACTION1', 'ACTION2', 'ACTION3', 'ACTION4', 'ACTION5', 'ACTION6', 'ACTION7'];
+export const COMMANDS: readonly GameAction[] = [
+  'RESET',
+  'ACTION1',
+  'ACTION2',
+  'ACTION3',
+  'ACTION4',
+  'ACTION5',
+  'ACTION6',
+  'ACTION7',
+];
 
 /**
  * The JSON text of a response. Frames are written as ASCII bytes straight from the cells into
  * one buffer: an action answers 4,096 numbers per frame, and building nested arrays (or strings
  * cell by cell) only to serialise them costs several times the engine's step.
  */
-export function frameJson(head: Omit<ProtocolFrame, 'frame'>, frames: readonly (Uint8Array | readonly (readonly number[])[])[]): string {
+export function frameJson(
+  head: Omit<ProtocolFrame, 'frame'>,
+  frames: readonly (Uint8Array | readonly (readonly number[])[])[],
+): string {
   const parts: string[] = [];
-  for (const f of frames) parts.push(f instanceof Uint8Array ? gridJson(f) : '[' + f.map((r) => '[' + r.join(',') + ']').join(',') + ']');
+  for (const f of frames)
+    parts.push(f instanceof Uint8Array ? gridJson(f) : '[' + f.map((r) => '[' + r.join(',') + ']').join(',') + ']');
   const rest = JSON.stringify(head);
   return `{"frame":[${parts.join(',')}],${rest.slice(1)}`;
 }
@@ -111,9 +147,14 @@ function gridJson(cells: Uint8Array): string {
     for (let x = 0, i = y * side; x < side; x++, i++) {
       if (x > 0) out[n++] = COMMA;
       const v = cells[i];
-      if (v >= 100) { out[n++] = ZERO + ((v / 100) | 0); out[n++] = ZERO + (((v / 10) | 0) % 10); out[n++] = ZERO + (v % 10); }
-      else if (v >= 10) { out[n++] = ZERO + ((v / 10) | 0); out[n++] = ZERO + (v % 10); }
-      else out[n++] = ZERO + v;
+      if (v >= 100) {
+        out[n++] = ZERO + ((v / 100) | 0);
+        out[n++] = ZERO + (((v / 10) | 0) % 10);
+        out[n++] = ZERO + (v % 10);
+      } else if (v >= 10) {
+        out[n++] = ZERO + ((v / 10) | 0);
+        out[n++] = ZERO + (v % 10);
+      } else out[n++] = ZERO + v;
     }
     out[n++] = CLOSE;
   }

@@ -36,15 +36,32 @@ export interface CardHead {
 }
 
 interface RunJson {
-  id: string; guid: string | null; score: number; levels_completed: number; actions: number; resets: number; state: string;
-  completed: boolean; level_scores: number[]; level_actions: number[]; level_baseline_actions: number[]; message?: string;
+  id: string;
+  guid: string | null;
+  score: number;
+  levels_completed: number;
+  actions: number;
+  resets: number;
+  state: string;
+  completed: boolean;
+  level_scores: number[];
+  level_actions: number[];
+  level_baseline_actions: number[];
+  message?: string;
 }
 
-interface TagLevel { index: number; score: number; completed: boolean; actions: number }
+interface TagLevel {
+  index: number;
+  score: number;
+  completed: boolean;
+  actions: number;
+}
 
 /** The official calculator's game score: the weighted mean, capped by the weight share of levels scoring above 0. */
 function tagScore(levels: readonly TagLevel[]): number {
-  let total = 0, weights = 0, scoring = 0;
+  let total = 0,
+    weights = 0,
+    scoring = 0;
   for (const l of levels) {
     total += l.score * l.index;
     weights += l.index;
@@ -55,29 +72,62 @@ function tagScore(levels: readonly TagLevel[]): number {
 
 function playsOf(steps: readonly CardStep[]): Play[] {
   const input: ScorecardStep[] = steps.map((s) => ({
-    gameId: s.gameId, guid: s.guid, action: s.action, state: s.state, levelsCompleted: s.levelsCompleted, fullReset: s.fullReset, emptyFrame: false,
+    gameId: s.gameId,
+    guid: s.guid,
+    action: s.action,
+    state: s.state,
+    levelsCompleted: s.levelsCompleted,
+    fullReset: s.fullReset,
+    emptyFrame: false,
   }));
   return scorecardPlays(input).plays;
 }
 
-function runJson(play: Play, index: number, game: CardGame | undefined, preset: ScoringPresetName): { run: RunJson; levels: TagLevel[] } {
+function runJson(
+  play: Play,
+  index: number,
+  game: CardGame | undefined,
+  preset: ScoringPresetName,
+): { run: RunJson; levels: TagLevel[] } {
   const levelActions = playLevelActions(play);
   const completedLevels = play.levelChanges.length;
   const base = {
-    id: play.gameId, guid: play.guid, levels_completed: play.levelsCompleted, actions: play.actions, resets: play.resets,
-    state: play.state, completed: play.state === 'WIN',
+    id: play.gameId,
+    guid: play.guid,
+    levels_completed: play.levelsCompleted,
+    actions: play.actions,
+    resets: play.resets,
+    state: play.state,
+    completed: play.state === 'WIN',
   };
   const baselines = game?.baselines ?? null;
   const listed = baselines ? (baselines.games[play.gameId]?.levels.length ?? 0) : 0;
   const raw = (message: string) => ({
-    run: { ...base, score: 0, level_scores: levelActions.map(() => 0), level_actions: levelActions, level_baseline_actions: levelActions.map(() => -1), message },
+    run: {
+      ...base,
+      score: 0,
+      level_scores: levelActions.map(() => 0),
+      level_actions: levelActions,
+      level_baseline_actions: levelActions.map(() => -1),
+      message,
+    },
     levels: [],
   });
   if (!baselines || listed === 0) return raw('Human baseline actions are not available for this environment');
   if (listed < completedLevels) return raw('Human baseline actions size mismatch');
-  const scored = scoreRun({ game: play.gameId, label: `${play.guid ?? ''}#${index + 1}`, levelActions, levelsCompleted: completedLevels }, baselines, preset);
+  const scored = scoreRun(
+    { game: play.gameId, label: `${play.guid ?? ''}#${index + 1}`, levelActions, levelsCompleted: completedLevels },
+    baselines,
+    preset,
+  );
   const levels: TagLevel[] = [];
-  const run: RunJson = { ...base, score: scored.score * 100, level_scores: [], level_actions: [], level_baseline_actions: [] };
+  const run: RunJson = {
+    ...base,
+    score: scored.score * 100,
+    level_scores: [],
+    level_actions: [],
+    level_baseline_actions: [],
+  };
   for (const l of scored.levels.slice(0, listed)) {
     const actions = l.agentActions ?? 0;
     const score = (l.score ?? 0) * 100;
@@ -94,7 +144,12 @@ function runJson(play: Play, index: number, game: CardGame | undefined, preset: 
  * answer it. `games` holds each played game's tags and baselines.
  * @example officialScorecard(head, steps, { 'push-0123456789ab': { tags: [], baselines } }).environments[0].runs[0].score
  */
-export function officialScorecard(head: CardHead, steps: readonly CardStep[], games: Readonly<Record<string, CardGame>>, preset: ScoringPresetName = 'toolkit-2026-04') {
+export function officialScorecard(
+  head: CardHead,
+  steps: readonly CardStep[],
+  games: Readonly<Record<string, CardGame>>,
+  preset: ScoringPresetName = 'toolkit-2026-04',
+) {
   if (!SCORING_PRESETS[preset]) throw new Error(`unknown preset ${preset}`);
   const byGame = new Map<string, { runs: RunJson[]; levels: TagLevel[][]; best: number; bestLevels: number }>();
   playsOf(steps).forEach((play, i) => {
@@ -102,7 +157,10 @@ export function officialScorecard(head: CardHead, steps: readonly CardStep[], ga
     if (!g) byGame.set(play.gameId, (g = { runs: [], levels: [], best: -1, bestLevels: -1 }));
     const { run, levels } = runJson(play, i, games[play.gameId], preset);
     // The official scorecard's best play: the first with the most levels completed (it feeds the tags).
-    if (play.levelsCompleted > g.bestLevels) { g.best = g.runs.length; g.bestLevels = play.levelsCompleted; }
+    if (play.levelsCompleted > g.bestLevels) {
+      g.best = g.runs.length;
+      g.bestLevels = play.levelsCompleted;
+    }
     g.runs.push(run);
     g.levels.push(levels);
   });
@@ -117,7 +175,8 @@ export function officialScorecard(head: CardHead, steps: readonly CardStep[], ga
       t.games.add(id);
     }
     return {
-      id, runs: g.runs,
+      id,
+      runs: g.runs,
       baselines: games[id]?.baselinesFrom ?? null,
       score: Math.max(...g.runs.map((r) => r.score)),
       actions: g.runs.reduce((s, r) => s + r.actions, 0),
@@ -128,8 +187,12 @@ export function officialScorecard(head: CardHead, steps: readonly CardStep[], ga
     };
   });
   const tagsScores = [...tags].map(([tag, t]) => ({
-    id: tag, score: tagScore(t.levels), levels_completed: t.levels.filter((l) => l.completed).length,
-    actions: t.levels.reduce((s, l) => s + l.actions, 0), number_of_levels: t.levels.length, number_of_environments: t.games.size,
+    id: tag,
+    score: tagScore(t.levels),
+    levels_completed: t.levels.filter((l) => l.completed).length,
+    actions: t.levels.reduce((s, l) => s + l.actions, 0),
+    number_of_levels: t.levels.length,
+    number_of_environments: t.games.size,
   }));
   return {
     ...(head.sourceUrl !== null ? { source_url: head.sourceUrl } : {}),
@@ -158,14 +221,21 @@ export function rawGameCard(steps: readonly CardStep[], gameId: string) {
   const byGame = new Map<string, Play[]>();
   for (const p of plays) byGame.set(p.gameId, [...(byGame.get(p.gameId) ?? []), p]);
   const own = byGame.get(gameId) ?? [];
-  const card = own.length ? {
-    [gameId]: {
-      game_id: gameId, total_plays: own.length, guids: own.map((p) => p.guid), levels_completed: own.map((p) => p.levelsCompleted),
-      states: own.map((p) => p.state), actions: own.map((p) => p.actions),
-      actions_by_level: own.map((p) => p.levelChanges.map((c) => [c.levelsCompleted, c.actions])), resets: own.map((p) => p.resets),
-      total_actions: own.reduce((s, p) => s + p.actions, 0),
-    },
-  } : {};
+  const card = own.length
+    ? {
+        [gameId]: {
+          game_id: gameId,
+          total_plays: own.length,
+          guids: own.map((p) => p.guid),
+          levels_completed: own.map((p) => p.levelsCompleted),
+          states: own.map((p) => p.state),
+          actions: own.map((p) => p.actions),
+          actions_by_level: own.map((p) => p.levelChanges.map((c) => [c.levelsCompleted, c.actions])),
+          resets: own.map((p) => p.resets),
+          total_actions: own.reduce((s, p) => s + p.actions, 0),
+        },
+      }
+    : {};
   return {
     won: [...byGame.values()].filter((ps) => ps.some((p) => p.state === 'WIN')).length,
     played: byGame.size,

@@ -17,11 +17,18 @@ import { AgentError, AgentService, RESEARCHER } from './service';
 const ADMIN = 'researcher-token-for-agent-service-tests';
 const PUSH = versionedGameId(games.push);
 const stores: Store[] = [];
-afterAll(async () => { await Promise.all(stores.map((s) => s.close())); });
+afterAll(async () => {
+  await Promise.all(stores.map((s) => s.close()));
+});
 
-const act = async (s: AgentService, action: string, body: Record<string, unknown>) => JSON.parse((await s.command(RESEARCHER, action as 'RESET', { game_id: PUSH, ...body })).json) as {
-  guid: string; levels_completed: number; full_reset: boolean; frame: number[][][]; state: string;
-};
+const act = async (s: AgentService, action: string, body: Record<string, unknown>) =>
+  JSON.parse((await s.command(RESEARCHER, action as 'RESET', { game_id: PUSH, ...body })).json) as {
+    guid: string;
+    levels_completed: number;
+    full_reset: boolean;
+    frame: number[][][];
+    state: string;
+  };
 
 describe.each(backends)('agents on $name', (backend) => {
   it('a game session and its scorecard survive a restart', async () => {
@@ -48,8 +55,12 @@ describe.each(backends)('agents on $name', (backend) => {
     await second.stop();
 
     const third = new AgentService({ store, adminTokenHash: hashToken(ADMIN) });
-    const sc = (await third.scorecard(RESEARCHER, card)) as { environments: { id: string; actions: number; levels_completed: number }[] };
-    expect(sc.environments).toEqual([expect.objectContaining({ id: PUSH, actions: moves.length + 1, levels_completed: 1 })]);
+    const sc = (await third.scorecard(RESEARCHER, card)) as {
+      environments: { id: string; actions: number; levels_completed: number }[];
+    };
+    expect(sc.environments).toEqual([
+      expect.objectContaining({ id: PUSH, actions: moves.length + 1, levels_completed: 1 }),
+    ]);
     await third.closeCard(RESEARCHER, card);
     await expect(act(third, 'ACTION1', { guid: opened.guid })).rejects.toThrow(/no game session/);
     await third.stop();
@@ -76,7 +87,9 @@ describe.each(backends)('agents on $name', (backend) => {
     let last = opened;
     for (const m of moves.slice(1)) last = await act(s, m, { guid: opened.guid });
     expect(last.levels_completed).toBe(1);
-    const sc = (await s.scorecard(RESEARCHER, idle)) as { environments: { actions: number; levels_completed: number }[] };
+    const sc = (await s.scorecard(RESEARCHER, idle)) as {
+      environments: { actions: number; levels_completed: number }[];
+    };
     // Every action of the card counted once (the opening RESET is not an action), held or not.
     expect(sc.environments).toEqual([expect.objectContaining({ actions: moves.length, levels_completed: 1 })]);
     expect(s.held()).toEqual({ sessions: 2, cards: 2 });
@@ -98,20 +111,29 @@ describe.each(backends)('agents on $name', (backend) => {
     expect(await s.authenticate(a.key)).toBeNull();
     // Two keys issued in the same millisecond may list in either order.
     const listed = (await s.listKeys()).map((k) => [k.name, k.revokedAt === null]).sort();
-    expect(listed).toEqual([['a', false], ['b', true]]);
+    expect(listed).toEqual([
+      ['a', false],
+      ['b', true],
+    ]);
     await s.stop();
   });
 
-  it('a built-in game is scored against the baselines given (a study\'s), under the official formula', async () => {
+  it("a built-in game is scored against the baselines given (a study's), under the official formula", async () => {
     const store = await backend.open();
     stores.push(store);
     // Five participants took 4, 5, 6, 8 and 10 actions on level 1: upper-median 6.
-    const baselines = computeBaselines([4, 5, 6, 8, 10].map((n, i) => ({ participant: `p${i}`, game: PUSH, levels: [{ completed: true, actions: n }] })), { [PUSH]: games.push.levels.length });
+    const baselines = computeBaselines(
+      [4, 5, 6, 8, 10].map((n, i) => ({ participant: `p${i}`, game: PUSH, levels: [{ completed: true, actions: n }] })),
+      { [PUSH]: games.push.levels.length },
+    );
     const s = new AgentService({ store, adminTokenHash: hashToken(ADMIN), baselines: () => baselines });
     const card = await s.openCard(RESEARCHER, {});
     const opened = await act(s, 'RESET', { card_id: card });
     for (const m of solutions.push[0].split(',')) await act(s, m, { guid: opened.guid });
-    const sc = (await s.closeCard(RESEARCHER, card)) as { score: number; environments: { runs: { level_scores: number[]; level_baseline_actions: number[] }[] }[] };
+    const sc = (await s.closeCard(RESEARCHER, card)) as {
+      score: number;
+      environments: { runs: { level_scores: number[]; level_baseline_actions: number[] }[] }[];
+    };
     const run = sc.environments[0].runs[0];
     expect(run.level_baseline_actions[0]).toBe(6);
     expect(run.level_scores[0]).toBeCloseTo(Math.min(115, (6 / 4) ** 2 * 100), 10);
@@ -121,17 +143,36 @@ describe.each(backends)('agents on $name', (backend) => {
     await s.stop();
   });
 
-  it('a card tagged study:<id> and preset:<name> is scored against the study\'s baselines, before the server\'s file', async () => {
+  it("a card tagged study:<id> and preset:<name> is scored against the study's baselines, before the server's file", async () => {
     const store = await backend.open();
     stores.push(store);
     const moves = solutions.push[0].split(',');
     // The server's file, as a study's export writes it: the current version under its short id.
-    const exported = computeBaselines([4, 5, 6, 8, 10].map((n, i) => ({ participant: `p${i}`, game: 'push', levels: [{ completed: true, actions: n }] })));
+    const exported = computeBaselines(
+      [4, 5, 6, 8, 10].map((n, i) => ({
+        participant: `p${i}`,
+        game: 'push',
+        levels: [{ completed: true, actions: n }],
+      })),
+    );
     const file = { ...exported, games: { push: { ...exported.games.push, version: PUSH } } };
     // The study: two participants, 4 and 8 actions: second-best 8 (the paper's), upper-median 8.
-    const study = computeBaselines([4, 8].map((n, i) => ({ participant: `q${i}`, game: PUSH, levels: [{ completed: true, actions: n }] })));
-    const s = new AgentService({ store, adminTokenHash: hashToken(ADMIN), baselines: () => file, studyBaselines: (id) => Promise.resolve(id === 'pilot' ? study : null) });
-    type Card = { preset: string; environments: { baselines: string | null; runs: { level_scores: number[]; level_baseline_actions: number[] }[] }[] };
+    const study = computeBaselines(
+      [4, 8].map((n, i) => ({ participant: `q${i}`, game: PUSH, levels: [{ completed: true, actions: n }] })),
+    );
+    const s = new AgentService({
+      store,
+      adminTokenHash: hashToken(ADMIN),
+      baselines: () => file,
+      studyBaselines: (id) => Promise.resolve(id === 'pilot' ? study : null),
+    });
+    type Card = {
+      preset: string;
+      environments: {
+        baselines: string | null;
+        runs: { level_scores: number[]; level_baseline_actions: number[] }[];
+      }[];
+    };
     const play = async (tags: string[]) => {
       const card = await s.openCard(RESEARCHER, { tags });
       const opened = await act(s, 'RESET', { card_id: card });
@@ -147,7 +188,10 @@ describe.each(backends)('agents on $name', (backend) => {
     expect(plain.preset).toBe('toolkit-2026-04');
     expect(plain.environments[0].baselines).toBe('file');
     expect(plain.environments[0].runs[0].level_baseline_actions[0]).toBe(6);
-    await expect(s.openCard(RESEARCHER, { tags: ['study:nope'] })).rejects.toMatchObject({ status: 404, message: expect.stringContaining('no study "nope"') as unknown });
+    await expect(s.openCard(RESEARCHER, { tags: ['study:nope'] })).rejects.toMatchObject({
+      status: 404,
+      message: expect.stringContaining('no study "nope"') as unknown,
+    });
     await expect(s.openCard(RESEARCHER, { tags: ['preset:best'] })).rejects.toBeInstanceOf(AgentError);
     await expect(s.openCard(RESEARCHER, { tags: ['study:a', 'study:b'] })).rejects.toMatchObject({ status: 400 });
     await s.stop();

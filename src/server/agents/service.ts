@@ -13,8 +13,19 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { decodeFrames } from '../../core/formats/frames';
 import {
-  GameRuleError, advance, createRun, gameFps, hashFrame, respond, step, versionedGameId,
-  type ActionInput, type FrameResponse, type GameAction, type GameState, type Run,
+  GameRuleError,
+  advance,
+  createRun,
+  gameFps,
+  hashFrame,
+  respond,
+  step,
+  versionedGameId,
+  type ActionInput,
+  type FrameResponse,
+  type GameAction,
+  type GameState,
+  type Run,
 } from '../../core/game';
 import { isScoringPreset, type Baselines, type ScoringPresetName } from '../../core/scoring';
 import { cardOptions, fileGame, STUDY_TAG, type CardOptions } from './baselines';
@@ -42,7 +53,11 @@ const STUDY_BASELINES_TTL_MS = 2_000;
 
 /** A refusal: the HTTP status, the official error name and a message that says what to do. */
 export class AgentError extends Error {
-  constructor(readonly status: 400 | 401 | 403 | 404 | 409 | 500 | 503, readonly error: ProtocolError, message: string) {
+  constructor(
+    readonly status: 400 | 401 | 403 | 404 | 409 | 500 | 503,
+    readonly error: ProtocolError,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -113,7 +128,16 @@ export interface CommandAnswer {
   readonly json: string;
 }
 
-const ACTION_IDS: Record<GameAction, number> = { RESET: 0, ACTION1: 1, ACTION2: 2, ACTION3: 3, ACTION4: 4, ACTION5: 5, ACTION6: 6, ACTION7: 7 };
+const ACTION_IDS: Record<GameAction, number> = {
+  RESET: 0,
+  ACTION1: 1,
+  ACTION2: 2,
+  ACTION3: 3,
+  ACTION4: 4,
+  ACTION5: 5,
+  ACTION6: 6,
+  ACTION7: 7,
+};
 
 export class AgentService {
   private readonly store: Store;
@@ -158,13 +182,24 @@ export class AgentService {
   /** Issues a key: the key itself is in this answer only. */
   async issueKey(name: string): Promise<{ id: string; name: string; key: string; createdAt: number }> {
     const key = `arcs_${newToken()}`;
-    const rec: AgentKeyRecord = { id: `key_${randomBytes(6).toString('hex')}`, name, keyHash: hashToken(key), createdAt: this.now(), revokedAt: null };
+    const rec: AgentKeyRecord = {
+      id: `key_${randomBytes(6).toString('hex')}`,
+      name,
+      keyHash: hashToken(key),
+      createdAt: this.now(),
+      revokedAt: null,
+    };
     await this.store.addAgentKey(rec);
     return { id: rec.id, name, key, createdAt: rec.createdAt };
   }
 
   async listKeys(): Promise<{ id: string; name: string; createdAt: number; revokedAt: number | null }[]> {
-    return (await this.store.listAgentKeys()).map(({ id, name, createdAt, revokedAt }) => ({ id, name, createdAt, revokedAt }));
+    return (await this.store.listAgentKeys()).map(({ id, name, createdAt, revokedAt }) => ({
+      id,
+      name,
+      createdAt,
+      revokedAt,
+    }));
   }
 
   async revokeKey(id: string): Promise<boolean> {
@@ -178,10 +213,22 @@ export class AgentService {
   /** Every game agents can play, built-in games first. */
   games(): AgentGame[] {
     const out: AgentGame[] = Object.values(builtinGames).map((g) => ({
-      game_id: versionedGameId(g), title: g.title, default_fps: gameFps(g), tags: ['arc-studio'], source: 'builtin', baselineActions: [],
+      game_id: versionedGameId(g),
+      title: g.title,
+      default_fps: gameFps(g),
+      tags: ['arc-studio'],
+      source: 'builtin',
+      baselineActions: [],
     }));
     for (const g of this.opts.arc3?.list() ?? []) {
-      out.push({ game_id: g.id, title: g.title, default_fps: g.fps, tags: [...g.tags], source: g.source, baselineActions: g.baselineActions });
+      out.push({
+        game_id: g.id,
+        title: g.title,
+        default_fps: g.fps,
+        tags: [...g.tags],
+        source: g.source,
+        baselineActions: g.baselineActions,
+      });
     }
     return out;
   }
@@ -194,15 +241,35 @@ export class AgentService {
     const builtin = /^([a-z0-9]+)-([0-9a-f]{12})$/.exec(id);
     if (builtin && gameVersions(builtin[1]).some((g) => versionedGameId(g) === id)) {
       const g = getGame(id);
-      return { game_id: id, title: g.title, default_fps: gameFps(g), tags: ['arc-studio'], source: 'builtin', baselineActions: [] };
+      return {
+        game_id: id,
+        title: g.title,
+        default_fps: gameFps(g),
+        tags: ['arc-studio'],
+        source: 'builtin',
+        baselineActions: [],
+      };
     }
     const stem = id.split('-')[0];
     const versions = listed.filter((g) => g.game_id.split('-')[0] === stem).map((g) => g.game_id);
     if (versions.length && !id.includes('-')) {
-      throw new AgentError(404, 'GAME_NOT_AVAILABLE_ERROR', `game "${id}" needs its version: use ${versions.join(' or ')}. A game id names one version of a game, so that scores and recordings say which one was played.`);
+      throw new AgentError(
+        404,
+        'GAME_NOT_AVAILABLE_ERROR',
+        `game "${id}" needs its version: use ${versions.join(' or ')}. A game id names one version of a game, so that scores and recordings say which one was played.`,
+      );
     }
-    if (versions.length) throw new AgentError(404, 'GAME_NOT_AVAILABLE_ERROR', `this server has no version "${id}"; it has ${versions.join(', ')}.`);
-    throw new AgentError(404, 'GAME_NOT_AVAILABLE_ERROR', `no game "${id}" on this server; GET /api/games lists them (${listed.map((g) => g.game_id).join(', ') || 'none'}).`);
+    if (versions.length)
+      throw new AgentError(
+        404,
+        'GAME_NOT_AVAILABLE_ERROR',
+        `this server has no version "${id}"; it has ${versions.join(', ')}.`,
+      );
+    throw new AgentError(
+      404,
+      'GAME_NOT_AVAILABLE_ERROR',
+      `no game "${id}" on this server; GET /api/games lists them (${listed.map((g) => g.game_id).join(', ') || 'none'}).`,
+    );
   }
 
   /**
@@ -221,19 +288,39 @@ export class AgentService {
 
   // ---- scorecards ----------------------------------------------------------------------------
 
-  async openCard(keyId: string, body: { tags?: string[]; source_url?: string | null; opaque?: unknown }): Promise<string> {
+  async openCard(
+    keyId: string,
+    body: { tags?: string[]; source_url?: string | null; opaque?: unknown },
+  ): Promise<string> {
     const tags = [...(body.tags ?? [])];
     if (!tags.includes('human') && !tags.includes('agent')) tags.push('agent');
     const options = cardOptions(tags);
-    if ('problem' in options) throw new AgentError(400, 'VALIDATION_ERROR', `POST /api/scorecard/open: ${options.problem}.`);
+    if ('problem' in options)
+      throw new AgentError(400, 'VALIDATION_ERROR', `POST /api/scorecard/open: ${options.problem}.`);
     if (options.study !== null && !(await this.studyFigures(options.study))) {
-      throw new AgentError(404, 'VALIDATION_ERROR', `no study "${options.study}" on this server (tag "${STUDY_TAG}${options.study}"); the studio's Studies page lists the ids.`);
+      throw new AgentError(
+        404,
+        'VALIDATION_ERROR',
+        `no study "${options.study}" on this server (tag "${STUDY_TAG}${options.study}"); the studio's Studies page lists the ids.`,
+      );
     }
     const record: ScorecardRecord = {
-      cardId: randomUUID(), keyId, tags, sourceUrl: body.source_url ?? null, opaque: body.opaque ?? null, openedAt: this.now(), closedAt: null,
+      cardId: randomUUID(),
+      keyId,
+      tags,
+      sourceUrl: body.source_url ?? null,
+      opaque: body.opaque ?? null,
+      openedAt: this.now(),
+      closedAt: null,
     };
     await this.store.addScorecard(record);
-    this.cards.set(record.cardId, { record, options, closed: false, steps: this.opts.shared ? null : [], touched: this.now() });
+    this.cards.set(record.cardId, {
+      record,
+      options,
+      closed: false,
+      steps: this.opts.shared ? null : [],
+      touched: this.now(),
+    });
     return record.cardId;
   }
 
@@ -252,11 +339,27 @@ export class AgentService {
     let card = this.cards.get(cardId);
     if (!card) {
       const record = await this.store.getScorecard(cardId);
-      if (record) this.cards.set(cardId, (card = { record, options: optionsOf(record.tags), closed: record.closedAt !== null, steps: null, touched: this.now() }));
+      if (record)
+        this.cards.set(
+          cardId,
+          (card = {
+            record,
+            options: optionsOf(record.tags),
+            closed: record.closedAt !== null,
+            steps: null,
+            touched: this.now(),
+          }),
+        );
     }
     if (card) card.touched = this.now();
-    if (!card) throw new AgentError(404, 'VALIDATION_ERROR', `no scorecard "${cardId}"; open one with POST /api/scorecard/open.`);
-    if (card.record.keyId !== keyId && keyId !== RESEARCHER) throw new AgentError(403, 'FORBIDDEN', `scorecard "${cardId}" was opened with another API key; use that key.`);
+    if (!card)
+      throw new AgentError(
+        404,
+        'VALIDATION_ERROR',
+        `no scorecard "${cardId}"; open one with POST /api/scorecard/open.`,
+      );
+    if (card.record.keyId !== keyId && keyId !== RESEARCHER)
+      throw new AgentError(403, 'FORBIDDEN', `scorecard "${cardId}" was opened with another API key; use that key.`);
     return card;
   }
 
@@ -266,7 +369,15 @@ export class AgentService {
     const steps: CardStep[] = [];
     for (const run of await this.store.listAgentRuns(card.record.cardId)) {
       for (const s of await this.store.readAgentSteps(run.guid)) {
-        steps.push({ guid: run.guid, gameId: run.gameId, action: s.action as GameAction, state: s.state as GameState, levelsCompleted: s.levelsCompleted, fullReset: s.fullReset, at: s.at });
+        steps.push({
+          guid: run.guid,
+          gameId: run.gameId,
+          action: s.action as GameAction,
+          state: s.state as GameState,
+          levelsCompleted: s.levelsCompleted,
+          fullReset: s.fullReset,
+          at: s.at,
+        });
       }
     }
     // On a shared database other servers add steps too: read them each time.
@@ -281,7 +392,11 @@ export class AgentService {
     const file = this.opts.baselines?.() ?? null;
     for (const id of new Set(steps.map((s) => s.gameId))) {
       let info: AgentGame | null = null;
-      try { info = this.game(id); } catch { /* a game no longer mounted: scored without baselines */ }
+      try {
+        info = this.game(id);
+      } catch {
+        /* a game no longer mounted: scored without baselines */
+      }
       let baselines: Baselines | null = null;
       let from: string | null = null;
       const fromFile = file ? fileGame(file, id) : null;
@@ -292,7 +407,21 @@ export class AgentService {
         baselines = { source: file.source, games: { [id]: fromFile } };
         from = 'file';
       } else if (info?.baselineActions.length) {
-        baselines = { source: 'metadata', games: { [id]: { participants: null, levels: info.baselineActions.map((v, k) => ({ level: k + 1, reached: null, completers: null, baseline: {}, official: v })) } } };
+        baselines = {
+          source: 'metadata',
+          games: {
+            [id]: {
+              participants: null,
+              levels: info.baselineActions.map((v, k) => ({
+                level: k + 1,
+                reached: null,
+                completers: null,
+                baseline: {},
+                official: v,
+              })),
+            },
+          },
+        };
         from = 'metadata';
       }
       out[id] = { tags: info?.tags ?? [], baselines, baselinesFrom: from };
@@ -303,7 +432,8 @@ export class AgentService {
   /** The preset a card is scored under: the one asked for, else its tag's, else the server's default. */
   private presetOf(card: Card, asked?: string): ScoringPresetName {
     if (asked !== undefined) {
-      if (!isScoringPreset(asked)) throw new AgentError(400, 'VALIDATION_ERROR', `unknown preset "${asked}"; use toolkit-2026-04 or paper.`);
+      if (!isScoringPreset(asked))
+        throw new AgentError(400, 'VALIDATION_ERROR', `unknown preset "${asked}"; use toolkit-2026-04 or paper.`);
       return asked;
     }
     return card.options.preset ?? this.opts.defaultPreset ?? 'toolkit-2026-04';
@@ -320,12 +450,22 @@ export class AgentService {
 
   private async shape(card: Card, steps: readonly CardStep[], preset: ScoringPresetName) {
     const r = card.record;
-    return officialScorecard({ cardId: r.cardId, tags: r.tags, sourceUrl: r.sourceUrl, opaque: r.opaque }, steps, await this.cardGames(card, steps), preset);
+    return officialScorecard(
+      { cardId: r.cardId, tags: r.tags, sourceUrl: r.sourceUrl, opaque: r.opaque },
+      steps,
+      await this.cardGames(card, steps),
+      preset,
+    );
   }
 
   async closeCard(keyId: string, cardId: string): Promise<unknown> {
     const card = await this.card(keyId, cardId);
-    if (card.closed) throw new AgentError(404, 'VALIDATION_ERROR', `scorecard "${cardId}" is closed already; its figures stay readable at GET /api/scorecard/${cardId}.`);
+    if (card.closed)
+      throw new AgentError(
+        404,
+        'VALIDATION_ERROR',
+        `scorecard "${cardId}" is closed already; its figures stay readable at GET /api/scorecard/${cardId}.`,
+      );
     // Let queued actions of its sessions finish, then write every step before the figures are computed.
     await Promise.all([...this.lives.values()].filter((l) => l.cardId === cardId).map((l) => l.queue));
     const steps = await this.cardSteps(card);
@@ -349,18 +489,37 @@ export class AgentService {
       const steps = await this.cardSteps(card);
       const preset = this.presetOf(card);
       const games = await this.cardGames(card, steps);
-      const scored = officialScorecard({ cardId: record.cardId, tags: record.tags, sourceUrl: record.sourceUrl, opaque: record.opaque }, steps, games, preset);
+      const scored = officialScorecard(
+        { cardId: record.cardId, tags: record.tags, sourceUrl: record.sourceUrl, opaque: record.opaque },
+        steps,
+        games,
+        preset,
+      );
       for (const run of await this.store.listAgentRuns(record.cardId)) {
         const own = steps.filter((s) => s.guid === run.guid);
-        const plays = scored.environments.find((e) => e.id === run.gameId)?.runs.filter((p) => p.guid === run.guid) ?? [];
+        const plays =
+          scored.environments.find((e) => e.id === run.gameId)?.runs.filter((p) => p.guid === run.guid) ?? [];
         const last = own[own.length - 1];
         rows.push({
-          guid: run.guid, cardId: record.cardId, keyId: record.keyId, keyName: record.keyId === RESEARCHER ? 'researcher token' : (names.get(record.keyId) ?? record.keyId),
-          gameId: run.gameId, source: run.source, openedAt: run.openedAt, lastAt: last?.at ?? run.openedAt, cardClosed: record.closedAt !== null,
-          steps: own.length, actions: plays.reduce((n, p) => n + p.actions, 0), plays: plays.length,
-          levelsCompleted: Math.max(0, ...plays.map((p) => p.levels_completed)), state: last?.state ?? 'NOT_PLAYED',
-          score: plays.length ? Math.max(...plays.map((p) => p.score)) : 0, preset, baselines: games[run.gameId]?.baselinesFrom ?? null,
-          levelActions: plays[0]?.level_actions ?? [], levelBaselineActions: plays[0]?.level_baseline_actions ?? [],
+          guid: run.guid,
+          cardId: record.cardId,
+          keyId: record.keyId,
+          keyName: record.keyId === RESEARCHER ? 'researcher token' : (names.get(record.keyId) ?? record.keyId),
+          gameId: run.gameId,
+          source: run.source,
+          openedAt: run.openedAt,
+          lastAt: last?.at ?? run.openedAt,
+          cardClosed: record.closedAt !== null,
+          steps: own.length,
+          actions: plays.reduce((n, p) => n + p.actions, 0),
+          plays: plays.length,
+          levelsCompleted: Math.max(0, ...plays.map((p) => p.levels_completed)),
+          state: last?.state ?? 'NOT_PLAYED',
+          score: plays.length ? Math.max(...plays.map((p) => p.score)) : 0,
+          preset,
+          baselines: games[run.gameId]?.baselinesFrom ?? null,
+          levelActions: plays[0]?.level_actions ?? [],
+          levelBaselineActions: plays[0]?.level_baseline_actions ?? [],
         });
       }
     }
@@ -377,11 +536,24 @@ export class AgentService {
     const key = card.keyId === RESEARCHER ? null : (await this.store.listAgentKeys()).find((k) => k.id === card.keyId);
     const study = optionsOf(card.tags).study;
     return {
-      run, card: { cardId: card.cardId, tags: card.tags, openedAt: card.openedAt, closedAt: card.closedAt, study },
+      run,
+      card: { cardId: card.cardId, tags: card.tags, openedAt: card.openedAt, closedAt: card.closedAt, study },
       keyName: card.keyId === RESEARCHER ? 'researcher token' : (key?.name ?? card.keyId),
-      steps: (await this.store.readAgentSteps(guid)).map(({ seq, action, x, y, state, levelsCompleted, winLevels, fullReset, frameHash, frames, at }) => ({
-        seq, action, x, y, state, levelsCompleted, winLevels, fullReset, frameHash, frames: frames ?? null, at,
-      })),
+      steps: (await this.store.readAgentSteps(guid)).map(
+        ({ seq, action, x, y, state, levelsCompleted, winLevels, fullReset, frameHash, frames, at }) => ({
+          seq,
+          action,
+          x,
+          y,
+          state,
+          levelsCompleted,
+          winLevels,
+          fullReset,
+          frameHash,
+          frames: frames ?? null,
+          at,
+        }),
+      ),
     };
   }
 
@@ -398,18 +570,37 @@ export class AgentService {
     }
     const live = body.guid ? await this.live(body.guid) : null;
     if (live && live.gameId !== game.game_id) {
-      throw new AgentError(400, 'VALIDATION_ERROR', `guid "${body.guid}" is a session of ${live.gameId}, not ${game.game_id}; send RESET with card_id and no guid to start a session of ${game.game_id}.`);
+      throw new AgentError(
+        400,
+        'VALIDATION_ERROR',
+        `guid "${body.guid}" is a session of ${live.gameId}, not ${game.game_id}; send RESET with card_id and no guid to start a session of ${game.game_id}.`,
+      );
     }
-    if (live && live.keyId !== keyId && keyId !== RESEARCHER) throw new AgentError(403, 'FORBIDDEN', `game session "${body.guid}" belongs to another API key; use that key.`);
+    if (live && live.keyId !== keyId && keyId !== RESEARCHER)
+      throw new AgentError(403, 'FORBIDDEN', `game session "${body.guid}" belongs to another API key; use that key.`);
     if (!live) {
       if (action !== 'RESET') {
-        throw new AgentError(body.guid ? 404 : 400, body.guid ? 'GAME_NOT_STARTED_ERROR' : 'VALIDATION_ERROR', body.guid
-          ? `no game session "${body.guid}" on this server; send RESET with game_id and card_id (and no guid) to start one.`
-          : `${action} needs the "guid" of a game session; send RESET with game_id and card_id first, and use the guid it answers.`);
+        throw new AgentError(
+          body.guid ? 404 : 400,
+          body.guid ? 'GAME_NOT_STARTED_ERROR' : 'VALIDATION_ERROR',
+          body.guid
+            ? `no game session "${body.guid}" on this server; send RESET with game_id and card_id (and no guid) to start one.`
+            : `${action} needs the "guid" of a game session; send RESET with game_id and card_id first, and use the guid it answers.`,
+        );
       }
-      if (!body.card_id) throw new AgentError(400, 'VALIDATION_ERROR', 'RESET without a guid starts a game session and needs "card_id": open a scorecard with POST /api/scorecard/open first.');
+      if (!body.card_id)
+        throw new AgentError(
+          400,
+          'VALIDATION_ERROR',
+          'RESET without a guid starts a game session and needs "card_id": open a scorecard with POST /api/scorecard/open first.',
+        );
       const card = await this.card(keyId, body.card_id);
-      if (card.closed) throw new AgentError(409, 'VALIDATION_ERROR', `scorecard "${body.card_id}" is closed; open a new one with POST /api/scorecard/open.`);
+      if (card.closed)
+        throw new AgentError(
+          409,
+          'VALIDATION_ERROR',
+          `scorecard "${body.card_id}" is closed; open a new one with POST /api/scorecard/open.`,
+        );
       return this.start(keyId, card, game, body);
     }
     const l = live;
@@ -422,10 +613,26 @@ export class AgentService {
   private async start(keyId: string, card: Card, game: AgentGame, body: Command): Promise<CommandAnswer> {
     const guid = randomUUID();
     const live: Live = {
-      guid, cardId: card.record.cardId, keyId, gameId: game.game_id, source: game.source, run: null, arc3: null, seq: 0,
-      queue: Promise.resolve(), touched: this.now(), unstored: null,
+      guid,
+      cardId: card.record.cardId,
+      keyId,
+      gameId: game.game_id,
+      source: game.source,
+      run: null,
+      arc3: null,
+      seq: 0,
+      queue: Promise.resolve(),
+      touched: this.now(),
+      unstored: null,
     };
-    const rec: AgentRunRecord = { guid, cardId: live.cardId, gameId: game.game_id, source: game.source, seed: 0, openedAt: this.now() };
+    const rec: AgentRunRecord = {
+      guid,
+      cardId: live.cardId,
+      gameId: game.game_id,
+      source: game.source,
+      seed: 0,
+      openedAt: this.now(),
+    };
     if (game.source === 'builtin') {
       live.run = createRun(getGame(game.game_id), 0);
       await this.store.addAgentRun(rec);
@@ -441,10 +648,22 @@ export class AgentService {
     await this.store.addAgentRun(rec);
     this.lives.set(guid, live);
     const frames = decodeFrames(first.frames);
-    const opened = this.answer(live, 'RESET', null, body.reasoning, {
-      frame: frames, state: first.state, levels_completed: first.levels_completed, win_levels: first.win_levels,
-      available_actions: first.available_actions, full_reset: true,
-    }, first.frameHash, first.frames);
+    const opened = this.answer(
+      live,
+      'RESET',
+      null,
+      body.reasoning,
+      {
+        frame: frames,
+        state: first.state,
+        levels_completed: first.levels_completed,
+        win_levels: first.win_levels,
+        available_actions: first.available_actions,
+        full_reset: true,
+      },
+      first.frameHash,
+      first.frames,
+    );
     await this.openingStored(live);
     return opened;
   }
@@ -453,7 +672,11 @@ export class AgentService {
   private async openingStored(live: Live): Promise<void> {
     if (await this.stored(live)) return;
     this.lives.delete(live.guid);
-    throw new AgentError(409, 'VALIDATION_ERROR', `scorecard "${live.cardId}" was closed while the game session opened; open a new one with POST /api/scorecard/open.`);
+    throw new AgentError(
+      409,
+      'VALIDATION_ERROR',
+      `scorecard "${live.cardId}" was closed while the game session opened; open a new one with POST /api/scorecard/open.`,
+    );
   }
 
   /** Stores the step just answered when the database is shared: false when its number was taken. */
@@ -471,14 +694,29 @@ export class AgentService {
    * same moment), and every lost race means another server stored a step, so the session moves on.
    * Only a session that other servers keep acting on {@link REBUILDS} times in a row is refused.
    */
-  private async actStored(live: Live, action: GameAction, click: { x: number; y: number } | null, body: Command): Promise<CommandAnswer> {
+  private async actStored(
+    live: Live,
+    action: GameAction,
+    click: { x: number; y: number } | null,
+    body: Command,
+  ): Promise<CommandAnswer> {
     let current = live;
     let answer = await this.act(current, action, click, body);
     for (let rebuilt = 0; !(await this.stored(current)); rebuilt++) {
       this.lives.delete(live.guid);
-      if (rebuilt === REBUILDS) throw new AgentError(409, 'VALIDATION_ERROR', `other servers kept acting on game session "${live.guid}" at the same moment; send the action again (one agent's actions are answered in order only when sent one after another).`);
+      if (rebuilt === REBUILDS)
+        throw new AgentError(
+          409,
+          'VALIDATION_ERROR',
+          `other servers kept acting on game session "${live.guid}" at the same moment; send the action again (one agent's actions are answered in order only when sent one after another).`,
+        );
       const again = await this.live(live.guid);
-      if (!again) throw new AgentError(404, 'GAME_NOT_STARTED_ERROR', `game session "${live.guid}" ended on another server (its scorecard was closed); open a new scorecard and send RESET.`);
+      if (!again)
+        throw new AgentError(
+          404,
+          'GAME_NOT_STARTED_ERROR',
+          `game session "${live.guid}" ended on another server (its scorecard was closed); open a new scorecard and send RESET.`,
+        );
       current = again;
       answer = await this.act(current, action, click, body);
     }
@@ -486,11 +724,21 @@ export class AgentService {
   }
 
   private arc3(): Arc3Service {
-    if (!this.opts.arc3) throw new AgentError(503, 'SERVER_ERROR', 'this server runs no ARC-AGI-3 games now; restart it with --arc3-games or --arc3-server.');
+    if (!this.opts.arc3)
+      throw new AgentError(
+        503,
+        'SERVER_ERROR',
+        'this server runs no ARC-AGI-3 games now; restart it with --arc3-games or --arc3-server.',
+      );
     return this.opts.arc3;
   }
 
-  private async act(live: Live, action: GameAction, click: { x: number; y: number } | null, body: Command): Promise<CommandAnswer> {
+  private async act(
+    live: Live,
+    action: GameAction,
+    click: { x: number; y: number } | null,
+    body: Command,
+  ): Promise<CommandAnswer> {
     live.touched = this.now();
     const input: ActionInput = click ? { action, x: click.x, y: click.y } : { action };
     if (live.run) {
@@ -507,38 +755,93 @@ export class AgentService {
       }
       live.run = next;
       const frames = response.frame;
-      return this.answer(live, action, click, body.reasoning, { ...response, frame: frames }, hashFrame(frames[frames.length - 1]), null);
+      return this.answer(
+        live,
+        action,
+        click,
+        body.reasoning,
+        { ...response, frame: frames },
+        hashFrame(frames[frames.length - 1]),
+        null,
+      );
     }
     const a3 = live.arc3!;
     if (action !== 'RESET' && (a3.state === 'WIN' || a3.state === 'GAME_OVER')) throw ended(action, a3.state);
-    const s = await this.arc3().act(a3.runId, null, { step: a3.step + 1, action, ...(click ?? {}) }).catch(arc3Failure);
+    const s = await this.arc3()
+      .act(a3.runId, null, { step: a3.step + 1, action, ...(click ?? {}) })
+      .catch(arc3Failure);
     a3.step = s.step;
     a3.state = s.state;
     const frames = decodeFrames(s.frames);
     if (!frames.length) throw ended(action, s.state);
-    return this.answer(live, action, click, body.reasoning, {
-      frame: frames, state: s.state, levels_completed: s.levels_completed, win_levels: s.win_levels, available_actions: s.available_actions, full_reset: s.full_reset,
-    }, s.frameHash, s.frames);
+    return this.answer(
+      live,
+      action,
+      click,
+      body.reasoning,
+      {
+        frame: frames,
+        state: s.state,
+        levels_completed: s.levels_completed,
+        win_levels: s.win_levels,
+        available_actions: s.available_actions,
+        full_reset: s.full_reset,
+      },
+      s.frameHash,
+      s.frames,
+    );
   }
 
   /** Records the step and writes the official response. */
   private answer(
-    live: Live, action: GameAction, click: { x: number; y: number } | null, reasoning: unknown,
-    r: { frame: readonly (Uint8Array | number[][])[]; state: GameState; levels_completed: number; win_levels: number; available_actions: readonly number[]; full_reset: boolean },
+    live: Live,
+    action: GameAction,
+    click: { x: number; y: number } | null,
+    reasoning: unknown,
+    r: {
+      frame: readonly (Uint8Array | number[][])[];
+      state: GameState;
+      levels_completed: number;
+      win_levels: number;
+      available_actions: readonly number[];
+      full_reset: boolean;
+    },
     frameHash: string,
     encodedFrames: string | null,
   ): CommandAnswer {
     const at = this.now();
     const fullReset = action === 'RESET' && (live.seq === 0 || r.full_reset);
-    this.record({
-      guid: live.guid, seq: live.seq++, action, x: click?.x ?? null, y: click?.y ?? null, state: r.state, levelsCompleted: r.levels_completed,
-      winLevels: r.win_levels, fullReset, frameHash, frames: encodedFrames, reasoning: reasoning ?? null, at,
-    }, live);
+    this.record(
+      {
+        guid: live.guid,
+        seq: live.seq++,
+        action,
+        x: click?.x ?? null,
+        y: click?.y ?? null,
+        state: r.state,
+        levelsCompleted: r.levels_completed,
+        winLevels: r.win_levels,
+        fullReset,
+        frameHash,
+        frames: encodedFrames,
+        reasoning: reasoning ?? null,
+        at,
+      },
+      live,
+    );
     const data: Record<string, unknown> = { game_id: live.gameId };
-    if (click) { data.x = click.x; data.y = click.y; }
+    if (click) {
+      data.x = click.x;
+      data.y = click.y;
+    }
     const head = {
-      game_id: live.gameId, guid: live.guid, state: r.state, levels_completed: r.levels_completed, win_levels: r.win_levels,
-      available_actions: r.available_actions, full_reset: fullReset,
+      game_id: live.gameId,
+      guid: live.guid,
+      state: r.state,
+      levels_completed: r.levels_completed,
+      win_levels: r.win_levels,
+      available_actions: r.available_actions,
+      full_reset: fullReset,
       action_input: { id: ACTION_IDS[action], data, ...(reasoning !== undefined ? { reasoning } : {}) },
     };
     return { json: frameJson(head, r.frame) };
@@ -547,10 +850,24 @@ export class AgentService {
   private record(step: AgentStepRecord, live: Live): void {
     const card = this.cards.get(live.cardId);
     if (card) card.touched = step.at;
-    card?.steps?.push({ guid: step.guid, gameId: live.gameId, action: step.action as GameAction, state: step.state as GameState, levelsCompleted: step.levelsCompleted, fullReset: step.fullReset, at: step.at });
-    if (this.opts.shared) { live.unstored = step; return; }
+    card?.steps?.push({
+      guid: step.guid,
+      gameId: live.gameId,
+      action: step.action as GameAction,
+      state: step.state as GameState,
+      levelsCompleted: step.levelsCompleted,
+      fullReset: step.fullReset,
+      at: step.at,
+    });
+    if (this.opts.shared) {
+      live.unstored = step;
+      return;
+    }
     this.pending.push(step);
-    this.flushTimer ??= setTimeout(() => { this.flushTimer = null; void this.flush().catch((e: Error) => this.log(`Agent steps could not be stored: ${e.message}`)); }, FLUSH_MS);
+    this.flushTimer ??= setTimeout(() => {
+      this.flushTimer = null;
+      void this.flush().catch((e: Error) => this.log(`Agent steps could not be stored: ${e.message}`));
+    }, FLUSH_MS);
   }
 
   /** Writes the steps waiting to be stored. */
@@ -576,12 +893,28 @@ export class AgentService {
     const steps = await this.store.readAgentSteps(guid);
     const raced = this.lives.get(guid);
     if (raced) return raced;
-    const live: Live = { guid, cardId: rec.cardId, keyId: card.keyId, gameId: rec.gameId, source: rec.source, run: null, arc3: null, seq: steps.length, queue: Promise.resolve(), touched: this.now(), unstored: null };
-    const inputs: ActionInput[] = steps.map((s) => (s.action === 'ACTION6' ? { action: 'ACTION6', x: s.x ?? 0, y: s.y ?? 0 } : { action: s.action as GameAction }));
+    const live: Live = {
+      guid,
+      cardId: rec.cardId,
+      keyId: card.keyId,
+      gameId: rec.gameId,
+      source: rec.source,
+      run: null,
+      arc3: null,
+      seq: steps.length,
+      queue: Promise.resolve(),
+      touched: this.now(),
+      unstored: null,
+    };
+    const inputs: ActionInput[] = steps.map((s) =>
+      s.action === 'ACTION6' ? { action: 'ACTION6', x: s.x ?? 0, y: s.y ?? 0 } : { action: s.action as GameAction },
+    );
     if (rec.source === 'builtin') {
       let run = createRun(getGame(rec.gameId), rec.seed);
       for (const input of inputs) {
-        try { run = advance(run, input); } catch (e) {
+        try {
+          run = advance(run, input);
+        } catch (e) {
           if (!(e instanceof GameRuleError) || e.code !== 'ACTION_NOT_AVAILABLE') throw e;
           run = countedNoop(run);
         }
@@ -591,9 +924,13 @@ export class AgentService {
       const service = this.arc3();
       const reply = await service.open({ gameId: rec.gameId, seed: rec.seed }).catch(arc3Failure);
       let last = reply.steps[0];
-      for (const input of inputs.slice(1)) last = await service.act(reply.run, null, { step: last.step + 1, ...input }).catch(arc3Failure);
+      for (const input of inputs.slice(1))
+        last = await service.act(reply.run, null, { step: last.step + 1, ...input }).catch(arc3Failure);
       const stored = steps[steps.length - 1];
-      if (stored && last.frameHash !== stored.frameHash) this.log(`Agent session ${guid} of ${rec.gameId} rebuilt to another frame than the one it answered last: the game changed since.`);
+      if (stored && last.frameHash !== stored.frameHash)
+        this.log(
+          `Agent session ${guid} of ${rec.gameId} rebuilt to another frame than the one it answered last: the game changed since.`,
+        );
       live.arc3 = { runId: reply.run, step: last.step, state: last.state };
     }
     this.lives.set(guid, live);
@@ -641,13 +978,19 @@ function optionsOf(tags: readonly string[]): CardOptions {
 }
 
 function ended(action: GameAction, state: GameState): AgentError {
-  return new AgentError(400, 'GAME_NOT_STARTED_ERROR', `${action} after ${state}: the game has ended and the action was not counted; send RESET to play again.`);
+  return new AgentError(
+    400,
+    'GAME_NOT_STARTED_ERROR',
+    `${action} after ${state}: the game has ended and the action was not counted; send RESET to play again.`,
+  );
 }
 
 function arc3Failure(e: unknown): never {
   if (e instanceof Arc3Error) {
-    if (e.code === 'game_error') throw new AgentError(500, 'SERVER_ERROR', `the game failed on this action: ${e.message}`);
-    if (e.code === 'unknown_game' || e.code === 'load_error') throw new AgentError(404, 'GAME_NOT_AVAILABLE_ERROR', e.message);
+    if (e.code === 'game_error')
+      throw new AgentError(500, 'SERVER_ERROR', `the game failed on this action: ${e.message}`);
+    if (e.code === 'unknown_game' || e.code === 'load_error')
+      throw new AgentError(404, 'GAME_NOT_AVAILABLE_ERROR', e.message);
     throw new AgentError(503, 'SERVER_ERROR', `the game engine is not available (${e.message}); try again.`);
   }
   throw e;

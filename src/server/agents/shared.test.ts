@@ -15,11 +15,17 @@ import { AgentService, RESEARCHER } from './service';
 const ADMIN = 'researcher-token-for-shared-agent-tests';
 const PUSH = versionedGameId(games.push);
 const stores: Store[] = [];
-afterAll(async () => { await Promise.all(stores.map((s) => s.close())); });
+afterAll(async () => {
+  await Promise.all(stores.map((s) => s.close()));
+});
 
-const act = async (s: AgentService, action: string, body: Record<string, unknown>) => JSON.parse((await s.command(RESEARCHER, action as 'RESET', { game_id: PUSH, ...body })).json) as {
-  guid: string; levels_completed: number; frame: number[][][]; state: string;
-};
+const act = async (s: AgentService, action: string, body: Record<string, unknown>) =>
+  JSON.parse((await s.command(RESEARCHER, action as 'RESET', { game_id: PUSH, ...body })).json) as {
+    guid: string;
+    levels_completed: number;
+    frame: number[][][];
+    state: string;
+  };
 
 describe.each(backends)('agents on servers sharing $name', (backend) => {
   it('answer every step of one session alike whichever server gets it, each step stored once', async () => {
@@ -39,7 +45,9 @@ describe.each(backends)('agents on servers sharing $name', (backend) => {
       last = await act(servers[order[i]], m, { guid: opened.guid });
       let response;
       ({ run, response } = step(run, { action: m as 'ACTION1' }));
-      expect(last.frame[last.frame.length - 1].flat(), `step ${i + 1} (${m}) on server ${order[i]}`).toEqual([...response.frame[response.frame.length - 1]]);
+      expect(last.frame[last.frame.length - 1].flat(), `step ${i + 1} (${m}) on server ${order[i]}`).toEqual([
+        ...response.frame[response.frame.length - 1],
+      ]);
     }
     expect(last.levels_completed).toBe(1);
     // Stored at once (no write-behind), each number once, in the order answered.
@@ -49,7 +57,9 @@ describe.each(backends)('agents on servers sharing $name', (backend) => {
 
     // The scorecard read on either server counts every step, wherever it was answered.
     for (const s of servers) {
-      const sc = (await s.scorecard(RESEARCHER, card)) as { environments: { actions: number; levels_completed: number }[] };
+      const sc = (await s.scorecard(RESEARCHER, card)) as {
+        environments: { actions: number; levels_completed: number }[];
+      };
       expect(sc.environments).toEqual([expect.objectContaining({ actions: moves.length, levels_completed: 1 })]);
     }
     // Closed on one server: the other's copy stops too.
@@ -69,7 +79,12 @@ describe.each(backends)('agents on servers sharing $name', (backend) => {
     const both = await Promise.all(servers.map((s) => act(s, 'ACTION2', { guid: opened.guid })));
     expect(both.every((b) => b.guid === opened.guid)).toBe(true);
     const steps = await store.readAgentSteps(opened.guid);
-    expect(steps.map((s) => [s.seq, s.action])).toEqual([[0, 'RESET'], [1, 'ACTION1'], [2, 'ACTION2'], [3, 'ACTION2']]);
+    expect(steps.map((s) => [s.seq, s.action])).toEqual([
+      [0, 'RESET'],
+      [1, 'ACTION1'],
+      [2, 'ACTION2'],
+      [3, 'ACTION2'],
+    ]);
     for (const s of servers) await s.stop();
   });
 
@@ -90,7 +105,9 @@ describe.each(backends)('agents on servers sharing $name', (backend) => {
         },
       },
     }) as Store;
-    const servers = [racing, store].map((s) => new AgentService({ store: s, adminTokenHash: hashToken(ADMIN), shared: true }));
+    const servers = [racing, store].map(
+      (s) => new AgentService({ store: s, adminTokenHash: hashToken(ADMIN), shared: true }),
+    );
     const card = await servers[0].openCard(RESEARCHER, { tags: ['race'] });
     const opened = await act(servers[0], 'RESET', { card_id: card });
     await act(servers[1], 'ACTION1', { guid: opened.guid });
@@ -100,7 +117,12 @@ describe.each(backends)('agents on servers sharing $name', (backend) => {
     expect(answered.guid).toBe(opened.guid);
     expect(interleave).toBeNull();
     const steps = await store.readAgentSteps(opened.guid);
-    expect(steps.map((s) => [s.seq, s.action])).toEqual([[0, 'RESET'], [1, 'ACTION1'], [2, 'ACTION3'], [3, 'ACTION2']]);
+    expect(steps.map((s) => [s.seq, s.action])).toEqual([
+      [0, 'RESET'],
+      [1, 'ACTION1'],
+      [2, 'ACTION3'],
+      [3, 'ACTION2'],
+    ]);
     for (const s of servers) await s.stop();
   });
 });

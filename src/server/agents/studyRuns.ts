@@ -15,11 +15,19 @@ import type { AgentService } from './service';
 /** The router; mount it under `/admin` behind `adminGuard`. */
 export function agentRunRoutes(service: AgentService): Hono {
   const api = new Hono();
-  api.get('/studies/:studyId/agent-runs', async (c) => c.json({ runs: await service.studyRuns(c.req.param('studyId')) }));
+  api.get('/studies/:studyId/agent-runs', async (c) =>
+    c.json({ runs: await service.studyRuns(c.req.param('studyId')) }),
+  );
   api.get('/agent-runs/:guid', async (c) => {
     const guid = c.req.param('guid');
     const replay = await service.runReplay(guid);
-    if (!replay) return fail(c, 404, 'not_found', `No agent run "${guid}"; GET /api/admin/studies/<id>/agent-runs lists a study's.`);
+    if (!replay)
+      return fail(
+        c,
+        404,
+        'not_found',
+        `No agent run "${guid}"; GET /api/admin/studies/<id>/agent-runs lists a study's.`,
+      );
     return c.json(replay);
   });
   return api;

@@ -17,7 +17,14 @@ import { fail } from '../study/context';
 import type { Store } from '../store/types';
 import { participantsFirst } from '../load';
 import type { Arc3Service } from './runs';
-import { formatSessionCheck, levelFirstFrame, stepViewPages, verifySession, type Replayer, type SessionCheck } from './storedRuns';
+import {
+  formatSessionCheck,
+  levelFirstFrame,
+  stepViewPages,
+  verifySession,
+  type Replayer,
+  type SessionCheck,
+} from './storedRuns';
 import type { Arc3FrameData } from './worker';
 
 /** Checks kept for polling; older ones are forgotten. */
@@ -48,8 +55,14 @@ interface Job {
 export function serviceReplayer(service: Arc3Service): Replayer {
   const runs = new Map<string, { run: string; step: number }>();
   const data = (s: ServerStep, prevFrames: () => number[][][]): Arc3FrameData => ({
-    game_id: s.game_id, guid: s.run, frame: s.frames ? decodeFrames(s.frames) : prevFrames(), state: s.state as Arc3FrameData['state'],
-    levels_completed: s.levels_completed, win_levels: s.win_levels, available_actions: [...s.available_actions], full_reset: s.full_reset,
+    game_id: s.game_id,
+    guid: s.run,
+    frame: s.frames ? decodeFrames(s.frames) : prevFrames(),
+    state: s.state as Arc3FrameData['state'],
+    levels_completed: s.levels_completed,
+    win_levels: s.win_levels,
+    available_actions: [...s.available_actions],
+    full_reset: s.full_reset,
   });
   // The folders `code` found, by the version's hash, for `open`.
   const versions = new Map<string, string>();
@@ -69,7 +82,13 @@ export function serviceReplayer(service: Arc3Service): Replayer {
       const r = runs.get(id);
       if (!r) throw new Error(`no open check run ${id}`);
       r.step++;
-      const step = await service.act(r.run, null, action.action === 'ACTION6' ? { step: r.step, action: 'ACTION6', x: action.x, y: action.y } : { step: r.step, action: action.action });
+      const step = await service.act(
+        r.run,
+        null,
+        action.action === 'ACTION6'
+          ? { step: r.step, action: 'ACTION6', x: action.x, y: action.y }
+          : { step: r.step, action: action.action },
+      );
       return data(step, () => []);
     },
     close(id) {
@@ -93,38 +112,60 @@ export function adminRunsRoutes(deps: AdminRunsDeps): Hono {
     // a time: a run of thousands of steps (megabytes of frames) is never read or encoded at once,
     // and the participants' acknowledgements waiting on this thread go first between pages.
     c.header('Content-Type', 'application/json; charset=utf-8');
-    return stream(c, async (out) => {
-      await out.write('{"runs":[');
-      for (const [k, run] of runs.entries()) {
-        const head = JSON.stringify({ ...run, steps: [] });
-        await out.write(`${k ? ',' : ''}${head.slice(0, -3)}[`);
-        let first = true;
-        for await (const page of participantsFirst(stepViewPages(store, run.runId))) {
-          await out.write((first ? '' : ',') + page.map((v) => JSON.stringify(v)).join(','));
-          first = false;
+    return stream(
+      c,
+      async (out) => {
+        await out.write('{"runs":[');
+        for (const [k, run] of runs.entries()) {
+          const head = JSON.stringify({ ...run, steps: [] });
+          await out.write(`${k ? ',' : ''}${head.slice(0, -3)}[`);
+          let first = true;
+          for await (const page of participantsFirst(stepViewPages(store, run.runId))) {
+            await out.write((first ? '' : ',') + page.map((v) => JSON.stringify(v)).join(','));
+            first = false;
+          }
+          await out.write(']}');
         }
         await out.write(']}');
-      }
-      await out.write(']}');
-    }, async (err) => {
-      // The document is left unterminated, so a reader never takes a cut replay for a whole one.
-      console.error(`Reading the game runs of session ${sessionId} failed: ${err.message}`);
-    });
+      },
+      async (err) => {
+        // The document is left unterminated, so a reader never takes a cut replay for a whole one.
+        console.error(`Reading the game runs of session ${sessionId} failed: ${err.message}`);
+      },
+    );
   });
 
   api.get('/studies/:studyId/games/:gameId/levels/:level/frame', async (c) => {
     const { studyId, gameId } = c.req.param();
     const level = Number(c.req.param('level'));
-    if (!Number.isInteger(level) || level < 0) return fail(c, 400, 'malformed', `level must be a whole number from 0 (levels completed), not "${c.req.param('level')}".`);
+    if (!Number.isInteger(level) || level < 0)
+      return fail(
+        c,
+        400,
+        'malformed',
+        `level must be a whole number from 0 (levels completed), not "${c.req.param('level')}".`,
+      );
     const found = await levelFirstFrame(store, studyId, gameId, level);
-    if (!found) return fail(c, 404, 'not_found', `No stored run of ${gameId} in study "${studyId}" reached level ${level + 1}, so its first frame is not known.`);
+    if (!found)
+      return fail(
+        c,
+        404,
+        'not_found',
+        `No stored run of ${gameId} in study "${studyId}" reached level ${level + 1}, so its first frame is not known.`,
+      );
     return c.json({ runId: found.runId, step: found.step, frames: encodeFrames([found.frame], null) });
   });
 
   api.post('/sessions/:sessionId/runs/verify', async (c) => {
     const sessionId = c.req.param('sessionId');
     if (!(await store.getSession(sessionId))) return fail(c, 404, 'not_found', `No session ${sessionId}.`);
-    if (!deps.replayer) return fail(c, 409, 'no_engine', 'This server runs no ARC-AGI-3 games (start it with --arc3-games), so runs cannot be played again here; use "arc-studio games verify-session".');
+    if (!deps.replayer)
+      return fail(
+        c,
+        409,
+        'no_engine',
+        'This server runs no ARC-AGI-3 games (start it with --arc3-games), so runs cannot be played again here; use "arc-studio games verify-session".',
+      );
     const id = randomUUID();
     const job: Job = { sessionId, state: 'running' };
     jobs.set(id, job);
@@ -132,16 +173,34 @@ export function adminRunsRoutes(deps: AdminRunsDeps): Hono {
     const { replayer, release } = deps.replayer();
     // The engine works in its own processes; this request answers at once and the page polls.
     void verifySession(store, replayer, sessionId)
-      .then((check) => { job.check = check; job.report = formatSessionCheck(check); job.state = 'done'; })
-      .catch((e: unknown) => { job.error = `the check stopped: ${e instanceof Error ? e.message : String(e)}`; job.state = 'failed'; })
+      .then((check) => {
+        job.check = check;
+        job.report = formatSessionCheck(check);
+        job.state = 'done';
+      })
+      .catch((e: unknown) => {
+        job.error = `the check stopped: ${e instanceof Error ? e.message : String(e)}`;
+        job.state = 'failed';
+      })
       .finally(() => void release().catch(() => undefined));
     return c.json({ job: id, state: job.state }, 202);
   });
 
   api.get('/sessions/:sessionId/runs/verify/:job', (c) => {
     const job = jobs.get(c.req.param('job'));
-    if (!job || job.sessionId !== c.req.param('sessionId')) return fail(c, 404, 'not_found', 'No such check (checks are kept while the server runs, the last 50); start it again.');
-    return c.json({ job: c.req.param('job'), state: job.state, ...(job.check ? { check: job.check, report: job.report } : {}), ...(job.error ? { error: job.error } : {}) });
+    if (!job || job.sessionId !== c.req.param('sessionId'))
+      return fail(
+        c,
+        404,
+        'not_found',
+        'No such check (checks are kept while the server runs, the last 50); start it again.',
+      );
+    return c.json({
+      job: c.req.param('job'),
+      state: job.state,
+      ...(job.check ? { check: job.check, report: job.report } : {}),
+      ...(job.error ? { error: job.error } : {}),
+    });
   });
 
   return api;

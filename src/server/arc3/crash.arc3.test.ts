@@ -24,10 +24,24 @@ const MOVES = ['ACTION1', 'ACTION2', 'ACTION3', 'ACTION4'] as const;
 
 const targets = serveDatabases('arc3crash');
 
-interface Player { sessionId: string; token: string; run: string; seen: ServerStep[] }
+interface Player {
+  sessionId: string;
+  token: string;
+  run: string;
+  seen: ServerStep[];
+}
 
-const post = async (url: string, route: string, token: string | null, body: unknown): Promise<{ status: number; json: unknown }> => {
-  const res = await fetch(`${url}${route}`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) }, body: JSON.stringify(body) });
+const post = async (
+  url: string,
+  route: string,
+  token: string | null,
+  body: unknown,
+): Promise<{ status: number; json: unknown }> => {
+  const res = await fetch(`${url}${route}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+    body: JSON.stringify(body),
+  });
   return { status: res.status, json: await res.json() };
 };
 
@@ -36,7 +50,9 @@ const actionOf = (player: number, n: number) => ({ step: n, action: MOVES[(playe
 
 describe.each(targets)('serve playing arcengine games, killed with SIGKILL on $name', (target) => {
   const cleanups: (() => Promise<void> | void)[] = [];
-  afterEach(async () => { for (const c of cleanups.splice(0).reverse()) await c(); });
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
 
   it('keeps every step a participant was answered, and each run goes on from it after a restart', async () => {
     const { dist, dataDir, remove } = serveFolders('arc-studio-arc3-crash-');
@@ -46,7 +62,11 @@ describe.each(targets)('serve playing arcengine games, killed with SIGKILL on $n
     const port = await freePort();
     if (!db.url) seedDataDir(dataDir);
     const options = {
-      dataDir, dist, port, adminToken: ADMIN, databaseUrl: db.url,
+      dataDir,
+      dist,
+      port,
+      adminToken: ADMIN,
+      databaseUrl: db.url,
       env: { ARC_STUDIO_PYTHONPATH: path.join(VENDOR, 'python'), PYTHONDONTWRITEBYTECODE: '1' },
       args: ['--arc3-games', path.join(VENDOR, 'environment_files')],
     };
@@ -54,7 +74,13 @@ describe.each(targets)('serve playing arcengine games, killed with SIGKILL on $n
     cleanups.push(() => kill9(server));
 
     const study = await post(server.url, '/api/admin/studies/crash', ADMIN, {
-      definition: { title: 'Crash', consent: 'c', instructions: 'Play.', completion: { code: 'C' }, items: [{ kind: 'game', id: 'g', game: GAME }] },
+      definition: {
+        title: 'Crash',
+        consent: 'c',
+        instructions: 'Play.',
+        completion: { code: 'C' },
+        items: [{ kind: 'game', id: 'g', game: GAME }],
+      },
     });
     expect(study.status, JSON.stringify(study.json)).toBeLessThan(300);
     const players: Player[] = [];
@@ -72,11 +98,18 @@ describe.each(targets)('serve playing arcengine games, killed with SIGKILL on $n
     let answered = 0;
     let killed = false;
     let kill: () => void = () => {};
-    const enough = new Promise<void>((r) => { kill = r; });
+    const enough = new Promise<void>((r) => {
+      kill = r;
+    });
     const playing = players.map(async (p, i) => {
       while (!killed) {
         const n = p.seen.length;
-        const r = await post(server.url, `/api/sessions/${p.sessionId}/runs/${p.run}/actions`, p.token, actionOf(i, n)).catch(() => null);
+        const r = await post(
+          server.url,
+          `/api/sessions/${p.sessionId}/runs/${p.run}/actions`,
+          p.token,
+          actionOf(i, n),
+        ).catch(() => null);
         if (!r || r.status !== 200) return;
         p.seen.push(r.json as ServerStep);
         if (++answered >= ANSWERED_BEFORE_KILL) kill();
@@ -91,18 +124,33 @@ describe.each(targets)('serve playing arcengine games, killed with SIGKILL on $n
     server = await startServe(options);
     for (const [i, p] of players.entries()) {
       // The whole stored log, as a resume from before step 0 reads it.
-      const log = await post(server.url, `/api/sessions/${p.sessionId}/runs`, p.token, { item: 'g', resume: { run: p.run, after: -1 } });
+      const log = await post(server.url, `/api/sessions/${p.sessionId}/runs`, p.token, {
+        item: 'g',
+        resume: { run: p.run, after: -1 },
+      });
       expect(log.status).toBe(200);
       const stored = (log.json as ServerRunReply).steps;
-      expect(stored.length, `player ${i}: a step the participant saw is missing from the log`).toBeGreaterThanOrEqual(p.seen.length);
+      expect(stored.length, `player ${i}: a step the participant saw is missing from the log`).toBeGreaterThanOrEqual(
+        p.seen.length,
+      );
       expect(stored.slice(0, p.seen.length)).toEqual(p.seen);
       // The step in flight at the kill is sent again: the log's answer if it was stored, played now if not.
-      const again = await post(server.url, `/api/sessions/${p.sessionId}/runs/${p.run}/actions`, p.token, actionOf(i, p.seen.length));
+      const again = await post(
+        server.url,
+        `/api/sessions/${p.sessionId}/runs/${p.run}/actions`,
+        p.token,
+        actionOf(i, p.seen.length),
+      );
       expect(again.status).toBe(200);
       const step = again.json as ServerStep;
       if (stored.length > p.seen.length) expect(step).toEqual(stored[p.seen.length]);
       expect(step).toMatchObject({ step: p.seen.length, action: actionOf(i, p.seen.length).action });
-      const next = await post(server.url, `/api/sessions/${p.sessionId}/runs/${p.run}/actions`, p.token, actionOf(i, p.seen.length + 1));
+      const next = await post(
+        server.url,
+        `/api/sessions/${p.sessionId}/runs/${p.run}/actions`,
+        p.token,
+        actionOf(i, p.seen.length + 1),
+      );
       expect(next.status).toBe(200);
       expect(next.json).toMatchObject({ step: p.seen.length + 1 });
     }

@@ -35,7 +35,14 @@ export function actionText(a: Arc3Action | undefined): string {
  * Plays `actions` on a second fresh run `runId` and compares each step's frames with `played`
  * (the first play's frames: the opening RESET's, then one list per action).
  */
-async function playAgain(player: FramePlayer, runId: string, gameId: string, o: { seed: number; level?: number }, actions: readonly Arc3Action[], played: readonly number[][][][]): Promise<DeterminismReport> {
+async function playAgain(
+  player: FramePlayer,
+  runId: string,
+  gameId: string,
+  o: { seed: number; level?: number },
+  actions: readonly Arc3Action[],
+  played: readonly number[][][][],
+): Promise<DeterminismReport> {
   try {
     const again = (await player.open(runId, gameId, o.seed, o.level)).frame;
     for (let i = 0; i <= actions.length; i++) {
@@ -44,7 +51,9 @@ async function playAgain(player: FramePlayer, runId: string, gameId: string, o: 
       if (diff) {
         const { index, ...rest } = diff;
         return {
-          deterministic: false, steps: i, divergence: { step: i, action: actionText(actions[i - 1]), ...rest },
+          deterministic: false,
+          steps: i,
+          divergence: { step: i, action: actionText(actions[i - 1]), ...rest },
           grids: { first: played[i][index] ?? null, second: frames[index] ?? null },
         };
       }
@@ -59,7 +68,11 @@ async function playAgain(player: FramePlayer, runId: string, gameId: string, o: 
  * Plays one random sequence of offered actions (seeded by `seed`) on a fresh run, then the same
  * actions on a second fresh run with the same game seed, and compares every frame of every step.
  */
-export async function checkDeterminism(player: FramePlayer, gameId: string, o: { seed: number; steps?: number }): Promise<DeterminismReport> {
+export async function checkDeterminism(
+  player: FramePlayer,
+  gameId: string,
+  o: { seed: number; steps?: number },
+): Promise<DeterminismReport> {
   const steps = o.steps ?? DETERMINISM_STEPS;
   const rng = new Rng(o.seed ^ 0x5eed);
   const actions: Arc3Action[] = [];
@@ -73,7 +86,10 @@ export async function checkDeterminism(player: FramePlayer, gameId: string, o: {
       if (fd.state === 'GAME_OVER' || fd.state === 'WIN') action = { action: 'RESET' };
       else {
         const a = fd.available_actions[rng.int(fd.available_actions.length)];
-        action = a === 6 ? { action: 'ACTION6', x: rng.int(64), y: rng.int(64) } : { action: `ACTION${a}` as Arc3Action['action'] };
+        action =
+          a === 6
+            ? { action: 'ACTION6', x: rng.int(64), y: rng.int(64) }
+            : { action: `ACTION${a}` as Arc3Action['action'] };
       }
       actions.push(action);
       fd = await player.act(first, action);
@@ -90,9 +106,15 @@ export async function checkDeterminism(player: FramePlayer, gameId: string, o: {
  * fresh run with the same seed and level, and compares every frame of every step. `runKey` names
  * the two runs (`<runKey>-a`, `<runKey>-b`).
  */
-export async function playTwice(player: FramePlayer, gameId: string, o: { seed: number; level: number; actions: readonly Arc3Action[]; runKey: string }): Promise<DeterminismReport> {
+export async function playTwice(
+  player: FramePlayer,
+  gameId: string,
+  o: { seed: number; level: number; actions: readonly Arc3Action[]; runKey: string },
+): Promise<DeterminismReport> {
   if (o.actions.length > PLAYTEST_DETERMINISM_MAX_ACTIONS) {
-    throw new RangeError(`the playtest has ${o.actions.length} actions; at most ${PLAYTEST_DETERMINISM_MAX_ACTIONS} are played twice. Restart the level and play fewer actions`);
+    throw new RangeError(
+      `the playtest has ${o.actions.length} actions; at most ${PLAYTEST_DETERMINISM_MAX_ACTIONS} are played twice. Restart the level and play fewer actions`,
+    );
   }
   const first = `${o.runKey}-a`;
   const played: number[][][][] = [];
@@ -104,4 +126,3 @@ export async function playTwice(player: FramePlayer, gameId: string, o: { seed: 
   }
   return playAgain(player, `${o.runKey}-b`, gameId, o, o.actions, played);
 }
-

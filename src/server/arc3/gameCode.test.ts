@@ -34,23 +34,54 @@ const VENDORED = path.join(VENDOR, 'environment_files');
 const LS20 = 'ls20-9607627b';
 const ADMIN = 'researcher-token-for-pinned-code';
 const STUDY = {
-  title: 'Pinned code', consent: 'Consent.', instructions: 'Play.', completion: { code: 'DONE' },
+  title: 'Pinned code',
+  consent: 'Consent.',
+  instructions: 'Play.',
+  completion: { code: 'DONE' },
   items: [{ kind: 'game', id: 'keys', game: LS20 }],
 };
 /** ls20's moves: every one renders a frame, so every step's hash says which code drew it. */
-const MOVES: Arc3Action['action'][] = ['ACTION1', 'ACTION3', 'ACTION2', 'ACTION4', 'ACTION1', 'ACTION4', 'ACTION3', 'ACTION2'];
+const MOVES: Arc3Action['action'][] = [
+  'ACTION1',
+  'ACTION3',
+  'ACTION2',
+  'ACTION4',
+  'ACTION1',
+  'ACTION4',
+  'ACTION3',
+  'ACTION2',
+];
 
 describe('hashCodeFiles', () => {
-  it('changes with a file\'s bytes, its path and its presence, and not with the order files were read in', () => {
-    const a = new Map([['ls20.py', Buffer.from('x = 1\n')], ['metadata.json', Buffer.from('{}')]]);
+  it("changes with a file's bytes, its path and its presence, and not with the order files were read in", () => {
+    const a = new Map([
+      ['ls20.py', Buffer.from('x = 1\n')],
+      ['metadata.json', Buffer.from('{}')],
+    ]);
     const h = hashCodeFiles(a);
     expect(h).toMatch(/^[0-9a-f]{12}$/);
     expect(hashCodeFiles(new Map([...a].reverse()))).toBe(h);
-    expect(hashCodeFiles(new Map([['ls20.py', Buffer.from('x = 2\n')], ['metadata.json', Buffer.from('{}')]]))).not.toBe(h);
-    expect(hashCodeFiles(new Map([['ls21.py', Buffer.from('x = 1\n')], ['metadata.json', Buffer.from('{}')]]))).not.toBe(h);
+    expect(
+      hashCodeFiles(
+        new Map([
+          ['ls20.py', Buffer.from('x = 2\n')],
+          ['metadata.json', Buffer.from('{}')],
+        ]),
+      ),
+    ).not.toBe(h);
+    expect(
+      hashCodeFiles(
+        new Map([
+          ['ls21.py', Buffer.from('x = 1\n')],
+          ['metadata.json', Buffer.from('{}')],
+        ]),
+      ),
+    ).not.toBe(h);
     expect(hashCodeFiles(new Map([['ls20.py', Buffer.from('x = 1\n')]]))).not.toBe(h);
     // A path and the bytes after it cannot be shifted into one another.
-    expect(hashCodeFiles(new Map([['a', Buffer.from('b\n1\nc')]]))).not.toBe(hashCodeFiles(new Map([['a\n1\nb', Buffer.from('c')]])));
+    expect(hashCodeFiles(new Map([['a', Buffer.from('b\n1\nc')]]))).not.toBe(
+      hashCodeFiles(new Map([['a\n1\nb', Buffer.from('c')]])),
+    );
   });
 });
 
@@ -68,16 +99,28 @@ describe('an arcengine game edited while a participant plays it', () => {
   const call = async (method: string, url: string, auth: string | null, body?: unknown) => {
     const headers: Record<string, string> = { 'Content-Type': 'application/json' };
     if (auth) headers.Authorization = `Bearer ${auth}`;
-    const res = await app.request(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await app.request(url, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     return { status: res.status, json: (await res.json()) as Record<string, unknown> };
   };
   const start = async () => {
-    arc3 = await startArc3({ dirs: [path.join(root, 'games')], servers: [], env: ENV, workers: 1, codeDir: path.join(dataDir, 'arc3-code') }, store, (line) => logged.push(line));
+    arc3 = await startArc3(
+      { dirs: [path.join(root, 'games')], servers: [], env: ENV, workers: 1, codeDir: path.join(dataDir, 'arc3-code') },
+      store,
+      (line) => logged.push(line),
+    );
     app = createApi({
-      library: new TaskLibrary(), version: 'test',
+      library: new TaskLibrary(),
+      version: 'test',
       study: {
-        store, adminTokenHash: hashToken(ADMIN), replay: (g, evs) => arc3.service.replay(g, evs) ?? replayWithEngine(g, evs),
-        games: new Set([...gameIds, ...arc3.service.ids]), arc3: { service: arc3.service, engine: arc3.engine },
+        store,
+        adminTokenHash: hashToken(ADMIN),
+        replay: (g, evs) => arc3.service.replay(g, evs) ?? replayWithEngine(g, evs),
+        games: new Set([...gameIds, ...arc3.service.ids]),
+        arc3: { service: arc3.service, engine: arc3.engine },
       },
     });
   };
@@ -122,7 +165,8 @@ describe('an arcengine game edited while a participant plays it', () => {
     expect(arc3.service.info(LS20)).toMatchObject({ version: `${LS20}@${before}`, codeHash: before });
 
     // Run A, before the edit: four moves.
-    const a = (await call('POST', `/sessions/${sessionId}/runs`, token, { item: 'keys' })).json as unknown as ServerRunReply;
+    const a = (await call('POST', `/sessions/${sessionId}/runs`, token, { item: 'keys' }))
+      .json as unknown as ServerRunReply;
     expect(a.game.version).toBe(`${LS20}@${before}`);
     const hashesA = [a.steps[0].frameHash];
     for (let i = 0; i < 4; i++) hashesA.push((await act(a.run, i + 1, MOVES[i])).frameHash);
@@ -147,20 +191,30 @@ describe('an arcengine game edited while a participant plays it', () => {
     expect(pool.workers[0].pid).not.toBe(pid);
 
     // Run B, opened after the edit.
-    const b = (await call('POST', `/sessions/${sessionId}/runs`, token, { item: 'keys' })).json as unknown as ServerRunReply;
+    const b = (await call('POST', `/sessions/${sessionId}/runs`, token, { item: 'keys' }))
+      .json as unknown as ServerRunReply;
     expect(b.game.version).toBe(`${LS20}@${after}`);
     const hashesB = [b.steps[0].frameHash];
     for (let i = 0; i < 2; i++) hashesB.push((await act(b.run, i + 1, MOVES[i])).frameHash);
 
     // The studio's list shows both: the version new runs get, and the one run A keeps.
-    const listed = (await call('GET', '/admin/arc3/games', ADMIN)).json.games as { id: string; version: string; olderVersions: unknown[] }[];
-    expect(listed.find((g) => g.id === LS20)).toMatchObject({ version: `${LS20}@${after}`, olderVersions: [{ version: `${LS20}@${before}`, codeHash: before, runs: 1 }] });
+    const listed = (await call('GET', '/admin/arc3/games', ADMIN)).json.games as {
+      id: string;
+      version: string;
+      olderVersions: unknown[];
+    }[];
+    expect(listed.find((g) => g.id === LS20)).toMatchObject({
+      version: `${LS20}@${after}`,
+      olderVersions: [{ version: `${LS20}@${before}`, codeHash: before, runs: 1 }],
+    });
 
     // The server restarts: run A is rebuilt from its stored steps on its own code.
     await arc3.service.stop();
     await start();
     hashesA.push((await act(a.run, 7, MOVES[6])).frameHash);
-    const resumed = (await call('POST', `/sessions/${sessionId}/runs`, token, { item: 'keys', resume: { run: a.run, after: 6 } })).json as unknown as ServerRunReply;
+    const resumed = (
+      await call('POST', `/sessions/${sessionId}/runs`, token, { item: 'keys', resume: { run: a.run, after: 6 } })
+    ).json as unknown as ServerRunReply;
     expect(resumed.game.version).toBe(`${LS20}@${before}`);
     expect(resumed.steps.map((s) => s.step)).toEqual([7]);
     expect(logged.filter((l) => /rebuilt to a frame other/.test(l))).toEqual([]);
@@ -171,27 +225,50 @@ describe('an arcengine game edited while a participant plays it', () => {
     hashesB.forEach((h, i) => expect(h, `run B step ${i}`).not.toBe(reference[i]));
 
     // Both versions are recorded: on the runs, and for the study.
-    expect((await store.listGameRuns(sessionId)).map((r) => [r.runId, r.codeHash])).toEqual([[a.run, before], [b.run, after]]);
-    expect((await store.studyGameVersions('pinned')).map((v) => [v.gameId, v.codeHash, v.runs])).toEqual([[LS20, before, 1], [LS20, after, 1]]);
+    expect((await store.listGameRuns(sessionId)).map((r) => [r.runId, r.codeHash])).toEqual([
+      [a.run, before],
+      [b.run, after],
+    ]);
+    expect((await store.studyGameVersions('pinned')).map((v) => [v.gameId, v.codeHash, v.runs])).toEqual([
+      [LS20, before, 1],
+      [LS20, after, 1],
+    ]);
 
     // A third run recorded with a version no server kept (its steps are A's).
     const lost = 'abcdef012345';
     const runA = (await store.getGameRun(a.run))!;
-    await store.addGameRun({ ...runA, runId: `${a.run.slice(0, -4)}ffff`, codeHash: lost, openedAt: runA.openedAt + 10_000 });
-    for (const s of await store.readGameSteps(a.run)) await store.addGameStep({ ...s, runId: `${a.run.slice(0, -4)}ffff` });
+    await store.addGameRun({
+      ...runA,
+      runId: `${a.run.slice(0, -4)}ffff`,
+      codeHash: lost,
+      openedAt: runA.openedAt + 10_000,
+    });
+    for (const s of await store.readGameSteps(a.run))
+      await store.addGameStep({ ...s, runId: `${a.run.slice(0, -4)}ffff` });
     const missing = await new GameCodeStore(store, path.join(dataDir, 'arc3-code')).locate(LS20, lost, gameDir);
-    expect(missing).toEqual({ error: expect.stringContaining(`recorded with ${LS20}@${lost}; the files now hash to ${after}; verification needs the recorded code: `) });
+    expect(missing).toEqual({
+      error: expect.stringContaining(
+        `recorded with ${LS20}@${lost}; the files now hash to ${after}; verification needs the recorded code: `,
+      ),
+    });
 
     await arc3.service.stop();
     await store.close();
     // The folders of kept versions are written again from the database when missing.
     rmSync(path.join(dataDir, 'arc3-code'), { recursive: true, force: true });
-    const r = await runCli(['games', 'verify-session', sessionId, '--data-dir', dataDir, '--arc3-games', path.join(root, 'games')], { ARC_STUDIO_PYTHONPATH: PYTHONPATH, DATABASE_URL: undefined });
+    const r = await runCli(
+      ['games', 'verify-session', sessionId, '--data-dir', dataDir, '--arc3-games', path.join(root, 'games')],
+      { ARC_STUDIO_PYTHONPATH: PYTHONPATH, DATABASE_URL: undefined },
+    );
     expect(r.err).toBe('');
     const lines = r.out.trimEnd().split('\n');
     expect(lines[0]).toBe(`keys ${LS20}@${before} run ${a.run} (seed 0, 8 steps): every step matches`);
     expect(lines[1]).toBe(`keys ${LS20}@${after} run ${b.run} (seed 0, 3 steps): every step matches`);
-    expect(lines[2]).toMatch(new RegExp(`^keys ${LS20}@${lost} run .*: not checked: recorded with ${LS20}@${lost}; the files now hash to ${after}; verification needs the recorded code: .*${lost}`));
+    expect(lines[2]).toMatch(
+      new RegExp(
+        `^keys ${LS20}@${lost} run .*: not checked: recorded with ${LS20}@${lost}; the files now hash to ${after}; verification needs the recorded code: .*${lost}`,
+      ),
+    );
     expect(r.code).toBe(1);
     store = await openStore({ dataDir });
   }, 240_000);

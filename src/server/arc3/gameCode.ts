@@ -24,7 +24,10 @@ export function gameVersion(gameId: string, codeHash: string | null | undefined)
 
 /** Which files of a game's folder make its version: the Python files and the metadata, caches left out. */
 function isCodeFile(rel: string): boolean {
-  return rel.split('/').every((part) => !part.startsWith('.') && part !== '__pycache__') && (rel.endsWith('.py') || rel === 'metadata.json');
+  return (
+    rel.split('/').every((part) => !part.startsWith('.') && part !== '__pycache__') &&
+    (rel.endsWith('.py') || rel === 'metadata.json')
+  );
 }
 
 /** The content hash of a set of files: SHA-256 over each path, its size and its bytes, in path order. */
@@ -57,8 +60,15 @@ export async function readGameFolder(dir: string): Promise<{ hash: string; files
 
 /** Why a run's code cannot be had, in words that say what to do (see {@link GameCodeStore.folderFor}). */
 export class MissingGameCode extends Error {
-  constructor(readonly gameId: string, readonly recorded: string, readonly current: string | null, hint: string) {
-    super(`recorded with ${gameVersion(gameId, recorded)}; ${current ? `the files now hash to ${current}` : 'the game is not in the mounted folders'}; verification needs the recorded code: ${hint}`);
+  constructor(
+    readonly gameId: string,
+    readonly recorded: string,
+    readonly current: string | null,
+    hint: string,
+  ) {
+    super(
+      `recorded with ${gameVersion(gameId, recorded)}; ${current ? `the files now hash to ${current}` : 'the game is not in the mounted folders'}; verification needs the recorded code: ${hint}`,
+    );
     this.name = 'MissingGameCode';
   }
 }
@@ -73,14 +83,23 @@ export class GameCodeStore {
   private readonly writing = new Map<string, Promise<string>>();
 
   /** `root`: where versions are written as folders (the server's data dir's `arc3-code`). */
-  constructor(private readonly store: Store, readonly root: string, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly store: Store,
+    readonly root: string,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** Hashes the game's folder and keeps its files under that hash; answers the hash. */
   async keep(gameId: string, dir: string): Promise<string> {
     const { hash, files } = await readGameFolder(dir);
     const key = `${gameId}@${hash}`;
     if (!this.kept.has(key)) {
-      await this.store.saveGameCode(gameId, hash, Object.fromEntries([...files].map(([rel, bytes]) => [rel, bytes.toString('base64')])), this.now());
+      await this.store.saveGameCode(
+        gameId,
+        hash,
+        Object.fromEntries([...files].map(([rel, bytes]) => [rel, bytes.toString('base64')])),
+        this.now(),
+      );
       this.kept.add(key);
     }
     return hash;
@@ -136,7 +155,14 @@ export class GameCodeStore {
       now = (await readGameFolder(current)).hash;
       if (now === hash) return { dir: (await this.folderFor(gameId, await this.keep(gameId, current))) ?? current };
     }
-    return { error: new MissingGameCode(gameId, hash, now, `no server of this database kept that version; put the game's files back as they were when the run was played (their hash must be ${hash}) and run the check again`).message };
+    return {
+      error: new MissingGameCode(
+        gameId,
+        hash,
+        now,
+        `no server of this database kept that version; put the game's files back as they were when the run was played (their hash must be ${hash}) and run the check again`,
+      ).message,
+    };
   }
 }
 

@@ -20,7 +20,8 @@ const VENDOR = path.resolve('../shared/vendor/arc-agi-3');
 const PYTHONPATH = path.join(VENDOR, 'python');
 const OFFICIAL = path.join(VENDOR, 'environment_files');
 const FIXTURES = path.resolve('e2e/fixtures/arc3-games');
-if (!existsSync(path.join(PYTHONPATH, 'arcengine'))) throw new Error(`the official engine must be at ${PYTHONPATH}; these tests run against it`);
+if (!existsSync(path.join(PYTHONPATH, 'arcengine')))
+  throw new Error(`the official engine must be at ${PYTHONPATH}; these tests run against it`);
 const ENV = { ...process.env, ARC_STUDIO_PYTHONPATH: PYTHONPATH, PYTHONDONTWRITEBYTECODE: '1' };
 
 const pool = new Arc3Pool({ gameDirs: [FIXTURES, OFFICIAL], size: 1, env: ENV, timeoutMs: 60_000 });
@@ -46,7 +47,10 @@ describe('the state graph of an arcengine game', () => {
     // tg01 offers clicks on level 1 too, but no sprite there reacts: they are loops, not edges.
     expect(edgeActions(g)).toEqual(new Set(['ACTION1', 'ACTION2', 'ACTION3', 'ACTION4', 'RESET']));
     expect(g.clicks).toBe('targets');
-    expect(a.shortest).toEqual({ length: 10, actions: 'ACTION2,ACTION2,ACTION2,ACTION2,ACTION4,ACTION2,ACTION4,ACTION4,ACTION4,ACTION4' });
+    expect(a.shortest).toEqual({
+      length: 10,
+      actions: 'ACTION2,ACTION2,ACTION2,ACTION2,ACTION4,ACTION2,ACTION4,ACTION4,ACTION4,ACTION4',
+    });
     expect(a.winningMoves).toBe(2);
   }, 180_000);
 
@@ -71,7 +75,11 @@ describe('the state graph of an arcengine game', () => {
     const { frame } = await pool.open('graph-check', 'vc33');
     expect(frame.levels_completed).toBe(0);
     let last = frame;
-    for (const input of parseActions(a.shortest!.actions)) last = await pool.act('graph-check', input.action === 'ACTION6' ? { action: 'ACTION6', x: input.x, y: input.y } : { action: input.action });
+    for (const input of parseActions(a.shortest!.actions))
+      last = await pool.act(
+        'graph-check',
+        input.action === 'ACTION6' ? { action: 'ACTION6', x: input.x, y: input.y } : { action: input.action },
+      );
     await pool.close('graph-check');
     expect(last.levels_completed).toBe(1);
   }, 300_000);
@@ -82,9 +90,21 @@ describe('the state graph of an arcengine game', () => {
     expect(byStates.states).toBeGreaterThanOrEqual(20);
     expect(byStates.expanded).toBeLessThan(byStates.states);
     expect(edgeActions(byStates)).toEqual(new Set(['ACTION1', 'ACTION2', 'ACTION3', 'ACTION4']));
-    const report = graphReport(byStates, { version: 'ls20-9607627b', engine: 'arcengine', recorded: null, maxStates: 20, maxSeconds: 120, seconds: 1, targets: '' });
-    expect(report.lines[0]).toContain(`NOT fully explored: stopped at ${byStates.states} states (${byStates.expanded} expanded) by the budget (--max-states 20, --max-seconds 120)`);
-    expect(report.lines.at(-1)).toBe('P(a random policy wins within K actions): unknown, the graph was not fully explored; raise --max-states or --max-seconds.');
+    const report = graphReport(byStates, {
+      version: 'ls20-9607627b',
+      engine: 'arcengine',
+      recorded: null,
+      maxStates: 20,
+      maxSeconds: 120,
+      seconds: 1,
+      targets: '',
+    });
+    expect(report.lines[0]).toContain(
+      `NOT fully explored: stopped at ${byStates.states} states (${byStates.expanded} expanded) by the budget (--max-states 20, --max-seconds 120)`,
+    );
+    expect(report.lines.at(-1)).toBe(
+      'P(a random policy wins within K actions): unknown, the graph was not fully explored; raise --max-states or --max-seconds.',
+    );
     // No time at all: the budget is looked at after every state, so one state is expanded.
     const bySeconds = await exploreArc3Level(pool, 'ls20', 0, { maxStates: 1_000, maxSeconds: 0 });
     expect(bySeconds.complete).toBe(false);

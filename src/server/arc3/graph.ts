@@ -10,12 +10,25 @@
  * (`'cells'`: 4,096 actions per state, each a call into Python: for small levels only).
  */
 import { performance } from 'node:perf_hooks';
-import { ALL_CELLS, exploreStates, type GraphExpansion, type GraphOptions, type GraphSuccessor, type LevelGraph } from '../../core/game/graph';
+import {
+  ALL_CELLS,
+  exploreStates,
+  type GraphExpansion,
+  type GraphOptions,
+  type GraphSuccessor,
+  type LevelGraph,
+} from '../../core/game/graph';
 import type { Arc3Action, Arc3ExploredState } from './protocol';
 
 /** What explores: a worker (`Arc3Worker`) or the pool that pins the run to one (`Arc3Pool`). */
 export interface Arc3Explorer {
-  exploreStart(runId: string, gameId: string, seed: number, level: number, codeDir?: string): Promise<Arc3ExploredState>;
+  exploreStart(
+    runId: string,
+    gameId: string,
+    seed: number,
+    level: number,
+    codeDir?: string,
+  ): Promise<Arc3ExploredState>;
   exploreExpand(runId: string, node: number, actions: readonly Arc3Action[]): Promise<Arc3ExploredState[]>;
   close(runId: string): Promise<void>;
 }
@@ -38,8 +51,14 @@ function codeAction(code: number): Arc3Action {
 
 function successor(s: Arc3ExploredState): GraphSuccessor<Held> {
   return {
-    value: { node: s.node, offered: (s.available_actions ?? []).filter((a) => a >= 1 && a <= 6), targets: s.targets ?? [] },
-    key: String(s.node), gameOver: s.state === 'GAME_OVER', levelsCompleted: s.levels_completed,
+    value: {
+      node: s.node,
+      offered: (s.available_actions ?? []).filter((a) => a >= 1 && a <= 6),
+      targets: s.targets ?? [],
+    },
+    key: String(s.node),
+    gameOver: s.state === 'GAME_OVER',
+    levelsCompleted: s.levels_completed,
   };
 }
 
@@ -51,7 +70,9 @@ function successor(s: Arc3ExploredState): GraphSuccessor<Held> {
  * analyzeGraph(g).shortest; // e.g. { length: 6, actions: 'ACTION6:12:30,...' }
  */
 export async function exploreArc3Level(
-  explorer: Arc3Explorer, gameId: string, level: number,
+  explorer: Arc3Explorer,
+  gameId: string,
+  level: number,
   options: Omit<GraphOptions, 'shouldStop'> & { maxSeconds?: number; runId?: string; codeDir?: string } = {},
 ): Promise<LevelGraph> {
   const runId = options.runId ?? `graph-${gameId}-${level}-${Date.now().toString(36)}`;
@@ -61,17 +82,29 @@ export async function exploreArc3Level(
   try {
     const start = await explorer.exploreStart(runId, gameId, seed, level, options.codeDir);
     const it = exploreStates(gameId, level, successor(start), {
-      seed, maxStates: options.maxStates ?? ARC3_GRAPH_DEFAULTS.maxStates, clicks, onProgress: options.onProgress,
-      shouldStop: () => performance.now() > deadline, checkEvery: 1,
+      seed,
+      maxStates: options.maxStates ?? ARC3_GRAPH_DEFAULTS.maxStates,
+      clicks,
+      onProgress: options.onProgress,
+      shouldStop: () => performance.now() > deadline,
+      checkEvery: 1,
     });
-    for (let step = it.next(); ; ) {
+    for (let step = it.next(); ;) {
       if (step.done) return step.value;
       const held = step.value.value;
       const offered = held.offered;
-      const clickCodes = !offered.includes(6) ? [] : clicks === 'cells' ? ALL_CELLS : held.targets.map(([x, y]) => 8 + y * 64 + x);
+      const clickCodes = !offered.includes(6)
+        ? []
+        : clicks === 'cells'
+          ? ALL_CELLS
+          : held.targets.map(([x, y]) => 8 + y * 64 + x);
       const codes = [...offered.filter((a) => a !== 6), ...clickCodes];
       const results = codes.length ? await explorer.exploreExpand(runId, held.node, codes.map(codeAction)) : [];
-      const expansion: GraphExpansion<Held> = { offered, clicks: clickCodes, next: results.map((r) => (r.node === held.node ? null : successor(r))) };
+      const expansion: GraphExpansion<Held> = {
+        offered,
+        clicks: clickCodes,
+        next: results.map((r) => (r.node === held.node ? null : successor(r))),
+      };
       step = it.next(expansion);
     }
   } finally {

@@ -32,8 +32,15 @@ describe('the state graph route of server-run games', () => {
     store = await backends[0].open();
     arc3 = await startArc3({ dirs: [FIXTURES, OFFICIAL], servers: [], env: ENV, workers: 1 }, store, () => {});
     app = createApi({
-      library: new TaskLibrary(), version: 'test',
-      study: { store, adminTokenHash: hashToken(ADMIN), replay: (g, evs) => arc3.service.replay(g, evs) ?? replayWithEngine(g, evs), games: new Set([...gameIds, ...arc3.service.ids]), arc3: { service: arc3.service, engine: arc3.engine } },
+      library: new TaskLibrary(),
+      version: 'test',
+      study: {
+        store,
+        adminTokenHash: hashToken(ADMIN),
+        replay: (g, evs) => arc3.service.replay(g, evs) ?? replayWithEngine(g, evs),
+        games: new Set([...gameIds, ...arc3.service.ids]),
+        arc3: { service: arc3.service, engine: arc3.engine },
+      },
     });
   });
   afterAll(async () => {
@@ -41,13 +48,16 @@ describe('the state graph route of server-run games', () => {
     await store.close();
   });
 
-  const post = (id: string, body: unknown, token = ADMIN) => app.request(`/admin/arc3/games/${id}/graph`, {
-    method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
-  });
+  const post = (id: string, body: unknown, token = ADMIN) =>
+    app.request(`/admin/arc3/games/${id}/graph`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
 
   it('lists the actions each game offers, as its engine reports them', async () => {
     const res = await app.request('/admin/arc3/games', { headers: { authorization: `Bearer ${ADMIN}` } });
-    const { games } = await res.json() as { games: { id: string; actions?: number[] }[] };
+    const { games } = (await res.json()) as { games: { id: string; actions?: number[] }[] };
     const actions = Object.fromEntries(games.map((g) => [g.id.split('-')[0], g.actions]));
     expect(actions).toMatchObject({ ls20: [1, 2, 3, 4], vc33: [6], ft09: [6] });
     expect(actions.tg01).toEqual(expect.arrayContaining([1, 2, 3, 4, 6]));
@@ -56,8 +66,15 @@ describe('the state graph route of server-run games', () => {
   it('answers the summary and the shape of a fully explored level', async () => {
     const res = await post('tg01', { level: 0 });
     expect(res.status).toBe(200);
-    const { summary, shape } = await res.json() as { summary: GraphSummary; shape: GraphShape };
-    expect(summary).toMatchObject({ level: 0, recorded: null, clicks: 'targets', maxStates: 2_000, maxSeconds: 30, notDrawn: null });
+    const { summary, shape } = (await res.json()) as { summary: GraphSummary; shape: GraphShape };
+    expect(summary).toMatchObject({
+      level: 0,
+      recorded: null,
+      clicks: 'targets',
+      maxStates: 2_000,
+      maxSeconds: 30,
+      notDrawn: null,
+    });
     expect(summary.analysis).toMatchObject({ states: 27, complete: true, gameOverStates: 2, shortest: { length: 10 } });
     expect(summary.probabilities?.[0]).toMatchObject({ k: 10 });
     // 27 states and WIN; the start first, two GAME_OVER states, the states one move from the exit.
@@ -71,7 +88,7 @@ describe('the state graph route of server-run games', () => {
   it('reports the budget when it stops, refuses a budget over the limit, an unknown level and a missing token', async () => {
     const res = await post('tg01', { level: 1, maxStates: 5 });
     expect(res.status).toBe(200);
-    const { summary } = await res.json() as { summary: GraphSummary };
+    const { summary } = (await res.json()) as { summary: GraphSummary };
     expect(summary.analysis.complete).toBe(false);
     expect(summary.maxStates).toBe(5);
     expect(summary.probabilities).toBeNull();

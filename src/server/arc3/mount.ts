@@ -57,7 +57,9 @@ export function arc3WorkersFromEnv(env: Record<string, string | undefined>): num
   if (raw === undefined || raw === '') return defaultArc3Workers();
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 1 || n > 64) {
-    throw new Error(`ARC_STUDIO_ARC3_WORKERS=${raw} is not a whole number from 1 to 64; unset it (one worker per core) or give one, e.g. ARC_STUDIO_ARC3_WORKERS=2.`);
+    throw new Error(
+      `ARC_STUDIO_ARC3_WORKERS=${raw} is not a whole number from 1 to 64; unset it (one worker per core) or give one, e.g. ARC_STUDIO_ARC3_WORKERS=2.`,
+    );
   }
   return n;
 }
@@ -73,30 +75,54 @@ export async function startArc3(mount: Arc3Mount, store: Store, log: (line: stri
       engine = { ok: true, message: found.message };
       notes.push(`ARC-AGI-3 games: ${mount.dirs.join(', ')} with ${found.message}`);
       const pool = new Arc3Pool({
-        gameDirs: [...mount.dirs], size: mount.workers ?? arc3WorkersFromEnv(mount.env ?? process.env), env: mount.env,
-        onStderr: (text) => { for (const line of text.split('\n')) if (line.trim()) log(`[arcengine] ${line}`); },
+        gameDirs: [...mount.dirs],
+        size: mount.workers ?? arc3WorkersFromEnv(mount.env ?? process.env),
+        env: mount.env,
+        onStderr: (text) => {
+          for (const line of text.split('\n')) if (line.trim()) log(`[arcengine] ${line}`);
+        },
       });
       sources.push({ source: pool, engine: `arcengine ${found.arcengine}`, watchDirs: mount.dirs });
     } else {
       engine = { ok: false, message: found.message };
-      notes.push(`ARC-AGI-3 games in ${mount.dirs.join(', ')} are not available: ${found.message} The built-in games work as usual.`);
+      notes.push(
+        `ARC-AGI-3 games in ${mount.dirs.join(', ')} are not available: ${found.message} The built-in games work as usual.`,
+      );
     }
   }
   for (const url of mount.servers) {
     if (!mount.remote) throw new Error('remote ARC-AGI-3 servers need a remote source');
     sources.push({ source: mount.remote(url), engine: `remote ${url}` });
-    notes.push(`ARC-AGI-3 games of the server at ${url}${(mount.env ?? process.env).ARC_API_KEY ? ' (with ARC_API_KEY)' : ' (no ARC_API_KEY set)'}`);
+    notes.push(
+      `ARC-AGI-3 games of the server at ${url}${(mount.env ?? process.env).ARC_API_KEY ? ' (with ARC_API_KEY)' : ' (no ARC_API_KEY set)'}`,
+    );
   }
   const code = new GameCodeStore(store, mount.codeDir ?? path.join(os.tmpdir(), 'arc-studio-code'), mount.now);
-  const service = new Arc3Service(sources, store, log, { limits: { ...runLimitsFromEnv(mount.env ?? process.env), ...mount.runLimits }, now: mount.now, code });
+  const service = new Arc3Service(sources, store, log, {
+    limits: { ...runLimitsFromEnv(mount.env ?? process.env), ...mount.runLimits },
+    now: mount.now,
+    code,
+  });
   await service.start();
   const count = service.list().length;
-  if (sources.length) notes.push(`${count} ARC-AGI-3 game${count === 1 ? '' : 's'}: ${service.list().map((g) => g.id).join(', ') || 'none found'}`);
+  if (sources.length)
+    notes.push(
+      `${count} ARC-AGI-3 game${count === 1 ? '' : 's'}: ${
+        service
+          .list()
+          .map((g) => g.id)
+          .join(', ') || 'none found'
+      }`,
+    );
   service.watchFiles();
   const dirs = engine.ok ? [...mount.dirs] : [];
   const checkReplayer = () => {
     const fallback = serviceReplayer(service);
-    if (!dirs.length) return { replayer: { ...fallback, code: (gameId: string, codeHash: string) => service.codeFolder(gameId, codeHash) }, release: () => Promise.resolve() };
+    if (!dirs.length)
+      return {
+        replayer: { ...fallback, code: (gameId: string, codeHash: string) => service.codeFolder(gameId, codeHash) },
+        release: () => Promise.resolve(),
+      };
     const pool = new Arc3Pool({ gameDirs: dirs, size: 1, env: mount.env });
     const onPool = new Set<string>();
     const replayer: Replayer = {
@@ -122,7 +148,12 @@ export async function startArc3(mount: Arc3Mount, store: Store, log: (line: stri
 /** Per game id: its title, how many levels it has and the version the server runs (`push-<hash>`). */
 export type GameInfo = Record<string, { title: string; levels: number; version?: string }>;
 
-const builtinGameInfo: GameInfo = Object.fromEntries(Object.values(builtinGames).map((g) => [g.id, { title: g.title, levels: g.levels.length, version: versionedGameId(g) }]));
+const builtinGameInfo: GameInfo = Object.fromEntries(
+  Object.values(builtinGames).map((g) => [
+    g.id,
+    { title: g.title, levels: g.levels.length, version: versionedGameId(g) },
+  ]),
+);
 
 /**
  * Every game the server runs, built-in and ARC-AGI-3, as the results and exports see them: the

@@ -16,14 +16,18 @@ const ROOT = path.resolve(__dirname, '../../..');
 const VENDOR = path.resolve(ROOT, '../shared/vendor/arc-agi-3');
 const PYTHONPATH = path.join(VENDOR, 'python');
 const GAMES = path.join(VENDOR, 'environment_files');
-if (!existsSync(path.join(PYTHONPATH, 'arcengine'))) throw new Error(`the official engine must be at ${PYTHONPATH}; these tests run against it`);
+if (!existsSync(path.join(PYTHONPATH, 'arcengine')))
+  throw new Error(`the official engine must be at ${PYTHONPATH}; these tests run against it`);
 
 const tmp = mkdtempSync(path.join(tmpdir(), 'arc3-protocol-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 /** The worker script as the server starts it, with a function that sends one request and reads its answer line. */
 function startWorker() {
-  const proc = spawn('python3', [WORKER_SCRIPT, '--games', GAMES], { env: { ...process.env, PYTHONPATH, PYTHONDONTWRITEBYTECODE: '1' }, stdio: ['pipe', 'pipe', 'ignore'] });
+  const proc = spawn('python3', [WORKER_SCRIPT, '--games', GAMES], {
+    env: { ...process.env, PYTHONPATH, PYTHONDONTWRITEBYTECODE: '1' },
+    stdio: ['pipe', 'pipe', 'ignore'],
+  });
   const lines = createInterface({ input: proc.stdout })[Symbol.asyncIterator]();
   let id = 0;
   const ask = async (cmd: string, fields: Record<string, unknown> = {}): Promise<Record<string, unknown>> => {
@@ -55,7 +59,12 @@ describe('the worker protocol', () => {
       const atLevel = FrameDataWire.parse(await ask('open', { run: 'l', game_id: 'ls20-9607627b', level: 1 }));
       expect(atLevel.levels_completed).toBe(1);
       const moved = FrameDataWire.parse(await ask('act', { run: 'l', action: 'ACTION2' }));
-      const replayed = await ask('replay', { run: 'l2', game_id: 'ls20-9607627b', level: 1, actions: [{ action: 'ACTION2' }] });
+      const replayed = await ask('replay', {
+        run: 'l2',
+        game_id: 'ls20-9607627b',
+        level: 1,
+        actions: [{ action: 'ACTION2' }],
+      });
       expect(replayed.count).toBe(1);
       const { guid: _a, ...replayedFrames } = FrameDataWire.parse(replayed);
       const { guid: _b, ...movedFrames } = moved;
@@ -63,10 +72,22 @@ describe('the worker protocol', () => {
 
       expect(InspectReply.parse(await ask('inspect', { run: 'l' }))).toMatchObject({ levels_completed: 1 });
       expect(await ask('close', { run: 'l' })).toMatchObject({ ok: true, closed: true });
-      expect(await ask('act', { run: 'l', action: 'ACTION1' })).toMatchObject({ ok: false, error: { code: 'unknown_run' } });
-      expect(await ask('act', { run: 'r', action: 'JUMP' })).toMatchObject({ ok: false, error: { code: 'bad_request' } });
-      expect(await ask('open', { run: 'x', game_id: 'zz99-00000000' })).toMatchObject({ ok: false, error: { code: 'unknown_game' } });
-      expect(await ask('dance')).toMatchObject({ ok: false, error: { code: 'bad_request', message: "unknown command 'dance'" } });
+      expect(await ask('act', { run: 'l', action: 'ACTION1' })).toMatchObject({
+        ok: false,
+        error: { code: 'unknown_run' },
+      });
+      expect(await ask('act', { run: 'r', action: 'JUMP' })).toMatchObject({
+        ok: false,
+        error: { code: 'bad_request' },
+      });
+      expect(await ask('open', { run: 'x', game_id: 'zz99-00000000' })).toMatchObject({
+        ok: false,
+        error: { code: 'unknown_game' },
+      });
+      expect(await ask('dance')).toMatchObject({
+        ok: false,
+        error: { code: 'bad_request', message: "unknown command 'dance'" },
+      });
       expect(await ask('quit')).toMatchObject({ ok: true });
     } finally {
       proc.kill();
@@ -74,7 +95,10 @@ describe('the worker protocol', () => {
   });
 
   it('answers requests written before the ones ahead of them were answered, each once, in order', async () => {
-    const proc = spawn('python3', [WORKER_SCRIPT, '--games', GAMES], { env: { ...process.env, PYTHONPATH, PYTHONDONTWRITEBYTECODE: '1' }, stdio: ['pipe', 'pipe', 'ignore'] });
+    const proc = spawn('python3', [WORKER_SCRIPT, '--games', GAMES], {
+      env: { ...process.env, PYTHONPATH, PYTHONDONTWRITEBYTECODE: '1' },
+      stdio: ['pipe', 'pipe', 'ignore'],
+    });
     const lines = createInterface({ input: proc.stdout })[Symbol.asyncIterator]();
     try {
       const requests = [
@@ -101,22 +125,28 @@ describe('the worker protocol', () => {
   it('refuses, with the reason, an answer that does not follow the protocol', async () => {
     // A worker whose frames do not fill their dimensions.
     const fake = path.join(tmp, 'fake.py');
-    writeFileSync(fake, [
-      'import json, sys',
-      'for line in sys.stdin:',
-      '    req = json.loads(line)',
-      '    fd = {"game_id": "g", "guid": req.get("run", ""), "frame_b64": ["AAAA"], "frame_dims": [[64, 64]], "state": "NOT_FINISHED", "levels_completed": 0, "win_levels": 1, "available_actions": [1], "full_reset": False}',
-      '    if req["cmd"] == "quit":',
-      '        print(json.dumps({"id": req["id"], "ok": True}), flush=True)',
-      '        break',
-      '    print(json.dumps({"id": req["id"], "ok": True, **fd}), flush=True)',
-    ].join('\n'));
+    writeFileSync(
+      fake,
+      [
+        'import json, sys',
+        'for line in sys.stdin:',
+        '    req = json.loads(line)',
+        '    fd = {"game_id": "g", "guid": req.get("run", ""), "frame_b64": ["AAAA"], "frame_dims": [[64, 64]], "state": "NOT_FINISHED", "levels_completed": 0, "win_levels": 1, "available_actions": [1], "full_reset": False}',
+        '    if req["cmd"] == "quit":',
+        '        print(json.dumps({"id": req["id"], "ok": True}), flush=True)',
+        '        break',
+        '    print(json.dumps({"id": req["id"], "ok": True, **fd}), flush=True)',
+      ].join('\n'),
+    );
     const python = path.join(tmp, 'fake-python');
     writeFileSync(python, `#!/bin/sh\nexec python3 ${JSON.stringify(fake)}\n`);
     chmodSync(python, 0o755);
     const w = new Arc3Worker({ gameDirs: [], python });
     try {
-      await expect(w.open('r', 'g')).rejects.toMatchObject({ code: 'internal', message: expect.stringContaining('frame 0 holds 3 cells, not 64x64') });
+      await expect(w.open('r', 'g')).rejects.toMatchObject({
+        code: 'internal',
+        message: expect.stringContaining('frame 0 holds 3 cells, not 64x64'),
+      });
       await expect(w.resume('r', 'g', 0, [])).rejects.toMatchObject({ code: 'internal' });
     } finally {
       await w.stop().catch(() => undefined);

@@ -36,7 +36,8 @@
  */
 import { z } from 'zod';
 
-export type Arc3ActionName = 'RESET' | 'ACTION1' | 'ACTION2' | 'ACTION3' | 'ACTION4' | 'ACTION5' | 'ACTION6' | 'ACTION7';
+export type Arc3ActionName =
+  'RESET' | 'ACTION1' | 'ACTION2' | 'ACTION3' | 'ACTION4' | 'ACTION5' | 'ACTION6' | 'ACTION7';
 
 /** One action as sent to a game; x and y (0-63) only for ACTION6. */
 export interface Arc3Action {
@@ -88,7 +89,16 @@ export interface Arc3Inspection {
   attributes: Record<string, unknown>;
   /** The camera: its place and size in the level's cells, and how it maps them onto the 64x64 frame. */
   camera: { x: number; y: number; width: number; height: number; scale: number; x_offset: number; y_offset: number };
-  sprites: { name: string; x: number; y: number; width: number; height: number; layer: number; visible: boolean; tags: string[] }[];
+  sprites: {
+    name: string;
+    x: number;
+    y: number;
+    width: number;
+    height: number;
+    layer: number;
+    visible: boolean;
+    tags: string[];
+  }[];
 }
 
 export interface Arc3Hello {
@@ -118,7 +128,15 @@ export interface Arc3ExploredState {
 }
 
 /** The error codes a worker answers with. */
-export const WORKER_ERROR_CODES = ['bad_request', 'unknown_game', 'unknown_run', 'load_error', 'game_error', 'no_engine', 'internal'] as const;
+export const WORKER_ERROR_CODES = [
+  'bad_request',
+  'unknown_game',
+  'unknown_run',
+  'load_error',
+  'game_error',
+  'no_engine',
+  'internal',
+] as const;
 
 const int = z.number().int();
 const STATES = ['NOT_PLAYED', 'NOT_FINISHED', 'WIN', 'GAME_OVER'] as const;
@@ -126,47 +144,96 @@ const STATES = ['NOT_PLAYED', 'NOT_FINISHED', 'WIN', 'GAME_OVER'] as const;
 /** Every answer's envelope: the request's id, then success or an error. */
 export const ReplyEnvelope = z.union([
   z.looseObject({ id: int, ok: z.literal(true) }),
-  z.object({ id: int, ok: z.literal(false), error: z.object({ code: z.enum(WORKER_ERROR_CODES), message: z.string(), traceback: z.string().optional() }) }),
+  z.object({
+    id: int,
+    ok: z.literal(false),
+    error: z.object({ code: z.enum(WORKER_ERROR_CODES), message: z.string(), traceback: z.string().optional() }),
+  }),
 ]);
 
 /** Frame data as it comes on the wire (`open`, `act`, `replay`); {@link decodeFrameData} turns it into {@link Arc3FrameData}. */
-export const FrameDataWire = z.object({
-  game_id: z.string(),
-  guid: z.string(),
-  frame_b64: z.array(z.string()).optional(),
-  frame_dims: z.array(z.tuple([int.min(0).max(4096), int.min(0).max(4096)])).optional(),
-  frame: z.array(z.array(z.array(int))).optional(),
-  state: z.enum(STATES),
-  levels_completed: int.min(0),
-  win_levels: int.min(0),
-  available_actions: z.array(int.min(0).max(7)),
-  full_reset: z.boolean(),
-  count: int.min(0).optional(),
-}).refine((d) => (d.frame_b64 ? d.frame_dims?.length === d.frame_b64.length : d.frame !== undefined), { message: 'frames come as frame_b64 with one frame_dims each, or as frame' });
+export const FrameDataWire = z
+  .object({
+    game_id: z.string(),
+    guid: z.string(),
+    frame_b64: z.array(z.string()).optional(),
+    frame_dims: z.array(z.tuple([int.min(0).max(4096), int.min(0).max(4096)])).optional(),
+    frame: z.array(z.array(z.array(int))).optional(),
+    state: z.enum(STATES),
+    levels_completed: int.min(0),
+    win_levels: int.min(0),
+    available_actions: z.array(int.min(0).max(7)),
+    full_reset: z.boolean(),
+    count: int.min(0).optional(),
+  })
+  .refine((d) => (d.frame_b64 ? d.frame_dims?.length === d.frame_b64.length : d.frame !== undefined), {
+    message: 'frames come as frame_b64 with one frame_dims each, or as frame',
+  });
 
 export const HelloReply: z.ZodType<Arc3Hello> = z.object({
-  python: z.string(), executable: z.string(), pid: int, dirs: z.array(z.string()),
-  arcengine: z.string().nullable(), arcengine_path: z.string().optional(), arcengine_error: z.string().optional(),
+  python: z.string(),
+  executable: z.string(),
+  pid: int,
+  dirs: z.array(z.string()),
+  arcengine: z.string().nullable(),
+  arcengine_path: z.string().optional(),
+  arcengine_error: z.string().optional(),
 });
 
 /** Loose: a newer worker may say more of a game than this server reads. */
 export const ListReply: z.ZodType<{ games: Arc3GameInfo[] }> = z.object({
-  games: z.array(z.looseObject({
-    game_id: z.string(), game: z.string(), version: z.string(), title: z.string(), tags: z.array(z.string()), default_fps: z.number(),
-    baseline_actions: z.array(z.number()), class_name: z.string(), dir: z.string(), level_count: int.nullable(),
-    available_actions: z.array(int.min(0).max(7)).nullable().optional(),
-    error: z.object({ code: z.string(), message: z.string() }).optional(),
-  })),
+  games: z.array(
+    z.looseObject({
+      game_id: z.string(),
+      game: z.string(),
+      version: z.string(),
+      title: z.string(),
+      tags: z.array(z.string()),
+      default_fps: z.number(),
+      baseline_actions: z.array(z.number()),
+      class_name: z.string(),
+      dir: z.string(),
+      level_count: int.nullable(),
+      available_actions: z.array(int.min(0).max(7)).nullable().optional(),
+      error: z.object({ code: z.string(), message: z.string() }).optional(),
+    }),
+  ),
 });
 
 export const InspectReply: z.ZodType<Arc3Inspection> = z.object({
-  level_index: int, levels: int, state: z.enum(STATES), levels_completed: int, attributes: z.record(z.string(), z.unknown()),
-  camera: z.object({ x: z.number(), y: z.number(), width: z.number(), height: z.number(), scale: z.number(), x_offset: z.number(), y_offset: z.number() }),
-  sprites: z.array(z.object({ name: z.string(), x: z.number(), y: z.number(), width: z.number(), height: z.number(), layer: z.number(), visible: z.boolean(), tags: z.array(z.string()) })),
+  level_index: int,
+  levels: int,
+  state: z.enum(STATES),
+  levels_completed: int,
+  attributes: z.record(z.string(), z.unknown()),
+  camera: z.object({
+    x: z.number(),
+    y: z.number(),
+    width: z.number(),
+    height: z.number(),
+    scale: z.number(),
+    x_offset: z.number(),
+    y_offset: z.number(),
+  }),
+  sprites: z.array(
+    z.object({
+      name: z.string(),
+      x: z.number(),
+      y: z.number(),
+      width: z.number(),
+      height: z.number(),
+      layer: z.number(),
+      visible: z.boolean(),
+      tags: z.array(z.string()),
+    }),
+  ),
 });
 
 export const ExploredStateReply: z.ZodType<Arc3ExploredState> = z.object({
-  node: int.min(-1), state: z.enum(STATES), levels_completed: int.min(0), new: z.boolean().optional(),
+  node: int.min(-1),
+  state: z.enum(STATES),
+  levels_completed: int.min(0),
+  new: z.boolean().optional(),
   available_actions: z.array(int.min(0).max(7)).optional(),
   targets: z.array(z.tuple([int.min(0).max(63), int.min(0).max(63)])).optional(),
 });
@@ -179,17 +246,20 @@ export const ExpandReply = z.object({ results: z.array(ExploredStateReply) });
  */
 export function decodeFrameData(wire: z.infer<typeof FrameDataWire>): Arc3FrameData {
   const { frame_b64: b64, frame_dims: dims, frame: lists, count: _count, ...rest } = wire;
-  const frame = b64 && dims ? b64.map((text, i) => {
-    const bytes = Buffer.from(text, 'base64');
-    const [h, w] = dims[i];
-    if (bytes.length !== h * w) throw new Error(`frame ${i} holds ${bytes.length} cells, not ${h}x${w}`);
-    const grid: number[][] = new Array(h);
-    for (let r = 0; r < h; r++) {
-      const row: number[] = new Array(w);
-      for (let c = 0; c < w; c++) row[c] = bytes[r * w + c];
-      grid[r] = row;
-    }
-    return grid;
-  }) : lists ?? [];
+  const frame =
+    b64 && dims
+      ? b64.map((text, i) => {
+          const bytes = Buffer.from(text, 'base64');
+          const [h, w] = dims[i];
+          if (bytes.length !== h * w) throw new Error(`frame ${i} holds ${bytes.length} cells, not ${h}x${w}`);
+          const grid: number[][] = new Array(h);
+          for (let r = 0; r < h; r++) {
+            const row: number[] = new Array(w);
+            for (let c = 0; c < w; c++) row[c] = bytes[r * w + c];
+            grid[r] = row;
+          }
+          return grid;
+        })
+      : (lists ?? []);
   return { ...rest, frame };
 }

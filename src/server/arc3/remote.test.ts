@@ -17,7 +17,9 @@ const VENDOR = path.resolve(ROOT, '../shared/vendor/arc-agi-3');
 const PYTHONPATH = path.join(VENDOR, 'python');
 const GAMES = path.join(VENDOR, 'environment_files');
 if (!existsSync(path.join(PYTHONPATH, 'arc_agi')) || !existsSync(GAMES)) {
-  throw new Error(`the official toolkit and games must be at ${VENDOR} (python/arc_agi, environment_files); these tests run against them`);
+  throw new Error(
+    `the official toolkit and games must be at ${VENDOR} (python/arc_agi, environment_files); these tests run against them`,
+  );
 }
 
 const LS20 = 'ls20-9607627b';
@@ -43,7 +45,7 @@ async function freePort(): Promise<number> {
 /** A fixed pseudo-random sequence (LCG), so the test is the same every run. */
 function sequence(n: number, pick: (r: () => number) => Arc3Action): Arc3Action[] {
   let s = 4242;
-  const r = () => ((s = (s * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const r = () => (s = (s * 1103515245 + 12345) % 2147483648) / 2147483648;
   return Array.from({ length: n }, () => pick(r));
 }
 
@@ -56,11 +58,15 @@ const KEYS: Arc3Action[] = [
   { action: 'RESET' },
   { action: 'ACTION5' },
   { action: 'ACTION6', x: 3, y: 60 },
-  ...sequence(30, (r) => (r() < 0.05 ? { action: 'RESET' } : { action: `ACTION${1 + Math.floor(r() * 4)}` as Arc3Action['action'] })),
+  ...sequence(30, (r) =>
+    r() < 0.05 ? { action: 'RESET' } : { action: `ACTION${1 + Math.floor(r() * 4)}` as Arc3Action['action'] },
+  ),
 ];
 // Clicks until GAME_OVER, actions after it (empty frames), then a RESET and a click.
 const CLICKS: Arc3Action[] = [
-  ...sequence(70, (r) => (r() < 0.05 ? { action: 'ACTION1' } : { action: 'ACTION6', x: Math.floor(r() * 64), y: Math.floor(r() * 64) })),
+  ...sequence(70, (r) =>
+    r() < 0.05 ? { action: 'ACTION1' } : { action: 'ACTION6', x: Math.floor(r() * 64), y: Math.floor(r() * 64) },
+  ),
   { action: 'RESET' },
   { action: 'ACTION6', x: 32, y: 32 },
 ];
@@ -100,10 +106,20 @@ beforeAll(async () => {
   server.stderr!.on('data', (t: Buffer) => (serverLog += t.toString()));
   pool = new Arc3Pool({ gameDirs: [GAMES], pythonPath: PYTHONPATH, size: 1 });
   // Up once its health check answers; a server that stopped says so with its log.
-  await vi.waitFor(async () => {
-    if (server!.exitCode !== null) throw new Error(`the toolkit server stopped (exit code ${server!.exitCode}): ${serverLog}`);
-    if (!(await fetch(`${baseUrl}/api/healthcheck`).then((r) => r.ok, () => false))) throw new Error(`the toolkit server does not answer its health check yet: ${serverLog}`);
-  }, { timeout: 30_000, interval: 100 });
+  await vi.waitFor(
+    async () => {
+      if (server!.exitCode !== null)
+        throw new Error(`the toolkit server stopped (exit code ${server!.exitCode}): ${serverLog}`);
+      if (
+        !(await fetch(`${baseUrl}/api/healthcheck`).then(
+          (r) => r.ok,
+          () => false,
+        ))
+      )
+        throw new Error(`the toolkit server does not answer its health check yet: ${serverLog}`);
+    },
+    { timeout: 30_000, interval: 100 },
+  );
 }, 40_000);
 
 afterAll(async () => {
@@ -123,7 +139,14 @@ describe('the remote ARC-AGI-3 source, against the toolkit REST server', () => {
     const games = await s.list();
     expect(games.map((g) => g.game_id)).toEqual([FT09, LS20, VC33]);
     expect(games.find((g) => g.game_id === LS20)).toMatchObject({
-      game: 'ls20', version: '9607627b', title: 'LS20', default_fps: 30, baseline_actions: [], class_name: '', dir: baseUrl, level_count: null,
+      game: 'ls20',
+      version: '9607627b',
+      title: 'LS20',
+      default_fps: 30,
+      baseline_actions: [],
+      class_name: '',
+      dir: baseUrl,
+      level_count: null,
     });
     expect(s.kind).toBe('remote');
     expect(s.label).toBe(baseUrl);
@@ -179,7 +202,10 @@ describe('the remote ARC-AGI-3 source, against the toolkit REST server', () => {
   it('refuses a click without coordinates before asking the server', async () => {
     const s = source();
     await s.open('b', FT09);
-    await expect(s.act('b', { action: 'ACTION6' })).rejects.toMatchObject({ code: 'bad_request', message: expect.stringContaining('x and y from 0 to 63') });
+    await expect(s.act('b', { action: 'ACTION6' })).rejects.toMatchObject({
+      code: 'bad_request',
+      message: expect.stringContaining('x and y from 0 to 63'),
+    });
     await expect(s.act('b', { action: 'ACTION6', x: 64, y: 0 })).rejects.toMatchObject({ code: 'bad_request' });
     expect((await s.act('b', { action: 'ACTION6', x: 10, y: 10 })).game_id).toBe(FT09);
   });
@@ -188,7 +214,9 @@ describe('the remote ARC-AGI-3 source, against the toolkit REST server', () => {
     // The real server; only the answers to run "slow"'s actions are held until the other run has played.
     let slowGuid = '';
     let release: () => void = () => {};
-    const gate = new Promise<void>((r) => { release = r; });
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
     const held = async (input: string | URL | Request, init?: RequestInit) => {
       const res = await fetch(input, init);
       if (slowGuid && String(init?.body ?? '').includes(slowGuid)) await gate;
@@ -198,7 +226,10 @@ describe('the remote ARC-AGI-3 source, against the toolkit REST server', () => {
     slowGuid = (await s.open('slow', LS20)).frame.guid;
     await s.open('quick', LS20);
     let slowDone = false;
-    const slow = s.act('slow', { action: 'ACTION1' }).then((fd) => { slowDone = true; return fd; });
+    const slow = s.act('slow', { action: 'ACTION1' }).then((fd) => {
+      slowDone = true;
+      return fd;
+    });
     const quick: Arc3FrameData[] = [];
     for (const a of KEYS.slice(0, 5)) quick.push(await s.act('quick', a));
     expect(slowDone).toBe(false);
@@ -227,7 +258,8 @@ describe('the remote ARC-AGI-3 source, against the toolkit REST server', () => {
     const cards: string[] = [];
     const watch: typeof fetch = async (url, init) => {
       const res = await fetch(url, init);
-      if (String(url).endsWith('/api/scorecard/open')) cards.push(((await res.clone().json()) as { card_id: string }).card_id);
+      if (String(url).endsWith('/api/scorecard/open'))
+        cards.push(((await res.clone().json()) as { card_id: string }).card_id);
       return res;
     };
     const s = source({ fetch: watch });
@@ -235,7 +267,11 @@ describe('the remote ARC-AGI-3 source, against the toolkit REST server', () => {
     const reference = await viaPool('lost-ref', LS20, KEYS.slice(0, 40));
     for (const a of KEYS.slice(0, 20)) await s.act('lost', a);
     // The server closes the run's card (as it does with an idle one): later actions say it is not found.
-    const closed = await fetch(`${baseUrl}/api/scorecard/close`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ card_id: cards.at(-1) }) });
+    const closed = await fetch(`${baseUrl}/api/scorecard/close`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ card_id: cards.at(-1) }),
+    });
     expect(closed.ok).toBe(true);
     const after: unknown[] = [];
     for (const a of KEYS.slice(20, 40)) after.push(strip(await s.act('lost', a)));
@@ -252,7 +288,10 @@ describe('the remote ARC-AGI-3 source, against the toolkit REST server', () => {
       if (lost && u.includes('/api/cmd/') && !u.endsWith('/RESET')) {
         lost = false;
         replaying = true;
-        return new Response(JSON.stringify({ error: 'SERVER_ERROR', message: 'game ls20-9607627b not found' }), { status: 400, headers: { 'Content-Type': 'application/json' } });
+        return new Response(JSON.stringify({ error: 'SERVER_ERROR', message: 'game ls20-9607627b not found' }), {
+          status: 400,
+          headers: { 'Content-Type': 'application/json' },
+        });
       }
       if (replaying && u.includes('/api/cmd/ACTION')) {
         replaying = false;
@@ -289,7 +328,9 @@ describe('the remote ARC-AGI-3 source, against the toolkit REST server', () => {
     const err = await s.open('d', LS20).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Arc3Error);
     expect(err).toMatchObject({ code: 'internal' });
-    expect((err as Error).message).toMatch(/cannot reach the ARC-AGI-3 server at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\); check that it is running/);
+    expect((err as Error).message).toMatch(
+      /cannot reach the ARC-AGI-3 server at http:\/\/127\.0\.0\.1:\d+ \(ECONNREFUSED\); check that it is running/,
+    );
   });
 
   it('gives up on a server that does not answer after the timeout', async () => {

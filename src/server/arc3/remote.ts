@@ -71,7 +71,16 @@ interface RemoteRun {
   readonly actions: Arc3Action[];
 }
 
-const ACTIONS: readonly Arc3ActionName[] = ['RESET', 'ACTION1', 'ACTION2', 'ACTION3', 'ACTION4', 'ACTION5', 'ACTION6', 'ACTION7'];
+const ACTIONS: readonly Arc3ActionName[] = [
+  'RESET',
+  'ACTION1',
+  'ACTION2',
+  'ACTION3',
+  'ACTION4',
+  'ACTION5',
+  'ACTION6',
+  'ACTION7',
+];
 const STATES: readonly Arc3GameState[] = ['NOT_PLAYED', 'NOT_FINISHED', 'WIN', 'GAME_OVER'];
 const DEFAULT_FPS = 5;
 
@@ -100,10 +109,16 @@ export class RemoteArc3Source implements Arc3Source {
     try {
       url = new URL(opts.baseUrl);
     } catch {
-      throw new Arc3Error('bad_request', `"${opts.baseUrl}" is not a URL; give the ARC-AGI-3 server as http(s)://host[:port]`);
+      throw new Arc3Error(
+        'bad_request',
+        `"${opts.baseUrl}" is not a URL; give the ARC-AGI-3 server as http(s)://host[:port]`,
+      );
     }
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-      throw new Arc3Error('bad_request', `"${opts.baseUrl}" is not an http(s) URL; give the ARC-AGI-3 server as http(s)://host[:port]`);
+      throw new Arc3Error(
+        'bad_request',
+        `"${opts.baseUrl}" is not an http(s) URL; give the ARC-AGI-3 server as http(s)://host[:port]`,
+      );
     }
     this.baseUrl = opts.baseUrl.replace(/\/+$/, '');
     this.label = this.baseUrl;
@@ -134,13 +149,19 @@ export class RemoteArc3Source implements Arc3Source {
   }
 
   async open(runId: string, gameId: string, _seed = 0): Promise<{ gameId: string; frame: Arc3FrameData }> {
-    const full = resolveGameId(gameId, (await this.list()).map((g) => g.game_id));
+    const full = resolveGameId(
+      gameId,
+      (await this.list()).map((g) => g.game_id),
+    );
     const run = await this.start(runId, full);
     return { gameId: full, frame: run.last };
   }
 
   async resume(runId: string, gameId: string, _seed: number, actions: readonly Arc3Action[]): Promise<Arc3FrameData> {
-    const full = resolveGameId(gameId, (await this.list()).map((g) => g.game_id));
+    const full = resolveGameId(
+      gameId,
+      (await this.list()).map((g) => g.game_id),
+    );
     const run = await this.start(runId, full);
     try {
       for (const action of actions) await this.act(runId, action);
@@ -185,17 +206,32 @@ export class RemoteArc3Source implements Arc3Source {
     const card = await this.request('POST', '/api/scorecard/open', { tags: ['arc-studio'], opaque: { run: runId } });
     const cardId = card.card_id;
     if (typeof cardId !== 'string' || !cardId) {
-      throw new Arc3Error('internal', `the ARC-AGI-3 server at ${this.baseUrl} opened a scorecard without a card_id; is it an ARC-AGI-3 server?`);
+      throw new Arc3Error(
+        'internal',
+        `the ARC-AGI-3 server at ${this.baseUrl} opened a scorecard without a card_id; is it an ARC-AGI-3 server?`,
+      );
     }
     try {
       // No guid: the server makes a new play and answers its guid with the opening frame.
       const answer = await this.request('POST', '/api/cmd/RESET', { game_id: full, card_id: cardId });
       const frame = toFrameData(answer, this.baseUrl, true);
       if (frame.game_id !== full) {
-        throw new Arc3Error('internal', `the ARC-AGI-3 server at ${this.baseUrl} started ${frame.game_id || 'an unnamed game'} when asked for ${full}`);
+        throw new Arc3Error(
+          'internal',
+          `the ARC-AGI-3 server at ${this.baseUrl} started ${frame.game_id || 'an unnamed game'} when asked for ${full}`,
+        );
       }
-      if (!frame.guid) throw new Arc3Error('internal', `the ARC-AGI-3 server at ${this.baseUrl} started ${full} without a guid`);
-      const run: RemoteRun = { gameId: full, cardId, guid: frame.guid, last: frame, levelActions: 0, queue: Promise.resolve(), actions: [] };
+      if (!frame.guid)
+        throw new Arc3Error('internal', `the ARC-AGI-3 server at ${this.baseUrl} started ${full} without a guid`);
+      const run: RemoteRun = {
+        gameId: full,
+        cardId,
+        guid: frame.guid,
+        last: frame,
+        levelActions: 0,
+        queue: Promise.resolve(),
+        actions: [],
+      };
       this.runs.set(runId, run);
       this.levelCounts.set(full, frame.win_levels);
       return run;
@@ -205,7 +241,12 @@ export class RemoteArc3Source implements Arc3Source {
     }
   }
 
-  private async send(runId: string, run: RemoteRun, action: Arc3Action, body: Record<string, unknown>): Promise<Arc3FrameData> {
+  private async send(
+    runId: string,
+    run: RemoteRun,
+    action: Arc3Action,
+    body: Record<string, unknown>,
+  ): Promise<Arc3FrameData> {
     if (this.runs.get(runId) !== run) throw new Arc3Error('unknown_run', `run ${runId} was closed; open it again`);
     let frame: Arc3FrameData;
     try {
@@ -225,41 +266,81 @@ export class RemoteArc3Source implements Arc3Source {
    */
   private async rebuild(runId: string, run: RemoteRun): Promise<void> {
     const had = run.last;
-    const lost = (why: string) => new Arc3Error('upstream_lost', `the ARC-AGI-3 server at ${this.baseUrl} lost this run's game (it restarted, or closed the scorecard) and it could not be rebuilt: ${why}. The actions made so far are kept; open the game again to go on from its start`);
+    const lost = (why: string) =>
+      new Arc3Error(
+        'upstream_lost',
+        `the ARC-AGI-3 server at ${this.baseUrl} lost this run's game (it restarted, or closed the scorecard) and it could not be rebuilt: ${why}. The actions made so far are kept; open the game again to go on from its start`,
+      );
     try {
-      const card = await this.request('POST', '/api/scorecard/open', { tags: ['arc-studio'], opaque: { run: runId, rebuilt: true } });
-      if (typeof card.card_id !== 'string' || !card.card_id) throw lost('the server opened a scorecard without a card_id');
-      const opening = toFrameData(await this.request('POST', '/api/cmd/RESET', { game_id: run.gameId, card_id: card.card_id }), this.baseUrl, true);
+      const card = await this.request('POST', '/api/scorecard/open', {
+        tags: ['arc-studio'],
+        opaque: { run: runId, rebuilt: true },
+      });
+      if (typeof card.card_id !== 'string' || !card.card_id)
+        throw lost('the server opened a scorecard without a card_id');
+      const opening = toFrameData(
+        await this.request('POST', '/api/cmd/RESET', { game_id: run.gameId, card_id: card.card_id }),
+        this.baseUrl,
+        true,
+      );
       if (!opening.guid) throw lost('the server started the game without a guid');
       Object.assign(run, { cardId: card.card_id, guid: opening.guid, last: opening, levelActions: 0 });
       for (const a of run.actions) await this.perform(runId, run, a, actionBody(a));
     } catch (e) {
       throw e instanceof Arc3Error && e.code === 'upstream_lost' ? e : lost(e instanceof Error ? e.message : String(e));
     }
-    if (JSON.stringify(run.last.frame) !== JSON.stringify(had.frame) || run.last.levels_completed !== had.levels_completed || run.last.state !== had.state) {
-      throw lost(`replaying its ${run.actions.length} actions gave another frame than the one the run had (a game that is not deterministic)`);
+    if (
+      JSON.stringify(run.last.frame) !== JSON.stringify(had.frame) ||
+      run.last.levels_completed !== had.levels_completed ||
+      run.last.state !== had.state
+    ) {
+      throw lost(
+        `replaying its ${run.actions.length} actions gave another frame than the one the run had (a game that is not deterministic)`,
+      );
     }
   }
 
   /** One action on the run's current play, with its bookkeeping. */
-  private async perform(runId: string, run: RemoteRun, action: Arc3Action, body: Record<string, unknown>): Promise<Arc3FrameData> {
+  private async perform(
+    runId: string,
+    run: RemoteRun,
+    action: Arc3Action,
+    body: Record<string, unknown>,
+  ): Promise<Arc3FrameData> {
     const before = run.last;
     const ended = before.state === 'GAME_OVER' || before.state === 'WIN';
     let frame: Arc3FrameData;
     try {
-      const answer = await this.request('POST', `/api/cmd/${action.action}`, { game_id: run.gameId, card_id: run.cardId, guid: run.guid, ...body });
+      const answer = await this.request('POST', `/api/cmd/${action.action}`, {
+        game_id: run.gameId,
+        card_id: run.cardId,
+        guid: run.guid,
+        ...body,
+      });
       frame = toFrameData(answer, this.baseUrl, false);
     } catch (e) {
       // The engine answers a non-RESET action after the end with an empty frame, which the REST
       // server refuses as "not started": answer what the engine answers (its empty FrameData
       // carries no level counts, so they are 0 there too).
       if (ended && action.action !== 'RESET' && e instanceof RemoteRefusal && e.kind === 'GAME_NOT_STARTED_ERROR') {
-        return { game_id: run.gameId, guid: run.guid, frame: [], state: before.state, levels_completed: 0, win_levels: 0, available_actions: before.available_actions, full_reset: false };
+        return {
+          game_id: run.gameId,
+          guid: run.guid,
+          frame: [],
+          state: before.state,
+          levels_completed: 0,
+          win_levels: 0,
+          available_actions: before.available_actions,
+          full_reset: false,
+        };
       }
       throw e instanceof RemoteRefusal ? e.error : e;
     }
     if (frame.game_id !== run.gameId || (frame.guid && frame.guid !== run.guid)) {
-      throw new Arc3Error('internal', `the ARC-AGI-3 server at ${this.baseUrl} answered for ${frame.game_id} ${frame.guid} instead of run ${runId}'s play (${run.gameId} ${run.guid})`);
+      throw new Arc3Error(
+        'internal',
+        `the ARC-AGI-3 server at ${this.baseUrl} answered for ${frame.game_id} ${frame.guid} instead of run ${runId}'s play (${run.gameId} ${run.guid})`,
+      );
     }
     frame.guid = run.guid;
     if (action.action === 'RESET') {
@@ -276,10 +357,19 @@ export class RemoteArc3Source implements Arc3Source {
   private async fetchGames(): Promise<Arc3GameInfo[]> {
     const answer: unknown = await this.request('GET', '/api/games');
     if (!Array.isArray(answer)) {
-      throw new Arc3Error('internal', `the ARC-AGI-3 server at ${this.baseUrl} answered /api/games with something other than a list; is it an ARC-AGI-3 server?`);
+      throw new Arc3Error(
+        'internal',
+        `the ARC-AGI-3 server at ${this.baseUrl} answered /api/games with something other than a list; is it an ARC-AGI-3 server?`,
+      );
     }
     return answer
-      .filter((g: unknown): g is Record<string, unknown> => typeof g === 'object' && g !== null && typeof (g as { game_id?: unknown }).game_id === 'string' && (g as { game_id: string }).game_id !== '')
+      .filter(
+        (g: unknown): g is Record<string, unknown> =>
+          typeof g === 'object' &&
+          g !== null &&
+          typeof (g as { game_id?: unknown }).game_id === 'string' &&
+          (g as { game_id: string }).game_id !== '',
+      )
       .map((g) => {
         const id = g.game_id as string;
         const dash = id.indexOf('-');
@@ -300,7 +390,11 @@ export class RemoteArc3Source implements Arc3Source {
   }
 
   /** One request; answers the parsed JSON or throws an `Arc3Error` (or a `RemoteRefusal` for a game's refusal). */
-  private async request(method: 'GET' | 'POST', route: string, body?: Record<string, unknown>): Promise<Record<string, unknown>> {
+  private async request(
+    method: 'GET' | 'POST',
+    route: string,
+    body?: Record<string, unknown>,
+  ): Promise<Record<string, unknown>> {
     const headers: Record<string, string> = { Accept: 'application/json' };
     if (body) headers['Content-Type'] = 'application/json';
     if (this.apiKey) headers['X-API-Key'] = this.apiKey;
@@ -319,11 +413,17 @@ export class RemoteArc3Source implements Arc3Source {
     } catch (e) {
       const name = (e as Error)?.name;
       if (name === 'TimeoutError' || name === 'AbortError') {
-        throw new Arc3Error('timeout', `the ARC-AGI-3 server did not answer ${where} within ${this.timeoutMs} ms; check that it is up, or try again`);
+        throw new Arc3Error(
+          'timeout',
+          `the ARC-AGI-3 server did not answer ${where} within ${this.timeoutMs} ms; check that it is up, or try again`,
+        );
       }
       const cause = (e as { cause?: { code?: string; message?: string } })?.cause;
       const why = cause?.code ?? cause?.message ?? (e instanceof Error ? e.message : String(e));
-      throw new Arc3Error('internal', `cannot reach the ARC-AGI-3 server at ${this.baseUrl} (${why}); check that it is running and that the URL is right`);
+      throw new Arc3Error(
+        'internal',
+        `cannot reach the ARC-AGI-3 server at ${this.baseUrl} (${why}); check that it is running and that the URL is right`,
+      );
     }
     this.keepCookies(res);
     let json: Record<string, unknown> | null = null;
@@ -335,25 +435,48 @@ export class RemoteArc3Source implements Arc3Source {
     }
     if (res.ok) {
       if (json === null) {
-        throw new Arc3Error('internal', `the ARC-AGI-3 server answered ${where} with something that is not JSON (${text.slice(0, 120)}); is ${this.baseUrl} an ARC-AGI-3 server?`);
+        throw new Arc3Error(
+          'internal',
+          `the ARC-AGI-3 server answered ${where} with something that is not JSON (${text.slice(0, 120)}); is ${this.baseUrl} an ARC-AGI-3 server?`,
+        );
       }
       return json;
     }
     const kind = typeof json?.error === 'string' ? json.error : '';
-    const message = typeof json?.message === 'string' ? json.message : typeof json?.error === 'string' ? json.error : text.slice(0, 200);
+    const message =
+      typeof json?.message === 'string'
+        ? json.message
+        : typeof json?.error === 'string'
+          ? json.error
+          : text.slice(0, 200);
     if (res.status === 401 || res.status === 403) {
-      throw new Arc3Error('internal', `the ARC-AGI-3 server at ${this.baseUrl} refused the API key (HTTP ${res.status}${message ? `: ${message}` : ''}); set ARC_API_KEY to a valid key`);
+      throw new Arc3Error(
+        'internal',
+        `the ARC-AGI-3 server at ${this.baseUrl} refused the API key (HTTP ${res.status}${message ? `: ${message}` : ''}); set ARC_API_KEY to a valid key`,
+      );
     }
     if (res.status === 429) {
-      throw new Arc3Error('internal', `the ARC-AGI-3 server at ${this.baseUrl} is limiting requests (HTTP 429); slow down and try again`);
+      throw new Arc3Error(
+        'internal',
+        `the ARC-AGI-3 server at ${this.baseUrl} is limiting requests (HTTP 429); slow down and try again`,
+      );
     }
     if (/game \S+ not found/.test(message)) {
-      throw new Arc3Error('unknown_game', `the ARC-AGI-3 server at ${this.baseUrl} has no such game (${message}); list its games to see which it has`);
+      throw new Arc3Error(
+        'unknown_game',
+        `the ARC-AGI-3 server at ${this.baseUrl} has no such game (${message}); list its games to see which it has`,
+      );
     }
     if (res.status >= 500) {
-      throw new Arc3Error('internal', `the ARC-AGI-3 server failed on ${where} (HTTP ${res.status}${message ? `: ${message}` : ''}); try again, or check the server's log`);
+      throw new Arc3Error(
+        'internal',
+        `the ARC-AGI-3 server failed on ${where} (HTTP ${res.status}${message ? `: ${message}` : ''}); try again, or check the server's log`,
+      );
     }
-    const error = new Arc3Error('bad_request', `the ARC-AGI-3 server refused ${where} (HTTP ${res.status}${message ? `: ${message}` : ''})`);
+    const error = new Arc3Error(
+      'bad_request',
+      `the ARC-AGI-3 server refused ${where} (HTTP ${res.status}${message ? `: ${message}` : ''})`,
+    );
     if (kind === 'GAME_NOT_STARTED_ERROR') throw new RemoteRefusal(kind, error);
     throw error;
   }
@@ -372,12 +495,18 @@ export class RemoteArc3Source implements Arc3Source {
 /** Whether an error says the server no longer has the run's play or scorecard. */
 function lostPlay(e: unknown): boolean {
   if (!(e instanceof Arc3Error)) return false;
-  return e.code === 'unknown_game' || (e.code === 'bad_request' && /card_id `[^`]*` not found|scorecard \S+ not found/.test(e.message));
+  return (
+    e.code === 'unknown_game' ||
+    (e.code === 'bad_request' && /card_id `[^`]*` not found|scorecard \S+ not found/.test(e.message))
+  );
 }
 
 /** A refusal the source may answer itself (see `send`); carries the error to throw otherwise. */
 class RemoteRefusal extends Error {
-  constructor(readonly kind: string, readonly error: Arc3Error) {
+  constructor(
+    readonly kind: string,
+    readonly error: Arc3Error,
+  ) {
     super(error.message);
   }
 }
@@ -385,23 +514,34 @@ class RemoteRefusal extends Error {
 /** The request body's action fields, checked here so a bad action gets a clear message without a round trip. */
 function actionBody(action: Arc3Action): Record<string, unknown> {
   if (!ACTIONS.includes(action?.action)) {
-    throw new Arc3Error('bad_request', `unknown action ${JSON.stringify(action?.action)}; use one of ${ACTIONS.join(', ')}`);
+    throw new Arc3Error(
+      'bad_request',
+      `unknown action ${JSON.stringify(action?.action)}; use one of ${ACTIONS.join(', ')}`,
+    );
   }
   if (action.action !== 'ACTION6') return {};
   const { x, y } = action;
   const ok = (v: unknown) => Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 63;
   if (!ok(x) || !ok(y)) {
-    throw new Arc3Error('bad_request', `ACTION6 needs integer x and y from 0 to 63 (got x=${String(x)}, y=${String(y)})`);
+    throw new Arc3Error(
+      'bad_request',
+      `ACTION6 needs integer x and y from 0 to 63 (got x=${String(x)}, y=${String(y)})`,
+    );
   }
   return { x, y };
 }
 
 /** The Arc3FrameData fields of a REST answer, checked; `full_reset` is set by the caller. */
 function toFrameData(answer: Record<string, unknown>, baseUrl: string, opening: boolean): Arc3FrameData {
-  const bad = (what: string) => new Arc3Error('internal', `the ARC-AGI-3 server at ${baseUrl} answered a frame data without ${what}; is it an ARC-AGI-3 server?`);
+  const bad = (what: string) =>
+    new Arc3Error(
+      'internal',
+      `the ARC-AGI-3 server at ${baseUrl} answered a frame data without ${what}; is it an ARC-AGI-3 server?`,
+    );
   if (typeof answer !== 'object' || answer === null) throw bad('fields');
   const { game_id, guid, frame, state, levels_completed, win_levels, available_actions } = answer;
-  if (!Array.isArray(frame) || !frame.every((g) => Array.isArray(g) && g.every((row: unknown) => Array.isArray(row)))) throw bad('a list of grids in `frame`');
+  if (!Array.isArray(frame) || !frame.every((g) => Array.isArray(g) && g.every((row: unknown) => Array.isArray(row))))
+    throw bad('a list of grids in `frame`');
   if (typeof state !== 'string' || !STATES.includes(state as Arc3GameState)) throw bad('a known `state`');
   return {
     game_id: typeof game_id === 'string' ? game_id : '',
@@ -410,7 +550,9 @@ function toFrameData(answer: Record<string, unknown>, baseUrl: string, opening: 
     state: state as Arc3GameState,
     levels_completed: typeof levels_completed === 'number' ? levels_completed : 0,
     win_levels: typeof win_levels === 'number' ? win_levels : 0,
-    available_actions: Array.isArray(available_actions) ? available_actions.filter((a): a is number => typeof a === 'number') : [],
+    available_actions: Array.isArray(available_actions)
+      ? available_actions.filter((a): a is number => typeof a === 'number')
+      : [],
     full_reset: opening,
   };
 }

@@ -27,7 +27,10 @@ export function stepSignature(key: Uint8Array, text: string): string {
  * The check of server-run games' logs: null for a game that is not server-run (neither listed
  * nor named like an official id, e.g. `ls20-9607627b`).
  */
-export function serverRunReplay(isServerGame: (gameId: string) => boolean, key: () => Uint8Array): (gameId: string, events: Parameters<ReplayGame>[1]) => ReturnType<ReplayGame> | null {
+export function serverRunReplay(
+  isServerGame: (gameId: string) => boolean,
+  key: () => Uint8Array,
+): (gameId: string, events: Parameters<ReplayGame>[1]) => ReturnType<ReplayGame> | null {
   return (gameId, events) => {
     if (!isServerGame(gameId) && !/^[a-z0-9]+-[0-9a-f]{4,}$/.test(gameId)) return null;
     const r = verifyServerRunLog(gameId, events, (text, sig) => {
@@ -40,13 +43,21 @@ export function serverRunReplay(isServerGame: (gameId: string) => boolean, key: 
 }
 
 /** The studio's check: built-in games on their engine, the others as server-run games. */
-export function studioReplay(serverRun: (gameId: string, events: Parameters<ReplayGame>[1]) => ReturnType<ReplayGame> | null): ReplayGame {
-  return (gameId, events) => (gameIds.has(gameId) ? null : serverRun(gameId, events)) ?? replayWithEngine(gameId, events);
+export function studioReplay(
+  serverRun: (gameId: string, events: Parameters<ReplayGame>[1]) => ReturnType<ReplayGame> | null,
+): ReplayGame {
+  return (gameId, events) =>
+    (gameIds.has(gameId) ? null : serverRun(gameId, events)) ?? replayWithEngine(gameId, events);
 }
 
 /** The studio's check on a digest thread, from what the server handed it. */
 export function threadStudioReplay(spec: ThreadReplay): ReplayGame {
   const games = new Set(spec.serverGames);
   const key = Buffer.from(spec.key, 'hex');
-  return studioReplay(serverRunReplay((id) => games.has(id), () => key));
+  return studioReplay(
+    serverRunReplay(
+      (id) => games.has(id),
+      () => key,
+    ),
+  );
 }

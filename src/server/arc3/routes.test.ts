@@ -47,8 +47,15 @@ for (const backend of backends) {
       arc3 = await startArc3({ dirs: [GAMES], servers: [], env: ENV, workers: 1 }, store, () => {});
       const replay: ReplayGame = (g, evs) => arc3.service.replay(g, evs) ?? replayWithEngine(g, evs);
       app = createApi({
-        library: new TaskLibrary(), version: 'test',
-        study: { store, adminTokenHash: hashToken(ADMIN), replay, games: new Set([...gameIds, ...arc3.service.ids]), arc3: { service: arc3.service, engine: arc3.engine } },
+        library: new TaskLibrary(),
+        version: 'test',
+        study: {
+          store,
+          adminTokenHash: hashToken(ADMIN),
+          replay,
+          games: new Set([...gameIds, ...arc3.service.ids]),
+          arc3: { service: arc3.service, engine: arc3.engine },
+        },
       });
     };
 
@@ -67,7 +74,11 @@ for (const backend of backends) {
     const call = async (method: string, url: string, token: string | null, body?: unknown) => {
       const headers: Record<string, string> = { 'Content-Type': 'application/json' };
       if (token) headers.Authorization = `Bearer ${token}`;
-      const res = await app.request(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      const res = await app.request(url, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       return { status: res.status, json: (await res.json()) as Record<string, unknown> };
     };
     const newSession = async () => {
@@ -76,12 +87,16 @@ for (const backend of backends) {
       return r.json as { sessionId: string; token: string };
     };
 
-    it('plays a participant\'s run, stores every step with its frames, and verifies the log by its signatures', async () => {
+    it("plays a participant's run, stores every step with its frames, and verifies the log by its signatures", async () => {
       const { sessionId, token } = await newSession();
       const opened = await call('POST', `/sessions/${sessionId}/runs`, token, { item: 'keys' });
       expect(opened.status).toBe(200);
       const reply = opened.json as unknown as ServerRunReply;
-      expect(reply.game).toMatchObject({ id: LS20, source: 'arcengine', engine: expect.stringMatching(/^arcengine \d/) });
+      expect(reply.game).toMatchObject({
+        id: LS20,
+        source: 'arcengine',
+        engine: expect.stringMatching(/^arcengine \d/),
+      });
       expect(reply.steps).toHaveLength(1);
       expect(reply.steps[0]).toMatchObject({ step: 0, action: 'RESET', state: 'NOT_FINISHED', levels_completed: 0 });
       const first = decodeFrames(reply.steps[0].frames);
@@ -90,14 +105,23 @@ for (const backend of backends) {
       const steps: ServerStep[] = [reply.steps[0]];
       const moves = ['ACTION1', 'ACTION3', 'ACTION3', 'ACTION2', 'ACTION4'];
       for (const [i, action] of moves.entries()) {
-        const r = await call('POST', `/sessions/${sessionId}/runs/${reply.run}/actions`, token, { step: i + 1, action });
+        const r = await call('POST', `/sessions/${sessionId}/runs/${reply.run}/actions`, token, {
+          step: i + 1,
+          action,
+        });
         expect(r.status).toBe(200);
         steps.push(r.json as unknown as ServerStep);
       }
       // A retried request (its answer was lost) is answered again, not performed twice.
-      const again = await call('POST', `/sessions/${sessionId}/runs/${reply.run}/actions`, token, { step: moves.length, action: 'ACTION4' });
+      const again = await call('POST', `/sessions/${sessionId}/runs/${reply.run}/actions`, token, {
+        step: moves.length,
+        action: 'ACTION4',
+      });
       expect(again.json).toEqual(steps[steps.length - 1]);
-      const skipped = await call('POST', `/sessions/${sessionId}/runs/${reply.run}/actions`, token, { step: moves.length + 3, action: 'ACTION4' });
+      const skipped = await call('POST', `/sessions/${sessionId}/runs/${reply.run}/actions`, token, {
+        step: moves.length + 3,
+        action: 'ACTION4',
+      });
       expect(skipped.status).toBe(400);
 
       // Stored: one row per step, whose frames decode to what was answered.
@@ -110,7 +134,13 @@ for (const backend of backends) {
 
       // The log the browser writes verifies; a tampered one does not.
       let seq = 0;
-      const ev = (kind: string, data: Record<string, unknown>): StoredEvent => ({ seq: seq++, t: seq * 100, kind, data, receivedAt: Date.now() });
+      const ev = (kind: string, data: Record<string, unknown>): StoredEvent => ({
+        seq: seq++,
+        t: seq * 100,
+        kind,
+        data,
+        receivedAt: Date.now(),
+      });
       const log = [
         ev('item.start', { item: 'keys', kind: 'game' }),
         ev('game.open', { game: LS20, seed: 0, run: reply.run, source: 'arcengine', engine: reply.game.engine }),
@@ -123,33 +153,51 @@ for (const backend of backends) {
       expect(summary.game).toMatchObject({ verified: true, status: 'verified', version: LS20 });
       // The scorecard's count: the five moves; the opening RESET is not an action.
       expect(summary.actions).toBe(moves.length);
-      const forged = log.map((e) => (e.kind === 'game.action' && e.data.step === 3 ? { ...e, data: { ...e.data, level: 1 } } : e));
+      const forged = log.map((e) =>
+        e.kind === 'game.action' && e.data.step === 3 ? { ...e, data: { ...e.data, level: 1 } } : e,
+      );
       const bad = summarizeSession(def.study, [0], forged, [], () => [], replay).items[0].game;
       expect(bad?.verified).toBe(false);
       expect(bad?.flags.join(' ')).toMatch(/step 3 is not what the server answered/);
       const dropped = log.filter((e) => !(e.kind === 'game.action' && e.data.step === 2));
-      expect(summarizeSession(def.study, [0], dropped, [], () => [], replay).items[0].game?.flags.join(' ')).toMatch(/step 3 where step 2 was expected/);
+      expect(summarizeSession(def.study, [0], dropped, [], () => [], replay).items[0].game?.flags.join(' ')).toMatch(
+        /step 3 where step 2 was expected/,
+      );
     }, 60_000);
 
     it('goes on with the same run after the server restarted, and answers the steps the browser missed', async () => {
       const { sessionId, token } = await newSession();
-      const reply = (await call('POST', `/sessions/${sessionId}/runs`, token, { item: 'keys' })).json as unknown as ServerRunReply;
-      const a1 = (await call('POST', `/sessions/${sessionId}/runs/${reply.run}/actions`, token, { step: 1, action: 'ACTION1' })).json as unknown as ServerStep;
-      const a2 = (await call('POST', `/sessions/${sessionId}/runs/${reply.run}/actions`, token, { step: 2, action: 'ACTION1' })).json as unknown as ServerStep;
+      const reply = (await call('POST', `/sessions/${sessionId}/runs`, token, { item: 'keys' }))
+        .json as unknown as ServerRunReply;
+      const a1 = (
+        await call('POST', `/sessions/${sessionId}/runs/${reply.run}/actions`, token, { step: 1, action: 'ACTION1' })
+      ).json as unknown as ServerStep;
+      const a2 = (
+        await call('POST', `/sessions/${sessionId}/runs/${reply.run}/actions`, token, { step: 2, action: 'ACTION1' })
+      ).json as unknown as ServerStep;
       await arc3.service.stop();
       await build();
       // The browser had logged step 1 only: the server answers step 2 again, then plays on.
-      const resumed = await call('POST', `/sessions/${sessionId}/runs`, token, { item: 'keys', resume: { run: reply.run, after: 1 } });
+      const resumed = await call('POST', `/sessions/${sessionId}/runs`, token, {
+        item: 'keys',
+        resume: { run: reply.run, after: 1 },
+      });
       expect(resumed.status, JSON.stringify(resumed.json)).toBe(200);
       const steps = (resumed.json as unknown as ServerRunReply).steps;
       expect(steps.map((s) => s.step)).toEqual([2]);
       expect(steps[0]).toMatchObject({ frameHash: a2.frameHash, sig: a2.sig, levels_completed: a2.levels_completed });
-      const a3 = await call('POST', `/sessions/${sessionId}/runs/${reply.run}/actions`, token, { step: 3, action: 'ACTION2' });
+      const a3 = await call('POST', `/sessions/${sessionId}/runs/${reply.run}/actions`, token, {
+        step: 3,
+        action: 'ACTION2',
+      });
       expect(a3.status).toBe(200);
       expect(a1.step).toBe(1);
       // Another session cannot use this run.
       const other = await newSession();
-      const stolen = await call('POST', `/sessions/${other.sessionId}/runs/${reply.run}/actions`, other.token, { step: 4, action: 'ACTION2' });
+      const stolen = await call('POST', `/sessions/${other.sessionId}/runs/${reply.run}/actions`, other.token, {
+        step: 4,
+        action: 'ACTION2',
+      });
       expect(stolen.status).toBe(404);
       expect(stolen.json.error).toBe('run_lost');
     }, 90_000);
@@ -159,15 +207,27 @@ for (const backend of backends) {
       const other = await startArc3({ dirs: [GAMES], servers: [], env: ENV, workers: 1 }, store, () => {});
       try {
         const otherApp = createApi({
-          library: new TaskLibrary(), version: 'test',
-          study: { store, adminTokenHash: hashToken(ADMIN), replay: replayWithEngine, games: new Set([...gameIds, ...other.service.ids]), arc3: { service: other.service, engine: other.engine } },
+          library: new TaskLibrary(),
+          version: 'test',
+          study: {
+            store,
+            adminTokenHash: hashToken(ADMIN),
+            replay: replayWithEngine,
+            games: new Set([...gameIds, ...other.service.ids]),
+            arc3: { service: other.service, engine: other.engine },
+          },
         });
         const on = async (which: Hono, step: number, action: string) => {
-          const res = await which.request(`/sessions/${sessionId}/runs/${reply.run}/actions`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` }, body: JSON.stringify({ step, action }) });
+          const res = await which.request(`/sessions/${sessionId}/runs/${reply.run}/actions`, {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+            body: JSON.stringify({ step, action }),
+          });
           return { status: res.status, json: (await res.json()) as ServerStep };
         };
         const { sessionId, token } = await newSession();
-        const reply = (await call('POST', `/sessions/${sessionId}/runs`, token, { item: 'keys' })).json as unknown as ServerRunReply;
+        const reply = (await call('POST', `/sessions/${sessionId}/runs`, token, { item: 'keys' }))
+          .json as unknown as ServerRunReply;
         const moves = ['ACTION1', 'ACTION3', 'ACTION3', 'ACTION2', 'ACTION4', 'ACTION1'];
         // Each server's copy falls behind the other's: 1-2 here, 3 there, 4 here, ...
         const servers = moves.map((_, i) => (i < 2 || i % 2 === 0 ? app : otherApp));
@@ -183,14 +243,21 @@ for (const backend of backends) {
         expect(retried.status).toBe(200);
         expect(retried.json).toMatchObject({ step: 6, frameHash: answers[5].frameHash, sig: answers[5].sig });
         const stored = decodeStoredSteps(await store.readGameSteps(reply.run));
-        expect(stored.map((s) => [s.record.step, s.record.action])).toEqual([[0, 'RESET'], ...moves.map((m, i) => [i + 1, m])]);
+        expect(stored.map((s) => [s.record.step, s.record.action])).toEqual([
+          [0, 'RESET'],
+          ...moves.map((m, i) => [i + 1, m]),
+        ]);
         for (const [i, s] of stored.slice(1).entries()) expect(s.record.frameHash).toBe(answers[i].frameHash);
 
         // The same actions on one server from the start answer the same frames.
         const solo = await newSession();
-        const soloRun = (await call('POST', `/sessions/${solo.sessionId}/runs`, solo.token, { item: 'keys' })).json as unknown as ServerRunReply;
+        const soloRun = (await call('POST', `/sessions/${solo.sessionId}/runs`, solo.token, { item: 'keys' }))
+          .json as unknown as ServerRunReply;
         for (const [i, action] of moves.entries()) {
-          const r = await call('POST', `/sessions/${solo.sessionId}/runs/${soloRun.run}/actions`, solo.token, { step: i + 1, action });
+          const r = await call('POST', `/sessions/${solo.sessionId}/runs/${soloRun.run}/actions`, solo.token, {
+            step: i + 1,
+            action,
+          });
           expect((r.json as unknown as ServerStep).frameHash, `step ${i + 1}`).toBe(answers[i].frameHash);
         }
       } finally {
@@ -202,7 +269,10 @@ for (const backend of backends) {
       const play = async (sessionId: string, token: string, run: string, step: number, action: string) =>
         call('POST', `/sessions/${sessionId}/runs/${run}/actions`, token, { step, action });
       const a = await newSession();
-      const run = ((await call('POST', `/sessions/${a.sessionId}/runs`, a.token, { item: 'keys' })).json as unknown as ServerRunReply).run;
+      const run = (
+        (await call('POST', `/sessions/${a.sessionId}/runs`, a.token, { item: 'keys' }))
+          .json as unknown as ServerRunReply
+      ).run;
       expect((await play(a.sessionId, a.token, run, 1, 'ACTION1')).status).toBe(200);
       expect((await play(a.sessionId, a.token, run, 2, 'ACTION3')).status).toBe(200);
       // Closed between two actions (another server, or the researcher): the next one is refused.
@@ -213,7 +283,9 @@ for (const backend of backends) {
       expect((await store.readGameSteps(run)).map((s) => s.action)).toEqual(['RESET', 'ACTION1', 'ACTION3']);
       // Once refused, the run's actions wait for their admission: refused again, the worker
       // neither plays them nor rebuilds the run for each (no work to be had by a closed session).
-      const source = (arc3.service as unknown as { sources: { source: { act: () => unknown; resume: () => unknown } }[] }).sources[0]!.source;
+      const source = (
+        arc3.service as unknown as { sources: { source: { act: () => unknown; resume: () => unknown } }[] }
+      ).sources[0]!.source;
       const acts = vi.spyOn(source, 'act');
       const resumes = vi.spyOn(source, 'resume');
       for (let i = 0; i < 3; i++) expect((await play(a.sessionId, a.token, run, 3, 'ACTION4')).status).toBe(409);
@@ -226,14 +298,22 @@ for (const backend of backends) {
       const after = await play(a.sessionId, a.token, run, 3, 'ACTION3');
       expect(after.status).toBe(200);
       const b = await newSession();
-      const other = ((await call('POST', `/sessions/${b.sessionId}/runs`, b.token, { item: 'keys' })).json as unknown as ServerRunReply).run;
-      for (const [i, action] of ['ACTION1', 'ACTION3'].entries()) expect((await play(b.sessionId, b.token, other, i + 1, action)).status).toBe(200);
+      const other = (
+        (await call('POST', `/sessions/${b.sessionId}/runs`, b.token, { item: 'keys' }))
+          .json as unknown as ServerRunReply
+      ).run;
+      for (const [i, action] of ['ACTION1', 'ACTION3'].entries())
+        expect((await play(b.sessionId, b.token, other, i + 1, action)).status).toBe(200);
       const wouldBe = await play(b.sessionId, b.token, other, 3, 'ACTION3');
       expect((after.json as unknown as ServerStep).frameHash).toBe((wouldBe.json as unknown as ServerStep).frameHash);
       // Had the refused ACTION4 stayed in the worker's copy, the frame would differ.
       const c = await newSession();
-      const third = ((await call('POST', `/sessions/${c.sessionId}/runs`, c.token, { item: 'keys' })).json as unknown as ServerRunReply).run;
-      for (const [i, action] of ['ACTION1', 'ACTION3', 'ACTION4'].entries()) expect((await play(c.sessionId, c.token, third, i + 1, action)).status).toBe(200);
+      const third = (
+        (await call('POST', `/sessions/${c.sessionId}/runs`, c.token, { item: 'keys' }))
+          .json as unknown as ServerRunReply
+      ).run;
+      for (const [i, action] of ['ACTION1', 'ACTION3', 'ACTION4'].entries())
+        expect((await play(c.sessionId, c.token, third, i + 1, action)).status).toBe(200);
       const kept = await play(c.sessionId, c.token, third, 4, 'ACTION3');
       expect((kept.json as unknown as ServerStep).frameHash).not.toBe((after.json as unknown as ServerStep).frameHash);
     }, 60_000);
@@ -242,8 +322,15 @@ for (const backend of backends) {
       const { sessionId, token } = await newSession();
       expect((await call('POST', `/sessions/${sessionId}/runs`, token, { item: 'nope' })).status).toBe(404);
       expect((await call('POST', `/sessions/${sessionId}/runs`, null, { item: 'keys' })).status).toBe(401);
-      const reply = (await call('POST', `/sessions/${sessionId}/runs`, token, { item: 'keys' })).json as unknown as ServerRunReply;
-      for (const body of [{ step: 1, action: 'ACTION9' }, { step: 1, action: 'ACTION6' }, { step: 1, action: 'ACTION1', x: 3, y: 3 }, { step: 0, action: 'RESET' }, { step: 1, action: 'ACTION6', x: 64, y: 0 }]) {
+      const reply = (await call('POST', `/sessions/${sessionId}/runs`, token, { item: 'keys' }))
+        .json as unknown as ServerRunReply;
+      for (const body of [
+        { step: 1, action: 'ACTION9' },
+        { step: 1, action: 'ACTION6' },
+        { step: 1, action: 'ACTION1', x: 3, y: 3 },
+        { step: 0, action: 'RESET' },
+        { step: 1, action: 'ACTION6', x: 64, y: 0 },
+      ]) {
         const r = await call('POST', `/sessions/${sessionId}/runs/${reply.run}/actions`, token, body);
         expect(r.status, JSON.stringify(body)).toBe(400);
       }
@@ -261,7 +348,12 @@ for (const backend of backends) {
       expect(short.status).toBe(200);
       const reply = short.json as unknown as ServerRunReply;
       expect(reply.game.id).toBe('vc33-5430563c');
-      const click = await call('POST', `/admin/arc3/runs/${reply.run}/actions`, ADMIN, { step: 1, action: 'ACTION6', x: 10, y: 10 });
+      const click = await call('POST', `/admin/arc3/runs/${reply.run}/actions`, ADMIN, {
+        step: 1,
+        action: 'ACTION6',
+        x: 10,
+        y: 10,
+      });
       expect(click.status).toBe(200);
       expect(await store.readGameSteps(reply.run)).toEqual([]);
       expect((await call('POST', '/admin/arc3/runs', ADMIN, { game: 'zz99' })).status).toBe(404);

@@ -13,7 +13,12 @@
 import { performance } from 'node:perf_hooks';
 import { Hono, type Context } from 'hono';
 import type { ApiErrorBody } from '../../core/protocol/errors';
-import { GraphExploreRequest, PlaytestOpenRequest, RunActionRequest, RunOpenRequest } from '../../core/protocol/requests';
+import {
+  GraphExploreRequest,
+  PlaytestOpenRequest,
+  RunActionRequest,
+  RunOpenRequest,
+} from '../../core/protocol/requests';
 import { admit } from '../study/admission';
 import { adminGuard, fail, readBody, type StudyContext } from '../study/context';
 import { adminRunsRoutes, serviceReplayer } from './adminRuns';
@@ -26,25 +31,61 @@ function arc3Fail(c: Context, e: unknown, researcher: boolean) {
   if (e.traceback) console.error(`${e.message}\n${e.traceback}`);
   const tb = researcher && e.traceback ? { traceback: e.traceback } : {};
   switch (e.code) {
-    case 'bad_request': return fail(c, 400, 'malformed', e.message);
-    case 'unknown_run': return fail(c, 404, 'run_lost', `${e.message}.`);
-    case 'unknown_game': return fail(c, 404, 'not_found', `${e.message}.`);
-    case 'ambiguous_game': return fail(c, 409, 'ambiguous_game', `${e.message}.`);
-    case 'upstream_lost': return fail(c, 409, 'game_lost', researcher ? `${e.message}.` : 'The server that runs this game lost it and it could not be rebuilt. Everything you did is saved: tell the researcher, then go on with the study.');
-    case 'too_many_runs': return fail(c, 409, 'too_many_runs', `${e.message[0].toUpperCase()}${e.message.slice(1)}.`);
+    case 'bad_request':
+      return fail(c, 400, 'malformed', e.message);
+    case 'unknown_run':
+      return fail(c, 404, 'run_lost', `${e.message}.`);
+    case 'unknown_game':
+      return fail(c, 404, 'not_found', `${e.message}.`);
+    case 'ambiguous_game':
+      return fail(c, 409, 'ambiguous_game', `${e.message}.`);
+    case 'upstream_lost':
+      return fail(
+        c,
+        409,
+        'game_lost',
+        researcher
+          ? `${e.message}.`
+          : 'The server that runs this game lost it and it could not be rebuilt. Everything you did is saved: tell the researcher, then go on with the study.',
+      );
+    case 'too_many_runs':
+      return fail(c, 409, 'too_many_runs', `${e.message[0].toUpperCase()}${e.message.slice(1)}.`);
     case 'too_many_open_runs': {
       const wait = e.retryAfter ?? 60;
-      return c.json({ error: 'too_many_open_runs', message: `${e.message[0].toUpperCase()}${e.message.slice(1)}.`, retryAfter: wait } satisfies ApiErrorBody, 429, { 'Retry-After': String(wait) });
+      return c.json(
+        {
+          error: 'too_many_open_runs',
+          message: `${e.message[0].toUpperCase()}${e.message.slice(1)}.`,
+          retryAfter: wait,
+        } satisfies ApiErrorBody,
+        429,
+        { 'Retry-After': String(wait) },
+      );
     }
     case 'game_error':
     case 'load_error':
-      return c.json({
-        error: 'game_error',
-        message: researcher ? e.message : 'The game failed on this action. Nothing you did is lost: the game goes on from where it was, and the researcher has been told.',
-        ...tb,
-      } satisfies ApiErrorBody, 422);
+      return c.json(
+        {
+          error: 'game_error',
+          message: researcher
+            ? e.message
+            : 'The game failed on this action. Nothing you did is lost: the game goes on from where it was, and the researcher has been told.',
+          ...tb,
+        } satisfies ApiErrorBody,
+        422,
+      );
     default:
-      return c.json({ error: 'game_unavailable', message: researcher ? e.message : 'The game is not answering right now. Wait a moment and try again; nothing you did is lost.', ...tb } satisfies ApiErrorBody, 503, { 'Retry-After': '2' });
+      return c.json(
+        {
+          error: 'game_unavailable',
+          message: researcher
+            ? e.message
+            : 'The game is not answering right now. Wait a moment and try again; nothing you did is lost.',
+          ...tb,
+        } satisfies ApiErrorBody,
+        503,
+        { 'Retry-After': '2' },
+      );
   }
 }
 
@@ -58,17 +99,34 @@ export function arc3Routes(ctx: StudyContext, info: Arc3RouteInfo): Hono {
     const parsed = await readBody(c, RunOpenRequest, 'The run request is not valid');
     if (!parsed.ok) return parsed.res;
     const item = p.study.items.find((i) => i.id === parsed.data.item);
-    if (!item || item.kind !== 'game' || !service.has(item.game)) return fail(c, 404, 'not_found', `This study has no ARC-AGI-3 game item "${parsed.data.item}".`);
-    const admitted = await admit(c, ctx, p.session, p.study, { item, lastSeq: parsed.data.lastSeq, what: 'game actions' });
+    if (!item || item.kind !== 'game' || !service.has(item.game))
+      return fail(c, 404, 'not_found', `This study has no ARC-AGI-3 game item "${parsed.data.item}".`);
+    const admitted = await admit(c, ctx, p.session, p.study, {
+      item,
+      lastSeq: parsed.data.lastSeq,
+      what: 'game actions',
+    });
     if (!admitted.ok) return admitted.res;
     try {
       const { resume } = parsed.data;
       if (resume) {
         // A run is resumed under its own item only, which the admission above checked.
-        if ((await service.runItem(resume.run, p.session.id))?.item !== item.id) return fail(c, 404, 'run_lost', `No run ${resume.run} of item ${item.id} in this session; open the game again.`);
+        if ((await service.runItem(resume.run, p.session.id))?.item !== item.id)
+          return fail(
+            c,
+            404,
+            'run_lost',
+            `No run ${resume.run} of item ${item.id} in this session; open the game again.`,
+          );
         return c.json(await service.resume(resume.run, p.session.id, resume.after));
       }
-      return c.json(await service.open({ gameId: item.game, seed: item.seed ?? 0, session: { id: p.session.id, item: item.id, at: admitted.now } }));
+      return c.json(
+        await service.open({
+          gameId: item.game,
+          seed: item.seed ?? 0,
+          session: { id: p.session.id, item: item.id, at: admitted.now },
+        }),
+      );
     } catch (e) {
       return arc3Fail(c, e, false);
     }
@@ -104,7 +162,12 @@ export function arc3Routes(ctx: StudyContext, info: Arc3RouteInfo): Hono {
       const step = await service.act(runId, p.session.id, parsed.data, timing, admitted);
       const res = c.json(step);
       const parts = { ...timing, admission: t1 - t0 + (timing.admission ?? 0), total: performance.now() - t0 };
-      res.headers.set('Server-Timing', Object.entries(parts).map(([k, v]) => `${k};dur=${v.toFixed(3)}`).join(', '));
+      res.headers.set(
+        'Server-Timing',
+        Object.entries(parts)
+          .map(([k, v]) => `${k};dur=${v.toFixed(3)}`)
+          .join(', '),
+      );
       return res;
     } catch (e) {
       if (e instanceof StepRefused) {
@@ -119,7 +182,10 @@ export function arc3Routes(ctx: StudyContext, info: Arc3RouteInfo): Hono {
   admin.use('*', adminGuard(ctx.deps.adminTokenHash));
   admin.get('/arc3/games', async (c) => {
     await service.refresh();
-    return c.json({ engine: info.engine, games: service.list().map((g) => ({ ...g, olderVersions: service.olderVersions(g.id) })) });
+    return c.json({
+      engine: info.engine,
+      games: service.list().map((g) => ({ ...g, olderVersions: service.olderVersions(g.id) })),
+    });
   });
   admin.get('/arc3/games/:id/status', (c) => {
     const id = c.req.param('id');
@@ -147,7 +213,9 @@ export function arc3Routes(ctx: StudyContext, info: Arc3RouteInfo): Hono {
     const parsed = await readBody(c, PlaytestOpenRequest, 'The run request is not valid');
     if (!parsed.ok) return parsed.res;
     try {
-      return c.json(await service.open({ gameId: parsed.data.game, seed: parsed.data.seed ?? 0, level: parsed.data.level ?? 0 }));
+      return c.json(
+        await service.open({ gameId: parsed.data.game, seed: parsed.data.seed ?? 0, level: parsed.data.level ?? 0 }),
+      );
     } catch (e) {
       return arc3Fail(c, e, true);
     }
@@ -175,7 +243,14 @@ export function arc3Routes(ctx: StudyContext, info: Arc3RouteInfo): Hono {
       return arc3Fail(c, e, true);
     }
   });
-  admin.route('/', adminRunsRoutes({ store: ctx.deps.store, replayer: info.checkReplayer ?? (() => ({ replayer: serviceReplayer(service), release: () => Promise.resolve() })) }));
+  admin.route(
+    '/',
+    adminRunsRoutes({
+      store: ctx.deps.store,
+      replayer:
+        info.checkReplayer ?? (() => ({ replayer: serviceReplayer(service), release: () => Promise.resolve() })),
+    }),
+  );
   api.route('/admin', admin);
   return api;
 }

@@ -10,7 +10,13 @@ import { watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { encodeFrames, type FrameGrid } from '../../core/formats/frames';
-import { hashGrid, stepSigningText, type ServerGameInfo, type ServerRunReply, type ServerStep } from '../../core/game/serverGame';
+import {
+  hashGrid,
+  stepSigningText,
+  type ServerGameInfo,
+  type ServerRunReply,
+  type ServerStep,
+} from '../../core/game/serverGame';
 import type { GameAction, GameState } from '../../core/game/types';
 import type { Store } from '../store/types';
 import type { DeterminismReport } from '../../core/game/determinism';
@@ -76,7 +82,12 @@ export class StepRefused extends Error {
 /** Runs not stored (playtests, agents' runs) cannot be rebuilt once closed: they are kept this long without an action. */
 const UNSTORED_IDLE_MS = 30 * 60_000;
 
-export const DEFAULT_RUN_LIMITS: RunLimits = { runsPerItem: 5, openRunsPerSession: 2, openRuns: 2_000, idleMinutes: 10 };
+export const DEFAULT_RUN_LIMITS: RunLimits = {
+  runsPerItem: 5,
+  openRunsPerSession: 2,
+  openRuns: 2_000,
+  idleMinutes: 10,
+};
 
 /** Environment variables that change the run limits, with the field each sets. */
 export const RUN_LIMIT_VARIABLES = {
@@ -94,7 +105,9 @@ export function runLimitsFromEnv(env: Record<string, string | undefined>): RunLi
     if (raw === undefined || raw === '') continue;
     const n = Number(raw);
     if (!Number.isFinite(n) || n <= 0 || (field !== 'idleMinutes' && !Number.isInteger(n))) {
-      throw new Error(`${name}=${raw} is not a positive ${field === 'idleMinutes' ? 'number' : 'whole number'}; unset it or give one, e.g. ${name}=${DEFAULT_RUN_LIMITS[field]}.`);
+      throw new Error(
+        `${name}=${raw} is not a positive ${field === 'idleMinutes' ? 'number' : 'whole number'}; unset it or give one, e.g. ${name}=${DEFAULT_RUN_LIMITS[field]}.`,
+      );
     }
     out[field] = n;
   }
@@ -173,7 +186,12 @@ export class Arc3Service {
   private readonly now: () => number;
   private readonly code: GameCodeStore | undefined;
 
-  constructor(private readonly sources: readonly MountedSource[], private readonly store: Store, private readonly log: (line: string) => void = () => {}, opts: Arc3ServiceOptions = {}) {
+  constructor(
+    private readonly sources: readonly MountedSource[],
+    private readonly store: Store,
+    private readonly log: (line: string) => void = () => {},
+    opts: Arc3ServiceOptions = {},
+  ) {
     this.limits = { ...DEFAULT_RUN_LIMITS, ...opts.limits };
     this.now = opts.now ?? Date.now;
     this.code = opts.code;
@@ -205,15 +223,23 @@ export class Arc3Service {
           try {
             codeHash = await this.code.keep(g.game_id, g.dir);
           } catch (e) {
-            this.log(`The files of ${g.game_id} in ${g.dir} could not be kept as a version (${(e as Error).message}); its runs play the folder's current files.`);
+            this.log(
+              `The files of ${g.game_id} in ${g.dir} could not be kept as a version (${(e as Error).message}); its runs play the folder's current files.`,
+            );
           }
         }
         games.set(g.game_id, {
           mounted,
           dir: mounted.source.kind === 'arcengine' && g.dir ? g.dir : null,
           info: {
-            id: g.game_id, title: g.title || g.game_id, levels: g.level_count, fps: g.default_fps || 5, tags: g.tags,
-            source: mounted.source.kind, engine: mounted.engine, baselineActions: g.baseline_actions,
+            id: g.game_id,
+            title: g.title || g.game_id,
+            levels: g.level_count,
+            fps: g.default_fps || 5,
+            tags: g.tags,
+            source: mounted.source.kind,
+            engine: mounted.engine,
+            baselineActions: g.baseline_actions,
             ...(g.error ? { error: g.error.message } : {}),
             ...(g.available_actions ? { actions: g.available_actions } : {}),
             ...(codeHash ? { version: gameVersion(g.game_id, codeHash), codeHash } : {}),
@@ -272,12 +298,19 @@ export class Arc3Service {
   }
 
   /** Opens a run: a participant's (stored with every step) or a researcher's playtest (not stored). */
-  async open(opts: { gameId: string; seed?: number; session?: { id: string; item: string; at?: number }; level?: number; code?: { hash: string; dir: string } }): Promise<ServerRunReply> {
+  async open(opts: {
+    gameId: string;
+    seed?: number;
+    session?: { id: string; item: string; at?: number };
+    level?: number;
+    code?: { hash: string; dir: string };
+  }): Promise<ServerRunReply> {
     const gameId = this.resolve(opts.gameId);
     const game = this.games.get(gameId)!;
     if (game.info.error) throw new Arc3Error('load_error', `${gameId} cannot start: ${game.info.error}`);
-    const level = opts.session ? 0 : opts.level ?? 0;
-    if (level > 0 && game.mounted.source.kind !== 'arcengine') throw new Arc3Error('bad_request', `${gameId} is played on a remote server, which starts every game at level 1`);
+    const level = opts.session ? 0 : (opts.level ?? 0);
+    if (level > 0 && game.mounted.source.kind !== 'arcengine')
+      throw new Arc3Error('bad_request', `${gameId} is played on a remote server, which starts every game at level 1`);
     const runId = randomUUID();
     const seed = opts.seed ?? 0;
     const session = opts.session;
@@ -286,18 +319,39 @@ export class Arc3Service {
       // The run plays the version kept when the game was last listed (a hot reload lists it again).
       // (A researcher's check of a stored run names the version it was recorded with.)
       const codeHash = opts.code?.hash ?? game.info.codeHash ?? null;
-      const codeDir = opts.code?.dir ?? (codeHash ? (await this.code?.folderFor(gameId, codeHash)) ?? undefined : undefined);
+      const codeDir =
+        opts.code?.dir ?? (codeHash ? ((await this.code?.folderFor(gameId, codeHash)) ?? undefined) : undefined);
       const { frame } = await game.mounted.source.open(runId, gameId, seed, level, codeDir);
       if (session) {
         await this.store.addGameRun({
-          runId, sessionId: session.id, item: session.item, gameId, source: game.mounted.source.kind,
-          engine: game.mounted.engine, seed, openedAt: session.at ?? this.now(), codeHash: codeDir ? codeHash : null,
+          runId,
+          sessionId: session.id,
+          item: session.item,
+          gameId,
+          source: game.mounted.source.kind,
+          engine: game.mounted.engine,
+          seed,
+          openedAt: session.at ?? this.now(),
+          codeHash: codeDir ? codeHash : null,
         });
       }
       const live: LiveRun = {
-        runId, gameId, mounted: game.mounted, sessionId: session?.id ?? null, item: session?.item ?? null, seed, level, actions: [],
-        codeHash: codeDir ? codeHash : null, codeDir,
-        last: null as unknown as ServerStep, lastFrame: null, sinceKeyframe: 0, refused: false, queue: Promise.resolve(), touched: this.now(),
+        runId,
+        gameId,
+        mounted: game.mounted,
+        sessionId: session?.id ?? null,
+        item: session?.item ?? null,
+        seed,
+        level,
+        actions: [],
+        codeHash: codeDir ? codeHash : null,
+        codeDir,
+        last: null as unknown as ServerStep,
+        lastFrame: null,
+        sinceKeyframe: 0,
+        refused: false,
+        queue: Promise.resolve(),
+        touched: this.now(),
       };
       const step = await this.record(live, 0, { action: 'RESET' }, frame);
       // A new run's number is its own: its opening step is never stored by another server.
@@ -343,14 +397,20 @@ export class Arc3Service {
    */
   private async admitRun(sessionId: string, item: string, fresh: boolean): Promise<() => void> {
     const L = this.limits;
-    for (const [id, live] of [...this.runs]) if (live.sessionId === sessionId && live.item !== item) await this.forget(id);
+    for (const [id, live] of [...this.runs])
+      if (live.sessionId === sessionId && live.item !== item) await this.forget(id);
     // From here to taking the place nothing awaits, so concurrent requests count each other.
     const pending = this.opening.get(sessionId) ?? { total: 0, items: new Map<string, number>() };
     const own = [...this.runs.values()].filter((r) => r.sessionId === sessionId);
     if (own.length + pending.total >= L.openRunsPerSession) {
       const oldest = Math.min(...own.map((r) => r.touched), this.now());
       const wait = Math.max(1, Math.ceil((oldest + L.idleMinutes * 60_000 - this.now()) / 1000));
-      throw new Arc3Error('too_many_open_runs', `this session already has ${L.openRunsPerSession} games open, the most it may at once; go on with the one on your page, or try again in ${wait} s, when the oldest has been idle for ${L.idleMinutes} minutes`, undefined, wait);
+      throw new Arc3Error(
+        'too_many_open_runs',
+        `this session already has ${L.openRunsPerSession} games open, the most it may at once; go on with the one on your page, or try again in ${wait} s, when the oldest has been idle for ${L.idleMinutes} minutes`,
+        undefined,
+        wait,
+      );
     }
     pending.total++;
     pending.items.set(item, (pending.items.get(item) ?? 0) + 1);
@@ -368,7 +428,10 @@ export class Arc3Service {
         // Runs of this item stored, and being opened by the session's other requests.
         const stored = (await this.store.listGameRuns(sessionId)).filter((r) => r.item === item).length;
         if (stored + (pending.items.get(item) ?? 1) - 1 >= L.runsPerItem) {
-          throw new Arc3Error('too_many_runs', `item ${item} was started ${L.runsPerItem} times in this session, the most it may; reload the page to go on with the game you have`);
+          throw new Arc3Error(
+            'too_many_runs',
+            `item ${item} was started ${L.runsPerItem} times in this session, the most it may; reload the page to go on with the game you have`,
+          );
         }
       }
       let sessionRuns = 0;
@@ -400,17 +463,33 @@ export class Arc3Service {
    * of the run is closed (its next use rebuilds it from the actions taken) and
    * {@link StepRefused} is thrown.
    */
-  async act(runId: string, sessionId: string | null, req: { step: number; action: GameAction; x?: number; y?: number }, timing?: StepTiming, admitted?: Promise<boolean>): Promise<ServerStep> {
+  async act(
+    runId: string,
+    sessionId: string | null,
+    req: { step: number; action: GameAction; x?: number; y?: number },
+    timing?: StepTiming,
+    admitted?: Promise<boolean>,
+  ): Promise<ServerStep> {
     const first = await this.actOn(runId, sessionId, req, false, timing, admitted);
     if (first !== BEHIND) return first;
     await this.forget(runId);
     const again = await this.actOn(runId, sessionId, req, true, timing, admitted);
     if (again !== BEHIND) return again;
     await this.forget(runId);
-    throw new Arc3Error('bad_request', `step ${req.step} was answered by another server at the same moment; reload the page to continue from the server's state`);
+    throw new Arc3Error(
+      'bad_request',
+      `step ${req.step} was answered by another server at the same moment; reload the page to continue from the server's state`,
+    );
   }
 
-  private actOn(runId: string, sessionId: string | null, req: { step: number; action: GameAction; x?: number; y?: number }, rebuilt: boolean, timing?: StepTiming, admitted?: Promise<boolean>): Promise<ServerStep | typeof BEHIND> {
+  private actOn(
+    runId: string,
+    sessionId: string | null,
+    req: { step: number; action: GameAction; x?: number; y?: number },
+    rebuilt: boolean,
+    timing?: StepTiming,
+    admitted?: Promise<boolean>,
+  ): Promise<ServerStep | typeof BEHIND> {
     const admit = async () => {
       if (admitted && !(await admitted)) throw new StepRefused();
     };
@@ -429,9 +508,13 @@ export class Arc3Service {
       }
       if (req.step > live.last.step + 1 && sessionId !== null && !rebuilt) return BEHIND;
       if (req.step !== live.last.step + 1) {
-        throw new Arc3Error('bad_request', `step ${req.step} is not the run's next step (${live.last.step + 1}); reload the page to continue from the server's state`);
+        throw new Arc3Error(
+          'bad_request',
+          `step ${req.step} is not the run's next step (${live.last.step + 1}); reload the page to continue from the server's state`,
+        );
       }
-      const action: Arc3Action = req.action === 'ACTION6' ? { action: req.action, x: req.x, y: req.y } : { action: req.action };
+      const action: Arc3Action =
+        req.action === 'ACTION6' ? { action: req.action, x: req.x, y: req.y } : { action: req.action };
       if (live.refused) await admit();
       const t0 = performance.now();
       const playing = (async () => {
@@ -498,9 +581,22 @@ export class Arc3Service {
    * plays themselves take two runs of the game's workers, not the designer's.
    */
   async determinism(runId: string): Promise<DeterminismReport> {
-    const run = await this.withRun(runId, null, (live) => Promise.resolve({ gameId: live.gameId, seed: live.seed, level: live.level, actions: [...live.actions], source: live.mounted.source }));
+    const run = await this.withRun(runId, null, (live) =>
+      Promise.resolve({
+        gameId: live.gameId,
+        seed: live.seed,
+        level: live.level,
+        actions: [...live.actions],
+        source: live.mounted.source,
+      }),
+    );
     try {
-      return await playTwice(run.source, run.gameId, { seed: run.seed, level: run.level, actions: run.actions, runKey: `determinism-${randomUUID()}` });
+      return await playTwice(run.source, run.gameId, {
+        seed: run.seed,
+        level: run.level,
+        actions: run.actions,
+        runKey: `determinism-${randomUUID()}`,
+      });
     } catch (e) {
       if (e instanceof RangeError) throw new Arc3Error('bad_request', e.message);
       throw e;
@@ -512,21 +608,43 @@ export class Arc3Service {
    * the summary the studio shows and the shape it lays out. Participants' runs on that worker
    * wait between its expansions, each a few calls into Python.
    */
-  async graph(id: string, o: { level: number; seed: number; maxStates: number; maxSeconds: number }): Promise<{ summary: GraphSummary; shape: GraphShape | null }> {
+  async graph(
+    id: string,
+    o: { level: number; seed: number; maxStates: number; maxSeconds: number },
+  ): Promise<{ summary: GraphSummary; shape: GraphShape | null }> {
     const gameId = this.resolve(id);
     const source = this.games.get(gameId)!.mounted.source;
-    if (!source.exploreStart || !source.exploreExpand) throw new Arc3Error('bad_request', `${gameId} runs on a remote server, whose states cannot be copied, so its state graph cannot be explored`);
-    const explorer = { exploreStart: source.exploreStart.bind(source), exploreExpand: source.exploreExpand.bind(source), close: source.close.bind(source) };
+    if (!source.exploreStart || !source.exploreExpand)
+      throw new Arc3Error(
+        'bad_request',
+        `${gameId} runs on a remote server, whose states cannot be copied, so its state graph cannot be explored`,
+      );
+    const explorer = {
+      exploreStart: source.exploreStart.bind(source),
+      exploreExpand: source.exploreExpand.bind(source),
+      close: source.close.bind(source),
+    };
     const t0 = performance.now();
-    const g = await exploreArc3Level(explorer, gameId, o.level, { seed: o.seed, maxStates: o.maxStates, maxSeconds: o.maxSeconds, runId: `graph-${randomUUID()}` });
-    return summarizeGraph(g, { recorded: null, maxStates: o.maxStates, maxSeconds: o.maxSeconds, seconds: (performance.now() - t0) / 1000 });
+    const g = await exploreArc3Level(explorer, gameId, o.level, {
+      seed: o.seed,
+      maxStates: o.maxStates,
+      maxSeconds: o.maxSeconds,
+      runId: `graph-${randomUUID()}`,
+    });
+    return summarizeGraph(g, {
+      recorded: null,
+      maxStates: o.maxStates,
+      maxSeconds: o.maxSeconds,
+      seconds: (performance.now() - t0) / 1000,
+    });
   }
 
   /** A designer's view of a run (arcengine games). */
   inspect(runId: string, sessionId: string | null): Promise<Arc3Inspection> {
     return this.withRun(runId, sessionId, async (live) => {
       const source = live.mounted.source;
-      if (!source.inspect) throw new Arc3Error('bad_request', `${live.gameId} runs on a remote server, which cannot be inspected`);
+      if (!source.inspect)
+        throw new Arc3Error('bad_request', `${live.gameId} runs on a remote server, which cannot be inspected`);
       return source.inspect(runId);
     });
   }
@@ -550,7 +668,9 @@ export class Arc3Service {
   /** A run's game as its replies show it: the game's info with the version the run plays. */
   private runGame(live: LiveRun): ServerGameInfo {
     const { version: _current, codeHash: _hash, ...info } = this.games.get(live.gameId)!.info;
-    return live.codeHash ? { ...info, version: gameVersion(live.gameId, live.codeHash), codeHash: live.codeHash } : info;
+    return live.codeHash
+      ? { ...info, version: gameVersion(live.gameId, live.codeHash), codeHash: live.codeHash }
+      : info;
   }
 
   /**
@@ -558,7 +678,10 @@ export class Arc3Service {
    * a folder, or why it is not available in words that say what to do.
    */
   async codeFolder(gameId: string, codeHash: string): Promise<{ dir: string } | { error: string }> {
-    if (!this.code) return { error: `the run was opened on ${gameVersion(gameId, codeHash)} and this server keeps no versions of games` };
+    if (!this.code)
+      return {
+        error: `the run was opened on ${gameVersion(gameId, codeHash)} and this server keeps no versions of games`,
+      };
     return this.code.locate(gameId, codeHash, this.games.get(gameId)?.dir ?? null);
   }
 
@@ -576,7 +699,11 @@ export class Arc3Service {
       return next;
     } catch (e) {
       const err = e instanceof Arc3Error ? e : new Arc3Error('internal', (e as Error).message);
-      const next = { revision: before.revision + 1, error: err.message, ...(err.traceback ? { traceback: err.traceback } : {}) };
+      const next = {
+        revision: before.revision + 1,
+        error: err.message,
+        ...(err.traceback ? { traceback: err.traceback } : {}),
+      };
       this.status.set(gameId, next);
       this.log(`Reloading ${gameId} failed: ${err.message}${err.traceback ? `\n${err.traceback}` : ''}`);
       return next;
@@ -592,15 +719,29 @@ export class Arc3Service {
           const w = watch(dir, { recursive: true }, (_event, file) => {
             if (!file || !String(file).endsWith('.py')) return;
             const abs = path.resolve(dir, String(file));
-            const game = [...this.games.values()].find((g) => g.mounted === mounted && abs.startsWith(path.resolve(dir, g.info.id.split('-')[0], g.info.id.split('-').slice(1).join('-')) + path.sep));
+            const game = [...this.games.values()].find(
+              (g) =>
+                g.mounted === mounted &&
+                abs.startsWith(
+                  path.resolve(dir, g.info.id.split('-')[0], g.info.id.split('-').slice(1).join('-')) + path.sep,
+                ),
+            );
             if (!game) return;
             clearTimeout(pending.get(game.info.id));
-            pending.set(game.info.id, setTimeout(() => { pending.delete(game.info.id); void this.reload(game.info.id); }, 150));
+            pending.set(
+              game.info.id,
+              setTimeout(() => {
+                pending.delete(game.info.id);
+                void this.reload(game.info.id);
+              }, 150),
+            );
           });
           w.on('error', (e) => this.log(`Stopped watching ${dir} for game changes: ${e.message}`));
           this.watchers.push(w);
         } catch (e) {
-          this.log(`Game files in ${dir} are not watched (${(e as Error).message}); restart the server after changing a game.`);
+          this.log(
+            `Game files in ${dir} are not watched (${(e as Error).message}); restart the server after changing a game.`,
+          );
         }
       }
     }
@@ -619,7 +760,11 @@ export class Arc3Service {
     let live = this.runs.get(runId);
     if (live && live.sessionId !== sessionId) throw new Arc3Error('unknown_run', `no run ${runId} in this session`);
     if (!live) {
-      if (sessionId === null) throw new Arc3Error('unknown_run', `run ${runId} is no longer open (the server restarted); start the game again`);
+      if (sessionId === null)
+        throw new Arc3Error(
+          'unknown_run',
+          `run ${runId} is no longer open (the server restarted); start the game again`,
+        );
       live = await this.load(runId, sessionId);
     }
     const run = live;
@@ -634,16 +779,25 @@ export class Arc3Service {
     const rec = await this.store.getGameRun(runId);
     if (!rec || rec.sessionId !== sessionId) throw new Arc3Error('unknown_run', `no run ${runId} in this session`);
     const game = this.games.get(rec.gameId);
-    if (!game) throw new Arc3Error('unknown_game', `the run's game ${rec.gameId} is not mounted on this server any more; tell the researcher`);
+    if (!game)
+      throw new Arc3Error(
+        'unknown_game',
+        `the run's game ${rec.gameId} is not mounted on this server any more; tell the researcher`,
+      );
     const steps = await this.store.readGameSteps(runId);
     if (!steps.length) throw new Arc3Error('unknown_run', `run ${runId} has no stored steps`);
     let codeDir: string | undefined;
     if (rec.codeHash) {
       const found = await this.codeFolder(rec.gameId, rec.codeHash);
-      if ('error' in found) throw new Arc3Error('unknown_game', `run ${runId} cannot be rebuilt: ${found.error}; tell the researcher`);
+      if ('error' in found)
+        throw new Arc3Error('unknown_game', `run ${runId} cannot be rebuilt: ${found.error}; tell the researcher`);
       codeDir = found.dir;
     }
-    const actions: Arc3Action[] = steps.slice(1).map((s) => (s.action === 'ACTION6' ? { action: 'ACTION6', x: s.x!, y: s.y! } : { action: s.action as Arc3Action['action'] }));
+    const actions: Arc3Action[] = steps
+      .slice(1)
+      .map((s) =>
+        s.action === 'ACTION6' ? { action: 'ACTION6', x: s.x!, y: s.y! } : { action: s.action as Arc3Action['action'] },
+      );
     const raced = this.runs.get(runId);
     if (raced) return raced;
     const release = await this.admitRun(sessionId, rec.item, false);
@@ -654,13 +808,35 @@ export class Arc3Service {
       const lastRec = steps[steps.length - 1];
       const lastFrame = fd.frame.length ? fd.frame[fd.frame.length - 1] : null;
       if (lastFrame && hashGrid(lastFrame) !== lastRec.frameHash) {
-        this.log(`Run ${runId} of ${rec.gameId} rebuilt to a frame other than the one stored for step ${lastRec.step}: the game's code changed since it was played.`);
+        this.log(
+          `Run ${runId} of ${rec.gameId} rebuilt to a frame other than the one stored for step ${lastRec.step}: the game's code changed since it was played.`,
+        );
       }
       const live: LiveRun = {
-        runId, gameId: rec.gameId, mounted: game.mounted, sessionId, item: rec.item, seed: rec.seed, level: 0, actions,
-        codeHash: codeDir ? rec.codeHash ?? null : null, codeDir,
-        last: this.stepOf(runId, rec.gameId, lastRec.step, lastRec.action as GameAction, lastRec, fd.frame.length ? fd : { ...fd, frame: [] }, lastRec.frameHash),
-        lastFrame, sinceKeyframe: 0, refused: false, queue: Promise.resolve(), touched: this.now(),
+        runId,
+        gameId: rec.gameId,
+        mounted: game.mounted,
+        sessionId,
+        item: rec.item,
+        seed: rec.seed,
+        level: 0,
+        actions,
+        codeHash: codeDir ? (rec.codeHash ?? null) : null,
+        codeDir,
+        last: this.stepOf(
+          runId,
+          rec.gameId,
+          lastRec.step,
+          lastRec.action as GameAction,
+          lastRec,
+          fd.frame.length ? fd : { ...fd, frame: [] },
+          lastRec.frameHash,
+        ),
+        lastFrame,
+        sinceKeyframe: 0,
+        refused: false,
+        queue: Promise.resolve(),
+        touched: this.now(),
       };
       this.runs.set(runId, live);
       return live;
@@ -669,16 +845,46 @@ export class Arc3Service {
     }
   }
 
-  private stepOf(runId: string, gameId: string, step: number, action: GameAction, xy: { x?: number | null; y?: number | null }, fd: Arc3FrameData, frameHash: string, timing?: StepTiming): ServerStep {
+  private stepOf(
+    runId: string,
+    gameId: string,
+    step: number,
+    action: GameAction,
+    xy: { x?: number | null; y?: number | null },
+    fd: Arc3FrameData,
+    frameHash: string,
+    timing?: StepTiming,
+  ): ServerStep {
     const t0 = performance.now();
     const base = {
-      run: runId, game_id: gameId, step, action, state: fd.state as GameState, levels_completed: fd.levels_completed, win_levels: fd.win_levels,
-      available_actions: fd.available_actions, full_reset: fd.full_reset, frames: encodeFrames(fd.frame, null), frameHash,
+      run: runId,
+      game_id: gameId,
+      step,
+      action,
+      state: fd.state as GameState,
+      levels_completed: fd.levels_completed,
+      win_levels: fd.win_levels,
+      available_actions: fd.available_actions,
+      full_reset: fd.full_reset,
+      frames: encodeFrames(fd.frame, null),
+      frameHash,
     };
-    const x = action === 'ACTION6' ? xy.x ?? 0 : undefined;
-    const y = action === 'ACTION6' ? xy.y ?? 0 : undefined;
+    const x = action === 'ACTION6' ? (xy.x ?? 0) : undefined;
+    const y = action === 'ACTION6' ? (xy.y ?? 0) : undefined;
     const t1 = performance.now();
-    const sig = this.sign(stepSigningText({ run: runId, game: gameId, step, action, x, y, level: fd.levels_completed, state: fd.state, frameHash }));
+    const sig = this.sign(
+      stepSigningText({
+        run: runId,
+        game: gameId,
+        step,
+        action,
+        x,
+        y,
+        level: fd.levels_completed,
+        state: fd.state,
+        frameHash,
+      }),
+    );
     if (timing) {
       timing.frames += t1 - t0;
       timing.sign = performance.now() - t1;
@@ -687,7 +893,13 @@ export class Arc3Service {
   }
 
   /** Builds a step's answer and, for a session's run, stores it with its frames. */
-  private async record(live: LiveRun, step: number, action: Arc3Action, fd: Arc3FrameData, timing?: StepTiming): Promise<ServerStep | typeof BEHIND> {
+  private async record(
+    live: LiveRun,
+    step: number,
+    action: Arc3Action,
+    fd: Arc3FrameData,
+    timing?: StepTiming,
+  ): Promise<ServerStep | typeof BEHIND> {
     const t0 = performance.now();
     const last = fd.frame.length ? fd.frame[fd.frame.length - 1] : live.lastFrame;
     const frameHash = last ? hashGrid(last) : '00000000';
@@ -696,14 +908,30 @@ export class Arc3Service {
     if (live.sessionId !== null) {
       const t1 = performance.now();
       const levelChanged = step > 0 && live.last && live.last.levels_completed !== fd.levels_completed;
-      const keyframe = step === 0 || action.action === 'RESET' || levelChanged || live.sinceKeyframe + 1 >= KEYFRAME_EVERY || live.lastFrame === null;
+      const keyframe =
+        step === 0 ||
+        action.action === 'RESET' ||
+        levelChanged ||
+        live.sinceKeyframe + 1 >= KEYFRAME_EVERY ||
+        live.lastFrame === null;
       // A keyframe is stored as the answer carries it, encoded without a reference.
       const frames = keyframe ? answer.frames : encodeFrames(fd.frame, live.lastFrame);
       const t2 = performance.now();
       const stored = await this.store.addGameStep({
-        runId: live.runId, step, action: action.action, x: action.x ?? null, y: action.y ?? null, state: fd.state,
-        levelsCompleted: fd.levels_completed, winLevels: fd.win_levels, available: fd.available_actions, fullReset: fd.full_reset,
-        frameHash, frames, keyframe, at: this.now(),
+        runId: live.runId,
+        step,
+        action: action.action,
+        x: action.x ?? null,
+        y: action.y ?? null,
+        state: fd.state,
+        levelsCompleted: fd.levels_completed,
+        winLevels: fd.win_levels,
+        available: fd.available_actions,
+        fullReset: fd.full_reset,
+        frameHash,
+        frames,
+        keyframe,
+        at: this.now(),
       });
       if (timing) {
         timing.frames += t2 - t1;
@@ -721,18 +949,36 @@ export class Arc3Service {
   /** Stored steps from `from` on, as answers (their frames re-encoded to stand alone). */
   private async storedSteps(live: LiveRun, from: number): Promise<ServerStep[]> {
     const all = await this.store.readGameSteps(live.runId);
-    return decodeStoredSteps(all).filter((s) => s.record.step >= from).map(({ record, frames }) =>
-      this.stepOf(live.runId, live.gameId, record.step, record.action as GameAction, record, {
-        game_id: live.gameId, guid: live.runId, frame: frames, state: record.state as Arc3FrameData['state'], levels_completed: record.levelsCompleted,
-        win_levels: record.winLevels, available_actions: [...record.available], full_reset: record.fullReset,
-      }, record.frameHash));
+    return decodeStoredSteps(all)
+      .filter((s) => s.record.step >= from)
+      .map(({ record, frames }) =>
+        this.stepOf(
+          live.runId,
+          live.gameId,
+          record.step,
+          record.action as GameAction,
+          record,
+          {
+            game_id: live.gameId,
+            guid: live.runId,
+            frame: frames,
+            state: record.state as Arc3FrameData['state'],
+            levels_completed: record.levelsCompleted,
+            win_levels: record.winLevels,
+            available_actions: [...record.available],
+            full_reset: record.fullReset,
+          },
+          record.frameHash,
+        ),
+      );
   }
 
   /** Closes in their workers the runs nobody acted on for `idleMinutes` (run every minute or so; a later action rebuilds them). */
   async closeIdle(): Promise<void> {
     const now = this.now();
     for (const [id, live] of [...this.runs]) {
-      if (now - live.touched < (live.sessionId === null ? UNSTORED_IDLE_MS : this.limits.idleMinutes * 60_000)) continue;
+      if (now - live.touched < (live.sessionId === null ? UNSTORED_IDLE_MS : this.limits.idleMinutes * 60_000))
+        continue;
       this.runs.delete(id);
       await live.mounted.source.close(id).catch(() => undefined);
     }

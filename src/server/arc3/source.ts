@@ -6,7 +6,14 @@
 import type { Arc3Action, Arc3ExploredState, Arc3FrameData, Arc3GameInfo, Arc3Inspection } from './protocol';
 
 /** The wire types are the Python worker protocol's (`protocol.ts`), which remote sources speak too. */
-export type { Arc3Action, Arc3ActionName, Arc3FrameData, Arc3GameInfo, Arc3GameState, Arc3Inspection } from './protocol';
+export type {
+  Arc3Action,
+  Arc3ActionName,
+  Arc3FrameData,
+  Arc3GameInfo,
+  Arc3GameState,
+  Arc3Inspection,
+} from './protocol';
 
 export type Arc3SourceKind = 'arcengine' | 'remote';
 
@@ -23,20 +30,38 @@ export interface Arc3Source {
    * folders only): a folder holding the version of the game to run (`gameCode.ts`), which the
    * run keeps after a worker restart; a remote source ignores it.
    */
-  open(runId: string, gameId: string, seed?: number, level?: number, codeDir?: string): Promise<{ gameId: string; frame: Arc3FrameData }>;
+  open(
+    runId: string,
+    gameId: string,
+    seed?: number,
+    level?: number,
+    codeDir?: string,
+  ): Promise<{ gameId: string; frame: Arc3FrameData }>;
   /**
    * Rebuilds run `runId` of the full id `gameId` by performing `actions` after the opening RESET
    * (after a restart of the server or of a worker); answers the last action's frame data (the
    * opening RESET's when `actions` is empty), on the version in `codeDir` when given.
    */
-  resume(runId: string, gameId: string, seed: number, actions: readonly Arc3Action[], codeDir?: string): Promise<Arc3FrameData>;
+  resume(
+    runId: string,
+    gameId: string,
+    seed: number,
+    actions: readonly Arc3Action[],
+    codeDir?: string,
+  ): Promise<Arc3FrameData>;
   /** One action of an open run; an unknown run is an `Arc3Error` with code `unknown_run`. */
   act(runId: string, action: Arc3Action): Promise<Arc3FrameData>;
   close(runId: string): Promise<void>;
   /** A designer's view of a run (arcengine folders only). */
   inspect?(runId: string): Promise<Arc3Inspection>;
   /** Explores a level's state graph (arcengine folders only; `graph.ts`). */
-  exploreStart?(runId: string, gameId: string, seed: number, level: number, codeDir?: string): Promise<Arc3ExploredState>;
+  exploreStart?(
+    runId: string,
+    gameId: string,
+    seed: number,
+    level: number,
+    codeDir?: string,
+  ): Promise<Arc3ExploredState>;
   exploreExpand?(runId: string, node: number, actions: readonly Arc3Action[]): Promise<Arc3ExploredState[]>;
   /** Re-reads a game's code (arcengine folders only); runs opened afterwards use it. */
   reload?(gameId: string): Promise<void>;

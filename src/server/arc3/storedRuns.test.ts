@@ -48,13 +48,22 @@ const VC33 = 'vc33-5430563c';
  * agent might: the engine performs them and the scorecard counts them, here as in the toolkit.
  */
 const ACTIONS: { action: string; x?: number; y?: number }[] = [
-  { action: 'ACTION6', x: 60, y: 32 }, { action: 'ACTION6', x: 60, y: 32 }, { action: 'ACTION6', x: 60, y: 32 },
-  { action: 'ACTION6', x: 10, y: 60 }, { action: 'RESET' }, { action: 'ACTION6', x: 0, y: 24 }, { action: 'ACTION6', x: 0, y: 24 },
-  { action: 'ACTION1' }, { action: 'ACTION5' },
+  { action: 'ACTION6', x: 60, y: 32 },
+  { action: 'ACTION6', x: 60, y: 32 },
+  { action: 'ACTION6', x: 60, y: 32 },
+  { action: 'ACTION6', x: 10, y: 60 },
+  { action: 'RESET' },
+  { action: 'ACTION6', x: 0, y: 24 },
+  { action: 'ACTION6', x: 0, y: 24 },
+  { action: 'ACTION1' },
+  { action: 'ACTION5' },
 ];
 
 const STUDY = {
-  title: 'Stored runs', consent: 'Consent.', instructions: 'Play.', completion: { code: 'DONE' },
+  title: 'Stored runs',
+  consent: 'Consent.',
+  instructions: 'Play.',
+  completion: { code: 'DONE' },
   items: [{ kind: 'game', id: 'clicks', game: VC33 }],
 };
 
@@ -74,7 +83,10 @@ files = [os.path.join(d, f) for d, _, fs in os.walk(out) for f in fs]
 sys.stdout.write(open(files[0]).read())
 `;
   const r = spawnSync('python3', ['-c', script, GAMES, VC33, JSON.stringify(ACTIONS)], {
-    encoding: 'utf8', env: { ...process.env, PYTHONPATH, PYTHONDONTWRITEBYTECODE: '1' }, maxBuffer: 64 << 20, timeout: 60_000,
+    encoding: 'utf8',
+    env: { ...process.env, PYTHONPATH, PYTHONDONTWRITEBYTECODE: '1' },
+    maxBuffer: 64 << 20,
+    timeout: 60_000,
   });
   expect(r.stderr).toBe('');
   expect(r.status).toBe(0);
@@ -82,10 +94,13 @@ sys.stdout.write(open(files[0]).read())
 }
 
 /** A line with its timestamp and guid blanked: what must be the same in both files. */
-const comparable = (line: string) => line.replace(/^\{"timestamp": "[^"]+"/, '{"timestamp": ""').replace(/"guid": "[^"]+"/, '"guid": ""');
+const comparable = (line: string) =>
+  line.replace(/^\{"timestamp": "[^"]+"/, '{"timestamp": ""').replace(/"guid": "[^"]+"/, '"guid": ""');
 
 let official: string;
-beforeAll(() => { official = toolkitRecording(); }, 60_000);
+beforeAll(() => {
+  official = toolkitRecording();
+}, 60_000);
 
 for (const backend of backends) {
   describe(`stored runs of server-run games on ${backend.name}`, () => {
@@ -99,7 +114,11 @@ for (const backend of backends) {
     const call = async (method: string, url: string, auth: string | null, body?: unknown) => {
       const headers: Record<string, string> = { 'Content-Type': 'application/json' };
       if (auth) headers.Authorization = `Bearer ${auth}`;
-      const res = await app.request(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      const res = await app.request(url, {
+        method,
+        headers,
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       return { status: res.status, json: (await res.json()) as Record<string, unknown> };
     };
 
@@ -108,15 +127,20 @@ for (const backend of backends) {
       await store.saveStudy('runs', STUDY, 'file', Date.now());
       arc3 = await startArc3({ dirs: [GAMES], servers: [], env: ENV, workers: 1 }, store, () => {});
       app = createApi({
-        library: new TaskLibrary(), version: 'test',
+        library: new TaskLibrary(),
+        version: 'test',
         study: {
-          store, adminTokenHash: hashToken(ADMIN), replay: (g, evs) => arc3.service.replay(g, evs) ?? replayWithEngine(g, evs),
-          games: new Set([...gameIds, ...arc3.service.ids]), arc3: { service: arc3.service, engine: arc3.engine },
+          store,
+          adminTokenHash: hashToken(ADMIN),
+          replay: (g, evs) => arc3.service.replay(g, evs) ?? replayWithEngine(g, evs),
+          games: new Set([...gameIds, ...arc3.service.ids]),
+          arc3: { service: arc3.service, engine: arc3.engine },
         },
       });
       const s = await call('POST', '/studies/runs/sessions', null, { params: {} });
       ({ sessionId, token } = s.json as { sessionId: string; token: string });
-      const opened = (await call('POST', `/sessions/${sessionId}/runs`, token, { item: 'clicks' })).json as unknown as ServerRunReply;
+      const opened = (await call('POST', `/sessions/${sessionId}/runs`, token, { item: 'clicks' }))
+        .json as unknown as ServerRunReply;
       runId = opened.run;
       for (const [i, a] of ACTIONS.entries()) {
         const r = await call('POST', `/sessions/${sessionId}/runs/${runId}/actions`, token, { step: i + 1, ...a });
@@ -128,7 +152,7 @@ for (const backend of backends) {
       await store.close();
     });
 
-    it('exports the run as the toolkit\'s own recording, which the toolkit scores as arc-studio does', async () => {
+    it("exports the run as the toolkit's own recording, which the toolkit scores as arc-studio does", async () => {
       const ctx = await exportContext({ store, studyId: 'runs', library: null, replay: null, now: Date.now() });
       const skipped: SkippedRun[] = [];
       const files: { name: string; text: string }[] = [];
@@ -145,23 +169,32 @@ for (const backend of backends) {
       expect(theirs).toHaveLength(ACTIONS.length + 1);
       // Read a few steps a page (a step stored against the one before crossing a page's edge): the same lines as in one page.
       const [run] = await store.listGameRuns(sessionId);
-      for (const size of [1, 2, 3]) expect((await runRecordingLines(store, run, size)).join('\n')).toBe(ours.join('\n'));
+      for (const size of [1, 2, 3])
+        expect((await runRecordingLines(store, run, size)).join('\n')).toBe(ours.join('\n'));
       // The bundle's schema accepts every line of ours and every line the toolkit itself writes.
       const validate = new Ajv2020({ strict: false }).compile(exportSchemas()['recording.schema.json']);
-      for (const [who, lines] of [['ours', ours], ['the toolkit\'s', theirs]] as const) {
-        lines.forEach((line, i) => expect(validate(JSON.parse(line)) ? null : validate.errors, `${who} line ${i + 1}`).toBeNull());
+      for (const [who, lines] of [
+        ['ours', ours],
+        ["the toolkit's", theirs],
+      ] as const) {
+        lines.forEach((line, i) =>
+          expect(validate(JSON.parse(line)) ? null : validate.errors, `${who} line ${i + 1}`).toBeNull(),
+        );
       }
       ours.forEach((line, i) => {
         const a = JSON.parse(line) as { timestamp: string; data: Record<string, unknown> };
         const b = JSON.parse(theirs[i]) as { timestamp: string; data: Record<string, unknown> };
         // Field by field first (a failure names the field), then the text itself.
-        for (const key of Object.keys(b.data)) if (key !== 'guid') expect(a.data[key], `line ${i + 1} ${key}`).toEqual(b.data[key]);
+        for (const key of Object.keys(b.data))
+          if (key !== 'guid') expect(a.data[key], `line ${i + 1} ${key}`).toEqual(b.data[key]);
         expect(Object.keys(a.data)).toEqual(Object.keys(b.data));
         expect(a.data.guid).toBe(runId);
         expect(a.timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{6})?\+00:00$/);
         expect(comparable(line)).toBe(comparable(theirs[i]));
       });
-      const first = JSON.parse(ours[0]) as { data: { action_input: unknown; full_reset: boolean; levels_completed: number } };
+      const first = JSON.parse(ours[0]) as {
+        data: { action_input: unknown; full_reset: boolean; levels_completed: number };
+      };
       expect(first.data).toMatchObject({ action_input: { id: 'RESET', data: {}, reasoning: null }, full_reset: true });
       expect((JSON.parse(ours[3]) as { data: { levels_completed: number } }).data.levels_completed).toBe(1);
 
@@ -170,11 +203,24 @@ for (const backend of backends) {
       try {
         const file = path.join(dir, files[0].name);
         writeFileSync(file, files[0].text);
-        const r = spawnSync('python3', [path.join(ROOT, 'src/core/scoring/fixtures/official_score.py'), VENDOR, 'lines', METADATA, file], {
-          encoding: 'utf8', timeout: 60_000, env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' },
-        });
+        const r = spawnSync(
+          'python3',
+          [path.join(ROOT, 'src/core/scoring/fixtures/official_score.py'), VENDOR, 'lines', METADATA, file],
+          {
+            encoding: 'utf8',
+            timeout: 60_000,
+            env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' },
+          },
+        );
         expect(r.stderr).toBe('');
-        const card = JSON.parse(r.stdout) as { score: number; environments: { id: string; score: number; runs: { score: number; level_actions: number[]; level_scores: number[]; levels_completed: number }[] }[] };
+        const card = JSON.parse(r.stdout) as {
+          score: number;
+          environments: {
+            id: string;
+            score: number;
+            runs: { score: number; level_actions: number[]; level_scores: number[]; levels_completed: number }[];
+          }[];
+        };
         const mine = scoreFiles([file], METADATA, 'toolkit-2026-04').result;
         expect(card.environments.map((e) => e.id)).toEqual([VC33]);
         expect(mine.games.map((g) => g.game)).toEqual([VC33]);
@@ -184,18 +230,34 @@ for (const backend of backends) {
         expect(mine.games[0].runs).toHaveLength(1);
         expect(mine.games[0].runs[0].score).toBeCloseTo(run.score / 100, 12);
         expect(run.levels_completed).toBe(1);
-        expect(mine.games[0].runs[0].levels.filter((l) => l.completed).map((l) => l.agentActions)).toEqual(run.level_actions.slice(0, 1));
-        expect(mine.games[0].runs[0].levels.slice(0, run.level_scores.length).map((l) => (l.score ?? 0) * 100)).toEqual(run.level_scores.map((x) => expect.closeTo(x, 9)));
+        expect(mine.games[0].runs[0].levels.filter((l) => l.completed).map((l) => l.agentActions)).toEqual(
+          run.level_actions.slice(0, 1),
+        );
+        expect(mine.games[0].runs[0].levels.slice(0, run.level_scores.length).map((l) => (l.score ?? 0) * 100)).toEqual(
+          run.level_scores.map((x) => expect.closeTo(x, 9)),
+        );
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
     }, 60_000);
 
-    it('sends the replay every stored step with its frames, and the heatmap a level\'s first frame', async () => {
+    it("sends the replay every stored step with its frames, and the heatmap a level's first frame", async () => {
       expect((await call('GET', `/admin/sessions/${sessionId}/runs`, token)).status).toBe(403);
       const r = await call('GET', `/admin/sessions/${sessionId}/runs`, ADMIN);
       expect(r.status).toBe(200);
-      const runs = r.json.runs as { runId: string; gameId: string; item: string; steps: { step: number; action: string; x: number | null; frames: string; levelsCompleted: number; frameHash: string }[] }[];
+      const runs = r.json.runs as {
+        runId: string;
+        gameId: string;
+        item: string;
+        steps: {
+          step: number;
+          action: string;
+          x: number | null;
+          frames: string;
+          levelsCompleted: number;
+          frameHash: string;
+        }[];
+      }[];
       expect(runs.map((x) => [x.runId, x.gameId, x.item])).toEqual([[runId, VC33, 'clicks']]);
       const stored = decodeStoredSteps(await store.readGameSteps(runId));
       expect(runs[0].steps.map((s) => s.action)).toEqual(['RESET', ...ACTIONS.map((a) => a.action)]);
@@ -204,7 +266,10 @@ for (const backend of backends) {
       // every step once, in order, the same frames.
       const pages = [];
       for await (const page of stepViewPages(store, runId, 2)) pages.push(page);
-      expect(pages.map((p) => p.length)).toEqual([...Array(Math.floor(stored.length / 2)).fill(2), ...(stored.length % 2 ? [1] : [])]);
+      expect(pages.map((p) => p.length)).toEqual([
+        ...Array(Math.floor(stored.length / 2)).fill(2),
+        ...(stored.length % 2 ? [1] : []),
+      ]);
       expect(pages.flat()).toEqual(runs[0].steps);
       expect((await call('GET', '/admin/sessions/nope/runs', ADMIN)).status).toBe(404);
 
@@ -235,14 +300,26 @@ for (const backend of backends) {
       expect(started.status).toBe(202);
       let job = started.json;
       // The check runs the engine in a worker process: on a busy machine that takes a while.
-      await expect.poll(async () => {
-        job = (await call('GET', `/admin/sessions/${sessionId}/runs/verify/${String(started.json.job)}`, ADMIN)).json;
-        return job.state;
-      }, { timeout: 60_000 }).not.toBe('running');
+      await expect
+        .poll(
+          async () => {
+            job = (await call('GET', `/admin/sessions/${sessionId}/runs/verify/${String(started.json.job)}`, ADMIN))
+              .json;
+            return job.state;
+          },
+          { timeout: 60_000 },
+        )
+        .not.toBe('running');
       expect(job.state).toBe('done');
-      const check = job.check as { ok: boolean; runs: { runId: string; error?: string; differences: { step: number; what: string[] }[] }[] };
+      const check = job.check as {
+        ok: boolean;
+        runs: { runId: string; error?: string; differences: { step: number; what: string[] }[] }[];
+      };
       expect(check.ok).toBe(false);
-      expect(check.runs.map((x) => [x.runId, x.error, x.differences.map((d) => d.step)])).toEqual([[runId, undefined, []], [forged, undefined, [2]]]);
+      expect(check.runs.map((x) => [x.runId, x.error, x.differences.map((d) => d.step)])).toEqual([
+        [runId, undefined, []],
+        [forged, undefined, [2]],
+      ]);
       expect(check.runs[1].differences[0].what.join(' ')).toMatch(/1 cell differs, first at \(x 7, y 5\)/);
       expect((job.report as string[]).join('\n')).toMatch(/step 2 \(ACTION6\): frame \d+ of \d+: 1 cell differs/);
     }, 30_000);
@@ -256,7 +333,16 @@ for (const backend of backends) {
           await cli.saveStudy('runs', STUDY, 'file', Date.now());
           const copy = async (id: string, runs: string[]) => {
             const s = (await store.getSession(sessionId))!;
-            await cli.createSession({ id, studyId: s.studyId, studyVersion: s.studyVersion, tokenHash: `${id}-h`, params: {}, seed: 0, order: [0], createdAt: s.createdAt });
+            await cli.createSession({
+              id,
+              studyId: s.studyId,
+              studyVersion: s.studyVersion,
+              tokenHash: `${id}-h`,
+              params: {},
+              seed: 0,
+              order: [0],
+              createdAt: s.createdAt,
+            });
             for (const r of runs) {
               const run = (await store.getGameRun(r))!;
               await cli.addGameRun({ ...run, sessionId: id });
@@ -265,11 +351,30 @@ for (const backend of backends) {
           };
           const all = (await store.listGameRuns(sessionId)).map((r) => r.runId);
           await copy('good', [runId]);
-          await copy('bad', all.filter((r) => r !== runId));
+          await copy(
+            'bad',
+            all.filter((r) => r !== runId),
+          );
           await cli.close();
-          const run = (id: string) => spawnSync('node', [path.join(ROOT, 'bin/arc-studio.mjs'), 'games', 'verify-session', id, '--data-dir', dir, '--arc3-games', GAMES], {
-            encoding: 'utf8', timeout: 60_000, env: { ...ENV, DATABASE_URL: '' },
-          });
+          const run = (id: string) =>
+            spawnSync(
+              'node',
+              [
+                path.join(ROOT, 'bin/arc-studio.mjs'),
+                'games',
+                'verify-session',
+                id,
+                '--data-dir',
+                dir,
+                '--arc3-games',
+                GAMES,
+              ],
+              {
+                encoding: 'utf8',
+                timeout: 60_000,
+                env: { ...ENV, DATABASE_URL: '' },
+              },
+            );
           // The command itself, end to end, on the session with the changed step.
           const bad = run('bad');
           expect(bad.stderr).toBe('');
@@ -278,7 +383,9 @@ for (const backend of backends) {
           expect(bad.stdout).toMatch(/ {2}step 2 \(ACTION6\): frame \d+ of \d+: 1 cell differs, first at \(x 7, y 5\)/);
           // In process (a second start of the command costs seconds), on the session whose run matches.
           const printed: string[] = [];
-          const log = vi.spyOn(console, 'log').mockImplementation((text: string) => { printed.push(text); });
+          const log = vi.spyOn(console, 'log').mockImplementation((text: string) => {
+            printed.push(text);
+          });
           const before = process.env.ARC_STUDIO_PYTHONPATH;
           process.env.ARC_STUDIO_PYTHONPATH = PYTHONPATH;
           let code: number;
@@ -292,7 +399,9 @@ for (const backend of backends) {
           expect(code).toBe(0);
           // The run names the version it was recorded with: the id and the hash of the game's files.
           const version = `${VC33}@${(await readGameFolder(path.join(GAMES, 'vc33/5430563c'))).hash}`;
-          expect(printed).toEqual([`clicks ${version} run ${runId} (seed 0, ${ACTIONS.length + 1} steps): every step matches`]);
+          expect(printed).toEqual([
+            `clicks ${version} run ${runId} (seed 0, ${ACTIONS.length + 1} steps): every step matches`,
+          ]);
           expect(readdirSync(dir)).toContain('db');
         } finally {
           rmSync(dir, { recursive: true, force: true });
@@ -301,4 +410,3 @@ for (const backend of backends) {
     }
   });
 }
-

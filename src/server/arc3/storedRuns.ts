@@ -22,7 +22,11 @@ function inputOf(s: GameStepRecord): ActionInput {
  * toolkit's), the timestamps when the server stored each step.
  * @throws Error when the run has no stored step, or its frames do not decode.
  */
-export async function runRecordingLines(store: Store, run: GameRunRecord, pageSize = RECORDING_STEP_PAGE): Promise<string[]> {
+export async function runRecordingLines(
+  store: Store,
+  run: GameRunRecord,
+  pageSize = RECORDING_STEP_PAGE,
+): Promise<string[]> {
   // Read a page of steps at a time: a run of thousands of steps is never one query's answer.
   const lines: string[] = [];
   let last: FrameGrid | null = null;
@@ -32,10 +36,20 @@ export async function runRecordingLines(store: Store, run: GameRunRecord, pageSi
     const decoded = decodeStoredSteps(steps, last);
     last = decoded[decoded.length - 1].last;
     for (const { record, frames } of decoded) {
-      lines.push(toolkitRecordingLine({
-        gameId: run.gameId, guid: run.runId, epochMs: record.at, input: inputOf(record), frames, state: record.state as GameState,
-        levelsCompleted: record.levelsCompleted, winLevels: record.winLevels, fullReset: record.fullReset, available: record.available,
-      }));
+      lines.push(
+        toolkitRecordingLine({
+          gameId: run.gameId,
+          guid: run.runId,
+          epochMs: record.at,
+          input: inputOf(record),
+          frames,
+          state: record.state as GameState,
+          levelsCompleted: record.levelsCompleted,
+          winLevels: record.winLevels,
+          fullReset: record.fullReset,
+          available: record.available,
+        }),
+      );
     }
     if (steps.length < pageSize) break;
     from = steps[steps.length - 1].step + 1;
@@ -58,7 +72,11 @@ export const STEP_PAGE = 100;
  * decoded from the page before's last frame, encoded), so that a long run is never read or
  * encoded in one piece.
  */
-export async function* stepViewPages(store: Store, runId: string, pageSize = STEP_PAGE): AsyncGenerator<StoredStepView[]> {
+export async function* stepViewPages(
+  store: Store,
+  runId: string,
+  pageSize = STEP_PAGE,
+): AsyncGenerator<StoredStepView[]> {
   let from = 0;
   let last: FrameGrid | null = null;
   for (;;) {
@@ -67,8 +85,18 @@ export async function* stepViewPages(store: Store, runId: string, pageSize = STE
     const decoded = decodeStoredSteps(steps, last);
     last = decoded[decoded.length - 1].last;
     yield decoded.map(({ record: r, frames }) => ({
-      step: r.step, action: r.action, x: r.x, y: r.y, state: r.state, levelsCompleted: r.levelsCompleted, winLevels: r.winLevels,
-      available: r.available, fullReset: r.fullReset, frameHash: r.frameHash, frames: encodeFrames(frames, null), at: r.at,
+      step: r.step,
+      action: r.action,
+      x: r.x,
+      y: r.y,
+      state: r.state,
+      levelsCompleted: r.levelsCompleted,
+      winLevels: r.winLevels,
+      available: r.available,
+      fullReset: r.fullReset,
+      frameHash: r.frameHash,
+      frames: encodeFrames(frames, null),
+      at: r.at,
     }));
     if (steps.length < pageSize) return;
     from = steps[steps.length - 1].step + 1;
@@ -80,7 +108,12 @@ export async function* stepViewPages(store: Store, runId: string, pageSize = STE
  * of the first step at which a run's `levels_completed` reached `level` (for level 0, the opening
  * RESET's). Null when no stored run got there.
  */
-export async function levelFirstFrame(store: Store, studyId: string, gameId: string, level: number): Promise<{ runId: string; step: number; frame: number[][] } | null> {
+export async function levelFirstFrame(
+  store: Store,
+  studyId: string,
+  gameId: string,
+  level: number,
+): Promise<{ runId: string; step: number; frame: number[][] } | null> {
   for (const session of await store.listSessions(studyId)) {
     for (const run of await store.listGameRuns(session.id)) {
       if (run.gameId !== gameId) continue;
@@ -136,9 +169,15 @@ export interface SessionCheck {
 }
 
 /** How a step's frames differ, in words (empty when they are the same). */
-export function frameDifferences(stored: readonly (readonly (readonly number[])[])[], engine: readonly (readonly (readonly number[])[])[]): string[] {
+export function frameDifferences(
+  stored: readonly (readonly (readonly number[])[])[],
+  engine: readonly (readonly (readonly number[])[])[],
+): string[] {
   const out: string[] = [];
-  if (stored.length !== engine.length) out.push(`${engine.length} frame${engine.length === 1 ? '' : 's'} where ${stored.length} ${stored.length === 1 ? 'was' : 'were'} stored`);
+  if (stored.length !== engine.length)
+    out.push(
+      `${engine.length} frame${engine.length === 1 ? '' : 's'} where ${stored.length} ${stored.length === 1 ? 'was' : 'were'} stored`,
+    );
   for (let k = 0; k < Math.min(stored.length, engine.length); k++) {
     const a = stored[k];
     const b = engine[k];
@@ -155,7 +194,10 @@ export function frameDifferences(stored: readonly (readonly (readonly number[])[
       }
     }
     // "of" counts the step's frames (an animation has several), not the rows of one.
-    if (n) out.push(`frame ${k + 1} of ${stored.length}: ${n === 1 ? '1 cell differs' : `${n} cells differ`}, first at ${first}`);
+    if (n)
+      out.push(
+        `frame ${k + 1} of ${stored.length}: ${n === 1 ? '1 cell differs' : `${n} cells differ`}, first at ${first}`,
+      );
   }
   return out;
 }
@@ -163,10 +205,13 @@ export function frameDifferences(stored: readonly (readonly (readonly number[])[
 function fieldDifferences(r: GameStepRecord, fd: Arc3FrameData): string[] {
   const out: string[] = [];
   if (r.state !== fd.state) out.push(`state ${fd.state} where ${r.state} was stored`);
-  if (r.levelsCompleted !== fd.levels_completed) out.push(`levels_completed ${fd.levels_completed} where ${r.levelsCompleted} was stored`);
+  if (r.levelsCompleted !== fd.levels_completed)
+    out.push(`levels_completed ${fd.levels_completed} where ${r.levelsCompleted} was stored`);
   if (r.winLevels !== fd.win_levels) out.push(`win_levels ${fd.win_levels} where ${r.winLevels} was stored`);
-  if (r.fullReset !== fd.full_reset) out.push(`full_reset ${String(fd.full_reset)} where ${String(r.fullReset)} was stored`);
-  if (r.available.join(',') !== fd.available_actions.join(',')) out.push(`available_actions [${fd.available_actions.join(', ')}] where [${r.available.join(', ')}] was stored`);
+  if (r.fullReset !== fd.full_reset)
+    out.push(`full_reset ${String(fd.full_reset)} where ${String(r.fullReset)} was stored`);
+  if (r.available.join(',') !== fd.available_actions.join(','))
+    out.push(`available_actions [${fd.available_actions.join(', ')}] where [${r.available.join(', ')}] was stored`);
   return out;
 }
 
@@ -176,7 +221,14 @@ function fieldDifferences(r: GameStepRecord, fd: Arc3FrameData): string[] {
  */
 export async function verifyRun(store: Store, source: Replayer, run: GameRunRecord): Promise<RunCheck> {
   const steps = decodeStoredSteps(await store.readGameSteps(run.runId));
-  const base = { runId: run.runId, item: run.item, gameId: run.gameId, version: gameVersion(run.gameId, run.codeHash), seed: run.seed, steps: steps.length };
+  const base = {
+    runId: run.runId,
+    item: run.item,
+    gameId: run.gameId,
+    version: gameVersion(run.gameId, run.codeHash),
+    seed: run.seed,
+    steps: steps.length,
+  };
   const differences: StepDifference[] = [];
   const check = (i: number, fd: Arc3FrameData) => {
     const { record, frames } = steps[i];
@@ -186,7 +238,9 @@ export async function verifyRun(store: Store, source: Replayer, run: GameRunReco
   if (!steps.length) return { ...base, differences, error: 'the run has no stored step' };
   let codeDir: string | undefined;
   if (run.codeHash && run.source === 'arcengine') {
-    const found = source.code ? await source.code(run.gameId, run.codeHash) : { error: `it was recorded with ${base.version} and this check cannot find kept versions of games` };
+    const found = source.code
+      ? await source.code(run.gameId, run.codeHash)
+      : { error: `it was recorded with ${base.version} and this check cannot find kept versions of games` };
     if ('error' in found) return { ...base, differences, error: found.error, unplayed: true };
     codeDir = found.dir;
   }
@@ -197,7 +251,10 @@ export async function verifyRun(store: Store, source: Replayer, run: GameRunReco
     check(0, opened.frame);
     for (i = 1; i < steps.length; i++) {
       const r = steps[i].record;
-      const action: Arc3Action = r.action === 'ACTION6' ? { action: 'ACTION6', x: r.x ?? 0, y: r.y ?? 0 } : { action: r.action as Arc3Action['action'] };
+      const action: Arc3Action =
+        r.action === 'ACTION6'
+          ? { action: 'ACTION6', x: r.x ?? 0, y: r.y ?? 0 }
+          : { action: r.action as Arc3Action['action'] };
       check(i, await source.act(replayId, action));
     }
   } catch (e) {
@@ -222,10 +279,18 @@ export function formatSessionCheck(check: SessionCheck): string[] {
   if (!check.runs.length) lines.push(`Session ${check.sessionId} has no stored run of a server-run game.`);
   for (const r of check.runs) {
     const head = `${r.item} ${r.version} run ${r.runId} (seed ${r.seed}, ${r.steps} steps)`;
-    if (!r.error && !r.differences.length) { lines.push(`${head}: every step matches`); continue; }
+    if (!r.error && !r.differences.length) {
+      lines.push(`${head}: every step matches`);
+      continue;
+    }
     // A run that could not be played at all (its version's code is missing) says only why.
-    if (r.unplayed) { lines.push(`${head}: not checked: ${r.error}`); continue; }
-    lines.push(`${head}: ${r.differences.length} step${r.differences.length === 1 ? ' differs' : 's differ'}${r.error ? `; ${r.error}` : ''}`);
+    if (r.unplayed) {
+      lines.push(`${head}: not checked: ${r.error}`);
+      continue;
+    }
+    lines.push(
+      `${head}: ${r.differences.length} step${r.differences.length === 1 ? ' differs' : 's differ'}${r.error ? `; ${r.error}` : ''}`,
+    );
     for (const d of r.differences) lines.push(`  step ${d.step} (${d.action}): ${d.what.join('; ')}`);
   }
   return lines;

@@ -15,7 +15,9 @@ const VENDOR = path.resolve(ROOT, '../shared/vendor/arc-agi-3');
 const PYTHONPATH = path.join(VENDOR, 'python');
 const GAMES = path.join(VENDOR, 'environment_files');
 if (!existsSync(path.join(PYTHONPATH, 'arcengine')) || !existsSync(GAMES)) {
-  throw new Error(`the official engine and games must be at ${VENDOR} (python/arcengine, environment_files); these tests run against them`);
+  throw new Error(
+    `the official engine and games must be at ${VENDOR} (python/arcengine, environment_files); these tests run against them`,
+  );
 }
 
 const LS20 = 'ls20-9607627b';
@@ -61,7 +63,7 @@ function runReference(gameId: string, actions: Arc3Action[]): Omit<Arc3FrameData
 /** A fixed pseudo-random sequence (LCG), so the test is the same every run. */
 function sequence(n: number, pick: (r: () => number) => Arc3Action): Arc3Action[] {
   let s = 12345;
-  const r = () => ((s = (s * 1103515245 + 12345) % 2147483648) / 2147483648);
+  const r = () => (s = (s * 1103515245 + 12345) % 2147483648) / 2147483648;
   return Array.from({ length: n }, () => pick(r));
 }
 
@@ -77,7 +79,9 @@ const KEYS = sequence(100, (r) => {
 // Clicks over the whole board, and a key vc33 does not offer.
 // After the random part: actions past the end of the game, then a RESET.
 const CLICKS = [
-  ...sequence(60, (r) => (r() < 0.05 ? { action: 'ACTION1' } : { action: 'ACTION6', x: Math.floor(r() * 64), y: Math.floor(r() * 64) })),
+  ...sequence(60, (r) =>
+    r() < 0.05 ? { action: 'ACTION1' } : { action: 'ACTION6', x: Math.floor(r() * 64), y: Math.floor(r() * 64) },
+  ),
   ...sequence(3, (r) => ({ action: 'ACTION6', x: Math.floor(r() * 64), y: Math.floor(r() * 64) })),
   { action: 'RESET' },
   { action: 'ACTION6', x: 32, y: 32 },
@@ -97,7 +101,10 @@ function slowGame(name: string, seconds: number): string {
   const gameDir = path.join(dir, 'vc33', 'slow');
   mkdirSync(gameDir, { recursive: true });
   const good = readFileSync(path.join(GAMES, 'vc33', '5430563c', 'vc33.py'), 'utf8');
-  writeFileSync(path.join(gameDir, 'vc33.py'), `${good}\nimport time as _time\n_step = Vc33.step\ndef _slow(self):\n    _time.sleep(${seconds})\n    _step(self)\nVc33.step = _slow\n`);
+  writeFileSync(
+    path.join(gameDir, 'vc33.py'),
+    `${good}\nimport time as _time\n_step = Vc33.step\ndef _slow(self):\n    _time.sleep(${seconds})\n    _step(self)\nVc33.step = _slow\n`,
+  );
   writeFileSync(path.join(gameDir, 'metadata.json'), JSON.stringify({ game_id: 'vc33-slow' }));
   return dir;
 }
@@ -124,7 +131,14 @@ describe('the arcengine worker', () => {
     const games = await shared().list();
     expect(games.map((g) => g.game_id)).toEqual(['ft09-0d8bbf25', LS20, VC33]);
     const ls20 = games.find((g) => g.game_id === LS20)!;
-    expect(ls20).toMatchObject({ game: 'ls20', version: '9607627b', title: 'LS20', tags: ['keyboard'], default_fps: 30, class_name: 'Ls20' });
+    expect(ls20).toMatchObject({
+      game: 'ls20',
+      version: '9607627b',
+      title: 'LS20',
+      tags: ['keyboard'],
+      default_fps: 30,
+      class_name: 'Ls20',
+    });
     expect(ls20.baseline_actions).toHaveLength(ls20.level_count!);
     expect(ls20.level_count).toBe(7);
   });
@@ -194,14 +208,22 @@ describe('the arcengine worker', () => {
     expect(err).toMatchObject({ code: 'load_error' });
     expect((err as Arc3Error).message).toContain('SyntaxError');
     expect((err as Arc3Error).message).toContain(file);
-    expect((await w.list())[0]).toMatchObject({ game_id: 'vc33-local', level_count: null, error: { code: 'load_error' } });
+    expect((await w.list())[0]).toMatchObject({
+      game_id: 'vc33-local',
+      level_count: null,
+      error: { code: 'load_error' },
+    });
 
     writeFileSync(file, good);
     await w.reload('vc33-local');
     expect((await w.open('s1', 'vc33-local')).state).toBe('NOT_FINISHED');
 
     // A game that raises while acting: the message and traceback come back, the run and worker stay.
-    writeFileSync(file, good + '\n_step = Vc33.step\ndef _raising(self):\n    if self.action.id.value == 1:\n        raise RuntimeError("boom in step")\n    _step(self)\nVc33.step = _raising\n');
+    writeFileSync(
+      file,
+      good +
+        '\n_step = Vc33.step\ndef _raising(self):\n    if self.action.id.value == 1:\n        raise RuntimeError("boom in step")\n    _step(self)\nVc33.step = _raising\n',
+    );
     await w.reload('vc33-local');
     await w.open('s2', 'vc33-local');
     const raised = await w.act('s2', { action: 'ACTION1' }).catch((e: unknown) => e);
@@ -243,7 +265,11 @@ describe('the arcengine worker', () => {
     const gameDir = path.join(dir, 'vc33', 'loop');
     mkdirSync(gameDir, { recursive: true });
     const good = readFileSync(path.join(GAMES, 'vc33', '5430563c', 'vc33.py'), 'utf8');
-    writeFileSync(path.join(gameDir, 'vc33.py'), good + '\n_step = Vc33.step\ndef _looping(self):\n    while self.action.id.value == 2:\n        pass\n    _step(self)\nVc33.step = _looping\n');
+    writeFileSync(
+      path.join(gameDir, 'vc33.py'),
+      good +
+        '\n_step = Vc33.step\ndef _looping(self):\n    while self.action.id.value == 2:\n        pass\n    _step(self)\nVc33.step = _looping\n',
+    );
     writeFileSync(path.join(gameDir, 'metadata.json'), JSON.stringify({ game_id: 'vc33-loop' }));
     // Long enough for an ordinary step (and the rebuild after the kill) on a loaded machine; the
     // loop never ends, so it still runs into it.

@@ -29,7 +29,22 @@ import path from 'node:path';
 import { ROOT } from '../root';
 import { performance } from 'node:perf_hooks';
 import type { z } from 'zod';
-import { decodeFrameData, ExpandReply, ExploredStateReply, FrameDataWire, HelloReply, InspectReply, ListReply, ReplyEnvelope, type Arc3Action, type Arc3ExploredState, type Arc3FrameData, type Arc3GameInfo, type Arc3Hello, type Arc3Inspection } from './protocol';
+import {
+  decodeFrameData,
+  ExpandReply,
+  ExploredStateReply,
+  FrameDataWire,
+  HelloReply,
+  InspectReply,
+  ListReply,
+  ReplyEnvelope,
+  type Arc3Action,
+  type Arc3ExploredState,
+  type Arc3FrameData,
+  type Arc3GameInfo,
+  type Arc3Hello,
+  type Arc3Inspection,
+} from './protocol';
 import type { Arc3Source } from './source';
 
 /** How fast a worker's recent busy time fades (see {@link Arc3Worker.recentBusyMs}). */
@@ -44,20 +59,43 @@ const BUSY_SAME_MS = 100;
 // From the package root, not this module: compiled, this code runs from dist-server/.
 export const WORKER_SCRIPT = path.join(ROOT, 'src/server/arc3/worker.py');
 
-export type { Arc3Action, Arc3ActionName, Arc3FrameData, Arc3GameInfo, Arc3GameState, Arc3Hello, Arc3Inspection } from './protocol';
+export type {
+  Arc3Action,
+  Arc3ActionName,
+  Arc3FrameData,
+  Arc3GameInfo,
+  Arc3GameState,
+  Arc3Hello,
+  Arc3Inspection,
+} from './protocol';
 
 export type Arc3ErrorCode =
-  | 'bad_request' | 'unknown_game' | 'unknown_run' | 'load_error' | 'game_error' | 'no_engine' | 'internal'
-  | 'timeout' | 'worker_died' | 'no_python' | 'ambiguous_game'
+  | 'bad_request'
+  | 'unknown_game'
+  | 'unknown_run'
+  | 'load_error'
+  | 'game_error'
+  | 'no_engine'
+  | 'internal'
+  | 'timeout'
+  | 'worker_died'
+  | 'no_python'
+  | 'ambiguous_game'
   /** A session's limits on runs (`RunLimits`, runs.ts): too many for one item, or too many open at once. */
-  | 'too_many_runs' | 'too_many_open_runs'
+  | 'too_many_runs'
+  | 'too_many_open_runs'
   /** A remote server lost a run's play and it could not be rebuilt (remote.ts). */
   | 'upstream_lost';
 
 /** An error from the worker or from talking to it; `traceback` is the game's Python traceback when it raised. */
 export class Arc3Error extends Error {
   /** `retryAfter`: seconds until the same request may succeed (`too_many_open_runs`). */
-  constructor(readonly code: Arc3ErrorCode, message: string, readonly traceback?: string, readonly retryAfter?: number) {
+  constructor(
+    readonly code: Arc3ErrorCode,
+    message: string,
+    readonly traceback?: string,
+    readonly retryAfter?: number,
+  ) {
     super(message);
     this.name = 'Arc3Error';
   }
@@ -171,7 +209,16 @@ export class Arc3Worker {
    * instead of the mounted folder's current files; a restart rebuilds the run on that version too.
    */
   async open(runId: string, gameId: string, seed = 0, level = 0, codeDir?: string): Promise<Arc3FrameData> {
-    const fd = frameData('open', await this.call('open', { run: runId, game_id: gameId, seed, ...(level ? { level } : {}), ...(codeDir ? { code_dir: codeDir } : {}) }));
+    const fd = frameData(
+      'open',
+      await this.call('open', {
+        run: runId,
+        game_id: gameId,
+        seed,
+        ...(level ? { level } : {}),
+        ...(codeDir ? { code_dir: codeDir } : {}),
+      }),
+    );
     this.runs.set(runId, { gameId, seed, level, codeDir, actions: [], live: true });
     return fd;
   }
@@ -180,9 +227,24 @@ export class Arc3Worker {
    * Rebuilds run `runId` from its actions after the opening RESET (e.g. after the server
    * restarted); answers the last action's frame data.
    */
-  async resume(runId: string, gameId: string, seed: number, actions: readonly Arc3Action[], codeDir?: string): Promise<Arc3FrameData> {
+  async resume(
+    runId: string,
+    gameId: string,
+    seed: number,
+    actions: readonly Arc3Action[],
+    codeDir?: string,
+  ): Promise<Arc3FrameData> {
     const list = actions.map((a) => ({ ...a }));
-    const fd = frameData('replay', await this.call('replay', { run: runId, game_id: gameId, seed, actions: list, ...(codeDir ? { code_dir: codeDir } : {}) }));
+    const fd = frameData(
+      'replay',
+      await this.call('replay', {
+        run: runId,
+        game_id: gameId,
+        seed,
+        actions: list,
+        ...(codeDir ? { code_dir: codeDir } : {}),
+      }),
+    );
     this.runs.set(runId, { gameId, seed, level: 0, codeDir, actions: list, live: true });
     return fd;
   }
@@ -257,8 +319,20 @@ export class Arc3Worker {
    * (id 0). The run's states live in the worker until expanded; a restart loses them, so an
    * exploration is not restored (its next `exploreExpand` answers `unknown_run`).
    */
-  async exploreStart(runId: string, gameId: string, seed: number, level: number, codeDir?: string): Promise<Arc3ExploredState> {
-    const reply = await this.call('explore_start', { run: runId, game_id: gameId, seed, level, ...(codeDir ? { code_dir: codeDir } : {}) });
+  async exploreStart(
+    runId: string,
+    gameId: string,
+    seed: number,
+    level: number,
+    codeDir?: string,
+  ): Promise<Arc3ExploredState> {
+    const reply = await this.call('explore_start', {
+      run: runId,
+      game_id: gameId,
+      seed,
+      level,
+      ...(codeDir ? { code_dir: codeDir } : {}),
+    });
     // Recorded like an opened run so that `close` frees its states in the worker.
     this.runs.set(runId, { gameId, seed, level, codeDir, actions: [], live: true });
     return checked('explore_start', ExploredStateReply, reply);
@@ -267,7 +341,9 @@ export class Arc3Worker {
   /** Plays each of `actions` on a copy of state `node` of an exploration; answers where each led. */
   async exploreExpand(runId: string, node: number, actions: readonly Arc3Action[]): Promise<Arc3ExploredState[]> {
     // A click-every-cell expansion plays 4,096 actions in one request.
-    const reply = await this.serial(() => this.send('explore_expand', { run: runId, node, actions }, Math.max(this.timeout, 50 * actions.length)));
+    const reply = await this.serial(() =>
+      this.send('explore_expand', { run: runId, node, actions }, Math.max(this.timeout, 50 * actions.length)),
+    );
     return checked('explore_expand', ExpandReply, reply).results;
   }
 
@@ -292,7 +368,21 @@ export class Arc3Worker {
   private async restore(runId: string, record: RunRecord): Promise<void> {
     if (record.live) return;
     const level = record.level ? { level: record.level } : {};
-    frameData('replay', await this.send('replay', { run: runId, game_id: record.gameId, seed: record.seed, ...level, actions: record.actions, ...(record.codeDir ? { code_dir: record.codeDir } : {}) }, Math.max(this.timeout, 10 * record.actions.length)));
+    frameData(
+      'replay',
+      await this.send(
+        'replay',
+        {
+          run: runId,
+          game_id: record.gameId,
+          seed: record.seed,
+          ...level,
+          actions: record.actions,
+          ...(record.codeDir ? { code_dir: record.codeDir } : {}),
+        },
+        Math.max(this.timeout, 10 * record.actions.length),
+      ),
+    );
     record.live = true;
   }
 
@@ -319,11 +409,15 @@ export class Arc3Worker {
     return result;
   }
 
-  private async send(cmd: string, payload: Record<string, unknown>, timeoutMs = this.timeout): Promise<Record<string, unknown>> {
+  private async send(
+    cmd: string,
+    payload: Record<string, unknown>,
+    timeoutMs = this.timeout,
+  ): Promise<Record<string, unknown>> {
     await this.ensureStarted();
     const proc = this.proc!;
     const id = this.nextId++;
-    const limit = timeoutMs + (this.warm === proc ? 0 : this.opts.startupMs ?? 30_000);
+    const limit = timeoutMs + (this.warm === proc ? 0 : (this.opts.startupMs ?? 30_000));
     return new Promise((resolve, reject) => {
       const p: Pending = { proc, cmd, resolve, reject, limit, timer: null, cold: this.warm !== proc };
       // The first request the process has not answered: the worker is on it now.
@@ -351,7 +445,9 @@ export class Arc3Worker {
       // Detach first, so the next request starts a new process instead of meeting this dying one.
       if (this.proc === p.proc) this.proc = null;
       p.proc.kill('SIGKILL');
-      p.reject(new Arc3Error('timeout', `the arcengine worker did not answer ${p.cmd} within ${p.limit} ms; it was restarted`));
+      p.reject(
+        new Arc3Error('timeout', `the arcengine worker did not answer ${p.cmd} within ${p.limit} ms; it was restarted`),
+      );
     }, p.limit);
   }
 
@@ -382,7 +478,12 @@ export class Arc3Worker {
       proc.once('error', (err: NodeJS.ErrnoException) => {
         if (this.proc === proc) this.proc = null;
         const missing = err.code === 'ENOENT';
-        reject(new Arc3Error(missing ? 'no_python' : 'worker_died', missing ? noPythonMessage(this.python) : `cannot start ${this.python}: ${err.message}`));
+        reject(
+          new Arc3Error(
+            missing ? 'no_python' : 'worker_died',
+            missing ? noPythonMessage(this.python) : `cannot start ${this.python}: ${err.message}`,
+          ),
+        );
       });
       proc.stdin.on('error', () => undefined);
       proc.stderr.setEncoding('utf8');
@@ -390,7 +491,10 @@ export class Arc3Worker {
       createInterface({ input: proc.stdout }).on('line', (line) => this.onLine(line));
       proc.once('exit', (code, signal) => {
         if (this.proc === proc) this.proc = null;
-        const err = new Arc3Error('worker_died', `the arcengine worker stopped (${signal ?? `exit code ${code}`}); it is restarted on the next action`);
+        const err = new Arc3Error(
+          'worker_died',
+          `the arcengine worker stopped (${signal ?? `exit code ${code}`}); it is restarted on the next action`,
+        );
         for (const [id, p] of this.pending) {
           if (p.proc !== proc) continue;
           if (p.timer) clearTimeout(p.timer);
@@ -426,7 +530,13 @@ export class Arc3Worker {
       // An answer with a request's id that is not well formed still ends that request, with the reason.
       const id = (raw as { id?: unknown } | null)?.id;
       const p = typeof id === 'number' ? this.pending.get(id) : undefined;
-      if (p) this.settle(id as number, p).reject(new Arc3Error('internal', `the arcengine worker answered with something that is not an answer (${issueOf(msg.error)}); check that worker.py matches this server`));
+      if (p)
+        this.settle(id as number, p).reject(
+          new Arc3Error(
+            'internal',
+            `the arcengine worker answered with something that is not an answer (${issueOf(msg.error)}); check that worker.py matches this server`,
+          ),
+        );
       return;
     }
     const p = this.pending.get(msg.data.id);
@@ -464,7 +574,11 @@ function issueOf(error: z.ZodError): string {
 /** A command's answer checked against its schema (protocol.ts); an `internal` error naming what is wrong otherwise. */
 function checked<T>(cmd: string, schema: z.ZodType<T>, fields: Record<string, unknown>): T {
   const r = schema.safeParse(fields);
-  if (!r.success) throw new Arc3Error('internal', `the arcengine worker's answer to ${cmd} does not follow the protocol (${issueOf(r.error)}); check that worker.py matches this server`);
+  if (!r.success)
+    throw new Arc3Error(
+      'internal',
+      `the arcengine worker's answer to ${cmd} does not follow the protocol (${issueOf(r.error)}); check that worker.py matches this server`,
+    );
   return r.data;
 }
 
@@ -474,7 +588,10 @@ function frameData(cmd: string, fields: Record<string, unknown>): Arc3FrameData 
   try {
     return decodeFrameData(wire);
   } catch (e) {
-    throw new Arc3Error('internal', `the arcengine worker's answer to ${cmd} does not follow the protocol (${(e as Error).message}); check that worker.py matches this server`);
+    throw new Arc3Error(
+      'internal',
+      `the arcengine worker's answer to ${cmd} does not follow the protocol (${(e as Error).message}); check that worker.py matches this server`,
+    );
   }
 }
 
@@ -494,18 +611,34 @@ export type Arc3Probe =
  *   const p = await probe();
  *   console.log(p.message); // "arcengine 0.9.3 on Python 3.11.7 (/usr/bin/python3)"
  */
-export async function probe(opts: Omit<Arc3WorkerOptions, 'gameDirs'> & { gameDirs?: string[] } = {}): Promise<Arc3Probe> {
+export async function probe(
+  opts: Omit<Arc3WorkerOptions, 'gameDirs'> & { gameDirs?: string[] } = {},
+): Promise<Arc3Probe> {
   const worker = new Arc3Worker({ gameDirs: [], timeoutMs: 15_000, ...opts });
   try {
     const h = await worker.hello();
     if (h.arcengine) {
-      return { ok: true, python: h.python, executable: h.executable, arcengine: h.arcengine, message: `arcengine ${h.arcengine} on Python ${h.python} (${h.executable})` };
+      return {
+        ok: true,
+        python: h.python,
+        executable: h.executable,
+        arcengine: h.arcengine,
+        message: `arcengine ${h.arcengine} on Python ${h.python} (${h.executable})`,
+      };
     }
-    return { ok: false, python: h.python, arcengine: null, message: h.arcengine_error ?? `arcengine is not importable by ${h.executable}: pip install arc-agi, or set ARC_STUDIO_PYTHONPATH.` };
+    return {
+      ok: false,
+      python: h.python,
+      arcengine: null,
+      message:
+        h.arcengine_error ??
+        `arcengine is not importable by ${h.executable}: pip install arc-agi, or set ARC_STUDIO_PYTHONPATH.`,
+    };
   } catch (e) {
-    const message = e instanceof Arc3Error && e.code === 'no_python'
-      ? e.message
-      : `the arcengine worker could not start with ${worker.python} (${e instanceof Error ? e.message : String(e)}); check that it is Python 3.10 or later, then \`pip install arc-agi\` or set ARC_STUDIO_PYTHONPATH.`;
+    const message =
+      e instanceof Arc3Error && e.code === 'no_python'
+        ? e.message
+        : `the arcengine worker could not start with ${worker.python} (${e instanceof Error ? e.message : String(e)}); check that it is Python 3.10 or later, then \`pip install arc-agi\` or set ARC_STUDIO_PYTHONPATH.`;
     return { ok: false, python: null, arcengine: null, message };
   } finally {
     await worker.stop().catch(() => undefined);
@@ -524,8 +657,12 @@ export function resolveGameId(requested: string, available: readonly string[]): 
   }
   const versions = available.filter((id) => id.split('-')[0] === requested);
   if (versions.length === 1) return versions[0];
-  if (versions.length === 0) throw new Arc3Error('unknown_game', `no game ${requested}; games: ${available.join(', ') || 'none'}`);
-  throw new Arc3Error('ambiguous_game', `${requested} has several versions (${versions.join(', ')}); name one of them in full`);
+  if (versions.length === 0)
+    throw new Arc3Error('unknown_game', `no game ${requested}; games: ${available.join(', ') || 'none'}`);
+  throw new Arc3Error(
+    'ambiguous_game',
+    `${requested} has several versions (${versions.join(', ')}); name one of them in full`,
+  );
 }
 
 /** The Python workers a server starts by default: one per core. */
@@ -574,7 +711,9 @@ export class Arc3Pool implements Arc3Source {
    */
   async list(): Promise<Arc3GameInfo[]> {
     const scanner = this.leastBusy();
-    const others = this.ids ? [] : this.workers.filter((w) => w !== scanner).map((w) => w.hello().catch(() => undefined));
+    const others = this.ids
+      ? []
+      : this.workers.filter((w) => w !== scanner).map((w) => w.hello().catch(() => undefined));
     const games = await scanner.list();
     await Promise.all(others);
     this.ids = games.map((g) => g.game_id);
@@ -590,11 +729,20 @@ export class Arc3Pool implements Arc3Source {
         if (!(e instanceof Arc3Error) || e.code !== 'unknown_game') throw e;
       }
     }
-    return resolveGameId(gameId, (await this.list()).map((g) => g.game_id));
+    return resolveGameId(
+      gameId,
+      (await this.list()).map((g) => g.game_id),
+    );
   }
 
   /** Resolves `gameId` (full or short), opens it on the least loaded worker; answers the full id and the first frame data. */
-  async open(runId: string, gameId: string, seed = 0, level = 0, codeDir?: string): Promise<{ gameId: string; frame: Arc3FrameData }> {
+  async open(
+    runId: string,
+    gameId: string,
+    seed = 0,
+    level = 0,
+    codeDir?: string,
+  ): Promise<{ gameId: string; frame: Arc3FrameData }> {
     // A pinned version names its game in full; it need not be in the mounted folders any more.
     const full = codeDir ? gameId : await this.resolve(gameId);
     const worker = this.pinned.get(runId) ?? this.leastBusy();
@@ -603,7 +751,13 @@ export class Arc3Pool implements Arc3Source {
     return { gameId: full, frame };
   }
 
-  async resume(runId: string, gameId: string, seed: number, actions: readonly Arc3Action[], codeDir?: string): Promise<Arc3FrameData> {
+  async resume(
+    runId: string,
+    gameId: string,
+    seed: number,
+    actions: readonly Arc3Action[],
+    codeDir?: string,
+  ): Promise<Arc3FrameData> {
     const worker = this.pinned.get(runId) ?? this.leastBusy();
     const frame = await worker.resume(runId, gameId, seed, actions, codeDir);
     this.pinned.set(runId, worker);
@@ -629,7 +783,13 @@ export class Arc3Pool implements Arc3Source {
   }
 
   /** Starts exploring a level's state graph (`graph.ts`) on the least loaded worker, which keeps the run. */
-  async exploreStart(runId: string, gameId: string, seed: number, level: number, codeDir?: string): Promise<Arc3ExploredState> {
+  async exploreStart(
+    runId: string,
+    gameId: string,
+    seed: number,
+    level: number,
+    codeDir?: string,
+  ): Promise<Arc3ExploredState> {
     const full = codeDir ? gameId : await this.resolve(gameId);
     const worker = this.leastBusy();
     this.pinned.set(runId, worker);

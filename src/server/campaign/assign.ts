@@ -35,25 +35,40 @@ export function drawCount(study: StudyDefinition, pool: PoolPlan): number {
  * transaction; returns the session's order. `claim: false` (a playtest) draws the same way but
  * claims nothing and records no draw.
  */
-export async function createDrawnSession(store: Store, study: StudyDefinition, session: Omit<NewSession, 'order'>, now: number, claim: boolean): Promise<readonly number[]> {
+export async function createDrawnSession(
+  store: Store,
+  study: StudyDefinition,
+  session: Omit<NewSession, 'order'>,
+  now: number,
+  claim: boolean,
+): Promise<readonly number[]> {
   const ids = (pool: PoolPlan) => pool.candidates.map((i) => study.items[i].id);
-  const choice = await store.campaigns.createDrawnSession(session, {
-    campaign: campaignOf(session.studyId, study),
-    participant: participantKey(session.params),
-    pools: study.pools.map((p) => ({ id: p.id, candidates: ids(p) })),
-    quietBefore: now - study.limits.abandonAfterMinutes * 60_000,
-    createdBefore: now - study.limits.sessionMinutes * 60_000,
-    claim,
-  }, (standings) => {
-    const pools: PoolDraw[] = study.pools.map((pool, k) => {
-      const mine: CandidateStanding[] = standings.get(pool.id) ?? [];
-      const count = drawCount(study, pool);
-      return { pool: pool.id, count, drawn: drawCandidates(mine, pool.target, count, mixSeed(session.seed, k)), figures: drawFigures(mine) };
-    });
-    const indexOf = new Map(study.items.map((item, i) => [item.id, i]));
-    const drawn = new Map(pools.map((p) => [p.pool, p.drawn.map((id) => indexOf.get(id)!)]));
-    return { order: sessionOrder(study, session.seed, drawn), pools };
-  });
+  const choice = await store.campaigns.createDrawnSession(
+    session,
+    {
+      campaign: campaignOf(session.studyId, study),
+      participant: participantKey(session.params),
+      pools: study.pools.map((p) => ({ id: p.id, candidates: ids(p) })),
+      quietBefore: now - study.limits.abandonAfterMinutes * 60_000,
+      createdBefore: now - study.limits.sessionMinutes * 60_000,
+      claim,
+    },
+    (standings) => {
+      const pools: PoolDraw[] = study.pools.map((pool, k) => {
+        const mine: CandidateStanding[] = standings.get(pool.id) ?? [];
+        const count = drawCount(study, pool);
+        return {
+          pool: pool.id,
+          count,
+          drawn: drawCandidates(mine, pool.target, count, mixSeed(session.seed, k)),
+          figures: drawFigures(mine),
+        };
+      });
+      const indexOf = new Map(study.items.map((item, i) => [item.id, i]));
+      const drawn = new Map(pools.map((p) => [p.pool, p.drawn.map((id) => indexOf.get(id)!)]));
+      return { order: sessionOrder(study, session.seed, drawn), pools };
+    },
+  );
   return choice.order;
 }
 
@@ -61,15 +76,27 @@ export async function createDrawnSession(store: Store, study: StudyDefinition, s
  * Settles the claims a session still holds when it ends (finished or withdrawn): solved,
  * attempted (counted), released (started, not counted) or skipped (never started), from its summary.
  */
-export async function settleClaims(store: Store, study: StudyDefinition, session: SessionRecord, summary: SessionSummary, levels: (game: string) => number | null, now: number): Promise<void> {
+export async function settleClaims(
+  store: Store,
+  study: StudyDefinition,
+  session: SessionRecord,
+  summary: SessionSummary,
+  levels: (game: string) => number | null,
+  now: number,
+): Promise<void> {
   if (study.pools.length === 0) return;
   // Skipped ones too: a candidate started just as its time ran short (its start on the way
   // while the session view called it skipped) is settled by what the log shows.
-  const held = (await store.campaigns.sessionClaims(session.id)).filter((c) => c.state === 'held' || c.state === 'skipped');
+  const held = (await store.campaigns.sessionClaims(session.id)).filter(
+    (c) => c.state === 'held' || c.state === 'skipped',
+  );
   if (!held.length) return;
   const byId = new Map(summary.items.map((i) => [i.id, i]));
   const games = new Map(study.items.flatMap((i) => (i.kind === 'game' ? [[i.id, i.game] as const] : [])));
-  const outcomes = held.map((c) => ({ candidate: c.candidate, state: claimOutcome(byId.get(c.candidate), levels, games.get(c.candidate) ?? null) }));
+  const outcomes = held.map((c) => ({
+    candidate: c.candidate,
+    state: claimOutcome(byId.get(c.candidate), levels, games.get(c.candidate) ?? null),
+  }));
   await store.campaigns.settle(session.id, outcomes, now);
 }
 
@@ -79,7 +106,12 @@ export async function settleClaims(store: Store, study: StudyDefinition, session
  * withdrawn; the last event of an abandoned one), else now. A candidate left unstarted by a
  * withdrawal with time to spare is not among them.
  */
-export async function skippedCandidates(store: Store, study: StudyDefinition, session: SessionRecord, now: number): Promise<Set<string>> {
+export async function skippedCandidates(
+  store: Store,
+  study: StudyDefinition,
+  session: SessionRecord,
+  now: number,
+): Promise<Set<string>> {
   if (study.pools.length === 0) return new Set();
   const state = effectiveState(session, study, now);
   const at = session.finishedAt ?? (state === 'abandoned' ? (session.lastEventAt ?? session.createdAt) : now);

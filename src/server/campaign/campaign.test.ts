@@ -30,9 +30,22 @@ import { readZip } from '../export/zip';
 const ROOT = path.resolve(__dirname, '../../..');
 const ADMIN = 'campaign-researcher-token-0123456789';
 const MIN = 60_000;
-const TASKS = ['downscale-blocks', 'mirror-across-wall', 'color-by-orientation', 'most-common-color', 'crop-largest-object', 'sort-bars-by-height'];
+const TASKS = [
+  'downscale-blocks',
+  'mirror-across-wall',
+  'color-by-orientation',
+  'most-common-color',
+  'crop-largest-object',
+  'sort-bars-by-height',
+];
 
-const taskOf = (name: string) => (parseTaskText(readFileSync(path.join(ROOT, 'data/tasks/samples', `${name}.json`), 'utf8')) as { ok: true; task: ArcTask }).task;
+const taskOf = (name: string) =>
+  (
+    parseTaskText(readFileSync(path.join(ROOT, 'data/tasks/samples', `${name}.json`), 'utf8')) as {
+      ok: true;
+      task: ArcTask;
+    }
+  ).task;
 
 let library: TaskLibrary;
 beforeAll(async () => {
@@ -40,26 +53,43 @@ beforeAll(async () => {
   await library.mount(path.join(ROOT, 'data/tasks/samples'));
 });
 
-export function campaignStudy(opts: { draw?: number | 'time'; solves?: number; campaign?: string; sessionMinutes?: number } = {}): StudyDefinitionInput {
+export function campaignStudy(
+  opts: { draw?: number | 'time'; solves?: number; campaign?: string; sessionMinutes?: number } = {},
+): StudyDefinitionInput {
   return {
-    title: 'Campaign', consent: 'Consent.', completion: { code: 'DONE' },
+    title: 'Campaign',
+    consent: 'Consent.',
+    completion: { code: 'DONE' },
     ...(opts.campaign ? { campaign: { id: opts.campaign } } : {}),
     payment: { currency: 'GBP', fee: 10, bonus: { perSolve: 5 } },
     limits: { sessionMinutes: opts.sessionMinutes ?? 90, abandonAfterMinutes: 30 },
     items: [
-      { kind: 'pool', id: 'grid', draw: opts.draw ?? 2, target: { solves: opts.solves ?? 2 }, candidates: TASKS.map((task, i) => ({ kind: 'task', id: `c${i}`, collection: 'samples', task })) },
+      {
+        kind: 'pool',
+        id: 'grid',
+        draw: opts.draw ?? 2,
+        target: { solves: opts.solves ?? 2 },
+        candidates: TASKS.map((task, i) => ({ kind: 'task', id: `c${i}`, collection: 'samples', task })),
+      },
       { kind: 'survey', id: 'end', questions: [{ id: 'q', prompt: 'Anything to add?', type: 'text' }] },
     ],
   };
 }
 
-interface Session { sessionId: string; token: string }
+interface Session {
+  sessionId: string;
+  token: string;
+}
 
 function client(app: Hono) {
   const call = async (method: string, url: string, token: string | null, body?: unknown) => {
     const headers: Record<string, string> = { 'Content-Type': 'application/json' };
     if (token) headers.Authorization = `Bearer ${token}`;
-    const res = await app.request(`/${url.replace(/^\//, '')}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await app.request(`/${url.replace(/^\//, '')}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const text = await res.text();
     return { status: res.status, body: text ? JSON.parse(text) : null };
   };
@@ -67,7 +97,9 @@ function client(app: Hono) {
   const log = async (s: Session, kind: string, data: Record<string, unknown>) => {
     const seq = seqs.get(s.sessionId) ?? 0;
     seqs.set(s.sessionId, seq + 1);
-    const r = await call('POST', `sessions/${s.sessionId}/events`, s.token, { events: [{ seq, t: seq * 10, kind, data }] });
+    const r = await call('POST', `sessions/${s.sessionId}/events`, s.token, {
+      events: [{ seq, t: seq * 10, kind, data }],
+    });
     expect(r.status).toBe(200);
     return seq;
   };
@@ -80,7 +112,12 @@ function client(app: Hono) {
       expect(r.status).toBe(201);
       return r.body as Session;
     },
-    items: async (s: Session) => (await call('GET', `sessions/${s.sessionId}`, s.token)).body.items as { id: string; kind: string; testIndices?: number[] }[],
+    items: async (s: Session) =>
+      (await call('GET', `sessions/${s.sessionId}`, s.token)).body.items as {
+        id: string;
+        kind: string;
+        testIndices?: number[];
+      }[],
   };
 }
 
@@ -93,10 +130,16 @@ describe.each(backends)('campaign assignment on $name', (backend) => {
   beforeEach(async () => {
     store = await backend.open();
     clock = Date.UTC(2026, 0, 1);
-    app = createApi({ library, version: 'test', study: { store, adminTokenHash: hashToken(ADMIN), replay: replayWithEngine, games: gameIds, now: () => clock } });
+    app = createApi({
+      library,
+      version: 'test',
+      study: { store, adminTokenHash: hashToken(ADMIN), replay: replayWithEngine, games: gameIds, now: () => clock },
+    });
     api = client(app);
   });
-  afterEach(async () => { await store.close(); });
+  afterEach(async () => {
+    await store.close();
+  });
 
   const save = async (id: string, definition: StudyDefinitionInput) => {
     const r = await api.call('POST', `admin/studies/${id}`, ADMIN, { definition });
@@ -110,10 +153,21 @@ describe.each(backends)('campaign assignment on $name', (backend) => {
       const name = TASKS[Number(item.id.slice(1))];
       for (const t of item.testIndices!) {
         if (solve(item.id)) {
-          const r = await api.call('POST', `sessions/${s.sessionId}/submissions`, s.token, { key: `${item.id}-${t}`, item: item.id, testIndex: t, grid: taskOf(name).test[t].output });
+          const r = await api.call('POST', `sessions/${s.sessionId}/submissions`, s.token, {
+            key: `${item.id}-${t}`,
+            item: item.id,
+            testIndex: t,
+            grid: taskOf(name).test[t].output,
+          });
           expect(r.body.verdict).toBe('correct');
         } else {
-          for (let k = 0; k < 3; k++) await api.call('POST', `sessions/${s.sessionId}/submissions`, s.token, { key: `${item.id}-${t}-${k}`, item: item.id, testIndex: t, grid: [[k + 1]] });
+          for (let k = 0; k < 3; k++)
+            await api.call('POST', `sessions/${s.sessionId}/submissions`, s.token, {
+              key: `${item.id}-${t}-${k}`,
+              item: item.id,
+              testIndex: t,
+              grid: [[k + 1]],
+            });
         }
       }
       await api.log(s, 'item.end', { item: item.id });
@@ -140,7 +194,9 @@ describe.each(backends)('campaign assignment on $name', (backend) => {
     expect(drawn.every((id) => /^c[0-5]$/.test(id))).toBe(true);
 
     const claims = await store.campaigns.sessionClaims(s.sessionId);
-    expect(claims.map((c) => [c.candidate, c.state, c.participant, c.campaign])).toEqual(drawn.map((id) => [id, 'held', 'prolific:p1', 'study:camp']));
+    expect(claims.map((c) => [c.candidate, c.state, c.participant, c.campaign])).toEqual(
+      drawn.map((id) => [id, 'held', 'prolific:p1', 'study:camp']),
+    );
     const record = await store.campaigns.draw(s.sessionId);
     expect(record!.pools[0].drawn).toEqual(drawn);
     expect(record!.seed).toBe((await store.getSession(s.sessionId))!.seed);
@@ -154,15 +210,27 @@ describe.each(backends)('campaign assignment on $name', (backend) => {
 
     // A candidate this session did not draw is not one of its items.
     const other = ['c0', 'c1', 'c2', 'c3', 'c4', 'c5'].find((id) => !drawn.includes(id))!;
-    const refused = await api.call('POST', `sessions/${s.sessionId}/submissions`, s.token, { key: 'x', item: other, testIndex: 0, grid: [[1]] });
+    const refused = await api.call('POST', `sessions/${s.sessionId}/submissions`, s.token, {
+      key: 'x',
+      item: other,
+      testIndex: 0,
+      grid: [[1]],
+    });
     expect(refused.status).toBe(404);
 
     await play(s, (id) => id === drawn[0]);
     await finish(s);
     const settled = await store.campaigns.sessionClaims(s.sessionId);
-    expect(settled.map((c) => [c.candidate, c.state])).toEqual([[drawn[0], 'solved'], [drawn[1], 'attempted']]);
+    expect(settled.map((c) => [c.candidate, c.state])).toEqual([
+      [drawn[0], 'solved'],
+      [drawn[1], 'attempted'],
+    ]);
     const events = await api.call('GET', `admin/sessions/${s.sessionId}/events`, ADMIN);
-    expect(events.body.events.filter((e: { kind: string }) => e.kind === 'item.start').map((e: { data: { item: string } }) => e.data.item)).toEqual([...drawn, 'end']);
+    expect(
+      events.body.events
+        .filter((e: { kind: string }) => e.kind === 'item.start')
+        .map((e: { data: { item: string } }) => e.data.item),
+    ).toEqual([...drawn, 'end']);
   });
 
   it('never gives a returning participant a candidate they met, in this study or another of the campaign, and stops drawing a candidate at its target', async () => {
@@ -215,14 +283,18 @@ describe.each(backends)('campaign assignment on $name', (backend) => {
     // the one it opened is a counted attempt under the study's rule.
     await api.log(b, 'item.end', { item: ofB[0] });
     await finish(b);
-    expect((await store.campaigns.sessionClaims(b.sessionId)).map((x) => x.state)).toEqual(['attempted', 'skipped', 'skipped']);
+    expect((await store.campaigns.sessionClaims(b.sessionId)).map((x) => x.state)).toEqual([
+      'attempted',
+      'skipped',
+      'skipped',
+    ]);
     const again = await api.start('camp', { PROLIFIC_PID: 'b' });
     const ofB2 = (await api.items(again)).slice(0, 3).map((i) => i.id);
     expect(ofB2).not.toContain(ofB[0]);
     expect(ofB2).toEqual(expect.arrayContaining(ofB.slice(1)));
   });
 
-  it('settles the claims of a session abandoned in another study of the campaign when either study\'s view is read', async () => {
+  it("settles the claims of a session abandoned in another study of the campaign when either study's view is read", async () => {
     await save('batch-1', campaignStudy({ campaign: 'cal', solves: 1, sessionMinutes: 60 }));
     await save('batch-2', campaignStudy({ campaign: 'cal', solves: 1, sessionMinutes: 60 }));
     const gone = await api.start('batch-2', { PROLIFIC_PID: 'gone' });
@@ -230,17 +302,25 @@ describe.each(backends)('campaign assignment on $name', (backend) => {
     await api.log(gone, 'item.start', { item: first.id, kind: 'task' });
     // Past its session's time: abandoned for good. batch-1's view settles it (the one opened counts as an attempt; the other skipped).
     clock += 61 * MIN;
-    const view = (await api.call('GET', 'admin/studies/batch-1/campaign', ADMIN)).body as { candidates: { id: string; drawn: number; inProgress: number }[] };
-    expect((await store.campaigns.sessionClaims(gone.sessionId)).map((c) => [c.candidate, c.state])).toEqual([[first.id, 'attempted'], [expect.any(String), 'skipped']]);
+    const view = (await api.call('GET', 'admin/studies/batch-1/campaign', ADMIN)).body as {
+      candidates: { id: string; drawn: number; inProgress: number }[];
+    };
+    expect((await store.campaigns.sessionClaims(gone.sessionId)).map((c) => [c.candidate, c.state])).toEqual([
+      [first.id, 'attempted'],
+      [expect.any(String), 'skipped'],
+    ]);
     expect(view.candidates.find((c) => c.id === first.id)).toMatchObject({ drawn: 1, inProgress: 0 });
     expect((await store.campaigns.counters('cal')).reduce((n, k) => n + k.held, 0)).toBe(0);
   });
 
-  it('keeps each candidate\'s counters equal to its claims through draws, settlements, exclusions and deletions', async () => {
+  it("keeps each candidate's counters equal to its claims through draws, settlements, exclusions and deletions", async () => {
     await save('camp', campaignStudy({ draw: 3, solves: 2 }));
     /** The counters as the claims give them, worked out here from every claim. */
     const fromClaims = async () => {
-      const out = new Map<string, { drawn: number; held: number; attempts: number; solves: Set<string>; settled: number }>();
+      const out = new Map<
+        string,
+        { drawn: number; held: number; attempts: number; solves: Set<string>; settled: number }
+      >();
       for (const c of await store.campaigns.claims('study:camp')) {
         const k = out.get(c.candidate) ?? { drawn: 0, held: 0, attempts: 0, solves: new Set<string>(), settled: 0 };
         k.drawn++;
@@ -250,7 +330,16 @@ describe.each(backends)('campaign assignment on $name', (backend) => {
         if (!c.excluded && c.state !== 'held' && c.state !== 'skipped') k.settled++;
         out.set(c.candidate, k);
       }
-      return [...out].sort(([a], [b]) => a.localeCompare(b)).map(([candidate, k]) => ({ candidate, drawn: k.drawn, held: k.held, attempts: k.attempts, solves: k.solves.size, settled: k.settled }));
+      return [...out]
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([candidate, k]) => ({
+          candidate,
+          drawn: k.drawn,
+          held: k.held,
+          attempts: k.attempts,
+          solves: k.solves.size,
+          settled: k.settled,
+        }));
     };
     const agree = async () => {
       const counters = await store.campaigns.counters('study:camp');
@@ -271,12 +360,16 @@ describe.each(backends)('campaign assignment on $name', (backend) => {
     expect(settled.reduce((n, k) => n + k.held, 0)).toBe(3);
 
     // An excluded session's solves stop counting, and count again when it is included.
-    expect((await api.call('POST', `admin/sessions/${solver.sessionId}/exclude`, ADMIN, { reason: 'test' })).status).toBe(200);
+    expect(
+      (await api.call('POST', `admin/sessions/${solver.sessionId}/exclude`, ADMIN, { reason: 'test' })).status,
+    ).toBe(200);
     expect((await agree()).reduce((n, k) => n + k.solves, 0)).toBe(0);
     expect((await api.call('POST', `admin/sessions/${solver.sessionId}/include`, ADMIN, {})).status).toBe(200);
     expect((await agree()).reduce((n, k) => n + k.solves, 0)).toBe(3);
     // A deleted session takes its claims with it; a new draw adds to what is left.
-    expect((await api.call('DELETE', `admin/sessions/${failer.sessionId}`, ADMIN, { confirm: failer.sessionId })).status).toBe(200);
+    expect(
+      (await api.call('DELETE', `admin/sessions/${failer.sessionId}`, ADMIN, { confirm: failer.sessionId })).status,
+    ).toBe(200);
     expect((await agree()).reduce((n, k) => n + k.drawn, 0)).toBe(6);
     await api.start('camp', { PROLIFIC_PID: 'late' });
     expect((await agree()).reduce((n, k) => n + k.drawn, 0)).toBe(9);
@@ -293,7 +386,15 @@ describe.each(backends)('campaign assignment on $name', (backend) => {
     const view = async () => (await api.call('GET', `sessions/${s.sessionId}`, s.token)).body;
     const first = await view();
     // One candidate per 5 minutes of the budget, at most the pool: all six.
-    expect(first.items.map((i: { kind: string }) => i.kind)).toEqual(['task', 'task', 'task', 'task', 'task', 'task', 'survey']);
+    expect(first.items.map((i: { kind: string }) => i.kind)).toEqual([
+      'task',
+      'task',
+      'task',
+      'task',
+      'task',
+      'task',
+      'survey',
+    ]);
     expect(first.budget).toEqual({ endsAt: clock + 60 * MIN, minutesLeft: 60 });
     const ids: string[] = first.items.map((i: { id: string }) => i.id);
 
@@ -308,10 +409,24 @@ describe.each(backends)('campaign assignment on $name', (backend) => {
     clock += 2 * MIN;
     const late = await view();
     expect(late.budget.minutesLeft).toBe(29);
-    expect(late.progress.items.slice(2, 6).map((i: { skipped?: boolean; finished: boolean }) => [i.skipped, i.finished])).toEqual(Array(4).fill([true, true]));
+    expect(
+      late.progress.items.slice(2, 6).map((i: { skipped?: boolean; finished: boolean }) => [i.skipped, i.finished]),
+    ).toEqual(Array(4).fill([true, true]));
     expect(late.progress.current).toBe(6);
-    expect((await store.campaigns.sessionClaims(s.sessionId)).map((c) => c.state)).toEqual(['held', 'held', 'skipped', 'skipped', 'skipped', 'skipped']);
-    const refused = await api.call('POST', `sessions/${s.sessionId}/submissions`, s.token, { key: 'k', item: ids[2], testIndex: 0, grid: [[1]] });
+    expect((await store.campaigns.sessionClaims(s.sessionId)).map((c) => c.state)).toEqual([
+      'held',
+      'held',
+      'skipped',
+      'skipped',
+      'skipped',
+      'skipped',
+    ]);
+    const refused = await api.call('POST', `sessions/${s.sessionId}/submissions`, s.token, {
+      key: 'k',
+      item: ids[2],
+      testIndex: 0,
+      grid: [[1]],
+    });
     expect([refused.status, refused.body.error]).toEqual([409, 'item_skipped']);
     // A start already on its way when the view called ids[2] skipped: the log decides at the end.
     await api.log(s, 'item.start', { item: ids[2], kind: 'task' });
@@ -323,10 +438,17 @@ describe.each(backends)('campaign assignment on $name', (backend) => {
     expect(spent.session.state).toBe('timed_out');
     await finish(s);
     expect((await store.getSession(s.sessionId))!.state).toBe('timed_out');
-    expect((await store.campaigns.sessionClaims(s.sessionId)).map((c) => c.state)).toEqual(['attempted', 'attempted', 'attempted', 'skipped', 'skipped', 'skipped']);
+    expect((await store.campaigns.sessionClaims(s.sessionId)).map((c) => c.state)).toEqual([
+      'attempted',
+      'attempted',
+      'attempted',
+      'skipped',
+      'skipped',
+      'skipped',
+    ]);
   });
 
-  it('shows every candidate\'s figures and status, every session\'s bonus, and the bonus file of the sessions that count', async () => {
+  it("shows every candidate's figures and status, every session's bonus, and the bonus file of the sessions that count", async () => {
     await save('camp', campaignStudy({ draw: 2, solves: 1 }));
     const p1 = await api.start('camp', { PROLIFIC_PID: 'p1' });
     const solvedByP1 = (await play(p1, () => true)).filter((i) => i.kind === 'task').map((i) => i.id);
@@ -346,9 +468,12 @@ describe.each(backends)('campaign assignment on $name', (backend) => {
     expect(view.studyId).toBe('camp');
     expect(view.rule).toMatch(/^kept when 1 different participant solve/);
     expect(view.participants).toMatchObject({ inProgress: 1, finished: 3, total: 4 });
-    expect(view.participants.live).toEqual([{ sessionId: p3.sessionId, participant: 'p3', candidate: ofP3[0], startedAt: expect.any(Number) }]);
+    expect(view.participants.live).toEqual([
+      { sessionId: p3.sessionId, participant: 'p3', candidate: ofP3[0], startedAt: expect.any(Number) },
+    ]);
     const byId = new Map(view.candidates.map((c: { id: string }) => [c.id, c]));
-    for (const id of solvedByP1) expect(byId.get(id)).toMatchObject({ solves: 1, attempts: 1, status: 'met', inProgress: 0 });
+    for (const id of solvedByP1)
+      expect(byId.get(id)).toMatchObject({ solves: 1, attempts: 1, status: 'met', inProgress: 0 });
     for (const id of failedByP2) expect(byId.get(id)).toMatchObject({ solves: 0, attempts: 1, status: 'never_solved' });
     for (const id of ofP3) expect(byId.get(id)).toMatchObject({ inProgress: 1 });
     expect(view.candidates.reduce((n: number, c: { drawn: number }) => n + c.drawn, 0)).toBe(8);
@@ -357,11 +482,20 @@ describe.each(backends)('campaign assignment on $name', (backend) => {
     const pay = (await api.call('GET', 'admin/studies/camp/campaign/payments', ADMIN)).body;
     expect(pay).toMatchObject({ currency: 'GBP', fee: 10, total: 10 });
     const bySession = new Map(pay.sessions.map((x: { sessionId: string }) => [x.sessionId, x]));
-    expect(bySession.get(p1.sessionId)).toEqual({ sessionId: p1.sessionId, participant: 'p1', solved: 2, levels: 0, bonus: 10, counts: true });
+    expect(bySession.get(p1.sessionId)).toEqual({
+      sessionId: p1.sessionId,
+      participant: 'p1',
+      solved: 2,
+      levels: 0,
+      bonus: 10,
+      counts: true,
+    });
     expect(bySession.get(p2.sessionId)).toMatchObject({ bonus: 0, counts: true });
     expect(bySession.get(p3.sessionId)).toMatchObject({ counts: false, reason: 'not_finished' });
     expect(bySession.get(p4.sessionId)).toMatchObject({ counts: false, reason: 'excluded' });
-    const res = await app.request('/admin/studies/camp/campaign/bonuses.csv', { headers: { Authorization: `Bearer ${ADMIN}` } });
+    const res = await app.request('/admin/studies/camp/campaign/bonuses.csv', {
+      headers: { Authorization: `Bearer ${ADMIN}` },
+    });
     expect(res.headers.get('Content-Type')).toMatch(/^text\/csv/);
     expect(await res.text()).toBe('p1,10.00\n');
 
@@ -382,19 +516,40 @@ describe.each(backends)('campaign assignment on $name', (backend) => {
   });
 
   it('accepts the example campaign study', async () => {
-    await save('grid-calibration', JSON.parse(readFileSync(path.join(ROOT, 'data/example-studies/campaign.json'), 'utf8')));
+    await save(
+      'grid-calibration',
+      JSON.parse(readFileSync(path.join(ROOT, 'data/example-studies/campaign.json'), 'utf8')),
+    );
     const s = await api.start('grid-calibration', { PROLIFIC_PID: 'p1' });
     // 60 minutes, one candidate per 5: twelve of the thirteen, then the survey.
     expect((await api.items(s)).map((i) => i.kind)).toEqual(['page', ...Array(12).fill('task'), 'survey']);
   });
 
   it('marks the studies with pools in the study list, with their campaign', async () => {
-    await save('grid-calibration', JSON.parse(readFileSync(path.join(ROOT, 'data/example-studies/campaign.json'), 'utf8')));
+    await save(
+      'grid-calibration',
+      JSON.parse(readFileSync(path.join(ROOT, 'data/example-studies/campaign.json'), 'utf8')),
+    );
     await save('batch-1', campaignStudy({ campaign: 'cal' }));
-    await save('plain', { title: 'Plain', consent: 'Consent.', completion: { code: 'X' }, items: [{ kind: 'page', id: 'p', markdown: 'Hello.' }] });
-    const list = (await api.call('GET', 'admin/studies', ADMIN)).body.studies as { id: string; pools: number; campaignId: string | null }[];
-    const example = JSON.parse(readFileSync(path.join(ROOT, 'data/example-studies/campaign.json'), 'utf8')) as { campaign?: { id: string } };
-    expect(Object.fromEntries(list.map((s) => [s.id, [s.pools, s.campaignId]]))).toEqual({ 'grid-calibration': [1, example.campaign?.id ?? null], 'batch-1': [1, 'cal'], plain: [0, null] });
+    await save('plain', {
+      title: 'Plain',
+      consent: 'Consent.',
+      completion: { code: 'X' },
+      items: [{ kind: 'page', id: 'p', markdown: 'Hello.' }],
+    });
+    const list = (await api.call('GET', 'admin/studies', ADMIN)).body.studies as {
+      id: string;
+      pools: number;
+      campaignId: string | null;
+    }[];
+    const example = JSON.parse(readFileSync(path.join(ROOT, 'data/example-studies/campaign.json'), 'utf8')) as {
+      campaign?: { id: string };
+    };
+    expect(Object.fromEntries(list.map((s) => [s.id, [s.pools, s.campaignId]]))).toEqual({
+      'grid-calibration': [1, example.campaign?.id ?? null],
+      'batch-1': [1, 'cal'],
+      plain: [0, null],
+    });
   });
 
   it('settles the claims of a participant who withdraws: a solve counts, the rest go back to the pool', async () => {
@@ -404,10 +559,31 @@ describe.each(backends)('campaign assignment on $name', (backend) => {
     await api.log(s, 'item.start', { item: ids[0], kind: 'task' });
     const name = TASKS[Number(ids[0].slice(1))];
     for (const t of taskOf(name).test.map((_, i) => i)) {
-      expect((await api.call('POST', `sessions/${s.sessionId}/submissions`, s.token, { key: `k${t}`, item: ids[0], testIndex: t, grid: taskOf(name).test[t].output })).body.verdict).toBe('correct');
+      expect(
+        (
+          await api.call('POST', `sessions/${s.sessionId}/submissions`, s.token, {
+            key: `k${t}`,
+            item: ids[0],
+            testIndex: t,
+            grid: taskOf(name).test[t].output,
+          })
+        ).body.verdict,
+      ).toBe('correct');
     }
-    expect((await api.call('POST', `sessions/${s.sessionId}/withdraw`, s.token, { key: 'w', reason: 'no_time', item: ids[0] })).status).toBe(200);
-    expect((await store.campaigns.sessionClaims(s.sessionId)).map((c) => c.state)).toEqual(['solved', 'skipped', 'skipped']);
+    expect(
+      (
+        await api.call('POST', `sessions/${s.sessionId}/withdraw`, s.token, {
+          key: 'w',
+          reason: 'no_time',
+          item: ids[0],
+        })
+      ).status,
+    ).toBe(200);
+    expect((await store.campaigns.sessionClaims(s.sessionId)).map((c) => c.state)).toEqual([
+      'solved',
+      'skipped',
+      'skipped',
+    ]);
     // The solved one is at its target (1) and never drawn again; the two skipped are back in the
     // pool as if never drawn: no claim in flight, and not met, even by the same participant.
     const back = await api.start('camp', { PROLIFIC_PID: 'leaver' });
@@ -419,16 +595,35 @@ describe.each(backends)('campaign assignment on $name', (backend) => {
 
   it('makes the draws queued on one server in turn, and a draw that fails in a batch leaves no trace while the others stand', async () => {
     await save('lane', campaignStudy({ draw: 2 }));
-    const request = { campaign: 'study:lane', pools: [{ id: 'grid', candidates: ['c0', 'c1', 'c2', 'c3', 'c4', 'c5'] }], quietBefore: clock - 30 * MIN, createdBefore: clock - 90 * MIN, claim: true };
-    const draw = (k: number, fail: boolean) => store.campaigns.createDrawnSession(
-      { id: `00000000-0000-4000-8000-00000000000${k}`, studyId: 'lane', studyVersion: 1, tokenHash: `hash-${k}`, params: { PROLIFIC_PID: `lane-${k}` }, seed: k, createdAt: clock },
-      { ...request, participant: `prolific:lane-${k}` },
-      (standings) => {
-        if (fail) throw new Error(`draw ${k} refused`);
-        const open = [...standings.get('grid')!].sort((a, b) => a.inFlight - b.inFlight || a.id.localeCompare(b.id));
-        const drawn = open.slice(0, 2).map((x) => x.id);
-        return { order: drawn.map((id) => Number(id.slice(1))), pools: [{ pool: 'grid', count: 2, drawn, figures: {} }] };
-      });
+    const request = {
+      campaign: 'study:lane',
+      pools: [{ id: 'grid', candidates: ['c0', 'c1', 'c2', 'c3', 'c4', 'c5'] }],
+      quietBefore: clock - 30 * MIN,
+      createdBefore: clock - 90 * MIN,
+      claim: true,
+    };
+    const draw = (k: number, fail: boolean) =>
+      store.campaigns.createDrawnSession(
+        {
+          id: `00000000-0000-4000-8000-00000000000${k}`,
+          studyId: 'lane',
+          studyVersion: 1,
+          tokenHash: `hash-${k}`,
+          params: { PROLIFIC_PID: `lane-${k}` },
+          seed: k,
+          createdAt: clock,
+        },
+        { ...request, participant: `prolific:lane-${k}` },
+        (standings) => {
+          if (fail) throw new Error(`draw ${k} refused`);
+          const open = [...standings.get('grid')!].sort((a, b) => a.inFlight - b.inFlight || a.id.localeCompare(b.id));
+          const drawn = open.slice(0, 2).map((x) => x.id);
+          return {
+            order: drawn.map((id) => Number(id.slice(1))),
+            pools: [{ pool: 'grid', count: 2, drawn, figures: {} }],
+          };
+        },
+      );
     // Five at once: the first runs alone, the other four wait in the campaign's queue and run as
     // one batch, where the fourth fails in its turn.
     const outcomes = await Promise.allSettled([0, 1, 2, 3, 4].map((k) => draw(k, k === 3)));
@@ -438,9 +633,23 @@ describe.each(backends)('campaign assignment on $name', (backend) => {
     const claims = await store.campaigns.claims('study:lane');
     // Each draw saw the claims of those before it: the four sessions took two of the least held each.
     expect(claims.map((c) => [c.sessionId.slice(-1), c.candidate])).toEqual([
-      ['0', 'c0'], ['0', 'c1'], ['1', 'c2'], ['1', 'c3'], ['2', 'c4'], ['2', 'c5'], ['4', 'c0'], ['4', 'c1'],
+      ['0', 'c0'],
+      ['0', 'c1'],
+      ['1', 'c2'],
+      ['1', 'c3'],
+      ['2', 'c4'],
+      ['2', 'c5'],
+      ['4', 'c0'],
+      ['4', 'c1'],
     ]);
-    expect((await store.campaigns.counters('study:lane')).map((k) => [k.candidate, k.drawn])).toEqual([['c0', 2], ['c1', 2], ['c2', 1], ['c3', 1], ['c4', 1], ['c5', 1]]);
+    expect((await store.campaigns.counters('study:lane')).map((k) => [k.candidate, k.drawn])).toEqual([
+      ['c0', 2],
+      ['c1', 2],
+      ['c2', 1],
+      ['c3', 1],
+      ['c4', 1],
+      ['c5', 1],
+    ]);
   });
 
   it('draws for a playtest without claiming anything', async () => {
@@ -476,11 +685,32 @@ describe('simultaneous starts on two servers over one PostgreSQL', () => {
     // Both servers open (and migrate) the same database at once.
     stores = await Promise.all([0, 1].map(() => openStore({ databaseUrl: postgresUrl(), schema, poolSize: 6 })));
     const clock = Date.UTC(2026, 0, 1);
-    const apps = stores.map((store) => client(createApi({ library, version: 'test', study: { store, adminTokenHash: hashToken(ADMIN), replay: replayWithEngine, games: gameIds, now: () => clock } })));
-    expect((await apps[0].call('POST', 'admin/studies/camp', ADMIN, { definition: campaignStudy({ draw: 1, solves: 2 }) })).status).toBe(201);
+    const apps = stores.map((store) =>
+      client(
+        createApi({
+          library,
+          version: 'test',
+          study: {
+            store,
+            adminTokenHash: hashToken(ADMIN),
+            replay: replayWithEngine,
+            games: gameIds,
+            now: () => clock,
+          },
+        }),
+      ),
+    );
+    expect(
+      (await apps[0].call('POST', 'admin/studies/camp', ADMIN, { definition: campaignStudy({ draw: 1, solves: 2 }) }))
+        .status,
+    ).toBe(201);
     // 6 candidates x 2 solves = 12 places; 40 participants start at once, alternating servers.
-    const sessions = await Promise.all(Array.from({ length: 40 }, (_, k) => apps[k % 2].start('camp', { PROLIFIC_PID: `p${k}` })));
-    const drawn = await Promise.all(sessions.map(async (s, k) => (await apps[k % 2].items(s)).filter((i) => i.kind === 'task').map((i) => i.id)));
+    const sessions = await Promise.all(
+      Array.from({ length: 40 }, (_, k) => apps[k % 2].start('camp', { PROLIFIC_PID: `p${k}` })),
+    );
+    const drawn = await Promise.all(
+      sessions.map(async (s, k) => (await apps[k % 2].items(s)).filter((i) => i.kind === 'task').map((i) => i.id)),
+    );
     const per = new Map<string, number>();
     for (const ids of drawn) for (const id of ids) per.set(id, (per.get(id) ?? 0) + 1);
     // Balanced: the first 12 fill every place exactly; the other 28 overbook evenly (each is
@@ -513,35 +743,63 @@ describe('many simultaneous starts over PostgreSQL with a small connection pool'
 
   const servers = async (count: number, poolSize: number) => {
     schema = `t_${randomBytes(6).toString('hex')}`;
-    stores = await Promise.all(Array.from({ length: count }, () => openStore({ databaseUrl: postgresUrl(), schema, poolSize })));
+    stores = await Promise.all(
+      Array.from({ length: count }, () => openStore({ databaseUrl: postgresUrl(), schema, poolSize })),
+    );
     const clock = Date.UTC(2026, 0, 1);
-    return stores.map((store) => client(createApi({ library, version: 'test', study: { store, adminTokenHash: hashToken(ADMIN), replay: replayWithEngine, games: gameIds, now: () => clock } })));
+    return stores.map((store) =>
+      client(
+        createApi({
+          library,
+          version: 'test',
+          study: {
+            store,
+            adminTokenHash: hashToken(ADMIN),
+            replay: replayWithEngine,
+            games: gameIds,
+            now: () => clock,
+          },
+        }),
+      ),
+    );
   };
   /** Every session's drawn candidates, by participant: none met twice, none drawn twice in one session. */
   const expectNoneMetTwice = async (claimsOf: Store) => {
     const byParticipant = new Map<string, string[]>();
-    for (const c of await claimsOf.campaigns.claims('study:camp')) byParticipant.set(c.participant!, [...(byParticipant.get(c.participant!) ?? []), c.candidate]);
-    for (const [participant, met] of byParticipant) expect(new Set(met).size, `${participant} met ${met.join(', ')}`).toBe(met.length);
+    for (const c of await claimsOf.campaigns.claims('study:camp'))
+      byParticipant.set(c.participant!, [...(byParticipant.get(c.participant!) ?? []), c.candidate]);
+    for (const [participant, met] of byParticipant)
+      expect(new Set(met).size, `${participant} met ${met.join(', ')}`).toBe(met.length);
     return byParticipant;
   };
 
-  it('answers other requests while a campaign\'s draws wait for its lock, then makes every draw', async () => {
+  it("answers other requests while a campaign's draws wait for its lock, then makes every draw", async () => {
     const [api] = await servers(1, 2);
-    expect((await api.call('POST', 'admin/studies/camp', ADMIN, { definition: campaignStudy({ draw: 2, solves: 2 }) })).status).toBe(201);
+    expect(
+      (await api.call('POST', 'admin/studies/camp', ADMIN, { definition: campaignStudy({ draw: 2, solves: 2 }) }))
+        .status,
+    ).toBe(201);
     // Another server holds the campaign's lock: every draw of this one has to wait.
     holder = new pg.Client({ connectionString: postgresUrl() });
     await holder.connect();
     await holder.query('BEGIN');
     await holder.query(`SELECT pg_advisory_xact_lock(hashtext('campaign:' || $1))`, ['study:camp']);
     const starts = Array.from({ length: 60 }, (_, k) => api.start('camp', { PROLIFIC_PID: `p${k}` }));
-    await vi.waitFor(async () => {
-      const waiting = await holder!.query(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`);
-      expect(waiting.rows[0].n).toBeGreaterThan(0);
-    }, { timeout: 30_000, interval: 50 });
+    await vi.waitFor(
+      async () => {
+        const waiting = await holder!.query(
+          `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`,
+        );
+        expect(waiting.rows[0].n).toBeGreaterThan(0);
+      },
+      { timeout: 30_000, interval: 50 },
+    );
     // With 60 draws waiting, the server's pool of two still has a connection for everything else.
     const list = await api.call('GET', 'admin/studies', ADMIN);
     expect(list.status).toBe(200);
-    const waiting = await holder.query(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`);
+    const waiting = await holder.query(
+      `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`,
+    );
     expect(waiting.rows[0].n).toBe(1);
     await holder.query('COMMIT');
     const sessions = await Promise.all(starts);
@@ -552,9 +810,14 @@ describe('many simultaneous starts over PostgreSQL with a small connection pool'
 
   it('makes 400 simultaneous starts on two servers, each with a pool of three, without booking a candidate twice for one participant', async () => {
     const apps = await servers(2, 3);
-    expect((await apps[0].call('POST', 'admin/studies/camp', ADMIN, { definition: campaignStudy({ draw: 2, solves: 2 }) })).status).toBe(201);
+    expect(
+      (await apps[0].call('POST', 'admin/studies/camp', ADMIN, { definition: campaignStudy({ draw: 2, solves: 2 }) }))
+        .status,
+    ).toBe(201);
     // 200 participants start two sessions each, at once, one on each server.
-    const sessions = await Promise.all(Array.from({ length: 400 }, (_, k) => apps[k % 2].start('camp', { PROLIFIC_PID: `p${Math.floor(k / 2)}` })));
+    const sessions = await Promise.all(
+      Array.from({ length: 400 }, (_, k) => apps[k % 2].start('camp', { PROLIFIC_PID: `p${Math.floor(k / 2)}` })),
+    );
     expect(new Set(sessions.map((s) => s.sessionId)).size).toBe(400);
     const byParticipant = await expectNoneMetTwice(stores[1]);
     expect(byParticipant.size).toBe(200);
@@ -562,10 +825,12 @@ describe('many simultaneous starts over PostgreSQL with a small connection pool'
     // Both servers' counters agree with the claims they made: every claim counted once, still held.
     const claims = await stores[0].campaigns.claims('study:camp');
     const counters = await stores[0].campaigns.counters('study:camp');
-    expect(counters.map((k) => [k.candidate, k.drawn, k.held])).toEqual(['c0', 'c1', 'c2', 'c3', 'c4', 'c5'].map((id) => {
-      const n = claims.filter((c) => c.candidate === id).length;
-      return [id, n, n];
-    }));
+    expect(counters.map((k) => [k.candidate, k.drawn, k.held])).toEqual(
+      ['c0', 'c1', 'c2', 'c3', 'c4', 'c5'].map((id) => {
+        const n = claims.filter((c) => c.candidate === id).length;
+        return [id, n, n];
+      }),
+    );
     expect(claims).toHaveLength(800);
   });
 
@@ -573,8 +838,13 @@ describe('many simultaneous starts over PostgreSQL with a small connection pool'
     // Each start's own reads (the study, the repeat check) queue for the same two connections as
     // the campaign's draws: they are shared and grouped, and the draws keep their connection.
     const apps = await servers(2, 2);
-    expect((await apps[0].call('POST', 'admin/studies/camp', ADMIN, { definition: campaignStudy({ draw: 2, solves: 2 }) })).status).toBe(201);
-    const sessions = await Promise.all(Array.from({ length: 1000 }, (_, k) => apps[k % 2].start('camp', { PROLIFIC_PID: `p${Math.floor(k / 2)}` })));
+    expect(
+      (await apps[0].call('POST', 'admin/studies/camp', ADMIN, { definition: campaignStudy({ draw: 2, solves: 2 }) }))
+        .status,
+    ).toBe(201);
+    const sessions = await Promise.all(
+      Array.from({ length: 1000 }, (_, k) => apps[k % 2].start('camp', { PROLIFIC_PID: `p${Math.floor(k / 2)}` })),
+    );
     expect(new Set(sessions.map((s) => s.sessionId)).size).toBe(1000);
     const byParticipant = await expectNoneMetTwice(stores[0]);
     expect(byParticipant.size).toBe(500);

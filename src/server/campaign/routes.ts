@@ -12,7 +12,14 @@
  * here from their summaries, once.
  */
 import { Hono } from 'hono';
-import { type CampaignClaim, type CampaignSession, type CandidateCounts, bonusFile, campaignView, paymentsView } from '../../core/analysis/campaign';
+import {
+  type CampaignClaim,
+  type CampaignSession,
+  type CandidateCounts,
+  bonusFile,
+  campaignView,
+  paymentsView,
+} from '../../core/analysis/campaign';
 import { ITEM_END, ITEM_START, type SessionState, effectiveState, isFinalState } from '../../core/study/rules';
 import type { StudyDefinition } from '../../core/study/schema';
 import { studySessionDigests } from '../digests/studyDigests';
@@ -21,15 +28,31 @@ import { type StudyDeps, adminGuard, fail, studyContext } from '../study/context
 import type { SessionRecord } from '../store/types';
 import { campaignOf, settleClaims } from './assign';
 
-export type CampaignFigures = { study: StudyDefinition; campaignId: string | null; claims: CampaignClaim[]; counts: Map<string, CandidateCounts>; draws: { started: number; sessions: number }; sessions: CampaignSession[]; now: number };
+export type CampaignFigures = {
+  study: StudyDefinition;
+  campaignId: string | null;
+  claims: CampaignClaim[];
+  counts: Map<string, CandidateCounts>;
+  draws: { started: number; sessions: number };
+  sessions: CampaignSession[];
+  now: number;
+};
 
 /** Everything the campaign view and payments are computed from; `{error}` for a study that is not there or has no pool. */
-export async function campaignFigures(deps: StudyDeps, ctx: ReturnType<typeof studyContext>, id: string): Promise<CampaignFigures | { error: string; status: 404 | 409 }> {
+export async function campaignFigures(
+  deps: StudyDeps,
+  ctx: ReturnType<typeof studyContext>,
+  id: string,
+): Promise<CampaignFigures | { error: string; status: 404 | 409 }> {
   const { store } = deps;
   const rec = await store.getStudy(id);
   if (!rec) return { error: `No study "${id}". GET /api/admin/studies lists the studies there are.`, status: 404 };
   const study = definitionOf(rec);
-  if (study.pools.length === 0) return { error: `Study "${id}" has no pool item, so it is not a campaign. Add an item of kind "pool" (docs/api.md, "Campaigns").`, status: 409 };
+  if (study.pools.length === 0)
+    return {
+      error: `Study "${id}" has no pool item, so it is not a campaign. Add an item of kind "pool" (docs/api.md, "Campaigns").`,
+      status: 409,
+    };
   const campaign = campaignOf(id, study);
   const digests = await studySessionDigests(deps, id);
   if ('error' in digests) return { error: digests.error, status: 404 };
@@ -49,7 +72,7 @@ export async function campaignFigures(deps: StudyDeps, ctx: ReturnType<typeof st
   const unsettled = new Set(claims.filter((c) => c.state === 'held').map((c) => c.sessionId));
   let settled = false;
   for (const sessionId of unsettled) {
-    const record = own.get(sessionId) ?? await store.getSession(sessionId);
+    const record = own.get(sessionId) ?? (await store.getSession(sessionId));
     if (!record || !isFinalState((await stateOf(record)) as SessionState)) continue;
     const def = await ctx.studyAt(record.studyId, record.studyVersion);
     await settleClaims(store, def, record, await ctx.summarize(record, def), ctx.gameLevels, now);
@@ -60,7 +83,8 @@ export async function campaignFigures(deps: StudyDeps, ctx: ReturnType<typeof st
 
   const quietBefore = now - study.limits.abandonAfterMinutes * 60_000;
   const createdBefore = now - study.limits.sessionMinutes * 60_000;
-  const flight = (state: string, quietSince: number, createdAt: number) => !isFinalState(state as SessionState) && quietSince >= quietBefore && createdAt >= createdBefore;
+  const flight = (state: string, quietSince: number, createdAt: number) =>
+    !isFinalState(state as SessionState) && quietSince >= quietBefore && createdAt >= createdBefore;
   const candidateIds = new Set(study.pools.flatMap((p) => p.candidates.map((i) => study.items[i].id)));
   const sessions: CampaignSession[] = [];
   for (const d of digests.data) {
@@ -74,21 +98,39 @@ export async function campaignFigures(deps: StudyDeps, ctx: ReturnType<typeof st
       for (const e of marks) {
         const item = typeof e.data.item === 'string' ? e.data.item : null;
         if (item === null) continue;
-        if (e.kind === ITEM_START) { open.clear(); open.add(item); } else open.delete(item);
+        if (e.kind === ITEM_START) {
+          open.clear();
+          open.add(item);
+        } else open.delete(item);
       }
       current = [...open].find((x) => candidateIds.has(x)) ?? null;
     }
     const digest = 'digest' in d ? d.digest : null;
     sessions.push({
-      id: s.id, params: s.params, state, inFlight, excluded: s.excludedAt !== null, createdAt: s.createdAt, digest, current,
+      id: s.id,
+      params: s.params,
+      state,
+      inFlight,
+      excluded: s.excludedAt !== null,
+      createdAt: s.createdAt,
+      digest,
+      current,
       flags: [...new Set([...s.flags, ...(digest?.flags ?? [])])],
     });
   }
   return {
-    study, campaignId: study.campaign?.id ?? null, now, sessions, draws,
+    study,
+    campaignId: study.campaign?.id ?? null,
+    now,
+    sessions,
+    draws,
     counts: new Map(counters.map((k) => [k.candidate, k])),
     claims: claims.map((c) => ({
-      sessionId: c.sessionId, candidate: c.candidate, participant: c.participant, state: c.state, excluded: c.excluded,
+      sessionId: c.sessionId,
+      candidate: c.candidate,
+      participant: c.participant,
+      state: c.state,
+      excluded: c.excluded,
       inFlight: c.state === 'held' && flight(c.sessionState, c.quietSince, c.sessionCreatedAt),
     })),
   };
@@ -105,7 +147,19 @@ export function campaignRoutes(deps: StudyDeps): Hono {
     const id = c.req.param('studyId');
     const f = await campaignFigures(deps, ctx, id);
     if ('error' in f) return fail(c, f.status, f.status === 404 ? 'not_found' : 'not_a_campaign', f.error);
-    return c.json(campaignView({ studyId: id, campaignId: f.campaignId, study: f.study, claims: f.claims, counts: f.counts, draws: f.draws, sessions: f.sessions, gameLevels, now: f.now }));
+    return c.json(
+      campaignView({
+        studyId: id,
+        campaignId: f.campaignId,
+        study: f.study,
+        claims: f.claims,
+        counts: f.counts,
+        draws: f.draws,
+        sessions: f.sessions,
+        gameLevels,
+        now: f.now,
+      }),
+    );
   });
 
   admin.get('/studies/:studyId/campaign/payments', async (c) => {

@@ -50,29 +50,80 @@ const ABANDON_MINUTES = 0.25;
  */
 const SESSION_MINUTES = 1;
 
-const sampleNames = ['color-by-orientation', 'continue-pattern', 'count-objects-bar', 'crop-largest-object', 'denoise-rectangles', 'downscale-blocks', 'fall-onto-grey',
-  'fill-closed-boxes', 'fill-row-if-ends-match', 'keep-dots-inside-frame', 'mirror-across-wall', 'most-common-color', 'rays-until-wall', 'sort-bars-by-height'];
-const tasks = new Map(sampleNames.map((n) => [n, (parseTaskText(readFileSync(path.join(SAMPLES, `${n}.json`), 'utf8')) as { ok: true; task: ArcTask }).task]));
+const sampleNames = [
+  'color-by-orientation',
+  'continue-pattern',
+  'count-objects-bar',
+  'crop-largest-object',
+  'denoise-rectangles',
+  'downscale-blocks',
+  'fall-onto-grey',
+  'fill-closed-boxes',
+  'fill-row-if-ends-match',
+  'keep-dots-inside-frame',
+  'mirror-across-wall',
+  'most-common-color',
+  'rays-until-wall',
+  'sort-bars-by-height',
+];
+const tasks = new Map(
+  sampleNames.map((n) => [
+    n,
+    (parseTaskText(readFileSync(path.join(SAMPLES, `${n}.json`), 'utf8')) as { ok: true; task: ArcTask }).task,
+  ]),
+);
 /** Candidate k shows a sample task (several candidates share one: they are told apart by id). */
 const taskOfCandidate = (id: string) => sampleNames[Number(id.slice(1)) % sampleNames.length];
 
 function study(batch: number): StudyDefinitionInput {
   return {
-    title: `Calibration batch ${batch}`, consent: 'Consent.', completion: { code: `BATCH-${batch}` },
+    title: `Calibration batch ${batch}`,
+    consent: 'Consent.',
+    completion: { code: `BATCH-${batch}` },
     campaign: { id: 'calibration' },
     payment: { currency: 'GBP', fee: 6, bonus: { perSolve: PER_SOLVE } },
-    limits: { sessionMinutes: SESSION_MINUTES, itemSoftMinutes: 1, itemHardMinutes: SESSION_MINUTES, abandonAfterMinutes: ABANDON_MINUTES },
+    limits: {
+      sessionMinutes: SESSION_MINUTES,
+      itemSoftMinutes: 1,
+      itemHardMinutes: SESSION_MINUTES,
+      abandonAfterMinutes: ABANDON_MINUTES,
+    },
     items: [
       { kind: 'page', id: 'welcome', markdown: 'Welcome.' },
-      { kind: 'pool', id: 'grids', draw: 3, minMinutesLeft: 0.1, target: { solves: TARGET }, candidates: Array.from({ length: CANDIDATES }, (_, k) => ({ kind: 'task' as const, id: `c${k}`, collection: 'samples', task: sampleNames[k % sampleNames.length] })) },
+      {
+        kind: 'pool',
+        id: 'grids',
+        draw: 3,
+        minMinutesLeft: 0.1,
+        target: { solves: TARGET },
+        candidates: Array.from({ length: CANDIDATES }, (_, k) => ({
+          kind: 'task' as const,
+          id: `c${k}`,
+          collection: 'samples',
+          task: sampleNames[k % sampleNames.length],
+        })),
+      },
       { kind: 'survey', id: 'feedback', questions: [{ id: 'fun', prompt: 'How was it?', type: 'text' }] },
     ],
   };
 }
 
-interface Participant { pid: string; skill: number; abandons: boolean; returns: boolean }
+interface Participant {
+  pid: string;
+  skill: number;
+  abandons: boolean;
+  returns: boolean;
+}
 /** A session as the test saw it: `startedAt`/`finishedAt` are ticks of the test's own order of events. */
-interface Session { sessionId: string; token: string; server: number; pid: string; seq: number; startedAt: number; finishedAt: number | null }
+interface Session {
+  sessionId: string;
+  token: string;
+  server: number;
+  pid: string;
+  seq: number;
+  startedAt: number;
+  finishedAt: number | null;
+}
 
 describe('a simulated campaign on two server processes over one PostgreSQL', () => {
   const cleanups: (() => Promise<void> | void)[] = [];
@@ -89,20 +140,42 @@ describe('a simulated campaign on two server processes over one PostgreSQL', () 
     writeFileSync(path.join(dist, 'index.html'), '<!doctype html><title>test</title>');
     const db = await freshPostgresDatabase('campaign_sim');
     cleanups.push(db.drop);
-    cleanups.push(async () => { for (const s of servers) await kill9(s); });
-    const env = { ARC_STUDIO_DB_POOL: '4', ARC_STUDIO_SESSIONS_PER_MINUTE_PER_CLIENT: '100000', ARC_STUDIO_STUDY_SESSIONS_PER_MINUTE: '100000' };
+    cleanups.push(async () => {
+      for (const s of servers) await kill9(s);
+    });
+    const env = {
+      ARC_STUDIO_DB_POOL: '4',
+      ARC_STUDIO_SESSIONS_PER_MINUTE_PER_CLIENT: '100000',
+      ARC_STUDIO_STUDY_SESSIONS_PER_MINUTE: '100000',
+    };
     // One after the other: the first migrates the new database.
-    for (const k of [0, 1]) servers.push(await startServe({ dataDir: path.join(tmp, `s${k}`), dist, port: await freePort(), adminToken: ADMIN, databaseUrl: db.url, env }));
+    for (const k of [0, 1])
+      servers.push(
+        await startServe({
+          dataDir: path.join(tmp, `s${k}`),
+          dist,
+          port: await freePort(),
+          adminToken: ADMIN,
+          databaseUrl: db.url,
+          env,
+        }),
+      );
     // The test reads the raw logs straight from the database.
     store = await openStore({ databaseUrl: db.url, poolSize: 2 });
     cleanups.push(() => store.close());
   }, 120_000);
-  afterAll(async () => { for (const c of cleanups.splice(0).reverse()) await c(); });
+  afterAll(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
 
   const call = async (server: number, method: string, url: string, token: string | null, body?: unknown) => {
     const headers: Record<string, string> = { 'Content-Type': 'application/json' };
     if (token) headers.Authorization = `Bearer ${token}`;
-    const res = await fetch(`${servers[server].url}/api${url}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await fetch(`${servers[server].url}/api${url}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     const text = await res.text();
     const parsed = text && res.headers.get('Content-Type')?.startsWith('application/json') ? JSON.parse(text) : text;
     return { status: res.status, body: parsed };
@@ -115,53 +188,97 @@ describe('a simulated campaign on two server processes over one PostgreSQL', () 
 
   /** Plays a session's drawn candidates; an abandoning participant stops in the first one and never finishes. */
   const play = async (s: Session, who: Participant, rng: Rng) => {
-    const view = (await call(s.server, 'GET', `/sessions/${s.sessionId}`, s.token)).body as { items: { id: string; kind: string; testIndices?: number[] }[] };
-    await log(s, [{ kind: 'item.start', data: { item: 'welcome', kind: 'page' } }, { kind: 'item.end', data: { item: 'welcome' } }]);
+    const view = (await call(s.server, 'GET', `/sessions/${s.sessionId}`, s.token)).body as {
+      items: { id: string; kind: string; testIndices?: number[] }[];
+    };
+    await log(s, [
+      { kind: 'item.start', data: { item: 'welcome', kind: 'page' } },
+      { kind: 'item.end', data: { item: 'welcome' } },
+    ]);
     for (const item of view.items.filter((i) => i.kind === 'task')) {
       // A few edits on the grid first (fewer would flag the session as low effort).
-      const edits = Array.from({ length: 8 }, (_, k) => ({ kind: 'paint', data: { row: 0, col: 0, color: 1 + (k % 9), stroke: k } }));
+      const edits = Array.from({ length: 8 }, (_, k) => ({
+        kind: 'paint',
+        data: { row: 0, col: 0, color: 1 + (k % 9), stroke: k },
+      }));
       await log(s, [{ kind: 'item.start', data: { item: item.id, kind: 'task' } }, ...edits]);
       if (who.abandons) return;
       const solves = rng.next() < who.skill;
       const task = tasks.get(taskOfCandidate(item.id))!;
       for (const t of item.testIndices!) {
         if (solves) {
-          const r = await call(s.server, 'POST', `/sessions/${s.sessionId}/submissions`, s.token, { key: `${item.id}-${t}`, item: item.id, testIndex: t, grid: task.test[t].output });
+          const r = await call(s.server, 'POST', `/sessions/${s.sessionId}/submissions`, s.token, {
+            key: `${item.id}-${t}`,
+            item: item.id,
+            testIndex: t,
+            grid: task.test[t].output,
+          });
           expect(r.body.verdict).toBe('correct');
         } else {
-          const r = await call(s.server, 'POST', `/sessions/${s.sessionId}/submissions`, s.token, { key: `${item.id}-${t}-x`, item: item.id, testIndex: t, grid: [[9, 9], [9, 9]] });
+          const r = await call(s.server, 'POST', `/sessions/${s.sessionId}/submissions`, s.token, {
+            key: `${item.id}-${t}-x`,
+            item: item.id,
+            testIndex: t,
+            grid: [
+              [9, 9],
+              [9, 9],
+            ],
+          });
           expect(r.body.verdict).toBe('wrong');
         }
       }
       await log(s, [{ kind: 'item.end', data: { item: item.id } }]);
     }
-    await log(s, [{ kind: 'item.start', data: { item: 'feedback', kind: 'survey' } }, { kind: 'item.end', data: { item: 'feedback' } }]);
+    await log(s, [
+      { kind: 'item.start', data: { item: 'feedback', kind: 'survey' } },
+      { kind: 'item.end', data: { item: 'feedback' } },
+    ]);
     const f = await call(s.server, 'POST', `/sessions/${s.sessionId}/finish`, s.token, { lastSeq: s.seq - 1 });
     expect(f.status).toBe(200);
     s.finishedAt = ++tick;
   };
 
   it('brings every candidate to its target without anyone meeting a candidate twice, and the view and bonus file agree with the raw logs', async () => {
-    for (const b of [1, 2]) expect((await call(b - 1, 'POST', `/admin/studies/batch-${b}`, ADMIN, { definition: study(b) })).status).toBe(201);
+    for (const b of [1, 2])
+      expect((await call(b - 1, 'POST', `/admin/studies/batch-${b}`, ADMIN, { definition: study(b) })).status).toBe(
+        201,
+      );
     const rng = new Rng(20260301);
     const people: Participant[] = Array.from({ length: PARTICIPANTS }, (_, k) => ({
-      pid: `6${k.toString(16).padStart(7, '0')}aa11bb22cc33dd44`, skill: 0.15 + 0.7 * rng.next(), abandons: rng.next() < 0.12, returns: rng.next() < 0.25,
+      pid: `6${k.toString(16).padStart(7, '0')}aa11bb22cc33dd44`,
+      skill: 0.15 + 0.7 * rng.next(),
+      abandons: rng.next() < 0.12,
+      returns: rng.next() < 0.25,
     }));
     // Batch 1: everyone, those who abandon first (their sessions' time runs out while the others
     // play); batch 2 (later): those who return, with the same Prolific id.
     const first = [...people.filter((p) => p.abandons), ...people.filter((p) => !p.abandons)];
-    const queue = [...first.map((p) => ({ p, study: 'batch-1' })), ...people.filter((p) => p.returns).map((p) => ({ p: { ...p, abandons: false }, study: 'batch-2' }))];
+    const queue = [
+      ...first.map((p) => ({ p, study: 'batch-1' })),
+      ...people.filter((p) => p.returns).map((p) => ({ p: { ...p, abandons: false }, study: 'batch-2' })),
+    ];
     const sessions: Session[] = [];
     for (let w = 0; w < queue.length; w += WAVE) {
       const wave = queue.slice(w, w + WAVE);
       // Every start of the wave at once, on both servers.
-      const started = await Promise.all(wave.map(async ({ p, study: id }, k) => {
-        const server = k % 2;
-        const startedAt = ++tick;
-        const r = await call(server, 'POST', `/studies/${id}/sessions`, null, { params: { PROLIFIC_PID: p.pid, STUDY_ID: id, SESSION_ID: `s${w + k}` } });
-        expect(r.status, JSON.stringify(r.body)).toBe(201);
-        return { ...(r.body as { sessionId: string; token: string }), server, pid: p.pid, seq: 0, startedAt, finishedAt: null };
-      }));
+      const started = await Promise.all(
+        wave.map(async ({ p, study: id }, k) => {
+          const server = k % 2;
+          const startedAt = ++tick;
+          const r = await call(server, 'POST', `/studies/${id}/sessions`, null, {
+            params: { PROLIFIC_PID: p.pid, STUDY_ID: id, SESSION_ID: `s${w + k}` },
+          });
+          expect(r.status, JSON.stringify(r.body)).toBe(201);
+          return {
+            ...(r.body as { sessionId: string; token: string }),
+            server,
+            pid: p.pid,
+            seq: 0,
+            startedAt,
+            finishedAt: null,
+          };
+        }),
+      );
       sessions.push(...started);
       await Promise.all(started.map((s, k) => play(s, wave[k].p, new Rng(w * 100 + k))));
     }
@@ -170,10 +287,15 @@ describe('a simulated campaign on two server processes over one PostgreSQL', () 
     // Once the last abandoned sessions are out of time, the view settles their claims.
     let view = null as CampaignView | null;
     const held = async () => (await store.campaigns.claims('calibration')).filter((c) => c.state === 'held').length;
-    await expect.poll(async () => {
-      view = (await call(1, 'GET', '/admin/studies/batch-1/campaign', ADMIN)).body as CampaignView;
-      return held();
-    }, { timeout: (SESSION_MINUTES + 2) * 60_000, interval: 2_000 }).toBe(0);
+    await expect
+      .poll(
+        async () => {
+          view = (await call(1, 'GET', '/admin/studies/batch-1/campaign', ADMIN)).body as CampaignView;
+          return held();
+        },
+        { timeout: (SESSION_MINUTES + 2) * 60_000, interval: 2_000 },
+      )
+      .toBe(0);
     const view2 = (await call(0, 'GET', '/admin/studies/batch-2/campaign', ADMIN)).body as CampaignView;
 
     // --- Recomputed from the raw logs ---
@@ -188,11 +310,21 @@ describe('a simulated campaign on two server processes over one PostgreSQL', () 
     const solvedAt = new Map<string, { pid: string; at: number }[]>();
     for (const s of sessions) {
       const record = byId.get(s.sessionId)!;
-      const items = ((await call(s.server, 'GET', `/admin/sessions/${s.sessionId}`, ADMIN)).body as { summary: { items: { id: string; kind: string }[] } }).summary.items;
+      const items = (
+        (await call(s.server, 'GET', `/admin/sessions/${s.sessionId}`, ADMIN)).body as {
+          summary: { items: { id: string; kind: string }[] };
+        }
+      ).summary.items;
       for (const it of items) if (it.kind === 'task') drawn.set(it.id, (drawn.get(it.id) ?? 0) + 1);
       const events = await store.readEvents(s.sessionId);
       const subs = await store.listSubmissions(s.sessionId);
-      const opened = [...new Set(events.filter((e) => e.kind === 'item.start' && /^c\d+$/.test(String(e.data.item))).map((e) => String(e.data.item)))];
+      const opened = [
+        ...new Set(
+          events
+            .filter((e) => e.kind === 'item.start' && /^c\d+$/.test(String(e.data.item)))
+            .map((e) => String(e.data.item)),
+        ),
+      ];
       metBy.set(record.params.PROLIFIC_PID, [...(metBy.get(record.params.PROLIFIC_PID) ?? []), ...opened]);
       let solved = 0;
       for (const id of opened) {
@@ -214,7 +346,9 @@ describe('a simulated campaign on two server processes over one PostgreSQL', () 
     for (const id of ids) expect(solvers.get(id)?.size ?? 0, id).toBeGreaterThanOrEqual(TARGET);
     // Nobody met a candidate twice, across sessions and batches.
     for (const [pid, met] of metBy) expect(new Set(met).size, pid).toBe(met.length);
-    expect(people.filter((p) => p.returns).every((p) => rows.filter((r) => r.params.PROLIFIC_PID === p.pid).length === 2)).toBe(true);
+    expect(
+      people.filter((p) => p.returns).every((p) => rows.filter((r) => r.params.PROLIFIC_PID === p.pid).length === 2),
+    ).toBe(true);
 
     // No candidate drawn beyond what sessions in flight explain: a session that started after
     // TARGET solves of a candidate had been settled (their sessions' finish answered) never drew it.
@@ -231,8 +365,21 @@ describe('a simulated campaign on two server processes over one PostgreSQL', () 
     for (const v of [view!, view2]) {
       expect(v.candidates.map((c) => c.id)).toEqual(ids);
       for (const c of v.candidates) {
-        expect({ id: c.id, drawn: c.drawn, attempts: c.attempts, solves: c.solves, inProgress: c.inProgress, status: c.status })
-          .toEqual({ id: c.id, drawn: drawn.get(c.id) ?? 0, attempts: attempts.get(c.id) ?? 0, solves: solvers.get(c.id)?.size ?? 0, inProgress: 0, status: 'met' });
+        expect({
+          id: c.id,
+          drawn: c.drawn,
+          attempts: c.attempts,
+          solves: c.solves,
+          inProgress: c.inProgress,
+          status: c.status,
+        }).toEqual({
+          id: c.id,
+          drawn: drawn.get(c.id) ?? 0,
+          attempts: attempts.get(c.id) ?? 0,
+          solves: solvers.get(c.id)?.size ?? 0,
+          inProgress: 0,
+          status: 'met',
+        });
       }
       expect(v.participantsNeeded).toBe(0);
       expect(v.participants.inProgress).toBe(0);
@@ -246,7 +393,8 @@ describe('a simulated campaign on two server processes over one PostgreSQL', () 
       const finished = (await store.getSession(s.sessionId))!.state === 'finished';
       if (!finished || record.studyId !== 'batch-1') continue;
       const amount = solvedIn.get(s.sessionId)! * PER_SOLVE;
-      if (amount > 0) expected.set(record.params.PROLIFIC_PID, (expected.get(record.params.PROLIFIC_PID) ?? 0) + amount);
+      if (amount > 0)
+        expected.set(record.params.PROLIFIC_PID, (expected.get(record.params.PROLIFIC_PID) ?? 0) + amount);
     }
     const file = (await call(0, 'GET', '/admin/studies/batch-1/campaign/bonuses.csv', ADMIN)).body as string;
     const lines = file.split('\n').filter(Boolean);

@@ -34,10 +34,35 @@ async function setup(backend: (typeof backends)[number]) {
   const library = new TaskLibrary();
   await library.mount(path.join(ROOT, 'data/tasks/samples'));
   const pool = new DigestPool(1);
-  const maintainer = new DigestMaintainer(() => deps, () => {}, { endedDelayMs: 50 });
-  const deps: ResultsDeps = { store, library, adminTokenHash: hashToken(ADMIN), replay: replayWithEngine, digests: pool, maintainer };
-  stoppers.push(() => maintainer.stop(), () => pool.stop());
-  const app = createApi({ library, version: 'test', study: { store, adminTokenHash: deps.adminTokenHash, replay: replayWithEngine, games: gameIds, digests: pool, maintainer } });
+  const maintainer = new DigestMaintainer(
+    () => deps,
+    () => {},
+    { endedDelayMs: 50 },
+  );
+  const deps: ResultsDeps = {
+    store,
+    library,
+    adminTokenHash: hashToken(ADMIN),
+    replay: replayWithEngine,
+    digests: pool,
+    maintainer,
+  };
+  stoppers.push(
+    () => maintainer.stop(),
+    () => pool.stop(),
+  );
+  const app = createApi({
+    library,
+    version: 'test',
+    study: {
+      store,
+      adminTokenHash: deps.adminTokenHash,
+      replay: replayWithEngine,
+      games: gameIds,
+      digests: pool,
+      maintainer,
+    },
+  });
   const admin = (url: string) => Promise.resolve(app.request(url, { headers: { Authorization: `Bearer ${ADMIN}` } }));
   return { store, pool, maintainer, app, admin };
 }
@@ -47,16 +72,32 @@ describe.each(backends)('background digests, $name', (backend) => {
     const { store, pool, maintainer, admin } = await setup(backend);
     await fill(store, 'big', 30);
     // A session still under way (an event a moment ago) is left to the results request.
-    await store.createSession({ id: 'live', studyId: 'big', studyVersion: 1, tokenHash: 'hlive', params: {}, seed: 1, order: [0], createdAt: Date.now() });
-    await store.appendEvents('live', [{ seq: 0, t: 0, kind: 'session.start', data: {} }], { receivedAt: Date.now(), pastSessionLimit: false });
+    await store.createSession({
+      id: 'live',
+      studyId: 'big',
+      studyVersion: 1,
+      tokenHash: 'hlive',
+      params: {},
+      seed: 1,
+      order: [0],
+      createdAt: Date.now(),
+    });
+    await store.appendEvents('live', [{ seq: 0, t: 0, kind: 'session.start', data: {} }], {
+      receivedAt: Date.now(),
+      pastSessionLimit: false,
+    });
 
     expect(await (await admin('/admin/studies/big/results/progress')).json()).toEqual({ running: false });
     // The sweep is held when it comes to store its digests (the real store, made to wait), so the
     // progress route is read part-way and the results request certainly arrives during the sweep.
     let release!: () => void;
-    const held = new Promise<void>((r) => { release = r; });
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
     let reached!: () => void;
-    const partWay = new Promise<void>((r) => { reached = r; });
+    const partWay = new Promise<void>((r) => {
+      reached = r;
+    });
     const save = store.saveDigests.bind(store);
     store.saveDigests = async (...args) => {
       reached();
@@ -67,7 +108,9 @@ describe.each(backends)('background digests, $name', (backend) => {
     let results: Promise<Response>;
     try {
       await Promise.race([partWay, sweep]);
-      await expect.poll(async () => (await admin('/admin/studies/big/results/progress')).json(), { timeout: 60_000 }).toMatchObject({ running: true, reason: 'update', total: 30 });
+      await expect
+        .poll(async () => (await admin('/admin/studies/big/results/progress')).json(), { timeout: 60_000 })
+        .toMatchObject({ running: true, reason: 'update', total: 30 });
       // Asked while the sweep runs: answered after it, with only the live session digested anew.
       results = admin('/admin/studies/big/results');
     } finally {
@@ -100,18 +143,47 @@ describe.each(backends)('background digests, $name', (backend) => {
   it('a session that ends through the API is digested shortly after, so the next results request only reads digests', async () => {
     const { store, pool, app, admin } = await setup(backend);
     await fill(store, 'ends', 2);
-    const created = await app.request('/studies/ends/sessions', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ params: {} }) });
+    const created = await app.request('/studies/ends/sessions', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ params: {} }),
+    });
     const { sessionId, token } = (await created.json()) as { sessionId: string; token: string };
     const auth = { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` };
-    const events = [{ seq: 0, t: 0, kind: 'session.start', data: {} }, { seq: 1, t: 5, kind: 'item.start', data: { item: 'task' } }, { seq: 2, t: 900, kind: 'paint', data: { row: 0, col: 0, color: 3, stroke: 1 } }, { seq: 3, t: 950, kind: 'item.end', data: { item: 'task' } }];
-    expect((await app.request(`/sessions/${sessionId}/events`, { method: 'POST', headers: auth, body: JSON.stringify({ events }) })).status).toBe(200);
-    expect((await app.request(`/sessions/${sessionId}/finish`, { method: 'POST', headers: auth, body: JSON.stringify({ lastSeq: 3 }) })).status).toBe(200);
+    const events = [
+      { seq: 0, t: 0, kind: 'session.start', data: {} },
+      { seq: 1, t: 5, kind: 'item.start', data: { item: 'task' } },
+      { seq: 2, t: 900, kind: 'paint', data: { row: 0, col: 0, color: 3, stroke: 1 } },
+      { seq: 3, t: 950, kind: 'item.end', data: { item: 'task' } },
+    ];
+    expect(
+      (
+        await app.request(`/sessions/${sessionId}/events`, {
+          method: 'POST',
+          headers: auth,
+          body: JSON.stringify({ events }),
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await app.request(`/sessions/${sessionId}/finish`, {
+          method: 'POST',
+          headers: auth,
+          body: JSON.stringify({ lastSeq: 3 }),
+        })
+      ).status,
+    ).toBe(200);
 
     // The finished session and the two quiet ones, digested without anyone asking.
-    await expect.poll(async () => [...(await store.readDigests('ends')).keys()].sort(), { timeout: 30_000 }).toEqual(['ends-s00000', 'ends-s00001', sessionId].sort());
+    await expect
+      .poll(async () => [...(await store.readDigests('ends')).keys()].sort(), { timeout: 30_000 })
+      .toEqual(['ends-s00000', 'ends-s00001', sessionId].sort());
     const before = digested(pool);
     expect(before).toBe(3);
-    const results = (await (await admin('/admin/studies/ends/results')).json()) as { participants: { sessionId: string; actions: number }[] };
+    const results = (await (await admin('/admin/studies/ends/results')).json()) as {
+      participants: { sessionId: string; actions: number }[];
+    };
     expect(digested(pool)).toBe(before);
     expect(results.participants.find((p) => p.sessionId === sessionId)?.actions).toBe(1);
   }, 60_000);

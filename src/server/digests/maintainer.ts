@@ -50,18 +50,22 @@ export class DigestMaintainer {
    */
   run<T>(studyId: string, reason: DigestRunReason, work: (progress: DigestProgressFn) => Promise<T>): Promise<T> {
     const before = this.tails.get(studyId) ?? Promise.resolve();
-    const mine = before.catch(() => {}).then(async () => {
-      const startedAt = Date.now();
-      this.current.set(studyId, { reason, done: 0, total: 0, startedAt });
-      try {
-        return await work((done, total) => this.current.set(studyId, { reason, done, total, startedAt }));
-      } finally {
-        this.current.delete(studyId);
-      }
-    });
+    const mine = before
+      .catch(() => {})
+      .then(async () => {
+        const startedAt = Date.now();
+        this.current.set(studyId, { reason, done: 0, total: 0, startedAt });
+        try {
+          return await work((done, total) => this.current.set(studyId, { reason, done, total, startedAt }));
+        } finally {
+          this.current.delete(studyId);
+        }
+      });
     const tail = mine.catch(() => {});
     this.tails.set(studyId, tail);
-    void tail.then(() => { if (this.tails.get(studyId) === tail) this.tails.delete(studyId); });
+    void tail.then(() => {
+      if (this.tails.get(studyId) === tail) this.tails.delete(studyId);
+    });
     return mine;
   }
 
@@ -85,7 +89,9 @@ export class DigestMaintainer {
   start(): void {
     if (this.stopped || this.sweepTimer) return;
     void this.sweep();
-    this.sweepTimer = setInterval(() => { void this.sweep(); }, this.opts.sweepEveryMs ?? SWEEP_EVERY_MS);
+    this.sweepTimer = setInterval(() => {
+      void this.sweep();
+    }, this.opts.sweepEveryMs ?? SWEEP_EVERY_MS);
     this.sweepTimer.unref();
   }
 
@@ -100,7 +106,10 @@ export class DigestMaintainer {
             await this.refresh(study.id, 'update');
           }
         } catch (e) {
-          if (!this.stopped) this.log(`Checking the studies' session digests failed (results are computed on request instead): ${e instanceof Error ? e.message : String(e)}`);
+          if (!this.stopped)
+            this.log(
+              `Checking the studies' session digests failed (results are computed on request instead): ${e instanceof Error ? e.message : String(e)}`,
+            );
         } finally {
           this.sweeping = null;
         }
@@ -113,14 +122,20 @@ export class DigestMaintainer {
     if (this.stopped) return;
     try {
       // A stopping server ends a background run after the session at hand.
-      const r = await this.run(studyId, reason, (progress) => refreshSettledDigests(this.deps(), studyId, (done, total) => {
-        if (this.stopped) throw new Error('the server is stopping');
-        progress(done, total);
-      }));
-      if ('digested' in r && r.digested > 0 && reason === 'update') this.log(`Study ${studyId}: ${r.digested} session digest${r.digested === 1 ? '' : 's'} brought up to date.`);
+      const r = await this.run(studyId, reason, (progress) =>
+        refreshSettledDigests(this.deps(), studyId, (done, total) => {
+          if (this.stopped) throw new Error('the server is stopping');
+          progress(done, total);
+        }),
+      );
+      if ('digested' in r && r.digested > 0 && reason === 'update')
+        this.log(`Study ${studyId}: ${r.digested} session digest${r.digested === 1 ? '' : 's'} brought up to date.`);
     } catch (e) {
       // Left to the next results request, which computes what is missing.
-      if (!this.stopped) this.log(`Study ${studyId}: digesting its sessions in the background failed (its results are computed on request instead): ${e instanceof Error ? e.message : String(e)}`);
+      if (!this.stopped)
+        this.log(
+          `Study ${studyId}: digesting its sessions in the background failed (its results are computed on request instead): ${e instanceof Error ? e.message : String(e)}`,
+        );
     }
   }
 

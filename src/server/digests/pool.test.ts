@@ -32,7 +32,6 @@ afterAll(async () => {
 const COLD_SESSIONS = 24;
 const PARTICIPANTS = 8;
 
-
 describe.each(backends)('digests on worker threads, $name', (backend) => {
   it('give the same results as the main thread, and participants are acknowledged while a cold study is digested', async () => {
     const store = await backend.open();
@@ -42,14 +41,24 @@ describe.each(backends)('digests on worker threads, $name', (backend) => {
     await fill(store, 'cold', COLD_SESSIONS);
     const pool = new DigestPool(1);
     pools.push(pool);
-    const app: Hono = createApi({ library, version: 'test', study: { store, adminTokenHash: hashToken(ADMIN), replay: replayWithEngine, games: gameIds, digests: pool } });
+    const app: Hono = createApi({
+      library,
+      version: 'test',
+      study: { store, adminTokenHash: hashToken(ADMIN), replay: replayWithEngine, games: gameIds, digests: pool },
+    });
 
     const probe = await ackProbe(app, 'cold', PARTICIPANTS);
     const own = probe.sessionIds;
     const acks = probe.acks;
 
     let running = true;
-    const results = Promise.resolve(app.request('/admin/studies/cold/results', { headers: { Authorization: `Bearer ${ADMIN}` } })).then(async (r) => { running = false; await r.json(); return { status: r.status }; });
+    const results = Promise.resolve(
+      app.request('/admin/studies/cold/results', { headers: { Authorization: `Bearer ${ADMIN}` } }),
+    ).then(async (r) => {
+      running = false;
+      await r.json();
+      return { status: r.status };
+    });
     const meanwhile = await acks(() => !running);
     const { status } = await results;
     expect(status).toBe(200);
@@ -66,9 +75,15 @@ describe.each(backends)('digests on worker threads, $name', (backend) => {
     const kept = await store.readDigests('cold');
     const testCount = (c: string, t: string) => (c === 'samples' && t === 'continue-pattern' ? 1 : null);
     for (const session of (await store.listSessions('cold')).filter((x) => !own.has(x.id))) {
-      const onMain = digestSession(def, session, await store.readEvents(session.id), await store.listSubmissions(session.id), testCount, replayWithEngine);
+      const onMain = digestSession(
+        def,
+        session,
+        await store.readEvents(session.id),
+        await store.listSubmissions(session.id),
+        testCount,
+        replayWithEngine,
+      );
       expect(kept.get(session.id)?.digest, session.id).toEqual(JSON.parse(JSON.stringify(onMain)));
     }
-
   }, 240_000);
 });

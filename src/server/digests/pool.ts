@@ -67,27 +67,40 @@ export interface FoldJob {
 
 export type PoolJob = DigestJob | SummaryJob | FoldJob;
 
-export type DigestReply = { readonly id: number; readonly value: unknown; readonly threadId: number } | { readonly id: number; readonly error: string };
+export type DigestReply =
+  | { readonly id: number; readonly value: unknown; readonly threadId: number }
+  | { readonly id: number; readonly error: string };
 
 type Distribute<T> = T extends unknown ? Omit<T, 'id'> : never;
 
 const IDLE_MS = 60_000;
 
-interface Thread { worker: Worker; busy: boolean; idle: NodeJS.Timeout | null }
+interface Thread {
+  worker: Worker;
+  busy: boolean;
+  idle: NodeJS.Timeout | null;
+}
 
 /** Threads a server uses for digests (`ARC_STUDIO_DIGEST_THREADS`): the cores but one, at most 4, at least 1. */
 export function digestThreadsFromEnv(env: Record<string, string | undefined>): number {
   const raw = env.ARC_STUDIO_DIGEST_THREADS;
   if (raw === undefined || raw === '') return Math.max(1, Math.min(4, availableParallelism() - 1));
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1 || n > 64) throw new Error(`ARC_STUDIO_DIGEST_THREADS=${raw} is not a number of threads from 1 to 64; unset it or give one, e.g. ARC_STUDIO_DIGEST_THREADS=2.`);
+  if (!Number.isInteger(n) || n < 1 || n > 64)
+    throw new Error(
+      `ARC_STUDIO_DIGEST_THREADS=${raw} is not a number of threads from 1 to 64; unset it or give one, e.g. ARC_STUDIO_DIGEST_THREADS=2.`,
+    );
   return n;
 }
 
 export class DigestPool {
   private readonly threads: Thread[] = [];
-  private readonly queue: { job: Distribute<PoolJob>; resolve: (v: unknown) => void; reject: (e: Error) => void }[] = [];
-  private readonly waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; thread: Thread; kind: PoolJob['kind'] }>();
+  private readonly queue: { job: Distribute<PoolJob>; resolve: (v: unknown) => void; reject: (e: Error) => void }[] =
+    [];
+  private readonly waiting = new Map<
+    number,
+    { resolve: (v: unknown) => void; reject: (e: Error) => void; thread: Thread; kind: PoolJob['kind'] }
+  >();
   private nextId = 1;
   private stopped = false;
   /** Digests computed so far (whole or as folds), by the worker threads' ids (never the main thread's 0). */
@@ -133,7 +146,10 @@ export class DigestPool {
       const { job, resolve, reject } = this.queue.shift()!;
       const id = this.nextId++;
       thread.busy = true;
-      if (thread.idle) { clearTimeout(thread.idle); thread.idle = null; }
+      if (thread.idle) {
+        clearTimeout(thread.idle);
+        thread.idle = null;
+      }
       this.waiting.set(id, { resolve, reject, thread, kind: job.kind ?? 'digest' });
       thread.worker.postMessage({ ...job, id } as PoolJob);
     }
@@ -160,11 +176,17 @@ export class DigestPool {
     // A thread that dies (out of memory) fails its job; the next job starts a new thread.
     const died = (e: Error) => {
       this.retire(thread);
-      for (const [id, w] of this.waiting) if (w.thread === thread) { this.waiting.delete(id); w.reject(e); }
+      for (const [id, w] of this.waiting)
+        if (w.thread === thread) {
+          this.waiting.delete(id);
+          w.reject(e);
+        }
       this.pump();
     };
     worker.on('error', died);
-    worker.on('exit', (code) => { if (this.threads.includes(thread)) died(new Error(`a digest thread exited (${code})`)); });
+    worker.on('exit', (code) => {
+      if (this.threads.includes(thread)) died(new Error(`a digest thread exited (${code})`));
+    });
     this.threads.push(thread);
     return thread;
   }
@@ -180,6 +202,11 @@ export class DigestPool {
   async stop(): Promise<void> {
     this.stopped = true;
     for (const q of this.queue.splice(0)) q.reject(new Error('the server is stopping'));
-    await Promise.all([...this.threads].map((t) => { this.retire(t); return t.worker.terminate(); }));
+    await Promise.all(
+      [...this.threads].map((t) => {
+        this.retire(t);
+        return t.worker.terminate();
+      }),
+    );
   }
 }

@@ -30,14 +30,31 @@ afterAll(async () => {
 
 const key = randomBytes(32);
 const spec: ThreadReplay = { key: key.toString('hex'), serverGames: [GAME] };
-const replay = studioReplay(serverRunReplay((id) => id === GAME, () => key));
+const replay = studioReplay(
+  serverRunReplay(
+    (id) => id === GAME,
+    () => key,
+  ),
+);
 
 /** A participant's log of a server-run game: signed steps, the last one forged in session `forged`. */
 function gameLog(sessionId: string, steps: number, forged: boolean): EventInput[] {
   const run = `run-${sessionId}`;
-  const out: EventInput[] = [{ seq: 0, t: 0, kind: 'session.start', data: {} }, { seq: 1, t: 1, kind: 'item.start', data: { item: 'g' } }, { seq: 2, t: 2, kind: 'game.open', data: { game: GAME, run } }];
+  const out: EventInput[] = [
+    { seq: 0, t: 0, kind: 'session.start', data: {} },
+    { seq: 1, t: 1, kind: 'item.start', data: { item: 'g' } },
+    { seq: 2, t: 2, kind: 'game.open', data: { game: GAME, run } },
+  ];
   for (let step = 0; step < steps; step++) {
-    const d = { run, game: GAME, step, action: step === 0 ? 'RESET' : `ACTION${1 + (step % 4)}`, level: Math.min(2, Math.floor(step / 10)), state: step === steps - 1 ? 'WIN' : 'NOT_FINISHED', frameHash: `f${step}` };
+    const d = {
+      run,
+      game: GAME,
+      step,
+      action: step === 0 ? 'RESET' : `ACTION${1 + (step % 4)}`,
+      level: Math.min(2, Math.floor(step / 10)),
+      state: step === steps - 1 ? 'WIN' : 'NOT_FINISHED',
+      frameHash: `f${step}`,
+    };
     const sig = stepSignature(key, stepSigningText(d));
     const level = forged && step === steps - 1 ? 2 : d.level;
     out.push({ seq: 3 + step, t: 10 + step * 100, kind: 'game.action', data: { ...d, level, sig } });
@@ -51,23 +68,68 @@ async function study(threads: boolean) {
   stores.push(store);
   const library = new TaskLibrary();
   await library.mount(path.join(ROOT, 'data/tasks/samples'));
-  await store.saveStudy('arc', { title: 'Server-run game', consent: 'Yes.', completion: { code: 'ARC' }, items: [{ kind: 'game', id: 'g', game: GAME }] }, 'studio', 1);
+  await store.saveStudy(
+    'arc',
+    {
+      title: 'Server-run game',
+      consent: 'Yes.',
+      completion: { code: 'ARC' },
+      items: [{ kind: 'game', id: 'g', game: GAME }],
+    },
+    'studio',
+    1,
+  );
   for (const [k, forged] of [false, true, false].entries()) {
     const id = `arc-s${k}`;
-    await store.createSession({ id, studyId: 'arc', studyVersion: 1, tokenHash: `h${k}`, params: {}, seed: k, order: [0], createdAt: 1 + k });
+    await store.createSession({
+      id,
+      studyId: 'arc',
+      studyVersion: 1,
+      tokenHash: `h${k}`,
+      params: {},
+      seed: k,
+      order: [0],
+      createdAt: 1 + k,
+    });
     await store.appendEvents(id, gameLog(id, 12 + k * 5, forged), { receivedAt: 5, pastSessionLimit: false });
   }
   const pool = threads ? new DigestPool(1) : undefined;
   if (pool) pools.push(pool);
   const gameInfo = () => ({ [GAME]: { title: 'tg01', levels: 2, version: GAME } });
-  const deps: ResultsDeps = { store, library, adminTokenHash: hashToken(ADMIN), replay, gameInfo, digests: pool, ...(threads ? { threadReplay: () => spec } : {}), now: () => 10_000_000 };
-  const app = createApi({ library, version: 'test', study: { store, adminTokenHash: deps.adminTokenHash, replay, games: new Set([...gameIds, GAME]), gameInfo, digests: pool, ...(threads ? { threadReplay: () => spec } : {}) } });
+  const deps: ResultsDeps = {
+    store,
+    library,
+    adminTokenHash: hashToken(ADMIN),
+    replay,
+    gameInfo,
+    digests: pool,
+    ...(threads ? { threadReplay: () => spec } : {}),
+    now: () => 10_000_000,
+  };
+  const app = createApi({
+    library,
+    version: 'test',
+    study: {
+      store,
+      adminTokenHash: deps.adminTokenHash,
+      replay,
+      games: new Set([...gameIds, GAME]),
+      gameInfo,
+      digests: pool,
+      ...(threads ? { threadReplay: () => spec } : {}),
+    },
+  });
   return { deps, app, pool };
 }
 
 describe('server-run games on the digest threads', () => {
   it('digests and summaries computed on the threads equal those of the main thread', async () => {
-    const summary = async (app: ReturnType<typeof createApi>, id: string) => ((await (await app.request(`/admin/sessions/${id}`, { headers: { Authorization: `Bearer ${ADMIN}` } })).json()) as { summary: unknown }).summary;
+    const summary = async (app: ReturnType<typeof createApi>, id: string) =>
+      (
+        (await (
+          await app.request(`/admin/sessions/${id}`, { headers: { Authorization: `Bearer ${ADMIN}` } })
+        ).json()) as { summary: unknown }
+      ).summary;
     const ids = ['arc-s0', 'arc-s1', 'arc-s2'];
     // One after the other: the test stores share one PGlite, each in a schema of its own.
     const main = await study(false);

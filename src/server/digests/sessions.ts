@@ -14,7 +14,13 @@
  * not the study's logs.
  */
 import { createHash } from 'node:crypto';
-import { ANALYSIS_VERSION, digestSession, type ResultsInput, type SessionData, type SessionDigest } from '../../core/analysis/results';
+import {
+  ANALYSIS_VERSION,
+  digestSession,
+  type ResultsInput,
+  type SessionData,
+  type SessionDigest,
+} from '../../core/analysis/results';
 import { finishDigest, foldEvents, newDigestFold, type DigestFold } from '../../core/analysis/fold';
 import type { StudyDefinition } from '../../core/study/schema';
 import type { StoredEvent } from '../../core/study/rules';
@@ -61,7 +67,10 @@ export const TAIL_BATCH_EVENTS = 5_000;
 /** The parts of a digest's key: a fold is extended while the first two and the last hold. */
 const digestKey = (analysis: number, s: SessionRecord, submissions: number, fingerprint: string) =>
   [analysis, s.studyVersion, s.ackedThrough, s.eventCount, submissions, fingerprint].join('|');
-const keyBasis = (key: string) => { const p = key.split('|'); return `${p[0]}|${p[1]}|${p[5]}`; };
+const keyBasis = (key: string) => {
+  const p = key.split('|');
+  return `${p[0]}|${p[1]}|${p[5]}`;
+};
 
 /** Every stored event of the session is at or before its `ackedThrough` (no gap): its log can be folded. */
 const contiguous = (s: SessionRecord) => s.eventCount === s.ackedThrough + 1;
@@ -70,7 +79,13 @@ const contiguous = (s: SessionRecord) => s.eventCount === s.ackedThrough + 1;
  * The digests of these sessions of a study (see the module comment), stored for next time; a
  * session whose study version is missing is given with its log instead.
  */
-export async function digestSessions(deps: DigestDeps, studyId: string, basis: StudyBasis, sessions: readonly SessionRecord[], progress?: DigestProgressFn): Promise<SessionData[]> {
+export async function digestSessions(
+  deps: DigestDeps,
+  studyId: string,
+  basis: StudyBasis,
+  sessions: readonly SessionRecord[],
+  progress?: DigestProgressFn,
+): Promise<SessionData[]> {
   const { store } = deps;
   const { testCount, games, now } = basis;
   const [stored, submissionCounts] = await Promise.all([store.readDigests(studyId), store.submissionCounts(studyId)]);
@@ -78,10 +93,12 @@ export async function digestSessions(deps: DigestDeps, studyId: string, basis: S
   const fingerprints = new Map<number, string>();
   const fingerprint = (v: number) => {
     let f = fingerprints.get(v);
-    if (f === undefined) fingerprints.set(v, (f = versionFingerprint(defs.get(v), testCount, games, deps.replay !== null)));
+    if (f === undefined)
+      fingerprints.set(v, (f = versionFingerprint(defs.get(v), testCount, games, deps.replay !== null)));
     return f;
   };
-  const keyOf = (s: SessionRecord) => digestKey(ANALYSIS_VERSION, s, submissionCounts.get(s.id) ?? 0, fingerprint(s.studyVersion));
+  const keyOf = (s: SessionRecord) =>
+    digestKey(ANALYSIS_VERSION, s, submissionCounts.get(s.id) ?? 0, fingerprint(s.studyVersion));
   const data: SessionData[] = new Array(sessions.length);
   const extend: number[] = [];
   const whole: number[] = [];
@@ -89,24 +106,56 @@ export async function digestSessions(deps: DigestDeps, studyId: string, basis: S
     const kept = stored.get(session.id);
     const key = keyOf(session);
     if (kept && kept.key === key) data[i] = { session, digest: kept.digest as SessionDigest };
-    else if (kept && keyBasis(kept.key) === keyBasis(key) && contiguous(session) && defs.has(session.studyVersion)) extend.push(i);
+    else if (kept && keyBasis(kept.key) === keyBasis(key) && contiguous(session) && defs.has(session.studyVersion))
+      extend.push(i);
     else whole.push(i);
   }
 
   const pool = deps.digests;
-  const offThread = (def: StudyDefinition) => pool !== undefined && (builtInGamesOnly(def) || deps.threadReplay !== undefined);
+  const offThread = (def: StudyDefinition) =>
+    pool !== undefined && (builtInGamesOnly(def) || deps.threadReplay !== undefined);
   /** The check of the version's game logs on a thread: whether there is one, and what it needs for server-run games. */
-  const threadCheck = (def: StudyDefinition) => ({ verify: deps.replay !== null, ...(deps.replay !== null && !builtInGamesOnly(def) ? { serverRuns: deps.threadReplay!() } : {}) });
+  const threadCheck = (def: StudyDefinition) => ({
+    verify: deps.replay !== null,
+    ...(deps.replay !== null && !builtInGamesOnly(def) ? { serverRuns: deps.threadReplay!() } : {}),
+  });
   const versionCounts = new Map<number, [string, number | null][]>();
   const countsOf = (v: number, def: StudyDefinition) => {
     let c = versionCounts.get(v);
-    if (!c) versionCounts.set(v, (c = def.items.flatMap((item) => (item.kind === 'task' ? [[`${item.collection}\u0000${item.task}`, testCount(item.collection, item.task)] as [string, number | null]] : []))));
+    if (!c)
+      versionCounts.set(
+        v,
+        (c = def.items.flatMap((item) =>
+          item.kind === 'task'
+            ? [
+                [`${item.collection}\u0000${item.task}`, testCount(item.collection, item.task)] as [
+                  string,
+                  number | null,
+                ],
+              ]
+            : [],
+        )),
+      );
     return c;
   };
   /** The fold extended by `events` and finished: on a digest thread when the version has games to replay there. */
-  const foldAndFinish = async (session: SessionRecord, def: StudyDefinition, fold: DigestFold | null, events: readonly StoredEvent[], submissions: readonly SubmissionRecord[]) => {
+  const foldAndFinish = async (
+    session: SessionRecord,
+    def: StudyDefinition,
+    fold: DigestFold | null,
+    events: readonly StoredEvent[],
+    submissions: readonly SubmissionRecord[],
+  ) => {
     if (offThread(def) && (fold === null || def.items.some((item) => item.kind === 'game'))) {
-      return pool!.fold({ definition: def, order: session.order, fold, events, submissions, testCounts: countsOf(session.studyVersion, def), ...threadCheck(def) });
+      return pool!.fold({
+        definition: def,
+        order: session.order,
+        fold,
+        events,
+        submissions,
+        testCounts: countsOf(session.studyVersion, def),
+        ...threadCheck(def),
+      });
     }
     const f = foldEvents(def, session.order, fold ?? newDigestFold(), events);
     return { digest: finishDigest(def, session, f, submissions, testCount, deps.replay), fold: f };
@@ -134,12 +183,18 @@ export async function digestSessions(deps: DigestDeps, studyId: string, basis: S
     for (const i of batch) {
       const session = sessions[i];
       const f = folds.get(session.id);
-      const fold = f && keyBasis(f.key) === keyBasis(keyOf(session)) ? f.fold as DigestFold : null;
+      const fold = f && keyBasis(f.key) === keyBasis(keyOf(session)) ? (f.fold as DigestFold) : null;
       if (fold && fold.analysis === ANALYSIS_VERSION && fold.seq <= session.ackedThrough) ready.push({ i, fold });
       else whole.push(i);
     }
     const small = ready.filter(({ i, fold }) => sessions[i].ackedThrough - fold.seq <= TAIL_BATCH_EVENTS);
-    const tails = await store.readEventTails(small.map(({ i, fold }) => ({ sessionId: sessions[i].id, afterSeq: fold.seq, throughSeq: sessions[i].ackedThrough })));
+    const tails = await store.readEventTails(
+      small.map(({ i, fold }) => ({
+        sessionId: sessions[i].id,
+        afterSeq: fold.seq,
+        throughSeq: sessions[i].ackedThrough,
+      })),
+    );
     const rows: StoredDigest[] = [];
     for (const { i, fold } of ready) {
       const session = sessions[i];
@@ -148,7 +203,9 @@ export async function digestSessions(deps: DigestDeps, studyId: string, basis: S
       let f = fold;
       if (!tail) {
         // A long tail: folded a page at a time, the acknowledgements waiting going first between pages.
-        for await (const page of participantsFirst(store.streamEvents(session.id, { afterSeq: f.seq, batchSize: TAIL_BATCH_EVENTS }))) {
+        for await (const page of participantsFirst(
+          store.streamEvents(session.id, { afterSeq: f.seq, batchSize: TAIL_BATCH_EVENTS }),
+        )) {
           const upTo = page.filter((e) => e.seq <= session.ackedThrough);
           f = foldEvents(def, session.order, f, upTo);
           if (upTo.length < page.length) break;
@@ -170,7 +227,9 @@ export async function digestSessions(deps: DigestDeps, studyId: string, basis: S
   // digest threads a few sessions per thread at once. Why: a cold view of thousands of sessions
   // spent its time on three statements per session, not on folding.
   const inFlight = pool ? pool.size * DIGESTS_IN_FLIGHT_PER_THREAD : 1;
-  const batched = whole.filter((i) => contiguous(sessions[i]) && defs.has(sessions[i].studyVersion) && sessions[i].eventCount <= TAIL_BATCH_EVENTS);
+  const batched = whole.filter(
+    (i) => contiguous(sessions[i]) && defs.has(sessions[i].studyVersion) && sessions[i].eventCount <= TAIL_BATCH_EVENTS,
+  );
   for (let from = 0; from < batched.length;) {
     const batch: number[] = [];
     let events = 0;
@@ -181,7 +240,9 @@ export async function digestSessions(deps: DigestDeps, studyId: string, basis: S
       events += n;
     }
     const [logs, subs] = await Promise.all([
-      store.readEventTails(batch.map((i) => ({ sessionId: sessions[i].id, afterSeq: -1, throughSeq: sessions[i].ackedThrough }))),
+      store.readEventTails(
+        batch.map((i) => ({ sessionId: sessions[i].id, afterSeq: -1, throughSeq: sessions[i].ackedThrough })),
+      ),
       store.listSubmissionsOf(batch.map((i) => sessions[i].id)),
     ]);
     const rows: StoredDigest[] = new Array(batch.length);
@@ -190,7 +251,13 @@ export async function digestSessions(deps: DigestDeps, studyId: string, basis: S
       while (next < batch.length) {
         const k = next++;
         const session = sessions[batch[k]];
-        const r = await foldAndFinish(session, defs.get(session.studyVersion)!, null, logs.get(session.id) ?? [], subs.get(session.id) ?? []);
+        const r = await foldAndFinish(
+          session,
+          defs.get(session.studyVersion)!,
+          null,
+          logs.get(session.id) ?? [],
+          subs.get(session.id) ?? [],
+        );
         rows[k] = { sessionId: session.id, key: keyOf(session), digest: r.digest, fold: r.fold };
         data[batch[k]] = { session, digest: r.digest };
         progress?.(++done, total);
@@ -216,20 +283,37 @@ export async function digestSessions(deps: DigestDeps, studyId: string, basis: S
       // Folded a page at a time as it is read, so that neither the reading nor the folding of a
       // long log holds the thread; the finishing (game replays) goes to a digest thread if it can.
       let fold = newDigestFold();
-      for await (const page of participantsFirst(store.streamEvents(session.id, { batchSize: TAIL_BATCH_EVENTS }))) fold = foldEvents(def, session.order, fold, page);
+      for await (const page of participantsFirst(store.streamEvents(session.id, { batchSize: TAIL_BATCH_EVENTS })))
+        fold = foldEvents(def, session.order, fold, page);
       const r = offThread(def)
-        ? await pool!.fold({ definition: def, order: session.order, fold, events: [], submissions, testCounts: countsOf(session.studyVersion, def), ...threadCheck(def) })
+        ? await pool!.fold({
+            definition: def,
+            order: session.order,
+            fold,
+            events: [],
+            submissions,
+            testCounts: countsOf(session.studyVersion, def),
+            ...threadCheck(def),
+          })
         : await foldAndFinish(session, def, fold, [], submissions);
       await store.saveDigest(session.id, keyOf(session), r.digest, now, r.fold);
       data[i] = { session, digest: r.digest };
     } else {
       const events: StoredEvent[] = [];
-      for await (const page of participantsFirst(store.streamEvents(session.id, { batchSize: TAIL_BATCH_EVENTS }))) events.push(...page);
+      for await (const page of participantsFirst(store.streamEvents(session.id, { batchSize: TAIL_BATCH_EVENTS })))
+        events.push(...page);
       if (!def) {
         data[i] = { session, events, submissions };
       } else {
         const digest = offThread(def)
-          ? await pool!.digest({ definition: def, session, events, submissions, testCounts: countsOf(session.studyVersion, def), ...threadCheck(def) })
+          ? await pool!.digest({
+              definition: def,
+              session,
+              events,
+              submissions,
+              testCounts: countsOf(session.studyVersion, def),
+              ...threadCheck(def),
+            })
           : digestSession(def, session, events, submissions, testCount, deps.replay);
         await store.saveDigest(session.id, keyOf(session), digest, now, null);
         data[i] = { session, digest };
@@ -239,7 +323,9 @@ export async function digestSessions(deps: DigestDeps, studyId: string, basis: S
     await participantWrites.turn();
   };
   let next = 0;
-  const lane = async () => { while (next < rest.length) await digestWhole(rest[next++]); };
+  const lane = async () => {
+    while (next < rest.length) await digestWhole(rest[next++]);
+  };
   await Promise.all(Array.from({ length: Math.min(rest.length, inFlight) }, lane));
   return data;
 }
@@ -249,12 +335,19 @@ export async function digestSessions(deps: DigestDeps, studyId: string, basis: S
  * test counts and its games' current versions and levels (and whether game logs can be verified
  * here at all). A change of any of them computes the digests again.
  */
-function versionFingerprint(def: StudyDefinition | undefined, testCount: (c: string, t: string) => number | null, games: ResultsInput['games'], verifies: boolean): string {
+function versionFingerprint(
+  def: StudyDefinition | undefined,
+  testCount: (c: string, t: string) => number | null,
+  games: ResultsInput['games'],
+  verifies: boolean,
+): string {
   if (!def) return 'missing';
   const parts: string[] = [verifies ? 'verify' : 'no-verify'];
   for (const item of def.items) {
-    if (item.kind === 'task') parts.push(`t:${item.collection}/${item.task}=${testCount(item.collection, item.task) ?? '?'}`);
-    if (item.kind === 'game') parts.push(`g:${item.game}=${games[item.game]?.version ?? '?'}/${games[item.game]?.levels ?? '?'}`);
+    if (item.kind === 'task')
+      parts.push(`t:${item.collection}/${item.task}=${testCount(item.collection, item.task) ?? '?'}`);
+    if (item.kind === 'game')
+      parts.push(`g:${item.game}=${games[item.game]?.version ?? '?'}/${games[item.game]?.levels ?? '?'}`);
   }
   return createHash('sha256').update(parts.join('\n')).digest('hex').slice(0, 16);
 }

@@ -4,7 +4,13 @@
  * allow, and kept in the database while they do not change. The results routes (`resultsApi.ts`),
  * the background maintainer (`maintainer.ts`), campaigns, the CLI and the benches read them here.
  */
-import { studyResults, type QuestionFacts, type ResultsInput, type SessionData, type StudyResults } from '../../core/analysis/results';
+import {
+  studyResults,
+  type QuestionFacts,
+  type ResultsInput,
+  type SessionData,
+  type StudyResults,
+} from '../../core/analysis/results';
 import { questionFacts, type GradeLookup } from '../../core/analysis/questions';
 import { answerKey } from '../../core/grading/agreement';
 import { finalGrades } from '../grading/grading';
@@ -66,13 +72,20 @@ export interface ResultsDeps {
 export const SETTLED_AFTER_MS = 10 * 60_000;
 
 /** The registered games' titles, level counts and current versions, as the results need them. */
-const gameInfo: ResultsInput['games'] = Object.fromEntries(Object.values(games).map((g) => [g.id, { title: g.title, levels: g.levels.length, version: versionedGameId(g) }]));
+const gameInfo: ResultsInput['games'] = Object.fromEntries(
+  Object.values(games).map((g) => [g.id, { title: g.title, levels: g.levels.length, version: versionedGameId(g) }]),
+);
 
-async function studyBasis(deps: ResultsDeps, id: string, version: number | null): Promise<StudyBasis | { error: string }> {
+async function studyBasis(
+  deps: ResultsDeps,
+  id: string,
+  version: number | null,
+): Promise<StudyBasis | { error: string }> {
   const { store } = deps;
   const latest = await store.getStudy(id);
   if (!latest) return { error: `No study "${id}". GET /api/admin/studies lists the studies there are.` };
-  if (version !== null && version > latest.version) return { error: `Study "${id}" has no version ${version}; its versions are 1 to ${latest.version}.` };
+  if (version !== null && version > latest.version)
+    return { error: `Study "${id}" has no version ${version}; its versions are 1 to ${latest.version}.` };
 
   const versions: { version: number; definition: StudyDefinition }[] = [];
   for (let n = 1; n <= latest.version; n++) {
@@ -80,7 +93,9 @@ async function studyBasis(deps: ResultsDeps, id: string, version: number | null)
     if (rec) versions.push({ version: n, definition: definitionOf(rec) });
   }
   if (version !== null && !versions.some((x) => x.version === version)) {
-    return { error: `Study "${id}" has no version ${version}; its versions are ${versions.map((x) => x.version).join(', ')}.` };
+    return {
+      error: `Study "${id}" has no version ${version}; its versions are ${versions.map((x) => x.version).join(', ')}.`,
+    };
   }
 
   const testCounts = new Map<string, number | null>();
@@ -103,12 +118,21 @@ async function studyBasis(deps: ResultsDeps, id: string, version: number | null)
  * request only reads them back. Sessions still under way are left to the request: their logs
  * grow. How many were out of date; `{error}` for a study that is gone.
  */
-export async function refreshSettledDigests(deps: ResultsDeps, id: string, progress?: DigestProgressFn): Promise<{ digested: number } | { error: string }> {
+export async function refreshSettledDigests(
+  deps: ResultsDeps,
+  id: string,
+  progress?: DigestProgressFn,
+): Promise<{ digested: number } | { error: string }> {
   const basis = await studyBasis(deps, id, null);
   if ('error' in basis) return basis;
-  const settled = (await deps.store.listSessions(id)).filter((s) => isFinalState(s.state) || basis.now - (s.lastEventAt ?? s.createdAt) > SETTLED_AFTER_MS);
+  const settled = (await deps.store.listSessions(id)).filter(
+    (s) => isFinalState(s.state) || basis.now - (s.lastEventAt ?? s.createdAt) > SETTLED_AFTER_MS,
+  );
   let digested = 0;
-  await digestSessions(deps, id, basis, settled, (done, total) => { digested = total; progress?.(done, total); });
+  await digestSessions(deps, id, basis, settled, (done, total) => {
+    digested = total;
+    progress?.(done, total);
+  });
   return { digested };
 }
 
@@ -118,7 +142,11 @@ export async function refreshSettledDigests(deps: ResultsDeps, id: string, progr
  * human baselines from here (agents/baselines.ts). With a maintainer, the digests are brought up
  * to date under its watch: after any background run on the same study, with progress shown.
  */
-export async function computeStudyResults(deps: ResultsDeps, id: string, version: number | null): Promise<StudyResults | { error: string }> {
+export async function computeStudyResults(
+  deps: ResultsDeps,
+  id: string,
+  version: number | null,
+): Promise<StudyResults | { error: string }> {
   const basis = await studyBasis(deps, id, version);
   if ('error' in basis) return basis;
   const { versions, testCount, games, now } = basis;
@@ -128,28 +156,47 @@ export async function computeStudyResults(deps: ResultsDeps, id: string, version
   };
   const data = deps.maintainer ? await deps.maintainer.run(id, 'results', digestAll) : await digestAll();
 
-  const facts = deps.questionFacts ?? ((collection: string, question: string) => {
-    const found = deps.library.questions.question(collection, question);
-    return found.ok ? questionFacts(found.item) : null;
-  });
+  const facts =
+    deps.questionFacts ??
+    ((collection: string, question: string) => {
+      const found = deps.library.questions.question(collection, question);
+      return found.ok ? questionFacts(found.item) : null;
+    });
   // Final grades change apart from the logs: applied to the summed digests, never kept in one.
   // (A study without question items has nothing to grade: no query.)
-  const finals = versions.some((v) => v.definition.items.some((item) => item.kind === 'question')) ? await finalGrades(deps.store, id) : new Map<string, never>();
+  const finals = versions.some((v) => v.definition.items.some((item) => item.kind === 'question'))
+    ? await finalGrades(deps.store, id)
+    : new Map<string, never>();
   const grades: GradeLookup = (sessionId, item, testIndex) => {
     const g = finals.get(answerKey(sessionId, item, testIndex));
     return g ? { verdict: g.pass ? 'correct' : 'wrong', points: g.points, maxPoints: g.maxPoints } : null;
   };
-  return studyResults({ study: { id }, versions, version, sessions: data, testCount, games, replay: deps.replay, now, questionFacts: facts, grades });
+  return studyResults({
+    study: { id },
+    versions,
+    version,
+    sessions: data,
+    testCount,
+    games,
+    replay: deps.replay,
+    now,
+    questionFacts: facts,
+    grades,
+  });
 }
 
 /**
  * Every session of a study with its digest (brought up to date as the results do, under the
  * maintainer's watch when there is one), for figures that add digests up another way (campaigns).
  */
-export async function studySessionDigests(deps: ResultsDeps, id: string): Promise<{ data: SessionData[]; now: number } | { error: string }> {
+export async function studySessionDigests(
+  deps: ResultsDeps,
+  id: string,
+): Promise<{ data: SessionData[]; now: number } | { error: string }> {
   const basis = await studyBasis(deps, id, null);
   if ('error' in basis) return basis;
-  const work = async (progress?: DigestProgressFn) => digestSessions(deps, id, basis, await deps.store.listSessions(id), progress);
+  const work = async (progress?: DigestProgressFn) =>
+    digestSessions(deps, id, basis, await deps.store.listSessions(id), progress);
   const data = deps.maintainer ? await deps.maintainer.run(id, 'results', work) : await work();
   return { data, now: basis.now };
 }

@@ -21,15 +21,36 @@ parentPort!.on('message', (job: PoolJob) => {
       const counts = new Map(job.testCounts);
       const testCount = (collection: string, task: string) => counts.get(`${collection}\u0000${task}`) ?? null;
       const fold = foldEvents(job.definition, job.order, job.fold ?? newDigestFold(), job.events);
-      reply = { id: job.id, value: { digest: finishDigest(job.definition, job, fold, job.submissions, testCount, replay), fold }, threadId };
+      reply = {
+        id: job.id,
+        value: { digest: finishDigest(job.definition, job, fold, job.submissions, testCount, replay), fold },
+        threadId,
+      };
     } else if (job.kind === 'summary') {
       const indices = new Map(job.testIndices);
-      const events = job.eventPages ? [...job.events, ...job.eventPages.flatMap((p) => JSON.parse(p) as StoredEvent[])] : job.events;
-      reply = { id: job.id, value: summarizeSession(job.definition, job.order, events, job.submissions, (item) => indices.get(item) ?? [], replay), threadId };
+      const events = job.eventPages
+        ? [...job.events, ...job.eventPages.flatMap((p) => JSON.parse(p) as StoredEvent[])]
+        : job.events;
+      reply = {
+        id: job.id,
+        value: summarizeSession(
+          job.definition,
+          job.order,
+          events,
+          job.submissions,
+          (item) => indices.get(item) ?? [],
+          replay,
+        ),
+        threadId,
+      };
     } else {
       const counts = new Map(job.testCounts);
       const testCount = (collection: string, task: string) => counts.get(`${collection}\u0000${task}`) ?? null;
-      reply = { id: job.id, value: digestSession(job.definition, job.session, job.events, job.submissions, testCount, replay), threadId };
+      reply = {
+        id: job.id,
+        value: digestSession(job.definition, job.session, job.events, job.submissions, testCount, replay),
+        threadId,
+      };
     }
   } catch (e) {
     reply = { id: job.id, error: (e as Error).stack ?? String(e) };

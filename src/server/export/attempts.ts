@@ -7,17 +7,53 @@ import { csvRecord } from '../../core/formats/csv';
 import { effectiveState } from '../../core/study/rules';
 import { summarizeSession } from '../../core/study/summary';
 import { games } from '../../games';
-import { type ExportContext, definitionFor, isExcludedSession, isPlaytestSession, participantId, sessionEvents, testIndicesOf } from './context';
+import {
+  type ExportContext,
+  definitionFor,
+  isExcludedSession,
+  isPlaytestSession,
+  participantId,
+  sessionEvents,
+  testIndicesOf,
+} from './context';
 
 /** 2: `excluded` and `excluded_reason` after `playtest`. */
 export const ATTEMPTS_VERSION = 2;
 
 /** The columns, in order. */
 export const ATTEMPTS_COLUMNS = [
-  'study_id', 'study_version', 'session_id', 'participant_id', 'prolific_pid', 'worker_id', 'session_state', 'playtest', 'excluded', 'excluded_reason',
-  'position', 'item_id', 'item_kind', 'collection', 'task', 'game', 'practice', 'started', 'finished', 'counts',
-  'actions', 'duration_ms', 'active_ms', 'tests', 'tests_solved', 'trials_used', 'solved', 'levels_completed', 'win_levels', 'verified',
-  'item_flags', 'session_flags',
+  'study_id',
+  'study_version',
+  'session_id',
+  'participant_id',
+  'prolific_pid',
+  'worker_id',
+  'session_state',
+  'playtest',
+  'excluded',
+  'excluded_reason',
+  'position',
+  'item_id',
+  'item_kind',
+  'collection',
+  'task',
+  'game',
+  'practice',
+  'started',
+  'finished',
+  'counts',
+  'actions',
+  'duration_ms',
+  'active_ms',
+  'tests',
+  'tests_solved',
+  'trials_used',
+  'solved',
+  'levels_completed',
+  'win_levels',
+  'verified',
+  'item_flags',
+  'session_flags',
 ] as const;
 
 /** Yields the header, then the rows of one session at a time. */
@@ -40,17 +76,45 @@ export async function* attemptsCsv(ctx: ExportContext): AsyncGenerator<string> {
       const judged = subs.some((x) => x.item === item.id);
       if (!it.started && !judged) return;
       const tests = it.tests ?? [];
-      const win = item.kind === 'game' ? games[item.game]?.levels.length ?? null : null;
+      const win = item.kind === 'game' ? (games[item.game]?.levels.length ?? null) : null;
       const levels = it.game ? it.game.levelsCompleted : null;
       chunk += csvRecord([
-        ctx.studyId, s.studyVersion, s.id, participantId(s), s.params.PROLIFIC_PID ?? '', s.params.workerId ?? '', state, isPlaytestSession(s), isExcludedSession(s), s.excludedReason ?? '',
-        pos + 1, item.id, item.kind, item.kind === 'task' ? item.collection : '', item.kind === 'task' ? item.task : '', item.kind === 'game' ? item.game : '',
-        it.practice, it.started, it.finished, it.counts, it.actions, it.durationMs, Math.round(it.activeMs),
-        item.kind === 'task' ? tests.length : '', item.kind === 'task' ? tests.filter((t) => t.solved).length : '',
+        ctx.studyId,
+        s.studyVersion,
+        s.id,
+        participantId(s),
+        s.params.PROLIFIC_PID ?? '',
+        s.params.workerId ?? '',
+        state,
+        isPlaytestSession(s),
+        isExcludedSession(s),
+        s.excludedReason ?? '',
+        pos + 1,
+        item.id,
+        item.kind,
+        item.kind === 'task' ? item.collection : '',
+        item.kind === 'task' ? item.task : '',
+        item.kind === 'game' ? item.game : '',
+        it.practice,
+        it.started,
+        it.finished,
+        it.counts,
+        it.actions,
+        it.durationMs,
+        Math.round(it.activeMs),
+        item.kind === 'task' ? tests.length : '',
+        item.kind === 'task' ? tests.filter((t) => t.solved).length : '',
         item.kind === 'task' ? tests.reduce((n, t) => n + t.trialsUsed, 0) : '',
-        item.kind === 'task' ? tests.length > 0 && tests.every((t) => t.solved) : levels !== null && win !== null ? levels >= win : '',
-        levels ?? '', win ?? '', it.game ? it.game.verified : '',
-        it.game ? it.game.flags.join('; ') : '', sessionFlags,
+        item.kind === 'task'
+          ? tests.length > 0 && tests.every((t) => t.solved)
+          : levels !== null && win !== null
+            ? levels >= win
+            : '',
+        levels ?? '',
+        win ?? '',
+        it.game ? it.game.verified : '',
+        it.game ? it.game.flags.join('; ') : '',
+        sessionFlags,
       ]);
     });
     if (chunk) yield chunk;

@@ -16,15 +16,37 @@
 import { csvRecord } from '../../core/formats/csv';
 import { eventsByItem, verifyGameLog } from '../../core/study/rules';
 import {
-  BASELINE_PRESETS, BASELINE_PRESET_NAMES, baselineOf, baselinesToJson, computeBaselines, firstRunLevels,
-  type Baselines, type PlayerLevels,
+  BASELINE_PRESETS,
+  BASELINE_PRESET_NAMES,
+  baselineOf,
+  baselinesToJson,
+  computeBaselines,
+  firstRunLevels,
+  type Baselines,
+  type PlayerLevels,
 } from '../../core/scoring/baselines';
-import { type ExportContext, definitionFor, isExcludedSession, isPlaytestSession, participantId, sessionEvents } from './context';
+import {
+  type ExportContext,
+  definitionFor,
+  isExcludedSession,
+  isPlaytestSession,
+  participantId,
+  sessionEvents,
+} from './context';
 
 export const BASELINES_CSV_VERSION = 1;
 
 export const BASELINES_CSV_COLUMNS = [
-  'game', 'level', 'participants', 'reached', 'completers', 'preset', 'preset_version', 'min_completers', 'baseline', 'reason',
+  'game',
+  'level',
+  'participants',
+  'reached',
+  'completers',
+  'preset',
+  'preset_version',
+  'min_completers',
+  'baseline',
+  'reason',
 ] as const;
 
 const computed = new WeakMap<ExportContext, Promise<Baselines>>();
@@ -73,7 +95,12 @@ async function computeStudyBaselines(ctx: ExportContext): Promise<Baselines> {
     }
   }
   const computed = computeBaselines(players, winLevels);
-  return { ...computed, games: Object.fromEntries(Object.entries(computed.games).map(([id, g]) => [id, versions[id] ? { ...g, version: versions[id] } : g])) };
+  return {
+    ...computed,
+    games: Object.fromEntries(
+      Object.entries(computed.games).map(([id, g]) => [id, versions[id] ? { ...g, version: versions[id] } : g]),
+    ),
+  };
 }
 
 /** `baselines.json`: the arc-studio.baselines format, presets named with their versions. */
@@ -90,8 +117,18 @@ export async function* baselinesCsv(ctx: ExportContext): AsyncGenerator<string> 
     for (const l of g.levels) {
       for (const name of BASELINE_PRESET_NAMES) {
         const figure = baselineOf(l.actions ?? [], name);
-        chunk += csvRecord([game, l.level, g.participants, l.reached, l.completers, name, BASELINE_PRESETS[name].version,
-          BASELINE_PRESETS[name].minCompleters, figure.value, figure.reason ?? '']);
+        chunk += csvRecord([
+          game,
+          l.level,
+          g.participants,
+          l.reached,
+          l.completers,
+          name,
+          BASELINE_PRESETS[name].version,
+          BASELINE_PRESETS[name].minCompleters,
+          figure.value,
+          figure.reason ?? '',
+        ]);
       }
     }
     yield chunk;

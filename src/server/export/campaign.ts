@@ -14,8 +14,23 @@ import { type ExportContext, definitionFor, isExcludedSession, sessionEvents } f
 export const CAMPAIGN_VERSION = 1;
 
 export const CAMPAIGN_COLUMNS = [
-  'study_id', 'campaign_id', 'pool', 'candidate_id', 'kind', 'label', 'target_kind', 'target', 'drawn', 'in_progress', 'attempts', 'solves',
-  'status', 'median_actions', 'median_seconds', 'versions', 'drop_off_levels',
+  'study_id',
+  'campaign_id',
+  'pool',
+  'candidate_id',
+  'kind',
+  'label',
+  'target_kind',
+  'target',
+  'drawn',
+  'in_progress',
+  'attempts',
+  'solves',
+  'status',
+  'median_actions',
+  'median_seconds',
+  'versions',
+  'drop_off_levels',
 ] as const;
 
 /** The study's campaign view from the exported sessions' logs and the campaign's claims; null for a study without pools. */
@@ -24,26 +39,47 @@ export async function exportCampaignView(ctx: ExportContext): Promise<CampaignVi
   const study = ctx.versions.get(latest);
   if (!study || study.pools.length === 0) return null;
   const campaign = campaignOf(ctx.studyId, study);
-  const [claims, counters, draws] = await Promise.all([ctx.store.campaigns.viewClaims(campaign, ctx.studyId), ctx.store.campaigns.counters(campaign), ctx.store.campaigns.draws(campaign)]);
+  const [claims, counters, draws] = await Promise.all([
+    ctx.store.campaigns.viewClaims(campaign, ctx.studyId),
+    ctx.store.campaigns.counters(campaign),
+    ctx.store.campaigns.draws(campaign),
+  ]);
   const quietBefore = ctx.now - study.limits.abandonAfterMinutes * 60_000;
   const createdBefore = ctx.now - study.limits.sessionMinutes * 60_000;
-  const flight = (state: string, quietSince: number, createdAt: number) => !isFinalState(state as SessionState) && quietSince >= quietBefore && createdAt >= createdBefore;
+  const flight = (state: string, quietSince: number, createdAt: number) =>
+    !isFinalState(state as SessionState) && quietSince >= quietBefore && createdAt >= createdBefore;
   const sessions: CampaignSession[] = [];
   for (const s of ctx.sessions) {
     const def = definitionFor(ctx, s);
     const [events, submissions] = await Promise.all([sessionEvents(ctx, s.id), ctx.store.listSubmissions(s.id)]);
     const digest = digestSession(def, s, events, submissions, ctx.testCount, ctx.replay);
     sessions.push({
-      id: s.id, params: s.params, state: effectiveState(s, def, ctx.now), inFlight: flight(s.state, s.lastEventAt ?? s.createdAt, s.createdAt),
-      excluded: isExcludedSession(s), flags: [...new Set([...s.flags, ...digest.flags])], createdAt: s.createdAt, digest, current: null,
+      id: s.id,
+      params: s.params,
+      state: effectiveState(s, def, ctx.now),
+      inFlight: flight(s.state, s.lastEventAt ?? s.createdAt, s.createdAt),
+      excluded: isExcludedSession(s),
+      flags: [...new Set([...s.flags, ...digest.flags])],
+      createdAt: s.createdAt,
+      digest,
+      current: null,
     });
   }
   return campaignView({
-    studyId: ctx.studyId, campaignId: study.campaign?.id ?? null, study, sessions, now: ctx.now,
+    studyId: ctx.studyId,
+    campaignId: study.campaign?.id ?? null,
+    study,
+    sessions,
+    now: ctx.now,
     gameLevels: (game) => ctx.games[game]?.levels ?? null,
-    counts: new Map(counters.map((k) => [k.candidate, k])), draws,
+    counts: new Map(counters.map((k) => [k.candidate, k])),
+    draws,
     claims: claims.map((c) => ({
-      sessionId: c.sessionId, candidate: c.candidate, participant: c.participant, state: c.state, excluded: c.excluded,
+      sessionId: c.sessionId,
+      candidate: c.candidate,
+      participant: c.participant,
+      state: c.state,
+      excluded: c.excluded,
       inFlight: c.state === 'held' && flight(c.sessionState, c.quietSince, c.sessionCreatedAt),
     })),
   });
@@ -58,9 +94,26 @@ export function campaignCsv(view: CampaignView): string {
   for (const c of view.candidates) {
     const solves = 'solves' in c.target;
     out += csvRecord([
-      view.studyId, view.campaignId ?? '', c.pool, c.id, c.kind, c.label, solves ? 'solves' : 'attempts', solves ? (c.target as { solves: number }).solves : (c.target as { attempts: number }).attempts,
-      c.drawn, c.inProgress, c.attempts, c.solves, c.status, c.medianActions ?? '', c.medianSeconds ?? '',
-      c.versions.map((v) => v.version).join(' '), (c.levels ?? []).filter((l) => l.dropOff).map((l) => l.level).join(' '),
+      view.studyId,
+      view.campaignId ?? '',
+      c.pool,
+      c.id,
+      c.kind,
+      c.label,
+      solves ? 'solves' : 'attempts',
+      solves ? (c.target as { solves: number }).solves : (c.target as { attempts: number }).attempts,
+      c.drawn,
+      c.inProgress,
+      c.attempts,
+      c.solves,
+      c.status,
+      c.medianActions ?? '',
+      c.medianSeconds ?? '',
+      c.versions.map((v) => v.version).join(' '),
+      (c.levels ?? [])
+        .filter((l) => l.dropOff)
+        .map((l) => l.level)
+        .join(' '),
     ]);
   }
   return out;

@@ -20,7 +20,11 @@ export const PAGE_SIZE = 5000;
 /** An export that cannot be made; `status` is the HTTP status the routes answer with. */
 export class ExportError extends Error {
   override readonly name = 'ExportError';
-  constructor(readonly status: 400 | 404, readonly code: ErrorCode, message: string) {
+  constructor(
+    readonly status: 400 | 404,
+    readonly code: ErrorCode,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -28,7 +32,9 @@ export class ExportError extends Error {
 /** Per game id: how many levels it has and the version the server runs (`push-<hash>`). */
 export type ExportGames = Readonly<Record<string, { readonly levels: number; readonly version?: string }>>;
 
-const BUILTIN_GAMES: ExportGames = Object.fromEntries(Object.values(builtinGames).map((g) => [g.id, { levels: g.levels.length, version: versionedGameId(g) }]));
+const BUILTIN_GAMES: ExportGames = Object.fromEntries(
+  Object.values(builtinGames).map((g) => [g.id, { levels: g.levels.length, version: versionedGameId(g) }]),
+);
 
 /** Everything an export writer needs. */
 export interface ExportContext {
@@ -75,11 +81,19 @@ export async function exportContext(o: ContextOptions): Promise<ExportContext> {
   const latest = await o.store.getStudy(o.studyId);
   if (!latest) {
     const ids = (await o.store.listStudies()).map((s) => s.id);
-    throw new ExportError(404, 'not_found', `No study "${o.studyId}". ${ids.length ? `Studies: ${ids.join(', ')}.` : 'There are no studies yet.'}`);
+    throw new ExportError(
+      404,
+      'not_found',
+      `No study "${o.studyId}". ${ids.length ? `Studies: ${ids.join(', ')}.` : 'There are no studies yet.'}`,
+    );
   }
   const version = o.version ?? null;
   if (version !== null && (!Number.isInteger(version) || version < 1)) {
-    throw new ExportError(400, 'malformed', `version must be a whole number from 1, not ${String(version)}; leave it out for every version.`);
+    throw new ExportError(
+      400,
+      'malformed',
+      `version must be a whole number from 1, not ${String(version)}; leave it out for every version.`,
+    );
   }
   const versions = new Map<number, StudyDefinition>();
   for (let n = 1; n <= latest.version; n++) {
@@ -87,7 +101,11 @@ export async function exportContext(o: ContextOptions): Promise<ExportContext> {
     if (rec) versions.set(n, definitionOf(rec));
   }
   if (version !== null && !versions.has(version)) {
-    throw new ExportError(404, 'not_found', `Study "${o.studyId}" has no version ${version}; its versions are ${[...versions.keys()].join(', ')}.`);
+    throw new ExportError(
+      404,
+      'not_found',
+      `Study "${o.studyId}" has no version ${version}; its versions are ${[...versions.keys()].join(', ')}.`,
+    );
   }
   const counts = new Map<string, number | null>();
   for (const def of versions.values()) {
@@ -103,9 +121,16 @@ export async function exportContext(o: ContextOptions): Promise<ExportContext> {
     .filter((s) => version === null || s.studyVersion === version)
     .sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id));
   return {
-    store: o.store, studyId: o.studyId, version, versions, sessions,
+    store: o.store,
+    studyId: o.studyId,
+    version,
+    versions,
+    sessions,
     testCount: (collection, task) => counts.get(`${collection}\u0000${task}`) ?? null,
-    replay: o.replay, games: o.games ?? BUILTIN_GAMES, now: o.now, pageSize: o.pageSize ?? PAGE_SIZE,
+    replay: o.replay,
+    games: o.games ?? BUILTIN_GAMES,
+    now: o.now,
+    pageSize: o.pageSize ?? PAGE_SIZE,
   };
 }
 
@@ -117,7 +142,9 @@ export async function exportContext(o: ContextOptions): Promise<ExportContext> {
 export function exportReads(store: Store): Store {
   return new Proxy(store, {
     get(target, key) {
-      if (key === 'streamEvents') return (sessionId: string, opts?: { batchSize?: number; afterSeq?: number }) => participantsFirst(target.streamEvents(sessionId, opts));
+      if (key === 'streamEvents')
+        return (sessionId: string, opts?: { batchSize?: number; afterSeq?: number }) =>
+          participantsFirst(target.streamEvents(sessionId, opts));
       if (key === 'readGameSteps') {
         return async (runId: string, opts?: { from?: number; limit?: number }) => {
           await participantWrites.turn();
@@ -133,7 +160,8 @@ export function exportReads(store: Store): Store {
 /** The definition a session ran. */
 export function definitionFor(ctx: ExportContext, s: SessionRecord): StudyDefinition {
   const def = ctx.versions.get(s.studyVersion);
-  if (!def) throw new Error(`Session ${s.id} ran version ${s.studyVersion} of study ${ctx.studyId}, which is not stored.`);
+  if (!def)
+    throw new Error(`Session ${s.id} ran version ${s.studyVersion} of study ${ctx.studyId}, which is not stored.`);
   return def;
 }
 
@@ -161,12 +189,17 @@ export function participantId(s: Pick<SessionRecord, 'id' | 'params'>): string {
  */
 export async function sessionEvents(ctx: ExportContext, sessionId: string): Promise<StoredEvent[]> {
   const out: StoredEvent[] = [];
-  for await (const page of ctx.store.streamEvents(sessionId, { batchSize: ctx.pageSize })) for (const e of page) out.push(forAnalysis(e));
+  for await (const page of ctx.store.streamEvents(sessionId, { batchSize: ctx.pageSize }))
+    for (const e of page) out.push(forAnalysis(e));
   return out;
 }
 
 /** The test indices of a task item: its own list, else all of the task's, else those judged, else [0]. */
-export function testIndicesOf(ctx: ExportContext, item: TaskItem, judged: readonly { item: string; testIndex: number }[]): number[] {
+export function testIndicesOf(
+  ctx: ExportContext,
+  item: TaskItem,
+  judged: readonly { item: string; testIndex: number }[],
+): number[] {
   if (item.tests) return [...item.tests];
   const count = ctx.testCount(item.collection, item.task);
   if (count !== null) return Array.from({ length: count }, (_, i) => i);

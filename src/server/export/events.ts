@@ -46,8 +46,17 @@ export async function* eventsJsonl(ctx: ExportContext): AsyncGenerator<string> {
       for (const e of page) {
         if (e.kind === ITEM_START && typeof e.data.item === 'string') item = e.data.item;
         const line: ExportedEvent = {
-          sessionId: s.id, studyVersion: s.studyVersion, seq: e.seq, t: e.t, kind: e.kind, data: e.data,
-          receivedAt: e.receivedAt, item, practice: item !== null && practice.has(item), playtest, excluded,
+          sessionId: s.id,
+          studyVersion: s.studyVersion,
+          seq: e.seq,
+          t: e.t,
+          kind: e.kind,
+          data: e.data,
+          receivedAt: e.receivedAt,
+          item,
+          practice: item !== null && practice.has(item),
+          playtest,
+          excluded,
         };
         chunk += jsonText(line) + '\n';
       }

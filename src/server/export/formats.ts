@@ -16,7 +16,8 @@ import { type ExportEntry, type SkippedRun, recordingEntries } from './recording
 import { exportSchemas } from './schemas';
 import { zipStream } from './zip';
 
-export type ExportFormat = 'jsonl' | 'csv' | 'baselines-json' | 'baselines-csv' | 'grid-actions' | 'grades' | 'responses' | 'recordings' | 'zip';
+export type ExportFormat =
+  'jsonl' | 'csv' | 'baselines-json' | 'baselines-csv' | 'grid-actions' | 'grades' | 'responses' | 'recordings' | 'zip';
 
 export interface FormatSpec {
   /** The file name for a study (`<study>[-v<N>]-...`). */
@@ -31,15 +32,19 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 const ZIP = 'application/zip';
 
 export const EXPORT_FORMATS: Readonly<Record<ExportFormat, FormatSpec>> = {
-  'jsonl': { fileName: (b) => `${b}-events.jsonl`, contentType: JSONL, write: eventsJsonl },
-  'csv': { fileName: (b) => `${b}-attempts.csv`, contentType: CSV, write: attemptsCsv },
+  jsonl: { fileName: (b) => `${b}-events.jsonl`, contentType: JSONL, write: eventsJsonl },
+  csv: { fileName: (b) => `${b}-attempts.csv`, contentType: CSV, write: attemptsCsv },
   'baselines-json': { fileName: (b) => `${b}-baselines.json`, contentType: JSON_TYPE, write: baselinesJson },
   'baselines-csv': { fileName: (b) => `${b}-baselines.csv`, contentType: CSV, write: baselinesCsv },
   'grid-actions': { fileName: (b) => `${b}-grid-actions.csv`, contentType: CSV, write: gridActionsCsv },
-  'grades': { fileName: (b) => `${b}-grades.csv`, contentType: CSV, write: gradesCsv },
-  'responses': { fileName: (b) => `${b}-responses.csv`, contentType: CSV, write: responsesCsv },
-  'recordings': { fileName: (b) => `${b}-recordings.zip`, contentType: ZIP, write: (ctx) => zipStream(recordingEntries(ctx), { modified: new Date(ctx.now) }) },
-  'zip': { fileName: (b) => `${b}-bundle.zip`, contentType: ZIP, write: studyBundle },
+  grades: { fileName: (b) => `${b}-grades.csv`, contentType: CSV, write: gradesCsv },
+  responses: { fileName: (b) => `${b}-responses.csv`, contentType: CSV, write: responsesCsv },
+  recordings: {
+    fileName: (b) => `${b}-recordings.zip`,
+    contentType: ZIP,
+    write: (ctx) => zipStream(recordingEntries(ctx), { modified: new Date(ctx.now) }),
+  },
+  zip: { fileName: (b) => `${b}-bundle.zip`, contentType: ZIP, write: studyBundle },
 };
 
 export const FORMAT_NAMES = Object.keys(EXPORT_FORMATS) as ExportFormat[];
@@ -54,7 +59,11 @@ export function fileBase(ctx: Pick<ExportContext, 'studyId' | 'version'>): strin
 }
 
 /** Passes the data through, adding `<sha256>  <name>` to `sums` once it has all gone by. */
-async function* hashed(name: string, data: AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array>, sums: string[]): AsyncGenerator<Uint8Array> {
+async function* hashed(
+  name: string,
+  data: AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array>,
+  sums: string[],
+): AsyncGenerator<Uint8Array> {
   const h = createHash('sha256');
   for await (const c of data) {
     const b = typeof c === 'string' ? Buffer.from(c, 'utf8') : c;
@@ -68,8 +77,12 @@ async function* hashed(name: string, data: AsyncIterable<string | Uint8Array> | 
 async function* bundleEntries(ctx: ExportContext): AsyncGenerator<ExportEntry> {
   const sums: string[] = [];
   const files: [string, (c: ExportContext) => AsyncIterable<string | Uint8Array>][] = [
-    ['events.jsonl', eventsJsonl], ['attempts.csv', attemptsCsv], ['grid-actions.csv', gridActionsCsv],
-    ['baselines.json', baselinesJson], ['baselines.csv', baselinesCsv], ['grades.csv', gradesCsv],
+    ['events.jsonl', eventsJsonl],
+    ['attempts.csv', attemptsCsv],
+    ['grid-actions.csv', gridActionsCsv],
+    ['baselines.json', baselinesJson],
+    ['baselines.csv', baselinesCsv],
+    ['grades.csv', gradesCsv],
     ['responses.csv', responsesCsv],
   ];
   for (const [name, write] of files) yield { name, data: hashed(name, write(ctx), sums) };
@@ -114,18 +127,25 @@ function bundleReadme(ctx: ExportContext, runs: number, skipped: readonly Skippe
     '| `grid-actions.csv` | one row per grid-task action with H-ARC column names where they map; x = column, y = row, 0-based from the top left; `time` in ms since the session started; `excluded` marks sessions a researcher excluded | `schemas/grid-actions.schema.json` |',
     '| `baselines.json` | per game level, the human baselines under the presets best, second-best, median and upper-median with their versions and completer counts (first-time, verified, non-practice players, never playtests or sessions a researcher excluded); `arc-studio score --baselines` reads it | `schemas/baselines.schema.json` |',
     '| `baselines.csv` | the same, one row per game, level and preset | `schemas/baselines-csv.schema.json` |',
-    '| `grades.csv` | one row per grade of a free-response or symbolic answer: each grader\'s criterion scores, total, pass and note (graders by their label), the researcher\'s adjudications, and the mean of agreeing grades; `final` marks the final grade of each answer | `schemas/grades.schema.json` |',
+    "| `grades.csv` | one row per grade of a free-response or symbolic answer: each grader's criterion scores, total, pass and note (graders by their label), the researcher's adjudications, and the mean of agreeing grades; `final` marks the final grade of each answer | `schemas/grades.schema.json` |",
     '| `responses.csv` | one row per participant and question (single or in a block), survey question, written description (first or last) and withdrawal: the answer, the verdict of judged answers, the time on the item and the answer changes counted from the log; `excluded` marks sessions a researcher excluded | `schemas/responses.schema.json` |',
-    ...(campaign ? [
-      '| `campaign.json` | the campaign view: per pool candidate its draws, attempts, solves by distinct participants, status under the inclusion rule (stated in `rule`), medians, per-level funnel with drop-offs, and versions side by side | `schemas/campaign-view.schema.json` |',
-      '| `campaign.csv` | one row per pool candidate: the same figures, without the per-level funnel | `schemas/campaign.schema.json` |',
-    ] : []),
+    ...(campaign
+      ? [
+          '| `campaign.json` | the campaign view: per pool candidate its draws, attempts, solves by distinct participants, status under the inclusion rule (stated in `rule`), medians, per-level funnel with drop-offs, and versions side by side | `schemas/campaign-view.schema.json` |',
+          '| `campaign.csv` | one row per pool candidate: the same figures, without the per-level funnel | `schemas/campaign.schema.json` |',
+        ]
+      : []),
     `| \`recordings/\` | ${runs} official ARC-AGI-3 \`.recording.jsonl\` file${runs === 1 ? '' : 's'}, one per game run, named \`<session>-<item>-<run>.recording.jsonl\` | \`schemas/recording.schema.json\` |`,
     '| `SHA256SUMS` | the SHA-256 of every other file (`sha256sum -c SHA256SUMS` checks them) | |',
     '',
   ];
   if (skipped.length) {
-    lines.push('## Game runs not written', '', 'These runs do not replay with the engine (a changed game, a damaged or tampered log), so no recording shows them:', '');
+    lines.push(
+      '## Game runs not written',
+      '',
+      'These runs do not replay with the engine (a changed game, a damaged or tampered log), so no recording shows them:',
+      '',
+    );
     for (const s of skipped) lines.push(`- \`${s.name}\`: ${s.reason}`);
     lines.push('');
   }

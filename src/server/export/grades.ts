@@ -14,8 +14,27 @@ export const GRADES_VERSION = 1;
 
 /** The columns, in order. */
 export const GRADES_COLUMNS = [
-  'study_id', 'study_version', 'session_id', 'participant_id', 'excluded', 'item_id', 'test_index', 'collection', 'question',
-  'answer', 'kind', 'grader', 'criterion_scores', 'criterion_notes', 'total', 'max_points', 'pass', 'note', 'final', 'final_source', 'graded_at',
+  'study_id',
+  'study_version',
+  'session_id',
+  'participant_id',
+  'excluded',
+  'item_id',
+  'test_index',
+  'collection',
+  'question',
+  'answer',
+  'kind',
+  'grader',
+  'criterion_scores',
+  'criterion_notes',
+  'total',
+  'max_points',
+  'pass',
+  'note',
+  'final',
+  'final_source',
+  'graded_at',
 ] as const;
 
 /** Yields the header, then the grades of each session in order, answer by answer. */
@@ -23,10 +42,17 @@ export async function* gradesCsv(ctx: ExportContext): AsyncGenerator<string> {
   yield csvRecord(GRADES_COLUMNS);
   const { grading } = ctx.store;
   const [graders, grades, adjudications, gradable] = await Promise.all([
-    grading.listGraders(ctx.studyId), grading.listGrades(ctx.studyId), grading.listAdjudications(ctx.studyId), grading.gradableAnswers(ctx.studyId),
+    grading.listGraders(ctx.studyId),
+    grading.listGrades(ctx.studyId),
+    grading.listAdjudications(ctx.studyId),
+    grading.gradableAnswers(ctx.studyId),
   ]);
   const label = new Map(graders.map((g) => [g.id, g.label]));
-  const statuses = answerStatuses({ answers: gradable.map((a) => ({ ...a, key: answerKey(a.sessionId, a.item, a.testIndex) })), grades, adjudications });
+  const statuses = answerStatuses({
+    answers: gradable.map((a) => ({ ...a, key: answerKey(a.sessionId, a.item, a.testIndex) })),
+    grades,
+    adjudications,
+  });
   const answers = new Map<string, unknown>();
   const keysBySession = new Map<string, Set<string>>();
   const addKey = (sessionId: string, item: string, testIndex: number) => {
@@ -39,7 +65,8 @@ export async function* gradesCsv(ctx: ExportContext): AsyncGenerator<string> {
   for (const s of ctx.sessions) {
     const keys = keysBySession.get(s.id);
     if (!keys) continue;
-    for (const sub of await ctx.store.listSubmissions(s.id)) answers.set(answerKey(s.id, sub.item, sub.testIndex), sub.grid);
+    for (const sub of await ctx.store.listSubmissions(s.id))
+      answers.set(answerKey(s.id, sub.item, sub.testIndex), sub.grid);
     const def = definitionFor(ctx, s);
     let chunk = '';
     for (const key of [...keys].sort()) {
@@ -48,11 +75,30 @@ export async function* gradesCsv(ctx: ExportContext): AsyncGenerator<string> {
       const ref = questionRef(def, item, testIndex);
       const st = statuses.get(key)?.status;
       const source = st?.status === 'final' ? st.source : null;
-      const row = (kind: string, grader: string, g: Grade, at: number, final: boolean) => csvRecord([
-        ctx.studyId, s.studyVersion, s.id, participantId(s), isExcludedSession(s), item, testIndex, ref?.collection ?? '', ref?.question ?? '',
-        answerText(answers.get(key)), kind, grader, JSON.stringify(g.criteria.map((c) => c.points)), JSON.stringify(g.criteria.map((c) => c.note)),
-        g.points, g.maxPoints, g.pass, g.note, final, final ? source : '', at === 0 ? '' : new Date(at).toISOString(),
-      ]);
+      const row = (kind: string, grader: string, g: Grade, at: number, final: boolean) =>
+        csvRecord([
+          ctx.studyId,
+          s.studyVersion,
+          s.id,
+          participantId(s),
+          isExcludedSession(s),
+          item,
+          testIndex,
+          ref?.collection ?? '',
+          ref?.question ?? '',
+          answerText(answers.get(key)),
+          kind,
+          grader,
+          JSON.stringify(g.criteria.map((c) => c.points)),
+          JSON.stringify(g.criteria.map((c) => c.note)),
+          g.points,
+          g.maxPoints,
+          g.pass,
+          g.note,
+          final,
+          final ? source : '',
+          at === 0 ? '' : new Date(at).toISOString(),
+        ]);
       const mine = grades.filter((g) => answerKey(g.sessionId, g.item, g.testIndex) === key);
       for (const g of mine) chunk += row('grade', label.get(g.graderId) ?? g.graderId, g, g.at, source === 'single');
       const adj = adjudications.find((a) => answerKey(a.sessionId, a.item, a.testIndex) === key);

@@ -30,17 +30,64 @@ import { forAnalysis, jsonText } from './safeJson';
 export const GRID_ACTIONS_VERSION = 2;
 
 export const GRID_ACTIONS_COLUMNS = [
-  'study_id', 'study_version', 'session_id', 'participant_id', 'playtest', 'excluded', 'item_id', 'collection', 'task_name', 'task_number',
-  'is_tutorial', 'test_index', 'attempt_number', 'num_actions', 'seq', 'time', 'action', 'action_x', 'action_y', 'select_side',
-  'select_loc', 'selected_symbol', 'selected_tool', 'copy_paste_data', 'test_output_size_x', 'test_output_size_y',
-  'test_output_grid', 'verdict', 'solved', 'done',
+  'study_id',
+  'study_version',
+  'session_id',
+  'participant_id',
+  'playtest',
+  'excluded',
+  'item_id',
+  'collection',
+  'task_name',
+  'task_number',
+  'is_tutorial',
+  'test_index',
+  'attempt_number',
+  'num_actions',
+  'seq',
+  'time',
+  'action',
+  'action_x',
+  'action_y',
+  'select_side',
+  'select_loc',
+  'selected_symbol',
+  'selected_tool',
+  'copy_paste_data',
+  'test_output_size_x',
+  'test_output_size_y',
+  'test_output_grid',
+  'verdict',
+  'solved',
+  'done',
 ] as const;
 
 /** The grid player's event kinds written as actions (`task.open` only sets the task up). */
 export const GRID_ACTION_EVENT_KINDS: ReadonlySet<string> = new Set<GridEventKind>([
-  'tool', 'color', 'symbols', 'paint', 'stroke.end', 'fill', 'select', 'select.wand', 'select.clear', 'recolor', 'rotate', 'flip',
-  'move', 'crop', 'copy', 'paste', 'resize',
-  'resize.invalid', 'copy.input', 'reset', 'undo', 'redo', 'test.select', 'submit',
+  'tool',
+  'color',
+  'symbols',
+  'paint',
+  'stroke.end',
+  'fill',
+  'select',
+  'select.wand',
+  'select.clear',
+  'recolor',
+  'rotate',
+  'flip',
+  'move',
+  'crop',
+  'copy',
+  'paste',
+  'resize',
+  'resize.invalid',
+  'copy.input',
+  'reset',
+  'undo',
+  'redo',
+  'test.select',
+  'submit',
 ]);
 
 /** The verdict of a logged submission the server never judged (and that repeats no wrong grid). */
@@ -53,7 +100,9 @@ const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFi
 
 function rectOf(v: unknown): Rect | null {
   const r = v as Partial<Rect> | null;
-  return r && typeof r === 'object' && [r.r0, r.c0, r.r1, r.c1].every((x) => typeof x === 'number') ? (r as Rect) : null;
+  return r && typeof r === 'object' && [r.r0, r.c0, r.r1, r.c1].every((x) => typeof x === 'number')
+    ? (r as Rect)
+    : null;
 }
 
 /** Width and height of a grid-like value (rows of cells), or empty fields when it is not one. */
@@ -115,7 +164,9 @@ class Judgements {
   wrongBefore(item: string, testIndex: number, grid: unknown): boolean {
     const key = `${item}\u0000${testIndex}`;
     const text = jsonText(grid);
-    return (this.queues.get(key) ?? []).slice(0, this.next.get(key) ?? 0).some((s) => s.verdict === 'wrong' && jsonText(s.grid) === text);
+    return (this.queues.get(key) ?? [])
+      .slice(0, this.next.get(key) ?? 0)
+      .some((s) => s.verdict === 'wrong' && jsonText(s.grid) === text);
   }
 
   /** Trials the server counted for this test input up to the submissions handed out so far. */
@@ -171,7 +222,10 @@ export async function* gridActionsCsv(ctx: ExportContext): AsyncGenerator<string
           }
           // The player's state follows the server's judgement; an unjudged submission uses no trial.
           const trial = sub?.trial ?? attempt - 1;
-          state = apply(state, { ...e, data: { ...d, index: testIndex, trial, verdict: verdict === UNJUDGED ? 'duplicate' : verdict } });
+          state = apply(state, {
+            ...e,
+            data: { ...d, index: testIndex, trial, verdict: verdict === UNJUDGED ? 'duplicate' : verdict },
+          });
         } else {
           state = apply(state, e);
         }
@@ -183,18 +237,50 @@ export async function* gridActionsCsv(ctx: ExportContext): AsyncGenerator<string
         let side = '';
         let data = '';
         const rect = rectOf(d.rect);
-        if (num(d.col) !== null && num(d.row) !== null) { x = d.col as number; y = d.row as number; }
-        if (rect) { x = rect.c0; y = rect.r0; loc = jsonText([rect.c0, rect.r0, rect.c1, rect.r1]); }
+        if (num(d.col) !== null && num(d.row) !== null) {
+          x = d.col as number;
+          y = d.row as number;
+        }
+        if (rect) {
+          x = rect.c0;
+          y = rect.r0;
+          loc = jsonText([rect.c0, rect.r0, rect.c1, rect.r1]);
+        }
         if (typeof d.side === 'string') side = d.side;
         if ((e.kind === 'copy' || e.kind === 'paste') && Array.isArray(d.block)) data = jsonText(d.block);
         if (e.kind === 'copy.input' && Array.isArray(d.grid)) data = jsonText(d.grid);
         const [w, h] = sizeOf(submit ? grid : (currentTest(state)?.output ?? null));
         chunk += csvRecord([
-          ctx.studyId, s.studyVersion, s.id, who, playtest, excluded, item.id, item.collection, item.task, taskNumber.get(item.id) ?? '',
-          item.practice, testIndex, attempt, count, e.seq, e.t, e.kind, x, y, side, loc,
-          num(d.color) ?? state.color, typeof state.tool === 'string' ? state.tool : '', data, w, h,
+          ctx.studyId,
+          s.studyVersion,
+          s.id,
+          who,
+          playtest,
+          excluded,
+          item.id,
+          item.collection,
+          item.task,
+          taskNumber.get(item.id) ?? '',
+          item.practice,
+          testIndex,
+          attempt,
+          count,
+          e.seq,
+          e.t,
+          e.kind,
+          x,
+          y,
+          side,
+          loc,
+          num(d.color) ?? state.color,
+          typeof state.tool === 'string' ? state.tool : '',
+          data,
+          w,
+          h,
           submit && Array.isArray(grid) ? jsonText(grid) : '',
-          verdict, verdict === 'correct', verdict === 'correct' || verdict === 'wrong',
+          verdict,
+          verdict === 'correct',
+          verdict === 'correct' || verdict === 'wrong',
         ]);
       }
       if (chunk) yield chunk;

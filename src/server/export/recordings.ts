@@ -30,7 +30,8 @@ export interface SkippedRun {
 }
 
 /** The file name of a run: `<session>-<item>-<run>.recording.jsonl`, runs numbered from 1. */
-export const recordingName = (sessionId: string, itemId: string, run: number) => `${sessionId}-${itemId}-${run}.recording.jsonl`;
+export const recordingName = (sessionId: string, itemId: string, run: number) =>
+  `${sessionId}-${itemId}-${run}.recording.jsonl`;
 
 /** The wall-clock time of `t = 0` of a session, ms since the epoch. */
 export function sessionAnchor(events: readonly StoredEvent[], createdAt: number): number {
@@ -65,10 +66,18 @@ export async function* recordingEntries(ctx: ExportContext, skipped: SkippedRun[
             try {
               lines = await runRecordingLines(ctx.store, run);
             } catch (e) {
-              skipped.push({ name, reason: `the stored steps of run ${run.runId} cannot be read (${e instanceof Error ? e.message : 'unknown error'})` });
+              skipped.push({
+                name,
+                reason: `the stored steps of run ${run.runId} cannot be read (${e instanceof Error ? e.message : 'unknown error'})`,
+              });
               continue;
             }
-            yield { name, data: (function* () { for (const l of lines) yield l + '\n'; })() };
+            yield {
+              name,
+              data: (function* () {
+                for (const l of lines) yield l + '\n';
+              })(),
+            };
           }
           continue;
         }
@@ -76,7 +85,10 @@ export async function* recordingEntries(ctx: ExportContext, skipped: SkippedRun[
       const runs = splitGameRuns(byItem.get(item.id) ?? [], item.game);
       for (const [k, run] of runs.entries()) {
         const name = recordingName(s.id, item.id, k + 1);
-        if (!game) { skipped.push({ name, reason: `no game "${item.game}" on this server` }); continue; }
+        if (!game) {
+          skipped.push({ name, reason: `no game "${item.game}" on this server` });
+          continue;
+        }
         const seed = run[0].kind === 'game.open' && typeof run[0].data.seed === 'number' ? run[0].data.seed : item.seed;
         const lines = toRecording(game, seed, run, { guid: `${s.id}-${item.id}-${k + 1}`, startTime: anchor });
         let first: IteratorResult<string>;
@@ -85,11 +97,23 @@ export async function* recordingEntries(ctx: ExportContext, skipped: SkippedRun[
           first = lines.next();
         } catch (e) {
           // Any failure of the replay (a log stored by an older version, damaged data) skips the run, never the export.
-          skipped.push({ name, reason: e instanceof RecordingError ? e.message : `the log of "${item.game}" cannot be replayed (${e instanceof Error ? e.message : 'unknown error'})` });
+          skipped.push({
+            name,
+            reason:
+              e instanceof RecordingError
+                ? e.message
+                : `the log of "${item.game}" cannot be replayed (${e instanceof Error ? e.message : 'unknown error'})`,
+          });
           continue;
         }
         if (first.done) continue;
-        yield { name, data: (function* () { yield first.value + '\n'; for (const l of lines) yield l + '\n'; })() };
+        yield {
+          name,
+          data: (function* () {
+            yield first.value + '\n';
+            for (const l of lines) yield l + '\n';
+          })(),
+        };
       }
     }
   }

@@ -12,15 +12,41 @@ import { answerChanges } from '../../core/study/actions';
 import { answerKey } from '../../core/grading/agreement';
 import { finalGrades } from '../grading/grading';
 import { isPractice, questionRefs, type StudyItem } from '../../core/study/schema';
-import { type ExportContext, definitionFor, isExcludedSession, isPlaytestSession, participantId, sessionEvents } from './context';
+import {
+  type ExportContext,
+  definitionFor,
+  isExcludedSession,
+  isPlaytestSession,
+  participantId,
+  sessionEvents,
+} from './context';
 
 export const RESPONSES_VERSION = 1;
 
 /** The columns, in order. */
 export const RESPONSES_COLUMNS = [
-  'study_id', 'study_version', 'session_id', 'participant_id', 'session_state', 'playtest', 'excluded',
-  'item_id', 'item_kind', 'practice', 'kind', 'question_index', 'question_id', 'collection', 'part',
-  'answer', 'comment', 'verdict', 'correct', 'item_time_ms', 'changes', 'answered_at',
+  'study_id',
+  'study_version',
+  'session_id',
+  'participant_id',
+  'session_state',
+  'playtest',
+  'excluded',
+  'item_id',
+  'item_kind',
+  'practice',
+  'kind',
+  'question_index',
+  'question_id',
+  'collection',
+  'part',
+  'answer',
+  'comment',
+  'verdict',
+  'correct',
+  'item_time_ms',
+  'changes',
+  'answered_at',
 ] as const;
 
 /** Client time (ms since the session started) from an item's first `item.start` to its `item.end`, or to its last event. */
@@ -37,7 +63,10 @@ function itemTimes(events: readonly Pick<LogEvent, 't' | 'kind' | 'data'>[]): Ma
     const s = id === null ? undefined : span.get(id);
     if (!s || s.ended) continue;
     s.to = e.t;
-    if (e.kind === 'item.end') { s.ended = true; current = null; }
+    if (e.kind === 'item.end') {
+      s.ended = true;
+      current = null;
+    }
   }
   return new Map([...span].map(([id, s]) => [id, Math.round(s.to - s.from)]));
 }
@@ -60,7 +89,8 @@ function changeCounts(events: readonly Pick<LogEvent, 'kind' | 'data'>[]): Map<s
   return new Map([...values].map(([key, list]) => [key, answerChanges(list)]));
 }
 
-const answerValue = (v: unknown): string => (Array.isArray(v) ? v.join('; ') : v === undefined || v === null ? '' : String(v));
+const answerValue = (v: unknown): string =>
+  Array.isArray(v) ? v.join('; ') : v === undefined || v === null ? '' : String(v);
 
 /** Yields the header, then the rows of one session at a time. */
 export async function* responsesCsv(ctx: ExportContext): AsyncGenerator<string> {
@@ -69,19 +99,53 @@ export async function* responsesCsv(ctx: ExportContext): AsyncGenerator<string> 
   const grades = await finalGrades(ctx.store, ctx.studyId);
   for (const s of ctx.sessions) {
     const def = definitionFor(ctx, s);
-    const [events, subs, responses] = await Promise.all([sessionEvents(ctx, s.id), ctx.store.listSubmissions(s.id), ctx.store.listResponses(s.id)]);
+    const [events, subs, responses] = await Promise.all([
+      sessionEvents(ctx, s.id),
+      ctx.store.listSubmissions(s.id),
+      ctx.store.listResponses(s.id),
+    ]);
     const times = itemTimes(events);
     const changes = changeCounts(events);
     const state = effectiveState(s, def, ctx.now);
     const byId = new Map(def.items.map((i) => [i.id, i]));
     let chunk = '';
-    const row = (item: StudyItem | undefined, itemId: string, kind: string, index: number | '', questionId: string, collection: string, part: string,
-      answer: string, comment: string, verdict: string, changeKey: string | null, at: number | null) => {
+    const row = (
+      item: StudyItem | undefined,
+      itemId: string,
+      kind: string,
+      index: number | '',
+      questionId: string,
+      collection: string,
+      part: string,
+      answer: string,
+      comment: string,
+      verdict: string,
+      changeKey: string | null,
+      at: number | null,
+    ) => {
       chunk += csvRecord([
-        ctx.studyId, s.studyVersion, s.id, participantId(s), state, isPlaytestSession(s), isExcludedSession(s),
-        itemId, item?.kind ?? '', item ? isPractice(item) : '', kind, index, questionId, collection, part,
-        answer, comment, verdict, verdict === 'correct' ? true : verdict === 'wrong' ? false : '', times.get(itemId) ?? '',
-        changeKey === null ? '' : changes.get(changeKey) ?? 0, at === null ? '' : new Date(at).toISOString(),
+        ctx.studyId,
+        s.studyVersion,
+        s.id,
+        participantId(s),
+        state,
+        isPlaytestSession(s),
+        isExcludedSession(s),
+        itemId,
+        item?.kind ?? '',
+        item ? isPractice(item) : '',
+        kind,
+        index,
+        questionId,
+        collection,
+        part,
+        answer,
+        comment,
+        verdict,
+        verdict === 'correct' ? true : verdict === 'wrong' ? false : '',
+        times.get(itemId) ?? '',
+        changeKey === null ? '' : (changes.get(changeKey) ?? 0),
+        at === null ? '' : new Date(at).toISOString(),
       ]);
     };
     for (const pos of s.order) {
@@ -92,22 +156,75 @@ export async function* responsesCsv(ctx: ExportContext): AsyncGenerator<string> 
           const sub = subs.find((x) => x.item === item.id && x.testIndex === index);
           const a = sub?.grid as { choice?: string; text?: string } | undefined;
           const grade = sub?.verdict === 'ungraded' ? grades.get(answerKey(s.id, item.id, index)) : undefined;
-          const verdict = grade ? (grade.pass ? 'correct' : 'wrong') : sub?.verdict ?? '';
-          row(item, item.id, 'question', index, ref.question, ref.collection, '', a?.choice ?? a?.text ?? '', '', verdict, `q|${item.id}|${index}`, sub?.at ?? null);
+          const verdict = grade ? (grade.pass ? 'correct' : 'wrong') : (sub?.verdict ?? '');
+          row(
+            item,
+            item.id,
+            'question',
+            index,
+            ref.question,
+            ref.collection,
+            '',
+            a?.choice ?? a?.text ?? '',
+            '',
+            verdict,
+            `q|${item.id}|${index}`,
+            sub?.at ?? null,
+          );
         });
       }
       for (const r of responses.filter((x) => x.item === item.id && x.kind !== 'withdraw')) {
         if (r.kind === 'survey' && item.kind === 'survey') {
           const answers = r.value as Record<string, unknown>;
-          for (const q of item.questions) row(item, item.id, 'survey', '', q.id, '', '', answerValue(answers[q.id]), '', '', `s|${item.id}|${q.id}`, r.at);
+          for (const q of item.questions)
+            row(
+              item,
+              item.id,
+              'survey',
+              '',
+              q.id,
+              '',
+              '',
+              answerValue(answers[q.id]),
+              '',
+              '',
+              `s|${item.id}|${q.id}`,
+              r.at,
+            );
         } else if (r.kind === 'description') {
-          row(item, item.id, 'description', '', '', '', r.part, answerValue((r.value as { text?: string }).text), '', '', `d|${item.id}|${r.part}`, r.at);
+          row(
+            item,
+            item.id,
+            'description',
+            '',
+            '',
+            '',
+            r.part,
+            answerValue((r.value as { text?: string }).text),
+            '',
+            '',
+            `d|${item.id}|${r.part}`,
+            r.at,
+          );
         }
       }
     }
     for (const r of responses.filter((x) => x.kind === 'withdraw')) {
       const v = r.value as { reason?: string; comment?: string };
-      row(byId.get(r.item), r.item, 'withdraw', '', '', '', '', answerValue(v.reason), answerValue(v.comment), '', null, r.at);
+      row(
+        byId.get(r.item),
+        r.item,
+        'withdraw',
+        '',
+        '',
+        '',
+        '',
+        answerValue(v.reason),
+        answerValue(v.comment),
+        '',
+        null,
+        r.at,
+      );
     }
     if (chunk) yield chunk;
   }

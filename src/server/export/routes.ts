@@ -40,30 +40,35 @@ export interface ExportDeps {
   readonly exportThreads?: boolean;
 }
 
-
 /**
  * A chunk source as a web stream that reads the next chunk only when the client takes one.
  * A source that fails calls `onError` and then errors the stream, never ends it: a download
  * that failed must reach the client as a broken connection, not as a complete file.
  */
-export function toWebStream(chunks: AsyncIterable<string | Uint8Array>, onError: (e: unknown) => void): ReadableStream<Uint8Array> {
+export function toWebStream(
+  chunks: AsyncIterable<string | Uint8Array>,
+  onError: (e: unknown) => void,
+): ReadableStream<Uint8Array> {
   const it = chunks[Symbol.asyncIterator]();
   const enc = new TextEncoder();
-  return new ReadableStream<Uint8Array>({
-    async pull(ctrl) {
-      try {
-        const r = await it.next();
-        if (r.done) ctrl.close();
-        else ctrl.enqueue(typeof r.value === 'string' ? enc.encode(r.value) : r.value);
-      } catch (e) {
-        onError(e);
-        ctrl.error(e);
-      }
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(ctrl) {
+        try {
+          const r = await it.next();
+          if (r.done) ctrl.close();
+          else ctrl.enqueue(typeof r.value === 'string' ? enc.encode(r.value) : r.value);
+        } catch (e) {
+          onError(e);
+          ctrl.error(e);
+        }
+      },
+      async cancel() {
+        await it.return?.();
+      },
     },
-    async cancel() {
-      await it.return?.();
-    },
-  }, { highWaterMark: 1 });
+    { highWaterMark: 1 },
+  );
 }
 
 /** The routes, to mount at `/api` (`/admin/...` carries the researcher guard). */
@@ -72,7 +77,15 @@ export function exportRoutes(deps: ExportDeps): Hono {
   // Every page an export reads lets the participants' writes go first (`exportReads`).
   const store = exportReads(deps.store);
   const context = (studyId: string, version: number | null) =>
-    exportContext({ store, studyId, version, library: deps.library, replay: deps.replay, games: deps.gameInfo?.(), now: now() });
+    exportContext({
+      store,
+      studyId,
+      version,
+      library: deps.library,
+      replay: deps.replay,
+      games: deps.gameInfo?.(),
+      now: now(),
+    });
 
   const api = new Hono();
   const admin = new Hono();
@@ -84,7 +97,12 @@ export function exportRoutes(deps: ExportDeps): Hono {
     if (!body.ok) return body.res;
     const { format, version } = body.data;
     if (!isExportFormat(format)) {
-      return fail(c, 400, 'unknown_format', `${format === undefined ? 'No format given' : `Unknown format ${JSON.stringify(format)}`}; formats: ${FORMAT_NAMES.join(', ')}.`);
+      return fail(
+        c,
+        400,
+        'unknown_format',
+        `${format === undefined ? 'No format given' : `Unknown format ${JSON.stringify(format)}`}; formats: ${FORMAT_NAMES.join(', ')}.`,
+      );
     }
     let base: string;
     try {
@@ -96,16 +114,53 @@ export function exportRoutes(deps: ExportDeps): Hono {
     const t = now();
     const token = randomBytes(24).toString('base64url');
     // Kept in the database, so that the link works on whichever server the download reaches.
-    await deps.store.addDownloadTicket({ tokenHash: hashToken(token), studyId, version: version ?? null, format, expiresAt: t + DOWNLOAD_TTL_MS });
-    return c.json({ url: `/api/downloads/${token}`, fileName: EXPORT_FORMATS[format].fileName(base), expiresAt: t + DOWNLOAD_TTL_MS }, 201);
+    await deps.store.addDownloadTicket({
+      tokenHash: hashToken(token),
+      studyId,
+      version: version ?? null,
+      format,
+      expiresAt: t + DOWNLOAD_TTL_MS,
+    });
+    return c.json(
+      {
+        url: `/api/downloads/${token}`,
+        fileName: EXPORT_FORMATS[format].fileName(base),
+        expiresAt: t + DOWNLOAD_TTL_MS,
+      },
+      201,
+    );
   });
 
   api.get('/downloads/:token', async (c) => {
     const claimed = await deps.store.claimDownloadTicket(hashToken(c.req.param('token')), now());
-    if (claimed === 'missing') return fail(c, 404, 'not_found', 'No such download link. Ask for the export again (POST /api/admin/studies/:studyId/exports).');
-    if (claimed === 'used') return fail(c, 410, 'gone', 'This download link was used already; each link works once. Ask for the export again.');
-    if (claimed === 'expired') return fail(c, 410, 'gone', 'This download link has expired (links work for 5 minutes). Ask for the export again.');
-    if (!isExportFormat(claimed.format)) return fail(c, 404, 'not_found', `This download link names a format this server does not write (${claimed.format}); ask for the export again.`);
+    if (claimed === 'missing')
+      return fail(
+        c,
+        404,
+        'not_found',
+        'No such download link. Ask for the export again (POST /api/admin/studies/:studyId/exports).',
+      );
+    if (claimed === 'used')
+      return fail(
+        c,
+        410,
+        'gone',
+        'This download link was used already; each link works once. Ask for the export again.',
+      );
+    if (claimed === 'expired')
+      return fail(
+        c,
+        410,
+        'gone',
+        'This download link has expired (links work for 5 minutes). Ask for the export again.',
+      );
+    if (!isExportFormat(claimed.format))
+      return fail(
+        c,
+        404,
+        'not_found',
+        `This download link names a format this server does not write (${claimed.format}); ask for the export again.`,
+      );
     const ticket = { ...claimed, format: claimed.format };
     let ctx;
     try {
@@ -120,9 +175,13 @@ export function exportRoutes(deps: ExportDeps): Hono {
     // connection itself, before anything could end the response as if the file were whole.
     const outgoing = (c.env as Partial<HttpBindings> | undefined)?.outgoing;
     const onThread = deps.exportThreads === true && [...ctx.versions.values()].every(builtInGamesOnly);
-    const chunks = onThread ? exportOnThread(threadJob(ticket.format, ctx, deps.replay !== null), store) : spec.write(ctx);
+    const chunks = onThread
+      ? exportOnThread(threadJob(ticket.format, ctx, deps.replay !== null), store)
+      : spec.write(ctx);
     const stream = toWebStream(chunks, (e) => {
-      console.error(`Export ${ticket.format} of study ${ticket.studyId} failed mid-stream; the download was aborted: ${e instanceof Error ? e.message : String(e)}`);
+      console.error(
+        `Export ${ticket.format} of study ${ticket.studyId} failed mid-stream; the download was aborted: ${e instanceof Error ? e.message : String(e)}`,
+      );
       outgoing?.destroy();
     });
     return c.body(stream, 200, {

@@ -23,7 +23,9 @@ export function jsonText(value: unknown): string {
   }
 }
 
-type Frame = { kind: 'array'; items: readonly unknown[]; next: number } | { kind: 'object'; entries: [string, unknown][]; next: number };
+type Frame =
+  | { kind: 'array'; items: readonly unknown[]; next: number }
+  | { kind: 'object'; entries: [string, unknown][]; next: number };
 
 /** The iterative writer: the same output as `JSON.stringify` for values read from JSON. */
 function deepJsonText(root: unknown): string {
@@ -35,7 +37,11 @@ function deepJsonText(root: unknown): string {
       stack.push({ kind: 'array', items: v, next: 0 });
     } else if (v !== null && typeof v === 'object') {
       out.push('{');
-      stack.push({ kind: 'object', entries: Object.entries(v).filter(([, x]) => x !== undefined && typeof x !== 'function'), next: 0 });
+      stack.push({
+        kind: 'object',
+        entries: Object.entries(v).filter(([, x]) => x !== undefined && typeof x !== 'function'),
+        next: 0,
+      });
     } else {
       out.push(JSON.stringify(v) ?? 'null');
     }
@@ -44,12 +50,20 @@ function deepJsonText(root: unknown): string {
   while (stack.length) {
     const top = stack[stack.length - 1];
     if (top.kind === 'array') {
-      if (top.next === top.items.length) { out.push(']'); stack.pop(); continue; }
+      if (top.next === top.items.length) {
+        out.push(']');
+        stack.pop();
+        continue;
+      }
       if (top.next > 0) out.push(',');
       const v = top.items[top.next++];
       open(v === undefined || typeof v === 'function' ? null : v);
     } else {
-      if (top.next === top.entries.length) { out.push('}'); stack.pop(); continue; }
+      if (top.next === top.entries.length) {
+        out.push('}');
+        stack.pop();
+        continue;
+      }
       if (top.next > 0) out.push(',');
       const [k, v] = top.entries[top.next++];
       out.push(JSON.stringify(k), ':');
@@ -66,7 +80,8 @@ export function nestedDeeperThan(value: unknown, max: number): boolean {
     const [v, depth] = stack.pop()!;
     if (v === null || typeof v !== 'object') continue;
     if (depth + 1 > max) return true;
-    for (const x of Array.isArray(v) ? v : Object.values(v)) if (x !== null && typeof x === 'object') stack.push([x, depth + 1]);
+    for (const x of Array.isArray(v) ? v : Object.values(v))
+      if (x !== null && typeof x === 'object') stack.push([x, depth + 1]);
   }
   return false;
 }

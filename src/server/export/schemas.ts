@@ -33,24 +33,41 @@ const TEXT_FORMS: Record<Exclude<ColumnType, 'string'>, string> = {
   json: '^[\\[{"0-9tfn-]',
 };
 
-function csvSchema(file: string, version: number, title: string, description: string, columns: readonly string[], spec: Record<string, Column>): object {
+function csvSchema(
+  file: string,
+  version: number,
+  title: string,
+  description: string,
+  columns: readonly string[],
+  spec: Record<string, Column>,
+): object {
   const missing = columns.filter((c) => !spec[c]);
   if (missing.length) throw new Error(`schema of ${file}: no description of column ${missing.join(', ')}`);
   return {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     $id: `${BASE}${file}.schema.json`,
-    title, description: `${description} Format version ${version}. One CSV record (RFC 4180, UTF-8, CRLF line ends, a header first) as an object keyed by column name; columns in this order: ${columns.join(', ')}. Formula guard: a text field whose text starts with =, +, -, @, tab or CR is written with one more leading ' (numbers are written as numbers).`,
+    title,
+    description: `${description} Format version ${version}. One CSV record (RFC 4180, UTF-8, CRLF line ends, a header first) as an object keyed by column name; columns in this order: ${columns.join(', ')}. Formula guard: a text field whose text starts with =, +, -, @, tab or CR is written with one more leading ' (numbers are written as numbers).`,
     'x-format-version': version,
     'x-columns': columns,
     type: 'object',
     additionalProperties: false,
     required: [...columns],
-    properties: Object.fromEntries(columns.map((c) => {
-      const col = spec[c];
-      const form = col.type === 'string' ? undefined : TEXT_FORMS[col.type];
-      const pattern = form ? (col.empty ? `^$|${form}` : form) : undefined;
-      return [c, { type: 'string', description: `${col.description} (${col.type}${col.empty ? ', may be empty' : ''})`, ...(pattern ? { pattern } : {}) }];
-    })),
+    properties: Object.fromEntries(
+      columns.map((c) => {
+        const col = spec[c];
+        const form = col.type === 'string' ? undefined : TEXT_FORMS[col.type];
+        const pattern = form ? (col.empty ? `^$|${form}` : form) : undefined;
+        return [
+          c,
+          {
+            type: 'string',
+            description: `${col.description} (${col.type}${col.empty ? ', may be empty' : ''})`,
+            ...(pattern ? { pattern } : {}),
+          },
+        ];
+      }),
+    ),
   };
 }
 
@@ -61,10 +78,20 @@ const ATTEMPT_SPEC: Record<string, Column> = {
   participant_id: { type: 'string', description: 'PROLIFIC_PID, else workerId, else the session id' },
   prolific_pid: { type: 'string', empty: true, description: "Prolific's PROLIFIC_PID from the study link" },
   worker_id: { type: 'string', empty: true, description: "MTurk's workerId from the study link" },
-  session_state: { type: 'string', description: 'started, active, finished, timed_out, abandoned or withdrawn, at export time' },
+  session_state: {
+    type: 'string',
+    description: 'started, active, finished, timed_out, abandoned or withdrawn, at export time',
+  },
   playtest: { type: 'boolean', description: "A designer's playtest session (never counted)" },
-  excluded: { type: 'boolean', description: 'A session a researcher excluded (kept here, never counted in results or baselines)' },
-  excluded_reason: { type: 'string', empty: true, description: "The researcher's reason for the exclusion, when given" },
+  excluded: {
+    type: 'boolean',
+    description: 'A session a researcher excluded (kept here, never counted in results or baselines)',
+  },
+  excluded_reason: {
+    type: 'string',
+    empty: true,
+    description: "The researcher's reason for the exclusion, when given",
+  },
   position: { type: 'integer', description: "1-based position of the item in the session's order" },
   item_id: { type: 'string', description: 'The item id in the study' },
   item_kind: { type: 'string', description: 'task or game' },
@@ -73,20 +100,56 @@ const ATTEMPT_SPEC: Record<string, Column> = {
   game: { type: 'string', empty: true, description: "Game items: the game's id" },
   practice: { type: 'boolean', description: 'A practice item (never counted)' },
   started: { type: 'boolean', description: 'The participant opened the item (logged its item.start)' },
-  finished: { type: 'boolean', description: 'Ended, left for a later item, or (tasks) every test input solved or out of trials' },
-  counts: { type: 'boolean', description: "The attempt counts under the study's attempt rule (under attempt.maxMinutes, and for a game more than attempt.minActions actions); never for practice" },
-  actions: { type: 'integer', description: 'Actions on the item (docs/api.md, Definitions): grid changes of a task (a painted cell is one), the scorecard count of a game (full RESETs are none), answer changes of a question' },
+  finished: {
+    type: 'boolean',
+    description: 'Ended, left for a later item, or (tasks) every test input solved or out of trials',
+  },
+  counts: {
+    type: 'boolean',
+    description:
+      "The attempt counts under the study's attempt rule (under attempt.maxMinutes, and for a game more than attempt.minActions actions); never for practice",
+  },
+  actions: {
+    type: 'integer',
+    description:
+      'Actions on the item (docs/api.md, Definitions): grid changes of a task (a painted cell is one), the scorecard count of a game (full RESETs are none), answer changes of a question',
+  },
   duration_ms: { type: 'number', description: "Server receive time from the item's first to its last event, ms" },
-  active_ms: { type: 'number', description: 'Time on task: the client-clock span of the item without hidden-tab and idle time, ms (docs/api.md, "Definitions")' },
+  active_ms: {
+    type: 'number',
+    description:
+      'Time on task: the client-clock span of the item without hidden-tab and idle time, ms (docs/api.md, "Definitions")',
+  },
   tests: { type: 'integer', empty: true, description: 'Task items: test inputs shown' },
   tests_solved: { type: 'integer', empty: true, description: 'Task items: test inputs solved' },
-  trials_used: { type: 'integer', empty: true, description: 'Task items: judged submissions over all test inputs (refused duplicates use none)' },
-  solved: { type: 'boolean', empty: true, description: 'Tasks: every test input solved; games: every level completed (empty when the log was not replayed)' },
-  levels_completed: { type: 'integer', empty: true, description: "Game items: levels completed, from the server's replay" },
+  trials_used: {
+    type: 'integer',
+    empty: true,
+    description: 'Task items: judged submissions over all test inputs (refused duplicates use none)',
+  },
+  solved: {
+    type: 'boolean',
+    empty: true,
+    description: 'Tasks: every test input solved; games: every level completed (empty when the log was not replayed)',
+  },
+  levels_completed: {
+    type: 'integer',
+    empty: true,
+    description: "Game items: levels completed, from the server's replay",
+  },
   win_levels: { type: 'integer', empty: true, description: 'Game items: levels the game has' },
-  verified: { type: 'boolean', empty: true, description: "Game items: the log replays with the engine exactly as logged" },
+  verified: {
+    type: 'boolean',
+    empty: true,
+    description: 'Game items: the log replays with the engine exactly as logged',
+  },
   item_flags: { type: 'string', empty: true, description: 'Why a game log is not trusted, "; " separated' },
-  session_flags: { type: 'string', empty: true, description: 'The session\'s flags (low_effort, repeat_participant, game_log_unverified:<item>, ...), "; " separated' },
+  session_flags: {
+    type: 'string',
+    empty: true,
+    description:
+      'The session\'s flags (low_effort, repeat_participant, game_log_unverified:<item>, ...), "; " separated',
+  },
 };
 
 const BASELINE_SPEC: Record<string, Column> = {
@@ -98,7 +161,11 @@ const BASELINE_SPEC: Record<string, Column> = {
   preset: { type: 'string', description: 'The baseline preset: best, second-best, median or upper-median' },
   preset_version: { type: 'integer', description: "The preset's version the figure was computed with" },
   min_completers: { type: 'integer', description: 'Completers the preset needs for a figure' },
-  baseline: { type: 'number', empty: true, description: 'Scorecard actions under the preset; empty when too few completers' },
+  baseline: {
+    type: 'number',
+    empty: true,
+    description: 'Scorecard actions under the preset; empty when too few completers',
+  },
   reason: { type: 'string', empty: true, description: 'Why there is no figure' },
 };
 
@@ -106,31 +173,81 @@ const GRID_SPEC: Record<string, Column> = {
   study_id: { type: 'string', description: 'The study id' },
   study_version: { type: 'integer', description: 'The study version the session ran' },
   session_id: { type: 'string', description: 'The session id' },
-  participant_id: { type: 'string', description: 'PROLIFIC_PID, else workerId, else the session id (H-ARC: hashed_id)' },
+  participant_id: {
+    type: 'string',
+    description: 'PROLIFIC_PID, else workerId, else the session id (H-ARC: hashed_id)',
+  },
   playtest: { type: 'boolean', description: "A designer's playtest session" },
-  excluded: { type: 'boolean', description: 'A session a researcher excluded (kept here, never counted in results or baselines)' },
+  excluded: {
+    type: 'boolean',
+    description: 'A session a researcher excluded (kept here, never counted in results or baselines)',
+  },
   item_id: { type: 'string', description: 'The item id in the study' },
   collection: { type: 'string', description: "The task's collection" },
   task_name: { type: 'string', description: "H-ARC task_name: the task's id in its collection" },
   task_number: { type: 'integer', description: "H-ARC task_number: 1-based position among the session's task items" },
   is_tutorial: { type: 'boolean', description: 'H-ARC is_tutorial: a practice item' },
   test_index: { type: 'integer', description: '0-based test input the action applies to' },
-  attempt_number: { type: 'integer', description: "H-ARC attempt_number: the trial the action belongs to (trials the server counted on the test input before it, plus 1; a judged submission: its trial)" },
+  attempt_number: {
+    type: 'integer',
+    description:
+      'H-ARC attempt_number: the trial the action belongs to (trials the server counted on the test input before it, plus 1; a judged submission: its trial)',
+  },
   num_actions: { type: 'integer', description: 'H-ARC num_actions: 1-based number of the action within the item' },
   seq: { type: 'integer', description: "The event's seq in the session log" },
-  time: { type: 'number', description: 'H-ARC time, here ms since the session started (the log t, monotonic, sub-millisecond)' },
-  action: { type: 'string', description: 'H-ARC action: the event kind (paint, fill, select, select.wand, rotate, flip, move, crop, copy, paste, resize, submit, ...)' },
-  action_x: { type: 'integer', empty: true, description: 'H-ARC action_x: column, 0-based from the left (a rectangle: its left column)' },
-  action_y: { type: 'integer', empty: true, description: 'H-ARC action_y: row, 0-based from the top (a rectangle: its top row)' },
+  time: {
+    type: 'number',
+    description: 'H-ARC time, here ms since the session started (the log t, monotonic, sub-millisecond)',
+  },
+  action: {
+    type: 'string',
+    description:
+      'H-ARC action: the event kind (paint, fill, select, select.wand, rotate, flip, move, crop, copy, paste, resize, submit, ...)',
+  },
+  action_x: {
+    type: 'integer',
+    empty: true,
+    description: 'H-ARC action_x: column, 0-based from the left (a rectangle: its left column)',
+  },
+  action_y: {
+    type: 'integer',
+    empty: true,
+    description: 'H-ARC action_y: row, 0-based from the top (a rectangle: its top row)',
+  },
   select_side: { type: 'string', empty: true, description: 'input or output: the grid a selection or copy is on' },
-  select_loc: { type: 'json', empty: true, description: 'H-ARC select_loc: the rectangle as [x0, y0, x1, y1], inclusive' },
+  select_loc: {
+    type: 'json',
+    empty: true,
+    description: 'H-ARC select_loc: the rectangle as [x0, y0, x1, y1], inclusive',
+  },
   selected_symbol: { type: 'integer', description: 'H-ARC selected_symbol: the colour 0-9 used or chosen' },
   selected_tool: { type: 'string', description: 'H-ARC selected_tool: edit, select, wand or fill after the action' },
-  copy_paste_data: { type: 'json', empty: true, description: 'H-ARC copy_paste_data: the block copied or pasted (rows of colours)' },
-  test_output_size_x: { type: 'integer', empty: true, description: 'H-ARC test_output_size_x: output grid width after the action (a submission: the grid submitted)' },
-  test_output_size_y: { type: 'integer', empty: true, description: 'H-ARC test_output_size_y: output grid height after the action' },
-  test_output_grid: { type: 'json', empty: true, description: 'H-ARC test_output_grid: the grid submitted (submissions only)' },
-  verdict: { type: 'string', empty: true, description: "Submissions: the server's judgement, correct, wrong or duplicate; unjudged for a logged submission the server never judged" },
+  copy_paste_data: {
+    type: 'json',
+    empty: true,
+    description: 'H-ARC copy_paste_data: the block copied or pasted (rows of colours)',
+  },
+  test_output_size_x: {
+    type: 'integer',
+    empty: true,
+    description: 'H-ARC test_output_size_x: output grid width after the action (a submission: the grid submitted)',
+  },
+  test_output_size_y: {
+    type: 'integer',
+    empty: true,
+    description: 'H-ARC test_output_size_y: output grid height after the action',
+  },
+  test_output_grid: {
+    type: 'json',
+    empty: true,
+    description: 'H-ARC test_output_grid: the grid submitted (submissions only)',
+  },
+  verdict: {
+    type: 'string',
+    empty: true,
+    description:
+      "Submissions: the server's judgement, correct, wrong or duplicate; unjudged for a logged submission the server never judged",
+  },
   solved: { type: 'boolean', description: 'H-ARC solved: this action solved the test input' },
   done: { type: 'boolean', description: 'H-ARC done: this action ended an attempt (a judged submission)' },
 };
@@ -140,21 +257,48 @@ const GRADES_SPEC: Record<string, Column> = {
   study_version: { type: 'integer', description: 'The study version the session ran' },
   session_id: { type: 'string', description: 'The session id (graders never see it)' },
   participant_id: { type: 'string', description: 'PROLIFIC_PID, else workerId, else the session id' },
-  excluded: { type: 'boolean', description: 'A session a researcher excluded (its grades are kept here, never final or counted)' },
+  excluded: {
+    type: 'boolean',
+    description: 'A session a researcher excluded (its grades are kept here, never final or counted)',
+  },
   item_id: { type: 'string', description: 'The question item in the study' },
-  test_index: { type: 'integer', description: "The question's 0-based position in its item (0 for a one-question item)" },
+  test_index: {
+    type: 'integer',
+    description: "The question's 0-based position in its item (0 for a one-question item)",
+  },
   collection: { type: 'string', empty: true, description: "The question's collection" },
   question: { type: 'string', empty: true, description: "The question's id in its collection" },
   answer: { type: 'string', description: 'What the participant wrote' },
-  kind: { type: 'string', description: "grade (a grader's), adjudication (the researcher's final grade) or mean (the final grade of agreeing graders)" },
-  grader: { type: 'string', empty: true, description: "The grader's label; for an adjudication, who set it (researcher); empty for a mean" },
-  criterion_scores: { type: 'json', description: "Points per rubric criterion in the rubric's order, a JSON list; [] for an item without a rubric" },
+  kind: {
+    type: 'string',
+    description:
+      "grade (a grader's), adjudication (the researcher's final grade) or mean (the final grade of agreeing graders)",
+  },
+  grader: {
+    type: 'string',
+    empty: true,
+    description: "The grader's label; for an adjudication, who set it (researcher); empty for a mean",
+  },
+  criterion_scores: {
+    type: 'json',
+    description: "Points per rubric criterion in the rubric's order, a JSON list; [] for an item without a rubric",
+  },
   criterion_notes: { type: 'json', description: 'The note per rubric criterion, a JSON list of strings' },
-  total: { type: 'number', description: 'Points: the sum of the criterion scores; without a rubric 1 (correct) or 0 (incorrect)' },
+  total: {
+    type: 'number',
+    description: 'Points: the sum of the criterion scores; without a rubric 1 (correct) or 0 (incorrect)',
+  },
   max_points: { type: 'number', description: "The rubric's total points (1 without a rubric)" },
-  pass: { type: 'boolean', description: "The total reaches the rubric's pass mark (half its total unless the rubric states one)" },
+  pass: {
+    type: 'boolean',
+    description: "The total reaches the rubric's pass mark (half its total unless the rubric states one)",
+  },
   note: { type: 'string', empty: true, description: 'The note on the whole answer' },
-  final: { type: 'boolean', description: "This row is the answer's final grade: the only grade, the adjudication, or the mean of agreeing grades" },
+  final: {
+    type: 'boolean',
+    description:
+      "This row is the answer's final grade: the only grade, the adjudication, or the mean of agreeing grades",
+  },
   final_source: { type: 'string', empty: true, description: 'On a final row: single, agreed or adjudicated' },
   graded_at: { type: 'string', empty: true, description: 'When the grade was saved, ISO 8601 UTC; empty for a mean' },
 };
@@ -164,23 +308,70 @@ const RESPONSES_SPEC: Record<string, Column> = {
   study_version: { type: 'integer', description: 'The study version the session ran' },
   session_id: { type: 'string', description: 'The session id' },
   participant_id: { type: 'string', description: 'PROLIFIC_PID, else workerId, else the session id' },
-  session_state: { type: 'string', description: 'started, active, finished, timed_out, abandoned or withdrawn, at export time' },
+  session_state: {
+    type: 'string',
+    description: 'started, active, finished, timed_out, abandoned or withdrawn, at export time',
+  },
   playtest: { type: 'boolean', description: "A designer's playtest session (never counted)" },
   excluded: { type: 'boolean', description: 'A session a researcher excluded (kept here, never counted)' },
-  item_id: { type: 'string', empty: true, description: 'The item in the study; for a withdrawal, the item the participant was on (empty before the first)' },
+  item_id: {
+    type: 'string',
+    empty: true,
+    description: 'The item in the study; for a withdrawal, the item the participant was on (empty before the first)',
+  },
   item_kind: { type: 'string', empty: true, description: 'question, survey, task or game' },
   practice: { type: 'boolean', empty: true, description: 'A practice item (never counted)' },
-  kind: { type: 'string', description: 'question (an answer to a question), survey (a survey answer), description (a written description of a task or game) or withdraw' },
-  question_index: { type: 'integer', empty: true, description: "Questions: the 0-based place in the item (0 for a one-question item; the answer's test index)" },
-  question_id: { type: 'string', empty: true, description: "Questions: the question's id in its collection; surveys: the survey question's id" },
+  kind: {
+    type: 'string',
+    description:
+      'question (an answer to a question), survey (a survey answer), description (a written description of a task or game) or withdraw',
+  },
+  question_index: {
+    type: 'integer',
+    empty: true,
+    description: "Questions: the 0-based place in the item (0 for a one-question item; the answer's test index)",
+  },
+  question_id: {
+    type: 'string',
+    empty: true,
+    description: "Questions: the question's id in its collection; surveys: the survey question's id",
+  },
   collection: { type: 'string', empty: true, description: "Questions: the question's collection" },
-  part: { type: 'string', empty: true, description: 'Descriptions: first (after the first submission on a task) or last (on leaving it; a game has only last)' },
-  answer: { type: 'string', empty: true, description: 'The choice label or the text (questions), the answer (surveys; several options "; " separated), the text (descriptions), the reason (withdraw); empty when not answered' },
+  part: {
+    type: 'string',
+    empty: true,
+    description:
+      'Descriptions: first (after the first submission on a task) or last (on leaving it; a game has only last)',
+  },
+  answer: {
+    type: 'string',
+    empty: true,
+    description:
+      'The choice label or the text (questions), the answer (surveys; several options "; " separated), the text (descriptions), the reason (withdraw); empty when not answered',
+  },
   comment: { type: 'string', empty: true, description: "Withdraw: the participant's comment" },
-  verdict: { type: 'string', empty: true, description: "Questions: the server's judgement, correct or wrong, or for a free response its final grade's pass (correct or wrong; points in grades.csv), else ungraded; empty when not answered" },
-  correct: { type: 'boolean', empty: true, description: 'Questions: the verdict is correct (empty when ungraded or not answered)' },
-  item_time_ms: { type: 'number', empty: true, description: "Client time on the item, ms: from its item.start to its item.end (or its last event)" },
-  changes: { type: 'integer', empty: true, description: 'Answer changes before the answer was sent: of its successive logged values (choices, texts logged when typing pauses, survey values), those that differ from the one before; the first is not a change' },
+  verdict: {
+    type: 'string',
+    empty: true,
+    description:
+      "Questions: the server's judgement, correct or wrong, or for a free response its final grade's pass (correct or wrong; points in grades.csv), else ungraded; empty when not answered",
+  },
+  correct: {
+    type: 'boolean',
+    empty: true,
+    description: 'Questions: the verdict is correct (empty when ungraded or not answered)',
+  },
+  item_time_ms: {
+    type: 'number',
+    empty: true,
+    description: 'Client time on the item, ms: from its item.start to its item.end (or its last event)',
+  },
+  changes: {
+    type: 'integer',
+    empty: true,
+    description:
+      'Answer changes before the answer was sent: of its successive logged values (choices, texts logged when typing pauses, survey values), those that differ from the one before; the first is not a change',
+  },
   answered_at: { type: 'string', empty: true, description: 'When the server stored the answer, ISO 8601 UTC' },
 };
 
@@ -192,19 +383,39 @@ const eventsSchema = {
   'x-format-version': EVENTS_VERSION,
   type: 'object',
   additionalProperties: false,
-  required: ['sessionId', 'studyVersion', 'seq', 't', 'kind', 'data', 'receivedAt', 'item', 'practice', 'playtest', 'excluded'],
+  required: [
+    'sessionId',
+    'studyVersion',
+    'seq',
+    't',
+    'kind',
+    'data',
+    'receivedAt',
+    'item',
+    'practice',
+    'playtest',
+    'excluded',
+  ],
   properties: {
     sessionId: { type: 'string' },
     studyVersion: { type: 'integer', minimum: 1 },
     seq: { type: 'integer', minimum: 0, description: '0, 1, 2, ... within the session' },
     t: { type: 'number', minimum: 0, description: 'ms since the session started (performance.now(), sub-millisecond)' },
-    kind: { type: 'string', minLength: 1, maxLength: 64, description: 'What happened: item.start, paint, submit, game.action, ...' },
+    kind: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 64,
+      description: 'What happened: item.start, paint, submit, game.action, ...',
+    },
     data: { type: 'object', description: "The kind's payload" },
     receivedAt: { type: 'number', description: "The server's receive time, ms since the Unix epoch" },
     item: { type: ['string', 'null'], description: 'The item the event belongs to (the last item.start before it)' },
     practice: { type: 'boolean', description: 'The item is a practice item (never counted)' },
     playtest: { type: 'boolean', description: "The session is a designer's playtest (never counted)" },
-    excluded: { type: 'boolean', description: 'A researcher excluded the session (kept in the export, never counted in results or baselines)' },
+    excluded: {
+      type: 'boolean',
+      description: 'A researcher excluded the session (kept in the export, never counted in results or baselines)',
+    },
   },
 };
 
@@ -212,28 +423,62 @@ const recordingSchema = {
   $schema: 'https://json-schema.org/draft/2020-12/schema',
   $id: `${BASE}recording.schema.json`,
   title: 'ARC-AGI-3 .recording.jsonl line',
-  description: 'One action of a game run and the frames it produced, as the official ARC-AGI-3 recordings write it (see docs/formats/recording.md). One JSON object per line.',
+  description:
+    'One action of a game run and the frames it produced, as the official ARC-AGI-3 recordings write it (see docs/formats/recording.md). One JSON object per line.',
   type: 'object',
   required: ['timestamp', 'data'],
   properties: {
-    timestamp: { type: 'string', description: 'ISO-8601 UTC with microseconds and +00:00: the session wall-clock anchor plus the event t' },
+    timestamp: {
+      type: 'string',
+      description: 'ISO-8601 UTC with microseconds and +00:00: the session wall-clock anchor plus the event t',
+    },
     data: {
       type: 'object',
-      required: ['game_id', 'frame', 'state', 'levels_completed', 'win_levels', 'action_input', 'guid', 'full_reset', 'available_actions'],
+      required: [
+        'game_id',
+        'frame',
+        'state',
+        'levels_completed',
+        'win_levels',
+        'action_input',
+        'guid',
+        'full_reset',
+        'available_actions',
+      ],
       properties: {
         game_id: { type: 'string' },
-        frame: { type: 'array', minItems: 1, items: { type: 'array', minItems: 64, maxItems: 64, items: { type: 'array', minItems: 64, maxItems: 64, items: { type: 'integer', minimum: 0, maximum: 15 } } } },
+        frame: {
+          type: 'array',
+          minItems: 1,
+          items: {
+            type: 'array',
+            minItems: 64,
+            maxItems: 64,
+            items: { type: 'array', minItems: 64, maxItems: 64, items: { type: 'integer', minimum: 0, maximum: 15 } },
+          },
+        },
         state: { enum: ['NOT_PLAYED', 'NOT_FINISHED', 'WIN', 'GAME_OVER'] },
         levels_completed: { type: 'integer', minimum: 0 },
         win_levels: { type: 'integer', minimum: 0 },
         action_input: {
-          type: 'object', required: ['id', 'data'],
+          type: 'object',
+          required: ['id', 'data'],
           properties: {
             id: {
-              description: 'The action: by number (RESET 0, ACTION1-7 1-7) in the recordings of built-in games, by name in those of server-run games, as the official toolkit writes them',
-              oneOf: [{ type: 'integer', minimum: 0, maximum: 7 }, { enum: ['RESET', 'ACTION1', 'ACTION2', 'ACTION3', 'ACTION4', 'ACTION5', 'ACTION6', 'ACTION7'] }],
+              description:
+                'The action: by number (RESET 0, ACTION1-7 1-7) in the recordings of built-in games, by name in those of server-run games, as the official toolkit writes them',
+              oneOf: [
+                { type: 'integer', minimum: 0, maximum: 7 },
+                { enum: ['RESET', 'ACTION1', 'ACTION2', 'ACTION3', 'ACTION4', 'ACTION5', 'ACTION6', 'ACTION7'] },
+              ],
             },
-            data: { type: 'object', properties: { x: { type: 'integer', minimum: 0, maximum: 63 }, y: { type: 'integer', minimum: 0, maximum: 63 } } },
+            data: {
+              type: 'object',
+              properties: {
+                x: { type: 'integer', minimum: 0, maximum: 63 },
+                y: { type: 'integer', minimum: 0, maximum: 63 },
+              },
+            },
             reasoning: { description: "The agent's reasoning, as the toolkit writes it (null for a person)" },
           },
         },
@@ -261,7 +506,10 @@ const CAMPAIGN_SPEC: Record<string, Column> = {
   status: { type: 'string', description: 'met, needs_more, revise or never_solved (the rule is in campaign.json)' },
   median_actions: { type: 'number', empty: true, description: "Median actions of this study's full solves" },
   median_seconds: { type: 'number', empty: true, description: "Median seconds of this study's full solves" },
-  versions: { type: 'string', description: 'The versions met (game versions or collection/task), space-separated, oldest first' },
+  versions: {
+    type: 'string',
+    description: 'The versions met (game versions or collection/task), space-separated, oldest first',
+  },
   drop_off_levels: { type: 'string', description: 'Games: the levels flagged as drop-offs, space-separated' },
 };
 
@@ -271,7 +519,17 @@ const campaignViewSchema = {
   title: 'ARC Studio campaign.json (arc-studio.campaign)',
   description: `The campaign view of a study with pools, as GET /api/admin/studies/:id/campaign answers it (CampaignView in src/core/protocol/campaign.ts). Format version ${CAMPAIGN_VERSION}.`,
   type: 'object',
-  required: ['format', 'version', 'studyId', 'campaignId', 'rule', 'generatedAt', 'participants', 'candidates', 'participantsNeeded'],
+  required: [
+    'format',
+    'version',
+    'studyId',
+    'campaignId',
+    'rule',
+    'generatedAt',
+    'participants',
+    'candidates',
+    'participantsNeeded',
+  ],
   properties: {
     format: { const: 'arc-studio.campaign' },
     version: { type: 'integer' },
@@ -284,10 +542,30 @@ const campaignViewSchema = {
       type: 'array',
       items: {
         type: 'object',
-        required: ['id', 'pool', 'kind', 'label', 'target', 'drawn', 'inProgress', 'attempts', 'solves', 'status', 'medianActions', 'medianSeconds', 'versions'],
+        required: [
+          'id',
+          'pool',
+          'kind',
+          'label',
+          'target',
+          'drawn',
+          'inProgress',
+          'attempts',
+          'solves',
+          'status',
+          'medianActions',
+          'medianSeconds',
+          'versions',
+        ],
         properties: {
           status: { enum: ['met', 'needs_more', 'revise', 'never_solved'] },
-          levels: { type: 'array', items: { type: 'object', required: ['level', 'reached', 'completed', 'medianActions', 'medianSeconds', 'dropOff'] } },
+          levels: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['level', 'reached', 'completed', 'medianActions', 'medianSeconds', 'dropOff'],
+            },
+          },
         },
       },
     },
@@ -299,19 +577,62 @@ const campaignViewSchema = {
 export function exportSchemas(): Record<string, object> {
   return {
     'events.schema.json': eventsSchema,
-    'attempts.schema.json': csvSchema('attempts', ATTEMPTS_VERSION, 'ARC Studio attempts.csv record', 'One attempt: a session and an item the participant started.', ATTEMPTS_COLUMNS, ATTEMPT_SPEC),
+    'attempts.schema.json': csvSchema(
+      'attempts',
+      ATTEMPTS_VERSION,
+      'ARC Studio attempts.csv record',
+      'One attempt: a session and an item the participant started.',
+      ATTEMPTS_COLUMNS,
+      ATTEMPT_SPEC,
+    ),
     'baselines.schema.json': {
       ...z.toJSONSchema(BaselinesFileSchema, { target: 'draft-2020-12' }),
       $id: `${BASE}baselines.schema.json`,
       title: 'ARC Studio baselines.json (arc-studio.baselines)',
-      description: 'Per game and level: first-time players who reached and completed it, their action counts and the baseline under each named preset; presets names their versions. Read by arc-studio score --baselines.',
+      description:
+        'Per game and level: first-time players who reached and completed it, their action counts and the baseline under each named preset; presets names their versions. Read by arc-studio score --baselines.',
     },
-    'baselines-csv.schema.json': csvSchema('baselines-csv', BASELINES_CSV_VERSION, 'ARC Studio baselines.csv record', 'One baseline figure: a game level under one named preset.', BASELINES_CSV_COLUMNS, BASELINE_SPEC),
-    'grid-actions.schema.json': csvSchema('grid-actions', GRID_ACTIONS_VERSION, 'ARC Studio grid-actions.csv record', 'One grid-task action, with H-ARC column names where they map. Coordinates: x is the column, y the row, both 0-based from the top-left cell; time is ms since the session started.', GRID_ACTIONS_COLUMNS, GRID_SPEC),
-    'grades.schema.json': csvSchema('grades', GRADES_VERSION, 'ARC Studio grades.csv record', 'One grade of a free-response or symbolic answer to a question item.', GRADES_COLUMNS, GRADES_SPEC),
-    'responses.schema.json': csvSchema('responses', RESPONSES_VERSION, 'ARC Studio responses.csv record', "One participant's answer to a question, a survey question, a written description or a withdrawal.", RESPONSES_COLUMNS, RESPONSES_SPEC),
+    'baselines-csv.schema.json': csvSchema(
+      'baselines-csv',
+      BASELINES_CSV_VERSION,
+      'ARC Studio baselines.csv record',
+      'One baseline figure: a game level under one named preset.',
+      BASELINES_CSV_COLUMNS,
+      BASELINE_SPEC,
+    ),
+    'grid-actions.schema.json': csvSchema(
+      'grid-actions',
+      GRID_ACTIONS_VERSION,
+      'ARC Studio grid-actions.csv record',
+      'One grid-task action, with H-ARC column names where they map. Coordinates: x is the column, y the row, both 0-based from the top-left cell; time is ms since the session started.',
+      GRID_ACTIONS_COLUMNS,
+      GRID_SPEC,
+    ),
+    'grades.schema.json': csvSchema(
+      'grades',
+      GRADES_VERSION,
+      'ARC Studio grades.csv record',
+      'One grade of a free-response or symbolic answer to a question item.',
+      GRADES_COLUMNS,
+      GRADES_SPEC,
+    ),
+    'responses.schema.json': csvSchema(
+      'responses',
+      RESPONSES_VERSION,
+      'ARC Studio responses.csv record',
+      "One participant's answer to a question, a survey question, a written description or a withdrawal.",
+      RESPONSES_COLUMNS,
+      RESPONSES_SPEC,
+    ),
     'recording.schema.json': recordingSchema,
-    'campaign.schema.json': csvSchema('campaign', CAMPAIGN_VERSION, 'ARC Studio campaign.csv record', 'One candidate of a pool of a campaign study, and where it stands against its target.', CAMPAIGN_COLUMNS, CAMPAIGN_SPEC),
+    'campaign.schema.json': csvSchema(
+      'campaign',
+      CAMPAIGN_VERSION,
+      'ARC Studio campaign.csv record',
+      'One candidate of a pool of a campaign study, and where it stands against its target.',
+      CAMPAIGN_COLUMNS,
+      CAMPAIGN_SPEC,
+    ),
     'campaign-view.schema.json': campaignViewSchema,
   };
 }

@@ -22,7 +22,9 @@ const ROOT = path.resolve(__dirname, '../../..');
 const ADMIN = 'researcher-token-for-export-thread-tests';
 const SESSIONS = 24;
 const stores: Store[] = [];
-afterAll(async () => { await Promise.all(stores.map((s) => s.close())); });
+afterAll(async () => {
+  await Promise.all(stores.map((s) => s.close()));
+});
 
 describe.each(backends)('exports on worker threads, $name', (backend) => {
   it('go on acknowledging participants while 24,000 events are downloaded, and the downloads are whole', async () => {
@@ -31,9 +33,17 @@ describe.each(backends)('exports on worker threads, $name', (backend) => {
     const library = new TaskLibrary();
     await library.mount(path.join(ROOT, 'data/tasks/samples'));
     await fill(store, 'big', SESSIONS);
-    const app = createApi({ library, version: 'test', study: { store, adminTokenHash: hashToken(ADMIN), replay: replayWithEngine, games: gameIds, exportThreads: true } });
+    const app = createApi({
+      library,
+      version: 'test',
+      study: { store, adminTokenHash: hashToken(ADMIN), replay: replayWithEngine, games: gameIds, exportThreads: true },
+    });
     const link = async (format: string) => {
-      const made = await app.request('/admin/studies/big/exports', { method: 'POST', headers: { Authorization: `Bearer ${ADMIN}` }, body: JSON.stringify({ format }) });
+      const made = await app.request('/admin/studies/big/exports', {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${ADMIN}` },
+        body: JSON.stringify({ format }),
+      });
       expect(made.status).toBe(201);
       return ((await made.json()) as { url: string }).url.replace(/^\/api/, '');
     };

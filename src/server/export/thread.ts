@@ -63,7 +63,8 @@ async function storeCall(store: Store, path: readonly string[], args: readonly u
   for (const key of path.slice(0, -1)) target = (target as Record<string, unknown>)[key];
   const method = path[path.length - 1];
   const fn = (target as Record<string, unknown>)[method];
-  if (typeof fn !== 'function' || !/^(list|read|get|gradable|submission)/.test(method)) throw new Error(`an export may not call store.${path.join('.')}`);
+  if (typeof fn !== 'function' || !/^(list|read|get|gradable|submission)/.test(method))
+    throw new Error(`an export may not call store.${path.join('.')}`);
   return (fn as (...a: unknown[]) => Promise<unknown>).apply(target, args as unknown[]);
 }
 
@@ -71,11 +72,21 @@ async function storeCall(store: Store, path: readonly string[], args: readonly u
 export function threadJob(format: ExportFormat, ctx: ExportContext, verify: boolean): ThreadJob {
   const testCounts: [string, number | null][] = [];
   for (const def of ctx.versions.values()) {
-    for (const item of def.items) if (item.kind === 'task') testCounts.push([`${item.collection}\u0000${item.task}`, ctx.testCount(item.collection, item.task)]);
+    for (const item of def.items)
+      if (item.kind === 'task')
+        testCounts.push([`${item.collection}\u0000${item.task}`, ctx.testCount(item.collection, item.task)]);
   }
   return {
-    format, studyId: ctx.studyId, version: ctx.version, versions: [...ctx.versions.entries()], sessions: ctx.sessions,
-    testCounts, games: ctx.games, now: ctx.now, pageSize: ctx.pageSize, verify,
+    format,
+    studyId: ctx.studyId,
+    version: ctx.version,
+    versions: [...ctx.versions.entries()],
+    sessions: ctx.sessions,
+    testCounts,
+    games: ctx.games,
+    now: ctx.now,
+    pageSize: ctx.pageSize,
+    verify,
   };
 }
 
@@ -90,7 +101,11 @@ export async function* exportOnThread(job: ThreadJob, store: Store): AsyncGenera
   let ended = false;
   let failure: Error | null = null;
   let wake: (() => void) | null = null;
-  const poke = () => { const w = wake; wake = null; w?.(); };
+  const poke = () => {
+    const w = wake;
+    wake = null;
+    w?.();
+  };
   worker.on('message', (m: FromWorker) => {
     if (m.type === 'chunk') chunks.push(m.data);
     else if (m.type === 'done') ended = true;
@@ -98,17 +113,31 @@ export async function* exportOnThread(job: ThreadJob, store: Store): AsyncGenera
     else if (m.type === 'call') {
       storeCall(store, m.path, m.args).then(
         (value) => worker.postMessage({ type: 'result', id: m.id, value } satisfies ToWorker),
-        (e: unknown) => worker.postMessage({ type: 'error', id: m.id, message: e instanceof Error ? e.message : String(e) } satisfies ToWorker),
+        (e: unknown) =>
+          worker.postMessage({
+            type: 'error',
+            id: m.id,
+            message: e instanceof Error ? e.message : String(e),
+          } satisfies ToWorker),
       );
       return;
     }
     poke();
   });
-  worker.on('error', (e) => { failure = e; poke(); });
-  worker.on('exit', (code) => { if (!ended && !failure) failure = new Error(`the export thread stopped (${code})`); poke(); });
+  worker.on('error', (e) => {
+    failure = e;
+    poke();
+  });
+  worker.on('exit', (code) => {
+    if (!ended && !failure) failure = new Error(`the export thread stopped (${code})`);
+    poke();
+  });
   try {
     for (;;) {
-      while (!chunks.length && !ended && !failure) await new Promise<void>((r) => { wake = r; });
+      while (!chunks.length && !ended && !failure)
+        await new Promise<void>((r) => {
+          wake = r;
+        });
       if (chunks.length) {
         const chunk = chunks.shift()!;
         yield chunk;

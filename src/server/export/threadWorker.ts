@@ -35,53 +35,70 @@ port.on('message', (m: ToWorker) => {
   else c.reject(new Error(m.message));
 });
 
-const call = (path: readonly string[], args: readonly unknown[]) => new Promise<unknown>((resolve, reject) => {
-  const id = nextCall++;
-  calls.set(id, { resolve, reject });
-  port.postMessage({ type: 'call', id, path, args } satisfies FromWorker);
-});
+const call = (path: readonly string[], args: readonly unknown[]) =>
+  new Promise<unknown>((resolve, reject) => {
+    const id = nextCall++;
+    calls.set(id, { resolve, reject });
+    port.postMessage({ type: 'call', id, path, args } satisfies FromWorker);
+  });
 
 /** A store whose every method is the main thread's; `streamEvents` reads a page per call. */
 function remoteStore(path: readonly string[] = []): Store {
-  return new Proxy({}, {
-    get(_, key) {
-      if (typeof key !== 'string' || key === 'then') return undefined;
-      if (path.length === 0 && key === 'streamEvents') {
-        return async function* streamEvents(sessionId: string, opts: { batchSize?: number; afterSeq?: number } = {}) {
-          const size = Math.max(1, Math.floor(opts.batchSize ?? 5000));
-          let after = opts.afterSeq ?? -1;
-          for (;;) {
-            const page = (await call(['eventsPage'], [sessionId, after, size])) as StoredEvent[];
-            if (page.length === 0) return;
-            after = page[page.length - 1].seq;
-            yield page;
-            if (page.length < size) return;
-          }
-        };
-      }
-      if (path.length === 0 && key === 'grading') return remoteStore(['grading']);
-      return (...args: unknown[]) => call([...path, key], args);
+  return new Proxy(
+    {},
+    {
+      get(_, key) {
+        if (typeof key !== 'string' || key === 'then') return undefined;
+        if (path.length === 0 && key === 'streamEvents') {
+          return async function* streamEvents(sessionId: string, opts: { batchSize?: number; afterSeq?: number } = {}) {
+            const size = Math.max(1, Math.floor(opts.batchSize ?? 5000));
+            let after = opts.afterSeq ?? -1;
+            for (;;) {
+              const page = (await call(['eventsPage'], [sessionId, after, size])) as StoredEvent[];
+              if (page.length === 0) return;
+              after = page[page.length - 1].seq;
+              yield page;
+              if (page.length < size) return;
+            }
+          };
+        }
+        if (path.length === 0 && key === 'grading') return remoteStore(['grading']);
+        return (...args: unknown[]) => call([...path, key], args);
+      },
     },
-  }) as Store;
+  ) as Store;
 }
 
 async function main(): Promise<void> {
   const counts = new Map(job.testCounts);
   const ctx: ExportContext = {
-    store: remoteStore(), studyId: job.studyId, version: job.version, versions: new Map(job.versions), sessions: job.sessions,
+    store: remoteStore(),
+    studyId: job.studyId,
+    version: job.version,
+    versions: new Map(job.versions),
+    sessions: job.sessions,
     testCount: (collection, task) => counts.get(`${collection}\u0000${task}`) ?? null,
-    replay: job.verify ? replayWithEngine : null, games: job.games, now: job.now, pageSize: job.pageSize,
+    replay: job.verify ? replayWithEngine : null,
+    games: job.games,
+    now: job.now,
+    pageSize: job.pageSize,
   };
   const enc = new TextEncoder();
   let parts: Uint8Array[] = [];
   let size = 0;
   const flush = async () => {
     if (!size) return;
-    while (credit === 0) await new Promise<void>((r) => { pulled = r; });
+    while (credit === 0)
+      await new Promise<void>((r) => {
+        pulled = r;
+      });
     credit--;
     const out = new Uint8Array(size);
     let at = 0;
-    for (const p of parts) { out.set(p, at); at += p.length; }
+    for (const p of parts) {
+      out.set(p, at);
+      at += p.length;
+    }
     parts = [];
     size = 0;
     port.postMessage({ type: 'chunk', data: out } satisfies FromWorker, [out.buffer]);

@@ -25,14 +25,24 @@ describe('streaming ZIP', () => {
     async function* big() {
       for (let i = 0; i < 200; i++) yield `line ${i} ${'x'.repeat(i % 97)}\n`.repeat(50);
     }
-    const zip = await collect(zipStream([
-      { name: 'a.txt', data: ['hello ', Buffer.from('world')] },
-      { name: 'empty.txt', data: [] },
-      { name: 'dir/big.txt', data: big() },
-      { name: 'ünïcode.json', data: ['{"k": "v"}'] },
-    ], { modified: new Date(2026, 0, 2, 3, 4, 6) }));
+    const zip = await collect(
+      zipStream(
+        [
+          { name: 'a.txt', data: ['hello ', Buffer.from('world')] },
+          { name: 'empty.txt', data: [] },
+          { name: 'dir/big.txt', data: big() },
+          { name: 'ünïcode.json', data: ['{"k": "v"}'] },
+        ],
+        { modified: new Date(2026, 0, 2, 3, 4, 6) },
+      ),
+    );
     const entries = readZip(zip);
-    expect(entries.map((e) => [e.name, e.data.length])).toEqual([['a.txt', 11], ['empty.txt', 0], ['dir/big.txt', expect.any(Number)], ['ünïcode.json', 10]]);
+    expect(entries.map((e) => [e.name, e.data.length])).toEqual([
+      ['a.txt', 11],
+      ['empty.txt', 0],
+      ['dir/big.txt', expect.any(Number)],
+      ['ünïcode.json', 10],
+    ]);
     expect(entries[0].data.toString()).toBe('hello world');
     let expected = '';
     for (let i = 0; i < 200; i++) expected += `line ${i} ${'x'.repeat(i % 97)}\n`.repeat(50);
@@ -40,18 +50,40 @@ describe('streaming ZIP', () => {
     // Python's zipfile checks every CRC and the data descriptors.
     const file = path.join(dir, 'test.zip');
     writeFileSync(file, zip);
-    const py = spawnSync('python3', ['-c', 'import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1])\nprint(z.testzip(), len(z.namelist()), z.getinfo("a.txt").date_time)', file], { encoding: 'utf8' });
+    const py = spawnSync(
+      'python3',
+      [
+        '-c',
+        'import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1])\nprint(z.testzip(), len(z.namelist()), z.getinfo("a.txt").date_time)',
+        file,
+      ],
+      { encoding: 'utf8' },
+    );
     expect(py.stderr).toBe('');
     expect(py.stdout.trim()).toBe('None 4 (2026, 1, 2, 3, 4, 6)');
   });
 
   it('refuses unsafe or repeated names and passes on a failing source', async () => {
     await expect(collect(zipStream([{ name: '../evil', data: [] }]))).rejects.toThrow(ZipError);
-    await expect(collect(zipStream([{ name: 'a', data: [] }, { name: 'a', data: [] }]))).rejects.toThrow(/written twice/);
-    async function* broken() { yield 'part'; throw new Error('database went away'); }
+    await expect(
+      collect(
+        zipStream([
+          { name: 'a', data: [] },
+          { name: 'a', data: [] },
+        ]),
+      ),
+    ).rejects.toThrow(/written twice/);
+    async function* broken() {
+      yield 'part';
+      throw new Error('database went away');
+    }
     await expect(collect(zipStream([{ name: 'a', data: broken() }]))).rejects.toThrow('database went away');
     // Also once the entry is past the size deflated in one call and streams.
-    async function* brokenLater() { yield 'x'.repeat(200_000); yield 'y'.repeat(200_000); throw new Error('database went away later'); }
+    async function* brokenLater() {
+      yield 'x'.repeat(200_000);
+      yield 'y'.repeat(200_000);
+      throw new Error('database went away later');
+    }
     await expect(collect(zipStream([{ name: 'a', data: brokenLater() }]))).rejects.toThrow('database went away later');
   });
 
@@ -79,13 +111,21 @@ describe('streaming ZIP', () => {
     expect(test.status, test.stdout + test.stderr).toBe(0);
     expect(test.stdout).toMatch(/^No errors detected/);
     // Python checks every CRC (testzip) and reports them: each equals the CRC-32 of the entry's text.
-    const py = spawnSync('python3', ['-c', [
-      'import sys, zipfile, zlib',
-      'z = zipfile.ZipFile(sys.argv[1])',
-      'infos = z.infolist()',
-      'bad = [i.filename for i in infos if zlib.crc32(z.read(i)) != i.CRC or i.CRC != zlib.crc32(("entry " + i.filename[2:-4] + "\\n").encode())]',
-      'print(z.testzip(), len(infos), len(bad))',
-    ].join('\n'), file], { encoding: 'utf8' });
+    const py = spawnSync(
+      'python3',
+      [
+        '-c',
+        [
+          'import sys, zipfile, zlib',
+          'z = zipfile.ZipFile(sys.argv[1])',
+          'infos = z.infolist()',
+          'bad = [i.filename for i in infos if zlib.crc32(z.read(i)) != i.CRC or i.CRC != zlib.crc32(("entry " + i.filename[2:-4] + "\\n").encode())]',
+          'print(z.testzip(), len(infos), len(bad))',
+        ].join('\n'),
+        file,
+      ],
+      { encoding: 'utf8' },
+    );
     expect(py.stderr).toBe('');
     expect(py.stdout.trim()).toBe(`None ${n} 0`);
   }, 120_000);
@@ -95,22 +135,41 @@ describe('streaming ZIP', () => {
     async function* big() {
       for (let i = 0; i < 100; i++) yield `line ${i} ${'y'.repeat(i)}\n`.repeat(40);
     }
-    const zip = await collect(zipStream([
-      { name: 'a.txt', data: ['hello'] },
-      { name: 'dir/big.txt', data: big() },
-      { name: 'empty', data: [] },
-    ], { zip64: 'always' }));
+    const zip = await collect(
+      zipStream(
+        [
+          { name: 'a.txt', data: ['hello'] },
+          { name: 'dir/big.txt', data: big() },
+          { name: 'empty', data: [] },
+        ],
+        { zip64: 'always' },
+      ),
+    );
     const entries = readZip(zip);
-    expect(entries.map((e) => [e.name, e.data.length])).toEqual([['a.txt', 5], ['dir/big.txt', expect.any(Number)], ['empty', 0]]);
+    expect(entries.map((e) => [e.name, e.data.length])).toEqual([
+      ['a.txt', 5],
+      ['dir/big.txt', expect.any(Number)],
+      ['empty', 0],
+    ]);
     // The central directory says 0xFFFFFFFF for sizes and offset: the real values are in the ZIP64 extra field.
     const cd = zip.indexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02]));
-    expect([zip.readUInt32LE(cd + 20), zip.readUInt32LE(cd + 24), zip.readUInt32LE(cd + 42)]).toEqual([0xffffffff, 0xffffffff, 0xffffffff]);
+    expect([zip.readUInt32LE(cd + 20), zip.readUInt32LE(cd + 24), zip.readUInt32LE(cd + 42)]).toEqual([
+      0xffffffff, 0xffffffff, 0xffffffff,
+    ]);
     const file = path.join(dir, 'zip64.zip');
     writeFileSync(file, zip);
     const test = spawnSync('unzip', ['-t', file], { encoding: 'utf8' });
     expect(test.status, test.stdout + test.stderr).toBe(0);
     expect(test.stdout).toMatch(/No errors detected in compressed data/);
-    const py = spawnSync('python3', ['-c', 'import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1])\nprint(z.testzip(), [(i.filename, i.file_size, i.header_offset) for i in z.infolist()][0], z.read("a.txt").decode())', file], { encoding: 'utf8' });
+    const py = spawnSync(
+      'python3',
+      [
+        '-c',
+        'import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1])\nprint(z.testzip(), [(i.filename, i.file_size, i.header_offset) for i in z.infolist()][0], z.read("a.txt").decode())',
+        file,
+      ],
+      { encoding: 'utf8' },
+    );
     expect(py.stderr).toBe('');
     expect(py.stdout.trim()).toBe("None ('a.txt', 5, 0) hello");
   });

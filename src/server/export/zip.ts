@@ -55,7 +55,12 @@ const ZIP64_EXTRA = 0x0001;
 /** "Version needed to extract": 2.0 for deflate, 4.5 for ZIP64. */
 const V_DEFLATE = 20;
 const V_ZIP64 = 45;
-const toBuf = (c: string | Uint8Array): Buffer => (typeof c === 'string' ? Buffer.from(c, 'utf8') : Buffer.isBuffer(c) ? c : Buffer.from(c.buffer, c.byteOffset, c.byteLength));
+const toBuf = (c: string | Uint8Array): Buffer =>
+  typeof c === 'string'
+    ? Buffer.from(c, 'utf8')
+    : Buffer.isBuffer(c)
+      ? c
+      : Buffer.from(c.buffer, c.byteOffset, c.byteLength);
 
 function dosDateTime(d: Date): { time: number; date: number } {
   const year = Math.max(1980, d.getFullYear());
@@ -65,7 +70,13 @@ function dosDateTime(d: Date): { time: number; date: number } {
   };
 }
 
-interface Written { name: Buffer; crc: number; csize: number; usize: number; offset: number }
+interface Written {
+  name: Buffer;
+  crc: number;
+  csize: number;
+  usize: number;
+  offset: number;
+}
 
 /** A ZIP64 extra field holding `values` (8 bytes each, in APPNOTE's order: sizes, then offset). */
 function zip64Extra(values: readonly number[]): Buffer {
@@ -138,15 +149,20 @@ function endRecords(count: number, cdStart: number, cdSize: number, always: bool
  * @throws ZipError for a name that is not a relative path, or one written twice.
  * @example for await (const chunk of zipStream([{ name: 'a.txt', data: ['hello'] }])) out.write(chunk);
  */
-export async function* zipStream(entries: AsyncIterable<ZipInput> | Iterable<ZipInput>, opts: ZipOptions = {}): AsyncGenerator<Buffer> {
+export async function* zipStream(
+  entries: AsyncIterable<ZipInput> | Iterable<ZipInput>,
+  opts: ZipOptions = {},
+): AsyncGenerator<Buffer> {
   const { time, date } = dosDateTime(opts.modified ?? new Date());
   const always = opts.zip64 === 'always';
   const written: Written[] = [];
   const names = new Set<string>();
   let offset = 0;
   for await (const entry of entries) {
-    if (!entry.name || entry.name.startsWith('/') || entry.name.split('/').includes('..')) throw new ZipError(`entry name "${entry.name}" is not a relative path inside the archive.`);
-    if (names.has(entry.name)) throw new ZipError(`entry "${entry.name}" is written twice; names in an archive must be unique.`);
+    if (!entry.name || entry.name.startsWith('/') || entry.name.split('/').includes('..'))
+      throw new ZipError(`entry name "${entry.name}" is not a relative path inside the archive.`);
+    if (names.has(entry.name))
+      throw new ZipError(`entry "${entry.name}" is written twice; names in an archive must be unique.`);
     names.add(entry.name);
     const name = Buffer.from(entry.name, 'utf8');
     // Sizes are not known yet: with `always` the local header says ZIP64 (sizes in the
@@ -161,7 +177,10 @@ export async function* zipStream(entries: AsyncIterable<ZipInput> | Iterable<Zip
     header.writeUInt16LE(time, 10);
     header.writeUInt16LE(date, 12);
     // CRC and sizes are 0 here and follow the data in its descriptor.
-    if (always) { header.writeUInt32LE(MAX32, 18); header.writeUInt32LE(MAX32, 22); }
+    if (always) {
+      header.writeUInt32LE(MAX32, 18);
+      header.writeUInt32LE(MAX32, 22);
+    }
     header.writeUInt16LE(name.length, 26);
     header.writeUInt16LE(extra.length, 28);
     const start = offset;
@@ -171,8 +190,8 @@ export async function* zipStream(entries: AsyncIterable<ZipInput> | Iterable<Zip
     let crc = 0;
     let usize = 0;
     let csize = 0;
-    const source: AsyncIterator<string | Uint8Array> | Iterator<string | Uint8Array> = Symbol.asyncIterator in entry.data
-      ? entry.data[Symbol.asyncIterator]() : entry.data[Symbol.iterator]();
+    const source: AsyncIterator<string | Uint8Array> | Iterator<string | Uint8Array> =
+      Symbol.asyncIterator in entry.data ? entry.data[Symbol.asyncIterator]() : entry.data[Symbol.iterator]();
     // Small entries (most recordings, schemas) are deflated in one call: a deflate stream per
     // entry costs more than the data of a small file. The rest streams, at most SMALL_ENTRY held.
     const head: Buffer[] = [];
@@ -180,7 +199,10 @@ export async function* zipStream(entries: AsyncIterable<ZipInput> | Iterable<Zip
     let ended = false;
     while (headSize < SMALL_ENTRY) {
       const r = await source.next();
-      if (r.done) { ended = true; break; }
+      if (r.done) {
+        ended = true;
+        break;
+      }
       const b = toBuf(r.value);
       crc = crc32(b, crc);
       usize += b.length;
@@ -252,7 +274,11 @@ export async function* zipStream(entries: AsyncIterable<ZipInput> | Iterable<Zip
     parts.push(e);
     pending += e.length;
     offset += e.length;
-    if (pending >= 1 << 20) { yield Buffer.concat(parts); parts = []; pending = 0; }
+    if (pending >= 1 << 20) {
+      yield Buffer.concat(parts);
+      parts = [];
+      pending = 0;
+    }
   }
   parts.push(endRecords(written.length, cdStart, offset - cdStart, always));
   yield Buffer.concat(parts);
@@ -277,7 +303,8 @@ export function readZip(zip: Buffer): ZipEntryRead[] {
   let p = zip.readUInt32LE(eocd + 16);
   if (count === MAX16 || p === MAX32) {
     const loc = eocd - 20;
-    if (loc < 0 || zip.readUInt32LE(loc) !== 0x07064b50) throw new ZipError('the end record points to a ZIP64 end record, but its locator is missing.');
+    if (loc < 0 || zip.readUInt32LE(loc) !== 0x07064b50)
+      throw new ZipError('the end record points to a ZIP64 end record, but its locator is missing.');
     const rec = Number(zip.readBigUInt64LE(loc + 8));
     if (zip.readUInt32LE(rec) !== 0x06064b50) throw new ZipError('the ZIP64 end record is damaged.');
     count = Number(zip.readBigUInt64LE(rec + 32));
@@ -301,7 +328,11 @@ export function readZip(zip: Buffer): ZipEntryRead[] {
       const len = zip.readUInt16LE(x + 2);
       if (id === ZIP64_EXTRA) {
         let q = x + 4;
-        const next = () => { const v = Number(zip.readBigUInt64LE(q)); q += 8; return v; };
+        const next = () => {
+          const v = Number(zip.readBigUInt64LE(q));
+          q += 8;
+          return v;
+        };
         if (usize === MAX32) usize = next();
         if (csize === MAX32) csize = next();
         if (local === MAX32) local = next();
@@ -312,7 +343,8 @@ export function readZip(zip: Buffer): ZipEntryRead[] {
     if (zip.readUInt32LE(local) !== 0x04034b50) throw new ZipError(`the local header of "${name}" is damaged.`);
     const dataStart = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
     const raw = zip.subarray(dataStart, dataStart + csize);
-    if (method !== 8 && method !== 0) throw new ZipError(`"${name}" uses compression method ${method}; only deflate and stored are read.`);
+    if (method !== 8 && method !== 0)
+      throw new ZipError(`"${name}" uses compression method ${method}; only deflate and stored are read.`);
     let data: Buffer;
     try {
       data = method === 8 ? inflateRawSync(raw) : Buffer.from(raw);

@@ -20,16 +20,25 @@ import type { Store, StudyStore } from '../store/types';
 /** The question an answer is to: its item's question at `testIndex` (`questionRefs`: 0 for a one-question item, the place in a block). */
 export function questionRef(def: StudyDefinition, itemId: string, testIndex: number): QuestionRef | null {
   const item = def.items.find((i) => i.id === itemId);
-  return item?.kind === 'question' ? questionRefs(item)[testIndex] ?? null : null;
+  return item?.kind === 'question' ? (questionRefs(item)[testIndex] ?? null) : null;
 }
 
 /** A question as a grader may see it: everything but other answers (the rubric and reference solution included). */
 export function gradingQuestion(collection: string, q: QuestionItem): GradingQuestion {
   const rubric = q.rubric ?? null;
   return {
-    collection, id: q.id, prompt: q.prompt,
+    collection,
+    id: q.id,
+    prompt: q.prompt,
     ...(q.choices ? { choices: q.choices } : {}),
-    ...(q.images ? { images: q.images.map((im) => ({ ...im, src: `/api/question-collections/${encodeURIComponent(collection)}/images/${encodeURIComponent(im.src)}` })) } : {}),
+    ...(q.images
+      ? {
+          images: q.images.map((im) => ({
+            ...im,
+            src: `/api/question-collections/${encodeURIComponent(collection)}/images/${encodeURIComponent(im.src)}`,
+          })),
+        }
+      : {}),
     rubric,
     ...(q.answer?.kind === 'symbolic' ? { expected: q.answer.expression } : {}),
     passMark: rubric ? passMark(rubric) : 1,
@@ -62,7 +71,11 @@ export interface GradingData {
 }
 
 /** Reads a study's answers to grade (with their questions), graders, grades and adjudications. */
-export async function loadGrading(store: StudyStore & Pick<Store, 'grading'>, library: TaskLibrary, studyId: string): Promise<GradingData> {
+export async function loadGrading(
+  store: StudyStore & Pick<Store, 'grading'>,
+  library: TaskLibrary,
+  studyId: string,
+): Promise<GradingData> {
   const defs = new Map<number, StudyDefinition | null>();
   const defAt = async (v: number) => {
     if (!defs.has(v)) {
@@ -76,15 +89,23 @@ export async function loadGrading(store: StudyStore & Pick<Store, 'grading'>, li
     const def = await defAt(a.studyVersion);
     const ref = def ? questionRef(def, a.item, a.testIndex) : null;
     let question: AnswerToGrade['question'];
-    if (!ref) question = { ok: false, message: `item ${a.item} (question ${a.testIndex + 1}) is not a question of study version ${a.studyVersion}` };
+    if (!ref)
+      question = {
+        ok: false,
+        message: `item ${a.item} (question ${a.testIndex + 1}) is not a question of study version ${a.studyVersion}`,
+      };
     else {
       const found = library.questions.question(ref.collection, ref.question);
-      question = found.ok ? { ok: true, item: found.item, collection: ref.collection } : { ok: false, message: found.message };
+      question = found.ok
+        ? { ok: true, item: found.item, collection: ref.collection }
+        : { ok: false, message: found.message };
     }
     answers.push({ ...a, key: answerKey(a.sessionId, a.item, a.testIndex), question });
   }
   const [graders, grades, adjudications] = await Promise.all([
-    store.grading.listGraders(studyId), store.grading.listGrades(studyId), store.grading.listAdjudications(studyId),
+    store.grading.listGraders(studyId),
+    store.grading.listGrades(studyId),
+    store.grading.listAdjudications(studyId),
   ]);
   return { answers, graders, grades, adjudications };
 }
@@ -102,10 +123,20 @@ export interface FinalGrade extends Grade {
   readonly source: FinalSource;
 }
 
-const stripGrade = (g: Grade): Grade => ({ criteria: g.criteria, points: g.points, maxPoints: g.maxPoints, pass: g.pass, note: g.note });
+const stripGrade = (g: Grade): Grade => ({
+  criteria: g.criteria,
+  points: g.points,
+  maxPoints: g.maxPoints,
+  pass: g.pass,
+  note: g.note,
+});
 
 /** Where each answer stands (by `answerKey`): its grades, and its final grade when it has one. */
-export function answerStatuses<A extends { readonly key: string }>(data: { answers: readonly A[]; grades: readonly GradeRecord[]; adjudications: readonly AdjudicationRecord[] }) {
+export function answerStatuses<A extends { readonly key: string }>(data: {
+  answers: readonly A[];
+  grades: readonly GradeRecord[];
+  adjudications: readonly AdjudicationRecord[];
+}) {
   const grades = new Map<string, GradeRecord[]>();
   for (const g of data.grades) {
     const k = answerKey(g.sessionId, g.item, g.testIndex);
@@ -114,11 +145,16 @@ export function answerStatuses<A extends { readonly key: string }>(data: { answe
     else grades.set(k, [g]);
   }
   const adj = new Map(data.adjudications.map((a) => [answerKey(a.sessionId, a.item, a.testIndex), a]));
-  return new Map(data.answers.map((a) => {
-    const gs = grades.get(a.key) ?? [];
-    const ad = adj.get(a.key);
-    return [a.key, { answer: a, grades: gs, status: answerStatus(gs.map(stripGrade), ad ? stripGrade(ad) : null) }] as const;
-  }));
+  return new Map(
+    data.answers.map((a) => {
+      const gs = grades.get(a.key) ?? [];
+      const ad = adj.get(a.key);
+      return [
+        a.key,
+        { answer: a, grades: gs, status: answerStatus(gs.map(stripGrade), ad ? stripGrade(ad) : null) },
+      ] as const;
+    }),
+  );
 }
 
 /**
@@ -128,11 +164,24 @@ export function answerStatuses<A extends { readonly key: string }>(data: { answe
  * sessions and playtests have none.
  */
 export async function finalGrades(store: Pick<Store, 'grading'>, studyId: string): Promise<Map<string, FinalGrade>> {
-  const answers = (await store.grading.gradableAnswers(studyId)).map((a) => ({ ...a, key: answerKey(a.sessionId, a.item, a.testIndex) }));
-  const [grades, adjudications] = await Promise.all([store.grading.listGrades(studyId), store.grading.listAdjudications(studyId)]);
+  const answers = (await store.grading.gradableAnswers(studyId)).map((a) => ({
+    ...a,
+    key: answerKey(a.sessionId, a.item, a.testIndex),
+  }));
+  const [grades, adjudications] = await Promise.all([
+    store.grading.listGrades(studyId),
+    store.grading.listAdjudications(studyId),
+  ]);
   const out = new Map<string, FinalGrade>();
   for (const [key, { answer, status }] of answerStatuses({ answers, grades, adjudications })) {
-    if (status.status === 'final') out.set(key, { ...status.grade, sessionId: answer.sessionId, item: answer.item, testIndex: answer.testIndex, source: status.source });
+    if (status.status === 'final')
+      out.set(key, {
+        ...status.grade,
+        sessionId: answer.sessionId,
+        item: answer.item,
+        testIndex: answer.testIndex,
+        source: status.source,
+      });
   }
   return out;
 }

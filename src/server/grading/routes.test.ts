@@ -33,7 +33,14 @@ let library: TaskLibrary;
 let dir: string;
 beforeAll(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'arc-studio-grading-'));
-  writeFileSync(path.join(dir, 'free.jsonl'), JSON.stringify({ id: 'prime', prompt: 'Name a prime number above $10$ and say why it is prime.', answer: { expression: 'any prime above 10' } }) + '\n');
+  writeFileSync(
+    path.join(dir, 'free.jsonl'),
+    JSON.stringify({
+      id: 'prime',
+      prompt: 'Name a prime number above $10$ and say why it is prime.',
+      answer: { expression: 'any prime above 10' },
+    }) + '\n',
+  );
   library = new TaskLibrary();
   await library.questions.mount(path.join(ROOT, 'data/questions/arb-sample.jsonl'));
   await library.questions.mount(path.join(dir, 'free.jsonl'));
@@ -45,30 +52,58 @@ describe.each(backends)('grading routes on $name', (backend) => {
   let app: Hono;
   beforeAll(async () => {
     store = await backend.open();
-    app = createApi({ library, version: 'test', study: { store, adminTokenHash: hashToken(ADMIN), replay: replayWithEngine, games: gameIds } });
+    app = createApi({
+      library,
+      version: 'test',
+      study: { store, adminTokenHash: hashToken(ADMIN), replay: replayWithEngine, games: gameIds },
+    });
   });
-  afterAll(async () => { await store.close(); });
+  afterAll(async () => {
+    await store.close();
+  });
 
   const call = async (method: string, url: string, token: string | null, body?: unknown, raw?: string) => {
     const headers: Record<string, string> = { 'Content-Type': 'application/json' };
     if (token) headers.Authorization = `Bearer ${token}`;
-    const res = await app.request(`/${url}`, { method, headers, body: raw ?? (body === undefined ? undefined : JSON.stringify(body)) });
+    const res = await app.request(`/${url}`, {
+      method,
+      headers,
+      body: raw ?? (body === undefined ? undefined : JSON.stringify(body)),
+    });
     const text = await res.text();
     return { status: res.status, text, body: text ? JSON.parse(text) : null };
   };
 
   /** A participant who answers the proof and the free question. */
   const participant = async (pid: string, proof: string, free: string) => {
-    const s = (await call('POST', 'studies/grading/sessions', null, { params: { PROLIFIC_PID: pid } })).body as { sessionId: string; token: string };
+    const s = (await call('POST', 'studies/grading/sessions', null, { params: { PROLIFIC_PID: pid } })).body as {
+      sessionId: string;
+      token: string;
+    };
     let seq = 0;
-    const log = (kind: string, data: Record<string, unknown>) => call('POST', `sessions/${s.sessionId}/events`, s.token, { events: [{ seq, t: 10 * ++seq, kind, data }] });
-    for (const [item, text] of [['q-proof', proof], ['q-free', free]]) {
+    const log = (kind: string, data: Record<string, unknown>) =>
+      call('POST', `sessions/${s.sessionId}/events`, s.token, { events: [{ seq, t: 10 * ++seq, kind, data }] });
+    for (const [item, text] of [
+      ['q-proof', proof],
+      ['q-free', free],
+    ]) {
       await log('item.start', { item, kind: 'question' });
-      expect((await call('POST', `sessions/${s.sessionId}/answers`, s.token, { key: `k-${item}`, item, answer: { text } })).body).toEqual({ verdict: 'ungraded' });
+      expect(
+        (await call('POST', `sessions/${s.sessionId}/answers`, s.token, { key: `k-${item}`, item, answer: { text } }))
+          .body,
+      ).toEqual({ verdict: 'ungraded' });
       await log('item.end', { item, reason: 'answered' });
     }
     await log('item.start', { item: 'q-choice', kind: 'question' });
-    expect((await call('POST', `sessions/${s.sessionId}/answers`, s.token, { key: 'k-c', item: 'q-choice', answer: { choice: 'B' } })).body).toEqual({ verdict: 'correct' });
+    expect(
+      (
+        await call('POST', `sessions/${s.sessionId}/answers`, s.token, {
+          key: 'k-c',
+          item: 'q-choice',
+          answer: { choice: 'B' },
+        })
+      ).body,
+    ).toEqual({ verdict: 'correct' });
     return s;
   };
 
@@ -81,16 +116,24 @@ describe.each(backends)('grading routes on $name', (backend) => {
   it('adds graders with links (the token shown once, stored hashed) to a study with answers to grade', async () => {
     expect((await call('POST', 'admin/studies/grading', ADMIN, { definition: STUDY })).status).toBe(201);
     sessions = [
-      await participant('p-one', 'a_n = 2^n - 1 by induction: base 1, step 2(2^n-1)+1.', '11, no divisor up to its root'),
+      await participant(
+        'p-one',
+        'a_n = 2^n - 1 by induction: base 1, step 2(2^n-1)+1.',
+        '11, no divisor up to its root',
+      ),
       await participant('p-two', 'It doubles, so 2^n.', '12'),
       await participant('p-three', '2^n - 1', '13 is prime'),
     ];
     const excluded = await participant('p-excluded', 'excluded proof', 'excluded prime');
-    expect((await call('POST', `admin/sessions/${excluded.sessionId}/exclude`, ADMIN, { reason: 'test run' })).status).toBe(200);
+    expect(
+      (await call('POST', `admin/sessions/${excluded.sessionId}/exclude`, ADMIN, { reason: 'test run' })).status,
+    ).toBe(200);
 
     expect((await call('POST', 'admin/studies/grading/graders', null, { label: 'A' })).status).toBe(401);
     expect((await call('POST', 'admin/studies/nope/graders', ADMIN, { label: 'A' })).status).toBe(404);
-    expect((await call('POST', 'admin/studies/grading/graders', ADMIN, { label: '  ' })).body.message).toContain('label: is empty');
+    expect((await call('POST', 'admin/studies/grading/graders', ADMIN, { label: '  ' })).body.message).toContain(
+      'label: is empty',
+    );
     expect((await call('POST', 'admin/studies/grading/graders', ADMIN, { label: 'A', admin: true })).status).toBe(400);
     a = (await call('POST', 'admin/studies/grading/graders', ADMIN, { label: 'Grader A' })).body;
     b = (await call('POST', 'admin/studies/grading/graders', ADMIN, { label: 'Grader B' })).body;
@@ -109,7 +152,8 @@ describe.each(backends)('grading routes on $name', (backend) => {
     expect(qa).toMatchObject({ study: 'Grading', grader: 'Grader A', graded: 0, total: 6 });
     const text = JSON.stringify(qa);
     for (const s of sessions) expect(text).not.toContain(s.sessionId);
-    for (const secret of ['p-one', 'p-two', 'PROLIFIC', 'Grader B', 'excluded proof', 'sessionId']) expect(text).not.toContain(secret);
+    for (const secret of ['p-one', 'p-two', 'PROLIFIC', 'Grader B', 'excluded proof', 'sessionId'])
+      expect(text).not.toContain(secret);
     // Each grader names the answers differently, so the two queues cannot be matched up by id.
     const ids = new Set(qa.answers.map((x) => x.id));
     expect(qb.answers.some((x) => ids.has(x.id))).toBe(false);
@@ -125,23 +169,35 @@ describe.each(backends)('grading routes on $name', (backend) => {
     const qa = await queue(a.token);
     const proof = qa.answers.find((x) => x.item === 'q-proof')!;
     const free = qa.answers.find((x) => x.item === 'q-free')!;
-    const put = (token: string | null, id: string, body: unknown, raw?: string) => call('PUT', `grading/answers/${encodeURIComponent(id)}`, token, body, raw);
+    const put = (token: string | null, id: string, body: unknown, raw?: string) =>
+      call('PUT', `grading/answers/${encodeURIComponent(id)}`, token, body, raw);
     expect((await put(null, proof.id, full([1, 1, 2, 1]))).status).toBe(401);
     expect((await put('not-a-token', proof.id, full([1, 1, 2, 1]))).status).toBe(401);
     expect((await put(ADMIN, proof.id, full([1, 1, 2, 1]))).status).toBe(401);
-    expect((await put(a.token, proof.id, full([1, 1, 3, 1]))).body.message).toContain('criteria[2].points is 3; it must be from 0 to 2');
+    expect((await put(a.token, proof.id, full([1, 1, 3, 1]))).body.message).toContain(
+      'criteria[2].points is 3; it must be from 0 to 2',
+    );
     expect((await put(a.token, proof.id, full([1, -1, 2, 1]))).body.message).toContain('criteria[1].points is -1');
-    expect((await put(a.token, proof.id, full([1, 1, 2]))).body.message).toContain('has 3 scores; the rubric has 4 criteria');
+    expect((await put(a.token, proof.id, full([1, 1, 2]))).body.message).toContain(
+      'has 3 scores; the rubric has 4 criteria',
+    );
     expect((await put(a.token, proof.id, full([1, 1, 2, 1, 0]))).status).toBe(400);
-    expect((await put(a.token, proof.id, full([1e308 * 10, 1, 2, 1]), '{"criteria":[{"points":1e999}],"note":""}')).status).toBe(400);
-    expect((await put(a.token, proof.id, { criteria: [{ points: '1' }, { points: 1 }, { points: 2 }, { points: 1 }] })).status).toBe(400);
+    expect(
+      (await put(a.token, proof.id, full([1e308 * 10, 1, 2, 1]), '{"criteria":[{"points":1e999}],"note":""}')).status,
+    ).toBe(400);
+    expect(
+      (await put(a.token, proof.id, { criteria: [{ points: '1' }, { points: 1 }, { points: 2 }, { points: 1 }] }))
+        .status,
+    ).toBe(400);
     expect((await put(a.token, proof.id, { ...full([1, 1, 2, 1]), graderId: b.grader.id })).status).toBe(400);
     expect((await put(a.token, proof.id, { correct: true })).body.message).toContain('has a rubric of 4 criteria');
     expect((await put(a.token, free.id, full([1]))).body.message).toContain('no rubric');
     expect((await put(a.token, proof.id, { ...full([1, 1, 2, 1]), note: 'x'.repeat(2001) })).status).toBe(400);
     expect((await put(a.token, proof.id, null, '{"criteria": [')).status).toBe(400);
     expect((await put(a.token, proof.id, null, '{"criteria":[],"note":"\\u0000"}')).status).toBe(400);
-    expect((await put(a.token, proof.id, null, JSON.stringify({ ...full([1, 1, 2, 1]), note: 'n'.repeat(300_000) }))).status).toBe(413);
+    expect(
+      (await put(a.token, proof.id, null, JSON.stringify({ ...full([1, 1, 2, 1]), note: 'n'.repeat(300_000) }))).status,
+    ).toBe(413);
     // Another grader's name for an answer, or a made-up one, is not in this grader's queue.
     const theirs = (await queue(b.token)).answers[0].id;
     expect((await put(a.token, theirs, { correct: true })).status).toBe(404);
@@ -149,18 +205,31 @@ describe.each(backends)('grading routes on $name', (backend) => {
     expect(await store.grading.listGrades('grading')).toEqual([]);
   });
 
-  it('grades, changes a grade, and a grader never sees another\'s grades', async () => {
+  it("grades, changes a grade, and a grader never sees another's grades", async () => {
     // A: proofs by quality (5, 1, 2 of 5); free: 11 correct, 12 incorrect, 13 correct.
     // B: proofs 4, 1, 4 (the third disagrees: 2 fails, 4 passes); free the same as A.
     const scores: Record<string, { a: number[]; b: number[] }> = {
-      'p-one': { a: [1, 1, 2, 1], b: [1, 1, 1, 1] }, 'p-two': { a: [0, 1, 0, 0], b: [0, 1, 0, 0] }, 'p-three': { a: [1, 1, 0, 0], b: [1, 1, 2, 0] },
+      'p-one': { a: [1, 1, 2, 1], b: [1, 1, 1, 1] },
+      'p-two': { a: [0, 1, 0, 0], b: [0, 1, 0, 0] },
+      'p-three': { a: [1, 1, 0, 0], b: [1, 1, 2, 0] },
     };
-    const proofText: Record<string, string> = { 'p-one': 'a_n = 2^n - 1 by induction', 'p-two': 'It doubles', 'p-three': '2^n - 1' };
-    for (const [who, token] of [['a', a.token], ['b', b.token]] as const) {
+    const proofText: Record<string, string> = {
+      'p-one': 'a_n = 2^n - 1 by induction',
+      'p-two': 'It doubles',
+      'p-three': '2^n - 1',
+    };
+    for (const [who, token] of [
+      ['a', a.token],
+      ['b', b.token],
+    ] as const) {
       for (const x of (await queue(token)).answers) {
-        const body = x.item === 'q-proof'
-          ? { ...full(scores[Object.keys(proofText).find((p) => x.answer.startsWith(proofText[p]))!][who]), note: `note by ${who}` }
-          : { correct: x.answer !== '12', note: `free by ${who}` };
+        const body =
+          x.item === 'q-proof'
+            ? {
+                ...full(scores[Object.keys(proofText).find((p) => x.answer.startsWith(proofText[p]))!][who]),
+                note: `note by ${who}`,
+              }
+            : { correct: x.answer !== '12', note: `free by ${who}` };
         const r = await call('PUT', `grading/answers/${x.id}`, token, body);
         expect(r.status, r.text).toBe(200);
       }
@@ -170,7 +239,10 @@ describe.each(backends)('grading routes on $name', (backend) => {
     const first = qa.answers.find((x) => x.answer.startsWith('a_n'))!;
     expect(first.grade).toMatchObject({ points: 5, pass: true, note: 'note by a' });
     expect((await call('PUT', `grading/answers/${first.id}`, a.token, full([1, 1, 1, 1]))).body.grade.points).toBe(4);
-    expect((await call('PUT', `grading/answers/${first.id}`, a.token, { ...full([1, 1, 2, 1]), note: 'note by a' })).body.grade.points).toBe(5);
+    expect(
+      (await call('PUT', `grading/answers/${first.id}`, a.token, { ...full([1, 1, 2, 1]), note: 'note by a' })).body
+        .grade.points,
+    ).toBe(5);
     const after = await queue(a.token);
     expect(after).toMatchObject({ graded: 6, total: 6 });
     expect(JSON.stringify(after)).not.toContain('by b');
@@ -179,7 +251,10 @@ describe.each(backends)('grading routes on $name', (backend) => {
 
   it('the overview gives progress, agreement and the disagreement; the researcher adjudicates it (audited)', async () => {
     const ov = (await call('GET', 'admin/studies/grading/grading', ADMIN)).body as GradingOverview;
-    expect(ov.graders.map((g) => [g.label, g.graded, g.total])).toEqual([['Grader A', 6, 6], ['Grader B', 6, 6]]);
+    expect(ov.graders.map((g) => [g.label, g.graded, g.total])).toEqual([
+      ['Grader A', 6, 6],
+      ['Grader B', 6, 6],
+    ]);
     const proof = ov.items.find((i) => i.item === 'q-proof')!;
     // Totals A = 5, 1, 2 and B = 4, 1, 4: deviations 7/3, -5/3, -2/3 and 1, -2, 1; Sxy = 15/3 = 5,
     // Sxx = 78/9 = 26/3, Syy = 6: r = 5 / sqrt(52).
@@ -191,21 +266,63 @@ describe.each(backends)('grading routes on $name', (backend) => {
     const free = ov.items.find((i) => i.item === 'q-free')!;
     expect(free.agreement).toMatchObject({ n: 3, passAgreement: 1 });
     expect(free.agreement.kappa).toBeCloseTo(1, 10);
-    expect(free.distribution).toEqual([{ points: 0, count: 1 }, { points: 1, count: 2 }]);
+    expect(free.distribution).toEqual([
+      { points: 0, count: 1 },
+      { points: 1, count: 2 },
+    ]);
     expect(ov.overall.n).toBe(6);
     const open = ov.answers.filter((x) => x.status === 'disagreement');
     expect(open).toHaveLength(1);
-    expect(open[0].grades.map((g) => [g.grader, g.points])).toEqual([['Grader A', 2], ['Grader B', 4]]);
+    expect(open[0].grades.map((g) => [g.grader, g.points])).toEqual([
+      ['Grader A', 2],
+      ['Grader B', 4],
+    ]);
 
     const target = { sessionId: open[0].sessionId, item: 'q-proof', testIndex: 0 };
-    expect((await call('POST', 'admin/studies/grading/adjudications', a.token, { ...target, grade: full([1, 1, 1, 0]) })).status).toBe(403);
-    expect((await call('POST', 'admin/studies/grading/adjudications', ADMIN, { ...target, grade: full([1, 1, 5, 0]) })).body.message).toContain('criteria[2].points is 5');
-    expect((await call('POST', 'admin/studies/grading/adjudications', ADMIN, { ...target, item: 'q-choice', grade: { correct: true, note: '' } })).status).toBe(404);
-    expect((await call('POST', 'admin/studies/grading/adjudications', ADMIN, { ...target, testIndex: -1, grade: full([1, 1, 1, 0]) })).status).toBe(400);
-    const set = await call('POST', 'admin/studies/grading/adjudications', ADMIN, { ...target, grade: { ...full([1, 1, 1, 0]), note: 'step half right' }, reason: 'graders split' });
+    expect(
+      (await call('POST', 'admin/studies/grading/adjudications', a.token, { ...target, grade: full([1, 1, 1, 0]) }))
+        .status,
+    ).toBe(403);
+    expect(
+      (await call('POST', 'admin/studies/grading/adjudications', ADMIN, { ...target, grade: full([1, 1, 5, 0]) })).body
+        .message,
+    ).toContain('criteria[2].points is 5');
+    expect(
+      (
+        await call('POST', 'admin/studies/grading/adjudications', ADMIN, {
+          ...target,
+          item: 'q-choice',
+          grade: { correct: true, note: '' },
+        })
+      ).status,
+    ).toBe(404);
+    expect(
+      (
+        await call('POST', 'admin/studies/grading/adjudications', ADMIN, {
+          ...target,
+          testIndex: -1,
+          grade: full([1, 1, 1, 0]),
+        })
+      ).status,
+    ).toBe(400);
+    const set = await call('POST', 'admin/studies/grading/adjudications', ADMIN, {
+      ...target,
+      grade: { ...full([1, 1, 1, 0]), note: 'step half right' },
+      reason: 'graders split',
+    });
     expect(set.status, set.text).toBe(200);
-    const audit = (await call('GET', 'admin/studies/grading/audit', ADMIN)).body.events as { action: string; target: string; reason: string | null; detail: { points?: number } }[];
-    expect(audit[0]).toMatchObject({ action: 'grade.adjudicate', target: target.sessionId, reason: 'graders split', detail: { points: 3 } });
+    const audit = (await call('GET', 'admin/studies/grading/audit', ADMIN)).body.events as {
+      action: string;
+      target: string;
+      reason: string | null;
+      detail: { points?: number };
+    }[];
+    expect(audit[0]).toMatchObject({
+      action: 'grade.adjudicate',
+      target: target.sessionId,
+      reason: 'graders split',
+      detail: { points: 3 },
+    });
     expect(audit.filter((e) => e.action === 'grader.add')).toHaveLength(2);
 
     const finals = await finalGrades(store, 'grading');
@@ -216,7 +333,15 @@ describe.each(backends)('grading routes on $name', (backend) => {
     const firstProof = [...finals.values()].find((f) => f.item === 'q-proof' && f.points === 4.5)!;
     expect(firstProof.source).toBe('agreed');
     const ov2 = (await call('GET', 'admin/studies/grading/grading', ADMIN)).body as GradingOverview;
-    expect(ov2.items.find((i) => i.item === 'q-proof')).toMatchObject({ disagreements: 0, finals: 3, distribution: [{ points: 1, count: 1 }, { points: 3, count: 1 }, { points: 4.5, count: 1 }] });
+    expect(ov2.items.find((i) => i.item === 'q-proof')).toMatchObject({
+      disagreements: 0,
+      finals: 3,
+      distribution: [
+        { points: 1, count: 1 },
+        { points: 3, count: 1 },
+        { points: 4.5, count: 1 },
+      ],
+    });
   });
 
   it('grades.csv: one row per grade, the adjudication and the agreeing mean, one final row per answer, every column as its schema says', async () => {
@@ -224,9 +349,15 @@ describe.each(backends)('grading routes on $name', (backend) => {
     let text = '';
     for await (const chunk of gradesCsv(ctx)) text += chunk;
     const rows = parseCsvObjects(text);
-    const schema = exportSchemas()['grades.schema.json'] as { required: string[]; properties: Record<string, { pattern?: string }> };
+    const schema = exportSchemas()['grades.schema.json'] as {
+      required: string[];
+      properties: Record<string, { pattern?: string }>;
+    };
     expect(Object.keys(rows[0])).toEqual(schema.required);
-    for (const r of rows) for (const [col, v] of Object.entries(r)) if (schema.properties[col].pattern) expect(new RegExp(schema.properties[col].pattern!).test(v), `${col} = ${v}`).toBe(true);
+    for (const r of rows)
+      for (const [col, v] of Object.entries(r))
+        if (schema.properties[col].pattern)
+          expect(new RegExp(schema.properties[col].pattern!).test(v), `${col} = ${v}`).toBe(true);
     // 3 counted sessions x 2 answers x 2 graders; one adjudication; means for the 5 agreeing answers.
     expect(rows.filter((r) => r.kind === 'grade')).toHaveLength(12);
     expect(rows.filter((r) => r.kind === 'adjudication')).toHaveLength(1);
@@ -235,19 +366,46 @@ describe.each(backends)('grading routes on $name', (backend) => {
     expect(finals).toHaveLength(6);
     expect(new Set(finals.map((r) => `${r.session_id}|${r.item_id}`)).size).toBe(6);
     const adj = rows.find((r) => r.kind === 'adjudication')!;
-    expect(adj).toMatchObject({ item_id: 'q-proof', collection: 'arb-sample', question: 'arb-math-1', grader: 'researcher', criterion_scores: '[1,1,1,0]', total: '3', max_points: '5', pass: 'true', note: 'step half right', final: 'true', final_source: 'adjudicated' });
+    expect(adj).toMatchObject({
+      item_id: 'q-proof',
+      collection: 'arb-sample',
+      question: 'arb-math-1',
+      grader: 'researcher',
+      criterion_scores: '[1,1,1,0]',
+      total: '3',
+      max_points: '5',
+      pass: 'true',
+      note: 'step half right',
+      final: 'true',
+      final_source: 'adjudicated',
+    });
     const a = rows.find((r) => r.kind === 'grade' && r.grader === 'Grader A' && r.answer.startsWith('a_n'))!;
-    expect(a).toMatchObject({ criterion_scores: '[1,1,2,1]', total: '5', pass: 'true', note: 'note by a', final: 'false', participant_id: 'p-one' });
-    expect(rows.find((r) => r.item_id === 'q-free' && r.answer === '12' && r.kind === 'mean')).toMatchObject({ criterion_scores: '[]', total: '0', max_points: '1', pass: 'false' });
+    expect(a).toMatchObject({
+      criterion_scores: '[1,1,2,1]',
+      total: '5',
+      pass: 'true',
+      note: 'note by a',
+      final: 'false',
+      participant_id: 'p-one',
+    });
+    expect(rows.find((r) => r.item_id === 'q-free' && r.answer === '12' && r.kind === 'mean')).toMatchObject({
+      criterion_scores: '[]',
+      total: '0',
+      max_points: '1',
+      pass: 'false',
+    });
   });
 
   it('a revoked link stops working and keeps its grades; a deleted study takes its graders', async () => {
-    expect((await call('POST', `admin/studies/grading/graders/${b.grader.id}/revoke`, ADMIN)).body).toEqual({ graderId: b.grader.id, revoked: true });
+    expect((await call('POST', `admin/studies/grading/graders/${b.grader.id}/revoke`, ADMIN)).body).toEqual({
+      graderId: b.grader.id,
+      revoked: true,
+    });
     const r = await call('GET', 'grading/queue', b.token);
     expect(r.status).toBe(403);
     expect(r.body.message).toContain('revoked');
     expect((await call('POST', 'admin/studies/grading/graders/g-nope/revoke', ADMIN)).status).toBe(404);
-    expect((await store.grading.listGrades('grading', b.grader.id))).toHaveLength(6);
+    expect(await store.grading.listGrades('grading', b.grader.id)).toHaveLength(6);
     expect((await call('DELETE', 'admin/studies/grading', ADMIN, { confirm: 'grading' })).status).toBe(200);
     expect(await store.grading.listGraders('grading')).toEqual([]);
     expect((await call('GET', 'grading/queue', a.token)).status).toBe(401);

@@ -11,7 +11,15 @@ import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { POINTS_SHARE, agreementOf, answerKey, scoreDistribution, type GradeRow } from '../../core/grading/agreement';
 import { type GradeInput, makeGrade, round2 } from '../../core/grading/grade';
-import type { GraderAnswer, GraderInfo, GraderQueue, GradedAnswerView, GradingItemView, GradingOverview, NewGraderLink } from '../../core/protocol/grading';
+import type {
+  GraderAnswer,
+  GraderInfo,
+  GraderQueue,
+  GradedAnswerView,
+  GradingItemView,
+  GradingOverview,
+  NewGraderLink,
+} from '../../core/protocol/grading';
 import { bearer, hashToken, newToken, tokenMatches } from '../auth';
 import type { TaskLibrary } from '../collections';
 import type { GraderRecord } from '../store/gradingStore';
@@ -37,11 +45,24 @@ export function gradingRoutes(deps: GradingDeps): Hono {
   const now = deps.now ?? Date.now;
   const api = new Hono();
   const admin = new Hono();
-  api.use('/grading/*', bodyLimit({ maxSize: MAX_BODY, onError: (c) => fail(c, 413, 'too_large', `A grade is at most ${MAX_BODY / 1024} KiB; shorten the notes.`) }));
+  api.use(
+    '/grading/*',
+    bodyLimit({
+      maxSize: MAX_BODY,
+      onError: (c) => fail(c, 413, 'too_large', `A grade is at most ${MAX_BODY / 1024} KiB; shorten the notes.`),
+    }),
+  );
   admin.use('*', adminGuard(deps.adminTokenHash));
 
-  const studyExists = async (c: Context, id: string) => (await store.getStudy(id)) ? null
-    : fail(c, 404, 'not_found', `No study "${id.slice(0, 100)}". GET /api/admin/studies lists the studies there are.`);
+  const studyExists = async (c: Context, id: string) =>
+    (await store.getStudy(id))
+      ? null
+      : fail(
+          c,
+          404,
+          'not_found',
+          `No study "${id.slice(0, 100)}". GET /api/admin/studies lists the studies there are.`,
+        );
 
   admin.get('/studies/:studyId/grading', async (c) => {
     const id = c.req.param('studyId');
@@ -57,10 +78,24 @@ export function gradingRoutes(deps: GradingDeps): Hono {
     const parsed = await readBody(c, GraderRequest, 'Send {"label": "..."}', { absent: {} });
     if (!parsed.ok) return parsed.res;
     const token = newToken();
-    const grader: GraderRecord = { id: `g-${randomBytes(6).toString('hex')}`, studyId: id, label: parsed.data.label, tokenHash: hashToken(token), createdAt: now(), revokedAt: null };
+    const grader: GraderRecord = {
+      id: `g-${randomBytes(6).toString('hex')}`,
+      studyId: id,
+      label: parsed.data.label,
+      tokenHash: hashToken(token),
+      createdAt: now(),
+      revokedAt: null,
+    };
     await store.grading.addGrader(grader, RESEARCHER);
     const total = (await store.grading.gradableAnswers(id)).length;
-    return c.json({ grader: { id: grader.id, label: grader.label, createdAt: grader.createdAt, revokedAt: null, graded: 0, total }, token, path: `/grade/${token}` } satisfies NewGraderLink, 201);
+    return c.json(
+      {
+        grader: { id: grader.id, label: grader.label, createdAt: grader.createdAt, revokedAt: null, graded: 0, total },
+        token,
+        path: `/grade/${token}`,
+      } satisfies NewGraderLink,
+      201,
+    );
   });
 
   admin.post('/studies/:studyId/graders/:graderId/revoke', async (c) => {
@@ -69,33 +104,86 @@ export function gradingRoutes(deps: GradingDeps): Hono {
     if (await store.grading.revokeGrader(id, graderId, RESEARCHER, now())) return c.json({ graderId, revoked: true });
     const known = (await store.grading.listGraders(id)).find((g) => g.id === graderId);
     if (known) return c.json({ graderId, revoked: true });
-    return fail(c, 404, 'not_found', `Study "${id.slice(0, 100)}" has no grader ${graderId.slice(0, 100)}; reload the Grading tab.`);
+    return fail(
+      c,
+      404,
+      'not_found',
+      `Study "${id.slice(0, 100)}" has no grader ${graderId.slice(0, 100)}; reload the Grading tab.`,
+    );
   });
 
   admin.post('/studies/:studyId/adjudications', async (c) => {
     const id = c.req.param('studyId');
     const missing = await studyExists(c, id);
     if (missing) return missing;
-    const parsed = await readBody(c, AdjudicationRequest, 'Send {"sessionId", "item", "testIndex", "grade": {...}, "reason"?}');
+    const parsed = await readBody(
+      c,
+      AdjudicationRequest,
+      'Send {"sessionId", "item", "testIndex", "grade": {...}, "reason"?}',
+    );
     if (!parsed.ok) return parsed.res;
     const { sessionId, item, testIndex, grade, reason } = parsed.data;
     const data = await loadGrading(store, library, id);
     const answer = data.answers.find((a) => a.key === answerKey(sessionId, item, testIndex));
-    if (!answer) return fail(c, 404, 'not_found', `Study "${id.slice(0, 100)}" has no answer to grade from session ${sessionId.slice(0, 100)} to item ${item.slice(0, 64)} (question ${testIndex + 1}); it may be excluded or deleted. Reload the Grading tab.`);
-    if (!answer.question.ok) return fail(c, 422, 'question_unavailable', `The question of this answer cannot be read: ${answer.question.message}`);
+    if (!answer)
+      return fail(
+        c,
+        404,
+        'not_found',
+        `Study "${id.slice(0, 100)}" has no answer to grade from session ${sessionId.slice(0, 100)} to item ${item.slice(0, 64)} (question ${testIndex + 1}); it may be excluded or deleted. Reload the Grading tab.`,
+      );
+    if (!answer.question.ok)
+      return fail(
+        c,
+        422,
+        'question_unavailable',
+        `The question of this answer cannot be read: ${answer.question.message}`,
+      );
     const made = makeGrade(answer.question.item.rubric ?? null, grade as GradeInput);
-    if (!made.ok) return fail(c, 400, 'malformed', `The grade is not valid: ${made.problems.join('; ')}. Nothing was stored.`);
-    await store.grading.saveAdjudication(id, { ...made.grade, sessionId, item, testIndex, actor: RESEARCHER, at: now() }, reason || null);
+    if (!made.ok)
+      return fail(c, 400, 'malformed', `The grade is not valid: ${made.problems.join('; ')}. Nothing was stored.`);
+    await store.grading.saveAdjudication(
+      id,
+      { ...made.grade, sessionId, item, testIndex, actor: RESEARCHER, at: now() },
+      reason || null,
+    );
     return c.json({ ok: true, grade: made.grade });
   });
 
   /** The grader of the request's token, or an error response. */
   const graderOf = async (c: Context): Promise<{ ok: true; grader: GraderRecord } | { ok: false; res: Response }> => {
     const token = bearer(c.req.header('Authorization'));
-    if (!token) return { ok: false, res: fail(c, 401, 'unauthorized', 'This page needs a grader link: open the link /grade/<token> the researcher gave you.') };
+    if (!token)
+      return {
+        ok: false,
+        res: fail(
+          c,
+          401,
+          'unauthorized',
+          'This page needs a grader link: open the link /grade/<token> the researcher gave you.',
+        ),
+      };
     const grader = await store.grading.graderByTokenHash(hashToken(token));
-    if (!grader || !tokenMatches(token, grader.tokenHash)) return { ok: false, res: fail(c, 401, 'unauthorized', 'This grader link is not valid. Check that the whole link was copied, or ask the researcher for a new one.') };
-    if (grader.revokedAt !== null) return { ok: false, res: fail(c, 403, 'revoked', 'This grader link was revoked by the researcher; the grades you saved are kept. Ask the researcher for a new link if you should grade more.') };
+    if (!grader || !tokenMatches(token, grader.tokenHash))
+      return {
+        ok: false,
+        res: fail(
+          c,
+          401,
+          'unauthorized',
+          'This grader link is not valid. Check that the whole link was copied, or ask the researcher for a new one.',
+        ),
+      };
+    if (grader.revokedAt !== null)
+      return {
+        ok: false,
+        res: fail(
+          c,
+          403,
+          'revoked',
+          'This grader link was revoked by the researcher; the grades you saved are kept. Ask the researcher for a new link if you should grade more.',
+        ),
+      };
     return { ok: true, grader };
   };
 
@@ -116,11 +204,31 @@ export function gradingRoutes(deps: GradingDeps): Hono {
     const answerId = c.req.param('answerId');
     const data = await loadGrading(store, library, g.grader.studyId);
     const answer = data.answers.find((a) => graderAnswerId(g.grader, a.key) === answerId);
-    if (!answer) return fail(c, 404, 'not_found', 'This answer is not in your queue (it may have been withdrawn by the researcher). Reload the page.');
-    if (!answer.question.ok) return fail(c, 422, 'question_unavailable', `This answer's question cannot be read (${answer.question.message}); tell the researcher.`);
+    if (!answer)
+      return fail(
+        c,
+        404,
+        'not_found',
+        'This answer is not in your queue (it may have been withdrawn by the researcher). Reload the page.',
+      );
+    if (!answer.question.ok)
+      return fail(
+        c,
+        422,
+        'question_unavailable',
+        `This answer's question cannot be read (${answer.question.message}); tell the researcher.`,
+      );
     const made = makeGrade(answer.question.item.rubric ?? null, parsed.data as GradeInput);
-    if (!made.ok) return fail(c, 400, 'malformed', `The grade is not valid: ${made.problems.join('; ')}. Nothing was saved.`);
-    await store.grading.saveGrade({ ...made.grade, graderId: g.grader.id, sessionId: answer.sessionId, item: answer.item, testIndex: answer.testIndex, at: now() });
+    if (!made.ok)
+      return fail(c, 400, 'malformed', `The grade is not valid: ${made.problems.join('; ')}. Nothing was saved.`);
+    await store.grading.saveGrade({
+      ...made.grade,
+      graderId: g.grader.id,
+      sessionId: answer.sessionId,
+      item: answer.item,
+      testIndex: answer.testIndex,
+      at: now(),
+    });
     return c.json({ ok: true, grade: made.grade });
   });
 
@@ -130,16 +238,32 @@ export function gradingRoutes(deps: GradingDeps): Hono {
 
 /** A grader's queue: every answer to grade, in the grader's own order, with the grader's own grades only. */
 export function queueOf(grader: GraderRecord, title: string, data: GradingData): GraderQueue {
-  const mine = new Map(data.grades.filter((x) => x.graderId === grader.id).map((x) => [answerKey(x.sessionId, x.item, x.testIndex), x]));
-  const answers: GraderAnswer[] = data.answers.filter((a) => a.question.ok).map((a) => {
-    const q = a.question as Extract<typeof a.question, { ok: true }>;
-    const g = mine.get(a.key);
-    return {
-      id: graderAnswerId(grader, a.key), item: a.item, question: gradingQuestion(q.collection, q.item), answer: answerText(a.answer),
-      grade: g ? { criteria: g.criteria, points: g.points, maxPoints: g.maxPoints, pass: g.pass, note: g.note } : null,
-    };
-  }).sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
-  return { study: title, grader: grader.label, answers, graded: answers.filter((a) => a.grade).length, total: answers.length };
+  const mine = new Map(
+    data.grades.filter((x) => x.graderId === grader.id).map((x) => [answerKey(x.sessionId, x.item, x.testIndex), x]),
+  );
+  const answers: GraderAnswer[] = data.answers
+    .filter((a) => a.question.ok)
+    .map((a) => {
+      const q = a.question as Extract<typeof a.question, { ok: true }>;
+      const g = mine.get(a.key);
+      return {
+        id: graderAnswerId(grader, a.key),
+        item: a.item,
+        question: gradingQuestion(q.collection, q.item),
+        answer: answerText(a.answer),
+        grade: g
+          ? { criteria: g.criteria, points: g.points, maxPoints: g.maxPoints, pass: g.pass, note: g.note }
+          : null,
+      };
+    })
+    .sort((x, y) => (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+  return {
+    study: title,
+    grader: grader.label,
+    answers,
+    graded: answers.filter((a) => a.grade).length,
+    total: answers.length,
+  };
 }
 
 /** The researcher's overview of a study's grading. */
@@ -150,11 +274,25 @@ export function overview(studyId: string, data: GradingData): GradingOverview {
   const rows: GradeRow[] = [];
   const answers: GradedAnswerView[] = [];
   for (const { answer, grades, status } of statuses.values()) {
-    for (const g of grades) rows.push({ ...g, answer: answer.key, item: `${answer.item}#${answer.testIndex}`, grader: g.graderId });
+    for (const g of grades)
+      rows.push({ ...g, answer: answer.key, item: `${answer.item}#${answer.testIndex}`, grader: g.graderId });
     answers.push({
-      sessionId: answer.sessionId, item: answer.item, testIndex: answer.testIndex, answer: answerText(answer.answer),
-      grades: grades.map((g) => ({ criteria: g.criteria, points: g.points, maxPoints: g.maxPoints, pass: g.pass, note: g.note, graderId: g.graderId, grader: label.get(g.graderId) ?? g.graderId, at: g.at })),
-      status: status.status, final: status.status === 'final' ? { ...status.grade, source: status.source } : null,
+      sessionId: answer.sessionId,
+      item: answer.item,
+      testIndex: answer.testIndex,
+      answer: answerText(answer.answer),
+      grades: grades.map((g) => ({
+        criteria: g.criteria,
+        points: g.points,
+        maxPoints: g.maxPoints,
+        pass: g.pass,
+        note: g.note,
+        graderId: g.graderId,
+        grader: label.get(g.graderId) ?? g.graderId,
+        at: g.at,
+      })),
+      status: status.status,
+      final: status.status === 'final' ? { ...status.grade, source: status.source } : null,
     });
   }
   const items: GradingItemView[] = [];
@@ -166,20 +304,32 @@ export function overview(studyId: string, data: GradingData): GradingOverview {
     const mine = answers.filter((x) => x.item === a.item && x.testIndex === a.testIndex);
     const finals = mine.flatMap((x) => (x.final ? [x.final] : []));
     items.push({
-      item: a.item, testIndex: a.testIndex,
+      item: a.item,
+      testIndex: a.testIndex,
       question: a.question.ok ? gradingQuestion(a.question.collection, a.question.item) : null,
       ...(a.question.ok ? {} : { problem: a.question.message }),
-      answers: mine.length, finals: finals.length, disagreements: mine.filter((x) => x.status === 'disagreement').length,
+      answers: mine.length,
+      finals: finals.length,
+      disagreements: mine.filter((x) => x.status === 'disagreement').length,
       passRate: finals.length ? finals.filter((f) => f.pass).length / finals.length : null,
       meanPoints: finals.length ? round2(finals.reduce((s, f) => s + f.points, 0) / finals.length) : null,
       distribution: scoreDistribution(finals),
-      agreement: agreementOf(rows.filter((r) => r.item === k), graderIds, false),
+      agreement: agreementOf(
+        rows.filter((r) => r.item === k),
+        graderIds,
+        false,
+      ),
     });
   }
   const total = data.answers.length;
   const graders: GraderInfo[] = data.graders.map((g) => ({
-    id: g.id, label: g.label, createdAt: g.createdAt, revokedAt: g.revokedAt, total,
-    graded: data.grades.filter((x) => x.graderId === g.id && statuses.has(answerKey(x.sessionId, x.item, x.testIndex))).length,
+    id: g.id,
+    label: g.label,
+    createdAt: g.createdAt,
+    revokedAt: g.revokedAt,
+    total,
+    graded: data.grades.filter((x) => x.graderId === g.id && statuses.has(answerKey(x.sessionId, x.item, x.testIndex)))
+      .length,
   }));
   return { studyId, graders, overall: agreementOf(rows, graderIds, true), items, answers, pointsShare: POINTS_SHARE };
 }

@@ -55,7 +55,8 @@ export interface PoolDraw {
 /** The recorded figures of a pool's standings (see `PoolDraw`). */
 export function drawFigures(standings: readonly CandidateStanding[]): PoolDraw['figures'] {
   const out: Record<string, [number, number, number, 0 | 1]> = {};
-  for (const s of standings) if (s.solves || s.attempts || s.inFlight || s.met) out[s.id] = [s.solves, s.attempts, s.inFlight, s.met ? 1 : 0];
+  for (const s of standings)
+    if (s.solves || s.attempts || s.inFlight || s.met) out[s.id] = [s.solves, s.attempts, s.inFlight, s.met ? 1 : 0];
   return out;
 }
 
@@ -92,11 +93,21 @@ export class CampaignStore {
    * Creates a session of a study with pools: reads the standings, asks `choose`, and stores the
    * session with the chosen order, one claim per drawn candidate and the draw, atomically.
    */
-  async createDrawnSession(session: Omit<NewSession, 'order'>, req: DrawRequest, choose: (standings: ReadonlyMap<string, CandidateStanding[]>) => DrawChoice): Promise<DrawChoice> {
+  async createDrawnSession(
+    session: Omit<NewSession, 'order'>,
+    req: DrawRequest,
+    choose: (standings: ReadonlyMap<string, CandidateStanding[]>) => DrawChoice,
+  ): Promise<DrawChoice> {
     return this.lanes.run(req.campaign, async (tx) => {
       // Counted progress from the candidates' counters; in flight from the claims not settled
       // (their sessions' clocks decide); met from this participant's own claims.
-      const rows = await tx.query<{ candidate: string; solves: number; attempts: number; in_flight: number; met: boolean }>(
+      const rows = await tx.query<{
+        candidate: string;
+        solves: number;
+        attempts: number;
+        in_flight: number;
+        met: boolean;
+      }>(
         `WITH k AS (SELECT candidate, solves, attempts FROM campaign_candidates WHERE campaign = $1),
          f AS (SELECT c.candidate, count(*)::int AS in_flight
            FROM campaign_claims c JOIN sessions s ON s.id = c.session_id
@@ -106,17 +117,37 @@ export class CampaignStore {
          m AS (SELECT DISTINCT candidate FROM campaign_claims WHERE campaign = $1 AND participant = $4 AND state <> 'skipped')
          SELECT candidate, coalesce(k.solves, 0) AS solves, coalesce(k.attempts, 0) AS attempts, coalesce(f.in_flight, 0) AS in_flight, m.candidate IS NOT NULL AS met
          FROM k FULL JOIN f USING (candidate) FULL JOIN m USING (candidate)`,
-        [req.campaign, new Date(req.quietBefore), new Date(req.createdBefore), req.participant]);
+        [req.campaign, new Date(req.quietBefore), new Date(req.createdBefore), req.participant],
+      );
       const byId = new Map(rows.rows.map((r) => [r.candidate, r]));
       const standings = new Map<string, CandidateStanding[]>();
       for (const pool of req.pools) {
-        standings.set(pool.id, pool.candidates.map((id) => {
-          const r = byId.get(id);
-          return { id, solves: r?.solves ?? 0, attempts: r?.attempts ?? 0, inFlight: r?.in_flight ?? 0, met: r?.met ?? false };
-        }));
+        standings.set(
+          pool.id,
+          pool.candidates.map((id) => {
+            const r = byId.get(id);
+            return {
+              id,
+              solves: r?.solves ?? 0,
+              attempts: r?.attempts ?? 0,
+              inFlight: r?.in_flight ?? 0,
+              met: r?.met ?? false,
+            };
+          }),
+        );
       }
       const choice = choose(standings);
-      const sessionValues = [session.id, session.studyId, session.studyVersion, session.tokenHash, JSON.stringify(session.params), session.seed, JSON.stringify(choice.order), new Date(session.createdAt), JSON.stringify(session.flags ?? [])];
+      const sessionValues = [
+        session.id,
+        session.studyId,
+        session.studyVersion,
+        session.tokenHash,
+        JSON.stringify(session.params),
+        session.seed,
+        JSON.stringify(choice.order),
+        new Date(session.createdAt),
+        JSON.stringify(session.flags ?? []),
+      ];
       const insertSession = `INSERT INTO sessions (id, study_id, study_version, token_hash, params, seed, item_order, state, created_at, flags)
         VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7::jsonb, 'started', $8, $9::jsonb)`;
       if (!req.claim) {
@@ -124,7 +155,9 @@ export class CampaignStore {
         return choice;
       }
       // The session, its claims, their counters and the draw in one statement: one round trip under the lock.
-      const claims = choice.pools.flatMap((p) => p.drawn.map((candidate) => ({ candidate, pool: p.pool }))).map((c, position) => ({ ...c, position }));
+      const claims = choice.pools
+        .flatMap((p) => p.drawn.map((candidate) => ({ candidate, pool: p.pool })))
+        .map((c, position) => ({ ...c, position }));
       await tx.query(
         `WITH s AS (${insertSession} RETURNING id),
          c AS (INSERT INTO campaign_claims (session_id, candidate, campaign, study_id, pool, participant, position, claimed_at)
@@ -134,7 +167,8 @@ export class CampaignStore {
            SELECT $10, c.candidate, 1, 1 FROM s, jsonb_to_recordset($12::jsonb) AS c(candidate text)
            ON CONFLICT (campaign, candidate) DO UPDATE SET drawn = campaign_candidates.drawn + 1, held = campaign_candidates.held + 1)
          INSERT INTO campaign_draws (session_id, campaign, seed, pools, at) SELECT s.id, $10, $6, $13::jsonb, $8 FROM s`,
-        [...sessionValues, req.campaign, req.participant, JSON.stringify(claims), JSON.stringify(choice.pools)]);
+        [...sessionValues, req.campaign, req.participant, JSON.stringify(claims), JSON.stringify(choice.pools)],
+      );
       return choice;
     });
   }
@@ -143,10 +177,18 @@ export class CampaignStore {
    * Settles a session's claims still held or skipped; others, and candidates not named, stay as
    * they are. Under the campaign's lock, with the candidates' counters counted again.
    */
-  async settle(sessionId: string, outcomes: readonly { readonly candidate: string; readonly state: Exclude<ClaimState, 'held'> }[], now: number): Promise<void> {
+  async settle(
+    sessionId: string,
+    outcomes: readonly { readonly candidate: string; readonly state: Exclude<ClaimState, 'held'> }[],
+    now: number,
+  ): Promise<void> {
     if (!outcomes.length) return;
     // A claim's campaign never changes, so it is read before the lock.
-    const campaign = (await this.db.query<{ campaign: string }>(`SELECT campaign FROM campaign_claims WHERE session_id = $1 LIMIT 1`, [sessionId])).rows[0]?.campaign;
+    const campaign = (
+      await this.db.query<{ campaign: string }>(`SELECT campaign FROM campaign_claims WHERE session_id = $1 LIMIT 1`, [
+        sessionId,
+      ])
+    ).rows[0]?.campaign;
     if (campaign === undefined) return;
     await this.lanes.run(campaign, async (tx) => {
       const r = await tx.query<{ candidate: string }>(
@@ -154,16 +196,30 @@ export class CampaignStore {
          FROM jsonb_to_recordset($3::jsonb) AS o(candidate text, state text)
          WHERE c.session_id = $1 AND c.candidate = o.candidate AND c.state IN ('held', 'skipped')
          RETURNING c.candidate`,
-        [sessionId, new Date(now), JSON.stringify(outcomes)]);
-      await recountCandidates(tx, campaign, r.rows.map((x) => x.candidate));
+        [sessionId, new Date(now), JSON.stringify(outcomes)],
+      );
+      await recountCandidates(
+        tx,
+        campaign,
+        r.rows.map((x) => x.candidate),
+      );
     });
   }
 
   /** A campaign's per-candidate counters (candidates never drawn have none). */
   async counters(campaign: string): Promise<CandidateCounters[]> {
     const r = await this.db.query<CandidateCounters>(
-      `SELECT candidate, drawn, held, attempts, solves, settled FROM campaign_candidates WHERE campaign = $1 ORDER BY candidate`, [campaign]);
-    return r.rows.map((x) => ({ candidate: x.candidate, drawn: x.drawn, held: x.held, attempts: x.attempts, solves: x.solves, settled: x.settled }));
+      `SELECT candidate, drawn, held, attempts, solves, settled FROM campaign_candidates WHERE campaign = $1 ORDER BY candidate`,
+      [campaign],
+    );
+    return r.rows.map((x) => ({
+      candidate: x.candidate,
+      drawn: x.drawn,
+      held: x.held,
+      attempts: x.attempts,
+      solves: x.solves,
+      settled: x.settled,
+    }));
   }
 
   /**
@@ -179,14 +235,18 @@ export class CampaignStore {
       `SELECT ${cols} FROM campaign_claims c JOIN sessions s ON s.id = c.session_id WHERE c.study_id = $2 AND c.campaign = $1
        UNION ALL
        SELECT ${cols} FROM campaign_claims c JOIN sessions s ON s.id = c.session_id WHERE c.campaign = $1 AND c.state = 'held' AND c.study_id <> $2
-       ORDER BY no`, [campaign, studyId]);
+       ORDER BY no`,
+      [campaign, studyId],
+    );
     return r.rows.map(claimWithSessionFromRow);
   }
 
   /** How many claims of a campaign were started (not skipped), and by how many sessions. */
   async draws(campaign: string): Promise<{ started: number; sessions: number }> {
     const r = await this.db.query<{ started: number; sessions: number }>(
-      `SELECT count(*)::int AS started, count(DISTINCT session_id)::int AS sessions FROM campaign_claims WHERE campaign = $1 AND state <> 'skipped'`, [campaign]);
+      `SELECT count(*)::int AS started, count(DISTINCT session_id)::int AS sessions FROM campaign_claims WHERE campaign = $1 AND state <> 'skipped'`,
+      [campaign],
+    );
     return { started: r.rows[0]?.started ?? 0, sessions: r.rows[0]?.sessions ?? 0 };
   }
 
@@ -195,7 +255,9 @@ export class CampaignStore {
     const r = await this.db.query(
       `SELECT c.*, s.excluded_at IS NOT NULL AS excluded, s.state AS session_state, s.created_at AS session_created_at,
          coalesce(s.last_event_at, s.created_at) AS quiet_since
-       FROM campaign_claims c JOIN sessions s ON s.id = c.session_id WHERE c.campaign = $1 ORDER BY c.no`, [campaign]);
+       FROM campaign_claims c JOIN sessions s ON s.id = c.session_id WHERE c.campaign = $1 ORDER BY c.no`,
+      [campaign],
+    );
     return r.rows.map(claimWithSessionFromRow);
   }
 
@@ -207,7 +269,10 @@ export class CampaignStore {
 
   /** A session's recorded draw, or null (a session without pools, or a playtest). */
   async draw(sessionId: string): Promise<{ seed: number; pools: PoolDraw[] } | null> {
-    const r = await this.db.query<{ seed: number; pools: unknown }>(`SELECT seed, pools FROM campaign_draws WHERE session_id = $1`, [sessionId]);
+    const r = await this.db.query<{ seed: number; pools: unknown }>(
+      `SELECT seed, pools FROM campaign_draws WHERE session_id = $1`,
+      [sessionId],
+    );
     const row = r.rows[0];
     if (!row) return null;
     return { seed: row.seed, pools: (typeof row.pools === 'string' ? JSON.parse(row.pools) : row.pools) as PoolDraw[] };
@@ -221,7 +286,11 @@ export interface CandidateCounters extends CandidateCounts {
   readonly held: number;
 }
 
-type LaneJob = { readonly work: (tx: Queryable) => Promise<unknown>; readonly resolve: (value: unknown) => void; readonly reject: (error: unknown) => void };
+type LaneJob = {
+  readonly work: (tx: Queryable) => Promise<unknown>;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: unknown) => void;
+};
 
 /**
  * The work of one server on a campaign's claims (draws, settlements), queued per campaign and run
@@ -238,7 +307,10 @@ type LaneJob = { readonly work: (tx: Queryable) => Promise<unknown>; readonly re
 export class CampaignLanes {
   private readonly queues = new Map<string, LaneJob[]>();
 
-  constructor(private readonly db: Driver, private readonly maxBatch = 64) {}
+  constructor(
+    private readonly db: Driver,
+    private readonly maxBatch = 64,
+  ) {}
 
   /** Runs `work` in a transaction holding `campaign`'s lock, after the jobs queued before it. */
   run<T>(campaign: string, work: (tx: Queryable) => Promise<T>): Promise<T> {
@@ -318,7 +390,8 @@ export class CampaignLanes {
  * counters holds its campaign's lock.
  */
 export async function lockCampaigns(tx: Queryable, campaigns: readonly string[]): Promise<void> {
-  for (const c of [...new Set(campaigns)].sort()) await tx.query(`SELECT pg_advisory_xact_lock(hashtext('campaign:' || $1))`, [c]);
+  for (const c of [...new Set(campaigns)].sort())
+    await tx.query(`SELECT pg_advisory_xact_lock(hashtext('campaign:' || $1))`, [c]);
 }
 
 /**
@@ -328,7 +401,10 @@ export async function lockCampaigns(tx: Queryable, campaigns: readonly string[])
  */
 export async function recountCandidates(tx: Queryable, campaign: string, candidates: readonly string[]): Promise<void> {
   if (!candidates.length) return;
-  await tx.query(`DELETE FROM campaign_candidates WHERE campaign = $1 AND candidate = ANY($2::text[])`, [campaign, [...new Set(candidates)]]);
+  await tx.query(`DELETE FROM campaign_candidates WHERE campaign = $1 AND candidate = ANY($2::text[])`, [
+    campaign,
+    [...new Set(candidates)],
+  ]);
   await tx.query(
     `INSERT INTO campaign_candidates (campaign, candidate, drawn, held, attempts, solves, settled)
      SELECT c.campaign, c.candidate, count(*)::int,
@@ -339,17 +415,29 @@ export async function recountCandidates(tx: Queryable, campaign: string, candida
      FROM campaign_claims c JOIN sessions s ON s.id = c.session_id
      WHERE c.campaign = $1 AND c.candidate = ANY($2::text[])
      GROUP BY c.campaign, c.candidate`,
-    [campaign, [...new Set(candidates)]]);
+    [campaign, [...new Set(candidates)]],
+  );
 }
 
 /**
  * Runs `change` on sessions (an exclusion, a deletion) with their campaigns locked, then counts
  * their candidates again. The caller's transaction.
  */
-export async function recountingSessions<T>(tx: Queryable, sessionIds: readonly string[], change: () => Promise<T>): Promise<T> {
-  const pairs = (await tx.query<{ campaign: string; candidate: string }>(
-    `SELECT DISTINCT campaign, candidate FROM campaign_claims WHERE session_id = ANY($1::text[])`, [sessionIds])).rows;
-  await lockCampaigns(tx, pairs.map((p) => p.campaign));
+export async function recountingSessions<T>(
+  tx: Queryable,
+  sessionIds: readonly string[],
+  change: () => Promise<T>,
+): Promise<T> {
+  const pairs = (
+    await tx.query<{ campaign: string; candidate: string }>(
+      `SELECT DISTINCT campaign, candidate FROM campaign_claims WHERE session_id = ANY($1::text[])`,
+      [sessionIds],
+    )
+  ).rows;
+  await lockCampaigns(
+    tx,
+    pairs.map((p) => p.campaign),
+  );
   const result = await change();
   const byCampaign = new Map<string, string[]>();
   for (const p of pairs) byCampaign.set(p.campaign, [...(byCampaign.get(p.campaign) ?? []), p.candidate]);
@@ -361,8 +449,11 @@ const ms = (d: unknown) => (d instanceof Date ? d.getTime() : new Date(String(d)
 
 function claimWithSessionFromRow(row: Record<string, unknown>): ClaimWithSession {
   return {
-    ...claimFromRow(row), excluded: row.excluded as boolean, sessionState: row.session_state as string,
-    sessionCreatedAt: ms(row.session_created_at), quietSince: ms(row.quiet_since),
+    ...claimFromRow(row),
+    excluded: row.excluded as boolean,
+    sessionState: row.session_state as string,
+    sessionCreatedAt: ms(row.session_created_at),
+    quietSince: ms(row.quiet_since),
   };
 }
 

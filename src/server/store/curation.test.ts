@@ -9,13 +9,60 @@ const who = { actor: 'researcher', at: 50_000 };
 async function fill(store: Store): Promise<void> {
   await store.saveStudy('s1', { title: 'one' }, 'studio', 1000);
   await store.saveStudy('s2', { title: 'two' }, 'studio', 1000);
-  for (const [id, study] of [['a', 's1'], ['b', 's1'], ['c', 's2']] as const) {
-    await store.createSession({ id, studyId: study, studyVersion: 1, tokenHash: `h-${id}`, params: {}, seed: 1, order: [0], createdAt: 2000 });
+  for (const [id, study] of [
+    ['a', 's1'],
+    ['b', 's1'],
+    ['c', 's2'],
+  ] as const) {
+    await store.createSession({
+      id,
+      studyId: study,
+      studyVersion: 1,
+      tokenHash: `h-${id}`,
+      params: {},
+      seed: 1,
+      order: [0],
+      createdAt: 2000,
+    });
     await store.appendEvents(id, [ev(0), ev(1), ev(2)], { receivedAt: 3000, pastSessionLimit: false });
-    await store.addSubmission({ sessionId: id, key: 'k', item: 't', testIndex: 0, trial: 1, grid: [[1]], verdict: 'wrong', practice: false, at: 4000 });
-    await store.addGameRun({ runId: `run-${id}`, sessionId: id, item: 'g', gameId: 'ls20-0', source: 'arcengine', engine: 'arcengine 0.9.3', seed: 0, openedAt: 4000 });
+    await store.addSubmission({
+      sessionId: id,
+      key: 'k',
+      item: 't',
+      testIndex: 0,
+      trial: 1,
+      grid: [[1]],
+      verdict: 'wrong',
+      practice: false,
+      at: 4000,
+    });
+    await store.addGameRun({
+      runId: `run-${id}`,
+      sessionId: id,
+      item: 'g',
+      gameId: 'ls20-0',
+      source: 'arcengine',
+      engine: 'arcengine 0.9.3',
+      seed: 0,
+      openedAt: 4000,
+    });
     for (const step of [0, 1]) {
-      await store.addGameStep({ runId: `run-${id}`, step, action: 'RESET', x: null, y: null, state: 'NOT_FINISHED', levelsCompleted: 0, winLevels: 3, available: [1], fullReset: step === 0, frameHash: 'f', frames: '', keyframe: true, at: 4000 });
+      await store.addGameStep({
+        runId: `run-${id}`,
+        step,
+        action: 'RESET',
+        x: null,
+        y: null,
+        state: 'NOT_FINISHED',
+        levelsCompleted: 0,
+        winLevels: 3,
+        available: [1],
+        fullReset: step === 0,
+        frameHash: 'f',
+        frames: '',
+        keyframe: true,
+        at: 4000,
+      });
     }
   }
 }
@@ -26,14 +73,21 @@ describe.each(backends)('curation in the store on $name', (backend) => {
     store = await backend.open();
     await fill(store);
   });
-  afterEach(async () => { await store.close(); });
+  afterEach(async () => {
+    await store.close();
+  });
 
   it('excludes a session with its reason and counts it again, auditing each change once', async () => {
     const r = await store.setSessionExclusion('a', { reason: 'my own test run' }, who);
-    expect(r).toMatchObject({ changed: true, session: { id: 'a', excludedAt: 50_000, excludedReason: 'my own test run' } });
+    expect(r).toMatchObject({
+      changed: true,
+      session: { id: 'a', excludedAt: 50_000, excludedReason: 'my own test run' },
+    });
     expect(await store.getSession('a')).toMatchObject({ excludedAt: 50_000, excludedReason: 'my own test run' });
     // Excluding it again changes nothing and writes no second entry.
-    expect((await store.setSessionExclusion('a', { reason: 'again' }, { actor: 'researcher', at: 60_000 }))).toMatchObject({ changed: false, session: { excludedAt: 50_000, excludedReason: 'my own test run' } });
+    expect(
+      await store.setSessionExclusion('a', { reason: 'again' }, { actor: 'researcher', at: 60_000 }),
+    ).toMatchObject({ changed: false, session: { excludedAt: 50_000, excludedReason: 'my own test run' } });
     const back = await store.setSessionExclusion('a', null, { actor: 'researcher', at: 70_000 });
     expect(back).toMatchObject({ changed: true, session: { excludedAt: null, excludedReason: null } });
     expect(await store.setSessionExclusion('nope', { reason: null }, who)).toBeNull();
@@ -61,14 +115,40 @@ describe.each(backends)('curation in the store on $name', (backend) => {
     expect((await store.listSessions('s1')).map((s) => s.id)).toEqual(['b']);
     expect(await store.deleteSession('a', { ...who, reason: null })).toBeNull();
     const [entry] = await store.listAuditEvents('s1');
-    expect(entry).toMatchObject({ action: 'session.delete', target: 'a', reason: 'pilot', studyId: 's1', detail: { deleted } });
+    expect(entry).toMatchObject({
+      action: 'session.delete',
+      target: 'a',
+      reason: 'pilot',
+      studyId: 's1',
+      detail: { deleted },
+    });
     // The id is free again, and events under it start from nothing.
-    await store.createSession({ id: 'a', studyId: 's1', studyVersion: 1, tokenHash: 'h-a2', params: {}, seed: 1, order: [0], createdAt: 9000 });
-    expect((await store.appendEvents('a', [ev(0)], { receivedAt: 9001, pastSessionLimit: false })).ackedThrough).toBe(0);
+    await store.createSession({
+      id: 'a',
+      studyId: 's1',
+      studyVersion: 1,
+      tokenHash: 'h-a2',
+      params: {},
+      seed: 1,
+      order: [0],
+      createdAt: 9000,
+    });
+    expect((await store.appendEvents('a', [ev(0)], { receivedAt: 9001, pastSessionLimit: false })).ackedThrough).toBe(
+      0,
+    );
   });
 
   it('deletes a study with every version and session and everything of them, keeping its audit log', async () => {
-    await store.createSession({ id: 'v', studyId: 's1', studyVersion: 1, tokenHash: 'h-v', params: {}, seed: 1, order: [0], createdAt: 2500 });
+    await store.createSession({
+      id: 'v',
+      studyId: 's1',
+      studyVersion: 1,
+      tokenHash: 'h-v',
+      params: {},
+      seed: 1,
+      order: [0],
+      createdAt: 2500,
+    });
     expect(await store.saveStudy('s1', { title: 'one, v2' }, 'studio', 3000)).toEqual({ version: 2, created: true });
     await store.setSessionExclusion('b', { reason: null }, who);
     const deleted = await store.deleteStudy('s1', { ...who, reason: 'a rehearsal' });
@@ -80,7 +160,10 @@ describe.each(backends)('curation in the store on $name', (backend) => {
     expect(await store.readGameSteps('run-b')).toEqual([]);
     expect((await store.listStudies()).map((s) => s.id)).toEqual(['s2']);
     expect((await store.readEvents('c')).length).toBe(3);
-    expect((await store.listAuditEvents('s1')).map((e) => [e.action, e.target])).toEqual([['study.delete', 's1'], ['session.exclude', 'b']]);
+    expect((await store.listAuditEvents('s1')).map((e) => [e.action, e.target])).toEqual([
+      ['study.delete', 's1'],
+      ['session.exclude', 'b'],
+    ]);
     expect(await store.deleteStudy('s1', { ...who, reason: null })).toBeNull();
     // The id can be used again for a new study.
     expect(await store.saveStudy('s1', { title: 'new' }, 'studio', 80_000)).toEqual({ version: 1, created: true });

@@ -18,7 +18,9 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 // A contender (run with tsx from the project folder): loads the store code, says READY, waits for "go" on stdin, opens the store and
 // reports; the winner holds the store until a second line arrives, then closes it.
 const CONTENDER = path.join(dir, 'contender.mjs');
-writeFileSync(CONTENDER, `
+writeFileSync(
+  CONTENDER,
+  `
 import { createInterface } from 'node:readline';
 const { openStore } = await import(${JSON.stringify(pathToFileURL(path.join(ROOT, 'src/server/store/open.ts')).href)});
 const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
@@ -36,13 +38,16 @@ await lines.next();
 await store.close();
 console.log('CLOSED');
 process.exit(0);
-`);
+`,
+);
 
 // A worker of the mutual-exclusion test: takes the lock ROUNDS times (retrying while another
 // holds it), each time adds one to a counter file by read-then-write, and releases it; on its
 // last round it exits holding the lock, as a killed server would, so the others must take over.
 const WORKER = path.join(dir, 'worker.mjs');
-writeFileSync(WORKER, `
+writeFileSync(
+  WORKER,
+  `
 const { lockFolder, FolderLockedError } = await import(${JSON.stringify(pathToFileURL(path.join(ROOT, 'src/server/store/folderLock.ts')).href)});
 const { readFileSync, writeFileSync } = await import('node:fs');
 const [dataDir, rounds] = [process.argv[2], Number(process.argv[3])];
@@ -67,7 +72,8 @@ for (let i = 0; i < rounds; i++) {
   }
   release();
 }
-`);
+`,
+);
 
 interface Contender {
   readonly proc: ChildProcess;
@@ -76,9 +82,14 @@ interface Contender {
 }
 
 function startContender(dataDir: string): Contender {
-  const proc = spawn(process.execPath, ['--import', 'tsx', CONTENDER, dataDir], { cwd: ROOT, stdio: ['pipe', 'pipe', 'inherit'] });
+  const proc = spawn(process.execPath, ['--import', 'tsx', CONTENDER, dataDir], {
+    cwd: ROOT,
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const c: Contender = { proc, out: '', exit: new Promise((resolve) => proc.on('exit', (code) => resolve(code))) };
-  proc.stdout!.setEncoding('utf8').on('data', (d: string) => { c.out += d; });
+  proc.stdout!.setEncoding('utf8').on('data', (d: string) => {
+    c.out += d;
+  });
   return c;
 }
 
@@ -91,7 +102,10 @@ async function race(dataDir: string, n: number): Promise<{ winner: Contender; lo
   const all = Array.from({ length: n }, () => startContender(dataDir));
   await until(() => all.every((c) => c.out.includes('READY')), 'every contender to load');
   for (const c of all) c.proc.stdin!.write('go\n');
-  await until(() => all.every((c) => c.out.includes('OPENED') || c.proc.exitCode !== null), 'every contender to open or give up');
+  await until(
+    () => all.every((c) => c.out.includes('OPENED') || c.proc.exitCode !== null),
+    'every contender to open or give up',
+  );
   const winners = all.filter((c) => c.out.includes('OPENED'));
   const losers = all.filter((c) => !c.out.includes('OPENED'));
   expect(winners).toHaveLength(1);
@@ -112,7 +126,12 @@ function deadPid(): number {
 }
 
 function readLock(dataDir: string) {
-  return JSON.parse(readFileSync(path.join(dataDir, 'db.lock'), 'utf8')) as { pid: number; host: string; token: string; startTicks: number | null };
+  return JSON.parse(readFileSync(path.join(dataDir, 'db.lock'), 'utf8')) as {
+    pid: number;
+    host: string;
+    token: string;
+    startTicks: number | null;
+  };
 }
 
 const N = 6;
@@ -124,8 +143,12 @@ describe('PGlite folder lock', () => {
     const lock = readLock(dataDir);
     expect(lock.pid).toBe(winner.proc.pid);
     for (const l of losers) {
-      expect(l.out).toContain(`REFUSED "The data folder ${dataDir} is in use by another arc-studio process (pid ${winner.proc.pid} on this machine, started `);
-      expect(l.out).toContain(`lock file ${path.join(dataDir, 'db.lock')}). One process at a time can use a PGlite data folder. Stop that server (Ctrl-C in its terminal, or kill ${winner.proc.pid}) and try again, or give this one another --data-dir`);
+      expect(l.out).toContain(
+        `REFUSED "The data folder ${dataDir} is in use by another arc-studio process (pid ${winner.proc.pid} on this machine, started `,
+      );
+      expect(l.out).toContain(
+        `lock file ${path.join(dataDir, 'db.lock')}). One process at a time can use a PGlite data folder. Stop that server (Ctrl-C in its terminal, or kill ${winner.proc.pid}) and try again, or give this one another --data-dir`,
+      );
     }
     // The losers left the winner's lock alone.
     expect(readLock(dataDir).token).toBe(lock.token);
@@ -138,11 +161,25 @@ describe('PGlite folder lock', () => {
     const dataDir = path.join(dir, 'stale');
     mkdirSync(dataDir, { recursive: true });
     const dead = deadPid();
-    writeFileSync(path.join(dataDir, 'db.lock'), JSON.stringify({ pid: dead, host: hostname(), started: null, startTicks: null, token: 'left-by-a-killed-server' }));
+    writeFileSync(
+      path.join(dataDir, 'db.lock'),
+      JSON.stringify({
+        pid: dead,
+        host: hostname(),
+        started: null,
+        startTicks: null,
+        token: 'left-by-a-killed-server',
+      }),
+    );
     const { winner, losers } = await race(dataDir, N);
     expect(readLock(dataDir).pid).toBe(winner.proc.pid);
-    for (const l of losers) expect(l.out).toContain(`in use by another arc-studio process (pid ${winner.proc.pid} on this machine`);
-    expect(readdirSync(dataDir).filter((f) => f.startsWith('db.lock')).sort()).toEqual(['db.lock']);
+    for (const l of losers)
+      expect(l.out).toContain(`in use by another arc-studio process (pid ${winner.proc.pid} on this machine`);
+    expect(
+      readdirSync(dataDir)
+        .filter((f) => f.startsWith('db.lock'))
+        .sort(),
+    ).toEqual(['db.lock']);
     await finish(winner);
   }, 120_000);
 
@@ -151,12 +188,24 @@ describe('PGlite folder lock', () => {
     mkdirSync(dataDir, { recursive: true });
     writeFileSync(path.join(dataDir, 'counter'), '0');
     const ROUNDS = 100;
-    const workers = Array.from({ length: 4 }, () => spawn(process.execPath, ['--import', 'tsx', WORKER, dataDir, String(ROUNDS)], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] }));
-    const results = await Promise.all(workers.map((w) => new Promise<{ code: number | null; out: string }>((resolve) => {
-      let out = '';
-      w.stdout!.setEncoding('utf8').on('data', (d: string) => { out += d; });
-      w.on('exit', (code) => resolve({ code, out }));
-    })));
+    const workers = Array.from({ length: 4 }, () =>
+      spawn(process.execPath, ['--import', 'tsx', WORKER, dataDir, String(ROUNDS)], {
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'inherit'],
+      }),
+    );
+    const results = await Promise.all(
+      workers.map(
+        (w) =>
+          new Promise<{ code: number | null; out: string }>((resolve) => {
+            let out = '';
+            w.stdout!.setEncoding('utf8').on('data', (d: string) => {
+              out += d;
+            });
+            w.on('exit', (code) => resolve({ code, out }));
+          }),
+      ),
+    );
     expect(results.map((r) => r.code)).toEqual([0, 0, 0, 0]);
     // Every increment survived: no two workers were ever inside the lock together.
     expect(readFileSync(path.join(dataDir, 'counter'), 'utf8')).toBe(String(4 * ROUNDS));
@@ -180,7 +229,13 @@ describe('PGlite folder lock', () => {
     mkdirSync(dataDir, { recursive: true });
     const sleeper = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)'], { stdio: 'ignore' });
     try {
-      const text = JSON.stringify({ pid: sleeper.pid, host: hostname(), started: '2026-04-01T09:00:00.000Z', startTicks: processStartTicks(sleeper.pid!), token: 'live' });
+      const text = JSON.stringify({
+        pid: sleeper.pid,
+        host: hostname(),
+        started: '2026-04-01T09:00:00.000Z',
+        startTicks: processStartTicks(sleeper.pid!),
+        token: 'live',
+      });
       writeFileSync(path.join(dataDir, 'db.lock'), text);
       await expect(openStore({ dataDir })).rejects.toThrow(
         `The data folder ${dataDir} is in use by another arc-studio process (pid ${sleeper.pid} on this machine, started 2026-04-01T09:00:00.000Z; lock file ${path.join(dataDir, 'db.lock')}).`,
@@ -199,7 +254,16 @@ describe('PGlite folder lock', () => {
     mkdirSync(dataDir, { recursive: true });
     const sleeper = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60_000)'], { stdio: 'ignore' });
     try {
-      writeFileSync(path.join(dataDir, 'db.lock'), JSON.stringify({ pid: sleeper.pid, host: hostname(), started: null, startTicks: processStartTicks(sleeper.pid!)! - 1, token: 'old' }));
+      writeFileSync(
+        path.join(dataDir, 'db.lock'),
+        JSON.stringify({
+          pid: sleeper.pid,
+          host: hostname(),
+          started: null,
+          startTicks: processStartTicks(sleeper.pid!)! - 1,
+          token: 'old',
+        }),
+      );
       const release = await lockFolder(dataDir);
       expect(readLock(dataDir).pid).toBe(process.pid);
       release();
@@ -211,8 +275,13 @@ describe('PGlite folder lock', () => {
   it('keeps a lock from another host, telling how to clear it if that server is gone', async () => {
     const dataDir = path.join(dir, 'remote');
     mkdirSync(dataDir, { recursive: true });
-    writeFileSync(path.join(dataDir, 'db.lock'), JSON.stringify({ pid: deadPid(), host: 'another-host', started: null, startTicks: null, token: 't' }));
-    await expect(lockFolder(dataDir)).rejects.toThrow(/on host another-host; lock file .*If that server is no longer running, delete .*db\.lock and start again\.$/);
+    writeFileSync(
+      path.join(dataDir, 'db.lock'),
+      JSON.stringify({ pid: deadPid(), host: 'another-host', started: null, startTicks: null, token: 't' }),
+    );
+    await expect(lockFolder(dataDir)).rejects.toThrow(
+      /on host another-host; lock file .*If that server is no longer running, delete .*db\.lock and start again\.$/,
+    );
     expect(readLock(dataDir).host).toBe('another-host');
   });
 
@@ -225,6 +294,8 @@ describe('PGlite folder lock', () => {
     const again = await lockFolder(dataDir);
     again();
     writeFileSync(path.join(dataDir, 'db.lock'), 'not a lock');
-    await expect(lockFolder(dataDir)).rejects.toThrow(`The lock file ${path.join(dataDir, 'db.lock')} cannot be read (it is not an arc-studio lock record). If no arc-studio server is using ${dataDir}, delete that file and start again.`);
+    await expect(lockFolder(dataDir)).rejects.toThrow(
+      `The lock file ${path.join(dataDir, 'db.lock')} cannot be read (it is not an arc-studio lock record). If no arc-studio server is using ${dataDir}, delete that file and start again.`,
+    );
   });
 });

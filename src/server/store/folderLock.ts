@@ -25,7 +25,17 @@
  * in every other case.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, linkSync, openSync, readFileSync, statSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fsyncSync,
+  linkSync,
+  openSync,
+  readFileSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 
@@ -44,7 +54,10 @@ export interface LockOwner {
 /** The data folder is held by a live process (or its lock cannot be read). */
 export class FolderLockedError extends Error {
   override readonly name = 'FolderLockedError';
-  constructor(message: string, readonly owner: LockOwner | null) {
+  constructor(
+    message: string,
+    readonly owner: LockOwner | null,
+  ) {
     super(message);
   }
 }
@@ -115,9 +128,17 @@ function readOwner(file: string): Read {
   try {
     const o = JSON.parse(text) as Partial<LockOwner>;
     if (Number.isSafeInteger(o.pid) && typeof o.host === 'string' && typeof o.token === 'string') {
-      return { pid: o.pid!, host: o.host, started: typeof o.started === 'string' ? o.started : null, startTicks: Number.isSafeInteger(o.startTicks) ? o.startTicks! : null, token: o.token };
+      return {
+        pid: o.pid!,
+        host: o.host,
+        started: typeof o.started === 'string' ? o.started : null,
+        startTicks: Number.isSafeInteger(o.startTicks) ? o.startTicks! : null,
+        token: o.token,
+      };
     }
-  } catch { /* reported below */ }
+  } catch {
+    /* reported below */
+  }
   return { corrupt: 'it is not an arc-studio lock record' };
 }
 
@@ -166,16 +187,18 @@ function describeOwner(o: LockOwner): string {
 
 function lockedError(dataDir: string, file: string, owner: LockOwner, me: LockOwner): FolderLockedError {
   if (owner.host === HOST && owner.pid === me.pid) {
-    return new FolderLockedError(`The data folder ${dataDir} is already open in this process (lock file ${file}); close that store before opening the folder again.`, owner);
+    return new FolderLockedError(
+      `The data folder ${dataDir} is already open in this process (lock file ${file}); close that store before opening the folder again.`,
+      owner,
+    );
   }
-  const remote = owner.host !== HOST
-    ? ` If that server is no longer running, delete ${file} and start again.`
-    : '';
-  const stop = owner.host === HOST ? `Stop that server (Ctrl-C in its terminal, or kill ${owner.pid})` : 'Stop that server';
+  const remote = owner.host !== HOST ? ` If that server is no longer running, delete ${file} and start again.` : '';
+  const stop =
+    owner.host === HOST ? `Stop that server (Ctrl-C in its terminal, or kill ${owner.pid})` : 'Stop that server';
   return new FolderLockedError(
-    `The data folder ${dataDir} is in use by another arc-studio process (${describeOwner(owner)}; lock file ${file}). `
-    + `One process at a time can use a PGlite data folder. ${stop} and try again, or give this one another --data-dir `
-    + `(or set DATABASE_URL to share a PostgreSQL database between servers).${remote}`,
+    `The data folder ${dataDir} is in use by another arc-studio process (${describeOwner(owner)}; lock file ${file}). ` +
+      `One process at a time can use a PGlite data folder. ${stop} and try again, or give this one another --data-dir ` +
+      `(or set DATABASE_URL to share a PostgreSQL database between servers).${remote}`,
     owner,
   );
 }
@@ -198,7 +221,11 @@ export async function lockFolder(dataDir: string): Promise<() => void> {
   };
   const release = () => {
     held.delete(me.token);
-    try { removeIfToken(file, me.token); } catch { /* the folder is gone: nothing to release */ }
+    try {
+      removeIfToken(file, me.token);
+    } catch {
+      /* the folder is gone: nothing to release */
+    }
   };
   const deadline = Date.now() + ACQUIRE_TIMEOUT_MS;
   for (;;) {
@@ -211,14 +238,20 @@ export async function lockFolder(dataDir: string): Promise<() => void> {
     if (owner === 'writing') {
       await sleep(10);
     } else if ('corrupt' in owner) {
-      throw new FolderLockedError(`The lock file ${file} cannot be read (${owner.corrupt}). If no arc-studio server is using ${dataDir}, delete that file and start again.`, null);
+      throw new FolderLockedError(
+        `The lock file ${file} cannot be read (${owner.corrupt}). If no arc-studio server is using ${dataDir}, delete that file and start again.`,
+        null,
+      );
     } else if (ownerAlive(owner)) {
       throw lockedError(dataDir, file, owner, me);
     } else {
       await removeStale(file, guard, owner.token, me);
     }
     if (Date.now() > deadline) {
-      throw new FolderLockedError(`Could not take the lock ${file} within ${ACQUIRE_TIMEOUT_MS / 1000} s: other processes keep taking and releasing it. Make sure one server at a time uses ${dataDir}.`, null);
+      throw new FolderLockedError(
+        `Could not take the lock ${file} within ${ACQUIRE_TIMEOUT_MS / 1000} s: other processes keep taking and releasing it. Make sure one server at a time uses ${dataDir}.`,
+        null,
+      );
     }
   }
 }
@@ -230,7 +263,11 @@ async function removeStale(file: string, guard: string, token: string, me: LockO
     // A takeover file whose process died (inside the takeover) would block everyone: remove it.
     if (typeof g === 'object' && 'token' in g && !ownerAlive(g)) removeIfToken(guard, g.token);
     else if (typeof g === 'object' && 'corrupt' in g) {
-      try { unlinkSync(guard); } catch { /* removed by another process */ }
+      try {
+        unlinkSync(guard);
+      } catch {
+        /* removed by another process */
+      }
     }
     await sleep(5 + Math.random() * 20);
     return;

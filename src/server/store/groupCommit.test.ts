@@ -12,15 +12,29 @@ function harness(parallel: number) {
   const finish: (() => void)[] = [];
   const done: string[] = [];
   const commit = new GroupCommit<Write>({
-    parallel, max: 10,
-    run: (group) => new Promise<void>((resolve) => {
-      started.push(group.map((m) => m.name));
-      finish.push(() => { for (const m of group) m.resolve(); resolve(); });
-    }),
+    parallel,
+    max: 10,
+    run: (group) =>
+      new Promise<void>((resolve) => {
+        started.push(group.map((m) => m.name));
+        finish.push(() => {
+          for (const m of group) m.resolve();
+          resolve();
+        });
+      }),
   });
-  const add = (key: string, name: string) => new Promise<void>((resolve, reject) => {
-    commit.add({ key, name, reject, resolve: () => { done.push(name); resolve(); } });
-  });
+  const add = (key: string, name: string) =>
+    new Promise<void>((resolve, reject) => {
+      commit.add({
+        key,
+        name,
+        reject,
+        resolve: () => {
+          done.push(name);
+          resolve();
+        },
+      });
+    });
   return { started, finish, done, add };
 }
 

@@ -60,7 +60,10 @@ export class GroupCommit<M extends GroupMember> {
       const taken = new Set<string>();
       for (let i = 0; i < this.pending.length && group.length < this.opts.max;) {
         const m = this.pending[i];
-        if (taken.has(m.key) || this.busy.has(m.key)) { i++; continue; }
+        if (taken.has(m.key) || this.busy.has(m.key)) {
+          i++;
+          continue;
+        }
         taken.add(m.key);
         group.push(m);
         this.pending.splice(i, 1);

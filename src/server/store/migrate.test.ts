@@ -24,14 +24,18 @@ describe('migrations on PostgreSQL', () => {
     for (let round = 0; round < 3; round++) {
       const schema = `t_${randomBytes(6).toString('hex')}`;
       schemas.push(schema);
-      const opened = await Promise.allSettled(Array.from({ length: 8 }, () => openStore({ databaseUrl: postgresUrl(), schema, poolSize: 2 })));
+      const opened = await Promise.allSettled(
+        Array.from({ length: 8 }, () => openStore({ databaseUrl: postgresUrl(), schema, poolSize: 2 })),
+      );
       const stores = opened.flatMap((o) => (o.status === 'fulfilled' ? [o.value] : []));
       const failures = opened.flatMap((o) => (o.status === 'rejected' ? [String((o.reason as Error).message)] : []));
       try {
         expect(failures).toEqual([]);
         const c = new pg.Client({ connectionString: postgresUrl() });
         await c.connect();
-        const rows = (await c.query(`SELECT version FROM ${schema}.schema_migrations ORDER BY version`)).rows as { version: number }[];
+        const rows = (await c.query(`SELECT version FROM ${schema}.schema_migrations ORDER BY version`)).rows as {
+          version: number;
+        }[];
         await c.end();
         expect(rows.map((r) => r.version)).toEqual(migrations.map((m) => m.version));
         // Every server works on the one schema: a study saved by one is read by another.

@@ -180,7 +180,7 @@ export const migrations: readonly Migration[] = [
   },
   {
     version: 6,
-    name: 'excluded sessions, and the audit log of researchers\' actions',
+    name: "excluded sessions, and the audit log of researchers' actions",
     sql: `
       -- An excluded session is listed and exported but never counted; NULL: counted.
       ALTER TABLE sessions ADD COLUMN excluded_at timestamptz;
@@ -284,7 +284,7 @@ export const migrations: readonly Migration[] = [
   },
   {
     version: 10,
-    name: 'participants\' responses: written descriptions, survey answers, withdrawals',
+    name: "participants' responses: written descriptions, survey answers, withdrawals",
     sql: `
       -- What a participant wrote or answered besides grid and question answers; deleted with the
       -- session. kind: description (part: first | last), survey (part: ''), withdraw (part: '').

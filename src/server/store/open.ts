@@ -28,8 +28,11 @@ export interface OpenStoreOptions {
 const SCHEMA = /^[a-z_][a-z0-9_]{0,62}$/;
 
 export async function openStore(opts: OpenStoreOptions = {}): Promise<Store> {
-  if (opts.schema !== undefined && !SCHEMA.test(opts.schema)) throw new Error(`Schema name "${opts.schema}" is not allowed: use lower-case letters, digits and "_".`);
-  const driver = opts.databaseUrl ? await postgresDriver(opts.databaseUrl, opts.schema, opts.poolSize ?? 10) : await pgliteDriver(opts);
+  if (opts.schema !== undefined && !SCHEMA.test(opts.schema))
+    throw new Error(`Schema name "${opts.schema}" is not allowed: use lower-case letters, digits and "_".`);
+  const driver = opts.databaseUrl
+    ? await postgresDriver(opts.databaseUrl, opts.schema, opts.poolSize ?? 10)
+    : await pgliteDriver(opts);
   try {
     await migrate(driver);
   } catch (e) {
@@ -61,8 +64,10 @@ async function pgliteDriver(opts: OpenStoreOptions): Promise<Driver> {
   const pgl = db;
   if (opts.schema) await pgl.exec(`CREATE SCHEMA IF NOT EXISTS ${opts.schema}; SET search_path TO ${opts.schema}`);
   const wrap = (q: Pick<PGlite, 'query' | 'exec'>): Queryable => ({
-    query: async <R,>(sql: string, params?: unknown[]) => ({ rows: (await q.query<R>(sql, params)).rows }),
-    exec: async (sql: string) => { await q.exec(sql); },
+    query: async <R>(sql: string, params?: unknown[]) => ({ rows: (await q.query<R>(sql, params)).rows }),
+    exec: async (sql: string) => {
+      await q.exec(sql);
+    },
   });
   const transaction: Driver['transaction'] = (fn) => pgl.transaction((tx) => fn(wrap(tx)));
   return {
@@ -70,7 +75,10 @@ async function pgliteDriver(opts: OpenStoreOptions): Promise<Driver> {
     ...wrap(pgl),
     transaction,
     hold: (fn) => fn({ transaction }),
-    close: async () => { if (owned) await pgl.close(); release(); },
+    close: async () => {
+      if (owned) await pgl.close();
+      release();
+    },
   };
 }
 
@@ -87,39 +95,58 @@ async function postgresDriver(url: string, schema: string | undefined, max: numb
       await c.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
       await c.query('COMMIT');
     } catch (e) {
-      throw new Error(`Could not connect to PostgreSQL at ${redact(url)}: ${(e as Error).message}. Check DATABASE_URL and that the server is running.`);
+      throw new Error(
+        `Could not connect to PostgreSQL at ${redact(url)}: ${(e as Error).message}. Check DATABASE_URL and that the server is running.`,
+      );
     } finally {
       await c.end().catch(() => {});
     }
   }
   // Connections that die while PostgreSQL restarts are found by the keep-alive, not only by the
   // next query; a connect that hangs (a server half there) fails instead of holding a request.
-  const pool = new pg.Pool({ connectionString: url, max, keepAlive: true, connectionTimeoutMillis: 10_000, ...(schema ? { options: `-c search_path=${schema}` } : {}) });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    keepAlive: true,
+    connectionTimeoutMillis: 10_000,
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  });
   // WARNING: node-postgres emits 'error' on a client whose connection ends (PostgreSQL restarting,
   // a failover, an administrator's pg_terminate_backend), and an 'error' event without a listener
   // ends the process. The pool listens only while a client is idle; a client checked out (by
   // `pool.query` between its own listeners, or held in a transaction) would have none. So every
   // client gets one for its whole life: the query waiting on it fails with the same error (and
   // is answered 503, see `unavailable.ts`), and the pool drops the client when it is released.
-  pool.on('connect', (client) => { client.on('error', () => {}); });
+  pool.on('connect', (client) => {
+    client.on('error', () => {});
+  });
   let lastIdleReport = 0;
   pool.on('error', (e) => {
     // Idle clients all fail together when the server goes away: one line per burst is enough.
     const now = Date.now();
-    if (now - lastIdleReport > 5_000) console.error(`PostgreSQL connection lost (${e.message}); the pool reconnects on the next request.`);
+    if (now - lastIdleReport > 5_000)
+      console.error(`PostgreSQL connection lost (${e.message}); the pool reconnects on the next request.`);
     lastIdleReport = now;
   });
   try {
     (await pool.connect()).release();
   } catch (e) {
     await pool.end().catch(() => {});
-    throw new Error(`Could not connect to PostgreSQL at ${redact(url)}: ${(e as Error).message}. Check DATABASE_URL and that the server is running.`);
+    throw new Error(
+      `Could not connect to PostgreSQL at ${redact(url)}: ${(e as Error).message}. Check DATABASE_URL and that the server is running.`,
+    );
   }
   /** A lost connection becomes a `DatabaseUnavailableError` (answered 503); other errors pass unchanged. */
-  const lost = (e: unknown): never => { throw isConnectionLoss(e) ? new DatabaseUnavailableError(e) : e; };
+  const lost = (e: unknown): never => {
+    throw isConnectionLoss(e) ? new DatabaseUnavailableError(e) : e;
+  };
   const wrap = (q: pg.Pool | pg.PoolClient): Queryable => ({
-    query: async <R,>(sql: string, params?: unknown[]) => ({ rows: (await q.query(sql, params).catch(lost)).rows as R[] }),
-    exec: async (sql: string) => { await q.query(sql).catch(lost); },
+    query: async <R>(sql: string, params?: unknown[]) => ({
+      rows: (await q.query(sql, params).catch(lost)).rows as R[],
+    }),
+    exec: async (sql: string) => {
+      await q.query(sql).catch(lost);
+    },
   });
   /**
    * Transactions on one checked-out client. While held, the connection's end is noted here, so
@@ -128,7 +155,9 @@ async function postgresDriver(url: string, schema: string | undefined, max: numb
    */
   const holding = (client: pg.PoolClient): Transacting & { release(): void } => {
     let broken: Error | undefined;
-    const onError = (e: Error) => { broken ??= e; };
+    const onError = (e: Error) => {
+      broken ??= e;
+    };
     client.on('error', onError);
     return {
       async transaction(fn) {
@@ -139,7 +168,9 @@ async function postgresDriver(url: string, schema: string | undefined, max: numb
           await client.query('COMMIT').catch(lost);
           return out;
         } catch (e) {
-          await client.query('ROLLBACK').catch((r: Error) => { broken ??= r; });
+          await client.query('ROLLBACK').catch((r: Error) => {
+            broken ??= r;
+          });
           throw e;
         }
       },

@@ -25,19 +25,27 @@ export interface PgCluster {
 
 function binDir(): string {
   const root = '/usr/lib/postgresql';
-  const majors = existsSync(root) ? readdirSync(root).filter((d) => existsSync(path.join(root, d, 'bin', 'initdb'))).sort((a, b) => Number(b) - Number(a)) : [];
-  if (!majors.length) throw new Error('PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb). Install it with "apt-get install postgresql", or set TEST_DATABASE_URL to a server you can create schemas on.');
+  const majors = existsSync(root)
+    ? readdirSync(root)
+        .filter((d) => existsSync(path.join(root, d, 'bin', 'initdb')))
+        .sort((a, b) => Number(b) - Number(a))
+    : [];
+  if (!majors.length)
+    throw new Error(
+      'PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb). Install it with "apt-get install postgresql", or set TEST_DATABASE_URL to a server you can create schemas on.',
+    );
   return path.join(root, majors[0], 'bin');
 }
 
-const listenOn = (port: number): Promise<number> => new Promise((resolve, reject) => {
-  const s = createServer();
-  s.once('error', reject);
-  s.listen(port, '127.0.0.1', () => {
-    const bound = (s.address() as { port: number }).port;
-    s.close(() => resolve(bound));
+const listenOn = (port: number): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(port, '127.0.0.1', () => {
+      const bound = (s.address() as { port: number }).port;
+      s.close(() => resolve(bound));
+    });
   });
-});
 
 /**
  * A free loopback port: one the system picks, or with `ARC_STUDIO_TEST_PORTS=4600-4699` one of
@@ -51,7 +59,13 @@ export async function freePort(): Promise<number> {
   const start = Math.floor(Math.random() * (to - from + 1));
   for (let i = 0; i <= to - from; i++) {
     const port = from + ((start + i) % (to - from + 1));
-    if (await listenOn(port).then(() => true, () => false)) return port;
+    if (
+      await listenOn(port).then(
+        () => true,
+        () => false,
+      )
+    )
+      return port;
   }
   throw new Error(`No free port in ARC_STUDIO_TEST_PORTS=${range[0]}: stop what holds them or widen the range.`);
 }
@@ -68,16 +82,21 @@ export async function startPgCluster(opts: PgClusterOptions = {}): Promise<PgClu
   const bin = binDir();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'arc-studio-pg-'));
   const asRoot = process.getuid?.() === 0;
-  const command = (cmd: string, args: string[]): [string, string[]] => asRoot ? ['runuser', ['-u', 'postgres', '--', path.join(bin, cmd), ...args]] : [path.join(bin, cmd), args];
-  const failed = (cmd: string, status: string, out: string) => new Error(`${cmd} failed (${status}): ${out.trim().slice(0, 2000)}`);
+  const command = (cmd: string, args: string[]): [string, string[]] =>
+    asRoot ? ['runuser', ['-u', 'postgres', '--', path.join(bin, cmd), ...args]] : [path.join(bin, cmd), args];
+  const failed = (cmd: string, status: string, out: string) =>
+    new Error(`${cmd} failed (${status}): ${out.trim().slice(0, 2000)}`);
   const run = (cmd: string, args: string[]) => {
     const r = spawnSync(...command(cmd, args), { encoding: 'utf8' });
     if (r.status !== 0) throw failed(cmd, String(r.status ?? r.signal), r.stderr || r.stdout || String(r.error ?? ''));
   };
   // Without blocking this thread: a test's simulated clients go on while the server restarts.
-  const runAsync = (cmd: string, args: string[]) => new Promise<void>((resolve, reject) => {
-    execFile(...command(cmd, args), { encoding: 'utf8' }, (e, stdout, stderr) => e ? reject(failed(cmd, String(e.code ?? e.signal), stderr || stdout || e.message)) : resolve());
-  });
+  const runAsync = (cmd: string, args: string[]) =>
+    new Promise<void>((resolve, reject) => {
+      execFile(...command(cmd, args), { encoding: 'utf8' }, (e, stdout, stderr) =>
+        e ? reject(failed(cmd, String(e.code ?? e.signal), stderr || stdout || e.message)) : resolve(),
+      );
+    });
   try {
     if (asRoot) {
       const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
@@ -87,15 +106,36 @@ export async function startPgCluster(opts: PgClusterOptions = {}): Promise<PgClu
     const data = path.join(dir, 'data');
     run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--no-sync', '--no-instructions']);
     const port = await freePort();
-    const start = ['-D', data, '-l', path.join(dir, 'log'), '-w', '-t', '30', '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=off -c full_page_writes=off${opts.crashSafe ? '' : ' -c synchronous_commit=off'}`, 'start'];
+    const start = [
+      '-D',
+      data,
+      '-l',
+      path.join(dir, 'log'),
+      '-w',
+      '-t',
+      '30',
+      '-o',
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=off -c full_page_writes=off${opts.crashSafe ? '' : ' -c synchronous_commit=off'}`,
+      'start',
+    ];
     run('pg_ctl', start);
     let running = true;
     return {
       url: `postgres://postgres@127.0.0.1:${port}/postgres`,
-      async halt(mode) { await runAsync('pg_ctl', ['-D', data, '-m', mode, '-w', 'stop']); running = false; },
-      async resume() { await runAsync('pg_ctl', start); running = true; },
+      async halt(mode) {
+        await runAsync('pg_ctl', ['-D', data, '-m', mode, '-w', 'stop']);
+        running = false;
+      },
+      async resume() {
+        await runAsync('pg_ctl', start);
+        running = true;
+      },
       stop() {
-        try { if (running) run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']); } finally { rmSync(dir, { recursive: true, force: true }); }
+        try {
+          if (running) run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
       },
     };
   } catch (e) {

@@ -20,7 +20,8 @@ function pgliteVersion(): string {
       const pkg = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version?: string };
       if (pkg.name === '@electric-sql/pglite' && pkg.version) return pkg.version;
     }
-    if (path.dirname(dir) === dir) throw new Error('the installed @electric-sql/pglite has no package.json with its version');
+    if (path.dirname(dir) === dir)
+      throw new Error('the installed @electric-sql/pglite has no package.json with its version');
     dir = path.dirname(dir);
   }
 }

@@ -7,16 +7,43 @@ import { GroupCommit, type GroupMember } from './groupCommit';
 import { type GradingStore, SqlGradingStore } from './gradingStore';
 import { CampaignStore, lockCampaigns, recountingSessions } from './campaignStore';
 import type { Driver, Queryable } from './driver';
-import type { AgentKeyRecord, AgentRunRecord, AuditEventInput, AuditEventRecord, DeletedRows, AgentStepRecord, AppendResult, DownloadTicket, EventInput, GameCodeFiles, GameRunRecord, GameStepRecord, NewSession, ResponseRecord, SessionRecord, Store, StoredDigest, StudyGameVersion, StudyRecord, StudySource, StudySummary, SubmissionRecord, ScorecardRecord } from './types';
+import type {
+  AgentKeyRecord,
+  AgentRunRecord,
+  AuditEventInput,
+  AuditEventRecord,
+  DeletedRows,
+  AgentStepRecord,
+  AppendResult,
+  DownloadTicket,
+  EventInput,
+  GameCodeFiles,
+  GameRunRecord,
+  GameStepRecord,
+  NewSession,
+  ResponseRecord,
+  SessionRecord,
+  Store,
+  StoredDigest,
+  StudyGameVersion,
+  StudyRecord,
+  StudySource,
+  StudySummary,
+  SubmissionRecord,
+  ScorecardRecord,
+} from './types';
 
 /** Applies the migrations not yet recorded, each in its own transaction; safe with several servers starting at once. */
 export async function migrate(db: Driver): Promise<number[]> {
   // Every step holds the same lock, which serialises concurrent starts against the same schema;
   // the table itself too, since two CREATE TABLE IF NOT EXISTS at once can collide.
-  const lock = (tx: Queryable) => tx.query(`SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.schema_migrations'))`);
+  const lock = (tx: Queryable) =>
+    tx.query(`SELECT pg_advisory_xact_lock(hashtext(current_schema() || '.schema_migrations'))`);
   await db.transaction(async (tx) => {
     await lock(tx);
-    await tx.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+    await tx.exec(
+      `CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
   });
   const applied: number[] = [];
   for (const m of migrations) {
@@ -36,8 +63,15 @@ export async function migrate(db: Driver): Promise<number[]> {
 const ms = (d: unknown): number => (d instanceof Date ? d.getTime() : new Date(String(d)).getTime());
 const msOrNull = (d: unknown): number | null => (d === null || d === undefined ? null : ms(d));
 const submissionOf = (row: Record<string, unknown>): SubmissionRecord => ({
-  sessionId: row.session_id as string, key: row.key as string, item: row.item as string, testIndex: row.test_index as number,
-  trial: row.trial as number | null, grid: json(row.grid), verdict: row.verdict as SubmissionRecord['verdict'], practice: row.practice as boolean, at: ms(row.at),
+  sessionId: row.session_id as string,
+  key: row.key as string,
+  item: row.item as string,
+  testIndex: row.test_index as number,
+  trial: row.trial as number | null,
+  grid: json(row.grid),
+  verdict: row.verdict as SubmissionRecord['verdict'],
+  practice: row.practice as boolean,
+  at: ms(row.at),
 });
 const json = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T;
 
@@ -138,8 +172,11 @@ function sessionFromRow(r: Row): SessionRecord {
 
 /** Deletes the given sessions and everything of them (children first, for the foreign keys). */
 async function deleteSessionRows(tx: Queryable, ids: readonly string[]): Promise<Omit<DeletedRows, 'studies'>> {
-  const count = async (sql: string): Promise<number> => (await tx.query<{ n: number }>(`WITH d AS (${sql} RETURNING 1) SELECT count(*)::int AS n FROM d`, [ids])).rows[0].n;
-  const gameSteps = await count(`DELETE FROM game_steps WHERE run_id IN (SELECT run_id FROM game_runs WHERE session_id = ANY($1::text[]))`);
+  const count = async (sql: string): Promise<number> =>
+    (await tx.query<{ n: number }>(`WITH d AS (${sql} RETURNING 1) SELECT count(*)::int AS n FROM d`, [ids])).rows[0].n;
+  const gameSteps = await count(
+    `DELETE FROM game_steps WHERE run_id IN (SELECT run_id FROM game_runs WHERE session_id = ANY($1::text[]))`,
+  );
   const gameRuns = await count(`DELETE FROM game_runs WHERE session_id = ANY($1::text[])`);
   const submissions = await count(`DELETE FROM submissions WHERE session_id = ANY($1::text[])`);
   const events = await count(`DELETE FROM events WHERE session_id = ANY($1::text[])`);
@@ -149,12 +186,20 @@ async function deleteSessionRows(tx: Queryable, ids: readonly string[]): Promise
 }
 
 async function insertAudit(tx: Queryable, e: AuditEventInput, detail: Record<string, unknown> = {}): Promise<void> {
-  await tx.query(`INSERT INTO audit_events (study_id, actor, action, target, reason, detail, at) VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7)`,
-    [e.studyId, e.actor, e.action, e.target, e.reason, JSON.stringify(detail), new Date(e.at)]);
+  await tx.query(
+    `INSERT INTO audit_events (study_id, actor, action, target, reason, detail, at) VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7)`,
+    [e.studyId, e.actor, e.action, e.target, e.reason, JSON.stringify(detail), new Date(e.at)],
+  );
 }
 
 function studyFromRow(r: Row): StudyRecord {
-  return { id: r.id as string, version: r.version as number, definition: json(r.definition), source: r.source as StudySource, createdAt: ms(r.created_at) };
+  return {
+    id: r.id as string,
+    version: r.version as number,
+    definition: json(r.definition),
+    source: r.source as StudySource,
+    createdAt: ms(r.created_at),
+  };
 }
 
 export class SqlStore implements Store {
@@ -189,22 +234,37 @@ export class SqlStore implements Store {
     this.paramCounts = new GroupCommit({ parallel, max: GROUP_MAX, run: (group) => this.runParamCounts(group) });
   }
 
-  async saveStudy(id: string, definition: unknown, source: StudySource, now: number): Promise<{ version: number; created: boolean }> {
-    return this.db.transaction(async (tx) => {
-      await tx.query(`SELECT pg_advisory_xact_lock(hashtext('study:' || $1))`, [id]);
-      const latest = await tx.query<{ version: number; used: boolean }>(
-        `SELECT version, EXISTS (SELECT 1 FROM sessions s WHERE s.study_id = st.id AND s.study_version = st.version) AS used
-         FROM studies st WHERE id = $1 ORDER BY version DESC LIMIT 1`, [id]);
-      const cur = latest.rows[0];
-      const def = JSON.stringify(definition);
-      if (cur && !cur.used) {
-        await tx.query(`UPDATE studies SET definition = $3::jsonb, source = $4, created_at = $5 WHERE id = $1 AND version = $2`, [id, cur.version, def, source, new Date(now)]);
-        return { version: cur.version, created: false };
-      }
-      const version = cur ? cur.version + 1 : 1;
-      await tx.query(`INSERT INTO studies (id, version, definition, source, created_at) VALUES ($1, $2, $3::jsonb, $4, $5)`, [id, version, def, source, new Date(now)]);
-      return { version, created: true };
-    }).finally(() => this.latestStudyReads.delete(id));
+  async saveStudy(
+    id: string,
+    definition: unknown,
+    source: StudySource,
+    now: number,
+  ): Promise<{ version: number; created: boolean }> {
+    return this.db
+      .transaction(async (tx) => {
+        await tx.query(`SELECT pg_advisory_xact_lock(hashtext('study:' || $1))`, [id]);
+        const latest = await tx.query<{ version: number; used: boolean }>(
+          `SELECT version, EXISTS (SELECT 1 FROM sessions s WHERE s.study_id = st.id AND s.study_version = st.version) AS used
+         FROM studies st WHERE id = $1 ORDER BY version DESC LIMIT 1`,
+          [id],
+        );
+        const cur = latest.rows[0];
+        const def = JSON.stringify(definition);
+        if (cur && !cur.used) {
+          await tx.query(
+            `UPDATE studies SET definition = $3::jsonb, source = $4, created_at = $5 WHERE id = $1 AND version = $2`,
+            [id, cur.version, def, source, new Date(now)],
+          );
+          return { version: cur.version, created: false };
+        }
+        const version = cur ? cur.version + 1 : 1;
+        await tx.query(
+          `INSERT INTO studies (id, version, definition, source, created_at) VALUES ($1, $2, $3::jsonb, $4, $5)`,
+          [id, version, def, source, new Date(now)],
+        );
+        return { version, created: true };
+      })
+      .finally(() => this.latestStudyReads.delete(id));
   }
 
   async getStudy(id: string, version?: number): Promise<StudyRecord | null> {
@@ -214,9 +274,12 @@ export class SqlStore implements Store {
     }
     const shared = this.latestStudyReads.get(id);
     if (shared) return shared;
-    const read: Promise<StudyRecord | null> = this.db.query(`SELECT * FROM studies WHERE id = $1 ORDER BY version DESC LIMIT 1`, [id])
+    const read: Promise<StudyRecord | null> = this.db
+      .query(`SELECT * FROM studies WHERE id = $1 ORDER BY version DESC LIMIT 1`, [id])
       .then((r) => (r.rows[0] ? studyFromRow(r.rows[0]) : null))
-      .finally(() => { if (this.latestStudyReads.get(id) === read) this.latestStudyReads.delete(id); });
+      .finally(() => {
+        if (this.latestStudyReads.get(id) === read) this.latestStudyReads.delete(id);
+      });
     this.latestStudyReads.set(id, read);
     return read;
   }
@@ -224,7 +287,8 @@ export class SqlStore implements Store {
   async listStudies(): Promise<StudySummary[]> {
     const r = await this.db.query(
       `SELECT DISTINCT ON (st.id) st.*, (SELECT count(*)::int FROM sessions s WHERE s.study_id = st.id) AS sessions
-       FROM studies st ORDER BY st.id, st.version DESC`);
+       FROM studies st ORDER BY st.id, st.version DESC`,
+    );
     return r.rows.map((row) => ({ ...studyFromRow(row), sessions: row.sessions as number }));
   }
 
@@ -232,7 +296,18 @@ export class SqlStore implements Store {
     await this.db.query(
       `INSERT INTO sessions (id, study_id, study_version, token_hash, params, seed, item_order, state, created_at, flags)
        VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7::jsonb, 'started', $8, $9::jsonb)`,
-      [s.id, s.studyId, s.studyVersion, s.tokenHash, JSON.stringify(s.params), s.seed, JSON.stringify(s.order), new Date(s.createdAt), JSON.stringify(s.flags ?? [])]);
+      [
+        s.id,
+        s.studyId,
+        s.studyVersion,
+        s.tokenHash,
+        JSON.stringify(s.params),
+        s.seed,
+        JSON.stringify(s.order),
+        new Date(s.createdAt),
+        JSON.stringify(s.flags ?? []),
+      ],
+    );
   }
 
   async getSession(id: string): Promise<SessionRecord | null> {
@@ -246,9 +321,10 @@ export class SqlStore implements Store {
   }
 
   async listSessions(studyId?: string): Promise<SessionRecord[]> {
-    const r = studyId === undefined
-      ? await this.db.query(`SELECT * FROM sessions ORDER BY created_at, id`)
-      : await this.db.query(`SELECT * FROM sessions WHERE study_id = $1 ORDER BY created_at, id`, [studyId]);
+    const r =
+      studyId === undefined
+        ? await this.db.query(`SELECT * FROM sessions ORDER BY created_at, id`)
+        : await this.db.query(`SELECT * FROM sessions WHERE study_id = $1 ORDER BY created_at, id`, [studyId]);
     return r.rows.map(sessionFromRow);
   }
 
@@ -263,65 +339,118 @@ export class SqlStore implements Store {
     const r = await this.db.query<{ k: number; n: number }>(
       `SELECT q.k, (SELECT count(*)::int FROM sessions s WHERE s.study_id = q.study AND s.params ->> q.param = q.value) AS n
        FROM jsonb_to_recordset($1::jsonb) AS q(k integer, study text, param text, value text)`,
-      [JSON.stringify(group.map((m, k) => ({ k, study: m.studyId, param: m.param, value: m.value })))]);
+      [JSON.stringify(group.map((m, k) => ({ k, study: m.studyId, param: m.param, value: m.value })))],
+    );
     for (const row of r.rows) group[row.k].resolve(row.n);
   }
 
-  async setSessionState(id: string, state: SessionState, opts: { finishedAt?: number; flags?: readonly string[] } = {}): Promise<void> {
+  async setSessionState(
+    id: string,
+    state: SessionState,
+    opts: { finishedAt?: number; flags?: readonly string[] } = {},
+  ): Promise<void> {
     await this.db.query(
       `UPDATE sessions SET state = $2, finished_at = COALESCE($3, finished_at), flags = COALESCE($4::jsonb, flags) WHERE id = $1`,
-      [id, state, opts.finishedAt === undefined ? null : new Date(opts.finishedAt), opts.flags === undefined ? null : JSON.stringify(opts.flags)]);
+      [
+        id,
+        state,
+        opts.finishedAt === undefined ? null : new Date(opts.finishedAt),
+        opts.flags === undefined ? null : JSON.stringify(opts.flags),
+      ],
+    );
   }
 
-  async setSessionExclusion(id: string, exclude: { readonly reason: string | null } | null, audit: Omit<AuditEventInput, 'studyId' | 'target' | 'action' | 'reason'>): Promise<{ session: SessionRecord; changed: boolean } | null> {
+  async setSessionExclusion(
+    id: string,
+    exclude: { readonly reason: string | null } | null,
+    audit: Omit<AuditEventInput, 'studyId' | 'target' | 'action' | 'reason'>,
+  ): Promise<{ session: SessionRecord; changed: boolean } | null> {
     return this.db.transaction(async (tx) => {
       const cur = await tx.query(`SELECT * FROM sessions WHERE id = $1 FOR UPDATE`, [id]);
       if (!cur.rows[0]) return null;
       const before = sessionFromRow(cur.rows[0]);
       if ((before.excludedAt !== null) === (exclude !== null)) return { session: before, changed: false };
       // An excluded session's claims stop counting: its candidates are counted again.
-      const r = await recountingSessions(tx, [id], () => tx.query(`UPDATE sessions SET excluded_at = $2, excluded_reason = $3 WHERE id = $1 RETURNING *`,
-        [id, exclude ? new Date(audit.at) : null, exclude?.reason ?? null]));
-      await insertAudit(tx, { ...audit, studyId: before.studyId, target: id, action: exclude ? 'session.exclude' : 'session.include', reason: exclude?.reason ?? null });
+      const r = await recountingSessions(tx, [id], () =>
+        tx.query(`UPDATE sessions SET excluded_at = $2, excluded_reason = $3 WHERE id = $1 RETURNING *`, [
+          id,
+          exclude ? new Date(audit.at) : null,
+          exclude?.reason ?? null,
+        ]),
+      );
+      await insertAudit(tx, {
+        ...audit,
+        studyId: before.studyId,
+        target: id,
+        action: exclude ? 'session.exclude' : 'session.include',
+        reason: exclude?.reason ?? null,
+      });
       return { session: sessionFromRow(r.rows[0]), changed: true };
     });
   }
 
-  async deleteSession(id: string, audit: Omit<AuditEventInput, 'studyId' | 'target' | 'action'>): Promise<DeletedRows | null> {
+  async deleteSession(
+    id: string,
+    audit: Omit<AuditEventInput, 'studyId' | 'target' | 'action'>,
+  ): Promise<DeletedRows | null> {
     return this.db.transaction(async (tx) => {
       const cur = await tx.query<{ study_id: string }>(`SELECT study_id FROM sessions WHERE id = $1 FOR UPDATE`, [id]);
       if (!cur.rows[0]) return null;
-      const deleted = { studies: 0, ...await deleteSessionRows(tx, [id]) };
-      await insertAudit(tx, { ...audit, studyId: cur.rows[0].study_id, target: id, action: 'session.delete' }, { deleted });
+      const deleted = { studies: 0, ...(await deleteSessionRows(tx, [id])) };
+      await insertAudit(
+        tx,
+        { ...audit, studyId: cur.rows[0].study_id, target: id, action: 'session.delete' },
+        { deleted },
+      );
       return deleted;
     });
   }
 
-  async deleteStudy(id: string, audit: Omit<AuditEventInput, 'studyId' | 'target' | 'action'>): Promise<DeletedRows | null> {
-    return this.db.transaction(async (tx) => {
-      // The same lock as saveStudy; the rows' lock holds off new sessions (their foreign key) until this commits.
-      await tx.query(`SELECT pg_advisory_xact_lock(hashtext('study:' || $1))`, [id]);
-      // Its campaigns' locks before the rows' locks, in the order a draw takes them (campaign, then
-      // the study's row through the new session's foreign key): the two never wait on each other.
-      await lockCampaigns(tx, (await tx.query<{ campaign: string }>(`SELECT DISTINCT campaign FROM campaign_claims WHERE study_id = $1`, [id])).rows.map((r) => r.campaign));
-      const versions = await tx.query(`SELECT version FROM studies WHERE id = $1 FOR UPDATE`, [id]);
-      if (!versions.rows.length) return null;
-      const ids = (await tx.query<{ id: string }>(`SELECT id FROM sessions WHERE study_id = $1 ORDER BY id FOR UPDATE`, [id])).rows.map((r) => r.id);
-      const rows = await deleteSessionRows(tx, ids);
-      // Their grades went with the sessions; the graders' links go with the study.
-      await tx.query(`DELETE FROM graders WHERE study_id = $1`, [id]);
-      const studies = await tx.query(`DELETE FROM studies WHERE id = $1 RETURNING 1`, [id]);
-      const deleted = { studies: studies.rows.length, ...rows };
-      await insertAudit(tx, { ...audit, studyId: id, target: id, action: 'study.delete' }, { deleted });
-      return deleted;
-    }).finally(() => this.latestStudyReads.delete(id));
+  async deleteStudy(
+    id: string,
+    audit: Omit<AuditEventInput, 'studyId' | 'target' | 'action'>,
+  ): Promise<DeletedRows | null> {
+    return this.db
+      .transaction(async (tx) => {
+        // The same lock as saveStudy; the rows' lock holds off new sessions (their foreign key) until this commits.
+        await tx.query(`SELECT pg_advisory_xact_lock(hashtext('study:' || $1))`, [id]);
+        // Its campaigns' locks before the rows' locks, in the order a draw takes them (campaign, then
+        // the study's row through the new session's foreign key): the two never wait on each other.
+        await lockCampaigns(
+          tx,
+          (
+            await tx.query<{ campaign: string }>(`SELECT DISTINCT campaign FROM campaign_claims WHERE study_id = $1`, [
+              id,
+            ])
+          ).rows.map((r) => r.campaign),
+        );
+        const versions = await tx.query(`SELECT version FROM studies WHERE id = $1 FOR UPDATE`, [id]);
+        if (!versions.rows.length) return null;
+        const ids = (
+          await tx.query<{ id: string }>(`SELECT id FROM sessions WHERE study_id = $1 ORDER BY id FOR UPDATE`, [id])
+        ).rows.map((r) => r.id);
+        const rows = await deleteSessionRows(tx, ids);
+        // Their grades went with the sessions; the graders' links go with the study.
+        await tx.query(`DELETE FROM graders WHERE study_id = $1`, [id]);
+        const studies = await tx.query(`DELETE FROM studies WHERE id = $1 RETURNING 1`, [id]);
+        const deleted = { studies: studies.rows.length, ...rows };
+        await insertAudit(tx, { ...audit, studyId: id, target: id, action: 'study.delete' }, { deleted });
+        return deleted;
+      })
+      .finally(() => this.latestStudyReads.delete(id));
   }
 
   async listAuditEvents(studyId: string): Promise<AuditEventRecord[]> {
     const r = await this.db.query(`SELECT * FROM audit_events WHERE study_id = $1 ORDER BY id DESC`, [studyId]);
     return r.rows.map((row) => ({
-      id: Number(row.id), studyId: row.study_id as string, actor: row.actor as string, action: row.action as AuditEventRecord['action'],
-      target: row.target as string, reason: (row.reason as string | null) ?? null, detail: json(row.detail), at: ms(row.at),
+      id: Number(row.id),
+      studyId: row.study_id as string,
+      actor: row.actor as string,
+      action: row.action as AuditEventRecord['action'],
+      target: row.target as string,
+      reason: (row.reason as string | null) ?? null,
+      detail: json(row.detail),
+      at: ms(row.at),
     }));
   }
 
@@ -330,34 +459,74 @@ export class SqlStore implements Store {
    * group), so under load the database sees few large statements instead of many small ones;
    * each caller still gets its own result only once its events are committed.
    */
-  appendEvents(sessionId: string, events: readonly EventInput[], opts: { receivedAt: number; pastSessionLimit: boolean }): Promise<AppendResult> {
+  appendEvents(
+    sessionId: string,
+    events: readonly EventInput[],
+    opts: { receivedAt: number; pastSessionLimit: boolean },
+  ): Promise<AppendResult> {
     return new Promise((resolve, reject) => {
       // Serialised here, alone: a batch that cannot be serialised fails by itself, never its group.
       let rows: string;
       try {
-        rows = events.map((e) => JSON.stringify({ sid: sessionId, seq: e.seq, t: e.t, kind: e.kind, data: e.data, r: opts.receivedAt })).join(',');
+        rows = events
+          .map((e) =>
+            JSON.stringify({ sid: sessionId, seq: e.seq, t: e.t, kind: e.kind, data: e.data, r: opts.receivedAt }),
+          )
+          .join(',');
       } catch (e) {
         reject(new Error(`The batch cannot be stored: ${(e as Error).message}`));
         return;
       }
-      this.appends.add({ key: sessionId, sessionId, rows, receivedAt: opts.receivedAt, pastSessionLimit: opts.pastSessionLimit, resolve, reject });
+      this.appends.add({
+        key: sessionId,
+        sessionId,
+        rows,
+        receivedAt: opts.receivedAt,
+        pastSessionLimit: opts.pastSessionLimit,
+        resolve,
+        reject,
+      });
     });
   }
 
   private async runGroup(group: readonly PendingAppend[]): Promise<void> {
-    const rows = `[${group.map((p) => p.rows).filter((r) => r !== '').join(',')}]`;
+    const rows = `[${group
+      .map((p) => p.rows)
+      .filter((r) => r !== '')
+      .join(',')}]`;
     const reqs = JSON.stringify(group.map((p) => ({ sid: p.sessionId, past: p.pastSessionLimit, r: p.receivedAt })));
     const ids = [...new Set(group.map((p) => p.sessionId))].sort();
     // PGlite runs one statement at a time, so the statement is atomic and sees every earlier
     // group. PostgreSQL takes the row locks first, so that the statement's snapshot, taken
     // after them, holds every group committed before (READ COMMITTED).
-    type Out = { id: string; acked_through: number; stored: number; state: SessionState; event_count: number; event_bytes: number };
+    type Out = {
+      id: string;
+      acked_through: number;
+      stored: number;
+      state: SessionState;
+      event_count: number;
+      event_bytes: number;
+    };
     const run = (q: Queryable) => q.query<Out>(APPEND_SQL, [rows, reqs]);
-    const result = this.db.kind === 'pglite' ? await run(this.db) : await this.db.transaction(async (tx) => {
-      await tx.query(`SELECT 1 FROM sessions WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`, [ids]);
-      return run(tx);
-    });
-    const results = new Map(result.rows.map((r) => [r.id, { ackedThrough: r.acked_through, stored: r.stored, state: r.state, eventCount: r.event_count, eventBytes: Number(r.event_bytes) }]));
+    const result =
+      this.db.kind === 'pglite'
+        ? await run(this.db)
+        : await this.db.transaction(async (tx) => {
+            await tx.query(`SELECT 1 FROM sessions WHERE id = ANY($1::text[]) ORDER BY id FOR UPDATE`, [ids]);
+            return run(tx);
+          });
+    const results = new Map(
+      result.rows.map((r) => [
+        r.id,
+        {
+          ackedThrough: r.acked_through,
+          stored: r.stored,
+          state: r.state,
+          eventCount: r.event_count,
+          eventBytes: Number(r.event_bytes),
+        },
+      ]),
+    );
     for (const p of group) {
       const r = results.get(p.sessionId);
       if (r) p.resolve(r);
@@ -367,19 +536,41 @@ export class SqlStore implements Store {
 
   async readEvents(sessionId: string, opts: { kinds?: readonly string[] } = {}): Promise<StoredEvent[]> {
     const r = opts.kinds
-      ? await this.db.query(`SELECT seq, t, kind, data, received_at FROM events WHERE session_id = $1 AND kind = ANY($2::text[]) ORDER BY seq`, [sessionId, opts.kinds])
-      : await this.db.query(`SELECT seq, t, kind, data, received_at FROM events WHERE session_id = $1 ORDER BY seq`, [sessionId]);
-    return r.rows.map((row) => ({ seq: row.seq as number, t: row.t as number, kind: row.kind as string, data: json(row.data), receivedAt: ms(row.received_at) }));
+      ? await this.db.query(
+          `SELECT seq, t, kind, data, received_at FROM events WHERE session_id = $1 AND kind = ANY($2::text[]) ORDER BY seq`,
+          [sessionId, opts.kinds],
+        )
+      : await this.db.query(`SELECT seq, t, kind, data, received_at FROM events WHERE session_id = $1 ORDER BY seq`, [
+          sessionId,
+        ]);
+    return r.rows.map((row) => ({
+      seq: row.seq as number,
+      t: row.t as number,
+      kind: row.kind as string,
+      data: json(row.data),
+      receivedAt: ms(row.received_at),
+    }));
   }
 
-  async *streamEvents(sessionId: string, opts: { batchSize?: number; afterSeq?: number } = {}): AsyncGenerator<StoredEvent[]> {
+  async *streamEvents(
+    sessionId: string,
+    opts: { batchSize?: number; afterSeq?: number } = {},
+  ): AsyncGenerator<StoredEvent[]> {
     const size = Math.max(1, Math.floor(opts.batchSize ?? 5000));
     let after = opts.afterSeq ?? -1;
     for (;;) {
       const r = await this.db.query(
-        `SELECT seq, t, kind, data, received_at FROM events WHERE session_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`, [sessionId, after, size]);
+        `SELECT seq, t, kind, data, received_at FROM events WHERE session_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
+        [sessionId, after, size],
+      );
       if (r.rows.length === 0) return;
-      const page = r.rows.map((row) => ({ seq: row.seq as number, t: row.t as number, kind: row.kind as string, data: json<Record<string, unknown>>(row.data), receivedAt: ms(row.received_at) }));
+      const page = r.rows.map((row) => ({
+        seq: row.seq as number,
+        t: row.t as number,
+        kind: row.kind as string,
+        data: json<Record<string, unknown>>(row.data),
+        receivedAt: ms(row.received_at),
+      }));
       after = page[page.length - 1].seq;
       yield page;
       if (page.length < size) return;
@@ -390,53 +581,80 @@ export class SqlStore implements Store {
     const r = await this.db.query(
       `INSERT INTO submissions (session_id, key, item, test_index, trial, grid, verdict, practice, at)
        VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9) ON CONFLICT DO NOTHING RETURNING 1`,
-      [s.sessionId, s.key, s.item, s.testIndex, s.trial, JSON.stringify(s.grid), s.verdict, s.practice, new Date(s.at)]);
+      [s.sessionId, s.key, s.item, s.testIndex, s.trial, JSON.stringify(s.grid), s.verdict, s.practice, new Date(s.at)],
+    );
     return r.rows.length === 1;
   }
 
   async listSubmissions(sessionId: string): Promise<SubmissionRecord[]> {
-    const r = await this.db.query(`SELECT * FROM submissions WHERE session_id = $1 ORDER BY at, trial NULLS LAST, key`, [sessionId]);
+    const r = await this.db.query(
+      `SELECT * FROM submissions WHERE session_id = $1 ORDER BY at, trial NULLS LAST, key`,
+      [sessionId],
+    );
     return r.rows.map(submissionOf);
   }
 
   async addResponse(r: ResponseRecord): Promise<boolean> {
     const res = await this.db.query(
       `INSERT INTO responses (session_id, key, item, kind, part, value, at) VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7) ON CONFLICT DO NOTHING RETURNING 1`,
-      [r.sessionId, r.key, r.item, r.kind, r.part, JSON.stringify(r.value), new Date(r.at)]);
+      [r.sessionId, r.key, r.item, r.kind, r.part, JSON.stringify(r.value), new Date(r.at)],
+    );
     return res.rows.length === 1;
   }
 
   async listResponses(sessionId: string): Promise<ResponseRecord[]> {
     const res = await this.db.query(`SELECT * FROM responses WHERE session_id = $1 ORDER BY at, key`, [sessionId]);
     return res.rows.map((row) => ({
-      sessionId: row.session_id as string, key: row.key as string, item: row.item as string, kind: row.kind as ResponseRecord['kind'],
-      part: row.part as string, value: json(row.value), at: ms(row.at),
+      sessionId: row.session_id as string,
+      key: row.key as string,
+      item: row.item as string,
+      kind: row.kind as ResponseRecord['kind'],
+      part: row.part as string,
+      value: json(row.value),
+      at: ms(row.at),
     }));
   }
 
   async addDownloadTicket(t: DownloadTicket): Promise<void> {
     await this.db.query(`DELETE FROM download_tickets WHERE expires_at < $1`, [new Date(t.expiresAt - 24 * 3600_000)]);
-    await this.db.query(`INSERT INTO download_tickets (token_hash, study_id, version, format, expires_at) VALUES ($1, $2, $3, $4, $5)`,
-      [t.tokenHash, t.studyId, t.version, t.format, new Date(t.expiresAt)]);
+    await this.db.query(
+      `INSERT INTO download_tickets (token_hash, study_id, version, format, expires_at) VALUES ($1, $2, $3, $4, $5)`,
+      [t.tokenHash, t.studyId, t.version, t.format, new Date(t.expiresAt)],
+    );
   }
 
   async claimDownloadTicket(tokenHash: string, now: number): Promise<DownloadTicket | 'missing' | 'used' | 'expired'> {
-    const r = await this.db.query(`UPDATE download_tickets SET used_at = $2 WHERE token_hash = $1 AND used_at IS NULL AND expires_at > $2 RETURNING *`, [tokenHash, new Date(now)]);
+    const r = await this.db.query(
+      `UPDATE download_tickets SET used_at = $2 WHERE token_hash = $1 AND used_at IS NULL AND expires_at > $2 RETURNING *`,
+      [tokenHash, new Date(now)],
+    );
     const row = r.rows[0];
-    if (row) return { tokenHash, studyId: row.study_id as string, version: (row.version as number | null) ?? null, format: row.format as string, expiresAt: ms(row.expires_at) };
-    const seen = (await this.db.query(`SELECT used_at FROM download_tickets WHERE token_hash = $1`, [tokenHash])).rows[0];
+    if (row)
+      return {
+        tokenHash,
+        studyId: row.study_id as string,
+        version: (row.version as number | null) ?? null,
+        format: row.format as string,
+        expiresAt: ms(row.expires_at),
+      };
+    const seen = (await this.db.query(`SELECT used_at FROM download_tickets WHERE token_hash = $1`, [tokenHash]))
+      .rows[0];
     return !seen ? 'missing' : seen.used_at !== null ? 'used' : 'expired';
   }
 
   async submissionCounts(studyId: string): Promise<Map<string, number>> {
     const r = await this.db.query<{ session_id: string; n: number }>(
-      `SELECT s.session_id, count(*)::int AS n FROM submissions s JOIN sessions x ON x.id = s.session_id WHERE x.study_id = $1 GROUP BY s.session_id`, [studyId]);
+      `SELECT s.session_id, count(*)::int AS n FROM submissions s JOIN sessions x ON x.id = s.session_id WHERE x.study_id = $1 GROUP BY s.session_id`,
+      [studyId],
+    );
     return new Map(r.rows.map((row) => [row.session_id, row.n]));
   }
 
   async readDigests(studyId: string): Promise<Map<string, { key: string; digest: unknown }>> {
     const r = await this.db.query<{ session_id: string; key: string; digest: unknown }>(
-      `SELECT d.session_id, d.key, d.digest FROM session_digests d JOIN sessions x ON x.id = d.session_id WHERE x.study_id = $1`, [studyId]);
+      `SELECT d.session_id, d.key, d.digest FROM session_digests d JOIN sessions x ON x.id = d.session_id WHERE x.study_id = $1`,
+      [studyId],
+    );
     return new Map(r.rows.map((row) => [row.session_id, { key: row.key, digest: json(row.digest) }]));
   }
 
@@ -452,17 +670,27 @@ export class SqlStore implements Store {
        SELECT r.session_id, r.key, r.digest, r.fold, $2 FROM jsonb_to_recordset($1::jsonb) AS r(session_id text, key text, digest jsonb, fold jsonb)
        WHERE EXISTS (SELECT 1 FROM sessions WHERE id = r.session_id)
        ON CONFLICT (session_id) DO UPDATE SET key = EXCLUDED.key, digest = EXCLUDED.digest, fold = EXCLUDED.fold, computed_at = EXCLUDED.computed_at`,
-      [JSON.stringify(rows.map((r) => ({ session_id: r.sessionId, key: r.key, digest: r.digest, fold: r.fold ?? null }))), new Date(at)]);
+      [
+        JSON.stringify(
+          rows.map((r) => ({ session_id: r.sessionId, key: r.key, digest: r.digest, fold: r.fold ?? null })),
+        ),
+        new Date(at),
+      ],
+    );
   }
 
   async readDigestFolds(sessionIds: readonly string[]): Promise<Map<string, { key: string; fold: unknown }>> {
     if (sessionIds.length === 0) return new Map();
     const r = await this.db.query<{ session_id: string; key: string; fold: unknown }>(
-      `SELECT session_id, key, fold FROM session_digests WHERE session_id = ANY($1::text[]) AND fold IS NOT NULL`, [sessionIds]);
+      `SELECT session_id, key, fold FROM session_digests WHERE session_id = ANY($1::text[]) AND fold IS NOT NULL`,
+      [sessionIds],
+    );
     return new Map(r.rows.map((row) => [row.session_id, { key: row.key, fold: json(row.fold) }]));
   }
 
-  async readEventTails(tails: readonly { sessionId: string; afterSeq: number; throughSeq: number }[]): Promise<Map<string, StoredEvent[]>> {
+  async readEventTails(
+    tails: readonly { sessionId: string; afterSeq: number; throughSeq: number }[],
+  ): Promise<Map<string, StoredEvent[]>> {
     const out = new Map<string, StoredEvent[]>(tails.map((t) => [t.sessionId, []]));
     if (tails.length === 0) return out;
     const r = await this.db.query(
@@ -474,9 +702,16 @@ export class SqlStore implements Store {
          WHERE session_id = w.session_id AND seq > w.after_seq AND seq <= w.through_seq ORDER BY seq
        ) e
        ORDER BY w.n, e.seq`,
-      [tails.map((t) => t.sessionId), tails.map((t) => t.afterSeq), tails.map((t) => t.throughSeq)]);
+      [tails.map((t) => t.sessionId), tails.map((t) => t.afterSeq), tails.map((t) => t.throughSeq)],
+    );
     for (const row of r.rows) {
-      out.get(row.session_id as string)!.push({ seq: row.seq as number, t: row.t as number, kind: row.kind as string, data: json(row.data), receivedAt: ms(row.received_at) });
+      out.get(row.session_id as string)!.push({
+        seq: row.seq as number,
+        t: row.t as number,
+        kind: row.kind as string,
+        data: json(row.data),
+        receivedAt: ms(row.received_at),
+      });
     }
     return out;
   }
@@ -484,7 +719,10 @@ export class SqlStore implements Store {
   async listSubmissionsOf(sessionIds: readonly string[]): Promise<Map<string, SubmissionRecord[]>> {
     const out = new Map<string, SubmissionRecord[]>(sessionIds.map((id) => [id, []]));
     if (sessionIds.length === 0) return out;
-    const r = await this.db.query(`SELECT * FROM submissions WHERE session_id = ANY($1::text[]) ORDER BY session_id, at, trial NULLS LAST, key`, [sessionIds]);
+    const r = await this.db.query(
+      `SELECT * FROM submissions WHERE session_id = ANY($1::text[]) ORDER BY session_id, at, trial NULLS LAST, key`,
+      [sessionIds],
+    );
     for (const row of r.rows) out.get(row.session_id as string)!.push(submissionOf(row));
     return out;
   }
@@ -493,7 +731,8 @@ export class SqlStore implements Store {
     await this.db.query(
       `INSERT INTO game_runs (run_id, session_id, item, game_id, source, engine, seed, opened_at, code_hash)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`,
-      [r.runId, r.sessionId, r.item, r.gameId, r.source, r.engine, r.seed, new Date(r.openedAt), r.codeHash ?? null]);
+      [r.runId, r.sessionId, r.item, r.gameId, r.source, r.engine, r.seed, new Date(r.openedAt), r.codeHash ?? null],
+    );
   }
 
   async getGameRun(runId: string): Promise<GameRunRecord | null> {
@@ -502,13 +741,17 @@ export class SqlStore implements Store {
   }
 
   async listGameRuns(sessionId: string): Promise<GameRunRecord[]> {
-    const r = await this.db.query(`SELECT * FROM game_runs WHERE session_id = $1 ORDER BY opened_at, run_id`, [sessionId]);
+    const r = await this.db.query(`SELECT * FROM game_runs WHERE session_id = $1 ORDER BY opened_at, run_id`, [
+      sessionId,
+    ]);
     return r.rows.map(gameRunOf);
   }
 
   async studyUsage(studyId: string): Promise<{ events: number; bytes: number }> {
     const r = await this.db.query(
-      `SELECT COALESCE(sum(event_count), 0)::float8 AS events, COALESCE(sum(event_bytes), 0)::float8 AS bytes FROM sessions WHERE study_id = $1`, [studyId]);
+      `SELECT COALESCE(sum(event_count), 0)::float8 AS events, COALESCE(sum(event_bytes), 0)::float8 AS bytes FROM sessions WHERE study_id = $1`,
+      [studyId],
+    );
     return { events: Number(r.rows[0].events), bytes: Number(r.rows[0].bytes) };
   }
 
@@ -516,20 +759,30 @@ export class SqlStore implements Store {
     const r = await this.db.query(
       `SELECT g.game_id, g.code_hash, count(*)::int AS runs, min(g.opened_at) AS first_at, max(g.opened_at) AS last_at
        FROM game_runs g JOIN sessions s ON s.id = g.session_id WHERE s.study_id = $1
-       GROUP BY g.game_id, g.code_hash ORDER BY min(g.opened_at), g.game_id`, [studyId]);
+       GROUP BY g.game_id, g.code_hash ORDER BY min(g.opened_at), g.game_id`,
+      [studyId],
+    );
     return r.rows.map((row) => ({
-      gameId: row.game_id as string, codeHash: (row.code_hash as string | null) ?? null, runs: row.runs as number,
-      firstAt: ms(row.first_at), lastAt: ms(row.last_at),
+      gameId: row.game_id as string,
+      codeHash: (row.code_hash as string | null) ?? null,
+      runs: row.runs as number,
+      firstAt: ms(row.first_at),
+      lastAt: ms(row.last_at),
     }));
   }
 
   async saveGameCode(gameId: string, codeHash: string, files: GameCodeFiles, at: number): Promise<void> {
-    await this.db.query(`INSERT INTO game_code (game_id, code_hash, files, created_at) VALUES ($1, $2, $3::jsonb, $4) ON CONFLICT DO NOTHING`,
-      [gameId, codeHash, JSON.stringify(files), new Date(at)]);
+    await this.db.query(
+      `INSERT INTO game_code (game_id, code_hash, files, created_at) VALUES ($1, $2, $3::jsonb, $4) ON CONFLICT DO NOTHING`,
+      [gameId, codeHash, JSON.stringify(files), new Date(at)],
+    );
   }
 
   async getGameCode(gameId: string, codeHash: string): Promise<GameCodeFiles | null> {
-    const r = await this.db.query(`SELECT files FROM game_code WHERE game_id = $1 AND code_hash = $2`, [gameId, codeHash]);
+    const r = await this.db.query(`SELECT files FROM game_code WHERE game_id = $1 AND code_hash = $2`, [
+      gameId,
+      codeHash,
+    ]);
     return r.rows.length ? json<GameCodeFiles>(r.rows[0].files) : null;
   }
 
@@ -543,10 +796,24 @@ export class SqlStore implements Store {
   }
 
   private async runSteps(group: readonly PendingStep[]): Promise<void> {
-    const rows = JSON.stringify(group.map(({ step: s }) => ({
-      run_id: s.runId, step: s.step, action: s.action, x: s.x, y: s.y, state: s.state, levels_completed: s.levelsCompleted, win_levels: s.winLevels,
-      available: s.available, full_reset: s.fullReset, frame_hash: s.frameHash, frames: s.frames, keyframe: s.keyframe, at: s.at,
-    })));
+    const rows = JSON.stringify(
+      group.map(({ step: s }) => ({
+        run_id: s.runId,
+        step: s.step,
+        action: s.action,
+        x: s.x,
+        y: s.y,
+        state: s.state,
+        levels_completed: s.levelsCompleted,
+        win_levels: s.winLevels,
+        available: s.available,
+        full_reset: s.fullReset,
+        frame_hash: s.frameHash,
+        frames: s.frames,
+        keyframe: s.keyframe,
+        at: s.at,
+      })),
+    );
     const r = await this.db.query<{ run_id: string }>(ADD_STEPS_SQL, [rows]);
     // One step per run in a group: the run's id says which were stored.
     const stored = new Set(r.rows.map((row) => row.run_id));
@@ -554,25 +821,43 @@ export class SqlStore implements Store {
   }
 
   async readGameSteps(runId: string, opts: { from?: number; limit?: number } = {}): Promise<GameStepRecord[]> {
-    const r = await this.db.query(`SELECT * FROM game_steps WHERE run_id = $1 AND step >= $2 ORDER BY step LIMIT $3`, [runId, opts.from ?? 0, opts.limit ?? null]);
+    const r = await this.db.query(`SELECT * FROM game_steps WHERE run_id = $1 AND step >= $2 ORDER BY step LIMIT $3`, [
+      runId,
+      opts.from ?? 0,
+      opts.limit ?? null,
+    ]);
     return r.rows.map((row) => ({
-      runId: row.run_id as string, step: row.step as number, action: row.action as string,
-      x: row.x as number | null, y: row.y as number | null, state: row.state as string,
-      levelsCompleted: row.levels_completed as number, winLevels: row.win_levels as number,
-      available: json(row.available) as number[], fullReset: row.full_reset as boolean,
-      frameHash: row.frame_hash as string, frames: row.frames as string, keyframe: row.keyframe as boolean, at: ms(row.at),
+      runId: row.run_id as string,
+      step: row.step as number,
+      action: row.action as string,
+      x: row.x as number | null,
+      y: row.y as number | null,
+      state: row.state as string,
+      levelsCompleted: row.levels_completed as number,
+      winLevels: row.win_levels as number,
+      available: json(row.available) as number[],
+      fullReset: row.full_reset as boolean,
+      frameHash: row.frame_hash as string,
+      frames: row.frames as string,
+      keyframe: row.keyframe as boolean,
+      at: ms(row.at),
     }));
   }
 
   async secret(name: string, make: () => string): Promise<string> {
-    await this.db.query(`INSERT INTO server_secrets (name, value) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [name, make()]);
+    await this.db.query(`INSERT INTO server_secrets (name, value) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [
+      name,
+      make(),
+    ]);
     const r = await this.db.query(`SELECT value FROM server_secrets WHERE name = $1`, [name]);
     return r.rows[0].value as string;
   }
 
   async addAgentKey(k: AgentKeyRecord): Promise<void> {
-    await this.db.query(`INSERT INTO agent_keys (id, name, key_hash, created_at, revoked_at) VALUES ($1, $2, $3, $4, $5)`,
-      [k.id, k.name, k.keyHash, new Date(k.createdAt), k.revokedAt === null ? null : new Date(k.revokedAt)]);
+    await this.db.query(
+      `INSERT INTO agent_keys (id, name, key_hash, created_at, revoked_at) VALUES ($1, $2, $3, $4, $5)`,
+      [k.id, k.name, k.keyHash, new Date(k.createdAt), k.revokedAt === null ? null : new Date(k.revokedAt)],
+    );
   }
 
   async listAgentKeys(): Promise<AgentKeyRecord[]> {
@@ -586,14 +871,26 @@ export class SqlStore implements Store {
   }
 
   async revokeAgentKey(id: string, at: number): Promise<boolean> {
-    const r = await this.db.query(`UPDATE agent_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL RETURNING 1`, [id, new Date(at)]);
+    const r = await this.db.query(
+      `UPDATE agent_keys SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL RETURNING 1`,
+      [id, new Date(at)],
+    );
     return r.rows.length === 1;
   }
 
   async addScorecard(c: ScorecardRecord): Promise<void> {
     await this.db.query(
       `INSERT INTO scorecards (card_id, key_id, tags, source_url, opaque, opened_at, closed_at) VALUES ($1, $2, $3::jsonb, $4, $5::jsonb, $6, $7)`,
-      [c.cardId, c.keyId, JSON.stringify(c.tags), c.sourceUrl, c.opaque === undefined ? null : JSON.stringify(c.opaque), new Date(c.openedAt), c.closedAt === null ? null : new Date(c.closedAt)]);
+      [
+        c.cardId,
+        c.keyId,
+        JSON.stringify(c.tags),
+        c.sourceUrl,
+        c.opaque === undefined ? null : JSON.stringify(c.opaque),
+        new Date(c.openedAt),
+        c.closedAt === null ? null : new Date(c.closedAt),
+      ],
+    );
   }
 
   async getScorecard(cardId: string): Promise<ScorecardRecord | null> {
@@ -602,7 +899,10 @@ export class SqlStore implements Store {
   }
 
   async closeScorecard(cardId: string, at: number): Promise<boolean> {
-    const r = await this.db.query(`UPDATE scorecards SET closed_at = $2 WHERE card_id = $1 AND closed_at IS NULL RETURNING 1`, [cardId, new Date(at)]);
+    const r = await this.db.query(
+      `UPDATE scorecards SET closed_at = $2 WHERE card_id = $1 AND closed_at IS NULL RETURNING 1`,
+      [cardId, new Date(at)],
+    );
     return r.rows.length === 1;
   }
 
@@ -614,7 +914,8 @@ export class SqlStore implements Store {
   async addAgentRun(a: AgentRunRecord): Promise<void> {
     await this.db.query(
       `INSERT INTO agent_runs (guid, card_id, game_id, source, seed, opened_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
-      [a.guid, a.cardId, a.gameId, a.source, a.seed, new Date(a.openedAt)]);
+      [a.guid, a.cardId, a.gameId, a.source, a.seed, new Date(a.openedAt)],
+    );
   }
 
   async getAgentRun(guid: string): Promise<AgentRunRecord | null> {
@@ -631,8 +932,19 @@ export class SqlStore implements Store {
     if (!steps.length) return;
     // One statement for the whole batch: the rows travel as one JSON array.
     const rows = steps.map((s) => ({
-      guid: s.guid, seq: s.seq, action: s.action, x: s.x, y: s.y, state: s.state, levels_completed: s.levelsCompleted,
-      win_levels: s.winLevels, full_reset: s.fullReset, frame_hash: s.frameHash, frames: s.frames ?? null, reasoning: s.reasoning ?? null, at: new Date(s.at).toISOString(),
+      guid: s.guid,
+      seq: s.seq,
+      action: s.action,
+      x: s.x,
+      y: s.y,
+      state: s.state,
+      levels_completed: s.levelsCompleted,
+      win_levels: s.winLevels,
+      full_reset: s.fullReset,
+      frame_hash: s.frameHash,
+      frames: s.frames ?? null,
+      reasoning: s.reasoning ?? null,
+      at: new Date(s.at).toISOString(),
     }));
     await this.db.query(
       `INSERT INTO agent_steps (guid, seq, action, x, y, state, levels_completed, win_levels, full_reset, frame_hash, frames, reasoning, at)
@@ -640,7 +952,8 @@ export class SqlStore implements Store {
        FROM jsonb_to_recordset($1::jsonb) AS t(guid text, seq integer, action text, x integer, y integer, state text, levels_completed integer,
          win_levels integer, full_reset boolean, frame_hash text, frames text, reasoning jsonb, at timestamptz)
        ON CONFLICT DO NOTHING`,
-      [JSON.stringify(rows)]);
+      [JSON.stringify(rows)],
+    );
   }
 
   async addAgentStepIfFree(s: AgentStepRecord): Promise<boolean> {
@@ -650,18 +963,41 @@ export class SqlStore implements Store {
        FROM agent_runs r JOIN scorecards c ON c.card_id = r.card_id
        WHERE r.guid = $1 AND c.closed_at IS NULL
        ON CONFLICT DO NOTHING RETURNING seq`,
-      [s.guid, s.seq, s.action, s.x, s.y, s.state, s.levelsCompleted, s.winLevels, s.fullReset, s.frameHash, s.frames ?? null,
-        s.reasoning === null || s.reasoning === undefined ? null : JSON.stringify(s.reasoning), new Date(s.at).toISOString()]);
+      [
+        s.guid,
+        s.seq,
+        s.action,
+        s.x,
+        s.y,
+        s.state,
+        s.levelsCompleted,
+        s.winLevels,
+        s.fullReset,
+        s.frameHash,
+        s.frames ?? null,
+        s.reasoning === null || s.reasoning === undefined ? null : JSON.stringify(s.reasoning),
+        new Date(s.at).toISOString(),
+      ],
+    );
     return r.rows.length === 1;
   }
 
   async readAgentSteps(guid: string): Promise<AgentStepRecord[]> {
     const r = await this.db.query(`SELECT * FROM agent_steps WHERE guid = $1 ORDER BY seq`, [guid]);
     return r.rows.map((row) => ({
-      guid: row.guid as string, seq: row.seq as number, action: row.action as string, x: row.x as number | null, y: row.y as number | null,
-      state: row.state as string, levelsCompleted: row.levels_completed as number, winLevels: row.win_levels as number,
-      fullReset: row.full_reset as boolean, frameHash: row.frame_hash as string, frames: (row.frames as string | null) ?? null,
-      reasoning: json(row.reasoning) ?? null, at: ms(row.at),
+      guid: row.guid as string,
+      seq: row.seq as number,
+      action: row.action as string,
+      x: row.x as number | null,
+      y: row.y as number | null,
+      state: row.state as string,
+      levelsCompleted: row.levels_completed as number,
+      winLevels: row.win_levels as number,
+      fullReset: row.full_reset as boolean,
+      frameHash: row.frame_hash as string,
+      frames: (row.frames as string | null) ?? null,
+      reasoning: json(row.reasoning) ?? null,
+      at: ms(row.at),
     }));
   }
 
@@ -672,29 +1008,47 @@ export class SqlStore implements Store {
 
 function gameRunOf(row: Record<string, unknown>): GameRunRecord {
   return {
-    runId: row.run_id as string, sessionId: row.session_id as string, item: row.item as string, gameId: row.game_id as string,
-    source: row.source as GameRunRecord['source'], engine: row.engine as string, seed: row.seed as number, openedAt: ms(row.opened_at),
+    runId: row.run_id as string,
+    sessionId: row.session_id as string,
+    item: row.item as string,
+    gameId: row.game_id as string,
+    source: row.source as GameRunRecord['source'],
+    engine: row.engine as string,
+    seed: row.seed as number,
+    openedAt: ms(row.opened_at),
     codeHash: (row.code_hash as string | null) ?? null,
   };
 }
 
 function agentKeyOf(row: Record<string, unknown>): AgentKeyRecord {
   return {
-    id: row.id as string, name: row.name as string, keyHash: row.key_hash as string, createdAt: ms(row.created_at),
+    id: row.id as string,
+    name: row.name as string,
+    keyHash: row.key_hash as string,
+    createdAt: ms(row.created_at),
     revokedAt: row.revoked_at === null || row.revoked_at === undefined ? null : ms(row.revoked_at),
   };
 }
 
 function scorecardOf(row: Record<string, unknown>): ScorecardRecord {
   return {
-    cardId: row.card_id as string, keyId: row.key_id as string, tags: json(row.tags) as string[], sourceUrl: (row.source_url as string | null) ?? null,
-    opaque: json(row.opaque) ?? null, openedAt: ms(row.opened_at), closedAt: row.closed_at === null || row.closed_at === undefined ? null : ms(row.closed_at),
+    cardId: row.card_id as string,
+    keyId: row.key_id as string,
+    tags: json(row.tags) as string[],
+    sourceUrl: (row.source_url as string | null) ?? null,
+    opaque: json(row.opaque) ?? null,
+    openedAt: ms(row.opened_at),
+    closedAt: row.closed_at === null || row.closed_at === undefined ? null : ms(row.closed_at),
   };
 }
 
 function agentRunOf(row: Record<string, unknown>): AgentRunRecord {
   return {
-    guid: row.guid as string, cardId: row.card_id as string, gameId: row.game_id as string, source: row.source as AgentRunRecord['source'],
-    seed: row.seed as number, openedAt: ms(row.opened_at),
+    guid: row.guid as string,
+    cardId: row.card_id as string,
+    gameId: row.game_id as string,
+    source: row.source as AgentRunRecord['source'],
+    seed: row.seed as number,
+    openedAt: ms(row.opened_at),
   };
 }

@@ -10,34 +10,91 @@ describe.each(backends)('store on $name', (backend) => {
   beforeEach(async () => {
     store = await backend.open();
     await store.saveStudy('s1', { title: 'one' }, 'file', 1000);
-    await store.createSession({ id: 'a', studyId: 's1', studyVersion: 1, tokenHash: 'h', params: { PROLIFIC_PID: 'p1' }, seed: 7, order: [1, 0], createdAt: 2000 });
+    await store.createSession({
+      id: 'a',
+      studyId: 's1',
+      studyVersion: 1,
+      tokenHash: 'h',
+      params: { PROLIFIC_PID: 'p1' },
+      seed: 7,
+      order: [1, 0],
+      createdAt: 2000,
+    });
   });
-  afterEach(async () => { await store.close(); });
+  afterEach(async () => {
+    await store.close();
+  });
 
   it('creates a session with everything it was given', async () => {
     expect(store.kind).toBe(backend.name);
     const s = await store.getSession('a');
     expect((await store.getSessionByTokenHash('h'))!.id).toBe('a');
     expect(await store.getSessionByTokenHash('x')).toBeNull();
-    expect(s).toMatchObject({ studyId: 's1', studyVersion: 1, state: 'started', ackedThrough: -1, eventCount: 0, order: [1, 0], seed: 7, params: { PROLIFIC_PID: 'p1' }, createdAt: 2000, lastEventAt: null });
+    expect(s).toMatchObject({
+      studyId: 's1',
+      studyVersion: 1,
+      state: 'started',
+      ackedThrough: -1,
+      eventCount: 0,
+      order: [1, 0],
+      seed: 7,
+      params: { PROLIFIC_PID: 'p1' },
+      createdAt: 2000,
+      lastEventAt: null,
+    });
   });
 
   it('stores the steps of runs sent at once, each once, and fails only a step whose run is unknown', async () => {
     const step = (runId: string, n: number, frames = `f${n}`) => ({
-      runId, step: n, action: n ? 'ACTION1' : 'RESET', x: null, y: null, state: 'NOT_FINISHED', levelsCompleted: 0, winLevels: 3,
-      available: [1, 2], fullReset: n === 0, frameHash: `h${n}`, frames, keyframe: n === 0, at: 4000 + n,
+      runId,
+      step: n,
+      action: n ? 'ACTION1' : 'RESET',
+      x: null,
+      y: null,
+      state: 'NOT_FINISHED',
+      levelsCompleted: 0,
+      winLevels: 3,
+      available: [1, 2],
+      fullReset: n === 0,
+      frameHash: `h${n}`,
+      frames,
+      keyframe: n === 0,
+      at: 4000 + n,
     });
     for (const r of ['r1', 'r2', 'r3']) {
-      await store.addGameRun({ runId: r, sessionId: 'a', item: 'g', gameId: 'ls20-0', source: 'arcengine', engine: 'arcengine 0.9.3', seed: 0, openedAt: 4000 });
+      await store.addGameRun({
+        runId: r,
+        sessionId: 'a',
+        item: 'g',
+        gameId: 'ls20-0',
+        source: 'arcengine',
+        engine: 'arcengine 0.9.3',
+        seed: 0,
+        openedAt: 4000,
+      });
     }
     // Sent in the same turn of the event loop: one group, with the same step of r1 twice and a run that does not exist.
     const results = await Promise.allSettled([
-      store.addGameStep(step('r1', 0)), store.addGameStep(step('r2', 0)), store.addGameStep(step('r3', 0)),
-      store.addGameStep(step('r1', 0, 'other')), store.addGameStep(step('nope', 0)), store.addGameStep(step('r1', 1)),
+      store.addGameStep(step('r1', 0)),
+      store.addGameStep(step('r2', 0)),
+      store.addGameStep(step('r3', 0)),
+      store.addGameStep(step('r1', 0, 'other')),
+      store.addGameStep(step('nope', 0)),
+      store.addGameStep(step('r1', 1)),
     ]);
-    expect(results.map((r) => (r.status === 'fulfilled' ? r.value : 'failed'))).toEqual([true, true, true, false, 'failed', true]);
+    expect(results.map((r) => (r.status === 'fulfilled' ? r.value : 'failed'))).toEqual([
+      true,
+      true,
+      true,
+      false,
+      'failed',
+      true,
+    ]);
     const r1 = await store.readGameSteps('r1');
-    expect(r1.map((s) => [s.step, s.frames])).toEqual([[0, 'f0'], [1, 'f1']]);
+    expect(r1.map((s) => [s.step, s.frames])).toEqual([
+      [0, 'f0'],
+      [1, 'f1'],
+    ]);
     expect(r1[1]).toEqual({ ...step('r1', 1) });
     expect((await store.readGameSteps('r3')).length).toBe(1);
   });
@@ -54,17 +111,25 @@ describe.each(backends)('store on $name', (backend) => {
   });
 
   it('holds a gap until it is filled, then acknowledges everything held', async () => {
-    expect((await store.appendEvents('a', range(0, 2), { receivedAt: 1, pastSessionLimit: false })).ackedThrough).toBe(2);
-    expect((await store.appendEvents('a', range(6, 9), { receivedAt: 2, pastSessionLimit: false })).ackedThrough).toBe(2);
+    expect((await store.appendEvents('a', range(0, 2), { receivedAt: 1, pastSessionLimit: false })).ackedThrough).toBe(
+      2,
+    );
+    expect((await store.appendEvents('a', range(6, 9), { receivedAt: 2, pastSessionLimit: false })).ackedThrough).toBe(
+      2,
+    );
     expect((await store.appendEvents('a', [ev(4)], { receivedAt: 3, pastSessionLimit: false })).ackedThrough).toBe(2);
-    expect((await store.appendEvents('a', [ev(3), ev(5)], { receivedAt: 4, pastSessionLimit: false })).ackedThrough).toBe(9);
+    expect(
+      (await store.appendEvents('a', [ev(3), ev(5)], { receivedAt: 4, pastSessionLimit: false })).ackedThrough,
+    ).toBe(9);
     expect((await store.readEvents('a')).map((e) => e.seq)).toEqual(range(0, 9).map((e) => e.seq));
     expect((await store.getSession('a'))!.ackedThrough).toBe(9);
   });
 
   it('keeps ackedThrough exact under concurrent batches of one session', async () => {
     const batches = Array.from({ length: 20 }, (_, i) => range(i * 10, i * 10 + 9)).reverse();
-    const results = await Promise.all(batches.map((b) => store.appendEvents('a', b, { receivedAt: 5, pastSessionLimit: false })));
+    const results = await Promise.all(
+      batches.map((b) => store.appendEvents('a', b, { receivedAt: 5, pastSessionLimit: false })),
+    );
     expect(Math.max(...results.map((r) => r.ackedThrough))).toBe(199);
     expect(results.reduce((n, r) => n + r.stored, 0)).toBe(200);
     expect((await store.getSession('a'))!.ackedThrough).toBe(199);
@@ -73,7 +138,9 @@ describe.each(backends)('store on $name', (backend) => {
   it('moves the state with the heartbeat and keeps finished sessions finished', async () => {
     expect((await store.appendEvents('a', [ev(0)], { receivedAt: 1, pastSessionLimit: false })).state).toBe('active');
     expect((await store.appendEvents('a', [ev(1)], { receivedAt: 2, pastSessionLimit: true })).state).toBe('timed_out');
-    expect((await store.appendEvents('a', [ev(2)], { receivedAt: 3, pastSessionLimit: false })).state).toBe('timed_out');
+    expect((await store.appendEvents('a', [ev(2)], { receivedAt: 3, pastSessionLimit: false })).state).toBe(
+      'timed_out',
+    );
     await store.setSessionState('a', 'finished');
     expect((await store.appendEvents('a', [ev(3)], { receivedAt: 4, pastSessionLimit: false })).state).toBe('finished');
     expect(await store.getSession('a')).toMatchObject({ ackedThrough: 3, eventCount: 4, lastEventAt: 4 });
@@ -81,12 +148,25 @@ describe.each(backends)('store on $name', (backend) => {
 
   it('merges concurrent batches of many sessions and answers each its own', async () => {
     const ids = Array.from({ length: 30 }, (_, i) => `m${i}`);
-    for (const id of ids) await store.createSession({ id, studyId: 's1', studyVersion: 1, tokenHash: `h-${id}`, params: {}, seed: 1, order: [], createdAt: 1 });
+    for (const id of ids)
+      await store.createSession({
+        id,
+        studyId: 's1',
+        studyVersion: 1,
+        tokenHash: `h-${id}`,
+        params: {},
+        seed: 1,
+        order: [],
+        createdAt: 1,
+      });
     const calls = ids.flatMap((id, i) => [
       store.appendEvents(id, i % 3 === 0 ? range(3, 5) : range(0, 2), { receivedAt: 10 + i, pastSessionLimit: false }),
       store.appendEvents(id, range(0, 1), { receivedAt: 10 + i, pastSessionLimit: i === 7 }),
     ]);
-    const missing = store.appendEvents('nope', [ev(0)], { receivedAt: 1, pastSessionLimit: false }).then(() => 'stored', (e: Error) => e.message);
+    const missing = store.appendEvents('nope', [ev(0)], { receivedAt: 1, pastSessionLimit: false }).then(
+      () => 'stored',
+      (e: Error) => e.message,
+    );
     const results = await Promise.all(calls);
     expect(await missing).toBe('No session nope.');
     for (const [i, id] of ids.entries()) {
@@ -100,24 +180,41 @@ describe.each(backends)('store on $name', (backend) => {
   });
 
   it('filters events by kind in seq order', async () => {
-    await store.appendEvents('a', [ev(0, 'item.start'), ev(1), ev(2, 'item.end')], { receivedAt: 1, pastSessionLimit: false });
+    await store.appendEvents('a', [ev(0, 'item.start'), ev(1), ev(2, 'item.end')], {
+      receivedAt: 1,
+      pastSessionLimit: false,
+    });
     expect((await store.readEvents('a', { kinds: ['item.start', 'item.end'] })).map((e) => e.seq)).toEqual([0, 2]);
   });
 
   it('refuses events for a session that does not exist and stores nothing', async () => {
-    await expect(store.appendEvents('nope', [ev(0)], { receivedAt: 1, pastSessionLimit: false })).rejects.toThrow(/No session nope/);
+    await expect(store.appendEvents('nope', [ev(0)], { receivedAt: 1, pastSessionLimit: false })).rejects.toThrow(
+      /No session nope/,
+    );
     expect(await store.readEvents('nope')).toEqual([]);
   });
 
   it('edits a study in place until a session has run it, then adds a version', async () => {
     expect(await store.saveStudy('s2', { title: 'a' }, 'studio', 10)).toEqual({ version: 1, created: true });
     expect(await store.saveStudy('s2', { title: 'b' }, 'studio', 11)).toEqual({ version: 1, created: false });
-    await store.createSession({ id: 'b', studyId: 's2', studyVersion: 1, tokenHash: 'h2', params: {}, seed: 1, order: [], createdAt: 12 });
+    await store.createSession({
+      id: 'b',
+      studyId: 's2',
+      studyVersion: 1,
+      tokenHash: 'h2',
+      params: {},
+      seed: 1,
+      order: [],
+      createdAt: 12,
+    });
     expect(await store.saveStudy('s2', { title: 'c' }, 'studio', 13)).toEqual({ version: 2, created: true });
     expect((await store.getStudy('s2'))!.definition).toEqual({ title: 'c' });
     expect((await store.getStudy('s2', 1))!.definition).toEqual({ title: 'b' });
     const list = await store.listStudies();
-    expect(list.map((s) => [s.id, s.version, s.sessions])).toEqual([['s1', 1, 1], ['s2', 2, 1]]);
+    expect(list.map((s) => [s.id, s.version, s.sessions])).toEqual([
+      ['s1', 1, 1],
+      ['s2', 2, 1],
+    ]);
   });
 
   it('answers reads of a study started together alike, and a read after a save with the saved version', async () => {
@@ -132,14 +229,40 @@ describe.each(backends)('store on $name', (backend) => {
     expect(await store.getStudy('s1')).toBeNull();
   });
 
-  it('counts many participants\' sessions asked at once, each answer its own', async () => {
-    await store.createSession({ id: 'b', studyId: 's1', studyVersion: 1, tokenHash: 'hb', params: { PROLIFIC_PID: 'p1', workerId: 'w1' }, seed: 1, order: [], createdAt: 2001 });
-    await store.createSession({ id: 'c', studyId: 's1', studyVersion: 1, tokenHash: 'hc', params: { PROLIFIC_PID: 'p2' }, seed: 1, order: [], createdAt: 2002 });
+  it("counts many participants' sessions asked at once, each answer its own", async () => {
+    await store.createSession({
+      id: 'b',
+      studyId: 's1',
+      studyVersion: 1,
+      tokenHash: 'hb',
+      params: { PROLIFIC_PID: 'p1', workerId: 'w1' },
+      seed: 1,
+      order: [],
+      createdAt: 2001,
+    });
+    await store.createSession({
+      id: 'c',
+      studyId: 's1',
+      studyVersion: 1,
+      tokenHash: 'hc',
+      params: { PROLIFIC_PID: 'p2' },
+      seed: 1,
+      order: [],
+      createdAt: 2002,
+    });
     const asked: [string, string, string, number][] = [
-      ['s1', 'PROLIFIC_PID', 'p1', 2], ['s1', 'PROLIFIC_PID', 'p2', 1], ['s1', 'PROLIFIC_PID', 'p3', 0],
-      ['s1', 'workerId', 'w1', 1], ['s1', 'workerId', 'p1', 0], ['other', 'PROLIFIC_PID', 'p1', 0],
+      ['s1', 'PROLIFIC_PID', 'p1', 2],
+      ['s1', 'PROLIFIC_PID', 'p2', 1],
+      ['s1', 'PROLIFIC_PID', 'p3', 0],
+      ['s1', 'workerId', 'w1', 1],
+      ['s1', 'workerId', 'p1', 0],
+      ['other', 'PROLIFIC_PID', 'p1', 0],
     ];
-    const answers = await Promise.all(Array.from({ length: 300 }, (_, k) => asked[k % asked.length]).map(([study, key, value]) => store.countSessionsWithParam(study, key, value)));
+    const answers = await Promise.all(
+      Array.from({ length: 300 }, (_, k) => asked[k % asked.length]).map(([study, key, value]) =>
+        store.countSessionsWithParam(study, key, value),
+      ),
+    );
     expect(answers).toEqual(Array.from({ length: 300 }, (_, k) => asked[k % asked.length][3]));
   });
 
@@ -152,12 +275,26 @@ describe.each(backends)('store on $name', (backend) => {
   });
 
   it('takes a submission key and a trial number once', async () => {
-    const sub = { sessionId: 'a', key: 'k1', item: 't1', testIndex: 0, trial: 1, grid: [[1]], verdict: 'wrong' as const, practice: false, at: 5 };
+    const sub = {
+      sessionId: 'a',
+      key: 'k1',
+      item: 't1',
+      testIndex: 0,
+      trial: 1,
+      grid: [[1]],
+      verdict: 'wrong' as const,
+      practice: false,
+      at: 5,
+    };
     expect(await store.addSubmission(sub)).toBe(true);
     expect(await store.addSubmission(sub)).toBe(false);
     expect(await store.addSubmission({ ...sub, key: 'k2' })).toBe(false);
     expect(await store.addSubmission({ ...sub, key: 'k3', trial: null, verdict: 'duplicate' })).toBe(true);
     expect(await store.addSubmission({ ...sub, key: 'k4', trial: null, verdict: 'duplicate' })).toBe(true);
-    expect((await store.listSubmissions('a')).map((s) => [s.key, s.trial, s.verdict])).toEqual([['k1', 1, 'wrong'], ['k3', null, 'duplicate'], ['k4', null, 'duplicate']]);
+    expect((await store.listSubmissions('a')).map((s) => [s.key, s.trial, s.verdict])).toEqual([
+      ['k1', 1, 'wrong'],
+      ['k3', null, 'duplicate'],
+      ['k4', null, 'duplicate'],
+    ]);
   });
 });

@@ -29,7 +29,10 @@ let pglite: Promise<PGlite> | null = null;
  */
 export function seedDataDir(dataDir: string): void {
   const template = inject('pgliteTemplate');
-  if (!template) throw new Error('No PGlite template: run the tests with vitest (vite.config.ts names the global setup that makes it).');
+  if (!template)
+    throw new Error(
+      'No PGlite template: run the tests with vitest (vite.config.ts names the global setup that makes it).',
+    );
   seedFromTemplate(template, dataDir);
 }
 
@@ -46,7 +49,10 @@ async function filePglite(): Promise<PGlite> {
 /** The test PostgreSQL's URL; throws the reason when it could not be started. */
 export function postgresUrl(): string {
   const p = inject('postgres');
-  if (!p) throw new Error('No test PostgreSQL: run the tests with vitest (vite.config.ts names the global setup that starts it).');
+  if (!p)
+    throw new Error(
+      'No test PostgreSQL: run the tests with vitest (vite.config.ts names the global setup that starts it).',
+    );
   if ('error' in p) throw new Error(`The test PostgreSQL could not be started: ${p.error}`);
   return p.url;
 }

@@ -146,7 +146,14 @@ export interface GameStepRecord {
 }
 
 /** What a researcher did, as the audit log names it. */
-export type AuditAction = 'session.exclude' | 'session.include' | 'session.delete' | 'study.delete' | 'grader.add' | 'grader.revoke' | 'grade.adjudicate';
+export type AuditAction =
+  | 'session.exclude'
+  | 'session.include'
+  | 'session.delete'
+  | 'study.delete'
+  | 'grader.add'
+  | 'grader.revoke'
+  | 'grade.adjudicate';
 
 /** One researcher action on a study or one of its sessions, for the study's audit log. */
 export interface AuditEventInput {
@@ -233,7 +240,12 @@ export interface StudyStore {
    * Saves a study definition: the first save creates version 1; later saves replace the latest
    * version while no session has run it, and add a new version once one has.
    */
-  saveStudy(id: string, definition: unknown, source: StudySource, now: number): Promise<{ version: number; created: boolean }>;
+  saveStudy(
+    id: string,
+    definition: unknown,
+    source: StudySource,
+    now: number,
+  ): Promise<{ version: number; created: boolean }>;
   /** The given version, or the latest. */
   getStudy(id: string, version?: number): Promise<StudyRecord | null>;
   /** The latest version of every study, with its session count over all versions. */
@@ -254,7 +266,11 @@ export interface SessionStore {
   listSessions(studyId?: string): Promise<SessionRecord[]>;
   /** Sessions of a study whose params hold this value (e.g. the same PROLIFIC_PID). */
   countSessionsWithParam(studyId: string, key: string, value: string): Promise<number>;
-  setSessionState(id: string, state: SessionState, opts?: { finishedAt?: number; flags?: readonly string[] }): Promise<void>;
+  setSessionState(
+    id: string,
+    state: SessionState,
+    opts?: { finishedAt?: number; flags?: readonly string[] },
+  ): Promise<void>;
 }
 
 /** The researcher's exclusions and deletions, and the audit log that records them. */
@@ -264,7 +280,11 @@ export interface CurationStore {
    * the audit event in the same transaction. Null when there is no such session; `changed` is
    * false (and nothing is recorded) when the session was already so.
    */
-  setSessionExclusion(id: string, exclude: { readonly reason: string | null } | null, audit: Omit<AuditEventInput, 'studyId' | 'target' | 'action' | 'reason'>): Promise<{ session: SessionRecord; changed: boolean } | null>;
+  setSessionExclusion(
+    id: string,
+    exclude: { readonly reason: string | null } | null,
+    audit: Omit<AuditEventInput, 'studyId' | 'target' | 'action' | 'reason'>,
+  ): Promise<{ session: SessionRecord; changed: boolean } | null>;
   /**
    * Deletes a session and everything of it (events, submissions, server-run game runs and their
    * steps) and records the audit event, in one transaction. Null when there is no such session.
@@ -287,7 +307,11 @@ export interface EventStore {
    * last-event time and its state: every event is a heartbeat, so an open session becomes
    * `active`, or `timed_out` when `pastSessionLimit`; finished and timed-out sessions stay so.
    */
-  appendEvents(sessionId: string, events: readonly EventInput[], opts: { receivedAt: number; pastSessionLimit: boolean }): Promise<AppendResult>;
+  appendEvents(
+    sessionId: string,
+    events: readonly EventInput[],
+    opts: { receivedAt: number; pastSessionLimit: boolean },
+  ): Promise<AppendResult>;
   /** Every stored event of a session in seq order, or only those of the given kinds. */
   readEvents(sessionId: string, opts?: { kinds?: readonly string[] }): Promise<StoredEvent[]>;
   /**
@@ -327,7 +351,9 @@ export interface DigestStore {
    * The events of each session with `afterSeq < seq <= throughSeq`, in seq order, in one query:
    * what arrived since each session's digest was folded.
    */
-  readEventTails(tails: readonly { sessionId: string; afterSeq: number; throughSeq: number }[]): Promise<Map<string, StoredEvent[]>>;
+  readEventTails(
+    tails: readonly { sessionId: string; afterSeq: number; throughSeq: number }[],
+  ): Promise<Map<string, StoredEvent[]>>;
 }
 
 /** Runs of ARC-AGI-3 games the server ran, their steps, and the game code they ran on. */
@@ -396,7 +422,18 @@ export interface AgentStore {
 }
 
 /** The whole database: every concern above, the grading and campaign stores, and closing it. */
-export interface Store extends StudyStore, SessionStore, CurationStore, EventStore, AnswerStore, DigestStore, GameRunStore, DownloadStore, SecretStore, AgentStore {
+export interface Store
+  extends
+    StudyStore,
+    SessionStore,
+    CurationStore,
+    EventStore,
+    AnswerStore,
+    DigestStore,
+    GameRunStore,
+    DownloadStore,
+    SecretStore,
+    AgentStore {
   readonly kind: 'pglite' | 'postgres';
   /** Graders, their grades and the researcher's adjudications (`gradingStore.ts`). */
   readonly grading: GradingStore;

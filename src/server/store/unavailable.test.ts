@@ -26,7 +26,9 @@ describe('a lost database connection', () => {
     const victim = new pg.Client({ connectionString: postgresUrl() });
     let emitted: Error | null = null;
     // Without a listener this event would end the process: the trap `open.ts` guards every pooled client against.
-    victim.on('error', (e) => { emitted = e; });
+    victim.on('error', (e) => {
+      emitted = e;
+    });
     await victim.connect();
     const pid = (await victim.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
     const admin = new pg.Client({ connectionString: postgresUrl() });
@@ -60,7 +62,9 @@ describe('a lost database connection', () => {
   });
 
   it('is found through the causes of an error that wraps it', () => {
-    const lost = new DatabaseUnavailableError(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }));
+    const lost = new DatabaseUnavailableError(
+      Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' }),
+    );
     expect(databaseUnavailable(new Error('reading the session', { cause: lost }))).toBe(lost);
     expect(databaseUnavailable(new Error('something else'))).toBeNull();
     expect(lost.message).toBe('The database is not reachable: connect ECONNREFUSED 127.0.0.1:1');

@@ -20,7 +20,16 @@ export class DatabaseUnavailableError extends Error {
 }
 
 /** Socket errors of a connection that was refused, reset or cut. */
-const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND']);
+const SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'ENOTFOUND',
+]);
 
 /**
  * SQLSTATEs of a server that is going away or not there yet: class 08 (connection exception),
@@ -42,7 +51,8 @@ const MESSAGES = [
 export function isConnectionLoss(e: unknown): boolean {
   if (!(e instanceof Error)) return false;
   const code = (e as { code?: unknown }).code;
-  if (typeof code === 'string' && (SOCKET_CODES.has(code) || SERVER_CODES.has(code) || /^08[0-9A-Z]{3}$/.test(code))) return true;
+  if (typeof code === 'string' && (SOCKET_CODES.has(code) || SERVER_CODES.has(code) || /^08[0-9A-Z]{3}$/.test(code)))
+    return true;
   // An AggregateError (a connect that tried several addresses) is lost when all its parts are.
   if (e instanceof AggregateError && e.errors.length) return e.errors.every(isConnectionLoss);
   return MESSAGES.some((m) => e.message.includes(m));

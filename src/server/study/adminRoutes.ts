@@ -7,7 +7,14 @@
 import { type Context, Hono } from 'hono';
 import { stream } from 'hono/streaming';
 import { StudyId, isPractice, parseStudy } from '../../core/study/schema';
-import type { AdminResponse, AdminSessionDetail, AdminSessionEntry, AdminSubmission, StudyListEntry, StudyUsage } from '../../core/protocol/api';
+import type {
+  AdminResponse,
+  AdminSessionDetail,
+  AdminSessionEntry,
+  AdminSubmission,
+  StudyListEntry,
+  StudyUsage,
+} from '../../core/protocol/api';
 import { ITEM_START, effectiveState, type SessionState } from '../../core/study/rules';
 import type { SessionRecord } from '../store/types';
 import { studyReferenceProblems } from '../studies';
@@ -28,27 +35,56 @@ export function adminRoutes(ctx: StudyContext): Hono {
 
   admin.get('/studies', async (c) => {
     const list = await store.listStudies();
-    return c.json({ studies: list.map((s): StudyListEntry => {
-      const def = s.definition as { title?: string; items?: { kind?: string }[]; campaign?: { id?: string } };
-      const pools = (def.items ?? []).filter((item) => item.kind === 'pool').length;
-      return { id: s.id, version: s.version, source: s.source, sessions: s.sessions, title: def.title ?? s.id, createdAt: s.createdAt, pools, campaignId: pools ? def.campaign?.id ?? null : null };
-    }) });
+    return c.json({
+      studies: list.map((s): StudyListEntry => {
+        const def = s.definition as { title?: string; items?: { kind?: string }[]; campaign?: { id?: string } };
+        const pools = (def.items ?? []).filter((item) => item.kind === 'pool').length;
+        return {
+          id: s.id,
+          version: s.version,
+          source: s.source,
+          sessions: s.sessions,
+          title: def.title ?? s.id,
+          createdAt: s.createdAt,
+          pools,
+          campaignId: pools ? (def.campaign?.id ?? null) : null,
+        };
+      }),
+    });
   });
 
   // A built-in game's recorded solutions, for the playtest page's Validate panel: researchers only,
   // so the public bundle carries none.
   admin.get('/games/:gameId/solutions', (c) => {
     const id = c.req.param('gameId');
-    if (!Object.hasOwn(games, id)) return fail(c, 404, 'not_found', `No built-in game "${id.slice(0, 100)}"; the built-in games are ${Object.keys(games).join(', ')}.`);
+    if (!Object.hasOwn(games, id))
+      return fail(
+        c,
+        404,
+        'not_found',
+        `No built-in game "${id.slice(0, 100)}"; the built-in games are ${Object.keys(games).join(', ')}.`,
+      );
     return c.json({ game: id, levels: games[id].levels.map((_, i) => solutions[id]?.[i] ?? null) });
   });
 
   admin.get('/studies/:studyId', async (c) => {
     const v = c.req.query('version');
-    if (v !== undefined && !/^[1-9][0-9]{0,8}$/.test(v)) return fail(c, 400, 'malformed', `version=${v.slice(0, 40)} is not a study version; versions are whole numbers from 1.`);
+    if (v !== undefined && !/^[1-9][0-9]{0,8}$/.test(v))
+      return fail(
+        c,
+        400,
+        'malformed',
+        `version=${v.slice(0, 40)} is not a study version; versions are whole numbers from 1.`,
+      );
     const rec = await store.getStudy(c.req.param('studyId'), v === undefined ? undefined : Number(v));
     if (!rec) return fail(c, 404, 'not_found', `No study "${c.req.param('studyId')}"${v ? ` version ${v}` : ''}.`);
-    return c.json({ id: rec.id, version: rec.version, source: rec.source, createdAt: rec.createdAt, definition: rec.definition });
+    return c.json({
+      id: rec.id,
+      version: rec.version,
+      source: rec.source,
+      createdAt: rec.createdAt,
+      definition: rec.definition,
+    });
   });
 
   const saveStudy = async (c: Context, mustBeNew: boolean) => {
@@ -58,16 +94,24 @@ export function adminRoutes(ctx: StudyContext): Hono {
     const wrapper = await readBody(c, SaveStudyRequest, 'Send {"definition": {...}}');
     if (!wrapper.ok) return wrapper.res;
     const parsed = parseStudy(wrapper.data.definition);
-    if (!parsed.ok) return fail(c, 400, 'invalid_study', `The study is not valid: ${parsed.problems.join('; ')}`, { problems: parsed.problems });
+    if (!parsed.ok)
+      return fail(c, 400, 'invalid_study', `The study is not valid: ${parsed.problems.join('; ')}`, {
+        problems: parsed.problems,
+      });
     const { references, sealing } = await studyReferenceProblems(parsed.study, deps.library, deps.games);
     if (references.length || sealing.length) {
       const said = [
-        ...(references.length ? [`The study refers to things this server does not have: ${references.join('; ')}`] : []),
-        ...(sealing.length ? [`The study would let anyone check counted answers through a practice collection: ${sealing.join('; ')}`] : []),
+        ...(references.length
+          ? [`The study refers to things this server does not have: ${references.join('; ')}`]
+          : []),
+        ...(sealing.length
+          ? [`The study would let anyone check counted answers through a practice collection: ${sealing.join('; ')}`]
+          : []),
       ];
       return fail(c, 422, 'invalid_study', said.join('. '), { problems: [...references, ...sealing], sealing });
     }
-    if (mustBeNew && (await store.getStudy(id))) return fail(c, 409, 'exists', `A study "${id}" exists already; edit it with PUT /api/admin/studies/${id}.`);
+    if (mustBeNew && (await store.getStudy(id)))
+      return fail(c, 409, 'exists', `A study "${id}" exists already; edit it with PUT /api/admin/studies/${id}.`);
     const saved = await store.saveStudy(id, parsed.written, 'studio', now());
     ctx.forgetStudy(id, saved.version);
     return c.json({ id, ...saved }, saved.created ? 201 : 200);
@@ -112,8 +156,24 @@ export function adminRoutes(ctx: StudyContext): Hono {
     return c.json({
       session: sessionEntry(s, effectiveState(s, study, now()), [...new Set([...s.flags, ...summary.flags])]),
       summary: { ...summary, items },
-      submissions: submissions.map(({ key, item, testIndex, trial, grid, verdict, practice, at }): AdminSubmission => ({ key, item, testIndex, trial, grid, verdict, practice, at })),
-      responses: responses.map(({ key, item, kind, part, value, at }): AdminResponse => ({ key, item, kind, part, value, at })),
+      submissions: submissions.map(({ key, item, testIndex, trial, grid, verdict, practice, at }): AdminSubmission => ({
+        key,
+        item,
+        testIndex,
+        trial,
+        grid,
+        verdict,
+        practice,
+        at,
+      })),
+      responses: responses.map(({ key, item, kind, part, value, at }): AdminResponse => ({
+        key,
+        item,
+        kind,
+        part,
+        value,
+        at,
+      })),
     } satisfies AdminSessionDetail);
   });
 
@@ -124,24 +184,30 @@ export function adminRoutes(ctx: StudyContext): Hono {
     const study = await ctx.studyAt(s.studyId, s.studyVersion);
     const practice = new Set(study.items.filter(isPractice).map((i) => i.id));
     c.header('Content-Type', 'application/json; charset=utf-8');
-    return stream(c, async (out) => {
-      let current: string | null = null;
-      let first = true;
-      await out.write(`{"sessionId":${JSON.stringify(s.id)},"ackedThrough":${s.ackedThrough},"events":[`);
-      for await (const page of participantsFirst(store.streamEvents(s.id, { batchSize: PAGE }))) {
-        let chunk = '';
-        for (const e of page) {
-          if (e.kind === ITEM_START && typeof e.data.item === 'string') current = e.data.item;
-          chunk += (first ? '' : ',') + JSON.stringify(current !== null && practice.has(current) ? { ...e, practice: true } : e);
-          first = false;
+    return stream(
+      c,
+      async (out) => {
+        let current: string | null = null;
+        let first = true;
+        await out.write(`{"sessionId":${JSON.stringify(s.id)},"ackedThrough":${s.ackedThrough},"events":[`);
+        for await (const page of participantsFirst(store.streamEvents(s.id, { batchSize: PAGE }))) {
+          let chunk = '';
+          for (const e of page) {
+            if (e.kind === ITEM_START && typeof e.data.item === 'string') current = e.data.item;
+            chunk +=
+              (first ? '' : ',') +
+              JSON.stringify(current !== null && practice.has(current) ? { ...e, practice: true } : e);
+            first = false;
+          }
+          await out.write(chunk);
         }
-        await out.write(chunk);
-      }
-      await out.write(']}');
-    }, async (err) => {
-      // The document is left unterminated, so a reader never takes a cut log for a whole one.
-      console.error(`Reading the events of session ${s.id} failed: ${err.message}`);
-    });
+        await out.write(']}');
+      },
+      async (err) => {
+        // The document is left unterminated, so a reader never takes a cut log for a whole one.
+        console.error(`Reading the events of session ${s.id} failed: ${err.message}`);
+      },
+    );
   });
 
   return admin;
@@ -150,8 +216,21 @@ export function adminRoutes(ctx: StudyContext): Hono {
 /** What the researcher's routes say of a session: never its token hash. */
 function sessionEntry(s: SessionRecord, state: SessionState, flags: readonly string[]): AdminSessionEntry {
   return {
-    id: s.id, studyId: s.studyId, studyVersion: s.studyVersion, state, params: s.params, seed: s.seed, order: s.order, createdAt: s.createdAt,
-    lastEventAt: s.lastEventAt, finishedAt: s.finishedAt, eventCount: s.eventCount, eventBytes: s.eventBytes, ackedThrough: s.ackedThrough,
-    flags, excludedAt: s.excludedAt, excludedReason: s.excludedReason,
+    id: s.id,
+    studyId: s.studyId,
+    studyVersion: s.studyVersion,
+    state,
+    params: s.params,
+    seed: s.seed,
+    order: s.order,
+    createdAt: s.createdAt,
+    lastEventAt: s.lastEventAt,
+    finishedAt: s.finishedAt,
+    eventCount: s.eventCount,
+    eventBytes: s.eventBytes,
+    ackedThrough: s.ackedThrough,
+    flags,
+    excludedAt: s.excludedAt,
+    excludedReason: s.excludedReason,
   };
 }

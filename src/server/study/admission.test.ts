@@ -34,7 +34,12 @@ const STUDY = {
     { kind: 'task', id: 't1', collection: 'samples', task: 'mirror-across-wall', describe: true },
     { kind: 'game', id: 'keys', game: 'ls20-9607627b' },
     { kind: 'question', id: 'q', questions: [{ collection: 'science', question: 'sci-001' }] },
-    { kind: 'survey', id: 'about', title: 'About you', questions: [{ id: 'age', prompt: 'Age?', type: 'number', min: 18, max: 120, required: true }] },
+    {
+      kind: 'survey',
+      id: 'about',
+      title: 'About you',
+      questions: [{ id: 'age', prompt: 'Age?', type: 'number', min: 18, max: 120, required: true }],
+    },
   ],
   completion: { code: 'DONE' },
 };
@@ -50,11 +55,30 @@ describe.each(backends)('the admission rule on $name', (backend) => {
     const library = new TaskLibrary();
     await library.mount('data/tasks/samples', ROOT);
     await library.questions.mount(path.join(ROOT, 'data/questions/science.jsonl'));
-    arc3 = await startArc3({ dirs: [GAMES], servers: [], env: ENV, workers: 1, runLimits: { runsPerItem: 4, openRunsPerSession: 2, idleMinutes: 1 }, now: () => clock }, store, () => {});
+    arc3 = await startArc3(
+      {
+        dirs: [GAMES],
+        servers: [],
+        env: ENV,
+        workers: 1,
+        runLimits: { runsPerItem: 4, openRunsPerSession: 2, idleMinutes: 1 },
+        now: () => clock,
+      },
+      store,
+      () => {},
+    );
     const replay: ReplayGame = (g, evs) => arc3.service.replay(g, evs) ?? replayWithEngine(g, evs);
     app = createApi({
-      library, version: 'test',
-      study: { store, adminTokenHash: hashToken(ADMIN), replay, games: new Set([...gameIds, ...arc3.service.ids]), arc3: { service: arc3.service, engine: arc3.engine }, now: () => clock },
+      library,
+      version: 'test',
+      study: {
+        store,
+        adminTokenHash: hashToken(ADMIN),
+        replay,
+        games: new Set([...gameIds, ...arc3.service.ids]),
+        arc3: { service: arc3.service, engine: arc3.engine },
+        now: () => clock,
+      },
     });
     const saved = await call('POST', '/admin/studies/adm', ADMIN, { definition: STUDY });
     expect(saved.status, JSON.stringify(saved.json)).toBe(201);
@@ -67,7 +91,11 @@ describe.each(backends)('the admission rule on $name', (backend) => {
   async function call(method: string, url: string, token: string | null, body?: unknown) {
     const headers: Record<string, string> = { 'Content-Type': 'application/json' };
     if (token) headers.Authorization = `Bearer ${token}`;
-    const res = await app.request(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await app.request(url, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     return { status: res.status, json: (await res.json()) as Record<string, unknown> };
   }
 
@@ -87,8 +115,10 @@ describe.each(backends)('the admission rule on $name', (backend) => {
       },
       enter: (item: string) => p.log('item.start', { item }),
       end: (item: string) => p.log('item.end', { item }),
-      submit: (extra: Record<string, unknown> = {}) => call('POST', at('submissions'), token, { key: `s${key++}`, item: 't1', testIndex: 0, grid: [[1]], ...extra }),
-      describe: (stage: 'first' | 'last') => call('POST', at('descriptions'), token, { key: `d${key++}`, item: 't1', stage, text: 'A mirror.' }),
+      submit: (extra: Record<string, unknown> = {}) =>
+        call('POST', at('submissions'), token, { key: `s${key++}`, item: 't1', testIndex: 0, grid: [[1]], ...extra }),
+      describe: (stage: 'first' | 'last') =>
+        call('POST', at('descriptions'), token, { key: `d${key++}`, item: 't1', stage, text: 'A mirror.' }),
       answer: () => call('POST', at('answers'), token, { key: `a${key++}`, item: 'q', answer: { choice: 'B' } }),
       survey: () => call('POST', at('survey'), token, { key: `v${key++}`, item: 'about', answers: { age: 30 } }),
       open: (extra: Record<string, unknown> = {}) => call('POST', at('runs'), token, { item: 'keys', ...extra }),

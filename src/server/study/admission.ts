@@ -24,7 +24,14 @@
  * session's acknowledged mark is final (events are idempotent on seq, the first copy stays).
  */
 import type { Context } from 'hono';
-import { ITEM_END, ITEM_START, effectiveState, sessionProgress, type ItemProgress, type StoredEvent } from '../../core/study/rules';
+import {
+  ITEM_END,
+  ITEM_START,
+  effectiveState,
+  sessionProgress,
+  type ItemProgress,
+  type StoredEvent,
+} from '../../core/study/rules';
 import type { StudyDefinition, StudyItem } from '../../core/study/schema';
 import type { AdmissionRefusal } from '../../core/protocol/errors';
 import type { SessionRecord, SubmissionRecord } from '../store/types';
@@ -70,7 +77,10 @@ const MAX_CACHED_SESSIONS = 20_000;
  * WARNING: the shortcut needs the session's current row (`participant(c)` reads it fresh).
  */
 class ItemMarks {
-  private readonly settled = new Map<string, { through: number; marks: StoredEvent[]; eventCount: number; all: StoredEvent[] }>();
+  private readonly settled = new Map<
+    string,
+    { through: number; marks: StoredEvent[]; eventCount: number; all: StoredEvent[] }
+  >();
   /** The first time each session's game item was played (its earliest run): later runs never change it. */
   private readonly firstRuns = new Map<string, number>();
 
@@ -94,7 +104,10 @@ class ItemMarks {
       this.settled.clear();
       this.firstRuns.clear();
     }
-    const settled = !hit || through > hit.through ? { through, marks: marks.filter((e) => e.seq <= through) } : { through: hit.through, marks: hit.marks };
+    const settled =
+      !hit || through > hit.through
+        ? { through, marks: marks.filter((e) => e.seq <= through) }
+        : { through: hit.through, marks: hit.marks };
     this.settled.set(session.id, { ...settled, eventCount: session.eventCount, all: marks });
     return marks;
   }
@@ -104,7 +117,9 @@ class ItemMarks {
     const key = `${session.id}\u0000${item}`;
     const known = this.firstRuns.get(key);
     if (known !== undefined) return known;
-    const opened = (await this.ctx.store.listGameRuns(session.id)).filter((r) => r.item === item).map((r) => r.openedAt);
+    const opened = (await this.ctx.store.listGameRuns(session.id))
+      .filter((r) => r.item === item)
+      .map((r) => r.openedAt);
     if (!opened.length) return null;
     const first = Math.min(...opened);
     this.firstRuns.set(key, first);
@@ -126,26 +141,41 @@ const marksOf = (ctx: StudyContext): ItemMarks => {
  * const a = await admit(c, ctx, session, study, { item, lastSeq, what: 'answers' });
  * if (!a.ok) return a.res;
  */
-export async function admit(c: Context, ctx: StudyContext, session: SessionRecord, study: StudyDefinition, req: AdmissionRequest): Promise<Admission> {
+export async function admit(
+  c: Context,
+  ctx: StudyContext,
+  session: SessionRecord,
+  study: StudyDefinition,
+  req: AdmissionRequest,
+): Promise<Admission> {
   const { store } = ctx;
   const t = ctx.now();
   const note = req.note ? ` ${req.note}` : '';
-  const refuse = (error: AdmissionRefusal, message: string, extra: Record<string, unknown> = {}): Admission =>
-    ({ ok: false, error, res: fail(c, 409, error, message + note, extra) });
+  const refuse = (error: AdmissionRefusal, message: string, extra: Record<string, unknown> = {}): Admission => ({
+    ok: false,
+    error,
+    res: fail(c, 409, error, message + note, extra),
+  });
 
   const state = effectiveState(session, study, t);
-  if (state === 'finished') return refuse('session_closed', `This session is finished; no more ${req.what} are accepted.`);
+  if (state === 'finished')
+    return refuse('session_closed', `This session is finished; no more ${req.what} are accepted.`);
   if (!req.withdrawing) {
-    if (state === 'withdrawn') return refuse('session_closed', `You withdrew from this study; no more ${req.what} are accepted.`);
+    if (state === 'withdrawn')
+      return refuse('session_closed', `You withdrew from this study; no more ${req.what} are accepted.`);
     if (state === 'timed_out') {
       if (session.state !== 'timed_out') await store.setSessionState(session.id, 'timed_out');
       return refuse('session_closed', `The time for this session is up; no more ${req.what} are accepted.`);
     }
   }
   // Abandoned (silent too long) is refused after the item's own rules, which say more.
-  const idle = (progress: ItemProgress | null): Admission => (state === 'abandoned' && !req.withdrawing
-    ? refuse('session_idle', `Nothing reached the server from this session for over ${study.limits.abandonAfterMinutes} minutes, so it counts as abandoned and takes no ${req.what}. Reload the study page to go on; nothing you did is lost.`)
-    : { ok: true, now: t, progress });
+  const idle = (progress: ItemProgress | null): Admission =>
+    state === 'abandoned' && !req.withdrawing
+      ? refuse(
+          'session_idle',
+          `Nothing reached the server from this session for over ${study.limits.abandonAfterMinutes} minutes, so it counts as abandoned and takes no ${req.what}. Reload the study page to go on; nothing you did is lost.`,
+        )
+      : { ok: true, now: t, progress };
   const { item } = req;
   if (!item) return idle(null);
 
@@ -154,7 +184,11 @@ export async function admit(c: Context, ctx: StudyContext, session: SessionRecor
   // With the session's time budget: a pool candidate too little time is left for is skipped.
   const progress = sessionProgress(study, session.order, marks, undefined, { createdAt: session.createdAt, now: t });
   const position = progress.items.findIndex((i) => i.id === item.id);
-  if (position < 0) return refuse('not_current_item', `Item ${item.id} is not among the items of your session; ${req.what} are taken for your items only.`);
+  if (position < 0)
+    return refuse(
+      'not_current_item',
+      `Item ${item.id} is not among the items of your session; ${req.what} are taken for your items only.`,
+    );
   const prog = progress.items[position];
   // The client moved on (or started) but its events saying so have not arrived yet.
   const pending = () => req.lastSeq !== undefined && session.ackedThrough < req.lastSeq;
@@ -166,18 +200,25 @@ export async function admit(c: Context, ctx: StudyContext, session: SessionRecor
     return refuse('not_started', `Item ${item.id} has not been started; it takes ${req.what} after you worked on it.`);
   }
 
-  if (prog.skipped) return refuse('item_skipped', `Item ${item.id} was not started: too little of the session's time was left for it. Go on to the next item.`);
+  if (prog.skipped)
+    return refuse(
+      'item_skipped',
+      `Item ${item.id} was not started: too little of the session's time was left for it. Go on to the next item.`,
+    );
   if (prog.finished) return refuse('item_closed', `Item ${item.id} is finished; finished items cannot be revisited.`);
   if (position !== progress.current) {
     if (pending()) return refuse('events_pending', pendingMessage, { ackedThrough: session.ackedThrough });
-    return refuse('not_current_item', `Item ${item.id} is not the item you are on; ${req.what} are taken for the current item only.`);
+    return refuse(
+      'not_current_item',
+      `Item ${item.id} is not the item you are on; ${req.what} are taken for the current item only.`,
+    );
   }
 
   // Pages and surveys have no time limit (the participant's page shows none either).
   if (item.kind === 'page' || item.kind === 'survey') return idle(prog);
   const seen: number[] = prog.startedAt === null ? [] : [prog.startedAt];
   if (item.kind === 'task' || item.kind === 'question') {
-    const subs = req.submissions ?? await store.listSubmissions(session.id);
+    const subs = req.submissions ?? (await store.listSubmissions(session.id));
     for (const s of subs) if (s.item === item.id) seen.push(s.at);
   }
   if (item.kind === 'game') {
@@ -186,7 +227,10 @@ export async function admit(c: Context, ctx: StudyContext, session: SessionRecor
   }
   const limits = itemLimitsOf(study, item);
   if (seen.length && t - Math.min(...seen) > limits.hardMinutes * 60_000) {
-    return refuse('item_time_up', `The ${limits.hardMinutes} minutes for item ${item.id} are up; move on to the next item.`);
+    return refuse(
+      'item_time_up',
+      `The ${limits.hardMinutes} minutes for item ${item.id} are up; move on to the next item.`,
+    );
   }
   return idle(prog);
 }

@@ -27,18 +27,32 @@ export function answerRoutes(ctx: StudyContext): Hono {
     if (!parsed.ok) return parsed.res;
     const { key, item: itemId, index, answer, lastSeq } = parsed.data;
     const item = sessionItem(study, session.order, itemId);
-    if (!item || item.kind !== 'question') return fail(c, 404, 'not_found', `This study has no question item "${itemId}".`);
+    if (!item || item.kind !== 'question')
+      return fail(c, 404, 'not_found', `This study has no question item "${itemId}".`);
     const refs = questionRefs(item);
     const ref = refs[index];
-    if (!ref) return fail(c, 400, 'malformed', `index: question item ${itemId} has ${refs.length === 1 ? '1 question (index 0)' : `${refs.length} questions (index 0-${refs.length - 1})`}, so there is no question ${index}.`, { path: 'index' });
+    if (!ref)
+      return fail(
+        c,
+        400,
+        'malformed',
+        `index: question item ${itemId} has ${refs.length === 1 ? '1 question (index 0)' : `${refs.length} questions (index 0-${refs.length - 1})`}, so there is no question ${index}.`,
+        { path: 'index' },
+      );
     const found = ctx.deps.library.questions.question(ref.collection, ref.question);
     if (!found.ok) return fail(c, 422, 'task_unavailable', `Item ${item.id}: ${found.message}`);
     if ('choice' in answer && !found.item.choices?.some((ch) => ch.label === answer.choice)) {
-      return fail(c, 400, 'malformed', `Question ${index} of item ${itemId} has no choice "${answer.choice}"; pick one of ${(found.item.choices ?? []).map((ch) => ch.label).join(', ') || '(none: type the answer)'}.`);
+      return fail(
+        c,
+        400,
+        'malformed',
+        `Question ${index} of item ${itemId} has no choice "${answer.choice}"; pick one of ${(found.item.choices ?? []).map((ch) => ch.label).join(', ') || '(none: type the answer)'}.`,
+      );
     }
 
     const subs = await store.listSubmissions(session.id);
-    const reply = (s: SubmissionRecord) => c.json({ verdict: s.verdict as AnswerResult['verdict'] } satisfies AnswerResult);
+    const reply = (s: SubmissionRecord) =>
+      c.json({ verdict: s.verdict as AnswerResult['verdict'] } satisfies AnswerResult);
     const once = oncePerKey(c, {
       key,
       find: async () => (await store.listSubmissions(session.id)).find((s) => s.key === key),
@@ -53,8 +67,22 @@ export function answerRoutes(ctx: StudyContext): Hono {
     if (!admitted.ok) return admitted.res;
 
     const { verdict } = judgeSubmission(found.item, answer);
-    const record: SubmissionRecord = { sessionId: session.id, key, item: itemId, testIndex: index, trial: 1, grid: answer, verdict, practice: item.practice, at: admitted.now };
-    return once.store(() => store.addSubmission(record), () => reply(record), () => fail(c, 409, 'already_answered', answered));
+    const record: SubmissionRecord = {
+      sessionId: session.id,
+      key,
+      item: itemId,
+      testIndex: index,
+      trial: 1,
+      grid: answer,
+      verdict,
+      practice: item.practice,
+      at: admitted.now,
+    };
+    return once.store(
+      () => store.addSubmission(record),
+      () => reply(record),
+      () => fail(c, 409, 'already_answered', answered),
+    );
   });
 
   return api;

@@ -43,7 +43,9 @@ export interface StudyDeps {
    */
   readonly studyFile?: (id: string) => Promise<string | null>;
   /** Every game's title, level count and current version, for the results; the built-in games when absent. */
-  readonly gameInfo?: () => Readonly<Record<string, { readonly title: string; readonly levels: number; readonly version?: string }>>;
+  readonly gameInfo?: () => Readonly<
+    Record<string, { readonly title: string; readonly levels: number; readonly version?: string }>
+  >;
   /** Worker threads for the results' cold session digests (`digests/pool.ts`); absent: on the main thread. */
   readonly digests?: DigestPool;
   /**
@@ -71,10 +73,23 @@ export async function readJson(c: Context): Promise<{ ok: true; body: unknown } 
   try {
     body = JSON.parse(text);
   } catch (e) {
-    return { ok: false, res: fail(c, 400, 'malformed', `The request body is not valid JSON (${(e as Error).message}).`) };
+    return {
+      ok: false,
+      res: fail(c, 400, 'malformed', `The request body is not valid JSON (${(e as Error).message}).`),
+    };
   }
   const problem = jsonProblem(body);
-  if (problem) return { ok: false, res: fail(c, 400, 'malformed', `The request body is refused: ${problem.path} ${problem.reason}. Nothing was stored.`, { path: problem.path }) };
+  if (problem)
+    return {
+      ok: false,
+      res: fail(
+        c,
+        400,
+        'malformed',
+        `The request body is refused: ${problem.path} ${problem.reason}. Nothing was stored.`,
+        { path: problem.path },
+      ),
+    };
   return { ok: true, body };
 }
 
@@ -93,7 +108,10 @@ export function zodFail(c: Context, issues: readonly z.core.$ZodIssue[], what: s
  * if (!body.ok) return body.res;
  */
 export async function readBody<S extends z.ZodType>(
-  c: Context, schema: S, what: string, opts: { absent?: unknown; before?: (raw: unknown) => Response | null } = {},
+  c: Context,
+  schema: S,
+  what: string,
+  opts: { absent?: unknown; before?: (raw: unknown) => Response | null } = {},
 ): Promise<{ ok: true; data: z.output<S> } | { ok: false; res: Response }> {
   const body = await readJson(c);
   if (!body.ok) return body;
@@ -112,23 +130,36 @@ export async function readBody<S extends z.ZodType>(
 export function adminGuard(adminTokenHash: string): MiddlewareHandler {
   return async (c, next) => {
     const token = bearer(c.req.header('Authorization'));
-    if (token === null) return fail(c, 401, 'unauthorized', 'The researcher routes need "Authorization: Bearer <researcher token>".');
+    if (token === null)
+      return fail(c, 401, 'unauthorized', 'The researcher routes need "Authorization: Bearer <researcher token>".');
     if (!tokenMatches(token, adminTokenHash)) {
-      return fail(c, 403, 'forbidden', 'This token does not open the researcher routes. Use the researcher token printed when the server first started (or ARC_STUDIO_ADMIN_TOKEN).');
+      return fail(
+        c,
+        403,
+        'forbidden',
+        'This token does not open the researcher routes. Use the researcher token printed when the server first started (or ARC_STUDIO_ADMIN_TOKEN).',
+      );
     }
     await next();
   };
 }
 
 export function itemLimitsOf(study: StudyDefinition, item: { softMinutes?: number; hardMinutes?: number }) {
-  return { softMinutes: item.softMinutes ?? study.limits.itemSoftMinutes, hardMinutes: item.hardMinutes ?? study.limits.itemHardMinutes };
+  return {
+    softMinutes: item.softMinutes ?? study.limits.itemSoftMinutes,
+    hardMinutes: item.hardMinutes ?? study.limits.itemHardMinutes,
+  };
 }
 
 /**
  * An item of this session by id: one of the study's items in the session's order. A campaign's
  * study holds every candidate of its pools; a session has only those it drew.
  */
-export function sessionItem(study: StudyDefinition, order: readonly number[], itemId: string): StudyDefinition['items'][number] | undefined {
+export function sessionItem(
+  study: StudyDefinition,
+  order: readonly number[],
+  itemId: string,
+): StudyDefinition['items'][number] | undefined {
   const index = order.find((i) => study.items[i]?.id === itemId);
   return index === undefined ? undefined : study.items[index];
 }
@@ -193,7 +224,9 @@ export function studyContext(deps: StudyDeps) {
     sessionsByToken.set(s.tokenHash, s);
   };
   /** Drops deleted sessions from the cache, so their tokens are refused at once. */
-  const forgetSessions = (tokenHashes: readonly string[]): void => { for (const h of tokenHashes) sessionsByToken.delete(h); };
+  const forgetSessions = (tokenHashes: readonly string[]): void => {
+    for (const h of tokenHashes) sessionsByToken.delete(h);
+  };
   const sessionOfToken = async (hash: string, fresh: boolean): Promise<SessionRecord | null> => {
     const hit = fresh ? undefined : sessionsByToken.get(hash);
     if (hit) return hit;
@@ -206,12 +239,37 @@ export function studyContext(deps: StudyDeps) {
    * The session of the request's token, or an error response: 401 without a valid token, 403 for
    * another session. `fresh` reads the session's current row (state, acked mark, flags).
    */
-  const participant = async (c: Context, fresh = true): Promise<{ ok: true; session: SessionRecord; study: StudyDefinition } | { ok: false; res: Response }> => {
+  const participant = async (
+    c: Context,
+    fresh = true,
+  ): Promise<{ ok: true; session: SessionRecord; study: StudyDefinition } | { ok: false; res: Response }> => {
     const token = bearer(c.req.header('Authorization'));
-    if (!token) return { ok: false, res: fail(c, 401, 'unauthorized', 'This request needs the session token: send "Authorization: Bearer <token>" as given when the session was created.') };
+    if (!token)
+      return {
+        ok: false,
+        res: fail(
+          c,
+          401,
+          'unauthorized',
+          'This request needs the session token: send "Authorization: Bearer <token>" as given when the session was created.',
+        ),
+      };
     const session = await sessionOfToken(hashToken(token), fresh);
-    if (!session || !tokenMatches(token, session.tokenHash)) return { ok: false, res: fail(c, 401, 'unauthorized', 'The token is not valid for any session. Open the study link again to start a session.') };
-    if (session.id !== c.req.param('sessionId')) return { ok: false, res: fail(c, 403, 'forbidden', 'This token belongs to another session; a token opens its own session only.') };
+    if (!session || !tokenMatches(token, session.tokenHash))
+      return {
+        ok: false,
+        res: fail(
+          c,
+          401,
+          'unauthorized',
+          'The token is not valid for any session. Open the study link again to start a session.',
+        ),
+      };
+    if (session.id !== c.req.param('sessionId'))
+      return {
+        ok: false,
+        res: fail(c, 403, 'forbidden', 'This token belongs to another session; a token opens its own session only.'),
+      };
     return { ok: true, session, study: await studyAt(session.studyId, session.studyVersion) };
   };
 
@@ -246,7 +304,16 @@ export function studyContext(deps: StudyDeps) {
     }
     if (onThread) {
       const serverRuns = deps.replay !== null && !builtIn ? { serverRuns: deps.threadReplay!() } : {};
-      return pool.summary({ definition: study, order: session.order, events: [], eventPages, submissions: subs, testIndices: [...counts.entries()], verify: deps.replay !== null, ...serverRuns });
+      return pool.summary({
+        definition: study,
+        order: session.order,
+        events: [],
+        eventPages,
+        submissions: subs,
+        testIndices: [...counts.entries()],
+        verify: deps.replay !== null,
+        ...serverRuns,
+      });
     }
     return summarizeSession(study, session.order, events, subs, (id) => counts.get(id) ?? [], deps.replay);
   };
@@ -255,5 +322,19 @@ export function studyContext(deps: StudyDeps) {
   const builtIn = Object.fromEntries(Object.values(games).map((g) => [g.id, { levels: g.levels.length }]));
   const gameLevels = (game: string): number | null => (deps.gameInfo?.() ?? builtIn)[game]?.levels ?? null;
 
-  return { deps, store, now, limits, gameLevels, studyAt, studyOfRecord, forgetStudy, loadTask, remember, forgetSessions, participant, summarize };
+  return {
+    deps,
+    store,
+    now,
+    limits,
+    gameLevels,
+    studyAt,
+    studyOfRecord,
+    forgetStudy,
+    loadTask,
+    remember,
+    forgetSessions,
+    participant,
+    summarize,
+  };
 }

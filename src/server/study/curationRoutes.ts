@@ -17,12 +17,24 @@ import { type StudyContext, adminGuard, fail, readBody } from './context';
 /** Who the audit log names for the researcher token (there is one researcher token per server). */
 export const RESEARCHER = 'researcher';
 
-
 /** A deletion's body, refused unless its `confirm` repeats the id being deleted. */
 async function readDeletion(c: Context, what: 'session' | 'study', id: string) {
-  const parsed = await readBody(c, DeleteRequest, `Deleting a ${what} is permanent; send {"confirm": "<the ${what} id>"}`, { absent: {} });
+  const parsed = await readBody(
+    c,
+    DeleteRequest,
+    `Deleting a ${what} is permanent; send {"confirm": "<the ${what} id>"}`,
+    { absent: {} },
+  );
   if (parsed.ok && parsed.data.confirm !== id) {
-    return { ok: false as const, res: fail(c, 400, 'confirmation_mismatch', `confirm must be the ${what} id "${id.slice(0, 100)}" exactly; it is "${parsed.data.confirm.slice(0, 100)}". Nothing was deleted.`) };
+    return {
+      ok: false as const,
+      res: fail(
+        c,
+        400,
+        'confirmation_mismatch',
+        `confirm must be the ${what} id "${id.slice(0, 100)}" exactly; it is "${parsed.data.confirm.slice(0, 100)}". Nothing was deleted.`,
+      ),
+    };
   }
   return parsed;
 }
@@ -38,7 +50,13 @@ export function curationRoutes(ctx: StudyContext): Hono {
     if (!parsed.ok) return parsed.res;
     const reason = parsed.data.reason ?? null;
     const r = await store.setSessionExclusion(id, exclude ? { reason } : null, { actor: RESEARCHER, at: now() });
-    if (!r) return fail(c, 404, 'not_found', `No session ${id.slice(0, 100)}; it may have been deleted. Reload the study's results.`);
+    if (!r)
+      return fail(
+        c,
+        404,
+        'not_found',
+        `No session ${id.slice(0, 100)}; it may have been deleted. Reload the study's results.`,
+      );
     return c.json(exclusionOf(r.session, r.changed));
   };
   admin.post('/sessions/:sessionId/exclude', (c) => exclusion(c, true));
@@ -50,7 +68,8 @@ export function curationRoutes(ctx: StudyContext): Hono {
     if (!parsed.ok) return parsed.res;
     const before = await store.getSession(id);
     const deleted = await store.deleteSession(id, { actor: RESEARCHER, reason: parsed.data.reason ?? null, at: now() });
-    if (!before || !deleted) return fail(c, 404, 'not_found', `No session ${id.slice(0, 100)}; it may have been deleted already.`);
+    if (!before || !deleted)
+      return fail(c, 404, 'not_found', `No session ${id.slice(0, 100)}; it may have been deleted already.`);
     ctx.forgetSessions([before.tokenHash]);
     return c.json({ studyId: before.studyId, sessionId: id, deleted } satisfies DeletionResult);
   });
@@ -59,10 +78,17 @@ export function curationRoutes(ctx: StudyContext): Hono {
     const id = c.req.param('studyId');
     const parsed = await readDeletion(c, 'study', id);
     if (!parsed.ok) return parsed.res;
-    if (!(await store.getStudy(id))) return fail(c, 404, 'not_found', `No study "${id.slice(0, 100)}"; it may have been deleted already.`);
-    const file = await deps.studyFile?.(id) ?? null;
+    if (!(await store.getStudy(id)))
+      return fail(c, 404, 'not_found', `No study "${id.slice(0, 100)}"; it may have been deleted already.`);
+    const file = (await deps.studyFile?.(id)) ?? null;
     if (file) {
-      return fail(c, 409, 'defined_by_file', `Study "${id}" is defined by the file ${file}, which the server loads at every start, so it would come back. Move that file out of the studies folder and restart the server, then delete the study; or delete its sessions one by one. Nothing was deleted.`, { file });
+      return fail(
+        c,
+        409,
+        'defined_by_file',
+        `Study "${id}" is defined by the file ${file}, which the server loads at every start, so it would come back. Move that file out of the studies folder and restart the server, then delete the study; or delete its sessions one by one. Nothing was deleted.`,
+        { file },
+      );
     }
     const sessions = await store.listSessions(id);
     const deleted = await store.deleteStudy(id, { actor: RESEARCHER, reason: parsed.data.reason ?? null, at: now() });
@@ -76,7 +102,13 @@ export function curationRoutes(ctx: StudyContext): Hono {
   admin.get('/studies/:studyId/audit', async (c) => {
     const id = c.req.param('studyId');
     const events = await store.listAuditEvents(id);
-    if (events.length === 0 && !(await store.getStudy(id))) return fail(c, 404, 'not_found', `No study "${id.slice(0, 100)}" and no audit log for one. GET /api/admin/studies lists the studies there are.`);
+    if (events.length === 0 && !(await store.getStudy(id)))
+      return fail(
+        c,
+        404,
+        'not_found',
+        `No study "${id.slice(0, 100)}" and no audit log for one. GET /api/admin/studies lists the studies there are.`,
+      );
     return c.json({ studyId: id, events: events.map((e): AuditEntry => ({ ...e })) });
   });
 
@@ -84,5 +116,12 @@ export function curationRoutes(ctx: StudyContext): Hono {
 }
 
 function exclusionOf(s: SessionRecord, changed: boolean): ExclusionResult {
-  return { sessionId: s.id, studyId: s.studyId, excluded: s.excludedAt !== null, excludedAt: s.excludedAt, excludedReason: s.excludedReason, changed };
+  return {
+    sessionId: s.id,
+    studyId: s.studyId,
+    excluded: s.excludedAt !== null,
+    excludedAt: s.excludedAt,
+    excludedReason: s.excludedReason,
+    changed,
+  };
 }

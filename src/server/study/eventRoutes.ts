@@ -15,7 +15,12 @@ const USAGE_READ_EVERY_MS = 30_000;
 /** When a participant's browser asks again after the study's storage budget refused its events, in seconds. */
 const BUDGET_RETRY_S = 60;
 
-interface StudyUse { events: number; bytes: number; readonly budget: { events: number; bytes: number }; readonly readAt: number }
+interface StudyUse {
+  events: number;
+  bytes: number;
+  readonly budget: { events: number; bytes: number };
+  readonly readAt: number;
+}
 
 const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 
@@ -41,7 +46,12 @@ export function eventRoutes(ctx: StudyContext): Hono {
       before: (raw) => {
         const events = (raw as { events?: unknown } | undefined)?.events;
         return raw && Array.isArray(events) && events.length > limits.maxBatchEvents
-          ? fail(c, 413, 'too_large', `The batch has ${events.length} events; at most ${limits.maxBatchEvents} are accepted at once. Split it into smaller batches.`)
+          ? fail(
+              c,
+              413,
+              'too_large',
+              `The batch has ${events.length} events; at most ${limits.maxBatchEvents} are accepted at once. Split it into smaller batches.`,
+            )
           : null;
       },
     });
@@ -50,15 +60,29 @@ export function eventRoutes(ctx: StudyContext): Hono {
     const seen = new Set<number>();
     let top = -1;
     for (const [i, e] of events.entries()) {
-      if (seen.has(e.seq)) return fail(c, 400, 'malformed', `The batch holds seq ${e.seq} twice; each event has its own seq.`);
+      if (seen.has(e.seq))
+        return fail(c, 400, 'malformed', `The batch holds seq ${e.seq} twice; each event has its own seq.`);
       seen.add(e.seq);
       top = Math.max(top, e.seq);
       const problem = eventDataProblem(e.kind, e.data);
-      if (problem) return fail(c, 400, 'invalid_event', `events.${i} (seq ${e.seq}, ${e.kind.slice(0, 64)}): ${problem}. Nothing of this batch was stored.`, { path: `events.${i}`, seq: e.seq });
+      if (problem)
+        return fail(
+          c,
+          400,
+          'invalid_event',
+          `events.${i} (seq ${e.seq}, ${e.kind.slice(0, 64)}): ${problem}. Nothing of this batch was stored.`,
+          { path: `events.${i}`, seq: e.seq },
+        );
     }
     if (top > session.ackedThrough + limits.maxSeqAhead) {
       const acked = (await store.getSession(session.id))?.ackedThrough ?? -1;
-      if (top > acked + limits.maxSeqAhead) return fail(c, 400, 'seq_too_far', `Event seq ${top} is more than ${limits.maxSeqAhead} past the last acknowledged event (${acked}); send the missing events first.`);
+      if (top > acked + limits.maxSeqAhead)
+        return fail(
+          c,
+          400,
+          'seq_too_far',
+          `Event seq ${top} is more than ${limits.maxSeqAhead} past the last acknowledged event (${acked}); send the missing events first.`,
+        );
     }
 
     // The first batch this process sees of a session reads its counts from the database (another
@@ -79,8 +103,16 @@ export function eventRoutes(ctx: StudyContext): Hono {
     }
     const storedEvents = Math.max(known.events, session.eventCount);
     const storedBytes = Math.max(known.bytes, session.eventBytes);
-    if (newEvents && (storedEvents + newEvents > limits.maxSessionEvents || storedBytes + newBytes > limits.maxSessionBytes)) {
-      return fail(c, 413, 'quota_exceeded', `This session has stored ${storedEvents} events (${Math.round(storedBytes / 1024)} KiB); a session may store at most ${limits.maxSessionEvents} events and ${Math.round(limits.maxSessionBytes / 1024 / 1024)} MiB. Nothing of this batch was stored; tell the researcher.`);
+    if (
+      newEvents &&
+      (storedEvents + newEvents > limits.maxSessionEvents || storedBytes + newBytes > limits.maxSessionBytes)
+    ) {
+      return fail(
+        c,
+        413,
+        'quota_exceeded',
+        `This session has stored ${storedEvents} events (${Math.round(storedBytes / 1024)} KiB); a session may store at most ${limits.maxSessionEvents} events and ${Math.round(limits.maxSessionBytes / 1024 / 1024)} MiB. Nothing of this batch was stored; tell the researcher.`,
+      );
     }
     const t = now();
     let studyUse: StudyUse | undefined;
@@ -96,23 +128,43 @@ export function eventRoutes(ctx: StudyContext): Hono {
       const { budget } = studyUse;
       if (studyUse.events + newEvents > budget.events || studyUse.bytes + newBytes > budget.bytes) {
         c.header('Retry-After', String(BUDGET_RETRY_S));
-        return fail(c, 507, 'storage_budget', `This study has used its storage budget (${studyUse.events} of ${budget.events} events, ${mib(studyUse.bytes)} of ${mib(budget.bytes)} MiB), so the server takes no more of its data for now. Nothing you did is lost: it is kept in this browser and sent by itself once the researcher raises the budget. Please tell the researcher.`, { retryAfter: BUDGET_RETRY_S });
+        return fail(
+          c,
+          507,
+          'storage_budget',
+          `This study has used its storage budget (${studyUse.events} of ${budget.events} events, ${mib(studyUse.bytes)} of ${mib(budget.bytes)} MiB), so the server takes no more of its data for now. Nothing you did is lost: it is kept in this browser and sent by itself once the researcher raises the budget. Please tell the researcher.`,
+          { retryAfter: BUDGET_RETRY_S },
+        );
       }
     }
     const wait = newEvents ? rate.take(session.id, newEvents, newBytes, t) : 0;
     if (wait > 0) {
       c.header('Retry-After', String(wait));
-      return fail(c, 429, 'rate_limited', `This session is sending faster than ${limits.eventsPerSecond} events or ${Math.round(limits.bytesPerSecond / 1024)} KiB per second; nothing of this batch was stored. Send it again in ${wait} s.`, { retryAfter: wait });
+      return fail(
+        c,
+        429,
+        'rate_limited',
+        `This session is sending faster than ${limits.eventsPerSecond} events or ${Math.round(limits.bytesPerSecond / 1024)} KiB per second; nothing of this batch was stored. Send it again in ${wait} s.`,
+        { retryAfter: wait },
+      );
     }
 
     let r;
     try {
-      r = await store.appendEvents(session.id, events, { receivedAt: t, pastSessionLimit: t - session.createdAt > p.study.limits.sessionMinutes * 60_000 });
+      r = await store.appendEvents(session.id, events, {
+        receivedAt: t,
+        pastSessionLimit: t - session.createdAt > p.study.limits.sessionMinutes * 60_000,
+      });
     } catch (e) {
       // A researcher deleted the session (on another server, which this one's cache does not know).
       if (await store.getSession(session.id)) throw e;
       ctx.forgetSessions([session.tokenHash]);
-      return fail(c, 401, 'unauthorized', 'The token is not valid for any session: the researcher removed this session. Open the study link again to start a session.');
+      return fail(
+        c,
+        401,
+        'unauthorized',
+        'The token is not valid for any session: the researcher removed this session. Open the study link again to start a session.',
+      );
     }
     if (totals.size >= 100_000) totals.clear();
     totals.set(session.id, { events: r.eventCount, bytes: r.eventBytes, acked: r.ackedThrough });

@@ -72,14 +72,20 @@ export function limitsFromEnv(env: Record<string, string | undefined>): IngestLi
     const raw = env[name];
     if (raw === undefined || raw === '') continue;
     const n = Number(raw);
-    if (!Number.isFinite(n) || n <= 0) throw new Error(`${name}=${raw} is not a positive number; unset it or give one, e.g. ${name}=${DEFAULT_LIMITS[field] / unit}.`);
+    if (!Number.isFinite(n) || n <= 0)
+      throw new Error(
+        `${name}=${raw} is not a positive number; unset it or give one, e.g. ${name}=${DEFAULT_LIMITS[field] / unit}.`,
+      );
     out[field] = Math.round(n * unit);
   }
   return out as unknown as IngestLimits;
 }
 
 /** A study's storage budget: its own (`storage` in the definition), else the server's. */
-export function studyStorageBudget(study: { storage?: { events?: number; megabytes?: number } }, limits: IngestLimits): { events: number; bytes: number } {
+export function studyStorageBudget(
+  study: { storage?: { events?: number; megabytes?: number } },
+  limits: IngestLimits,
+): { events: number; bytes: number } {
   return {
     events: study.storage?.events ?? limits.studyEvents,
     bytes: study.storage?.megabytes !== undefined ? Math.round(study.storage.megabytes * MiB) : limits.studyBytes,
@@ -101,7 +107,10 @@ export class TokenBuckets<K extends string> {
   private readonly buckets = new Map<string, { level: Record<K, number>; at: number }>();
   private readonly kinds: K[];
 
-  constructor(private readonly specs: Readonly<Record<K, BucketSpec>>, private readonly maxKeys = 100_000) {
+  constructor(
+    private readonly specs: Readonly<Record<K, BucketSpec>>,
+    private readonly maxKeys = 100_000,
+  ) {
     this.kinds = Object.keys(specs) as K[];
   }
 
@@ -132,10 +141,13 @@ export class RateLimiter {
   private readonly buckets: TokenBuckets<'events' | 'bytes'>;
 
   constructor(limits: IngestLimits, maxSessions = 100_000) {
-    this.buckets = new TokenBuckets({
-      events: { rate: limits.eventsPerSecond, burst: limits.burstEvents },
-      bytes: { rate: limits.bytesPerSecond, burst: limits.burstBytes },
-    }, maxSessions);
+    this.buckets = new TokenBuckets(
+      {
+        events: { rate: limits.eventsPerSecond, burst: limits.burstEvents },
+        bytes: { rate: limits.bytesPerSecond, burst: limits.burstBytes },
+      },
+      maxSessions,
+    );
   }
 
   /**

@@ -35,7 +35,13 @@ export function oncePerKey<R>(c: Context, w: KeyedWrite<R>) {
     async repeat(): Promise<Response | null> {
       const stored = await w.find();
       if (stored === undefined) return null;
-      if (!w.same(stored)) return fail(c, 409, 'key_reused', `Key "${w.key}" was already used for another request; use a new key for each.`);
+      if (!w.same(stored))
+        return fail(
+          c,
+          409,
+          'key_reused',
+          `Key "${w.key}" was already used for another request; use a new key for each.`,
+        );
       return w.reply(stored);
     },
     /**
@@ -43,7 +49,11 @@ export function oncePerKey<R>(c: Context, w: KeyedWrite<R>) {
      * `stored`. When a concurrent request with the same key stored first, answers as it did;
      * otherwise the insert lost to another key for the same thing, answered by `taken`.
      */
-    async store(insert: () => Promise<boolean>, stored: () => Response | Promise<Response>, taken: () => Response): Promise<Response> {
+    async store(
+      insert: () => Promise<boolean>,
+      stored: () => Response | Promise<Response>,
+      taken: () => Response,
+    ): Promise<Response> {
       if (await insert()) return stored();
       const raced = await w.find();
       if (raced !== undefined && w.same(raced)) return w.reply(raced);

@@ -23,14 +23,29 @@ describe.each(backends)('new sessions per client and per study on $name', (backe
   let url: string;
 
   async function start(limits: Partial<typeof DEFAULT_LIMITS>) {
-    const app = createApi({ library: new TaskLibrary(), version: 'test', study: { store, adminTokenHash: hashToken('researcher-token-0123456789abcdef'), replay: replayWithEngine, games: gameIds, now: () => clock, limits: { ...DEFAULT_LIMITS, ...limits } } });
+    const app = createApi({
+      library: new TaskLibrary(),
+      version: 'test',
+      study: {
+        store,
+        adminTokenHash: hashToken('researcher-token-0123456789abcdef'),
+        replay: replayWithEngine,
+        games: gameIds,
+        now: () => clock,
+        limits: { ...DEFAULT_LIMITS, ...limits },
+      },
+    });
     const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
     await new Promise<void>((r) => server.once('listening', () => r()));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     close = () => new Promise<void>((r) => server.close(() => r()));
   }
   const create = (study: string, headers: Record<string, string> = {}) =>
-    fetch(`${url}/studies/${study}/sessions`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: JSON.stringify({ params: {} }) });
+    fetch(`${url}/studies/${study}/sessions`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...headers },
+      body: JSON.stringify({ params: {} }),
+    });
 
   beforeEach(async () => {
     store = await backend.open();

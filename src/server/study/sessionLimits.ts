@@ -24,19 +24,38 @@ export function clientAddress(c: Context, trustProxy: boolean): string | null {
   }
 }
 
-export function sessionLimits(limits: IngestLimits, now: () => number, trustProxy = process.env.ARC_STUDIO_TRUST_PROXY === '1'): MiddlewareHandler {
-  const perClient = new TokenBuckets({ sessions: { rate: limits.sessionsPerMinutePerClient / 60, burst: limits.sessionsPerMinutePerClient } });
-  const perStudy = new TokenBuckets({ sessions: { rate: limits.sessionsPerMinutePerStudy / 60, burst: limits.sessionsPerMinutePerStudy } }, 10_000);
+export function sessionLimits(
+  limits: IngestLimits,
+  now: () => number,
+  trustProxy = process.env.ARC_STUDIO_TRUST_PROXY === '1',
+): MiddlewareHandler {
+  const perClient = new TokenBuckets({
+    sessions: { rate: limits.sessionsPerMinutePerClient / 60, burst: limits.sessionsPerMinutePerClient },
+  });
+  const perStudy = new TokenBuckets(
+    { sessions: { rate: limits.sessionsPerMinutePerStudy / 60, burst: limits.sessionsPerMinutePerStudy } },
+    10_000,
+  );
   return async (c, next) => {
     const t = now();
     const address = clientAddress(c, trustProxy);
     const clientWait = address === null ? 0 : perClient.take(address, { sessions: 1 }, t);
     if (clientWait > 0) {
-      return tooMany(c, clientWait, 'too_many_sessions', `Too many new sessions from your network in the last minute (at most ${limits.sessionsPerMinutePerClient}). Wait ${clientWait} s, then open the study link again. If many participants share one network, the researcher can raise ARC_STUDIO_SESSIONS_PER_MINUTE_PER_CLIENT.`);
+      return tooMany(
+        c,
+        clientWait,
+        'too_many_sessions',
+        `Too many new sessions from your network in the last minute (at most ${limits.sessionsPerMinutePerClient}). Wait ${clientWait} s, then open the study link again. If many participants share one network, the researcher can raise ARC_STUDIO_SESSIONS_PER_MINUTE_PER_CLIENT.`,
+      );
     }
     const studyWait = perStudy.take(c.req.param('studyId') ?? '', { sessions: 1 }, t);
     if (studyWait > 0) {
-      return tooMany(c, studyWait, 'study_busy', `This study is starting more than ${limits.sessionsPerMinutePerStudy} sessions a minute. Wait ${studyWait} s, then open the study link again; nothing was stored. The researcher can raise ARC_STUDIO_STUDY_SESSIONS_PER_MINUTE.`);
+      return tooMany(
+        c,
+        studyWait,
+        'study_busy',
+        `This study is starting more than ${limits.sessionsPerMinutePerStudy} sessions a minute. Wait ${studyWait} s, then open the study link again; nothing was stored. The researcher can raise ARC_STUDIO_STUDY_SESSIONS_PER_MINUTE.`,
+      );
     }
     await next();
   };

@@ -20,7 +20,6 @@ import { type StudyContext, fail, itemLimitsOf, readBody, testIndicesOf } from '
 /** Participant params kept with a session: at most this many, names and values bounded. */
 const MAX_PARAMS = 30;
 
-
 /** Identity fields of participant recruitment platforms, named in the docs; other names are kept too. */
 export const KNOWN_PARAMS = ['PROLIFIC_PID', 'STUDY_ID', 'SESSION_ID', 'workerId', 'assignmentId', 'hitId'] as const;
 
@@ -33,7 +32,16 @@ export function sessionRoutes(ctx: StudyContext): Hono {
     if (!rec) return fail(c, 404, 'not_found', `No study "${c.req.param('studyId')}". Check the link you were given.`);
     const s = ctx.studyOfRecord(rec);
     const fixed = s.items.filter((i, index) => i.kind !== 'page' && poolOf(s, index) === null).length;
-    return c.json({ id: rec.id, version: rec.version, title: s.title, consent: s.consent, items: fixed + s.pools.reduce((n, p) => n + drawCount(s, p), 0), sessionMinutes: s.limits.sessionMinutes, decline: s.decline ?? {}, devices: s.devices } satisfies StudyIntro);
+    return c.json({
+      id: rec.id,
+      version: rec.version,
+      title: s.title,
+      consent: s.consent,
+      items: fixed + s.pools.reduce((n, p) => n + drawCount(s, p), 0),
+      sessionMinutes: s.limits.sessionMinutes,
+      decline: s.decline ?? {},
+      devices: s.devices,
+    } satisfies StudyIntro);
   });
 
   api.post('/studies/:studyId/sessions', async (c) => {
@@ -42,35 +50,69 @@ export function sessionRoutes(ctx: StudyContext): Hono {
     const parsed = await readBody(c, CreateSessionRequest, 'The session request is not valid');
     if (!parsed.ok) return parsed.res;
     const params = parsed.data.params;
-    if (Object.keys(params).length > MAX_PARAMS) return fail(c, 400, 'malformed', `params has ${Object.keys(params).length} entries; at most ${MAX_PARAMS} are kept.`);
+    if (Object.keys(params).length > MAX_PARAMS)
+      return fail(
+        c,
+        400,
+        'malformed',
+        `params has ${Object.keys(params).length} entries; at most ${MAX_PARAMS} are kept.`,
+      );
     // Playtests never count toward results: only a researcher may start one, or a participant
     // could take themselves out of a study's results with a link parameter.
     if (params.mode === 'playtest') {
       const token = bearer(c.req.header('Authorization'));
       if (token === null || !tokenMatches(token, deps.adminTokenHash)) {
-        return fail(c, 403, 'forbidden', 'Only a researcher can start a playtest session: log in to the studio and start it from the game\'s Playtest page.');
+        return fail(
+          c,
+          403,
+          'forbidden',
+          "Only a researcher can start a playtest session: log in to the studio and start it from the game's Playtest page.",
+        );
       }
     }
     // Parsed once per saved version (a campaign's pools may hold hundreds of candidates).
     const study = ctx.studyOfRecord(rec);
     const flags: string[] = [];
     for (const key of ['PROLIFIC_PID', 'workerId']) {
-      if (params[key] && (await store.countSessionsWithParam(rec.id, key, params[key])) > 0) flags.push('repeat_participant');
+      if (params[key] && (await store.countSessionsWithParam(rec.id, key, params[key])) > 0)
+        flags.push('repeat_participant');
     }
     const seed = randomInt(0, 2 ** 31 - 1);
     const token = newToken();
     const id = randomUUID();
-    const base = { id, studyId: rec.id, studyVersion: rec.version, tokenHash: hashToken(token), params, seed, createdAt: now(), flags: [...new Set(flags)] };
+    const base = {
+      id,
+      studyId: rec.id,
+      studyVersion: rec.version,
+      tokenHash: hashToken(token),
+      params,
+      seed,
+      createdAt: now(),
+      flags: [...new Set(flags)],
+    };
     let created;
     if (study.pools.length === 0) {
       created = { ...base, order: sessionOrder(study, seed) };
       await store.createSession(created);
     } else {
       // A campaign: the pools' candidates are drawn and claimed in the transaction that creates the session.
-      created = { ...base, order: [...await createDrawnSession(store, study, base, base.createdAt, params.mode !== 'playtest')] };
+      created = {
+        ...base,
+        order: [...(await createDrawnSession(store, study, base, base.createdAt, params.mode !== 'playtest'))],
+      };
     }
     // The first batch follows at once: it finds its session here instead of in the database.
-    ctx.remember({ ...created, state: 'started', ackedThrough: -1, eventCount: 0, eventBytes: 0, lastEventAt: null, finishedAt: null, excludedAt: null, excludedReason: null });
+    ctx.remember({
+      ...created,
+      state: 'started',
+      ackedThrough: -1,
+      eventCount: 0,
+      eventBytes: 0,
+      lastEventAt: null,
+      finishedAt: null,
+      excludedAt: null,
+      excludedReason: null,
+    });
     return c.json({ sessionId: id, token } satisfies CreatedSession, 201);
   });
 
@@ -78,22 +120,44 @@ export function sessionRoutes(ctx: StudyContext): Hono {
     const p = await ctx.participant(c);
     if (!p.ok) return p.res;
     const { session, study } = p;
-    const [marks, subs] = await Promise.all([store.readEvents(session.id, { kinds: [ITEM_START, ITEM_END] }), store.listSubmissions(session.id)]);
+    const [marks, subs] = await Promise.all([
+      store.readEvents(session.id, { kinds: [ITEM_START, ITEM_END] }),
+      store.listSubmissions(session.id),
+    ]);
     const items: SessionItem[] = [];
     const tests = new Map<string, number[]>();
     for (const index of session.order) {
       const item = study.items[index];
       if (item.kind === 'task') {
         const found = await ctx.loadTask(item);
-        if (!found.ok) return fail(c, 422, 'task_unavailable', `Item ${item.id}: ${found.message} Tell the researcher; your session is kept.`);
+        if (!found.ok)
+          return fail(
+            c,
+            422,
+            'task_unavailable',
+            `Item ${item.id}: ${found.message} Tell the researcher; your session is kept.`,
+          );
         const indices = testIndicesOf(item, found.task.test.length);
         tests.set(item.id, indices);
         const shown = withoutAnswers(found.task);
-        items.push({ kind: 'task', id: item.id, practice: item.practice, task: { train: shown.train, test: indices.map((i) => shown.test[i]) }, testIndices: indices, limits: itemLimitsOf(study, item), ...(item.describe ? { describe: item.describe } : {}) });
+        items.push({
+          kind: 'task',
+          id: item.id,
+          practice: item.practice,
+          task: { train: shown.train, test: indices.map((i) => shown.test[i]) },
+          testIndices: indices,
+          limits: itemLimitsOf(study, item),
+          ...(item.describe ? { describe: item.describe } : {}),
+        });
       } else if (item.kind === 'game') {
         const server = ctx.deps.arc3?.service.info(item.game);
         items.push({
-          kind: 'game', id: item.id, practice: item.practice, game: item.game, seed: item.seed, limits: itemLimitsOf(study, item),
+          kind: 'game',
+          id: item.id,
+          practice: item.practice,
+          game: item.game,
+          seed: item.seed,
+          limits: itemLimitsOf(study, item),
           ...(item.describe ? { describe: item.describe } : {}),
           ...(server ? { server: { title: server.title, fps: server.fps, levels: server.levels } } : {}),
         });
@@ -101,30 +165,85 @@ export function sessionRoutes(ctx: StudyContext): Hono {
         const questions = [];
         for (const ref of questionRefs(item)) {
           const found = ctx.deps.library.questions.question(ref.collection, ref.question);
-          if (!found.ok) return fail(c, 422, 'task_unavailable', `Item ${item.id}: ${found.message} Tell the researcher; your session is kept.`);
+          if (!found.ok)
+            return fail(
+              c,
+              422,
+              'task_unavailable',
+              `Item ${item.id}: ${found.message} Tell the researcher; your session is kept.`,
+            );
           questions.push(ctx.deps.library.questions.publicView(ref.collection, found.item));
         }
-        items.push({ kind: 'question', id: item.id, practice: item.practice, questions, block: item.questions !== undefined, limits: itemLimitsOf(study, item), ...(item.title ? { title: item.title } : {}) });
+        items.push({
+          kind: 'question',
+          id: item.id,
+          practice: item.practice,
+          questions,
+          block: item.questions !== undefined,
+          limits: itemLimitsOf(study, item),
+          ...(item.title ? { title: item.title } : {}),
+        });
       } else if (item.kind === 'survey') {
-        items.push({ kind: 'survey', id: item.id, title: item.title, questions: item.questions, ...(item.intro ? { intro: item.intro } : {}) });
+        items.push({
+          kind: 'survey',
+          id: item.id,
+          title: item.title,
+          questions: item.questions,
+          ...(item.intro ? { intro: item.intro } : {}),
+        });
       } else {
         items.push(item);
       }
     }
     const tally = (id: string) => tallyTests(subs, id, tests.get(id) ?? []);
     const t = now();
-    const progress = sessionProgress(study, session.order, marks, (id) => tally(id).every((x) => x.solved || x.trialsUsed >= study.trials), { createdAt: session.createdAt, now: t });
+    const progress = sessionProgress(
+      study,
+      session.order,
+      marks,
+      (id) => tally(id).every((x) => x.solved || x.trialsUsed >= study.trials),
+      { createdAt: session.createdAt, now: t },
+    );
     // Candidates the time left no longer allows go back to their pools at once.
-    const skipped = progress.items.filter((i) => i.skipped).map((i) => ({ candidate: i.id, state: 'skipped' as const }));
+    const skipped = progress.items
+      .filter((i) => i.skipped)
+      .map((i) => ({ candidate: i.id, state: 'skipped' as const }));
     if (skipped.length && session.params.mode !== 'playtest') await store.campaigns.settle(session.id, skipped, t);
     return c.json({
-      session: { id: session.id, studyId: session.studyId, studyVersion: session.studyVersion, state: effectiveState(session, study, t), createdAt: session.createdAt, ackedThrough: session.ackedThrough, now: t },
+      session: {
+        id: session.id,
+        studyId: session.studyId,
+        studyVersion: session.studyVersion,
+        state: effectiveState(session, study, t),
+        createdAt: session.createdAt,
+        ackedThrough: session.ackedThrough,
+        now: t,
+      },
       budget: sessionBudget(study, session.createdAt, t),
-      study: { title: study.title, consent: study.consent, instructions: study.instructions, trials: study.trials, limits: study.limits, allowLevelReset: study.allowLevelReset, showActionCounter: study.showActionCounter, showTimeLeft: study.showTimeLeft, ...(study.withdraw ? { withdraw: study.withdraw } : {}) },
+      study: {
+        title: study.title,
+        consent: study.consent,
+        instructions: study.instructions,
+        trials: study.trials,
+        limits: study.limits,
+        allowLevelReset: study.allowLevelReset,
+        showActionCounter: study.showActionCounter,
+        showTimeLeft: study.showTimeLeft,
+        ...(study.withdraw ? { withdraw: study.withdraw } : {}),
+      },
       items,
       progress: {
         current: progress.current,
-        items: progress.items.map((i) => ({ id: i.id, started: i.started, startedAt: i.startedAt, finished: i.finished, ...(i.skipped ? { skipped: true } : {}), ...(tests.has(i.id) ? { tests: tally(i.id).map((t) => ({ ...t, trialsLeft: t.solved ? 0 : study.trials - t.trialsUsed })) } : {}) })),
+        items: progress.items.map((i) => ({
+          id: i.id,
+          started: i.started,
+          startedAt: i.startedAt,
+          finished: i.finished,
+          ...(i.skipped ? { skipped: true } : {}),
+          ...(tests.has(i.id)
+            ? { tests: tally(i.id).map((t) => ({ ...t, trialsLeft: t.solved ? 0 : study.trials - t.trialsUsed })) }
+            : {}),
+        })),
       },
     } satisfies SessionView);
   });
@@ -136,9 +255,21 @@ export function sessionRoutes(ctx: StudyContext): Hono {
     const parsed = await readBody(c, FinishRequest, 'The finish request is not valid');
     if (!parsed.ok) return parsed.res;
     if (session.ackedThrough < parsed.data.lastSeq) {
-      return fail(c, 409, 'events_pending', `Events after seq ${session.ackedThrough} are not on the server yet (you sent up to ${parsed.data.lastSeq}); send them, then finish again.`, { ackedThrough: session.ackedThrough });
+      return fail(
+        c,
+        409,
+        'events_pending',
+        `Events after seq ${session.ackedThrough} are not on the server yet (you sent up to ${parsed.data.lastSeq}); send them, then finish again.`,
+        { ackedThrough: session.ackedThrough },
+      );
     }
-    if (session.state === 'withdrawn') return fail(c, 409, 'session_withdrawn', 'You withdrew from this study, so the session cannot be finished; you may close this page.');
+    if (session.state === 'withdrawn')
+      return fail(
+        c,
+        409,
+        'session_withdrawn',
+        'You withdrew from this study, so the session cannot be finished; you may close this page.',
+      );
     if (session.state !== 'finished') {
       const t = now();
       const summary = await ctx.summarize(session, study);
@@ -147,14 +278,23 @@ export function sessionRoutes(ctx: StudyContext): Hono {
       const left = state === 'timed_out' ? [] : await unfinishedItems(session, study, summary.items, t);
       if (left.length && study.completion.unfinished === 'refuse') {
         const named = left.slice(0, 3).join(', ') + (left.length > 3 ? ` and ${left.length - 3} more` : '');
-        return fail(c, 409, 'items_unfinished', `${left.length} of ${session.order.length} items of this session are not done yet (${named}). Finish them first, or withdraw to stop taking part; nothing was changed.`, { unfinished: left });
+        return fail(
+          c,
+          409,
+          'items_unfinished',
+          `${left.length} of ${session.order.length} items of this session are not done yet (${named}). Finish them first, or withdraw to stop taking part; nothing was changed.`,
+          { unfinished: left },
+        );
       }
       const flags = [...session.flags, ...summary.flags, ...(left.length ? ['unfinished'] : [])];
       await store.setSessionState(session.id, state, { finishedAt: t, flags: [...new Set(flags)] });
       await settleClaims(store, study, session, summary, ctx.gameLevels, t);
       ctx.deps.maintainer?.sessionEnded(session.studyId);
     }
-    return c.json({ completionCode: study.completion.code, redirectUrl: study.completion.redirectUrl ?? null } satisfies FinishResult);
+    return c.json({
+      completionCode: study.completion.code,
+      redirectUrl: study.completion.redirectUrl ?? null,
+    } satisfies FinishResult);
   });
 
   /**
@@ -162,15 +302,26 @@ export function sessionRoutes(ctx: StudyContext): Hono {
    * started, or a task solved or out of trials), when its hard limit has passed since it started,
    * or, for a pool candidate, when too little of the session's time was left to start it.
    */
-  async function unfinishedItems(session: SessionRecord, study: StudyDefinition, items: readonly ItemSummary[], t: number): Promise<string[]> {
+  async function unfinishedItems(
+    session: SessionRecord,
+    study: StudyDefinition,
+    items: readonly ItemSummary[],
+    t: number,
+  ): Promise<string[]> {
     const marks = await store.readEvents(session.id, { kinds: [ITEM_START, ITEM_END] });
-    const skipped = new Set(sessionProgress(study, session.order, marks, undefined, { createdAt: session.createdAt, now: t }).items.filter((i) => i.skipped).map((i) => i.id));
-    return items.filter((i, pos) => {
-      if (i.kind === 'page' || i.finished || skipped.has(i.id)) return false;
-      // Surveys have no hard limit; every other item's limit is the study's rule.
-      const hard = itemLimits(study, study.items[session.order[pos]]).hardMinutes;
-      return !(i.kind !== 'survey' && i.startedAt !== null && t - i.startedAt > hard * 60_000);
-    }).map((i) => i.id);
+    const skipped = new Set(
+      sessionProgress(study, session.order, marks, undefined, { createdAt: session.createdAt, now: t })
+        .items.filter((i) => i.skipped)
+        .map((i) => i.id),
+    );
+    return items
+      .filter((i, pos) => {
+        if (i.kind === 'page' || i.finished || skipped.has(i.id)) return false;
+        // Surveys have no hard limit; every other item's limit is the study's rule.
+        const hard = itemLimits(study, study.items[session.order[pos]]).hardMinutes;
+        return !(i.kind !== 'survey' && i.startedAt !== null && t - i.startedAt > hard * 60_000);
+      })
+      .map((i) => i.id);
   }
 
   return api;

@@ -17,12 +17,15 @@ import { DEFAULT_LIMITS } from './limits';
 
 const ADMIN = 'researcher-token-for-storage-budget';
 const STUDY = {
-  title: 'Budget', consent: 'Consent.', instructions: 'Play.', completion: { code: 'DONE' },
+  title: 'Budget',
+  consent: 'Consent.',
+  instructions: 'Play.',
+  completion: { code: 'DONE' },
   items: [{ kind: 'game', id: 'g', game: 'push' }],
   storage: { events: 10 },
 };
 
-describe.each(backends)('a study\'s storage budget on $name', (backend) => {
+describe.each(backends)("a study's storage budget on $name", (backend) => {
   let store: Store;
   let app: Hono;
   let clock: number;
@@ -31,7 +34,18 @@ describe.each(backends)('a study\'s storage budget on $name', (backend) => {
     store = await backend.open();
     clock = Date.parse('2026-11-26T10:00:00Z');
     await store.saveStudy('budget', STUDY, 'studio', clock);
-    app = createApi({ library: new TaskLibrary(), version: 'test', study: { store, adminTokenHash: hashToken(ADMIN), replay: replayWithEngine, games: gameIds, now: () => clock, limits: DEFAULT_LIMITS } });
+    app = createApi({
+      library: new TaskLibrary(),
+      version: 'test',
+      study: {
+        store,
+        adminTokenHash: hashToken(ADMIN),
+        replay: replayWithEngine,
+        games: gameIds,
+        now: () => clock,
+        limits: DEFAULT_LIMITS,
+      },
+    });
   });
   afterEach(async () => {
     await store.close();
@@ -40,7 +54,11 @@ describe.each(backends)('a study\'s storage budget on $name', (backend) => {
   const call = async (method: string, url: string, auth: string | null, body?: unknown) => {
     const headers: Record<string, string> = { 'Content-Type': 'application/json' };
     if (auth) headers.Authorization = `Bearer ${auth}`;
-    const res = await app.request(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await app.request(url, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     return { status: res.status, headers: res.headers, json: (await res.json()) as Record<string, unknown> };
   };
   const newSession = async () => {
@@ -50,11 +68,19 @@ describe.each(backends)('a study\'s storage budget on $name', (backend) => {
   };
   /** Events `from` to `to`, inclusive: the session's start, then resets. */
   const events = (from: number, to: number, text = '') => ({
-    events: Array.from({ length: to - from + 1 }, (_, k) => from + k).map((seq) => seq === 0
-      ? { seq, t: 0.5, kind: 'session.start', data: { mode: 'study', wallClock: '2026-11-26T10:00:00.000Z', userAgent: `test${text}` } }
-      : { seq, t: seq, kind: 'reset', data: {} }),
+    events: Array.from({ length: to - from + 1 }, (_, k) => from + k).map((seq) =>
+      seq === 0
+        ? {
+            seq,
+            t: 0.5,
+            kind: 'session.start',
+            data: { mode: 'study', wallClock: '2026-11-26T10:00:00.000Z', userAgent: `test${text}` },
+          }
+        : { seq, t: seq, kind: 'reset', data: {} },
+    ),
   });
-  const send = (s: { sessionId: string; token: string }, body: unknown) => call('POST', `/sessions/${s.sessionId}/events`, s.token, body);
+  const send = (s: { sessionId: string; token: string }, body: unknown) =>
+    call('POST', `/sessions/${s.sessionId}/events`, s.token, body);
 
   it('refuses new events past the budget with 507, keeps acknowledging repeats, and takes them again once the budget is raised', async () => {
     const a = await newSession();
@@ -67,7 +93,9 @@ describe.each(backends)('a study\'s storage budget on $name', (backend) => {
     expect(refused.status).toBe(507);
     expect(refused.headers.get('Retry-After')).toBe('60');
     expect(refused.json).toMatchObject({ error: 'storage_budget', retryAfter: 60 });
-    expect(refused.json.message).toMatch(/^This study has used its storage budget \(10 of 10 events, [\d.]+ of 10240\.0 MiB\).*Nothing you did is lost.*researcher raises the budget/);
+    expect(refused.json.message).toMatch(
+      /^This study has used its storage budget \(10 of 10 events, [\d.]+ of 10240\.0 MiB\).*Nothing you did is lost.*researcher raises the budget/,
+    );
     expect((await send(a, events(6, 6))).status).toBe(507);
     // A batch resent whole (its events stored already) is acknowledged as before.
     expect(await send(b, events(0, 3))).toMatchObject({ status: 200, json: { ackedThrough: 3 } });
@@ -85,7 +113,9 @@ describe.each(backends)('a study\'s storage budget on $name', (backend) => {
 
     // The researcher raises it: within the half minute this server reuses the study's totals,
     // every session stores again.
-    expect((await call('PUT', '/admin/studies/budget', ADMIN, { definition: { ...STUDY, storage: { events: 12 } } })).status).toBe(201);
+    expect(
+      (await call('PUT', '/admin/studies/budget', ADMIN, { definition: { ...STUDY, storage: { events: 12 } } })).status,
+    ).toBe(201);
     clock += 30_000;
     expect(await send(b, events(4, 5))).toMatchObject({ status: 200, json: { ackedThrough: 5 } });
     // The counter went up by what was stored here, without reading the totals again.
@@ -93,7 +123,13 @@ describe.each(backends)('a study\'s storage budget on $name', (backend) => {
 
     // A budget in megabytes counts the bytes of event data (the version no session started yet is edited in place).
     const used = (await store.studyUsage('budget')).bytes;
-    expect((await call('PUT', '/admin/studies/budget', ADMIN, { definition: { ...STUDY, storage: { megabytes: (used + 1) / 1024 / 1024 } } })).status).toBe(200);
+    expect(
+      (
+        await call('PUT', '/admin/studies/budget', ADMIN, {
+          definition: { ...STUDY, storage: { megabytes: (used + 1) / 1024 / 1024 } },
+        })
+      ).status,
+    ).toBe(200);
     clock += 30_000;
     const big = await send(a, events(6, 6));
     expect(big.status).toBe(507);

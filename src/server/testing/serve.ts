@@ -41,7 +41,9 @@ export interface ServeDatabase {
  * The two databases a test runs its spawned servers on, for `describe.each`: PGlite (in the
  * server's data folder), and a new database on the test PostgreSQL named from `prefix`.
  */
-export function serveDatabases(prefix: string): readonly { readonly name: 'pglite' | 'postgres'; database(): Promise<ServeDatabase> }[] {
+export function serveDatabases(
+  prefix: string,
+): readonly { readonly name: 'pglite' | 'postgres'; database(): Promise<ServeDatabase> }[] {
   return [
     { name: 'pglite', database: async () => ({ url: undefined, drop: async () => {} }) },
     { name: 'postgres', database: () => freshPostgresDatabase(prefix) },
@@ -69,20 +71,45 @@ export function serveFolders(prefix: string): ServeFolders {
 
 /** Starts `serve` and resolves once it says it is running (rejects with its output if it exits first). */
 export async function startServe(o: ServeOptions): Promise<ServeProcess> {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...o.env, ARC_STUDIO_DIST: o.dist, ARC_STUDIO_ADMIN_TOKEN: o.adminToken };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    ...o.env,
+    ARC_STUDIO_DIST: o.dist,
+    ARC_STUDIO_ADMIN_TOKEN: o.adminToken,
+  };
   delete env.DATABASE_URL;
   if (o.databaseUrl) env.DATABASE_URL = o.databaseUrl;
-  const proc = spawn(process.execPath, ['bin/arc-studio.mjs', 'serve', '--port', String(o.port), '--host', '127.0.0.1', '--data-dir', o.dataDir, ...(o.args ?? [])], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(
+    process.execPath,
+    [
+      'bin/arc-studio.mjs',
+      'serve',
+      '--port',
+      String(o.port),
+      '--host',
+      '127.0.0.1',
+      '--data-dir',
+      o.dataDir,
+      ...(o.args ?? []),
+    ],
+    { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let out = '';
   let ready: () => void = () => {};
-  const started = new Promise<void>((resolve) => { ready = resolve; });
+  const started = new Promise<void>((resolve) => {
+    ready = resolve;
+  });
   const onData = (d: Buffer) => {
     out += d;
     if (out.includes('ARC Studio is running')) ready();
   };
   proc.stdout!.on('data', onData);
   proc.stderr!.on('data', onData);
-  const exited = new Promise<never>((_, reject) => proc.once('exit', (code, signal) => reject(new Error(`serve exited (${code ?? signal}) before it was ready:\n${out}`))));
+  const exited = new Promise<never>((_, reject) =>
+    proc.once('exit', (code, signal) =>
+      reject(new Error(`serve exited (${code ?? signal}) before it was ready:\n${out}`)),
+    ),
+  );
   exited.catch(() => {});
   await Promise.race([started, exited]);
   return { proc, url: `http://127.0.0.1:${o.port}`, output: () => out };

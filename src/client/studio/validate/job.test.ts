@@ -8,11 +8,25 @@ import type { ValidateReply, ValidateRequest } from './protocol';
 
 async function run(request: Partial<ValidateRequest>): Promise<ValidateReply[]> {
   const replies: ValidateReply[] = [];
-  await runJob({ type: 'run', gameId: 'push', level: 0, regimes: ['short', 'long', 'fuzz'], steps: 5_000, seed: 3, clicks: 'cells', graph: null, recorded: solutions.push[0].split(',').length, ...request }, {
-    post: (r) => replies.push(structuredClone(r)),
-    now: () => performance.now(),
-    layout: async (shape) => layoutGraph(shape),
-  });
+  await runJob(
+    {
+      type: 'run',
+      gameId: 'push',
+      level: 0,
+      regimes: ['short', 'long', 'fuzz'],
+      steps: 5_000,
+      seed: 3,
+      clicks: 'cells',
+      graph: null,
+      recorded: solutions.push[0].split(',').length,
+      ...request,
+    },
+    {
+      post: (r) => replies.push(structuredClone(r)),
+      now: () => performance.now(),
+      layout: async (shape) => layoutGraph(shape),
+    },
+  );
   return replies;
 }
 
@@ -24,7 +38,9 @@ describe('the Validate panel job', () => {
     expect(progress[0]).toMatchObject({ phase: 'validate', done: 0, total: 15_000 });
     expect(progress.some((p) => p.phase === 'graph')).toBe(true);
     const validated = replies.find((r) => r.type === 'validated')!;
-    expect(validated.type === 'validated' && validated.report).toEqual(validateGame(games.push, { level: 0, steps: 5_000, seed: 3 }));
+    expect(validated.type === 'validated' && validated.report).toEqual(
+      validateGame(games.push, { level: 0, steps: 5_000, seed: 3 }),
+    );
 
     const graph = replies.find((r) => r.type === 'graph')!;
     if (graph.type !== 'graph') throw new Error('no graph');
@@ -61,7 +77,12 @@ describe('the Validate panel job', () => {
   });
 
   it('explores no graph for all levels, and answers an unknown game with an error that says what to do', async () => {
-    const all = await run({ level: null, regimes: ['short'], steps: 1_000, graph: { maxStates: 1_000, maxSeconds: 5 } });
+    const all = await run({
+      level: null,
+      regimes: ['short'],
+      steps: 1_000,
+      graph: { maxStates: 1_000, maxSeconds: 5 },
+    });
     const validated = all.find((r) => r.type === 'validated');
     expect(validated?.type === 'validated' && validated.report.levels.length).toBe(games.push.levels.length);
     expect(all.some((r) => r.type === 'graph')).toBe(false);

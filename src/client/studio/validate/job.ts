@@ -34,7 +34,10 @@ export async function runJob(request: ValidateRequest, host: JobHost): Promise<v
 
 async function run(request: ValidateRequest, host: JobHost): Promise<void> {
   const game = games[request.gameId];
-  if (!game) throw new Error(`there is no built-in game "${request.gameId}" in this build: reload the page to get the current one.`);
+  if (!game)
+    throw new Error(
+      `there is no built-in game "${request.gameId}" in this build: reload the page to get the current one.`,
+    );
   let lastProgress = -Infinity;
   const progress = (phase: 'validate' | 'graph', done: number, total: number, force = false) => {
     const t = host.now();
@@ -45,7 +48,11 @@ async function run(request: ValidateRequest, host: JobHost): Promise<void> {
 
   if (request.regimes.length) {
     const plan = planValidation(game, {
-      seed: request.seed, steps: request.steps, clicks: request.clicks, regimes: request.regimes, level: request.level ?? undefined,
+      seed: request.seed,
+      steps: request.steps,
+      clicks: request.clicks,
+      regimes: request.regimes,
+      level: request.level ?? undefined,
     });
     const total = plan.tasks.reduce((s, t) => s + t.steps, 0);
     const t0 = host.now();
@@ -58,7 +65,11 @@ async function run(request: ValidateRequest, host: JobHost): Promise<void> {
       progress('validate', done, total);
     }
     progress('validate', total, total, true);
-    host.post({ type: 'validated', report: summarizeValidation(game, plan, results), seconds: (host.now() - t0) / 1000 });
+    host.post({
+      type: 'validated',
+      report: summarizeValidation(game, plan, results),
+      seconds: (host.now() - t0) / 1000,
+    });
   }
 
   if (request.graph && request.level !== null) {
@@ -66,11 +77,18 @@ async function run(request: ValidateRequest, host: JobHost): Promise<void> {
     const t0 = host.now();
     progress('graph', 0, maxStates, true);
     const g = exploreLevel(game, request.level, {
-      maxStates, clicks: request.clicks, seed: request.seed,
+      maxStates,
+      clicks: request.clicks,
+      seed: request.seed,
       onProgress: (n) => progress('graph', n, maxStates),
       shouldStop: () => host.now() - t0 > maxSeconds * 1000,
     });
-    const { summary, shape } = summarizeGraph(g, { recorded: request.recorded, maxStates, maxSeconds, seconds: (host.now() - t0) / 1000 });
+    const { summary, shape } = summarizeGraph(g, {
+      recorded: request.recorded,
+      maxStates,
+      maxSeconds,
+      seconds: (host.now() - t0) / 1000,
+    });
     let drawing: GraphDrawing | null = null;
     if (shape) {
       host.post({ type: 'progress', phase: 'layout', done: 0, total: g.states });

@@ -17,7 +17,11 @@ export function layoutGraph(shape: Omit<GraphDrawing, 'positions'>): number[] {
   const n = shape.kinds.length;
   const elements: cytoscape.ElementDefinition[] = [];
   for (let i = 0; i < n; i++) elements.push({ group: 'nodes', data: { id: `n${i}` } });
-  for (let e = 0; e < shape.edges.length; e += 2) elements.push({ group: 'edges', data: { id: `e${e / 2}`, source: `n${shape.edges[e]}`, target: `n${shape.edges[e + 1]}` } });
+  for (let e = 0; e < shape.edges.length; e += 2)
+    elements.push({
+      group: 'edges',
+      data: { id: `e${e / 2}`, source: `n${shape.edges[e]}`, target: `n${shape.edges[e + 1]}` },
+    });
   // The box the layout spreads the rows over: wide enough for the widest row, tall enough for
   // every row, and near the drawing area's shape so that fitting it wastes little room.
   const perDepth = new Map<number, number>();
@@ -27,7 +31,12 @@ export function layoutGraph(shape: Omit<GraphDrawing, 'positions'>): number[] {
   const w = Math.max(400, widest * NODE_GAP);
   const cy = cytoscape({ headless: true, styleEnabled: false, elements });
   cy.layout({
-    name: 'breadthfirst', roots: ['n0'], directed: true, animate: false, avoidOverlap: false, grid: false,
+    name: 'breadthfirst',
+    roots: ['n0'],
+    directed: true,
+    animate: false,
+    avoidOverlap: false,
+    grid: false,
     boundingBox: { x1: 0, y1: 0, w, h: Math.max(rows * ROW_GAP, w * ASPECT) },
   }).run();
   const positions: number[] = [];

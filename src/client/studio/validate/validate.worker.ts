@@ -6,13 +6,24 @@ import { runJob } from './job';
 import type { LayoutRequest, ValidateReply, ValidateRequest } from './protocol';
 
 // The project's types are the DOM's: a worker's global needs only these two members here.
-const scope = self as unknown as { onmessage: ((e: MessageEvent<ValidateRequest | LayoutRequest>) => void) | null; postMessage: (reply: ValidateReply) => void };
+const scope = self as unknown as {
+  onmessage: ((e: MessageEvent<ValidateRequest | LayoutRequest>) => void) | null;
+  postMessage: (reply: ValidateReply) => void;
+};
 
 scope.onmessage = (e: MessageEvent<ValidateRequest | LayoutRequest>) => {
   const request = e.data;
   if (request.type === 'layout') {
-    import('./layout').then(({ layoutGraph }) => scope.postMessage({ type: 'laid-out', drawing: { ...request.shape, positions: layoutGraph(request.shape) } }))
-      .catch((err: Error) => scope.postMessage({ type: 'error', message: `The graph could not be laid out (${err.message}): reload the page and run again.` }));
+    import('./layout')
+      .then(({ layoutGraph }) =>
+        scope.postMessage({ type: 'laid-out', drawing: { ...request.shape, positions: layoutGraph(request.shape) } }),
+      )
+      .catch((err: Error) =>
+        scope.postMessage({
+          type: 'error',
+          message: `The graph could not be laid out (${err.message}): reload the page and run again.`,
+        }),
+      );
     return;
   }
   void runJob(request, {
