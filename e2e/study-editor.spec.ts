@@ -37,7 +37,8 @@ test('a researcher creates a study in the studio, a participant runs it, and an 
   const games = page.getByTestId('game-picker');
   await games.getByLabel('Search games by id, title or tag').fill('glow');
   await expect(games.getByRole('list', { name: 'Games' }).getByRole('button')).toHaveCount(1);
-  await games.getByRole('button', { name: / glow$/ }).click();
+  // A card is named by what it shows: the title, the id, its levels, source and tags.
+  await games.getByRole('list', { name: 'Games' }).getByRole('button', { name: /glow/i }).click();
   await expect(games.getByTestId('game-picker-chosen')).toHaveAttribute('data-game', 'glow');
   await games.getByRole('button', { name: 'Use this game' }).click();
   await expect(games).toHaveCount(0);
