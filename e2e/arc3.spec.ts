@@ -26,32 +26,11 @@ import {
   giveUpItem,
   joinStudy,
   logIn,
+  LS20_LEVEL1_KEYS,
   startServer,
   type TestServer,
+  VC33_LEVEL1_CLICKS,
 } from './arc3-helpers';
-
-/** Level 1 of ls20, found by a search over the official engine: left x3, up x4, right x3, up x3. */
-const LS20_LEVEL1 = [
-  'ArrowLeft',
-  'ArrowLeft',
-  'ArrowLeft',
-  'ArrowUp',
-  'ArrowUp',
-  'ArrowUp',
-  'ArrowUp',
-  'ArrowRight',
-  'ArrowRight',
-  'ArrowRight',
-  'ArrowUp',
-  'ArrowUp',
-  'ArrowUp',
-];
-/** Level 1 of vc33: three clicks on the right-hand control. */
-const VC33_LEVEL1: [number, number][] = [
-  [60, 32],
-  [60, 32],
-  [60, 32],
-];
 
 const rgb = (hex: string): [number, number, number] =>
   [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)) as [number, number, number];
@@ -98,10 +77,10 @@ test.describe('official ARC-AGI-3 games', () => {
     const canvas = page.getByTestId('game-canvas');
     await expect(canvas).toHaveAttribute('data-state', 'NOT_FINISHED');
     await expect(page.getByRole('heading', { name: 'LS20' })).toBeVisible();
-    for (const key of LS20_LEVEL1) await page.keyboard.press(key);
+    for (const key of LS20_LEVEL1_KEYS) await page.keyboard.press(key);
     await expect(canvas).toHaveAttribute('data-level', '1');
     await expect(page.getByTestId('game-level')).toHaveText('2 / 7');
-    await expect(page.getByTestId('game-actions')).toHaveText(String(LS20_LEVEL1.length));
+    await expect(page.getByTestId('game-actions')).toHaveText(String(LS20_LEVEL1_KEYS.length));
     // A key the game does not offer (ls20 has no ACTION5) is not sent, and logged as refused.
     await page.keyboard.press('f');
     await page.screenshot({ path: 'test-results/arc3-ls20.png' });
@@ -109,7 +88,7 @@ test.describe('official ARC-AGI-3 games', () => {
 
     await expect(page.getByRole('heading', { name: 'VC33' })).toBeVisible();
     await expect(canvas).toHaveAttribute('data-state', 'NOT_FINISHED');
-    for (const [x, y] of VC33_LEVEL1) await clickFrame(page, x, y);
+    for (const [x, y] of VC33_LEVEL1_CLICKS) await clickFrame(page, x, y);
     await expect(canvas).toHaveAttribute('data-level', '1');
     await page.screenshot({ path: 'test-results/arc3-vc33.png' });
     const sessionId = await sessionIdOf(page);
@@ -145,7 +124,7 @@ test.describe('official ARC-AGI-3 games', () => {
       true,
     );
     const vc33 = events.filter((e) => e.kind === 'game.action' && e.data.game === VC33);
-    expect(vc33.slice(1).map((e) => [e.data.x, e.data.y])).toEqual(VC33_LEVEL1);
+    expect(vc33.slice(1).map((e) => [e.data.x, e.data.y])).toEqual(VC33_LEVEL1_CLICKS);
     expect(events.find((e) => e.kind === 'game.open' && e.data.game === LS20)?.data).toMatchObject({
       source: 'arcengine',
       engine: 'arcengine 0.9.3',
@@ -282,7 +261,7 @@ test('the worker killed mid-run: the participant sees a short message and goes o
     await joinStudy(page, server.base, 'faults');
     const canvas = page.getByTestId('game-canvas');
     await expect(canvas).toHaveAttribute('data-state', 'NOT_FINISHED');
-    for (const key of LS20_LEVEL1.slice(0, 6)) await page.keyboard.press(key);
+    for (const key of LS20_LEVEL1_KEYS.slice(0, 6)) await page.keyboard.press(key);
     await expect(page.getByTestId('game-actions')).toHaveText('6');
     const before = await canvas.getAttribute('data-frame-hash');
     // Kill every Python worker of this server.
@@ -292,16 +271,16 @@ test('the worker killed mid-run: the participant sees a short message and goes o
       .filter(Boolean);
     expect(workers.length).toBeGreaterThan(0);
     for (const pid of workers) process.kill(Number(pid), 'SIGKILL');
-    for (const key of LS20_LEVEL1.slice(6)) await page.keyboard.press(key);
+    for (const key of LS20_LEVEL1_KEYS.slice(6)) await page.keyboard.press(key);
     await expect(canvas).toHaveAttribute('data-level', '1', { timeout: 20_000 });
-    await expect(page.getByTestId('game-actions')).toHaveText(String(LS20_LEVEL1.length));
+    await expect(page.getByTestId('game-actions')).toHaveText(String(LS20_LEVEL1_KEYS.length));
     expect(before).not.toBeNull();
     const sessionId = await sessionIdOf(page);
     await expect
       .poll(async () => (await stored(server.base, sessionId)).filter((e) => e.kind === 'game.action').length, {
         timeout: 20_000,
       })
-      .toBe(LS20_LEVEL1.length + 1);
+      .toBe(LS20_LEVEL1_KEYS.length + 1);
     const steps = (await stored(server.base, sessionId))
       .filter((e) => e.kind === 'game.action')
       .map((e) => e.data.step);
@@ -375,19 +354,19 @@ test("a remote ARC-AGI-3 server (the official toolkit's, on loopback) plays end 
     await joinStudy(page, server.base, 'remote');
     const canvas = page.getByTestId('game-canvas');
     await expect(canvas).toHaveAttribute('data-state', 'NOT_FINISHED');
-    for (const [x, y] of VC33_LEVEL1) await clickFrame(page, x, y);
+    for (const [x, y] of VC33_LEVEL1_CLICKS) await clickFrame(page, x, y);
     await expect(canvas).toHaveAttribute('data-level', '1');
     const sessionId = await sessionIdOf(page);
     await expect
       .poll(async () => (await stored(server!.base, sessionId)).filter((e) => e.kind === 'game.action').length, {
         timeout: 20_000,
       })
-      .toBe(VC33_LEVEL1.length + 1);
+      .toBe(VC33_LEVEL1_CLICKS.length + 1);
     const events = await stored(server.base, sessionId);
     expect(events.find((e) => e.kind === 'game.open')?.data).toMatchObject({ game: VC33, source: 'remote' });
     const logged = events.filter((e) => e.kind === 'game.action');
     // Step by step, what the browser logged is what the official engine answers for the same actions.
-    const actions = VC33_LEVEL1.map(([x, y]) => ({ action: 'ACTION6', x, y }));
+    const actions = VC33_LEVEL1_CLICKS.map(([x, y]) => ({ action: 'ACTION6', x, y }));
     const reference = JSON.parse(
       execFileSync('python3', ['-c', TOOLKIT_STEPS, OFFICIAL_GAMES, VC33, JSON.stringify(actions)], {
         encoding: 'utf8',
@@ -425,7 +404,7 @@ test("a designer plays the playtest's actions twice: the public vc33 is determin
     await logIn(page, server.base);
     await page.goto(`${server.base}/games/${VC33}/playtest`);
     await expect(page.getByTestId('game-canvas')).toHaveAttribute('data-state', 'NOT_FINISHED');
-    for (const [x, y] of VC33_LEVEL1.slice(0, 2)) await clickFrame(page, x, y);
+    for (const [x, y] of VC33_LEVEL1_CLICKS.slice(0, 2)) await clickFrame(page, x, y);
     await expect(page.getByTestId('game-actions')).toHaveText('2');
     const check = page.getByTestId('determinism');
     await check.getByRole('button', { name: 'Play these actions twice' }).click();

@@ -134,7 +134,8 @@ export interface GridEventData {
 
 export type GridEventKind = keyof GridEventData;
 
-const GRID_KINDS: ReadonlySet<string> = new Set<GridEventKind>([
+/** Every event kind the grid player logs and replays. */
+export const GRID_EVENT_KINDS: ReadonlySet<string> = new Set<GridEventKind>([
   'task.open',
   'tool',
   'color',
@@ -305,7 +306,7 @@ function isSize(v: unknown): v is number {
 export function reduce(s: PlayerState, e: LogEvent): PlayerState {
   // A payload its kind's schema refuses (a log stored before the server checked, or edited by
   // hand) changes nothing, rather than throwing part-way through a replay or an export.
-  const schema = GRID_KINDS.has(e.kind) ? EVENT_DATA[e.kind as GridEventKind] : undefined;
+  const schema = GRID_EVENT_KINDS.has(e.kind) ? EVENT_DATA[e.kind as GridEventKind] : undefined;
   if (schema && !schema.safeParse(e.data).success) return s;
   const d = e.data as never;
   switch (e.kind as GridEventKind) {

@@ -19,7 +19,7 @@
  * changes nothing and still gets its row, so one bad event never cuts the file short.
  */
 import { csvRecord } from '../../core/formats/csv';
-import { currentTest, initialPlayer, reduce, type GridEventKind, type PlayerState } from '../../core/log/gridPlayer';
+import { currentTest, GRID_EVENT_KINDS, initialPlayer, reduce, type PlayerState } from '../../core/log/gridPlayer';
 import { ITEM_START, type StoredEvent } from '../../core/study/rules';
 import type { Rect } from '../../core/grid/grid';
 import type { SubmissionRecord } from '../store/types';
@@ -63,32 +63,9 @@ export const GRID_ACTIONS_COLUMNS = [
 ] as const;
 
 /** The grid player's event kinds written as actions (`task.open` only sets the task up). */
-export const GRID_ACTION_EVENT_KINDS: ReadonlySet<string> = new Set<GridEventKind>([
-  'tool',
-  'color',
-  'symbols',
-  'paint',
-  'stroke.end',
-  'fill',
-  'select',
-  'select.wand',
-  'select.clear',
-  'recolor',
-  'rotate',
-  'flip',
-  'move',
-  'crop',
-  'copy',
-  'paste',
-  'resize',
-  'resize.invalid',
-  'copy.input',
-  'reset',
-  'undo',
-  'redo',
-  'test.select',
-  'submit',
-]);
+export const GRID_ACTION_EVENT_KINDS: ReadonlySet<string> = new Set(
+  [...GRID_EVENT_KINDS].filter((k) => k !== 'task.open'),
+);
 
 /** The verdict of a logged submission the server never judged (and that repeats no wrong grid). */
 export const UNJUDGED = 'unjudged';
