@@ -4,6 +4,8 @@ import { Link } from 'wouter';
 import { Button } from '../ui/Button';
 import { adminJson } from './auth';
 import { agentKeysQuery, agentRunsQuery, type AgentRunRow } from './queries';
+import type { IssuedAgentKey } from '../../core/protocol/agents';
+import type { AgentKeyBody } from '../../core/protocol/requests';
 import { SortableTable, type Column } from './widgets';
 
 /**
@@ -17,9 +19,9 @@ export function AgentKeysPanel({ studyId }: { studyId?: string }) {
   const [issued, setIssued] = useState<{ name: string; key: string } | null>(null);
   const issue = useMutation({
     mutationFn: (n: string) =>
-      adminJson<{ id: string; name: string; key: string }>('/api/admin/agent-keys', {
+      adminJson<IssuedAgentKey>('/api/admin/agent-keys', {
         method: 'POST',
-        body: JSON.stringify({ name: n }),
+        body: JSON.stringify({ name: n } satisfies AgentKeyBody),
       }),
     onSuccess: (k) => {
       setIssued(k);

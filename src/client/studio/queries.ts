@@ -79,18 +79,11 @@ export const sessionQuery = (sessionId: string) =>
 
 // Agents over the ARC-AGI-3 protocol: their keys, and their runs in a study (docs/api.md).
 export type { AgentRunRow, AgentRunReplay, AgentReplayStep } from '../../core/protocol/agents';
-import type { AgentRunRow, AgentRunReplay } from '../../core/protocol/agents';
-
-export interface AgentKey {
-  readonly id: string;
-  readonly name: string;
-  readonly createdAt: number;
-  readonly revokedAt: number | null;
-}
+import type { AgentKeyEntry, AgentRunRow, AgentRunReplay } from '../../core/protocol/agents';
 
 export const agentKeysQuery = queryOptions({
   queryKey: ['admin', 'agent-keys'],
-  queryFn: () => adminJson<{ keys: AgentKey[] }>('/api/admin/agent-keys').then((r) => r.keys),
+  queryFn: () => adminJson<{ keys: AgentKeyEntry[] }>('/api/admin/agent-keys').then((r) => r.keys),
 });
 
 export const agentRunsQuery = (studyId: string) =>

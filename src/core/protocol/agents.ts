@@ -1,8 +1,25 @@
 /**
- * The researcher's view of agent runs on the wire (docs/api.md, "Agent runs in a study"): what
+ * The researcher's view of agents on the wire (docs/api.md, "Agents" and "Agent runs in a
+ * study"): the agent keys of `/api/admin/agent-keys`, and what
  * `GET /api/admin/studies/:studyId/agent-runs` and `GET /api/admin/agent-runs/:guid` answer, as
  * the server writes it and the studio reads it.
  */
+
+/** An agent key as `GET /api/admin/agent-keys` lists it (never its secret). */
+export interface AgentKeyEntry {
+  readonly id: string;
+  readonly name: string;
+  readonly createdAt: number;
+  readonly revokedAt: number | null;
+}
+
+/** `POST /api/admin/agent-keys`' answer: the key itself, shown this once. */
+export interface IssuedAgentKey {
+  readonly id: string;
+  readonly name: string;
+  readonly key: string;
+  readonly createdAt: number;
+}
 
 /** Where an agent's game runs: the built-in engine, the official engine, or a remote server. */
 export type AgentRunSource = 'builtin' | 'arcengine' | 'remote';

@@ -236,6 +236,15 @@ export const GraderRequest = z.strictObject({
     .max(100, 'is longer than 100 characters'),
 });
 
+/** `POST /api/admin/agent-keys`: a new key for an agent, named for the researcher's list. */
+export const AgentKeyRequest = z.object({
+  name: z
+    .string({ error: 'name must be a string' })
+    .trim()
+    .min(1, 'name must not be empty')
+    .max(100, 'name is longer than 100 characters'),
+});
+
 /** Bodies as a client writes them (fields with a default may be left out). */
 export type CreateSessionBody = z.input<typeof CreateSessionRequest>;
 export type FinishBody = z.input<typeof FinishRequest>;
@@ -257,6 +266,7 @@ export type ExportBody = z.input<typeof ExportRequest>;
 export type GradeBody = z.input<typeof GradeRequest>;
 export type AdjudicationBody = z.input<typeof AdjudicationRequest>;
 export type GraderBody = z.input<typeof GraderRequest>;
+export type AgentKeyBody = z.input<typeof AgentKeyRequest>;
 
 /** The keyed response routes of a session: each one's body and its answer. */
 export interface ResponseRoutes {

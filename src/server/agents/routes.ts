@@ -8,6 +8,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { z } from 'zod';
 import { formatIssues } from '../../core/study/schema';
 import { jsonProblem } from '../../core/protocol/json';
+import { AgentKeyRequest } from '../../core/protocol/requests';
 import type { ErrorCode } from '../../core/protocol/errors';
 import type { GameAction } from '../../core/game/types';
 import { adminGuard, readJson } from '../study/context';
@@ -110,14 +111,6 @@ export async function runCommand(
   }
 }
 
-const KeyNameSchema = z.object({
-  name: z
-    .string({ error: 'name must be a string' })
-    .trim()
-    .min(1, 'name must not be empty')
-    .max(100, 'name is longer than 100 characters'),
-});
-
 type Status = 400 | 401 | 403 | 404 | 409 | 413 | 500 | 503;
 const refuse = (c: Context, status: Status, error: ProtocolError | ErrorCode, message: string) =>
   c.json({ error, message }, status);
@@ -219,7 +212,7 @@ export function agentRoutes(service: AgentService, adminTokenHash: string): Hono
   admin.use('*', adminGuard(adminTokenHash));
   admin.get('/', async (c) => c.json({ keys: await service.listKeys() }));
   admin.post('/', limit, async (c) => {
-    const b = await body(c, KeyNameSchema, 'POST /api/admin/agent-keys');
+    const b = await body(c, AgentKeyRequest, 'POST /api/admin/agent-keys');
     if (!b.ok) return b.res;
     return c.json(await service.issueKey(b.value.name), 201);
   });

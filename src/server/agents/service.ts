@@ -36,7 +36,7 @@ import { Arc3Error } from '../arc3/worker';
 import type { AgentKeyRecord, AgentRunRecord, AgentStepRecord, ScorecardRecord, Store } from '../store/types';
 import { clickOf, frameJson, type Command, type ProtocolError } from './protocol';
 import { officialScorecard, rawGameCard, type CardGame, type CardStep } from './scorecard';
-import type { AgentRunReplay, AgentRunRow } from '../../core/protocol/agents';
+import type { AgentKeyEntry, AgentRunReplay, AgentRunRow, IssuedAgentKey } from '../../core/protocol/agents';
 
 /** The key id of the researcher token. */
 export const RESEARCHER = 'researcher';
@@ -180,7 +180,7 @@ export class AgentService {
   }
 
   /** Issues a key: the key itself is in this answer only. */
-  async issueKey(name: string): Promise<{ id: string; name: string; key: string; createdAt: number }> {
+  async issueKey(name: string): Promise<IssuedAgentKey> {
     const key = `arcs_${newToken()}`;
     const rec: AgentKeyRecord = {
       id: `key_${randomBytes(6).toString('hex')}`,
@@ -193,7 +193,7 @@ export class AgentService {
     return { id: rec.id, name, key, createdAt: rec.createdAt };
   }
 
-  async listKeys(): Promise<{ id: string; name: string; createdAt: number; revokedAt: number | null }[]> {
+  async listKeys(): Promise<AgentKeyEntry[]> {
     return (await this.store.listAgentKeys()).map(({ id, name, createdAt, revokedAt }) => ({
       id,
       name,
