@@ -204,6 +204,18 @@ describe('refusals', () => {
     ).toBe(403);
   });
 
+  it('a key is named: a blank or over-long name is refused with what to change', async () => {
+    const issue = (name: unknown) =>
+      fetch(`${server.url}/api/admin/agent-keys`, { method: 'POST', headers: admin, body: JSON.stringify({ name }) });
+    const blank = await issue('   ');
+    expect(blank.status).toBe(400);
+    expect(((await blank.json()) as { message: string }).message).toContain('name must not be empty');
+    const long = await issue('x'.repeat(101));
+    expect(((await long.json()) as { message: string }).message).toContain('longer than 100 characters');
+    const named = await issue('  trimmed agent  ');
+    expect(((await named.json()) as { name: string }).name).toBe('trimmed agent');
+  });
+
   it('x and y out of range get a message, and actions follow the official rules', async () => {
     const card = (await (await post('/api/scorecard/open', { tags: ['rules'] })).json()) as { card_id: string };
     const reset = (await (await post('/api/cmd/RESET', { game_id: VC33, card_id: card.card_id })).json()) as {
