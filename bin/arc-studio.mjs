@@ -2,7 +2,8 @@
 // Entry point of the `arc-studio` command. It runs the compiled server and command line
 // (`dist-server/`, made by `npm run build`) when they are at least as new as every source they
 // were made from, and always when NODE_ENV=production. Otherwise (a checkout whose sources
-// changed since the last build, tests, development) it loads the TypeScript sources through tsx.
+// changed since the last build, tests, development) it loads the TypeScript sources through tsx,
+// a development dependency: an install without them (`npm ci --omit=dev`) runs the build only.
 // ARC_STUDIO_NO_TSX=1 forbids the sources: the command refuses to start without a current build.
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -42,7 +43,15 @@ if (why === null) {
   );
   process.exit(1);
 } else {
-  const { register } = await import('tsx/esm/api');
+  let register;
+  try {
+    ({ register } = await import('tsx/esm/api'));
+  } catch {
+    console.error(
+      `arc-studio: ${why}, and running the TypeScript sources needs tsx, a development dependency that is not installed. Run \`npm run build\` where the development dependencies are installed (\`npm install\`), or \`npm install\` here.`,
+    );
+    process.exit(1);
+  }
   register();
   ({ main } = await import('../src/cli/main.ts'));
 }

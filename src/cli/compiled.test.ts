@@ -121,4 +121,15 @@ describe('the compiled server', () => {
     expect(r.stderr).toContain('there is no compiled server in');
     expect(r.stderr).toContain('Run `npm run build` first.');
   });
+
+  it('is refused, with what to do, when it is missing and tsx (a development dependency) is not installed', () => {
+    const r = spawnSync(process.execPath, ['bin/arc-studio.mjs', 'help'], {
+      cwd: ROOT,
+      env: { ...process.env, ...env, ARC_STUDIO_NO_TSX: '', ARC_STUDIO_SERVER_DIST: path.join(tmp, 'nothing') },
+      encoding: 'utf8',
+    });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('there is no compiled server in');
+    expect(r.stderr).toContain('needs tsx, a development dependency that is not installed');
+  });
 });
