@@ -33,7 +33,7 @@ import { games as builtinGames, gameVersions, getGame } from '../../games';
 import { hashToken, newToken, tokenMatches } from '../auth';
 import type { Arc3Service } from '../arc3/runs';
 import { Arc3Error } from '../arc3/worker';
-import type { AgentKeyRecord, AgentRunRecord, AgentStepRecord, ScorecardRecord, Store } from '../store/types';
+import type { AgentKeyRecord, AgentRunRecord, AgentStepRecord, AgentStore, ScorecardRecord } from '../store/types';
 import { clickOf, frameJson, type Command, type ProtocolError } from './protocol';
 import { officialScorecard, rawGameCard, type CardGame, type CardStep } from './scorecard';
 import type { AgentKeyEntry, AgentRunReplay, AgentRunRow, IssuedAgentKey } from '../../core/protocol/agents';
@@ -102,7 +102,7 @@ interface Card {
 }
 
 export interface AgentServiceOptions {
-  readonly store: Store;
+  readonly store: AgentStore;
   readonly adminTokenHash: string;
   readonly arc3?: Arc3Service | null;
   /** The baselines file given to the server (`serve --agent-baselines`): games by full id, or by short id with their `version`. */
@@ -140,7 +140,7 @@ const ACTION_IDS: Record<GameAction, number> = {
 };
 
 export class AgentService {
-  private readonly store: Store;
+  private readonly store: AgentStore;
   private readonly now: () => number;
   private readonly log: (line: string) => void;
   private readonly lives = new Map<string, Live>();

@@ -23,7 +23,7 @@ function inputOf(s: GameStepRecord): ActionInput {
  * @throws Error when the run has no stored step, or its frames do not decode.
  */
 export async function runRecordingLines(
-  store: Store,
+  store: Pick<Store, 'readGameSteps'>,
   run: GameRunRecord,
   pageSize = RECORDING_STEP_PAGE,
 ): Promise<string[]> {

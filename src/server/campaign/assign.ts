@@ -10,7 +10,10 @@ import { ITEM_END, ITEM_START, effectiveState, sessionProgress } from '../../cor
 import { sessionOrder } from '../../core/study/shuffle';
 import type { SessionSummary } from '../../core/study/summary';
 import { type PoolDraw, drawFigures } from '../store/campaignStore';
-import type { NewSession, SessionRecord, Store } from '../store/types';
+import type { EventStore, NewSession, SessionRecord, Store } from '../store/types';
+
+/** What drawing and settling a session's candidates read and write: the campaign store and item marks. */
+type CampaignReads = Pick<Store, 'campaigns'> & Pick<EventStore, 'readEvents'>;
 
 /**
  * A pool with `draw: "time"` draws one candidate per this many minutes of the session's budget
@@ -36,7 +39,7 @@ export function drawCount(study: StudyDefinition, pool: PoolPlan): number {
  * claims nothing and records no draw.
  */
 export async function createDrawnSession(
-  store: Store,
+  store: CampaignReads,
   study: StudyDefinition,
   session: Omit<NewSession, 'order'>,
   now: number,
@@ -77,7 +80,7 @@ export async function createDrawnSession(
  * attempted (counted), released (started, not counted) or skipped (never started), from its summary.
  */
 export async function settleClaims(
-  store: Store,
+  store: CampaignReads,
   study: StudyDefinition,
   session: SessionRecord,
   summary: SessionSummary,
@@ -107,7 +110,7 @@ export async function settleClaims(
  * withdrawal with time to spare is not among them.
  */
 export async function skippedCandidates(
-  store: Store,
+  store: CampaignReads,
   study: StudyDefinition,
   session: SessionRecord,
   now: number,

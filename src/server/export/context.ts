@@ -36,9 +36,28 @@ const BUILTIN_GAMES: ExportGames = Object.fromEntries(
   Object.values(builtinGames).map((g) => [g.id, { levels: g.levels.length, version: versionedGameId(g) }]),
 );
 
+/**
+ * The reads an export makes: studies, sessions, their events, answers and game steps, grades and
+ * campaign figures. An export never writes to the store.
+ */
+export type ExportStore = Pick<
+  Store,
+  | 'getStudy'
+  | 'listStudies'
+  | 'listSessions'
+  | 'streamEvents'
+  | 'readEvents'
+  | 'listSubmissions'
+  | 'listResponses'
+  | 'listGameRuns'
+  | 'readGameSteps'
+  | 'grading'
+  | 'campaigns'
+>;
+
 /** Everything an export writer needs. */
 export interface ExportContext {
-  readonly store: Store;
+  readonly store: ExportStore;
   readonly studyId: string;
   /** Only sessions of this version; null: every version. */
   readonly version: number | null;
@@ -59,7 +78,7 @@ export interface ExportContext {
 }
 
 export interface ContextOptions {
-  readonly store: Store;
+  readonly store: ExportStore;
   readonly studyId: string;
   readonly version?: number | null;
   /** The task collections, to count a task's test inputs; null: from the study and the submissions. */
@@ -139,7 +158,7 @@ export async function exportContext(o: ContextOptions): Promise<ExportContext> {
  * the participants' writes go first (`participantsFirst`), so that an export of a long log never
  * holds up their acknowledgements (on PGlite every query runs on their thread, in turn).
  */
-export function exportReads(store: Store): Store {
+export function exportReads(store: ExportStore): ExportStore {
   return new Proxy(store, {
     get(target, key) {
       if (key === 'streamEvents')

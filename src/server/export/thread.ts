@@ -8,8 +8,8 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { StudyDefinition } from '../../core/study/schema';
-import type { SessionRecord, Store } from '../store/types';
-import type { ExportContext, ExportGames } from './context';
+import type { SessionRecord } from '../store/types';
+import type { ExportContext, ExportGames, ExportStore } from './context';
 import type { ExportFormat } from './formats';
 
 /** What the worker needs to rebuild the export's context (all of it plain data). */
@@ -48,7 +48,7 @@ export function exportsOnThreads(): number {
 }
 
 /** The store call the worker asked for, made on the real store (`streamEvents` as one page). */
-async function storeCall(store: Store, path: readonly string[], args: readonly unknown[]): Promise<unknown> {
+async function storeCall(store: ExportStore, path: readonly string[], args: readonly unknown[]): Promise<unknown> {
   if (path.length === 1 && path[0] === 'eventsPage') {
     const [sessionId, afterSeq, batchSize] = args as [string, number, number];
     const it = store.streamEvents(sessionId, { afterSeq, batchSize });
@@ -94,7 +94,7 @@ export function threadJob(format: ExportFormat, ctx: ExportContext, verify: bool
  * The export's bytes, written on a new worker thread. Ending the iteration early (a download
  * the client gave up) ends the thread. A failure in the worker is thrown here, mid-stream.
  */
-export async function* exportOnThread(job: ThreadJob, store: Store): AsyncGenerator<Uint8Array> {
+export async function* exportOnThread(job: ThreadJob, store: ExportStore): AsyncGenerator<Uint8Array> {
   threadExports++;
   const worker = new Worker(new URL('./threadWorker.mjs', import.meta.url), { workerData: job });
   const chunks: Uint8Array[] = [];
