@@ -159,6 +159,21 @@ const ADD_STEPS_SQL = `
   SELECT run_id, false AS changed FROM ins
   UNION ALL SELECT run_id, true FROM s WHERE NOT EXISTS (SELECT 1 FROM ok WHERE ok.run_id = s.run_id)`;
 
+/**
+ * {@link ADD_STEPS_SQL} for a group of one step (one player, or a quiet moment: the common case),
+ * with plain parameters: about half the database's time of the JSON form in PGlite.
+ */
+const ADD_STEP_SQL = `
+  WITH ok AS (
+    SELECT $15::text IS NULL OR EXISTS (
+      SELECT 1 FROM sessions x WHERE x.id = $15 AND x.state = $16 AND x.event_count = $17 AND x.acked_through = $18) AS ok),
+  ins AS (
+    INSERT INTO game_steps (run_id, step, action, x, y, state, levels_completed, win_levels, available, full_reset, frame_hash, frames, keyframe, at)
+    SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $12, $13, to_timestamp($14 / 1000.0) FROM ok WHERE ok.ok
+    ON CONFLICT DO NOTHING
+    RETURNING run_id)
+  SELECT (SELECT ok FROM ok) AS ok, (SELECT count(*) FROM ins)::int AS stored`;
+
 interface PendingStep extends GroupMember {
   readonly step: GameStepRecord;
   readonly session: SessionStamp | undefined;
@@ -815,6 +830,32 @@ export class SqlStore implements Store {
   }
 
   private async runSteps(group: readonly PendingStep[]): Promise<void> {
+    if (group.length === 1) {
+      const [{ step: s, session }] = group;
+      const r = await this.db.query<{ ok: boolean; stored: number }>(ADD_STEP_SQL, [
+        s.runId,
+        s.step,
+        s.action,
+        s.x,
+        s.y,
+        s.state,
+        s.levelsCompleted,
+        s.winLevels,
+        JSON.stringify(s.available),
+        s.fullReset,
+        s.frameHash,
+        s.frames,
+        s.keyframe,
+        s.at,
+        session?.id ?? null,
+        session?.state ?? null,
+        session?.eventCount ?? null,
+        session?.ackedThrough ?? null,
+      ]);
+      if (!r.rows[0].ok) group[0].reject(new SessionChanged(session!.id));
+      else group[0].resolve(r.rows[0].stored > 0);
+      return;
+    }
     const rows = JSON.stringify(
       group.map(({ step: s, session }) => ({
         run_id: s.runId,

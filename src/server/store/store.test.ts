@@ -155,6 +155,8 @@ describe.each(backends)('store on $name', (backend) => {
         session: { id: 'a', state: now.state, eventCount: now.eventCount, ackedThrough: now.ackedThrough },
       }),
     ).toBe(true);
+    // Stored alone (a group of one is written with plain parameters) as in a group.
+    expect(await store.readGameSteps('r2')).toEqual([step('r2', 0)]);
   });
 
   it('stores a batch sent twice once', async () => {
