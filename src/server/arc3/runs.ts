@@ -559,10 +559,13 @@ export class Arc3Service {
       try {
         return await this.record(live, req.step, action, played.value, timing, stamped);
       } catch (e) {
-        if (!(e instanceof StepRefused)) throw e;
-        // Refused on the session's current row: the action is not the run's.
+        // Not stored (refused on the session's current row, or the write failed): the action is
+        // not the run's. The worker's copy played it, so it is dropped and rebuilt from the
+        // stored steps on the next use (a retry is then played once, or answered as stored).
         live.actions.pop();
-        return refuse();
+        if (e instanceof StepRefused) return refuse();
+        await this.forget(runId);
+        throw e;
       }
     });
   }
