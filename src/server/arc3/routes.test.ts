@@ -318,6 +318,75 @@ for (const backend of backends) {
       expect((kept.json as unknown as ServerStep).frameHash).not.toBe((after.json as unknown as ServerStep).frameHash);
     }, 60_000);
 
+    it("decides a run's actions without reading the session's row, and still refuses the first one after another server ended the item", async () => {
+      const play = async (sessionId: string, token: string, run: string, step: number, action: string) =>
+        call('POST', `/sessions/${sessionId}/runs/${run}/actions`, token, { step, action });
+      const a = await newSession();
+      const run = (
+        (await call('POST', `/sessions/${a.sessionId}/runs`, a.token, { item: 'keys' }))
+          .json as unknown as ServerRunReply
+      ).run;
+      const reads = vi.spyOn(store, 'getSessionByTokenHash');
+      try {
+        for (const [i, action] of ['ACTION1', 'ACTION3', 'ACTION3', 'ACTION2'].entries())
+          expect((await play(a.sessionId, a.token, run, i + 1, action)).status).toBe(200);
+        // The row read when the run was opened decided all four; each write checked it unchanged.
+        expect(reads).not.toHaveBeenCalled();
+        // The participant's events (the item ended) stored by another server of the database.
+        await store.appendEvents(
+          a.sessionId,
+          [
+            { seq: 0, t: 1, kind: 'item.start', data: { item: 'keys' } },
+            { seq: 1, t: 2, kind: 'item.end', data: { item: 'keys' } },
+          ],
+          { receivedAt: Date.now(), pastSessionLimit: false },
+        );
+        const refused = await play(a.sessionId, a.token, run, 5, 'ACTION1');
+        expect(refused.status).toBe(409);
+        expect(refused.json.error).toBe('item_closed');
+        // The write found the row changed and the admission was decided again on the current one.
+        expect(reads).toHaveBeenCalledTimes(1);
+        expect((await store.readGameSteps(run)).map((s) => s.action)).toEqual([
+          'RESET',
+          'ACTION1',
+          'ACTION3',
+          'ACTION3',
+          'ACTION2',
+        ]);
+      } finally {
+        reads.mockRestore();
+      }
+    }, 60_000);
+
+    it("drops an action whose step could not be stored from the worker's copy, so its retry is played once", async () => {
+      const play = async (sessionId: string, token: string, run: string, step: number, action: string) =>
+        call('POST', `/sessions/${sessionId}/runs/${run}/actions`, token, { step, action });
+      const open = async (s: { sessionId: string; token: string }) =>
+        (
+          (await call('POST', `/sessions/${s.sessionId}/runs`, s.token, { item: 'keys' }))
+            .json as unknown as ServerRunReply
+        ).run;
+      const a = await newSession();
+      const run = await open(a);
+      expect((await play(a.sessionId, a.token, run, 1, 'ACTION1')).status).toBe(200);
+      // The database fails this one write (a PostgreSQL restart): the worker had played the action.
+      const write = vi.spyOn(store, 'addGameStep').mockRejectedValueOnce(new Error('the database went away'));
+      try {
+        expect((await play(a.sessionId, a.token, run, 2, 'ACTION3')).status).not.toBe(200);
+      } finally {
+        write.mockRestore();
+      }
+      const retried = await play(a.sessionId, a.token, run, 2, 'ACTION3');
+      expect(retried.status).toBe(200);
+      expect((await store.readGameSteps(run)).map((s) => s.action)).toEqual(['RESET', 'ACTION1', 'ACTION3']);
+      // The same two actions on a run of their own: played once, the frames are the same.
+      const b = await newSession();
+      const other = await open(b);
+      expect((await play(b.sessionId, b.token, other, 1, 'ACTION1')).status).toBe(200);
+      const once = await play(b.sessionId, b.token, other, 2, 'ACTION3');
+      expect((retried.json as unknown as ServerStep).frameHash).toBe((once.json as unknown as ServerStep).frameHash);
+    }, 60_000);
+
     it('refuses what a participant may not ask for', async () => {
       const { sessionId, token } = await newSession();
       expect((await call('POST', `/sessions/${sessionId}/runs`, token, { item: 'nope' })).status).toBe(404);

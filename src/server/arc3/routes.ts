@@ -19,10 +19,10 @@ import {
   RunActionRequest,
   RunOpenRequest,
 } from '../../core/protocol/requests';
-import { admit } from '../study/admission';
+import { admit, admitOnFreshRow, admitOnRow, type StampedAdmission } from '../study/admission';
 import { adminGuard, fail, readBody, type StudyContext } from '../study/context';
 import { adminRunsRoutes, serviceReplayer } from './adminRuns';
-import { StepRefused, type Arc3RouteInfo, type StepTiming } from './runs';
+import { StepRefused, type Arc3RouteInfo, type StepAdmission, type StepTiming } from './runs';
 import { Arc3Error } from './worker';
 
 /** An `Arc3Error` as a reply; the traceback only for researchers, the server log always has it. */
@@ -137,7 +137,8 @@ export function arc3Routes(ctx: StudyContext, info: Arc3RouteInfo): Hono {
   api.post('/sessions/:sessionId/runs/:run/actions', async (c) => {
     const t0 = performance.now();
     // The token is checked against the session as last read (its id, token and study never
-    // change); the admission below reads its current row.
+    // change); the admission below is decided on that row too, and the step stored only while the
+    // row is unchanged (`admitOnRow`).
     const p = await ctx.participant(c, false);
     if (!p.ok) return p.res;
     const parsed = await readBody(c, RunActionRequest, 'The action is not valid');
@@ -146,20 +147,26 @@ export function arc3Routes(ctx: StudyContext, info: Arc3RouteInfo): Hono {
     const run = await service.runItem(runId, p.session.id);
     const item = p.study.items.find((i) => i.id === run?.item);
     if (!run || !item) return fail(c, 404, 'run_lost', `No run ${runId} in this session; open the game again.`);
-    // The admission reads the session's current row while the worker plays the action: the step
-    // is answered and stored only once admitted, and a refused action is dropped (runs.ts).
-    const admission = (async (): Promise<{ ok: true } | { ok: false; res: Response }> => {
-      const fresh = await ctx.participant(c);
-      return fresh.ok ? admit(c, ctx, fresh.session, fresh.study, { item, what: 'game actions' }) : fresh;
-    })();
-    const admitted = admission.then((a) => a.ok);
+    // The admission is decided while the worker plays the action: the step is answered and
+    // stored only once admitted, and a refused action is dropped (runs.ts).
+    const request = { item, what: 'game actions' };
+    let refusal: Response | null = null;
+    const verdictOf = (a: StampedAdmission) => {
+      if (a.ok) return a.stamp;
+      refusal = a.res;
+      return null;
+    };
+    const admission: StepAdmission = {
+      verdict: admitOnRow(c, ctx, p, request).then(verdictOf),
+      again: () => admitOnFreshRow(c, ctx, request).then(verdictOf),
+    };
     // Awaited by the service on every path that answers; this keeps a failed read from going unhandled on the others.
-    admitted.catch(() => undefined);
+    admission.verdict.catch(() => undefined);
     try {
-      if (!serverTiming) return c.json(await service.act(runId, p.session.id, parsed.data, undefined, admitted));
+      if (!serverTiming) return c.json(await service.act(runId, p.session.id, parsed.data, undefined, admission));
       const t1 = performance.now();
       const timing: StepTiming = { worker: 0, frames: 0, sign: 0, store: 0 };
-      const step = await service.act(runId, p.session.id, parsed.data, timing, admitted);
+      const step = await service.act(runId, p.session.id, parsed.data, timing, admission);
       const res = c.json(step);
       const parts = { ...timing, admission: t1 - t0 + (timing.admission ?? 0), total: performance.now() - t0 };
       res.headers.set(
@@ -170,10 +177,7 @@ export function arc3Routes(ctx: StudyContext, info: Arc3RouteInfo): Hono {
       );
       return res;
     } catch (e) {
-      if (e instanceof StepRefused) {
-        const refused = await admission;
-        if (!refused.ok) return refused.res;
-      }
+      if (e instanceof StepRefused && refusal) return refusal;
       return arc3Fail(c, e, false);
     }
   });

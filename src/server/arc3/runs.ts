@@ -18,7 +18,7 @@ import {
   type ServerStep,
 } from '../../core/game/serverGame';
 import type { GameAction, GameState } from '../../core/game/types';
-import type { Store } from '../store/types';
+import { SessionChanged, type SessionStamp, type Store } from '../store/types';
 import type { DeterminismReport } from '../../core/game/determinism';
 import { playTwice } from './determinism';
 import { exploreArc3Level } from './graph';
@@ -77,6 +77,17 @@ export class StepRefused extends Error {
     super('the step was not admitted');
     this.name = 'StepRefused';
   }
+}
+
+/**
+ * A session step's admission (`study/admission.ts`, `admitOnRow`), decided while the worker
+ * plays the action: `verdict` is the stamp of the session's row it was decided on (the step is
+ * stored only while the row still has it) or null for a refusal; `again` decides it on the
+ * session's current row, read when the step's write found the row changed.
+ */
+export interface StepAdmission {
+  readonly verdict: Promise<SessionStamp | null>;
+  again(): Promise<SessionStamp | null>;
 }
 
 /** Runs not stored (playtests, agents' runs) cannot be rebuilt once closed: they are kept this long without an action. */
@@ -458,22 +469,24 @@ export class Arc3Service {
    * behind the stored steps (a step past its next, or its step stored first by another server)
    * is dropped and rebuilt from the stored steps before the action is answered.
    *
-   * `admitted`, when given, is the step's admission being decided while the worker plays the
-   * action: nothing is answered or stored before it says yes; when it says no, the worker's copy
-   * of the run is closed (its next use rebuilds it from the actions taken) and
-   * {@link StepRefused} is thrown.
+   * `admission`, when given, is the step's admission being decided while the worker plays the
+   * action: nothing is answered or stored before it says yes, and the step is stored only while
+   * the session's row is the one it was decided on (when the row changed meanwhile, it is decided
+   * again on the current row before the step is stored); when it says no, the worker's copy of
+   * the run is closed (its next use rebuilds it from the actions taken) and {@link StepRefused}
+   * is thrown.
    */
   async act(
     runId: string,
     sessionId: string | null,
     req: { step: number; action: GameAction; x?: number; y?: number },
     timing?: StepTiming,
-    admitted?: Promise<boolean>,
+    admission?: StepAdmission,
   ): Promise<ServerStep> {
-    const first = await this.actOn(runId, sessionId, req, false, timing, admitted);
+    const first = await this.actOn(runId, sessionId, req, false, timing, admission);
     if (first !== BEHIND) return first;
     await this.forget(runId);
-    const again = await this.actOn(runId, sessionId, req, true, timing, admitted);
+    const again = await this.actOn(runId, sessionId, req, true, timing, admission);
     if (again !== BEHIND) return again;
     await this.forget(runId);
     throw new Arc3Error(
@@ -488,10 +501,10 @@ export class Arc3Service {
     req: { step: number; action: GameAction; x?: number; y?: number },
     rebuilt: boolean,
     timing?: StepTiming,
-    admitted?: Promise<boolean>,
+    admission?: StepAdmission,
   ): Promise<ServerStep | typeof BEHIND> {
     const admit = async () => {
-      if (admitted && !(await admitted)) throw new StepRefused();
+      if (admission && !(await admission.verdict)) throw new StepRefused();
     };
     return this.withRun(runId, sessionId, async (live) => {
       if (req.step === live.last.step) {
@@ -531,17 +544,29 @@ export class Arc3Service {
       })();
       // The admission is decided while the worker plays; a refused action is dropped from the
       // worker's copy (closed, then rebuilt from `live.actions` on its next use).
-      const [played, verdict] = await Promise.allSettled([playing, admitted ?? Promise.resolve(true)]);
-      if (timing && admitted) timing.admission = Math.max(0, performance.now() - t0 - timing.worker);
+      const [played, verdict] = await Promise.allSettled([playing, admission?.verdict]);
+      if (timing && admission) timing.admission = Math.max(0, performance.now() - t0 - timing.worker);
       if (verdict.status === 'rejected') throw verdict.reason;
-      if (!verdict.value) {
+      const refuse = async (): Promise<never> => {
         live.refused = true;
         if (played.status === 'fulfilled') await live.mounted.source.close(runId).catch(() => undefined);
         throw new StepRefused();
-      }
+      };
+      if (verdict.value === null) return refuse();
       if (played.status === 'rejected') throw played.reason;
       live.actions.push(action);
-      return this.record(live, req.step, action, played.value, timing);
+      const stamped = admission && verdict.value ? { stamp: verdict.value, admission } : undefined;
+      try {
+        return await this.record(live, req.step, action, played.value, timing, stamped);
+      } catch (e) {
+        // Not stored (refused on the session's current row, or the write failed): the action is
+        // not the run's. The worker's copy played it, so it is dropped and rebuilt from the
+        // stored steps on the next use (a retry is then played once, or answered as stored).
+        live.actions.pop();
+        if (e instanceof StepRefused) return refuse();
+        await this.forget(runId);
+        throw e;
+      }
     });
   }
 
@@ -892,13 +917,19 @@ export class Arc3Service {
     return x === undefined ? { ...base, sig } : { ...base, x, y, sig };
   }
 
-  /** Builds a step's answer and, for a session's run, stores it with its frames. */
+  /**
+   * Builds a step's answer and, for a session's run, stores it with its frames; with `admitted`
+   * (the stamp its admission was decided on, and how to decide it again), only while the
+   * session's row has that stamp, or once the admission says yes again on the current row
+   * ({@link StepRefused} when it says no).
+   */
   private async record(
     live: LiveRun,
     step: number,
     action: Arc3Action,
     fd: Arc3FrameData,
     timing?: StepTiming,
+    admitted?: { stamp: SessionStamp; admission: StepAdmission },
   ): Promise<ServerStep | typeof BEHIND> {
     const t0 = performance.now();
     const last = fd.frame.length ? fd.frame[fd.frame.length - 1] : live.lastFrame;
@@ -917,7 +948,7 @@ export class Arc3Service {
       // A keyframe is stored as the answer carries it, encoded without a reference.
       const frames = keyframe ? answer.frames : encodeFrames(fd.frame, live.lastFrame);
       const t2 = performance.now();
-      const stored = await this.store.addGameStep({
+      const row = {
         runId: live.runId,
         step,
         action: action.action,
@@ -932,7 +963,16 @@ export class Arc3Service {
         frames,
         keyframe,
         at: this.now(),
-      });
+      };
+      let stored: boolean;
+      try {
+        stored = await this.store.addGameStep(row, admitted ? { session: admitted.stamp } : {});
+      } catch (e) {
+        if (!(e instanceof SessionChanged) || !admitted) throw e;
+        // Decided again on the row as it is now, then stored as any write after its admission is.
+        if (!(await admitted.admission.again())) throw new StepRefused();
+        stored = await this.store.addGameStep(row);
+      }
       if (timing) {
         timing.frames += t2 - t1;
         timing.store = performance.now() - t2;

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { backends } from './testing';
-import type { EventInput, Store } from './types';
+import { SessionChanged, type EventInput, type Store } from './types';
 
 const ev = (seq: number, kind = 'paint'): EventInput => ({ seq, t: seq * 10.5, kind, data: { n: seq } });
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => ev(from + i));
@@ -97,6 +97,66 @@ describe.each(backends)('store on $name', (backend) => {
     ]);
     expect(r1[1]).toEqual({ ...step('r1', 1) });
     expect((await store.readGameSteps('r3')).length).toBe(1);
+  });
+
+  it("stores a step on a session's stamp only while the row still has it, each of a group by its own stamp", async () => {
+    const step = (runId: string, n: number) => ({
+      runId,
+      step: n,
+      action: 'RESET',
+      x: null,
+      y: null,
+      state: 'NOT_FINISHED',
+      levelsCompleted: 0,
+      winLevels: 3,
+      available: [1, 2],
+      fullReset: true,
+      frameHash: 'h0',
+      frames: 'f',
+      keyframe: true,
+      at: 4000,
+    });
+    for (const r of ['r1', 'r2', 'r3'])
+      await store.addGameRun({
+        runId: r,
+        sessionId: 'a',
+        item: 'g',
+        gameId: 'ls20-0',
+        source: 'arcengine',
+        engine: 'arcengine 0.9.3',
+        seed: 0,
+        openedAt: 4000,
+      });
+    const row = (await store.getSession('a'))!;
+    const stamp = { id: 'a', state: row.state, eventCount: row.eventCount, ackedThrough: row.ackedThrough };
+    // One group: the row's stamp, a stamp the row no longer has, and no stamp.
+    const results = await Promise.allSettled([
+      store.addGameStep(step('r1', 0), { session: stamp }),
+      store.addGameStep(step('r2', 0), { session: { ...stamp, eventCount: stamp.eventCount + 1 } }),
+      store.addGameStep(step('r3', 0)),
+    ]);
+    expect(results[0]).toEqual({ status: 'fulfilled', value: true });
+    expect(results[1].status === 'rejected' && results[1].reason).toBeInstanceOf(SessionChanged);
+    expect(results[2]).toEqual({ status: 'fulfilled', value: true });
+    expect((await store.readGameSteps('r2')).length).toBe(0);
+    // Events stored since change the row: the stamp it had is refused, and nothing stored.
+    await store.appendEvents('a', range(0, 1), { receivedAt: 3000, pastSessionLimit: false });
+    await expect(store.addGameStep({ ...step('r1', 1), action: 'ACTION1' }, { session: stamp })).rejects.toThrow(
+      SessionChanged,
+    );
+    expect((await store.readGameSteps('r1')).map((s) => s.step)).toEqual([0]);
+    await store.setSessionState('a', 'withdrawn');
+    const now = (await store.getSession('a'))!;
+    await expect(
+      store.addGameStep(step('r2', 0), { session: { ...stamp, eventCount: now.eventCount, ackedThrough: 1 } }),
+    ).rejects.toThrow(SessionChanged);
+    expect(
+      await store.addGameStep(step('r2', 0), {
+        session: { id: 'a', state: now.state, eventCount: now.eventCount, ackedThrough: now.ackedThrough },
+      }),
+    ).toBe(true);
+    // Stored alone (a group of one is written with plain parameters) as in a group.
+    expect(await store.readGameSteps('r2')).toEqual([step('r2', 0)]);
   });
 
   it('stores a batch sent twice once', async () => {

@@ -126,6 +126,26 @@ export interface StudyGameVersion {
 }
 
 /** One action of a server-run game as the engine answered it; step 0 is the opening RESET. */
+/**
+ * The columns of a session's row that a participant's admission reads and that can change (its
+ * id, token, study, order and creation time never do): a write admitted on a row read earlier is
+ * stored only while the row still has them (`study/admission.ts`, `admitOnRow`).
+ */
+export interface SessionStamp {
+  readonly id: string;
+  readonly state: SessionState;
+  readonly eventCount: number;
+  readonly ackedThrough: number;
+}
+
+/** A write made on a session's stamp found the row changed since: nothing was stored. */
+export class SessionChanged extends Error {
+  constructor(readonly sessionId: string) {
+    super(`session ${sessionId} changed since its admission was decided`);
+    this.name = 'SessionChanged';
+  }
+}
+
 export interface GameStepRecord {
   readonly runId: string;
   readonly step: number;
@@ -369,8 +389,12 @@ export interface GameRunStore {
   saveGameCode(gameId: string, codeHash: string, files: GameCodeFiles, at: number): Promise<void>;
   /** The files of a game's version, or null when no server of this database kept them. */
   getGameCode(gameId: string, codeHash: string): Promise<GameCodeFiles | null>;
-  /** Stores one step; false when the run already has this step (a retried request). */
-  addGameStep(step: GameStepRecord): Promise<boolean>;
+  /**
+   * Stores one step; false when the run already has this step (a retried request). With
+   * `session`, only while the session's row still has that stamp, in the same statement;
+   * otherwise nothing is stored and it rejects with {@link SessionChanged}.
+   */
+  addGameStep(step: GameStepRecord, opts?: { session?: SessionStamp }): Promise<boolean>;
   /** A run's steps in order; from step `from` when given, at most `limit` of them when given. */
   readGameSteps(runId: string, opts?: { from?: number; limit?: number }): Promise<GameStepRecord[]>;
 }

@@ -34,7 +34,7 @@ import {
 } from '../../core/study/rules';
 import type { StudyDefinition, StudyItem } from '../../core/study/schema';
 import type { AdmissionRefusal } from '../../core/protocol/errors';
-import type { SessionRecord, SubmissionRecord } from '../store/types';
+import type { SessionRecord, SessionStamp, SubmissionRecord } from '../store/types';
 import { type StudyContext, fail, itemLimitsOf } from './context';
 
 /** Why a write was refused; every one is a 409 (docs/api.md, "Admission"). */
@@ -74,7 +74,9 @@ const MAX_CACHED_SESSIONS = 20_000;
  * Reads a session's `item.start`/`item.end` events once, then only the events after its
  * acknowledged mark, and nothing at all while the session's stored event count is the one last
  * read (a game's actions come many times a second between two batches of events).
- * WARNING: the shortcut needs the session's current row (`participant(c)` reads it fresh).
+ * WARNING: the shortcut needs a row of the session as read from the database (`participant(c)`
+ * reads it fresh); an older row than the last one read gives marks at least as new as the row
+ * (`admitOnRow` relies on it).
  */
 class ItemMarks {
   private readonly settled = new Map<
@@ -233,4 +235,44 @@ export async function admit(
     );
   }
   return idle(prog);
+}
+
+/** The columns of a session's row its admission reads that can change (see {@link SessionStamp}). */
+export function stampOf(session: SessionRecord): SessionStamp {
+  return { id: session.id, state: session.state, eventCount: session.eventCount, ackedThrough: session.ackedThrough };
+}
+
+/** An admission with the stamp of the row it was decided on: the write is stored only while the row still has it. */
+export type StampedAdmission =
+  { readonly ok: true; readonly stamp: SessionStamp } | { readonly ok: false; readonly res: Response };
+
+/**
+ * The same rule as {@link admit}, for writes that come many times a second (a game's actions),
+ * decided without reading the session's row each time: on `known`, the row as this server last
+ * read it (`participant(c, false)`). It holds because of two things:
+ * - a yes carries the row's {@link stampOf stamp}, and the write is stored only while the row
+ *   still has it, in the write's own statement (`addGameStep`); a row changed meanwhile by any
+ *   server (events, withdrawal, finish) makes the write fail with `SessionChanged`, and the
+ *   caller asks {@link admitOnFreshRow}, writing only once it says yes, as any write is;
+ * - a no is never given on an old row: it is asked again on the current one.
+ * The clock's limits (the item's hard limit, the session's time, abandonment) are judged at the
+ * time of the call on either row: a row's `lastEventAt` only moves forward, so an old one refuses
+ * sooner, never later.
+ */
+export async function admitOnRow(
+  c: Context,
+  ctx: StudyContext,
+  known: { session: SessionRecord; study: StudyDefinition },
+  req: AdmissionRequest,
+): Promise<StampedAdmission> {
+  const a = await admit(c, ctx, known.session, known.study, req);
+  return a.ok ? { ok: true, stamp: stampOf(known.session) } : admitOnFreshRow(c, ctx, req);
+}
+
+/** {@link admit} on the session's current row (read now), with its stamp. */
+export async function admitOnFreshRow(c: Context, ctx: StudyContext, req: AdmissionRequest): Promise<StampedAdmission> {
+  const fresh = await ctx.participant(c);
+  if (!fresh.ok) return fresh;
+  const a = await admit(c, ctx, fresh.session, fresh.study, req);
+  return a.ok ? { ok: true, stamp: stampOf(fresh.session) } : a;
 }
