@@ -32,6 +32,9 @@ import {
   VC33_LEVEL1_CLICKS,
 } from './arc3-helpers';
 
+// The tests share nothing but the worker's server: the workers split them (`playwright.config.ts`).
+test.describe.configure({ mode: 'parallel' });
+
 const rgb = (hex: string): [number, number, number] =>
   [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)) as [number, number, number];
 
@@ -57,6 +60,8 @@ async function sessionIdOf(page: Page): Promise<string> {
 }
 
 test.describe('official ARC-AGI-3 games', () => {
+  // Its tests share the server started below: they run together, in one worker.
+  test.describe.configure({ mode: 'default' });
   let server: TestServer;
   test.beforeAll(async () => {
     server = await startServer(['--arc3-games', OFFICIAL_GAMES]);

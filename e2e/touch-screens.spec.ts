@@ -21,6 +21,9 @@ import {
 import { cellPoint, screenGrid } from './helpers';
 import { ADMIN, sampleTask } from './study-helpers';
 
+// The tests share nothing but the worker's server: the workers split them (`playwright.config.ts`).
+test.describe.configure({ mode: 'parallel' });
+
 const PHONE = { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true } as const;
 
 async function expectNoSidewaysScroll(page: Page, where: string): Promise<void> {
@@ -81,6 +84,8 @@ test.describe('a phone, 390x844 touch', () => {
   test.use(PHONE);
 
   test.describe('an ARC-AGI-3 game on the official engine', () => {
+    // Its tests share the server started below: they run together, in one worker.
+    test.describe.configure({ mode: 'default' });
     let server: TestServer;
     test.beforeAll(async () => {
       server = await startServer(['--arc3-games', OFFICIAL_GAMES]);
