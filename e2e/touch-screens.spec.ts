@@ -9,11 +9,9 @@ import { expectAccessible } from './axe';
 import {
   LS20,
   LS20_LEVEL1_KEYS,
-  OFFICIAL_GAMES,
   VC33,
   VC33_LEVEL1_CLICKS,
   createStudy,
-  startServer,
   storedEvents,
   studySessionId,
   type TestServer,
@@ -87,8 +85,8 @@ test.describe('a phone, 390x844 touch', () => {
     // Its tests share the server started below: they run together, in one worker.
     test.describe.configure({ mode: 'default' });
     let server: TestServer;
-    test.beforeAll(async () => {
-      server = await startServer(['--arc3-games', OFFICIAL_GAMES]);
+    test.beforeAll(async ({ officialGames }) => {
+      server = officialGames;
       await createStudy(
         server.base,
         'phone',
@@ -98,9 +96,6 @@ test.describe('a phone, 390x844 touch', () => {
         ],
         { devices: 'any' },
       );
-    });
-    test.afterAll(async () => {
-      await server?.stop();
     });
 
     test('level 1 of ls20 by taps on the pad and of vc33 by taps on the frame: every tap acts', async ({ page }) => {
