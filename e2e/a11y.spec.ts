@@ -33,17 +33,24 @@ const STUDY = `a11y-walk-${stamp}`;
 const POOL_STUDY = `a11y-pool-${stamp}`;
 const LIMITS_STUDY = `a11y-limits-${stamp}`;
 
-/** What the studio pages need, made once through the API. */
+/** What the studio pages need, made once per worker (on the worker's server) through the API. */
 interface Fixture {
   graderPath: string;
   agentGuid: string;
 }
-let fixture: Fixture;
+let fixture: Fixture | undefined;
 
 test.use({ viewport: LAPTOP });
 
+/**
+ * The workers split the file's tests. `beforeAll` then runs before each share a worker takes, and
+ * makes the studies only the first time in that worker.
+ */
+test.describe.configure({ mode: 'parallel' });
+
 test.beforeAll(async ({ request }) => {
   test.setTimeout(120_000);
+  if (fixture) return;
   const definition = {
     title: 'Every page, accessible',
     consent: 'You agree to take part.',
@@ -175,30 +182,47 @@ async function expectAccessibleAtEachSize(page: Page, name: string): Promise<voi
   }
 }
 
+/** What had the keyboard's focus after each Tab (`expectVisibleFocus`), kept in the page. */
+interface FocusWatch {
+  seen: { shown: boolean; what: string }[];
+  stop(): void;
+}
+
 /**
  * Tabs through the page at the laptop's size and checks that every control the keyboard reaches
- * draws a focus indicator: an outline or a ring (box-shadow).
+ * draws a focus indicator: an outline or a ring (box-shadow). The page looks at the focused
+ * element itself when each Tab's key comes up (focus has moved by then), so the presses follow
+ * each other without a trip to the page between them.
  */
 async function expectVisibleFocus(page: Page, name: string, presses = 40): Promise<void> {
   await setSize(page, LAPTOP);
-  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
-  const unmarked = new Set<string>();
-  let reached = 0;
-  for (let i = 0; i < presses; i++) {
-    await page.keyboard.press('Tab');
-    const focus = await page.evaluate(() => {
+  await page.evaluate(() => {
+    (document.activeElement as HTMLElement | null)?.blur();
+    const seen: FocusWatch['seen'] = [];
+    const look = (e: KeyboardEvent) => {
+      if (e.key !== 'Tab') return;
       const el = document.activeElement as HTMLElement | null;
-      if (!el || el === document.body) return null;
+      if (!el || el === document.body) return;
       const style = getComputedStyle(el);
       const shown = (style.outlineStyle !== 'none' && parseFloat(style.outlineWidth) > 0) || style.boxShadow !== 'none';
       const text = (el.getAttribute('aria-label') ?? el.textContent ?? '').trim().slice(0, 40);
-      return { shown, what: `${el.tagName.toLowerCase()} "${text}"` };
-    });
-    if (!focus) continue;
-    reached++;
-    if (!focus.shown) unmarked.add(focus.what);
-  }
-  expect.soft(reached, `the keyboard reaches controls on ${name}`).toBeGreaterThan(0);
+      seen.push({ shown, what: `${el.tagName.toLowerCase()} "${text}"` });
+    };
+    // On the window, capturing: before any handler of the page can stop the event.
+    window.addEventListener('keyup', look, true);
+    (window as unknown as { focusWatch: FocusWatch }).focusWatch = {
+      seen,
+      stop: () => window.removeEventListener('keyup', look, true),
+    };
+  });
+  for (let i = 0; i < presses; i++) await page.keyboard.press('Tab');
+  const seen = await page.evaluate(() => {
+    const watch = (window as unknown as { focusWatch: FocusWatch }).focusWatch;
+    watch.stop();
+    return watch.seen;
+  });
+  const unmarked = new Set(seen.filter((f) => !f.shown).map((f) => f.what));
+  expect.soft(seen.length, `the keyboard reaches controls on ${name}`).toBeGreaterThan(0);
   expect.soft([...unmarked], `controls without a visible focus indicator on ${name}`).toEqual([]);
 }
 
@@ -215,112 +239,255 @@ async function participant(browser: Browser): Promise<Page> {
   return page;
 }
 
-test('every participant page is accessible: consent, instructions, each item kind, the dialogs and the stop pages', async ({
-  page,
-  browser,
-}) => {
-  test.setTimeout(300_000);
-  await page.route('https://app.prolific.com/**', (route) => route.fulfill({ status: 204 }));
-  await page.goto(`/s/${STUDY}?PROLIFIC_PID=walk-${stamp}`);
-  await expect(page.getByRole('button', { name: 'I agree, start' })).toBeVisible();
-  await expect(page.getByRole('main')).toHaveCount(1);
-  await expectAccessibleAtEachSize(page, 'consent');
-  await page.getByRole('button', { name: 'I agree, start' }).click();
-  await expect(page.getByRole('heading', { name: 'Instructions' })).toBeVisible();
-  await expectAccessibleAtEachSize(page, 'instructions');
-  await page.getByRole('button', { name: 'Begin' }).click();
+/**
+ * The studio's pages read the session the participant's walk finishes: the two run in order, in
+ * one worker (and so on one server).
+ */
+test.describe("a participant's walk, then the studio's pages", () => {
+  test.describe.configure({ mode: 'default' });
 
-  await atItem(page, 'welcome');
-  await expectAccessibleAtEachSize(page, 'page item');
-  await page.getByRole('button', { name: 'Continue', exact: true }).click();
+  test('every participant page is accessible: consent, instructions, each item kind, the dialogs and the stop pages', async ({
+    page,
+    browser,
+  }) => {
+    test.setTimeout(300_000);
+    await page.route('https://app.prolific.com/**', (route) => route.fulfill({ status: 204 }));
+    await page.goto(`/s/${STUDY}?PROLIFIC_PID=walk-${stamp}`);
+    await expect(page.getByRole('button', { name: 'I agree, start' })).toBeVisible();
+    await expect(page.getByRole('main')).toHaveCount(1);
+    await expectAccessibleAtEachSize(page, 'consent');
+    await page.getByRole('button', { name: 'I agree, start' }).click();
+    await expect(page.getByRole('heading', { name: 'Instructions' })).toBeVisible();
+    await expectAccessibleAtEachSize(page, 'instructions');
+    await page.getByRole('button', { name: 'Begin' }).click();
 
-  await atItem(page, 'grid');
-  await expect(page.getByTestId('input-grid')).toBeVisible();
-  await expectAccessibleAtEachSize(page, 'task item');
-  await page.getByRole('button', { name: /^(Give up|Finish) and continue$/ }).click();
-  await expect(page.getByRole('dialog')).toBeVisible();
-  await expectAccessibleAtEachSize(page, 'give up dialog');
-  await page
-    .getByRole('dialog')
-    .getByRole('button', { name: /^(Give up|Finish) and move on$/ })
-    .click();
+    await atItem(page, 'welcome');
+    await expectAccessibleAtEachSize(page, 'page item');
+    await page.getByRole('button', { name: 'Continue', exact: true }).click();
 
-  await atItem(page, 'push');
-  await expect(page.getByTestId('game-canvas')).toBeVisible();
-  await expectAccessibleAtEachSize(page, 'game item');
-  await giveUpItem(page);
+    await atItem(page, 'grid');
+    await expect(page.getByTestId('input-grid')).toBeVisible();
+    await expectAccessibleAtEachSize(page, 'task item');
+    await page.getByRole('button', { name: /^(Give up|Finish) and continue$/ }).click();
+    await expect(page.getByRole('dialog')).toBeVisible();
+    await expectAccessibleAtEachSize(page, 'give up dialog');
+    await page
+      .getByRole('dialog')
+      .getByRole('button', { name: /^(Give up|Finish) and move on$/ })
+      .click();
 
-  await atItem(page, 'choice');
-  await expect(page.getByRole('radio').first()).toBeVisible();
-  await expectAccessibleAtEachSize(page, 'question item: choices');
-  await page.getByRole('radio').first().check();
-  await page.getByRole('button', { name: 'Submit answer' }).click();
-  await expect(page.getByRole('status').filter({ hasText: 'Your answer is recorded.' })).toBeVisible();
-  await expectAccessibleAtEachSize(page, 'question item: answered');
-  await page.getByRole('button', { name: 'Next', exact: true }).click();
+    await atItem(page, 'push');
+    await expect(page.getByTestId('game-canvas')).toBeVisible();
+    await expectAccessibleAtEachSize(page, 'game item');
+    await giveUpItem(page);
 
-  await atItem(page, 'proof');
-  await expect(page.getByRole('textbox', { name: /^Your answer/ })).toBeVisible();
-  await expect(page.getByTestId('question-prompt').locator('.katex').first()).toBeVisible();
-  await expectAccessibleAtEachSize(page, 'question item: free response with typeset math');
-  await page.getByRole('textbox', { name: /^Your answer/ }).fill('By induction on n.');
-  await page.getByRole('button', { name: 'Submit answer' }).click();
-  await expect(page.getByRole('status').filter({ hasText: 'Your answer is recorded.' })).toBeVisible();
-  await page.getByRole('button', { name: 'Next', exact: true }).click();
+    await atItem(page, 'choice');
+    await expect(page.getByRole('radio').first()).toBeVisible();
+    await expectAccessibleAtEachSize(page, 'question item: choices');
+    await page.getByRole('radio').first().check();
+    await page.getByRole('button', { name: 'Submit answer' }).click();
+    await expect(page.getByRole('status').filter({ hasText: 'Your answer is recorded.' })).toBeVisible();
+    await expectAccessibleAtEachSize(page, 'question item: answered');
+    await page.getByRole('button', { name: 'Next', exact: true }).click();
 
-  await atItem(page, 'block');
-  await expect(page.getByTestId('block-question')).toHaveCount(2);
-  await expectVisibleFocus(page, 'question block');
-  await expectAccessibleAtEachSize(page, 'question block');
-  await giveUpItem(page);
+    await atItem(page, 'proof');
+    await expect(page.getByRole('textbox', { name: /^Your answer/ })).toBeVisible();
+    await expect(page.getByTestId('question-prompt').locator('.katex').first()).toBeVisible();
+    await expectAccessibleAtEachSize(page, 'question item: free response with typeset math');
+    await page.getByRole('textbox', { name: /^Your answer/ }).fill('By induction on n.');
+    await page.getByRole('button', { name: 'Submit answer' }).click();
+    await expect(page.getByRole('status').filter({ hasText: 'Your answer is recorded.' })).toBeVisible();
+    await page.getByRole('button', { name: 'Next', exact: true }).click();
 
-  await atItem(page, 'about');
-  await expect(page.getByRole('heading', { name: 'About you' })).toBeVisible();
-  await expectAccessibleAtEachSize(page, 'survey');
-  await page.getByRole('button', { name: 'Submit answers' }).click();
-  await expect(page.getByText('needs an answer')).toBeVisible();
-  await expectVisibleFocus(page, 'survey');
-  await expectAccessibleAtEachSize(page, 'survey with a problem named');
-  await page.getByLabel('How old are you?').fill('30');
-  await page.getByRole('button', { name: 'Submit answers' }).click();
+    await atItem(page, 'block');
+    await expect(page.getByTestId('block-question')).toHaveCount(2);
+    await expectVisibleFocus(page, 'question block');
+    await expectAccessibleAtEachSize(page, 'question block');
+    await giveUpItem(page);
 
-  await expect(page.getByTestId('completion-code')).toHaveText('A11Y-WALK');
-  await expect(page.getByRole('main')).toHaveCount(1);
-  await expectAccessibleAtEachSize(page, 'end page');
+    await atItem(page, 'about');
+    await expect(page.getByRole('heading', { name: 'About you' })).toBeVisible();
+    await expectAccessibleAtEachSize(page, 'survey');
+    await page.getByRole('button', { name: 'Submit answers' }).click();
+    await expect(page.getByText('needs an answer')).toBeVisible();
+    await expectVisibleFocus(page, 'survey');
+    await expectAccessibleAtEachSize(page, 'survey with a problem named');
+    await page.getByLabel('How old are you?').fill('30');
+    await page.getByRole('button', { name: 'Submit answers' }).click();
 
-  // A second participant withdraws; a third declines, then opens a study the server does not have.
-  const p2 = await participant(browser);
-  await p2.goto(`/s/${STUDY}?PROLIFIC_PID=withdraw-${stamp}`);
-  await p2.getByRole('button', { name: 'I agree, start' }).click();
-  await p2.getByRole('button', { name: 'Begin' }).click();
-  await atItem(p2, 'welcome');
-  await p2.getByRole('button', { name: 'Withdraw from study' }).click();
-  await expect(p2.getByRole('dialog', { name: 'Withdraw from the study?' })).toBeVisible();
-  await expectVisibleFocus(p2, 'withdraw dialog', 12);
-  await expectAccessibleAtEachSize(p2, 'withdraw dialog');
-  await p2.getByRole('radio', { name: 'Another reason' }).check();
-  await p2.getByRole('button', { name: 'Withdraw', exact: true }).click();
-  await expect(p2.getByTestId('withdraw-code')).toHaveText('A11Y-W');
-  await expectAccessibleAtEachSize(p2, 'withdrawn page');
-  await p2.context().close();
+    await expect(page.getByTestId('completion-code')).toHaveText('A11Y-WALK');
+    await expect(page.getByRole('main')).toHaveCount(1);
+    await expectAccessibleAtEachSize(page, 'end page');
 
-  const p3 = await participant(browser);
-  await p3.goto(`/s/${STUDY}?PROLIFIC_PID=decline-${stamp}`);
-  await p3.getByRole('button', { name: 'I do not agree' }).click();
-  await expect(p3.getByTestId('declined')).toBeVisible();
-  await expectAccessibleAtEachSize(p3, 'declined page');
-  await p3.goto(`/s/no-such-study-${stamp}`);
-  await expect(p3.getByTestId('study-error')).toBeVisible();
-  await expectAccessibleAtEachSize(p3, 'unknown study');
-  await p3.context().close();
+    // A second participant withdraws; a third declines, then opens a study the server does not have.
+    const p2 = await participant(browser);
+    await p2.goto(`/s/${STUDY}?PROLIFIC_PID=withdraw-${stamp}`);
+    await p2.getByRole('button', { name: 'I agree, start' }).click();
+    await p2.getByRole('button', { name: 'Begin' }).click();
+    await atItem(p2, 'welcome');
+    await p2.getByRole('button', { name: 'Withdraw from study' }).click();
+    await expect(p2.getByRole('dialog', { name: 'Withdraw from the study?' })).toBeVisible();
+    await expectVisibleFocus(p2, 'withdraw dialog', 12);
+    await expectAccessibleAtEachSize(p2, 'withdraw dialog');
+    await p2.getByRole('radio', { name: 'Another reason' }).check();
+    await p2.getByRole('button', { name: 'Withdraw', exact: true }).click();
+    await expect(p2.getByTestId('withdraw-code')).toHaveText('A11Y-W');
+    await expectAccessibleAtEachSize(p2, 'withdrawn page');
+    await p2.context().close();
 
-  // A touch phone at a study that needs a larger screen: the one page that reads the pointer.
-  const phone = await browser.newContext({ viewport: PHONE, hasTouch: true, isMobile: true });
-  const p4 = await phone.newPage();
-  await p4.goto('/s/sample');
-  await expect(p4.getByTestId('device-message')).toBeVisible();
-  await expectAccessible(p4, 'device message at 390');
-  await phone.close();
+    const p3 = await participant(browser);
+    await p3.goto(`/s/${STUDY}?PROLIFIC_PID=decline-${stamp}`);
+    await p3.getByRole('button', { name: 'I do not agree' }).click();
+    await expect(p3.getByTestId('declined')).toBeVisible();
+    await expectAccessibleAtEachSize(p3, 'declined page');
+    await p3.goto(`/s/no-such-study-${stamp}`);
+    await expect(p3.getByTestId('study-error')).toBeVisible();
+    await expectAccessibleAtEachSize(p3, 'unknown study');
+    await p3.context().close();
+
+    // A touch phone at a study that needs a larger screen: the one page that reads the pointer.
+    const phone = await browser.newContext({ viewport: PHONE, hasTouch: true, isMobile: true });
+    const p4 = await phone.newPage();
+    await p4.goto('/s/sample');
+    await expect(p4.getByTestId('device-message')).toBeVisible();
+    await expectAccessible(p4, 'device message at 390');
+    await phone.close();
+  });
+
+  test('every studio page is accessible: studies, results tabs and dialogs, replays, editor, campaign, score, playtest, grading', async ({
+    page,
+    request,
+  }) => {
+    test.setTimeout(420_000);
+    // A finished session of the walk (the participant test made one).
+    const sessions = async () =>
+      (
+        (await (await request.get(`/api/admin/sessions?study=${STUDY}`, { headers: ADMIN })).json()) as {
+          sessions: { id: string; state: string }[];
+        }
+      ).sessions;
+    await expect
+      .poll(async () => (await sessions()).some((s) => s.state === 'finished'), { timeout: 30_000 })
+      .toBe(true);
+    const sessionId = (await sessions()).find((s) => s.state === 'finished')!.id;
+
+    await page.goto('/login');
+    await expect(page.getByRole('heading', { name: 'Researcher login' })).toBeVisible();
+    await expectAccessibleAtEachSize(page, 'login');
+    // A new document, so that the login page reads the token from the link.
+    await page.goto('about:blank');
+    await page.goto(`/login#token=${process.env.E2E_ADMIN_TOKEN}`);
+    await expect(page.getByRole('heading', { name: 'Studies' })).toBeVisible();
+    await expect(page.getByRole('link', { name: 'Every page, accessible' })).toBeVisible();
+    await expectAccessibleAtEachSize(page, 'studies list');
+
+    await page.goto(`/studies/${STUDY}`);
+    await expect(page.getByRole('table', { name: 'Participants' })).toBeVisible();
+    await expectVisibleFocus(page, 'results');
+    await expectAccessibleAtEachSize(page, 'results: participants');
+    // Each tab with what shows that its data has come.
+    const panel = page.getByRole('tabpanel');
+    const tabs: [string | RegExp, () => Promise<void>][] = [
+      ['Grid tasks', () => expect(panel.getByRole('table', { name: 'Grid tasks' })).toBeVisible()],
+      [
+        'Game levels',
+        async () => {
+          await expect(panel.getByTestId('funnel')).toBeVisible();
+          await expect(panel.getByTestId('no-clicks')).toBeVisible();
+        },
+      ],
+      ['Questions', () => expect(panel).toContainText('sci-004')],
+      [/^Agents/, () => expect(panel.getByText(`a11y-agent-${stamp}`).first()).toBeVisible()],
+      ['Grading', () => expect(panel.getByRole('textbox', { name: "Grader's name or label" })).toBeVisible()],
+      ['Exports', () => expect(panel.getByRole('list', { name: 'Exports' })).toBeVisible()],
+      ['Audit log', () => expect(panel.getByText('Every exclusion, inclusion and deletion')).toBeVisible()],
+    ];
+    for (const [tab, loaded] of tabs) {
+      await page.getByRole('tab', { name: tab }).click();
+      await expect(page.getByRole('tab', { name: tab })).toHaveAttribute('aria-selected', 'true');
+      await loaded();
+      await expectAccessibleAtEachSize(page, `results: ${String(tab)}`);
+    }
+    await page.getByRole('tab', { name: /^Participants/ }).click();
+    await page
+      .getByRole('button', { name: /^Exclude session / })
+      .first()
+      .click();
+    await expect(page.getByRole('dialog', { name: /^Exclude session / })).toBeVisible();
+    await expectAccessibleAtEachSize(page, 'exclude session dialog');
+    await page.keyboard.press('Escape');
+    await expect(page.getByRole('dialog')).toHaveCount(0);
+    await page
+      .getByRole('button', { name: /^Delete session / })
+      .first()
+      .click();
+    await expect(page.getByRole('dialog', { name: /^Delete session / })).toBeVisible();
+    await expectAccessibleAtEachSize(page, 'delete session dialog');
+    await page.keyboard.press('Escape');
+    await expect(page.getByRole('dialog')).toHaveCount(0);
+
+    await page.goto(`/studies/${STUDY}/sessions/${sessionId}`);
+    await expect(page.getByTestId('replay-position')).toBeVisible();
+    await expectAccessibleAtEachSize(page, 'replay: first item');
+    await page.getByRole('list', { name: 'Items' }).getByRole('button', { name: /^grid/ }).click();
+    await expect(page.getByTestId('replay-grid')).toBeVisible();
+    await page.getByRole('button', { name: /^Demonstrations/ }).click();
+    await expect(page.getByTestId('replay-demos')).toBeVisible();
+    await expectAccessibleAtEachSize(page, 'replay: grid task');
+    await page.getByRole('list', { name: 'Items' }).getByRole('button', { name: /^push/ }).click();
+    await expect(page.getByTestId('replay-frame')).toBeVisible();
+    await expectAccessibleAtEachSize(page, 'replay: game');
+
+    await page.goto(`/studies/${STUDY}/agents/${fixture!.agentGuid}`);
+    await expect(page.getByTestId('replay-frame')).toBeVisible();
+    await expectAccessibleAtEachSize(page, 'agent replay');
+
+    await page.goto(`/studies/${STUDY}/edit`);
+    await expect(page.getByRole('button', { name: 'Save study' })).toBeVisible();
+    await expectVisibleFocus(page, 'study editor', 60);
+    await expectAccessibleAtEachSize(page, 'study editor');
+    await page
+      .getByRole('button', { name: /^Task / })
+      .first()
+      .click();
+    await expect(page.getByTestId('task-picker-chosen')).toBeVisible();
+    await expectAccessibleAtEachSize(page, 'task picker');
+    await page.keyboard.press('Escape');
+    await expect(page.getByTestId('task-picker')).toHaveCount(0);
+    await page.getByRole('button', { name: 'Delete study' }).click();
+    await expect(page.getByRole('dialog', { name: `Delete study ${STUDY}?` })).toBeVisible();
+    await expectAccessibleAtEachSize(page, 'delete study dialog');
+    await page.keyboard.press('Escape');
+    await expect(page.getByRole('dialog')).toHaveCount(0);
+    await page.goto('/studies/new');
+    await expect(page.getByRole('button', { name: 'Save study' })).toBeVisible();
+    await expectAccessibleAtEachSize(page, 'new study');
+    await page.goto(`/studies/${POOL_STUDY}/campaign`);
+    await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
+    await expect(page.getByText('count-objects-bar').first()).toBeVisible();
+    await expectAccessibleAtEachSize(page, 'campaign');
+
+    await page.goto('/score');
+    await page.getByRole('combobox', { name: 'Baselines from a study' }).selectOption(STUDY);
+    await expect(page.getByText(`Using study:${STUDY}`)).toBeVisible();
+    await expectAccessibleAtEachSize(page, 'score page');
+
+    await page.goto('/games/push/playtest');
+    await expect(page.getByTestId('game-canvas')).toBeVisible();
+    await expectAccessibleAtEachSize(page, 'playtest');
+    await setSize(page, LAPTOP);
+    await page.getByRole('button', { name: 'Validate…' }).click();
+    const validate = page.getByTestId('validate-panel');
+    await expect(validate).toBeVisible();
+    await validate.getByLabel('Steps', { exact: true }).selectOption('10000');
+    await validate.getByRole('button', { name: 'Validate', exact: true }).click();
+    await expect(validate.getByTestId('validate-status')).toContainText('Finished', { timeout: 60_000 });
+    await expectAccessibleAtEachSize(page, 'playtest: validate panel');
+
+    await page.goto(fixture!.graderPath);
+    await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
+    await expectAccessibleAtEachSize(page, 'grader page');
+  });
 });
 
 test('the time-up pages are accessible: an item closed by its hard limit and a session whose time is spent', async ({
@@ -391,137 +558,4 @@ test('the task browser, the task player with its pair viewer, the games, every g
 
   await page.goto('/no-such-page');
   await expectAccessibleAtEachSize(page, 'missing page');
-});
-
-test('every studio page is accessible: studies, results tabs and dialogs, replays, editor, campaign, score, playtest, grading', async ({
-  page,
-  request,
-}) => {
-  test.setTimeout(420_000);
-  // A finished session of the walk (the participant test made one).
-  const sessions = async () =>
-    (
-      (await (await request.get(`/api/admin/sessions?study=${STUDY}`, { headers: ADMIN })).json()) as {
-        sessions: { id: string; state: string }[];
-      }
-    ).sessions;
-  await expect.poll(async () => (await sessions()).some((s) => s.state === 'finished'), { timeout: 30_000 }).toBe(true);
-  const sessionId = (await sessions()).find((s) => s.state === 'finished')!.id;
-
-  await page.goto('/login');
-  await expect(page.getByRole('heading', { name: 'Researcher login' })).toBeVisible();
-  await expectAccessibleAtEachSize(page, 'login');
-  // A new document, so that the login page reads the token from the link.
-  await page.goto('about:blank');
-  await page.goto(`/login#token=${process.env.E2E_ADMIN_TOKEN}`);
-  await expect(page.getByRole('heading', { name: 'Studies' })).toBeVisible();
-  await expect(page.getByRole('link', { name: 'Every page, accessible' })).toBeVisible();
-  await expectAccessibleAtEachSize(page, 'studies list');
-
-  await page.goto(`/studies/${STUDY}`);
-  await expect(page.getByRole('table', { name: 'Participants' })).toBeVisible();
-  await expectVisibleFocus(page, 'results');
-  await expectAccessibleAtEachSize(page, 'results: participants');
-  // Each tab with what shows that its data has come.
-  const panel = page.getByRole('tabpanel');
-  const tabs: [string | RegExp, () => Promise<void>][] = [
-    ['Grid tasks', () => expect(panel.getByRole('table', { name: 'Grid tasks' })).toBeVisible()],
-    [
-      'Game levels',
-      async () => {
-        await expect(panel.getByTestId('funnel')).toBeVisible();
-        await expect(panel.getByTestId('no-clicks')).toBeVisible();
-      },
-    ],
-    ['Questions', () => expect(panel).toContainText('sci-004')],
-    [/^Agents/, () => expect(panel.getByText(`a11y-agent-${stamp}`).first()).toBeVisible()],
-    ['Grading', () => expect(panel.getByRole('textbox', { name: "Grader's name or label" })).toBeVisible()],
-    ['Exports', () => expect(panel.getByRole('list', { name: 'Exports' })).toBeVisible()],
-    ['Audit log', () => expect(panel.getByText('Every exclusion, inclusion and deletion')).toBeVisible()],
-  ];
-  for (const [tab, loaded] of tabs) {
-    await page.getByRole('tab', { name: tab }).click();
-    await expect(page.getByRole('tab', { name: tab })).toHaveAttribute('aria-selected', 'true');
-    await loaded();
-    await expectAccessibleAtEachSize(page, `results: ${String(tab)}`);
-  }
-  await page.getByRole('tab', { name: /^Participants/ }).click();
-  await page
-    .getByRole('button', { name: /^Exclude session / })
-    .first()
-    .click();
-  await expect(page.getByRole('dialog', { name: /^Exclude session / })).toBeVisible();
-  await expectAccessibleAtEachSize(page, 'exclude session dialog');
-  await page.keyboard.press('Escape');
-  await expect(page.getByRole('dialog')).toHaveCount(0);
-  await page
-    .getByRole('button', { name: /^Delete session / })
-    .first()
-    .click();
-  await expect(page.getByRole('dialog', { name: /^Delete session / })).toBeVisible();
-  await expectAccessibleAtEachSize(page, 'delete session dialog');
-  await page.keyboard.press('Escape');
-  await expect(page.getByRole('dialog')).toHaveCount(0);
-
-  await page.goto(`/studies/${STUDY}/sessions/${sessionId}`);
-  await expect(page.getByTestId('replay-position')).toBeVisible();
-  await expectAccessibleAtEachSize(page, 'replay: first item');
-  await page.getByRole('list', { name: 'Items' }).getByRole('button', { name: /^grid/ }).click();
-  await expect(page.getByTestId('replay-grid')).toBeVisible();
-  await page.getByRole('button', { name: /^Demonstrations/ }).click();
-  await expect(page.getByTestId('replay-demos')).toBeVisible();
-  await expectAccessibleAtEachSize(page, 'replay: grid task');
-  await page.getByRole('list', { name: 'Items' }).getByRole('button', { name: /^push/ }).click();
-  await expect(page.getByTestId('replay-frame')).toBeVisible();
-  await expectAccessibleAtEachSize(page, 'replay: game');
-
-  await page.goto(`/studies/${STUDY}/agents/${fixture.agentGuid}`);
-  await expect(page.getByTestId('replay-frame')).toBeVisible();
-  await expectAccessibleAtEachSize(page, 'agent replay');
-
-  await page.goto(`/studies/${STUDY}/edit`);
-  await expect(page.getByRole('button', { name: 'Save study' })).toBeVisible();
-  await expectVisibleFocus(page, 'study editor', 60);
-  await expectAccessibleAtEachSize(page, 'study editor');
-  await page
-    .getByRole('button', { name: /^Task / })
-    .first()
-    .click();
-  await expect(page.getByTestId('task-picker-chosen')).toBeVisible();
-  await expectAccessibleAtEachSize(page, 'task picker');
-  await page.keyboard.press('Escape');
-  await expect(page.getByTestId('task-picker')).toHaveCount(0);
-  await page.getByRole('button', { name: 'Delete study' }).click();
-  await expect(page.getByRole('dialog', { name: `Delete study ${STUDY}?` })).toBeVisible();
-  await expectAccessibleAtEachSize(page, 'delete study dialog');
-  await page.keyboard.press('Escape');
-  await expect(page.getByRole('dialog')).toHaveCount(0);
-  await page.goto('/studies/new');
-  await expect(page.getByRole('button', { name: 'Save study' })).toBeVisible();
-  await expectAccessibleAtEachSize(page, 'new study');
-  await page.goto(`/studies/${POOL_STUDY}/campaign`);
-  await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
-  await expect(page.getByText('count-objects-bar').first()).toBeVisible();
-  await expectAccessibleAtEachSize(page, 'campaign');
-
-  await page.goto('/score');
-  await page.getByRole('combobox', { name: 'Baselines from a study' }).selectOption(STUDY);
-  await expect(page.getByText(`Using study:${STUDY}`)).toBeVisible();
-  await expectAccessibleAtEachSize(page, 'score page');
-
-  await page.goto('/games/push/playtest');
-  await expect(page.getByTestId('game-canvas')).toBeVisible();
-  await expectAccessibleAtEachSize(page, 'playtest');
-  await setSize(page, LAPTOP);
-  await page.getByRole('button', { name: 'Validate…' }).click();
-  const validate = page.getByTestId('validate-panel');
-  await expect(validate).toBeVisible();
-  await validate.getByLabel('Steps', { exact: true }).selectOption('10000');
-  await validate.getByRole('button', { name: 'Validate', exact: true }).click();
-  await expect(validate.getByTestId('validate-status')).toContainText('Finished', { timeout: 60_000 });
-  await expectAccessibleAtEachSize(page, 'playtest: validate panel');
-
-  await page.goto(fixture.graderPath);
-  await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
-  await expectAccessibleAtEachSize(page, 'grader page');
 });

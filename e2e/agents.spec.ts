@@ -18,13 +18,11 @@ import {
   PYTHONPATH,
   VC33,
   VC33_LEVEL1_CLICKS,
-  OFFICIAL_GAMES,
   clickFrame,
   createStudy,
   giveUpItem,
   joinStudy,
   logIn,
-  startServer,
   type TestServer,
 } from './arc3-helpers';
 
@@ -47,12 +45,9 @@ async function humanFigures(page: Page): Promise<Record<string, string>> {
 
 test.describe('agents in a study', () => {
   let server: TestServer;
-  test.beforeAll(async () => {
-    server = await startServer(['--arc3-games', OFFICIAL_GAMES]);
+  test.beforeAll(async ({ officialGames }) => {
+    server = officialGames;
     await createStudy(server.base, STUDY, [{ kind: 'game', id: 'clicks', game: VC33 }]);
-  });
-  test.afterAll(async () => {
-    await server?.stop();
   });
 
   test('an agent run made by the official toolkit shows in the results as an agent, replays, and leaves the human baselines alone', async ({

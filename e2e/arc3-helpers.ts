@@ -1,7 +1,9 @@
 /**
- * Browser tests of ARC-AGI-3 games on the official engine: each test starts its own server with
- * the game folders it needs (the vendored official games, or a copy of the fixture game it may
- * change), so that tests never share a worker or a file.
+ * Browser tests of ARC-AGI-3 games on the official engine: a test that changes games or needs
+ * other flags starts its own server with the game folders it needs (a copy of the fixture game it
+ * may change), so that tests never share a worker or a file; the tests that only play and read
+ * the vendored official games, each in a study of its own, share the worker's server with them
+ * (the `officialGames` fixture of `studio-test.ts`).
  */
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -41,16 +43,26 @@ let nextServer = 0;
 /** How long a server may take to start on a busy machine; added to the running test's or hook's time limit. */
 const START_TIMEOUT_MS = 300_000;
 
+/** The slot of the worker's shared server with the official games (`officialGamesServer`). */
+const OFFICIAL_SLOT = 4;
+
 /**
  * Starts `arc-studio serve` on a port of its own with these flags; resolves once it answers.
  * The wait does not eat into the test's own time limit, and a server that does not come up is
- * killed (its port free for the next) and its output shown.
+ * killed (its port free for the next) and its output shown. `shared` is for the worker's server
+ * with the official games, started by a worker fixture (which has a time limit of its own).
  */
-export async function startServer(flags: string[], env: NodeJS.ProcessEnv = {}): Promise<TestServer> {
-  const info = test.info();
-  if (info.timeout > 0) info.setTimeout(info.timeout + START_TIMEOUT_MS);
+export async function startServer(
+  flags: string[],
+  env: NodeJS.ProcessEnv = {},
+  { shared = false }: { shared?: boolean } = {},
+): Promise<TestServer> {
+  if (!shared) {
+    const info = test.info();
+    if (info.timeout > 0) info.setTimeout(info.timeout + START_TIMEOUT_MS);
+  }
   const dataDir = seedDataDir(mkdtempSync(path.join(os.tmpdir(), 'arc3-e2e-')));
-  const port = ownPort(6 + (nextServer++ % 4));
+  const port = ownPort(shared ? OFFICIAL_SLOT : 6 + (nextServer++ % 4));
   const base = `http://127.0.0.1:${port}`;
   let out = '';
   const child = spawn(
@@ -97,6 +109,16 @@ export async function startServer(flags: string[], env: NodeJS.ProcessEnv = {}):
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The worker's server with the official games: the tests that only play and read them, each in a
+ * study of its own, share it instead of starting one each (a server with Python workers is seconds
+ * of CPU to start). Use it through the `officialGames` worker fixture of `studio-test.ts`, which
+ * stops it when the worker ends.
+ */
+export function startOfficialGamesServer(): Promise<TestServer> {
+  return startServer(['--arc3-games', OFFICIAL_GAMES], {}, { shared: true });
 }
 
 /** Saves a study on the server through the researcher API. */

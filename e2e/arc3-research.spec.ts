@@ -30,7 +30,6 @@ import {
   giveUpItem,
   joinStudy,
   logIn,
-  startServer,
   storedEvents,
   studySessionId,
   type StoredEventRow,
@@ -142,16 +141,15 @@ function expectSameScore(ours: StudioScore['result'], official: OfficialCard): v
 test.describe('the researcher reads ARC-AGI-3 runs of the official engine', () => {
   let server: TestServer;
   let work: string;
-  test.beforeAll(async () => {
-    server = await startServer(['--arc3-games', OFFICIAL_GAMES]);
+  test.beforeAll(async ({ officialGames }) => {
+    server = officialGames;
     await createStudy(server.base, STUDY, [
       { kind: 'game', id: 'keys', game: LS20 },
       { kind: 'game', id: 'clicks', game: VC33 },
     ]);
     work = mkdtempSync(path.join(os.tmpdir(), 'arc3-research-'));
   });
-  test.afterAll(async () => {
-    await server?.stop();
+  test.afterAll(() => {
     rmSync(work, { recursive: true, force: true });
   });
 

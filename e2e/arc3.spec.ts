@@ -32,6 +32,9 @@ import {
   VC33_LEVEL1_CLICKS,
 } from './arc3-helpers';
 
+// The tests share nothing but the worker's server: the workers split them (`playwright.config.ts`).
+test.describe.configure({ mode: 'parallel' });
+
 const rgb = (hex: string): [number, number, number] =>
   [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)) as [number, number, number];
 
@@ -57,18 +60,16 @@ async function sessionIdOf(page: Page): Promise<string> {
 }
 
 test.describe('official ARC-AGI-3 games', () => {
+  // Its tests share the study made below: they run together, in one worker.
+  test.describe.configure({ mode: 'default' });
   let server: TestServer;
-  test.beforeAll(async () => {
-    server = await startServer(['--arc3-games', OFFICIAL_GAMES]);
+  test.beforeAll(async ({ officialGames }) => {
+    server = officialGames;
     await createStudy(server.base, 'official', [
       { kind: 'game', id: 'keys', game: LS20 },
       { kind: 'game', id: 'clicks', game: VC33 },
     ]);
   });
-  test.afterAll(async () => {
-    await server?.stop();
-  });
-
   test('a participant plays level 1 of ls20 with keys and of vc33 with clicks; every step is logged and verified', async ({
     page,
   }) => {
@@ -254,40 +255,34 @@ test("a designer's hot reload: saving the game file changes the rules in the ope
 
 test('the worker killed mid-run: the participant sees a short message and goes on from the same state, nothing lost', async ({
   page,
+  officialGames: server,
 }) => {
-  const server = await startServer(['--arc3-games', OFFICIAL_GAMES]);
-  try {
-    await createStudy(server.base, 'faults', [{ kind: 'game', id: 'keys', game: LS20 }]);
-    await joinStudy(page, server.base, 'faults');
-    const canvas = page.getByTestId('game-canvas');
-    await expect(canvas).toHaveAttribute('data-state', 'NOT_FINISHED');
-    for (const key of LS20_LEVEL1_KEYS.slice(0, 6)) await page.keyboard.press(key);
-    await expect(page.getByTestId('game-actions')).toHaveText('6');
-    const before = await canvas.getAttribute('data-frame-hash');
-    // Kill every Python worker of this server.
-    const workers = execFileSync('pgrep', ['-P', String(server.child.pid), '-f', 'worker.py'], { encoding: 'utf8' })
-      .trim()
-      .split('\n')
-      .filter(Boolean);
-    expect(workers.length).toBeGreaterThan(0);
-    for (const pid of workers) process.kill(Number(pid), 'SIGKILL');
-    for (const key of LS20_LEVEL1_KEYS.slice(6)) await page.keyboard.press(key);
-    await expect(canvas).toHaveAttribute('data-level', '1', { timeout: 20_000 });
-    await expect(page.getByTestId('game-actions')).toHaveText(String(LS20_LEVEL1_KEYS.length));
-    expect(before).not.toBeNull();
-    const sessionId = await sessionIdOf(page);
-    await expect
-      .poll(async () => (await stored(server.base, sessionId)).filter((e) => e.kind === 'game.action').length, {
-        timeout: 20_000,
-      })
-      .toBe(LS20_LEVEL1_KEYS.length + 1);
-    const steps = (await stored(server.base, sessionId))
-      .filter((e) => e.kind === 'game.action')
-      .map((e) => e.data.step);
-    expect(steps).toEqual(steps.map((_, i) => i));
-  } finally {
-    await server.stop();
-  }
+  await createStudy(server.base, 'faults', [{ kind: 'game', id: 'keys', game: LS20 }]);
+  await joinStudy(page, server.base, 'faults');
+  const canvas = page.getByTestId('game-canvas');
+  await expect(canvas).toHaveAttribute('data-state', 'NOT_FINISHED');
+  for (const key of LS20_LEVEL1_KEYS.slice(0, 6)) await page.keyboard.press(key);
+  await expect(page.getByTestId('game-actions')).toHaveText('6');
+  const before = await canvas.getAttribute('data-frame-hash');
+  // Kill every Python worker of this server.
+  const workers = execFileSync('pgrep', ['-P', String(server.child.pid), '-f', 'worker.py'], { encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .filter(Boolean);
+  expect(workers.length).toBeGreaterThan(0);
+  for (const pid of workers) process.kill(Number(pid), 'SIGKILL');
+  for (const key of LS20_LEVEL1_KEYS.slice(6)) await page.keyboard.press(key);
+  await expect(canvas).toHaveAttribute('data-level', '1', { timeout: 20_000 });
+  await expect(page.getByTestId('game-actions')).toHaveText(String(LS20_LEVEL1_KEYS.length));
+  expect(before).not.toBeNull();
+  const sessionId = await sessionIdOf(page);
+  await expect
+    .poll(async () => (await stored(server.base, sessionId)).filter((e) => e.kind === 'game.action').length, {
+      timeout: 20_000,
+    })
+    .toBe(LS20_LEVEL1_KEYS.length + 1);
+  const steps = (await stored(server.base, sessionId)).filter((e) => e.kind === 'game.action').map((e) => e.data.step);
+  expect(steps).toEqual(steps.map((_, i) => i));
 });
 
 test('without Python the server says what is missing at start, and the built-in games play as usual', async ({

@@ -5,9 +5,12 @@
  * spent (time moved by Playwright's clock, not waited for).
  */
 import { readFile } from 'node:fs/promises';
-import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from './studio-test';
+import { expectAccessible } from './axe';
 import { ADMIN, completeCurrentItem, playGame, serverEvents, type StudyFile } from './study-helpers';
+
+// The tests share nothing but the worker's server: the workers split them (`playwright.config.ts`).
+test.describe.configure({ mode: 'parallel' });
 
 /** The study's items as a participant meets them: each pool's candidates in its place. */
 function runnable(def: {
@@ -18,20 +21,6 @@ function runnable(def: {
     items: def.items.flatMap((i) => (i.kind === 'pool' ? (i.candidates ?? []) : [i as StudyFile['items'][number]])),
     completion: def.completion,
   };
-}
-
-/** No axe violation of serious or critical impact at WCAG 2.1 AA, as `a11y.spec.ts` checks every page. */
-async function expectAccessible(page: Page, name: string): Promise<void> {
-  const { violations } = await new AxeBuilder({ page })
-    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
-    .analyze();
-  const serious = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect
-    .soft(
-      serious.flatMap((v) => v.nodes.map((n) => `${v.id} at ${n.target.join(' ')}: ${n.failureSummary ?? v.help}`)),
-      `serious or critical axe violations on ${name}`,
-    )
-    .toEqual([]);
 }
 
 const SIZES = [

@@ -4,18 +4,9 @@
  * states on level 1, counted by hand in src/server/arc3/graph.test.ts), and a header that fits a
  * phone, a tablet and a desktop. axe-core on each size.
  */
-import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type Page } from './studio-test';
+import { expect, test } from './studio-test';
+import { seriousViolations } from './axe';
 import { FIXTURE_GAMES, TG01, logIn, startServer } from './arc3-helpers';
-
-async function seriousViolations(page: Page): Promise<string[]> {
-  const { violations } = await new AxeBuilder({ page })
-    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'])
-    .analyze();
-  return violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .flatMap((v) => v.nodes.map((n) => `${v.id} at ${n.target.join(' ')}`));
-}
 
 test('the state graph of an arcengine level on its playtest page, and a header that fits at 390, 768 and 1280', async ({
   page,

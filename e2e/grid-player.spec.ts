@@ -4,6 +4,9 @@ import { parseJsonl } from '../src/core/log/events';
 import { currentTest, replay, replayOutputs } from '../src/core/log/gridPlayer';
 import { arcTask, clickCell, dragCells, expectOutput, openTask, resizeTo, screenGrid } from './helpers';
 
+// The tests share nothing but the worker's server: the workers split them (`playwright.config.ts`).
+test.describe.configure({ mode: 'parallel' });
+
 test.describe('the grid-task player', () => {
   test('solves a real ARC-AGI-1 task with select, copy, resize and paste, and the downloaded log replays to the grid on screen', async ({
     page,

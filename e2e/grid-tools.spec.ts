@@ -11,6 +11,9 @@ import { currentTest, replay } from '../src/core/log/gridPlayer';
 import { type Grid, flipGrid, moveCells, rotateGrid } from '../src/core/grid/grid';
 import { arcTask, clickCell, dragCells, expectOutput, openTask, resizeTo, screenGrid, type GridId } from './helpers';
 
+// The tests share nothing but the worker's server: the workers split them (`playwright.config.ts`).
+test.describe.configure({ mode: 'parallel' });
+
 /** Downloads the practice log and checks that replaying it rebuilds the output on screen. */
 async function downloadAndReplay(page: Page): Promise<LogEvent[]> {
   const download = page.waitForEvent('download');

@@ -50,13 +50,42 @@ export async function screenGrid(page: Page, id: GridId): Promise<Grid> {
   return JSON.parse((await page.getByTestId(id).getAttribute('data-grid'))!) as Grid;
 }
 
+/** Where a grid's canvas is on the page and how many cells it has: what turns a cell into a point. */
+export interface GridGeometry {
+  readonly x: number;
+  readonly y: number;
+  readonly width: number;
+  readonly height: number;
+  readonly rows: number;
+  readonly cols: number;
+}
+
+/**
+ * The canvas's box and size in cells, read in one trip to the page (a box and two attributes
+ * read apart are three trips, the most of a painted cell's time on a busy machine).
+ */
+export async function gridGeometry(page: Page, id: GridId): Promise<GridGeometry> {
+  return page.getByTestId(id).evaluate((el) => {
+    const box = el.getBoundingClientRect();
+    return {
+      x: box.x,
+      y: box.y,
+      width: box.width,
+      height: box.height,
+      rows: Number(el.getAttribute('data-rows')),
+      cols: Number(el.getAttribute('data-cols')),
+    };
+  });
+}
+
+/** The centre of a cell in page coordinates, on a grid whose geometry is `g`. */
+export function pointOf(g: GridGeometry, row: number, col: number): { x: number; y: number } {
+  return { x: g.x + ((col + 0.5) * g.width) / g.cols, y: g.y + ((row + 0.5) * g.height) / g.rows };
+}
+
 /** The centre of a cell in page coordinates. */
 export async function cellPoint(page: Page, id: GridId, row: number, col: number): Promise<{ x: number; y: number }> {
-  const canvas = page.getByTestId(id);
-  const box = (await canvas.boundingBox())!;
-  const rows = Number(await canvas.getAttribute('data-rows'));
-  const cols = Number(await canvas.getAttribute('data-cols'));
-  return { x: box.x + ((col + 0.5) * box.width) / cols, y: box.y + ((row + 0.5) * box.height) / rows };
+  return pointOf(await gridGeometry(page, id), row, col);
 }
 
 export async function clickCell(page: Page, id: GridId, row: number, col: number): Promise<void> {
@@ -66,11 +95,12 @@ export async function clickCell(page: Page, id: GridId, row: number, col: number
 
 /** Presses on one cell, moves through the others and releases on the last: a drag. */
 export async function dragCells(page: Page, id: GridId, cells: readonly [number, number][]): Promise<void> {
-  const first = await cellPoint(page, id, cells[0][0], cells[0][1]);
+  const g = await gridGeometry(page, id);
+  const first = pointOf(g, cells[0][0], cells[0][1]);
   await page.mouse.move(first.x, first.y);
   await page.mouse.down();
   for (const [r, c] of cells.slice(1)) {
-    const p = await cellPoint(page, id, r, c);
+    const p = pointOf(g, r, c);
     await page.mouse.move(p.x, p.y, { steps: 3 });
   }
   await page.mouse.up();

@@ -10,6 +10,9 @@ import { expect, test, type Page } from './studio-test';
 import { giveUpItem } from './arc3-helpers';
 import { ADMIN } from './study-helpers';
 
+// The tests share nothing but the worker's server: the workers split them (`playwright.config.ts`).
+test.describe.configure({ mode: 'parallel' });
+
 const SIZES = [
   { name: 'laptop', width: 1280, height: 720, touch: false },
   { name: 'monitor', width: 1920, height: 1080, touch: false },

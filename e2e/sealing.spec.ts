@@ -9,6 +9,9 @@ import { expect, test, type Page, type Request, type Response } from './studio-t
 import type { ArcTask } from '../src/core/formats/arcTask';
 import { ADMIN, buildGrid, sampleStudy, sampleTask } from './study-helpers';
 
+// The tests share nothing but the worker's server: the workers split them (`playwright.config.ts`).
+test.describe.configure({ mode: 'parallel' });
+
 const practiceTask = (id: string) =>
   JSON.parse(readFileSync(path.join('data/practice/warm-ups', `${id}.json`), 'utf8')) as ArcTask;
 

@@ -13,6 +13,7 @@ import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { ownPort, seedDataDir } from './helpers';
+import { startOfficialGamesServer, type TestServer } from './arc3-helpers';
 
 export * from '@playwright/test';
 
@@ -23,7 +24,7 @@ interface WorkerServer {
   readonly url: string;
 }
 
-export const test = base.extend<object, { studioServer: WorkerServer }>({
+export const test = base.extend<object, { studioServer: WorkerServer; officialGames: TestServer }>({
   studioServer: [
     // eslint-disable-next-line no-empty-pattern -- Playwright reads a fixture's dependencies from this pattern.
     async ({}, use, workerInfo) => {
@@ -92,6 +93,19 @@ export const test = base.extend<object, { studioServer: WorkerServer }>({
         await exited;
       }
       rmSync(dataDir, { recursive: true, force: true });
+    },
+    { scope: 'worker', timeout: START_TIMEOUT_MS + 30_000 },
+  ],
+  /**
+   * A second server of the worker's, with the official ARC-AGI-3 games (`--arc3-games`), started
+   * by the first test or hook that asks for it and kept until the worker ends.
+   */
+  officialGames: [
+    // eslint-disable-next-line no-empty-pattern -- Playwright reads a fixture's dependencies from this pattern.
+    async ({}, use) => {
+      const server = await startOfficialGamesServer();
+      await use(server);
+      await server.stop();
     },
     { scope: 'worker', timeout: START_TIMEOUT_MS + 30_000 },
   ],

@@ -1,6 +1,9 @@
 import { expect, test } from './studio-test';
 import { ADMIN, completeCurrentItem, expectAllStored, type StudyFile } from './study-helpers';
 
+// The tests share nothing but the worker's server: the workers split them (`playwright.config.ts`).
+test.describe.configure({ mode: 'parallel' });
+
 test('a researcher creates a study in the studio, a participant runs it, and an edit afterwards makes version 2', async ({
   page,
   browser,

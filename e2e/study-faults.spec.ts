@@ -6,6 +6,9 @@ import path from 'node:path';
 import { clickCell, ownPort, screenGrid, seedDataDir } from './helpers';
 import { browserSession, completeCurrentItem, expectAllStored, sampleStudy, serverEvents } from './study-helpers';
 
+// The tests share nothing but the worker's server: the workers split them (`playwright.config.ts`).
+test.describe.configure({ mode: 'parallel' });
+
 /** Starts the study and stops at the first task item. */
 async function reachTask(page: Page, base = ''): Promise<void> {
   await page.goto(`${base}/s/sample?PROLIFIC_PID=fault-${Math.random().toString(36).slice(2)}`);

@@ -7,7 +7,7 @@ import type { Grid } from '../src/core/grid/grid';
 import type { LogEvent } from '../src/core/log/events';
 import { parseActions } from '../src/core/game';
 import { solutions } from '../src/games';
-import { clickCell, performGameAction, resizeTo, screenGrid } from './helpers';
+import { gridGeometry, performGameAction, pointOf, resizeTo, screenGrid } from './helpers';
 
 export const ADMIN = { Authorization: `Bearer ${process.env.E2E_ADMIN_TOKEN}` };
 
@@ -31,9 +31,15 @@ export function sampleTask(id: string): ArcTask {
 /** Builds `answer` in the output editor: resize when needed, then paint every cell that differs. */
 export async function buildGrid(page: Page, answer: Grid): Promise<void> {
   const now = await screenGrid(page, 'output-grid');
-  if (now.length !== answer.length || now[0].length !== answer[0].length)
+  if (now.length !== answer.length || now[0].length !== answer[0].length) {
     await resizeTo(page, `${answer.length}x${answer[0].length}`);
+    const canvas = page.getByTestId('output-grid');
+    await expect(canvas).toHaveAttribute('data-rows', String(answer.length));
+    await expect(canvas).toHaveAttribute('data-cols', String(answer[0].length));
+  }
   const shown = await screenGrid(page, 'output-grid');
+  // The grid stays where it is while it is painted: its place is read once, not per cell.
+  const geometry = await gridGeometry(page, 'output-grid');
   let colour = -1;
   for (let r = 0; r < answer.length; r++) {
     for (let c = 0; c < answer[0].length; c++) {
@@ -42,7 +48,8 @@ export async function buildGrid(page: Page, answer: Grid): Promise<void> {
         colour = answer[r][c];
         await page.keyboard.press(String(colour));
       }
-      await clickCell(page, 'output-grid', r, c);
+      const p = pointOf(geometry, r, c);
+      await page.mouse.click(p.x, p.y);
     }
   }
   await expect.poll(() => screenGrid(page, 'output-grid')).toEqual(answer);

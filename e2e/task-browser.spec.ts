@@ -5,6 +5,9 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { ARC_AGI_1, screenGrid } from './helpers';
 
+// The tests share nothing but the worker's server: the workers split them (`playwright.config.ts`).
+test.describe.configure({ mode: 'parallel' });
+
 const BROKEN = path.resolve('e2e/fixtures/broken-tasks');
 
 test.describe('the task browser', () => {

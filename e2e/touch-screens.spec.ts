@@ -9,17 +9,18 @@ import { expectAccessible } from './axe';
 import {
   LS20,
   LS20_LEVEL1_KEYS,
-  OFFICIAL_GAMES,
   VC33,
   VC33_LEVEL1_CLICKS,
   createStudy,
-  startServer,
   storedEvents,
   studySessionId,
   type TestServer,
 } from './arc3-helpers';
 import { cellPoint, screenGrid } from './helpers';
 import { ADMIN, sampleTask } from './study-helpers';
+
+// The tests share nothing but the worker's server: the workers split them (`playwright.config.ts`).
+test.describe.configure({ mode: 'parallel' });
 
 const PHONE = { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true } as const;
 
@@ -81,9 +82,11 @@ test.describe('a phone, 390x844 touch', () => {
   test.use(PHONE);
 
   test.describe('an ARC-AGI-3 game on the official engine', () => {
+    // Its tests share the server started below: they run together, in one worker.
+    test.describe.configure({ mode: 'default' });
     let server: TestServer;
-    test.beforeAll(async () => {
-      server = await startServer(['--arc3-games', OFFICIAL_GAMES]);
+    test.beforeAll(async ({ officialGames }) => {
+      server = officialGames;
       await createStudy(
         server.base,
         'phone',
@@ -93,9 +96,6 @@ test.describe('a phone, 390x844 touch', () => {
         ],
         { devices: 'any' },
       );
-    });
-    test.afterAll(async () => {
-      await server?.stop();
     });
 
     test('level 1 of ls20 by taps on the pad and of vc33 by taps on the frame: every tap acts', async ({ page }) => {
