@@ -10,7 +10,7 @@ import { ITEM_END, ITEM_START, effectiveState, sessionProgress } from '../../cor
 import { sessionOrder } from '../../core/study/shuffle';
 import type { SessionSummary } from '../../core/study/summary';
 import { type PoolDraw, drawFigures } from '../store/campaignStore';
-import type { NewSession, SessionRecord, Store } from '../store/types';
+import type { NewSession, SessionRecord, Store, StudyGamePin } from '../store/types';
 
 /**
  * A pool with `draw: "time"` draws one candidate per this many minutes of the session's budget
@@ -41,6 +41,7 @@ export async function createDrawnSession(
   session: Omit<NewSession, 'order'>,
   now: number,
   claim: boolean,
+  pins?: readonly StudyGamePin[],
 ): Promise<readonly number[]> {
   const ids = (pool: PoolPlan) => pool.candidates.map((i) => study.items[i].id);
   const choice = await store.campaigns.createDrawnSession(
@@ -52,6 +53,7 @@ export async function createDrawnSession(
       quietBefore: now - study.limits.abandonAfterMinutes * 60_000,
       createdBefore: now - study.limits.sessionMinutes * 60_000,
       claim,
+      pins,
     },
     (standings) => {
       const pools: PoolDraw[] = study.pools.map((pool, k) => {
