@@ -8,19 +8,13 @@
  *   sessions' new events read in one query, folded, and the digests saved in one statement;
  * - any other is computed from the whole log (on the digest threads when the study version's
  *   games are all built-in) and stored with its fold for next time; a log with a gap (events
- *   stored past a missing seq) is digested whole and stored without a fold.
+ *   stored past a missing seq) is folded whole a page at a time too and stored without a fold.
  *
  * So during a live study a results request costs the events that arrived since the last one,
  * not the study's logs.
  */
 import { createHash } from 'node:crypto';
-import {
-  ANALYSIS_VERSION,
-  digestSession,
-  type ResultsInput,
-  type SessionData,
-  type SessionDigest,
-} from '../../core/analysis/results';
+import { ANALYSIS_VERSION, type ResultsInput, type SessionData, type SessionDigest } from '../../core/analysis/results';
 import { finishDigest, foldEvents, newDigestFold, type DigestFold } from '../../core/analysis/fold';
 import type { StudyDefinition } from '../../core/study/schema';
 import type { StoredEvent } from '../../core/study/rules';
@@ -279,9 +273,12 @@ export async function digestSessions(
     const session = sessions[i];
     const def = defs.get(session.studyVersion);
     const submissions = await store.listSubmissions(session.id);
-    if (def && contiguous(session)) {
+    if (def) {
       // Folded a page at a time as it is read, so that neither the reading nor the folding of a
-      // long log holds the thread; the finishing (game replays) goes to a digest thread if it can.
+      // long log holds the thread, and a digest thread is handed the fold, never the log; the
+      // finishing (game replays) goes to a digest thread if it can. A log with a gap folds the
+      // same way (every stored event, in seq order) but keeps no fold: the events past the gap
+      // are not after its acknowledged end, where the next extension would start.
       let fold = newDigestFold();
       for await (const page of participantsFirst(store.streamEvents(session.id, { batchSize: TAIL_BATCH_EVENTS })))
         fold = foldEvents(def, session.order, fold, page);
@@ -296,28 +293,14 @@ export async function digestSessions(
             ...threadCheck(def),
           })
         : await foldAndFinish(session, def, fold, [], submissions);
-      await store.saveDigest(session.id, keyOf(session), r.digest, now, r.fold);
+      await store.saveDigest(session.id, keyOf(session), r.digest, now, contiguous(session) ? r.fold : null);
       data[i] = { session, digest: r.digest };
     } else {
+      // No definition of the session's study version: the results read its log itself.
       const events: StoredEvent[] = [];
       for await (const page of participantsFirst(store.streamEvents(session.id, { batchSize: TAIL_BATCH_EVENTS })))
         events.push(...page);
-      if (!def) {
-        data[i] = { session, events, submissions };
-      } else {
-        const digest = offThread(def)
-          ? await pool!.digest({
-              definition: def,
-              session,
-              events,
-              submissions,
-              testCounts: countsOf(session.studyVersion, def),
-              ...threadCheck(def),
-            })
-          : digestSession(def, session, events, submissions, testCount, deps.replay);
-        await store.saveDigest(session.id, keyOf(session), digest, now, null);
-        data[i] = { session, digest };
-      }
+      data[i] = { session, events, submissions };
     }
     progress?.(++done, total);
     await participantWrites.turn();
