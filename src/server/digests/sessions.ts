@@ -53,8 +53,14 @@ export type DigestProgressFn = (done: number, total: number) => void;
 
 /** Sessions read and digested at once when the digests are computed on worker threads. */
 const DIGESTS_IN_FLIGHT_PER_THREAD = 2;
-/** Folds extended together: their new events are read in one query, their digests saved in one statement. */
-const TAIL_BATCH_SESSIONS = 200;
+/**
+ * Folds extended together: their folds, submissions and new events are read in one round of
+ * queries, their digests saved in one statement. Why this many: on PGlite every statement of a
+ * live refresh waits behind the participants' writes queued before it, so a refresh of a live
+ * study costs its rounds of statements more than their size (1,000 sessions took 5 rounds of 4
+ * at 200).
+ */
+const TAIL_BATCH_SESSIONS = 1_000;
 /** At most this many new events in one query; a longer tail is read and folded a page at a time. */
 export const TAIL_BATCH_EVENTS = 5_000;
 
@@ -160,19 +166,31 @@ export async function digestSessions(
   progress?.(0, total);
 
   // Folds extended by what arrived since, many sessions a query; a fold that cannot be read back
-  // (deleted, of another version) is computed whole instead.
+  // (deleted, of another version) is computed whole instead. A stored fold ends where its key's
+  // acknowledged end does, so the new events are read beside the folds, not after them.
+  const keptThrough = (i: number) => Number(stored.get(sessions[i].id)!.key.split('|')[2]);
   for (let from = 0; from < extend.length;) {
     const batch: number[] = [];
     let events = 0;
     for (; from < extend.length && batch.length < TAIL_BATCH_SESSIONS; from++) {
-      const kept = stored.get(sessions[extend[from]].id)!;
-      const tail = sessions[extend[from]].ackedThrough - Number(kept.key.split('|')[2]);
+      const tail = sessions[extend[from]].ackedThrough - keptThrough(extend[from]);
       if (batch.length > 0 && events + tail > TAIL_BATCH_EVENTS) break;
       batch.push(extend[from]);
       events += Math.max(0, tail);
     }
     const ids = batch.map((i) => sessions[i].id);
-    const [folds, subs] = await Promise.all([store.readDigestFolds(ids), store.listSubmissionsOf(ids)]);
+    const small = batch.filter((i) => sessions[i].ackedThrough - keptThrough(i) <= TAIL_BATCH_EVENTS);
+    const [folds, subs, tails] = await Promise.all([
+      store.readDigestFolds(ids),
+      store.listSubmissionsOf(ids),
+      store.readEventTails(
+        small.map((i) => ({
+          sessionId: sessions[i].id,
+          afterSeq: Math.max(-1, keptThrough(i)),
+          throughSeq: sessions[i].ackedThrough,
+        })),
+      ),
+    ]);
     const ready: { i: number; fold: DigestFold }[] = [];
     for (const i of batch) {
       const session = sessions[i];
@@ -181,19 +199,12 @@ export async function digestSessions(
       if (fold && fold.analysis === ANALYSIS_VERSION && fold.seq <= session.ackedThrough) ready.push({ i, fold });
       else whole.push(i);
     }
-    const small = ready.filter(({ i, fold }) => sessions[i].ackedThrough - fold.seq <= TAIL_BATCH_EVENTS);
-    const tails = await store.readEventTails(
-      small.map(({ i, fold }) => ({
-        sessionId: sessions[i].id,
-        afterSeq: fold.seq,
-        throughSeq: sessions[i].ackedThrough,
-      })),
-    );
     const rows: StoredDigest[] = [];
     for (const { i, fold } of ready) {
       const session = sessions[i];
       const def = defs.get(session.studyVersion)!;
-      let tail = tails.get(session.id);
+      // The tail read beside the fold, when the fold ends where its key said; else read from the fold on.
+      let tail = fold.seq === keptThrough(i) ? tails.get(session.id) : undefined;
       let f = fold;
       if (!tail) {
         // A long tail: folded a page at a time, the acknowledgements waiting going first between pages.
