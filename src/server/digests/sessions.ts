@@ -77,18 +77,23 @@ const contiguous = (s: SessionRecord) => s.eventCount === s.ackedThrough + 1;
 
 /**
  * The digests of these sessions of a study (see the module comment), stored for next time; a
- * session whose study version is missing is given with its log instead.
+ * session whose study version is missing is given with its log instead. `list`: the sessions, or
+ * their list being read (read beside the stored digests: one round of statements less).
  */
 export async function digestSessions(
   deps: DigestDeps,
   studyId: string,
   basis: StudyBasis,
-  sessions: readonly SessionRecord[],
+  list: readonly SessionRecord[] | Promise<readonly SessionRecord[]>,
   progress?: DigestProgressFn,
 ): Promise<SessionData[]> {
   const { store } = deps;
   const { testCount, games, now } = basis;
-  const [stored, submissionCounts] = await Promise.all([store.readDigests(studyId), store.submissionCounts(studyId)]);
+  const [sessions, stored, submissionCounts] = await Promise.all([
+    list,
+    store.readDigests(studyId),
+    store.submissionCounts(studyId),
+  ]);
   const defs = new Map(basis.versions.map((v) => [v.version, v.definition]));
   const fingerprints = new Map<number, string>();
   const fingerprint = (v: number) => {
@@ -223,8 +228,8 @@ export async function digestSessions(
       progress?.(++done, total);
     }
     await store.saveDigests(rows, now);
-    // Between two batches the participants' writes go first.
-    await participantWrites.turn();
+    // Between two batches the participants' writes go first (after the last, the caller's next read does).
+    if (from < extend.length || whole.length > 0) await participantWrites.turn();
   }
 
   // Whole logs of contiguous sessions, many sessions a query as the tails above: their events and
