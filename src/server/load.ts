@@ -19,8 +19,10 @@
  * thread is busy, where no figure of the admitted writes sees them; every write admitted then
  * costs a parse, a queue place and a group commit that only makes the next one later. Reads (the
  * study page, a session's items) and the writes already admitted go on, so what was taken on is
- * finished at the server's own pace and throughput stays near its capacity. A request whose client has already gone is dropped before any work. The limits
- * are documented in docs/api.md ("Overload") and docs/deploy.md.
+ * finished at the server's own pace and throughput stays near its capacity.
+ *
+ * A request whose client has already gone is dropped before any work. The limits are documented
+ * in docs/api.md ("Overload") and docs/deploy.md.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApiErrorBody } from '../core/protocol/errors';
