@@ -90,6 +90,9 @@ test("the Games page shows a game's current code and the older code an open run 
     for (const width of WIDTHS) {
       await page.setViewportSize({ width, height: 900 });
       await page.screenshot({ path: info.outputPath(`results-versions-${width}.png`), fullPage: true });
+      await page
+        .getByRole('region', { name: 'Game versions' })
+        .screenshot({ path: info.outputPath(`results-game-versions-${width}.png`) });
     }
     expect(await seriousViolations(page)).toEqual([]);
   } finally {
