@@ -1,7 +1,8 @@
 /**
  * Code versions of an arcengine game in the studio: a participant's run opened before a change to
  * the game's file keeps its code, and the Games page shows both the version new runs get and the
- * one the open run keeps; the results page shows the study's storage use and the versions played.
+ * one the open run keeps; the results page shows the study's storage use, the versions played and
+ * the version the study started with beside the current one.
  */
 import { expect, test } from './studio-test';
 import { seriousViolations } from './axe';
@@ -83,9 +84,15 @@ test("the Games page shows a game's current code and the older code an open run 
     await expect(page.getByTestId('storage-use')).toContainText('Storage: 2 of 1,000 events');
     await page.getByRole('tab', { name: 'Game levels' }).click();
     await expect(page.getByTestId('game-versions')).toContainText(`${TG01}@${before} · 1 run`);
+    // The study started with the code of its first session, and says the game changed since.
+    await expect(page.getByTestId('game-pins')).toContainText(`Started with ${TG01}@${before}`);
+    await expect(page.getByTestId('game-pins')).toContainText('(changed)');
     for (const width of WIDTHS) {
       await page.setViewportSize({ width, height: 900 });
       await page.screenshot({ path: info.outputPath(`results-versions-${width}.png`), fullPage: true });
+      await page
+        .getByRole('region', { name: 'Game versions' })
+        .screenshot({ path: info.outputPath(`results-game-versions-${width}.png`) });
     }
     expect(await seriousViolations(page)).toEqual([]);
   } finally {

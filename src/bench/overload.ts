@@ -1,7 +1,8 @@
 /**
  * Overload benchmark: the real `arc-studio serve` on PGlite over loopback, offered three times
- * what it can store, with the standing-queue refusal on (the default `ARC_STUDIO_MAX_WAIT_MS`)
- * and off, in one run so the ratios are honest on a shared machine.
+ * what it can store, with participants' writes shed early while the event loop is late (the
+ * default `ARC_STUDIO_SHED_LAG_MS`) and without (shed only with everything else, past
+ * `ARC_STUDIO_MAX_LAG_MS`, as before), in one run so the ratios are honest on a shared machine.
  *
  * - capacity: 400 clients send batches of 20 events back to back (enough to keep the server's
  *   group commits full): the events stored per second (C), and the batches per second that makes;
@@ -59,7 +60,14 @@ async function capacity(url: string, sessions: Session[]): Promise<number> {
 
 /** What the server says of its load (`/api/health`), read every 250 ms until `until()`: the worst of each figure. */
 async function watchHealth(url: string, until: () => boolean) {
-  const worst = { inFlight: 0, eventLoopLagMs: 0, queueWaitMs: 0, oldestWriteMs: 0, overloadedReads: 0, reads: 0 };
+  const worst = {
+    inFlight: 0,
+    eventLoopLagMs: 0,
+    queueWaitMs: 0,
+    oldestWriteMs: 0,
+    overloadedReads: 0,
+    reads: 0,
+  };
   while (!until()) {
     const h = await fetch(`${url}/api/health`)
       .then(
@@ -138,12 +146,21 @@ async function* round(label: string, env: NodeJS.ProcessEnv): AsyncIterable<Benc
     const sessions = await createSessions(server.url, CLIENTS + POOL, `overload-${label}`);
     const c = await capacity(server.url, sessions);
     yield { name: `overload.${label}.capacity`, value: c, unit: 'events/s' };
+    const shed = async () =>
+      ((await (await fetch(`${server.url}/api/health`)).json()) as { load: { shed: number } }).load.shed;
+    const shedBefore = await shed();
     const o = await overload(server.url, sessions, (FACTOR * c) / BATCH);
+    const shedDuring = (await shed()) - shedBefore;
     yield { name: `overload.${label}.3x.stored`, value: o.rate, unit: 'events/s' };
     yield { name: `overload.${label}.3x.stored-to-capacity`, value: o.rate / c, unit: 'ratio' };
     yield { name: `overload.${label}.3x.ack-p50`, value: o.p50, unit: 'ms' };
     yield { name: `overload.${label}.3x.ack-p99`, value: o.p99, unit: 'ms' };
     yield { name: `overload.${label}.3x.refused`, value: o.refused, unit: 'batches' };
+    yield {
+      name: `overload.${label}.3x.server.shed-early`,
+      value: shedDuring,
+      unit: 'writes (of the refused)',
+    };
     yield { name: `overload.${label}.3x.given-up-after-10s`, value: o.timeout, unit: 'batches' };
     yield { name: `overload.${label}.3x.not-sent-no-idle-participant`, value: o.unsent, unit: 'batches' };
     // Where the batches wait: a client's wait far past the server's oldest admitted write is spent
@@ -176,7 +193,9 @@ async function* round(label: string, env: NodeJS.ProcessEnv): AsyncIterable<Benc
 }
 
 export async function* run(): AsyncIterable<BenchResult> {
-  // The limits of a real deployment: the default queue wait and event-loop delay.
-  yield* round('queue-refusal', { ARC_STUDIO_MAX_WAIT_MS: '500', ARC_STUDIO_MAX_LAG_MS: '1000' });
-  yield* round('no-queue-refusal', { ARC_STUDIO_MAX_WAIT_MS: '3600000', ARC_STUDIO_MAX_LAG_MS: '1000' });
+  // The limits of a real deployment (the default queue wait and event-loop delays), with and
+  // without shedding participants' writes early.
+  const limits = { ARC_STUDIO_MAX_WAIT_MS: '500', ARC_STUDIO_MAX_LAG_MS: '1000' };
+  yield* round('shed-early', { ...limits, ARC_STUDIO_SHED_LAG_MS: '250' });
+  yield* round('no-early-shedding', { ...limits, ARC_STUDIO_SHED_LAG_MS: '3600000' });
 }

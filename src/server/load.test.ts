@@ -4,6 +4,7 @@
  * admits again as soon as load falls; a busy event loop counts as overload too.
  */
 import { request, type ClientRequest } from 'node:http';
+import { connect } from 'node:net';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -103,7 +104,7 @@ describe('overload', () => {
   });
 
   it('counts a busy event loop as overload', async () => {
-    const gate = new LoadGate({ maxInFlight: 100, maxLagMs: 50, maxWaitMs: 60_000 });
+    const gate = new LoadGate({ maxInFlight: 100, maxLagMs: 50, maxWaitMs: 60_000, shedLagMs: 60_000 });
     try {
       expect(gate.report().overloaded).toBe(false);
       const until = Date.now() + 300;
@@ -118,14 +119,17 @@ describe('overload', () => {
   });
 
   it('reads its limits from the environment, and names a bad variable', () => {
-    expect(loadLimitsFromEnv({})).toEqual({ maxInFlight: 1024, maxLagMs: 1000, maxWaitMs: 500 });
+    expect(loadLimitsFromEnv({})).toEqual({ maxInFlight: 1024, maxLagMs: 1000, maxWaitMs: 500, shedLagMs: 250 });
     expect(
       loadLimitsFromEnv({
         ARC_STUDIO_MAX_IN_FLIGHT: '64',
         ARC_STUDIO_MAX_LAG_MS: '250',
         ARC_STUDIO_MAX_WAIT_MS: '200',
+        ARC_STUDIO_SHED_LAG_MS: '100',
       }),
-    ).toEqual({ maxInFlight: 64, maxLagMs: 250, maxWaitMs: 200 });
+    ).toEqual({ maxInFlight: 64, maxLagMs: 250, maxWaitMs: 200, shedLagMs: 100 });
+    // Without its own variable, writes are shed at a quarter of the lag that refuses everything.
+    expect(loadLimitsFromEnv({ ARC_STUDIO_MAX_LAG_MS: '60000' }).shedLagMs).toBe(15_000);
     expect(() => loadLimitsFromEnv({ ARC_STUDIO_MAX_LAG_MS: 'soon' })).toThrow(
       /ARC_STUDIO_MAX_LAG_MS=soon is not a positive whole number/,
     );
@@ -182,5 +186,96 @@ describe('overload', () => {
     expect(isParticipantWrite('GET', '/api/sessions/s1')).toBe(false);
     expect(isParticipantWrite('GET', '/api/admin/studies/sample/export?format=zip')).toBe(false);
     expect(isParticipantWrite('POST', '/api/admin/studies')).toBe(false);
+  });
+});
+
+/**
+ * A new connection to the server, open; `send(raw)` writes a whole HTTP/1.1 request on it at
+ * once, and `response()` is the response's status, headers (lower case) and body.
+ */
+async function rawConnection(url: string) {
+  const u = new URL(url);
+  const socket = connect(Number(u.port), u.hostname);
+  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  const chunks: Buffer[] = [];
+  socket.on('data', (b: Buffer) => chunks.push(b));
+  const ended = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  return {
+    send: (raw: string) => socket.write(raw),
+    async response() {
+      await ended;
+      const text = Buffer.concat(chunks).toString('utf8');
+      const [head, body = ''] = text.split('\r\n\r\n');
+      return { status: Number(head.split(' ')[1]), head: head.toLowerCase(), body };
+    },
+  };
+}
+
+describe("shedding participants' writes while the event loop is late", () => {
+  const shedDir = mkdtempSync(path.join(tmpdir(), 'arc-studio-shed-'));
+  const savedShed = process.env.ARC_STUDIO_SHED_LAG_MS;
+  let shedServer: { url: string; close: () => Promise<void> };
+
+  beforeAll(async () => {
+    process.env.ARC_STUDIO_DIST = dist;
+    // Far above what a busy test machine's scheduling adds, far below the thread held below.
+    process.env.ARC_STUDIO_SHED_LAG_MS = '1000';
+    seedDataDir(path.join(shedDir, 'data'));
+    shedServer = await startServer({
+      port: 0,
+      host: '127.0.0.1',
+      dataDir: path.join(shedDir, 'data'),
+      tasks: [],
+      databaseUrl: '',
+      log: () => {},
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await shedServer?.close();
+    if (savedShed === undefined) delete process.env.ARC_STUDIO_SHED_LAG_MS;
+    else process.env.ARC_STUDIO_SHED_LAG_MS = savedShed;
+    rmSync(shedDir, { recursive: true, force: true });
+  });
+
+  it('refuses a write that waited in its socket behind a busy thread, before reading it; reads go on, and later writes are stored', async () => {
+    const url = shedServer.url;
+    const before = ((await (await fetch(`${url}/api/health`)).json()) as { load: LoadReport }).load;
+    const body = '{"params":{"PROLIFIC_PID":"shed-1"}}';
+    const [write, read] = [await rawConnection(url), await rawConnection(url)];
+    // Both requests are sent, and the server's thread is held (as by a long synchronous piece of
+    // work) before it can read them: they wait in their sockets.
+    write.send(
+      `POST /api/studies/sample/sessions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`,
+    );
+    read.send(`GET /api/studies/sample HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    const until = Date.now() + 2_500;
+    while (Date.now() < until) {
+      /* busy */
+    }
+    const refused = await write.response();
+    expect(refused.status).toBe(503);
+    expect(refused.head).toMatch(/\r\nretry-after: [1-4]\r\n/);
+    expect(JSON.parse(refused.body)).toMatchObject({ error: 'overloaded' });
+    // The study page is a read: answered.
+    expect((await read.response()).status).toBe(200);
+    const after = ((await (await fetch(`${url}/api/health`)).json()) as { load: LoadReport }).load;
+    expect(after.shed).toBe(before.shed + 1);
+    expect(after.inFlight).toBe(0);
+
+    // Once the thread keeps time again, the same write is stored.
+    await expect
+      .poll(
+        async () =>
+          (
+            await fetch(`${url}/api/studies/sample/sessions`, {
+              method: 'POST',
+              body,
+              headers: { 'Content-Type': 'application/json' },
+            })
+          ).status,
+        { timeout: 30_000, interval: 200 },
+      )
+      .toBe(201);
   });
 });

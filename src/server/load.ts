@@ -11,8 +11,18 @@
  * burst), so new requests are refused until a second passes in which one is answered in time.
  * Refusing early keeps what is admitted fast and the server's throughput near its capacity,
  * instead of every request waiting its turn in a queue that only grows. `/api/health` is always answered and reports both, and static files are
- * never refused. A request whose client has already gone is dropped before any work. The limits
- * are documented in docs/api.md ("Overload") and docs/deploy.md.
+ * never refused.
+ *
+ * Participants' writes are shed earlier: while the event loop is late by more than `shedLagMs`
+ * now (the last sample's delay, or how late the next sample already is), a new write is answered
+ * 503 before its body is read. Why: past capacity the requests wait in the sockets while the
+ * thread is busy, where no figure of the admitted writes sees them; every write admitted then
+ * costs a parse, a queue place and a group commit that only makes the next one later. Reads (the
+ * study page, a session's items) and the writes already admitted go on, so what was taken on is
+ * finished at the server's own pace and throughput stays near its capacity.
+ *
+ * A request whose client has already gone is dropped before any work. The limits are documented
+ * in docs/api.md ("Overload") and docs/deploy.md.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApiErrorBody } from '../core/protocol/errors';
@@ -24,18 +34,28 @@ export interface LoadLimits {
   readonly maxLagMs: number;
   /** The fastest participant write of the last second (ms, admitted to answered) past which new API requests get 503. */
   readonly maxWaitMs: number;
+  /** Event-loop delay now (ms) past which new participant writes get 503 (reads go on until `maxLagMs`). */
+  readonly shedLagMs: number;
 }
 
-export const DEFAULT_LOAD_LIMITS: LoadLimits = { maxInFlight: 1024, maxLagMs: 1000, maxWaitMs: 500 };
+export const DEFAULT_LOAD_LIMITS: LoadLimits = { maxInFlight: 1024, maxLagMs: 1000, maxWaitMs: 500, shedLagMs: 250 };
+
+/** Without `ARC_STUDIO_SHED_LAG_MS`, participants' writes are shed at this part of `maxLagMs`. */
+const SHED_PART_OF_MAX_LAG = 4;
 
 /** Environment variables that change the limits. */
 export const LOAD_VARIABLES = {
   ARC_STUDIO_MAX_IN_FLIGHT: 'maxInFlight',
   ARC_STUDIO_MAX_LAG_MS: 'maxLagMs',
   ARC_STUDIO_MAX_WAIT_MS: 'maxWaitMs',
+  ARC_STUDIO_SHED_LAG_MS: 'shedLagMs',
 } as const satisfies Record<string, keyof LoadLimits>;
 
-/** The limits with the environment's overrides; throws a message naming a bad variable. */
+/**
+ * The limits with the environment's overrides; throws a message naming a bad variable. Without
+ * `ARC_STUDIO_SHED_LAG_MS`, writes are shed at a quarter of `maxLagMs` (250 ms by default), so a
+ * server given a higher `ARC_STUDIO_MAX_LAG_MS` (a busy test machine) sheds later too.
+ */
 export function loadLimitsFromEnv(env: Record<string, string | undefined>): LoadLimits {
   const out: Record<string, number> = { ...DEFAULT_LOAD_LIMITS };
   for (const [name, field] of Object.entries(LOAD_VARIABLES)) {
@@ -48,6 +68,7 @@ export function loadLimitsFromEnv(env: Record<string, string | undefined>): Load
       );
     out[field] = n;
   }
+  if (!env.ARC_STUDIO_SHED_LAG_MS) out.shedLagMs = Math.max(1, Math.round(out.maxLagMs / SHED_PART_OF_MAX_LAG));
   return out as unknown as LoadLimits;
 }
 
@@ -58,6 +79,8 @@ export interface LoadReport {
   /** Event-loop delay, the worst over the last second, ms. */
   readonly eventLoopLagMs: number;
   readonly maxLagMs: number;
+  /** Participants' writes are shed while the event loop is this late now, ms. */
+  readonly shedLagMs: number;
   /** The fastest participant write answered in the last full second, ms (null: none was). */
   readonly queueWaitMs: number | null;
   /** How long the oldest participant write in progress has been waiting since it was admitted, ms (0: none is). */
@@ -65,8 +88,12 @@ export interface LoadReport {
   readonly maxWaitMs: number;
   /** Whether new API requests are being refused now. */
   readonly overloaded: boolean;
-  /** Requests refused with 503 since the server started. */
+  /** Whether new participant writes are being shed now (the event loop past `shedLagMs`). */
+  readonly shedding: boolean;
+  /** Requests refused with 503 since the server started (`shed` included). */
   readonly refused: number;
+  /** Participants' writes refused early (the event loop past `shedLagMs`) since the server started. */
+  readonly shed: number;
   /** Requests dropped because their client had gone before any work began. */
   readonly dropped: number;
 }
@@ -134,9 +161,13 @@ export class QueueWatch {
 export class LoadGate {
   private inFlight = 0;
   private refused = 0;
+  private shed = 0;
   private dropped = 0;
   private readonly lags: number[] = [];
   private lagMs = 0;
+  /** The last sample's delay, and when the next sample is due. */
+  private lastLagMs = 0;
+  private expected: number;
   private readonly sampler: NodeJS.Timeout;
   private readonly queue: QueueWatch;
   /** Admission times of the participant writes in progress, oldest first (a Map keeps insertion order). */
@@ -147,15 +178,16 @@ export class LoadGate {
     readonly limits: LoadLimits,
     private readonly headers: Readonly<Record<string, string>> = {},
   ) {
-    let expected = performance.now() + SAMPLE_MS;
+    this.expected = performance.now() + SAMPLE_MS;
     this.queue = new QueueWatch(limits.maxWaitMs, performance.now());
     this.sampler = setInterval(() => {
       const now = performance.now();
       this.queue.tick(now);
-      this.lags.push(Math.max(0, now - expected));
+      this.lastLagMs = Math.max(0, now - this.expected);
+      this.lags.push(this.lastLagMs);
       if (this.lags.length > WINDOW) this.lags.shift();
       this.lagMs = Math.max(...this.lags);
-      expected = now + SAMPLE_MS;
+      this.expected = now + SAMPLE_MS;
     }, SAMPLE_MS);
     this.sampler.unref();
   }
@@ -166,11 +198,14 @@ export class LoadGate {
       maxInFlight: this.limits.maxInFlight,
       eventLoopLagMs: Math.round(this.lagMs),
       maxLagMs: this.limits.maxLagMs,
+      shedLagMs: this.limits.shedLagMs,
       queueWaitMs: this.queue.lastFastest() === null ? null : Math.round(this.queue.lastFastest()!),
       oldestWriteMs: Math.round(this.oldestWriteMs()),
       maxWaitMs: this.limits.maxWaitMs,
       overloaded: this.overloaded(),
+      shedding: this.lagNowMs() > this.limits.shedLagMs,
       refused: this.refused,
+      shed: this.shed,
       dropped: this.dropped,
     };
   }
@@ -185,6 +220,15 @@ export class LoadGate {
   }
 
   /**
+   * How late the event loop is now: the last sample's delay, or how late the next sample already
+   * is (a thread held since then has not run the sampler yet, but reads the requests that
+   * waited meanwhile before it does).
+   */
+  private lagNowMs(): number {
+    return Math.max(this.lastLagMs, performance.now() - this.expected);
+  }
+
+  /**
    * Admits a request (true: go on and handle it) or answers it here (false): 503 past capacity,
    * nothing at all when its client has gone. Only API requests count and can be refused.
    */
@@ -195,8 +239,11 @@ export class LoadGate {
       this.dropped++;
       return false;
     }
-    if (this.overloaded()) {
+    const write = isParticipantWrite(req.method, url);
+    const shedding = write && this.lagNowMs() > this.limits.shedLagMs;
+    if (shedding || this.overloaded()) {
       this.refused++;
+      if (shedding) this.shed++;
       // 1-4 s, spread so that the browsers refused together do not all come back together.
       const wait = 1 + Math.floor(Math.random() * 4);
       const body = JSON.stringify({
@@ -215,7 +262,6 @@ export class LoadGate {
       return false;
     }
     this.inFlight++;
-    const write = isParticipantWrite(req.method, url);
     const admitted = write ? performance.now() : 0;
     const id = this.nextWrite++;
     if (write) this.writes.set(id, admitted);

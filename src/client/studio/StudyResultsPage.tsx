@@ -157,24 +157,52 @@ function StorageUse({ studyId }: { studyId: string }) {
   );
 }
 
-/** The versions of the study's games its runs were opened on (an arcengine game's id and the hash of its files). */
+/**
+ * The versions of the study's games: those it started with (pinned by its first session that had
+ * each game) beside the server's current one, and those its runs were opened on (an arcengine
+ * game's id and the hash of its files).
+ */
 function GameVersions({ studyId }: { studyId: string }) {
   const u = useQuery(studyUsageQuery(studyId)).data;
-  if (!u || u.gameVersions.length === 0) return null;
+  if (!u || (u.gameVersions.length === 0 && u.startedWith.length === 0)) return null;
+  const when = (at: number) => new Date(at).toISOString().slice(0, 16).replace('T', ' ');
   return (
     <section className="mt-6" aria-labelledby="game-versions">
       <h2 id="game-versions" className="mb-2 text-sm font-semibold text-white">
-        Game versions played
+        Game versions
       </h2>
-      <ul className="flex flex-col gap-1 text-xs text-slate-300" data-testid="game-versions">
-        {u.gameVersions.map((v) => (
-          <li key={v.version}>
-            <span className="font-mono text-slate-200">{v.version}</span> · {v.runs} run{v.runs === 1 ? '' : 's'} ·{' '}
-            {new Date(v.firstAt).toISOString().slice(0, 16).replace('T', ' ')} to{' '}
-            {new Date(v.lastAt).toISOString().slice(0, 16).replace('T', ' ')} UTC
-          </li>
-        ))}
-      </ul>
+      {u.startedWith.length > 0 && (
+        <ul className="mb-2 flex flex-col gap-1 text-xs text-slate-300" data-testid="game-pins">
+          {u.startedWith.map((p) => (
+            <li key={p.gameId} data-changed={p.changed}>
+              Started with <span className="font-mono text-slate-200">{p.version}</span> ({when(p.pinnedAt)} UTC);{' '}
+              {p.current === null ? (
+                <span className="text-amber-300">this server no longer has the game</span>
+              ) : p.changed ? (
+                <>
+                  now <span className="font-mono text-slate-200">{p.current}</span>{' '}
+                  <span className="text-amber-300">(changed)</span>
+                </>
+              ) : (
+                'unchanged'
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+      {u.gameVersions.length > 0 && (
+        <>
+          <h3 className="mb-1 text-xs font-semibold text-slate-200">Played</h3>
+          <ul className="flex flex-col gap-1 text-xs text-slate-300" data-testid="game-versions">
+            {u.gameVersions.map((v) => (
+              <li key={v.version}>
+                <span className="font-mono text-slate-200">{v.version}</span> · {v.runs} run{v.runs === 1 ? '' : 's'} ·{' '}
+                {when(v.firstAt)} to {when(v.lastAt)} UTC
+              </li>
+            ))}
+          </ul>
+        </>
+      )}
     </section>
   );
 }

@@ -35,6 +35,19 @@ export interface StudyUsage {
     readonly firstAt: number;
     readonly lastAt: number;
   }[];
+  /**
+   * The version of each of the study's games when the first session that had it started
+   * (recorded in that session's transaction, never changed), beside the version the server has
+   * now: `current` null when the game is gone, `changed` when the current version differs.
+   */
+  readonly startedWith: readonly {
+    readonly gameId: string;
+    readonly version: string;
+    readonly codeHash: string | null;
+    readonly pinnedAt: number;
+    readonly current: string | null;
+    readonly changed: boolean;
+  }[];
 }
 
 /** Who may see a collection's answers: `sealed` (the researcher only) or `practice` (nobody; the server checks them). */

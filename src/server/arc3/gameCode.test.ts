@@ -233,6 +233,18 @@ describe('an arcengine game edited while a participant plays it', () => {
       [LS20, before, 1],
       [LS20, after, 1],
     ]);
+    // The study started with the unedited code (pinned by its first session, before any run) and
+    // the studio says the game changed since.
+    expect((await call('GET', '/admin/studies/pinned/usage', ADMIN)).json.startedWith).toEqual([
+      {
+        gameId: LS20,
+        version: `${LS20}@${before}`,
+        codeHash: before,
+        pinnedAt: expect.any(Number),
+        current: `${LS20}@${after}`,
+        changed: true,
+      },
+    ]);
 
     // A third run recorded with a version no server kept (its steps are A's).
     const lost = 'abcdef012345';
@@ -262,9 +274,14 @@ describe('an arcengine game edited while a participant plays it', () => {
     );
     expect(r.err).toBe('');
     const lines = r.out.trimEnd().split('\n');
-    expect(lines[0]).toBe(`keys ${LS20}@${before} run ${a.run} (seed 0, 8 steps): every step matches`);
-    expect(lines[1]).toBe(`keys ${LS20}@${after} run ${b.run} (seed 0, 3 steps): every step matches`);
-    expect(lines[2]).toMatch(
+    const line = (run: string) => lines.find((l) => l.includes(` run ${run} `));
+    expect(lines).toHaveLength(3);
+    expect(line(a.run)).toBe(`keys ${LS20}@${before} run ${a.run} (seed 0, 8 steps): every step matches`);
+    // Run B played the edited code: the check says the study started with the other version.
+    expect(line(b.run)).toBe(
+      `keys ${LS20}@${after} run ${b.run} (seed 0, 3 steps, the study started with ${LS20}@${before}): every step matches`,
+    );
+    expect(line(`${a.run.slice(0, -4)}ffff`)).toMatch(
       new RegExp(
         `^keys ${LS20}@${lost} run .*: not checked: recorded with ${LS20}@${lost}; the files now hash to ${after}; verification needs the recorded code: .*${lost}`,
       ),

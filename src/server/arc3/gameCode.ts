@@ -12,7 +12,9 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Store } from '../store/types';
+import type { Store, StudyGamePin } from '../store/types';
+import { versionedGameId } from '../../core/game';
+import { games as builtInGames } from '../../games';
 
 /** Hex digits of a version's hash (48 bits: distinct for every edit a designer makes of one game). */
 export const CODE_HASH_LENGTH = 12;
@@ -20,6 +22,26 @@ export const CODE_HASH_LENGTH = 12;
 /** A game's version as logs and the studio show it: `<game id>@<code hash>`, or the id alone without a hash. */
 export function gameVersion(gameId: string, codeHash: string | null | undefined): string {
   return codeHash ? `${gameId}@${codeHash}` : gameId;
+}
+
+/**
+ * The versions of games `ids` now, as a study pins them (`study_game_pins`): an arcengine game's
+ * id and content hash, a built-in game's versioned id, a remote game's id; a game this server
+ * does not have is left out. `serverGames`: the server-run games' list (`Arc3Service.list()`).
+ */
+export function currentGamePins(
+  ids: Iterable<string>,
+  serverGames: readonly { readonly id: string; readonly version?: string; readonly codeHash?: string }[],
+): StudyGamePin[] {
+  const server = new Map(serverGames.map((g) => [g.id, g]));
+  const out: StudyGamePin[] = [];
+  for (const id of new Set(ids)) {
+    const g = server.get(id);
+    const b = builtInGames[id];
+    if (g) out.push({ gameId: id, version: g.version ?? id, codeHash: g.codeHash ?? null });
+    else if (b) out.push({ gameId: id, version: versionedGameId(b), codeHash: null });
+  }
+  return out;
 }
 
 /** Which files of a game's folder make its version: the Python files and the metadata, caches left out. */

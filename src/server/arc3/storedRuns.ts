@@ -159,6 +159,8 @@ export interface RunCheck {
   readonly error?: string;
   /** True when no step was played: the code of the version it was recorded with is not available (`error` says what to do). */
   readonly unplayed?: boolean;
+  /** The game's version the session's study started with (`study_game_pins`), when one was recorded. */
+  readonly startedWith?: string;
 }
 
 export interface SessionCheck {
@@ -269,7 +271,15 @@ export async function verifyRun(store: Store, source: Replayer, run: GameRunReco
 /** Every stored run of a session, played again on `source`; `ok` when all match. */
 export async function verifySession(store: Store, source: Replayer, sessionId: string): Promise<SessionCheck> {
   const runs: RunCheck[] = [];
-  for (const run of await store.listGameRuns(sessionId)) runs.push(await verifyRun(store, source, run));
+  const session = await store.getSession(sessionId);
+  const pins = new Map(
+    (session ? await store.studyGamePins(session.studyId) : []).map((p) => [p.gameId, p.version] as const),
+  );
+  for (const run of await store.listGameRuns(sessionId)) {
+    const check = await verifyRun(store, source, run);
+    const pinned = pins.get(run.gameId);
+    runs.push(pinned ? { ...check, startedWith: pinned } : check);
+  }
   return { sessionId, runs, ok: runs.every((r) => !r.error && r.differences.length === 0) };
 }
 
@@ -278,7 +288,9 @@ export function formatSessionCheck(check: SessionCheck): string[] {
   const lines: string[] = [];
   if (!check.runs.length) lines.push(`Session ${check.sessionId} has no stored run of a server-run game.`);
   for (const r of check.runs) {
-    const head = `${r.item} ${r.version} run ${r.runId} (seed ${r.seed}, ${r.steps} steps)`;
+    // A run on another version than the study started with says so: its figures are not the same game's.
+    const since = r.startedWith && r.startedWith !== r.version ? `, the study started with ${r.startedWith}` : '';
+    const head = `${r.item} ${r.version} run ${r.runId} (seed ${r.seed}, ${r.steps} steps${since})`;
     if (!r.error && !r.differences.length) {
       lines.push(`${head}: every step matches`);
       continue;

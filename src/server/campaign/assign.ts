@@ -10,7 +10,7 @@ import { ITEM_END, ITEM_START, effectiveState, sessionProgress } from '../../cor
 import { sessionOrder } from '../../core/study/shuffle';
 import type { SessionSummary } from '../../core/study/summary';
 import { type PoolDraw, drawFigures } from '../store/campaignStore';
-import type { EventStore, NewSession, SessionRecord, Store } from '../store/types';
+import type { EventStore, NewSession, SessionRecord, Store, StudyGamePin } from '../store/types';
 
 /** What drawing and settling a session's candidates read and write: the campaign store and item marks. */
 type CampaignReads = Pick<Store, 'campaigns'> & Pick<EventStore, 'readEvents'>;
@@ -44,6 +44,7 @@ export async function createDrawnSession(
   session: Omit<NewSession, 'order'>,
   now: number,
   claim: boolean,
+  pins?: readonly StudyGamePin[],
 ): Promise<readonly number[]> {
   const ids = (pool: PoolPlan) => pool.candidates.map((i) => study.items[i].id);
   const choice = await store.campaigns.createDrawnSession(
@@ -55,6 +56,7 @@ export async function createDrawnSession(
       quietBefore: now - study.limits.abandonAfterMinutes * 60_000,
       createdBefore: now - study.limits.sessionMinutes * 60_000,
       claim,
+      pins,
     },
     (standings) => {
       const pools: PoolDraw[] = study.pools.map((pool, k) => {

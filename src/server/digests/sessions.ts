@@ -8,19 +8,13 @@
  *   sessions' new events read in one query, folded, and the digests saved in one statement;
  * - any other is computed from the whole log (on the digest threads when the study version's
  *   games are all built-in) and stored with its fold for next time; a log with a gap (events
- *   stored past a missing seq) is digested whole and stored without a fold.
+ *   stored past a missing seq) is folded whole a page at a time too and stored without a fold.
  *
  * So during a live study a results request costs the events that arrived since the last one,
  * not the study's logs.
  */
 import { createHash } from 'node:crypto';
-import {
-  ANALYSIS_VERSION,
-  digestSession,
-  type ResultsInput,
-  type SessionData,
-  type SessionDigest,
-} from '../../core/analysis/results';
+import { ANALYSIS_VERSION, type ResultsInput, type SessionData, type SessionDigest } from '../../core/analysis/results';
 import { finishDigest, foldEvents, newDigestFold, type DigestFold } from '../../core/analysis/fold';
 import type { StudyDefinition } from '../../core/study/schema';
 import type { StoredEvent } from '../../core/study/rules';
@@ -59,8 +53,14 @@ export type DigestProgressFn = (done: number, total: number) => void;
 
 /** Sessions read and digested at once when the digests are computed on worker threads. */
 const DIGESTS_IN_FLIGHT_PER_THREAD = 2;
-/** Folds extended together: their new events are read in one query, their digests saved in one statement. */
-const TAIL_BATCH_SESSIONS = 200;
+/**
+ * Folds extended together: their folds, submissions and new events are read in one round of
+ * queries, their digests saved in one statement. Why this many: on PGlite every statement of a
+ * live refresh waits behind the participants' writes queued before it, so a refresh of a live
+ * study costs its rounds of statements more than their size (1,000 sessions took 5 rounds of 4
+ * at 200).
+ */
+const TAIL_BATCH_SESSIONS = 1_000;
 /** At most this many new events in one query; a longer tail is read and folded a page at a time. */
 export const TAIL_BATCH_EVENTS = 5_000;
 
@@ -77,18 +77,23 @@ const contiguous = (s: SessionRecord) => s.eventCount === s.ackedThrough + 1;
 
 /**
  * The digests of these sessions of a study (see the module comment), stored for next time; a
- * session whose study version is missing is given with its log instead.
+ * session whose study version is missing is given with its log instead. `list`: the sessions, or
+ * their list being read (read beside the stored digests: one round of statements less).
  */
 export async function digestSessions(
   deps: DigestDeps,
   studyId: string,
   basis: StudyBasis,
-  sessions: readonly SessionRecord[],
+  list: readonly SessionRecord[] | Promise<readonly SessionRecord[]>,
   progress?: DigestProgressFn,
 ): Promise<SessionData[]> {
   const { store } = deps;
   const { testCount, games, now } = basis;
-  const [stored, submissionCounts] = await Promise.all([store.readDigests(studyId), store.submissionCounts(studyId)]);
+  const [sessions, stored, submissionCounts] = await Promise.all([
+    list,
+    store.readDigests(studyId),
+    store.submissionCounts(studyId),
+  ]);
   const defs = new Map(basis.versions.map((v) => [v.version, v.definition]));
   const fingerprints = new Map<number, string>();
   const fingerprint = (v: number) => {
@@ -166,19 +171,31 @@ export async function digestSessions(
   progress?.(0, total);
 
   // Folds extended by what arrived since, many sessions a query; a fold that cannot be read back
-  // (deleted, of another version) is computed whole instead.
+  // (deleted, of another version) is computed whole instead. A stored fold ends where its key's
+  // acknowledged end does, so the new events are read beside the folds, not after them.
+  const keptThrough = (i: number) => Number(stored.get(sessions[i].id)!.key.split('|')[2]);
   for (let from = 0; from < extend.length;) {
     const batch: number[] = [];
     let events = 0;
     for (; from < extend.length && batch.length < TAIL_BATCH_SESSIONS; from++) {
-      const kept = stored.get(sessions[extend[from]].id)!;
-      const tail = sessions[extend[from]].ackedThrough - Number(kept.key.split('|')[2]);
+      const tail = sessions[extend[from]].ackedThrough - keptThrough(extend[from]);
       if (batch.length > 0 && events + tail > TAIL_BATCH_EVENTS) break;
       batch.push(extend[from]);
       events += Math.max(0, tail);
     }
     const ids = batch.map((i) => sessions[i].id);
-    const [folds, subs] = await Promise.all([store.readDigestFolds(ids), store.listSubmissionsOf(ids)]);
+    const small = batch.filter((i) => sessions[i].ackedThrough - keptThrough(i) <= TAIL_BATCH_EVENTS);
+    const [folds, subs, tails] = await Promise.all([
+      store.readDigestFolds(ids),
+      store.listSubmissionsOf(ids),
+      store.readEventTails(
+        small.map((i) => ({
+          sessionId: sessions[i].id,
+          afterSeq: Math.max(-1, keptThrough(i)),
+          throughSeq: sessions[i].ackedThrough,
+        })),
+      ),
+    ]);
     const ready: { i: number; fold: DigestFold }[] = [];
     for (const i of batch) {
       const session = sessions[i];
@@ -187,19 +204,12 @@ export async function digestSessions(
       if (fold && fold.analysis === ANALYSIS_VERSION && fold.seq <= session.ackedThrough) ready.push({ i, fold });
       else whole.push(i);
     }
-    const small = ready.filter(({ i, fold }) => sessions[i].ackedThrough - fold.seq <= TAIL_BATCH_EVENTS);
-    const tails = await store.readEventTails(
-      small.map(({ i, fold }) => ({
-        sessionId: sessions[i].id,
-        afterSeq: fold.seq,
-        throughSeq: sessions[i].ackedThrough,
-      })),
-    );
     const rows: StoredDigest[] = [];
     for (const { i, fold } of ready) {
       const session = sessions[i];
       const def = defs.get(session.studyVersion)!;
-      let tail = tails.get(session.id);
+      // The tail read beside the fold, when the fold ends where its key said; else read from the fold on.
+      let tail = fold.seq === keptThrough(i) ? tails.get(session.id) : undefined;
       let f = fold;
       if (!tail) {
         // A long tail: folded a page at a time, the acknowledgements waiting going first between pages.
@@ -218,8 +228,8 @@ export async function digestSessions(
       progress?.(++done, total);
     }
     await store.saveDigests(rows, now);
-    // Between two batches the participants' writes go first.
-    await participantWrites.turn();
+    // Between two batches the participants' writes go first (after the last, the caller's next read does).
+    if (from < extend.length || whole.length > 0) await participantWrites.turn();
   }
 
   // Whole logs of contiguous sessions, many sessions a query as the tails above: their events and
@@ -279,9 +289,12 @@ export async function digestSessions(
     const session = sessions[i];
     const def = defs.get(session.studyVersion);
     const submissions = await store.listSubmissions(session.id);
-    if (def && contiguous(session)) {
+    if (def) {
       // Folded a page at a time as it is read, so that neither the reading nor the folding of a
-      // long log holds the thread; the finishing (game replays) goes to a digest thread if it can.
+      // long log holds the thread, and a digest thread is handed the fold, never the log; the
+      // finishing (game replays) goes to a digest thread if it can. A log with a gap folds the
+      // same way (every stored event, in seq order) but keeps no fold: the events past the gap
+      // are not after its acknowledged end, where the next extension would start.
       let fold = newDigestFold();
       for await (const page of participantsFirst(store.streamEvents(session.id, { batchSize: TAIL_BATCH_EVENTS })))
         fold = foldEvents(def, session.order, fold, page);
@@ -296,28 +309,14 @@ export async function digestSessions(
             ...threadCheck(def),
           })
         : await foldAndFinish(session, def, fold, [], submissions);
-      await store.saveDigest(session.id, keyOf(session), r.digest, now, r.fold);
+      await store.saveDigest(session.id, keyOf(session), r.digest, now, contiguous(session) ? r.fold : null);
       data[i] = { session, digest: r.digest };
     } else {
+      // No definition of the session's study version: the results read its log itself.
       const events: StoredEvent[] = [];
       for await (const page of participantsFirst(store.streamEvents(session.id, { batchSize: TAIL_BATCH_EVENTS })))
         events.push(...page);
-      if (!def) {
-        data[i] = { session, events, submissions };
-      } else {
-        const digest = offThread(def)
-          ? await pool!.digest({
-              definition: def,
-              session,
-              events,
-              submissions,
-              testCounts: countsOf(session.studyVersion, def),
-              ...threadCheck(def),
-            })
-          : digestSession(def, session, events, submissions, testCount, deps.replay);
-        await store.saveDigest(session.id, keyOf(session), digest, now, null);
-        data[i] = { session, digest };
-      }
+      data[i] = { session, events, submissions };
     }
     progress?.(++done, total);
     await participantWrites.turn();

@@ -125,9 +125,11 @@ export async function refreshSettledDigests(
 ): Promise<{ digested: number } | { error: string }> {
   const basis = await studyBasis(deps, id, null);
   if ('error' in basis) return basis;
-  const settled = (await deps.store.listSessions(id)).filter(
-    (s) => isFinalState(s.state) || basis.now - (s.lastEventAt ?? s.createdAt) > SETTLED_AFTER_MS,
-  );
+  const settled = deps.store
+    .listSessions(id)
+    .then((all) =>
+      all.filter((s) => isFinalState(s.state) || basis.now - (s.lastEventAt ?? s.createdAt) > SETTLED_AFTER_MS),
+    );
   let digested = 0;
   await digestSessions(deps, id, basis, settled, (done, total) => {
     digested = total;
@@ -150,8 +152,10 @@ export async function computeStudyResults(
   const basis = await studyBasis(deps, id, version);
   if ('error' in basis) return basis;
   const { versions, testCount, games, now } = basis;
-  const digestAll = async (progress?: DigestProgressFn) => {
-    const sessions = (await deps.store.listSessions(id)).filter((s) => version === null || s.studyVersion === version);
+  const digestAll = (progress?: DigestProgressFn) => {
+    const sessions = deps.store
+      .listSessions(id)
+      .then((all) => all.filter((s) => version === null || s.studyVersion === version));
     return digestSessions(deps, id, basis, sessions, progress);
   };
   const data = deps.maintainer ? await deps.maintainer.run(id, 'results', digestAll) : await digestAll();
@@ -196,7 +200,7 @@ export async function studySessionDigests(
   const basis = await studyBasis(deps, id, null);
   if ('error' in basis) return basis;
   const work = async (progress?: DigestProgressFn) =>
-    digestSessions(deps, id, basis, await deps.store.listSessions(id), progress);
+    digestSessions(deps, id, basis, deps.store.listSessions(id), progress);
   const data = deps.maintainer ? await deps.maintainer.run(id, 'results', work) : await work();
   return { data, now: basis.now };
 }

@@ -13,8 +13,9 @@
 import type { CandidateCounts } from '../../core/analysis/campaign';
 import type { CandidateStanding, ClaimState } from '../../core/study/draw';
 import type { Driver, Queryable, Transacting } from './driver';
-import type { NewSession } from './records';
+import type { NewSession, StudyGamePin } from './records';
 import { databaseUnavailable } from './unavailable';
+import { pinStudyGames } from './gamePins';
 
 export type { ClaimState };
 
@@ -72,6 +73,8 @@ export interface DrawRequest {
   readonly createdBefore: number;
   /** False: the standings are read and the choice made, but nothing is claimed (playtests). */
   readonly claim: boolean;
+  /** The study's current game versions, pinned with the session for games not pinned yet (`pinStudyGames`). */
+  readonly pins?: readonly StudyGamePin[];
 }
 
 /** What the caller decides from the standings: the session's order and each pool's draw. */
@@ -152,6 +155,7 @@ export class CampaignStore {
         VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7::jsonb, 'started', $8, $9::jsonb)`;
       if (!req.claim) {
         await tx.query(insertSession, sessionValues);
+        await pinStudyGames(tx, session, req.pins);
         return choice;
       }
       // The session, its claims, their counters and the draw in one statement: one round trip under the lock.
@@ -169,6 +173,7 @@ export class CampaignStore {
          INSERT INTO campaign_draws (session_id, campaign, seed, pools, at) SELECT s.id, $10, $6, $13::jsonb, $8 FROM s`,
         [...sessionValues, req.campaign, req.participant, JSON.stringify(claims), JSON.stringify(choice.pools)],
       );
+      await pinStudyGames(tx, session, req.pins);
       return choice;
     });
   }

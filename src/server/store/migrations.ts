@@ -405,4 +405,23 @@ export const migrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 15,
+    name: 'the game versions a study started with',
+    sql: `
+      -- The version of each game of a study (an arcengine game's id and the content hash of its
+      -- files, arc3/gameCode.ts; a built-in game's versioned id) when the first session that had
+      -- the game started, written in that session's transaction and never changed: what the
+      -- study's results and checks compare later runs with. Removed with the study.
+      CREATE TABLE study_game_pins (
+        study_id text NOT NULL,
+        game_id text NOT NULL,
+        version text NOT NULL,
+        code_hash text,
+        session_id text NOT NULL,
+        pinned_at timestamptz NOT NULL,
+        PRIMARY KEY (study_id, game_id)
+      );
+    `,
+  },
 ];

@@ -13,3 +13,12 @@ export interface NewSession {
   readonly createdAt: number;
   readonly flags?: readonly string[];
 }
+
+/** A game's version when the first session of a study that had the game started (`createSession`'s `pins`). */
+export interface StudyGamePin {
+  readonly gameId: string;
+  /** `<game id>@<code hash>` for an arcengine game, the versioned id of a built-in game, the id of a remote one. */
+  readonly version: string;
+  /** The content hash of an arcengine game's files; null for other games. */
+  readonly codeHash: string | null;
+}

@@ -6,6 +6,7 @@ import { migrations } from './migrations';
 import { GroupCommit, type GroupMember } from './groupCommit';
 import { type GradingStore, SqlGradingStore } from './gradingStore';
 import { CampaignStore, lockCampaigns, recountingSessions } from './campaignStore';
+import { pinStudyGames } from './gamePins';
 import type { Driver, Queryable } from './driver';
 import type {
   AgentKeyRecord,
@@ -27,6 +28,8 @@ import type {
   Store,
   StoredDigest,
   StudyGameVersion,
+  StudyGamePin,
+  StoredStudyGamePin,
   StudyRecord,
   StudySource,
   StudySummary,
@@ -202,6 +205,25 @@ function sessionFromRow(r: Row): SessionRecord {
   };
 }
 
+/** Inserts a new session's row. */
+async function insertSession(q: Queryable, s: NewSession): Promise<void> {
+  await q.query(
+    `INSERT INTO sessions (id, study_id, study_version, token_hash, params, seed, item_order, state, created_at, flags)
+     VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7::jsonb, 'started', $8, $9::jsonb)`,
+    [
+      s.id,
+      s.studyId,
+      s.studyVersion,
+      s.tokenHash,
+      JSON.stringify(s.params),
+      s.seed,
+      JSON.stringify(s.order),
+      new Date(s.createdAt),
+      JSON.stringify(s.flags ?? []),
+    ],
+  );
+}
+
 /** Deletes the given sessions and everything of them (children first, for the foreign keys). */
 async function deleteSessionRows(tx: Queryable, ids: readonly string[]): Promise<Omit<DeletedRows, 'studies'>> {
   const count = async (sql: string): Promise<number> =>
@@ -324,22 +346,30 @@ export class SqlStore implements Store {
     return r.rows.map((row) => ({ ...studyFromRow(row), sessions: row.sessions as number }));
   }
 
-  async createSession(s: NewSession): Promise<void> {
-    await this.db.query(
-      `INSERT INTO sessions (id, study_id, study_version, token_hash, params, seed, item_order, state, created_at, flags)
-       VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7::jsonb, 'started', $8, $9::jsonb)`,
-      [
-        s.id,
-        s.studyId,
-        s.studyVersion,
-        s.tokenHash,
-        JSON.stringify(s.params),
-        s.seed,
-        JSON.stringify(s.order),
-        new Date(s.createdAt),
-        JSON.stringify(s.flags ?? []),
-      ],
+  async createSession(s: NewSession, pins?: readonly StudyGamePin[]): Promise<void> {
+    if (pins?.length) {
+      // The session and its study's first game versions in one transaction: a session without its pins never exists.
+      await this.db.transaction(async (tx) => {
+        await insertSession(tx, s);
+        await pinStudyGames(tx, s, pins);
+      });
+      return;
+    }
+    await insertSession(this.db, s);
+  }
+
+  async studyGamePins(studyId: string): Promise<StoredStudyGamePin[]> {
+    const r = await this.db.query(
+      `SELECT game_id, version, code_hash, session_id, pinned_at FROM study_game_pins WHERE study_id = $1 ORDER BY pinned_at, game_id`,
+      [studyId],
     );
+    return r.rows.map((row) => ({
+      gameId: row.game_id as string,
+      version: row.version as string,
+      codeHash: (row.code_hash as string | null) ?? null,
+      sessionId: row.session_id as string,
+      pinnedAt: ms(row.pinned_at),
+    }));
   }
 
   async getSession(id: string): Promise<SessionRecord | null> {
@@ -464,6 +494,7 @@ export class SqlStore implements Store {
         const rows = await deleteSessionRows(tx, ids);
         // Their grades went with the sessions; the graders' links go with the study.
         await tx.query(`DELETE FROM graders WHERE study_id = $1`, [id]);
+        await tx.query(`DELETE FROM study_game_pins WHERE study_id = $1`, [id]);
         const studies = await tx.query(`DELETE FROM studies WHERE id = $1 RETURNING 1`, [id]);
         const deleted = { studies: studies.rows.length, ...rows };
         await insertAudit(tx, { ...audit, studyId: id, target: id, action: 'study.delete' }, { deleted });

@@ -7,9 +7,9 @@ import type { DeletedCounts } from '../../core/protocol/api';
 import type { AgentReplayStep, AgentRunSource } from '../../core/protocol/agents';
 import type { GradingStore } from './gradingStore';
 import type { CampaignStore } from './campaignStore';
-import type { NewSession } from './records';
+import type { NewSession, StudyGamePin } from './records';
 
-export type { NewSession } from './records';
+export type { NewSession, StudyGamePin } from './records';
 
 export type StudySource = 'file' | 'studio';
 
@@ -123,6 +123,12 @@ export interface StudyGameVersion {
   readonly runs: number;
   readonly firstAt: number;
   readonly lastAt: number;
+}
+
+/** A study's pinned game version as stored: with the session that pinned it and when. */
+export interface StoredStudyGamePin extends StudyGamePin {
+  readonly sessionId: string;
+  readonly pinnedAt: number;
 }
 
 /** One action of a server-run game as the engine answered it; step 0 is the opening RESET. */
@@ -279,7 +285,14 @@ export interface StudyStore {
 
 /** Participants' sessions: made, found, listed, their state. */
 export interface SessionStore {
-  createSession(session: NewSession): Promise<void>;
+  /**
+   * Creates a session. `pins`: the current versions of the study's games, recorded in the same
+   * transaction for each game the study has none recorded for yet (the first session that had
+   * the game pins it; later ones change nothing).
+   */
+  createSession(session: NewSession, pins?: readonly StudyGamePin[]): Promise<void>;
+  /** The game versions the study started with (`createSession`'s `pins`), in the order pinned. */
+  studyGamePins(studyId: string): Promise<StoredStudyGamePin[]>;
   getSession(id: string): Promise<SessionRecord | null>;
   /** The session whose token has this SHA-256 hash. */
   getSessionByTokenHash(tokenHash: string): Promise<SessionRecord | null>;

@@ -24,6 +24,7 @@ import { SaveStudyRequest } from '../../core/protocol/requests';
 import { type StudyContext, adminGuard, fail, readBody } from './context';
 import { studyStorageBudget } from './limits';
 import { participantsFirst } from '../load';
+import { currentGamePins } from '../arc3/gameCode';
 
 /** Events per page when a session's log is streamed. */
 const PAGE = 2_000;
@@ -122,10 +123,28 @@ export function adminRoutes(ctx: StudyContext): Hono {
     const id = c.req.param('studyId');
     const rec = await store.getStudy(id);
     if (!rec) return fail(c, 404, 'not_found', `No study "${id.slice(0, 100)}".`);
-    const [used, versions] = await Promise.all([store.studyUsage(id), store.studyGameVersions(id)]);
+    const [used, versions, pins] = await Promise.all([
+      store.studyUsage(id),
+      store.studyGameVersions(id),
+      store.studyGamePins(id),
+    ]);
+    const current = new Map(
+      currentGamePins(
+        pins.map((p) => p.gameId),
+        deps.arc3?.service.list() ?? [],
+      ).map((p) => [p.gameId, p.version]),
+    );
     return c.json({
       storage: { ...used, budget: studyStorageBudget(ctx.studyOfRecord(rec), ctx.limits) },
       gameVersions: versions.map((v) => ({ ...v, version: v.codeHash ? `${v.gameId}@${v.codeHash}` : v.gameId })),
+      startedWith: pins.map(({ gameId, version, codeHash, pinnedAt }) => ({
+        gameId,
+        version,
+        codeHash,
+        pinnedAt,
+        current: current.get(gameId) ?? null,
+        changed: current.get(gameId) !== version,
+      })),
     } satisfies StudyUsage);
   });
 

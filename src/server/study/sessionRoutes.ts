@@ -13,7 +13,8 @@ import { sessionOrder } from '../../core/study/shuffle';
 import { ITEM_END, ITEM_START, effectiveState, sessionBudget, sessionProgress } from '../../core/study/rules';
 import { tallyTests, type ItemSummary } from '../../core/study/summary';
 import type { StudyDefinition } from '../../core/study/schema';
-import type { SessionRecord } from '../store/types';
+import type { SessionRecord, StudyGamePin } from '../store/types';
+import { currentGamePins } from '../arc3/gameCode';
 import { bearer, hashToken, newToken, tokenMatches } from '../auth';
 import { type StudyContext, fail, itemLimitsOf, readBody, testIndicesOf } from './context';
 
@@ -26,6 +27,18 @@ export const KNOWN_PARAMS = ['PROLIFIC_PID', 'STUDY_ID', 'SESSION_ID', 'workerId
 export function sessionRoutes(ctx: StudyContext): Hono {
   const { store, now, deps } = ctx;
   const api = new Hono();
+
+  /**
+   * The games each study (by id, version and save time) is known to have pinned: a session of
+   * it pins nothing more. Any server may pin first; the database keeps the first of each game.
+   */
+  const pinned = new Map<string, ReadonlySet<string>>();
+  /** The current versions of the study's games that are not known pinned yet; empty for a study without games. */
+  const pinsOf = (key: string, study: StudyDefinition): StudyGamePin[] => {
+    const known = pinned.get(key);
+    const ids = study.items.flatMap((i) => (i.kind === 'game' && !known?.has(i.game) ? [i.game] : []));
+    return ids.length ? currentGamePins(ids, deps.arc3?.service.list() ?? []) : [];
+  };
 
   api.get('/studies/:studyId', async (c) => {
     const rec = await store.getStudy(c.req.param('studyId'));
@@ -90,17 +103,21 @@ export function sessionRoutes(ctx: StudyContext): Hono {
       createdAt: now(),
       flags: [...new Set(flags)],
     };
+    // The study's game versions, recorded with its first session that has each game.
+    const pinKey = `${rec.id}\u0000${rec.version}\u0000${rec.createdAt}`;
+    const pins = pinsOf(pinKey, study);
     let created;
     if (study.pools.length === 0) {
       created = { ...base, order: sessionOrder(study, seed) };
-      await store.createSession(created);
+      await store.createSession(created, pins);
     } else {
       // A campaign: the pools' candidates are drawn and claimed in the transaction that creates the session.
       created = {
         ...base,
-        order: [...(await createDrawnSession(store, study, base, base.createdAt, params.mode !== 'playtest'))],
+        order: [...(await createDrawnSession(store, study, base, base.createdAt, params.mode !== 'playtest', pins))],
       };
     }
+    if (pins.length) pinned.set(pinKey, new Set([...(pinned.get(pinKey) ?? []), ...pins.map((p) => p.gameId)]));
     // The first batch follows at once: it finds its session here instead of in the database.
     ctx.remember({
       ...created,
