@@ -434,6 +434,7 @@ test('every studio page is accessible: studies, results tabs and dialogs, replay
       },
     ],
     ['Questions', () => expect(panel).toContainText('sci-004')],
+    ['Surveys', () => expect(panel.getByTestId('survey-about').getByTestId('respondents')).toBeVisible()],
     [/^Agents/, () => expect(panel.getByText(`a11y-agent-${stamp}`).first()).toBeVisible()],
     ['Grading', () => expect(panel.getByRole('textbox', { name: "Grader's name or label" })).toBeVisible()],
     ['Exports', () => expect(panel.getByRole('list', { name: 'Exports' })).toBeVisible()],

@@ -1,13 +1,15 @@
 /**
  * The researcher's study results: `GET /api/admin/studies/:studyId/results[?version=N]`,
- * added up from each session's digest (`digests/studyDigests.ts` computes and keeps them), and
- * `GET /api/admin/studies/:studyId/results/progress`. Documented in docs/api.md ("Study results");
+ * added up from each session's digest (`digests/studyDigests.ts` computes and keeps them),
+ * `GET /api/admin/studies/:studyId/results/surveys[?version=N]` (each survey question summarised,
+ * `digests/surveys.ts`) and `GET /api/admin/studies/:studyId/results/progress`. Documented in docs/api.md ("Study results");
  * error bodies are `{error, message}`.
  */
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { fail } from './http';
 import { adminGuard } from './study/context';
 import { computeStudyResults, type ResultsDeps } from './digests/studyDigests';
+import { computeSurveySummaries } from './digests/surveys';
 import type { DigestMaintainer } from './digests/maintainer';
 
 /** The results routes, to mount under `/admin` (they carry the researcher guard themselves). */
@@ -16,18 +18,17 @@ export function resultsRoutes(deps: ResultsDeps & { readonly maintainer?: Digest
   admin.use('*', adminGuard(deps.adminTokenHash));
 
   admin.get('/studies/:studyId/results', async (c) => {
-    const id = c.req.param('studyId');
-    // Digits only ("0x1", "1e2", " 1" are refused), and few enough for the database's integer.
-    const v = c.req.query('version');
-    if (v !== undefined && v !== '' && !/^[1-9][0-9]{0,8}$/.test(v)) {
-      return fail(
-        c,
-        400,
-        'malformed',
-        `version must be a whole number from 1, not "${v.slice(0, 40)}"; leave it out for every version.`,
-      );
-    }
-    const r = await computeStudyResults(deps, id, v !== undefined && v !== '' ? Number(v) : null);
+    const v = versionOf(c);
+    if (!v.ok) return v.res;
+    const r = await computeStudyResults(deps, c.req.param('studyId'), v.version);
+    if ('error' in r) return fail(c, 404, 'not_found', r.error);
+    return c.json(r);
+  });
+
+  admin.get('/studies/:studyId/results/surveys', async (c) => {
+    const v = versionOf(c);
+    if (!v.ok) return v.res;
+    const r = await computeSurveySummaries(deps, c.req.param('studyId'), v.version);
     if ('error' in r) return fail(c, 404, 'not_found', r.error);
     return c.json(r);
   });
@@ -43,4 +44,22 @@ export function resultsRoutes(deps: ResultsDeps & { readonly maintainer?: Digest
   });
 
   return admin;
+}
+
+/** The `version` query parameter: a version, null for every version, or the reply refusing it. */
+function versionOf(c: Context): { ok: true; version: number | null } | { ok: false; res: Response } {
+  // Digits only ("0x1", "1e2", " 1" are refused), and few enough for the database's integer.
+  const v = c.req.query('version');
+  if (v === undefined || v === '') return { ok: true, version: null };
+  if (!/^[1-9][0-9]{0,8}$/.test(v))
+    return {
+      ok: false,
+      res: fail(
+        c,
+        400,
+        'malformed',
+        `version must be a whole number from 1, not "${v.slice(0, 40)}"; leave it out for every version.`,
+      ),
+    };
+  return { ok: true, version: Number(v) };
 }
