@@ -2,7 +2,9 @@
  * The researcher's study results: `GET /api/admin/studies/:studyId/results[?version=N]`,
  * added up from each session's digest (`digests/studyDigests.ts` computes and keeps them),
  * `GET /api/admin/studies/:studyId/results/surveys[?version=N]` (each survey question summarised,
- * `digests/surveys.ts`) and `GET /api/admin/studies/:studyId/results/progress`. Documented in docs/api.md ("Study results");
+ * `digests/surveys.ts`), `GET /api/admin/studies/:studyId/results/progress`, and
+ * `GET /api/admin/games/:gameId/baselines` (a game's human baselines from every study playing it,
+ * `digests/gameBaselines.ts`). Documented in docs/api.md ("Study results");
  * error bodies are `{error, message}`.
  */
 import { Hono, type Context } from 'hono';
@@ -10,6 +12,8 @@ import { fail } from './http';
 import { adminGuard } from './study/context';
 import { computeStudyResults, type ResultsDeps } from './digests/studyDigests';
 import { computeSurveySummaries } from './digests/surveys';
+import { gameBaselines } from './digests/gameBaselines';
+import type { GameBaselinesView } from '../core/protocol/api';
 import type { DigestMaintainer } from './digests/maintainer';
 
 /** The results routes, to mount under `/admin` (they carry the researcher guard themselves). */
@@ -31,6 +35,18 @@ export function resultsRoutes(deps: ResultsDeps & { readonly maintainer?: Digest
     const r = await computeSurveySummaries(deps, c.req.param('studyId'), v.version);
     if ('error' in r) return fail(c, 404, 'not_found', r.error);
     return c.json(r);
+  });
+
+  admin.get('/games/:gameId/baselines', async (c) => {
+    const gameId = c.req.param('gameId');
+    if (!/^[A-Za-z0-9_.-]{1,100}$/.test(gameId))
+      return fail(
+        c,
+        400,
+        'malformed',
+        `"${gameId.slice(0, 40)}" is not a game id: letters, digits, "-", "_" and "." only.`,
+      );
+    return c.json({ game: gameId, studies: await gameBaselines(deps, gameId) } satisfies GameBaselinesView);
   });
 
   // What the server is digesting for this study now (a results request or a background run):

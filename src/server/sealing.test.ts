@@ -203,6 +203,7 @@ const WALK: Record<string, Walk> = {
   'GET /admin/studies/:studyId/usage': () => [{ url: '/admin/studies/sample/usage' }],
   'GET /admin/studies/:studyId/results/progress': () => [{ url: '/admin/studies/sample/results/progress' }],
   'GET /admin/studies/:studyId/results/surveys': () => [{ url: '/admin/studies/sample/results/surveys' }],
+  'GET /admin/games/:gameId/baselines': () => [{ url: '/admin/games/push/baselines' }],
   'GET /admin/studies/:studyId/campaign': () => [{ url: '/admin/studies/sample/campaign' }],
   'GET /admin/studies/:studyId/campaign/payments': () => [{ url: '/admin/studies/sample/campaign/payments' }],
   'GET /admin/studies/:studyId/campaign/bonuses.csv': () => [{ url: '/admin/studies/sample/campaign/bonuses.csv' }],
