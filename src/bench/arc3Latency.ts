@@ -33,7 +33,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { BenchResult } from '../cli/bench';
 import { ROOT } from '../server/root';
-import { launchChromium, takeLatencies } from './browser';
+import { benchPort, launchChromium, takeLatencies } from './browser';
 import { percentile } from './measure';
 
 const VENDOR = path.resolve(ROOT, '../shared/vendor/arc-agi-3');
@@ -295,7 +295,7 @@ export async function startArcServer(where: Located): Promise<ArcServer> {
       path.join(ROOT, 'bin', 'arc-studio.mjs'),
       'serve',
       '--port',
-      '0',
+      String(benchPort(1)),
       '--host',
       '127.0.0.1',
       '--data-dir',

@@ -37,12 +37,27 @@ export function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath, args: CHROMIUM_ARGS });
 }
 
+/**
+ * The port of a server a benchmark starts: `ARC_STUDIO_BENCH_PORT` plus `offset` when it is set
+ * (on a machine where each person has a range of ports), else any free port.
+ */
+export function benchPort(offset: number): number {
+  const raw = process.env.ARC_STUDIO_BENCH_PORT;
+  if (raw === undefined || raw === '') return 0;
+  const base = Number(raw);
+  if (!Number.isInteger(base) || base < 1 || base + offset > 65_535)
+    throw new Error(
+      `ARC_STUDIO_BENCH_PORT=${raw} is not a port; unset it (any free port) or give the first of a few free ones, e.g. ARC_STUDIO_BENCH_PORT=4700.`,
+    );
+  return base + offset;
+}
+
 export async function openBrowserBench(): Promise<BrowserBench> {
   if (!existsSync(path.join(ROOT, 'dist', 'index.html')))
     throw new Error('The app is not built: run "npm run build" before the browser benchmarks.');
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'arc-studio-bench-'));
   const server = await startServer({
-    port: 0,
+    port: benchPort(0),
     host: '127.0.0.1',
     dataDir,
     tasks: bundledTaskDirs('tasks'),

@@ -230,6 +230,10 @@ export async function* run(): AsyncIterable<BenchResult> {
 async function gridFigures(page: Page, url: string, screen: Screen): Promise<BenchResult[]> {
   const ids = (await (await fetch(`${url}/api/collections/warm-ups/tasks`)).json()) as { tasks: string[] };
   await page.goto(`${url}/tasks/warm-ups/${ids.tasks[0]}`);
+  await page.getByTestId('input-grid').waitFor({ timeout: 15_000 });
+  // A phone shows one grid at a time, the test input first: switch to the output, as a person does.
+  const showOutput = page.getByRole('button', { name: /^Your output/ });
+  if (screen.touch && (await showOutput.isVisible())) await showOutput.tap();
   const canvas = page.getByTestId('output-grid');
   await canvas.waitFor({ timeout: 15_000 });
   // The size field, where the screen shows it: a 30x30 output, the largest ARC grid.

@@ -2,13 +2,18 @@
  * The state graph of a server-run (arcengine) game's level on its playtest page: explored on the
  * server through the game's Python worker (`POST /api/admin/arc3/games/:id/graph`), laid out in
  * the Validate panel's Web Worker, and shown as the Validate panel shows a built-in game's.
+ * **Cancel** stops the exploration on the server (`POST /api/admin/arc3/graphs/:exploration/cancel`);
+ * beside the shortest solution, the human baselines the studio's studies hold for the level
+ * (`GET /api/admin/games/:id/baselines`), or that there are none yet.
  */
 import { useEffect, useRef, useState } from 'react';
-import { useMutation } from '@tanstack/react-query';
+import { useMutation, useQuery } from '@tanstack/react-query';
+import { ApiError } from '../api';
 import type { GraphDrawing, GraphShape, GraphSummary } from '../../core/game/graphView';
 import { ARC3_GRAPH_LIMITS, type GraphExploreBody } from '../../core/protocol/requests';
 import { Button } from '../ui/Button';
 import { adminJson } from './auth';
+import type { GameBaselinesView } from '../../core/protocol/api';
 import { GraphView } from './validate/ValidatePanel';
 import type { LayoutRequest, ValidateReply } from './validate/protocol';
 
@@ -41,6 +46,10 @@ function layOut(shape: GraphShape): Promise<GraphDrawing> {
 export function Arc3GraphPanel({ gameId, level, levels }: { gameId: string; level: number; levels: number }) {
   const [maxStates, setMaxStates] = useState(2_000);
   const [shown, setShown] = useState<Drawn | null>(null);
+  const [cancelling, setCancelling] = useState(false);
+  const [cancelProblem, setCancelProblem] = useState<string | null>(null);
+  /** The name of the exploration under way, for its Cancel. */
+  const exploration = useRef<string | null>(null);
   const alive = useRef(true);
   useEffect(
     () => () => {
@@ -49,18 +58,44 @@ export function Arc3GraphPanel({ gameId, level, levels }: { gameId: string; leve
     [],
   );
   const explore = useMutation({
-    mutationFn: async (body: GraphExploreBody): Promise<Drawn> => {
+    mutationFn: async (body: Omit<GraphExploreBody, 'exploration'>): Promise<Drawn> => {
+      const name = crypto.randomUUID();
+      exploration.current = name;
       const r = await adminJson<{ summary: GraphSummary; shape: GraphShape | null }>(
         `/api/admin/arc3/games/${encodeURIComponent(gameId)}/graph`,
-        { method: 'POST', body: JSON.stringify(body) },
+        { method: 'POST', body: JSON.stringify({ ...body, exploration: name } satisfies GraphExploreBody) },
       );
+      exploration.current = null;
       return { summary: r.summary, drawing: r.shape ? await layOut(r.shape) : null };
     },
-    onMutate: () => setShown(null),
+    onMutate: () => {
+      setShown(null);
+      setCancelling(false);
+      setCancelProblem(null);
+    },
+    onSettled: () => {
+      exploration.current = null;
+    },
     onSuccess: (d) => {
       if (alive.current) setShown(d);
     },
   });
+
+  const cancel = async () => {
+    const name = exploration.current;
+    if (!name) return;
+    setCancelling(true);
+    try {
+      await adminJson(`/api/admin/arc3/graphs/${encodeURIComponent(name)}/cancel`, { method: 'POST' });
+    } catch (e) {
+      // The exploration ended on its own meanwhile: its answer comes as usual.
+      if (alive.current && !(e instanceof ApiError && e.code === 'not_found')) {
+        setCancelling(false);
+        setCancelProblem((e as Error).message);
+      }
+    }
+  };
+  const cancelled = explore.error instanceof ApiError && explore.error.code === 'cancelled';
 
   return (
     <details className="rounded-lg border border-slate-800 bg-slate-900/60 p-3 text-xs" data-testid="arc3-graph">
@@ -99,27 +134,123 @@ export function Arc3GraphPanel({ gameId, level, levels }: { gameId: string; leve
           >
             Explore level {level + 1}
           </Button>
+          {explore.isPending && (
+            <Button disabled={cancelling} onClick={() => void cancel()}>
+              {cancelling ? 'Cancelling…' : 'Cancel'}
+            </Button>
+          )}
         </div>
         {explore.isPending && (
           <p role="status" className="text-xs text-slate-400" data-testid="arc3-graph-status">
-            Exploring level {level + 1} on the server (at most {maxStates.toLocaleString('en-US')} states or{' '}
-            {GRAPH_SECONDS} s), then laying it out…
+            {cancelling
+              ? `Stopping the exploration of level ${level + 1} on the server…`
+              : `Exploring level ${level + 1} on the server (at most ${maxStates.toLocaleString('en-US')} states or ${GRAPH_SECONDS} s), then laying it out…`}
           </p>
         )}
-        {explore.error && (
+        {cancelProblem && (
           <p role="alert" className="text-xs text-rose-300">
-            {explore.error.message}
+            The exploration could not be cancelled: {cancelProblem}
           </p>
         )}
+        {explore.error &&
+          (cancelled ? (
+            <p role="status" className="text-xs text-amber-200" data-testid="arc3-graph-cancelled">
+              {explore.error.message}
+            </p>
+          ) : (
+            <p role="alert" className="text-xs text-rose-300">
+              {explore.error.message}
+            </p>
+          ))}
         {shown && (
-          <GraphView
-            summary={shown.summary}
-            drawing={shown.drawing}
-            gameId={gameId}
-            targets="clicks at the centre of a visible sprite"
-          />
+          <>
+            <GraphView
+              summary={shown.summary}
+              drawing={shown.drawing}
+              gameId={gameId}
+              targets="clicks at the centre of a visible sprite"
+            />
+            <HumanBaseline gameId={gameId} level={level} shortest={shown.summary.analysis.shortest?.length ?? null} />
+          </>
         )}
       </div>
     </details>
+  );
+}
+
+/** The presets shown beside the shortest solution: the official toolkit's, then the paper's. */
+const SHOWN_PRESETS = [
+  ['upper-median', 'upper median (official toolkit)'],
+  ['second-best', 'second best (ARC-AGI-3 paper)'],
+] as const;
+
+/**
+ * The human baselines of the level from the studio's studies (each study's results), beside the
+ * shortest solution the graph found; or that there is none yet, and why.
+ */
+function HumanBaseline({ gameId, level, shortest }: { gameId: string; level: number; shortest: number | null }) {
+  const q = useQuery({
+    queryKey: ['admin', 'game-baselines', gameId],
+    queryFn: () => adminJson<GameBaselinesView>(`/api/admin/games/${encodeURIComponent(gameId)}/baselines`),
+    staleTime: 30_000,
+  });
+  if (q.isPending)
+    return <p className="text-xs text-slate-400">Looking up the human baselines of level {level + 1}…</p>;
+  if (q.isError)
+    return (
+      <p role="alert" className="text-xs text-rose-300">
+        The human baselines could not be read: {q.error.message}
+      </p>
+    );
+  const rows = q.data.studies
+    .map((s) => ({ s, l: s.levels.find((x) => x.level === level + 1) }))
+    .filter((r) => r.l !== undefined && r.l.completed > 0)
+    .sort((a, b) => Number(b.s.current) - Number(a.s.current) || b.l!.completed - a.l!.completed);
+  return (
+    <section
+      className="rounded-md border border-slate-800 bg-slate-950/60 p-2 text-xs text-slate-300"
+      aria-label={`Human baselines of level ${level + 1}`}
+      data-testid="arc3-graph-baseline"
+      data-studies={rows.length}
+    >
+      <h4 className="mb-1 font-semibold text-slate-200">
+        Human baseline, level {level + 1}
+        {shortest !== null && (
+          <span className="font-normal text-slate-400"> · shortest solution found: {shortest} actions</span>
+        )}
+      </h4>
+      {rows.length === 0 ? (
+        <p data-testid="arc3-graph-no-baseline">
+          None yet: no study in this studio has a first-time player who completed level {level + 1} of this game
+          {q.data.studies.length
+            ? ` (${q.data.studies.length} study result${q.data.studies.length === 1 ? '' : 's'} checked)`
+            : ''}
+          . Run a study with it to get one.
+        </p>
+      ) : (
+        <ul className="flex flex-col gap-1">
+          {rows.map(({ s, l }) => (
+            <li key={`${s.study}\u0000${s.item}\u0000${s.version ?? ''}`} data-study={s.study}>
+              <span className="text-slate-400">
+                {s.title} ({s.study}, {l!.completed} of {l!.reached} first-time players completed it
+                {s.current ? '' : `; recorded on ${s.version ?? 'an unnamed version'}, not the version running now`}):
+              </span>{' '}
+              {SHOWN_PRESETS.map(([preset, label], i) => {
+                const b = l!.baselines[preset];
+                return (
+                  <span key={preset}>
+                    {i > 0 ? ' · ' : ''}
+                    {label}{' '}
+                    <span className="font-semibold tabular-nums text-white" data-preset={preset}>
+                      {b.value === null ? '–' : `${b.value} actions`}
+                    </span>
+                  </span>
+                );
+              })}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
   );
 }

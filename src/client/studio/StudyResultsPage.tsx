@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useParams } from 'wouter';
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { RequireResearcher } from './RequireResearcher';
@@ -18,12 +18,13 @@ import { AgentKeysPanel, AgentRunsTable } from './AgentsPanel';
 import { agentRunsQuery, resultsProgressQuery, studyUsageQuery } from './queries';
 import { AuditLog, SessionActions } from './Curation';
 import { QuestionResults } from './QuestionResults';
+import { SurveyResults } from './SurveyResults';
 import { GradingPanel } from './GradingPanel';
 import { CampaignLink } from './StudiesPage';
 
-type Tab = 'participants' | 'tasks' | 'games' | 'questions' | 'agents' | 'grading' | 'exports' | 'audit';
+type Tab = 'participants' | 'tasks' | 'games' | 'questions' | 'surveys' | 'agents' | 'grading' | 'exports' | 'audit';
 
-/** One study's results: participants, grid tasks, game levels with baselines, and exports. */
+/** One study's results: participants, grid tasks, game levels with baselines, questions, surveys, and exports. */
 export function StudyResultsPage() {
   return (
     <RequireResearcher>
@@ -38,6 +39,7 @@ function Results() {
   const [tab, setTab] = useState<Tab>('participants');
   const q = useQuery(resultsQuery(studyId, version));
   const agents = useQuery(agentRunsQuery(studyId));
+  const client = useQueryClient();
   const r = q.data;
   return (
     <div className="h-full overflow-y-auto">
@@ -71,6 +73,7 @@ function Results() {
             onClick={() => {
               void q.refetch();
               void agents.refetch();
+              void client.invalidateQueries({ queryKey: ['admin', 'results-surveys', studyId] });
             }}
           >
             Refresh
@@ -89,6 +92,7 @@ function Results() {
             { id: 'tasks', label: 'Grid tasks' },
             { id: 'games', label: 'Game levels' },
             { id: 'questions', label: 'Questions' },
+            { id: 'surveys', label: 'Surveys' },
             { id: 'agents', label: `Agents${agents.data ? ` (${agents.data.length})` : ''}` },
             { id: 'grading', label: 'Grading' },
             { id: 'exports', label: 'Exports' },
@@ -111,6 +115,7 @@ function Results() {
           {r && tab === 'games' && r.games.length === 0 && <p className="text-slate-400">This study has no game.</p>}
           {tab === 'games' && <GameVersions studyId={studyId} />}
           {r && tab === 'questions' && <QuestionResults results={r} />}
+          {tab === 'surveys' && <SurveyResults studyId={studyId} version={version} />}
           {tab === 'agents' && (
             <div className="flex flex-col gap-4">
               <p className="text-xs text-slate-400">

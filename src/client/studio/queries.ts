@@ -41,6 +41,25 @@ export const resultsQuery = (studyId: string, version: number | null) =>
     staleTime: 10_000,
   });
 
+export type {
+  StudySurveySummaries,
+  SurveySummary,
+  SurveyQuestionSummary,
+  TextAnswer,
+} from '../../core/analysis/surveys';
+import type { StudySurveySummaries } from '../../core/analysis/surveys';
+
+/** Each survey question of a study summarised across participants (docs/api.md, "Survey summaries"). */
+export const surveySummariesQuery = (studyId: string, version: number | null) =>
+  queryOptions({
+    queryKey: ['admin', 'results-surveys', studyId, version],
+    queryFn: () =>
+      adminJson<StudySurveySummaries>(
+        `/api/admin/studies/${encodeURIComponent(studyId)}/results/surveys${version === null ? '' : `?version=${version}`}`,
+      ),
+    staleTime: 10_000,
+  });
+
 /** What the server is digesting for a study now (docs/api.md, "Study results"). */
 export type ResultsProgress =
   | { running: false }

@@ -11,6 +11,8 @@ import type { PublicQuestion } from '../questions/schema';
 import type { SurveyQuestion } from '../study/schema';
 import type { SessionState } from '../study/rules';
 import type { SessionSummary } from '../study/summary';
+import type { BaselineResult } from '../analysis/results';
+import type { BaselinePresetName } from '../scoring/baselines';
 
 /** A task's or game's written description (`describe`): the prompt the participant answers. */
 export interface DescribeOption {
@@ -352,4 +354,30 @@ export interface AuditEntry {
   readonly detail: Readonly<Record<string, unknown>>;
   /** Ms since the epoch. */
   readonly at: number;
+}
+
+/** One study's human baselines for one version of a game (`GET /api/admin/games/:gameId/baselines`). */
+export interface StudyGameBaselines {
+  readonly study: string;
+  readonly title: string;
+  readonly item: string;
+  /** The game version its logs were recorded on; null when the server did not say. */
+  readonly version: string | null;
+  /** Whether `version` is the one the server runs now. */
+  readonly current: boolean;
+  /** Counted players whose log verified. */
+  readonly participants: number;
+  /** Levels numbered from 1, as the results number them. */
+  readonly levels: {
+    readonly level: number;
+    readonly reached: number;
+    readonly completed: number;
+    readonly baselines: Record<BaselinePresetName, BaselineResult>;
+  }[];
+}
+
+/** `GET /api/admin/games/:gameId/baselines`: the game's baselines from every study playing it. */
+export interface GameBaselinesView {
+  readonly game: string;
+  readonly studies: StudyGameBaselines[];
 }

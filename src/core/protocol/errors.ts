@@ -71,7 +71,9 @@ export type ErrorCode =
   | 'ambiguous_game'
   | 'no_engine'
   | 'too_many_runs'
-  | 'too_many_open_runs';
+  | 'too_many_open_runs'
+  /** A state-graph exploration its researcher cancelled. */
+  | 'cancelled';
 
 /** Every error body: a machine-readable code and a sentence that says what to do. */
 export interface ApiErrorBody {

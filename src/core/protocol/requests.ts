@@ -145,6 +145,11 @@ export const PlaytestOpenRequest = z.object({
 /** The budget a researcher may give a server-run game's state graph (each state is a few calls into Python). */
 export const ARC3_GRAPH_LIMITS = { maxStates: 5_000, maxSeconds: 60 } as const;
 
+/** The name a researcher's page gives a state-graph exploration: letters, digits and dashes, 8 to 64 of them. */
+export const ExplorationId = z
+  .string()
+  .regex(/^[A-Za-z0-9-]{8,64}$/, 'must be 8 to 64 letters, digits or dashes (a UUID, say)');
+
 /** `POST /admin/arc3/games/:id/graph`: explore a level's state graph (arcengine folders). */
 export const GraphExploreRequest = z.object({
   /** The level (0-based). */
@@ -157,6 +162,8 @@ export const GraphExploreRequest = z.object({
     .optional(),
   maxStates: z.number().int().min(1).max(ARC3_GRAPH_LIMITS.maxStates).optional(),
   maxSeconds: z.number().int().min(1).max(ARC3_GRAPH_LIMITS.maxSeconds).optional(),
+  /** A name for this exploration, so that `POST /admin/arc3/graphs/:exploration/cancel` can stop it. */
+  exploration: ExplorationId.optional(),
 });
 
 /** `POST /api/collections/:cid/tasks/:taskId/check`: a grid for one test input of a practice task. */

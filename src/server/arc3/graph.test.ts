@@ -35,6 +35,29 @@ function edgeActions(g: LevelGraph): Set<string> {
 }
 
 describe('the state graph of an arcengine game', () => {
+  it('stops on its signal: no expansion goes to the worker after it, and the run is closed there', async () => {
+    const stop = new AbortController();
+    let expansions = 0;
+    let afterStop = 0;
+    const counting = {
+      exploreStart: pool.exploreStart.bind(pool),
+      exploreExpand: async (...args: Parameters<typeof pool.exploreExpand>) => {
+        if (stop.signal.aborted) afterStop++;
+        const r = await pool.exploreExpand(...args);
+        // Stop during the third expansion: the explorer must not ask for a fourth.
+        if (++expansions === 3) stop.abort();
+        return r;
+      },
+      close: pool.close.bind(pool),
+    };
+    const g = await exploreArc3Level(counting, 'ls20', 0, { maxStates: 5_000, maxSeconds: 60, signal: stop.signal });
+    expect(expansions).toBe(3);
+    expect(afterStop).toBe(0);
+    expect(g.expanded).toBe(3);
+    expect(g.complete).toBe(false);
+    expect(pool.workers.map((w) => w.runCount)).toEqual([0]);
+  }, 180_000);
+
   it('explores tg01 level 1 fully: the hand-counted states, the start, key-labelled edges and the 10-move solution', async () => {
     const g = await exploreArc3Level(pool, 'tg01', 0, { maxStates: 1_000, maxSeconds: 120 });
     const a = analyzeGraph(g);

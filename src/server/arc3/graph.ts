@@ -64,7 +64,8 @@ function successor(s: Arc3ExploredState): GraphSuccessor<Held> {
 
 /**
  * Explores `level` (0-based) of arcengine game `gameId` breadth-first within the budget
- * (`maxStates`, and `maxSeconds` of wall time, looked at after every expanded state).
+ * (`maxStates`, and `maxSeconds` of wall time, looked at after every expanded state) or until
+ * `signal` aborts; either way no call goes to the worker after that state, and its run is closed.
  * @example
  * const g = await exploreArc3Level(worker, 'ft09-0d8bbf25', 0, { maxStates: 2_000, maxSeconds: 30 });
  * analyzeGraph(g).shortest; // e.g. { length: 6, actions: 'ACTION6:12:30,...' }
@@ -73,7 +74,13 @@ export async function exploreArc3Level(
   explorer: Arc3Explorer,
   gameId: string,
   level: number,
-  options: Omit<GraphOptions, 'shouldStop'> & { maxSeconds?: number; runId?: string; codeDir?: string } = {},
+  options: Omit<GraphOptions, 'shouldStop'> & {
+    maxSeconds?: number;
+    runId?: string;
+    codeDir?: string;
+    /** Stops the exploration after the expansion under way, as the budget does (a researcher's Cancel). */
+    signal?: AbortSignal;
+  } = {},
 ): Promise<LevelGraph> {
   const runId = options.runId ?? `graph-${gameId}-${level}-${Date.now().toString(36)}`;
   const seed = options.seed ?? 0;
@@ -86,7 +93,7 @@ export async function exploreArc3Level(
       maxStates: options.maxStates ?? ARC3_GRAPH_DEFAULTS.maxStates,
       clicks,
       onProgress: options.onProgress,
-      shouldStop: () => performance.now() > deadline,
+      shouldStop: () => performance.now() > deadline || options.signal?.aborted === true,
       checkEvery: 1,
     });
     for (let step = it.next(); ;) {

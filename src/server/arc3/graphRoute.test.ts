@@ -6,7 +6,7 @@
  * keys only, vc33 clicks only).
  */
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Hono } from 'hono';
 import type { GraphShape, GraphSummary } from '../../core/game/graphView';
 import { createApi } from '../app';
@@ -84,6 +84,39 @@ describe('the state graph route of server-run games', () => {
     expect(shape.kinds.filter((k) => k === 'gameover')).toHaveLength(2);
     expect(shape.kinds.filter((k) => k === 'winning')).toHaveLength(2);
   }, 120_000);
+
+  it('cancels an exploration under way: it stops on the server and answers that it was cancelled', async () => {
+    const exploration = `cancel-${Date.now().toString(36)}`;
+    const cancel = (name: string) =>
+      app.request(`/admin/arc3/graphs/${name}/cancel`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN}` },
+      });
+    // ls20's first level has far more states than explored before the cancel arrives.
+    const running = post('ls20', { level: 0, maxStates: 5_000, maxSeconds: 60, exploration });
+    await vi.waitFor(
+      async () => {
+        const r = await cancel(exploration);
+        expect(r.status).toBe(200);
+        expect(await r.json()).toEqual({ cancelled: true });
+      },
+      { timeout: 60_000, interval: 50 },
+    );
+    const res = await running;
+    expect(res.status).toBe(409);
+    const body = (await res.json()) as { error: string; message: string };
+    expect(body.error).toBe('cancelled');
+    expect(body.message).toMatch(/^The exploration of level 1 was cancelled after [\d,]+ of [\d,]+ states found \(/);
+    expect(Number(/after ([\d,]+) of/.exec(body.message)![1].replace(/,/g, ''))).toBeLessThan(5_000);
+    // Ended: nothing left to cancel; a name that could not be one is refused.
+    const again = await cancel(exploration);
+    expect(again.status).toBe(404);
+    expect((await again.json()).message).toContain('has ended');
+    expect((await cancel('bad!name')).status).toBe(400);
+    // The same name may be used again once the first has ended.
+    const next = await post('tg01', { level: 0, exploration });
+    expect(next.status).toBe(200);
+  }, 180_000);
 
   it('reports the budget when it stops, refuses a budget over the limit, an unknown level and a missing token', async () => {
     const res = await post('tg01', { level: 1, maxStates: 5 });

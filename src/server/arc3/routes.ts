@@ -8,12 +8,14 @@
  *   `POST /admin/arc3/runs` + `/admin/arc3/runs/:run/actions` play without recording (from any
  *   level), `GET /admin/arc3/runs/:run/inspect` shows such a run's attributes and sprites, and
  *   `POST /admin/arc3/runs/:run/determinism` plays its actions twice and compares the frames,
- *   `POST /admin/arc3/games/:id/graph` explores a level's state graph.
+ *   `POST /admin/arc3/games/:id/graph` explores a level's state graph and
+ *   `POST /admin/arc3/graphs/:exploration/cancel` stops one under way.
  */
 import { performance } from 'node:perf_hooks';
 import { Hono, type Context } from 'hono';
 import type { ApiErrorBody } from '../../core/protocol/errors';
 import {
+  ExplorationId,
   GraphExploreRequest,
   PlaytestOpenRequest,
   RunActionRequest,
@@ -48,6 +50,8 @@ function arc3Fail(c: Context, e: unknown, researcher: boolean) {
           ? `${e.message}.`
           : 'The server that runs this game lost it and it could not be rebuilt. Everything you did is saved: tell the researcher, then go on with the study.',
       );
+    case 'cancelled':
+      return fail(c, 409, 'cancelled', e.message);
     case 'too_many_runs':
       return fail(c, 409, 'too_many_runs', `${e.message[0].toUpperCase()}${e.message.slice(1)}.`);
     case 'too_many_open_runs': {
@@ -207,11 +211,38 @@ export function arc3Routes(ctx: StudyContext, info: Arc3RouteInfo): Hono {
     const parsed = await readBody(c, GraphExploreRequest, 'The state graph request is not valid');
     if (!parsed.ok) return parsed.res;
     try {
-      const { level, seed = 0, maxStates = 2_000, maxSeconds = 30 } = parsed.data;
-      return c.json(await service.graph(c.req.param('id'), { level, seed, maxStates, maxSeconds }));
+      const { level, seed = 0, maxStates = 2_000, maxSeconds = 30, exploration } = parsed.data;
+      return c.json(
+        await service.graph(c.req.param('id'), {
+          level,
+          seed,
+          maxStates,
+          maxSeconds,
+          exploration,
+          signal: c.req.raw.signal,
+        }),
+      );
     } catch (e) {
       return arc3Fail(c, e, true);
     }
+  });
+  admin.post('/arc3/graphs/:exploration/cancel', (c) => {
+    const exploration = c.req.param('exploration');
+    if (!ExplorationId.safeParse(exploration).success)
+      return fail(
+        c,
+        400,
+        'malformed',
+        'exploration: must be 8 to 64 letters, digits or dashes, as the graph request named it.',
+      );
+    if (!service.cancelGraph(exploration))
+      return fail(
+        c,
+        404,
+        'not_found',
+        `No exploration "${exploration}" is running on this server: it has ended (its answer says how) or never began.`,
+      );
+    return c.json({ cancelled: true });
   });
   admin.post('/arc3/runs', async (c) => {
     const parsed = await readBody(c, PlaytestOpenRequest, 'The run request is not valid');

@@ -191,6 +191,8 @@ export class Arc3Service {
   private key: Buffer | null = null;
   private readonly listeners: (() => void)[] = [];
   private readonly thumbnails = new Map<string, Promise<string>>();
+  /** State-graph explorations under way that a researcher named, to cancel them (`cancelGraph`). */
+  private readonly explorations = new Map<string, AbortController>();
   /** Runs being opened or rebuilt per session, counted against its limits before they exist. */
   private readonly opening = new Map<string, { total: number; items: Map<string, number> }>();
   readonly limits: RunLimits;
@@ -631,13 +633,28 @@ export class Arc3Service {
   /**
    * A level's state graph (`graph.ts`), explored on one of the game's workers within the budget:
    * the summary the studio shows and the shape it lays out. Participants' runs on that worker
-   * wait between its expansions, each a few calls into Python.
+   * wait between its expansions, each a few calls into Python. An exploration named by
+   * `exploration` can be cancelled (`cancelGraph`), as can one whose `signal` aborts (its request
+   * gone): it stops after the expansion under way, closes its run on the worker, and throws
+   * `cancelled`.
    */
   async graph(
     id: string,
-    o: { level: number; seed: number; maxStates: number; maxSeconds: number },
+    o: {
+      level: number;
+      seed: number;
+      maxStates: number;
+      maxSeconds: number;
+      exploration?: string;
+      signal?: AbortSignal;
+    },
   ): Promise<{ summary: GraphSummary; shape: GraphShape | null }> {
     const gameId = this.resolve(id);
+    if (o.exploration !== undefined && this.explorations.has(o.exploration))
+      throw new Arc3Error(
+        'bad_request',
+        `exploration "${o.exploration}" is already running; name each exploration anew`,
+      );
     const source = this.games.get(gameId)!.mounted.source;
     if (!source.exploreStart || !source.exploreExpand)
       throw new Arc3Error(
@@ -650,18 +667,44 @@ export class Arc3Service {
       close: source.close.bind(source),
     };
     const t0 = performance.now();
-    const g = await exploreArc3Level(explorer, gameId, o.level, {
-      seed: o.seed,
-      maxStates: o.maxStates,
-      maxSeconds: o.maxSeconds,
-      runId: `graph-${randomUUID()}`,
-    });
+    const stop = new AbortController();
+    const gone = () => stop.abort();
+    o.signal?.addEventListener('abort', gone);
+    if (o.exploration !== undefined) this.explorations.set(o.exploration, stop);
+    let g: Awaited<ReturnType<typeof exploreArc3Level>>;
+    try {
+      g = await exploreArc3Level(explorer, gameId, o.level, {
+        seed: o.seed,
+        maxStates: o.maxStates,
+        maxSeconds: o.maxSeconds,
+        runId: `graph-${randomUUID()}`,
+        signal: stop.signal,
+      });
+    } finally {
+      o.signal?.removeEventListener('abort', gone);
+      if (o.exploration !== undefined) this.explorations.delete(o.exploration);
+    }
+    if (stop.signal.aborted)
+      throw new Arc3Error(
+        'cancelled',
+        `The exploration of level ${o.level + 1} was cancelled after ${g.expanded.toLocaleString('en-US')} of ${g.states.toLocaleString('en-US')} states found (${((performance.now() - t0) / 1000).toFixed(1)} s); nothing more runs on the server. Explore again to start over.`,
+      );
     return summarizeGraph(g, {
       recorded: null,
       maxStates: o.maxStates,
       maxSeconds: o.maxSeconds,
       seconds: (performance.now() - t0) / 1000,
     });
+  }
+
+  /**
+   * Cancels the state-graph exploration named `exploration` (`graph`): true when one was running
+   * (it stops after the expansion under way), false when there is none (it ended, or never began).
+   */
+  cancelGraph(exploration: string): boolean {
+    const running = this.explorations.get(exploration);
+    running?.abort();
+    return running !== undefined;
   }
 
   /** A designer's view of a run (arcengine games). */

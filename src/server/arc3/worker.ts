@@ -81,6 +81,8 @@ export type Arc3ErrorCode =
   | 'worker_died'
   | 'no_python'
   | 'ambiguous_game'
+  /** A state-graph exploration cancelled by its researcher (`Arc3Service.cancelGraph`). */
+  | 'cancelled'
   /** A session's limits on runs (`RunLimits`, runs.ts): too many for one item, or too many open at once. */
   | 'too_many_runs'
   | 'too_many_open_runs'

@@ -13,6 +13,7 @@ import type { StoredEvent } from '../../core/study/rules';
 import type { SessionSummary } from '../../core/study/summary';
 import type { SubmissionRecord } from '../store/types';
 import type { ThreadReplay } from '../arc3/replayCheck';
+import type { StudySurveySummaries, SurveySummaryInput } from '../../core/analysis/surveys';
 
 /** One session to digest. The replay is the studio's (`verify`, with `serverRuns` for server-run games) or none. */
 export interface DigestJob {
@@ -65,7 +66,13 @@ export interface FoldJob {
   readonly serverRuns?: ThreadReplay;
 }
 
-export type PoolJob = DigestJob | SummaryJob | FoldJob;
+/** A study's survey answers summarised per question (`surveySummaries`). */
+export interface SurveysJob extends SurveySummaryInput {
+  readonly id: number;
+  readonly kind: 'surveys';
+}
+
+export type PoolJob = DigestJob | SummaryJob | FoldJob | SurveysJob;
 
 export type DigestReply =
   | { readonly id: number; readonly value: unknown; readonly threadId: number }
@@ -107,6 +114,8 @@ export class DigestPool {
   readonly done = new Map<number, number>();
   /** Session summaries computed so far on the threads. */
   summaries = 0;
+  /** Studies' survey summaries computed so far on the threads. */
+  surveySummaries = 0;
 
   constructor(readonly size: number) {}
 
@@ -123,6 +132,11 @@ export class DigestPool {
   /** The summary of one session (a researcher's session read, a participant finishing), on a worker thread. */
   summary(job: Omit<SummaryJob, 'id' | 'kind'>): Promise<SessionSummary> {
     return this.submit({ ...job, kind: 'summary' }) as Promise<SessionSummary>;
+  }
+
+  /** A study's survey summaries, computed on a worker thread. */
+  surveys(job: Omit<SurveysJob, 'id' | 'kind'>): Promise<StudySurveySummaries> {
+    return this.submit({ ...job, kind: 'surveys' }) as Promise<StudySurveySummaries>;
   }
 
   private submit(job: Distribute<PoolJob>): Promise<unknown> {
@@ -167,6 +181,7 @@ export class DigestPool {
       if ('error' in reply) w.reject(new Error(`A session's digest failed: ${reply.error}`));
       else {
         if (w.kind === 'summary') this.summaries++;
+        else if (w.kind === 'surveys') this.surveySummaries++;
         else this.done.set(reply.threadId, (this.done.get(reply.threadId) ?? 0) + 1);
         w.resolve(reply.value);
       }

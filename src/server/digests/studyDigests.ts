@@ -76,12 +76,15 @@ const gameInfo: ResultsInput['games'] = Object.fromEntries(
   Object.values(games).map((g) => [g.id, { title: g.title, levels: g.levels.length, version: versionedGameId(g) }]),
 );
 
-async function studyBasis(
-  deps: ResultsDeps,
+/**
+ * Every version of a study with its definition; `{error}` for an unknown study, or a `version`
+ * (null: every version) it does not have.
+ */
+export async function studyVersions(
+  store: Store,
   id: string,
   version: number | null,
-): Promise<StudyBasis | { error: string }> {
-  const { store } = deps;
+): Promise<{ version: number; definition: StudyDefinition }[] | { error: string }> {
   const latest = await store.getStudy(id);
   if (!latest) return { error: `No study "${id}". GET /api/admin/studies lists the studies there are.` };
   if (version !== null && version > latest.version)
@@ -97,6 +100,16 @@ async function studyBasis(
       error: `Study "${id}" has no version ${version}; its versions are ${versions.map((x) => x.version).join(', ')}.`,
     };
   }
+  return versions;
+}
+
+async function studyBasis(
+  deps: ResultsDeps,
+  id: string,
+  version: number | null,
+): Promise<StudyBasis | { error: string }> {
+  const versions = await studyVersions(deps.store, id, version);
+  if ('error' in versions) return versions;
 
   const testCounts = new Map<string, number | null>();
   for (const { definition } of versions) {

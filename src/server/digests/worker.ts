@@ -1,7 +1,7 @@
 /**
  * A digest worker thread: computes one session's digest (`digestSession`, or extends its fold
- * and finishes it: `foldEvents`, `finishDigest`) or summary
- * (`summarizeSession`) per message, off the thread that acknowledges participants' events.
+ * and finishes it: `foldEvents`, `finishDigest`), summary (`summarizeSession`) or a study's
+ * survey summaries (`surveySummaries`) per message, off the thread that acknowledges participants' events.
  * Answers `{id, value, threadId}` or `{id, error}`.
  */
 import { parentPort, threadId } from 'node:worker_threads';
@@ -9,6 +9,7 @@ import { digestSession } from '../../core/analysis/results';
 import { finishDigest, foldEvents, newDigestFold } from '../../core/analysis/fold';
 import { replayWithEngine } from '../studies';
 import { summarizeSession } from '../../core/study/summary';
+import { surveySummaries } from '../../core/analysis/surveys';
 import { threadStudioReplay } from '../arc3/replayCheck';
 import type { DigestReply, PoolJob } from './pool';
 import type { StoredEvent } from '../../core/study/rules';
@@ -16,6 +17,10 @@ import type { StoredEvent } from '../../core/study/rules';
 parentPort!.on('message', (job: PoolJob) => {
   let reply: DigestReply;
   try {
+    if (job.kind === 'surveys') {
+      parentPort!.postMessage({ id: job.id, value: surveySummaries(job), threadId } satisfies DigestReply);
+      return;
+    }
     const replay = !job.verify ? null : job.serverRuns ? threadStudioReplay(job.serverRuns) : replayWithEngine;
     if (job.kind === 'fold') {
       const counts = new Map(job.testCounts);

@@ -79,6 +79,15 @@ const submissionOf = (row: Record<string, unknown>): SubmissionRecord => ({
   at: ms(row.at),
 });
 const json = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T;
+const responseOf = (row: Record<string, unknown>): ResponseRecord => ({
+  sessionId: row.session_id as string,
+  key: row.key as string,
+  item: row.item as string,
+  kind: row.kind as ResponseRecord['kind'],
+  part: row.part as string,
+  value: json(row.value),
+  at: ms(row.at),
+});
 
 type Row = Record<string, unknown>;
 
@@ -667,15 +676,15 @@ export class SqlStore implements Store {
 
   async listResponses(sessionId: string): Promise<ResponseRecord[]> {
     const res = await this.db.query(`SELECT * FROM responses WHERE session_id = $1 ORDER BY at, key`, [sessionId]);
-    return res.rows.map((row) => ({
-      sessionId: row.session_id as string,
-      key: row.key as string,
-      item: row.item as string,
-      kind: row.kind as ResponseRecord['kind'],
-      part: row.part as string,
-      value: json(row.value),
-      at: ms(row.at),
-    }));
+    return res.rows.map(responseOf);
+  }
+
+  async listStudyResponses(studyId: string, kind: ResponseRecord['kind']): Promise<ResponseRecord[]> {
+    const res = await this.db.query(
+      `SELECT r.* FROM responses r JOIN sessions s ON s.id = r.session_id WHERE s.study_id = $1 AND r.kind = $2 ORDER BY r.at, r.session_id, r.key`,
+      [studyId, kind],
+    );
+    return res.rows.map(responseOf);
   }
 
   async addDownloadTicket(t: DownloadTicket): Promise<void> {

@@ -364,6 +364,8 @@ export interface AnswerStore {
   addResponse(r: ResponseRecord): Promise<boolean>;
   /** A session's responses in the order they were stored. */
   listResponses(sessionId: string): Promise<ResponseRecord[]>;
+  /** The responses of one kind of every session of a study, in the order they were stored. */
+  listStudyResponses(studyId: string, kind: ResponseRecord['kind']): Promise<ResponseRecord[]>;
   /** How many submissions each session of a study has (sessions without any are absent). */
   submissionCounts(studyId: string): Promise<Map<string, number>>;
   /** The submissions of these sessions, each session's in `listSubmissions` order. */

@@ -1,0 +1,45 @@
+/**
+ * A study's survey summaries (`core/analysis/surveys.ts`) for the results page: the study's
+ * survey responses read in one query and summarised on a digest thread, so that a study with
+ * thousands of answers never holds up the thread that acknowledges participants' events.
+ */
+import { isPlaytest } from '../../core/analysis/results';
+import { surveySummaries, type StudySurveySummaries } from '../../core/analysis/surveys';
+import { participantId } from '../export/context';
+import { participantWrites } from '../load';
+import type { Store } from '../store/types';
+import type { DigestPool } from './pool';
+import { studyVersions } from './studyDigests';
+
+/**
+ * The survey summaries of a study, every version or one; `{error}` for an unknown study or
+ * version. Computed on `digests` when given (as the server does), else here after the
+ * participants' writes waiting for their turn.
+ */
+export async function computeSurveySummaries(
+  deps: { readonly store: Store; readonly digests?: DigestPool },
+  id: string,
+  version: number | null,
+): Promise<StudySurveySummaries | { error: string }> {
+  const versions = await studyVersions(deps.store, id, version);
+  if ('error' in versions) return versions;
+  if (!versions.some((v) => v.definition.items.some((item) => item.kind === 'survey'))) return { version, surveys: [] };
+  const [sessions, responses] = await Promise.all([
+    deps.store.listSessions(id),
+    deps.store.listStudyResponses(id, 'survey'),
+  ]);
+  const input = {
+    versions,
+    version,
+    sessions: sessions.map((s) => ({
+      id: s.id,
+      participant: participantId(s),
+      studyVersion: s.studyVersion,
+      counted: !isPlaytest(s) && s.excludedAt === null,
+    })),
+    responses: responses.map((r) => ({ sessionId: r.sessionId, item: r.item, value: r.value, at: r.at })),
+  };
+  if (deps.digests) return deps.digests.surveys(input);
+  await participantWrites.turn();
+  return surveySummaries(input);
+}
