@@ -31,7 +31,7 @@ export function seedDataDir(dataDir: string): void {
   const template = inject('pgliteTemplate');
   if (!template)
     throw new Error(
-      'No PGlite template: run the tests with vitest (vite.config.ts names the global setup that makes it).',
+      'No PGlite template: run the tests with vitest (vitest.config.ts names the global setup that makes it).',
     );
   seedFromTemplate(template, dataDir);
 }
@@ -64,7 +64,7 @@ export function postgresUrl(): string {
   const p = inject('postgres');
   if (!p)
     throw new Error(
-      'No test PostgreSQL: run the tests with vitest (vite.config.ts names the global setup that starts it).',
+      'No test PostgreSQL: run the tests with vitest (vitest.config.ts names the global setup that starts it).',
     );
   if ('error' in p) throw new Error(`The test PostgreSQL could not be started: ${p.error}`);
   return p.url;
