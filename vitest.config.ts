@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import LongestFirst from './scripts/vitest-sequencer';
+import LongestFirst from './scripts/vitest-sequencer.ts';
 
 /** Options both test projects share. */
 const testOptions = {
