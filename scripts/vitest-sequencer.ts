@@ -5,9 +5,10 @@
  *
  * A file's weight is the larger of its seconds below (measured in a full `npm test`, so a fresh
  * checkout orders well too) and its duration in Vitest's cache of the last run (so a file that
- * became slow since moves up without a change here). A file neither knows runs first, as Vitest
- * itself does: it may be slow. Keep the list to files of 5 s or more; `npm test` prints the
- * slowest at its end.
+ * became slow since moves up without a change here). A file neither knows goes after them: the
+ * list holds every file of 5 s or more, so such a file is a short one, or a new one that the
+ * cache places from its first run on. Keep the list to files of 5 s or more; `npm test` prints
+ * the slowest at its end.
  */
 import path from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
@@ -65,18 +66,13 @@ const SLOW_FILES: Readonly<Record<string, number>> = {
   'src/client/study/outbox.test.ts': 5,
 };
 
-/** The weight of a file with no figure: more than any known one. */
-const UNKNOWN = 1e6;
-
 export default class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const root = this.ctx.config.root;
     const seconds = (spec: TestSpecification): number => {
       const file = path.relative(root, spec.moduleId).split(path.sep).join('/');
       const cached = this.ctx.cache.getFileTestResults(`${spec.project.name}:${file}`);
-      const known = SLOW_FILES[file];
-      if (known === undefined && !cached) return UNKNOWN;
-      return Math.max(known ?? 0, (cached?.duration ?? 0) / 1000);
+      return Math.max(SLOW_FILES[file] ?? 0, (cached?.duration ?? 0) / 1000);
     };
     const weight = new Map(files.map((f) => [f, seconds(f)]));
     return [...files].sort((a, b) => weight.get(b)! - weight.get(a)!);
