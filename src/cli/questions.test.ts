@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from './testing';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const SCIENCE = 'data/questions/science.jsonl';
@@ -16,6 +17,12 @@ function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr:
       resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
     });
   });
+}
+
+/** The same command in this process (`runCli`): each command keeps one test of the real binary above. */
+async function run(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const r = await runCli(args);
+  return { code: r.code, stdout: r.out, stderr: r.err };
 }
 
 const lines = (text: string) => text.split('\n').filter((l) => l !== '');
@@ -47,7 +54,7 @@ describe('arc-studio questions check', () => {
         '{"id": "typo", "prompt": "p", "answer": 2, "rubrik": {}}',
       ].join('\n'),
     );
-    const r = await cli('questions', 'check', file, path.join(tmp, 'missing.jsonl'));
+    const r = await run('questions', 'check', file, path.join(tmp, 'missing.jsonl'));
     expect(r.code).toBe(1);
     expect(lines(r.stdout)).toEqual([
       `${file}:2 answerKey: "E" is not one of the labels A, B`,
@@ -72,13 +79,13 @@ describe('arc-studio questions check', () => {
         { id: 'plain', prompt: 'p', answer: 2 },
       ]),
     );
-    const r = await cli('questions', 'check', file);
+    const r = await run('questions', 'check', file);
     expect(r.code).toBe(1);
     expect(lines(r.stdout)).toEqual([`${file} item "fig" images: "figure.png" does not exist`, '1 valid, 1 invalid']);
   });
 
   it('refuses a call without files, with the usage', async () => {
-    const r = await cli('questions', 'check');
+    const r = await run('questions', 'check');
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('name at least one question file or folder.');
     expect(r.stderr).toContain('Usage: arc-studio questions check <file|dir>...');
@@ -131,7 +138,7 @@ describe('arc-studio score-answers', () => {
   it('prints the same report as JSON', async () => {
     const file = path.join(tmp, 'model.jsonl');
     await writeFile(file, jsonl(answers));
-    const r = await cli('score-answers', '--questions', SCIENCE, '--answers', file, '--rule', 'mcpbr', '--json');
+    const r = await run('score-answers', '--questions', SCIENCE, '--answers', file, '--rule', 'mcpbr', '--json');
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout);
     expect(report.overall).toEqual({
@@ -160,18 +167,18 @@ describe('arc-studio score-answers', () => {
   it('refuses broken answer files, an unknown rule and a missing option, saying what to do', async () => {
     const broken = path.join(tmp, 'broken-answers.jsonl');
     await writeFile(broken, '{"id": "sci-001"}\n');
-    let r = await cli('score-answers', '--questions', SCIENCE, '--answers', broken);
+    let r = await run('score-answers', '--questions', SCIENCE, '--answers', broken);
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(
       `arc-studio score-answers: the answers file has problems; fix them and run again:\n${broken}:1 response: is missing\n`,
     );
-    r = await cli('score-answers', '--questions', SCIENCE, '--answers', broken, '--rule', 'first-letter');
+    r = await run('score-answers', '--questions', SCIENCE, '--answers', broken, '--rule', 'first-letter');
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('--rule "first-letter" is not known; use mcpbr.');
-    r = await cli('score-answers', '--questions', SCIENCE);
+    r = await run('score-answers', '--questions', SCIENCE);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("give the model's answers with --answers FILE.");
-    r = await cli('score-answers', '--questions', path.join(tmp, 'nope.jsonl'), '--answers', broken);
+    r = await run('score-answers', '--questions', path.join(tmp, 'nope.jsonl'), '--answers', broken);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`${path.join(tmp, 'nope.jsonl')}: no such file; check the path`);
   });

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { adminLoginMessage, bearer, hashToken, loadAdminToken, newToken, tokenMatches } from './auth';
 import { checkStudyReferences, gameIds, loadStudyFiles } from './studies';
 import { TaskLibrary } from './collections';
+import { backends } from './store/testing';
 
 const ROOT = path.resolve(__dirname, '../..');
 const dirs: string[] = [];
@@ -81,9 +82,9 @@ describe('tokens', () => {
 
 describe('study files at start', () => {
   it('keep their version across restarts, and a changed file after a session makes a new version', async () => {
-    const { openStore } = await import('./store/open');
     const { syncStudyFiles } = await import('./studies');
-    const store = await openStore();
+    // PGlite from the template (a cold PGlite in memory would start from initdb).
+    const store = await backends[0].open();
     try {
       const files = await loadStudyFiles(path.join(ROOT, 'data/studies'));
       await syncStudyFiles(store, files, 1);

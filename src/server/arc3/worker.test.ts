@@ -109,6 +109,24 @@ function slowGame(name: string, seconds: number): string {
   return dir;
 }
 
+/**
+ * A folder holding `vc33-held`: vc33 whose every step first sleeps `seconds` (a slow game, as the
+ * pool sees it) and then waits while the file `hold` exists, so a test decides when its steps can
+ * end instead of racing a sleep against the machine's speed.
+ */
+function heldGame(name: string, seconds: number, hold: string): string {
+  const dir = path.join(tmp, name);
+  const gameDir = path.join(dir, 'vc33', 'held');
+  mkdirSync(gameDir, { recursive: true });
+  const good = readFileSync(path.join(GAMES, 'vc33', '5430563c', 'vc33.py'), 'utf8');
+  writeFileSync(
+    path.join(gameDir, 'vc33.py'),
+    `${good}\nimport os as _os, time as _time\n_step = Vc33.step\ndef _held(self):\n    _time.sleep(${seconds})\n    while _os.path.exists(${JSON.stringify(hold)}):\n        _time.sleep(0.01)\n    _step(self)\nVc33.step = _held\n`,
+  );
+  writeFileSync(path.join(gameDir, 'metadata.json'), JSON.stringify({ game_id: 'vc33-held' }));
+  return dir;
+}
+
 let sharedWorker: Arc3Worker | undefined;
 const shared = () => (sharedWorker ??= worker());
 
@@ -311,16 +329,25 @@ describe('the arcengine worker', () => {
   });
 
   it('opens new runs away from a worker kept busy by a slow game, whose queue then delays none of their actions', async () => {
-    const pool = new Arc3Pool({ gameDirs: [GAMES, slowGame('slow-pool', 0.3)], pythonPath: PYTHONPATH, size: 2 });
+    const hold = path.join(tmp, 'hold-pool');
+    // The held steps wait as long as the test needs: no step timeout runs out meanwhile.
+    const pool = new Arc3Pool({
+      gameDirs: [GAMES, heldGame('held-pool', 0.3, hold)],
+      pythonPath: PYTHONPATH,
+      size: 2,
+      timeoutMs: 300_000,
+    });
     workers.push(...pool.workers);
     await pool.list();
-    await pool.open('s1', 'vc33-slow');
+    await pool.open('s1', 'vc33-held');
     const slow = pool.workers.find((w) => w.runCount === 1)!;
     for (const a of CLICKS.slice(0, 8)) await pool.act('s1', a);
     // Three runs of a quick game: by runs alone the third would go to the slow game's worker.
     for (const id of ['f1', 'f2', 'f3']) await pool.open(id, VC33);
     expect(slow.runCount).toBe(1);
-    // The slow run's next steps and the quick run's actions, all asked at once.
+    // The slow run's next steps (held: its worker stays busy on the first) and the quick run's
+    // actions, all asked at once.
+    writeFileSync(hold, '');
     const order: string[] = [];
     const done = (name: string) => (fd: Arc3FrameData) => {
       order.push(name);
@@ -329,9 +356,12 @@ describe('the arcengine worker', () => {
     const slowSteps = CLICKS.slice(8, 12).map((a) => pool.act('s1', a).then(done('slow')));
     const quick = CLICKS.slice(0, 8).map((a) => pool.act('f3', a).then(done('quick')));
     expect((await Promise.all(quick)).map((fd) => strip(fd))).toEqual(reference(VC33, CLICKS).slice(1, 9));
-    await Promise.all(slowSteps);
-    expect(order.lastIndexOf('quick')).toBeLessThan(order.lastIndexOf('slow'));
-    expect(order.slice(0, 8)).toEqual(Array(8).fill('quick'));
+    // Every quick action was answered while the slow run's steps were still waiting.
+    expect(order).toEqual(Array(8).fill('quick'));
+    rmSync(hold);
+    const slowAnswers = await Promise.all(slowSteps);
+    expect(slowAnswers.map((fd) => ({ ...strip(fd), game_id: VC33 }))).toEqual(reference(VC33, CLICKS).slice(9, 13));
+    expect(order).toEqual([...Array(8).fill('quick'), ...Array(4).fill('slow')]);
   });
 
   it('rebuilds a run opened at a later level at that level after the worker is killed', async () => {

@@ -851,5 +851,6 @@ describe('many simultaneous starts over PostgreSQL with a small connection pool'
     expect([...byParticipant.values()].every((met) => met.length === 4)).toBe(true);
     const counters = await stores[1].campaigns.counters('study:camp');
     expect(counters.reduce((n, k) => n + k.drawn, 0)).toBe(2000);
-  });
+    // A thousand starts through two connections each: on a heavily loaded machine, minutes.
+  }, 300_000);
 });

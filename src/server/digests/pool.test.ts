@@ -1,7 +1,7 @@
 /**
  * Cold session digests on worker threads: the results are the same as when every log is
  * digested on the main thread, the digests were computed by worker threads, and while a results
- * request on a cold study of 24,000 events runs, participants' event batches go on being
+ * request on a cold study of 8,000 events runs, participants' event batches go on being
  * acknowledged (the main thread only reads the logs and hands them over). How much the request
  * delays them is a figure of `npm run bench -- acks`.
  */
@@ -29,7 +29,7 @@ afterAll(async () => {
 });
 
 /** The cold study's sessions (1,000 events each) and the participants acknowledging meanwhile. */
-const COLD_SESSIONS = 24;
+const COLD_SESSIONS = 8;
 const PARTICIPANTS = 8;
 
 describe.each(backends)('digests on worker threads, $name', (backend) => {

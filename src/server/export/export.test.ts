@@ -743,7 +743,8 @@ describe.each(backends)('exports on $name', (backend) => {
       expect(there.equals(here.bytes), format).toBe(true);
     }
     expect(exportsOnThreads() - before).toBe(FORMAT_NAMES.length);
-  });
+    // A thread per format, each loading the export code: on a heavily loaded machine, minutes.
+  }, 300_000);
 
   it('streams a download over real HTTP, as a browser gets it', async () => {
     const outer = new Hono().route('/api', app);

@@ -10,6 +10,7 @@ import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore } from './open';
 import { lockFolder, processStartTicks } from './folderLock';
+import { seedDataDir } from './testing';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const dir = mkdtempSync(path.join(tmpdir(), 'arc-studio-lock-'));
@@ -94,7 +95,7 @@ function startContender(dataDir: string): Contender {
 }
 
 async function until(check: () => boolean, what: string): Promise<void> {
-  await expect.poll(check, { message: what, timeout: 60_000 }).toBe(true);
+  await expect.poll(check, { message: what, timeout: 120_000 }).toBe(true);
 }
 
 /** Starts `n` contenders on `dataDir`, releases them together and returns them once all but the winner have exited. */
@@ -155,11 +156,13 @@ describe('PGlite folder lock', () => {
     await finish(winner);
     expect(existsSync(path.join(dataDir, 'db.lock'))).toBe(false);
     expect(readdirSync(dataDir).filter((f) => f.startsWith('db.lock'))).toEqual([]);
-  }, 120_000);
+  }, 300_000);
 
   it(`lets exactly one of ${N} processes take over a lock left by a dead process`, async () => {
     const dataDir = path.join(dir, 'stale');
-    mkdirSync(dataDir, { recursive: true });
+    // A folder with a database already in it (a copy of the template, where a new one would start
+    // PGlite cold): the winner opens it once it holds the lock.
+    seedDataDir(dataDir);
     const dead = deadPid();
     writeFileSync(
       path.join(dataDir, 'db.lock'),
@@ -181,7 +184,8 @@ describe('PGlite folder lock', () => {
         .sort(),
     ).toEqual(['db.lock']);
     await finish(winner);
-  }, 120_000);
+    expect(existsSync(path.join(dataDir, 'db.lock'))).toBe(false);
+  }, 300_000);
 
   it('keeps a read-then-write counter exact across 4 processes taking the lock 400 times, each exiting once while holding it', async () => {
     const dataDir = path.join(dir, 'mutex');
@@ -216,7 +220,7 @@ describe('PGlite folder lock', () => {
 
   it('takes over a lock in the format of earlier versions (a bare pid) when that process is gone', async () => {
     const dataDir = path.join(dir, 'legacy');
-    mkdirSync(dataDir, { recursive: true });
+    seedDataDir(dataDir);
     writeFileSync(path.join(dataDir, 'db.lock'), String(deadPid()));
     const store = await openStore({ dataDir });
     expect(readLock(dataDir).pid).toBe(process.pid);

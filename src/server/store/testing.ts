@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
-import { inject } from 'vitest';
+import { afterAll, inject } from 'vitest';
 import { openStore } from './open';
 import { seedDataDir as seedFromTemplate } from './pgliteTemplate';
 import type { Store } from './types';
@@ -31,27 +31,40 @@ export function seedDataDir(dataDir: string): void {
   const template = inject('pgliteTemplate');
   if (!template)
     throw new Error(
-      'No PGlite template: run the tests with vitest (vite.config.ts names the global setup that makes it).',
+      'No PGlite template: run the tests with vitest (vitest.config.ts names the global setup that makes it).',
     );
   seedFromTemplate(template, dataDir);
 }
 
-/** This test file's PGlite: a copy of the template in a folder removed when the process exits. */
+let pgliteDir: string | null = null;
+
+/** This test file's PGlite: a copy of the template in a folder removed after the file's tests. */
 async function filePglite(): Promise<PGlite> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'arc-studio-test-pglite-'));
-  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  pgliteDir = dir;
   seedDataDir(dir);
   const db = new PGlite(path.join(dir, 'db'));
   await db.waitReady;
   return db;
 }
 
+// Registered while the test file that imports this module is collected, before the file's own
+// hooks, so it runs after them (Vitest runs `afterAll` hooks last registered first). A process
+// exit handler would not do: Vitest ends a test file's process without one.
+afterAll(async () => {
+  const db = await pglite?.catch(() => null);
+  pglite = null;
+  await db?.close();
+  if (pgliteDir) rmSync(pgliteDir, { recursive: true, force: true });
+  pgliteDir = null;
+});
+
 /** The test PostgreSQL's URL; throws the reason when it could not be started. */
 export function postgresUrl(): string {
   const p = inject('postgres');
   if (!p)
     throw new Error(
-      'No test PostgreSQL: run the tests with vitest (vite.config.ts names the global setup that starts it).',
+      'No test PostgreSQL: run the tests with vitest (vitest.config.ts names the global setup that starts it).',
     );
   if ('error' in p) throw new Error(`The test PostgreSQL could not be started: ${p.error}`);
   return p.url;
