@@ -28,7 +28,7 @@ process.env.E2E_ADMIN_TOKEN ??= 'e2e-researcher-token-0123456789abcdef';
 /**
  * A busy machine slows every write and every event loop of the servers under test (spawned ones
  * too): they refuse a standing queue only past a minute of wait, and count as overloaded only past
- * a minute of event-loop lag (as `vite.config.ts` sets for Vitest); `load.test.ts` tests the
+ * a minute of event-loop lag (as `vitest.config.ts` sets for Vitest; writes are shed early at a quarter of that); `load.test.ts` tests the
  * refusals with its own limits.
  */
 process.env.ARC_STUDIO_MAX_WAIT_MS ??= '60000';
