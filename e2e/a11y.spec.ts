@@ -397,7 +397,7 @@ test.describe("a participant's walk, then the studio's pages", () => {
         },
       ],
       ['Questions', () => expect(panel).toContainText('sci-004')],
-    ['Surveys', () => expect(panel.getByTestId('survey-about').getByTestId('respondents')).toBeVisible()],
+      ['Surveys', () => expect(panel.getByTestId('survey-about').getByTestId('respondents')).toBeVisible()],
       [/^Agents/, () => expect(panel.getByText(`a11y-agent-${stamp}`).first()).toBeVisible()],
       ['Grading', () => expect(panel.getByRole('textbox', { name: "Grader's name or label" })).toBeVisible()],
       ['Exports', () => expect(panel.getByRole('list', { name: 'Exports' })).toBeVisible()],
