@@ -16,6 +16,7 @@ import type { Driver, Queryable, Transacting } from './driver';
 import type { NewSession, StudyGamePin } from './records';
 import { databaseUnavailable } from './unavailable';
 import { pinStudyGames } from './gamePins';
+import { INSERT_SESSION_SQL, sessionRowValues } from './sessionRow';
 
 export type { ClaimState };
 
@@ -140,19 +141,8 @@ export class CampaignStore {
         );
       }
       const choice = choose(standings);
-      const sessionValues = [
-        session.id,
-        session.studyId,
-        session.studyVersion,
-        session.tokenHash,
-        JSON.stringify(session.params),
-        session.seed,
-        JSON.stringify(choice.order),
-        new Date(session.createdAt),
-        JSON.stringify(session.flags ?? []),
-      ];
-      const insertSession = `INSERT INTO sessions (id, study_id, study_version, token_hash, params, seed, item_order, state, created_at, flags)
-        VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7::jsonb, 'started', $8, $9::jsonb)`;
+      const sessionValues = sessionRowValues({ ...session, order: choice.order });
+      const insertSession = INSERT_SESSION_SQL;
       if (!req.claim) {
         await tx.query(insertSession, sessionValues);
         await pinStudyGames(tx, session, req.pins);

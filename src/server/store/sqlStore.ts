@@ -7,6 +7,7 @@ import { GroupCommit, type GroupMember } from './groupCommit';
 import { type GradingStore, SqlGradingStore } from './gradingStore';
 import { CampaignStore, lockCampaigns, recountingSessions } from './campaignStore';
 import { pinStudyGames } from './gamePins';
+import { INSERT_SESSION_SQL, sessionRowValues } from './sessionRow';
 import type { Driver, Queryable } from './driver';
 import type {
   AgentKeyRecord,
@@ -216,21 +217,7 @@ function sessionFromRow(r: Row): SessionRecord {
 
 /** Inserts a new session's row. */
 async function insertSession(q: Queryable, s: NewSession): Promise<void> {
-  await q.query(
-    `INSERT INTO sessions (id, study_id, study_version, token_hash, params, seed, item_order, state, created_at, flags)
-     VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7::jsonb, 'started', $8, $9::jsonb)`,
-    [
-      s.id,
-      s.studyId,
-      s.studyVersion,
-      s.tokenHash,
-      JSON.stringify(s.params),
-      s.seed,
-      JSON.stringify(s.order),
-      new Date(s.createdAt),
-      JSON.stringify(s.flags ?? []),
-    ],
-  );
+  await q.query(INSERT_SESSION_SQL, sessionRowValues(s));
 }
 
 /** Deletes the given sessions and everything of them (children first, for the foreign keys). */
