@@ -321,6 +321,8 @@ test('the participant and the researcher see the candidates skipped for lack of 
     participants: { sessionId: string }[];
   };
   await page.goto(`/login#token=${process.env.E2E_ADMIN_TOKEN}`);
+  // The login page keeps the token once its script has run: wait for it before leaving.
+  await expect(page.getByRole('heading', { name: 'Studies' })).toBeVisible();
   await page.goto(`/studies/${id}/sessions/${results.participants[0].sessionId}`);
   const skipped = page.getByRole('list', { name: 'Skipped: not enough time left' });
   await expect(skipped.getByRole('listitem')).toHaveCount(2);
@@ -384,6 +386,8 @@ test('the pool editor, the candidate picker and the campaign view are accessible
   await begin(participant, id, `a11y-${stamp}`);
 
   await page.goto(`/login#token=${process.env.E2E_ADMIN_TOKEN}`);
+  // The login page keeps the token once its script has run: wait for it before leaving.
+  await expect(page.getByRole('heading', { name: 'Studies' })).toBeVisible();
   for (const size of [...SIZES, { width: 390, height: 844 }]) {
     await page.setViewportSize(size);
     await page.goto(`/studies/${id}/edit`);
@@ -434,6 +438,8 @@ test('the study list marks a study with pools, and its campaign view is one clic
   });
   expect(created.status(), await created.text()).toBe(201);
   await page.goto(`/login#token=${process.env.E2E_ADMIN_TOKEN}`);
+  // The login page keeps the token once its script has run: wait for it before leaving.
+  await expect(page.getByRole('heading', { name: 'Studies' })).toBeVisible();
   for (const size of [...SIZES, { width: 390, height: 844 }]) {
     await page.setViewportSize(size);
     await page.goto('/studies');

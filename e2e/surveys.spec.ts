@@ -278,6 +278,8 @@ test('a participant withdraws with a reason: the session ends withdrawn, kept an
 
   // The studio's participants table shows the session as withdrawn, and not finished.
   await page.goto(`/login#token=${process.env.E2E_ADMIN_TOKEN}`);
+  // The login page keeps the token once its script has run: wait for it before leaving.
+  await expect(page.getByRole('heading', { name: 'Studies' })).toBeVisible();
   await page.goto(`/studies/${id}`);
   await expect(page.getByRole('cell', { name: 'withdrawn' })).toBeVisible();
 });

@@ -268,8 +268,9 @@ describe('the arcengine worker', () => {
   });
 
   it('times each queued action from when the worker is on it: a long queue of steps within the timeout is answered', async () => {
-    // Each step takes a quarter of a second: the queue below holds more than the timeout's worth.
-    const w = worker([slowGame('slow', 0.25)], { timeoutMs: 1500 });
+    // Each step takes 0.4 s, a sixth of the timeout (room for a loaded machine); the queue below
+    // holds twice the timeout's worth.
+    const w = worker([slowGame('slow', 0.4)], { timeoutMs: 2400 });
     await w.open('q1', 'vc33-slow');
     await w.open('q2', 'vc33-slow');
     const asked = [...CLICKS.slice(0, 6).map((a) => w.act('q1', a)), ...CLICKS.slice(0, 6).map((a) => w.act('q2', a))];
