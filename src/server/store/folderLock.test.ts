@@ -50,9 +50,13 @@ writeFileSync(
   WORKER,
   `
 const { lockFolder, FolderLockedError } = await import(${JSON.stringify(pathToFileURL(path.join(ROOT, 'src/server/store/folderLock.ts')).href)});
-const { readFileSync, writeFileSync } = await import('node:fs');
+const { existsSync, readFileSync, writeFileSync } = await import('node:fs');
 const [dataDir, rounds] = [process.argv[2], Number(process.argv[3])];
 const counter = dataDir + '/counter';
+// Start together: say ready, then wait for the test's go (a process that starts late on a busy
+// machine would otherwise find the others gone and never contend).
+writeFileSync(dataDir + '/ready-' + process.pid, '');
+while (!existsSync(dataDir + '/go')) await new Promise((r) => setTimeout(r, 5));
 let waits = 0;
 for (let i = 0; i < rounds; i++) {
   let release;
@@ -198,7 +202,7 @@ describe('PGlite folder lock', () => {
         stdio: ['ignore', 'pipe', 'inherit'],
       }),
     );
-    const results = await Promise.all(
+    const finished = Promise.all(
       workers.map(
         (w) =>
           new Promise<{ code: number | null; out: string }>((resolve) => {
@@ -210,6 +214,9 @@ describe('PGlite folder lock', () => {
           }),
       ),
     );
+    await until(() => readdirSync(dataDir).filter((f) => f.startsWith('ready-')).length === 4, 'every worker ready');
+    writeFileSync(path.join(dataDir, 'go'), '');
+    const results = await finished;
     expect(results.map((r) => r.code)).toEqual([0, 0, 0, 0]);
     // Every increment survived: no two workers were ever inside the lock together.
     expect(readFileSync(path.join(dataDir, 'counter'), 'utf8')).toBe(String(4 * ROUNDS));
