@@ -16,6 +16,7 @@ import type { Store } from './store/types';
 import { createRun, gameActionData, parseActions, step, type ActionInput } from '../core/game';
 import { games, solutions } from '../games';
 import type { GameBaselinesView } from '../core/protocol/api';
+import { apiCaller } from './testing/api';
 
 const ROOT = path.resolve(__dirname, '../..');
 const ADMIN = 'researcher-token-for-game-baselines-01';
@@ -36,16 +37,7 @@ const OTHER = {
 describe('the human baselines of a game across studies', () => {
   let store: Store;
   let app: Hono;
-  const call = async (method: string, url: string, token: string | null, body?: unknown) => {
-    const headers: Record<string, string> = { 'Content-Type': 'application/json' };
-    if (token) headers.Authorization = `Bearer ${token}`;
-    const res = await app.request(url, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: res.status, body: await res.json() };
-  };
+  const call = apiCaller(() => app);
   /**
    * A player of study `id` who solves push's level 1 with its recorded solution (`extra` moves
    * first); the actions it took on the level, the opening RESET left out, up to the completing one.

@@ -15,6 +15,7 @@ import { backends } from './store/testing';
 import type { Store } from './store/types';
 import { DigestPool } from './digests/pool';
 import type { StudySurveySummaries, SurveyQuestionSummary } from '../core/analysis/surveys';
+import { apiCaller } from './testing/api';
 
 const ROOT = path.resolve(__dirname, '../..');
 const ADMIN = 'researcher-token-for-survey-summary-01';
@@ -68,17 +69,7 @@ describe.each(backends)('survey summaries on $name', (backend) => {
     await store.close();
   });
 
-  const call = async (method: string, url: string, token: string | null, body?: unknown) => {
-    const headers: Record<string, string> = { 'Content-Type': 'application/json' };
-    if (token) headers.Authorization = `Bearer ${token}`;
-    const res = await app.request(`/${url}`, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : null };
-  };
+  const call = apiCaller(() => app);
   const save = async (definition: unknown) =>
     expect((await call('POST', 'admin/studies/sv', ADMIN, { definition })).status).toBe(201);
   /** A new version of the study (it has sessions). */
