@@ -135,6 +135,8 @@ const GAME_KEYS: Record<string, string> = {
 
 /** One game action as a person does it: a key press, a click on the frame's cell, or the Reset button. */
 export async function performGameAction(page: Page, input: ActionInput): Promise<void> {
+  // The game takes input once its first frame is drawn; a key pressed before that would be lost.
+  await expect(page.getByTestId('game-canvas')).toHaveAttribute('data-frame-hash', /./);
   if (input.action === 'ACTION6') {
     const box = (await page.getByTestId('game-canvas').boundingBox())!;
     await page.mouse.click(box.x + ((input.x! + 0.5) * box.width) / 64, box.y + ((input.y! + 0.5) * box.height) / 64);

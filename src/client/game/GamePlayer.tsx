@@ -113,7 +113,9 @@ export function GameView({
   const [confirmRestart, setConfirmRestart] = useState(false);
   const confirming = useRef(false);
   confirming.current = confirmRestart;
-  useEffect(() => {
+  // Registered in the commit that draws the first frame: a key pressed once the frame is on screen
+  // is never lost to a listener not yet attached.
+  useLayoutEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (isTyping(e) || confirming.current) return;
       const input = actionForGameKey(e);
