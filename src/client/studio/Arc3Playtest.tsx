@@ -8,6 +8,7 @@
 import { useEffect, useMemo, useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import type { ServerGameInfo } from '../../core/game/serverGame';
+import type { Arc3GamesReply, Arc3Inspection, GameFileStatus } from '../../core/protocol/arc3';
 import { ServerGamePlayer } from '../game/ServerGamePlayer';
 import { playtestRunApi, type ServerGameController } from '../game/serverController';
 import { practiceLog } from '../log/practice';
@@ -17,39 +18,9 @@ import { DeterminismCheck } from './DeterminismCheck';
 import { Arc3GraphPanel } from './Arc3GraphPanel';
 import { LevelSelect, PlaytestShell } from './PlaytestShell';
 
-/** A game of the list, with the older versions participants' open runs still play (they keep the code they were opened on). */
-export type ListedArc3Game = ServerGameInfo & { olderVersions?: { version: string; codeHash: string; runs: number }[] };
-interface GamesReply {
-  engine: { ok: boolean; message: string };
-  games: ListedArc3Game[];
-}
-interface FileStatus {
-  revision: number;
-  error?: string;
-  traceback?: string;
-}
-interface Inspection {
-  level_index: number;
-  levels: number;
-  state: string;
-  levels_completed: number;
-  attributes: Record<string, unknown>;
-  camera: { x: number; y: number; width: number; height: number; scale: number; x_offset: number; y_offset: number };
-  sprites: {
-    name: string;
-    x: number;
-    y: number;
-    width: number;
-    height: number;
-    layer: number;
-    visible: boolean;
-    tags: string[];
-  }[];
-}
-
 export const arc3GamesQuery = {
   queryKey: ['admin', 'arc3-games'],
-  queryFn: () => adminJson<GamesReply>('/api/admin/arc3/games'),
+  queryFn: () => adminJson<Arc3GamesReply>('/api/admin/arc3/games'),
   staleTime: 10_000,
 };
 
@@ -92,7 +63,7 @@ export function Arc3Playtest({ info }: { info: ServerGameInfo }) {
   // Hot reload: the server watches the game's file; a new revision restarts the level on the new code.
   const status = useQuery({
     queryKey: ['admin', 'arc3-status', info.id],
-    queryFn: () => adminJson<FileStatus>(`/api/admin/arc3/games/${encodeURIComponent(info.id)}/status`),
+    queryFn: () => adminJson<GameFileStatus>(`/api/admin/arc3/games/${encodeURIComponent(info.id)}/status`),
     refetchInterval: 700,
   });
   const revision = status.data?.revision ?? null;
@@ -223,7 +194,7 @@ function Arc3Inspector({
   const run = controller.runId;
   const inspection = useQuery({
     queryKey: ['admin', 'arc3-inspect', run, hud.frameHash, hud.actions],
-    queryFn: () => adminJson<Inspection>(`/api/admin/arc3/runs/${encodeURIComponent(run!)}/inspect`),
+    queryFn: () => adminJson<Arc3Inspection>(`/api/admin/arc3/runs/${encodeURIComponent(run!)}/inspect`),
     enabled: !!run && !!hud.frameHash,
   });
   const data = inspection.data;

@@ -35,6 +35,7 @@
  * `levels_completed`, `win_levels`, `available_actions`, `full_reset`.
  */
 import { z } from 'zod';
+import type { Arc3GameState, Arc3Inspection } from '../../core/protocol/arc3';
 
 export type Arc3ActionName =
   'RESET' | 'ACTION1' | 'ACTION2' | 'ACTION3' | 'ACTION4' | 'ACTION5' | 'ACTION6' | 'ACTION7';
@@ -46,7 +47,7 @@ export interface Arc3Action {
   y?: number;
 }
 
-export type Arc3GameState = 'NOT_PLAYED' | 'NOT_FINISHED' | 'WIN' | 'GAME_OVER';
+export type { Arc3GameState, Arc3Inspection };
 
 /** The official FrameData fields, as the engine returned them for one action (frames decoded). */
 export interface Arc3FrameData {
@@ -77,28 +78,6 @@ export interface Arc3GameInfo {
   /** The actions the engine says the game offers (its `available_actions`); null until the class was built. */
   available_actions?: number[] | null;
   error?: { code: string; message: string };
-}
-
-/** What `inspect` answers: a designer's view of a run. */
-export interface Arc3Inspection {
-  level_index: number;
-  levels: number;
-  state: Arc3GameState;
-  levels_completed: number;
-  /** The game object's public attributes, summarised to JSON. */
-  attributes: Record<string, unknown>;
-  /** The camera: its place and size in the level's cells, and how it maps them onto the 64x64 frame. */
-  camera: { x: number; y: number; width: number; height: number; scale: number; x_offset: number; y_offset: number };
-  sprites: {
-    name: string;
-    x: number;
-    y: number;
-    width: number;
-    height: number;
-    layer: number;
-    visible: boolean;
-    tags: string[];
-  }[];
 }
 
 export interface Arc3Hello {

@@ -14,6 +14,7 @@
 import { performance } from 'node:perf_hooks';
 import { Hono, type Context } from 'hono';
 import type { ApiErrorBody } from '../../core/protocol/errors';
+import type { Arc3GamesReply } from '../../core/protocol/arc3';
 import {
   ExplorationId,
   GraphExploreRequest,
@@ -190,10 +191,11 @@ export function arc3Routes(ctx: StudyContext, info: Arc3RouteInfo): Hono {
   admin.use('*', adminGuard(ctx.deps.adminTokenHash));
   admin.get('/arc3/games', async (c) => {
     await service.refresh();
-    return c.json({
+    const reply: Arc3GamesReply = {
       engine: info.engine,
       games: service.list().map((g) => ({ ...g, olderVersions: service.olderVersions(g.id) })),
-    });
+    };
+    return c.json(reply);
   });
   admin.get('/arc3/games/:id/status', (c) => {
     const id = c.req.param('id');

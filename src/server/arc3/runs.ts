@@ -24,6 +24,7 @@ import { playTwice } from './determinism';
 import { exploreArc3Level } from './graph';
 import { summarizeGraph, type GraphShape, type GraphSummary } from '../../core/game/graphView';
 import type { Arc3Source } from './source';
+import type { GameFileStatus, OlderGameVersion } from '../../core/protocol/arc3';
 import { gameVersion, type GameCodeStore } from './gameCode';
 import { decodeStoredSteps } from './steps';
 import { serverRunReplay, stepSignature, type ThreadReplay } from './replayCheck';
@@ -174,11 +175,7 @@ interface LiveRun {
 }
 
 /** What a designer's playtest page watches: the game file's reload count, and its error if the last reload failed. */
-export interface GameFileStatus {
-  readonly revision: number;
-  readonly error?: string;
-  readonly traceback?: string;
-}
+export type { GameFileStatus };
 
 export class Arc3Service {
   /** Full ids of every game, kept current: the study checks read it. */
@@ -384,7 +381,7 @@ export class Arc3Service {
    * The versions of `gameId` other than its current one that participants' runs open on this
    * server still play (they keep the code they were opened on), with how many runs each.
    */
-  olderVersions(gameId: string): { version: string; codeHash: string; runs: number }[] {
+  olderVersions(gameId: string): OlderGameVersion[] {
     const current = this.games.get(gameId)?.info.codeHash;
     const counts = new Map<string, number>();
     for (const live of this.runs.values()) {
