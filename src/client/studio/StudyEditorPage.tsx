@@ -89,6 +89,17 @@ const ITEM_FIELD_NAMES: Record<string, string> = {
   minMinutesLeft: 'Minimum minutes left',
 };
 
+/** The study's on/off settings, with their defaults, as the editor offers them. */
+const SWITCHES: readonly {
+  key: 'allowLevelReset' | 'showActionCounter' | 'showTimeLeft';
+  on: boolean;
+  label: string;
+}[] = [
+  { key: 'allowLevelReset', on: true, label: 'Players may reset a game level' },
+  { key: 'showActionCounter', on: true, label: 'Show game players their action counter' },
+  { key: 'showTimeLeft', on: false, label: 'Show participants the time left on each item' },
+];
+
 /** Where a problem is, in the page's own words: "Study title", "Item 2, Task". */
 function fieldName(path: string): string {
   const item = /^items\[(\d+)\](?:\.(.*))?$/.exec(path);
@@ -444,30 +455,12 @@ function Editor() {
                   </select>
                 </label>
                 <div className="flex flex-col gap-1 pt-5 text-sm text-slate-300">
-                  <label className="flex items-center gap-2">
-                    <input
-                      type="checkbox"
-                      checked={def.allowLevelReset ?? true}
-                      onChange={(e) => set('allowLevelReset', e.target.checked)}
-                    />{' '}
-                    Players may reset a game level
-                  </label>
-                  <label className="flex items-center gap-2">
-                    <input
-                      type="checkbox"
-                      checked={def.showActionCounter ?? true}
-                      onChange={(e) => set('showActionCounter', e.target.checked)}
-                    />{' '}
-                    Show game players their action counter
-                  </label>
-                  <label className="flex items-center gap-2">
-                    <input
-                      type="checkbox"
-                      checked={def.showTimeLeft ?? false}
-                      onChange={(e) => set('showTimeLeft', e.target.checked)}
-                    />{' '}
-                    Show participants the time left on each item
-                  </label>
+                  {SWITCHES.map(({ key, on, label }) => (
+                    <label key={key} className="flex items-center gap-2">
+                      <input type="checkbox" checked={def[key] ?? on} onChange={(e) => set(key, e.target.checked)} />{' '}
+                      {label}
+                    </label>
+                  ))}
                 </div>
                 <NumberField
                   label="Soft limit per item (min)"
