@@ -48,6 +48,11 @@ export class DigestMaintainer {
    * Runs `work` on a study's digests after every earlier run on the same study has ended,
    * reporting its progress; its result (or error) is the caller's.
    */
+  /** Whether a run on the study is under way or waiting. */
+  busy(studyId: string): boolean {
+    return this.tails.has(studyId);
+  }
+
   run<T>(studyId: string, reason: DigestRunReason, work: (progress: DigestProgressFn) => Promise<T>): Promise<T> {
     const before = this.tails.get(studyId) ?? Promise.resolve();
     const mine = before

@@ -24,7 +24,13 @@ import type { DigestPool } from './pool';
 import type { ThreadReplay } from '../arc3/replayCheck';
 import { isFinalState } from '../../core/study/rules';
 import type { Store } from '../store/types';
-import { digestSessions, type DigestProgressFn, type StudyBasis } from './sessions';
+import {
+  digestSessions,
+  startDigestReads,
+  type DigestProgressFn,
+  type EarlyDigestReads,
+  type StudyBasis,
+} from './sessions';
 
 export type { DigestProgressFn } from './sessions';
 
@@ -34,7 +40,13 @@ export type { DigestProgressFn } from './sessions';
  */
 export interface DigestRunner {
   run<T>(studyId: string, reason: 'results', work: (progress: DigestProgressFn) => Promise<T>): Promise<T>;
+  /** Whether a run on the study is under way or waiting: a request then reads the digests after it. */
+  busy(studyId: string): boolean;
 }
+
+/** The early reads of a study's digests, unless a run on it is under way (its digests are then read after it). */
+const earlyReads = (deps: ResultsDeps, id: string): EarlyDigestReads | undefined =>
+  deps.maintainer?.busy(id) ? undefined : startDigestReads(deps.store, id);
 
 export interface ResultsDeps {
   readonly store: Store;
@@ -111,16 +123,19 @@ async function studyBasis(
   const versions = await studyVersions(deps.store, id, version);
   if ('error' in versions) return versions;
 
-  const testCounts = new Map<string, number | null>();
-  for (const { definition } of versions) {
-    for (const item of definition.items) {
-      if (item.kind !== 'task') continue;
-      const key = `${item.collection}\u0000${item.task}`;
-      if (testCounts.has(key)) continue;
-      const found = await deps.library.task(item.collection, item.task);
-      testCounts.set(key, found.ok ? found.task.test.length : null);
-    }
-  }
+  // Every task file read at once, not one after another.
+  const tasks = new Map<string, { collection: string; task: string }>();
+  for (const { definition } of versions)
+    for (const item of definition.items)
+      if (item.kind === 'task') tasks.set(`${item.collection}\u0000${item.task}`, item);
+  const testCounts = new Map(
+    await Promise.all(
+      [...tasks].map(async ([key, { collection, task }]) => {
+        const found = await deps.library.task(collection, task);
+        return [key, found.ok ? found.task.test.length : null] as const;
+      }),
+    ),
+  );
   const testCount = (collection: string, task: string) => testCounts.get(`${collection}\u0000${task}`) ?? null;
   return { versions, testCount, games: deps.gameInfo?.() ?? gameInfo, now: (deps.now ?? Date.now)() };
 }
@@ -136,18 +151,24 @@ export async function refreshSettledDigests(
   id: string,
   progress?: DigestProgressFn,
 ): Promise<{ digested: number } | { error: string }> {
+  const early = earlyReads(deps, id);
   const basis = await studyBasis(deps, id, null);
   if ('error' in basis) return basis;
-  const settled = deps.store
-    .listSessions(id)
-    .then((all) =>
-      all.filter((s) => isFinalState(s.state) || basis.now - (s.lastEventAt ?? s.createdAt) > SETTLED_AFTER_MS),
-    );
+  const settled = (early?.sessions ?? deps.store.listSessions(id)).then((all) =>
+    all.filter((s) => isFinalState(s.state) || basis.now - (s.lastEventAt ?? s.createdAt) > SETTLED_AFTER_MS),
+  );
   let digested = 0;
-  await digestSessions(deps, id, basis, settled, (done, total) => {
-    digested = total;
-    progress?.(done, total);
-  });
+  await digestSessions(
+    deps,
+    id,
+    basis,
+    settled,
+    (done, total) => {
+      digested = total;
+      progress?.(done, total);
+    },
+    early,
+  );
   return { digested };
 }
 
@@ -162,14 +183,15 @@ export async function computeStudyResults(
   id: string,
   version: number | null,
 ): Promise<StudyResults | { error: string }> {
+  const early = earlyReads(deps, id);
   const basis = await studyBasis(deps, id, version);
   if ('error' in basis) return basis;
   const { versions, testCount, games, now } = basis;
   const digestAll = (progress?: DigestProgressFn) => {
-    const sessions = deps.store
-      .listSessions(id)
-      .then((all) => all.filter((s) => version === null || s.studyVersion === version));
-    return digestSessions(deps, id, basis, sessions, progress);
+    const sessions = (early?.sessions ?? deps.store.listSessions(id)).then((all) =>
+      all.filter((s) => version === null || s.studyVersion === version),
+    );
+    return digestSessions(deps, id, basis, sessions, progress, early);
   };
   const data = deps.maintainer ? await deps.maintainer.run(id, 'results', digestAll) : await digestAll();
 
@@ -210,10 +232,11 @@ export async function studySessionDigests(
   deps: ResultsDeps,
   id: string,
 ): Promise<{ data: SessionData[]; now: number } | { error: string }> {
+  const early = earlyReads(deps, id);
   const basis = await studyBasis(deps, id, null);
   if ('error' in basis) return basis;
   const work = async (progress?: DigestProgressFn) =>
-    digestSessions(deps, id, basis, deps.store.listSessions(id), progress);
+    digestSessions(deps, id, basis, early?.sessions ?? deps.store.listSessions(id), progress, early);
   const data = deps.maintainer ? await deps.maintainer.run(id, 'results', work) : await work();
   return { data, now: basis.now };
 }
