@@ -116,17 +116,23 @@ export async function startArc3(mount: Arc3Mount, store: Store, log: (line: stri
     );
   service.watchFiles();
   const dirs = engine.ok ? [...mount.dirs] : [];
+  const mounted = (gameId: string) => Promise.resolve(service.info(gameId)?.version ?? null);
   const checkReplayer = () => {
     const fallback = serviceReplayer(service);
     if (!dirs.length)
       return {
-        replayer: { ...fallback, code: (gameId: string, codeHash: string) => service.codeFolder(gameId, codeHash) },
+        replayer: {
+          ...fallback,
+          code: (gameId: string, codeHash: string) => service.codeFolder(gameId, codeHash),
+          mounted,
+        },
         release: () => Promise.resolve(),
       };
     const pool = new Arc3Pool({ gameDirs: dirs, size: 1, env: mount.env });
     const onPool = new Set<string>();
     const replayer: Replayer = {
       code: (gameId, codeHash) => service.codeFolder(gameId, codeHash),
+      mounted,
       async open(id, gameId, seed, level, codeDir) {
         try {
           const r = await pool.open(id, gameId, seed, level, codeDir);

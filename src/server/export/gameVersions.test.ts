@@ -29,6 +29,7 @@ import { readGameFolder } from '../arc3/gameCode';
 import { startArc3, studioGames, type Arc3Started } from '../arc3/mount';
 import type { Arc3Action } from '../arc3/worker';
 import { apiCaller } from '../testing/api';
+import { runCli } from '../../cli/testing';
 import { readZip } from './zip';
 
 const ROOT = path.resolve(__dirname, '../../..');
@@ -310,4 +311,63 @@ describe('the versions of an edited arcengine game in the export bundle', () => 
     // One study version: the same (every session ran version 1).
     expect(JSON.parse((await bundle(1)).get('game-versions.json')!)).toEqual({ ...versions, studyVersion: 1 });
   }, 180_000);
+
+  it('games verify-session plays each run on the version it recorded, and says why when it cannot', async () => {
+    // A run stored before versions were kept (no code hash) that played the code before the edit.
+    const first = (await store.getGameRun(runs[0]))!;
+    const old = `${first.runId.slice(0, -4)}eeee`;
+    await store.addGameRun({ ...first, runId: old, codeHash: null, openedAt: first.openedAt + 1 });
+    for (const s of await store.readGameSteps(first.runId)) await store.addGameStep({ ...s, runId: old });
+    await arc3.service.stop();
+    await store.close();
+    const verify = async (sessionId: string, ...flags: string[]) => {
+      const r = await runCli(
+        [
+          'games',
+          'verify-session',
+          sessionId,
+          '--data-dir',
+          dataDir,
+          '--arc3-games',
+          path.join(root, 'games'),
+          ...flags,
+        ],
+        { ARC_STUDIO_PYTHONPATH: PYTHONPATH, DATABASE_URL: undefined },
+      );
+      expect(r.err).toBe('');
+      return r;
+    };
+    const started = `the study started with ${LS20}@${before}`;
+
+    // The first participant's run played its kept code, though the mounted folder holds the edited
+    // one; the run without a version was played on the edited code and says so beside its differences.
+    const one = await verify(sessions[0]);
+    const lines = one.out.trimEnd().split('\n');
+    expect(lines[0]).toBe(
+      `keys ${LS20}@${before} run ${runs[0]} (seed 0, 4 steps, mounted now ${LS20}@${after}): every step matches`,
+    );
+    expect(lines[1]).toBe(
+      `keys ${LS20} run ${old} (seed 0, 4 steps, ${started}): 4 steps differ; the run recorded no code version (stored before versions were kept), so it was played on the mounted ${LS20}@${after}; if the game's files changed since it was played, exact verification needs the code it ran on`,
+    );
+    expect(lines.slice(2)).toHaveLength(4);
+    expect(one.code).toBe(1);
+
+    // The second participant's run matches on the mounted code; the run whose code no server kept
+    // is not played: the check names the recorded and the mounted versions and what to do.
+    const two = await verify(sessions[1]);
+    expect(two.out.trimEnd().split('\n')).toEqual([
+      `keys ${LS20}@${after} run ${runs[1]} (seed 0, 3 steps, ${started}): every step matches`,
+      `keys ${LS20}@${LOST} run ${runs[2]} (seed 0, 3 steps, ${started}): not checked: recorded with ${LS20}@${LOST}; mounted now: ${LS20}@${after}; exact verification needs the recorded code: no server of this database kept that version; put the game's files back as they were when the run was played (their hash must be ${LOST}) and run the check again`,
+    ]);
+    expect(two.code).toBe(1);
+    const json = JSON.parse((await verify(sessions[1], '--json')).out) as {
+      ok: boolean;
+      runs: Record<string, unknown>[];
+    };
+    expect(json.ok).toBe(false);
+    expect(json.runs.map((r) => [r.version, r.mounted, r.unplayed ?? false])).toEqual([
+      [`${LS20}@${after}`, `${LS20}@${after}`, false],
+      [`${LS20}@${LOST}`, `${LS20}@${after}`, true],
+    ]);
+  }, 240_000);
 });
