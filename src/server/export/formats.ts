@@ -11,7 +11,7 @@ import { eventsJsonl } from './events';
 import { gridActionsCsv } from './gridActions';
 import { gradesCsv } from './grades';
 import { responsesCsv } from './responses';
-import { gameRunsJsonl, gameVersionsJson } from './gameVersions';
+import { RunVersionTally, gameRunsJsonl, gameVersionsJson } from './gameVersions';
 import { surveysJson } from './surveys';
 import { campaignCsv, campaignJson, exportCampaignView } from './campaign';
 import { type ExportEntry, type SkippedRun, recordingEntries } from './recordings';
@@ -78,6 +78,7 @@ async function* hashed(
 /** The files of the bundle, in order: data, recordings, schemas, README, SHA256SUMS. */
 async function* bundleEntries(ctx: ExportContext): AsyncGenerator<ExportEntry> {
   const sums: string[] = [];
+  const tally = new RunVersionTally();
   const files: [string, (c: ExportContext) => AsyncIterable<string | Uint8Array>][] = [
     ['events.jsonl', eventsJsonl],
     ['attempts.csv', attemptsCsv],
@@ -87,8 +88,9 @@ async function* bundleEntries(ctx: ExportContext): AsyncGenerator<ExportEntry> {
     ['grades.csv', gradesCsv],
     ['responses.csv', responsesCsv],
     ['surveys.json', surveysJson],
-    ['game-versions.json', gameVersionsJson],
-    ['game-runs.jsonl', gameRunsJsonl],
+    // The runs' versions are counted as their lines are written, for the versions file after them.
+    ['game-runs.jsonl', (c) => gameRunsJsonl(c, tally)],
+    ['game-versions.json', (c) => gameVersionsJson(c, tally)],
   ];
   for (const [name, write] of files) yield { name, data: hashed(name, write(ctx), sums) };
   // A campaign (a study with pools): its figures per candidate.
@@ -135,8 +137,8 @@ function bundleReadme(ctx: ExportContext, runs: number, skipped: readonly Skippe
     "| `grades.csv` | one row per grade of a free-response or symbolic answer: each grader's criterion scores, total, pass and note (graders by their label), the researcher's adjudications, and the mean of agreeing grades; `final` marks the final grade of each answer | `schemas/grades.schema.json` |",
     '| `responses.csv` | one row per participant and question (single or in a block), survey question, written description (first or last) and withdrawal: the answer, the verdict of judged answers, the time on the item and the answer changes counted from the log; `excluded` marks sessions a researcher excluded | `schemas/responses.schema.json` |',
     '| `surveys.json` | the survey summaries as the results page shows them: per survey and question the counts and shares of its options, the distribution of its values, or every text answer with its participant; playtests and excluded sessions left out | `schemas/surveys.schema.json` |',
-    '| `game-versions.json` | the versions of its games the study started with (recorded by its first session) and the version the exporting server mounts now; every version the exported runs were opened on, with how many runs and whether the database still keeps its files (needed to play the runs again with `arc-studio games verify-session`) | `schemas/game-versions.schema.json` |',
     '| `game-runs.jsonl` | one line per stored run of a server-run (arcengine or remote) game: the version it recorded when it was opened (`<game>@<code hash>`), its seed, engine and recording file; built-in games record their version in `events.jsonl` (`game.open`) | `schemas/game-runs.schema.json` |',
+    '| `game-versions.json` | the versions of its games the study started with (recorded by its first session) and the version the exporting server mounts now; every version the exported runs were opened on, with how many runs and whether the database still keeps its files (needed to play the runs again with `arc-studio games verify-session`) | `schemas/game-versions.schema.json` |',
     ...(campaign
       ? [
           '| `campaign.json` | the campaign view: per pool candidate its draws, attempts, solves by distinct participants, status under the inclusion rule (stated in `rule`), medians, per-level funnel with drop-offs, and versions side by side | `schemas/campaign-view.schema.json` |',

@@ -31,6 +31,8 @@ import type { Arc3Action } from '../arc3/worker';
 import { apiCaller } from '../testing/api';
 import { runCli } from '../../cli/testing';
 import { readZip } from './zip';
+import { exportContext } from './context';
+import { exportGameVersions } from './gameVersions';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const VENDOR = path.resolve(ROOT, '../shared/vendor/arc-agi-3');
@@ -307,6 +309,17 @@ describe('the versions of an edited arcengine game in the export bundle', () => 
     // The README says what the two files are.
     expect(files.get('README.md')).toContain('| `game-versions.json` |');
     expect(files.get('README.md')).toContain('| `game-runs.jsonl` |');
+
+    // Made on its own (not after the runs' file, as in the bundle), the same document.
+    const ctx = await exportContext({
+      store,
+      studyId: 'versions',
+      library: null,
+      replay: null,
+      games: studioGames(arc3).gameInfo(),
+      now: Date.now(),
+    });
+    expect(await exportGameVersions(ctx)).toEqual(versions);
 
     // One study version: the same (every session ran version 1).
     expect(JSON.parse((await bundle(1)).get('game-versions.json')!)).toEqual({ ...versions, studyVersion: 1 });

@@ -132,13 +132,48 @@ export async function* exportedGameRuns(ctx: ExportContext): AsyncGenerator<Expo
   }
 }
 
-/** `game-runs.jsonl`: one line per stored run, a session's runs per chunk. */
-export async function* gameRunsJsonl(ctx: ExportContext): AsyncGenerator<string> {
-  for await (const runs of exportedGameRuns(ctx)) yield runs.map((r) => JSON.stringify(r) + '\n').join('');
+/**
+ * The versions the runs written so far were opened on, with how many runs and when the first and
+ * last were opened: filled while `game-runs.jsonl` is written, so that the bundle's
+ * `game-versions.json` after it needs no second pass over the runs.
+ */
+export class RunVersionTally {
+  readonly byVersion = new Map<
+    string,
+    { gameId: string; codeHash: string | null; runs: number; first: number; last: number }
+  >();
+
+  add(r: Pick<ExportedGameRun, 'gameId' | 'version' | 'codeHash' | 'openedAt'>): void {
+    const v = this.byVersion.get(r.version);
+    if (!v) {
+      this.byVersion.set(r.version, {
+        gameId: r.gameId,
+        codeHash: r.codeHash,
+        runs: 1,
+        first: r.openedAt,
+        last: r.openedAt,
+      });
+      return;
+    }
+    v.runs++;
+    v.first = Math.min(v.first, r.openedAt);
+    v.last = Math.max(v.last, r.openedAt);
+  }
 }
 
-/** The content of `game-versions.json`. */
-export async function exportGameVersions(ctx: ExportContext): Promise<ExportedGameVersions> {
+/** `game-runs.jsonl`: one line per stored run, a session's runs per chunk; each run is added to `tally` when given. */
+export async function* gameRunsJsonl(ctx: ExportContext, tally?: RunVersionTally): AsyncGenerator<string> {
+  for await (const runs of exportedGameRuns(ctx)) {
+    if (tally) for (const r of runs) tally.add(r);
+    yield runs.map((r) => JSON.stringify(r) + '\n').join('');
+  }
+}
+
+/**
+ * The content of `game-versions.json`. `tally`: the runs' versions as `gameRunsJsonl` counted them
+ * for the same export; without it the runs are read here.
+ */
+export async function exportGameVersions(ctx: ExportContext, tally?: RunVersionTally): Promise<ExportedGameVersions> {
   const pins = await ctx.store.studyGamePins(ctx.studyId);
   const startedWith = pins.map((p): ExportedStartingVersion => {
     const current = mountedVersion(ctx, p.gameId);
@@ -153,28 +188,12 @@ export async function exportGameVersions(ctx: ExportContext): Promise<ExportedGa
     };
   });
   const pinned = new Set(pins.map((p) => p.version));
-  const byVersion = new Map<
-    string,
-    { gameId: string; codeHash: string | null; runs: number; first: number; last: number }
-  >();
-  for await (const runs of exportedGameRuns(ctx)) {
-    for (const r of runs) {
-      const v = byVersion.get(r.version);
-      if (!v) {
-        byVersion.set(r.version, {
-          gameId: r.gameId,
-          codeHash: r.codeHash,
-          runs: 1,
-          first: r.openedAt,
-          last: r.openedAt,
-        });
-        continue;
-      }
-      v.runs++;
-      v.first = Math.min(v.first, r.openedAt);
-      v.last = Math.max(v.last, r.openedAt);
-    }
+  let counted = tally;
+  if (!counted) {
+    counted = new RunVersionTally();
+    for await (const runs of exportedGameRuns(ctx)) for (const r of runs) counted.add(r);
   }
+  const byVersion = counted.byVersion;
   const versions: ExportedRunVersion[] = [];
   for (const [version, v] of byVersion) {
     versions.push({
@@ -200,7 +219,7 @@ export async function exportGameVersions(ctx: ExportContext): Promise<ExportedGa
   };
 }
 
-/** `game-versions.json` as written (indented, one line end). */
-export async function* gameVersionsJson(ctx: ExportContext): AsyncGenerator<string> {
-  yield JSON.stringify(await exportGameVersions(ctx), null, 2) + '\n';
+/** `game-versions.json` as written (indented, one line end); `tally` as for {@link exportGameVersions}. */
+export async function* gameVersionsJson(ctx: ExportContext, tally?: RunVersionTally): AsyncGenerator<string> {
+  yield JSON.stringify(await exportGameVersions(ctx, tally), null, 2) + '\n';
 }
