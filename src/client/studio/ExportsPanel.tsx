@@ -7,7 +7,7 @@ const FORMATS: { id: string; title: string; what: string }[] = [
   {
     id: 'zip',
     title: 'Study bundle (ZIP)',
-    what: 'Every file below, with a README, a JSON Schema per file and SHA-256 sums.',
+    what: 'Every file below, plus the survey summaries and the game versions the study started with and each run played, with a README, a JSON Schema per file and SHA-256 sums.',
   },
   {
     id: 'jsonl',
