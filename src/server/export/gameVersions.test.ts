@@ -5,8 +5,9 @@
  * server kept. The bundle's `game-versions.json` says which version the study started with,
  * which one is mounted now, and every version the runs were opened on (whether its code is
  * kept); `game-runs.jsonl` gives each run's own version and its recording; every file of the
- * bundle validates against the bundle's own schema. Then `games verify-session` plays each run on
- * the version it recorded, and says so when it cannot.
+ * bundle validates against the bundle's own schema. Then `games verify-session` (and the replay
+ * page's check on the server, with the same report) plays each run on the version it recorded,
+ * names the version mounted now, and says why when it cannot.
  */
 import { chmodSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -142,7 +143,7 @@ describe('the versions of an edited arcengine game in the export bundle', () => 
         replay,
         gameInfo,
         games: new Set([...gameIds, ...arc3.service.ids]),
-        arc3: { service: arc3.service, engine: arc3.engine },
+        arc3: { service: arc3.service, engine: arc3.engine, checkReplayer: arc3.checkReplayer },
       },
     });
     before = (await readGameFolder(gameDir)).hash;
@@ -331,6 +332,17 @@ describe('the versions of an edited arcengine game in the export bundle', () => 
     const old = `${first.runId.slice(0, -4)}eeee`;
     await store.addGameRun({ ...first, runId: old, codeHash: null, openedAt: first.openedAt + 1 });
     for (const s of await store.readGameSteps(first.runId)) await store.addGameStep({ ...s, runId: old });
+    // The replay page's "Verify with the engine": the same report, from the server's own check.
+    const serverReport = async (sessionId: string) => {
+      const started = await call('POST', `admin/sessions/${sessionId}/runs/verify`, ADMIN, {});
+      expect(started.status, JSON.stringify(started.body)).toBe(202);
+      const url = `admin/sessions/${sessionId}/runs/verify/${(started.body as { job: string }).job}`;
+      await expect
+        .poll(async () => ((await call('GET', url, ADMIN)).body as { state: string }).state, { timeout: 120_000 })
+        .toBe('done');
+      return ((await call('GET', url, ADMIN)).body as { report: string[] }).report;
+    };
+    const onServer = [await serverReport(sessions[0]), await serverReport(sessions[1])];
     await arc3.service.stop();
     await store.close();
     const verify = async (sessionId: string, ...flags: string[]) => {
@@ -364,6 +376,7 @@ describe('the versions of an edited arcengine game in the export bundle', () => 
     );
     expect(lines.slice(2)).toHaveLength(4);
     expect(one.code).toBe(1);
+    expect(onServer[0]).toEqual(lines);
 
     // The second participant's run matches on the mounted code; the run whose code no server kept
     // is not played: the check names the recorded and the mounted versions and what to do.
@@ -373,6 +386,7 @@ describe('the versions of an edited arcengine game in the export bundle', () => 
       `keys ${LS20}@${LOST} run ${runs[2]} (seed 0, 3 steps, ${started}): not checked: recorded with ${LS20}@${LOST}; mounted now: ${LS20}@${after}; exact verification needs the recorded code: no server of this database kept that version; put the game's files back as they were when the run was played (their hash must be ${LOST}) and run the check again`,
     ]);
     expect(two.code).toBe(1);
+    expect(onServer[1]).toEqual(two.out.trimEnd().split('\n'));
     const json = JSON.parse((await verify(sessions[1], '--json')).out) as {
       ok: boolean;
       runs: Record<string, unknown>[];
