@@ -11,7 +11,7 @@ import { eventsJsonl } from './events';
 import { gridActionsCsv } from './gridActions';
 import { gradesCsv } from './grades';
 import { responsesCsv } from './responses';
-import { RunVersionTally, gameRunsJsonl, gameVersionsJson } from './gameVersions';
+import { RunVersionTally, gameRunsJsonl, gameVersionNotes, gameVersionsJson } from './gameVersions';
 import { surveysJson } from './surveys';
 import { campaignCsv, campaignJson, exportCampaignView } from './campaign';
 import { type ExportEntry, type SkippedRun, recordingEntries } from './recordings';
@@ -110,7 +110,11 @@ async function* bundleEntries(ctx: ExportContext): AsyncGenerator<ExportEntry> {
     const name = `schemas/${file}`;
     yield { name, data: hashed(name, [JSON.stringify(schema, null, 2) + '\n'], sums) };
   }
-  yield { name: 'README.md', data: hashed('README.md', [bundleReadme(ctx, runs, skipped, campaign !== null)], sums) };
+  const notes = tally.document ? gameVersionNotes(tally.document) : [];
+  yield {
+    name: 'README.md',
+    data: hashed('README.md', [bundleReadme(ctx, runs, skipped, campaign !== null, notes)], sums),
+  };
   yield { name: 'SHA256SUMS', data: [sums.join('')] };
 }
 
@@ -119,7 +123,13 @@ export function studyBundle(ctx: ExportContext): AsyncGenerator<Buffer> {
   return zipStream(bundleEntries(ctx), { modified: new Date(ctx.now) });
 }
 
-function bundleReadme(ctx: ExportContext, runs: number, skipped: readonly SkippedRun[], campaign: boolean): string {
+function bundleReadme(
+  ctx: ExportContext,
+  runs: number,
+  skipped: readonly SkippedRun[],
+  campaign: boolean,
+  versionNotes: readonly string[],
+): string {
   const versions = [...ctx.versions.keys()];
   const lines = [
     `# Study "${ctx.studyId}": data export`,
@@ -158,6 +168,16 @@ function bundleReadme(ctx: ExportContext, runs: number, skipped: readonly Skippe
     );
     for (const s of skipped) lines.push(`- \`${s.name}\`: ${s.reason}`);
     lines.push('');
+  }
+  if (versionNotes.length) {
+    lines.push(
+      '## Game versions',
+      '',
+      'A game keeps its id when its code changes; `game-versions.json` and `game-runs.jsonl` say which code each run played. Of note:',
+      '',
+      ...versionNotes,
+      '',
+    );
   }
   return lines.join('\n');
 }

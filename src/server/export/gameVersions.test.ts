@@ -310,6 +310,18 @@ describe('the versions of an edited arcengine game in the export bundle', () => 
     // The README says what the two files are.
     expect(files.get('README.md')).toContain('| `game-versions.json` |');
     expect(files.get('README.md')).toContain('| `game-runs.jsonl` |');
+    // It names what changed: the game's mounted version, and the version whose code is gone.
+    expect(files.get('README.md')).toContain(
+      [
+        '## Game versions',
+        '',
+        'A game keeps its id when its code changes; `game-versions.json` and `game-runs.jsonl` say which code each run played. Of note:',
+        '',
+        `- \`${LS20}\`: the study started with \`${LS20}@${before}\`; the exporting server mounts \`${LS20}@${after}\`.`,
+        `- \`${LS20}@${LOST}\`: 1 run played on code this database no longer keeps; \`arc-studio games verify-session\` can play it again only with the game's files put back as they were (their hash must be \`${LOST}\`).`,
+        '',
+      ].join('\n'),
+    );
 
     // Made on its own (not after the runs' file, as in the bundle), the same document.
     const ctx = await exportContext({

@@ -138,6 +138,8 @@ export async function* exportedGameRuns(ctx: ExportContext): AsyncGenerator<Expo
  * `game-versions.json` after it needs no second pass over the runs.
  */
 export class RunVersionTally {
+  /** The `game-versions.json` made from this tally, once made (the bundle's README names what changed). */
+  document: ExportedGameVersions | null = null;
   readonly byVersion = new Map<
     string,
     { gameId: string; codeHash: string | null; runs: number; first: number; last: number }
@@ -209,7 +211,7 @@ export async function exportGameVersions(ctx: ExportContext, tally?: RunVersionT
     });
   }
   versions.sort((a, b) => a.firstOpenedAt - b.firstOpenedAt || a.version.localeCompare(b.version));
-  return {
+  const document: ExportedGameVersions = {
     format: 'arc-studio.game-versions',
     formatVersion: GAME_VERSIONS_VERSION,
     studyId: ctx.studyId,
@@ -217,6 +219,26 @@ export async function exportGameVersions(ctx: ExportContext, tally?: RunVersionT
     startedWith,
     versions,
   };
+  if (tally) tally.document = document;
+  return document;
+}
+
+/**
+ * What a reader of the bundle should know about its games' versions, as README lines (none when
+ * nothing changed): a game whose mounted version is not the one the study started with, and
+ * versions whose runs cannot be played again because no server kept their code.
+ */
+export function gameVersionNotes(doc: ExportedGameVersions): string[] {
+  const lines: string[] = [];
+  for (const p of doc.startedWith.filter((x) => x.changed))
+    lines.push(
+      `- \`${p.gameId}\`: the study started with \`${p.version}\`; ${p.current ? `the exporting server mounts \`${p.current}\`` : 'the exporting server does not mount it'}.`,
+    );
+  for (const v of doc.versions.filter((x) => x.codeKept === false))
+    lines.push(
+      `- \`${v.version}\`: ${v.runs} run${v.runs === 1 ? '' : 's'} played on code this database no longer keeps; \`arc-studio games verify-session\` can play ${v.runs === 1 ? 'it' : 'them'} again only with the game's files put back as they were (their hash must be \`${v.codeHash}\`).`,
+    );
+  return lines;
 }
 
 /** `game-versions.json` as written (indented, one line end); `tally` as for {@link exportGameVersions}. */
