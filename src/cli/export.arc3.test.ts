@@ -236,5 +236,9 @@ describe('arc-studio export with arcengine games', () => {
     expect(runs[0]).toMatchObject({ item: 'gate', run: 1, version: `${TG01}@${hash}`, source: 'arcengine' });
     expect(files.has(`recordings/${runs[0].recording as string}`)).toBe(true);
     expect(JSON.parse(files.get('surveys.json')!)).toMatchObject({ studyId: 'gate', surveys: [] });
+    // The survey summaries on their own: the bundle's file.
+    const surveys = path.join(dir, 'surveys.json');
+    expect((await cli('--study', 'gate', '--format', 'surveys', '--out', surveys, '--data-dir', dataDir)).code).toBe(0);
+    expect(readFileSync(surveys, 'utf8')).toBe(files.get('surveys.json'));
   });
 });

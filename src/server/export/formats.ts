@@ -19,7 +19,16 @@ import { exportSchemas } from './schemas';
 import { zipStream } from './zip';
 
 export type ExportFormat =
-  'jsonl' | 'csv' | 'baselines-json' | 'baselines-csv' | 'grid-actions' | 'grades' | 'responses' | 'recordings' | 'zip';
+  | 'jsonl'
+  | 'csv'
+  | 'baselines-json'
+  | 'baselines-csv'
+  | 'grid-actions'
+  | 'grades'
+  | 'responses'
+  | 'surveys'
+  | 'recordings'
+  | 'zip';
 
 export interface FormatSpec {
   /** The file name for a study (`<study>[-v<N>]-...`). */
@@ -41,6 +50,7 @@ export const EXPORT_FORMATS: Readonly<Record<ExportFormat, FormatSpec>> = {
   'grid-actions': { fileName: (b) => `${b}-grid-actions.csv`, contentType: CSV, write: gridActionsCsv },
   grades: { fileName: (b) => `${b}-grades.csv`, contentType: CSV, write: gradesCsv },
   responses: { fileName: (b) => `${b}-responses.csv`, contentType: CSV, write: responsesCsv },
+  surveys: { fileName: (b) => `${b}-surveys.json`, contentType: JSON_TYPE, write: surveysJson },
   recordings: {
     fileName: (b) => `${b}-recordings.zip`,
     contentType: ZIP,

@@ -155,6 +155,13 @@ describe.each(backends)('surveys.json on $name', (backend) => {
     expect(v1).toEqual({ ...file, studyVersion: 1, surveys: (await summary('?version=1')).surveys });
     expect(validate(v1) ? null : validate.errors).toBeNull();
 
+    // Downloaded on its own (format "surveys"), the same file.
+    const made = await call('POST', 'admin/studies/sv/exports', ADMIN, { format: 'surveys' });
+    expect(made.body).toMatchObject({ fileName: 'sv-surveys.json' });
+    const single = await app.request((made.body as { url: string }).url.replace(/^\/api/, ''));
+    expect(single.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(await single.text()).toBe(files.get('surveys.json'));
+
     // Written on an export thread (a study of built-in games only), the same bytes.
     expect((await bundle(threaded)).get('surveys.json')).toBe(files.get('surveys.json'));
   }, 120_000);
