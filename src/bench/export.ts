@@ -4,7 +4,14 @@
  * peak memory over the run (resident set and JS heap, less what was in use before it), first
  * on PGlite in a temporary folder, then on PostgreSQL (`TEST_DATABASE_URL`, else a throwaway
  * local cluster; skipped with a note when neither is available).
+ *
+ * Then the study bundle's smaller files over 1,000 sessions of a study with an arcengine game
+ * and a survey (3 stored runs and one survey answer per session): `game-runs.jsonl`,
+ * `game-versions.json` and `surveys.json`, each timed on its own, then the two game files as the
+ * bundle writes them (the versions counted while the runs are written). `BENCH_EXPORT_PARTS=files`
+ * runs only these (`events` only the first part; both by default).
  */
+import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { Readable } from 'node:stream';
@@ -13,6 +20,8 @@ import type { BenchResult } from '../cli/bench';
 import { attemptsCsv } from '../server/export/attempts';
 import { exportContext, type ExportContext } from '../server/export/context';
 import { eventsJsonl } from '../server/export/events';
+import { RunVersionTally, gameRunsJsonl, gameVersionsJson } from '../server/export/gameVersions';
+import { surveysJson } from '../server/export/surveys';
 import { openStore } from '../server/store/open';
 import { onPglite, onPostgres } from './databases';
 import type { EventInput, Store } from '../server/store/types';
@@ -109,7 +118,112 @@ async function measure(
   return { seconds: (performance.now() - t0) / 1000, peak };
 }
 
+const RUNS_PER_SESSION = 3;
+const LS20 = 'ls20-9607627b';
+const FILES_STUDY = {
+  title: 'Export benchmark: games and a survey',
+  consent: 'Yes.',
+  items: [
+    { kind: 'game', id: 'keys', game: LS20 },
+    {
+      kind: 'survey',
+      id: 'about',
+      title: 'About you',
+      questions: [
+        { id: 'hand', prompt: 'Which hand?', type: 'choice', options: ['Left', 'Right'] },
+        { id: 'ease', prompt: 'How hard?', type: 'scale', min: 1, max: 5 },
+        { id: 'notes', prompt: 'Anything else?', type: 'longtext' },
+      ],
+    },
+  ],
+  completion: { code: 'BENCH' },
+};
+
+/** Stores study `files` with `SESSIONS` sessions: three stored runs of ls20 each (two code versions) and a survey answer. */
+async function fillFiles(store: Store): Promise<void> {
+  const base = Date.UTC(2026, 0, 1);
+  await store.saveStudy('files', FILES_STUDY, 'studio', base);
+  for (let from = 0; from < SESSIONS; from += INSERT_SESSIONS) {
+    const work: Promise<unknown>[] = [];
+    for (let k = from; k < Math.min(SESSIONS, from + INSERT_SESSIONS); k++) {
+      const id = `files-s${String(k).padStart(5, '0')}`;
+      const codeHash = k < SESSIONS / 2 ? 'aaaaaaaaaaaa' : 'bbbbbbbbbbbb';
+      await store.createSession(
+        {
+          id,
+          studyId: 'files',
+          studyVersion: 1,
+          tokenHash: `hf${k}`,
+          params: { PROLIFIC_PID: `p${k}` },
+          seed: k,
+          order: [0, 1],
+          createdAt: base + k,
+        },
+        [{ gameId: LS20, version: `${LS20}@${codeHash}`, codeHash }],
+      );
+      for (let r = 0; r < RUNS_PER_SESSION; r++)
+        work.push(
+          store.addGameRun({
+            runId: randomUUID(),
+            sessionId: id,
+            item: 'keys',
+            gameId: LS20,
+            source: 'arcengine',
+            engine: 'arcengine 0.9.3',
+            seed: r,
+            openedAt: base + k * 1000 + r,
+            codeHash,
+          }),
+        );
+      work.push(
+        store.addResponse({
+          sessionId: id,
+          key: `survey-${k}`,
+          item: 'about',
+          kind: 'survey',
+          part: '',
+          value: { hand: k % 3 ? 'Left' : 'Right', ease: (k % 5) + 1, notes: `Answer ${k}.` },
+          at: base + k * 1000 + 500,
+        }),
+      );
+    }
+    await Promise.all(work);
+  }
+}
+
+async function* filesSuite(db: string, store: Store): AsyncGenerator<BenchResult> {
+  await fillFiles(store);
+  const ctx = await exportContext({ store, studyId: 'files', library: null, replay: null, now: Date.UTC(2026, 0, 2) });
+  for (const [name, write] of [
+    ['game-runs-jsonl', gameRunsJsonl],
+    ['game-versions-json', gameVersionsJson],
+    ['surveys-json', surveysJson],
+    // As the bundle writes the two game files: the versions counted while the runs are written.
+    [
+      'game-runs-then-versions',
+      async function* (c: ExportContext) {
+        const tally = new RunVersionTally();
+        yield* gameRunsJsonl(c, tally);
+        yield* gameVersionsJson(c, tally);
+      },
+    ],
+  ] as const) {
+    const r = await measure(write, ctx);
+    yield { name: `export.${name}.${db}.seconds (1,000 sessions, 3 runs each)`, value: r.seconds, unit: 's' };
+    yield { name: `export.${name}.${db}.peak-heap-over-baseline`, value: r.peak.heap / MIB, unit: 'MiB' };
+  }
+}
+
+/** Which parts run: `BENCH_EXPORT_PARTS` (`events`, `files`, comma separated), else both. */
+function parts(): { events: boolean; files: boolean } {
+  const list = (process.env.BENCH_EXPORT_PARTS || 'events,files').split(',').map((p) => p.trim());
+  return { events: list.includes('events'), files: list.includes('files') };
+}
+
 async function* suite(db: string, store: Store): AsyncGenerator<BenchResult> {
+  const which = parts();
+  if (which.files) yield* filesSuite(db, store);
+  if (!which.events) return;
   await fill(store);
   const ctx = await exportContext({ store, studyId: 'bench', library: null, replay: null, now: Date.UTC(2026, 0, 2) });
   const total = SESSIONS * EVENTS_PER_SESSION;

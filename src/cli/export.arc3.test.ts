@@ -18,6 +18,8 @@ import { serverStepEventData, type ServerRunReply, type ServerStep } from '../co
 import { parseBaselines } from '../core/scoring/baselines';
 import { seedDataDir } from '../server/store/testing';
 import { runCli } from './testing';
+import { readZip } from '../server/export/zip';
+import { readGameFolder } from '../server/arc3/gameCode';
 
 const ROOT = path.resolve(__dirname, '../..');
 const PYTHONPATH = path.resolve(ROOT, '../shared/vendor/arc-agi-3/python');
@@ -189,5 +191,54 @@ describe('arc-studio export with arcengine games', () => {
     const refusedScore = await score();
     expect(refusedScore.code).toBe(1);
     expect(refusedScore.err).toContain(`--baselines study:gate: study "gate" plays "${TG01}"`);
+  });
+
+  it("writes the bundle with the game's recorded and mounted versions, its run's version and the survey file", async () => {
+    const zip = path.join(dir, 'bundle.zip');
+    const r = await cli(
+      '--study',
+      'gate',
+      '--format',
+      'zip',
+      '--out',
+      zip,
+      '--data-dir',
+      dataDir,
+      '--arc3-games',
+      FIXTURES,
+    );
+    expect(r.code, r.err).toBe(0);
+    const files = new Map(readZip(readFileSync(zip)).map((e) => [e.name, e.data.toString('utf8')]));
+    const hash = (await readGameFolder(path.join(FIXTURES, 'tg01/5e1f0a27'))).hash;
+    const versions = JSON.parse(files.get('game-versions.json')!) as {
+      startedWith: Record<string, unknown>[];
+      versions: Record<string, unknown>[];
+    };
+    // The mounted folder is the one the participant played: the study's version has not changed.
+    expect(versions.startedWith).toEqual([
+      expect.objectContaining({ gameId: TG01, version: `${TG01}@${hash}`, current: `${TG01}@${hash}`, changed: false }),
+    ]);
+    expect(versions.versions).toEqual([
+      expect.objectContaining({
+        version: `${TG01}@${hash}`,
+        runs: 1,
+        startedWith: true,
+        current: true,
+        codeKept: true,
+      }),
+    ]);
+    const runs = files
+      .get('game-runs.jsonl')!
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(runs).toHaveLength(1);
+    expect(runs[0]).toMatchObject({ item: 'gate', run: 1, version: `${TG01}@${hash}`, source: 'arcengine' });
+    expect(files.has(`recordings/${runs[0].recording as string}`)).toBe(true);
+    expect(JSON.parse(files.get('surveys.json')!)).toMatchObject({ studyId: 'gate', surveys: [] });
+    // The survey summaries on their own: the bundle's file.
+    const surveys = path.join(dir, 'surveys.json');
+    expect((await cli('--study', 'gate', '--format', 'surveys', '--out', surveys, '--data-dir', dataDir)).code).toBe(0);
+    expect(readFileSync(surveys, 'utf8')).toBe(files.get('surveys.json'));
   });
 });

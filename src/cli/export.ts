@@ -20,6 +20,7 @@ import { gridActionsCsv } from '../server/export/gridActions';
 import { gradesCsv } from '../server/export/grades';
 import { responsesCsv } from '../server/export/responses';
 import { studyBundle } from '../server/export/formats';
+import { surveysJson } from '../server/export/surveys';
 import { recordingEntries, type SkippedRun } from '../server/export/recordings';
 
 /** The formats of the command (`baselines` is JSON, or CSV for an `--out` ending in `.csv`). */
@@ -30,6 +31,7 @@ export const CLI_FORMATS = [
   'grid-actions',
   'grades',
   'responses',
+  'surveys',
   'recordings',
   'zip',
 ] as const;
@@ -39,7 +41,7 @@ const GAME_FORMATS: ReadonlySet<CliFormat> = new Set(['csv', 'baselines', 'recor
 
 const USAGE = `export --study ID --format ${CLI_FORMATS.join('|')} --out PATH [--version N] [--data-dir DIR] [--arc3-games DIR]...`;
 const SUMMARY =
-  "Export a study's data: raw events (jsonl), attempts (csv), baselines (JSON, or CSV for a .csv --out), grid actions (csv), grades of free responses (grades), participants' answers, surveys, descriptions and withdrawals (responses), ARC-AGI-3 recordings (a folder) or the whole bundle (zip). Reads the serve store: PGlite in --data-dir, or DATABASE_URL.";
+  "Export a study's data: raw events (jsonl), attempts (csv), baselines (JSON, or CSV for a .csv --out), grid actions (csv), grades of free responses (grades), participants' answers, surveys, descriptions and withdrawals (responses), the survey summaries (surveys), ARC-AGI-3 recordings (a folder) or the whole bundle (zip). Reads the serve store: PGlite in --data-dir, or DATABASE_URL.";
 const EXPORT = {
   command: 'export',
   usage: USAGE,
@@ -133,6 +135,7 @@ export async function writeExport(ctx: ExportContext, format: CliFormat, out: st
     'grid-actions': gridActionsCsv,
     grades: gradesCsv,
     responses: responsesCsv,
+    surveys: surveysJson,
     zip: studyBundle,
   };
   try {

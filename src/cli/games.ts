@@ -26,7 +26,7 @@ import { games, getGame, solutions } from '../games';
 import { splitRuns } from '../core/game/accounting';
 import { Arc3Error, Arc3Pool, Arc3Worker, probe, resolveGameId, type Arc3FrameData } from '../server/arc3/worker';
 import { formatSessionCheck, verifySession, type Replayer } from '../server/arc3/storedRuns';
-import { GameCodeStore } from '../server/arc3/gameCode';
+import { GameCodeStore, gameVersion, readGameFolder } from '../server/arc3/gameCode';
 import { openStore, redact } from '../server/store/open';
 import { defaultThreads, graphBuiltIn, validateBuiltIn } from './validate';
 import { graphArc3, validateArc3 } from './validateArc3';
@@ -354,6 +354,11 @@ async function verifySessionCommand(
       async code(gameId, codeHash) {
         folders ??= new Map((await pool.list()).map((g) => [g.game_id, g.dir]));
         return code.locate(gameId, codeHash, folders.get(gameId) ?? null);
+      },
+      async mounted(gameId) {
+        folders ??= new Map((await pool.list()).map((g) => [g.game_id, g.dir]));
+        const dir = folders.get(gameId);
+        return dir ? gameVersion(gameId, (await readGameFolder(dir)).hash) : null;
       },
     };
     const check = await verifySession(store, replayer, sessionId);

@@ -17,6 +17,7 @@ import { createRun, gameActionData, parseActions, step, type ActionInput } from 
 import { games, solutions } from '../games';
 import type { GameBaselinesView } from '../core/protocol/api';
 import { apiCaller } from './testing/api';
+import { DigestPool } from './digests/pool';
 
 const ROOT = path.resolve(__dirname, '../..');
 const ADMIN = 'researcher-token-for-game-baselines-01';
@@ -103,5 +104,40 @@ describe('the human baselines of a game across studies', () => {
 
     expect((await call('GET', '/admin/games/flux/baselines', ADMIN)).body).toEqual({ game: 'flux', studies: [] });
     expect((await call('GET', '/admin/games/push/baselines', null)).status).toBe(401);
+  }, 60_000);
+
+  it("reads the studies' stored digests, digesting on a digest thread only the sessions that changed", async () => {
+    const pool = new DigestPool(1);
+    const main = app;
+    try {
+      app = createApi({
+        library: new TaskLibrary(),
+        version: 'test',
+        study: { store, adminTokenHash: hashToken(ADMIN), replay: replayWithEngine, games: gameIds, digests: pool },
+      });
+      /** Digests computed on the pool's threads so far (whole or extended). */
+      const digested = () => [...pool.done.values()].reduce((a, b) => a + b, 0);
+      // The study's results bring every session's stored digest up to date.
+      expect((await call('GET', '/admin/studies/boxes/results', ADMIN)).status).toBe(200);
+      const warm = digested();
+      // A third player: the next baselines digest that session alone, on the thread.
+      counts.push(await solveLevel1('boxes', 'cat', 'ACTION1,ACTION2,ACTION1,ACTION2,'));
+      const first = (await call('GET', '/admin/games/push/baselines', ADMIN)).body as GameBaselinesView;
+      expect(digested()).toBe(warm + 1);
+      expect(first.studies[0].participants).toBe(3);
+      expect(first.studies[0].levels[0].completed).toBe(3);
+      // Asked again, and the study's results after it: nothing is digested again.
+      const again = (await call('GET', '/admin/games/push/baselines', ADMIN)).body as GameBaselinesView;
+      expect(again).toEqual(first);
+      const results = (await call('GET', '/admin/studies/boxes/results', ADMIN)).body as {
+        games: { game: string; levels: { baselines: unknown }[] }[];
+      };
+      expect(digested()).toBe(warm + 1);
+      // The figures are the study's results' own.
+      expect(first.studies[0].levels.map((l) => l.baselines)).toEqual(results.games[0].levels.map((l) => l.baselines));
+    } finally {
+      app = main;
+      await pool.stop();
+    }
   }, 60_000);
 });

@@ -7,7 +7,7 @@ const FORMATS: { id: string; title: string; what: string }[] = [
   {
     id: 'zip',
     title: 'Study bundle (ZIP)',
-    what: 'Every file below, with a README, a JSON Schema per file and SHA-256 sums.',
+    what: 'Every file below, plus the game versions the study started with and each run played, with a README, a JSON Schema per file and SHA-256 sums.',
   },
   {
     id: 'jsonl',
@@ -35,6 +35,11 @@ const FORMATS: { id: string; title: string; what: string }[] = [
     id: 'responses',
     title: 'Responses (CSV)',
     what: 'One row per participant and question, survey answer, written description and withdrawal: answer, verdict, time on the item, answer changes.',
+  },
+  {
+    id: 'surveys',
+    title: 'Survey summaries (JSON)',
+    what: "Per survey question, as the Surveys tab shows it: each option's count and share, the distribution of values, or every text answer.",
   },
   { id: 'recordings', title: 'ARC-AGI-3 recordings (ZIP)', what: 'One official .recording.jsonl per game run.' },
 ];

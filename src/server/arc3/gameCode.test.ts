@@ -265,7 +265,7 @@ describe('an arcengine game edited while a participant plays it', () => {
     const missing = await new GameCodeStore(store, path.join(dataDir, 'arc3-code')).locate(LS20, lost, gameDir);
     expect(missing).toEqual({
       error: expect.stringContaining(
-        `recorded with ${LS20}@${lost}; the files now hash to ${after}; verification needs the recorded code: `,
+        `recorded with ${LS20}@${lost}; mounted now: ${LS20}@${after}; exact verification needs the recorded code: `,
       ),
     });
 
@@ -281,14 +281,17 @@ describe('an arcengine game edited while a participant plays it', () => {
     const lines = r.out.trimEnd().split('\n');
     const line = (run: string) => lines.find((l) => l.includes(` run ${run} `));
     expect(lines).toHaveLength(3);
-    expect(line(a.run)).toBe(`keys ${LS20}@${before} run ${a.run} (seed 0, 8 steps): every step matches`);
+    // Run A played its kept code, though the mounted folder now holds the edited one.
+    expect(line(a.run)).toBe(
+      `keys ${LS20}@${before} run ${a.run} (seed 0, 8 steps, mounted now ${LS20}@${after}): every step matches`,
+    );
     // Run B played the edited code: the check says the study started with the other version.
     expect(line(b.run)).toBe(
       `keys ${LS20}@${after} run ${b.run} (seed 0, 3 steps, the study started with ${LS20}@${before}): every step matches`,
     );
     expect(line(`${a.run.slice(0, -4)}ffff`)).toMatch(
       new RegExp(
-        `^keys ${LS20}@${lost} run .*: not checked: recorded with ${LS20}@${lost}; the files now hash to ${after}; verification needs the recorded code: .*${lost}`,
+        `^keys ${LS20}@${lost} run .*: not checked: recorded with ${LS20}@${lost}; mounted now: ${LS20}@${after}; exact verification needs the recorded code: .*${lost}`,
       ),
     );
     expect(r.code).toBe(1);

@@ -89,7 +89,7 @@ export class MissingGameCode extends Error {
     hint: string,
   ) {
     super(
-      `recorded with ${gameVersion(gameId, recorded)}; ${current ? `the files now hash to ${current}` : 'the game is not in the mounted folders'}; verification needs the recorded code: ${hint}`,
+      `recorded with ${gameVersion(gameId, recorded)}; ${current ? `mounted now: ${gameVersion(gameId, current)}` : 'the game is not in the mounted folders'}; exact verification needs the recorded code: ${hint}`,
     );
     this.name = 'MissingGameCode';
   }

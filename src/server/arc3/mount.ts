@@ -116,17 +116,23 @@ export async function startArc3(mount: Arc3Mount, store: Store, log: (line: stri
     );
   service.watchFiles();
   const dirs = engine.ok ? [...mount.dirs] : [];
+  const mounted = (gameId: string) => Promise.resolve(service.info(gameId)?.version ?? null);
   const checkReplayer = () => {
     const fallback = serviceReplayer(service);
     if (!dirs.length)
       return {
-        replayer: { ...fallback, code: (gameId: string, codeHash: string) => service.codeFolder(gameId, codeHash) },
+        replayer: {
+          ...fallback,
+          code: (gameId: string, codeHash: string) => service.codeFolder(gameId, codeHash),
+          mounted,
+        },
         release: () => Promise.resolve(),
       };
     const pool = new Arc3Pool({ gameDirs: dirs, size: 1, env: mount.env });
     const onPool = new Set<string>();
     const replayer: Replayer = {
       code: (gameId, codeHash) => service.codeFolder(gameId, codeHash),
+      mounted,
       async open(id, gameId, seed, level, codeDir) {
         try {
           const r = await pool.open(id, gameId, seed, level, codeDir);
@@ -146,7 +152,7 @@ export async function startArc3(mount: Arc3Mount, store: Store, log: (line: stri
 }
 
 /** Per game id: its title, how many levels it has and the version the server runs (`push-<hash>`). */
-export type GameInfo = Record<string, { title: string; levels: number; version?: string }>;
+export type GameInfo = Record<string, { title: string; levels: number; version?: string; codeHash?: string }>;
 
 const builtinGameInfo: GameInfo = Object.fromEntries(
   Object.values(builtinGames).map((g) => [
@@ -167,7 +173,14 @@ export function studioGames(arc3: Arc3Started): { replay: ReplayGame; gameInfo: 
       const out: GameInfo = { ...builtinGameInfo };
       // Results and agents' baselines count a game's logs under its id, whatever code version each
       // run played (the versions are in the logs' game.open and the runs' records).
-      for (const g of arc3.service.list()) out[g.id] = { title: g.title, levels: g.levels ?? 0, version: g.id };
+      // The code hash says which files an arcengine game is mounted from now (exports name it).
+      for (const g of arc3.service.list())
+        out[g.id] = {
+          title: g.title,
+          levels: g.levels ?? 0,
+          version: g.id,
+          ...(g.codeHash ? { codeHash: g.codeHash } : {}),
+        };
       return out;
     },
   };

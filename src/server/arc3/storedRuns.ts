@@ -136,6 +136,8 @@ export async function levelFirstFrame(
  */
 export type Replayer = Pick<Arc3Source, 'open' | 'act' | 'close'> & {
   readonly code?: (gameId: string, codeHash: string) => Promise<{ dir: string } | { error: string }>;
+  /** The version of `gameId` mounted now (`<id>@<code hash>` for an arcengine game); null when it is not mounted. */
+  readonly mounted?: (gameId: string) => Promise<string | null>;
 };
 
 /** One step whose frames (or state) the engine answers differently now. */
@@ -161,6 +163,13 @@ export interface RunCheck {
   readonly unplayed?: boolean;
   /** The game's version the session's study started with (`study_game_pins`), when one was recorded. */
   readonly startedWith?: string;
+  /** The arcengine game's version mounted now, when the check can tell (null: not mounted). */
+  readonly mounted?: string | null;
+  /**
+   * Why differing steps may not mean a changed log: an arcengine run that recorded no code
+   * version was played on the mounted code, which may not be the code it ran on.
+   */
+  readonly note?: string;
 }
 
 export interface SessionCheck {
@@ -223,6 +232,7 @@ function fieldDifferences(r: GameStepRecord, fd: Arc3FrameData): string[] {
  */
 export async function verifyRun(store: Store, source: Replayer, run: GameRunRecord): Promise<RunCheck> {
   const steps = decodeStoredSteps(await store.readGameSteps(run.runId));
+  const mounted = run.source === 'arcengine' && source.mounted ? await source.mounted(run.gameId) : undefined;
   const base = {
     runId: run.runId,
     item: run.item,
@@ -230,6 +240,7 @@ export async function verifyRun(store: Store, source: Replayer, run: GameRunReco
     version: gameVersion(run.gameId, run.codeHash),
     seed: run.seed,
     steps: steps.length,
+    ...(mounted !== undefined ? { mounted } : {}),
   };
   const differences: StepDifference[] = [];
   const check = (i: number, fd: Arc3FrameData) => {
@@ -265,6 +276,14 @@ export async function verifyRun(store: Store, source: Replayer, run: GameRunReco
   } finally {
     await source.close(replayId).catch(() => undefined);
   }
+  // A run without a recorded version was played on whatever is mounted: say so beside its differences.
+  if (differences.length && run.source === 'arcengine' && !run.codeHash) {
+    return {
+      ...base,
+      differences,
+      note: `the run recorded no code version (stored before versions were kept), so it was played on the ${mounted ? `mounted ${mounted}` : 'mounted files'}; if the game's files changed since it was played, exact verification needs the code it ran on`,
+    };
+  }
   return { ...base, differences };
 }
 
@@ -290,7 +309,12 @@ export function formatSessionCheck(check: SessionCheck): string[] {
   for (const r of check.runs) {
     // A run on another version than the study started with says so: its figures are not the same game's.
     const since = r.startedWith && r.startedWith !== r.version ? `, the study started with ${r.startedWith}` : '';
-    const head = `${r.item} ${r.version} run ${r.runId} (seed ${r.seed}, ${r.steps} steps${since})`;
+    // A run played on its kept code while other code is mounted says which: its check is still exact.
+    const now =
+      r.mounted && r.mounted !== r.version && !r.unplayed && r.version.includes('@')
+        ? `, mounted now ${r.mounted}`
+        : '';
+    const head = `${r.item} ${r.version} run ${r.runId} (seed ${r.seed}, ${r.steps} steps${since}${now})`;
     if (!r.error && !r.differences.length) {
       lines.push(`${head}: every step matches`);
       continue;
@@ -301,7 +325,7 @@ export function formatSessionCheck(check: SessionCheck): string[] {
       continue;
     }
     lines.push(
-      `${head}: ${r.differences.length} step${r.differences.length === 1 ? ' differs' : 's differ'}${r.error ? `; ${r.error}` : ''}`,
+      `${head}: ${r.differences.length} step${r.differences.length === 1 ? ' differs' : 's differ'}${r.error ? `; ${r.error}` : ''}${r.note ? `; ${r.note}` : ''}`,
     );
     for (const d of r.differences) lines.push(`  step ${d.step} (${d.action}): ${d.what.join('; ')}`);
   }

@@ -3,9 +3,8 @@
  * survey responses read in one query and summarised on a digest thread, so that a study with
  * thousands of answers never holds up the thread that acknowledges participants' events.
  */
-import { isPlaytest } from '../../core/analysis/results';
 import { surveySummaries, type StudySurveySummaries } from '../../core/analysis/surveys';
-import { participantId } from '../export/context';
+import { surveyInput } from '../export/surveys';
 import { participantWrites } from '../load';
 import type { Store } from '../store/types';
 import type { DigestPool } from './pool';
@@ -28,17 +27,7 @@ export async function computeSurveySummaries(
     deps.store.listSessions(id),
     deps.store.listStudyResponses(id, 'survey'),
   ]);
-  const input = {
-    versions,
-    version,
-    sessions: sessions.map((s) => ({
-      id: s.id,
-      participant: participantId(s),
-      studyVersion: s.studyVersion,
-      counted: !isPlaytest(s) && s.excludedAt === null,
-    })),
-    responses: responses.map((r) => ({ sessionId: r.sessionId, item: r.item, value: r.value, at: r.at })),
-  };
+  const input = surveyInput(versions, version, sessions, responses);
   if (deps.digests) return deps.digests.surveys(input);
   await participantWrites.turn();
   return surveySummaries(input);

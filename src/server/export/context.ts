@@ -29,8 +29,13 @@ export class ExportError extends Error {
   }
 }
 
-/** Per game id: how many levels it has and the version the server runs (`push-<hash>`). */
-export type ExportGames = Readonly<Record<string, { readonly levels: number; readonly version?: string }>>;
+/**
+ * Per game id: how many levels it has, the version the server runs (`push-<hash>`) and, for an
+ * arcengine game, the content hash of the files it mounts now (`arc3/gameCode.ts`).
+ */
+export type ExportGames = Readonly<
+  Record<string, { readonly levels: number; readonly version?: string; readonly codeHash?: string }>
+>;
 
 const BUILTIN_GAMES: ExportGames = Object.fromEntries(
   Object.values(builtinGames).map((g) => [g.id, { levels: g.levels.length, version: versionedGameId(g) }]),
@@ -51,6 +56,9 @@ export type ExportStore = Pick<
   | 'listResponses'
   | 'listGameRuns'
   | 'readGameSteps'
+  | 'studyGamePins'
+  | 'getGameCode'
+  | 'listStudyResponses'
   | 'grading'
   | 'campaigns'
 >;

@@ -606,10 +606,13 @@ describe.each(backends)('exports on $name', (backend) => {
       'schemas/campaign-view.schema.json',
       'schemas/campaign.schema.json',
       'schemas/events.schema.json',
+      'schemas/game-runs.schema.json',
+      'schemas/game-versions.schema.json',
       'schemas/grades.schema.json',
       'schemas/grid-actions.schema.json',
       'schemas/recording.schema.json',
       'schemas/responses.schema.json',
+      'schemas/surveys.schema.json',
     ]);
     expect(names.slice(-2)).toEqual(['README.md', 'SHA256SUMS']);
     const sums = entries

@@ -11,13 +11,24 @@ import { eventsJsonl } from './events';
 import { gridActionsCsv } from './gridActions';
 import { gradesCsv } from './grades';
 import { responsesCsv } from './responses';
+import { RunVersionTally, gameRunsJsonl, gameVersionNotes, gameVersionsJson } from './gameVersions';
+import { surveysJson } from './surveys';
 import { campaignCsv, campaignJson, exportCampaignView } from './campaign';
 import { type ExportEntry, type SkippedRun, recordingEntries } from './recordings';
 import { exportSchemas } from './schemas';
 import { zipStream } from './zip';
 
 export type ExportFormat =
-  'jsonl' | 'csv' | 'baselines-json' | 'baselines-csv' | 'grid-actions' | 'grades' | 'responses' | 'recordings' | 'zip';
+  | 'jsonl'
+  | 'csv'
+  | 'baselines-json'
+  | 'baselines-csv'
+  | 'grid-actions'
+  | 'grades'
+  | 'responses'
+  | 'surveys'
+  | 'recordings'
+  | 'zip';
 
 export interface FormatSpec {
   /** The file name for a study (`<study>[-v<N>]-...`). */
@@ -39,6 +50,7 @@ export const EXPORT_FORMATS: Readonly<Record<ExportFormat, FormatSpec>> = {
   'grid-actions': { fileName: (b) => `${b}-grid-actions.csv`, contentType: CSV, write: gridActionsCsv },
   grades: { fileName: (b) => `${b}-grades.csv`, contentType: CSV, write: gradesCsv },
   responses: { fileName: (b) => `${b}-responses.csv`, contentType: CSV, write: responsesCsv },
+  surveys: { fileName: (b) => `${b}-surveys.json`, contentType: JSON_TYPE, write: surveysJson },
   recordings: {
     fileName: (b) => `${b}-recordings.zip`,
     contentType: ZIP,
@@ -76,6 +88,7 @@ async function* hashed(
 /** The files of the bundle, in order: data, recordings, schemas, README, SHA256SUMS. */
 async function* bundleEntries(ctx: ExportContext): AsyncGenerator<ExportEntry> {
   const sums: string[] = [];
+  const tally = new RunVersionTally();
   const files: [string, (c: ExportContext) => AsyncIterable<string | Uint8Array>][] = [
     ['events.jsonl', eventsJsonl],
     ['attempts.csv', attemptsCsv],
@@ -84,6 +97,10 @@ async function* bundleEntries(ctx: ExportContext): AsyncGenerator<ExportEntry> {
     ['baselines.csv', baselinesCsv],
     ['grades.csv', gradesCsv],
     ['responses.csv', responsesCsv],
+    ['surveys.json', surveysJson],
+    // The runs' versions are counted as their lines are written, for the versions file after them.
+    ['game-runs.jsonl', (c) => gameRunsJsonl(c, tally)],
+    ['game-versions.json', (c) => gameVersionsJson(c, tally)],
   ];
   for (const [name, write] of files) yield { name, data: hashed(name, write(ctx), sums) };
   // A campaign (a study with pools): its figures per candidate.
@@ -103,7 +120,11 @@ async function* bundleEntries(ctx: ExportContext): AsyncGenerator<ExportEntry> {
     const name = `schemas/${file}`;
     yield { name, data: hashed(name, [JSON.stringify(schema, null, 2) + '\n'], sums) };
   }
-  yield { name: 'README.md', data: hashed('README.md', [bundleReadme(ctx, runs, skipped, campaign !== null)], sums) };
+  const notes = tally.document ? gameVersionNotes(tally.document) : [];
+  yield {
+    name: 'README.md',
+    data: hashed('README.md', [bundleReadme(ctx, runs, skipped, campaign !== null, notes)], sums),
+  };
   yield { name: 'SHA256SUMS', data: [sums.join('')] };
 }
 
@@ -112,7 +133,13 @@ export function studyBundle(ctx: ExportContext): AsyncGenerator<Buffer> {
   return zipStream(bundleEntries(ctx), { modified: new Date(ctx.now) });
 }
 
-function bundleReadme(ctx: ExportContext, runs: number, skipped: readonly SkippedRun[], campaign: boolean): string {
+function bundleReadme(
+  ctx: ExportContext,
+  runs: number,
+  skipped: readonly SkippedRun[],
+  campaign: boolean,
+  versionNotes: readonly string[],
+): string {
   const versions = [...ctx.versions.keys()];
   const lines = [
     `# Study "${ctx.studyId}": data export`,
@@ -129,6 +156,9 @@ function bundleReadme(ctx: ExportContext, runs: number, skipped: readonly Skippe
     '| `baselines.csv` | the same, one row per game, level and preset | `schemas/baselines-csv.schema.json` |',
     "| `grades.csv` | one row per grade of a free-response or symbolic answer: each grader's criterion scores, total, pass and note (graders by their label), the researcher's adjudications, and the mean of agreeing grades; `final` marks the final grade of each answer | `schemas/grades.schema.json` |",
     '| `responses.csv` | one row per participant and question (single or in a block), survey question, written description (first or last) and withdrawal: the answer, the verdict of judged answers, the time on the item and the answer changes counted from the log; `excluded` marks sessions a researcher excluded | `schemas/responses.schema.json` |',
+    '| `surveys.json` | the survey summaries as the results page shows them: per survey and question the counts and shares of its options, the distribution of its values, or every text answer with its participant; playtests and excluded sessions left out | `schemas/surveys.schema.json` |',
+    '| `game-runs.jsonl` | one line per stored run of a server-run (arcengine or remote) game: the version it recorded when it was opened (`<game>@<code hash>`), its seed, engine and recording file; built-in games record their version in `events.jsonl` (`game.open`) | `schemas/game-runs.schema.json` |',
+    '| `game-versions.json` | the versions of its games the study started with (recorded by its first session) and the version the exporting server mounts now; every version the exported runs were opened on, with how many runs and whether the database still keeps its files (needed to play the runs again with `arc-studio games verify-session`) | `schemas/game-versions.schema.json` |',
     ...(campaign
       ? [
           '| `campaign.json` | the campaign view: per pool candidate its draws, attempts, solves by distinct participants, status under the inclusion rule (stated in `rule`), medians, per-level funnel with drop-offs, and versions side by side | `schemas/campaign-view.schema.json` |',
@@ -148,6 +178,16 @@ function bundleReadme(ctx: ExportContext, runs: number, skipped: readonly Skippe
     );
     for (const s of skipped) lines.push(`- \`${s.name}\`: ${s.reason}`);
     lines.push('');
+  }
+  if (versionNotes.length) {
+    lines.push(
+      '## Game versions',
+      '',
+      'A game keeps its id when its code changes; `game-versions.json` and `game-runs.jsonl` say which code each run played. Of note:',
+      '',
+      ...versionNotes,
+      '',
+    );
   }
   return lines.join('\n');
 }

@@ -14,6 +14,8 @@ import { EVENTS_VERSION } from './events';
 import { GRID_ACTIONS_COLUMNS, GRID_ACTIONS_VERSION } from './gridActions';
 import { GRADES_COLUMNS, GRADES_VERSION } from './grades';
 import { RESPONSES_COLUMNS, RESPONSES_VERSION } from './responses';
+import { GAME_VERSIONS_VERSION } from './gameVersions';
+import { SURVEYS_VERSION } from './surveys';
 
 type ColumnType = 'string' | 'integer' | 'number' | 'boolean' | 'json';
 
@@ -573,6 +575,287 @@ const campaignViewSchema = {
   },
 };
 
+const SCHEMA = 'https://json-schema.org/draft/2020-12/schema';
+const MS = { type: 'number', description: 'ms since the Unix epoch' };
+const CODE_HASH = {
+  type: ['string', 'null'],
+  pattern: '^[0-9a-f]+$',
+  description:
+    "The content hash of an arcengine game's files (.py files and metadata.json, src/server/arc3/gameCode.ts); null for other games and runs stored before versions were kept",
+};
+
+const gameRunsSchema = {
+  $schema: SCHEMA,
+  $id: `${BASE}game-runs.schema.json`,
+  title: 'ARC Studio game-runs.jsonl line',
+  description: `One stored run of a server-run (arcengine or remote) game: the version of the game's code it recorded when it was opened. Format version ${GAME_VERSIONS_VERSION}. One JSON object per line (UTF-8, LF), sessions in order of creation, runs in the order they were opened.`,
+  'x-format-version': GAME_VERSIONS_VERSION,
+  type: 'object',
+  additionalProperties: false,
+  required: [
+    'sessionId',
+    'studyVersion',
+    'item',
+    'run',
+    'runId',
+    'gameId',
+    'version',
+    'codeHash',
+    'source',
+    'engine',
+    'seed',
+    'openedAt',
+    'recording',
+    'practice',
+    'playtest',
+    'excluded',
+  ],
+  properties: {
+    sessionId: { type: 'string' },
+    studyVersion: { type: 'integer', minimum: 1 },
+    item: { type: 'string', description: 'The game item' },
+    run: { type: 'integer', minimum: 1, description: "1-based among the item's stored runs, in the order opened" },
+    runId: { type: 'string' },
+    gameId: { type: 'string', description: 'The full official id, e.g. ls20-9607627b' },
+    version: {
+      type: 'string',
+      description: '<game id>@<code hash> when the run recorded a code hash, else the game id',
+    },
+    codeHash: CODE_HASH,
+    source: { enum: ['arcengine', 'remote'] },
+    engine: { type: 'string', description: 'The engine that ran it, e.g. arcengine 0.9.3' },
+    seed: { type: 'integer' },
+    openedAt: { ...MS, description: 'When the server opened the run, ms since the Unix epoch' },
+    recording: {
+      type: 'string',
+      description: "The run's file in recordings/ (absent when the bundle's README lists it as not written)",
+    },
+    practice: { type: 'boolean', description: 'The item is a practice item (never counted)' },
+    playtest: { type: 'boolean', description: "The session is a designer's playtest (never counted)" },
+    excluded: { type: 'boolean', description: 'A researcher excluded the session (never counted)' },
+  },
+};
+
+const gameVersionsSchema = {
+  $schema: SCHEMA,
+  $id: `${BASE}game-versions.schema.json`,
+  title: 'ARC Studio game-versions.json (arc-studio.game-versions)',
+  description: `The versions of its games a study started with, and every version its exported runs were opened on. Format version ${GAME_VERSIONS_VERSION}.`,
+  'x-format-version': GAME_VERSIONS_VERSION,
+  type: 'object',
+  additionalProperties: false,
+  required: ['format', 'formatVersion', 'studyId', 'studyVersion', 'startedWith', 'versions'],
+  properties: {
+    format: { const: 'arc-studio.game-versions' },
+    formatVersion: { const: GAME_VERSIONS_VERSION },
+    studyId: { type: 'string' },
+    studyVersion: { type: ['integer', 'null'], description: 'The study version exported; null: every version' },
+    startedWith: {
+      type: 'array',
+      description: "Per game, the version the study's first session that had the game recorded",
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['gameId', 'version', 'codeHash', 'sessionId', 'pinnedAt', 'current', 'changed'],
+        properties: {
+          gameId: { type: 'string' },
+          version: {
+            type: 'string',
+            description:
+              "<game id>@<code hash> for an arcengine game, a built-in game's versioned id, a remote game's id",
+          },
+          codeHash: CODE_HASH,
+          sessionId: { type: 'string', description: 'The session that recorded it' },
+          pinnedAt: MS,
+          current: {
+            type: ['string', 'null'],
+            description: 'The version the exporting server mounts now; null when it does not mount the game',
+          },
+          changed: { type: 'boolean', description: 'current is not the version the study started with' },
+        },
+      },
+    },
+    versions: {
+      type: 'array',
+      description: 'Every version the exported runs of server-run games were opened on, in the order first used',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: [
+          'gameId',
+          'version',
+          'codeHash',
+          'runs',
+          'firstOpenedAt',
+          'lastOpenedAt',
+          'startedWith',
+          'current',
+          'codeKept',
+        ],
+        properties: {
+          gameId: { type: 'string' },
+          version: { type: 'string' },
+          codeHash: CODE_HASH,
+          runs: { type: 'integer', minimum: 1 },
+          firstOpenedAt: MS,
+          lastOpenedAt: MS,
+          startedWith: { type: 'boolean', description: 'The study started with this version' },
+          current: { type: 'boolean', description: 'The exporting server mounts this version now' },
+          codeKept: {
+            type: ['boolean', 'null'],
+            description:
+              "The database keeps this version's files, so its runs can be played again on them (arc-studio games verify-session); null for runs without a code hash",
+          },
+        },
+      },
+    },
+  },
+};
+
+const QUESTION_BASE = {
+  id: { type: 'string' },
+  prompt: { type: 'string' },
+  type: { enum: ['text', 'longtext', 'choice', 'multi', 'scale', 'number'] },
+  required: { type: 'boolean' },
+  answered: { type: 'integer', minimum: 0, description: 'Counted sessions that answered it' },
+  skipped: { type: 'integer', minimum: 0, description: 'Counted sessions that submitted the survey without it' },
+  unreadable: { type: 'integer', minimum: 0, description: 'Stored answers that do not fit the question' },
+};
+const NUMBER_OR_NULL = { type: ['number', 'null'] };
+
+const surveysSchema = {
+  $schema: SCHEMA,
+  $id: `${BASE}surveys.schema.json`,
+  title: 'ARC Studio surveys.json (arc-studio.surveys)',
+  description: `The survey summaries of a study as GET /api/admin/studies/:id/results/surveys answers them (StudySurveySummaries in src/core/analysis/surveys.ts): playtests and excluded sessions left out; one summary per survey item and distinct definition. Format version ${SURVEYS_VERSION}.`,
+  'x-format-version': SURVEYS_VERSION,
+  type: 'object',
+  additionalProperties: false,
+  required: ['format', 'formatVersion', 'studyId', 'studyVersion', 'surveys'],
+  properties: {
+    format: { const: 'arc-studio.surveys' },
+    formatVersion: { const: SURVEYS_VERSION },
+    studyId: { type: 'string' },
+    studyVersion: { type: ['integer', 'null'], description: 'The study version summarised; null: every version' },
+    surveys: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['item', 'title', 'versions', 'respondents', 'questions'],
+        properties: {
+          item: { type: 'string' },
+          title: { type: 'string' },
+          versions: { type: 'array', items: { type: 'integer', minimum: 1 } },
+          respondents: { type: 'integer', minimum: 0, description: 'Counted sessions that submitted the survey' },
+          questions: {
+            type: 'array',
+            items: {
+              oneOf: [
+                {
+                  type: 'object',
+                  additionalProperties: false,
+                  required: [...Object.keys(QUESTION_BASE), 'summary', 'options'],
+                  properties: {
+                    ...QUESTION_BASE,
+                    summary: { const: 'choice' },
+                    options: {
+                      type: 'array',
+                      items: {
+                        type: 'object',
+                        additionalProperties: false,
+                        required: ['option', 'count', 'share'],
+                        properties: {
+                          option: { type: 'string' },
+                          count: { type: 'integer', minimum: 0 },
+                          share: { type: 'number', minimum: 0, maximum: 1, description: 'count / answered' },
+                        },
+                      },
+                    },
+                  },
+                },
+                {
+                  type: 'object',
+                  additionalProperties: false,
+                  required: [...Object.keys(QUESTION_BASE), 'summary', 'dist', 'counts', 'scale'],
+                  properties: {
+                    ...QUESTION_BASE,
+                    summary: { const: 'numeric' },
+                    dist: {
+                      type: 'object',
+                      additionalProperties: false,
+                      required: ['n', 'min', 'p25', 'median', 'p75', 'max', 'mean'],
+                      properties: {
+                        n: { type: 'integer', minimum: 0 },
+                        min: NUMBER_OR_NULL,
+                        p25: NUMBER_OR_NULL,
+                        median: NUMBER_OR_NULL,
+                        p75: NUMBER_OR_NULL,
+                        max: NUMBER_OR_NULL,
+                        mean: NUMBER_OR_NULL,
+                      },
+                    },
+                    counts: {
+                      type: 'array',
+                      items: {
+                        type: 'object',
+                        additionalProperties: false,
+                        required: ['value', 'count'],
+                        properties: { value: { type: 'number' }, count: { type: 'integer', minimum: 0 } },
+                      },
+                    },
+                    scale: {
+                      type: ['object', 'null'],
+                      additionalProperties: false,
+                      required: ['min', 'max', 'labels'],
+                      properties: {
+                        min: { type: 'integer' },
+                        max: { type: 'integer' },
+                        labels: {
+                          type: ['array', 'null'],
+                          items: { type: 'string' },
+                          minItems: 2,
+                          maxItems: 2,
+                        },
+                      },
+                    },
+                  },
+                },
+                {
+                  type: 'object',
+                  additionalProperties: false,
+                  required: [...Object.keys(QUESTION_BASE), 'summary', 'answers'],
+                  properties: {
+                    ...QUESTION_BASE,
+                    summary: { const: 'text' },
+                    answers: {
+                      type: 'array',
+                      items: {
+                        type: 'object',
+                        additionalProperties: false,
+                        required: ['sessionId', 'participant', 'text', 'at'],
+                        properties: {
+                          sessionId: { type: 'string' },
+                          participant: {
+                            type: 'string',
+                            description: 'PROLIFIC_PID, else workerId, else the session id',
+                          },
+                          text: { type: 'string' },
+                          at: MS,
+                        },
+                      },
+                    },
+                  },
+                },
+              ],
+            },
+          },
+        },
+      },
+    },
+  },
+};
+
 /** The schema files, by file name (`<name>.schema.json`). */
 export function exportSchemas(): Record<string, object> {
   return {
@@ -634,5 +917,8 @@ export function exportSchemas(): Record<string, object> {
       CAMPAIGN_SPEC,
     ),
     'campaign-view.schema.json': campaignViewSchema,
+    'surveys.schema.json': surveysSchema,
+    'game-versions.schema.json': gameVersionsSchema,
+    'game-runs.schema.json': gameRunsSchema,
   };
 }

@@ -63,7 +63,7 @@ async function storeCall(store: ExportStore, path: readonly string[], args: read
   for (const key of path.slice(0, -1)) target = (target as Record<string, unknown>)[key];
   const method = path[path.length - 1];
   const fn = (target as Record<string, unknown>)[method];
-  if (typeof fn !== 'function' || !/^(list|read|get|gradable|submission)/.test(method))
+  if (typeof fn !== 'function' || !/^(list|read|get|gradable|submission|studyGamePins$)/.test(method))
     throw new Error(`an export may not call store.${path.join('.')}`);
   return (fn as (...a: unknown[]) => Promise<unknown>).apply(target, args as unknown[]);
 }
