@@ -3,6 +3,8 @@
  * the results page's Surveys tab counts each option, gives the scale's distribution and lists the
  * written answers with who wrote them, searchable; axe-clean at a laptop, a tablet and a phone.
  */
+import { readFile } from 'node:fs/promises';
+import type { ExportedSurveys } from '../src/server/export/surveys';
 import { expect, test, type Page } from './studio-test';
 import { expectAccessible } from './axe';
 import { ADMIN, expectAllStored } from './study-helpers';
@@ -91,6 +93,28 @@ test('two participants answer a survey; the researcher reads each question summa
   await expect(answers).toHaveCount(1);
   await expect(answers).toContainText('bob');
   await expect(notes.getByTestId('text-count-notes')).toHaveText('1–1 of 1 answer');
+
+  // The Exports tab's survey file holds the summary the tab shows.
+  await page.getByRole('tab', { name: 'Exports' }).click();
+  const downloading = page.waitForEvent('download');
+  await page.getByRole('button', { name: 'Download Survey summaries (JSON)' }).click();
+  const exported = JSON.parse(await readFile(await (await downloading).path(), 'utf8')) as ExportedSurveys;
+  expect(exported.studyId).toBe(id);
+  const [feedback] = exported.surveys;
+  expect(feedback.respondents).toBe(2);
+  const byId = new Map(feedback.questions.map((q) => [q.id, q]));
+  const handSummary = byId.get('hand');
+  expect(handSummary?.summary === 'choice' && handSummary.options.map((o) => [o.option, o.count])).toEqual([
+    ['Left', 0],
+    ['Right', 2],
+    ['Both', 0],
+  ]);
+  const notesSummary = byId.get('notes');
+  expect(notesSummary?.summary === 'text' && notesSummary.answers.map((a) => [a.participant, a.text]).sort()).toEqual([
+    ['ann', 'The grids were fun.'],
+    ['bob', 'Too long for me.'],
+  ]);
+  await page.getByRole('tab', { name: 'Surveys' }).click();
 
   await page.screenshot({ path: 'test-results/survey-summary-1280.png', fullPage: true });
   for (const size of [
