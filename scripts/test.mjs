@@ -2,7 +2,8 @@
 // `npm test`: lint, type-check, build, unit and integration tests, and browser tests against the
 // built app and the real server. Each step starts as soon as the steps it needs have ended: the
 // server build first (2 s), then everything else at once, the browser tests once the app's builds
-// are there. The first failing step stops the run (the others are ended); at the end (or at the
+// are there. A failing step stops the run: the others are ended, except that failing tests let
+// the other test runner finish (so one run names every failing test); at the end (or at the
 // failure) it prints each step's time and the slowest test files, so a slow new test shows.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -166,9 +167,10 @@ function run({ name, cmd, args, env = {} }) {
   );
 }
 
-/** Ends every running step with what it started (its process group). */
-function stopAll(signal = 'SIGTERM') {
-  for (const child of running.values()) {
+/** Ends every running step (but those in `keep`) with what it started (its process group). */
+function stopAll(signal = 'SIGTERM', keep = new Set()) {
+  for (const [name, child] of running) {
+    if (keep.has(name)) continue;
     try {
       process.kill(-child.pid, signal);
     } catch {
@@ -187,7 +189,9 @@ rmSync(DEV_DIST, { recursive: true, force: true });
 const done = new Set();
 const started = new Set();
 const pending = new Set();
-let failed = null;
+/** The steps that failed, the first first (the others it stopped are not counted). */
+const failures = [];
+const stoppedBy = new Set();
 /** Starts every step whose steps before it have ended. */
 function startReady() {
   for (const step of steps) {
@@ -195,26 +199,28 @@ function startReady() {
     started.add(step.name);
     const p = run(step).then((r) => {
       pending.delete(p);
-      if (failed) return;
-      if (r.code !== 0) {
-        failed = r;
-        stopAll();
-        return;
+      if (r.code === 0) done.add(r.name);
+      else if (!stoppedBy.has(r.name)) {
+        failures.push(r);
+        // Failing tests leave the other runner's results to come; any other failure ends both.
+        const keep = STREAMED.has(r.name) ? STREAMED : new Set();
+        for (const name of running.keys()) if (!keep.has(name)) stoppedBy.add(name);
+        stopAll('SIGTERM', keep);
       }
-      done.add(r.name);
-      startReady();
+      if (!failures.length) startReady();
     });
     pending.add(p);
   }
 }
 startReady();
 while (pending.size) await Promise.race(pending);
-if (failed) {
+if (failures.length) {
   summary();
-  const others = steps.filter((s) => !done.has(s.name) && s.name !== failed.name).map((s) => s.name);
-  if (others.length) console.error(`\nNot finished, as ${failed.name} failed: ${others.join(', ')}.`);
-  console.error(`\n${failed.name} failed (exit ${failed.code ?? failed.signal}).`);
-  process.exit(failed.code || 1);
+  const others = steps.filter((s) => !done.has(s.name) && !failures.some((f) => f.name === s.name));
+  if (others.length)
+    console.error(`\nNot finished, as ${failures[0].name} failed: ${others.map((s) => s.name).join(', ')}.`);
+  for (const f of failures) console.error(`\n${f.name} failed (exit ${f.code ?? f.signal}).`);
+  process.exit(failures[0].code || 1);
 }
 summary();
 console.log(`\nAll test steps passed in ${((performance.now() - t0) / 60_000).toFixed(1)} min.`);
