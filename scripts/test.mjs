@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 // `npm test`: lint, type-check, build, unit and integration tests, and browser tests against the
-// built app and the real server. Lint, type-check and both builds run at once; then Vitest and
-// Playwright run at once; stops after the first failing stage; at the end (or at the failure)
-// prints each step's time and the slowest test files, so a slow new test shows.
+// built app and the real server. Each step starts as soon as the steps it needs have ended: the
+// server build first (2 s), then everything else at once, the browser tests once the app's builds
+// are there. A failing step stops the run: the others are ended, except that failing tests let
+// the other test runner finish (so one run names every failing test); at the end (or at the
+// failure) it prints each step's time and the slowest test files, so a slow new test shows.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -19,41 +21,47 @@ const DEV_DIST = '.tmp/dist-development';
  */
 const SERIAL = process.env.ARC_STUDIO_TEST_SERIAL === '1';
 
+const UNIT = 'unit and integration tests';
+const BROWSER = 'browser tests';
 /**
- * Stages run one after another; the steps of a stage run at the same time. Lint, type-check and
- * the builds each keep one core busy for a few seconds and need nothing from each other. The unit
- * tests and the browser tests mostly wait (on databases, child processes, Python workers, the
- * browser and the servers under test), so on two cores they share the machine well: together they
- * take little more than the browser tests alone. The output of a step that shares its stage is
- * printed line by line with the step's name in front.
+ * The steps, each with the steps it waits for. Lint, type-check and the builds each keep one
+ * core busy for a few seconds and need nothing from each other. The unit tests need only the
+ * compiled server (the servers they spawn run it, as in production; made first, so that no test
+ * server starts from a folder the build is replacing): they start beside lint and type-check
+ * instead of after them, being the longest step. The unit tests and the browser tests mostly
+ * wait (on databases, child processes, Python workers, the browser and the servers under test),
+ * so on two cores they share the machine well: together they take little more than the browser
+ * tests alone. The output of the unit and browser tests is printed line by line with the step's
+ * name in front; any other step's is printed whole when it ends.
  */
-const build = [
-  // ESLint, the import-cycle check and Prettier's check of the formatting.
-  ['lint', 'npm', ['run', '--silent', 'lint']],
-  ['typecheck', 'npx', ['tsc', '--noEmit', '-p', 'tsconfig.json']],
-  ['build', 'npx', ['vite', 'build', '--logLevel', 'warn']],
+const steps = [
   // The servers the tests start run compiled, as in production (`bin/arc-studio.mjs` falls back to
   // the sources through tsx for any file changed after this build).
-  ['server build', 'node', ['scripts/build-server.mjs']],
-  [
-    'development build',
-    'npx',
-    ['vite', 'build', '--mode', 'development', '--logLevel', 'warn', '--emptyOutDir', '--outDir', DEV_DIST],
-    { NODE_ENV: 'development' },
-  ],
+  { name: 'server build', cmd: 'node', args: ['scripts/build-server.mjs'] },
+  // ESLint, the import-cycle check and Prettier's check of the formatting.
+  { name: 'lint', cmd: 'npm', args: ['run', '--silent', 'lint'] },
+  { name: 'typecheck', cmd: 'npx', args: ['tsc', '--noEmit', '-p', 'tsconfig.json'] },
+  { name: 'build', cmd: 'npx', args: ['vite', 'build', '--logLevel', 'warn'] },
+  {
+    name: 'development build',
+    cmd: 'npx',
+    args: ['vite', 'build', '--mode', 'development', '--logLevel', 'warn', '--emptyOutDir', '--outDir', DEV_DIST],
+    env: { NODE_ENV: 'development' },
+  },
+  {
+    name: UNIT,
+    cmd: 'npx',
+    args: ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${VITEST_JSON}`],
+    after: ['server build'],
+  },
+  {
+    name: BROWSER,
+    cmd: 'npx',
+    args: ['playwright', 'test', '--reporter=list,json'],
+    env: { PLAYWRIGHT_JSON_OUTPUT_FILE: PLAYWRIGHT_JSON, E2E_DEV_DIST: path.resolve(DEV_DIST) },
+    after: ['server build', 'build', 'development build', ...(SERIAL ? [UNIT] : [])],
+  },
 ];
-const unit = [
-  'unit and integration tests',
-  'npx',
-  ['vitest', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${VITEST_JSON}`],
-];
-const browser = [
-  'browser tests',
-  'npx',
-  ['playwright', 'test', '--reporter=list,json'],
-  { PLAYWRIGHT_JSON_OUTPUT_FILE: PLAYWRIGHT_JSON, E2E_DEV_DIST: path.resolve(DEV_DIST) },
-];
-const stages = SERIAL ? [build, [unit], [browser]] : [build, [unit, browser]];
 
 /** Seconds per test file, slowest first: [file, seconds][]. */
 function vitestFiles() {
@@ -91,7 +99,7 @@ function printSlowest(name, file, read) {
 const times = [];
 function summary() {
   console.log('\nSteps:');
-  const order = stages.flat().map(([name]) => name);
+  const order = steps.map((step) => step.name);
   times.sort((a, b) => order.indexOf(a[0]) - order.indexOf(b[0]));
   for (const [name, s] of times) console.log(`  ${s.toFixed(1).padStart(7)} s  ${name}`);
   printSlowest('Vitest', VITEST_JSON, vitestFiles);
@@ -104,8 +112,8 @@ if (existsSync('.tmp'))
     if (f.startsWith('e2e-data-')) rmSync(path.join('.tmp', f), { recursive: true, force: true });
 rmSync(REPORTS, { recursive: true, force: true });
 mkdirSync(REPORTS, { recursive: true });
-/** Steps whose output is printed as it comes, each line with the step's name in front, when they share a stage. */
-const STREAMED = new Set([unit[0], browser[0]]);
+/** Steps whose output is printed as it comes, each line with the step's name in front. */
+const STREAMED = new Set([UNIT, BROWSER]);
 
 /** Writes each whole line of `chunk` with `prefix`; returns the unfinished rest. */
 function prefixed(prefix, held, chunk) {
@@ -115,35 +123,42 @@ function prefixed(prefix, held, chunk) {
   return rest;
 }
 
+/** The steps running now, by name. */
+const running = new Map();
+
 /**
- * Runs one step; a step alone in its stage prints as it goes, a streamed one prints its lines with
- * its name in front, any other prints its output whole when it ends (so it never interleaves).
+ * Runs one step, in a process group of its own (so that a failure elsewhere can end it with
+ * everything it started); a streamed step prints its lines with its name in front, any other
+ * prints its output whole when it ends (so it never interleaves).
  */
-function run([name, cmd, args, env = {}], alone) {
+function run({ name, cmd, args, env = {} }) {
   const t0 = performance.now();
-  const streamed = !alone && STREAMED.has(name);
-  if (alone || streamed) console.log(`\n=== ${name}: ${cmd} ${args.join(' ')}`);
+  const streamed = STREAMED.has(name);
+  if (streamed) console.log(`\n=== ${name}: ${cmd} ${args.join(' ')}`);
   const child = spawn(cmd, args, {
-    stdio: alone ? 'inherit' : ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, ...env },
+    detached: true,
   });
+  running.set(name, child);
   let out = '';
-  const prefix = `[${name === unit[0] ? 'vitest' : 'playwright'}] `;
+  const prefix = `[${name === UNIT ? 'vitest' : 'playwright'}] `;
   const held = { stdout: '', stderr: '' };
   for (const stream of ['stdout', 'stderr']) {
-    child[stream]?.on('data', (d) => {
+    child[stream].on('data', (d) => {
       if (streamed) held[stream] = prefixed(prefix, held[stream], d.toString());
       else out += d;
     });
   }
   return new Promise((resolve) =>
     child.on('close', (code, signal) => {
+      running.delete(name);
       const seconds = (performance.now() - t0) / 1000;
       times.push([name, seconds]);
       if (streamed) {
         for (const rest of Object.values(held)) if (rest) process.stdout.write(`${prefix}${rest}\n`);
         console.log(`\n=== ${name} ended (${seconds.toFixed(1)} s)`);
-      } else if (!alone) {
+      } else {
         console.log(`\n=== ${name}: ${cmd} ${args.join(' ')} (${seconds.toFixed(1)} s)`);
         if (out) process.stdout.write(out.endsWith('\n') ? out : `${out}\n`);
       }
@@ -152,16 +167,60 @@ function run([name, cmd, args, env = {}], alone) {
   );
 }
 
+/** Ends every running step (but those in `keep`) with what it started (its process group). */
+function stopAll(signal = 'SIGTERM', keep = new Set()) {
+  for (const [name, child] of running) {
+    if (keep.has(name)) continue;
+    try {
+      process.kill(-child.pid, signal);
+    } catch {
+      // Already gone.
+    }
+  }
+}
+for (const signal of ['SIGINT', 'SIGTERM'])
+  process.on(signal, () => {
+    stopAll(signal);
+    process.exit(130);
+  });
+
 const t0 = performance.now();
 rmSync(DEV_DIST, { recursive: true, force: true });
-for (const stage of stages) {
-  const results = await Promise.all(stage.map((step) => run(step, stage.length === 1)));
-  const failed = results.find((r) => r.code !== 0);
-  if (failed) {
-    summary();
-    console.error(`\n${failed.name} failed (exit ${failed.code ?? failed.signal}).`);
-    process.exit(failed.code || 1);
+const done = new Set();
+const started = new Set();
+const pending = new Set();
+/** The steps that failed, the first first (the others it stopped are not counted). */
+const failures = [];
+const stoppedBy = new Set();
+/** Starts every step whose steps before it have ended. */
+function startReady() {
+  for (const step of steps) {
+    if (started.has(step.name) || !(step.after ?? []).every((n) => done.has(n))) continue;
+    started.add(step.name);
+    const p = run(step).then((r) => {
+      pending.delete(p);
+      if (r.code === 0) done.add(r.name);
+      else if (!stoppedBy.has(r.name)) {
+        failures.push(r);
+        // Failing tests leave the other runner's results to come; any other failure ends both.
+        const keep = STREAMED.has(r.name) ? STREAMED : new Set();
+        for (const name of running.keys()) if (!keep.has(name)) stoppedBy.add(name);
+        stopAll('SIGTERM', keep);
+      }
+      if (!failures.length) startReady();
+    });
+    pending.add(p);
   }
+}
+startReady();
+while (pending.size) await Promise.race(pending);
+if (failures.length) {
+  summary();
+  const others = steps.filter((s) => !done.has(s.name) && !failures.some((f) => f.name === s.name));
+  if (others.length)
+    console.error(`\nNot finished, as ${failures[0].name} failed: ${others.map((s) => s.name).join(', ')}.`);
+  for (const f of failures) console.error(`\n${f.name} failed (exit ${f.code ?? f.signal}).`);
+  process.exit(failures[0].code || 1);
 }
 summary();
 console.log(`\nAll test steps passed in ${((performance.now() - t0) / 60_000).toFixed(1)} min.`);

@@ -4,28 +4,26 @@
  * is still on a minute-long file it started last.
  *
  * A file's weight is the larger of its seconds below (measured in a full `npm test`, so a fresh
- * checkout orders well too) and its duration in Vitest's cache of the last run (so a file that
- * became slow since moves up without a change here). A file neither knows goes after them: the
- * list holds every file of 5 s or more, so such a file is a short one, or a new one that the
- * cache places from its first run on. Keep the list to files of 5 s or more; `npm test` prints
- * the slowest at its end.
+ * checkout orders well too; a file made quicker since is scaled by its own time before and
+ * after) and its duration in Vitest's cache of the last run (so a file that became slow since
+ * moves up without a change here). A file neither knows goes after them: the list holds every
+ * file of 5 s or more, so such a file is a short one, or a new one that the cache places from its
+ * first run on. Keep the list to files of 5 s or more; `npm test` prints the slowest at its end.
  */
 import path from 'node:path';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 const SLOW_FILES: Readonly<Record<string, number>> = {
-  'src/server/campaign/simulation.test.ts': 71,
-  'src/server/arc3/worker.test.ts': 51,
+  'src/server/campaign/simulation.test.ts': 60,
   'src/server/store/folderLock.test.ts': 51,
-  'src/server/export/export.test.ts': 46,
   'src/server/arc3/gameCode.test.ts': 44,
   'src/server/campaign/campaign.test.ts': 43,
   'src/server/arc3/crash.arc3.test.ts': 42,
   'src/server/studyApi.test.ts': 41,
   'src/server/twoServers.test.ts': 38,
   'src/cli/validate.test.ts': 36,
+  'src/server/arc3/worker.test.ts': 36,
   'src/server/arc3/storedRuns.test.ts': 34,
-  'src/server/export/thread.test.ts': 34,
   'src/server/store/store.test.ts': 34,
   'src/server/arc3/routes.test.ts': 32,
   'src/server/arc3/graph.test.ts': 31,
@@ -46,6 +44,8 @@ const SLOW_FILES: Readonly<Record<string, number>> = {
   'src/cli/validateArc3.test.ts': 19,
   'src/server/study/curation.test.ts': 19,
   'src/server/arc3fixture.test.ts': 17,
+  'src/server/export/thread.test.ts': 17,
+  'src/server/export/export.test.ts': 16,
   'src/server/agents/service.test.ts': 16,
   'src/server/study/admission.test.ts': 15,
   'src/cli/questions.test.ts': 14,
@@ -62,7 +62,6 @@ const SLOW_FILES: Readonly<Record<string, number>> = {
   'src/server/questionResults.test.ts': 6,
   'src/server/agents/shared.test.ts': 6,
   'scripts/cycles.test.ts': 5,
-  'src/cli/tasks.test.ts': 5,
   'src/client/study/outbox.test.ts': 5,
 };
 

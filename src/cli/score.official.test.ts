@@ -9,6 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { formatReport, scoreFiles } from './score';
+import { runCli } from './testing';
 import type { RhaeResult } from '../core/scoring/rhae';
 
 const FIXTURES = path.resolve('src/core/scoring/fixtures');
@@ -127,24 +128,21 @@ describe("score --preset toolkit-2026-04 gives the official toolkit's figures", 
     );
   });
 
-  it('gives the same total from the command line', () => {
-    const r = spawnSync(
-      'node',
-      [
-        'bin/arc-studio.mjs',
-        'score',
-        path.join(FIXTURES, 'vc33-rest.recording.jsonl'),
-        path.join(FIXTURES, 'vc33-toolkit.recording.jsonl'),
-        '--baselines',
-        path.join(FIXTURES, 'vc33-5430563c.metadata.json'),
-        '--preset',
-        'toolkit-2026-04',
-        '--json',
-      ],
-      { encoding: 'utf8', timeout: 60_000 },
-    );
-    expect(r.stderr).toBe('');
-    const report = JSON.parse(r.stdout) as { result: RhaeResult };
+  it('gives the same total from the command line', async () => {
+    // In this process: score.test.ts runs the real binary.
+    const r = await runCli([
+      'score',
+      path.join(FIXTURES, 'vc33-rest.recording.jsonl'),
+      path.join(FIXTURES, 'vc33-toolkit.recording.jsonl'),
+      '--baselines',
+      path.join(FIXTURES, 'vc33-5430563c.metadata.json'),
+      '--preset',
+      'toolkit-2026-04',
+      '--json',
+    ]);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.out) as { result: RhaeResult };
     expect(report.result.total).toBeCloseTo(pinned.live['vc33-rest'].score / 100, 12);
     expect(report.result.games[0].runs).toHaveLength(6);
   });

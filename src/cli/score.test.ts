@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -8,11 +7,10 @@ import { toRecording } from '../core/formats/recording';
 import { baselinesToJson, computeBaselines } from '../core/scoring/baselines';
 import { games, solutions } from '../games';
 import { formatReport, scoreCommand, scoreFiles } from './score';
+import { runCli, spawnCli } from './testing';
 
-function cli(...args: string[]) {
-  const r = spawnSync('node', ['bin/arc-studio.mjs', 'score', ...args], { encoding: 'utf8', timeout: 60_000 });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-}
+/** `arc-studio score <args>` in this process (`runCli`); the real binary has one test of its own at the end. */
+const cli = (...args: string[]) => runCli(['score', ...args]);
 
 const dir = mkdtempSync(path.join(tmpdir(), 'arc-studio-score-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -57,8 +55,8 @@ writeFileSync(
 );
 
 describe('arc-studio score', () => {
-  it('prints a table under the default toolkit-2026-04 preset, every figure with its preset and counts', () => {
-    const r = cli(slow, '--baselines', baselinesFile);
+  it('prints a table under the default toolkit-2026-04 preset, every figure with its preset and counts', async () => {
+    const r = await cli(slow, '--baselines', baselinesFile);
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     const lines = r.out.split('\n');
@@ -82,8 +80,8 @@ describe('arc-studio score', () => {
     );
   });
 
-  it('prints JSON with --json, under the paper preset, leaving out levels without a baseline', () => {
-    const r = cli(slow, '--baselines', baselinesFile, '--preset', 'paper', '--json');
+  it('prints JSON with --json, under the paper preset, leaving out levels without a baseline', async () => {
+    const r = await cli(slow, '--baselines', baselinesFile, '--preset', 'paper', '--json');
     expect(r.code).toBe(0);
     const report = JSON.parse(r.out);
     // Level 1: min(1, 5/5)^2 = 1; level 2: min(1, 30/15)^2 = 1; level 3 has one completer.
@@ -196,8 +194,8 @@ describe('arc-studio score', () => {
     ]);
   });
 
-  it('exits non-zero with the message on standard error', () => {
-    const r = cli(slow, '--baselines', baselinesFile, '--preset', 'fast');
+  it('exits non-zero with the message on standard error, as the real binary', () => {
+    const r = spawnCli(['score', slow, '--baselines', baselinesFile, '--preset', 'fast']);
     expect(r.code).not.toBe(0);
     expect(r.out).toBe('');
     expect(r.err).toMatch(/^arc-studio score: unknown preset "fast"/);

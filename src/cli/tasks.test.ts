@@ -1,10 +1,10 @@
-import { execFile } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkTaskPaths } from './tasks';
+import { runCli, spawnCli } from './testing';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const TRAINING = '../shared/data/arc-agi-1/training';
@@ -12,13 +12,10 @@ const EVALUATION = '../shared/data/arc-agi-1/evaluation';
 const BROKEN = 'e2e/fixtures/broken-tasks';
 const SAMPLES = 'data/tasks/samples';
 
-/** Runs the real command, as a user would from the project folder. */
-function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, ['bin/arc-studio.mjs', ...args], { cwd: ROOT }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
-    });
-  });
+/** The command in this process (`runCli`); the real binary has one test of its own below. */
+async function cli(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const r = await runCli(args);
+  return { code: r.code, stdout: r.out, stderr: r.err };
 }
 
 function lines(text: string): string[] {
@@ -94,37 +91,30 @@ describe('checkTaskPaths', () => {
   });
 
   it('finds task files in subfolders', async () => {
-    const r = await checkTaskPaths([path.resolve(ROOT, '../shared/data/arc-agi-1')]);
-    expect(r).toEqual({ valid: 800, invalid: [] });
+    const root = path.join(tmp, 'nested');
+    await mkdir(path.join(root, 'a', 'b'), { recursive: true });
+    const sample = (name: string) => path.join(ROOT, SAMPLES, `${name}.json`);
+    await copyFile(sample('fill-closed-boxes'), path.join(root, 'top.json'));
+    await copyFile(sample('mirror-across-wall'), path.join(root, 'a', 'one.json'));
+    await copyFile(path.join(ROOT, BROKEN, 'value-11.json'), path.join(root, 'a', 'b', 'two.json'));
+    expect(await checkTaskPaths([root])).toEqual({
+      valid: 2,
+      invalid: [{ file: path.join(root, 'a', 'b', 'two.json'), reason: 'train[1].output[2][4] is 11, must be 0-9' }],
+    });
   });
 });
 
 describe('arc-studio tasks check', () => {
-  type Run = Awaited<ReturnType<typeof cli>>;
-  let runs: Record<'arc' | 'broken' | 'missing' | 'noPath' | 'noSub' | 'unknownSub', Run>;
-  // Each run starts Node and the TypeScript loader; starting them together keeps the suite quick.
-  beforeAll(async () => {
-    const [arc, broken, missing, noPath, noSub, unknownSub] = await Promise.all([
-      cli('tasks', 'check', TRAINING, EVALUATION),
-      cli('tasks', 'check', BROKEN),
-      cli('tasks', 'check', 'no/such/folder'),
-      cli('tasks', 'check'),
-      cli('tasks'),
-      cli('tasks', 'lint', SAMPLES),
-    ]);
-    runs = { arc, broken, missing, noPath, noSub, unknownSub };
-  });
-
-  it('prints "800 valid, 0 invalid" for ARC-AGI-1 and exits 0', () => {
-    const r = runs.arc;
-    expect(r.stderr).toBe('');
-    expect(lines(r.stdout)).toEqual(['800 valid, 0 invalid']);
+  it('checks the ARC-AGI-1 folder (its subfolders too) as the real binary: "800 valid, 0 invalid", exit 0', () => {
+    const r = spawnCli(['tasks', 'check', '../shared/data/arc-agi-1']);
+    expect(r.err).toBe('');
+    expect(lines(r.out)).toEqual(['800 valid, 0 invalid']);
     expect(r.code).toBe(0);
   });
 
   it('prints one line per broken file, then the totals, and exits non-zero', async () => {
     const files = (await readdir(path.join(ROOT, BROKEN))).filter((f) => f.endsWith('.json')).sort();
-    const r = runs.broken;
+    const r = await cli('tasks', 'check', BROKEN);
     const out = lines(r.stdout);
     expect(out).toHaveLength(files.length + 1);
     expect(out[out.length - 1]).toBe(`0 valid, ${files.length} invalid`);
@@ -133,16 +123,17 @@ describe('arc-studio tasks check', () => {
     expect(r.code).not.toBe(0);
   });
 
-  it('says so when a path does not exist', () => {
-    expect(lines(runs.missing.stdout)).toEqual([
+  it('says so when a path does not exist', async () => {
+    const r = await cli('tasks', 'check', 'no/such/folder');
+    expect(lines(r.stdout)).toEqual([
       'no/such/folder: no such file or folder; check the path, or name a task .json file or a folder that holds them',
       '0 valid, 1 invalid',
     ]);
-    expect(runs.missing.code).toBe(1);
+    expect(r.code).toBe(1);
   });
 
-  it('asks for a path when none is given', () => {
-    const r = runs.noPath;
+  it('asks for a path when none is given', async () => {
+    const r = await cli('tasks', 'check');
     expect(r.stderr.trim().split('\n')).toEqual([
       'arc-studio tasks: name at least one task file or folder.',
       'Usage: arc-studio tasks check <file|dir>...',
@@ -152,13 +143,13 @@ describe('arc-studio tasks check', () => {
     expect(r.code).toBe(2);
   });
 
-  it('asks for a subcommand when none is given, and names an unknown one', () => {
+  it('asks for a subcommand when none is given, and names an unknown one', async () => {
     const usage = '\nUsage: arc-studio tasks check <file|dir>...\n"arc-studio tasks --help" describes every option.';
-    expect(runs.noSub.stderr.trim()).toBe(`arc-studio tasks: name a subcommand: check.${usage}`);
-    expect(runs.noSub.code).toBe(2);
-    expect(runs.unknownSub.stderr.trim()).toBe(
-      `arc-studio tasks: unknown subcommand "lint"; subcommands: check.${usage}`,
-    );
-    expect(runs.unknownSub.code).toBe(2);
+    const noSub = await cli('tasks');
+    expect(noSub.stderr.trim()).toBe(`arc-studio tasks: name a subcommand: check.${usage}`);
+    expect(noSub.code).toBe(2);
+    const unknownSub = await cli('tasks', 'lint', SAMPLES);
+    expect(unknownSub.stderr.trim()).toBe(`arc-studio tasks: unknown subcommand "lint"; subcommands: check.${usage}`);
+    expect(unknownSub.code).toBe(2);
   });
 });

@@ -12,6 +12,7 @@ import { collectionsRoutes } from './collectionsApi';
 import { checkStudyReferences, studyReferenceProblems } from './studies';
 import { unsealedStudies } from './serve';
 import { backends } from './store/testing';
+import { apiCaller } from './testing/api';
 
 const ROOT = path.resolve(__dirname, '../..');
 const ADMIN = 'researcher-token-for-tests-0123456789';
@@ -33,16 +34,7 @@ beforeAll(async () => {
   api = new Hono().route('/', collectionsRoutes({ library, adminTokenHash: hashToken(ADMIN) }));
 });
 
-const call = async (method: string, url: string, token: string | null, body?: unknown) => {
-  const headers: Record<string, string> = { 'Content-Type': 'application/json' };
-  if (token) headers.Authorization = `Bearer ${token}`;
-  const res = await api.request(url, {
-    method,
-    headers,
-    body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-};
+const call = apiCaller(() => api);
 
 const study = (items: unknown[]): StudyDefinition => {
   const parsed = parseStudy({ title: 't', consent: 'c', items, completion: { code: 'X' } });

@@ -7,6 +7,7 @@ import { hashToken } from './auth';
 import { gameIds, replayWithEngine } from './studies';
 import { backends } from './store/testing';
 import type { Store } from './store/types';
+import { apiCaller } from './testing/api';
 import { parseCsvObjects } from '../core/formats/csv';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -71,17 +72,7 @@ describe.each(backends)('question blocks, descriptions, surveys and withdrawals 
     await store.close();
   });
 
-  const call = async (method: string, url: string, token: string | null, body?: unknown) => {
-    const headers: Record<string, string> = { 'Content-Type': 'application/json' };
-    if (token) headers.Authorization = `Bearer ${token}`;
-    const res = await app.request(`/${url}`, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : null };
-  };
+  const call = apiCaller(() => app);
   type S = { sessionId: string; token: string };
   let seq = 0;
   const log = (s: S, kind: string, data: Record<string, unknown>) =>

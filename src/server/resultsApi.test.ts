@@ -13,6 +13,7 @@ import { createRun, gameActionData, parseActions, step, type ActionInput } from 
 import { games, solutions } from '../games';
 import type { StudyResults } from '../core/analysis/results';
 import { seedDataDir } from './store/testing';
+import { apiCaller } from './testing/api';
 
 const ROOT = path.resolve(__dirname, '../..');
 const ADMIN = 'researcher-token-for-results-0123456789';
@@ -44,16 +45,7 @@ describe('GET /api/admin/studies/:studyId/results', () => {
   let clock = Date.UTC(2026, 3, 1);
   const s: Record<string, Session> = {};
 
-  const call = async (method: string, url: string, token: string | null, body?: unknown) => {
-    const headers: Record<string, string> = { 'Content-Type': 'application/json' };
-    if (token) headers.Authorization = `Bearer ${token}`;
-    const res = await app.request(url, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    return { status: res.status, body: await res.json() };
-  };
+  const call = apiCaller(() => app);
   const results = async (query = '') => {
     const r = await call('GET', `/admin/studies/res/results${query}`, ADMIN);
     expect(r.status, JSON.stringify(r.body)).toBe(200);

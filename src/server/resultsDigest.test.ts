@@ -15,6 +15,7 @@ import { computeStudyResults, type ResultsDeps } from './digests/studyDigests';
 import { gameIds, replayWithEngine, definitionOf } from './studies';
 import { backends } from './store/testing';
 import type { Store } from './store/types';
+import { apiCaller } from './testing/api';
 import { createRun, gameActionData, parseActions, step, versionedGameId, type ActionInput } from '../core/game';
 import { studyResults, type StudyResults } from '../core/analysis/results';
 import { games, solutions } from '../games';
@@ -77,14 +78,7 @@ describe.each(backends)('results from digests on $name', (backend) => {
       version: 'test',
       study: { store, adminTokenHash: hashToken(ADMIN), replay: replayWithEngine, games: gameIds, now: () => clock },
     });
-    const call = async (method: string, url: string, token: string | null, body?: unknown) => {
-      const res = await app.request(url, {
-        method,
-        headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-    };
+    const call = apiCaller(() => app);
     expect((await call('POST', '/admin/studies/dig', ADMIN, { definition: STUDY })).status).toBe(201);
 
     const sessions: { id: string; token: string; seq: number }[] = [];

@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { serve, type ServerType } from '@hono/node-server';
 import { Hono } from 'hono';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { LogEvent } from '../../core/log/events';
 import { createApi } from '../../server/app';
 import { hashToken } from '../../server/auth';
@@ -66,7 +66,29 @@ class Target extends EventTarget {
   }
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/**
+ * From here on, the outbox's clock and timers are the test's (the rest of the process keeps real
+ * timers) and its requests are seen as it makes them: `posts()` lists the event posts made so far
+ * with the test clock's time of each, `sent()` first runs every timer set. So "nothing is sent" is
+ * checked at once, not by waiting a while.
+ */
+function watchSends(): { posts(): { url: string; at: number }[]; sent(): Promise<string[]> } {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+  const made: { url: string; at: number }[] = [];
+  const send = globalThis.fetch;
+  vi.spyOn(globalThis, 'fetch').mockImplementation((url, init) => {
+    made.push({ url: String(url), at: Date.now() });
+    return send(url, init);
+  });
+  const posts = () => made.filter((p) => p.url.includes('/api/sessions/'));
+  return {
+    posts,
+    async sent() {
+      await vi.runAllTimersAsync();
+      return posts().map((p) => p.url);
+    },
+  };
+}
 
 let library: TaskLibrary;
 let store: Store;
@@ -74,8 +96,7 @@ let server: ServerType;
 let baseUrl: string;
 /** POSTs to an events route, counted as the server received them. */
 let eventPosts: number;
-/** When each POST to an events route came, and how many to answer as a server at capacity does. */
-let postTimes: number[];
+/** How many POSTs to an events route to answer as a server at capacity does. */
 let refuseNext = 0;
 
 beforeAll(async () => {
@@ -91,7 +112,6 @@ beforeAll(async () => {
   const outer = new Hono();
   outer.use('/api/sessions/:id/events', async (c, next) => {
     eventPosts++;
-    postTimes.push(performance.now());
     if (refuseNext > 0) {
       refuseNext--;
       return c.json({ error: 'overloaded', message: 'at capacity', retryAfter: 1 }, 503, { 'Retry-After': '1' });
@@ -117,10 +137,11 @@ describe('study outbox', () => {
     storage = new MemoryStorage();
     page = { window: new Target(), document: new Target() };
     eventPosts = 0;
-    postTimes = [];
     refuseNext = 0;
   });
   afterEach(() => {
+    vi.useRealTimers();
+    vi.restoreAllMocks();
     for (const o of made.splice(0)) o.dispose();
   });
 
@@ -179,13 +200,13 @@ describe('study outbox', () => {
     expect(error!.message).toMatch(/kept in this browser/);
     expect(o.status.getState().fatal).toBe(error!.message);
     // Asked again: rejects at once, and the outbox sends nothing more.
-    const posts = eventPosts;
+    const sends = watchSends();
     o.append('item.start', { item: 'intro' });
     await expect(o.drained()).rejects.toBeInstanceOf(OutboxFatalError);
     page.window.dispatchEvent(new Event('online'));
     page.window.dispatchEvent(new Event('pagehide'));
-    await sleep(100);
-    expect(eventPosts).toBe(posts);
+    expect(await sends.sent()).toEqual([]);
+    vi.useRealTimers();
     // Every event is still there, for the participant to download.
     expect((await o.log()).map((e) => e.kind)).toEqual(['session.start', 'consent', 'item.start']);
     expect(await stored(s.sessionId)).toEqual([]);
@@ -195,6 +216,7 @@ describe('study outbox', () => {
     const s = await newSession();
     const o = await outboxFor(s, { delayMs: 50 });
     expect(page.window.listeners + page.document.listeners).toBe(0);
+    const sends = watchSends();
     o.start();
     o.start();
     expect(page.window.listeners).toBe(2);
@@ -212,13 +234,14 @@ describe('study outbox', () => {
     page.window.dispatchEvent(new Event('online'));
     page.document.visibilityState = 'hidden';
     page.document.dispatchEvent(new Event('visibilitychange'));
-    await sleep(150);
-    expect(eventPosts).toBe(0);
     // Started again after dispose: still nothing.
     o.start();
     expect(page.window.listeners).toBe(0);
     o.append('consent', { agreed: true });
     await expect(o.drained()).rejects.toBeInstanceOf(OutboxDisposedError);
+    expect(await sends.sent()).toEqual([]);
+    expect(eventPosts).toBe(0);
+    vi.useRealTimers();
     // What it held is stored, and the next page load sends it.
     const { outbox: next, history } = await Outbox.open(storage.sessions.get(s.sessionId)!, {
       storage,
@@ -301,12 +324,24 @@ describe('study outbox', () => {
     refuseNext = 2;
     // Without Retry-After it would come back within 100 ms.
     const o = await outboxFor(s, { maxBackoffMs: 100 });
+    const sends = watchSends();
     o.start();
     o.append('session.start', { mode: 'study' });
-    await o.drained();
-    expect(postTimes).toHaveLength(3);
-    expect(postTimes[1] - postTimes[0]).toBeGreaterThanOrEqual(1000);
-    expect(postTimes[2] - postTimes[1]).toBeGreaterThanOrEqual(1000);
+    let drained = false;
+    const done = o.drained().then(() => (drained = true));
+    // The test's clock moves a quarter second at a time until the outbox has sent everything.
+    await vi.waitFor(async () => {
+      await vi.advanceTimersByTimeAsync(250);
+      expect(drained).toBe(true);
+    });
+    await done;
+    vi.useRealTimers();
+    // Each try a second (Retry-After: 1) or more after the refused one, on the test's clock.
+    const at = sends.posts().map((p) => p.at);
+    expect(at).toHaveLength(3);
+    expect(at[1] - at[0]).toBeGreaterThanOrEqual(1000);
+    expect(at[2] - at[1]).toBeGreaterThanOrEqual(1000);
+    expect(eventPosts).toBe(3);
     expect(await stored(s.sessionId)).toEqual(['0:session.start']);
   });
 

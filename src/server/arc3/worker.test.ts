@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync, cpSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Arc3Error, Arc3Pool, Arc3Worker, probe, resolveGameId, type Arc3Action, type Arc3FrameData } from './worker';
 
 const ROOT = path.resolve(__dirname, '../../..');
@@ -95,17 +95,20 @@ function worker(gameDirs = [GAMES], extra: Partial<ConstructorParameters<typeof 
   return w;
 }
 
-/** A folder holding `vc33-slow`: vc33 whose every step first sleeps `seconds`. */
-function slowGame(name: string, seconds: number): string {
+/**
+ * A folder holding `vc33-gated`: vc33 whose step for a click at (x, y) waits while the file
+ * `<gates>/<x>-<y>` exists, so a test decides when each held action ends.
+ */
+function gatedGame(name: string, gates: string): string {
   const dir = path.join(tmp, name);
-  const gameDir = path.join(dir, 'vc33', 'slow');
+  const gameDir = path.join(dir, 'vc33', 'gated');
   mkdirSync(gameDir, { recursive: true });
   const good = readFileSync(path.join(GAMES, 'vc33', '5430563c', 'vc33.py'), 'utf8');
   writeFileSync(
     path.join(gameDir, 'vc33.py'),
-    `${good}\nimport time as _time\n_step = Vc33.step\ndef _slow(self):\n    _time.sleep(${seconds})\n    _step(self)\nVc33.step = _slow\n`,
+    `${good}\nimport os as _os, time as _time\n_step = Vc33.step\ndef _gated(self):\n    gate = _os.path.join(${JSON.stringify(gates)}, f"{self.action.data.get('x')}-{self.action.data.get('y')}")\n    while _os.path.exists(gate):\n        _time.sleep(0.01)\n    _step(self)\nVc33.step = _gated\n`,
   );
-  writeFileSync(path.join(gameDir, 'metadata.json'), JSON.stringify({ game_id: 'vc33-slow' }));
+  writeFileSync(path.join(gameDir, 'metadata.json'), JSON.stringify({ game_id: 'vc33-gated' }));
   return dir;
 }
 
@@ -267,16 +270,41 @@ describe('the arcengine worker', () => {
     expect(w.queued).toBe(0);
   });
 
-  it('times each queued action from when the worker is on it: a long queue of steps within the timeout is answered', async () => {
-    // Each step takes 0.4 s, a sixth of the timeout (room for a loaded machine); the queue below
-    // holds twice the timeout's worth.
-    const w = worker([slowGame('slow', 0.4)], { timeoutMs: 2400 });
-    await w.open('q1', 'vc33-slow');
-    await w.open('q2', 'vc33-slow');
-    const asked = [...CLICKS.slice(0, 6).map((a) => w.act('q1', a)), ...CLICKS.slice(0, 6).map((a) => w.act('q2', a))];
-    const answers = (await Promise.all(asked)).map((fd) => ({ ...strip(fd), game_id: VC33 }));
-    expect(answers).toEqual([...reference(VC33, CLICKS).slice(1, 7), ...reference(VC33, CLICKS).slice(1, 7)]);
-    expect(w.starts).toBe(1);
+  it('times each queued action from when the worker is on it: a queue longer than the timeout is answered', async () => {
+    const gates = path.join(tmp, 'gates');
+    mkdirSync(gates);
+    const gate = (a: Arc3Action) => path.join(gates, `${a.x}-${a.y}`);
+    const w = worker([gatedGame('gated', gates)], { timeoutMs: 1000 });
+    for (const run of ['q1', 'q2', 'q3']) await w.open(run, 'vc33-gated');
+    // The first two clicks are held until the test lets them go; the worker's timeouts run on
+    // the test's clock, which stands still unless moved.
+    const [held1, held2, quick] = CLICKS.slice(0, 3);
+    writeFileSync(gate(held1), '');
+    writeFileSync(gate(held2), '');
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      // One action per run, all asked at once: the worker has them queued in this order.
+      const asked = [w.act('q1', held1), w.act('q2', held2), w.act('q3', quick)];
+      // Most of a timeout on the first, then most of one on the second: the third has waited
+      // longer than a timeout when the worker comes to it.
+      await vi.advanceTimersByTimeAsync(700);
+      rmSync(gate(held1));
+      await asked[0];
+      await vi.advanceTimersByTimeAsync(700);
+      rmSync(gate(held2));
+      const answers = (await Promise.all(asked)).map((fd) => ({ ...strip(fd), game_id: VC33 }));
+      expect(answers[0]).toEqual(reference(VC33, CLICKS)[1]);
+      for (const a of answers) expect(a).toMatchObject({ state: 'NOT_FINISHED', levels_completed: 0 });
+      expect(w.starts).toBe(1);
+      // A held click that does run past the timeout is still cut off.
+      writeFileSync(gate(held1), '');
+      const stuck = w.act('q1', held1);
+      await vi.advanceTimersByTimeAsync(1000);
+      await expect(stuck).rejects.toMatchObject({ code: 'timeout' });
+    } finally {
+      vi.useRealTimers();
+      rmSync(gates, { recursive: true, force: true });
+    }
   });
 
   it('kills a game stuck in a loop after the timeout, and goes on from the same state', async () => {
@@ -290,13 +318,20 @@ describe('the arcengine worker', () => {
         '\n_step = Vc33.step\ndef _looping(self):\n    while self.action.id.value == 2:\n        pass\n    _step(self)\nVc33.step = _looping\n',
     );
     writeFileSync(path.join(gameDir, 'metadata.json'), JSON.stringify({ game_id: 'vc33-loop' }));
-    // Long enough for an ordinary step (and the rebuild after the kill) on a loaded machine; the
-    // loop never ends, so it still runs into it.
     const w = worker([dir], { timeoutMs: 6000 });
     await w.open('t1', 'vc33-loop');
     await w.act('t1', CLICKS[0]);
     const pid = w.pid;
-    await expect(w.act('t1', { action: 'ACTION2' })).rejects.toMatchObject({ code: 'timeout' });
+    // The timeout runs on the test's clock, moved past it at once: the loop never ends, so it
+    // runs into it however long the test waited.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const looping = w.act('t1', { action: 'ACTION2' });
+      await vi.advanceTimersByTimeAsync(6000);
+      await expect(looping).rejects.toMatchObject({ code: 'timeout' });
+    } finally {
+      vi.useRealTimers();
+    }
     const next = await w.act('t1', CLICKS[1]);
     expect(w.pid).not.toBe(pid);
     expect({ ...strip(next), game_id: VC33 }).toEqual(reference(VC33, CLICKS)[2]);

@@ -16,6 +16,7 @@ import { hashToken } from '../auth';
 import { TaskLibrary } from '../collections';
 import { gameIds, replayWithEngine } from '../studies';
 import { backends, postgresUrl } from '../store/testing';
+import { apiCaller } from '../testing/api';
 import { openStore } from '../store/open';
 import type { Store } from '../store/types';
 import { parseTaskText, type ArcTask } from '../../core/formats/arcTask';
@@ -82,17 +83,7 @@ interface Session {
 }
 
 function client(app: Hono) {
-  const call = async (method: string, url: string, token: string | null, body?: unknown) => {
-    const headers: Record<string, string> = { 'Content-Type': 'application/json' };
-    if (token) headers.Authorization = `Bearer ${token}`;
-    const res = await app.request(`/${url.replace(/^\//, '')}`, {
-      method,
-      headers,
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : null };
-  };
+  const call = apiCaller(() => app);
   const seqs = new Map<string, number>();
   const log = async (s: Session, kind: string, data: Record<string, unknown>) => {
     const seq = seqs.get(s.sessionId) ?? 0;

@@ -729,8 +729,12 @@ describe.each(backends)('exports on $name', (backend) => {
         exportThreads: true,
       },
     });
+    // Every format on the first database; on the other, the bundle alone, which holds every
+    // other format's file (the thread reads the store through the main thread's, whichever it is).
+    // A thread per format loads the export code again: seconds each on a busy machine.
+    const formats = backend === backends[0] ? FORMAT_NAMES : (['zip'] as const);
     const before = exportsOnThreads();
-    for (const format of FORMAT_NAMES) {
+    for (const format of formats) {
       const here = await download(format);
       const made = await threaded.request('/admin/studies/exports/exports', {
         method: 'POST',
@@ -745,8 +749,8 @@ describe.each(backends)('exports on $name', (backend) => {
       expect(there.length, format).toBeGreaterThan(0);
       expect(there.equals(here.bytes), format).toBe(true);
     }
-    expect(exportsOnThreads() - before).toBe(FORMAT_NAMES.length);
-    // A thread per format, each loading the export code: on a heavily loaded machine, minutes.
+    expect(exportsOnThreads() - before).toBe(formats.length);
+    // On a heavily loaded machine, minutes.
   }, 300_000);
 
   it('streams a download over real HTTP, as a browser gets it', async () => {

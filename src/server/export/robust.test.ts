@@ -5,8 +5,9 @@
  * real HTTP, on a real store wrapped so that its page reads fail).
  */
 import http from 'node:http';
+import type { Socket } from 'node:net';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Hono } from 'hono';
 import { serve } from '@hono/node-server';
 import { createApi } from '../app';
@@ -280,6 +281,10 @@ describe.each(backends)('robust exports on $name', (backend) => {
     const PAGE = 20;
     const FAIL_AFTER = 12;
     let server: ReturnType<typeof serve>;
+    /** Whether a page read of s3 has failed yet. */
+    let failed = false;
+    /** The server's ends of its connections. */
+    const sockets = new Set<Socket>();
     let base: string;
 
     beforeAll(async () => {
@@ -309,7 +314,10 @@ describe.each(backends)('robust exports on $name', (backend) => {
             return async function* (sessionId: string, opts?: { batchSize?: number; afterSeq?: number }) {
               let pages = 0;
               for await (const page of target.streamEvents(sessionId, { ...opts, batchSize: PAGE })) {
-                if (sessionId === 's3' && pages++ === FAIL_AFTER) throw new Error('the database connection was lost');
+                if (sessionId === 's3' && pages++ === FAIL_AFTER) {
+                  failed = true;
+                  throw new Error('the database connection was lost');
+                }
                 yield page;
               }
             };
@@ -327,6 +335,7 @@ describe.each(backends)('robust exports on $name', (backend) => {
         }),
       );
       server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
+      server.on('connection', (socket: Socket) => sockets.add(socket));
       await new Promise<void>((resolve) => server.once('listening', () => resolve()));
       base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
     });
@@ -355,6 +364,14 @@ describe.each(backends)('robust exports on $name', (backend) => {
 
     it('breaks it too for a slow client the server is waiting on', async () => {
       const url = await link('jsonl');
+      failed = false;
+      /** Resolves once the server waits for the client to take what it wrote, or has failed first. */
+      const stalled = vi.waitFor(
+        () => {
+          if (!failed && ![...sockets].some((socket) => socket.writableNeedDrain)) throw new Error('still writing');
+        },
+        { timeout: 60_000, interval: 10 },
+      );
       const got = await new Promise<{ status: number; bytes: Buffer; ended: boolean; error: string | null }>(
         (resolve) => {
           http.get(url, (res) => {
@@ -367,9 +384,13 @@ describe.each(backends)('robust exports on $name', (backend) => {
             res.on('close', () =>
               resolve({ status: res.statusCode ?? 0, bytes: Buffer.concat(chunks), ended: res.complete, error }),
             );
-            // Read nothing for a while, so the server's writes wait for the client (backpressure).
+            // Read nothing until the server's writes wait for the client (backpressure), or until the
+            // read failed first (the kernel's buffers on loopback may take all it wrote before).
             res.pause();
-            setTimeout(() => res.resume(), 500);
+            stalled.then(
+              () => res.resume(),
+              (e: Error) => res.destroy(e),
+            );
           });
         },
       );

@@ -1,5 +1,5 @@
 /**
- * Exports on worker threads: while a study of 8,000 events (a page of each session's log at a
+ * Exports on worker threads: while a study of 4,000 events (a page of each session's log at a
  * time, as in a study of any size) is downloaded as events.jsonl and as
  * the bundle, participants' event batches on the same server go on being acknowledged; the
  * download is whole, and a download the client gives up ends its thread. How much the download
@@ -20,15 +20,18 @@ import { readZip } from './zip';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const ADMIN = 'researcher-token-for-export-thread-tests';
-/** Sessions of 1,000 events: downloads long enough for several batches to be acknowledged meanwhile. */
-const SESSIONS = 8;
+/**
+ * Sessions of 1,000 events: downloads long enough for several batches to be acknowledged
+ * meanwhile (the thread's start alone is longer than a batch's round trip).
+ */
+const SESSIONS = 4;
 const stores: Store[] = [];
 afterAll(async () => {
   await Promise.all(stores.map((s) => s.close()));
 });
 
 describe.each(backends)('exports on worker threads, $name', (backend) => {
-  it('go on acknowledging participants while 8,000 events are downloaded, and the downloads are whole', async () => {
+  it('go on acknowledging participants while 4,000 events are downloaded, and the downloads are whole', async () => {
     const store = await backend.open();
     stores.push(store);
     const library = new TaskLibrary();

@@ -88,7 +88,8 @@ describe('streaming ZIP', () => {
   });
 
   it('writes more than 65,535 entries with a ZIP64 end record that unzip and Python read, checksums intact', async () => {
-    const n = 70_000;
+    // The fewest entries past what the classic end record counts.
+    const n = 65_536;
     function* many() {
       for (let i = 0; i < n; i++) yield { name: `r/${i}.txt`, data: [`entry ${i}\n`] };
     }
@@ -110,7 +111,7 @@ describe('streaming ZIP', () => {
     const test = spawnSync('unzip', ['-tq', file], { encoding: 'utf8', maxBuffer: 64 << 20 });
     expect(test.status, test.stdout + test.stderr).toBe(0);
     expect(test.stdout).toMatch(/^No errors detected/);
-    // Python checks every CRC (testzip) and reports them: each equals the CRC-32 of the entry's text.
+    // Python checks every CRC against the data (testzip), and each equals the CRC-32 of the entry's text.
     const py = spawnSync(
       'python3',
       [
@@ -119,7 +120,7 @@ describe('streaming ZIP', () => {
           'import sys, zipfile, zlib',
           'z = zipfile.ZipFile(sys.argv[1])',
           'infos = z.infolist()',
-          'bad = [i.filename for i in infos if zlib.crc32(z.read(i)) != i.CRC or i.CRC != zlib.crc32(("entry " + i.filename[2:-4] + "\\n").encode())]',
+          'bad = [i.filename for i in infos if i.CRC != zlib.crc32(("entry " + i.filename[2:-4] + "\\n").encode())]',
           'print(z.testzip(), len(infos), len(bad))',
         ].join('\n'),
         file,

@@ -77,15 +77,38 @@ function alive(pid: number): boolean {
   }
 }
 
+/**
+ * Runs `teardown` also when the run is stopped by SIGINT or SIGTERM (`npm test` ends Vitest so
+ * when another step fails; Vitest itself then skips the teardown), then ends the process as the
+ * signal would: otherwise the test PostgreSQL, a server of its own, would outlive the run.
+ * Returns the teardown for Vitest, which removes the handlers first.
+ */
+function onStop(teardown: () => void): () => void {
+  const signals = ['SIGINT', 'SIGTERM'] as const;
+  const handler = (signal: NodeJS.Signals) => {
+    teardown();
+    process.exit(128 + os.constants.signals[signal]);
+  };
+  for (const signal of signals) process.once(signal, handler);
+  return () => {
+    for (const signal of signals) process.off(signal, handler);
+    teardown();
+  };
+}
+
 export default async function setup(project: TestProject): Promise<() => void> {
   const removeTmp = testTmpRoot();
   const template = makeTemplate(path.resolve(project.config.root, '.tmp'));
   if (process.env.TEST_DATABASE_URL) {
     project.provide('postgres', { url: process.env.TEST_DATABASE_URL });
     project.provide('pgliteTemplate', await template);
-    return removeTmp;
+    return onStop(removeTmp);
   }
   let cluster: PgCluster | null = null;
+  const teardown = onStop(() => {
+    cluster?.stop();
+    removeTmp();
+  });
   try {
     cluster = await startPgCluster();
     project.provide('postgres', { url: cluster.url });
@@ -93,8 +116,5 @@ export default async function setup(project: TestProject): Promise<() => void> {
     project.provide('postgres', { error: (e as Error).message });
   }
   project.provide('pgliteTemplate', await template);
-  return () => {
-    cluster?.stop();
-    removeTmp();
-  };
+  return teardown;
 }

@@ -8,6 +8,7 @@ import { hashToken } from '../auth';
 import { gameIds, replayWithEngine } from '../studies';
 import { backends } from '../store/testing';
 import type { Store } from '../store/types';
+import { apiCaller } from '../testing/api';
 import { createRun, gameActionData, parseActions, step, type ActionInput } from '../../core/game';
 import { games, solutions } from '../../games';
 import type { StudyResults } from '../../core/analysis/results';
@@ -58,16 +59,7 @@ describe.each(backends)('excluding and deleting sessions and studies on $name', 
   let fileStudies: Set<string>;
   const s: Record<string, Session> = {};
 
-  const call = async (method: string, url: string, token: string | null, body?: unknown) => {
-    const headers: Record<string, string> = { 'Content-Type': 'application/json' };
-    if (token) headers.Authorization = `Bearer ${token}`;
-    const res = await app.request(url, {
-      method,
-      headers,
-      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
-    });
-    return { status: res.status, body: await res.json() };
-  };
+  const call = apiCaller(() => app);
   const results = async () => {
     const r = await call('GET', '/admin/studies/cur/results', ADMIN);
     expect(r.status, JSON.stringify(r.body)).toBe(200);
