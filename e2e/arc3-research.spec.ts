@@ -62,9 +62,7 @@ async function playBothGames(page: Page, server: TestServer): Promise<string> {
   const sessionId = await studySessionId(page);
   await giveUpItem(page);
   await expect
-    .poll(async () => (await storedEvents(server.base, sessionId)).filter((e) => e.kind === 'item.end').length, {
-      timeout: 20_000,
-    })
+    .poll(async () => (await storedEvents(server.base, sessionId)).filter((e) => e.kind === 'item.end').length)
     .toBe(2);
   return sessionId;
 }

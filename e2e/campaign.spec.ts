@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { expect, test, type Page } from './studio-test';
 import { expectAccessible } from './axe';
-import { ADMIN, completeCurrentItem, playGame, serverEvents, type StudyFile } from './study-helpers';
+import { ADMIN, completeCurrentItem, finishStudy, playGame, serverEvents, type StudyFile } from './study-helpers';
 
 // The tests share nothing but the worker's server: the workers split them (`playwright.config.ts`).
 test.describe.configure({ mode: 'parallel' });
@@ -34,16 +34,6 @@ async function begin(page: Page, id: string, pid: string): Promise<void> {
   await page.getByRole('button', { name: 'I agree, start' }).click();
   await page.getByRole('button', { name: 'Begin' }).click();
   await expect(page.locator('[data-item]')).toBeVisible();
-}
-
-/** Works through every item on screen until the completion code shows. */
-async function finishStudy(page: Page, study: StudyFile): Promise<void> {
-  for (;;) {
-    const done = page.getByTestId('completion-code');
-    await expect(page.locator('[data-item]').or(done)).toBeVisible();
-    if (await done.isVisible()) return;
-    await completeCurrentItem(page, study);
-  }
 }
 
 test('a researcher builds a pool in the editor, two participants run it, the campaign view follows them live, and the bonus file downloads', async ({

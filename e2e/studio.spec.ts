@@ -150,13 +150,10 @@ test('a designer playtests any level with a state inspector and instant restart;
 
   const admin = { Authorization: `Bearer ${process.env.E2E_ADMIN_TOKEN}` };
   await expect
-    .poll(
-      async () => {
-        const r = await (await request.get('/api/admin/studies/sample/results', { headers: admin })).json();
-        return r.participants.filter((p: { playtest: boolean }) => p.playtest).length;
-      },
-      { timeout: 20_000 },
-    )
+    .poll(async () => {
+      const r = await (await request.get('/api/admin/studies/sample/results', { headers: admin })).json();
+      return r.participants.filter((p: { playtest: boolean }) => p.playtest).length;
+    })
     .toBeGreaterThan(before.participants.filter((p: { playtest: boolean }) => p.playtest).length);
   const after = await (await request.get('/api/admin/studies/sample/results', { headers: admin })).json();
   const level3 = (r: typeof after) => r.games[0].levels[2];

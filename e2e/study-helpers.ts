@@ -97,6 +97,20 @@ export async function completeCurrentItem(page: Page, study: StudyFile): Promise
   return id;
 }
 
+/**
+ * Works through every item on screen until the completion code shows. Between two items neither
+ * is on screen for a moment: each round waits for the next item or the code, never counts items
+ * as the page changes.
+ */
+export async function finishStudy(page: Page, study: StudyFile): Promise<void> {
+  const done = page.getByTestId('completion-code');
+  for (;;) {
+    await expect(page.locator('[data-item]').or(done)).toBeVisible();
+    if (await done.isVisible()) return;
+    await completeCurrentItem(page, study);
+  }
+}
+
 /** The session id of the study the page is in, from the browser's own storage. */
 export async function browserSession(page: Page): Promise<{ id: string; events: LogEvent[] }> {
   return page.evaluate(async () => {
