@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { hashGrid } from '../src/core/game/serverGame';
 import { PALETTE } from '../src/core/game/types';
-import { ownPort } from './helpers';
+import { ownPort, setWindowSize } from './helpers';
 import {
   ADMIN,
   LS20,
@@ -188,7 +188,7 @@ test.describe('official ARC-AGI-3 games', () => {
     await expect(chosen).toContainText('arcengine folder (arcengine 0.9.3)');
     await picker.getByLabel('Search games by id, title or tag').fill('');
     for (const width of [1280, 768, 390]) {
-      await page.setViewportSize({ width, height: width === 390 ? 844 : 800 });
+      await setWindowSize(page, { width, height: width === 390 ? 844 : 800 });
       await page.screenshot({ path: test.info().outputPath(`game-picker-${width}.png`) });
       expect(await seriousViolations(page)).toEqual([]);
     }
@@ -419,7 +419,7 @@ test("a designer plays the playtest's actions twice: the public vc33 is determin
     await expect(result.getByRole('img', { name: /^First play, step [0-3], animation frame \d+$/ })).toBeVisible();
     await expect(result.getByRole('img', { name: /^Second play, step [0-3], animation frame \d+$/ })).toBeVisible();
     for (const width of [1280, 768, 390]) {
-      await page.setViewportSize({ width, height: width === 390 ? 844 : 800 });
+      await setWindowSize(page, { width, height: width === 390 ? 844 : 800 });
       await check.scrollIntoViewIfNeeded();
       await page.screenshot({ path: test.info().outputPath(`determinism-${width}.png`) });
       expect(await seriousViolations(page)).toEqual([]);

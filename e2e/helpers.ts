@@ -106,6 +106,21 @@ export async function dragCells(page: Page, id: GridId, cells: readonly [number,
   await page.mouse.up();
 }
 
+/**
+ * Resizes the window and waits until the page has laid itself out for the new size. The app's
+ * layout follows the window through CSS and media queries that listen for changes, so a page
+ * resized is the page a screen of that size loads: a check at several sizes loads the page once.
+ */
+export async function setWindowSize(page: Page, size: { width: number; height: number }): Promise<void> {
+  const now = page.viewportSize();
+  if (now && now.width === size.width && now.height === size.height) return;
+  await page.setViewportSize(size);
+  // Resize observers and media-query listeners run before the next frame is drawn.
+  await page.evaluate(
+    () => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))),
+  );
+}
+
 /** Opens a task in the practice player and waits until its grids are on screen. */
 export async function openTask(page: Page, collection: string, taskId: string): Promise<void> {
   await page.goto(`/tasks/${collection}/${taskId}`);
