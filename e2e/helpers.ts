@@ -148,16 +148,28 @@ const GAME_KEYS: Record<string, string> = {
   ACTION7: 'Control+z',
 };
 
-/** One game action as a person does it: a key press, a click on the frame's cell, or the Reset button. */
-export async function performGameAction(page: Page, input: ActionInput): Promise<void> {
-  // The game takes input once its first frame is drawn; a key pressed before that would be lost.
-  await expect(page.getByTestId('game-canvas')).toHaveAttribute('data-frame-hash', /./);
-  if (input.action === 'ACTION6') {
-    const box = (await page.getByTestId('game-canvas').boundingBox())!;
-    await page.mouse.click(box.x + ((input.x! + 0.5) * box.width) / 64, box.y + ((input.y! + 0.5) * box.height) / 64);
-  } else if (input.action === 'RESET') {
-    await page.getByRole('button', { name: 'Reset' }).click();
-  } else {
-    await page.keyboard.press(GAME_KEYS[input.action]);
+/**
+ * Game actions as a person does them, one after another: key presses, clicks on the frame's cells,
+ * the Reset button. The game takes input once its first frame is drawn (a key pressed before that
+ * would be lost), and a drawn frame stays drawn while it is played: that is looked at once, not
+ * before each action.
+ */
+export async function performGameActions(page: Page, inputs: readonly ActionInput[]): Promise<void> {
+  const canvas = page.getByTestId('game-canvas');
+  await expect(canvas).toHaveAttribute('data-frame-hash', /./);
+  for (const input of inputs) {
+    if (input.action === 'ACTION6') {
+      const box = (await canvas.boundingBox())!;
+      await page.mouse.click(box.x + ((input.x! + 0.5) * box.width) / 64, box.y + ((input.y! + 0.5) * box.height) / 64);
+    } else if (input.action === 'RESET') {
+      await page.getByRole('button', { name: 'Reset' }).click();
+    } else {
+      await page.keyboard.press(GAME_KEYS[input.action]);
+    }
   }
+}
+
+/** One game action as a person does it (`performGameActions`). */
+export async function performGameAction(page: Page, input: ActionInput): Promise<void> {
+  await performGameActions(page, [input]);
 }

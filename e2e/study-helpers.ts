@@ -7,7 +7,7 @@ import type { Grid } from '../src/core/grid/grid';
 import type { LogEvent } from '../src/core/log/events';
 import { parseActions } from '../src/core/game';
 import { solutions } from '../src/games';
-import { gridGeometry, performGameAction, pointOf, resizeTo, screenGrid } from './helpers';
+import { gridGeometry, performGameActions, pointOf, resizeTo, screenGrid } from './helpers';
 
 export const ADMIN = { Authorization: `Bearer ${process.env.E2E_ADMIN_TOKEN}` };
 
@@ -74,7 +74,7 @@ export async function solveTaskItem(page: Page, study: StudyFile, itemId: string
 /** Plays every level of a game with its recorded solutions, by key and click. */
 export async function playGame(page: Page, gameId: string, levels = solutions[gameId].length): Promise<void> {
   for (let level = 0; level < levels; level++) {
-    for (const input of parseActions(solutions[gameId][level])) await performGameAction(page, input);
+    await performGameActions(page, parseActions(solutions[gameId][level]));
     await expect(page.getByTestId('game-canvas')).toHaveAttribute('data-level', String(level + 1));
   }
 }

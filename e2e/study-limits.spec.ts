@@ -6,7 +6,7 @@
 import { expect, test } from './studio-test';
 import { parseActions } from '../src/core/game';
 import { solutions } from '../src/games';
-import { performGameAction } from './helpers';
+import { performGameActions } from './helpers';
 import { ADMIN, serverEvents } from './study-helpers';
 
 test('the time left shows, the hard limit says it closed the item, and leaving a game after a won level is a finish', async ({
@@ -66,7 +66,7 @@ test('the time left shows, the hard limit says it closed the item, and leaving a
   // The game: once level 1 is won, leaving is "Finish and continue", not giving up.
   await expect(page.getByTestId('game-canvas')).toBeVisible();
   await expect(page.getByRole('button', { name: 'Give up and continue' })).toBeVisible();
-  for (const input of parseActions(solutions.push[0])) await performGameAction(page, input);
+  await performGameActions(page, parseActions(solutions.push[0]));
   await expect(page.getByTestId('game-canvas')).toHaveAttribute('data-level', '1');
   await expect(page.getByRole('button', { name: 'Give up and continue' })).toHaveCount(0);
   await page.getByRole('button', { name: 'Finish and continue' }).click();
