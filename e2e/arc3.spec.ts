@@ -198,59 +198,6 @@ test.describe('official ARC-AGI-3 games', () => {
   });
 });
 
-test("a designer's hot reload: saving the game file changes the rules in the open playtest, and an error shows its traceback", async ({
-  page,
-}) => {
-  const games = fixtureCopy();
-  const file = path.join(games, 'tg01', '5e1f0a27', 'tg01.py');
-  const server = await startServer(['--arc3-games', games]);
-  try {
-    await logIn(page, server.base);
-    await page.goto(`${server.base}/games`);
-    await page.getByRole('link', { name: /Gatekeeper/ }).click();
-    await expect(page).toHaveURL(new RegExp(`/games/${TG01}/playtest$`));
-    const canvas = page.getByTestId('game-canvas');
-    await expect(canvas).toHaveAttribute('data-state', 'NOT_FINISHED');
-    // The playtest's controls sit above the state inspector: on screen at 1280x800 without scrolling.
-    await expect(page.getByTestId('inspector')).toBeVisible();
-    await expect(page.getByRole('button', { name: 'Restart level' })).toBeInViewport();
-    // The walker starts on cell (1, 1): display pixel (12, 12), colour 9.
-    await expect.poll(() => frameColour(page, 12, 12)).toEqual(rgb(PALETTE[9]));
-    await page.keyboard.press('ArrowDown');
-    await expect.poll(() => frameColour(page, 12, 20)).toEqual(rgb(PALETTE[9]));
-
-    // The designer recolours the walker and saves: the level restarts on the new code.
-    const source = readFileSync(file, 'utf8');
-    writeFileSync(
-      file,
-      source.replace(
-        'FLOOR, WALL, WALKER, EXIT, TRAP, GATE, GATE_FADING, SWITCH = 0, 5, 9,',
-        'FLOOR, WALL, WALKER, EXIT, TRAP, GATE, GATE_FADING, SWITCH = 0, 5, 8,',
-      ),
-    );
-    await expect(page.getByTestId('reloaded')).toBeVisible();
-    await expect.poll(() => frameColour(page, 12, 12)).toEqual(rgb(PALETTE[8]));
-    await page.keyboard.press('ArrowDown');
-    await expect.poll(() => frameColour(page, 12, 20)).toEqual(rgb(PALETTE[8]));
-
-    // A syntax error: the traceback shows in the page, the server keeps running.
-    writeFileSync(file, source.replace('class Tg01(ARCBaseGame):', 'class Tg01(ARCBaseGame)'));
-    await expect(page.getByTestId('game-failure')).toBeVisible();
-    await expect(page.getByTestId('traceback')).toContainText('SyntaxError');
-    // The green "Reloaded" notice is gone: the file on disk is not running.
-    await expect(page.getByTestId('reloaded')).toHaveCount(0);
-    await page.screenshot({ path: 'test-results/arc3-hot-reload-error.png' });
-    writeFileSync(file, source);
-    await expect(page.getByTestId('game-failure')).toBeHidden();
-    await expect(page.getByTestId('reloaded')).toBeVisible();
-    await expect.poll(() => frameColour(page, 12, 12)).toEqual(rgb(PALETTE[9]));
-    expect((await fetch(`${server.base}/api/health`)).status).toBe(200);
-  } finally {
-    await server.stop();
-    rmSync(games, { recursive: true, force: true });
-  }
-});
-
 test('the worker killed mid-run: the participant sees a short message and goes on from the same state, nothing lost', async ({
   page,
   officialGames: server,
@@ -377,21 +324,83 @@ test("a remote ARC-AGI-3 server (the official toolkit's, on loopback) plays end 
   }
 });
 
-test("a designer plays the playtest's actions twice: the public vc33 is deterministic; a copy of ls20 with an unseeded random call is not, shown with both frames", async ({
-  page,
-}) => {
-  test.setTimeout(180_000);
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'arc3-unseeded-e2e-'));
-  cpSync(path.join(OFFICIAL_GAMES, 'ls20'), path.join(dir, 'ls20'), { recursive: true });
-  cpSync(path.join(OFFICIAL_GAMES, 'vc33'), path.join(dir, 'vc33'), { recursive: true });
-  const file = path.join(dir, 'ls20/9607627b/ls20.py');
-  const hook = '    def render_interface(self, frame: np.ndarray) -> np.ndarray:\n';
-  writeFileSync(
-    file,
-    readFileSync(file, 'utf8').replace(hook, `${hook}        frame[63, 63] = int(np.random.randint(0, 16))\n`),
-  );
-  const server = await startServer(['--arc3-games', dir]);
-  try {
+/**
+ * A designer's own games folder, one server for both tests: a copy of the fixture game, which the
+ * hot reload test changes and puts back, and copies of ls20 (with an unseeded random call in its
+ * rendering) and vc33 for the determinism check. A worker that replaces a failed one starts from
+ * a fresh copy.
+ */
+test.describe("a designer's games folder", () => {
+  test.describe.configure({ mode: 'default' });
+  let games: string;
+  let server: TestServer;
+  test.beforeAll(async () => {
+    games = fixtureCopy();
+    cpSync(path.join(OFFICIAL_GAMES, 'ls20'), path.join(games, 'ls20'), { recursive: true });
+    cpSync(path.join(OFFICIAL_GAMES, 'vc33'), path.join(games, 'vc33'), { recursive: true });
+    const file = path.join(games, 'ls20/9607627b/ls20.py');
+    const hook = '    def render_interface(self, frame: np.ndarray) -> np.ndarray:\n';
+    writeFileSync(
+      file,
+      readFileSync(file, 'utf8').replace(hook, `${hook}        frame[63, 63] = int(np.random.randint(0, 16))\n`),
+    );
+    server = await startServer(['--arc3-games', games]);
+  });
+  test.afterAll(async () => {
+    await server?.stop();
+    rmSync(games, { recursive: true, force: true });
+  });
+
+  test("a designer's hot reload: saving the game file changes the rules in the open playtest, and an error shows its traceback", async ({
+    page,
+  }) => {
+    const file = path.join(games, 'tg01', '5e1f0a27', 'tg01.py');
+    await logIn(page, server.base);
+    await page.goto(`${server.base}/games`);
+    await page.getByRole('link', { name: /Gatekeeper/ }).click();
+    await expect(page).toHaveURL(new RegExp(`/games/${TG01}/playtest$`));
+    const canvas = page.getByTestId('game-canvas');
+    await expect(canvas).toHaveAttribute('data-state', 'NOT_FINISHED');
+    // The playtest's controls sit above the state inspector: on screen at 1280x800 without scrolling.
+    await expect(page.getByTestId('inspector')).toBeVisible();
+    await expect(page.getByRole('button', { name: 'Restart level' })).toBeInViewport();
+    // The walker starts on cell (1, 1): display pixel (12, 12), colour 9.
+    await expect.poll(() => frameColour(page, 12, 12)).toEqual(rgb(PALETTE[9]));
+    await page.keyboard.press('ArrowDown');
+    await expect.poll(() => frameColour(page, 12, 20)).toEqual(rgb(PALETTE[9]));
+
+    // The designer recolours the walker and saves: the level restarts on the new code.
+    const source = readFileSync(file, 'utf8');
+    writeFileSync(
+      file,
+      source.replace(
+        'FLOOR, WALL, WALKER, EXIT, TRAP, GATE, GATE_FADING, SWITCH = 0, 5, 9,',
+        'FLOOR, WALL, WALKER, EXIT, TRAP, GATE, GATE_FADING, SWITCH = 0, 5, 8,',
+      ),
+    );
+    await expect(page.getByTestId('reloaded')).toBeVisible();
+    await expect.poll(() => frameColour(page, 12, 12)).toEqual(rgb(PALETTE[8]));
+    await page.keyboard.press('ArrowDown');
+    await expect.poll(() => frameColour(page, 12, 20)).toEqual(rgb(PALETTE[8]));
+
+    // A syntax error: the traceback shows in the page, the server keeps running.
+    writeFileSync(file, source.replace('class Tg01(ARCBaseGame):', 'class Tg01(ARCBaseGame)'));
+    await expect(page.getByTestId('game-failure')).toBeVisible();
+    await expect(page.getByTestId('traceback')).toContainText('SyntaxError');
+    // The green "Reloaded" notice is gone: the file on disk is not running.
+    await expect(page.getByTestId('reloaded')).toHaveCount(0);
+    await page.screenshot({ path: 'test-results/arc3-hot-reload-error.png' });
+    writeFileSync(file, source);
+    await expect(page.getByTestId('game-failure')).toBeHidden();
+    await expect(page.getByTestId('reloaded')).toBeVisible();
+    await expect.poll(() => frameColour(page, 12, 12)).toEqual(rgb(PALETTE[9]));
+    expect((await fetch(`${server.base}/api/health`)).status).toBe(200);
+  });
+
+  test("a designer plays the playtest's actions twice: the public vc33 is deterministic; a copy of ls20 with an unseeded random call is not, shown with both frames", async ({
+    page,
+  }) => {
+    test.setTimeout(180_000);
     await logIn(page, server.base);
     await page.goto(`${server.base}/games/${VC33}/playtest`);
     await expect(page.getByTestId('game-canvas')).toHaveAttribute('data-state', 'NOT_FINISHED');
@@ -428,8 +437,5 @@ test("a designer plays the playtest's actions twice: the public vc33 is determin
     await page.setViewportSize({ width: 1280, height: 800 });
     await page.getByRole('button', { name: 'Restart level' }).click();
     await expect(check.getByTestId('determinism-result')).toHaveCount(0);
-  } finally {
-    await server.stop();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  });
 });
