@@ -20,7 +20,7 @@ import { expect, test, type Browser, type Page } from './studio-test';
 import { games } from '../src/games';
 import { giveUpItem } from './arc3-helpers';
 import { expectAccessible } from './axe';
-import { openTask } from './helpers';
+import { openTask, setWindowSize } from './helpers';
 import { ADMIN } from './study-helpers';
 
 const LAPTOP = { width: 1280, height: 800 };
@@ -159,17 +159,6 @@ test.beforeAll(async ({ request }) => {
   fixture = { graderPath: path, agentGuid: guid };
 });
 
-/** Resizes the window and waits until the page has laid itself out for the new size. */
-async function setSize(page: Page, size: { width: number; height: number }): Promise<void> {
-  const now = page.viewportSize();
-  if (now && now.width === size.width && now.height === size.height) return;
-  await page.setViewportSize(size);
-  // Resize observers and media-query listeners run before the next frame is drawn.
-  await page.evaluate(
-    () => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))),
-  );
-}
-
 /**
  * axe at each of the three sizes, starting from the window's present size (a page left at the
  * phone's size is checked phone first), so the window never changes size for nothing.
@@ -177,7 +166,7 @@ async function setSize(page: Page, size: { width: number; height: number }): Pro
 async function expectAccessibleAtEachSize(page: Page, name: string): Promise<void> {
   const order = page.viewportSize()?.width === PHONE.width ? [...SIZES].reverse() : SIZES;
   for (const size of order) {
-    await setSize(page, size);
+    await setWindowSize(page, size);
     await expectAccessible(page, `${name} at ${size.width}`);
   }
 }
@@ -195,7 +184,7 @@ interface FocusWatch {
  * each other without a trip to the page between them.
  */
 async function expectVisibleFocus(page: Page, name: string, presses = 40): Promise<void> {
-  await setSize(page, LAPTOP);
+  await setWindowSize(page, LAPTOP);
   await page.evaluate(() => {
     (document.activeElement as HTMLElement | null)?.blur();
     const seen: FocusWatch['seen'] = [];
@@ -240,10 +229,11 @@ async function participant(browser: Browser): Promise<Page> {
 }
 
 /**
- * The studio's pages read the session the participant's walk finishes: the two run in order, in
- * one worker (and so on one server).
+ * The results and replays read the session the participant's walk finishes: the two run in order,
+ * in one worker (and so on one server). The studio's other pages need no participant and run
+ * beside them in another worker.
  */
-test.describe("a participant's walk, then the studio's pages", () => {
+test.describe("a participant's walk, then the studio's pages of that session", () => {
   test.describe.configure({ mode: 'default' });
 
   test('every participant page is accessible: consent, instructions, each item kind, the dialogs and the stop pages', async ({
@@ -354,11 +344,11 @@ test.describe("a participant's walk, then the studio's pages", () => {
     await phone.close();
   });
 
-  test('every studio page is accessible: studies, results tabs and dialogs, replays, editor, campaign, score, playtest, grading', async ({
+  test('the walked session in the studio is accessible: every results tab, its dialogs and the replays', async ({
     page,
     request,
   }) => {
-    test.setTimeout(420_000);
+    test.setTimeout(300_000);
     // A finished session of the walk (the participant test made one).
     const sessions = async () =>
       (
@@ -371,16 +361,9 @@ test.describe("a participant's walk, then the studio's pages", () => {
       .toBe(true);
     const sessionId = (await sessions()).find((s) => s.state === 'finished')!.id;
 
-    await page.goto('/login');
-    await expect(page.getByRole('heading', { name: 'Researcher login' })).toBeVisible();
-    await expectAccessibleAtEachSize(page, 'login');
-    // A new document, so that the login page reads the token from the link.
-    await page.goto('about:blank');
     await page.goto(`/login#token=${process.env.E2E_ADMIN_TOKEN}`);
+    // The login page keeps the token once its script has run: wait for it before leaving.
     await expect(page.getByRole('heading', { name: 'Studies' })).toBeVisible();
-    await expect(page.getByRole('link', { name: 'Every page, accessible' })).toBeVisible();
-    await expectAccessibleAtEachSize(page, 'studies list');
-
     await page.goto(`/studies/${STUDY}`);
     await expect(page.getByRole('table', { name: 'Participants' })).toBeVisible();
     await expectVisibleFocus(page, 'results');
@@ -438,57 +421,73 @@ test.describe("a participant's walk, then the studio's pages", () => {
     await page.getByRole('list', { name: 'Items' }).getByRole('button', { name: /^push/ }).click();
     await expect(page.getByTestId('replay-frame')).toBeVisible();
     await expectAccessibleAtEachSize(page, 'replay: game');
-
-    await page.goto(`/studies/${STUDY}/agents/${fixture!.agentGuid}`);
-    await expect(page.getByTestId('replay-frame')).toBeVisible();
-    await expectAccessibleAtEachSize(page, 'agent replay');
-
-    await page.goto(`/studies/${STUDY}/edit`);
-    await expect(page.getByRole('button', { name: 'Save study' })).toBeVisible();
-    await expectVisibleFocus(page, 'study editor', 60);
-    await expectAccessibleAtEachSize(page, 'study editor');
-    await page
-      .getByRole('button', { name: /^Task / })
-      .first()
-      .click();
-    await expect(page.getByTestId('task-picker-chosen')).toBeVisible();
-    await expectAccessibleAtEachSize(page, 'task picker');
-    await page.keyboard.press('Escape');
-    await expect(page.getByTestId('task-picker')).toHaveCount(0);
-    await page.getByRole('button', { name: 'Delete study' }).click();
-    await expect(page.getByRole('dialog', { name: `Delete study ${STUDY}?` })).toBeVisible();
-    await expectAccessibleAtEachSize(page, 'delete study dialog');
-    await page.keyboard.press('Escape');
-    await expect(page.getByRole('dialog')).toHaveCount(0);
-    await page.goto('/studies/new');
-    await expect(page.getByRole('button', { name: 'Save study' })).toBeVisible();
-    await expectAccessibleAtEachSize(page, 'new study');
-    await page.goto(`/studies/${POOL_STUDY}/campaign`);
-    await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
-    await expect(page.getByText('count-objects-bar').first()).toBeVisible();
-    await expectAccessibleAtEachSize(page, 'campaign');
-
-    await page.goto('/score');
-    await page.getByRole('combobox', { name: 'Baselines from a study' }).selectOption(STUDY);
-    await expect(page.getByText(`Using study:${STUDY}`)).toBeVisible();
-    await expectAccessibleAtEachSize(page, 'score page');
-
-    await page.goto('/games/push/playtest');
-    await expect(page.getByTestId('game-canvas')).toBeVisible();
-    await expectAccessibleAtEachSize(page, 'playtest');
-    await setSize(page, LAPTOP);
-    await page.getByRole('button', { name: 'Validate…' }).click();
-    const validate = page.getByTestId('validate-panel');
-    await expect(validate).toBeVisible();
-    await validate.getByLabel('Steps', { exact: true }).selectOption('10000');
-    await validate.getByRole('button', { name: 'Validate', exact: true }).click();
-    await expect(validate.getByTestId('validate-status')).toContainText('Finished', { timeout: 60_000 });
-    await expectAccessibleAtEachSize(page, 'playtest: validate panel');
-
-    await page.goto(fixture!.graderPath);
-    await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
-    await expectAccessibleAtEachSize(page, 'grader page');
   });
+});
+
+/** The studio pages that need no participant: they run beside the walk, in another worker. */
+test("every other studio page is accessible: login, studies, an agent's replay, editor, campaign, score, playtest, grading", async ({
+  page,
+}) => {
+  test.setTimeout(300_000);
+  await page.goto('/login');
+  await expect(page.getByRole('heading', { name: 'Researcher login' })).toBeVisible();
+  await expectAccessibleAtEachSize(page, 'login');
+  // A new document, so that the login page reads the token from the link.
+  await page.goto('about:blank');
+  await page.goto(`/login#token=${process.env.E2E_ADMIN_TOKEN}`);
+  await expect(page.getByRole('heading', { name: 'Studies' })).toBeVisible();
+  await expect(page.getByRole('link', { name: 'Every page, accessible' })).toBeVisible();
+  await expectAccessibleAtEachSize(page, 'studies list');
+
+  await page.goto(`/studies/${STUDY}/agents/${fixture!.agentGuid}`);
+  await expect(page.getByTestId('replay-frame')).toBeVisible();
+  await expectAccessibleAtEachSize(page, 'agent replay');
+
+  await page.goto(`/studies/${STUDY}/edit`);
+  await expect(page.getByRole('button', { name: 'Save study' })).toBeVisible();
+  await expectVisibleFocus(page, 'study editor', 60);
+  await expectAccessibleAtEachSize(page, 'study editor');
+  await page
+    .getByRole('button', { name: /^Task / })
+    .first()
+    .click();
+  await expect(page.getByTestId('task-picker-chosen')).toBeVisible();
+  await expectAccessibleAtEachSize(page, 'task picker');
+  await page.keyboard.press('Escape');
+  await expect(page.getByTestId('task-picker')).toHaveCount(0);
+  await page.getByRole('button', { name: 'Delete study' }).click();
+  await expect(page.getByRole('dialog', { name: `Delete study ${STUDY}?` })).toBeVisible();
+  await expectAccessibleAtEachSize(page, 'delete study dialog');
+  await page.keyboard.press('Escape');
+  await expect(page.getByRole('dialog')).toHaveCount(0);
+  await page.goto('/studies/new');
+  await expect(page.getByRole('button', { name: 'Save study' })).toBeVisible();
+  await expectAccessibleAtEachSize(page, 'new study');
+  await page.goto(`/studies/${POOL_STUDY}/campaign`);
+  await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
+  await expect(page.getByText('count-objects-bar').first()).toBeVisible();
+  await expectAccessibleAtEachSize(page, 'campaign');
+
+  await page.goto('/score');
+  await page.getByRole('combobox', { name: 'Baselines from a study' }).selectOption(STUDY);
+  await expect(page.getByText(`Using study:${STUDY}`)).toBeVisible();
+  await expectAccessibleAtEachSize(page, 'score page');
+
+  await page.goto('/games/push/playtest');
+  await expect(page.getByTestId('game-canvas')).toBeVisible();
+  await expectAccessibleAtEachSize(page, 'playtest');
+  await setWindowSize(page, LAPTOP);
+  await page.getByRole('button', { name: 'Validate…' }).click();
+  const validate = page.getByTestId('validate-panel');
+  await expect(validate).toBeVisible();
+  await validate.getByLabel('Steps', { exact: true }).selectOption('10000');
+  await validate.getByRole('button', { name: 'Validate', exact: true }).click();
+  await expect(validate.getByTestId('validate-status')).toContainText('Finished', { timeout: 60_000 });
+  await expectAccessibleAtEachSize(page, 'playtest: validate panel');
+
+  await page.goto(fixture!.graderPath);
+  await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
+  await expectAccessibleAtEachSize(page, 'grader page');
 });
 
 test('the time-up pages are accessible: an item closed by its hard limit and a session whose time is spent', async ({
@@ -525,7 +524,7 @@ test('the task browser, the task player with its pair viewer, the games, every g
   await page.goto('/');
   await expect(page.getByRole('list', { name: 'Collections' })).toBeVisible();
   await expectAccessibleAtEachSize(page, 'task browser');
-  await setSize(page, LAPTOP);
+  await setWindowSize(page, LAPTOP);
   await page
     .getByRole('list', { name: 'Collections' })
     .getByRole('button', { name: /arc-agi-1/ })
@@ -537,7 +536,7 @@ test('the task browser, the task player with its pair viewer, the games, every g
   await openTask(page, 'arc-agi-1', 'training/007bbfb7');
   await expectVisibleFocus(page, 'task player');
   await expectAccessibleAtEachSize(page, 'task player');
-  await setSize(page, LAPTOP);
+  await setWindowSize(page, LAPTOP);
   await page.getByRole('button', { name: 'Enlarge example 1' }).click();
   await expect(page.getByTestId('pair-viewer')).toBeVisible();
   await expectAccessibleAtEachSize(page, 'pair viewer');

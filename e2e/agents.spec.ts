@@ -65,15 +65,12 @@ test.describe('agents in a study', () => {
     await giveUpItem(participant);
     // The participant's log has reached the server once the results count their completion.
     await expect
-      .poll(
-        async () => {
-          const r = (await (
-            await fetch(`${server.base}/api/admin/studies/${STUDY}/results`, { headers: ADMIN })
-          ).json()) as { games: { levels: { completed: number }[] }[] };
-          return r.games[0]?.levels[0]?.completed ?? 0;
-        },
-        { timeout: 20_000 },
-      )
+      .poll(async () => {
+        const r = (await (
+          await fetch(`${server.base}/api/admin/studies/${STUDY}/results`, { headers: ADMIN })
+        ).json()) as { games: { levels: { completed: number }[] }[] };
+        return r.games[0]?.levels[0]?.completed ?? 0;
+      })
       .toBe(1);
     await participant.close();
 

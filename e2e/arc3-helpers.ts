@@ -1,7 +1,8 @@
 /**
  * Browser tests of ARC-AGI-3 games on the official engine: a test that changes games or needs
  * other flags starts its own server with the game folders it needs (a copy of the fixture game it
- * may change), so that tests never share a worker or a file; the tests that only play and read
+ * may change; the tests of one describe share one when none changes what another uses), so that
+ * tests never share a worker or a file; the tests that only play and read
  * the vendored official games, each in a study of its own, share the worker's server with them
  * (the `officialGames` fixture of `studio-test.ts`).
  */

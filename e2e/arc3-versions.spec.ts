@@ -6,6 +6,7 @@
  */
 import { expect, test } from './studio-test';
 import { seriousViolations } from './axe';
+import { setWindowSize } from './helpers';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ADMIN, TG01, createStudy, fixtureCopy, logIn, startServer } from './arc3-helpers';
@@ -75,7 +76,7 @@ test("the Games page shows a game's current code and the older code an open run 
       `1 open run keeps @${before}, the code it was opened on`,
     );
     for (const width of WIDTHS) {
-      await page.setViewportSize({ width, height: 900 });
+      await setWindowSize(page, { width, height: 900 });
       await page.screenshot({ path: info.outputPath(`games-versions-${width}.png`), fullPage: true });
     }
     expect(await seriousViolations(page)).toEqual([]);
@@ -88,7 +89,7 @@ test("the Games page shows a game's current code and the older code an open run 
     await expect(page.getByTestId('game-pins')).toContainText(`Started with ${TG01}@${before}`);
     await expect(page.getByTestId('game-pins')).toContainText('(changed)');
     for (const width of WIDTHS) {
-      await page.setViewportSize({ width, height: 900 });
+      await setWindowSize(page, { width, height: 900 });
       await page.screenshot({ path: info.outputPath(`results-versions-${width}.png`), fullPage: true });
       await page
         .getByRole('region', { name: 'Game versions' })

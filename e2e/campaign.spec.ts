@@ -7,7 +7,8 @@
 import { readFile } from 'node:fs/promises';
 import { expect, test, type Page } from './studio-test';
 import { expectAccessible } from './axe';
-import { ADMIN, completeCurrentItem, playGame, serverEvents, type StudyFile } from './study-helpers';
+import { setWindowSize } from './helpers';
+import { ADMIN, completeCurrentItem, finishStudy, playGame, serverEvents, type StudyFile } from './study-helpers';
 
 // The tests share nothing but the worker's server: the workers split them (`playwright.config.ts`).
 test.describe.configure({ mode: 'parallel' });
@@ -27,6 +28,8 @@ const SIZES = [
   { width: 1280, height: 800 },
   { width: 768, height: 1024 },
 ] as const;
+/** A computer, a tablet and a phone. */
+const EVERY_SIZE = [...SIZES, { width: 390, height: 844 }] as const;
 
 /** A participant opens the study link, agrees and begins. */
 async function begin(page: Page, id: string, pid: string): Promise<void> {
@@ -34,16 +37,6 @@ async function begin(page: Page, id: string, pid: string): Promise<void> {
   await page.getByRole('button', { name: 'I agree, start' }).click();
   await page.getByRole('button', { name: 'Begin' }).click();
   await expect(page.locator('[data-item]')).toBeVisible();
-}
-
-/** Works through every item on screen until the completion code shows. */
-async function finishStudy(page: Page, study: StudyFile): Promise<void> {
-  for (;;) {
-    const done = page.getByTestId('completion-code');
-    await expect(page.locator('[data-item]').or(done)).toBeVisible();
-    if (await done.isVisible()) return;
-    await completeCurrentItem(page, study);
-  }
 }
 
 test('a researcher builds a pool in the editor, two participants run it, the campaign view follows them live, and the bonus file downloads', async ({
@@ -309,7 +302,7 @@ test('the participant and the researcher see the candidates skipped for lack of 
     { width: 1280, height: 800 },
     { width: 390, height: 844 },
   ]) {
-    await participant.setViewportSize(size);
+    await setWindowSize(participant, size);
     await expectAccessible(participant, `participant header with skipped items at ${size.width}`);
     await participant.screenshot({ path: test.info().outputPath(`skipped-participant-${size.width}.png`) });
   }
@@ -329,8 +322,8 @@ test('the participant and the researcher see the candidates skipped for lack of 
   for (const c of ['later-a', 'later-b'])
     await expect(page.getByTestId(`skipped-${c}`)).toContainText(`${c}Skipped: not enough time left`);
   await expect(page.getByRole('list', { name: 'Items', exact: true })).toContainText('first-task');
-  for (const size of [...SIZES, { width: 390, height: 844 }]) {
-    await page.setViewportSize(size);
+  for (const size of EVERY_SIZE) {
+    await setWindowSize(page, size);
     await expectAccessible(page, `session replay with skipped items at ${size.width}`);
     await page.screenshot({ path: test.info().outputPath(`skipped-replay-${size.width}.png`) });
   }
@@ -388,22 +381,30 @@ test('the pool editor, the candidate picker and the campaign view are accessible
   await page.goto(`/login#token=${process.env.E2E_ADMIN_TOKEN}`);
   // The login page keeps the token once its script has run: wait for it before leaving.
   await expect(page.getByRole('heading', { name: 'Studies' })).toBeVisible();
-  for (const size of [...SIZES, { width: 390, height: 844 }]) {
-    await page.setViewportSize(size);
-    await page.goto(`/studies/${id}/edit`);
-    await expect(page.getByTestId('pool-pool-count')).toHaveText('3 candidates');
+  // Each page is loaded once and checked at each size (`setWindowSize`).
+  await page.goto(`/studies/${id}/edit`);
+  await expect(page.getByTestId('pool-pool-count')).toHaveText('3 candidates');
+  for (const size of EVERY_SIZE) {
+    await setWindowSize(page, size);
     await expectAccessible(page, `study editor with a pool at ${size.width}x${size.height}`);
-    await page.getByRole('button', { name: 'Add candidates…' }).click();
-    await expect(page.getByTestId('candidate-picker-count')).toHaveText(/selected$/);
+  }
+  await page.getByRole('button', { name: 'Add candidates…' }).click();
+  await expect(page.getByTestId('candidate-picker-count')).toHaveText(/selected$/);
+  for (const size of EVERY_SIZE) {
+    await setWindowSize(page, size);
     await expectAccessible(page, `candidate picker at ${size.width}x${size.height}`);
     await page.screenshot({ path: test.info().outputPath(`candidate-picker-${size.width}.png`) });
-    await page.getByRole('button', { name: 'Cancel' }).click();
+  }
+  await page.getByRole('button', { name: 'Cancel' }).click();
+  await expect(page.getByTestId('candidate-picker')).toHaveCount(0);
 
-    await page.goto(`/studies/${id}/campaign`);
-    await expect(page.getByRole('table', { name: 'Candidates' })).toBeVisible();
-    await expect(page.getByRole('list', { name: 'Participants playing now' }).getByRole('listitem')).toHaveCount(1);
-    await page.getByRole('button', { name: `Details of ${game}` }).click();
-    await expect(page.getByTestId('funnel-level-1')).toContainText('1/1 completed');
+  await page.goto(`/studies/${id}/campaign`);
+  await expect(page.getByRole('table', { name: 'Candidates' })).toBeVisible();
+  await expect(page.getByRole('list', { name: 'Participants playing now' }).getByRole('listitem')).toHaveCount(1);
+  await page.getByRole('button', { name: `Details of ${game}` }).click();
+  await expect(page.getByTestId('funnel-level-1')).toContainText('1/1 completed');
+  for (const size of EVERY_SIZE) {
+    await setWindowSize(page, size);
     await expectAccessible(page, `campaign view at ${size.width}x${size.height}`);
     await page.getByRole('heading', { name: new RegExp(`^${game} game`) }).scrollIntoViewIfNeeded();
     await page.screenshot({ path: test.info().outputPath(`campaign-funnel-${size.width}.png`) });
@@ -440,14 +441,15 @@ test('the study list marks a study with pools, and its campaign view is one clic
   await page.goto(`/login#token=${process.env.E2E_ADMIN_TOKEN}`);
   // The login page keeps the token once its script has run: wait for it before leaving.
   await expect(page.getByRole('heading', { name: 'Studies' })).toBeVisible();
-  for (const size of [...SIZES, { width: 390, height: 844 }]) {
-    await page.setViewportSize(size);
-    await page.goto('/studies');
-    const entry = page
-      .getByRole('list', { name: 'Studies' })
-      .getByRole('listitem')
-      .filter({ hasText: `Listed campaign ${stamp}` });
-    await expect(entry.getByTestId('campaign-badge')).toHaveText(`Campaign list-${stamp} · 1 pool`);
+  await page.goto('/studies');
+  const entry = page
+    .getByRole('list', { name: 'Studies' })
+    .getByRole('listitem')
+    .filter({ hasText: `Listed campaign ${stamp}` });
+  await expect(entry.getByTestId('campaign-badge')).toHaveText(`Campaign list-${stamp} · 1 pool`);
+  for (const size of EVERY_SIZE) {
+    await setWindowSize(page, size);
+    await expect(entry.getByTestId('campaign-badge')).toBeVisible();
     await expectAccessible(page, `study list at ${size.width}x${size.height}`);
     await entry.scrollIntoViewIfNeeded();
     await page.screenshot({ path: test.info().outputPath(`study-list-${size.width}.png`) });

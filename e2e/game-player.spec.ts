@@ -1,7 +1,7 @@
 import { expect, test } from './studio-test';
 import { readFile } from 'node:fs/promises';
 import { parseActions, replayGameEvents, hashFrame } from '../src/core/game';
-import { performGameAction } from './helpers';
+import { performGameActions } from './helpers';
 import { parseJsonl } from '../src/core/log/events';
 import { games, solutions } from '../src/games';
 
@@ -13,7 +13,7 @@ for (const id of Object.keys(games)) {
     await page.goto(`/games/${id}`);
     await expect(page.getByTestId('game-level')).toHaveText(`1 / ${game.levels.length}`);
     const solution = parseActions(solutions[id][0]);
-    for (const input of solution) await performGameAction(page, input);
+    await performGameActions(page, solution);
     await expect(page.getByTestId('game-level')).toHaveText(`2 / ${game.levels.length}`);
     await expect(page.getByTestId('game-canvas')).toHaveAttribute('data-level', '1');
     await expect(page.getByTestId('game-actions')).toHaveText(String(solution.length));
@@ -61,7 +61,7 @@ test('Reset never throws away won levels by accident: a double-click asks first,
 }) => {
   const game = games.push;
   await page.goto('/games/push');
-  for (const input of parseActions(solutions.push[0])) await performGameAction(page, input);
+  await performGameActions(page, parseActions(solutions.push[0]));
   await expect(page.getByTestId('game-level')).toHaveText(`2 / ${game.levels.length}`);
   const won = await page.getByTestId('game-actions').textContent();
 

@@ -57,6 +57,8 @@ async function gradeAll(page: Page, good: number[], poor: number[]): Promise<voi
       .getByRole('button', { name: `Answer ${i + 1}`, exact: false })
       .first()
       .click();
+    // The answer is read once the page shows the one chosen, not the one before it.
+    await expect(page.getByRole('region', { name: `Answer ${i + 1}`, exact: true })).toBeVisible();
     const text = await page.getByTestId('grading-answer').textContent();
     await grade(page, text === GOOD ? good : poor);
   }

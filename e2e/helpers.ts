@@ -106,6 +106,21 @@ export async function dragCells(page: Page, id: GridId, cells: readonly [number,
   await page.mouse.up();
 }
 
+/**
+ * Resizes the window and waits until the page has laid itself out for the new size. The app's
+ * layout follows the window through CSS and media queries that listen for changes, so a page
+ * resized is the page a screen of that size loads: a check at several sizes loads the page once.
+ */
+export async function setWindowSize(page: Page, size: { width: number; height: number }): Promise<void> {
+  const now = page.viewportSize();
+  if (now && now.width === size.width && now.height === size.height) return;
+  await page.setViewportSize(size);
+  // Resize observers and media-query listeners run before the next frame is drawn.
+  await page.evaluate(
+    () => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve()))),
+  );
+}
+
 /** Opens a task in the practice player and waits until its grids are on screen. */
 export async function openTask(page: Page, collection: string, taskId: string): Promise<void> {
   await page.goto(`/tasks/${collection}/${taskId}`);
@@ -133,16 +148,28 @@ const GAME_KEYS: Record<string, string> = {
   ACTION7: 'Control+z',
 };
 
-/** One game action as a person does it: a key press, a click on the frame's cell, or the Reset button. */
-export async function performGameAction(page: Page, input: ActionInput): Promise<void> {
-  // The game takes input once its first frame is drawn; a key pressed before that would be lost.
-  await expect(page.getByTestId('game-canvas')).toHaveAttribute('data-frame-hash', /./);
-  if (input.action === 'ACTION6') {
-    const box = (await page.getByTestId('game-canvas').boundingBox())!;
-    await page.mouse.click(box.x + ((input.x! + 0.5) * box.width) / 64, box.y + ((input.y! + 0.5) * box.height) / 64);
-  } else if (input.action === 'RESET') {
-    await page.getByRole('button', { name: 'Reset' }).click();
-  } else {
-    await page.keyboard.press(GAME_KEYS[input.action]);
+/**
+ * Game actions as a person does them, one after another: key presses, clicks on the frame's cells,
+ * the Reset button. The game takes input once its first frame is drawn (a key pressed before that
+ * would be lost), and a drawn frame stays drawn while it is played: that is looked at once, not
+ * before each action.
+ */
+export async function performGameActions(page: Page, inputs: readonly ActionInput[]): Promise<void> {
+  const canvas = page.getByTestId('game-canvas');
+  await expect(canvas).toHaveAttribute('data-frame-hash', /./);
+  for (const input of inputs) {
+    if (input.action === 'ACTION6') {
+      const box = (await canvas.boundingBox())!;
+      await page.mouse.click(box.x + ((input.x! + 0.5) * box.width) / 64, box.y + ((input.y! + 0.5) * box.height) / 64);
+    } else if (input.action === 'RESET') {
+      await page.getByRole('button', { name: 'Reset' }).click();
+    } else {
+      await page.keyboard.press(GAME_KEYS[input.action]);
+    }
   }
+}
+
+/** One game action as a person does it (`performGameActions`). */
+export async function performGameAction(page: Page, input: ActionInput): Promise<void> {
+  await performGameActions(page, [input]);
 }

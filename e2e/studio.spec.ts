@@ -11,7 +11,7 @@ import type { LogEvent } from '../src/core/log/events';
 import { games, solutions } from '../src/games';
 import { itemActions } from '../src/core/study/actions';
 import { completeCurrentItem, sampleStudy, serverEvents } from './study-helpers';
-import { performGameAction } from './helpers';
+import { performGameActions } from './helpers';
 
 /** The 0-based index of a table's column by its header's text. */
 async function columnIndex(table: ReturnType<Page['getByRole']>, header: string): Promise<number> {
@@ -141,7 +141,7 @@ test('a designer playtests any level with a state inspector and instant restart;
   await page.getByLabel('Level', { exact: true }).selectOption('2');
   await expect(page.getByTestId('game-level')).toHaveText(`3 / ${games.push.levels.length}`);
   const hash0 = await page.getByTestId('state-hash').textContent();
-  for (const input of parseActions(solutions.push[2])) await performGameAction(page, input);
+  await performGameActions(page, parseActions(solutions.push[2]));
   await expect(page.getByTestId('game-level')).toHaveText(`4 / ${games.push.levels.length}`);
   await expect(page.getByTestId('state-hash')).not.toHaveText(hash0!);
   await page.getByRole('button', { name: 'Restart level' }).click();
@@ -150,13 +150,10 @@ test('a designer playtests any level with a state inspector and instant restart;
 
   const admin = { Authorization: `Bearer ${process.env.E2E_ADMIN_TOKEN}` };
   await expect
-    .poll(
-      async () => {
-        const r = await (await request.get('/api/admin/studies/sample/results', { headers: admin })).json();
-        return r.participants.filter((p: { playtest: boolean }) => p.playtest).length;
-      },
-      { timeout: 20_000 },
-    )
+    .poll(async () => {
+      const r = await (await request.get('/api/admin/studies/sample/results', { headers: admin })).json();
+      return r.participants.filter((p: { playtest: boolean }) => p.playtest).length;
+    })
     .toBeGreaterThan(before.participants.filter((p: { playtest: boolean }) => p.playtest).length);
   const after = await (await request.get('/api/admin/studies/sample/results', { headers: admin })).json();
   const level3 = (r: typeof after) => r.games[0].levels[2];

@@ -1,17 +1,40 @@
-import { expect, test, type Page } from './studio-test';
+import { expect, test, type APIRequestContext, type Page } from './studio-test';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { clickCell, ownPort, screenGrid, seedDataDir } from './helpers';
-import { browserSession, completeCurrentItem, expectAllStored, sampleStudy, serverEvents } from './study-helpers';
+import { ADMIN, browserSession, expectAllStored, finishStudy, serverEvents, type StudyFile } from './study-helpers';
 
 // The tests share nothing but the worker's server: the workers split them (`playwright.config.ts`).
 test.describe.configure({ mode: 'parallel' });
 
-/** Starts the study and stops at the first task item. */
-async function reachTask(page: Page, base = ''): Promise<void> {
-  await page.goto(`${base}/s/sample?PROLIFIC_PID=fault-${Math.random().toString(36).slice(2)}`);
+/**
+ * The sample study cut to its first page and two tasks: a fault strikes on the first task, and the
+ * participant goes on to the next item and the end. What comes after the fault is what a
+ * participant meets anywhere in a study; the whole walk through the sample, its game included, is
+ * `study.spec.ts`'s.
+ */
+function faultsStudy(): { id: string; definition: Record<string, unknown>; study: StudyFile } {
+  const sample = JSON.parse(readFileSync('data/studies/sample.json', 'utf8')) as Record<string, unknown> & StudyFile;
+  const items = sample.items.filter((i) => ['intro', 'practice', 'downscale'].includes(i.id));
+  const definition = { ...sample, title: 'Faults', items };
+  return { id: `faults-${Math.random().toString(36).slice(2)}`, definition, study: { ...sample, items } };
+}
+
+/** Saves the study on the server at `base` and starts it in the page; stops at the first task item. */
+async function reachTask(
+  page: Page,
+  request: APIRequestContext,
+  faults: ReturnType<typeof faultsStudy>,
+  base = '',
+): Promise<void> {
+  const saved = await request.post(`${base}/api/admin/studies/${faults.id}`, {
+    headers: ADMIN,
+    data: { definition: faults.definition },
+  });
+  expect(saved.status(), await saved.text()).toBe(201);
+  await page.goto(`${base}/s/${faults.id}?PROLIFIC_PID=fault-${Math.random().toString(36).slice(2)}`);
   await page.getByRole('button', { name: 'I agree, start' }).click();
   await page.getByRole('button', { name: 'Begin' }).click();
   await page.getByRole('button', { name: 'Continue' }).click();
@@ -23,9 +46,8 @@ async function paintSome(page: Page, colour: number, cells: [number, number][]):
   for (const [r, c] of cells) await clickCell(page, 'output-grid', r, c);
 }
 
-async function finishStudy(page: Page): Promise<void> {
-  const study = sampleStudy();
-  while (await page.locator('[data-item]').count()) await completeCurrentItem(page, study);
+async function finishAll(page: Page, study: StudyFile): Promise<void> {
+  await finishStudy(page, study);
   await expect(page.getByTestId('completion-code')).toHaveText(study.completion.code);
 }
 
@@ -38,14 +60,15 @@ test('offline for 60 seconds mid-item: work goes on, nothing is lost, and everyt
   // The page's clock is moved on by the test: a minute offline passes at once, and every retry
   // the outbox schedules in that minute (with its backoff) is due and fails.
   await page.clock.install();
-  await reachTask(page);
+  const faults = faultsStudy();
+  await reachTask(page, request, faults);
   await context.setOffline(true);
   await paintSome(page, 2, [
     [0, 0],
     [1, 1],
     [2, 2],
   ]);
-  await expect(page.getByTestId('offline-banner')).toBeVisible({ timeout: 15_000 });
+  await expect(page.getByTestId('offline-banner')).toBeVisible();
   await page.clock.runFor('01:00');
   await paintSome(page, 3, [
     [0, 2],
@@ -57,12 +80,13 @@ test('offline for 60 seconds mid-item: work goes on, nothing is lost, and everyt
   await expect
     .poll(async () => (await serverEvents(request, local.id)).length, { timeout: 30_000 })
     .toBe(local.events.length);
-  await finishStudy(page);
+  await finishAll(page, faults.study);
   await expectAllStored(request, page);
 });
 
 test('a reload mid-item resumes the same item with its grid and trials', async ({ page, request }) => {
-  await reachTask(page);
+  const faults = faultsStudy();
+  await reachTask(page, request, faults);
   const item = await page.locator('[data-item]').getAttribute('data-item');
   await paintSome(page, 4, [
     [0, 0],
@@ -79,13 +103,13 @@ test('a reload mid-item resumes the same item with its grid and trials', async (
   // Undo history comes back too.
   await page.keyboard.press('Control+z');
   await expect.poll(async () => (await screenGrid(page, 'output-grid'))[1][1]).toBe(0);
-  await finishStudy(page);
+  await finishAll(page, faults.study);
   const { events } = await expectAllStored(request, page);
   expect(events.filter((e) => e.kind === 'session.resume')).toHaveLength(1);
 });
 
 test('the server killed with SIGKILL and restarted mid-session loses nothing', async ({ page, request }) => {
-  test.setTimeout(240_000);
+  test.setTimeout(480_000);
   const dataDir = seedDataDir(mkdtempSync(path.join(os.tmpdir(), 'arc-studio-kill-')));
   const port = ownPort(2);
   const base = `http://127.0.0.1:${port}`;
@@ -101,7 +125,8 @@ test('the server killed with SIGKILL and restarted mid-session loses nothing', a
     try {
       await expect
         .poll(async () => (await fetch(`${base}/api/health`).catch(() => null))?.status ?? 0, {
-          timeout: 60_000,
+          // A server took over 100 s to start at a load of 40 on 2 cores (`studio-test.ts`).
+          timeout: 180_000,
           message: 'the server did not start',
         })
         .toBe(200);
@@ -114,7 +139,8 @@ test('the server killed with SIGKILL and restarted mid-session loses nothing', a
   };
   let server = await start();
   try {
-    await reachTask(page, base);
+    const faults = faultsStudy();
+    await reachTask(page, request, faults, base);
     await paintSome(page, 6, [
       [0, 0],
       [1, 0],
@@ -126,7 +152,7 @@ test('the server killed with SIGKILL and restarted mid-session loses nothing', a
           (
             await (
               await request.get(`${base}/api/admin/sessions/${local.id}/events`, {
-                headers: { Authorization: `Bearer ${process.env.E2E_ADMIN_TOKEN}` },
+                headers: ADMIN,
               })
             ).json()
           ).events.length,
@@ -138,15 +164,15 @@ test('the server killed with SIGKILL and restarted mid-session loses nothing', a
       [2, 2],
       [2, 1],
     ]);
-    await expect(page.getByTestId('offline-banner')).toBeVisible({ timeout: 15_000 });
+    await expect(page.getByTestId('offline-banner')).toBeVisible();
     server = await start();
     await expect(page.getByTestId('offline-banner')).toBeHidden({ timeout: 45_000 });
-    await finishStudy(page);
+    await finishAll(page, faults.study);
     const after = await browserSession(page);
     const stored = (
       await (
         await request.get(`${base}/api/admin/sessions/${after.id}/events`, {
-          headers: { Authorization: `Bearer ${process.env.E2E_ADMIN_TOKEN}` },
+          headers: ADMIN,
         })
       ).json()
     ).events as { seq: number; t: number; kind: string; data: unknown }[];

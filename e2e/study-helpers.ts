@@ -7,7 +7,7 @@ import type { Grid } from '../src/core/grid/grid';
 import type { LogEvent } from '../src/core/log/events';
 import { parseActions } from '../src/core/game';
 import { solutions } from '../src/games';
-import { gridGeometry, performGameAction, pointOf, resizeTo, screenGrid } from './helpers';
+import { gridGeometry, performGameActions, pointOf, resizeTo, screenGrid } from './helpers';
 
 export const ADMIN = { Authorization: `Bearer ${process.env.E2E_ADMIN_TOKEN}` };
 
@@ -74,7 +74,7 @@ export async function solveTaskItem(page: Page, study: StudyFile, itemId: string
 /** Plays every level of a game with its recorded solutions, by key and click. */
 export async function playGame(page: Page, gameId: string, levels = solutions[gameId].length): Promise<void> {
   for (let level = 0; level < levels; level++) {
-    for (const input of parseActions(solutions[gameId][level])) await performGameAction(page, input);
+    await performGameActions(page, parseActions(solutions[gameId][level]));
     await expect(page.getByTestId('game-canvas')).toHaveAttribute('data-level', String(level + 1));
   }
 }
@@ -95,6 +95,20 @@ export async function completeCurrentItem(page: Page, study: StudyFile): Promise
   }
   await expect(page.locator(`[data-item="${id}"]`)).toHaveCount(0);
   return id;
+}
+
+/**
+ * Works through every item on screen until the completion code shows. Between two items neither
+ * is on screen for a moment: each round waits for the next item or the code, never counts items
+ * as the page changes.
+ */
+export async function finishStudy(page: Page, study: StudyFile): Promise<void> {
+  const done = page.getByTestId('completion-code');
+  for (;;) {
+    await expect(page.locator('[data-item]').or(done)).toBeVisible();
+    if (await done.isVisible()) return;
+    await completeCurrentItem(page, study);
+  }
 }
 
 /** The session id of the study the page is in, from the browser's own storage. */

@@ -6,7 +6,7 @@
 import { expect, test } from './studio-test';
 import { parseActions } from '../src/core/game';
 import { solutions } from '../src/games';
-import { performGameAction } from './helpers';
+import { performGameActions } from './helpers';
 import { ADMIN, serverEvents } from './study-helpers';
 
 test('the time left shows, the hard limit says it closed the item, and leaving a game after a won level is a finish', async ({
@@ -29,8 +29,8 @@ test('the time left shows, the hard limit says it closed the item, and leaving a
             id: 'mirror',
             collection: 'samples',
             task: 'mirror-across-wall',
-            softMinutes: 0.05,
-            hardMinutes: 0.15,
+            softMinutes: 0.5,
+            hardMinutes: 1,
           },
           { kind: 'game', id: 'push', game: 'push' },
         ],
@@ -39,18 +39,25 @@ test('the time left shows, the hard limit says it closed the item, and leaving a
   });
   expect(created.status(), await created.text()).toBe(201);
 
+  // The page's clock is moved past the limits by the test, not waited for.
+  await page.clock.install();
   await page.goto(`/s/${id}?PROLIFIC_PID=limits-${Date.now().toString(36)}`);
   await page.getByRole('button', { name: 'I agree, start' }).click();
   await page.getByRole('button', { name: 'Begin' }).click();
   await expect(page.getByTestId('output-grid')).toBeVisible();
-  // 9 seconds in all: the clock counts down.
-  await expect(page.getByTestId('time-left')).toHaveText(/^Time left: 0:0\d$/);
-  await expect(page.getByText('You have spent 0.05 minutes on this item')).toBeVisible({ timeout: 15_000 });
+  // A minute in all: the clock counts down.
+  await expect(page.getByTestId('time-left')).toHaveText(/^Time left: (1:00|0:[0-5]\d)$/);
+  await expect(page.getByText('You have spent 0.5 minutes on this item')).toHaveCount(0);
+  await page.clock.fastForward('00:35');
+  await expect(page.getByText('You have spent 0.5 minutes on this item')).toBeVisible();
+  await expect(page.getByTestId('time-left')).toHaveText(/^Time left: 0:[0-2]\d$/);
   await page.screenshot({ path: 'test-results/study-time-left.png' });
 
   // The hard limit closes the item and says so; the task is no longer on screen.
   const timeUp = page.getByRole('alertdialog', { name: 'Time is up for this item' });
-  await expect(timeUp).toBeVisible({ timeout: 20_000 });
+  await expect(timeUp).toHaveCount(0);
+  await page.clock.fastForward('00:30');
+  await expect(timeUp).toBeVisible();
   await expect(timeUp).toContainText('Everything you did on this item is saved');
   await page.screenshot({ path: 'test-results/study-time-up.png' });
   await expect(page.getByTestId('output-grid')).toHaveCount(0);
@@ -59,7 +66,7 @@ test('the time left shows, the hard limit says it closed the item, and leaving a
   // The game: once level 1 is won, leaving is "Finish and continue", not giving up.
   await expect(page.getByTestId('game-canvas')).toBeVisible();
   await expect(page.getByRole('button', { name: 'Give up and continue' })).toBeVisible();
-  for (const input of parseActions(solutions.push[0])) await performGameAction(page, input);
+  await performGameActions(page, parseActions(solutions.push[0]));
   await expect(page.getByTestId('game-canvas')).toHaveAttribute('data-level', '1');
   await expect(page.getByRole('button', { name: 'Give up and continue' })).toHaveCount(0);
   await page.getByRole('button', { name: 'Finish and continue' }).click();
@@ -71,7 +78,7 @@ test('the time left shows, the hard limit says it closed the item, and leaving a
   await expect(page.getByTestId('game-canvas')).toBeVisible();
   await page.getByRole('button', { name: 'Finish and continue' }).click();
   await finish.getByRole('button', { name: 'Finish and move on' }).click();
-  await expect(page.getByTestId('completion-code')).toHaveText('LIMITS-OK', { timeout: 30_000 });
+  await expect(page.getByTestId('completion-code')).toHaveText('LIMITS-OK');
 
   const sessions = (
     (await (await request.get(`/api/admin/studies/${id}/results`, { headers: ADMIN })).json()) as {

@@ -64,13 +64,13 @@ test('a refused session ends on a clear error, not an endless save, and the part
   await page.getByRole('button', { name: 'Begin' }).click();
   // Refused mid-study: the participant is told at once, with the way to keep their work.
   const banner = page.getByTestId('fatal-banner');
-  await expect(banner).toBeVisible({ timeout: 20_000 });
+  await expect(banner).toBeVisible();
   await expect(banner).toContainText('kept in this browser');
   await expect(banner.getByRole('button', { name: 'Download your actions' })).toBeVisible();
   await page.getByRole('button', { name: 'Continue' }).click();
 
   const error = page.getByTestId('finish-error');
-  await expect(error).toBeVisible({ timeout: 20_000 });
+  await expect(error).toBeVisible();
   await expect(error).toContainText('could not be completed');
   await expect(error).toContainText('(413: This session has stored');
   await expect(error).toContainText('Nothing is lost');

@@ -7,6 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { expect, test } from './studio-test';
 import { seriousViolations } from './axe';
+import { setWindowSize } from './helpers';
 import { parseCsvObjects } from '../src/core/formats/csv';
 import { ADMIN, expectAllStored } from './study-helpers';
 
@@ -95,7 +96,7 @@ test('a researcher builds a survey of several question types in the editor, a pa
   await expect(preview.getByRole('status')).toHaveText('These answers would be accepted.');
 
   for (const width of [1280, 768, 390]) {
-    await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+    await setWindowSize(page, { width, height: width === 390 ? 844 : 900 });
     await builder.evaluate((el) => el.scrollIntoView());
     await page.screenshot({ path: test.info().outputPath(`survey-builder-${width}.png`), fullPage: true });
     expect(await seriousViolations(page)).toEqual([]);

@@ -7,6 +7,7 @@ import { readFile } from 'node:fs/promises';
 import type { ExportedSurveys } from '../src/server/export/surveys';
 import { expect, test, type Page } from './studio-test';
 import { expectAccessible } from './axe';
+import { setWindowSize } from './helpers';
 import { ADMIN, expectAllStored } from './study-helpers';
 
 const DEFINITION = {
@@ -122,7 +123,7 @@ test('two participants answer a survey; the researcher reads each question summa
     { width: 768, height: 1024 },
     { width: 390, height: 844 },
   ]) {
-    await page.setViewportSize(size);
+    await setWindowSize(page, size);
     await expectAccessible(page, `survey summary at ${size.width}`);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(size.width);
     await page.screenshot({ path: `test-results/survey-summary-${size.width}.png`, fullPage: true });

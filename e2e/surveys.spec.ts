@@ -107,6 +107,12 @@ test("a participant answers a block of questions, describes a task's rule, fills
   // A reload keeps what was sent and what was typed.
   await questions.nth(2).getByRole('textbox', { name: 'Your answer (a number)' }).fill('4.93');
   await questions.nth(2).getByRole('textbox', { name: 'Your answer (a number)' }).blur();
+  // Leaving the field logs what was typed: reload once it is in the browser's log.
+  await expect
+    .poll(async () =>
+      (await browserSession(page)).events.some((e) => e.kind === 'question.input' && e.data.text === '4.93'),
+    )
+    .toBe(true);
   await page.reload();
   await expect(page.getByTestId('block-progress')).toHaveText('2 of 3 answered');
   await expect(questions.nth(2).getByRole('textbox', { name: 'Your answer (a number)' })).toHaveValue('4.93');
@@ -261,13 +267,19 @@ test('a participant withdraws with a reason: the session ends withdrawn, kept an
     sessions: { id: string; state: string; finishedAt: number | null }[];
   };
   expect(sessions.sessions.map((s) => s.state)).toEqual(['withdrawn']);
-  const events = await serverEvents(request, sessions.sessions[0].id);
-  expect(events.filter((e) => e.kind.startsWith('withdraw')).map((e) => [e.kind, e.data.reason ?? null])).toEqual([
-    ['withdraw.open', null],
-    ['withdraw.cancel', null],
-    ['withdraw.open', null],
-    ['withdraw', 'no_time'],
-  ]);
+  // The events reach the server through the browser's outbox: read once they are all there.
+  await expect
+    .poll(async () =>
+      (await serverEvents(request, sessions.sessions[0].id))
+        .filter((e) => e.kind.startsWith('withdraw'))
+        .map((e) => [e.kind, e.data.reason ?? null]),
+    )
+    .toEqual([
+      ['withdraw.open', null],
+      ['withdraw.cancel', null],
+      ['withdraw.open', null],
+      ['withdraw', 'no_time'],
+    ]);
   const rows = await exportRows(request, id);
   expect(rows.map((r) => [r.kind, r.item_id, r.answer, r.comment, r.session_state])).toEqual([
     ['question', 'science-block', '', '', 'withdrawn'],

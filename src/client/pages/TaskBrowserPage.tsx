@@ -1,4 +1,4 @@
-import { useEffect, useEffectEvent, useMemo, useRef, useState } from 'react';
+import { useEffect, useEffectEvent, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useLocation, useSearch } from 'wouter';
 import { collectionsQuery, taskIdsOf, taskOf, type CollectionInfo } from '../tasks/queries';
@@ -54,7 +54,9 @@ export function TaskBrowserPage() {
     navigate(`/?c=${encodeURIComponent(c)}`, { replace: true });
   };
 
-  useEffect(() => {
+  // Registered in the commit that shows the list: a key pressed once it is on screen moves through
+  // the tasks shown, not the list before it.
+  useLayoutEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (e.key === '/' && !isTyping(e)) {
         e.preventDefault();

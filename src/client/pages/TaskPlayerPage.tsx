@@ -1,4 +1,4 @@
-import { useEffect, useMemo } from 'react';
+import { useLayoutEffect, useMemo } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { Link, useLocation, useParams } from 'wouter';
 import { taskIdsOf, taskOf } from '../tasks/queries';
@@ -37,7 +37,8 @@ export function TaskPlayerPage() {
   const prev = at > 0 ? ids[at - 1] : null;
   const next = at >= 0 && at < ids.length - 1 ? ids[at + 1] : null;
 
-  useEffect(() => {
+  // Registered in the commit that shows the task and its neighbours, as the player's own keys are.
+  useLayoutEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       if (isTyping(e) || e.ctrlKey || e.metaKey || e.altKey) return;
       if (e.key === ']' && next) navigate(taskHref(collection, next));

@@ -74,7 +74,9 @@ export function TaskPlayer({ open, sink, judge, trials = 3, toolbar, onFinishedA
   const phone = !useMediaQuery('(min-width: 640px)');
   const [shown, setShown] = useState<GridSide>('input');
 
-  useEffect(() => {
+  // Registered in the commit that draws the grids: a key pressed once they are on screen is never
+  // lost to a listener not yet attached (a passive effect runs after the browser paints).
+  useLayoutEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       const action = actionForKey(e);
       if (!action) return;

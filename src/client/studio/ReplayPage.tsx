@@ -261,7 +261,9 @@ export function ItemReplay({
     return () => clearTimeout(id);
   }, [playing, pos, speed, events]);
 
-  useEffect(() => {
+  // Registered in the commit that shows the events: an arrow pressed once they are on screen steps
+  // through them, not through the empty list before them.
+  useLayoutEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       // Inputs (the scrubber included) handle their own keys.
       const tag = (e.target as HTMLElement).tagName;
