@@ -3,9 +3,9 @@
  * runs) answer exactly what one whole read of the same rows gives, on both databases, a log with
  * a gap included; and on PGlite, whose tables are never analyzed (it has no autovacuum), each
  * page costs the database one page of rows, never the rest of the session's log: the plan of
- * every page query is read with `EXPLAIN ANALYZE`. That a participant's batch sent during such a
- * read is answered before the read's next page is `participantsFirst.test.ts`; what the
- * acknowledgements wait meanwhile is a figure of `npm run bench -- scale`.
+ * every page query is read with `EXPLAIN ANALYZE`. A participant's batch sent while a run's steps
+ * are read is answered before the read's next page (the other reads: `participantsFirst.test.ts`);
+ * what the acknowledgements wait meanwhile is a figure of `npm run bench -- scale`.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -141,13 +141,14 @@ async function routes(store: Store) {
     version: 'test',
     study: { store, adminTokenHash: hashToken(ADMIN), replay: replayWithEngine, games: gameIds, digests: pool },
   });
-  const runs = new Hono().route('/admin', adminRunsRoutes({ store, replayer: null }));
+  // The runs router as the server mounts it (arc3/routes.ts), without an engine to check runs on.
+  const runs = new Hono().route('/admin', adminRunsRoutes({ store, digests: pool, replayer: null }));
   const get = async (app: { request: Hono['request'] }, url: string) => {
     const res = await app.request(url, { headers: { Authorization: `Bearer ${ADMIN}` } });
     expect(res.status).toBe(200);
     return JSON.parse(await res.text()) as unknown;
   };
-  return { library, get: (url: string) => get(api, url), getRuns: (url: string) => get(runs, url) };
+  return { library, pool, api, get: (url: string) => get(api, url), getRuns: (url: string) => get(runs, url) };
 }
 
 describe.each(backends)('reads of a session longer than a page on $name', (backend) => {
@@ -155,7 +156,7 @@ describe.each(backends)('reads of a session longer than a page on $name', (backe
     const store = await backend.open();
     stores.push(store);
     await fill(store);
-    const { library, get, getRuns } = await routes(store);
+    const { library, pool, get, getRuns } = await routes(store);
     const whole = await store.readEvents(SESSION);
     expect(whole).toHaveLength(EVENTS - 1);
 
@@ -187,7 +188,7 @@ describe.each(backends)('reads of a session longer than a page on $name', (backe
     const expected = summarizeSession(study.study, [0, 1, 2], whole, [], (id) => tests.get(id) ?? [], replayWithEngine);
     expect(detail.summary).toEqual(JSON.parse(JSON.stringify(expected)));
 
-    // Runs: every step once, in order, each step's frames standing alone.
+    // Runs: every step once, in order, each step's frames standing alone, made on the digest thread.
     const runs = (await getRuns(`/admin/sessions/${SESSION}/runs`)) as {
       runs: { runId: string; steps: { step: number; frames: string; frameHash: string }[] }[];
     };
@@ -199,6 +200,60 @@ describe.each(backends)('reads of a session longer than a page on $name', (backe
         frames: encodeFrames(frames, null),
       })),
     );
+    expect(pool.stepPages).toBe(Math.ceil(STEPS / STEP_PAGE));
+  }, 120_000);
+});
+
+describe("a run's steps read on PGlite", () => {
+  it("a participant's batch sent during the read is answered before the read asks for its next page", async () => {
+    const store = await backends.find((b) => b.name === 'pglite')!.open();
+    stores.push(store);
+    await fill(store);
+    const { api, getRuns } = await routes(store);
+    const created = await api.request('/studies/long/sessions', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ params: {} }),
+    });
+    expect(created.status).toBe(201);
+    const participant = (await created.json()) as { sessionId: string; token: string };
+
+    // What happened, in order: each page of steps the store gave, and the batch's answer.
+    const log: string[] = [];
+    let firstPage: () => void = () => {};
+    const pageRead = new Promise<void>((r) => (firstPage = r));
+    const readGameSteps = store.readGameSteps.bind(store);
+    store.readGameSteps = async (runId, opts) => {
+      const steps = await readGameSteps(runId, opts);
+      if (runId === RUN && steps.length) {
+        log.push(`page ${steps[0].step}-${steps[steps.length - 1].step}`);
+        firstPage();
+      }
+      return steps;
+    };
+    const batch = pageRead.then(async () => {
+      log.push('batch sent');
+      const res = await api.request(`/sessions/${participant.sessionId}/events`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${participant.token}` },
+        body: JSON.stringify({ events: [{ seq: 0, t: 0, kind: 'session.start', data: {} }] }),
+      });
+      expect(res.status).toBe(200);
+      log.push('batch answered');
+    });
+    const [runs] = await Promise.all([
+      getRuns(`/admin/sessions/${SESSION}/runs`).then((body) => {
+        log.push('read done');
+        return body as { runs: { steps: unknown[] }[] };
+      }),
+      batch,
+    ]);
+    expect(runs.runs[0].steps).toHaveLength(STEPS);
+    const sent = log.indexOf('batch sent');
+    expect(log.slice(0, sent)).toEqual(['page 0-99']);
+    expect(log.slice(sent + 1, sent + 2)).toEqual(['batch answered']);
+    expect(log.filter((l) => l.startsWith('page'))).toHaveLength(Math.ceil(STEPS / STEP_PAGE));
+    expect(log.at(-1)).toBe('read done');
   }, 120_000);
 });
 
