@@ -46,7 +46,7 @@ const MAX_PARTICIPANTS = Number(process.env.SCALE_MAX_PARTICIPANTS || 5000);
 const PARTICIPANTS = Number(process.env.SCALE_PARTICIPANTS || 1000);
 const LONG_EVENTS = Number(process.env.SCALE_LONG_EVENTS || 200_000);
 const LONG_STEPS = Number(process.env.SCALE_LONG_STEPS || 8_000);
-export const LONG_SESSION = 'long-s00000';
+const LONG_SESSION = 'long-s00000';
 /** Only the long session's reads (`SCALE_LONG_ONLY=1`): a quicker look at one finding. */
 const LONG_ONLY = process.env.SCALE_LONG_ONLY === '1';
 
@@ -121,7 +121,7 @@ async function researcher(
  * Study `long` (one grid task and one game item) with one session of `events` events (paint
  * strokes over the task's grid) and one game run of `steps` steps of 64x64 frames.
  */
-export async function fillLong(store: Store, events: number, steps: number): Promise<void> {
+async function fillLong(store: Store, events: number, steps: number): Promise<void> {
   const base = Date.UTC(2026, 0, 1);
   await store.saveStudy(
     'long',
