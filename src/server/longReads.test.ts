@@ -38,6 +38,8 @@ const GAP = 4_321;
 /** Steps of the game run: more than four pages of the runs route. */
 const STEPS = 456;
 const RUN = 'long-reads-run';
+/** The step at which the run completes its first level: past the first pages of its steps. */
+const LEVEL_UP = 321;
 
 const STUDY = {
   title: 'Long reads',
@@ -72,7 +74,7 @@ function step(n: number, last: number[][] | null): { record: GameStepRecord; fra
       x: null,
       y: null,
       state: 'NOT_FINISHED',
-      levelsCompleted: 0,
+      levelsCompleted: n < LEVEL_UP ? 0 : 1,
       winLevels: 3,
       available: [1, 2, 3, 4],
       fullReset: n === 0,
@@ -201,6 +203,13 @@ describe.each(backends)('reads of a session longer than a page on $name', (backe
       })),
     );
     expect(pool.stepPages).toBe(Math.ceil(STEPS / STEP_PAGE));
+
+    // The heatmap's first frame of level 2: the frame of the step that completed level 1.
+    expect(await getRuns('/admin/studies/long/games/ls20-longread/levels/1/frame')).toEqual({
+      runId: RUN,
+      step: LEVEL_UP,
+      frames: encodeFrames([step(LEVEL_UP, null).frame], null),
+    });
   }, 120_000);
 });
 

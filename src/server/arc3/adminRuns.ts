@@ -155,7 +155,7 @@ export function adminRunsRoutes(deps: AdminRunsDeps): Hono {
         'malformed',
         `level must be a whole number from 0 (levels completed), not "${c.req.param('level')}".`,
       );
-    const found = await levelFirstFrame(store, studyId, gameId, level);
+    const found = await levelFirstFrame(store, studyId, gameId, level, participantsFirst);
     if (!found)
       return fail(
         c,

@@ -109,15 +109,25 @@ export async function levelFirstFrame(
   studyId: string,
   gameId: string,
   level: number,
+  /** How the pages of steps are read, e.g. `participantsFirst`. */
+  inTurn: (pages: AsyncIterable<GameStepRecord[]>) => AsyncIterable<GameStepRecord[]> = (pages) => pages,
 ): Promise<{ runId: string; step: number; frame: number[][] } | null> {
   for (const session of await store.listSessions(studyId)) {
     for (const run of await store.listGameRuns(session.id)) {
       if (run.gameId !== gameId) continue;
-      const steps = await store.readGameSteps(run.runId);
-      const at = steps.findIndex((s) => s.levelsCompleted === level);
-      if (at < 0) continue;
-      const found = decodeStoredSteps(steps.slice(0, at + 1)).at(-1)!;
-      if (found.last) return { runId: run.runId, step: found.record.step, frame: found.last.map((row) => [...row]) };
+      // A page at a time, decoding only up to the step that reached the level.
+      let last: FrameGrid | null = null;
+      for await (const steps of inTurn(stepPages(store, run.runId))) {
+        const at = steps.findIndex((s) => s.levelsCompleted === level);
+        const decoded = decodeStoredSteps(at < 0 ? steps : steps.slice(0, at + 1), last);
+        const found = decoded.at(-1)!;
+        if (at >= 0) {
+          if (found.last)
+            return { runId: run.runId, step: found.record.step, frame: found.last.map((row) => [...row]) };
+          break;
+        }
+        last = found.last;
+      }
     }
   }
   return null;
