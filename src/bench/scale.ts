@@ -17,8 +17,11 @@
  * (default 8,000), read back by a researcher again and again, one kind of read at a time (its
  * events, its summary, its game runs, the export of its study), each beside the 1,000
  * participants: the acknowledgement p99 beside each read, and how long one read took.
- * `SCALE_DATABASES=pglite` runs the PGlite case only; `SCALE_PARTICIPANTS` sets how many participants
- * send beside the reads (default 1,000).
+ * `SCALE_DATABASES=pglite` runs the PGlite case only; `SCALE_PARTICIPANTS` sets how many
+ * participants send beside the reads (default 1,000). `SCALE_LONG_ONLY=1` measures the
+ * participants alone and beside the long session's reads only (no researcher's study, no growing
+ * steps: a quicker look), and `SCALE_LONG_READS` names the reads to make (default
+ * `events,summary,runs,export`).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -44,6 +47,8 @@ const PARTICIPANTS = Number(process.env.SCALE_PARTICIPANTS || 1000);
 const LONG_EVENTS = Number(process.env.SCALE_LONG_EVENTS || 200_000);
 const LONG_STEPS = Number(process.env.SCALE_LONG_STEPS || 8_000);
 const LONG_SESSION = 'long-s00000';
+/** Only the long session's reads (`SCALE_LONG_ONLY=1`): a quicker look at one finding. */
+const LONG_ONLY = process.env.SCALE_LONG_ONLY === '1';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -210,6 +215,39 @@ const LONG_READS: Record<string, (url: string) => Promise<void>> = {
   },
 };
 
+/**
+ * Each read of the long session (`SCALE_LONG_READS`, default all of `LONG_READS`) made over and
+ * over beside the participants: their acknowledgement p99 and unacknowledged batches meanwhile,
+ * and how long one read took.
+ */
+async function* longReads(url: string, sessions: Session[], name: string): AsyncIterable<BenchResult> {
+  const wanted = (process.env.SCALE_LONG_READS || Object.keys(LONG_READS).join(',')).split(',');
+  for (const read of wanted) {
+    const once = LONG_READS[read];
+    if (!once)
+      throw new Error(`SCALE_LONG_READS names "${read}"; the reads are ${Object.keys(LONG_READS).join(', ')}.`);
+    let over = false;
+    let reads = 0;
+    let readMs = 0;
+    const reader = (async () => {
+      while (!over) {
+        const t0 = performance.now();
+        await once(url);
+        readMs += performance.now() - t0;
+        reads++;
+      }
+    })();
+    const r = await paced(url, sessions, PACED_SECONDS);
+    over = true;
+    await reader;
+    await settle(url);
+    const label = `scale.${name}.${PARTICIPANTS}-participants+${LONG_EVENTS}-event-session-${read}`;
+    yield { name: `${label}.ack-p99`, value: r.p99, unit: 'ms' };
+    yield { name: `${label}.unacknowledged`, value: r.errors, unit: 'batches' };
+    yield { name: `${label}.one-read`, value: reads ? readMs / reads / 1000 : Infinity, unit: `s (mean of ${reads})` };
+  }
+}
+
 /** Waits (up to a minute) until `/api/health` reports the server out of overload. */
 async function settle(url: string): Promise<void> {
   const end = Date.now() + 60_000;
@@ -234,7 +272,7 @@ async function* scaleCase(
     // The researcher's study, stored before the server starts (PGlite is one process at a time).
     const store = await openStore(databaseUrl ? { databaseUrl } : { dataDir: path.join(tmp, 'data') });
     try {
-      await fill(store, 'heavy', HEAVY);
+      if (!LONG_ONLY) await fill(store, 'heavy', HEAVY);
       if (!databaseUrl) await fillLong(store, LONG_EVENTS, LONG_STEPS);
     } finally {
       await store.close();
@@ -250,6 +288,10 @@ async function* scaleCase(
       yield { name: `scale.${name}.${PARTICIPANTS}-participants.ack-p50`, value: alone.p50, unit: 'ms' };
       yield { name: `scale.${name}.${PARTICIPANTS}-participants.ack-p99`, value: alone.p99, unit: 'ms' };
       yield { name: `scale.${name}.${PARTICIPANTS}-participants.unacknowledged`, value: alone.errors, unit: 'batches' };
+      if (LONG_ONLY) {
+        if (!databaseUrl) yield* longReads(server.url, sessions, name);
+        return;
+      }
       let stopped = false;
       const reads = researcher(server.url, () => stopped);
       const busy = await paced(server.url, sessions, PACED_SECONDS);
@@ -277,33 +319,7 @@ async function* scaleCase(
       yield { name: `scale.${name}.session-reads-meanwhile`, value: done.replays, unit: 'requests' };
 
       // One long session read back, one kind of read at a time (PGlite: its queries share the thread).
-      if (!databaseUrl) {
-        for (const [read, once] of Object.entries(LONG_READS)) {
-          let over = false;
-          let reads = 0;
-          let readMs = 0;
-          const reader = (async () => {
-            while (!over) {
-              const t0 = performance.now();
-              await once(server.url);
-              readMs += performance.now() - t0;
-              reads++;
-            }
-          })();
-          const r = await paced(server.url, sessions, PACED_SECONDS);
-          over = true;
-          await reader;
-          await settle(server.url);
-          const label = `scale.${name}.${PARTICIPANTS}-participants+${LONG_EVENTS}-event-session-${read}`;
-          yield { name: `${label}.ack-p99`, value: r.p99, unit: 'ms' };
-          yield { name: `${label}.unacknowledged`, value: r.errors, unit: 'batches' };
-          yield {
-            name: `${label}.one-read`,
-            value: reads ? readMs / reads / 1000 : Infinity,
-            unit: `s (mean of ${reads})`,
-          };
-        }
-      }
+      if (!databaseUrl) yield* longReads(server.url, sessions, name);
 
       // More participants until the p99 passes 1 s.
       let passedAt = 0;

@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { Hono } from 'hono';
 import { stream } from 'hono/streaming';
-import { decodeFrames, encodeFrames } from '../../core/formats/frames';
+import { decodeFrames, encodeFrames, type FrameGrid } from '../../core/formats/frames';
 import type { ServerStep } from '../../core/game/serverGame';
 import { fail } from '../study/context';
 import type { Store } from '../store/types';
@@ -20,18 +20,22 @@ import type { Arc3Service } from './runs';
 import {
   formatSessionCheck,
   levelFirstFrame,
-  stepViewPages,
+  stepPages,
   verifySession,
   type Replayer,
   type SessionCheck,
 } from './storedRuns';
 import type { Arc3FrameData } from './worker';
+import { stepViewsJson } from './steps';
+import type { DigestPool } from '../digests/pool';
 
 /** Checks kept for polling; older ones are forgotten. */
 const KEPT_JOBS = 50;
 
 export interface AdminRunsDeps {
   readonly store: Store;
+  /** Threads that make each page of steps into the replay view (decoding and encoding frames); absent: this thread. */
+  readonly digests?: DigestPool;
   /**
    * The engine to play runs again on, for one check, and what to do when the check is over (stop a
    * fresh pool); null when this server runs no ARC-AGI-3 games.
@@ -110,7 +114,8 @@ export function adminRunsRoutes(deps: AdminRunsDeps): Hono {
     const runs = await store.listGameRuns(sessionId);
     // The same JSON as one document ({runs: [{...run, steps: [...]}]}), written a page of steps at
     // a time: a run of thousands of steps (megabytes of frames) is never read or encoded at once,
-    // and the participants' acknowledgements waiting on this thread go first between pages.
+    // the participants' acknowledgements waiting on this thread go first between pages, and each
+    // page's frames are decoded and encoded on a digest thread (the most of a replay read's work).
     c.header('Content-Type', 'application/json; charset=utf-8');
     return stream(
       c,
@@ -120,8 +125,13 @@ export function adminRunsRoutes(deps: AdminRunsDeps): Hono {
           const head = JSON.stringify({ ...run, steps: [] });
           await out.write(`${k ? ',' : ''}${head.slice(0, -3)}[`);
           let first = true;
-          for await (const page of participantsFirst(stepViewPages(store, run.runId))) {
-            await out.write((first ? '' : ',') + page.map((v) => JSON.stringify(v)).join(','));
+          let last: FrameGrid | null = null;
+          for await (const steps of participantsFirst(stepPages(store, run.runId))) {
+            const page: { json: string; last: FrameGrid | null } = deps.digests
+              ? await deps.digests.steps({ steps, last })
+              : stepViewsJson(steps, last);
+            last = page.last;
+            await out.write((first ? '' : ',') + page.json);
             first = false;
           }
           await out.write(']}');
@@ -145,7 +155,7 @@ export function adminRunsRoutes(deps: AdminRunsDeps): Hono {
         'malformed',
         `level must be a whole number from 0 (levels completed), not "${c.req.param('level')}".`,
       );
-    const found = await levelFirstFrame(store, studyId, gameId, level);
+    const found = await levelFirstFrame(store, studyId, gameId, level, participantsFirst);
     if (!found)
       return fail(
         c,

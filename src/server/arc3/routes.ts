@@ -284,6 +284,7 @@ export function arc3Routes(ctx: StudyContext, info: Arc3RouteInfo): Hono {
     '/',
     adminRunsRoutes({
       store: ctx.deps.store,
+      digests: ctx.deps.digests,
       replayer:
         info.checkReplayer ?? (() => ({ replayer: serviceReplayer(service), release: () => Promise.resolve() })),
     }),

@@ -2,7 +2,7 @@
  * Reading a server-run game's stored steps back: each step's frames are encoded against the
  * previous step's last frame unless it is a keyframe, so a run decodes in order.
  */
-import { decodeFrames, type FrameGrid } from '../../core/formats/frames';
+import { decodeFrames, encodeFrames, type FrameGrid } from '../../core/formats/frames';
 import type { GameStepRecord } from '../store/types';
 
 export interface DecodedStep {
@@ -25,4 +25,47 @@ export function decodeStoredSteps(steps: readonly GameStepRecord[], last: FrameG
     out.push({ record, frames, last });
   }
   return out;
+}
+
+/** A stored step as the researcher's routes send it: its frames encoded to stand alone (`encodeFrames(frames, null)`). */
+export type StoredStepView = Omit<GameStepRecord, 'runId' | 'keyframe'>;
+
+/**
+ * A page of a run's steps as the researcher's routes send them (in step order, following the
+ * step whose last frame is `last`), and the last frame on screen after the page.
+ */
+export function stepViews(
+  steps: readonly GameStepRecord[],
+  last: FrameGrid | null,
+): { views: StoredStepView[]; last: FrameGrid | null } {
+  const decoded = decodeStoredSteps(steps, last);
+  return {
+    views: decoded.map(({ record: r, frames }) => ({
+      step: r.step,
+      action: r.action,
+      x: r.x,
+      y: r.y,
+      state: r.state,
+      levelsCompleted: r.levelsCompleted,
+      winLevels: r.winLevels,
+      available: r.available,
+      fullReset: r.fullReset,
+      frameHash: r.frameHash,
+      frames: encodeFrames(frames, null),
+      at: r.at,
+    })),
+    last: decoded.length ? decoded[decoded.length - 1].last : last,
+  };
+}
+
+/**
+ * A page of a run's steps as the JSON text of the runs route (the views' JSON joined by commas),
+ * and the last frame after it: the work of a page of a replay read, done on a digest thread.
+ */
+export function stepViewsJson(
+  steps: readonly GameStepRecord[],
+  last: FrameGrid | null,
+): { json: string; last: FrameGrid | null } {
+  const page = stepViews(steps, last);
+  return { json: page.views.map((v) => JSON.stringify(v)).join(','), last: page.last };
 }

@@ -3,13 +3,13 @@
  * official toolkit's recording, find the first frame of a level, and play a run's actions again
  * on the engine to check that it answers the frames that were stored.
  */
-import { encodeFrames, type FrameGrid } from '../../core/formats/frames';
+import type { FrameGrid } from '../../core/formats/frames';
 import { toolkitRecordingLine } from '../../core/formats/recording';
 import type { ActionInput, GameAction, GameState } from '../../core/game/types';
 import type { GameRunRecord, GameStepRecord, Store } from '../store/types';
 import type { Arc3Source } from './source';
 import { gameVersion } from './gameCode';
-import { decodeStoredSteps } from './steps';
+import { decodeStoredSteps, stepViews, type StoredStepView } from './steps';
 import { Arc3Error, type Arc3Action, type Arc3FrameData } from './worker';
 
 function inputOf(s: GameStepRecord): ActionInput {
@@ -61,11 +61,25 @@ export async function runRecordingLines(
 /** Steps per page when a run's recording is read. */
 export const RECORDING_STEP_PAGE = 500;
 
-/** A stored step as the researcher's routes send it: its frames encoded to stand alone (`encodeFrames(frames, null)`). */
-export type StoredStepView = Omit<GameStepRecord, 'runId' | 'keyframe'>;
+export type { StoredStepView } from './steps';
 
 /** Steps per page when a run's steps are read for a researcher. */
 export const STEP_PAGE = 100;
+
+/** A run's stored steps in step order, a page of `pageSize` at a time. */
+export async function* stepPages(
+  store: Pick<Store, 'readGameSteps'>,
+  runId: string,
+  pageSize = STEP_PAGE,
+): AsyncGenerator<GameStepRecord[]> {
+  for (let from = 0; ;) {
+    const steps = await store.readGameSteps(runId, { from, limit: pageSize });
+    if (steps.length === 0) return;
+    yield steps;
+    if (steps.length < pageSize) return;
+    from = steps[steps.length - 1].step + 1;
+  }
+}
 
 /**
  * A run's steps with standalone frames, in step order, a page of `pageSize` at a time (read,
@@ -73,33 +87,15 @@ export const STEP_PAGE = 100;
  * encoded in one piece.
  */
 export async function* stepViewPages(
-  store: Store,
+  store: Pick<Store, 'readGameSteps'>,
   runId: string,
   pageSize = STEP_PAGE,
 ): AsyncGenerator<StoredStepView[]> {
-  let from = 0;
   let last: FrameGrid | null = null;
-  for (;;) {
-    const steps = await store.readGameSteps(runId, { from, limit: pageSize });
-    if (steps.length === 0) return;
-    const decoded = decodeStoredSteps(steps, last);
-    last = decoded[decoded.length - 1].last;
-    yield decoded.map(({ record: r, frames }) => ({
-      step: r.step,
-      action: r.action,
-      x: r.x,
-      y: r.y,
-      state: r.state,
-      levelsCompleted: r.levelsCompleted,
-      winLevels: r.winLevels,
-      available: r.available,
-      fullReset: r.fullReset,
-      frameHash: r.frameHash,
-      frames: encodeFrames(frames, null),
-      at: r.at,
-    }));
-    if (steps.length < pageSize) return;
-    from = steps[steps.length - 1].step + 1;
+  for await (const steps of stepPages(store, runId, pageSize)) {
+    const page = stepViews(steps, last);
+    last = page.last;
+    yield page.views;
   }
 }
 
@@ -113,15 +109,25 @@ export async function levelFirstFrame(
   studyId: string,
   gameId: string,
   level: number,
+  /** How the pages of steps are read, e.g. `participantsFirst`. */
+  inTurn: (pages: AsyncIterable<GameStepRecord[]>) => AsyncIterable<GameStepRecord[]> = (pages) => pages,
 ): Promise<{ runId: string; step: number; frame: number[][] } | null> {
   for (const session of await store.listSessions(studyId)) {
     for (const run of await store.listGameRuns(session.id)) {
       if (run.gameId !== gameId) continue;
-      const steps = await store.readGameSteps(run.runId);
-      const at = steps.findIndex((s) => s.levelsCompleted === level);
-      if (at < 0) continue;
-      const found = decodeStoredSteps(steps.slice(0, at + 1)).at(-1)!;
-      if (found.last) return { runId: run.runId, step: found.record.step, frame: found.last.map((row) => [...row]) };
+      // A page at a time, decoding only up to the step that reached the level.
+      let last: FrameGrid | null = null;
+      for await (const steps of inTurn(stepPages(store, run.runId))) {
+        const at = steps.findIndex((s) => s.levelsCompleted === level);
+        const decoded = decodeStoredSteps(at < 0 ? steps : steps.slice(0, at + 1), last);
+        const found = decoded.at(-1)!;
+        if (at >= 0) {
+          if (found.last)
+            return { runId: run.runId, step: found.record.step, frame: found.last.map((row) => [...row]) };
+          break;
+        }
+        last = found.last;
+      }
     }
   }
   return null;

@@ -404,6 +404,11 @@ describe.each(backends)('campaign assignment on $name', (backend) => {
       late.progress.items.slice(2, 6).map((i: { skipped?: boolean; finished: boolean }) => [i.skipped, i.finished]),
     ).toEqual(Array(4).fill([true, true]));
     expect(late.progress.current).toBe(6);
+    // The researcher's summary marks the same candidates skipped.
+    const detail = await api.call('GET', `admin/sessions/${s.sessionId}`, ADMIN);
+    expect(
+      detail.body.summary.items.filter((i: { skipped?: boolean }) => i.skipped).map((i: { id: string }) => i.id),
+    ).toEqual(ids.slice(2, 6));
     expect((await store.campaigns.sessionClaims(s.sessionId)).map((c) => c.state)).toEqual([
       'held',
       'held',

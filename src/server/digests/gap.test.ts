@@ -71,7 +71,7 @@ describe.each(backends)('a log with a gap on $name', (backend) => {
     const handed: number[] = [];
     const submit = (pool as unknown as { submit: (job: PoolJob) => Promise<unknown> }).submit.bind(pool);
     (pool as unknown as { submit: (job: PoolJob) => Promise<unknown> }).submit = (job) => {
-      handed.push(job.kind === 'surveys' ? 0 : job.events.length);
+      handed.push('events' in job ? job.events.length : 0);
       return submit(job);
     };
     const pages: number[] = [];

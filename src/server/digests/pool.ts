@@ -11,7 +11,8 @@ import type { DigestFold } from '../../core/analysis/fold';
 import type { StudyDefinition } from '../../core/study/schema';
 import type { StoredEvent } from '../../core/study/rules';
 import type { SessionSummary } from '../../core/study/summary';
-import type { SubmissionRecord } from '../store/types';
+import type { GameStepRecord, SubmissionRecord } from '../store/types';
+import type { FrameGrid } from '../../core/formats/frames';
 import type { ThreadReplay } from '../arc3/replayCheck';
 import type { StudySurveySummaries, SurveySummaryInput } from '../../core/analysis/surveys';
 
@@ -72,7 +73,19 @@ export interface SurveysJob extends SurveySummaryInput {
   readonly kind: 'surveys';
 }
 
-export type PoolJob = DigestJob | SummaryJob | FoldJob | SurveysJob;
+/**
+ * A page of a server-run game's stored steps made into the researcher's replay view
+ * (`stepViewsJson`): frames decoded from the page before's last frame and encoded to stand alone.
+ */
+export interface StepsJob {
+  readonly id: number;
+  readonly kind: 'steps';
+  readonly steps: readonly GameStepRecord[];
+  /** The last frame on screen before the page (null before the first step). */
+  readonly last: FrameGrid | null;
+}
+
+export type PoolJob = DigestJob | SummaryJob | FoldJob | SurveysJob | StepsJob;
 
 export type DigestReply =
   | { readonly id: number; readonly value: unknown; readonly threadId: number }
@@ -116,6 +129,8 @@ export class DigestPool {
   summaries = 0;
   /** Studies' survey summaries computed so far on the threads. */
   surveySummaries = 0;
+  /** Pages of game steps made into replay views so far on the threads. */
+  stepPages = 0;
 
   constructor(readonly size: number) {}
 
@@ -132,6 +147,11 @@ export class DigestPool {
   /** The summary of one session (a researcher's session read, a participant finishing), on a worker thread. */
   summary(job: Omit<SummaryJob, 'id' | 'kind'>): Promise<SessionSummary> {
     return this.submit({ ...job, kind: 'summary' }) as Promise<SessionSummary>;
+  }
+
+  /** A page of a run's steps as the replay view's JSON text, and the last frame after it, on a worker thread. */
+  steps(job: Omit<StepsJob, 'id' | 'kind'>): Promise<{ json: string; last: FrameGrid | null }> {
+    return this.submit({ ...job, kind: 'steps' }) as Promise<{ json: string; last: FrameGrid | null }>;
   }
 
   /** A study's survey summaries, computed on a worker thread. */
@@ -182,6 +202,7 @@ export class DigestPool {
       else {
         if (w.kind === 'summary') this.summaries++;
         else if (w.kind === 'surveys') this.surveySummaries++;
+        else if (w.kind === 'steps') this.stepPages++;
         else this.done.set(reply.threadId, (this.done.get(reply.threadId) ?? 0) + 1);
         w.resolve(reply.value);
       }

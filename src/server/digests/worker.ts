@@ -1,7 +1,8 @@
 /**
  * A digest worker thread: computes one session's digest (`digestSession`, or extends its fold
- * and finishes it: `foldEvents`, `finishDigest`), summary (`summarizeSession`) or a study's
- * survey summaries (`surveySummaries`) per message, off the thread that acknowledges participants' events.
+ * and finishes it: `foldEvents`, `finishDigest`), summary (`summarizeSession`), a study's survey
+ * summaries (`surveySummaries`) or a page of a game run's replay view (`stepViewsJson`) per
+ * message, off the thread that acknowledges participants' events.
  * Answers `{id, value, threadId}` or `{id, error}`.
  */
 import { parentPort, threadId } from 'node:worker_threads';
@@ -11,6 +12,7 @@ import { replayWithEngine } from '../studies';
 import { summarizeSession } from '../../core/study/summary';
 import { surveySummaries } from '../../core/analysis/surveys';
 import { threadStudioReplay } from '../arc3/replayCheck';
+import { stepViewsJson } from '../arc3/steps';
 import type { DigestReply, PoolJob } from './pool';
 import type { StoredEvent } from '../../core/study/rules';
 
@@ -19,6 +21,14 @@ parentPort!.on('message', (job: PoolJob) => {
   try {
     if (job.kind === 'surveys') {
       parentPort!.postMessage({ id: job.id, value: surveySummaries(job), threadId } satisfies DigestReply);
+      return;
+    }
+    if (job.kind === 'steps') {
+      parentPort!.postMessage({
+        id: job.id,
+        value: stepViewsJson(job.steps, job.last),
+        threadId,
+      } satisfies DigestReply);
       return;
     }
     const replay = !job.verify ? null : job.serverRuns ? threadStudioReplay(job.serverRuns) : replayWithEngine;

@@ -15,7 +15,7 @@ import type {
   StudyListEntry,
   StudyUsage,
 } from '../../core/protocol/api';
-import { ITEM_START, effectiveState, type SessionState } from '../../core/study/rules';
+import { ITEM_START, effectiveState, type SessionState, type StoredEvent } from '../../core/study/rules';
 import type { SessionRecord } from '../store/types';
 import { studyReferenceProblems } from '../studies';
 import { skippedCandidates } from '../campaign/assign';
@@ -33,6 +33,14 @@ export function adminRoutes(ctx: StudyContext): Hono {
   const { store, now, deps } = ctx;
   const admin = new Hono();
   admin.use('*', adminGuard(deps.adminTokenHash));
+
+  /** A session's events of some kinds, read a page at a time with participants' writes first. */
+  const marksOf = async (sessionId: string, opts: { kinds?: readonly string[] } = {}) => {
+    const out: StoredEvent[] = [];
+    for await (const page of participantsFirst(store.streamEvents(sessionId, { batchSize: PAGE })))
+      for (const e of page) if (!opts.kinds || opts.kinds.includes(e.kind)) out.push(e);
+    return out;
+  };
 
   admin.get('/studies', async (c) => {
     const list = await store.listStudies();
@@ -168,8 +176,9 @@ export function adminRoutes(ctx: StudyContext): Hono {
     if (!s) return fail(c, 404, 'not_found', `No session ${c.req.param('sessionId')}.`);
     const study = await ctx.studyAt(s.studyId, s.studyVersion);
     const summary = await ctx.summarize(s, study, { forResearcher: true });
-    // Pool candidates the session's time did not allow are marked, as the participant was told.
-    const skipped = await skippedCandidates(store, study, s, now());
+    // Pool candidates the session's time did not allow are marked, as the participant was told;
+    // the item marks they are judged by are read a page at a time too.
+    const skipped = await skippedCandidates({ campaigns: store.campaigns, readEvents: marksOf }, study, s, now());
     const items = summary.items.map((i) => (skipped.has(i.id) ? { ...i, skipped: true } : i));
     const [submissions, responses] = await Promise.all([store.listSubmissions(s.id), store.listResponses(s.id)]);
     return c.json({
