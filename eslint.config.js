@@ -26,7 +26,16 @@ const impureGlobals = [
 
 export default tseslint.config(
   {
-    ignores: ['dist/', 'dist-server/', 'node_modules/', 'test-results/', 'playwright-report/', '.arc-studio/', '.tmp/'],
+    ignores: [
+      'dist/',
+      'dist-server/',
+      'dist-server.part-*/',
+      'node_modules/',
+      'test-results/',
+      'playwright-report/',
+      '.arc-studio/',
+      '.tmp/',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,

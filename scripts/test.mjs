@@ -38,8 +38,9 @@ const steps = [
   // The servers the tests start run compiled, as in production (`bin/arc-studio.mjs` falls back to
   // the sources through tsx for any file changed after this build).
   { name: 'server build', cmd: 'node', args: ['scripts/build-server.mjs'] },
-  // ESLint, the import-cycle check and Prettier's check of the formatting.
-  { name: 'lint', cmd: 'npm', args: ['run', '--silent', 'lint'] },
+  // ESLint, the import-cycle check and Prettier's check of the formatting: after the server build,
+  // so that they never walk into its staging folder as it is swapped in.
+  { name: 'lint', cmd: 'npm', args: ['run', '--silent', 'lint'], after: ['server build'] },
   { name: 'typecheck', cmd: 'npx', args: ['tsc', '--noEmit', '-p', 'tsconfig.json'] },
   { name: 'build', cmd: 'npx', args: ['vite', 'build', '--logLevel', 'warn'] },
   {
