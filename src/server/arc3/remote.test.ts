@@ -352,14 +352,11 @@ describe('the remote ARC-AGI-3 source, against the toolkit REST server', () => {
     expect(() => new RemoteArc3Source({ baseUrl: 'localhost:8001' })).toThrow(Arc3Error);
   });
 
-  it('measures actions per second on ls20', async () => {
+  it('plays 200 actions of ls20 on the one upstream game it opened', async () => {
     const s = source();
-    await s.open('speed', LS20);
+    await s.open('long', LS20);
     const actions = sequence(200, (r) => ({ action: `ACTION${1 + Math.floor(r() * 4)}` as Arc3Action['action'] }));
-    const t0 = performance.now();
-    for (const a of actions) await s.act('speed', a);
-    const seconds = (performance.now() - t0) / 1000;
-    console.log(`remote source on the local toolkit server: ${(actions.length / seconds).toFixed(0)} ls20 actions/s`);
+    for (const a of actions) await s.act('long', a);
     expect(s.runCount).toBe(1);
   });
 });
