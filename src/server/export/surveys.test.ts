@@ -16,29 +16,13 @@ import { backends } from '../store/testing';
 import type { Store } from '../store/types';
 import { DigestPool } from '../digests/pool';
 import { apiCaller } from '../testing/api';
+import { SURVEY, surveyStudy } from '../testing/surveyStudy';
 import { readZip } from './zip';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const ADMIN = 'researcher-token-for-survey-export-01';
 
-const SURVEY = {
-  kind: 'survey',
-  id: 'about',
-  title: 'About you',
-  questions: [
-    { id: 'hand', prompt: 'Which hand?', type: 'choice', options: ['Left', 'Right', 'Both'], required: true },
-    { id: 'devices', prompt: 'Devices?', type: 'multi', options: ['Phone', 'Tablet', 'Computer'] },
-    { id: 'ease', prompt: 'How hard?', type: 'scale', min: 1, max: 5, labels: ['Easy', 'Hard'] },
-    { id: 'age', prompt: 'Age?', type: 'number', min: 18, max: 120 },
-    { id: 'notes', prompt: 'Anything else?', type: 'longtext' },
-  ],
-};
-const STUDY = {
-  title: 'A survey exported',
-  consent: 'Agree?',
-  items: [{ kind: 'page', id: 'hello', title: 'Hello', markdown: 'Hi.' }, SURVEY],
-  completion: { code: 'DONE' },
-};
+const STUDY = surveyStudy('A survey exported');
 
 let library: TaskLibrary;
 const pool = new DigestPool(1);
