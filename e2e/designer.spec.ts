@@ -7,6 +7,7 @@
 import { expect, test } from './studio-test';
 import { seriousViolations } from './axe';
 import { FIXTURE_GAMES, TG01, logIn, startServer } from './arc3-helpers';
+import { setWindowSize } from './helpers';
 
 test('the state graph of an arcengine level on its playtest page, and a header that fits at 390, 768 and 1280', async ({
   page,
@@ -35,12 +36,16 @@ test('the state graph of an arcengine level on its playtest page, and a header t
       [768, 1024],
       [390, 844],
     ] as const) {
-      await page.setViewportSize({ width, height });
+      await setWindowSize(page, { width, height });
       const header = page.getByTestId('playtest-header');
-      // Nothing of the header is cut off or pushes the page sideways.
-      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
-      const box = (await header.boundingBox())!;
-      expect(box.x + box.width).toBeLessThanOrEqual(width);
+      // Nothing of the header is cut off or pushes the page sideways, once the page has laid itself out.
+      await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(width);
+      await expect
+        .poll(async () => {
+          const box = (await header.boundingBox())!;
+          return box.x + box.width;
+        })
+        .toBeLessThanOrEqual(width);
       for (const text of ['Games', 'Playtest']) await expect(header.getByText(text, { exact: true })).toBeInViewport();
       await page.screenshot({ path: test.info().outputPath(`playtest-header-${width}.png`) });
       await panel.scrollIntoViewIfNeeded();

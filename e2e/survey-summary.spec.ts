@@ -125,7 +125,7 @@ test('two participants answer a survey; the researcher reads each question summa
   ]) {
     await setWindowSize(page, size);
     await expectAccessible(page, `survey summary at ${size.width}`);
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(size.width);
+    await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(size.width);
     await page.screenshot({ path: `test-results/survey-summary-${size.width}.png`, fullPage: true });
   }
 });
