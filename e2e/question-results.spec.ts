@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { expect, test, type Page } from './studio-test';
 import { seriousViolations } from './axe';
 import { ADMIN, buildGrid, expectAllStored, sampleTask } from './study-helpers';
+import { setWindowSize } from './helpers';
 
 type Pick = RegExp[];
 
@@ -146,11 +147,16 @@ test("question results, and a model's answers beside the people", async ({ page,
   expect(await seriousViolations(page, 'section[aria-label="Question results"]')).toEqual([]);
   await page.setViewportSize({ width: 1280, height: 720 });
   await page.screenshot({ path: testInfo.outputPath('question-results-1280.png'), fullPage: true });
-  await page.setViewportSize({ width: 768, height: 1024 });
+  await setWindowSize(page, { width: 768, height: 1024 });
   await page.screenshot({ path: testInfo.outputPath('question-results-768.png'), fullPage: true });
   // Readable at 768 px: the accuracy and options of a question stay on screen without sideways scrolling.
-  const box = await page.getByTestId('question-options-puddle-0').boundingBox();
-  expect(box!.x + box!.width).toBeLessThanOrEqual(768);
+  const puddle = page.getByTestId('question-options-puddle-0');
+  await expect
+    .poll(async () => {
+      const box = (await puddle.boundingBox())!;
+      return box.x + box.width;
+    })
+    .toBeLessThanOrEqual(768);
 
   // The Score page: a model's answers to the science collection beside these people.
   await page.setViewportSize({ width: 1280, height: 720 });
