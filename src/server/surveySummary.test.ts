@@ -16,7 +16,7 @@ import type { Store } from './store/types';
 import { DigestPool } from './digests/pool';
 import type { StudySurveySummaries, SurveyQuestionSummary } from '../core/analysis/surveys';
 import { apiCaller } from './testing/api';
-import { SURVEY, surveyStudy } from './testing/surveyStudy';
+import { SURVEY, answerSurvey, surveyStudy } from './testing/surveyStudy';
 
 const ROOT = path.resolve(__dirname, '../..');
 const ADMIN = 'researcher-token-for-survey-summary-01';
@@ -59,26 +59,7 @@ describe.each(backends)('survey summaries on $name', (backend) => {
   /** A new version of the study (it has sessions). */
   const edit = async (definition: unknown) =>
     expect((await call('PUT', 'admin/studies/sv', ADMIN, { definition })).status).toBe(201);
-  /** A participant who reaches the survey and sends these answers; their session id. */
-  const answer = async (pid: string, answers: Record<string, unknown>): Promise<string> => {
-    const s = (await call('POST', 'studies/sv/sessions', null, { params: { PROLIFIC_PID: pid } })).body as {
-      sessionId: string;
-      token: string;
-    };
-    const events = [
-      { seq: 0, t: 10, kind: 'item.start', data: { item: 'hello' } },
-      { seq: 1, t: 20, kind: 'item.end', data: { item: 'hello' } },
-      { seq: 2, t: 30, kind: 'item.start', data: { item: 'about', kind: 'survey' } },
-    ];
-    expect((await call('POST', `sessions/${s.sessionId}/events`, s.token, { events })).status).toBe(200);
-    const sent = await call('POST', `sessions/${s.sessionId}/survey`, s.token, {
-      key: `survey-${pid}`,
-      item: 'about',
-      answers,
-    });
-    expect(sent).toEqual({ status: 200, body: { stored: true } });
-    return s.sessionId;
-  };
+  const answer = (pid: string, answers: Record<string, unknown>) => answerSurvey(call, 'sv', pid, answers);
   const summaries = async (query = '') => {
     const r = await call('GET', `admin/studies/sv/results/surveys${query}`, ADMIN);
     expect(r.status, JSON.stringify(r.body)).toBe(200);

@@ -16,7 +16,7 @@ import { backends } from '../store/testing';
 import type { Store } from '../store/types';
 import { DigestPool } from '../digests/pool';
 import { apiCaller } from '../testing/api';
-import { SURVEY, surveyStudy } from '../testing/surveyStudy';
+import { SURVEY, answerSurvey, surveyStudy } from '../testing/surveyStudy';
 import { readZip } from './zip';
 
 const ROOT = path.resolve(__dirname, '../../..');
@@ -54,26 +54,7 @@ describe.each(backends)('surveys.json on $name', (backend) => {
   });
 
   const call = apiCaller(() => app);
-  /** A participant who reaches the survey and sends these answers; their session id. */
-  const answer = async (pid: string, answers: Record<string, unknown>): Promise<string> => {
-    const s = (await call('POST', 'studies/sv/sessions', null, { params: { PROLIFIC_PID: pid } })).body as {
-      sessionId: string;
-      token: string;
-    };
-    const events = [
-      { seq: 0, t: 10, kind: 'item.start', data: { item: 'hello' } },
-      { seq: 1, t: 20, kind: 'item.end', data: { item: 'hello' } },
-      { seq: 2, t: 30, kind: 'item.start', data: { item: 'about', kind: 'survey' } },
-    ];
-    expect((await call('POST', `sessions/${s.sessionId}/events`, s.token, { events })).status).toBe(200);
-    const sent = await call('POST', `sessions/${s.sessionId}/survey`, s.token, {
-      key: `survey-${pid}`,
-      item: 'about',
-      answers,
-    });
-    expect(sent).toEqual({ status: 200, body: { stored: true } });
-    return s.sessionId;
-  };
+  const answer = (pid: string, answers: Record<string, unknown>) => answerSurvey(call, 'sv', pid, answers);
   /** The bundle's files by name, downloaded through `via` (the main thread's app or the threaded one). */
   const bundle = async (via: Hono, version?: number) => {
     const made = await apiCaller(() => via)(
