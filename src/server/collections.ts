@@ -9,6 +9,7 @@
  * collection for practice items only (`sealingProblems`).
  */
 import { createHash } from 'node:crypto';
+import { statSync } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { type ArcTask, parseTaskText, formatProblem } from '../core/formats/arcTask';
@@ -88,6 +89,32 @@ export class TaskLibrary {
   taskIds(collectionId: string): string[] | null {
     const c = this.collections.get(collectionId);
     return c ? [...c.files.keys()] : null;
+  }
+
+  /** Test counts by task file, with the file's time and size they were read at. */
+  private readonly testCounts = new Map<string, { mtimeMs: number; size: number; count: number | null }>();
+
+  /**
+   * How many test inputs a task has, null when it cannot be read. Kept per file while the file's
+   * time and size stay, so that a results refresh reads no task file: its size is looked up on
+   * the spot (a synchronous stat) instead of waiting for a file read behind the database's work
+   * on the same thread.
+   */
+  async testCount(collectionId: string, taskId: string): Promise<number | null> {
+    const file = this.collections.get(collectionId)?.files.get(taskId);
+    if (!file) return null;
+    let st: { mtimeMs: number; size: number };
+    try {
+      st = statSync(file);
+    } catch {
+      return null;
+    }
+    const kept = this.testCounts.get(file);
+    if (kept && kept.mtimeMs === st.mtimeMs && kept.size === st.size) return kept.count;
+    const found = await this.task(collectionId, taskId);
+    const count = found.ok ? found.task.test.length : null;
+    this.testCounts.set(file, { mtimeMs: st.mtimeMs, size: st.size, count });
+    return count;
   }
 
   async task(collectionId: string, taskId: string): Promise<TaskLookup> {

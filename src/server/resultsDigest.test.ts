@@ -33,9 +33,11 @@ const STUDY = {
 };
 
 /** The store, counting the logs read through it, and the new events read ("session:events"). */
-function counting(store: Store): { store: Store; reads: string[]; tails: string[] } {
+function counting(store: Store): { store: Store; reads: string[]; tails: string[]; kept: string[] } {
   const reads: string[] = [];
   const tails: string[] = [];
+  /** Stored digests and folds read back: `digests:<study>`, `folds:<sessions>`. */
+  const kept: string[] = [];
   const wrapped = new Proxy(store, {
     get(target, prop, receiver) {
       const v = Reflect.get(target, prop, receiver) as unknown;
@@ -55,10 +57,20 @@ function counting(store: Store): { store: Store; reads: string[]; tails: string[
           return r;
         };
       }
+      if (prop === 'readDigests')
+        return (studyId: string) => {
+          kept.push(`digests:${studyId}`);
+          return target.readDigests(studyId);
+        };
+      if (prop === 'readDigestFolds')
+        return (ids: readonly string[]) => {
+          if (ids.length > 0) kept.push(`folds:${ids.length}`);
+          return target.readDigestFolds(ids);
+        };
       return typeof v === 'function' ? (v as (...a: unknown[]) => unknown).bind(target) : v;
     },
   });
-  return { store: wrapped, reads, tails };
+  return { store: wrapped, reads, tails, kept };
 }
 
 const stores: Store[] = [];
@@ -160,12 +172,17 @@ describe.each(backends)('results from digests on $name', (backend) => {
 
     const cold = await compute();
     expect(counted.reads.length).toBe(3);
+    // The stored digests were read once, and none of them was there yet.
+    expect(counted.kept).toEqual(['digests:dig']);
     expect(cold).toEqual(await fromLogs());
     expect(cold.games[0].levels[1].completed).toBe(1);
 
     counted.reads.length = 0;
+    counted.kept.length = 0;
     expect(await compute()).toEqual(cold);
     expect(counted.reads).toEqual([]);
+    // Every digest is in memory now: neither the digests nor their folds are read back.
+    expect(counted.kept).toEqual([]);
 
     // A submission without its event (the tab closed before it was logged) is seen too: the
     // digest is finished again from its fold, no event read.
@@ -192,8 +209,25 @@ describe.each(backends)('results from digests on $name', (backend) => {
     expect(afterEvents).toEqual(await fromLogs());
     expect([cold.games[0].participants, afterEvents.games[0].participants]).toEqual([2, 3]);
 
-    // A digest stored under another analysis version is computed again.
-    counted.reads.length = 0;
+    expect(counted.kept).toEqual([]);
+
+    // A server started afresh (nothing in memory) reads the stored digests and folds back and
+    // gives the same results, extending the folds by what arrived since.
+    const fresh = counting(store);
+    const freshDeps = { ...deps, store: fresh.store };
+    expect(await computeStudyResults(freshDeps, 'dig', null)).toEqual(afterEvents);
+    expect([fresh.reads, fresh.kept]).toEqual([[], ['digests:dig']]);
+    await send(sessions[1], [{ t: 30_000, kind: 'visibility', data: { state: 'hidden' } }]);
+    const oneMore = await computeStudyResults(freshDeps, 'dig', null);
+    expect([fresh.reads, fresh.kept, fresh.tails]).toEqual([[], ['digests:dig', 'folds:1'], [`${sessions[1].id}:1`]]);
+    // The first server's digest of that session is older than the stored one, and still extends.
+    counted.tails.length = 0;
+    expect(await compute()).toEqual(oneMore);
+    expect([counted.reads, counted.kept, counted.tails]).toEqual([[], [], [`${sessions[1].id}:1`]]);
+
+    // A digest stored under another analysis version (as a server started on newer code finds
+    // it: nothing of it in memory) is computed again.
+    const restarted = counting(store);
     const stale = (await store.readDigests('dig')).get(sessions[2].id)!;
     await store.saveDigest(
       sessions[2].id,
@@ -201,8 +235,9 @@ describe.each(backends)('results from digests on $name', (backend) => {
       { ...(stale.digest as object), actions: 999 },
       clock,
     );
-    expect(await compute()).toEqual(afterEvents);
-    expect(counted.reads).toEqual([sessions[2].id]);
+    expect(await computeStudyResults({ ...deps, store: restarted.store }, 'dig', null)).toEqual(oneMore);
+    expect(restarted.reads).toEqual([sessions[2].id]);
+    counted.reads.length = 0;
 
     // An exclusion is applied when adding up: no log is read, the figures change.
     counted.reads.length = 0;

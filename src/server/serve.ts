@@ -25,6 +25,7 @@ import { studyBaselines } from './agents/baselines';
 import { computeStudyResults, type ResultsDeps } from './digests/studyDigests';
 import { DigestPool, digestThreadsFromEnv } from './digests/pool';
 import { DigestMaintainer } from './digests/maintainer';
+import { digestCacheBytesFromEnv } from './digests/cache';
 import {
   BaselinesError,
   isScoringPreset,
@@ -114,6 +115,8 @@ export async function startServer(
   const limits = limitsFromEnv(process.env);
   // When the server is past capacity (docs/api.md, "Overload").
   const loadLimits = loadLimitsFromEnv(process.env);
+  // The digests kept in memory (digests/cache.ts): checked here so that a bad value stops the start.
+  digestCacheBytesFromEnv(process.env);
   const library = new TaskLibrary();
   for (const spec of opts.tasks) await library.mount(spec);
   for (const spec of opts.practiceTasks ?? []) await library.mount(spec, process.cwd(), 'practice');

@@ -21,6 +21,7 @@ import type { StoredEvent } from '../../core/study/rules';
 import { builtInGamesOnly } from '../studies';
 import type { ReplayGame } from '../../core/study/rules';
 import type { DigestPool } from './pool';
+import { digestCache } from './cache';
 import { participantWrites, participantsFirst } from '../load';
 import type { ThreadReplay } from '../arc3/replayCheck';
 import type { SessionRecord, Store, StoredDigest, SubmissionRecord } from '../store/types';
@@ -56,7 +57,8 @@ export interface StudyBasis {
  */
 export interface EarlyDigestReads {
   readonly sessions: Promise<readonly SessionRecord[]>;
-  readonly stored: Promise<Map<string, { key: string; digest: unknown }>>;
+  /** Null when every stored digest of the study is in memory already (`cache.ts`). */
+  readonly stored: Promise<Map<string, { key: string; digest: unknown }> | null>;
   readonly submissionCounts: Promise<Map<string, number>>;
 }
 
@@ -64,7 +66,7 @@ export interface EarlyDigestReads {
 export function startDigestReads(store: Store, studyId: string): EarlyDigestReads {
   const reads = {
     sessions: store.listSessions(studyId),
-    stored: store.readDigests(studyId),
+    stored: digestCache(store).isComplete(studyId) ? Promise.resolve(null) : store.readDigests(studyId),
     submissionCounts: store.submissionCounts(studyId),
   };
   for (const p of Object.values(reads)) p.catch(() => undefined);
@@ -86,6 +88,12 @@ const DIGESTS_IN_FLIGHT_PER_THREAD = 2;
 const TAIL_BATCH_SESSIONS = 1_000;
 /** At most this many new events in one query; a longer tail is read and folded a page at a time. */
 export const TAIL_BATCH_EVENTS = 5_000;
+/**
+ * New events of many sessions read in one query when folds are extended: the tails of a live
+ * refresh are short (a few events a session), and a thousand sessions' ten events each in one
+ * round instead of two spares the refresh a round of waiting behind the participants' writes.
+ */
+const EXTEND_BATCH_EVENTS = 10_000;
 
 /** The parts of a digest's key: a fold is extended while the first two and the last hold. */
 const digestKey = (analysis: number, s: SessionRecord, submissions: number, fingerprint: string) =>
@@ -103,7 +111,20 @@ const contiguous = (s: SessionRecord) => s.eventCount === s.ackedThrough + 1;
  * session whose study version is missing is given with its log instead. `list`: the sessions, or
  * their list being read (read beside the stored digests: one round of statements less).
  */
-export async function digestSessions(
+export function digestSessions(
+  deps: DigestDeps,
+  studyId: string,
+  basis: StudyBasis,
+  list: readonly SessionRecord[] | Promise<readonly SessionRecord[]>,
+  progress?: DigestProgressFn,
+  early?: EarlyDigestReads,
+): Promise<SessionData[]> {
+  return digestCache(deps.store).exclusive(studyId, () =>
+    digestSessionsNow(deps, studyId, basis, list, progress, early),
+  );
+}
+
+async function digestSessionsNow(
   deps: DigestDeps,
   studyId: string,
   basis: StudyBasis,
@@ -113,11 +134,25 @@ export async function digestSessions(
 ): Promise<SessionData[]> {
   const { store } = deps;
   const { testCount, games, now } = basis;
-  const [sessions, stored, submissionCounts] = await Promise.all([
+  const cache = digestCache(store);
+  const [sessions, readBack, submissionCounts] = await Promise.all([
     list,
-    early?.stored ?? store.readDigests(studyId),
+    early ? early.stored : cache.isComplete(studyId) ? null : store.readDigests(studyId),
     early?.submissionCounts ?? store.submissionCounts(studyId),
   ]);
+  // Read early while the cache was complete, but a failed refresh has emptied it since: read now.
+  const stored = readBack ?? (cache.isComplete(studyId) ? null : await store.readDigests(studyId));
+  if (stored) cache.setStored(studyId, stored);
+  /** The digest kept for a session: the one in memory, else the stored one read back. */
+  const keptOf = (id: string): { key: string; digest: unknown; fold: DigestFold | null } | undefined => {
+    const inMemory = cache.get(id);
+    if (inMemory) return inMemory;
+    const row = stored?.get(id);
+    return row && { ...row, fold: null };
+  };
+  /** A computed digest, once stored, kept in memory with its fold (null: none is kept for it). */
+  const keep = (session: SessionRecord, key: string, digest: SessionDigest, fold: DigestFold | null) =>
+    cache.set(session.id, studyId, key, digest, fold);
   const defs = new Map(basis.versions.map((v) => [v.version, v.definition]));
   const fingerprints = new Map<number, string>();
   const fingerprint = (v: number) => {
@@ -131,8 +166,9 @@ export async function digestSessions(
   const data: SessionData[] = new Array(sessions.length);
   const extend: number[] = [];
   const whole: number[] = [];
+  const keptAt: ({ key: string; digest: unknown; fold: DigestFold | null } | undefined)[] = new Array(sessions.length);
   for (const [i, session] of sessions.entries()) {
-    const kept = stored.get(session.id);
+    const kept = (keptAt[i] = keptOf(session.id));
     const key = keyOf(session);
     if (kept && kept.key === key) data[i] = { session, digest: kept.digest as SessionDigest };
     else if (kept && keyBasis(kept.key) === keyBasis(key) && contiguous(session) && defs.has(session.studyVersion))
@@ -197,20 +233,21 @@ export async function digestSessions(
   // Folds extended by what arrived since, many sessions a query; a fold that cannot be read back
   // (deleted, of another version) is computed whole instead. A stored fold ends where its key's
   // acknowledged end does, so the new events are read beside the folds, not after them.
-  const keptThrough = (i: number) => Number(stored.get(sessions[i].id)!.key.split('|')[2]);
+  const keptThrough = (i: number) => Number(keptAt[i]!.key.split('|')[2]);
   for (let from = 0; from < extend.length;) {
     const batch: number[] = [];
     let events = 0;
     for (; from < extend.length && batch.length < TAIL_BATCH_SESSIONS; from++) {
       const tail = sessions[extend[from]].ackedThrough - keptThrough(extend[from]);
-      if (batch.length > 0 && events + tail > TAIL_BATCH_EVENTS) break;
+      if (batch.length > 0 && events + tail > EXTEND_BATCH_EVENTS) break;
       batch.push(extend[from]);
       events += Math.max(0, tail);
     }
     const ids = batch.map((i) => sessions[i].id);
     const small = batch.filter((i) => sessions[i].ackedThrough - keptThrough(i) <= TAIL_BATCH_EVENTS);
     const [folds, subs, tails] = await Promise.all([
-      store.readDigestFolds(ids),
+      // Only the folds not in memory are read back.
+      store.readDigestFolds(batch.filter((i) => keptAt[i]!.fold === null).map((i) => sessions[i].id)),
       store.listSubmissionsOf(ids),
       store.readEventTails(
         small.map((i) => ({
@@ -223,8 +260,9 @@ export async function digestSessions(
     const ready: { i: number; fold: DigestFold }[] = [];
     for (const i of batch) {
       const session = sessions[i];
+      const inMemory = keptAt[i]!.fold;
       const f = folds.get(session.id);
-      const fold = f && keyBasis(f.key) === keyBasis(keyOf(session)) ? (f.fold as DigestFold) : null;
+      const fold = inMemory ?? (f && keyBasis(f.key) === keyBasis(keyOf(session)) ? (f.fold as DigestFold) : null);
       if (fold && fold.analysis === ANALYSIS_VERSION && fold.seq <= session.ackedThrough) ready.push({ i, fold });
       else whole.push(i);
     }
@@ -252,6 +290,8 @@ export async function digestSessions(
       progress?.(++done, total);
     }
     await store.saveDigests(rows, now);
+    for (const [k, { i }] of ready.entries())
+      keep(sessions[i], rows[k].key, rows[k].digest as SessionDigest, rows[k].fold as DigestFold);
     // Between two batches the participants' writes go first (after the last, the caller's next read does).
     if (from < extend.length || whole.length > 0) await participantWrites.turn();
   }
@@ -301,6 +341,8 @@ export async function digestSessions(
     };
     await Promise.all(Array.from({ length: Math.min(batch.length, inFlight) }, lane));
     await store.saveDigests(rows, now);
+    for (const [k, i] of batch.entries())
+      keep(sessions[i], rows[k].key, rows[k].digest as SessionDigest, rows[k].fold as DigestFold);
     await participantWrites.turn();
   }
 
@@ -333,7 +375,9 @@ export async function digestSessions(
             ...threadCheck(def),
           })
         : await foldAndFinish(session, def, fold, [], submissions);
-      await store.saveDigest(session.id, keyOf(session), r.digest, now, contiguous(session) ? r.fold : null);
+      const kept = contiguous(session) ? r.fold : null;
+      await store.saveDigest(session.id, keyOf(session), r.digest, now, kept);
+      keep(session, keyOf(session), r.digest, kept);
       data[i] = { session, digest: r.digest };
     } else {
       // No definition of the session's study version: the results read its log itself.

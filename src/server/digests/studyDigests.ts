@@ -130,10 +130,9 @@ async function studyBasis(
       if (item.kind === 'task') tasks.set(`${item.collection}\u0000${item.task}`, item);
   const testCounts = new Map(
     await Promise.all(
-      [...tasks].map(async ([key, { collection, task }]) => {
-        const found = await deps.library.task(collection, task);
-        return [key, found.ok ? found.task.test.length : null] as const;
-      }),
+      [...tasks].map(
+        async ([key, { collection, task }]) => [key, await deps.library.testCount(collection, task)] as const,
+      ),
     ),
   );
   const testCount = (collection: string, task: string) => testCounts.get(`${collection}\u0000${task}`) ?? null;
