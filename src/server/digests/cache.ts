@@ -75,16 +75,6 @@ export class DigestCache {
     return this.completeStudies.has(studyId);
   }
 
-  /** The entries of a complete study's sessions, by session id (call only when `isComplete`). */
-  storedOf(sessionIds: readonly string[]): Map<string, { key: string; digest: unknown }> {
-    const out = new Map<string, { key: string; digest: unknown }>();
-    for (const id of sessionIds) {
-      const e = this.entries.get(id);
-      if (e) out.set(id, { key: e.key, digest: e.digest });
-    }
-    return out;
-  }
-
   get(sessionId: string): CachedDigest | undefined {
     const e = this.entries.get(sessionId);
     if (!e) return undefined;
