@@ -16,9 +16,13 @@
  *
  * Goals (the p95 of `input_to_draw`): 30 ms for server-run games, 8 ms for built-in games and grid
  * tools; each figure's unit says its goal and whether it was met. A phone has no keys, so keyboard
- * inputs are measured at 1280 only. Needs the built app (`npm run build`), Chromium, and for the
- * arcengine games the engine and games (see arc3Latency.ts; without them that part is skipped
- * with the reason).
+ * inputs are measured at 1280 only. Taps are sent as a touch screen sends them (`fingerTap`, see
+ * tap.ts): Playwright's own taps hold each touch back for a frame after stamping it, which the
+ * figures would count as the app's time. `tap_delivery` shows that wait beside the benchmark's
+ * taps: the time from a pad tap's timestamp to a `pointerdown` listener, by either way.
+ *
+ * Needs the built app (`npm run build`), Chromium, and for the arcengine games the engine and
+ * games (see arc3Latency.ts; without them that part is skipped with the reason).
  */
 import type { Browser, BrowserContext, Page } from '@playwright/test';
 import os from 'node:os';
@@ -28,6 +32,7 @@ import { solutions } from '../games';
 import { locate, startArcServer, type ArcServer } from './arc3Latency';
 import { launchChromium, openBrowserBench } from './browser';
 import { percentile } from './measure';
+import { fingerTap, fingerTapOn } from './tap';
 
 /** The goals of the issue: p95 of input_to_draw, ms. */
 const GOAL_SERVER = 30;
@@ -146,14 +151,41 @@ async function gameInput(page: Page, screen: Screen, input: ActionInput, keys: '
     const box = (await page.locator(CANVAS).boundingBox())!;
     const x = box.x + (((input.x ?? 0) + 0.5) * box.width) / 64,
       y = box.y + (((input.y ?? 0) + 0.5) * box.height) / 64;
-    if (screen.touch) await page.touchscreen.tap(x, y);
+    if (screen.touch) await fingerTap(page, x, y);
     else await page.mouse.click(x, y);
     return;
   }
   await kind(page, keys);
   if (keys === 'key') await page.keyboard.press(KEYS[input.action]);
-  else if (screen.touch) await page.getByRole('button', { name: PAD[input.action], exact: true }).tap();
+  else if (screen.touch) await fingerTapOn(page.getByRole('button', { name: PAD[input.action], exact: true }));
   else await page.getByRole('button', { name: PAD[input.action], exact: true }).click();
+}
+
+/**
+ * From a tap's timestamp to a `pointerdown` listener on the pad, by Playwright's `locator.tap()`
+ * (DevTools' `Input.dispatchTouchEvent`) and by `fingerTap`, taken in turn: the wait that
+ * DevTools adds to its touches and that the benchmark's taps leave out (see tap.ts).
+ */
+async function* tapDelivery(page: Page, prefix: string): AsyncIterable<BenchResult> {
+  await kind(page, null);
+  await page.evaluate(`(() => {
+    const d = window.__tapDelivery = { by: null, ms: {} };
+    window.addEventListener('pointerdown', (e) => d.by && (d.ms[d.by] ??= []).push(performance.now() - e.timeStamp), true);
+  })()`);
+  const button = page.getByRole('button', { name: PAD.ACTION4, exact: true });
+  const taps = { devtools_tap: () => button.tap(), finger_tap: () => fingerTapOn(button) };
+  for (let i = 0; i < 24; i++) {
+    for (const [by, tap] of Object.entries(taps)) {
+      await page.evaluate(`window.__tapDelivery.by = ${JSON.stringify(by)}`);
+      await tap();
+      await settle(page);
+    }
+  }
+  const ms = (await page.evaluate('window.__tapDelivery.ms')) as Record<string, number[]>;
+  for (const by of Object.keys(taps)) {
+    yield { name: `${prefix}.${by}.p50`, value: percentile(ms[by] ?? [], 50), unit: 'ms' };
+    yield { name: `${prefix}.${by}.p95`, value: percentile(ms[by] ?? [], 95), unit: 'ms' };
+  }
 }
 
 /** Resets until the game starts again at level 1 (not measured), answering the player's "Start over?" when it asks. */
@@ -207,6 +239,7 @@ export async function* run(): AsyncIterable<BenchResult> {
           await take(page);
           await playRounds(page, screen, solutions[id][0], rounds);
           yield* figures(`input.${screen.name}.builtin_${id}`, await take(page), GOAL_LOCAL);
+          if (screen.touch && id === 'flux') yield* tapDelivery(page, `input.${screen.name}.tap_delivery`);
         }
         try {
           yield* await gridFigures(page, b.url, screen);
@@ -254,7 +287,7 @@ async function gridFigures(page: Page, url: string, screen: Screen): Promise<Ben
   });
   const press = async (r: number, c: number) => {
     const p = at(r, c);
-    if (screen.touch) await page.touchscreen.tap(p.x, p.y);
+    if (screen.touch) await fingerTap(page, p.x, p.y);
     else await page.mouse.click(p.x, p.y);
   };
   await kind(page, null);
