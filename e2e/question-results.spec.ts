@@ -77,7 +77,7 @@ async function takeStudy(
  * options picked per question and per subset, then scores a model's answers file on the Score
  * page beside those people.
  */
-test("question results, and a model's answers beside the people", async ({ page, request }, testInfo) => {
+test("question results, and a model's answers beside the people", async ({ page, browser, request }, testInfo) => {
   test.setTimeout(240_000);
   const id = `e2e-qres-${Date.now().toString(36)}`;
   const definition = JSON.parse(readFileSync('data/example-studies/questions.json', 'utf8'));
@@ -85,27 +85,42 @@ test("question results, and a model's answers beside the people", async ({ page,
   expect(saved.status(), await saved.text()).toBe(201);
 
   // puddle (sci-001, B, Easy); the block: sci-006 (B, Challenge) and sci-007 (2, Easy); shop-sign (B); incline (4.952 within 1%).
-  await takeStudy(page, id, 'ann', {
-    puddle: [/soaked into the concrete/, /evaporated/],
-    food: [/the Sun/],
-    energy: [/wind/],
-    shop: [/A contract may have formed/],
-    incline: '4.95',
-  });
-  await takeStudy(page, id, 'ben', {
-    puddle: [/evaporated/],
-    food: [/the soil/],
-    energy: [/coal/],
-    shop: [/No contract: a sign/],
-    incline: '7',
-  });
-  await takeStudy(page, id, 'cat', {
-    puddle: [/absorbed by the sunlight/],
-    food: [/the Sun/],
-    energy: [/wind/],
-    shop: [/A contract may have formed/],
-    incline: '4.95',
-  });
+  // The three take the study at the same time, each in a browser of their own: most of a walk is
+  // spent waiting for answers to be recorded (an answer waits for the events before it, which the
+  // browser sends in batches a second apart), and one person's wait is another's turn.
+  const people: [string, Parameters<typeof takeStudy>[3]][] = [
+    [
+      'ann',
+      {
+        puddle: [/soaked into the concrete/, /evaporated/],
+        food: [/the Sun/],
+        energy: [/wind/],
+        shop: [/A contract may have formed/],
+        incline: '4.95',
+      },
+    ],
+    [
+      'ben',
+      { puddle: [/evaporated/], food: [/the soil/], energy: [/coal/], shop: [/No contract: a sign/], incline: '7' },
+    ],
+    [
+      'cat',
+      {
+        puddle: [/absorbed by the sunlight/],
+        food: [/the Sun/],
+        energy: [/wind/],
+        shop: [/A contract may have formed/],
+        incline: '4.95',
+      },
+    ],
+  ];
+  await Promise.all(
+    people.map(async ([pid, plan]) => {
+      const context = await browser.newContext();
+      await takeStudy(await context.newPage(), id, pid, plan);
+      await context.close();
+    }),
+  );
 
   // The researcher's results: the Questions tab.
   await page.goto(`/login#token=${process.env.E2E_ADMIN_TOKEN}`);
