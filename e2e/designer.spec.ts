@@ -9,7 +9,7 @@
 import { expect, test } from './studio-test';
 import { expectAccessible, seriousViolations } from './axe';
 import { FIXTURE_GAMES, LS20, OFFICIAL_GAMES, TG01, logIn, startServer, type TestServer } from './arc3-helpers';
-import { setWindowSize } from './helpers';
+import { setWindowSize, picture } from './helpers';
 
 /**
  * One server for both tests, with the fixture games and the official ones, and no study: no level
@@ -68,9 +68,9 @@ test.describe('the state graph of an arcengine game on its playtest page', () =>
         })
         .toBeLessThanOrEqual(width);
       for (const text of ['Games', 'Playtest']) await expect(header.getByText(text, { exact: true })).toBeInViewport();
-      await page.screenshot({ path: test.info().outputPath(`playtest-header-${width}.png`) });
+      await picture(page, `playtest-header-${width}`);
       await panel.scrollIntoViewIfNeeded();
-      await page.screenshot({ path: test.info().outputPath(`arc3-graph-${width}.png`) });
+      await picture(page, `arc3-graph-${width}`);
       expect(await seriousViolations(page)).toEqual([]);
     }
   });
@@ -99,7 +99,7 @@ test.describe('the state graph of an arcengine game on its playtest page', () =>
     await expect(said).toContainText('nothing more runs on the server');
     await expect(panel.getByRole('button', { name: 'Cancel' })).toHaveCount(0);
     await expect(panel.getByRole('button', { name: 'Explore level 1' })).toBeEnabled();
-    await page.screenshot({ path: test.info().outputPath('graph-cancelled.png') });
+    await picture(page, 'graph-cancelled');
     await expectAccessible(page, 'state graph cancelled');
 
     // Exploring again takes the notice away while the new exploration runs; it is cancelled in turn.

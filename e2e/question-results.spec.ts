@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { expect, test, type Page } from './studio-test';
 import { seriousViolations } from './axe';
 import { ADMIN, buildGrid, expectAllStored, sampleTask } from './study-helpers';
-import { setWindowSize } from './helpers';
+import { setWindowSize, picture } from './helpers';
 
 type Pick = RegExp[];
 
@@ -77,7 +77,7 @@ async function takeStudy(
  * options picked per question and per subset, then scores a model's answers file on the Score
  * page beside those people.
  */
-test("question results, and a model's answers beside the people", async ({ page, browser, request }, testInfo) => {
+test("question results, and a model's answers beside the people", async ({ page, browser, request }) => {
   test.setTimeout(240_000);
   const id = `e2e-qres-${Date.now().toString(36)}`;
   const definition = JSON.parse(readFileSync('data/example-studies/questions.json', 'utf8'));
@@ -161,9 +161,9 @@ test("question results, and a model's answers beside the people", async ({ page,
   await expect(page.getByTestId('group-accuracy-type-symbolic')).toContainText('3 awaiting grading');
   expect(await seriousViolations(page, 'section[aria-label="Question results"]')).toEqual([]);
   await page.setViewportSize({ width: 1280, height: 720 });
-  await page.screenshot({ path: testInfo.outputPath('question-results-1280.png'), fullPage: true });
+  await picture(page, 'question-results-1280', { fullPage: true });
   await setWindowSize(page, { width: 768, height: 1024 });
-  await page.screenshot({ path: testInfo.outputPath('question-results-768.png'), fullPage: true });
+  await picture(page, 'question-results-768', { fullPage: true });
   // Readable at 768 px: the accuracy and options of a question stay on screen without sideways scrolling.
   const puddle = page.getByTestId('question-options-puddle-0');
   await expect
@@ -228,7 +228,7 @@ test("question results, and a model's answers beside the people", async ({ page,
   ]);
   await expect(panel.getByTestId('beside-Challenge').getByRole('cell').nth(4)).toHaveText('66.7% (2/3)');
   expect(await seriousViolations(page, 'section[aria-labelledby="question-score-title"]')).toEqual([]);
-  await page.screenshot({ path: testInfo.outputPath('question-score-1280.png'), fullPage: true });
+  await picture(page, 'question-score-1280', { fullPage: true });
   await page.setViewportSize({ width: 768, height: 1024 });
-  await page.screenshot({ path: testInfo.outputPath('question-score-768.png'), fullPage: true });
+  await picture(page, 'question-score-768', { fullPage: true });
 });
