@@ -25,6 +25,7 @@ import {
   logIn,
   type TestServer,
 } from './arc3-helpers';
+import { picture } from './helpers';
 
 const STUDY = 'agents';
 const PUSH = versionedGameId(games.push);
@@ -143,7 +144,7 @@ test.describe('agents in a study', () => {
       await expect(runs).toContainText(`study:${STUDY}`);
       const vcRow = runs.getByRole('row').filter({ hasText: VC33 });
       await expect(vcRow.getByTestId('agent-score')).toContainText(vc.score.toFixed(1));
-      await page.screenshot({ path: 'test-results/agents-tab.png' });
+      await picture(page, 'agents-tab');
 
       // Beside the human figures of the same game, which have not changed.
       await page.getByRole('tab', { name: 'Game levels' }).click();
@@ -155,7 +156,7 @@ test.describe('agents in a study', () => {
       await expect(page.getByRole('table', { name: 'Participants' }).getByRole('row')).toHaveCount(2);
       await page.getByRole('tab', { name: 'Game levels' }).click();
       await beside.scrollIntoViewIfNeeded();
-      await page.screenshot({ path: 'test-results/agents-results.png', fullPage: true });
+      await picture(page, 'agents-results', { fullPage: true });
 
       // The vc33 run replays from the frames the server stored: RESET, three clicks (level 1 won), a full RESET.
       await beside.getByRole('link', { name: 'Replay' }).click();
@@ -168,7 +169,7 @@ test.describe('agents in a study', () => {
       await page.getByRole('button', { name: 'Back one event' }).click();
       await expect(frame).toHaveAttribute('data-level', '1');
       await expect(page.getByTestId('replay-event')).toContainText('ACTION6 at (60, 32) → level 2');
-      await page.screenshot({ path: 'test-results/agents-replay-vc33.png' });
+      await picture(page, 'agents-replay-vc33');
 
       // The built-in game replays on the TS engine from the stored actions (its opening RESET after the game's opening).
       await page.goBack();

@@ -35,6 +35,7 @@ import {
   type StoredEventRow,
   type TestServer,
 } from './arc3-helpers';
+import { picture } from './helpers';
 
 const STUDY = 'research';
 const OFFICIAL_SCORE = path.resolve('src/core/scoring/fixtures/official_score.py');
@@ -228,8 +229,8 @@ test.describe('the researcher reads ARC-AGI-3 runs of the official engine', () =
     expect(heat[32][60][0]).toBeGreaterThan(200);
     // The whole Game levels tab (the page scrolls inside its own pane), then the heatmap alone.
     await page.setViewportSize({ width: 1280, height: 2300 });
-    await page.screenshot({ path: 'test-results/arc3-research-results.png' });
-    await heatmap.screenshot({ path: 'test-results/arc3-research-heatmap.png' });
+    await picture(page, 'arc3-research-results');
+    await picture(heatmap, 'arc3-research-heatmap');
     await page.setViewportSize({ width: 1280, height: 800 });
 
     // 2. The replay: step through the ls20 run; each step shows the stored frame the log names.
@@ -275,7 +276,7 @@ test.describe('the researcher reads ARC-AGI-3 runs of the official engine', () =
     const drawnBox = (await frame.boundingBox())!;
     expect(drawnBox.y).toBeGreaterThanOrEqual(view.y);
     expect(drawnBox.y + drawnBox.height).toBeLessThanOrEqual(view.y + view.height);
-    await page.screenshot({ path: 'test-results/arc3-research-replay.png' });
+    await picture(page, 'arc3-research-replay');
 
     // 3. The official recordings, downloaded from the results page.
     await page.goto(`${server.base}/studies/${STUDY}`);

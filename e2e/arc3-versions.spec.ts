@@ -6,7 +6,7 @@
  */
 import { expect, test } from './studio-test';
 import { seriousViolations } from './axe';
-import { setWindowSize } from './helpers';
+import { setWindowSize, picture } from './helpers';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ADMIN, TG01, createStudy, fixtureCopy, logIn, startServer } from './arc3-helpers';
@@ -15,7 +15,7 @@ const WIDTHS = [1280, 768, 390] as const;
 
 test("the Games page shows a game's current code and the older code an open run keeps; the results page the storage use", async ({
   page,
-}, info) => {
+}) => {
   test.setTimeout(180_000);
   const games = fixtureCopy();
   const server = await startServer(['--arc3-games', games]);
@@ -77,7 +77,7 @@ test("the Games page shows a game's current code and the older code an open run 
     );
     for (const width of WIDTHS) {
       await setWindowSize(page, { width, height: 900 });
-      await page.screenshot({ path: info.outputPath(`games-versions-${width}.png`), fullPage: true });
+      await picture(page, `games-versions-${width}`, { fullPage: true });
     }
     expect(await seriousViolations(page)).toEqual([]);
 
@@ -90,10 +90,8 @@ test("the Games page shows a game's current code and the older code an open run 
     await expect(page.getByTestId('game-pins')).toContainText('(changed)');
     for (const width of WIDTHS) {
       await setWindowSize(page, { width, height: 900 });
-      await page.screenshot({ path: info.outputPath(`results-versions-${width}.png`), fullPage: true });
-      await page
-        .getByRole('region', { name: 'Game versions' })
-        .screenshot({ path: info.outputPath(`results-game-versions-${width}.png`) });
+      await picture(page, `results-versions-${width}`, { fullPage: true });
+      await picture(page.getByRole('region', { name: 'Game versions' }), `results-game-versions-${width}`);
     }
     expect(await seriousViolations(page)).toEqual([]);
   } finally {

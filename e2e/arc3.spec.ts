@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { hashGrid } from '../src/core/game/serverGame';
 import { PALETTE } from '../src/core/game/types';
-import { ownPort, setWindowSize } from './helpers';
+import { ownPort, setWindowSize, picture } from './helpers';
 import {
   ADMIN,
   LS20,
@@ -84,14 +84,14 @@ test.describe('official ARC-AGI-3 games', () => {
     await expect(page.getByTestId('game-actions')).toHaveText(String(LS20_LEVEL1_KEYS.length));
     // A key the game does not offer (ls20 has no ACTION5) is not sent, and logged as refused.
     await page.keyboard.press('f');
-    await page.screenshot({ path: 'test-results/arc3-ls20.png' });
+    await picture(page, 'arc3-ls20');
     await giveUpItem(page);
 
     await expect(page.getByRole('heading', { name: 'VC33' })).toBeVisible();
     await expect(canvas).toHaveAttribute('data-state', 'NOT_FINISHED');
     for (const [x, y] of VC33_LEVEL1_CLICKS) await clickFrame(page, x, y);
     await expect(canvas).toHaveAttribute('data-level', '1');
-    await page.screenshot({ path: 'test-results/arc3-vc33.png' });
+    await picture(page, 'arc3-vc33');
     const sessionId = await sessionIdOf(page);
     await giveUpItem(page);
 
@@ -189,7 +189,7 @@ test.describe('official ARC-AGI-3 games', () => {
     await picker.getByLabel('Search games by id, title or tag').fill('');
     for (const width of [1280, 768, 390]) {
       await setWindowSize(page, { width, height: width === 390 ? 844 : 800 });
-      await page.screenshot({ path: test.info().outputPath(`game-picker-${width}.png`) });
+      await picture(page, `game-picker-${width}`);
       expect(await seriousViolations(page)).toEqual([]);
     }
     await page.setViewportSize({ width: 1280, height: 800 });
@@ -389,7 +389,7 @@ test.describe("a designer's games folder", () => {
     await expect(page.getByTestId('traceback')).toContainText('SyntaxError');
     // The green "Reloaded" notice is gone: the file on disk is not running.
     await expect(page.getByTestId('reloaded')).toHaveCount(0);
-    await page.screenshot({ path: 'test-results/arc3-hot-reload-error.png' });
+    await picture(page, 'arc3-hot-reload-error');
     writeFileSync(file, source);
     await expect(page.getByTestId('game-failure')).toBeHidden();
     await expect(page.getByTestId('reloaded')).toBeVisible();
@@ -430,7 +430,7 @@ test.describe("a designer's games folder", () => {
     for (const width of [1280, 768, 390]) {
       await setWindowSize(page, { width, height: width === 390 ? 844 : 800 });
       await check.scrollIntoViewIfNeeded();
-      await page.screenshot({ path: test.info().outputPath(`determinism-${width}.png`) });
+      await picture(page, `determinism-${width}`);
       expect(await seriousViolations(page)).toEqual([]);
     }
     // A restart is another run, with other actions: the last run's result goes.

@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { expect, test, type Page } from './studio-test';
 import { expectAccessible } from './axe';
-import { setWindowSize } from './helpers';
+import { setWindowSize, picture } from './helpers';
 import { ADMIN, completeCurrentItem, finishStudy, playGame, serverEvents, type StudyFile } from './study-helpers';
 
 // The tests share nothing but the worker's server: the workers split them (`playwright.config.ts`).
@@ -86,10 +86,10 @@ test('a researcher builds a pool in the editor, two participants run it, the cam
   await page.getByRole('spinbutton', { name: 'Bonus per candidate solved' }).fill('0.5');
   await page.getByLabel('Completion code').fill('POOL-OK');
   await pool.scrollIntoViewIfNeeded();
-  await page.screenshot({ path: test.info().outputPath('editor-pool.png') });
+  await picture(page, 'editor-pool');
   await page.setViewportSize({ width: 768, height: 1024 });
   await pool.scrollIntoViewIfNeeded();
-  await page.screenshot({ path: test.info().outputPath('editor-pool-tablet.png') });
+  await picture(page, 'editor-pool-tablet');
   await page.setViewportSize({ width: 1280, height: 800 });
 
   // The JSON view writes exactly the study format.
@@ -159,11 +159,11 @@ test('a researcher builds a pool in the editor, two participants run it, the cam
   }
   await expect(page.getByTestId('payments-total')).toContainText('£2.00 over 2 sessions');
   expect(loads).toBe(0);
-  await page.screenshot({ path: test.info().outputPath('campaign.png') });
+  await picture(page, 'campaign');
   await page.getByRole('heading', { name: 'Payments' }).scrollIntoViewIfNeeded();
-  await page.screenshot({ path: test.info().outputPath('campaign-payments.png') });
+  await picture(page, 'campaign-payments');
   await page.setViewportSize({ width: 768, height: 1024 });
-  await page.screenshot({ path: test.info().outputPath('campaign-tablet.png') });
+  await picture(page, 'campaign-tablet');
   await page.setViewportSize({ width: 1280, height: 800 });
 
   // The bonus file: one line per participant, as Prolific's bulk bonus takes it.
@@ -221,14 +221,14 @@ test('the participant sees the time the session has left, and the study ends cle
   await expect(left).toHaveText(/^(2:00|1:5\d)$/);
   await page.clock.fastForward('01:00');
   await expect(left).toHaveText(/^(1:00|0:5\d)$/);
-  await page.screenshot({ path: test.info().outputPath('session-time-left.png') });
+  await picture(page, 'session-time-left');
 
   // The budget runs out on the game: the study ends there, says why, and gives the code.
   await page.clock.fastForward('01:05');
   await expect(page.getByTestId('session-time-up')).toContainText('The study allows 2 minutes in all');
   await expect(page.getByRole('heading', { name: 'Time is up. Thank you!' })).toBeVisible();
   await expect(page.getByTestId('completion-code')).toHaveText('BUDGET-OK');
-  await page.screenshot({ path: test.info().outputPath('session-time-up.png') });
+  await picture(page, 'session-time-up');
 
   const results = (await (await request.get(`/api/admin/studies/${id}/results`, { headers: ADMIN })).json()) as {
     participants: { sessionId: string; state: string }[];
@@ -304,7 +304,7 @@ test('the participant and the researcher see the candidates skipped for lack of 
   ]) {
     await setWindowSize(participant, size);
     await expectAccessible(participant, `participant header with skipped items at ${size.width}`);
-    await participant.screenshot({ path: test.info().outputPath(`skipped-participant-${size.width}.png`) });
+    await picture(participant, `skipped-participant-${size.width}`);
   }
   await completeCurrentItem(participant, study);
   await expect(participant.getByTestId('completion-code')).toHaveText('SKIP-OK');
@@ -325,7 +325,7 @@ test('the participant and the researcher see the candidates skipped for lack of 
   for (const size of EVERY_SIZE) {
     await setWindowSize(page, size);
     await expectAccessible(page, `session replay with skipped items at ${size.width}`);
-    await page.screenshot({ path: test.info().outputPath(`skipped-replay-${size.width}.png`) });
+    await picture(page, `skipped-replay-${size.width}`);
   }
 });
 
@@ -393,7 +393,7 @@ test('the pool editor, the candidate picker and the campaign view are accessible
   for (const size of EVERY_SIZE) {
     await setWindowSize(page, size);
     await expectAccessible(page, `candidate picker at ${size.width}x${size.height}`);
-    await page.screenshot({ path: test.info().outputPath(`candidate-picker-${size.width}.png`) });
+    await picture(page, `candidate-picker-${size.width}`);
   }
   await page.getByRole('button', { name: 'Cancel' }).click();
   await expect(page.getByTestId('candidate-picker')).toHaveCount(0);
@@ -407,7 +407,7 @@ test('the pool editor, the candidate picker and the campaign view are accessible
     await setWindowSize(page, size);
     await expectAccessible(page, `campaign view at ${size.width}x${size.height}`);
     await page.getByRole('heading', { name: new RegExp(`^${game} game`) }).scrollIntoViewIfNeeded();
-    await page.screenshot({ path: test.info().outputPath(`campaign-funnel-${size.width}.png`) });
+    await picture(page, `campaign-funnel-${size.width}`);
   }
 });
 
@@ -452,7 +452,7 @@ test('the study list marks a study with pools, and its campaign view is one clic
     await expect(entry.getByTestId('campaign-badge')).toBeVisible();
     await expectAccessible(page, `study list at ${size.width}x${size.height}`);
     await entry.scrollIntoViewIfNeeded();
-    await page.screenshot({ path: test.info().outputPath(`study-list-${size.width}.png`) });
+    await picture(page, `study-list-${size.width}`);
   }
   await page.getByRole('link', { name: `Campaign of ${id}` }).click();
   await expect(page.getByRole('table', { name: 'Candidates' })).toBeVisible();

@@ -1,7 +1,7 @@
 import { expect, test } from './studio-test';
 import { readFile } from 'node:fs/promises';
 import { parseActions, replayGameEvents, hashFrame } from '../src/core/game';
-import { performGameActions } from './helpers';
+import { performGameActions, picture } from './helpers';
 import { parseJsonl } from '../src/core/log/events';
 import { games, solutions } from '../src/games';
 
@@ -70,7 +70,7 @@ test('Reset never throws away won levels by accident: a double-click asks first,
   const dialog = page.getByRole('alertdialog', { name: 'Start the game over?' });
   await expect(dialog).toBeVisible();
   await expect(dialog).toContainText('You have completed 1 level');
-  await page.screenshot({ path: 'test-results/restart-dialog.png' });
+  await picture(page, 'restart-dialog');
   await expect(dialog.getByRole('button', { name: 'Keep playing' })).toBeFocused();
   // Game keys do nothing while it asks.
   await page.keyboard.press('ArrowRight');

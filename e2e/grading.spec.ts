@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { expect, test, type Browser, type Page } from './studio-test';
 import { seriousViolations } from './axe';
 import { ADMIN } from './study-helpers';
+import { picture } from './helpers';
 
 const GOOD = 'Closed form a_n = 2^n - 1. Base: a_1 = 1. Step: 2(2^n - 1) + 1 = 2^{n+1} - 1. By induction it holds.';
 const POOR = 'It doubles every time, so about 2^n.';
@@ -157,7 +158,7 @@ test('two graders grade a free response blind, the researcher adjudicates, the s
   await gradeAll(b, [1, 1, 2, 1], [1, 1, 1, 0]);
   await expect(b.getByTestId('grading-progress')).toHaveText('2 of 2 graded');
   // B sees none of A's grades: its first answer's form was empty until B filled it.
-  await b.screenshot({ path: 'test-results/grading-grader.png' });
+  await picture(b, 'grading-grader');
 
   // The researcher sees the progress, the agreement and the disagreement, and adjudicates it.
   await page.getByRole('button', { name: 'Refresh' }).click();
@@ -185,7 +186,7 @@ test('two graders grade a free response blind, the researcher adjudicates, the s
   await expect(finals).toContainText('1.5 / 5');
   await expect(finals).toContainText('final (graders agree (mean))');
   await expect(page.getByRole('figure', { name: 'Final scores of recurrence' })).toContainText('n=2');
-  await page.screenshot({ path: 'test-results/grading-tab.png', fullPage: true });
+  await picture(page, 'grading-tab', { fullPage: true });
 
   // The adjudication is in the audit log; grades.csv has every grade and the final ones.
   await page.getByRole('tab', { name: 'Audit log' }).click();

@@ -9,7 +9,17 @@ import { readFile } from 'node:fs/promises';
 import { parseJsonl, type LogEvent } from '../src/core/log/events';
 import { currentTest, replay } from '../src/core/log/gridPlayer';
 import { type Grid, flipGrid, moveCells, rotateGrid } from '../src/core/grid/grid';
-import { arcTask, clickCell, dragCells, expectOutput, openTask, resizeTo, screenGrid, type GridId } from './helpers';
+import {
+  arcTask,
+  clickCell,
+  dragCells,
+  expectOutput,
+  openTask,
+  resizeTo,
+  screenGrid,
+  type GridId,
+  picture,
+} from './helpers';
 
 // The tests share nothing but the worker's server: the workers split them (`playwright.config.ts`).
 test.describe.configure({ mode: 'parallel' });
@@ -278,7 +288,7 @@ test.describe('grid tools', () => {
     await page.keyboard.up('Shift');
     await page.getByText('Keys', { exact: true }).click();
     await expect(page.getByTestId('keys-help')).toContainText('Shift+Arrows');
-    await page.screenshot({ path: test.info().outputPath('grid-tools.png') });
+    await picture(page, 'grid-tools');
     expect(await seriousViolations(page)).toEqual([]);
     // Escape closes the list without dropping the selection; so does a press elsewhere.
     await page.keyboard.press('Escape');

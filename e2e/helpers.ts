@@ -1,7 +1,7 @@
 /** What the browser tests share: real ARC tasks from ../shared, and a person's clicks on grid cells. */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { expect, type Page } from '@playwright/test';
+import { expect, test, type Locator, type Page } from '@playwright/test';
 import { seedDataDir as seedFromTemplate } from '../src/server/store/pgliteTemplate';
 import type { ArcTask } from '../src/core/formats/arcTask';
 import type { Grid } from '../src/core/grid/grid';
@@ -37,6 +37,22 @@ export function seedDataDir(dataDir: string): string {
     throw new Error('No PGlite template: run the browser tests with playwright.config.ts (its global setup makes it).');
   seedFromTemplate(template, dataDir);
   return dataDir;
+}
+
+/**
+ * A picture of the page (or of one element) for a person to look at, written beside the test's
+ * other output as `<name>.png`, when E2E_SCREENSHOTS=1 (`E2E_SCREENSHOTS=1 npx playwright test
+ * e2e/campaign.spec.ts`). Nothing in the suite reads them, so an ordinary run takes none: the
+ * suite's 70-odd pictures cost a tenth of a second each. A failing test keeps its screenshot
+ * either way (`playwright.config.ts`).
+ */
+export async function picture(
+  target: Page | Locator,
+  name: string,
+  options: { fullPage?: boolean } = {},
+): Promise<void> {
+  if (process.env.E2E_SCREENSHOTS !== '1') return;
+  await target.screenshot({ path: test.info().outputPath(`${name}.png`), ...options });
 }
 
 export function arcTask(id: string): ArcTask {

@@ -5,7 +5,7 @@
 import { expect, test } from './studio-test';
 import { readFileSync } from 'node:fs';
 import type { ArcTask } from '../src/core/formats/arcTask';
-import { clickCell } from './helpers';
+import { clickCell, picture } from './helpers';
 import { buildGrid } from './study-helpers';
 
 const practiceTask = (id: string) => JSON.parse(readFileSync(`data/practice/warm-ups/${id}.json`, 'utf8')) as ArcTask;
@@ -28,7 +28,7 @@ test('an unknown study link says the link is unknown and what to do, and claims 
   await expect(error).toContainText('open it again from where you got it');
   await expect(error).not.toContainText('saved');
   await expect(error).not.toContainText('Reload');
-  await page.screenshot({ path: test.info().outputPath('unknown-study.png') });
+  await picture(page, 'unknown-study');
 });
 
 test('a wrong verdict is cleared by the next edit of the grid, and a tool change keeps it', async ({ page }) => {

@@ -9,6 +9,7 @@
 import { expect, test, type Page } from './studio-test';
 import { giveUpItem } from './arc3-helpers';
 import { ADMIN } from './study-helpers';
+import { picture } from './helpers';
 
 // The tests share nothing but the worker's server: the workers split them (`playwright.config.ts`).
 test.describe.configure({ mode: 'parallel' });
@@ -88,7 +89,7 @@ for (const size of SIZES) {
         await expect(page.getByTestId('device-message')).toContainText(`/s/${id}?PROLIFIC_PID=phone-1`);
         await expect(page.getByRole('button', { name: 'I agree, start' })).toHaveCount(0);
         await expectNoSidewaysScroll(page, 'device message');
-        await page.screenshot({ path: test.info().outputPath(`study-consent-${size.width}x${size.height}.png`) });
+        await picture(page, `study-consent-${size.width}x${size.height}`);
         // Nothing was made for the phone.
         const results = (await (
           await page.request.get(`/api/admin/studies/${id}/results`, { headers: ADMIN })
@@ -159,7 +160,7 @@ for (const size of SIZES) {
         await expectInWindow(page, 'output-grid');
         await expect(page.getByRole('button', { name: 'Submit' })).toBeInViewport();
         await expectNoSidewaysScroll(page, 'task player');
-        await page.screenshot({ path: test.info().outputPath(`demonstrations-${size.width}x${size.height}.png`) });
+        await picture(page, `demonstrations-${size.width}x${size.height}`);
       });
     }
 
@@ -181,7 +182,7 @@ for (const size of SIZES) {
       await expectInWindow(page, 'output-grid');
       await expect(page.getByRole('button', { name: 'Submit' })).toBeInViewport();
       await expectNoSidewaysScroll(page, 'task');
-      await page.screenshot({ path: test.info().outputPath(`study-task-${size.width}x${size.height}.png`) });
+      await picture(page, `study-task-${size.width}x${size.height}`);
     });
   });
 }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { expect, test, type Page } from './studio-test';
 import { seriousViolations } from './axe';
 import { ADMIN, buildGrid, expectAllStored, sampleTask } from './study-helpers';
-import { setWindowSize } from './helpers';
+import { setWindowSize, picture } from './helpers';
 
 type Pick = RegExp[];
 
@@ -77,7 +77,7 @@ async function takeStudy(
  * options picked per question and per subset, then scores a model's answers file on the Score
  * page beside those people.
  */
-test("question results, and a model's answers beside the people", async ({ page, request }, testInfo) => {
+test("question results, and a model's answers beside the people", async ({ page, browser, request }) => {
   test.setTimeout(240_000);
   const id = `e2e-qres-${Date.now().toString(36)}`;
   const definition = JSON.parse(readFileSync('data/example-studies/questions.json', 'utf8'));
@@ -85,27 +85,42 @@ test("question results, and a model's answers beside the people", async ({ page,
   expect(saved.status(), await saved.text()).toBe(201);
 
   // puddle (sci-001, B, Easy); the block: sci-006 (B, Challenge) and sci-007 (2, Easy); shop-sign (B); incline (4.952 within 1%).
-  await takeStudy(page, id, 'ann', {
-    puddle: [/soaked into the concrete/, /evaporated/],
-    food: [/the Sun/],
-    energy: [/wind/],
-    shop: [/A contract may have formed/],
-    incline: '4.95',
-  });
-  await takeStudy(page, id, 'ben', {
-    puddle: [/evaporated/],
-    food: [/the soil/],
-    energy: [/coal/],
-    shop: [/No contract: a sign/],
-    incline: '7',
-  });
-  await takeStudy(page, id, 'cat', {
-    puddle: [/absorbed by the sunlight/],
-    food: [/the Sun/],
-    energy: [/wind/],
-    shop: [/A contract may have formed/],
-    incline: '4.95',
-  });
+  // The three take the study at the same time, each in a browser of their own: most of a walk is
+  // spent waiting for answers to be recorded (an answer waits for the events before it, which the
+  // browser sends in batches a second apart), and one person's wait is another's turn.
+  const people: [string, Parameters<typeof takeStudy>[3]][] = [
+    [
+      'ann',
+      {
+        puddle: [/soaked into the concrete/, /evaporated/],
+        food: [/the Sun/],
+        energy: [/wind/],
+        shop: [/A contract may have formed/],
+        incline: '4.95',
+      },
+    ],
+    [
+      'ben',
+      { puddle: [/evaporated/], food: [/the soil/], energy: [/coal/], shop: [/No contract: a sign/], incline: '7' },
+    ],
+    [
+      'cat',
+      {
+        puddle: [/absorbed by the sunlight/],
+        food: [/the Sun/],
+        energy: [/wind/],
+        shop: [/A contract may have formed/],
+        incline: '4.95',
+      },
+    ],
+  ];
+  await Promise.all(
+    people.map(async ([pid, plan]) => {
+      const context = await browser.newContext();
+      await takeStudy(await context.newPage(), id, pid, plan);
+      await context.close();
+    }),
+  );
 
   // The researcher's results: the Questions tab.
   await page.goto(`/login#token=${process.env.E2E_ADMIN_TOKEN}`);
@@ -146,9 +161,9 @@ test("question results, and a model's answers beside the people", async ({ page,
   await expect(page.getByTestId('group-accuracy-type-symbolic')).toContainText('3 awaiting grading');
   expect(await seriousViolations(page, 'section[aria-label="Question results"]')).toEqual([]);
   await page.setViewportSize({ width: 1280, height: 720 });
-  await page.screenshot({ path: testInfo.outputPath('question-results-1280.png'), fullPage: true });
+  await picture(page, 'question-results-1280', { fullPage: true });
   await setWindowSize(page, { width: 768, height: 1024 });
-  await page.screenshot({ path: testInfo.outputPath('question-results-768.png'), fullPage: true });
+  await picture(page, 'question-results-768', { fullPage: true });
   // Readable at 768 px: the accuracy and options of a question stay on screen without sideways scrolling.
   const puddle = page.getByTestId('question-options-puddle-0');
   await expect
@@ -213,7 +228,7 @@ test("question results, and a model's answers beside the people", async ({ page,
   ]);
   await expect(panel.getByTestId('beside-Challenge').getByRole('cell').nth(4)).toHaveText('66.7% (2/3)');
   expect(await seriousViolations(page, 'section[aria-labelledby="question-score-title"]')).toEqual([]);
-  await page.screenshot({ path: testInfo.outputPath('question-score-1280.png'), fullPage: true });
+  await picture(page, 'question-score-1280', { fullPage: true });
   await page.setViewportSize({ width: 768, height: 1024 });
-  await page.screenshot({ path: testInfo.outputPath('question-score-768.png'), fullPage: true });
+  await picture(page, 'question-score-768', { fullPage: true });
 });

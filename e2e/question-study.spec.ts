@@ -9,6 +9,7 @@ import { expect, test } from './studio-test';
 import { seriousViolations } from './axe';
 import { parseCsvObjects } from '../src/core/formats/csv';
 import { ADMIN, buildGrid, expectAllStored, sampleTask } from './study-helpers';
+import { picture } from './helpers';
 
 const DEFINITION = {
   title: 'Science, numbers, a proof and a grid',
@@ -32,7 +33,7 @@ test('a participant takes a mixed question study, a grader grades the free respo
   browser,
   page,
   request,
-}, testInfo) => {
+}) => {
   test.setTimeout(300_000);
   const id = `e2e-qstudy-${Date.now().toString(36)}`;
   const saved = await request.post(`/api/admin/studies/${id}`, { headers: ADMIN, data: { definition: DEFINITION } });
@@ -138,10 +139,8 @@ test('a participant takes a mixed question study, a grader grades the free respo
   await expect(studio.getByTestId('group-accuracy-all-All questions')).toContainText('75.0% (3/4)');
   await expect(studio.getByTestId('group-accuracy-type-symbolic')).toContainText('100.0% (1/1)');
   expect(await seriousViolations(studio, 'section[aria-label="Question results"]')).toEqual([]);
-  await studio.screenshot({ path: testInfo.outputPath('question-study-results.png'), fullPage: true });
-  await section
-    .getByRole('table', { name: 'Questions' })
-    .screenshot({ path: testInfo.outputPath('question-study-questions.png') });
+  await picture(studio, 'question-study-results', { fullPage: true });
+  await picture(section.getByRole('table', { name: 'Questions' }), 'question-study-questions');
 
   // responses.csv: the answers with their verdicts and times, and the written description.
   const made = await request.post(`/api/admin/studies/${id}/exports`, {

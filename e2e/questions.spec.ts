@@ -1,6 +1,7 @@
 import { expect, test, type Response } from './studio-test';
 import { seriousViolations } from './axe';
 import { ADMIN, expectAllStored, serverEvents } from './study-helpers';
+import { picture } from './helpers';
 
 /**
  * A participant answers question items: two AI2 ARC questions (letters, then digits), a
@@ -82,7 +83,7 @@ test('a participant answers choice, numerical and free-response questions; the s
   await expect(page.getByRole('alert')).toContainText('Enter one number');
   await box.fill('');
   await box.pressSequentially('4.93');
-  await page.screenshot({ path: 'test-results/questions-numerical.png' });
+  await picture(page, 'questions-numerical');
   expect(await seriousViolations(page)).toEqual([]);
   await page.getByRole('button', { name: 'Submit answer' }).click();
   await expect(page.getByRole('status')).toHaveText('Your answer is recorded.');

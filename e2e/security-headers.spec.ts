@@ -5,7 +5,7 @@
  */
 import { expect, test, type BrowserContext, type Page } from './studio-test';
 import { completeCurrentItem, sampleStudy } from './study-helpers';
-import { openTask, performGameAction } from './helpers';
+import { openTask, performGameAction, picture } from './helpers';
 
 /** Collects every CSP violation and console error of the pages of `context`. */
 async function watch(context: BrowserContext): Promise<string[]> {
@@ -63,7 +63,7 @@ test('the app runs under its CSP: a whole study, the studio, the task player and
   await page.getByRole('link', { name: 'Sample study: grid puzzles and a game' }).click();
   await page.getByRole('tab', { name: 'Game levels' }).click();
   await expect(page.getByTestId('funnel').first()).toBeVisible();
-  await page.screenshot({ path: test.info().outputPath('results-under-csp.png') });
+  await picture(page, 'results-under-csp');
   await page.getByRole('tab', { name: /Participants/ }).click();
   await page.getByRole('table', { name: 'Participants' }).getByRole('link', { name: 'Replay' }).first().click();
   await expect(page.getByRole('list', { name: 'Items' })).toBeVisible();
@@ -71,7 +71,7 @@ test('the app runs under its CSP: a whole study, the studio, the task player and
     await page.goto(path);
     await expect(page.locator('#root')).not.toBeEmpty();
   }
-  await page.screenshot({ path: test.info().outputPath('studio-under-csp.png') });
+  await picture(page, 'studio-under-csp');
   expect(problems).toEqual([]);
 
   // Another page may not frame the app (clickjacking).

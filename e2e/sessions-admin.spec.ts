@@ -6,6 +6,7 @@
  */
 import { expect, test, type APIRequestContext, type Page } from './studio-test';
 import { ADMIN, sampleTask } from './study-helpers';
+import { picture } from './helpers';
 
 const TASK = 'mirror-across-wall';
 
@@ -46,7 +47,7 @@ async function expectAttempted(page: Page, count: string): Promise<void> {
 test('a researcher excludes a session and includes it again, deletes a session, then deletes the study', async ({
   page,
   request,
-}, testInfo) => {
+}) => {
   const tag = Date.now().toString(36);
   const studyId = `curate-${tag}`;
   const definition = {
@@ -88,7 +89,7 @@ test('a researcher excludes a session and includes it again, deletes a session, 
   await page.keyboard.press('Tab');
   await expect(dialog.getByRole('textbox', { name: /Reason/ })).toBeFocused();
   await page.keyboard.type('my own test run');
-  await page.screenshot({ path: testInfo.outputPath('exclude-dialog.png') });
+  await picture(page, 'exclude-dialog');
   await page.keyboard.press('Enter');
   await expect(dialog).toHaveCount(0);
 
@@ -97,7 +98,7 @@ test('a researcher excludes a session and includes it again, deletes a session, 
   await expect(participants.getByRole('row', { name: new RegExp(ben) })).toContainText('excluded: my own test run');
   await expect(page.getByText('1 excluded session is listed below')).toBeVisible();
   await expectAttempted(page, '2');
-  await page.screenshot({ path: testInfo.outputPath('participants-excluded.png') });
+  await picture(page, 'participants-excluded');
   // His replay says so too.
   await participants
     .getByRole('row', { name: new RegExp(ben) })
@@ -129,7 +130,7 @@ test('a researcher excludes a session and includes it again, deletes a session, 
   await expect(confirmDelete).toBeEnabled();
   await page.setViewportSize({ width: 768, height: 1024 });
   await expect(confirmDelete).toBeInViewport();
-  await page.screenshot({ path: testInfo.outputPath('delete-session-768.png') });
+  await picture(page, 'delete-session-768');
   await page.setViewportSize({ width: 1280, height: 720 });
   await confirmDelete.click();
   await expect(del).toHaveCount(0);
@@ -148,7 +149,7 @@ test('a researcher excludes a session and includes it again, deletes a session, 
   await expect(log.getByRole('row').nth(3)).toContainText('Excluded session');
   await expect(log.getByRole('row').nth(3)).toContainText('my own test run');
   await expect(log.getByRole('row').nth(3)).toContainText('researcher');
-  await page.screenshot({ path: testInfo.outputPath('audit-log.png') });
+  await picture(page, 'audit-log');
 
   // A study defined by a file is refused, with what to do.
   await page.goto('/studies/sample/edit');
@@ -169,7 +170,7 @@ test('a researcher excludes a session and includes it again, deletes a session, 
   const study = page.getByRole('dialog', { name: `Delete study ${studyId}?` });
   await expect(study).toContainText('all 2 sessions');
   await page.keyboard.type(studyId);
-  await page.screenshot({ path: testInfo.outputPath('delete-study.png') });
+  await picture(page, 'delete-study');
   await study.getByRole('button', { name: 'Delete study' }).click();
   await expect(page.getByRole('heading', { name: 'Studies' })).toBeVisible();
   await expect(page.getByRole('link', { name: `Curation ${tag}` })).toHaveCount(0);

@@ -1,5 +1,6 @@
 import { expect, test } from './studio-test';
 import { ADMIN, completeCurrentItem, expectAllStored, type StudyFile } from './study-helpers';
+import { picture } from './helpers';
 
 // The tests share nothing but the worker's server: the workers split them (`playwright.config.ts`).
 test.describe.configure({ mode: 'parallel' });
@@ -29,7 +30,7 @@ test('a researcher creates a study in the studio, a participant runs it, and an 
   await picker.getByRole('button', { name: 'most-common-color' }).click();
   await expect(picker.getByTestId('task-picker-chosen')).toHaveText('most-common-color');
   await expect(picker.getByRole('list', { name: 'Tasks' }).locator('canvas').first()).toBeVisible();
-  await page.screenshot({ path: test.info().outputPath('task-picker.png') });
+  await picture(page, 'task-picker');
   await picker.getByRole('checkbox', { name: /^Test 1 / }).uncheck();
   await picker.getByRole('button', { name: 'Use this task' }).click();
   await expect(picker).toHaveCount(0);
@@ -128,7 +129,7 @@ test('the study editor names each problem next to its field, in plain words', as
   await expect(problem('items[0].task')).toHaveText('Task: Choose a task.');
   await expect(page.getByTestId('save-problems')).toContainText('Item 1, Task: Choose a task.');
   await expect(page.locator('body')).not.toContainText(/Too small|expected string|>=/);
-  await page.screenshot({ path: test.info().outputPath('editor-problems.png'), fullPage: true });
+  await picture(page, 'editor-problems', { fullPage: true });
   // Fixing a field takes its message away at once; the study is not saved until all are fixed.
   await page.getByRole('textbox', { name: 'Study title' }).fill('Plain words');
   await expect(problem('title')).toHaveCount(0);

@@ -6,7 +6,7 @@
 import { expect, test } from './studio-test';
 import { parseActions } from '../src/core/game';
 import { solutions } from '../src/games';
-import { performGameActions } from './helpers';
+import { performGameActions, picture } from './helpers';
 import { ADMIN, serverEvents } from './study-helpers';
 
 test('the time left shows, the hard limit says it closed the item, and leaving a game after a won level is a finish', async ({
@@ -51,7 +51,7 @@ test('the time left shows, the hard limit says it closed the item, and leaving a
   await page.clock.fastForward('00:35');
   await expect(page.getByText('You have spent 0.5 minutes on this item')).toBeVisible();
   await expect(page.getByTestId('time-left')).toHaveText(/^Time left: 0:[0-2]\d$/);
-  await page.screenshot({ path: 'test-results/study-time-left.png' });
+  await picture(page, 'study-time-left');
 
   // The hard limit closes the item and says so; the task is no longer on screen.
   const timeUp = page.getByRole('alertdialog', { name: 'Time is up for this item' });
@@ -59,7 +59,7 @@ test('the time left shows, the hard limit says it closed the item, and leaving a
   await page.clock.fastForward('00:30');
   await expect(timeUp).toBeVisible();
   await expect(timeUp).toContainText('Everything you did on this item is saved');
-  await page.screenshot({ path: 'test-results/study-time-up.png' });
+  await picture(page, 'study-time-up');
   await expect(page.getByTestId('output-grid')).toHaveCount(0);
   await timeUp.getByRole('button', { name: 'Continue' }).click();
 

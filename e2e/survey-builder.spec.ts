@@ -7,7 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import { expect, test } from './studio-test';
 import { seriousViolations } from './axe';
-import { setWindowSize } from './helpers';
+import { setWindowSize, picture } from './helpers';
 import { parseCsvObjects } from '../src/core/formats/csv';
 import { ADMIN, expectAllStored } from './study-helpers';
 
@@ -98,7 +98,7 @@ test('a researcher builds a survey of several question types in the editor, a pa
   for (const width of [1280, 768, 390]) {
     await setWindowSize(page, { width, height: width === 390 ? 844 : 900 });
     await builder.evaluate((el) => el.scrollIntoView());
-    await page.screenshot({ path: test.info().outputPath(`survey-builder-${width}.png`), fullPage: true });
+    await picture(page, `survey-builder-${width}`, { fullPage: true });
     expect(await seriousViolations(page)).toEqual([]);
   }
   await page.setViewportSize({ width: 1280, height: 800 });

@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 import type { ExportedSurveys } from '../src/server/export/surveys';
 import { expect, test, type Page } from './studio-test';
 import { expectAccessible } from './axe';
-import { setWindowSize } from './helpers';
+import { setWindowSize, picture } from './helpers';
 import { ADMIN, expectAllStored } from './study-helpers';
 
 const DEFINITION = {
@@ -117,7 +117,7 @@ test('two participants answer a survey; the researcher reads each question summa
   ]);
   await page.getByRole('tab', { name: 'Surveys' }).click();
 
-  await page.screenshot({ path: 'test-results/survey-summary-1280.png', fullPage: true });
+  await picture(page, 'survey-summary-1280', { fullPage: true });
   for (const size of [
     { width: 1280, height: 800 },
     { width: 768, height: 1024 },
@@ -126,6 +126,6 @@ test('two participants answer a survey; the researcher reads each question summa
     await setWindowSize(page, size);
     await expectAccessible(page, `survey summary at ${size.width}`);
     await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(size.width);
-    await page.screenshot({ path: `test-results/survey-summary-${size.width}.png`, fullPage: true });
+    await picture(page, `survey-summary-${size.width}`, { fullPage: true });
   }
 });

@@ -8,6 +8,7 @@ import { expect, test, type APIRequestContext } from './studio-test';
 import { seriousViolations } from './axe';
 import { parseCsvObjects } from '../src/core/formats/csv';
 import { ADMIN, browserSession, buildGrid, expectAllStored, sampleTask, serverEvents } from './study-helpers';
+import { picture } from './helpers';
 
 // The tests share nothing but the worker's server: the workers split them (`playwright.config.ts`).
 test.describe.configure({ mode: 'parallel' });
@@ -118,7 +119,7 @@ test("a participant answers a block of questions, describes a task's rule, fills
   await expect(questions.nth(2).getByRole('textbox', { name: 'Your answer (a number)' })).toHaveValue('4.93');
   await page.getByRole('button', { name: 'Submit answer 3' }).click();
   await expect(page.getByText('All your answers are recorded.')).toBeVisible();
-  await page.screenshot({ path: 'test-results/surveys-block.png' });
+  await picture(page, 'surveys-block');
   await page.getByRole('button', { name: 'Next' }).click();
 
   // 2. The task: the first submission (wrong) asks for the first description, in a dialog.
@@ -132,7 +133,7 @@ test("a participant answers a block of questions, describes a task's rule, fills
   await dialog
     .getByRole('textbox', { name: 'Your description' })
     .pressSequentially('The shape is copied to the other side of the wall.');
-  await page.screenshot({ path: 'test-results/surveys-describe-first.png' });
+  await picture(page, 'surveys-describe-first');
   await dialog.getByRole('button', { name: 'Save description' }).click();
   await expect(dialog).toHaveCount(0);
   // Solved on the next trial; leaving asks for the last description, since it was submitted again.
@@ -177,7 +178,7 @@ test("a participant answers a block of questions, describes a task's rule, fills
   await page.getByRole('checkbox', { name: 'Computer' }).check();
   await page.getByRole('radio', { name: '4' }).check();
   await page.getByLabel(/Anything else/).fill('The mirror task was fun.');
-  await page.screenshot({ path: 'test-results/surveys-survey.png', fullPage: true });
+  await picture(page, 'surveys-survey', { fullPage: true });
   await page.getByRole('button', { name: 'Submit answers' }).click();
 
   await expect(page.getByTestId('completion-code')).toHaveText('SURVEY-OK');
@@ -247,7 +248,7 @@ test('a participant withdraws with a reason: the session ends withdrawn, kept an
   await expect(dialog).toHaveCount(0);
   await page.getByRole('button', { name: 'Withdraw from study' }).click();
   expect(await seriousViolations(page)).toEqual([]);
-  await page.screenshot({ path: 'test-results/surveys-withdraw.png' });
+  await picture(page, 'surveys-withdraw');
   await dialog.getByRole('button', { name: 'Withdraw', exact: true }).click();
   await expect(dialog.getByRole('alert')).toContainText('Choose a reason first');
   await dialog.getByRole('radio', { name: 'I do not have time to finish' }).check();

@@ -1,6 +1,7 @@
 import { expect, test, type Page } from './studio-test';
 import { analyzeGraph, exploreLevel } from '../src/core/game/graph';
 import { games } from '../src/games';
+import { picture } from './helpers';
 
 /** Every CSP violation, refusal and uncaught error of the page (the graph library must live with the studio's CSP). */
 async function watchProblems(page: Page): Promise<string[]> {
@@ -100,10 +101,10 @@ test('the playtest Validate panel runs a level in a worker with progress, cancel
     }),
   );
   expect(painted).toBe(true);
-  await page.screenshot({ path: 'test-results/validate-panel-1280.png' });
+  await picture(page, 'validate-panel-1280');
   await drawing.scrollIntoViewIfNeeded();
-  await page.screenshot({ path: 'test-results/validate-graph-1280.png' });
-  await page.screenshot({ path: 'test-results/validate-panel-readme.png' });
+  await picture(page, 'validate-graph-1280');
+  await picture(page, 'validate-panel-readme');
 
   // A long run on every level shows its progress and stops at Cancel.
   await panel.getByLabel('Validate level').selectOption('all');
@@ -139,9 +140,9 @@ test('the playtest Validate panel runs a level in a worker with progress, cancel
   await expect(panel.getByTestId('validate-level-2').getByRole('row')).toHaveCount(2);
   await expectControlsReachable(page);
   await expect(panel.getByRole('button', { name: 'Validate', exact: true })).toBeInViewport();
-  await page.screenshot({ path: 'test-results/validate-panel-1024.png' });
+  await picture(page, 'validate-panel-1024');
   await panel.getByTestId('state-graph').scrollIntoViewIfNeeded();
-  await page.screenshot({ path: 'test-results/validate-graph-1024.png' });
+  await picture(page, 'validate-graph-1024');
   // Hiding the column gives the level its room back; the results wait for the next look.
   await page.getByRole('button', { name: 'Hide validation' }).click();
   await expect(panel).toBeHidden();
