@@ -24,6 +24,7 @@ import {
 import { FRAME_SIZE, type ActionId, type ActionInput, type Frame } from '../../core/game/types';
 import type { LogEvent } from '../../core/log/events';
 import { ApiError, getJson } from '../api';
+import { eventsPendingWait, type LogPosition } from '../study/api';
 import type { EventSink } from '../player/controller';
 import { FrameAnimator, type FrameSink, type GameHud, type PlayController } from './controller';
 import type { PlaytestOpenBody, RunActionBody, RunOpenBody } from '../../core/protocol/requests';
@@ -46,18 +47,22 @@ const json = (token: string, body: unknown): RequestInit => ({
  * opened before the item's `item.start` reached the server is answered `events_pending` (and sent
  * again) rather than refused.
  */
-export function sessionRunApi(
-  sessionId: string,
-  token: string,
-  item: string,
-  log?: { readonly lastSeq: number },
-): RunApi {
+export function sessionRunApi(sessionId: string, token: string, item: string, log?: LogPosition): RunApi {
   const base = `/api/sessions/${encodeURIComponent(sessionId)}/runs`;
-  const seq = () => (log ? { lastSeq: log.lastSeq } : {});
+  /** Opens (or resumes) with the last logged seq, sent again once the events it waits for arrive. */
+  const opened = async (body: Omit<RunOpenBody, 'lastSeq'>): Promise<ServerRunReply> => {
+    for (let pendings = 1; ; pendings++) {
+      try {
+        return await getJson<ServerRunReply>(base, json(token, { ...body, ...(log ? { lastSeq: log.lastSeq } : {}) }));
+      } catch (e) {
+        if (!(e instanceof ApiError) || e.code !== 'events_pending' || pendings > 20) throw e;
+        await eventsPendingWait(log, pendings);
+      }
+    }
+  };
   return {
-    open: () => getJson(base, json(token, { item, ...seq() } satisfies RunOpenBody)),
-    resume: (run, after) =>
-      getJson(base, json(token, { item, resume: { run, after }, ...seq() } satisfies RunOpenBody)),
+    open: () => opened({ item }),
+    resume: (run, after) => opened({ item, resume: { run, after } }),
     act: (run, req) => getJson(`${base}/${encodeURIComponent(run)}/actions`, json(token, req)),
   };
 }

@@ -3,13 +3,12 @@ import type { LogEvent } from '../../core/log/events';
 import { DESCRIPTION_MAX } from '../../core/protocol/requests';
 import { ApiError } from '../api';
 import { Button } from '../ui/Button';
-import { postResponse } from './api';
+import { postResponse, type LogPosition } from './api';
 
 const INPUT_LOG_DELAY_MS = 600;
 
-export interface DescribeLog {
+export interface DescribeLog extends LogPosition {
   append(kind: string, data: Record<string, unknown>): LogEvent;
-  readonly lastSeq: number;
 }
 
 /**

@@ -4,16 +4,15 @@ import type { SessionItem } from '../../core/protocol/api';
 import { parseNumber } from '../../core/questions/judge';
 import type { PublicQuestion } from '../../core/questions/schema';
 import { ApiError } from '../api';
-import { postResponse } from './api';
+import { postResponse, type LogPosition } from './api';
 import { Button } from '../ui/Button';
 import { MathText } from './MathText';
 
 type QuestionSessionItem = Extract<SessionItem, { kind: 'question' }>;
 
 /** What the view needs of the outbox: logging, and the last seq sent with the answer. */
-export interface QuestionLog {
+export interface QuestionLog extends LogPosition {
   append(kind: string, data: Record<string, unknown>): LogEvent;
-  readonly lastSeq: number;
 }
 
 /** How long typing pauses before the answer box's text is logged. */

@@ -12,14 +12,13 @@ import {
 import { ApiError } from '../api';
 import { Button } from '../ui/Button';
 import { Markdown } from '../ui/Markdown';
-import { postResponse } from './api';
+import { postResponse, type LogPosition } from './api';
 
 type SurveySessionItem = Extract<SessionItem, { kind: 'survey' }>;
 type Value = SurveyValue | null;
 
-export interface SurveyLog {
+export interface SurveyLog extends LogPosition {
   append(kind: string, data: Record<string, unknown>): LogEvent;
-  readonly lastSeq: number;
 }
 
 const INPUT_LOG_DELAY_MS = 600;

@@ -44,11 +44,26 @@ export function finishSession(sessionId: string, token: string, lastSeq: number)
   });
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /** What the judge needs of the outbox: the last logged seq, sent with each submission. */
 export interface LogPosition {
   readonly lastSeq: number;
+  /**
+   * Resolves once every event logged so far is acknowledged, sending them at once instead of at
+   * the next batch (the study's outbox; `Outbox.drained`).
+   */
+  drained?(): Promise<void>;
+}
+
+/**
+ * The wait before a write answered `events_pending` is sent again: the first time, until the
+ * events it waits for are acknowledged (the outbox sends them at once rather than at its next
+ * batch, up to a second later), at most half a second; after that, half a second.
+ */
+export function eventsPendingWait(log: LogPosition | undefined, times: number): Promise<void> {
+  if (times === 1 && log?.drained) return Promise.race([log.drained().catch(() => undefined), sleep(500)]);
+  return sleep(500);
 }
 
 /**
@@ -76,6 +91,7 @@ export function studyJudge(
           grid,
           ...(log ? { lastSeq: log.lastSeq } : {}),
         } satisfies SubmissionBody);
+      let pendings = 0;
       for (let attempt = 0; ; attempt++) {
         try {
           const r = await getJson<SubmissionResult>(`/api/sessions/${encodeURIComponent(sessionId)}/submissions`, {
@@ -92,7 +108,8 @@ export function studyJudge(
             throw new Error(
               'The server cannot be reached, so your answer was not checked and no trial was used. Check your connection and submit again.',
             );
-          await sleep(pending ? 500 : Math.min(8000, 400 * 2 ** attempt) * (0.5 + Math.random() / 2));
+          if (pending) await eventsPendingWait(log, ++pendings);
+          else await sleep(Math.min(8000, 400 * 2 ** attempt) * (0.5 + Math.random() / 2));
         }
       }
     },
@@ -112,6 +129,7 @@ export async function postResponse<R extends keyof ResponseRoutes>(
   log?: LogPosition,
 ): Promise<ResponseRoutes[R]['reply']> {
   const key = crypto.randomUUID();
+  let pendings = 0;
   for (let attempt = 0; ; attempt++) {
     try {
       // The body is typed at the call; the key and the log position are added here.
@@ -133,7 +151,8 @@ export async function postResponse<R extends keyof ResponseRoutes>(
         throw new Error(
           'The server cannot be reached, so this was not recorded. Check your connection and send it again.',
         );
-      await sleep(pending ? 500 : Math.min(8000, 400 * 2 ** attempt));
+      if (pending) await eventsPendingWait(log, ++pendings);
+      else await sleep(Math.min(8000, 400 * 2 ** attempt));
     }
   }
 }

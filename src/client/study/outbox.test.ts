@@ -23,6 +23,7 @@ import {
   type OutboxStorage,
   type StudySessionRecord,
 } from './outbox';
+import { studyJudge } from './api';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const ADMIN = 'researcher-token-for-outbox-tests-0123456789';
@@ -369,5 +370,22 @@ describe('study outbox', () => {
     next.start();
     await next.drained();
     expect(await stored(s.sessionId)).toEqual(['0:session.start']);
+  });
+
+  it('has the events a submission waits for sent at once, so the submission is judged long before the next batch', async () => {
+    const s = await newSession();
+    // A batch a minute: without being asked, the outbox would send these events far too late.
+    const o = await outboxFor(s, { delayMs: 60_000 });
+    o.start();
+    o.append('item.start', { item: 'intro' });
+    o.append('item.end', { item: 'intro' });
+    o.append('item.start', { item: 'practice' });
+    // The page's requests name paths on its own origin, as in the browser.
+    const send = globalThis.fetch;
+    vi.spyOn(globalThis, 'fetch').mockImplementation((url, init) => send(new URL(String(url), baseUrl), init));
+    const judged = await studyJudge(s.sessionId, s.token, 'practice', [0], o).submit(0, [[1]]);
+    expect(['correct', 'wrong']).toContain(judged.verdict);
+    expect(await stored(s.sessionId)).toEqual(['0:item.start', '1:item.end', '2:item.start']);
+    expect(eventPosts).toBe(1);
   });
 });
