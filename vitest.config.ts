@@ -13,6 +13,68 @@ const testOptions = {
 /** Tests of code with no server, database or child process in reach (the `pure` project below). */
 const PURE = ['src/core/**/*.test.ts', 'src/games/**/*.test.ts', 'src/client/**/*.test.ts'];
 
+/**
+ * Server and command tests that leave no state in their process once their own `afterAll` hooks
+ * have run: they set no environment variable outside `runCli` (which puts it back), install no
+ * process handler, leave no timer faked, and close what they open (their stores, servers, Python
+ * pools, threads; the file's PGlite is closed by `store/testFileSetup.ts`). They share processes
+ * (the `server-shared` project below), which saves a process start and the import of the server's
+ * modules per file: 1-2 s each on two busy cores. A new file goes to the `server` project, one
+ * process per file, unless it is checked and listed here. A file that sets `process.env`
+ * directly, `process.exitCode` or a process handler, or calls `vi.useFakeTimers`, stays out.
+ */
+const SHARED = [
+  'scripts/cycles.test.ts',
+  'src/cli/args.test.ts',
+  'src/cli/compiled.test.ts',
+  'src/cli/games.test.ts',
+  'src/cli/loginLink.test.ts',
+  'src/cli/questions.test.ts',
+  'src/cli/score.official.test.ts',
+  'src/cli/score.test.ts',
+  'src/cli/scoreBeside.test.ts',
+  'src/cli/tasks.test.ts',
+  'src/server/agents/protocol.test.ts',
+  'src/server/agents/service.test.ts',
+  'src/server/agents/shared.test.ts',
+  'src/server/app.test.ts',
+  'src/server/arc3/determinism.test.ts',
+  'src/server/arc3/frameDifferences.test.ts',
+  'src/server/arc3/graph.test.ts',
+  'src/server/arc3/graphRoute.test.ts',
+  'src/server/arc3/officialCounts.test.ts',
+  'src/server/arc3/protocol.test.ts',
+  'src/server/arc3/runLimits.test.ts',
+  'src/server/collectionsApi.test.ts',
+  'src/server/digests/gap.test.ts',
+  'src/server/digests/pool.test.ts',
+  'src/server/digests/serverRuns.test.ts',
+  'src/server/export/robust.test.ts',
+  'src/server/export/schemas.test.ts',
+  'src/server/export/surveys.test.ts',
+  'src/server/fail.test.ts',
+  'src/server/gameBaselines.test.ts',
+  'src/server/grading/routes.test.ts',
+  'src/server/participantsFirst.test.ts',
+  'src/server/questionResults.test.ts',
+  'src/server/questionsApi.test.ts',
+  'src/server/responsesApi.test.ts',
+  'src/server/resultsApi.test.ts',
+  'src/server/resultsDigest.test.ts',
+  'src/server/resultsGrades.test.ts',
+  'src/server/sealing.test.ts',
+  'src/server/store/curation.test.ts',
+  'src/server/store/gamePins.test.ts',
+  'src/server/store/groupCommit.test.ts',
+  'src/server/store/migrate.test.ts',
+  'src/server/store/unavailable.test.ts',
+  'src/server/studies.test.ts',
+  'src/server/study/curation.test.ts',
+  'src/server/study/sessionLimits.test.ts',
+  'src/server/study/storageBudget.test.ts',
+  'src/server/workers.test.ts',
+];
+
 export default defineConfig({
   test: {
     // Starts a throwaway PostgreSQL for the store and API suites that run on both databases, in a
@@ -33,9 +95,20 @@ export default defineConfig({
           ...testOptions,
           name: 'server',
           include: ['src/**/*.test.ts', 'src/**/*.test.tsx', 'scripts/**/*.test.ts'],
-          exclude: PURE,
+          exclude: [...PURE, ...SHARED],
           // Each file in a process of its own (forks): tests set process.env and start servers and threads.
           pool: 'forks',
+        },
+      },
+      {
+        test: {
+          ...testOptions,
+          name: 'server-shared',
+          include: SHARED,
+          pool: 'forks',
+          isolate: false,
+          // The file's PGlite (store/testing.ts) is closed after each file, not once per process.
+          setupFiles: ['src/server/store/testFileSetup.ts'],
         },
       },
       {
