@@ -6,7 +6,8 @@
  * The files of a project whose files share processes (`isolate: false`: `server-shared` and
  * `pure`) come after the others and together, each project's longest first: Vitest hands a
  * process it ends a file in to the next file only when that file is of the same project, so
- * spread among the others they would each start a process of their own after all.
+ * spread among the others they would each start a process of their own after all. The project
+ * with the most seconds in all comes last, so that the run ends on its many short files.
  *
  * A file's weight is the larger of its seconds below and its duration in Vitest's cache of the
  * last run (so a file that became slow since moves up without a change here). The seconds are
@@ -99,12 +100,12 @@ export default class LongestFirst extends BaseSequencer {
     const weight = new Map(files.map((f) => [f, seconds(f)]));
     const longestFirst = (a: TestSpecification, b: TestSpecification) => weight.get(b)! - weight.get(a)!;
     const own = files.filter((f) => f.project.config.isolate !== false).sort(longestFirst);
-    // Each sharing project's files together, the project with more seconds in all first.
+    // Each sharing project's files together, the project with the most seconds in all last.
     const sharing = new Map<string, TestSpecification[]>();
     for (const f of files)
       if (f.project.config.isolate === false) sharing.set(f.project.name, [...(sharing.get(f.project.name) ?? []), f]);
     const total = (fs: TestSpecification[]) => fs.reduce((s, f) => s + weight.get(f)!, 0);
-    const groups = [...sharing.values()].sort((a, b) => total(b) - total(a));
+    const groups = [...sharing.values()].sort((a, b) => total(a) - total(b));
     return [...own, ...groups.flatMap((g) => g.sort(longestFirst))];
   }
 }
