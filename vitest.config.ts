@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 import LongestFirst from './scripts/vitest-sequencer.ts';
 
-/** Options both test projects share. */
+/** Options the test projects share. */
 const testOptions = {
   environment: 'node',
   testTimeout: 60_000,
@@ -14,14 +14,17 @@ const testOptions = {
 const PURE = ['src/core/**/*.test.ts', 'src/games/**/*.test.ts', 'src/client/**/*.test.ts'];
 
 /**
- * Server and command tests that leave no state in their process once their own `afterAll` hooks
- * have run: they set no environment variable outside `runCli` (which puts it back), install no
- * process handler, leave no timer faked, and close what they open (their stores, servers, Python
- * pools, threads; the file's PGlite is closed by `store/testFileSetup.ts`). They share processes
- * (the `server-shared` project below), which saves a process start and the import of the server's
- * modules per file: 1-2 s each on two busy cores. A new file goes to the `server` project, one
- * process per file, unless it is checked and listed here. A file that sets `process.env`
- * directly, `process.exitCode` or a process handler, or calls `vi.useFakeTimers`, stays out.
+ * Server and command tests that leave no state in their process once their own hooks have run:
+ * what they change of the process (an environment variable, `console`, a process handler, fake
+ * timers) they put back in a `finally` or an `afterAll` (`runCli` does it for the commands), and
+ * they close what they open (their stores, servers, Python pools, threads; the file's PGlite is
+ * closed by `store/testFileSetup.ts`). They share processes (the `server-shared` project below):
+ * a file then costs no process start, no import of the server's modules again and no compiling
+ * of PGlite's WebAssembly again (it opens in about half the time in a process that opened one
+ * before). The seven server files left in processes of their own (environment variables set for a
+ * whole file, folder locks taken in the test's process) put back what they change too, but have
+ * not been run sharing yet. A new file goes to the `server` project, one process per file, unless
+ * it is checked and listed here.
  */
 const SHARED = [
   'scripts/cycles.test.ts',
