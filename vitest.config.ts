@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 import LongestFirst from './scripts/vitest-sequencer.ts';
 
-/** Options both test projects share. */
+/** Options the test projects share. */
 const testOptions = {
   environment: 'node',
   testTimeout: 60_000,
@@ -12,6 +12,97 @@ const testOptions = {
 
 /** Tests of code with no server, database or child process in reach (the `pure` project below). */
 const PURE = ['src/core/**/*.test.ts', 'src/games/**/*.test.ts', 'src/client/**/*.test.ts'];
+
+/**
+ * Server and command tests that leave no state in their process once their own hooks have run:
+ * what they change of the process (an environment variable, `console`, a process handler, fake
+ * timers) they put back in a `finally` or an `afterAll` (`runCli` does it for the commands), and
+ * they close what they open (their stores, servers, Python pools, threads; the file's PGlite is
+ * closed by `store/testFileSetup.ts`). They share processes (the `server-shared` project below):
+ * a file then costs no process start, no import of the server's modules again and no compiling
+ * of PGlite's WebAssembly again (it opens in about half the time in a process that opened one
+ * before). The seven server files left in processes of their own (environment variables set for a
+ * whole file, folder locks taken in the test's process) put back what they change too, but have
+ * not been run sharing yet. A new file goes to the `server` project, one process per file, unless
+ * it is checked and listed here.
+ */
+const SHARED = [
+  'scripts/cycles.test.ts',
+  'src/cli/args.test.ts',
+  'src/cli/compiled.test.ts',
+  'src/cli/export.arc3.test.ts',
+  'src/cli/export.test.ts',
+  'src/cli/games.arc3.test.ts',
+  'src/cli/games.test.ts',
+  'src/cli/loginLink.test.ts',
+  'src/cli/questions.test.ts',
+  'src/cli/score.official.test.ts',
+  'src/cli/score.test.ts',
+  'src/cli/scoreBeside.test.ts',
+  'src/cli/tasks.test.ts',
+  'src/cli/validate.test.ts',
+  'src/server/agents/protocol.test.ts',
+  'src/server/agents/service.test.ts',
+  'src/server/agents/shared.test.ts',
+  'src/server/app.test.ts',
+  'src/server/arc3/crash.arc3.test.ts',
+  'src/server/arc3/determinism.test.ts',
+  'src/server/arc3/frameDifferences.test.ts',
+  'src/server/arc3/gameCode.test.ts',
+  'src/server/arc3/graph.test.ts',
+  'src/server/arc3/graphRoute.test.ts',
+  'src/server/arc3/officialCounts.test.ts',
+  'src/server/arc3/protocol.test.ts',
+  'src/server/arc3/remote.test.ts',
+  'src/server/arc3/routes.test.ts',
+  'src/server/arc3/runLimits.test.ts',
+  'src/server/arc3/storedRuns.test.ts',
+  'src/server/arc3/worker.test.ts',
+  'src/server/arc3fixture.test.ts',
+  'src/server/campaign/campaign.test.ts',
+  'src/server/campaign/simulation.test.ts',
+  'src/server/collectionsApi.test.ts',
+  'src/server/crash.test.ts',
+  'src/server/digests/gap.test.ts',
+  'src/server/digests/maintainer.test.ts',
+  'src/server/digests/pool.test.ts',
+  'src/server/digests/serverRuns.test.ts',
+  'src/server/export/export.test.ts',
+  'src/server/export/gameVersions.test.ts',
+  'src/server/export/robust.test.ts',
+  'src/server/export/schemas.test.ts',
+  'src/server/export/surveys.test.ts',
+  'src/server/export/thread.test.ts',
+  'src/server/export/zip.test.ts',
+  'src/server/fail.test.ts',
+  'src/server/gameBaselines.test.ts',
+  'src/server/grading/routes.test.ts',
+  'src/server/hostile.test.ts',
+  'src/server/longReads.test.ts',
+  'src/server/participantsFirst.test.ts',
+  'src/server/questionResults.test.ts',
+  'src/server/questionsApi.test.ts',
+  'src/server/responsesApi.test.ts',
+  'src/server/resultsApi.test.ts',
+  'src/server/resultsDigest.test.ts',
+  'src/server/resultsGrades.test.ts',
+  'src/server/sealing.test.ts',
+  'src/server/store/curation.test.ts',
+  'src/server/store/gamePins.test.ts',
+  'src/server/store/groupCommit.test.ts',
+  'src/server/store/migrate.test.ts',
+  'src/server/store/store.test.ts',
+  'src/server/store/unavailable.test.ts',
+  'src/server/studies.test.ts',
+  'src/server/study/admission.test.ts',
+  'src/server/study/curation.test.ts',
+  'src/server/study/sessionLimits.test.ts',
+  'src/server/study/storageBudget.test.ts',
+  'src/server/studyApi.test.ts',
+  'src/server/surveySummary.test.ts',
+  'src/server/twoServers.test.ts',
+  'src/server/workers.test.ts',
+];
 
 export default defineConfig({
   test: {
@@ -33,9 +124,20 @@ export default defineConfig({
           ...testOptions,
           name: 'server',
           include: ['src/**/*.test.ts', 'src/**/*.test.tsx', 'scripts/**/*.test.ts'],
-          exclude: PURE,
+          exclude: [...PURE, ...SHARED],
           // Each file in a process of its own (forks): tests set process.env and start servers and threads.
           pool: 'forks',
+        },
+      },
+      {
+        test: {
+          ...testOptions,
+          name: 'server-shared',
+          include: SHARED,
+          pool: 'forks',
+          isolate: false,
+          // The file's PGlite (store/testing.ts) is closed after each file, not once per process.
+          setupFiles: ['src/server/store/testFileSetup.ts'],
         },
       },
       {

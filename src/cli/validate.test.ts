@@ -102,20 +102,25 @@ describe('arc-studio games validate', () => {
   });
 
   it('runs an arcengine game on the official engine with a small budget and reports the steps run', async () => {
-    const r = await cli('games', 'validate', 'tg01', '--arc3-games', FIXTURES, '--steps', '300', '--json');
+    // One engine process (`--threads 1`): two would only race each other for the machine's cores
+    // over these few hundred steps; spreading the tasks over processes is the built-in games' test above.
+    const arc3 = (...args: string[]) =>
+      cli('games', 'validate', 'tg01', '--arc3-games', FIXTURES, '--threads', '1', ...args);
+    const r = await arc3('--steps', '100', '--json');
     const out = JSON.parse(r.out);
     expect(out).toMatchObject({
       version: 'tg01-5e1f0a27',
       engine: 'arcengine 0.9.3',
-      steps: { short: 0, long: 300, fuzz: 300 },
-      total_steps: 900,
+      steps: { short: 0, long: 100, fuzz: 100 },
+      total_steps: 300,
+      threads: 1,
       problems: [],
     });
     expect(out.levels.map((l: { level: number }) => l.level)).toEqual([1, 2]);
-    expect(out.levels[0].fuzz.frames).toBeGreaterThanOrEqual(150);
-    // The fixture's tutorial is won by chance within a few hundred steps; exit code follows level 2.
+    expect(out.levels[0].fuzz.frames).toBeGreaterThanOrEqual(50);
+    // The fixture's tutorial may be won by chance within a few hundred steps; exit code follows level 2.
     expect(r.code).toBe(out.levels[1].ok ? 0 : 1);
-    const text = await cli('games', 'validate', 'tg01', '--arc3-games', FIXTURES, '--steps', '50', '--level', '1');
+    const text = await arc3('--steps', '50', '--level', '1');
     expect(text.out).toContain(
       'on the official engine (arcengine 0.9.3): 50 policy steps per level and 50 fuzz steps, far below the paper',
     );

@@ -50,13 +50,14 @@ writeFileSync(
   WORKER,
   `
 const { lockFolder, FolderLockedError } = await import(${JSON.stringify(pathToFileURL(path.join(ROOT, 'src/server/store/folderLock.ts')).href)});
-const { existsSync, readFileSync, writeFileSync } = await import('node:fs');
+const { readFileSync, writeFileSync } = await import('node:fs');
+const { createInterface } = await import('node:readline');
 const [dataDir, rounds] = [process.argv[2], Number(process.argv[3])];
 const counter = dataDir + '/counter';
-// Start together: say ready, then wait for the test's go (a process that starts late on a busy
-// machine would otherwise find the others gone and never contend).
+// Start together: say ready, then wait for the test's go on stdin (a process that starts late on
+// a busy machine would otherwise find the others gone and never contend).
 writeFileSync(dataDir + '/ready-' + process.pid, '');
-while (!existsSync(dataDir + '/go')) await new Promise((r) => setTimeout(r, 5));
+await createInterface({ input: process.stdin })[Symbol.asyncIterator]().next();
 let waits = 0;
 for (let i = 0; i < rounds; i++) {
   let release;
@@ -199,7 +200,7 @@ describe('PGlite folder lock', () => {
     const workers = Array.from({ length: 4 }, () =>
       spawn(process.execPath, ['--import', 'tsx', WORKER, dataDir, String(ROUNDS)], {
         cwd: ROOT,
-        stdio: ['ignore', 'pipe', 'inherit'],
+        stdio: ['pipe', 'pipe', 'inherit'],
       }),
     );
     const finished = Promise.all(
@@ -215,7 +216,7 @@ describe('PGlite folder lock', () => {
       ),
     );
     await until(() => readdirSync(dataDir).filter((f) => f.startsWith('ready-')).length === 4, 'every worker ready');
-    writeFileSync(path.join(dataDir, 'go'), '');
+    for (const w of workers) w.stdin!.write('go\n');
     const results = await finished;
     expect(results.map((r) => r.code)).toEqual([0, 0, 0, 0]);
     // Every increment survived: no two workers were ever inside the lock together.

@@ -48,16 +48,21 @@ async function filePglite(): Promise<PGlite> {
   return db;
 }
 
-// Registered while the test file that imports this module is collected, before the file's own
-// hooks, so it runs after them (Vitest runs `afterAll` hooks last registered first). A process
-// exit handler would not do: Vitest ends a test file's process without one.
-afterAll(async () => {
+/** Closes this test file's PGlite, if it opened one, and removes its folder. */
+export async function closeFilePglite(): Promise<void> {
   const db = await pglite?.catch(() => null);
   pglite = null;
   await db?.close();
   if (pgliteDir) rmSync(pgliteDir, { recursive: true, force: true });
   pgliteDir = null;
-});
+}
+
+// Registered while the test file that imports this module is collected, before the file's own
+// hooks, so it runs after them (Vitest runs `afterAll` hooks last registered first). A process
+// exit handler would not do: Vitest ends a test file's process without one. In a process that
+// runs several files (the `server-shared` project), this module is evaluated for the first of
+// them only: `testFileSetup.ts` registers the same for each.
+afterAll(closeFilePglite);
 
 /** The test PostgreSQL's URL; throws the reason when it could not be started. */
 export function postgresUrl(): string {
