@@ -63,6 +63,7 @@ const SHARED = [
   'src/server/campaign/simulation.test.ts',
   'src/server/collectionsApi.test.ts',
   'src/server/crash.test.ts',
+  'src/server/digests/cache.test.ts',
   'src/server/digests/gap.test.ts',
   'src/server/digests/maintainer.test.ts',
   'src/server/digests/pool.test.ts',
