@@ -310,10 +310,17 @@ async function explainedPglite(): Promise<{ store: Store; rowsPerPage: number[] 
   return { store, rowsPerPage };
 }
 
+/** One never-analyzed PGlite holding the long session, filled once for the page tests below. */
+let explained: ReturnType<typeof explainedPglite> | null = null;
+const explainedLong = () =>
+  (explained ??= explainedPglite().then(async (e) => {
+    await fill(e.store);
+    return e;
+  }));
+
 describe('pages of a long log on PGlite, never analyzed', () => {
   it("each page of a session's events reads one page of rows, and the pages give every event once", async () => {
-    const { store, rowsPerPage } = await explainedPglite();
-    await fill(store);
+    const { store, rowsPerPage } = await explainedLong();
     // Another session's log beside it, which no page may read.
     await store.createSession({
       id: 'beside',
@@ -342,8 +349,7 @@ describe('pages of a long log on PGlite, never analyzed', () => {
   }, 120_000);
 
   it("each page of a run's steps reads one page of rows, and the pages give every step once", async () => {
-    const { store, rowsPerPage } = await explainedPglite();
-    await fill(store);
+    const { store, rowsPerPage } = await explainedLong();
     rowsPerPage.length = 0;
     const steps: number[] = [];
     for (let from = 0; ;) {
