@@ -146,6 +146,8 @@ async function runArc3Task(
   };
 }
 
+const processes = (n: number) => (n === 1 ? 'one engine process' : `${n} engine processes`);
+
 /** `games validate` of an arcengine game, on `threads` engine processes. */
 export async function validateArc3(
   dirs: string[],
@@ -214,7 +216,7 @@ export async function validateArc3(
     );
     lines.push(...formatDeterminism(determinism));
     lines.push(
-      `${report.totalSteps.toLocaleString('en-US')} steps run in ${seconds.toFixed(1)} s on ${Math.min(options.threads, plan.tasks.length)} engine processes (${rate.toLocaleString('en-US')} steps/s in all).`,
+      `${report.totalSteps.toLocaleString('en-US')} steps run in ${seconds.toFixed(1)} s on ${processes(Math.min(options.threads, plan.tasks.length))} (${rate.toLocaleString('en-US')} steps/s in all).`,
     );
     const json = {
       game: info.game,
