@@ -83,7 +83,7 @@ describe('the human baselines of a game across studies', () => {
     expect((await call('POST', '/admin/studies/lamps', ADMIN, { definition: OTHER })).status).toBe(201);
     counts.push(await solveLevel1('boxes', 'ann', ''));
     counts.push(await solveLevel1('boxes', 'ben', 'ACTION1,ACTION2,'));
-  }, 60_000);
+  });
   afterAll(() => store?.close());
 
   it("lists each study's baselines of the game's levels, and only the studies that play it", async () => {
@@ -104,7 +104,7 @@ describe('the human baselines of a game across studies', () => {
 
     expect((await call('GET', '/admin/games/flux/baselines', ADMIN)).body).toEqual({ game: 'flux', studies: [] });
     expect((await call('GET', '/admin/games/push/baselines', null)).status).toBe(401);
-  }, 60_000);
+  });
 
   it("reads the studies' stored digests, digesting on a digest thread only the sessions that changed", async () => {
     const pool = new DigestPool(1);
@@ -139,5 +139,5 @@ describe('the human baselines of a game across studies', () => {
       app = main;
       await pool.stop();
     }
-  }, 60_000);
+  });
 });

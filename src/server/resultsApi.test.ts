@@ -172,7 +172,7 @@ describe('GET /api/admin/studies/:studyId/results', () => {
       .log(700, 'paint', { row: 1, col: 1, color: 8, stroke: 1 });
     expect(await dan.submit('e1', 'mirror', ANSWER)).toBe('correct');
     await dan.log(900, 'submit', { index: 0, trial: 1, verdict: 'correct', grid: ANSWER }).flush();
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await store?.close();

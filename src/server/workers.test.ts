@@ -159,7 +159,7 @@ describe('serve --workers', () => {
     const code = await new Promise<number | null>((r) => s.proc.once('exit', r));
     expect(code).toBe(0);
     expect(all.filter(alive)).toEqual([]);
-  }, 90_000);
+  });
 
   it('workers stop when the primary is killed', async () => {
     const tmp = mkdtempSync(path.join(os.tmpdir(), 'arc-studio-workers-'));
@@ -181,5 +181,5 @@ describe('serve --workers', () => {
     expect(workers.length).toBe(2);
     s.proc.kill('SIGKILL');
     await until('the workers to stop', () => workers.every((pid) => !alive(pid)), 20_000);
-  }, 90_000);
+  });
 });

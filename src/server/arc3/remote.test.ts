@@ -120,7 +120,7 @@ beforeAll(async () => {
     },
     { timeout: 30_000, interval: 100 },
   );
-}, 40_000);
+});
 
 afterAll(async () => {
   await Promise.all(sources.map((s) => s.stop()));

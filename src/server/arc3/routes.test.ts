@@ -65,7 +65,7 @@ for (const backend of backends) {
       if (!parsed.ok) throw new Error(parsed.problems.join('; '));
       await store.saveStudy('arc3', STUDY, 'file', Date.now());
       await build();
-    }, 60_000);
+    });
     afterAll(async () => {
       await arc3?.service.stop();
       await store.close();
@@ -163,7 +163,7 @@ for (const backend of backends) {
       expect(summarizeSession(def.study, [0], dropped, [], () => [], replay).items[0].game?.flags.join(' ')).toMatch(
         /step 3 where step 2 was expected/,
       );
-    }, 60_000);
+    });
 
     it('goes on with the same run after the server restarted, and answers the steps the browser missed', async () => {
       const { sessionId, token } = await newSession();
@@ -200,7 +200,7 @@ for (const backend of backends) {
       });
       expect(stolen.status).toBe(404);
       expect(stolen.json.error).toBe('run_lost');
-    }, 90_000);
+    });
 
     it('answers a run alike when its requests reach two servers of one database in turn, storing each step once', async () => {
       // A second server: its own engine workers and memory, the same database.
@@ -263,7 +263,7 @@ for (const backend of backends) {
       } finally {
         await other.service.stop();
       }
-    }, 90_000);
+    });
 
     it('refuses an action its admission refused while the worker played it: nothing is stored, and the run goes on without it', async () => {
       const play = async (sessionId: string, token: string, run: string, step: number, action: string) =>
@@ -316,7 +316,7 @@ for (const backend of backends) {
         expect((await play(c.sessionId, c.token, third, i + 1, action)).status).toBe(200);
       const kept = await play(c.sessionId, c.token, third, 4, 'ACTION3');
       expect((kept.json as unknown as ServerStep).frameHash).not.toBe((after.json as unknown as ServerStep).frameHash);
-    }, 60_000);
+    });
 
     it("decides a run's actions without reading the session's row, and still refuses the first one after another server ended the item", async () => {
       const play = async (sessionId: string, token: string, run: string, step: number, action: string) =>
@@ -356,7 +356,7 @@ for (const backend of backends) {
       } finally {
         reads.mockRestore();
       }
-    }, 60_000);
+    });
 
     it("drops an action whose step could not be stored from the worker's copy, so its retry is played once", async () => {
       const play = async (sessionId: string, token: string, run: string, step: number, action: string) =>
@@ -385,7 +385,7 @@ for (const backend of backends) {
       expect((await play(b.sessionId, b.token, other, 1, 'ACTION1')).status).toBe(200);
       const once = await play(b.sessionId, b.token, other, 2, 'ACTION3');
       expect((retried.json as unknown as ServerStep).frameHash).toBe((once.json as unknown as ServerStep).frameHash);
-    }, 60_000);
+    });
 
     it('refuses what a participant may not ask for', async () => {
       const { sessionId, token } = await newSession();
@@ -405,7 +405,7 @@ for (const backend of backends) {
       }
       // Researcher routes stay closed to participants.
       expect((await call('GET', '/admin/arc3/games', token)).status).toBe(403);
-    }, 60_000);
+    });
 
     it('lists the games for the researcher, who plays without recording', async () => {
       const list = await call('GET', '/admin/arc3/games', ADMIN);
@@ -426,6 +426,6 @@ for (const backend of backends) {
       expect(click.status).toBe(200);
       expect(await store.readGameSteps(reply.run)).toEqual([]);
       expect((await call('POST', '/admin/arc3/runs', ADMIN, { game: 'zz99' })).status).toBe(404);
-    }, 60_000);
+    });
   });
 }

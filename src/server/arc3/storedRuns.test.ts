@@ -100,7 +100,7 @@ const comparable = (line: string) =>
 let official: string;
 beforeAll(() => {
   official = toolkitRecording();
-}, 60_000);
+});
 
 for (const backend of backends) {
   describe(`stored runs of server-run games on ${backend.name}`, () => {
@@ -146,7 +146,7 @@ for (const backend of backends) {
         const r = await call('POST', `/sessions/${sessionId}/runs/${runId}/actions`, token, { step: i + 1, ...a });
         expect(r.status).toBe(200);
       }
-    }, 60_000);
+    });
     afterAll(async () => {
       await arc3?.service.stop();
       await store.close();
@@ -239,7 +239,7 @@ for (const backend of backends) {
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
-    }, 60_000);
+    });
 
     it("sends the replay every stored step with its frames, and the heatmap a level's first frame", async () => {
       expect((await call('GET', `/admin/sessions/${sessionId}/runs`, token)).status).toBe(403);
@@ -282,7 +282,7 @@ for (const backend of backends) {
       const level5 = await call('GET', `/admin/studies/runs/games/${VC33}/levels/5/frame`, ADMIN);
       expect(level5.status).toBe(404);
       expect(level5.json.message).toMatch(/reached level 6/);
-    }, 30_000);
+    });
 
     it('plays the runs again on the engine: all steps match, and a changed stored frame is found', async () => {
       // A copy of the run whose step 2 says one cell other than the engine showed.
@@ -322,7 +322,7 @@ for (const backend of backends) {
       ]);
       expect(check.runs[1].differences[0].what.join(' ')).toMatch(/1 cell differs, first at \(x 7, y 5\)/);
       expect((job.report as string[]).join('\n')).toMatch(/step 2 \(ACTION6\): frame \d+ of \d+: 1 cell differs/);
-    }, 30_000);
+    });
 
     if (backend.name === 'pglite') {
       it('arc-studio games verify-session reports the same and exits 1, then 0 for a session whose runs all match', async () => {
@@ -406,7 +406,7 @@ for (const backend of backends) {
         } finally {
           rmSync(dir, { recursive: true, force: true });
         }
-      }, 60_000);
+      });
     }
   });
 }

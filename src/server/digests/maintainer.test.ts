@@ -189,5 +189,5 @@ describe.each(backends)('background digests, $name', (backend) => {
     };
     expect(digested(pool)).toBe(before);
     expect(results.participants.find((p) => p.sessionId === sessionId)?.actions).toBe(1);
-  }, 60_000);
+  });
 });

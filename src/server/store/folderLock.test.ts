@@ -234,7 +234,7 @@ describe('PGlite folder lock', () => {
     expect(readLock(dataDir).pid).toBe(process.pid);
     await store.close();
     expect(existsSync(path.join(dataDir, 'db.lock'))).toBe(false);
-  }, 60_000);
+  });
 
   it('never removes the lock of a live process, and says who holds it', async () => {
     const dataDir = path.join(dir, 'live');

@@ -126,7 +126,7 @@ describe.each(backends)('excluding and deleting sessions and studies on $name', 
     expect((await call('POST', '/admin/studies/cur', ADMIN, { definition: STUDY })).status).toBe(201);
     await takePart('ann', 'ann');
     await takePart('ben', 'ben');
-  }, 60_000);
+  });
   afterEach(async () => {
     await store.close();
   });
