@@ -111,17 +111,10 @@ const contiguous = (s: SessionRecord) => s.eventCount === s.ackedThrough + 1;
  * session whose study version is missing is given with its log instead. `list`: the sessions, or
  * their list being read (read beside the stored digests: one round of statements less).
  */
-export function digestSessions(
-  deps: DigestDeps,
-  studyId: string,
-  basis: StudyBasis,
-  list: readonly SessionRecord[] | Promise<readonly SessionRecord[]>,
-  progress?: DigestProgressFn,
-  early?: EarlyDigestReads,
-): Promise<SessionData[]> {
-  return digestCache(deps.store).exclusive(studyId, () =>
-    digestSessionsNow(deps, studyId, basis, list, progress, early),
-  );
+export function digestSessions(...args: Parameters<typeof digestSessionsNow>): Promise<SessionData[]> {
+  // One refresh of a study at a time: an extension folds the kept fold in place (`cache.ts`).
+  const [deps, studyId] = args;
+  return digestCache(deps.store).exclusive(studyId, () => digestSessionsNow(...args));
 }
 
 async function digestSessionsNow(
