@@ -50,8 +50,8 @@ export default defineConfig({
   globalSetup: './e2e/global-setup.ts',
   // Limits for a busy machine: a wait ends as soon as what it waits for happens, so a long limit
   // costs nothing when the machine is idle (a server's acknowledgement took over 10 s under load).
-  timeout: 120_000,
-  expect: { timeout: 30_000 },
+  timeout: 240_000,
+  expect: { timeout: 60_000 },
   fullyParallel: false,
   workers: WORKERS,
   retries: 0,

@@ -23,10 +23,8 @@ const PURE = ['src/core/**/*.test.ts', 'src/games/**/*.test.ts', 'src/client/**/
  * closed by `store/testFileSetup.ts`). They share processes (the `server-shared` project below):
  * a file then costs no process start, no import of the server's modules again and no compiling
  * of PGlite's WebAssembly again (it opens in about half the time in a process that opened one
- * before). The seven server files left in processes of their own (environment variables set for a
- * whole file, folder locks taken in the test's process) put back what they change too, but have
- * not been run sharing yet. A new file goes to the `server` project, one process per file, unless
- * it is checked and listed here.
+ * before). Every server and command file is listed; a new one goes to the `server` project, one
+ * process per file, until it is checked (run here shuffled with the others) and listed.
  */
 const SHARED = [
   'scripts/cycles.test.ts',
@@ -43,6 +41,8 @@ const SHARED = [
   'src/cli/scoreBeside.test.ts',
   'src/cli/tasks.test.ts',
   'src/cli/validate.test.ts',
+  'src/cli/validateArc3.test.ts',
+  'src/server/agents/agents.test.ts',
   'src/server/agents/protocol.test.ts',
   'src/server/agents/service.test.ts',
   'src/server/agents/shared.test.ts',
@@ -58,6 +58,7 @@ const SHARED = [
   'src/server/arc3/remote.test.ts',
   'src/server/arc3/routes.test.ts',
   'src/server/arc3/runLimits.test.ts',
+  'src/server/arc3/serve.arc3.test.ts',
   'src/server/arc3/storedRuns.test.ts',
   'src/server/arc3/worker.test.ts',
   'src/server/arc3fixture.test.ts',
@@ -81,8 +82,11 @@ const SHARED = [
   'src/server/gameBaselines.test.ts',
   'src/server/grading/routes.test.ts',
   'src/server/hostile.test.ts',
+  'src/server/http.test.ts',
+  'src/server/load.test.ts',
   'src/server/longReads.test.ts',
   'src/server/participantsFirst.test.ts',
+  'src/server/pgRestart.test.ts',
   'src/server/questionResults.test.ts',
   'src/server/questionsApi.test.ts',
   'src/server/responsesApi.test.ts',
@@ -91,6 +95,7 @@ const SHARED = [
   'src/server/resultsGrades.test.ts',
   'src/server/sealing.test.ts',
   'src/server/store/curation.test.ts',
+  'src/server/store/folderLock.test.ts',
   'src/server/store/gamePins.test.ts',
   'src/server/store/groupCommit.test.ts',
   'src/server/store/migrate.test.ts',

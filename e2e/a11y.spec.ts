@@ -357,7 +357,7 @@ test.describe("a participant's walk, then the studio's pages of that session", (
         }
       ).sessions;
     await expect
-      .poll(async () => (await sessions()).some((s) => s.state === 'finished'), { timeout: 30_000 })
+      .poll(async () => (await sessions()).some((s) => s.state === 'finished'), { timeout: 60_000 })
       .toBe(true);
     const sessionId = (await sessions()).find((s) => s.state === 'finished')!.id;
 

@@ -263,7 +263,7 @@ test.describe('the researcher reads ARC-AGI-3 runs of the official engine', () =
     await expect(frame).toHaveAttribute('data-level', '1');
     await page.getByRole('button', { name: 'Verify with the engine' }).click();
     const report = page.getByTestId('verify-report');
-    await expect(report).toHaveAttribute('data-ok', 'true', { timeout: 30_000 });
+    await expect(report).toHaveAttribute('data-ok', 'true', { timeout: 60_000 });
     await expect(report).toContainText(
       new RegExp(`keys ${LS20}@[0-9a-f]{12} run \\S+ \\(seed \\d+, 14 steps\\): every step matches`),
     );

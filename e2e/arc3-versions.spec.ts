@@ -65,7 +65,7 @@ test("the Games page shows a game's current code and the older code an open run 
           };
           return list.games.find((g) => g.id === TG01)?.codeHash;
         },
-        { timeout: 30_000 },
+        { timeout: 60_000 },
       )
       .not.toBe(before);
 

@@ -54,7 +54,7 @@ test('a study session logs focus, blur, idle and visibility from real tab switch
 
   const local = await browserSession(page);
   await expect
-    .poll(async () => (await serverEvents(request, local.id)).length, { timeout: 30_000 })
+    .poll(async () => (await serverEvents(request, local.id)).length, { timeout: 60_000 })
     .toBe(local.events.length);
   const events = await serverEvents(request, local.id);
   const from = events.findIndex((e) => e.kind === 'item.start' && e.data.item === item);

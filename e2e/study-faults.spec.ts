@@ -75,10 +75,10 @@ test('offline for 60 seconds mid-item: work goes on, nothing is lost, and everyt
     [2, 0],
   ]);
   await context.setOffline(false);
-  await expect(page.getByTestId('offline-banner')).toBeHidden({ timeout: 30_000 });
+  await expect(page.getByTestId('offline-banner')).toBeHidden({ timeout: 60_000 });
   const local = await browserSession(page);
   await expect
-    .poll(async () => (await serverEvents(request, local.id)).length, { timeout: 30_000 })
+    .poll(async () => (await serverEvents(request, local.id)).length, { timeout: 60_000 })
     .toBe(local.events.length);
   await finishAll(page, faults.study);
   await expectAllStored(request, page);
@@ -166,7 +166,7 @@ test('the server killed with SIGKILL and restarted mid-session loses nothing', a
     ]);
     await expect(page.getByTestId('offline-banner')).toBeVisible();
     server = await start();
-    await expect(page.getByTestId('offline-banner')).toBeHidden({ timeout: 45_000 });
+    await expect(page.getByTestId('offline-banner')).toBeHidden({ timeout: 60_000 });
     await finishAll(page, faults.study);
     const after = await browserSession(page);
     const stored = (

@@ -150,7 +150,7 @@ export async function expectAllStored(
 ): Promise<{ id: string; events: LogEvent[] }> {
   const local = await browserSession(page);
   await expect
-    .poll(async () => (await serverEvents(request, local.id)).length, { timeout: 30_000 })
+    .poll(async () => (await serverEvents(request, local.id)).length, { timeout: 60_000 })
     .toBe(local.events.length);
   const stored = await serverEvents(request, local.id);
   expect(stored.map((e) => e.seq)).toEqual(stored.map((_, i) => i));

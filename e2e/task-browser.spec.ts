@@ -64,7 +64,7 @@ test.describe('the task browser', () => {
   test('imports a whole folder and files dropped on the page', async ({ page }) => {
     await page.goto('/');
     await page.getByTestId('import-folder').setInputFiles(path.join(ARC_AGI_1, 'evaluation'));
-    await expect(page.getByTestId('import-result')).toContainText('400 imported, 0 rejected', { timeout: 30_000 });
+    await expect(page.getByTestId('import-result')).toContainText('400 imported, 0 rejected', { timeout: 60_000 });
     await expect(page.getByTestId('task-count')).toHaveText('400 tasks');
 
     const text = readFileSync(path.join(ARC_AGI_1, 'training/007bbfb7.json'), 'utf8');

@@ -154,7 +154,7 @@ test.describe('a phone, 390x844 touch', () => {
       await expectNoSidewaysScroll(page, 'vc33');
       await page.screenshot({ path: test.info().outputPath('phone-vc33.png') });
       await leaveGame(page);
-      await expect(page.getByText('ARC3-OK')).toBeVisible({ timeout: 30_000 });
+      await expect(page.getByText('ARC3-OK')).toBeVisible({ timeout: 60_000 });
 
       // The server holds every tap as the action it was, in order.
       const events = await storedEvents(server.base, sessionId);

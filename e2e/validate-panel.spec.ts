@@ -61,7 +61,7 @@ test('the playtest Validate panel runs a level in a worker with progress, cancel
     }).observe(document.body, { subtree: true, childList: true, attributes: true });
   });
   await panel.getByRole('button', { name: 'Validate', exact: true }).click();
-  await expect(panel.getByTestId('validate-status')).toContainText('Finished', { timeout: 30_000 });
+  await expect(panel.getByTestId('validate-status')).toContainText('Finished', { timeout: 60_000 });
   const seen = await page.evaluate(() => (window as unknown as { seenProgress: string[] }).seenProgress);
   expect(seen.some((s) => s.startsWith('Random policy'))).toBe(true);
   expect(seen.some((s) => s.startsWith('Exploring the state graph'))).toBe(true);
@@ -135,7 +135,7 @@ test('the playtest Validate panel runs a level in a worker with progress, cancel
   await panel.getByRole('checkbox', { name: 'Long' }).uncheck();
   await panel.getByRole('checkbox', { name: 'Fuzz' }).uncheck();
   await panel.getByRole('button', { name: 'Validate', exact: true }).click();
-  await expect(panel.getByTestId('state-graph')).toHaveAttribute('data-ready', 'true', { timeout: 40_000 });
+  await expect(panel.getByTestId('state-graph')).toHaveAttribute('data-ready', 'true', { timeout: 60_000 });
   await expect(panel.getByTestId('state-graph')).toHaveAttribute('data-state-nodes', String(big.states));
   await expect(panel.getByTestId('validate-level-2').getByRole('row')).toHaveCount(2);
   await expectControlsReachable(page);

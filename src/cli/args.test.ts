@@ -223,7 +223,7 @@ describe('the installed command', () => {
     const bad = spawnSync('node', ['bin/arc-studio.mjs', 'games', 'verify', 'push', '--stpes', '5'], {
       cwd: ROOT,
       encoding: 'utf8',
-      timeout: 60_000,
+      timeout: 180_000,
     });
     expect(bad.status).toBe(2);
     expect(bad.stdout).toBe('');
@@ -233,7 +233,7 @@ describe('the installed command', () => {
     const help = spawnSync('node', ['bin/arc-studio.mjs', 'serve', '--help'], {
       cwd: ROOT,
       encoding: 'utf8',
-      timeout: 60_000,
+      timeout: 180_000,
     });
     expect(help.status).toBe(0);
     expect(help.stdout).toMatch(/^Usage: arc-studio serve /);

@@ -156,7 +156,7 @@ describe("score --preset toolkit-2026-04 gives the official toolkit's figures", 
     ).toBe(true);
     const r = spawnSync('python3', [path.join(FIXTURES, 'official_score.py'), VENDOR, 'fixtures'], {
       encoding: 'utf8',
-      timeout: 60_000,
+      timeout: 180_000,
       env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' },
     });
     expect(r.error, 'python3 must be on the PATH').toBeUndefined();

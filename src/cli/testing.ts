@@ -89,7 +89,7 @@ export function spawnCli(argv: readonly string[], env: EnvChanges = {}): CliResu
   const r = spawnSync(process.execPath, ['bin/arc-studio.mjs', ...argv], {
     cwd: ROOT,
     encoding: 'utf8',
-    timeout: 120_000,
+    timeout: 180_000,
     env: childEnv,
   });
   return { code: r.status, out: r.stdout, err: r.stderr };

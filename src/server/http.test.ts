@@ -198,6 +198,7 @@ describe('the serve process', () => {
     );
     const env: NodeJS.ProcessEnv = { ...process.env, ARC_STUDIO_DIST: dist, ARC_STUDIO_ADMIN_TOKEN: ADMIN };
     delete env.DATABASE_URL;
+    seedDataDir(path.join(dir, 'data-rejection'));
     const proc = spawn(
       process.execPath,
       [

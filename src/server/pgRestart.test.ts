@@ -15,7 +15,7 @@ const ADMIN = 'pg-restart-test-researcher-token-0123456789';
 const PARTICIPANTS = 8;
 const EVENTS_PER_BATCH = 5;
 /** Generous: a restart on a busy machine takes seconds; every wait below ends on a condition well before. */
-const WAIT = { timeout: 120_000, interval: 100 };
+const WAIT = { timeout: 180_000, interval: 100 };
 
 interface Refusal {
   status: number;

@@ -108,7 +108,7 @@ describe('the official toolkit in ONLINE mode', () => {
     const { stdout } = await promisify(execFile)(
       'python3',
       [path.join(__dirname, 'toolkit_client.py'), server.url, key, PUSH, solutions.push[0], VC33, recordings],
-      { env: { ...process.env, PYTHONPATH: path.join(VENDOR, 'python') }, timeout: 120_000 },
+      { env: { ...process.env, PYTHONPATH: path.join(VENDOR, 'python') }, timeout: 180_000 },
     );
     const out = JSON.parse(stdout.trim().split('\n').pop()!) as {
       games: string[];

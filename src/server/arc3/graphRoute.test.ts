@@ -100,7 +100,7 @@ describe('the state graph route of server-run games', () => {
         expect(r.status).toBe(200);
         expect(await r.json()).toEqual({ cancelled: true });
       },
-      { timeout: 60_000, interval: 50 },
+      { timeout: 180_000, interval: 50 },
     );
     const res = await running;
     expect(res.status).toBe(409);

@@ -132,7 +132,7 @@ function official(): OfficialPlay[][] {
   const r = spawnSync('python3', [path.join(ROOT, 'src/core/scoring/fixtures/official_counts.py'), VENDOR], {
     input: JSON.stringify(SEQUENCES.map((s) => ({ dir: s.dir, game: s.game, actions: s.actions.join(',') }))),
     encoding: 'utf8',
-    timeout: 120_000,
+    timeout: 180_000,
     env: ENV,
   });
   if (r.status !== 0) throw new Error(`the official toolkit failed (${r.status ?? r.signal}): ${r.stderr}`);

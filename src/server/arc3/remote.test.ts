@@ -118,7 +118,7 @@ beforeAll(async () => {
       )
         throw new Error(`the toolkit server does not answer its health check yet: ${serverLog}`);
     },
-    { timeout: 30_000, interval: 100 },
+    { timeout: 180_000, interval: 100 },
   );
 });
 

@@ -86,7 +86,7 @@ sys.stdout.write(open(files[0]).read())
     encoding: 'utf8',
     env: { ...process.env, PYTHONPATH, PYTHONDONTWRITEBYTECODE: '1' },
     maxBuffer: 64 << 20,
-    timeout: 60_000,
+    timeout: 180_000,
   });
   expect(r.stderr).toBe('');
   expect(r.status).toBe(0);
@@ -208,7 +208,7 @@ for (const backend of backends) {
           [path.join(ROOT, 'src/core/scoring/fixtures/official_score.py'), VENDOR, 'lines', METADATA, file],
           {
             encoding: 'utf8',
-            timeout: 60_000,
+            timeout: 180_000,
             env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' },
           },
         );
@@ -307,7 +307,7 @@ for (const backend of backends) {
               .json;
             return job.state;
           },
-          { timeout: 60_000 },
+          { timeout: 180_000 },
         )
         .not.toBe('running');
       expect(job.state).toBe('done');
@@ -371,7 +371,7 @@ for (const backend of backends) {
               ],
               {
                 encoding: 'utf8',
-                timeout: 60_000,
+                timeout: 180_000,
                 env: { ...ENV, DATABASE_URL: '' },
               },
             );

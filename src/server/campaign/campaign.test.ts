@@ -788,7 +788,7 @@ describe('many simultaneous starts over PostgreSQL with a small connection pool'
         );
         expect(waiting.rows[0].n).toBeGreaterThan(0);
       },
-      { timeout: 30_000, interval: 50 },
+      { timeout: 180_000, interval: 50 },
     );
     // With 60 draws waiting, the server's pool of two still has a connection for everything else.
     const list = await api.call('GET', 'admin/studies', ADMIN);

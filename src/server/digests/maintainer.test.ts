@@ -110,7 +110,7 @@ describe.each(backends)('background digests, $name', (backend) => {
     try {
       await Promise.race([partWay, sweep]);
       await expect
-        .poll(async () => (await admin('/admin/studies/big/results/progress')).json(), { timeout: 60_000 })
+        .poll(async () => (await admin('/admin/studies/big/results/progress')).json(), { timeout: 180_000 })
         .toMatchObject({ running: true, reason: 'update', total: 30 });
       // Asked while the sweep runs: answered after it, with only the live session digested anew.
       results = admin('/admin/studies/big/results');
@@ -180,7 +180,7 @@ describe.each(backends)('background digests, $name', (backend) => {
 
     // The finished session and the two quiet ones, digested without anyone asking.
     await expect
-      .poll(async () => [...(await store.readDigests('ends')).keys()].sort(), { timeout: 30_000 })
+      .poll(async () => [...(await store.readDigests('ends')).keys()].sort(), { timeout: 180_000 })
       .toEqual(['ends-s00000', 'ends-s00001', sessionId].sort());
     const before = digested(pool);
     expect(before).toBe(3);

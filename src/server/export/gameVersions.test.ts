@@ -350,7 +350,7 @@ describe('the versions of an edited arcengine game in the export bundle', () => 
       expect(started.status, JSON.stringify(started.body)).toBe(202);
       const url = `admin/sessions/${sessionId}/runs/verify/${(started.body as { job: string }).job}`;
       await expect
-        .poll(async () => ((await call('GET', url, ADMIN)).body as { state: string }).state, { timeout: 120_000 })
+        .poll(async () => ((await call('GET', url, ADMIN)).body as { state: string }).state, { timeout: 180_000 })
         .toBe('done');
       return ((await call('GET', url, ADMIN)).body as { report: string[] }).report;
     };

@@ -370,7 +370,7 @@ describe.each(backends)('robust exports on $name', (backend) => {
         () => {
           if (!failed && ![...sockets].some((socket) => socket.writableNeedDrain)) throw new Error('still writing');
         },
-        { timeout: 60_000, interval: 10 },
+        { timeout: 180_000, interval: 10 },
       );
       const got = await new Promise<{ status: number; bytes: Buffer; ended: boolean; error: string | null }>(
         (resolve) => {

@@ -100,7 +100,7 @@ function startContender(dataDir: string): Contender {
 }
 
 async function until(check: () => boolean, what: string): Promise<void> {
-  await expect.poll(check, { message: what, timeout: 120_000 }).toBe(true);
+  await expect.poll(check, { message: what, timeout: 180_000 }).toBe(true);
 }
 
 /** Starts `n` contenders on `dataDir`, releases them together and returns them once all but the winner have exited. */
