@@ -49,7 +49,6 @@ test.use({ viewport: LAPTOP });
 test.describe.configure({ mode: 'parallel' });
 
 test.beforeAll(async ({ request }) => {
-  test.setTimeout(120_000);
   if (fixture) return;
   const definition = {
     title: 'Every page, accessible',
@@ -493,7 +492,6 @@ test("every other studio page is accessible: login, studies, an agent's replay, 
 test('the time-up pages are accessible: an item closed by its hard limit and a session whose time is spent', async ({
   page,
 }) => {
-  test.setTimeout(180_000);
   await page.route('https://app.prolific.com/**', (route) => route.fulfill({ status: 204 }));
   await page.clock.install();
   await page.goto(`/s/${LIMITS_STUDY}?PROLIFIC_PID=limits-${stamp}`);

@@ -55,7 +55,6 @@ test.describe('agents in a study', () => {
     page,
     browser,
   }) => {
-    test.setTimeout(180_000);
     // A participant completes level 1 of vc33 in three clicks.
     const participant = await browser.newPage();
     await joinStudy(participant, server.base, STUDY, 'human-1');

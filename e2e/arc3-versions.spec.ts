@@ -16,7 +16,6 @@ const WIDTHS = [1280, 768, 390] as const;
 test("the Games page shows a game's current code and the older code an open run keeps; the results page the storage use", async ({
   page,
 }) => {
-  test.setTimeout(180_000);
   const games = fixtureCopy();
   const server = await startServer(['--arc3-games', games]);
   try {

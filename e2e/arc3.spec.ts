@@ -400,7 +400,6 @@ test.describe("a designer's games folder", () => {
   test("a designer plays the playtest's actions twice: the public vc33 is deterministic; a copy of ls20 with an unseeded random call is not, shown with both frames", async ({
     page,
   }) => {
-    test.setTimeout(180_000);
     await logIn(page, server.base);
     await page.goto(`${server.base}/games/${VC33}/playtest`);
     await expect(page.getByTestId('game-canvas')).toHaveAttribute('data-state', 'NOT_FINISHED');

@@ -245,7 +245,6 @@ test('the participant and the researcher see the candidates skipped for lack of 
   browser,
   request,
 }) => {
-  test.setTimeout(120_000);
   const stamp = Date.now().toString(36);
   const id = `skip-${stamp}`;
   // The second pool asks for all ten of the session's minutes to be left before a candidate
@@ -334,7 +333,6 @@ test('the pool editor, the candidate picker and the campaign view are accessible
   browser,
   request,
 }) => {
-  test.setTimeout(120_000);
   const stamp = Date.now().toString(36);
   const id = `a11y-pool-${stamp}`;
   const created = await request.post(`/api/admin/studies/${id}`, {

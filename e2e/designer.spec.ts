@@ -28,7 +28,6 @@ test.describe('the state graph of an arcengine game on its playtest page', () =>
   test('the state graph of a level with its human baseline (none yet), and a header that fits at 390, 768 and 1280', async ({
     page,
   }) => {
-    test.setTimeout(180_000);
     await logIn(page, server.base);
     await page.setViewportSize({ width: 1280, height: 800 });
     await page.goto(`${server.base}/games/${TG01}/playtest`);
@@ -78,7 +77,6 @@ test.describe('the state graph of an arcengine game on its playtest page', () =>
   test('Cancel stops a state-graph exploration on the server, and the next exploration clears what it said', async ({
     page,
   }) => {
-    test.setTimeout(180_000);
     await logIn(page, server.base);
     await page.setViewportSize({ width: 1280, height: 800 });
     await page.goto(`${server.base}/games/${LS20}/playtest`);

@@ -22,7 +22,6 @@ test('a study session logs focus, blur, idle and visibility from real tab switch
   context,
   request,
 }) => {
-  test.setTimeout(120_000);
   await page.clock.install();
   await page.goto(`/s/sample?PROLIFIC_PID=presence-${Date.now().toString(36)}`);
   await page.getByRole('button', { name: 'I agree, start' }).click();

@@ -12,7 +12,6 @@ test('a participant answers choice, numerical and free-response questions; the s
   page,
   request,
 }) => {
-  test.setTimeout(120_000);
   const id = `e2e-questions-${Date.now().toString(36)}`;
   const definition = {
     title: 'Science and reasoning questions',

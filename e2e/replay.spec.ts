@@ -23,7 +23,6 @@ test("a researcher replays a participant's ARC-AGI-1 task: input beside output, 
   browser,
   request,
 }) => {
-  test.setTimeout(120_000);
   const task = arcTask(TASK);
   const answer = task.test[0].output!;
   const id = `replay-grid-${Date.now().toString(36)}`;

@@ -55,7 +55,6 @@ function recordResponses(page: Page): { url: string; status: number; body: strin
 }
 
 test("a participant on a study link cannot obtain any answer of the study's tasks from any route", async ({ page }) => {
-  test.setTimeout(120_000);
   const answers = studyAnswers();
   expect(answers.length).toBeGreaterThanOrEqual(4);
   const seen = recordResponses(page);

@@ -105,7 +105,6 @@ test('a participant giving up every item of the sample study: each opening, item
   page,
   request,
 }) => {
-  test.setTimeout(120_000);
   const errors: string[] = [];
   page.on('console', (m) => {
     if (m.type() === 'error') errors.push(m.text());

@@ -10,7 +10,6 @@ test('a researcher creates a study in the studio, a participant runs it, and an 
   browser,
   request,
 }) => {
-  test.setTimeout(180_000);
   const id = `e2e-editor-${Date.now().toString(36)}`;
   await page.goto(`/login#token=${process.env.E2E_ADMIN_TOKEN}`);
   await expect(page.getByRole('heading', { name: 'Studies' })).toBeVisible();

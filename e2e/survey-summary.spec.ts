@@ -46,7 +46,6 @@ test('two participants answer a survey; the researcher reads each question summa
   browser,
   request,
 }) => {
-  test.setTimeout(180_000);
   const id = `e2e-survey-summary-${Date.now().toString(36)}`;
   const saved = await request.post(`/api/admin/studies/${id}`, { headers: ADMIN, data: { definition: DEFINITION } });
   expect(saved.status(), await saved.text()).toBe(201);

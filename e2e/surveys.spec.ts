@@ -78,7 +78,6 @@ test("a participant answers a block of questions, describes a task's rule, fills
   page,
   request,
 }) => {
-  test.setTimeout(180_000);
   const id = `e2e-survey-${Date.now().toString(36)}`;
   await saveStudy(request, id);
   await page.goto(`/s/${id}?PROLIFIC_PID=survey-participant`);
@@ -232,7 +231,6 @@ test('a participant withdraws with a reason: the session ends withdrawn, kept an
   page,
   request,
 }) => {
-  test.setTimeout(120_000);
   const id = `e2e-withdraw-${Date.now().toString(36)}`;
   await saveStudy(request, id);
   await page.goto(`/s/${id}?PROLIFIC_PID=withdrawing-participant`);
@@ -301,7 +299,6 @@ test('a researcher makes a question block, asks for descriptions and adds a surv
   page,
   request,
 }) => {
-  test.setTimeout(120_000);
   const id = `e2e-block-editor-${Date.now().toString(36)}`;
   await page.goto(`/login#token=${process.env.E2E_ADMIN_TOKEN}`);
   await page.getByRole('link', { name: 'New study' }).click();
@@ -378,7 +375,6 @@ test('a researcher makes a question block, asks for descriptions and adds a surv
 });
 
 test('a game that asks for a description asks once, when the participant leaves it', async ({ page, request }) => {
-  test.setTimeout(120_000);
   const id = `e2e-game-describe-${Date.now().toString(36)}`;
   const definition = {
     title: 'A game and its rule',

@@ -35,7 +35,6 @@ test('the playtest Validate panel runs a level in a worker with progress, cancel
   page,
 }) => {
   // Three runs, one of a level of a few thousand states, on a machine that may be shared.
-  test.setTimeout(120_000);
   const problems = await watchProblems(page);
   await page.goto(`/login#token=${process.env.E2E_ADMIN_TOKEN}`);
   await expect(page.getByRole('heading', { name: 'Studies' })).toBeVisible();

@@ -47,7 +47,7 @@ register('data:text/javascript,' + encodeURIComponent(\`export async function re
 `,
   );
   env = { ARC_STUDIO_SERVER_DIST: compiled, ARC_STUDIO_NO_TSX: '1', NODE_OPTIONS: `--import=${noTsx}` };
-}, 120_000);
+});
 
 afterAll(() => {
   rmSync(tmp, { recursive: true, force: true });
@@ -82,7 +82,7 @@ describe('the compiled server', () => {
       await kill9(server);
       remove();
     }
-  }, 180_000);
+  });
 
   it('runs a command on its validation threads, without tsx', () => {
     const r = spawnSync(

@@ -106,7 +106,7 @@ beforeAll(async () => {
     await arc3.service.stop();
     await store.close();
   }
-}, 120_000);
+});
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('arc-studio export with arcengine games', () => {

@@ -107,7 +107,7 @@ beforeAll(async () => {
       .map(([id, k]) => JSON.stringify({ id, response: `The answer is (${k})` }))
       .join('\n'),
   );
-}, 120_000);
+});
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -125,7 +125,7 @@ describe('arc-studio games validate', () => {
       'on the official engine (arcengine 0.9.3): 50 policy steps per level and 50 fuzz steps, far below the paper',
     );
     expect(text.out).toMatch(/100 steps run in [\d.]+ s on one engine process \(/);
-  }, 120_000);
+  });
 });
 
 describe('arc-studio games graph', () => {
@@ -174,5 +174,5 @@ describe('arc-studio games graph', () => {
     const text = await cli('games', 'graph', 'tg01', '--level', '2', '--max-states', '5', '--arc3-games', FIXTURES);
     expect(text.out).toContain('NOT fully explored: stopped at');
     expect(text.out).toContain('by the budget (--max-states 5, --max-seconds 60)');
-  }, 120_000);
+  });
 });

@@ -40,7 +40,7 @@ describe('the determinism check on the official engine', () => {
     } finally {
       await pool.stop();
     }
-  }, 180_000);
+  });
 
   it('names the step, the frame and the cell where a game with an unseeded random call differs', async () => {
     const pool = new Arc3Pool({ gameDirs: [copy], size: 2, env: ENV, timeoutMs: 60_000 });
@@ -60,7 +60,7 @@ describe('the determinism check on the official engine', () => {
     } finally {
       await pool.stop();
     }
-  }, 180_000);
+  });
 
   it('makes games validate fail for the unseeded copy and say why', async () => {
     const prior = process.env.ARC_STUDIO_PYTHONPATH;
@@ -74,5 +74,5 @@ describe('the determinism check on the official engine', () => {
       if (prior === undefined) delete process.env.ARC_STUDIO_PYTHONPATH;
       else process.env.ARC_STUDIO_PYTHONPATH = prior;
     }
-  }, 180_000);
+  });
 });

@@ -102,5 +102,5 @@ describe.each(targets)('serve killed with SIGKILL on $name', (target) => {
     await kill9(server);
     // Two starts of `serve`: on a heavily loaded machine (or run from the sources, without a server
     // build) each takes tens of seconds.
-  }, 180_000);
+  });
 });

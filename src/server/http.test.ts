@@ -41,7 +41,7 @@ beforeAll(async () => {
     databaseUrl: '',
     log: () => {},
   });
-}, 120_000);
+});
 
 afterAll(async () => {
   await server?.close();

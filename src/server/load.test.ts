@@ -34,7 +34,7 @@ beforeAll(async () => {
     databaseUrl: '',
     log: () => {},
   });
-}, 120_000);
+});
 
 afterAll(async () => {
   await server?.close();
@@ -229,7 +229,7 @@ describe("shedding participants' writes while the event loop is late", () => {
       databaseUrl: '',
       log: () => {},
     });
-  }, 120_000);
+  });
 
   afterAll(async () => {
     await shedServer?.close();

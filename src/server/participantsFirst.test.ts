@@ -144,7 +144,7 @@ describe("researchers' long reads on PGlite", () => {
     expect(doc.events.map((e) => e.seq)).toEqual(Array.from({ length: EVENTS }, (_, i) => i));
     answeredBeforeNextPage(log);
     expect(log.at(-1)).toBe('read done');
-  }, 120_000);
+  });
 
   it("a session's summary: a batch sent during the read is answered before its next page", async () => {
     const { log, batchDuringRead, admin } = await setup();
@@ -153,7 +153,7 @@ describe("researchers' long reads on PGlite", () => {
     const body = (await res.json()) as { summary: { items: { id: string }[] } };
     expect(body.summary.items.map((i) => i.id)).toEqual(['task']);
     answeredBeforeNextPage(log);
-  }, 120_000);
+  });
 
   it('the export of its study: a batch sent during the download is answered before the next page is read, and the file holds every event once', async () => {
     const { log, batchDuringRead, admin } = await setup();
@@ -172,7 +172,7 @@ describe("researchers' long reads on PGlite", () => {
       .map((l) => l.seq);
     expect(seqs).toEqual(Array.from({ length: EVENTS }, (_, i) => i));
     answeredBeforeNextPage(log);
-  }, 120_000);
+  });
 });
 
 describe('ParticipantsFirst', () => {

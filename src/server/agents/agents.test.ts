@@ -48,7 +48,7 @@ beforeAll(async () => {
     arc3Games: [path.join(VENDOR, 'environment_files')],
     log: () => {},
   });
-}, 120_000);
+});
 
 afterAll(async () => {
   await server?.close();
@@ -170,7 +170,7 @@ describe('the official toolkit in ONLINE mode', () => {
     expect(((await again.json()) as { score: number }).score).toBeCloseTo(card.score, 10);
     const late = await post('/api/cmd/RESET', { game_id: PUSH, card_id: out.card_id }, key);
     expect(late.status).toBe(409);
-  }, 180_000);
+  });
 });
 
 describe('refusals', () => {

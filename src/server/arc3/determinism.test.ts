@@ -59,7 +59,7 @@ describe('playTwice on the official engine', () => {
     } finally {
       await pool.stop();
     }
-  }, 180_000);
+  });
 
   it('names the first step whose frames differ in a copy with an unseeded random call, and answers both frames', async () => {
     const pool = new Arc3Pool({ gameDirs: [copy], size: 1, env: ENV, timeoutMs: 60_000 });
@@ -79,7 +79,7 @@ describe('playTwice on the official engine', () => {
     } finally {
       await pool.stop();
     }
-  }, 180_000);
+  });
 
   it('refuses more actions than it plays twice, saying what to do', async () => {
     const many = Array.from({ length: PLAYTEST_DETERMINISM_MAX_ACTIONS + 1 }, (): Arc3Action => ({

@@ -153,7 +153,7 @@ describe('an arcengine game edited while a participant plays it', () => {
     await start();
     const s = await call('POST', '/studies/pinned/sessions', null, { params: {} });
     ({ sessionId, token } = s.json as { sessionId: string; token: string });
-  }, 120_000);
+  });
   afterAll(async () => {
     await arc3?.service.stop();
     await store?.close().catch(() => undefined);

@@ -56,7 +56,7 @@ describe('the state graph of an arcengine game', () => {
     expect(g.expanded).toBe(3);
     expect(g.complete).toBe(false);
     expect(pool.workers.map((w) => w.runCount)).toEqual([0]);
-  }, 180_000);
+  });
 
   it('explores tg01 level 1 fully: the hand-counted states, the start, key-labelled edges and the 10-move solution', async () => {
     const g = await exploreArc3Level(pool, 'tg01', 0, { maxStates: 1_000, maxSeconds: 120 });
@@ -75,7 +75,7 @@ describe('the state graph of an arcengine game', () => {
       actions: 'ACTION2,ACTION2,ACTION2,ACTION2,ACTION4,ACTION2,ACTION4,ACTION4,ACTION4,ACTION4',
     });
     expect(a.winningMoves).toBe(2);
-  }, 180_000);
+  });
 
   it('clicks at the sprites of tg01 level 2: the switch opens the gate on the way to the exit', async () => {
     const g = await exploreArc3Level(pool, 'tg01', 1, { maxStates: 1_000, maxSeconds: 120 });
@@ -85,7 +85,7 @@ describe('the state graph of an arcengine game', () => {
     // The switch sits at cell (1, 6), drawn 8 pixels per cell: its centre is pixel (12, 52).
     expect(a.shortest?.length).toBe(10);
     expect(a.shortest?.actions.split(',').filter((x) => x.startsWith('ACTION6'))).toEqual(['ACTION6:12:52']);
-  }, 180_000);
+  });
 
   it('finds a level-up of the official vc33 within the budget, and its shortest solution wins on a fresh run', async () => {
     const g = await exploreArc3Level(pool, 'vc33', 0, { maxStates: 3_000, maxSeconds: 240 });
@@ -132,5 +132,5 @@ describe('the state graph of an arcengine game', () => {
     const bySeconds = await exploreArc3Level(pool, 'ls20', 0, { maxStates: 1_000, maxSeconds: 0 });
     expect(bySeconds.complete).toBe(false);
     expect(bySeconds.expanded).toBe(1);
-  }, 180_000);
+  });
 });

@@ -61,7 +61,7 @@ describe('the state graph route of server-run games', () => {
     const actions = Object.fromEntries(games.map((g) => [g.id.split('-')[0], g.actions]));
     expect(actions).toMatchObject({ ls20: [1, 2, 3, 4], vc33: [6], ft09: [6] });
     expect(actions.tg01).toEqual(expect.arrayContaining([1, 2, 3, 4, 6]));
-  }, 120_000);
+  });
 
   it('answers the summary and the shape of a fully explored level', async () => {
     const res = await post('tg01', { level: 0 });
@@ -83,7 +83,7 @@ describe('the state graph route of server-run games', () => {
     expect(shape.kinds.at(-1)).toBe('win');
     expect(shape.kinds.filter((k) => k === 'gameover')).toHaveLength(2);
     expect(shape.kinds.filter((k) => k === 'winning')).toHaveLength(2);
-  }, 120_000);
+  });
 
   it('cancels an exploration under way: it stops on the server and answers that it was cancelled', async () => {
     const exploration = `cancel-${Date.now().toString(36)}`;
@@ -116,7 +116,7 @@ describe('the state graph route of server-run games', () => {
     // The same name may be used again once the first has ended.
     const next = await post('tg01', { level: 0, exploration });
     expect(next.status).toBe(200);
-  }, 180_000);
+  });
 
   it('reports the budget when it stops, refuses a budget over the limit, an unknown level and a missing token', async () => {
     const res = await post('tg01', { level: 1, maxStates: 5 });
@@ -133,5 +133,5 @@ describe('the state graph route of server-run games', () => {
     const unknown = await post('zz99', { level: 0 });
     expect(unknown.status).toBe(404);
     expect((await post('tg01', { level: 0 }, 'wrong')).status).toBe(403);
-  }, 120_000);
+  });
 });

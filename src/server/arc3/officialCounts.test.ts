@@ -163,7 +163,7 @@ describe("counts equal the official scorecard's with actions after GAME_OVER and
         arc3: { service: arc3.service, engine: arc3.engine },
       },
     });
-  }, 180_000);
+  });
   afterAll(async () => {
     await arc3?.service.stop();
     await store?.close();

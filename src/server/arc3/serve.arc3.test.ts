@@ -54,7 +54,7 @@ beforeAll(async () => {
     databaseUrl: '',
     log: (l) => lines.push(l),
   });
-}, 120_000);
+});
 
 afterAll(async () => {
   await server?.close();

@@ -164,7 +164,7 @@ describe('a simulated campaign on two server processes over one PostgreSQL', () 
     // The test reads the raw logs straight from the database.
     store = await openStore({ databaseUrl: db.url, poolSize: 2 });
     cleanups.push(() => store.close());
-  }, 120_000);
+  });
   afterAll(async () => {
     for (const c of cleanups.splice(0).reverse()) await c();
   });

@@ -163,7 +163,7 @@ describe('the versions of an edited arcengine game in the export bundle', () => 
     await store.addGameRun({ ...last, runId: lost, codeHash: LOST, openedAt: last.openedAt + 1 });
     for (const s of await store.readGameSteps(last.runId)) await store.addGameStep({ ...s, runId: lost });
     runs.push(lost);
-  }, 180_000);
+  });
   afterAll(async () => {
     await arc3?.service.stop();
     await store?.close().catch(() => undefined);
@@ -336,7 +336,7 @@ describe('the versions of an edited arcengine game in the export bundle', () => 
 
     // One study version: the same (every session ran version 1).
     expect(JSON.parse((await bundle(1)).get('game-versions.json')!)).toEqual({ ...versions, studyVersion: 1 });
-  }, 180_000);
+  });
 
   it('games verify-session plays each run on the version it recorded, and says why when it cannot', async () => {
     // A run stored before versions were kept (no code hash) that played the code before the edit.

@@ -129,7 +129,7 @@ describe.each(backends)('surveys.json on $name', (backend) => {
 
     // Written on an export thread (a study of built-in games only), the same bytes.
     expect((await bundle(threaded)).get('surveys.json')).toBe(files.get('surveys.json'));
-  }, 120_000);
+  });
 
   it('is an empty list for a study without a survey', async () => {
     const definition = { ...STUDY, items: [STUDY.items[0]] };

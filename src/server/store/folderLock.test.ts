@@ -224,7 +224,7 @@ describe('PGlite folder lock', () => {
     // The workers did contend (they waited for each other), and the last one left a stale lock.
     expect(results.reduce((n, r) => n + (JSON.parse(r.out) as { waits: number }).waits, 0)).toBeGreaterThan(0);
     expect(workers.map((w) => w.pid)).toContain(readLock(dataDir).pid);
-  }, 120_000);
+  });
 
   it('takes over a lock in the format of earlier versions (a bare pid) when that process is gone', async () => {
     const dataDir = path.join(dir, 'legacy');
