@@ -7,6 +7,7 @@
 // failure) it prints each step's time and the slowest test files, so a slow new test shows.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import path from 'node:path';
 
 const REPORTS = '.tmp/test-reports';
@@ -40,8 +41,8 @@ const steps = [
   { name: 'server build', cmd: 'node', args: ['scripts/build-server.mjs'] },
   // ESLint, the import-cycle check and Prettier's check of the formatting: after the server build,
   // so that they never walk into its staging folder as it is swapped in.
-  { name: 'lint', cmd: 'npm', args: ['run', '--silent', 'lint'], after: ['server build'] },
-  { name: 'typecheck', cmd: 'npx', args: ['tsc', '--noEmit', '-p', 'tsconfig.json'] },
+  { name: 'lint', cmd: 'npm', args: ['run', '--silent', 'lint'], after: ['server build'], background: true },
+  { name: 'typecheck', cmd: 'npx', args: ['tsc', '--noEmit', '-p', 'tsconfig.json'], background: true },
   { name: 'build', cmd: 'npx', args: ['vite', 'build', '--logLevel', 'warn'] },
   {
     name: 'development build',
@@ -132,7 +133,7 @@ const running = new Map();
  * everything it started); a streamed step prints its lines with its name in front, any other
  * prints its output whole when it ends (so it never interleaves).
  */
-function run({ name, cmd, args, env = {} }) {
+function run({ name, cmd, args, env = {}, background = false }) {
   const t0 = performance.now();
   const streamed = STREAMED.has(name);
   if (streamed) console.log(`\n=== ${name}: ${cmd} ${args.join(' ')}`);
@@ -141,6 +142,14 @@ function run({ name, cmd, args, env = {} }) {
     env: { ...process.env, ...env },
     detached: true,
   });
+  // Lint and type-check need nothing from the tests and end long before them: they take the
+  // cores the tests leave (a lower priority, inherited by what they start), never the tests'.
+  if (background)
+    try {
+      setPriority(child.pid, 10);
+    } catch {
+      // Not allowed here: they share the cores as equals.
+    }
   running.set(name, child);
   let out = '';
   const prefix = `[${name === UNIT ? 'vitest' : 'playwright'}] `;
