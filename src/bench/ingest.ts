@@ -85,6 +85,8 @@ export async function startServe(
   const proc = spawn(
     process.execPath,
     [
+      // e.g. `--cpu-prof --cpu-prof-dir=prof` for a profile of each server a suite starts.
+      ...(process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
       'bin/arc-studio.mjs',
       'serve',
       '--port',
