@@ -44,7 +44,6 @@ test('a researcher builds a pool in the editor, two participants run it, the cam
   browser,
   request,
 }) => {
-  test.setTimeout(240_000);
   const stamp = Date.now().toString(36);
   const id = `e2e-pool-${stamp}`;
   await page.goto(`/login#token=${process.env.E2E_ADMIN_TOKEN}`);

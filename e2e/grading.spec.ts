@@ -70,7 +70,6 @@ test('two graders grade a free response blind, the researcher adjudicates, the s
   page,
   request,
 }) => {
-  test.setTimeout(240_000);
   const id = `e2e-grading-${Date.now().toString(36)}`;
   // The example question study's one-question screens (its block, task and survey are tested elsewhere).
   const definition = JSON.parse(readFileSync('data/example-studies/questions.json', 'utf8'));

@@ -78,7 +78,6 @@ async function takeStudy(
  * page beside those people.
  */
 test("question results, and a model's answers beside the people", async ({ page, browser, request }) => {
-  test.setTimeout(240_000);
   const id = `e2e-qres-${Date.now().toString(36)}`;
   const definition = JSON.parse(readFileSync('data/example-studies/questions.json', 'utf8'));
   const saved = await request.post(`/api/admin/studies/${id}`, { headers: ADMIN, data: { definition } });

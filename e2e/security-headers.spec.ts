@@ -30,7 +30,6 @@ test('the app runs under its CSP: a whole study, the studio, the task player and
   browser,
   baseURL,
 }) => {
-  test.setTimeout(240_000);
   const context = await browser.newContext();
   const problems = await watch(context);
   const page: Page = await context.newPage();

@@ -35,7 +35,6 @@ test('a researcher sees the funnel and baselines of the sample study and replays
   page,
   request,
 }) => {
-  test.setTimeout(240_000);
   const run = Date.now().toString(36);
   const [a, b] = [`studio-a-${run}`, `studio-b-${run}`];
   for (const pid of [a, b]) {
@@ -166,7 +165,6 @@ test('a researcher downloads every export of the sample study and scores a recor
   browser,
   request,
 }) => {
-  test.setTimeout(240_000);
   // The paper preset needs two first-time players who completed each level.
   const results = await (
     await request.get('/api/admin/studies/sample/results', {

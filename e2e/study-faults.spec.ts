@@ -56,7 +56,6 @@ test('offline for 60 seconds mid-item: work goes on, nothing is lost, and everyt
   context,
   request,
 }) => {
-  test.setTimeout(240_000);
   // The page's clock is moved on by the test: a minute offline passes at once, and every retry
   // the outbox schedules in that minute (with its backoff) is due and fails.
   await page.clock.install();

@@ -19,7 +19,6 @@ test('a participant goes from a Prolific link through the whole sample study; ev
   page,
   request,
 }) => {
-  test.setTimeout(240_000);
   const study = sampleStudy();
   const bodies: { url: string; body: string }[] = [];
   page.on('response', (r: Response) => {

@@ -16,7 +16,6 @@ test('a researcher builds a survey of several question types in the editor, a pa
   browser,
   request,
 }) => {
-  test.setTimeout(240_000);
   const id = `e2e-survey-builder-${Date.now().toString(36)}`;
   await page.goto(`/login#token=${process.env.E2E_ADMIN_TOKEN}`);
   await page.getByRole('link', { name: 'New study' }).click();
