@@ -231,7 +231,7 @@ export async function startServer(
   const app = new Hono();
   // Every response, the app's files and the API alike (docs/api.md, "HTTP").
   app.use('*', securityHeaders);
-  const gate = new LoadGate(loadLimits, SECURITY_HEADERS);
+  const gate = new LoadGate(loadLimits, SECURITY_HEADERS, process.env.ARC_STUDIO_SERVER_TIMING === '1');
   app.route(
     '/api',
     createApi({
@@ -269,6 +269,7 @@ export async function startServer(
   const server = createServer((req, res) => {
     if (gate.admit(req, res) && !command(req, res)) void framework(req, res);
   });
+  server.on('connection', (socket) => gate.accepted(socket));
   // A deep accept queue: when many participants connect at once (a study launch), connections
   // wait their turn instead of being dropped and retried seconds later.
   // Participants' browsers send a batch every second or so: keep their connections open between
