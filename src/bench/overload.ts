@@ -1,6 +1,6 @@
 /**
  * Overload benchmark: the real `arc-studio serve` on PGlite over loopback, offered three times
- * what it can store, as deployed (new connections accepted up to 16 per turn of the event loop,
+ * what it can store, as deployed (new connections accepted up to 64 per turn of the event loop,
  * participants' writes shed early while the event loop is late) and with one connection accepted
  * per turn (`ARC_STUDIO_ACCEPT_PER_TURN=1`, Node's own behaviour), in one run so the ratios are
  * honest on a shared machine.

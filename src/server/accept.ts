@@ -21,7 +21,7 @@ import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
 
 /** Connections accepted per turn of the event loop unless `ARC_STUDIO_ACCEPT_PER_TURN` says otherwise. */
-export const DEFAULT_ACCEPT_PER_TURN = 16;
+export const DEFAULT_ACCEPT_PER_TURN = 64;
 
 /** `ARC_STUDIO_ACCEPT_PER_TURN`, or the default; throws a message naming a bad value. */
 export function acceptPerTurnFromEnv(env: Record<string, string | undefined>): number {
@@ -57,7 +57,7 @@ export interface AcceptCopies {
  *
  * @example
  * server.listen(port, host, backlog);
- * const copies = acceptSeveralPerTurn(server, 16, backlog);
+ * const copies = acceptSeveralPerTurn(server, DEFAULT_ACCEPT_PER_TURN, backlog);
  * copies.ready.catch((e) => log(`One connection per turn: ${e.message}`));
  * // ... on shutdown:
  * copies.close();

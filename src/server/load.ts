@@ -179,8 +179,10 @@ export class LoadGate {
   /**
    * @param timing With `ARC_STUDIO_SERVER_TIMING=1`: every participant write's answer carries a
    * `Server-Timing` header saying when the server saw its headers (`arrived`, ms since the epoch,
-   * comparable with a load generator's clock on the same machine), and how long after that its
-   * body was read (`body`) and its answer begun (`answer`). Read by `npm run bench -- overload`;
+   * comparable with a load generator's clock on the same machine), when its connection was
+   * accepted (`accepted`, the same clock; `serve` reports its connections to {@link accepted}),
+   * which request of that connection it is (`nth`), and how long after its headers its body was
+   * read (`body`, -1: not read) and its answer begun (`answer`). Read by `npm run bench -- overload`;
    * off unless asked for, as it tells how the server is built.
    */
   constructor(
