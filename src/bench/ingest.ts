@@ -19,7 +19,7 @@ import type { BenchResult } from '../cli/bench';
 import { percentile } from './measure';
 import { freePort, startPgCluster } from '../server/store/pgCluster';
 import { ROOT } from '../server/root';
-import { requestJson } from './http';
+import { requestJson, type RequestTiming } from './http';
 
 const PARTICIPANTS = 1000;
 const PACED_SECONDS = 8;
@@ -40,17 +40,24 @@ export async function request(
   url: string,
   payload: string,
   token?: string,
-): Promise<{ status: number; json: unknown }> {
-  const { status, json } = await requestJson(url, 'POST', payload, token, REQUEST_TIMEOUT_MS);
-  return { status, json };
+  timing?: RequestTiming,
+): Promise<{ status: number; json: unknown; serverTiming?: string }> {
+  const { status, json, headers } = await requestJson(url, 'POST', payload, token, REQUEST_TIMEOUT_MS, timing);
+  const serverTiming = headers['server-timing'];
+  return { status, json, ...(typeof serverTiming === 'string' ? { serverTiming } : {}) };
 }
 
 /** POSTs JSON; a connection error is retried (as an outbox would; batches are idempotent) and counted. */
-export const post = async (url: string, body: unknown, token?: string): Promise<{ status: number; json: unknown }> => {
+export const post = async (
+  url: string,
+  body: unknown,
+  token?: string,
+  timing?: RequestTiming,
+): Promise<{ status: number; json: unknown; serverTiming?: string }> => {
   const payload = JSON.stringify(body);
   for (let attempt = 0; ; attempt++) {
     try {
-      return await request(url, payload, token);
+      return await request(url, payload, token, timing);
     } catch (e) {
       if ((e as Error).name === 'TimeoutError') return { status: 0, json: null };
       if (attempt >= 3) throw new Error(`POST ${url} failed: ${(e as Error).message}`);

@@ -1,8 +1,9 @@
 /**
  * Overload benchmark: the real `arc-studio serve` on PGlite over loopback, offered three times
- * what it can store, with participants' writes shed early while the event loop is late (the
- * default `ARC_STUDIO_SHED_LAG_MS`) and without (shed only with everything else, past
- * `ARC_STUDIO_MAX_LAG_MS`, as before), in one run so the ratios are honest on a shared machine.
+ * what it can store, as deployed (new connections accepted up to 64 per turn of the event loop,
+ * participants' writes shed early while the event loop is late) and with one connection accepted
+ * per turn (`ARC_STUDIO_ACCEPT_PER_TURN=1`, Node's own behaviour), in one run so the ratios are
+ * honest on a shared machine.
  *
  * - capacity: 400 clients send batches of 20 events back to back (enough to keep the server's
  *   group commits full): the events stored per second (C), and the batches per second that makes;
@@ -11,14 +12,25 @@
  *   batch is sent again by its participant later, as the study page does. Reported: the events
  *   stored per second and its ratio to C, the acknowledgement p50/p99 of the batches stored, the
  *   refusals, and the batches that waited past 10 s (given up).
+ *
+ * Where each batch's time went (`…3x.stored.STEP-pNN`, `…3x.refused.STEP-pNN`), from the
+ * generator's own clock and the server's `Server-Timing` header (`ARC_STUDIO_SERVER_TIMING=1`;
+ * both clocks are the machine's, read as ms since the epoch): `late` (the generator began the
+ * batch after it was due: the generator measuring itself), `toSocket` (until the request was
+ * handed to a socket), `beforeServer` (until the server's handler saw its headers), of which, for
+ * a request that opened a connection, `acceptQueue` (from the client's connect to the server's
+ * accept: the kernel's accept queue) and `acceptToHeaders`; then `body` and `answer` on the
+ * server, `back` (until the generator read the answer) and `read`. `generator.event-loop-*` is
+ * the generator's own event-loop delay: when it is small, the waits are the server's.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import type { BenchResult } from '../cli/bench';
 import { percentile } from './measure';
 import { createSessions, post, startServe, stop, type Session } from './ingest';
+import { newTiming, type RequestTiming } from './http';
 
 const BATCH = 20;
 const CLIENTS = 400;
@@ -36,14 +48,67 @@ const events = (s: Session) =>
   }));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+type Outcome = 'stored' | 'refused' | 'timeout' | 'other';
+
 /** Sends one batch of `s` and moves its seq on when it is stored; what happened. */
-async function send(url: string, s: Session): Promise<'stored' | 'refused' | 'timeout' | 'other'> {
-  const r = await post(`${url}/api/sessions/${s.sessionId}/events`, { events: events(s) }, s.token);
+async function send(
+  url: string,
+  s: Session,
+  timing?: RequestTiming,
+): Promise<{ outcome: Outcome; serverTiming?: string }> {
+  const r = await post(`${url}/api/sessions/${s.sessionId}/events`, { events: events(s) }, s.token, timing);
   if (r.status === 200 && (r.json as { ackedThrough: number }).ackedThrough === s.seq + BATCH - 1) {
     s.seq += BATCH;
-    return 'stored';
+    return { outcome: 'stored', serverTiming: r.serverTiming };
   }
-  return r.status === 503 ? 'refused' : r.status === 0 ? 'timeout' : 'other';
+  return {
+    outcome: r.status === 503 ? 'refused' : r.status === 0 ? 'timeout' : 'other',
+    serverTiming: r.serverTiming,
+  };
+}
+
+/**
+ * Where one batch's time went, ms: `late` (the generator began it after the time it was due),
+ * `toSocket` (from then until the whole request was handed to a socket, a new connection
+ * included), `beforeServer` (until the server's request handler saw its headers: the socket and
+ * the server's busy thread), `body` and `answer` (the server's reading of the body, and its work
+ * until the answer began, from the headers), `back` (from then until the generator read the
+ * answer's headers: the generator's busy thread), `read` (the answer's body).
+ */
+const STEPS = [
+  'late',
+  'toSocket',
+  'beforeServer',
+  'acceptQueue',
+  'acceptToHeaders',
+  'body',
+  'answer',
+  'back',
+  'read',
+] as const;
+type Steps = Record<(typeof STEPS)[number], number>;
+
+function steps(due: number, t: RequestTiming, serverTiming: string | undefined): Steps | null {
+  const arrived = /arrived;desc="([\d.]+)"/.exec(serverTiming ?? '');
+  const body = /body;dur=(-?[\d.]+)/.exec(serverTiming ?? '');
+  const answer = /answer;dur=([\d.]+)/.exec(serverTiming ?? '');
+  const accepted = /accepted;desc="([\d.]+)"/.exec(serverTiming ?? '');
+  const nth = /nth;desc="(\d+)"/.exec(serverTiming ?? '');
+  if (!arrived || !body || !answer) return null;
+  // The server's clock in ms since the epoch, turned into this process's performance.now().
+  const seen = Number(arrived[1]) - performance.timeOrigin;
+  const acceptedAt = accepted && nth?.[1] === '1' ? Number(accepted[1]) - performance.timeOrigin : NaN;
+  return {
+    late: t.start - due,
+    toSocket: t.written - t.start,
+    beforeServer: seen - t.written,
+    acceptQueue: acceptedAt - t.connected,
+    acceptToHeaders: seen - acceptedAt,
+    body: Number(body[1]),
+    answer: Number(answer[1]),
+    back: t.response - (seen + Number(answer[1])),
+    read: t.end - t.response,
+  };
 }
 
 async function capacity(url: string, sessions: Session[]): Promise<number> {
@@ -52,7 +117,7 @@ async function capacity(url: string, sessions: Session[]): Promise<number> {
   const end = start + CAPACITY_SECONDS * 1000;
   await Promise.all(
     sessions.slice(0, CLIENTS).map(async (s) => {
-      while (performance.now() < end) if ((await send(url, s)) === 'stored') stored += BATCH;
+      while (performance.now() < end) if ((await send(url, s)).outcome === 'stored') stored += BATCH;
     }),
   );
   return stored / ((performance.now() - start) / 1000);
@@ -101,6 +166,12 @@ async function overload(url: string, sessions: Session[], batchesPerSecond: numb
   const health = watchHealth(url, () => over);
   const idle = sessions.slice(CLIENTS);
   const latencies: number[] = [];
+  const fromDue: number[] = [];
+  const storedSteps: Steps[] = [];
+  const refusedSteps: Steps[] = [];
+  let newConnections = 0;
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
   const counts = { stored: 0, refused: 0, timeout: 0, other: 0, unsent: 0 };
   const inflight: Promise<void>[] = [];
   const start = performance.now();
@@ -118,20 +189,34 @@ async function overload(url: string, sessions: Session[], batchesPerSecond: numb
     inflight.push(
       (async () => {
         const t0 = performance.now();
-        const r = await send(url, s);
-        counts[r]++;
-        if (r === 'stored') latencies.push(performance.now() - t0);
+        const timing = newTiming();
+        const r = await send(url, s, timing);
+        counts[r.outcome]++;
+        if (timing.newConnection) newConnections++;
+        const st = steps(at, timing, r.serverTiming);
+        if (r.outcome === 'stored') {
+          latencies.push(performance.now() - t0);
+          fromDue.push(performance.now() - at);
+          if (st) storedSteps.push(st);
+        } else if (r.outcome === 'refused' && st) refusedSteps.push(st);
         idle.push(s);
       })(),
     );
   }
   await Promise.all(inflight);
+  loop.disable();
   const seconds = (performance.now() - start) / 1000;
   over = true;
   return {
     rate: (counts.stored * BATCH) / seconds,
     p50: percentile(latencies, 50),
     p99: percentile(latencies, 99),
+    fromDueP99: percentile(fromDue, 99),
+    storedSteps,
+    refusedSteps,
+    newConnections,
+    generatorLoopP99: loop.percentile(99) / 1e6,
+    generatorLoopMax: loop.max / 1e6,
     ...counts,
     health: await health,
   };
@@ -155,6 +240,20 @@ async function* round(label: string, env: NodeJS.ProcessEnv): AsyncIterable<Benc
     yield { name: `overload.${label}.3x.stored-to-capacity`, value: o.rate / c, unit: 'ratio' };
     yield { name: `overload.${label}.3x.ack-p50`, value: o.p50, unit: 'ms' };
     yield { name: `overload.${label}.3x.ack-p99`, value: o.p99, unit: 'ms' };
+    yield { name: `overload.${label}.3x.ack-p99-from-due`, value: o.fromDueP99, unit: 'ms' };
+    for (const [what, list] of [
+      ['stored', o.storedSteps],
+      ['refused', o.refusedSteps],
+    ] as const)
+      for (const step of STEPS) {
+        const values = list.map((x) => x[step]).filter((v) => !Number.isNaN(v));
+        if (values.length)
+          for (const p of [50, 99])
+            yield { name: `overload.${label}.3x.${what}.${step}-p${p}`, value: percentile(values, p), unit: 'ms' };
+      }
+    yield { name: `overload.${label}.3x.new-connections`, value: o.newConnections, unit: 'requests' };
+    yield { name: `overload.${label}.3x.generator.event-loop-p99`, value: o.generatorLoopP99, unit: 'ms' };
+    yield { name: `overload.${label}.3x.generator.event-loop-max`, value: o.generatorLoopMax, unit: 'ms' };
     yield { name: `overload.${label}.3x.refused`, value: o.refused, unit: 'batches' };
     yield {
       name: `overload.${label}.3x.server.shed-early`,
@@ -193,9 +292,9 @@ async function* round(label: string, env: NodeJS.ProcessEnv): AsyncIterable<Benc
 }
 
 export async function* run(): AsyncIterable<BenchResult> {
-  // The limits of a real deployment (the default queue wait and event-loop delays), with and
-  // without shedding participants' writes early.
-  const limits = { ARC_STUDIO_MAX_WAIT_MS: '500', ARC_STUDIO_MAX_LAG_MS: '1000' };
-  yield* round('shed-early', { ...limits, ARC_STUDIO_SHED_LAG_MS: '250' });
-  yield* round('no-early-shedding', { ...limits, ARC_STUDIO_SHED_LAG_MS: '3600000' });
+  // The limits of a real deployment (the default queue wait and event-loop delays), with new
+  // connections accepted several per turn (the default) and one per turn.
+  const limits = { ARC_STUDIO_MAX_WAIT_MS: '500', ARC_STUDIO_MAX_LAG_MS: '1000', ARC_STUDIO_SERVER_TIMING: '1' };
+  yield* round('deployed', { ...limits, ARC_STUDIO_SHED_LAG_MS: '250' });
+  yield* round('one-accept-per-turn', { ...limits, ARC_STUDIO_SHED_LAG_MS: '250', ARC_STUDIO_ACCEPT_PER_TURN: '1' });
 }

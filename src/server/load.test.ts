@@ -3,7 +3,7 @@
  * with `Retry-After` at once (the health check, static files and admitted requests go on), and
  * admits again as soon as load falls; a busy event loop counts as overload too.
  */
-import { request, type ClientRequest } from 'node:http';
+import { createServer, request, type ClientRequest } from 'node:http';
 import { connect } from 'node:net';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -177,6 +177,43 @@ describe('overload', () => {
     expect(q.standing).toBe(false);
     q.tick(5000);
     expect(q.standing).toBe(true);
+  });
+
+  it("times a participant write's steps in a Server-Timing header only when asked to", async () => {
+    for (const timing of [true, false]) {
+      const gate = new LoadGate(loadLimitsFromEnv({}), {}, timing);
+      const http = createServer((req, res) => {
+        if (!gate.admit(req, res)) return;
+        req.resume();
+        req.on('end', () => res.writeHead(200, { 'Content-Type': 'application/json' }).end('{}'));
+      });
+      http.on('connection', (socket) => gate.accepted(socket));
+      try {
+        await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+        const base = `http://127.0.0.1:${(http.address() as { port: number }).port}`;
+        const write = await fetch(`${base}/api/sessions/s1/events`, { method: 'POST', body: '{"events":[]}' });
+        const read = await fetch(`${base}/api/sessions/s1`);
+        expect(read.headers.get('server-timing')).toBeNull();
+        if (!timing) {
+          expect(write.headers.get('server-timing')).toBeNull();
+          continue;
+        }
+        const header = write.headers.get('server-timing') ?? '';
+        const [, arrived, accepted, nth, body, answer] =
+          /^arrived;desc="([\d.]+)", accepted;desc="([\d.]+)", nth;desc="(\d+)", body;dur=([\d.]+), answer;dur=([\d.]+)$/.exec(
+            header,
+          ) ?? [];
+        // Times since the epoch on this machine's clock, in order: accepted, headers seen, body read, answered.
+        expect(Number(accepted)).toBeLessThanOrEqual(Number(arrived));
+        // Ms since the epoch (so a load generator can compare them with its own), not since the process began.
+        expect(Number(arrived)).toBeGreaterThan(Date.parse('2024-01-01'));
+        expect(nth).toBe('1');
+        expect(Number(body)).toBeLessThanOrEqual(Number(answer));
+      } finally {
+        gate.stop();
+        await new Promise<void>((resolve) => http.close(() => resolve()));
+      }
+    }
   });
 
   it("watches participants' writes only: reads and downloads take long by nature", () => {

@@ -173,10 +173,22 @@ export class LoadGate {
   /** Admission times of the participant writes in progress, oldest first (a Map keeps insertion order). */
   private readonly writes = new Map<number, number>();
   private nextWrite = 0;
+  /** With `timing`: when each connection was accepted, and how many requests it has carried. */
+  private readonly sockets = new WeakMap<object, { accepted: number; requests: number }>();
 
+  /**
+   * @param timing With `ARC_STUDIO_SERVER_TIMING=1`: every participant write's answer carries a
+   * `Server-Timing` header saying when the server saw its headers (`arrived`, ms since the epoch,
+   * comparable with a load generator's clock on the same machine), when its connection was
+   * accepted (`accepted`, the same clock; `serve` reports its connections to {@link accepted}),
+   * which request of that connection it is (`nth`), and how long after its headers its body was
+   * read (`body`, -1: not read) and its answer begun (`answer`). Read by `npm run bench -- overload`;
+   * off unless asked for, as it tells how the server is built.
+   */
   constructor(
     readonly limits: LoadLimits,
     private readonly headers: Readonly<Record<string, string>> = {},
+    private readonly timing = false,
   ) {
     this.expected = performance.now() + SAMPLE_MS;
     this.queue = new QueueWatch(limits.maxWaitMs, performance.now());
@@ -240,6 +252,7 @@ export class LoadGate {
       return false;
     }
     const write = isParticipantWrite(req.method, url);
+    if (write && this.timing) timeWrite(req, res, this.sockets.get(req.socket));
     const shedding = write && this.lagNowMs() > this.limits.shedLagMs;
     if (shedding || this.overloaded()) {
       this.refused++;
@@ -273,9 +286,39 @@ export class LoadGate {
     return true;
   }
 
+  /** A connection the server accepted (only watched with `timing`). */
+  accepted(socket: object): void {
+    if (this.timing) this.sockets.set(socket, { accepted: performance.now(), requests: 0 });
+  }
+
   stop(): void {
     clearInterval(this.sampler);
   }
+}
+
+/** Adds the `Server-Timing` header of {@link LoadGate}'s `timing` to the answer of `req`. */
+function timeWrite(
+  req: IncomingMessage,
+  res: ServerResponse,
+  socket: { accepted: number; requests: number } | undefined,
+): void {
+  const arrived = performance.now();
+  const accepted = socket ? (performance.timeOrigin + socket.accepted).toFixed(1) : '';
+  const nth = socket ? ++socket.requests : 0;
+  let body = NaN;
+  req.once('end', () => {
+    body = performance.now() - arrived;
+  });
+  const writeHead = res.writeHead;
+  res.writeHead = function (this: ServerResponse, ...args: Parameters<ServerResponse['writeHead']>) {
+    const answer = performance.now() - arrived;
+    const epoch = (performance.timeOrigin + arrived).toFixed(1);
+    this.setHeader(
+      'Server-Timing',
+      `arrived;desc="${epoch}", accepted;desc="${accepted}", nth;desc="${nth}", body;dur=${Number.isNaN(body) ? -1 : body.toFixed(1)}, answer;dur=${answer.toFixed(1)}`,
+    );
+    return writeHead.apply(this, args);
+  } as ServerResponse['writeHead'];
 }
 
 /** The longest a researcher's read waits for participants' writes between two of its pages, ms. */

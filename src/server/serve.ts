@@ -21,6 +21,7 @@ import type { Arc3Source } from './arc3/source';
 import { AgentService } from './agents/service';
 import { directCommands } from './agents/direct';
 import { LoadGate, loadLimitsFromEnv } from './load';
+import { acceptPerTurnFromEnv, acceptSeveralPerTurn } from './accept';
 import { studyBaselines } from './agents/baselines';
 import { computeStudyResults, type ResultsDeps } from './digests/studyDigests';
 import { DigestPool, digestThreadsFromEnv } from './digests/pool';
@@ -115,6 +116,7 @@ export async function startServer(
   const limits = limitsFromEnv(process.env);
   // When the server is past capacity (docs/api.md, "Overload").
   const loadLimits = loadLimitsFromEnv(process.env);
+  const acceptPerTurn = acceptPerTurnFromEnv(process.env);
   // The digests kept in memory (digests/cache.ts): checked here so that a bad value stops the start.
   digestCacheBytesFromEnv(process.env);
   const library = new TaskLibrary();
@@ -231,7 +233,7 @@ export async function startServer(
   const app = new Hono();
   // Every response, the app's files and the API alike (docs/api.md, "HTTP").
   app.use('*', securityHeaders);
-  const gate = new LoadGate(loadLimits, SECURITY_HEADERS);
+  const gate = new LoadGate(loadLimits, SECURITY_HEADERS, process.env.ARC_STUDIO_SERVER_TIMING === '1');
   app.route(
     '/api',
     createApi({
@@ -269,6 +271,7 @@ export async function startServer(
   const server = createServer((req, res) => {
     if (gate.admit(req, res) && !command(req, res)) void framework(req, res);
   });
+  server.on('connection', (socket) => gate.accepted(socket));
   // A deep accept queue: when many participants connect at once (a study launch), connections
   // wait their turn instead of being dropped and retried seconds later.
   // Participants' browsers send a batch every second or so: keep their connections open between
@@ -295,6 +298,13 @@ export async function startServer(
     await store.close();
     throw e;
   }
+  // A busy server would otherwise accept one new connection per turn of its event loop (accept.ts).
+  const copies = acceptSeveralPerTurn(server, acceptPerTurn, LISTEN_BACKLOG);
+  copies.ready.catch((e: Error) =>
+    log(
+      `New connections are accepted one per turn of the event loop (${e.message}): the server works, but lets connections in slowly while busy. ARC_STUDIO_ACCEPT_PER_TURN=1 skips the copies.`,
+    ),
+  );
   // With --port 0 the system picks a free port: report the one actually bound.
   const bound = (server.address() as { port: number } | null)?.port ?? opts.port;
   const url = `http://${opts.host === '0.0.0.0' ? 'localhost' : opts.host}:${bound}`;
@@ -310,6 +320,7 @@ export async function startServer(
     login: adminLoginMessage(admin, url),
     close: () =>
       new Promise<void>((resolve) => {
+        copies.close();
         server.close(() => resolve());
         // Kept-alive connections with nothing in progress close now; a request still in progress
         // (a client that stopped sending mid-body, a download nobody reads) gets a grace period.
