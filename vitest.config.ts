@@ -42,6 +42,7 @@ const SHARED = [
   'src/cli/tasks.test.ts',
   'src/cli/validate.test.ts',
   'src/cli/validateArc3.test.ts',
+  'src/server/accept.test.ts',
   'src/server/agents/agents.test.ts',
   'src/server/agents/protocol.test.ts',
   'src/server/agents/service.test.ts',
