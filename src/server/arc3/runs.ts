@@ -491,6 +491,12 @@ export class Arc3Service {
    * One action of a run, as step `step` (the run's next). The step the run already answered last
    * is answered again without acting (a retried request); any other is refused.
    *
+   * A session's step is answered once played and admitted, before it is stored: its row is queued
+   * behind the run's earlier unstored steps (`queueWrite`), and a step answered but never stored
+   * (the server died, the write failed or lost a race) comes back from the participant's log when
+   * the page resumes the run (`resume`). A step past the stored ones on a copy read from the
+   * stored steps is therefore answered `unknown_run` (the page resumes with its log), not refused.
+   *
    * Servers sharing the database may each hold a copy of a session's run (the participant's
    * requests reached both): a step is stored only under a number still free, and a copy that is
    * behind the stored steps (a step past its next, or its step stored first by another server)
