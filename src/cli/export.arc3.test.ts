@@ -92,6 +92,8 @@ beforeAll(async () => {
         })) as unknown as ServerStep,
       );
     expect(steps[steps.length - 1].levels_completed).toBe(1);
+    // Answered before stored: the steps land before the item's end.
+    await arc3.service.stepsStored();
     const events = [
       { kind: 'session.start', data: { wallClock: '2026-02-01T09:00:00.000Z' } },
       { kind: 'item.start', data: { item: 'gate', kind: 'game' } },

@@ -9,6 +9,10 @@
  * step number (the server answers a repeated step once); a server that lost the run (it
  * restarted) is asked to resume it; a game that failed on an action shows a message and play goes
  * on from the same state.
+ *
+ * The server answers a step before it is stored: a resume sends the end of this run's log
+ * (`resumeTail`), so that steps answered but never stored (the server died between the two) are
+ * played again and stored on the server (docs/api.md, "A step is answered before it is stored").
  */
 import { create, type StoreApi, type UseBoundStore } from 'zustand';
 import { decodeFrames } from '../../core/formats/frames';
@@ -16,7 +20,9 @@ import { isFullReset, splitRuns, type AccountedStep } from '../../core/game/acco
 import {
   actionRequest,
   gridCells,
+  resumeTail,
   serverStepEventData,
+  type LoggedStep,
   type ServerGameInfo,
   type ServerRunReply,
   type ServerStep,
@@ -27,12 +33,19 @@ import { ApiError, getJson } from '../api';
 import { eventsPendingWait, type LogPosition } from '../study/api';
 import type { EventSink } from '../player/controller';
 import { FrameAnimator, type FrameSink, type GameHud, type PlayController } from './controller';
-import type { PlaytestOpenBody, RunActionBody, RunOpenBody } from '../../core/protocol/requests';
+import {
+  RESUME_LOGGED_MAX,
+  type PlaytestOpenBody,
+  type RunActionBody,
+  type RunLoggedStepBody,
+  type RunOpenBody,
+} from '../../core/protocol/requests';
 
 /** How a controller reaches the server: a participant's session, or a researcher's playtest. */
 export interface RunApi {
   open(): Promise<ServerRunReply>;
-  resume(run: string, after: number): Promise<ServerRunReply>;
+  /** Resumes `run` after step `after`; `logged` is the end of the run's log, ending at `after` (`resumeTail`). */
+  resume(run: string, after: number, logged?: readonly RunLoggedStepBody[]): Promise<ServerRunReply>;
   act(run: string, req: RunActionBody): Promise<ServerStep>;
 }
 
@@ -62,7 +75,8 @@ export function sessionRunApi(sessionId: string, token: string, item: string, lo
   };
   return {
     open: () => opened({ item }),
-    resume: (run, after) => opened({ item, resume: { run, after } }),
+    resume: (run, after, logged) =>
+      opened({ item, resume: { run, after, ...(logged?.length ? { logged: [...logged] } : {}) } }),
     act: (run, req) => getJson(`${base}/${encodeURIComponent(run)}/actions`, json(token, req)),
   };
 }
@@ -87,6 +101,8 @@ export class ServerGameController implements PlayController {
   private run: string | null = null;
   private last: ServerStep | null = null;
   private accounted: AccountedStep[] = [];
+  /** The steps of the run logged so far (what a resume sends back), at most a resume's worth. */
+  private readonly logged: LoggedStep[] = [];
   private readonly waiting: ActionInput[] = [];
   private pumping = false;
   private started = false;
@@ -138,15 +154,19 @@ export class ServerGameController implements PlayController {
     try {
       if (run !== null) {
         this.run = run;
-        for (const s of logged)
+        for (const s of logged) {
           this.accounted.push({
             action: s.action,
             levelsCompleted: (s as unknown as { level: number }).level,
             state: s.state,
           });
+          this.remember(s);
+        }
         const after = logged.length ? logged[logged.length - 1].step : -1;
-        const reply = await this.withRetry(() => this.api.resume(run!, after));
+        const reply = await this.withRetry(() => this.api.resume(run!, after, this.tail()));
         for (const s of reply.steps) this.apply(s, s.step > after);
+        // Logged steps the server could not bring back: the game goes on from its last step.
+        if (reply.replay?.stopped) this.hud.setState({ message: reply.replay.stopped.message });
         // The steps were counted from the log; the resumed answer only redraws.
       } else {
         const reply = await this.withRetry(() => this.api.open());
@@ -258,7 +278,10 @@ export class ServerGameController implements PlayController {
         if (!(e instanceof ApiError) || this.disposed) throw e;
         if (e.code === 'run_lost' && this.run && this.last && attempt < 3) {
           this.hud.setState({ message: 'Reconnecting to the game…' });
-          const reply = await this.api.resume(this.run, this.last.step).catch(() => null);
+          const reply = await this.api.resume(this.run, this.last.step, this.tail()).catch(() => null);
+          const stopped = reply?.replay?.stopped;
+          // The server's state is behind this page's: a reload goes on from the server's last step.
+          if (stopped) throw new ApiError(409, 'run_lost', `${stopped.message} Reload the page to go on.`);
           for (const s of reply?.steps ?? []) if (s.step > this.last.step) this.apply(s, true);
           continue;
         }
@@ -284,6 +307,7 @@ export class ServerGameController implements PlayController {
     if (log) {
       this.sink.append('game.action', serverStepEventData(step));
       this.accounted.push({ action: step.action, levelsCompleted: step.levels_completed, state: step.state });
+      this.remember(step);
     }
     this.last = step;
     const runs = splitRuns(this.accounted);
@@ -300,6 +324,16 @@ export class ServerGameController implements PlayController {
       message: null,
     });
     this.frames.play(frames, this.info.fps || 5);
+  }
+
+  private remember(step: LoggedStep): void {
+    this.logged.push(step);
+    if (this.logged.length > 2 * RESUME_LOGGED_MAX) this.logged.splice(0, this.logged.length - RESUME_LOGGED_MAX);
+  }
+
+  /** The end of this run's log, as a resume sends it back. */
+  private tail(): LoggedStep[] {
+    return resumeTail(this.logged, RESUME_LOGGED_MAX);
   }
 
   dispose(): void {

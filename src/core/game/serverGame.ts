@@ -45,6 +45,47 @@ export interface ServerRunReply {
   readonly seed: number;
   /** The steps the caller has not seen yet (on open: step 0), oldest first; the last is the current state. */
   readonly steps: readonly ServerStep[];
+  /** On a resume that sent logged steps the server had not stored: what became of them. */
+  readonly replay?: RunReplayReport;
+}
+
+/**
+ * The logged steps of a resume played again (docs/api.md, "A step is answered before it is
+ * stored"): how many were stored, and where the replay stopped when a step could not be brought
+ * back (its frame differs from the logged one, the game failed on it, or the log does not reach
+ * back far enough); the steps from there on stay in the participant's event log only, and the
+ * run goes on from the server's last step.
+ */
+export interface RunReplayReport {
+  readonly stored: number;
+  readonly stopped?: { readonly step: number; readonly message: string };
+}
+
+/** A logged step as a resume sends it back (`RunLoggedStep` in `core/protocol/requests.ts`). */
+export interface LoggedStep {
+  readonly step: number;
+  readonly action: GameAction;
+  readonly x?: number;
+  readonly y?: number;
+  readonly frameHash: string;
+}
+
+/**
+ * The end of a run's log that a resume sends: the longest contiguous run of steps ending at the
+ * last one, at most `max`, oldest first (step 0, always stored before it is answered, is left out).
+ */
+export function resumeTail(steps: readonly LoggedStep[], max: number): LoggedStep[] {
+  const out: LoggedStep[] = [];
+  for (let i = steps.length - 1; i >= 0 && out.length < max; i--) {
+    const s = steps[i];
+    if (s.step < 1 || (out.length && s.step !== out[0].step - 1)) break;
+    out.unshift(
+      s.action === 'ACTION6'
+        ? { step: s.step, action: s.action, x: s.x, y: s.y, frameHash: s.frameHash }
+        : { step: s.step, action: s.action, frameHash: s.frameHash },
+    );
+  }
+  return out;
 }
 
 /** A server-run game as the studio lists it. */

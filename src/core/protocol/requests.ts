@@ -108,11 +108,63 @@ export const WithdrawRequest = z.strictObject({
   item: z.string().max(64).default(''),
 });
 
+/** The most logged steps one resume may bring back (`RunOpenRequest`'s `resume.logged`). */
+export const RESUME_LOGGED_MAX = 256;
+
+/**
+ * One step of a run as the participant's own log has it (its `game.action` event): sent on
+ * resume so that a step the server answered but never stored (it died between the two) is
+ * played again, checked against `frameHash` and stored.
+ */
+export const RunLoggedStep = z
+  .object({
+    step: z.number().int().min(1).max(1_000_000),
+    action: z.enum(GAME_ACTIONS),
+    x: z.number().int().min(0).max(63).optional(),
+    y: z.number().int().min(0).max(63).optional(),
+    frameHash: z.string().regex(/^[0-9a-f]{8}$/, 'must be the 8 hexadecimal digits of the answered frame'),
+  })
+  .refine((d) => (d.action === 'ACTION6') === (d.x !== undefined && d.y !== undefined), {
+    message: 'x and y are required for ACTION6 and only for it',
+  });
+
 /** `POST /api/sessions/:sessionId/runs`: open (or resume) the run of a game item the server runs. */
 export const RunOpenRequest = z.object({
   item: ItemId,
-  /** Continue this run instead of opening one, answering the steps after `after`. */
-  resume: z.object({ run: z.uuid(), after: z.number().int().min(-1).max(1_000_000) }).optional(),
+  /**
+   * Continue this run instead of opening one, answering the steps after `after`. `logged` is the
+   * end of the participant's log of the run (contiguous steps, the last one `after`): those the
+   * server has not stored are played again and stored (docs/api.md, "A step is answered before
+   * it is stored").
+   */
+  resume: z
+    .object({
+      run: z.uuid(),
+      after: z.number().int().min(-1).max(1_000_000),
+      logged: z
+        .array(RunLoggedStep)
+        .max(RESUME_LOGGED_MAX, `must be at most ${RESUME_LOGGED_MAX} steps, the end of the log`)
+        .optional(),
+    })
+    .superRefine((r, ctx) => {
+      const logged = r.logged ?? [];
+      for (let i = 1; i < logged.length; i++)
+        if (logged[i].step !== logged[i - 1].step + 1) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['logged', i, 'step'],
+            message: `must follow step ${logged[i - 1].step} (the logged steps are contiguous, oldest first)`,
+          });
+          return;
+        }
+      if (logged.length && logged[logged.length - 1].step !== r.after)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['logged'],
+          message: `must end at step ${r.after}, the "after" of the resume`,
+        });
+    })
+    .optional(),
   /** So that a run opened right after `item.start` waits for it (`events_pending`). */
   lastSeq: LastSeq.optional(),
 });
@@ -263,6 +315,7 @@ export type SurveyBody = z.input<typeof SurveyRequest>;
 export type WithdrawBody = z.input<typeof WithdrawRequest>;
 export type RunOpenBody = z.input<typeof RunOpenRequest>;
 export type RunActionBody = z.input<typeof RunActionRequest>;
+export type RunLoggedStepBody = z.input<typeof RunLoggedStep>;
 export type PlaytestOpenBody = z.input<typeof PlaytestOpenRequest>;
 export type GraphExploreBody = z.input<typeof GraphExploreRequest>;
 export type PracticeCheckBody = z.input<typeof PracticeCheckRequest>;

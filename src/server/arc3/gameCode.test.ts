@@ -127,6 +127,8 @@ describe('an arcengine game edited while a participant plays it', () => {
   const act = async (run: string, step: number, action: Arc3Action['action']) => {
     const r = await call('POST', `/sessions/${sessionId}/runs/${run}/actions`, token, { step, action });
     expect(r.status, JSON.stringify(r.json)).toBe(200);
+    // Answered before stored: the tests read the stored steps.
+    await arc3.service.stepsStored();
     return r.json as unknown as ServerStep;
   };
   /** The frame hash of every step of `moves` on the vendored, unedited ls20. */

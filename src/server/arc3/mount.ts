@@ -102,6 +102,7 @@ export async function startArc3(mount: Arc3Mount, store: Store, log: (line: stri
     limits: { ...runLimitsFromEnv(mount.env ?? process.env), ...mount.runLimits },
     now: mount.now,
     code,
+    unstoredSteps: (mount.env ?? process.env).ARC_STUDIO_TEST_UNSTORED_STEPS === '1',
   });
   await service.start();
   const count = service.list().length;

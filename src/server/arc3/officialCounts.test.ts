@@ -210,6 +210,8 @@ describe("counts equal the official scorecard's with actions after GAME_OVER and
         })) as unknown as ServerStep,
       );
     }
+    // Answered before stored: the steps land before the item's end.
+    await arc3.service.stepsStored();
     const events = [
       { kind: 'session.start', data: { wallClock: '2026-02-01T09:00:00.000Z' } },
       { kind: 'item.start', data: { item: s.item, kind: 'game' } },

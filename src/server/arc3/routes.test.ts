@@ -9,7 +9,14 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Hono } from 'hono';
 import { decodeFrames } from '../../core/formats/frames';
-import { hashGrid, serverStepEventData, type ServerRunReply, type ServerStep } from '../../core/game/serverGame';
+import {
+  hashGrid,
+  resumeTail,
+  serverStepEventData,
+  type ServerRunReply,
+  type ServerStep,
+} from '../../core/game/serverGame';
+import { RESUME_LOGGED_MAX } from '../../core/protocol/requests';
 import { parseStudy } from '../../core/study/schema';
 import { summarizeSession } from '../../core/study/summary';
 import type { ReplayGame, StoredEvent } from '../../core/study/rules';
@@ -87,6 +94,54 @@ for (const backend of backends) {
       return r.json as { sessionId: string; token: string };
     };
 
+    /** Another server of the database: its own engine workers and memory, the same database (or a wrapper of it). */
+    const secondServer = async (on: Store = store) => {
+      const started = await startArc3({ dirs: [GAMES], servers: [], env: ENV, workers: 1 }, on, () => {});
+      const otherApp = createApi({
+        library: new TaskLibrary(),
+        version: 'test',
+        study: {
+          store: on,
+          adminTokenHash: hashToken(ADMIN),
+          replay: replayWithEngine,
+          games: new Set([...gameIds, ...started.service.ids]),
+          arc3: { service: started.service, engine: started.engine },
+        },
+      });
+      return { app: otherApp, service: started.service };
+    };
+    /** A page's call on `which`: a run the server has only up to an earlier step is resumed with the log, as the page does. */
+    const pageAct = async (
+      which: Hono,
+      s: { sessionId: string; token: string },
+      run: string,
+      seen: ServerStep[],
+      action: string,
+    ) => {
+      const send = () =>
+        which.request(`/sessions/${s.sessionId}/runs/${run}/actions`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${s.token}` },
+          body: JSON.stringify({ step: seen.length, action }),
+        });
+      let res = await send();
+      if (res.status === 404) {
+        const after = seen[seen.length - 1].step;
+        const resumed = await which.request(`/sessions/${s.sessionId}/runs`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${s.token}` },
+          body: JSON.stringify({
+            item: 'keys',
+            resume: { run, after, logged: resumeTail(seen, RESUME_LOGGED_MAX) },
+          }),
+        });
+        expect(resumed.status).toBe(200);
+        expect(((await resumed.json()) as ServerRunReply).replay?.stopped).toBeUndefined();
+        res = await send();
+      }
+      return { status: res.status, json: (await res.json()) as ServerStep };
+    };
+
     it("plays a participant's run, stores every step with its frames, and verifies the log by its signatures", async () => {
       const { sessionId, token } = await newSession();
       const opened = await call('POST', `/sessions/${sessionId}/runs`, token, { item: 'keys' });
@@ -118,13 +173,16 @@ for (const backend of backends) {
         action: 'ACTION4',
       });
       expect(again.json).toEqual(steps[steps.length - 1]);
+      // A step past the next: the server cannot tell it from steps it answered and did not store.
       const skipped = await call('POST', `/sessions/${sessionId}/runs/${reply.run}/actions`, token, {
         step: moves.length + 3,
         action: 'ACTION4',
       });
-      expect(skipped.status).toBe(400);
+      expect(skipped.status).toBe(404);
+      expect(skipped.json).toMatchObject({ error: 'run_lost', message: expect.stringMatching(/resume it/) });
 
       // Stored: one row per step, whose frames decode to what was answered.
+      await arc3.service.stepsStored();
       const stored = decodeStoredSteps(await store.readGameSteps(reply.run));
       expect(stored.map((s) => s.record.action)).toEqual(['RESET', ...moves]);
       for (const [i, s] of stored.entries()) {
@@ -204,44 +262,31 @@ for (const backend of backends) {
 
     it('answers a run alike when its requests reach two servers of one database in turn, storing each step once', async () => {
       // A second server: its own engine workers and memory, the same database.
-      const other = await startArc3({ dirs: [GAMES], servers: [], env: ENV, workers: 1 }, store, () => {});
+      const other = await secondServer();
+      const otherApp = other.app;
       try {
-        const otherApp = createApi({
-          library: new TaskLibrary(),
-          version: 'test',
-          study: {
-            store,
-            adminTokenHash: hashToken(ADMIN),
-            replay: replayWithEngine,
-            games: new Set([...gameIds, ...other.service.ids]),
-            arc3: { service: other.service, engine: other.engine },
-          },
-        });
-        const on = async (which: Hono, step: number, action: string) => {
-          const res = await which.request(`/sessions/${sessionId}/runs/${reply.run}/actions`, {
-            method: 'POST',
-            headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
-            body: JSON.stringify({ step, action }),
-          });
-          return { status: res.status, json: (await res.json()) as ServerStep };
-        };
-        const { sessionId, token } = await newSession();
+        const session = await newSession();
+        const { sessionId, token } = session;
         const reply = (await call('POST', `/sessions/${sessionId}/runs`, token, { item: 'keys' }))
           .json as unknown as ServerRunReply;
         const moves = ['ACTION1', 'ACTION3', 'ACTION3', 'ACTION2', 'ACTION4', 'ACTION1'];
-        // Each server's copy falls behind the other's: 1-2 here, 3 there, 4 here, ...
+        // Each server's copy falls behind the other's: 1-2 here, 3 there, 4 here, ... (a step the
+        // other answered and has not stored yet is brought back from the page's log).
         const servers = moves.map((_, i) => (i < 2 || i % 2 === 0 ? app : otherApp));
-        const answers: ServerStep[] = [];
+        const seen: ServerStep[] = [...reply.steps];
         for (const [i, action] of moves.entries()) {
-          const r = await on(servers[i], i + 1, action);
+          const r = await pageAct(servers[i], session, reply.run, seen, action);
           expect(r.status, JSON.stringify(r.json)).toBe(200);
-          answers.push(r.json);
+          seen.push(r.json);
         }
+        const answers = seen.slice(1);
         // A retry of step 6 (answered there, the answer lost) reaching this server, whose copy is at
-        // step 5: answered as stored, not played again.
-        const retried = await on(app, 6, 'ACTION1');
+        // step 5: answered alike.
+        const retried = await pageAct(app, session, reply.run, seen.slice(0, 6), 'ACTION1');
         expect(retried.status).toBe(200);
         expect(retried.json).toMatchObject({ step: 6, frameHash: answers[5].frameHash, sig: answers[5].sig });
+        await arc3.service.stepsStored();
+        await other.service.stepsStored();
         const stored = decodeStoredSteps(await store.readGameSteps(reply.run));
         expect(stored.map((s) => [s.record.step, s.record.action])).toEqual([
           [0, 'RESET'],
@@ -265,7 +310,7 @@ for (const backend of backends) {
       }
     });
 
-    it('refuses an action its admission refused while the worker played it: nothing is stored, and the run goes on without it', async () => {
+    it("stores no action its admission refused on the session's current row, and the run goes on without it", async () => {
       const play = async (sessionId: string, token: string, run: string, step: number, action: string) =>
         call('POST', `/sessions/${sessionId}/runs/${run}/actions`, token, { step, action });
       const a = await newSession();
@@ -275,25 +320,32 @@ for (const backend of backends) {
       ).run;
       expect((await play(a.sessionId, a.token, run, 1, 'ACTION1')).status).toBe(200);
       expect((await play(a.sessionId, a.token, run, 2, 'ACTION3')).status).toBe(200);
-      // Closed between two actions (another server, or the researcher): the next one is refused.
+      // Closed between two actions (another server, or the researcher): the next one, admitted on
+      // the row this server had, is answered before it is stored; its write finds the row changed,
+      // the admission decided again says no, and it is not stored.
+      // (Steps 1 and 2 landed first: a write landing after the change would be decided again too.)
+      await arc3.service.stepsStored();
       await store.setSessionState(a.sessionId, 'withdrawn');
-      const refused = await play(a.sessionId, a.token, run, 3, 'ACTION4');
-      expect(refused.status).toBe(409);
-      expect(refused.json.error).toBe('session_closed');
+      expect((await play(a.sessionId, a.token, run, 3, 'ACTION4')).status).toBe(200);
+      await arc3.service.stepsStored();
       expect((await store.readGameSteps(run)).map((s) => s.action)).toEqual(['RESET', 'ACTION1', 'ACTION3']);
-      // Once refused, the run's actions wait for their admission: refused again, the worker
-      // neither plays them nor rebuilds the run for each (no work to be had by a closed session).
+      // The actions after it are refused, and the worker neither plays them nor rebuilds the run
+      // for each (no work to be had by a closed session).
       const source = (
         arc3.service as unknown as { sources: { source: { act: () => unknown; resume: () => unknown } }[] }
       ).sources[0]!.source;
       const acts = vi.spyOn(source, 'act');
       const resumes = vi.spyOn(source, 'resume');
-      for (let i = 0; i < 3; i++) expect((await play(a.sessionId, a.token, run, 3, 'ACTION4')).status).toBe(409);
+      for (let i = 0; i < 3; i++) {
+        const refused = await play(a.sessionId, a.token, run, 4, 'ACTION4');
+        expect(refused.status).toBe(409);
+        expect(refused.json.error).toBe('session_closed');
+      }
       expect(acts).not.toHaveBeenCalled();
       expect(resumes).not.toHaveBeenCalled();
       acts.mockRestore();
       resumes.mockRestore();
-      // Open again, step 3 is another action, played on the run as stored: the refused one left no trace.
+      // Open again, step 3 is another action, played on the run as stored: the unstored one left no trace.
       await store.setSessionState(a.sessionId, 'active');
       const after = await play(a.sessionId, a.token, run, 3, 'ACTION3');
       expect(after.status).toBe(200);
@@ -341,11 +393,15 @@ for (const backend of backends) {
           ],
           { receivedAt: Date.now(), pastSessionLimit: false },
         );
-        const refused = await play(a.sessionId, a.token, run, 5, 'ACTION1');
+        // Admitted on the row this server had, step 5 is answered before it is stored; its write
+        // found the row changed, and the admission decided again on the current one said no.
+        expect((await play(a.sessionId, a.token, run, 5, 'ACTION1')).status).toBe(200);
+        await arc3.service.stepsStored();
+        expect(reads).toHaveBeenCalledTimes(1);
+        // Not stored, and the next action is refused on the row as it is now.
+        const refused = await play(a.sessionId, a.token, run, 6, 'ACTION1');
         expect(refused.status).toBe(409);
         expect(refused.json.error).toBe('item_closed');
-        // The write found the row changed and the admission was decided again on the current one.
-        expect(reads).toHaveBeenCalledTimes(1);
         expect((await store.readGameSteps(run)).map((s) => s.action)).toEqual([
           'RESET',
           'ACTION1',
@@ -358,33 +414,118 @@ for (const backend of backends) {
       }
     });
 
-    it("drops an action whose step could not be stored from the worker's copy, so its retry is played once", async () => {
-      const play = async (sessionId: string, token: string, run: string, step: number, action: string) =>
-        call('POST', `/sessions/${sessionId}/runs/${run}/actions`, token, { step, action });
-      const open = async (s: { sessionId: string; token: string }) =>
-        (
-          (await call('POST', `/sessions/${s.sessionId}/runs`, s.token, { item: 'keys' }))
-            .json as unknown as ServerRunReply
-        ).run;
+    it("answers a step before its write lands; a failed write stores nothing past it, and the page's log brings the steps back", async () => {
+      const open = async (x: { sessionId: string; token: string }) =>
+        (await call('POST', `/sessions/${x.sessionId}/runs`, x.token, { item: 'keys' }))
+          .json as unknown as ServerRunReply;
       const a = await newSession();
-      const run = await open(a);
-      expect((await play(a.sessionId, a.token, run, 1, 'ACTION1')).status).toBe(200);
-      // The database fails this one write (a PostgreSQL restart): the worker had played the action.
-      const write = vi.spyOn(store, 'addGameStep').mockRejectedValueOnce(new Error('the database went away'));
+      const opened = await open(a);
+      const seen: ServerStep[] = [...opened.steps];
+      const act = async (action: string) => {
+        const r = await pageAct(app, a, opened.run, seen, action);
+        expect(r.status, JSON.stringify(r.json)).toBe(200);
+        seen.push(r.json);
+      };
+      await act('ACTION1');
+      await arc3.service.stepsStored();
+      // The database holds step 2's write, then fails it (a PostgreSQL restart).
+      let fail: (e: Error) => void = () => {};
+      const held = new Promise<never>((_, reject) => {
+        fail = reject;
+      });
+      const write = vi.spyOn(store, 'addGameStep').mockImplementationOnce(() => held);
       try {
-        expect((await play(a.sessionId, a.token, run, 2, 'ACTION3')).status).not.toBe(200);
+        // Both answered while step 2's write is held: step 3's waits behind it.
+        await act('ACTION3');
+        await act('ACTION2');
+        expect((await store.readGameSteps(opened.run)).map((s) => s.step)).toEqual([0, 1]);
+        fail(new Error('the database went away'));
+        await arc3.service.stepsStored();
       } finally {
         write.mockRestore();
       }
-      const retried = await play(a.sessionId, a.token, run, 2, 'ACTION3');
-      expect(retried.status).toBe(200);
-      expect((await store.readGameSteps(run)).map((s) => s.action)).toEqual(['RESET', 'ACTION1', 'ACTION3']);
-      // The same two actions on a run of their own: played once, the frames are the same.
+      // Step 3 was not stored on top of the gap.
+      expect((await store.readGameSteps(opened.run)).map((s) => s.step)).toEqual([0, 1]);
+      // The next action finds the run up to step 1 only; the page resumes with its log, and goes on.
+      await act('ACTION4');
+      await arc3.service.stepsStored();
+      const stored = decodeStoredSteps(await store.readGameSteps(opened.run));
+      expect(stored.map((s) => [s.record.step, s.record.action])).toEqual([
+        [0, 'RESET'],
+        [1, 'ACTION1'],
+        [2, 'ACTION3'],
+        [3, 'ACTION2'],
+        [4, 'ACTION4'],
+      ]);
+      for (const [i, x] of stored.entries()) expect(x.record.frameHash).toBe(seen[i].frameHash);
+      // The same actions on a run of their own, with no failure: the same frames.
       const b = await newSession();
-      const other = await open(b);
-      expect((await play(b.sessionId, b.token, other, 1, 'ACTION1')).status).toBe(200);
-      const once = await play(b.sessionId, b.token, other, 2, 'ACTION3');
-      expect((retried.json as unknown as ServerStep).frameHash).toBe((once.json as unknown as ServerStep).frameHash);
+      const solo = await open(b);
+      for (const [i, action] of ['ACTION1', 'ACTION3', 'ACTION2', 'ACTION4'].entries()) {
+        const r = await call('POST', `/sessions/${b.sessionId}/runs/${solo.run}/actions`, b.token, {
+          step: i + 1,
+          action,
+        });
+        expect((r.json as unknown as ServerStep).frameHash, `step ${i + 1}`).toBe(seen[i + 1].frameHash);
+      }
+    });
+
+    it("keeps one step when another server stored it first, and reads the run again before this server's next action", async () => {
+      // The second server's writes wait for this test's word, so the first server stores the step first.
+      let release: () => void = () => {};
+      const gate = new Promise<void>((r) => {
+        release = r;
+      });
+      const gated = Object.create(store, {
+        addGameStep: {
+          value: async (row: Parameters<Store['addGameStep']>[0], opts: Parameters<Store['addGameStep']>[1]) => {
+            if (row.step > 0) await gate;
+            return store.addGameStep(row, opts);
+          },
+        },
+      }) as Store;
+      const other = await secondServer(gated);
+      try {
+        const a = await newSession();
+        const opened = (await call('POST', `/sessions/${a.sessionId}/runs`, a.token, { item: 'keys' }))
+          .json as unknown as ServerRunReply;
+        const on = async (which: Hono, step: number, action: string) => {
+          const res = await which.request(`/sessions/${a.sessionId}/runs/${opened.run}/actions`, {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${a.token}` },
+            body: JSON.stringify({ step, action }),
+          });
+          return { status: res.status, json: (await res.json()) as ServerStep };
+        };
+        // The second server answers step 1 with its write held...
+        const there = await on(other.app, 1, 'ACTION1');
+        expect(there.status).toBe(200);
+        // ...and this one answers step 1 (another action) and stores it.
+        const here = await on(app, 1, 'ACTION3');
+        expect(here.status).toBe(200);
+        await arc3.service.stepsStored();
+        release();
+        await other.service.stepsStored();
+        expect((await store.readGameSteps(opened.run)).map((s) => [s.step, s.action])).toEqual([
+          [0, 'RESET'],
+          [1, 'ACTION3'],
+        ]);
+        // The second server's copy found its step taken: its next action is played on the stored run.
+        const next = await on(other.app, 2, 'ACTION2');
+        expect(next.status, JSON.stringify(next.json)).toBe(200);
+        const mine = await on(app, 2, 'ACTION2');
+        expect(next.json).toMatchObject({ step: 2, frameHash: mine.json.frameHash, sig: mine.json.sig });
+        await other.service.stepsStored();
+        await arc3.service.stepsStored();
+        expect((await store.readGameSteps(opened.run)).map((s) => [s.step, s.action])).toEqual([
+          [0, 'RESET'],
+          [1, 'ACTION3'],
+          [2, 'ACTION2'],
+        ]);
+      } finally {
+        release();
+        await other.service.stop();
+      }
     });
 
     it('refuses what a participant may not ask for', async () => {

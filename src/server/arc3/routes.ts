@@ -123,7 +123,7 @@ export function arc3Routes(ctx: StudyContext, info: Arc3RouteInfo): Hono {
             'run_lost',
             `No run ${resume.run} of item ${item.id} in this session; open the game again.`,
           );
-        return c.json(await service.resume(resume.run, p.session.id, resume.after));
+        return c.json(await service.resume(resume.run, p.session.id, resume.after, resume.logged));
       }
       return c.json(
         await service.open({

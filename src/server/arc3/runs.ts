@@ -13,6 +13,8 @@ import { encodeFrames, type FrameGrid } from '../../core/formats/frames';
 import {
   hashGrid,
   stepSigningText,
+  type LoggedStep,
+  type RunReplayReport,
   type ServerGameInfo,
   type ServerRunReply,
   type ServerStep,
@@ -63,7 +65,10 @@ export interface StepTiming {
   frames: number;
   /** The step's signature. */
   sign: number;
-  /** Waiting for the `game_steps` row to be committed. */
+  /**
+   * Building the `game_steps` row and queuing it for its group commit: the answer does not wait
+   * for the commit (see {@link Arc3Service.act}).
+   */
   store: number;
   /** Waiting for the step's admission once the worker had answered (it is read while the worker plays). */
   admission?: number;
@@ -136,6 +141,11 @@ export interface Arc3ServiceOptions {
    * play the mounted folder's current files.
    */
   readonly code?: GameCodeStore;
+  /**
+   * For the crash test only (`ARC_STUDIO_TEST_UNSTORED_STEPS=1`): the steps after a run's
+   * opening are answered and never stored, as when the server dies before their commit.
+   */
+  readonly unstoredSteps?: boolean;
 }
 
 export interface MountedSource {
@@ -170,6 +180,12 @@ interface LiveRun {
    * has ended cannot make the worker rebuild the run for every refused action.
    */
   refused: boolean;
+  /**
+   * Set once a step this copy answered could not be stored (the write failed, was refused on the
+   * session's changed row, or another server stored that step first): the copy is dropped, its
+   * later steps are not stored on top of the gap, and the run is read again from its stored steps.
+   */
+  broken: boolean;
   queue: Promise<unknown>;
   touched: number;
 }
@@ -195,6 +211,12 @@ export class Arc3Service {
   readonly limits: RunLimits;
   private readonly now: () => number;
   private readonly code: GameCodeStore | undefined;
+  /**
+   * Per session run, the writes of the steps it answered and has not stored yet, chained in step
+   * order (each never rejects: a failure breaks the run's copy). Settles when the last one landed.
+   */
+  private readonly unstored = new Map<string, Promise<void>>();
+  private readonly skipStepWrites: boolean;
 
   constructor(
     private readonly sources: readonly MountedSource[],
@@ -205,6 +227,11 @@ export class Arc3Service {
     this.limits = { ...DEFAULT_RUN_LIMITS, ...opts.limits };
     this.now = opts.now ?? Date.now;
     this.code = opts.code;
+    this.skipStepWrites = opts.unstoredSteps === true;
+    if (this.skipStepWrites)
+      this.log(
+        'ARC_STUDIO_TEST_UNSTORED_STEPS=1: the steps of ARC-AGI-3 runs after their opening are answered and NOT stored (a test setting; unset it).',
+      );
     this.sweeper = setInterval(() => void this.closeIdle(), Math.min(60_000, this.limits.idleMinutes * 30_000));
     this.sweeper.unref();
   }
@@ -360,6 +387,7 @@ export class Arc3Service {
         lastFrame: null,
         sinceKeyframe: 0,
         refused: false,
+        broken: false,
         queue: Promise.resolve(),
         touched: this.now(),
       };
@@ -463,6 +491,12 @@ export class Arc3Service {
    * One action of a run, as step `step` (the run's next). The step the run already answered last
    * is answered again without acting (a retried request); any other is refused.
    *
+   * A session's step is answered once played and admitted, before it is stored: its row is queued
+   * behind the run's earlier unstored steps (`queueWrite`), and a step answered but never stored
+   * (the server died, the write failed or lost a race) comes back from the participant's log when
+   * the page resumes the run (`resume`). A step past the stored ones on a copy read from the
+   * stored steps is therefore answered `unknown_run` (the page resumes with its log), not refused.
+   *
    * Servers sharing the database may each hold a copy of a session's run (the participant's
    * requests reached both): a step is stored only under a number still free, and a copy that is
    * behind the stored steps (a step past its next, or its step stored first by another server)
@@ -482,6 +516,8 @@ export class Arc3Service {
     timing?: StepTiming,
     admission?: StepAdmission,
   ): Promise<ServerStep> {
+    // A run this server does not hold is rebuilt on the worker only for an admitted action.
+    if (admission && sessionId !== null && !this.runs.has(runId) && !(await admission.verdict)) throw new StepRefused();
     const first = await this.actOn(runId, sessionId, req, false, timing, admission);
     if (first !== BEHIND) return first;
     await this.forget(runId);
@@ -506,6 +542,8 @@ export class Arc3Service {
       if (admission && !(await admission.verdict)) throw new StepRefused();
     };
     return this.withRun(runId, sessionId, async (live) => {
+      // A step of this copy could not be stored: the run is read again from its stored steps.
+      if (live.broken) return BEHIND;
       if (req.step === live.last.step) {
         await admit();
         return live.last;
@@ -519,6 +557,15 @@ export class Arc3Service {
         }
       }
       if (req.step > live.last.step + 1 && sessionId !== null && !rebuilt) return BEHIND;
+      // Read from the stored steps and still behind: steps were answered but not stored (the
+      // server died before their commit, or another server's commit has not landed yet).
+      if (req.step > live.last.step + 1 && sessionId !== null) {
+        await admit();
+        throw new Arc3Error(
+          'unknown_run',
+          `the server has the steps of run ${runId} up to ${live.last.step} only; resume it with the steps your log has after it`,
+        );
+      }
       if (req.step !== live.last.step + 1) {
         throw new Arc3Error(
           'bad_request',
@@ -529,18 +576,9 @@ export class Arc3Service {
         req.action === 'ACTION6' ? { action: req.action, x: req.x, y: req.y } : { action: req.action };
       if (live.refused) await admit();
       const t0 = performance.now();
-      const playing = (async () => {
-        try {
-          return await live.mounted.source.act(runId, action);
-        } catch (e) {
-          if (!(e instanceof Arc3Error) || e.code !== 'unknown_run') throw e;
-          // The source lost the run (its server restarted, or the run idled out): rebuild and act.
-          await live.mounted.source.resume(runId, live.gameId, live.seed, live.actions, live.codeDir);
-          return live.mounted.source.act(runId, action);
-        } finally {
-          if (timing) timing.worker = performance.now() - t0;
-        }
-      })();
+      const playing = this.play(live, action).finally(() => {
+        if (timing) timing.worker = performance.now() - t0;
+      });
       // The admission is decided while the worker plays; a refused action is dropped from the
       // worker's copy (closed, then rebuilt from `live.actions` on its next use).
       const [played, verdict] = await Promise.allSettled([playing, admission?.verdict]);
@@ -556,17 +594,28 @@ export class Arc3Service {
       live.actions.push(action);
       const stamped = admission && verdict.value ? { stamp: verdict.value, admission } : undefined;
       try {
-        return await this.record(live, req.step, action, played.value, timing, stamped);
+        // Answered once queued to be stored: a write that fails later breaks the copy (`queueWrite`).
+        return await this.record(live, req.step, action, played.value, timing, stamped, sessionId !== null);
       } catch (e) {
-        // Not stored (refused on the session's current row, or the write failed): the action is
-        // not the run's. The worker's copy played it, so it is dropped and rebuilt from the
-        // stored steps on the next use (a retry is then played once, or answered as stored).
+        // Not answered: the action is not the run's. The worker's copy played it, so it is
+        // dropped and rebuilt from the stored steps on the next use.
         live.actions.pop();
         if (e instanceof StepRefused) return refuse();
         await this.forget(runId);
         throw e;
       }
     });
+  }
+
+  /** Plays one action on the run's source; a source that lost the run (its server restarted, or the run idled out) rebuilds it first. */
+  private async play(live: LiveRun, action: Arc3Action): Promise<Arc3FrameData> {
+    try {
+      return await live.mounted.source.act(live.runId, action);
+    } catch (e) {
+      if (!(e instanceof Arc3Error) || e.code !== 'unknown_run') throw e;
+      await live.mounted.source.resume(live.runId, live.gameId, live.seed, live.actions, live.codeDir);
+      return live.mounted.source.act(live.runId, action);
+    }
   }
 
   /** Drops this server's copy of a run (read again from the stored steps on its next use). */
@@ -722,12 +771,111 @@ export class Arc3Service {
     return rec && rec.sessionId === sessionId ? { item: rec.item } : null;
   }
 
-  /** The steps of a session's run after `after` (the last one the browser logged), rebuilding the run if needed. */
-  resume(runId: string, sessionId: string, after: number): Promise<ServerRunReply> {
-    return this.withRun(runId, sessionId, async (live) => {
-      const missing = after < live.last.step ? await this.storedSteps(live, after + 1) : [];
-      return { run: runId, game: this.runGame(live), seed: live.seed, steps: missing.length ? missing : [live.last] };
-    });
+  /**
+   * The steps of a session's run after `after` (the last one the browser logged), rebuilding the
+   * run if needed. `logged` is the end of the browser's log of the run (contiguous, ending at
+   * `after`, validated at the door): the steps of it past the server's last one were answered
+   * but never stored (the server died between the two, or their write failed). They are played
+   * again on the run, each checked against its logged frame hash, stored, and the reply's
+   * `replay` says how many; a step that cannot be brought back (another frame: the game is not
+   * deterministic; the game failed on it; the log does not reach back to the server's next step)
+   * ends the replay there with a message, and the run goes on from the server's last step.
+   */
+  async resume(
+    runId: string,
+    sessionId: string,
+    after: number,
+    logged: readonly LoggedStep[] = [],
+  ): Promise<ServerRunReply> {
+    for (let attempt = 0; ; attempt++) {
+      const reply = await this.withRun(runId, sessionId, (live) => this.resumeOn(live, after, logged));
+      if (reply !== BEHIND) return reply;
+      // Another server stored some of these steps first: read them, and replay what is left.
+      await this.forget(runId);
+      if (attempt >= 2)
+        throw new Arc3Error(
+          'bad_request',
+          `the steps of run ${runId} were stored by another server at the same moment; reload the page to continue from the server's state`,
+        );
+    }
+  }
+
+  private async resumeOn(
+    live: LiveRun,
+    after: number,
+    logged: readonly LoggedStep[],
+  ): Promise<ServerRunReply | typeof BEHIND> {
+    // Every step this server answered is stored (or its copy broken) before the log is read.
+    await this.unstored.get(live.runId);
+    if (live.broken) return BEHIND;
+    let replay: RunReplayReport | undefined;
+    if (after > live.last.step && live.sessionId !== null) {
+      replay = await this.replayLogged(live, after, logged);
+      await this.unstored.get(live.runId);
+      if (live.broken) return BEHIND;
+    }
+    const missing = after < live.last.step ? await this.storedSteps(live, after + 1) : [];
+    return {
+      run: live.runId,
+      game: this.runGame(live),
+      seed: live.seed,
+      steps: missing.length ? missing : [live.last],
+      ...(replay ? { replay } : {}),
+    };
+  }
+
+  /** Plays again the logged steps past the run's last one and queues them to be stored (see `resume`). */
+  private async replayLogged(live: LiveRun, after: number, logged: readonly LoggedStep[]): Promise<RunReplayReport> {
+    const from = live.last.step + 1;
+    const todo = logged.filter((s) => s.step >= from);
+    const keptInLog = (step: number) =>
+      `steps ${step} to ${after} stay in your event log only, and the game goes on from step ${live.last.step}`;
+    if (!todo.length || todo[0].step !== from) {
+      return {
+        stored: 0,
+        stopped: {
+          step: from,
+          message: `The server has this run's steps up to ${live.last.step}, and the steps sent back begin at ${todo[0]?.step ?? after + 1}: ${keptInLog(from)}.`,
+        },
+      };
+    }
+    let stored = 0;
+    for (const s of todo) {
+      const action: Arc3Action = s.action === 'ACTION6' ? { action: s.action, x: s.x, y: s.y } : { action: s.action };
+      let fd: Arc3FrameData;
+      try {
+        fd = await this.play(live, action);
+      } catch (e) {
+        if (!(e instanceof Arc3Error) || (e.code !== 'game_error' && e.code !== 'load_error')) throw e;
+        return {
+          stored,
+          stopped: {
+            step: s.step,
+            message: `The game failed on step ${s.step} played again (${e.message}): ${keptInLog(s.step)}.`,
+          },
+        };
+      }
+      const last = fd.frame.length ? fd.frame[fd.frame.length - 1] : live.lastFrame;
+      const frameHash = last ? hashGrid(last) : '00000000';
+      if (frameHash !== s.frameHash) {
+        // The worker played a step that is not the run's: its copy is rebuilt from the actions on its next use.
+        await live.mounted.source.close(live.runId).catch(() => undefined);
+        this.log(
+          `Run ${live.runId} of ${live.gameId}: step ${s.step} played again gave frame ${frameHash}, not the logged ${s.frameHash}; the replay stopped there.`,
+        );
+        return {
+          stored,
+          stopped: {
+            step: s.step,
+            message: `Step ${s.step} played again shows another frame than the one you saw (the game is not deterministic): ${keptInLog(s.step)}.`,
+          },
+        };
+      }
+      live.actions.push(action);
+      await this.record(live, s.step, action, fd, undefined, undefined, true);
+      stored++;
+    }
+    return { stored };
   }
 
   /** A run's game as its replies show it: the game's info with the version the run plays. */
@@ -812,8 +960,14 @@ export class Arc3Service {
     }
   }
 
+  /** Resolves once every step answered so far was stored, or its run's copy dropped because it could not be. */
+  async stepsStored(): Promise<void> {
+    while (this.unstored.size) await Promise.all([...this.unstored.values()]);
+  }
+
   async stop(): Promise<void> {
     clearInterval(this.sweeper);
+    await this.stepsStored();
     for (const w of this.watchers) w.close();
     await Promise.all(this.sources.map((s) => s.source.stop().catch(() => undefined)));
   }
@@ -841,6 +995,8 @@ export class Arc3Service {
 
   /** Rebuilds a session's run from its stored steps (after this server restarted). */
   private async load(runId: string, sessionId: string): Promise<LiveRun> {
+    // The steps this server answered are read back with the rest, not found missing.
+    await this.unstored.get(runId);
     const rec = await this.store.getGameRun(runId);
     if (!rec || rec.sessionId !== sessionId) throw new Arc3Error('unknown_run', `no run ${runId} in this session`);
     const game = this.games.get(rec.gameId);
@@ -900,6 +1056,7 @@ export class Arc3Service {
         lastFrame,
         sinceKeyframe: 0,
         refused: false,
+        broken: false,
         queue: Promise.resolve(),
         touched: this.now(),
       };
@@ -961,7 +1118,8 @@ export class Arc3Service {
    * Builds a step's answer and, for a session's run, stores it with its frames; with `admitted`
    * (the stamp its admission was decided on, and how to decide it again), only while the
    * session's row has that stamp, or once the admission says yes again on the current row
-   * ({@link StepRefused} when it says no).
+   * ({@link StepRefused} when it says no). With `defer`, the row is queued behind the run's
+   * earlier unstored steps and the answer does not wait for it (`queueWrite`).
    */
   private async record(
     live: LiveRun,
@@ -970,6 +1128,7 @@ export class Arc3Service {
     fd: Arc3FrameData,
     timing?: StepTiming,
     admitted?: { stamp: SessionStamp; admission: StepAdmission },
+    defer = false,
   ): Promise<ServerStep | typeof BEHIND> {
     const t0 = performance.now();
     const last = fd.frame.length ? fd.frame[fd.frame.length - 1] : live.lastFrame;
@@ -1004,26 +1163,67 @@ export class Arc3Service {
         keyframe,
         at: this.now(),
       };
-      let stored: boolean;
-      try {
-        stored = await this.store.addGameStep(row, admitted ? { session: admitted.stamp } : {});
-      } catch (e) {
-        if (!(e instanceof SessionChanged) || !admitted) throw e;
-        // Decided again on the row as it is now, then stored as any write after its admission is.
-        if (!(await admitted.admission.again())) throw new StepRefused();
-        stored = await this.store.addGameStep(row);
-      }
+      const write = async (): Promise<boolean> => {
+        try {
+          return await this.store.addGameStep(row, admitted ? { session: admitted.stamp } : {});
+        } catch (e) {
+          if (!(e instanceof SessionChanged) || !admitted) throw e;
+          // Decided again on the row as it is now, then stored as any write after its admission is.
+          if (!(await admitted.admission.again())) throw new StepRefused();
+          return this.store.addGameStep(row);
+        }
+      };
+      if (defer) this.queueWrite(live, step, write);
+      // Another server of the database stored this step first: this copy is behind.
+      else if (!(await write()) && step > 0) return BEHIND;
       if (timing) {
         timing.frames += t2 - t1;
         timing.store = performance.now() - t2;
       }
-      // Another server of the database stored this step first: this copy is behind.
-      if (!stored && step > 0) return BEHIND;
       live.sinceKeyframe = keyframe ? 0 : live.sinceKeyframe + 1;
     }
     live.last = answer;
     live.lastFrame = last;
     return answer;
+  }
+
+  /**
+   * Stores an answered step once the run's earlier unstored steps are stored: one write per run
+   * in flight, in step order, grouped with other runs' by the store. A write that fails, is
+   * refused on the session's changed row, or finds the step stored by another server breaks the
+   * copy (`drop`); the copy's later steps are then not written, so no step is stored on top of a
+   * gap. The participant's log brings the unstored steps back on resume (`resume`).
+   */
+  private queueWrite(live: LiveRun, step: number, write: () => Promise<boolean>): void {
+    if (this.skipStepWrites) return;
+    const runId = live.runId;
+    const next = (this.unstored.get(runId) ?? Promise.resolve()).then(async () => {
+      if (live.broken) return;
+      try {
+        if (!(await write())) this.drop(live, step, 'another server stored that step first');
+      } catch (e) {
+        this.drop(
+          live,
+          step,
+          e instanceof StepRefused ? "its admission was refused on the session's changed row" : (e as Error).message,
+        );
+      }
+    });
+    this.unstored.set(runId, next);
+    void next.then(() => {
+      if (this.unstored.get(runId) === next) this.unstored.delete(runId);
+    });
+  }
+
+  /** Breaks a copy whose answered step `step` was not stored: it is closed and read again from the stored steps. */
+  private drop(live: LiveRun, step: number, why: string): void {
+    live.broken = true;
+    this.log(
+      `Step ${step} of run ${live.runId} was answered but not stored (${why}); the run is read again from its stored steps, and the participant's log brings the rest back when the page resumes it.`,
+    );
+    if (this.runs.get(live.runId) !== live) return;
+    this.runs.delete(live.runId);
+    void live.mounted.source.close(live.runId).catch(() => undefined);
   }
 
   /** Stored steps from `from` on, as answers (their frames re-encoded to stand alone). */

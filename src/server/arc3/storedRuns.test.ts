@@ -146,6 +146,8 @@ for (const backend of backends) {
         const r = await call('POST', `/sessions/${sessionId}/runs/${runId}/actions`, token, { step: i + 1, ...a });
         expect(r.status).toBe(200);
       }
+      // Answered before stored: the tests below read the stored steps.
+      await arc3.service.stepsStored();
     });
     afterAll(async () => {
       await arc3?.service.stop();

@@ -104,6 +104,8 @@ describe('the versions of an edited arcengine game in the export bundle', () => 
       const r = await call('POST', `sessions/${s.sessionId}/runs/${run.run}/actions`, s.token, { step: i + 1, action });
       expect(r.status, JSON.stringify(r.body)).toBe(200);
     }
+    // Answered before stored: the steps land before the item's end.
+    await arc3.service.stepsStored();
     const events = [
       { seq: 0, t: 5, kind: 'session.start', data: { wallClock: '2026-02-01T09:00:00.000Z' } },
       { seq: 1, t: 10, kind: 'item.start', data: { item: 'keys', kind: 'game' } },

@@ -171,6 +171,8 @@ describe.each(backends)('the admission rule on $name', (backend) => {
     await p.enter('keys');
     const run = (await p.open()).json as unknown as ServerRunReply;
     expect((await p.act(run.run, 1)).status).toBe(200);
+    // Answered before stored: step 1 lands before the item ends.
+    await arc3.service.stepsStored();
     await p.end('keys');
     refused(await p.act(run.run, 2), 'item_closed');
     refused(await p.open(), 'item_closed');
@@ -189,6 +191,8 @@ describe.each(backends)('the admission rule on $name', (backend) => {
     await p.enter('keys');
     const run = (await p.open()).json as unknown as ServerRunReply;
     expect((await p.act(run.run, 1)).status).toBe(200);
+    // Answered before stored: step 1 lands before the item ends.
+    await arc3.service.stepsStored();
     clock += 5 * MIN + 3_600;
     refused(await p.act(run.run, 2), 'item_time_up');
     refused(await p.open(), 'item_time_up');

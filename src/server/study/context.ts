@@ -223,7 +223,11 @@ export function studyContext(deps: StudyDeps) {
     if (sessionsByToken.size >= 50_000) sessionsByToken.clear();
     sessionsByToken.set(s.tokenHash, s);
   };
-  /** Drops deleted sessions from the cache, so their tokens are refused at once. */
+  /**
+   * Drops sessions from the cache: deleted ones, so their tokens are refused at once, and ones
+   * this server just withdrew or finished, so that a game action, admitted on the cached row and
+   * answered before its step is stored, is decided on the change.
+   */
   const forgetSessions = (tokenHashes: readonly string[]): void => {
     for (const h of tokenHashes) sessionsByToken.delete(h);
   };

@@ -166,6 +166,15 @@ export function eventRoutes(ctx: StudyContext): Hono {
         'The token is not valid for any session: the researcher removed this session. Open the study link again to start a session.',
       );
     }
+    // The cached row as this batch left it: a game action admitted on it next sees what the batch
+    // changed (an item ended), before it is answered.
+    ctx.remember({
+      ...session,
+      state: r.state,
+      eventCount: r.eventCount,
+      eventBytes: r.eventBytes,
+      ackedThrough: r.ackedThrough,
+    });
     if (totals.size >= 100_000) totals.clear();
     totals.set(session.id, { events: r.eventCount, bytes: r.eventBytes, acked: r.ackedThrough });
     if (studyUse) {

@@ -155,6 +155,7 @@ export function responseRoutes(ctx: StudyContext): Hono {
     });
     if (!isFinalState(session.state) || session.state === 'timed_out') {
       await store.setSessionState(session.id, 'withdrawn', { finishedAt: t });
+      ctx.forgetSessions([session.tokenHash]);
       if (study.pools.length)
         await settleClaims(store, study, session, await ctx.summarize(session, study), ctx.gameLevels, t);
       ctx.deps.maintainer?.sessionEnded(session.studyId);

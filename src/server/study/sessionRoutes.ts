@@ -305,6 +305,7 @@ export function sessionRoutes(ctx: StudyContext): Hono {
       }
       const flags = [...session.flags, ...summary.flags, ...(left.length ? ['unfinished'] : [])];
       await store.setSessionState(session.id, state, { finishedAt: t, flags: [...new Set(flags)] });
+      ctx.forgetSessions([session.tokenHash]);
       await settleClaims(store, study, session, summary, ctx.gameLevels, t);
       ctx.deps.maintainer?.sessionEnded(session.studyId);
     }
