@@ -114,7 +114,11 @@ describe('serve --workers', () => {
     cleanups.push(() => {
       for (const pid of [s.proc.pid!, ...children(s.proc.pid!)]) if (alive(pid)) process.kill(pid, 'SIGKILL');
     });
-    await until('the servers to start', () => s.output().includes('ARC Studio is running'));
+    // The two lines of the start are two writes: the pipe may hand them over one at a time.
+    await until(
+      'the servers to start',
+      () => s.output().includes('ARC Studio is running') && s.output().includes('login#token='),
+    );
     expect(s.output()).toContain(`ARC Studio is running at http://127.0.0.1:${port} (2 worker processes`);
     // The token was generated once (by the primary) and shown once.
     expect(s.output().match(/login#token=/g)?.length).toBe(1);
