@@ -33,7 +33,7 @@ function serve(args: string[], env: NodeJS.ProcessEnv): { proc: ChildProcess; ou
 }
 
 /** Waits until `ok` holds (polled by vitest); a failure names what was awaited. */
-const until = (what: string, ok: () => boolean | Promise<boolean>, ms = 60_000) =>
+const until = (what: string, ok: () => boolean | Promise<boolean>, ms = 180_000) =>
   expect.poll(ok, { timeout: ms, message: `waiting for ${what}` }).toBe(true);
 
 const children = (pid: number): number[] => {
@@ -184,6 +184,6 @@ describe('serve --workers', () => {
     const workers = children(s.proc.pid!);
     expect(workers.length).toBe(2);
     s.proc.kill('SIGKILL');
-    await until('the workers to stop', () => workers.every((pid) => !alive(pid)), 20_000);
+    await until('the workers to stop', () => workers.every((pid) => !alive(pid)));
   });
 });

@@ -26,7 +26,7 @@ const PLAYERS = 4;
 const ANSWERED_BEFORE_KILL = 40;
 const MOVES = ['ACTION1', 'ACTION2', 'ACTION3', 'ACTION4'] as const;
 /** How long the page's steps may take to come back on a busy machine (never a wait of its own). */
-const WAIT = { timeout: 60_000, interval: 50 };
+const WAIT = { timeout: 180_000, interval: 50 };
 
 const targets = serveDatabases('arc3crash');
 
