@@ -27,6 +27,12 @@ const ANSWERED_BEFORE_KILL = 40;
 const MOVES = ['ACTION1', 'ACTION2', 'ACTION3', 'ACTION4'] as const;
 /** How long the page's steps may take to come back on a busy machine (never a wait of its own). */
 const WAIT = { timeout: 180_000, interval: 50 };
+/** The engine for the servers under test: one Python worker each, as the runs here need no more (each start imports the engine once). */
+const ENGINE_ENV = {
+  ARC_STUDIO_PYTHONPATH: path.join(VENDOR, 'python'),
+  PYTHONDONTWRITEBYTECODE: '1',
+  ARC_STUDIO_ARC3_WORKERS: '1',
+};
 
 const targets = serveDatabases('arc3crash');
 
@@ -96,7 +102,7 @@ describe.each(targets)('serve playing arcengine games, killed with SIGKILL on $n
       port,
       adminToken: ADMIN,
       databaseUrl: db.url,
-      env: { ARC_STUDIO_PYTHONPATH: path.join(VENDOR, 'python'), PYTHONDONTWRITEBYTECODE: '1' },
+      env: { ...ENGINE_ENV },
       args: ['--arc3-games', path.join(VENDOR, 'environment_files')],
     };
     let server: ServeProcess = await startServe(options);
@@ -188,7 +194,7 @@ describe.each(targets)('serve playing arcengine games, killed with SIGKILL on $n
     cleanups.push(db.drop);
     const port = await freePort();
     if (!db.url) seedDataDir(dataDir);
-    const env = { ARC_STUDIO_PYTHONPATH: path.join(VENDOR, 'python'), PYTHONDONTWRITEBYTECODE: '1' };
+    const env = { ...ENGINE_ENV };
     const options = {
       dataDir,
       dist,
@@ -289,7 +295,7 @@ describe.each(targets)('serve playing arcengine games, killed with SIGKILL on $n
       cleanups.push(db.drop);
       const port = await freePort();
       if (!db.url) seedDataDir(dataDir);
-      const env = { ARC_STUDIO_PYTHONPATH: path.join(VENDOR, 'python'), PYTHONDONTWRITEBYTECODE: '1' };
+      const env = { ...ENGINE_ENV };
       const options = {
         dataDir,
         dist,
