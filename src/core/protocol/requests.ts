@@ -111,22 +111,31 @@ export const WithdrawRequest = z.strictObject({
 /** The most logged steps one resume may bring back (`RunOpenRequest`'s `resume.logged`). */
 export const RESUME_LOGGED_MAX = 256;
 
+/** An action of a run by its step number; a click (ACTION6) names its cell. */
+const ActionByStep = z.object({
+  step: z.number().int().min(1).max(1_000_000),
+  action: z.enum(GAME_ACTIONS),
+  x: z.number().int().min(0).max(63).optional(),
+  y: z.number().int().min(0).max(63).optional(),
+});
+
+/** `schema` with the rule that a click (ACTION6), and only a click, has x and y. */
+function withClickCell<T extends typeof ActionByStep>(schema: T) {
+  return schema.refine((d) => (d.action === 'ACTION6') === (d.x !== undefined && d.y !== undefined), {
+    message: 'x and y are required for ACTION6 and only for it',
+  });
+}
+
 /**
  * One step of a run as the participant's own log has it (its `game.action` event): sent on
  * resume so that a step the server answered but never stored (it died between the two) is
  * played again, checked against `frameHash` and stored.
  */
-export const RunLoggedStep = z
-  .object({
-    step: z.number().int().min(1).max(1_000_000),
-    action: z.enum(GAME_ACTIONS),
-    x: z.number().int().min(0).max(63).optional(),
-    y: z.number().int().min(0).max(63).optional(),
+export const RunLoggedStep = withClickCell(
+  ActionByStep.extend({
     frameHash: z.string().regex(/^[0-9a-f]{8}$/, 'must be the 8 hexadecimal digits of the answered frame'),
-  })
-  .refine((d) => (d.action === 'ACTION6') === (d.x !== undefined && d.y !== undefined), {
-    message: 'x and y are required for ACTION6 and only for it',
-  });
+  }),
+);
 
 /** `POST /api/sessions/:sessionId/runs`: open (or resume) the run of a game item the server runs. */
 export const RunOpenRequest = z.object({
@@ -170,16 +179,7 @@ export const RunOpenRequest = z.object({
 });
 
 /** `POST .../runs/:run/actions` (a session's run or a researcher's playtest): one action, by step number. */
-export const RunActionRequest = z
-  .object({
-    step: z.number().int().min(1).max(1_000_000),
-    action: z.enum(GAME_ACTIONS),
-    x: z.number().int().min(0).max(63).optional(),
-    y: z.number().int().min(0).max(63).optional(),
-  })
-  .refine((d) => (d.action === 'ACTION6') === (d.x !== undefined && d.y !== undefined), {
-    message: 'x and y are required for ACTION6 and only for it',
-  });
+export const RunActionRequest = withClickCell(ActionByStep);
 
 /** `POST /api/admin/arc3/runs`: a researcher's playtest run, not recorded. */
 export const PlaytestOpenRequest = z.object({
