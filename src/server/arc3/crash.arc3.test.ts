@@ -83,14 +83,33 @@ const resumeWithLog = async (url: string, p: Player): Promise<ServerRunReply> =>
   return reply;
 };
 
+/** Saves the study the tests play: one game item, the vendored ls20. */
+async function saveStudy(url: string): Promise<void> {
+  const study = await post(url, '/api/admin/studies/crash', ADMIN, {
+    definition: {
+      title: 'Crash',
+      consent: 'c',
+      instructions: 'Play.',
+      completion: { code: 'C' },
+      items: [{ kind: 'game', id: 'g', game: GAME }],
+    },
+  });
+  expect(study.status, JSON.stringify(study.json)).toBeLessThan(300);
+}
+
 describe.each(targets)('serve playing arcengine games, killed with SIGKILL on $name', (target) => {
   const cleanups: (() => Promise<void> | void)[] = [];
   afterEach(async () => {
     for (const c of cleanups.splice(0).reverse()) await c();
   });
 
-  it('keeps every step a participant was answered, and each run goes on from it after a restart', async () => {
-    const { dist, dataDir, remove } = serveFolders('arc-studio-arc3-crash-');
+  /**
+   * A data folder (and database) of the test's own, and `start()` for a `serve` on it playing the
+   * vendored games (`unstored`: answering steps and storing none past the opening, the moment
+   * between answer and commit made certain); each server started is killed after the test.
+   */
+  async function serveFolder(prefix: string) {
+    const { dist, dataDir, remove } = serveFolders(prefix);
     cleanups.push(remove);
     const db = await target.database();
     cleanups.push(db.drop);
@@ -102,22 +121,23 @@ describe.each(targets)('serve playing arcengine games, killed with SIGKILL on $n
       port,
       adminToken: ADMIN,
       databaseUrl: db.url,
-      env: { ...ENGINE_ENV },
       args: ['--arc3-games', path.join(VENDOR, 'environment_files')],
     };
-    let server: ServeProcess = await startServe(options);
-    cleanups.push(() => kill9(server));
-
-    const study = await post(server.url, '/api/admin/studies/crash', ADMIN, {
-      definition: {
-        title: 'Crash',
-        consent: 'c',
-        instructions: 'Play.',
-        completion: { code: 'C' },
-        items: [{ kind: 'game', id: 'g', game: GAME }],
+    return {
+      async start({ unstored = false } = {}): Promise<ServeProcess> {
+        const env = unstored ? { ...ENGINE_ENV, ARC_STUDIO_TEST_UNSTORED_STEPS: '1' } : ENGINE_ENV;
+        const server = await startServe({ ...options, env });
+        cleanups.push(() => kill9(server));
+        return server;
       },
-    });
-    expect(study.status, JSON.stringify(study.json)).toBeLessThan(300);
+    };
+  }
+
+  it('keeps every step a participant was answered, and each run goes on from it after a restart', async () => {
+    const folder = await serveFolder('arc-studio-arc3-crash-');
+    let server = await folder.start();
+
+    await saveStudy(server.url);
     const players: Player[] = [];
     for (let i = 0; i < PLAYERS; i++) {
       const s = await post(server.url, '/api/studies/crash/sessions', null, { params: { PROLIFIC_PID: `crash-${i}` } });
@@ -156,7 +176,7 @@ describe.each(targets)('serve playing arcengine games, killed with SIGKILL on $n
     await Promise.all(playing);
     expect(answered).toBeGreaterThanOrEqual(ANSWERED_BEFORE_KILL);
 
-    server = await startServe(options);
+    server = await folder.start();
     for (const [i, p] of players.entries()) {
       await resumeWithLog(server.url, p);
       const stored = await storedLog(server.url, p);
@@ -188,35 +208,10 @@ describe.each(targets)('serve playing arcengine games, killed with SIGKILL on $n
   }, 240_000);
 
   it("brings back from the participants' logs the steps answered but not stored when the server was killed", async () => {
-    const { dist, dataDir, remove } = serveFolders('arc-studio-arc3-unstored-');
-    cleanups.push(remove);
-    const db = await target.database();
-    cleanups.push(db.drop);
-    const port = await freePort();
-    if (!db.url) seedDataDir(dataDir);
-    const env = { ...ENGINE_ENV };
-    const options = {
-      dataDir,
-      dist,
-      port,
-      adminToken: ADMIN,
-      databaseUrl: db.url,
-      env,
-      args: ['--arc3-games', path.join(VENDOR, 'environment_files')],
-    };
+    const folder = await serveFolder('arc-studio-arc3-unstored-');
     // The moment between answer and commit, made certain: this start answers steps and stores none past the opening.
-    let server: ServeProcess = await startServe({ ...options, env: { ...env, ARC_STUDIO_TEST_UNSTORED_STEPS: '1' } });
-    cleanups.push(() => kill9(server));
-    const study = await post(server.url, '/api/admin/studies/crash', ADMIN, {
-      definition: {
-        title: 'Crash',
-        consent: 'c',
-        instructions: 'Play.',
-        completion: { code: 'C' },
-        items: [{ kind: 'game', id: 'g', game: GAME }],
-      },
-    });
-    expect(study.status, JSON.stringify(study.json)).toBeLessThan(300);
+    let server = await folder.start({ unstored: true });
+    await saveStudy(server.url);
     const players: Player[] = [];
     for (let i = 0; i < 2; i++) {
       const s = await post(server.url, '/api/studies/crash/sessions', null, {
@@ -237,7 +232,7 @@ describe.each(targets)('serve playing arcengine games, killed with SIGKILL on $n
     }
     await kill9(server);
 
-    server = await startServe(options);
+    server = await folder.start();
     for (const [i, p] of players.entries()) {
       // Answered, and not in the store: the steps a crash between the two would lose.
       const before = await storedLog(server.url, p);
@@ -289,40 +284,15 @@ describe.each(targets)('serve playing arcengine games, killed with SIGKILL on $n
   // The page's own resuming, once: the databases' part is the same as in the tests above.
   if (target.name === 'pglite')
     it("the study page's own controller brings its unstored steps back, going on after the restart and after a reload", async () => {
-      const { dist, dataDir, remove } = serveFolders('arc-studio-arc3-page-');
-      cleanups.push(remove);
-      const db = await target.database();
-      cleanups.push(db.drop);
-      const port = await freePort();
-      if (!db.url) seedDataDir(dataDir);
-      const env = { ...ENGINE_ENV };
-      const options = {
-        dataDir,
-        dist,
-        port,
-        adminToken: ADMIN,
-        databaseUrl: db.url,
-        env,
-        args: ['--arc3-games', path.join(VENDOR, 'environment_files')],
-      };
-      let server: ServeProcess = await startServe({ ...options, env: { ...env, ARC_STUDIO_TEST_UNSTORED_STEPS: '1' } });
-      cleanups.push(() => kill9(server));
+      const folder = await serveFolder('arc-studio-arc3-page-');
+      let server = await folder.start({ unstored: true });
       // The page's calls name paths on its own origin: here, the server's address.
       const pageFetch = globalThis.fetch;
       globalThis.fetch = (input, init) => pageFetch(new URL(String(input), server.url), init);
       cleanups.push(() => {
         globalThis.fetch = pageFetch;
       });
-      const study = await post(server.url, '/api/admin/studies/crash', ADMIN, {
-        definition: {
-          title: 'Crash',
-          consent: 'c',
-          instructions: 'Play.',
-          completion: { code: 'C' },
-          items: [{ kind: 'game', id: 'g', game: GAME }],
-        },
-      });
-      expect(study.status, JSON.stringify(study.json)).toBeLessThan(300);
+      await saveStudy(server.url);
       const s = await post(server.url, '/api/studies/crash/sessions', null, { params: { PROLIFIC_PID: 'page' } });
       const { sessionId, token } = s.json as { sessionId: string; token: string };
       // The page's log, as its outbox keeps it.
@@ -345,7 +315,7 @@ describe.each(targets)('serve playing arcengine games, killed with SIGKILL on $n
       const p: Player = { sessionId, token, run: page.runId!, seen: [] };
       await kill9(server);
 
-      server = await startServe(options);
+      server = await folder.start();
       expect((await storedLog(server.url, p)).map((x) => x.step)).toEqual([0]);
       // The same page acts on: the server has the run up to step 0, the page resumes it with its log.
       page.act({ action: actionOf(0, 7).action });
@@ -358,12 +328,12 @@ describe.each(targets)('serve playing arcengine games, killed with SIGKILL on $n
 
       // Killed again with two more steps unstored; the page is reloaded and resumes from its log.
       await kill9(server);
-      server = await startServe({ ...options, env: { ...env, ARC_STUDIO_TEST_UNSTORED_STEPS: '1' } });
+      server = await folder.start({ unstored: true });
       for (let n = 8; n <= 9; n++) page.act({ action: actionOf(0, n).action });
       await vi.waitFor(() => expect(actions()).toHaveLength(10), WAIT);
       page.dispose();
       await kill9(server);
-      server = await startServe(options);
+      server = await folder.start();
       expect((await storedLog(server.url, p)).map((x) => x.step)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
       const reloaded = new ServerGameController(info, sessionRunApi(sessionId, token, 'g'), sink, [...log]);
       cleanups.push(() => reloaded.dispose());
