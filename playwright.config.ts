@@ -1,10 +1,17 @@
 import { defineConfig } from '@playwright/test';
 import { existsSync } from 'node:fs';
 
-/** An installed Chromium: Playwright's own browser download is not available everywhere. */
+/**
+ * An installed Chromium: Playwright's own browser download is not available everywhere. The
+ * headless shell (Debian's `chromium-headless-shell`, what Playwright itself runs headless tests
+ * in) first: it is the same Blink without the browser's own interface, whose pages run beside
+ * every page of the full browser even headless (three spec files, one run each on an idle 2-core
+ * machine: 103 CPU-seconds against 133 in `chromium`, 58 s against 72 s).
+ */
 export function chromiumPath(): string | undefined {
   const candidates = [
     process.env.CHROMIUM_PATH,
+    '/usr/bin/chromium-headless-shell',
     '/usr/bin/chromium',
     '/usr/bin/chromium-browser',
     '/usr/bin/google-chrome',
