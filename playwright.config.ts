@@ -1,23 +1,35 @@
 import { defineConfig } from '@playwright/test';
 import { existsSync } from 'node:fs';
 
-/**
- * An installed Chromium: Playwright's own browser download is not available everywhere. The
- * headless shell (Debian's `chromium-headless-shell`, what Playwright itself runs headless tests
- * in) first: it is the same Blink without the browser's own interface, whose pages run beside
- * every page of the full browser even headless (three spec files, one run each on an idle 2-core
- * machine: 103 CPU-seconds against 133 in `chromium`, 58 s against 72 s).
- */
+/** The full browser, where one is installed: `CHROMIUM_PATH`, else the system's. */
 export function chromiumPath(): string | undefined {
   const candidates = [
     process.env.CHROMIUM_PATH,
-    '/usr/bin/chromium-headless-shell',
     '/usr/bin/chromium',
     '/usr/bin/chromium-browser',
     '/usr/bin/google-chrome',
   ];
   return candidates.find((p): p is string => !!p && existsSync(p));
 }
+
+/**
+ * Chromium's headless shell (Debian's `chromium-headless-shell`, what Playwright itself runs
+ * headless tests in) when installed, else the full browser: the same Blink without the browser's
+ * own interface, whose pages run beside every page of the full browser even headless (three spec
+ * files, one run each on an idle 2-core machine: 103 CPU-seconds against 133, 58 s against 72 s).
+ * `CHROMIUM_PATH` runs every spec in the browser it names.
+ */
+function headlessShellPath(): string | undefined {
+  if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH;
+  const shell = '/usr/bin/chromium-headless-shell';
+  return existsSync(shell) ? shell : chromiumPath();
+}
+
+/**
+ * Specs that need the full browser: the shell has no windows, so bringing another tab to the
+ * front never takes the focus from the page (`presence.spec.ts` switches tabs for real).
+ */
+const FULL_BROWSER = ['presence.spec.ts'];
 
 export const CHROMIUM_ARGS = [
   '--headless',
@@ -66,7 +78,6 @@ export default defineConfig({
   outputDir: 'test-results',
   use: {
     viewport: { width: 1280, height: 800 },
-    launchOptions: { executablePath: chromiumPath(), args: CHROMIUM_ARGS },
     // Recording a trace costs a third of a spec's time (grid-player and grid-tools: 21 s without,
     // 29-31 s with, idle machine): a failing test keeps its screenshot, and
     // `--trace retain-on-failure` records traces when a failure needs one.
@@ -74,4 +85,16 @@ export default defineConfig({
     screenshot: 'only-on-failure',
     acceptDownloads: true,
   },
+  projects: [
+    {
+      name: 'chromium',
+      testIgnore: FULL_BROWSER,
+      use: { launchOptions: { executablePath: headlessShellPath(), args: CHROMIUM_ARGS } },
+    },
+    {
+      name: 'chromium-windows',
+      testMatch: FULL_BROWSER,
+      use: { launchOptions: { executablePath: chromiumPath(), args: CHROMIUM_ARGS } },
+    },
+  ],
 });
