@@ -382,6 +382,8 @@ for (const backend of backends) {
       try {
         for (const [i, action] of ['ACTION1', 'ACTION3', 'ACTION3', 'ACTION2'].entries())
           expect((await play(a.sessionId, a.token, run, i + 1, action)).status).toBe(200);
+        // Each is answered before its write lands: all four stored before the item ends.
+        await arc3.service.stepsStored();
         // The row read when the run was opened decided all four; each write checked it unchanged.
         expect(reads).not.toHaveBeenCalled();
         // The participant's events (the item ended) stored by another server of the database.
