@@ -12,10 +12,7 @@ import { forAnalysis } from './safeJson';
 import { versionedGameId } from '../../core/game';
 import { games as builtinGames } from '../../games';
 import type { ErrorCode } from '../../core/protocol/errors';
-import { participantWrites, participantsFirst } from '../load';
-
-/** Events per page read from the store. */
-export const PAGE_SIZE = 5000;
+import { EVENTS_PAGE, participantWrites, participantsFirst } from '../load';
 
 /** An export that cannot be made; `status` is the HTTP status the routes answer with. */
 export class ExportError extends Error {
@@ -95,7 +92,7 @@ export interface ContextOptions {
   /** The games the server runs; the built-in games when not given. */
   readonly games?: ExportGames;
   readonly now: number;
-  /** Events per page read from the store (default `PAGE_SIZE`). */
+  /** Events per page read from the store (default `EVENTS_PAGE`). */
   readonly pageSize?: number;
 }
 
@@ -157,7 +154,7 @@ export async function exportContext(o: ContextOptions): Promise<ExportContext> {
     replay: o.replay,
     games: o.games ?? BUILTIN_GAMES,
     now: o.now,
-    pageSize: o.pageSize ?? PAGE_SIZE,
+    pageSize: o.pageSize ?? EVENTS_PAGE,
   };
 }
 

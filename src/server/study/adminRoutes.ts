@@ -23,11 +23,8 @@ import { games, solutions } from '../../games';
 import { SaveStudyRequest } from '../../core/protocol/requests';
 import { type StudyContext, adminGuard, fail, readBody } from './context';
 import { studyStorageBudget } from './limits';
-import { participantsFirst } from '../load';
+import { EVENTS_PAGE, participantsFirst } from '../load';
 import { currentGamePins } from '../arc3/gameCode';
-
-/** Events per page when a session's log is streamed. */
-const PAGE = 2_000;
 
 export function adminRoutes(ctx: StudyContext): Hono {
   const { store, now, deps } = ctx;
@@ -37,7 +34,7 @@ export function adminRoutes(ctx: StudyContext): Hono {
   /** A session's events of some kinds, read a page at a time with participants' writes first. */
   const marksOf = async (sessionId: string, opts: { kinds?: readonly string[] } = {}) => {
     const out: StoredEvent[] = [];
-    for await (const page of participantsFirst(store.streamEvents(sessionId, { batchSize: PAGE })))
+    for await (const page of participantsFirst(store.streamEvents(sessionId, { batchSize: EVENTS_PAGE })))
       for (const e of page) if (!opts.kinds || opts.kinds.includes(e.kind)) out.push(e);
     return out;
   };
@@ -218,7 +215,7 @@ export function adminRoutes(ctx: StudyContext): Hono {
         let current: string | null = null;
         let first = true;
         await out.write(`{"sessionId":${JSON.stringify(s.id)},"ackedThrough":${s.ackedThrough},"events":[`);
-        for await (const page of participantsFirst(store.streamEvents(s.id, { batchSize: PAGE }))) {
+        for await (const page of participantsFirst(store.streamEvents(s.id, { batchSize: EVENTS_PAGE }))) {
           let chunk = '';
           for (const e of page) {
             if (e.kind === ITEM_START && typeof e.data.item === 'string') current = e.data.item;
