@@ -38,6 +38,23 @@ export const KEYFRAME_EVERY = 32;
 /** What acting on a copy of a run that is behind the stored steps returns (see {@link Arc3Service.act}). */
 const BEHIND = Symbol('behind');
 
+/** A step's action as the game is sent it: a click (ACTION6), and only a click, with its cell. */
+function actionOf(a: { action: string; x?: number | null; y?: number | null }): Arc3Action {
+  return a.action === 'ACTION6'
+    ? { action: 'ACTION6', x: a.x ?? 0, y: a.y ?? 0 }
+    : { action: a.action as Arc3Action['action'] };
+}
+
+/** A step's last frame: the last the action drew, or the run's last one when it drew none. */
+function lastFrameOf(fd: Arc3FrameData, previous: FrameGrid | null): FrameGrid | null {
+  return fd.frame.length ? fd.frame[fd.frame.length - 1] : previous;
+}
+
+/** The hash a step is answered and logged with: its last frame's. */
+function frameHashOf(frame: FrameGrid | null): string {
+  return frame ? hashGrid(frame) : '00000000';
+}
+
 /**
  * What one session may hold of the game workers (docs/api.md, "ARC-AGI-3 games run by the
  * server"), so that a flood of runs from one participant cannot grow the workers' memory while
@@ -572,8 +589,7 @@ export class Arc3Service {
           `step ${req.step} is not the run's next step (${live.last.step + 1}); reload the page to continue from the server's state`,
         );
       }
-      const action: Arc3Action =
-        req.action === 'ACTION6' ? { action: req.action, x: req.x, y: req.y } : { action: req.action };
+      const action = actionOf(req);
       if (live.refused) await admit();
       const t0 = performance.now();
       const playing = this.play(live, action).finally(() => {
@@ -841,7 +857,7 @@ export class Arc3Service {
     }
     let stored = 0;
     for (const s of todo) {
-      const action: Arc3Action = s.action === 'ACTION6' ? { action: s.action, x: s.x, y: s.y } : { action: s.action };
+      const action = actionOf(s);
       let fd: Arc3FrameData;
       try {
         fd = await this.play(live, action);
@@ -855,8 +871,7 @@ export class Arc3Service {
           },
         };
       }
-      const last = fd.frame.length ? fd.frame[fd.frame.length - 1] : live.lastFrame;
-      const frameHash = last ? hashGrid(last) : '00000000';
+      const frameHash = frameHashOf(lastFrameOf(fd, live.lastFrame));
       if (frameHash !== s.frameHash) {
         // The worker played a step that is not the run's: its copy is rebuilt from the actions on its next use.
         await live.mounted.source.close(live.runId).catch(() => undefined);
@@ -1014,11 +1029,7 @@ export class Arc3Service {
         throw new Arc3Error('unknown_game', `run ${runId} cannot be rebuilt: ${found.error}; tell the researcher`);
       codeDir = found.dir;
     }
-    const actions: Arc3Action[] = steps
-      .slice(1)
-      .map((s) =>
-        s.action === 'ACTION6' ? { action: 'ACTION6', x: s.x!, y: s.y! } : { action: s.action as Arc3Action['action'] },
-      );
+    const actions = steps.slice(1).map(actionOf);
     const raced = this.runs.get(runId);
     if (raced) return raced;
     const release = await this.admitRun(sessionId, rec.item, false);
@@ -1131,8 +1142,8 @@ export class Arc3Service {
     defer = false,
   ): Promise<ServerStep | typeof BEHIND> {
     const t0 = performance.now();
-    const last = fd.frame.length ? fd.frame[fd.frame.length - 1] : live.lastFrame;
-    const frameHash = last ? hashGrid(last) : '00000000';
+    const last = lastFrameOf(fd, live.lastFrame);
+    const frameHash = frameHashOf(last);
     if (timing) timing.frames = performance.now() - t0;
     const answer = this.stepOf(live.runId, live.gameId, step, action.action, action, fd, frameHash, timing);
     if (live.sessionId !== null) {
