@@ -148,16 +148,19 @@ const APPEND_SQL = `
   WITH b AS (
     SELECT * FROM jsonb_to_recordset($1::jsonb) AS b(sid text, seq integer, t double precision, kind text, data jsonb, r double precision)),
   req AS (SELECT * FROM jsonb_to_recordset($2::jsonb) AS q(sid text, past boolean, r double precision)),
-  s AS (SELECT id, acked_through FROM sessions WHERE id IN (SELECT sid FROM req) ORDER BY id FOR UPDATE),
+  -- The sessions by their ids ($3), an index lookup each: never a scan of every session.
+  s AS (SELECT id, acked_through FROM sessions WHERE id = ANY($3::text[]) ORDER BY id FOR UPDATE),
   ins AS (
     INSERT INTO events (session_id, seq, t, kind, data, received_at)
     SELECT b.sid, b.seq, b.t, b.kind, b.data, to_timestamp(b.r / 1000.0) FROM b JOIN s ON s.id = b.sid
     ON CONFLICT (session_id, seq) DO NOTHING
     RETURNING session_id, seq, octet_length(data::text) AS bytes),
   after AS (
-    -- LATERAL keeps this to an index range per session, never a scan of the whole log.
+    -- An index range per session, never a scan of the events table: OFFSET 0 keeps the planner
+    -- from turning the LATERAL into a join, which without statistics (PGlite gathers none) it
+    -- made a hash join over every stored event, in every group commit.
     SELECT s.id AS session_id, e.seq FROM s CROSS JOIN LATERAL (
-      SELECT seq FROM events WHERE events.session_id = s.id AND events.seq > s.acked_through) e
+      SELECT seq FROM events WHERE events.session_id = s.id AND events.seq > s.acked_through OFFSET 0) e
     UNION SELECT session_id, seq FROM ins),
   run AS (
     SELECT r.session_id, max(r.seq) AS top
@@ -171,7 +174,7 @@ const APPEND_SQL = `
     state = CASE WHEN sessions.state IN ('finished', 'timed_out', 'withdrawn') THEN sessions.state WHEN req.past THEN 'timed_out' ELSE 'active' END,
     last_event_at = to_timestamp(req.r / 1000.0)
   FROM s JOIN req ON req.sid = s.id LEFT JOIN run ON run.session_id = s.id LEFT JOIN cnt ON cnt.session_id = s.id
-  WHERE sessions.id = s.id
+  WHERE sessions.id = ANY($3::text[]) AND sessions.id = s.id
   RETURNING sessions.id, sessions.acked_through, COALESCE(cnt.n, 0)::int AS stored, sessions.state,
     sessions.event_count, sessions.event_bytes::float8 AS event_bytes`;
 
@@ -205,10 +208,11 @@ const ADD_STEPS_SQL = `
     SELECT * FROM jsonb_to_recordset($1::jsonb) AS s(run_id text, step integer, action text, x integer, y integer, state text,
       levels_completed integer, win_levels integer, available jsonb, full_reset boolean, frame_hash text, frames text, keyframe boolean,
       at double precision, session_id text, session_state text, event_count integer, acked_through integer)),
+  -- OFFSET 0 keeps the check a lookup of each step's session, never a join over every session.
   ok AS (
     SELECT s.* FROM s WHERE s.session_id IS NULL OR EXISTS (
       SELECT 1 FROM sessions x WHERE x.id = s.session_id AND x.state = s.session_state
-        AND x.event_count = s.event_count AND x.acked_through = s.acked_through)),
+        AND x.event_count = s.event_count AND x.acked_through = s.acked_through OFFSET 0)),
   ins AS (
     INSERT INTO game_steps (run_id, step, action, x, y, state, levels_completed, win_levels, available, full_reset, frame_hash, frames, keyframe, at)
     SELECT s.run_id, s.step, s.action, s.x, s.y, s.state, s.levels_completed, s.win_levels, s.available, s.full_reset, s.frame_hash, s.frames, s.keyframe, to_timestamp(s.at / 1000.0)
@@ -612,7 +616,7 @@ export class SqlStore implements Store {
       event_count: number;
       event_bytes: number;
     };
-    const run = (q: Queryable) => q.query<Out>(APPEND_SQL, [rows, reqs]);
+    const run = (q: Queryable) => q.query<Out>(APPEND_SQL, [rows, reqs, ids]);
     const result =
       this.db.kind === 'pglite'
         ? await run(this.db)
