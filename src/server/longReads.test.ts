@@ -287,7 +287,7 @@ async function explainedPglite(): Promise<{ store: Store; rowsPerPage: number[] 
     get(target, key) {
       if (key === 'query')
         return async (sql: string, params?: unknown[]) => {
-          if (!explaining && /^SELECT .* FROM (events|game_steps) WHERE .* (seq|step) >/.test(sql)) {
+          if (!explaining && /^SELECT [\s\S]* FROM (events|game_steps) WHERE [\s\S]* (seq|step) >/.test(sql)) {
             explaining = true;
             try {
               const plan = await target.query<{ 'QUERY PLAN': { Plan: Record<string, unknown> }[] }>(

@@ -87,13 +87,23 @@ async function setup() {
   // What happened, in order: each page of the long log the store gave, and the batch's answer.
   const log: string[] = [];
   let pageRead: () => void = () => {};
+  const read = (sessionId: string, first: number, last: number) => {
+    if (sessionId !== LONG) return;
+    log.push(`page ${first}-${last}`);
+    pageRead();
+  };
   const streamEvents = store.streamEvents.bind(store);
   store.streamEvents = async function* (sessionId, opts) {
     for await (const page of streamEvents(sessionId, opts)) {
-      if (sessionId === LONG) {
-        log.push(`page ${page[0].seq}-${page[page.length - 1].seq}`);
-        pageRead();
-      }
+      read(sessionId, page[0].seq, page[page.length - 1].seq);
+      yield page;
+    }
+  };
+  // The same pages as JSON text (the summary's and the export's threads read these).
+  const streamEventsJson = store.streamEventsJson.bind(store);
+  store.streamEventsJson = async function* (sessionId, opts) {
+    for await (const page of streamEventsJson(sessionId, opts)) {
+      read(sessionId, (JSON.parse(page.json) as { seq: number }[])[0].seq, page.last);
       yield page;
     }
   };

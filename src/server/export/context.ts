@@ -48,6 +48,7 @@ export type ExportStore = Pick<
   | 'listStudies'
   | 'listSessions'
   | 'streamEvents'
+  | 'streamEventsJson'
   | 'readEvents'
   | 'listSubmissions'
   | 'listResponses'
@@ -166,9 +167,9 @@ export async function exportContext(o: ContextOptions): Promise<ExportContext> {
 export function exportReads(store: ExportStore): ExportStore {
   return new Proxy(store, {
     get(target, key) {
-      if (key === 'streamEvents')
+      if (key === 'streamEvents' || key === 'streamEventsJson')
         return (sessionId: string, opts?: { batchSize?: number; afterSeq?: number }) =>
-          participantsFirst(target.streamEvents(sessionId, opts));
+          participantsFirst<unknown>(target[key](sessionId, opts));
       if (key === 'readGameSteps') {
         return async (runId: string, opts?: { from?: number; limit?: number }) => {
           await participantWrites.turn();

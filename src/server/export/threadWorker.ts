@@ -42,7 +42,7 @@ const call = (path: readonly string[], args: readonly unknown[]) =>
     port.postMessage({ type: 'call', id, path, args } satisfies FromWorker);
   });
 
-/** A store whose every method is the main thread's; `streamEvents` reads a page per call. */
+/** A store whose every method is the main thread's; `streamEvents` reads a page (as JSON text) per call. */
 function remoteStore(path: readonly string[] = []): Store {
   return new Proxy(
     {},
@@ -54,7 +54,9 @@ function remoteStore(path: readonly string[] = []): Store {
             const size = Math.max(1, Math.floor(opts.batchSize ?? 5000));
             let after = opts.afterSeq ?? -1;
             for (;;) {
-              const page = (await call(['eventsPage'], [sessionId, after, size])) as StoredEvent[];
+              const page = JSON.parse(
+                (await call(['eventsPage'], [sessionId, after, size])) as string,
+              ) as StoredEvent[];
               if (page.length === 0) return;
               after = page[page.length - 1].seq;
               yield page;

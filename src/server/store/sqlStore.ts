@@ -36,6 +36,7 @@ import type {
   StudySummary,
   SubmissionRecord,
   ScorecardRecord,
+  JsonPage,
 } from './types';
 import { SessionChanged } from './types';
 
@@ -117,26 +118,98 @@ interface Keyset {
  * entry) tells whether the page goes on past a gap or the read is at its end.
  */
 async function keysetPage(db: Queryable, k: Keyset, after: number, size: number): Promise<Row[]> {
-  const n = k.params.length;
   const rows: Row[] = [];
-  for (let from = after; ;) {
-    const to = Math.min(from + (size - rows.length), INT_MAX);
+  await keysetWindows(db, k, after, size, async (from, to) => {
     const r = await db.query(
-      `SELECT ${k.columns} FROM ${k.table} WHERE ${k.where} AND ${k.key} > $${n + 1} AND ${k.key} <= $${n + 2} ORDER BY ${k.key}`,
+      `SELECT ${k.columns} FROM ${k.table} WHERE ${k.where} AND ${k.key} > $${k.params.length + 1} AND ${k.key} <= $${k.params.length + 2} ORDER BY ${k.key}`,
       [...k.params, from, to],
     );
     rows.push(...r.rows);
-    if (rows.length >= size || to === INT_MAX) return rows;
+    return r.rows.length;
+  });
+  return rows;
+}
+
+/**
+ * One page of a keyset read as the database's own JSON text of its rows (`k.columns` is the SQL
+ * of one row's JSON object): one value to decode instead of a row and a field per value, so a
+ * long read costs the thread that acknowledges participants' events half as much on PGlite, and
+ * a page bound for another thread is handed over as one string.
+ */
+async function keysetJsonPage(db: Queryable, k: Keyset, after: number, size: number): Promise<JsonPage> {
+  const parts: string[] = [];
+  let count = 0;
+  let last = after;
+  await keysetWindows(db, k, after, size, async (from, to) => {
+    const r = await db.query<{ n: number; last: number | null; page: string | null }>(
+      `SELECT count(*)::int AS n, max(${k.key}) AS last, json_agg(${k.columns} ORDER BY ${k.key})::text AS page
+       FROM ${k.table} WHERE ${k.where} AND ${k.key} > $${k.params.length + 1} AND ${k.key} <= $${k.params.length + 2}`,
+      [...k.params, from, to],
+    );
+    const { n, last: end, page } = r.rows[0];
+    if (n > 0 && page !== null && end !== null) {
+      parts.push(page.slice(1, -1));
+      count += n;
+      last = end;
+    }
+    return n;
+  });
+  return { json: `[${parts.join(',')}]`, count, last };
+}
+
+/**
+ * The windows of one keyset page: `read(from, to)` reads the rows with `from < key <= to` and
+ * says how many there were; windows follow one another until `size` rows are read or the rows end.
+ */
+async function keysetWindows(
+  db: Queryable,
+  k: Keyset,
+  after: number,
+  size: number,
+  read: (from: number, to: number) => Promise<number>,
+): Promise<void> {
+  const n = k.params.length;
+  let got = 0;
+  for (let from = after; ;) {
+    const to = Math.min(from + (size - got), INT_MAX);
+    got += await read(from, to);
+    if (got >= size || to === INT_MAX) return;
     const next = await db.query<{ next: number }>(
       `SELECT ${k.key} AS next FROM ${k.table} WHERE ${k.where} AND ${k.key} > $${n + 1} ORDER BY ${k.key} LIMIT 1`,
       [...k.params, to],
     );
-    if (!next.rows.length) return rows;
+    if (!next.rows.length) return;
     from = next.rows[0].next - 1;
   }
 }
 
 type Row = Record<string, unknown>;
+
+/** A session's events after `afterSeq`, pages of `batchSize` as JSON text (`Store.streamEventsJson`). */
+async function* eventPages(
+  db: Queryable,
+  sessionId: string,
+  opts: { batchSize?: number; afterSeq?: number },
+): AsyncGenerator<JsonPage> {
+  const size = Math.max(1, Math.floor(opts.batchSize ?? 5000));
+  let after = opts.afterSeq ?? -1;
+  for (;;) {
+    const page = await keysetJsonPage(
+      db,
+      { columns: EVENT_JSON, table: 'events', where: 'session_id = $1', params: [sessionId], key: 'seq' },
+      after,
+      size,
+    );
+    if (page.count === 0) return;
+    after = page.last;
+    yield page;
+    if (page.count < size) return;
+  }
+}
+
+/** A stored event as a JSON object (`StoredEvent`), made by the database. */
+const EVENT_JSON = `json_build_object('seq', seq, 't', t, 'kind', kind, 'data', data,
+  'receivedAt', floor(extract(epoch FROM received_at) * 1000))`;
 
 /**
  * Batches of many sessions in one statement (group commit): insert what is new, then move each
@@ -665,33 +738,11 @@ export class SqlStore implements Store {
     sessionId: string,
     opts: { batchSize?: number; afterSeq?: number } = {},
   ): AsyncGenerator<StoredEvent[]> {
-    const size = Math.max(1, Math.floor(opts.batchSize ?? 5000));
-    let after = opts.afterSeq ?? -1;
-    for (;;) {
-      const rows = await keysetPage(
-        this.db,
-        {
-          columns: 'seq, t, kind, data, received_at',
-          table: 'events',
-          where: 'session_id = $1',
-          params: [sessionId],
-          key: 'seq',
-        },
-        after,
-        size,
-      );
-      if (rows.length === 0) return;
-      const page = rows.map((row) => ({
-        seq: row.seq as number,
-        t: row.t as number,
-        kind: row.kind as string,
-        data: json<Record<string, unknown>>(row.data),
-        receivedAt: ms(row.received_at),
-      }));
-      after = page[page.length - 1].seq;
-      yield page;
-      if (page.length < size) return;
-    }
+    for await (const page of eventPages(this.db, sessionId, opts)) yield JSON.parse(page.json) as StoredEvent[];
+  }
+
+  streamEventsJson(sessionId: string, opts: { batchSize?: number; afterSeq?: number } = {}): AsyncGenerator<JsonPage> {
+    return eventPages(this.db, sessionId, opts);
   }
 
   async addSubmission(s: SubmissionRecord): Promise<boolean> {

@@ -353,6 +353,20 @@ export interface EventStore {
    * Pages hold at most `batchSize` events (default 5,000); events after `afterSeq` only.
    */
   streamEvents(sessionId: string, opts?: { batchSize?: number; afterSeq?: number }): AsyncGenerator<StoredEvent[]>;
+  /**
+   * The same pages as `streamEvents`, each as the JSON text of its `StoredEvent[]`: for a read
+   * that hands the page on (to another thread, to a download) without looking into it.
+   */
+  streamEventsJson(sessionId: string, opts?: { batchSize?: number; afterSeq?: number }): AsyncGenerator<JsonPage>;
+}
+
+/** A page of a keyset read as the JSON text of its array of records. */
+export interface JsonPage {
+  readonly json: string;
+  /** How many records the array holds. */
+  readonly count: number;
+  /** The key of its last record. */
+  readonly last: number;
 }
 
 /** What participants submit besides events: grids for task items, answers and responses. */

@@ -289,15 +289,17 @@ export function studyContext(deps: StudyDeps) {
     const pool = deps.digests;
     const builtIn = builtInGamesOnly(study);
     const onThread = pool !== undefined && (builtIn || deps.threadReplay !== undefined);
-    // For a thread the log is kept as each page's JSON text, made page by page as it is read:
-    // handing the thread a long log as objects would copy them all at once on this thread.
+    // For a thread the log is kept as each page's JSON text, as the database made it: handing
+    // the thread a long log as objects would copy them all at once on this thread.
+    const inTurn = <T>(pages: AsyncIterable<T>) => (opts.forResearcher ? participantsFirst(pages) : pages);
     const events: StoredEvent[] = [];
     const eventPages: string[] = [];
-    const pages = store.streamEvents(session.id, { batchSize: SUMMARY_PAGE });
-    for await (const page of opts.forResearcher ? participantsFirst(pages) : pages) {
-      if (onThread) eventPages.push(JSON.stringify(page));
-      else events.push(...page);
-    }
+    if (onThread)
+      for await (const page of inTurn(store.streamEventsJson(session.id, { batchSize: SUMMARY_PAGE })))
+        eventPages.push(page.json);
+    else
+      for await (const page of inTurn(store.streamEvents(session.id, { batchSize: SUMMARY_PAGE })))
+        events.push(...page);
     const subs = await store.listSubmissions(session.id);
     const counts = new Map<string, number[]>();
     // The session's own items only: a campaign's study holds every candidate of its pools.
