@@ -861,26 +861,20 @@ export class SqlStore implements Store {
   ): Promise<Map<string, StoredEvent[]>> {
     const out = new Map<string, StoredEvent[]>(tails.map((t) => [t.sessionId, []]));
     if (tails.length === 0) return out;
-    const r = await this.db.query(
-      // LATERAL: one index range scan per session, never a scan of the whole events table.
-      `SELECT w.session_id, e.seq, e.t, e.kind, e.data, e.received_at
+    // One index range per session (an aggregate is never turned into a join), each session's
+    // events as one JSON text (`EVENT_JSON`): one value to decode per session, not five per event.
+    const r = await this.db.query<{ session_id: string; page: string | null }>(
+      `SELECT w.session_id, e.page
        FROM unnest($1::text[], $2::int[], $3::int[]) WITH ORDINALITY AS w(session_id, after_seq, through_seq, n)
        CROSS JOIN LATERAL (
-         SELECT seq, t, kind, data, received_at FROM events
-         WHERE session_id = w.session_id AND seq > w.after_seq AND seq <= w.through_seq ORDER BY seq
+         SELECT json_agg(${EVENT_JSON} ORDER BY seq)::text AS page FROM events
+         WHERE session_id = w.session_id AND seq > w.after_seq AND seq <= w.through_seq
        ) e
-       ORDER BY w.n, e.seq`,
+       ORDER BY w.n`,
       [tails.map((t) => t.sessionId), tails.map((t) => t.afterSeq), tails.map((t) => t.throughSeq)],
     );
-    for (const row of r.rows) {
-      out.get(row.session_id as string)!.push({
-        seq: row.seq as number,
-        t: row.t as number,
-        kind: row.kind as string,
-        data: json(row.data),
-        receivedAt: ms(row.received_at),
-      });
-    }
+    for (const row of r.rows)
+      if (row.page !== null) out.get(row.session_id)!.push(...(JSON.parse(row.page) as StoredEvent[]));
     return out;
   }
 

@@ -247,6 +247,51 @@ describe.each(backends)('store on $name', (backend) => {
     expect((await store.readEvents('a', { kinds: ['item.start', 'item.end'] })).map((e) => e.seq)).toEqual([0, 2]);
   });
 
+  it("reads events the same whichever way: the whole log, pages, pages as JSON text, tails of many sessions' logs", async () => {
+    await store.createSession({
+      id: 'b',
+      studyId: 's1',
+      studyVersion: 1,
+      tokenHash: 'hb',
+      params: {},
+      seed: 1,
+      order: [0],
+      createdAt: 2000,
+    });
+    const odd = {
+      seq: 3,
+      t: 0.1 + 0.2,
+      kind: 'note',
+      data: { text: 'é "quoted"\n', deep: { list: [1, 2.5, null, true] } },
+    };
+    await store.appendEvents('a', [...range(0, 2), odd, ...range(4, 9), ev(11)], {
+      receivedAt: 1_767_225_600_123,
+      pastSessionLimit: false,
+    });
+    await store.appendEvents('b', range(0, 4), { receivedAt: 1_767_225_600_456, pastSessionLimit: false });
+    const all = await store.readEvents('a');
+    expect(all.map((e) => e.seq)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11]);
+    expect(all[3]).toEqual({ ...odd, receivedAt: 1_767_225_600_123 });
+    const paged: unknown[] = [];
+    for await (const page of store.streamEvents('a', { batchSize: 4 })) paged.push(...page);
+    expect(paged).toEqual(all);
+    const texts: unknown[] = [];
+    for await (const page of store.streamEventsJson('a', { batchSize: 4, afterSeq: 2 })) {
+      const events = JSON.parse(page.json) as { seq: number }[];
+      expect(page.count).toBe(events.length);
+      expect(page.last).toBe(events[events.length - 1].seq);
+      texts.push(...events);
+    }
+    expect(texts).toEqual(all.slice(3));
+    const tails = await store.readEventTails([
+      { sessionId: 'a', afterSeq: 2, throughSeq: 9 },
+      { sessionId: 'b', afterSeq: -1, throughSeq: 4 },
+      { sessionId: 'b', afterSeq: 4, throughSeq: 9 },
+    ]);
+    expect(tails.get('a')).toEqual(all.slice(3, 10));
+    expect(tails.get('b')).toEqual(await store.readEvents('b'));
+  });
+
   it('refuses events for a session that does not exist and stores nothing', async () => {
     await expect(store.appendEvents('nope', [ev(0)], { receivedAt: 1, pastSessionLimit: false })).rejects.toThrow(
       /No session nope/,
