@@ -15,7 +15,7 @@
  */
 import { expect, test } from './studio-test';
 import { activeTime, untilItemEnd } from '../src/core/study/activeTime';
-import { ADMIN, browserSession, serverEvents } from './study-helpers';
+import { ADMIN, serverEvents, untilStored } from './study-helpers';
 
 test('a study session logs focus, blur, idle and visibility from real tab switches, inactivity and leaving the page; time on task leaves out idle and hidden time', async ({
   page,
@@ -51,10 +51,7 @@ test('a study session logs focus, blur, idle and visibility from real tab switch
   await page.goBack();
   await expect(page.locator('[data-item]')).toHaveAttribute('data-item', item);
 
-  const local = await browserSession(page);
-  await expect
-    .poll(async () => (await serverEvents(request, local.id)).length, { timeout: 60_000 })
-    .toBe(local.events.length);
+  const local = await untilStored(request, page);
   const events = await serverEvents(request, local.id);
   const from = events.findIndex((e) => e.kind === 'item.start' && e.data.item === item);
   const presence = events

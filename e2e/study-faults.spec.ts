@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { clickCell, ownPort, screenGrid, seedDataDir } from './helpers';
-import { ADMIN, browserSession, expectAllStored, finishStudy, serverEvents, type StudyFile } from './study-helpers';
+import { ADMIN, browserSession, expectAllStored, finishStudy, untilStored, type StudyFile } from './study-helpers';
 
 // The tests share nothing but the worker's server: the workers split them (`playwright.config.ts`).
 test.describe.configure({ mode: 'parallel' });
@@ -75,10 +75,7 @@ test('offline for 60 seconds mid-item: work goes on, nothing is lost, and everyt
   ]);
   await context.setOffline(false);
   await expect(page.getByTestId('offline-banner')).toBeHidden({ timeout: 60_000 });
-  const local = await browserSession(page);
-  await expect
-    .poll(async () => (await serverEvents(request, local.id)).length, { timeout: 60_000 })
-    .toBe(local.events.length);
+  await untilStored(request, page);
   await finishAll(page, faults.study);
   await expectAllStored(request, page);
 });

@@ -143,15 +143,30 @@ export async function serverEvents(request: APIRequestContext, sessionId: string
   return ((await res.json()) as { events: LogEvent[] }).events;
 }
 
+/**
+ * Waits until the server holds as many events of the session as the browser has logged, both read
+ * again at each look (the page may log more meanwhile: a focus, a heartbeat); the browser's log then.
+ */
+export async function untilStored(request: APIRequestContext, page: Page): Promise<{ id: string; events: LogEvent[] }> {
+  let local = await browserSession(page);
+  await expect
+    .poll(
+      async () => {
+        local = await browserSession(page);
+        return (await serverEvents(request, local.id)).length - local.events.length;
+      },
+      { timeout: 60_000 },
+    )
+    .toBe(0);
+  return local;
+}
+
 /** Every event the browser logged is on the server exactly once, in order, unchanged. */
 export async function expectAllStored(
   request: APIRequestContext,
   page: Page,
 ): Promise<{ id: string; events: LogEvent[] }> {
-  const local = await browserSession(page);
-  await expect
-    .poll(async () => (await serverEvents(request, local.id)).length, { timeout: 60_000 })
-    .toBe(local.events.length);
+  const local = await untilStored(request, page);
   const stored = await serverEvents(request, local.id);
   expect(stored.map((e) => e.seq)).toEqual(stored.map((_, i) => i));
   expect(stored.map(({ seq, t, kind, data }) => ({ seq, t, kind, data }))).toEqual(local.events);
