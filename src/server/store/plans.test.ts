@@ -1,13 +1,13 @@
 /**
- * The statements a participant's request makes never read a whole log table. PGlite never
- * gathers statistics (it has no autovacuum), so its planner judges a table by its size on disk:
- * beside one long session, a statement written for an index range per session can be planned as
- * a scan of every stored event, run again in every group commit (the events' group commit was,
- * and cost 30 ms instead of 3 beside a 200,000-event session: ten times the thread that
- * acknowledges participants' events). Here every statement the participants' writes and the
- * digests' tail reads send is planned (`EXPLAIN`, the plan only) on a never-analyzed PGlite
- * holding a long session and a long game run, and no plan may scan `events` or `game_steps`.
- */
+ * The statements a participant's request makes never read a whole table. PGlite never gathers
+ * statistics (it has no autovacuum), so its planner judges a table by its size on disk: beside one
+ * long session, a statement written for an index range per session can be planned as a scan of
+ * every stored event, run again in every group commit (the events' group commit was, and cost
+ * 30 ms instead of 3 beside a 200,000-event session, on the thread that acknowledges
+ * participants' events). Here every statement of the participants' writes, the digests' tail
+ * reads and a researcher's reads of a live study is planned (`EXPLAIN`, the plan only) on a
+ * never-analyzed PGlite holding a long session, a long game run and 5,000 other sessions, and no
+ * plan may scan `sessions`, `events` or `game_steps` whole. */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -26,6 +26,7 @@ const LONG_EVENTS = 40_000;
 const LONG_STEPS = 300;
 const PARTICIPANTS = 12;
 const OTHER_SESSIONS = 5_000;
+const RESEARCHER = 'plans-researcher-token';
 
 const dirs: string[] = [];
 const stores: Store[] = [];
@@ -188,14 +189,14 @@ it("no statement of a participant's write or a digest's tail read scans a log ta
   expect(await scans()).toEqual([]);
 });
 
-it("no statement a participant's session makes through the routes scans the sessions or a log table, beside a campaign's sessions", async () => {
+it("no statement of a participant's session through the routes, nor of a researcher's reads of it, scans the sessions or a log table, beside a campaign's sessions", async () => {
   const { store, w, scans } = await watchedPglite();
   const library = new TaskLibrary();
   await library.mount(path.join(ROOT, 'data/tasks/samples'));
   const app = createApi({
     library,
     version: 'test',
-    study: { store, adminTokenHash: hashToken('plans-researcher-token'), replay: replayWithEngine, games: gameIds },
+    study: { store, adminTokenHash: hashToken(RESEARCHER), replay: replayWithEngine, games: gameIds },
   });
   const call = async (url: string, body: unknown, token?: string) => {
     const res = await app.request(url, {
@@ -233,6 +234,18 @@ it("no statement a participant's session makes through the routes scans the sess
   expect(submitted.status).toBe(200);
   const finished = await call(`/sessions/${sessionId}/finish`, { lastSeq: 3 }, token);
   expect(finished.status).toBeLessThan(500);
+  // Then a researcher's reads of the study and of the session, as the studio makes them.
+  const auth = { headers: { Authorization: `Bearer ${RESEARCHER}` } };
+  for (const url of [
+    '/admin/studies',
+    '/admin/studies/plans',
+    '/admin/studies/plans/results',
+    '/admin/studies/plans/usage',
+    '/admin/studies/plans/audit',
+    `/admin/sessions/${sessionId}`,
+    `/admin/sessions/${sessionId}/events`,
+  ])
+    expect((await app.request(url, auth)).status, url).toBe(200);
   w.recording = false;
 
   expect(w.statements.size).toBeGreaterThan(5);

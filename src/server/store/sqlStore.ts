@@ -832,11 +832,12 @@ export class SqlStore implements Store {
 
   async saveDigests(rows: readonly StoredDigest[], at: number): Promise<void> {
     if (rows.length === 0) return;
-    // A session deleted meanwhile has no row to refer to: nothing is stored for it.
+    // A session deleted meanwhile has no row to refer to: nothing is stored for it. (OFFSET 0: a
+    // lookup of each digest's session, never a join over every session.)
     await this.db.query(
       `INSERT INTO session_digests (session_id, key, digest, fold, computed_at)
        SELECT r.session_id, r.key, r.digest, r.fold, $2 FROM jsonb_to_recordset($1::jsonb) AS r(session_id text, key text, digest jsonb, fold jsonb)
-       WHERE EXISTS (SELECT 1 FROM sessions WHERE id = r.session_id)
+       WHERE EXISTS (SELECT 1 FROM sessions WHERE id = r.session_id OFFSET 0)
        ON CONFLICT (session_id) DO UPDATE SET key = EXCLUDED.key, digest = EXCLUDED.digest, fold = EXCLUDED.fold, computed_at = EXCLUDED.computed_at`,
       [
         JSON.stringify(
