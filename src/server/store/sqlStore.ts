@@ -297,18 +297,28 @@ const ADD_STEPS_SQL = `
 
 /**
  * {@link ADD_STEPS_SQL} for a group of one step (one player, or a quiet moment: the common case),
- * with plain parameters: about half the database's time of the JSON form in PGlite.
+ * with plain parameters and no common table expressions: a row back means stored. On PGlite
+ * 0.45-0.47 ms a step, against 0.64-0.72 ms for the same check and insert written as common
+ * table expressions (a probe of 1,000 steps each, two rounds). No row: the step was there
+ * already, or its session's row changed since the admission ({@link STEP_SESSION_HELD_SQL} tells
+ * which).
  */
 const ADD_STEP_SQL = `
-  WITH ok AS (
-    SELECT $15::text IS NULL OR EXISTS (
-      SELECT 1 FROM sessions x WHERE x.id = $15 AND x.state = $16 AND x.event_count = $17 AND x.acked_through = $18) AS ok),
-  ins AS (
-    INSERT INTO game_steps (run_id, step, action, x, y, state, levels_completed, win_levels, available, full_reset, frame_hash, frames, keyframe, at)
-    SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $12, $13, to_timestamp($14 / 1000.0) FROM ok WHERE ok.ok
-    ON CONFLICT DO NOTHING
-    RETURNING run_id)
-  SELECT (SELECT ok FROM ok) AS ok, (SELECT count(*) FROM ins)::int AS stored`;
+  INSERT INTO game_steps (run_id, step, action, x, y, state, levels_completed, win_levels, available, full_reset, frame_hash, frames, keyframe, at)
+  SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $12, $13, to_timestamp($14 / 1000.0)
+  WHERE $15::text IS NULL OR EXISTS (
+    SELECT 1 FROM sessions x WHERE x.id = $15 AND x.state = $16 AND x.event_count = $17 AND x.acked_through = $18)
+  ON CONFLICT DO NOTHING
+  RETURNING 1`;
+
+/**
+ * Whether a session's row still has a stamp. A row that changed stays changed (its state, event
+ * count and mark only move on), so after a step's insert stored nothing this says whether the
+ * stamp was the reason; a step found stored and then a change in between reads as the change,
+ * which its caller handles the same way (decided again, then stored or found stored).
+ */
+const STEP_SESSION_HELD_SQL = `
+  SELECT EXISTS (SELECT 1 FROM sessions x WHERE x.id = $1 AND x.state = $2 AND x.event_count = $3 AND x.acked_through = $4) AS ok`;
 
 interface PendingStep extends GroupMember {
   readonly step: GameStepRecord;
@@ -963,7 +973,7 @@ export class SqlStore implements Store {
   private async runSteps(group: readonly PendingStep[]): Promise<void> {
     if (group.length === 1) {
       const [{ step: s, session }] = group;
-      const r = await this.db.query<{ ok: boolean; stored: number }>(ADD_STEP_SQL, [
+      const r = await this.db.query(ADD_STEP_SQL, [
         s.runId,
         s.step,
         s.action,
@@ -983,9 +993,17 @@ export class SqlStore implements Store {
         session?.eventCount ?? null,
         session?.ackedThrough ?? null,
       ]);
-      if (!r.rows[0].ok) group[0].reject(new SessionChanged(session!.id));
-      else group[0].resolve(r.rows[0].stored > 0);
-      return;
+      if (r.rows.length > 0) return group[0].resolve(true);
+      if (session) {
+        const held = await this.db.query<{ ok: boolean }>(STEP_SESSION_HELD_SQL, [
+          session.id,
+          session.state,
+          session.eventCount,
+          session.ackedThrough,
+        ]);
+        if (!held.rows[0].ok) return group[0].reject(new SessionChanged(session.id));
+      }
+      return group[0].resolve(false);
     }
     const rows = JSON.stringify(
       group.map(({ step: s, session }) => ({

@@ -155,6 +155,13 @@ describe.each(backends)('store on $name', (backend) => {
         session: { id: 'a', state: now.state, eventCount: now.eventCount, ackedThrough: now.ackedThrough },
       }),
     ).toBe(true);
+    // The same step again on a stamp the row still has: there already, so not stored, not refused.
+    expect(
+      await store.addGameStep(
+        { ...step('r2', 0), frameHash: 'other' },
+        { session: { id: 'a', state: now.state, eventCount: now.eventCount, ackedThrough: now.ackedThrough } },
+      ),
+    ).toBe(false);
     // Stored alone (a group of one is written with plain parameters) as in a group.
     expect(await store.readGameSteps('r2')).toEqual([step('r2', 0)]);
   });
