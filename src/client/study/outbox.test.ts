@@ -330,11 +330,15 @@ describe('study outbox', () => {
     o.append('session.start', { mode: 'study' });
     let drained = false;
     const done = o.drained().then(() => (drained = true));
-    // The test's clock moves a quarter second at a time until the outbox has sent everything.
-    await vi.waitFor(async () => {
-      await vi.advanceTimersByTimeAsync(250);
-      expect(drained).toBe(true);
-    });
+    // The test's clock moves a quarter second at a time until the outbox has sent everything; the
+    // three sends are real requests, which a busy machine can keep for seconds of real time.
+    await vi.waitFor(
+      async () => {
+        await vi.advanceTimersByTimeAsync(250);
+        expect(drained).toBe(true);
+      },
+      { timeout: 60_000 },
+    );
     await done;
     vi.useRealTimers();
     // Each try a second (Retry-After: 1) or more after the refused one, on the test's clock.
