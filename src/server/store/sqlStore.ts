@@ -120,8 +120,9 @@ interface Keyset {
 async function keysetPage(db: Queryable, k: Keyset, after: number, size: number): Promise<Row[]> {
   const rows: Row[] = [];
   await keysetWindows(db, k, after, size, async (from, to) => {
+    const n = k.params.length;
     const r = await db.query(
-      `SELECT ${k.columns} FROM ${k.table} WHERE ${k.where} AND ${k.key} > $${k.params.length + 1} AND ${k.key} <= $${k.params.length + 2} ORDER BY ${k.key}`,
+      `SELECT ${k.columns} FROM ${k.table} WHERE ${k.where} AND ${k.key} > $${n + 1} AND ${k.key} <= $${n + 2} ORDER BY ${k.key}`,
       [...k.params, from, to],
     );
     rows.push(...r.rows);
@@ -147,10 +148,11 @@ async function keysetJsonPage(db: Queryable, k: Keyset, after: number, size: num
       [...k.params, from, to],
     );
     const { n, last: end, page } = r.rows[0];
-    if (n > 0 && page !== null && end !== null) {
+    // No rows: no page (json_agg of nothing is null) and nothing to add.
+    if (page !== null) {
       parts.push(page.slice(1, -1));
       count += n;
-      last = end;
+      last = end!;
     }
     return n;
   });
@@ -185,6 +187,10 @@ async function keysetWindows(
 
 type Row = Record<string, unknown>;
 
+/** A stored event as a JSON object (`StoredEvent`), made by the database. */
+const EVENT_JSON = `json_build_object('seq', seq, 't', t, 'kind', kind, 'data', data,
+  'receivedAt', floor(extract(epoch FROM received_at) * 1000))`;
+
 /** A session's events after `afterSeq`, pages of `batchSize` as JSON text (`Store.streamEventsJson`). */
 async function* eventPages(
   db: Queryable,
@@ -206,10 +212,6 @@ async function* eventPages(
     if (page.count < size) return;
   }
 }
-
-/** A stored event as a JSON object (`StoredEvent`), made by the database. */
-const EVENT_JSON = `json_build_object('seq', seq, 't', t, 'kind', kind, 'data', data,
-  'receivedAt', floor(extract(epoch FROM received_at) * 1000))`;
 
 /**
  * Batches of many sessions in one statement (group commit): insert what is new, then move each
