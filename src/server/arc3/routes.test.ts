@@ -95,8 +95,12 @@ for (const backend of backends) {
     };
 
     /** Another server of the database: its own engine workers and memory, the same database (or a wrapper of it). */
-    const secondServer = async (on: Store = store) => {
-      const started = await startArc3({ dirs: [GAMES], servers: [], env: ENV, workers: 1 }, on, () => {});
+    const secondServer = async (on: Store = store, stepWriteWaitMs?: number) => {
+      const started = await startArc3(
+        { dirs: [GAMES], servers: [], env: ENV, workers: 1, stepWriteWaitMs },
+        on,
+        () => {},
+      );
       const otherApp = createApi({
         library: new TaskLibrary(),
         version: 'test',
@@ -435,7 +439,7 @@ for (const backend of backends) {
       const held = new Promise<never>((_, reject) => {
         fail = reject;
       });
-      const write = vi.spyOn(store, 'addGameStep').mockImplementationOnce(() => held);
+      const write = vi.spyOn(store, 'addGameSteps').mockImplementationOnce(() => held);
       try {
         // Both answered while step 2's write is held: step 3's waits behind it.
         await act('ACTION3');
@@ -479,10 +483,10 @@ for (const backend of backends) {
         release = r;
       });
       const gated = Object.create(store, {
-        addGameStep: {
-          value: async (row: Parameters<Store['addGameStep']>[0], opts: Parameters<Store['addGameStep']>[1]) => {
-            if (row.step > 0) await gate;
-            return store.addGameStep(row, opts);
+        addGameSteps: {
+          value: async (steps: Parameters<Store['addGameSteps']>[0]) => {
+            if (steps[0].step.step > 0) await gate;
+            return store.addGameSteps(steps);
           },
         },
       }) as Store;
@@ -526,6 +530,58 @@ for (const backend of backends) {
         ]);
       } finally {
         release();
+        await other.service.stop();
+      }
+    });
+
+    it("stores a run's steps played in quick succession together, and all of them at once when the run is waited for", async () => {
+      // Steps wait ten minutes here for the run's next ones: only a full batch or a wait for the run writes them.
+      const other = await secondServer(store, 600_000);
+      const writes = vi.spyOn(store, 'addGameSteps');
+      try {
+        const a = await newSession();
+        const opened = (await (
+          await other.app.request(`/sessions/${a.sessionId}/runs`, {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${a.token}` },
+            body: JSON.stringify({ item: 'keys' }),
+          })
+        ).json()) as ServerRunReply;
+        const seen: ServerStep[] = [...opened.steps];
+        const act = async (n: number) => {
+          for (let i = 0; i < n; i++) {
+            const r = await pageAct(
+              other.app,
+              a,
+              opened.run,
+              seen,
+              ['ACTION1', 'ACTION2', 'ACTION3', 'ACTION4'][i % 4],
+            );
+            expect(r.status, JSON.stringify(r.json)).toBe(200);
+            seen.push(r.json);
+          }
+        };
+        const stored = async () => (await store.readGameSteps(opened.run)).map((s) => [s.step, s.frameHash]);
+        const batches = () =>
+          writes.mock.calls.map(([steps]) => steps.map((s) => s.step.step)).filter((steps) => steps[0] > 0);
+        await act(5);
+        // Answered, and waiting: only the opening is stored.
+        expect(await stored()).toEqual([[0, seen[0].frameHash]]);
+        expect(batches()).toEqual([]);
+        await other.service.stepsStored();
+        expect(batches()).toEqual([[1, 2, 3, 4, 5]]);
+        expect(await stored()).toEqual(seen.map((s) => [s.step, s.frameHash]));
+        // Sixteen waiting are written without a wait for the run.
+        await act(16);
+        await vi.waitFor(async () => expect(await stored()).toEqual(seen.map((s) => [s.step, s.frameHash])), {
+          timeout: 60_000,
+        });
+        expect(batches()).toEqual([
+          [1, 2, 3, 4, 5],
+          [6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21],
+        ]);
+      } finally {
+        writes.mockRestore();
         await other.service.stop();
       }
     });

@@ -20,7 +20,7 @@ import {
   type ServerStep,
 } from '../../core/game/serverGame';
 import type { GameAction, GameState } from '../../core/game/types';
-import { SessionChanged, type SessionStamp, type Store } from '../store/types';
+import { SessionChanged, type GameStepRecord, type SessionStamp, type StepOutcome, type Store } from '../store/types';
 import type { DeterminismReport } from '../../core/game/determinism';
 import { playTwice } from './determinism';
 import { exploreArc3Level } from './graph';
@@ -35,6 +35,15 @@ import { Arc3Error, resolveGameId, type Arc3Action, type Arc3FrameData, type Arc
 
 /** Every so many steps a stored step is encoded without a reference, so a reader can start there. */
 export const KEYFRAME_EVERY = 32;
+/**
+ * An answered step waits this long to be stored, so that a run played quickly (an agent, a fast
+ * player) stores several consecutive steps in one statement: one step alone costs PGlite about
+ * as much as eight together. Every run's waiting steps go to the store at the same moment (one
+ * group commit); a wait for a run's stored steps (a resume, a reload, a stop) writes them at once.
+ */
+const STEP_WRITE_WAIT_MS = 25;
+/** A run's answered steps are stored at once when this many wait. */
+const STEP_WRITE_BATCH = 16;
 /** What acting on a copy of a run that is behind the stored steps returns (see {@link Arc3Service.act}). */
 const BEHIND = Symbol('behind');
 
@@ -159,6 +168,11 @@ export interface Arc3ServiceOptions {
    */
   readonly code?: GameCodeStore;
   /**
+   * How long an answered step of a session's run waits to be stored, so that the run's next
+   * steps share its statement; `STEP_WRITE_WAIT_MS` when absent.
+   */
+  readonly stepWriteWaitMs?: number;
+  /**
    * For the crash test only (`ARC_STUDIO_TEST_UNSTORED_STEPS=1`): the steps after a run's
    * opening are answered and never stored, as when the server dies before their commit.
    */
@@ -207,6 +221,21 @@ interface LiveRun {
   touched: number;
 }
 
+/** An answered step of a session's run waiting to be stored. */
+interface QueuedStep {
+  readonly row: GameStepRecord;
+  /** The stamp its admission was decided on, and how to decide it again; absent once decided again. */
+  readonly admitted?: { stamp: SessionStamp; admission: StepAdmission };
+}
+
+/** A run's answered steps not stored yet: those waiting, and the writes of those handed to the store. */
+interface UnstoredSteps {
+  readonly live: LiveRun;
+  waiting: QueuedStep[];
+  /** The writes begun, chained in step order; never rejects (a failure breaks the run's copy). */
+  written: Promise<void>;
+}
+
 /** What a designer's playtest page watches: the game file's reload count, and its error if the last reload failed. */
 export type { GameFileStatus };
 
@@ -228,12 +257,12 @@ export class Arc3Service {
   readonly limits: RunLimits;
   private readonly now: () => number;
   private readonly code: GameCodeStore | undefined;
-  /**
-   * Per session run, the writes of the steps it answered and has not stored yet, chained in step
-   * order (each never rejects: a failure breaks the run's copy). Settles when the last one landed.
-   */
-  private readonly unstored = new Map<string, Promise<void>>();
+  /** Per session run, the steps it answered and has not stored yet (see `queueWrite`). */
+  private readonly unstored = new Map<string, UnstoredSteps>();
+  /** Writes every run's waiting steps when it fires (`STEP_WRITE_WAIT_MS` after the first waits). */
+  private stepWriteTimer: NodeJS.Timeout | null = null;
   private readonly skipStepWrites: boolean;
+  private readonly stepWriteWaitMs: number;
 
   constructor(
     private readonly sources: readonly MountedSource[],
@@ -245,6 +274,7 @@ export class Arc3Service {
     this.now = opts.now ?? Date.now;
     this.code = opts.code;
     this.skipStepWrites = opts.unstoredSteps === true;
+    this.stepWriteWaitMs = opts.stepWriteWaitMs ?? STEP_WRITE_WAIT_MS;
     if (this.skipStepWrites)
       this.log(
         'ARC_STUDIO_TEST_UNSTORED_STEPS=1: the steps of ARC-AGI-3 runs after their opening are answered and NOT stored (a test setting; unset it).',
@@ -822,12 +852,12 @@ export class Arc3Service {
     logged: readonly LoggedStep[],
   ): Promise<ServerRunReply | typeof BEHIND> {
     // Every step this server answered is stored (or its copy broken) before the log is read.
-    await this.unstored.get(live.runId);
+    await this.storedSoFar(live.runId);
     if (live.broken) return BEHIND;
     let replay: RunReplayReport | undefined;
     if (after > live.last.step && live.sessionId !== null) {
       replay = await this.replayLogged(live, after, logged);
-      await this.unstored.get(live.runId);
+      await this.storedSoFar(live.runId);
       if (live.broken) return BEHIND;
     }
     const missing = after < live.last.step ? await this.storedSteps(live, after + 1) : [];
@@ -977,12 +1007,13 @@ export class Arc3Service {
 
   /** Resolves once every step answered so far was stored, or its run's copy dropped because it could not be. */
   async stepsStored(): Promise<void> {
-    while (this.unstored.size) await Promise.all([...this.unstored.values()]);
+    while (this.unstored.size) await Promise.all([...this.unstored.keys()].map((runId) => this.storedSoFar(runId)));
   }
 
   async stop(): Promise<void> {
     clearInterval(this.sweeper);
     await this.stepsStored();
+    if (this.stepWriteTimer) clearTimeout(this.stepWriteTimer);
     for (const w of this.watchers) w.close();
     await Promise.all(this.sources.map((s) => s.source.stop().catch(() => undefined)));
   }
@@ -1011,7 +1042,7 @@ export class Arc3Service {
   /** Rebuilds a session's run from its stored steps (after this server restarted). */
   private async load(runId: string, sessionId: string): Promise<LiveRun> {
     // The steps this server answered are read back with the rest, not found missing.
-    await this.unstored.get(runId);
+    await this.storedSoFar(runId);
     const rec = await this.store.getGameRun(runId);
     if (!rec || rec.sessionId !== sessionId) throw new Arc3Error('unknown_run', `no run ${runId} in this session`);
     const game = this.games.get(rec.gameId);
@@ -1174,19 +1205,9 @@ export class Arc3Service {
         keyframe,
         at: this.now(),
       };
-      const write = async (): Promise<boolean> => {
-        try {
-          return await this.store.addGameStep(row, admitted ? { session: admitted.stamp } : {});
-        } catch (e) {
-          if (!(e instanceof SessionChanged) || !admitted) throw e;
-          // Decided again on the row as it is now, then stored as any write after its admission is.
-          if (!(await admitted.admission.again())) throw new StepRefused();
-          return this.store.addGameStep(row);
-        }
-      };
-      if (defer) this.queueWrite(live, step, write);
+      if (defer) this.queueWrite(live, { row, admitted });
       // Another server of the database stored this step first: this copy is behind.
-      else if (!(await write()) && step > 0) return BEHIND;
+      else if (!(await this.writeNow(row, admitted)) && step > 0) return BEHIND;
       if (timing) {
         timing.frames += t2 - t1;
         timing.store = performance.now() - t2;
@@ -1198,32 +1219,82 @@ export class Arc3Service {
     return answer;
   }
 
+  /** Stores one step now: true once stored, false when the run has that step already. */
+  private async writeNow(row: GameStepRecord, admitted?: QueuedStep['admitted']): Promise<boolean> {
+    try {
+      return await this.store.addGameStep(row, admitted ? { session: admitted.stamp } : {});
+    } catch (e) {
+      if (!(e instanceof SessionChanged) || !admitted) throw e;
+      // Decided again on the row as it is now, then stored as any write after its admission is.
+      if (!(await admitted.admission.again())) throw new StepRefused();
+      return this.store.addGameStep(row);
+    }
+  }
+
   /**
-   * Stores an answered step once the run's earlier unstored steps are stored: one write per run
-   * in flight, in step order, grouped with other runs' by the store. A write that fails, is
-   * refused on the session's changed row, or finds the step stored by another server breaks the
-   * copy (`drop`); the copy's later steps are then not written, so no step is stored on top of a
-   * gap. The participant's log brings the unstored steps back on resume (`resume`).
+   * Queues an answered step to be stored after the run's earlier ones: it waits up to
+   * `STEP_WRITE_WAIT_MS` (less when `STEP_WRITE_BATCH` of the run wait) so that a run's consecutive
+   * steps are stored in one statement, grouped with other runs' by the store. A step that cannot
+   * be stored (the write fails, its admission is refused on the session's changed row, or another
+   * server stored that step first) breaks the copy (`drop`); none of the copy's later steps is
+   * stored on top of the gap, and the participant's log brings them back on resume (`resume`).
    */
-  private queueWrite(live: LiveRun, step: number, write: () => Promise<boolean>): void {
+  private queueWrite(live: LiveRun, step: QueuedStep): void {
     if (this.skipStepWrites) return;
-    const runId = live.runId;
-    const next = (this.unstored.get(runId) ?? Promise.resolve()).then(async () => {
-      if (live.broken) return;
+    let u = this.unstored.get(live.runId);
+    if (!u) {
+      u = { live, waiting: [], written: Promise.resolve() };
+      this.unstored.set(live.runId, u);
+    }
+    u.waiting.push(step);
+    if (u.waiting.length >= STEP_WRITE_BATCH) void this.storedSoFar(live.runId);
+    else
+      this.stepWriteTimer ??= setTimeout(() => {
+        this.stepWriteTimer = null;
+        for (const runId of [...this.unstored.keys()]) void this.storedSoFar(runId);
+      }, this.stepWriteWaitMs);
+  }
+
+  /**
+   * Hands a run's waiting steps to the store now, behind its earlier writes; settles once every
+   * step of the run answered so far is stored or its copy broken.
+   */
+  private storedSoFar(runId: string): Promise<void> {
+    const u = this.unstored.get(runId);
+    if (!u) return Promise.resolve();
+    const steps = u.waiting.splice(0);
+    if (steps.length) u.written = u.written.then(() => this.writeSteps(u.live, steps));
+    const written = u.written;
+    void written.then(() => {
+      if (this.unstored.get(runId) === u && u.written === written && !u.waiting.length) this.unstored.delete(runId);
+    });
+    return written;
+  }
+
+  /** Stores a run's consecutive answered steps, deciding again those whose session's row changed; never rejects. */
+  private async writeSteps(live: LiveRun, steps: readonly QueuedStep[]): Promise<void> {
+    let rest = steps;
+    while (rest.length && !live.broken) {
+      let outcomes: StepOutcome[];
       try {
-        if (!(await write())) this.drop(live, step, 'another server stored that step first');
+        outcomes = await this.store.addGameSteps(rest.map((q) => ({ step: q.row, session: q.admitted?.stamp })));
       } catch (e) {
-        this.drop(
-          live,
-          step,
-          e instanceof StepRefused ? "its admission was refused on the session's changed row" : (e as Error).message,
-        );
+        return this.drop(live, rest[0].row.step, (e as Error).message);
       }
-    });
-    this.unstored.set(runId, next);
-    void next.then(() => {
-      if (this.unstored.get(runId) === next) this.unstored.delete(runId);
-    });
+      const i = outcomes.findIndex((o) => o !== 'stored');
+      if (i < 0) return;
+      const { row, admitted } = rest[i];
+      if (outcomes[i] !== 'changed') return this.drop(live, row.step, 'another server stored that step first');
+      // Decided again on the row as it is now, then stored (with the rest) as any write after its admission is.
+      let again: SessionStamp | null = null;
+      try {
+        again = admitted ? await admitted.admission.again() : null;
+      } catch (e) {
+        return this.drop(live, row.step, (e as Error).message);
+      }
+      if (!again) return this.drop(live, row.step, "its admission was refused on the session's changed row");
+      rest = [{ row }, ...rest.slice(i + 1)];
+    }
   }
 
   /** Breaks a copy whose answered step `step` was not stored: it is closed and read again from the stored steps. */

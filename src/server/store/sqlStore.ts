@@ -26,6 +26,8 @@ import type {
   ResponseRecord,
   SessionRecord,
   SessionStamp,
+  StepOutcome,
+  StepToStore,
   Store,
   StoredDigest,
   StudyGameVersion,
@@ -273,29 +275,40 @@ interface PendingParamCount extends GroupMember {
   resolve(n: number): void;
 }
 
-/** The steps of many runs in one statement; a step already stored (another server's) is left as it is. */
 /**
- * A step whose write names its session's stamp is stored only while the row still has it (the
- * admission it was taken on still holds); the others are answered `changed`.
+ * The steps of many runs in one statement, several consecutive steps of a run among them. A step
+ * whose write names its session's stamp is stored only while the row still has it (the admission
+ * it was taken on still holds). A run's steps are stored up to the first that the run has already
+ * or whose session changed, and none past it, so a run's stored steps never have a gap. One row
+ * back per step, with its outcome (`StepOutcome`); a step missing from `ins` though neither there
+ * nor changed met another server's insert of it in the meantime (`exists`).
  */
 const ADD_STEPS_SQL = `
   WITH s AS (
     SELECT * FROM jsonb_to_recordset($1::jsonb) AS s(run_id text, step integer, action text, x integer, y integer, state text,
       levels_completed integer, win_levels integer, available jsonb, full_reset boolean, frame_hash text, frames text, keyframe boolean,
       at double precision, session_id text, session_state text, event_count integer, acked_through integer)),
-  -- OFFSET 0 keeps the check a lookup of each step's session, never a join over every session.
-  ok AS (
-    SELECT s.* FROM s WHERE s.session_id IS NULL OR EXISTS (
-      SELECT 1 FROM sessions x WHERE x.id = s.session_id AND x.state = s.session_state
-        AND x.event_count = s.event_count AND x.acked_through = s.acked_through OFFSET 0)),
+  -- OFFSET 0 keeps each check a lookup of one session and one step, never a join over every session or step.
+  c AS (
+    SELECT s.*,
+      s.session_id IS NULL OR EXISTS (
+        SELECT 1 FROM sessions x WHERE x.id = s.session_id AND x.state = s.session_state
+          AND x.event_count = s.event_count AND x.acked_through = s.acked_through OFFSET 0) AS held,
+      EXISTS (SELECT 1 FROM game_steps g WHERE g.run_id = s.run_id AND g.step = s.step OFFSET 0) AS there
+    FROM s),
+  stop AS (SELECT run_id, min(step) AS step FROM c WHERE there OR NOT held GROUP BY run_id),
   ins AS (
     INSERT INTO game_steps (run_id, step, action, x, y, state, levels_completed, win_levels, available, full_reset, frame_hash, frames, keyframe, at)
-    SELECT s.run_id, s.step, s.action, s.x, s.y, s.state, s.levels_completed, s.win_levels, s.available, s.full_reset, s.frame_hash, s.frames, s.keyframe, to_timestamp(s.at / 1000.0)
-    FROM ok s
+    SELECT c.run_id, c.step, c.action, c.x, c.y, c.state, c.levels_completed, c.win_levels, c.available, c.full_reset, c.frame_hash, c.frames, c.keyframe, to_timestamp(c.at / 1000.0)
+    FROM c WHERE NOT EXISTS (SELECT 1 FROM stop WHERE stop.run_id = c.run_id AND c.step >= stop.step)
     ON CONFLICT DO NOTHING
-    RETURNING run_id)
-  SELECT run_id, false AS changed FROM ins
-  UNION ALL SELECT run_id, true FROM s WHERE NOT EXISTS (SELECT 1 FROM ok WHERE ok.run_id = s.run_id)`;
+    RETURNING run_id, step)
+  SELECT c.run_id, c.step, CASE
+      WHEN EXISTS (SELECT 1 FROM ins WHERE ins.run_id = c.run_id AND ins.step = c.step) THEN 'stored'
+      WHEN c.step > stop.step THEN 'after'
+      WHEN NOT c.there AND NOT c.held THEN 'changed'
+      ELSE 'exists' END AS outcome
+  FROM c LEFT JOIN stop ON stop.run_id = c.run_id`;
 
 /**
  * {@link ADD_STEPS_SQL} for a group of one step (one player, or a quiet moment: the common case),
@@ -322,10 +335,10 @@ const ADD_STEP_SQL = `
 const STEP_SESSION_HELD_SQL = `
   SELECT EXISTS (SELECT 1 FROM sessions x WHERE x.id = $1 AND x.state = $2 AND x.event_count = $3 AND x.acked_through = $4) AS ok`;
 
-interface PendingStep extends GroupMember {
-  readonly step: GameStepRecord;
-  readonly session: SessionStamp | undefined;
-  resolve(stored: boolean): void;
+/** One run's consecutive steps waiting for their group (one member per run in a group). */
+interface PendingSteps extends GroupMember {
+  readonly steps: readonly StepToStore[];
+  resolve(outcomes: StepOutcome[]): void;
 }
 
 function sessionFromRow(r: Row): SessionRecord {
@@ -395,7 +408,7 @@ export class SqlStore implements Store {
   /** Events of many sessions, one statement per group (see `appendEvents`). */
   private readonly appends: GroupCommit<PendingAppend>;
   /** Steps of many runs, one statement per group (see `addGameStep`). */
-  private readonly steps: GroupCommit<PendingStep>;
+  private readonly steps: GroupCommit<PendingSteps>;
   /**
    * Session starts' repeat checks, one statement per group: under a burst of starts they would
    * otherwise queue one query each for a connection, ahead of the starts' draws.
@@ -966,15 +979,23 @@ export class SqlStore implements Store {
    * statement, and each caller is answered once its step is committed (true), or was already
    * stored under that number (false).
    */
-  addGameStep(step: GameStepRecord, opts: { session?: SessionStamp } = {}): Promise<boolean> {
-    return new Promise((resolve, reject) =>
-      this.steps.add({ key: step.runId, step, session: opts.session, resolve, reject }),
-    );
+  async addGameStep(step: GameStepRecord, opts: { session?: SessionStamp } = {}): Promise<boolean> {
+    const [outcome] = await this.addGameSteps([{ step, session: opts.session }]);
+    if (outcome === 'changed') throw new SessionChanged(opts.session!.id);
+    return outcome === 'stored';
   }
 
-  private async runSteps(group: readonly PendingStep[]): Promise<void> {
-    if (group.length === 1) {
-      const [{ step: s, session }] = group;
+  addGameSteps(steps: readonly StepToStore[]): Promise<StepOutcome[]> {
+    if (!steps.length) return Promise.resolve([]);
+    const [{ step: first }] = steps;
+    if (steps.some(({ step: s }, i) => s.runId !== first.runId || s.step !== first.step + i))
+      return Promise.reject(new Error('addGameSteps takes consecutive steps of one run, in order'));
+    return new Promise((resolve, reject) => this.steps.add({ key: steps[0].step.runId, steps, resolve, reject }));
+  }
+
+  private async runSteps(group: readonly PendingSteps[]): Promise<void> {
+    if (group.length === 1 && group[0].steps.length === 1) {
+      const [{ step: s, session }] = group[0].steps;
       const r = await this.db.query(ADD_STEP_SQL, [
         s.runId,
         s.step,
@@ -995,7 +1016,7 @@ export class SqlStore implements Store {
         session?.eventCount ?? null,
         session?.ackedThrough ?? null,
       ]);
-      if (r.rows.length > 0) return group[0].resolve(true);
+      if (r.rows.length > 0) return group[0].resolve(['stored']);
       if (session) {
         const held = await this.db.query<{ ok: boolean }>(STEP_SESSION_HELD_SQL, [
           session.id,
@@ -1003,45 +1024,41 @@ export class SqlStore implements Store {
           session.eventCount,
           session.ackedThrough,
         ]);
-        if (!held.rows[0].ok) return group[0].reject(new SessionChanged(session.id));
+        if (!held.rows[0].ok) return group[0].resolve(['changed']);
       }
-      return group[0].resolve(false);
+      return group[0].resolve(['exists']);
     }
     const rows = JSON.stringify(
-      group.map(({ step: s, session }) => ({
-        run_id: s.runId,
-        step: s.step,
-        action: s.action,
-        x: s.x,
-        y: s.y,
-        state: s.state,
-        levels_completed: s.levelsCompleted,
-        win_levels: s.winLevels,
-        available: s.available,
-        full_reset: s.fullReset,
-        frame_hash: s.frameHash,
-        frames: s.frames,
-        keyframe: s.keyframe,
-        at: s.at,
-        ...(session
-          ? {
-              session_id: session.id,
-              session_state: session.state,
-              event_count: session.eventCount,
-              acked_through: session.ackedThrough,
-            }
-          : {}),
-      })),
+      group.flatMap((p) =>
+        p.steps.map(({ step: s, session }) => ({
+          run_id: s.runId,
+          step: s.step,
+          action: s.action,
+          x: s.x,
+          y: s.y,
+          state: s.state,
+          levels_completed: s.levelsCompleted,
+          win_levels: s.winLevels,
+          available: s.available,
+          full_reset: s.fullReset,
+          frame_hash: s.frameHash,
+          frames: s.frames,
+          keyframe: s.keyframe,
+          at: s.at,
+          ...(session
+            ? {
+                session_id: session.id,
+                session_state: session.state,
+                event_count: session.eventCount,
+                acked_through: session.ackedThrough,
+              }
+            : {}),
+        })),
+      ),
     );
-    const r = await this.db.query<{ run_id: string; changed: boolean }>(ADD_STEPS_SQL, [rows]);
-    // One step per run in a group: the run's id says which were stored, and which found their session changed.
-    const stored = new Set<string>();
-    const changed = new Set<string>();
-    for (const row of r.rows) (row.changed ? changed : stored).add(row.run_id);
-    for (const p of group) {
-      if (changed.has(p.step.runId)) p.reject(new SessionChanged(p.session!.id));
-      else p.resolve(stored.has(p.step.runId));
-    }
+    const r = await this.db.query<{ run_id: string; step: number; outcome: StepOutcome }>(ADD_STEPS_SQL, [rows]);
+    const outcomes = new Map(r.rows.map((row) => [`${row.step} ${row.run_id}`, row.outcome]));
+    for (const p of group) p.resolve(p.steps.map(({ step: s }) => outcomes.get(`${s.step} ${s.runId}`) ?? 'exists'));
   }
 
   async readGameSteps(runId: string, opts: { from?: number; limit?: number } = {}): Promise<GameStepRecord[]> {

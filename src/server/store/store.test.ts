@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { backends } from './testing';
-import { SessionChanged, type EventInput, type Store } from './types';
+import { SessionChanged, type EventInput, type SessionStamp, type Store } from './types';
 
 const ev = (seq: number, kind = 'paint'): EventInput => ({ seq, t: seq * 10.5, kind, data: { n: seq } });
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => ev(from + i));
@@ -164,6 +164,66 @@ describe.each(backends)('store on $name', (backend) => {
     ).toBe(false);
     // Stored alone (a group of one is written with plain parameters) as in a group.
     expect(await store.readGameSteps('r2')).toEqual([step('r2', 0)]);
+  });
+
+  it("stores a run's consecutive steps in one call up to the first not stored, and none past it", async () => {
+    const step = (runId: string, n: number) => ({
+      runId,
+      step: n,
+      action: n === 0 ? 'RESET' : 'ACTION1',
+      x: null,
+      y: null,
+      state: 'NOT_FINISHED',
+      levelsCompleted: 0,
+      winLevels: 3,
+      available: [1, 2],
+      fullReset: n === 0,
+      frameHash: `h${n}`,
+      frames: `f${n}`,
+      keyframe: n === 0,
+      at: 4000 + n,
+    });
+    for (const r of ['r1', 'r2', 'r3'])
+      await store.addGameRun({
+        runId: r,
+        sessionId: 'a',
+        item: 'g',
+        gameId: 'ls20-0',
+        source: 'arcengine',
+        engine: 'arcengine 0.9.3',
+        seed: 0,
+        openedAt: 4000,
+      });
+    const row = (await store.getSession('a'))!;
+    const stamp = { id: 'a', state: row.state, eventCount: row.eventCount, ackedThrough: row.ackedThrough };
+    const old = { ...stamp, eventCount: stamp.eventCount + 1 };
+    expect(await store.addGameStep({ ...step('r1', 2), frames: 'theirs' })).toBe(true);
+    const upTo = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+    const steps = (runId: string, from: number, to: number, session?: (n: number) => SessionStamp) =>
+      upTo(from, to).map((n) => ({ step: step(runId, n), session: session?.(n) }));
+    // Sent in the same turn of the event loop: one group, three runs' batches.
+    const [r1, r2, r3] = await Promise.all([
+      store.addGameSteps(steps('r1', 0, 4)),
+      store.addGameSteps(steps('r2', 0, 3, (n) => (n === 2 ? old : stamp))),
+      store.addGameSteps(steps('r3', 0, 2, () => stamp)),
+    ]);
+    expect(r1).toEqual(['stored', 'stored', 'exists', 'after', 'after']);
+    expect(r2).toEqual(['stored', 'stored', 'changed', 'after']);
+    expect(r3).toEqual(['stored', 'stored', 'stored']);
+    expect((await store.readGameSteps('r1')).map((s) => [s.step, s.frames])).toEqual([
+      [0, 'f0'],
+      [1, 'f1'],
+      [2, 'theirs'],
+    ]);
+    expect((await store.readGameSteps('r2')).map((s) => s.step)).toEqual([0, 1]);
+    expect(await store.readGameSteps('r3')).toEqual(upTo(0, 2).map((n) => step('r3', n)));
+    // The rest, sent again on the row's stamp: stored from where they stopped.
+    expect(await store.addGameSteps(steps('r2', 2, 3, () => stamp))).toEqual(['stored', 'stored']);
+    expect((await store.readGameSteps('r2')).map((s) => s.step)).toEqual([0, 1, 2, 3]);
+    // Alone, a batch is one statement too; a step there already stops it at once.
+    expect(await store.addGameSteps(steps('r3', 3, 5))).toEqual(['stored', 'stored', 'stored']);
+    expect(await store.addGameSteps(steps('r3', 5, 6))).toEqual(['exists', 'after']);
+    await expect(store.addGameSteps([...steps('r3', 6, 6), ...steps('r3', 8, 8)])).rejects.toThrow(/consecutive/);
   });
 
   it('stores a batch sent twice once', async () => {

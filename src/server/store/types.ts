@@ -144,6 +144,19 @@ export interface SessionStamp {
   readonly ackedThrough: number;
 }
 
+/** A step to store, with the stamp its session's row must still have (see `Store.addGameStep`). */
+export interface StepToStore {
+  readonly step: GameStepRecord;
+  readonly session?: SessionStamp;
+}
+
+/**
+ * What became of one step of `Store.addGameSteps`: `stored`; `exists` (the run has that step
+ * already: a retried request, or another server's); `changed` (its session's row no longer has
+ * its stamp: nothing stored); `after` (not tried: an earlier step of the same call was not stored).
+ */
+export type StepOutcome = 'stored' | 'exists' | 'changed' | 'after';
+
 /** A write made on a session's stamp found the row changed since: nothing was stored. */
 export class SessionChanged extends Error {
   constructor(readonly sessionId: string) {
@@ -424,6 +437,12 @@ export interface GameRunStore {
    * otherwise nothing is stored and it rejects with {@link SessionChanged}.
    */
   addGameStep(step: GameStepRecord, opts?: { session?: SessionStamp }): Promise<boolean>;
+  /**
+   * Stores consecutive steps of one run, in order, in one statement (grouped with other runs'):
+   * each step as {@link addGameStep} would, and none past the first that is not stored, so a
+   * run's stored steps never have a gap. One outcome per step, in order.
+   */
+  addGameSteps(steps: readonly StepToStore[]): Promise<StepOutcome[]>;
   /** A run's steps in order; from step `from` when given, at most `limit` of them when given. */
   readGameSteps(runId: string, opts?: { from?: number; limit?: number }): Promise<GameStepRecord[]>;
 }
