@@ -11,13 +11,12 @@
  * their session's submissions, within their trials.
  */
 import { Hono, type Context } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { PracticeCheckRequest } from '../core/protocol/requests';
 import { gridProblems, formatProblem, withoutAnswers } from '../core/formats/arcTask';
 import { gridsEqual, type Grid } from '../core/grid/grid';
 import { bearer, tokenMatches } from './auth';
 import type { TaskLibrary } from './collections';
-import { fail } from './http';
+import { bodyLimit, fail } from './http';
 import { readBody } from './study/context';
 
 export interface CollectionsDeps {

@@ -4,6 +4,7 @@
  * Documented in docs/api.md ("HTTP").
  */
 import type { Context, MiddlewareHandler } from 'hono';
+import { bodyLimit as honoBodyLimit } from 'hono/body-limit';
 import type { ApiErrorBody, ErrorCode } from '../core/protocol/errors';
 
 /**
@@ -126,3 +127,27 @@ export const refuseMalformedUrl: MiddlewareHandler = async (c, next) => {
   }
   await next();
 };
+
+/**
+ * Refuses a request body larger than `maxSize` bytes with `onError`'s answer. A body of a stated
+ * length (the usual case: the participant's page, agents, the CLI) is judged by its
+ * `Content-Length` alone, which Node's parser holds the body to, and is left unread, so the route
+ * reads it straight from the socket; Hono's own limit would first build a web `Request` and stream
+ * around every body, the largest part of a small request's cost. A chunked body is counted as
+ * it arrives (Hono's `bodyLimit`), as is any body of a request made in process; a request with
+ * neither header has no body.
+ */
+export function bodyLimit(opts: {
+  maxSize: number;
+  onError: (c: Context) => Response | Promise<Response>;
+}): MiddlewareHandler {
+  const chunked = honoBodyLimit(opts);
+  return async (c, next) => {
+    // Without Node's request (a request made in process) the body is measured as Hono does.
+    const fromNode = (c.env as { incoming?: unknown } | undefined)?.incoming !== undefined;
+    if (!fromNode || c.req.header('Transfer-Encoding') !== undefined) return chunked(c, next);
+    const length = c.req.header('Content-Length');
+    if (length !== undefined && parseInt(length, 10) > opts.maxSize) return opts.onError(c);
+    await next();
+  };
+}

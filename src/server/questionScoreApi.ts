@@ -9,7 +9,6 @@
  * collection. Documented in docs/api.md ("Scoring model answers").
  */
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { RESPONSE_RULES, type ResponseRule } from '../core/questions/judge';
 import { formatQuestionProblem } from '../core/questions/parse';
 import { parseAnswersFile, scoreAnswers } from '../core/questions/score';
@@ -17,7 +16,7 @@ import { besideHumans } from '../core/questions/beside';
 import type { QuestionScoreResponse } from '../core/protocol/questionScore';
 import { computeStudyResults, type ResultsDeps } from './digests/studyDigests';
 import { adminGuard } from './study/context';
-import { fail } from './http';
+import { bodyLimit, fail } from './http';
 
 export type { QuestionScoreResponse } from '../core/protocol/questionScore';
 

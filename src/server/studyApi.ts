@@ -3,8 +3,8 @@
  * researcher's routes, one router per resource in `./study/`. Documented in docs/api.md;
  * error bodies are `{error, message}`.
  */
+import { bodyLimit } from './http';
 import { type Context, Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { type StudyDeps, fail, studyContext } from './study/context';
 import { sessionRoutes } from './study/sessionRoutes';
 import { eventRoutes } from './study/eventRoutes';

@@ -3,8 +3,8 @@
  * the researcher's agent keys (`/api/admin/agent-keys`). Every body is read by `readJson`
  * (size, depth, NUL and other hazards refused) and checked by zod before the service sees it.
  */
+import { bodyLimit } from '../http';
 import { Hono, type Context } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { z } from 'zod';
 import { formatIssues } from '../../core/study/schema';
 import { jsonProblem } from '../../core/protocol/json';

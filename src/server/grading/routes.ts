@@ -6,9 +6,9 @@
  * in the audit log). A grader's page calls `/grading/...` with its token as the bearer: it sees
  * the answers and its own grades only, never a session or participant id or another grader.
  */
+import { bodyLimit } from '../http';
 import { randomBytes } from 'node:crypto';
 import { type Context, Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { POINTS_SHARE, agreementOf, answerKey, scoreDistribution, type GradeRow } from '../../core/grading/agreement';
 import { type GradeInput, makeGrade, round2 } from '../../core/grading/grade';
 import type {
