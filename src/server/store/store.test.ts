@@ -25,6 +25,38 @@ describe.each(backends)('store on $name', (backend) => {
     await store.close();
   });
 
+  /** Step `n` of a run: the opening RESET (a keyframe) at 0, ACTION1 after it. */
+  const gameStep = (runId: string, n: number, frames = `f${n}`) => ({
+    runId,
+    step: n,
+    action: n ? 'ACTION1' : 'RESET',
+    x: null,
+    y: null,
+    state: 'NOT_FINISHED',
+    levelsCompleted: 0,
+    winLevels: 3,
+    available: [1, 2],
+    fullReset: n === 0,
+    frameHash: `h${n}`,
+    frames,
+    keyframe: n === 0,
+    at: 4000 + n,
+  });
+  /** Runs r1, r2 and r3 of session a. */
+  const openRuns = async () => {
+    for (const r of ['r1', 'r2', 'r3'])
+      await store.addGameRun({
+        runId: r,
+        sessionId: 'a',
+        item: 'g',
+        gameId: 'ls20-0',
+        source: 'arcengine',
+        engine: 'arcengine 0.9.3',
+        seed: 0,
+        openedAt: 4000,
+      });
+  };
+
   it('creates a session with everything it was given', async () => {
     expect(store.kind).toBe(backend.name);
     const s = await store.getSession('a');
@@ -45,34 +77,8 @@ describe.each(backends)('store on $name', (backend) => {
   });
 
   it('stores the steps of runs sent at once, each once, and fails only a step whose run is unknown', async () => {
-    const step = (runId: string, n: number, frames = `f${n}`) => ({
-      runId,
-      step: n,
-      action: n ? 'ACTION1' : 'RESET',
-      x: null,
-      y: null,
-      state: 'NOT_FINISHED',
-      levelsCompleted: 0,
-      winLevels: 3,
-      available: [1, 2],
-      fullReset: n === 0,
-      frameHash: `h${n}`,
-      frames,
-      keyframe: n === 0,
-      at: 4000 + n,
-    });
-    for (const r of ['r1', 'r2', 'r3']) {
-      await store.addGameRun({
-        runId: r,
-        sessionId: 'a',
-        item: 'g',
-        gameId: 'ls20-0',
-        source: 'arcengine',
-        engine: 'arcengine 0.9.3',
-        seed: 0,
-        openedAt: 4000,
-      });
-    }
+    const step = gameStep;
+    await openRuns();
     // Sent in the same turn of the event loop: one group, with the same step of r1 twice and a run that does not exist.
     const results = await Promise.allSettled([
       store.addGameStep(step('r1', 0)),
@@ -100,33 +106,8 @@ describe.each(backends)('store on $name', (backend) => {
   });
 
   it("stores a step on a session's stamp only while the row still has it, each of a group by its own stamp", async () => {
-    const step = (runId: string, n: number) => ({
-      runId,
-      step: n,
-      action: 'RESET',
-      x: null,
-      y: null,
-      state: 'NOT_FINISHED',
-      levelsCompleted: 0,
-      winLevels: 3,
-      available: [1, 2],
-      fullReset: true,
-      frameHash: 'h0',
-      frames: 'f',
-      keyframe: true,
-      at: 4000,
-    });
-    for (const r of ['r1', 'r2', 'r3'])
-      await store.addGameRun({
-        runId: r,
-        sessionId: 'a',
-        item: 'g',
-        gameId: 'ls20-0',
-        source: 'arcengine',
-        engine: 'arcengine 0.9.3',
-        seed: 0,
-        openedAt: 4000,
-      });
+    const step = gameStep;
+    await openRuns();
     const row = (await store.getSession('a'))!;
     const stamp = { id: 'a', state: row.state, eventCount: row.eventCount, ackedThrough: row.ackedThrough };
     // One group: the row's stamp, a stamp the row no longer has, and no stamp.
@@ -167,33 +148,8 @@ describe.each(backends)('store on $name', (backend) => {
   });
 
   it("stores a run's consecutive steps in one call up to the first not stored, and none past it", async () => {
-    const step = (runId: string, n: number) => ({
-      runId,
-      step: n,
-      action: n === 0 ? 'RESET' : 'ACTION1',
-      x: null,
-      y: null,
-      state: 'NOT_FINISHED',
-      levelsCompleted: 0,
-      winLevels: 3,
-      available: [1, 2],
-      fullReset: n === 0,
-      frameHash: `h${n}`,
-      frames: `f${n}`,
-      keyframe: n === 0,
-      at: 4000 + n,
-    });
-    for (const r of ['r1', 'r2', 'r3'])
-      await store.addGameRun({
-        runId: r,
-        sessionId: 'a',
-        item: 'g',
-        gameId: 'ls20-0',
-        source: 'arcengine',
-        engine: 'arcengine 0.9.3',
-        seed: 0,
-        openedAt: 4000,
-      });
+    const step = gameStep;
+    await openRuns();
     const row = (await store.getSession('a'))!;
     const stamp = { id: 'a', state: row.state, eventCount: row.eventCount, ackedThrough: row.ackedThrough };
     const old = { ...stamp, eventCount: stamp.eventCount + 1 };
