@@ -32,7 +32,9 @@
  *   players at 5 actions/s the machine's cores could serve by CPU alone (no load generator, no
  *   waiting). CPU time moves far less than wall time when other work shares the machine.
  *
- * Players (ls20): K participants, each with a session of its own and a kept-alive connection,
+ * Players (ls20, vc33 and the game slowest on the engine in process in this run, each on servers
+ * of its own; `BENCH_ARC3_PLAYERS_GAMES=ls20,ft09` names others): K participants, each with a
+ * session of its own and a kept-alive connection,
  * each acting every 200 ms (5 actions/s, faster than people play), for a few seconds; K stepped up
  * until the p99 action round trip passes 100 ms. Each step's p50/p99 and the actions/s served,
  * then `p99_under_100ms`, the largest K that stayed under, for one server on PGlite, one
@@ -215,6 +217,8 @@ export async function* run(): AsyncIterable<BenchResult> {
 
   // One client per game, on one server with PGlite.
   let ids: string[] = [];
+  /** Each game's actions/s on the engine in process: the slowest is among the players' games. */
+  const engineRates = new Map<string, number>();
   yield* withServers(1, { ...env, DATABASE_URL: '' }, args, async function* (_urls, servers) {
     const url = servers[0];
     ids = (await admin<{ games: { id: string }[] }>(url.url, 'GET', '/api/admin/arc3/games')).games.map((g) => g.id);
@@ -229,6 +233,7 @@ export async function* run(): AsyncIterable<BenchResult> {
       yield { name: `arc3.${game}.studio.p99_ms`, value: studio.p99, unit: 'ms' };
       const engine = playToolkit(python, pythonPath, gamesDir, gameId);
       if (engine !== null) {
+        engineRates.set(gameId, engine.actionsPerS);
         yield { name: `arc3.${game}.engine.actions_per_s`, value: engine.actionsPerS, unit: 'actions/s' };
         yield { name: `arc3.${game}.studio_vs_engine`, value: studio.actionsPerS / engine.actionsPerS, unit: 'x' };
       }
@@ -265,28 +270,41 @@ export async function* run(): AsyncIterable<BenchResult> {
   });
   const cases = playersCases();
   if (!cases.size) return;
-  const ls20 = ids.find((id) => id.startsWith('ls20-'));
-  if (!ls20) {
+  const games = playersGames(ids, engineRates);
+  if (!games.length) {
     console.error(
-      `bench arc3: no players figures: ls20 is not among the games in ${gamesDir} (${ids.join(', ') || 'none'}).`,
+      `bench arc3: no players figures: none of the games asked for is in ${gamesDir} (${ids.join(', ') || 'none'}).`,
     );
     return;
   }
+  // Each game on servers of its own, so that one game's open runs do not weigh on the next.
   if (cases.has('pglite-1-server'))
-    yield* withServers(1, { ...env, DATABASE_URL: '' }, args, (servers) => players('pglite-1-server', servers, ls20));
+    for (const gameId of games)
+      yield* withServers(1, { ...env, DATABASE_URL: '' }, args, (servers) =>
+        players('pglite-1-server', servers, gameId),
+      );
   if (!cases.has('postgres-1-server') && !cases.has('postgres-2-servers')) return;
   const external = process.env.BENCH_DATABASE_URL;
   let cluster: PgCluster | null = null;
   try {
     const base = external ?? (cluster = await startPgCluster()).url;
-    if (cases.has('postgres-1-server'))
-      yield* withServers(1, { ...env, DATABASE_URL: await postgresDatabase(base, 'bench_arc3_one') }, args, (servers) =>
-        players('postgres-1-server', servers, ls20),
-      );
-    if (cases.has('postgres-2-servers'))
-      yield* withServers(2, { ...env, DATABASE_URL: await postgresDatabase(base, 'bench_arc3_two') }, args, (servers) =>
-        players('postgres-2-servers', servers, ls20),
-      );
+    for (const gameId of games) {
+      const game = gameId.split('-')[0];
+      if (cases.has('postgres-1-server'))
+        yield* withServers(
+          1,
+          { ...env, DATABASE_URL: await postgresDatabase(base, `bench_arc3_one_${game}`) },
+          args,
+          (servers) => players('postgres-1-server', servers, gameId),
+        );
+      if (cases.has('postgres-2-servers'))
+        yield* withServers(
+          2,
+          { ...env, DATABASE_URL: await postgresDatabase(base, `bench_arc3_two_${game}`) },
+          args,
+          (servers) => players('postgres-2-servers', servers, gameId),
+        );
+    }
   } catch (e) {
     console.error(`bench arc3: PostgreSQL part stopped: ${(e as Error).message}`);
   } finally {
@@ -295,6 +313,28 @@ export async function* run(): AsyncIterable<BenchResult> {
 }
 
 const PLAYERS_CASES = ['pglite-1-server', 'postgres-1-server', 'postgres-2-servers'] as const;
+
+/**
+ * The games the players play (full ids, in this order): those `BENCH_ARC3_PLAYERS_GAMES` names
+ * (short ids, comma-separated), or by default ls20, vc33 and the game slowest on the engine in
+ * process in this run (the slowest vendored game), each once.
+ */
+function playersGames(ids: readonly string[], engineRates: ReadonlyMap<string, number>): string[] {
+  const byShort = (short: string) => ids.find((id) => id.split('-')[0] === short);
+  const asked = process.env.BENCH_ARC3_PLAYERS_GAMES?.trim();
+  if (asked) {
+    const names = asked.split(',').map((n) => n.trim());
+    const unknown = names.filter((n) => !byShort(n));
+    if (unknown.length)
+      throw new Error(
+        `BENCH_ARC3_PLAYERS_GAMES=${asked} names ${unknown.join(', ')}, not among the games found (${ids.map((id) => id.split('-')[0]).join(', ')}); name some of those.`,
+      );
+    return [...new Set(names.map((n) => byShort(n)!))];
+  }
+  const slowest = [...engineRates].sort((a, b) => a[1] - b[1])[0]?.[0];
+  const chosen = [byShort('ls20'), byShort('vc33'), slowest].filter((id): id is string => id !== undefined);
+  return [...new Set(chosen)];
+}
 
 /** The players cases `BENCH_ARC3_PLAYERS` asks for (all when unset). */
 function playersCases(): Set<string> {
@@ -530,8 +570,9 @@ function playToolkit(
   }
 }
 
-/** K players of ls20 spread over `urls`, stepped up until the p99 round trip passes 100 ms. */
+/** K players of a game spread over `urls`, stepped up until the p99 round trip passes 100 ms. */
 async function* players(name: string, urls: string[], gameId: string): AsyncIterable<BenchResult> {
+  const game = gameId.split('-')[0];
   await makeStudy(urls[0], gameId);
   let best = 0;
   let made: { url: string; p: Awaited<ReturnType<typeof participant>> }[] = [];
@@ -573,18 +614,18 @@ async function* players(name: string, urls: string[], gameId: string): AsyncIter
     );
     const elapsed = performance.now() - t0;
     const p99 = percentile(times, 99);
-    yield { name: `arc3.ls20.players.${name}.${k}.p50_ms`, value: percentile(times, 50), unit: 'ms' };
-    yield { name: `arc3.ls20.players.${name}.${k}.p99_ms`, value: p99, unit: 'ms' };
+    yield { name: `arc3.${game}.players.${name}.${k}.p50_ms`, value: percentile(times, 50), unit: 'ms' };
+    yield { name: `arc3.${game}.players.${name}.${k}.p99_ms`, value: p99, unit: 'ms' };
     yield {
-      name: `arc3.ls20.players.${name}.${k}.actions_per_s`,
+      name: `arc3.${game}.players.${name}.${k}.actions_per_s`,
       value: times.length / (elapsed / 1000),
       unit: 'actions/s',
     };
-    if (failed) yield { name: `arc3.ls20.players.${name}.${k}.failed_players`, value: failed, unit: 'players' };
+    if (failed) yield { name: `arc3.${game}.players.${name}.${k}.failed_players`, value: failed, unit: 'players' };
     if (p99 >= 100 || failed) break;
     best = k;
   }
-  yield { name: `arc3.ls20.players.${name}.p99_under_100ms`, value: best, unit: 'players' };
+  yield { name: `arc3.${game}.players.${name}.p99_under_100ms`, value: best, unit: 'players' };
 }
 
 function sleep(ms: number): Promise<void> {
