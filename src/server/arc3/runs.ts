@@ -1246,8 +1246,10 @@ export class Arc3Service {
   private queueWrite(live: LiveRun, step: QueuedStep): void {
     if (this.skipStepWrites) return;
     let u = this.unstored.get(live.runId);
-    if (!u) {
-      u = { live, waiting: [], written: Promise.resolve() };
+    if (u?.live !== live) {
+      // A copy rebuilt while an earlier copy's writes are under way: its steps are written after them.
+      const before = u ? this.storedSoFar(live.runId) : Promise.resolve();
+      u = { live, waiting: [], written: before };
       this.unstored.set(live.runId, u);
     }
     u.waiting.push(step);
