@@ -2,16 +2,16 @@
  * Group commit: writes that arrive while the database is busy are merged into one statement per
  * group, so that under load the database sees few large statements instead of many small ones,
  * and each caller is still answered only once its own write is committed. The events of many
- * sessions (`appendEvents`) and the steps of many runs (`addGameStep`) are written this way.
+ * sessions (`appendEvents`) and the steps of many runs (`addGameSteps`) are written this way.
  */
 import { databaseUnavailable } from './unavailable';
 
 /** One caller's write waiting for its group. */
 export interface GroupMember {
   /**
-   * Members with the same key never share a group (one batch per session, one step per run), and
-   * a member waits while a group holding its key is in flight: writes of one key are committed in
-   * the order they arrived.
+   * Members with the same key never share a group (one batch per session, one batch of steps
+   * per run), and a member waits while a group holding its key is in flight: writes of one key are
+   * committed in the order they arrived.
    */
   readonly key: string;
   reject(e: unknown): void;
