@@ -7,7 +7,8 @@
  * participants' events). Here every statement of the participants' writes, the digests' tail
  * reads and a researcher's reads of a live study is planned (`EXPLAIN`, the plan only) on a
  * never-analyzed PGlite holding a long session, a long game run and 5,000 other sessions, and no
- * plan may scan `sessions`, `events` or `game_steps` whole. */
+ * plan may scan `sessions`, `events` or `game_steps` whole.
+ */
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
