@@ -13,9 +13,11 @@ export default defineConfig({
     chunkSizeWarningLimit: 1500,
     // Fonts (KaTeX's) are files of their own: the security policy allows fonts from this origin only, never data: URLs.
     assetsInlineLimit: (file) => (/\.(woff2?|ttf|otf)$/.test(file) ? false : undefined),
-    // No report of how long each build plugin took: on a slow machine the bundler prints one at
-    // every `npm start`, which tells the person starting the studio nothing they can act on.
+    // No report of how long each build plugin took (here and in the workers' bundles below): on a
+    // slow machine the bundler prints one at `npm start`, which tells the person starting the
+    // studio nothing they can act on.
     rolldownOptions: { checks: { bundlerTimings: false } },
   },
+  worker: { rolldownOptions: { checks: { bundlerTimings: false } } },
   server: { proxy: { '/api': 'http://localhost:' + (process.env.ARC_STUDIO_API_PORT ?? '4173') } },
 });
