@@ -3,7 +3,7 @@
  * engine: every answer follows its schema, errors carry their codes, and a server's `Arc3Worker`
  * refuses an answer that does not follow the protocol instead of using it.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -120,6 +120,54 @@ describe('the worker protocol', () => {
     } finally {
       proc.kill();
     }
+  });
+
+  it('asks pydantic once per default factory, and the engine plays exactly as without it', () => {
+    // Two ls20 runs on one seed, the first before the memo and the second after it; every frame,
+    // state and level count compared, and how often pydantic's own check ran while they played.
+    const script = [
+      'import hashlib, json, sys',
+      `sys.path.insert(0, ${JSON.stringify(path.dirname(WORKER_SCRIPT))})`,
+      'import worker',
+      'import pydantic',
+      'from pydantic._internal import _fields',
+      'calls = []',
+      'original = _fields.takes_validated_data_argument',
+      'def counted(default_factory):',
+      '    calls.append(default_factory)',
+      '    return original(default_factory)',
+      '_fields.takes_validated_data_argument = counted',
+      'w = worker.Worker([sys.argv[1]])',
+      'def play():',
+      '    run, fd = w.open_run({"run": "r", "game_id": "ls20-9607627b", "seed": 3})',
+      '    seen = []',
+      '    for i in range(60):',
+      '        fd = w.perform(run, {"action": "RESET" if fd["state"] != "NOT_FINISHED" else "ACTION%d" % (1 + i * 7 % 4)})',
+      '        seen.append([fd["frame_b64"], fd["state"], fd["levels_completed"], fd["available_actions"]])',
+      '    return hashlib.sha256(json.dumps(seen).encode()).hexdigest()',
+      'before_calls = len(calls)',
+      'plain = play()',
+      'plain_calls = len(calls) - before_calls',
+      'memo = worker.memoize_factory_checks()',
+      'again = worker.memoize_factory_checks()',
+      'start = len(calls)',
+      'memoized = play()',
+      'from arcengine.enums import FrameDataRaw',
+      'x, y = FrameDataRaw(), FrameDataRaw()',
+      'x.frame.append(1)',
+      'print(json.dumps({"memo": memo, "again": again, "plain_calls": plain_calls, "memo_calls": len(calls) - start,',
+      '                  "same": plain == memoized, "own_lists": y.frame == [], "pydantic": pydantic.VERSION}))',
+    ].join('\n');
+    const out = execFileSync('python3', ['-c', script, GAMES], {
+      env: { ...process.env, PYTHONPATH, PYTHONDONTWRITEBYTECODE: '1' },
+      encoding: 'utf8',
+    });
+    const result = JSON.parse(out.trim().split('\n').at(-1)!) as Record<string, unknown>;
+    expect(result).toMatchObject({ memo: true, again: true, same: true, own_lists: true });
+    // Without the memo, pydantic 2.13 runs the check at every action (61 of them, the opening RESET included)...
+    if (String(result.pydantic).startsWith('2.13.')) expect(result.plain_calls).toBeGreaterThanOrEqual(61);
+    // ...with it, once for each factory not asked about before.
+    expect(result.memo_calls).toBeLessThanOrEqual(2);
   });
 
   it('refuses, with the reason, an answer that does not follow the protocol', async () => {
