@@ -12,8 +12,12 @@
  *   `POST /api/sessions/:id/runs/:run/actions` back to back, each answered once played and
  *   admitted, its step stored behind the answer (PGlite, the default database).
  * - `engine.actions_per_s`: `Arcade(operation_mode=OFFLINE, ...).make(id)` then `env.step(...)` in
- *   one Python process, timed inside Python, frames left as numpy arrays.
- * - `studio_vs_engine`: the first over the second (1 = the studio costs nothing over the engine).
+ *   one Python process, timed inside Python, frames left as numpy arrays, with pydantic's check of
+ *   default factories kept per factory as the studio's worker keeps it (`memoize_factory_checks`
+ *   in `worker.py`: on pydantic 2.13 it saves about 0.3 ms of every action), so that the two sides
+ *   run the same engine code; `engine_as_installed.actions_per_s` the same without it.
+ * - `studio_vs_engine`: the first over the second (1 = the studio costs nothing over the engine);
+ *   `studio_vs_engine_as_installed` over the engine as installed.
  * - `step.<part>_ms`: where a step's time went, the mean over the one-client run, from the
  *   server's `Server-Timing` header (`ARC_STUDIO_SERVER_TIMING=1`): `admission` (the session
  *   token, the run's item, the study's rules), `worker` (the round trip to the Python worker,
@@ -37,6 +41,8 @@
  * session of its own and a kept-alive connection,
  * each acting every 200 ms (5 actions/s, faster than people play), for a few seconds; K stepped up
  * until the p99 action round trip passes 100 ms. Each step's p50/p99 and the actions/s served,
+ * the CPU the servers, their Python workers and the load generator each spent per action
+ * (`cpu.servers_ms_per_action`, `cpu.workers_ms_per_action`, `cpu.generator_ms_per_action`),
  * then `p99_under_100ms`, the largest K that stayed under, for one server on PGlite, one
  * server on PostgreSQL and two servers (two processes, players split between them) on one
  * PostgreSQL (a throwaway cluster, or `BENCH_DATABASE_URL`). The load generator runs on the same
@@ -65,7 +71,7 @@ import type { BenchResult } from '../cli/bench';
 import { decodeFrames } from '../core/formats/frames';
 import type { ServerRunReply, ServerStep } from '../core/game/serverGame';
 import { startPgCluster, type PgCluster } from '../server/store/pgCluster';
-import { Arc3Worker, probe, type Arc3Action, type Arc3FrameData } from '../server/arc3/worker';
+import { Arc3Worker, probe, WORKER_SCRIPT, type Arc3Action, type Arc3FrameData } from '../server/arc3/worker';
 import { startServe, stop } from './ingest';
 import { requestJson } from './http';
 import { postgresDatabase } from './databases';
@@ -143,6 +149,10 @@ import numpy as np
 from arc_agi import Arcade, OperationMode
 from arcengine import GameAction, GameState
 games_dir, game_id, budget = sys.argv[1], sys.argv[2], float(sys.argv[3]) / 1000
+if len(sys.argv) > 4:
+    sys.path.insert(0, sys.argv[4])
+    from worker import memoize_factory_checks
+    memoize_factory_checks()
 quiet = logging.getLogger("bench"); quiet.setLevel(logging.CRITICAL)
 env = Arcade(operation_mode=OperationMode.OFFLINE, environments_dir=games_dir, logger=quiet).make(game_id)
 if env is None:
@@ -231,7 +241,20 @@ export async function* run(): AsyncIterable<BenchResult> {
       yield { name: `arc3.${game}.studio.actions_per_s`, value: studio.actionsPerS, unit: 'actions/s' };
       yield { name: `arc3.${game}.studio.p50_ms`, value: studio.p50, unit: 'ms' };
       yield { name: `arc3.${game}.studio.p99_ms`, value: studio.p99, unit: 'ms' };
-      const engine = playToolkit(python, pythonPath, gamesDir, gameId);
+      const installed = playToolkit(python, pythonPath, gamesDir, gameId, false);
+      const engine = playToolkit(python, pythonPath, gamesDir, gameId, true);
+      if (installed !== null) {
+        yield {
+          name: `arc3.${game}.engine_as_installed.actions_per_s`,
+          value: installed.actionsPerS,
+          unit: 'actions/s',
+        };
+        yield {
+          name: `arc3.${game}.studio_vs_engine_as_installed`,
+          value: studio.actionsPerS / installed.actionsPerS,
+          unit: 'x',
+        };
+      }
       if (engine !== null) {
         engineRates.set(gameId, engine.actionsPerS);
         yield { name: `arc3.${game}.engine.actions_per_s`, value: engine.actionsPerS, unit: 'actions/s' };
@@ -280,7 +303,7 @@ export async function* run(): AsyncIterable<BenchResult> {
   // Each game on servers of its own, so that one game's open runs do not weigh on the next.
   if (cases.has('pglite-1-server'))
     for (const gameId of games)
-      yield* withServers(1, { ...env, DATABASE_URL: '' }, args, (servers) =>
+      yield* withServers(1, { ...env, DATABASE_URL: '' }, args, (_urls, servers) =>
         players('pglite-1-server', servers, gameId),
       );
   if (!cases.has('postgres-1-server') && !cases.has('postgres-2-servers')) return;
@@ -295,14 +318,14 @@ export async function* run(): AsyncIterable<BenchResult> {
           1,
           { ...env, DATABASE_URL: await postgresDatabase(base, `bench_arc3_one_${game}`) },
           args,
-          (servers) => players('postgres-1-server', servers, gameId),
+          (_urls, servers) => players('postgres-1-server', servers, gameId),
         );
       if (cases.has('postgres-2-servers'))
         yield* withServers(
           2,
           { ...env, DATABASE_URL: await postgresDatabase(base, `bench_arc3_two_${game}`) },
           args,
-          (servers) => players('postgres-2-servers', servers, gameId),
+          (_urls, servers) => players('postgres-2-servers', servers, gameId),
         );
     }
   } catch (e) {
@@ -544,9 +567,11 @@ function playToolkit(
   pythonPath: string | undefined,
   gamesDir: string,
   gameId: string,
+  memoized: boolean,
 ): { actionsPerS: number; cpuMsPerAction: number } | null {
+  const memo = memoized ? [path.dirname(WORKER_SCRIPT)] : [];
   try {
-    const out = execFileSync(python, ['-c', TOOLKIT, gamesDir, gameId, String(BUDGET_MS)], {
+    const out = execFileSync(python, ['-c', TOOLKIT, gamesDir, gameId, String(BUDGET_MS), ...memo], {
       env: { ...process.env, PYTHONPATH: [pythonPath, process.env.PYTHONPATH].filter(Boolean).join(path.delimiter) },
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -570,8 +595,30 @@ function playToolkit(
   }
 }
 
-/** K players of a game spread over `urls`, stepped up until the p99 round trip passes 100 ms. */
-async function* players(name: string, urls: string[], gameId: string): AsyncIterable<BenchResult> {
+/** CPU time (ms) the servers, their Python workers and this process (the load generator) used so far. */
+function machineCpu(servers: readonly { pid: number }[]): { servers: number; workers: number; generator: number } {
+  const used = { servers: 0, workers: 0, generator: 0 };
+  for (const s of servers) {
+    const cpu = serverCpu(s.pid);
+    used.servers += cpu?.node ?? NaN;
+    used.workers += cpu?.children ?? NaN;
+  }
+  const self = process.cpuUsage();
+  used.generator = (self.user + self.system) / 1000;
+  return used;
+}
+
+/**
+ * K players of a game spread over `servers`, stepped up until the p99 round trip passes 100 ms;
+ * at each K, the CPU each part of the machine spent per action served (`cpu.<part>_ms_per_action`:
+ * the servers, their Python workers, the load generator), which says where the cores went.
+ */
+async function* players(
+  name: string,
+  servers: readonly { url: string; pid: number }[],
+  gameId: string,
+): AsyncIterable<BenchResult> {
+  const urls = servers.map((s) => s.url);
   const game = gameId.split('-')[0];
   await makeStudy(urls[0], gameId);
   let best = 0;
@@ -590,6 +637,7 @@ async function* players(name: string, urls: string[], gameId: string): AsyncIter
     }
     const times: number[] = [];
     let failed = 0;
+    const cpuBefore = machineCpu(servers);
     const t0 = performance.now();
     const end = t0 + PLAYERS_MS;
     await Promise.all(
@@ -613,6 +661,7 @@ async function* players(name: string, urls: string[], gameId: string): AsyncIter
       }),
     );
     const elapsed = performance.now() - t0;
+    const cpuAfter = machineCpu(servers);
     const p99 = percentile(times, 99);
     yield { name: `arc3.${game}.players.${name}.${k}.p50_ms`, value: percentile(times, 50), unit: 'ms' };
     yield { name: `arc3.${game}.players.${name}.${k}.p99_ms`, value: p99, unit: 'ms' };
@@ -621,6 +670,11 @@ async function* players(name: string, urls: string[], gameId: string): AsyncIter
       value: times.length / (elapsed / 1000),
       unit: 'actions/s',
     };
+    for (const part of ['servers', 'workers', 'generator'] as const) {
+      const ms = (cpuAfter[part] - cpuBefore[part]) / times.length;
+      if (Number.isFinite(ms))
+        yield { name: `arc3.${game}.players.${name}.${k}.cpu.${part}_ms_per_action`, value: ms, unit: 'ms' };
+    }
     if (failed) yield { name: `arc3.${game}.players.${name}.${k}.failed_players`, value: failed, unit: 'players' };
     if (p99 >= 100 || failed) break;
     best = k;
