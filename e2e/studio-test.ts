@@ -14,6 +14,7 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { ownPort, seedDataDir } from './helpers';
 import { startOfficialGamesServer, type TestServer } from './arc3-helpers';
+import { NODE_FLAGS } from '../src/server/nodeFlags';
 
 export * from '@playwright/test';
 
@@ -37,6 +38,7 @@ export const test = base.extend<object, { studioServer: WorkerServer; officialGa
       const child = spawn(
         process.execPath,
         [
+          ...NODE_FLAGS,
           'bin/arc-studio.mjs',
           'serve',
           '--port',

@@ -12,6 +12,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ROOT } from '../server/root';
+import { NODE_FLAGS } from '../server/nodeFlags';
 import type { BenchResult } from '../cli/bench';
 import { versionedGameId } from '../core/game';
 import { games, solutions } from '../games';
@@ -20,7 +21,17 @@ import { games, solutions } from '../games';
 function serve(dataDir: string, env: NodeJS.ProcessEnv): Promise<{ url: string; stop: () => Promise<void> }> {
   const child = spawn(
     process.execPath,
-    [path.join(ROOT, 'bin/arc-studio.mjs'), 'serve', '--port', '0', '--host', '127.0.0.1', '--data-dir', dataDir],
+    [
+      ...NODE_FLAGS,
+      path.join(ROOT, 'bin/arc-studio.mjs'),
+      'serve',
+      '--port',
+      '0',
+      '--host',
+      '127.0.0.1',
+      '--data-dir',
+      dataDir,
+    ],
     { env, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   const stop = () =>

@@ -33,6 +33,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { BenchResult } from '../cli/bench';
 import { ROOT } from '../server/root';
+import { NODE_FLAGS } from '../server/nodeFlags';
 import { benchPort, launchChromium, takeLatencies } from './browser';
 import { percentile } from './measure';
 
@@ -292,6 +293,7 @@ export async function startArcServer(where: Located): Promise<ArcServer> {
   const child: ChildProcess = spawn(
     process.execPath,
     [
+      ...NODE_FLAGS,
       path.join(ROOT, 'bin', 'arc-studio.mjs'),
       'serve',
       '--port',

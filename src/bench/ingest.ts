@@ -15,6 +15,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { NODE_FLAGS } from '../server/nodeFlags';
 import type { BenchResult } from '../cli/bench';
 import { percentile } from './measure';
 import { freePort, startPgCluster } from '../server/store/pgCluster';
@@ -92,6 +93,7 @@ export async function startServe(
   const proc = spawn(
     process.execPath,
     [
+      ...NODE_FLAGS,
       // e.g. `--cpu-prof --cpu-prof-dir=prof` for a profile of each server a suite starts.
       ...(process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
       'bin/arc-studio.mjs',

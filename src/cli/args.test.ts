@@ -1,8 +1,10 @@
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { HelpRequest, UsageError, commandHelp, parseCommandArgs, parseInteger, selectSubcommand } from './args';
 import { commands, main } from './main';
+import { NODE_FLAGS } from '../server/nodeFlags';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -219,6 +221,27 @@ describe('every command', () => {
 });
 
 describe('the installed command', () => {
+  it('runs Node with the options of nodeFlags.ts through its first line, as npm start and npm run serve do', () => {
+    const flags = NODE_FLAGS.join(' ');
+    expect(readFileSync(path.join(ROOT, 'bin/arc-studio.mjs'), 'utf8').split('\n')[0]).toBe(
+      `#!/usr/bin/env -S node ${flags}`,
+    );
+    const { scripts } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    expect(scripts.start).toBe(`npm run build && node ${flags} bin/arc-studio.mjs serve`);
+    expect(scripts.serve).toBe(`node ${flags} bin/arc-studio.mjs serve`);
+    // Started as a program, the system reads that line (as `npx arc-studio` does).
+    const help = spawnSync(path.join(ROOT, 'bin/arc-studio.mjs'), ['serve', '--help'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 180_000,
+    });
+    expect(help.stderr).toBe('');
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: arc-studio serve /);
+  });
+
   it('exits 2 on a usage error and 0 on --help, from the real binary', () => {
     const bad = spawnSync('node', ['bin/arc-studio.mjs', 'games', 'verify', 'push', '--stpes', '5'], {
       cwd: ROOT,

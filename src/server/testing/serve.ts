@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freshPostgresDatabase } from '../store/testing';
+import { NODE_FLAGS } from '../nodeFlags';
 
 const ROOT = path.resolve(__dirname, '../../..');
 
@@ -82,6 +83,7 @@ export async function startServe(o: ServeOptions): Promise<ServeProcess> {
   const proc = spawn(
     process.execPath,
     [
+      ...NODE_FLAGS,
       'bin/arc-studio.mjs',
       'serve',
       '--port',
