@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Rng } from '../game/rng';
-import { FrameCodecError, MAX_ENCODED_LENGTH, decodeFrames, encodeFrames } from './frames';
+import { FrameCodecError, MAX_ENCODED_LENGTH, decodeFrames, encodeFrames, encodeFramesBoth } from './frames';
 
 const SIDE = 64;
 
@@ -47,6 +47,38 @@ function codeOf(fn: () => unknown): string {
 }
 
 describe('frame codec', () => {
+  it('makes both encodings of a response at once exactly as two calls make them', () => {
+    const rng = new Rng(20261127);
+    // An animation: the walker moving, blinking every other frame (delta2 against the reference pays).
+    const walk = (n: number) => Array.from({ length: n }, (_, i) => boardFrame(1 + (i % 2), 1 + (i % 3)));
+    const cases: { frames: number[][][]; reference: number[][] | null }[] = [
+      { frames: [], reference: boardFrame(1, 1) },
+      { frames: [boardFrame(2, 1)], reference: boardFrame(1, 1) },
+      { frames: walk(2), reference: boardFrame(2, 2) },
+      { frames: walk(5), reference: boardFrame(2, 2) },
+      { frames: walk(5), reference: null },
+      // A reference of another size is not used: both texts stand alone.
+      { frames: walk(3), reference: filled(4, 32) },
+    ];
+    for (let trial = 0; trial < 30; trial++) {
+      const side = 1 + rng.int(SIDE);
+      const reference = randomFrame(rng, side, side);
+      const frames = Array.from({ length: 1 + rng.int(6) }, () =>
+        rng.int(2)
+          ? reference.map((row) => row.map((c) => (rng.int(20) ? c : rng.int(16))))
+          : randomFrame(rng, side, side),
+      );
+      cases.push({ frames, reference });
+    }
+    for (const { frames, reference } of cases) {
+      const both = encodeFramesBoth(frames, reference);
+      expect(both.alone).toBe(encodeFrames(frames, null));
+      expect(both.changes).toBe(encodeFrames(frames, reference));
+      expect(decodeFrames(both.changes, reference)).toEqual(frames);
+    }
+    expect(codeOf(() => encodeFramesBoth([filled(0), filled(0, 8)], null))).toBe('bad-frames');
+  });
+
   it('round-trips random frames of every size, with and without a reference', () => {
     const rng = new Rng(20261123);
     for (let trial = 0; trial < 40; trial++) {

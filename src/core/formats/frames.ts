@@ -66,19 +66,55 @@ export class FrameCodecError extends Error {
  * make the text decodable on its own); it is used only when its size matches.
  */
 export function encodeFrames(frames: readonly FrameGrid[], reference: FrameGrid | null = null): string {
+  const p = prepare(frames);
+  if (p === null) return empty();
+  const ref = referenceCells(p, reference);
+  return write(
+    p,
+    ref,
+    p.flat.map((cells, i) => choose(cells, i, p.flat, ref)),
+  );
+}
+
+/**
+ * The two encodings of one response a server keeps: `alone`, `encodeFrames(frames, null)` (what a
+ * participant is answered), and `changes`, `encodeFrames(frames, reference)` (what is stored
+ * between keyframes), made together: the frames are read once, and each frame from the third on,
+ * whose encoding does not depend on the reference, is chosen once for both.
+ */
+export function encodeFramesBoth(
+  frames: readonly FrameGrid[],
+  reference: FrameGrid | null,
+): { alone: string; changes: string } {
+  const p = prepare(frames);
+  if (p === null) return { alone: empty(), changes: empty() };
+  const chosen = p.flat.map((cells, i) => choose(cells, i, p.flat, null));
+  const alone = write(p, null, chosen);
+  const ref = referenceCells(p, reference);
+  if (ref === null) return { alone, changes: alone };
+  // Frames 0 and 1 may be written as changes to the reference (delta, delta2); the rest never are.
+  const withRef = chosen.map((c, i) => (i < 2 ? choose(p.flat[i], i, p.flat, ref) : c));
+  return { alone, changes: write(p, ref, withRef) };
+}
+
+/** The frames of one response, checked and read into cells. */
+interface Prepared {
+  readonly width: number;
+  readonly height: number;
+  readonly flat: readonly Uint8Array[];
+}
+
+/** No frames: the format, no flags and a count of 0. */
+const empty = (): string => toBase64(Uint8Array.of(FORMAT, 0, 0));
+
+function prepare(frames: readonly FrameGrid[]): Prepared | null {
   if (frames.length > MAX_FRAMES_PER_RESPONSE) {
     throw new FrameCodecError(
       'too-large',
       `a response of ${frames.length} frames is more than the ${MAX_FRAMES_PER_RESPONSE} a stored action may carry`,
     );
   }
-  const out = new ByteWriter();
-  out.byte(FORMAT);
-  if (frames.length === 0) {
-    out.byte(0);
-    out.varint(0);
-    return toBase64(out.bytes());
-  }
+  if (frames.length === 0) return null;
   const height = frames[0].length;
   const width = height > 0 ? frames[0][0].length : 0;
   if (width < 1 || height < 1 || width > MAX_FRAME_SIDE || height > MAX_FRAME_SIDE) {
@@ -87,34 +123,55 @@ export function encodeFrames(frames: readonly FrameGrid[], reference: FrameGrid 
       `frame 0 is ${width}x${height}; frames must be 1 to ${MAX_FRAME_SIDE} cells on each side`,
     );
   }
-  const flat = frames.map((grid, i) => flatten(grid, width, height, `frame ${i}`));
-  const ref =
-    reference !== null && sameSize(reference, width, height)
-      ? flatten(reference, width, height, 'the reference frame')
-      : null;
+  return { width, height, flat: frames.map((grid, i) => flatten(grid, width, height, `frame ${i}`)) };
+}
+
+function referenceCells(p: Prepared, reference: FrameGrid | null): Uint8Array | null {
+  return reference !== null && sameSize(reference, p.width, p.height)
+    ? flatten(reference, p.width, p.height, 'the reference frame')
+    : null;
+}
+
+/**
+ * Frame `i`'s shortest form, given the frames before it (the reference first when there is one):
+ * runs, runs of the changes to the frame one or two before, or raw.
+ */
+function choose(
+  cells: Uint8Array,
+  i: number,
+  flat: readonly Uint8Array[],
+  ref: Uint8Array | null,
+): { kind: number; body: Uint8Array } {
+  const before = (back: number): Uint8Array | undefined => {
+    const j = i - back;
+    return j >= 0 ? flat[j] : j === -1 ? (ref ?? undefined) : undefined;
+  };
+  let best = { kind: KIND_RLE, body: runs(cells) };
+  const bases: [number, Uint8Array | undefined][] = [
+    [KIND_DELTA, before(1)],
+    [KIND_DELTA2, before(2)],
+  ];
+  for (const [kind, base] of bases) {
+    if (base === undefined) continue;
+    const delta = runs(xor(cells, base));
+    if (delta.length < best.body.length) best = { kind, body: delta };
+  }
+  const rawLength = Math.ceil(cells.length / 2);
+  if (rawLength < best.body.length) best = { kind: KIND_RAW, body: packNibbles(cells) };
+  return best;
+}
+
+function write(p: Prepared, ref: Uint8Array | null, chosen: readonly { kind: number; body: Uint8Array }[]): string {
+  const out = new ByteWriter();
+  out.byte(FORMAT);
   out.byte(ref !== null ? FLAG_REFERENCE : 0);
-  out.varint(frames.length);
-  out.byte(width);
-  out.byte(height);
-  if (ref !== null) out.u32(hashCells(ref, width, height));
-  // The frames before the current one, the reference first when there is one.
-  const before: Uint8Array[] = ref !== null ? [ref] : [];
-  for (const cells of flat) {
-    let best = { kind: KIND_RLE, body: runs(cells) };
-    const bases: [number, Uint8Array | undefined][] = [
-      [KIND_DELTA, before.at(-1)],
-      [KIND_DELTA2, before.at(-2)],
-    ];
-    for (const [kind, base] of bases) {
-      if (base === undefined) continue;
-      const delta = runs(xor(cells, base));
-      if (delta.length < best.body.length) best = { kind, body: delta };
-    }
-    const rawLength = Math.ceil(cells.length / 2);
-    if (rawLength < best.body.length) best = { kind: KIND_RAW, body: packNibbles(cells) };
-    out.byte(best.kind);
-    out.append(best.body);
-    before.push(cells);
+  out.varint(p.flat.length);
+  out.byte(p.width);
+  out.byte(p.height);
+  if (ref !== null) out.u32(hashCells(ref, p.width, p.height));
+  for (const { kind, body } of chosen) {
+    out.byte(kind);
+    out.append(body);
   }
   return toBase64(out.bytes());
 }

@@ -9,7 +9,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { encodeFrames, type FrameGrid } from '../../core/formats/frames';
+import { encodeFrames, encodeFramesBoth, type FrameGrid } from '../../core/formats/frames';
 import {
   hashGrid,
   stepSigningText,
@@ -1122,6 +1122,8 @@ export class Arc3Service {
     fd: Arc3FrameData,
     frameHash: string,
     timing?: StepTiming,
+    /** The frames encoded to stand alone, when the caller made them already. */
+    frames?: string,
   ): ServerStep {
     const t0 = performance.now();
     const base = {
@@ -1134,7 +1136,7 @@ export class Arc3Service {
       win_levels: fd.win_levels,
       available_actions: fd.available_actions,
       full_reset: fd.full_reset,
-      frames: encodeFrames(fd.frame, null),
+      frames: frames ?? encodeFrames(fd.frame, null),
       frameHash,
     };
     const x = action === 'ACTION6' ? (xy.x ?? 0) : undefined;
@@ -1179,19 +1181,31 @@ export class Arc3Service {
     const t0 = performance.now();
     const last = lastFrameOf(fd, live.lastFrame);
     const frameHash = frameHashOf(last);
+    const stored = live.sessionId !== null;
+    const levelChanged = step > 0 && live.last && live.last.levels_completed !== fd.levels_completed;
+    const keyframe =
+      step === 0 ||
+      action.action === 'RESET' ||
+      levelChanged ||
+      live.sinceKeyframe + 1 >= KEYFRAME_EVERY ||
+      live.lastFrame === null;
+    // Between keyframes a session's step is stored as changes to the step before: both encodings at once.
+    const encoded = stored && !keyframe ? encodeFramesBoth(fd.frame, live.lastFrame) : null;
     if (timing) timing.frames = performance.now() - t0;
-    const answer = this.stepOf(live.runId, live.gameId, step, action.action, action, fd, frameHash, timing);
-    if (live.sessionId !== null) {
-      const t1 = performance.now();
-      const levelChanged = step > 0 && live.last && live.last.levels_completed !== fd.levels_completed;
-      const keyframe =
-        step === 0 ||
-        action.action === 'RESET' ||
-        levelChanged ||
-        live.sinceKeyframe + 1 >= KEYFRAME_EVERY ||
-        live.lastFrame === null;
+    const answer = this.stepOf(
+      live.runId,
+      live.gameId,
+      step,
+      action.action,
+      action,
+      fd,
+      frameHash,
+      timing,
+      encoded?.alone,
+    );
+    if (stored) {
       // A keyframe is stored as the answer carries it, encoded without a reference.
-      const frames = keyframe ? answer.frames : encodeFrames(fd.frame, live.lastFrame);
+      const frames = encoded ? encoded.changes : answer.frames;
       const t2 = performance.now();
       const row = {
         runId: live.runId,
@@ -1212,10 +1226,7 @@ export class Arc3Service {
       if (defer) this.queueWrite(live, { row, admitted });
       // Another server of the database stored this step first: this copy is behind.
       else if (!(await this.writeNow(row, admitted)) && step > 0) return BEHIND;
-      if (timing) {
-        timing.frames += t2 - t1;
-        timing.store = performance.now() - t2;
-      }
+      if (timing) timing.store = performance.now() - t2;
       live.sinceKeyframe = keyframe ? 0 : live.sinceKeyframe + 1;
     }
     live.last = answer;
