@@ -75,6 +75,19 @@ describe('frame codec', () => {
       expect(both.alone).toBe(encodeFrames(frames, null));
       expect(both.changes).toBe(encodeFrames(frames, reference));
       expect(decodeFrames(both.changes, reference)).toEqual(frames);
+      // The last frame's cells, row by row; given back as the reference, they stand for its grid.
+      const last = frames.at(-1);
+      expect(both.last && { ...both.last, cells: Array.from(both.last.cells) }).toEqual(
+        last ? { width: last[0].length, height: last.length, cells: last.flat() } : null,
+      );
+      if (reference) {
+        const cells = {
+          width: reference[0].length,
+          height: reference.length,
+          cells: Uint8Array.from(reference.flat()),
+        };
+        expect(encodeFramesBoth(frames, cells)).toEqual(both);
+      }
     }
     expect(codeOf(() => encodeFramesBoth([filled(0), filled(0, 8)], null))).toBe('bad-frames');
   });

@@ -76,25 +76,35 @@ export function encodeFrames(frames: readonly FrameGrid[], reference: FrameGrid 
   );
 }
 
+/** A frame read into its cells, row by row (what {@link encodeFramesBoth} answers as `last`). */
+export interface FrameCells {
+  readonly width: number;
+  readonly height: number;
+  readonly cells: Uint8Array;
+}
+
 /**
  * The two encodings of one response a server keeps: `alone`, `encodeFrames(frames, null)` (what a
  * participant is answered), and `changes`, `encodeFrames(frames, reference)` (what is stored
  * between keyframes), made together: the frames are read once, and each frame from the third on,
- * whose encoding does not depend on the reference, is chosen once for both.
+ * whose encoding does not depend on the reference, is chosen once for both. `last` is the last
+ * frame's cells (null when there are none), to hash and to pass as the next response's
+ * `reference` without reading that frame again.
  */
 export function encodeFramesBoth(
   frames: readonly FrameGrid[],
-  reference: FrameGrid | null,
-): { alone: string; changes: string } {
+  reference: FrameGrid | FrameCells | null,
+): { alone: string; changes: string; last: FrameCells | null } {
   const p = prepare(frames);
-  if (p === null) return { alone: empty(), changes: empty() };
+  if (p === null) return { alone: empty(), changes: empty(), last: null };
   const chosen = p.flat.map((cells, i) => choose(cells, i, p.flat, null));
   const alone = write(p, null, chosen);
+  const last = { width: p.width, height: p.height, cells: p.flat[p.flat.length - 1] };
   const ref = referenceCells(p, reference);
-  if (ref === null) return { alone, changes: alone };
+  if (ref === null) return { alone, changes: alone, last };
   // Frames 0 and 1 may be written as changes to the reference (delta, delta2); the rest never are.
   const withRef = chosen.map((c, i) => (i < 2 ? choose(p.flat[i], i, p.flat, ref) : c));
-  return { alone, changes: write(p, ref, withRef) };
+  return { alone, changes: write(p, ref, withRef), last };
 }
 
 /** The frames of one response, checked and read into cells. */
@@ -126,10 +136,11 @@ function prepare(frames: readonly FrameGrid[]): Prepared | null {
   return { width, height, flat: frames.map((grid, i) => flatten(grid, width, height, `frame ${i}`)) };
 }
 
-function referenceCells(p: Prepared, reference: FrameGrid | null): Uint8Array | null {
-  return reference !== null && sameSize(reference, p.width, p.height)
-    ? flatten(reference, p.width, p.height, 'the reference frame')
-    : null;
+function referenceCells(p: Prepared, reference: FrameGrid | FrameCells | null): Uint8Array | null {
+  if (reference === null) return null;
+  if ('cells' in reference)
+    return reference.width === p.width && reference.height === p.height ? reference.cells : null;
+  return sameSize(reference, p.width, p.height) ? flatten(reference, p.width, p.height, 'the reference frame') : null;
 }
 
 /**

@@ -9,7 +9,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { encodeFrames, encodeFramesBoth, type FrameGrid } from '../../core/formats/frames';
+import { encodeFrames, encodeFramesBoth, type FrameCells, type FrameGrid } from '../../core/formats/frames';
 import {
   hashGrid,
   stepSigningText,
@@ -20,6 +20,7 @@ import {
   type ServerStep,
 } from '../../core/game/serverGame';
 import type { GameAction, GameState } from '../../core/game/types';
+import { hashFrame } from '../../core/game/hash';
 import { SessionChanged, type GameStepRecord, type SessionStamp, type StepOutcome, type Store } from '../store/types';
 import type { DeterminismReport } from '../../core/game/determinism';
 import { playTwice } from './determinism';
@@ -208,6 +209,12 @@ interface LiveRun {
   readonly actions: Arc3Action[];
   last: ServerStep;
   lastFrame: FrameGrid | null;
+  /**
+   * `lastFrame` read into its cells by the step that answered it (`of` is that frame), so that the
+   * next step neither reads it again as its reference nor to hash it; not used once `lastFrame`
+   * is another frame.
+   */
+  lastCells: { of: FrameGrid; cells: FrameCells } | null;
   sinceKeyframe: number;
   /**
    * Set once an action played ahead of its admission was refused: from then on this run's
@@ -436,6 +443,7 @@ export class Arc3Service {
         codeDir,
         last: null as unknown as ServerStep,
         lastFrame: null,
+        lastCells: null,
         sinceKeyframe: 0,
         refused: false,
         broken: false,
@@ -1100,6 +1108,7 @@ export class Arc3Service {
           lastRec.frameHash,
         ),
         lastFrame,
+        lastCells: null,
         sinceKeyframe: 0,
         refused: false,
         broken: false,
@@ -1180,7 +1189,6 @@ export class Arc3Service {
   ): Promise<ServerStep | typeof BEHIND> {
     const t0 = performance.now();
     const last = lastFrameOf(fd, live.lastFrame);
-    const frameHash = frameHashOf(last);
     const stored = live.sessionId !== null;
     const levelChanged = step > 0 && live.last && live.last.levels_completed !== fd.levels_completed;
     const keyframe =
@@ -1189,8 +1197,13 @@ export class Arc3Service {
       levelChanged ||
       live.sinceKeyframe + 1 >= KEYFRAME_EVERY ||
       live.lastFrame === null;
-    // Between keyframes a session's step is stored as changes to the step before: both encodings at once.
-    const encoded = stored && !keyframe ? encodeFramesBoth(fd.frame, live.lastFrame) : null;
+    const previous = live.lastCells !== null && live.lastCells.of === live.lastFrame ? live.lastCells.cells : null;
+    // The answer's frames and, between keyframes of a session's run, the changes to the step
+    // before that are stored, at once (a keyframe's changes are its frames standing alone).
+    const encoded = encodeFramesBoth(fd.frame, stored && !keyframe ? (previous ?? live.lastFrame) : null);
+    // The last frame's cells: this step's last frame, or the step before's when it showed none.
+    const lastCells = encoded.last ?? previous;
+    const frameHash = lastCells ? hashFrame(lastCells.cells) : frameHashOf(last);
     if (timing) timing.frames = performance.now() - t0;
     const answer = this.stepOf(
       live.runId,
@@ -1201,11 +1214,10 @@ export class Arc3Service {
       fd,
       frameHash,
       timing,
-      encoded?.alone,
+      encoded.alone,
     );
     if (stored) {
-      // A keyframe is stored as the answer carries it, encoded without a reference.
-      const frames = encoded ? encoded.changes : answer.frames;
+      const frames = encoded.changes;
       const t2 = performance.now();
       const row = {
         runId: live.runId,
@@ -1231,6 +1243,7 @@ export class Arc3Service {
     }
     live.last = answer;
     live.lastFrame = last;
+    live.lastCells = last !== null && lastCells !== null ? { of: last, cells: lastCells } : null;
     return answer;
   }
 
