@@ -1,12 +1,12 @@
-#!/usr/bin/env -S node --max-semi-space-size=64
-// Entry point of the `arc-studio` command; its first line gives Node the options of
-// src/server/nodeFlags.ts (npm start and npm run serve give the same). It runs the compiled
-// server and command line (`dist-server/`, made by `npm run build`) when they are at least as new
-// as every source they were made from, and always when NODE_ENV=production. Otherwise (a checkout
-// whose sources changed since the last build, tests, development) it loads the TypeScript sources
-// through tsx, a development dependency: an install without them (`npm ci --omit=dev`) runs the
-// build only. ARC_STUDIO_NO_TSX=1 forbids the sources: the command refuses to start without a
-// current build.
+#!/usr/bin/env node
+// Entry point of the `arc-studio` command. It runs the compiled server and command line
+// (`dist-server/`, made by `npm run build`) when they are at least as new as every source they
+// were made from, and always when NODE_ENV=production. Otherwise (a checkout whose sources
+// changed since the last build, tests, development) it loads the TypeScript sources through tsx,
+// a development dependency: an install without them (`npm ci --omit=dev`) runs the build only.
+// ARC_STUDIO_NO_TSX=1 forbids the sources: the command refuses to start without a current build.
+// Its first line names Node alone: `env -S`, which would carry Node options, is not in BusyBox
+// (Alpine) or the BSDs; `npm start` and `npm run serve` give the options of src/server/nodeFlags.ts.
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';

@@ -221,17 +221,15 @@ describe('every command', () => {
 });
 
 describe('the installed command', () => {
-  it('runs Node with the options of nodeFlags.ts through its first line, as npm start and npm run serve do', () => {
+  it('is started by npm start and npm run serve with the Node options of nodeFlags.ts, and runs as a program', () => {
     const flags = NODE_FLAGS.join(' ');
-    expect(readFileSync(path.join(ROOT, 'bin/arc-studio.mjs'), 'utf8').split('\n')[0]).toBe(
-      `#!/usr/bin/env -S node ${flags}`,
-    );
     const { scripts } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
       scripts: Record<string, string>;
     };
     expect(scripts.start).toBe(`npm run build && node ${flags} bin/arc-studio.mjs serve`);
     expect(scripts.serve).toBe(`node ${flags} bin/arc-studio.mjs serve`);
-    // Started as a program, the system reads that line (as `npx arc-studio` does).
+    // Started as a program (as `npx arc-studio` does): its first line must work with any `env`.
+    expect(readFileSync(path.join(ROOT, 'bin/arc-studio.mjs'), 'utf8').split('\n')[0]).toBe('#!/usr/bin/env node');
     const help = spawnSync(path.join(ROOT, 'bin/arc-studio.mjs'), ['serve', '--help'], {
       cwd: ROOT,
       encoding: 'utf8',

@@ -1,7 +1,10 @@
 /**
- * The Node options `arc-studio` runs with: in the shebang of `bin/arc-studio.mjs` (so
- * `npx arc-studio serve` has them), in `npm start` and `npm run serve`, and in the servers the
- * tests and benchmarks start. `src/cli/args.test.ts` checks that the three places agree.
+ * The Node options `arc-studio serve` is meant to run with: `npm start` and `npm run serve` give
+ * them, as do the servers the tests and benchmarks start; `src/cli/args.test.ts` checks that the
+ * scripts agree with this list. `bin/arc-studio.mjs` cannot carry them on its first line
+ * (`#!/usr/bin/env -S node ...` fails where `env` has no `-S`: BusyBox, so Alpine and its Docker
+ * images, and the BSDs), so `npx arc-studio serve` runs without them unless `NODE_OPTIONS` gives
+ * them (docs/deploy.md says so).
  *
  * `--max-semi-space-size=64`: a young generation of up to 64 MB per semi-space (Node 20's default is
  * 16). A server playing arcengine games for many participants makes each step's frames and
