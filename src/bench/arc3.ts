@@ -42,7 +42,9 @@
  * each acting every 200 ms (5 actions/s, faster than people play), for a few seconds; K stepped up
  * until the p99 action round trip passes 100 ms. Each step's p50/p99 and the actions/s served,
  * the CPU the servers, their Python workers and the load generator each spent per action
- * (`cpu.servers_ms_per_action`, `cpu.workers_ms_per_action`, `cpu.generator_ms_per_action`),
+ * (`cpu.servers_ms_per_action`, `cpu.workers_ms_per_action`, `cpu.generator_ms_per_action`) and
+ * the p99 of how late the load generator's own event loop ran (`generator_lag_p99_ms`: a late
+ * generator delays the players' round trips as a slow server does),
  * then `p99_under_100ms`, the largest K that stayed under, for one server on PGlite, one
  * server on PostgreSQL and two servers (two processes, players split between them) on one
  * PostgreSQL (a throwaway cluster, or `BENCH_DATABASE_URL`). The load generator runs on the same
@@ -66,7 +68,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { ROOT } from '../server/root';
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import type { BenchResult } from '../cli/bench';
 import { decodeFrames } from '../core/formats/frames';
 import type { ServerRunReply, ServerStep } from '../core/game/serverGame';
@@ -638,6 +640,9 @@ async function* players(
     const times: number[] = [];
     let failed = 0;
     const cpuBefore = machineCpu(servers);
+    // How late the load generator's own event loop ran: a late loop delays the players' timings too.
+    const lag = monitorEventLoopDelay({ resolution: 10 });
+    lag.enable();
     const t0 = performance.now();
     const end = t0 + PLAYERS_MS;
     await Promise.all(
@@ -661,6 +666,7 @@ async function* players(
       }),
     );
     const elapsed = performance.now() - t0;
+    lag.disable();
     const cpuAfter = machineCpu(servers);
     const p99 = percentile(times, 99);
     yield { name: `arc3.${game}.players.${name}.${k}.p50_ms`, value: percentile(times, 50), unit: 'ms' };
@@ -675,6 +681,11 @@ async function* players(
       if (Number.isFinite(ms))
         yield { name: `arc3.${game}.players.${name}.${k}.cpu.${part}_ms_per_action`, value: ms, unit: 'ms' };
     }
+    yield {
+      name: `arc3.${game}.players.${name}.${k}.generator_lag_p99_ms`,
+      value: lag.percentile(99) / 1e6,
+      unit: 'ms',
+    };
     if (failed) yield { name: `arc3.${game}.players.${name}.${k}.failed_players`, value: failed, unit: 'players' };
     if (p99 >= 100 || failed) break;
     best = k;
