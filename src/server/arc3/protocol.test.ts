@@ -170,6 +170,54 @@ describe('the worker protocol', () => {
     expect(result.memo_calls).toBeLessThanOrEqual(2);
   });
 
+  it("keeps open runs out of Python's full collections, and reclaims closed runs once enough are closed", () => {
+    // Twenty ls20 runs opened; which of their games the collector still walks, which closed games
+    // are still alive (an ls20 run holds reference cycles: only a collection reclaims it), and the
+    // same while a game's states are explored.
+    const script = [
+      'import gc, json, sys, weakref',
+      `sys.path.insert(0, ${JSON.stringify(path.dirname(WORKER_SCRIPT))})`,
+      'import worker',
+      'w = worker.Worker([sys.argv[1]])',
+      'def walked(games):',
+      '    tracked = {id(o) for o in gc.get_objects()}',
+      '    return sum(id(g) in tracked for g in games)',
+      'runs = [w.open_run({"run": f"r{i}", "game_id": "ls20-9607627b", "seed": i})[0] for i in range(20)]',
+      'out = {"walked_after_opens": walked([r.instance for r in runs])}',
+      'closed = [weakref.ref(r.instance) for r in runs[:16]]',
+      'del runs',
+      'for i in range(15): w.cmd_close({"run": f"r{i}"})',
+      'gc.collect()',
+      'out["alive_after_15_closes"] = sum(ref() is not None for ref in closed[:15])',
+      'w.cmd_close({"run": "r15"})',
+      'out["alive_after_16_closes"] = sum(ref() is not None for ref in closed)',
+      'out["full_collections"] = w.heap.full_collections',
+      'out["state_after"] = w.cmd_act({"run": "r19", "action": "ACTION1"})["state"]',
+      'out["walked_open_after"] = walked([w.runs[f"r{i}"].instance for i in range(16, 20)])',
+      'w.cmd_explore_start({"run": "x", "game_id": "ls20-9607627b"})',
+      'w.open_run({"run": "during", "game_id": "ls20-9607627b"})',
+      'out["walked_opened_while_exploring"] = walked([w.runs["during"].instance])',
+      'print(json.dumps(out))',
+    ].join('\n');
+    const out = execFileSync('python3', ['-c', script, GAMES], {
+      env: { ...process.env, PYTHONPATH, PYTHONDONTWRITEBYTECODE: '1' },
+      encoding: 'utf8',
+    });
+    expect(JSON.parse(out.trim().split('\n').at(-1)!)).toEqual({
+      // Set aside once opened: a full collection walks none of them.
+      walked_after_opens: 0,
+      // Fifteen closed runs (fewer than 16) wait, even through a full collection...
+      alive_after_15_closes: 15,
+      // ...the sixteenth reclaims them all, at once, and the open runs play on, set aside again.
+      alive_after_16_closes: 0,
+      full_collections: 1,
+      state_after: 'NOT_FINISHED',
+      walked_open_after: 0,
+      // An exploration drops copies of the game as it goes: nothing is set aside while it runs.
+      walked_opened_while_exploring: 1,
+    });
+  });
+
   it('refuses, with the reason, an answer that does not follow the protocol', async () => {
     // A worker whose frames do not fill their dimensions.
     const fake = path.join(tmp, 'fake.py');
