@@ -7,38 +7,14 @@
 // ARC_STUDIO_NO_TSX=1 forbids the sources: the command refuses to start without a current build.
 // Its first line names Node alone: `env -S`, which would carry Node options, is not in BusyBox
 // (Alpine) or the BSDs; `npm start` and `npm run serve` give the options of src/server/nodeFlags.ts.
-import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-
-const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
-const compiled = path.resolve(process.env.ARC_STUDIO_SERVER_DIST ?? path.join(root, 'dist-server'));
-
-/** Why the compiled server cannot be used, or null when it can. */
-function staleness() {
-  let build;
-  try {
-    build = JSON.parse(readFileSync(path.join(compiled, 'build.json'), 'utf8'));
-  } catch {
-    return `there is no compiled server in ${compiled}`;
-  }
-  if (process.env.NODE_ENV === 'production') return null;
-  for (const file of build.sources) {
-    let mtime;
-    try {
-      mtime = statSync(path.join(root, file)).mtimeMs;
-    } catch {
-      return `the compiled server in ${compiled} was made from ${file}, which is gone`;
-    }
-    if (mtime > build.builtAt) return `${file} changed after the server in ${compiled} was compiled`;
-  }
-  return null;
-}
+import { pathToFileURL } from 'node:url';
+import { compiledDir, staleness } from '../src/server/compiled.mjs';
 
 const why = staleness();
 let main;
 if (why === null) {
-  ({ main } = await import(pathToFileURL(path.join(compiled, 'main.mjs')).href));
+  ({ main } = await import(pathToFileURL(path.join(compiledDir, 'main.mjs')).href));
 } else if (process.env.ARC_STUDIO_NO_TSX === '1' || process.env.NODE_ENV === 'production') {
   console.error(
     `arc-studio: ${why}, and ${process.env.NODE_ENV === 'production' ? 'NODE_ENV=production' : 'ARC_STUDIO_NO_TSX=1'} forbids running the TypeScript sources. Run \`npm run build\` first.`,

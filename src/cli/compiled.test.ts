@@ -5,7 +5,7 @@
  * import of tsx in the process and its threads).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -109,6 +109,37 @@ describe('the compiled server', () => {
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ game: 'glow', ok: true, total_steps: 6_000 });
+  });
+
+  it('stands for the sources in worker threads started from them while it is current, and not once it is stale', () => {
+    // A validation thread started from its entry in the sources, asked to validate a game that
+    // does not exist: a thread running its code answers with an error message; one that cannot
+    // load fails. TypeScript is out of reach, so an answer means the compiled thread ran.
+    const script = `
+      import { Worker } from 'node:worker_threads';
+      const thread = new Worker(${JSON.stringify(path.join(ROOT, 'src/cli/validateWorker.mjs'))});
+      thread.on('error', (e) => { console.log(JSON.stringify({ failed: e.message })); process.exit(0); });
+      thread.on('message', (m) => { console.log(JSON.stringify({ answered: m.type })); process.exit(0); });
+      thread.postMessage({ id: 1, gameId: 'no-such-game', task: {} });
+    `;
+    const file = path.join(tmp, 'thread.mjs');
+    writeFileSync(file, script);
+    const run = (dist: string) => {
+      const r = spawnSync(process.execPath, [file], {
+        cwd: ROOT,
+        env: { ...process.env, ...env, ARC_STUDIO_SERVER_DIST: dist },
+        encoding: 'utf8',
+      });
+      expect(r.status).toBe(0);
+      return JSON.parse(r.stdout.trim()) as { answered?: string; failed?: string };
+    };
+    expect(run(compiled)).toEqual({ answered: 'error' });
+    // The same build, said to be older than every source: the thread goes to the sources (here refused).
+    const stale = path.join(tmp, 'stale');
+    cpSync(compiled, stale, { recursive: true });
+    const build = JSON.parse(readFileSync(path.join(stale, 'build.json'), 'utf8')) as { builtAt: number };
+    writeFileSync(path.join(stale, 'build.json'), JSON.stringify({ ...build, builtAt: 0 }));
+    expect(run(stale).failed).toMatch(/not available here/);
   });
 
   it('is refused, with what to do, when it is missing and the sources are forbidden', () => {

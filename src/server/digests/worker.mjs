@@ -1,6 +1,5 @@
-// Entry of a digest worker thread: worker threads do not inherit the main thread's tsx loader,
-// so each registers it before loading the TypeScript worker.
-import { register } from 'tsx/esm/api';
+// Entry of a digest worker thread started from the sources (compiled, the entry is the thread's code
+// itself): the compiled thread while the compiled server is current, else the TypeScript through tsx.
+import { loadThread } from '../compiled.mjs';
 
-register();
-await import('./worker.ts');
+await loadThread('worker', () => import('./worker.ts'));
