@@ -2,6 +2,11 @@ import { expect, test, type Response } from './studio-test';
 import { ADMIN, completeCurrentItem, expectAllStored, sampleStudy, sampleTask } from './study-helpers';
 import { ENGINE_VERSION, gameVersion } from '../src/core/game';
 import { getGame } from '../src/games';
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ASSETS = path.resolve(fileURLToPath(new URL('../dist/assets', import.meta.url)));
 
 /** Fails when any object in a response carries a test input's answer. */
 function answersIn(value: unknown, path = '$'): string[] {
@@ -21,6 +26,10 @@ test('a participant goes from a Prolific link through the whole sample study; ev
 }) => {
   const study = sampleStudy();
   const bodies: { url: string; body: string }[] = [];
+  const scripts: string[] = [];
+  page.on('request', (r) => {
+    if (r.resourceType() === 'script') scripts.push(new URL(r.url()).pathname);
+  });
   page.on('response', (r: Response) => {
     if (r.url().includes('/api/'))
       void r.text().then(
@@ -74,4 +83,13 @@ test('a participant goes from a Prolific link through the whole sample study; ev
     const text = JSON.stringify(a);
     for (const { url, body } of bodies) expect(body.includes(text), url).toBe(false);
   }
+
+  // The whole study ran on the app's first scripts: none of the studio's pages, which have
+  // scripts of their own, was downloaded.
+  const studioPages = readdirSync(ASSETS).filter((f) =>
+    /^(StudiesPage|StudyResultsPage|StudyEditorPage|ReplayPage|CampaignPage|ScorePage|TaskBrowserPage)-.*\.js$/.test(f),
+  );
+  expect(studioPages).toHaveLength(7);
+  expect(scripts.length).toBeGreaterThan(0);
+  expect(scripts.filter((s) => studioPages.some((f) => s.endsWith(`/${f}`)))).toEqual([]);
 });

@@ -1,20 +1,41 @@
+import { lazy, Suspense, type ComponentType } from 'react';
 import { Link, Route, Switch, useLocation } from 'wouter';
-import { TaskBrowserPage } from './pages/TaskBrowserPage';
-import { TaskPlayerPage } from './pages/TaskPlayerPage';
 import { ErrorBoundary } from './ui/ErrorBoundary';
-import { GamesPage } from './pages/GamesPage';
-import { GamePlayerPage } from './pages/GamePlayerPage';
 import { StudyPage } from './study/StudyPage';
-import { LoginPage } from './studio/LoginPage';
-import { StudiesPage } from './studio/StudiesPage';
-import { StudyResultsPage } from './studio/StudyResultsPage';
-import { ReplayPage } from './studio/ReplayPage';
-import { AgentReplayPage } from './studio/AgentReplayPage';
-import { PlaytestPage } from './studio/PlaytestPage';
-import { StudyEditorPage } from './studio/StudyEditorPage';
-import { CampaignPage } from './studio/CampaignPage';
-import { ScorePage } from './studio/ScorePage';
-import { GraderPage } from './grading/GraderPage';
+
+/**
+ * A page loaded when first shown. A participant's study page (above) is in the app's first
+ * script with all it needs, so a study keeps working offline once open; the studio's pages, the
+ * task and game browsers and the grader's page come in scripts of their own, which a participant
+ * never downloads.
+ */
+function page<P extends object>(load: () => Promise<ComponentType<P>>) {
+  return lazy(async () => ({ default: await load() }));
+}
+
+const TaskBrowserPage = page(() => import('./pages/TaskBrowserPage').then((m) => m.TaskBrowserPage));
+const TaskPlayerPage = page(() => import('./pages/TaskPlayerPage').then((m) => m.TaskPlayerPage));
+const GamesPage = page(() => import('./pages/GamesPage').then((m) => m.GamesPage));
+const GamePlayerPage = page(() => import('./pages/GamePlayerPage').then((m) => m.GamePlayerPage));
+const LoginPage = page(() => import('./studio/LoginPage').then((m) => m.LoginPage));
+const StudiesPage = page(() => import('./studio/StudiesPage').then((m) => m.StudiesPage));
+const StudyResultsPage = page(() => import('./studio/StudyResultsPage').then((m) => m.StudyResultsPage));
+const ReplayPage = page(() => import('./studio/ReplayPage').then((m) => m.ReplayPage));
+const AgentReplayPage = page(() => import('./studio/AgentReplayPage').then((m) => m.AgentReplayPage));
+const PlaytestPage = page(() => import('./studio/PlaytestPage').then((m) => m.PlaytestPage));
+const StudyEditorPage = page(() => import('./studio/StudyEditorPage').then((m) => m.StudyEditorPage));
+const CampaignPage = page(() => import('./studio/CampaignPage').then((m) => m.CampaignPage));
+const ScorePage = page(() => import('./studio/ScorePage').then((m) => m.ScorePage));
+const GraderPage = page(() => import('./grading/GraderPage').then((m) => m.GraderPage));
+
+/** What shows while a page's script loads (a moment, on a first visit). */
+function Loading() {
+  return (
+    <p role="status" className="p-8 text-sm text-slate-400">
+      Loading…
+    </p>
+  );
+}
 
 const NAV = [
   { href: '/', label: 'Tasks', match: (p: string) => p === '/' || p.startsWith('/tasks') },
@@ -40,7 +61,9 @@ export function App() {
     return (
       <div className="h-full">
         <ErrorBoundary resetKey={location}>
-          <Route path="/grade/:token" component={GraderPage} />
+          <Suspense fallback={<Loading />}>
+            <Route path="/grade/:token" component={GraderPage} />
+          </Suspense>
         </ErrorBoundary>
       </div>
     );
@@ -69,31 +92,33 @@ export function App() {
       </header>
       <main className="min-h-0 flex-1">
         <ErrorBoundary resetKey={location}>
-          <Switch>
-            <Route path="/" component={TaskBrowserPage} />
-            <Route path="/tasks/:collection/*" component={TaskPlayerPage} />
-            <Route path="/games" component={GamesPage} />
-            <Route path="/games/:id" component={GamePlayerPage} />
-            <Route path="/games/:id/playtest" component={PlaytestPage} />
-            <Route path="/login" component={LoginPage} />
-            <Route path="/score" component={ScorePage} />
-            <Route path="/studies" component={StudiesPage} />
-            <Route path="/studies/new" component={StudyEditorPage} />
-            <Route path="/studies/:studyId" component={StudyResultsPage} />
-            <Route path="/studies/:studyId/edit" component={StudyEditorPage} />
-            <Route path="/studies/:studyId/campaign" component={CampaignPage} />
-            <Route path="/studies/:studyId/sessions/:sessionId" component={ReplayPage} />
-            <Route path="/studies/:studyId/agents/:guid" component={AgentReplayPage} />
-            <Route>
-              <div className="p-8 text-slate-300">
-                This page does not exist.{' '}
-                <Link href="/" className="text-sky-400 underline">
-                  Go to the task browser
-                </Link>
-                .
-              </div>
-            </Route>
-          </Switch>
+          <Suspense fallback={<Loading />}>
+            <Switch>
+              <Route path="/" component={TaskBrowserPage} />
+              <Route path="/tasks/:collection/*" component={TaskPlayerPage} />
+              <Route path="/games" component={GamesPage} />
+              <Route path="/games/:id" component={GamePlayerPage} />
+              <Route path="/games/:id/playtest" component={PlaytestPage} />
+              <Route path="/login" component={LoginPage} />
+              <Route path="/score" component={ScorePage} />
+              <Route path="/studies" component={StudiesPage} />
+              <Route path="/studies/new" component={StudyEditorPage} />
+              <Route path="/studies/:studyId" component={StudyResultsPage} />
+              <Route path="/studies/:studyId/edit" component={StudyEditorPage} />
+              <Route path="/studies/:studyId/campaign" component={CampaignPage} />
+              <Route path="/studies/:studyId/sessions/:sessionId" component={ReplayPage} />
+              <Route path="/studies/:studyId/agents/:guid" component={AgentReplayPage} />
+              <Route>
+                <div className="p-8 text-slate-300">
+                  This page does not exist.{' '}
+                  <Link href="/" className="text-sky-400 underline">
+                    Go to the task browser
+                  </Link>
+                  .
+                </div>
+              </Route>
+            </Switch>
+          </Suspense>
         </ErrorBoundary>
       </main>
     </div>
