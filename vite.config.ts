@@ -16,7 +16,18 @@ export default defineConfig({
     // No report of how long each build plugin took (here and in the workers' bundles below): on a
     // slow machine the bundler prints one at `npm start`, which tells the person starting the
     // studio nothing they can act on.
-    rolldownOptions: { checks: { bundlerTimings: false } },
+    rolldownOptions: {
+      checks: { bundlerTimings: false },
+      // zod and the module that turns its compiled parsers off (`src/client/zodJitless.ts`) in a
+      // chunk of their own: whichever of the app's chunks builds a schema first, that chunk runs
+      // before it, so no schema is built while zod may still compile code (which the security
+      // policy forbids).
+      output: {
+        codeSplitting: {
+          groups: [{ name: 'zod', test: /node_modules[\\/]zod[\\/]|src[\\/]client[\\/]zodJitless\.ts$/ }],
+        },
+      },
+    },
   },
   worker: { rolldownOptions: { checks: { bundlerTimings: false } } },
   server: { proxy: { '/api': 'http://localhost:' + (process.env.ARC_STUDIO_API_PORT ?? '4173') } },
