@@ -11,7 +11,7 @@ import { versionedGameId } from '../../core/game';
 import { games as builtinGames } from '../../games';
 import { Arc3Service, runLimitsFromEnv, type MountedSource, type RunLimits } from './runs';
 import type { Arc3Source } from './source';
-import { Arc3Error, Arc3Pool, defaultArc3Workers, probe } from './worker';
+import { Arc3Error, Arc3Pool, Arc3Worker, defaultArc3Workers, probe } from './worker';
 import { serviceReplayer } from './adminRuns';
 import { GameCodeStore } from './gameCode';
 import { studioReplay } from './replayCheck';
@@ -72,20 +72,24 @@ export async function startArc3(mount: Arc3Mount, store: Store, log: (line: stri
   const notes: string[] = [];
   let engine = { ok: true, message: 'no arcengine folders are mounted' };
   if (mount.dirs.length) {
-    const found = await probe({ env: mount.env });
+    const options = {
+      gameDirs: [...mount.dirs],
+      env: mount.env,
+      onStderr: (text: string) => {
+        for (const line of text.split('\n')) if (line.trim()) log(`[arcengine] ${line}`);
+      },
+    };
+    const size = mount.workers ?? arc3WorkersFromEnv(mount.env ?? process.env);
+    // The pool's first worker answers the probe: a server starts one Python process fewer.
+    const first = new Arc3Worker(options);
+    const found = await probe({ env: mount.env }, first);
     if (found.ok) {
       engine = { ok: true, message: found.message };
       notes.push(`ARC-AGI-3 games: ${mount.dirs.join(', ')} with ${found.message}`);
-      const pool = new Arc3Pool({
-        gameDirs: [...mount.dirs],
-        size: mount.workers ?? arc3WorkersFromEnv(mount.env ?? process.env),
-        env: mount.env,
-        onStderr: (text) => {
-          for (const line of text.split('\n')) if (line.trim()) log(`[arcengine] ${line}`);
-        },
-      });
+      const pool = new Arc3Pool({ ...options, size, first });
       sources.push({ source: pool, engine: `arcengine ${found.arcengine}`, watchDirs: mount.dirs });
     } else {
+      await first.stop().catch(() => undefined);
       engine = { ok: false, message: found.message };
       notes.push(
         `ARC-AGI-3 games in ${mount.dirs.join(', ')} are not available: ${found.message} The built-in games work as usual.`,

@@ -4,10 +4,12 @@
  * `Arcade(operation_mode=OFFLINE).make(...).step(...)` returns for the same actions.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync, cpSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, mkdirSync, cpSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { backends } from '../store/testing';
+import { startArc3 } from './mount';
 import { Arc3Error, Arc3Pool, Arc3Worker, probe, resolveGameId, type Arc3Action, type Arc3FrameData } from './worker';
 
 const ROOT = path.resolve(__dirname, '../../..');
@@ -362,6 +364,26 @@ describe('the arcengine worker', () => {
     expect(pool.workers.map((w) => w.runCount)).toEqual([1, 1]);
     expect((await pool.act('p2', { action: 'ACTION6', x: 10, y: 10 })).game_id).toBe(VC33);
     await expect(pool.open('p3', 'ls2')).rejects.toMatchObject({ code: 'unknown_game' });
+  });
+
+  it("starts a server's workers as one Python process each: the first worker is the one that answered the probe", async () => {
+    // A python that notes each start before it runs.
+    const starts = path.join(tmp, 'python-starts.log');
+    const python = path.join(tmp, 'counting-python');
+    writeFileSync(python, `#!/bin/sh\necho "$$" >> ${JSON.stringify(starts)}\nexec python3 "$@"\n`);
+    chmodSync(python, 0o755);
+    const store = await backends[0].open();
+    const env = { ...process.env, ARC_STUDIO_PYTHONPATH: PYTHONPATH, ARC_STUDIO_PYTHON: python };
+    const arc3 = await startArc3({ dirs: [GAMES], servers: [], env, workers: 2 }, store, () => {});
+    try {
+      expect(arc3.engine).toMatchObject({ ok: true, message: expect.stringContaining('arcengine') });
+      // The probe, then the first scan on that same worker, which starts the second one.
+      expect(readFileSync(starts, 'utf8').trim().split('\n')).toHaveLength(2);
+      expect([...arc3.service.ids]).toContain(LS20);
+    } finally {
+      await arc3.service.stop();
+      await store.close();
+    }
   });
 
   it('opens new runs away from a worker kept busy by a slow game, whose queue then delays none of their actions', async () => {

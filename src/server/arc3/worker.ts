@@ -615,8 +615,9 @@ export type Arc3Probe =
  */
 export async function probe(
   opts: Omit<Arc3WorkerOptions, 'gameDirs'> & { gameDirs?: string[] } = {},
+  started?: Arc3Worker,
 ): Promise<Arc3Probe> {
-  const worker = new Arc3Worker({ gameDirs: [], timeoutMs: 15_000, ...opts });
+  const worker = started ?? new Arc3Worker({ gameDirs: [], timeoutMs: 15_000, ...opts });
   try {
     const h = await worker.hello();
     if (h.arcengine) {
@@ -643,7 +644,7 @@ export async function probe(
         : `the arcengine worker could not start with ${worker.python} (${e instanceof Error ? e.message : String(e)}); check that it is Python 3.10 or later, then \`pip install arc-agi\` or set ARC_STUDIO_PYTHONPATH.`;
     return { ok: false, python: null, arcengine: null, message };
   } finally {
-    await worker.stop().catch(() => undefined);
+    if (!started) await worker.stop().catch(() => undefined);
   }
 }
 
@@ -688,8 +689,12 @@ export class Arc3Pool implements Arc3Source {
   /** The game ids of the last `list()`: opening a run resolves its id here, never waiting on a scan. */
   private ids: string[] | null = null;
 
-  constructor(opts: Arc3WorkerOptions & { size?: number }) {
-    this.workers = Array.from({ length: Math.max(1, opts.size ?? defaultArc3Workers()) }, () => new Arc3Worker(opts));
+  /** `first`, when given, is the pool's first worker (the one a `probe` started, say). */
+  constructor(opts: Arc3WorkerOptions & { size?: number; first?: Arc3Worker }) {
+    const { first, size, ...options } = opts;
+    this.workers = Array.from({ length: Math.max(1, size ?? defaultArc3Workers()) }, (_, i) =>
+      i === 0 && first ? first : new Arc3Worker(options),
+    );
     this.label = opts.gameDirs.join(', ');
   }
 
