@@ -22,6 +22,21 @@ if (!existsSync(path.join(PYTHONPATH, 'arcengine')))
 const tmp = mkdtempSync(path.join(tmpdir(), 'arc3-protocol-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
+/**
+ * Runs Python `lines` with the worker's module importable as `worker` and the official games'
+ * folder in `sys.argv[1]`; answers the JSON its last printed line holds.
+ */
+function withWorkerModule(lines: readonly string[]): Record<string, unknown> {
+  const script = [`import sys; sys.path.insert(0, ${JSON.stringify(path.dirname(WORKER_SCRIPT))})`, ...lines].join(
+    '\n',
+  );
+  const out = execFileSync('python3', ['-c', script, GAMES], {
+    env: { ...process.env, PYTHONPATH, PYTHONDONTWRITEBYTECODE: '1' },
+    encoding: 'utf8',
+  });
+  return JSON.parse(out.trim().split('\n').at(-1)!) as Record<string, unknown>;
+}
+
 /** The worker script as the server starts it, with a function that sends one request and reads its answer line. */
 function startWorker() {
   const proc = spawn('python3', [WORKER_SCRIPT, '--games', GAMES], {
@@ -125,9 +140,8 @@ describe('the worker protocol', () => {
   it('asks pydantic once per default factory, and the engine plays exactly as without it', () => {
     // Two ls20 runs on one seed, the first before the memo and the second after it; every frame,
     // state and level count compared, and how often pydantic's own check ran while they played.
-    const script = [
-      'import hashlib, json, sys',
-      `sys.path.insert(0, ${JSON.stringify(path.dirname(WORKER_SCRIPT))})`,
+    const result = withWorkerModule([
+      'import hashlib, json',
       'import worker',
       'import pydantic',
       'from pydantic._internal import _fields',
@@ -157,12 +171,7 @@ describe('the worker protocol', () => {
       'x.frame.append(1)',
       'print(json.dumps({"memo": memo, "again": again, "plain_calls": plain_calls, "memo_calls": len(calls) - start,',
       '                  "same": plain == memoized, "own_lists": y.frame == [], "pydantic": pydantic.VERSION}))',
-    ].join('\n');
-    const out = execFileSync('python3', ['-c', script, GAMES], {
-      env: { ...process.env, PYTHONPATH, PYTHONDONTWRITEBYTECODE: '1' },
-      encoding: 'utf8',
-    });
-    const result = JSON.parse(out.trim().split('\n').at(-1)!) as Record<string, unknown>;
+    ]);
     expect(result).toMatchObject({ memo: true, again: true, same: true, own_lists: true });
     // Without the memo, pydantic 2.13 runs the check at every action (61 of them, the opening RESET included)...
     if (String(result.pydantic).startsWith('2.13.')) expect(result.plain_calls).toBeGreaterThanOrEqual(61);
@@ -174,9 +183,8 @@ describe('the worker protocol', () => {
     // Twenty ls20 runs opened; which of their games the collector still walks, which closed games
     // are still alive (an ls20 run holds reference cycles: only a collection reclaims it), and the
     // same while a game's states are explored.
-    const script = [
-      'import gc, json, sys, weakref',
-      `sys.path.insert(0, ${JSON.stringify(path.dirname(WORKER_SCRIPT))})`,
+    const result = withWorkerModule([
+      'import gc, json, weakref',
       'import worker',
       'w = worker.Worker([sys.argv[1]])',
       'def walked(games):',
@@ -198,12 +206,8 @@ describe('the worker protocol', () => {
       'w.open_run({"run": "during", "game_id": "ls20-9607627b"})',
       'out["walked_opened_while_exploring"] = walked([w.runs["during"].instance])',
       'print(json.dumps(out))',
-    ].join('\n');
-    const out = execFileSync('python3', ['-c', script, GAMES], {
-      env: { ...process.env, PYTHONPATH, PYTHONDONTWRITEBYTECODE: '1' },
-      encoding: 'utf8',
-    });
-    expect(JSON.parse(out.trim().split('\n').at(-1)!)).toEqual({
+    ]);
+    expect(result).toEqual({
       // Set aside once opened: a full collection walks none of them.
       walked_after_opens: 0,
       // Fifteen closed runs (fewer than 16) wait, even through a full collection...
