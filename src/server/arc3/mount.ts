@@ -82,7 +82,7 @@ export async function startArc3(mount: Arc3Mount, store: Store, log: (line: stri
     const size = mount.workers ?? arc3WorkersFromEnv(mount.env ?? process.env);
     // The pool's first worker answers the probe: a server starts one Python process fewer.
     const first = new Arc3Worker(options);
-    const found = await probe({ env: mount.env }, first);
+    const found = await probe(first);
     if (found.ok) {
       engine = { ok: true, message: found.message };
       notes.push(`ARC-AGI-3 games: ${mount.dirs.join(', ')} with ${found.message}`);

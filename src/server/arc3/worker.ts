@@ -608,16 +608,17 @@ export type Arc3Probe =
 
 /**
  * Starts a worker once and reports which Python and arcengine it found, for the server's start
- * message. Never throws.
+ * message; or asks `worker`, given a worker, which it leaves running (a server's first pool
+ * worker). Never throws.
  * @example
  *   const p = await probe();
  *   console.log(p.message); // "arcengine 0.9.3 on Python 3.11.7 (/usr/bin/python3)"
  */
 export async function probe(
-  opts: Omit<Arc3WorkerOptions, 'gameDirs'> & { gameDirs?: string[] } = {},
-  started?: Arc3Worker,
+  using: (Omit<Arc3WorkerOptions, 'gameDirs'> & { gameDirs?: string[] }) | Arc3Worker = {},
 ): Promise<Arc3Probe> {
-  const worker = started ?? new Arc3Worker({ gameDirs: [], timeoutMs: 15_000, ...opts });
+  const started = using instanceof Arc3Worker;
+  const worker = using instanceof Arc3Worker ? using : new Arc3Worker({ gameDirs: [], timeoutMs: 15_000, ...using });
   try {
     const h = await worker.hello();
     if (h.arcengine) {
