@@ -18,6 +18,12 @@
  *   run the same engine code; `engine_as_installed.actions_per_s` the same without it.
  * - `studio_vs_engine`: the first over the second (1 = the studio costs nothing over the engine);
  *   `studio_vs_engine_as_installed` over the engine as installed.
+ * - `floor.http_round_trip_ms` (per game) and `arc3.floor.pipe_round_trip_ms` (once): the two
+ *   round trips a step cannot do without, timed back to back with servers that only answer
+ *   (`floor.ts`): a kept-alive HTTP request to another Node process, the size of the game's
+ *   requests and answers, through the same client code; a short line to a Python process and back.
+ *   `studio_vs_engine_ceiling`: `studio_vs_engine` if the studio spent nothing but those, the most
+ *   this machine allows.
  * - `step.<part>_ms`: where a step's time went, the mean over the one-client run, from the
  *   server's `Server-Timing` header (`ARC_STUDIO_SERVER_TIMING=1`): `admission` (the session
  *   token, the run's item, the study's rules), `worker` (the round trip to the Python worker,
@@ -76,6 +82,7 @@ import { startPgCluster, type PgCluster } from '../server/store/pgCluster';
 import { Arc3Worker, probe, WORKER_SCRIPT, type Arc3Action, type Arc3FrameData } from '../server/arc3/worker';
 import { startServe, stop } from './ingest';
 import { requestJson } from './http';
+import { httpFloorMs, pipeFloorMs } from './floor';
 import { postgresDatabase } from './databases';
 import { percentile } from './measure';
 
@@ -226,6 +233,8 @@ export async function* run(): AsyncIterable<BenchResult> {
     ...(pythonPath ? { ARC_STUDIO_PYTHONPATH: pythonPath } : {}),
   };
   const args = ['--no-samples', '--arc3-games', gamesDir];
+  const pipeMs = await pipeFloorMs(python);
+  yield { name: 'arc3.floor.pipe_round_trip_ms', value: pipeMs, unit: 'ms' };
 
   // One client per game, on one server with PGlite.
   let ids: string[] = [];
@@ -261,6 +270,15 @@ export async function* run(): AsyncIterable<BenchResult> {
         engineRates.set(gameId, engine.actionsPerS);
         yield { name: `arc3.${game}.engine.actions_per_s`, value: engine.actionsPerS, unit: 'actions/s' };
         yield { name: `arc3.${game}.studio_vs_engine`, value: studio.actionsPerS / engine.actionsPerS, unit: 'x' };
+        // What the studio could reach if its route cost nothing beyond the two round trips it cannot do without.
+        const httpMs = await httpFloorMs(studio.requestBytes, studio.answerBytes);
+        yield { name: `arc3.${game}.floor.http_round_trip_ms`, value: httpMs, unit: 'ms' };
+        const engineMs = 1000 / engine.actionsPerS;
+        yield {
+          name: `arc3.${game}.studio_vs_engine_ceiling`,
+          value: engineMs / (engineMs + httpMs + pipeMs),
+          unit: 'x',
+        };
       }
       if (cpuBefore && cpuAfter) {
         const node = (cpuAfter.node - cpuBefore.node) / studio.actions;
@@ -481,9 +499,19 @@ async function step(
 async function playStudio(
   url: string,
   gameId: string,
-): Promise<{ actions: number; actionsPerS: number; p50: number; p99: number; parts: Record<string, number> }> {
+): Promise<{
+  actions: number;
+  actionsPerS: number;
+  p50: number;
+  p99: number;
+  parts: Record<string, number>;
+  requestBytes: number;
+  answerBytes: number;
+}> {
   const r = lcg(42);
   const p = await participant(url, gameId, `one-${gameId}`);
+  let requestBytes = 0;
+  let answerBytes = 0;
   const shown: { last?: number[][] } = {};
   let current = p.step;
   const times: number[] = [];
@@ -495,6 +523,8 @@ async function playStudio(
     const a = await step(url, p, current.step + 1, action);
     const took = performance.now() - t;
     times.push(took);
+    requestBytes += JSON.stringify({ step: current.step + 1, ...action }).length;
+    answerBytes += JSON.stringify(a.json).length;
     for (const part of PARTS) sums[part] = (sums[part] ?? 0) + (a.timing[part] ?? 0);
     const routeOther = a.timing.total - PARTS.reduce((s, part) => s + (a.timing[part] ?? 0), 0);
     sums.route_other = (sums.route_other ?? 0) + routeOther;
@@ -509,6 +539,8 @@ async function playStudio(
     p50: percentile(times, 50),
     p99: percentile(times, 99),
     parts,
+    requestBytes: requestBytes / times.length,
+    answerBytes: answerBytes / times.length,
   };
 }
 
