@@ -3,12 +3,16 @@
  * each migration is applied exactly once, and the schema and the migrations table are created
  * once. Each server here is a store with its own connection pool, all opened in the same tick.
  */
+import { PGlite } from '@electric-sql/pglite';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { migrations } from './migrations';
 import { openStore } from './open';
-import { postgresUrl } from './testing';
+import { postgresUrl, seedDataDir } from './testing';
 import type { Store } from './types';
 
 const schemas: string[] = [];
@@ -44,6 +48,36 @@ describe('migrations on PostgreSQL', () => {
       } finally {
         await Promise.all(stores.map((s: Store) => s.close()));
       }
+    }
+  });
+});
+
+describe("the tests' PGlite template", () => {
+  it('seeds a database with every migration applied and a small buffer pool, which a server opening it keeps', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'arc-studio-template-'));
+    try {
+      seedDataDir(dir);
+      const db = new PGlite(path.join(dir, 'db'));
+      try {
+        expect((await db.query<{ shared_buffers: string }>('SHOW shared_buffers')).rows[0].shared_buffers).toBe('16MB');
+        const applied = await db.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
+        expect(applied.rows.map((r) => r.version)).toEqual(migrations.map((m) => m.version));
+      } finally {
+        await db.close();
+      }
+      // The store opens it as it is: nothing to migrate, the setting untouched.
+      const store = await openStore({ dataDir: dir });
+      await store.close();
+      const again = new PGlite(path.join(dir, 'db'));
+      try {
+        expect((await again.query<{ shared_buffers: string }>('SHOW shared_buffers')).rows[0].shared_buffers).toBe(
+          '16MB',
+        );
+      } finally {
+        await again.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -5,7 +5,7 @@
  * either makes a new one.
  */
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { migrations } from './migrations';
@@ -26,9 +26,18 @@ function pgliteVersion(): string {
   }
 }
 
-/** The template's folder under `root` for this PGlite and these migrations. */
+/**
+ * The buffer pool of the databases made from the template, set as `ALTER SYSTEM` would set it.
+ * PostgreSQL zeroes its whole pool at every start, and a fresh WebAssembly memory makes that a page
+ * fault per page: 0.55 s of CPU for the default 128 MB against 0.11 s for this (a CPU profile of a
+ * server's start), at each of the hundreds of databases a test run opens, each a few megabytes of
+ * data read once. A server's own database keeps PostgreSQL's default.
+ */
+const TEMPLATE_SETTINGS = "shared_buffers = '16MB'\n";
+
+/** The template's folder under `root` for this PGlite, these migrations and these settings. */
 export function templateDir(root: string): string {
-  const hash = createHash('sha256').update(pgliteVersion());
+  const hash = createHash('sha256').update(pgliteVersion()).update(TEMPLATE_SETTINGS);
   for (const m of migrations) hash.update(`${m.version}\u0000${m.name}\u0000${m.sql}\u0000`);
   return path.join(root, `pglite-template-${hash.digest('hex').slice(0, 16)}`);
 }
@@ -46,6 +55,7 @@ export async function makeTemplate(root: string): Promise<string> {
   mkdirSync(making, { recursive: true });
   const store = await openStore({ dataDir: making });
   await store.close();
+  appendFileSync(path.join(making, 'db', 'postgresql.auto.conf'), TEMPLATE_SETTINGS);
   rmSync(path.join(making, 'db.lock'), { force: true });
   try {
     renameSync(making, dir);
