@@ -13,6 +13,7 @@ import { build } from 'esbuild';
 import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SERVER_BUILD } from './serverBuildOptions.mjs';
 
 const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const at = process.argv.indexOf('--outdir');
@@ -36,17 +37,9 @@ const result = await build({
   absWorkingDir: ROOT,
   entryPoints: Object.entries(ENTRIES).map(([out, src]) => ({ in: src, out })),
   outdir: staging,
-  outExtension: { '.js': '.mjs' },
-  chunkNames: 'chunk-[hash]',
-  bundle: true,
-  splitting: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20.19',
-  packages: 'external',
+  ...SERVER_BUILD,
   sourcemap: true,
   metafile: true,
-  logLevel: 'warning',
 });
 const sources = Object.keys(result.metafile.inputs)
   .filter((f) => !f.startsWith('node_modules/'))

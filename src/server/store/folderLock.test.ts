@@ -12,30 +12,24 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore } from './open';
 import { lockFolder, processStartTicks } from './folderLock';
 import { seedDataDir } from './testing';
+import { SERVER_BUILD } from '../../../scripts/serverBuildOptions.mjs';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const dir = mkdtempSync(path.join(tmpdir(), 'arc-studio-lock-'));
 /**
- * The store's code for the processes below, compiled once as the server's build compiles it (npm
- * packages left as imports): each process then starts in a quarter of the CPU it takes to load
- * the TypeScript through tsx. In the project's `.tmp/`, so that those imports resolve.
+ * The store's code for the processes below, compiled once as the server's build compiles it
+ * (`SERVER_BUILD`): each process then starts in a quarter of the CPU it takes to load the
+ * TypeScript through tsx. In the project's `.tmp/`, so that the npm packages it imports resolve.
  */
 mkdirSync(path.join(ROOT, '.tmp'), { recursive: true });
 const compiled = mkdtempSync(path.join(ROOT, '.tmp', 'folder-lock-'));
 const compiledUrl = (name: string) => JSON.stringify(pathToFileURL(path.join(compiled, `${name}.mjs`)).href);
 beforeAll(async () => {
   await build({
+    ...SERVER_BUILD,
     absWorkingDir: ROOT,
     entryPoints: { open: 'src/server/store/open.ts', folderLock: 'src/server/store/folderLock.ts' },
     outdir: compiled,
-    outExtension: { '.js': '.mjs' },
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20.19',
-    packages: 'external',
-    logLevel: 'warning',
   });
 });
 afterAll(() => {
