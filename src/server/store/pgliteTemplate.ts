@@ -30,8 +30,8 @@ function pgliteVersion(): string {
  * The buffer pool of the databases made from the template, set as `ALTER SYSTEM` would set it.
  * PostgreSQL zeroes its whole pool at every start, and a fresh WebAssembly memory makes that a page
  * fault per page: 0.55 s of CPU for the default 128 MB against 0.11 s for this (a CPU profile of a
- * server's start), at each of the hundreds of databases a test run opens, each a few megabytes of
- * data read once. A server's own database keeps PostgreSQL's default.
+ * server's start), at each of the hundreds of databases a test run opens, most of them small and
+ * short-lived. A server's own database keeps PostgreSQL's default.
  */
 const TEMPLATE_SETTINGS = "shared_buffers = '16MB'\n";
 
