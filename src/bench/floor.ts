@@ -12,7 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { requestJson } from './http';
 
-/** How long each floor is timed, after a warm-up of as many round trips as it takes. */
+/** How long each floor is timed, after `WARM_UP` round trips left out. */
 const FLOOR_MS = 1500;
 const WARM_UP = 300;
 
