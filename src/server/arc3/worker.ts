@@ -617,8 +617,8 @@ export type Arc3Probe =
 export async function probe(
   using: (Omit<Arc3WorkerOptions, 'gameDirs'> & { gameDirs?: string[] }) | Arc3Worker = {},
 ): Promise<Arc3Probe> {
-  const started = using instanceof Arc3Worker;
-  const worker = using instanceof Arc3Worker ? using : new Arc3Worker({ gameDirs: [], timeoutMs: 15_000, ...using });
+  const given = using instanceof Arc3Worker;
+  const worker = given ? using : new Arc3Worker({ gameDirs: [], timeoutMs: 15_000, ...using });
   try {
     const h = await worker.hello();
     if (h.arcengine) {
@@ -645,7 +645,7 @@ export async function probe(
         : `the arcengine worker could not start with ${worker.python} (${e instanceof Error ? e.message : String(e)}); check that it is Python 3.10 or later, then \`pip install arc-agi\` or set ARC_STUDIO_PYTHONPATH.`;
     return { ok: false, python: null, arcengine: null, message };
   } finally {
-    if (!started) await worker.stop().catch(() => undefined);
+    if (!given) await worker.stop().catch(() => undefined);
   }
 }
 
