@@ -73,7 +73,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { ROOT } from '../server/root';
+import { ROOT } from '../server/host/root';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import type { BenchResult } from '../cli/bench';
 import { decodeFrames } from '../core/formats/frames';

@@ -32,8 +32,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { BenchResult } from '../cli/bench';
-import { ROOT } from '../server/root';
-import { NODE_FLAGS } from '../server/nodeFlags';
+import { ROOT } from '../server/host/root';
+import { NODE_FLAGS } from '../server/host/nodeFlags';
 import { benchPort, launchChromium, takeLatencies } from './browser';
 import { percentile } from './measure';
 

@@ -10,9 +10,9 @@ import { Hono } from 'hono';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { LogEvent } from '../../core/log/events';
 import { createApi } from '../../server/app';
-import { hashToken } from '../../server/auth';
-import { TaskLibrary } from '../../server/collections';
-import { gameIds, loadStudyFiles, replayWithEngine, syncStudyFiles } from '../../server/studies';
+import { hashToken } from '../../server/people/auth';
+import { TaskLibrary } from '../../server/collections/collections';
+import { gameIds, loadStudyFiles, replayWithEngine, syncStudyFiles } from '../../server/study/studies';
 import { backends } from '../../server/store/testing';
 import type { Store } from '../../server/store/types';
 import {

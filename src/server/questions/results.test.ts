@@ -9,17 +9,17 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Hono } from 'hono';
-import { createApi } from './app';
-import { TaskLibrary } from './collections';
-import { hashToken } from './auth';
-import { computeStudyResults } from './digests/studyDigests';
-import { MAX_ANSWERS_BYTES, type QuestionScoreResponse } from './questionScoreApi';
-import { gameIds, replayWithEngine } from './studies';
-import { backends } from './store/testing';
-import type { Store } from './store/types';
-import type { StudyResults } from '../core/analysis/results';
+import { createApi } from '../app';
+import { TaskLibrary } from '../collections/collections';
+import { hashToken } from '../people/auth';
+import { computeStudyResults } from '../digests/studyDigests';
+import { MAX_ANSWERS_BYTES, type QuestionScoreResponse } from './scoreRoutes';
+import { gameIds, replayWithEngine } from '../study/studies';
+import { backends } from '../store/testing';
+import type { Store } from '../store/types';
+import type { StudyResults } from '../../core/analysis/results';
 
-const ROOT = path.resolve(__dirname, '../..');
+const ROOT = path.resolve(__dirname, '../../..');
 const ADMIN = 'researcher-token-for-question-results-01';
 const CLOCK = Date.UTC(2026, 6, 1);
 

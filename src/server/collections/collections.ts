@@ -12,13 +12,13 @@ import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { type ArcTask, parseTaskText, formatProblem } from '../core/formats/arcTask';
-import type { StudyDefinition } from '../core/study/schema';
+import { type ArcTask, parseTaskText, formatProblem } from '../../core/formats/arcTask';
+import type { StudyDefinition } from '../../core/study/schema';
 import { QuestionLibrary } from './questions';
 import { slug } from './slug';
 
-import type { CollectionAccess, CollectionInfo } from '../core/protocol/api';
-export type { CollectionAccess, CollectionInfo } from '../core/protocol/api';
+import type { CollectionAccess, CollectionInfo } from '../../core/protocol/api';
+export type { CollectionAccess, CollectionInfo } from '../../core/protocol/api';
 
 interface Collection extends CollectionInfo {
   readonly dir: string;

@@ -6,17 +6,17 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Hono } from 'hono';
-import { parseCsvObjects } from '../core/formats/csv';
-import { createApi } from './app';
-import { TaskLibrary } from './collections';
-import { hashToken } from './auth';
-import { gameIds, replayWithEngine } from './studies';
-import { backends } from './store/testing';
-import type { Store } from './store/types';
-import type { GraderQueue, NewGraderLink } from '../core/protocol/grading';
-import type { QuestionResult, StudyResults } from '../core/analysis/results';
+import { parseCsvObjects } from '../../core/formats/csv';
+import { createApi } from '../app';
+import { TaskLibrary } from '../collections/collections';
+import { hashToken } from '../people/auth';
+import { gameIds, replayWithEngine } from '../study/studies';
+import { backends } from '../store/testing';
+import type { Store } from '../store/types';
+import type { GraderQueue, NewGraderLink } from '../../core/protocol/grading';
+import type { QuestionResult, StudyResults } from '../../core/analysis/results';
 
-const ROOT = path.resolve(__dirname, '../..');
+const ROOT = path.resolve(__dirname, '../../..');
 const ADMIN = 'researcher-token-for-tests-0123456789';
 const STUDY = {
   title: 'Graded results',

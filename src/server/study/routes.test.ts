@@ -1,20 +1,20 @@
 import path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Hono } from 'hono';
-import { createApi } from './app';
-import { DigestPool } from './digests/pool';
-import { TaskLibrary } from './collections';
-import { hashToken } from './auth';
+import { createApi } from '../app';
+import { DigestPool } from '../digests/pool';
+import { TaskLibrary } from '../collections/collections';
+import { hashToken } from '../people/auth';
 import { gameIds, loadStudyFiles, replayWithEngine, syncStudyFiles } from './studies';
-import { backends } from './store/testing';
-import type { Store } from './store/types';
-import { MAX_BATCH_EVENTS } from './studyApi';
-import { createRun, gameActionData, parseActions, step, type ActionInput } from '../core/game';
-import { games, solutions } from '../games';
-import { parseTaskText } from '../core/formats/arcTask';
+import { backends } from '../store/testing';
+import type { Store } from '../store/types';
+import { MAX_BATCH_EVENTS } from './routes';
+import { createRun, gameActionData, parseActions, step, type ActionInput } from '../../core/game';
+import { games, solutions } from '../../games';
+import { parseTaskText } from '../../core/formats/arcTask';
 import { readFileSync } from 'node:fs';
 
-const ROOT = path.resolve(__dirname, '../..');
+const ROOT = path.resolve(__dirname, '../../..');
 const ADMIN = 'researcher-token-for-tests-0123456789';
 const MIN = 60_000;
 
@@ -31,7 +31,7 @@ function secretAnswers(): string[] {
     const task = (
       parseTaskText(readFileSync(path.join(ROOT, 'data/tasks/samples', `${name}.json`), 'utf8')) as {
         ok: true;
-        task: import('../core/formats/arcTask').ArcTask;
+        task: import('../../core/formats/arcTask').ArcTask;
       }
     ).task;
     const visible = JSON.stringify([task.train, task.test.map((t) => t.input)]);
@@ -44,7 +44,7 @@ const answerOf = (name: string, i: number) =>
   (
     parseTaskText(readFileSync(path.join(ROOT, 'data/tasks/samples', `${name}.json`), 'utf8')) as {
       ok: true;
-      task: import('../core/formats/arcTask').ArcTask;
+      task: import('../../core/formats/arcTask').ArcTask;
     }
   ).task.test[i].output!;
 

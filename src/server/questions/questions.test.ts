@@ -3,14 +3,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Hono } from 'hono';
-import { createApi } from './app';
-import { TaskLibrary } from './collections';
-import { hashToken } from './auth';
-import { gameIds, replayWithEngine } from './studies';
-import { backends } from './store/testing';
-import type { Store } from './store/types';
+import { createApi } from '../app';
+import { TaskLibrary } from '../collections/collections';
+import { hashToken } from '../people/auth';
+import { gameIds, replayWithEngine } from '../study/studies';
+import { backends } from '../store/testing';
+import type { Store } from '../store/types';
 
-const ROOT = path.resolve(__dirname, '../..');
+const ROOT = path.resolve(__dirname, '../../..');
 const ADMIN = 'researcher-token-for-tests-0123456789';
 
 const STUDY = {
@@ -58,7 +58,7 @@ describe('question images', () => {
       (
         library.questions.question('arb-sample', 'arb-phys-1') as {
           ok: true;
-          item: import('../core/questions/schema').QuestionItem;
+          item: import('../../core/questions/schema').QuestionItem;
         }
       ).item,
     );

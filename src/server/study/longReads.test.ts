@@ -4,7 +4,7 @@
  * a gap included; and on PGlite, whose tables are never analyzed (it has no autovacuum), each
  * page costs the database one page of rows, never the rest of the session's log: the plan of
  * every page query is read with `EXPLAIN ANALYZE`. A participant's batch sent while a run's steps
- * are read is answered before the read's next page (the other reads: `participantsFirst.test.ts`);
+ * are read is answered before the read's next page (the other reads: `load.participantsFirst.test.ts`);
  * what the acknowledgements wait meanwhile is a figure of `npm run bench -- scale`.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -13,23 +13,23 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { Hono } from 'hono';
 import { afterAll, describe, expect, it } from 'vitest';
-import { encodeFrames } from '../core/formats/frames';
-import { hashHex } from '../core/game/hash';
-import { summarizeSession } from '../core/study/summary';
-import { parseStudy } from '../core/study/schema';
-import { createApi } from './app';
-import { adminRunsRoutes } from './arc3/adminRuns';
-import { decodeStoredSteps } from './arc3/steps';
-import { STEP_PAGE } from './arc3/storedRuns';
-import { hashToken } from './auth';
-import { TaskLibrary } from './collections';
-import { DigestPool } from './digests/pool';
+import { encodeFrames } from '../../core/formats/frames';
+import { hashHex } from '../../core/game/hash';
+import { summarizeSession } from '../../core/study/summary';
+import { parseStudy } from '../../core/study/schema';
+import { createApi } from '../app';
+import { adminRunsRoutes } from '../arc3/adminRuns';
+import { decodeStoredSteps } from '../arc3/steps';
+import { STEP_PAGE } from '../arc3/storedRuns';
+import { hashToken } from '../people/auth';
+import { TaskLibrary } from '../collections/collections';
+import { DigestPool } from '../digests/pool';
 import { gameIds, replayWithEngine } from './studies';
-import { openStore } from './store/open';
-import { backends, seedDataDir } from './store/testing';
-import type { EventInput, GameStepRecord, Store } from './store/types';
+import { openStore } from '../store/open';
+import { backends, seedDataDir } from '../store/testing';
+import type { EventInput, GameStepRecord, Store } from '../store/types';
 
-const ROOT = path.resolve(__dirname, '../..');
+const ROOT = path.resolve(__dirname, '../../..');
 const ADMIN = 'researcher-token-for-long-read-tests';
 const SESSION = 'long-reads-session';
 /** Three pages of the events route and a part, with seq `GAP` missing (the events past it are held). */

@@ -11,13 +11,13 @@
  * their session's submissions, within their trials.
  */
 import { Hono, type Context } from 'hono';
-import { PracticeCheckRequest } from '../core/protocol/requests';
-import { gridProblems, formatProblem, withoutAnswers } from '../core/formats/arcTask';
-import { gridsEqual, type Grid } from '../core/grid/grid';
-import { bearer, tokenMatches } from './auth';
+import { PracticeCheckRequest } from '../../core/protocol/requests';
+import { gridProblems, formatProblem, withoutAnswers } from '../../core/formats/arcTask';
+import { gridsEqual, type Grid } from '../../core/grid/grid';
+import { bearer, tokenMatches } from '../people/auth';
 import type { TaskLibrary } from './collections';
-import { bodyLimit, fail } from './http';
-import { readBody } from './study/context';
+import { bodyLimit, fail } from '../http';
+import { readBody } from '../study/context';
 
 export interface CollectionsDeps {
   readonly library: TaskLibrary;

@@ -7,18 +7,18 @@
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Hono } from 'hono';
-import { createApi } from './app';
-import { TaskLibrary } from './collections';
-import { hashToken } from './auth';
-import { gameIds, replayWithEngine } from './studies';
-import { backends } from './store/testing';
-import type { Store } from './store/types';
-import { DigestPool } from './digests/pool';
-import type { StudySurveySummaries, SurveyQuestionSummary } from '../core/analysis/surveys';
-import { apiCaller } from './testing/api';
-import { SURVEY, answerSurvey, surveyStudy } from './testing/surveyStudy';
+import { createApi } from '../app';
+import { TaskLibrary } from '../collections/collections';
+import { hashToken } from '../people/auth';
+import { gameIds, replayWithEngine } from '../study/studies';
+import { backends } from '../store/testing';
+import type { Store } from '../store/types';
+import { DigestPool } from '../digests/pool';
+import type { StudySurveySummaries, SurveyQuestionSummary } from '../../core/analysis/surveys';
+import { apiCaller } from '../testing/api';
+import { SURVEY, answerSurvey, surveyStudy } from '../testing/surveyStudy';
 
-const ROOT = path.resolve(__dirname, '../..');
+const ROOT = path.resolve(__dirname, '../../..');
 const ADMIN = 'researcher-token-for-survey-summary-01';
 
 const STUDY = surveyStudy('A survey summarised');

@@ -7,9 +7,9 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { decodeFrames, encodeFrames } from '../core/formats/frames';
+import { decodeFrames, encodeFrames } from '../../core/formats/frames';
 
-const ROOT = path.resolve(__dirname, '../..');
+const ROOT = path.resolve(__dirname, '../../..');
 const VENDOR = path.resolve(ROOT, '../shared/vendor/arc-agi-3');
 const PYTHONPATH = path.join(VENDOR, 'python');
 const FIXTURE_GAMES = path.join(ROOT, 'e2e/fixtures/arc3-games');

@@ -3,23 +3,23 @@
  * researcher's routes, one router per resource in `./study/`. Documented in docs/api.md;
  * error bodies are `{error, message}`.
  */
-import { bodyLimit } from './http';
+import { bodyLimit } from '../http';
 import { type Context, Hono } from 'hono';
-import { type StudyDeps, fail, studyContext } from './study/context';
-import { sessionRoutes } from './study/sessionRoutes';
-import { eventRoutes } from './study/eventRoutes';
-import { submissionRoutes } from './study/submissionRoutes';
-import { answerRoutes } from './study/answerRoutes';
-import { responseRoutes } from './study/responseRoutes';
-import { adminRoutes } from './study/adminRoutes';
-import { curationRoutes } from './study/curationRoutes';
-import { DEFAULT_LIMITS } from './study/limits';
-import { sessionLimits } from './study/sessionLimits';
-import { arc3Routes } from './arc3/routes';
+import { type StudyDeps, fail, studyContext } from './context';
+import { sessionRoutes } from './sessionRoutes';
+import { eventRoutes } from './eventRoutes';
+import { submissionRoutes } from './submissionRoutes';
+import { answerRoutes } from './answerRoutes';
+import { responseRoutes } from './responseRoutes';
+import { adminRoutes } from './adminRoutes';
+import { curationRoutes } from './curationRoutes';
+import { DEFAULT_LIMITS } from './limits';
+import { sessionLimits } from './sessionLimits';
+import { arc3Routes } from '../arc3/routes';
 
-export type { StudyDeps } from './study/context';
-export { adminGuard } from './study/context';
-export { KNOWN_PARAMS } from './study/sessionRoutes';
+export type { StudyDeps } from './context';
+export { adminGuard } from './context';
+export { KNOWN_PARAMS } from './sessionRoutes';
 
 /** Most events in one batch (the default; see `IngestLimits`). */
 export const MAX_BATCH_EVENTS = DEFAULT_LIMITS.maxBatchEvents;

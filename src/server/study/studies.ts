@@ -11,12 +11,12 @@ import {
   parseStudy,
   questionRefs,
   writtenPath,
-} from '../core/study/schema';
-import type { ReplayGame } from '../core/study/rules';
-import { replayRecordedVersion } from '../core/game';
-import { gameVersions, games } from '../games';
-import type { StudyRecord, StudyStore } from './store/types';
-import type { TaskLibrary } from './collections';
+} from '../../core/study/schema';
+import type { ReplayGame } from '../../core/study/rules';
+import { replayRecordedVersion } from '../../core/game';
+import { gameVersions, games } from '../../games';
+import type { StudyRecord, StudyStore } from '../store/types';
+import type { TaskLibrary } from '../collections/collections';
 
 export interface StudyFile {
   readonly id: string;

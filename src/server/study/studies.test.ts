@@ -2,12 +2,12 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { adminLoginMessage, bearer, hashToken, loadAdminToken, newToken, tokenMatches } from './auth';
+import { adminLoginMessage, bearer, hashToken, loadAdminToken, newToken, tokenMatches } from '../people/auth';
 import { checkStudyReferences, gameIds, loadStudyFiles } from './studies';
-import { TaskLibrary } from './collections';
-import { backends } from './store/testing';
+import { TaskLibrary } from '../collections/collections';
+import { backends } from '../store/testing';
 
-const ROOT = path.resolve(__dirname, '../..');
+const ROOT = path.resolve(__dirname, '../../..');
 const dirs: string[] = [];
 const tmp = () => {
   const d = mkdtempSync(path.join(os.tmpdir(), 'arc-studio-studies-'));

@@ -5,9 +5,9 @@
  * participant would see them (no answers or rubrics: the editor does not need them).
  */
 import { Hono } from 'hono';
-import type { TaskLibrary } from './collections';
-import { fail } from './http';
-import { adminGuard } from './study/context';
+import type { TaskLibrary } from '../collections/collections';
+import { fail } from '../http';
+import { adminGuard } from '../study/context';
 
 export function questionCollectionRoutes(library: TaskLibrary, adminTokenHash: string): Hono {
   const admin = new Hono();

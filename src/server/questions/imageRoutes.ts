@@ -5,8 +5,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { Hono } from 'hono';
-import type { TaskLibrary } from './collections';
-import { fail } from './http';
+import type { TaskLibrary } from '../collections/collections';
+import { fail } from '../http';
 
 export function questionImageRoutes(library: TaskLibrary): Hono {
   const api = new Hono();

@@ -8,13 +8,13 @@
  * error bodies are `{error, message}`.
  */
 import { Hono, type Context } from 'hono';
-import { fail } from './http';
-import { adminGuard } from './study/context';
-import { computeStudyResults, type ResultsDeps } from './digests/studyDigests';
-import { computeSurveySummaries } from './digests/surveys';
-import { gameBaselines } from './digests/gameBaselines';
-import type { GameBaselinesView } from '../core/protocol/api';
-import type { DigestMaintainer } from './digests/maintainer';
+import { fail } from '../http';
+import { adminGuard } from '../study/context';
+import { computeStudyResults, type ResultsDeps } from '../digests/studyDigests';
+import { computeSurveySummaries } from '../digests/surveys';
+import { gameBaselines } from '../digests/gameBaselines';
+import type { GameBaselinesView } from '../../core/protocol/api';
+import type { DigestMaintainer } from '../digests/maintainer';
 
 /** The results routes, to mount under `/admin` (they carry the researcher guard themselves). */
 export function resultsRoutes(deps: ResultsDeps & { readonly maintainer?: DigestMaintainer }): Hono {

@@ -10,11 +10,11 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { freePort } from './store/pgCluster';
-import { postgresUrl } from './store/testing';
+import { freePort } from '../store/pgCluster';
+import { postgresUrl } from '../store/testing';
 import { workersProblem } from './workers';
 
-const ROOT = path.resolve(__dirname, '../..');
+const ROOT = path.resolve(__dirname, '../../..');
 
 function serve(args: string[], env: NodeJS.ProcessEnv): { proc: ChildProcess; output: () => string } {
   const proc = spawn(process.execPath, ['bin/arc-studio.mjs', 'serve', '--host', '127.0.0.1', ...args], {

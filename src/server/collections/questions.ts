@@ -11,8 +11,8 @@
  */
 import path from 'node:path';
 import { readFile, stat } from 'node:fs/promises';
-import { formatQuestionProblem, parseQuestionFile, publicQuestion } from '../core/questions/parse';
-import type { PublicQuestion, QuestionItem } from '../core/questions/schema';
+import { formatQuestionProblem, parseQuestionFile, publicQuestion } from '../../core/questions/parse';
+import type { PublicQuestion, QuestionItem } from '../../core/questions/schema';
 import { slug } from './slug';
 
 export interface QuestionCollectionInfo {

@@ -8,19 +8,19 @@
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Hono } from 'hono';
-import { createApi } from './app';
-import { TaskLibrary } from './collections';
-import { hashToken } from './auth';
-import { computeStudyResults, type ResultsDeps } from './digests/studyDigests';
-import { gameIds, replayWithEngine, definitionOf } from './studies';
-import { backends } from './store/testing';
-import type { Store } from './store/types';
-import { apiCaller } from './testing/api';
-import { createRun, gameActionData, parseActions, step, versionedGameId, type ActionInput } from '../core/game';
-import { studyResults, type StudyResults } from '../core/analysis/results';
-import { games, solutions } from '../games';
+import { createApi } from '../app';
+import { TaskLibrary } from '../collections/collections';
+import { hashToken } from '../people/auth';
+import { computeStudyResults, type ResultsDeps } from '../digests/studyDigests';
+import { gameIds, replayWithEngine, definitionOf } from '../study/studies';
+import { backends } from '../store/testing';
+import type { Store } from '../store/types';
+import { apiCaller } from '../testing/api';
+import { createRun, gameActionData, parseActions, step, versionedGameId, type ActionInput } from '../../core/game';
+import { studyResults, type StudyResults } from '../../core/analysis/results';
+import { games, solutions } from '../../games';
 
-const ROOT = path.resolve(__dirname, '..');
+const ROOT = path.resolve(__dirname, '../..');
 const ADMIN = 'researcher-token-for-results-digests-01';
 const STUDY = {
   title: 'Digests',

@@ -1,16 +1,16 @@
 import path from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Hono } from 'hono';
-import { createApi } from './app';
-import { TaskLibrary } from './collections';
-import { hashToken } from './auth';
+import { createApi } from '../app';
+import { TaskLibrary } from '../collections/collections';
+import { hashToken } from '../people/auth';
 import { gameIds, replayWithEngine } from './studies';
-import { backends } from './store/testing';
-import type { Store } from './store/types';
-import { apiCaller } from './testing/api';
-import { parseCsvObjects } from '../core/formats/csv';
+import { backends } from '../store/testing';
+import type { Store } from '../store/types';
+import { apiCaller } from '../testing/api';
+import { parseCsvObjects } from '../../core/formats/csv';
 
-const ROOT = path.resolve(__dirname, '../..');
+const ROOT = path.resolve(__dirname, '../../..');
 const ADMIN = 'researcher-token-for-tests-0123456789';
 
 const STUDY = {

@@ -7,19 +7,19 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Hono } from 'hono';
-import { createApi } from './app';
-import { TaskLibrary } from './collections';
-import { hashToken } from './auth';
-import { gameIds, replayWithEngine } from './studies';
-import { backends } from './store/testing';
-import type { Store } from './store/types';
-import { createRun, gameActionData, parseActions, step, type ActionInput } from '../core/game';
-import { games, solutions } from '../games';
-import type { GameBaselinesView } from '../core/protocol/api';
-import { apiCaller } from './testing/api';
-import { DigestPool } from './digests/pool';
+import { createApi } from '../app';
+import { TaskLibrary } from '../collections/collections';
+import { hashToken } from '../people/auth';
+import { gameIds, replayWithEngine } from '../study/studies';
+import { backends } from '../store/testing';
+import type { Store } from '../store/types';
+import { createRun, gameActionData, parseActions, step, type ActionInput } from '../../core/game';
+import { games, solutions } from '../../games';
+import type { GameBaselinesView } from '../../core/protocol/api';
+import { apiCaller } from '../testing/api';
+import { DigestPool } from '../digests/pool';
 
-const ROOT = path.resolve(__dirname, '../..');
+const ROOT = path.resolve(__dirname, '../../..');
 const ADMIN = 'researcher-token-for-game-baselines-01';
 
 const PLAYS = {

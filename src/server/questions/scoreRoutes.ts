@@ -9,16 +9,16 @@
  * collection. Documented in docs/api.md ("Scoring model answers").
  */
 import { Hono } from 'hono';
-import { RESPONSE_RULES, type ResponseRule } from '../core/questions/judge';
-import { formatQuestionProblem } from '../core/questions/parse';
-import { parseAnswersFile, scoreAnswers } from '../core/questions/score';
-import { besideHumans } from '../core/questions/beside';
-import type { QuestionScoreResponse } from '../core/protocol/questionScore';
-import { computeStudyResults, type ResultsDeps } from './digests/studyDigests';
-import { adminGuard } from './study/context';
-import { bodyLimit, fail } from './http';
+import { RESPONSE_RULES, type ResponseRule } from '../../core/questions/judge';
+import { formatQuestionProblem } from '../../core/questions/parse';
+import { parseAnswersFile, scoreAnswers } from '../../core/questions/score';
+import { besideHumans } from '../../core/questions/beside';
+import type { QuestionScoreResponse } from '../../core/protocol/questionScore';
+import { computeStudyResults, type ResultsDeps } from '../digests/studyDigests';
+import { adminGuard } from '../study/context';
+import { bodyLimit, fail } from '../http';
 
-export type { QuestionScoreResponse } from '../core/protocol/questionScore';
+export type { QuestionScoreResponse } from '../../core/protocol/questionScore';
 
 /** The largest answers file the route reads. */
 export const MAX_ANSWERS_BYTES = 8 * 1024 * 1024;

@@ -9,15 +9,15 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createAdaptorServer } from '@hono/node-server';
 import { Hono } from 'hono';
-import { createApi } from './app';
-import { TaskLibrary } from './collections';
-import { hashToken } from './auth';
+import { createApi } from '../app';
+import { TaskLibrary } from '../collections/collections';
+import { hashToken } from '../people/auth';
 import { gameIds, loadStudyFiles, replayWithEngine, syncStudyFiles } from './studies';
-import { backends } from './store/testing';
-import type { Store } from './store/types';
-import { DEFAULT_LIMITS, type IngestLimits } from './study/limits';
+import { backends } from '../store/testing';
+import type { Store } from '../store/types';
+import { DEFAULT_LIMITS, type IngestLimits } from './limits';
 
-const ROOT = path.resolve(__dirname, '../..');
+const ROOT = path.resolve(__dirname, '../../..');
 const ADMIN = 'researcher-token-for-hostile-tests-0123';
 const LIMITS: IngestLimits = { ...DEFAULT_LIMITS, maxSessionEvents: 3_000, burstEvents: 1_500, eventsPerSecond: 50 };
 

@@ -6,7 +6,7 @@ import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 /** The compiled server's folder: `ARC_STUDIO_SERVER_DIST`, else `dist-server/`. */
 export const compiledDir = path.resolve(process.env.ARC_STUDIO_SERVER_DIST ?? path.join(root, 'dist-server'));
 
