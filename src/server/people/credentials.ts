@@ -12,7 +12,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { Context } from 'hono';
-import { bearer, hashToken, tokenMatches } from '../auth';
+import { bearer, hashToken, tokenMatches } from './auth';
 import type { Credential, PeopleStore, PersonRecord } from '../store/peopleStore';
 import type { Role } from './roles';
 

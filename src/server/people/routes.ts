@@ -5,7 +5,7 @@
  */
 import { type Context, Hono } from 'hono';
 import { z } from 'zod';
-import { hashToken, newToken } from '../auth';
+import { hashToken, newToken } from './auth';
 import { fail, readBody } from '../study/context';
 import type { Store } from '../store/types';
 import type { PersonRecord } from '../store/peopleStore';

@@ -4,7 +4,7 @@
  * recorded in the audit trail with who made it.
  */
 import { randomBytes } from 'node:crypto';
-import { hashToken, newToken } from '../auth';
+import { hashToken, newToken } from './auth';
 import type { PeopleStore, PersonRecord, PersonTokenRecord } from '../store/peopleStore';
 import { PERSONAL_TOKEN_PREFIX } from './credentials';
 import { isRole, scopeWithin, type Role } from './roles';
