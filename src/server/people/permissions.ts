@@ -19,7 +19,7 @@ export type Need =
   /** Any signed-in person (their own account and tokens). */
   | { readonly signedIn: true }
   /** A role's ability (roles.ts): `people` is the owner's. */
-  | { readonly ability: Ability; readonly audit?: 'none'; readonly creates?: true }
+  | { readonly ability: Ability; readonly audit?: 'none'; readonly creates?: true; readonly action?: string }
   /** The studies list: any signed-in person, each shown only the studies their membership allows. */
   | { readonly studyList: true }
   /**
@@ -33,6 +33,8 @@ export type Need =
       readonly design?: true;
       /** `self`: the route records its own audit entry. */
       readonly audit?: 'self' | 'none';
+      /** The audit entry's action; the route's `METHOD path` when absent. */
+      readonly action?: string;
     };
 
 const R: readonly MemberRole[] = ['researcher'];
@@ -106,9 +108,9 @@ export const PERMISSIONS: Readonly<Record<string, Need>> = {
 
   // Studies.
   'GET /admin/studies': { studyList: true },
-  'POST /admin/studies/:studyId': { ability: 'create', creates: true },
+  'POST /admin/studies/:studyId': { ability: 'create', creates: true, action: 'study.create' },
   'GET /admin/studies/:studyId': { member: ALL, from: 'studyId' },
-  'PUT /admin/studies/:studyId': { member: R, from: 'studyId' },
+  'PUT /admin/studies/:studyId': { member: R, from: 'studyId', action: 'study.edit' },
   'DELETE /admin/studies/:studyId': { member: R, from: 'studyId', audit: 'self' },
   'GET /admin/studies/:studyId/members': { member: R, from: 'studyId' },
   'PUT /admin/studies/:studyId/members/:email': { member: R, from: 'studyId', audit: 'self' },
@@ -122,7 +124,7 @@ export const PERMISSIONS: Readonly<Record<string, Need>> = {
   'GET /admin/studies/:studyId/campaign': { member: RV, from: 'studyId' },
   'GET /admin/studies/:studyId/campaign/payments': { member: R, from: 'studyId' },
   'GET /admin/studies/:studyId/campaign/bonuses.csv': { member: R, from: 'studyId' },
-  'POST /admin/studies/:studyId/exports': { member: R, from: 'studyId' },
+  'POST /admin/studies/:studyId/exports': { member: R, from: 'studyId', action: 'export.create' },
   'GET /admin/studies/:studyId/grading': { member: R, from: 'studyId' },
   'POST /admin/studies/:studyId/graders': { member: R, from: 'studyId', audit: 'self' },
   'POST /admin/studies/:studyId/graders/:graderId/revoke': { member: R, from: 'studyId', audit: 'self' },
@@ -222,7 +224,8 @@ export function permissionGuard(deps: GuardDeps): MiddlewareHandler {
   const now = deps.now ?? Date.now;
   const warned = new Set<string>();
   return async (c, next) => {
-    const route = matchedRoutes(c).findLast((r) => !(r.method === 'ALL' && r.path.endsWith('*')));
+    // The first route that is not a middleware or a catch-all (the served app's files) answers.
+    const route = matchedRoutes(c).find((r) => !r.path.endsWith('*'));
     const rel = c.req.path.startsWith('/api/') ? c.req.path.slice(4) : c.req.path;
     if (!route) {
       // No route: a 404, but not before a visitor learns nothing of the researcher's paths.
@@ -276,7 +279,7 @@ export function permissionGuard(deps: GuardDeps): MiddlewareHandler {
         actor: actorOf(p),
         personId: p.personId,
         credential: p.credential,
-        action: key,
+        action: ('action' in need && need.action) || key,
         target: rel,
         reason: null,
         at: now(),

@@ -9,7 +9,6 @@
  */
 import { Hono, type Context } from 'hono';
 import { fail } from '../http';
-import { adminGuard } from '../study/context';
 import { computeStudyResults, type ResultsDeps } from '../digests/studyDigests';
 import { computeSurveySummaries } from '../digests/surveys';
 import { gameBaselines } from '../digests/gameBaselines';
@@ -19,7 +18,6 @@ import type { DigestMaintainer } from '../digests/maintainer';
 /** The results routes, to mount under `/admin` (they carry the researcher guard themselves). */
 export function resultsRoutes(deps: ResultsDeps & { readonly maintainer?: DigestMaintainer }): Hono {
   const admin = new Hono();
-  admin.use('*', adminGuard(deps.adminTokenHash));
 
   admin.get('/studies/:studyId/results', async (c) => {
     const v = versionOf(c);

@@ -3,7 +3,7 @@
  * body (checked by `jsonProblem` before anything else), the researcher guard, and caches of
  * study versions, tasks and sessions by token.
  */
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import { z } from 'zod';
 import { jsonProblem } from '../../core/protocol/json';
 import { type StudyDefinition, type TaskItem, formatIssues, testIndicesOf } from '../../core/study/schema';
@@ -27,6 +27,11 @@ export interface StudyDeps {
   readonly library: TaskLibrary;
   /** SHA-256 of the researcher token. */
   readonly adminTokenHash: string;
+  /**
+   * Whether the request comes from a person who may design (start playtests): set by the app
+   * from the people's credentials; absent, the researcher token alone.
+   */
+  readonly mayDesign?: (c: Context) => Promise<boolean>;
   /** Replays a game item's events with the engine; null leaves game logs unverified. */
   readonly replay: ReplayGame | null;
   /** Registered game ids, to check studies against; null skips the check. */
@@ -121,27 +126,6 @@ export async function readBody<S extends z.ZodType>(
   const parsed = schema.safeParse(raw);
   if (!parsed.success) return { ok: false, res: zodFail(c, parsed.error.issues, what) };
   return { ok: true, data: parsed.data };
-}
-
-/**
- * Middleware of the researcher routes: 401 without a token, 403 with any token but the
- * researcher's (`adminTokenHash` is its SHA-256). Every `/api/admin` router uses this one.
- */
-export function adminGuard(adminTokenHash: string): MiddlewareHandler {
-  return async (c, next) => {
-    const token = bearer(c.req.header('Authorization'));
-    if (token === null)
-      return fail(c, 401, 'unauthorized', 'The researcher routes need "Authorization: Bearer <researcher token>".');
-    if (!tokenMatches(token, adminTokenHash)) {
-      return fail(
-        c,
-        403,
-        'forbidden',
-        'This token does not open the researcher routes. Use the researcher token printed when the server first started (or ARC_STUDIO_ADMIN_TOKEN).',
-      );
-    }
-    await next();
-  };
 }
 
 export function itemLimitsOf(study: StudyDefinition, item: { softMinutes?: number; hardMinutes?: number }) {
