@@ -3,7 +3,7 @@
  * needs. One middleware (`permissionGuard`) enforces it before any route runs; a route without an
  * entry is refused (and the route-by-role walk in `permissions.test.ts` fails), so a new route
  * cannot go out unguarded. docs/api.md's table of routes and roles is generated from this one
- * (`npm run docs:roles`).
+ * (`npm run docs:roles`; `rolesDoc.test.ts` fails when it is out of date).
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
@@ -89,8 +89,6 @@ export const PERMISSIONS: Readonly<Record<string, Need>> = {
   'GET /auth/providers': { open: 'signin' },
   'POST /auth/password': { open: 'signin' },
   'POST /auth/link': { open: 'signin' },
-  'GET /auth/oidc/start': { open: 'signin' },
-  'GET /auth/oidc/callback': { open: 'signin' },
   'POST /auth/signout': { signedIn: true },
   'POST /auth/signout-everywhere': { signedIn: true },
   'GET /me': { signedIn: true },
@@ -124,7 +122,7 @@ export const PERMISSIONS: Readonly<Record<string, Need>> = {
   'GET /admin/studies/:studyId/campaign': { member: RV, from: 'studyId' },
   'GET /admin/studies/:studyId/campaign/payments': { member: R, from: 'studyId' },
   'GET /admin/studies/:studyId/campaign/bonuses.csv': { member: R, from: 'studyId' },
-  'POST /admin/studies/:studyId/exports': { member: R, from: 'studyId', action: 'export.create' },
+  'POST /admin/studies/:studyId/exports': { member: R, from: 'studyId', audit: 'self' },
   'GET /admin/studies/:studyId/grading': { member: R, from: 'studyId' },
   'POST /admin/studies/:studyId/graders': { member: R, from: 'studyId', audit: 'self' },
   'POST /admin/studies/:studyId/graders/:graderId/revoke': { member: R, from: 'studyId', audit: 'self' },

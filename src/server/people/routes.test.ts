@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Hono } from 'hono';
@@ -268,5 +269,26 @@ describe.each(backends)('people routes ($name)', (backend) => {
       ['ida@lab.org', 'member.put', 'jan@lab.org'],
     ]);
     expect(audit[0].credential).toMatch(/^session:[0-9a-f]{12}$/);
+  });
+  it('records who exported a study and the hash of the file written', async () => {
+    const res = await invite('kim@lab.org', 'researcher');
+    await call(a, 'PUT', '/admin/studies/sample/members/kim@lab.org', { token: ADMIN, body: { role: 'researcher' } });
+    const made = await call(a, 'POST', '/admin/studies/sample/exports', {
+      cookie: res.cookie,
+      csrf: res.csrf,
+      body: { format: 'jsonl' },
+    });
+    expect(made.status, made.text).toBe(201);
+    const file = await b.request((made.json.url as string).replace(/^\/api/, ''));
+    const bytes = Buffer.from(await file.arrayBuffer());
+    const audit = await store.people.listAudit({ studyId: 'sample' });
+    const created = audit.find((e) => e.action === 'export.create')!;
+    const written = audit.find((e) => e.action === 'export.written')!;
+    expect(created).toMatchObject({ actor: 'kim@lab.org', detail: { format: 'jsonl' } });
+    expect(written.detail).toMatchObject({
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+      bytes: bytes.length,
+      ticket: created.detail.ticket,
+    });
   });
 });
