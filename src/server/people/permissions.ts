@@ -39,7 +39,6 @@ export type Need =
 
 const R: readonly MemberRole[] = ['researcher'];
 const RV: readonly MemberRole[] = ['researcher', 'viewer'];
-const RP: readonly MemberRole[] = ['researcher', 'proctor'];
 const ALL: readonly MemberRole[] = ['researcher', 'proctor', 'viewer'];
 const PARTICIPANT = { open: 'participant' } as const;
 const AGENT = { open: 'agent' } as const;
@@ -131,7 +130,8 @@ export const PERMISSIONS: Readonly<Record<string, Need>> = {
   'GET /admin/studies/:studyId/agent-runs': { member: RV, from: 'studyId' },
 
   // Sessions: participant identifiers, events and runs.
-  'GET /admin/sessions': { member: RP, from: 'query' },
+  // Sessions carry participants' identifiers (params): a proctor follows the study's progress instead.
+  'GET /admin/sessions': { member: R, from: 'query' },
   'GET /admin/sessions/:sessionId': { member: R, from: 'sessionId' },
   'GET /admin/sessions/:sessionId/events': { member: R, from: 'sessionId' },
   'GET /admin/sessions/:sessionId/runs': { member: R, from: 'sessionId' },
