@@ -25,6 +25,7 @@ export const ENTRIES = {
   threadWorker: 'src/server/export/threadWorker.ts',
   worker: 'src/server/digests/worker.ts',
   validateWorker: 'src/cli/validateWorker.ts',
+  bench: 'src/bench/main.ts',
 };
 
 // Built beside, then swapped in, so that a server running from the old folder keeps its chunks

@@ -161,7 +161,6 @@ describe('every command', () => {
   const invocations: Record<string, string[]> = {
     serve: ['serve'],
     tasks: ['tasks', 'check'],
-    bench: ['bench'],
     games: ['games', 'verify'],
     score: ['score'],
     export: ['export'],
