@@ -5,7 +5,7 @@
 // it again. `bin/arc-studio.mjs` and the worker threads' entries in the sources (`loadThread`) go
 // by this one rule.
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -25,8 +25,8 @@ export function sourceHash(text) {
 
 /**
  * Why the compiled server cannot run, or null when it can: there is none, or a source it was made
- * from (`build.json`) is gone or reads otherwise now. Reading the ~200 sources takes a few
- * milliseconds.
+ * from (`build.json`) is gone or reads otherwise now (where the sources are installed at all).
+ * Reading the ~200 sources takes a few milliseconds.
  */
 export function staleness() {
   let build;
@@ -36,6 +36,8 @@ export function staleness() {
     return `there is no compiled server in ${compiledDir}`;
   }
   if (!build.hashes) return `the compiled server in ${compiledDir} was made by an older build script`;
+  // An install that ships the build without the sources has nothing to compare it with.
+  if (!existsSync(path.join(root, 'src'))) return null;
   for (const [file, hash] of Object.entries(build.hashes)) {
     let text;
     try {
