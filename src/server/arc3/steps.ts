@@ -2,7 +2,7 @@
  * Reading a server-run game's stored steps back: each step's frames are encoded against the
  * previous step's last frame unless it is a keyframe, so a run decodes in order.
  */
-import { decodeFrames, encodeFrames, type FrameGrid } from '../../core/formats/frames';
+import { decodeFrames, encodeFrames, FrameCodecError, type FrameGrid } from '../../core/formats/frames';
 import type { GameStepRecord } from '../store/types';
 
 export interface DecodedStep {
@@ -25,6 +25,41 @@ export function decodeStoredSteps(steps: readonly GameStepRecord[], last: FrameG
     out.push({ record, frames, last });
   }
   return out;
+}
+
+/** The first stored step of a run that does not decode, and why (`FrameCodecError`'s message). */
+export interface StepDamage {
+  readonly step: number;
+  readonly message: string;
+}
+
+/**
+ * Decodes a run's steps as far as they go: a step whose frames do not decode is left out, as is
+ * every step after it until the next keyframe (each is a change to a frame that is not known),
+ * and the first of them is named in `damage`. `lastKnown` is false when the last step was left
+ * out, so the run's last frame is not known from its stored steps.
+ */
+export function decodeStepsChecked(
+  steps: readonly GameStepRecord[],
+  last: FrameGrid | null = null,
+): { decoded: DecodedStep[]; damage: StepDamage | null; lastKnown: boolean } {
+  const decoded: DecodedStep[] = [];
+  let damage: StepDamage | null = null;
+  let known = true;
+  for (const record of steps) {
+    if (!known && !record.keyframe) continue;
+    try {
+      const frames = decodeFrames(record.frames, record.keyframe ? null : last);
+      if (frames.length) last = frames[frames.length - 1];
+      decoded.push({ record, frames, last });
+      known = true;
+    } catch (e) {
+      if (!(e instanceof FrameCodecError)) throw e;
+      damage ??= { step: record.step, message: e.message };
+      known = false;
+    }
+  }
+  return { decoded, damage, lastKnown: known };
 }
 
 /** A stored step as the researcher's routes send it: its frames encoded to stand alone (`encodeFrames(frames, null)`). */
