@@ -67,14 +67,27 @@ export type StoredStepView = Omit<GameStepRecord, 'runId' | 'keyframe'>;
 
 /**
  * A page of a run's steps as the researcher's routes send them (in step order, following the
- * step whose last frame is `last`), and the last frame on screen after the page.
+ * step whose last frame is `last`), and the last frame on screen after the page. A step whose
+ * frames do not decode ends the page there: `damage` names it, and the run is read no further
+ * (every step after it up to a keyframe is a change to a frame that is not known).
  */
 export function stepViews(
   steps: readonly GameStepRecord[],
   last: FrameGrid | null,
-): { views: StoredStepView[]; last: FrameGrid | null } {
-  const decoded = decodeStoredSteps(steps, last);
+): { views: StoredStepView[]; last: FrameGrid | null; damage?: StepDamage } {
+  const decoded: DecodedStep[] = [];
+  let damage: StepDamage | undefined;
+  for (const record of steps) {
+    try {
+      decoded.push(...decodeStoredSteps([record], decoded.length ? decoded[decoded.length - 1].last : last));
+    } catch (e) {
+      if (!(e instanceof FrameCodecError)) throw e;
+      damage = { step: record.step, message: e.message };
+      break;
+    }
+  }
   return {
+    ...(damage ? { damage } : {}),
     views: decoded.map(({ record: r, frames }) => ({
       step: r.step,
       action: r.action,
@@ -93,14 +106,22 @@ export function stepViews(
   };
 }
 
+/** A page of a replay read: its steps' JSON text, the last frame after them, and the step that ended it when one did not decode. */
+export interface StepViewsJson {
+  readonly json: string;
+  readonly last: FrameGrid | null;
+  readonly damage?: StepDamage;
+}
+
 /**
  * A page of a run's steps as the JSON text of the runs route (the views' JSON joined by commas),
  * and the last frame after it: the work of a page of a replay read, done on a digest thread.
  */
-export function stepViewsJson(
-  steps: readonly GameStepRecord[],
-  last: FrameGrid | null,
-): { json: string; last: FrameGrid | null } {
+export function stepViewsJson(steps: readonly GameStepRecord[], last: FrameGrid | null): StepViewsJson {
   const page = stepViews(steps, last);
-  return { json: page.views.map((v) => JSON.stringify(v)).join(','), last: page.last };
+  return {
+    json: page.views.map((v) => JSON.stringify(v)).join(','),
+    last: page.last,
+    ...(page.damage ? { damage: page.damage } : {}),
+  };
 }
