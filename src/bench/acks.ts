@@ -11,7 +11,7 @@ import path from 'node:path';
 import { ROOT } from '../server/host/root';
 import { performance } from 'node:perf_hooks';
 import type { Hono } from 'hono';
-import type { BenchResult } from '../cli/bench';
+import type { BenchResult } from './result';
 import { createApi } from '../server/app';
 import { hashToken } from '../server/people/auth';
 import { TaskLibrary } from '../server/collections/collections';

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ROOT } from '../server/host/root';
 import { NODE_FLAGS } from '../server/host/nodeFlags';
-import type { BenchResult } from '../cli/bench';
+import type { BenchResult } from './result';
 import { versionedGameId } from '../core/game';
 import { games, solutions } from '../games';
 

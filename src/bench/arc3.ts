@@ -75,7 +75,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { ROOT } from '../server/host/root';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import type { BenchResult } from '../cli/bench';
+import type { BenchResult } from './result';
 import { decodeFrames } from '../core/formats/frames';
 import type { ServerRunReply, ServerStep } from '../core/game/serverGame';
 import { startPgCluster, type PgCluster } from '../server/store/pgCluster';

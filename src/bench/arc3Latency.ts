@@ -31,7 +31,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { BenchResult } from '../cli/bench';
+import type { BenchResult } from './result';
 import { ROOT } from '../server/host/root';
 import { NODE_FLAGS } from '../server/host/nodeFlags';
 import { benchPort, launchChromium, takeLatencies } from './browser';

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { ROOT } from '../server/host/root';
 import { performance } from 'node:perf_hooks';
 import type { Hono } from 'hono';
-import type { BenchResult } from '../cli/bench';
+import type { BenchResult } from './result';
 import { parseTaskText, type ArcTask } from '../core/formats/arcTask';
 import type { StudyDefinitionInput } from '../core/study/schema';
 import { createApi } from '../server/app';

@@ -16,7 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { NODE_FLAGS } from '../server/host/nodeFlags';
-import type { BenchResult } from '../cli/bench';
+import type { BenchResult } from './result';
 import { percentile } from './measure';
 import { freePort, startPgCluster } from '../server/store/pgCluster';
 import { ROOT } from '../server/host/root';

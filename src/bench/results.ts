@@ -15,7 +15,7 @@
 import path from 'node:path';
 import { ROOT } from '../server/host/root';
 import { performance } from 'node:perf_hooks';
-import type { BenchResult } from '../cli/bench';
+import type { BenchResult } from './result';
 import { TaskLibrary } from '../server/collections/collections';
 import { computeStudyResults, refreshSettledDigests, type ResultsDeps } from '../server/digests/studyDigests';
 import { DigestMaintainer } from '../server/digests/maintainer';

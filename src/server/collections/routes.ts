@@ -16,8 +16,7 @@ import { gridProblems, formatProblem, withoutAnswers } from '../../core/formats/
 import { gridsEqual, type Grid } from '../../core/grid/grid';
 import { bearer, tokenMatches } from '../people/auth';
 import type { TaskLibrary } from './collections';
-import { bodyLimit, fail } from '../http';
-import { readBody } from '../study/context';
+import { bodyLimit, fail, readBody } from '../http';
 
 export interface CollectionsDeps {
   readonly library: TaskLibrary;

@@ -154,9 +154,11 @@ export interface StepToStore {
 /**
  * What became of one step of `Store.addGameSteps`: `stored`; `exists` (the run has that step
  * already: a retried request, or another server's); `changed` (its session's row no longer has
- * its stamp: nothing stored); `after` (not tried: an earlier step of the same call was not stored).
+ * its stamp: nothing stored); `gap` (the run lacks the step before it: nothing stored, so a run's
+ * stored steps never have a hole that a later step is encoded across); `after` (not tried: an
+ * earlier step of the same call was not stored).
  */
-export type StepOutcome = 'stored' | 'exists' | 'changed' | 'after';
+export type StepOutcome = 'stored' | 'exists' | 'changed' | 'gap' | 'after';
 
 /** A write made on a session's stamp found the row changed since: nothing was stored. */
 export class SessionChanged extends Error {
@@ -431,7 +433,8 @@ export interface GameRunStore {
   /** The files of a game's version, or null when no server of this database kept them. */
   getGameCode(gameId: string, codeHash: string): Promise<GameCodeFiles | null>;
   /**
-   * Stores one step; false when the run already has this step (a retried request). With
+   * Stores one step; false when the run already has this step (a retried request) or lacks the
+   * step before it (the writer's copy of the run is behind what is stored). With
    * `session`, only while the session's row still has that stamp, in the same statement;
    * otherwise nothing is stored and it rejects with {@link SessionChanged}.
    */
