@@ -2,6 +2,7 @@ import { lazy, Suspense, type ComponentType } from 'react';
 import { Link, Route, Switch, useLocation } from 'wouter';
 import { ErrorBoundary } from './ui/ErrorBoundary';
 import { StudyPage } from './study/StudyPage';
+import { SignedIn } from './studio/SignedIn';
 
 /**
  * A page loaded when first shown. A participant's study page (above) is in the app's first
@@ -18,6 +19,7 @@ const TaskPlayerPage = page(() => import('./pages/TaskPlayerPage').then((m) => m
 const GamesPage = page(() => import('./pages/GamesPage').then((m) => m.GamesPage));
 const GamePlayerPage = page(() => import('./pages/GamePlayerPage').then((m) => m.GamePlayerPage));
 const LoginPage = page(() => import('./studio/LoginPage').then((m) => m.LoginPage));
+const SigninPage = page(() => import('./studio/SigninPage').then((m) => m.SigninPage));
 const StudiesPage = page(() => import('./studio/StudiesPage').then((m) => m.StudiesPage));
 const StudyResultsPage = page(() => import('./studio/StudyResultsPage').then((m) => m.StudyResultsPage));
 const ReplayPage = page(() => import('./studio/ReplayPage').then((m) => m.ReplayPage));
@@ -40,7 +42,7 @@ function Loading() {
 const NAV = [
   { href: '/', label: 'Tasks', match: (p: string) => p === '/' || p.startsWith('/tasks') },
   { href: '/games', label: 'Games', match: (p: string) => p.startsWith('/games') },
-  { href: '/studies', label: 'Studies', match: (p: string) => p.startsWith('/studies') || p.startsWith('/login') },
+  { href: '/studies', label: 'Studies', match: (p: string) => p.startsWith('/studies') || p.startsWith('/login') || p.startsWith('/signin') },
   { href: '/score', label: 'Score', match: (p: string) => p.startsWith('/score') },
 ];
 
@@ -89,6 +91,7 @@ export function App() {
             </Link>
           ))}
         </nav>
+        <SignedIn />
       </header>
       <main className="min-h-0 flex-1">
         <ErrorBoundary resetKey={location}>
@@ -100,6 +103,7 @@ export function App() {
               <Route path="/games/:id" component={GamePlayerPage} />
               <Route path="/games/:id/playtest" component={PlaytestPage} />
               <Route path="/login" component={LoginPage} />
+              <Route path="/signin" component={SigninPage} />
               <Route path="/score" component={ScorePage} />
               <Route path="/studies" component={StudiesPage} />
               <Route path="/studies/new" component={StudyEditorPage} />
