@@ -20,6 +20,7 @@ const GamesPage = page(() => import('./pages/GamesPage').then((m) => m.GamesPage
 const GamePlayerPage = page(() => import('./pages/GamePlayerPage').then((m) => m.GamePlayerPage));
 const LoginPage = page(() => import('./studio/LoginPage').then((m) => m.LoginPage));
 const SigninPage = page(() => import('./studio/SigninPage').then((m) => m.SigninPage));
+const PeoplePage = page(() => import('./studio/PeoplePage').then((m) => m.PeoplePage));
 const StudiesPage = page(() => import('./studio/StudiesPage').then((m) => m.StudiesPage));
 const StudyResultsPage = page(() => import('./studio/StudyResultsPage').then((m) => m.StudyResultsPage));
 const ReplayPage = page(() => import('./studio/ReplayPage').then((m) => m.ReplayPage));
@@ -42,7 +43,11 @@ function Loading() {
 const NAV = [
   { href: '/', label: 'Tasks', match: (p: string) => p === '/' || p.startsWith('/tasks') },
   { href: '/games', label: 'Games', match: (p: string) => p.startsWith('/games') },
-  { href: '/studies', label: 'Studies', match: (p: string) => p.startsWith('/studies') || p.startsWith('/login') || p.startsWith('/signin') },
+  {
+    href: '/studies',
+    label: 'Studies',
+    match: (p: string) => p.startsWith('/studies') || p.startsWith('/login') || p.startsWith('/signin'),
+  },
   { href: '/score', label: 'Score', match: (p: string) => p.startsWith('/score') },
 ];
 
@@ -104,6 +109,7 @@ export function App() {
               <Route path="/games/:id/playtest" component={PlaytestPage} />
               <Route path="/login" component={LoginPage} />
               <Route path="/signin" component={SigninPage} />
+              <Route path="/people" component={PeoplePage} />
               <Route path="/score" component={ScorePage} />
               <Route path="/studies" component={StudiesPage} />
               <Route path="/studies/new" component={StudyEditorPage} />

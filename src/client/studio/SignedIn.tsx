@@ -22,6 +22,11 @@ export function SignedIn() {
       <span className="hidden text-slate-300 sm:inline">
         {me.name} <span className="text-slate-400">({me.role})</span>
       </span>
+      {me.role === 'owner' && (
+        <Link href="/people" className="rounded px-2 py-1 text-slate-300 hover:bg-slate-800 hover:text-white">
+          People
+        </Link>
+      )}
       <span className="sr-only sm:hidden">
         Signed in as {me.name} ({me.role})
       </span>
