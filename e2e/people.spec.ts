@@ -31,7 +31,23 @@ test('the owner adds a designer and a researcher; each does only what their role
   const stamp = Date.now().toString(36);
   const designerEmail = `dee-${stamp}@lab.org`;
   const researcherEmail = `rae-${stamp}@lab.org`;
-  const designerLink = await addPerson(request, designerEmail, 'designer', 'Dee Signer');
+  // The owner adds the designer on the People page, which shows her sign-in link once.
+  const owner = await (await browser.newContext()).newPage();
+  await owner.goto(`/login#token=${process.env.E2E_ADMIN_TOKEN}`);
+  await expect(owner).toHaveURL(/\/studies$/);
+  await owner.getByRole('link', { name: 'People' }).click();
+  await owner.getByLabel('Email').fill(designerEmail);
+  await owner.getByLabel('Name').fill('Dee Signer');
+  await owner.getByLabel('Role').selectOption('designer');
+  await owner.getByRole('button', { name: 'Add person' }).click();
+  const shown = (await owner.getByTestId('signin-link').locator('code').textContent()) ?? '';
+  const designerLink = new URL(shown).pathname + new URL(shown).hash;
+  await expect(owner.getByRole('table', { name: "The lab's people" })).toContainText(designerEmail);
+  for (const width of [1280, 768, 390]) {
+    await owner.setViewportSize({ width, height: 800 });
+    await expectAccessible(owner, `people at ${width}`);
+  }
+  await owner.context().close();
   const researcherLink = await addPerson(request, researcherEmail, 'researcher', 'Rae Search');
   const member = await request.put(`/api/admin/studies/sample/members/${researcherEmail}`, {
     headers: ADMIN,

@@ -33,8 +33,6 @@ export interface AppDeps {
   readonly agents?: AgentService;
   /** The server's load, reported by `/api/health` (server/load.ts). */
   readonly load?: () => LoadReport;
-  /** The OpenID Connect provider's name, shown on the sign-in page, when one is configured. */
-  readonly oidcName?: string | null;
 }
 
 export function createApi(deps: AppDeps): Hono {
@@ -76,11 +74,7 @@ export function createApi(deps: AppDeps): Hono {
   // A model's answers file scored beside a study's humans: before the study routes, whose body
   // limit (1 MiB) is smaller than an answers file may be.
   // Signing in, a person's own account and tokens, the lab's people and study members.
-  if (deps.study && auth)
-    api.route(
-      '/',
-      peopleRoutes({ store: deps.study.store, auth, now: deps.study.now, oidcName: deps.oidcName ?? null }),
-    );
+  if (deps.study && auth) api.route('/', peopleRoutes({ store: deps.study.store, auth, now: deps.study.now }));
   if (deps.study) api.route('/admin', questionScoreRoutes({ ...deps.study, library: deps.library }));
   if (deps.study) api.route('/', studyRoutes({ ...deps.study, library: deps.library, mayDesign }));
   // The question collections, for the study editor's question picker.
