@@ -185,5 +185,6 @@ test('a researcher excludes a session and includes it again, deletes a session, 
     'session.delete',
     'session.include',
     'session.exclude',
+    'study.create',
   ]);
 });
