@@ -39,9 +39,8 @@ const SRC_LAYERS = [['core'], ['games'], ['client', 'server'], ['cli'], ['bench'
  */
 const SERVER_LAYERS = [
   ['store'],
-  ['host', 'http.ts', 'load.ts'],
-  // The people's routes and the permission table answer with http.ts's errors.
-  ['people'],
+  ['http.ts'],
+  ['host', 'people', 'load.ts'],
   ['arc3'],
   ['collections'],
   ['campaign'],
