@@ -118,7 +118,8 @@ export const PERMISSIONS: Readonly<Record<string, Need>> = {
   'GET /admin/studies/:studyId/results/surveys': { member: RV, from: 'studyId' },
   'GET /admin/studies/:studyId/usage': { member: ALL, from: 'studyId' },
   'GET /admin/studies/:studyId/games/:gameId/levels/:level/frame': { member: ALL, from: 'studyId', design: true },
-  'GET /admin/studies/:studyId/campaign': { member: RV, from: 'studyId' },
+  // The campaign view lists the participants in flight by recruitment id.
+  'GET /admin/studies/:studyId/campaign': { member: R, from: 'studyId' },
   'GET /admin/studies/:studyId/campaign/payments': { member: R, from: 'studyId' },
   'GET /admin/studies/:studyId/campaign/bonuses.csv': { member: R, from: 'studyId' },
   'POST /admin/studies/:studyId/exports': { member: R, from: 'studyId', audit: 'self' },
