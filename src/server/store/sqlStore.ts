@@ -6,6 +6,7 @@ import { migrations } from './migrations';
 import { GroupCommit, type GroupMember } from './groupCommit';
 import { type GradingStore, SqlGradingStore } from './gradingStore';
 import { CampaignStore, lockCampaigns, recountingSessions } from './campaignStore';
+import { type PeopleStore, SqlPeopleStore } from './peopleStore';
 import { pinStudyGames } from './gamePins';
 import { INSERT_SESSION_SQL, sessionRowValues } from './sessionRow';
 import type { Driver, Queryable } from './driver';
@@ -394,8 +395,19 @@ async function deleteSessionRows(tx: Queryable, ids: readonly string[]): Promise
 
 async function insertAudit(tx: Queryable, e: AuditEventInput, detail: Record<string, unknown> = {}): Promise<void> {
   await tx.query(
-    `INSERT INTO audit_events (study_id, actor, action, target, reason, detail, at) VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7)`,
-    [e.studyId, e.actor, e.action, e.target, e.reason, JSON.stringify(detail), new Date(e.at)],
+    `INSERT INTO audit_events (study_id, actor, person_id, credential, action, target, reason, detail, at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9)`,
+    [
+      e.studyId,
+      e.actor,
+      e.personId ?? null,
+      e.credential ?? null,
+      e.action,
+      e.target,
+      e.reason,
+      JSON.stringify(detail),
+      new Date(e.at),
+    ],
   );
 }
 
@@ -413,6 +425,7 @@ export class SqlStore implements Store {
   readonly kind: 'pglite' | 'postgres';
   readonly grading: GradingStore;
   readonly campaigns: CampaignStore;
+  readonly people: PeopleStore;
 
   /** Events of many sessions, one statement per group (see `appendEvents`). */
   private readonly appends: GroupCommit<PendingAppend>;
@@ -435,6 +448,7 @@ export class SqlStore implements Store {
     this.kind = db.kind;
     this.grading = new SqlGradingStore(db);
     this.campaigns = new CampaignStore(db);
+    this.people = new SqlPeopleStore(db);
     const parallel = db.kind === 'pglite' ? 1 : 4;
     this.appends = new GroupCommit({ parallel, max: GROUP_MAX, run: (group) => this.runGroup(group) });
     this.steps = new GroupCommit({ parallel, max: GROUP_MAX, run: (group) => this.runSteps(group) });

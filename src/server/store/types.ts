@@ -7,6 +7,7 @@ import type { DeletedCounts } from '../../core/protocol/api';
 import type { AgentReplayStep, AgentRunSource } from '../../core/protocol/agents';
 import type { GradingStore } from './gradingStore';
 import type { CampaignStore } from './campaignStore';
+import type { PeopleStore } from './peopleStore';
 import type { NewSession, StudyGamePin } from './records';
 
 export type { NewSession, StudyGamePin } from './records';
@@ -199,8 +200,12 @@ export type AuditAction =
 /** One researcher action on a study or one of its sessions, for the study's audit log. */
 export interface AuditEventInput {
   readonly studyId: string;
-  /** Who: `researcher` for the researcher token. */
+  /** Who: the person's email, or `researcher` for the bootstrap researcher token. */
   readonly actor: string;
+  /** The person's id; absent or null for the bootstrap token. */
+  readonly personId?: string | null;
+  /** The credential used: `session:<id>`, `token:<id>` or `admin-token`. */
+  readonly credential?: string | null;
   readonly action: AuditAction;
   /** The session id, or the study id for `study.delete`. */
   readonly target: string;
@@ -522,6 +527,8 @@ export interface Store
   readonly grading: GradingStore;
   /** Campaigns: claims on pool candidates and recorded draws (`campaignStore.ts`). */
   readonly campaigns: CampaignStore;
+  /** The lab's people, their sessions, tokens and study membership, and the audit trail by person (`peopleStore.ts`). */
+  readonly people: PeopleStore;
 
   close(): Promise<void>;
 }
