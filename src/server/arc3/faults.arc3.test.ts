@@ -252,7 +252,7 @@ describe('game runs through database faults, on two servers sharing PostgreSQL',
       ).toEqual(seen.map((s) => `${s.step} ${s.action} ${s.frameHash}`));
       // Read back whole: a document that parses, with every step.
       const read = await admin('GET', `/api/admin/sessions/${p.sessionId}/runs`);
-      expect(read.status, who).toBe(200);
+      expect(read.status, `${who}: ${read.text}`).toBe(200);
       const doc = JSON.parse(read.text) as { runs: { runId: string; steps: unknown[]; damaged?: unknown }[] };
       expect(
         doc.runs.map((r) => [r.runId, r.steps.length, r.damaged ?? null]),
