@@ -958,6 +958,22 @@ export class SqlStore implements Store {
     return r.rows.map(gameRunOf);
   }
 
+  async listGameRunsAfter(afterRunId: string | null, limit: number): Promise<GameRunRecord[]> {
+    const r = await this.db.query(
+      `SELECT * FROM game_runs WHERE $1::text IS NULL OR run_id > $1 ORDER BY run_id LIMIT $2`,
+      [afterRunId, limit],
+    );
+    return r.rows.map(gameRunOf);
+  }
+
+  async removeGameSteps(runId: string, from: number): Promise<number> {
+    const r = await this.db.query(`DELETE FROM game_steps WHERE run_id = $1 AND step >= $2 RETURNING step`, [
+      runId,
+      from,
+    ]);
+    return r.rows.length;
+  }
+
   async studyUsage(studyId: string): Promise<{ events: number; bytes: number }> {
     const r = await this.db.query(
       `SELECT COALESCE(sum(event_count), 0)::float8 AS events, COALESCE(sum(event_bytes), 0)::float8 AS bytes FROM sessions WHERE study_id = $1`,

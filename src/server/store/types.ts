@@ -432,6 +432,14 @@ export interface GameRunStore {
   getGameRun(runId: string): Promise<GameRunRecord | null>;
   /** A session's server-run game runs, oldest first. */
   listGameRuns(sessionId: string): Promise<GameRunRecord[]>;
+  /** Every study's runs by run id, a page at a time: at most `limit` after `afterRunId` (from the first when null). */
+  listGameRunsAfter(afterRunId: string | null, limit: number): Promise<GameRunRecord[]>;
+  /**
+   * Deletes a run's stored steps from step `from` on, answering how many (`arc-studio check
+   * --repair` stores them again from the participant's log).
+   * WARNING: only for a run nobody is playing; a server playing it would find its copy behind.
+   */
+  removeGameSteps(runId: string, from: number): Promise<number>;
   /** The versions of games a study's runs were opened on, in the order they were first used. */
   studyGameVersions(studyId: string): Promise<StudyGameVersion[]>;
   /** Keeps the files of a game's version (once; a hash stored already is left as it is). */
