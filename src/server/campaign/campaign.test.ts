@@ -424,8 +424,16 @@ describe.each(backends)('campaign assignment on $name', (backend) => {
       grid: [[1]],
     });
     expect([refused.status, refused.body.error]).toEqual([409, 'item_skipped']);
-    // A start already on its way when the view called ids[2] skipped: the log decides at the end.
+    // A start sent after the view called ids[2] skipped does not reopen it: its answers are
+    // still refused, and it is settled as skipped at the end (counting toward nothing).
     await api.log(s, 'item.start', { item: ids[2], kind: 'task' });
+    const after = await api.call('POST', `sessions/${s.sessionId}/submissions`, s.token, {
+      key: 'k2',
+      item: ids[2],
+      testIndex: 0,
+      grid: [[1]],
+    });
+    expect([after.status, after.body.error]).toEqual([409, 'item_skipped']);
     await api.log(s, 'item.end', { item: ids[2] });
 
     clock += 30 * MIN;
@@ -437,7 +445,7 @@ describe.each(backends)('campaign assignment on $name', (backend) => {
     expect((await store.campaigns.sessionClaims(s.sessionId)).map((c) => c.state)).toEqual([
       'attempted',
       'attempted',
-      'attempted',
+      'skipped',
       'skipped',
       'skipped',
       'skipped',

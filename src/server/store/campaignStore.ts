@@ -169,8 +169,8 @@ export class CampaignStore {
   }
 
   /**
-   * Settles a session's claims still held or skipped; others, and candidates not named, stay as
-   * they are. Under the campaign's lock, with the candidates' counters counted again.
+   * Settles a session's claims still held; others (a skip the participant was told of is final),
+   * and candidates not named, stay as they are. Under the campaign's lock, with the candidates' counters counted again.
    */
   async settle(
     sessionId: string,
@@ -189,7 +189,7 @@ export class CampaignStore {
       const r = await tx.query<{ candidate: string }>(
         `UPDATE campaign_claims c SET state = o.state, settled_at = $2
          FROM jsonb_to_recordset($3::jsonb) AS o(candidate text, state text)
-         WHERE c.session_id = $1 AND c.candidate = o.candidate AND c.state IN ('held', 'skipped')
+         WHERE c.session_id = $1 AND c.candidate = o.candidate AND c.state = 'held'
          RETURNING c.candidate`,
         [sessionId, new Date(now), JSON.stringify(outcomes)],
       );
