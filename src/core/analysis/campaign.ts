@@ -7,9 +7,11 @@
  * The rules, as `CampaignView.rule` and docs/api.md state them:
  * - `solves`: distinct participants (platform id, else the session) whose claim settled `solved`
  *   in a session not excluded; `attempts`: such claims settled `solved` or `attempted`.
- * - status `met`: the target is reached. `never_solved`: at least the target's number of
- *   attempts and no solve. `revise`: a drop-off level, or at least twice the target's number of
- *   attempts with under a quarter of them solved. `needs_more`: the others.
+ * - status `met`: the target is reached. `revise`: a `solves` target attempted the pool's
+ *   `reviseAfter` times without a solve, so no longer drawn (`core/study/draw.ts`, rule 2).
+ *   `never_solved`: at least the target's number of attempts and no solve (still drawn).
+ *   `needs_more`: the others.
+ * - participants still needed: `core/analysis/estimate.ts`.
  * - a level is a drop-off when at least `DROP_OFF_MIN_REACHED` reached it and the share of them
  *   who completed it is at most half the share of the level before (level 1: of all).
  */
@@ -23,8 +25,9 @@ import type {
   PaymentsView,
   SessionPayment,
 } from '../protocol/campaign';
-import { type ClaimState, progressOf, targetCount } from '../study/draw';
-import type { Payment, PoolTarget, StudyDefinition, StudyItem } from '../study/schema';
+import { type ClaimState, isRetired, progressOf, targetCount } from '../study/draw';
+import type { Payment, PoolPlan, StudyDefinition, StudyItem } from '../study/schema';
+import { type CandidateRecord, campaignNeed, candidateNeed } from './estimate';
 import type { SessionDigest } from './results';
 import { quantile } from './dist';
 
@@ -100,16 +103,22 @@ const median = (values: readonly number[]): number | null =>
     : null;
 
 /** The inclusion rule in words. */
-export function ruleText(target: PoolTarget): string {
+export function ruleText(pool: Pick<PoolPlan, 'target' | 'reviseAfter' | 'fill'>): string {
+  const { target } = pool;
   const n = targetCount(target);
+  const s = (k: number) => (k === 1 ? '' : 's');
   const kept =
     'solves' in target
-      ? `kept when ${n} different participant${n === 1 ? '' : 's'} solve it fully`
-      : `kept when attempted ${n} time${n === 1 ? '' : 's'}`;
+      ? `kept when ${n} different participant${s(n)} solve it fully; never solved after ${n} attempt${s(n)} ` +
+        `without a solve; revise (no longer drawn) after ${pool.reviseAfter} attempt${s(pool.reviseAfter)} without a solve`
+      : `kept when attempted ${n} time${s(n)}`;
+  const fill =
+    pool.fill === 'fast'
+      ? 'filled fast (any number of sessions may hold a candidate at once)'
+      : 'paced (no more sessions hold a candidate at once than it still needs at its observed rate)';
   return (
-    `${kept}; never solved after ${n} attempt${n === 1 ? '' : 's'} without a solve; revise when a level drops off ` +
-    `(at least ${DROP_OFF_MIN_REACHED} reached it and at most half as large a share completed it as the level before) ` +
-    `or after ${2 * n} attempts fewer than a quarter were solved`
+    `${kept}; ${fill}; a level is a drop-off when at least ${DROP_OFF_MIN_REACHED} reached it and at most half as ` +
+    `large a share completed it as the level before`
   );
 }
 
@@ -168,16 +177,12 @@ export function levelFunnel(plays: readonly Play[], levelCount: number): Campaig
   return out;
 }
 
-function statusOf(
-  target: PoolTarget,
-  solves: number,
-  attempts: number,
-  levels: readonly CampaignLevelView[] | undefined,
-): CandidateStatus {
+function statusOf(pool: PoolPlan, solves: number, attempts: number): CandidateStatus {
+  const { target } = pool;
   const goal = targetCount(target);
   if (progressOf({ solves, attempts }, target) >= goal) return 'met';
+  if (isRetired({ solves, attempts }, target, pool.reviseAfter)) return 'revise';
   if (solves === 0 && attempts >= goal) return 'never_solved';
-  if (levels?.some((l) => l.dropOff) || (attempts >= 2 * goal && solves / attempts < 0.25)) return 'revise';
   return 'needs_more';
 }
 
@@ -192,12 +197,7 @@ export function campaignView(input: CampaignInput): CampaignView {
   }
   const sessionById = new Map(input.sessions.map((s) => [s.id, s]));
   const candidates: CampaignCandidateView[] = [];
-  // For the estimate of participants still needed.
-  let settledDraws = 0,
-    progressSum = 0,
-    drawsNeeded = 0,
-    unknownRate = false;
-  const perCandidate: { remaining: number; settled: number; progress: number }[] = [];
+  const needs: CampaignCandidateView['needed'][] = [];
 
   for (const pool of study.pools) {
     for (const index of pool.candidates) {
@@ -229,6 +229,15 @@ export function campaignView(input: CampaignInput): CampaignView {
           ...(item.kind === 'game' ? { levels: levelFunnel(of, levelCount) } : {}),
         };
       });
+      const record: CandidateRecord = {
+        goal: targetCount(pool.target),
+        progress: progressOf({ solves, attempts }, pool.target),
+        settled,
+        inFlight: inProgress,
+        retired: isRetired({ solves, attempts }, pool.target, pool.reviseAfter),
+      };
+      const need = candidateNeed(record);
+      needs.push(need);
       candidates.push({
         id: item.id,
         pool: pool.id,
@@ -246,37 +255,20 @@ export function campaignView(input: CampaignInput): CampaignView {
         inProgress,
         attempts,
         solves,
-        status: statusOf(pool.target, solves, attempts, levels),
+        status: statusOf(pool, solves, attempts),
         medianActions: median(solvedPlays.flatMap((p) => (p.actions === null ? [] : [p.actions]))),
         medianSeconds: median(solvedPlays.flatMap((p) => (p.ms === null ? [] : [p.ms / 1000]))),
+        needed: need,
         ...(levels ? { levels } : {}),
         versions,
       });
-      const progress = progressOf({ solves, attempts }, pool.target);
-      settledDraws += settled;
-      progressSum += progress;
-      perCandidate.push({
-        remaining: Math.max(0, targetCount(pool.target) - progress - inProgress),
-        settled,
-        progress,
-      });
     }
-  }
-  const overall = settledDraws > 0 ? progressSum / settledDraws : 0;
-  for (const c of perCandidate) {
-    if (c.remaining === 0) continue;
-    const rate = c.settled > 0 && c.progress > 0 ? c.progress / c.settled : overall;
-    if (rate <= 0) {
-      unknownRate = true;
-      continue;
-    }
-    drawsNeeded += c.remaining / rate;
   }
   // Draws a session makes on average (claims it started), else what the pools draw.
   const perSession = input.draws.sessions
     ? input.draws.started / input.draws.sessions
     : study.pools.reduce((n, p) => n + (p.draw === 'time' ? 1 : p.draw), 0);
-  const participantsNeeded = unknownRate ? null : Math.ceil(drawsNeeded / Math.max(perSession, 1e-9) - 1e-9);
+  const needed = campaignNeed(needs, perSession);
 
   const live: CampaignLiveSession[] = input.sessions
     .filter((s) => s.inFlight)
@@ -289,7 +281,7 @@ export function campaignView(input: CampaignInput): CampaignView {
   return {
     studyId: input.studyId,
     campaignId: input.campaignId,
-    rule: study.pools.length ? ruleText(study.pools[0].target) : '',
+    rule: study.pools.length ? ruleText(study.pools[0]) : '',
     generatedAt: input.now,
     participants: {
       inProgress: live.length,
@@ -298,7 +290,8 @@ export function campaignView(input: CampaignInput): CampaignView {
       live,
     },
     candidates,
-    participantsNeeded,
+    participantsNeeded: needed.participants,
+    needed,
   };
 }
 

@@ -65,7 +65,7 @@ export async function createDrawnSession(
         return {
           pool: pool.id,
           count,
-          drawn: drawCandidates(mine, pool.target, count, mixSeed(session.seed, k)),
+          drawn: drawCandidates(mine, pool.target, count, mixSeed(session.seed, k), pool),
           figures: drawFigures(mine),
         };
       });
