@@ -28,6 +28,7 @@ const suites: Record<string, () => Promise<{ run(): AsyncIterable<BenchResult> |
   scale: () => import('../bench/scale'),
   overload: () => import('../bench/overload'),
   campaign: () => import('../bench/campaign'),
+  'campaign-policy': () => import('../bench/campaignPolicy'),
 };
 
 const BENCH = {
