@@ -59,6 +59,11 @@ export interface CampaignSession {
   readonly digest: SessionDigest | null;
   /** The candidate it is on now (in progress only), else null. */
   readonly current: string | null;
+  /**
+   * By game item id, the code version its first run was opened on (`<game id>@<code hash>`, as
+   * the run recorded it) and when; absent for built-in games, whose version is in their log.
+   */
+  readonly gameRuns?: Readonly<Record<string, { readonly version: string; readonly at: number }>>;
 }
 
 /**
@@ -91,6 +96,8 @@ export interface CampaignInput {
   readonly sessions: readonly CampaignSession[];
   /** A game's level count; null when unknown. */
   readonly gameLevels: (game: string) => number | null;
+  /** The version of a game mounted now, as runs record it (`<game id>@<code hash>`); null when unknown. */
+  readonly gameVersionNow?: (game: string) => string | null;
   readonly now: number;
 }
 
@@ -127,15 +134,19 @@ interface Play {
   readonly ms: number | null;
   readonly levels: readonly { completed: boolean; actions: number; ms: number | null }[] | null;
   readonly version: string;
+  /** When it was first played on that version: its first run, else its session's start (ms). */
+  readonly at: number;
 }
 
 /** What one session's digest says of one candidate item: null when it did not play it. */
-function playOf(item: StudyItem, digest: SessionDigest | null): Play | null {
+function playOf(item: StudyItem, session: CampaignSession): Play | null {
+  const { digest } = session;
   if (!digest) return null;
+  const at = session.createdAt;
   if (item.kind === 'task') {
     const t = digest.tasks[item.id];
     if (!t || !t.attempted) return null;
-    return { actions: t.actions, ms: t.solveMs, levels: null, version: `${item.collection}/${item.task}` };
+    return { actions: t.actions, ms: t.solveMs, levels: null, version: `${item.collection}/${item.task}`, at };
   }
   if (item.kind === 'game') {
     const g = digest.games[item.id];
@@ -145,18 +156,20 @@ function playOf(item: StudyItem, digest: SessionDigest | null): Play | null {
       : null;
     const actions = levels ? levels.reduce((n, l) => n + l.actions, 0) : null;
     const ms = levels && levels.every((l) => l.ms !== null) ? levels.reduce((n, l) => n + (l.ms ?? 0), 0) : null;
-    return { actions, ms, levels, version: g.version ?? item.game };
+    // A server-run game keeps its id when its code changes: the run's record says which code it was.
+    const run = session.gameRuns?.[item.id];
+    return { actions, ms, levels, version: run?.version ?? g.version ?? item.game, at: run?.at ?? at };
   }
   if (item.kind === 'question') {
     const q = digest.questions[item.id];
     if (!q || !q.opened) return null;
-    return { actions: null, ms: q.timeMs, levels: null, version: item.id };
+    return { actions: null, ms: q.timeMs, levels: null, version: item.id, at };
   }
   return null;
 }
 
 /** The per-level funnel of the plays given, `levelCount` levels at least. */
-export function levelFunnel(plays: readonly Play[], levelCount: number): CampaignLevelView[] {
+export function levelFunnel(plays: readonly Pick<Play, 'levels'>[], levelCount: number): CampaignLevelView[] {
   const runs = plays.flatMap((p) => (p.levels ? [p.levels] : []));
   const n = Math.max(levelCount, ...runs.map((r) => r.length));
   const out: CampaignLevelView[] = [];
@@ -210,18 +223,25 @@ export function campaignView(input: CampaignInput): CampaignView {
       const plays: (Play & { solved: boolean })[] = [];
       for (const c of counted) {
         const s = sessionById.get(c.sessionId);
-        const play = s ? playOf(item, s.digest) : null;
+        const play = s ? playOf(item, s) : null;
         if (play) plays.push({ ...play, solved: c.state === 'solved' });
       }
       const solvedPlays = plays.filter((p) => p.solved);
       const levelCount = item.kind === 'game' ? (input.gameLevels(item.game) ?? 0) : 0;
       const levels = item.kind === 'game' ? levelFunnel(plays, levelCount) : undefined;
-      const versionIds = [...new Set(plays.map((p) => p.version))];
+      const now = item.kind === 'game' ? (input.gameVersionNow?.(item.game) ?? null) : null;
+      const firstAt = new Map<string, number>();
+      for (const p of plays) firstAt.set(p.version, Math.min(p.at, firstAt.get(p.version) ?? Infinity));
+      // The mounted version is listed before anyone played it, so the page shows what runs now.
+      const versionIds = [...firstAt.keys()].sort((a, b) => firstAt.get(a)! - firstAt.get(b)!);
+      if (now !== null && !firstAt.has(now)) versionIds.push(now);
       const versions: CampaignVersionView[] = versionIds.map((version) => {
         const of = plays.filter((p) => p.version === version);
         const solvedOf = of.filter((p) => p.solved);
         return {
           version,
+          mounted: now === null ? versionIds.length === 1 : version === now,
+          firstPlayedAt: firstAt.get(version) ?? null,
           attempts: of.length,
           solves: solvedOf.length,
           medianActions: median(solvedOf.flatMap((p) => (p.actions === null ? [] : [p.actions]))),

@@ -34,8 +34,16 @@ export interface CampaignLevelView {
 
 /** A candidate's history for one version of its task or game. */
 export interface CampaignVersionView {
-  /** The game version (id plus content hash) or task content hash. */
+  /**
+   * The version: a server-run game's id and the code hash its runs recorded
+   * (`ls20-9607627b@3f2a9c01d4e5`), a built-in game's versioned id (`push-<hash>`), a task's
+   * `collection/task`.
+   */
   readonly version: string;
+  /** Whether sessions starting now play this version (a game's code mounted now; the only version otherwise). */
+  readonly mounted: boolean;
+  /** When a counted attempt first played it (ms since the epoch); null when none has yet. */
+  readonly firstPlayedAt: number | null;
   readonly attempts: number;
   readonly solves: number;
   readonly medianActions: number | null;
@@ -68,7 +76,7 @@ export interface CampaignCandidateView {
   readonly needed: CandidateNeedView;
   /** Games: per-level funnel over every version; per version in `versions`. */
   readonly levels?: readonly CampaignLevelView[];
-  /** One entry per version met in the campaign, oldest first (one entry when never revised). */
+  /** One entry per version played in this study, oldest first, and the one mounted now (one entry when never revised). */
   readonly versions: readonly CampaignVersionView[];
 }
 
