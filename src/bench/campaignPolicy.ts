@@ -7,7 +7,7 @@
  * targets need, the mean and the worst campaign, the participants used and the most sessions that
  * held one candidate at once. docs/researchers.md states the bound the tests hold paced filling to.
  */
-import type { BenchResult } from '../cli/bench';
+import type { BenchResult } from './result';
 import { simulateCampaign } from '../core/study/drawSimulation';
 
 const CASES = {

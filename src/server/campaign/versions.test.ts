@@ -16,9 +16,9 @@ import { serverStepEventData, type ServerRunReply, type ServerStep } from '../..
 import type { CampaignView } from '../../core/protocol/campaign';
 import type { StudyDefinitionInput } from '../../core/study/schema';
 import { createApi } from '../app';
-import { hashToken } from '../auth';
-import { TaskLibrary } from '../collections';
-import { gameIds } from '../studies';
+import { hashToken } from '../people/auth';
+import { TaskLibrary } from '../collections/collections';
+import { gameIds } from '../study/studies';
 import { openStore } from '../store/open';
 import { seedDataDir } from '../store/testing';
 import type { Store } from '../store/types';
