@@ -29,6 +29,7 @@ const suites: Record<string, () => Promise<{ run(): AsyncIterable<BenchResult> |
   scale: () => import('./scale'),
   overload: () => import('./overload'),
   campaign: () => import('./campaign'),
+  'campaign-policy': () => import('./campaignPolicy'),
 };
 
 const BENCH = {

@@ -187,6 +187,11 @@ export function AgentRunsTable({ studyId, gameId, title }: { studyId: string; ga
           <span className="text-xs text-slate-500">
             {r.preset} · {r.baselines ?? 'no baselines'}
           </span>
+          {r.baselinesMessage && (
+            <span className="block text-xs text-amber-200" data-testid="agent-baselines-message">
+              {r.baselinesMessage}
+            </span>
+          )}
         </span>
       ),
     },

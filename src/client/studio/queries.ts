@@ -161,6 +161,8 @@ export type {
   CampaignLevelView,
   CampaignVersionView,
   CampaignLiveSession,
+  CampaignNeededView,
+  CandidateNeedView,
   CandidateStatus,
   PaymentsView,
   SessionPayment,

@@ -32,6 +32,7 @@ import type {
   Store,
   StoredDigest,
   StudyGameVersion,
+  StudyFirstRun,
   StudyGamePin,
   StoredStudyGamePin,
   StudyRecord,
@@ -995,6 +996,22 @@ export class SqlStore implements Store {
       runs: row.runs as number,
       firstAt: ms(row.first_at),
       lastAt: ms(row.last_at),
+    }));
+  }
+
+  async listStudyFirstRuns(studyId: string): Promise<StudyFirstRun[]> {
+    const r = await this.db.query(
+      `SELECT DISTINCT ON (g.session_id, g.item) g.session_id, g.item, g.game_id, g.code_hash, g.opened_at
+       FROM game_runs g JOIN sessions s ON s.id = g.session_id WHERE s.study_id = $1
+       ORDER BY g.session_id, g.item, g.opened_at, g.run_id`,
+      [studyId],
+    );
+    return r.rows.map((row) => ({
+      sessionId: row.session_id as string,
+      item: row.item as string,
+      gameId: row.game_id as string,
+      codeHash: (row.code_hash as string | null) ?? null,
+      openedAt: ms(row.opened_at),
     }));
   }
 
