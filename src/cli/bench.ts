@@ -16,6 +16,7 @@ const suites: Record<string, () => Promise<{ run(): AsyncIterable<BenchResult> |
   'grid-latency': () => import('../bench/gridLatency'),
   'game-latency': () => import('../bench/gameLatency'),
   'arc3-latency': () => import('../bench/arc3Latency'),
+  'first-load': () => import('../bench/firstLoad'),
   input: () => import('../bench/input'),
   replay: () => import('../bench/replay'),
   export: () => import('../bench/export'),

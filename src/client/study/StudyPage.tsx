@@ -12,6 +12,7 @@ import { logVisibility, watchPresence } from '../log/presence';
 import { downloadText } from '../log/sessionLog';
 import { TaskPlayer } from '../player/TaskPlayer';
 import { QuestionItemView } from './QuestionItemView';
+import { loadMath } from './MathText';
 import { SurveyItemView } from './SurveyItemView';
 import { DescribeForm } from './DescribeForm';
 import { WithdrawDialog } from './WithdrawDialog';
@@ -159,6 +160,13 @@ export function StudyPage() {
       cancelled = true;
     };
   }, [studyId]);
+
+  // KaTeX is a script of its own: fetched once the session shows that a question may need it, so a
+  // formula is ready when its question comes and the first screen did not wait for it.
+  const needsMath = phase.kind === 'running' && phase.run.view.items.some((i) => i.kind === 'question');
+  useEffect(() => {
+    if (needsMath) loadMath().catch(() => {});
+  }, [needsMath]);
 
   // The session's outbox lives as long as this page shows the session.
   useEffect(() => {
