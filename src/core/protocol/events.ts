@@ -78,6 +78,12 @@ export const EVENT_DATA = {
   'instructions.done': empty,
   'item.start': z.looseObject({ item: id, kind: z.enum(['task', 'game', 'page', 'question', 'survey']).optional() }),
   'item.end': z.looseObject({ item: id, reason: text.optional() }),
+  /** The item's soft time limit was reached and the participant was told so. */
+  'item.soft_limit': z.looseObject({
+    item: id,
+    softMinutes: z.number().positive().max(100_000),
+    hardMinutes: z.number().positive().max(100_000),
+  }),
   // ---- presence ----
   visibility: z.looseObject({ state: z.enum(['visible', 'hidden']) }),
   focus: empty,
