@@ -5,7 +5,7 @@
  * presets apply them). Every load starts from an empty cache, as a Prolific participant's does.
  */
 import type { Browser, CDPSession } from '@playwright/test';
-import type { BenchResult } from '../cli/bench';
+import type { BenchResult } from './result';
 import { percentile } from './measure';
 import { openBrowserBench } from './browser';
 
