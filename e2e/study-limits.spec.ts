@@ -104,7 +104,7 @@ test('the time left shows, the hard limit says it closed the item, and leaving a
   ]);
 });
 
-test("a participant who does not consent gets the study's decline message and code, and no session is made", async ({
+test("a participant sees what the study pays; one who does not consent gets the study's decline message and code, and no session is made", async ({
   page,
   request,
 }) => {
@@ -117,12 +117,18 @@ test("a participant who does not consent gets the study's decline message and co
         consent: 'You agree to solve puzzles.',
         completion: { code: 'DONE' },
         decline: { message: 'Thank you for considering **this study**.', code: 'NOCONSENT' },
+        payment: { currency: 'GBP', fee: 2, bonus: { perLevel: 0.25 } },
         items: [{ kind: 'game', id: 'push', game: 'push' }],
       },
     },
   });
   expect(created.status(), await created.text()).toBe(201);
   await page.goto(`/s/${id}?PROLIFIC_PID=decline-${Date.now().toString(36)}`);
+  // What the study pays is on the consent page, before the participant decides.
+  await expect(page.getByTestId('payment')).toHaveText(
+    'You are paid £2.00 for taking part, and a bonus of £0.25 for each game level you complete.',
+  );
+  await picture(page, 'consent-payment');
   await page.getByRole('button', { name: 'I do not agree' }).click();
   const declined = page.getByTestId('declined');
   await expect(declined.getByRole('heading', { name: 'You chose not to take part' })).toBeVisible();
