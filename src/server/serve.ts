@@ -267,7 +267,7 @@ export async function startServer(
     }),
   );
   // An API path without a route is a JSON 404, never the app's page.
-  app.all('/api', apiNotFound);
+  // ('/api/*' matches '/api' itself too; one catch-all, which the permission guard passes over.)
   app.all('/api/*', apiNotFound);
   // The build's files go out as the brotli or gzip copies the build made (scripts/precompress.ts)
   // when the browser accepts them; the content-hashed ones are cached for good, the page is
@@ -286,8 +286,14 @@ export async function startServer(
   app.all('/assets/*', (c) =>
     c.text(`No file ${c.req.path} in this build of the app. Reload the page.`, 404, { 'Cache-Control': NO_STORE }),
   );
-  // Client-side routes (/tasks/..., /s/...) all load the app.
-  app.get('*', (c) => c.html(indexHtml, 200, { 'Cache-Control': REVALIDATE }));
+  // Client-side routes (/tasks/..., /s/...) all load the app. A catch-all of every method (a GET
+  // route on '*' would be the last route matched for every API path too, which the permission
+  // table's guard reads as the route asked for).
+  app.all('*', (c) =>
+    c.req.method === 'GET' || c.req.method === 'HEAD'
+      ? c.html(indexHtml, 200, { 'Cache-Control': REVALIDATE })
+      : c.notFound(),
+  );
 
   const framework = getRequestListener(app.fetch);
   const command = directCommands(agents, SECURITY_HEADERS, log);
