@@ -17,6 +17,7 @@ const suites: Record<string, () => Promise<{ run(): AsyncIterable<BenchResult> |
   'grid-latency': () => import('./gridLatency'),
   'game-latency': () => import('./gameLatency'),
   'arc3-latency': () => import('./arc3Latency'),
+  'first-load': () => import('./firstLoad'),
   input: () => import('./input'),
   replay: () => import('./replay'),
   export: () => import('./export'),

@@ -198,6 +198,7 @@ export function AgentRunsTable({ studyId, gameId, title }: { studyId: string; ga
     {
       key: 'replay',
       label: '',
+      srLabel: 'Replay',
       value: () => null,
       render: (r) => (
         <Link

@@ -404,6 +404,28 @@ export const StudyDefinition = z
       see(item.id, ['items', i]);
       if (item.kind === 'pool') item.candidates.forEach((cand, k) => see(cand.id, ['items', i, 'candidates', k]));
     });
+    // A soft limit tells the participant time is nearly up: it must come before the hard limit
+    // closes the item. An item's own soft limit is checked against its hard one (its own or the
+    // study's); a hard limit alone below the study's soft one just means no notice.
+    if (s.limits.itemSoftMinutes > s.limits.itemHardMinutes)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['limits', 'itemSoftMinutes'],
+        message: `the soft limit (${s.limits.itemSoftMinutes} min) is above the hard limit (${s.limits.itemHardMinutes} min); lower the soft limit or raise the hard one`,
+      });
+    const checkLimits = (item: { softMinutes?: number; hardMinutes?: number }, path: (string | number)[]) => {
+      const hard = item.hardMinutes ?? s.limits.itemHardMinutes;
+      if (item.softMinutes !== undefined && item.softMinutes > hard)
+        ctx.addIssue({
+          code: 'custom',
+          path: [...path, 'softMinutes'],
+          message: `the soft limit (${item.softMinutes} min) is above the ${item.hardMinutes === undefined ? "study's " : ''}hard limit (${hard} min); lower the soft limit or raise the hard one`,
+        });
+    };
+    s.items.forEach((item, i) => {
+      if (item.kind === 'pool') item.candidates.forEach((cand, k) => checkLimits(cand, ['items', i, 'candidates', k]));
+      else if (item.kind !== 'page' && item.kind !== 'survey') checkLimits(item, ['items', i]);
+    });
     const candidates = s.items.reduce((n, item) => n + (item.kind === 'pool' ? item.candidates.length : 0), 0);
     if (candidates > MAX_CANDIDATES)
       ctx.addIssue({
