@@ -117,6 +117,19 @@ export class StepRefused extends Error {
 }
 
 /**
+ * A participant's step lies past the run's stored steps (answered steps were not stored): refused
+ * as `unknown_run`, so that the page resumes the run with its log.
+ */
+class StepsMissing extends Arc3Error {
+  constructor(runId: string, storedLast: number) {
+    super(
+      'unknown_run',
+      `the server has the steps of run ${runId} up to ${storedLast} only; resume it with the steps your log has after it`,
+    );
+  }
+}
+
+/**
  * A session step's admission (`study/admission.ts`, `admitOnRow`), decided while the worker
  * plays the action: `verdict` is the stamp of the session's row it was decided on (the step is
  * stored only while the row still has it) or null for a refusal; `again` decides it on the
@@ -600,7 +613,7 @@ export class Arc3Service {
     const admit = async () => {
       if (admission && !(await admission.verdict)) throw new StepRefused();
     };
-    return this.withRun(runId, sessionId, async (live) => {
+    const onRun = async (live: LiveRun): Promise<ServerStep | typeof BEHIND> => {
       // A step of this copy could not be stored: the run is read again from its stored steps.
       if (live.broken) return BEHIND;
       if (req.step === live.last.step) {
@@ -662,7 +675,14 @@ export class Arc3Service {
         await this.forget(runId);
         throw e;
       }
-    });
+    };
+    return this.withRun(runId, sessionId, onRun, sessionId === null ? undefined : req.step).catch(
+      async (e: unknown) => {
+        // A refused admission is answered as such, before the page is told to resume.
+        if (e instanceof StepsMissing) await admit();
+        throw e;
+      },
+    );
   }
 
   /** Plays one action on the run's source; a source that lost the run (its server restarted, or the run idled out) rebuilds it first. */
@@ -1032,8 +1052,17 @@ export class Arc3Service {
 
   // ---- internals --------------------------------------------------------------------------------
 
-  /** Runs `fn` on the run after its earlier actions, loading it from the database when this server does not hold it. */
-  private async withRun<T>(runId: string, sessionId: string | null, fn: (live: LiveRun) => Promise<T>): Promise<T> {
+  /**
+   * Runs `fn` on the run after its earlier actions, loading it from the database when this server
+   * does not hold it. `step`, when given, is the step a participant asks for: a run whose stored
+   * steps end before the one before it is refused at once, not rebuilt (`load`).
+   */
+  private async withRun<T>(
+    runId: string,
+    sessionId: string | null,
+    fn: (live: LiveRun) => Promise<T>,
+    step?: number,
+  ): Promise<T> {
     let live = this.runs.get(runId);
     if (live && live.sessionId !== sessionId) throw new Arc3Error('unknown_run', `no run ${runId} in this session`);
     if (!live) {
@@ -1042,7 +1071,7 @@ export class Arc3Service {
           'unknown_run',
           `run ${runId} is no longer open (the server restarted); start the game again`,
         );
-      live = await this.load(runId, sessionId);
+      live = await this.load(runId, sessionId, step);
     }
     const run = live;
     run.touched = this.now();
@@ -1051,8 +1080,14 @@ export class Arc3Service {
     return result;
   }
 
-  /** Rebuilds a session's run from its stored steps (after this server restarted). */
-  private async load(runId: string, sessionId: string): Promise<LiveRun> {
+  /**
+   * Rebuilds a session's run from its stored steps (after this server restarted, or a step of its
+   * copy failed to be stored). A run whose stored steps end before `step - 1` throws
+   * `StepsMissing` before anything is replayed: the page must resume it with its log, and the
+   * engine's time goes to that resume rather than to a rebuild the refusal throws away (after a
+   * database restart every broken run's next step comes here, and so does each retry of it).
+   */
+  private async load(runId: string, sessionId: string, step?: number): Promise<LiveRun> {
     // The steps this server answered are read back with the rest, not found missing.
     await this.storedSoFar(runId);
     const rec = await this.store.getGameRun(runId);
@@ -1065,6 +1100,8 @@ export class Arc3Service {
       );
     const steps = await this.store.readGameSteps(runId);
     if (!steps.length) throw new Arc3Error('unknown_run', `run ${runId} has no stored steps`);
+    const storedLast = steps[steps.length - 1].step;
+    if (step !== undefined && step > storedLast + 1) throw new StepsMissing(runId, storedLast);
     let codeDir: string | undefined;
     if (rec.codeHash) {
       const found = await this.codeFolder(rec.gameId, rec.codeHash);
