@@ -21,6 +21,9 @@ export const STORAGE_RETRY_AFTER_S = 10;
 /** Space kept free on PGlite's disk by default: four WAL segments. */
 export const DEFAULT_RESERVE_BYTES = 64 * 1024 * 1024;
 
+/** On PostgreSQL, how long writes must have stopped failing for want of space before the disk counts as having room, ms. */
+const QUIET_MS = 5_000;
+
 /** How often the free space of PGlite's disk is measured, ms. */
 const MEASURE_EVERY_MS = 250;
 
@@ -92,6 +95,7 @@ export class StorageWatch {
   private freeBytes: number | undefined;
   private timer: NodeJS.Timeout | null = null;
   private measuring = false;
+  private lastFailure = 0;
   readonly reserveBytes: number;
   private readonly now: () => number;
 
@@ -130,6 +134,7 @@ export class StorageWatch {
 
   /** A statement failed for want of space: the state is full from now (logged once). Returns the error to throw. */
   failed(e: unknown): StorageFullError {
+    this.lastFailure = this.now();
     this.enter(
       this.opts.dir
         ? `a write failed for want of space (${(e as Error).message})`
@@ -138,9 +143,14 @@ export class StorageWatch {
     return storageFull(e) ?? new StorageFullError(e);
   }
 
-  /** A statement that writes succeeded: on PostgreSQL, there is space again. */
+  /**
+   * A statement that writes succeeded: on PostgreSQL, there is space again, once no write has
+   * failed for want of it for {@link QUIET_MS} (a small write may fit in a page that has room while
+   * the events' inserts still fail, and the state would flap).
+   */
   wrote(): void {
-    if (this.fullSince !== null && !this.opts.dir) this.leave('PostgreSQL stores writes again');
+    if (this.fullSince !== null && !this.opts.dir && this.now() - this.lastFailure >= QUIET_MS)
+      this.leave('PostgreSQL stores writes again');
   }
 
   report(): StorageReport {
