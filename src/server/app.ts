@@ -4,15 +4,15 @@
  */
 import { Hono } from 'hono';
 import type { ApiErrorBody } from '../core/protocol/errors';
-import type { TaskLibrary } from './collections';
-import { type StudyDeps, studyRoutes } from './studyApi';
-import { resultsRoutes } from './resultsApi';
+import type { TaskLibrary } from './collections/collections';
+import { type StudyDeps, studyRoutes } from './study/routes';
+import { resultsRoutes } from './results/routes';
 import { campaignRoutes } from './campaign/routes';
-import { questionScoreRoutes } from './questionScoreApi';
+import { questionScoreRoutes } from './questions/scoreRoutes';
 import { exportRoutes } from './export/routes';
-import { collectionsRoutes } from './collectionsApi';
-import { questionImageRoutes } from './questionImagesApi';
-import { questionCollectionRoutes } from './questionCollectionsApi';
+import { collectionsRoutes } from './collections/routes';
+import { questionImageRoutes } from './questions/imageRoutes';
+import { questionCollectionRoutes } from './questions/collectionRoutes';
 import { apiNotFound, refuseMalformedUrl } from './http';
 import { agentRoutes } from './agents/routes';
 import { gradingRoutes } from './grading/routes';
@@ -20,6 +20,9 @@ import { isParticipantWrite, participantWrites, type LoadReport } from './load';
 import type { AgentService } from './agents/service';
 import { DATABASE_RETRY_AFTER_S, databaseUnavailable } from './store/unavailable';
 import { STORAGE_RETRY_AFTER_S, type StorageWatch, storageFull } from './store/storageFull';
+import { Authenticator } from './people/credentials';
+import { permissionGuard } from './people/permissions';
+import { peopleRoutes } from './people/routes';
 
 export interface AppDeps {
   readonly library: TaskLibrary;
@@ -32,6 +35,8 @@ export interface AppDeps {
   readonly load?: () => LoadReport;
   /** The database's disk (store/storageFull.ts): reported by `/api/health`, and writes refused while it is full. */
   readonly storage?: StorageWatch;
+  /** The OpenID Connect provider's name, shown on the sign-in page, when one is configured. */
+  readonly oidcName?: string | null;
 }
 
 /** The answer to a write refused because the database's disk is full. */
@@ -59,6 +64,12 @@ export function createApi(deps: AppDeps): Hono {
     }
   });
 
+  // Every route's need, from one table (people/permissions.ts), before any route runs.
+  const auth = deps.study
+    ? new Authenticator(deps.study.store.people, deps.study.adminTokenHash, { now: deps.study.now })
+    : null;
+  if (deps.study && auth) api.use('*', permissionGuard({ store: deps.study.store, auth, now: deps.study.now }));
+
   api.get('/health', (c) =>
     c.json({
       ok: true,
@@ -75,6 +86,12 @@ export function createApi(deps: AppDeps): Hono {
   if (deps.agents && deps.study) api.route('/', agentRoutes(deps.agents, deps.study.adminTokenHash));
   // A model's answers file scored beside a study's humans: before the study routes, whose body
   // limit (1 MiB) is smaller than an answers file may be.
+  // Signing in, a person's own account and tokens, the lab's people and study members.
+  if (deps.study && auth)
+    api.route(
+      '/',
+      peopleRoutes({ store: deps.study.store, auth, now: deps.study.now, oidcName: deps.oidcName ?? null }),
+    );
   if (deps.study) api.route('/admin', questionScoreRoutes({ ...deps.study, library: deps.library }));
   if (deps.study) api.route('/', studyRoutes({ ...deps.study, library: deps.library }));
   // The question collections, for the study editor's question picker.

@@ -4,7 +4,7 @@
  * each after the main thread has taken the one before.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { replayWithEngine } from '../studies';
+import { replayWithEngine } from '../study/studies';
 import type { Store } from '../store/types';
 import type { StoredEvent } from '../../core/study/rules';
 import type { ExportContext } from './context';
