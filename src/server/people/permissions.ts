@@ -222,7 +222,11 @@ export function permissionGuard(deps: GuardDeps): MiddlewareHandler {
   const now = deps.now ?? Date.now;
   const warned = new Set<string>();
   return async (c, next) => {
-    const route = matchedRoutes(c).findLast((r) => !(r.method === 'ALL' && r.path.endsWith('*')));
+    // Neither a middleware nor the app's page for every other GET (`app.get('*')` in serve.ts,
+    // matched after the API's routes): otherwise every API GET of a real server names that one.
+    const route = matchedRoutes(c).findLast(
+      (r) => !(r.method === 'ALL' && r.path.endsWith('*')) && !(r.method === 'GET' && r.path === '/*'),
+    );
     const rel = c.req.path.startsWith('/api/') ? c.req.path.slice(4) : c.req.path;
     if (!route) {
       // No route: a 404, but not before a visitor learns nothing of the researcher's paths.
