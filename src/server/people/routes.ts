@@ -6,7 +6,7 @@
 import { type Context, Hono } from 'hono';
 import { z } from 'zod';
 import { hashToken, newToken } from './auth';
-import { fail, readBody } from '../study/context';
+import { fail, readBody } from '../http';
 import type { Store } from '../store/types';
 import type { PersonRecord } from '../store/peopleStore';
 import { type Authenticator, SESSION_COOKIE, csrfOf, type Principal } from './credentials';
