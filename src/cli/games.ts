@@ -2,7 +2,6 @@
  * `arc-studio games`: list the games, play one headless from an action string, verify the
  * recorded solutions and the random-policy check.
  */
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from './command';
 import { parseCommandArgs, selectSubcommand, usageError } from './args';
@@ -25,9 +24,8 @@ import {
 import { games, getGame, solutions } from '../games';
 import { splitRuns } from '../core/game/accounting';
 import { Arc3Error, Arc3Pool, Arc3Worker, probe, resolveGameId, type Arc3FrameData } from '../server/arc3/worker';
-import { formatSessionCheck, verifySession, type Replayer } from '../server/arc3/storedRuns';
-import { GameCodeStore, gameVersion, readGameFolder } from '../server/arc3/gameCode';
-import { openStore, redact } from '../server/store/open';
+import { formatSessionCheck, verifySession } from '../server/arc3/storedRuns';
+import { openServeStore, poolReplayer } from './runStore';
 import { defaultThreads, graphBuiltIn, validateBuiltIn } from './validate';
 import { graphArc3, validateArc3 } from './validateArc3';
 import { ARC3_GRAPH_DEFAULTS } from '../server/arc3/graph';
@@ -324,43 +322,19 @@ async function verifySessionCommand(
   dirs: string[],
   json: boolean,
 ): Promise<number> {
-  const databaseUrl = process.env.DATABASE_URL || undefined;
-  const dataDir = path.resolve(dataDirFlag);
-  if (!databaseUrl && !existsSync(path.join(dataDir, 'db'))) {
-    throw new Error(
-      `no database in ${path.join(dataDir, 'db')}: give the --data-dir that "arc-studio serve" uses (default .arc-studio), or set DATABASE_URL for PostgreSQL.`,
-    );
-  }
   if (!dirs.length)
     throw new Error(
       'no arcengine game folders: give the folders "arc-studio serve" ran the games from with --arc3-games DIR (or ARC_STUDIO_ARC3_GAMES).',
     );
   const found = await probe();
   if (!found.ok) throw new Error(`arcengine games cannot run: ${found.message}`);
-  const store = await openStore(databaseUrl ? { databaseUrl } : { dataDir });
+  const { store, dataDir, where } = await openServeStore(dataDirFlag);
   const pool = new Arc3Pool({ gameDirs: dirs, size: 1, timeoutMs: 60_000 });
   try {
     if (!(await store.getSession(sessionId))) {
-      throw new Error(
-        `no session ${sessionId} in ${databaseUrl ? `PostgreSQL at ${redact(databaseUrl)}` : `PGlite in ${path.join(dataDir, 'db')}`}; copy its id from the Replay page or an export.`,
-      );
+      throw new Error(`no session ${sessionId} in ${where}; copy its id from the Replay page or an export.`);
     }
-    const code = new GameCodeStore(store, path.join(dataDir, 'arc3-code'));
-    let folders: Map<string, string> | null = null;
-    const replayer: Replayer = {
-      open: (...args) => pool.open(...args),
-      act: (id, action) => pool.act(id, action),
-      close: (id) => pool.close(id),
-      async code(gameId, codeHash) {
-        folders ??= new Map((await pool.list()).map((g) => [g.game_id, g.dir]));
-        return code.locate(gameId, codeHash, folders.get(gameId) ?? null);
-      },
-      async mounted(gameId) {
-        folders ??= new Map((await pool.list()).map((g) => [g.game_id, g.dir]));
-        const dir = folders.get(gameId);
-        return dir ? gameVersion(gameId, (await readGameFolder(dir)).hash) : null;
-      },
-    };
+    const replayer = poolReplayer(store, pool, dataDir);
     const check = await verifySession(store, replayer, sessionId);
     if (json) console.log(JSON.stringify({ ...check, engine: `arcengine ${found.arcengine}` }));
     else for (const line of formatSessionCheck(check)) console.log(line);

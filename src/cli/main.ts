@@ -11,6 +11,7 @@ import { exportCommand } from './export';
 import { questionsCommand, scoreAnswersCommand } from './questions';
 import { loginLinkCommand } from './loginLink';
 import { tokensCommand, usersCommand } from './people';
+import { checkCommand } from './check';
 import type { Command } from './command';
 
 export type { Command } from './command';
@@ -26,6 +27,7 @@ export const commands: Record<string, Command> = {
   'login-link': loginLinkCommand,
   users: usersCommand,
   tokens: tokensCommand,
+  check: checkCommand,
 };
 
 function help(): string {

@@ -120,11 +120,13 @@ export function App() {
               <Route path="/studies/:studyId/agents/:guid" component={AgentReplayPage} />
               <Route>
                 <div className="p-8 text-slate-300">
-                  This page does not exist.{' '}
-                  <Link href="/" className="text-sky-400 underline">
-                    Go to the task browser
-                  </Link>
-                  .
+                  <h1 className="mb-2 text-lg font-semibold text-white">This page does not exist</h1>
+                  <p>
+                    <Link href="/" className="text-sky-400 underline">
+                      Go to the task browser
+                    </Link>
+                    .
+                  </p>
                 </div>
               </Route>
             </Switch>
