@@ -142,7 +142,9 @@ test('a researcher excludes a session and includes it again, deletes a session, 
   // The audit log: newest first, who, what and why.
   await page.getByRole('tab', { name: 'Audit log' }).click();
   const log = page.getByRole('table', { name: 'Audit log' });
-  await expect(log.getByRole('row')).toHaveCount(4);
+  // The header, the three curation actions, and the study's creation (every write is in the trail).
+  await expect(log.getByRole('row')).toHaveCount(5);
+  await expect(log.getByRole('row').nth(4)).toContainText('Created study');
   await expect(log.getByRole('row').nth(1)).toContainText('Deleted session');
   await expect(log.getByRole('row').nth(1)).toContainText(catSession);
   await expect(log.getByRole('row').nth(2)).toContainText('Included session again');
@@ -183,5 +185,6 @@ test('a researcher excludes a session and includes it again, deletes a session, 
     'session.delete',
     'session.include',
     'session.exclude',
+    'study.create',
   ]);
 });

@@ -43,10 +43,11 @@ test('a researcher sees the funnel and baselines of the sample study and replays
     await p.close();
   }
 
-  // From the home page, Sign in leads to the login page, where the token is pasted.
+  // From the home page, Sign in leads to the sign-in page, and from there to the login page, where the token is pasted.
   await page.goto('/');
   await picture(page, 'home-sign-in');
   await page.getByRole('link', { name: 'Sign in' }).click();
+  await page.getByRole('link', { name: 'Log in with a token instead' }).click();
   await expect(page.getByRole('heading', { name: 'Researcher login' })).toBeVisible();
   await page.getByLabel('Researcher token').fill(process.env.E2E_ADMIN_TOKEN!);
   await page.getByRole('button', { name: 'Log in' }).click();
@@ -184,10 +185,11 @@ test('a researcher downloads every export of the sample study and scores a recor
     await runParticipant(p, `export-${n}-${Date.now().toString(36)}`);
     await p.close();
   }
-  // From the home page, Sign in leads to the login page, where the token is pasted.
+  // From the home page, Sign in leads to the sign-in page, and from there to the login page, where the token is pasted.
   await page.goto('/');
   await picture(page, 'home-sign-in');
   await page.getByRole('link', { name: 'Sign in' }).click();
+  await page.getByRole('link', { name: 'Log in with a token instead' }).click();
   await expect(page.getByRole('heading', { name: 'Researcher login' })).toBeVisible();
   await page.getByLabel('Researcher token').fill(process.env.E2E_ADMIN_TOKEN!);
   await page.getByRole('button', { name: 'Log in' }).click();

@@ -10,6 +10,7 @@ import { scoreCommand } from './score';
 import { exportCommand } from './export';
 import { questionsCommand, scoreAnswersCommand } from './questions';
 import { loginLinkCommand } from './loginLink';
+import { tokensCommand, usersCommand } from './people';
 import { checkCommand } from './check';
 import type { Command } from './command';
 
@@ -24,6 +25,8 @@ export const commands: Record<string, Command> = {
   questions: questionsCommand,
   'score-answers': scoreAnswersCommand,
   'login-link': loginLinkCommand,
+  users: usersCommand,
+  tokens: tokensCommand,
   check: checkCommand,
 };
 

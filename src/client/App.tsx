@@ -2,7 +2,7 @@ import { lazy, Suspense, type ComponentType } from 'react';
 import { Link, Route, Switch, useLocation } from 'wouter';
 import { ErrorBoundary } from './ui/ErrorBoundary';
 import { StudyPage } from './study/StudyPage';
-import { useResearcher } from './studio/auth';
+import { SignedIn } from './studio/SignedIn';
 
 /**
  * A page loaded when first shown. A participant's study page (above) is in the app's first
@@ -19,6 +19,8 @@ const TaskPlayerPage = page(() => import('./pages/TaskPlayerPage').then((m) => m
 const GamesPage = page(() => import('./pages/GamesPage').then((m) => m.GamesPage));
 const GamePlayerPage = page(() => import('./pages/GamePlayerPage').then((m) => m.GamePlayerPage));
 const LoginPage = page(() => import('./studio/LoginPage').then((m) => m.LoginPage));
+const SigninPage = page(() => import('./studio/SigninPage').then((m) => m.SigninPage));
+const PeoplePage = page(() => import('./studio/PeoplePage').then((m) => m.PeoplePage));
 const StudiesPage = page(() => import('./studio/StudiesPage').then((m) => m.StudiesPage));
 const StudyResultsPage = page(() => import('./studio/StudyResultsPage').then((m) => m.StudyResultsPage));
 const ReplayPage = page(() => import('./studio/ReplayPage').then((m) => m.ReplayPage));
@@ -41,13 +43,16 @@ function Loading() {
 const NAV = [
   { href: '/', label: 'Tasks', match: (p: string) => p === '/' || p.startsWith('/tasks') },
   { href: '/games', label: 'Games', match: (p: string) => p.startsWith('/games') },
-  { href: '/studies', label: 'Studies', match: (p: string) => p.startsWith('/studies') || p.startsWith('/login') },
+  {
+    href: '/studies',
+    label: 'Studies',
+    match: (p: string) => p.startsWith('/studies') || p.startsWith('/login') || p.startsWith('/signin'),
+  },
   { href: '/score', label: 'Score', match: (p: string) => p.startsWith('/score') },
 ];
 
 export function App() {
   const [location] = useLocation();
-  const signedIn = useResearcher((s) => s.token !== null);
   // Participants see the study alone, without the studio around it.
   if (location.startsWith('/s/')) {
     return (
@@ -91,12 +96,7 @@ export function App() {
             </Link>
           ))}
         </nav>
-        {/* The way in for a researcher who has no link at hand (the login page takes the token). */}
-        {!signedIn && !location.startsWith('/login') && (
-          <Link href="/login" className="ml-auto rounded px-2 py-1 text-sm text-sky-300 hover:text-sky-100 sm:px-2.5">
-            Sign in
-          </Link>
-        )}
+        <SignedIn />
       </header>
       <main className="min-h-0 flex-1">
         <ErrorBoundary resetKey={location}>
@@ -108,6 +108,8 @@ export function App() {
               <Route path="/games/:id" component={GamePlayerPage} />
               <Route path="/games/:id/playtest" component={PlaytestPage} />
               <Route path="/login" component={LoginPage} />
+              <Route path="/signin" component={SigninPage} />
+              <Route path="/people" component={PeoplePage} />
               <Route path="/score" component={ScorePage} />
               <Route path="/studies" component={StudiesPage} />
               <Route path="/studies/new" component={StudyEditorPage} />

@@ -2,7 +2,7 @@
  * The HTTP API. `createApp` builds a Hono app from its dependencies so that tests call it
  * in-process with `app.request(...)`, against the same code `serve` runs.
  */
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import type { ApiErrorBody } from '../core/protocol/errors';
 import type { TaskLibrary } from './collections/collections';
 import { type StudyDeps, studyRoutes } from './study/routes';
@@ -22,6 +22,7 @@ import { DATABASE_RETRY_AFTER_S, databaseUnavailable } from './store/unavailable
 import { STORAGE_RETRY_AFTER_S, type StorageWatch, storageFull } from './store/storageFull';
 import { Authenticator } from './people/credentials';
 import { permissionGuard } from './people/permissions';
+import { can } from './people/roles';
 import { peopleRoutes } from './people/routes';
 
 export interface AppDeps {
@@ -35,8 +36,6 @@ export interface AppDeps {
   readonly load?: () => LoadReport;
   /** The database's disk (store/storageFull.ts): reported by `/api/health`, and writes refused while it is full. */
   readonly storage?: StorageWatch;
-  /** The OpenID Connect provider's name, shown on the sign-in page, when one is configured. */
-  readonly oidcName?: string | null;
 }
 
 /** The answer to a write refused because the database's disk is full. */
@@ -79,23 +78,26 @@ export function createApi(deps: AppDeps): Hono {
     }),
   );
 
-  api.route('/', collectionsRoutes({ library: deps.library, adminTokenHash: deps.study?.adminTokenHash }));
+  // A person who may design previews sealed tasks and starts playtests.
+  const mayDesign = auth
+    ? async (c: Context) => {
+        const who = await auth.identify(c);
+        return who.kind === 'principal' && can(who.principal.role, 'design');
+      }
+    : undefined;
+  api.route('/', collectionsRoutes({ library: deps.library, adminTokenHash: deps.study?.adminTokenHash, mayDesign }));
   api.route('/', questionImageRoutes(deps.library));
 
   // The ARC-AGI-3 protocol for agents, and the researcher's agent keys.
-  if (deps.agents && deps.study) api.route('/', agentRoutes(deps.agents, deps.study.adminTokenHash));
+  if (deps.agents && deps.study) api.route('/', agentRoutes(deps.agents));
   // A model's answers file scored beside a study's humans: before the study routes, whose body
   // limit (1 MiB) is smaller than an answers file may be.
   // Signing in, a person's own account and tokens, the lab's people and study members.
-  if (deps.study && auth)
-    api.route(
-      '/',
-      peopleRoutes({ store: deps.study.store, auth, now: deps.study.now, oidcName: deps.oidcName ?? null }),
-    );
+  if (deps.study && auth) api.route('/', peopleRoutes({ store: deps.study.store, auth, now: deps.study.now }));
   if (deps.study) api.route('/admin', questionScoreRoutes({ ...deps.study, library: deps.library }));
-  if (deps.study) api.route('/', studyRoutes({ ...deps.study, library: deps.library }));
+  if (deps.study) api.route('/', studyRoutes({ ...deps.study, library: deps.library, mayDesign }));
   // The question collections, for the study editor's question picker.
-  if (deps.study) api.route('/admin', questionCollectionRoutes(deps.library, deps.study.adminTokenHash));
+  if (deps.study) api.route('/admin', questionCollectionRoutes(deps.library));
   // The researcher's study results (core/analysis), under the same admin guard.
   if (deps.study) api.route('/admin', resultsRoutes({ ...deps.study, library: deps.library }));
   // The campaign view of a study's pools, its payments and bonus file (server/campaign).

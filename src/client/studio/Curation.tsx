@@ -192,7 +192,8 @@ export function DeleteStudy({
   );
 }
 
-const ACTION_LABELS: Record<AuditEntry['action'], string> = {
+/** Named actions' labels; a write named by its route is shown as the route. */
+const ACTION_LABELS: Partial<Record<AuditEntry['action'], string>> = {
   'session.exclude': 'Excluded session',
   'session.include': 'Included session again',
   'session.delete': 'Deleted session',
@@ -200,6 +201,12 @@ const ACTION_LABELS: Record<AuditEntry['action'], string> = {
   'grader.add': 'Added grader',
   'grader.revoke': 'Revoked grader link',
   'grade.adjudicate': 'Set final grade',
+  'study.create': 'Created study',
+  'study.edit': 'Edited study',
+  'export.create': 'Exported',
+  'export.written': 'Export written',
+  'member.put': 'Set member',
+  'member.delete': 'Removed member',
 };
 
 function deletedText(e: AuditEntry): string {

@@ -1,7 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { Button } from '../ui/Button';
-import { setResearcherToken } from './auth';
+import { signOut } from './auth';
 import { hasPool, studiesQuery, studyDefinitionQuery } from './queries';
 import { RequireResearcher } from './RequireResearcher';
 import { AgentKeysPanel } from './AgentsPanel';
@@ -27,7 +27,7 @@ function Studies() {
         >
           New study
         </Link>
-        <Button tone="ghost" onClick={() => setResearcherToken(null)}>
+        <Button tone="ghost" onClick={() => void signOut()}>
           Log out
         </Button>
       </div>

@@ -1,33 +1,94 @@
 /**
- * The researcher's token, kept in this browser after login, and the fetch that sends it. The
- * token is never put in a URL the app builds, and is dropped as soon as the server refuses it.
+ * Who is signed in to the studio, and the fetch that sends their credential. Two ways in: a
+ * token (the researcher token or a personal API token) kept in this browser and sent as a
+ * Bearer header, never put in a URL the app builds; or a sign-in (password or one-time link),
+ * whose session cookie the browser sends itself and whose writes carry the CSRF token the server
+ * gave. A 401 (the credential is no longer valid) signs out; a 403 is a refusal of one request.
  */
 import { create } from 'zustand';
 import { ApiError, getJson, type ErrorBodyRead } from '../api';
 
 const KEY = 'arc-studio:researcher-token';
 
-export const useResearcher = create<{ token: string | null }>(() => ({
+/** The signed-in person, as `GET /api/me` answers. */
+export interface Me {
+  readonly id: string;
+  readonly email: string | null;
+  readonly name: string;
+  readonly role: 'owner' | 'researcher' | 'designer' | 'proctor' | 'viewer';
+  readonly via: 'admin-token' | 'token' | 'session';
+  /** For writes made with the session cookie. */
+  readonly csrf: string | null;
+}
+
+export const useResearcher = create<{ token: string | null; me: Me | null; checked: boolean }>(() => ({
   token: typeof localStorage === 'undefined' ? null : localStorage.getItem(KEY),
+  me: null,
+  checked: false,
 }));
 
 export function setResearcherToken(token: string | null): void {
   if (token) localStorage.setItem(KEY, token);
   else localStorage.removeItem(KEY);
-  useResearcher.setState({ token });
+  useResearcher.setState({ token, me: null, checked: token === null });
 }
 
-/** A researcher API request; a 401/403 logs out, so the login page can ask again. */
+/** After a sign-in: the session cookie is set; keep who it is and their CSRF token. */
+export function setSignedIn(me: Me): void {
+  useResearcher.setState({ me, checked: true });
+}
+
+/** Asks the server who this browser is (its token, else its session cookie); once, unless `again`. */
+export async function refreshMe(again = false): Promise<Me | null> {
+  const { token, checked, me } = useResearcher.getState();
+  if (checked && !again) return me;
+  try {
+    const who = await getJson<Me>('/api/me', token ? { headers: { Authorization: `Bearer ${token}` } } : {});
+    useResearcher.setState({ me: who, checked: true });
+    return who;
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 401) {
+      if (token) localStorage.removeItem(KEY);
+      useResearcher.setState({ token: null, me: null, checked: true });
+    } else useResearcher.setState({ checked: true });
+    return null;
+  }
+}
+
+/** Signs this browser out: its session ends on the server, a kept token is forgotten. */
+export async function signOut(): Promise<void> {
+  const { me } = useResearcher.getState();
+  if (me?.via === 'session')
+    await getJson('/api/auth/signout', { method: 'POST', headers: { 'X-CSRF-Token': me.csrf ?? '' } }).catch(() => {});
+  setResearcherToken(null);
+}
+
+/** The headers of a studio request: the token, or the session's CSRF token (the cookie goes by itself). */
+function credentialHeaders(): Record<string, string> {
+  const { token, me } = useResearcher.getState();
+  if (token) return { Authorization: `Bearer ${token}` };
+  if (me?.via === 'session' && me.csrf) return { 'X-CSRF-Token': me.csrf };
+  throw new ApiError(401, 'unauthorized', 'Sign in first.');
+}
+
+/** A 401 means the credential is gone (expired, revoked, the person disabled): sign out. */
+function refused(status: number): void {
+  if (status === 401) {
+    if (useResearcher.getState().token) localStorage.removeItem(KEY);
+    useResearcher.setState({ token: null, me: null, checked: true });
+  }
+}
+
+/** A studio API request; a 401 signs out, so the sign-in page can ask again. */
 export async function adminJson<T>(url: string, init: RequestInit = {}): Promise<T> {
-  const token = useResearcher.getState().token;
-  if (!token) throw new ApiError(401, 'unauthorized', 'Log in with the researcher token first.');
+  const headers = credentialHeaders();
   try {
     return await getJson<T>(url, {
       ...init,
-      headers: { ...(init.headers ?? {}), Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+      headers: { ...(init.headers ?? {}), ...headers, 'Content-Type': 'application/json' },
     });
   } catch (e) {
-    if (e instanceof ApiError && (e.status === 401 || e.status === 403)) setResearcherToken(null);
+    if (e instanceof ApiError) refused(e.status);
     throw e;
   }
 }
@@ -37,11 +98,10 @@ export async function adminJson<T>(url: string, init: RequestInit = {}): Promise
  * never behind a link that would carry the token. A refusal reads as the server's JSON error.
  */
 export async function adminText(url: string): Promise<string> {
-  const token = useResearcher.getState().token;
-  if (!token) throw new ApiError(401, 'unauthorized', 'Log in with the researcher token first.');
+  const headers = credentialHeaders();
   let res: Response;
   try {
-    res = await fetch(url, { headers: { Authorization: `Bearer ${token}` } });
+    res = await fetch(url, { headers });
   } catch {
     throw new ApiError(
       0,
@@ -51,7 +111,7 @@ export async function adminText(url: string): Promise<string> {
   }
   if (res.ok) return res.text();
   const body = (await res.json().catch(() => null)) as ErrorBodyRead;
-  if (res.status === 401 || res.status === 403) setResearcherToken(null);
+  refused(res.status);
   throw new ApiError(
     res.status,
     body?.error ?? 'http_error',

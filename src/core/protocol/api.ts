@@ -336,20 +336,35 @@ export interface DeletionResult {
   readonly deleted: DeletedCounts;
 }
 
+/** What a lab member did, as the audit trail names it. */
+export type AuditAction =
+  | 'session.exclude'
+  | 'session.include'
+  | 'session.delete'
+  | 'study.delete'
+  | 'grader.add'
+  | 'grader.revoke'
+  | 'grade.adjudicate'
+  | 'study.create'
+  | 'study.edit'
+  | 'export.create'
+  | 'export.written'
+  | 'member.put'
+  | 'member.delete'
+  /** Any other write of a lab member, named by its route (`POST /admin/...`). */
+  | `${'POST' | 'PUT' | 'PATCH' | 'DELETE'} /${string}`;
+
 /** One entry of `GET /api/admin/studies/:id/audit`: a researcher's action on the study or one of its sessions. */
 export interface AuditEntry {
   readonly id: number;
   readonly studyId: string;
-  /** Who: `researcher` for the researcher token. */
+  /** Who: the person's email, or `researcher` for the researcher token. */
   readonly actor: string;
-  readonly action:
-    | 'session.exclude'
-    | 'session.include'
-    | 'session.delete'
-    | 'study.delete'
-    | 'grader.add'
-    | 'grader.revoke'
-    | 'grade.adjudicate';
+  /** The person's id; null for the researcher token. */
+  readonly personId?: string | null;
+  /** The credential used: `session:<id>`, `token:<id>` or `admin-token`. */
+  readonly credential?: string | null;
+  readonly action: AuditAction;
   /** The session id, or the study id for `study.delete`. */
   readonly target: string;
   readonly reason: string | null;

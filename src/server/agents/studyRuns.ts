@@ -12,7 +12,7 @@ import { Hono } from 'hono';
 import { fail } from '../study/context';
 import type { AgentService } from './service';
 
-/** The router; mount it under `/admin` behind `adminGuard`. */
+/** The router; mount it under `/admin` (the permission table guards it). */
 export function agentRunRoutes(service: AgentService): Hono {
   const api = new Hono();
   api.get('/studies/:studyId/agent-runs', async (c) =>

@@ -1,6 +1,6 @@
 /**
  * Researcher routes over the stored steps of server-run games (docs/api.md, "ARC-AGI-3 games"),
- * mounted behind the researcher token (`adminGuard`):
+ * mounted under `/admin`, guarded by the permission table (people/permissions.ts):
  * - `GET /sessions/:sessionId/runs`: the session's runs, every step with its frames (for replays);
  * - `GET /studies/:studyId/games/:gameId/levels/:level/frame`: the first frame of a level, from
  *   the study's stored runs (for the click heatmap);
@@ -102,7 +102,7 @@ export function serviceReplayer(service: Arc3Service): Replayer {
   };
 }
 
-/** The router; mount it behind `adminGuard` (routes.ts mounts it in its researcher router). */
+/** The router; routes.ts mounts it in its researcher router (guarded by the permission table). */
 export function adminRunsRoutes(deps: AdminRunsDeps): Hono {
   const { store } = deps;
   const jobs = new Map<string, Job>();

@@ -23,7 +23,7 @@ import {
   RunOpenRequest,
 } from '../../core/protocol/requests';
 import { admit, admitOnFreshRow, admitOnRow, type StampedAdmission } from '../study/admission';
-import { adminGuard, fail, readBody, type StudyContext } from '../study/context';
+import { fail, readBody, type StudyContext } from '../study/context';
 import { adminRunsRoutes, serviceReplayer } from './adminRuns';
 import { StepRefused, type Arc3RouteInfo, type StepAdmission, type StepTiming } from './runs';
 import { Arc3Error } from './worker';
@@ -188,7 +188,6 @@ export function arc3Routes(ctx: StudyContext, info: Arc3RouteInfo): Hono {
   });
 
   const admin = new Hono();
-  admin.use('*', adminGuard(ctx.deps.adminTokenHash));
   admin.get('/arc3/games', async (c) => {
     await service.refresh();
     const reply: Arc3GamesReply = {

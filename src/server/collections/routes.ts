@@ -22,6 +22,8 @@ export interface CollectionsDeps {
   readonly library: TaskLibrary;
   /** SHA-256 of the researcher token; absent: no researcher, so sealed collections open to nobody. */
   readonly adminTokenHash?: string;
+  /** Whether the request comes from a person who may design (and so preview sealed tasks); absent: the researcher token alone. */
+  readonly mayDesign?: (c: Context) => Promise<boolean>;
 }
 
 /** Largest body of a practice check: a 30x30 grid is about 2 KB. */
@@ -31,7 +33,8 @@ export function collectionsRoutes(deps: CollectionsDeps): Hono {
   const { library } = deps;
   const api = new Hono();
 
-  const isResearcher = (c: Context) => {
+  const isResearcher = async (c: Context) => {
+    if (deps.mayDesign) return deps.mayDesign(c);
     const token = bearer(c.req.header('Authorization'));
     return token !== null && deps.adminTokenHash !== undefined && tokenMatches(token, deps.adminTokenHash);
   };
@@ -46,11 +49,11 @@ export function collectionsRoutes(deps: CollectionsDeps): Hono {
 
   api.get('/collections', (c) => c.json({ collections: library.list() }));
 
-  api.get('/collections/:cid/tasks', (c) => {
+  api.get('/collections/:cid/tasks', async (c) => {
     const cid = c.req.param('cid');
     const access = library.access(cid);
     if (access === null) return unknown(c, cid);
-    if (access === 'sealed' && !isResearcher(c)) return sealed(c, cid);
+    if (access === 'sealed' && !(await isResearcher(c))) return sealed(c, cid);
     return c.json({ tasks: library.taskIds(cid) ?? [] });
   });
 
@@ -59,7 +62,7 @@ export function collectionsRoutes(deps: CollectionsDeps): Hono {
     const cid = c.req.param('cid');
     const access = library.access(cid);
     if (access === null) return unknown(c, cid);
-    if (access === 'sealed' && !isResearcher(c)) return sealed(c, cid);
+    if (access === 'sealed' && !(await isResearcher(c))) return sealed(c, cid);
     const found = await library.task(cid, c.req.param('taskId'));
     if (!found.ok) return fail(c, found.status, found.status === 404 ? 'not_found' : 'invalid_task', found.message);
     return c.json({ task: access === 'practice' ? withoutAnswers(found.task) : found.task, access });

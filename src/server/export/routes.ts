@@ -4,13 +4,12 @@
  * straight to disk while the server streams it. Tokens are random, single use, expire after
  * 5 minutes and live in memory only. Documented in docs/api.md; error bodies are `{error, message}`.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { HttpBindings } from '@hono/node-server';
 import { Hono } from 'hono';
 import type { ReplayGame } from '../../core/study/rules';
 import type { TaskLibrary } from '../collections/collections';
 import type { Store } from '../store/types';
-import { adminGuard } from '../study/routes';
 import { readBody } from '../study/context';
 import { ExportRequest } from '../../core/protocol/requests';
 import { hashToken } from '../people/auth';
@@ -19,6 +18,7 @@ import { exportOnThread, threadJob } from './thread';
 import { builtInGamesOnly } from '../study/studies';
 import { EXPORT_FORMATS, FORMAT_NAMES, fileBase, isExportFormat } from './formats';
 import { fail } from '../http';
+import { auditActorOf } from '../people/permissions';
 
 /** How long a download link works, ms. */
 export const DOWNLOAD_TTL_MS = 5 * 60_000;
@@ -45,6 +45,25 @@ export interface ExportDeps {
  * A source that fails calls `onError` and then errors the stream, never ends it: a download
  * that failed must reach the client as a broken connection, not as a complete file.
  */
+/** A download ticket's name in the audit trail: the first 12 hex of its hash (never the token). */
+const ticketId = (token: string) => hashToken(token).slice(0, 12);
+
+/** The chunks as they are, and then the SHA-256 and length of all of them, once the last has gone out. */
+async function* withHash(
+  chunks: AsyncIterable<string | Uint8Array>,
+  done: (sha256: string, bytes: number) => Promise<void>,
+): AsyncIterable<string | Uint8Array> {
+  const hash = createHash('sha256');
+  let bytes = 0;
+  for await (const chunk of chunks) {
+    const b = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+    hash.update(b);
+    bytes += b.length;
+    yield chunk;
+  }
+  await done(hash.digest('hex'), bytes);
+}
+
 export function toWebStream(
   chunks: AsyncIterable<string | Uint8Array>,
   onError: (e: unknown) => void,
@@ -89,7 +108,6 @@ export function exportRoutes(deps: ExportDeps): Hono {
 
   const api = new Hono();
   const admin = new Hono();
-  admin.use('*', adminGuard(deps.adminTokenHash));
 
   admin.post('/studies/:studyId/exports', async (c) => {
     const studyId = c.req.param('studyId');
@@ -120,6 +138,15 @@ export function exportRoutes(deps: ExportDeps): Hono {
       version: version ?? null,
       format,
       expiresAt: t + DOWNLOAD_TTL_MS,
+    });
+    await deps.store.people.recordAudit({
+      ...auditActorOf(c),
+      studyId,
+      action: 'export.create',
+      target: studyId,
+      reason: null,
+      detail: { format, version: version ?? null, ticket: ticketId(token) },
+      at: t,
     });
     return c.json(
       {
@@ -178,7 +205,21 @@ export function exportRoutes(deps: ExportDeps): Hono {
     const chunks = onThread
       ? exportOnThread(threadJob(ticket.format, ctx, deps.replay !== null), store)
       : spec.write(ctx);
-    const stream = toWebStream(chunks, (e) => {
+    // The file's hash goes in the audit trail beside the export that asked for it (same ticket).
+    const recorded = withHash(chunks, (sha256, bytes) =>
+      deps.store.people.recordAudit({
+        studyId: ticket.studyId,
+        actor: 'server',
+        personId: null,
+        credential: null,
+        action: 'export.written',
+        target: ticket.studyId,
+        reason: null,
+        detail: { format: ticket.format, file: name, sha256, bytes, ticket: ticketId(c.req.param('token')) },
+        at: now(),
+      }),
+    );
+    const stream = toWebStream(recorded, (e) => {
       console.error(
         `Export ${ticket.format} of study ${ticket.studyId} failed mid-stream; the download was aborted: ${e instanceof Error ? e.message : String(e)}`,
       );

@@ -25,8 +25,8 @@ import type { TaskLibrary } from '../collections/collections';
 import type { GraderRecord } from '../store/gradingStore';
 import type { Store, StudyStore } from '../store/types';
 import { AdjudicationRequest, GradeRequest, GraderRequest } from '../../core/protocol/requests';
-import { adminGuard, fail, readBody } from '../study/context';
-import { RESEARCHER } from '../study/curationRoutes';
+import { fail, readBody } from '../study/context';
+import { auditActorOf } from '../people/permissions';
 import { type GradingData, answerStatuses, answerText, gradingQuestion, graderAnswerId, loadGrading } from './grading';
 
 export interface GradingDeps {
@@ -52,7 +52,6 @@ export function gradingRoutes(deps: GradingDeps): Hono {
       onError: (c) => fail(c, 413, 'too_large', `A grade is at most ${MAX_BODY / 1024} KiB; shorten the notes.`),
     }),
   );
-  admin.use('*', adminGuard(deps.adminTokenHash));
 
   const studyExists = async (c: Context, id: string) =>
     (await store.getStudy(id))
@@ -86,7 +85,7 @@ export function gradingRoutes(deps: GradingDeps): Hono {
       createdAt: now(),
       revokedAt: null,
     };
-    await store.grading.addGrader(grader, RESEARCHER);
+    await store.grading.addGrader(grader, auditActorOf(c).actor);
     const total = (await store.grading.gradableAnswers(id)).length;
     return c.json(
       {
@@ -101,7 +100,8 @@ export function gradingRoutes(deps: GradingDeps): Hono {
   admin.post('/studies/:studyId/graders/:graderId/revoke', async (c) => {
     const id = c.req.param('studyId');
     const graderId = c.req.param('graderId');
-    if (await store.grading.revokeGrader(id, graderId, RESEARCHER, now())) return c.json({ graderId, revoked: true });
+    if (await store.grading.revokeGrader(id, graderId, auditActorOf(c).actor, now()))
+      return c.json({ graderId, revoked: true });
     const known = (await store.grading.listGraders(id)).find((g) => g.id === graderId);
     if (known) return c.json({ graderId, revoked: true });
     return fail(
@@ -144,7 +144,7 @@ export function gradingRoutes(deps: GradingDeps): Hono {
       return fail(c, 400, 'malformed', `The grade is not valid: ${made.problems.join('; ')}. Nothing was stored.`);
     await store.grading.saveAdjudication(
       id,
-      { ...made.grade, sessionId, item, testIndex, actor: RESEARCHER, at: now() },
+      { ...made.grade, sessionId, item, testIndex, actor: auditActorOf(c).actor, at: now() },
       reason || null,
     );
     return c.json({ ok: true, grade: made.grade });

@@ -3,7 +3,7 @@
  * needs. One middleware (`permissionGuard`) enforces it before any route runs; a route without an
  * entry is refused (and the route-by-role walk in `permissions.test.ts` fails), so a new route
  * cannot go out unguarded. docs/api.md's table of routes and roles is generated from this one
- * (`npm run docs:roles`).
+ * (`npm run docs:roles`; `rolesDoc.test.ts` fails when it is out of date).
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
@@ -19,7 +19,7 @@ export type Need =
   /** Any signed-in person (their own account and tokens). */
   | { readonly signedIn: true }
   /** A role's ability (roles.ts): `people` is the owner's. */
-  | { readonly ability: Ability; readonly audit?: 'none'; readonly creates?: true }
+  | { readonly ability: Ability; readonly audit?: 'none'; readonly creates?: true; readonly action?: string }
   /** The studies list: any signed-in person, each shown only the studies their membership allows. */
   | { readonly studyList: true }
   /**
@@ -33,11 +33,12 @@ export type Need =
       readonly design?: true;
       /** `self`: the route records its own audit entry. */
       readonly audit?: 'self' | 'none';
+      /** The audit entry's action; the route's `METHOD path` when absent. */
+      readonly action?: string;
     };
 
 const R: readonly MemberRole[] = ['researcher'];
 const RV: readonly MemberRole[] = ['researcher', 'viewer'];
-const RP: readonly MemberRole[] = ['researcher', 'proctor'];
 const ALL: readonly MemberRole[] = ['researcher', 'proctor', 'viewer'];
 const PARTICIPANT = { open: 'participant' } as const;
 const AGENT = { open: 'agent' } as const;
@@ -87,8 +88,6 @@ export const PERMISSIONS: Readonly<Record<string, Need>> = {
   'GET /auth/providers': { open: 'signin' },
   'POST /auth/password': { open: 'signin' },
   'POST /auth/link': { open: 'signin' },
-  'GET /auth/oidc/start': { open: 'signin' },
-  'GET /auth/oidc/callback': { open: 'signin' },
   'POST /auth/signout': { signedIn: true },
   'POST /auth/signout-everywhere': { signedIn: true },
   'GET /me': { signedIn: true },
@@ -106,9 +105,9 @@ export const PERMISSIONS: Readonly<Record<string, Need>> = {
 
   // Studies.
   'GET /admin/studies': { studyList: true },
-  'POST /admin/studies/:studyId': { ability: 'create', creates: true },
+  'POST /admin/studies/:studyId': { ability: 'create', creates: true, action: 'study.create' },
   'GET /admin/studies/:studyId': { member: ALL, from: 'studyId' },
-  'PUT /admin/studies/:studyId': { member: R, from: 'studyId' },
+  'PUT /admin/studies/:studyId': { member: R, from: 'studyId', action: 'study.edit' },
   'DELETE /admin/studies/:studyId': { member: R, from: 'studyId', audit: 'self' },
   'GET /admin/studies/:studyId/members': { member: R, from: 'studyId' },
   'PUT /admin/studies/:studyId/members/:email': { member: R, from: 'studyId', audit: 'self' },
@@ -119,10 +118,11 @@ export const PERMISSIONS: Readonly<Record<string, Need>> = {
   'GET /admin/studies/:studyId/results/surveys': { member: RV, from: 'studyId' },
   'GET /admin/studies/:studyId/usage': { member: ALL, from: 'studyId' },
   'GET /admin/studies/:studyId/games/:gameId/levels/:level/frame': { member: ALL, from: 'studyId', design: true },
-  'GET /admin/studies/:studyId/campaign': { member: RV, from: 'studyId' },
+  // The campaign view lists the participants in flight by recruitment id.
+  'GET /admin/studies/:studyId/campaign': { member: R, from: 'studyId' },
   'GET /admin/studies/:studyId/campaign/payments': { member: R, from: 'studyId' },
   'GET /admin/studies/:studyId/campaign/bonuses.csv': { member: R, from: 'studyId' },
-  'POST /admin/studies/:studyId/exports': { member: R, from: 'studyId' },
+  'POST /admin/studies/:studyId/exports': { member: R, from: 'studyId', audit: 'self' },
   'GET /admin/studies/:studyId/grading': { member: R, from: 'studyId' },
   'POST /admin/studies/:studyId/graders': { member: R, from: 'studyId', audit: 'self' },
   'POST /admin/studies/:studyId/graders/:graderId/revoke': { member: R, from: 'studyId', audit: 'self' },
@@ -131,7 +131,8 @@ export const PERMISSIONS: Readonly<Record<string, Need>> = {
   'GET /admin/studies/:studyId/agent-runs': { member: RV, from: 'studyId' },
 
   // Sessions: participant identifiers, events and runs.
-  'GET /admin/sessions': { member: RP, from: 'query' },
+  // Sessions carry participants' identifiers (params): a proctor follows the study's progress instead.
+  'GET /admin/sessions': { member: R, from: 'query' },
   'GET /admin/sessions/:sessionId': { member: R, from: 'sessionId' },
   'GET /admin/sessions/:sessionId/events': { member: R, from: 'sessionId' },
   'GET /admin/sessions/:sessionId/runs': { member: R, from: 'sessionId' },
@@ -279,7 +280,7 @@ export function permissionGuard(deps: GuardDeps): MiddlewareHandler {
         actor: actorOf(p),
         personId: p.personId,
         credential: p.credential,
-        action: key,
+        action: ('action' in need && need.action) || key,
         target: rel,
         reason: null,
         at: now(),

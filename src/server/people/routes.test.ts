@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Hono } from 'hono';
@@ -8,6 +9,7 @@ import { gameIds, loadStudyFiles, replayWithEngine, syncStudyFiles } from '../st
 import { backends } from '../store/testing';
 import type { Store } from '../store/types';
 import { SESSION_COOKIE } from './credentials';
+import { COMMAND_LINE, createToken } from './service';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const ADMIN = 'researcher-token-for-tests-0123456789';
@@ -64,6 +66,14 @@ describe.each(backends)('people routes ($name)', (backend) => {
     }
     return { status: res.status, json, text, headers: res.headers };
   };
+  const createTokenFor = async (email: string) =>
+    createToken(
+      store.people,
+      (await store.people.personByEmail(email))!,
+      { name: 'test', days: 1 },
+      COMMAND_LINE,
+      clock,
+    );
   const cookieOf = (headers: Headers) => /arc_studio_session=([^;]*)/.exec(headers.get('Set-Cookie') ?? '')?.[1] ?? '';
   /** Invites a person as the owner and signs them in with the link; answers their cookie and CSRF token. */
   const invite = async (email: string, role: string) => {
@@ -268,5 +278,41 @@ describe.each(backends)('people routes ($name)', (backend) => {
       ['ida@lab.org', 'member.put', 'jan@lab.org'],
     ]);
     expect(audit[0].credential).toMatch(/^session:[0-9a-f]{12}$/);
+  });
+  it('records who exported a study and the hash of the file written', async () => {
+    const res = await invite('kim@lab.org', 'researcher');
+    await call(a, 'PUT', '/admin/studies/sample/members/kim@lab.org', { token: ADMIN, body: { role: 'researcher' } });
+    const made = await call(a, 'POST', '/admin/studies/sample/exports', {
+      cookie: res.cookie,
+      csrf: res.csrf,
+      body: { format: 'jsonl' },
+    });
+    expect(made.status, made.text).toBe(201);
+    const file = await b.request((made.json.url as string).replace(/^\/api/, ''));
+    const bytes = Buffer.from(await file.arrayBuffer());
+    const audit = await store.people.listAudit({ studyId: 'sample' });
+    const created = audit.find((e) => e.action === 'export.create')!;
+    const written = audit.find((e) => e.action === 'export.written')!;
+    expect(created).toMatchObject({ actor: 'kim@lab.org', detail: { format: 'jsonl' } });
+    expect(written.detail).toMatchObject({
+      sha256: createHash('sha256').update(bytes).digest('hex'),
+      bytes: bytes.length,
+      ticket: created.detail.ticket,
+    });
+  });
+  it("shows a viewer member the study's results without participants' identifiers", async () => {
+    const made = await call(a, 'POST', '/studies/sample/sessions', {
+      body: { params: { PROLIFIC_PID: 'pid-to-hide' } },
+    });
+    expect(made.status, made.text).toBe(201);
+    await invite('lia@lab.org', 'viewer');
+    await call(a, 'PUT', '/admin/studies/sample/members/lia@lab.org', { token: ADMIN, body: { role: 'viewer' } });
+    const token = (await createTokenFor('lia@lab.org')).token;
+    const asViewer = await call(a, 'GET', '/admin/studies/sample/results', { token });
+    expect(asViewer.status, asViewer.text).toBe(200);
+    expect(asViewer.text).not.toContain('pid-to-hide');
+    expect((await call(a, 'GET', '/admin/studies/sample/results', { token: ADMIN })).text).toContain('pid-to-hide');
+    expect((await call(a, 'GET', '/admin/sessions?study=sample', { token })).status).toBe(403);
+    expect((await call(a, 'GET', '/admin/studies/sample/campaign', { token })).status).toBe(403);
   });
 });

@@ -34,8 +34,6 @@ export interface PeopleDeps {
   readonly store: Store;
   readonly auth: Authenticator;
   readonly now?: () => number;
-  /** The OpenID Connect provider's name, when one is configured (`oidc.ts`). */
-  readonly oidcName?: string | null;
 }
 
 const PasswordSignin = z.strictObject({ email: z.string().max(320), password: z.string().max(4096) });
@@ -146,15 +144,14 @@ function peopleFail(c: Context, e: unknown): Response {
   throw e;
 }
 
+/** Signing in and out, and a person's own account and tokens; with the lab's routes below. */
 export function peopleRoutes(deps: PeopleDeps): Hono {
   const { store, auth } = deps;
   const now = deps.now ?? Date.now;
   const api = new Hono();
   const me = (c: Context) => principalOf(c)!;
 
-  api.get('/auth/providers', (c) =>
-    c.json({ password: true, link: true, oidc: deps.oidcName ? { name: deps.oidcName } : null }),
-  );
+  api.get('/auth/providers', (c) => c.json({ password: true, link: true, oidc: null }));
 
   api.post('/auth/password', async (c) => {
     const body = await readBody(c, PasswordSignin, 'The sign-in is not valid');
@@ -316,6 +313,15 @@ export function peopleRoutes(deps: PeopleDeps): Hono {
     }
   });
 
+  api.route('/', labRoutes(deps));
+  return api;
+}
+
+/** The owner's People routes, the server's audit trail, and study members. */
+function labRoutes(deps: PeopleDeps): Hono {
+  const { store, auth } = deps;
+  const now = deps.now ?? Date.now;
+  const api = new Hono();
   api.get('/admin/people', async (c) => c.json({ people: (await store.people.listPeople()).map(personView) }));
 
   api.post('/admin/people', async (c) => {

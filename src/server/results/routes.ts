@@ -9,23 +9,25 @@
  */
 import { Hono, type Context } from 'hono';
 import { fail } from '../http';
-import { adminGuard } from '../study/context';
+import { studyRoleOf } from '../people/permissions';
 import { computeStudyResults, type ResultsDeps } from '../digests/studyDigests';
 import { computeSurveySummaries } from '../digests/surveys';
 import { gameBaselines } from '../digests/gameBaselines';
 import type { GameBaselinesView } from '../../core/protocol/api';
 import type { DigestMaintainer } from '../digests/maintainer';
 
-/** The results routes, to mount under `/admin` (they carry the researcher guard themselves). */
+/** The results routes, to mount under `/admin` (the permission table guards them). */
 export function resultsRoutes(deps: ResultsDeps & { readonly maintainer?: DigestMaintainer }): Hono {
   const admin = new Hono();
-  admin.use('*', adminGuard(deps.adminTokenHash));
 
   admin.get('/studies/:studyId/results', async (c) => {
     const v = versionOf(c);
     if (!v.ok) return v.res;
     const r = await computeStudyResults(deps, c.req.param('studyId'), v.version);
     if ('error' in r) return fail(c, 404, 'not_found', r.error);
+    // A viewer reads the results without participants' identifiers (their recruitment ids).
+    if (studyRoleOf(c) === 'viewer')
+      return c.json({ ...r, participants: r.participants.map((p) => ({ ...p, params: {} })) });
     return c.json(r);
   });
 

@@ -198,14 +198,8 @@ export interface GameStepRecord {
 }
 
 /** What a researcher did, as the audit log names it. */
-export type AuditAction =
-  | 'session.exclude'
-  | 'session.include'
-  | 'session.delete'
-  | 'study.delete'
-  | 'grader.add'
-  | 'grader.revoke'
-  | 'grade.adjudicate';
+export type { AuditAction } from '../../core/protocol/api';
+import type { AuditAction } from '../../core/protocol/api';
 
 /** One researcher action on a study or one of its sessions, for the study's audit log. */
 export interface AuditEventInput {

@@ -1,9 +1,9 @@
 /**
  * What the study routers share: their dependencies, error replies and body readers (from
- * `../http`), the researcher guard, and caches of study versions, tasks and sessions by token.
+ * `../http`), and caches of study versions, tasks and sessions by token.
  */
 import type { ResultsInput } from '../../core/analysis/results';
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context } from 'hono';
 import { type StudyDefinition, type TaskItem, testIndicesOf } from '../../core/study/schema';
 import type { ReplayGame, StoredEvent } from '../../core/study/rules';
 import { summarizeSession } from '../../core/study/summary';
@@ -25,6 +25,11 @@ export interface StudyDeps {
   readonly library: TaskLibrary;
   /** SHA-256 of the researcher token. */
   readonly adminTokenHash: string;
+  /**
+   * Whether the request comes from a person who may design (start playtests): set by the app
+   * from the people's credentials; absent, the researcher token alone.
+   */
+  readonly mayDesign?: (c: Context) => Promise<boolean>;
   /** Replays a game item's events with the engine; null leaves game logs unverified. */
   readonly replay: ReplayGame | null;
   /** Registered game ids, to check studies against; null skips the check. */
@@ -56,27 +61,6 @@ export interface StudyDeps {
 }
 
 export { fail, readBody, readJson, zodFail, type ErrorStatus } from '../http';
-
-/**
- * Middleware of the researcher routes: 401 without a token, 403 with any token but the
- * researcher's (`adminTokenHash` is its SHA-256). Every `/api/admin` router uses this one.
- */
-export function adminGuard(adminTokenHash: string): MiddlewareHandler {
-  return async (c, next) => {
-    const token = bearer(c.req.header('Authorization'));
-    if (token === null)
-      return fail(c, 401, 'unauthorized', 'The researcher routes need "Authorization: Bearer <researcher token>".');
-    if (!tokenMatches(token, adminTokenHash)) {
-      return fail(
-        c,
-        403,
-        'forbidden',
-        'This token does not open the researcher routes. Use the researcher token printed when the server first started (or ARC_STUDIO_ADMIN_TOKEN).',
-      );
-    }
-    await next();
-  };
-}
 
 export function itemLimitsOf(study: StudyDefinition, item: { softMinutes?: number; hardMinutes?: number }) {
   return {

@@ -12,10 +12,8 @@ import { type Context, Hono } from 'hono';
 import type { AuditEntry, DeletionResult, ExclusionResult } from '../../core/protocol/api';
 import type { SessionRecord } from '../store/types';
 import { DeleteRequest, ExclusionRequest } from '../../core/protocol/requests';
-import { type StudyContext, adminGuard, fail, readBody } from './context';
-
-/** Who the audit log names for the researcher token (there is one researcher token per server). */
-export const RESEARCHER = 'researcher';
+import { type StudyContext, fail, readBody } from './context';
+import { auditActorOf } from '../people/permissions';
 
 /** A deletion's body, refused unless its `confirm` repeats the id being deleted. */
 async function readDeletion(c: Context, what: 'session' | 'study', id: string) {
@@ -42,14 +40,13 @@ async function readDeletion(c: Context, what: 'session' | 'study', id: string) {
 export function curationRoutes(ctx: StudyContext): Hono {
   const { store, now, deps } = ctx;
   const admin = new Hono();
-  admin.use('*', adminGuard(deps.adminTokenHash));
 
   const exclusion = async (c: Context, exclude: boolean) => {
     const id = c.req.param('sessionId')!;
     const parsed = await readBody(c, ExclusionRequest, `Send {"reason": "..."} (the reason is optional)`);
     if (!parsed.ok) return parsed.res;
     const reason = parsed.data.reason ?? null;
-    const r = await store.setSessionExclusion(id, exclude ? { reason } : null, { actor: RESEARCHER, at: now() });
+    const r = await store.setSessionExclusion(id, exclude ? { reason } : null, { ...auditActorOf(c), at: now() });
     if (!r)
       return fail(
         c,
@@ -67,7 +64,11 @@ export function curationRoutes(ctx: StudyContext): Hono {
     const parsed = await readDeletion(c, 'session', id);
     if (!parsed.ok) return parsed.res;
     const before = await store.getSession(id);
-    const deleted = await store.deleteSession(id, { actor: RESEARCHER, reason: parsed.data.reason ?? null, at: now() });
+    const deleted = await store.deleteSession(id, {
+      ...auditActorOf(c),
+      reason: parsed.data.reason ?? null,
+      at: now(),
+    });
     if (!before || !deleted)
       return fail(c, 404, 'not_found', `No session ${id.slice(0, 100)}; it may have been deleted already.`);
     ctx.forgetSessions([before.tokenHash]);
@@ -91,7 +92,7 @@ export function curationRoutes(ctx: StudyContext): Hono {
       );
     }
     const sessions = await store.listSessions(id);
-    const deleted = await store.deleteStudy(id, { actor: RESEARCHER, reason: parsed.data.reason ?? null, at: now() });
+    const deleted = await store.deleteStudy(id, { ...auditActorOf(c), reason: parsed.data.reason ?? null, at: now() });
     if (!deleted) return fail(c, 404, 'not_found', `No study "${id.slice(0, 100)}"; it may have been deleted already.`);
     ctx.forgetSessions(sessions.map((s) => s.tokenHash));
     ctx.forgetStudy(id);

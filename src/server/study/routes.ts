@@ -19,7 +19,6 @@ import { sessionLimits } from './sessionLimits';
 import { arc3Routes } from '../arc3/routes';
 
 export type { StudyDeps } from './context';
-export { adminGuard } from './context';
 export { KNOWN_PARAMS } from './sessionRoutes';
 
 /** Most events in one batch (the default; see `IngestLimits`). */

@@ -77,7 +77,10 @@ export function sessionRoutes(ctx: StudyContext): Hono {
     // could take themselves out of a study's results with a link parameter.
     if (params.mode === 'playtest') {
       const token = bearer(c.req.header('Authorization'));
-      if (token === null || !tokenMatches(token, deps.adminTokenHash)) {
+      const allowed = deps.mayDesign
+        ? await deps.mayDesign(c)
+        : token !== null && tokenMatches(token, deps.adminTokenHash);
+      if (!allowed) {
         return fail(
           c,
           403,

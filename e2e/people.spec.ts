@@ -1,0 +1,118 @@
+/**
+ * A lab's team in the browser: the owner adds a designer and a researcher, each signs in with
+ * their one-time link and sees who they are on every page; the researcher, a member of the
+ * sample study, exports it; the designer is refused the study's participants; the audit trail
+ * names each; a person disabled while their page is open is refused on its next request.
+ */
+import { expect, test, type APIRequestContext, type Page } from './studio-test';
+import { ADMIN } from './study-helpers';
+import { expectAccessible } from './axe';
+
+async function addPerson(request: APIRequestContext, email: string, role: string, name: string): Promise<string> {
+  const res = await request.post('/api/admin/people', { headers: ADMIN, data: { email, role, name } });
+  expect(res.status(), await res.text()).toBe(201);
+  return ((await res.json()) as { link: string }).link;
+}
+
+/** Opens the sign-in link in the page and waits for the studio to show who signed in. */
+async function signInWithLink(page: Page, link: string, name: string, role: string): Promise<string> {
+  await page.goto(link);
+  await expect(page).toHaveURL(/\/studies$/);
+  await expect(page.getByTestId('signed-in')).toContainText(`${name} (${role})`);
+  const me = await page.request.get('/api/me');
+  expect(me.status()).toBe(200);
+  return ((await me.json()) as { csrf: string }).csrf;
+}
+
+test('the owner adds a designer and a researcher; each does only what their role allows, by name', async ({
+  browser,
+  request,
+}) => {
+  const stamp = Date.now().toString(36);
+  const designerEmail = `dee-${stamp}@lab.org`;
+  const researcherEmail = `rae-${stamp}@lab.org`;
+  // The owner adds the designer on the People page, which shows her sign-in link once.
+  const owner = await (await browser.newContext()).newPage();
+  await owner.goto(`/login#token=${process.env.E2E_ADMIN_TOKEN}`);
+  await expect(owner).toHaveURL(/\/studies$/);
+  await owner.getByRole('link', { name: 'People' }).click();
+  await owner.getByLabel('Email').fill(designerEmail);
+  await owner.getByLabel('Name').fill('Dee Signer');
+  await owner.getByLabel('Role').selectOption('designer');
+  await owner.getByRole('button', { name: 'Add person' }).click();
+  const shown = (await owner.getByTestId('signin-link').locator('code').textContent()) ?? '';
+  const designerLink = new URL(shown).pathname + new URL(shown).hash;
+  await expect(owner.getByRole('table', { name: "The lab's people" })).toContainText(designerEmail);
+  for (const width of [1280, 768, 390]) {
+    await owner.setViewportSize({ width, height: 800 });
+    await expectAccessible(owner, `people at ${width}`);
+  }
+  await owner.context().close();
+  const researcherLink = await addPerson(request, researcherEmail, 'researcher', 'Rae Search');
+  const member = await request.put(`/api/admin/studies/sample/members/${researcherEmail}`, {
+    headers: ADMIN,
+    data: { role: 'researcher' },
+  });
+  expect(member.status(), await member.text()).toBe(200);
+
+  // The researcher signs in, sees the study, and exports it.
+  const rae = await (await browser.newContext()).newPage();
+  const raeCsrf = await signInWithLink(rae, researcherLink, 'Rae Search', 'researcher');
+  await expect(rae.getByRole('list', { name: 'Studies' })).toContainText(/sample/i);
+  const exported = await rae.request.post('/api/admin/studies/sample/exports', {
+    headers: { 'X-CSRF-Token': raeCsrf },
+    data: { format: 'csv' },
+  });
+  expect(exported.status(), await exported.text()).toBe(201);
+  const file = await rae.request.get(((await exported.json()) as { url: string }).url);
+  expect(file.status()).toBe(200);
+  // Without the CSRF token the same write with the cookie is refused.
+  expect((await rae.request.post('/api/admin/studies/sample/exports', { data: { format: 'csv' } })).status()).toBe(403);
+
+  // The designer signs in, sees no study, and is refused the study's participants.
+  const dee = await (await browser.newContext()).newPage();
+  await signInWithLink(dee, designerLink, 'Dee Signer', 'designer');
+  await expect(dee.getByRole('list', { name: 'Studies' })).not.toContainText(/sample/i);
+  expect((await dee.request.get('/api/admin/sessions?study=sample')).status()).toBe(403);
+  expect((await dee.request.get('/api/admin/studies/sample/results')).status()).toBe(403);
+  expect((await dee.request.get('/api/admin/arc3/games')).status()).toBe(200);
+  // The sign-in link worked once.
+  await dee.context().clearCookies();
+  await dee.goto(designerLink);
+  await expect(dee.getByRole('alert')).toContainText(/used already/);
+
+  // The audit trail names each.
+  const audit = (await (await request.get('/api/admin/audit', { headers: ADMIN })).json()) as {
+    entries: { actor: string; action: string }[];
+  };
+  const by = (actor: string) => audit.entries.filter((e) => e.actor === actor).map((e) => e.action);
+  expect(by(researcherEmail)).toEqual(expect.arrayContaining(['signin']));
+  expect(by(designerEmail)).toContain('signin');
+  const study = (await (await request.get('/api/admin/studies/sample/audit', { headers: ADMIN })).json()) as {
+    events: { actor: string; action: string }[];
+  };
+  expect(study.events.find((e) => e.action === 'export.create')?.actor).toBe(researcherEmail);
+
+  // Disabled while her page is open: its next request is refused, and the studio asks her to sign in.
+  const off = await request.patch(`/api/admin/people/${researcherEmail}`, { headers: ADMIN, data: { disabled: true } });
+  expect(off.status(), await off.text()).toBe(200);
+  expect((await rae.request.get('/api/admin/studies')).status()).toBe(401);
+  await rae.reload();
+  await expect(rae.getByRole('link', { name: 'Sign in' }).first()).toBeVisible();
+  await rae.context().close();
+  await dee.context().close();
+});
+
+test('the sign-in page is reachable from the home page and accessible at 1280, 768 and 390', async ({ page }) => {
+  await page.goto('/');
+  await page.getByRole('link', { name: 'Sign in' }).click();
+  await expect(page.getByRole('heading', { name: 'Sign in' })).toBeVisible();
+  for (const width of [1280, 768, 390]) {
+    await page.setViewportSize({ width, height: 800 });
+    await expectAccessible(page, `sign-in at ${width}`);
+  }
+  await page.getByLabel('Email').fill('nobody@lab.org');
+  await page.getByLabel('Password').fill('not the password');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page.getByRole('alert')).toContainText(/wrong/);
+});
