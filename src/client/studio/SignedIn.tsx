@@ -27,6 +27,12 @@ export function SignedIn() {
           People
         </Link>
       )}
+      <Link
+        href="/tokens"
+        className="whitespace-nowrap rounded px-2 py-1 text-slate-300 hover:bg-slate-800 hover:text-white"
+      >
+        My tokens
+      </Link>
       <span className="sr-only sm:hidden">
         Signed in as {me.name} ({me.role})
       </span>
