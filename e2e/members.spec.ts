@@ -68,6 +68,17 @@ test("the owner manages a study's members and their own tokens", async ({ page, 
   // My tokens, from the header: a viewer's token, shown once, used from outside the browser, revoked.
   await page.getByTestId('signed-in').getByRole('link', { name: 'My tokens' }).click();
   await expect(page.getByRole('heading', { name: 'My tokens' })).toBeVisible();
+  // On a phone the header's links are in its Account menu.
+  await page.goto('/studies');
+  await page.setViewportSize({ width: 390, height: 900 });
+  const header = page.getByTestId('signed-in');
+  await expect(header.getByRole('link', { name: 'My tokens' })).toBeHidden();
+  await header.getByText('Account').click();
+  await expect(header).toContainText('Olive Owner (owner)');
+  await header.getByRole('link', { name: 'My tokens' }).click();
+  await expect(page.getByRole('heading', { name: 'My tokens' })).toBeVisible();
+  await expect(header.getByRole('link', { name: 'My tokens' })).toBeHidden();
+  await page.setViewportSize({ width: 1280, height: 900 });
   await page.getByLabel('Token name').fill('analysis script');
   await page.getByLabel('Token role').selectOption('viewer');
   await page.getByLabel('Days valid').fill('7');

@@ -83,12 +83,11 @@ export function MembersPanel({ studyId }: { studyId: string }) {
       {q.data && q.data.length === 0 && <p className="text-slate-400">This study has no members yet.</p>}
       {q.data && q.data.length > 0 && (
         <div className="overflow-x-auto">
-          <table className="w-full min-w-[28rem] text-left text-sm">
+          <table className="w-full text-left text-sm">
             <caption className="sr-only">Members of this study</caption>
             <thead className="text-slate-400">
               <tr>
-                <th className="py-1 pr-3 font-medium">Name</th>
-                <th className="pr-3 font-medium">Email</th>
+                <th className="py-1 pr-3 font-medium">Person</th>
                 <th className="pr-3 font-medium">Role</th>
                 <th className="font-medium">
                   <span className="sr-only">Remove</span>
@@ -98,8 +97,10 @@ export function MembersPanel({ studyId }: { studyId: string }) {
             <tbody>
               {q.data.map((m) => (
                 <tr key={m.personId} className="border-t border-slate-800 text-slate-200">
-                  <td className="py-1.5 pr-3">{m.name}</td>
-                  <td className="break-all pr-3">{m.email}</td>
+                  <td className="py-1.5 pr-3">
+                    <span className="block text-slate-100">{m.name}</span>
+                    <span className="block break-all text-xs text-slate-400">{m.email}</span>
+                  </td>
                   <td className="pr-3">
                     <select
                       aria-label={`Role of ${m.email}`}

@@ -173,13 +173,13 @@ function Tokens() {
         {q.data && q.data.length === 0 && <p className="mt-6 text-slate-400">You have no tokens yet.</p>}
         {q.data && q.data.length > 0 && (
           <div className="mt-6 overflow-x-auto">
-            <table className="w-full min-w-[30rem] text-left text-sm">
+            <table className="w-full text-left text-sm">
               <caption className="sr-only">My tokens</caption>
               <thead className="text-slate-400">
                 <tr>
                   <th className="py-1 pr-3 font-medium">Name</th>
                   <th className="pr-3 font-medium">Role</th>
-                  <th className="pr-3 font-medium">Created</th>
+                  <th className="hidden pr-3 font-medium sm:table-cell">Created</th>
                   <th className="pr-3 font-medium">Expiry</th>
                   <th className="font-medium">
                     <span className="sr-only">Revoke</span>
@@ -191,7 +191,7 @@ function Tokens() {
                   <tr key={t.id} className="border-t border-slate-800 text-slate-200">
                     <td className="py-1.5 pr-3">{t.name}</td>
                     <td className="pr-3">{t.role}</td>
-                    <td className="pr-3 tabular-nums">{day(t.createdAt)}</td>
+                    <td className="hidden pr-3 tabular-nums sm:table-cell">{day(t.createdAt)}</td>
                     <td className="pr-3">{stateOf(t, now)}</td>
                     <td className="text-right">
                       {t.revokedAt === null && (
