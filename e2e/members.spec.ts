@@ -54,7 +54,7 @@ test("the owner manages a study's members and their own tokens", async ({ page, 
   // An unknown email is refused with the server's words, and nothing changes.
   await panel.getByLabel("Member's email").fill(`nobody-${stamp}@lab.org`);
   await panel.getByRole('button', { name: 'Add member' }).click();
-  await expect(panel.getByRole('alert')).toContainText(`No person has the email nobody-${stamp}@lab.org`);
+  await expect(panel.getByRole('alert')).toContainText(`No one in the lab has the email nobody-${stamp}@lab.org`);
 
   await table.getByRole('button', { name: `Remove ${raeEmail}` }).click();
   const dialog = page.getByRole('dialog', { name: 'Remove Rae Search from this study?' });

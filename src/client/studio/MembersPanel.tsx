@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Button } from '../ui/Button';
 import { ConfirmDialog } from '../ui/ConfirmDialog';
+import { ApiError } from '../api';
 import { adminJson } from './auth';
 import { membersQuery, type StudyMember } from './queries';
 
@@ -10,6 +11,13 @@ type MemberRole = (typeof MEMBER_ROLES)[number];
 
 const FIELD =
   'h-9 rounded-md border border-slate-700 bg-slate-950 px-3 text-sm text-slate-100 focus:outline-none focus:ring-2 focus:ring-sky-500';
+
+/** The server's words, but an unknown person in the words of this page: the lab's owner adds people first. */
+function problem(e: Error, email: string): string {
+  if (e instanceof ApiError && e.status === 404 && /^No person has the email/.test(e.message))
+    return `No one in the lab has the email ${email}. The lab's owner adds people on the People page; then add them here.`;
+  return e.message;
+}
 
 const memberUrl = (studyId: string, email: string) =>
   `/api/admin/studies/${encodeURIComponent(studyId)}/members/${encodeURIComponent(email)}`;
@@ -76,7 +84,7 @@ export function MembersPanel({ studyId }: { studyId: string }) {
       </form>
       {(put.isError || q.isError) && (
         <p role="alert" className="rounded-md border border-rose-700 bg-rose-950/60 p-2 text-sm text-rose-200">
-          {((put.error ?? q.error) as Error).message}
+          {put.error ? problem(put.error, put.variables?.email ?? '') : (q.error as Error).message}
         </p>
       )}
       {q.isPending && <p className="text-slate-400">Loading members…</p>}
