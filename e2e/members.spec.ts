@@ -3,7 +3,8 @@
  * their link, adds a researcher to the sample study on its Members tab, makes them a viewer and
  * removes them; then makes a token on My tokens, sees it once, uses it from outside the browser
  * and revokes it, after which the server refuses it. Both pages are checked with axe at the
- * laptop, tablet and phone widths.
+ * laptop, tablet and phone widths. A study's researcher manages its members too; a viewer member
+ * is shown no Members tab.
  */
 import { expect, test, type Page } from './studio-test';
 import { ADMIN } from './study-helpers';
@@ -109,4 +110,38 @@ test("the owner manages a study's members and their own tokens", async ({ page, 
   await expect(revoke).toHaveCount(0);
   await expect(row).toContainText('revoked');
   expect((await meWith(token)).status).toBe(401);
+});
+
+test("a study's researcher manages its members; a viewer member has no Members tab", async ({ browser, request }) => {
+  const stamp = Date.now().toString(36);
+  const raeEmail = `rae2-${stamp}@lab.org`;
+  const veeEmail = `vee-${stamp}@lab.org`;
+  const raeLink = await addPerson(request, raeEmail, 'researcher', 'Rae Search');
+  const veeLink = await addPerson(request, veeEmail, 'viewer', 'Vee Ewer');
+  const made = await request.put(`/api/admin/studies/sample/members/${raeEmail}`, {
+    headers: ADMIN,
+    data: { role: 'researcher' },
+  });
+  expect(made.status(), await made.text()).toBe(200);
+
+  const rae = await (await browser.newContext()).newPage();
+  await signInWithLink(rae, raeLink, 'Rae Search', 'researcher');
+  await rae.goto('/studies/sample');
+  await rae.getByRole('tab', { name: 'Members' }).click();
+  const panel = rae.getByRole('tabpanel');
+  await panel.getByLabel("Member's email").fill(veeEmail);
+  await panel.getByLabel('Role on this study').selectOption('viewer');
+  await panel.getByRole('button', { name: 'Add member' }).click();
+  const table = panel.getByRole('table', { name: 'Members of this study' });
+  await expect(table.getByLabel(`Role of ${veeEmail}`)).toHaveValue('viewer');
+  await expect(table.getByLabel(`Role of ${raeEmail}`)).toHaveValue('researcher');
+  await rae.context().close();
+
+  const vee = await (await browser.newContext()).newPage();
+  await signInWithLink(vee, veeLink, 'Vee Ewer', 'viewer');
+  await vee.goto('/studies/sample');
+  await expect(vee.getByRole('tab', { name: 'Audit log' })).toBeVisible();
+  await expect(vee.getByRole('tab', { name: 'Members' })).toHaveCount(0);
+  expect((await vee.request.get('/api/admin/studies/sample/members')).status()).toBe(403);
+  await vee.context().close();
 });
