@@ -5,18 +5,7 @@ import { ConfirmDialog } from '../ui/ConfirmDialog';
 import { adminJson, useResearcher, type Me } from './auth';
 import { myTokensQuery, type PersonalToken } from './queries';
 import { RequireResearcher } from './RequireResearcher';
-
-/**
- * The scopes a person of each role may give a token: what the scope opens, their role opens too.
- * Only a guide for the form: the server decides, and its refusal is shown as it is.
- */
-const SCOPES: Record<Me['role'], readonly Me['role'][]> = {
-  owner: ['owner', 'researcher', 'designer', 'proctor', 'viewer'],
-  researcher: ['researcher', 'designer', 'proctor', 'viewer'],
-  designer: ['designer'],
-  proctor: ['proctor', 'viewer'],
-  viewer: ['viewer'],
-};
+import { tokenScopes } from './tokenScopes';
 
 const FIELD =
   'h-9 rounded-md border border-slate-700 bg-slate-950 px-3 text-sm text-slate-100 focus:outline-none focus:ring-2 focus:ring-sky-500';
@@ -119,7 +108,7 @@ function Tokens() {
             Token role
             <select value={role} onChange={(e) => setRole(e.target.value as Me['role'] | '')} className={FIELD}>
               <option value="">same as mine ({me?.role})</option>
-              {(me ? SCOPES[me.role] : []).map((r) => (
+              {(me ? tokenScopes(me.role) : []).map((r) => (
                 <option key={r}>{r}</option>
               ))}
             </select>
