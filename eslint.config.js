@@ -2,6 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';
 import globals from 'globals';
+import { OWN_FILES, PURE_FILES, PURE_FORBIDDEN_IMPORTS } from './scripts/testProjects.mjs';
 
 /** Globals that make code impure: the clock, randomness, the DOM and the Node runtime. */
 const impureGlobals = [
@@ -92,6 +93,26 @@ export default tseslint.config(
       'no-restricted-syntax': [
         'error',
         { selector: "NewExpression[callee.name='Date']", message: 'src/core has no clock: take time as an argument.' },
+      ],
+    },
+  },
+  {
+    // The `pure` test project shares processes with no hygiene but the files' own: none of its
+    // files may reach a socket, a database, a process or a thread (scripts/testProjects.mjs).
+    files: PURE_FILES,
+    ignores: OWN_FILES,
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: PURE_FORBIDDEN_IMPORTS,
+              message:
+                'A test of the pure project (src/core, src/games, src/client) does no I/O: test this against the server in a file named *.own.test.ts.',
+            },
+          ],
+        },
       ],
     },
   },

@@ -1,5 +1,6 @@
 import { defineConfig } from 'vitest/config';
 import LongestFirst from './scripts/vitest-sequencer.ts';
+import { OWN_FILES, PURE_FILES, TEST_FILES } from './scripts/testProjects.mjs';
 
 /** Options the test projects share. */
 const testOptions = {
@@ -11,107 +12,6 @@ const testOptions = {
   // A poll waits for what it polls; on a busy machine that takes longer than vitest's 1 s default.
   expect: { poll: { timeout: 60_000 } },
 } as const;
-
-/** Tests of code with no server, database or child process in reach (the `pure` project below). */
-const PURE = ['src/core/**/*.test.ts', 'src/games/**/*.test.ts', 'src/client/**/*.test.ts'];
-
-/**
- * Server and command tests that leave no state in their process once their own hooks have run:
- * what they change of the process (an environment variable, `console`, a process handler, fake
- * timers) they put back in a `finally` or an `afterAll` (`runCli` does it for the commands), and
- * they close what they open (their stores, servers, Python pools, threads; the file's PGlite is
- * closed by `store/testFileSetup.ts`). They share processes (the `server-shared` project below):
- * a file then costs no process start, no import of the server's modules again and no compiling
- * of PGlite's WebAssembly again (it opens in about half the time in a process that opened one
- * before). Every server and command file is listed; a new one goes to the `server` project, one
- * process per file, until it is checked (run here shuffled with the others) and listed.
- */
-const SHARED = [
-  'scripts/cycles.test.ts',
-  'src/cli/args.test.ts',
-  'src/cli/compiled.test.ts',
-  'src/cli/export.arc3.test.ts',
-  'src/cli/export.test.ts',
-  'src/cli/games.arc3.test.ts',
-  'src/cli/games.test.ts',
-  'src/cli/loginLink.test.ts',
-  'src/cli/questions.test.ts',
-  'src/cli/score.official.test.ts',
-  'src/cli/score.test.ts',
-  'src/cli/scoreBeside.test.ts',
-  'src/cli/tasks.test.ts',
-  'src/cli/validate.test.ts',
-  'src/cli/validateArc3.test.ts',
-  'src/server/accept.test.ts',
-  'src/server/agents/agents.test.ts',
-  'src/server/agents/protocol.test.ts',
-  'src/server/agents/service.test.ts',
-  'src/server/agents/shared.test.ts',
-  'src/server/app.test.ts',
-  'src/server/arc3/crash.arc3.test.ts',
-  'src/server/arc3/determinism.test.ts',
-  'src/server/arc3/frameDifferences.test.ts',
-  'src/server/arc3/gameCode.test.ts',
-  'src/server/arc3/graph.test.ts',
-  'src/server/arc3/graphRoute.test.ts',
-  'src/server/arc3/officialCounts.test.ts',
-  'src/server/arc3/protocol.test.ts',
-  'src/server/arc3/remote.test.ts',
-  'src/server/arc3/routes.test.ts',
-  'src/server/arc3/runLimits.test.ts',
-  'src/server/arc3/serve.arc3.test.ts',
-  'src/server/arc3/storedRuns.test.ts',
-  'src/server/arc3/worker.test.ts',
-  'src/server/arc3fixture.test.ts',
-  'src/server/campaign/campaign.test.ts',
-  'src/server/campaign/simulation.test.ts',
-  'src/server/collectionsApi.test.ts',
-  'src/server/crash.test.ts',
-  'src/server/digests/cache.test.ts',
-  'src/server/digests/gap.test.ts',
-  'src/server/digests/maintainer.test.ts',
-  'src/server/digests/pool.test.ts',
-  'src/server/digests/serverRuns.test.ts',
-  'src/server/export/export.test.ts',
-  'src/server/export/gameVersions.test.ts',
-  'src/server/export/robust.test.ts',
-  'src/server/export/schemas.test.ts',
-  'src/server/export/surveys.test.ts',
-  'src/server/export/thread.test.ts',
-  'src/server/export/zip.test.ts',
-  'src/server/fail.test.ts',
-  'src/server/gameBaselines.test.ts',
-  'src/server/grading/routes.test.ts',
-  'src/server/hostile.test.ts',
-  'src/server/http.test.ts',
-  'src/server/load.test.ts',
-  'src/server/longReads.test.ts',
-  'src/server/participantsFirst.test.ts',
-  'src/server/pgRestart.test.ts',
-  'src/server/questionResults.test.ts',
-  'src/server/questionsApi.test.ts',
-  'src/server/responsesApi.test.ts',
-  'src/server/resultsApi.test.ts',
-  'src/server/resultsDigest.test.ts',
-  'src/server/resultsGrades.test.ts',
-  'src/server/sealing.test.ts',
-  'src/server/store/curation.test.ts',
-  'src/server/store/folderLock.test.ts',
-  'src/server/store/gamePins.test.ts',
-  'src/server/store/groupCommit.test.ts',
-  'src/server/store/migrate.test.ts',
-  'src/server/store/store.test.ts',
-  'src/server/store/unavailable.test.ts',
-  'src/server/studies.test.ts',
-  'src/server/study/admission.test.ts',
-  'src/server/study/curation.test.ts',
-  'src/server/study/sessionLimits.test.ts',
-  'src/server/study/storageBudget.test.ts',
-  'src/server/studyApi.test.ts',
-  'src/server/surveySummary.test.ts',
-  'src/server/twoServers.test.ts',
-  'src/server/workers.test.ts',
-];
 
 export default defineConfig({
   test: {
@@ -128,23 +28,27 @@ export default defineConfig({
     // A busy machine delays every event loop: servers under test (spawned ones too) refuse as
     // overloaded only past a minute of lag or of queue wait; load.test.ts tests the refusal with its own limits.
     env: { ARC_STUDIO_MAX_LAG_MS: '60000', ARC_STUDIO_MAX_WAIT_MS: '60000' },
+    // Which project a file runs in is decided by its path (scripts/testProjects.mjs says how).
     projects: [
       {
         test: {
           ...testOptions,
-          name: 'server',
-          include: ['src/**/*.test.ts', 'src/**/*.test.tsx', 'scripts/**/*.test.ts'],
-          exclude: [...PURE, ...SHARED],
-          // Each file in a process of its own (forks): tests set process.env and start servers and threads.
+          name: 'own',
+          include: OWN_FILES,
+          // Each file in a process of its own (forks).
           pool: 'forks',
         },
       },
       {
         test: {
           ...testOptions,
-          name: 'server-shared',
-          include: SHARED,
+          name: 'shared',
+          include: TEST_FILES,
+          exclude: [...PURE_FILES, ...OWN_FILES],
           pool: 'forks',
+          // Files share processes: a file then costs no process start, no import of the server's
+          // modules again and no compiling of PGlite's WebAssembly again (it opens in about half
+          // the time in a process that opened one before).
           isolate: false,
           // The file's PGlite (store/testing.ts) is closed after each file, not once per process.
           setupFiles: ['src/server/store/testFileSetup.ts'],
@@ -154,7 +58,8 @@ export default defineConfig({
         test: {
           ...testOptions,
           name: 'pure',
-          include: PURE,
+          include: PURE_FILES,
+          exclude: OWN_FILES,
           // The engine, the games and the browser's own logic touch no process state: their files
           // share processes, which saves loading the same modules again for each file.
           pool: 'forks',

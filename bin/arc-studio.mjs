@@ -6,10 +6,10 @@
 // a development dependency: an install without them (`npm ci --omit=dev`) runs the build only.
 // ARC_STUDIO_NO_TSX=1 forbids the sources: the command refuses to start without a current build.
 // Its first line names Node alone: `env -S`, which would carry Node options, is not in BusyBox
-// (Alpine) or the BSDs; `npm start` and `npm run serve` give the options of src/server/nodeFlags.ts.
+// (Alpine) or the BSDs; `npm start` and `npm run serve` give the options of src/server/host/nodeFlags.ts.
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { compiledDir, staleness } from '../src/server/compiled.mjs';
+import { compiledDir, staleness } from '../src/server/host/compiled.mjs';
 
 const why = staleness();
 let main;

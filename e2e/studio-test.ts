@@ -14,7 +14,7 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { ownPort, seedDataDir } from './helpers';
 import { startOfficialGamesServer, type TestServer } from './arc3-helpers';
-import { NODE_FLAGS } from '../src/server/nodeFlags';
+import { NODE_FLAGS } from '../src/server/host/nodeFlags';
 
 export * from '@playwright/test';
 

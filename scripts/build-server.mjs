@@ -6,7 +6,7 @@
 // The worker threads' entries are compiled under the names their callers ask for beside
 // themselves (`new URL('./threadWorker.mjs', import.meta.url)`): in the sources those `.mjs` files
 // load the compiled thread while this build is current, else the TypeScript through tsx
-// (`src/server/compiled.mjs`); compiled, they are the thread's code itself. Shared code
+// (`src/server/host/compiled.mjs`); compiled, they are the thread's code itself. Shared code
 // goes to chunks in the same folder, never a subfolder, so `import.meta.url` in any of them names
 // that folder.
 import { build } from 'esbuild';
@@ -25,6 +25,7 @@ export const ENTRIES = {
   threadWorker: 'src/server/export/threadWorker.ts',
   worker: 'src/server/digests/worker.ts',
   validateWorker: 'src/cli/validateWorker.ts',
+  bench: 'src/bench/main.ts',
 };
 
 // Built beside, then swapped in, so that a server running from the old folder keeps its chunks

@@ -1,13 +1,21 @@
 #!/usr/bin/env node
 /**
- * Fails when a module in src/ imports itself through others.
+ * The import check of `npm run lint`: fails when a module in src/ imports itself through others,
+ * or when an import goes against the layers declared below.
  *
  * Reads every .ts/.tsx file under src/ with the TypeScript parser (no type checking, so it takes
- * about a second), resolves each static `import` and `export … from` with the project's own
- * compiler options, and reports every strongly connected component of the graph with one
- * concrete loop through it. `import type` counts too: a type-only loop still ties two layers
- * together, and the next value import along it would make a run-time cycle. Dynamic `import()`
- * does not count: it loads after both modules have run.
+ * about a second) and resolves each `import`, `export … from`, dynamic `import()` and type
+ * `import('…')` with the project's own compiler options. Every kind counts: `import type` because
+ * a type-only loop still ties two modules together and the next value import along it makes a
+ * run-time cycle; dynamic `import()` because a module loaded later still depends on the one that
+ * loads it (the benchmark command once loaded its suites that way while they imported it).
+ *
+ * Cycles: each strongly connected component of the graph is reported with one concrete loop.
+ * Layers: {@link SRC_LAYERS} orders the folders of src/ and {@link SERVER_LAYERS} the features
+ * of src/server/, lowest first. A module may import from its own folder or feature and from
+ * lower layers only: never from a higher layer (upward) nor from another folder of its own
+ * layer (sideways). Test files (`*.test.ts`, `*.test.tsx`) are exempt from the layers, as they
+ * assemble whatever they test.
  *
  * Usage: node scripts/cycles.mjs [folder]   (default: src; run by `npm run lint`).
  * CYCLES_VERBOSE=1 also lists every file of each cycle.
@@ -15,6 +23,52 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
+
+/**
+ * The folders of src/, lowest first: the engine, the games written on it, the two programs built
+ * on both (browser and server), the command that runs the server, and the benchmarks, which
+ * measure all of them and which nothing imports.
+ */
+const SRC_LAYERS = [['core'], ['games'], ['client', 'server'], ['cli'], ['bench']];
+
+/**
+ * The features of src/server/ (its folders, and the modules at its root by file name), lowest
+ * first. Storage and the process's own plumbing at the bottom; then the features, each above
+ * those it uses; the app that composes them and the server that runs it at the top, the tests' helpers
+ * above those. A new folder goes into the layer above everything it imports.
+ */
+const SERVER_LAYERS = [
+  ['store'],
+  ['host', 'people', 'http.ts', 'load.ts'],
+  ['arc3'],
+  ['collections'],
+  ['campaign'],
+  ['study'],
+  ['agents', 'grading'],
+  ['export'],
+  ['digests'],
+  ['results', 'questions'],
+  ['app.ts'],
+  ['serve.ts'],
+  ['testing'],
+];
+
+/**
+ * Imports against the layers that are known and wait on the study routes' shared context
+ * (`study/context.ts`) giving way to explicit services: `from -> to`, paths below src/server/.
+ * The check fails on any other, and on an entry here that no longer is one (delete it then).
+ */
+const KNOWN_UPWARD = new Set([
+  'arc3/adminRuns.ts -> digests/pool.ts',
+  'arc3/replayCheck.ts -> study/studies.ts',
+  'arc3/routes.ts -> study/admission.ts',
+  'arc3/routes.ts -> study/context.ts',
+  'campaign/routes.ts -> digests/studyDigests.ts',
+  'campaign/routes.ts -> study/context.ts',
+  'campaign/routes.ts -> study/studies.ts',
+  'study/context.ts -> digests/maintainer.ts',
+  'study/context.ts -> digests/pool.ts',
+]);
 
 const root = path.resolve(process.argv[2] ?? 'src');
 const configPath = ts.findConfigFile(process.cwd(), ts.sys.fileExists, 'tsconfig.json');
@@ -31,19 +85,33 @@ function listFiles(dir) {
   return out;
 }
 
-/** Static module specifiers of a file: imports and re-exports, type-only ones included. */
+/** Module specifiers of a file: imports and re-exports, dynamic `import()` and type `import('…')`. */
 function specifiers(file) {
   const source = ts.createSourceFile(file, fs.readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, false);
   const found = [];
-  for (const statement of source.statements) {
+  const visit = (node) => {
     if (
-      (ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement)) &&
-      statement.moduleSpecifier &&
-      ts.isStringLiteral(statement.moduleSpecifier)
-    ) {
-      found.push(statement.moduleSpecifier.text);
-    }
-  }
+      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
+      node.moduleSpecifier &&
+      ts.isStringLiteral(node.moduleSpecifier)
+    )
+      found.push(node.moduleSpecifier.text);
+    else if (
+      ts.isCallExpression(node) &&
+      node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      node.arguments.length > 0 &&
+      ts.isStringLiteralLike(node.arguments[0])
+    )
+      found.push(node.arguments[0].text);
+    else if (
+      ts.isImportTypeNode(node) &&
+      ts.isLiteralTypeNode(node.argument) &&
+      ts.isStringLiteral(node.argument.literal)
+    )
+      found.push(node.argument.literal.text);
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
   return found;
 }
 
@@ -137,13 +205,85 @@ function loopThrough(component) {
 }
 
 const relative = (file) => path.relative(process.cwd(), file);
-if (components.length === 0) process.exit(0);
-console.error(`${components.length} import cycle${components.length === 1 ? '' : 's'} in ${relative(root)}/:`);
-for (const component of components) {
-  if (process.env.CYCLES_VERBOSE) console.error(`\n  all of: ${component.map(relative).sort().join(' ')}`);
-  console.error(`\n  ${component.length} files: ${loopThrough(component).map(relative).join('\n    -> ')}`);
+
+/**
+ * Where `file` sits in `layers` (folder names, or file names for modules directly in `dir`):
+ * its unit's name and layer, null outside `dir` or for a file directly in `dir` that no layer
+ * names, undefined for a folder no layer names.
+ */
+function placeIn(dir, layers, file) {
+  const parts = path.relative(dir, file).split(path.sep);
+  if (parts[0] === '..' || path.isAbsolute(parts[0])) return null;
+  const name = parts[0];
+  const layer = layers.findIndex((names) => names.includes(name));
+  if (layer >= 0) return { name, layer };
+  return parts.length === 1 ? null : undefined;
 }
-console.error(
-  '\nBreak each loop: move the shared part into a module both sides import, or turn the dependency around.',
+
+const isTest = (file) => /\.test\.tsx?$/.test(file);
+const layerProblems = [];
+const unplaced = new Set();
+const knownSeen = new Set();
+const serverDir = path.join(root, 'server');
+for (const [from, tos] of graph) {
+  if (isTest(from)) continue;
+  for (const [dir, layers, listName] of [
+    [root, SRC_LAYERS, 'SRC_LAYERS'],
+    [serverDir, SERVER_LAYERS, 'SERVER_LAYERS'],
+  ]) {
+    const a = placeIn(dir, layers, from);
+    if (a === undefined)
+      unplaced.add(`${relative(path.join(dir, path.relative(dir, from).split(path.sep)[0]))} (${listName})`);
+    if (!a) continue;
+    for (const to of tos) {
+      const b = placeIn(dir, layers, to);
+      if (b === undefined)
+        unplaced.add(`${relative(path.join(dir, path.relative(dir, to).split(path.sep)[0]))} (${listName})`);
+      if (!b || b.name === a.name || b.layer < a.layer) continue;
+      const edge = `${path.relative(dir, from)} -> ${path.relative(dir, to)}`.split(path.sep).join('/');
+      if (dir === serverDir && KNOWN_UPWARD.has(edge)) {
+        knownSeen.add(edge);
+        continue;
+      }
+      const way = b.layer > a.layer ? 'upward' : 'sideways';
+      layerProblems.push(
+        `${relative(from)} imports ${relative(to)}: ${way}, from ${a.name} to ${b.name} (${listName})`,
+      );
+    }
+  }
+}
+// An entry is stale once its import is gone: from a file that is gone too only in the project's own
+// tree (a folder of test files holds none of them).
+const projectTree = root === path.resolve('src');
+const staleKnown = [...KNOWN_UPWARD].filter(
+  (e) => !knownSeen.has(e) && (projectTree || known.has(path.join(serverDir, e.split(' -> ')[0]))),
 );
+
+if (components.length === 0 && layerProblems.length === 0 && unplaced.size === 0 && staleKnown.length === 0)
+  process.exit(0);
+if (components.length > 0) {
+  console.error(`${components.length} import cycle${components.length === 1 ? '' : 's'} in ${relative(root)}/:`);
+  for (const component of components) {
+    if (process.env.CYCLES_VERBOSE) console.error(`\n  all of: ${component.map(relative).sort().join(' ')}`);
+    console.error(`\n  ${component.length} files: ${loopThrough(component).map(relative).join('\n    -> ')}`);
+  }
+  console.error(
+    '\nBreak each loop: move the shared part into a module both sides import, or turn the dependency around.',
+  );
+}
+if (layerProblems.length > 0) {
+  console.error(`\n${layerProblems.length} import${layerProblems.length === 1 ? '' : 's'} against the layers:`);
+  for (const p of layerProblems) console.error(`  ${p}`);
+  console.error(
+    '\nA module imports only from lower layers (scripts/cycles.mjs declares them): move the shared part down, or pass it in from above.',
+  );
+}
+if (unplaced.size > 0)
+  console.error(
+    `\nIn no layer: ${[...unplaced].sort().join(', ')}. Add each to the layer list named, above everything it imports.`,
+  );
+if (staleKnown.length > 0)
+  console.error(
+    `\nKNOWN_UPWARD in scripts/cycles.mjs lists imports that are gone: ${staleKnown.join(', ')}. Delete them from it.`,
+  );
 process.exit(1);

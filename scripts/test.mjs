@@ -6,7 +6,7 @@
 // the other test runner finish (so one run names every failing test); at the end (or at the
 // failure) it prints each step's time and the slowest test files, so a slow new test shows.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import path from 'node:path';
 
@@ -125,8 +125,11 @@ pythonFolderFirst();
 if (existsSync('.tmp'))
   for (const f of readdirSync('.tmp'))
     if (f.startsWith('e2e-data-')) rmSync(path.join('.tmp', f), { recursive: true, force: true });
-rmSync(REPORTS, { recursive: true, force: true });
+// This run's reports replace the last run's; the last run's Vitest report stays, as
+// `vitest.last.json`, for the order of this run's files (scripts/vitest-sequencer.ts).
 mkdirSync(REPORTS, { recursive: true });
+if (existsSync(VITEST_JSON)) renameSync(VITEST_JSON, path.join(REPORTS, 'vitest.last.json'));
+rmSync(PLAYWRIGHT_JSON, { force: true });
 /** Steps whose output is printed as it comes, each line with the step's name in front. */
 const STREAMED = new Set([UNIT, BROWSER]);
 

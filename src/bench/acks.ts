@@ -8,16 +8,16 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ROOT } from '../server/root';
+import { ROOT } from '../server/host/root';
 import { performance } from 'node:perf_hooks';
 import type { Hono } from 'hono';
-import type { BenchResult } from '../cli/bench';
+import type { BenchResult } from './result';
 import { createApi } from '../server/app';
-import { hashToken } from '../server/auth';
-import { TaskLibrary } from '../server/collections';
+import { hashToken } from '../server/people/auth';
+import { TaskLibrary } from '../server/collections/collections';
 import { DigestPool } from '../server/digests/pool';
 import { openStore } from '../server/store/open';
-import { gameIds, replayWithEngine } from '../server/studies';
+import { gameIds, replayWithEngine } from '../server/study/studies';
 import { ackProbe, quantile } from './ackProbe';
 import { fill } from './export';
 

@@ -11,9 +11,9 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ROOT } from '../server/root';
-import { NODE_FLAGS } from '../server/nodeFlags';
-import type { BenchResult } from '../cli/bench';
+import { ROOT } from '../server/host/root';
+import { NODE_FLAGS } from '../server/host/nodeFlags';
+import type { BenchResult } from './result';
 import { versionedGameId } from '../core/game';
 import { games, solutions } from '../games';
 

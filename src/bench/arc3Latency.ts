@@ -31,9 +31,9 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { BenchResult } from '../cli/bench';
-import { ROOT } from '../server/root';
-import { NODE_FLAGS } from '../server/nodeFlags';
+import type { BenchResult } from './result';
+import { ROOT } from '../server/host/root';
+import { NODE_FLAGS } from '../server/host/nodeFlags';
 import { benchPort, launchChromium, takeLatencies } from './browser';
 import { percentile } from './measure';
 

@@ -13,19 +13,19 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ROOT } from '../server/root';
+import { ROOT } from '../server/host/root';
 import { performance } from 'node:perf_hooks';
 import type { Hono } from 'hono';
-import type { BenchResult } from '../cli/bench';
+import type { BenchResult } from './result';
 import { parseTaskText, type ArcTask } from '../core/formats/arcTask';
 import type { StudyDefinitionInput } from '../core/study/schema';
 import { createApi } from '../server/app';
-import { hashToken } from '../server/auth';
-import { TaskLibrary } from '../server/collections';
+import { hashToken } from '../server/people/auth';
+import { TaskLibrary } from '../server/collections/collections';
 import { onPglite, onPostgres } from './databases';
 import { openStore } from '../server/store/open';
 import type { Store } from '../server/store/types';
-import { gameIds, replayWithEngine } from '../server/studies';
+import { gameIds, replayWithEngine } from '../server/study/studies';
 import { DigestPool, digestThreadsFromEnv } from '../server/digests/pool';
 
 const SAMPLES = path.join(ROOT, 'data/tasks/samples');

@@ -20,7 +20,7 @@ import { createWriteStream } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { BenchResult } from '../cli/bench';
+import type { BenchResult } from './result';
 import { attemptsCsv } from '../server/export/attempts';
 import { exportContext, type ExportContext } from '../server/export/context';
 import { eventsJsonl } from '../server/export/events';

@@ -17,7 +17,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import type { BenchResult } from '../cli/bench';
+import type { BenchResult } from './result';
 import { decodeFrames, encodeFrames } from '../core/formats/frames';
 import { percentile, timeMicros } from './measure';
 

@@ -18,7 +18,7 @@ import {
   type Run,
 } from '../core/game';
 import { games } from '../games';
-import type { BenchResult } from '../cli/bench';
+import type { BenchResult } from './result';
 import { percentile } from './measure';
 
 const KEYS: ActionInput[] = [1, 2, 3, 4, 5].map((a) => ({ action: `ACTION${a}` }) as ActionInput);

@@ -4,7 +4,7 @@
  * the new frame is drawn, and until the next browser frame presents it). The app and server are
  * the real ones; the inputs replay each game's recorded solutions.
  */
-import type { BenchResult } from '../cli/bench';
+import type { BenchResult } from './result';
 import { parseActions } from '../core/game';
 import { games, solutions } from '../games';
 import { percentile } from './measure';

@@ -1,6 +1,6 @@
 import { floodFill, makeGrid, paste, resize } from '../core/grid/grid';
 import { timeMicros } from './measure';
-import type { BenchResult } from '../cli/bench';
+import type { BenchResult } from './result';
 
 export function* run(): Iterable<BenchResult> {
   const empty = makeGrid(30, 30, 0);

@@ -4,7 +4,7 @@
  * ones. `input_to_paint` ends when the canvas has been drawn; `input_to_next_frame` also waits
  * for the browser's next frame, which adds up to one display refresh.
  */
-import type { BenchResult } from '../cli/bench';
+import type { BenchResult } from './result';
 import { percentile } from './measure';
 import { installPaintProbe, openBrowserBench, takeLatencies } from './browser';
 

@@ -15,11 +15,11 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { NODE_FLAGS } from '../server/nodeFlags';
-import type { BenchResult } from '../cli/bench';
+import { NODE_FLAGS } from '../server/host/nodeFlags';
+import type { BenchResult } from './result';
 import { percentile } from './measure';
 import { freePort, startPgCluster } from '../server/store/pgCluster';
-import { ROOT } from '../server/root';
+import { ROOT } from '../server/host/root';
 import { requestJson, type RequestTiming } from './http';
 
 const PARTICIPANTS = 1000;

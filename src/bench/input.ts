@@ -26,7 +26,7 @@
  */
 import type { Browser, BrowserContext, Page } from '@playwright/test';
 import os from 'node:os';
-import type { BenchResult } from '../cli/bench';
+import type { BenchResult } from './result';
 import { parseActions, type ActionInput } from '../core/game';
 import { solutions } from '../games';
 import { locate, startArcServer, type ArcServer } from './arc3Latency';

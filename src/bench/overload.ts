@@ -27,7 +27,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
-import type { BenchResult } from '../cli/bench';
+import type { BenchResult } from './result';
 import { percentile } from './measure';
 import { createSessions, post, startServe, stop, type Session } from './ingest';
 import { newTiming, type RequestTiming } from './http';

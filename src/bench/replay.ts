@@ -3,7 +3,7 @@
  * random positions as the studio's timeline does (state from the nearest checkpoint, then the
  * frame or grid drawn from it).
  */
-import type { BenchResult } from '../cli/bench';
+import type { BenchResult } from './result';
 import { Timeline } from '../core/log/timeline';
 import type { LogEvent } from '../core/log/events';
 import { initialPlayer, reduce, currentTest } from '../core/log/gridPlayer';

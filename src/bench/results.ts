@@ -13,15 +13,15 @@
  * - as the server works: the background digests of ended sessions (on digest threads), then the results.
  */
 import path from 'node:path';
-import { ROOT } from '../server/root';
+import { ROOT } from '../server/host/root';
 import { performance } from 'node:perf_hooks';
-import type { BenchResult } from '../cli/bench';
-import { TaskLibrary } from '../server/collections';
+import type { BenchResult } from './result';
+import { TaskLibrary } from '../server/collections/collections';
 import { computeStudyResults, refreshSettledDigests, type ResultsDeps } from '../server/digests/studyDigests';
 import { DigestMaintainer } from '../server/digests/maintainer';
 import { DigestPool, digestThreadsFromEnv } from '../server/digests/pool';
 import { openStore } from '../server/store/open';
-import { replayWithEngine } from '../server/studies';
+import { replayWithEngine } from '../server/study/studies';
 import type { EventInput, Store } from '../server/store/types';
 import { onPglite, onPostgres } from './databases';
 import { fill } from './export';

@@ -28,7 +28,7 @@ import http from 'node:http';
 import { performance } from 'node:perf_hooks';
 import os from 'node:os';
 import path from 'node:path';
-import type { BenchResult } from '../cli/bench';
+import type { BenchResult } from './result';
 import { encodeFrames } from '../core/formats/frames';
 import { hashHex } from '../core/game/hash';
 import { openStore } from '../server/store/open';

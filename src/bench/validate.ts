@@ -9,7 +9,7 @@
 import { performance } from 'node:perf_hooks';
 import { planValidation, runValidationTask } from '../core/game/validate';
 import { games } from '../games';
-import type { BenchResult } from '../cli/bench';
+import type { BenchResult } from './result';
 import { defaultThreads, validateBuiltIn } from '../cli/validate';
 
 export async function* run(): AsyncIterable<BenchResult> {

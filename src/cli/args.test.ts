@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { HelpRequest, UsageError, commandHelp, parseCommandArgs, parseInteger, selectSubcommand } from './args';
 import { commands, main } from './main';
-import { NODE_FLAGS } from '../server/nodeFlags';
+import { NODE_FLAGS } from '../server/host/nodeFlags';
 
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -161,7 +161,6 @@ describe('every command', () => {
   const invocations: Record<string, string[]> = {
     serve: ['serve'],
     tasks: ['tasks', 'check'],
-    bench: ['bench'],
     games: ['games', 'verify'],
     score: ['score'],
     export: ['export'],
@@ -221,7 +220,7 @@ describe('every command', () => {
 });
 
 describe('the installed command', () => {
-  it('is started by npm start and npm run serve with the Node options of nodeFlags.ts, and runs as a program', () => {
+  it('is started by npm start and npm run serve with the Node options of host/nodeFlags.ts, and runs as a program', () => {
     const flags = NODE_FLAGS.join(' ');
     const { scripts } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
       scripts: Record<string, string>;

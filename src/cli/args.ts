@@ -39,7 +39,9 @@ export type OptionSpecs = Readonly<Record<string, OptionSpec>>;
 
 /** A command (or subcommand) as the parser and its help see it. */
 export interface CommandSpec<O extends OptionSpecs = OptionSpecs> {
-  /** The command as typed after `arc-studio`, e.g. `games verify`. */
+  /** The program the command is typed after; `arc-studio` when absent. */
+  readonly program?: string;
+  /** The command as typed after the program, e.g. `games verify`. */
   readonly command: string;
   /** The synopsis without `arc-studio`, e.g. `games verify [id...] [--steps N] [--minimal]`. */
   readonly usage: string;
@@ -83,9 +85,10 @@ export class HelpRequest extends Error {
 const HELP_FLAGS = new Set(['--help', '-h']);
 
 /** A {@link UsageError} whose message ends with the usage line of `spec` and where help is. */
-export function usageError(spec: Pick<CommandSpec, 'command' | 'usage'>, message: string): UsageError {
+export function usageError(spec: Pick<CommandSpec, 'program' | 'command' | 'usage'>, message: string): UsageError {
+  const program = spec.program ?? 'arc-studio';
   return new UsageError(
-    `${message}\nUsage: arc-studio ${spec.usage}\n"arc-studio ${spec.command} --help" describes every option.`,
+    `${message}\nUsage: ${program} ${spec.usage}\n"${program} ${spec.command} --help" describes every option.`,
   );
 }
 
@@ -122,7 +125,7 @@ export function commandHelp(spec: CommandSpec): string {
   rows.push(['--help, -h', 'show this help']);
   const width = Math.max(...rows.map(([l]) => l.length));
   return [
-    `Usage: arc-studio ${spec.usage}`,
+    `Usage: ${spec.program ?? 'arc-studio'} ${spec.usage}`,
     '',
     spec.summary,
     '',

@@ -9,7 +9,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT } from '../server/root';
+import { ROOT } from '../server/host/root';
 import { freePort } from '../server/store/pgCluster';
 import { seedDataDir } from '../server/store/testing';
 import { kill9, serveFolders, startServe } from '../server/testing/serve';

@@ -9,7 +9,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Command } from './command';
 import { parseCommandArgs, usageError } from './args';
 import { bundledTaskDirs } from './serve';
-import { TaskLibrary } from '../server/collections';
+import { TaskLibrary } from '../server/collections/collections';
 import { openStore, redact } from '../server/store/open';
 import { mountStudyGames, unresolvedGames, unresolvedMessage } from './studyGames';
 import { ExportError, exportContext, type ExportContext } from '../server/export/context';

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { loadAdminToken } from '../server/auth';
+import { loadAdminToken } from '../server/people/auth';
 import { main } from './main';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'arc-studio-login-link-'));

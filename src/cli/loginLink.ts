@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from './command';
 import { parseCommandArgs } from './args';
-import { adminLoginMessage, loadAdminToken } from '../server/auth';
+import { adminLoginMessage, loadAdminToken } from '../server/people/auth';
 
 const LOGIN_LINK = {
   command: 'login-link',

@@ -5,7 +5,6 @@
 import { HelpRequest, UsageError } from './args';
 import { serveCommand } from './serve';
 import { tasksCommand } from './tasks';
-import { benchCommand } from './bench';
 import { gamesCommand } from './games';
 import { scoreCommand } from './score';
 import { exportCommand } from './export';
@@ -18,7 +17,6 @@ export type { Command } from './command';
 export const commands: Record<string, Command> = {
   serve: serveCommand,
   tasks: tasksCommand,
-  bench: benchCommand,
   games: gamesCommand,
   score: scoreCommand,
   export: exportCommand,

@@ -16,13 +16,13 @@ import {
 import { RESPONSE_RULES, type ResponseRule } from '../core/questions/judge';
 import { parseAnswersFile, scoreAnswers, type ScoreReport } from '../core/questions/score';
 import type { QuestionItem } from '../core/questions/schema';
-import { questionImages } from '../server/questions';
+import { questionImages } from '../server/collections/questions';
 import { besideHumans, formatBeside, type BesideHumans } from '../core/questions/beside';
 import { questionFacts, type QuestionResult } from '../core/analysis/questions';
 import { computeStudyResults } from '../server/digests/studyDigests';
-import { TaskLibrary } from '../server/collections';
+import { TaskLibrary } from '../server/collections/collections';
 import { openStore, redact } from '../server/store/open';
-import { replayWithEngine } from '../server/studies';
+import { replayWithEngine } from '../server/study/studies';
 import { bundledTaskDirs } from './serve';
 
 /** File names read as question files inside a folder. */

@@ -5,8 +5,8 @@ import { parseCommandArgs, parseInteger } from './args';
 import { ROOT, startServer } from '../server/serve';
 import { arc3GameDirs } from './games';
 import cluster from 'node:cluster';
-import { adminLoginMessage, loadAdminToken } from '../server/auth';
-import { isClusterWorker, reportWorkerReady, runPrimary, workersProblem } from '../server/workers';
+import { adminLoginMessage, loadAdminToken } from '../server/people/auth';
+import { isClusterWorker, reportWorkerReady, runPrimary, workersProblem } from '../server/host/workers';
 
 /**
  * The bundled collections: every folder in data/tasks (sealed: `dataFolder` 'tasks') or in

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { getGame } from '../games';
 import { startArc3, studioGames, type GameInfo } from '../server/arc3/mount';
 import type { ExportContext } from '../server/export/context';
-import { replayWithEngine } from '../server/studies';
+import { replayWithEngine } from '../server/study/studies';
 import type { ReplayGame } from '../core/study/rules';
 import type { Store } from '../server/store/types';
 import { arc3GameDirs } from './games';

@@ -2,7 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Command } from './command';
 import { parseCommandArgs, selectSubcommand, usageError } from './args';
-import { listTaskFiles } from '../server/collections';
+import { listTaskFiles } from '../server/collections/collections';
 import { formatProblem, parseTaskText } from '../core/formats/arcTask';
 
 export interface CheckResult {

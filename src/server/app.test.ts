@@ -6,7 +6,7 @@ import type { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseTaskText, withoutAnswers } from '../core/formats/arcTask';
 import { createApi } from './app';
-import { TaskLibrary } from './collections';
+import { TaskLibrary } from './collections/collections';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const BROKEN = path.join(ROOT, 'e2e/fixtures/broken-tasks');

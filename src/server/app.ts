@@ -4,15 +4,15 @@
  */
 import { Hono } from 'hono';
 import type { ApiErrorBody } from '../core/protocol/errors';
-import type { TaskLibrary } from './collections';
-import { type StudyDeps, studyRoutes } from './studyApi';
-import { resultsRoutes } from './resultsApi';
+import type { TaskLibrary } from './collections/collections';
+import { type StudyDeps, studyRoutes } from './study/routes';
+import { resultsRoutes } from './results/routes';
 import { campaignRoutes } from './campaign/routes';
-import { questionScoreRoutes } from './questionScoreApi';
+import { questionScoreRoutes } from './questions/scoreRoutes';
 import { exportRoutes } from './export/routes';
-import { collectionsRoutes } from './collectionsApi';
-import { questionImageRoutes } from './questionImagesApi';
-import { questionCollectionRoutes } from './questionCollectionsApi';
+import { collectionsRoutes } from './collections/routes';
+import { questionImageRoutes } from './questions/imageRoutes';
+import { questionCollectionRoutes } from './questions/collectionRoutes';
 import { apiNotFound, refuseMalformedUrl } from './http';
 import { agentRoutes } from './agents/routes';
 import { gradingRoutes } from './grading/routes';

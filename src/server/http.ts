@@ -1,11 +1,15 @@
 /**
  * HTTP basics shared by the API and the served app: security headers on every response, the
- * JSON 404 of the API, and URLs whose path or query a database cannot store refused at the door.
+ * JSON 404 of the API, URLs whose path or query a database cannot store refused at the door, the
+ * API's error reply (`fail`), and request bodies read and checked before anything else sees them.
  * Documented in docs/api.md ("HTTP").
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit as honoBodyLimit } from 'hono/body-limit';
+import type { z } from 'zod';
 import type { ApiErrorBody, ErrorCode } from '../core/protocol/errors';
+import { jsonProblem } from '../core/protocol/json';
+import { formatIssues } from '../core/study/schema';
 
 /**
  * The Content-Security-Policy of every response. The built app is one module script and one
@@ -150,4 +154,66 @@ export function bodyLimit(opts: {
     if (length !== undefined && parseInt(length, 10) > opts.maxSize) return opts.onError(c);
     await next();
   };
+}
+
+/**
+ * The request body as JSON, or a 400 naming what is wrong. Every value passes `jsonProblem`
+ * (depth, size, NUL and lone surrogates, non-finite numbers, reserved keys) before a schema or
+ * the database sees it.
+ */
+export async function readJson(c: Context): Promise<{ ok: true; body: unknown } | { ok: false; res: Response }> {
+  const text = await c.req.text();
+  if (text.trim() === '') return { ok: true, body: undefined };
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (e) {
+    return {
+      ok: false,
+      res: fail(c, 400, 'malformed', `The request body is not valid JSON (${(e as Error).message}).`),
+    };
+  }
+  const problem = jsonProblem(body);
+  if (problem)
+    return {
+      ok: false,
+      res: fail(
+        c,
+        400,
+        'malformed',
+        `The request body is refused: ${problem.path} ${problem.reason}. Nothing was stored.`,
+        { path: problem.path },
+      ),
+    };
+  return { ok: true, body };
+}
+
+export function zodFail(c: Context, issues: readonly z.core.$ZodIssue[], what: string) {
+  return fail(c, 400, 'malformed', `${what}: ${formatIssues(issues).join('; ')}`);
+}
+
+/**
+ * The request body checked by its schema (the participant's are in `core/protocol/requests.ts`):
+ * read by `readJson`, so `jsonProblem` sees it first, then parsed; otherwise a 400 `malformed`
+ * that starts with `what` and names each field at fault. Routes call it after their token
+ * check, so a request without a valid token is refused as such whatever its body.
+ * `absent` stands for an empty body; `before` may refuse the raw body first (a batch too large).
+ * @example
+ * const body = await readBody(c, FinishRequest, 'The finish request is not valid');
+ * if (!body.ok) return body.res;
+ */
+export async function readBody<S extends z.ZodType>(
+  c: Context,
+  schema: S,
+  what: string,
+  opts: { absent?: unknown; before?: (raw: unknown) => Response | null } = {},
+): Promise<{ ok: true; data: z.output<S> } | { ok: false; res: Response }> {
+  const body = await readJson(c);
+  if (!body.ok) return body;
+  const raw = body.body === undefined && 'absent' in opts ? opts.absent : body.body;
+  const refused = opts.before?.(raw);
+  if (refused) return { ok: false, res: refused };
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) return { ok: false, res: zodFail(c, parsed.error.issues, what) };
+  return { ok: true, data: parsed.data };
 }

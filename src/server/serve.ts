@@ -7,21 +7,21 @@ import { createServer } from 'node:http';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ROOT } from './root';
+import { ROOT } from './host/root';
 import { createApi } from './app';
 import { apiNotFound, SECURITY_HEADERS, securityHeaders } from './http';
 import { limitsFromEnv } from './study/limits';
-import { TaskLibrary } from './collections';
-import { adminLoginMessage, loadAdminToken } from './auth';
+import { TaskLibrary } from './collections/collections';
+import { adminLoginMessage, loadAdminToken } from './people/auth';
 import { openStore, redact } from './store/open';
-import { definitionOf, gameIds, loadStudyFiles, studyFileIn, syncStudyFiles } from './studies';
+import { definitionOf, gameIds, loadStudyFiles, studyFileIn, syncStudyFiles } from './study/studies';
 import type { StudyStore } from './store/types';
 import { startArc3, studioGames } from './arc3/mount';
 import type { Arc3Source } from './arc3/source';
 import { AgentService } from './agents/service';
 import { directCommands } from './agents/direct';
 import { LoadGate, loadLimitsFromEnv } from './load';
-import { acceptPerTurnFromEnv, acceptSeveralPerTurn } from './accept';
+import { acceptPerTurnFromEnv, acceptSeveralPerTurn } from './host/accept';
 import { studyBaselines } from './agents/baselines';
 import { computeStudyResults, type ResultsDeps } from './digests/studyDigests';
 import { DigestPool, digestThreadsFromEnv } from './digests/pool';
@@ -298,7 +298,7 @@ export async function startServer(
     await store.close();
     throw e;
   }
-  // A busy server would otherwise accept one new connection per turn of its event loop (accept.ts).
+  // A busy server would otherwise accept one new connection per turn of its event loop (host/accept.ts).
   const copies = acceptSeveralPerTurn(server, acceptPerTurn, LISTEN_BACKLOG);
   copies.ready.catch((e: Error) =>
     log(

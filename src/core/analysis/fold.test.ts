@@ -34,7 +34,7 @@ const STUDY = definition({
 });
 const testCount = (collection: string, task: string) => (collection === 'arc' ? arcTests(task) : null);
 
-/** The server's replay hook on the real engine (as src/server/studies.ts builds it). */
+/** The server's replay hook on the real engine (as src/server/study/studies.ts builds it). */
 const replay: ReplayGame = (gameId, events) => {
   const r = replayGameEvents(games[gameId], events);
   return {

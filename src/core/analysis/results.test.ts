@@ -38,7 +38,7 @@ const V2 = definition({
   ],
 });
 
-/** The server's replay hook, built the same way (src/server/studies.ts) on the real engine. */
+/** The server's replay hook, built the same way (src/server/study/studies.ts) on the real engine. */
 const replay: ReplayGame = (gameId, events) => {
   const r = replayGameEvents(games[gameId], events);
   return {

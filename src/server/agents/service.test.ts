@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createRun, step, versionedGameId } from '../../core/game';
 import { computeBaselines } from '../../core/scoring';
 import { games, solutions } from '../../games';
-import { hashToken } from '../auth';
+import { hashToken } from '../people/auth';
 import { backends } from '../store/testing';
 import type { Store } from '../store/types';
 import { AgentError, AgentService, RESEARCHER } from './service';

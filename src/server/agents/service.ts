@@ -30,7 +30,7 @@ import {
 import { isScoringPreset, type Baselines, type ScoringPresetName } from '../../core/scoring';
 import { cardOptions, fileGame, STUDY_TAG, type CardOptions } from './baselines';
 import { games as builtinGames, gameVersions, getGame } from '../../games';
-import { hashToken, newToken, tokenMatches } from '../auth';
+import { hashToken, newToken, tokenMatches } from '../people/auth';
 import type { Arc3Service } from '../arc3/runs';
 import { Arc3Error } from '../arc3/worker';
 import type { AgentKeyRecord, AgentRunRecord, AgentStepRecord, AgentStore, ScorecardRecord } from '../store/types';

@@ -7,7 +7,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createRun, step, versionedGameId } from '../../core/game';
 import { games, solutions } from '../../games';
-import { hashToken } from '../auth';
+import { hashToken } from '../people/auth';
 import { backends } from '../store/testing';
 import type { Store } from '../store/types';
 import { AgentService, RESEARCHER } from './service';

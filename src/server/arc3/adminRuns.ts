@@ -13,7 +13,7 @@ import { Hono } from 'hono';
 import { stream } from 'hono/streaming';
 import { decodeFrames, encodeFrames, type FrameGrid } from '../../core/formats/frames';
 import type { ServerStep } from '../../core/game/serverGame';
-import { fail } from '../study/context';
+import { fail } from '../http';
 import type { Store } from '../store/types';
 import { participantsFirst } from '../load';
 import type { Arc3Service } from './runs';

@@ -8,7 +8,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { verifyServerRunLog } from '../../core/game/serverGame';
 import type { ReplayGame } from '../../core/study/rules';
-import { gameIds, replayWithEngine } from '../studies';
+import { gameIds, replayWithEngine } from '../study/studies';
 
 /** What a thread needs to check server-run games' logs as the server does: plain data. */
 export interface ThreadReplay {

@@ -26,7 +26,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import { ROOT } from '../root';
+import { ROOT } from '../host/root';
 import { performance } from 'node:perf_hooks';
 import type { z } from 'zod';
 import {

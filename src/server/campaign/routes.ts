@@ -23,7 +23,7 @@ import {
 import { ITEM_END, ITEM_START, type SessionState, effectiveState, isFinalState } from '../../core/study/rules';
 import type { StudyDefinition } from '../../core/study/schema';
 import { studySessionDigests } from '../digests/studyDigests';
-import { definitionOf } from '../studies';
+import { definitionOf } from '../study/studies';
 import { type StudyDeps, adminGuard, fail, studyContext } from '../study/context';
 import type { SessionRecord } from '../store/types';
 import { campaignOf, settleClaims } from './assign';

@@ -8,7 +8,7 @@
  * of every version are listed, each saying whether it is the version the server runs now.
  */
 import type { StudyGameBaselines } from '../../core/protocol/api';
-import { definitionOf } from '../studies';
+import { definitionOf } from '../study/studies';
 import { computeStudyResults, type ResultsDeps } from './studyDigests';
 
 /** The game's name without a version: `ls20` of `ls20-9607627b`. */

@@ -6,11 +6,11 @@
  */
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { TaskLibrary } from '../collections';
+import { TaskLibrary } from '../collections/collections';
 import { computeStudyResults, type ResultsDeps } from './studyDigests';
 import { DigestPool, type PoolJob } from './pool';
 import { TAIL_BATCH_EVENTS } from './sessions';
-import { definitionOf, replayWithEngine } from '../studies';
+import { definitionOf, replayWithEngine } from '../study/studies';
 import { backends } from '../store/testing';
 import type { EventInput, Store } from '../store/types';
 import { studyResults, type StudyResults } from '../../core/analysis/results';

@@ -7,9 +7,9 @@
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createApi } from '../app';
-import { hashToken } from '../auth';
-import { TaskLibrary } from '../collections';
-import { gameIds, replayWithEngine } from '../studies';
+import { hashToken } from '../people/auth';
+import { TaskLibrary } from '../collections/collections';
+import { gameIds, replayWithEngine } from '../study/studies';
 import { backends } from '../store/testing';
 import type { Store } from '../store/types';
 import { fill } from '../../bench/export';

@@ -1,5 +1,5 @@
 /**
- * Session digests brought up to date for the results (`studyDigests.ts` adds them up, `resultsApi.ts` routes):
+ * Session digests brought up to date for the results (`studyDigests.ts` adds them up, `results/routes.ts` routes):
  *
  * - a digest whose key holds (same analysis version, log, submissions, study version's tasks and
  *   games) is read back;
@@ -18,7 +18,7 @@ import { ANALYSIS_VERSION, type ResultsInput, type SessionData, type SessionDige
 import { finishDigest, foldEvents, newDigestFold, type DigestFold } from '../../core/analysis/fold';
 import type { StudyDefinition } from '../../core/study/schema';
 import type { StoredEvent } from '../../core/study/rules';
-import { builtInGamesOnly } from '../studies';
+import { builtInGamesOnly } from '../study/studies';
 import type { ReplayGame } from '../../core/study/rules';
 import type { DigestPool } from './pool';
 import { digestCache } from './cache';

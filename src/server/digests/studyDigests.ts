@@ -1,7 +1,7 @@
 /**
  * A study's results from its sessions' digests (`core/analysis`): each digest is computed from
  * the stored log and submissions once, on the digest threads (`pool.ts`) when the study's games
- * allow, and kept in the database while they do not change. The results routes (`resultsApi.ts`),
+ * allow, and kept in the database while they do not change. The results routes (`results/routes.ts`),
  * the background maintainer (`maintainer.ts`), campaigns, the CLI and the benches read them here.
  */
 import {
@@ -18,8 +18,8 @@ import type { StudyDefinition } from '../../core/study/schema';
 import type { ReplayGame } from '../../core/study/rules';
 import { versionedGameId } from '../../core/game';
 import { games } from '../../games';
-import type { TaskLibrary } from '../collections';
-import { definitionOf } from '../studies';
+import type { TaskLibrary } from '../collections/collections';
+import { definitionOf } from '../study/studies';
 import type { DigestPool } from './pool';
 import type { ThreadReplay } from '../arc3/replayCheck';
 import { isFinalState } from '../../core/study/rules';

@@ -1,5 +1,5 @@
 // Entry of a digest worker thread started from the sources (compiled, the entry is the thread's code
 // itself): the compiled thread while the compiled server is current, else the TypeScript through tsx.
-import { loadThread } from '../compiled.mjs';
+import { loadThread } from '../host/compiled.mjs';
 
 await loadThread('worker', () => import('./worker.ts'));

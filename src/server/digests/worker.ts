@@ -8,7 +8,7 @@
 import { parentPort, threadId } from 'node:worker_threads';
 import { digestSession } from '../../core/analysis/results';
 import { finishDigest, foldEvents, newDigestFold } from '../../core/analysis/fold';
-import { replayWithEngine } from '../studies';
+import { replayWithEngine } from '../study/studies';
 import { summarizeSession } from '../../core/study/summary';
 import { surveySummaries } from '../../core/analysis/surveys';
 import { threadStudioReplay } from '../arc3/replayCheck';

@@ -5,8 +5,8 @@
 import { isPractice, type StudyDefinition, type TaskItem } from '../../core/study/schema';
 import type { ReplayGame, StoredEvent } from '../../core/study/rules';
 import { PLAYTEST_MODE } from '../../core/analysis/results';
-import type { TaskLibrary } from '../collections';
-import { definitionOf } from '../studies';
+import type { TaskLibrary } from '../collections/collections';
+import { definitionOf } from '../study/studies';
 import type { SessionRecord, Store } from '../store/types';
 import { forAnalysis } from './safeJson';
 import { versionedGameId } from '../../core/game';

@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Hono } from 'hono';
 import { serve } from '@hono/node-server';
 import { createApi } from '../app';
-import { TaskLibrary } from '../collections';
-import { hashToken } from '../auth';
-import { gameIds, replayWithEngine } from '../studies';
+import { TaskLibrary } from '../collections/collections';
+import { hashToken } from '../people/auth';
+import { gameIds, replayWithEngine } from '../study/studies';
 import { backends } from '../store/testing';
 import type { Store } from '../store/types';
 import {

@@ -4,7 +4,7 @@
  * most four ahead of what the main thread has taken.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { replayWithEngine } from '../studies';
+import { replayWithEngine } from '../study/studies';
 import { threadStudioReplay } from '../arc3/replayCheck';
 import type { Store } from '../store/types';
 import type { StoredEvent } from '../../core/study/rules';

@@ -12,8 +12,8 @@ import { type Grade, passMark, rubricTotal } from '../../core/grading/grade';
 import type { GradingQuestion } from '../../core/protocol/grading';
 import type { QuestionItem } from '../../core/questions/schema';
 import { questionRefs, type QuestionRef, type StudyDefinition } from '../../core/study/schema';
-import type { TaskLibrary } from '../collections';
-import { definitionOf } from '../studies';
+import type { TaskLibrary } from '../collections/collections';
+import { definitionOf } from '../study/studies';
 import type { AdjudicationRecord, GradableAnswer, GradeRecord, GraderRecord } from '../store/gradingStore';
 import type { Store, StudyStore } from '../store/types';
 

@@ -20,8 +20,8 @@ import type {
   GradingOverview,
   NewGraderLink,
 } from '../../core/protocol/grading';
-import { bearer, hashToken, newToken, tokenMatches } from '../auth';
-import type { TaskLibrary } from '../collections';
+import { bearer, hashToken, newToken, tokenMatches } from '../people/auth';
+import type { TaskLibrary } from '../collections/collections';
 import type { GraderRecord } from '../store/gradingStore';
 import type { Store, StudyStore } from '../store/types';
 import { AdjudicationRequest, GradeRequest, GraderRequest } from '../../core/protocol/requests';

@@ -60,7 +60,7 @@ export async function closeFilePglite(): Promise<void> {
 // Registered while the test file that imports this module is collected, before the file's own
 // hooks, so it runs after them (Vitest runs `afterAll` hooks last registered first). A process
 // exit handler would not do: Vitest ends a test file's process without one. In a process that
-// runs several files (the `server-shared` project), this module is evaluated for the first of
+// runs several files (the `shared` project), this module is evaluated for the first of
 // them only: `testFileSetup.ts` registers the same for each.
 afterAll(closeFilePglite);
 

@@ -17,7 +17,7 @@ import type {
 } from '../../core/protocol/api';
 import { ITEM_START, effectiveState, type SessionState, type StoredEvent } from '../../core/study/rules';
 import type { SessionRecord } from '../store/types';
-import { studyReferenceProblems } from '../studies';
+import { studyReferenceProblems } from './studies';
 import { skippedCandidates } from '../campaign/assign';
 import { games, solutions } from '../../games';
 import { SaveStudyRequest } from '../../core/protocol/requests';

@@ -13,9 +13,9 @@ import type { ServerRunReply } from '../../core/game/serverGame';
 import type { ReplayGame } from '../../core/study/rules';
 import { createApi } from '../app';
 import { startArc3, type Arc3Started } from '../arc3/mount';
-import { hashToken } from '../auth';
-import { TaskLibrary } from '../collections';
-import { gameIds, replayWithEngine } from '../studies';
+import { hashToken } from '../people/auth';
+import { TaskLibrary } from '../collections/collections';
+import { gameIds, replayWithEngine } from './studies';
 import { backends } from '../store/testing';
 import type { Store } from '../store/types';
 

@@ -1,19 +1,16 @@
 /**
- * What the study routers share: their dependencies, error replies, reading a participant's
- * body (checked by `jsonProblem` before anything else), the researcher guard, and caches of
- * study versions, tasks and sessions by token.
+ * What the study routers share: their dependencies, error replies and body readers (from
+ * `../http`), the researcher guard, and caches of study versions, tasks and sessions by token.
  */
 import type { Context, MiddlewareHandler } from 'hono';
-import { z } from 'zod';
-import { jsonProblem } from '../../core/protocol/json';
-import { type StudyDefinition, type TaskItem, formatIssues, testIndicesOf } from '../../core/study/schema';
+import { type StudyDefinition, type TaskItem, testIndicesOf } from '../../core/study/schema';
 import type { ReplayGame, StoredEvent } from '../../core/study/rules';
 import { summarizeSession } from '../../core/study/summary';
-import { bearer, hashToken, tokenMatches } from '../auth';
+import { bearer, hashToken, tokenMatches } from '../people/auth';
 import { fail } from '../http';
-import { builtInGamesOnly, definitionOf } from '../studies';
+import { builtInGamesOnly, definitionOf } from './studies';
 import { games } from '../../games';
-import type { TaskLibrary } from '../collections';
+import type { TaskLibrary } from '../collections/collections';
 import type { SessionRecord, Store, StudyRecord } from '../store/types';
 import { DEFAULT_LIMITS, type IngestLimits } from './limits';
 import type { Arc3RouteInfo } from '../arc3/runs';
@@ -59,69 +56,7 @@ export interface StudyDeps {
   readonly exportThreads?: boolean;
 }
 
-export { fail, type ErrorStatus } from '../http';
-
-/**
- * The request body as JSON, or a 400 naming what is wrong. Every value passes `jsonProblem`
- * (depth, size, NUL and lone surrogates, non-finite numbers, reserved keys) before a schema or
- * the database sees it.
- */
-export async function readJson(c: Context): Promise<{ ok: true; body: unknown } | { ok: false; res: Response }> {
-  const text = await c.req.text();
-  if (text.trim() === '') return { ok: true, body: undefined };
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch (e) {
-    return {
-      ok: false,
-      res: fail(c, 400, 'malformed', `The request body is not valid JSON (${(e as Error).message}).`),
-    };
-  }
-  const problem = jsonProblem(body);
-  if (problem)
-    return {
-      ok: false,
-      res: fail(
-        c,
-        400,
-        'malformed',
-        `The request body is refused: ${problem.path} ${problem.reason}. Nothing was stored.`,
-        { path: problem.path },
-      ),
-    };
-  return { ok: true, body };
-}
-
-export function zodFail(c: Context, issues: readonly z.core.$ZodIssue[], what: string) {
-  return fail(c, 400, 'malformed', `${what}: ${formatIssues(issues).join('; ')}`);
-}
-
-/**
- * The request body checked by its schema (the participant's are in `core/protocol/requests.ts`):
- * read by `readJson`, so `jsonProblem` sees it first, then parsed; otherwise a 400 `malformed`
- * that starts with `what` and names each field at fault. Routes call it after their token
- * check, so a request without a valid token is refused as such whatever its body.
- * `absent` stands for an empty body; `before` may refuse the raw body first (a batch too large).
- * @example
- * const body = await readBody(c, FinishRequest, 'The finish request is not valid');
- * if (!body.ok) return body.res;
- */
-export async function readBody<S extends z.ZodType>(
-  c: Context,
-  schema: S,
-  what: string,
-  opts: { absent?: unknown; before?: (raw: unknown) => Response | null } = {},
-): Promise<{ ok: true; data: z.output<S> } | { ok: false; res: Response }> {
-  const body = await readJson(c);
-  if (!body.ok) return body;
-  const raw = body.body === undefined && 'absent' in opts ? opts.absent : body.body;
-  const refused = opts.before?.(raw);
-  if (refused) return { ok: false, res: refused };
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) return { ok: false, res: zodFail(c, parsed.error.issues, what) };
-  return { ok: true, data: parsed.data };
-}
+export { fail, readBody, readJson, zodFail, type ErrorStatus } from '../http';
 
 /**
  * Middleware of the researcher routes: 401 without a token, 403 with any token but the

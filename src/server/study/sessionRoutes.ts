@@ -15,7 +15,7 @@ import { tallyTests, type ItemSummary } from '../../core/study/summary';
 import type { StudyDefinition } from '../../core/study/schema';
 import type { SessionRecord, StudyGamePin } from '../store/types';
 import { currentGamePins } from '../arc3/gameCode';
-import { bearer, hashToken, newToken, tokenMatches } from '../auth';
+import { bearer, hashToken, newToken, tokenMatches } from '../people/auth';
 import { type StudyContext, fail, itemLimitsOf, readBody, testIndicesOf } from './context';
 
 /** Participant params kept with a session: at most this many, names and values bounded. */

@@ -7,9 +7,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Hono } from 'hono';
 import { createApi } from '../app';
-import { TaskLibrary } from '../collections';
-import { hashToken } from '../auth';
-import { gameIds, replayWithEngine } from '../studies';
+import { TaskLibrary } from '../collections/collections';
+import { hashToken } from '../people/auth';
+import { gameIds, replayWithEngine } from './studies';
 import { backends } from '../store/testing';
 import type { Store } from '../store/types';
 import type { StudyUsage } from '../../core/protocol/api';

@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freshPostgresDatabase } from '../store/testing';
-import { NODE_FLAGS } from '../nodeFlags';
+import { NODE_FLAGS } from '../host/nodeFlags';
 
 const ROOT = path.resolve(__dirname, '../../..');
 

@@ -1,0 +1,6 @@
+/** One figure a benchmark suite measured. */
+export interface BenchResult {
+  name: string;
+  value: number;
+  unit: string;
+}

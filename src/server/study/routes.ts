@@ -1,0 +1,74 @@
+/**
+ * The study API: sessions, loss-proof event ingestion, server-side judging, and the
+ * researcher's routes, one router per resource in `./study/`. Documented in docs/api.md;
+ * error bodies are `{error, message}`.
+ */
+import { bodyLimit } from '../http';
+import { type Context, Hono } from 'hono';
+import { type StudyDeps, fail, studyContext } from './context';
+import { sessionRoutes } from './sessionRoutes';
+import { eventRoutes } from './eventRoutes';
+import { submissionRoutes } from './submissionRoutes';
+import { answerRoutes } from './answerRoutes';
+import { responseRoutes } from './responseRoutes';
+import { adminRoutes } from './adminRoutes';
+import { curationRoutes } from './curationRoutes';
+import { DEFAULT_LIMITS } from './limits';
+import { sessionLimits } from './sessionLimits';
+import { arc3Routes } from '../arc3/routes';
+
+export type { StudyDeps } from './context';
+export { adminGuard } from './context';
+export { KNOWN_PARAMS } from './sessionRoutes';
+
+/** Most events in one batch (the default; see `IngestLimits`). */
+export const MAX_BATCH_EVENTS = DEFAULT_LIMITS.maxBatchEvents;
+/** Largest request body, in bytes (the default). */
+export const MAX_BODY_BYTES = DEFAULT_LIMITS.maxBodyBytes;
+/** How far past the acknowledged mark an event may be (the default). */
+export const MAX_SEQ_AHEAD = DEFAULT_LIMITS.maxSeqAhead;
+
+export function studyRoutes(deps: StudyDeps): Hono {
+  const ctx = studyContext(deps);
+  const max = ctx.limits.maxBodyBytes;
+  const api = new Hono();
+  const tooLarge = (c: Context) =>
+    fail(
+      c,
+      413,
+      'too_large',
+      `The request body is larger than ${max} bytes (${+(max / 1024 / 1024).toFixed(2)} MiB). Send events in smaller batches (at most ${ctx.limits.maxBatchEvents} events each).`,
+    );
+  // A body announced too large is read and dropped (up to 16 times the limit) before the answer,
+  // so the client, still sending, receives the 413 instead of a connection closed under it.
+  api.use('*', async (c, next) => {
+    const length = Number(c.req.header('Content-Length'));
+    if (Number.isFinite(length) && length > max) {
+      if (length <= 16 * max && c.req.raw.body) {
+        const reader = c.req.raw.body.getReader();
+        while (!(await reader.read()).done) {
+          /* dropped */
+        }
+      }
+      return tooLarge(c);
+    }
+    await next();
+  });
+  api.use(
+    '*',
+    bodyLimit({
+      maxSize: max,
+      onError: tooLarge,
+    }),
+  );
+  api.post('/studies/:studyId/sessions', sessionLimits(ctx.limits, ctx.now));
+  api.route('/', sessionRoutes(ctx));
+  api.route('/', eventRoutes(ctx));
+  api.route('/', submissionRoutes(ctx));
+  api.route('/', answerRoutes(ctx));
+  api.route('/', responseRoutes(ctx));
+  api.route('/admin', adminRoutes(ctx));
+  api.route('/admin', curationRoutes(ctx));
+  if (deps.arc3) api.route('/', arc3Routes(ctx, deps.arc3));
+  return api;
+}
