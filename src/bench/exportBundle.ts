@@ -19,7 +19,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { BenchResult } from '../cli/bench';
+import type { BenchResult } from './result';
 import { serverStepEventData, type ServerStep } from '../core/game/serverGame';
 import type { Arc3Action } from '../server/arc3/worker';
 import { admin, lcg, locate, makeStudy, participant, pickStep } from './arc3';
