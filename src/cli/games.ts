@@ -2,7 +2,6 @@
  * `arc-studio games`: list the games, play one headless from an action string, verify the
  * recorded solutions and the random-policy check.
  */
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from './command';
 import { parseCommandArgs, selectSubcommand, usageError } from './args';
@@ -24,16 +23,14 @@ import {
 } from '../core/game';
 import { games, getGame, solutions } from '../games';
 import { splitRuns } from '../core/game/accounting';
-import { Arc3Error, Arc3Pool, Arc3Worker, probe, resolveGameId, type Arc3FrameData } from '../server/arc3/worker';
-import { formatSessionCheck, verifySession, type Replayer } from '../server/arc3/storedRuns';
-import { GameCodeStore, gameVersion, readGameFolder } from '../server/arc3/gameCode';
-import { openStore, redact } from '../server/store/open';
+import { Arc3Error, Arc3Worker, probe, resolveGameId, type Arc3FrameData } from '../server/arc3/worker';
+import { verifySessionCommand } from './verifySession';
 import { defaultThreads, graphBuiltIn, validateBuiltIn } from './validate';
 import { graphArc3, validateArc3 } from './validateArc3';
 import { ARC3_GRAPH_DEFAULTS } from '../server/arc3/graph';
 
 const USAGE =
-  'games list [--arc3-games DIR] | games play <id> --actions "RESET,ACTION1,ACTION6:12:30,ACTION7" [--seed N] [--arc3-games DIR] | games verify [id...] [--steps N] [--minimal] | games verify-session <sessionId> [--data-dir DIR] [--arc3-games DIR] [--json] | games validate <id> [--level N] [--steps N] [--seed S] [--json] | games graph <id> --level N [--max-states N] [--max-seconds S] [--json] [--arc3-games DIR]';
+  'games list [--arc3-games DIR] | games play <id> --actions "RESET,ACTION1,ACTION6:12:30,ACTION7" [--seed N] [--arc3-games DIR] | games verify [id...] [--steps N] [--minimal] | games verify-session <sessionId> [--data-dir DIR] [--arc3-games DIR] [--arc3-server URL] [--json] | games validate <id> [--level N] [--steps N] [--seed S] [--json] | games graph <id> --level N [--max-states N] [--max-seconds S] [--json] [--arc3-games DIR]';
 
 const ARC3_GAMES = {
   type: 'string',
@@ -79,9 +76,9 @@ const SUBCOMMANDS = {
   },
   'verify-session': {
     command: 'games verify-session',
-    usage: 'games verify-session <sessionId> [--data-dir DIR] [--arc3-games DIR] [--json]',
+    usage: 'games verify-session <sessionId> [--data-dir DIR] [--arc3-games DIR] [--arc3-server URL] [--json]',
     summary:
-      "Play every stored run of a session's ARC-AGI-3 games again on the engine and report each step whose frames, state or counts differ from the stored ones; exit code 0 when all match. Reads the serve store: PGlite in --data-dir, or DATABASE_URL.",
+      "Play every stored run of a session's ARC-AGI-3 games again (arcengine runs on the engine, a remote server's runs on that server) and report each step whose frames, state or counts differ from the stored ones; exit code 0 when all match. Reads the serve store: PGlite in --data-dir, or DATABASE_URL.",
     positionals: { name: '<sessionId>', help: 'the session to check' },
     options: {
       'data-dir': {
@@ -91,6 +88,11 @@ const SUBCOMMANDS = {
         help: 'the data folder "arc-studio serve" uses; ignored when DATABASE_URL is set',
       },
       'arc3-games': ARC3_GAMES,
+      'arc3-server': {
+        type: 'string',
+        value: 'URL',
+        help: 'the ARC-AGI-3 server to play runs of a remote source again on (default: the server each run recorded; ARC_API_KEY is sent)',
+      },
       json: { type: 'boolean', help: 'print the check as JSON' },
     },
   },
@@ -312,65 +314,6 @@ export async function playArc3Game(
   };
 }
 
-/**
- * `games verify-session`: every stored run of the session played again on a fresh `Arc3Pool`, on
- * the version of the game it was recorded with (kept in the database, `gameCode.ts`; the folder's
- * files when they still hash the same); prints one line per run and per differing step (or JSON);
- * 0 when all match, 1 otherwise.
- */
-async function verifySessionCommand(
-  sessionId: string,
-  dataDirFlag: string,
-  dirs: string[],
-  json: boolean,
-): Promise<number> {
-  const databaseUrl = process.env.DATABASE_URL || undefined;
-  const dataDir = path.resolve(dataDirFlag);
-  if (!databaseUrl && !existsSync(path.join(dataDir, 'db'))) {
-    throw new Error(
-      `no database in ${path.join(dataDir, 'db')}: give the --data-dir that "arc-studio serve" uses (default .arc-studio), or set DATABASE_URL for PostgreSQL.`,
-    );
-  }
-  if (!dirs.length)
-    throw new Error(
-      'no arcengine game folders: give the folders "arc-studio serve" ran the games from with --arc3-games DIR (or ARC_STUDIO_ARC3_GAMES).',
-    );
-  const found = await probe();
-  if (!found.ok) throw new Error(`arcengine games cannot run: ${found.message}`);
-  const store = await openStore(databaseUrl ? { databaseUrl } : { dataDir });
-  const pool = new Arc3Pool({ gameDirs: dirs, size: 1, timeoutMs: 60_000 });
-  try {
-    if (!(await store.getSession(sessionId))) {
-      throw new Error(
-        `no session ${sessionId} in ${databaseUrl ? `PostgreSQL at ${redact(databaseUrl)}` : `PGlite in ${path.join(dataDir, 'db')}`}; copy its id from the Replay page or an export.`,
-      );
-    }
-    const code = new GameCodeStore(store, path.join(dataDir, 'arc3-code'));
-    let folders: Map<string, string> | null = null;
-    const replayer: Replayer = {
-      open: (...args) => pool.open(...args),
-      act: (id, action) => pool.act(id, action),
-      close: (id) => pool.close(id),
-      async code(gameId, codeHash) {
-        folders ??= new Map((await pool.list()).map((g) => [g.game_id, g.dir]));
-        return code.locate(gameId, codeHash, folders.get(gameId) ?? null);
-      },
-      async mounted(gameId) {
-        folders ??= new Map((await pool.list()).map((g) => [g.game_id, g.dir]));
-        const dir = folders.get(gameId);
-        return dir ? gameVersion(gameId, (await readGameFolder(dir)).hash) : null;
-      },
-    };
-    const check = await verifySession(store, replayer, sessionId);
-    if (json) console.log(JSON.stringify({ ...check, engine: `arcengine ${found.arcengine}` }));
-    else for (const line of formatSessionCheck(check)) console.log(line);
-    return check.ok ? 0 : 1;
-  } finally {
-    await pool.stop().catch(() => undefined);
-    await store.close();
-  }
-}
-
 export const gamesCommand: Command = {
   summary:
     "List the games; play one headless and print its final state and per-level action counts as JSON; verify every recorded solution, that random play wins no level after the tutorial, and (--minimal) that no shorter solution exists; verify-session: play a session's stored ARC-AGI-3 runs again on the engine; validate a game with random policies and a fuzz as the ARC-AGI-3 paper does; graph: a level's state graph and the exact chance that random play wins it.",
@@ -460,6 +403,7 @@ export const gamesCommand: Command = {
         values['data-dir'],
         arc3GameDirs(values['arc3-games']),
         values.json === true,
+        values['arc3-server'],
       );
     }
     if (sub === 'validate') {
