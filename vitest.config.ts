@@ -15,9 +15,10 @@ const testOptions = {
 
 export default defineConfig({
   test: {
-    // Starts a throwaway PostgreSQL for the store and API suites that run on both databases, in a
-    // temporary folder of the run's own (on tmpfs where there is one).
-    globalSetup: ['src/server/store/testGlobalSetup.ts'],
+    // Makes the compiled server again when a source changed since (the tests' servers, commands and
+    // threads run it, as production does), then starts a throwaway PostgreSQL for the store and API
+    // suites that run on both databases, in a temporary folder of the run's own (on tmpfs where there is one).
+    globalSetup: ['src/server/host/testGlobalSetup.ts', 'src/server/store/testGlobalSetup.ts'],
     // Files in parallel: on two cores Vitest would run one at a time, yet most server and CLI
     // files spend their time waiting on a database, a child process or a worker thread (a whole
     // `npm test` used about two thirds of two cores with two processes; with three it ended 48 s

@@ -1,19 +1,20 @@
 // Compiles the server and the `arc-studio` command for production into `dist-server/` (or the
 // folder after `--outdir`): one ES module per entry, every npm dependency left as an import.
-// `bin/arc-studio.mjs` runs it when it is at least as new as every source it was made from
-// (listed in `build.json`), and loads the sources through tsx otherwise.
+// `bin/arc-studio.mjs` runs it, and refuses to while a source it was made from (listed with its
+// fingerprint in `build.json`) reads otherwise than when it was built.
 //
 // The worker threads' entries are compiled under the names their callers ask for beside
 // themselves (`new URL('./threadWorker.mjs', import.meta.url)`): in the sources those `.mjs` files
-// load the compiled thread while this build is current, else the TypeScript through tsx
+// load the compiled thread, or the TypeScript through tsx when the sources run
 // (`src/server/host/compiled.mjs`); compiled, they are the thread's code itself. Shared code
 // goes to chunks in the same folder, never a subfolder, so `import.meta.url` in any of them names
 // that folder.
 import { build } from 'esbuild';
-import { mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SERVER_BUILD } from './serverBuildOptions.mjs';
+import { sourceHash } from '../src/server/host/compiled.mjs';
 
 const ROOT = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const at = process.argv.indexOf('--outdir');
@@ -45,7 +46,8 @@ const result = await build({
 const sources = Object.keys(result.metafile.inputs)
   .filter((f) => !f.startsWith('node_modules/'))
   .sort();
-writeFileSync(path.join(staging, 'build.json'), JSON.stringify({ builtAt: started, sources }, null, 1) + '\n');
+const hashes = Object.fromEntries(sources.map((f) => [f, sourceHash(readFileSync(path.join(ROOT, f)))]));
+writeFileSync(path.join(staging, 'build.json'), JSON.stringify({ builtAt: started, hashes }, null, 1) + '\n');
 rmSync(outdir, { recursive: true, force: true });
 renameSync(staging, outdir);
 console.log(

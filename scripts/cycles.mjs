@@ -39,7 +39,8 @@ const SRC_LAYERS = [['core'], ['games'], ['client', 'server'], ['cli'], ['bench'
  */
 const SERVER_LAYERS = [
   ['store'],
-  ['host', 'people', 'http.ts', 'load.ts'],
+  ['http.ts'],
+  ['host', 'people', 'load.ts'],
   ['arc3'],
   ['collections'],
   ['campaign'],

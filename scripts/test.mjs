@@ -36,8 +36,8 @@ const BROWSER = 'browser tests';
  * name in front; any other step's is printed whole when it ends.
  */
 const steps = [
-  // The servers the tests start run compiled, as in production (`bin/arc-studio.mjs` falls back to
-  // the sources through tsx for any file changed after this build).
+  // The servers, commands and threads the tests start run compiled, as in production
+  // (`bin/arc-studio.mjs` refuses a build older than the sources: src/server/host/compiled.mjs).
   { name: 'server build', cmd: 'node', args: ['scripts/build-server.mjs'] },
   // ESLint, the import-cycle check and Prettier's check of the formatting: after the server build,
   // so that they never walk into its staging folder as it is swapped in.

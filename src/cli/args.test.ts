@@ -220,13 +220,14 @@ describe('every command', () => {
 });
 
 describe('the installed command', () => {
-  it('is started by npm start and npm run serve with the Node options of host/nodeFlags.ts, and runs as a program', () => {
+  it('is started by npm start, npm run serve and npm run serve:sources with the Node options of host/nodeFlags.ts, and runs as a program', () => {
     const flags = NODE_FLAGS.join(' ');
     const { scripts } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as {
       scripts: Record<string, string>;
     };
     expect(scripts.start).toBe(`npm run build && node ${flags} bin/arc-studio.mjs serve`);
     expect(scripts.serve).toBe(`node ${flags} bin/arc-studio.mjs serve`);
+    expect(scripts['serve:sources']).toBe(`node ${flags} bin/arc-studio.mjs --sources serve`);
     // Started as a program (as `npx arc-studio` does): its first line must work with any `env`.
     expect(readFileSync(path.join(ROOT, 'bin/arc-studio.mjs'), 'utf8').split('\n')[0]).toBe('#!/usr/bin/env node');
     const help = spawnSync(path.join(ROOT, 'bin/arc-studio.mjs'), ['serve', '--help'], {

@@ -1,8 +1,10 @@
 /**
- * The compiled server (`npm run build` -> `dist-server/`) runs on its own: `serve` answers, an
- * export streams from its export thread, and `games validate` runs on validation threads, with
- * tsx out of reach (the bin may not fall back to the sources, and a loader hook refuses any
- * import of tsx in the process and its threads).
+ * The compiled server (`npm run build` -> `dist-server/`) is what runs unless the sources are
+ * asked for: `serve` answers, an export streams from its export thread, and `games validate`
+ * runs on validation threads, with tsx out of reach (a loader hook refuses any import of tsx or
+ * of a TypeScript source in the process and its threads). A build that is missing, or older than
+ * a source by its content, is refused with the command that makes it; `--sources` runs the
+ * sources, and says what to install when tsx is missing.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -46,7 +48,7 @@ register('data:text/javascript,' + encodeURIComponent(\`export async function re
 }\`));
 `,
   );
-  env = { ARC_STUDIO_SERVER_DIST: compiled, ARC_STUDIO_NO_TSX: '1', NODE_OPTIONS: `--import=${noTsx}` };
+  env = { ARC_STUDIO_SERVER_DIST: compiled, ARC_STUDIO_SOURCES: '', NODE_OPTIONS: `--import=${noTsx}` };
 });
 
 afterAll(() => {
@@ -111,7 +113,22 @@ describe('the compiled server', () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ game: 'glow', ok: true, total_steps: 6_000 });
   });
 
-  it('stands for the sources in worker threads started from them while it is current, and not once it is stale', () => {
+  /** A copy of the build that says it was made from another content of `file`. */
+  const staleCopy = (name: string, file: string): string => {
+    const stale = path.join(tmp, name);
+    cpSync(compiled, stale, { recursive: true });
+    const build = JSON.parse(readFileSync(path.join(stale, 'build.json'), 'utf8')) as {
+      hashes: Record<string, string>;
+    };
+    expect(build.hashes[file]).toMatch(/^[0-9a-f]{16}$/);
+    writeFileSync(
+      path.join(stale, 'build.json'),
+      JSON.stringify({ hashes: { ...build.hashes, [file]: '0'.repeat(16) } }),
+    );
+    return stale;
+  };
+
+  it('runs in worker threads started from their entries in the sources, and is refused there once stale', () => {
     // A validation thread started from its entry in the sources, asked to validate a game that
     // does not exist: a thread running its code answers with an error message; one that cannot
     // load fails. TypeScript is out of reach, so an answer means the compiled thread ran.
@@ -134,15 +151,12 @@ describe('the compiled server', () => {
       return JSON.parse(r.stdout.trim()) as { answered?: string; failed?: string };
     };
     expect(run(compiled)).toEqual({ answered: 'error' });
-    // The same build, said to be older than every source: the thread goes to the sources (here refused).
-    const stale = path.join(tmp, 'stale');
-    cpSync(compiled, stale, { recursive: true });
-    const build = JSON.parse(readFileSync(path.join(stale, 'build.json'), 'utf8')) as { builtAt: number };
-    writeFileSync(path.join(stale, 'build.json'), JSON.stringify({ ...build, builtAt: 0 }));
-    expect(run(stale).failed).toMatch(/not available here/);
+    const failed = run(staleCopy('stale-thread', 'src/cli/validateWorker.ts')).failed;
+    expect(failed).toContain('src/cli/validateWorker.ts changed after the server in');
+    expect(failed).toContain('Run `npm run build`');
   });
 
-  it('is refused, with what to do, when it is missing and the sources are forbidden', () => {
+  it('is refused, with what to do, when it is missing', () => {
     const r = spawnSync(process.execPath, ['bin/arc-studio.mjs', 'help'], {
       cwd: ROOT,
       env: { ...process.env, ...env, ARC_STUDIO_SERVER_DIST: path.join(tmp, 'nothing') },
@@ -150,17 +164,64 @@ describe('the compiled server', () => {
     });
     expect(r.status).toBe(1);
     expect(r.stderr).toContain('there is no compiled server in');
-    expect(r.stderr).toContain('Run `npm run build` first.');
+    expect(r.stderr).toContain('Run `npm run build`');
+    expect(r.stderr).toContain('arc-studio --sources');
   });
 
-  it('is refused, with what to do, when it is missing and tsx (a development dependency) is not installed', () => {
+  it('is refused, with what to do, when a source it was made from changed since, whatever the file times', () => {
     const r = spawnSync(process.execPath, ['bin/arc-studio.mjs', 'help'], {
       cwd: ROOT,
-      env: { ...process.env, ...env, ARC_STUDIO_NO_TSX: '', ARC_STUDIO_SERVER_DIST: path.join(tmp, 'nothing') },
+      env: { ...process.env, ...env, ARC_STUDIO_SERVER_DIST: staleCopy('stale-bin', 'src/cli/main.ts') },
       encoding: 'utf8',
     });
     expect(r.status).toBe(1);
-    expect(r.stderr).toContain('there is no compiled server in');
+    expect(r.stderr).toContain('src/cli/main.ts changed after the server in');
+    expect(r.stderr).toContain('Run `npm run build`');
+  });
+
+  it('gives way to the sources on --sources, which say what to install when tsx is missing', () => {
+    const r = spawnSync(process.execPath, ['bin/arc-studio.mjs', '--sources', 'help'], {
+      cwd: ROOT,
+      env: { ...process.env, ...env, ARC_STUDIO_SERVER_DIST: path.join(tmp, 'nothing') },
+      encoding: 'utf8',
+    });
+    expect(r.status).toBe(1);
     expect(r.stderr).toContain('needs tsx, a development dependency that is not installed');
+    expect(r.stderr).toContain('Run `npm install`');
+  });
+});
+
+describe('the sources, on --sources', () => {
+  it('run without any compiled server, the threads they start too', () => {
+    const r = spawnSync(
+      process.execPath,
+      [
+        'bin/arc-studio.mjs',
+        '--sources',
+        'games',
+        'validate',
+        'glow',
+        '--level',
+        '3',
+        '--steps',
+        '200',
+        '--threads',
+        '1',
+        '--json',
+      ],
+      {
+        cwd: ROOT,
+        env: {
+          ...process.env,
+          ARC_STUDIO_SERVER_DIST: path.join(tmp, 'nothing'),
+          ARC_STUDIO_PYTHONPATH: PYTHONPATH,
+          ARC_STUDIO_ARC3_GAMES: '',
+        },
+        encoding: 'utf8',
+      },
+    );
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ game: 'glow', ok: true });
   });
 });

@@ -19,6 +19,9 @@ import { gradingRoutes } from './grading/routes';
 import { isParticipantWrite, participantWrites, type LoadReport } from './load';
 import type { AgentService } from './agents/service';
 import { DATABASE_RETRY_AFTER_S, databaseUnavailable } from './store/unavailable';
+import { Authenticator } from './people/credentials';
+import { permissionGuard } from './people/permissions';
+import { peopleRoutes } from './people/routes';
 
 export interface AppDeps {
   readonly library: TaskLibrary;
@@ -29,6 +32,8 @@ export interface AppDeps {
   readonly agents?: AgentService;
   /** The server's load, reported by `/api/health` (server/load.ts). */
   readonly load?: () => LoadReport;
+  /** The OpenID Connect provider's name, shown on the sign-in page, when one is configured. */
+  readonly oidcName?: string | null;
 }
 
 export function createApi(deps: AppDeps): Hono {
@@ -47,6 +52,12 @@ export function createApi(deps: AppDeps): Hono {
     }
   });
 
+  // Every route's need, from one table (people/permissions.ts), before any route runs.
+  const auth = deps.study
+    ? new Authenticator(deps.study.store.people, deps.study.adminTokenHash, { now: deps.study.now })
+    : null;
+  if (deps.study && auth) api.use('*', permissionGuard({ store: deps.study.store, auth, now: deps.study.now }));
+
   api.get('/health', (c) => c.json({ ok: true, version: deps.version, ...(deps.load ? { load: deps.load() } : {}) }));
 
   api.route('/', collectionsRoutes({ library: deps.library, adminTokenHash: deps.study?.adminTokenHash }));
@@ -56,6 +67,12 @@ export function createApi(deps: AppDeps): Hono {
   if (deps.agents && deps.study) api.route('/', agentRoutes(deps.agents, deps.study.adminTokenHash));
   // A model's answers file scored beside a study's humans: before the study routes, whose body
   // limit (1 MiB) is smaller than an answers file may be.
+  // Signing in, a person's own account and tokens, the lab's people and study members.
+  if (deps.study && auth)
+    api.route(
+      '/',
+      peopleRoutes({ store: deps.study.store, auth, now: deps.study.now, oidcName: deps.oidcName ?? null }),
+    );
   if (deps.study) api.route('/admin', questionScoreRoutes({ ...deps.study, library: deps.library }));
   if (deps.study) api.route('/', studyRoutes({ ...deps.study, library: deps.library }));
   // The question collections, for the study editor's question picker.

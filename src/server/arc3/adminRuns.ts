@@ -26,7 +26,7 @@ import {
   type SessionCheck,
 } from './storedRuns';
 import type { Arc3FrameData } from './worker';
-import { stepViewsJson } from './steps';
+import { stepViewsJson, type StepDamage, type StepViewsJson } from './steps';
 import type { DigestPool } from '../digests/pool';
 
 /** Checks kept for polling; older ones are forgotten. */
@@ -126,15 +126,25 @@ export function adminRunsRoutes(deps: AdminRunsDeps): Hono {
           await out.write(`${k ? ',' : ''}${head.slice(0, -3)}[`);
           let first = true;
           let last: FrameGrid | null = null;
+          let damage: StepDamage | undefined;
           for await (const steps of participantsFirst(stepPages(store, run.runId))) {
-            const page: { json: string; last: FrameGrid | null } = deps.digests
+            const page: StepViewsJson = deps.digests
               ? await deps.digests.steps({ steps, last })
               : stepViewsJson(steps, last);
             last = page.last;
-            await out.write((first ? '' : ',') + page.json);
-            first = false;
+            if (page.json) await out.write((first ? '' : ',') + page.json);
+            first &&= !page.json;
+            damage = page.damage;
+            if (damage) break;
           }
-          await out.write(']}');
+          // A run whose stored frames stop decoding is sent up to that step and marked damaged,
+          // and the document goes on with the session's other runs.
+          if (damage) {
+            console.error(
+              `Run ${run.runId} of session ${sessionId} is damaged at step ${damage.step} (${damage.message}); its steps are sent up to it. Run "arc-studio check" to repair it.`,
+            );
+            await out.write(`],"damaged":${JSON.stringify(damage)}}`);
+          } else await out.write(']}');
         }
         await out.write(']}');
       },

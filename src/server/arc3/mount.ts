@@ -34,8 +34,6 @@ export interface Arc3Mount {
   readonly runLimits?: Partial<RunLimits>;
   /** The clock, in ms since the epoch; `Date.now` when absent. */
   readonly now?: () => number;
-  /** How long an answered step waits to be stored with the run's next ones (`Arc3ServiceOptions`). */
-  readonly stepWriteWaitMs?: number;
   /**
    * Where kept versions of the arcengine games are written as folders for the workers (the data
    * dir's `arc3-code`; a folder under the system's temporary one when absent). The versions
@@ -110,7 +108,6 @@ export async function startArc3(mount: Arc3Mount, store: Store, log: (line: stri
   const service = new Arc3Service(sources, store, log, {
     limits: { ...runLimitsFromEnv(mount.env ?? process.env), ...mount.runLimits },
     now: mount.now,
-    stepWriteWaitMs: mount.stepWriteWaitMs,
     code,
     unstoredSteps: (mount.env ?? process.env).ARC_STUDIO_TEST_UNSTORED_STEPS === '1',
   });

@@ -95,12 +95,8 @@ for (const backend of backends) {
     };
 
     /** Another server of the database: its own engine workers and memory, the same database (or a wrapper of it). */
-    const secondServer = async (on: Store = store, stepWriteWaitMs?: number) => {
-      const started = await startArc3(
-        { dirs: [GAMES], servers: [], env: ENV, workers: 1, stepWriteWaitMs },
-        on,
-        () => {},
-      );
+    const secondServer = async (on: Store = store) => {
+      const started = await startArc3({ dirs: [GAMES], servers: [], env: ENV, workers: 1 }, on, () => {});
       const otherApp = createApi({
         library: new TaskLibrary(),
         version: 'test',
@@ -325,13 +321,12 @@ for (const backend of backends) {
       expect((await play(a.sessionId, a.token, run, 1, 'ACTION1')).status).toBe(200);
       expect((await play(a.sessionId, a.token, run, 2, 'ACTION3')).status).toBe(200);
       // Closed between two actions (another server, or the researcher): the next one, admitted on
-      // the row this server had, is answered before it is stored; its write finds the row changed,
-      // the admission decided again says no, and it is not stored.
-      // (Steps 1 and 2 landed first: a write landing after the change would be decided again too.)
-      await arc3.service.stepsStored();
+      // the row this server had, is stored before it is answered; its write finds the row changed,
+      // the admission decided again says no, and it is neither stored nor answered.
       await store.setSessionState(a.sessionId, 'withdrawn');
-      expect((await play(a.sessionId, a.token, run, 3, 'ACTION4')).status).toBe(200);
-      await arc3.service.stepsStored();
+      const closed = await play(a.sessionId, a.token, run, 3, 'ACTION4');
+      expect(closed.status).toBe(409);
+      expect(closed.json.error).toBe('session_closed');
       expect((await store.readGameSteps(run)).map((s) => s.action)).toEqual(['RESET', 'ACTION1', 'ACTION3']);
       // The actions after it are refused, and the worker neither plays them nor rebuilds the run
       // for each (no work to be had by a closed session).
@@ -341,7 +336,7 @@ for (const backend of backends) {
       const acts = vi.spyOn(source, 'act');
       const resumes = vi.spyOn(source, 'resume');
       for (let i = 0; i < 3; i++) {
-        const refused = await play(a.sessionId, a.token, run, 4, 'ACTION4');
+        const refused = await play(a.sessionId, a.token, run, 3, 'ACTION4');
         expect(refused.status).toBe(409);
         expect(refused.json.error).toBe('session_closed');
       }
@@ -386,8 +381,7 @@ for (const backend of backends) {
       try {
         for (const [i, action] of ['ACTION1', 'ACTION3', 'ACTION3', 'ACTION2'].entries())
           expect((await play(a.sessionId, a.token, run, i + 1, action)).status).toBe(200);
-        // Each is answered before its write lands: all four stored before the item ends.
-        await arc3.service.stepsStored();
+        // Each is stored before it is answered.
         // The row read when the run was opened decided all four; each write checked it unchanged.
         expect(reads).not.toHaveBeenCalled();
         // The participant's events (the item ended) stored by another server of the database.
@@ -399,13 +393,14 @@ for (const backend of backends) {
           ],
           { receivedAt: Date.now(), pastSessionLimit: false },
         );
-        // Admitted on the row this server had, step 5 is answered before it is stored; its write
-        // found the row changed, and the admission decided again on the current one said no.
-        expect((await play(a.sessionId, a.token, run, 5, 'ACTION1')).status).toBe(200);
-        await arc3.service.stepsStored();
+        // Admitted on the row this server had, step 5's write found the row changed, and the
+        // admission decided again on the current one said no: neither stored nor answered.
+        const ended = await play(a.sessionId, a.token, run, 5, 'ACTION1');
+        expect(ended.status).toBe(409);
+        expect(ended.json.error).toBe('item_closed');
         expect(reads).toHaveBeenCalledTimes(1);
-        // Not stored, and the next action is refused on the row as it is now.
-        const refused = await play(a.sessionId, a.token, run, 6, 'ACTION1');
+        // Sent again, it is refused on the row as it is now.
+        const refused = await play(a.sessionId, a.token, run, 5, 'ACTION1');
         expect(refused.status).toBe(409);
         expect(refused.json.error).toBe('item_closed');
         expect((await store.readGameSteps(run)).map((s) => s.action)).toEqual([
@@ -420,7 +415,7 @@ for (const backend of backends) {
       }
     });
 
-    it("answers a step before its write lands; a failed write stores nothing past it, and the page's log brings the steps back", async () => {
+    it('answers a step only once it is stored: a failed write answers nothing, and the step sent again is stored', async () => {
       const open = async (x: { sessionId: string; token: string }) =>
         (await call('POST', `/sessions/${x.sessionId}/runs`, x.token, { item: 'keys' }))
           .json as unknown as ServerRunReply;
@@ -430,44 +425,38 @@ for (const backend of backends) {
       const act = async (action: string) => {
         const r = await pageAct(app, a, opened.run, seen, action);
         expect(r.status, JSON.stringify(r.json)).toBe(200);
+        // Answered: stored already.
+        expect((await store.readGameSteps(opened.run)).map((s) => s.step)).toContain(r.json.step);
         seen.push(r.json);
       };
       await act('ACTION1');
-      await arc3.service.stepsStored();
-      // The database holds step 2's write, then fails it (a PostgreSQL restart).
-      let fail: (e: Error) => void = () => {};
-      const held = new Promise<never>((_, reject) => {
-        fail = reject;
-      });
-      const write = vi.spyOn(store, 'addGameSteps').mockImplementationOnce(() => held);
+      // Step 2's write fails (a PostgreSQL restart): the step is not answered.
+      const write = vi.spyOn(store, 'addGameStep').mockRejectedValueOnce(new Error('the database went away'));
       try {
-        // Both answered while step 2's write is held: step 3's waits behind it.
-        await act('ACTION3');
-        await act('ACTION2');
-        expect((await store.readGameSteps(opened.run)).map((s) => s.step)).toEqual([0, 1]);
-        fail(new Error('the database went away'));
-        await arc3.service.stepsStored();
+        const failed = await call('POST', `/sessions/${a.sessionId}/runs/${opened.run}/actions`, a.token, {
+          step: 2,
+          action: 'ACTION3',
+        });
+        expect(failed.status).toBeGreaterThanOrEqual(500);
       } finally {
         write.mockRestore();
       }
-      // Step 3 was not stored on top of the gap.
       expect((await store.readGameSteps(opened.run)).map((s) => s.step)).toEqual([0, 1]);
-      // The next action finds the run up to step 1 only; the page resumes with its log, and goes on.
-      await act('ACTION4');
-      await arc3.service.stepsStored();
+      // The page sends it again, and goes on.
+      await act('ACTION3');
+      await act('ACTION2');
       const stored = decodeStoredSteps(await store.readGameSteps(opened.run));
       expect(stored.map((s) => [s.record.step, s.record.action])).toEqual([
         [0, 'RESET'],
         [1, 'ACTION1'],
         [2, 'ACTION3'],
         [3, 'ACTION2'],
-        [4, 'ACTION4'],
       ]);
       for (const [i, x] of stored.entries()) expect(x.record.frameHash).toBe(seen[i].frameHash);
       // The same actions on a run of their own, with no failure: the same frames.
       const b = await newSession();
       const solo = await open(b);
-      for (const [i, action] of ['ACTION1', 'ACTION3', 'ACTION2', 'ACTION4'].entries()) {
+      for (const [i, action] of ['ACTION1', 'ACTION3', 'ACTION2'].entries()) {
         const r = await call('POST', `/sessions/${b.sessionId}/runs/${solo.run}/actions`, b.token, {
           step: i + 1,
           action,
@@ -476,17 +465,24 @@ for (const backend of backends) {
       }
     });
 
-    it("keeps one step when another server stored it first, and reads the run again before this server's next action", async () => {
+    it('keeps one step when another server stored it first, and answers the stored one from both', async () => {
       // The second server's writes wait for this test's word, so the first server stores the step first.
       let release: () => void = () => {};
       const gate = new Promise<void>((r) => {
         release = r;
       });
+      let held: () => void = () => {};
+      const holding = new Promise<void>((r) => {
+        held = r;
+      });
       const gated = Object.create(store, {
-        addGameSteps: {
-          value: async (steps: Parameters<Store['addGameSteps']>[0]) => {
-            if (steps[0].step.step > 0) await gate;
-            return store.addGameSteps(steps);
+        addGameStep: {
+          value: async (...args: Parameters<Store['addGameStep']>) => {
+            if (args[0].step > 0) {
+              held();
+              await gate;
+            }
+            return store.addGameStep(...args);
           },
         },
       }) as Store;
@@ -503,82 +499,34 @@ for (const backend of backends) {
           });
           return { status: res.status, json: (await res.json()) as ServerStep };
         };
-        // The second server answers step 1 with its write held...
-        const there = await on(other.app, 1, 'ACTION1');
-        expect(there.status).toBe(200);
+        // The second server plays step 1 and its write is held...
+        const there = on(other.app, 1, 'ACTION1');
+        await holding;
         // ...and this one answers step 1 (another action) and stores it.
         const here = await on(app, 1, 'ACTION3');
         expect(here.status).toBe(200);
-        await arc3.service.stepsStored();
         release();
-        await other.service.stepsStored();
+        // The second server finds the step taken: it answers the stored step, not its own.
+        const late = await there;
+        expect(late.status, JSON.stringify(late.json)).toBe(200);
+        expect(late.json).toMatchObject({ step: 1, action: 'ACTION3', frameHash: here.json.frameHash });
         expect((await store.readGameSteps(opened.run)).map((s) => [s.step, s.action])).toEqual([
           [0, 'RESET'],
           [1, 'ACTION3'],
         ]);
-        // The second server's copy found its step taken: its next action is played on the stored run.
         const next = await on(other.app, 2, 'ACTION2');
         expect(next.status, JSON.stringify(next.json)).toBe(200);
         const mine = await on(app, 2, 'ACTION2');
         expect(next.json).toMatchObject({ step: 2, frameHash: mine.json.frameHash, sig: mine.json.sig });
-        await other.service.stepsStored();
-        await arc3.service.stepsStored();
         expect((await store.readGameSteps(opened.run)).map((s) => [s.step, s.action])).toEqual([
           [0, 'RESET'],
           [1, 'ACTION3'],
           [2, 'ACTION2'],
         ]);
+        // Every stored step decodes: none was encoded against a frame that is not the stored one.
+        expect(decodeStoredSteps(await store.readGameSteps(opened.run))).toHaveLength(3);
       } finally {
         release();
-        await other.service.stop();
-      }
-    });
-
-    it("stores a run's steps played in quick succession together, and all of them at once when the run is waited for", async () => {
-      // Steps wait ten minutes here for the run's next ones: only a full batch or a wait for the run writes them.
-      const other = await secondServer(store, 600_000);
-      const writes = vi.spyOn(store, 'addGameSteps');
-      try {
-        const a = await newSession();
-        const opened = (await (
-          await other.app.request(`/sessions/${a.sessionId}/runs`, {
-            method: 'POST',
-            headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${a.token}` },
-            body: JSON.stringify({ item: 'keys' }),
-          })
-        ).json()) as ServerRunReply;
-        const seen: ServerStep[] = [...opened.steps];
-        const act = async (n: number) => {
-          for (let i = 0; i < n; i++) {
-            const r = await pageAct(
-              other.app,
-              a,
-              opened.run,
-              seen,
-              ['ACTION1', 'ACTION2', 'ACTION3', 'ACTION4'][i % 4],
-            );
-            expect(r.status, JSON.stringify(r.json)).toBe(200);
-            seen.push(r.json);
-          }
-        };
-        const stored = async () => (await store.readGameSteps(opened.run)).map((s) => [s.step, s.frameHash]);
-        const batches = () =>
-          writes.mock.calls.map(([steps]) => steps.map((s) => s.step.step)).filter((steps) => steps[0] > 0);
-        await act(5);
-        // Answered, and waiting: only the opening is stored.
-        expect(await stored()).toEqual([[0, seen[0].frameHash]]);
-        expect(batches()).toEqual([]);
-        await other.service.stepsStored();
-        expect(batches()).toEqual([[1, 2, 3, 4, 5]]);
-        expect(await stored()).toEqual(seen.map((s) => [s.step, s.frameHash]));
-        // Thirty-two waiting are written without a wait for the run.
-        await act(32);
-        await vi.waitFor(async () => expect(await stored()).toEqual(seen.map((s) => [s.step, s.frameHash])), {
-          timeout: 60_000,
-        });
-        expect(batches()).toEqual([[1, 2, 3, 4, 5], Array.from({ length: 32 }, (_, i) => 6 + i)]);
-      } finally {
-        writes.mockRestore();
         await other.service.stop();
       }
     });

@@ -9,7 +9,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { encodeFrames, encodeFramesBoth, type FrameCells, type FrameGrid } from '../../core/formats/frames';
+import { encodeFrames } from '../../core/formats/frames';
 import {
   hashGrid,
   stepSigningText,
@@ -20,8 +20,7 @@ import {
   type ServerStep,
 } from '../../core/game/serverGame';
 import type { GameAction, GameState } from '../../core/game/types';
-import { hashFrame } from '../../core/game/hash';
-import { SessionChanged, type GameStepRecord, type SessionStamp, type StepOutcome, type Store } from '../store/types';
+import type { SessionStamp, Store } from '../store/types';
 import type { DeterminismReport } from '../../core/game/determinism';
 import { playTwice } from './determinism';
 import { exploreArc3Level } from './graph';
@@ -30,25 +29,21 @@ import type { Arc3Source } from './source';
 import type { GameFileStatus, OlderGameVersion } from '../../core/protocol/arc3';
 import { gameVersion, type GameCodeStore } from './gameCode';
 import { decodeStoredSteps } from './steps';
+import {
+  frameHashOf,
+  lastFrameOf,
+  RunFrames,
+  StepJournal,
+  StepRefused,
+  type EncodedStep,
+  type StepAdmission,
+} from './stepJournal';
 import { serverRunReplay, stepSignature, type ThreadReplay } from './replayCheck';
 import type { Replayer } from './storedRuns';
 import { Arc3Error, resolveGameId, type Arc3Action, type Arc3FrameData, type Arc3Inspection } from './worker';
 
-/** Every so many steps a stored step is encoded without a reference, so a reader can start there. */
-export const KEYFRAME_EVERY = 32;
-/**
- * An answered step waits this long to be stored, so that a run played quickly (an agent, a fast
- * player) stores many consecutive steps in one statement: one step alone costs PGlite about as
- * much as eight together, and storing steps was half of a lone fast client's server CPU at one
- * statement a step (2.4-3.3 ms per ls20 action waiting 25 ms, about 2.1 ms waiting 100 ms, 2.0-2.1
- * ms storing nothing). Every run's waiting steps go to the store at the same moment (one group
- * commit); a wait for a run's stored steps (a resume, a reload, a stop) writes them at once. A
- * server that receives the run's next step meanwhile finds the run behind (as any step answered
- * and not yet stored), and the page resumes it from its log.
- */
-const STEP_WRITE_WAIT_MS = 100;
-/** A run's answered steps are stored at once when this many wait. */
-const STEP_WRITE_BATCH = 32;
+export { KEYFRAME_EVERY, StepRefused, type StepAdmission } from './stepJournal';
+
 /** What acting on a copy of a run that is behind the stored steps returns (see {@link Arc3Service.act}). */
 const BEHIND = Symbol('behind');
 
@@ -57,16 +52,6 @@ function actionOf(a: { action: string; x?: number | null; y?: number | null }): 
   return a.action === 'ACTION6'
     ? { action: 'ACTION6', x: a.x ?? 0, y: a.y ?? 0 }
     : { action: a.action as Arc3Action['action'] };
-}
-
-/** A step's last frame: the last the action drew, or the run's last one when it drew none. */
-function lastFrameOf(fd: Arc3FrameData, previous: FrameGrid | null): FrameGrid | null {
-  return fd.frame.length ? fd.frame[fd.frame.length - 1] : previous;
-}
-
-/** The hash a step is answered and logged with: its last frame's. */
-function frameHashOf(frame: FrameGrid | null): string {
-  return frame ? hashGrid(frame) : '00000000';
 }
 
 /**
@@ -96,35 +81,10 @@ export interface StepTiming {
   frames: number;
   /** The step's signature. */
   sign: number;
-  /**
-   * Building the `game_steps` row and queuing it for its group commit: the answer does not wait
-   * for the commit (see {@link Arc3Service.act}).
-   */
+  /** Building the `game_steps` row and committing it (with other runs' steps arriving meanwhile): the answer waits for it. */
   store: number;
   /** Waiting for the step's admission once the worker had answered (it is read while the worker plays). */
   admission?: number;
-}
-
-/**
- * The admission of a step played ahead of it refused it (see {@link Arc3Service.act}): nothing
- * was answered or stored, and the worker's copy of the run dropped the action.
- */
-export class StepRefused extends Error {
-  constructor() {
-    super('the step was not admitted');
-    this.name = 'StepRefused';
-  }
-}
-
-/**
- * A session step's admission (`study/admission.ts`, `admitOnRow`), decided while the worker
- * plays the action: `verdict` is the stamp of the session's row it was decided on (the step is
- * stored only while the row still has it) or null for a refusal; `again` decides it on the
- * session's current row, read when the step's write found the row changed.
- */
-export interface StepAdmission {
-  readonly verdict: Promise<SessionStamp | null>;
-  again(): Promise<SessionStamp | null>;
 }
 
 /** Runs not stored (playtests, agents' runs) cannot be rebuilt once closed: they are kept this long without an action. */
@@ -173,13 +133,8 @@ export interface Arc3ServiceOptions {
    */
   readonly code?: GameCodeStore;
   /**
-   * How long an answered step of a session's run waits to be stored, so that the run's next
-   * steps share its statement; `STEP_WRITE_WAIT_MS` when absent.
-   */
-  readonly stepWriteWaitMs?: number;
-  /**
    * For the crash test only (`ARC_STUDIO_TEST_UNSTORED_STEPS=1`): the steps after a run's
-   * opening are answered and never stored, as when the server dies before their commit.
+   * opening are answered and never stored, as when a database loses commits it acknowledged.
    */
   readonly unstoredSteps?: boolean;
 }
@@ -208,43 +163,16 @@ interface LiveRun {
   /** The actions after the opening RESET, to rebuild the run anywhere. */
   readonly actions: Arc3Action[];
   last: ServerStep;
-  lastFrame: FrameGrid | null;
-  /**
-   * `lastFrame` read into its cells by the step that answered it (`of` is that frame), so that the
-   * next step neither reads it again as its reference nor to hash it; not used once `lastFrame`
-   * is another frame.
-   */
-  lastCells: { of: FrameGrid; cells: FrameCells } | null;
-  sinceKeyframe: number;
+  /** The run's last frame, which its next stored step is encoded against (`stepJournal.ts`). */
+  readonly frames: RunFrames;
   /**
    * Set once an action played ahead of its admission was refused: from then on this run's
    * actions wait for their admission before the worker plays them, so a participant whose item
    * has ended cannot make the worker rebuild the run for every refused action.
    */
   refused: boolean;
-  /**
-   * Set once a step this copy answered could not be stored (the write failed, was refused on the
-   * session's changed row, or another server stored that step first): the copy is dropped, its
-   * later steps are not stored on top of the gap, and the run is read again from its stored steps.
-   */
-  broken: boolean;
   queue: Promise<unknown>;
   touched: number;
-}
-
-/** An answered step of a session's run waiting to be stored. */
-interface QueuedStep {
-  readonly row: GameStepRecord;
-  /** The stamp its admission was decided on, and how to decide it again; absent once decided again. */
-  readonly admitted?: { stamp: SessionStamp; admission: StepAdmission };
-}
-
-/** A run's answered steps not stored yet: those waiting, and the writes of those handed to the store. */
-interface UnstoredSteps {
-  readonly live: LiveRun;
-  waiting: QueuedStep[];
-  /** The writes begun, chained in step order; never rejects (a failure breaks the run's copy). */
-  written: Promise<void>;
 }
 
 /** What a designer's playtest page watches: the game file's reload count, and its error if the last reload failed. */
@@ -268,12 +196,8 @@ export class Arc3Service {
   readonly limits: RunLimits;
   private readonly now: () => number;
   private readonly code: GameCodeStore | undefined;
-  /** Per session run, the steps it answered and has not stored yet (see `queueWrite`). */
-  private readonly unstored = new Map<string, UnstoredSteps>();
-  /** Writes every run's waiting steps when it fires (`STEP_WRITE_WAIT_MS` after the first waits). */
-  private stepWriteTimer: NodeJS.Timeout | null = null;
-  private readonly skipStepWrites: boolean;
-  private readonly stepWriteWaitMs: number;
+  /** Writes session runs' steps before they are answered. */
+  private readonly journal: StepJournal;
 
   constructor(
     private readonly sources: readonly MountedSource[],
@@ -284,9 +208,8 @@ export class Arc3Service {
     this.limits = { ...DEFAULT_RUN_LIMITS, ...opts.limits };
     this.now = opts.now ?? Date.now;
     this.code = opts.code;
-    this.skipStepWrites = opts.unstoredSteps === true;
-    this.stepWriteWaitMs = opts.stepWriteWaitMs ?? STEP_WRITE_WAIT_MS;
-    if (this.skipStepWrites)
+    this.journal = new StepJournal(store, opts.unstoredSteps === true);
+    if (opts.unstoredSteps === true)
       this.log(
         'ARC_STUDIO_TEST_UNSTORED_STEPS=1: the steps of ARC-AGI-3 runs after their opening are answered and NOT stored (a test setting; unset it).',
       );
@@ -442,11 +365,8 @@ export class Arc3Service {
         codeHash: codeDir ? codeHash : null,
         codeDir,
         last: null as unknown as ServerStep,
-        lastFrame: null,
-        lastCells: null,
-        sinceKeyframe: 0,
+        frames: RunFrames.opening(),
         refused: false,
-        broken: false,
         queue: Promise.resolve(),
         touched: this.now(),
       };
@@ -550,11 +470,10 @@ export class Arc3Service {
    * One action of a run, as step `step` (the run's next). The step the run already answered last
    * is answered again without acting (a retried request); any other is refused.
    *
-   * A session's step is answered once played and admitted, before it is stored: its row is queued
-   * behind the run's earlier unstored steps (`queueWrite`), and a step answered but never stored
-   * (the server died, the write failed or lost a race) comes back from the participant's log when
-   * the page resumes the run (`resume`). A step past the stored ones on a copy read from the
-   * stored steps is therefore answered `unknown_run` (the page resumes with its log), not refused.
+   * A session's step is answered once played, admitted and stored (`stepJournal.ts`): a step
+   * whose write fails is not answered, and the page sends it again. A step past the stored ones
+   * on a copy read from the stored steps (a database that lost commits it had acknowledged) is
+   * answered `unknown_run`, and the page resumes the run with its log (`resume`).
    *
    * Servers sharing the database may each hold a copy of a session's run (the participant's
    * requests reached both): a step is stored only under a number still free, and a copy that is
@@ -601,8 +520,6 @@ export class Arc3Service {
       if (admission && !(await admission.verdict)) throw new StepRefused();
     };
     return this.withRun(runId, sessionId, async (live) => {
-      // A step of this copy could not be stored: the run is read again from its stored steps.
-      if (live.broken) return BEHIND;
       if (req.step === live.last.step) {
         await admit();
         return live.last;
@@ -616,8 +533,8 @@ export class Arc3Service {
         }
       }
       if (req.step > live.last.step + 1 && sessionId !== null && !rebuilt) return BEHIND;
-      // Read from the stored steps and still behind: steps were answered but not stored (the
-      // server died before their commit, or another server's commit has not landed yet).
+      // Read from the stored steps and still behind: steps were answered that the database no
+      // longer has (it lost commits it had acknowledged).
       if (req.step > live.last.step + 1 && sessionId !== null) {
         await admit();
         throw new Arc3Error(
@@ -652,8 +569,7 @@ export class Arc3Service {
       live.actions.push(action);
       const stamped = admission && verdict.value ? { stamp: verdict.value, admission } : undefined;
       try {
-        // Answered once queued to be stored: a write that fails later breaks the copy (`queueWrite`).
-        return await this.record(live, req.step, action, played.value, timing, stamped, sessionId !== null);
+        return await this.record(live, req.step, action, played.value, timing, stamped);
       } catch (e) {
         // Not answered: the action is not the run's. The worker's copy played it, so it is
         // dropped and rebuilt from the stored steps on the next use.
@@ -671,6 +587,12 @@ export class Arc3Service {
       return await live.mounted.source.act(live.runId, action);
     } catch (e) {
       if (!(e instanceof Arc3Error) || e.code !== 'unknown_run') throw e;
+      // A copy dropped meanwhile must not rebuild the run under the copy that replaced it.
+      if (live.sessionId !== null && this.runs.get(live.runId) !== live)
+        throw new Arc3Error(
+          'unknown_run',
+          `run ${live.runId} was read again from its stored steps meanwhile; resume it with the steps your log has`,
+        );
       await live.mounted.source.resume(live.runId, live.gameId, live.seed, live.actions, live.codeDir);
       return live.mounted.source.act(live.runId, action);
     }
@@ -846,7 +768,14 @@ export class Arc3Service {
     logged: readonly LoggedStep[] = [],
   ): Promise<ServerRunReply> {
     for (let attempt = 0; ; attempt++) {
-      const reply = await this.withRun(runId, sessionId, (live) => this.resumeOn(live, after, logged));
+      let reply: ServerRunReply | typeof BEHIND;
+      try {
+        reply = await this.withRun(runId, sessionId, (live) => this.resumeOn(live, after, logged));
+      } catch (e) {
+        // A replayed step whose write failed: the worker's copy played it, so it is read again.
+        await this.forget(runId);
+        throw e;
+      }
       if (reply !== BEHIND) return reply;
       // Another server stored some of these steps first: read them, and replay what is left.
       await this.forget(runId);
@@ -863,14 +792,17 @@ export class Arc3Service {
     after: number,
     logged: readonly LoggedStep[],
   ): Promise<ServerRunReply | typeof BEHIND> {
-    // Every step this server answered is stored (or its copy broken) before the log is read.
-    await this.storedSoFar(live.runId);
-    if (live.broken) return BEHIND;
+    // The copy is compared with the database, not trusted: a database that lost commits it had
+    // acknowledged no longer has this copy's last steps, and the log must bring them back.
+    if (live.sessionId !== null) {
+      const [there] = await this.store.readGameSteps(live.runId, { from: live.last.step, limit: 1 });
+      if (there?.step !== live.last.step || there.frameHash !== live.last.frameHash) return BEHIND;
+    }
     let replay: RunReplayReport | undefined;
     if (after > live.last.step && live.sessionId !== null) {
-      replay = await this.replayLogged(live, after, logged);
-      await this.storedSoFar(live.runId);
-      if (live.broken) return BEHIND;
+      const replayed = await this.replayLogged(live, after, logged);
+      if (replayed === BEHIND) return BEHIND;
+      replay = replayed;
     }
     const missing = after < live.last.step ? await this.storedSteps(live, after + 1) : [];
     return {
@@ -882,8 +814,15 @@ export class Arc3Service {
     };
   }
 
-  /** Plays again the logged steps past the run's last one and queues them to be stored (see `resume`). */
-  private async replayLogged(live: LiveRun, after: number, logged: readonly LoggedStep[]): Promise<RunReplayReport> {
+  /**
+   * Plays again the logged steps past the run's last one and stores each (see `resume`); BEHIND
+   * when another server stored one of them first.
+   */
+  private async replayLogged(
+    live: LiveRun,
+    after: number,
+    logged: readonly LoggedStep[],
+  ): Promise<RunReplayReport | typeof BEHIND> {
     const from = live.last.step + 1;
     const todo = logged.filter((s) => s.step >= from);
     const keptInLog = (step: number) =>
@@ -913,7 +852,7 @@ export class Arc3Service {
           },
         };
       }
-      const frameHash = frameHashOf(lastFrameOf(fd, live.lastFrame));
+      const frameHash = frameHashOf(lastFrameOf(fd, live.frames.last));
       if (frameHash !== s.frameHash) {
         // The worker played a step that is not the run's: its copy is rebuilt from the actions on its next use.
         await live.mounted.source.close(live.runId).catch(() => undefined);
@@ -929,7 +868,7 @@ export class Arc3Service {
         };
       }
       live.actions.push(action);
-      await this.record(live, s.step, action, fd, undefined, undefined, true);
+      if ((await this.record(live, s.step, action, fd)) === BEHIND) return BEHIND;
       stored++;
     }
     return { stored };
@@ -1017,15 +956,14 @@ export class Arc3Service {
     }
   }
 
-  /** Resolves once every step answered so far was stored, or its run's copy dropped because it could not be. */
-  async stepsStored(): Promise<void> {
-    while (this.unstored.size) await Promise.all([...this.unstored.keys()].map((runId) => this.storedSoFar(runId)));
+  /** Resolves once the step writes under way have settled (every answered step is stored before its answer). */
+  stepsStored(): Promise<void> {
+    return this.journal.settled();
   }
 
   async stop(): Promise<void> {
     clearInterval(this.sweeper);
     await this.stepsStored();
-    if (this.stepWriteTimer) clearTimeout(this.stepWriteTimer);
     for (const w of this.watchers) w.close();
     await Promise.all(this.sources.map((s) => s.source.stop().catch(() => undefined)));
   }
@@ -1046,15 +984,17 @@ export class Arc3Service {
     }
     const run = live;
     run.touched = this.now();
-    const result = run.queue.then(() => fn(run));
+    // A session's copy dropped while this waited its turn (`forget`) is read again: two copies
+    // never drive the run on the worker.
+    const result = run.queue.then(() =>
+      sessionId !== null && this.runs.get(runId) !== run ? this.withRun(runId, sessionId, fn) : fn(run),
+    );
     run.queue = result.catch(() => undefined);
     return result;
   }
 
   /** Rebuilds a session's run from its stored steps (after this server restarted). */
   private async load(runId: string, sessionId: string): Promise<LiveRun> {
-    // The steps this server answered are read back with the rest, not found missing.
-    await this.storedSoFar(runId);
     const rec = await this.store.getGameRun(runId);
     if (!rec || rec.sessionId !== sessionId) throw new Arc3Error('unknown_run', `no run ${runId} in this session`);
     const game = this.games.get(rec.gameId);
@@ -1081,12 +1021,17 @@ export class Arc3Service {
       if (again) return again;
       const fd = await game.mounted.source.resume(runId, rec.gameId, rec.seed, actions, codeDir);
       const lastRec = steps[steps.length - 1];
-      const lastFrame = fd.frame.length ? fd.frame[fd.frame.length - 1] : null;
-      if (lastFrame && hashGrid(lastFrame) !== lastRec.frameHash) {
+      const rebuilt = fd.frame.length ? fd.frame[fd.frame.length - 1] : null;
+      // The next step is encoded against the stored frame, whatever the engine rebuilt.
+      const { frames, damage } = RunFrames.stored(steps, rebuilt);
+      if (damage)
         this.log(
-          `Run ${runId} of ${rec.gameId} rebuilt to a frame other than the one stored for step ${lastRec.step}: the game's code changed since it was played.`,
+          `Run ${runId} of ${rec.gameId} has stored steps that do not decode (${damage}); its next stored step stands alone. Run "arc-studio check" to find and repair damaged runs.`,
         );
-      }
+      if (rebuilt && hashGrid(rebuilt) !== lastRec.frameHash)
+        this.log(
+          `Run ${runId} of ${rec.gameId} rebuilt to a frame other than the one stored for step ${lastRec.step}: ${await this.rebuildCause(rec.gameId, rec.codeHash ?? null)}.`,
+        );
       const live: LiveRun = {
         runId,
         gameId: rec.gameId,
@@ -1107,11 +1052,8 @@ export class Arc3Service {
           fd.frame.length ? fd : { ...fd, frame: [] },
           lastRec.frameHash,
         ),
-        lastFrame,
-        lastCells: null,
-        sinceKeyframe: 0,
+        frames,
         refused: false,
-        broken: false,
         queue: Promise.resolve(),
         touched: this.now(),
       };
@@ -1172,11 +1114,25 @@ export class Arc3Service {
   }
 
   /**
-   * Builds a step's answer and, for a session's run, stores it with its frames; with `admitted`
-   * (the stamp its admission was decided on, and how to decide it again), only while the
-   * session's row has that stamp, or once the admission says yes again on the current row
-   * ({@link StepRefused} when it says no). With `defer`, the row is queued behind the run's
-   * earlier unstored steps and the answer does not wait for it (`queueWrite`).
+   * Why a run rebuilt on the engine shows another frame than the one stored: the game's code
+   * changed only when the version the run recorded is not the one that played it again.
+   */
+  private async rebuildCause(gameId: string, codeHash: string | null): Promise<string> {
+    const mounted = this.games.get(gameId)?.info.codeHash ?? null;
+    if (!codeHash)
+      return `the run recorded no version of the game's code, and the mounted one (${mounted ? gameVersion(gameId, mounted) : 'unversioned'}) plays it differently; if its files changed since, that is why, otherwise the game is not deterministic`;
+    const kept = await this.codeFolder(gameId, codeHash);
+    if ('error' in kept)
+      return `the code it was recorded with (${gameVersion(gameId, codeHash)}) is not available: ${kept.error}`;
+    return `the game played again on the very code it was recorded with (${gameVersion(gameId, codeHash)}) gives another frame, so the game is not deterministic or the stored step is wrong; check the run with "arc-studio check"`;
+  }
+
+  /**
+   * Builds a step's answer and, for a session's run, stores it with its frames before it is
+   * answered (`stepJournal.ts`); with `admitted` (the stamp its admission was decided on, and how
+   * to decide it again), only while the session's row has that stamp, or once the admission says
+   * yes again on the current row ({@link StepRefused} when it says no). A write that fails
+   * rejects, and the step is not answered. BEHIND when another server stored the step first.
    */
   private async record(
     live: LiveRun,
@@ -1185,25 +1141,14 @@ export class Arc3Service {
     fd: Arc3FrameData,
     timing?: StepTiming,
     admitted?: { stamp: SessionStamp; admission: StepAdmission },
-    defer = false,
   ): Promise<ServerStep | typeof BEHIND> {
     const t0 = performance.now();
-    const last = lastFrameOf(fd, live.lastFrame);
     const stored = live.sessionId !== null;
     const levelChanged = step > 0 && live.last && live.last.levels_completed !== fd.levels_completed;
-    const keyframe =
-      step === 0 ||
-      action.action === 'RESET' ||
-      levelChanged ||
-      live.sinceKeyframe + 1 >= KEYFRAME_EVERY ||
-      live.lastFrame === null;
-    const previous = live.lastCells !== null && live.lastCells.of === live.lastFrame ? live.lastCells.cells : null;
-    // The answer's frames and, between keyframes of a session's run, the changes to the step
-    // before that are stored, at once (a keyframe's changes are its frames standing alone).
-    const encoded = encodeFramesBoth(fd.frame, stored && !keyframe ? (previous ?? live.lastFrame) : null);
-    // The last frame's cells: this step's last frame, or the step before's when it showed none.
-    const lastCells = encoded.last ?? previous;
-    const frameHash = lastCells ? hashFrame(lastCells.cells) : frameHashOf(last);
+    const encoded: EncodedStep = live.frames.encode(fd, {
+      stored,
+      restart: step === 0 || action.action === 'RESET' || levelChanged,
+    });
     if (timing) timing.frames = performance.now() - t0;
     const answer = this.stepOf(
       live.runId,
@@ -1212,130 +1157,38 @@ export class Arc3Service {
       action.action,
       action,
       fd,
-      frameHash,
+      encoded.frameHash,
       timing,
       encoded.alone,
     );
     if (stored) {
-      const frames = encoded.changes;
       const t2 = performance.now();
-      const row = {
-        runId: live.runId,
-        step,
-        action: action.action,
-        x: action.x ?? null,
-        y: action.y ?? null,
-        state: fd.state,
-        levelsCompleted: fd.levels_completed,
-        winLevels: fd.win_levels,
-        available: fd.available_actions,
-        fullReset: fd.full_reset,
-        frameHash,
-        frames,
-        keyframe,
-        at: this.now(),
-      };
-      if (defer) this.queueWrite(live, { row, admitted });
-      // Another server of the database stored this step first: this copy is behind.
-      else if (!(await this.writeNow(row, admitted)) && step > 0) return BEHIND;
+      const fresh = await this.journal.write(
+        {
+          runId: live.runId,
+          step,
+          action: action.action,
+          x: action.x ?? null,
+          y: action.y ?? null,
+          state: fd.state,
+          levelsCompleted: fd.levels_completed,
+          winLevels: fd.win_levels,
+          available: fd.available_actions,
+          fullReset: fd.full_reset,
+          frameHash: encoded.frameHash,
+          frames: encoded.changes,
+          keyframe: encoded.keyframe,
+          at: this.now(),
+        },
+        admitted,
+      );
       if (timing) timing.store = performance.now() - t2;
-      live.sinceKeyframe = keyframe ? 0 : live.sinceKeyframe + 1;
+      // Another server of the database stored this step first: this copy is behind.
+      if (!fresh && step > 0) return BEHIND;
     }
+    live.frames.advance(encoded, stored);
     live.last = answer;
-    live.lastFrame = last;
-    live.lastCells = last !== null && lastCells !== null ? { of: last, cells: lastCells } : null;
     return answer;
-  }
-
-  /** Stores one step now: true once stored, false when the run has that step already. */
-  private async writeNow(row: GameStepRecord, admitted?: QueuedStep['admitted']): Promise<boolean> {
-    try {
-      return await this.store.addGameStep(row, admitted ? { session: admitted.stamp } : {});
-    } catch (e) {
-      if (!(e instanceof SessionChanged) || !admitted) throw e;
-      // Decided again on the row as it is now, then stored as any write after its admission is.
-      if (!(await admitted.admission.again())) throw new StepRefused();
-      return this.store.addGameStep(row);
-    }
-  }
-
-  /**
-   * Queues an answered step to be stored after the run's earlier ones: it waits up to
-   * `STEP_WRITE_WAIT_MS` (less when `STEP_WRITE_BATCH` of the run wait) so that a run's consecutive
-   * steps are stored in one statement, grouped with other runs' by the store. A step that cannot
-   * be stored (the write fails, its admission is refused on the session's changed row, or another
-   * server stored that step first) breaks the copy (`drop`); none of the copy's later steps is
-   * stored on top of the gap, and the participant's log brings them back on resume (`resume`).
-   */
-  private queueWrite(live: LiveRun, step: QueuedStep): void {
-    if (this.skipStepWrites) return;
-    let u = this.unstored.get(live.runId);
-    if (u?.live !== live) {
-      // A copy rebuilt while an earlier copy's writes are under way: its steps are written after them.
-      const before = u ? this.storedSoFar(live.runId) : Promise.resolve();
-      u = { live, waiting: [], written: before };
-      this.unstored.set(live.runId, u);
-    }
-    u.waiting.push(step);
-    if (u.waiting.length >= STEP_WRITE_BATCH) void this.storedSoFar(live.runId);
-    else
-      this.stepWriteTimer ??= setTimeout(() => {
-        this.stepWriteTimer = null;
-        for (const runId of [...this.unstored.keys()]) void this.storedSoFar(runId);
-      }, this.stepWriteWaitMs);
-  }
-
-  /**
-   * Hands a run's waiting steps to the store now, behind its earlier writes; settles once every
-   * step of the run answered so far is stored or its copy broken.
-   */
-  private storedSoFar(runId: string): Promise<void> {
-    const u = this.unstored.get(runId);
-    if (!u) return Promise.resolve();
-    const steps = u.waiting.splice(0);
-    if (steps.length) u.written = u.written.then(() => this.writeSteps(u.live, steps));
-    const written = u.written;
-    void written.then(() => {
-      if (this.unstored.get(runId) === u && u.written === written && !u.waiting.length) this.unstored.delete(runId);
-    });
-    return written;
-  }
-
-  /** Stores a run's consecutive answered steps, deciding again those whose session's row changed; never rejects. */
-  private async writeSteps(live: LiveRun, steps: readonly QueuedStep[]): Promise<void> {
-    let rest = steps;
-    while (rest.length && !live.broken) {
-      let outcomes: StepOutcome[];
-      try {
-        outcomes = await this.store.addGameSteps(rest.map((q) => ({ step: q.row, session: q.admitted?.stamp })));
-      } catch (e) {
-        return this.drop(live, rest[0].row.step, (e as Error).message);
-      }
-      const i = outcomes.findIndex((o) => o !== 'stored');
-      if (i < 0) return;
-      const { row, admitted } = rest[i];
-      if (outcomes[i] !== 'changed') return this.drop(live, row.step, 'another server stored that step first');
-      // Decided again on the row as it is now, then stored (with the rest) as any write after its admission is.
-      let again: SessionStamp | null = null;
-      try {
-        again = admitted ? await admitted.admission.again() : null;
-      } catch (e) {
-        return this.drop(live, row.step, (e as Error).message);
-      }
-      if (!again) return this.drop(live, row.step, "its admission was refused on the session's changed row");
-      rest = [{ row }, ...rest.slice(i + 1)];
-    }
-  }
-
-  /** Breaks a copy whose answered step `step` was not stored: it is closed and read again from the stored steps. */
-  private drop(live: LiveRun, step: number, why: string): void {
-    live.broken = true;
-    this.log(
-      `Step ${step} of run ${live.runId} was answered but not stored (${why}); the run is read again from its stored steps, and the participant's log brings the rest back when the page resumes it.`,
-    );
-    if (this.runs.get(live.runId) !== live) return;
-    this.runs.delete(live.runId);
-    void live.mounted.source.close(live.runId).catch(() => undefined);
   }
 
   /** Stored steps from `from` on, as answers (their frames re-encoded to stand alone). */

@@ -3,13 +3,13 @@
  * official toolkit's recording, find the first frame of a level, and play a run's actions again
  * on the engine to check that it answers the frames that were stored.
  */
-import { decodeFrameCells, type DecodedCells, type FrameGrid } from '../../core/formats/frames';
+import { decodeFrameCells, FrameCodecError, type DecodedCells, type FrameGrid } from '../../core/formats/frames';
 import { toolkitRecordingBytes } from '../../core/formats/recording';
 import type { ActionInput, GameAction, GameState } from '../../core/game/types';
 import type { GameRunRecord, GameStepRecord, Store } from '../store/types';
 import type { Arc3Source } from './source';
 import { gameVersion } from './gameCode';
-import { decodeStoredSteps, stepViews, type StoredStepView } from './steps';
+import { decodeStepsChecked, decodeStoredSteps, stepViews, type StepDamage, type StoredStepView } from './steps';
 import { Arc3Error, type Arc3Action, type Arc3FrameData } from './worker';
 
 function inputOf(s: GameStepRecord): ActionInput {
@@ -22,7 +22,7 @@ function inputOf(s: GameStepRecord): ActionInput {
  * toolkit's), the timestamps when the server stored each step. Every step is read and its frames
  * decoded before this answers (as cells, a byte each), so that a run whose frames do not decode
  * fails here, before its file starts; the text of each line is made as the line is taken.
- * @throws Error when the run has no stored step, or its frames do not decode.
+ * @throws Error when the run has no stored step, or its frames do not decode (naming the step).
  */
 export async function runRecording(
   store: Pick<Store, 'readGameSteps'>,
@@ -36,7 +36,13 @@ export async function runRecording(
     const page = await store.readGameSteps(run.runId, { from, limit: pageSize });
     if (!page.length) break;
     for (const record of page) {
-      const frames = decodeFrameCells(record.frames, record.keyframe ? null : last);
+      let frames: DecodedCells;
+      try {
+        frames = decodeFrameCells(record.frames, record.keyframe ? null : last);
+      } catch (e) {
+        if (!(e instanceof FrameCodecError)) throw e;
+        throw new Error(`run ${run.runId} is damaged at step ${record.step}: ${e.message}`);
+      }
       if (frames.frames.length)
         last = { width: frames.width, height: frames.height, cells: frames.frames[frames.frames.length - 1] };
       steps.push({ record, frames });
@@ -98,7 +104,7 @@ export async function* stepPages(
 /**
  * A run's steps with standalone frames, in step order, a page of `pageSize` at a time (read,
  * decoded from the page before's last frame, encoded), so that a long run is never read or
- * encoded in one piece.
+ * encoded in one piece. Throws, naming the step, at a step whose frames do not decode.
  */
 export async function* stepViewPages(
   store: Pick<Store, 'readGameSteps'>,
@@ -108,6 +114,7 @@ export async function* stepViewPages(
   let last: FrameGrid | null = null;
   for await (const steps of stepPages(store, runId, pageSize)) {
     const page = stepViews(steps, last);
+    if (page.damage) throw new Error(`run ${runId} is damaged at step ${page.damage.step}: ${page.damage.message}`);
     last = page.last;
     yield page.views;
   }
@@ -187,9 +194,12 @@ export interface RunCheck {
   readonly mounted?: string | null;
   /**
    * Why differing steps may not mean a changed log: an arcengine run that recorded no code
-   * version was played on the mounted code, which may not be the code it ran on.
+   * version was played on the mounted code, which may not be the code it ran on; one played on
+   * the very code it recorded is not deterministic, or its stored steps were written wrong.
    */
   readonly note?: string;
+  /** The first stored step whose frames do not decode: the steps from it on are not checked (`arc-studio check` repairs such runs). */
+  readonly damaged?: StepDamage;
 }
 
 export interface SessionCheck {
@@ -251,7 +261,10 @@ function fieldDifferences(r: GameStepRecord, fd: Arc3FrameData): string[] {
  * and compares every step's frames, state and counts with the stored ones.
  */
 export async function verifyRun(store: Store, source: Replayer, run: GameRunRecord): Promise<RunCheck> {
-  const steps = decodeStoredSteps(await store.readGameSteps(run.runId));
+  const read = decodeStepsChecked(await store.readGameSteps(run.runId));
+  const damaged = read.damage ?? undefined;
+  // A damaged run is checked up to the step that does not decode.
+  const steps = damaged ? read.decoded.filter((d) => d.record.step < damaged.step) : read.decoded;
   const mounted = run.source === 'arcengine' && source.mounted ? await source.mounted(run.gameId) : undefined;
   const base = {
     runId: run.runId,
@@ -261,6 +274,7 @@ export async function verifyRun(store: Store, source: Replayer, run: GameRunReco
     seed: run.seed,
     steps: steps.length,
     ...(mounted !== undefined ? { mounted } : {}),
+    ...(damaged ? { damaged } : {}),
   };
   const differences: StepDifference[] = [];
   const check = (i: number, fd: Arc3FrameData) => {
@@ -268,7 +282,10 @@ export async function verifyRun(store: Store, source: Replayer, run: GameRunReco
     const what = [...fieldDifferences(record, fd), ...frameDifferences(frames, fd.frame)];
     if (what.length) differences.push({ step: record.step, action: record.action, what });
   };
-  if (!steps.length) return { ...base, differences, error: 'the run has no stored step' };
+  const damage = damaged
+    ? `the stored frames of step ${damaged.step} do not decode (${damaged.message}), so it and the steps after it are not checked; "arc-studio check --repair" rebuilds them from the participant's log`
+    : null;
+  if (!steps.length) return { ...base, differences, error: damage ?? 'the run has no stored step' };
   let codeDir: string | undefined;
   if (run.codeHash && run.source === 'arcengine') {
     const found = source.code
@@ -296,15 +313,25 @@ export async function verifyRun(store: Store, source: Replayer, run: GameRunReco
   } finally {
     await source.close(replayId).catch(() => undefined);
   }
+  const withDamage = damage ? { error: damage } : {};
   // A run without a recorded version was played on whatever is mounted: say so beside its differences.
   if (differences.length && run.source === 'arcengine' && !run.codeHash) {
     return {
       ...base,
       differences,
+      ...withDamage,
       note: `the run recorded no code version (stored before versions were kept), so it was played on the ${mounted ? `mounted ${mounted}` : 'mounted files'}; if the game's files changed since it was played, exact verification needs the code it ran on`,
     };
   }
-  return { ...base, differences };
+  // Played on the very code it recorded: the code did not change, whatever differs.
+  if (differences.length && run.source === 'arcengine' && run.codeHash)
+    return {
+      ...base,
+      differences,
+      ...withDamage,
+      note: `played again on the code the run recorded (${base.version}), so the game's code did not change: the game answers other frames to the same actions (it is not deterministic), or the stored steps were written wrong`,
+    };
+  return { ...base, differences, ...withDamage };
 }
 
 /** Every stored run of a session, played again on `source`; `ok` when all match. */

@@ -236,6 +236,29 @@ const WALK: Record<string, Walk> = {
   'POST /admin/studies/:studyId/question-scores': () => [
     { url: '/admin/studies/sample/question-scores?collection=science', body: { id: 'sci-001', response: 'B' } },
   ],
+  // Signing in and a person's own account: a participant's token is no person's credential.
+  'GET /auth/providers': () => [{ url: '/auth/providers' }],
+  'POST /auth/password': () => [
+    { url: '/auth/password', body: { email: 'owner@lab.org', password: 'a guess of a password' } },
+  ],
+  'POST /auth/link': () => [{ url: '/auth/link', body: { link: 'not-a-link-0123456789abcdef' } }],
+  'POST /auth/signout': () => [{ url: '/auth/signout' }],
+  'POST /auth/signout-everywhere': () => [{ url: '/auth/signout-everywhere' }],
+  'GET /me': () => [{ url: '/me' }],
+  'PUT /me/password': () => [{ url: '/me/password', body: { password: 'a new password for me' } }],
+  'GET /me/tokens': () => [{ url: '/me/tokens' }],
+  'POST /me/tokens': () => [{ url: '/me/tokens', body: { name: 'curious' } }],
+  'DELETE /me/tokens/:tokenId': () => [{ url: '/me/tokens/t-any' }],
+  'GET /admin/people': () => [{ url: '/admin/people' }],
+  'POST /admin/people': () => [{ url: '/admin/people', body: { email: 'curious@lab.org', role: 'owner' } }],
+  'PATCH /admin/people/:email': () => [{ url: '/admin/people/owner@lab.org', body: { disabled: true } }],
+  'POST /admin/people/:email/link': () => [{ url: '/admin/people/owner@lab.org/link' }],
+  'GET /admin/audit': () => [{ url: '/admin/audit' }],
+  'GET /admin/studies/:studyId/members': () => [{ url: '/admin/studies/sample/members' }],
+  'PUT /admin/studies/:studyId/members/:email': () => [
+    { url: '/admin/studies/sample/members/curious@lab.org', body: { role: 'researcher' } },
+  ],
+  'DELETE /admin/studies/:studyId/members/:email': () => [{ url: '/admin/studies/sample/members/curious@lab.org' }],
   'GET /admin/question-collections': () => [{ url: '/admin/question-collections' }],
   'GET /admin/question-collections/:cid/questions': () => [
     { url: '/admin/question-collections/science/questions' },

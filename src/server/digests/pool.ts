@@ -14,6 +14,7 @@ import type { SessionSummary } from '../../core/study/summary';
 import type { GameStepRecord, SubmissionRecord } from '../store/types';
 import type { FrameGrid } from '../../core/formats/frames';
 import type { ThreadReplay } from '../arc3/replayCheck';
+import type { StepViewsJson } from '../arc3/steps';
 import type { StudySurveySummaries, SurveySummaryInput } from '../../core/analysis/surveys';
 
 /** One session to digest. The replay is the studio's (`verify`, with `serverRuns` for server-run games) or none. */
@@ -150,8 +151,8 @@ export class DigestPool {
   }
 
   /** A page of a run's steps as the replay view's JSON text, and the last frame after it, on a worker thread. */
-  steps(job: Omit<StepsJob, 'id' | 'kind'>): Promise<{ json: string; last: FrameGrid | null }> {
-    return this.submit({ ...job, kind: 'steps' }) as Promise<{ json: string; last: FrameGrid | null }>;
+  steps(job: Omit<StepsJob, 'id' | 'kind'>): Promise<StepViewsJson> {
+    return this.submit({ ...job, kind: 'steps' }) as Promise<StepViewsJson>;
   }
 
   /** A study's survey summaries, computed on a worker thread. */

@@ -424,4 +424,73 @@ export const migrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 16,
+    name: "a lab's people: accounts, sign-in, study membership, personal tokens, the audit trail by person",
+    sql: `
+      -- A member of the lab. email is kept lower-case; role: owner, researcher, designer, proctor,
+      -- viewer. password_hash: scrypt (people/password.ts), null until a password is set.
+      -- disabled_at: set, every session and token of the person is refused at once.
+      CREATE TABLE people (
+        id text PRIMARY KEY,
+        email text NOT NULL UNIQUE,
+        name text NOT NULL,
+        role text NOT NULL,
+        password_hash text,
+        oidc_subject text UNIQUE,
+        created_at timestamptz NOT NULL,
+        disabled_at timestamptz
+      );
+      -- A signed-in browser: the SHA-256 of its cookie's value. Ended by sign-out (ended_at), all of a
+      -- person's at once by "sign out everywhere", or by expiry.
+      CREATE TABLE person_sessions (
+        token_hash text PRIMARY KEY,
+        person_id text NOT NULL REFERENCES people (id) ON DELETE CASCADE,
+        created_at timestamptz NOT NULL,
+        expires_at timestamptz NOT NULL,
+        ended_at timestamptz
+      );
+      CREATE INDEX person_sessions_by_person ON person_sessions (person_id);
+      -- A personal API token: its scope is a role no wider than the person's.
+      CREATE TABLE person_tokens (
+        id text PRIMARY KEY,
+        person_id text NOT NULL REFERENCES people (id) ON DELETE CASCADE,
+        name text NOT NULL,
+        role text NOT NULL,
+        token_hash text NOT NULL UNIQUE,
+        created_at timestamptz NOT NULL,
+        expires_at timestamptz,
+        revoked_at timestamptz
+      );
+      CREATE INDEX person_tokens_by_person ON person_tokens (person_id);
+      -- One-time sign-in links (an invitation is the first): used once, then refused.
+      CREATE TABLE signin_links (
+        token_hash text PRIMARY KEY,
+        person_id text NOT NULL REFERENCES people (id) ON DELETE CASCADE,
+        created_at timestamptz NOT NULL,
+        expires_at timestamptz NOT NULL,
+        used_at timestamptz
+      );
+      -- Failed sign-ins, counted per email over a window by every server alike.
+      CREATE TABLE signin_failures (
+        email text NOT NULL,
+        at timestamptz NOT NULL
+      );
+      CREATE INDEX signin_failures_by_email ON signin_failures (email, at);
+      -- A person's role on a study: researcher, proctor or viewer.
+      CREATE TABLE study_members (
+        study_id text NOT NULL,
+        person_id text NOT NULL REFERENCES people (id) ON DELETE CASCADE,
+        role text NOT NULL,
+        added_at timestamptz NOT NULL,
+        PRIMARY KEY (study_id, person_id)
+      );
+      CREATE INDEX study_members_by_person ON study_members (person_id);
+      -- The audit trail by person: which person, with which credential (a session or token id,
+      -- or 'admin-token'); study_id null for an action on the server as a whole (people, tokens).
+      ALTER TABLE audit_events ALTER COLUMN study_id DROP NOT NULL;
+      ALTER TABLE audit_events ADD COLUMN person_id text;
+      ALTER TABLE audit_events ADD COLUMN credential text;
+    `,
+  },
 ];

@@ -5,7 +5,7 @@
  * cluster runs as the `postgres` user.
  */
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,6 +17,12 @@ export interface PgCluster {
    * recovery on the next start), `fast` an orderly shutdown that ends every connection.
    */
   halt(mode: 'immediate' | 'fast'): Promise<void>;
+  /**
+   * Ends the postmaster with SIGKILL, as an out-of-memory killer or a host fault would, and
+   * resolves once it is gone; its backends end on their own when they notice. `resume()` starts
+   * it again, with crash recovery.
+   */
+  killPostmaster(): Promise<void>;
   /** Starts a halted server again, on the same port and data. */
   resume(): Promise<void>;
   /** Stops the server and removes its folder. */
@@ -126,8 +132,35 @@ export async function startPgCluster(opts: PgClusterOptions = {}): Promise<PgClu
         await runAsync('pg_ctl', ['-D', data, '-m', mode, '-w', 'stop']);
         running = false;
       },
+      async killPostmaster() {
+        const pid = Number(readFileSync(path.join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+        process.kill(pid, 'SIGKILL');
+        running = false;
+        // Gone once signal 0 finds no such process (its parent, pg_ctl, has long exited, so it is not left a zombie).
+        await new Promise<void>((resolve) => {
+          const gone = () => {
+            try {
+              process.kill(pid, 0);
+              setTimeout(gone, 20);
+            } catch {
+              resolve();
+            }
+          };
+          gone();
+        });
+      },
       async resume() {
-        await runAsync('pg_ctl', start);
+        // After a killed postmaster, its last backends may still hold the shared memory for a moment:
+        // PostgreSQL then refuses to start ("pre-existing shared memory block is still in use").
+        for (let attempt = 0; ; attempt++) {
+          try {
+            await runAsync('pg_ctl', start);
+            break;
+          } catch (e) {
+            if (attempt >= 50) throw e;
+            await new Promise((r) => setTimeout(r, 100));
+          }
+        }
         running = true;
       },
       stop() {

@@ -6,6 +6,7 @@ import { migrations } from './migrations';
 import { GroupCommit, type GroupMember } from './groupCommit';
 import { type GradingStore, SqlGradingStore } from './gradingStore';
 import { CampaignStore, lockCampaigns, recountingSessions } from './campaignStore';
+import { type PeopleStore, SqlPeopleStore } from './peopleStore';
 import { pinStudyGames } from './gamePins';
 import { INSERT_SESSION_SQL, sessionRowValues } from './sessionRow';
 import type { Driver, Queryable } from './driver';
@@ -278,10 +279,11 @@ interface PendingParamCount extends GroupMember {
 /**
  * The steps of many runs in one statement, several consecutive steps of a run among them. A step
  * whose write names its session's stamp is stored only while the row still has it (the admission
- * it was taken on still holds). A run's steps are stored up to the first that the run has already
- * or whose session changed, and none past it, so a run's stored steps never have a gap. One row
- * back per step, with its outcome (`StepOutcome`); a step missing from `ins` though neither there
- * nor changed met another server's insert of it in the meantime (`exists`).
+ * it was taken on still holds). A run's steps are stored up to the first that the run has already,
+ * whose session changed or whose step before is neither stored nor in the statement (`gap`), and
+ * none past it, so a run's stored steps never have a gap. One row back per step, with its outcome
+ * (`StepOutcome`); a step missing from `ins` though neither there nor changed nor after a gap met
+ * another server's insert of it in the meantime (`exists`).
  */
 const ADD_STEPS_SQL = `
   WITH s AS (
@@ -294,9 +296,12 @@ const ADD_STEPS_SQL = `
       s.session_id IS NULL OR EXISTS (
         SELECT 1 FROM sessions x WHERE x.id = s.session_id AND x.state = s.session_state
           AND x.event_count = s.event_count AND x.acked_through = s.acked_through OFFSET 0) AS held,
-      EXISTS (SELECT 1 FROM game_steps g WHERE g.run_id = s.run_id AND g.step = s.step OFFSET 0) AS there
+      EXISTS (SELECT 1 FROM game_steps g WHERE g.run_id = s.run_id AND g.step = s.step OFFSET 0) AS there,
+      s.step > 0
+        AND NOT EXISTS (SELECT 1 FROM game_steps g WHERE g.run_id = s.run_id AND g.step = s.step - 1 OFFSET 0)
+        AND NOT EXISTS (SELECT 1 FROM s p WHERE p.run_id = s.run_id AND p.step = s.step - 1) AS gap
     FROM s),
-  stop AS (SELECT run_id, min(step) AS step FROM c WHERE there OR NOT held GROUP BY run_id),
+  stop AS (SELECT run_id, min(step) AS step FROM c WHERE there OR NOT held OR gap GROUP BY run_id),
   ins AS (
     INSERT INTO game_steps (run_id, step, action, x, y, state, levels_completed, win_levels, available, full_reset, frame_hash, frames, keyframe, at)
     SELECT c.run_id, c.step, c.action, c.x, c.y, c.state, c.levels_completed, c.win_levels, c.available, c.full_reset, c.frame_hash, c.frames, c.keyframe, to_timestamp(c.at / 1000.0)
@@ -307,6 +312,7 @@ const ADD_STEPS_SQL = `
       WHEN EXISTS (SELECT 1 FROM ins WHERE ins.run_id = c.run_id AND ins.step = c.step) THEN 'stored'
       WHEN c.step > stop.step THEN 'after'
       WHEN NOT c.there AND NOT c.held THEN 'changed'
+      WHEN NOT c.there AND c.gap THEN 'gap'
       ELSE 'exists' END AS outcome
   FROM c LEFT JOIN stop ON stop.run_id = c.run_id`;
 
@@ -315,14 +321,15 @@ const ADD_STEPS_SQL = `
  * with plain parameters and no common table expressions: a row back means stored. On PGlite
  * 0.45-0.47 ms a step, against 0.64-0.72 ms for the same check and insert written as common
  * table expressions (a probe of 1,000 steps each, two rounds). No row: the step was there
- * already, or its session's row changed since the admission ({@link STEP_SESSION_HELD_SQL} tells
- * which).
+ * already, its session's row changed since the admission ({@link STEP_SESSION_HELD_SQL} tells
+ * which), or the run lacks the step before it ({@link STEP_THERE_SQL}).
  */
 const ADD_STEP_SQL = `
   INSERT INTO game_steps (run_id, step, action, x, y, state, levels_completed, win_levels, available, full_reset, frame_hash, frames, keyframe, at)
   SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9::jsonb, $10, $11, $12, $13, to_timestamp($14 / 1000.0)
-  WHERE $15::text IS NULL OR EXISTS (
-    SELECT 1 FROM sessions x WHERE x.id = $15 AND x.state = $16 AND x.event_count = $17 AND x.acked_through = $18)
+  WHERE ($15::text IS NULL OR EXISTS (
+    SELECT 1 FROM sessions x WHERE x.id = $15 AND x.state = $16 AND x.event_count = $17 AND x.acked_through = $18))
+    AND ($2 = 0 OR EXISTS (SELECT 1 FROM game_steps g WHERE g.run_id = $1 AND g.step = $2 - 1))
   ON CONFLICT DO NOTHING
   RETURNING 1`;
 
@@ -334,6 +341,9 @@ const ADD_STEP_SQL = `
  */
 const STEP_SESSION_HELD_SQL = `
   SELECT EXISTS (SELECT 1 FROM sessions x WHERE x.id = $1 AND x.state = $2 AND x.event_count = $3 AND x.acked_through = $4) AS ok`;
+
+/** Whether a run has a step stored (after an insert of the next one stored nothing). */
+const STEP_THERE_SQL = `SELECT EXISTS (SELECT 1 FROM game_steps WHERE run_id = $1 AND step = $2) AS there`;
 
 /** One run's consecutive steps waiting for their group (one member per run in a group). */
 interface PendingSteps extends GroupMember {
@@ -385,8 +395,19 @@ async function deleteSessionRows(tx: Queryable, ids: readonly string[]): Promise
 
 async function insertAudit(tx: Queryable, e: AuditEventInput, detail: Record<string, unknown> = {}): Promise<void> {
   await tx.query(
-    `INSERT INTO audit_events (study_id, actor, action, target, reason, detail, at) VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7)`,
-    [e.studyId, e.actor, e.action, e.target, e.reason, JSON.stringify(detail), new Date(e.at)],
+    `INSERT INTO audit_events (study_id, actor, person_id, credential, action, target, reason, detail, at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9)`,
+    [
+      e.studyId,
+      e.actor,
+      e.personId ?? null,
+      e.credential ?? null,
+      e.action,
+      e.target,
+      e.reason,
+      JSON.stringify(detail),
+      new Date(e.at),
+    ],
   );
 }
 
@@ -404,6 +425,7 @@ export class SqlStore implements Store {
   readonly kind: 'pglite' | 'postgres';
   readonly grading: GradingStore;
   readonly campaigns: CampaignStore;
+  readonly people: PeopleStore;
 
   /** Events of many sessions, one statement per group (see `appendEvents`). */
   private readonly appends: GroupCommit<PendingAppend>;
@@ -426,6 +448,7 @@ export class SqlStore implements Store {
     this.kind = db.kind;
     this.grading = new SqlGradingStore(db);
     this.campaigns = new CampaignStore(db);
+    this.people = new SqlPeopleStore(db);
     const parallel = db.kind === 'pglite' ? 1 : 4;
     this.appends = new GroupCommit({ parallel, max: GROUP_MAX, run: (group) => this.runGroup(group) });
     this.steps = new GroupCommit({ parallel, max: GROUP_MAX, run: (group) => this.runSteps(group) });
@@ -1025,6 +1048,13 @@ export class SqlStore implements Store {
           session.ackedThrough,
         ]);
         if (!held.rows[0].ok) return group[0].resolve(['changed']);
+      }
+      if (s.step > 0) {
+        const before = await this.db.query<{ there: boolean }>(STEP_THERE_SQL, [s.runId, s.step]);
+        if (!before.rows[0].there) {
+          const prior = await this.db.query<{ there: boolean }>(STEP_THERE_SQL, [s.runId, s.step - 1]);
+          if (!prior.rows[0].there) return group[0].resolve(['gap']);
+        }
       }
       return group[0].resolve(['exists']);
     }

@@ -153,6 +153,9 @@ describe.each(backends)('store on $name', (backend) => {
     const row = (await store.getSession('a'))!;
     const stamp = { id: 'a', state: row.state, eventCount: row.eventCount, ackedThrough: row.ackedThrough };
     const old = { ...stamp, eventCount: stamp.eventCount + 1 };
+    // Another server's step 2 of r1, stored once its steps before it are.
+    expect(await store.addGameStep({ ...step('r1', 2), frames: 'theirs' })).toBe(false);
+    for (const n of [0, 1]) expect(await store.addGameStep(step('r1', n))).toBe(true);
     expect(await store.addGameStep({ ...step('r1', 2), frames: 'theirs' })).toBe(true);
     const upTo = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
     const steps = (runId: string, from: number, to: number, session?: (n: number) => SessionStamp) =>
@@ -163,7 +166,7 @@ describe.each(backends)('store on $name', (backend) => {
       store.addGameSteps(steps('r2', 0, 3, (n) => (n === 2 ? old : stamp))),
       store.addGameSteps(steps('r3', 0, 2, () => stamp)),
     ]);
-    expect(r1).toEqual(['stored', 'stored', 'exists', 'after', 'after']);
+    expect(r1).toEqual(['exists', 'after', 'after', 'after', 'after']);
     expect(r2).toEqual(['stored', 'stored', 'changed', 'after']);
     expect(r3).toEqual(['stored', 'stored', 'stored']);
     expect((await store.readGameSteps('r1')).map((s) => [s.step, s.frames])).toEqual([
@@ -180,6 +183,15 @@ describe.each(backends)('store on $name', (backend) => {
     expect(await store.addGameSteps(steps('r3', 3, 5))).toEqual(['stored', 'stored', 'stored']);
     expect(await store.addGameSteps(steps('r3', 5, 6))).toEqual(['exists', 'after']);
     await expect(store.addGameSteps([...steps('r3', 6, 6), ...steps('r3', 8, 8)])).rejects.toThrow(/consecutive/);
+    // Never a hole: a step whose step before is not stored is not stored, alone or in a group.
+    expect(await store.addGameSteps(steps('r3', 7, 8))).toEqual(['gap', 'after']);
+    const [alone, grouped] = await Promise.all([
+      store.addGameSteps(steps('r3', 7, 7)),
+      store.addGameSteps(steps('r2', 5, 6)),
+    ]);
+    expect([alone, grouped]).toEqual([['gap'], ['gap', 'after']]);
+    expect(await store.addGameStep(step('r3', 7))).toBe(false);
+    expect((await store.readGameSteps('r3')).map((s) => s.step)).toEqual(upTo(0, 5));
   });
 
   it('stores a batch sent twice once', async () => {

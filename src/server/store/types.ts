@@ -7,6 +7,7 @@ import type { DeletedCounts } from '../../core/protocol/api';
 import type { AgentReplayStep, AgentRunSource } from '../../core/protocol/agents';
 import type { GradingStore } from './gradingStore';
 import type { CampaignStore } from './campaignStore';
+import type { PeopleStore } from './peopleStore';
 import type { NewSession, StudyGamePin } from './records';
 
 export type { NewSession, StudyGamePin } from './records';
@@ -153,9 +154,11 @@ export interface StepToStore {
 /**
  * What became of one step of `Store.addGameSteps`: `stored`; `exists` (the run has that step
  * already: a retried request, or another server's); `changed` (its session's row no longer has
- * its stamp: nothing stored); `after` (not tried: an earlier step of the same call was not stored).
+ * its stamp: nothing stored); `gap` (the run lacks the step before it: nothing stored, so a run's
+ * stored steps never have a hole that a later step is encoded across); `after` (not tried: an
+ * earlier step of the same call was not stored).
  */
-export type StepOutcome = 'stored' | 'exists' | 'changed' | 'after';
+export type StepOutcome = 'stored' | 'exists' | 'changed' | 'gap' | 'after';
 
 /** A write made on a session's stamp found the row changed since: nothing was stored. */
 export class SessionChanged extends Error {
@@ -197,8 +200,12 @@ export type AuditAction =
 /** One researcher action on a study or one of its sessions, for the study's audit log. */
 export interface AuditEventInput {
   readonly studyId: string;
-  /** Who: `researcher` for the researcher token. */
+  /** Who: the person's email, or `researcher` for the bootstrap researcher token. */
   readonly actor: string;
+  /** The person's id; absent or null for the bootstrap token. */
+  readonly personId?: string | null;
+  /** The credential used: `session:<id>`, `token:<id>` or `admin-token`. */
+  readonly credential?: string | null;
   readonly action: AuditAction;
   /** The session id, or the study id for `study.delete`. */
   readonly target: string;
@@ -432,7 +439,8 @@ export interface GameRunStore {
   /** The files of a game's version, or null when no server of this database kept them. */
   getGameCode(gameId: string, codeHash: string): Promise<GameCodeFiles | null>;
   /**
-   * Stores one step; false when the run already has this step (a retried request). With
+   * Stores one step; false when the run already has this step (a retried request) or lacks the
+   * step before it (the writer's copy of the run is behind what is stored). With
    * `session`, only while the session's row still has that stamp, in the same statement;
    * otherwise nothing is stored and it rejects with {@link SessionChanged}.
    */
@@ -511,6 +519,8 @@ export interface Store
   readonly grading: GradingStore;
   /** Campaigns: claims on pool candidates and recorded draws (`campaignStore.ts`). */
   readonly campaigns: CampaignStore;
+  /** The lab's people, their sessions, tokens and study membership, and the audit trail by person (`peopleStore.ts`). */
+  readonly people: PeopleStore;
 
   close(): Promise<void>;
 }
