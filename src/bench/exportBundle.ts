@@ -148,7 +148,12 @@ async function downloadBundle(url: string): Promise<number> {
   return new Promise((resolve, reject) => {
     http
       .get(`${url}${made.url}`, (res) => {
-        if (res.statusCode !== 200) reject(new Error(`the download was answered ${res.statusCode}`));
+        if (res.statusCode !== 200) {
+          let body = '';
+          res.on('data', (d: Buffer) => (body += d.toString()));
+          res.on('end', () => reject(new Error(`the download was answered ${res.statusCode}: ${body}`)));
+          return;
+        }
         let bytes = 0;
         res.on('data', (d: Buffer) => (bytes += d.length));
         res.on('end', () => (res.complete ? resolve(bytes) : reject(new Error('the download was cut off'))));
