@@ -1,11 +1,13 @@
 import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
 import tailwindcss from '@tailwindcss/vite';
+import { precompress } from './scripts/precompress';
 
 // The tests' settings are in vitest.config.ts.
 // The dev server proxies the API to a running `arc-studio serve` (default port 5174 in dev).
 export default defineConfig({
-  plugins: [react(), tailwindcss()],
+  // Brotli and gzip copies of the built files, which the server sends to browsers that accept them.
+  plugins: [react(), tailwindcss(), precompress()],
   build: {
     outDir: 'dist',
     // No source maps in the served app: its sources are public in the repository, not from the server.

@@ -131,6 +131,10 @@ test.describe('agents in a study', () => {
       ).json()) as typeof card;
       // The paper's preset needs two completers (second-best): one participant gives no baseline.
       expect(paper.environments.find((e) => e.id === VC33)!.runs[0].level_baseline_actions[0]).toBe(-1);
+      // ... and the scorecard says why instead of leaving silent -1s.
+      expect((paper.environments.find((e) => e.id === VC33)!.runs[0] as { message?: string }).message).toMatch(
+        new RegExp(`study "${STUDY}" has no human baseline for any of its levels yet`),
+      );
 
       // The runs appear in the results, labelled as an agent with the key's name and the scorecard.
       await page.getByRole('button', { name: 'Refresh' }).click();

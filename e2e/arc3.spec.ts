@@ -369,7 +369,11 @@ test.describe("a designer's games folder", () => {
     await page.keyboard.press('ArrowDown');
     await expect.poll(() => frameColour(page, 12, 20)).toEqual(rgb(PALETTE[9]));
 
-    // The designer recolours the walker and saves: the level restarts on the new code.
+    // The designer recolours the walker and saves: the level restarts on the new code, and the
+    // version badge names the new code.
+    const badge = page.getByTestId('code-version');
+    await expect(badge).toHaveText(/^@[0-9a-f]+$/);
+    const before = await badge.textContent();
     const source = readFileSync(file, 'utf8');
     writeFileSync(
       file,
@@ -379,6 +383,8 @@ test.describe("a designer's games folder", () => {
       ),
     );
     await expect(page.getByTestId('reloaded')).toBeVisible();
+    await expect(badge).not.toHaveText(before!);
+    await expect(badge).toHaveText(/^@[0-9a-f]+$/);
     await expect.poll(() => frameColour(page, 12, 12)).toEqual(rgb(PALETTE[8]));
     await page.keyboard.press('ArrowDown');
     await expect.poll(() => frameColour(page, 12, 20)).toEqual(rgb(PALETTE[8]));
@@ -393,6 +399,7 @@ test.describe("a designer's games folder", () => {
     writeFileSync(file, source);
     await expect(page.getByTestId('game-failure')).toBeHidden();
     await expect(page.getByTestId('reloaded')).toBeVisible();
+    await expect(badge).toHaveText(before!);
     await expect.poll(() => frameColour(page, 12, 12)).toEqual(rgb(PALETTE[9]));
     expect((await fetch(`${server.base}/api/health`)).status).toBe(200);
   });

@@ -129,6 +129,10 @@ test('a researcher builds a pool in the editor, two participants run it, the cam
   const stats = page.getByTestId('campaign-stats');
   await expect(stats.getByText('Playing now').locator('..')).toContainText('0');
   await expect(page.getByTestId('target-count-objects-bar')).toHaveText('0/2 solves');
+  // Nothing settled yet: no candidate's need can be estimated, and the page says how it would be.
+  await expect(page.getByTestId('needed-count-objects-bar')).toHaveText('cannot be estimated yet (0 settled)');
+  await expect(stats.getByText('Participants still needed').locator('..')).toContainText('cannot be estimated yet');
+  await expect(page.getByTestId('campaign-estimate')).toContainText('never as certain solves');
 
   // Two participants, side by side.
   const a = await (await browser.newContext()).newPage();
@@ -155,7 +159,10 @@ test('a researcher builds a pool in the editor, two participants run it, the cam
   for (const c of ['count-objects-bar', 'downscale-blocks']) {
     await expect(page.getByTestId(`target-${c}`)).toHaveText('2/2 solves');
     await expect(page.getByTestId(`status-${c}`)).toHaveText('meets the rule');
+    await expect(page.getByTestId(`needed-${c}`)).toHaveText('0');
   }
+  await expect(stats.getByText('Participants still needed').locator('..')).toContainText('0');
+  await expect(page.getByText('The bonus file has one line per participant with a bonus')).toBeVisible();
   await expect(page.getByTestId('payments-total')).toContainText('£2.00 over 2 sessions');
   expect(loads).toBe(0);
   await picture(page, 'campaign');
@@ -400,6 +407,10 @@ test('the pool editor, the candidate picker and the campaign view are accessible
   await expect(page.getByRole('list', { name: 'Participants playing now' }).getByRole('listitem')).toHaveCount(1);
   await page.getByRole('button', { name: `Details of ${game}` }).click();
   await expect(page.getByTestId('funnel-level-1')).toContainText('1/1 completed');
+  // Whom the funnel counts is said beside it; the one version played is the one mounted.
+  await expect(page.getByTestId('funnel-counts')).toContainText('The results page counts every session not excluded');
+  await expect(page.getByTestId('version-head')).toHaveAttribute('data-mounted', 'true');
+  await expect(page.getByTestId('version-head')).toContainText('mounted now · first played');
   for (const size of EVERY_SIZE) {
     await setWindowSize(page, size);
     await expectAccessible(page, `campaign view at ${size.width}x${size.height}`);

@@ -198,4 +198,17 @@ test('two graders grade a free response blind, the researcher adjudicates, the s
   const lines = csv.trim().split('\r\n');
   expect(lines).toHaveLength(1 + 4 + 2);
   expect(lines.filter((l) => l.includes(',adjudication,'))).toHaveLength(1);
+
+  // Revoking a grader's link asks first; Cancel keeps it working.
+  await page.getByRole('tab', { name: 'Grading' }).click();
+  await page.getByRole('button', { name: 'Revoke the link of Grader B' }).click();
+  const ask = page.getByRole('dialog', { name: 'Revoke the link of Grader B?' });
+  await expect(ask).toContainText('cannot be restored');
+  await ask.getByRole('button', { name: 'Cancel' }).click();
+  await expect(ask).toHaveCount(0);
+  await page.getByRole('button', { name: 'Revoke the link of Grader B' }).click();
+  await ask.getByRole('button', { name: 'Revoke link' }).click();
+  await expect(ask).toHaveCount(0);
+  await expect(page.getByRole('row').filter({ hasText: 'Grader B' }).getByText('revoked')).toBeVisible();
+  await expect(page.getByRole('button', { name: 'Revoke the link of Grader A' })).toBeVisible();
 });

@@ -2,7 +2,7 @@ import { expect, test } from './studio-test';
 import { readFile } from 'node:fs/promises';
 import { parseJsonl } from '../src/core/log/events';
 import { currentTest, replay, replayOutputs } from '../src/core/log/gridPlayer';
-import { arcTask, clickCell, dragCells, expectOutput, openTask, resizeTo, screenGrid } from './helpers';
+import { arcTask, clickCell, dragCells, expectOutput, openTask, picture, resizeTo, screenGrid } from './helpers';
 
 // The tests share nothing but the worker's server: the workers split them (`playwright.config.ts`).
 test.describe.configure({ mode: 'parallel' });
@@ -198,7 +198,7 @@ test.describe('the grid-task player', () => {
     ]);
   });
 
-  test('copy from the input and paste at the selected output cell, cells outside the grid dropped', async ({
+  test('copy from the input and paste at the selected output cell, cells outside the grid dropped; the pasted block stays selected, so Flip and a drag act on it', async ({
     page,
   }) => {
     const id = 'training/3aa6fb7a';
@@ -219,13 +219,27 @@ test.describe('the grid-task player', () => {
     await expectOutput(page, expected);
     await expect(page.getByTestId('output-grid-size')).toHaveText('5x5');
 
+    // The pasted block (its cells inside the grid) is still selected: Flip mirrors it alone...
+    await page.keyboard.press('x');
+    const flipped = expected.map((row, r) => row.map((v, c) => (r >= 3 && c >= 3 ? expected[r][7 - c] : v)));
+    await expectOutput(page, flipped);
+    // ...and a drag from one of its cells moves the whole block, leaving black behind.
+    await dragCells(page, 'output-grid', [
+      [3, 3],
+      [2, 2],
+    ]);
+    const moved = Array.from({ length: 5 }, (_, r) =>
+      Array.from({ length: 5 }, (_, c) => (r >= 2 && r <= 3 && c >= 2 && c <= 3 ? flipped[r + 1][c + 1] : 0)),
+    );
+    await expectOutput(page, moved);
+
     // With output cells selected, picking a colour recolours them.
     await dragCells(page, 'output-grid', [
       [0, 0],
       [1, 1],
     ]);
     await page.keyboard.press('7');
-    const recoloured = expected.map((row, r) => row.map((v, c) => (r <= 1 && c <= 1 ? 7 : v)));
+    const recoloured = moved.map((row, r) => row.map((v, c) => (r <= 1 && c <= 1 ? 7 : v)));
     await expectOutput(page, recoloured);
   });
 
@@ -273,6 +287,25 @@ test('30x30 grids fit a 1280x800 window without scrolling', async ({ page }) => 
     expect(Number.isInteger((box.width - 1) / 30)).toBe(true);
   }
   await expect(page.getByRole('button', { name: 'Submit' })).toBeInViewport();
+});
+
+test('on a tablet the demonstrations strip says how many examples there are and shows those beyond its edge', async ({
+  page,
+}) => {
+  await page.setViewportSize({ width: 768, height: 1024 });
+  await openTask(page, 'arc-agi-1', 'training/0d3d703e');
+  const strip = page.getByTestId('demonstrations');
+  await expect(strip.getByTestId('demo-count')).toHaveText('(4 examples)');
+  const pairs = strip.getByTestId('demo-pair');
+  await expect(pairs).toHaveCount(4);
+  await expect(pairs.nth(3)).not.toBeInViewport({ ratio: 1 });
+  const more = strip.getByRole('button', { name: /^More examples \(\d\) ›$/ });
+  await expect(more).toBeVisible();
+  await picture(page, 'demonstrations-strip-768');
+  await more.click();
+  await expect(pairs.nth(3)).toBeInViewport({ ratio: 1 });
+  // Scrolled to its end, nothing is left beyond the edge.
+  await expect(more).toHaveCount(0);
 });
 
 test.describe('on a touch screen', () => {

@@ -11,7 +11,7 @@ import type { LogEvent } from '../src/core/log/events';
 import { games, solutions } from '../src/games';
 import { itemActions } from '../src/core/study/actions';
 import { completeCurrentItem, sampleStudy, serverEvents } from './study-helpers';
-import { performGameActions } from './helpers';
+import { performGameActions, picture } from './helpers';
 
 /** The 0-based index of a table's column by its header's text. */
 async function columnIndex(table: ReturnType<Page['getByRole']>, header: string): Promise<number> {
@@ -43,8 +43,16 @@ test('a researcher sees the funnel and baselines of the sample study and replays
     await p.close();
   }
 
-  await page.goto(`/login#token=${process.env.E2E_ADMIN_TOKEN}`);
+  // From the home page, Sign in leads to the login page, where the token is pasted.
+  await page.goto('/');
+  await picture(page, 'home-sign-in');
+  await page.getByRole('link', { name: 'Sign in' }).click();
+  await expect(page.getByRole('heading', { name: 'Researcher login' })).toBeVisible();
+  await page.getByLabel('Researcher token').fill(process.env.E2E_ADMIN_TOKEN!);
+  await page.getByRole('button', { name: 'Log in' }).click();
   await page.getByRole('link', { name: 'Sample study: grid puzzles and a game' }).click();
+  // Signed in, the header no longer offers it.
+  await expect(page.getByRole('link', { name: 'Sign in' })).toHaveCount(0);
   const table = page.getByRole('table', { name: 'Participants' });
   await expect(table.getByText(a)).toBeVisible();
   await expect(table.getByText(b)).toBeVisible();
@@ -176,8 +184,16 @@ test('a researcher downloads every export of the sample study and scores a recor
     await runParticipant(p, `export-${n}-${Date.now().toString(36)}`);
     await p.close();
   }
-  await page.goto(`/login#token=${process.env.E2E_ADMIN_TOKEN}`);
+  // From the home page, Sign in leads to the login page, where the token is pasted.
+  await page.goto('/');
+  await picture(page, 'home-sign-in');
+  await page.getByRole('link', { name: 'Sign in' }).click();
+  await expect(page.getByRole('heading', { name: 'Researcher login' })).toBeVisible();
+  await page.getByLabel('Researcher token').fill(process.env.E2E_ADMIN_TOKEN!);
+  await page.getByRole('button', { name: 'Log in' }).click();
   await page.getByRole('link', { name: 'Sample study: grid puzzles and a game' }).click();
+  // Signed in, the header no longer offers it.
+  await expect(page.getByRole('link', { name: 'Sign in' })).toHaveCount(0);
   await page.getByRole('tab', { name: 'Exports' }).click();
   const exportsList = page.getByRole('list', { name: 'Exports' });
   const got: Record<string, Buffer> = {};

@@ -30,7 +30,7 @@ test('the time left shows, the hard limit says it closed the item, and leaving a
             collection: 'samples',
             task: 'mirror-across-wall',
             softMinutes: 0.5,
-            hardMinutes: 1,
+            hardMinutes: 1.5,
           },
           { kind: 'game', id: 'push', game: 'push' },
         ],
@@ -45,23 +45,30 @@ test('the time left shows, the hard limit says it closed the item, and leaving a
   await page.getByRole('button', { name: 'I agree, start' }).click();
   await page.getByRole('button', { name: 'Begin' }).click();
   await expect(page.getByTestId('output-grid')).toBeVisible();
-  // A minute in all: the clock counts down.
-  await expect(page.getByTestId('time-left')).toHaveText(/^Time left: (1:00|0:[0-5]\d)$/);
-  await expect(page.getByText('You have spent 0.5 minutes on this item')).toHaveCount(0);
+  // A minute and a half in all: the clock counts down.
+  await expect(page.getByTestId('time-left')).toHaveText(/^Time left: (1:30|1:[0-2]\d)$/);
+  const softNotice = page.getByText(
+    'You have spent 30 seconds on this item. You may move on whenever you like; it closes after 1 minute 30 seconds.',
+  );
+  await expect(softNotice).toHaveCount(0);
   await page.clock.fastForward('00:35');
-  await expect(page.getByText('You have spent 0.5 minutes on this item')).toBeVisible();
-  await expect(page.getByTestId('time-left')).toHaveText(/^Time left: 0:[0-2]\d$/);
+  await expect(softNotice).toBeVisible();
+  await expect(page.getByTestId('time-left')).toHaveText(/^Time left: 0:[4-5]\d$/);
   await picture(page, 'study-time-left');
 
   // The hard limit closes the item and says so; the task is no longer on screen.
   const timeUp = page.getByRole('alertdialog', { name: 'Time is up for this item' });
   await expect(timeUp).toHaveCount(0);
-  await page.clock.fastForward('00:30');
+  await page.clock.fastForward('01:00');
   await expect(timeUp).toBeVisible();
+  await expect(timeUp).toHaveAttribute('aria-modal', 'true');
+  await expect(timeUp).toContainText('This item closes after 1 minute 30 seconds');
   await expect(timeUp).toContainText('Everything you did on this item is saved');
+  // The alert has the focus: Enter continues.
+  await expect(timeUp.getByRole('button', { name: 'Continue' })).toBeFocused();
   await picture(page, 'study-time-up');
   await expect(page.getByTestId('output-grid')).toHaveCount(0);
-  await timeUp.getByRole('button', { name: 'Continue' }).click();
+  await page.keyboard.press('Enter');
 
   // The game: once level 1 is won, leaving is "Finish and continue", not giving up.
   await expect(page.getByTestId('game-canvas')).toBeVisible();
@@ -85,16 +92,19 @@ test('the time left shows, the hard limit says it closed the item, and leaving a
       participants: { sessionId: string }[];
     }
   ).participants;
-  const ends = (await serverEvents(request, sessions[0].sessionId))
-    .filter((e) => e.kind === 'item.end')
-    .map((e) => [e.data.item, e.data.reason]);
+  const events = await serverEvents(request, sessions[0].sessionId);
+  // The soft limit's notice is in the log, once, before the item's end.
+  const notices = events.filter((e) => e.kind === 'item.soft_limit');
+  expect(notices.map((e) => e.data)).toEqual([{ item: 'mirror', softMinutes: 0.5, hardMinutes: 1.5 }]);
+  expect(events.indexOf(notices[0])).toBeLessThan(events.findIndex((e) => e.kind === 'item.end'));
+  const ends = events.filter((e) => e.kind === 'item.end').map((e) => [e.data.item, e.data.reason]);
   expect(ends).toEqual([
     ['mirror', 'time_up'],
     ['push', 'finished_levels'],
   ]);
 });
 
-test("a participant who does not consent gets the study's decline message and code, and no session is made", async ({
+test("a participant sees what the study pays; one who does not consent gets the study's decline message and code, and no session is made", async ({
   page,
   request,
 }) => {
@@ -107,12 +117,18 @@ test("a participant who does not consent gets the study's decline message and co
         consent: 'You agree to solve puzzles.',
         completion: { code: 'DONE' },
         decline: { message: 'Thank you for considering **this study**.', code: 'NOCONSENT' },
+        payment: { currency: 'GBP', fee: 2, bonus: { perLevel: 0.25 } },
         items: [{ kind: 'game', id: 'push', game: 'push' }],
       },
     },
   });
   expect(created.status(), await created.text()).toBe(201);
   await page.goto(`/s/${id}?PROLIFIC_PID=decline-${Date.now().toString(36)}`);
+  // What the study pays is on the consent page, before the participant decides.
+  await expect(page.getByTestId('payment')).toHaveText(
+    'You are paid £2.00 for taking part, and a bonus of £0.25 for each game level you complete.',
+  );
+  await picture(page, 'consent-payment');
   await page.getByRole('button', { name: 'I do not agree' }).click();
   const declined = page.getByTestId('declined');
   await expect(declined.getByRole('heading', { name: 'You chose not to take part' })).toBeVisible();

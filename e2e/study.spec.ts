@@ -85,11 +85,13 @@ test('a participant goes from a Prolific link through the whole sample study; ev
   }
 
   // The whole study ran on the app's first scripts: none of the studio's pages, which have
-  // scripts of their own, was downloaded.
+  // scripts of their own, was downloaded, nor the editor, the charts or the graph library.
   const studioPages = readdirSync(ASSETS).filter((f) =>
-    /^(StudiesPage|StudyResultsPage|StudyEditorPage|ReplayPage|CampaignPage|ScorePage|TaskBrowserPage)-.*\.js$/.test(f),
+    /^(StudiesPage|StudyResultsPage|StudyEditorPage|ReplayPage|CampaignPage|ScorePage|TaskBrowserPage|PlaytestPage|widgets|cytoscape\.esm)-.*\.js$/.test(
+      f,
+    ),
   );
-  expect(studioPages).toHaveLength(7);
+  expect(studioPages).toHaveLength(10);
   expect(scripts.length).toBeGreaterThan(0);
   expect(scripts.filter((s) => studioPages.some((f) => s.endsWith(`/${f}`)))).toEqual([]);
 });

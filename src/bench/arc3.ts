@@ -2,15 +2,15 @@
  * arcengine games as participants play them: through ARC Studio's participant routes on the real
  * `arc-studio serve` (HTTP on loopback with one kept-alive connection per player, the session's
  * admission, the Python worker, the frames encoded against the previous step, the step signed and
- * its `game_steps` row queued for its group commit, which the answer does not wait for), beside the official engine in process, in the same run, with
+ * its `game_steps` row committed in its group commit before the answer), beside the official engine in process, in the same run, with
  * the same kind of policy: a seeded random choice among the answer's `available_actions`, ACTION6
  * clicking a random cell whose colour is not the frame's background (its most common colour),
  * RESET after GAME_OVER or WIN. Only the steps are timed, never the policy, on both sides.
  *
  * Per game (every vendored one: ls20 keys, ft09 and vc33 clicks):
  * - `studio.actions_per_s`, `studio.p50_ms`, `studio.p99_ms`: one client, one session, one run,
- *   `POST /api/sessions/:id/runs/:run/actions` back to back, each answered once played and
- *   admitted, its step stored behind the answer (PGlite, the default database).
+ *   `POST /api/sessions/:id/runs/:run/actions` back to back, each answered once played,
+ *   admitted and stored (PGlite, the default database).
  * - `engine.actions_per_s`: `Arcade(operation_mode=OFFLINE, ...).make(id)` then `env.step(...)` in
  *   one Python process, timed inside Python, frames left as numpy arrays, with pydantic's check of
  *   default factories kept per factory as the studio's worker keeps it (`memoize_factory_checks`
@@ -29,8 +29,7 @@
  *   token, the run's item, the study's rules), `worker` (the round trip to the Python worker,
  *   frames decoded), `frames` (the last frame hashed, the frames encoded for the answer and
  *   against the previous step for storage), `sign`, `store` (building the `game_steps` row and
- *   queuing it for its group commit: the answer no longer waits for the commit, whose work is
- *   done on the same thread between answers and shows in `cpu.server_ms_per_action`),
+ *   committing it, with the steps of other runs arriving meanwhile, before the answer),
  *   `route_other` (the rest of the route: JSON in and out), `http` (the client's round trip less
  *   the route's time: sockets, HTTP parsing, the event loop's queue).
  * - `worker_only.actions_per_s`: one `Arc3Worker` driven directly, without HTTP, storage or

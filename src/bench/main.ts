@@ -17,6 +17,7 @@ const suites: Record<string, () => Promise<{ run(): AsyncIterable<BenchResult> |
   'grid-latency': () => import('./gridLatency'),
   'game-latency': () => import('./gameLatency'),
   'arc3-latency': () => import('./arc3Latency'),
+  'first-load': () => import('./firstLoad'),
   input: () => import('./input'),
   replay: () => import('./replay'),
   export: () => import('./export'),
@@ -29,6 +30,7 @@ const suites: Record<string, () => Promise<{ run(): AsyncIterable<BenchResult> |
   scale: () => import('./scale'),
   overload: () => import('./overload'),
   campaign: () => import('./campaign'),
+  'campaign-policy': () => import('./campaignPolicy'),
 };
 
 const BENCH = {

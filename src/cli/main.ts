@@ -10,6 +10,7 @@ import { scoreCommand } from './score';
 import { exportCommand } from './export';
 import { questionsCommand, scoreAnswersCommand } from './questions';
 import { loginLinkCommand } from './loginLink';
+import { checkCommand } from './check';
 import type { Command } from './command';
 
 export type { Command } from './command';
@@ -23,6 +24,7 @@ export const commands: Record<string, Command> = {
   questions: questionsCommand,
   'score-answers': scoreAnswersCommand,
   'login-link': loginLinkCommand,
+  check: checkCommand,
 };
 
 function help(): string {

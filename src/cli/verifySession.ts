@@ -6,14 +6,11 @@
  * one the run recorded, or `--arc3-server`), as a new play on a scorecard of its own. Prints one
  * line per run and per differing step (or JSON); 0 when all match, 1 otherwise.
  */
-import { existsSync } from 'node:fs';
-import path from 'node:path';
-import { GameCodeStore, gameVersion, readGameFolder } from '../server/arc3/gameCode';
 import { RemoteArc3Source } from '../server/arc3/remote';
 import type { Arc3Source } from '../server/arc3/source';
 import { formatSessionCheck, verifySession, type Replayer } from '../server/arc3/storedRuns';
 import { Arc3Pool, probe } from '../server/arc3/worker';
-import { openStore, redact } from '../server/store/open';
+import { openServeStore, poolReplayer } from './runStore';
 
 /** The server a remote run was played on, from the engine it recorded (`remote <url>`); null when it names none. */
 export function recordedServer(engine: string): string | null {
@@ -29,21 +26,12 @@ export async function verifySessionCommand(
   json: boolean,
   serverFlag?: string,
 ): Promise<number> {
-  const databaseUrl = process.env.DATABASE_URL || undefined;
-  const dataDir = path.resolve(dataDirFlag);
-  if (!databaseUrl && !existsSync(path.join(dataDir, 'db'))) {
-    throw new Error(
-      `no database in ${path.join(dataDir, 'db')}: give the --data-dir that "arc-studio serve" uses (default .arc-studio), or set DATABASE_URL for PostgreSQL.`,
-    );
-  }
-  const store = await openStore(databaseUrl ? { databaseUrl } : { dataDir });
+  const { store, dataDir, where } = await openServeStore(dataDirFlag);
   let pool: Arc3Pool | null = null;
   const remotes = new Map<string, RemoteArc3Source>();
   try {
     if (!(await store.getSession(sessionId))) {
-      throw new Error(
-        `no session ${sessionId} in ${databaseUrl ? `PostgreSQL at ${redact(databaseUrl)}` : `PGlite in ${path.join(dataDir, 'db')}`}; copy its id from the Replay page or an export.`,
-      );
+      throw new Error(`no session ${sessionId} in ${where}; copy its id from the Replay page or an export.`);
     }
     const runs = await store.listGameRuns(sessionId);
     // Which server each remote game's runs go back to: the flag's, else the one they recorded.
@@ -71,12 +59,7 @@ export async function verifySessionCommand(
       if (!source) remotes.set(url, (source = new RemoteArc3Source({ baseUrl: url })));
       return source;
     };
-    const code = new GameCodeStore(store, path.join(dataDir, 'arc3-code'));
-    let folders: Map<string, string> | null = null;
-    const folderOf = async (gameId: string) => {
-      folders ??= new Map((await arcengine!.list()).map((g) => [g.game_id, g.dir]));
-      return folders.get(gameId) ?? null;
-    };
+    const local = arcengine ? poolReplayer(store, arcengine, dataDir) : null;
     /** The source each replayed run was opened on. */
     const via = new Map<string, Pick<Arc3Source, 'act' | 'close'>>();
     const replayer: Replayer = {
@@ -91,13 +74,7 @@ export async function verifySessionCommand(
         via.delete(id);
         await source?.close(id);
       },
-      async code(gameId, codeHash) {
-        return code.locate(gameId, codeHash, await folderOf(gameId));
-      },
-      async mounted(gameId) {
-        const dir = await folderOf(gameId);
-        return dir ? gameVersion(gameId, (await readGameFolder(dir)).hash) : null;
-      },
+      ...(local ? { code: local.code, mounted: local.mounted } : {}),
     };
     const check = await verifySession(store, replayer, sessionId);
     const servers = [...new Set([...remoteGames.values()].filter((u): u is string => u !== null))];

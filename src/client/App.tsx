@@ -2,6 +2,7 @@ import { lazy, Suspense, type ComponentType } from 'react';
 import { Link, Route, Switch, useLocation } from 'wouter';
 import { ErrorBoundary } from './ui/ErrorBoundary';
 import { StudyPage } from './study/StudyPage';
+import { useResearcher } from './studio/auth';
 
 /**
  * A page loaded when first shown. A participant's study page (above) is in the app's first
@@ -46,6 +47,7 @@ const NAV = [
 
 export function App() {
   const [location] = useLocation();
+  const signedIn = useResearcher((s) => s.token !== null);
   // Participants see the study alone, without the studio around it.
   if (location.startsWith('/s/')) {
     return (
@@ -89,6 +91,12 @@ export function App() {
             </Link>
           ))}
         </nav>
+        {/* The way in for a researcher who has no link at hand (the login page takes the token). */}
+        {!signedIn && !location.startsWith('/login') && (
+          <Link href="/login" className="ml-auto rounded px-2 py-1 text-sm text-sky-300 hover:text-sky-100 sm:px-2.5">
+            Sign in
+          </Link>
+        )}
       </header>
       <main className="min-h-0 flex-1">
         <ErrorBoundary resetKey={location}>
@@ -110,11 +118,13 @@ export function App() {
               <Route path="/studies/:studyId/agents/:guid" component={AgentReplayPage} />
               <Route>
                 <div className="p-8 text-slate-300">
-                  This page does not exist.{' '}
-                  <Link href="/" className="text-sky-400 underline">
-                    Go to the task browser
-                  </Link>
-                  .
+                  <h1 className="mb-2 text-lg font-semibold text-white">This page does not exist</h1>
+                  <p>
+                    <Link href="/" className="text-sky-400 underline">
+                      Go to the task browser
+                    </Link>
+                    .
+                  </p>
                 </div>
               </Route>
             </Switch>

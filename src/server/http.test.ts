@@ -12,6 +12,7 @@ import { startServer } from './serve';
 import { CONTENT_SECURITY_POLICY, SECURITY_HEADERS, storableText } from './http';
 import { bundledTaskDirs } from '../cli/serve';
 import { seedDataDir } from './store/testing';
+import { precompressFolder } from '../../scripts/precompress';
 
 const ROOT = path.resolve(__dirname, '../..');
 const dir = mkdtempSync(path.join(tmpdir(), 'arc-studio-http-'));
@@ -23,7 +24,13 @@ const INDEX =
 const dist = path.join(dir, 'dist');
 mkdirSync(path.join(dist, 'assets'), { recursive: true });
 writeFileSync(path.join(dist, 'index.html'), INDEX);
-writeFileSync(path.join(dist, 'assets', 'app.js'), 'export {};\n');
+// Big enough for the build's compressed copies (scripts/precompress.ts), made in beforeAll.
+const APP_JS = `export const text = '${'ARC '.repeat(2000)}';\n`;
+writeFileSync(path.join(dist, 'assets', 'app.js'), APP_JS);
+writeFileSync(
+  path.join(dist, 'favicon.svg'),
+  `<svg xmlns="http://www.w3.org/2000/svg"><!-- ${'.'.repeat(2000)} --></svg>`,
+);
 
 let server: { url: string; close: () => Promise<void> };
 const previous = { dist: process.env.ARC_STUDIO_DIST, token: process.env.ARC_STUDIO_ADMIN_TOKEN };
@@ -32,6 +39,7 @@ beforeAll(async () => {
   process.env.ARC_STUDIO_DIST = dist;
   process.env.ARC_STUDIO_ADMIN_TOKEN = ADMIN;
   seedDataDir(path.join(dir, 'data'));
+  await precompressFolder(dist);
   server = await startServer({
     port: 0,
     host: '127.0.0.1',
@@ -121,6 +129,41 @@ describe('routing', () => {
     expect(missing.status).toBe(404);
     expect(missing.headers.get('content-type')).toMatch(/^text\/plain/);
     expect(await missing.text()).toBe('No file /assets/index-old.js in this build of the app. Reload the page.');
+  });
+});
+
+describe('caching and compression', () => {
+  it('sends a build file as the brotli or gzip copy the browser accepts, and as it is otherwise', async () => {
+    for (const [accept, encoding] of [
+      ['gzip, deflate, br, zstd', 'br'],
+      ['gzip, deflate', 'gzip'],
+      ['identity', null],
+    ] as const) {
+      const r = await get('/assets/app.js', { 'Accept-Encoding': accept });
+      expect(r.status, accept).toBe(200);
+      expect(r.headers.get('content-encoding'), accept).toBe(encoding);
+      expect(r.headers.get('content-type'), accept).toMatch(/^text\/javascript/);
+      if (encoding) expect(r.headers.get('vary'), accept).toMatch(/Accept-Encoding/);
+      // fetch decodes what it was sent: the copy holds the file itself.
+      expect(await r.text(), accept).toBe(APP_JS);
+    }
+    const compressed = await get('/assets/app.js', { 'Accept-Encoding': 'br' });
+    expect(Number(compressed.headers.get('content-length'))).toBeLessThan(APP_JS.length / 10);
+  });
+
+  it('caches content-hashed files for good, and never keeps the page or the API stale', async () => {
+    const asset = await get('/assets/app.js', { 'Accept-Encoding': 'br' });
+    expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    for (const page of ['/', '/s/sample', '/studies/sample', '/favicon.svg'])
+      expect((await get(page)).headers.get('cache-control'), page).toBe('no-cache');
+    for (const [url, headers] of [
+      ['/api/health', {}],
+      ['/api/admin/studies', admin],
+      ['/api/admin/studies', {}],
+      ['/api/nothing-here', {}],
+      ['/assets/missing.js', {}],
+    ] as const)
+      expect((await get(url, headers)).headers.get('cache-control'), url).toBe('no-store');
   });
 });
 

@@ -56,6 +56,36 @@ export const securityHeaders: MiddlewareHandler = async (c, next) => {
   }
 };
 
+/**
+ * `Cache-Control` of the build's files under `/assets/`: their names carry a hash of their content,
+ * so a new build brings new names and a kept copy can never be stale.
+ */
+export const IMMUTABLE_ASSET = 'public, max-age=31536000, immutable';
+/** `Cache-Control` of the app's page and its other files: kept, but checked with the server at each load. */
+export const REVALIDATE = 'no-cache';
+/**
+ * `Cache-Control` of API answers without one of their own: they change with every event and may
+ * carry personal data, so no browser or proxy keeps them.
+ */
+export const NO_STORE = 'no-store';
+
+/** Sets `Cache-Control` on a response that has none (copying one whose headers are immutable). */
+export function defaultCacheControl(c: Context, value: string): void {
+  if (c.res.headers.has('Cache-Control')) return;
+  try {
+    c.res.headers.set('Cache-Control', value);
+  } catch {
+    c.res = new Response(c.res.body, c.res);
+    c.res.headers.set('Cache-Control', value);
+  }
+}
+
+/** Marks API answers {@link NO_STORE} unless a route chose otherwise. */
+export const apiNoStore: MiddlewareHandler = async (c, next) => {
+  await next();
+  defaultCacheControl(c, NO_STORE);
+};
+
 export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 422 | 429 | 507;
 
 /**

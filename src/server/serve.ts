@@ -9,7 +9,15 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT } from './host/root';
 import { createApi } from './app';
-import { apiNotFound, SECURITY_HEADERS, securityHeaders } from './http';
+import {
+  apiNoStore,
+  apiNotFound,
+  IMMUTABLE_ASSET,
+  NO_STORE,
+  REVALIDATE,
+  SECURITY_HEADERS,
+  securityHeaders,
+} from './http';
 import { limitsFromEnv } from './study/limits';
 import { TaskLibrary } from './collections/collections';
 import { adminLoginMessage, loadAdminToken } from './people/auth';
@@ -233,6 +241,7 @@ export async function startServer(
   const app = new Hono();
   // Every response, the app's files and the API alike (docs/api.md, "HTTP").
   app.use('*', securityHeaders);
+  app.use('/api/*', apiNoStore);
   const gate = new LoadGate(loadLimits, SECURITY_HEADERS, process.env.ARC_STUDIO_SERVER_TIMING === '1');
   app.route(
     '/api',
@@ -258,13 +267,33 @@ export async function startServer(
     }),
   );
   // An API path without a route is a JSON 404, never the app's page.
-  app.all('/api', apiNotFound);
+  // ('/api/*' matches '/api' itself too; one catch-all, which the permission guard passes over.)
   app.all('/api/*', apiNotFound);
-  app.use('/*', serveStatic({ root: path.relative(process.cwd(), dist) || '.' }));
+  // The build's files go out as the brotli or gzip copies the build made (scripts/precompress.ts)
+  // when the browser accepts them; the content-hashed ones are cached for good, the page is
+  // checked at every load so a new build is picked up at once.
+  app.use(
+    '/*',
+    serveStatic({
+      root: path.relative(process.cwd(), dist) || '.',
+      precompressed: true,
+      onFound: (_file, c) => {
+        c.header('Cache-Control', c.req.path.startsWith('/assets/') ? IMMUTABLE_ASSET : REVALIDATE);
+      },
+    }),
+  );
   // A missing build file (a page cached from an older build) is a 404, not the app's page as a script.
-  app.all('/assets/*', (c) => c.text(`No file ${c.req.path} in this build of the app. Reload the page.`, 404));
-  // Client-side routes (/tasks/..., /s/...) all load the app.
-  app.get('*', (c) => c.html(indexHtml));
+  app.all('/assets/*', (c) =>
+    c.text(`No file ${c.req.path} in this build of the app. Reload the page.`, 404, { 'Cache-Control': NO_STORE }),
+  );
+  // Client-side routes (/tasks/..., /s/...) all load the app. A catch-all of every method (a GET
+  // route on '*' would be the last route matched for every API path too, which the permission
+  // table's guard reads as the route asked for).
+  app.all('*', (c) =>
+    c.req.method === 'GET' || c.req.method === 'HEAD'
+      ? c.html(indexHtml, 200, { 'Cache-Control': REVALIDATE })
+      : c.notFound(),
+  );
 
   const framework = getRequestListener(app.fetch);
   const command = directCommands(agents, SECURITY_HEADERS, log);

@@ -203,7 +203,7 @@ export function GameView({
         )}
       </div>
 
-      <aside className="flex shrink-0 flex-col gap-3 sm:w-64 sm:gap-4 sm:overflow-y-auto">
+      <aside aria-label="Game" className="flex shrink-0 flex-col gap-3 sm:w-64 sm:gap-4 sm:overflow-y-auto">
         <div className="grid grid-cols-2 items-start gap-3 sm:grid-cols-1 sm:gap-4">
           <div className="min-w-0">
             <h1 className="text-lg font-semibold text-white">{title}</h1>

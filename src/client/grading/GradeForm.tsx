@@ -176,7 +176,7 @@ export function GradeForm({
                   inputMode="decimal"
                   className={`${inputClass} w-20`}
                   aria-describedby={`${id}-c${i}`}
-                  aria-label={`Criterion ${i + 1} points (0 to ${c.points})`}
+                  aria-label={`Criterion ${i + 1} points (0 to ${c.points}): ${criterionName(c.text)}`}
                   value={draft.points[i]}
                   onChange={(e) => {
                     const v = e.target.value;
@@ -187,7 +187,7 @@ export function GradeForm({
               </label>
               <input
                 className={`${inputClass} sm:col-span-2`}
-                aria-label={`Criterion ${i + 1} note`}
+                aria-label={`Criterion ${i + 1} note: ${criterionName(c.text)}`}
                 placeholder="Note (optional)"
                 value={draft.notes[i]}
                 maxLength={MAX_NOTE}
@@ -251,4 +251,15 @@ export function GradeForm({
       </div>
     </form>
   );
+}
+
+/**
+ * A criterion's text as the name of its fields, so a screen reader says which criterion a points
+ * field grades: one line, cut at a word near 80 characters.
+ */
+function criterionName(text: string): string {
+  const line = text.replace(/\s+/g, ' ').trim();
+  if (line.length <= 80) return line;
+  const cut = line.slice(0, 80);
+  return `${cut.slice(0, Math.max(cut.lastIndexOf(' '), 40))}…`;
 }

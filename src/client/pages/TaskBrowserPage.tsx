@@ -89,6 +89,7 @@ export function TaskBrowserPage() {
 
   return (
     <div className="flex h-full min-h-0">
+      <h1 className="sr-only">Task browser</h1>
       <aside className="flex w-64 shrink-0 flex-col gap-4 border-r border-slate-800 p-3">
         <div>
           <h2 className="mb-2 px-2 text-xs font-semibold uppercase tracking-wider text-slate-400">Collections</h2>

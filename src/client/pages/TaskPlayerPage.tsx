@@ -78,7 +78,7 @@ export function TaskPlayerPage() {
         kbd="["
         aria-label="Previous task"
       >
-        ‹ Prev
+        ‹ Previous
       </Button>
       <Button
         tone="ghost"

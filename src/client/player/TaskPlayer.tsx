@@ -13,7 +13,8 @@ import { GridCanvas, useFitCell } from '../grid/GridCanvas';
 import { Button } from '../ui/Button';
 import { actionForKey, PLAYER_ACTIONS } from './actions';
 import { PlayerController, type EventSink, type OpenTask } from './controller';
-import { DemoPairs, demoColumnWidth } from './DemoPairs';
+import { demoColumnWidth } from './DemoPairs';
+import { DemoStrip } from './DemoStrip';
 import type { Judge } from './judge';
 import type { LogEvent } from '../../core/log/events';
 import { usePlayer } from './store';
@@ -100,21 +101,7 @@ export function TaskPlayer({ open, sink, judge, trials = 3, toolbar, onFinishedA
   return (
     <div className="flex min-h-full flex-col gap-3 p-3 sm:h-full sm:min-h-0 lg:flex-row lg:gap-4">
       {/* Beside the test on a wide screen; a strip above it on a narrow one (a portrait tablet, a phone). */}
-      <aside
-        className="flex shrink-0 flex-col overflow-hidden"
-        style={wide ? { width: demoWidth } : undefined}
-        data-testid="demonstrations"
-      >
-        <h2 className="mb-2 text-xs font-semibold uppercase tracking-wider text-slate-400">Demonstrations</h2>
-        <div
-          className={`min-h-0 pr-1 ${wide ? 'flex-1 overflow-y-auto' : 'overflow-x-auto pb-1'}`}
-          tabIndex={0}
-          role="region"
-          aria-label="Demonstrations"
-        >
-          <DemoPairs pairs={open.task.train} showSymbols={showSymbols} compact={!wide} small={phone} />
-        </div>
-      </aside>
+      <DemoStrip pairs={open.task.train} showSymbols={showSymbols} wide={wide} phone={phone} width={demoWidth} />
 
       <section className="flex min-w-0 flex-col gap-2 sm:min-h-0 sm:flex-1" aria-label="Test">
         <div className="flex min-h-9 shrink-0 flex-wrap items-center gap-x-3 gap-y-1">

@@ -166,6 +166,10 @@ describe('the keyboard and the selection tools', () => {
       [0, 6, 6],
       [0, 6, 6],
     ]);
+    // The pasted block stays selected, logged with the paste.
+    expect(usePlayer.getState().state.selection).toEqual({ side: 'output', rect: { r0: 1, c0: 1, r1: 2, c1: 2 } });
+    expect(sink.events.at(-1)?.data).toMatchObject({ row: 1, col: 1, select: true });
+    c.clearSelection();
     // Space with the Edit tool paints one cell as a stroke of its own; with Fill it fills.
     c.setColor(2);
     c.moveCursor('output', -1, -1, false);

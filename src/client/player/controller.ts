@@ -427,11 +427,12 @@ export class PlayerController {
     }
     if (!this.editable()) return;
     const only = this.state.clipboardCells;
+    // The pasted block stays selected (as in O2ARC), so Flip, Rotate and a drag act on it.
     this.emit(
       'paste',
       only
-        ? { row: at.row, col: at.col, block: clip, cells: cellPairs(only) }
-        : { row: at.row, col: at.col, block: clip },
+        ? { row: at.row, col: at.col, block: clip, cells: cellPairs(only), select: true }
+        : { row: at.row, col: at.col, block: clip, select: true },
     );
   }
 

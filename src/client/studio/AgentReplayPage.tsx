@@ -118,7 +118,7 @@ function AgentReplay() {
           </p>
         )}
       </aside>
-      <main className="min-w-0 flex-1">
+      <section aria-label="Replay" className="min-w-0 flex-1">
         {unknownGame && (
           <p role="alert" className="p-6 text-amber-300">
             This run played a version of the game this app does not have; it cannot be replayed here.
@@ -126,7 +126,7 @@ function AgentReplay() {
         )}
         {log && !unknownGame && <ItemReplay key={guid} item={log.item} sessionId={guid} runs={log.runs} />}
         {q.isPending && <p className="p-6 text-slate-400">Loading the run…</p>}
-      </main>
+      </section>
     </div>
   );
 }

@@ -187,12 +187,18 @@ export function AgentRunsTable({ studyId, gameId, title }: { studyId: string; ga
           <span className="text-xs text-slate-500">
             {r.preset} · {r.baselines ?? 'no baselines'}
           </span>
+          {r.baselinesMessage && (
+            <span className="block text-xs text-amber-200" data-testid="agent-baselines-message">
+              {r.baselinesMessage}
+            </span>
+          )}
         </span>
       ),
     },
     {
       key: 'replay',
       label: '',
+      srLabel: 'Replay',
       value: () => null,
       render: (r) => (
         <Link

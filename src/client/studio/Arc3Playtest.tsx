@@ -6,7 +6,7 @@
  * the playtest's actions played twice give the same frames, and the level's state graph.
  */
 import { useEffect, useMemo, useState } from 'react';
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import type { ServerGameInfo } from '../../core/game/serverGame';
 import type { Arc3GamesReply, Arc3Inspection, GameFileStatus } from '../../core/protocol/arc3';
 import { ServerGamePlayer } from '../game/ServerGamePlayer';
@@ -68,6 +68,7 @@ export function Arc3Playtest({ info }: { info: ServerGameInfo }) {
   });
   const revision = status.data?.revision ?? null;
   const [seen, setSeen] = useState<number | null>(null);
+  const client = useQueryClient();
   useEffect(() => {
     if (revision === null) return;
     if (seen === null) {
@@ -84,8 +85,10 @@ export function Arc3Playtest({ info }: { info: ServerGameInfo }) {
       setFailure(null);
       setReloaded(revision);
       setRestarts((r) => r + 1);
+      // The new code has a new hash: the catalog is read again, so the version badge shows it.
+      void client.invalidateQueries({ queryKey: arc3GamesQuery.queryKey });
     }
-  }, [revision, seen, status.data]);
+  }, [revision, seen, status.data, client]);
 
   const levels = info.levels ?? 0;
   const toolbar = (

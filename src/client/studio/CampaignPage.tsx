@@ -23,6 +23,7 @@ import {
 } from './queries';
 import { RequireResearcher } from './RequireResearcher';
 import { SortableTable, Stat, formatMs, formatPct, type Column } from './widgets';
+import { FUNNEL_COUNTS, Versions, candidateNeedText, neededText, seconds } from './CampaignVersions';
 
 export function CampaignPage() {
   return (
@@ -46,12 +47,12 @@ const STATUS: Record<CandidateStatus, { label: string; tone: string; means: stri
   revise: {
     label: 'revise',
     tone: 'bg-amber-600/40 text-amber-100',
-    means: 'Attempted often with a drop-off level or a low solve rate: send it back to its designer.',
+    means: 'Attempted as often as the pool allows without a solve: no longer drawn. Send it back to its designer.',
   },
   never_solved: {
     label: 'never solved',
     tone: 'bg-rose-600/40 text-rose-100',
-    means: 'Attempted at least its target’s worth of times and never solved.',
+    means: 'Attempted at least its target’s worth of times and never solved; still drawn until it reaches revise.',
   },
 };
 
@@ -59,7 +60,6 @@ const targetText = (c: CampaignCandidateView) =>
   'solves' in c.target ? `${c.solves}/${c.target.solves} solves` : `${c.attempts}/${c.target.attempts} attempts`;
 const progressOf = (c: CampaignCandidateView) =>
   'solves' in c.target ? c.solves / c.target.solves : c.attempts / c.target.attempts;
-const seconds = (s: number | null) => (s === null ? '–' : formatMs(s * 1000));
 const dropOffs = (c: CampaignCandidateView) => (c.levels ?? []).filter((l) => l.dropOff).map((l) => l.level);
 
 function Campaign() {
@@ -151,12 +151,14 @@ function CampaignBody({ view, studyId }: { view: CampaignView; studyId: string }
         <Stat label="Need more" value={count('needs_more')} hint={STATUS.needs_more.means} />
         <Stat label="To revise" value={count('revise')} hint={STATUS.revise.means} />
         <Stat label="Never solved" value={count('never_solved')} hint={STATUS.never_solved.means} />
-        <Stat
-          label="Participants still needed"
-          value={view.participantsNeeded ?? '–'}
-          hint="To bring every candidate to its target, at the campaign's rates so far"
-        />
+        <Stat label="Participants still needed" value={neededText(view.needed)} hint={view.needed.method} />
       </div>
+      <p className="text-xs text-slate-400" data-testid="campaign-estimate">
+        <span className="font-semibold text-slate-300">How participants still needed is estimated: </span>
+        {view.needed.method}
+        {view.needed.unknown > 0 &&
+          ` ${view.needed.unknown} candidate${view.needed.unknown === 1 ? '' : 's'} cannot be estimated yet; the others need at least ${view.needed.atLeast}.`}
+      </p>
       <LiveSessions view={view} />
       <Candidates candidates={cs} selected={shown?.id ?? null} onSelect={setSelected} rule={view.rule} />
       {shown && <CandidateDetail candidate={shown} />}
@@ -287,6 +289,13 @@ function Candidates({
       ),
     },
     {
+      key: 'needed',
+      label: 'Still needed',
+      value: (c) => (c.needed.state === 'estimated' ? c.needed.participants : c.needed.state === 'unknown' ? -1 : 0),
+      render: (c) => <span data-testid={`needed-${c.id}`}>{candidateNeedText(c.needed)}</span>,
+      align: 'right',
+    },
+    {
       key: 'time',
       label: 'Median time',
       value: (c) => c.medianSeconds,
@@ -396,8 +405,11 @@ function Funnel({ levels }: { levels: readonly CampaignLevelView[] }) {
   const top = Math.max(1, ...levels.map((l) => l.reached));
   return (
     <figure className="flex flex-col gap-1">
-      <figcaption className="text-xs font-semibold uppercase tracking-wide text-slate-400">
-        Level funnel: counted attempts that reached and completed each level
+      <figcaption className="text-xs text-slate-400">
+        <span className="font-semibold uppercase tracking-wide">
+          Level funnel: counted attempts that reached and completed each level, every version together
+        </span>{' '}
+        <span data-testid="funnel-counts">{FUNNEL_COUNTS}</span>
       </figcaption>
       <ol className="flex flex-col gap-1" aria-label="Level funnel">
         {levels.map((l) => (
@@ -431,82 +443,6 @@ function Funnel({ levels }: { levels: readonly CampaignLevelView[] }) {
         ))}
       </ol>
     </figure>
-  );
-}
-
-/** Each version of the candidate in its own columns, level by level. */
-function Versions({ candidate: c }: { candidate: CampaignCandidateView }) {
-  const vs = c.versions;
-  if (vs.length === 0) return null;
-  const levelNos = [...new Set(vs.flatMap((v) => (v.levels ?? []).map((l) => l.level)))].sort((a, b) => a - b);
-  const cell = 'px-3 py-1.5 text-right tabular-nums';
-  return (
-    <div className="flex flex-col gap-1">
-      <h3 className="text-xs font-semibold uppercase tracking-wide text-slate-400">
-        {vs.length === 1 ? 'One version so far' : `${vs.length} versions side by side, oldest first`}
-      </h3>
-      <div className="overflow-x-auto rounded-lg border border-slate-800">
-        <table className="w-full text-sm" aria-label={`Versions of ${c.id}`}>
-          <thead className="bg-slate-900 text-xs text-slate-400">
-            <tr>
-              <th className="px-3 py-2 text-left font-medium" scope="col">
-                Figure
-              </th>
-              {vs.map((v) => (
-                <th key={v.version} className="px-3 py-2 text-right font-mono font-medium" scope="col">
-                  {v.version}
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            <tr className="border-t border-slate-800">
-              <th scope="row" className="px-3 py-1.5 text-left font-normal text-slate-300">
-                Attempts · solves
-              </th>
-              {vs.map((v) => (
-                <td key={v.version} className={cell}>
-                  {v.attempts} · {v.solves}
-                </td>
-              ))}
-            </tr>
-            <tr className="border-t border-slate-800">
-              <th scope="row" className="px-3 py-1.5 text-left font-normal text-slate-300">
-                Median actions · time
-              </th>
-              {vs.map((v) => (
-                <td key={v.version} className={cell}>
-                  {v.medianActions ?? '–'} · {seconds(v.medianSeconds)}
-                </td>
-              ))}
-            </tr>
-            {levelNos.map((n) => (
-              <tr key={n} className="border-t border-slate-800">
-                <th scope="row" className="px-3 py-1.5 text-left font-normal text-slate-300">
-                  Level {n}: completed · actions · time
-                </th>
-                {vs.map((v) => {
-                  const l = v.levels?.find((x) => x.level === n);
-                  return (
-                    <td key={v.version} className={`${cell} ${l?.dropOff ? 'text-amber-200' : ''}`}>
-                      {l ? (
-                        <>
-                          {formatPct(l.reached ? l.completed / l.reached : null)} ({l.completed}/{l.reached}) ·{' '}
-                          {l.medianActions ?? '–'} · {seconds(l.medianSeconds)}
-                          {l.dropOff ? ' · drop-off' : ''}
-                        </>
-                      ) : (
-                        '–'
-                      )}
-                    </td>
-                  );
-                })}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-    </div>
   );
 }
 
@@ -610,7 +546,8 @@ function Payments({ studyId }: { studyId: string }) {
         </div>
       </div>
       <p className="text-xs text-slate-400">
-        The bonus file has one line per counted session, <span className="font-mono">participant_id,amount</span>, as
+        The bonus file has one line per participant with a bonus,{' '}
+        <span className="font-mono">participant_id,amount</span> (the bonuses of their counted sessions summed), as
         Prolific’s bulk bonus accepts it. Excluded, flagged and unfinished sessions are listed apart for you to decide.
       </p>
       {error && (

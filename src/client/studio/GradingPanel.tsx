@@ -7,6 +7,7 @@ import type { Agreement } from '../../core/grading/agreement';
 import type { GradedAnswerView, GradingItemView, GradingOverview, NewGraderLink } from '../../core/protocol/grading';
 import { GradeForm, GradingQuestionView } from '../grading/GradeForm';
 import { Button } from '../ui/Button';
+import { ConfirmDialog } from '../ui/ConfirmDialog';
 import { adminJson } from './auth';
 import { SortableTable, Stat, formatPct, type Column } from './widgets';
 import type { AdjudicationBody, GraderBody } from '../../core/protocol/requests';
@@ -102,6 +103,8 @@ function Graders({ studyId, overview }: { studyId: string; overview: GradingOver
       void client.invalidateQueries({ queryKey: gradingQuery(studyId).queryKey });
     },
   });
+  // The grader whose link is about to be revoked, asked about first: a revoked link cannot be restored.
+  const [revoking, setRevoking] = useState<{ id: string; label: string } | null>(null);
   const revoke = useMutation({
     mutationFn: (id: string) =>
       adminJson(`/api/admin/studies/${encodeURIComponent(studyId)}/graders/${encodeURIComponent(id)}/revoke`, {
@@ -214,7 +217,7 @@ function Graders({ studyId, overview }: { studyId: string; overview: GradingOver
                     ) : (
                       <Button
                         tone="ghost"
-                        onClick={() => revoke.mutate(x.id)}
+                        onClick={() => setRevoking({ id: x.id, label: x.label })}
                         disabled={revoke.isPending}
                         aria-label={`Revoke the link of ${x.label}`}
                       >
@@ -227,6 +230,23 @@ function Graders({ studyId, overview }: { studyId: string; overview: GradingOver
             </tbody>
           </table>
         </div>
+      )}
+      {revoking && (
+        <ConfirmDialog
+          title={`Revoke the link of ${revoking.label}?`}
+          confirmLabel="Revoke link"
+          tone="danger"
+          onConfirm={async () => {
+            await revoke.mutateAsync(revoking.id);
+            setRevoking(null);
+          }}
+          onClose={() => setRevoking(null)}
+        >
+          <p>
+            The link stops working at once and cannot be restored: {revoking.label} can no longer grade. The grades
+            already given are kept. To let them grade again, make a new link.
+          </p>
+        </ConfirmDialog>
       )}
     </section>
   );

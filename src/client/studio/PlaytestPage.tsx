@@ -226,10 +226,13 @@ function BuiltinPlaytest({ id }: { id: string }) {
         {/* Kept mounted while hidden, so a run and its results survive closing the column. */}
         <aside
           id="validate-column"
+          aria-labelledby="validate-column-title"
           hidden={!validating}
           className="w-full shrink-0 border-t border-slate-800 p-3 sm:w-[22rem] sm:overflow-y-auto sm:border-l sm:border-t-0 xl:w-[28rem]"
         >
-          <h2 className="mb-2 text-sm font-semibold uppercase tracking-wide text-slate-300">Validate</h2>
+          <h2 id="validate-column-title" className="mb-2 text-sm font-semibold uppercase tracking-wide text-slate-300">
+            Validate
+          </h2>
           <ValidatePanel game={game} currentLevel={level} />
         </aside>
       </div>

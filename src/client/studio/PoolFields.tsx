@@ -23,9 +23,8 @@ import {
   type PoolField,
   type PoolInput,
 } from './pool';
+import { input } from './editorFields';
 
-export const input =
-  'h-8 rounded-md border border-slate-700 bg-slate-950 px-2 text-sm focus:outline-none focus:ring-2 focus:ring-sky-500';
 const invalid = 'border-rose-500';
 
 /**
@@ -396,7 +395,7 @@ export function PaymentFields({
             setPay(e.target.checked ? { currency: 'GBP', fee: 0, bonus: { perSolve: 0, perLevel: 0 } } : undefined)
           }
         />
-        This study pays a fee and bonuses (shown to participants; used for the bonus file)
+        This study pays a fee and bonuses (shown to participants on the consent page; used for the bonus file)
       </label>
       {p && (
         <div className="grid gap-3 md:grid-cols-5">

@@ -9,6 +9,7 @@ import type { PublicQuestion } from '../../core/questions/schema';
 import { MathText } from '../study/MathText';
 import { PickerDialog } from './PickerDialog';
 import { questionsQuery } from './queries';
+import { QUESTION_TYPE_LABEL } from './questionTypes';
 
 /** Questions listed at once; a search narrows the rest. */
 const SHOWN = 200;
@@ -75,11 +76,8 @@ export function QuestionPicker({
                 <span className="flex gap-2 text-xs text-slate-300">
                   <span className="font-mono text-slate-100">{x.id}</span>
                   <span>
-                    {x.answerKind === 'choice'
-                      ? `${x.choices?.length ?? 0} choices`
-                      : x.answerKind === 'number'
-                        ? 'numerical'
-                        : 'free response'}
+                    {QUESTION_TYPE_LABEL[x.type]}
+                    {x.type === 'choice' && ` (${x.choices?.length ?? 0})`}
                   </span>
                   {x.subset && <span>· {x.subset}</span>}
                   {x.subject && <span>· {x.subject}</span>}

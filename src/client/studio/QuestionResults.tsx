@@ -1,5 +1,6 @@
 import type { Interval, QuestionGroupResult, QuestionResult, StudyResults } from './queries';
 import { SortableTable, formatMs, type Column } from './widgets';
+import { QUESTION_TYPE_LABEL } from './questionTypes';
 
 /** A percentage with one decimal, as the question results show accuracy. */
 export const pct1 = (x: number | null | undefined): string =>
@@ -77,12 +78,7 @@ function Accuracy({
 /** Points as grades give them: at most two decimals, no trailing zeros. */
 const points = (x: number): string => String(Math.round(x * 100) / 100);
 
-const TYPE_LABEL: Record<string, string> = {
-  choice: 'multiple choice',
-  number: 'numerical',
-  symbolic: 'symbolic',
-  'free-response': 'free response',
-};
+const TYPE_LABEL: Record<string, string> = QUESTION_TYPE_LABEL;
 const FIELD_LABEL: Record<QuestionGroupResult['field'], string> = {
   all: 'All',
   subset: 'Subset',

@@ -127,7 +127,7 @@ function Replay() {
           </p>
         )}
       </aside>
-      <main className="min-w-0 flex-1">
+      <section aria-label="Replay" className="min-w-0 flex-1">
         {item ? (
           <ItemReplay
             key={item.id}
@@ -140,7 +140,7 @@ function Replay() {
             {eventsQ.isPending ? 'Loading the log…' : 'This session has no item yet.'}
           </p>
         )}
-      </main>
+      </section>
     </div>
   );
 }

@@ -343,6 +343,7 @@ function Participants({ results }: { results: StudyResults }) {
     {
       key: 'replay',
       label: '',
+      srLabel: 'Replay',
       value: () => null,
       render: (p) => (
         <Link
@@ -356,6 +357,7 @@ function Participants({ results }: { results: StudyResults }) {
     {
       key: 'manage',
       label: '',
+      srLabel: 'Manage',
       value: () => null,
       render: (p) => <SessionActions studyId={studyId} participant={p} label={`session ${who(p)}`} />,
     },

@@ -15,10 +15,8 @@ import { SURVEY_LONGTEXT_MAX, SURVEY_TEXT_MAX, checkSurveyAnswers, type SurveyVa
 import { SurveyField } from '../study/SurveyItemView';
 import { Button } from '../ui/Button';
 import { Markdown } from '../ui/Markdown';
-import { Labelled, area, input as inputBase } from './editorFields';
+import { Labelled, area, input } from './editorFields';
 import { freshQuestionId, retype, type QuestionInput, type QuestionType, type SurveyInput } from './surveyEdit';
-
-const input = `${inputBase} text-slate-100`;
 
 /** The answer types, in the words of the form. */
 export const QUESTION_TYPES: readonly { type: QuestionType; label: string }[] = [

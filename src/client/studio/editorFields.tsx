@@ -12,10 +12,13 @@ export interface FieldA11y {
   readonly 'aria-describedby'?: string;
 }
 
-export const input =
-  'h-8 rounded-md border border-slate-700 bg-slate-950 px-2 text-sm focus:outline-none focus:ring-2 focus:ring-sky-500';
-export const area =
-  'min-h-24 w-full rounded-md border border-slate-700 bg-slate-950 p-2 font-mono text-sm focus:outline-none focus:ring-2 focus:ring-sky-500';
+/**
+ * What is typed in a field is bright, a placeholder muted and in italics: a filled field never looks
+ * like an empty one (the label's muted colour is not inherited).
+ */
+const typed = 'text-slate-100 placeholder:italic placeholder:text-slate-500';
+export const input = `h-8 rounded-md border border-slate-700 bg-slate-950 px-2 text-sm ${typed} focus:outline-none focus:ring-2 focus:ring-sky-500`;
+export const area = `min-h-24 w-full rounded-md border border-slate-700 bg-slate-950 p-2 font-mono text-sm ${typed} focus:outline-none focus:ring-2 focus:ring-sky-500`;
 
 /**
  * A labelled field with its problem in plain words under it, which the field points to

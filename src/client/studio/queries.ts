@@ -136,6 +136,7 @@ export const auditQuery = (studyId: string) =>
 
 // The mounted question collections, for the study editor's question picker.
 import type { PublicQuestion } from '../../core/questions/schema';
+import type { QuestionType } from '../../core/analysis/questions';
 
 export const questionCollectionsQuery = queryOptions({
   queryKey: ['admin', 'question-collections'],
@@ -149,7 +150,7 @@ export const questionsQuery = (collection: string) =>
   queryOptions({
     queryKey: ['admin', 'question-collections', collection],
     queryFn: () =>
-      adminJson<{ questions: PublicQuestion[] }>(
+      adminJson<{ questions: (PublicQuestion & { type: QuestionType })[] }>(
         `/api/admin/question-collections/${encodeURIComponent(collection)}/questions`,
       ).then((r) => r.questions),
   });
@@ -161,6 +162,8 @@ export type {
   CampaignLevelView,
   CampaignVersionView,
   CampaignLiveSession,
+  CampaignNeededView,
+  CandidateNeedView,
   CandidateStatus,
   PaymentsView,
   SessionPayment,

@@ -4,7 +4,10 @@ import type { Dist } from './queries';
 
 export interface Column<T> {
   readonly key: string;
+  /** The header's text; '' for a column of links or buttons, which is not sorted. */
   readonly label: string;
+  /** The header's name for a screen reader when `label` is '' (a header is never empty). */
+  readonly srLabel?: string;
   /** The value sorted on. */
   readonly value: (row: T) => number | string | null;
   readonly render?: (row: T) => ReactNode;
@@ -63,7 +66,9 @@ export function SortableTable<T>({
                 className={`px-3 py-2 font-medium ${c.align === 'right' ? 'text-right' : 'text-left'}`}
                 aria-sort={sort?.key === c.key ? (sort.dir === 1 ? 'ascending' : 'descending') : 'none'}
               >
-                {c.label === '' ? null : (
+                {c.label === '' ? (
+                  <span className="sr-only">{c.srLabel ?? c.key}</span>
+                ) : (
                   <button
                     type="button"
                     className="inline-flex items-center gap-1 hover:text-white"

@@ -1,6 +1,25 @@
 import { Fragment, useLayoutEffect, useRef, type ReactNode } from 'react';
-import katex from 'katex';
-import 'katex/dist/katex.min.css';
+
+type RenderMath = (tex: string, into: HTMLElement, display: boolean) => void;
+let mathLoad: Promise<RenderMath> | null = null;
+let mathReady: RenderMath | null = null;
+
+/**
+ * Starts loading KaTeX (a script of its own, `katexRender.ts`) if it is not loaded or loading.
+ * The study page calls it once its first screen is up, so formulas render at once when a question
+ * shows them, and a participant who goes offline after that still sees them.
+ * A failed load is tried again at the next call; until KaTeX is there a formula shows as its TeX.
+ */
+export function loadMath(): Promise<RenderMath> {
+  mathLoad ??= import('./katexRender').then(
+    (m) => (mathReady = m.renderMath),
+    (e: unknown) => {
+      mathLoad = null;
+      throw e;
+    },
+  );
+  return mathLoad;
+}
 
 /**
  * A question's prompt: paragraphs of text with `**bold**`, `*italic*` and LaTeX math, inline
@@ -80,8 +99,20 @@ function closingDollar(text: string, from: number): number {
 function MathSpan({ tex, display = false }: { tex: string; display?: boolean }) {
   const ref = useRef<HTMLElement>(null);
   useLayoutEffect(() => {
-    if (ref.current)
-      katex.render(tex, ref.current, { displayMode: display, throwOnError: false, trust: false, strict: 'ignore' });
+    const into = ref.current;
+    if (!into) return;
+    if (mathReady) return mathReady(tex, into, display);
+    into.textContent = tex;
+    let current = true;
+    loadMath().then(
+      (render) => {
+        if (current) render(tex, into, display);
+      },
+      () => {},
+    );
+    return () => {
+      current = false;
+    };
   }, [tex, display]);
   return display ? (
     <div ref={ref as React.RefObject<HTMLDivElement>} className="my-2 overflow-x-auto" data-math={tex} />

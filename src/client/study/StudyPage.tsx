@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useMemo, useReducer, useRef, useState } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState } from 'react';
 import { useParams } from 'wouter';
 import { toJsonl, type LogEvent } from '../../core/log/events';
 import type { GameState } from '../../core/game';
@@ -12,6 +12,7 @@ import { logVisibility, watchPresence } from '../log/presence';
 import { downloadText } from '../log/sessionLog';
 import { TaskPlayer } from '../player/TaskPlayer';
 import { QuestionItemView } from './QuestionItemView';
+import { loadMath } from './MathText';
 import { SurveyItemView } from './SurveyItemView';
 import { DescribeForm } from './DescribeForm';
 import { WithdrawDialog } from './WithdrawDialog';
@@ -35,6 +36,8 @@ import { Outbox, OutboxDisposedError, type StudySessionRecord } from './outbox';
 import { usePlayer } from '../player/store';
 import { taskFinished } from '../../core/log/gridPlayer';
 import { deviceProblem, type Screen } from '../../core/study/devices';
+import { spokenMinutes } from '../../core/study/duration';
+import { paymentSentence } from '../../core/study/paymentText';
 import { budgetLeft, sessionBudget, type SessionBudget } from './budget';
 import { initialRunState, onItems, runReducer, screenOf, skippedBehind } from './runMachine';
 
@@ -159,6 +162,13 @@ export function StudyPage() {
       cancelled = true;
     };
   }, [studyId]);
+
+  // KaTeX is a script of its own: fetched once the session shows that a question may need it, so a
+  // formula is ready when its question comes and the first screen did not wait for it.
+  const needsMath = phase.kind === 'running' && phase.run.view.items.some((i) => i.kind === 'question');
+  useEffect(() => {
+    if (needsMath) loadMath().catch(() => {});
+  }, [needsMath]);
 
   // The session's outbox lives as long as this page shows the session.
   useEffect(() => {
@@ -700,20 +710,27 @@ function LastDescriptionScreen({ run, item, onSaved }: { run: Running; item: Des
 }
 
 function TimeUpScreen({ minutes, onContinue }: { minutes: number; onContinue: () => void }) {
+  // The alert takes the focus, so a screen reader reads it and Enter continues; whatever had the
+  // focus in the item is gone with the item.
+  const ref = useRef<HTMLDivElement>(null);
+  useLayoutEffect(() => ref.current?.querySelector('button')?.focus(), []);
   return (
     <Centered>
       <div
+        ref={ref}
         role="alertdialog"
+        aria-modal="true"
         aria-labelledby="time-up-title"
+        aria-describedby="time-up-text"
         className="w-full max-w-xl rounded-xl border border-amber-500/50 bg-slate-900/80 p-8"
         data-testid="time-up"
       >
         <h1 id="time-up-title" className="text-2xl font-semibold text-white">
           Time is up for this item
         </h1>
-        <p className="mt-3 text-slate-200">
-          This item closes after {minutes} {minutes === 1 ? 'minute' : 'minutes'}, so the study moves on to the next
-          one. Everything you did on this item is saved.
+        <p id="time-up-text" className="mt-3 text-slate-200">
+          This item closes after {spokenMinutes(minutes)}, so the study moves on to the next one. Everything you did on
+          this item is saved.
         </p>
         <div className="mt-6 flex justify-end">
           <Button tone="primary" onClick={onContinue}>
@@ -732,7 +749,7 @@ function SavingScreen({ sessionMinutes, pending }: { sessionMinutes: number | nu
       <div className="text-center">
         {sessionMinutes !== null && (
           <p className="mb-3 text-slate-200" role="status">
-            The study's time limit of {sessionMinutes} minutes has been reached, so it ends here.
+            The study's time limit of {spokenMinutes(sessionMinutes)} has been reached, so it ends here.
           </p>
         )}
         <p className="text-lg text-white">Saving your answers…</p>
@@ -827,6 +844,18 @@ function ItemView({
   useEffect(() => {
     if (hard) onNext('time_up');
   }, [hard, onNext]);
+  // The soft limit's notice is logged once per item (a reload that shows it again logs nothing),
+  // so the log says when the participant was told.
+  const softLogged = useRef(resume.some((e) => e.kind === 'item.soft_limit' && e.data.item === item.id));
+  useEffect(() => {
+    if (!soft || hard || !limits || softLogged.current) return;
+    softLogged.current = true;
+    outbox.append('item.soft_limit', {
+      item: item.id,
+      softMinutes: limits.softMinutes,
+      hardMinutes: limits.hardMinutes,
+    });
+  }, [soft, hard, limits, outbox, item.id]);
 
   const giveUp = (
     <LeaveItem
@@ -844,8 +873,8 @@ function ItemView({
       <div className="flex items-center justify-center gap-4 bg-sky-900/80 px-4 py-1.5 text-center text-sm text-sky-100">
         {soft && (
           <span role="status">
-            You have spent {limits.softMinutes} minutes on this item. You may move on whenever you like; it closes after{' '}
-            {limits.hardMinutes} minutes.
+            You have spent {spokenMinutes(limits.softMinutes)} on this item. You may move on whenever you like; it
+            closes after {spokenMinutes(limits.hardMinutes)}.
           </span>
         )}
         {showTimeLeft && (
@@ -1023,6 +1052,8 @@ function TaskItemView({
         </Modal>
       )}
       {notice}
+      {/* The page's heading for a screen reader: the grids and tools say the rest. */}
+      <h1 className="sr-only">{view.study.title}: grid task</h1>
       <div className="min-h-0 flex-1 overflow-y-auto">
         <TaskPlayer
           open={open}
@@ -1169,9 +1200,17 @@ function Consent({ intro, onDecline, onAgree }: { intro: StudyIntro; onDecline: 
     <Centered main>
       <div className="w-full max-w-2xl rounded-xl border border-slate-800 bg-slate-900/70 p-8">
         <p className="text-xs uppercase tracking-wider text-slate-500">
-          {intro.items} {intro.items === 1 ? 'item' : 'items'} · {intro.sessionMinutes} minutes at most
+          {intro.items} {intro.items === 1 ? 'item' : 'items'} · {spokenMinutes(intro.sessionMinutes)} at most
         </p>
         <h1 className="mb-4 mt-1 text-2xl font-semibold text-white">{intro.title}</h1>
+        {intro.payment && (
+          <p
+            className="mb-4 rounded-lg border border-emerald-700/50 bg-emerald-950/40 px-4 py-2 text-emerald-100"
+            data-testid="payment"
+          >
+            {paymentSentence(intro.payment)}
+          </p>
+        )}
         {problem ? (
           <div
             role="alert"
@@ -1361,8 +1400,8 @@ function Debrief({
     <EndCard testId="debrief" title={timeUpMinutes === null ? 'Thank you!' : 'Time is up. Thank you!'}>
       {timeUpMinutes !== null && (
         <p className="mt-3 text-slate-300" data-testid="session-time-up">
-          The study allows {timeUpMinutes} {timeUpMinutes === 1 ? 'minute' : 'minutes'} in all and that time is spent,
-          so it ends here. You do not need to do anything more.
+          The study allows {spokenMinutes(timeUpMinutes)} in all and that time is spent, so it ends here. You do not
+          need to do anything more.
         </p>
       )}
       <PlatformCode

@@ -175,10 +175,14 @@ describe('campaignView', () => {
       live: [{ sessionId: 's4', participant: 'p3', candidate: 'g' }],
     });
     expect(v.rule).toMatch(/^kept when 2 different participants solve it fully/);
-    // b: 2 still needed, with no solve of its own so at the campaign's rate (2 solves of 5
-    // settled draws); g: 1 (one in flight). 2/0.4 + 1/0.4 = 7.5 draws, at 7 claims per 4
-    // sessions: 4.3, so 5 participants.
-    expect(v.participantsNeeded).toBe(5);
+    // b and g have too thin a record of their own (2 and 0 settled draws): no estimate, and no
+    // other candidate's rate stands in for theirs.
+    expect(by.a.needed).toEqual({ state: 'met' });
+    expect(by.b.needed).toEqual({ state: 'unknown', reason: 'thin_record', settled: 2 });
+    expect(by.g.needed).toEqual({ state: 'unknown', reason: 'thin_record', settled: 0 });
+    expect(v.participantsNeeded).toBeNull();
+    expect(v.needed).toMatchObject({ participants: null, unknown: 2, atLeast: 0 });
+    expect(v.needed.method).toMatch(/never as certain solves/);
   });
 });
 

@@ -7,9 +7,11 @@
  * The rules, as `CampaignView.rule` and docs/api.md state them:
  * - `solves`: distinct participants (platform id, else the session) whose claim settled `solved`
  *   in a session not excluded; `attempts`: such claims settled `solved` or `attempted`.
- * - status `met`: the target is reached. `never_solved`: at least the target's number of
- *   attempts and no solve. `revise`: a drop-off level, or at least twice the target's number of
- *   attempts with under a quarter of them solved. `needs_more`: the others.
+ * - status `met`: the target is reached. `revise`: a `solves` target attempted the pool's
+ *   `reviseAfter` times without a solve, so no longer drawn (`core/study/draw.ts`, rule 2).
+ *   `never_solved`: at least the target's number of attempts and no solve (still drawn).
+ *   `needs_more`: the others.
+ * - participants still needed: `core/analysis/estimate.ts`.
  * - a level is a drop-off when at least `DROP_OFF_MIN_REACHED` reached it and the share of them
  *   who completed it is at most half the share of the level before (level 1: of all).
  */
@@ -23,8 +25,9 @@ import type {
   PaymentsView,
   SessionPayment,
 } from '../protocol/campaign';
-import { type ClaimState, progressOf, targetCount } from '../study/draw';
-import type { Payment, PoolTarget, StudyDefinition, StudyItem } from '../study/schema';
+import { type ClaimState, isRetired, progressOf, targetCount } from '../study/draw';
+import type { Payment, PoolPlan, StudyDefinition, StudyItem } from '../study/schema';
+import { type CandidateRecord, campaignNeed, candidateNeed } from './estimate';
 import type { SessionDigest } from './results';
 import { quantile } from './dist';
 
@@ -56,6 +59,11 @@ export interface CampaignSession {
   readonly digest: SessionDigest | null;
   /** The candidate it is on now (in progress only), else null. */
   readonly current: string | null;
+  /**
+   * By game item id, the code version its first run was opened on (`<game id>@<code hash>`, as
+   * the run recorded it) and when; absent for built-in games, whose version is in their log.
+   */
+  readonly gameRuns?: Readonly<Record<string, { readonly version: string; readonly at: number }>>;
 }
 
 /**
@@ -88,6 +96,8 @@ export interface CampaignInput {
   readonly sessions: readonly CampaignSession[];
   /** A game's level count; null when unknown. */
   readonly gameLevels: (game: string) => number | null;
+  /** The version of a game mounted now, as runs record it (`<game id>@<code hash>`); null when unknown. */
+  readonly gameVersionNow?: (game: string) => string | null;
   readonly now: number;
 }
 
@@ -100,16 +110,22 @@ const median = (values: readonly number[]): number | null =>
     : null;
 
 /** The inclusion rule in words. */
-export function ruleText(target: PoolTarget): string {
+export function ruleText(pool: Pick<PoolPlan, 'target' | 'reviseAfter' | 'fill'>): string {
+  const { target } = pool;
   const n = targetCount(target);
+  const s = (k: number) => (k === 1 ? '' : 's');
   const kept =
     'solves' in target
-      ? `kept when ${n} different participant${n === 1 ? '' : 's'} solve it fully`
-      : `kept when attempted ${n} time${n === 1 ? '' : 's'}`;
+      ? `kept when ${n} different participant${s(n)} solve it fully; never solved after ${n} attempt${s(n)} ` +
+        `without a solve; revise (no longer drawn) after ${pool.reviseAfter} attempt${s(pool.reviseAfter)} without a solve`
+      : `kept when attempted ${n} time${s(n)}`;
+  const fill =
+    pool.fill === 'fast'
+      ? 'filled fast (any number of sessions may hold a candidate at once)'
+      : 'paced (no more sessions hold a candidate at once than it still needs at its observed rate)';
   return (
-    `${kept}; never solved after ${n} attempt${n === 1 ? '' : 's'} without a solve; revise when a level drops off ` +
-    `(at least ${DROP_OFF_MIN_REACHED} reached it and at most half as large a share completed it as the level before) ` +
-    `or after ${2 * n} attempts fewer than a quarter were solved`
+    `${kept}; ${fill}; a level is a drop-off when at least ${DROP_OFF_MIN_REACHED} reached it and at most half as ` +
+    `large a share completed it as the level before`
   );
 }
 
@@ -118,15 +134,19 @@ interface Play {
   readonly ms: number | null;
   readonly levels: readonly { completed: boolean; actions: number; ms: number | null }[] | null;
   readonly version: string;
+  /** When it was first played on that version: its first run, else its session's start (ms). */
+  readonly at: number;
 }
 
 /** What one session's digest says of one candidate item: null when it did not play it. */
-function playOf(item: StudyItem, digest: SessionDigest | null): Play | null {
+function playOf(item: StudyItem, session: CampaignSession): Play | null {
+  const { digest } = session;
   if (!digest) return null;
+  const at = session.createdAt;
   if (item.kind === 'task') {
     const t = digest.tasks[item.id];
     if (!t || !t.attempted) return null;
-    return { actions: t.actions, ms: t.solveMs, levels: null, version: `${item.collection}/${item.task}` };
+    return { actions: t.actions, ms: t.solveMs, levels: null, version: `${item.collection}/${item.task}`, at };
   }
   if (item.kind === 'game') {
     const g = digest.games[item.id];
@@ -136,18 +156,20 @@ function playOf(item: StudyItem, digest: SessionDigest | null): Play | null {
       : null;
     const actions = levels ? levels.reduce((n, l) => n + l.actions, 0) : null;
     const ms = levels && levels.every((l) => l.ms !== null) ? levels.reduce((n, l) => n + (l.ms ?? 0), 0) : null;
-    return { actions, ms, levels, version: g.version ?? item.game };
+    // A server-run game keeps its id when its code changes: the run's record says which code it was.
+    const run = session.gameRuns?.[item.id];
+    return { actions, ms, levels, version: run?.version ?? g.version ?? item.game, at: run?.at ?? at };
   }
   if (item.kind === 'question') {
     const q = digest.questions[item.id];
     if (!q || !q.opened) return null;
-    return { actions: null, ms: q.timeMs, levels: null, version: item.id };
+    return { actions: null, ms: q.timeMs, levels: null, version: item.id, at };
   }
   return null;
 }
 
 /** The per-level funnel of the plays given, `levelCount` levels at least. */
-export function levelFunnel(plays: readonly Play[], levelCount: number): CampaignLevelView[] {
+export function levelFunnel(plays: readonly Pick<Play, 'levels'>[], levelCount: number): CampaignLevelView[] {
   const runs = plays.flatMap((p) => (p.levels ? [p.levels] : []));
   const n = Math.max(levelCount, ...runs.map((r) => r.length));
   const out: CampaignLevelView[] = [];
@@ -168,16 +190,12 @@ export function levelFunnel(plays: readonly Play[], levelCount: number): Campaig
   return out;
 }
 
-function statusOf(
-  target: PoolTarget,
-  solves: number,
-  attempts: number,
-  levels: readonly CampaignLevelView[] | undefined,
-): CandidateStatus {
+function statusOf(pool: PoolPlan, solves: number, attempts: number): CandidateStatus {
+  const { target } = pool;
   const goal = targetCount(target);
   if (progressOf({ solves, attempts }, target) >= goal) return 'met';
+  if (isRetired({ solves, attempts }, target, pool.reviseAfter)) return 'revise';
   if (solves === 0 && attempts >= goal) return 'never_solved';
-  if (levels?.some((l) => l.dropOff) || (attempts >= 2 * goal && solves / attempts < 0.25)) return 'revise';
   return 'needs_more';
 }
 
@@ -192,12 +210,7 @@ export function campaignView(input: CampaignInput): CampaignView {
   }
   const sessionById = new Map(input.sessions.map((s) => [s.id, s]));
   const candidates: CampaignCandidateView[] = [];
-  // For the estimate of participants still needed.
-  let settledDraws = 0,
-    progressSum = 0,
-    drawsNeeded = 0,
-    unknownRate = false;
-  const perCandidate: { remaining: number; settled: number; progress: number }[] = [];
+  const needs: CampaignCandidateView['needed'][] = [];
 
   for (const pool of study.pools) {
     for (const index of pool.candidates) {
@@ -210,18 +223,25 @@ export function campaignView(input: CampaignInput): CampaignView {
       const plays: (Play & { solved: boolean })[] = [];
       for (const c of counted) {
         const s = sessionById.get(c.sessionId);
-        const play = s ? playOf(item, s.digest) : null;
+        const play = s ? playOf(item, s) : null;
         if (play) plays.push({ ...play, solved: c.state === 'solved' });
       }
       const solvedPlays = plays.filter((p) => p.solved);
       const levelCount = item.kind === 'game' ? (input.gameLevels(item.game) ?? 0) : 0;
       const levels = item.kind === 'game' ? levelFunnel(plays, levelCount) : undefined;
-      const versionIds = [...new Set(plays.map((p) => p.version))];
+      const now = item.kind === 'game' ? (input.gameVersionNow?.(item.game) ?? null) : null;
+      const firstAt = new Map<string, number>();
+      for (const p of plays) firstAt.set(p.version, Math.min(p.at, firstAt.get(p.version) ?? Infinity));
+      // The mounted version is listed before anyone played it, so the page shows what runs now.
+      const versionIds = [...firstAt.keys()].sort((a, b) => firstAt.get(a)! - firstAt.get(b)!);
+      if (now !== null && !firstAt.has(now)) versionIds.push(now);
       const versions: CampaignVersionView[] = versionIds.map((version) => {
         const of = plays.filter((p) => p.version === version);
         const solvedOf = of.filter((p) => p.solved);
         return {
           version,
+          mounted: now === null ? versionIds.length === 1 : version === now,
+          firstPlayedAt: firstAt.get(version) ?? null,
           attempts: of.length,
           solves: solvedOf.length,
           medianActions: median(solvedOf.flatMap((p) => (p.actions === null ? [] : [p.actions]))),
@@ -229,6 +249,15 @@ export function campaignView(input: CampaignInput): CampaignView {
           ...(item.kind === 'game' ? { levels: levelFunnel(of, levelCount) } : {}),
         };
       });
+      const record: CandidateRecord = {
+        goal: targetCount(pool.target),
+        progress: progressOf({ solves, attempts }, pool.target),
+        settled,
+        inFlight: inProgress,
+        retired: isRetired({ solves, attempts }, pool.target, pool.reviseAfter),
+      };
+      const need = candidateNeed(record);
+      needs.push(need);
       candidates.push({
         id: item.id,
         pool: pool.id,
@@ -246,37 +275,20 @@ export function campaignView(input: CampaignInput): CampaignView {
         inProgress,
         attempts,
         solves,
-        status: statusOf(pool.target, solves, attempts, levels),
+        status: statusOf(pool, solves, attempts),
         medianActions: median(solvedPlays.flatMap((p) => (p.actions === null ? [] : [p.actions]))),
         medianSeconds: median(solvedPlays.flatMap((p) => (p.ms === null ? [] : [p.ms / 1000]))),
+        needed: need,
         ...(levels ? { levels } : {}),
         versions,
       });
-      const progress = progressOf({ solves, attempts }, pool.target);
-      settledDraws += settled;
-      progressSum += progress;
-      perCandidate.push({
-        remaining: Math.max(0, targetCount(pool.target) - progress - inProgress),
-        settled,
-        progress,
-      });
     }
-  }
-  const overall = settledDraws > 0 ? progressSum / settledDraws : 0;
-  for (const c of perCandidate) {
-    if (c.remaining === 0) continue;
-    const rate = c.settled > 0 && c.progress > 0 ? c.progress / c.settled : overall;
-    if (rate <= 0) {
-      unknownRate = true;
-      continue;
-    }
-    drawsNeeded += c.remaining / rate;
   }
   // Draws a session makes on average (claims it started), else what the pools draw.
   const perSession = input.draws.sessions
     ? input.draws.started / input.draws.sessions
     : study.pools.reduce((n, p) => n + (p.draw === 'time' ? 1 : p.draw), 0);
-  const participantsNeeded = unknownRate ? null : Math.ceil(drawsNeeded / Math.max(perSession, 1e-9) - 1e-9);
+  const needed = campaignNeed(needs, perSession);
 
   const live: CampaignLiveSession[] = input.sessions
     .filter((s) => s.inFlight)
@@ -289,7 +301,7 @@ export function campaignView(input: CampaignInput): CampaignView {
   return {
     studyId: input.studyId,
     campaignId: input.campaignId,
-    rule: study.pools.length ? ruleText(study.pools[0].target) : '',
+    rule: study.pools.length ? ruleText(study.pools[0]) : '',
     generatedAt: input.now,
     participants: {
       inProgress: live.length,
@@ -298,7 +310,8 @@ export function campaignView(input: CampaignInput): CampaignView {
       live,
     },
     candidates,
-    participantsNeeded,
+    participantsNeeded: needed.participants,
+    needed,
   };
 }
 

@@ -179,7 +179,16 @@ export interface ResultsInput {
    * current version (`push-<hash>`, `versionedGameId`).
    */
   readonly games: Readonly<
-    Record<string, { readonly title: string; readonly levels: number; readonly version?: string }>
+    Record<
+      string,
+      {
+        readonly title: string;
+        readonly levels: number;
+        readonly version?: string;
+        /** An arcengine game's code hash mounted now (`server/arc3/gameCode.ts`). */
+        readonly codeHash?: string;
+      }
+    >
   >;
   /** The server's replay verification; null leaves every game log unverified (so no game figures). */
   readonly replay: ReplayGame | null;

@@ -276,6 +276,48 @@ describe('grid player, driven as the UI drives it', () => {
     expect(currentTest(s.state)!.undo).toHaveLength(3);
   });
 
+  it('leaves the pasted block selected (clipped to the output), so a flip and a move act on the block', () => {
+    s.emit('resize', { rows: 4, cols: 4 });
+    s.emit('select', { side: 'output', rect: { r0: 1, c0: 1, r1: 1, c1: 1 } });
+    s.emit('paste', { row: 1, col: 1, block: [[1, 2]], select: true });
+    expect(s.state.selection).toEqual({ side: 'output', rect: { r0: 1, c0: 1, r1: 1, c1: 2 } });
+    s.emit('flip', { axis: 'horizontal' });
+    expect(s.output[1]).toEqual([0, 2, 1, 0]);
+    s.emit('move', { dr: 1, dc: -1 });
+    expect(s.output).toEqual([
+      [0, 0, 0, 0],
+      [0, 0, 0, 0],
+      [2, 1, 0, 0],
+      [0, 0, 0, 0],
+    ]);
+    // A block pasted over the edge: only its cells inside the output are selected.
+    s.emit('paste', { row: 3, col: 3, block: [[7, 7]], select: true });
+    expect(s.state.selection).toEqual({ side: 'output', rect: { r0: 3, c0: 3, r1: 3, c1: 3 } });
+    // Only the copied cells of a block that is not a rectangle.
+    s.emit('paste', {
+      row: 0,
+      col: 0,
+      block: [
+        [4, 0],
+        [0, 4],
+      ],
+      cells: [
+        [0, 0],
+        [1, 1],
+      ],
+      select: true,
+    });
+    expect(s.state.selection).toMatchObject({ side: 'output', rect: { r0: 0, c0: 0, r1: 1, c1: 1 } });
+    expect(s.state.selection?.cells).toHaveLength(2);
+  });
+
+  it('replays a paste logged without `select` as it always did: the selection stays where it was', () => {
+    s.emit('resize', { rows: 3, cols: 3 });
+    s.emit('select', { side: 'output', rect: { r0: 0, c0: 0, r1: 0, c1: 0 } });
+    s.emit('paste', { row: 0, col: 0, block: [[1, 2]] });
+    expect(s.state.selection).toEqual({ side: 'output', rect: { r0: 0, c0: 0, r1: 0, c1: 0 } });
+  });
+
   it('keeps the clipboard when another task is opened', () => {
     s.emit('copy', { side: 'input', rect: { r0: 0, c0: 0, r1: 0, c1: 0 }, block: [[5]] });
     s.open('another');

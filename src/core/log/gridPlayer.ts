@@ -21,6 +21,7 @@ import {
   flipGrid,
   floodFill,
   gridsEqual,
+  inBounds,
   makeGrid,
   moveCells,
   paste,
@@ -120,7 +121,12 @@ export interface GridEventData {
   /** `cells`: the selected cells (of the side's grid) when the selection is not a whole rectangle. */
   copy: { side: GridSide; rect: Rect; block: Grid; cells?: CellPair[] };
   /** `cells`: which cells of `block` to put down (relative to its top-left), for such a copy. */
-  paste: { row: number; col: number; block: Grid; cells?: CellPair[] };
+  /**
+   * `select`: the pasted cells (those inside the output) become the output selection, so the
+   * next flip, turn or drag works on the block. Logs from before it was sent left the selection
+   * as it was, and replay so.
+   */
+  paste: { row: number; col: number; block: Grid; cells?: CellPair[]; select?: boolean };
   resize: { rows: number; cols: number };
   /** A typed size that was refused (kept: mistyped sizes are part of how a person worked). */
   'resize.invalid': { text: string };
@@ -386,9 +392,15 @@ export function reduce(s: PlayerState, e: LogEvent): PlayerState {
     }
     case 'paste': {
       const x = d as GridEventData['paste'];
-      if (!x.cells) return edit(s, (g) => paste(g, x.block, x.row, x.col));
-      const cells = fromPairs(x.cells);
-      return edit(s, (g) => paste(g, x.block, x.row, x.col, cells));
+      const only = x.cells ? fromPairs(x.cells) : undefined;
+      const next = edit(s, (g) => paste(g, x.block, x.row, x.col, only));
+      const output = currentTest(next)?.output;
+      if (!x.select || !output) return next;
+      const block = only ?? rectCells({ r0: 0, c0: 0, r1: x.block.length - 1, c1: (x.block[0]?.length ?? 0) - 1 });
+      const placed = block
+        .map((c) => ({ row: c.row + x.row, col: c.col + x.col }))
+        .filter((c) => inBounds(output, c.row, c.col));
+      return { ...next, selection: makeSelection('output', placed) ?? next.selection };
     }
     case 'resize': {
       const x = d as GridEventData['resize'];

@@ -52,6 +52,8 @@ export interface AgentRunRow {
   /** The first play's actions per level and the baseline each was scored against (-1: none). */
   readonly levelActions: readonly number[];
   readonly levelBaselineActions: readonly number[];
+  /** Why a play was scored without baselines (e.g. the study has no human baseline for the game yet); null when scored. */
+  readonly baselinesMessage: string | null;
 }
 
 /** One stored step of an agent's game session for the replay viewer; seq 0 is the opening RESET. */

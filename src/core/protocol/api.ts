@@ -5,6 +5,7 @@
  */
 import type { TaskPair, TestPair } from '../formats/arcTask';
 import type { DeviceClass } from '../study/devices';
+import type { PaymentOffer } from '../study/paymentText';
 import type { LogEvent } from '../log/events';
 import type { Verdict } from '../log/gridPlayer';
 import type { PublicQuestion } from '../questions/schema';
@@ -75,6 +76,8 @@ export interface StudyIntro {
   readonly decline: { readonly message?: string; readonly code?: string; readonly redirectUrl?: string };
   /** Which screens may take part; the consent page stops the others with a message. */
   readonly devices: DeviceClass;
+  /** What the study pays, shown on the consent page; absent when it pays nothing. */
+  readonly payment?: PaymentOffer;
 }
 
 /** `POST /api/studies/:id/sessions`. */

@@ -34,8 +34,16 @@ export interface CampaignLevelView {
 
 /** A candidate's history for one version of its task or game. */
 export interface CampaignVersionView {
-  /** The game version (id plus content hash) or task content hash. */
+  /**
+   * The version: a server-run game's id and the code hash its runs recorded
+   * (`ls20-9607627b@3f2a9c01d4e5`), a built-in game's versioned id (`push-<hash>`), a task's
+   * `collection/task`.
+   */
   readonly version: string;
+  /** Whether sessions starting now play this version (a game's code mounted now; the only version otherwise). */
+  readonly mounted: boolean;
+  /** When a counted attempt first played it (ms since the epoch); null when none has yet. */
+  readonly firstPlayedAt: number | null;
   readonly attempts: number;
   readonly solves: number;
   readonly medianActions: number | null;
@@ -64,10 +72,45 @@ export interface CampaignCandidateView {
   readonly status: CandidateStatus;
   readonly medianActions: number | null;
   readonly medianSeconds: number | null;
+  /** The participants it still needs (`core/analysis/estimate.ts`). */
+  readonly needed: CandidateNeedView;
   /** Games: per-level funnel over every version; per version in `versions`. */
   readonly levels?: readonly CampaignLevelView[];
-  /** One entry per version met in the campaign, oldest first (one entry when never revised). */
+  /** One entry per version played in this study, oldest first, and the one mounted now (one entry when never revised). */
   readonly versions: readonly CampaignVersionView[];
+}
+
+/**
+ * The participants a candidate still needs (docs/researchers.md, "Participants still needed"):
+ * none (`met`), none that help (`retired`: status `revise`, no longer drawn), an estimate with its
+ * 95% interval (`high` null: unbounded), or none yet (`unknown`: fewer settled draws than the
+ * estimate needs, or no progress at all).
+ */
+export type CandidateNeedView =
+  | { readonly state: 'met' }
+  | { readonly state: 'retired' }
+  | {
+      readonly state: 'estimated';
+      /** Progress per settled draw. */
+      readonly rate: number;
+      readonly participants: number;
+      readonly low: number;
+      readonly high: number | null;
+    }
+  | { readonly state: 'unknown'; readonly reason: 'thin_record' | 'no_progress'; readonly settled: number };
+
+/** The participants the campaign still needs, with the method in words. */
+export interface CampaignNeededView {
+  /** Null while any candidate still drawn cannot be estimated (`unknown` of them). */
+  readonly participants: number | null;
+  readonly low: number | null;
+  /** Null when unbounded or not estimated. */
+  readonly high: number | null;
+  /** What the candidates that can be estimated need at least (their interval's low end). */
+  readonly atLeast: number;
+  /** Candidates still drawn whose need cannot be estimated yet. */
+  readonly unknown: number;
+  readonly method: string;
 }
 
 /** A participant in progress: which candidate they are on. */
@@ -93,8 +136,9 @@ export interface CampaignView {
     readonly live: readonly CampaignLiveSession[];
   };
   readonly candidates: readonly CampaignCandidateView[];
-  /** Participants still needed to bring every candidate to its target, at the campaign's rates so far. */
+  /** `needed.participants`: participants still needed to bring every candidate still drawn to its target. */
   readonly participantsNeeded: number | null;
+  readonly needed: CampaignNeededView;
 }
 
 /** One session's payment (`GET /api/admin/studies/:id/campaign/payments`). */

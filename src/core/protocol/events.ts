@@ -78,6 +78,12 @@ export const EVENT_DATA = {
   'instructions.done': empty,
   'item.start': z.looseObject({ item: id, kind: z.enum(['task', 'game', 'page', 'question', 'survey']).optional() }),
   'item.end': z.looseObject({ item: id, reason: text.optional() }),
+  /** The item's soft time limit was reached and the participant was told so. */
+  'item.soft_limit': z.looseObject({
+    item: id,
+    softMinutes: z.number().positive().max(100_000),
+    hardMinutes: z.number().positive().max(100_000),
+  }),
   // ---- presence ----
   visibility: z.looseObject({ state: z.enum(['visible', 'hidden']) }),
   focus: empty,
@@ -114,7 +120,13 @@ export const EVENT_DATA = {
     .refine((m) => m.dr !== 0 || m.dc !== 0, 'must move by at least one cell (dr or dc not 0)'),
   crop: z.looseObject({ rect }),
   copy: z.looseObject({ side, rect, block: GridSchema, cells: cellSet.optional() }),
-  paste: z.looseObject({ row: coord, col: coord, block: GridSchema, cells: cellSet.optional() }),
+  paste: z.looseObject({
+    row: coord,
+    col: coord,
+    block: GridSchema,
+    cells: cellSet.optional(),
+    select: z.boolean().optional(),
+  }),
   resize: z.looseObject({ rows: int(1, MAX_SIZE), cols: int(1, MAX_SIZE) }),
   'resize.invalid': z.looseObject({ text }),
   'copy.input': z.looseObject({ grid: GridSchema }),

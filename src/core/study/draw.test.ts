@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { type CandidateStanding, claimOutcome, drawCandidates, participantKey } from './draw';
+import {
+  type CandidateStanding,
+  type DrawPolicy,
+  claimCap,
+  claimOutcome,
+  drawCandidates,
+  isRetired,
+  participantKey,
+} from './draw';
 import { parseStudy, poolOf, writtenPath, type StudyDefinitionInput } from './schema';
 import { sessionOrder } from './shuffle';
 
@@ -11,15 +19,51 @@ const standing = (id: string, solves = 0, inFlight = 0, met = false, attempts = 
   met,
 });
 
+const FAST: DrawPolicy = { reviseAfter: 10, fill: 'fast' };
+
 describe('drawCandidates', () => {
-  it('draws those furthest from their target first, counting claims in flight', () => {
+  it('filling fast, draws those furthest from their target first, counting claims in flight', () => {
     const pool = [standing('a', 1), standing('b', 0, 1), standing('c', 0), standing('d', 0, 2)];
     // need: a 1, b 1, c 2, d 0
-    expect(drawCandidates(pool, { solves: 2 }, 1, 7)).toEqual(['c']);
-    expect(drawCandidates(pool, { solves: 2 }, 3, 7).slice(0, 1)).toEqual(['c']);
-    expect(new Set(drawCandidates(pool, { solves: 2 }, 3, 7).slice(1))).toEqual(new Set(['a', 'b']));
+    expect(drawCandidates(pool, { solves: 2 }, 1, 7, FAST)).toEqual(['c']);
+    expect(drawCandidates(pool, { solves: 2 }, 3, 7, FAST).slice(0, 1)).toEqual(['c']);
+    expect(new Set(drawCandidates(pool, { solves: 2 }, 3, 7, FAST).slice(1))).toEqual(new Set(['a', 'b']));
     // Booked in full by sessions in flight, but not yet at target: drawn last, not never.
-    expect(drawCandidates(pool, { solves: 2 }, 4, 7)[3]).toBe('d');
+    expect(drawCandidates(pool, { solves: 2 }, 4, 7, FAST)[3]).toBe('d');
+  });
+
+  it('paced, holds no more claims on a candidate than it still needs at its observed rate', () => {
+    // One solve short of 5, solved in 4 of 4 settled draws: rate (4+1)/(4+1), so one claim at a time.
+    const sure = { ...standing('sure', 4, 0, false, 4), settled: 4 };
+    expect(claimCap(sure, { solves: 5 }, 10)).toBe(1);
+    expect(drawCandidates([sure], { solves: 5 }, 1, 3)).toEqual(['sure']);
+    expect(drawCandidates([{ ...sure, inFlight: 1 }], { solves: 5 }, 1, 3)).toEqual([]);
+    // Filling fast, the last solve is handed to every session that asks.
+    expect(drawCandidates([{ ...sure, inFlight: 9 }], { solves: 5 }, 1, 3, FAST)).toEqual(['sure']);
+    // A candidate never drawn: as many claims as solves it needs.
+    expect(claimCap(standing('new'), { solves: 2 }, 10)).toBe(2);
+    // Hard, 1 solve in 8 settled draws: rate 2/9, 1 still needed, 5 at once.
+    expect(claimCap({ ...standing('hard', 1, 0, false, 8), settled: 8 }, { solves: 2 }, 10)).toBe(5);
+    // No solve in 8 attempts: no more at once than the 2 attempts left before it retires.
+    expect(claimCap({ ...standing('none', 0, 0, false, 8), settled: 8 }, { solves: 2 }, 10)).toBe(2);
+    // Claims in flight count at the rate: c first, then a and b (one solve, or one held at rate 1).
+    const pool = [standing('a', 1), standing('b', 0, 1), standing('c', 0)];
+    const drawn = drawCandidates(pool, { solves: 2 }, 3, 7);
+    expect(drawn[0]).toBe('c');
+    expect(new Set(drawn.slice(1))).toEqual(new Set(['a', 'b']));
+  });
+
+  it('never draws a candidate attempted reviseAfter times without a solve, filling fast or paced', () => {
+    const retired = { ...standing('r', 0, 0, false, 10), settled: 12 };
+    const open = { ...standing('o', 0, 0, false, 9), settled: 9 };
+    for (const policy of [FAST, { reviseAfter: 10, fill: 'paced' as const }]) {
+      expect(drawCandidates([retired, open], { solves: 2 }, 2, 1, policy)).toEqual(['o']);
+    }
+    expect(isRetired(retired, { solves: 2 }, 10)).toBe(true);
+    expect(isRetired(retired, { solves: 2 }, 11)).toBe(false);
+    // A solve keeps it in; an attempts target never retires a candidate.
+    expect(isRetired({ solves: 1, attempts: 40 }, { solves: 2 }, 10)).toBe(false);
+    expect(isRetired({ solves: 0, attempts: 40 }, { attempts: 50 }, 10)).toBe(false);
   });
 
   it('never draws a candidate at its target or one the participant met', () => {
@@ -134,7 +178,16 @@ describe('pools in a study', () => {
     expect(written.items.map((i) => i.kind)).toEqual(['page', 'pool', 'survey']);
     expect(study.items.map((i) => i.id)).toEqual(['intro', 'c1', 'c2', 'c3', 'end']);
     expect(study.pools).toEqual([
-      { id: 'tasks', title: '', index: 1, candidates: [1, 2, 3], draw: 2, target: { solves: 2 } },
+      {
+        id: 'tasks',
+        title: '',
+        index: 1,
+        candidates: [1, 2, 3],
+        draw: 2,
+        target: { solves: 2 },
+        reviseAfter: 10,
+        fill: 'paced',
+      },
     ]);
     expect(poolOf(study, 2)?.id).toBe('tasks');
     expect(poolOf(study, 4)).toBeNull();

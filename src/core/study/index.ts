@@ -6,3 +6,5 @@ export * from './summary';
 export * from './activeTime';
 export * from './actions';
 export * from './replayMarks';
+export * from './duration';
+export * from './paymentText';

@@ -215,6 +215,9 @@ export type PoolTarget = z.output<typeof PoolTarget>;
  * met before. Each drawn candidate becomes an ordinary item of the session under its own id.
  * `draw` is how many each participant gets, or `"time"`: as many as the session's time allows.
  */
+/** Attempts without a solve after which a candidate stops being drawn, by default (`PoolItem.reviseAfter`). */
+export const REVISE_AFTER = 10;
+
 export const PoolItem = z.object({
   kind: z.literal('pool'),
   id: ItemId,
@@ -224,6 +227,18 @@ export const PoolItem = z.object({
   target: PoolTarget.default({ solves: 2 }),
   /** A candidate is not started when fewer minutes than this are left in the session (default: its hard limit). */
   minMinutesLeft: Minutes.optional(),
+  /**
+   * A candidate of a `solves` target attempted this many times without a solve is no longer drawn
+   * (status `revise`). The default, 10, is the ARC-AGI-3 paper's ~10 people per environment
+   * (docs/researchers.md, "How candidates are drawn").
+   */
+  reviseAfter: z.number().int().min(1).max(1000).default(REVISE_AFTER),
+  /**
+   * `paced` (the default): a candidate is claimed by no more sessions at once than it still needs
+   * at its observed solve rate. `fast`: every open candidate may be drawn however many sessions
+   * hold it, furthest from its target first (fills soonest, and may give bonuses beyond the target).
+   */
+  fill: z.enum(['paced', 'fast']).default('paced'),
 });
 
 /** An item as a study definition writes it: an item a participant sees, or a pool drawn from. */
@@ -389,6 +404,28 @@ export const StudyDefinition = z
       see(item.id, ['items', i]);
       if (item.kind === 'pool') item.candidates.forEach((cand, k) => see(cand.id, ['items', i, 'candidates', k]));
     });
+    // A soft limit tells the participant time is nearly up: it must come before the hard limit
+    // closes the item. An item's own soft limit is checked against its hard one (its own or the
+    // study's); a hard limit alone below the study's soft one just means no notice.
+    if (s.limits.itemSoftMinutes > s.limits.itemHardMinutes)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['limits', 'itemSoftMinutes'],
+        message: `the soft limit (${s.limits.itemSoftMinutes} min) is above the hard limit (${s.limits.itemHardMinutes} min); lower the soft limit or raise the hard one`,
+      });
+    const checkLimits = (item: { softMinutes?: number; hardMinutes?: number }, path: (string | number)[]) => {
+      const hard = item.hardMinutes ?? s.limits.itemHardMinutes;
+      if (item.softMinutes !== undefined && item.softMinutes > hard)
+        ctx.addIssue({
+          code: 'custom',
+          path: [...path, 'softMinutes'],
+          message: `the soft limit (${item.softMinutes} min) is above the ${item.hardMinutes === undefined ? "study's " : ''}hard limit (${hard} min); lower the soft limit or raise the hard one`,
+        });
+    };
+    s.items.forEach((item, i) => {
+      if (item.kind === 'pool') item.candidates.forEach((cand, k) => checkLimits(cand, ['items', i, 'candidates', k]));
+      else if (item.kind !== 'page' && item.kind !== 'survey') checkLimits(item, ['items', i]);
+    });
     const candidates = s.items.reduce((n, item) => n + (item.kind === 'pool' ? item.candidates.length : 0), 0);
     if (candidates > MAX_CANDIDATES)
       ctx.addIssue({
@@ -416,6 +453,9 @@ export interface PoolPlan {
   readonly draw: number | 'time';
   readonly target: PoolTarget;
   readonly minMinutesLeft?: number;
+  /** Attempts without a solve after which a candidate is no longer drawn (`solves` targets). */
+  readonly reviseAfter: number;
+  readonly fill: 'paced' | 'fast';
 }
 
 /**
@@ -447,6 +487,8 @@ export function runnableStudy(written: WrittenStudy): StudyDefinition {
       candidates: item.candidates.map((_, k) => start + k),
       draw: item.draw,
       target: item.target,
+      reviseAfter: item.reviseAfter,
+      fill: item.fill,
       ...(item.minMinutesLeft !== undefined ? { minMinutesLeft: item.minMinutesLeft } : {}),
     });
   });

@@ -77,6 +77,37 @@ describe('study schema', () => {
       'items[1].id: "a" is used by an earlier item or candidate; item and candidate ids must be unique',
     ]);
   });
+
+  it('refuses a soft time limit above the hard one, naming the field', () => {
+    const problems = (over: Partial<StudyDefinitionInput>) => {
+      const r = parseStudy({ ...base, ...over });
+      return r.ok ? [] : r.problems;
+    };
+    expect(
+      problems({
+        items: [
+          { kind: 'task', id: 'a', collection: 'c', task: 'a', softMinutes: 10, hardMinutes: 5 },
+          { kind: 'task', id: 'b', collection: 'c', task: 'b', softMinutes: 40 },
+          { kind: 'game', id: 'g', game: 'push', softMinutes: 5, hardMinutes: 5 },
+          // A hard limit alone below the study's soft one: no notice, nothing wrong.
+          { kind: 'task', id: 'c', collection: 'c', task: 'c', hardMinutes: 1 },
+          {
+            kind: 'pool',
+            id: 'pool',
+            draw: 1,
+            candidates: [{ kind: 'task', id: 'd', collection: 'c', task: 'd', softMinutes: 3, hardMinutes: 2 }],
+          },
+        ],
+      }),
+    ).toEqual([
+      'items[0].softMinutes: the soft limit (10 min) is above the hard limit (5 min); lower the soft limit or raise the hard one',
+      "items[1].softMinutes: the soft limit (40 min) is above the study's hard limit (30 min); lower the soft limit or raise the hard one",
+      'items[4].candidates[0].softMinutes: the soft limit (3 min) is above the hard limit (2 min); lower the soft limit or raise the hard one',
+    ]);
+    expect(problems({ limits: { itemSoftMinutes: 30, itemHardMinutes: 20 } })).toEqual([
+      'limits.itemSoftMinutes: the soft limit (30 min) is above the hard limit (20 min); lower the soft limit or raise the hard one',
+    ]);
+  });
 });
 
 describe('sanitizeMarkdown', () => {

@@ -120,6 +120,16 @@ function runJson(
     baselines,
     preset,
   );
+  // A study with no human who completed a level of the game yet: every baseline is unknown.
+  // Said in the run's message (and the agents panel) rather than left as silent -1s.
+  if (scored.levels.slice(0, listed).every((l) => l.human.value === null)) {
+    const from = game?.baselinesFrom?.startsWith('study:')
+      ? `study "${game.baselinesFrom.slice('study:'.length)}"`
+      : (game?.baselinesFrom ?? 'the baselines');
+    return raw(
+      `Human baseline actions are not available for this environment: ${from} has no human baseline for any of its levels yet (no first-time player completed one), so every level scores 0`,
+    );
+  }
   const levels: TagLevel[] = [];
   const run: RunJson = {
     ...base,

@@ -520,6 +520,7 @@ export class AgentService {
           baselines: games[run.gameId]?.baselinesFrom ?? null,
           levelActions: plays[0]?.level_actions ?? [],
           levelBaselineActions: plays[0]?.level_baseline_actions ?? [],
+          baselinesMessage: plays.find((p) => p.message)?.message ?? null,
         });
       }
     }

@@ -558,7 +558,13 @@ export class Arc3Service {
       // worker's copy (closed, then rebuilt from `live.actions` on its next use).
       const [played, verdict] = await Promise.allSettled([playing, admission?.verdict]);
       if (timing && admission) timing.admission = Math.max(0, performance.now() - t0 - timing.worker);
-      if (verdict.status === 'rejected') throw verdict.reason;
+      if (verdict.status === 'rejected') {
+        // The admission could not be decided (the database unreachable): the action the worker
+        // played is not the run's, so the worker's copy is closed and rebuilt from `live.actions`
+        // on its next use; kept, the step sent again would be played on top of it.
+        if (played.status === 'fulfilled') await live.mounted.source.close(runId).catch(() => undefined);
+        throw verdict.reason;
+      }
       const refuse = async (): Promise<never> => {
         live.refused = true;
         if (played.status === 'fulfilled') await live.mounted.source.close(runId).catch(() => undefined);

@@ -65,7 +65,7 @@ export async function createDrawnSession(
         return {
           pool: pool.id,
           count,
-          drawn: drawCandidates(mine, pool.target, count, mixSeed(session.seed, k)),
+          drawn: drawCandidates(mine, pool.target, count, mixSeed(session.seed, k), pool),
           figures: drawFigures(mine),
         };
       });
@@ -90,11 +90,9 @@ export async function settleClaims(
   now: number,
 ): Promise<void> {
   if (study.pools.length === 0) return;
-  // Skipped ones too: a candidate started just as its time ran short (its start on the way
-  // while the session view called it skipped) is settled by what the log shows.
-  const held = (await store.campaigns.sessionClaims(session.id)).filter(
-    (c) => c.state === 'held' || c.state === 'skipped',
-  );
+  // Not the skipped ones: the participant was told to skip them, and what the log says of them
+  // afterwards (a start sent anyway) counts toward nothing.
+  const held = (await store.campaigns.sessionClaims(session.id)).filter((c) => c.state === 'held');
   if (!held.length) return;
   const byId = new Map(summary.items.map((i) => [i.id, i]));
   const games = new Map(study.items.flatMap((i) => (i.kind === 'game' ? [[i.id, i.game] as const] : [])));

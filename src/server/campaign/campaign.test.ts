@@ -55,7 +55,13 @@ beforeAll(async () => {
 });
 
 export function campaignStudy(
-  opts: { draw?: number | 'time'; solves?: number; campaign?: string; sessionMinutes?: number } = {},
+  opts: {
+    draw?: number | 'time';
+    solves?: number;
+    campaign?: string;
+    sessionMinutes?: number;
+    fill?: 'paced' | 'fast';
+  } = {},
 ): StudyDefinitionInput {
   return {
     title: 'Campaign',
@@ -70,6 +76,7 @@ export function campaignStudy(
         id: 'grid',
         draw: opts.draw ?? 2,
         target: { solves: opts.solves ?? 2 },
+        ...(opts.fill ? { fill: opts.fill } : {}),
         candidates: TASKS.map((task, i) => ({ kind: 'task', id: `c${i}`, collection: 'samples', task })),
       },
       { kind: 'survey', id: 'end', questions: [{ id: 'q', prompt: 'Anything to add?', type: 'text' }] },
@@ -194,8 +201,8 @@ describe.each(backends)('campaign assignment on $name', (backend) => {
     // The draw is recomputed from what was recorded: the figures and the seed.
     const figures = record!.pools[0].figures;
     const standings = TASKS.map((_, i) => {
-      const [solves, attempts, inFlight, met] = figures[`c${i}`] ?? [0, 0, 0, 0];
-      return { id: `c${i}`, solves, attempts, inFlight, met: met === 1 };
+      const [solves, attempts, inFlight, met, settled] = figures[`c${i}`] ?? [0, 0, 0, 0, 0];
+      return { id: `c${i}`, solves, attempts, inFlight, met: met === 1, settled };
     });
     expect(drawCandidates(standings, { solves: 2 }, 2, mixSeed(record!.seed, 0))).toEqual(drawn);
 
@@ -424,8 +431,16 @@ describe.each(backends)('campaign assignment on $name', (backend) => {
       grid: [[1]],
     });
     expect([refused.status, refused.body.error]).toEqual([409, 'item_skipped']);
-    // A start already on its way when the view called ids[2] skipped: the log decides at the end.
+    // A start sent after the view called ids[2] skipped does not reopen it: its answers are
+    // still refused, and it is settled as skipped at the end (counting toward nothing).
     await api.log(s, 'item.start', { item: ids[2], kind: 'task' });
+    const after = await api.call('POST', `sessions/${s.sessionId}/submissions`, s.token, {
+      key: 'k2',
+      item: ids[2],
+      testIndex: 0,
+      grid: [[1]],
+    });
+    expect([after.status, after.body.error]).toEqual([409, 'item_skipped']);
     await api.log(s, 'item.end', { item: ids[2] });
 
     clock += 30 * MIN;
@@ -437,7 +452,7 @@ describe.each(backends)('campaign assignment on $name', (backend) => {
     expect((await store.campaigns.sessionClaims(s.sessionId)).map((c) => c.state)).toEqual([
       'attempted',
       'attempted',
-      'attempted',
+      'skipped',
       'skipped',
       'skipped',
       'skipped',
@@ -586,7 +601,7 @@ describe.each(backends)('campaign assignment on $name', (backend) => {
     const drawn = (await api.items(back)).filter((i) => i.kind === 'task').map((i) => i.id);
     expect(drawn).not.toContain(ids[0]);
     const figures = (await store.campaigns.draw(back.sessionId))!.pools[0].figures;
-    expect(figures).toEqual({ [ids[0]]: [1, 1, 0, 1] });
+    expect(figures).toEqual({ [ids[0]]: [1, 1, 0, 1, 1] });
   });
 
   it('makes the draws queued on one server in turn, and a draw that fails in a batch leaves no trace while the others stand', async () => {
@@ -676,7 +691,7 @@ describe('simultaneous starts on two servers over one PostgreSQL', () => {
     await c.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).finally(() => c.end());
   });
 
-  it('never books more claims on a candidate than its target while every session is in flight', async () => {
+  it('paced, never books more claims on a candidate than it needs while every session is in flight; filling fast, books evenly beyond', async () => {
     schema = `t_${randomBytes(6).toString('hex')}`;
     // Both servers open (and migrate) the same database at once.
     stores = await Promise.all([0, 1].map(() => openStore({ databaseUrl: postgresUrl(), schema, poolSize: 6 })));
@@ -697,8 +712,11 @@ describe('simultaneous starts on two servers over one PostgreSQL', () => {
       ),
     );
     expect(
-      (await apps[0].call('POST', 'admin/studies/camp', ADMIN, { definition: campaignStudy({ draw: 1, solves: 2 }) }))
-        .status,
+      (
+        await apps[0].call('POST', 'admin/studies/camp', ADMIN, {
+          definition: campaignStudy({ draw: 1, solves: 2, fill: 'fast' }),
+        })
+      ).status,
     ).toBe(201);
     // 6 candidates x 2 solves = 12 places; 40 participants start at once, alternating servers.
     const sessions = await Promise.all(
@@ -720,6 +738,23 @@ describe('simultaneous starts on two servers over one PostgreSQL', () => {
     // 12 claims cover the 12 places, two per candidate.
     const first12 = claims.slice(0, 12).map((c) => c.candidate);
     for (const id of ['c0', 'c1', 'c2', 'c3', 'c4', 'c5']) expect(first12.filter((x) => x === id)).toHaveLength(2);
+
+    // Paced (the default): a candidate never drawn is held by as many sessions as solves it needs,
+    // so the 12 places go to the first 12 draws and the other 28 sessions draw nothing.
+    expect(
+      (await apps[1].call('POST', 'admin/studies/paced', ADMIN, { definition: campaignStudy({ draw: 1, solves: 2 }) }))
+        .status,
+    ).toBe(201);
+    const paced = await Promise.all(
+      Array.from({ length: 40 }, (_, k) => apps[k % 2].start('paced', { PROLIFIC_PID: `q${k}` })),
+    );
+    const pacedDrawn = await Promise.all(
+      paced.map(async (s, k) => (await apps[k % 2].items(s)).filter((i) => i.kind === 'task').map((i) => i.id)),
+    );
+    expect(pacedDrawn.filter((ids) => ids.length === 1)).toHaveLength(12);
+    const held = await stores[0].campaigns.claims('study:paced');
+    for (const id of ['c0', 'c1', 'c2', 'c3', 'c4', 'c5'])
+      expect(held.filter((c) => c.candidate === id)).toHaveLength(2);
   });
 });
 
@@ -772,8 +807,11 @@ describe('many simultaneous starts over PostgreSQL with a small connection pool'
   it("answers other requests while a campaign's draws wait for its lock, then makes every draw", async () => {
     const [api] = await servers(1, 2);
     expect(
-      (await api.call('POST', 'admin/studies/camp', ADMIN, { definition: campaignStudy({ draw: 2, solves: 2 }) }))
-        .status,
+      (
+        await api.call('POST', 'admin/studies/camp', ADMIN, {
+          definition: campaignStudy({ draw: 2, solves: 2, fill: 'fast' }),
+        })
+      ).status,
     ).toBe(201);
     // Another server holds the campaign's lock: every draw of this one has to wait.
     holder = new pg.Client({ connectionString: postgresUrl() });
@@ -807,8 +845,11 @@ describe('many simultaneous starts over PostgreSQL with a small connection pool'
   it('makes 400 simultaneous starts on two servers, each with a pool of three, without booking a candidate twice for one participant', async () => {
     const apps = await servers(2, 3);
     expect(
-      (await apps[0].call('POST', 'admin/studies/camp', ADMIN, { definition: campaignStudy({ draw: 2, solves: 2 }) }))
-        .status,
+      (
+        await apps[0].call('POST', 'admin/studies/camp', ADMIN, {
+          definition: campaignStudy({ draw: 2, solves: 2, fill: 'fast' }),
+        })
+      ).status,
     ).toBe(201);
     // 200 participants start two sessions each, at once, one on each server.
     const sessions = await Promise.all(
@@ -835,8 +876,11 @@ describe('many simultaneous starts over PostgreSQL with a small connection pool'
     // the campaign's draws: they are shared and grouped, and the draws keep their connection.
     const apps = await servers(2, 2);
     expect(
-      (await apps[0].call('POST', 'admin/studies/camp', ADMIN, { definition: campaignStudy({ draw: 2, solves: 2 }) }))
-        .status,
+      (
+        await apps[0].call('POST', 'admin/studies/camp', ADMIN, {
+          definition: campaignStudy({ draw: 2, solves: 2, fill: 'fast' }),
+        })
+      ).status,
     ).toBe(201);
     const sessions = await Promise.all(
       Array.from({ length: 1000 }, (_, k) => apps[k % 2].start('camp', { PROLIFIC_PID: `p${Math.floor(k / 2)}` })),

@@ -27,6 +27,7 @@ import { definitionOf } from '../study/studies';
 import { type StudyDeps, adminGuard, fail, studyContext } from '../study/context';
 import type { SessionRecord } from '../store/types';
 import { campaignOf, settleClaims } from './assign';
+import { firstRunVersions, gameVersionNow } from './versions';
 
 export type CampaignFigures = {
   study: StudyDefinition;
@@ -79,7 +80,11 @@ export async function campaignFigures(
     settled = true;
   }
   if (settled) claims = await store.campaigns.viewClaims(campaign, id);
-  const [counters, draws] = await Promise.all([store.campaigns.counters(campaign), store.campaigns.draws(campaign)]);
+  const [counters, draws, runs] = await Promise.all([
+    store.campaigns.counters(campaign),
+    store.campaigns.draws(campaign),
+    firstRunVersions(store, id),
+  ]);
 
   const quietBefore = now - study.limits.abandonAfterMinutes * 60_000;
   const createdBefore = now - study.limits.sessionMinutes * 60_000;
@@ -116,6 +121,7 @@ export async function campaignFigures(
       digest,
       current,
       flags: [...new Set([...s.flags, ...(digest?.flags ?? [])])],
+      gameRuns: runs.get(s.id),
     });
   }
   return {
@@ -157,6 +163,7 @@ export function campaignRoutes(deps: StudyDeps): Hono {
         draws: f.draws,
         sessions: f.sessions,
         gameLevels,
+        gameVersionNow: (game) => (deps.gameInfo ? gameVersionNow(deps.gameInfo())(game) : null),
         now: f.now,
       }),
     );

@@ -9,6 +9,7 @@ import type { CampaignView } from '../../core/protocol/campaign';
 import { csvRecord } from '../../core/formats/csv';
 import { type SessionState, effectiveState, isFinalState } from '../../core/study/rules';
 import { campaignOf } from '../campaign/assign';
+import { firstRunVersions, gameVersionNow } from '../campaign/versions';
 import { type ExportContext, definitionFor, isExcludedSession, sessionEvents } from './context';
 
 export const CAMPAIGN_VERSION = 1;
@@ -39,10 +40,11 @@ export async function exportCampaignView(ctx: ExportContext): Promise<CampaignVi
   const study = ctx.versions.get(latest);
   if (!study || study.pools.length === 0) return null;
   const campaign = campaignOf(ctx.studyId, study);
-  const [claims, counters, draws] = await Promise.all([
+  const [claims, counters, draws, runs] = await Promise.all([
     ctx.store.campaigns.viewClaims(campaign, ctx.studyId),
     ctx.store.campaigns.counters(campaign),
     ctx.store.campaigns.draws(campaign),
+    firstRunVersions(ctx.store, ctx.studyId),
   ]);
   const quietBefore = ctx.now - study.limits.abandonAfterMinutes * 60_000;
   const createdBefore = ctx.now - study.limits.sessionMinutes * 60_000;
@@ -63,6 +65,7 @@ export async function exportCampaignView(ctx: ExportContext): Promise<CampaignVi
       createdAt: s.createdAt,
       digest,
       current: null,
+      gameRuns: runs.get(s.id),
     });
   }
   return campaignView({
@@ -72,6 +75,7 @@ export async function exportCampaignView(ctx: ExportContext): Promise<CampaignVi
     sessions,
     now: ctx.now,
     gameLevels: (game) => ctx.games[game]?.levels ?? null,
+    gameVersionNow: gameVersionNow(ctx.games),
     counts: new Map(counters.map((k) => [k.candidate, k])),
     draws,
     claims: claims.map((c) => ({

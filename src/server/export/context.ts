@@ -51,6 +51,7 @@ export type ExportStore = Pick<
   | 'streamEventsJson'
   | 'readEvents'
   | 'listSubmissions'
+  | 'listStudyFirstRuns'
   | 'listResponses'
   | 'listGameRuns'
   | 'readGameSteps'

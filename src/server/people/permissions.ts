@@ -222,7 +222,9 @@ export function permissionGuard(deps: GuardDeps): MiddlewareHandler {
   const now = deps.now ?? Date.now;
   const warned = new Set<string>();
   return async (c, next) => {
-    const route = matchedRoutes(c).findLast((r) => !(r.method === 'ALL' && r.path.endsWith('*')));
+    // Wildcards are middleware and fallbacks (the server's `app.get('*')` serving the app's page
+    // matches every GET after the API's own route): the route is the last one that names its path.
+    const route = matchedRoutes(c).findLast((r) => !r.path.endsWith('*'));
     const rel = c.req.path.startsWith('/api/') ? c.req.path.slice(4) : c.req.path;
     if (!route) {
       // No route: a 404, but not before a visitor learns nothing of the researcher's paths.

@@ -162,6 +162,8 @@ describe.each(backends)('question items on $name', (backend) => {
     const arb = await call('GET', 'admin/question-collections/arb-sample/questions', ADMIN);
     expect(arb.status).toBe(200);
     expect(arb.body.questions.map((q: { id: string }) => q.id)).toHaveLength(4);
+    // Each with its answer type, named as the results name it.
+    expect(arb.body.questions.map((q: { type: string }) => q.type)).toEqual(['choice', 'number', 'symbolic', 'number']);
     const text = JSON.stringify(arb.body);
     for (const secret of ['"answer"', 'rubric', 'By induction', 'the mass cancels', '4.952'])
       expect(text).not.toContain(secret);

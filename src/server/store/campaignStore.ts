@@ -44,21 +44,23 @@ export interface ClaimWithSession extends ClaimRecord {
 
 /**
  * One pool's part of a draw, as recorded: how many it drew, what, and the figures it drew on,
- * `[solves, attempts, inFlight, met (1/0)]` by candidate id for every candidate with any figure
- * (those not listed had none), so `drawCandidates` recomputes the draw with the session's seed.
+ * `[solves, attempts, inFlight, met (1/0), settled]` by candidate id for every candidate with any
+ * figure (those not listed had none; draws recorded before `settled` was read have four), so
+ * `drawCandidates` recomputes the draw with the session's seed.
  */
 export interface PoolDraw {
   readonly pool: string;
   readonly count: number;
   readonly drawn: readonly string[];
-  readonly figures: Readonly<Record<string, readonly [number, number, number, 0 | 1]>>;
+  readonly figures: Readonly<Record<string, readonly [number, number, number, 0 | 1, number?]>>;
 }
 
 /** The recorded figures of a pool's standings (see `PoolDraw`). */
 export function drawFigures(standings: readonly CandidateStanding[]): PoolDraw['figures'] {
-  const out: Record<string, [number, number, number, 0 | 1]> = {};
+  const out: Record<string, [number, number, number, 0 | 1, number]> = {};
   for (const s of standings)
-    if (s.solves || s.attempts || s.inFlight || s.met) out[s.id] = [s.solves, s.attempts, s.inFlight, s.met ? 1 : 0];
+    if (s.solves || s.attempts || s.inFlight || s.met || s.settled)
+      out[s.id] = [s.solves, s.attempts, s.inFlight, s.met ? 1 : 0, s.settled ?? s.attempts];
   return out;
 }
 
@@ -109,17 +111,18 @@ export class CampaignStore {
         candidate: string;
         solves: number;
         attempts: number;
+        settled: number;
         in_flight: number;
         met: boolean;
       }>(
-        `WITH k AS (SELECT candidate, solves, attempts FROM campaign_candidates WHERE campaign = $1),
+        `WITH k AS (SELECT candidate, solves, attempts, settled FROM campaign_candidates WHERE campaign = $1),
          f AS (SELECT c.candidate, count(*)::int AS in_flight
            FROM campaign_claims c JOIN sessions s ON s.id = c.session_id
            WHERE c.campaign = $1 AND c.state = 'held' AND s.state NOT IN ${FINAL_STATES}
              AND coalesce(s.last_event_at, s.created_at) >= $2 AND s.created_at >= $3
            GROUP BY c.candidate),
          m AS (SELECT DISTINCT candidate FROM campaign_claims WHERE campaign = $1 AND participant = $4 AND state <> 'skipped')
-         SELECT candidate, coalesce(k.solves, 0) AS solves, coalesce(k.attempts, 0) AS attempts, coalesce(f.in_flight, 0) AS in_flight, m.candidate IS NOT NULL AS met
+         SELECT candidate, coalesce(k.solves, 0) AS solves, coalesce(k.attempts, 0) AS attempts, coalesce(k.settled, 0) AS settled, coalesce(f.in_flight, 0) AS in_flight, m.candidate IS NOT NULL AS met
          FROM k FULL JOIN f USING (candidate) FULL JOIN m USING (candidate)`,
         [req.campaign, new Date(req.quietBefore), new Date(req.createdBefore), req.participant],
       );
@@ -134,6 +137,7 @@ export class CampaignStore {
               id,
               solves: r?.solves ?? 0,
               attempts: r?.attempts ?? 0,
+              settled: r?.settled ?? 0,
               inFlight: r?.in_flight ?? 0,
               met: r?.met ?? false,
             };
@@ -169,8 +173,8 @@ export class CampaignStore {
   }
 
   /**
-   * Settles a session's claims still held or skipped; others, and candidates not named, stay as
-   * they are. Under the campaign's lock, with the candidates' counters counted again.
+   * Settles a session's claims still held; others (a skip the participant was told of is final),
+   * and candidates not named, stay as they are. Under the campaign's lock, with the candidates' counters counted again.
    */
   async settle(
     sessionId: string,
@@ -189,7 +193,7 @@ export class CampaignStore {
       const r = await tx.query<{ candidate: string }>(
         `UPDATE campaign_claims c SET state = o.state, settled_at = $2
          FROM jsonb_to_recordset($3::jsonb) AS o(candidate text, state text)
-         WHERE c.session_id = $1 AND c.candidate = o.candidate AND c.state IN ('held', 'skipped')
+         WHERE c.session_id = $1 AND c.candidate = o.candidate AND c.state = 'held'
          RETURNING c.candidate`,
         [sessionId, new Date(now), JSON.stringify(outcomes)],
       );

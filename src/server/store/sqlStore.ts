@@ -32,6 +32,7 @@ import type {
   Store,
   StoredDigest,
   StudyGameVersion,
+  StudyFirstRun,
   StudyGamePin,
   StoredStudyGamePin,
   StudyRecord,
@@ -958,6 +959,22 @@ export class SqlStore implements Store {
     return r.rows.map(gameRunOf);
   }
 
+  async listGameRunsAfter(afterRunId: string | null, limit: number): Promise<GameRunRecord[]> {
+    const r = await this.db.query(
+      `SELECT * FROM game_runs WHERE $1::text IS NULL OR run_id > $1 ORDER BY run_id LIMIT $2`,
+      [afterRunId, limit],
+    );
+    return r.rows.map(gameRunOf);
+  }
+
+  async removeGameSteps(runId: string, from: number): Promise<number> {
+    const r = await this.db.query(`DELETE FROM game_steps WHERE run_id = $1 AND step >= $2 RETURNING step`, [
+      runId,
+      from,
+    ]);
+    return r.rows.length;
+  }
+
   async studyUsage(studyId: string): Promise<{ events: number; bytes: number }> {
     const r = await this.db.query(
       `SELECT COALESCE(sum(event_count), 0)::float8 AS events, COALESCE(sum(event_bytes), 0)::float8 AS bytes FROM sessions WHERE study_id = $1`,
@@ -979,6 +996,22 @@ export class SqlStore implements Store {
       runs: row.runs as number,
       firstAt: ms(row.first_at),
       lastAt: ms(row.last_at),
+    }));
+  }
+
+  async listStudyFirstRuns(studyId: string): Promise<StudyFirstRun[]> {
+    const r = await this.db.query(
+      `SELECT DISTINCT ON (g.session_id, g.item) g.session_id, g.item, g.game_id, g.code_hash, g.opened_at
+       FROM game_runs g JOIN sessions s ON s.id = g.session_id WHERE s.study_id = $1
+       ORDER BY g.session_id, g.item, g.opened_at, g.run_id`,
+      [studyId],
+    );
+    return r.rows.map((row) => ({
+      sessionId: row.session_id as string,
+      item: row.item as string,
+      gameId: row.game_id as string,
+      codeHash: (row.code_hash as string | null) ?? null,
+      openedAt: ms(row.opened_at),
     }));
   }
 

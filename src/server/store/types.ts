@@ -126,6 +126,16 @@ export interface StudyGameVersion {
   readonly lastAt: number;
 }
 
+/** The first run a session opened of a game item, with the code it was opened on. */
+export interface StudyFirstRun {
+  readonly sessionId: string;
+  readonly item: string;
+  readonly gameId: string;
+  /** Null for remote games and runs stored before versions were kept. */
+  readonly codeHash: string | null;
+  readonly openedAt: number;
+}
+
 /** A study's pinned game version as stored: with the session that pinned it and when. */
 export interface StoredStudyGamePin extends StudyGamePin {
   readonly sessionId: string;
@@ -432,8 +442,18 @@ export interface GameRunStore {
   getGameRun(runId: string): Promise<GameRunRecord | null>;
   /** A session's server-run game runs, oldest first. */
   listGameRuns(sessionId: string): Promise<GameRunRecord[]>;
+  /** Every study's runs by run id, a page at a time: at most `limit` after `afterRunId` (from the first when null). */
+  listGameRunsAfter(afterRunId: string | null, limit: number): Promise<GameRunRecord[]>;
+  /**
+   * Deletes a run's stored steps from step `from` on, answering how many (`arc-studio check
+   * --repair` stores them again from the participant's log).
+   * WARNING: only for a run nobody is playing; a server playing it would find its copy behind.
+   */
+  removeGameSteps(runId: string, from: number): Promise<number>;
   /** The versions of games a study's runs were opened on, in the order they were first used. */
   studyGameVersions(studyId: string): Promise<StudyGameVersion[]>;
+  /** The first run of each game item of each session of a study: the code version it was played on. */
+  listStudyFirstRuns(studyId: string): Promise<StudyFirstRun[]>;
   /** Keeps the files of a game's version (once; a hash stored already is left as it is). */
   saveGameCode(gameId: string, codeHash: string, files: GameCodeFiles, at: number): Promise<void>;
   /** The files of a game's version, or null when no server of this database kept them. */

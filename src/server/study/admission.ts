@@ -12,6 +12,9 @@
  *    later item not reached yet is `not_current_item` (or `events_pending` while the client's
  *    events up to `lastSeq` are still on their way), an ended one `item_closed`. A write that
  *    looks back on an item (a `last` description) needs the item entered, not current.
+ *    A pool candidate the server once told the participant to skip (too little of the session's
+ *    time left, its claim marked `skipped`) stays skipped, whatever the log says afterwards: an
+ *    `item.start` sent after the skip does not reopen it (`item_skipped`).
  * 3. Within the item's hard limit (tasks, questions and games; pages and surveys have none),
  *    counted from when the server first saw the item: its first `item.start`, submission or game
  *    run, whichever came first.
@@ -32,7 +35,7 @@ import {
   type ItemProgress,
   type StoredEvent,
 } from '../../core/study/rules';
-import type { StudyDefinition, StudyItem } from '../../core/study/schema';
+import { type StudyDefinition, type StudyItem, poolOf } from '../../core/study/schema';
 import type { AdmissionRefusal } from '../../core/protocol/errors';
 import type { SessionRecord, SessionStamp, SubmissionRecord } from '../store/types';
 import { type StudyContext, fail, itemLimitsOf } from './context';
@@ -85,6 +88,12 @@ class ItemMarks {
   >();
   /** The first time each session's game item was played (its earliest run): later runs never change it. */
   private readonly firstRuns = new Map<string, number>();
+  /**
+   * Whether a started pool candidate's claim was marked skipped. A claim is marked skipped only
+   * while its item has no event (`sessionRoutes.ts`), so once the item is started the answer
+   * never changes and is read once.
+   */
+  private readonly skippedClaims = new Map<string, boolean>();
 
   constructor(private readonly ctx: StudyContext) {}
 
@@ -105,6 +114,7 @@ class ItemMarks {
     if (!hit && this.settled.size >= MAX_CACHED_SESSIONS) {
       this.settled.clear();
       this.firstRuns.clear();
+      this.skippedClaims.clear();
     }
     const settled =
       !hit || through > hit.through
@@ -126,6 +136,17 @@ class ItemMarks {
     const first = Math.min(...opened);
     this.firstRuns.set(key, first);
     return first;
+  }
+
+  /** Whether the session's claim on candidate `item` was marked skipped (asked once the item is started). */
+  async claimSkipped(session: SessionRecord, item: string): Promise<boolean> {
+    const key = `${session.id}\u0000${item}`;
+    const known = this.skippedClaims.get(key);
+    if (known !== undefined) return known;
+    const claims = await this.ctx.store.campaigns.sessionClaims(session.id);
+    const skipped = claims.some((c) => c.candidate === item && c.state === 'skipped');
+    this.skippedClaims.set(key, skipped);
+    return skipped;
   }
 }
 
@@ -202,7 +223,9 @@ export async function admit(
     return refuse('not_started', `Item ${item.id} has not been started; it takes ${req.what} after you worked on it.`);
   }
 
-  if (prog.skipped)
+  const skippedEarlier =
+    prog.started && poolOf(study, study.items.indexOf(item)) !== null && (await cache.claimSkipped(session, item.id));
+  if (prog.skipped || skippedEarlier)
     return refuse(
       'item_skipped',
       `Item ${item.id} was not started: too little of the session's time was left for it. Go on to the next item.`,

@@ -2,6 +2,7 @@
  * What the study routers share: their dependencies, error replies and body readers (from
  * `../http`), the researcher guard, and caches of study versions, tasks and sessions by token.
  */
+import type { ResultsInput } from '../../core/analysis/results';
 import type { Context, MiddlewareHandler } from 'hono';
 import { type StudyDefinition, type TaskItem, testIndicesOf } from '../../core/study/schema';
 import type { ReplayGame, StoredEvent } from '../../core/study/rules';
@@ -40,9 +41,7 @@ export interface StudyDeps {
    */
   readonly studyFile?: (id: string) => Promise<string | null>;
   /** Every game's title, level count and current version, for the results; the built-in games when absent. */
-  readonly gameInfo?: () => Readonly<
-    Record<string, { readonly title: string; readonly levels: number; readonly version?: string }>
-  >;
+  readonly gameInfo?: () => ResultsInput['games'];
   /** Worker threads for the results' cold session digests (`digests/pool.ts`); absent: on the main thread. */
   readonly digests?: DigestPool;
   /**

@@ -470,4 +470,31 @@ describe.each(backends)('study API on $name', (backend) => {
     );
     expect(list).toEqual(['sample@2', 'second@1']);
   });
+
+  it("shows the study's payment on its landing data when it pays, and refuses a soft limit above the hard one", async () => {
+    const def = (await call('GET', 'admin/studies/sample', ADMIN)).body.definition;
+    expect((await call('GET', 'studies/sample', null)).body).not.toHaveProperty('payment');
+    const paid = { ...def, payment: { currency: 'GBP', fee: 3, bonus: { perSolve: 0.5, max: 4 } } };
+    expect((await call('POST', 'admin/studies/paid', ADMIN, { definition: paid })).status).toBe(201);
+    expect((await call('GET', 'studies/paid', null)).body.payment).toEqual({
+      currency: 'GBP',
+      fee: 3,
+      bonus: { perSolve: 0.5, perLevel: 0, max: 4 },
+    });
+    const free = { ...def, payment: { currency: 'GBP', fee: 0, bonus: {} } };
+    expect((await call('POST', 'admin/studies/free', ADMIN, { definition: free })).status).toBe(201);
+    expect((await call('GET', 'studies/free', null)).body).not.toHaveProperty('payment');
+
+    const late = {
+      ...def,
+      items: [
+        { kind: 'task', id: 'x', collection: 'samples', task: 'mirror-across-wall', softMinutes: 9, hardMinutes: 5 },
+      ],
+    };
+    const refused = await call('POST', 'admin/studies/late', ADMIN, { definition: late });
+    expect(refused.status).toBe(400);
+    expect(refused.body.message).toContain(
+      'items[0].softMinutes: the soft limit (9 min) is above the hard limit (5 min)',
+    );
+  });
 });

@@ -8,6 +8,7 @@ import { withoutAnswers } from '../../core/formats/arcTask';
 import type { CreatedSession, FinishResult, SessionItem, SessionView, StudyIntro } from '../../core/protocol/api';
 import { CreateSessionRequest, FinishRequest } from '../../core/protocol/requests';
 import { itemLimits, poolOf, questionRefs } from '../../core/study/schema';
+import { paymentOffer } from '../../core/study/paymentText';
 import { createDrawnSession, drawCount, settleClaims } from '../campaign/assign';
 import { sessionOrder } from '../../core/study/shuffle';
 import { ITEM_END, ITEM_START, effectiveState, sessionBudget, sessionProgress } from '../../core/study/rules';
@@ -45,6 +46,7 @@ export function sessionRoutes(ctx: StudyContext): Hono {
     if (!rec) return fail(c, 404, 'not_found', `No study "${c.req.param('studyId')}". Check the link you were given.`);
     const s = ctx.studyOfRecord(rec);
     const fixed = s.items.filter((i, index) => i.kind !== 'page' && poolOf(s, index) === null).length;
+    const payment = paymentOffer(s.payment);
     return c.json({
       id: rec.id,
       version: rec.version,
@@ -54,6 +56,7 @@ export function sessionRoutes(ctx: StudyContext): Hono {
       sessionMinutes: s.limits.sessionMinutes,
       decline: s.decline ?? {},
       devices: s.devices,
+      ...(payment ? { payment } : {}),
     } satisfies StudyIntro);
   });
 
