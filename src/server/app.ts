@@ -19,6 +19,7 @@ import { gradingRoutes } from './grading/routes';
 import { isParticipantWrite, participantWrites, type LoadReport } from './load';
 import type { AgentService } from './agents/service';
 import { DATABASE_RETRY_AFTER_S, databaseUnavailable } from './store/unavailable';
+import { STORAGE_RETRY_AFTER_S, type StorageWatch, storageFull } from './store/storageFull';
 import { Authenticator } from './people/credentials';
 import { permissionGuard } from './people/permissions';
 import { peopleRoutes } from './people/routes';
@@ -32,9 +33,18 @@ export interface AppDeps {
   readonly agents?: AgentService;
   /** The server's load, reported by `/api/health` (server/load.ts). */
   readonly load?: () => LoadReport;
+  /** The database's disk (store/storageFull.ts): reported by `/api/health`, and writes refused while it is full. */
+  readonly storage?: StorageWatch;
   /** The OpenID Connect provider's name, shown on the sign-in page, when one is configured. */
   readonly oidcName?: string | null;
 }
+
+/** The answer to a write refused because the database's disk is full. */
+const storageFullBody: ApiErrorBody = {
+  error: 'storage_full',
+  retryAfter: STORAGE_RETRY_AFTER_S,
+  message: `The server's disk is full, so it stores nothing for now; nothing of this request was stored. Everything you did is kept: send the request again in ${STORAGE_RETRY_AFTER_S} s (the study page does so by itself) and tell the researcher if it lasts.`,
+};
 
 export function createApi(deps: AppDeps): Hono {
   const api = new Hono();
@@ -44,6 +54,8 @@ export function createApi(deps: AppDeps): Hono {
   api.use('*', async (c, next) => {
     const path = c.req.path.startsWith('/api/') ? c.req.path : `/api${c.req.path}`;
     if (!isParticipantWrite(c.req.method, path)) return next();
+    // Refused before any work while the disk is full: a game step is never answered unstored.
+    if (deps.storage?.refusing) return c.json(storageFullBody, 503, { 'Retry-After': String(STORAGE_RETRY_AFTER_S) });
     const answered = participantWrites.begin();
     try {
       await next();
@@ -58,7 +70,14 @@ export function createApi(deps: AppDeps): Hono {
     : null;
   if (deps.study && auth) api.use('*', permissionGuard({ store: deps.study.store, auth, now: deps.study.now }));
 
-  api.get('/health', (c) => c.json({ ok: true, version: deps.version, ...(deps.load ? { load: deps.load() } : {}) }));
+  api.get('/health', (c) =>
+    c.json({
+      ok: true,
+      version: deps.version,
+      ...(deps.load ? { load: deps.load() } : {}),
+      ...(deps.storage ? { storage: deps.storage.report() } : {}),
+    }),
+  );
 
   api.route('/', collectionsRoutes({ library: deps.library, adminTokenHash: deps.study?.adminTokenHash }));
   api.route('/', questionImageRoutes(deps.library));
@@ -106,6 +125,8 @@ export function createApi(deps: AppDeps): Hono {
         { 'Retry-After': String(DATABASE_RETRY_AFTER_S) },
       );
     }
+    // The disk is full: logged once by the store's StorageWatch; the client sends the request again later.
+    if (storageFull(err)) return c.json(storageFullBody, 503, { 'Retry-After': String(STORAGE_RETRY_AFTER_S) });
     // A client that went away mid-request (its body cut short) is not a failure of the server.
     const incoming = (c.env as { incoming?: { destroyed?: boolean } } | undefined)?.incoming;
     if (!incoming?.destroyed) console.error(err);

@@ -22,6 +22,7 @@ import { limitsFromEnv } from './study/limits';
 import { TaskLibrary } from './collections/collections';
 import { adminLoginMessage, loadAdminToken } from './people/auth';
 import { openStore, redact } from './store/open';
+import { StorageWatch, reserveFromEnv } from './store/storageFull';
 import { definitionOf, gameIds, loadStudyFiles, studyFileIn, syncStudyFiles } from './study/studies';
 import type { StudyStore } from './store/types';
 import { startArc3, studioGames } from './arc3/mount';
@@ -159,9 +160,16 @@ export async function startServer(
   const studyFiles = await loadStudyFiles(studiesDir);
   const admin = loadAdminToken(opts.dataDir);
   const databaseUrl = opts.databaseUrl ?? (process.env.DATABASE_URL || undefined);
+  // A full disk answers 503 storage_full, and on PGlite a reserve is kept free (store/storageFull.ts).
+  const storage = new StorageWatch({
+    dir: databaseUrl ? undefined : path.join(opts.dataDir, 'db'),
+    reserveBytes: reserveFromEnv(process.env),
+    log,
+  });
   const store = await openStore(
-    databaseUrl ? { databaseUrl, poolSize: poolSizeFromEnv(process.env) } : { dataDir: opts.dataDir },
+    databaseUrl ? { databaseUrl, poolSize: poolSizeFromEnv(process.env), storage } : { dataDir: opts.dataDir, storage },
   );
+  await storage.start();
   try {
     for (const note of await syncStudyFiles(store, studyFiles, Date.now())) log(note);
     const unsealed = await unsealedStudies(store, library);
@@ -170,6 +178,7 @@ export async function startServer(
         `Studies would leak answers through practice collections, so the server does not start:\n  ${unsealed.join('\n  ')}`,
       );
   } catch (e) {
+    storage.stop();
     await store.close();
     throw e;
   }
@@ -249,6 +258,7 @@ export async function startServer(
       library,
       version: version(),
       load: () => gate.report(),
+      storage,
       study: {
         store,
         adminTokenHash: admin.hash,
@@ -324,6 +334,7 @@ export async function startServer(
     });
   } catch (e) {
     gate.stop();
+    storage.stop();
     await store.close();
     throw e;
   }
@@ -361,6 +372,7 @@ export async function startServer(
         .then(() => digests.stop())
         .then(() => agents.stop())
         .then(() => arc3.service.stop())
+        .then(() => storage.stop())
         .then(() => store.close()),
   };
 }

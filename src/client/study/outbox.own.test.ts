@@ -14,6 +14,7 @@ import { hashToken } from '../../server/people/auth';
 import { TaskLibrary } from '../../server/collections/collections';
 import { gameIds, loadStudyFiles, replayWithEngine, syncStudyFiles } from '../../server/study/studies';
 import { backends } from '../../server/store/testing';
+import { StorageWatch } from '../../server/store/storageFull';
 import type { Store } from '../../server/store/types';
 import {
   Outbox,
@@ -99,6 +100,13 @@ let baseUrl: string;
 let eventPosts: number;
 /** How many POSTs to an events route to answer as a server at capacity does. */
 let refuseNext = 0;
+/**
+ * Whether the server's disk is full: the server's own refusal (`storage_full`, app.ts) answers
+ * while it is; the disk's measurement is stood in for (it is tested in store/diskFull.test.ts).
+ */
+let diskFull = false;
+const disk = new StorageWatch({ log: () => {} });
+Object.defineProperty(disk, 'refusing', { get: () => diskFull });
 
 beforeAll(async () => {
   library = new TaskLibrary();
@@ -109,6 +117,7 @@ beforeAll(async () => {
     library,
     version: 'test',
     study: { store, adminTokenHash: hashToken(ADMIN), replay: replayWithEngine, games: gameIds, now: () => Date.now() },
+    storage: disk,
   });
   const outer = new Hono();
   outer.use('/api/sessions/:id/events', async (c, next) => {
@@ -139,6 +148,7 @@ describe('study outbox', () => {
     page = { window: new Target(), document: new Target() };
     eventPosts = 0;
     refuseNext = 0;
+    diskFull = false;
   });
   afterEach(() => {
     vi.useRealTimers();
@@ -347,6 +357,40 @@ describe('study outbox', () => {
     expect(at[1] - at[0]).toBeGreaterThanOrEqual(1000);
     expect(at[2] - at[1]).toBeGreaterThanOrEqual(1000);
     expect(eventPosts).toBe(3);
+    expect(await stored(s.sessionId)).toEqual(['0:session.start']);
+  });
+
+  it("keeps its events while the server's disk is full, and sends them by itself once there is room", async () => {
+    const s = await newSession();
+    const o = await outboxFor(s, { maxBackoffMs: 100 });
+    const sends = watchSends();
+    diskFull = true;
+    o.start();
+    o.append('session.start', { mode: 'study' });
+    // Refused as retriable, never as fatal: the events stay in the outbox.
+    await vi.waitFor(
+      async () => {
+        await vi.advanceTimersByTimeAsync(250);
+        expect(eventPosts).toBeGreaterThanOrEqual(1);
+      },
+      { timeout: 60_000 },
+    );
+    expect(o.status.getState()).toMatchObject({ offline: true, pending: 1, fatal: null });
+    expect(await stored(s.sessionId)).toEqual([]);
+    diskFull = false;
+    let drained = false;
+    const done = o.drained().then(() => (drained = true));
+    await vi.waitFor(
+      async () => {
+        await vi.advanceTimersByTimeAsync(250);
+        expect(drained).toBe(true);
+      },
+      { timeout: 60_000 },
+    );
+    await done;
+    vi.useRealTimers();
+    expect(sends.posts().length).toBeGreaterThanOrEqual(2);
+    expect(o.status.getState()).toMatchObject({ offline: false, pending: 0, fatal: null });
     expect(await stored(s.sessionId)).toEqual(['0:session.start']);
   });
 

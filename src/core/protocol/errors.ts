@@ -36,6 +36,7 @@ export type ErrorCode =
   | 'internal'
   | 'overloaded'
   | 'database_unavailable'
+  | 'storage_full'
   | 'rate_limited'
   | 'too_many_sessions'
   | 'study_busy'
@@ -83,8 +84,10 @@ export interface ApiErrorBody {
   readonly path?: string;
   /** The server's acknowledged mark, with `events_pending`. */
   readonly ackedThrough?: number;
-  /** Seconds to wait, with `rate_limited`, `overloaded`, `database_unavailable` and `storage_budget` (also in the `Retry-After` header). */
+  /** Seconds to wait, with `rate_limited`, `overloaded`, `database_unavailable`, `storage_full` and `storage_budget` (also in the `Retry-After` header). */
   readonly retryAfter?: number;
+  /** The route's largest body in bytes, with `too_large` for a body over it. */
+  readonly limit?: number;
   /** A game's Python traceback, with `game_error` and `game_unavailable`, for researchers only. */
   readonly traceback?: string;
 }

@@ -222,9 +222,10 @@ export function permissionGuard(deps: GuardDeps): MiddlewareHandler {
   const now = deps.now ?? Date.now;
   const warned = new Set<string>();
   return async (c, next) => {
-    // Wildcards are middleware and fallbacks (the server's `app.get('*')` serving the app's page
-    // matches every GET after the API's own route): the route is the last one that names its path.
-    const route = matchedRoutes(c).findLast((r) => !r.path.endsWith('*'));
+    // A route of the API: not a middleware, nor one of the server's own answers to what the API
+    // does not have (serve.ts: `app.all('/api', ...)`, and the app's page for every other GET,
+    // matched after the API's routes), or every API GET of a real server would name that one.
+    const route = matchedRoutes(c).findLast((r) => r.method !== 'ALL' && !(r.method === 'GET' && r.path === '/*'));
     const rel = c.req.path.startsWith('/api/') ? c.req.path.slice(4) : c.req.path;
     if (!route) {
       // No route: a 404, but not before a visitor learns nothing of the researcher's paths.

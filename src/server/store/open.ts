@@ -11,6 +11,7 @@ import { SqlStore, migrate } from './sqlStore';
 import type { Store } from './types';
 import { lockFolder } from './folderLock';
 import { DatabaseUnavailableError, isConnectionLoss } from './unavailable';
+import { StorageFullError, type StorageWatch, isDiskFull, mayWrite } from './storageFull';
 
 export interface OpenStoreOptions {
   /** PostgreSQL connection URL; PGlite when absent. */
@@ -23,6 +24,11 @@ export interface OpenStoreOptions {
   readonly pglite?: PGlite;
   /** PostgreSQL pool size. */
   readonly poolSize?: number;
+  /**
+   * The state of the database's disk (`storageFull.ts`): told of writes refused for want of space,
+   * and on PGlite asked before each write. Without it a full disk still fails as `StorageFullError`.
+   */
+  readonly storage?: StorageWatch;
 }
 
 const SCHEMA = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -31,7 +37,7 @@ export async function openStore(opts: OpenStoreOptions = {}): Promise<Store> {
   if (opts.schema !== undefined && !SCHEMA.test(opts.schema))
     throw new Error(`Schema name "${opts.schema}" is not allowed: use lower-case letters, digits and "_".`);
   const driver = opts.databaseUrl
-    ? await postgresDriver(opts.databaseUrl, opts.schema, opts.poolSize ?? 10)
+    ? await postgresDriver(opts.databaseUrl, opts.schema, opts.poolSize ?? 10, opts.storage)
     : await pgliteDriver(opts);
   try {
     await migrate(driver);
@@ -63,11 +69,24 @@ async function pgliteDriver(opts: OpenStoreOptions): Promise<Driver> {
   const owned = !opts.pglite;
   const pgl = db;
   if (opts.schema) await pgl.exec(`CREATE SCHEMA IF NOT EXISTS ${opts.schema}; SET search_path TO ${opts.schema}`);
+  const { storage } = opts;
+  /** A write is refused before it reaches PGlite while the disk is under its reserve (see `storageFull.ts`). */
+  const guarded = async <T>(sql: string, run: () => Promise<T>): Promise<T> => {
+    if (storage?.refusing && mayWrite(sql)) storage.guard();
+    try {
+      return await run();
+    } catch (e) {
+      if (isDiskFull(e)) throw storage ? storage.failed(e) : new StorageFullError(e);
+      throw e;
+    }
+  };
   const wrap = (q: Pick<PGlite, 'query' | 'exec'>): Queryable => ({
-    query: async <R>(sql: string, params?: unknown[]) => ({ rows: (await q.query<R>(sql, params)).rows }),
-    exec: async (sql: string) => {
-      await q.exec(sql);
-    },
+    query: <R>(sql: string, params?: unknown[]) =>
+      guarded(sql, async () => ({ rows: (await q.query<R>(sql, params)).rows })),
+    exec: (sql: string) =>
+      guarded(sql, async () => {
+        await q.exec(sql);
+      }),
   });
   const transaction: Driver['transaction'] = (fn) => pgl.transaction((tx) => fn(wrap(tx)));
   return {
@@ -82,7 +101,12 @@ async function pgliteDriver(opts: OpenStoreOptions): Promise<Driver> {
   };
 }
 
-async function postgresDriver(url: string, schema: string | undefined, max: number): Promise<Driver> {
+async function postgresDriver(
+  url: string,
+  schema: string | undefined,
+  max: number,
+  storage: StorageWatch | undefined,
+): Promise<Driver> {
   if (schema) {
     const c = new pg.Client({ connectionString: url });
     // Its failure reaches the query below; without a listener it would end the process.
@@ -136,16 +160,28 @@ async function postgresDriver(url: string, schema: string | undefined, max: numb
       `Could not connect to PostgreSQL at ${redact(url)}: ${(e as Error).message}. Check DATABASE_URL and that the server is running.`,
     );
   }
-  /** A lost connection becomes a `DatabaseUnavailableError` (answered 503); other errors pass unchanged. */
+  /**
+   * A lost connection becomes a `DatabaseUnavailableError` and a full disk a `StorageFullError`
+   * (both answered 503); other errors pass unchanged.
+   */
   const lost = (e: unknown): never => {
-    throw isConnectionLoss(e) ? new DatabaseUnavailableError(e) : e;
+    if (isConnectionLoss(e)) throw new DatabaseUnavailableError(e);
+    if (isDiskFull(e)) throw storage ? storage.failed(e) : new StorageFullError(e);
+    throw e;
+  };
+  /** A write that succeeds while the disk was full says that PostgreSQL has space again. */
+  const stored = (sql: string) => {
+    if (storage?.full && mayWrite(sql)) storage.wrote();
   };
   const wrap = (q: pg.Pool | pg.PoolClient): Queryable => ({
-    query: async <R>(sql: string, params?: unknown[]) => ({
-      rows: (await q.query(sql, params).catch(lost)).rows as R[],
-    }),
+    query: async <R>(sql: string, params?: unknown[]) => {
+      const rows = (await q.query(sql, params).catch(lost)).rows as R[];
+      stored(sql);
+      return { rows };
+    },
     exec: async (sql: string) => {
       await q.query(sql).catch(lost);
+      stored(sql);
     },
   });
   /**

@@ -82,6 +82,13 @@ export interface PgClusterOptions {
    * Off by default for speed, and then a crash loses the last commits it had acknowledged.
    */
   readonly crashSafe?: boolean;
+  /**
+   * An empty folder for the data (e.g. a small filesystem mounted there), instead of one in the
+   * cluster's temporary folder; left in place on stop, emptied or not.
+   */
+  readonly dataDir?: string;
+  /** An empty or absent folder for the write-ahead log, on another disk than `dataDir` (initdb's `--waldir`). */
+  readonly walDir?: string;
 }
 
 export async function startPgCluster(opts: PgClusterOptions = {}): Promise<PgCluster> {
@@ -107,10 +114,22 @@ export async function startPgCluster(opts: PgClusterOptions = {}): Promise<PgClu
     if (asRoot) {
       const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
       const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
-      chownSync(dir, uid, gid);
+      for (const d of [dir, opts.dataDir, opts.walDir]) if (d && existsSync(d)) chownSync(d, uid, gid);
     }
-    const data = path.join(dir, 'data');
-    run('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--no-sync', '--no-instructions']);
+    const data = opts.dataDir ?? path.join(dir, 'data');
+    run('initdb', [
+      '-D',
+      data,
+      ...(opts.walDir ? ['--waldir', opts.walDir] : []),
+      '-A',
+      'trust',
+      '-U',
+      'postgres',
+      '-E',
+      'UTF8',
+      '--no-sync',
+      '--no-instructions',
+    ]);
     const port = await freePort();
     const start = [
       '-D',

@@ -5,7 +5,8 @@
  */
 import { bodyLimit } from '../http';
 import { type Context, Hono } from 'hono';
-import { type StudyDeps, fail, studyContext } from './context';
+import { type StudyDeps, studyContext } from './context';
+import { bodyTooLarge } from './bodyLimits';
 import { sessionRoutes } from './sessionRoutes';
 import { eventRoutes } from './eventRoutes';
 import { submissionRoutes } from './submissionRoutes';
@@ -32,13 +33,7 @@ export function studyRoutes(deps: StudyDeps): Hono {
   const ctx = studyContext(deps);
   const max = ctx.limits.maxBodyBytes;
   const api = new Hono();
-  const tooLarge = (c: Context) =>
-    fail(
-      c,
-      413,
-      'too_large',
-      `The request body is larger than ${max} bytes (${+(max / 1024 / 1024).toFixed(2)} MiB). Send events in smaller batches (at most ${ctx.limits.maxBatchEvents} events each).`,
-    );
+  const tooLarge = (c: Context) => bodyTooLarge(c, ctx.limits);
   // A body announced too large is read and dropped (up to 16 times the limit) before the answer,
   // so the client, still sending, receives the 413 instead of a connection closed under it.
   api.use('*', async (c, next) => {
