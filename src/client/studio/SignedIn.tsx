@@ -13,12 +13,15 @@ export function SignedIn() {
   }, [checked, token]);
   if (!me)
     return (
-      <Link href="/signin" className="ml-auto whitespace-nowrap text-sm text-slate-300 hover:text-white">
+      <Link href="/signin" className="ml-auto shrink-0 whitespace-nowrap text-sm text-slate-300 hover:text-white">
         Sign in
       </Link>
     );
   return (
-    <div className="ml-auto flex items-center gap-2 text-sm" data-testid="signed-in">
+    <div
+      className="ml-auto flex shrink-0 items-center gap-1 whitespace-nowrap text-sm sm:gap-2"
+      data-testid="signed-in"
+    >
       <span className="hidden text-slate-300 sm:inline">
         {me.name} <span className="text-slate-400">({me.role})</span>
       </span>
