@@ -99,7 +99,8 @@ describe.each(backends)('OpenID Connect sign-in ($name)', (backend) => {
 
   beforeAll(async () => {
     store = await backend.open();
-    provider = await startTestProvider(REDIRECT_URI, { unverified: ['una@lab.org'] });
+    provider = await startTestProvider({ unverified: ['una@lab.org'] });
+    provider.attach(REDIRECT_URI);
     const library = new TaskLibrary();
     const make = (oidc: OidcRelyingParty | null) =>
       createApi({
