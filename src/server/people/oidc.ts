@@ -12,6 +12,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'hono';
 import * as oidc from 'openid-client';
+import { cookieValue } from './credentials';
 
 /** Where the sign-in page sends the browser to start signing in with the provider. */
 export const OIDC_START = '/api/auth/oidc/start';
@@ -211,13 +212,7 @@ function errorKind(err: Error & { code?: string }): OidcRefusal {
 
 /** The value of a request's pending sign-in cookie, or null. */
 export function pendingCookie(c: Context): string | null {
-  const header = c.req.header('Cookie');
-  if (!header) return null;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === OIDC_PENDING_COOKIE) return part.slice(eq + 1).trim();
-  }
-  return null;
+  return cookieValue(c, OIDC_PENDING_COOKIE);
 }
 
 /** The person's identity at the provider, as the account keeps it: issuer and subject. */
