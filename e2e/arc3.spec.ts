@@ -416,7 +416,7 @@ test.describe("a designer's games folder", () => {
     await check.getByRole('button', { name: 'Play these actions twice' }).click();
     await expect(check).toHaveAttribute('data-deterministic', 'true');
     await expect(check.getByTestId('determinism-result')).toHaveText(
-      'Deterministic: the same 2 actions played twice gave the same frames at every step.',
+      'Deterministic: the same 2 actions, played again in the same engine process and in 2 fresh ones with other hash seeds, gave the same frames at every step.',
     );
 
     await page.goto(`${server.base}/games/${LS20}/playtest`);
@@ -427,7 +427,7 @@ test.describe("a designer's games folder", () => {
     await expect(check).toHaveAttribute('data-deterministic', 'false');
     const result = check.getByTestId('determinism-result');
     await expect(result).toContainText(
-      /Not deterministic: step [0-3] \((RESET \(opening\)|ACTION3)\) gave different frames\./,
+      /Not deterministic: step [0-3] \((RESET \(opening\)|ACTION3)\) gave different frames in the same engine process\./,
     );
     await expect(result).toContainText(/differs in 1 cell, the first at x=63, y=63/);
     await expect(result).toContainText('Verification of its recorded sessions cannot be exact');

@@ -96,7 +96,7 @@ const ADMIN = 'bench-researcher-token-0123456789';
 const PARTS = ['admission', 'worker', 'frames', 'sign', 'store'] as const;
 
 /** A small seeded generator (the Python side uses `random.Random(42)`: the same policy, its own draws). */
-function lcg(seed: number): () => number {
+export function lcg(seed: number): () => number {
   let s = seed;
   return () => (s = (s * 1103515245 + 12345) % 2147483648) / 2147483648;
 }
@@ -138,7 +138,7 @@ function pick(fd: Arc3FrameData, r: () => number): Arc3Action {
 }
 
 /** The same policy on a studio answer; its frames are decoded only when a click needs them. */
-function pickStep(step: ServerStep, shown: { last?: number[][] }, r: () => number): Arc3Action {
+export function pickStep(step: ServerStep, shown: { last?: number[][] }, r: () => number): Arc3Action {
   return choose(
     step.state,
     step.available_actions,
@@ -196,7 +196,9 @@ print("BENCH " + json.dumps({"actions": n, "seconds": stepping, "cpu_seconds": c
 `;
 
 /** Where the engine and games are, or what is missing and how to point the suite at them. */
-async function locate(): Promise<{ python: string; pythonPath?: string; gamesDir: string } | { missing: string }> {
+export async function locate(): Promise<
+  { python: string; pythonPath?: string; gamesDir: string } | { missing: string }
+> {
   const vendored = existsSync(path.join(VENDOR, 'python', 'arcengine'));
   const pythonPath = process.env.ARC_STUDIO_PYTHONPATH ?? (vendored ? path.join(VENDOR, 'python') : undefined);
   const gamesDir =
@@ -429,7 +431,7 @@ async function call(url: string, method: 'GET' | 'POST', body: unknown, token: s
   return { status: r.status, json: r.json, timing };
 }
 
-async function admin<T>(url: string, method: 'GET' | 'POST', route: string, body?: unknown): Promise<T> {
+export async function admin<T>(url: string, method: 'GET' | 'POST', route: string, body?: unknown): Promise<T> {
   const r = await call(`${url}${route}`, method, body, ADMIN);
   if (r.status !== 200 && r.status !== 201)
     throw new Error(`${method} ${route} answered ${r.status}: ${JSON.stringify(r.json)}`);
@@ -437,7 +439,7 @@ async function admin<T>(url: string, method: 'GET' | 'POST', route: string, body
 }
 
 /** The study `bench-<game>`: one item, the game. */
-async function makeStudy(url: string, gameId: string): Promise<void> {
+export async function makeStudy(url: string, gameId: string): Promise<void> {
   await admin(url, 'POST', `/api/admin/studies/bench-${gameId.split('-')[0]}`, {
     definition: {
       title: `Bench ${gameId}`,
@@ -459,7 +461,7 @@ async function patiently(url: string, body: unknown, token: string | null): Prom
 }
 
 /** A participant of `bench-<game>` with its run open on step 0. */
-async function participant(
+export async function participant(
   url: string,
   gameId: string,
   pid: string,

@@ -9,7 +9,11 @@
  * and a survey (3 stored runs and one survey answer per session): `game-runs.jsonl`,
  * `game-versions.json` and `surveys.json`, each timed on its own, then the two game files as the
  * bundle writes them (the versions counted while the runs are written). `BENCH_EXPORT_PARTS=files`
- * runs only these (`events` only the first part; both by default).
+ * runs only these (`events` only the first part).
+ *
+ * First, the whole bundle of a study with arcengine runs downloaded from a live server beside
+ * participants' acknowledgements (`exportBundle.ts`; `BENCH_EXPORT_PARTS=bundle` alone). Every
+ * part runs by default.
  */
 import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
@@ -24,6 +28,7 @@ import { RunVersionTally, gameRunsJsonl, gameVersionsJson } from '../server/expo
 import { surveysJson } from '../server/export/surveys';
 import { openStore } from '../server/store/open';
 import { onPglite, onPostgres } from './databases';
+import { run as bundleSuite } from './exportBundle';
 import type { EventInput, Store } from '../server/store/types';
 
 const SESSIONS = 1000;
@@ -214,10 +219,10 @@ async function* filesSuite(db: string, store: Store): AsyncGenerator<BenchResult
   }
 }
 
-/** Which parts run: `BENCH_EXPORT_PARTS` (`events`, `files`, comma separated), else both. */
-function parts(): { events: boolean; files: boolean } {
-  const list = (process.env.BENCH_EXPORT_PARTS || 'events,files').split(',').map((p) => p.trim());
-  return { events: list.includes('events'), files: list.includes('files') };
+/** Which parts run: `BENCH_EXPORT_PARTS` (`bundle`, `events`, `files`, comma separated), else all. */
+function parts(): { bundle: boolean; events: boolean; files: boolean } {
+  const list = (process.env.BENCH_EXPORT_PARTS || 'bundle,events,files').split(',').map((p) => p.trim());
+  return { bundle: list.includes('bundle'), events: list.includes('events'), files: list.includes('files') };
 }
 
 async function* suite(db: string, store: Store): AsyncGenerator<BenchResult> {
@@ -239,6 +244,9 @@ async function* suite(db: string, store: Store): AsyncGenerator<BenchResult> {
 }
 
 export async function* run(): AsyncGenerator<BenchResult> {
+  const which = parts();
+  if (which.bundle) yield* bundleSuite();
+  if (!which.events && !which.files) return;
   yield* onPglite('export', async function* (dataDir) {
     const store = await openStore({ dataDir });
     try {

@@ -167,6 +167,9 @@ describe('every command', () => {
     questions: ['questions', 'check'],
     'score-answers': ['score-answers'],
     'login-link': ['login-link'],
+    users: ['users', 'list'],
+    tokens: ['tokens', 'list'],
+    check: ['check'],
   };
 
   it('is covered here', () => {

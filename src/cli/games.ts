@@ -23,15 +23,14 @@ import {
 } from '../core/game';
 import { games, getGame, solutions } from '../games';
 import { splitRuns } from '../core/game/accounting';
-import { Arc3Error, Arc3Pool, Arc3Worker, probe, resolveGameId, type Arc3FrameData } from '../server/arc3/worker';
-import { formatSessionCheck, verifySession } from '../server/arc3/storedRuns';
-import { openServeStore, poolReplayer } from './runStore';
+import { Arc3Error, Arc3Worker, probe, resolveGameId, type Arc3FrameData } from '../server/arc3/worker';
+import { verifySessionCommand } from './verifySession';
 import { defaultThreads, graphBuiltIn, validateBuiltIn } from './validate';
 import { graphArc3, validateArc3 } from './validateArc3';
 import { ARC3_GRAPH_DEFAULTS } from '../server/arc3/graph';
 
 const USAGE =
-  'games list [--arc3-games DIR] | games play <id> --actions "RESET,ACTION1,ACTION6:12:30,ACTION7" [--seed N] [--arc3-games DIR] | games verify [id...] [--steps N] [--minimal] | games verify-session <sessionId> [--data-dir DIR] [--arc3-games DIR] [--json] | games validate <id> [--level N] [--steps N] [--seed S] [--json] | games graph <id> --level N [--max-states N] [--max-seconds S] [--json] [--arc3-games DIR]';
+  'games list [--arc3-games DIR] | games play <id> --actions "RESET,ACTION1,ACTION6:12:30,ACTION7" [--seed N] [--arc3-games DIR] | games verify [id...] [--steps N] [--minimal] | games verify-session <sessionId> [--data-dir DIR] [--arc3-games DIR] [--arc3-server URL] [--json] | games validate <id> [--level N] [--steps N] [--seed S] [--json] | games graph <id> --level N [--max-states N] [--max-seconds S] [--json] [--arc3-games DIR]';
 
 const ARC3_GAMES = {
   type: 'string',
@@ -77,9 +76,9 @@ const SUBCOMMANDS = {
   },
   'verify-session': {
     command: 'games verify-session',
-    usage: 'games verify-session <sessionId> [--data-dir DIR] [--arc3-games DIR] [--json]',
+    usage: 'games verify-session <sessionId> [--data-dir DIR] [--arc3-games DIR] [--arc3-server URL] [--json]',
     summary:
-      "Play every stored run of a session's ARC-AGI-3 games again on the engine and report each step whose frames, state or counts differ from the stored ones; exit code 0 when all match. Reads the serve store: PGlite in --data-dir, or DATABASE_URL.",
+      "Play every stored run of a session's ARC-AGI-3 games again (arcengine runs on the engine, a remote server's runs on that server) and report each step whose frames, state or counts differ from the stored ones; exit code 0 when all match. Reads the serve store: PGlite in --data-dir, or DATABASE_URL.",
     positionals: { name: '<sessionId>', help: 'the session to check' },
     options: {
       'data-dir': {
@@ -89,6 +88,11 @@ const SUBCOMMANDS = {
         help: 'the data folder "arc-studio serve" uses; ignored when DATABASE_URL is set',
       },
       'arc3-games': ARC3_GAMES,
+      'arc3-server': {
+        type: 'string',
+        value: 'URL',
+        help: 'the ARC-AGI-3 server to play runs of a remote source again on (default: the server each run recorded; ARC_API_KEY is sent)',
+      },
       json: { type: 'boolean', help: 'print the check as JSON' },
     },
   },
@@ -310,41 +314,6 @@ export async function playArc3Game(
   };
 }
 
-/**
- * `games verify-session`: every stored run of the session played again on a fresh `Arc3Pool`, on
- * the version of the game it was recorded with (kept in the database, `gameCode.ts`; the folder's
- * files when they still hash the same); prints one line per run and per differing step (or JSON);
- * 0 when all match, 1 otherwise.
- */
-async function verifySessionCommand(
-  sessionId: string,
-  dataDirFlag: string,
-  dirs: string[],
-  json: boolean,
-): Promise<number> {
-  if (!dirs.length)
-    throw new Error(
-      'no arcengine game folders: give the folders "arc-studio serve" ran the games from with --arc3-games DIR (or ARC_STUDIO_ARC3_GAMES).',
-    );
-  const found = await probe();
-  if (!found.ok) throw new Error(`arcengine games cannot run: ${found.message}`);
-  const { store, dataDir, where } = await openServeStore(dataDirFlag);
-  const pool = new Arc3Pool({ gameDirs: dirs, size: 1, timeoutMs: 60_000 });
-  try {
-    if (!(await store.getSession(sessionId))) {
-      throw new Error(`no session ${sessionId} in ${where}; copy its id from the Replay page or an export.`);
-    }
-    const replayer = poolReplayer(store, pool, dataDir);
-    const check = await verifySession(store, replayer, sessionId);
-    if (json) console.log(JSON.stringify({ ...check, engine: `arcengine ${found.arcengine}` }));
-    else for (const line of formatSessionCheck(check)) console.log(line);
-    return check.ok ? 0 : 1;
-  } finally {
-    await pool.stop().catch(() => undefined);
-    await store.close();
-  }
-}
-
 export const gamesCommand: Command = {
   summary:
     "List the games; play one headless and print its final state and per-level action counts as JSON; verify every recorded solution, that random play wins no level after the tutorial, and (--minimal) that no shorter solution exists; verify-session: play a session's stored ARC-AGI-3 runs again on the engine; validate a game with random policies and a fuzz as the ARC-AGI-3 paper does; graph: a level's state graph and the exact chance that random play wins it.",
@@ -434,6 +403,7 @@ export const gamesCommand: Command = {
         values['data-dir'],
         arc3GameDirs(values['arc3-games']),
         values.json === true,
+        values['arc3-server'],
       );
     }
     if (sub === 'validate') {

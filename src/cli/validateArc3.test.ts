@@ -35,7 +35,7 @@ describe('the determinism check on the official engine', () => {
     try {
       for (const game of ['ls20', 'ft09', 'vc33']) {
         const r = await checkDeterminism(pool, game, { seed: 0, steps: 120 });
-        expect(r, game).toEqual({ deterministic: true, steps: 120 });
+        expect(r, game).toEqual({ deterministic: true, steps: 120, processes: 2 });
       }
     } finally {
       await pool.stop();
@@ -53,12 +53,34 @@ describe('the determinism check on the official engine', () => {
       expect(r.divergence.cells).toBe(1);
       const lines = formatDeterminism(r);
       expect(lines[0]).toContain(
-        `NOT DETERMINISTIC: the same actions played twice on the same seed gave different frames at step ${r.divergence.step}`,
+        `NOT DETERMINISTIC: the same actions played again on the same seed gave different frames at step ${r.divergence.step} (${r.divergence.action}) in the same engine process:`,
       );
       expect(lines[0]).toContain('x=63, y=63');
       expect(lines[1]).toContain('cannot be exact');
     } finally {
       await pool.stop();
+    }
+  });
+
+  it('makes games validate fail for a game whose frames change with the process, naming the step', async () => {
+    const prior = process.env.ARC_STUDIO_PYTHONPATH;
+    process.env.ARC_STUDIO_PYTHONPATH = PYTHONPATH;
+    try {
+      const fixtures = path.resolve('src/server/arc3/fixtures');
+      const out = await validateArc3([fixtures], 'arcengine 0.9.3', 'hs01', {
+        seed: 0,
+        steps: 20,
+        level: 1,
+        threads: 1,
+      });
+      expect(out.ok).toBe(false);
+      expect(out.json).toMatchObject({ deterministic: false, divergence: { step: 3, process: 'fresh' } });
+      expect(out.lines.find((l) => l.startsWith('NOT DETERMINISTIC'))).toMatch(
+        /at step 3 \(ACTION\d\) in a fresh engine process \(PYTHONHASHSEED=[12]\)/,
+      );
+    } finally {
+      if (prior === undefined) delete process.env.ARC_STUDIO_PYTHONPATH;
+      else process.env.ARC_STUDIO_PYTHONPATH = prior;
     }
   });
 

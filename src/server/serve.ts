@@ -48,9 +48,9 @@ import {
 /** The built-in games' titles, level counts and current versions, as the results need them. */
 
 /** Builds remote ARC-AGI-3 sources (loaded only when a remote server is configured). */
-async function remoteSourceFactory(): Promise<(baseUrl: string) => Arc3Source> {
+async function remoteSourceFactory(): Promise<(baseUrl: string, log: (line: string) => void) => Arc3Source> {
   const { RemoteArc3Source } = await import('./arc3/remote');
-  return (baseUrl) => new RemoteArc3Source({ baseUrl });
+  return (baseUrl, log) => new RemoteArc3Source({ baseUrl, log });
 }
 
 export { ROOT };

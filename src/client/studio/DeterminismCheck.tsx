@@ -6,7 +6,13 @@
  * why verification of such a game's sessions cannot be exact.
  */
 import { useEffect, useRef, useState } from 'react';
-import { NOT_EXACT, whereFramesDiffer, type DeterminismReport } from '../../core/game/determinism';
+import {
+  howChecked,
+  notExact,
+  whereFramesDiffer,
+  whichPlay,
+  type DeterminismReport,
+} from '../../core/game/determinism';
 import { gridCells } from '../../core/game/serverGame';
 import { renderFrame } from '../game/render';
 import { Button } from '../ui/Button';
@@ -64,7 +70,8 @@ export function DeterminismCheck({ run }: { run: { readonly runId: string | null
         Determinism
       </h2>
       <p className="text-slate-300">
-        Plays this playtest's actions again, twice, on fresh runs with the same seed, and compares every frame.
+        Plays this playtest's actions again on fresh runs with the same seed, in the same engine process and in fresh
+        ones with other hash seeds, and compares every frame.
       </p>
       <Button onClick={() => void check()} disabled={state.kind === 'running'}>
         {state.kind === 'running' ? 'Playing the actions twice…' : 'Play these actions twice'}
@@ -77,21 +84,22 @@ export function DeterminismCheck({ run }: { run: { readonly runId: string | null
         )}
         {report?.deterministic && (
           <p className="text-emerald-300" data-testid="determinism-result">
-            Deterministic: the same {report.steps} action{report.steps === 1 ? '' : 's'} played twice gave the same
-            frames at every step.
+            Deterministic: the same {report.steps} action{report.steps === 1 ? '' : 's'}, {howChecked(report)}, gave the
+            same frames at every step.
           </p>
         )}
         {report && !report.deterministic && (
           <div className="flex flex-col gap-2" data-testid="determinism-result">
             <p className="font-semibold text-amber-300">
-              Not deterministic: step {report.divergence.step} ({report.divergence.action}) gave different frames.
+              Not deterministic: step {report.divergence.step} ({report.divergence.action}) gave different frames{' '}
+              {whichPlay(report.divergence)}.
             </p>
             <p className="text-slate-200">Where: {whereFramesDiffer(report.divergence)}.</p>
             <div className="flex flex-wrap gap-2">
               {(
                 [
                   ['first', 'First play'],
-                  ['second', 'Second play'],
+                  ['second', report.divergence.process === 'fresh' ? 'Play in a fresh process' : 'Second play'],
                 ] as const
               ).map(([key, name]) => (
                 <figure key={key} className="flex flex-col gap-1">
@@ -119,7 +127,7 @@ export function DeterminismCheck({ run }: { run: { readonly runId: string | null
                 </figure>
               ))}
             </div>
-            <p className="text-slate-200">{NOT_EXACT}</p>
+            <p className="text-slate-200">{notExact(report.divergence)}</p>
           </div>
         )}
       </div>

@@ -42,6 +42,12 @@ export function setSignedIn(me: Me): void {
 export async function refreshMe(again = false): Promise<Me | null> {
   const { token, checked, me } = useResearcher.getState();
   if (checked && !again) return me;
+  // Without a token and without the server's signed-in cookie there is no one to ask about: a
+  // visitor's page sends no request that can only be refused.
+  if (!token && !hasSessionHint()) {
+    useResearcher.setState({ me: null, checked: true });
+    return null;
+  }
   try {
     const who = await getJson<Me>('/api/me', token ? { headers: { Authorization: `Bearer ${token}` } } : {});
     useResearcher.setState({ me: who, checked: true });
@@ -53,6 +59,11 @@ export async function refreshMe(again = false): Promise<Me | null> {
     } else useResearcher.setState({ checked: true });
     return null;
   }
+}
+
+/** Whether the server set its readable `arc_studio_signed_in` cookie beside the session's own. */
+function hasSessionHint(): boolean {
+  return typeof document !== 'undefined' && /(?:^|;\s*)arc_studio_signed_in=1(?:;|$)/.test(document.cookie);
 }
 
 /** Signs this browser out: its session ends on the server, a kept token is forgotten. */

@@ -192,6 +192,27 @@ function write(p: Prepared, ref: Uint8Array | null, chosen: readonly { kind: num
  * Throws a {@link FrameCodecError} on any text it did not write.
  */
 export function decodeFrames(text: string, reference: FrameGrid | null = null): number[][][] {
+  const d = decodeFrameCells(text, reference);
+  return d.frames.map((cells) => toGrid(cells, d.width, d.height));
+}
+
+/** Frames as their cells, row-major, one byte a cell: what {@link decodeFrameCells} answers. */
+export interface DecodedCells {
+  readonly width: number;
+  readonly height: number;
+  readonly frames: readonly Uint8Array[];
+}
+
+/**
+ * {@link decodeFrames} without making rows of numbers: each frame's cells in one byte array (for
+ * writers of large files, which turn them into text themselves). `reference` may be given as the
+ * last frame's cells (`{ width, height, cells }`, as a previous answer of this gives them).
+ * @throws FrameCodecError as {@link decodeFrames}.
+ */
+export function decodeFrameCells(
+  text: string,
+  reference: FrameGrid | { readonly width: number; readonly height: number; readonly cells: Uint8Array } | null = null,
+): DecodedCells {
   if (text.length > MAX_ENCODED_LENGTH) {
     throw new FrameCodecError(
       'too-large',
@@ -212,7 +233,7 @@ export function decodeFrames(text: string, reference: FrameGrid | null = null): 
   if (count > MAX_FRAMES_PER_RESPONSE) throw corrupt(`${count} frames (at most ${MAX_FRAMES_PER_RESPONSE})`);
   if (count === 0) {
     input.end();
-    return [];
+    return { width: 0, height: 0, frames: [] };
   }
   const width = input.byte();
   const height = input.byte();
@@ -229,13 +250,18 @@ export function decodeFrames(text: string, reference: FrameGrid | null = null): 
         "these frames were stored as changes to the previous action's last frame; decode them with that frame",
       );
     }
-    if (!sameSize(reference, width, height)) {
+    const refCells = 'cells' in reference ? reference : null;
+    if (
+      refCells
+        ? refCells.width !== width || refCells.height !== height
+        : !sameSize(reference as FrameGrid, width, height)
+    ) {
       throw new FrameCodecError(
         'reference-mismatch',
         `these frames are ${width}x${height} changes to a frame of that size; the frame given is not`,
       );
     }
-    const previous = flatten(reference, width, height, 'the reference frame');
+    const previous = refCells ? refCells.cells : flatten(reference as FrameGrid, width, height, 'the reference frame');
     before.push(previous);
     if (hashCells(previous, width, height) !== expected) {
       throw new FrameCodecError(
@@ -245,7 +271,7 @@ export function decodeFrames(text: string, reference: FrameGrid | null = null): 
     }
   }
   const cellCount = width * height;
-  const frames: number[][][] = [];
+  const frames: Uint8Array[] = [];
   for (let i = 0; i < count; i++) {
     const kind = input.byte();
     let cells: Uint8Array;
@@ -257,11 +283,11 @@ export function decodeFrames(text: string, reference: FrameGrid | null = null): 
       cells = xor(readRuns(input, cellCount), base);
     } else if (kind === KIND_RAW) cells = unpackNibbles(input, cellCount);
     else throw corrupt(`frame ${i} has unknown kind ${kind}`);
-    frames.push(toGrid(cells, width, height));
+    frames.push(cells);
     before.push(cells);
   }
   input.end();
-  return frames;
+  return { width, height, frames };
 }
 
 function corrupt(what: string): FrameCodecError {

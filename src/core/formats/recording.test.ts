@@ -23,6 +23,8 @@ import {
   recordingAgentRuns,
   splitGameRuns,
   toRecording,
+  toolkitRecordingBytes,
+  toolkitRecordingLine,
   type RecordingLine,
 } from './recording';
 
@@ -403,5 +405,38 @@ describe('readRecording', () => {
     expect(other.warnings[0]).toMatch(
       /^ls20-abc: the baselines have no game with this id \(they have ls20: another version of it/,
     );
+  });
+});
+
+describe('toolkitRecordingBytes', () => {
+  it('writes the same line as toolkitRecordingLine, byte for byte, with its line end', () => {
+    // Two 3x2 frames with every colour 0-15 among them; a click with its coordinates; a non-ASCII game id.
+    const grids = [
+      [
+        [0, 9, 10],
+        [15, 3, 12],
+      ],
+      [
+        [11, 13, 14],
+        [1, 2, 4],
+      ],
+    ];
+    const step = {
+      gameId: 'lé01-0a1b',
+      guid: 'run-1',
+      epochMs: Date.UTC(2026, 0, 2, 3, 4, 5, 678),
+      input: { action: 'ACTION6' as const, x: 12, y: 40 },
+      state: 'NOT_FINISHED' as const,
+      levelsCompleted: 1,
+      winLevels: 7,
+      fullReset: false,
+      available: [1, 2, 6],
+    };
+    const cells = { width: 3, height: 2, frames: grids.map((g) => Uint8Array.from(g.flat())) };
+    const bytes = toolkitRecordingBytes({ ...step, frames: cells });
+    expect(new TextDecoder().decode(bytes)).toBe(toolkitRecordingLine({ ...step, frames: grids }) + '\n');
+    // No frame (an action after GAME_OVER): `"frame": []`.
+    const none = toolkitRecordingBytes({ ...step, frames: { width: 0, height: 0, frames: [] } });
+    expect(new TextDecoder().decode(none)).toBe(toolkitRecordingLine({ ...step, frames: [] }) + '\n');
   });
 });

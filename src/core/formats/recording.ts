@@ -431,6 +431,67 @@ export interface ToolkitStep {
   readonly available: readonly number[];
 }
 
+/** A step as {@link toolkitRecordingBytes} takes it: its frames as cells (`decodeFrameCells`). */
+export type ToolkitStepCells = Omit<ToolkitStep, 'frames'> & {
+  readonly frames: { readonly width: number; readonly height: number; readonly frames: readonly Uint8Array[] };
+};
+
+const TEXT = new TextEncoder();
+const COMMA = 0x2c;
+const SPACE = 0x20;
+const OPEN = 0x5b;
+const CLOSE = 0x5d;
+
+/**
+ * {@link toolkitRecordingLine} with its line end, as UTF-8 bytes, from frames given as cells: the
+ * same text, written straight into one byte array instead of as a string per cell joined up. A
+ * recording is mostly its frames (4,096 cells each), so this is what makes an export of many runs
+ * fast.
+ */
+export function toolkitRecordingBytes(s: ToolkitStepCells): Uint8Array {
+  const { width: w, height: h, frames } = s.frames;
+  // Everything but the frames, as the toolkit writes it; the frames are last, so the line ends `[]}}`.
+  const text = toolkitRecordingLine({ ...s, frames: [] });
+  const head = text.slice(0, -4);
+  // At most two digits and ", " a cell, "[", "]" and ", " a row and a frame.
+  const out = new Uint8Array(head.length * 3 + 8 + frames.length * (4 + h * (4 + w * 4)));
+  let at = TEXT.encodeInto(head, out).written;
+  out[at++] = OPEN;
+  for (let f = 0; f < frames.length; f++) {
+    if (f) {
+      out[at++] = COMMA;
+      out[at++] = SPACE;
+    }
+    out[at++] = OPEN;
+    const cells = frames[f];
+    for (let y = 0; y < h; y++) {
+      if (y) {
+        out[at++] = COMMA;
+        out[at++] = SPACE;
+      }
+      out[at++] = OPEN;
+      for (let x = 0, i = y * w; x < w; x++, i++) {
+        if (x) {
+          out[at++] = COMMA;
+          out[at++] = SPACE;
+        }
+        const v = cells[i];
+        if (v >= 10) {
+          out[at++] = 0x31;
+          out[at++] = 0x26 + v; // '0' + v - 10
+        } else out[at++] = 0x30 + v;
+      }
+      out[at++] = CLOSE;
+    }
+    out[at++] = CLOSE;
+  }
+  out[at++] = CLOSE;
+  out[at++] = 0x7d;
+  out[at++] = 0x7d;
+  out[at++] = 0x0a;
+  return out.subarray(0, at);
+}
+
 /**
  * Python's `datetime.isoformat()` of a UTC instant: `isoTimestamp`, without the fraction when it
  * is zero (Python leaves `.000000` out).

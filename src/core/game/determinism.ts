@@ -1,7 +1,8 @@
 /**
  * What a determinism check of an ARC-AGI-3 game finds (`server/arc3/determinism.ts` plays the
- * runs): where two plays of the same actions first gave different frames, and the words the
- * command line and the playtest page both use for it.
+ * runs, in the first play's engine process and in fresh ones): where two plays of the same
+ * actions first gave different frames, and the words the command line and the playtest page
+ * both use for it.
  */
 
 /** Where two plays of the same actions first gave different frames. */
@@ -17,10 +18,22 @@ export interface Divergence {
   /** Cells that differ in that frame, and the first of them (row by row): its colour in each play. */
   readonly cells: number;
   readonly first: { readonly x: number; readonly y: number; readonly was: number; readonly now: number } | null;
+  /**
+   * Where the second play was made: `same`, the first play's engine process; `fresh`, a new
+   * process with `PYTHONHASHSEED` = `hashSeed` (a game ordering by `id()` or string hashes
+   * differs only there).
+   */
+  readonly process: 'same' | 'fresh';
+  readonly hashSeed?: string;
 }
 
 export type DeterminismReport =
-  | { readonly deterministic: true; readonly steps: number }
+  | {
+      readonly deterministic: true;
+      readonly steps: number;
+      /** Fresh engine processes that also gave the same frames (0: the source cannot start one, e.g. a remote server). */
+      readonly processes: number;
+    }
   | {
       readonly deterministic: false;
       readonly steps: number;
@@ -33,7 +46,7 @@ export type DeterminismReport =
 export function compareFrames(
   a: readonly number[][][],
   b: readonly number[][][],
-): (Omit<Divergence, 'step' | 'action'> & { index: number }) | null {
+): (Omit<Divergence, 'step' | 'action' | 'process' | 'hashSeed'> & { index: number }) | null {
   for (let k = 0; k < Math.max(a.length, b.length); k++) {
     const fa = a[k],
       fb = b[k];
@@ -60,17 +73,40 @@ export function whereFramesDiffer(d: Divergence): string {
     : `the first play rendered ${d.frames} animation frame${d.frames === 1 ? '' : 's'}, the second ${d.framesAgain}`;
 }
 
+/** Which play differed from the first, in words. */
+export function whichPlay(d: Divergence): string {
+  return d.process === 'fresh'
+    ? `in a fresh engine process (PYTHONHASHSEED=${d.hashSeed ?? '?'}), while a second play in the same process agreed`
+    : 'in the same engine process';
+}
+
+/** What a passed check covered, in words. */
+export function howChecked(r: Extract<DeterminismReport, { deterministic: true }>): string {
+  return r.processes > 0
+    ? `played again in the same engine process and in ${r.processes} fresh ones with other hash seeds`
+    : 'played again in the same process only (this source cannot start a fresh engine process, so an order that changes between processes is not checked)';
+}
+
 /** The report's lines for a determinism check. */
 export function formatDeterminism(r: DeterminismReport): string[] {
   if (r.deterministic)
-    return [`Deterministic: the same ${r.steps} actions played twice gave the same frames at every step.`];
+    return [`Deterministic: the same ${r.steps} actions, ${howChecked(r)}, gave the same frames at every step.`];
   const d = r.divergence;
   return [
-    `NOT DETERMINISTIC: the same actions played twice on the same seed gave different frames at step ${d.step} (${d.action}): ${whereFramesDiffer(d)}.`,
-    `  ${NOT_EXACT}`,
+    `NOT DETERMINISTIC: the same actions played again on the same seed gave different frames at step ${d.step} (${d.action}) ${whichPlay(d)}: ${whereFramesDiffer(d)}.`,
+    `  ${notExact(d)}`,
   ];
 }
 
 /** Why a game that is not deterministic is a problem, and what to do: the CLI and the playtest page say the same. */
 export const NOT_EXACT =
   "The game draws from something its seed does not fix (an unseeded random generator such as numpy's global one, or the clock). Verification of its recorded sessions cannot be exact: give the game a seeded generator (e.g. random.Random(seed)) to fix it.";
+
+/** The same, for a game that is the same within a process and differs between processes. */
+export const NOT_SAME_ACROSS_PROCESSES =
+  'The game orders things by something that changes from one Python process to the next (the id() of objects, the hash of strings, e.g. iterating a set of names). A restarted server or a check of a recorded session plays it in another process, so verification cannot be exact: order by a stable key (a name, a position, an index) instead.';
+
+/** What to do about the divergence `d`. */
+export function notExact(d: Divergence): string {
+  return d.process === 'fresh' ? NOT_SAME_ACROSS_PROCESSES : NOT_EXACT;
+}

@@ -25,8 +25,11 @@ export interface Arc3Mount {
   /** Python workers for the arcengine folders; from the environment (`ARC_STUDIO_ARC3_WORKERS`, else one per core) when absent. */
   readonly workers?: number;
   readonly env?: NodeJS.ProcessEnv;
-  /** Builds a remote source (injected so that this module does not load the HTTP client unless needed). */
-  readonly remote?: (baseUrl: string) => Arc3Source;
+  /**
+   * Builds a remote source (injected so that this module does not load the HTTP client unless
+   * needed), given the server's log for its outages and rebuilds.
+   */
+  readonly remote?: (baseUrl: string, log: (line: string) => void) => Arc3Source;
   /** What one session may hold of the workers; from the environment (`ARC_STUDIO_RUNS_PER_ITEM`, ...) when absent. */
   readonly runLimits?: Partial<RunLimits>;
   /** The clock, in ms since the epoch; `Date.now` when absent. */
@@ -96,7 +99,7 @@ export async function startArc3(mount: Arc3Mount, store: Store, log: (line: stri
   }
   for (const url of mount.servers) {
     if (!mount.remote) throw new Error('remote ARC-AGI-3 servers need a remote source');
-    sources.push({ source: mount.remote(url), engine: `remote ${url}` });
+    sources.push({ source: mount.remote(url, log), engine: `remote ${url}` });
     notes.push(
       `ARC-AGI-3 games of the server at ${url}${(mount.env ?? process.env).ARC_API_KEY ? ' (with ARC_API_KEY)' : ' (no ARC_API_KEY set)'}`,
     );

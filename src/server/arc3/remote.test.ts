@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type Server, type Socket } from 'node:net';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -262,7 +262,8 @@ describe('the remote ARC-AGI-3 source, against the toolkit REST server', () => {
         cards.push(((await res.clone().json()) as { card_id: string }).card_id);
       return res;
     };
-    const s = source({ fetch: watch });
+    const log: string[] = [];
+    const s = source({ fetch: watch, log: (line) => log.push(line) });
     await s.open('lost', LS20);
     const reference = await viaPool('lost-ref', LS20, KEYS.slice(0, 40));
     for (const a of KEYS.slice(0, 20)) await s.act('lost', a);
@@ -277,6 +278,60 @@ describe('the remote ARC-AGI-3 source, against the toolkit REST server', () => {
     for (const a of KEYS.slice(20, 40)) after.push(strip(await s.act('lost', a)));
     expect(after).toEqual(reference.slice(21, 41));
     expect(cards).toHaveLength(2);
+    // The server's log says what happened: the play was lost, and the run rebuilt on the new card.
+    expect(log).toEqual([
+      `Run lost of ${LS20}: the ARC-AGI-3 server at ${baseUrl} lost its play (it restarted, or closed the scorecard); rebuilding it on a new scorecard from its 20 actions.`,
+      `Run lost of ${LS20} rebuilt on scorecard ${cards[1]}, on the frame it had; it goes on.`,
+    ]);
+  });
+
+  it('logs one line when the server stops answering and one when it answers again, not one per request', async () => {
+    // A relay in front of the toolkit server, closed and opened again on the same port: a real outage.
+    const port = await freePort();
+    const upstream = Number(new URL(baseUrl).port);
+    const open = new Set<Socket>();
+    const relay = async () => {
+      const r = createServer((client) => {
+        const up = connect(upstream, '127.0.0.1');
+        open.add(client);
+        client.on('close', () => open.delete(client));
+        client.on('error', () => up.destroy());
+        up.on('error', () => client.destroy());
+        client.pipe(up).pipe(client);
+      });
+      await new Promise<void>((done) => r.listen(port, '127.0.0.1', done));
+      return r;
+    };
+    let up = await relay();
+    let clock = 1_000_000;
+    const log: string[] = [];
+    const s = source({ baseUrl: `http://127.0.0.1:${port}`, log: (line) => log.push(line), now: () => clock });
+    try {
+      await s.open('outage', LS20);
+      await s.act('outage', { action: 'ACTION1' });
+      expect(log).toEqual([]);
+
+      await new Promise((done) => up.close(done));
+      for (const socket of open) socket.destroy();
+      for (let i = 0; i < 3; i++) {
+        const err = await s.act('outage', { action: 'ACTION1' }).catch((e: unknown) => e);
+        expect(err).toMatchObject({ code: 'internal', message: expect.stringContaining('cannot reach') });
+        clock += 20_000;
+      }
+      expect(log).toEqual([
+        `The ARC-AGI-3 server at http://127.0.0.1:${port} is not answering (ECONNREFUSED): its games cannot be opened or played until it is back (participants are asked to try again). Another line follows when it answers.`,
+      ]);
+
+      up = await relay();
+      await s.act('outage', { action: 'ACTION1' });
+      await s.act('outage', { action: 'ACTION2' });
+      expect(log.slice(1)).toEqual([
+        `The ARC-AGI-3 server at http://127.0.0.1:${port} answers again, after 60 s without an answer.`,
+      ]);
+    } finally {
+      await new Promise((done) => up.close(done));
+      for (const socket of open) socket.destroy();
+    }
   });
 
   it('refuses with upstream_lost, naming the server, when the rebuilt play ends elsewhere', async () => {

@@ -56,6 +56,13 @@ export interface RemoteArc3Options {
   listTtlMs?: number;
   /** Default: the global fetch. */
   fetch?: typeof fetch;
+  /**
+   * The server's log: one line when the remote server stops answering and one when it answers
+   * again, and a line when a run is rebuilt on a new play and how that ended. Default: none.
+   */
+  log?: (line: string) => void;
+  /** The clock, ms since the epoch, for how long an outage lasted. Default `Date.now`. */
+  now?: () => number;
 }
 
 interface RemoteRun {
@@ -103,6 +110,10 @@ export class RemoteArc3Source implements Arc3Source {
   private readonly cookies = new Map<string, string>();
   private readonly levelCounts = new Map<string, number>();
   private listed: { at: number; games: Promise<Arc3GameInfo[]> } | null = null;
+  private readonly log: (line: string) => void;
+  private readonly now: () => number;
+  /** Since when the server has not answered, and why; null while it answers. */
+  private down: { since: number; why: string } | null = null;
 
   constructor(opts: RemoteArc3Options) {
     let url: URL;
@@ -126,6 +137,25 @@ export class RemoteArc3Source implements Arc3Source {
     this.timeoutMs = opts.timeoutMs ?? 10_000;
     this.listTtlMs = opts.listTtlMs ?? 10_000;
     this.fetchFn = opts.fetch ?? fetch;
+    this.log = opts.log ?? (() => {});
+    this.now = opts.now ?? Date.now;
+  }
+
+  /** Notes that the server did not answer: logged once per outage, not once per request. */
+  private unanswered(why: string): void {
+    if (this.down) return;
+    this.down = { since: this.now(), why };
+    this.log(
+      `The ARC-AGI-3 server at ${this.baseUrl} is not answering (${why}): its games cannot be opened or played until it is back (participants are asked to try again). Another line follows when it answers.`,
+    );
+  }
+
+  /** Notes that the server answered: ends an outage, with how long it lasted. */
+  private answered(): void {
+    if (!this.down) return;
+    const seconds = Math.max(0, Math.round((this.now() - this.down.since) / 1000));
+    this.down = null;
+    this.log(`The ARC-AGI-3 server at ${this.baseUrl} answers again, after ${seconds} s without an answer.`);
   }
 
   /** How many runs are open. */
@@ -265,6 +295,19 @@ export class RemoteArc3Source implements Arc3Source {
    * play ends on the frame the run had.
    */
   private async rebuild(runId: string, run: RemoteRun): Promise<void> {
+    this.log(
+      `Run ${runId} of ${run.gameId}: the ARC-AGI-3 server at ${this.baseUrl} lost its play (it restarted, or closed the scorecard); rebuilding it on a new scorecard from its ${run.actions.length} actions.`,
+    );
+    try {
+      await this.replayOnNewPlay(runId, run);
+    } catch (e) {
+      this.log(`Run ${runId} of ${run.gameId} could not be rebuilt: ${(e as Error).message}.`);
+      throw e;
+    }
+    this.log(`Run ${runId} of ${run.gameId} rebuilt on scorecard ${run.cardId}, on the frame it had; it goes on.`);
+  }
+
+  private async replayOnNewPlay(runId: string, run: RemoteRun): Promise<void> {
     const had = run.last;
     const lost = (why: string) =>
       new Arc3Error(
@@ -413,6 +456,7 @@ export class RemoteArc3Source implements Arc3Source {
     } catch (e) {
       const name = (e as Error)?.name;
       if (name === 'TimeoutError' || name === 'AbortError') {
+        this.unanswered(`no answer within ${this.timeoutMs} ms`);
         throw new Arc3Error(
           'timeout',
           `the ARC-AGI-3 server did not answer ${where} within ${this.timeoutMs} ms; check that it is up, or try again`,
@@ -420,12 +464,16 @@ export class RemoteArc3Source implements Arc3Source {
       }
       const cause = (e as { cause?: { code?: string; message?: string } })?.cause;
       const why = cause?.code ?? cause?.message ?? (e instanceof Error ? e.message : String(e));
+      this.unanswered(why);
       throw new Arc3Error(
         'internal',
         `cannot reach the ARC-AGI-3 server at ${this.baseUrl} (${why}); check that it is running and that the URL is right`,
       );
     }
     this.keepCookies(res);
+    // A 5xx is a server that is up but failing (or a proxy in front of one that is down).
+    if (res.status >= 500) this.unanswered(`HTTP ${res.status}`);
+    else this.answered();
     let json: Record<string, unknown> | null = null;
     try {
       const parsed: unknown = text ? JSON.parse(text) : null;

@@ -160,7 +160,7 @@ for (const backend of backends) {
       const files: { name: string; text: string }[] = [];
       for await (const entry of recordingEntries(ctx, skipped)) {
         let text = '';
-        for await (const chunk of entry.data) text += String(chunk);
+        for await (const chunk of entry.data) text += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString();
         files.push({ name: entry.name, text });
       }
       expect(skipped).toEqual([]);

@@ -3,8 +3,8 @@
  * official toolkit's recording, find the first frame of a level, and play a run's actions again
  * on the engine to check that it answers the frames that were stored.
  */
-import type { FrameGrid } from '../../core/formats/frames';
-import { toolkitRecordingLine } from '../../core/formats/recording';
+import { decodeFrameCells, FrameCodecError, type DecodedCells, type FrameGrid } from '../../core/formats/frames';
+import { toolkitRecordingBytes } from '../../core/formats/recording';
 import type { ActionInput, GameAction, GameState } from '../../core/game/types';
 import type { GameRunRecord, GameStepRecord, Store } from '../store/types';
 import type { Arc3Source } from './source';
@@ -17,46 +17,65 @@ function inputOf(s: GameStepRecord): ActionInput {
 }
 
 /**
- * The lines (JSON text, no newline) of a run's official recording, from its stored steps: the
- * opening RESET first, every frame the engine returned, `guid` the run id (a UUID, as the
- * toolkit's), the timestamps when the server stored each step.
+ * A run's official recording from its stored steps, a line (UTF-8, with its line end) per step:
+ * the opening RESET first, every frame the engine returned, `guid` the run id (a UUID, as the
+ * toolkit's), the timestamps when the server stored each step. Every step is read and its frames
+ * decoded before this answers (as cells, a byte each), so that a run whose frames do not decode
+ * fails here, before its file starts; the text of each line is made as the line is taken.
  * @throws Error when the run has no stored step, or its frames do not decode (naming the step).
  */
+export async function runRecording(
+  store: Pick<Store, 'readGameSteps'>,
+  run: GameRunRecord,
+  pageSize = RECORDING_STEP_PAGE,
+): Promise<Iterable<Uint8Array>> {
+  // Read a page of steps at a time: a run of thousands of steps is never one query's answer.
+  const steps: { record: GameStepRecord; frames: DecodedCells }[] = [];
+  let last: { width: number; height: number; cells: Uint8Array } | null = null;
+  for (let from = 0; ;) {
+    const page = await store.readGameSteps(run.runId, { from, limit: pageSize });
+    if (!page.length) break;
+    for (const record of page) {
+      let frames: DecodedCells;
+      try {
+        frames = decodeFrameCells(record.frames, record.keyframe ? null : last);
+      } catch (e) {
+        if (!(e instanceof FrameCodecError)) throw e;
+        throw new Error(`run ${run.runId} is damaged at step ${record.step}: ${e.message}`);
+      }
+      if (frames.frames.length)
+        last = { width: frames.width, height: frames.height, cells: frames.frames[frames.frames.length - 1] };
+      steps.push({ record, frames });
+    }
+    if (page.length < pageSize) break;
+    from = page[page.length - 1].step + 1;
+  }
+  if (!steps.length) throw new Error(`run ${run.runId} of ${run.gameId} has no stored step`);
+  return (function* () {
+    for (const { record, frames } of steps)
+      yield toolkitRecordingBytes({
+        gameId: run.gameId,
+        guid: run.runId,
+        epochMs: record.at,
+        input: inputOf(record),
+        frames,
+        state: record.state as GameState,
+        levelsCompleted: record.levelsCompleted,
+        winLevels: record.winLevels,
+        fullReset: record.fullReset,
+        available: record.available,
+      });
+  })();
+}
+
+/** The lines (JSON text, no line end) of {@link runRecording}. */
 export async function runRecordingLines(
   store: Pick<Store, 'readGameSteps'>,
   run: GameRunRecord,
   pageSize = RECORDING_STEP_PAGE,
 ): Promise<string[]> {
-  // Read a page of steps at a time: a run of thousands of steps is never one query's answer.
-  const lines: string[] = [];
-  let last: FrameGrid | null = null;
-  for (let from = 0; ;) {
-    const steps = await store.readGameSteps(run.runId, { from, limit: pageSize });
-    if (!steps.length) break;
-    const { decoded, damage } = decodeStepsChecked(steps, last);
-    if (damage) throw new Error(`run ${run.runId} is damaged at step ${damage.step}: ${damage.message}`);
-    last = decoded[decoded.length - 1].last;
-    for (const { record, frames } of decoded) {
-      lines.push(
-        toolkitRecordingLine({
-          gameId: run.gameId,
-          guid: run.runId,
-          epochMs: record.at,
-          input: inputOf(record),
-          frames,
-          state: record.state as GameState,
-          levelsCompleted: record.levelsCompleted,
-          winLevels: record.winLevels,
-          fullReset: record.fullReset,
-          available: record.available,
-        }),
-      );
-    }
-    if (steps.length < pageSize) break;
-    from = steps[steps.length - 1].step + 1;
-  }
-  if (!lines.length) throw new Error(`run ${run.runId} of ${run.gameId} has no stored step`);
-  return lines;
+  const text = new TextDecoder();
+  return [...(await runRecording(store, run, pageSize))].map((b) => text.decode(b.subarray(0, -1)));
 }
 
 /** Steps per page when a run's recording is read. */

@@ -690,9 +690,12 @@ export class Arc3Pool implements Arc3Source {
   /** The game ids of the last `list()`: opening a run resolves its id here, never waiting on a scan. */
   private ids: string[] | null = null;
 
+  private readonly options: Arc3WorkerOptions;
+
   /** `first`, when given, is the pool's first worker (the one a `probe` started, say). */
   constructor(opts: Arc3WorkerOptions & { size?: number; first?: Arc3Worker }) {
     const { first, size, ...options } = opts;
+    this.options = options;
     this.workers = Array.from({ length: Math.max(1, size ?? defaultArc3Workers()) }, (_, i) =>
       i === 0 && first ? first : new Arc3Worker(options),
     );
@@ -808,6 +811,17 @@ export class Arc3Pool implements Arc3Source {
     const worker = this.pinned.get(runId);
     if (!worker) return Promise.reject(new Arc3Error('unknown_run', `no open run ${runId}; open it first`));
     return worker.exploreExpand(runId, node, actions);
+  }
+
+  /**
+   * A new engine process outside the pool, on the same games, with `env` over the pool's
+   * environment: the determinism check plays the same actions there with another
+   * `PYTHONHASHSEED`, since a game that orders by `id()` or by the hash of a string is the same
+   * on every run within one process. The caller stops it.
+   */
+  freshProcess(env: Readonly<Record<string, string>>): Arc3Worker {
+    const base = this.options.env ?? process.env;
+    return new Arc3Worker({ ...this.options, env: { ...base, ...env } });
   }
 
   /** Reloads a game's file in every worker. */

@@ -19,9 +19,10 @@
  * every one nobody solves was retired (`revise`) after exactly `reviseAfter` attempts, no
  * participant met a candidate twice, no claim was made on a candidate whose target was already
  * reached by solves settled before the claiming session started (what is beyond was in flight)
- * nor on one retired by attempts settled before, the solves beyond the targets stay under the
- * bound docs/researchers.md states, the campaign view's figures are the recomputed ones, and the
- * bonus file pays what the rule gives.
+ * nor on one retired by attempts settled before, the campaign view's figures are the recomputed
+ * ones, and the bonus file pays what the rule gives. How many solves go beyond the targets here
+ * depends on how the two servers' sessions interleave (the machine's load), so its bound is held
+ * where the draws are seeded and timed by the test alone: `core/study/drawSimulation.test.ts`.
  */
 import path from 'node:path';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -47,8 +48,6 @@ const PER_SOLVE = 0.75;
 const WAVE = 12;
 /** The pool's `reviseAfter` (its default). */
 const REVISE_AFTER = 10;
-/** Solves beyond the targets, as a share of the solves the targets need: the bound docs/researchers.md states. */
-const BEYOND_BOUND = 0.2;
 /** Candidate k's chance of being solved: nobody solves c0, c10, c20, c30; almost everybody c1, c11, c21, c31. */
 const rateOf = (id: string, skill: number) => {
   const k = Number(id.slice(1)) % 10;
@@ -372,9 +371,6 @@ describe('a simulated campaign on two server processes over one PostgreSQL', () 
       expect(attempts.get(id), id).toBeGreaterThanOrEqual(REVISE_AFTER);
       expect(attemptedAt.get(id)?.length ?? 0, id).toBeLessThanOrEqual(REVISE_AFTER);
     }
-    // Solves beyond the targets (bonuses the campaign did not need) stay under the stated bound.
-    const beyond = ids.reduce((n, id) => n + Math.max(0, (solvers.get(id)?.size ?? 0) - TARGET), 0);
-    expect(beyond).toBeLessThanOrEqual(BEYOND_BOUND * TARGET * (ids.length - impossible.length));
     // Nobody met a candidate twice, across sessions and batches.
     for (const [pid, met] of metBy) expect(new Set(met).size, pid).toBe(met.length);
     expect(

@@ -7,13 +7,13 @@
  *
  * A game the server runs (ARC-AGI-3 games on the official engine) is written from its stored
  * steps instead (`game_steps`, one file per stored run, in the order the runs were opened), line
- * for line as the official toolkit writes it (`toolkitRecordingLine`); its timestamps are when
+ * for line as the official toolkit writes it (`toolkitRecordingBytes`); its timestamps are when
  * the server stored each step.
  */
 import { RecordingError, splitGameRuns, toRecording } from '../../core/formats/recording';
 import { eventsByItem, type StoredEvent } from '../../core/study/rules';
 import { games } from '../../games';
-import { runRecordingLines } from '../arc3/storedRuns';
+import { runRecording } from '../arc3/storedRuns';
 import type { GameRunRecord } from '../store/types';
 import { type ExportContext, definitionFor, sessionEvents } from './context';
 
@@ -62,9 +62,9 @@ export async function* recordingEntries(ctx: ExportContext, skipped: SkippedRun[
         if (runs.length) {
           for (const [k, run] of runs.entries()) {
             const name = recordingName(s.id, item.id, k + 1);
-            let lines: string[];
+            let lines: Iterable<Uint8Array>;
             try {
-              lines = await runRecordingLines(ctx.store, run);
+              lines = await runRecording(ctx.store, run);
             } catch (e) {
               skipped.push({
                 name,
@@ -72,12 +72,7 @@ export async function* recordingEntries(ctx: ExportContext, skipped: SkippedRun[
               });
               continue;
             }
-            yield {
-              name,
-              data: (function* () {
-                for (const l of lines) yield l + '\n';
-              })(),
-            };
+            yield { name, data: lines };
           }
           continue;
         }

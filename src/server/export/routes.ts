@@ -16,6 +16,7 @@ import { hashToken } from '../people/auth';
 import { ExportError, exportContext, exportReads, type ExportGames } from './context';
 import { exportOnThread, threadJob } from './thread';
 import { builtInGamesOnly } from '../study/studies';
+import type { ThreadReplay } from '../arc3/replayCheck';
 import { EXPORT_FORMATS, FORMAT_NAMES, fileBase, isExportFormat } from './formats';
 import { fail } from '../http';
 import { auditActorOf } from '../people/permissions';
@@ -34,10 +35,14 @@ export interface ExportDeps {
   /** The clock, ms since the epoch. */
   readonly now?: () => number;
   /**
-   * Write downloads on a worker thread (`thread.ts`), for studies whose games are all built-in
-   * (verified there by their engine, as `replay` does for them); the others are written here.
+   * Write downloads on a worker thread (`thread.ts`): studies whose games are all built-in
+   * (verified there by their engine, as `replay` does for them), and studies with server-run
+   * games when `threadReplay` hands the thread what checks their logs (or nothing is verified).
+   * Only a study with server-run games, verified, and no `threadReplay` is written here.
    */
   readonly exportThreads?: boolean;
+  /** What an export thread needs to check server-run games' logs as `replay` does (`replayCheck.ts`). */
+  readonly threadReplay?: () => ThreadReplay;
 }
 
 /**
@@ -201,9 +206,14 @@ export function exportRoutes(deps: ExportDeps): Hono {
     // Under @hono/node-server the Node response is at hand: a failure mid-stream destroys the
     // connection itself, before anything could end the response as if the file were whole.
     const outgoing = (c.env as Partial<HttpBindings> | undefined)?.outgoing;
-    const onThread = deps.exportThreads === true && [...ctx.versions.values()].every(builtInGamesOnly);
+    const builtIn = [...ctx.versions.values()].every(builtInGamesOnly);
+    const verify = deps.replay !== null;
+    const onThread = deps.exportThreads === true && (builtIn || !verify || deps.threadReplay !== undefined);
     const chunks = onThread
-      ? exportOnThread(threadJob(ticket.format, ctx, deps.replay !== null), store)
+      ? exportOnThread(
+          threadJob(ticket.format, ctx, verify, !builtIn && verify ? deps.threadReplay!() : undefined),
+          store,
+        )
       : spec.write(ctx);
     // The file's hash goes in the audit trail beside the export that asked for it (same ticket).
     const recorded = withHash(chunks, (sha256, bytes) =>

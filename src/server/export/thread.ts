@@ -3,14 +3,19 @@
  * into JSON lines, CSV rows, recordings and deflated ZIP entries never runs on the thread that
  * acknowledges participants' events. The main thread keeps the database: the worker's store is a
  * stand-in whose every call (a page of events, a session's submissions, the grades) is made here
- * and its answer sent back. The file comes back in chunks of about 64 KB, one at a time, each
- * asked for when the download has taken the one before (memory stays bounded whatever the size).
+ * and its answer sent back. The file comes back in chunks of about 64 KB, at most four ahead of
+ * what the download has taken (memory stays bounded whatever the size). Studies with server-run
+ * games (arcengine, remote) are written there too: their recordings are read from the stored
+ * steps and their frames decoded and written on the thread, and their logs checked by the
+ * server's signatures (`ThreadReplay`), so nothing of an export but the database's reads runs on
+ * the thread that acknowledges participants' events.
  */
 import { Worker } from 'node:worker_threads';
 import type { StudyDefinition } from '../../core/study/schema';
 import type { SessionRecord } from '../store/types';
 import type { ExportContext, ExportGames, ExportStore } from './context';
 import type { ExportFormat } from './formats';
+import type { ThreadReplay } from '../arc3/replayCheck';
 
 /** What the worker needs to rebuild the export's context (all of it plain data). */
 export interface ThreadJob {
@@ -25,6 +30,8 @@ export interface ThreadJob {
   readonly pageSize: number;
   /** Verify game logs with the built-in games' engine (the server's own replay for them). */
   readonly verify: boolean;
+  /** With `verify`: what checks server-run games' logs by their signatures, as the server does. */
+  readonly serverRuns?: ThreadReplay;
 }
 
 /** Messages from the worker. */
@@ -67,13 +74,20 @@ async function storeCall(store: ExportStore, path: readonly string[], args: read
   for (const key of path.slice(0, -1)) target = (target as Record<string, unknown>)[key];
   const method = path[path.length - 1];
   const fn = (target as Record<string, unknown>)[method];
-  if (typeof fn !== 'function' || !/^(list|read|get|gradable|submission|studyGamePins$)/.test(method))
-    throw new Error(`an export may not call store.${path.join('.')}`);
+  const read =
+    /^(list|read|get|gradable|submission|studyGamePins$)/.test(method) ||
+    (path.length === 2 && path[0] === 'campaigns' && /^(viewClaims|counters|draws)$/.test(method));
+  if (typeof fn !== 'function' || !read) throw new Error(`an export may not call store.${path.join('.')}`);
   return (fn as (...a: unknown[]) => Promise<unknown>).apply(target, args as unknown[]);
 }
 
 /** The job for a context: its plain data, with the test counts of every task it names. */
-export function threadJob(format: ExportFormat, ctx: ExportContext, verify: boolean): ThreadJob {
+export function threadJob(
+  format: ExportFormat,
+  ctx: ExportContext,
+  verify: boolean,
+  serverRuns?: ThreadReplay,
+): ThreadJob {
   const testCounts: [string, number | null][] = [];
   for (const def of ctx.versions.values()) {
     for (const item of def.items)
@@ -91,6 +105,7 @@ export function threadJob(format: ExportFormat, ctx: ExportContext, verify: bool
     now: ctx.now,
     pageSize: ctx.pageSize,
     verify,
+    ...(serverRuns ? { serverRuns } : {}),
   };
 }
 

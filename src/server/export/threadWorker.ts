@@ -1,10 +1,11 @@
 /**
  * An export's worker thread (`thread.ts`): writes one export from the job in `workerData`, with a
- * store whose calls are made by the main thread, and posts the file in chunks of about 64 KB,
- * each after the main thread has taken the one before.
+ * store whose calls are made by the main thread, and posts the file in chunks of about 64 KB, at
+ * most four ahead of what the main thread has taken.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { replayWithEngine } from '../study/studies';
+import { threadStudioReplay } from '../arc3/replayCheck';
 import type { Store } from '../store/types';
 import type { StoredEvent } from '../../core/study/rules';
 import type { ExportContext } from './context';
@@ -18,7 +19,8 @@ const job = workerData as ThreadJob;
 const calls = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
 let nextCall = 1;
 let pulled: (() => void) | null = null;
-let credit = 1;
+/** Chunks posted ahead of the download: the thread writes on while the main thread sends. */
+let credit = 4;
 
 port.on('message', (m: ToWorker) => {
   if (m.type === 'pull') {
@@ -35,12 +37,71 @@ port.on('message', (m: ToWorker) => {
   else c.reject(new Error(m.message));
 });
 
-const call = (path: readonly string[], args: readonly unknown[]) =>
+const ask = (path: readonly string[], args: readonly unknown[]) =>
   new Promise<unknown>((resolve, reject) => {
     const id = nextCall++;
     calls.set(id, { resolve, reject });
     port.postMessage({ type: 'call', id, path, args } satisfies FromWorker);
   });
+
+/**
+ * The bundle's files each read every session again (its events, submissions, runs, answers):
+ * answers are kept here, up to `KEPT_CHARS` of events' JSON and `KEPT_ANSWERS` other answers, the
+ * oldest dropped first, so that a study that fits is read once (every file then sees the same
+ * reads) and a larger one costs no more memory than that. Each read is a round trip to the main
+ * thread, which answers it between participants' writes: fewer of them is what makes the thread fast.
+ */
+const KEPT_CHARS = 64 * 1024 * 1024;
+const KEPT_ANSWERS = 20_000;
+const PER_SESSION = new Set(['eventsPage', 'listSubmissions', 'listResponses', 'listGameRuns']);
+const kept = new Map<string, Promise<unknown>>();
+let keptChars = 0;
+const keptSize = new Map<string, number>();
+
+/** Where each session is in the export's order, to read the next ones ahead. */
+const order = new Map(job.sessions.map((s, i) => [s.id, i]));
+/** Sessions whose reads are asked for ahead of the one being written: the round trips overlap. */
+const AHEAD = 4;
+
+const call = (path: readonly string[], args: readonly unknown[]): Promise<unknown> => {
+  if (path.length !== 1 || !PER_SESSION.has(path[0])) return ask(path, args);
+  const hit = kept.get(JSON.stringify([path[0], args]));
+  if (hit) return copied(hit);
+  const at = order.get(args[0] as string);
+  // The same read of the next sessions (a first page of events, a whole list), unless kept already.
+  if (at !== undefined && (path[0] !== 'eventsPage' || args[1] === -1))
+    for (const s of job.sessions.slice(at + 1, at + 1 + AHEAD)) {
+      const ahead = [s.id, ...args.slice(1)];
+      if (!kept.has(JSON.stringify([path[0], ahead]))) void keep(path[0], ahead).catch(() => undefined);
+    }
+  return copied(keep(path[0], args));
+};
+
+/** A copy of a kept answer: a writer may sort or change the list it is given. */
+const copied = (answer: Promise<unknown>) => answer.then((v) => (typeof v === 'string' ? v : structuredClone(v)));
+
+/** Asks the main thread for a per-session read and keeps the answer. */
+const keep = (method: string, args: readonly unknown[]): Promise<unknown> => {
+  const key = JSON.stringify([method, args]);
+  const answer = ask([method], args);
+  kept.set(key, answer);
+  answer.then(
+    (v) => {
+      if (!kept.has(key)) return;
+      const size = typeof v === 'string' ? v.length : 0;
+      keptSize.set(key, size);
+      keptChars += size;
+      for (const [k] of kept) {
+        if (keptChars <= KEPT_CHARS && kept.size <= KEPT_ANSWERS) break;
+        kept.delete(k);
+        keptChars -= keptSize.get(k) ?? 0;
+        keptSize.delete(k);
+      }
+    },
+    () => kept.delete(key),
+  );
+  return answer;
+};
 
 /** A store whose every method is the main thread's; `streamEvents` reads a page (as JSON text) per call. */
 function remoteStore(path: readonly string[] = []): Store {
@@ -64,7 +125,8 @@ function remoteStore(path: readonly string[] = []): Store {
             }
           };
         }
-        if (path.length === 0 && key === 'grading') return remoteStore(['grading']);
+        // The store's parts whose methods are the main thread's too.
+        if (path.length === 0 && (key === 'grading' || key === 'campaigns')) return remoteStore([key]);
         return (...args: unknown[]) => call([...path, key], args);
       },
     },
@@ -80,7 +142,7 @@ async function main(): Promise<void> {
     versions: new Map(job.versions),
     sessions: job.sessions,
     testCount: (collection, task) => counts.get(`${collection}\u0000${task}`) ?? null,
-    replay: job.verify ? replayWithEngine : null,
+    replay: !job.verify ? null : job.serverRuns ? threadStudioReplay(job.serverRuns) : replayWithEngine,
     games: job.games,
     now: job.now,
     pageSize: job.pageSize,

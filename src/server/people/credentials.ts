@@ -18,6 +18,8 @@ import type { Role } from './roles';
 
 /** The cookie of a signed-in browser. */
 export const SESSION_COOKIE = 'arc_studio_session';
+/** Readable by the page: set and cleared with the session cookie, it says only that one is there. */
+export const SIGNED_IN_COOKIE = 'arc_studio_signed_in';
 /** The header that carries the CSRF token of a cookie-authenticated write. */
 export const CSRF_HEADER = 'X-CSRF-Token';
 /** Personal API tokens start with this, so a participant's token is never looked up as one. */

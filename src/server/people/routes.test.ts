@@ -99,10 +99,15 @@ describe.each(backends)('people routes ($name)', (backend) => {
     expect(made.json).toMatchObject({ person: { email: 'ada@lab.org', role: 'researcher', hasPassword: false } });
     const link = (made.json.link as string).split('#link=')[1];
     const signed = await call(a, 'POST', '/auth/link', { body: { link }, proto: 'https' });
-    const setCookie = signed.headers.get('Set-Cookie')!;
+    const [setCookie, hint] = signed.headers.getSetCookie();
+    expect(setCookie).toMatch(/^arc_studio_session=/);
     expect(setCookie).toMatch(/HttpOnly/);
     expect(setCookie).toMatch(/SameSite=Lax/);
     expect(setCookie).toMatch(/Secure/);
+    // Beside it, a cookie the page can read that says only that a session is there.
+    expect(hint).toMatch(/^arc_studio_signed_in=1;/);
+    expect(hint).not.toMatch(/HttpOnly/);
+    expect(hint).toMatch(/Secure/);
     // The link opens once.
     expect((await call(a, 'POST', '/auth/link', { body: { link } })).status).toBe(401);
     const cookie = cookieOf(signed.headers);

@@ -9,7 +9,7 @@ import { hashToken, newToken } from './auth';
 import { fail, readBody } from '../http';
 import type { Store } from '../store/types';
 import type { PersonRecord } from '../store/peopleStore';
-import { type Authenticator, SESSION_COOKIE, csrfOf, type Principal } from './credentials';
+import { type Authenticator, SESSION_COOKIE, SIGNED_IN_COOKIE, csrfOf, type Principal } from './credentials';
 import { decoyHash, hashPassword, passwordProblem, verifyPassword } from './password';
 import { auditActorOf, principalOf } from './permissions';
 import {
@@ -93,16 +93,15 @@ export function overHttps(c: Context): boolean {
   );
 }
 
-/** The session cookie: HttpOnly, SameSite=Lax, Secure over HTTPS. */
-export function sessionCookieHeader(c: Context, value: string, maxAgeS: number): string {
-  return [
-    `${SESSION_COOKIE}=${value}`,
-    'Path=/',
-    'HttpOnly',
-    'SameSite=Lax',
-    `Max-Age=${maxAgeS}`,
-    ...(overHttps(c) ? ['Secure'] : []),
-  ].join('; ');
+/**
+ * The session cookie: HttpOnly, SameSite=Lax, Secure over HTTPS. Beside it goes a cookie the page
+ * may read, `arc_studio_signed_in=1`, which holds no secret and only tells the page that asking
+ * `GET /api/me` is worth a request: a visitor's pages then never meet a 401.
+ */
+export function setSessionCookies(c: Context, value: string, maxAgeS: number): void {
+  const attributes = ['Path=/', 'SameSite=Lax', `Max-Age=${maxAgeS}`, ...(overHttps(c) ? ['Secure'] : [])];
+  c.header('Set-Cookie', [`${SESSION_COOKIE}=${value}`, 'HttpOnly', ...attributes].join('; '), { append: true });
+  c.header('Set-Cookie', [`${SIGNED_IN_COOKIE}=${value ? '1' : ''}`, ...attributes].join('; '), { append: true });
 }
 
 /** Opens a browser session for a person: records it, sets the cookie; answers the session's token. */
@@ -122,7 +121,7 @@ export async function openSession(c: Context, deps: PeopleDeps, person: PersonRe
     detail: { how },
     at: now,
   });
-  c.header('Set-Cookie', sessionCookieHeader(c, token, SESSION_DAYS * 86_400), { append: true });
+  setSessionCookies(c, token, SESSION_DAYS * 86_400);
   c.header('Cache-Control', 'no-store');
   return token;
 }
@@ -228,7 +227,7 @@ export function peopleRoutes(deps: PeopleDeps): Hono {
     const p = me(c);
     if (p.sessionHash) await store.people.endSession(p.sessionHash, now());
     auth.forget();
-    c.header('Set-Cookie', sessionCookieHeader(c, '', 0));
+    setSessionCookies(c, '', 0);
     return c.json({ signedOut: true });
   });
 
@@ -252,7 +251,7 @@ export function peopleRoutes(deps: PeopleDeps): Hono {
       detail: { ended },
       at: now(),
     });
-    c.header('Set-Cookie', sessionCookieHeader(c, '', 0));
+    setSessionCookies(c, '', 0);
     return c.json({ ended });
   });
 

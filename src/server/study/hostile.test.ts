@@ -213,7 +213,7 @@ const HOSTILE: { name: string; body: string; status: number; message: RegExp }[]
     name: 'a body of 2 MB',
     body: batchText(`{"text":"${'x'.repeat(2_000_000)}"}`, 'resize.invalid'),
     status: 413,
-    message: /larger than/,
+    message: /at most 1 MiB/,
   },
   {
     name: '501 events in one batch',
