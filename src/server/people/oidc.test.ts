@@ -210,6 +210,20 @@ describe.each(backends)('OpenID Connect sign-in ($name)', (backend) => {
     expect((await store.people.personByEmail('dis@lab.org'))?.oidcSubject).toBeNull();
   });
 
+  it('sends the browser back to the sign-in page when the provider cannot be reached', async () => {
+    // A port nothing listens on: the provider is away.
+    const away = createApi({
+      library: new TaskLibrary(),
+      version: 'test',
+      study: { store, adminTokenHash: hashToken(ADMIN), replay: null, games: null },
+      oidc: new OidcRelyingParty({ ...provider.config, issuer: 'http://127.0.0.1:1' }),
+    });
+    const res = await away.request('/auth/oidc/start');
+    expect(res.status).toBe(302);
+    expect(res.headers.get('Location')).toBe('/signin#oidc=unreachable');
+    expect(cookieIn(res, OIDC_PENDING_COOKIE)).toBeNull();
+  });
+
   it("refuses an answer whose state is not the browser's, or that comes without a sign-in in progress", async () => {
     const first = await start();
     const second = await start();
