@@ -210,6 +210,8 @@ test.describe('grid tools', () => {
     await page.keyboard.press('v');
     const pasted = answer.map((row, r) => row.map((v, c) => (c === 5 && r <= 1 ? answer[r + 2][0] : v)));
     await expectOutput(page, pasted);
+    // The pasted block stays selected (a colour key would recolour it): drop it before filling.
+    await page.keyboard.press('Escape');
 
     // Fill at the cursor, and the wand adds an area with Shift+Space.
     await page.keyboard.press('f');

@@ -86,7 +86,8 @@ export function App() {
           <img src="/favicon.svg" alt="" className="h-5 w-5" />
           <span className="sr-only sm:not-sr-only">ARC Studio</span>
         </Link>
-        <nav className="flex gap-1 text-sm">
+        {/* On a phone the links scroll sideways rather than push the page wider than the screen. */}
+        <nav className="flex min-w-0 gap-1 overflow-x-auto whitespace-nowrap text-sm">
           {NAV.map((n) => (
             <Link
               key={n.href}

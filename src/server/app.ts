@@ -24,6 +24,7 @@ import { Authenticator } from './people/credentials';
 import { permissionGuard } from './people/permissions';
 import { can } from './people/roles';
 import { peopleRoutes } from './people/routes';
+import type { OidcRelyingParty } from './people/oidc';
 
 export interface AppDeps {
   readonly library: TaskLibrary;
@@ -36,6 +37,8 @@ export interface AppDeps {
   readonly load?: () => LoadReport;
   /** The database's disk (store/storageFull.ts): reported by `/api/health`, and writes refused while it is full. */
   readonly storage?: StorageWatch;
+  /** The OpenID Connect provider people may sign in with (people/oidc.ts); absent: none. */
+  readonly oidc?: OidcRelyingParty | null;
 }
 
 /** The answer to a write refused because the database's disk is full. */
@@ -93,7 +96,8 @@ export function createApi(deps: AppDeps): Hono {
   // A model's answers file scored beside a study's humans: before the study routes, whose body
   // limit (1 MiB) is smaller than an answers file may be.
   // Signing in, a person's own account and tokens, the lab's people and study members.
-  if (deps.study && auth) api.route('/', peopleRoutes({ store: deps.study.store, auth, now: deps.study.now }));
+  if (deps.study && auth)
+    api.route('/', peopleRoutes({ store: deps.study.store, auth, now: deps.study.now, oidc: deps.oidc }));
   if (deps.study) api.route('/admin', questionScoreRoutes({ ...deps.study, library: deps.library }));
   if (deps.study) api.route('/', studyRoutes({ ...deps.study, library: deps.library, mayDesign }));
   // The question collections, for the study editor's question picker.

@@ -35,6 +35,7 @@ import { studyBaselines } from './agents/baselines';
 import { computeStudyResults, type ResultsDeps } from './digests/studyDigests';
 import { DigestPool, digestThreadsFromEnv } from './digests/pool';
 import { DigestMaintainer } from './digests/maintainer';
+import { OidcRelyingParty, oidcConfigFromEnv } from './people/oidc';
 import { digestCacheBytesFromEnv } from './digests/cache';
 import {
   BaselinesError,
@@ -123,6 +124,7 @@ export async function startServer(
   const log = opts.log ?? ((line: string) => console.log(line));
   // What one participant may send (docs/api.md, "Limits"); a bad variable stops the start with its name.
   const limits = limitsFromEnv(process.env);
+  const oidcConfig = oidcConfigFromEnv(process.env);
   // When the server is past capacity (docs/api.md, "Overload").
   const loadLimits = loadLimitsFromEnv(process.env);
   const acceptPerTurn = acceptPerTurnFromEnv(process.env);
@@ -274,6 +276,7 @@ export async function startServer(
         arc3: { service: arc3.service, engine: arc3.engine, checkReplayer: arc3.checkReplayer },
       },
       agents,
+      oidc: oidcConfig ? new OidcRelyingParty(oidcConfig) : null,
     }),
   );
   // An API path without a route is a JSON 404, never the app's page.

@@ -14,7 +14,7 @@ export function SignedIn() {
   }, [checked, token]);
   if (!me)
     return (
-      <Link href="/signin" className="ml-auto whitespace-nowrap text-sm text-slate-300 hover:text-white">
+      <Link href="/signin" className="ml-auto shrink-0 whitespace-nowrap text-sm text-slate-300 hover:text-white">
         Sign in
       </Link>
     );
@@ -43,7 +43,10 @@ export function SignedIn() {
     </>
   );
   return (
-    <div className="ml-auto flex items-center gap-2 text-sm" data-testid="signed-in">
+    <div
+      className="ml-auto flex shrink-0 items-center gap-1 whitespace-nowrap text-sm sm:gap-2"
+      data-testid="signed-in"
+    >
       <span className="hidden whitespace-nowrap text-slate-300 lg:inline">
         {me.name} <span className="text-slate-400">({me.role})</span>
       </span>
@@ -57,7 +60,7 @@ export function SignedIn() {
             of {me.name} ({me.role})
           </span>
         </summary>
-        <div className="absolute right-0 z-20 mt-2 flex w-56 flex-col gap-1 rounded-md border border-slate-700 bg-slate-900 p-2 shadow-lg">
+        <div className="absolute right-0 z-20 mt-2 flex w-56 flex-col whitespace-normal gap-1 rounded-md border border-slate-700 bg-slate-900 p-2 shadow-lg">
           <p className="px-2 py-1 text-slate-200">
             {me.name} <span className="text-slate-400">({me.role})</span>
           </p>

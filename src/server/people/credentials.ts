@@ -67,18 +67,21 @@ export function csrfOf(sessionToken: string): string {
   return createHash('sha256').update('arc-studio csrf\0').update(sessionToken).digest('base64url');
 }
 
-/** The value of the request's session cookie, or null. */
-export function sessionCookie(c: Context): string | null {
+/** The value of a request's cookie, or null. */
+export function cookieValue(c: Context, name: string): string | null {
   const header = c.req.header('Cookie');
   if (!header) return null;
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === SESSION_COOKIE) {
-      const value = part.slice(eq + 1).trim();
-      return /^[\w-]{20,100}$/.test(value) ? value : null;
-    }
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
   }
   return null;
+}
+
+/** The value of the request's session cookie, or null. */
+export function sessionCookie(c: Context): string | null {
+  const value = cookieValue(c, SESSION_COOKIE);
+  return value !== null && /^[\w-]{20,100}$/.test(value) ? value : null;
 }
 
 /** What a request's credentials amount to. */

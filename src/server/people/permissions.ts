@@ -88,6 +88,8 @@ export const PERMISSIONS: Readonly<Record<string, Need>> = {
   'GET /auth/providers': { open: 'signin' },
   'POST /auth/password': { open: 'signin' },
   'POST /auth/link': { open: 'signin' },
+  'GET /auth/oidc/start': { open: 'signin' },
+  'GET /auth/oidc/callback': { open: 'signin' },
   'POST /auth/signout': { signedIn: true },
   'POST /auth/signout-everywhere': { signedIn: true },
   'GET /me': { signedIn: true },

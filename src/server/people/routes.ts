@@ -23,6 +23,8 @@ import {
   signinPath,
 } from './service';
 import { MEMBER_ROLES, ROLES, isMemberRole } from './roles';
+import { OIDC_START, type OidcRelyingParty } from './oidc';
+import { oidcRoutes } from './oidcRoutes';
 
 /** How long a browser stays signed in. */
 export const SESSION_DAYS = 14;
@@ -34,6 +36,8 @@ export interface PeopleDeps {
   readonly store: Store;
   readonly auth: Authenticator;
   readonly now?: () => number;
+  /** The OpenID Connect provider people may sign in with; absent: none. */
+  readonly oidc?: OidcRelyingParty | null;
 }
 
 const PasswordSignin = z.strictObject({ email: z.string().max(320), password: z.string().max(4096) });
@@ -83,7 +87,7 @@ export function meView(p: Principal) {
 }
 
 /** Whether the request reached the server over HTTPS (directly, or through a proxy that says so). */
-function overHttps(c: Context): boolean {
+export function overHttps(c: Context): boolean {
   return (
     new URL(c.req.url).protocol === 'https:' || c.req.header('X-Forwarded-Proto')?.split(',')[0].trim() === 'https'
   );
@@ -100,8 +104,8 @@ export function setSessionCookies(c: Context, value: string, maxAgeS: number): v
   c.header('Set-Cookie', [`${SIGNED_IN_COOKIE}=${value ? '1' : ''}`, ...attributes].join('; '), { append: true });
 }
 
-/** Opens a browser session for a person: sets the cookie, answers who they are and the CSRF token. */
-export async function startSession(c: Context, deps: PeopleDeps, person: PersonRecord, how: string): Promise<Response> {
+/** Opens a browser session for a person: records it, sets the cookie; answers the session's token. */
+export async function openSession(c: Context, deps: PeopleDeps, person: PersonRecord, how: string): Promise<string> {
   const now = (deps.now ?? Date.now)();
   const token = newToken();
   const hash = hashToken(token);
@@ -119,6 +123,12 @@ export async function startSession(c: Context, deps: PeopleDeps, person: PersonR
   });
   setSessionCookies(c, token, SESSION_DAYS * 86_400);
   c.header('Cache-Control', 'no-store');
+  return token;
+}
+
+/** Opens a browser session for a person: sets the cookie, answers who they are and the CSRF token. */
+export async function startSession(c: Context, deps: PeopleDeps, person: PersonRecord, how: string): Promise<Response> {
+  const token = await openSession(c, deps, person, how);
   return c.json({
     me: {
       id: person.id,
@@ -150,7 +160,10 @@ export function peopleRoutes(deps: PeopleDeps): Hono {
   const api = new Hono();
   const me = (c: Context) => principalOf(c)!;
 
-  api.get('/auth/providers', (c) => c.json({ password: true, link: true, oidc: null }));
+  api.get('/auth/providers', (c) =>
+    c.json({ password: true, link: true, oidc: deps.oidc ? { name: deps.oidc.config.name, start: OIDC_START } : null }),
+  );
+  api.route('/', oidcRoutes(deps));
 
   api.post('/auth/password', async (c) => {
     const body = await readBody(c, PasswordSignin, 'The sign-in is not valid');
