@@ -11,9 +11,10 @@
  * question with choices, answered, with typeset math, a question block, a survey before and after
  * a missing answer), the give-up and withdraw dialogs, every stop page (end, time up on an item,
  * the session's time spent, withdrawn, declined, unknown study, a screen too small); the studio's
- * login, studies, every results tab and its dialogs, the replays of a session and of an agent's
- * run, the editor with its task picker and dialogs, a new study, the campaign, the score page,
- * the games with every game's player, the playtest with its validate panel, the task browser,
+ * login, studies, every results tab (members too) and its dialogs, the replays of a session and
+ * of an agent's run, My tokens and the header's account menu, the editor with its task picker and
+ * dialogs, a new study, the campaign, the score page, the games with every game's player, the
+ * playtest with its validate panel, the task browser,
  * the task player with its pair viewer, the grader's page and the missing page.
  */
 import { expect, test, type Browser, type Page } from './studio-test';
@@ -384,6 +385,7 @@ test.describe("a participant's walk, then the studio's pages of that session", (
       ['Grading', () => expect(panel.getByRole('textbox', { name: "Grader's name or label" })).toBeVisible()],
       ['Exports', () => expect(panel.getByRole('list', { name: 'Exports' })).toBeVisible()],
       ['Audit log', () => expect(panel.getByText('Every exclusion, inclusion and deletion')).toBeVisible()],
+      ['Members', () => expect(panel.getByText('This study has no members yet.')).toBeVisible()],
     ];
     for (const [tab, loaded] of tabs) {
       await page.getByRole('tab', { name: tab }).click();
@@ -437,6 +439,15 @@ test("every other studio page is accessible: login, studies, an agent's replay, 
   await expect(page.getByRole('heading', { name: 'Studies' })).toBeVisible();
   await expect(page.getByRole('link', { name: 'Every page, accessible' })).toBeVisible();
   await expectAccessibleAtEachSize(page, 'studies list');
+
+  await page.goto('/tokens');
+  await expect(page.getByRole('heading', { name: 'My tokens' })).toBeVisible();
+  await expectAccessibleAtEachSize(page, 'my tokens (researcher token)');
+  await setWindowSize(page, PHONE);
+  await page.getByTestId('signed-in').getByText('Account').click();
+  await expect(page.getByTestId('signed-in').getByRole('link', { name: 'My tokens' })).toBeVisible();
+  await expectAccessibleAtEachSize(page, 'account menu');
+  await setWindowSize(page, LAPTOP);
 
   await page.goto(`/studies/${STUDY}/agents/${fixture!.agentGuid}`);
   await expect(page.getByTestId('replay-frame')).toBeVisible();

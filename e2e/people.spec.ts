@@ -4,25 +4,10 @@
  * sample study, exports it; the designer is refused the study's participants; the audit trail
  * names each; a person disabled while their page is open is refused on its next request.
  */
-import { expect, test, type APIRequestContext, type Page } from './studio-test';
+import { expect, test } from './studio-test';
 import { ADMIN } from './study-helpers';
 import { expectAccessible } from './axe';
-
-async function addPerson(request: APIRequestContext, email: string, role: string, name: string): Promise<string> {
-  const res = await request.post('/api/admin/people', { headers: ADMIN, data: { email, role, name } });
-  expect(res.status(), await res.text()).toBe(201);
-  return ((await res.json()) as { link: string }).link;
-}
-
-/** Opens the sign-in link in the page and waits for the studio to show who signed in. */
-async function signInWithLink(page: Page, link: string, name: string, role: string): Promise<string> {
-  await page.goto(link);
-  await expect(page).toHaveURL(/\/studies$/);
-  await expect(page.getByTestId('signed-in')).toContainText(`${name} (${role})`);
-  const me = await page.request.get('/api/me');
-  expect(me.status()).toBe(200);
-  return ((await me.json()) as { csrf: string }).csrf;
-}
+import { addPerson, signInWithLink } from './people-helpers';
 
 test('the owner adds a designer and a researcher; each does only what their role allows, by name', async ({
   browser,

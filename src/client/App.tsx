@@ -21,6 +21,7 @@ const GamePlayerPage = page(() => import('./pages/GamePlayerPage').then((m) => m
 const LoginPage = page(() => import('./studio/LoginPage').then((m) => m.LoginPage));
 const SigninPage = page(() => import('./studio/SigninPage').then((m) => m.SigninPage));
 const PeoplePage = page(() => import('./studio/PeoplePage').then((m) => m.PeoplePage));
+const TokensPage = page(() => import('./studio/TokensPage').then((m) => m.TokensPage));
 const StudiesPage = page(() => import('./studio/StudiesPage').then((m) => m.StudiesPage));
 const StudyResultsPage = page(() => import('./studio/StudyResultsPage').then((m) => m.StudyResultsPage));
 const ReplayPage = page(() => import('./studio/ReplayPage').then((m) => m.ReplayPage));
@@ -111,6 +112,7 @@ export function App() {
               <Route path="/login" component={LoginPage} />
               <Route path="/signin" component={SigninPage} />
               <Route path="/people" component={PeoplePage} />
+              <Route path="/tokens" component={TokensPage} />
               <Route path="/score" component={ScorePage} />
               <Route path="/studies" component={StudiesPage} />
               <Route path="/studies/new" component={StudyEditorPage} />

@@ -21,8 +21,11 @@ import { QuestionResults } from './QuestionResults';
 import { SurveyResults } from './SurveyResults';
 import { GradingPanel } from './GradingPanel';
 import { CampaignLink } from './StudiesPage';
+import { MembersPanel } from './MembersPanel';
+import { useResearcher } from './auth';
 
-type Tab = 'participants' | 'tasks' | 'games' | 'questions' | 'surveys' | 'agents' | 'grading' | 'exports' | 'audit';
+type Tab =
+  'participants' | 'tasks' | 'games' | 'questions' | 'surveys' | 'agents' | 'grading' | 'exports' | 'audit' | 'members';
 
 /** One study's results: participants, grid tasks, game levels with baselines, questions, surveys, and exports. */
 export function StudyResultsPage() {
@@ -40,6 +43,7 @@ function Results() {
   const q = useQuery(resultsQuery(studyId, version));
   const agents = useQuery(agentRunsQuery(studyId));
   const client = useQueryClient();
+  const me = useResearcher((s) => s.me);
   const r = q.data;
   return (
     <div className="h-full overflow-y-auto">
@@ -97,6 +101,10 @@ function Results() {
             { id: 'grading', label: 'Grading' },
             { id: 'exports', label: 'Exports' },
             { id: 'audit', label: 'Audit log' },
+            // Only the owner and researchers can be a study's researchers, who manage its members.
+            ...(me?.role === 'owner' || me?.role === 'researcher'
+              ? [{ id: 'members' as const, label: 'Members' }]
+              : []),
           ]}
         />
         <div className="mt-4" role="tabpanel" id="results-panel" aria-labelledby={tabId('results-panel', tab)}>
@@ -129,6 +137,7 @@ function Results() {
           {tab === 'grading' && <GradingPanel studyId={studyId} />}
           {tab === 'exports' && <ExportsPanel studyId={studyId} version={version} />}
           {tab === 'audit' && <AuditLog studyId={studyId} />}
+          {tab === 'members' && <MembersPanel studyId={studyId} />}
         </div>
       </div>
     </div>

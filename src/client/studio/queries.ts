@@ -215,3 +215,38 @@ export const studyVersionQuery = (studyId: string, version: number) =>
 export function hasPool(definition: StudyDefinitionInput | undefined): boolean {
   return (definition?.items as readonly { kind: string }[] | undefined)?.some((i) => i.kind === 'pool') ?? false;
 }
+
+// People: a study's members, and the signed-in person's own API tokens (docs/api.md, "People, roles and tokens").
+
+/** A study's member as `GET /api/admin/studies/:id/members` lists them. */
+export interface StudyMember {
+  readonly personId: string;
+  readonly email: string;
+  readonly name: string;
+  readonly role: 'researcher' | 'proctor' | 'viewer';
+  readonly addedAt: number;
+}
+
+export const membersQuery = (studyId: string) =>
+  queryOptions({
+    queryKey: ['admin', 'members', studyId],
+    queryFn: () =>
+      adminJson<{ members: StudyMember[] }>(`/api/admin/studies/${encodeURIComponent(studyId)}/members`).then(
+        (r) => r.members,
+      ),
+  });
+
+/** A personal API token as `GET /api/me/tokens` lists it: never the token itself. */
+export interface PersonalToken {
+  readonly id: string;
+  readonly name: string;
+  readonly role: string;
+  readonly createdAt: number;
+  readonly expiresAt: number | null;
+  readonly revokedAt: number | null;
+}
+
+export const myTokensQuery = queryOptions({
+  queryKey: ['me', 'tokens'],
+  queryFn: () => adminJson<{ tokens: PersonalToken[] }>('/api/me/tokens').then((r) => r.tokens),
+});
