@@ -15,7 +15,7 @@ import {
   pendingCookie,
   subjectOf,
 } from './oidc';
-import { type PeopleDeps, SIGNIN_FAILURES_ALLOWED, SIGNIN_WINDOW_MS, openSession, overHttps } from './routes';
+import { type PeopleDeps, SIGNIN_FAILURES_ALLOWED, SIGNIN_WINDOW_MS, openSession, overHttps } from './session';
 
 /** The studio's origin as the browser sees it (a proxy's `X-Forwarded-Proto` counts). */
 function originOf(c: Context): string {

@@ -5,11 +5,10 @@
  */
 import { type Context, Hono } from 'hono';
 import { z } from 'zod';
-import { hashToken, newToken } from './auth';
+import { hashToken } from './auth';
 import { fail, readBody } from '../http';
-import type { Store } from '../store/types';
 import type { PersonRecord } from '../store/peopleStore';
-import { type Authenticator, SESSION_COOKIE, SIGNED_IN_COOKIE, csrfOf, type Principal } from './credentials';
+import type { Principal } from './credentials';
 import { decoyHash, hashPassword, passwordProblem, verifyPassword } from './password';
 import { auditActorOf, principalOf } from './permissions';
 import {
@@ -23,22 +22,11 @@ import {
   signinPath,
 } from './service';
 import { MEMBER_ROLES, ROLES, isMemberRole } from './roles';
-import { OIDC_START, type OidcRelyingParty } from './oidc';
+import { OIDC_START } from './oidc';
 import { oidcRoutes } from './oidcRoutes';
+import { type PeopleDeps, SIGNIN_FAILURES_ALLOWED, SIGNIN_WINDOW_MS, setSessionCookies, startSession } from './session';
 
-/** How long a browser stays signed in. */
-export const SESSION_DAYS = 14;
-/** Failed password sign-ins of one email allowed per window before it is refused for a while. */
-export const SIGNIN_FAILURES_ALLOWED = 5;
-export const SIGNIN_WINDOW_MS = 15 * 60_000;
-
-export interface PeopleDeps {
-  readonly store: Store;
-  readonly auth: Authenticator;
-  readonly now?: () => number;
-  /** The OpenID Connect provider people may sign in with; absent: none. */
-  readonly oidc?: OidcRelyingParty | null;
-}
+export type { PeopleDeps } from './session';
 
 const PasswordSignin = z.strictObject({ email: z.string().max(320), password: z.string().max(4096) });
 const LinkSignin = z.strictObject({ link: z.string().min(20).max(200) });
@@ -84,62 +72,6 @@ export function meView(p: Principal) {
     via: p.via,
     csrf: p.csrf,
   };
-}
-
-/** Whether the request reached the server over HTTPS (directly, or through a proxy that says so). */
-export function overHttps(c: Context): boolean {
-  return (
-    new URL(c.req.url).protocol === 'https:' || c.req.header('X-Forwarded-Proto')?.split(',')[0].trim() === 'https'
-  );
-}
-
-/**
- * The session cookie: HttpOnly, SameSite=Lax, Secure over HTTPS. Beside it goes a cookie the page
- * may read, `arc_studio_signed_in=1`, which holds no secret and only tells the page that asking
- * `GET /api/me` is worth a request: a visitor's pages then never meet a 401.
- */
-export function setSessionCookies(c: Context, value: string, maxAgeS: number): void {
-  const attributes = ['Path=/', 'SameSite=Lax', `Max-Age=${maxAgeS}`, ...(overHttps(c) ? ['Secure'] : [])];
-  c.header('Set-Cookie', [`${SESSION_COOKIE}=${value}`, 'HttpOnly', ...attributes].join('; '), { append: true });
-  c.header('Set-Cookie', [`${SIGNED_IN_COOKIE}=${value ? '1' : ''}`, ...attributes].join('; '), { append: true });
-}
-
-/** Opens a browser session for a person: records it, sets the cookie; answers the session's token. */
-export async function openSession(c: Context, deps: PeopleDeps, person: PersonRecord, how: string): Promise<string> {
-  const now = (deps.now ?? Date.now)();
-  const token = newToken();
-  const hash = hashToken(token);
-  await deps.store.people.addSession(hash, person.id, now, now + SESSION_DAYS * 86_400_000);
-  await deps.store.people.recordAudit({
-    studyId: null,
-    actor: person.email,
-    personId: person.id,
-    credential: `session:${hash.slice(0, 12)}`,
-    action: 'signin',
-    target: person.email,
-    reason: null,
-    detail: { how },
-    at: now,
-  });
-  setSessionCookies(c, token, SESSION_DAYS * 86_400);
-  c.header('Cache-Control', 'no-store');
-  return token;
-}
-
-/** Opens a browser session for a person: sets the cookie, answers who they are and the CSRF token. */
-export async function startSession(c: Context, deps: PeopleDeps, person: PersonRecord, how: string): Promise<Response> {
-  const token = await openSession(c, deps, person, how);
-  return c.json({
-    me: {
-      id: person.id,
-      email: person.email,
-      name: person.name,
-      role: person.role,
-      personRole: person.role,
-      via: 'session',
-      csrf: csrfOf(token),
-    },
-  });
 }
 
 function peopleFail(c: Context, e: unknown): Response {
