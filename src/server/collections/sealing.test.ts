@@ -242,6 +242,11 @@ const WALK: Record<string, Walk> = {
     { url: '/auth/password', body: { email: 'owner@lab.org', password: 'a guess of a password' } },
   ],
   'POST /auth/link': () => [{ url: '/auth/link', body: { link: 'not-a-link-0123456789abcdef' } }],
+  'GET /auth/oidc/start': () => [{ url: '/auth/oidc/start' }],
+  'GET /auth/oidc/callback': () => [
+    { url: '/auth/oidc/callback' },
+    { url: '/auth/oidc/callback?code=a-guessed-code&state=a-guessed-state' },
+  ],
   'POST /auth/signout': () => [{ url: '/auth/signout' }],
   'POST /auth/signout-everywhere': () => [{ url: '/auth/signout-everywhere' }],
   'GET /me': () => [{ url: '/me' }],
