@@ -5,6 +5,7 @@
  */
 import { type CampaignSession, campaignView } from '../../core/analysis/campaign';
 import { digestSession } from '../../core/analysis/results';
+import { withCrossSignals } from '../../core/analysis/signals';
 import type { CampaignView } from '../../core/protocol/campaign';
 import { csvRecord } from '../../core/formats/csv';
 import { type SessionState, effectiveState, isFinalState } from '../../core/study/rules';
@@ -72,7 +73,7 @@ export async function exportCampaignView(ctx: ExportContext): Promise<CampaignVi
     studyId: ctx.studyId,
     campaignId: study.campaign?.id ?? null,
     study,
-    sessions,
+    sessions: withCrossSignals(sessions),
     now: ctx.now,
     gameLevels: (game) => ctx.games[game]?.levels ?? null,
     gameVersionNow: gameVersionNow(ctx.games),
