@@ -500,6 +500,7 @@ describe.each(backends)('campaign assignment on $name', (backend) => {
       levels: 0,
       bonus: 10,
       counts: true,
+      signals: [],
     });
     expect(bySession.get(p2.sessionId)).toMatchObject({ bonus: 0, counts: true });
     expect(bySession.get(p3.sessionId)).toMatchObject({ counts: false, reason: 'not_finished' });
