@@ -253,6 +253,49 @@ describe('signals across sessions', () => {
     ).toBe(0);
   });
 
+  it('leaves out a wrong grid most sessions share: a common mistake', () => {
+    const common = [[0]];
+    const sessions = Array.from({ length: 12 }, (_, i) => ({
+      id: `s${i}`,
+      prints: new Log().wrong('t1', common, 1).wrong('t2', common, 2).prints(),
+    }));
+    // 12 sessions share it on two tasks: more than 10 and more than a tenth of them.
+    expect(crossSessionSignals(sessions).size).toBe(0);
+    // 10 of them still count as sharing.
+    expect(crossSessionSignals(sessions.slice(0, 10)).get('s0')).toEqual([
+      'same_wrong_answer:t1',
+      'same_wrong_answer:t2',
+    ]);
+  });
+
+  it('finds exactly the similar descriptions that comparing every pair finds', () => {
+    // Variants of a few base texts, each with some words changed, from a seeded generator.
+    let seed = 7;
+    const next = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const vocabulary = describeText.toLowerCase().split(' ');
+    const bases = Array.from({ length: 4 }, () =>
+      Array.from({ length: 30 }, () => vocabulary[next(vocabulary.length)]),
+    );
+    const texts = Array.from({ length: 80 }, () => {
+      const words = [...bases[next(bases.length)]];
+      for (let k = next(5); k > 0; k--) words[next(words.length)] = `w${next(40)}`;
+      return words.join(' ');
+    });
+    const wrote = (text: string) =>
+      new Log().add(0, 'description.submit', { item: 't1', stage: 'last', text }).prints();
+    const found = crossSessionSignals(texts.map((text, i) => ({ id: `s${i}`, prints: wrote(text) })));
+    const expected = new Set<string>();
+    for (let i = 0; i < texts.length; i++)
+      for (let j = i + 1; j < texts.length; j++)
+        if (textSimilarity(texts[i], texts[j]) >= 0.8) expected.add(`s${i}`).add(`s${j}`);
+    expect(expected.size).toBeGreaterThan(10);
+    expect(expected.size).toBeLessThan(texts.length);
+    expect(new Set(found.keys())).toEqual(expected);
+  });
+
   it('normalises text and measures similarity by word triples', () => {
     expect(normaliseText('  The RED square,\nmoves!  ')).toBe('the red square moves');
     expect(textSimilarity('a b c d', 'a b c d')).toBe(1);

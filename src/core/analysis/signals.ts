@@ -13,7 +13,9 @@
  *
  * Across the sessions of a study (`crossSessionSignals`, on the results path):
  * 4. `same_wrong_answer:<item>`: two sessions submitted the identical wrong grid for the same test
- *    input on at least `sameWrong.minItems` task items; both are flagged on each of those items.
+ *    input on at least `sameWrong.minItems` task items; both are flagged on each of those items. A
+ *    wrong grid submitted by more than `commonShare` of the sessions (and more than `commonMin`) is
+ *    a common mistake and is not compared.
  * 5. `same_game_actions:<item>`: two sessions played the identical sequence of game actions (clicks
  *    with their cells) on a game item, at least `sameActions.minActions` of them.
  * 6. `same_description:<item>`: two sessions wrote descriptions of the item (same stage) of at
@@ -31,7 +33,7 @@ import { isPractice } from '../study/schema';
 export const SIGNAL_RULES = {
   away: { minMs: 30_000 },
   burst: { actions: 15, withinMs: 1_000 },
-  sameWrong: { minItems: 2 },
+  sameWrong: { minItems: 2, commonShare: 0.1, commonMin: 10 },
   sameActions: { minActions: 30 },
   sameDescription: { minWords: 5, similarity: 0.8, shingle: 3 },
 } as const;
@@ -261,6 +263,58 @@ export function textSimilarity(a: string, b: string): number {
   return a === b ? 1 : jaccard(shinglesOf(a), shinglesOf(b));
 }
 
+/** Session ids by each key `keys` gives a session, in the sessions' order. */
+function groupBy<S extends { readonly id: string }>(
+  sessions: readonly S[],
+  keys: (s: S) => string[],
+): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const s of sessions)
+    for (const key of keys(s)) {
+      const list = out.get(key);
+      if (list) list.push(s.id);
+      else out.set(key, [s.id]);
+    }
+  return out;
+}
+
+/**
+ * The pairs of distinct normalised texts whose word triples have Jaccard similarity at least
+ * `sameDescription.similarity`. Exact, without comparing every pair: with the triples of each
+ * text ordered rarest first, two texts that similar must share a triple among the first
+ * `n - ceil(similarity * n) + 1` of either (the prefix filter of set-similarity joins), so only
+ * texts sharing such a triple are compared.
+ */
+function similarPairs(texts: readonly string[]): [number, number][] {
+  const { similarity } = SIGNAL_RULES.sameDescription;
+  const sets = texts.map(shinglesOf);
+  const df = new Map<string, number>();
+  for (const set of sets) for (const t of set) df.set(t, (df.get(t) ?? 0) + 1);
+  const rarestFirst = (a: string, b: string) => df.get(a)! - df.get(b)! || (a < b ? -1 : a > b ? 1 : 0);
+  const index = new Map<string, number[]>();
+  const out: [number, number][] = [];
+  sets.forEach((set, j) => {
+    const sorted = [...set].sort(rarestFirst);
+    const prefix = sorted.slice(0, sorted.length - Math.ceil(similarity * sorted.length) + 1);
+    const seen = new Set<number>();
+    for (const t of prefix)
+      for (const i of index.get(t) ?? []) {
+        if (seen.has(i)) continue;
+        seen.add(i);
+        const [a, b] = [sets[i], set];
+        // Jaccard is at most the smaller set's size over the larger's.
+        if (Math.min(a.size, b.size) < similarity * Math.max(a.size, b.size)) continue;
+        if (jaccard(a, b) >= similarity) out.push([i, j]);
+      }
+    for (const t of prefix) {
+      const list = index.get(t);
+      if (list) list.push(j);
+      else index.set(t, [j]);
+    }
+  });
+  return out;
+}
+
 /** A session as the cross-session signals read it. */
 export interface PrintedSession {
   readonly id: string;
@@ -281,19 +335,16 @@ export function crossSessionSignals(sessions: readonly PrintedSession[]): Map<st
   };
   const printed = sessions.filter((s): s is PrintedSession & { prints: SessionPrints } => !!s.prints);
 
-  // Rule 4: identical wrong grids, grouped; then pairs that share them on enough items.
-  const groups = new Map<string, string[]>();
-  for (const s of printed)
-    for (const [item, grids] of Object.entries(s.prints.wrong))
-      for (const g of grids) {
-        const key = `${item}\u0000${g}`;
-        const list = groups.get(key);
-        if (list) list.push(s.id);
-        else groups.set(key, [s.id]);
-      }
+  // Rule 4: identical wrong grids, grouped; then pairs that share them on enough items. A grid
+  // most sessions share is a common mistake: leaving it out also bounds the pairs to count.
+  const groups = groupBy(printed, (s) =>
+    Object.entries(s.prints.wrong).flatMap(([item, grids]) => grids.map((g) => `${item}\u0000${g}`)),
+  );
+  const { minItems, commonShare, commonMin } = SIGNAL_RULES.sameWrong;
+  const common = Math.max(commonMin, commonShare * printed.length);
   const pairs = new Map<string, Set<string>>();
   for (const [key, ids] of groups) {
-    if (ids.length < 2) continue;
+    if (ids.length < 2 || ids.length > common) continue;
     const item = key.slice(0, key.indexOf('\u0000'));
     for (let i = 0; i < ids.length; i++)
       for (let j = i + 1; j < ids.length; j++) {
@@ -304,46 +355,37 @@ export function crossSessionSignals(sessions: readonly PrintedSession[]): Map<st
       }
   }
   for (const [pair, items] of pairs) {
-    if (items.size < SIGNAL_RULES.sameWrong.minItems) continue;
+    if (items.size < minItems) continue;
     for (const id of pair.split('\u0000')) for (const item of items) flag(id, `same_wrong_answer:${item}`);
   }
 
   // Rule 5: identical action sequences of a game item.
-  const sequences = new Map<string, string[]>();
-  for (const s of printed)
-    for (const [item, print] of Object.entries(s.prints.actions)) {
-      const key = `${item}\u0000${print}`;
-      const list = sequences.get(key);
-      if (list) list.push(s.id);
-      else sequences.set(key, [s.id]);
-    }
+  const sequences = groupBy(printed, (s) =>
+    Object.entries(s.prints.actions).map(([item, print]) => `${item}\u0000${print}`),
+  );
   for (const [key, ids] of sequences) {
     if (ids.length < 2) continue;
     const item = key.slice(0, key.indexOf('\u0000'));
     for (const id of ids) flag(id, `same_game_actions:${item}`);
   }
 
-  // Rule 6: descriptions of the same item and stage, pair by pair.
-  const byPlace = new Map<string, { id: string; text: string; triples: Set<string> }[]>();
-  for (const s of printed)
-    for (const [place, text] of Object.entries(s.prints.descriptions)) {
-      const entry = { id: s.id, text, triples: shinglesOf(text) };
-      const list = byPlace.get(place);
-      if (list) list.push(entry);
-      else byPlace.set(place, [entry]);
-    }
-  const { similarity } = SIGNAL_RULES.sameDescription;
-  for (const [place, texts] of byPlace) {
+  // Rule 6: equal descriptions by grouping, then similar ones between the distinct texts.
+  const texts = groupBy(printed, (s) =>
+    Object.entries(s.prints.descriptions).map(([place, text]) => `${place}\u0000${text}`),
+  );
+  const byPlace = new Map<string, { text: string; ids: string[] }[]>();
+  for (const [key, ids] of texts) {
+    const [place, text] = key.split('\u0000');
     const item = place.slice(0, place.lastIndexOf(' '));
-    for (let i = 0; i < texts.length; i++)
-      for (let j = i + 1; j < texts.length; j++) {
-        const [a, b] = [texts[i], texts[j]];
-        // Jaccard is at most the smaller set's size over the larger's: most pairs end here.
-        if (Math.min(a.triples.size, b.triples.size) < similarity * Math.max(a.triples.size, b.triples.size)) continue;
-        if (a.text !== b.text && jaccard(a.triples, b.triples) < similarity) continue;
-        flag(a.id, `same_description:${item}`);
-        flag(b.id, `same_description:${item}`);
-      }
+    if (ids.length > 1) for (const id of ids) flag(id, `same_description:${item}`);
+    let list = byPlace.get(place);
+    if (!list) byPlace.set(place, (list = []));
+    list.push({ text, ids });
+  }
+  for (const [place, distinct] of byPlace) {
+    const item = place.slice(0, place.lastIndexOf(' '));
+    for (const [i, j] of similarPairs(distinct.map((d) => d.text)))
+      for (const id of [...distinct[i].ids, ...distinct[j].ids]) flag(id, `same_description:${item}`);
   }
   return new Map([...out].map(([id, set]) => [id, [...set]]));
 }
