@@ -224,7 +224,10 @@ export interface ParticipantResult {
   readonly activeMs: number;
   /** Actions on counted items, as `itemActions` (core/study/actions.ts) defines them for every item kind. */
   readonly actions: number;
-  /** The stored flags and the derived ones: `low_effort`, `game_log_unverified:<item>`, `repeat_participant`, ... */
+  /**
+   * The stored flags and the derived ones: `low_effort`, `game_log_unverified:<item>`, `repeat_participant`, ...,
+   * and the signals of help and low effort, the session's own and those across sessions (`signals.ts`).
+   */
   readonly flags: string[];
   /** A designer's playtest: listed, never counted. */
   readonly playtest: boolean;
