@@ -295,7 +295,8 @@ function similarPairs(texts: readonly string[]): [number, number][] {
   const out: [number, number][] = [];
   sets.forEach((set, j) => {
     const sorted = [...set].sort(rarestFirst);
-    const prefix = sorted.slice(0, sorted.length - Math.ceil(similarity * sorted.length) + 1);
+    // A longer prefix only adds candidates: the margin keeps rounding from ever shortening it.
+    const prefix = sorted.slice(0, sorted.length - Math.ceil(similarity * sorted.length - 1e-9) + 1);
     const seen = new Set<number>();
     for (const t of prefix)
       for (const i of index.get(t) ?? []) {
@@ -324,7 +325,8 @@ export interface PrintedSession {
 
 /**
  * The cross-session signals (rules 4-6) of a study's sessions, by session id (sessions without a
- * signal are absent). Pure; every pair is compared at most once per item.
+ * signal are absent). Pure; sessions are grouped by equal prints, and descriptions compared only
+ * where they can be similar enough (`similarPairs`).
  */
 export function crossSessionSignals(sessions: readonly PrintedSession[]): Map<string, string[]> {
   const out = new Map<string, Set<string>>();
