@@ -44,22 +44,8 @@ const SOLVE_2 = [...times(2, 'ACTION6:0:24'), ...times(5, 'ACTION6:0:44')];
 const WASTE = 'ACTION6:10:60';
 const LOSE = times(75, 'ACTION6:60:32');
 
-/** The toolkit's own recording of each action list, in process with recordings on (Arcade, OFFLINE). */
-const RECORD = `
-import json, logging, os, sys
-logging.disable(logging.CRITICAL)
-from arc_agi import Arcade, OperationMode
-from arcengine import GameAction
-out = []
-for job in json.load(sys.stdin):
-    arcade = Arcade(operation_mode=OperationMode.OFFLINE, environments_dir=job['dir'], recordings_dir=job['out'])
-    env = arcade.make(job['game'], save_recording=True)
-    for a in job['actions'][1:]:
-        p = a.split(':')
-        env.step(GameAction[p[0]], {'x': int(p[1]), 'y': int(p[2])} if len(p) == 3 else None)
-    out.append(str(env._recording_filename))
-print(json.dumps(out))
-`;
+/** The toolkit's own recordings of action lists (src/core/scoring/fixtures/toolkit_recordings.py). */
+const RECORD = path.join(ROOT, 'src/core/scoring/fixtures/toolkit_recordings.py');
 
 interface Job {
   readonly dir: string;
@@ -68,11 +54,11 @@ interface Job {
 }
 
 function record(jobs: readonly Job[], out: string): string[] {
-  const r = spawnSync('python3', ['-c', RECORD], {
+  const r = spawnSync('python3', [RECORD, VENDOR], {
     input: JSON.stringify(jobs.map((j) => ({ ...j, out }))),
     encoding: 'utf8',
     timeout: 180_000,
-    env: { ...ENV, PYTHONPATH },
+    env: ENV,
   });
   if (r.status !== 0) throw new Error(`the official toolkit failed (${r.status ?? r.signal}): ${r.stderr}`);
   return JSON.parse(r.stdout) as string[];
