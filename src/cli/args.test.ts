@@ -170,6 +170,7 @@ describe('every command', () => {
     users: ['users', 'list'],
     tokens: ['tokens', 'list'],
     check: ['check'],
+    recordings: ['recordings', 'import'],
   };
 
   it('is covered here', () => {
