@@ -141,6 +141,8 @@ export async function importReferenceGroup(
     const read = readReferenceRecording(f.name, f.lines);
     if ('problems' in read) problems.push(...read.problems);
     else recordings.push(read.recording);
+    // A file is read in one go: let the participants' requests in between files.
+    await new Promise((resolve) => setImmediate(resolve));
   }
   if (problems.length) {
     const shown = problems
