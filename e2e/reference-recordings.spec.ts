@@ -23,6 +23,7 @@ import {
   studySessionId,
   type TestServer,
 } from './arc3-helpers';
+import { expectAccessible } from './axe';
 
 const STUDY = 'reference-beside';
 const RECORD = path.resolve('src/core/scoring/fixtures/toolkit_recordings.py');
@@ -104,5 +105,6 @@ test.describe('reference recordings beside the participants', () => {
     await expect(
       page.getByRole('region', { name: 'Level 2' }).locator('[data-kind="reference"] [data-field="completed"]'),
     ).toHaveText('0 (0%)');
+    await expectAccessible(page, "a game's human figures with a reference group");
   });
 });
