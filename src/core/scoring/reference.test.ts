@@ -79,9 +79,10 @@ describe('readReferenceRecording', () => {
       line('06.000000', 'ACTION1', 'NOT_FINISHED', 0, { guid: 'g-2' }),
       line('07.000000', 'ACTION1', 'NOT_FINISHED', 0, { frame: [[[0, 16]]] }),
       JSON.stringify({ timestamp: 'noon', data: {} }),
+      line('08.000000', 'ACTION1', 'NOT_FINISHED', 0, { guid: 'g-1\u0000' }),
     ]);
     if (!('problems' in read)) throw new Error('a file with bad lines was read');
-    expect(read.problems.map((p) => p.line)).toEqual([2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(read.problems.map((p) => p.line)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10]);
     expect(read.problems.map((p) => p.message)).toEqual([
       expect.stringMatching(/^not JSON/),
       expect.stringContaining('"ACTION9" is not an action'),
@@ -91,6 +92,7 @@ describe('readReferenceRecording', () => {
       expect.stringContaining('a file holds one game session'),
       expect.stringContaining('holds 16, not a colour 0-15'),
       expect.stringContaining('"noon" is not an ISO-8601 time'),
+      expect.stringContaining('data.guid holds a NUL character'),
     ]);
     expect(read.problems.every((p) => p.file === 'b.recording.jsonl')).toBe(true);
   });

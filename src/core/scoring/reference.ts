@@ -15,6 +15,7 @@
 import { distribution, type Dist } from '../analysis/dist';
 import { actionOf, RECORDING_STATES } from '../formats/recording';
 import { hashHex } from '../game/hash';
+import { stringProblem } from '../protocol/json';
 import { FRAME_SIZE, type ActionInput, type GameState } from '../game/types';
 import { BASELINE_PRESET_NAMES, baselineOf, type BaselinePresetName, type LevelResult } from './baselines';
 import { playLevelActions, scorecardPlays, type ScorecardStep } from './scorecard';
@@ -97,6 +98,9 @@ export function isoToEpochMs(text: string): number | null {
   return days * 86_400_000 + ((hh * 60 + mm) * 60 + ss) * 1000 + fraction - offset;
 }
 
+/** The longest `guid` kept (the toolkit's are UUIDs, 36 characters). */
+const MAX_GUID = 200;
+
 const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v);
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -164,7 +168,11 @@ function readLine(text: string, line: number): ReadLine | string {
     return `data.levels_completed ${JSON.stringify(data.levels_completed)} is not a count`;
   if (data.win_levels !== undefined && (!isInt(data.win_levels) || data.win_levels < 0))
     return `data.win_levels ${JSON.stringify(data.win_levels)} is not a count`;
-  if (data.guid !== undefined && data.guid !== null && typeof data.guid !== 'string') return 'data.guid is not text';
+  if (data.guid !== undefined && data.guid !== null) {
+    if (typeof data.guid !== 'string') return 'data.guid is not text';
+    const problem = data.guid.length > MAX_GUID ? `is longer than ${MAX_GUID} characters` : stringProblem(data.guid);
+    if (problem) return `data.guid ${problem}: it is the game session's id`;
+  }
   if (data.full_reset !== undefined && typeof data.full_reset !== 'boolean')
     return 'data.full_reset is not true or false';
   let frames: unknown[] | null = null;

@@ -12,6 +12,7 @@ import path from 'node:path';
 import type { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReferenceGroupView, ReferenceGroupsView } from '../../core/protocol/api';
+import { stringProblem } from '../../core/protocol/json';
 import { scoreFiles } from '../../cli/score';
 import { createApi } from '../app';
 import { hashToken } from '../people/auth';
@@ -214,6 +215,42 @@ describe('reference recordings written by the official toolkit', () => {
     const again = await upload('official', files.good);
     expect(again.status).toBe(409);
     expect(((await again.json()) as { error: string }).error).toBe('exists');
+  });
+
+  it('refuses what a hostile client sends, with nothing stored, and keeps stored names storable', async () => {
+    const post = (body: BodyInit, headers: Record<string, string> = {}) =>
+      app.request(`/admin/games/${VC33}/references`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${ADMIN}`, ...headers },
+        body,
+      });
+    const json = await post(JSON.stringify({ group: 'g', files: [] }), { 'Content-Type': 'application/json' });
+    expect(json.status).toBe(400);
+    const empty = new FormData();
+    empty.set('group', 'g');
+    expect((await post(empty)).status).toBe(400);
+    const badName = await upload('../etc', [files.good[0]]);
+    expect(badName.status).toBe(400);
+    const notUtf8 = new FormData();
+    notUtf8.set('group', 'g');
+    notUtf8.append('files', new Blob([new Uint8Array([0x7b, 0xff, 0xfe, 0x7d])]), 'latin.jsonl');
+    const refused = await post(notUtf8);
+    expect(refused.status).toBe(422);
+    expect(((await refused.json()) as { message: string }).message).toContain('latin.jsonl is not UTF-8');
+    expect((await groups()).map((g) => g.name)).toEqual(['official']);
+
+    const named = new FormData();
+    named.set('group', 'odd names');
+    named.append('files', new Blob([readFileSync(files.good[0])]), 'run\u0000\ud800one.jsonl');
+    try {
+      expect((await post(named)).status).toBe(201);
+      // The form's encoding may already replace what the server would drop: either way, nothing unstorable.
+      const [rec] = await store.references.readReferenceRecordings(VC33, 'odd names');
+      expect(rec.file).toMatch(/^run.?one\.jsonl$/);
+      expect(stringProblem(rec.file)).toBeNull();
+    } finally {
+      await store.references.deleteReferenceGroup(VC33, 'odd names');
+    }
   });
 
   it('deletes a group', async () => {

@@ -10,6 +10,7 @@ import { Hono } from 'hono';
 import type { ReferenceGroupsView } from '../../core/protocol/api';
 import { serviceReplayer } from '../arc3/adminRuns';
 import type { Arc3RouteInfo } from '../arc3/runs';
+import { stringProblem } from '../../core/protocol/json';
 import { bodyLimit, fail } from '../http';
 import { auditActorOf } from '../people/permissions';
 import type { Store } from '../store/types';
@@ -125,7 +126,12 @@ export function referenceRoutes(deps: ReferenceRouteDeps): Hono {
             `${entry.name.slice(0, 120)} is not UTF-8 text. Nothing was imported: give the .recording.jsonl files as the toolkit wrote them.`,
           );
         }
-        files.push({ name: entry.name.slice(0, 200) || `file ${files.length + 1}`, lines: text.split('\n') });
+        // The name is stored and shown: control characters and lone surrogates go (PostgreSQL refuses NUL).
+        const name = [...entry.name]
+          .filter((ch) => ch >= ' ' && ch !== '\u007f' && stringProblem(ch) === null)
+          .join('')
+          .slice(0, 200);
+        files.push({ name: name || `file ${files.length + 1}`, lines: text.split('\n') });
       }
       const out = await importReferenceGroup(
         ref,
