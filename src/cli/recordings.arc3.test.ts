@@ -101,6 +101,26 @@ describe('arc-studio recordings import', () => {
     }
   });
 
+  it("scores an agent's recording against the group with score --baselines reference:NAME", async () => {
+    const r = await runCli(
+      ['score', files[0], '--baselines', 'reference:cli', '--data-dir', dataDir, '--json'],
+      CHANGES,
+    );
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.out) as {
+      result: {
+        games: { game: string; participants: number; runs: { levels: { human: { value: number | null } }[] }[] }[];
+      };
+    };
+    // The group's two recordings took 3 and 4 actions on level 1: upper median 4.
+    expect(report.result.games[0]).toMatchObject({ game: VC33, participants: 2 });
+    expect(report.result.games[0].runs[0].levels[0].human.value).toBe(4);
+    const none = await runCli(['score', files[0], '--baselines', 'reference:nobody', '--data-dir', dataDir], CHANGES);
+    expect(none.code).toBe(1);
+    expect(none.err).toContain('has no reference group "nobody"');
+  });
+
   it('runs as the real binary', () => {
     const r = spawnCli(importArgs('binary', files), CHANGES);
     expect(r.err).toBe('');
