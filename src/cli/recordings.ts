@@ -14,7 +14,8 @@ import { openServeStore, poolReplayer } from './runStore';
 import { fileLines } from './score';
 import type { ServerGameInfo } from '../core/game/serverGame';
 import { gameVersion, readGameFolder } from '../server/arc3/gameCode';
-import { Arc3Pool, probe } from '../server/arc3/worker';
+import { Arc3Pool } from '../server/arc3/pool';
+import { probe } from '../server/arc3/probe';
 import { importReferenceGroup } from '../server/reference/importer';
 
 const RECORDINGS = {
