@@ -76,12 +76,15 @@ function stepDifference(step: ReferenceStep, fd: Arc3FrameData): string | null {
   return null;
 }
 
-/** Plays a recording on `game` and names the first line the engine answers otherwise, or null. */
+/**
+ * Plays a recording on `game`: the first line the engine answers otherwise (`differs`), the
+ * engine's failure (`failed`), or null when every line agrees.
+ */
 async function replayDifference(
   replayer: Replayer,
   game: ServerGameInfo,
   r: ReferenceRecording,
-): Promise<string | null> {
+): Promise<{ differs: string } | { failed: string } | null> {
   const id = `reference-${hashHex([r.file, r.guid, r.startedAt])}`;
   let line = r.steps[0].line;
   try {
@@ -92,9 +95,9 @@ async function replayDifference(
       line = s.line;
       diff = stepDifference(s, await replayer.act(id, s.input));
     }
-    return diff ? `line ${line}: ${diff}` : null;
+    return diff ? { differs: `line ${line}: ${diff}` } : null;
   } catch (e) {
-    return `line ${line} could not be played (${(e as Error).message})`;
+    return { failed: `line ${line} could not be played (${(e as Error).message})` };
   } finally {
     await replayer.close(id).catch(() => undefined);
   }
@@ -171,11 +174,17 @@ export async function importReferenceGroup(
   try {
     for (const r of recordings) {
       const diff = await replayDifference(replayer, game, r);
+      if (diff && 'failed' in diff)
+        return refuse(
+          422,
+          'game_error',
+          `${r.file}: ${diff.failed} on ${game.version ?? game.id}. Nothing was imported: try again, and see the server's log if it repeats.`,
+        );
       if (diff)
         return refuse(
           422,
           'other_version',
-          `${r.file} does not replay on the mounted ${game.version ?? game.id}: ${diff}. It was recorded on other code of the game. Nothing was imported: mount the files it was recorded on, or leave it out.`,
+          `${r.file} does not replay on the mounted ${game.version ?? game.id}: ${diff.differs}. It was recorded on other code of the game. Nothing was imported: mount the files it was recorded on, or leave it out.`,
         );
     }
   } finally {
