@@ -5,6 +5,7 @@ import type { SessionState, StoredEvent } from '../../core/study/rules';
 import { migrations } from './migrations';
 import { GroupCommit, type GroupMember } from './groupCommit';
 import { type GradingStore, SqlGradingStore } from './gradingStore';
+import type { Pause } from '../../core/study/pauses';
 import { CampaignStore, lockCampaigns, recountingSessions } from './campaignStore';
 import { type PeopleStore, SqlPeopleStore } from './peopleStore';
 import { pinStudyGames } from './gamePins';
@@ -352,6 +353,12 @@ interface PendingSteps extends GroupMember {
   resolve(outcomes: StepOutcome[]): void;
 }
 
+/** A session's breaks as stored (`pauses` jsonb, migration 17): present only when it had one. */
+function pausesOf(v: unknown): { pauses?: Pause[] } {
+  const list = v === null || v === undefined ? [] : json<Pause[]>(v);
+  return list.length ? { pauses: list } : {};
+}
+
 function sessionFromRow(r: Row): SessionRecord {
   return {
     id: r.id as string,
@@ -371,6 +378,7 @@ function sessionFromRow(r: Row): SessionRecord {
     flags: json(r.flags),
     excludedAt: msOrNull(r.excluded_at),
     excludedReason: (r.excluded_reason as string | null | undefined) ?? null,
+    ...pausesOf(r.pauses),
   };
 }
 

@@ -6,6 +6,7 @@ import type { SessionState, StoredEvent } from '../../core/study/rules';
 import type { DeletedCounts } from '../../core/protocol/api';
 import type { AgentReplayStep, AgentRunSource } from '../../core/protocol/agents';
 import type { GradingStore } from './gradingStore';
+import type { Pause } from '../../core/study/pauses';
 import type { CampaignStore } from './campaignStore';
 import type { PeopleStore } from './peopleStore';
 import type { NewSession, StudyGamePin } from './records';
@@ -39,6 +40,8 @@ export interface SessionRecord extends NewSession {
   /** When a researcher excluded the session (listed and exported, never counted); null: counted. */
   readonly excludedAt: number | null;
   readonly excludedReason: string | null;
+  /** The session's breaks (core/study/pauses.ts), oldest first; absent when it had none. */
+  readonly pauses?: readonly Pause[];
 }
 
 /** A session's digest as stored: its key, the digest, and the fold it came from (null: none). */

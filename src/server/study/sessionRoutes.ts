@@ -225,7 +225,7 @@ export function sessionRoutes(ctx: StudyContext): Hono {
       session.order,
       marks,
       (id) => tally(id).every((x) => x.solved || x.trialsUsed >= study.trials),
-      { createdAt: session.createdAt, now: t },
+      { createdAt: session.createdAt, now: t, pauses: session.pauses },
     );
     // Candidates the time left no longer allows go back to their pools at once.
     const skipped = progress.items
@@ -242,7 +242,7 @@ export function sessionRoutes(ctx: StudyContext): Hono {
         ackedThrough: session.ackedThrough,
         now: t,
       },
-      budget: sessionBudget(study, session.createdAt, t),
+      budget: sessionBudget(study, session.createdAt, t, session.pauses),
       study: {
         title: study.title,
         consent: study.consent,
@@ -334,7 +334,11 @@ export function sessionRoutes(ctx: StudyContext): Hono {
   ): Promise<string[]> {
     const marks = await store.readEvents(session.id, { kinds: [ITEM_START, ITEM_END] });
     const skipped = new Set(
-      sessionProgress(study, session.order, marks, undefined, { createdAt: session.createdAt, now: t })
+      sessionProgress(study, session.order, marks, undefined, {
+        createdAt: session.createdAt,
+        now: t,
+        pauses: session.pauses,
+      })
         .items.filter((i) => i.skipped)
         .map((i) => i.id),
     );
