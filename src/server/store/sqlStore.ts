@@ -5,6 +5,7 @@ import type { SessionState, StoredEvent } from '../../core/study/rules';
 import { migrations } from './migrations';
 import { GroupCommit, type GroupMember } from './groupCommit';
 import { type GradingStore, SqlGradingStore } from './gradingStore';
+import { type CentreStore, SqlCentreStore } from './centreStore';
 import type { Pause } from '../../core/study/pauses';
 import { CampaignStore, lockCampaigns, recountingSessions } from './campaignStore';
 import { type PeopleStore, SqlPeopleStore } from './peopleStore';
@@ -435,6 +436,7 @@ export class SqlStore implements Store {
   readonly grading: GradingStore;
   readonly campaigns: CampaignStore;
   readonly people: PeopleStore;
+  readonly centre: CentreStore;
 
   /** Events of many sessions, one statement per group (see `appendEvents`). */
   private readonly appends: GroupCommit<PendingAppend>;
@@ -458,6 +460,7 @@ export class SqlStore implements Store {
     this.grading = new SqlGradingStore(db);
     this.campaigns = new CampaignStore(db);
     this.people = new SqlPeopleStore(db);
+    this.centre = new SqlCentreStore(db);
     const parallel = db.kind === 'pglite' ? 1 : 4;
     this.appends = new GroupCommit({ parallel, max: GROUP_MAX, run: (group) => this.runGroup(group) });
     this.steps = new GroupCommit({ parallel, max: GROUP_MAX, run: (group) => this.runSteps(group) });

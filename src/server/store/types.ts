@@ -6,6 +6,7 @@ import type { SessionState, StoredEvent } from '../../core/study/rules';
 import type { DeletedCounts } from '../../core/protocol/api';
 import type { AgentReplayStep, AgentRunSource } from '../../core/protocol/agents';
 import type { GradingStore } from './gradingStore';
+import type { CentreStore } from './centreStore';
 import type { Pause } from '../../core/study/pauses';
 import type { CampaignStore } from './campaignStore';
 import type { PeopleStore } from './peopleStore';
@@ -538,6 +539,8 @@ export interface Store
   readonly campaigns: CampaignStore;
   /** The lab's people, their sessions, tokens and study membership, and the audit trail by person (`peopleStore.ts`). */
   readonly people: PeopleStore;
+  /** A testing centre's stations, check-ins, notes and sessions' breaks (`centreStore.ts`). */
+  readonly centre: CentreStore;
 
   close(): Promise<void>;
 }
