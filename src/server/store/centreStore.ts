@@ -62,6 +62,8 @@ export interface CentreStore {
   /** A study's check-ins, oldest first; those at or after `since` when given. */
   checkins(studyId: string, since?: number): Promise<CheckinRecord[]>;
   checkinOf(sessionId: string): Promise<CheckinRecord | null>;
+  /** A study's check-ins the stations have not cleared (of one station when given), oldest first. */
+  openCheckins(studyId: string, stationId?: string): Promise<CheckinRecord[]>;
   /** Opens a break on a session (its `pauses`); `changed` false when one is open already. */
   pause(sessionId: string, at: number): Promise<PauseOutcome>;
   /** Ends the session's open break; `changed` false when none is open. */
@@ -181,6 +183,15 @@ export class SqlCentreStore implements CentreStore {
             `SELECT * FROM centre_checkins WHERE study_id = $1 AND checked_in_at >= $2 ORDER BY checked_in_at, session_id`,
             [studyId, new Date(since)],
           );
+    return r.rows.map(checkinOf);
+  }
+
+  async openCheckins(studyId: string, stationId?: string): Promise<CheckinRecord[]> {
+    const r = await this.db.query(
+      `SELECT * FROM centre_checkins WHERE study_id = $1 AND cleared_at IS NULL AND ($2::text IS NULL OR station_id = $2)
+       ORDER BY checked_in_at, session_id`,
+      [studyId, stationId ?? null],
+    );
     return r.rows.map(checkinOf);
   }
 

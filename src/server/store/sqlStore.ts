@@ -556,6 +556,11 @@ export class SqlStore implements Store {
     return r.rows[0] ? sessionFromRow(r.rows[0]) : null;
   }
 
+  async getSessions(ids: readonly string[]): Promise<SessionRecord[]> {
+    if (!ids.length) return [];
+    return (await this.db.query(`SELECT * FROM sessions WHERE id = ANY($1::text[])`, [ids])).rows.map(sessionFromRow);
+  }
+
   async getSessionByTokenHash(tokenHash: string): Promise<SessionRecord | null> {
     const r = await this.db.query(`SELECT * FROM sessions WHERE token_hash = $1`, [tokenHash]);
     return r.rows[0] ? sessionFromRow(r.rows[0]) : null;

@@ -325,6 +325,8 @@ export interface SessionStore {
   /** The session whose token has this SHA-256 hash. */
   getSessionByTokenHash(tokenHash: string): Promise<SessionRecord | null>;
   listSessions(studyId?: string): Promise<SessionRecord[]>;
+  /** The sessions of these ids that exist, in no particular order. */
+  getSessions(ids: readonly string[]): Promise<SessionRecord[]>;
   /** Sessions of a study whose params hold this value (e.g. the same PROLIFIC_PID). */
   countSessionsWithParam(studyId: string, key: string, value: string): Promise<number>;
   setSessionState(
