@@ -59,7 +59,9 @@ export function App() {
     return (
       <div className="h-full">
         <ErrorBoundary resetKey={location}>
-          <Route path="/s/:studyId" component={StudyPage} />
+          <Route path="/s/:studyId">
+            <StudyPage />
+          </Route>
         </ErrorBoundary>
       </div>
     );

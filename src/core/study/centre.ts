@@ -20,7 +20,7 @@ import { type StudyDefinition, itemLimits, poolOf } from './schema';
 
 /** How often a station tells the server it is there, ms. */
 export const STATION_PING_MS = 1_000;
-/** A station silent this long shows as offline, ms. */
+/** A station silent this long shows as offline, ms (`ARC_STUDIO_STATION_OFFLINE_S` sets another). */
 export const STATION_OFFLINE_MS = 5_000;
 /** Event kinds the console reads the last of, per session. */
 export const CONSOLE_KINDS = [ITEM_START, ITEM_END, 'game.action', 'visibility', 'idle'] as const;
@@ -147,8 +147,9 @@ export function stationStatus(
   station: StationInput,
   session: StationSessionInput | null,
   now: number,
+  offlineMs = STATION_OFFLINE_MS,
 ): StationStatus {
-  const online = station.lastSeenAt !== null && now - station.lastSeenAt <= STATION_OFFLINE_MS;
+  const online = station.lastSeenAt !== null && now - station.lastSeenAt <= offlineMs;
   const view: StationSession | null = session && {
     id: session.sessionId,
     participant: session.participant,

@@ -17,20 +17,19 @@ const lastCache = new WeakMap<StudyContext, Map<string, { eventCount: number; la
 const MAX_CACHED = 10_000;
 
 /**
- * The console's view of a study's stations at `now`; of one station only when `stationId` is
- * given (a station's ping).
+ * The console's view of a study's stations at `now`: a station silent for `offlineMs` is offline.
  */
 export async function consoleView(
   ctx: StudyContext,
   studyId: string,
   now: number,
-  stationId?: string,
+  offlineMs: number,
 ): Promise<CentreView> {
   const { store } = ctx;
-  const stations = (await store.centre.listStations(studyId)).filter((s) => !stationId || s.id === stationId);
+  const stations = await store.centre.listStations(studyId);
   // The session on each station: its latest check-in the station has not cleared.
   const open = new Map<string, CheckinRecord>();
-  for (const k of await store.centre.openCheckins(studyId, stationId)) {
+  for (const k of await store.centre.openCheckins(studyId)) {
     const had = open.get(k.stationId);
     if (!had || had.checkedInAt <= k.checkedInAt) open.set(k.stationId, k);
   }
@@ -79,7 +78,7 @@ export async function consoleView(
               .map((n) => ({ at: n.at, actor: n.actor, text: n.text, flag: n.flag })),
           }
         : null;
-    out.push(stationStatus(def, station, session, now));
+    out.push(stationStatus(def, station, session, now, offlineMs));
   }
   return { studyId, now, stations: out };
 }

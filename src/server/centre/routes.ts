@@ -29,6 +29,7 @@ import {
 } from '../../core/protocol/centre';
 import { effectiveState, isFinalState } from '../../core/study/rules';
 import { isPaused } from '../../core/study/pauses';
+import { STATION_OFFLINE_MS } from '../../core/study/centre';
 import { payoutCsv, payoutSheet } from '../../core/analysis/payouts';
 import { paymentsView } from '../../core/analysis/campaign';
 import { bearer, hashToken, newToken, tokenMatches } from '../people/auth';
@@ -49,6 +50,7 @@ const DAY = /^\d{4}-\d{2}-\d{2}$/;
 export function centreRoutes(deps: StudyDeps): Hono {
   const ctx = studyContext(deps);
   const { store, now } = ctx;
+  const offlineMs = stationOfflineMs(process.env.ARC_STUDIO_STATION_OFFLINE_S);
   const api = new Hono();
   // Every body here is a few fields: anything larger is refused before it is read.
   api.use(
@@ -108,7 +110,7 @@ export function centreRoutes(deps: StudyDeps): Hono {
     const id = c.req.param('studyId');
     const rec = await store.getStudy(id);
     if (!rec) return fail(c, 404, 'not_found', `No study "${id}". The studies page lists the studies you may open.`);
-    const view = await consoleView(ctx, id, now());
+    const view = await consoleView(ctx, id, now(), offlineMs);
     return c.json({ ...view, title: ctx.studyOfRecord(rec).title } satisfies ConsoleView);
   });
 
@@ -138,7 +140,7 @@ export function centreRoutes(deps: StudyDeps): Hono {
     const body = await readBody(c, CheckinRequest, 'The check-in is not valid');
     if (!body.ok) return body.res;
     const { studyId, stationId } = c.req.param();
-    const busy = (await consoleView(ctx, studyId, now())).stations.find((s) => s.id === stationId);
+    const busy = (await consoleView(ctx, studyId, now(), offlineMs)).stations.find((s) => s.id === stationId);
     if (!busy)
       return fail(c, 404, 'not_found', `Study "${studyId}" has no station "${stationId}". Reload the console.`);
     if (busy.session && !isFinalState(busy.session.state))
@@ -267,18 +269,26 @@ export function centreRoutes(deps: StudyDeps): Hono {
     const body = await readBody(c, PingRequest, 'The station ping is not valid');
     if (!body.ok) return body.res;
     const t = now();
-    await store.centre.touchStation(s.station.id, t, body.data.pending);
-    const view = await consoleView(ctx, s.station.studyId, t, s.station.id);
-    const mine = view.stations[0]?.session ?? null;
+    // Three statements a ping: a station calls every second, a hundred of them at once.
+    const [, open] = await Promise.all([
+      store.centre.touchStation(s.station.id, t, body.data.pending),
+      store.centre.openCheckins(s.station.studyId, s.station.id),
+    ]);
+    const last = open[open.length - 1];
+    const session = last ? await store.getSession(last.sessionId) : null;
+    const state = session && effectiveState(session, await ctx.studyAt(session.studyId, session.studyVersion), t);
     return c.json({
       station: { id: s.station.id, name: s.station.name, studyId: s.station.studyId },
       waiting: s.station.pendingParticipant,
-      session: mine && {
-        id: mine.id,
-        participant: mine.participant,
-        paused: mine.paused,
-        ended: isFinalState(mine.state),
-      },
+      session:
+        last && session && state
+          ? {
+              id: session.id,
+              participant: last.participant,
+              paused: isPaused(session.pauses),
+              ended: isFinalState(state),
+            }
+          : null,
       now: t,
     } satisfies StationView);
   });
@@ -327,6 +337,15 @@ export function centreRoutes(deps: StudyDeps): Hono {
   });
 
   return api;
+}
+
+/**
+ * How long a silent station stays online on the console: `ARC_STUDIO_STATION_OFFLINE_S` seconds
+ * (stations on a slow network may call late), else `STATION_OFFLINE_MS`.
+ */
+export function stationOfflineMs(setting: string | undefined): number {
+  const s = Number(setting);
+  return setting !== undefined && Number.isFinite(s) && s > 0 ? s * 1000 : STATION_OFFLINE_MS;
 }
 
 /** A note's author from the request's audit actor. */
