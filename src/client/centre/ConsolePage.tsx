@@ -127,7 +127,7 @@ function AddStation({ studyId, onAdded }: { studyId: string; onAdded: () => void
       {made && (
         <p className="w-full text-sm text-slate-300">
           Open this link once on station {made.name}&apos;s machine (it is shown only now):{' '}
-          <code className="break-all text-emerald-200" data-testid="station-link">
+          <code className="break-all text-emerald-200" data-testid="station-link" data-station={made.name}>
             {made.link}
           </code>
         </p>

@@ -25,6 +25,7 @@ export const STATION_KEY = 'arc-studio.station';
 type Phase =
   | { kind: 'idle'; note: string | null }
   | { kind: 'consent'; participant: string; consent: string }
+  | { kind: 'starting' }
   | { kind: 'running'; record: StudySessionRecord }
   | { kind: 'clearing' };
 
@@ -126,6 +127,8 @@ export function StationPage() {
 
   const begin = async (participant: string) => {
     if (!view || !secret) return;
+    // One session per agreement: a second click finds the station starting already.
+    setPhase({ kind: 'starting' });
     try {
       const studyId = view.station.studyId;
       const made = await createSession(studyId, { participantId: participant, station: view.station.id });
@@ -172,6 +175,11 @@ export function StationPage() {
       {problem && (
         <p role="alert" className="mt-3 rounded bg-amber-500/20 px-3 py-2 text-sm text-amber-100">
           {problem}
+        </p>
+      )}
+      {phase.kind === 'starting' && (
+        <p role="status" className="mt-4 text-slate-200">
+          Starting the session…
         </p>
       )}
       {phase.kind === 'clearing' && (
