@@ -36,7 +36,7 @@ function Payouts() {
 
   if (slipOf && sheet)
     return (
-      <main className="h-full overflow-y-auto p-6">
+      <div className="h-full overflow-y-auto p-6">
         {slip ? (
           <Slip slip={slip} />
         ) : (
@@ -53,10 +53,10 @@ function Payouts() {
             Back to the sheet
           </Link>
         </div>
-      </main>
+      </div>
     );
   return (
-    <main className="h-full overflow-y-auto p-4 sm:p-6">
+    <div className="h-full overflow-y-auto p-4 sm:p-6">
       <div className="flex flex-wrap items-end gap-3 print:hidden">
         <h1 className="text-xl font-semibold text-white">Payout sheet</h1>
         <label className="text-sm text-slate-300">
@@ -152,7 +152,7 @@ function Payouts() {
           </tfoot>
         </table>
       )}
-    </main>
+    </div>
   );
 }
 
