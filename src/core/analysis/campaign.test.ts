@@ -87,6 +87,7 @@ const digest = (tasks: Record<string, boolean>, levels = 0): SessionDigest => ({
         firstActionMs: 0,
         solveMs: solved ? 30_000 : null,
         toolUses: {},
+        version: null,
       },
     ]),
   ),

@@ -18,8 +18,14 @@
  *   every level figure and baseline.
  * - Game figures are kept per game version (levels may differ between versions): each game item
  *   has a row for the server's current version and one for each other version its logs were
- *   recorded on. A log of a version the server cannot run flags its session
+ *   recorded on. A server-run game's version is the code its run was opened on, as the server
+ *   recorded it (`gameRuns`, `<game id>@<code hash>`), so a game edited mid-study shows its old
+ *   and new code apart. A log of a version the server cannot run flags its session
  *   (`game_log_other_version:<item>`) and is counted in its version's row as `otherVersion`.
+ * - Task figures are kept per task version likewise: the content hash of the task each judged
+ *   submission was judged against (`taskHash`), so an edited task file shows its versions apart.
+ * - When an item was played on more than one version (with counted players on at least two), a
+ *   row of all versions (`allVersions: true`, `version: null`) comes before the rows by version.
  */
 import type { StudyDefinition, TaskItem } from '../study/schema';
 import {
@@ -47,6 +53,7 @@ import {
   type PlayerLevels,
 } from '../scoring/baselines';
 import { distribution, type Dist } from './dist';
+import { mountedVersion, type MountedGame } from './versions';
 import {
   addQuestion,
   newQuestionAcc,
@@ -99,6 +106,8 @@ export interface ResultsSubmission extends SubmissionTally {
   readonly at: number;
   /** What was submitted: a grid, or a question's answer (`{choice}` or `{text}`). */
   readonly grid?: unknown;
+  /** The content hash of the task a grid was judged against (`taskContentHash`); null or absent: not recorded. */
+  readonly taskHash?: string | null;
 }
 
 /**
@@ -117,7 +126,7 @@ export type SessionData =
  * The version of what `digestSession` computes: a digest stored under another version is
  * computed again from the log. Raise it with any change to the digest or to what goes into it.
  */
-export const ANALYSIS_VERSION = 5;
+export const ANALYSIS_VERSION = 6;
 
 /** What one participant's log gives one counted task item. */
 export interface TaskDigest {
@@ -131,6 +140,8 @@ export interface TaskDigest {
   readonly solveMs: number | null;
   /** Uses of each grid tool. */
   readonly toolUses: Readonly<Partial<Record<ToolName, number>>>;
+  /** The task's content hash its first judged submission recorded; null: none recorded. */
+  readonly version: string | null;
 }
 
 /** What one participant's log gives one counted game item with a first run. */
@@ -192,6 +203,12 @@ export interface ResultsInput {
   >;
   /** The server's replay verification; null leaves every game log unverified (so no game figures). */
   readonly replay: ReplayGame | null;
+  /**
+   * By session id, each server-run game item's first run: the code version it was opened on as
+   * the server recorded it (`<game id>@<code hash>`, `codeVersion`). Absent for a session or item:
+   * the version its log's verification names.
+   */
+  readonly gameRuns?: ReadonlyMap<string, Readonly<Record<string, { readonly version: string }>>>;
   /** The clock for session states (abandoned, timed out), ms since the epoch. */
   readonly now: number;
   /** A question's subset, choices and answer key from its mounted collection; null (or absent): not known, so no option counts or groups. */
@@ -296,6 +313,10 @@ export interface TaskResult {
   readonly item: string;
   readonly collection: string;
   readonly task: string;
+  /** The task's content hash these figures were judged on; null on the row of all versions, or when no submission recorded one. */
+  readonly version: string | null;
+  /** The row of every version, before the rows by version (only when the item was played on two or more). */
+  readonly allVersions: boolean;
   /** Test inputs the item shows. */
   readonly tests: number;
   /** Counted sessions whose study version has this item. */
@@ -364,6 +385,8 @@ export interface GameResult {
   readonly version: string | null;
   /** Whether `version` is the one the server runs now. */
   readonly current: boolean;
+  /** The row of every version (`version` null), before the rows by version (only when players played two or more). */
+  readonly allVersions: boolean;
   readonly title: string;
   /** Counted sessions that played the game and whose log verified. */
   readonly participants: number;
@@ -417,6 +440,8 @@ export function testIndicesOf(item: TaskItem, count: number | null, subs: readon
 
 interface TaskAcc {
   readonly item: TaskItem;
+  /** The task version counted here; null: every version. */
+  readonly version: string | null;
   tests: number;
   participants: number;
   attempted: number;
@@ -529,16 +554,18 @@ export function studyResults(input: ResultsInput): StudyResults {
 
   // Items in the order of the newest version first, then any that only older versions have.
   const tasks = new Map<string, TaskAcc>();
+  /** By task key: the figures of each task version (content hash) its submissions recorded. */
+  const taskVersions = new Map<string, Map<string, TaskAcc>>();
   const gamesAcc = new Map<string, GameAcc>();
+  /** By game item (item and game): the figures of every version together. */
+  const allGames = new Map<string, GameAcc>();
   const taskKey = (i: TaskItem) => `${i.id}\u0000${i.collection}\u0000${i.task}`;
-  const gameKey = (id: string, game: string, version: string | null) => `${id}\u0000${game}\u0000${version ?? ''}`;
+  const itemKey = (id: string, game: string) => `${id}\u0000${game}`;
+  const gameKey = (id: string, game: string, version: string | null) => `${itemKey(id, game)}\u0000${version ?? ''}`;
+  const mounted = (game: string) => mountedVersion(input.games[game], game);
   const gameAcc = (id: string, game: string, version: string | null): GameAcc => {
     let acc = gamesAcc.get(gameKey(id, game, version));
-    if (!acc)
-      gamesAcc.set(
-        gameKey(id, game, version),
-        (acc = { item: id, game, version, players: new Map(), unverified: 0, otherVersion: 0, clicks: new Map() }),
-      );
+    if (!acc) gamesAcc.set(gameKey(id, game, version), (acc = newGameAcc(id, game, version)));
     return acc;
   };
   const questionAccs = new Map<string, QuestionAcc>();
@@ -548,20 +575,12 @@ export function studyResults(input: ResultsInput): StudyResults {
   for (const v of listed) {
     for (const item of defs.get(v)!.items) {
       if (item.kind === 'task' && !item.practice && !tasks.has(taskKey(item))) {
-        tasks.set(taskKey(item), {
-          item,
-          tests: testIndicesOf(item, input.testCount(item.collection, item.task), []).length,
-          participants: 0,
-          attempted: 0,
-          solvedWithin: [0, 0, 0],
-          firstAction: [],
-          solve: [],
-          actions: [],
-          tools: zeroTools(),
-          toolUses: zeroTools(),
-        });
+        tasks.set(
+          taskKey(item),
+          newTaskAcc(item, null, testIndicesOf(item, input.testCount(item.collection, item.task), []).length),
+        );
       }
-      if (item.kind === 'game' && !item.practice) gameAcc(item.id, item.game, input.games[item.game]?.version ?? null);
+      if (item.kind === 'game' && !item.practice) gameAcc(item.id, item.game, mounted(item.game));
       if (item.kind === 'question' && !item.practice) {
         for (const place of questionPlaces(item)) {
           const key = questionKey(item.id, place.testIndex, place.collection, place.question);
@@ -609,30 +628,29 @@ export function studyResults(input: ResultsInput): StudyResults {
 
     for (const item of def.items) {
       if (item.kind === 'task' && !item.practice) {
-        const acc = tasks.get(taskKey(item));
+        const key = taskKey(item);
+        const acc = tasks.get(key);
         const part = digest.tasks[item.id];
-        if (acc && part) addTask(acc, part);
+        if (!acc || !part) continue;
+        addTask(acc, part);
+        if (part.version) {
+          let byVersion = taskVersions.get(key);
+          if (!byVersion) taskVersions.set(key, (byVersion = new Map()));
+          let v = byVersion.get(part.version);
+          if (!v) byVersion.set(part.version, (v = newTaskAcc(item, part.version, acc.tests)));
+          addTask(v, part);
+        }
       } else if (item.kind === 'game' && !item.practice) {
         const part = digest.games[item.id];
-        if (!gamesAcc.has(gameKey(item.id, item.game, input.games[item.game]?.version ?? null)) || !part) continue;
-        const acc = gameAcc(item.id, item.game, part.version ?? input.games[item.game]?.version ?? null);
-        if (part.status === 'other_version') {
-          acc.otherVersion++;
-          continue;
-        }
-        if (part.status !== 'verified' || !part.detail) {
-          acc.unverified++;
-          continue;
-        }
+        if (!gamesAcc.has(gameKey(item.id, item.game, mounted(item.game))) || !part) continue;
+        // A server-run game keeps its id when its code changes: the run's record names the code.
+        const version = input.gameRuns?.get(session.id)?.[item.id]?.version ?? part.version ?? mounted(item.game);
+        let all = allGames.get(itemKey(item.id, item.game));
+        if (!all) allGames.set(itemKey(item.id, item.game), (all = newGameAcc(item.id, item.game, null)));
         // First-time players only: a participant (by recruitment id) counts with their earliest
         // session; sessions are visited oldest first. The exported baselines count the same way.
         const who = session.params.PROLIFIC_PID || session.params.workerId || session.id;
-        if (!acc.players.has(who)) acc.players.set(who, part.detail);
-        for (const [level, key, count] of part.clicks) {
-          let m = acc.clicks.get(level);
-          if (!m) acc.clicks.set(level, (m = new Map()));
-          m.set(key, (m.get(key) ?? 0) + count);
-        }
+        for (const acc of [gameAcc(item.id, item.game, version), all]) addGame(acc, part, who);
       } else if (item.kind === 'question' && !item.practice) {
         const part = digest.questions?.[item.id];
         if (!part) continue;
@@ -651,8 +669,12 @@ export function studyResults(input: ResultsInput): StudyResults {
   return {
     study: { id: input.study.id, title: shown.title, versions, version: input.version },
     participants,
-    tasks: [...tasks.values()].map(taskResult),
-    games: [...gamesAcc.values()].map((g) => gameResult(g, input.games[g.game])),
+    tasks: [...tasks].flatMap(([key, all]) => {
+      const byVersion = [...(taskVersions.get(key)?.values() ?? [])];
+      if (byVersion.length < 2) return [taskResult({ ...all, version: byVersion[0]?.version ?? null }, false)];
+      return [taskResult(all, true), ...byVersion.map((v) => taskResult(v, false))];
+    }),
+    games: gameRows(gamesAcc, allGames).map(([g, allVersions]) => gameResult(g, input.games[g.game], allVersions)),
     questions,
     questionGroups: questionGroups(questions),
   };
@@ -796,6 +818,7 @@ export function taskDigestOf(
   indices: readonly number[],
 ): TaskDigest {
   const mine = subs.filter((s) => s.item === itemId && indices.includes(s.testIndex));
+  const version = mine.find((s) => s.taskHash)?.taskHash ?? null;
   if (tally.events === 0 && mine.length === 0)
     return {
       attempted: false,
@@ -804,6 +827,7 @@ export function taskDigestOf(
       firstActionMs: null,
       solveMs: null,
       toolUses: {},
+      version,
     };
   const correct = indices.map((ti) =>
     mine.find((s) => s.testIndex === ti && s.verdict === 'correct' && s.trial !== null),
@@ -824,6 +848,7 @@ export function taskDigestOf(
     firstActionMs: start && tally.firstEditT !== null ? tally.firstEditT - start.t : null,
     solveMs,
     toolUses: { ...tally.toolUses },
+    version,
   };
 }
 
@@ -841,12 +866,30 @@ function addTask(acc: TaskAcc, part: TaskDigest): void {
   }
 }
 
-function taskResult(acc: TaskAcc): TaskResult {
+function newTaskAcc(item: TaskItem, version: string | null, tests: number): TaskAcc {
+  return {
+    item,
+    version,
+    tests,
+    participants: 0,
+    attempted: 0,
+    solvedWithin: [0, 0, 0],
+    firstAction: [],
+    solve: [],
+    actions: [],
+    tools: zeroTools(),
+    toolUses: zeroTools(),
+  };
+}
+
+function taskResult(acc: TaskAcc, allVersions: boolean): TaskResult {
   const rate = (n: number) => (acc.attempted ? n / acc.attempted : 0);
   return {
     item: acc.item.id,
     collection: acc.item.collection,
     task: acc.item.task,
+    version: acc.version,
+    allVersions,
     tests: acc.tests,
     participants: acc.participants,
     attempted: acc.attempted,
@@ -860,9 +903,57 @@ function taskResult(acc: TaskAcc): TaskResult {
   };
 }
 
-function gameResult(acc: GameAcc, meta: { title: string; levels: number; version?: string } | undefined): GameResult {
+function newGameAcc(item: string, game: string, version: string | null): GameAcc {
+  return { item, game, version, players: new Map(), unverified: 0, otherVersion: 0, clicks: new Map() };
+}
+
+/** Adds a session's part of a game item to one row's figures; `who` counts once, with their earliest session. */
+function addGame(acc: GameAcc, part: GameDigest, who: string): void {
+  if (part.status === 'other_version') {
+    acc.otherVersion++;
+    return;
+  }
+  if (part.status !== 'verified' || !part.detail) {
+    acc.unverified++;
+    return;
+  }
+  if (!acc.players.has(who)) acc.players.set(who, part.detail);
+  for (const [level, key, count] of part.clicks) {
+    let m = acc.clicks.get(level);
+    if (!m) acc.clicks.set(level, (m = new Map()));
+    m.set(key, (m.get(key) ?? 0) + count);
+  }
+}
+
+/**
+ * The game rows in order, each with whether it is a row of all versions: an item's row of all
+ * versions goes before its first row by version, when players of two or more versions counted.
+ */
+function gameRows(byVersion: ReadonlyMap<string, GameAcc>, all: ReadonlyMap<string, GameAcc>): [GameAcc, boolean][] {
+  const played = new Map<string, number>();
+  const itemOf = (g: GameAcc) => `${g.item}\u0000${g.game}`;
+  for (const g of byVersion.values()) if (g.players.size > 0) played.set(itemOf(g), (played.get(itemOf(g)) ?? 0) + 1);
+  const out: [GameAcc, boolean][] = [];
+  const shown = new Set<string>();
+  for (const g of byVersion.values()) {
+    const key = itemOf(g);
+    const every = all.get(key);
+    if (every && (played.get(key) ?? 0) >= 2 && !shown.has(key)) {
+      shown.add(key);
+      out.push([every, true]);
+    }
+    out.push([g, false]);
+  }
+  return out;
+}
+
+function gameResult(
+  acc: GameAcc,
+  meta: ({ title: string; levels: number } & MountedGame) | undefined,
+  allVersions: boolean,
+): GameResult {
   const players = [...acc.players.entries()];
-  const current = meta !== undefined && (meta.version ?? null) === acc.version;
+  const current = !allVersions && meta !== undefined && mountedVersion(meta, acc.game) === acc.version;
   // Another version may have other levels: only the current one lists levels nobody reached.
   const n = Math.max(current ? meta.levels : 0, ...players.map(([, p]) => p.levels.length), ...acc.clicks.keys());
   const levelsOf: PlayerLevels[] = players.map(([participant, p]) => ({
@@ -914,6 +1005,7 @@ function gameResult(acc: GameAcc, meta: { title: string; levels: number; version
     game: acc.game,
     version: acc.version,
     current,
+    allVersions,
     title: meta?.title ?? acc.game,
     participants: players.length,
     unverified: acc.unverified,

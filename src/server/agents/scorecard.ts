@@ -26,6 +26,8 @@ export interface CardGame {
   readonly baselines: Baselines | null;
   /** Where the baselines come from: `study:<id>`, `file` (`serve --agent-baselines`) or `metadata`; null: none. */
   readonly baselinesFrom?: string | null;
+  /** Why a source's baselines were refused (they are of other versions of the game); said in each run's message. */
+  readonly refused?: string;
 }
 
 export interface CardHead {
@@ -113,7 +115,10 @@ function runJson(
     },
     levels: [],
   });
-  if (!baselines || listed === 0) return raw('Human baseline actions are not available for this environment');
+  if (!baselines || listed === 0)
+    return raw(
+      `Human baseline actions are not available for this environment${game?.refused ? `: ${game.refused}` : ''}`,
+    );
   if (listed < completedLevels) return raw('Human baseline actions size mismatch');
   const scored = scoreRun(
     { game: play.gameId, label: `${play.guid ?? ''}#${index + 1}`, levelActions, levelsCompleted: completedLevels },

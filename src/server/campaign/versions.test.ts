@@ -4,7 +4,9 @@
  * level 1; the designer edits its file and the game is reloaded; three more play the new code and
  * complete level 1. The campaign view shows the two code versions side by side, which one is
  * mounted and when each was first played, each with the figures recomputed from its own runs
- * (the runs' recorded code and their stored steps). Then a candidate skipped for lack of time
+ * (the runs' recorded code and their stored steps). The study's results, its baselines export and
+ * its attempts export split the game the same way, with the row of all versions kept. Then a
+ * candidate skipped for lack of time
  * stays skipped: a run of it is refused (409 `item_skipped`) even after an `item.start` for it.
  */
 import { chmodSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,6 +16,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Hono } from 'hono';
 import { serverStepEventData, type ServerRunReply, type ServerStep } from '../../core/game/serverGame';
 import type { CampaignView } from '../../core/protocol/campaign';
+import type { StudyResults } from '../../core/analysis/results';
+import { parseCsvObjects } from '../../core/formats/csv';
 import type { StudyDefinitionInput } from '../../core/study/schema';
 import { createApi } from '../app';
 import { hashToken } from '../people/auth';
@@ -71,6 +75,17 @@ describe('a campaign whose game is revised mid-campaign', () => {
   let app: Hono;
   let clock = Date.UTC(2026, 5, 1, 9);
   const call = apiCaller(() => app);
+  /** The code versions before and after the designer's edit, set by the first test. */
+  let before = '';
+  let after = '';
+  /** An export of study `rev` downloaded through its one-time link. */
+  const download = async (format: string) => {
+    const made = await call('POST', 'admin/studies/rev/exports', ADMIN, { format });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const res = await app.request((made.body as { url: string }).url.replace(/^\/api/, ''));
+    expect(res.status).toBe(200);
+    return parseCsvObjects(await res.text());
+  };
 
   /** One participant: a session, a run of the candidate with `clicks` clicks, its log, finished. */
   const play = async (studyId: string, pid: string, clicks: number) => {
@@ -144,7 +159,7 @@ describe('a campaign whose game is revised mid-campaign', () => {
 
   it('shows the two code versions side by side, each with the figures of its own runs', async () => {
     expect((await call('POST', 'admin/studies/rev', ADMIN, { definition: study() })).status).toBe(201);
-    const before = (await readGameFolder(gameDir)).hash;
+    before = (await readGameFolder(gameDir)).hash;
     for (const pid of ['a1', 'a2', 'a3']) await play('rev', pid, 2);
     const firstAfter = clock + 10 * MIN;
     clock = firstAfter;
@@ -152,7 +167,7 @@ describe('a campaign whose game is revised mid-campaign', () => {
     const file = path.join(gameDir, 'vc33.py');
     writeFileSync(file, `${readFileSync(file, 'utf8')}\n# revised\n`);
     await arc3.service.reload(VC33);
-    const after = (await readGameFolder(gameDir)).hash;
+    after = (await readGameFolder(gameDir)).hash;
     expect(after).not.toBe(before);
     for (const pid of ['b1', 'b2', 'b3']) await play('rev', pid, 3);
 
@@ -192,6 +207,40 @@ describe('a campaign whose game is revised mid-campaign', () => {
       [3, 3],
     ]);
     expect(candidate.versions[1].firstPlayedAt).toBeGreaterThanOrEqual(candidate.versions[0].firstPlayedAt!);
+  });
+
+  it("splits the study's results, baselines and attempts by the code each run was opened on", async () => {
+    const results = (await call('GET', 'admin/studies/rev/results', ADMIN)).body as StudyResults;
+    const level1 = (version: string | null) => {
+      const row = results.games.find((g) => g.version === version);
+      expect(row, `a results row of ${version ?? 'all versions'}`).toBeDefined();
+      return [row!.participants, row!.levels[0].reached, row!.levels[0].completed, row!.levels[0].actions.median];
+    };
+    // The row of all versions first, then each version with its own level-1 rate: 0 of 3 on the
+    // old code, 3 of 3 in 3 actions on the new.
+    expect(results.games.map((g) => [g.version, g.allVersions, g.current])).toEqual([
+      [null, true, false],
+      [`${VC33}@${after}`, false, true],
+      [`${VC33}@${before}`, false, false],
+    ]);
+    expect(level1(null)).toEqual([6, 6, 3, 3]);
+    expect(level1(`${VC33}@${before}`)).toEqual([3, 3, 0, null]);
+    expect(level1(`${VC33}@${after}`)).toEqual([3, 3, 3, 3]);
+
+    // The baselines export: the current code under the game's id, the old code under its version.
+    const baselines = (await download('baselines-csv')).filter((r) => r.level === '1' && r.preset === 'best');
+    expect(baselines.map((r) => [r.game, r.version, r.participants, r.reached, r.completers, r.baseline])).toEqual([
+      [VC33, `${VC33}@${after}`, '3', '3', '3', '3'],
+      [`${VC33}@${before}`, `${VC33}@${before}`, '3', '3', '0', ''],
+    ]);
+
+    // Each attempt says the code it was played on.
+    const attempts = await download('csv');
+    const byPid = new Map(attempts.map((r) => [r.participant_id, r.version]));
+    expect(['a1', 'a2', 'a3', 'b1', 'b2', 'b3'].map((pid) => byPid.get(pid))).toEqual([
+      ...Array(3).fill(`${VC33}@${before}`),
+      ...Array(3).fill(`${VC33}@${after}`),
+    ]);
   });
 
   it('refuses a run of a candidate skipped for lack of time, even after an item.start for it', async () => {

@@ -100,6 +100,12 @@ const ATTEMPT_SPEC: Record<string, Column> = {
   collection: { type: 'string', empty: true, description: "Task items: the task's collection" },
   task: { type: 'string', empty: true, description: "Task items: the task's id in its collection" },
   game: { type: 'string', empty: true, description: "Game items: the game's id" },
+  version: {
+    type: 'string',
+    empty: true,
+    description:
+      "The version played: tasks, the content hash of the task the first judged submission was judged on; games, the version the log or the run recorded (a server-run game's code, <game id>@<code hash>); empty when not recorded",
+  },
   practice: { type: 'boolean', description: 'A practice item (never counted)' },
   started: { type: 'boolean', description: 'The participant opened the item (logged its item.start)' },
   finished: {
@@ -155,7 +161,16 @@ const ATTEMPT_SPEC: Record<string, Column> = {
 };
 
 const BASELINE_SPEC: Record<string, Column> = {
-  game: { type: 'string', description: 'The game id' },
+  game: {
+    type: 'string',
+    description: "The game id for the version the server ran when exporting, else the version's own id",
+  },
+  version: {
+    type: 'string',
+    empty: true,
+    description:
+      "The game version these figures are of: a built-in game's versioned id (push-<hash>), a server-run game's code its runs were opened on (ls20-9607627b@<code hash>); empty when not known",
+  },
   level: { type: 'integer', description: '1-based level' },
   participants: { type: 'integer', description: 'First-time players of the game with a verified log' },
   reached: { type: 'integer', description: 'Of those, players whose first run entered the level' },
