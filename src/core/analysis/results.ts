@@ -39,6 +39,7 @@ import {
 } from '../study/rules';
 import { summarizeSession, type SubmissionTally } from '../study/summary';
 import { GRID_ACTION_KINDS } from '../study/actions';
+import { GRID_TOOL_OF_KIND, GRID_TOOLS, type GridTool } from '../log/gridPlayer';
 import { isCounted, splitRuns } from '../scoring/accounting';
 import type { GameState } from '../game/types';
 import {
@@ -248,62 +249,12 @@ export interface ParticipantResult {
   readonly excludedReason: string | null;
 }
 
-/** Grid tools as the results count them; `edit` is painting cells. */
-export type ToolName =
-  | 'edit'
-  | 'select'
-  | 'wand'
-  | 'fill'
-  | 'copy'
-  | 'paste'
-  | 'resize'
-  | 'copy.input'
-  | 'reset'
-  | 'undo'
-  | 'redo'
-  | 'recolor'
-  | 'rotate'
-  | 'flip'
-  | 'move'
-  | 'crop';
+/** Grid tools as the results count them (`GRID_EVENTS` in core/log/gridPlayer.ts); `edit` is painting cells. */
+export type ToolName = GridTool;
 
 /** Event kind -> tool. */
-const TOOL_OF_KIND: Readonly<Record<string, ToolName>> = {
-  paint: 'edit',
-  select: 'select',
-  'select.wand': 'wand',
-  fill: 'fill',
-  copy: 'copy',
-  paste: 'paste',
-  resize: 'resize',
-  'copy.input': 'copy.input',
-  reset: 'reset',
-  undo: 'undo',
-  redo: 'redo',
-  recolor: 'recolor',
-  rotate: 'rotate',
-  flip: 'flip',
-  move: 'move',
-  crop: 'crop',
-};
-const TOOL_NAMES: readonly ToolName[] = [
-  'edit',
-  'select',
-  'wand',
-  'fill',
-  'copy',
-  'paste',
-  'resize',
-  'copy.input',
-  'reset',
-  'undo',
-  'redo',
-  'recolor',
-  'rotate',
-  'flip',
-  'move',
-  'crop',
-];
+const TOOL_OF_KIND: Readonly<Record<string, ToolName | undefined>> = GRID_TOOL_OF_KIND;
+const TOOL_NAMES: readonly ToolName[] = GRID_TOOLS;
 
 /** The grid-changing event kinds (core/study/actions.ts): each is one action of a task. */
 export { GRID_ACTION_KINDS } from '../study/actions';
