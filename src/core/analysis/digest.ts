@@ -13,6 +13,7 @@ import { isCounted, splitRuns } from '../scoring/accounting';
 import type { GameState } from '../game/types';
 import { firstRunLevels, firstRunSteps, type LevelResult } from '../scoring/baselines';
 import { questionItemDigest, type QuestionItemDigest } from './questions';
+import { foldSignals, newSignalFold, sessionPrints } from './signals';
 import {
   ANALYSIS_VERSION,
   type GameDigest,
@@ -161,6 +162,7 @@ export function digestSession(
     tasks,
     games: gameParts,
     questions: questionParts,
+    prints: sessionPrints(def, session.order, foldSignals(newSignalFold(), events), submissions),
   };
 }
 

@@ -9,6 +9,7 @@ import type { SubmissionTally } from '../study/summary';
 import type { GridTool } from '../log/gridPlayer';
 import type { BaselinePresetName, LevelResult } from '../scoring/baselines';
 import type { Dist } from './dist';
+import type { SessionPrints } from './signals';
 import type { GradeLookup, QuestionFacts, QuestionGroupResult, QuestionItemDigest, QuestionResult } from './questions';
 
 /** The value of `params.mode` that marks a designer's playtest session. */
@@ -56,7 +57,7 @@ export type SessionData =
  * The version of what `digestSession` computes: a digest stored under another version is
  * computed again from the log. Raise it with any change to the digest or to what goes into it.
  */
-export const ANALYSIS_VERSION = 6;
+export const ANALYSIS_VERSION = 7;
 
 /** What one participant's log gives one counted task item. */
 export interface TaskDigest {
@@ -104,6 +105,8 @@ export interface SessionDigest {
   readonly games: Readonly<Record<string, GameDigest>>;
   /** By item id: every question item that is not practice (`core/analysis/questions.ts`). */
   readonly questions: Readonly<Record<string, QuestionItemDigest>>;
+  /** What the signals across sessions compare (`core/analysis/signals.ts`); absent in digests made without. */
+  readonly prints?: SessionPrints;
 }
 
 export interface ResultsInput {
@@ -168,7 +171,10 @@ export interface ParticipantResult {
   readonly activeMs: number;
   /** Actions on counted items, as `itemActions` (core/study/actions.ts) defines them for every item kind. */
   readonly actions: number;
-  /** The stored flags and the derived ones: `low_effort`, `game_log_unverified:<item>`, `repeat_participant`, ... */
+  /**
+   * The stored flags and the derived ones: `low_effort`, `game_log_unverified:<item>`, `repeat_participant`, ...,
+   * and the signals of help and low effort, the session's own and those across sessions (`signals.ts`).
+   */
   readonly flags: string[];
   /** A designer's playtest: listed, never counted. */
   readonly playtest: boolean;

@@ -40,6 +40,7 @@ import {
   type PlayerLevels,
 } from '../scoring/baselines';
 import { distribution } from './dist';
+import { crossSessionSignals, type SessionPrints } from './signals';
 import { mountedVersion, type MountedGame } from './versions';
 import {
   addQuestion,
@@ -167,6 +168,7 @@ export function studyResults(input: ResultsInput): StudyResults {
   }
 
   const participants: ParticipantResult[] = [];
+  const printed: { id: string; prints?: SessionPrints }[] = [];
   const sessions = input.sessions
     .filter((s) => input.version === null || s.session.studyVersion === input.version)
     .slice()
@@ -200,6 +202,7 @@ export function studyResults(input: ResultsInput): StudyResults {
       excluded,
       excludedReason: excluded ? (session.excludedReason ?? null) : null,
     });
+    if (!playtest) printed.push({ id: session.id, prints: digest.prints });
     if (playtest || excluded) continue;
 
     for (const item of def.items) {
@@ -237,6 +240,10 @@ export function studyResults(input: ResultsInput): StudyResults {
       }
     }
   }
+
+  // Signals across sessions (identical answers, actions, descriptions) join each one's own flags.
+  const cross = crossSessionSignals(printed);
+  for (const p of participants) for (const f of cross.get(p.sessionId) ?? []) if (!p.flags.includes(f)) p.flags.push(f);
 
   const questions = [...questionAccs.values()].map((acc) =>
     questionResult(acc, input.questionFacts?.(acc.place.collection, acc.place.question) ?? null),
