@@ -135,7 +135,7 @@ const ATTEMPT_SPEC: Record<string, Column> = {
 };
 
 const PAYMENTS_SPEC: Record<string, Column> = {
-  session_id: { type: 'string', description: 'The session id' },
+  session_id: SESSION_COLUMNS.session_id,
   participant_id: {
     type: 'string',
     empty: true,
