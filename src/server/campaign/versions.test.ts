@@ -5,7 +5,8 @@
  * complete level 1. The campaign view shows the two code versions side by side, which one is
  * mounted and when each was first played, each with the figures recomputed from its own runs
  * (the runs' recorded code and their stored steps). The study's results, its baselines export and
- * its attempts export split the game the same way, with the row of all versions kept. Then a
+ * its attempts export split the game the same way, with the row of all versions kept; an agent is
+ * scored against the baselines of the code it played, and refused those of other code. Then a
  * candidate skipped for lack of time
  * stays skipped: a run of it is refused (409 `item_skipped`) even after an `item.start` for it.
  */
@@ -29,6 +30,8 @@ import type { Store } from '../store/types';
 import { readGameFolder } from '../arc3/gameCode';
 import { startArc3, studioGames, type Arc3Started } from '../arc3/mount';
 import { apiCaller } from '../testing/api';
+import { AgentService, RESEARCHER } from '../agents/service';
+import { studyBaselines } from '../agents/baselines';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const VENDOR = path.resolve(ROOT, '../shared/vendor/arc-agi-3');
@@ -241,6 +244,48 @@ describe('a campaign whose game is revised mid-campaign', () => {
       ...Array(3).fill(`${VC33}@${before}`),
       ...Array(3).fill(`${VC33}@${after}`),
     ]);
+  });
+
+  it('scores an agent against the human baselines of the code it played, and refuses those of other code', async () => {
+    const agents = new AgentService({
+      store,
+      adminTokenHash: hashToken(ADMIN),
+      arc3: arc3.service,
+      now: () => clock,
+      studyBaselines: async (id) => {
+        const r = await call('GET', `admin/studies/${id}/results`, ADMIN);
+        return r.status === 200 ? studyBaselines(r.body as StudyResults) : null;
+      },
+    });
+    type Card = {
+      environments: { baselines: string | null; runs: { level_baseline_actions: number[]; message?: string }[] }[];
+    };
+    /** A scorecard of the study: vc33 played to level 1's completion, then closed. */
+    const play = async () => {
+      const card = await agents.openCard(RESEARCHER, { tags: ['study:rev'] });
+      const opened = await agents.command(RESEARCHER, 'RESET', { game_id: VC33, card_id: card });
+      const { guid } = JSON.parse(opened.json) as { guid: string };
+      for (let k = 0; k < 3; k++) await agents.command(RESEARCHER, 'ACTION6', { game_id: VC33, guid, ...CLICK });
+      return (await agents.closeCard(RESEARCHER, card)) as Card;
+    };
+    try {
+      // The code mounted now is the new code, whose three players completed level 1 in 3 actions.
+      const onNew = (await play()).environments[0];
+      expect([onNew.baselines, onNew.runs[0].level_baseline_actions[0]]).toEqual(['study:rev', 3]);
+
+      // Revised once more: no participant played that code, so the study's figures are refused.
+      const file = path.join(gameDir, 'vc33.py');
+      writeFileSync(file, `${readFileSync(file, 'utf8')}\n# revised again\n`);
+      await arc3.service.reload(VC33);
+      const third = (await readGameFolder(gameDir)).hash;
+      const onThird = (await play()).environments[0];
+      expect(onThird.baselines).toBeNull();
+      expect(onThird.runs[0].message).toBe(
+        `Human baseline actions are not available for this environment: study "rev" has human baselines of ${VC33}@${after}, ${VC33}@${before} only, and this agent played ${VC33}@${third}; score it against a study whose participants played that version, or collect baselines of it`,
+      );
+    } finally {
+      await agents.stop();
+    }
   });
 
   it('refuses a run of a candidate skipped for lack of time, even after an item.start for it', async () => {
