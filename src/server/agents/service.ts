@@ -28,7 +28,7 @@ import {
   type Run,
 } from '../../core/game';
 import { isScoringPreset, type Baselines, type ScoringPresetName } from '../../core/scoring';
-import { cardOptions, STUDY_TAG, versionBaselines, type CardOptions } from './baselines';
+import { cardOptions, REFERENCE_TAG, STUDY_TAG, versionBaselines, type CardOptions } from './baselines';
 import { codeVersion } from '../../core/analysis/versions';
 import { games as builtinGames, gameVersions, getGame } from '../../games';
 import { hashToken, newToken, tokenMatches } from '../people/auth';
@@ -110,6 +110,8 @@ export interface AgentServiceOptions {
   readonly baselines?: () => Baselines | null;
   /** A study's human baselines, as its results show them (agents/baselines.ts `studyBaselines`); null when there is no such study. */
   readonly studyBaselines?: (studyId: string) => Promise<Baselines | null>;
+  /** A game's reference group as baselines (server/reference `referenceBaselines`); null when the game has no such group. */
+  readonly referenceBaselines?: (gameId: string, group: string) => Promise<Baselines | null>;
   /** The preset of scorecards whose tags name none (`serve --agent-preset`); `toolkit-2026-04` when absent. */
   readonly defaultPreset?: ScoringPresetName;
   readonly now?: () => number;
@@ -409,8 +411,10 @@ export class AgentService {
       let baselines: Baselines | null = null;
       let from: string | null = null;
       const versions = [...(played.get(id) ?? [])];
-      const fromStudy = study ? versionBaselines(study, id, versions, `study "${card.options.study}"`) : null;
-      const fromFile = file ? versionBaselines(file, id, versions, 'the baselines file') : null;
+      const reference = card.options.reference;
+      const fromStudy =
+        reference === null && study ? versionBaselines(study, id, versions, `study "${card.options.study}"`) : null;
+      const fromFile = reference === null && file ? versionBaselines(file, id, versions, 'the baselines file') : null;
       // The first source that has the game decides: its figures of the version played, or a refusal
       // (figures of another version would score the agent against a game it did not play).
       const chosen = fromStudy ?? fromFile;
@@ -418,7 +422,11 @@ export class AgentService {
         out[id] = { tags: info?.tags ?? [], baselines: null, baselinesFrom: null, refused: chosen.problem };
         continue;
       }
-      if (chosen && fromStudy) {
+      if (reference !== null) {
+        // The card chose its human baselines: no other source stands in for a game the group lacks.
+        baselines = (await this.opts.referenceBaselines?.(id, reference)) ?? null;
+        from = `${REFERENCE_TAG}${reference}`;
+      } else if (chosen && fromStudy) {
         baselines = { source: study!.source, games: { [id]: chosen.game } };
         from = `${STUDY_TAG}${card.options.study}`;
       } else if (chosen) {
@@ -994,7 +1002,7 @@ function countedNoop<S>(run: Run<S>): Run<S> {
 /** The options of a stored card; tags checked when it was opened, so a problem now means none. */
 function optionsOf(tags: readonly string[]): CardOptions {
   const o = cardOptions(tags);
-  return 'problem' in o ? { study: null, preset: null } : o;
+  return 'problem' in o ? { study: null, preset: null, reference: null } : o;
 }
 
 function ended(action: GameAction, state: GameState): AgentError {

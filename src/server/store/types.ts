@@ -8,6 +8,7 @@ import type { AgentReplayStep, AgentRunSource } from '../../core/protocol/agents
 import type { GradingStore } from './gradingStore';
 import type { CampaignStore } from './campaignStore';
 import type { PeopleStore } from './peopleStore';
+import type { ReferenceStore } from './referenceStore';
 import type { NewSession, StudyGamePin } from './records';
 
 export type { NewSession, StudyGamePin } from './records';
@@ -539,6 +540,8 @@ export interface Store
   readonly campaigns: CampaignStore;
   /** The lab's people, their sessions, tokens and study membership, and the audit trail by person (`peopleStore.ts`). */
   readonly people: PeopleStore;
+  /** Reference recordings: human runs recorded elsewhere, in named groups per game (`referenceStore.ts`). */
+  readonly references: ReferenceStore;
 
   close(): Promise<void>;
 }
