@@ -91,6 +91,8 @@ export interface Standin {
   readonly server: Server;
   /** What the stand-in paid: cents by participant. */
   paid(): ReadonlyMap<string, number>;
+  /** Sets what the next API requests meet, as `POST /__standin/faults` does. */
+  setFaults(f: Faults): void;
   close(): Promise<void>;
 }
 
@@ -378,6 +380,7 @@ export async function startStandin(o: StandinOptions): Promise<Standin> {
     url: `http://${o.host ?? '127.0.0.1'}:${port}`,
     server,
     paid: () => paid,
+    setFaults: (f) => Object.assign(faults, f),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -64,6 +64,11 @@ export type ErrorCode =
   | 'not_asked'
   | 'no_answer'
   | 'invalid_answers'
+  // Prolific.
+  | 'prolific_returned'
+  | 'prolific_not_configured'
+  | 'prolific_error'
+  | 'bad_signature'
   // Games run by the server (ARC-AGI-3).
   | 'run_lost'
   | 'game_lost'

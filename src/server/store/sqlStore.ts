@@ -3,6 +3,7 @@
  */
 import type { SessionState, StoredEvent } from '../../core/study/rules';
 import { migrations } from './migrations';
+import { ProlificStore } from './prolificStore';
 import { GroupCommit, type GroupMember } from './groupCommit';
 import { type GradingStore, SqlGradingStore } from './gradingStore';
 import { CampaignStore, lockCampaigns, recountingSessions } from './campaignStore';
@@ -427,6 +428,7 @@ export class SqlStore implements Store {
   readonly grading: GradingStore;
   readonly campaigns: CampaignStore;
   readonly people: PeopleStore;
+  readonly prolific: ProlificStore;
 
   /** Events of many sessions, one statement per group (see `appendEvents`). */
   private readonly appends: GroupCommit<PendingAppend>;
@@ -450,6 +452,7 @@ export class SqlStore implements Store {
     this.grading = new SqlGradingStore(db);
     this.campaigns = new CampaignStore(db);
     this.people = new SqlPeopleStore(db);
+    this.prolific = new ProlificStore(db);
     const parallel = db.kind === 'pglite' ? 1 : 4;
     this.appends = new GroupCommit({ parallel, max: GROUP_MAX, run: (group) => this.runGroup(group) });
     this.steps = new GroupCommit({ parallel, max: GROUP_MAX, run: (group) => this.runSteps(group) });

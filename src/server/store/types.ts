@@ -8,6 +8,7 @@ import type { AgentReplayStep, AgentRunSource } from '../../core/protocol/agents
 import type { GradingStore } from './gradingStore';
 import type { CampaignStore } from './campaignStore';
 import type { PeopleStore } from './peopleStore';
+import type { ProlificStore } from './prolificStore';
 import type { NewSession, StudyGamePin } from './records';
 
 export type { NewSession, StudyGamePin } from './records';
@@ -535,6 +536,8 @@ export interface Store
   readonly campaigns: CampaignStore;
   /** The lab's people, their sessions, tokens and study membership, and the audit trail by person (`peopleStore.ts`). */
   readonly people: PeopleStore;
+  /** Prolific: sealed secrets, the bonus ledger, submissions returned or timed out (`prolificStore.ts`). */
+  readonly prolific: ProlificStore;
 
   close(): Promise<void>;
 }
