@@ -1,6 +1,8 @@
 /**
  * `arc-studio serve`: the built app and the JSON API on one port.
  */
+import { prolificSettings } from './prolific/routes';
+import { loadSecretKey } from './prolific/secrets';
 import { Hono } from 'hono';
 import { getRequestListener } from '@hono/node-server';
 import { createServer } from 'node:http';
@@ -277,6 +279,7 @@ export async function startServer(
       },
       agents,
       oidc: oidcConfig ? new OidcRelyingParty(oidcConfig) : null,
+      prolific: prolificSettings(loadSecretKey(opts.dataDir)),
     }),
   );
   // An API path without a route is a JSON 404, never the app's page.

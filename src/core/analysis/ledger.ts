@@ -105,3 +105,17 @@ export function ledgerView(
     unpaid: units(unpaid),
   };
 }
+
+/** The ledger as CSV: a header, then one line per participant (ids are letters, digits, "_" and "-"). */
+export function ledgerCsv(ledger: PaymentLedger): string {
+  const head = 'participant_id,amount,paid,paid_amount,pending_amount,state,submission_id,bulk_bonus_ids\n';
+  return (
+    head +
+    ledger.participants
+      .map(
+        (p) =>
+          `${p.participant_id},${p.amount.toFixed(2)},${p.paid},${p.paid_amount.toFixed(2)},${p.pending_amount.toFixed(2)},${p.state},${p.submission_id ?? ''},${p.bulk_bonus_ids.join(' ')}\n`,
+      )
+      .join('')
+  );
+}

@@ -132,6 +132,10 @@ export interface CampaignView {
   readonly participants: {
     readonly inProgress: number;
     readonly finished: number;
+    /** Sessions ended because Prolific reported their submission returned (flag `prolific_returned`). */
+    readonly returned: number;
+    /** Sessions ended because Prolific reported their submission timed out (flag `prolific_timed_out`). */
+    readonly timedOut: number;
     readonly total: number;
     readonly live: readonly CampaignLiveSession[];
   };
