@@ -7,6 +7,9 @@ import type { WrittenStudy } from './schema';
 /** Prolific's completion page; `?cc=<code>` completes the participant's submission with that code. */
 export const PROLIFIC_COMPLETE_URL = 'https://app.prolific.com/submissions/complete';
 
+/** Seconds the completion code stays on screen before the redirect, when the study does not say. */
+export const REDIRECT_AFTER_SECONDS = 5;
+
 /** The flag of a session whose Prolific submission was returned, or timed out. */
 export const RETURN_FLAGS = { RETURNED: 'prolific_returned', 'TIMED-OUT': 'prolific_timed_out' } as const;
 

@@ -389,13 +389,13 @@ export const StudyDefinition = z
        * Absent in a study with `prolific`: Prolific's completion URL with `code`.
        */
       redirectUrl: z.url({ protocol: /^https?$/ }).optional(),
-      /** Seconds the code stays on screen before the participant is sent on (0: at once). */
+      /** Seconds the code stays on screen before the participant is sent on (0: at once); absent: `REDIRECT_AFTER_SECONDS`. */
       redirectAfterSeconds: z
         .number()
         .int('must be a whole number of seconds')
         .min(0)
         .max(600, 'must be at most 600 seconds (10 minutes)')
-        .default(5),
+        .optional(),
     }),
     /**
      * The study on Prolific: its id (Prolific's `STUDY_ID`), for bonuses paid from the studio and

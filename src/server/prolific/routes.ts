@@ -20,7 +20,7 @@ import { campaignFigures } from '../campaign/routes';
 import { type StudyDeps, fail, readBody, studyContext } from '../study/context';
 import { PROLIFIC_API_URL, ProlificClient } from './client';
 import { type PayFaultPoint, payBonuses } from './pay';
-import { applyStatusChange } from './returns';
+import { applyStatusChange, prolificStudies } from './returns';
 import { seal, unseal } from './secrets';
 import { signatureMatches } from './signature';
 
@@ -65,6 +65,87 @@ const WebhookBody = z.object({
     .optional(),
   status: z.string().max(40).optional(),
 });
+
+/** What a poll of a study's submissions found and did. */
+export interface SyncOutcome {
+  returned: number;
+  timedOut: number;
+  /** Sessions ended now. */
+  ended: string[];
+  /** Sessions already ended, flagged now. */
+  flagged: string[];
+}
+
+/** Reads a Prolific study's submissions and applies those returned or timed out to the studio study `id`. */
+export async function syncStudy(
+  deps: StudyDeps,
+  ctx: ReturnType<typeof studyContext>,
+  client: ProlificClient,
+  id: string,
+  prolificStudyId: string,
+): Promise<SyncOutcome> {
+  const out: SyncOutcome = { returned: 0, timedOut: 0, ended: [], flagged: [] };
+  for (const s of await client.studySubmissions(prolificStudyId)) {
+    if (s.status === 'RETURNED') out.returned++;
+    else if (s.status === 'TIMED-OUT') out.timedOut++;
+    else continue;
+    const r = await applyStatusChange(deps, ctx, {
+      submissionId: s.id,
+      participantId: s.participantId,
+      status: s.status,
+      via: 'poll',
+      studyId: id,
+    });
+    out.ended.push(...r.ended);
+    out.flagged.push(...r.flagged);
+  }
+  return out;
+}
+
+/** The token the server uses: the studio's (sealed), else the environment's; null when neither can be read. */
+async function tokenOf(deps: StudyDeps, settings: ProlificSettings): Promise<string | null> {
+  const sealed = await deps.store.prolific.secret(SECRETS.token);
+  if (sealed) return unseal(settings.key, sealed.sealed);
+  return settings.envToken;
+}
+
+/**
+ * Polls every study on Prolific every `seconds` (`ARC_STUDIO_PROLIFIC_POLL_SECONDS`, default 60;
+ * 0: never), while a token is set, so returns and time-outs free their places without a webhook.
+ * Every server may poll: applying a change twice changes nothing. Returns the stop function.
+ */
+export function startProlificPoll(
+  deps: StudyDeps,
+  settings: ProlificSettings,
+  seconds: number,
+  log: (line: string) => void,
+): () => void {
+  if (!(seconds > 0)) return () => {};
+  const ctx = studyContext(deps);
+  let running = false;
+  let reported = '';
+  const round = async () => {
+    if (running) return;
+    running = true;
+    try {
+      const token = await tokenOf(deps, settings);
+      if (!token) return;
+      const client = new ProlificClient(settings.apiUrl, token);
+      for (const s of await prolificStudies(deps)) await syncStudy(deps, ctx, client, s.id, s.prolificStudyId);
+      reported = '';
+    } catch (e) {
+      // Said once until it changes: a Prolific that is away is not a line every minute.
+      const line = `Prolific could not be polled: ${(e as Error).message}`;
+      if (line !== reported) log(line);
+      reported = line;
+    } finally {
+      running = false;
+    }
+  };
+  const timer = setInterval(() => void round(), seconds * 1000);
+  timer.unref();
+  return () => clearInterval(timer);
+}
 
 export function prolificRoutes(deps: StudyDeps, settings: ProlificSettings): Hono {
   const ctx = studyContext(deps);
@@ -163,28 +244,11 @@ export function prolificRoutes(deps: StudyDeps, settings: ProlificSettings): Hon
       );
     const client = await clientOr(c);
     if (!(client instanceof ProlificClient)) return client;
-    let submissions;
     try {
-      submissions = await client.studySubmissions(study.prolific.studyId);
+      return c.json(await syncStudy(deps, ctx, client, id, study.prolific.studyId));
     } catch (e) {
       return fail(c, 502, 'prolific_error', `${(e as Error).message} Nothing was changed; try again later.`);
     }
-    const out = { returned: 0, timedOut: 0, ended: [] as string[], flagged: [] as string[] };
-    for (const s of submissions) {
-      if (s.status === 'RETURNED') out.returned++;
-      else if (s.status === 'TIMED-OUT') out.timedOut++;
-      else continue;
-      const r = await applyStatusChange(deps, ctx, {
-        submissionId: s.id,
-        participantId: s.participantId,
-        status: s.status,
-        via: 'poll',
-        studyId: id,
-      });
-      out.ended.push(...r.ended);
-      out.flagged.push(...r.flagged);
-    }
-    return c.json(out);
   });
 
   api.post('/prolific/webhook', async (c) => {

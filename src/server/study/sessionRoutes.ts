@@ -9,7 +9,7 @@ import type { CreatedSession, FinishResult, SessionItem, SessionView, StudyIntro
 import { CreateSessionRequest, FinishRequest } from '../../core/protocol/requests';
 import { itemLimits, poolOf, questionRefs } from '../../core/study/schema';
 import { paymentOffer } from '../../core/study/paymentText';
-import { AFTER_RETURN_FLAG, completionRedirect } from '../../core/study/prolific';
+import { AFTER_RETURN_FLAG, REDIRECT_AFTER_SECONDS, completionRedirect } from '../../core/study/prolific';
 import { createDrawnSession, drawCount, settleClaims } from '../campaign/assign';
 import { sessionOrder } from '../../core/study/shuffle';
 import { ITEM_END, ITEM_START, effectiveState, sessionBudget, sessionProgress } from '../../core/study/rules';
@@ -332,7 +332,7 @@ export function sessionRoutes(ctx: StudyContext): Hono {
     return c.json({
       completionCode: study.completion.code,
       redirectUrl: completionRedirect(study),
-      redirectAfterSeconds: study.completion.redirectAfterSeconds,
+      redirectAfterSeconds: study.completion.redirectAfterSeconds ?? REDIRECT_AFTER_SECONDS,
     } satisfies FinishResult);
   });
 
