@@ -170,7 +170,11 @@ describe.each(backends)('returns and time-outs from Prolific on $name', (backend
   it('refuses a webhook whose signature or timestamp is wrong, and changes nothing', async () => {
     const secret = 'the-webhook-secret-of-this-test';
     expect((await call('PUT', '/api/admin/prolific/webhook-secret', ADMIN, { value: secret })).status).toBe(200);
-    const s = await call('POST', '/api/studies/onp/sessions', null, { params: { PROLIFIC_PID: 'victim01' } });
+    const s = await call('POST', '/api/studies/onp/sessions', null, {
+      params: { PROLIFIC_PID: 'victim01', SESSION_ID: 'sub01' },
+    });
+    // A session of the same participant without SESSION_ID, whose study Prolific cannot confirm: not touched.
+    const other = await call('POST', '/api/studies/onp/sessions', null, { params: { PROLIFIC_PID: 'victim01' } });
     const body = JSON.stringify({
       resource_id: 'sub01',
       event_type: 'submission.status.change',
@@ -197,5 +201,6 @@ describe.each(backends)('returns and time-outs from Prolific on $name', (backend
     const ok = await send(now, signDelivery(secret, now, body));
     expect(ok.status).toBe(200);
     expect((await store.getSession(s.body.sessionId))!.state).toBe('withdrawn');
+    expect((await store.getSession(other.body.sessionId))!.state).toBe('started');
   });
 });

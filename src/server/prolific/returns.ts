@@ -10,8 +10,10 @@
  * - the submission is recorded for the study, so the participant coming back meets the study's
  *   `prolific.afterReturn` rule (`study/sessionRoutes.ts`).
  *
- * A participant's sessions are found by their `PROLIFIC_PID`; where a session carries Prolific's
- * `SESSION_ID`, only the session of that submission.
+ * A participant's sessions are found by their `PROLIFIC_PID` in the studies the submission belongs
+ * to; where a session carries Prolific's `SESSION_ID`, only the session of that submission. When
+ * the study is not known (a webhook whose submission cannot be read back from Prolific), only a
+ * session carrying the submission's `SESSION_ID` is touched, never one of another study.
  */
 import { RETURN_FLAGS, isReturnStatus } from '../../core/study/prolific';
 import { isFinalState } from '../../core/study/rules';
@@ -25,8 +27,14 @@ export interface StatusChange {
   readonly participantId: string;
   readonly status: string;
   readonly via: 'webhook' | 'poll';
-  /** The studio study it is known to belong to (a poll knows it); a webhook finds it from the sessions. */
+  /** The studio study it is known to belong to (a poll knows it). */
   readonly studyId?: string;
+  /**
+   * The studio studies it may belong to (a webhook's submission read back from Prolific: the
+   * studies naming its Prolific study). Without `studyId` or `studyIds`, only sessions whose
+   * `SESSION_ID` is the submission's id are touched.
+   */
+  readonly studyIds?: ReadonlySet<string>;
 }
 
 /** What a change did: the sessions it ended or flagged. */
@@ -46,13 +54,13 @@ export async function applyStatusChange(
   const { store } = deps;
   const flag = RETURN_FLAGS[change.status];
   const now = ctx.now();
-  const sessions = (await store.prolific.sessionsOfParticipant(change.participantId)).filter(
-    (s) =>
-      (change.studyId === undefined || s.studyId === change.studyId) &&
-      (s.submissionId === null || s.submissionId === change.submissionId),
+  const known = change.studyId !== undefined ? new Set([change.studyId]) : change.studyIds;
+  const sessions = (await store.prolific.sessionsOfParticipant(change.participantId)).filter((s) =>
+    known
+      ? known.has(s.studyId) && (s.submissionId === null || s.submissionId === change.submissionId)
+      : s.submissionId === change.submissionId,
   );
-  const studies = new Set(sessions.map((s) => s.studyId));
-  if (change.studyId !== undefined) studies.add(change.studyId);
+  const studies = new Set([...sessions.map((s) => s.studyId), ...(known ?? [])]);
   for (const studyId of studies)
     await store.prolific.seeSubmission({
       studyId,

@@ -20,6 +20,7 @@ import { campaignFigures } from '../campaign/routes';
 import { type StudyDeps, fail, readBody, studyContext } from '../study/context';
 import { PROLIFIC_API_URL, ProlificClient } from './client';
 import { type PayFaultPoint, payBonuses } from './pay';
+import { isReturnStatus } from '../../core/study/prolific';
 import { applyStatusChange, prolificStudies } from './returns';
 import { seal, unseal } from './secrets';
 import { signatureMatches } from './signature';
@@ -283,11 +284,26 @@ export function prolificRoutes(deps: StudyDeps, settings: ProlificSettings): Hon
       return fail(c, 400, 'malformed', 'The webhook body is not a Prolific event: {resource_id, event_type, ...}.');
     const e = parsed.data;
     if (e.event_type !== 'submission.status.change' || !e.participant_id || !e.status) return c.json({ ignored: true });
+    // Which studio studies it belongs to: the submission's Prolific study, read back with the token.
+    let studyIds: Set<string> | undefined;
+    const token = await tokenOf(deps, settings);
+    if (token && isReturnStatus(e.status)) {
+      try {
+        const sub = await new ProlificClient(settings.apiUrl, token, { retries: 2 }).submission(e.resource_id);
+        if (sub.studyId !== null)
+          studyIds = new Set(
+            (await prolificStudies(deps)).filter((s) => s.prolificStudyId === sub.studyId).map((s) => s.id),
+          );
+      } catch {
+        // Not readable now: only a session carrying this submission's SESSION_ID is touched.
+      }
+    }
     const r = await applyStatusChange(deps, ctx, {
       submissionId: e.resource_id,
       participantId: e.participant_id,
       status: e.status,
       via: 'webhook',
+      studyIds,
     });
     return c.json({ ended: r.ended.length, flagged: r.flagged.length });
   });
