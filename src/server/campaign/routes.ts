@@ -27,6 +27,7 @@ import type { StudyDefinition } from '../../core/study/schema';
 import { ledgerCsv, ledgerView, owedCents } from '../../core/analysis/ledger';
 import type { PaymentsView } from '../../core/protocol/campaign';
 import { studySessionDigests } from '../digests/studyDigests';
+import { withCrossSignals } from '../../core/analysis/signals';
 import { definitionOf } from '../study/studies';
 import { type StudyDeps, fail, studyContext } from '../study/context';
 import type { SessionRecord } from '../store/types';
@@ -132,7 +133,7 @@ export async function campaignFigures(
     study,
     campaignId: study.campaign?.id ?? null,
     now,
-    sessions,
+    sessions: withCrossSignals(sessions),
     draws,
     counts: new Map(counters.map((k) => [k.candidate, k])),
     claims: claims.map((c) => ({
