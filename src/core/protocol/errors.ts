@@ -69,6 +69,9 @@ export type ErrorCode =
   | 'prolific_not_configured'
   | 'prolific_error'
   | 'bad_signature'
+  // Reference recordings: a line that is not the official format, a recording of another version.
+  | 'invalid_recording'
+  | 'other_version'
   // Games run by the server (ARC-AGI-3).
   | 'run_lost'
   | 'game_lost'

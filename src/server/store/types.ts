@@ -9,6 +9,7 @@ import type { GradingStore } from './gradingStore';
 import type { CampaignStore } from './campaignStore';
 import type { PeopleStore } from './peopleStore';
 import type { ProlificStore } from './prolificStore';
+import type { ReferenceStore } from './referenceStore';
 import type { NewSession, StudyGamePin } from './records';
 
 export type { NewSession, StudyGamePin } from './records';
@@ -538,6 +539,8 @@ export interface Store
   readonly people: PeopleStore;
   /** Prolific: sealed secrets, the bonus ledger, submissions returned or timed out (`prolificStore.ts`). */
   readonly prolific: ProlificStore;
+  /** Reference recordings: human runs recorded elsewhere, in named groups per game (`referenceStore.ts`). */
+  readonly references: ReferenceStore;
 
   close(): Promise<void>;
 }
