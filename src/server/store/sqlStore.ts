@@ -3,6 +3,7 @@
  */
 import type { SessionState, StoredEvent } from '../../core/study/rules';
 import { migrations } from './migrations';
+import { ProlificStore } from './prolificStore';
 import { GroupCommit, type GroupMember } from './groupCommit';
 import { type GradingStore, SqlGradingStore } from './gradingStore';
 import { type CentreStore, SqlCentreStore } from './centreStore';
@@ -438,6 +439,7 @@ export class SqlStore implements Store {
   readonly grading: GradingStore;
   readonly campaigns: CampaignStore;
   readonly people: PeopleStore;
+  readonly prolific: ProlificStore;
   readonly references: ReferenceStore;
   readonly centre: CentreStore;
 
@@ -463,6 +465,7 @@ export class SqlStore implements Store {
     this.grading = new SqlGradingStore(db);
     this.campaigns = new CampaignStore(db);
     this.people = new SqlPeopleStore(db);
+    this.prolific = new ProlificStore(db);
     this.references = new SqlReferenceStore(db);
     this.centre = new SqlCentreStore(db);
     const parallel = db.kind === 'pglite' ? 1 : 4;

@@ -10,6 +10,7 @@ import type { CentreStore } from './centreStore';
 import type { Pause } from '../../core/study/pauses';
 import type { CampaignStore } from './campaignStore';
 import type { PeopleStore } from './peopleStore';
+import type { ProlificStore } from './prolificStore';
 import type { ReferenceStore } from './referenceStore';
 import type { NewSession, StudyGamePin } from './records';
 
@@ -546,6 +547,8 @@ export interface Store
   readonly campaigns: CampaignStore;
   /** The lab's people, their sessions, tokens and study membership, and the audit trail by person (`peopleStore.ts`). */
   readonly people: PeopleStore;
+  /** Prolific: sealed secrets, the bonus ledger, submissions returned or timed out (`prolificStore.ts`). */
+  readonly prolific: ProlificStore;
   /** Reference recordings: human runs recorded elsewhere, in named groups per game (`referenceStore.ts`). */
   readonly references: ReferenceStore;
   /** A testing centre's stations, check-ins, notes and sessions' breaks (`centreStore.ts`). */
