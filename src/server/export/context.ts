@@ -60,6 +60,7 @@ export type ExportStore = Pick<
   | 'listStudyResponses'
   | 'grading'
   | 'campaigns'
+  | 'archives'
 >;
 
 /** Everything an export writer needs. */

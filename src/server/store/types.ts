@@ -8,9 +8,10 @@ import type { AgentReplayStep, AgentRunSource } from '../../core/protocol/agents
 import type { GradingStore } from './gradingStore';
 import type { CampaignStore } from './campaignStore';
 import type { PeopleStore } from './peopleStore';
-import type { NewSession, StudyGamePin } from './records';
+import type { ArchiveStore } from './archiveStore';
+import type { JsonPage, NewSession, StudyGamePin } from './records';
 
-export type { NewSession, StudyGamePin } from './records';
+export type { JsonPage, NewSession, StudyGamePin } from './records';
 
 export type StudySource = 'file' | 'studio';
 
@@ -384,15 +385,6 @@ export interface EventStore {
   streamEventsJson(sessionId: string, opts?: { batchSize?: number; afterSeq?: number }): AsyncGenerator<JsonPage>;
 }
 
-/** A page of a keyset read as the JSON text of its array of records. */
-export interface JsonPage {
-  readonly json: string;
-  /** How many records the array holds. */
-  readonly count: number;
-  /** The key of its last record. */
-  readonly last: number;
-}
-
 /** What participants submit besides events: grids for task items, answers and responses. */
 export interface AnswerStore {
   /** Inserts a submission; false when its key or its trial number is already taken. */
@@ -535,6 +527,8 @@ export interface Store
   readonly campaigns: CampaignStore;
   /** The lab's people, their sessions, tokens and study membership, and the audit trail by person (`peopleStore.ts`). */
   readonly people: PeopleStore;
+  /** A study's rows as an archive holds them, and their restore (`archiveStore.ts`). */
+  readonly archives: ArchiveStore;
 
   close(): Promise<void>;
 }
