@@ -35,6 +35,7 @@ import { studyBaselines } from './agents/baselines';
 import { computeStudyResults, type ResultsDeps } from './digests/studyDigests';
 import { DigestPool, digestThreadsFromEnv } from './digests/pool';
 import { DigestMaintainer } from './digests/maintainer';
+import { RetentionJob, pseudonymKey, retentionEveryFromEnv } from './study/retention';
 import { OidcRelyingParty, oidcConfigFromEnv } from './people/oidc';
 import { digestCacheBytesFromEnv } from './digests/cache';
 import {
@@ -161,6 +162,8 @@ export async function startServer(
   const studiesDir = opts.studiesDir ?? path.join(ROOT, 'data', 'studies');
   const studyFiles = await loadStudyFiles(studiesDir);
   const admin = loadAdminToken(opts.dataDir);
+  const pseudonyms = pseudonymKey(opts.dataDir);
+  const retentionEvery = retentionEveryFromEnv();
   const databaseUrl = opts.databaseUrl ?? (process.env.DATABASE_URL || undefined);
   // A full disk answers 503 storage_full, and on PGlite a reserve is kept free (store/storageFull.ts).
   const storage = new StorageWatch({
@@ -357,6 +360,9 @@ export async function startServer(
   // Digests out of date (a new analysis version, sessions that ended while the server was down)
   // are computed now in the background, then checked every 10 minutes.
   maintainer.start();
+  // Participants' identifiers past their study's retention period are replaced by pseudonyms.
+  const retention = new RetentionJob(store, pseudonyms, { everyMs: retentionEvery, log });
+  retention.start();
   return {
     url,
     /** The researcher login line, for the command to print last. */
@@ -371,6 +377,7 @@ export async function startServer(
         setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS).unref();
       })
         .then(() => gate.stop())
+        .then(() => retention.stop())
         .then(() => maintainer.stop())
         .then(() => digests.stop())
         .then(() => agents.stop())

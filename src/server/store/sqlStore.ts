@@ -12,6 +12,7 @@ import { INSERT_SESSION_SQL, sessionRowValues } from './sessionRow';
 import type { Driver, Queryable } from './driver';
 import { keysetJsonPage, keysetPage } from './keyset';
 import { type ArchiveStore, SqlArchiveStore } from './archiveStore';
+import { type RetentionStore, SqlRetentionStore } from './retentionStore';
 import type {
   AgentKeyRecord,
   AgentRunRecord,
@@ -337,6 +338,7 @@ export class SqlStore implements Store {
   readonly campaigns: CampaignStore;
   readonly people: PeopleStore;
   readonly archives: ArchiveStore;
+  readonly retention: RetentionStore;
 
   /** Events of many sessions, one statement per group (see `appendEvents`). */
   private readonly appends: GroupCommit<PendingAppend>;
@@ -361,6 +363,7 @@ export class SqlStore implements Store {
     this.campaigns = new CampaignStore(db);
     this.people = new SqlPeopleStore(db);
     this.archives = new SqlArchiveStore(db);
+    this.retention = new SqlRetentionStore(db);
     const parallel = db.kind === 'pglite' ? 1 : 4;
     this.appends = new GroupCommit({ parallel, max: GROUP_MAX, run: (group) => this.runGroup(group) });
     this.steps = new GroupCommit({ parallel, max: GROUP_MAX, run: (group) => this.runSteps(group) });

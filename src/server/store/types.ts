@@ -9,6 +9,7 @@ import type { GradingStore } from './gradingStore';
 import type { CampaignStore } from './campaignStore';
 import type { PeopleStore } from './peopleStore';
 import type { ArchiveStore } from './archiveStore';
+import type { RetentionStore } from './retentionStore';
 import type { JsonPage, NewSession, StudyGamePin } from './records';
 
 export type { JsonPage, NewSession, StudyGamePin } from './records';
@@ -529,6 +530,8 @@ export interface Store
   readonly people: PeopleStore;
   /** A study's rows as an archive holds them, and their restore (`archiveStore.ts`). */
   readonly archives: ArchiveStore;
+  /** Participants' identifiers replaced by pseudonyms once their study's retention period is over (`retentionStore.ts`). */
+  readonly retention: RetentionStore;
 
   close(): Promise<void>;
 }
