@@ -35,7 +35,7 @@ import { studyBaselines } from './agents/baselines';
 import { computeStudyResults, type ResultsDeps } from './digests/studyDigests';
 import { DigestPool, digestThreadsFromEnv } from './digests/pool';
 import { DigestMaintainer } from './digests/maintainer';
-import { RetentionJob, pseudonymKey, retentionEveryFromEnv } from './study/retention';
+import { RetentionJob, pseudonymKey, pseudonymOf, retentionEveryFromEnv } from './study/retention';
 import { OidcRelyingParty, oidcConfigFromEnv } from './people/oidc';
 import { digestCacheBytesFromEnv } from './digests/cache';
 import {
@@ -275,6 +275,7 @@ export async function startServer(
         threadReplay,
         maintainer,
         exportThreads: true,
+        pseudonym: pseudonymOf(pseudonyms),
         studyFile: studyFileIn(studiesDir),
         arc3: { service: arc3.service, engine: arc3.engine, checkReplayer: arc3.checkReplayer },
       },

@@ -203,7 +203,7 @@ describe('retention with two servers on one PostgreSQL, one restarted meanwhile'
     await participant(b.s, 'bob', 'Right', 45);
     await participant(b.s, 'alice', 'Left', 31);
 
-    type Results = { participants: { params: Record<string, string> }[] } & Record<string, unknown>;
+    type Results = { participants: { params: Record<string, string>; flags: string[] }[] } & Record<string, unknown>;
     const results = async (server: ServeProcess) =>
       (await call(server, 'GET', 'admin/studies/kept/results', ADMIN)).body as Results;
     const surveys = async (server: ServeProcess) =>
@@ -240,6 +240,11 @@ describe('retention with two servers on one PostgreSQL, one restarted meanwhile'
       .replaceAll('"alice"', `"${ps('alice')}"`)
       .replaceAll('"bob"', `"${ps('bob')}"`);
     expect(surveysAfter).toEqual(JSON.parse(text));
+
+    // Alice, back after her sessions were pseudonymised, is still known as a repeat participant.
+    await call(again, 'POST', 'studies/kept/sessions', null, { params: { PROLIFIC_PID: 'alice' } });
+    const flags = (await results(again)).participants.map((p) => p.flags.includes('repeat_participant'));
+    expect(flags).toEqual([false, false, true, true]);
 
     // Every session done once, in every table that held its identifiers.
     const c = new pg.Client({ connectionString: db.url });
