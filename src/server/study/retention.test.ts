@@ -15,6 +15,8 @@ import { kill9, serveFolders, startServe, type ServeProcess } from '../testing/s
 import { freshPostgresDatabase } from '../store/testing';
 import { surveyStudy } from '../testing/surveyStudy';
 import { RetentionJob, pseudonymOf } from './retention';
+import { participantKey } from '../../core/study/draw';
+import { pseudonymousParams } from '../../core/study/retention';
 
 const DAY = 86_400_000;
 const T0 = Date.UTC(2026, 0, 5, 9);
@@ -104,6 +106,39 @@ describe.each(backends)('the retention job on $name', (backend) => {
     expect(ps('alice')).not.toBe(ps('bob'));
   });
 
+  it("keeps a campaign's met-before: a person's pseudonymised claims are found by their pseudonym", async () => {
+    store = await backend.open();
+    await store.saveStudy('camp', { title: 'Campaign', retention: { days: 1 } }, 'file', T0);
+    const request = {
+      campaign: 'study:camp',
+      pools: [{ id: 'grid', candidates: ['c0', 'c1'] }],
+      quietBefore: 0,
+      createdBefore: 0,
+      claim: true,
+    };
+    /** Alice's session `k` draws c0 and answers whether she had met it. */
+    const draw = async (k: number, knownAs: string | null) => {
+      let met: boolean | undefined;
+      const params = { PROLIFIC_PID: 'alice' };
+      await store.campaigns.createDrawnSession(
+        { id: `camp-${k}`, studyId: 'camp', studyVersion: 1, tokenHash: `camp-${k}`, params, seed: k, createdAt: T0 },
+        { ...request, participant: participantKey(params), knownAs },
+        (standings) => {
+          met = standings.get('grid')!.find((c) => c.id === 'c0')!.met;
+          return { order: [0], pools: [{ pool: 'grid', count: 1, drawn: ['c0'], figures: {} }] };
+        },
+      );
+      return met;
+    };
+    expect(await draw(1, null)).toBe(false);
+    await store.setSessionState('camp-1', 'finished', { finishedAt: T0 });
+    expect(await new RetentionJob(store, KEY, { now: () => T0 + 2 * DAY }).runOnce()).toBe(1);
+    expect((await store.campaigns.sessionClaims('camp-1'))[0].participant).toBe(`prolific:${ps('alice')}`);
+    // The raw id alone no longer finds her claim; with her pseudonym it does.
+    expect(await draw(2, null)).toBe(false);
+    expect(await draw(3, participantKey(pseudonymousParams({ PROLIFIC_PID: 'alice' }, ps)))).toBe(true);
+  });
+
   it('does nothing on a server whose key is not the one the database recorded, and says so', async () => {
     store = await backend.open();
     await store.saveStudy('kept', { ...surveyStudy('Kept a day'), retention: { days: 1 } }, 'file', T0);
@@ -133,7 +168,7 @@ describe('retention with two servers on one PostgreSQL, one restarted meanwhile'
   });
   const ADMIN = 'retention-test-researcher-token-0123456789';
   /** Seconds after a session's end that its identifiers are kept. */
-  const KEPT_S = 30;
+  const KEPT_S = 45;
 
   it('pseudonymises every session on schedule, and no figure of the results or the surveys changes', async () => {
     const db = await freshPostgresDatabase('retention');
