@@ -54,13 +54,24 @@ export interface ArchivePart {
   readonly rows: readonly Record<string, unknown>[];
 }
 
-/** Rows restored per table: `added`, and `present` (there already, left as they were). */
+/** Rows restored per table: `added` (or, for a session, brought up to the archive's), and `present` (there already, left as they were). */
 export type RestoredRows = Record<ArchiveTable, { added: number; present: number }>;
 
 /** Restoring onto a server that has the study already, without `merge`, or a merge that cannot be made. */
 export class ArchiveConflict extends Error {
   override readonly name = 'ArchiveConflict';
 }
+
+/**
+ * A session this database has already takes the archive's row when the archive's is further
+ * along (more events stored): a session archived later than the one restored before it, so its
+ * counters and state match the events the merge adds. Otherwise the row here stays.
+ */
+const SESSION_FURTHER = `ON CONFLICT (id) DO UPDATE SET state = EXCLUDED.state, acked_through = EXCLUDED.acked_through,
+  event_count = EXCLUDED.event_count, event_bytes = EXCLUDED.event_bytes, last_event_at = EXCLUDED.last_event_at,
+  finished_at = EXCLUDED.finished_at, flags = EXCLUDED.flags, excluded_at = EXCLUDED.excluded_at,
+  excluded_reason = EXCLUDED.excluded_reason
+  WHERE EXCLUDED.event_count > sessions.event_count`;
 
 /** Rows inserted per statement. */
 const INSERT_ROWS = 1000;
@@ -135,13 +146,18 @@ export class SqlArchiveStore implements ArchiveStore {
         for (let i = 0; i < rows.length; i += INSERT_ROWS) {
           const r = await tx.query(
             `INSERT INTO ${table} (${columns}) SELECT ${columns} FROM jsonb_populate_recordset(NULL::${table}, $1::jsonb)
-             ON CONFLICT DO NOTHING RETURNING 1`,
+             ${table === 'sessions' ? SESSION_FURTHER : 'ON CONFLICT DO NOTHING'} RETURNING 1`,
             [JSON.stringify(rows.slice(i, i + INSERT_ROWS))],
           );
           added += r.rows.length;
         }
         out[table] = { added, present: rows.length - added };
       }
+      // A merge may have added events to sessions this database had: their digests are made again.
+      if (opts.merge)
+        await tx.query(`DELETE FROM session_digests WHERE session_id = ANY($1::text[])`, [
+          rowsOf('sessions').map((r) => String(r.id)),
+        ]);
       // The campaign counters are derived from the claims: counted again for every candidate restored.
       for (const campaign of campaigns) {
         const candidates = [...new Set(claims.filter((c) => c.campaign === campaign).map((c) => String(c.candidate)))];
