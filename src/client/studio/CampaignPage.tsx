@@ -18,12 +18,13 @@ import {
   type CampaignLevelView,
   type CampaignView,
   type CandidateStatus,
-  type PaymentsView,
   type SessionPayment,
 } from './queries';
 import { RequireResearcher } from './RequireResearcher';
 import { SortableTable, Stat, formatMs, formatPct, type Column } from './widgets';
 import { FUNNEL_COUNTS, Versions, candidateNeedText, neededText, seconds } from './CampaignVersions';
+import { CampaignSignals, FlagBadges } from './SignalList';
+import { paymentsCsv } from '../../core/analysis/campaign';
 
 export function CampaignPage() {
   return (
@@ -160,6 +161,7 @@ function CampaignBody({ view, studyId }: { view: CampaignView; studyId: string }
           ` ${view.needed.unknown} candidate${view.needed.unknown === 1 ? '' : 's'} cannot be estimated yet; the others need at least ${view.needed.atLeast}.`}
       </p>
       <LiveSessions view={view} />
+      <CampaignSignals sessions={view.signals} />
       <Candidates candidates={cs} selected={shown?.id ?? null} onSelect={setSelected} rule={view.rule} />
       {shown && <CandidateDetail candidate={shown} />}
       <Payments studyId={studyId} />
@@ -455,29 +457,6 @@ const REASONS: Record<NonNullable<SessionPayment['reason']>, string> = {
 
 const money = (currency: string, n: number) => new Intl.NumberFormat('en', { style: 'currency', currency }).format(n);
 
-/** One row per session: who, what they solved, the fee and bonus, and whether it is paid by the file. */
-export function paymentsCsv(p: PaymentsView): string {
-  const esc = (s: string) => (/[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
-  const lines = ['session_id,participant_id,solved,levels,fee,bonus,currency,counts,reason'];
-  for (const s of p.sessions)
-    lines.push(
-      [
-        s.sessionId,
-        s.participant ?? '',
-        s.solved,
-        s.levels,
-        p.fee.toFixed(2),
-        s.bonus.toFixed(2),
-        p.currency,
-        s.counts,
-        s.reason ?? '',
-      ]
-        .map((x) => esc(String(x)))
-        .join(','),
-    );
-  return `${lines.join('\n')}\n`;
-}
-
 function Payments({ studyId }: { studyId: string }) {
   const q = useQuery(paymentsQuery(studyId));
   const [error, setError] = useState<string | null>(null);
@@ -511,6 +490,12 @@ function Payments({ studyId }: { studyId: string }) {
     { key: 'levels', label: 'Levels', value: (s) => s.levels, align: 'right' },
     { key: 'fee', label: 'Fee', value: () => fee, render: () => money(currency, fee), align: 'right' },
     { key: 'bonus', label: 'Bonus', value: (s) => s.bonus, render: (s) => money(currency, s.bonus), align: 'right' },
+    {
+      key: 'signals',
+      label: 'Signals',
+      value: (s) => s.signals.join(','),
+      render: (s) => <FlagBadges flags={s.signals} />,
+    },
     {
       key: 'reason',
       label: 'Why apart',
@@ -548,7 +533,8 @@ function Payments({ studyId }: { studyId: string }) {
       <p className="text-xs text-slate-400">
         The bonus file has one line per participant with a bonus,{' '}
         <span className="font-mono">participant_id,amount</span> (the bonuses of their counted sessions summed), as
-        Prolific’s bulk bonus accepts it. Excluded, flagged and unfinished sessions are listed apart for you to decide.
+        Prolific’s bulk bonus accepts it. Excluded, flagged and unfinished sessions are listed apart for you to decide;
+        signals of help and low effort are listed beside each session and in the payments file, and hold nothing back.
       </p>
       {error && (
         <p role="alert" className="text-sm text-rose-300">

@@ -162,6 +162,7 @@ export type {
   CampaignLevelView,
   CampaignVersionView,
   CampaignLiveSession,
+  CampaignSignalSession,
   CampaignNeededView,
   CandidateNeedView,
   CandidateStatus,
