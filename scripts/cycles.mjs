@@ -42,7 +42,7 @@ const SERVER_LAYERS = [
   ['http.ts'],
   ['host', 'people', 'load.ts'],
   ['arc3'],
-  ['collections'],
+  ['collections', 'reference'],
   ['campaign'],
   ['study'],
   ['agents', 'grading'],

@@ -13,6 +13,7 @@ import { loginLinkCommand } from './loginLink';
 import { tokensCommand, usersCommand } from './people';
 import { checkCommand } from './check';
 import { restoreCommand } from './restore';
+import { recordingsCommand } from './recordings';
 import type { Command } from './command';
 
 export type { Command } from './command';
@@ -30,6 +31,7 @@ export const commands: Record<string, Command> = {
   tokens: tokensCommand,
   check: checkCommand,
   restore: restoreCommand,
+  recordings: recordingsCommand,
 };
 
 function help(): string {

@@ -27,6 +27,7 @@ const StudyResultsPage = page(() => import('./studio/StudyResultsPage').then((m)
 const ReplayPage = page(() => import('./studio/ReplayPage').then((m) => m.ReplayPage));
 const AgentReplayPage = page(() => import('./studio/AgentReplayPage').then((m) => m.AgentReplayPage));
 const PlaytestPage = page(() => import('./studio/PlaytestPage').then((m) => m.PlaytestPage));
+const GameBaselinesPage = page(() => import('./studio/GameBaselinesPage').then((m) => m.GameBaselinesPage));
 const StudyEditorPage = page(() => import('./studio/StudyEditorPage').then((m) => m.StudyEditorPage));
 const CampaignPage = page(() => import('./studio/CampaignPage').then((m) => m.CampaignPage));
 const ScorePage = page(() => import('./studio/ScorePage').then((m) => m.ScorePage));
@@ -109,6 +110,7 @@ export function App() {
               <Route path="/games" component={GamesPage} />
               <Route path="/games/:id" component={GamePlayerPage} />
               <Route path="/games/:id/playtest" component={PlaytestPage} />
+              <Route path="/games/:id/baselines" component={GameBaselinesPage} />
               <Route path="/login" component={LoginPage} />
               <Route path="/signin" component={SigninPage} />
               <Route path="/people" component={PeoplePage} />

@@ -9,6 +9,7 @@ import { type StudyDeps, studyRoutes } from './study/routes';
 import { resultsRoutes } from './results/routes';
 import { campaignRoutes } from './campaign/routes';
 import { questionScoreRoutes } from './questions/scoreRoutes';
+import { referenceRoutes } from './reference/routes';
 import { exportRoutes } from './export/routes';
 import { collectionsRoutes } from './collections/routes';
 import { questionImageRoutes } from './questions/imageRoutes';
@@ -99,6 +100,8 @@ export function createApi(deps: AppDeps): Hono {
   if (deps.study && auth)
     api.route('/', peopleRoutes({ store: deps.study.store, auth, now: deps.study.now, oidc: deps.oidc }));
   if (deps.study) api.route('/admin', questionScoreRoutes({ ...deps.study, library: deps.library }));
+  // Reference recordings' imports are larger than the study routes' body limit too.
+  if (deps.study) api.route('/admin', referenceRoutes(deps.study));
   if (deps.study) api.route('/', studyRoutes({ ...deps.study, library: deps.library, mayDesign }));
   // The question collections, for the study editor's question picker.
   if (deps.study) api.route('/admin', questionCollectionRoutes(deps.library));

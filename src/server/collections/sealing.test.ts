@@ -204,6 +204,11 @@ const WALK: Record<string, Walk> = {
   'GET /admin/studies/:studyId/results/progress': () => [{ url: '/admin/studies/sample/results/progress' }],
   'GET /admin/studies/:studyId/results/surveys': () => [{ url: '/admin/studies/sample/results/surveys' }],
   'GET /admin/games/:gameId/baselines': () => [{ url: '/admin/games/push/baselines' }],
+  'GET /admin/games/:gameId/references': () => [{ url: '/admin/games/push/references' }],
+  'POST /admin/games/:gameId/references': () => [
+    { url: '/admin/games/vc33-5430563c/references', body: { group: 'curious', files: [] } },
+  ],
+  'DELETE /admin/games/:gameId/references/:group': () => [{ url: '/admin/games/push/references/curious' }],
   'GET /admin/studies/:studyId/campaign': () => [{ url: '/admin/studies/sample/campaign' }],
   'GET /admin/studies/:studyId/campaign/payments': () => [{ url: '/admin/studies/sample/campaign/payments' }],
   'GET /admin/studies/:studyId/campaign/bonuses.csv': () => [{ url: '/admin/studies/sample/campaign/bonuses.csv' }],

@@ -147,6 +147,10 @@ export const PERMISSIONS: Readonly<Record<string, Need>> = {
   // Design: tasks, games, playtests, validation, graphs, determinism, agent keys.
   'GET /admin/games/:gameId/solutions': DESIGN,
   'GET /admin/games/:gameId/baselines': DESIGN,
+  // Reference recordings hold no participant identities: designers import and read them too.
+  'GET /admin/games/:gameId/references': DESIGN,
+  'POST /admin/games/:gameId/references': DESIGN,
+  'DELETE /admin/games/:gameId/references/:group': DESIGN,
   'GET /admin/question-collections': DESIGN,
   'GET /admin/question-collections/:cid/questions': DESIGN,
   'GET /admin/arc3/games': DESIGN,

@@ -504,4 +504,39 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX sessions_not_pseudonymised ON sessions (study_id) WHERE pseudonymised_at IS NULL;
     `,
   },
+  {
+    version: 21,
+    name: 'reference recordings: human runs recorded elsewhere, in named groups per game',
+    sql: `
+      -- A named group of reference recordings of one game (its full official id), checked by replay
+      -- on the version the server ran at import (version: <id>@<code hash>). No participant
+      -- identities: each recording is known by its file name and the toolkit's guid.
+      CREATE TABLE reference_groups (
+        game_id text NOT NULL,
+        name text NOT NULL,
+        version text NOT NULL,
+        win_levels integer,
+        created_at timestamptz NOT NULL,
+        created_by text NOT NULL,
+        PRIMARY KEY (game_id, name)
+      );
+      -- One recording file of a group: its actions (core/game/actions.ts text) and its first
+      -- play's figures per level ([{completed, actions, timeMs}], core/scoring/reference.ts).
+      CREATE TABLE reference_recordings (
+        game_id text NOT NULL,
+        group_name text NOT NULL,
+        seq integer NOT NULL,
+        file text NOT NULL,
+        guid text,
+        started_at text,
+        plays integer NOT NULL,
+        actions integer NOT NULL,
+        state text NOT NULL,
+        levels jsonb NOT NULL,
+        inputs text NOT NULL,
+        PRIMARY KEY (game_id, group_name, seq),
+        FOREIGN KEY (game_id, group_name) REFERENCES reference_groups (game_id, name) ON DELETE CASCADE
+      );
+    `,
+  },
 ];

@@ -7,6 +7,7 @@ import { GroupCommit, type GroupMember } from './groupCommit';
 import { type GradingStore, SqlGradingStore } from './gradingStore';
 import { CampaignStore, lockCampaigns, recountingSessions } from './campaignStore';
 import { type PeopleStore, SqlPeopleStore } from './peopleStore';
+import { type ReferenceStore, SqlReferenceStore } from './referenceStore';
 import { pinStudyGames } from './gamePins';
 import { INSERT_SESSION_SQL, sessionRowValues } from './sessionRow';
 import type { Driver, Queryable } from './driver';
@@ -339,6 +340,7 @@ export class SqlStore implements Store {
   readonly people: PeopleStore;
   readonly archives: ArchiveStore;
   readonly retention: RetentionStore;
+  readonly references: ReferenceStore;
 
   /** Events of many sessions, one statement per group (see `appendEvents`). */
   private readonly appends: GroupCommit<PendingAppend>;
@@ -364,6 +366,7 @@ export class SqlStore implements Store {
     this.people = new SqlPeopleStore(db);
     this.archives = new SqlArchiveStore(db);
     this.retention = new SqlRetentionStore(db);
+    this.references = new SqlReferenceStore(db);
     const parallel = db.kind === 'pglite' ? 1 : 4;
     this.appends = new GroupCommit({ parallel, max: GROUP_MAX, run: (group) => this.runGroup(group) });
     this.steps = new GroupCommit({ parallel, max: GROUP_MAX, run: (group) => this.runSteps(group) });

@@ -10,6 +10,7 @@ import type { CampaignStore } from './campaignStore';
 import type { PeopleStore } from './peopleStore';
 import type { ArchiveStore } from './archiveStore';
 import type { RetentionStore } from './retentionStore';
+import type { ReferenceStore } from './referenceStore';
 import type { JsonPage, NewSession, StudyGamePin } from './records';
 
 export type { JsonPage, NewSession, StudyGamePin } from './records';
@@ -532,6 +533,8 @@ export interface Store
   readonly archives: ArchiveStore;
   /** Participants' identifiers replaced by pseudonyms once their study's retention period is over (`retentionStore.ts`). */
   readonly retention: RetentionStore;
+  /** Reference recordings: human runs recorded elsewhere, in named groups per game (`referenceStore.ts`). */
+  readonly references: ReferenceStore;
 
   close(): Promise<void>;
 }
