@@ -45,7 +45,7 @@ const SERVER_LAYERS = [
   ['collections', 'reference'],
   ['campaign'],
   ['study'],
-  ['agents', 'grading'],
+  ['agents', 'grading', 'centre'],
   ['export'],
   ['digests'],
   ['results', 'questions'],

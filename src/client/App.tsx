@@ -32,6 +32,9 @@ const StudyEditorPage = page(() => import('./studio/StudyEditorPage').then((m) =
 const CampaignPage = page(() => import('./studio/CampaignPage').then((m) => m.CampaignPage));
 const ScorePage = page(() => import('./studio/ScorePage').then((m) => m.ScorePage));
 const GraderPage = page(() => import('./grading/GraderPage').then((m) => m.GraderPage));
+const ConsolePage = page(() => import('./centre/ConsolePage').then((m) => m.ConsolePage));
+const PayoutsPage = page(() => import('./centre/PayoutsPage').then((m) => m.PayoutsPage));
+const StationPage = page(() => import('./centre/StationPage').then((m) => m.StationPage));
 
 /** What shows while a page's script loads (a moment, on a first visit). */
 function Loading() {
@@ -60,7 +63,21 @@ export function App() {
     return (
       <div className="h-full">
         <ErrorBoundary resetKey={location}>
-          <Route path="/s/:studyId" component={StudyPage} />
+          <Route path="/s/:studyId">
+            <StudyPage />
+          </Route>
+        </ErrorBoundary>
+      </div>
+    );
+  }
+  // A testing centre's station: a kiosk, without the studio's navigation.
+  if (location === '/station') {
+    return (
+      <div className="h-full">
+        <ErrorBoundary resetKey={location}>
+          <Suspense fallback={<Loading />}>
+            <StationPage />
+          </Suspense>
         </ErrorBoundary>
       </div>
     );
@@ -121,6 +138,8 @@ export function App() {
               <Route path="/studies/:studyId" component={StudyResultsPage} />
               <Route path="/studies/:studyId/edit" component={StudyEditorPage} />
               <Route path="/studies/:studyId/campaign" component={CampaignPage} />
+              <Route path="/studies/:studyId/centre" component={ConsolePage} />
+              <Route path="/studies/:studyId/centre/payouts" component={PayoutsPage} />
               <Route path="/studies/:studyId/sessions/:sessionId" component={ReplayPage} />
               <Route path="/studies/:studyId/agents/:guid" component={AgentReplayPage} />
               <Route>

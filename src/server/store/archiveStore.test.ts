@@ -10,7 +10,7 @@ import path from 'node:path';
 import { backends, seedDataDir } from './testing';
 import { openStore } from './open';
 import type { Store } from './types';
-import { ARCHIVE_TABLE_NAMES, ArchiveConflict, type ArchivePart } from './archiveStore';
+import { ARCHIVE_TABLES, ARCHIVE_TABLE_NAMES, ArchiveConflict, type ArchivePart } from './archiveStore';
 
 const T0 = Date.UTC(2026, 2, 1, 10);
 const STUDY = { title: 'Kept', consent: 'Yes.', completion: { code: 'C' }, items: [{ kind: 'page', id: 'p' }] };
@@ -26,7 +26,7 @@ async function partsOf(store: Store, studyId: string): Promise<ArchivePart[]> {
       for (const owner of owners)
         rows.push(...JSON.parse((await store.archives.readArchivePage(table, owner, -1, 1000)).json));
       parts.push({ table, rows });
-    } else if (table === 'sessions' || table === 'study_game_pins' || table === 'graders') {
+    } else if (ARCHIVE_TABLES[table].by === 'study') {
       parts.push({ table, rows: JSON.parse(await store.archives.readArchiveRows(table, [studyId])) });
     } else if (table !== 'game_steps' && table !== 'game_code') {
       parts.push({ table, rows: JSON.parse(await store.archives.readArchiveRows(table, sessions)) });

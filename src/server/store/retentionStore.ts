@@ -89,6 +89,13 @@ async function pseudonymiseSession(tx: Queryable, d: Due, p: Pseudonym, at: Date
     at,
   ]);
   await tx.query(`UPDATE campaign_claims SET participant = $2 WHERE session_id = $1`, [d.id, participantKey(params)]);
+  // The name or id a proctor checked the participant in under, at a testing centre's station.
+  const checkin = await tx.query<{ participant: string }>(
+    `SELECT participant FROM centre_checkins WHERE session_id = $1`,
+    [d.id],
+  );
+  for (const c of checkin.rows)
+    await tx.query(`UPDATE centre_checkins SET participant = $2 WHERE session_id = $1`, [d.id, p(c.participant)]);
   const events = await tx.query<{ seq: number; kind: string; data: Record<string, unknown> }>(
     `SELECT seq, kind, data FROM events WHERE session_id = $1 AND kind = ANY($2::text[])`,
     [d.id, IDENTIFYING_KINDS],

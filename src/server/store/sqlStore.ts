@@ -5,6 +5,8 @@ import type { SessionState, StoredEvent } from '../../core/study/rules';
 import { migrations } from './migrations';
 import { GroupCommit, type GroupMember } from './groupCommit';
 import { type GradingStore, SqlGradingStore } from './gradingStore';
+import { type CentreStore, SqlCentreStore } from './centreStore';
+import type { Pause } from '../../core/study/pauses';
 import { CampaignStore, lockCampaigns, recountingSessions } from './campaignStore';
 import { type PeopleStore, SqlPeopleStore } from './peopleStore';
 import { type ReferenceStore, SqlReferenceStore } from './referenceStore';
@@ -263,6 +265,12 @@ interface PendingSteps extends GroupMember {
   resolve(outcomes: StepOutcome[]): void;
 }
 
+/** A session's breaks as stored (`pauses` jsonb, migration 17): present only when it had one. */
+function pausesOf(v: unknown): { pauses?: Pause[] } {
+  const list = v === null || v === undefined ? [] : json<Pause[]>(v);
+  return list.length ? { pauses: list } : {};
+}
+
 function sessionFromRow(r: Row): SessionRecord {
   return {
     id: r.id as string,
@@ -282,6 +290,7 @@ function sessionFromRow(r: Row): SessionRecord {
     flags: json(r.flags),
     excludedAt: msOrNull(r.excluded_at),
     excludedReason: (r.excluded_reason as string | null | undefined) ?? null,
+    ...pausesOf(r.pauses),
   };
 }
 
@@ -341,6 +350,7 @@ export class SqlStore implements Store {
   readonly archives: ArchiveStore;
   readonly retention: RetentionStore;
   readonly references: ReferenceStore;
+  readonly centre: CentreStore;
 
   /** Events of many sessions, one statement per group (see `appendEvents`). */
   private readonly appends: GroupCommit<PendingAppend>;
@@ -367,6 +377,7 @@ export class SqlStore implements Store {
     this.archives = new SqlArchiveStore(db);
     this.retention = new SqlRetentionStore(db);
     this.references = new SqlReferenceStore(db);
+    this.centre = new SqlCentreStore(db);
     const parallel = db.kind === 'pglite' ? 1 : 4;
     this.appends = new GroupCommit({ parallel, max: GROUP_MAX, run: (group) => this.runGroup(group) });
     this.steps = new GroupCommit({ parallel, max: GROUP_MAX, run: (group) => this.runSteps(group) });
@@ -460,6 +471,11 @@ export class SqlStore implements Store {
   async getSession(id: string): Promise<SessionRecord | null> {
     const r = await this.db.query(`SELECT * FROM sessions WHERE id = $1`, [id]);
     return r.rows[0] ? sessionFromRow(r.rows[0]) : null;
+  }
+
+  async getSessions(ids: readonly string[]): Promise<SessionRecord[]> {
+    if (!ids.length) return [];
+    return (await this.db.query(`SELECT * FROM sessions WHERE id = ANY($1::text[])`, [ids])).rows.map(sessionFromRow);
   }
 
   async getSessionByTokenHash(tokenHash: string): Promise<SessionRecord | null> {

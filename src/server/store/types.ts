@@ -6,6 +6,8 @@ import type { SessionState, StoredEvent } from '../../core/study/rules';
 import type { DeletedCounts } from '../../core/protocol/api';
 import type { AgentReplayStep, AgentRunSource } from '../../core/protocol/agents';
 import type { GradingStore } from './gradingStore';
+import type { CentreStore } from './centreStore';
+import type { Pause } from '../../core/study/pauses';
 import type { CampaignStore } from './campaignStore';
 import type { PeopleStore } from './peopleStore';
 import type { ArchiveStore } from './archiveStore';
@@ -42,6 +44,8 @@ export interface SessionRecord extends NewSession {
   /** When a researcher excluded the session (listed and exported, never counted); null: counted. */
   readonly excludedAt: number | null;
   readonly excludedReason: string | null;
+  /** The session's breaks (core/study/pauses.ts), oldest first; absent when it had none. */
+  readonly pauses?: readonly Pause[];
 }
 
 /** A session's digest as stored: its key, the digest, and the fold it came from (null: none). */
@@ -324,6 +328,8 @@ export interface SessionStore {
   /** The session whose token has this SHA-256 hash. */
   getSessionByTokenHash(tokenHash: string): Promise<SessionRecord | null>;
   listSessions(studyId?: string): Promise<SessionRecord[]>;
+  /** The sessions of these ids that exist, in no particular order. */
+  getSessions(ids: readonly string[]): Promise<SessionRecord[]>;
   /** Sessions of a study whose params hold this value (e.g. the same PROLIFIC_PID). */
   countSessionsWithParam(studyId: string, key: string, value: string): Promise<number>;
   setSessionState(
@@ -535,6 +541,8 @@ export interface Store
   readonly retention: RetentionStore;
   /** Reference recordings: human runs recorded elsewhere, in named groups per game (`referenceStore.ts`). */
   readonly references: ReferenceStore;
+  /** A testing centre's stations, check-ins, notes and sessions' breaks (`centreStore.ts`). */
+  readonly centre: CentreStore;
 
   close(): Promise<void>;
 }
