@@ -12,6 +12,7 @@ import { games, solutions } from '../src/games';
 import { itemActions } from '../src/core/study/actions';
 import { completeCurrentItem, sampleStudy, serverEvents } from './study-helpers';
 import { performGameActions, picture } from './helpers';
+import { readZip } from '../src/server/export/zip';
 
 /** The 0-based index of a table's column by its header's text. */
 async function columnIndex(table: ReturnType<Page['getByRole']>, header: string): Promise<number> {
@@ -207,6 +208,7 @@ test('a researcher downloads every export of the sample study and scores a recor
     'Human baselines (CSV)',
     'Grid-task actions (CSV)',
     'ARC-AGI-3 recordings (ZIP)',
+    'Archive (ZIP)',
   ]) {
     const download = page.waitForEvent('download');
     await exportsList.getByRole('button', { name: `Download ${title}` }).click();
@@ -216,6 +218,14 @@ test('a researcher downloads every export of the sample study and scores a recor
   }
   expect(got['Study bundle (ZIP)'].subarray(0, 2).toString()).toBe('PK');
   expect(got['ARC-AGI-3 recordings (ZIP)'].subarray(0, 2).toString()).toBe('PK');
+  // The archive: every row of the study, its manifest listing each part with its SHA-256.
+  const archive = new Map(readZip(got['Archive (ZIP)']).map((e) => [e.name, e.data.toString('utf8')]));
+  const manifest = JSON.parse(archive.get('archive.json')!) as {
+    study: string;
+    parts: { file: string; rows: number }[];
+  };
+  expect(manifest.study).toBe('sample');
+  expect(manifest.parts.find((p) => p.file === 'parts/events.jsonl')!.rows).toBeGreaterThan(10);
   const events = got['Raw events (JSONL)']
     .toString()
     .trimEnd()

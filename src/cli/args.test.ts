@@ -170,6 +170,7 @@ describe('every command', () => {
     users: ['users', 'list'],
     tokens: ['tokens', 'list'],
     check: ['check'],
+    restore: ['restore'],
     recordings: ['recordings', 'import'],
   };
 

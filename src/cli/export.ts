@@ -20,6 +20,7 @@ import { gridActionsCsv } from '../server/export/gridActions';
 import { gradesCsv } from '../server/export/grades';
 import { responsesCsv } from '../server/export/responses';
 import { studyBundle } from '../server/export/formats';
+import { studyArchive } from '../server/export/archive';
 import { surveysJson } from '../server/export/surveys';
 import { recordingEntries, type SkippedRun } from '../server/export/recordings';
 
@@ -34,6 +35,7 @@ export const CLI_FORMATS = [
   'surveys',
   'recordings',
   'zip',
+  'archive',
 ] as const;
 type CliFormat = (typeof CLI_FORMATS)[number];
 /** The formats that hold per-game figures or recordings: refused when a study's game cannot be resolved. */
@@ -41,7 +43,7 @@ const GAME_FORMATS: ReadonlySet<CliFormat> = new Set(['csv', 'baselines', 'recor
 
 const USAGE = `export --study ID --format ${CLI_FORMATS.join('|')} --out PATH [--version N] [--data-dir DIR] [--arc3-games DIR]...`;
 const SUMMARY =
-  "Export a study's data: raw events (jsonl), attempts (csv), baselines (JSON, or CSV for a .csv --out), grid actions (csv), grades of free responses (grades), participants' answers, surveys, descriptions and withdrawals (responses), the survey summaries (surveys), ARC-AGI-3 recordings (a folder) or the whole bundle (zip). Reads the serve store: PGlite in --data-dir, or DATABASE_URL.";
+  "Export a study's data: raw events (jsonl), attempts (csv), baselines (JSON, or CSV for a .csv --out), grid actions (csv), grades of free responses (grades), participants' answers, surveys, descriptions and withdrawals (responses), the survey summaries (surveys), ARC-AGI-3 recordings (a folder) the whole bundle (zip), or the study's archive for `arc-studio restore` (archive). Reads the serve store: PGlite in --data-dir, or DATABASE_URL.";
 const EXPORT = {
   command: 'export',
   usage: USAGE,
@@ -137,6 +139,7 @@ export async function writeExport(ctx: ExportContext, format: CliFormat, out: st
     responses: responsesCsv,
     surveys: surveysJson,
     zip: studyBundle,
+    archive: studyArchive,
   };
   try {
     return { files: 1, bytes: await writeFile(out, writers[format](ctx)), skipped: [] };

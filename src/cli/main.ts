@@ -12,6 +12,7 @@ import { questionsCommand, scoreAnswersCommand } from './questions';
 import { loginLinkCommand } from './loginLink';
 import { tokensCommand, usersCommand } from './people';
 import { checkCommand } from './check';
+import { restoreCommand } from './restore';
 import { recordingsCommand } from './recordings';
 import type { Command } from './command';
 
@@ -29,6 +30,7 @@ export const commands: Record<string, Command> = {
   users: usersCommand,
   tokens: tokensCommand,
   check: checkCommand,
+  restore: restoreCommand,
   recordings: recordingsCommand,
 };
 

@@ -38,6 +38,7 @@ import { referenceBaselines } from './reference/importer';
 import { computeStudyResults, type ResultsDeps } from './digests/studyDigests';
 import { DigestPool, digestThreadsFromEnv } from './digests/pool';
 import { DigestMaintainer } from './digests/maintainer';
+import { RetentionJob, pseudonymKey, pseudonymOf, retentionEveryFromEnv } from './study/retention';
 import { OidcRelyingParty, oidcConfigFromEnv } from './people/oidc';
 import { digestCacheBytesFromEnv } from './digests/cache';
 import {
@@ -164,6 +165,8 @@ export async function startServer(
   const studiesDir = opts.studiesDir ?? path.join(ROOT, 'data', 'studies');
   const studyFiles = await loadStudyFiles(studiesDir);
   const admin = loadAdminToken(opts.dataDir);
+  const pseudonyms = pseudonymKey(opts.dataDir);
+  const retentionEvery = retentionEveryFromEnv();
   const databaseUrl = opts.databaseUrl ?? (process.env.DATABASE_URL || undefined);
   // A full disk answers 503 storage_full, and on PGlite a reserve is kept free (store/storageFull.ts).
   const storage = new StorageWatch({
@@ -283,6 +286,7 @@ export async function startServer(
         threadReplay,
         maintainer,
         exportThreads: true,
+        pseudonym: pseudonymOf(pseudonyms),
         studyFile: studyFileIn(studiesDir),
         arc3: { service: arc3.service, engine: arc3.engine, checkReplayer: arc3.checkReplayer },
       },
@@ -369,6 +373,9 @@ export async function startServer(
   // Digests out of date (a new analysis version, sessions that ended while the server was down)
   // are computed now in the background, then checked every 10 minutes.
   maintainer.start();
+  // Participants' identifiers past their study's retention period are replaced by pseudonyms.
+  const retention = new RetentionJob(store, pseudonyms, { everyMs: retentionEvery, log });
+  retention.start();
   return {
     url,
     /** The researcher login line, for the command to print last. */
@@ -384,6 +391,7 @@ export async function startServer(
       })
         .then(() => gate.stop())
         .then(() => stopProlificPoll())
+        .then(() => retention.stop())
         .then(() => maintainer.stop())
         .then(() => digests.stop())
         .then(() => agents.stop())

@@ -42,6 +42,11 @@ const FORMATS: { id: string; title: string; what: string }[] = [
     what: "Per survey question, as the Surveys tab shows it: each option's count and share, the distribution of values, or every text answer.",
   },
   { id: 'recordings', title: 'ARC-AGI-3 recordings (ZIP)', what: 'One official .recording.jsonl per game run.' },
+  {
+    id: 'archive',
+    title: 'Archive (ZIP)',
+    what: 'Every stored row of the study, all versions, with checksums: "arc-studio restore" makes the study again from it on any server.',
+  },
 ];
 
 /**
@@ -59,7 +64,10 @@ export function ExportsPanel({ studyId, version }: { studyId: string; version: n
         `/api/admin/studies/${encodeURIComponent(studyId)}/exports`,
         {
           method: 'POST',
-          body: JSON.stringify((version === null ? { format } : { format, version }) satisfies ExportBody),
+          // An archive is of the whole study, whatever version is shown.
+          body: JSON.stringify(
+            (version === null || format === 'archive' ? { format } : { format, version }) satisfies ExportBody,
+          ),
         },
       );
       const a = document.createElement('a');

@@ -152,6 +152,21 @@ export function stepSigningText(s: {
   return JSON.stringify([s.run, s.game, s.step, s.action, s.x ?? null, s.y ?? null, s.level, s.state, s.frameHash]);
 }
 
+/** The signing text of a logged `game.action` of run `run` of game `game`: what its `sig` signs when the log is true. */
+export function loggedStepText(run: string, game: string, d: Readonly<Record<string, unknown>>): string {
+  return stepSigningText({
+    run,
+    game,
+    step: d.step as number,
+    action: String(d.action),
+    x: d.x,
+    y: d.y,
+    level: d.level,
+    state: d.state,
+    frameHash: d.frameHash,
+  });
+}
+
 /** A frame grid (rows of colours) as the flat cells `hashFrame` and the renderer take. */
 export function gridCells(grid: readonly (readonly number[])[]): Uint8Array {
   const h = grid.length;
@@ -225,17 +240,7 @@ export function verifyServerRunLog(
       continue;
     }
     next++;
-    const text = stepSigningText({
-      run,
-      game: gameId,
-      step: d.step as number,
-      action: String(d.action),
-      x: d.x,
-      y: d.y,
-      level: d.level,
-      state: d.state,
-      frameHash: d.frameHash,
-    });
+    const text = loggedStepText(run, gameId, d);
     if (typeof d.sig !== 'string' || !verify(text, d.sig)) {
       problems.push({ seq: e.seq, message: `step ${String(d.step)} is not what the server answered (signature)` });
       continue;

@@ -372,6 +372,18 @@ export const StudyDefinition = z
         code: z.string().min(1).max(100).optional(),
       })
       .optional(),
+    /**
+     * How long participants' identifiers are kept: `days` (fractions allowed) after a session
+     * ended, its recruitment ids (`PROLIFIC_PID`, `workerId`, `participantId`) and its answers to
+     * the survey questions named in `identifyingQuestions` are replaced by stable pseudonyms
+     * everywhere they are stored (`server/study/retention.ts`; docs/researchers.md, "Retention").
+     */
+    retention: z
+      .object({
+        days: z.number().positive().max(36_500),
+        identifyingQuestions: z.array(z.string().min(1).max(64)).max(200).optional(),
+      })
+      .optional(),
     /** The campaign this study belongs to (its pools' histories are shared across the campaign's studies). */
     campaign: CampaignRef.optional(),
     /** The fee and bonus rule: shown to participants, used for the bonus file. */

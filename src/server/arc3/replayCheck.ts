@@ -5,10 +5,11 @@
  * against the server's signatures (`verifyServerRunLog`), which needs the signing key every
  * server on the database shares. `ThreadReplay` is what a digest thread needs for the same check.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { verifyServerRunLog } from '../../core/game/serverGame';
 import type { ReplayGame } from '../../core/study/rules';
 import { gameIds, replayWithEngine } from '../study/studies';
+import type { SecretStore } from '../store/types';
 
 /** What a thread needs to check server-run games' logs as the server does: plain data. */
 export interface ThreadReplay {
@@ -16,6 +17,11 @@ export interface ThreadReplay {
   readonly key: string;
   /** The server-run games' ids the server lists now. */
   readonly serverGames: readonly string[];
+}
+
+/** The steps' signing key: made by the first server on the database, the same for every server on it afterwards. */
+export async function stepSigningKey(store: SecretStore): Promise<Buffer> {
+  return Buffer.from(await store.secret('game-steps', () => randomBytes(32).toString('hex')), 'hex');
 }
 
 /** A step's signature under the key (`stepSigningText` of the step). */

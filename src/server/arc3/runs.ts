@@ -5,7 +5,7 @@
  * them back, recovery after a worker or the whole server restarted, and hot reload of a game's
  * file for designers.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -38,7 +38,7 @@ import {
   type EncodedStep,
   type StepAdmission,
 } from './stepJournal';
-import { serverRunReplay, stepSignature, type ThreadReplay } from './replayCheck';
+import { serverRunReplay, stepSignature, stepSigningKey, type ThreadReplay } from './replayCheck';
 import type { Replayer } from './storedRuns';
 import { Arc3Error, resolveGameId, type Arc3Action, type Arc3FrameData, type Arc3Inspection } from './worker';
 
@@ -219,7 +219,7 @@ export class Arc3Service {
 
   /** Reads the signing key (shared by every server on the database) and the game lists. */
   async start(): Promise<void> {
-    this.key = Buffer.from(await this.store.secret('game-steps', () => randomBytes(32).toString('hex')), 'hex');
+    this.key = await stepSigningKey(this.store);
     await this.refresh();
   }
 

@@ -6,6 +6,7 @@
 import { mixSeed } from '../../core/game/rng';
 import { type CandidateStanding, claimOutcome, drawCandidates, participantKey } from '../../core/study/draw';
 import type { PoolPlan, StudyDefinition } from '../../core/study/schema';
+import { type Pseudonym, pseudonymousParams } from '../../core/study/retention';
 import { ITEM_END, ITEM_START, effectiveState, sessionProgress } from '../../core/study/rules';
 import { sessionOrder } from '../../core/study/shuffle';
 import type { SessionSummary } from '../../core/study/summary';
@@ -36,7 +37,8 @@ export function drawCount(study: StudyDefinition, pool: PoolPlan): number {
 /**
  * Creates a session of a study with pools, drawing and claiming its candidates in one
  * transaction; returns the session's order. `claim: false` (a playtest) draws the same way but
- * claims nothing and records no draw.
+ * claims nothing and records no draw. `pseudonym`: the retention job's, so a candidate met
+ * before is known also from claims whose identifier was pseudonymised since.
  */
 export async function createDrawnSession(
   store: CampaignReads,
@@ -45,6 +47,7 @@ export async function createDrawnSession(
   now: number,
   claim: boolean,
   pins?: readonly StudyGamePin[],
+  pseudonym?: Pseudonym,
 ): Promise<readonly number[]> {
   const ids = (pool: PoolPlan) => pool.candidates.map((i) => study.items[i].id);
   const choice = await store.campaigns.createDrawnSession(
@@ -52,6 +55,8 @@ export async function createDrawnSession(
     {
       campaign: campaignOf(session.studyId, study),
       participant: participantKey(session.params),
+      // The participant's claims of sessions past their study's retention period carry the pseudonym.
+      knownAs: pseudonym ? participantKey(pseudonymousParams(session.params, pseudonym)) : null,
       pools: study.pools.map((p) => ({ id: p.id, candidates: ids(p) })),
       quietBefore: now - study.limits.abandonAfterMinutes * 60_000,
       createdBefore: now - study.limits.sessionMinutes * 60_000,

@@ -60,6 +60,7 @@ export type ExportStore = Pick<
   | 'listStudyResponses'
   | 'grading'
   | 'campaigns'
+  | 'archives'
 >;
 
 /** Everything an export writer needs. */
@@ -161,9 +162,10 @@ export async function exportContext(o: ContextOptions): Promise<ExportContext> {
 }
 
 /**
- * The store as an export reads it: before each page of events and each page of a run's steps,
- * the participants' writes go first (`participantsFirst`), so that an export of a long log never
- * holds up their acknowledgements (on PGlite every query runs on their thread, in turn).
+ * The store as an export reads it: before each page of events, each page of a run's steps and
+ * each read of an archive's rows, the participants' writes go first (`participantsFirst`), so
+ * that an export of a long log never holds up their acknowledgements (on PGlite every query runs
+ * on their thread, in turn). An export never writes: an archive's restore is refused here.
  */
 export function exportReads(store: ExportStore): ExportStore {
   return new Proxy(store, {
@@ -176,6 +178,20 @@ export function exportReads(store: ExportStore): ExportStore {
           await participantWrites.turn();
           return target.readGameSteps(runId, opts);
         };
+      }
+      if (key === 'archives') {
+        const archives = target.archives;
+        return {
+          readArchivePage: async (...args: Parameters<typeof archives.readArchivePage>) => {
+            await participantWrites.turn();
+            return archives.readArchivePage(...args);
+          },
+          readArchiveRows: async (...args: Parameters<typeof archives.readArchiveRows>) => {
+            await participantWrites.turn();
+            return archives.readArchiveRows(...args);
+          },
+          restoreArchive: () => Promise.reject(new Error('an export does not write')),
+        } satisfies ExportStore['archives'];
       }
       const value: unknown = Reflect.get(target, key, target);
       return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;

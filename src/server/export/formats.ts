@@ -18,6 +18,7 @@ import { paymentsCsv } from '../../core/analysis/campaign';
 import { type ExportEntry, type SkippedRun, recordingEntries } from './recordings';
 import { exportSchemas } from './schemas';
 import { zipStream } from './zip';
+import { studyArchive } from './archive';
 
 export type ExportFormat =
   | 'jsonl'
@@ -29,7 +30,8 @@ export type ExportFormat =
   | 'responses'
   | 'surveys'
   | 'recordings'
-  | 'zip';
+  | 'zip'
+  | 'archive';
 
 export interface FormatSpec {
   /** The file name for a study (`<study>[-v<N>]-...`). */
@@ -58,6 +60,7 @@ export const EXPORT_FORMATS: Readonly<Record<ExportFormat, FormatSpec>> = {
     write: (ctx) => zipStream(recordingEntries(ctx), { modified: new Date(ctx.now) }),
   },
   zip: { fileName: (b) => `${b}-bundle.zip`, contentType: ZIP, write: studyBundle },
+  archive: { fileName: (b) => `${b}-archive.zip`, contentType: ZIP, write: studyArchive },
 };
 
 export const FORMAT_NAMES = Object.keys(EXPORT_FORMATS) as ExportFormat[];

@@ -127,6 +127,13 @@ export function exportRoutes(deps: ExportDeps): Hono {
         `${format === undefined ? 'No format given' : `Unknown format ${JSON.stringify(format)}`}; formats: ${FORMAT_NAMES.join(', ')}.`,
       );
     }
+    if (format === 'archive' && version !== undefined && version !== null)
+      return fail(
+        c,
+        400,
+        'malformed',
+        'An archive holds every version of a study, to restore it whole: ask for it without "version".',
+      );
     let base: string;
     try {
       base = fileBase(await context(studyId, version ?? null));

@@ -126,7 +126,8 @@ function remoteStore(path: readonly string[] = []): Store {
           };
         }
         // The store's parts whose methods are the main thread's too.
-        if (path.length === 0 && (key === 'grading' || key === 'campaigns')) return remoteStore([key]);
+        if (path.length === 0 && (key === 'grading' || key === 'campaigns' || key === 'archives'))
+          return remoteStore([key]);
         return (...args: unknown[]) => call([...path, key], args);
       },
     },

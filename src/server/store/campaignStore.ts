@@ -68,6 +68,8 @@ export interface DrawRequest {
   /** The campaign id, or `study:<id>` for a study without one. */
   readonly campaign: string;
   readonly participant: string | null;
+  /** The same participant's key as pseudonymised by retention (their earlier claims may hold it); null: none. */
+  readonly knownAs?: string | null;
   /** The pools and their candidates' ids, in the pool's order. */
   readonly pools: readonly { readonly id: string; readonly candidates: readonly string[] }[];
   /** Sessions silent since before this (ms) no longer hold their claims (abandoned). */
@@ -121,10 +123,10 @@ export class CampaignStore {
            WHERE c.campaign = $1 AND c.state = 'held' AND s.state NOT IN ${FINAL_STATES}
              AND coalesce(s.last_event_at, s.created_at) >= $2 AND s.created_at >= $3
            GROUP BY c.candidate),
-         m AS (SELECT DISTINCT candidate FROM campaign_claims WHERE campaign = $1 AND participant = $4 AND state <> 'skipped')
+         m AS (SELECT DISTINCT candidate FROM campaign_claims WHERE campaign = $1 AND (participant = $4 OR participant = $5) AND state <> 'skipped')
          SELECT candidate, coalesce(k.solves, 0) AS solves, coalesce(k.attempts, 0) AS attempts, coalesce(k.settled, 0) AS settled, coalesce(f.in_flight, 0) AS in_flight, m.candidate IS NOT NULL AS met
          FROM k FULL JOIN f USING (candidate) FULL JOIN m USING (candidate)`,
-        [req.campaign, new Date(req.quietBefore), new Date(req.createdBefore), req.participant],
+        [req.campaign, new Date(req.quietBefore), new Date(req.createdBefore), req.participant, req.knownAs ?? null],
       );
       const byId = new Map(rows.rows.map((r) => [r.candidate, r]));
       const standings = new Map<string, CandidateStanding[]>();

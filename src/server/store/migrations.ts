@@ -593,6 +593,17 @@ export const migrations: readonly Migration[] = [
     `,
   },
   {
+    version: 20,
+    name: 'retention: sessions whose identifiers were replaced by pseudonyms',
+    sql: `
+      -- When the retention job (store/retentionStore.ts) replaced the session's participant
+      -- identifiers by pseudonyms; null while they are as the participant sent them.
+      ALTER TABLE sessions ADD COLUMN pseudonymised_at timestamptz;
+      -- The sessions the job still has to look at.
+      CREATE INDEX sessions_not_pseudonymised ON sessions (study_id) WHERE pseudonymised_at IS NULL;
+    `,
+  },
+  {
     version: 21,
     name: 'reference recordings: human runs recorded elsewhere, in named groups per game',
     sql: `

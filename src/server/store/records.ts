@@ -22,3 +22,12 @@ export interface StudyGamePin {
   /** The content hash of an arcengine game's files; null for other games. */
   readonly codeHash: string | null;
 }
+
+/** A page of a keyset read as the JSON text of its array of records. */
+export interface JsonPage {
+  readonly json: string;
+  /** How many records the array holds. */
+  readonly count: number;
+  /** The key of its last record. */
+  readonly last: number;
+}

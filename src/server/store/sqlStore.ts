@@ -14,6 +14,9 @@ import { type ReferenceStore, SqlReferenceStore } from './referenceStore';
 import { pinStudyGames } from './gamePins';
 import { INSERT_SESSION_SQL, sessionRowValues } from './sessionRow';
 import type { Driver, Queryable } from './driver';
+import { keysetJsonPage, keysetPage } from './keyset';
+import { type ArchiveStore, SqlArchiveStore } from './archiveStore';
+import { type RetentionStore, SqlRetentionStore } from './retentionStore';
 import type {
   AgentKeyRecord,
   AgentRunRecord,
@@ -100,99 +103,6 @@ const responseOf = (row: Record<string, unknown>): ResponseRecord => ({
   value: json(row.value),
   at: ms(row.at),
 });
-
-/** The largest value of an `integer` column. */
-const INT_MAX = 2_147_483_647;
-
-/** A keyset read of one table: `key` (an integer column) in order, the rows `where` selects. */
-interface Keyset {
-  readonly columns: string;
-  readonly table: string;
-  /** Conditions on the parameters `params` (`$1`...), e.g. `session_id = $1`. */
-  readonly where: string;
-  readonly params: readonly unknown[];
-  readonly key: string;
-}
-
-/**
- * One page of a keyset read: the first `size` rows whose key is past `after`, in key order.
- *
- * WARNING: `key > after ORDER BY key LIMIT size` is planned from the table's statistics, and
- * PGlite never gathers any (it has no autovacuum). The planner then guesses a few hundred rows,
- * reads every later row of the session (or run) and sorts them for each page: a 200,000-event
- * log read in pages of 2,000 cost 100 reads of up to 200,000 rows, 12-20 s on the thread that
- * acknowledges participants' events. Here every query reads at most one page whatever the plan:
- * a window `after < key <= after + size` (keys are consecutive but for gaps, such as events held
- * past a missing seq), and where a window comes back short, the next key after it (one index
- * entry) tells whether the page goes on past a gap or the read is at its end.
- */
-async function keysetPage(db: Queryable, k: Keyset, after: number, size: number): Promise<Row[]> {
-  const rows: Row[] = [];
-  await keysetWindows(db, k, after, size, async (from, to) => {
-    const n = k.params.length;
-    const r = await db.query(
-      `SELECT ${k.columns} FROM ${k.table} WHERE ${k.where} AND ${k.key} > $${n + 1} AND ${k.key} <= $${n + 2} ORDER BY ${k.key}`,
-      [...k.params, from, to],
-    );
-    rows.push(...r.rows);
-    return r.rows.length;
-  });
-  return rows;
-}
-
-/**
- * One page of a keyset read as the database's own JSON text of its rows (`k.columns` is the SQL
- * of one row's JSON object): one value to decode instead of a row and a field per value, so a
- * long read costs the thread that acknowledges participants' events half as much on PGlite, and
- * a page bound for another thread is handed over as one string.
- */
-async function keysetJsonPage(db: Queryable, k: Keyset, after: number, size: number): Promise<JsonPage> {
-  const parts: string[] = [];
-  let count = 0;
-  let last = after;
-  await keysetWindows(db, k, after, size, async (from, to) => {
-    const r = await db.query<{ n: number; last: number | null; page: string | null }>(
-      `SELECT count(*)::int AS n, max(${k.key}) AS last, json_agg(${k.columns} ORDER BY ${k.key})::text AS page
-       FROM ${k.table} WHERE ${k.where} AND ${k.key} > $${k.params.length + 1} AND ${k.key} <= $${k.params.length + 2}`,
-      [...k.params, from, to],
-    );
-    const { n, last: end, page } = r.rows[0];
-    // No rows: no page (json_agg of nothing is null) and nothing to add.
-    if (page !== null) {
-      parts.push(page.slice(1, -1));
-      count += n;
-      last = end!;
-    }
-    return n;
-  });
-  return { json: `[${parts.join(',')}]`, count, last };
-}
-
-/**
- * The windows of one keyset page: `read(from, to)` reads the rows with `from < key <= to` and
- * says how many there were; windows follow one another until `size` rows are read or the rows end.
- */
-async function keysetWindows(
-  db: Queryable,
-  k: Keyset,
-  after: number,
-  size: number,
-  read: (from: number, to: number) => Promise<number>,
-): Promise<void> {
-  const n = k.params.length;
-  let got = 0;
-  for (let from = after; ;) {
-    const to = Math.min(from + (size - got), INT_MAX);
-    got += await read(from, to);
-    if (got >= size || to === INT_MAX) return;
-    const next = await db.query<{ next: number }>(
-      `SELECT ${k.key} AS next FROM ${k.table} WHERE ${k.where} AND ${k.key} > $${n + 1} ORDER BY ${k.key} LIMIT 1`,
-      [...k.params, to],
-    );
-    if (!next.rows.length) return;
-    from = next.rows[0].next - 1;
-  }
-}
 
 type Row = Record<string, unknown>;
 
@@ -440,6 +350,8 @@ export class SqlStore implements Store {
   readonly campaigns: CampaignStore;
   readonly people: PeopleStore;
   readonly prolific: ProlificStore;
+  readonly archives: ArchiveStore;
+  readonly retention: RetentionStore;
   readonly references: ReferenceStore;
   readonly centre: CentreStore;
 
@@ -466,6 +378,8 @@ export class SqlStore implements Store {
     this.campaigns = new CampaignStore(db);
     this.people = new SqlPeopleStore(db);
     this.prolific = new ProlificStore(db);
+    this.archives = new SqlArchiveStore(db);
+    this.retention = new SqlRetentionStore(db);
     this.references = new SqlReferenceStore(db);
     this.centre = new SqlCentreStore(db);
     const parallel = db.kind === 'pglite' ? 1 : 4;

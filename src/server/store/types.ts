@@ -11,10 +11,12 @@ import type { Pause } from '../../core/study/pauses';
 import type { CampaignStore } from './campaignStore';
 import type { PeopleStore } from './peopleStore';
 import type { ProlificStore } from './prolificStore';
+import type { ArchiveStore } from './archiveStore';
+import type { RetentionStore } from './retentionStore';
 import type { ReferenceStore } from './referenceStore';
-import type { NewSession, StudyGamePin } from './records';
+import type { JsonPage, NewSession, StudyGamePin } from './records';
 
-export type { NewSession, StudyGamePin } from './records';
+export type { JsonPage, NewSession, StudyGamePin } from './records';
 
 export type StudySource = 'file' | 'studio';
 
@@ -396,15 +398,6 @@ export interface EventStore {
   streamEventsJson(sessionId: string, opts?: { batchSize?: number; afterSeq?: number }): AsyncGenerator<JsonPage>;
 }
 
-/** A page of a keyset read as the JSON text of its array of records. */
-export interface JsonPage {
-  readonly json: string;
-  /** How many records the array holds. */
-  readonly count: number;
-  /** The key of its last record. */
-  readonly last: number;
-}
-
 /** What participants submit besides events: grids for task items, answers and responses. */
 export interface AnswerStore {
   /** Inserts a submission; false when its key or its trial number is already taken. */
@@ -549,6 +542,10 @@ export interface Store
   readonly people: PeopleStore;
   /** Prolific: sealed secrets, the bonus ledger, submissions returned or timed out (`prolificStore.ts`). */
   readonly prolific: ProlificStore;
+  /** A study's rows as an archive holds them, and their restore (`archiveStore.ts`). */
+  readonly archives: ArchiveStore;
+  /** Participants' identifiers replaced by pseudonyms once their study's retention period is over (`retentionStore.ts`). */
+  readonly retention: RetentionStore;
   /** Reference recordings: human runs recorded elsewhere, in named groups per game (`referenceStore.ts`). */
   readonly references: ReferenceStore;
   /** A testing centre's stations, check-ins, notes and sessions' breaks (`centreStore.ts`). */

@@ -6,6 +6,7 @@ import type { ResultsInput } from '../../core/analysis/results';
 import type { Context } from 'hono';
 import { type StudyDefinition, type TaskItem, testIndicesOf } from '../../core/study/schema';
 import type { ReplayGame, StoredEvent } from '../../core/study/rules';
+import type { Pseudonym } from '../../core/study/retention';
 import { summarizeSession } from '../../core/study/summary';
 import { bearer, hashToken, tokenMatches } from '../people/auth';
 import { fail } from '../http';
@@ -58,6 +59,12 @@ export interface StudyDeps {
   readonly maintainer?: DigestMaintainer;
   /** Write export downloads on worker threads (`export/thread.ts`); absent: on the main thread. */
   readonly exportThreads?: boolean;
+  /**
+   * The pseudonym the retention job gives an identifier (`study/retention.ts`), so that a
+   * participant whose earlier sessions were pseudonymised is still known: a repeat participant, a
+   * candidate met before. Absent: identifiers are matched as sent.
+   */
+  readonly pseudonym?: Pseudonym;
 }
 
 export { fail, readBody, readJson, zodFail, type ErrorStatus } from '../http';

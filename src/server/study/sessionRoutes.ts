@@ -129,6 +129,14 @@ export function sessionRoutes(ctx: StudyContext): Hono {
     for (const key of ['PROLIFIC_PID', 'workerId']) {
       if (params[key] && (await store.countSessionsWithParam(rec.id, key, params[key])) > 0)
         flags.push('repeat_participant');
+      // Earlier sessions past the study's retention period hold the identifier's pseudonym.
+      else if (
+        params[key] &&
+        study.retention &&
+        deps.pseudonym &&
+        (await store.countSessionsWithParam(rec.id, key, deps.pseudonym(params[key]))) > 0
+      )
+        flags.push('repeat_participant');
     }
     const seed = randomInt(0, 2 ** 31 - 1);
     const token = newToken();
@@ -154,7 +162,17 @@ export function sessionRoutes(ctx: StudyContext): Hono {
       // A campaign: the pools' candidates are drawn and claimed in the transaction that creates the session.
       created = {
         ...base,
-        order: [...(await createDrawnSession(store, study, base, base.createdAt, params.mode !== 'playtest', pins))],
+        order: [
+          ...(await createDrawnSession(
+            store,
+            study,
+            base,
+            base.createdAt,
+            params.mode !== 'playtest',
+            pins,
+            deps.pseudonym,
+          )),
+        ],
       };
     }
     if (pins.length) pinned.set(pinKey, new Set([...(pinned.get(pinKey) ?? []), ...pins.map((p) => p.gameId)]));
