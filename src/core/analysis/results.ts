@@ -13,6 +13,8 @@
  *   among the participants with `playtest: true` and counts toward nothing else.
  * - A session a researcher excluded (`excludedAt` set) is listed with `excluded: true` and
  *   counts toward nothing else either: no figure, funnel, baseline or first-time-player slot.
+ * - Only sessions of the stage asked for (`stage`, e.g. `main`) are listed and counted; the
+ *   others (a pilot's) are left out as if they were not there.
  * - Game figures come only from logs that the server's replay verifies (`verifyGameLog`); a log
  *   that does not replay flags its session (`game_log_unverified:<item>`) and is left out of
  *   every level figure and baseline.
@@ -32,6 +34,7 @@ import {
   type StoredEvent,
 } from '../study/rules';
 import { summarizeSession, type SubmissionTally } from '../study/summary';
+import { MAIN_STAGE, inStage } from '../study/stages';
 import { GRID_ACTION_KINDS } from '../study/actions';
 import { isCounted, splitRuns } from '../scoring/accounting';
 import type { GameState } from '../game/types';
@@ -91,6 +94,8 @@ export interface ResultsSession {
   /** When a researcher excluded the session from every count; null or absent: counted. */
   readonly excludedAt?: number | null;
   readonly excludedReason?: string | null;
+  /** The study's stage when the session started (`core/study/stages.ts`); absent: `main`. */
+  readonly stage?: string;
 }
 
 /** A stored submission (a `SubmissionRecord` fits): `trial` is null for a refused duplicate. */
@@ -171,6 +176,11 @@ export interface ResultsInput {
   readonly versions: readonly { readonly version: number; readonly definition: StudyDefinition }[];
   /** Only sessions that ran this version, and only its items; null: every version. */
   readonly version: number | null;
+  /**
+   * Only sessions of this stage (`main`, `pilot`, ...); null or absent: every stage. Sessions of
+   * other stages are left out altogether: neither listed nor counted.
+   */
+  readonly stage?: string | null;
   readonly sessions: readonly SessionData[];
   /** How many test inputs a task has; null when the task cannot be read (then the item's `tests`, or the judged ones, are used). */
   readonly testCount: (collection: string, task: string) => number | null;
@@ -205,6 +215,8 @@ export interface ParticipantResult {
   readonly sessionId: string;
   readonly params: Readonly<Record<string, string>>;
   readonly studyVersion: number;
+  /** The study's stage when the session started (`pilot`, `main`, or a researcher's name). */
+  readonly stage: string;
   /** The state at `now` (an open session goes quiet into `abandoned`, past its limit into `timed_out`). */
   readonly state: SessionState;
   readonly createdAt: number;
@@ -376,7 +388,8 @@ export interface GameResult {
 
 /** The results of a study: the JSON of `GET /api/admin/studies/:studyId/results`. */
 export interface StudyResults {
-  readonly study: { id: string; title: string; versions: number[]; version: number | null };
+  /** `stage`: the stage counted (null: every stage). */
+  readonly study: { id: string; title: string; versions: number[]; version: number | null; stage: string | null };
   readonly participants: ParticipantResult[];
   readonly tasks: TaskResult[];
   readonly games: GameResult[];
@@ -574,7 +587,7 @@ export function studyResults(input: ResultsInput): StudyResults {
   const participants: ParticipantResult[] = [];
   const sessions = input.sessions
     .filter((s) => input.version === null || s.session.studyVersion === input.version)
-    .slice()
+    .filter((s) => inStage(s.session.stage, input.stage ?? null))
     .sort((a, b) => a.session.createdAt - b.session.createdAt || a.session.id.localeCompare(b.session.id));
   for (const data of sessions) {
     const { session } = data;
@@ -593,6 +606,7 @@ export function studyResults(input: ResultsInput): StudyResults {
       sessionId: session.id,
       params: session.params,
       studyVersion: session.studyVersion,
+      stage: session.stage ?? MAIN_STAGE,
       state: effectiveState(session, def, input.now),
       createdAt: session.createdAt,
       finishedAt: session.finishedAt,
@@ -649,7 +663,7 @@ export function studyResults(input: ResultsInput): StudyResults {
   );
 
   return {
-    study: { id: input.study.id, title: shown.title, versions, version: input.version },
+    study: { id: input.study.id, title: shown.title, versions, version: input.version, stage: input.stage ?? null },
     participants,
     tasks: [...tasks.values()].map(taskResult),
     games: [...gamesAcc.values()].map((g) => gameResult(g, input.games[g.game])),

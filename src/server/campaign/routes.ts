@@ -5,6 +5,9 @@
  * - `GET /api/admin/studies/:id/campaign/payments`: each session's bonus (`PaymentsView`).
  * - `GET /api/admin/studies/:id/campaign/bonuses.csv`: Prolific's bulk-bonus file.
  *
+ * Each counts the sessions of the `main` stage, or of the stage `?stage=` names (`all`: every
+ * stage): candidates' progress toward their targets, the sessions and claims listed, payments.
+ *
  * The figures read each candidate's counters, the claims of the study's sessions and those still
  * held, and the per-session digests the results use
  * (computed on the digest threads when the server has them, and kept). Claims of sessions that
@@ -25,6 +28,8 @@ import type { StudyDefinition } from '../../core/study/schema';
 import { studySessionDigests } from '../digests/studyDigests';
 import { definitionOf } from '../study/studies';
 import { type StudyDeps, fail, studyContext } from '../study/context';
+import { stageQuery } from '../http';
+import { MAIN_STAGE, inStage } from '../../core/study/stages';
 import type { SessionRecord } from '../store/types';
 import { campaignOf, settleClaims } from './assign';
 import { firstRunVersions, gameVersionNow } from './versions';
@@ -44,6 +49,7 @@ export async function campaignFigures(
   deps: StudyDeps,
   ctx: ReturnType<typeof studyContext>,
   id: string,
+  stage: string | null = MAIN_STAGE,
 ): Promise<CampaignFigures | { error: string; status: 404 | 409 }> {
   const { store } = deps;
   const rec = await store.getStudy(id);
@@ -81,8 +87,8 @@ export async function campaignFigures(
   }
   if (settled) claims = await store.campaigns.viewClaims(campaign, id);
   const [counters, draws, runs] = await Promise.all([
-    store.campaigns.counters(campaign),
-    store.campaigns.draws(campaign),
+    store.campaigns.counters(campaign, stage),
+    store.campaigns.draws(campaign, stage),
     firstRunVersions(store, id),
   ]);
 
@@ -94,6 +100,7 @@ export async function campaignFigures(
   const sessions: CampaignSession[] = [];
   for (const d of digests.data) {
     const s = d.session as SessionRecord;
+    if (!inStage(s.stage, stage)) continue;
     const state = await stateOf(s);
     const inFlight = flight(s.state, s.lastEventAt ?? s.createdAt, s.createdAt) && !isFinalState(state as SessionState);
     let current: string | null = null;
@@ -131,14 +138,16 @@ export async function campaignFigures(
     sessions,
     draws,
     counts: new Map(counters.map((k) => [k.candidate, k])),
-    claims: claims.map((c) => ({
-      sessionId: c.sessionId,
-      candidate: c.candidate,
-      participant: c.participant,
-      state: c.state,
-      excluded: c.excluded,
-      inFlight: c.state === 'held' && flight(c.sessionState, c.quietSince, c.sessionCreatedAt),
-    })),
+    claims: claims
+      .filter((c) => inStage(c.stage, stage))
+      .map((c) => ({
+        sessionId: c.sessionId,
+        candidate: c.candidate,
+        participant: c.participant,
+        state: c.state,
+        excluded: c.excluded,
+        inFlight: c.state === 'held' && flight(c.sessionState, c.quietSince, c.sessionCreatedAt),
+      })),
   };
 }
 
@@ -150,7 +159,9 @@ export function campaignRoutes(deps: StudyDeps): Hono {
 
   admin.get('/studies/:studyId/campaign', async (c) => {
     const id = c.req.param('studyId');
-    const f = await campaignFigures(deps, ctx, id);
+    const st = stageQuery(c);
+    if (!st.ok) return st.res;
+    const f = await campaignFigures(deps, ctx, id, st.stage);
     if ('error' in f) return fail(c, f.status, f.status === 404 ? 'not_found' : 'not_a_campaign', f.error);
     return c.json(
       campaignView({
@@ -170,14 +181,18 @@ export function campaignRoutes(deps: StudyDeps): Hono {
 
   admin.get('/studies/:studyId/campaign/payments', async (c) => {
     const id = c.req.param('studyId');
-    const f = await campaignFigures(deps, ctx, id);
+    const st = stageQuery(c);
+    if (!st.ok) return st.res;
+    const f = await campaignFigures(deps, ctx, id, st.stage);
     if ('error' in f) return fail(c, f.status, f.status === 404 ? 'not_found' : 'not_a_campaign', f.error);
     return c.json(paymentsView(f.study, f.sessions, f.claims));
   });
 
   admin.get('/studies/:studyId/campaign/bonuses.csv', async (c) => {
     const id = c.req.param('studyId');
-    const f = await campaignFigures(deps, ctx, id);
+    const st = stageQuery(c);
+    if (!st.ok) return st.res;
+    const f = await campaignFigures(deps, ctx, id, st.stage);
     if ('error' in f) return fail(c, f.status, f.status === 404 ? 'not_found' : 'not_a_campaign', f.error);
     c.header('Content-Type', 'text/csv; charset=utf-8');
     c.header('Content-Disposition', `attachment; filename="${id}-bonuses.csv"`);

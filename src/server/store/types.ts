@@ -8,6 +8,8 @@ import type { AgentReplayStep, AgentRunSource } from '../../core/protocol/agents
 import type { GradingStore } from './gradingStore';
 import type { CampaignStore } from './campaignStore';
 import type { PeopleStore } from './peopleStore';
+import type { StageStore } from './stageStore';
+import type { ParticipantDataStore } from './participantData';
 import type { NewSession, StudyGamePin } from './records';
 
 export type { NewSession, StudyGamePin } from './records';
@@ -39,6 +41,8 @@ export interface SessionRecord extends NewSession {
   /** When a researcher excluded the session (listed and exported, never counted); null: counted. */
   readonly excludedAt: number | null;
   readonly excludedReason: string | null;
+  /** The study's stage when the session started (`pilot`, `main`, or a name); `main` for sessions from before stages. */
+  readonly stage: string;
 }
 
 /** A session's digest as stored: its key, the digest, and the fold it came from (null: none). */
@@ -197,25 +201,8 @@ export interface GameStepRecord {
   readonly at: number;
 }
 
-/** What a researcher did, as the audit log names it. */
-export type { AuditAction } from '../../core/protocol/api';
-import type { AuditAction } from '../../core/protocol/api';
-
-/** One researcher action on a study or one of its sessions, for the study's audit log. */
-export interface AuditEventInput {
-  readonly studyId: string;
-  /** Who: the person's email, or `researcher` for the bootstrap researcher token. */
-  readonly actor: string;
-  /** The person's id; absent or null for the bootstrap token. */
-  readonly personId?: string | null;
-  /** The credential used: `session:<id>`, `token:<id>` or `admin-token`. */
-  readonly credential?: string | null;
-  readonly action: AuditAction;
-  /** The session id, or the study id for `study.delete`. */
-  readonly target: string;
-  readonly reason: string | null;
-  readonly at: number;
-}
+export type { AuditAction, AuditEventInput } from './records';
+import type { AuditEventInput } from './records';
 
 export interface AuditEventRecord extends AuditEventInput {
   /** Increasing in the order the actions were recorded. */
@@ -312,9 +299,10 @@ export interface SessionStore {
   /**
    * Creates a session. `pins`: the current versions of the study's games, recorded in the same
    * transaction for each game the study has none recorded for yet (the first session that had
-   * the game pins it; later ones change nothing).
+   * the game pins it; later ones change nothing). The stage the session started in: the
+   * study's current stage, read in the statement that writes the session.
    */
-  createSession(session: NewSession, pins?: readonly StudyGamePin[]): Promise<void>;
+  createSession(session: NewSession, pins?: readonly StudyGamePin[]): Promise<{ stage: string }>;
   /** The game versions the study started with (`createSession`'s `pins`), in the order pinned. */
   studyGamePins(studyId: string): Promise<StoredStudyGamePin[]>;
   getSession(id: string): Promise<SessionRecord | null>;
@@ -535,6 +523,10 @@ export interface Store
   readonly campaigns: CampaignStore;
   /** The lab's people, their sessions, tokens and study membership, and the audit trail by person (`peopleStore.ts`). */
   readonly people: PeopleStore;
+  /** Each study's current stage, and its sessions per stage (`stageStore.ts`). */
+  readonly stages: StageStore;
+  /** One participant's sessions across studies, found and deleted on request (`participantData.ts`). */
+  readonly participantData: ParticipantDataStore;
 
   close(): Promise<void>;
 }

@@ -94,6 +94,8 @@ export function adminRoutes(ctx: StudyContext): Hono {
       source: rec.source,
       createdAt: rec.createdAt,
       definition: rec.definition,
+      // The stage new sessions start in now (`pilot`, `main`, ...): the study page's stage control.
+      stage: (await store.stages.studyStage(rec.id)).stage,
     });
   });
 

@@ -114,14 +114,12 @@ export function sessionRoutes(ctx: StudyContext): Hono {
     const pins = pinsOf(pinKey, study);
     let created;
     if (study.pools.length === 0) {
-      created = { ...base, order: sessionOrder(study, seed) };
-      await store.createSession(created, pins);
+      const order = sessionOrder(study, seed);
+      created = { ...base, order, ...(await store.createSession({ ...base, order }, pins)) };
     } else {
       // A campaign: the pools' candidates are drawn and claimed in the transaction that creates the session.
-      created = {
-        ...base,
-        order: [...(await createDrawnSession(store, study, base, base.createdAt, params.mode !== 'playtest', pins))],
-      };
+      const drawn = await createDrawnSession(store, study, base, base.createdAt, params.mode !== 'playtest', pins);
+      created = { ...base, order: [...drawn.order], stage: drawn.stage };
     }
     if (pins.length) pinned.set(pinKey, new Set([...(pinned.get(pinKey) ?? []), ...pins.map((p) => p.gameId)]));
     // The first batch follows at once: it finds its session here instead of in the database.
@@ -241,6 +239,7 @@ export function sessionRoutes(ctx: StudyContext): Hono {
         createdAt: session.createdAt,
         ackedThrough: session.ackedThrough,
         now: t,
+        stage: session.stage,
       },
       budget: sessionBudget(study, session.createdAt, t),
       study: {
