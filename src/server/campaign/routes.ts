@@ -29,6 +29,7 @@ import { studySessionDigests } from '../digests/studyDigests';
 import { definitionOf } from '../study/studies';
 import { type StudyDeps, fail, studyContext } from '../study/context';
 import { stageQuery } from '../http';
+import type { StudyStages } from '../../core/protocol/api';
 import { MAIN_STAGE, inStage } from '../../core/study/stages';
 import type { SessionRecord } from '../store/types';
 import { campaignOf, settleClaims } from './assign';
@@ -163,8 +164,13 @@ export function campaignRoutes(deps: StudyDeps): Hono {
     if (!st.ok) return st.res;
     const f = await campaignFigures(deps, ctx, id, st.stage);
     if ('error' in f) return fail(c, f.status, f.status === 404 ? 'not_found' : 'not_a_campaign', f.error);
-    return c.json(
-      campaignView({
+    const [current, perStage] = await Promise.all([
+      deps.store.stages.studyStage(id),
+      deps.store.stages.stageCounts(id),
+    ]);
+    const stages: StudyStages = { current: current.stage, sessions: perStage };
+    return c.json({
+      ...campaignView({
         studyId: id,
         campaignId: f.campaignId,
         study: f.study,
@@ -176,7 +182,9 @@ export function campaignRoutes(deps: StudyDeps): Hono {
         gameVersionNow: (game) => (deps.gameInfo ? gameVersionNow(deps.gameInfo())(game) : null),
         now: f.now,
       }),
-    );
+      stage: st.stage,
+      stages,
+    });
   });
 
   admin.get('/studies/:studyId/campaign/payments', async (c) => {

@@ -166,8 +166,9 @@ export class CampaignStore {
            SELECT s.id, c.candidate, $10, $2, c.pool, $11, c.position, $8
            FROM s, jsonb_to_recordset($12::jsonb) AS c(candidate text, pool text, position integer)),
          k AS (INSERT INTO campaign_candidates (campaign, candidate, drawn, held)
-           SELECT $10, c.candidate, 1, 1 FROM s, jsonb_to_recordset($12::jsonb) AS c(candidate text)
-           ON CONFLICT (campaign, candidate) DO UPDATE SET drawn = campaign_candidates.drawn + 1, held = campaign_candidates.held + 1)
+           SELECT $10, c.candidate, (s.stage = '${MAIN_STAGE}')::int, (s.stage = '${MAIN_STAGE}')::int
+           FROM s, jsonb_to_recordset($12::jsonb) AS c(candidate text)
+           ON CONFLICT (campaign, candidate) DO UPDATE SET drawn = campaign_candidates.drawn + EXCLUDED.drawn, held = campaign_candidates.held + EXCLUDED.held),
          d AS (INSERT INTO campaign_draws (session_id, campaign, seed, pools, at) SELECT s.id, $10, $6, $13::jsonb, $8 FROM s)
          SELECT stage FROM s`,
         [...sessionValues, req.campaign, req.participant, JSON.stringify(claims), JSON.stringify(choice.pools)],
@@ -418,14 +419,14 @@ export async function lockCampaigns(tx: Queryable, campaigns: readonly string[])
  * (migration 19); a candidate without a claim left loses its row. The caller holds the campaign's lock.
  */
 /**
- * The counters' columns (drawn, held, attempts, solves, settled) over claims `c` of sessions `s`:
- * what counts is settled claims of sessions not excluded and in the stage `counted` selects.
- * Drawn and held count every claim: a pilot's session in flight holds its candidate too.
+ * The counters' columns (drawn, held, attempts, solves, settled) over claims `c` of sessions `s`
+ * in the stage `counted` selects; attempts, solves and settled of sessions not excluded only.
+ * (What a draw reads as in flight comes from the claims themselves, of every stage.)
  */
 function counterColumns(counted: string): string {
   const counts = `s.excluded_at IS NULL AND ${counted}`;
-  return `count(*)::int AS drawn,
-       count(*) FILTER (WHERE c.state = 'held')::int AS held,
+  return `count(*) FILTER (WHERE ${counted})::int AS drawn,
+       count(*) FILTER (WHERE c.state = 'held' AND ${counted})::int AS held,
        count(*) FILTER (WHERE c.state IN ('solved', 'attempted') AND ${counts})::int AS attempts,
        count(DISTINCT coalesce(c.participant, c.session_id)) FILTER (WHERE c.state = 'solved' AND ${counts})::int AS solves,
        count(*) FILTER (WHERE c.state IN ('solved', 'attempted', 'released') AND ${counts})::int AS settled`;

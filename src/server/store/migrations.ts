@@ -502,6 +502,8 @@ export const migrations: readonly Migration[] = [
       -- baselines, campaign figures and payments count 'main' unless asked for another stage.
       ALTER TABLE sessions ADD COLUMN stage text NOT NULL DEFAULT 'main';
       CREATE INDEX sessions_by_study_stage ON sessions (study_id, stage);
+      -- A campaign's counters (campaign_candidates, migration 13) count the 'main' stage's claims
+      -- from now on; every claim stored before is of a 'main' session, so none changes.
       -- A study's current stage, which new sessions start in; no row: 'main'. Changed by one
       -- action of a researcher, in the audit trail (study.stage) in the same transaction.
       CREATE TABLE study_stages (
