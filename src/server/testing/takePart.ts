@@ -87,6 +87,8 @@ export async function takePart(
         );
       }
     } else if (item.kind === 'survey') {
+      // Answers are taken for the item the stored log is on.
+      await send();
       const answered = await call('POST', `/sessions/${s.sessionId}/survey`, s.token, {
         key: `survey-${item.id}`,
         item: item.id,
