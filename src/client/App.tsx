@@ -30,6 +30,8 @@ const PlaytestPage = page(() => import('./studio/PlaytestPage').then((m) => m.Pl
 const StudyEditorPage = page(() => import('./studio/StudyEditorPage').then((m) => m.StudyEditorPage));
 const CampaignPage = page(() => import('./studio/CampaignPage').then((m) => m.CampaignPage));
 const ScorePage = page(() => import('./studio/ScorePage').then((m) => m.ScorePage));
+const DataRequestsPage = page(() => import('./studio/DataRequestsPage').then((m) => m.DataRequestsPage));
+const DeletionReceiptPage = page(() => import('./studio/DataRequestsPage').then((m) => m.DeletionReceiptPage));
 const GraderPage = page(() => import('./grading/GraderPage').then((m) => m.GraderPage));
 
 /** What shows while a page's script loads (a moment, on a first visit). */
@@ -114,6 +116,8 @@ export function App() {
               <Route path="/people" component={PeoplePage} />
               <Route path="/tokens" component={TokensPage} />
               <Route path="/score" component={ScorePage} />
+              <Route path="/data-requests" component={DataRequestsPage} />
+              <Route path="/data-requests/:receiptId" component={DeletionReceiptPage} />
               <Route path="/studies" component={StudiesPage} />
               <Route path="/studies/new" component={StudyEditorPage} />
               <Route path="/studies/:studyId" component={StudyResultsPage} />
