@@ -273,6 +273,8 @@ export interface AdminSessionEntry {
   /** When a researcher excluded the session; null: it counts. */
   readonly excludedAt: number | null;
   readonly excludedReason: string | null;
+  /** The study's stage when the session started. */
+  readonly stage: string;
 }
 
 /** A stored submission, as `GET /api/admin/sessions/:id` lists them. */

@@ -270,5 +270,6 @@ function sessionEntry(s: SessionRecord, state: SessionState, flags: readonly str
     flags,
     excludedAt: s.excludedAt,
     excludedReason: s.excludedReason,
+    stage: s.stage,
   };
 }
