@@ -164,6 +164,10 @@ export async function logIn(page: Page, base: string): Promise<void> {
   await page.evaluate((t) => localStorage.setItem('arc-studio:researcher-token', t), TOKEN);
 }
 
+/** A palette colour (`#rrggbb`) as the canvas's pixel reads it. */
+export const rgb = (hex: string): [number, number, number] =>
+  [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)) as [number, number, number];
+
 /** Clicks frame cell (x, y) of the game canvas. */
 export async function clickFrame(page: Page, x: number, y: number): Promise<void> {
   const box = (await page.getByTestId('game-canvas').boundingBox())!;

@@ -27,6 +27,7 @@ import {
   joinStudy,
   logIn,
   LS20_LEVEL1_KEYS,
+  rgb,
   startServer,
   type TestServer,
   VC33_LEVEL1_CLICKS,
@@ -34,9 +35,6 @@ import {
 
 // The tests share nothing but the worker's server: the workers split them (`playwright.config.ts`).
 test.describe.configure({ mode: 'parallel' });
-
-const rgb = (hex: string): [number, number, number] =>
-  [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16)) as [number, number, number];
 
 async function stored(base: string, sessionId: string) {
   const res = await fetch(`${base}/api/admin/sessions/${sessionId}/events`, { headers: ADMIN });

@@ -164,6 +164,8 @@ test('a researcher builds a pool in the editor, two participants run it, the cam
   await expect(stats.getByText('Participants still needed').locator('..')).toContainText('0');
   await expect(page.getByText('The bonus file has one line per participant with a bonus')).toBeVisible();
   await expect(page.getByTestId('payments-total')).toContainText('£2.00 over 2 sessions');
+  // Both solved alone, in the page, by hand: no signal of help or low effort.
+  await expect(page.getByTestId('campaign-signals')).toContainText('No session shows a signal.');
   expect(loads).toBe(0);
   await picture(page, 'campaign');
   await page.getByRole('heading', { name: 'Payments' }).scrollIntoViewIfNeeded();
@@ -183,14 +185,14 @@ test('a researcher builds a pool in the editor, two participants run it, the cam
   // The payments: every session with its fee and bonus, and whether the bonus file pays it.
   const paymentsDownload = page.waitForEvent('download');
   await page.getByRole('button', { name: 'Download payments (CSV)' }).click();
-  const rows = (await readFile(await (await paymentsDownload).path(), 'utf8')).trim().split('\n');
-  expect(rows[0]).toBe('session_id,participant_id,solved,levels,fee,bonus,currency,counts,reason');
+  const rows = (await readFile(await (await paymentsDownload).path(), 'utf8')).trim().split('\r\n');
+  expect(rows[0]).toBe('session_id,participant_id,solved,levels,fee,bonus,currency,counts,reason,signals');
   expect(
     rows
       .slice(1)
       .map((r) => r.split(',').slice(1).join(','))
       .sort(),
-  ).toEqual([`pid-a-${stamp},2,0,3.00,1.00,GBP,true,`, `pid-b-${stamp},2,0,3.00,1.00,GBP,true,`]);
+  ).toEqual([`pid-a-${stamp},2,0,3.00,1.00,GBP,true,,`, `pid-b-${stamp},2,0,3.00,1.00,GBP,true,,`]);
 });
 
 test('the participant sees the time the session has left, and the study ends cleanly when it is spent', async ({

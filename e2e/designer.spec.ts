@@ -8,8 +8,20 @@
  */
 import { expect, test } from './studio-test';
 import { expectAccessible, seriousViolations } from './axe';
-import { FIXTURE_GAMES, LS20, OFFICIAL_GAMES, TG01, logIn, startServer, type TestServer } from './arc3-helpers';
+import {
+  ADMIN,
+  FIXTURE_GAMES,
+  LS20,
+  OFFICIAL_GAMES,
+  TG01,
+  frameColour,
+  logIn,
+  rgb,
+  startServer,
+  type TestServer,
+} from './arc3-helpers';
 import { setWindowSize, picture } from './helpers';
+import { PALETTE } from '../src/core/game/types';
 
 /**
  * One server for both tests, with the fixture games and the official ones, and no study: no level
@@ -72,6 +84,27 @@ test.describe('the state graph of an arcengine game on its playtest page', () =>
       await picture(page, `arc3-graph-${width}`);
       expect(await seriousViolations(page)).toEqual([]);
     }
+  });
+
+  test('a designer signed in with her link, with no token in the browser, playtests an arcengine game', async ({
+    page,
+  }) => {
+    const added = await page.request.post(`${server.base}/api/admin/people`, {
+      headers: ADMIN,
+      data: { email: 'dee-playtest@lab.org', role: 'designer', name: 'Dee Signer' },
+    });
+    expect(added.status(), await added.text()).toBe(201);
+    await page.goto(`${server.base}${((await added.json()) as { link: string }).link}`);
+    await expect(page.getByTestId('signed-in')).toContainText('Dee Signer (designer)');
+    expect(await page.evaluate(() => localStorage.getItem('arc-studio:researcher-token'))).toBeNull();
+    await page.goto(`${server.base}/games`);
+    await page.getByRole('link', { name: /Gatekeeper/ }).click();
+    await expect(page).toHaveURL(new RegExp(`/games/${TG01}/playtest$`));
+    await expect(page.getByTestId('game-canvas')).toHaveAttribute('data-state', 'NOT_FINISHED');
+    // A step goes out with the sign-in cookie and its CSRF header: the walker moves down a cell.
+    await expect.poll(() => frameColour(page, 12, 12)).toEqual(rgb(PALETTE[9]));
+    await page.keyboard.press('ArrowDown');
+    await expect.poll(() => frameColour(page, 12, 20)).toEqual(rgb(PALETTE[9]));
   });
 
   test('Cancel stops a state-graph exploration on the server, and the next exploration clears what it said', async ({

@@ -4,7 +4,7 @@
  * removes them; then makes a token on My tokens, sees it once, uses it from outside the browser
  * and revokes it, after which the server refuses it. Both pages are checked with axe at the
  * laptop, tablet and phone widths. A study's researcher manages its members too; a viewer member
- * is shown no Members tab.
+ * is shown no Members tab, nor is a researcher of the lab who is a viewer of that study.
  */
 import { expect, test, type Page } from './studio-test';
 import { ADMIN } from './study-helpers';
@@ -135,6 +135,15 @@ test("a study's researcher manages its members; a viewer member has no Members t
   const table = panel.getByRole('table', { name: 'Members of this study' });
   await expect(table.getByLabel(`Role of ${veeEmail}`)).toHaveValue('viewer');
   await expect(table.getByLabel(`Role of ${raeEmail}`)).toHaveValue('researcher');
+  // Made a viewer of this study, a researcher of the lab no longer sees its Members tab.
+  const demoted = await request.put(`/api/admin/studies/sample/members/${raeEmail}`, {
+    headers: ADMIN,
+    data: { role: 'viewer' },
+  });
+  expect(demoted.status(), await demoted.text()).toBe(200);
+  await rae.reload();
+  await expect(rae.getByRole('tab', { name: 'Audit log' })).toBeVisible();
+  await expect(rae.getByRole('tab', { name: 'Members' })).toHaveCount(0);
   await rae.context().close();
 
   const vee = await (await browser.newContext()).newPage();

@@ -5,106 +5,45 @@
  * steps; `--repair` plays them again on the official engine from the participants' logs and
  * stores them again, every step with the frame the participant saw; a second check finds nothing.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApi } from '../server/app';
-import { hashToken } from '../server/people/auth';
-import { TaskLibrary } from '../server/collections/collections';
-import { startArc3, studioGames } from '../server/arc3/mount';
 import { openStore } from '../server/store/open';
-import { gameIds } from '../server/study/studies';
 import { encodeFrames } from '../core/formats/frames';
-import { parseActions } from '../core/game';
-import { serverStepEventData, type ServerRunReply, type ServerStep } from '../core/game/serverGame';
-import { seedDataDir } from '../server/store/testing';
+import type { ServerStep } from '../core/game/serverGame';
 import { decodeStoredSteps } from '../server/arc3/steps';
 import { runCli } from './testing';
+import {
+  ENGINE_CHANGES,
+  FIXTURES,
+  GATE_STUDY,
+  TG01,
+  TG01_LEVEL_1,
+  logRun,
+  playRun,
+  withPlayingApi,
+} from './arc3Testing';
 
-const ROOT = path.resolve(__dirname, '../..');
-const PYTHONPATH = path.resolve(ROOT, '../shared/vendor/arc-agi-3/python');
-const FIXTURES = path.join(ROOT, 'e2e/fixtures/arc3-games');
-if (!existsSync(path.join(PYTHONPATH, 'arcengine')))
-  throw new Error(`the official engine must be at ${PYTHONPATH}; these tests run against it`);
-const CHANGES = {
-  ARC_STUDIO_PYTHONPATH: PYTHONPATH,
-  ARC_STUDIO_ARC3_GAMES: '',
-  PYTHONDONTWRITEBYTECODE: '1',
-  DATABASE_URL: '',
-};
-const ENV = { ...process.env, ...CHANGES };
-const TG01 = 'tg01-5e1f0a27';
-/** The fixture's first level, as its README records it: 10 actions after the opening RESET. */
-const LEVEL_1 = 'ACTION2,ACTION2,ACTION4,ACTION4,ACTION4,ACTION4,ACTION4,ACTION2,ACTION2,ACTION2';
-const ADMIN = 'researcher-token-for-cli-check-tests';
-const STUDY = {
-  title: 'Gatekeeper',
-  consent: 'Yes.',
-  completion: { code: 'G' },
-  items: [{ kind: 'game', id: 'gate', game: TG01 }],
-};
-
+const ENV = { ...process.env, ...ENGINE_CHANGES };
 const dir = mkdtempSync(path.join(tmpdir(), 'arc-studio-check-'));
 const dataDir = path.join(dir, 'data');
-const check = (...args: string[]) => runCli(['check', '--data-dir', dataDir, ...args], CHANGES);
+const check = (...args: string[]) => runCli(['check', '--data-dir', dataDir, ...args], ENGINE_CHANGES);
 /** Per run, the steps its participant saw. */
 const seen = new Map<string, ServerStep[]>();
 
 beforeAll(async () => {
   // Two participants play the fixture's first level on the official engine, through the routes.
-  seedDataDir(dataDir);
-  const store = await openStore({ dataDir });
-  const arc3 = await startArc3({ dirs: [FIXTURES], servers: [], env: ENV, workers: 1 }, store, () => {});
-  try {
-    await store.saveStudy('gate', STUDY, 'file', Date.now());
-    const app = createApi({
-      library: new TaskLibrary(),
-      version: 'test',
-      study: {
-        store,
-        adminTokenHash: hashToken(ADMIN),
-        replay: studioGames(arc3).replay,
-        games: new Set([...gameIds, ...arc3.service.ids]),
-        arc3: { service: arc3.service, engine: arc3.engine },
-      },
-    });
-    const post = async (url: string, token: string | null, body: unknown) => {
-      const res = await app.request(url, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
-        body: JSON.stringify(body),
-      });
-      const json = (await res.json()) as Record<string, unknown>;
-      if (res.status >= 300) throw new Error(`${url}: ${res.status} ${JSON.stringify(json)}`);
-      return json;
-    };
+  const games = { dirs: [FIXTURES], servers: [], env: ENV, workers: 1 };
+  await withPlayingApi(dataDir, games, { id: 'gate', definition: GATE_STUDY }, async ({ post }) => {
     for (const pid of ['lost', 'wrong']) {
-      const { sessionId, token } = (await post('/studies/gate/sessions', null, { params: { PROLIFIC_PID: pid } })) as {
-        sessionId: string;
-        token: string;
-      };
-      const opened = (await post(`/sessions/${sessionId}/runs`, token, { item: 'gate' })) as unknown as ServerRunReply;
-      const steps: ServerStep[] = [opened.steps[0]];
-      for (const input of parseActions(LEVEL_1))
-        steps.push(
-          (await post(`/sessions/${sessionId}/runs/${opened.run}/actions`, token, {
-            step: steps.length,
-            ...input,
-          })) as unknown as ServerStep,
-        );
-      seen.set(pid, steps);
-      const events = [
-        { kind: 'session.start', data: { wallClock: '2026-02-01T09:00:00.000Z' } },
-        { kind: 'item.start', data: { item: 'gate', kind: 'game' } },
-        {
-          kind: 'game.open',
-          data: { game: TG01, seed: 0, run: opened.run, source: 'arcengine', engine: opened.game.engine },
-        },
-        ...steps.map((s) => ({ kind: 'game.action', data: serverStepEventData(s) })),
-      ].map((e, seq) => ({ seq, t: seq * 200, ...e }));
-      await post(`/sessions/${sessionId}/events`, token, { events });
+      const played = await playRun(post, 'gate', 'gate', { PROLIFIC_PID: pid }, TG01_LEVEL_1);
+      seen.set(pid, played.steps);
+      await logRun(post, played, 'gate', TG01);
     }
+  });
+  const store = await openStore({ dataDir });
+  try {
     // The damage: one run lost steps 8 to 10; the other's step 5 is stored as changes to a frame it never had.
     const lost = seen.get('lost')![0].run;
     expect(await store.removeGameSteps(lost, 8)).toBe(3);
@@ -119,7 +58,6 @@ beforeAll(async () => {
         frames: encodeFrames(d.frames, d.record.step === 5 ? other : decoded[d.record.step - 1].last),
       });
   } finally {
-    await arc3.service.stop();
     await store.close();
   }
 });

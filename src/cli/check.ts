@@ -9,7 +9,8 @@ import { parseCommandArgs } from './args';
 import { arc3GameDirs } from './games';
 import { openServeStore, poolReplayer } from './runStore';
 import { inspectRun, repairRun, type RunDamage } from '../server/arc3/runCheck';
-import { Arc3Pool, probe } from '../server/arc3/worker';
+import { probe } from '../server/arc3/probe';
+import { Arc3Pool } from '../server/arc3/pool';
 
 const CHECK = {
   command: 'check',

@@ -7,43 +7,22 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApi } from '../server/app';
-import { hashToken } from '../server/people/auth';
-import { TaskLibrary } from '../server/collections/collections';
-import { startArc3, studioGames } from '../server/arc3/mount';
-import { openStore } from '../server/store/open';
-import { gameIds } from '../server/study/studies';
-import { parseActions } from '../core/game';
-import { serverStepEventData, type ServerRunReply, type ServerStep } from '../core/game/serverGame';
 import { parseBaselines } from '../core/scoring/baselines';
-import { seedDataDir } from '../server/store/testing';
 import { runCli } from './testing';
 import { readZip } from '../server/export/zip';
 import { readGameFolder } from '../server/arc3/gameCode';
+import {
+  ENGINE_CHANGES as CHANGES,
+  FIXTURES,
+  GATE_STUDY,
+  TG01,
+  TG01_LEVEL_1,
+  logRun,
+  playRun,
+  withPlayingApi,
+} from './arc3Testing';
 
-const ROOT = path.resolve(__dirname, '../..');
-const PYTHONPATH = path.resolve(ROOT, '../shared/vendor/arc-agi-3/python');
-const FIXTURES = path.join(ROOT, 'e2e/fixtures/arc3-games');
-if (!existsSync(path.join(PYTHONPATH, 'arcengine')))
-  throw new Error(`the official engine must be at ${PYTHONPATH}; these tests run against it`);
-const CHANGES = {
-  ARC_STUDIO_PYTHONPATH: PYTHONPATH,
-  ARC_STUDIO_ARC3_GAMES: '',
-  PYTHONDONTWRITEBYTECODE: '1',
-  DATABASE_URL: '',
-};
 const ENV = { ...process.env, ...CHANGES };
-const TG01 = 'tg01-5e1f0a27';
-/** The fixture's first level, as its README records it: 10 actions after the opening RESET. */
-const LEVEL_1 = 'ACTION2,ACTION2,ACTION4,ACTION4,ACTION4,ACTION4,ACTION4,ACTION2,ACTION2,ACTION2';
-const ADMIN = 'researcher-token-for-cli-arc3-export-tests';
-const STUDY = {
-  title: 'Gatekeeper',
-  consent: 'Yes.',
-  completion: { code: 'G' },
-  items: [{ kind: 'game', id: 'gate', game: TG01 }],
-};
-
 const dir = mkdtempSync(path.join(tmpdir(), 'arc-studio-export-arc3-'));
 const dataDir = path.join(dir, 'data');
 
@@ -52,62 +31,14 @@ const cli = (...args: string[]) => runCli(['export', ...args], CHANGES);
 
 beforeAll(async () => {
   // One participant plays the fixture's first level on the official engine, through the routes.
-  seedDataDir(dataDir);
-  const store = await openStore({ dataDir });
-  const arc3 = await startArc3({ dirs: [FIXTURES], servers: [], env: ENV, workers: 1 }, store, () => {});
-  try {
-    await store.saveStudy('gate', STUDY, 'file', Date.now());
-    const app = createApi({
-      library: new TaskLibrary(),
-      version: 'test',
-      study: {
-        store,
-        adminTokenHash: hashToken(ADMIN),
-        replay: studioGames(arc3).replay,
-        games: new Set([...gameIds, ...arc3.service.ids]),
-        arc3: { service: arc3.service, engine: arc3.engine },
-      },
-    });
-    const post = async (url: string, token: string | null, body: unknown) => {
-      const res = await app.request(url, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
-        body: JSON.stringify(body),
-      });
-      const json = (await res.json()) as Record<string, unknown>;
-      if (res.status >= 300) throw new Error(`${url}: ${res.status} ${JSON.stringify(json)}`);
-      return json;
-    };
-    const { sessionId, token } = (await post('/studies/gate/sessions', null, { params: { PROLIFIC_PID: 'p1' } })) as {
-      sessionId: string;
-      token: string;
-    };
-    const opened = (await post(`/sessions/${sessionId}/runs`, token, { item: 'gate' })) as unknown as ServerRunReply;
-    const steps: ServerStep[] = [opened.steps[0]];
-    for (const input of parseActions(LEVEL_1))
-      steps.push(
-        (await post(`/sessions/${sessionId}/runs/${opened.run}/actions`, token, {
-          step: steps.length,
-          ...input,
-        })) as unknown as ServerStep,
-      );
-    expect(steps[steps.length - 1].levels_completed).toBe(1);
+  const games = { dirs: [FIXTURES], servers: [], env: ENV, workers: 1 };
+  await withPlayingApi(dataDir, games, { id: 'gate', definition: GATE_STUDY }, async ({ post, arc3 }) => {
+    const played = await playRun(post, 'gate', 'gate', { PROLIFIC_PID: 'p1' }, TG01_LEVEL_1);
+    expect(played.steps[played.steps.length - 1].levels_completed).toBe(1);
     // Answered before stored: the steps land before the item's end.
     await arc3.service.stepsStored();
-    const events = [
-      { kind: 'session.start', data: { wallClock: '2026-02-01T09:00:00.000Z' } },
-      { kind: 'item.start', data: { item: 'gate', kind: 'game' } },
-      {
-        kind: 'game.open',
-        data: { game: TG01, seed: 0, run: opened.run, source: 'arcengine', engine: opened.game.engine },
-      },
-      ...steps.map((s) => ({ kind: 'game.action', data: serverStepEventData(s) })),
-    ].map((e, seq) => ({ seq, t: seq * 200, ...e }));
-    await post(`/sessions/${sessionId}/events`, token, { events });
-  } finally {
-    await arc3.service.stop();
-    await store.close();
-  }
+    await logRun(post, played, 'gate', TG01);
+  });
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

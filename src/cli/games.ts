@@ -23,7 +23,8 @@ import {
 } from '../core/game';
 import { games, getGame, solutions } from '../games';
 import { splitRuns } from '../core/game/accounting';
-import { Arc3Error, Arc3Worker, probe, resolveGameId, type Arc3FrameData } from '../server/arc3/worker';
+import { Arc3Error, Arc3Worker, resolveGameId, type Arc3FrameData } from '../server/arc3/worker';
+import { probe } from '../server/arc3/probe';
 import { verifySessionCommand } from './verifySession';
 import { defaultThreads, graphBuiltIn, validateBuiltIn } from './validate';
 import { graphArc3, validateArc3 } from './validateArc3';

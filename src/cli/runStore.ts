@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { GameCodeStore, gameVersion, readGameFolder } from '../server/arc3/gameCode';
 import type { Replayer } from '../server/arc3/storedRuns';
-import type { Arc3Pool } from '../server/arc3/worker';
+import type { Arc3Pool } from '../server/arc3/pool';
 import { openStore, redact } from '../server/store/open';
 import type { Store } from '../server/store/types';
 

@@ -7,7 +7,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } 
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Arc3Pool } from '../server/arc3/worker';
+import { Arc3Pool } from '../server/arc3/pool';
 import { formatDeterminism } from '../core/game/determinism';
 import { checkDeterminism } from '../server/arc3/determinism';
 import { validateArc3 } from './validateArc3';

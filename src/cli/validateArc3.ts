@@ -20,7 +20,8 @@ import {
   type ValidationProblem,
   type ValidationTask,
 } from '../core/game/validate';
-import { Arc3Error, Arc3Pool, resolveGameId, type Arc3Action, type Arc3FrameData } from '../server/arc3/worker';
+import { Arc3Error, resolveGameId, type Arc3Action, type Arc3FrameData } from '../server/arc3/worker';
+import { Arc3Pool } from '../server/arc3/pool';
 import { ProgressBar, formatValidation, graphReport } from './validate';
 import { exploreArc3Level } from '../server/arc3/graph';
 import { formatDeterminism } from '../core/game/determinism';

@@ -9,19 +9,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { ServerRunReply } from '../core/game/serverGame';
-import { createApi } from '../server/app';
-import { hashToken } from '../server/people/auth';
-import { TaskLibrary } from '../server/collections/collections';
-import { startArc3, studioGames } from '../server/arc3/mount';
 import { RemoteArc3Source } from '../server/arc3/remote';
-import { openStore } from '../server/store/open';
 import { freePort } from '../server/store/pgCluster';
-import { seedDataDir } from '../server/store/testing';
-import { gameIds } from '../server/study/studies';
 import { runCli } from './testing';
+import { VENDOR, playRun, withPlayingApi } from './arc3Testing';
 
-const VENDOR = path.resolve(__dirname, '../../../shared/vendor/arc-agi-3');
 const SERVE = String.raw`
 import logging, sys
 logging.disable(logging.CRITICAL)
@@ -29,7 +21,6 @@ from arc_agi import Arcade, OperationMode
 Arcade(operation_mode=OperationMode.OFFLINE, environments_dir=sys.argv[1]).listen_and_serve(host="127.0.0.1", port=int(sys.argv[2]))
 `;
 const LS20 = 'ls20-9607627b';
-const ADMIN = 'researcher-token-for-remote-verify-tests';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'arc-studio-verify-remote-'));
 const dataDir = path.join(dir, 'data');
@@ -61,51 +52,20 @@ beforeAll(async () => {
   );
 
   // A participant plays ls20 through the routes of a server whose games are the toolkit server's.
-  seedDataDir(dataDir);
-  const store = await openStore({ dataDir });
-  const arc3 = await startArc3(
-    { dirs: [], servers: [baseUrl], remote: (url, log) => new RemoteArc3Source({ baseUrl: url, log }) },
-    store,
-    () => {},
-  );
-  try {
-    const study = {
-      title: 'Remote',
-      consent: 'Yes.',
-      completion: { code: 'R' },
-      items: [{ kind: 'game', id: 'keys', game: LS20 }],
-    };
-    await store.saveStudy('remote', study, 'file', Date.now());
-    const app = createApi({
-      library: new TaskLibrary(),
-      version: 'test',
-      study: {
-        store,
-        adminTokenHash: hashToken(ADMIN),
-        replay: studioGames(arc3).replay,
-        games: new Set([...gameIds, ...arc3.service.ids]),
-        arc3: { service: arc3.service, engine: arc3.engine },
-      },
-    });
-    const post = async (url: string, token: string | null, body: unknown) => {
-      const res = await app.request(url, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
-        body: JSON.stringify(body),
-      });
-      if (res.status >= 300) throw new Error(`${url}: ${res.status} ${await res.text()}`);
-      return (await res.json()) as Record<string, unknown>;
-    };
-    const s = (await post('/studies/remote/sessions', null, { params: {} })) as { sessionId: string; token: string };
-    sessionId = s.sessionId;
-    const opened = (await post(`/sessions/${sessionId}/runs`, s.token, { item: 'keys' })) as unknown as ServerRunReply;
-    for (const [i, action] of ['ACTION3', 'ACTION3', 'ACTION1', 'ACTION4', 'RESET', 'ACTION2'].entries())
-      await post(`/sessions/${sessionId}/runs/${opened.run}/actions`, s.token, { step: i + 1, action });
-    await arc3.service.stepsStored();
-  } finally {
-    await arc3.service.stop();
-    await store.close();
-  }
+  const games = {
+    dirs: [],
+    servers: [baseUrl],
+    remote: (url: string, log: (line: string) => void) => new RemoteArc3Source({ baseUrl: url, log }),
+  };
+  const study = {
+    title: 'Remote',
+    consent: 'Yes.',
+    completion: { code: 'R' },
+    items: [{ kind: 'game', id: 'keys', game: LS20 }],
+  };
+  await withPlayingApi(dataDir, games, { id: 'remote', definition: study }, async ({ post }) => {
+    sessionId = (await playRun(post, 'remote', 'keys', {}, 'ACTION3,ACTION3,ACTION1,ACTION4,RESET,ACTION2')).sessionId;
+  });
 }, 300_000);
 
 afterAll(async () => {

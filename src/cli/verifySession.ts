@@ -9,7 +9,8 @@
 import { RemoteArc3Source } from '../server/arc3/remote';
 import type { Arc3Source } from '../server/arc3/source';
 import { formatSessionCheck, verifySession, type Replayer } from '../server/arc3/storedRuns';
-import { Arc3Pool, probe } from '../server/arc3/worker';
+import { probe } from '../server/arc3/probe';
+import { Arc3Pool } from '../server/arc3/pool';
 import { openServeStore, poolReplayer } from './runStore';
 
 /** The server a remote run was played on, from the engine it recorded (`remote <url>`); null when it names none. */

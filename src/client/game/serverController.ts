@@ -81,15 +81,23 @@ export function sessionRunApi(sessionId: string, token: string, item: string, lo
   };
 }
 
-/** A researcher's unrecorded playtest of a game. */
-export function playtestRunApi(token: string, game: string, seed = 0): RunApi {
+/**
+ * A designer's unrecorded playtest of a game (level chosen). `post` sends a studio request with
+ * the designer's credential (a token, or the sign-in cookie and its CSRF header).
+ */
+export function playtestRunApi(
+  post: <T>(url: string, body: unknown) => Promise<T>,
+  game: string,
+  level: number,
+  seed = 0,
+): RunApi {
   return {
-    open: () => getJson('/api/admin/arc3/runs', json(token, { game, seed } satisfies PlaytestOpenBody)),
+    open: () => post('/api/admin/arc3/runs', { game, seed, level } satisfies PlaytestOpenBody),
     resume: () =>
       Promise.reject(
         new ApiError(404, 'run_lost', 'A playtest run is not kept when the server restarts; press Restart.'),
       ),
-    act: (run, req) => getJson(`/api/admin/arc3/runs/${encodeURIComponent(run)}/actions`, json(token, req)),
+    act: (run, req) => post(`/api/admin/arc3/runs/${encodeURIComponent(run)}/actions`, req),
   };
 }
 

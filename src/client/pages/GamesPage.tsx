@@ -1,7 +1,7 @@
 import { Link } from 'wouter';
 import { games } from '../../games';
 import { GameThumbnail, Arc3Thumbnail } from '../game/Thumbnails';
-import { useResearcher } from '../studio/auth';
+import { signedIn, useResearcher } from '../studio/auth';
 import { useArc3Games } from '../studio/Arc3Playtest';
 
 const ACTION_NAMES: Record<number, string> = {
@@ -54,9 +54,9 @@ export function GamesPage() {
 
 /** The ARC-AGI-3 games the server runs, for a logged-in researcher to playtest. */
 function Arc3Games() {
-  const token = useResearcher((s) => s.token);
+  const researcher = useResearcher(signedIn);
   const arc3 = useArc3Games();
-  if (!token) return null;
+  if (!researcher) return null;
   const games = arc3.data?.games ?? [];
   return (
     <section className="mt-8" aria-labelledby="arc3-games">

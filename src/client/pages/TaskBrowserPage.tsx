@@ -2,7 +2,7 @@ import { useEffect, useEffectEvent, useLayoutEffect, useMemo, useRef, useState }
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { Link, useLocation, useSearch } from 'wouter';
 import { collectionsQuery, taskIdsOf, taskOf, type CollectionInfo } from '../tasks/queries';
-import { useResearcher } from '../studio/auth';
+import { signedIn, useResearcher } from '../studio/auth';
 import { GridCanvas } from '../grid/GridCanvas';
 import {
   IMPORTED,
@@ -25,7 +25,7 @@ import { isTyping } from '../player/actions';
 export function TaskBrowserPage() {
   const search = new URLSearchParams(useSearch());
   const [, navigate] = useLocation();
-  const researcher = useResearcher((s) => s.token) !== null;
+  const researcher = useResearcher(signedIn);
   const collectionsQ = useQuery(collectionsQuery);
   const importedQ = useQuery(importedListQuery);
   const collections = collectionsQ.data ?? [];

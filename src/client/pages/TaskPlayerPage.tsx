@@ -10,7 +10,7 @@ import { IMPORTED } from '../tasks/imported';
 import { Button } from '../ui/Button';
 import { isTyping } from '../player/actions';
 import { ApiError } from '../api';
-import { useResearcher } from '../studio/auth';
+import { signedIn, useResearcher } from '../studio/auth';
 
 /** The link to a task in the player. */
 export function taskHref(collection: string, taskId: string): string {
@@ -28,8 +28,8 @@ export function TaskPlayerPage() {
   const imported = collection === IMPORTED;
   const [, navigate] = useLocation();
 
-  // Logging in or out changes what a sealed collection answers: re-read with the new token.
-  useResearcher((s) => s.token);
+  // Signing in or out changes what a sealed collection answers: re-read as the new person.
+  useResearcher(signedIn);
   const taskQ = useQuery(taskOf(collection, taskId));
   const idsQ = useQuery(taskIdsOf(collection));
   const ids = idsQ.data ?? [];

@@ -13,7 +13,7 @@ import { ServerGamePlayer } from '../game/ServerGamePlayer';
 import { playtestRunApi, type ServerGameController } from '../game/serverController';
 import { practiceLog } from '../log/practice';
 import { Button } from '../ui/Button';
-import { adminJson, useResearcher } from './auth';
+import { adminJson, signedIn, useResearcher } from './auth';
 import { DeterminismCheck } from './DeterminismCheck';
 import { Arc3GraphPanel } from './Arc3GraphPanel';
 import { LevelSelect, PlaytestShell } from './PlaytestShell';
@@ -26,8 +26,7 @@ export const arc3GamesQuery = {
 
 /** The ARC-AGI-3 games the server runs (researchers only; none before logging in). */
 export function useArc3Games() {
-  const token = useResearcher((s) => s.token);
-  return useQuery({ ...arc3GamesQuery, enabled: !!token });
+  return useQuery({ ...arc3GamesQuery, enabled: useResearcher(signedIn) });
 }
 
 /** The game with this id or short id, among the server's ARC-AGI-3 games. */
@@ -39,7 +38,6 @@ export function findArc3Game(games: readonly ServerGameInfo[], id: string): Serv
 }
 
 export function Arc3Playtest({ info }: { info: ServerGameInfo }) {
-  const token = useResearcher((s) => s.token) ?? '';
   const [level, setLevel] = useState(0);
   const [restarts, setRestarts] = useState(0);
   const [failure, setFailure] = useState<{ message: string; traceback?: string } | null>(null);
@@ -47,18 +45,11 @@ export function Arc3Playtest({ info }: { info: ServerGameInfo }) {
   const [hover, setHover] = useState<{ x: number; y: number } | null>(null);
   const sink = practiceLog();
   // A new run (and so a new API binding) per level and restart.
-  const api = useMemo(() => {
-    const base = playtestRunApi(token, info.id);
-    return {
-      ...base,
-      open: () =>
-        adminJson<Awaited<ReturnType<typeof base.open>>>('/api/admin/arc3/runs', {
-          method: 'POST',
-          body: JSON.stringify({ game: info.id, level }),
-        }),
-    };
+  const api = useMemo(
+    () => playtestRunApi((url, body) => adminJson(url, { method: 'POST', body: JSON.stringify(body) }), info.id, level),
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [token, info.id, level, restarts]);
+    [info.id, level, restarts],
+  );
 
   // Hot reload: the server watches the game's file; a new revision restarts the level on the new code.
   const status = useQuery({

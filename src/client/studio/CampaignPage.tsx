@@ -21,6 +21,7 @@ import { RequireResearcher } from './RequireResearcher';
 import { SortableTable, Stat, formatMs, formatPct, type Column } from './widgets';
 import { FUNNEL_COUNTS, Versions, candidateNeedText, neededText, seconds } from './CampaignVersions';
 import { Payments } from './CampaignPayments';
+import { CampaignSignals } from './SignalList';
 
 export function CampaignPage() {
   return (
@@ -159,6 +160,7 @@ function CampaignBody({ view, studyId, stage }: { view: CampaignView; studyId: s
           ` ${view.needed.unknown} candidate${view.needed.unknown === 1 ? '' : 's'} cannot be estimated yet; the others need at least ${view.needed.atLeast}.`}
       </p>
       <LiveSessions view={view} />
+      <CampaignSignals sessions={view.signals} />
       <Candidates candidates={cs} selected={shown?.id ?? null} onSelect={setSelected} rule={view.rule} />
       {shown && <CandidateDetail candidate={shown} />}
       <Payments studyId={studyId} stage={stage} />

@@ -1,13 +1,15 @@
 /**
- * A campaign's payments: each session's bonus, what the Prolific bonus file pays and the sessions
- * it leaves apart (with why), of the stage the campaign page counts.
+ * A campaign's payments: each session's bonus and signals, what the Prolific bonus file pays and
+ * the sessions it leaves apart (with why), of the stage the campaign page counts.
  */
 import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
+import { paymentsCsv } from '../../core/analysis/campaign';
 import { downloadText } from '../log/sessionLog';
 import { Button } from '../ui/Button';
 import { adminText } from './auth';
-import { figuresQuery, paymentsQuery, type PaymentsView, type SessionPayment } from './queries';
+import { figuresQuery, paymentsQuery, type SessionPayment } from './queries';
+import { FlagBadges } from './SignalList';
 import { SortableTable, type Column } from './widgets';
 
 const REASONS: Record<NonNullable<SessionPayment['reason']>, string> = {
@@ -18,29 +20,6 @@ const REASONS: Record<NonNullable<SessionPayment['reason']>, string> = {
 };
 
 const money = (currency: string, n: number) => new Intl.NumberFormat('en', { style: 'currency', currency }).format(n);
-
-/** One row per session: who, what they solved, the fee and bonus, and whether it is paid by the file. */
-export function paymentsCsv(p: PaymentsView): string {
-  const esc = (s: string) => (/[",\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
-  const lines = ['session_id,participant_id,solved,levels,fee,bonus,currency,counts,reason'];
-  for (const s of p.sessions)
-    lines.push(
-      [
-        s.sessionId,
-        s.participant ?? '',
-        s.solved,
-        s.levels,
-        p.fee.toFixed(2),
-        s.bonus.toFixed(2),
-        p.currency,
-        s.counts,
-        s.reason ?? '',
-      ]
-        .map((x) => esc(String(x)))
-        .join(','),
-    );
-  return `${lines.join('\n')}\n`;
-}
 
 export function Payments({ studyId, stage }: { studyId: string; stage: string | null }) {
   const q = useQuery(paymentsQuery(studyId, stage));
@@ -78,6 +57,12 @@ export function Payments({ studyId, stage }: { studyId: string; stage: string | 
     { key: 'fee', label: 'Fee', value: () => fee, render: () => money(currency, fee), align: 'right' },
     { key: 'bonus', label: 'Bonus', value: (s) => s.bonus, render: (s) => money(currency, s.bonus), align: 'right' },
     {
+      key: 'signals',
+      label: 'Signals',
+      value: (s) => s.signals.join(','),
+      render: (s) => <FlagBadges flags={s.signals} />,
+    },
+    {
       key: 'reason',
       label: 'Why apart',
       value: (s) => s.reason ?? '',
@@ -114,7 +99,8 @@ export function Payments({ studyId, stage }: { studyId: string; stage: string | 
       <p className="text-xs text-slate-400">
         The bonus file has one line per participant with a bonus,{' '}
         <span className="font-mono">participant_id,amount</span> (the bonuses of their counted sessions summed), as
-        Prolific’s bulk bonus accepts it. Excluded, flagged and unfinished sessions are listed apart for you to decide.
+        Prolific’s bulk bonus accepts it. Excluded, flagged and unfinished sessions are listed apart for you to decide;
+        signals of help and low effort are listed beside each session and in the payments file, and hold nothing back.
       </p>
       {error && (
         <p role="alert" className="text-sm text-rose-300">

@@ -11,7 +11,7 @@ import type { EventSink } from '../player/controller';
 import { createSession } from '../study/api';
 import { Outbox } from '../study/outbox';
 import { Button } from '../ui/Button';
-import { adminJson, useResearcher } from './auth';
+import { adminJson, credentialHeaders, refreshMe, signedIn as isSignedIn, useResearcher } from './auth';
 import { Arc3Playtest, findArc3Game, useArc3Games } from './Arc3Playtest';
 import { studiesQuery } from './queries';
 import { ValidatePanel } from './validate/ValidatePanel';
@@ -30,18 +30,24 @@ interface Target {
 export function PlaytestPage() {
   const { id } = useParams<{ id: string }>();
   const arc3 = useArc3Games();
+  const signedIn = useResearcher(isSignedIn);
+  const checked = useResearcher((s) => s.checked);
+  useEffect(() => {
+    if (!checked) void refreshMe();
+  }, [checked]);
   if (games[id]) return <BuiltinPlaytest id={id} />;
-  const token = useResearcher.getState().token;
-  if (!token)
+  if (!signedIn) {
+    if (!checked) return null;
     return (
       <p role="alert" className="p-6 text-rose-300">
-        Playtesting "{id}" needs the researcher's login.{' '}
-        <Link href="/login" className="underline">
-          Log in
+        Playtesting "{id}" is for the lab&apos;s designers.{' '}
+        <Link href="/signin" className="underline">
+          Sign in
         </Link>
         .
       </p>
     );
+  }
   if (arc3.isPending) return <p className="p-6 text-slate-400">Looking for the game…</p>;
   const info = findArc3Game(arc3.data?.games ?? [], id);
   if (!info) {
@@ -91,11 +97,7 @@ function BuiltinPlaytest({ id }: { id: string }) {
     let outbox: Outbox | null = null;
     let stopPresence = () => {};
     (async () => {
-      const { sessionId, token } = await createSession(
-        target.studyId,
-        { mode: 'playtest' },
-        useResearcher.getState().token ?? undefined,
-      );
+      const { sessionId, token } = await createSession(target.studyId, { mode: 'playtest' }, credentialHeaders());
       if (cancelled) return;
       outbox = await Outbox.create({ id: sessionId, studyId: `playtest:${target.studyId}`, token });
       if (cancelled) {
@@ -242,11 +244,11 @@ function BuiltinPlaytest({ id }: { id: string }) {
 
 /** Studies this researcher can record to: those with an item of this game. */
 function useStudyTargets(gameId: string): Target[] {
-  const token = useResearcher((s) => s.token);
-  const list = useQuery({ ...studiesQuery, enabled: !!token });
+  const signedIn = useResearcher(isSignedIn);
+  const list = useQuery({ ...studiesQuery, enabled: signedIn });
   const defs = useQuery({
     queryKey: ['admin', 'study-defs', (list.data ?? []).map((s) => `${s.id}@${s.version}`).join(',')],
-    enabled: !!token && !!list.data,
+    enabled: signedIn && !!list.data,
     queryFn: async () =>
       Promise.all(
         (list.data ?? []).map((s) =>

@@ -18,6 +18,7 @@ import { sessionEventsQuery, sessionQuery } from './queries';
 import { formatMs } from './widgets';
 import { GridReplay, type ReplayStudy } from './GridReplay';
 import { ReplayTimeline } from './ReplayTimeline';
+import { FlagBadges } from './SignalList';
 
 /** Replays of one session: any item, step by step or at 1x, 2x or 10x, with a timeline to scrub. */
 export function ReplayPage() {
@@ -75,12 +76,8 @@ function Replay() {
             </p>
           )}
           {s && s.flags.length > 0 && (
-            <p className="mt-1 flex flex-wrap gap-1">
-              {s.flags.map((f) => (
-                <span key={f} className="rounded bg-rose-600/30 px-1.5 py-0.5 text-xs text-rose-200">
-                  {f.replace(/_/g, ' ')}
-                </span>
-              ))}
+            <p className="mt-1">
+              <FlagBadges flags={s.flags} />
             </p>
           )}
         </div>

@@ -3,6 +3,7 @@ import { Link, useParams } from 'wouter';
 import type { Participant, StudyResults } from './queries';
 import { SortableTable, Stat, formatMs, type Column } from './widgets';
 import { SessionActions } from './Curation';
+import { FlagBadges } from './SignalList';
 
 function who(p: Participant): string {
   return p.params.PROLIFIC_PID ?? p.params.workerId ?? p.params.participant ?? p.sessionId.slice(0, 8);
@@ -96,15 +97,7 @@ export function Participants({ results }: { results: StudyResults }) {
       key: 'flags',
       label: 'Flags',
       value: (p) => p.flags.join(','),
-      render: (p) => (
-        <span className="flex flex-wrap gap-1">
-          {p.flags.map((f) => (
-            <span key={f} className="rounded bg-rose-600/30 px-1.5 py-0.5 text-xs text-rose-200">
-              {f.replace(/_/g, ' ')}
-            </span>
-          ))}
-        </span>
-      ),
+      render: (p) => <FlagBadges flags={p.flags} />,
     },
     {
       key: 'replay',
@@ -137,7 +130,7 @@ export function Participants({ results }: { results: StudyResults }) {
         <Stat
           label="Flagged"
           value={real.filter((p) => p.flags.length > 0).length}
-          hint="Low effort, unverified game logs, repeat participants"
+          hint="Low effort, unverified game logs, repeat participants, and signals of help and low effort (in amber: reasons to look, never exclusions)"
         />
         <Stat
           label="Median time on task"

@@ -12,7 +12,7 @@ import {
 } from '../../core/scoring/rhae';
 import { downloadText } from '../log/sessionLog';
 import { Button } from '../ui/Button';
-import { adminJson, useResearcher } from './auth';
+import { adminJson, signedIn, useResearcher } from './auth';
 import { studiesQuery } from './queries';
 import { QuestionScorePanel } from './QuestionScorePanel';
 import type { ExportBody } from '../../core/protocol/requests';
@@ -23,8 +23,8 @@ import type { ExportBody } from '../../core/protocol/requests';
  * Below, for a researcher, a model's answers to a question collection beside a study's people.
  */
 export function ScorePage() {
-  const token = useResearcher((s) => s.token);
-  const studies = useQuery({ ...studiesQuery, enabled: !!token });
+  const researcher = useResearcher(signedIn);
+  const studies = useQuery({ ...studiesQuery, enabled: researcher });
   const [runs, setRuns] = useState<{ file: string; runs: AgentRun[]; skipped: number }[]>([]);
   // A baselines file is kept as text: a metadata.json without game_id is for the recordings' game.
   const [baselines, setBaselines] = useState<{ label: string; text: string } | { label: string; b: Baselines } | null>(
@@ -136,7 +136,7 @@ export function ScorePage() {
                 e.target.value = '';
               }}
             />
-            {token && (
+            {researcher && (
               <select
                 aria-label="Baselines from a study"
                 className="mt-2 h-8 w-full rounded-md border border-slate-700 bg-slate-950 px-2 text-sm"
@@ -190,7 +190,7 @@ export function ScorePage() {
           </p>
         )}
         {result && typeof result !== 'string' && <ScoreTable result={result} />}
-        {token && <QuestionScorePanel />}
+        {researcher && <QuestionScorePanel />}
       </div>
     </div>
   );

@@ -1,7 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'wouter';
 import { Button } from '../ui/Button';
-import { signOut } from './auth';
 import { hasPool, studiesQuery, studyDefinitionQuery } from './queries';
 import { RequireResearcher } from './RequireResearcher';
 import { AgentKeysPanel } from './AgentsPanel';
@@ -33,9 +32,6 @@ function Studies() {
         >
           New study
         </Link>
-        <Button tone="ghost" onClick={() => void signOut()}>
-          Log out
-        </Button>
       </div>
       {q.isError && (
         <p role="alert" className="text-rose-300">

@@ -8,7 +8,7 @@ import { DistChart, SortableTable, Stat, Tabs, formatMs, tabId, formatPct, type 
 import { LevelClicks } from './Heatmap';
 import { ExportsPanel } from './ExportsPanel';
 import { AgentKeysPanel, AgentRunsTable } from './AgentsPanel';
-import { agentRunsQuery, resultsProgressQuery, studyUsageQuery } from './queries';
+import { agentRunsQuery, resultsProgressQuery, studiesQuery, studyUsageQuery } from './queries';
 import { AuditLog } from './Curation';
 import { QuestionResults } from './QuestionResults';
 import { SurveyResults } from './SurveyResults';
@@ -16,7 +16,6 @@ import { GradingPanel } from './GradingPanel';
 import { CampaignLink } from './StudiesPage';
 import { MembersPanel } from './MembersPanel';
 import { Participants } from './ResultsParticipants';
-import { useResearcher } from './auth';
 import { StageControl, StageSelect } from './Stages';
 import { MAIN_STAGE } from '../../core/study/stages';
 
@@ -40,7 +39,8 @@ function Results() {
   const q = useQuery(resultsQuery(studyId, version, stage));
   const agents = useQuery(agentRunsQuery(studyId));
   const client = useQueryClient();
-  const me = useResearcher((s) => s.me);
+  const studies = useQuery(studiesQuery);
+  const yourRole = studies.data?.find((s) => s.id === studyId)?.yourRole ?? null;
   const r = q.data;
   return (
     <div className="h-full overflow-y-auto">
@@ -102,8 +102,8 @@ function Results() {
             { id: 'grading', label: 'Grading' },
             { id: 'exports', label: 'Exports' },
             { id: 'audit', label: 'Audit log' },
-            // Only the owner and researchers can be a study's researchers, who manage its members.
-            ...(me?.role === 'owner' || me?.role === 'researcher'
+            // The owner and the study's researchers manage its members.
+            ...(yourRole === 'owner' || yourRole === 'researcher'
               ? [{ id: 'members' as const, label: 'Members' }]
               : []),
           ]}

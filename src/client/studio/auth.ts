@@ -27,6 +27,12 @@ export const useResearcher = create<{ token: string | null; me: Me | null; check
   checked: false,
 }));
 
+/**
+ * Whether someone of the lab is signed in to this browser, by a kept token or by a sign-in (known
+ * once `refreshMe` has asked). A selector: `useResearcher(signedIn)`.
+ */
+export const signedIn = (s: { token: string | null; me: Me | null }): boolean => s.token !== null || s.me !== null;
+
 export function setResearcherToken(token: string | null): void {
   if (token) localStorage.setItem(KEY, token);
   else localStorage.removeItem(KEY);
@@ -75,7 +81,7 @@ export async function signOut(): Promise<void> {
 }
 
 /** The headers of a studio request: the token, or the session's CSRF token (the cookie goes by itself). */
-function credentialHeaders(): Record<string, string> {
+export function credentialHeaders(): Record<string, string> {
   const { token, me } = useResearcher.getState();
   if (token) return { Authorization: `Bearer ${token}` };
   if (me?.via === 'session' && me.csrf) return { 'X-CSRF-Token': me.csrf };

@@ -174,6 +174,7 @@ export type {
   CampaignLevelView,
   CampaignVersionView,
   CampaignLiveSession,
+  CampaignSignalSession,
   CampaignNeededView,
   CandidateNeedView,
   CandidateStatus,

@@ -4,6 +4,7 @@ import { DESCRIPTION_MAX } from '../../core/protocol/requests';
 import { ApiError } from '../api';
 import { Button } from '../ui/Button';
 import { postResponse, type LogPosition } from './api';
+import { pastedText } from './paste';
 
 const INPUT_LOG_DELAY_MS = 600;
 
@@ -115,6 +116,10 @@ export function DescribeForm({
           maxLength={DESCRIPTION_MAX}
           disabled={state.kind === 'sending'}
           onChange={(e) => onType(e.target.value)}
+          onPaste={(e) => {
+            const data = pastedText(e, item, { field: 'description', stage });
+            if (data) log.append('text.paste', data);
+          }}
         />
       </label>
       <p className="text-xs text-slate-400">

@@ -1,10 +1,11 @@
-import { useEffect, useRef, useState, type ReactNode } from 'react';
+import { useEffect, useRef, useState, type ClipboardEvent, type ReactNode } from 'react';
 import type { LogEvent } from '../../core/log/events';
 import type { SessionItem } from '../../core/protocol/api';
 import { parseNumber } from '../../core/questions/judge';
 import type { PublicQuestion } from '../../core/questions/schema';
 import { ApiError } from '../api';
 import { postResponse, type LogPosition } from './api';
+import { pastedText } from './paste';
 import { Button } from '../ui/Button';
 import { MathText } from './MathText';
 
@@ -157,6 +158,10 @@ function QuestionCard({
     if (pending.current) clearTimeout(pending.current.timer);
     pending.current = { text: value, timer: setTimeout(flushInput, INPUT_LOG_DELAY_MS) };
   };
+  const onPaste = (e: ClipboardEvent<HTMLElement>) => {
+    const data = pastedText(e, itemId, index === null ? { field: 'answer' } : { field: 'answer', index });
+    if (data) log.append('text.paste', data);
+  };
   const focusEvents = {
     onFocus: () => log.append('question.focus', where),
     onBlur: () => {
@@ -259,6 +264,7 @@ function QuestionCard({
             value={text}
             disabled={busy}
             onChange={(e) => onType(e.target.value)}
+            onPaste={onPaste}
             {...focusEvents}
           />
         </label>
@@ -271,6 +277,7 @@ function QuestionCard({
             value={text}
             disabled={busy}
             onChange={(e) => onType(e.target.value)}
+            onPaste={onPaste}
             {...focusEvents}
           />
         </label>

@@ -17,17 +17,18 @@ export function getStudyIntro(studyId: string): Promise<StudyIntro> {
   return getJson<StudyIntro>(`/api/studies/${encodeURIComponent(studyId)}`);
 }
 
-/** Starts a session. A playtest (`params.mode = "playtest"`) needs the researcher's token. */
+/**
+ * Starts a session. A playtest (`params.mode = "playtest"`) needs a designer's credential: the
+ * studio's credential headers (a token, or the sign-in cookie's CSRF header).
+ */
 export function createSession(
   studyId: string,
   params: Record<string, string>,
-  researcherToken?: string,
+  credential: Record<string, string> = {},
 ): Promise<CreatedSession> {
-  const headers: Record<string, string> = { 'Content-Type': 'application/json' };
-  if (researcherToken) headers.Authorization = `Bearer ${researcherToken}`;
   return getJson(`/api/studies/${encodeURIComponent(studyId)}/sessions`, {
     method: 'POST',
-    headers,
+    headers: { ...credential, 'Content-Type': 'application/json' },
     body: JSON.stringify({ params } satisfies CreateSessionBody),
   });
 }

@@ -6,7 +6,7 @@
  */
 import { queryOptions, type UseQueryOptions } from '@tanstack/react-query';
 import { ApiError, getJson } from '../api';
-import { setResearcherToken, useResearcher } from '../studio/auth';
+import { setResearcherToken, signedIn, useResearcher } from '../studio/auth';
 import type { ArcTask } from '../../core/formats/arcTask';
 import { IMPORTED, importedListQuery, importedTaskQuery } from './imported';
 
@@ -42,7 +42,7 @@ const noRetryWhenRefused = (failures: number, e: Error) =>
   !(e instanceof ApiError && e.status > 0 && e.status < 500) && failures < 1;
 
 /** Whether the reads below go out as the researcher: part of their keys, so a login refetches. */
-const asResearcher = () => useResearcher.getState().token !== null;
+const asResearcher = () => signedIn(useResearcher.getState());
 
 export const collectionsQuery = queryOptions({
   queryKey: ['collections'],

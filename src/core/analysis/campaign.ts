@@ -30,6 +30,8 @@ import type { Payment, PoolPlan, StudyDefinition, StudyItem } from '../study/sch
 import { type CandidateRecord, campaignNeed, candidateNeed } from './estimate';
 import type { SessionDigest } from './results';
 import { quantile } from './dist';
+import { csvRecord } from '../formats/csv';
+import { isSignalFlag, signalsOf } from './signals';
 
 /** Fewest players who reached a level before it may be flagged as a drop-off. */
 export const DROP_OFF_MIN_REACHED = 3;
@@ -312,6 +314,9 @@ export function campaignView(input: CampaignInput): CampaignView {
     candidates,
     participantsNeeded: needed.participants,
     needed,
+    signals: input.sessions
+      .map((s) => ({ sessionId: s.id, participant: participantOf(s.params), signals: signalsOf(s.flags) }))
+      .filter((s) => s.signals.length > 0),
   };
 }
 
@@ -320,14 +325,19 @@ export function participantOf(params: Readonly<Record<string, string>>): string 
   return params.PROLIFIC_PID || params.workerId || params.participantId || null;
 }
 
-/** Flags that do not hold back a bonus: a returning participant is a campaign's normal case. */
+/**
+ * Flags that do not hold back a bonus: a returning participant is a campaign's normal case, and
+ * a signal of help or low effort is a reason for the researcher to look, not a verdict.
+ */
 const BENIGN_FLAGS = new Set(['repeat_participant']);
+const holdsBack = (flag: string) => !BENIGN_FLAGS.has(flag) && !isSignalFlag(flag);
 
 /**
  * Each session's bonus under the study's payment rule: `perSolve` per candidate solved (its claim
  * settled `solved`) plus `perLevel` per game level completed (verified logs), at most `max`,
  * in cents. A session counts (goes in the bonus file) when it finished or ran out of time, is
- * not excluded, carries no flag but `repeat_participant`, and has a participant id.
+ * not excluded, carries no flag but `repeat_participant` and signals, and has a participant id.
+ * Its signals are listed beside it either way.
  */
 export function paymentsView(
   study: StudyDefinition,
@@ -350,7 +360,7 @@ export function paymentsView(
     const id = participantOf(s.params);
     // Only ids a bonus file can hold as they are (Prolific's are hex): no comma, quote or line break.
     const participant = id !== null && /^[A-Za-z0-9_.@-]{1,200}$/.test(id) ? id : null;
-    const flagged = s.flags.some((f) => !BENIGN_FLAGS.has(f));
+    const flagged = s.flags.some(holdsBack);
     const reason: SessionPayment['reason'] = s.excluded
       ? 'excluded'
       : flagged
@@ -368,6 +378,7 @@ export function paymentsView(
       bonus,
       counts: reason === undefined,
       ...(reason ? { reason } : {}),
+      signals: signalsOf(s.flags),
     };
   });
   const total = Math.round(out.filter((p) => p.counts).reduce((n, p) => n + p.bonus, 0) * 100) / 100;
@@ -386,4 +397,43 @@ export function bonusFile(payments: PaymentsView): string {
     .filter(([, amount]) => amount > 0)
     .map(([id, amount]) => `${id},${amount.toFixed(2)}\n`)
     .join('');
+}
+
+/** The format version of the payments file (`PAYMENTS_COLUMNS`). */
+export const PAYMENTS_VERSION = 1;
+
+/** The columns of the payments file, one record per session (docs/formats/schemas/payments.schema.json). */
+export const PAYMENTS_COLUMNS = [
+  'session_id',
+  'participant_id',
+  'solved',
+  'levels',
+  'fee',
+  'bonus',
+  'currency',
+  'counts',
+  'reason',
+  'signals',
+] as const;
+
+/**
+ * The payments file: every session with its fee and bonus, whether the bonus file pays it, why
+ * not, and its signals of help and low effort, so they are seen before paying.
+ */
+export function paymentsCsv(p: PaymentsView): string {
+  let out = csvRecord(PAYMENTS_COLUMNS);
+  for (const s of p.sessions)
+    out += csvRecord([
+      s.sessionId,
+      s.participant ?? '',
+      s.solved,
+      s.levels,
+      p.fee.toFixed(2),
+      s.bonus.toFixed(2),
+      p.currency,
+      String(s.counts),
+      s.reason ?? '',
+      s.signals.join('; '),
+    ]);
+  return out;
 }

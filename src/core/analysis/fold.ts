@@ -29,6 +29,7 @@ import { tallyTests } from '../study/summary';
 import { GRID_ACTION_KINDS, itemActions } from '../study/actions';
 import { activeTimeOf, addActiveTime, newActiveTimeFold, untilItemEnd, type ActiveTimeFold } from '../study/activeTime';
 import { questionItemDigest, type QuestionItemDigest } from './questions';
+import { addSignalEvent, newSignalFold, sessionPrints, sessionSignalFlags, type SignalFold } from './signals';
 import {
   addTaskEvent,
   ANALYSIS_VERSION,
@@ -74,10 +75,12 @@ export interface DigestFold {
   ended: string[];
   /** By item id, the items of the session's order that have events. */
   items: Record<string, ItemFold>;
+  /** What the session's signals of help and low effort read (`signals.ts`). */
+  signals: SignalFold;
 }
 
 export function newDigestFold(): DigestFold {
-  return { analysis: ANALYSIS_VERSION, seq: -1, current: null, ended: [], items: {} };
+  return { analysis: ANALYSIS_VERSION, seq: -1, current: null, ended: [], items: {}, signals: newSignalFold() };
 }
 
 /**
@@ -102,6 +105,7 @@ export function foldEvents(
         `Event ${e.seq} is not after the digest's last event ${fold.seq}: a log is folded in seq order, each event once.`,
       );
     fold.seq = e.seq;
+    addSignalEvent(fold.signals, e);
     if (e.kind === ITEM_START && typeof e.data.item === 'string') fold.current = e.data.item;
     if (
       e.kind === ITEM_END &&
@@ -191,6 +195,7 @@ export function finishDigest(
     };
   });
   if (isLowEffort(def, progress)) flags.push('low_effort');
+  flags.push(...sessionSignalFlags(def, session.order, fold.signals));
 
   const tasks: Record<string, TaskDigest> = {};
   const gameParts: Record<string, GameDigest> = {};
@@ -218,5 +223,6 @@ export function finishDigest(
     tasks,
     games: gameParts,
     questions: questionParts,
+    prints: sessionPrints(def, session.order, fold.signals, submissions),
   };
 }

@@ -50,6 +50,7 @@ import {
   type PlayerLevels,
 } from '../scoring/baselines';
 import { distribution, type Dist } from './dist';
+import { crossSessionSignals, foldSignals, newSignalFold, sessionPrints, type SessionPrints } from './signals';
 import {
   addQuestion,
   newQuestionAcc,
@@ -122,7 +123,7 @@ export type SessionData =
  * The version of what `digestSession` computes: a digest stored under another version is
  * computed again from the log. Raise it with any change to the digest or to what goes into it.
  */
-export const ANALYSIS_VERSION = 5;
+export const ANALYSIS_VERSION = 6;
 
 /** What one participant's log gives one counted task item. */
 export interface TaskDigest {
@@ -168,6 +169,8 @@ export interface SessionDigest {
   readonly games: Readonly<Record<string, GameDigest>>;
   /** By item id: every question item that is not practice (`core/analysis/questions.ts`). */
   readonly questions: Readonly<Record<string, QuestionItemDigest>>;
+  /** What the signals across sessions compare (`core/analysis/signals.ts`); absent in digests made without. */
+  readonly prints?: SessionPrints;
 }
 
 export interface ResultsInput {
@@ -233,7 +236,10 @@ export interface ParticipantResult {
   readonly activeMs: number;
   /** Actions on counted items, as `itemActions` (core/study/actions.ts) defines them for every item kind. */
   readonly actions: number;
-  /** The stored flags and the derived ones: `low_effort`, `game_log_unverified:<item>`, `repeat_participant`, ... */
+  /**
+   * The stored flags and the derived ones: `low_effort`, `game_log_unverified:<item>`, `repeat_participant`, ...,
+   * and the signals of help and low effort, the session's own and those across sessions (`signals.ts`).
+   */
   readonly flags: string[];
   /** A designer's playtest: listed, never counted. */
   readonly playtest: boolean;
@@ -585,6 +591,7 @@ export function studyResults(input: ResultsInput): StudyResults {
   }
 
   const participants: ParticipantResult[] = [];
+  const printed: { id: string; prints?: SessionPrints }[] = [];
   const sessions = input.sessions
     .filter((s) => input.version === null || s.session.studyVersion === input.version)
     .filter((s) => inStage(s.session.stage, input.stage ?? null))
@@ -619,6 +626,7 @@ export function studyResults(input: ResultsInput): StudyResults {
       excluded,
       excludedReason: excluded ? (session.excludedReason ?? null) : null,
     });
+    if (!playtest) printed.push({ id: session.id, prints: digest.prints });
     if (playtest || excluded) continue;
 
     for (const item of def.items) {
@@ -657,6 +665,10 @@ export function studyResults(input: ResultsInput): StudyResults {
       }
     }
   }
+
+  // Signals across sessions (identical answers, actions, descriptions) join each one's own flags.
+  const cross = crossSessionSignals(printed);
+  for (const p of participants) for (const f of cross.get(p.sessionId) ?? []) if (!p.flags.includes(f)) p.flags.push(f);
 
   const questions = [...questionAccs.values()].map((acc) =>
     questionResult(acc, input.questionFacts?.(acc.place.collection, acc.place.question) ?? null),
@@ -718,6 +730,7 @@ export function digestSession(
     tasks,
     games: gameParts,
     questions: questionParts,
+    prints: sessionPrints(def, session.order, foldSignals(newSignalFold(), events), submissions),
   };
 }
 

@@ -252,6 +252,8 @@ export interface StudyListEntry {
   readonly pools: number;
   /** The campaign the study's pools count toward (`campaign.id`), else null. */
   readonly campaignId: string | null;
+  /** The caller's standing on the study: `owner` (the lab's owner, or the researcher token) or their membership's role. */
+  readonly yourRole: 'owner' | 'researcher' | 'proctor' | 'viewer';
 }
 
 /** A session as the researcher sees it: `GET /api/admin/sessions` lists these. Never its token or the token's hash. */

@@ -139,6 +139,8 @@ export interface CampaignView {
   /** `needed.participants`: participants still needed to bring every candidate still drawn to its target. */
   readonly participantsNeeded: number | null;
   readonly needed: CampaignNeededView;
+  /** Every session of the study with signals of help or low effort, oldest first. */
+  readonly signals: readonly CampaignSignalSession[];
 }
 
 /** One session's payment (`GET /api/admin/studies/:id/campaign/payments`). */
@@ -151,6 +153,18 @@ export interface SessionPayment {
   /** Whether it goes in the bonus file; excluded and flagged sessions are listed apart. */
   readonly counts: boolean;
   readonly reason?: 'excluded' | 'flagged' | 'no_participant_id' | 'not_finished';
+  /**
+   * The session's signals of help and low effort (`pasted_text:<item>`, ...; docs/researchers.md):
+   * reasons to look before paying, which never keep a session out of the bonus file by themselves.
+   */
+  readonly signals: readonly string[];
+}
+
+/** A session with signals of help or low effort, as the campaign view lists it. */
+export interface CampaignSignalSession {
+  readonly sessionId: string;
+  readonly participant: string | null;
+  readonly signals: readonly string[];
 }
 
 export interface PaymentsView {

@@ -14,6 +14,8 @@ import { GAME_ACTIONS } from '../game/types';
 const ID_MAX = 200;
 /** Longest free text (a user agent, a mistyped size, a reason). */
 const TEXT_MAX = 1000;
+/** Most characters of a pasted text a `text.paste` event keeps (a description holds at most 5,000). */
+export const PASTE_TEXT_MAX = 5000;
 /** Most test inputs a task may have (a task file allows at most 100 pairs in all). */
 export const MAX_TESTS = 100;
 
@@ -158,6 +160,20 @@ export const EVENT_DATA = {
   /** The description's whole text after typing pauses. */
   'description.input': z.looseObject({ item: id, stage, text: z.string().max(5000) }),
   'description.submit': z.looseObject({ item: id, stage, text: z.string().max(5000) }),
+  // ---- pastes into written answers (src/client/study/paste.ts) ----
+  /**
+   * Text pasted into a description (`field: "description"`, with its `stage`) or a question's
+   * free-response answer (`field: "answer"`, with its `index` in a block): the pasted `text`,
+   * its first `PASTE_TEXT_MAX` characters, and its whole `length`.
+   */
+  'text.paste': z.looseObject({
+    item: id,
+    field: z.enum(['description', 'answer']),
+    stage: stage.optional(),
+    index: qIndex.optional(),
+    length: int(0, 10_000_000),
+    text: z.string().max(PASTE_TEXT_MAX),
+  }),
   // ---- surveys (src/client/study/SurveyItemView.tsx) ----
   /** One question's answer after a change (text after typing pauses). */
   'survey.answer': z.looseObject({ item: id, question: id, value: surveyValue.nullable() }),

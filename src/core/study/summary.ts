@@ -1,7 +1,7 @@
 /**
  * What a researcher sees of a session, derived from its log and submissions: per item the
  * actions, time, whether the attempt counts, task results and verified game results; and the
- * session's flags. Practice items are listed but never count.
+ * session's flags, its signals of help and low effort among them (`core/analysis/signals.ts`). Practice items are listed but never count.
  */
 import type { StudyDefinition } from './schema';
 import {
@@ -15,6 +15,7 @@ import {
   type ReplayGame,
   type StoredEvent,
 } from './rules';
+import { foldSignals, newSignalFold, sessionSignalFlags } from '../analysis/signals';
 
 export interface SubmissionTally {
   readonly item: string;
@@ -78,5 +79,6 @@ export function summarizeSession(
     return { ...p, actions, counts, ...(tests ? { tests } : {}), ...(game ? { game } : {}) };
   });
   if (isLowEffort(study, items)) flags.push('low_effort');
+  flags.push(...sessionSignalFlags(study, order, foldSignals(newSignalFold(), events)));
   return { items, current: progress.current, flags };
 }

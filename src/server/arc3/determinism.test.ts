@@ -11,7 +11,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { formatDeterminism } from '../../core/game/determinism';
 import { PLAYTEST_DETERMINISM_MAX_ACTIONS, checkDeterminism, playTwice } from './determinism';
-import { Arc3Pool, type Arc3Action } from './worker';
+import { type Arc3Action } from './worker';
+import { Arc3Pool } from './pool';
 
 const VENDOR = path.resolve('../shared/vendor/arc-agi-3');
 const PYTHONPATH = path.join(VENDOR, 'python');

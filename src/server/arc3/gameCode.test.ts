@@ -23,7 +23,8 @@ import type { Store } from '../store/types';
 import { GameCodeStore, hashCodeFiles, readGameFolder } from './gameCode';
 import { startArc3, type Arc3Started } from './mount';
 import type { MountedSource } from './runs';
-import { Arc3Pool, Arc3Worker, type Arc3Action } from './worker';
+import { Arc3Worker, type Arc3Action } from './worker';
+import { Arc3Pool } from './pool';
 import { hashGrid } from '../../core/game/serverGame';
 
 const ROOT = path.resolve(__dirname, '../../..');

@@ -14,7 +14,7 @@ import { actionCodeText, analyzeGraph, WIN_NODE, type LevelGraph } from '../../c
 import { parseActions } from '../../core/game';
 import { graphReport } from '../../cli/validate';
 import { exploreArc3Level } from './graph';
-import { Arc3Pool } from './worker';
+import { Arc3Pool } from './pool';
 
 const VENDOR = path.resolve('../shared/vendor/arc-agi-3');
 const PYTHONPATH = path.join(VENDOR, 'python');

@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { RemoteArc3Source } from './remote';
-import { Arc3Error, Arc3Pool, type Arc3Action, type Arc3FrameData } from './worker';
+import { Arc3Error, type Arc3Action, type Arc3FrameData } from './worker';
+import { Arc3Pool } from './pool';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const VENDOR = path.resolve(ROOT, '../shared/vendor/arc-agi-3');

@@ -10,7 +10,9 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { backends } from '../store/testing';
 import { startArc3 } from './mount';
-import { Arc3Error, Arc3Pool, Arc3Worker, probe, resolveGameId, type Arc3Action, type Arc3FrameData } from './worker';
+import { Arc3Error, Arc3Worker, resolveGameId, type Arc3Action, type Arc3FrameData } from './worker';
+import { probe } from './probe';
+import { Arc3Pool } from './pool';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const VENDOR = path.resolve(ROOT, '../shared/vendor/arc-agi-3');

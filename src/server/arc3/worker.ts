@@ -15,20 +15,19 @@
  *
  * A run opened at a later level (a designer's playtest) is rebuilt at that level.
  *
- * `Arc3Pool` spreads runs over a few workers, each run pinned to the least loaded one when it
- * opens. `probe()` says which Python
- * and arcengine were found, or what is missing and how to install it.
+ * `Arc3Pool` (pool.ts) spreads runs over a few of them. `probe()` says which Python and
+ * arcengine were found, or what is missing and how to install it.
  *
  * The Python used is `ARC_STUDIO_PYTHON` (default `python3`); `ARC_STUDIO_PYTHONPATH` is put in
  * front of `PYTHONPATH` (a folder holding `arcengine`, for machines without `pip install arc-agi`).
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { ROOT } from '../host/root';
 import { performance } from 'node:perf_hooks';
 import type { z } from 'zod';
+import { Arc3Error } from './errors';
 import {
   decodeFrameData,
   ExpandReply,
@@ -45,15 +44,9 @@ import {
   type Arc3Hello,
   type Arc3Inspection,
 } from './protocol';
-import type { Arc3Source } from './source';
 
 /** How fast a worker's recent busy time fades (see {@link Arc3Worker.recentBusyMs}). */
 const BUSY_FADE_MS = 10_000;
-/**
- * Workers whose recent busy time differs by less than this are taken as equally loaded (and the
- * one with fewer runs is chosen); a larger difference decides where a new run goes.
- */
-const BUSY_SAME_MS = 100;
 
 /** The worker script beside this module. */
 // From the package root, not this module: compiled, this code runs from dist-server/.
@@ -69,39 +62,8 @@ export type {
   Arc3Inspection,
 } from './protocol';
 
-export type Arc3ErrorCode =
-  | 'bad_request'
-  | 'unknown_game'
-  | 'unknown_run'
-  | 'load_error'
-  | 'game_error'
-  | 'no_engine'
-  | 'internal'
-  | 'timeout'
-  | 'worker_died'
-  | 'no_python'
-  | 'ambiguous_game'
-  /** A state-graph exploration cancelled by its researcher (`Arc3Service.cancelGraph`). */
-  | 'cancelled'
-  /** A session's limits on runs (`RunLimits`, runs.ts): too many for one item, or too many open at once. */
-  | 'too_many_runs'
-  | 'too_many_open_runs'
-  /** A remote server lost a run's play and it could not be rebuilt (remote.ts). */
-  | 'upstream_lost';
-
-/** An error from the worker or from talking to it; `traceback` is the game's Python traceback when it raised. */
-export class Arc3Error extends Error {
-  /** `retryAfter`: seconds until the same request may succeed (`too_many_open_runs`). */
-  constructor(
-    readonly code: Arc3ErrorCode,
-    message: string,
-    readonly traceback?: string,
-    readonly retryAfter?: number,
-  ) {
-    super(message);
-    this.name = 'Arc3Error';
-  }
-}
+// The engine's errors, where the modules that call a worker have always found them.
+export { Arc3Error, type Arc3ErrorCode } from './errors';
 
 export interface Arc3WorkerOptions {
   /** Folders in the toolkit's layout (`<game>/<version>/<game>.py` + `metadata.json`). */
@@ -601,54 +563,6 @@ function noPythonMessage(python: string): string {
   return `Python was not found at "${python}": install Python 3.10 or later and \`pip install arc-agi\`, or set ARC_STUDIO_PYTHON to a python3 binary.`;
 }
 
-/** What `probe()` found: the versions, or what is missing and how to install it. */
-export type Arc3Probe =
-  | { ok: true; python: string; executable: string; arcengine: string; message: string }
-  | { ok: false; python: string | null; arcengine: null; message: string };
-
-/**
- * Starts a worker once and reports which Python and arcengine it found, for the server's start
- * message; or asks `worker`, given a worker, which it leaves running (a server's first pool
- * worker). Never throws.
- * @example
- *   const p = await probe();
- *   console.log(p.message); // "arcengine 0.9.3 on Python 3.11.7 (/usr/bin/python3)"
- */
-export async function probe(
-  using: (Omit<Arc3WorkerOptions, 'gameDirs'> & { gameDirs?: string[] }) | Arc3Worker = {},
-): Promise<Arc3Probe> {
-  const given = using instanceof Arc3Worker;
-  const worker = given ? using : new Arc3Worker({ gameDirs: [], timeoutMs: 15_000, ...using });
-  try {
-    const h = await worker.hello();
-    if (h.arcengine) {
-      return {
-        ok: true,
-        python: h.python,
-        executable: h.executable,
-        arcengine: h.arcengine,
-        message: `arcengine ${h.arcengine} on Python ${h.python} (${h.executable})`,
-      };
-    }
-    return {
-      ok: false,
-      python: h.python,
-      arcengine: null,
-      message:
-        h.arcengine_error ??
-        `arcengine is not importable by ${h.executable}: pip install arc-agi, or set ARC_STUDIO_PYTHONPATH.`,
-    };
-  } catch (e) {
-    const message =
-      e instanceof Arc3Error && e.code === 'no_python'
-        ? e.message
-        : `the arcengine worker could not start with ${worker.python} (${e instanceof Error ? e.message : String(e)}); check that it is Python 3.10 or later, then \`pip install arc-agi\` or set ARC_STUDIO_PYTHONPATH.`;
-    return { ok: false, python: null, arcengine: null, message };
-  } finally {
-    if (!given) await worker.stop().catch(() => undefined);
-  }
-}
-
 /**
  * Resolves a game id against the games available: a full `<game>-<version>` id must exist as
  * given; a short id (`ls20`) resolves to its only version, and is refused with the list of
@@ -667,169 +581,4 @@ export function resolveGameId(requested: string, available: readonly string[]): 
     'ambiguous_game',
     `${requested} has several versions (${versions.join(', ')}); name one of them in full`,
   );
-}
-
-/** The Python workers a server starts by default: one per core. */
-export function defaultArc3Workers(): number {
-  return Math.max(1, availableParallelism());
-}
-
-/**
- * A few workers; each run stays on the worker that opened it, chosen as the least loaded: the
- * fewest commands waiting (a worker busy right now, e.g. with a slow game's step or a long
- * replay, is passed over), then the least time spent on commands lately (measured, so a worker
- * whose runs play a slow game weighs more than one with more runs of a quick game), then the
- * fewest runs. A run is never moved, so a worker busy with a slow game still delays the runs it
- * already holds; new runs go elsewhere, and more workers (`ARC_STUDIO_ARC3_WORKERS`) spread them.
- */
-export class Arc3Pool implements Arc3Source {
-  readonly kind = 'arcengine' as const;
-  readonly label: string;
-  readonly workers: Arc3Worker[];
-  private readonly pinned = new Map<string, Arc3Worker>();
-  /** The game ids of the last `list()`: opening a run resolves its id here, never waiting on a scan. */
-  private ids: string[] | null = null;
-
-  private readonly options: Arc3WorkerOptions;
-
-  /** `first`, when given, is the pool's first worker (the one a `probe` started, say). */
-  constructor(opts: Arc3WorkerOptions & { size?: number; first?: Arc3Worker }) {
-    const { first, size, ...options } = opts;
-    this.options = options;
-    this.workers = Array.from({ length: Math.max(1, size ?? defaultArc3Workers()) }, (_, i) =>
-      i === 0 && first ? first : new Arc3Worker(options),
-    );
-    this.label = opts.gameDirs.join(', ');
-  }
-
-  private leastBusy(): Arc3Worker {
-    const now = performance.now();
-    const busy = new Map(this.workers.map((w) => [w, w.recentBusyMs(now)]));
-    // Negative when `a` is the less loaded.
-    const compare = (a: Arc3Worker, b: Arc3Worker): number => {
-      if (a.queued !== b.queued) return a.queued - b.queued;
-      const spent = busy.get(a)! - busy.get(b)!;
-      if (Math.abs(spent) >= BUSY_SAME_MS) return spent;
-      return a.runCount !== b.runCount ? a.runCount - b.runCount : spent;
-    };
-    return this.workers.reduce((a, b) => (compare(b, a) < 0 ? b : a));
-  }
-
-  /**
-   * Scans the game folders again (on the least loaded worker) and keeps the ids for `open`. The
-   * first scan (at the server's start) also starts every other worker, so that no participant's
-   * first action waits for a Python process to start and import the engine.
-   */
-  async list(): Promise<Arc3GameInfo[]> {
-    const scanner = this.leastBusy();
-    const others = this.ids
-      ? []
-      : this.workers.filter((w) => w !== scanner).map((w) => w.hello().catch(() => undefined));
-    const games = await scanner.list();
-    await Promise.all(others);
-    this.ids = games.map((g) => g.game_id);
-    return games;
-  }
-
-  /** The full id of `gameId`, from the ids known; the folders are scanned again only for an id not among them. */
-  private async resolve(gameId: string): Promise<string> {
-    if (this.ids) {
-      try {
-        return resolveGameId(gameId, this.ids);
-      } catch (e) {
-        if (!(e instanceof Arc3Error) || e.code !== 'unknown_game') throw e;
-      }
-    }
-    return resolveGameId(
-      gameId,
-      (await this.list()).map((g) => g.game_id),
-    );
-  }
-
-  /** Resolves `gameId` (full or short), opens it on the least loaded worker; answers the full id and the first frame data. */
-  async open(
-    runId: string,
-    gameId: string,
-    seed = 0,
-    level = 0,
-    codeDir?: string,
-  ): Promise<{ gameId: string; frame: Arc3FrameData }> {
-    // A pinned version names its game in full; it need not be in the mounted folders any more.
-    const full = codeDir ? gameId : await this.resolve(gameId);
-    const worker = this.pinned.get(runId) ?? this.leastBusy();
-    const frame = await worker.open(runId, full, seed, level, codeDir);
-    this.pinned.set(runId, worker);
-    return { gameId: full, frame };
-  }
-
-  async resume(
-    runId: string,
-    gameId: string,
-    seed: number,
-    actions: readonly Arc3Action[],
-    codeDir?: string,
-  ): Promise<Arc3FrameData> {
-    const worker = this.pinned.get(runId) ?? this.leastBusy();
-    const frame = await worker.resume(runId, gameId, seed, actions, codeDir);
-    this.pinned.set(runId, worker);
-    return frame;
-  }
-
-  act(runId: string, action: Arc3Action): Promise<Arc3FrameData> {
-    const worker = this.pinned.get(runId);
-    if (!worker) return Promise.reject(new Arc3Error('unknown_run', `no open run ${runId}; open it first`));
-    return worker.act(runId, action);
-  }
-
-  inspect(runId: string): Promise<Arc3Inspection> {
-    const worker = this.pinned.get(runId);
-    if (!worker) return Promise.reject(new Arc3Error('unknown_run', `no open run ${runId}; open it first`));
-    return worker.inspect(runId);
-  }
-
-  async close(runId: string): Promise<void> {
-    const worker = this.pinned.get(runId);
-    this.pinned.delete(runId);
-    await worker?.close(runId);
-  }
-
-  /** Starts exploring a level's state graph (`graph.ts`) on the least loaded worker, which keeps the run. */
-  async exploreStart(
-    runId: string,
-    gameId: string,
-    seed: number,
-    level: number,
-    codeDir?: string,
-  ): Promise<Arc3ExploredState> {
-    const full = codeDir ? gameId : await this.resolve(gameId);
-    const worker = this.leastBusy();
-    this.pinned.set(runId, worker);
-    return worker.exploreStart(runId, full, seed, level, codeDir);
-  }
-
-  exploreExpand(runId: string, node: number, actions: readonly Arc3Action[]): Promise<Arc3ExploredState[]> {
-    const worker = this.pinned.get(runId);
-    if (!worker) return Promise.reject(new Arc3Error('unknown_run', `no open run ${runId}; open it first`));
-    return worker.exploreExpand(runId, node, actions);
-  }
-
-  /**
-   * A new engine process outside the pool, on the same games, with `env` over the pool's
-   * environment: the determinism check plays the same actions there with another
-   * `PYTHONHASHSEED`, since a game that orders by `id()` or by the hash of a string is the same
-   * on every run within one process. The caller stops it.
-   */
-  freshProcess(env: Readonly<Record<string, string>>): Arc3Worker {
-    const base = this.options.env ?? process.env;
-    return new Arc3Worker({ ...this.options, env: { ...base, ...env } });
-  }
-
-  /** Reloads a game's file in every worker. */
-  async reload(gameId: string): Promise<void> {
-    await Promise.all(this.workers.map((w) => w.reload(gameId)));
-  }
-
-  async stop(): Promise<void> {
-    await Promise.all(this.workers.map((w) => w.stop()));
-  }
 }

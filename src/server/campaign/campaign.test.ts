@@ -26,6 +26,7 @@ import { mixSeed } from '../../core/game/rng';
 import { exportContext } from '../export/context';
 import { EXPORT_FORMATS } from '../export/formats';
 import { CAMPAIGN_COLUMNS } from '../export/campaign';
+import { paymentsCsv } from '../../core/analysis/campaign';
 import { readZip } from '../export/zip';
 
 const ROOT = path.resolve(__dirname, '../../..');
@@ -500,6 +501,7 @@ describe.each(backends)('campaign assignment on $name', (backend) => {
       levels: 0,
       bonus: 10,
       counts: true,
+      signals: [],
     });
     expect(bySession.get(p2.sessionId)).toMatchObject({ bonus: 0, counts: true });
     expect(bySession.get(p3.sessionId)).toMatchObject({ counts: false, reason: 'not_finished' });
@@ -521,6 +523,8 @@ describe.each(backends)('campaign assignment on $name', (backend) => {
     expect(rows[0]).toBe(CAMPAIGN_COLUMNS.join(','));
     expect(rows).toHaveLength(7);
     expect(files.get('SHA256SUMS')).toMatch(/ {2}campaign\.csv\n/);
+    // And the payments, each session with its signals, as GET .../campaign/payments answers them.
+    expect(files.get('payments.csv')).toBe(paymentsCsv(pay));
 
     expect((await api.call('GET', 'admin/studies/nope/campaign', ADMIN)).status).toBe(404);
     expect((await api.call('GET', 'admin/studies/camp/campaign', null)).status).toBe(401);

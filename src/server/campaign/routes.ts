@@ -26,6 +26,7 @@ import {
 import { ITEM_END, ITEM_START, type SessionState, effectiveState, isFinalState } from '../../core/study/rules';
 import type { StudyDefinition } from '../../core/study/schema';
 import { studySessionDigests } from '../digests/studyDigests';
+import { withCrossSignals } from '../../core/analysis/signals';
 import { definitionOf } from '../study/studies';
 import { type StudyDeps, fail, studyContext } from '../study/context';
 import { stageQuery } from '../http';
@@ -136,7 +137,7 @@ export async function campaignFigures(
     study,
     campaignId: study.campaign?.id ?? null,
     now,
-    sessions,
+    sessions: withCrossSignals(sessions),
     draws,
     counts: new Map(counters.map((k) => [k.candidate, k])),
     claims: claims

@@ -7,12 +7,13 @@
  * on both servers at once, then play and finish.
  *
  * Time is real, and the study's own time settings are short: `abandonAfterMinutes` is a quarter
- * of a minute, so a session left in its first candidate goes stale while later waves play and its
- * claim stops counting as in flight (as after half an hour in a real study), and `sessionMinutes`
- * is a minute, after which the campaign view settles the claims of abandoned sessions. The
- * participants who abandon start in the first waves, so their sessions' time runs out while the
- * others play (the waves take about as long as the budget on a busy machine); the end waits
- * (polling the campaign view) until every claim is settled, which is then seconds at most.
+ * of a minute, so a session left in its first candidate goes stale and its claim stops counting
+ * as in flight (as after half an hour in a real study), and `sessionMinutes` is a minute, after
+ * which the campaign view settles the claims of abandoned sessions. The participants who abandon
+ * start in the first waves; the others start once the campaign view counts none of their claims
+ * in flight (waited on, so a quiet machine playing the waves in seconds finds the same pool as a
+ * busy one), and their sessions' time runs out while the others play; the end waits (polling the
+ * campaign view) until every claim is settled.
  *
  * Then, from the raw logs (events, submissions, session records, read from the database) and
  * nothing the campaign code computed: every candidate that can be solved reached its target and
@@ -273,9 +274,31 @@ describe('a simulated campaign on two server processes over one PostgreSQL', () 
       ...first.map((p) => ({ p, study: 'batch-1' })),
       ...people.filter((p) => p.returns).map((p) => ({ p: { ...p, abandons: false }, study: 'batch-2' })),
     ];
+    // Waves of WAVE starts, the abandoning participants' waves apart from the others'.
+    const abandoning = people.filter((p) => p.abandons).length;
+    const waves: { start: number; end: number }[] = [];
+    for (const [from, to] of [
+      [0, abandoning],
+      [abandoning, queue.length],
+    ])
+      for (let w = from; w < to; w += WAVE) waves.push({ start: w, end: Math.min(w + WAVE, to) });
     const sessions: Session[] = [];
-    for (let w = 0; w < queue.length; w += WAVE) {
-      const wave = queue.slice(w, w + WAVE);
+    for (const { start: w, end } of waves) {
+      if (w === abandoning)
+        // The abandoned sessions hold the candidates they drew until they have been silent for
+        // `abandonAfterMinutes`; waves playing faster than that (a quiet machine) would find the
+        // pool held by sessions nobody plays. The others start once none is counted in flight.
+        await expect
+          .poll(
+            async () =>
+              ((await call(0, 'GET', '/admin/studies/batch-1/campaign', ADMIN)).body as CampaignView).candidates.reduce(
+                (n, c) => n + c.inProgress,
+                0,
+              ),
+            { timeout: (ABANDON_MINUTES + 1) * 60_000, interval: 500 },
+          )
+          .toBe(0);
+      const wave = queue.slice(w, end);
       // Every start of the wave at once, on both servers.
       const started = await Promise.all(
         wave.map(async ({ p, study: id }, k) => {

@@ -1,11 +1,13 @@
 /**
  * A campaign's figures in the export bundle: `campaign.json` (the `CampaignView` as
  * `GET /api/admin/studies/:id/campaign` answers it, without live sessions' current candidates)
- * and `campaign.csv` (one row per candidate). Written only for a study with pools.
+ * and `campaign.csv` (one row per candidate), and `payments.csv` (`paymentsCsv`: each session's fee,
+ * bonus and signals of help and low effort). Written only for a study with pools.
  */
-import { type CampaignSession, campaignView } from '../../core/analysis/campaign';
+import { type CampaignSession, campaignView, paymentsView } from '../../core/analysis/campaign';
 import { digestSession } from '../../core/analysis/results';
-import type { CampaignView } from '../../core/protocol/campaign';
+import { withCrossSignals } from '../../core/analysis/signals';
+import type { CampaignView, PaymentsView } from '../../core/protocol/campaign';
 import { csvRecord } from '../../core/formats/csv';
 import { type SessionState, effectiveState, isFinalState } from '../../core/study/rules';
 import { campaignOf } from '../campaign/assign';
@@ -34,8 +36,13 @@ export const CAMPAIGN_COLUMNS = [
   'drop_off_levels',
 ] as const;
 
-/** The study's campaign view from the exported sessions' logs and the campaign's claims; null for a study without pools. */
-export async function exportCampaignView(ctx: ExportContext): Promise<CampaignView | null> {
+/**
+ * The study's campaign view and payments from the exported sessions' logs and the campaign's
+ * claims, as the campaign routes answer them; null for a study without pools.
+ */
+export async function exportCampaignView(
+  ctx: ExportContext,
+): Promise<{ view: CampaignView; payments: PaymentsView } | null> {
   const latest = Math.max(...ctx.versions.keys());
   const study = ctx.versions.get(latest);
   if (!study || study.pools.length === 0) return null;
@@ -68,25 +75,28 @@ export async function exportCampaignView(ctx: ExportContext): Promise<CampaignVi
       gameRuns: runs.get(s.id),
     });
   }
-  return campaignView({
+  const counted = withCrossSignals(sessions);
+  const claimViews = claims.map((c) => ({
+    sessionId: c.sessionId,
+    candidate: c.candidate,
+    participant: c.participant,
+    state: c.state,
+    excluded: c.excluded,
+    inFlight: c.state === 'held' && flight(c.sessionState, c.quietSince, c.sessionCreatedAt),
+  }));
+  const view = campaignView({
     studyId: ctx.studyId,
     campaignId: study.campaign?.id ?? null,
     study,
-    sessions,
+    sessions: counted,
     now: ctx.now,
     gameLevels: (game) => ctx.games[game]?.levels ?? null,
     gameVersionNow: gameVersionNow(ctx.games),
     counts: new Map(counters.map((k) => [k.candidate, k])),
     draws,
-    claims: claims.map((c) => ({
-      sessionId: c.sessionId,
-      candidate: c.candidate,
-      participant: c.participant,
-      state: c.state,
-      excluded: c.excluded,
-      inFlight: c.state === 'held' && flight(c.sessionState, c.quietSince, c.sessionCreatedAt),
-    })),
+    claims: claimViews,
   });
+  return { view, payments: paymentsView(study, counted, claimViews) };
 }
 
 export function campaignJson(view: CampaignView): string {

@@ -610,6 +610,7 @@ describe.each(backends)('exports on $name', (backend) => {
       'schemas/game-versions.schema.json',
       'schemas/grades.schema.json',
       'schemas/grid-actions.schema.json',
+      'schemas/payments.schema.json',
       'schemas/recording.schema.json',
       'schemas/responses.schema.json',
       'schemas/surveys.schema.json',

@@ -14,6 +14,7 @@ import { responsesCsv } from './responses';
 import { RunVersionTally, gameRunsJsonl, gameVersionNotes, gameVersionsJson } from './gameVersions';
 import { surveysJson } from './surveys';
 import { campaignCsv, campaignJson, exportCampaignView } from './campaign';
+import { paymentsCsv } from '../../core/analysis/campaign';
 import { type ExportEntry, type SkippedRun, recordingEntries } from './recordings';
 import { exportSchemas } from './schemas';
 import { zipStream } from './zip';
@@ -106,8 +107,9 @@ async function* bundleEntries(ctx: ExportContext): AsyncGenerator<ExportEntry> {
   // A campaign (a study with pools): its figures per candidate.
   const campaign = await exportCampaignView(ctx);
   if (campaign) {
-    yield { name: 'campaign.json', data: hashed('campaign.json', [campaignJson(campaign)], sums) };
-    yield { name: 'campaign.csv', data: hashed('campaign.csv', [campaignCsv(campaign)], sums) };
+    yield { name: 'campaign.json', data: hashed('campaign.json', [campaignJson(campaign.view)], sums) };
+    yield { name: 'campaign.csv', data: hashed('campaign.csv', [campaignCsv(campaign.view)], sums) };
+    yield { name: 'payments.csv', data: hashed('payments.csv', [paymentsCsv(campaign.payments)], sums) };
   }
   const skipped: SkippedRun[] = [];
   let runs = 0;
@@ -163,6 +165,7 @@ function bundleReadme(
       ? [
           '| `campaign.json` | the campaign view: per pool candidate its draws, attempts, solves by distinct participants, status under the inclusion rule (stated in `rule`), medians, per-level funnel with drop-offs, and versions side by side | `schemas/campaign-view.schema.json` |',
           '| `campaign.csv` | one row per pool candidate: the same figures, without the per-level funnel | `schemas/campaign.schema.json` |',
+          '| `payments.csv` | one row per session: fee, bonus, whether the bonus file pays it and why not, and its signals of help and low effort (reasons to look before paying, never exclusions) | `schemas/payments.schema.json` |',
         ]
       : []),
     `| \`recordings/\` | ${runs} official ARC-AGI-3 \`.recording.jsonl\` file${runs === 1 ? '' : 's'}, one per game run, named \`<session>-<item>-<run>.recording.jsonl\` | \`schemas/recording.schema.json\` |`,

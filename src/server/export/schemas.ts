@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { CAMPAIGN_COLUMNS, CAMPAIGN_VERSION } from './campaign';
+import { PAYMENTS_COLUMNS, PAYMENTS_VERSION } from '../../core/analysis/campaign';
 import { BaselinesFileSchema } from '../../core/scoring/baselines';
 import { ATTEMPTS_COLUMNS, ATTEMPTS_VERSION } from './attempts';
 import { BASELINES_CSV_COLUMNS, BASELINES_CSV_VERSION } from './baselines';
@@ -150,7 +151,34 @@ const ATTEMPT_SPEC: Record<string, Column> = {
     type: 'string',
     empty: true,
     description:
-      'The session\'s flags (low_effort, repeat_participant, game_log_unverified:<item>, ...), "; " separated',
+      'The session\'s flags (low_effort, repeat_participant, game_log_unverified:<item>, ...) and its own signals of help and low effort (pasted_text:<item>, away_from_tab:<item>, action_burst:<item>; docs/researchers.md), "; " separated',
+  },
+};
+
+const PAYMENTS_SPEC: Record<string, Column> = {
+  session_id: { type: 'string', description: 'The session id' },
+  participant_id: {
+    type: 'string',
+    empty: true,
+    description:
+      'PROLIFIC_PID, else workerId, else participantId from the study link; empty when there is none a bonus file can hold',
+  },
+  solved: { type: 'integer', description: 'Candidates solved (claims settled solved)' },
+  levels: { type: 'integer', description: 'Game levels completed in verified logs' },
+  fee: { type: 'number', description: "The study's fee, two decimals" },
+  bonus: { type: 'number', description: "The session's bonus under the payment rule, two decimals" },
+  currency: { type: 'string', description: 'ISO 4217 currency of the fee and bonus' },
+  counts: { type: 'boolean', description: 'The bonus file pays this session' },
+  reason: {
+    type: 'string',
+    empty: true,
+    description: 'Why it is listed apart: excluded, flagged, no_participant_id or not_finished',
+  },
+  signals: {
+    type: 'string',
+    empty: true,
+    description:
+      'Signals of help and low effort (pasted_text, away_from_tab, action_burst, same_wrong_answer, same_game_actions, same_description, each :<item>; docs/researchers.md), "; " separated: reasons to look before paying, which never hold a bonus back',
   },
 };
 
@@ -531,6 +559,7 @@ const campaignViewSchema = {
     'participants',
     'candidates',
     'participantsNeeded',
+    'signals',
   ],
   properties: {
     format: { const: 'arc-studio.campaign' },
@@ -572,6 +601,19 @@ const campaignViewSchema = {
       },
     },
     participantsNeeded: { type: ['integer', 'null'] },
+    signals: {
+      type: 'array',
+      description: 'Every session with signals of help and low effort (docs/researchers.md), oldest first',
+      items: {
+        type: 'object',
+        required: ['sessionId', 'participant', 'signals'],
+        properties: {
+          sessionId: { type: 'string' },
+          participant: { type: ['string', 'null'] },
+          signals: { type: 'array', items: { type: 'string' } },
+        },
+      },
+    },
   },
 };
 
@@ -917,6 +959,14 @@ export function exportSchemas(): Record<string, object> {
       CAMPAIGN_SPEC,
     ),
     'campaign-view.schema.json': campaignViewSchema,
+    'payments.schema.json': csvSchema(
+      'payments',
+      PAYMENTS_VERSION,
+      'ARC Studio payments.csv record',
+      'One session of a campaign study and its payment, as the campaign page\'s "Download payments (CSV)" writes it (paymentsCsv in src/core/analysis/campaign.ts).',
+      PAYMENTS_COLUMNS,
+      PAYMENTS_SPEC,
+    ),
     'surveys.schema.json': surveysSchema,
     'game-versions.schema.json': gameVersionsSchema,
     'game-runs.schema.json': gameRunsSchema,

@@ -268,6 +268,15 @@ describe.each(backends)('people routes ($name)', (backend) => {
     ).toBe(404);
     // A viewer member may not change the members.
     expect((await put({ cookie: viewer.cookie, csrf: viewer.csrf }, 'jan@lab.org', 'researcher')).status).toBe(403);
+    // The studies list says each caller's standing on each study it shows.
+    const standing = async (who: Call) =>
+      ((await call(a, 'GET', '/admin/studies', who)).json.studies as { id: string; yourRole: string }[]).map((s) => [
+        s.id,
+        s.yourRole,
+      ]);
+    expect(await standing({ cookie: res.cookie })).toEqual([['sample', 'researcher']]);
+    expect(await standing({ cookie: viewer.cookie })).toEqual([['sample', 'viewer']]);
+    expect((await standing({ token: ADMIN })).every(([, role]) => role === 'owner')).toBe(true);
     const members = await call(a, 'GET', '/admin/studies/sample/members', { cookie: res.cookie });
     expect((members.json.members as { email: string; role: string }[]).map((m) => [m.email, m.role])).toEqual([
       ['ida@lab.org', 'researcher'],

@@ -58,6 +58,7 @@ export function adminRoutes(ctx: StudyContext): Hono {
           createdAt: s.createdAt,
           pools,
           campaignId: pools ? (def.campaign?.id ?? null) : null,
+          yourRole: mine === null ? 'owner' : mine.get(s.id)!,
         };
       }),
     });
