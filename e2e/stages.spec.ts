@@ -81,6 +81,8 @@ test('a researcher pilots a study, moves it to main in one action, and counts th
   await expect(participantsTab(page, 2)).toBeVisible();
   await stage.selectOption('all');
   await expect(participantsTab(page, 3)).toBeVisible();
+  await expect(table.getByRole('row', { name: new RegExp(`pia-${tag}.*pilot`) })).toBeVisible();
+  await expect(table.getByRole('columnheader', { name: /Stage/ })).toBeVisible();
 
   // The move is in the audit log, by person.
   await page.getByRole('tab', { name: 'Audit log' }).click();

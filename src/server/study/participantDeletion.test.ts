@@ -8,6 +8,7 @@ import { gameIds, replayWithEngine } from './studies';
 import { backends } from '../store/testing';
 import type { Store } from '../store/types';
 import { apiCaller } from '../testing/api';
+import { COMMAND_LINE, addPerson, createToken } from '../people/service';
 import { takePart, type TakenPart } from '../testing/takePart';
 import type { AuditEntry, DeletionReceipt, ParticipantSearch } from '../../core/protocol/api';
 
@@ -226,6 +227,29 @@ describe.each(backends)("a participant's data deleted on request on $name", (bac
 
     had.at(30_000);
     for (const url of FIGURES) expect(await had.read(url), url).toEqual(expected.get(url));
+  });
+
+  it("deletes only in the studies a researcher is a researcher of, and keeps each one's receipts to them", async () => {
+    const store = await open();
+    const w = await world(store);
+    const { person } = await addPerson(store.people, { email: 'rae@lab.org', role: 'researcher' }, COMMAND_LINE, T0);
+    await store.people.putMember('first', person.id, 'researcher', T0);
+    await store.people.putMember('second', person.id, 'viewer', T0);
+    const rae = (await createToken(store.people, person, { name: 'requests', days: 1 }, COMMAND_LINE, T0)).token;
+    await w.part('first', 'zed-5f0c', 1_000);
+    const other = await w.part('second', 'zed-5f0c', 2_000);
+
+    const found = (await w.call('POST', '/admin/participants/find', rae, { participantId: 'zed-5f0c' }))
+      .body as ParticipantSearch;
+    expect(found.studies.map((s) => s.studyId)).toEqual(['first']);
+    const body = { participantId: 'zed-5f0c', reason: 'Asked on the phone.', confirm: 'zed-5f0c' };
+    const receipt = (await w.call('POST', '/admin/participants/delete', rae, body)).body as DeletionReceipt;
+    expect(receipt).toMatchObject({ by: 'rae@lab.org', total: { sessions: 1 } });
+    expect(receipt.studies.map((s) => s.studyId)).toEqual(['first']);
+    // A viewer of the second study cannot delete there: the session stays.
+    expect(await store.getSession(other.sessionId)).not.toBeNull();
+    expect((await w.call('GET', '/admin/participants/deletions', rae)).body.receipts).toEqual([receipt]);
+    expect((await w.call('GET', `/admin/participants/deletions/${receipt.receipt}`, ADMIN)).body).toEqual(receipt);
   });
 
   it('refuses what it cannot act on, saying what to send', async () => {
