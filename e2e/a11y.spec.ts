@@ -13,7 +13,7 @@
  * the session's time spent, withdrawn, declined, unknown study, a screen too small); the studio's
  * login, studies, every results tab (members too) and its dialogs, the replays of a session and
  * of an agent's run, My tokens and the header's account menu, the editor with its task picker and
- * dialogs, a new study, the campaign, the score page, the games with every game's player, the
+ * dialogs, a new study, the campaign, a testing centre's console, station and payout sheet, the score page, the games with every game's player, the
  * playtest with its validate panel, the task browser,
  * the task player with its pair viewer, the grader's page and the missing page.
  */
@@ -477,6 +477,22 @@ test("every other studio page is accessible: login, studies, an agent's replay, 
   await expect(page.getByRole('heading', { level: 1 })).toBeVisible();
   await expect(page.getByText('count-objects-bar').first()).toBeVisible();
   await expectAccessibleAtEachSize(page, 'campaign');
+
+  // A testing centre: the console with a station, the station's own page, the payout sheet.
+  await page.goto(`/studies/${POOL_STUDY}/centre`);
+  await expect(page.getByRole('heading', { name: /Testing centre/ })).toBeVisible();
+  await page.getByLabel('New station').fill(`a11y-${stamp}`);
+  await page.getByRole('button', { name: 'Add station' }).click();
+  await expect(page.getByTestId(`station-a11y-${stamp}`)).toBeVisible();
+  await expectAccessibleAtEachSize(page, 'testing centre console');
+  const link = (await page.getByTestId('station-link').textContent())!;
+  await page.goto(`/studies/${POOL_STUDY}/centre/payouts`);
+  await expect(page.getByTestId('payout-sheet')).toBeVisible();
+  await expectAccessibleAtEachSize(page, 'payout sheet');
+  await page.goto(link);
+  await expect(page.getByRole('heading', { name: 'Check in' })).toBeVisible();
+  await expectAccessibleAtEachSize(page, 'station check-in');
+  await page.evaluate(() => localStorage.removeItem('arc-studio.station'));
 
   await page.goto('/score');
   await page.getByRole('combobox', { name: 'Baselines from a study' }).selectOption(STUDY);

@@ -170,6 +170,7 @@ describe('every command', () => {
     users: ['users', 'list'],
     tokens: ['tokens', 'list'],
     check: ['check'],
+    recordings: ['recordings', 'import'],
   };
 
   it('is covered here', () => {
@@ -210,7 +211,9 @@ describe('every command', () => {
       expect.stringMatching(/^arc-studio games: --steps must be a whole number from 1, not "many"\./),
       expect.stringMatching(/^arc-studio serve: --port must be a whole number from 0 to 65535, not "80000"\./),
       expect.stringMatching(/^arc-studio export: --version must be a whole number from 1, not "0"\./),
-      expect.stringMatching(/^arc-studio score: --baselines needs a value: --baselines <file\|study:ID>\./),
+      expect.stringMatching(
+        /^arc-studio score: --baselines needs a value: --baselines <file\|study:ID\|reference:GROUP>\./,
+      ),
     ]);
   });
 

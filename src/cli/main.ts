@@ -12,6 +12,7 @@ import { questionsCommand, scoreAnswersCommand } from './questions';
 import { loginLinkCommand } from './loginLink';
 import { tokensCommand, usersCommand } from './people';
 import { checkCommand } from './check';
+import { recordingsCommand } from './recordings';
 import type { Command } from './command';
 
 export type { Command } from './command';
@@ -28,6 +29,7 @@ export const commands: Record<string, Command> = {
   users: usersCommand,
   tokens: tokensCommand,
   check: checkCommand,
+  recordings: recordingsCommand,
 };
 
 function help(): string {

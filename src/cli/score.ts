@@ -20,7 +20,7 @@ import {
 } from '../core/scoring/rhae';
 
 const PRESETS = Object.keys(SCORING_PRESETS).join('|');
-const USAGE = `score <recording.jsonl>... --baselines <file|study:ID> [--preset ${PRESETS}] [--json] [--data-dir DIR] [--arc3-games DIR]...`;
+const USAGE = `score <recording.jsonl>... --baselines <file|study:ID|reference:GROUP> [--preset ${PRESETS}] [--json] [--data-dir DIR] [--arc3-games DIR]...`;
 /** The preset used when `--preset` is not given: the official toolkit's current rule. */
 export const DEFAULT_PRESET: ScoringPresetName = 'toolkit-2026-04';
 
@@ -235,8 +235,8 @@ const SCORE = {
   options: {
     baselines: {
       type: 'string',
-      value: '<file|study:ID>',
-      help: 'an arc-studio baselines JSON, an official metadata.json, or study:ID for a study in the serve store',
+      value: '<file|study:ID|reference:GROUP>',
+      help: 'an arc-studio baselines JSON, an official metadata.json, study:ID for a study in the serve store, or reference:GROUP for a reference group imported there (arc-studio recordings import)',
     },
     preset: {
       type: 'string',
@@ -249,7 +249,7 @@ const SCORE = {
       type: 'string',
       value: 'DIR',
       default: '.arc-studio',
-      help: 'the data folder "arc-studio serve" uses, for study:ID; ignored when DATABASE_URL is set',
+      help: 'the data folder "arc-studio serve" uses, for study:ID and reference:GROUP; ignored when DATABASE_URL is set',
     },
     'arc3-games': {
       type: 'string',
@@ -274,7 +274,7 @@ function parseArgs(args: string[]): {
   if (baselines === undefined)
     throw usageError(
       SCORE,
-      'give the human baselines with --baselines <file> (arc-studio.baselines JSON or an official metadata.json) or --baselines study:ID.',
+      'give the human baselines with --baselines <file> (arc-studio.baselines JSON or an official metadata.json), --baselines study:ID or --baselines reference:GROUP.',
     );
   if (!isScoringPreset(preset))
     fail(`unknown preset "${preset}"; presets: ${Object.keys(SCORING_PRESETS).join(', ')}.`);
@@ -323,6 +323,28 @@ async function studyBaselinesFrom(studyId: string, dataDir: string, arc3Games: r
   }
 }
 
+/**
+ * The baselines of a reference group in the serve store: every game with a group of that name,
+ * each recording one first-time player (server/reference `referenceBaselines`).
+ */
+async function referenceBaselinesFrom(group: string, dataDir: string): Promise<Baselines> {
+  const { openServeStore } = await import('./runStore');
+  const { referenceBaselines } = await import('../server/reference/importer');
+  const { store, where } = await openServeStore(dataDir);
+  try {
+    const groups = (await store.references.listReferenceGroups(null)).filter((g) => g.name === group);
+    if (!groups.length)
+      fail(
+        `--baselines reference:${group}: ${where} has no reference group "${group}"; import one with "arc-studio recordings import".`,
+      );
+    const games: Baselines['games'] = {};
+    for (const g of groups) Object.assign(games, (await referenceBaselines(store.references, g.gameId, group))?.games);
+    return { source: 'arc-studio', games };
+  } finally {
+    await store.close();
+  }
+}
+
 export const scoreCommand: Command = {
   summary: `Score agent recordings (.recording.jsonl) against human baselines with RHAE: per level, per game and in total, as a table or JSON. Presets: paper (second-best human), toolkit-2026-04 (upper-median human, the default).`,
   usage: USAGE,
@@ -330,7 +352,9 @@ export const scoreCommand: Command = {
     const { files, baselines, preset, json, dataDir, arc3Games } = parseArgs(args);
     const fromStudy = baselines.startsWith('study:')
       ? await studyBaselinesFrom(baselines.slice('study:'.length), dataDir, arc3Games)
-      : undefined;
+      : baselines.startsWith('reference:')
+        ? await referenceBaselinesFrom(baselines.slice('reference:'.length), dataDir)
+        : undefined;
     const report = scoreFiles(files, baselines, preset, fromStudy);
     console.log(json ? JSON.stringify(report, null, 2) : formatReport(report));
     return 0;

@@ -27,12 +27,16 @@ const StudyResultsPage = page(() => import('./studio/StudyResultsPage').then((m)
 const ReplayPage = page(() => import('./studio/ReplayPage').then((m) => m.ReplayPage));
 const AgentReplayPage = page(() => import('./studio/AgentReplayPage').then((m) => m.AgentReplayPage));
 const PlaytestPage = page(() => import('./studio/PlaytestPage').then((m) => m.PlaytestPage));
+const GameBaselinesPage = page(() => import('./studio/GameBaselinesPage').then((m) => m.GameBaselinesPage));
 const StudyEditorPage = page(() => import('./studio/StudyEditorPage').then((m) => m.StudyEditorPage));
 const CampaignPage = page(() => import('./studio/CampaignPage').then((m) => m.CampaignPage));
 const ScorePage = page(() => import('./studio/ScorePage').then((m) => m.ScorePage));
 const DataRequestsPage = page(() => import('./studio/DataRequestsPage').then((m) => m.DataRequestsPage));
 const DeletionReceiptPage = page(() => import('./studio/DataRequestsPage').then((m) => m.DeletionReceiptPage));
 const GraderPage = page(() => import('./grading/GraderPage').then((m) => m.GraderPage));
+const ConsolePage = page(() => import('./centre/ConsolePage').then((m) => m.ConsolePage));
+const PayoutsPage = page(() => import('./centre/PayoutsPage').then((m) => m.PayoutsPage));
+const StationPage = page(() => import('./centre/StationPage').then((m) => m.StationPage));
 
 /** What shows while a page's script loads (a moment, on a first visit). */
 function Loading() {
@@ -61,7 +65,21 @@ export function App() {
     return (
       <div className="h-full">
         <ErrorBoundary resetKey={location}>
-          <Route path="/s/:studyId" component={StudyPage} />
+          <Route path="/s/:studyId">
+            <StudyPage />
+          </Route>
+        </ErrorBoundary>
+      </div>
+    );
+  }
+  // A testing centre's station: a kiosk, without the studio's navigation.
+  if (location === '/station') {
+    return (
+      <div className="h-full">
+        <ErrorBoundary resetKey={location}>
+          <Suspense fallback={<Loading />}>
+            <StationPage />
+          </Suspense>
         </ErrorBoundary>
       </div>
     );
@@ -111,6 +129,7 @@ export function App() {
               <Route path="/games" component={GamesPage} />
               <Route path="/games/:id" component={GamePlayerPage} />
               <Route path="/games/:id/playtest" component={PlaytestPage} />
+              <Route path="/games/:id/baselines" component={GameBaselinesPage} />
               <Route path="/login" component={LoginPage} />
               <Route path="/signin" component={SigninPage} />
               <Route path="/people" component={PeoplePage} />
@@ -123,6 +142,8 @@ export function App() {
               <Route path="/studies/:studyId" component={StudyResultsPage} />
               <Route path="/studies/:studyId/edit" component={StudyEditorPage} />
               <Route path="/studies/:studyId/campaign" component={CampaignPage} />
+              <Route path="/studies/:studyId/centre" component={ConsolePage} />
+              <Route path="/studies/:studyId/centre/payouts" component={PayoutsPage} />
               <Route path="/studies/:studyId/sessions/:sessionId" component={ReplayPage} />
               <Route path="/studies/:studyId/agents/:guid" component={AgentReplayPage} />
               <Route>

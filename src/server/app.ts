@@ -9,6 +9,7 @@ import { type StudyDeps, studyRoutes } from './study/routes';
 import { resultsRoutes } from './results/routes';
 import { campaignRoutes } from './campaign/routes';
 import { questionScoreRoutes } from './questions/scoreRoutes';
+import { referenceRoutes } from './reference/routes';
 import { exportRoutes } from './export/routes';
 import { collectionsRoutes } from './collections/routes';
 import { questionImageRoutes } from './questions/imageRoutes';
@@ -16,6 +17,7 @@ import { questionCollectionRoutes } from './questions/collectionRoutes';
 import { apiNotFound, refuseMalformedUrl } from './http';
 import { agentRoutes } from './agents/routes';
 import { gradingRoutes } from './grading/routes';
+import { centreRoutes } from './centre/routes';
 import { isParticipantWrite, participantWrites, type LoadReport } from './load';
 import type { AgentService } from './agents/service';
 import { DATABASE_RETRY_AFTER_S, databaseUnavailable } from './store/unavailable';
@@ -99,6 +101,8 @@ export function createApi(deps: AppDeps): Hono {
   if (deps.study && auth)
     api.route('/', peopleRoutes({ store: deps.study.store, auth, now: deps.study.now, oidc: deps.oidc }));
   if (deps.study) api.route('/admin', questionScoreRoutes({ ...deps.study, library: deps.library }));
+  // Reference recordings' imports are larger than the study routes' body limit too.
+  if (deps.study) api.route('/admin', referenceRoutes(deps.study));
   if (deps.study) api.route('/', studyRoutes({ ...deps.study, library: deps.library, mayDesign }));
   // The question collections, for the study editor's question picker.
   if (deps.study) api.route('/admin', questionCollectionRoutes(deps.library));
@@ -108,6 +112,8 @@ export function createApi(deps: AppDeps): Hono {
   if (deps.study) api.route('/admin', campaignRoutes({ ...deps.study, library: deps.library }));
   // Grading free-response answers: the researcher's graders and adjudications, and the graders' own links.
   if (deps.study) api.route('/', gradingRoutes({ ...deps.study, library: deps.library }));
+  // A testing centre: stations, the proctor's console, check-in and check-out (server/centre).
+  if (deps.study) api.route('/', centreRoutes({ ...deps.study, library: deps.library }));
   // Exports: one-time download links for a study's data (the admin routes carry the same guard).
   if (deps.study) api.route('/', exportRoutes({ ...deps.study, library: deps.library }));
 

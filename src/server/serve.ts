@@ -32,6 +32,7 @@ import { directCommands } from './agents/direct';
 import { LoadGate, loadLimitsFromEnv } from './load';
 import { acceptPerTurnFromEnv, acceptSeveralPerTurn } from './host/accept';
 import { studyBaselines } from './agents/baselines';
+import { referenceBaselines } from './reference/importer';
 import { computeStudyResults, type ResultsDeps } from './digests/studyDigests';
 import { DigestPool, digestThreadsFromEnv } from './digests/pool';
 import { DigestMaintainer } from './digests/maintainer';
@@ -247,6 +248,7 @@ export async function startServer(
       const results = await computeStudyResults(resultsDeps, studyId, null);
       return 'error' in results ? null : studyBaselines(results);
     },
+    referenceBaselines: (gameId, group) => referenceBaselines(store.references, gameId, group),
     ...(opts.agentPreset ? { defaultPreset: opts.agentPreset as ScoringPresetName } : {}),
   });
   const app = new Hono();

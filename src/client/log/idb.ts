@@ -110,6 +110,15 @@ export async function sessionEvents(session: string): Promise<LogEvent[]> {
   return rows.map(({ seq, t, kind, data }) => ({ seq, t, kind, data }));
 }
 
+/** Deletes a session's record and every event of it. */
+export async function deleteSession(session: string): Promise<void> {
+  const db = await openDb();
+  const tx = db.transaction(['sessions', 'events'], 'readwrite');
+  tx.objectStore('sessions').delete(session);
+  tx.objectStore('events').delete(IDBKeyRange.bound([session, 0], [session, Number.MAX_SAFE_INTEGER]));
+  await done(tx);
+}
+
 export async function putImportedTasks(tasks: readonly ImportedTask[]): Promise<void> {
   const db = await openDb();
   const tx = db.transaction('tasks', 'readwrite');

@@ -116,6 +116,13 @@ function Arc3Games() {
                   </span>
                 )}
               </Link>
+              <Link
+                href={`/games/${g.id}/baselines`}
+                className="mt-1 inline-block text-xs text-violet-300 hover:underline"
+                data-testid="game-baselines-link"
+              >
+                Human figures and reference recordings
+              </Link>
             </li>
           ))}
         </ul>

@@ -8,6 +8,7 @@
  */
 import { useEffect, useRef, useState } from 'react';
 import { useMutation, useQuery } from '@tanstack/react-query';
+import { Link } from 'wouter';
 import { ApiError } from '../api';
 import type { GraphDrawing, GraphShape, GraphSummary } from '../../core/game/graphView';
 import { ARC3_GRAPH_LIMITS, type GraphExploreBody } from '../../core/protocol/requests';
@@ -251,6 +252,9 @@ function HumanBaseline({ gameId, level, shortest }: { gameId: string; level: num
           ))}
         </ul>
       )}
+      <Link href={`/games/${gameId}/baselines`} className="mt-1 inline-block text-violet-300 hover:underline">
+        Every level beside the reference recordings
+      </Link>
     </section>
   );
 }

@@ -15,6 +15,7 @@ const KINDS: Record<MarkKind, { tone: string; legend: string; lane: 'point' | 't
   tool: { tone: 'bg-cyan-700', legend: 'tool action', lane: 'tool' },
   hidden: { tone: 'bg-slate-500', legend: 'tab hidden', lane: 'presence' },
   idle: { tone: 'bg-amber-700', legend: 'idle', lane: 'presence' },
+  paused: { tone: 'bg-indigo-500', legend: 'break', lane: 'presence' },
 };
 
 const VERDICT_TONES: Record<string, string> = {

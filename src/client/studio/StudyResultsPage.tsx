@@ -71,6 +71,12 @@ function Results() {
           </label>
           <StageSelect value={stage} onChange={setStage} stages={r?.stages} />
           <CampaignLink studyId={studyId} />
+          <Link
+            href={`/studies/${encodeURIComponent(studyId)}/centre`}
+            className="rounded-md border border-slate-600 px-3 py-1.5 text-sm text-slate-200 hover:bg-slate-800"
+          >
+            Testing centre
+          </Link>
           <Button
             onClick={() => {
               void q.refetch();

@@ -110,6 +110,17 @@ export async function adminJson<T>(url: string, init: RequestInit = {}): Promise
   }
 }
 
+/** A studio request with a multipart form as its body (files), which sets its own content type. */
+export async function adminForm<T>(url: string, form: FormData, method = 'POST'): Promise<T> {
+  const headers = credentialHeaders();
+  try {
+    return await getJson<T>(url, { method, body: form, headers });
+  } catch (e) {
+    if (e instanceof ApiError) refused(e.status);
+    throw e;
+  }
+}
+
 /**
  * A researcher download that is text (a CSV file), with the token in its header, so the file is
  * never behind a link that would carry the token. A refusal reads as the server's JSON error.

@@ -38,7 +38,8 @@ import { taskFinished } from '../../core/log/gridPlayer';
 import { deviceProblem, type Screen } from '../../core/study/devices';
 import { spokenMinutes } from '../../core/study/duration';
 import { paymentSentence } from '../../core/study/paymentText';
-import { budgetLeft, sessionBudget, type SessionBudget } from './budget';
+import { breaksOf, budgetLeft, sessionBudget, type SessionBudget } from './budget';
+import { type Pause, pausedWithin } from '../../core/study/pauses';
 import { initialRunState, onItems, runReducer, screenOf, skippedBehind } from './runMachine';
 
 interface Running {
@@ -55,6 +56,21 @@ interface Running {
   readonly describeLast: Map<string, boolean>;
   /** The session's time budget, by the server's clock when the view was read. */
   readonly budget: SessionBudget;
+  /** A proctor's breaks on the outbox clock (from the log, then as they come): the clocks stop during them. */
+  readonly breaks: Pause[];
+}
+
+/**
+ * What a testing centre's station gives the study page (`src/client/centre/StationPage.tsx`):
+ * the session it began, the proctor's pause, and where to report the outbox and the end.
+ */
+export interface StationHooks {
+  readonly record: StudySessionRecord;
+  readonly paused: boolean;
+  /** The session is over in this page (finished or withdrawn); the server has every event. */
+  readonly onOver: () => void;
+  /** The page's outbox while it runs, null once closed: the station reports what it holds. */
+  readonly onOutbox: (outbox: Outbox | null) => void;
 }
 
 type Phase =
@@ -138,14 +154,23 @@ function enterItem(run: Pick<Running, 'outbox' | 'entered'>, item: SessionItem |
  * (after consent) and a resumed one (after a reload) alike; every event of the study shell is
  * logged once, from an event handler or from that effect, never from rendering.
  */
-export function StudyPage() {
-  const { studyId } = useParams<{ studyId: string }>();
+export function StudyPage({ station }: { station?: StationHooks } = {}) {
+  const params = useParams<{ studyId: string }>();
+  const studyId = station?.record.studyId ?? params.studyId;
   const [phase, setPhase] = useState<Phase>({ kind: 'loading' });
   const [record, setRecord] = useState<StudySessionRecord | null>(null);
+  const stationRecord = station?.record;
+  const onOutbox = station?.onOutbox;
+  const onOver = station?.onOver;
 
-  // This browser's session of the study, if it has one; otherwise the consent page.
+  // This browser's session of the study, if it has one; otherwise the consent page. A station's
+  // session is the one the station began (its participant consented at check-in).
   useEffect(() => {
     let cancelled = false;
+    if (stationRecord) {
+      setRecord(stationRecord);
+      return;
+    }
     (async () => {
       const sessions = (await listSessions().catch(() => [])) as StudySessionRecord[];
       const saved = savedSessionFor(sessions, studyId, linkParticipant(linkParams()));
@@ -161,7 +186,12 @@ export function StudyPage() {
     return () => {
       cancelled = true;
     };
-  }, [studyId]);
+  }, [studyId, stationRecord]);
+
+  const over = phase.kind === 'done' || phase.kind === 'withdrawn';
+  useEffect(() => {
+    if (over) onOver?.();
+  }, [over, onOver]);
 
   // KaTeX is a script of its own: fetched once the session shows that a question may need it, so a
   // formula is ready when its question comes and the first screen did not wait for it.
@@ -195,6 +225,7 @@ export function StudyPage() {
       const { history } = opened;
       outbox.adoptServerAck(view.session.ackedThrough);
       outbox.start();
+      onOutbox?.(outbox);
       if (history.some((e) => e.kind === 'session.start')) outbox.append('session.resume', clientInfo());
       else {
         // A session the server made after consent (a reload may come between the two).
@@ -216,6 +247,7 @@ export function StudyPage() {
         entered: new Map(),
         describeLast: describeLastFrom(view, history),
         budget: sessionBudget(view, outbox.now()),
+        breaks: breaksOf(history),
       };
       const current = view.items[run.start.index];
       if (run.start.instructionsDone && current && itemHistory(history, current.id).length === 0)
@@ -227,8 +259,9 @@ export function StudyPage() {
     return () => {
       cancelled = true;
       outbox?.dispose();
+      onOutbox?.(null);
     };
-  }, [record]);
+  }, [record, onOutbox]);
 
   const agree = async () => {
     try {
@@ -268,6 +301,7 @@ export function StudyPage() {
   return (
     <StudyRun
       run={phase.run}
+      paused={station?.paused ?? false}
       onDone={(code, redirectUrl, timeUpMinutes) => setPhase({ kind: 'done', code, redirectUrl, timeUpMinutes })}
       onWithdrawn={(r) => setPhase({ kind: 'withdrawn', message: r.message, code: r.code })}
     />
@@ -379,10 +413,13 @@ function describeLastFrom(view: SessionView, history: readonly LogEvent[]): Map<
 
 function StudyRun({
   run,
+  paused,
   onDone,
   onWithdrawn,
 }: {
   run: Running;
+  /** A proctor's break: logged, the clocks stopped, the study covered until it ends. */
+  paused: boolean;
   onDone: (code: string, redirect: string | null, timeUpMinutes: number | null) => void;
   onWithdrawn: (r: WithdrawResult) => void;
 }) {
@@ -404,6 +441,17 @@ function StudyRun({
   const status = outbox.status();
   const counted = items.filter((i) => i.kind !== 'page');
   const position = items.slice(0, index).filter((i) => i.kind !== 'page').length;
+
+  // A break is logged once where it begins and ends; a reload in the middle finds it in the log.
+  const inBreak = useRef(run.breaks.length > 0 && run.breaks[run.breaks.length - 1].to === null);
+  useEffect(() => {
+    if (paused === inBreak.current || finishing) return;
+    inBreak.current = paused;
+    const { t } = outbox.append('pause', { state: paused ? 'paused' : 'resumed' });
+    const last = run.breaks.length - 1;
+    if (paused) run.breaks.push({ from: t, to: null });
+    else if (last >= 0) run.breaks[last] = { from: run.breaks[last].from, to: t };
+  }, [paused, finishing, outbox, run]);
 
   // Presence until the session ends: nothing is logged after `session.end`.
   useEffect(() => (finishing ? undefined : watchPresence(outbox)), [outbox, finishing]);
@@ -455,14 +503,14 @@ function StudyRun({
   // The session's time budget: by the server's clock when the view was read, then the events' clock.
   useEffect(() => {
     const id = setInterval(() => {
-      if (budgetLeft(budget, outbox.now()) <= 0 && !finishing && index < items.length) {
+      if (budgetLeft(budget, outbox.now(), run.breaks) <= 0 && !finishing && index < items.length) {
         const item = items[index];
         if (item) outbox.append('item.end', { item: item.id, reason: 'session_time' });
         dispatch({ type: 'session_time_up', items: items.length });
       }
     }, 1000);
     return () => clearInterval(id);
-  }, [outbox, budget, items, index, finishing]);
+  }, [outbox, budget, items, index, finishing, run.breaks]);
 
   const ended = useRef(new Set<string>());
   const moveOn = useCallback(() => {
@@ -605,7 +653,7 @@ function StudyRun({
               Withdraw from study
             </Button>
           )}
-          {active && state.instructionsDone && <BudgetClock budget={budget} outbox={outbox} />}
+          {active && state.instructionsDone && <BudgetClock budget={budget} outbox={outbox} breaks={run.breaks} />}
           {skipped.length > 0 && (
             <span
               className="whitespace-nowrap rounded bg-amber-500/20 px-1.5 py-0.5 text-amber-100"
@@ -653,7 +701,7 @@ function StudyRun({
           <Button onClick={() => void downloadLog(outbox)}>Download your actions</Button>
         </div>
       )}
-      <main className="relative min-h-0 flex-1">
+      <main className="relative min-h-0 flex-1" inert={paused}>
         {body}
         {/* The item that ended stays under a veil until the next one is known: the screen never goes blank between items. */}
         {state.moving && (
@@ -664,6 +712,24 @@ function StudyRun({
           </div>
         )}
       </main>
+      {paused && (
+        <div
+          role="dialog"
+          aria-modal="true"
+          aria-labelledby="break-title"
+          className="fixed inset-0 z-50 flex items-center justify-center bg-slate-950 p-6"
+          data-testid="study-paused"
+        >
+          <div className="max-w-md rounded-xl border border-slate-700 bg-slate-900 p-6 text-center">
+            <h2 id="break-title" className="text-lg font-semibold text-white">
+              Your session is paused for a break
+            </h2>
+            <p className="mt-2 text-sm text-slate-300">
+              The clocks are stopped. Your work is saved; the proctor will resume the session here.
+            </p>
+          </div>
+        </div>
+      )}
       {state.withdrawing && (
         <WithdrawDialog
           onWithdraw={withdraw}
@@ -832,11 +898,16 @@ function ItemView({
   const resume = useMemo(() => itemHistory(run.history, item.id), [run.history, item.id]);
   // The item's `item.start` was logged when the participant entered it (`enterItem`).
   const [startT] = useState(() => resume[0]?.t ?? run.entered.get(item.id) ?? outbox.now());
-  const [elapsed, setElapsed] = useState(() => outbox.now() - startT);
+  // The item's clock stops during a proctor's break, as the server's does.
+  const spent = useCallback(() => {
+    const now = outbox.now();
+    return now - startT - pausedWithin(run.breaks, startT, now);
+  }, [outbox, startT, run.breaks]);
+  const [elapsed, setElapsed] = useState(spent);
   useEffect(() => {
-    const id = setInterval(() => setElapsed(outbox.now() - startT), 1000);
+    const id = setInterval(() => setElapsed(spent()), 1000);
     return () => clearInterval(id);
-  }, [outbox, startT]);
+  }, [spent]);
 
   const limits = item.kind === 'page' || item.kind === 'survey' ? null : item.limits;
   const hard = limits ? elapsed >= limits.hardMinutes * 60_000 : false;
@@ -1366,12 +1437,12 @@ function RedirectNote({ url, now }: { url: string; now: string }) {
  * The time left in the session, counting down each second; amber in its last ten minutes. It
  * ticks on its own, so the item on screen is not drawn again every second for it.
  */
-function BudgetClock({ budget, outbox }: { budget: SessionBudget; outbox: Outbox }) {
-  const [left, setLeft] = useState(() => budgetLeft(budget, outbox.now()));
+function BudgetClock({ budget, outbox, breaks }: { budget: SessionBudget; outbox: Outbox; breaks: readonly Pause[] }) {
+  const [left, setLeft] = useState(() => budgetLeft(budget, outbox.now(), breaks));
   useEffect(() => {
-    const id = setInterval(() => setLeft(budgetLeft(budget, outbox.now())), 1000);
+    const id = setInterval(() => setLeft(budgetLeft(budget, outbox.now(), breaks)), 1000);
     return () => clearInterval(id);
-  }, [budget, outbox]);
+  }, [budget, outbox, breaks]);
   const low = left < 10 * 60_000;
   return (
     <span

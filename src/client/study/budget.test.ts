@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { budgetLeft, sessionBudget } from './budget';
+import { breaksOf, budgetLeft, sessionBudget } from './budget';
 
 const view = (createdAt: number, now: number, sessionMinutes = 90) => ({
   session: { id: 's', studyId: 'x', studyVersion: 1, state: 'active', createdAt, ackedThrough: -1, now, stage: 'main' },
@@ -37,5 +37,24 @@ describe('the session budget', () => {
   it('ignores a clock that reads earlier than when the view was read', () => {
     const b = sessionBudget(view(0, 0, 1), 10_000);
     expect(budgetLeft(b, 9_000)).toBe(60_000);
+  });
+});
+
+describe('breaks', () => {
+  it('read from the log, stop the budget while they last', () => {
+    const breaks = breaksOf([
+      { seq: 0, t: 1_000, kind: 'pause', data: { state: 'paused' } },
+      { seq: 1, t: 2_000, kind: 'pause', data: { state: 'paused' } },
+      { seq: 2, t: 61_000, kind: 'pause', data: { state: 'resumed' } },
+      { seq: 3, t: 70_000, kind: 'pause', data: { state: 'paused' } },
+    ]);
+    expect(breaks).toEqual([
+      { from: 1_000, to: 61_000 },
+      { from: 70_000, to: null },
+    ]);
+    const b = { totalMs: 600_000, leftAtReadMs: 600_000, readAt: 0 };
+    expect(budgetLeft(b, 70_000, breaks)).toBe(590_000);
+    expect(budgetLeft(b, 500_000, breaks)).toBe(590_000);
+    expect(budgetLeft(b, 500_000)).toBe(100_000);
   });
 });

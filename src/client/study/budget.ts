@@ -7,6 +7,8 @@
  * stamps the events.
  */
 import type { SessionView } from '../../core/protocol/api';
+import type { LogEvent } from '../../core/log/events';
+import { type Pause, pausedWithin } from '../../core/study/pauses';
 
 export interface SessionBudget {
   /** The whole budget, in milliseconds. */
@@ -23,7 +25,22 @@ export function sessionBudget(view: Pick<SessionView, 'session' | 'study' | 'bud
   return { totalMs, leftAtReadMs: Math.max(0, Math.min(totalMs, view.budget.endsAt - view.session.now)), readAt };
 }
 
-/** Milliseconds left at outbox time `t`; 0 once spent. */
-export function budgetLeft(b: SessionBudget, t: number): number {
-  return Math.max(0, b.leftAtReadMs - Math.max(0, t - b.readAt));
+/**
+ * Milliseconds left at outbox time `t`; 0 once spent. A proctor's break (`breaks`, on the outbox
+ * clock) costs none of it, as on the server.
+ */
+export function budgetLeft(b: SessionBudget, t: number, breaks?: readonly Pause[]): number {
+  return Math.max(0, b.leftAtReadMs - Math.max(0, t - b.readAt - pausedWithin(breaks, b.readAt, t)));
+}
+
+/** The breaks a session's log records (`pause` events), on its own clock (`t`), oldest first. */
+export function breaksOf(history: readonly LogEvent[]): Pause[] {
+  const out: Pause[] = [];
+  for (const e of history) {
+    if (e.kind !== 'pause') continue;
+    const open = out.length > 0 && out[out.length - 1].to === null;
+    if (e.data.state === 'paused' && !open) out.push({ from: e.t, to: null });
+    if (e.data.state === 'resumed' && open) out[out.length - 1] = { from: out[out.length - 1].from, to: e.t };
+  }
+  return out;
 }

@@ -44,6 +44,10 @@ class MemoryStorage implements OutboxStorage {
   async sessionEvents(sessionId: string): Promise<LogEvent[]> {
     return [...(this.events.get(sessionId)?.values() ?? [])].sort((a, b) => a.seq - b.seq);
   }
+  async deleteSession(sessionId: string): Promise<void> {
+    this.sessions.delete(sessionId);
+    this.events.delete(sessionId);
+  }
 }
 
 /** An EventTarget that counts its listeners, standing in for `window` or `document`. */
@@ -194,6 +198,23 @@ describe('study outbox', () => {
     expect(await stored(s.sessionId)).toEqual(['0:session.start', '1:consent', '2:instructions.done']);
     expect((await storage.sessionEvents(s.sessionId)).map((e) => e.seq)).toEqual([0, 1, 2]);
     expect(storage.sessions.get(s.sessionId)?.ackedThrough).toBe(2);
+  });
+
+  it('forgets a session only once the server has every event, keeping it while one is on its way', async () => {
+    const s = await newSession();
+    const o = await outboxFor(s);
+    o.append('session.start', { mode: 'study' });
+    o.append('consent', { agreed: true });
+    // Not started: nothing is sent, so nothing may be forgotten.
+    await expect(o.forget()).rejects.toThrow(/2 events of this session are not on the server yet/);
+    expect((await storage.sessionEvents(s.sessionId)).length).toBe(2);
+    o.start();
+    await o.drained();
+    await o.forget();
+    expect(storage.sessions.has(s.sessionId)).toBe(false);
+    expect(await storage.sessionEvents(s.sessionId)).toEqual([]);
+    // The server still holds them all.
+    expect(await stored(s.sessionId)).toEqual(['0:session.start', '1:consent']);
   });
 
   it('settles drained() with a fatal error when the server refuses the session, and loses nothing', async () => {

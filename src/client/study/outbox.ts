@@ -18,7 +18,7 @@ import { create, type StoreApi, type UseBoundStore } from 'zustand';
 import type { LogEvent } from '../../core/log/events';
 import type { EventBatchBody } from '../../core/protocol/requests';
 import type { EventSink } from '../player/controller';
-import { putEvents, putSession, sessionEvents, type StoredSession } from '../log/idb';
+import { deleteSession, putEvents, putSession, sessionEvents, type StoredSession } from '../log/idb';
 
 export interface OutboxStatus {
   /** Events not yet acknowledged by the server. */
@@ -55,12 +55,15 @@ export interface OutboxStorage {
   putEvents(sessionId: string, events: readonly LogEvent[]): Promise<void>;
   /** The session's stored events in seq order. */
   sessionEvents(sessionId: string): Promise<LogEvent[]>;
+  /** Deletes the session's record and events (`Outbox.forget`). */
+  deleteSession(sessionId: string): Promise<void>;
 }
 
 export const indexedDbStorage: OutboxStorage = {
   putSession,
   putEvents: (sessionId, events) => putEvents(events.map((e) => ({ ...e, session: sessionId }))),
   sessionEvents,
+  deleteSession,
 };
 
 /** The page events the outbox listens to; the page's own `window` and `document` by default. */
@@ -269,6 +272,21 @@ export class Outbox implements EventSink {
       return Promise.reject(new OutboxDisposedError('The outbox is closed; its events are kept in this browser.'));
     this.schedule(0);
     return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
+  }
+
+  /**
+   * Deletes the session and its events from this browser, once the server has every one of them:
+   * a shared machine (a testing centre's station) keeps nothing of a participant who has left.
+   * Disposes the outbox. Refuses, keeping everything, while an event is not acknowledged.
+   */
+  async forget(): Promise<void> {
+    if (this.unacked.length)
+      throw new Error(
+        `${this.unacked.length} events of this session are not on the server yet, so they are kept in this browser; they are sent when the connection returns.`,
+      );
+    this.dispose();
+    await this.saving;
+    await this.storage.deleteSession(this.record.id);
   }
 
   /** Every event of the session this browser has (stored, and any that storage refused). */

@@ -276,9 +276,15 @@ export interface RecordingRead {
   readonly fullResetsInferred: number[];
 }
 
-const STATES: readonly string[] = ['NOT_PLAYED', 'NOT_FINISHED', 'WIN', 'GAME_OVER'];
+/** The official states a line's `state` may name. */
+export const RECORDING_STATES: readonly GameState[] = ['NOT_PLAYED', 'NOT_FINISHED', 'WIN', 'GAME_OVER'];
+const STATES: readonly string[] = RECORDING_STATES;
 
-function actionOf(id: unknown): GameAction | null {
+/**
+ * The action a line's `action_input.id` names: 0-7, their digits, or the names (`ACTION6`,
+ * `GameAction.ACTION6`); null for anything else.
+ */
+export function actionOf(id: unknown): GameAction | null {
   if (typeof id === 'number' && Number.isInteger(id) && id >= 0 && id < GAME_ACTIONS.length) return GAME_ACTIONS[id];
   if (typeof id === 'string') {
     const s = id.trim().toUpperCase();

@@ -13,6 +13,8 @@ import type { SurveyQuestion } from '../study/schema';
 import type { SessionState } from '../study/rules';
 import type { SessionSummary } from '../study/summary';
 import type { BaselineResult } from '../analysis/results';
+import type { Dist } from '../analysis/dist';
+import type { ReferenceLevelRow } from '../scoring/reference';
 import type { BaselinePresetName } from '../scoring/baselines';
 
 /** A task's or game's written description (`describe`): the prompt the participant answers. */
@@ -475,6 +477,10 @@ export interface StudyGameBaselines {
     readonly level: number;
     readonly reached: number;
     readonly completed: number;
+    /** Per completer: scorecard actions on the level. */
+    readonly actions: Dist;
+    /** Per completer: milliseconds from entering the level to completing it. */
+    readonly timeMs: Dist;
     readonly baselines: Record<BaselinePresetName, BaselineResult>;
   }[];
 }
@@ -483,4 +489,28 @@ export interface StudyGameBaselines {
 export interface GameBaselinesView {
   readonly game: string;
   readonly studies: StudyGameBaselines[];
+}
+
+/** A reference group of a game: human runs recorded elsewhere (`GET /api/admin/games/:gameId/references`). */
+export interface ReferenceGroupView {
+  readonly name: string;
+  /** The game's full official id. */
+  readonly game: string;
+  /** The version the recordings were replayed on at import (`<id>@<code hash>`). */
+  readonly version: string;
+  /** Whether `version` is the one the server runs now. */
+  readonly current: boolean;
+  readonly recordings: number;
+  /** Ms since the epoch. */
+  readonly createdAt: number;
+  /** Who imported it: an email, or `researcher` for the researcher token. */
+  readonly createdBy: string;
+  /** Levels numbered from 1, as the results number them. */
+  readonly levels: ReferenceLevelRow[];
+}
+
+/** `GET /api/admin/games/:gameId/references`: the game's reference groups. */
+export interface ReferenceGroupsView {
+  readonly game: string;
+  readonly groups: ReferenceGroupView[];
 }

@@ -64,6 +64,9 @@ export type ErrorCode =
   | 'not_asked'
   | 'no_answer'
   | 'invalid_answers'
+  // Reference recordings: a line that is not the official format, a recording of another version.
+  | 'invalid_recording'
+  | 'other_version'
   // Games run by the server (ARC-AGI-3).
   | 'run_lost'
   | 'game_lost'

@@ -98,6 +98,8 @@ export const EVENT_DATA = {
   }),
   heartbeat: empty,
   'page.hide': empty,
+  /** A proctor's break began (`paused`) or ended (`resumed`): a testing centre's station logs it. */
+  pause: z.looseObject({ state: z.enum(['paused', 'resumed']) }),
   // ---- the grid player (src/core/log/gridPlayer.ts) ----
   'task.open': z.looseObject({
     taskId: id,

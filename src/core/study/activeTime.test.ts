@@ -9,11 +9,12 @@ const back = (t: number) => ev(t, 'idle', { state: 'active' });
 
 describe('time on task', () => {
   it('is zero for no events and the span for events without presence', () => {
-    expect(activeTime([])).toEqual({ spanMs: 0, hiddenMs: 0, idleMs: 0, activeMs: 0 });
+    expect(activeTime([])).toEqual({ spanMs: 0, hiddenMs: 0, idleMs: 0, pausedMs: 0, activeMs: 0 });
     expect(activeTime([ev(500, 'item.start'), ev(800, 'paint'), ev(2_500, 'submit')])).toEqual({
       spanMs: 2_000,
       hiddenMs: 0,
       idleMs: 0,
+      pausedMs: 0,
       activeMs: 2_000,
     });
   });
@@ -30,7 +31,7 @@ describe('time on task', () => {
       hidden(9_000),
       ev(10_000, 'item.end'),
     ];
-    expect(activeTime(evs)).toEqual({ spanMs: 10_000, hiddenMs: 4_500, idleMs: 0, activeMs: 5_500 });
+    expect(activeTime(evs)).toEqual({ spanMs: 10_000, hiddenMs: 4_500, idleMs: 0, pausedMs: 0, activeMs: 5_500 });
   });
 
   it('takes out idle time from the idle event to the return, however the return shows', () => {
@@ -49,7 +50,7 @@ describe('time on task', () => {
       ev(9_000, 'session.resume'),
       ev(10_000, 'paint'),
     ];
-    expect(activeTime(evs)).toEqual({ spanMs: 10_000, hiddenMs: 0, idleMs: 4_400, activeMs: 5_600 });
+    expect(activeTime(evs)).toEqual({ spanMs: 10_000, hiddenMs: 0, idleMs: 4_400, pausedMs: 0, activeMs: 5_600 });
   });
 
   it('counts time both idle and hidden once, as hidden', () => {
@@ -63,7 +64,7 @@ describe('time on task', () => {
       visible(6_000),
       ev(10_000, 'paint'),
     ];
-    expect(activeTime(evs)).toEqual({ spanMs: 10_000, hiddenMs: 3_000, idleMs: 2_000, activeMs: 5_000 });
+    expect(activeTime(evs)).toEqual({ spanMs: 10_000, hiddenMs: 3_000, idleMs: 2_000, pausedMs: 0, activeMs: 5_000 });
   });
 
   it('ignores repeated states and a visible tab that was never hidden', () => {
@@ -77,7 +78,7 @@ describe('time on task', () => {
       back(3_600),
       ev(4_000, 'paint'),
     ];
-    expect(activeTime(evs)).toMatchObject({ hiddenMs: 2_000, idleMs: 0, activeMs: 2_000 });
+    expect(activeTime(evs)).toMatchObject({ hiddenMs: 2_000, idleMs: 0, pausedMs: 0, activeMs: 2_000 });
   });
 
   it('never goes negative on out-of-order times', () => {
@@ -85,6 +86,7 @@ describe('time on task', () => {
       spanMs: 0,
       hiddenMs: 0,
       idleMs: 0,
+      pausedMs: 0,
       activeMs: 0,
     });
   });

@@ -14,7 +14,11 @@
  *   The quiet minutes before the `idle` event count as time on task: a person may think
  *   without touching anything.
  *
- * Where the two overlap, the time is taken out once. A span still hidden or idle at its last
+ * - **paused**: from `pause {state: "paused"}` to `pause {state: "resumed"}`: a proctor's break
+ *   (a testing centre's station logs both, `src/client/centre/`). A break is neither time on task
+ *   nor time away: it is counted apart, and wins over hidden and idle time where they overlap.
+ *
+ * Where they overlap, the time is taken out once. A span still hidden, idle or paused at its last
  * event loses the time up to that event.
  */
 
@@ -32,9 +36,14 @@ export interface ActiveTime {
   readonly hiddenMs: number;
   /** Time idle while visible, ms. */
   readonly idleMs: number;
-  /** `spanMs - hiddenMs - idleMs`: time on task. */
+  /** Time on a proctor's break, ms. */
+  readonly pausedMs: number;
+  /** `spanMs - hiddenMs - idleMs - pausedMs`: time on task. */
   readonly activeMs: number;
 }
+
+/** The kind of a break's events: `{state: "paused"}` begins one, `{state: "resumed"}` ends it. */
+export const PAUSE = 'pause';
 
 /** Kinds that neither start nor end an idle stretch. */
 const QUIET_KINDS = new Set(['blur', 'heartbeat']);
@@ -43,10 +52,15 @@ const QUIET_KINDS = new Set(['blur', 'heartbeat']);
 interface Presence {
   hidden: boolean;
   idle: boolean;
+  /** On a proctor's break; absent in folds stored before breaks were logged. */
+  paused?: boolean;
 }
 
 function stepPresence(p: Presence, e: TimedEvent): void {
-  if (e.kind === 'visibility') {
+  if (e.kind === PAUSE) {
+    p.paused = e.data.state === 'paused';
+    p.idle = false;
+  } else if (e.kind === 'visibility') {
     if (e.data.state === 'hidden') p.hidden = true;
     else if (e.data.state === 'visible') {
       p.hidden = false;
@@ -65,7 +79,7 @@ function stepPresence(p: Presence, e: TimedEvent): void {
  * index of the event that ended it (the last event when it never ended); `ms` its length.
  */
 export interface PresenceSpan {
-  readonly kind: 'hidden' | 'idle';
+  readonly kind: 'hidden' | 'idle' | 'paused';
   readonly from: number;
   readonly to: number;
   readonly ms: number;
@@ -92,7 +106,7 @@ export function presenceSpans(events: readonly TimedEvent[]): PresenceSpan[] {
     stepPresence(p, e);
     const next = events[i + 1];
     if (!next) break;
-    const kind = p.hidden ? 'hidden' : p.idle ? 'idle' : null;
+    const kind = p.paused ? 'paused' : p.hidden ? 'hidden' : p.idle ? 'idle' : null;
     if (open && open.kind !== kind) {
       spans.push({ ...open, to: i });
       open = null;
@@ -136,10 +150,12 @@ export interface ActiveTimeFold {
   idle: boolean;
   hiddenMs: number;
   idleMs: number;
+  paused?: boolean;
+  pausedMs?: number;
 }
 
 export function newActiveTimeFold(): ActiveTimeFold {
-  return { n: 0, firstT: 0, lastT: 0, hidden: false, idle: false, hiddenMs: 0, idleMs: 0 };
+  return { n: 0, firstT: 0, lastT: 0, hidden: false, idle: false, hiddenMs: 0, idleMs: 0, paused: false, pausedMs: 0 };
 }
 
 /** Folds the next event of the run in: the gap since the one before counts as that one left the tab. */
@@ -147,7 +163,8 @@ export function addActiveTime(acc: ActiveTimeFold, e: TimedEvent): void {
   if (acc.n === 0) acc.firstT = e.t;
   else {
     const gap = Math.max(0, e.t - acc.lastT);
-    if (acc.hidden) acc.hiddenMs += gap;
+    if (acc.paused) acc.pausedMs = (acc.pausedMs ?? 0) + gap;
+    else if (acc.hidden) acc.hiddenMs += gap;
     else if (acc.idle) acc.idleMs += gap;
   }
   stepPresence(acc, e);
@@ -156,13 +173,15 @@ export function addActiveTime(acc: ActiveTimeFold, e: TimedEvent): void {
 }
 
 export function activeTimeOf(acc: ActiveTimeFold): ActiveTime {
-  if (acc.n === 0) return { spanMs: 0, hiddenMs: 0, idleMs: 0, activeMs: 0 };
+  if (acc.n === 0) return { spanMs: 0, hiddenMs: 0, idleMs: 0, pausedMs: 0, activeMs: 0 };
   const spanMs = Math.max(0, acc.lastT - acc.firstT);
+  const pausedMs = acc.pausedMs ?? 0;
   return {
     spanMs,
     hiddenMs: acc.hiddenMs,
     idleMs: acc.idleMs,
-    activeMs: Math.max(0, spanMs - acc.hiddenMs - acc.idleMs),
+    pausedMs,
+    activeMs: Math.max(0, spanMs - acc.hiddenMs - acc.idleMs - pausedMs),
   };
 }
 

@@ -6,7 +6,7 @@
  * - `tool`: a run of the same grid tool action (`GRID_ACTION_KINDS`, a copy to the clipboard, a
  *   switch of test input): one mark for a 12-cell paint stroke, not twelve;
  * - `submit`: a submission with its verdict (`correct`, `wrong` or `duplicate`);
- * - `hidden` and `idle`: the stretches `presenceSpans` finds, the ones time on task leaves out
+ * - `hidden`, `idle` and `paused` (a proctor's break): the stretches `presenceSpans` finds, the ones time on task leaves out
  *   (with their length, `ms`);
  * - `level`, `reset`, `undo`, `game-over`: what a game's run did;
  * - `blur`: the window lost the keyboard focus.
@@ -20,7 +20,7 @@ import { presenceSpans } from './activeTime';
 import { ITEM_START } from './rules';
 
 export type MarkKind =
-  'item' | 'tool' | 'submit' | 'hidden' | 'idle' | 'level' | 'reset' | 'undo' | 'game-over' | 'blur';
+  'item' | 'tool' | 'submit' | 'hidden' | 'idle' | 'paused' | 'level' | 'reset' | 'undo' | 'game-over' | 'blur';
 
 export interface ReplayMark {
   readonly kind: MarkKind;
@@ -146,7 +146,7 @@ export function replayMarks(events: readonly LogEvent[]): ReplayMark[] {
       from: s.from,
       to: s.to,
       at: s.from + 1,
-      label: s.kind === 'hidden' ? 'tab hidden' : 'idle',
+      label: s.kind === 'hidden' ? 'tab hidden' : s.kind === 'paused' ? 'break' : 'idle',
       ms: s.ms,
     });
   }

@@ -7,6 +7,7 @@ import type { StudyDefinition, StudyItem } from './schema';
 import { isPractice, itemLimits, poolOf } from './schema';
 import { activeTime, untilItemEnd } from './activeTime';
 import { itemActions } from './actions';
+import { type Pause, isPaused, pausedWithin } from './pauses';
 
 /** An event as stored: the envelope plus the server's receive time (ms since the epoch). */
 export interface StoredEvent {
@@ -68,15 +69,21 @@ export interface ItemProgress {
 export interface BudgetClock {
   readonly createdAt: number;
   readonly now: number;
+  /** The session's breaks (`pauses.ts`): the budget stops during them. */
+  readonly pauses?: readonly Pause[];
 }
 
-/** The session's time budget (`limits.sessionMinutes`): when it ends and the minutes left (never below 0). */
+/**
+ * The session's time budget (`limits.sessionMinutes`): when it ends and the minutes left (never
+ * below 0). A break (`pauses`) moves the end later by its length, up to `now` for one that lasts.
+ */
 export function sessionBudget(
   study: StudyDefinition,
   createdAt: number,
   now: number,
+  pauses?: readonly Pause[],
 ): { endsAt: number; minutesLeft: number } {
-  const endsAt = createdAt + study.limits.sessionMinutes * 60_000;
+  const endsAt = createdAt + study.limits.sessionMinutes * 60_000 + pausedWithin(pauses, createdAt, now);
   return { endsAt, minutesLeft: Math.max(0, (endsAt - now) / 60_000) };
 }
 
@@ -108,7 +115,7 @@ export function sessionProgress(
   taskDone: (itemId: string) => boolean = () => false,
   clock?: BudgetClock,
 ): { items: ItemProgress[]; current: number } {
-  const left = clock ? sessionBudget(study, clock.createdAt, clock.now).minutesLeft : Infinity;
+  const left = clock ? sessionBudget(study, clock.createdAt, clock.now, clock.pauses).minutesLeft : Infinity;
   const byItem = eventsByItem(events);
   const ended = new Set(
     events.filter((e) => e.kind === ITEM_END && typeof e.data.item === 'string').map((e) => e.data.item as string),
@@ -144,16 +151,27 @@ export interface SessionClock {
   readonly state: SessionState;
   readonly createdAt: number;
   readonly lastEventAt: number | null;
+  /** The session's breaks (`pauses.ts`); none when absent. */
+  readonly pauses?: readonly Pause[];
+}
+
+/** Whether the session has used up its budget at `now`, breaks left out. */
+function pastBudget(s: SessionClock, study: StudyDefinition, now: number): boolean {
+  return now - s.createdAt - pausedWithin(s.pauses, s.createdAt, now) > study.limits.sessionMinutes * 60_000;
 }
 
 /**
  * The state a session is in at `now`. Finished and timed-out sessions stay so; an open session
- * past the session limit is timed out; one silent for `abandonAfterMinutes` is abandoned.
+ * past the session limit is timed out; one silent for `abandonAfterMinutes` is abandoned. A
+ * break stops both clocks: a paused session is never abandoned, and its silence counts from the
+ * end of the break.
  */
 export function effectiveState(s: SessionClock, study: StudyDefinition, now: number): SessionState {
   if (isFinalState(s.state)) return s.state;
-  if (now - s.createdAt > study.limits.sessionMinutes * 60_000) return 'timed_out';
-  const quietSince = s.lastEventAt ?? s.createdAt;
+  if (pastBudget(s, study, now)) return 'timed_out';
+  if (isPaused(s.pauses)) return s.state;
+  const lastBreak = s.pauses?.length ? (s.pauses[s.pauses.length - 1].to ?? now) : -Infinity;
+  const quietSince = Math.max(s.lastEventAt ?? s.createdAt, lastBreak);
   if (now - quietSince > study.limits.abandonAfterMinutes * 60_000) return 'abandoned';
   return s.state;
 }
@@ -164,7 +182,7 @@ export function effectiveState(s: SessionClock, study: StudyDefinition, now: num
  */
 export function stateAfterEvents(s: SessionClock, study: StudyDefinition, now: number): SessionState {
   if (isFinalState(s.state)) return s.state;
-  if (now - s.createdAt > study.limits.sessionMinutes * 60_000) return 'timed_out';
+  if (pastBudget(s, study, now)) return 'timed_out';
   return 'active';
 }
 

@@ -6,10 +6,14 @@
  * - `study:<id>`: its games are scored against that study's human baselines (the figures of the
  *   study's results), and its runs are shown in the study's results as agent runs;
  * - `preset:<name>`: `toolkit-2026-04` or `paper` (core/scoring/rhae.ts); the server's default
- *   (`serve --agent-preset`) otherwise.
- * Per game, the first source that has the game is used: the study's baselines, then the
- * baselines file given to the server (`serve --agent-baselines FILE`), then the `baseline_actions`
- * of an arcengine game's metadata. A game none of them has scores 0, as the official scorer does.
+ *   (`serve --agent-preset`) otherwise;
+ * - `reference:<group>`: its games are scored against that reference group's recordings (human
+ *   runs recorded elsewhere and imported, server/reference), and nothing else: a game the group
+ *   has no recordings of has no baselines, and the run's message says so.
+ * Without a `reference:` tag, per game, the first source that has the game is used: the study's
+ * baselines, then the baselines file given to the server (`serve --agent-baselines FILE`), then
+ * the `baseline_actions` of an arcengine game's metadata. A game none of them has scores 0, as
+ * the official scorer does.
  */
 import type { StudyResults } from '../../core/analysis/results';
 import {
@@ -23,17 +27,23 @@ import {
 
 export const STUDY_TAG = 'study:';
 export const PRESET_TAG = 'preset:';
+export const REFERENCE_TAG = 'reference:';
 
 /** What a scorecard's tags ask for. */
 export interface CardOptions {
   readonly study: string | null;
   readonly preset: ScoringPresetName | null;
+  /** The reference group whose recordings are the baselines, when the tags name one. */
+  readonly reference: string | null;
 }
 
 /** The study and preset a scorecard's tags name, or the message saying what is wrong with them. */
 export function cardOptions(tags: readonly string[]): CardOptions | { problem: string } {
   const studies = [...new Set(tags.filter((t) => t.startsWith(STUDY_TAG)).map((t) => t.slice(STUDY_TAG.length)))];
   const presets = [...new Set(tags.filter((t) => t.startsWith(PRESET_TAG)).map((t) => t.slice(PRESET_TAG.length)))];
+  const references = [
+    ...new Set(tags.filter((t) => t.startsWith(REFERENCE_TAG)).map((t) => t.slice(REFERENCE_TAG.length))),
+  ];
   if (studies.length > 1)
     return {
       problem: `a scorecard belongs to one study, and the tags name ${studies.map((s) => `"${s}"`).join(' and ')}; keep one "study:<id>" tag`,
@@ -46,7 +56,17 @@ export function cardOptions(tags: readonly string[]): CardOptions | { problem: s
     return {
       problem: `unknown preset "${presets[0]}" in tag "preset:${presets[0]}"; use preset:toolkit-2026-04 or preset:paper`,
     };
-  return { study: studies[0] ?? null, preset: (presets[0] as ScoringPresetName | undefined) ?? null };
+  if (references.length > 1)
+    return {
+      problem: `the tags name the reference groups ${references.map((r) => `"${r}"`).join(' and ')}; keep one "reference:<group>" tag`,
+    };
+  if (references[0] === '')
+    return { problem: 'the tag "reference:" names no group; write "reference:<group>" with the name the studio shows' };
+  return {
+    study: studies[0] ?? null,
+    preset: (presets[0] as ScoringPresetName | undefined) ?? null,
+    reference: references[0] ?? null,
+  };
 }
 
 /**

@@ -24,7 +24,7 @@ export interface CardStep {
 export interface CardGame {
   readonly tags: readonly string[];
   readonly baselines: Baselines | null;
-  /** Where the baselines come from: `study:<id>`, `file` (`serve --agent-baselines`) or `metadata`; null: none. */
+  /** Where the baselines come from: `study:<id>`, `reference:<group>`, `file` (`serve --agent-baselines`) or `metadata`; null: none. */
   readonly baselinesFrom?: string | null;
 }
 
@@ -113,7 +113,12 @@ function runJson(
     },
     levels: [],
   });
-  if (!baselines || listed === 0) return raw('Human baseline actions are not available for this environment');
+  if (!baselines || listed === 0)
+    return raw(
+      game?.baselinesFrom?.startsWith('reference:')
+        ? `Human baseline actions are not available for this environment: the reference group "${game.baselinesFrom.slice('reference:'.length)}" has no recordings of ${play.gameId}; import some in the studio (the game's Baselines page) or drop the "${game.baselinesFrom}" tag`
+        : 'Human baseline actions are not available for this environment',
+    );
   if (listed < completedLevels) return raw('Human baseline actions size mismatch');
   const scored = scoreRun(
     { game: play.gameId, label: `${play.guid ?? ''}#${index + 1}`, levelActions, levelsCompleted: completedLevels },

@@ -3,7 +3,8 @@
  * and its scorecard survive a restart of the service (a new one on the same database goes on
  * from the stored steps), a revoked key stops working, and the scorecard of a built-in game is
  * scored against a study's baselines when given; a card's tags choose its study and preset, and
- * an exported baselines file is matched by the game's version.
+ * an exported baselines file is matched by the game's version; a card tagged `reference:<group>` is
+ * scored against that reference group only.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { createRun, step, versionedGameId } from '../../core/game';
@@ -12,6 +13,7 @@ import { games, solutions } from '../../games';
 import { hashToken } from '../people/auth';
 import { backends } from '../store/testing';
 import type { Store } from '../store/types';
+import { referenceBaselines } from '../reference/importer';
 import { AgentError, AgentService, RESEARCHER } from './service';
 
 const ADMIN = 'researcher-token-for-agent-service-tests';
@@ -194,6 +196,53 @@ describe.each(backends)('agents on $name', (backend) => {
     });
     await expect(s.openCard(RESEARCHER, { tags: ['preset:best'] })).rejects.toBeInstanceOf(AgentError);
     await expect(s.openCard(RESEARCHER, { tags: ['study:a', 'study:b'] })).rejects.toMatchObject({ status: 400 });
+    await s.stop();
+  });
+
+  it('a card tagged reference:<group> is scored against that reference group alone', async () => {
+    const store = await backend.open();
+    stores.push(store);
+    const moves = solutions.push[0].split(',');
+    // Three recordings completed level 1 in 5, 7 and 12 actions: upper-median 7.
+    await store.references.addReferenceGroup(
+      { gameId: PUSH, name: 'elsewhere', version: PUSH, winLevels: null, createdAt: 1, createdBy: 'researcher' },
+      [5, 7, 12].map((n, i) => ({
+        file: `r${i}.recording.jsonl`,
+        guid: `g${i}`,
+        startedAt: null,
+        plays: 1,
+        actions: n,
+        state: 'NOT_FINISHED',
+        levels: [{ completed: true, actions: n, timeMs: 1000 }],
+        inputs: 'RESET',
+      })),
+    );
+    const study = computeBaselines([{ participant: 'q', game: PUSH, levels: [{ completed: true, actions: 4 }] }]);
+    const s = new AgentService({
+      store,
+      adminTokenHash: hashToken(ADMIN),
+      studyBaselines: () => Promise.resolve(study),
+      referenceBaselines: (game, group) => referenceBaselines(store.references, game, group),
+    });
+    type Card = {
+      environments: { baselines: string | null; runs: { level_baseline_actions: number[]; message?: string }[] }[];
+    };
+    const play = async (tags: string[]) => {
+      const card = await s.openCard(RESEARCHER, { tags });
+      const opened = await act(s, 'RESET', { card_id: card });
+      for (const m of moves) await act(s, m, { guid: opened.guid });
+      return (await s.closeCard(RESEARCHER, card)) as Card;
+    };
+    const tagged = await play(['study:pilot', 'reference:elsewhere']);
+    expect(tagged.environments[0].baselines).toBe('reference:elsewhere');
+    expect(tagged.environments[0].runs[0].level_baseline_actions[0]).toBe(7);
+    // A group without the game: no other source stands in, and the run says why.
+    const missing = await play(['reference:nobody']);
+    expect(missing.environments[0].runs[0].level_baseline_actions[0]).toBe(-1);
+    expect(missing.environments[0].runs[0].message).toContain('the reference group "nobody" has no recordings of');
+    await expect(s.openCard(RESEARCHER, { tags: ['reference:a', 'reference:b'] })).rejects.toMatchObject({
+      status: 400,
+    });
     await s.stop();
   });
 });

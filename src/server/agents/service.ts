@@ -28,7 +28,7 @@ import {
   type Run,
 } from '../../core/game';
 import { isScoringPreset, type Baselines, type ScoringPresetName } from '../../core/scoring';
-import { cardOptions, fileGame, STUDY_TAG, type CardOptions } from './baselines';
+import { cardOptions, fileGame, REFERENCE_TAG, STUDY_TAG, type CardOptions } from './baselines';
 import { games as builtinGames, gameVersions, getGame } from '../../games';
 import { hashToken, newToken, tokenMatches } from '../people/auth';
 import type { Arc3Service } from '../arc3/runs';
@@ -109,6 +109,8 @@ export interface AgentServiceOptions {
   readonly baselines?: () => Baselines | null;
   /** A study's human baselines, as its results show them (agents/baselines.ts `studyBaselines`); null when there is no such study. */
   readonly studyBaselines?: (studyId: string) => Promise<Baselines | null>;
+  /** A game's reference group as baselines (server/reference `referenceBaselines`); null when the game has no such group. */
+  readonly referenceBaselines?: (gameId: string, group: string) => Promise<Baselines | null>;
   /** The preset of scorecards whose tags name none (`serve --agent-preset`); `toolkit-2026-04` when absent. */
   readonly defaultPreset?: ScoringPresetName;
   readonly now?: () => number;
@@ -400,7 +402,12 @@ export class AgentService {
       let baselines: Baselines | null = null;
       let from: string | null = null;
       const fromFile = file ? fileGame(file, id) : null;
-      if (study?.games[id]) {
+      const reference = card.options.reference;
+      if (reference !== null) {
+        // The card chose its human baselines: no other source stands in for a game the group lacks.
+        baselines = (await this.opts.referenceBaselines?.(id, reference)) ?? null;
+        from = `${REFERENCE_TAG}${reference}`;
+      } else if (study?.games[id]) {
         baselines = { source: study.source, games: { [id]: study.games[id] } };
         from = `${STUDY_TAG}${card.options.study}`;
       } else if (file && fromFile) {
@@ -975,7 +982,7 @@ function countedNoop<S>(run: Run<S>): Run<S> {
 /** The options of a stored card; tags checked when it was opened, so a problem now means none. */
 function optionsOf(tags: readonly string[]): CardOptions {
   const o = cardOptions(tags);
-  return 'problem' in o ? { study: null, preset: null } : o;
+  return 'problem' in o ? { study: null, preset: null, reference: null } : o;
 }
 
 function ended(action: GameAction, state: GameState): AgentError {

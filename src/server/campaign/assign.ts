@@ -119,6 +119,10 @@ export async function skippedCandidates(
   const state = effectiveState(session, study, now);
   const at = session.finishedAt ?? (state === 'abandoned' ? (session.lastEventAt ?? session.createdAt) : now);
   const marks = await store.readEvents(session.id, { kinds: [ITEM_START, ITEM_END] });
-  const progress = sessionProgress(study, session.order, marks, undefined, { createdAt: session.createdAt, now: at });
+  const progress = sessionProgress(study, session.order, marks, undefined, {
+    createdAt: session.createdAt,
+    now: at,
+    pauses: session.pauses,
+  });
   return new Set(progress.items.filter((i) => i.skipped).map((i) => i.id));
 }

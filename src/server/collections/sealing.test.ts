@@ -204,6 +204,11 @@ const WALK: Record<string, Walk> = {
   'GET /admin/studies/:studyId/results/progress': () => [{ url: '/admin/studies/sample/results/progress' }],
   'GET /admin/studies/:studyId/results/surveys': () => [{ url: '/admin/studies/sample/results/surveys' }],
   'GET /admin/games/:gameId/baselines': () => [{ url: '/admin/games/push/baselines' }],
+  'GET /admin/games/:gameId/references': () => [{ url: '/admin/games/push/references' }],
+  'POST /admin/games/:gameId/references': () => [
+    { url: '/admin/games/vc33-5430563c/references', body: { group: 'curious', files: [] } },
+  ],
+  'DELETE /admin/games/:gameId/references/:group': () => [{ url: '/admin/games/push/references/curious' }],
   'GET /admin/studies/:studyId/campaign': () => [{ url: '/admin/studies/sample/campaign' }],
   'GET /admin/studies/:studyId/campaign/payments': () => [{ url: '/admin/studies/sample/campaign/payments' }],
   'GET /admin/studies/:studyId/campaign/bonuses.csv': () => [{ url: '/admin/studies/sample/campaign/bonuses.csv' }],
@@ -274,6 +279,33 @@ const WALK: Record<string, Walk> = {
     { url: '/admin/studies/sample/members/curious@lab.org', body: { role: 'researcher' } },
   ],
   'DELETE /admin/studies/:studyId/members/:email': () => [{ url: '/admin/studies/sample/members/curious@lab.org' }],
+  // A testing centre: a proctor's routes, and the stations', whose secret a participant's token is not.
+  'GET /admin/studies/:studyId/centre': () => [{ url: '/admin/studies/sample/centre' }],
+  'POST /admin/studies/:studyId/centre/stations': () => [
+    { url: '/admin/studies/sample/centre/stations', body: { name: 'curious' } },
+  ],
+  'POST /admin/studies/:studyId/centre/stations/:stationId/checkin': () => [
+    { url: '/admin/studies/sample/centre/stations/any/checkin', body: { participantId: 'curious' } },
+  ],
+  'GET /admin/studies/:studyId/centre/payouts': () => [{ url: '/admin/studies/sample/centre/payouts' }],
+  'GET /admin/studies/:studyId/centre/payouts.csv': () => [{ url: '/admin/studies/sample/centre/payouts.csv' }],
+  'POST /admin/sessions/:sessionId/centre/pause': (ctx) => [
+    { url: `/admin/sessions/${ctx.own.sessionId}/centre/pause` },
+  ],
+  'POST /admin/sessions/:sessionId/centre/resume': (ctx) => [
+    { url: `/admin/sessions/${ctx.own.sessionId}/centre/resume` },
+  ],
+  'POST /admin/sessions/:sessionId/centre/end': (ctx) => [
+    { url: `/admin/sessions/${ctx.other.sessionId}/centre/end`, body: { reason: 'curious' } },
+  ],
+  'POST /admin/sessions/:sessionId/centre/notes': (ctx) => [
+    { url: `/admin/sessions/${ctx.own.sessionId}/centre/notes`, body: { text: 'curious' } },
+  ],
+  'POST /centre/station/ping': () => [{ url: '/centre/station/ping', body: {} }],
+  'POST /centre/station/sessions': (ctx) => [
+    { url: '/centre/station/sessions', body: { sessionId: ctx.own.sessionId, token: ctx.own.token } },
+  ],
+  'POST /centre/station/cleared': (ctx) => [{ url: '/centre/station/cleared', body: { sessionId: ctx.own.sessionId } }],
   'GET /admin/question-collections': () => [{ url: '/admin/question-collections' }],
   'GET /admin/question-collections/:cid/questions': () => [
     { url: '/admin/question-collections/science/questions' },

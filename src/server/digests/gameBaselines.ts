@@ -45,6 +45,8 @@ export async function gameBaselines(deps: ResultsDeps, gameId: string): Promise<
           level: l.level,
           reached: l.reached,
           completed: l.completed,
+          actions: l.actions,
+          timeMs: l.timeMs,
           baselines: l.baselines,
         })),
       });

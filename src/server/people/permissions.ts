@@ -14,8 +14,8 @@ import { type Ability, type MemberRole, can, memberMeets, roleOnStudy } from './
 
 /** What a route needs. */
 export type Need =
-  /** No person: the route checks its own credential (a participant's session token, a grader's link, an agent key), or none. */
-  | { readonly open: 'public' | 'participant' | 'grader' | 'agent' | 'signin' }
+  /** No person: the route checks its own credential (a participant's session token, a grader's link, an agent key, a station's secret), or none. */
+  | { readonly open: 'public' | 'participant' | 'grader' | 'agent' | 'signin' | 'station' }
   /** Any signed-in person (their own account and tokens). */
   | { readonly signedIn: true }
   /** A role's ability (roles.ts): `people` is the owner's. */
@@ -40,6 +40,9 @@ export type Need =
 const R: readonly MemberRole[] = ['researcher'];
 const RV: readonly MemberRole[] = ['researcher', 'viewer'];
 const ALL: readonly MemberRole[] = ['researcher', 'proctor', 'viewer'];
+/** A testing centre's proctor (and the study's researchers, who stand above). */
+const P: readonly MemberRole[] = ['proctor'];
+const STATION = { open: 'station' } as const;
 const PARTICIPANT = { open: 'participant' } as const;
 const AGENT = { open: 'agent' } as const;
 const DESIGN = { ability: 'design' } as const;
@@ -134,6 +137,24 @@ export const PERMISSIONS: Readonly<Record<string, Need>> = {
   'POST /admin/studies/:studyId/question-scores': { member: R, from: 'studyId', audit: 'none' },
   'GET /admin/studies/:studyId/agent-runs': { member: RV, from: 'studyId' },
 
+  // A testing centre: its proctors see the participants they seat, by the ids they typed.
+  'GET /admin/studies/:studyId/centre': { member: P, from: 'studyId' },
+  'POST /admin/studies/:studyId/centre/stations': { member: P, from: 'studyId', action: 'centre.station.add' },
+  'POST /admin/studies/:studyId/centre/stations/:stationId/checkin': {
+    member: P,
+    from: 'studyId',
+    action: 'centre.checkin',
+  },
+  'GET /admin/studies/:studyId/centre/payouts': { member: P, from: 'studyId' },
+  'GET /admin/studies/:studyId/centre/payouts.csv': { member: P, from: 'studyId' },
+  'POST /admin/sessions/:sessionId/centre/pause': { member: P, from: 'sessionId', action: 'centre.pause' },
+  'POST /admin/sessions/:sessionId/centre/resume': { member: P, from: 'sessionId', action: 'centre.resume' },
+  'POST /admin/sessions/:sessionId/centre/end': { member: P, from: 'sessionId', action: 'centre.end' },
+  'POST /admin/sessions/:sessionId/centre/notes': { member: P, from: 'sessionId', action: 'centre.note' },
+  'POST /centre/station/ping': STATION,
+  'POST /centre/station/sessions': STATION,
+  'POST /centre/station/cleared': STATION,
+
   // Sessions: participant identifiers, events and runs.
   // Sessions carry participants' identifiers (params): a proctor follows the study's progress instead.
   'GET /admin/sessions': { member: R, from: 'query' },
@@ -156,6 +177,10 @@ export const PERMISSIONS: Readonly<Record<string, Need>> = {
   // Design: tasks, games, playtests, validation, graphs, determinism, agent keys.
   'GET /admin/games/:gameId/solutions': DESIGN,
   'GET /admin/games/:gameId/baselines': DESIGN,
+  // Reference recordings hold no participant identities: designers import and read them too.
+  'GET /admin/games/:gameId/references': DESIGN,
+  'POST /admin/games/:gameId/references': DESIGN,
+  'DELETE /admin/games/:gameId/references/:group': DESIGN,
   'GET /admin/question-collections': DESIGN,
   'GET /admin/question-collections/:cid/questions': DESIGN,
   'GET /admin/arc3/games': DESIGN,

@@ -13,6 +13,7 @@ const OPEN_TEXT: Record<string, string> = {
   grader: "a grader's link",
   agent: 'an agent key (or the researcher token)',
   signin: 'anyone (signing in)',
+  station: "a testing centre's station (its secret)",
 };
 
 /** Who may use a route, in words. */

@@ -494,6 +494,56 @@ export const migrations: readonly Migration[] = [
     `,
   },
   {
+    version: 17,
+    name: "a testing centre: stations, check-ins, notes on sessions, and a session's breaks",
+    sql: `
+      -- A browser a proctor registered as a station of a study: the SHA-256 of its secret (kept in
+      -- the station's storage), its last contact and the events its outbox still held then
+      -- (outbox_pending), and the participant the proctor checked in to it who has not begun yet
+      -- (pending_participant, null when none).
+      CREATE TABLE centre_stations (
+        id text PRIMARY KEY,
+        study_id text NOT NULL,
+        name text NOT NULL,
+        secret_hash text NOT NULL UNIQUE,
+        created_at timestamptz NOT NULL,
+        created_by text NOT NULL,
+        last_seen_at timestamptz,
+        outbox_pending integer NOT NULL DEFAULT 0,
+        pending_participant text,
+        retired_at timestamptz,
+        UNIQUE (study_id, name)
+      );
+      -- A session begun on a station: who sat there, when, and the station's last report of its
+      -- outbox (events logged and acknowledged), which the console shows as caught up or behind.
+      CREATE TABLE centre_checkins (
+        session_id text PRIMARY KEY REFERENCES sessions (id) ON DELETE CASCADE,
+        station_id text NOT NULL REFERENCES centre_stations (id) ON DELETE CASCADE,
+        study_id text NOT NULL,
+        participant text NOT NULL,
+        checked_in_at timestamptz NOT NULL,
+        cleared_at timestamptz
+      );
+      CREATE INDEX centre_checkins_by_station ON centre_checkins (station_id, checked_in_at);
+      CREATE INDEX centre_checkins_by_study ON centre_checkins (study_id, checked_in_at);
+      -- A proctor's note on a session, or a flag (flag true) for the researcher's attention.
+      CREATE TABLE centre_notes (
+        id bigserial PRIMARY KEY,
+        session_id text NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+        study_id text NOT NULL,
+        at timestamptz NOT NULL,
+        actor text NOT NULL,
+        person_id text,
+        text text NOT NULL,
+        flag boolean NOT NULL
+      );
+      CREATE INDEX centre_notes_by_session ON centre_notes (session_id, at);
+      -- A session's breaks, [{from, to}] in ms since the epoch (to null while paused): its budget
+      -- and its item's hard limit stop meanwhile (core/study/pauses.ts).
+      ALTER TABLE sessions ADD COLUMN pauses jsonb NOT NULL DEFAULT '[]';
+    `,
+  },
+  {
     version: 19,
     name: "stages: a study's current stage, each session's stage at start; participants' deletions by hash",
     sql: `
@@ -517,6 +567,41 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX sessions_by_prolific ON sessions ((params ->> 'PROLIFIC_PID'));
       CREATE INDEX sessions_by_worker ON sessions ((params ->> 'workerId'));
       CREATE INDEX sessions_by_participant ON sessions ((params ->> 'participantId'));
+    `,
+  },
+  {
+    version: 21,
+    name: 'reference recordings: human runs recorded elsewhere, in named groups per game',
+    sql: `
+      -- A named group of reference recordings of one game (its full official id), checked by replay
+      -- on the version the server ran at import (version: <id>@<code hash>). No participant
+      -- identities: each recording is known by its file name and the toolkit's guid.
+      CREATE TABLE reference_groups (
+        game_id text NOT NULL,
+        name text NOT NULL,
+        version text NOT NULL,
+        win_levels integer,
+        created_at timestamptz NOT NULL,
+        created_by text NOT NULL,
+        PRIMARY KEY (game_id, name)
+      );
+      -- One recording file of a group: its actions (core/game/actions.ts text) and its first
+      -- play's figures per level ([{completed, actions, timeMs}], core/scoring/reference.ts).
+      CREATE TABLE reference_recordings (
+        game_id text NOT NULL,
+        group_name text NOT NULL,
+        seq integer NOT NULL,
+        file text NOT NULL,
+        guid text,
+        started_at text,
+        plays integer NOT NULL,
+        actions integer NOT NULL,
+        state text NOT NULL,
+        levels jsonb NOT NULL,
+        inputs text NOT NULL,
+        PRIMARY KEY (game_id, group_name, seq),
+        FOREIGN KEY (game_id, group_name) REFERENCES reference_groups (game_id, name) ON DELETE CASCADE
+      );
     `,
   },
 ];

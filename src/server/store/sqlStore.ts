@@ -5,8 +5,11 @@ import type { SessionState, StoredEvent } from '../../core/study/rules';
 import { migrations } from './migrations';
 import { GroupCommit, type GroupMember } from './groupCommit';
 import { type GradingStore, SqlGradingStore } from './gradingStore';
+import { type CentreStore, SqlCentreStore } from './centreStore';
+import type { Pause } from '../../core/study/pauses';
 import { CampaignStore, lockCampaigns, recountingSessions } from './campaignStore';
 import { type PeopleStore, SqlPeopleStore } from './peopleStore';
+import { type ReferenceStore, SqlReferenceStore } from './referenceStore';
 import { pinStudyGames } from './gamePins';
 import { INSERT_SESSION_SQL, sessionRowValues } from './sessionRow';
 import { deleteSessionRows, insertAudit } from './sessionRows';
@@ -356,6 +359,12 @@ interface PendingSteps extends GroupMember {
   resolve(outcomes: StepOutcome[]): void;
 }
 
+/** A session's breaks as stored (`pauses` jsonb, migration 17): present only when it had one. */
+function pausesOf(v: unknown): { pauses?: Pause[] } {
+  const list = v === null || v === undefined ? [] : json<Pause[]>(v);
+  return list.length ? { pauses: list } : {};
+}
+
 function sessionFromRow(r: Row): SessionRecord {
   return {
     id: r.id as string,
@@ -376,6 +385,7 @@ function sessionFromRow(r: Row): SessionRecord {
     excludedAt: msOrNull(r.excluded_at),
     excludedReason: (r.excluded_reason as string | null | undefined) ?? null,
     stage: (r.stage as string | undefined) ?? MAIN_STAGE,
+    ...pausesOf(r.pauses),
   };
 }
 
@@ -402,6 +412,8 @@ export class SqlStore implements Store {
   readonly people: PeopleStore;
   readonly stages: StageStore;
   readonly participantData: ParticipantDataStore;
+  readonly references: ReferenceStore;
+  readonly centre: CentreStore;
 
   /** Events of many sessions, one statement per group (see `appendEvents`). */
   private readonly appends: GroupCommit<PendingAppend>;
@@ -427,6 +439,8 @@ export class SqlStore implements Store {
     this.people = new SqlPeopleStore(db);
     this.stages = new SqlStageStore(db);
     this.participantData = new SqlParticipantDataStore(db);
+    this.references = new SqlReferenceStore(db);
+    this.centre = new SqlCentreStore(db);
     const parallel = db.kind === 'pglite' ? 1 : 4;
     this.appends = new GroupCommit({ parallel, max: GROUP_MAX, run: (group) => this.runGroup(group) });
     this.steps = new GroupCommit({ parallel, max: GROUP_MAX, run: (group) => this.runSteps(group) });
@@ -520,6 +534,11 @@ export class SqlStore implements Store {
   async getSession(id: string): Promise<SessionRecord | null> {
     const r = await this.db.query(`SELECT * FROM sessions WHERE id = $1`, [id]);
     return r.rows[0] ? sessionFromRow(r.rows[0]) : null;
+  }
+
+  async getSessions(ids: readonly string[]): Promise<SessionRecord[]> {
+    if (!ids.length) return [];
+    return (await this.db.query(`SELECT * FROM sessions WHERE id = ANY($1::text[])`, [ids])).rows.map(sessionFromRow);
   }
 
   async getSessionByTokenHash(tokenHash: string): Promise<SessionRecord | null> {

@@ -6,10 +6,13 @@ import type { SessionState, StoredEvent } from '../../core/study/rules';
 import type { DeletedCounts } from '../../core/protocol/api';
 import type { AgentReplayStep, AgentRunSource } from '../../core/protocol/agents';
 import type { GradingStore } from './gradingStore';
+import type { CentreStore } from './centreStore';
+import type { Pause } from '../../core/study/pauses';
 import type { CampaignStore } from './campaignStore';
 import type { PeopleStore } from './peopleStore';
 import type { StageStore } from './stageStore';
 import type { ParticipantDataStore } from './participantData';
+import type { ReferenceStore } from './referenceStore';
 import type { NewSession, StudyGamePin } from './records';
 
 export type { NewSession, StudyGamePin } from './records';
@@ -43,6 +46,8 @@ export interface SessionRecord extends NewSession {
   readonly excludedReason: string | null;
   /** The study's stage when the session started (`pilot`, `main`, or a name); `main` for sessions from before stages. */
   readonly stage: string;
+  /** The session's breaks (core/study/pauses.ts), oldest first; absent when it had none. */
+  readonly pauses?: readonly Pause[];
 }
 
 /** A session's digest as stored: its key, the digest, and the fold it came from (null: none). */
@@ -309,6 +314,8 @@ export interface SessionStore {
   /** The session whose token has this SHA-256 hash. */
   getSessionByTokenHash(tokenHash: string): Promise<SessionRecord | null>;
   listSessions(studyId?: string): Promise<SessionRecord[]>;
+  /** The sessions of these ids that exist, in no particular order. */
+  getSessions(ids: readonly string[]): Promise<SessionRecord[]>;
   /** Sessions of a study whose params hold this value (e.g. the same PROLIFIC_PID). */
   countSessionsWithParam(studyId: string, key: string, value: string): Promise<number>;
   setSessionState(
@@ -527,6 +534,10 @@ export interface Store
   readonly stages: StageStore;
   /** One participant's sessions across studies, found and deleted on request (`participantData.ts`). */
   readonly participantData: ParticipantDataStore;
+  /** Reference recordings: human runs recorded elsewhere, in named groups per game (`referenceStore.ts`). */
+  readonly references: ReferenceStore;
+  /** A testing centre's stations, check-ins, notes and sessions' breaks (`centreStore.ts`). */
+  readonly centre: CentreStore;
 
   close(): Promise<void>;
 }

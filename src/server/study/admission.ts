@@ -17,7 +17,8 @@
  *    `item.start` sent after the skip does not reopen it (`item_skipped`).
  * 3. Within the item's hard limit (tasks, questions and games; pages and surveys have none),
  *    counted from when the server first saw the item: its first `item.start`, submission or game
- *    run, whichever came first.
+ *    run, whichever came first, less the
+ *    session's breaks since then (a proctor's pause stops the clock).
  *
  * Events are not admitted here: the log records what happened, and the outbox may deliver it
  * late (an `item.end`, or the events before a withdrawal, arrive after the fact), so a batch is
@@ -36,6 +37,7 @@ import {
   type StoredEvent,
 } from '../../core/study/rules';
 import { type StudyDefinition, type StudyItem, poolOf } from '../../core/study/schema';
+import { pausedWithin } from '../../core/study/pauses';
 import type { AdmissionRefusal } from '../../core/protocol/errors';
 import type { SessionRecord, SessionStamp, SubmissionRecord } from '../store/types';
 import { type StudyContext, fail, itemLimitsOf } from './context';
@@ -205,7 +207,11 @@ export async function admit(
   const cache = marksOf(ctx);
   const marks = await cache.read(session);
   // With the session's time budget: a pool candidate too little time is left for is skipped.
-  const progress = sessionProgress(study, session.order, marks, undefined, { createdAt: session.createdAt, now: t });
+  const progress = sessionProgress(study, session.order, marks, undefined, {
+    createdAt: session.createdAt,
+    now: t,
+    pauses: session.pauses,
+  });
   const position = progress.items.findIndex((i) => i.id === item.id);
   if (position < 0)
     return refuse(
@@ -251,7 +257,9 @@ export async function admit(
     if (first !== null) seen.push(first);
   }
   const limits = itemLimitsOf(study, item);
-  if (seen.length && t - Math.min(...seen) > limits.hardMinutes * 60_000) {
+  // A break (core/study/pauses.ts) stops the item's clock as it stops the session's.
+  const began = Math.min(...seen);
+  if (seen.length && t - began - pausedWithin(session.pauses, began, t) > limits.hardMinutes * 60_000) {
     return refuse(
       'item_time_up',
       `The ${limits.hardMinutes} minutes for item ${item.id} are up; move on to the next item.`,

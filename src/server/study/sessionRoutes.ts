@@ -12,12 +12,32 @@ import { paymentOffer } from '../../core/study/paymentText';
 import { createDrawnSession, drawCount, settleClaims } from '../campaign/assign';
 import { sessionOrder } from '../../core/study/shuffle';
 import { ITEM_END, ITEM_START, effectiveState, sessionBudget, sessionProgress } from '../../core/study/rules';
-import { tallyTests, type ItemSummary } from '../../core/study/summary';
+import { tallyTests, type ItemSummary, type SessionSummary } from '../../core/study/summary';
 import type { StudyDefinition } from '../../core/study/schema';
 import type { SessionRecord, StudyGamePin } from '../store/types';
 import { currentGamePins } from '../arc3/gameCode';
 import { bearer, hashToken, newToken, tokenMatches } from '../people/auth';
 import { type StudyContext, fail, itemLimitsOf, readBody, testIndicesOf } from './context';
+
+/**
+ * Ends a session for good, as `finish` does and a proctor's "End" (`server/centre/`): its state
+ * and flags stored, its campaign claims settled from its summary, the digests told.
+ */
+export async function endSession(
+  ctx: StudyContext,
+  session: SessionRecord,
+  study: StudyDefinition,
+  summary: SessionSummary,
+  state: 'finished' | 'timed_out',
+  flags: readonly string[],
+  t: number,
+): Promise<void> {
+  const all = [...session.flags, ...summary.flags, ...flags];
+  await ctx.store.setSessionState(session.id, state, { finishedAt: t, flags: [...new Set(all)] });
+  ctx.forgetSessions([session.tokenHash]);
+  await settleClaims(ctx.store, study, session, summary, ctx.gameLevels, t);
+  ctx.deps.maintainer?.sessionEnded(session.studyId);
+}
 
 /** Participant params kept with a session: at most this many, names and values bounded. */
 const MAX_PARAMS = 30;
@@ -223,7 +243,7 @@ export function sessionRoutes(ctx: StudyContext): Hono {
       session.order,
       marks,
       (id) => tally(id).every((x) => x.solved || x.trialsUsed >= study.trials),
-      { createdAt: session.createdAt, now: t },
+      { createdAt: session.createdAt, now: t, pauses: session.pauses },
     );
     // Candidates the time left no longer allows go back to their pools at once.
     const skipped = progress.items
@@ -241,7 +261,7 @@ export function sessionRoutes(ctx: StudyContext): Hono {
         now: t,
         stage: session.stage,
       },
-      budget: sessionBudget(study, session.createdAt, t),
+      budget: sessionBudget(study, session.createdAt, t, session.pauses),
       study: {
         title: study.title,
         consent: study.consent,
@@ -308,11 +328,7 @@ export function sessionRoutes(ctx: StudyContext): Hono {
           { unfinished: left },
         );
       }
-      const flags = [...session.flags, ...summary.flags, ...(left.length ? ['unfinished'] : [])];
-      await store.setSessionState(session.id, state, { finishedAt: t, flags: [...new Set(flags)] });
-      ctx.forgetSessions([session.tokenHash]);
-      await settleClaims(store, study, session, summary, ctx.gameLevels, t);
-      ctx.deps.maintainer?.sessionEnded(session.studyId);
+      await endSession(ctx, session, study, summary, state, left.length ? ['unfinished'] : [], t);
     }
     return c.json({
       completionCode: study.completion.code,
@@ -333,7 +349,11 @@ export function sessionRoutes(ctx: StudyContext): Hono {
   ): Promise<string[]> {
     const marks = await store.readEvents(session.id, { kinds: [ITEM_START, ITEM_END] });
     const skipped = new Set(
-      sessionProgress(study, session.order, marks, undefined, { createdAt: session.createdAt, now: t })
+      sessionProgress(study, session.order, marks, undefined, {
+        createdAt: session.createdAt,
+        now: t,
+        pauses: session.pauses,
+      })
         .items.filter((i) => i.skipped)
         .map((i) => i.id),
     );

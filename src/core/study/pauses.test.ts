@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import { clockAt, isPaused, pausedTotal, pausedWithin } from './pauses';
+import { effectiveState, sessionBudget, sessionProgress } from './rules';
+import { activeTime } from './activeTime';
+import { parseStudy } from './schema';
+
+const MIN = 60_000;
+
+describe('pausedWithin', () => {
+  it('counts only the part of each break inside the window, an open one up to its end', () => {
+    const pauses = [
+      { from: 10, to: 20 },
+      { from: 50, to: null },
+    ];
+    expect(pausedWithin(pauses, 0, 60)).toBe(20);
+    expect(pausedWithin(pauses, 15, 55)).toBe(10);
+    expect(pausedWithin(pauses, 20, 50)).toBe(0);
+    expect(pausedWithin(undefined, 0, 60)).toBe(0);
+    expect(pausedTotal(pauses, 100)).toBe(60);
+    expect(clockAt(pauses, 0, 60)).toBe(40);
+    expect(isPaused(pauses)).toBe(true);
+    expect(isPaused([{ from: 1, to: 2 }])).toBe(false);
+  });
+});
+
+describe('a break stops the session clocks', () => {
+  const study = (() => {
+    const r = parseStudy({
+      id: 'b',
+      title: 'Breaks',
+      consent: 'ok',
+      completion: { code: 'DONE' },
+      items: [{ id: 'p', kind: 'page', markdown: 'hello' }],
+      limits: { sessionMinutes: 60, abandonAfterMinutes: 10 },
+    });
+    if (!r.ok) throw new Error(JSON.stringify(r));
+    return r.study;
+  })();
+  const t0 = 1_000_000;
+
+  it('moves the budget end by the break, and a session past its hour only by its break is still open', () => {
+    const pauses = [{ from: t0 + 10 * MIN, to: t0 + 30 * MIN }];
+    expect(sessionBudget(study, t0, t0 + 70 * MIN, pauses)).toEqual({ endsAt: t0 + 80 * MIN, minutesLeft: 10 });
+    const s = { state: 'active' as const, createdAt: t0, lastEventAt: t0 + 69 * MIN, pauses };
+    expect(effectiveState(s, study, t0 + 70 * MIN)).toBe('active');
+    expect(effectiveState({ ...s, pauses: undefined }, study, t0 + 70 * MIN)).toBe('timed_out');
+    expect(effectiveState(s, study, t0 + 81 * MIN)).toBe('timed_out');
+  });
+
+  it('never abandons a paused session, and counts silence from the end of the break', () => {
+    const open = {
+      state: 'active' as const,
+      createdAt: t0,
+      lastEventAt: t0 + MIN,
+      pauses: [{ from: t0 + 2 * MIN, to: null }],
+    };
+    expect(effectiveState(open, study, t0 + 40 * MIN)).toBe('active');
+    const ended = { ...open, pauses: [{ from: t0 + 2 * MIN, to: t0 + 40 * MIN }] };
+    expect(effectiveState(ended, study, t0 + 45 * MIN)).toBe('active');
+    expect(effectiveState(ended, study, t0 + 51 * MIN)).toBe('abandoned');
+  });
+
+  it('gives the progress the budget with its breaks', () => {
+    const p = sessionProgress(study, [0], [], undefined, {
+      createdAt: t0,
+      now: t0 + 70 * MIN,
+      pauses: [{ from: t0, to: t0 + 20 * MIN }],
+    });
+    expect(p.current).toBe(0);
+  });
+});
+
+describe('time on task leaves a break out', () => {
+  it('counts a break apart from hidden and idle time, and it wins where they overlap', () => {
+    const e = (t: number, kind: string, data: Record<string, unknown> = {}) => ({ t, kind, data });
+    const time = activeTime([
+      e(0, 'item.start', { item: 'a' }),
+      e(1_000, 'pause', { state: 'paused' }),
+      e(2_000, 'visibility', { state: 'hidden' }),
+      e(5_000, 'visibility', { state: 'visible' }),
+      e(61_000, 'pause', { state: 'resumed' }),
+      e(62_000, 'visibility', { state: 'hidden' }),
+      e(64_000, 'visibility', { state: 'visible' }),
+      e(70_000, 'paint', {}),
+    ]);
+    expect(time).toEqual({ spanMs: 70_000, hiddenMs: 2_000, idleMs: 0, pausedMs: 60_000, activeMs: 8_000 });
+  });
+});
