@@ -25,6 +25,7 @@ import {
   type Tool,
   cellPairs,
   currentTest,
+  GRID_EDIT_KINDS,
   initialPlayer,
   isDuplicateWrong,
   type PlayerState,
@@ -50,23 +51,6 @@ export interface OpenTask {
   readonly taskId: string;
   readonly collection: string;
 }
-
-/** Events that edit an output grid, whether or not a cell changes. */
-const EDITS: ReadonlySet<GridEventKind> = new Set<GridEventKind>([
-  'paint',
-  'fill',
-  'paste',
-  'resize',
-  'copy.input',
-  'reset',
-  'undo',
-  'redo',
-  'recolor',
-  'rotate',
-  'flip',
-  'move',
-  'crop',
-]);
 
 /**
  * A press on a grid in progress: painting a stroke, dragging out a selection (joining the one
@@ -137,7 +121,7 @@ export class PlayerController {
   /** Logs one event and applies it; an edit of the grid is counted, and clears the status line (`notify`). */
   emit<K extends GridEventKind>(kind: K, data: GridEventData[K]): void {
     const e = this.sink.append(kind, data as unknown as Record<string, unknown>);
-    usePlayer.setState((s) => ({ state: reduce(s.state, e), edits: s.edits + (EDITS.has(kind) ? 1 : 0) }));
+    usePlayer.setState((s) => ({ state: reduce(s.state, e), edits: s.edits + (GRID_EDIT_KINDS.has(kind) ? 1 : 0) }));
   }
 
   /** The grid shown for a side of the current test input. */

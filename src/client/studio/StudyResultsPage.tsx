@@ -126,7 +126,9 @@ function Results() {
           {r && tab === 'tasks' && <Tasks tasks={r.tasks} />}
           {r &&
             tab === 'games' &&
-            r.games.map((g) => <GameLevels key={`${g.item}\u0000${g.version ?? ''}`} game={g} studyId={studyId} />)}
+            r.games.map((g) => (
+              <GameLevels key={`${g.item}\u0000${g.version ?? ''}\u0000${g.allVersions}`} game={g} studyId={studyId} />
+            ))}
           {r && tab === 'games' && r.games.length === 0 && <p className="text-slate-400">This study has no game.</p>}
           {tab === 'games' && <GameVersions studyId={studyId} />}
           {r && tab === 'questions' && <QuestionResults results={r} />}
@@ -254,16 +256,29 @@ function DigestProgress({ studyId, busy }: { studyId: string; busy: boolean }) {
   );
 }
 
+/** A task row's key: an edited task has a row of all versions, then one per version. */
+const taskRowKey = (t: TaskResult) => `${t.item}\u0000${t.version ?? ''}\u0000${t.allVersions}`;
+
+/** Which version of the task a row counts, when the task was played on more than one. */
+function taskVersionLabel(t: TaskResult, tasks: readonly TaskResult[]): string {
+  if (t.allVersions) return 'all versions';
+  const split = tasks.some((x) => x.item === t.item && x.allVersions);
+  return split ? `version ${t.version ?? 'not recorded'}` : '';
+}
+
 function Tasks({ tasks }: { tasks: TaskResult[] }) {
-  const [open, setOpen] = useState<string | null>(tasks[0]?.item ?? null);
+  const [open, setOpen] = useState<string | null>(tasks[0] ? taskRowKey(tasks[0]) : null);
   const columns: Column<TaskResult>[] = [
     {
       key: 'item',
       label: 'Task',
-      value: (t) => t.item,
+      value: (t) => `${t.item} ${taskVersionLabel(t, tasks)}`,
       render: (t) => (
-        <button type="button" className="font-mono text-sky-300 hover:underline" onClick={() => setOpen(t.item)}>
+        <button type="button" className="font-mono text-sky-300 hover:underline" onClick={() => setOpen(taskRowKey(t))}>
           {t.item}
+          {taskVersionLabel(t, tasks) && (
+            <span className="ml-1 text-xs text-slate-400">({taskVersionLabel(t, tasks)})</span>
+          )}
         </button>
       ),
     },
@@ -311,7 +326,7 @@ function Tasks({ tasks }: { tasks: TaskResult[] }) {
       align: 'right',
     },
   ];
-  const t = tasks.find((x) => x.item === open);
+  const t = tasks.find((x) => taskRowKey(x) === open);
   return (
     <div className="flex flex-col gap-4">
       <p className="text-xs text-slate-400">
@@ -321,15 +336,16 @@ function Tasks({ tasks }: { tasks: TaskResult[] }) {
         label="Grid tasks"
         columns={columns}
         rows={tasks}
-        rowKey={(x) => x.item}
+        rowKey={taskRowKey}
         empty="This study has no grid task."
       />
       {t && (
-        <section className="flex flex-col gap-3" aria-label={`Task ${t.item}`}>
+        <section className="flex flex-col gap-3" aria-label={`Task ${t.item} ${taskVersionLabel(t, tasks)}`.trim()}>
           <h2 className="text-lg font-semibold text-white">
             {t.item}{' '}
             <span className="font-mono text-xs text-slate-500">
               {t.collection}/{t.task}
+              {taskVersionLabel(t, tasks) ? ` · ${taskVersionLabel(t, tasks)}` : ''}
             </span>
           </h2>
           <div className="grid grid-cols-2 gap-3 md:grid-cols-4">
@@ -395,13 +411,20 @@ function GameLevels({ game, studyId }: { game: GameResult; studyId: string }) {
   return (
     <section
       className="mb-8 flex flex-col gap-4"
-      aria-label={game.current ? `Game ${game.item}` : `Game ${game.item} ${game.version ?? ''}`}
+      aria-label={
+        game.allVersions
+          ? `Game ${game.item} all versions`
+          : game.current
+            ? `Game ${game.item}`
+            : `Game ${game.item} ${game.version ?? ''}`
+      }
     >
       <h2 className="text-lg font-semibold text-white">
         {game.title}{' '}
         <span className="font-mono text-xs text-slate-500">
-          {game.version ?? game.game}
-          {game.current ? '' : ' (not the current version)'} · item {game.item} · {game.participants} first-time players
+          {game.allVersions ? `${game.game}, all versions` : (game.version ?? game.game)}
+          {game.current || game.allVersions ? '' : ' (not the current version)'} · item {game.item} ·{' '}
+          {game.participants} first-time players
           {game.otherVersion > 0 ? ` · ${game.otherVersion} logs of a version this server cannot replay` : ''}
         </span>
       </h2>
@@ -462,10 +485,11 @@ function GameLevels({ game, studyId }: { game: GameResult; studyId: string }) {
           </tbody>
         </table>
       </div>
-      {game.version !== null && (
+      {game.version !== null && (game.current || !game.version.includes('@')) && (
+        // Agents name a server-run game by its id; their runs show under the code mounted now.
         <AgentRunsTable
           studyId={studyId}
-          gameId={game.version}
+          gameId={game.version.split('@')[0]}
           title={`Agent runs on ${game.version} (not counted in the figures above)`}
         />
       )}

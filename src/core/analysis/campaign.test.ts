@@ -87,6 +87,7 @@ const digest = (tasks: Record<string, boolean>, levels = 0): SessionDigest => ({
         firstActionMs: 0,
         solveMs: solved ? 30_000 : null,
         toolUses: {},
+        version: null,
       },
     ]),
   ),
@@ -183,6 +184,34 @@ describe('campaignView', () => {
     expect(v.participantsNeeded).toBeNull();
     expect(v.needed).toMatchObject({ participants: null, unknown: 2, atLeast: 0 });
     expect(v.needed.method).toMatch(/never as certain solves/);
+  });
+});
+
+describe('campaignView of a task edited mid-campaign', () => {
+  it('keys its figures by the content hash of the task its submissions were judged on', () => {
+    const on = (hash: string, solved: boolean): SessionDigest => {
+      const d = digest({ a: solved });
+      return { ...d, tasks: { a: { ...d.tasks.a, version: hash } } };
+    };
+    const v = campaignView({
+      studyId: 'st',
+      campaignId: null,
+      study: study(),
+      claims: [claim('s1', 'a', 'attempted', 'p1'), claim('s2', 'a', 'solved', 'p2')],
+      counts: new Map([['a', { drawn: 2, attempts: 2, solves: 1, settled: 2 }]]),
+      draws: { started: 2, sessions: 2 },
+      now: 5,
+      gameLevels: () => 3,
+      sessions: [
+        session('s1', 'p1', on('aaaaaaaaaaaa', false)),
+        session('s2', 'p2', on('bbbbbbbbbbbb', true), { createdAt: 1 }),
+      ],
+    });
+    const a = v.candidates.find((c) => c.id === 'a')!;
+    expect(a.versions.map((x) => [x.version, x.attempts, x.solves])).toEqual([
+      ['s/ta@aaaaaaaaaaaa', 1, 0],
+      ['s/ta@bbbbbbbbbbbb', 1, 1],
+    ]);
   });
 });
 

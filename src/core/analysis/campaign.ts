@@ -148,7 +148,9 @@ function playOf(item: StudyItem, session: CampaignSession): Play | null {
   if (item.kind === 'task') {
     const t = digest.tasks[item.id];
     if (!t || !t.attempted) return null;
-    return { actions: t.actions, ms: t.solveMs, levels: null, version: `${item.collection}/${item.task}`, at };
+    // An edited task file is another version: the content hash its judged submissions recorded.
+    const version = `${item.collection}/${item.task}${t.version ? `@${t.version}` : ''}`;
+    return { actions: t.actions, ms: t.solveMs, levels: null, version, at };
   }
   if (item.kind === 'game') {
     const g = digest.games[item.id];

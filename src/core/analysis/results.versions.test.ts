@@ -121,7 +121,10 @@ describe('results per game version', () => {
 
   it("verifies old logs on a retired version kept by the server, into that version's own figures", () => {
     const r = results([glow, oldGlow]);
-    const [cur, old] = r.games;
+    const [all, cur, old] = r.games;
+    // Players of two versions: the row of all versions comes first, adding both up.
+    expect(all).toMatchObject({ version: null, allVersions: true, current: false, participants: 3 });
+    expect(all.levels[0]).toMatchObject({ reached: 3, completed: 3 });
     expect(cur).toMatchObject({ version: versionedGameId(glow), participants: 1, unverified: 0, otherVersion: 0 });
     // Both old logs, the versioned one and the bare one, verify on the retired version.
     expect(old).toMatchObject({

@@ -140,34 +140,71 @@ export interface GridEventData {
 
 export type GridEventKind = keyof GridEventData;
 
+/**
+ * What an event kind of the grid player is to the rest of the studio. `edit`: it edits the output
+ * grid, whether or not a cell changes: one action of the task (`GRID_ACTION_KINDS`), one edit in
+ * the player's count. `tool`: the grid tool the results count it under (`GridTool`).
+ */
+interface GridEventRole {
+  readonly edit?: true;
+  readonly tool?: string;
+}
+
+/**
+ * Every event kind the grid player logs and replays, once, with its role: the lists of kinds
+ * elsewhere (`GRID_EVENT_KINDS`, `GRID_ACTION_KINDS`, the player's edit count, the results'
+ * tools) are derived from it. A kind missing here, or here and not in `GridEventData`, does not
+ * compile.
+ */
+export const GRID_EVENTS = {
+  'task.open': {},
+  tool: {},
+  color: {},
+  symbols: {},
+  paint: { edit: true, tool: 'edit' },
+  'stroke.end': {},
+  fill: { edit: true, tool: 'fill' },
+  select: { tool: 'select' },
+  'select.wand': { tool: 'wand' },
+  'select.clear': {},
+  recolor: { edit: true, tool: 'recolor' },
+  rotate: { edit: true, tool: 'rotate' },
+  flip: { edit: true, tool: 'flip' },
+  move: { edit: true, tool: 'move' },
+  crop: { edit: true, tool: 'crop' },
+  copy: { tool: 'copy' },
+  paste: { edit: true, tool: 'paste' },
+  resize: { edit: true, tool: 'resize' },
+  'resize.invalid': {},
+  'copy.input': { edit: true, tool: 'copy.input' },
+  reset: { edit: true, tool: 'reset' },
+  undo: { edit: true, tool: 'undo' },
+  redo: { edit: true, tool: 'redo' },
+  'test.select': {},
+  submit: {},
+} as const satisfies Record<GridEventKind, GridEventRole>;
+
+type ToolOf<R> = R extends { readonly tool: infer T } ? T : never;
+/** A grid tool as the results count its uses; `edit` is painting cells. */
+export type GridTool = ToolOf<(typeof GRID_EVENTS)[GridEventKind]>;
+
+const gridEventEntries = Object.entries(GRID_EVENTS) as [GridEventKind, GridEventRole][];
+
 /** Every event kind the grid player logs and replays. */
-export const GRID_EVENT_KINDS: ReadonlySet<string> = new Set<GridEventKind>([
-  'task.open',
-  'tool',
-  'color',
-  'symbols',
-  'paint',
-  'stroke.end',
-  'fill',
-  'select',
-  'select.wand',
-  'select.clear',
-  'recolor',
-  'rotate',
-  'flip',
-  'move',
-  'crop',
-  'copy',
-  'paste',
-  'resize',
-  'resize.invalid',
-  'copy.input',
-  'reset',
-  'undo',
-  'redo',
-  'test.select',
-  'submit',
-]);
+export const GRID_EVENT_KINDS: ReadonlySet<string> = new Set<GridEventKind>(gridEventEntries.map(([kind]) => kind));
+
+/** The kinds that edit the output grid (`edit` in `GRID_EVENTS`): each is one action of a task. */
+export const GRID_EDIT_KINDS: ReadonlySet<string> = new Set<GridEventKind>(
+  gridEventEntries.filter(([, role]) => role.edit).map(([kind]) => kind),
+);
+
+/** Event kind -> the grid tool the results count it under. */
+export const GRID_TOOL_OF_KIND: Readonly<Partial<Record<GridEventKind, GridTool>>> = Object.fromEntries(
+  gridEventEntries.flatMap(([kind, role]) => (role.tool ? [[kind, role.tool]] : [])),
+);
+
+/** Every grid tool, in the order of `GRID_EVENTS`. */
+export const GRID_TOOLS: readonly GridTool[] = [...new Set(Object.values(GRID_TOOL_OF_KIND))];
 
 export function initialTest(): TestState {
   return { output: makeGrid(START_SIZE, START_SIZE), undo: [], redo: [], trials: 0, wrong: [], status: 'open' };

@@ -368,7 +368,7 @@ export const BaselinesFileSchema = z.object({
         .min(1)
         .optional()
         .describe(
-          'The game version the figures come from (id-hash, e.g. push-f39e6e1680aa); the game key is the short id for the version the server ran when exporting.',
+          "The game version the figures come from (a built-in game's id-hash, e.g. push-f39e6e1680aa; a server-run game's code its runs were opened on, e.g. ls20-9607627b@3f2a9c01d4e5); the game key is the short id for the version the server ran when exporting.",
         ),
       participants: Count,
       levels: z.array(LevelBaselinesSchema).refine((ls) => ls.every((l, i) => l.level === i + 1), {

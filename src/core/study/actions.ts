@@ -18,23 +18,10 @@
 import { splitRuns } from '../game/accounting';
 import type { GameAction, GameState } from '../game/types';
 import type { StudyItem } from './schema';
+import { GRID_EDIT_KINDS } from '../log/gridPlayer';
 
-/** The grid-changing event kinds of a task item: each is one action. */
-export const GRID_ACTION_KINDS: ReadonlySet<string> = new Set([
-  'paint',
-  'fill',
-  'recolor',
-  'rotate',
-  'flip',
-  'move',
-  'crop',
-  'paste',
-  'resize',
-  'copy.input',
-  'reset',
-  'undo',
-  'redo',
-]);
+/** The grid-changing event kinds of a task item (`edit` in the grid player's `GRID_EVENTS`): each is one action. */
+export const GRID_ACTION_KINDS: ReadonlySet<string> = GRID_EDIT_KINDS;
 
 /** The answer-changing event kinds of a question item. */
 export const ANSWER_ACTION_KINDS: ReadonlySet<string> = new Set(['question.choice', 'question.input']);

@@ -14,6 +14,9 @@
  * baselines, then the baselines file given to the server (`serve --agent-baselines FILE`), then
  * the `baseline_actions` of an arcengine game's metadata. A game none of them has scores 0, as
  * the official scorer does.
+ * A source's figures are used only for the version the agent played (an arcengine game's code, as
+ * its runs recorded it): a source with baselines of the game's other versions only is refused, and
+ * the run's message says which versions it has (`versionBaselines`).
  */
 import type { StudyResults } from '../../core/analysis/results';
 import {
@@ -98,10 +101,31 @@ export function studyBaselines(results: StudyResults): Baselines {
 }
 
 /**
- * The baselines a file holds for `gameId` (a full id): its entry of that id, or the entry whose
- * `version` is that id (an exported file keys the current version by the short id).
+ * The figures `source` (`baselines`) holds for the version of `gameId` an agent played (`played`:
+ * the versions its runs recorded, `<game id>@<code hash>` or the id alone), or why they cannot be
+ * used; null when the source has no figures of the game at all. An entry that names no version
+ * (a file written before versions were recorded) stands for whichever version was played.
  */
-export function fileGame(file: Baselines, gameId: string): GameBaselines | null {
-  if (Object.prototype.hasOwnProperty.call(file.games, gameId)) return file.games[gameId];
-  return Object.values(file.games).find((g) => g.version === gameId) ?? null;
+export function versionBaselines(
+  baselines: Baselines,
+  gameId: string,
+  played: readonly string[],
+  source: string,
+): { game: GameBaselines } | { problem: string } | null {
+  const ofGame = Object.entries(baselines.games).filter(
+    ([key, g]) =>
+      key === gameId || key.startsWith(`${gameId}@`) || g.version === gameId || g.version?.startsWith(`${gameId}@`),
+  );
+  if (!ofGame.length) return null;
+  if (played.length > 1)
+    return {
+      problem: `this scorecard's runs of ${gameId} were played on ${played.length} versions of its code (${played.join(', ')}), and ${source} holds figures per version; open one scorecard per version`,
+    };
+  const want = played[0] ?? gameId;
+  const hit = ofGame.find(([key, g]) => (g.version !== undefined ? g.version === want : key === gameId));
+  if (hit) return { game: hit[1] };
+  const held = ofGame.map(([key, g]) => g.version ?? key);
+  return {
+    problem: `${source} has human baselines of ${held.join(', ')} only, and this agent played ${want}; score it against a study whose participants played that version, or collect baselines of it`,
+  };
 }

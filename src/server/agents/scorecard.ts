@@ -26,6 +26,8 @@ export interface CardGame {
   readonly baselines: Baselines | null;
   /** Where the baselines come from: `study:<id>`, `reference:<group>`, `file` (`serve --agent-baselines`) or `metadata`; null: none. */
   readonly baselinesFrom?: string | null;
+  /** Why a source's baselines were refused (they are of other versions of the game); said in each run's message. */
+  readonly refused?: string;
 }
 
 export interface CardHead {
@@ -117,7 +119,7 @@ function runJson(
     return raw(
       game?.baselinesFrom?.startsWith('reference:')
         ? `Human baseline actions are not available for this environment: the reference group "${game.baselinesFrom.slice('reference:'.length)}" has no recordings of ${play.gameId}; import some in the studio (the game's Baselines page) or drop the "${game.baselinesFrom}" tag`
-        : 'Human baseline actions are not available for this environment',
+        : `Human baseline actions are not available for this environment${game?.refused ? `: ${game.refused}` : ''}`,
     );
   if (listed < completedLevels) return raw('Human baseline actions size mismatch');
   const scored = scoreRun(

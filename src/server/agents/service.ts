@@ -28,7 +28,8 @@ import {
   type Run,
 } from '../../core/game';
 import { isScoringPreset, type Baselines, type ScoringPresetName } from '../../core/scoring';
-import { cardOptions, fileGame, REFERENCE_TAG, STUDY_TAG, type CardOptions } from './baselines';
+import { cardOptions, REFERENCE_TAG, STUDY_TAG, versionBaselines, type CardOptions } from './baselines';
+import { codeVersion } from '../../core/analysis/versions';
 import { games as builtinGames, gameVersions, getGame } from '../../games';
 import { hashToken, newToken, tokenMatches } from '../people/auth';
 import type { Arc3Service } from '../arc3/runs';
@@ -392,6 +393,14 @@ export class AgentService {
     const out: Record<string, CardGame> = {};
     const study = card.options.study !== null ? await this.studyFigures(card.options.study) : null;
     const file = this.opts.baselines?.() ?? null;
+    // The version of each game its runs were opened on (an arcengine game's code).
+    const played = new Map<string, Set<string>>();
+    if (study || file)
+      for (const run of await this.store.listAgentRuns(card.record.cardId)) {
+        let of = played.get(run.gameId);
+        if (!of) played.set(run.gameId, (of = new Set()));
+        of.add(codeVersion(run.gameId, run.codeHash));
+      }
     for (const id of new Set(steps.map((s) => s.gameId))) {
       let info: AgentGame | null = null;
       try {
@@ -401,17 +410,27 @@ export class AgentService {
       }
       let baselines: Baselines | null = null;
       let from: string | null = null;
-      const fromFile = file ? fileGame(file, id) : null;
+      const versions = [...(played.get(id) ?? [])];
       const reference = card.options.reference;
+      const fromStudy =
+        reference === null && study ? versionBaselines(study, id, versions, `study "${card.options.study}"`) : null;
+      const fromFile = reference === null && file ? versionBaselines(file, id, versions, 'the baselines file') : null;
+      // The first source that has the game decides: its figures of the version played, or a refusal
+      // (figures of another version would score the agent against a game it did not play).
+      const chosen = fromStudy ?? fromFile;
+      if (chosen && 'problem' in chosen) {
+        out[id] = { tags: info?.tags ?? [], baselines: null, baselinesFrom: null, refused: chosen.problem };
+        continue;
+      }
       if (reference !== null) {
         // The card chose its human baselines: no other source stands in for a game the group lacks.
         baselines = (await this.opts.referenceBaselines?.(id, reference)) ?? null;
         from = `${REFERENCE_TAG}${reference}`;
-      } else if (study?.games[id]) {
-        baselines = { source: study.source, games: { [id]: study.games[id] } };
+      } else if (chosen && fromStudy) {
+        baselines = { source: study!.source, games: { [id]: chosen.game } };
         from = `${STUDY_TAG}${card.options.study}`;
-      } else if (file && fromFile) {
-        baselines = { source: file.source, games: { [id]: fromFile } };
+      } else if (chosen) {
+        baselines = { source: file!.source, games: { [id]: chosen.game } };
         from = 'file';
       } else if (info?.baselineActions.length) {
         baselines = {
@@ -653,7 +672,8 @@ export class AgentService {
     const reply = await service.open({ gameId: game.game_id, seed: 0 }).catch(arc3Failure);
     const first = reply.steps[0];
     live.arc3 = { runId: reply.run, step: first.step, state: first.state };
-    await this.store.addAgentRun(rec);
+    // The code it was opened on, so the scorecard uses the human baselines of that very version.
+    await this.store.addAgentRun({ ...rec, codeHash: reply.game.codeHash ?? null });
     this.lives.set(guid, live);
     const frames = decodeFrames(first.frames);
     const opened = this.answer(

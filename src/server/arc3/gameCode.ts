@@ -14,15 +14,14 @@ import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/p
 import path from 'node:path';
 import type { Store, StudyGamePin } from '../store/types';
 import { versionedGameId } from '../../core/game';
+import { codeVersion } from '../../core/analysis/versions';
 import { games as builtInGames } from '../../games';
 
 /** Hex digits of a version's hash (48 bits: distinct for every edit a designer makes of one game). */
 export const CODE_HASH_LENGTH = 12;
 
 /** A game's version as logs and the studio show it: `<game id>@<code hash>`, or the id alone without a hash. */
-export function gameVersion(gameId: string, codeHash: string | null | undefined): string {
-  return codeHash ? `${gameId}@${codeHash}` : gameId;
-}
+export const gameVersion = codeVersion;
 
 /**
  * The versions of games `ids` now, as a study pins them (`study_game_pins`): an arcengine game's

@@ -4,7 +4,10 @@
  * level 1; the designer edits its file and the game is reloaded; three more play the new code and
  * complete level 1. The campaign view shows the two code versions side by side, which one is
  * mounted and when each was first played, each with the figures recomputed from its own runs
- * (the runs' recorded code and their stored steps). Then a candidate skipped for lack of time
+ * (the runs' recorded code and their stored steps). The study's results, its baselines export and
+ * its attempts export split the game the same way, with the row of all versions kept; an agent is
+ * scored against the baselines of the code it played, and refused those of other code. Then a
+ * candidate skipped for lack of time
  * stays skipped: a run of it is refused (409 `item_skipped`) even after an `item.start` for it.
  */
 import { chmodSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,6 +17,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Hono } from 'hono';
 import { serverStepEventData, type ServerRunReply, type ServerStep } from '../../core/game/serverGame';
 import type { CampaignView } from '../../core/protocol/campaign';
+import type { StudyResults } from '../../core/analysis/results';
+import { parseCsvObjects } from '../../core/formats/csv';
 import type { StudyDefinitionInput } from '../../core/study/schema';
 import { createApi } from '../app';
 import { hashToken } from '../people/auth';
@@ -25,6 +30,8 @@ import type { Store } from '../store/types';
 import { readGameFolder } from '../arc3/gameCode';
 import { startArc3, studioGames, type Arc3Started } from '../arc3/mount';
 import { apiCaller } from '../testing/api';
+import { AgentService, RESEARCHER } from '../agents/service';
+import { studyBaselines } from '../agents/baselines';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const VENDOR = path.resolve(ROOT, '../shared/vendor/arc-agi-3');
@@ -71,6 +78,17 @@ describe('a campaign whose game is revised mid-campaign', () => {
   let app: Hono;
   let clock = Date.UTC(2026, 5, 1, 9);
   const call = apiCaller(() => app);
+  /** The code versions before and after the designer's edit, set by the first test. */
+  let before = '';
+  let after = '';
+  /** An export of study `rev` downloaded through its one-time link. */
+  const download = async (format: string) => {
+    const made = await call('POST', 'admin/studies/rev/exports', ADMIN, { format });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const res = await app.request((made.body as { url: string }).url.replace(/^\/api/, ''));
+    expect(res.status).toBe(200);
+    return parseCsvObjects(await res.text());
+  };
 
   /** One participant: a session, a run of the candidate with `clicks` clicks, its log, finished. */
   const play = async (studyId: string, pid: string, clicks: number) => {
@@ -144,7 +162,7 @@ describe('a campaign whose game is revised mid-campaign', () => {
 
   it('shows the two code versions side by side, each with the figures of its own runs', async () => {
     expect((await call('POST', 'admin/studies/rev', ADMIN, { definition: study() })).status).toBe(201);
-    const before = (await readGameFolder(gameDir)).hash;
+    before = (await readGameFolder(gameDir)).hash;
     for (const pid of ['a1', 'a2', 'a3']) await play('rev', pid, 2);
     const firstAfter = clock + 10 * MIN;
     clock = firstAfter;
@@ -152,7 +170,7 @@ describe('a campaign whose game is revised mid-campaign', () => {
     const file = path.join(gameDir, 'vc33.py');
     writeFileSync(file, `${readFileSync(file, 'utf8')}\n# revised\n`);
     await arc3.service.reload(VC33);
-    const after = (await readGameFolder(gameDir)).hash;
+    after = (await readGameFolder(gameDir)).hash;
     expect(after).not.toBe(before);
     for (const pid of ['b1', 'b2', 'b3']) await play('rev', pid, 3);
 
@@ -192,6 +210,82 @@ describe('a campaign whose game is revised mid-campaign', () => {
       [3, 3],
     ]);
     expect(candidate.versions[1].firstPlayedAt).toBeGreaterThanOrEqual(candidate.versions[0].firstPlayedAt!);
+  });
+
+  it("splits the study's results, baselines and attempts by the code each run was opened on", async () => {
+    const results = (await call('GET', 'admin/studies/rev/results', ADMIN)).body as StudyResults;
+    const level1 = (version: string | null) => {
+      const row = results.games.find((g) => g.version === version);
+      expect(row, `a results row of ${version ?? 'all versions'}`).toBeDefined();
+      return [row!.participants, row!.levels[0].reached, row!.levels[0].completed, row!.levels[0].actions.median];
+    };
+    // The row of all versions first, then each version with its own level-1 rate: 0 of 3 on the
+    // old code, 3 of 3 in 3 actions on the new.
+    expect(results.games.map((g) => [g.version, g.allVersions, g.current])).toEqual([
+      [null, true, false],
+      [`${VC33}@${after}`, false, true],
+      [`${VC33}@${before}`, false, false],
+    ]);
+    expect(level1(null)).toEqual([6, 6, 3, 3]);
+    expect(level1(`${VC33}@${before}`)).toEqual([3, 3, 0, null]);
+    expect(level1(`${VC33}@${after}`)).toEqual([3, 3, 3, 3]);
+
+    // The baselines export: the current code under the game's id, the old code under its version.
+    const baselines = (await download('baselines-csv')).filter((r) => r.level === '1' && r.preset === 'best');
+    expect(baselines.map((r) => [r.game, r.version, r.participants, r.reached, r.completers, r.baseline])).toEqual([
+      [VC33, `${VC33}@${after}`, '3', '3', '3', '3'],
+      [`${VC33}@${before}`, `${VC33}@${before}`, '3', '3', '0', ''],
+    ]);
+
+    // Each attempt says the code it was played on.
+    const attempts = await download('csv');
+    const byPid = new Map(attempts.map((r) => [r.participant_id, r.version]));
+    expect(['a1', 'a2', 'a3', 'b1', 'b2', 'b3'].map((pid) => byPid.get(pid))).toEqual([
+      ...Array(3).fill(`${VC33}@${before}`),
+      ...Array(3).fill(`${VC33}@${after}`),
+    ]);
+  });
+
+  it('scores an agent against the human baselines of the code it played, and refuses those of other code', async () => {
+    const agents = new AgentService({
+      store,
+      adminTokenHash: hashToken(ADMIN),
+      arc3: arc3.service,
+      now: () => clock,
+      studyBaselines: async (id) => {
+        const r = await call('GET', `admin/studies/${id}/results`, ADMIN);
+        return r.status === 200 ? studyBaselines(r.body as StudyResults) : null;
+      },
+    });
+    type Card = {
+      environments: { baselines: string | null; runs: { level_baseline_actions: number[]; message?: string }[] }[];
+    };
+    /** A scorecard of the study: vc33 played to level 1's completion, then closed. */
+    const play = async () => {
+      const card = await agents.openCard(RESEARCHER, { tags: ['study:rev'] });
+      const opened = await agents.command(RESEARCHER, 'RESET', { game_id: VC33, card_id: card });
+      const { guid } = JSON.parse(opened.json) as { guid: string };
+      for (let k = 0; k < 3; k++) await agents.command(RESEARCHER, 'ACTION6', { game_id: VC33, guid, ...CLICK });
+      return (await agents.closeCard(RESEARCHER, card)) as Card;
+    };
+    try {
+      // The code mounted now is the new code, whose three players completed level 1 in 3 actions.
+      const onNew = (await play()).environments[0];
+      expect([onNew.baselines, onNew.runs[0].level_baseline_actions[0]]).toEqual(['study:rev', 3]);
+
+      // Revised once more: no participant played that code, so the study's figures are refused.
+      const file = path.join(gameDir, 'vc33.py');
+      writeFileSync(file, `${readFileSync(file, 'utf8')}\n# revised again\n`);
+      await arc3.service.reload(VC33);
+      const third = (await readGameFolder(gameDir)).hash;
+      const onThird = (await play()).environments[0];
+      expect(onThird.baselines).toBeNull();
+      expect(onThird.runs[0].message).toBe(
+        `Human baseline actions are not available for this environment: study "rev" has human baselines of ${VC33}@${after}, ${VC33}@${before} only, and this agent played ${VC33}@${third}; score it against a study whose participants played that version, or collect baselines of it`,
+      );
+    } finally {
+      await agents.stop();
+    }
   });
 
   it('refuses a run of a candidate skipped for lack of time, even after an item.start for it', async () => {

@@ -4,6 +4,7 @@
  * run recorded (`game_runs.code_hash`), written `<game id>@<code hash>` (`arc3/gameCode.ts`).
  */
 import type { CampaignSession } from '../../core/analysis/campaign';
+import { mountedVersion, type MountedGame } from '../../core/analysis/versions';
 import { gameVersion } from '../arc3/gameCode';
 import type { Store } from '../store/types';
 
@@ -24,12 +25,6 @@ export async function firstRunVersions(
 }
 
 /** The version of a game mounted now, as its runs would record it; null for a game this server does not list. */
-export function gameVersionNow(
-  games: Readonly<Record<string, { readonly version?: string; readonly codeHash?: string }>>,
-): (game: string) => string | null {
-  return (game) => {
-    const g = games[game];
-    if (!g) return null;
-    return g.codeHash ? gameVersion(game, g.codeHash) : (g.version ?? game);
-  };
+export function gameVersionNow(games: Readonly<Record<string, MountedGame>>): (game: string) => string | null {
+  return (game) => mountedVersion(games[game], game);
 }

@@ -25,6 +25,7 @@ import type { ThreadReplay } from '../arc3/replayCheck';
 import { isFinalState } from '../../core/study/rules';
 import type { Store } from '../store/types';
 import { MAIN_STAGE, inStage } from '../../core/study/stages';
+import { firstRunVersions } from '../campaign/versions';
 import {
   digestSessions,
   startDigestReads,
@@ -194,6 +195,12 @@ export async function computeStudyResults(
     );
     return digestSessions(deps, id, basis, sessions, progress, early);
   };
+  // The code each server-run game's first run was opened on, read beside the digests.
+  const gameRuns = versions.some((v) => v.definition.items.some((item) => item.kind === 'game'))
+    ? firstRunVersions(deps.store, id)
+    : undefined;
+  // Awaited below; a failure is reported there, not as an unhandled rejection meanwhile.
+  gameRuns?.catch(() => undefined);
   const data = deps.maintainer ? await deps.maintainer.run(id, 'results', digestAll) : await digestAll();
 
   const facts =
@@ -220,6 +227,7 @@ export async function computeStudyResults(
     testCount,
     games,
     replay: deps.replay,
+    ...(gameRuns ? { gameRuns: await gameRuns } : {}),
     now,
     questionFacts: facts,
     grades,

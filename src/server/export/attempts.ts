@@ -7,6 +7,7 @@ import { csvRecord } from '../../core/formats/csv';
 import { effectiveState } from '../../core/study/rules';
 import { summarizeSession } from '../../core/study/summary';
 import { games } from '../../games';
+import { firstRunVersions } from '../campaign/versions';
 import {
   type ExportContext,
   definitionFor,
@@ -17,8 +18,8 @@ import {
   testIndicesOf,
 } from './context';
 
-/** 2: `excluded` and `excluded_reason` after `playtest`. */
-export const ATTEMPTS_VERSION = 2;
+/** 2: `excluded` and `excluded_reason` after `playtest`. 3: `version` after `game`. */
+export const ATTEMPTS_VERSION = 3;
 
 /** The columns, in order. */
 export const ATTEMPTS_COLUMNS = [
@@ -38,6 +39,7 @@ export const ATTEMPTS_COLUMNS = [
   'collection',
   'task',
   'game',
+  'version',
   'practice',
   'started',
   'finished',
@@ -59,6 +61,7 @@ export const ATTEMPTS_COLUMNS = [
 /** Yields the header, then the rows of one session at a time. */
 export async function* attemptsCsv(ctx: ExportContext): AsyncGenerator<string> {
   yield csvRecord(ATTEMPTS_COLUMNS);
+  const runs = await firstRunVersions(ctx.store, ctx.studyId);
   for (const s of ctx.sessions) {
     const def = definitionFor(ctx, s);
     const events = await sessionEvents(ctx, s.id);
@@ -95,6 +98,9 @@ export async function* attemptsCsv(ctx: ExportContext): AsyncGenerator<string> {
         item.kind === 'task' ? item.collection : '',
         item.kind === 'task' ? item.task : '',
         item.kind === 'game' ? item.game : '',
+        item.kind === 'task'
+          ? (subs.find((x) => x.item === item.id && x.taskHash)?.taskHash ?? '')
+          : (runs.get(s.id)?.[item.id]?.version ?? it.game?.version ?? ''),
         it.practice,
         it.started,
         it.finished,

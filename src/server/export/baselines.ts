@@ -9,7 +9,9 @@
  *
  * Baselines are kept per game version (levels may differ between versions): logs of the version
  * the server runs count under the game's id (`push`), logs verified on an earlier version the
- * server still keeps under that version's id (`push-<hash>`); each game says its `version`. Logs
+ * server still keeps under that version's id (`push-<hash>`); each game says its `version`. A
+ * server-run game's version is the code its run was opened on, as the server recorded it
+ * (`ls20-9607627b@3f2a9c01d4e5`), so the runs of a game edited mid-study count apart. Logs
  * of a version the server cannot run are not verified and count nowhere (the study results and
  * the session's `game_log_other_version:<item>` flag show them).
  */
@@ -26,6 +28,8 @@ import {
   type Baselines,
   type PlayerLevels,
 } from '../../core/scoring/baselines';
+import { mountedVersion } from '../../core/analysis/versions';
+import { firstRunVersions } from '../campaign/versions';
 import {
   type ExportContext,
   definitionFor,
@@ -35,10 +39,11 @@ import {
   sessionEvents,
 } from './context';
 
-export const BASELINES_CSV_VERSION = 1;
+export const BASELINES_CSV_VERSION = 2;
 
 export const BASELINES_CSV_COLUMNS = [
   'game',
+  'version',
   'level',
   'participants',
   'reached',
@@ -73,9 +78,11 @@ async function computeStudyBaselines(ctx: ExportContext): Promise<Baselines> {
       const game = ctx.games[item.game];
       if (!game) continue;
       winLevels[item.game] = game.levels;
-      if (game.version !== undefined) versions[item.game] = game.version;
+      const now = mountedVersion(game, item.game);
+      if (now !== null) versions[item.game] = now;
     }
   }
+  const runs = await firstRunVersions(ctx.store, ctx.studyId);
   for (const s of ctx.sessions) {
     if (isPlaytestSession(s) || isExcludedSession(s) || !inStage(s.stage, MAIN_STAGE)) continue;
     const items = definitionFor(ctx, s).items.filter((i) => i.kind === 'game' && !i.practice);
@@ -89,7 +96,8 @@ async function computeStudyBaselines(ctx: ExportContext): Promise<Baselines> {
       if (!levels) continue;
       const verification = verifyGameLog(item, evs, ctx.replay);
       if (!verification.verified) continue;
-      const version = verification.version ?? versions[item.game];
+      // A server-run game keeps its id when its code changes: the run's record names the code.
+      const version = runs.get(s.id)?.[item.id]?.version ?? verification.version ?? versions[item.game];
       const key = version === undefined || version === versions[item.game] ? item.game : version;
       if (version !== undefined) versions[key] = version;
       players.push({ participant: participantId(s), game: key, levels });
@@ -120,6 +128,7 @@ export async function* baselinesCsv(ctx: ExportContext): AsyncGenerator<string> 
         const figure = baselineOf(l.actions ?? [], name);
         chunk += csvRecord([
           game,
+          g.version ?? '',
           l.level,
           g.participants,
           l.reached,

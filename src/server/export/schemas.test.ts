@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { exportSchemas } from './schemas';
+import { jsonName, SESSION_COLUMNS } from './sessionColumns';
 
 const DOCS = path.resolve(__dirname, '../../../docs/formats/schemas');
 
@@ -12,6 +13,29 @@ describe('export schemas', () => {
     for (const [name, schema] of Object.entries(schemas)) {
       expect(readFileSync(path.join(DOCS, name), 'utf8'), name).toBe(JSON.stringify(schema, null, 2) + '\n');
     }
+  });
+
+  it('word each session column one way in every CSV and JSON schema that has it', () => {
+    let seen = 0;
+    // Files of rows that belong to sessions: the CSV files and the JSON lines of events and runs
+    // (the JSON documents' studyVersion is the version exported, another thing).
+    const rowFiles = Object.entries(exportSchemas()).filter(
+      ([file, schema]) => 'x-columns' in schema || file === 'events.schema.json' || file === 'game-runs.schema.json',
+    );
+    for (const [file, schema] of rowFiles) {
+      const props = (schema as { properties?: Record<string, { description?: string }> }).properties ?? {};
+      for (const [name, col] of Object.entries(SESSION_COLUMNS)) {
+        for (const key of new Set([name, jsonName(name)])) {
+          // payments.csv's participant_id is the platform id a bonus file pays, without the
+          // session id to fall back on: another column under the same name.
+          if (!props[key] || (file === 'payments.schema.json' && key === 'participant_id')) continue;
+          seen++;
+          expect(props[key].description?.startsWith(col.description), `${file}: ${key}`).toBe(true);
+        }
+      }
+    }
+    // attempts (10), grid-actions (6), grades (5), responses (7), campaign (1), payments (1), events and game runs (4 each).
+    expect(seen).toBe(38);
   });
 
   it('give every schema an id, a title and, for CSV files, a pattern for each typed column', () => {

@@ -17,15 +17,7 @@ import { GRADES_COLUMNS, GRADES_VERSION } from './grades';
 import { RESPONSES_COLUMNS, RESPONSES_VERSION } from './responses';
 import { GAME_VERSIONS_VERSION } from './gameVersions';
 import { SURVEYS_VERSION } from './surveys';
-
-type ColumnType = 'string' | 'integer' | 'number' | 'boolean' | 'json';
-
-interface Column {
-  readonly type: ColumnType;
-  /** True when the field may be empty. */
-  readonly empty?: boolean;
-  readonly description: string;
-}
+import { type Column, type ColumnType, SESSION_COLUMNS, sessionColumns, sessionProperties } from './sessionColumns';
 
 const BASE = 'https://arc-studio.dev/schemas/';
 
@@ -75,32 +67,19 @@ function csvSchema(
 }
 
 const ATTEMPT_SPEC: Record<string, Column> = {
-  study_id: { type: 'string', description: 'The study id' },
-  study_version: { type: 'integer', description: 'The study version the session ran' },
-  session_id: { type: 'string', description: 'The session id' },
-  participant_id: { type: 'string', description: 'PROLIFIC_PID, else workerId, else the session id' },
-  prolific_pid: { type: 'string', empty: true, description: "Prolific's PROLIFIC_PID from the study link" },
-  worker_id: { type: 'string', empty: true, description: "MTurk's workerId from the study link" },
-  session_state: {
-    type: 'string',
-    description: 'started, active, finished, timed_out, abandoned or withdrawn, at export time',
-  },
-  playtest: { type: 'boolean', description: "A designer's playtest session (never counted)" },
-  excluded: {
-    type: 'boolean',
-    description: 'A session a researcher excluded (kept here, never counted in results or baselines)',
-  },
-  excluded_reason: {
-    type: 'string',
-    empty: true,
-    description: "The researcher's reason for the exclusion, when given",
-  },
+  ...sessionColumns(),
   position: { type: 'integer', description: "1-based position of the item in the session's order" },
   item_id: { type: 'string', description: 'The item id in the study' },
   item_kind: { type: 'string', description: 'task or game' },
   collection: { type: 'string', empty: true, description: "Task items: the task's collection" },
   task: { type: 'string', empty: true, description: "Task items: the task's id in its collection" },
   game: { type: 'string', empty: true, description: "Game items: the game's id" },
+  version: {
+    type: 'string',
+    empty: true,
+    description:
+      "The version played: tasks, the content hash of the task the first judged submission was judged on; games, the version the log or the run recorded (a server-run game's code, <game id>@<code hash>); empty when not recorded",
+  },
   practice: { type: 'boolean', description: 'A practice item (never counted)' },
   started: { type: 'boolean', description: 'The participant opened the item (logged its item.start)' },
   finished: {
@@ -156,7 +135,7 @@ const ATTEMPT_SPEC: Record<string, Column> = {
 };
 
 const PAYMENTS_SPEC: Record<string, Column> = {
-  session_id: { type: 'string', description: 'The session id' },
+  session_id: SESSION_COLUMNS.session_id,
   participant_id: {
     type: 'string',
     empty: true,
@@ -183,7 +162,16 @@ const PAYMENTS_SPEC: Record<string, Column> = {
 };
 
 const BASELINE_SPEC: Record<string, Column> = {
-  game: { type: 'string', description: 'The game id' },
+  game: {
+    type: 'string',
+    description: "The game id for the version the server ran when exporting, else the version's own id",
+  },
+  version: {
+    type: 'string',
+    empty: true,
+    description:
+      "The game version these figures are of: a built-in game's versioned id (push-<hash>), a server-run game's code its runs were opened on (ls20-9607627b@<code hash>); empty when not known",
+  },
   level: { type: 'integer', description: '1-based level' },
   participants: { type: 'integer', description: 'First-time players of the game with a verified log' },
   reached: { type: 'integer', description: 'Of those, players whose first run entered the level' },
@@ -200,18 +188,7 @@ const BASELINE_SPEC: Record<string, Column> = {
 };
 
 const GRID_SPEC: Record<string, Column> = {
-  study_id: { type: 'string', description: 'The study id' },
-  study_version: { type: 'integer', description: 'The study version the session ran' },
-  session_id: { type: 'string', description: 'The session id' },
-  participant_id: {
-    type: 'string',
-    description: 'PROLIFIC_PID, else workerId, else the session id (H-ARC: hashed_id)',
-  },
-  playtest: { type: 'boolean', description: "A designer's playtest session" },
-  excluded: {
-    type: 'boolean',
-    description: 'A session a researcher excluded (kept here, never counted in results or baselines)',
-  },
+  ...sessionColumns({ participant_id: 'H-ARC: hashed_id' }),
   item_id: { type: 'string', description: 'The item id in the study' },
   collection: { type: 'string', description: "The task's collection" },
   task_name: { type: 'string', description: "H-ARC task_name: the task's id in its collection" },
@@ -283,14 +260,7 @@ const GRID_SPEC: Record<string, Column> = {
 };
 
 const GRADES_SPEC: Record<string, Column> = {
-  study_id: { type: 'string', description: 'The study id' },
-  study_version: { type: 'integer', description: 'The study version the session ran' },
-  session_id: { type: 'string', description: 'The session id (graders never see it)' },
-  participant_id: { type: 'string', description: 'PROLIFIC_PID, else workerId, else the session id' },
-  excluded: {
-    type: 'boolean',
-    description: 'A session a researcher excluded (its grades are kept here, never final or counted)',
-  },
+  ...sessionColumns({ session_id: 'graders never see it', excluded: 'its grades are never final' }),
   item_id: { type: 'string', description: 'The question item in the study' },
   test_index: {
     type: 'integer',
@@ -334,16 +304,7 @@ const GRADES_SPEC: Record<string, Column> = {
 };
 
 const RESPONSES_SPEC: Record<string, Column> = {
-  study_id: { type: 'string', description: 'The study id' },
-  study_version: { type: 'integer', description: 'The study version the session ran' },
-  session_id: { type: 'string', description: 'The session id' },
-  participant_id: { type: 'string', description: 'PROLIFIC_PID, else workerId, else the session id' },
-  session_state: {
-    type: 'string',
-    description: 'started, active, finished, timed_out, abandoned or withdrawn, at export time',
-  },
-  playtest: { type: 'boolean', description: "A designer's playtest session (never counted)" },
-  excluded: { type: 'boolean', description: 'A session a researcher excluded (kept here, never counted)' },
+  ...sessionColumns(),
   item_id: {
     type: 'string',
     empty: true,
@@ -427,8 +388,7 @@ const eventsSchema = {
     'excluded',
   ],
   properties: {
-    sessionId: { type: 'string' },
-    studyVersion: { type: 'integer', minimum: 1 },
+    ...sessionProperties(['session_id', 'study_version']),
     seq: { type: 'integer', minimum: 0, description: '0, 1, 2, ... within the session' },
     t: { type: 'number', minimum: 0, description: 'ms since the session started (performance.now(), sub-millisecond)' },
     kind: {
@@ -441,11 +401,7 @@ const eventsSchema = {
     receivedAt: { type: 'number', description: "The server's receive time, ms since the Unix epoch" },
     item: { type: ['string', 'null'], description: 'The item the event belongs to (the last item.start before it)' },
     practice: { type: 'boolean', description: 'The item is a practice item (never counted)' },
-    playtest: { type: 'boolean', description: "The session is a designer's playtest (never counted)" },
-    excluded: {
-      type: 'boolean',
-      description: 'A researcher excluded the session (kept in the export, never counted in results or baselines)',
-    },
+    ...sessionProperties(['playtest', 'excluded']),
   },
 };
 
@@ -521,7 +477,7 @@ const recordingSchema = {
 };
 
 const CAMPAIGN_SPEC: Record<string, Column> = {
-  study_id: { type: 'string', description: 'The study id' },
+  study_id: SESSION_COLUMNS.study_id,
   campaign_id: { type: 'string', empty: true, description: "The study's campaign id (empty: the study alone)" },
   pool: { type: 'string', description: 'The pool item id' },
   candidate_id: { type: 'string', description: "The candidate's item id (as in the logs)" },
@@ -653,8 +609,7 @@ const gameRunsSchema = {
     'excluded',
   ],
   properties: {
-    sessionId: { type: 'string' },
-    studyVersion: { type: 'integer', minimum: 1 },
+    ...sessionProperties(['session_id', 'study_version']),
     item: { type: 'string', description: 'The game item' },
     run: { type: 'integer', minimum: 1, description: "1-based among the item's stored runs, in the order opened" },
     runId: { type: 'string' },
@@ -673,8 +628,7 @@ const gameRunsSchema = {
       description: "The run's file in recordings/ (absent when the bundle's README lists it as not written)",
     },
     practice: { type: 'boolean', description: 'The item is a practice item (never counted)' },
-    playtest: { type: 'boolean', description: "The session is a designer's playtest (never counted)" },
-    excluded: { type: 'boolean', description: 'A researcher excluded the session (never counted)' },
+    ...sessionProperties(['playtest', 'excluded']),
   },
 };
 

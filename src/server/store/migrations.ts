@@ -604,4 +604,16 @@ export const migrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 22,
+    name: 'versions of what was played: the task a submission was judged on, the code an agent played',
+    sql: `
+      -- The content hash of the task a grid was judged against (core/analysis/versions.ts
+      -- taskContentHash), so results split an edited task file by version; null: not recorded.
+      ALTER TABLE submissions ADD COLUMN task_hash text;
+      -- The code hash of the arcengine game an agent's run was opened on (as game_runs.code_hash),
+      -- so a scorecard is scored against the human baselines of that version; null: not recorded.
+      ALTER TABLE agent_runs ADD COLUMN code_hash text;
+    `,
+  },
 ];

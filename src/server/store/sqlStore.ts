@@ -90,6 +90,7 @@ const submissionOf = (row: Record<string, unknown>): SubmissionRecord => ({
   verdict: row.verdict as SubmissionRecord['verdict'],
   practice: row.practice as boolean,
   at: ms(row.at),
+  taskHash: (row.task_hash as string | null | undefined) ?? null,
 });
 const json = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T;
 
@@ -793,9 +794,20 @@ export class SqlStore implements Store {
 
   async addSubmission(s: SubmissionRecord): Promise<boolean> {
     const r = await this.db.query(
-      `INSERT INTO submissions (session_id, key, item, test_index, trial, grid, verdict, practice, at)
-       VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9) ON CONFLICT DO NOTHING RETURNING 1`,
-      [s.sessionId, s.key, s.item, s.testIndex, s.trial, JSON.stringify(s.grid), s.verdict, s.practice, new Date(s.at)],
+      `INSERT INTO submissions (session_id, key, item, test_index, trial, grid, verdict, practice, at, task_hash)
+       VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9, $10) ON CONFLICT DO NOTHING RETURNING 1`,
+      [
+        s.sessionId,
+        s.key,
+        s.item,
+        s.testIndex,
+        s.trial,
+        JSON.stringify(s.grid),
+        s.verdict,
+        s.practice,
+        new Date(s.at),
+        s.taskHash ?? null,
+      ],
     );
     return r.rows.length === 1;
   }
@@ -1224,8 +1236,8 @@ export class SqlStore implements Store {
 
   async addAgentRun(a: AgentRunRecord): Promise<void> {
     await this.db.query(
-      `INSERT INTO agent_runs (guid, card_id, game_id, source, seed, opened_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
-      [a.guid, a.cardId, a.gameId, a.source, a.seed, new Date(a.openedAt)],
+      `INSERT INTO agent_runs (guid, card_id, game_id, source, seed, opened_at, code_hash) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
+      [a.guid, a.cardId, a.gameId, a.source, a.seed, new Date(a.openedAt), a.codeHash ?? null],
     );
   }
 
@@ -1361,5 +1373,6 @@ function agentRunOf(row: Record<string, unknown>): AgentRunRecord {
     source: row.source as AgentRunRecord['source'],
     seed: row.seed as number,
     openedAt: ms(row.opened_at),
+    codeHash: (row.code_hash as string | null | undefined) ?? null,
   };
 }

@@ -89,6 +89,8 @@ export interface SubmissionRecord {
   readonly verdict: Verdict;
   readonly practice: boolean;
   readonly at: number;
+  /** The content hash of the task a grid was judged against (`taskContentHash`); null or absent: not recorded. */
+  readonly taskHash?: string | null;
 }
 
 /**
@@ -248,6 +250,8 @@ export interface AgentRunRecord {
   readonly source: AgentRunSource;
   readonly seed: number;
   readonly openedAt: number;
+  /** An arcengine game's code hash the run was opened on; null or absent: not recorded (built-in and remote games). */
+  readonly codeHash?: string | null;
 }
 
 /** One action of an agent's game session as the engine answered it; seq 0 is the opening RESET. */

@@ -8,6 +8,7 @@ import { gridsEqual, type Grid } from '../../core/grid/grid';
 import type { SubmissionResult } from '../../core/protocol/api';
 import { SubmissionRequest } from '../../core/protocol/requests';
 import { tallyTests } from '../../core/study/summary';
+import { taskContentHash } from '../../core/analysis/versions';
 import type { SubmissionRecord } from '../store/types';
 import { admit } from './admission';
 import { type StudyContext, fail, readBody, testIndicesOf, sessionItem } from './context';
@@ -104,6 +105,8 @@ export function submissionRoutes(ctx: StudyContext): Hono {
       at: t,
       trial: isDuplicate ? null : tally.trialsUsed + 1,
       verdict: isDuplicate ? 'duplicate' : gridsEqual(grid as Grid, answer) ? 'correct' : 'wrong',
+      // The task as judged: its file may be edited while the study runs.
+      taskHash: taskContentHash(found.task),
     };
     return once.store(
       () => store.addSubmission(record),
