@@ -76,7 +76,8 @@ test.describe('reference recordings beside the participants', () => {
       .click();
     await expect(page.getByRole('heading', { name: `Human figures of ${VC33}` })).toBeVisible();
     const level1 = page.getByRole('region', { name: 'Level 1' });
-    const participants = level1.locator('[data-kind="participants"]');
+    // This study's participants (the server's other studies may have played vc33 too).
+    const participants = level1.locator(`[data-kind="participants"][data-study="${STUDY}"]`);
     await expect(participants).toHaveCount(1);
     await expect(participants.locator('[data-field="completed"]')).toHaveText('1 (100%)');
 

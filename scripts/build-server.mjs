@@ -27,6 +27,7 @@ export const ENTRIES = {
   worker: 'src/server/digests/worker.ts',
   validateWorker: 'src/cli/validateWorker.ts',
   bench: 'src/bench/main.ts',
+  prolificStandin: 'src/prolificStandin/main.ts',
 };
 
 // Built beside, then swapped in, so that a server running from the old folder keeps its chunks

@@ -29,7 +29,7 @@ import ts from 'typescript';
  * on both (browser and server), the command that runs the server, and the benchmarks, which
  * measure all of them and which nothing imports.
  */
-const SRC_LAYERS = [['core'], ['games'], ['client', 'server'], ['cli'], ['bench']];
+const SRC_LAYERS = [['core'], ['games'], ['client', 'server'], ['cli'], ['bench', 'prolificStandin']];
 
 /**
  * The features of src/server/ (its folders, and the modules at its root by file name), lowest
@@ -48,7 +48,7 @@ const SERVER_LAYERS = [
   ['agents', 'grading', 'centre'],
   ['export'],
   ['digests'],
-  ['results', 'questions'],
+  ['results', 'questions', 'prolific'],
   ['app.ts'],
   ['serve.ts'],
   ['testing'],

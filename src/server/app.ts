@@ -2,12 +2,14 @@
  * The HTTP API. `createApp` builds a Hono app from its dependencies so that tests call it
  * in-process with `app.request(...)`, against the same code `serve` runs.
  */
+import { randomBytes } from 'node:crypto';
 import { type Context, Hono } from 'hono';
 import type { ApiErrorBody } from '../core/protocol/errors';
 import type { TaskLibrary } from './collections/collections';
 import { type StudyDeps, studyRoutes } from './study/routes';
 import { resultsRoutes } from './results/routes';
 import { campaignRoutes } from './campaign/routes';
+import { type ProlificSettings, prolificRoutes, prolificSettings } from './prolific/routes';
 import { questionScoreRoutes } from './questions/scoreRoutes';
 import { referenceRoutes } from './reference/routes';
 import { exportRoutes } from './export/routes';
@@ -41,6 +43,8 @@ export interface AppDeps {
   readonly storage?: StorageWatch;
   /** The OpenID Connect provider people may sign in with (people/oidc.ts); absent: none. */
   readonly oidc?: OidcRelyingParty | null;
+  /** How the server reaches Prolific (prolific/routes.ts); absent: Prolific's API, a key of this process alone. */
+  readonly prolific?: ProlificSettings;
 }
 
 /** The answer to a write refused because the database's disk is full. */
@@ -110,6 +114,12 @@ export function createApi(deps: AppDeps): Hono {
   if (deps.study) api.route('/admin', resultsRoutes({ ...deps.study, library: deps.library }));
   // The campaign view of a study's pools, its payments and bonus file (server/campaign).
   if (deps.study) api.route('/admin', campaignRoutes({ ...deps.study, library: deps.library }));
+  // Prolific: its API token, bonuses paid through it, returns and time-outs (server/prolific).
+  if (deps.study)
+    api.route(
+      '/',
+      prolificRoutes({ ...deps.study, library: deps.library }, deps.prolific ?? prolificSettings(randomBytes(32), {})),
+    );
   // Grading free-response answers: the researcher's graders and adjudications, and the graders' own links.
   if (deps.study) api.route('/', gradingRoutes({ ...deps.study, library: deps.library }));
   // A testing centre: stations, the proctor's console, check-in and check-out (server/centre).

@@ -87,7 +87,7 @@ export const apiNoStore: MiddlewareHandler = async (c, next) => {
   defaultCacheControl(c, NO_STORE);
 };
 
-export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 422 | 429 | 507;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 422 | 429 | 502 | 507;
 
 /**
  * An error reply of the API: `{error, message, ...extra}` (`ApiErrorBody`). The code is an

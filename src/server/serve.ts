@@ -1,6 +1,8 @@
 /**
  * `arc-studio serve`: the built app and the JSON API on one port.
  */
+import { prolificSettings, startProlificPoll } from './prolific/routes';
+import { loadSecretKey } from './prolific/secrets';
 import { Hono } from 'hono';
 import { getRequestListener } from '@hono/node-server';
 import { createServer } from 'node:http';
@@ -255,6 +257,13 @@ export async function startServer(
   // Every response, the app's files and the API alike (docs/api.md, "HTTP").
   app.use('*', securityHeaders);
   app.use('/api/*', apiNoStore);
+  const prolific = prolificSettings(loadSecretKey(opts.dataDir));
+  const stopProlificPoll = startProlificPoll(
+    { store, library, adminTokenHash: admin.hash, replay, games, gameInfo, maintainer },
+    prolific,
+    Number(process.env.ARC_STUDIO_PROLIFIC_POLL_SECONDS ?? 60),
+    log,
+  );
   const gate = new LoadGate(loadLimits, SECURITY_HEADERS, process.env.ARC_STUDIO_SERVER_TIMING === '1');
   app.route(
     '/api',
@@ -279,6 +288,7 @@ export async function startServer(
       },
       agents,
       oidc: oidcConfig ? new OidcRelyingParty(oidcConfig) : null,
+      prolific,
     }),
   );
   // An API path without a route is a JSON 404, never the app's page.
@@ -373,6 +383,7 @@ export async function startServer(
         setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS).unref();
       })
         .then(() => gate.stop())
+        .then(() => stopProlificPoll())
         .then(() => maintainer.stop())
         .then(() => digests.stop())
         .then(() => agents.stop())

@@ -18,6 +18,7 @@ import {
   type CandidateStatus,
 } from './queries';
 import { RequireResearcher } from './RequireResearcher';
+import { ProlificPanel } from './ProlificPanel';
 import { SortableTable, Stat, formatMs, formatPct, type Column } from './widgets';
 import { FUNNEL_COUNTS, Versions, candidateNeedText, neededText, seconds } from './CampaignVersions';
 import { Payments } from './CampaignPayments';
@@ -147,6 +148,7 @@ function CampaignBody({ view, studyId, stage }: { view: CampaignView; studyId: s
       <div className="grid grid-cols-2 gap-3 md:grid-cols-4 xl:grid-cols-7" data-testid="campaign-stats">
         <Stat label="Playing now" value={view.participants.inProgress} />
         <Stat label="Finished" value={view.participants.finished} />
+        <Stat label="Returned / timed out" value={`${view.participants.returned} / ${view.participants.timedOut}`} />
         <Stat label="Candidates met" value={`${count('met')} of ${cs.length}`} hint={STATUS.met.means} />
         <Stat label="Need more" value={count('needs_more')} hint={STATUS.needs_more.means} />
         <Stat label="To revise" value={count('revise')} hint={STATUS.revise.means} />
@@ -164,6 +166,7 @@ function CampaignBody({ view, studyId, stage }: { view: CampaignView; studyId: s
       <Candidates candidates={cs} selected={shown?.id ?? null} onSelect={setSelected} rule={view.rule} />
       {shown && <CandidateDetail candidate={shown} />}
       <Payments studyId={studyId} stage={stage} />
+      <ProlificPanel studyId={studyId} />
     </>
   );
 }

@@ -19,6 +19,8 @@ import { RequireResearcher } from './RequireResearcher';
 interface Row {
   readonly kind: 'participants' | 'reference';
   readonly source: string;
+  /** The study of a participants' row. */
+  readonly study?: string;
   readonly note: string;
   readonly reached: number;
   readonly completed: number;
@@ -38,6 +40,7 @@ function rowsByLevel(baselines: GameBaselinesView | undefined, refs: ReferenceGr
       add(l.level, {
         kind: 'participants',
         source: s.title,
+        study: s.study,
         note: `${s.study}, ${s.participants} participant${s.participants === 1 ? '' : 's'}${s.current ? '' : `, recorded on ${s.version ?? 'an unnamed version'}`}`,
         reached: l.reached,
         completed: l.completed,
@@ -131,6 +134,7 @@ function Figures({ gameId }: { gameId: string }) {
                   data-testid="figure-row"
                   data-kind={r.kind}
                   data-source={r.source}
+                  data-study={r.study}
                 >
                   <td className="py-1">
                     <span className="text-white">{r.source}</span>{' '}

@@ -79,7 +79,13 @@ type Phase =
   | { kind: 'consent'; intro: StudyIntro }
   | { kind: 'declined'; intro: StudyIntro }
   | { kind: 'running'; run: Running }
-  | { kind: 'done'; code: string; redirectUrl: string | null; timeUpMinutes: number | null }
+  | {
+      kind: 'done';
+      code: string;
+      redirectUrl: string | null;
+      redirectAfterSeconds: number;
+      timeUpMinutes: number | null;
+    }
   | { kind: 'withdrawn'; message: string | null; code: string | null };
 
 /**
@@ -296,13 +302,22 @@ export function StudyPage({ station }: { station?: StationHooks } = {}) {
   }
   if (phase.kind === 'declined') return <Declined intro={phase.intro} />;
   if (phase.kind === 'done')
-    return <Debrief code={phase.code} redirectUrl={phase.redirectUrl} timeUpMinutes={phase.timeUpMinutes} />;
+    return (
+      <Debrief
+        code={phase.code}
+        redirectUrl={phase.redirectUrl}
+        redirectAfterSeconds={phase.redirectAfterSeconds}
+        timeUpMinutes={phase.timeUpMinutes}
+      />
+    );
   if (phase.kind === 'withdrawn') return <Withdrawn message={phase.message} code={phase.code} />;
   return (
     <StudyRun
       run={phase.run}
       paused={station?.paused ?? false}
-      onDone={(code, redirectUrl, timeUpMinutes) => setPhase({ kind: 'done', code, redirectUrl, timeUpMinutes })}
+      onDone={(code, redirectUrl, redirectAfterSeconds, timeUpMinutes) =>
+        setPhase({ kind: 'done', code, redirectUrl, redirectAfterSeconds, timeUpMinutes })
+      }
       onWithdrawn={(r) => setPhase({ kind: 'withdrawn', message: r.message, code: r.code })}
     />
   );
@@ -420,7 +435,7 @@ function StudyRun({
   run: Running;
   /** A proctor's break: logged, the clocks stopped, the study covered until it ends. */
   paused: boolean;
-  onDone: (code: string, redirect: string | null, timeUpMinutes: number | null) => void;
+  onDone: (code: string, redirect: string | null, redirectAfterSeconds: number, timeUpMinutes: number | null) => void;
   onWithdrawn: (r: WithdrawResult) => void;
 }) {
   const { outbox, view } = run;
@@ -479,7 +494,12 @@ function StudyRun({
       }
       try {
         const r = await finishSession(outbox.sessionId, run.record.token, outbox.lastSeq);
-        onDone(r.completionCode, r.redirectUrl, sessionTimeUp ? view.study.limits.sessionMinutes : null);
+        onDone(
+          r.completionCode,
+          r.redirectUrl,
+          r.redirectAfterSeconds,
+          sessionTimeUp ? view.study.limits.sessionMinutes : null,
+        );
         return;
       } catch (e) {
         const retry = !(e instanceof ApiError) || e.status === 0 || e.status >= 500 || e.code === 'events_pending';
@@ -1237,12 +1257,12 @@ function GameItemView({
 }
 
 /** An end page's way back to the recruitment platform: after 5 s (the page offers a link meanwhile). */
-function useRedirectSoon(url: string | null): void {
+function useRedirectSoon(url: string | null, seconds = 5): void {
   useEffect(() => {
     if (!url) return;
-    const id = setTimeout(() => window.location.assign(url), 5000);
+    const id = setTimeout(() => window.location.assign(url), seconds * 1000);
     return () => clearTimeout(id);
-  }, [url]);
+  }, [url, seconds]);
 }
 
 /** The window's size and pointer, kept current as it is resized or turned. */
@@ -1421,10 +1441,11 @@ function PlatformCode({
 }
 
 /** Says the page will send the participant back to the study platform, with a link to go at once. */
-function RedirectNote({ url, now }: { url: string; now: string }) {
+function RedirectNote({ url, now, seconds }: { url: string; now: string; seconds?: number }) {
   return (
-    <p className="mt-4 text-sm text-slate-400">
-      You will be taken back in a few seconds, or{' '}
+    <p className="mt-4 text-sm text-slate-400" data-testid="redirect-note" data-redirect-url={url}>
+      You will be taken back {seconds === undefined ? 'in a few seconds' : seconds === 0 ? 'now' : `in ${seconds} s`},
+      or{' '}
       <a className="text-sky-300 underline" href={url}>
         {now}
       </a>
@@ -1460,13 +1481,15 @@ function BudgetClock({ budget, outbox, breaks }: { budget: SessionBudget; outbox
 function Debrief({
   code,
   redirectUrl,
+  redirectAfterSeconds,
   timeUpMinutes,
 }: {
   code: string;
   redirectUrl: string | null;
+  redirectAfterSeconds: number;
   timeUpMinutes: number | null;
 }) {
-  useRedirectSoon(redirectUrl);
+  useRedirectSoon(redirectUrl, redirectAfterSeconds);
   return (
     <EndCard testId="debrief" title={timeUpMinutes === null ? 'Thank you!' : 'Time is up. Thank you!'}>
       {timeUpMinutes !== null && (
@@ -1481,7 +1504,7 @@ function Debrief({
         testId="completion-code"
         completion
       />
-      {redirectUrl && <RedirectNote url={redirectUrl} now="continue now" />}
+      {redirectUrl && <RedirectNote url={redirectUrl} now="continue now" seconds={redirectAfterSeconds} />}
     </EndCard>
   );
 }

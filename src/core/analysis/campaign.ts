@@ -32,6 +32,9 @@ import type { SessionDigest } from './results';
 import { quantile } from './dist';
 import { csvRecord } from '../formats/csv';
 import { isSignalFlag, signalsOf } from './signals';
+import { RETURN_FLAGS } from '../study/prolific';
+
+const RETURN_FLAG_SET: ReadonlySet<string> = new Set(Object.values(RETURN_FLAGS));
 
 /** Fewest players who reached a level before it may be flagged as a drop-off. */
 export const DROP_OFF_MIN_REACHED = 3;
@@ -309,7 +312,11 @@ export function campaignView(input: CampaignInput): CampaignView {
     generatedAt: input.now,
     participants: {
       inProgress: live.length,
-      finished: input.sessions.filter((s) => s.state === 'finished' || s.state === 'timed_out').length,
+      finished: input.sessions.filter(
+        (s) => (s.state === 'finished' || s.state === 'timed_out') && !s.flags.some((f) => RETURN_FLAG_SET.has(f)),
+      ).length,
+      returned: input.sessions.filter((s) => s.flags.includes(RETURN_FLAGS.RETURNED)).length,
+      timedOut: input.sessions.filter((s) => s.flags.includes(RETURN_FLAGS['TIMED-OUT'])).length,
       total: input.sessions.length,
       live,
     },

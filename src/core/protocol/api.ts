@@ -240,6 +240,8 @@ export interface WithdrawResult {
 export interface FinishResult {
   readonly completionCode: string;
   readonly redirectUrl: string | null;
+  /** Seconds the code stays on screen before the redirect (the study's `completion.redirectAfterSeconds`). */
+  readonly redirectAfterSeconds: number;
 }
 
 /** `GET /api/admin/studies`: one entry per study, its latest version. */

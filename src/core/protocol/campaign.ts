@@ -132,6 +132,10 @@ export interface CampaignView {
   readonly participants: {
     readonly inProgress: number;
     readonly finished: number;
+    /** Sessions ended because Prolific reported their submission returned (flag `prolific_returned`). */
+    readonly returned: number;
+    /** Sessions ended because Prolific reported their submission timed out (flag `prolific_timed_out`). */
+    readonly timedOut: number;
     readonly total: number;
     readonly live: readonly CampaignLiveSession[];
   };
@@ -173,4 +177,58 @@ export interface PaymentsView {
   readonly sessions: readonly SessionPayment[];
   /** Sum of the bonuses of the sessions that count (what the bonus file pays). */
   readonly total: number;
+  /** The bonuses paid through Prolific (the ledger); present on `GET .../campaign/payments`. */
+  readonly ledger?: PaymentLedger;
+}
+
+/**
+ * One participant in the bonus ledger: what the bonus file owes them (`amount`), what was paid
+ * through Prolific (`paid_amount`; `paid` once it covers `amount`), what is on its way, and
+ * Prolific's ids (their submission, the bulk bonuses that hold them).
+ */
+export interface LedgerParticipant {
+  readonly participant_id: string;
+  readonly amount: number;
+  readonly paid: boolean;
+  readonly paid_amount: number;
+  /** In bulk bonuses set up or sent and not confirmed paid yet. */
+  readonly pending_amount: number;
+  readonly state: 'paid' | 'unpaid' | 'pending' | 'unconfirmed';
+  readonly submission_id: string | null;
+  readonly bulk_bonus_ids: readonly string[];
+}
+
+/** One bulk bonus of the ledger. */
+export interface LedgerBatch {
+  readonly id: string;
+  /** Prolific's id of the bulk bonus; null before Prolific set it up. */
+  readonly bulk_bonus_id: string | null;
+  readonly state: 'intent' | 'created' | 'paying' | 'paid' | 'unconfirmed' | 'failed';
+  readonly participants: number;
+  readonly amount: number;
+  readonly error: string | null;
+  readonly created_at: number;
+  readonly updated_at: number;
+}
+
+export interface PaymentLedger {
+  /** Prolific's study id (the study's `prolific.studyId`); null when the study names none. */
+  readonly prolific_study_id: string | null;
+  readonly participants: readonly LedgerParticipant[];
+  readonly batches: readonly LedgerBatch[];
+  /** Sum of `amount` not paid yet (neither paid nor pending). */
+  readonly unpaid: number;
+}
+
+/** `POST /api/admin/studies/:id/campaign/bonuses/pay`: what this call did, and the ledger after it. */
+export interface PayBonusesResult {
+  /** Participants paid by this call. */
+  readonly paid: number;
+  /** Sum paid by this call. */
+  readonly amount: number;
+  /** Participants whose bonus is owed but who have no submission in the Prolific study. */
+  readonly notOnProlific: readonly string[];
+  /** What went wrong, each with what to do; empty when all went through. */
+  readonly errors: readonly string[];
+  readonly ledger: PaymentLedger;
 }

@@ -64,6 +64,11 @@ export type ErrorCode =
   | 'not_asked'
   | 'no_answer'
   | 'invalid_answers'
+  // Prolific.
+  | 'prolific_returned'
+  | 'prolific_not_configured'
+  | 'prolific_error'
+  | 'bad_signature'
   // Reference recordings: a line that is not the official format, a recording of another version.
   | 'invalid_recording'
   | 'other_version'

@@ -384,9 +384,33 @@ export const StudyDefinition = z
        * for the researcher to decide.
        */
       unfinished: z.enum(['refuse', 'flag']).default('refuse'),
-      /** Where the participant goes at the end, e.g. `https://app.prolific.com/submissions/complete?cc=CODE`. */
+      /**
+       * Where the participant goes at the end, e.g. `https://app.prolific.com/submissions/complete?cc=CODE`.
+       * Absent in a study with `prolific`: Prolific's completion URL with `code`.
+       */
       redirectUrl: z.url({ protocol: /^https?$/ }).optional(),
+      /** Seconds the code stays on screen before the participant is sent on (0: at once); absent: `REDIRECT_AFTER_SECONDS`. */
+      redirectAfterSeconds: z
+        .number()
+        .int('must be a whole number of seconds')
+        .min(0)
+        .max(600, 'must be at most 600 seconds (10 minutes)')
+        .optional(),
     }),
+    /**
+     * The study on Prolific: its id (Prolific's `STUDY_ID`), for bonuses paid from the studio and
+     * the returns and time-outs read from Prolific, and what a participant who returned their
+     * submission (or whose submission timed out) may do on coming back: `refuse` (default) starts
+     * no new session; `allow` starts one, flagged `after_prolific_return`.
+     */
+    prolific: z
+      .strictObject({
+        studyId: z
+          .string()
+          .regex(/^[A-Za-z0-9_-]{1,64}$/, "must be Prolific's study id: 1-64 letters, digits, '_' or '-'"),
+        afterReturn: z.enum(['refuse', 'allow']).default('refuse'),
+      })
+      .optional(),
   })
   .superRefine((s, ctx) => {
     // A candidate is an item of the sessions that draw it: its id is unique among all of them.

@@ -2,8 +2,10 @@
  * The researcher's campaign routes (researcher token), documented in docs/api.md ("Campaigns"):
  *
  * - `GET /api/admin/studies/:id/campaign`: the live `CampaignView` of a study's pools.
- * - `GET /api/admin/studies/:id/campaign/payments`: each session's bonus (`PaymentsView`).
+ * - `GET /api/admin/studies/:id/campaign/payments`: each session's bonus (`PaymentsView`), with
+ *   the ledger of bonuses paid through Prolific (`ledger`).
  * - `GET /api/admin/studies/:id/campaign/bonuses.csv`: Prolific's bulk-bonus file.
+ * - `GET /api/admin/studies/:id/campaign/ledger.csv`: the ledger, one line per participant.
  *
  * Each counts the sessions of the `main` stage, or of the stage `?stage=` names (`all`: every
  * stage): candidates' progress toward their targets, the sessions and claims listed, payments.
@@ -25,6 +27,8 @@ import {
 } from '../../core/analysis/campaign';
 import { ITEM_END, ITEM_START, type SessionState, effectiveState, isFinalState } from '../../core/study/rules';
 import type { StudyDefinition } from '../../core/study/schema';
+import { ledgerCsv, ledgerView, owedCents } from '../../core/analysis/ledger';
+import type { PaymentsView } from '../../core/protocol/campaign';
 import { studySessionDigests } from '../digests/studyDigests';
 import { withCrossSignals } from '../../core/analysis/signals';
 import { definitionOf } from '../study/studies';
@@ -188,13 +192,33 @@ export function campaignRoutes(deps: StudyDeps): Hono {
     });
   });
 
+  const ledgerOf = async (id: string, f: CampaignFigures) => {
+    const payments = paymentsView(f.study, f.sessions, f.claims);
+    const ledger = ledgerView(
+      owedCents(payments),
+      await deps.store.prolific.batches(id),
+      f.study.prolific?.studyId ?? null,
+    );
+    return { payments, ledger };
+  };
+
   admin.get('/studies/:studyId/campaign/payments', async (c) => {
     const id = c.req.param('studyId');
     const st = stageQuery(c);
     if (!st.ok) return st.res;
     const f = await campaignFigures(deps, ctx, id, st.stage);
     if ('error' in f) return fail(c, f.status, f.status === 404 ? 'not_found' : 'not_a_campaign', f.error);
-    return c.json(paymentsView(f.study, f.sessions, f.claims));
+    const { payments, ledger } = await ledgerOf(id, f);
+    return c.json({ ...payments, ledger } satisfies PaymentsView);
+  });
+
+  admin.get('/studies/:studyId/campaign/ledger.csv', async (c) => {
+    const id = c.req.param('studyId');
+    const f = await campaignFigures(deps, ctx, id);
+    if ('error' in f) return fail(c, f.status, f.status === 404 ? 'not_found' : 'not_a_campaign', f.error);
+    c.header('Content-Type', 'text/csv; charset=utf-8');
+    c.header('Content-Disposition', `attachment; filename="${id}-bonus-ledger.csv"`);
+    return c.body(ledgerCsv((await ledgerOf(id, f)).ledger));
   });
 
   admin.get('/studies/:studyId/campaign/bonuses.csv', async (c) => {

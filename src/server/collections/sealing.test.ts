@@ -212,6 +212,28 @@ const WALK: Record<string, Walk> = {
   'GET /admin/studies/:studyId/campaign': () => [{ url: '/admin/studies/sample/campaign' }],
   'GET /admin/studies/:studyId/campaign/payments': () => [{ url: '/admin/studies/sample/campaign/payments' }],
   'GET /admin/studies/:studyId/campaign/bonuses.csv': () => [{ url: '/admin/studies/sample/campaign/bonuses.csv' }],
+  'GET /admin/studies/:studyId/campaign/ledger.csv': () => [{ url: '/admin/studies/sample/campaign/ledger.csv' }],
+  'POST /admin/studies/:studyId/campaign/bonuses/pay': () => [{ url: '/admin/studies/sample/campaign/bonuses/pay' }],
+  'POST /admin/studies/:studyId/prolific/sync': () => [{ url: '/admin/studies/sample/prolific/sync' }],
+  // Prolific: the token and secret are a lab member's; the webhook answers only a signed body.
+  'GET /admin/prolific': () => [{ url: '/admin/prolific' }],
+  'PUT /admin/prolific/token': () => [{ url: '/admin/prolific/token', body: { value: 'a-curious-token' } }],
+  'DELETE /admin/prolific/token': () => [{ url: '/admin/prolific/token' }],
+  'PUT /admin/prolific/webhook-secret': () => [
+    { url: '/admin/prolific/webhook-secret', body: { value: 'a-guess-123' } },
+  ],
+  'DELETE /admin/prolific/webhook-secret': () => [{ url: '/admin/prolific/webhook-secret' }],
+  'POST /prolific/webhook': (ctx) => [
+    {
+      url: '/prolific/webhook',
+      body: {
+        resource_id: 'sub1',
+        event_type: 'submission.status.change',
+        participant_id: ctx.own.sessionId.replace(/-/g, '').slice(0, 24),
+        status: 'RETURNED',
+      },
+    },
+  ],
   'POST /admin/studies/:studyId/exports': () => [{ url: '/admin/studies/sample/exports', body: { format: 'zip' } }],
   'POST /admin/sessions/:sessionId/exclude': (ctx) => [
     { url: `/admin/sessions/${ctx.other.sessionId}/exclude`, body: { reason: 'curious' } },

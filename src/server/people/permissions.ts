@@ -108,6 +108,15 @@ export const PERMISSIONS: Readonly<Record<string, Need>> = {
   'POST /admin/people/:email/link': { ability: 'people' },
   'GET /admin/audit': { ability: 'people' },
 
+  // Prolific: the lab's API token and webhook secret (set or not; never read back), and its webhook,
+  // which carries its own credential (the signature).
+  'GET /admin/prolific': { ability: 'create' },
+  'PUT /admin/prolific/token': { ability: 'create' },
+  'DELETE /admin/prolific/token': { ability: 'create' },
+  'PUT /admin/prolific/webhook-secret': { ability: 'create' },
+  'DELETE /admin/prolific/webhook-secret': { ability: 'create' },
+  'POST /prolific/webhook': { open: 'public' },
+
   // Studies.
   'GET /admin/studies': { studyList: true },
   'POST /admin/studies/:studyId': { ability: 'create', creates: true, action: 'study.create' },
@@ -129,6 +138,10 @@ export const PERMISSIONS: Readonly<Record<string, Need>> = {
   'GET /admin/studies/:studyId/campaign': { member: R, from: 'studyId' },
   'GET /admin/studies/:studyId/campaign/payments': { member: R, from: 'studyId' },
   'GET /admin/studies/:studyId/campaign/bonuses.csv': { member: R, from: 'studyId' },
+  'GET /admin/studies/:studyId/campaign/ledger.csv': { member: R, from: 'studyId' },
+  // Paying moves the lab's money: the study's researchers only.
+  'POST /admin/studies/:studyId/campaign/bonuses/pay': { member: R, from: 'studyId' },
+  'POST /admin/studies/:studyId/prolific/sync': { member: R, from: 'studyId' },
   'POST /admin/studies/:studyId/exports': { member: R, from: 'studyId', audit: 'self' },
   'GET /admin/studies/:studyId/grading': { member: R, from: 'studyId' },
   'POST /admin/studies/:studyId/graders': { member: R, from: 'studyId', audit: 'self' },

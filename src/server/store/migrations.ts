@@ -544,6 +544,55 @@ export const migrations: readonly Migration[] = [
     `,
   },
   {
+    version: 18,
+    name: 'Prolific: the API token sealed, the bonus ledger, submissions returned or timed out',
+    sql: `
+      -- Secrets the studio uses on Prolific (the API token, the webhook secret), sealed with
+      -- AES-256-GCM under the server's key (prolific/secrets.ts); no route reads them back.
+      CREATE TABLE prolific_secrets (
+        name text PRIMARY KEY,
+        sealed text NOT NULL,
+        set_at timestamptz NOT NULL
+      );
+      -- One bulk bonus of a study, written before Prolific is asked to create it. state: intent
+      -- (not created yet, or created and its id lost: never paid), created (bulk_id known, pay not
+      -- sent), paying (pay sent, answer not seen), paid, unconfirmed (pay sent, no answer, and
+      -- Prolific shows no sign of it yet), failed (refused: its lines are owed again).
+      CREATE TABLE prolific_bonus_batches (
+        id text PRIMARY KEY,
+        study_id text NOT NULL,
+        prolific_study_id text NOT NULL,
+        state text NOT NULL,
+        bulk_id text,
+        error text,
+        created_at timestamptz NOT NULL,
+        updated_at timestamptz NOT NULL
+      );
+      CREATE INDEX prolific_bonus_batches_by_study ON prolific_bonus_batches (study_id, created_at);
+      -- A participant's line in a bulk bonus, in cents of the study's currency.
+      CREATE TABLE prolific_bonus_lines (
+        batch_id text NOT NULL REFERENCES prolific_bonus_batches (id),
+        study_id text NOT NULL,
+        participant_id text NOT NULL,
+        submission_id text,
+        amount_cents integer NOT NULL,
+        PRIMARY KEY (batch_id, participant_id)
+      );
+      CREATE INDEX prolific_bonus_lines_by_study ON prolific_bonus_lines (study_id, participant_id);
+      -- Prolific submissions seen returned or timed out (webhook or poll), per study.
+      CREATE TABLE prolific_submissions (
+        study_id text NOT NULL,
+        submission_id text NOT NULL,
+        participant_id text NOT NULL,
+        status text NOT NULL,
+        via text NOT NULL,
+        seen_at timestamptz NOT NULL,
+        PRIMARY KEY (study_id, submission_id)
+      );
+      CREATE INDEX prolific_submissions_by_participant ON prolific_submissions (study_id, participant_id);
+    `,
+  },
+  {
     version: 19,
     name: "stages: a study's current stage, each session's stage at start; participants' deletions by hash",
     sql: `

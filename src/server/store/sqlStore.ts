@@ -3,6 +3,7 @@
  */
 import type { SessionState, StoredEvent } from '../../core/study/rules';
 import { migrations } from './migrations';
+import { ProlificStore } from './prolificStore';
 import { GroupCommit, type GroupMember } from './groupCommit';
 import { type GradingStore, SqlGradingStore } from './gradingStore';
 import { type CentreStore, SqlCentreStore } from './centreStore';
@@ -413,6 +414,7 @@ export class SqlStore implements Store {
   readonly people: PeopleStore;
   readonly stages: StageStore;
   readonly participantData: ParticipantDataStore;
+  readonly prolific: ProlificStore;
   readonly references: ReferenceStore;
   readonly centre: CentreStore;
 
@@ -440,6 +442,7 @@ export class SqlStore implements Store {
     this.people = new SqlPeopleStore(db);
     this.stages = new SqlStageStore(db);
     this.participantData = new SqlParticipantDataStore(db);
+    this.prolific = new ProlificStore(db);
     this.references = new SqlReferenceStore(db);
     this.centre = new SqlCentreStore(db);
     const parallel = db.kind === 'pglite' ? 1 : 4;

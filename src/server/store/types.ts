@@ -12,6 +12,7 @@ import type { CampaignStore } from './campaignStore';
 import type { PeopleStore } from './peopleStore';
 import type { StageStore } from './stageStore';
 import type { ParticipantDataStore } from './participantData';
+import type { ProlificStore } from './prolificStore';
 import type { ReferenceStore } from './referenceStore';
 import type { NewSession, StudyGamePin } from './records';
 
@@ -538,6 +539,8 @@ export interface Store
   readonly stages: StageStore;
   /** One participant's sessions across studies, found and deleted on request (`participantData.ts`). */
   readonly participantData: ParticipantDataStore;
+  /** Prolific: sealed secrets, the bonus ledger, submissions returned or timed out (`prolificStore.ts`). */
+  readonly prolific: ProlificStore;
   /** Reference recordings: human runs recorded elsewhere, in named groups per game (`referenceStore.ts`). */
   readonly references: ReferenceStore;
   /** A testing centre's stations, check-ins, notes and sessions' breaks (`centreStore.ts`). */

@@ -326,6 +326,7 @@ describe.each(backends)('study API on $name', (backend) => {
     expect(done.body).toEqual({
       completionCode: 'SAMPLE-7Q4K',
       redirectUrl: 'https://app.prolific.com/submissions/complete?cc=SAMPLE-7Q4K',
+      redirectAfterSeconds: 5,
     });
     expect((await store.getSession(s.sessionId))!.state).toBe('finished');
     expect(

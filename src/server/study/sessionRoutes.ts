@@ -9,6 +9,7 @@ import type { CreatedSession, FinishResult, SessionItem, SessionView, StudyIntro
 import { CreateSessionRequest, FinishRequest } from '../../core/protocol/requests';
 import { itemLimits, poolOf, questionRefs } from '../../core/study/schema';
 import { paymentOffer } from '../../core/study/paymentText';
+import { AFTER_RETURN_FLAG, REDIRECT_AFTER_SECONDS, completionRedirect } from '../../core/study/prolific';
 import { createDrawnSession, drawCount, settleClaims } from '../campaign/assign';
 import { sessionOrder } from '../../core/study/shuffle';
 import { ITEM_END, ITEM_START, effectiveState, sessionBudget, sessionProgress } from '../../core/study/rules';
@@ -112,6 +113,19 @@ export function sessionRoutes(ctx: StudyContext): Hono {
     // Parsed once per saved version (a campaign's pools may hold hundreds of candidates).
     const study = ctx.studyOfRecord(rec);
     const flags: string[] = [];
+    // A participant whose Prolific submission was returned or timed out comes back: the study's rule.
+    const pid = params.PROLIFIC_PID;
+    if (study.prolific && pid && params.mode !== 'playtest') {
+      const seen = await store.prolific.seenSubmissions(rec.id, pid);
+      if (seen.length && study.prolific.afterReturn === 'refuse')
+        return fail(
+          c,
+          409,
+          'prolific_returned',
+          `Prolific reports that you returned this study (or that your time on it ran out), so it cannot be started again. If you think this is a mistake, message the researcher on Prolific.`,
+        );
+      if (seen.length) flags.push(AFTER_RETURN_FLAG);
+    }
     for (const key of ['PROLIFIC_PID', 'workerId']) {
       if (params[key] && (await store.countSessionsWithParam(rec.id, key, params[key])) > 0)
         flags.push('repeat_participant');
@@ -332,7 +346,8 @@ export function sessionRoutes(ctx: StudyContext): Hono {
     }
     return c.json({
       completionCode: study.completion.code,
-      redirectUrl: study.completion.redirectUrl ?? null,
+      redirectUrl: completionRedirect(study),
+      redirectAfterSeconds: study.completion.redirectAfterSeconds ?? REDIRECT_AFTER_SECONDS,
     } satisfies FinishResult);
   });
 
