@@ -31,6 +31,8 @@ const GameBaselinesPage = page(() => import('./studio/GameBaselinesPage').then((
 const StudyEditorPage = page(() => import('./studio/StudyEditorPage').then((m) => m.StudyEditorPage));
 const CampaignPage = page(() => import('./studio/CampaignPage').then((m) => m.CampaignPage));
 const ScorePage = page(() => import('./studio/ScorePage').then((m) => m.ScorePage));
+const DataRequestsPage = page(() => import('./studio/DataRequestsPage').then((m) => m.DataRequestsPage));
+const DeletionReceiptPage = page(() => import('./studio/DataRequestsPage').then((m) => m.DeletionReceiptPage));
 const GraderPage = page(() => import('./grading/GraderPage').then((m) => m.GraderPage));
 const ConsolePage = page(() => import('./centre/ConsolePage').then((m) => m.ConsolePage));
 const PayoutsPage = page(() => import('./centre/PayoutsPage').then((m) => m.PayoutsPage));
@@ -133,6 +135,8 @@ export function App() {
               <Route path="/people" component={PeoplePage} />
               <Route path="/tokens" component={TokensPage} />
               <Route path="/score" component={ScorePage} />
+              <Route path="/data-requests" component={DataRequestsPage} />
+              <Route path="/data-requests/:receiptId" component={DeletionReceiptPage} />
               <Route path="/studies" component={StudiesPage} />
               <Route path="/studies/new" component={StudyEditorPage} />
               <Route path="/studies/:studyId" component={StudyResultsPage} />

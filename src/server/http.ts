@@ -10,6 +10,7 @@ import type { z } from 'zod';
 import type { ApiErrorBody, ErrorCode } from '../core/protocol/errors';
 import { jsonProblem } from '../core/protocol/json';
 import { formatIssues } from '../core/study/schema';
+import { stageSelection } from '../core/study/stages';
 
 /**
  * The Content-Security-Policy of every response. The built app is one module script and one
@@ -246,4 +247,17 @@ export async function readBody<S extends z.ZodType>(
   const parsed = schema.safeParse(raw);
   if (!parsed.success) return { ok: false, res: zodFail(c, parsed.error.issues, what) };
   return { ok: true, data: parsed.data };
+}
+
+/**
+ * The `stage` query parameter (`core/study/stages.ts` `stageSelection`): one stage, null for
+ * every stage (`all`), `main` when absent; or the 400 refusing it.
+ * @example
+ * const st = stageQuery(c);
+ * if (!st.ok) return st.res;
+ */
+export function stageQuery(c: Context): { ok: true; stage: string | null } | { ok: false; res: Response } {
+  const sel = stageSelection(c.req.query('stage'));
+  if ('error' in sel) return { ok: false, res: fail(c, 400, 'malformed', sel.error) };
+  return { ok: true, stage: sel.stage };
 }

@@ -207,6 +207,8 @@ const ACTION_LABELS: Partial<Record<AuditEntry['action'], string>> = {
   'export.written': 'Export written',
   'member.put': 'Set member',
   'member.delete': 'Removed member',
+  'study.stage': 'Changed stage',
+  'participant.delete': "Deleted a participant's data",
 };
 
 function deletedText(e: AuditEntry): string {
@@ -224,6 +226,7 @@ function graderLabel(e: AuditEntry): string | null {
 
 function targetText(e: AuditEntry): string {
   const label = graderLabel(e);
+  if (e.action === 'study.stage') return `${String(e.detail.from)} to ${String(e.detail.to)}`;
   return label === null ? e.target : `${label} (${e.target})`;
 }
 
@@ -244,7 +247,7 @@ export function AuditLog({ studyId }: { studyId: string }) {
             {graderLabel(e)} <span className="break-all font-mono text-xs text-slate-500">({e.target})</span>
           </span>
         ) : (
-          <span className="break-all font-mono text-xs">{e.target}</span>
+          <span className="break-all font-mono text-xs">{targetText(e)}</span>
         ),
     },
     {

@@ -61,6 +61,8 @@ export function Participants({ results }: { results: StudyResults }) {
       ),
     },
     { key: 'version', label: 'Version', value: (p) => p.studyVersion, align: 'right' },
+    // Shown when the results count more than one stage (all stages): which stage each session is in.
+    ...(results.study.stage === null ? [{ key: 'stage', label: 'Stage', value: (p: Participant) => p.stage }] : []),
     {
       key: 'progress',
       label: 'Progress',

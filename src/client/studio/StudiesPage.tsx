@@ -21,8 +21,14 @@ function Studies() {
       <div className="mb-4 flex items-center gap-3">
         <h1 className="text-xl font-semibold text-white">Studies</h1>
         <Link
+          href="/data-requests"
+          className="ml-auto rounded-md border border-slate-700 px-3 py-1.5 text-sm text-slate-200 hover:bg-slate-800"
+        >
+          Data requests
+        </Link>
+        <Link
           href="/studies/new"
-          className="ml-auto rounded-md bg-emerald-700 px-3 py-1.5 text-sm font-semibold text-white hover:bg-emerald-800"
+          className="rounded-md bg-emerald-700 px-3 py-1.5 text-sm font-semibold text-white hover:bg-emerald-800"
         >
           New study
         </Link>

@@ -16,6 +16,8 @@ import { GradingPanel } from './GradingPanel';
 import { CampaignLink } from './StudiesPage';
 import { MembersPanel } from './MembersPanel';
 import { Participants } from './ResultsParticipants';
+import { StageControl, StageSelect } from './Stages';
+import { MAIN_STAGE } from '../../core/study/stages';
 
 type Tab =
   'participants' | 'tasks' | 'games' | 'questions' | 'surveys' | 'agents' | 'grading' | 'exports' | 'audit' | 'members';
@@ -32,8 +34,9 @@ export function StudyResultsPage() {
 function Results() {
   const { studyId } = useParams<{ studyId: string }>();
   const [version, setVersion] = useState<number | null>(null);
+  const [stage, setStage] = useState<string | null>(MAIN_STAGE);
   const [tab, setTab] = useState<Tab>('participants');
-  const q = useQuery(resultsQuery(studyId, version));
+  const q = useQuery(resultsQuery(studyId, version, stage));
   const agents = useQuery(agentRunsQuery(studyId));
   const client = useQueryClient();
   const studies = useQuery(studiesQuery);
@@ -66,6 +69,7 @@ function Results() {
               ))}
             </select>
           </label>
+          <StageSelect value={stage} onChange={setStage} stages={r?.stages} />
           <CampaignLink studyId={studyId} />
           <Link
             href={`/studies/${encodeURIComponent(studyId)}/centre`}
@@ -82,6 +86,9 @@ function Results() {
           >
             Refresh
           </Button>
+        </div>
+        <div className="mb-3 flex flex-wrap items-center gap-3">
+          <StageControl studyId={studyId} />
         </div>
         <StorageUse studyId={studyId} />
         <Tabs<Tab>
@@ -125,7 +132,7 @@ function Results() {
           {r && tab === 'games' && r.games.length === 0 && <p className="text-slate-400">This study has no game.</p>}
           {tab === 'games' && <GameVersions studyId={studyId} />}
           {r && tab === 'questions' && <QuestionResults results={r} />}
-          {tab === 'surveys' && <SurveyResults studyId={studyId} version={version} />}
+          {tab === 'surveys' && <SurveyResults studyId={studyId} version={version} stage={stage} />}
           {tab === 'agents' && (
             <div className="flex flex-col gap-4">
               <p className="text-xs text-slate-400">

@@ -25,8 +25,17 @@ const percent = (x: number): string => `${Math.round(x * 1000) / 10}%`;
  * The Surveys tab of a study's results: each survey question summarised across the counted
  * participants (docs/researchers.md, "Survey summaries"), computed on the server.
  */
-export function SurveyResults({ studyId, version }: { studyId: string; version: number | null }) {
-  const q = useQuery(surveySummariesQuery(studyId, version));
+export function SurveyResults({
+  studyId,
+  version,
+  stage,
+}: {
+  studyId: string;
+  version: number | null;
+  /** The stage counted (null: every stage). */
+  stage: string | null;
+}) {
+  const q = useQuery(surveySummariesQuery(studyId, version, stage));
   if (q.isPending) return <p className="text-slate-400">Summarising the survey answers…</p>;
   if (q.isError)
     return (

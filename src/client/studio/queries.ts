@@ -31,12 +31,24 @@ export const studyUsageQuery = (studyId: string) =>
     staleTime: 10_000,
   });
 
-export const resultsQuery = (studyId: string, version: number | null) =>
+/**
+ * The query string of a results or campaign request: the version (null: every one) and the stage
+ * (`main` is the server's default, so it is left out; null: every stage, `all`).
+ */
+export function figuresQuery(version: number | null, stage: string | null): string {
+  const q = new URLSearchParams();
+  if (version !== null) q.set('version', String(version));
+  if (stage !== MAIN_STAGE) q.set('stage', stage ?? ALL_STAGES);
+  const text = q.toString();
+  return text ? `?${text}` : '';
+}
+
+export const resultsQuery = (studyId: string, version: number | null, stage: string | null = MAIN_STAGE) =>
   queryOptions({
-    queryKey: ['admin', 'results', studyId, version],
+    queryKey: ['admin', 'results', studyId, version, stage],
     queryFn: () =>
-      adminJson<StudyResults>(
-        `/api/admin/studies/${encodeURIComponent(studyId)}/results${version === null ? '' : `?version=${version}`}`,
+      adminJson<StudyResults & { stages: StudyStages }>(
+        `/api/admin/studies/${encodeURIComponent(studyId)}/results${figuresQuery(version, stage)}`,
       ),
     staleTime: 10_000,
   });
@@ -50,12 +62,12 @@ export type {
 import type { StudySurveySummaries } from '../../core/analysis/surveys';
 
 /** Each survey question of a study summarised across participants (docs/api.md, "Survey summaries"). */
-export const surveySummariesQuery = (studyId: string, version: number | null) =>
+export const surveySummariesQuery = (studyId: string, version: number | null, stage: string | null = MAIN_STAGE) =>
   queryOptions({
-    queryKey: ['admin', 'results-surveys', studyId, version],
+    queryKey: ['admin', 'results-surveys', studyId, version, stage],
     queryFn: () =>
       adminJson<StudySurveySummaries>(
-        `/api/admin/studies/${encodeURIComponent(studyId)}/results/surveys${version === null ? '' : `?version=${version}`}`,
+        `/api/admin/studies/${encodeURIComponent(studyId)}/results/surveys${figuresQuery(version, stage)}`,
       ),
     staleTime: 10_000,
   });
@@ -171,22 +183,53 @@ export type {
 } from '../../core/protocol/campaign';
 import type { CampaignView, PaymentsView } from '../../core/protocol/campaign';
 import type { StudyDefinitionInput } from '../../core/study/schema';
+import type { DeletionReceipt, StudyStages } from '../../core/protocol/api';
+import { ALL_STAGES, MAIN_STAGE } from '../../core/study/stages';
 
 /** How often the campaign view asks again: seconds, so it follows participants as they play. */
 export const CAMPAIGN_POLL_MS = 2000;
 
-export const campaignQuery = (studyId: string) =>
+export const campaignQuery = (studyId: string, stage: string | null = MAIN_STAGE) =>
   queryOptions({
-    queryKey: ['admin', 'campaign', studyId],
-    queryFn: () => adminJson<CampaignView>(`/api/admin/studies/${encodeURIComponent(studyId)}/campaign`),
+    queryKey: ['admin', 'campaign', studyId, stage],
+    queryFn: () =>
+      adminJson<CampaignView & { stages: StudyStages }>(
+        `/api/admin/studies/${encodeURIComponent(studyId)}/campaign${figuresQuery(null, stage)}`,
+      ),
     refetchInterval: CAMPAIGN_POLL_MS,
   });
 
-export const paymentsQuery = (studyId: string) =>
+export const paymentsQuery = (studyId: string, stage: string | null = MAIN_STAGE) =>
   queryOptions({
-    queryKey: ['admin', 'campaign-payments', studyId],
-    queryFn: () => adminJson<PaymentsView>(`/api/admin/studies/${encodeURIComponent(studyId)}/campaign/payments`),
+    queryKey: ['admin', 'campaign-payments', studyId, stage],
+    queryFn: () =>
+      adminJson<PaymentsView>(
+        `/api/admin/studies/${encodeURIComponent(studyId)}/campaign/payments${figuresQuery(null, stage)}`,
+      ),
     refetchInterval: CAMPAIGN_POLL_MS * 2,
+  });
+
+/** The stage new sessions of a study start in (`GET /api/admin/studies/:id`). */
+export const studyStageQuery = (studyId: string) =>
+  queryOptions({
+    queryKey: ['admin', 'stage', studyId],
+    queryFn: () =>
+      adminJson<{ stage: string }>(`/api/admin/studies/${encodeURIComponent(studyId)}`).then((r) => r.stage),
+    staleTime: 10_000,
+  });
+
+/** The receipts of the deletions this person made (every one for the owner). */
+export const deletionReceiptsQuery = queryOptions({
+  queryKey: ['admin', 'deletion-receipts'],
+  queryFn: () =>
+    adminJson<{ receipts: DeletionReceipt[] }>('/api/admin/participants/deletions').then((r) => r.receipts),
+});
+
+/** One deletion's receipt. */
+export const deletionReceiptQuery = (id: string) =>
+  queryOptions({
+    queryKey: ['admin', 'deletion-receipt', id],
+    queryFn: () => adminJson<DeletionReceipt>(`/api/admin/participants/deletions/${encodeURIComponent(id)}`),
   });
 
 /** A study's current definition (pools included), as the editor reads it. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { breaksOf, budgetLeft, sessionBudget } from './budget';
 
 const view = (createdAt: number, now: number, sessionMinutes = 90) => ({
-  session: { id: 's', studyId: 'x', studyVersion: 1, state: 'active', createdAt, ackedThrough: -1, now },
+  session: { id: 's', studyId: 'x', studyVersion: 1, state: 'active', createdAt, ackedThrough: -1, now, stage: 'main' },
   study: {
     title: '',
     consent: '',

@@ -29,6 +29,8 @@ export interface ResultsSession {
   /** When a researcher excluded the session from every count; null or absent: counted. */
   readonly excludedAt?: number | null;
   readonly excludedReason?: string | null;
+  /** The study's stage when the session started (`core/study/stages.ts`); absent: `main`. */
+  readonly stage?: string;
 }
 
 /** A stored submission (a `SubmissionRecord` fits): `trial` is null for a refused duplicate. */
@@ -115,6 +117,11 @@ export interface ResultsInput {
   readonly versions: readonly { readonly version: number; readonly definition: StudyDefinition }[];
   /** Only sessions that ran this version, and only its items; null: every version. */
   readonly version: number | null;
+  /**
+   * Only sessions of this stage (`main`, `pilot`, ...); null or absent: every stage. Sessions of
+   * other stages are left out altogether: neither listed nor counted.
+   */
+  readonly stage?: string | null;
   readonly sessions: readonly SessionData[];
   /** How many test inputs a task has; null when the task cannot be read (then the item's `tests`, or the judged ones, are used). */
   readonly testCount: (collection: string, task: string) => number | null;
@@ -155,6 +162,8 @@ export interface ParticipantResult {
   readonly sessionId: string;
   readonly params: Readonly<Record<string, string>>;
   readonly studyVersion: number;
+  /** The study's stage when the session started (`pilot`, `main`, or a researcher's name). */
+  readonly stage: string;
   /** The state at `now` (an open session goes quiet into `abandoned`, past its limit into `timed_out`). */
   readonly state: SessionState;
   readonly createdAt: number;
@@ -278,7 +287,8 @@ export interface GameResult {
 
 /** The results of a study: the JSON of `GET /api/admin/studies/:studyId/results`. */
 export interface StudyResults {
-  readonly study: { id: string; title: string; versions: number[]; version: number | null };
+  /** `stage`: the stage counted (null: every stage). */
+  readonly study: { id: string; title: string; versions: number[]; version: number | null; stage: string | null };
   readonly participants: ParticipantResult[];
   readonly tasks: TaskResult[];
   readonly games: GameResult[];

@@ -235,7 +235,7 @@ describe('study results: participants', () => {
   const row = (id: string) => r.participants.find((p) => p.sessionId === id)!;
 
   it('lists every session of the version, playtests marked, in order of creation', () => {
-    expect(r.study).toEqual({ id: 'fixture', title: 'Results fixture', versions: [1, 2], version: 1 });
+    expect(r.study).toEqual({ id: 'fixture', title: 'Results fixture', versions: [1, 2], version: 1, stage: null });
     expect(r.participants.map((p) => [p.sessionId, p.playtest])).toEqual([
       ['p6', false],
       ['p1', false],

@@ -14,6 +14,8 @@
  *   among the participants with `playtest: true` and counts toward nothing else.
  * - A session a researcher excluded (`excludedAt` set) is listed with `excluded: true` and
  *   counts toward nothing else either: no figure, funnel, baseline or first-time-player slot.
+ * - Only sessions of the stage asked for (`stage`, e.g. `main`) are listed and counted; the
+ *   others (a pilot's) are left out as if they were not there.
  * - Game figures come only from logs that the server's replay verifies (`verifyGameLog`); a log
  *   that does not replay flags its session (`game_log_unverified:<item>`) and is left out of
  *   every level figure and baseline.
@@ -30,6 +32,7 @@
  */
 import type { TaskItem } from '../study/schema';
 import { effectiveState } from '../study/rules';
+import { MAIN_STAGE, inStage } from '../study/stages';
 import { GRID_TOOLS } from '../log/gridPlayer';
 import {
   BASELINE_PRESETS,
@@ -171,7 +174,7 @@ export function studyResults(input: ResultsInput): StudyResults {
   const printed: { id: string; prints?: SessionPrints }[] = [];
   const sessions = input.sessions
     .filter((s) => input.version === null || s.session.studyVersion === input.version)
-    .slice()
+    .filter((s) => inStage(s.session.stage, input.stage ?? null))
     .sort((a, b) => a.session.createdAt - b.session.createdAt || a.session.id.localeCompare(b.session.id));
   for (const data of sessions) {
     const { session } = data;
@@ -190,6 +193,7 @@ export function studyResults(input: ResultsInput): StudyResults {
       sessionId: session.id,
       params: session.params,
       studyVersion: session.studyVersion,
+      stage: session.stage ?? MAIN_STAGE,
       state: effectiveState(session, def, input.now),
       createdAt: session.createdAt,
       finishedAt: session.finishedAt,
@@ -250,7 +254,7 @@ export function studyResults(input: ResultsInput): StudyResults {
   );
 
   return {
-    study: { id: input.study.id, title: shown.title, versions, version: input.version },
+    study: { id: input.study.id, title: shown.title, versions, version: input.version, stage: input.stage ?? null },
     participants,
     tasks: [...tasks].flatMap(([key, all]) => {
       const byVersion = [...(taskVersions.get(key)?.values() ?? [])];

@@ -156,6 +156,8 @@ export interface SessionView {
     createdAt: number;
     ackedThrough: number;
     now: number;
+    /** The study's stage the session started in (`pilot`, `main` or a researcher's name); fixed for the session. */
+    stage: string;
   };
   readonly study: {
     title: string;
@@ -176,6 +178,14 @@ export interface SessionView {
   readonly budget: { readonly endsAt: number; readonly minutesLeft: number };
   readonly items: SessionItem[];
   readonly progress: { current: number; items: ItemProgressView[] };
+}
+
+/** A study's stages as the results and campaign views report them beside their figures. */
+export interface StudyStages {
+  /** The stage new sessions start in now. */
+  readonly current: string;
+  /** Sessions per stage, over every version (stages without a session are absent). */
+  readonly sessions: Readonly<Record<string, number>>;
 }
 
 /** `POST /api/sessions/:id/events`. */
@@ -269,6 +279,8 @@ export interface AdminSessionEntry {
   /** When a researcher excluded the session; null: it counts. */
   readonly excludedAt: number | null;
   readonly excludedReason: string | null;
+  /** The study's stage when the session started. */
+  readonly stage: string;
 }
 
 /** A stored submission, as `GET /api/admin/sessions/:id` lists them. */
@@ -342,6 +354,73 @@ export interface DeletionResult {
   readonly deleted: DeletedCounts;
 }
 
+/** An export of a study written after the participant's first session in it began (the audit trail's `export.written`). */
+export interface ExportWritten {
+  readonly studyId: string;
+  readonly file: string;
+  readonly format: string;
+  readonly sha256: string;
+  readonly bytes: number;
+  readonly at: number;
+}
+
+/** What a deletion removed from one study. */
+export interface StudyDeletion {
+  readonly studyId: string;
+  readonly title: string;
+  readonly sessions: readonly string[];
+  readonly deleted: DeletedCounts;
+  /** Exports written earlier that may hold the participant's data: to recall. */
+  readonly exports: readonly ExportWritten[];
+}
+
+/** The receipt of a deletion: what the researcher can send the participant (and keep). */
+export interface DeletionReceipt {
+  readonly receipt: string;
+  /** The keyed SHA-256 of the id (never the id). */
+  readonly participantHash: string;
+  readonly reason: string;
+  /** Who deleted: the person's email, or `researcher` for the bootstrap token. */
+  readonly by: string;
+  readonly at: number;
+  readonly studies: readonly StudyDeletion[];
+  /** The rows deleted over every study. */
+  readonly total: DeletedCounts;
+}
+
+/** One of a participant's sessions, as `POST /api/admin/participants/find` lists it. */
+export interface ParticipantSessionView {
+  readonly sessionId: string;
+  readonly studyVersion: number;
+  readonly stage: string;
+  readonly state: string;
+  readonly createdAt: number;
+  /** Which params name held the id: `PROLIFIC_PID`, `workerId` or `participantId`. */
+  readonly param: string;
+}
+
+/** `POST /api/admin/participants/find`: every session of the id in the studies the caller may manage. */
+export interface ParticipantSearch {
+  /** The keyed SHA-256 of the id, as the audit trail and the receipt will name it. */
+  readonly participantHash: string;
+  readonly studies: readonly {
+    readonly studyId: string;
+    readonly title: string;
+    readonly sessions: readonly ParticipantSessionView[];
+    /** Exports of the study written since the participant's first session in it began. */
+    readonly exports: readonly ExportWritten[];
+  }[];
+}
+
+/** `PUT /api/admin/studies/:studyId/stage`. */
+export interface StageChange {
+  readonly studyId: string;
+  readonly from: string;
+  readonly stage: string;
+  /** False when the study was in that stage already (nothing recorded). */
+  readonly changed: boolean;
+}
+
 /** What a lab member did, as the audit trail names it. */
 export type AuditAction =
   | 'session.exclude'
@@ -357,6 +436,10 @@ export type AuditAction =
   | 'export.written'
   | 'member.put'
   | 'member.delete'
+  /** A study moved to another stage (`detail`: `{from, to}`). */
+  | 'study.stage'
+  /** A participant's sessions deleted on request (target: `participant:<hash>`, never the id). */
+  | 'participant.delete'
   /** Any other write of a lab member, named by its route (`POST /admin/...`). */
   | `${'POST' | 'PUT' | 'PATCH' | 'DELETE'} /${string}`;
 

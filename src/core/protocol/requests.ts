@@ -247,6 +247,33 @@ export const DeleteRequest = z.strictObject({
   reason: Reason,
 });
 
+/** A participant's platform id as the sessions' params hold it (a Prolific id, a worker id, a participant id). */
+const ParticipantIdField = z
+  .string({ error: 'is required: the Prolific id, worker id or participant id' })
+  .trim()
+  .min(1, 'is required: the Prolific id, worker id or participant id')
+  .max(200, 'is at most 200 characters');
+
+/** `POST /api/admin/participants/find`. */
+export const ParticipantFindRequest = z.strictObject({ participantId: ParticipantIdField });
+
+/**
+ * `POST /api/admin/participants/delete`: `confirm` repeats the id, and a reason is required (it
+ * goes in the audit trail and on the receipt).
+ */
+export const ParticipantDeleteRequest = z.strictObject({
+  participantId: ParticipantIdField,
+  reason: z
+    .string({ error: 'is required: why the data is deleted (e.g. "the participant asked on 3 May")' })
+    .trim()
+    .min(1, 'is required: why the data is deleted (e.g. "the participant asked on 3 May")')
+    .max(500, 'is at most 500 characters'),
+  confirm: z.string({ error: 'is required: the participant id, typed again' }).max(200),
+});
+
+/** `PUT /api/admin/studies/:studyId/stage`: the stage's name is checked by the route. */
+export const StageRequest = z.strictObject({ stage: z.string({ error: 'is required, e.g. "main"' }).max(200) });
+
 const VERSION_ERROR = 'must be a whole number from 1; leave it out for every version';
 
 /** `POST /api/admin/studies/:studyId/exports`: the format is checked by the route, which lists the formats. */

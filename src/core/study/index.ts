@@ -8,3 +8,4 @@ export * from './actions';
 export * from './replayMarks';
 export * from './duration';
 export * from './paymentText';
+export * from './stages';

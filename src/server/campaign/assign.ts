@@ -48,7 +48,7 @@ export async function createDrawnSession(
   claim: boolean,
   pins?: readonly StudyGamePin[],
   pseudonym?: Pseudonym,
-): Promise<readonly number[]> {
+): Promise<{ readonly order: readonly number[]; readonly stage: string }> {
   const ids = (pool: PoolPlan) => pool.candidates.map((i) => study.items[i].id);
   const choice = await store.campaigns.createDrawnSession(
     session,
@@ -79,7 +79,7 @@ export async function createDrawnSession(
       return { order: sessionOrder(study, session.seed, drawn), pools };
     },
   );
-  return choice.order;
+  return { order: choice.order, stage: choice.stage };
 }
 
 /**

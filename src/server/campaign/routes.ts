@@ -7,6 +7,9 @@
  * - `GET /api/admin/studies/:id/campaign/bonuses.csv`: Prolific's bulk-bonus file.
  * - `GET /api/admin/studies/:id/campaign/ledger.csv`: the ledger, one line per participant.
  *
+ * Each counts the sessions of the `main` stage, or of the stage `?stage=` names (`all`: every
+ * stage): candidates' progress toward their targets, the sessions and claims listed, payments.
+ *
  * The figures read each candidate's counters, the claims of the study's sessions and those still
  * held, and the per-session digests the results use
  * (computed on the digest threads when the server has them, and kept). Claims of sessions that
@@ -30,6 +33,9 @@ import { studySessionDigests } from '../digests/studyDigests';
 import { withCrossSignals } from '../../core/analysis/signals';
 import { definitionOf } from '../study/studies';
 import { type StudyDeps, fail, studyContext } from '../study/context';
+import { stageQuery } from '../http';
+import type { StudyStages } from '../../core/protocol/api';
+import { MAIN_STAGE, inStage } from '../../core/study/stages';
 import type { SessionRecord } from '../store/types';
 import { campaignOf, settleClaims } from './assign';
 import { firstRunVersions, gameVersionNow } from './versions';
@@ -49,6 +55,7 @@ export async function campaignFigures(
   deps: StudyDeps,
   ctx: ReturnType<typeof studyContext>,
   id: string,
+  stage: string | null = MAIN_STAGE,
 ): Promise<CampaignFigures | { error: string; status: 404 | 409 }> {
   const { store } = deps;
   const rec = await store.getStudy(id);
@@ -86,8 +93,8 @@ export async function campaignFigures(
   }
   if (settled) claims = await store.campaigns.viewClaims(campaign, id);
   const [counters, draws, runs] = await Promise.all([
-    store.campaigns.counters(campaign),
-    store.campaigns.draws(campaign),
+    store.campaigns.counters(campaign, stage),
+    store.campaigns.draws(campaign, stage),
     firstRunVersions(store, id),
   ]);
 
@@ -99,6 +106,7 @@ export async function campaignFigures(
   const sessions: CampaignSession[] = [];
   for (const d of digests.data) {
     const s = d.session as SessionRecord;
+    if (!inStage(s.stage, stage)) continue;
     const state = await stateOf(s);
     const inFlight = flight(s.state, s.lastEventAt ?? s.createdAt, s.createdAt) && !isFinalState(state as SessionState);
     let current: string | null = null;
@@ -136,14 +144,16 @@ export async function campaignFigures(
     sessions: withCrossSignals(sessions),
     draws,
     counts: new Map(counters.map((k) => [k.candidate, k])),
-    claims: claims.map((c) => ({
-      sessionId: c.sessionId,
-      candidate: c.candidate,
-      participant: c.participant,
-      state: c.state,
-      excluded: c.excluded,
-      inFlight: c.state === 'held' && flight(c.sessionState, c.quietSince, c.sessionCreatedAt),
-    })),
+    claims: claims
+      .filter((c) => inStage(c.stage, stage))
+      .map((c) => ({
+        sessionId: c.sessionId,
+        candidate: c.candidate,
+        participant: c.participant,
+        state: c.state,
+        excluded: c.excluded,
+        inFlight: c.state === 'held' && flight(c.sessionState, c.quietSince, c.sessionCreatedAt),
+      })),
   };
 }
 
@@ -155,10 +165,17 @@ export function campaignRoutes(deps: StudyDeps): Hono {
 
   admin.get('/studies/:studyId/campaign', async (c) => {
     const id = c.req.param('studyId');
-    const f = await campaignFigures(deps, ctx, id);
+    const st = stageQuery(c);
+    if (!st.ok) return st.res;
+    const f = await campaignFigures(deps, ctx, id, st.stage);
     if ('error' in f) return fail(c, f.status, f.status === 404 ? 'not_found' : 'not_a_campaign', f.error);
-    return c.json(
-      campaignView({
+    const [current, perStage] = await Promise.all([
+      deps.store.stages.studyStage(id),
+      deps.store.stages.stageCounts(id),
+    ]);
+    const stages: StudyStages = { current: current.stage, sessions: perStage };
+    return c.json({
+      ...campaignView({
         studyId: id,
         campaignId: f.campaignId,
         study: f.study,
@@ -170,7 +187,9 @@ export function campaignRoutes(deps: StudyDeps): Hono {
         gameVersionNow: (game) => (deps.gameInfo ? gameVersionNow(deps.gameInfo())(game) : null),
         now: f.now,
       }),
-    );
+      stage: st.stage,
+      stages,
+    });
   });
 
   const ledgerOf = async (id: string, f: CampaignFigures) => {
@@ -185,7 +204,9 @@ export function campaignRoutes(deps: StudyDeps): Hono {
 
   admin.get('/studies/:studyId/campaign/payments', async (c) => {
     const id = c.req.param('studyId');
-    const f = await campaignFigures(deps, ctx, id);
+    const st = stageQuery(c);
+    if (!st.ok) return st.res;
+    const f = await campaignFigures(deps, ctx, id, st.stage);
     if ('error' in f) return fail(c, f.status, f.status === 404 ? 'not_found' : 'not_a_campaign', f.error);
     const { payments, ledger } = await ledgerOf(id, f);
     return c.json({ ...payments, ledger } satisfies PaymentsView);
@@ -202,7 +223,9 @@ export function campaignRoutes(deps: StudyDeps): Hono {
 
   admin.get('/studies/:studyId/campaign/bonuses.csv', async (c) => {
     const id = c.req.param('studyId');
-    const f = await campaignFigures(deps, ctx, id);
+    const st = stageQuery(c);
+    if (!st.ok) return st.res;
+    const f = await campaignFigures(deps, ctx, id, st.stage);
     if ('error' in f) return fail(c, f.status, f.status === 404 ? 'not_found' : 'not_a_campaign', f.error);
     c.header('Content-Type', 'text/csv; charset=utf-8');
     c.header('Content-Disposition', `attachment; filename="${id}-bonuses.csv"`);

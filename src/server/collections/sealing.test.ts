@@ -246,6 +246,16 @@ const WALK: Record<string, Walk> = {
   ],
   'DELETE /admin/studies/:studyId': () => [{ url: '/admin/studies/sample', body: { confirm: 'sample' } }],
   'GET /admin/studies/:studyId/audit': () => [{ url: '/admin/studies/sample/audit' }],
+  'PUT /admin/studies/:studyId/stage': () => [{ url: '/admin/studies/sample/stage', body: { stage: 'pilot' } }],
+  // A participant's data on request: a session's token is no researcher's, whatever id it names.
+  'POST /admin/participants/find': () => [{ url: '/admin/participants/find', body: { participantId: 'own' } }],
+  'POST /admin/participants/delete': () => [
+    { url: '/admin/participants/delete', body: { participantId: 'own', reason: 'curious', confirm: 'own' } },
+  ],
+  'GET /admin/participants/deletions': () => [{ url: '/admin/participants/deletions' }],
+  'GET /admin/participants/deletions/:receiptId': () => [
+    { url: '/admin/participants/deletions/00000000-0000-0000-0000-000000000000' },
+  ],
   // Grading: a grader link is a token of its own; a session's token (or none) opens no grader's queue.
   'GET /grading/queue': () => [{ url: '/grading/queue' }],
   'PUT /grading/answers/:answerId': () => [{ url: '/grading/answers/any', body: { correct: true, note: '' } }],

@@ -24,6 +24,7 @@ import type { DigestPool } from './pool';
 import type { ThreadReplay } from '../arc3/replayCheck';
 import { isFinalState } from '../../core/study/rules';
 import type { Store } from '../store/types';
+import { MAIN_STAGE, inStage } from '../../core/study/stages';
 import { firstRunVersions } from '../campaign/versions';
 import {
   digestSessions,
@@ -173,8 +174,8 @@ export async function refreshSettledDigests(
 }
 
 /**
- * The results of a study (every version, or one), as `GET /api/admin/studies/:studyId/results`
- * answers them; `{error}` for an unknown study or version. The agents' scorecards read their
+ * The results of a study (every version, or one; the sessions of one stage, `main` unless
+ * asked, or of every stage: null), as `GET /api/admin/studies/:studyId/results` answers them; `{error}` for an unknown study or version. The agents' scorecards read their
  * human baselines from here (agents/baselines.ts). With a maintainer, the digests are brought up
  * to date under its watch: after any background run on the same study, with progress shown.
  */
@@ -182,6 +183,7 @@ export async function computeStudyResults(
   deps: ResultsDeps,
   id: string,
   version: number | null,
+  stage: string | null = MAIN_STAGE,
 ): Promise<StudyResults | { error: string }> {
   const early = earlyReads(deps, id);
   const basis = await studyBasis(deps, id, version);
@@ -189,7 +191,7 @@ export async function computeStudyResults(
   const { versions, testCount, games, now } = basis;
   const digestAll = (progress?: DigestProgressFn) => {
     const sessions = (early?.sessions ?? deps.store.listSessions(id)).then((all) =>
-      all.filter((s) => version === null || s.studyVersion === version),
+      all.filter((s) => (version === null || s.studyVersion === version) && inStage(s.stage, stage)),
     );
     return digestSessions(deps, id, basis, sessions, progress, early);
   };
@@ -220,6 +222,7 @@ export async function computeStudyResults(
     study: { id },
     versions,
     version,
+    stage,
     sessions: data,
     testCount,
     games,

@@ -6,6 +6,7 @@
 import { surveySummaries, type StudySurveySummaries } from '../../core/analysis/surveys';
 import { surveyInput } from '../export/surveys';
 import { participantWrites } from '../load';
+import { MAIN_STAGE, inStage } from '../../core/study/stages';
 import type { Store } from '../store/types';
 import type { DigestPool } from './pool';
 import { studyVersions } from './studyDigests';
@@ -19,6 +20,7 @@ export async function computeSurveySummaries(
   deps: { readonly store: Store; readonly digests?: DigestPool },
   id: string,
   version: number | null,
+  stage: string | null = MAIN_STAGE,
 ): Promise<StudySurveySummaries | { error: string }> {
   const versions = await studyVersions(deps.store, id, version);
   if ('error' in versions) return versions;
@@ -27,7 +29,14 @@ export async function computeSurveySummaries(
     deps.store.listSessions(id),
     deps.store.listStudyResponses(id, 'survey'),
   ]);
-  const input = surveyInput(versions, version, sessions, responses);
+  const counted = sessions.filter((s) => inStage(s.stage, stage));
+  const ids = new Set(counted.map((s) => s.id));
+  const input = surveyInput(
+    versions,
+    version,
+    counted,
+    responses.filter((r) => ids.has(r.sessionId)),
+  );
   if (deps.digests) return deps.digests.surveys(input);
   await participantWrites.turn();
   return surveySummaries(input);

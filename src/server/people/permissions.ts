@@ -127,6 +127,8 @@ export const PERMISSIONS: Readonly<Record<string, Need>> = {
   'PUT /admin/studies/:studyId/members/:email': { member: R, from: 'studyId', audit: 'self' },
   'DELETE /admin/studies/:studyId/members/:email': { member: R, from: 'studyId', audit: 'self' },
   'GET /admin/studies/:studyId/audit': { member: R, from: 'studyId' },
+  // Moving a study between stages (pilot, main, ...): recorded by the route, in its transaction.
+  'PUT /admin/studies/:studyId/stage': { member: R, from: 'studyId', audit: 'self' },
   'GET /admin/studies/:studyId/results': { member: RV, from: 'studyId' },
   'GET /admin/studies/:studyId/results/progress': { member: ALL, from: 'studyId' },
   'GET /admin/studies/:studyId/results/surveys': { member: RV, from: 'studyId' },
@@ -177,6 +179,13 @@ export const PERMISSIONS: Readonly<Record<string, Need>> = {
   'POST /admin/sessions/:sessionId/exclude': { member: R, from: 'sessionId', audit: 'self' },
   'POST /admin/sessions/:sessionId/include': { member: R, from: 'sessionId', audit: 'self' },
   'DELETE /admin/sessions/:sessionId': { member: R, from: 'sessionId', audit: 'self' },
+
+  // A participant's data on request: a researcher finds and deletes it in the studies they are a
+  // researcher of (the owner in every study); the deletion records its own audit entries.
+  'POST /admin/participants/find': { ability: 'create', audit: 'none' },
+  'POST /admin/participants/delete': { ability: 'create', audit: 'none' },
+  'GET /admin/participants/deletions': { ability: 'create' },
+  'GET /admin/participants/deletions/:receiptId': { ability: 'create' },
 
   // Design: tasks, games, playtests, validation, graphs, determinism, agent keys.
   'GET /admin/games/:gameId/solutions': DESIGN,

@@ -206,7 +206,7 @@ describe('GET /api/admin/studies/:studyId/results', () => {
 
   it('lists the participants of version 1 with their state, progress and flags; the playtest marked', async () => {
     const r = await results('?version=1');
-    expect(r.study).toEqual({ id: 'res', title: 'Results over the API', versions: [1, 2], version: 1 });
+    expect(r.study).toEqual({ id: 'res', title: 'Results over the API', versions: [1, 2], version: 1, stage: 'main' });
     expect(r.participants.map((p) => [p.params.PROLIFIC_PID ?? p.params.mode, p.studyVersion, p.playtest])).toEqual([
       ['ann', 1, false],
       ['ben', 1, false],

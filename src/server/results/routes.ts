@@ -1,5 +1,6 @@
 /**
- * The researcher's study results: `GET /api/admin/studies/:studyId/results[?version=N]`,
+ * The researcher's study results: `GET /api/admin/studies/:studyId/results[?version=N][&stage=S]`
+ * (the `main` stage unless `stage` names another, or `all`),
  * added up from each session's digest (`digests/studyDigests.ts` computes and keeps them),
  * `GET /api/admin/studies/:studyId/results/surveys[?version=N]` (each survey question summarised,
  * `digests/surveys.ts`), `GET /api/admin/studies/:studyId/results/progress`, and
@@ -8,12 +9,12 @@
  * error bodies are `{error, message}`.
  */
 import { Hono, type Context } from 'hono';
-import { fail } from '../http';
+import { fail, stageQuery } from '../http';
 import { studyRoleOf } from '../people/permissions';
 import { computeStudyResults, type ResultsDeps } from '../digests/studyDigests';
 import { computeSurveySummaries } from '../digests/surveys';
 import { gameBaselines } from '../digests/gameBaselines';
-import type { GameBaselinesView } from '../../core/protocol/api';
+import type { GameBaselinesView, StudyStages } from '../../core/protocol/api';
 import type { DigestMaintainer } from '../digests/maintainer';
 
 /** The results routes, to mount under `/admin` (the permission table guards them). */
@@ -23,18 +24,28 @@ export function resultsRoutes(deps: ResultsDeps & { readonly maintainer?: Digest
   admin.get('/studies/:studyId/results', async (c) => {
     const v = versionOf(c);
     if (!v.ok) return v.res;
-    const r = await computeStudyResults(deps, c.req.param('studyId'), v.version);
+    const st = stageQuery(c);
+    if (!st.ok) return st.res;
+    const id = c.req.param('studyId');
+    const r = await computeStudyResults(deps, id, v.version, st.stage);
     if ('error' in r) return fail(c, 404, 'not_found', r.error);
+    const [current, sessions] = await Promise.all([
+      deps.store.stages.studyStage(id),
+      deps.store.stages.stageCounts(id),
+    ]);
+    const stages: StudyStages = { current: current.stage, sessions };
     // A viewer reads the results without participants' identifiers (their recruitment ids).
     if (studyRoleOf(c) === 'viewer')
-      return c.json({ ...r, participants: r.participants.map((p) => ({ ...p, params: {} })) });
-    return c.json(r);
+      return c.json({ ...r, stages, participants: r.participants.map((p) => ({ ...p, params: {} })) });
+    return c.json({ ...r, stages });
   });
 
   admin.get('/studies/:studyId/results/surveys', async (c) => {
     const v = versionOf(c);
     if (!v.ok) return v.res;
-    const r = await computeSurveySummaries(deps, c.req.param('studyId'), v.version);
+    const st = stageQuery(c);
+    if (!st.ok) return st.res;
+    const r = await computeSurveySummaries(deps, c.req.param('studyId'), v.version, st.stage);
     if ('error' in r) return fail(c, 404, 'not_found', r.error);
     return c.json(r);
   });

@@ -17,6 +17,7 @@ import type { NewSession, StudyGamePin } from './records';
 import { databaseUnavailable } from './unavailable';
 import { pinStudyGames } from './gamePins';
 import { INSERT_SESSION_SQL, sessionRowValues } from './sessionRow';
+import { MAIN_STAGE } from '../../core/study/stages';
 
 export type { ClaimState };
 
@@ -36,6 +37,8 @@ export interface ClaimRecord {
 /** A claim with what the campaign's figures need of its session. */
 export interface ClaimWithSession extends ClaimRecord {
   readonly excluded: boolean;
+  /** The stage of the claim's session. */
+  readonly stage: string;
   readonly sessionState: string;
   readonly sessionCreatedAt: number;
   /** The session's last event, else its start (ms). */
@@ -99,13 +102,14 @@ export class CampaignStore {
 
   /**
    * Creates a session of a study with pools: reads the standings, asks `choose`, and stores the
-   * session with the chosen order, one claim per drawn candidate and the draw, atomically.
+   * session with the chosen order, one claim per drawn candidate and the draw, atomically. The
+   * choice, and the stage the session started in (the study's at the insert).
    */
   async createDrawnSession(
     session: Omit<NewSession, 'order'>,
     req: DrawRequest,
     choose: (standings: ReadonlyMap<string, CandidateStanding[]>) => DrawChoice,
-  ): Promise<DrawChoice> {
+  ): Promise<DrawChoice & { readonly stage: string }> {
     return this.lanes.run(req.campaign, async (tx) => {
       // Counted progress from the candidates' counters; in flight from the claims not settled
       // (their sessions' clocks decide); met from this participant's own claims.
@@ -150,27 +154,29 @@ export class CampaignStore {
       const sessionValues = sessionRowValues({ ...session, order: choice.order });
       const insertSession = INSERT_SESSION_SQL;
       if (!req.claim) {
-        await tx.query(insertSession, sessionValues);
+        const made = await tx.query<{ stage: string }>(`${insertSession} RETURNING stage`, sessionValues);
         await pinStudyGames(tx, session, req.pins);
-        return choice;
+        return { ...choice, stage: made.rows[0].stage };
       }
       // The session, its claims, their counters and the draw in one statement: one round trip under the lock.
       const claims = choice.pools
         .flatMap((p) => p.drawn.map((candidate) => ({ candidate, pool: p.pool })))
         .map((c, position) => ({ ...c, position }));
-      await tx.query(
-        `WITH s AS (${insertSession} RETURNING id),
+      const made = await tx.query<{ stage: string }>(
+        `WITH s AS (${insertSession} RETURNING id, stage),
          c AS (INSERT INTO campaign_claims (session_id, candidate, campaign, study_id, pool, participant, position, claimed_at)
            SELECT s.id, c.candidate, $10, $2, c.pool, $11, c.position, $8
            FROM s, jsonb_to_recordset($12::jsonb) AS c(candidate text, pool text, position integer)),
          k AS (INSERT INTO campaign_candidates (campaign, candidate, drawn, held)
-           SELECT $10, c.candidate, 1, 1 FROM s, jsonb_to_recordset($12::jsonb) AS c(candidate text)
-           ON CONFLICT (campaign, candidate) DO UPDATE SET drawn = campaign_candidates.drawn + 1, held = campaign_candidates.held + 1)
-         INSERT INTO campaign_draws (session_id, campaign, seed, pools, at) SELECT s.id, $10, $6, $13::jsonb, $8 FROM s`,
+           SELECT $10, c.candidate, (s.stage = '${MAIN_STAGE}')::int, (s.stage = '${MAIN_STAGE}')::int
+           FROM s, jsonb_to_recordset($12::jsonb) AS c(candidate text)
+           ON CONFLICT (campaign, candidate) DO UPDATE SET drawn = campaign_candidates.drawn + EXCLUDED.drawn, held = campaign_candidates.held + EXCLUDED.held),
+         d AS (INSERT INTO campaign_draws (session_id, campaign, seed, pools, at) SELECT s.id, $10, $6, $13::jsonb, $8 FROM s)
+         SELECT stage FROM s`,
         [...sessionValues, req.campaign, req.participant, JSON.stringify(claims), JSON.stringify(choice.pools)],
       );
       await pinStudyGames(tx, session, req.pins);
-      return choice;
+      return { ...choice, stage: made.rows[0].stage };
     });
   }
 
@@ -207,12 +213,24 @@ export class CampaignStore {
     });
   }
 
-  /** A campaign's per-candidate counters (candidates never drawn have none). */
-  async counters(campaign: string): Promise<CandidateCounters[]> {
-    const r = await this.db.query<CandidateCounters>(
-      `SELECT candidate, drawn, held, attempts, solves, settled FROM campaign_candidates WHERE campaign = $1 ORDER BY candidate`,
-      [campaign],
-    );
+  /**
+   * A campaign's per-candidate counters (candidates never drawn have none), counting the sessions
+   * of one stage (`main`, the kept counters the draws read) or of every stage (null), counted
+   * from the claims.
+   */
+  async counters(campaign: string, stage: string | null = MAIN_STAGE): Promise<CandidateCounters[]> {
+    const r =
+      stage === MAIN_STAGE
+        ? await this.db.query<CandidateCounters>(
+            `SELECT candidate, drawn, held, attempts, solves, settled FROM campaign_candidates WHERE campaign = $1 ORDER BY candidate`,
+            [campaign],
+          )
+        : await this.db.query<CandidateCounters>(
+            `SELECT c.candidate, ${counterColumns('($2::text IS NULL OR s.stage = $2)')}
+             FROM campaign_claims c JOIN sessions s ON s.id = c.session_id
+             WHERE c.campaign = $1 GROUP BY c.candidate ORDER BY c.candidate`,
+            [campaign, stage],
+          );
     return r.rows.map((x) => ({
       candidate: x.candidate,
       drawn: x.drawn,
@@ -230,7 +248,7 @@ export class CampaignStore {
    * the counters.
    */
   async viewClaims(campaign: string, studyId: string): Promise<ClaimWithSession[]> {
-    const cols = `c.*, s.excluded_at IS NOT NULL AS excluded, s.state AS session_state, s.created_at AS session_created_at,
+    const cols = `c.*, s.excluded_at IS NOT NULL AS excluded, s.stage, s.state AS session_state, s.created_at AS session_created_at,
          coalesce(s.last_event_at, s.created_at) AS quiet_since`;
     const r = await this.db.query(
       `SELECT ${cols} FROM campaign_claims c JOIN sessions s ON s.id = c.session_id WHERE c.study_id = $2 AND c.campaign = $1
@@ -243,10 +261,12 @@ export class CampaignStore {
   }
 
   /** How many claims of a campaign were started (not skipped), and by how many sessions. */
-  async draws(campaign: string): Promise<{ started: number; sessions: number }> {
+  async draws(campaign: string, stage: string | null = MAIN_STAGE): Promise<{ started: number; sessions: number }> {
     const r = await this.db.query<{ started: number; sessions: number }>(
-      `SELECT count(*)::int AS started, count(DISTINCT session_id)::int AS sessions FROM campaign_claims WHERE campaign = $1 AND state <> 'skipped'`,
-      [campaign],
+      `SELECT count(*)::int AS started, count(DISTINCT c.session_id)::int AS sessions
+       FROM campaign_claims c JOIN sessions s ON s.id = c.session_id
+       WHERE c.campaign = $1 AND c.state <> 'skipped' AND ($2::text IS NULL OR s.stage = $2)`,
+      [campaign, stage],
     );
     return { started: r.rows[0]?.started ?? 0, sessions: r.rows[0]?.sessions ?? 0 };
   }
@@ -254,7 +274,7 @@ export class CampaignStore {
   /** Every claim of a campaign, in the order they were made, with its session's state. */
   async claims(campaign: string): Promise<ClaimWithSession[]> {
     const r = await this.db.query(
-      `SELECT c.*, s.excluded_at IS NOT NULL AS excluded, s.state AS session_state, s.created_at AS session_created_at,
+      `SELECT c.*, s.excluded_at IS NOT NULL AS excluded, s.stage, s.state AS session_state, s.created_at AS session_created_at,
          coalesce(s.last_event_at, s.created_at) AS quiet_since
        FROM campaign_claims c JOIN sessions s ON s.id = c.session_id WHERE c.campaign = $1 ORDER BY c.no`,
       [campaign],
@@ -397,9 +417,23 @@ export async function lockCampaigns(tx: Queryable, campaigns: readonly string[])
 
 /**
  * Counts the named candidates' counters again from their claims (the claims of one candidate,
- * never the whole campaign's), as migration 12 defines them; a candidate without a claim left
- * loses its row. The caller holds the campaign's lock.
+ * never the whole campaign's), as migration 13 defines them, of sessions of the `main` stage
+ * (migration 19); a candidate without a claim left loses its row. The caller holds the campaign's lock.
  */
+/**
+ * The counters' columns (drawn, held, attempts, solves, settled) over claims `c` of sessions `s`
+ * in the stage `counted` selects; attempts, solves and settled of sessions not excluded only.
+ * (What a draw reads as in flight comes from the claims themselves, of every stage.)
+ */
+function counterColumns(counted: string): string {
+  const counts = `s.excluded_at IS NULL AND ${counted}`;
+  return `count(*) FILTER (WHERE ${counted})::int AS drawn,
+       count(*) FILTER (WHERE c.state = 'held' AND ${counted})::int AS held,
+       count(*) FILTER (WHERE c.state IN ('solved', 'attempted') AND ${counts})::int AS attempts,
+       count(DISTINCT coalesce(c.participant, c.session_id)) FILTER (WHERE c.state = 'solved' AND ${counts})::int AS solves,
+       count(*) FILTER (WHERE c.state IN ('solved', 'attempted', 'released') AND ${counts})::int AS settled`;
+}
+
 export async function recountCandidates(tx: Queryable, campaign: string, candidates: readonly string[]): Promise<void> {
   if (!candidates.length) return;
   await tx.query(`DELETE FROM campaign_candidates WHERE campaign = $1 AND candidate = ANY($2::text[])`, [
@@ -408,11 +442,7 @@ export async function recountCandidates(tx: Queryable, campaign: string, candida
   ]);
   await tx.query(
     `INSERT INTO campaign_candidates (campaign, candidate, drawn, held, attempts, solves, settled)
-     SELECT c.campaign, c.candidate, count(*)::int,
-       count(*) FILTER (WHERE c.state = 'held')::int,
-       count(*) FILTER (WHERE c.state IN ('solved', 'attempted') AND s.excluded_at IS NULL)::int,
-       count(DISTINCT coalesce(c.participant, c.session_id)) FILTER (WHERE c.state = 'solved' AND s.excluded_at IS NULL)::int,
-       count(*) FILTER (WHERE c.state IN ('solved', 'attempted', 'released') AND s.excluded_at IS NULL)::int
+     SELECT c.campaign, c.candidate, ${counterColumns(`s.stage = '${MAIN_STAGE}'`)}
      FROM campaign_claims c JOIN sessions s ON s.id = c.session_id
      WHERE c.campaign = $1 AND c.candidate = ANY($2::text[])
      GROUP BY c.campaign, c.candidate`,
@@ -452,6 +482,7 @@ function claimWithSessionFromRow(row: Record<string, unknown>): ClaimWithSession
   return {
     ...claimFromRow(row),
     excluded: row.excluded as boolean,
+    stage: row.stage as string,
     sessionState: row.session_state as string,
     sessionCreatedAt: ms(row.session_created_at),
     quietSince: ms(row.quiet_since),

@@ -593,6 +593,32 @@ export const migrations: readonly Migration[] = [
     `,
   },
   {
+    version: 19,
+    name: "stages: a study's current stage, each session's stage at start; participants' deletions by hash",
+    sql: `
+      -- The stage a session started in: 'pilot', 'main' or a name the researcher chose. Sessions
+      -- stored before stages were kept are 'main', so they stay counted as they were. Results,
+      -- baselines, campaign figures and payments count 'main' unless asked for another stage.
+      ALTER TABLE sessions ADD COLUMN stage text NOT NULL DEFAULT 'main';
+      CREATE INDEX sessions_by_study_stage ON sessions (study_id, stage);
+      -- A campaign's counters (campaign_candidates, migration 13) count the 'main' stage's claims
+      -- from now on; every claim stored before is of a 'main' session, so none changes.
+      -- A study's current stage, which new sessions start in; no row: 'main'. Changed by one
+      -- action of a researcher, in the audit trail (study.stage) in the same transaction.
+      CREATE TABLE study_stages (
+        study_id text PRIMARY KEY,
+        stage text NOT NULL,
+        changed_at timestamptz NOT NULL,
+        person_id text
+      );
+      -- Finding one participant's sessions across studies (a deletion on request): by each
+      -- platform's id as the session's params hold it (core/study/draw.ts participantKey).
+      CREATE INDEX sessions_by_prolific ON sessions ((params ->> 'PROLIFIC_PID'));
+      CREATE INDEX sessions_by_worker ON sessions ((params ->> 'workerId'));
+      CREATE INDEX sessions_by_participant ON sessions ((params ->> 'participantId'));
+    `,
+  },
+  {
     version: 20,
     name: 'retention: sessions whose identifiers were replaced by pseudonyms',
     sql: `

@@ -2,6 +2,8 @@
  * Records that both the `Store` interface (`types.ts`, which re-exports them) and the stores it is
  * made of (`campaignStore.ts`) speak, kept apart so neither has to import the other.
  */
+import type { AuditAction } from '../../core/protocol/api';
+
 export interface NewSession {
   readonly id: string;
   readonly studyId: string;
@@ -30,4 +32,23 @@ export interface JsonPage {
   readonly count: number;
   /** The key of its last record. */
   readonly last: number;
+}
+
+/** What a researcher did, as the audit log names it. */
+export type { AuditAction } from '../../core/protocol/api';
+
+/** One researcher action on a study or one of its sessions, for the study's audit log. */
+export interface AuditEventInput {
+  readonly studyId: string;
+  /** Who: the person's email, or `researcher` for the bootstrap researcher token. */
+  readonly actor: string;
+  /** The person's id; absent or null for the bootstrap token. */
+  readonly personId?: string | null;
+  /** The credential used: `session:<id>`, `token:<id>` or `admin-token`. */
+  readonly credential?: string | null;
+  readonly action: AuditAction;
+  /** The session id, or the study id for `study.delete`. */
+  readonly target: string;
+  readonly reason: string | null;
+  readonly at: number;
 }

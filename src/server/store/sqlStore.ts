@@ -13,6 +13,10 @@ import { type PeopleStore, SqlPeopleStore } from './peopleStore';
 import { type ReferenceStore, SqlReferenceStore } from './referenceStore';
 import { pinStudyGames } from './gamePins';
 import { INSERT_SESSION_SQL, sessionRowValues } from './sessionRow';
+import { deleteSessionRows, insertAudit } from './sessionRows';
+import { type StageStore, SqlStageStore } from './stageStore';
+import { type ParticipantDataStore, SqlParticipantDataStore } from './participantData';
+import { MAIN_STAGE } from '../../core/study/stages';
 import type { Driver, Queryable } from './driver';
 import { keysetJsonPage, keysetPage } from './keyset';
 import { type ArchiveStore, SqlArchiveStore } from './archiveStore';
@@ -292,46 +296,15 @@ function sessionFromRow(r: Row): SessionRecord {
     flags: json(r.flags),
     excludedAt: msOrNull(r.excluded_at),
     excludedReason: (r.excluded_reason as string | null | undefined) ?? null,
+    stage: (r.stage as string | undefined) ?? MAIN_STAGE,
     ...pausesOf(r.pauses),
   };
 }
 
-/** Inserts a new session's row. */
-async function insertSession(q: Queryable, s: NewSession): Promise<void> {
-  await q.query(INSERT_SESSION_SQL, sessionRowValues(s));
-}
-
-/** Deletes the given sessions and everything of them (children first, for the foreign keys). */
-async function deleteSessionRows(tx: Queryable, ids: readonly string[]): Promise<Omit<DeletedRows, 'studies'>> {
-  const count = async (sql: string): Promise<number> =>
-    (await tx.query<{ n: number }>(`WITH d AS (${sql} RETURNING 1) SELECT count(*)::int AS n FROM d`, [ids])).rows[0].n;
-  const gameSteps = await count(
-    `DELETE FROM game_steps WHERE run_id IN (SELECT run_id FROM game_runs WHERE session_id = ANY($1::text[]))`,
-  );
-  const gameRuns = await count(`DELETE FROM game_runs WHERE session_id = ANY($1::text[])`);
-  const submissions = await count(`DELETE FROM submissions WHERE session_id = ANY($1::text[])`);
-  const events = await count(`DELETE FROM events WHERE session_id = ANY($1::text[])`);
-  // Their claims go with them (ON DELETE CASCADE): their candidates are counted again.
-  const sessions = await recountingSessions(tx, ids, () => count(`DELETE FROM sessions WHERE id = ANY($1::text[])`));
-  return { sessions, events, submissions, gameRuns, gameSteps };
-}
-
-async function insertAudit(tx: Queryable, e: AuditEventInput, detail: Record<string, unknown> = {}): Promise<void> {
-  await tx.query(
-    `INSERT INTO audit_events (study_id, actor, person_id, credential, action, target, reason, detail, at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9)`,
-    [
-      e.studyId,
-      e.actor,
-      e.personId ?? null,
-      e.credential ?? null,
-      e.action,
-      e.target,
-      e.reason,
-      JSON.stringify(detail),
-      new Date(e.at),
-    ],
-  );
+/** Inserts a new session's row; the stage it started in (the study's at the insert). */
+async function insertSession(q: Queryable, s: NewSession): Promise<{ stage: string }> {
+  const r = await q.query<{ stage: string }>(`${INSERT_SESSION_SQL} RETURNING stage`, sessionRowValues(s));
+  return { stage: r.rows[0].stage };
 }
 
 function studyFromRow(r: Row): StudyRecord {
@@ -349,6 +322,8 @@ export class SqlStore implements Store {
   readonly grading: GradingStore;
   readonly campaigns: CampaignStore;
   readonly people: PeopleStore;
+  readonly stages: StageStore;
+  readonly participantData: ParticipantDataStore;
   readonly prolific: ProlificStore;
   readonly archives: ArchiveStore;
   readonly retention: RetentionStore;
@@ -377,6 +352,8 @@ export class SqlStore implements Store {
     this.grading = new SqlGradingStore(db);
     this.campaigns = new CampaignStore(db);
     this.people = new SqlPeopleStore(db);
+    this.stages = new SqlStageStore(db);
+    this.participantData = new SqlParticipantDataStore(db);
     this.prolific = new ProlificStore(db);
     this.archives = new SqlArchiveStore(db);
     this.retention = new SqlRetentionStore(db);
@@ -446,16 +423,16 @@ export class SqlStore implements Store {
     return r.rows.map((row) => ({ ...studyFromRow(row), sessions: row.sessions as number }));
   }
 
-  async createSession(s: NewSession, pins?: readonly StudyGamePin[]): Promise<void> {
+  async createSession(s: NewSession, pins?: readonly StudyGamePin[]): Promise<{ stage: string }> {
     if (pins?.length) {
       // The session and its study's first game versions in one transaction: a session without its pins never exists.
-      await this.db.transaction(async (tx) => {
-        await insertSession(tx, s);
+      return this.db.transaction(async (tx) => {
+        const made = await insertSession(tx, s);
         await pinStudyGames(tx, s, pins);
+        return made;
       });
-      return;
     }
-    await insertSession(this.db, s);
+    return insertSession(this.db, s);
   }
 
   async studyGamePins(studyId: string): Promise<StoredStudyGamePin[]> {
@@ -600,6 +577,7 @@ export class SqlStore implements Store {
         // Their grades went with the sessions; the graders' links go with the study.
         await tx.query(`DELETE FROM graders WHERE study_id = $1`, [id]);
         await tx.query(`DELETE FROM study_game_pins WHERE study_id = $1`, [id]);
+        await tx.query(`DELETE FROM study_stages WHERE study_id = $1`, [id]);
         const studies = await tx.query(`DELETE FROM studies WHERE id = $1 RETURNING 1`, [id]);
         const deleted = { studies: studies.rows.length, ...rows };
         await insertAudit(tx, { ...audit, studyId: id, target: id, action: 'study.delete' }, { deleted });

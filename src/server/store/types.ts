@@ -10,6 +10,8 @@ import type { CentreStore } from './centreStore';
 import type { Pause } from '../../core/study/pauses';
 import type { CampaignStore } from './campaignStore';
 import type { PeopleStore } from './peopleStore';
+import type { StageStore } from './stageStore';
+import type { ParticipantDataStore } from './participantData';
 import type { ProlificStore } from './prolificStore';
 import type { ArchiveStore } from './archiveStore';
 import type { RetentionStore } from './retentionStore';
@@ -45,6 +47,8 @@ export interface SessionRecord extends NewSession {
   /** When a researcher excluded the session (listed and exported, never counted); null: counted. */
   readonly excludedAt: number | null;
   readonly excludedReason: string | null;
+  /** The study's stage when the session started (`pilot`, `main`, or a name); `main` for sessions from before stages. */
+  readonly stage: string;
   /** The session's breaks (core/study/pauses.ts), oldest first; absent when it had none. */
   readonly pauses?: readonly Pause[];
 }
@@ -207,25 +211,8 @@ export interface GameStepRecord {
   readonly at: number;
 }
 
-/** What a researcher did, as the audit log names it. */
-export type { AuditAction } from '../../core/protocol/api';
-import type { AuditAction } from '../../core/protocol/api';
-
-/** One researcher action on a study or one of its sessions, for the study's audit log. */
-export interface AuditEventInput {
-  readonly studyId: string;
-  /** Who: the person's email, or `researcher` for the bootstrap researcher token. */
-  readonly actor: string;
-  /** The person's id; absent or null for the bootstrap token. */
-  readonly personId?: string | null;
-  /** The credential used: `session:<id>`, `token:<id>` or `admin-token`. */
-  readonly credential?: string | null;
-  readonly action: AuditAction;
-  /** The session id, or the study id for `study.delete`. */
-  readonly target: string;
-  readonly reason: string | null;
-  readonly at: number;
-}
+export type { AuditAction, AuditEventInput } from './records';
+import type { AuditEventInput } from './records';
 
 export interface AuditEventRecord extends AuditEventInput {
   /** Increasing in the order the actions were recorded. */
@@ -324,9 +311,10 @@ export interface SessionStore {
   /**
    * Creates a session. `pins`: the current versions of the study's games, recorded in the same
    * transaction for each game the study has none recorded for yet (the first session that had
-   * the game pins it; later ones change nothing).
+   * the game pins it; later ones change nothing). The stage the session started in: the
+   * study's current stage, read in the statement that writes the session.
    */
-  createSession(session: NewSession, pins?: readonly StudyGamePin[]): Promise<void>;
+  createSession(session: NewSession, pins?: readonly StudyGamePin[]): Promise<{ stage: string }>;
   /** The game versions the study started with (`createSession`'s `pins`), in the order pinned. */
   studyGamePins(studyId: string): Promise<StoredStudyGamePin[]>;
   getSession(id: string): Promise<SessionRecord | null>;
@@ -540,6 +528,10 @@ export interface Store
   readonly campaigns: CampaignStore;
   /** The lab's people, their sessions, tokens and study membership, and the audit trail by person (`peopleStore.ts`). */
   readonly people: PeopleStore;
+  /** Each study's current stage, and its sessions per stage (`stageStore.ts`). */
+  readonly stages: StageStore;
+  /** One participant's sessions across studies, found and deleted on request (`participantData.ts`). */
+  readonly participantData: ParticipantDataStore;
   /** Prolific: sealed secrets, the bonus ledger, submissions returned or timed out (`prolificStore.ts`). */
   readonly prolific: ProlificStore;
   /** A study's rows as an archive holds them, and their restore (`archiveStore.ts`). */

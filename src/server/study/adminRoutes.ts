@@ -95,6 +95,8 @@ export function adminRoutes(ctx: StudyContext): Hono {
       source: rec.source,
       createdAt: rec.createdAt,
       definition: rec.definition,
+      // The stage new sessions start in now (`pilot`, `main`, ...): the study page's stage control.
+      stage: (await store.stages.studyStage(rec.id)).stage,
     });
   });
 
@@ -269,5 +271,6 @@ function sessionEntry(s: SessionRecord, state: SessionState, flags: readonly str
     flags,
     excludedAt: s.excludedAt,
     excludedReason: s.excludedReason,
+    stage: s.stage,
   };
 }

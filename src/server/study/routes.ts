@@ -14,6 +14,8 @@ import { answerRoutes } from './answerRoutes';
 import { responseRoutes } from './responseRoutes';
 import { adminRoutes } from './adminRoutes';
 import { curationRoutes } from './curationRoutes';
+import { stageRoutes } from './stageRoutes';
+import { participantRoutes } from './participantRoutes';
 import { DEFAULT_LIMITS } from './limits';
 import { sessionLimits } from './sessionLimits';
 import { arc3Routes } from '../arc3/routes';
@@ -63,6 +65,8 @@ export function studyRoutes(deps: StudyDeps): Hono {
   api.route('/', responseRoutes(ctx));
   api.route('/admin', adminRoutes(ctx));
   api.route('/admin', curationRoutes(ctx));
+  api.route('/admin', stageRoutes(ctx));
+  api.route('/admin', participantRoutes(ctx));
   if (deps.arc3) api.route('/', arc3Routes(ctx, deps.arc3));
   return api;
 }

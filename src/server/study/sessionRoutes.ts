@@ -156,24 +156,20 @@ export function sessionRoutes(ctx: StudyContext): Hono {
     const pins = pinsOf(pinKey, study);
     let created;
     if (study.pools.length === 0) {
-      created = { ...base, order: sessionOrder(study, seed) };
-      await store.createSession(created, pins);
+      const order = sessionOrder(study, seed);
+      created = { ...base, order, ...(await store.createSession({ ...base, order }, pins)) };
     } else {
       // A campaign: the pools' candidates are drawn and claimed in the transaction that creates the session.
-      created = {
-        ...base,
-        order: [
-          ...(await createDrawnSession(
-            store,
-            study,
-            base,
-            base.createdAt,
-            params.mode !== 'playtest',
-            pins,
-            deps.pseudonym,
-          )),
-        ],
-      };
+      const drawn = await createDrawnSession(
+        store,
+        study,
+        base,
+        base.createdAt,
+        params.mode !== 'playtest',
+        pins,
+        deps.pseudonym,
+      );
+      created = { ...base, order: [...drawn.order], stage: drawn.stage };
     }
     if (pins.length) pinned.set(pinKey, new Set([...(pinned.get(pinKey) ?? []), ...pins.map((p) => p.gameId)]));
     // The first batch follows at once: it finds its session here instead of in the database.
@@ -293,6 +289,7 @@ export function sessionRoutes(ctx: StudyContext): Hono {
         createdAt: session.createdAt,
         ackedThrough: session.ackedThrough,
         now: t,
+        stage: session.stage,
       },
       budget: sessionBudget(study, session.createdAt, t, session.pauses),
       study: {
