@@ -167,6 +167,17 @@ export class SqlParticipantDataStore implements ParticipantDataStore {
       const target = `participant:${req.participantHash}`;
       for (const [studyId, sessions] of byStudy) {
         const deleted = { studies: 0, ...(await deleteSessionRows(tx, sessions)) };
+        // What else names the person in this study: the submissions Prolific reported returned or
+        // timed out, and a station they were checked in to without beginning. (The bonus ledger's
+        // lines stay: a record of money paid, which the lab must keep; docs/researchers.md.)
+        await tx.query(`DELETE FROM prolific_submissions WHERE study_id = $1 AND participant_id = $2`, [
+          studyId,
+          req.participantId,
+        ]);
+        await tx.query(
+          `UPDATE centre_stations SET pending_participant = NULL WHERE study_id = $1 AND pending_participant = $2`,
+          [studyId, req.participantId],
+        );
         total = add(total, deleted);
         studies.push({
           studyId,

@@ -180,6 +180,13 @@ describe.each(backends)("a participant's data deleted on request on $name", (bac
       body: { studies: [{}, {}, {}] },
     });
 
+    // Prolific reported a submission of theirs returned, and a station holds them checked in anew.
+    const seen = { studyId: 'first', submissionId: 'sub-zed', participantId: 'zed-5f0c', status: 'RETURNED' };
+    await stores[0].prolific.seeSubmission({ ...seen, via: 'webhook', at: T0 });
+    const station = { id: 'st-1', studyId: 'first', name: 'A', secretHash: 'f'.repeat(64), createdAt: T0 };
+    expect(await stores[0].centre.addStation({ ...station, createdBy: 'researcher' })).toBe(true);
+    expect(await stores[0].centre.setPending('first', 'st-1', 'zed-5f0c')).toBe(true);
+
     had.at(20_000);
     const deleted = await had.call('POST', '/admin/participants/delete', ADMIN, { ...body, confirm: 'zed-5f0c' });
     expect(deleted.status, JSON.stringify(deleted.body)).toBe(200);
@@ -208,6 +215,8 @@ describe.each(backends)("a participant's data deleted on request on $name", (bac
       expect(await stores[0].campaigns.sessionClaims(s.sessionId)).toEqual([]);
       expect((await had.call('GET', `/sessions/${s.sessionId}`, s.token)).status).toBe(401);
     }
+    expect(await stores[0].prolific.seenSubmissions('first', 'zed-5f0c')).toEqual([]);
+    expect((await stores[0].centre.listStations('first')).map((x) => x.pendingParticipant)).toEqual([null]);
     expect(
       (await had.call('POST', '/admin/participants/find', ADMIN, { participantId: 'zed-5f0c' })).body.studies,
     ).toEqual([]);
