@@ -209,7 +209,7 @@ describe('arc-studio export', () => {
       dataDir,
     );
     expect(wrongFormat.err).toBe(
-      'arc-studio export: unknown format "xlsx"; formats: jsonl, csv, baselines, grid-actions, grades, responses, surveys, recordings, zip.\n',
+      'arc-studio export: unknown format "xlsx"; formats: jsonl, csv, baselines, grid-actions, grades, responses, surveys, recordings, zip, archive.\n',
     );
     expect(
       (

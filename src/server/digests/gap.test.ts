@@ -109,6 +109,8 @@ describe.each(backends)('a log with a gap on $name', (backend) => {
       study: { id: 'gap' },
       versions: [{ version: 1, definition: definitionOf(rec) }],
       version: null,
+      // The server counts the main stage unless asked for another.
+      stage: 'main',
       sessions: [{ session: stored, events: await store.readEvents(session.id), submissions: [] }],
       testCount: () => 1,
       games: {},

@@ -219,7 +219,8 @@ describe.each(backends)('question results on $name', (backend) => {
       null,
     );
     expect(reads).toEqual([]);
-    expect(again).toEqual(r);
+    // The route adds the study's stages (their sessions counted) to the figures computed.
+    expect({ ...again, stages: (r as { stages?: unknown }).stages }).toEqual(r);
   });
 
   it("scores an uploaded answers file beside the study's humans, per subset", async () => {

@@ -157,6 +157,8 @@ describe.each(backends)('results from digests on $name', (backend) => {
         study: { id: 'dig' },
         versions: [{ version: rec.version, definition: definitionOf(rec) }],
         version: null,
+        // The server counts the main stage unless asked for another.
+        stage: 'main',
         sessions: data,
         testCount: () => 1,
         games: Object.fromEntries(
