@@ -1,3 +1,8 @@
+/**
+ * The participant's study page: consent, instructions, each item in turn, breaks, the end.
+ * Over 600 lines: its screens still live here beside the run's reducer; moving each screen into
+ * a file of its own under study/ is the next change here.
+ */
 import { useCallback, useEffect, useLayoutEffect, useMemo, useReducer, useRef, useState } from 'react';
 import { useParams } from 'wouter';
 import { toJsonl, type LogEvent } from '../../core/log/events';

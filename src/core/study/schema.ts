@@ -1,6 +1,9 @@
 /**
  * A study definition: what a participant sees and the rules the server enforces.
  * Stored as JSON (files in `data/studies/`, or versions in the database) and validated here.
+ *
+ * One file over 600 lines because it is one format: its item kinds, limits and payment rules
+ * refer to each other, and the editor, the server and the docs read it as a whole.
  */
 import { z } from 'zod';
 import { DEVICE_CLASSES } from './devices';

@@ -9,6 +9,9 @@
  * - The rules that differ between engines follow the official engine (docs/api.md): an action
  *   outside `available_actions` is counted and leaves the game as it is on the built-in engine;
  *   any action but RESET after WIN or GAME_OVER is refused and not counted.
+ *
+ * Over 600 lines: keys, scorecards and game sessions still share this service's state; their
+ * split into a key store, a scorecard store and the session host is the next change here.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { decodeFrames } from '../../core/formats/frames';

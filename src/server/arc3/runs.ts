@@ -4,6 +4,9 @@
  * session's run stored in `game_steps`, signatures that let a log be verified without reading
  * them back, recovery after a worker or the whole server restarted, and hot reload of a game's
  * file for designers.
+ *
+ * Over 600 lines: the catalog, the run host and the explorer still share `Arc3Service`'s state
+ * (the step journal already stands apart, stepJournal.ts); splitting them is the next change here.
  */
 import { randomUUID } from 'node:crypto';
 import { watch, type FSWatcher } from 'node:fs';

@@ -1,5 +1,8 @@
 """ARC Studio's worker for arcengine games: the official engine, driven over stdio.
 
+One file over 600 lines on purpose: it is run as `python3 worker.py` from any install, with
+nothing to import beside the official engine.
+
 The server starts one long-lived process per worker:
 
     python3 worker.py --games DIR [--games DIR ...]

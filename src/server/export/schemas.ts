@@ -4,6 +4,9 @@
  * describes one record as an object keyed by the header's column names; every value is text
  * in the file, and the schema gives the text's form (`integer`, `number`, `boolean` as
  * `true`/`false`, empty for none).
+ *
+ * One file over 600 lines on purpose: every export's columns and schema sit together, so a
+ * column changed for one file is seen beside the others that must agree with it.
  */
 import { z } from 'zod';
 import { CAMPAIGN_COLUMNS, CAMPAIGN_VERSION } from './campaign';
