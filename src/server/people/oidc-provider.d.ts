@@ -10,6 +10,8 @@ declare module 'oidc-provider' {
     constructor(issuer: string, configuration: Record<string, unknown>);
     callback(): (req: IncomingMessage, res: ServerResponse) => void;
     on(event: string, listener: (...args: unknown[]) => void): this;
+    /** A Koa middleware around the provider's own (`ctx.body` is a token endpoint's answer as an object). */
+    use(fn: (ctx: { path: string; body: unknown }, next: () => Promise<void>) => Promise<void>): this;
   }
   export type { Account };
 }

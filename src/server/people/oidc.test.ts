@@ -1,10 +1,11 @@
 /**
  * Signing in with OpenID Connect against a real provider started here (`oidcTesting.ts`): a person
  * the lab has signs in and gets a studio session; an email the lab does not have, an unverified
- * email, a disabled person and an answer that does not belong to the browser's sign-in are refused
- * and audited.
+ * email, a disabled person, an answer that does not belong to the browser's sign-in and an ID
+ * token that does not verify (another key, another client, another issuer, expired, another
+ * nonce) are refused and audited.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Hono } from 'hono';
 import { createApi } from '../app';
 import { hashToken } from './auth';
@@ -13,7 +14,7 @@ import { backends } from '../store/testing';
 import type { Store } from '../store/types';
 import { SESSION_COOKIE } from './credentials';
 import { OIDC_CALLBACK_PATH, OIDC_PENDING_COOKIE, OidcRelyingParty, oidcConfigFromEnv } from './oidc';
-import { type TestProvider, startTestProvider } from './oidcTesting';
+import { type IdTokenForgery, type TestProvider, startTestProvider } from './oidcTesting';
 
 const ADMIN = 'researcher-token-for-oidc-tests-0123456789';
 // `app.request` answers as http://localhost; the app is mounted without its `/api` prefix here.
@@ -222,6 +223,56 @@ describe.each(backends)('OpenID Connect sign-in ($name)', (backend) => {
     expect(res.status).toBe(302);
     expect(res.headers.get('Location')).toBe('/signin#oidc=unreachable');
     expect(cookieIn(res, OIDC_PENDING_COOKIE)).toBeNull();
+  });
+
+  it('refuses an ID token signed by another key, for another client, from another issuer, expired, or with another nonce', async () => {
+    const signIn = async (forgery: IdTokenForgery) => {
+      provider.forgeIdToken(forgery);
+      try {
+        const { authUrl, pending } = await start();
+        return await callback(await throughProvider(authUrl, 'rae@lab.org'), pending);
+      } finally {
+        provider.forgeIdToken(null);
+      }
+    };
+    // The token re-signed as issued is accepted: a refusal below is the changed part's.
+    const same = await signIn({ signer: 'provider', claims: (c) => c });
+    expect(same.headers.get('Location')).toBe('/studies');
+    expect(cookieIn(same, SESSION_COOKIE)).toBeTruthy();
+
+    const cases: [string, IdTokenForgery, RegExp][] = [
+      ['another key', { signer: 'stranger', claims: (c) => c }, /signature/i],
+      ['another client', { signer: 'provider', claims: (c) => ({ ...c, aud: 'another-client' }) }, /"aud"/],
+      ['another issuer', { signer: 'provider', claims: (c) => ({ ...c, iss: 'https://id.elsewhere.org' }) }, /"iss"/],
+      [
+        'expired',
+        { signer: 'provider', claims: (c) => ({ ...c, iat: Number(c.iat) - 7_200, exp: Number(c.iat) - 3_600 }) },
+        /"exp"/,
+      ],
+      [
+        'another nonce',
+        { signer: 'provider', claims: (c) => ({ ...c, nonce: 'a-nonce-of-another-sign-in' }) },
+        /"nonce"/,
+      ],
+    ];
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    try {
+      for (const [label, forgery, why] of cases) {
+        warn.mockClear();
+        const res = await signIn(forgery);
+        expect(res.status, label).toBe(302);
+        expect(res.headers.get('Location'), label).toBe('/signin#oidc=provider');
+        expect(cookieIn(res, SESSION_COOKIE), label).toBeNull();
+        expect(await lastAudit(), label).toMatchObject({
+          action: 'signin.fail',
+          detail: { how: 'oidc', why: 'provider' },
+        });
+        // The server's log says which check refused it.
+        expect(warn.mock.calls.map((a) => String(a[0])).join('\n'), label).toMatch(why);
+      }
+    } finally {
+      warn.mockRestore();
+    }
   });
 
   it("refuses an answer whose state is not the browser's, or that comes without a sign-in in progress", async () => {
