@@ -6,6 +6,11 @@
  * The same run measures the loopback ceiling of this machine: one keep-alive client against a
  * bare Node server that answers a body of the same size and does nothing else, so the figures
  * can be judged as a ratio on a shared machine.
+ *
+ * Each rate is measured with two keys in turn on the same server: the bootstrap researcher token
+ * (checked by one hash comparison) and an agent key a designer of the lab issued with her
+ * personal token (looked up in the database, then kept a while), with the ratio of the two: what
+ * authenticating an agent costs per action.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,6 +21,7 @@ import { NODE_FLAGS } from '../server/host/nodeFlags';
 import type { BenchResult } from './result';
 import { versionedGameId } from '../core/game';
 import { games, solutions } from '../games';
+import { benchPerson } from './people';
 
 /** `arc-studio serve` in a process of its own, so the clients do not share its event loop; resolves to its URL. */
 function serve(dataDir: string, env: NodeJS.ProcessEnv): Promise<{ url: string; stop: () => Promise<void> }> {
@@ -167,12 +173,27 @@ export async function* run(): AsyncIterable<BenchResult> {
     // Each measurement follows a warm-up on the same connections: the server's code and the
     // client's are compiled hot over the first seconds (measured here: one client's rate climbs
     // for about 4 s, then holds), so the figures are steady state.
+    const dee = await benchPerson(server.url, key, 'dee@lab.org', 'designer');
+    const issued = await fetch(`${server.url}/api/admin/agent-keys`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${dee.token}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'bench agent' }),
+    });
+    if (issued.status !== 201 && issued.status !== 200)
+      throw new Error(`POST /api/admin/agent-keys answered ${issued.status}: ${await issued.text()}`);
+    const agentKey = ((await issued.json()) as { key: string }).key;
     for (const n of [1, 16]) {
-      const value = await clients({ ...env, WARM_UP: String(WARM_UP_S), SECONDS: String(SECONDS), CLIENTS: String(n) });
+      const clientsName = `agents.rest.push.${n === 1 ? 'one_client' : `${n}_clients`}`;
+      const at = (k: string) =>
+        clients({ ...env, KEY: k, WARM_UP: String(WARM_UP_S), SECONDS: String(SECONDS), CLIENTS: String(n) });
+      const value = await at(key);
+      yield { name: `${clientsName}.actions_per_s`, value, unit: 'actions/s' };
+      const keyed = await at(agentKey);
+      yield { name: `${clientsName}.designers_agent_key.actions_per_s`, value: keyed, unit: 'actions/s' };
       yield {
-        name: `agents.rest.push.${n === 1 ? 'one_client' : `${n}_clients`}.actions_per_s`,
-        value,
-        unit: 'actions/s',
+        name: `${clientsName}.designers_agent_key.ratio`,
+        value: keyed / value,
+        unit: 'x (to the researcher token)',
       };
     }
   } finally {

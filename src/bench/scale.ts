@@ -8,6 +8,9 @@
  *   `events.jsonl` export and reading its largest session back (for replay), over and over;
  * - the number of participants at which the acknowledgement p99 passes 1 s, or more than 1% of
  *   batches are refused with 503 (250, 500, then 500 more each step to 2,000, then 1,000 more).
+ * - authentication on and off (`authCompared`): the researcher's reads beside the participants
+ *   and one study route's rate, with the bootstrap token and with a person's personal token and
+ *   browser session, and the ratios.
  *
  * The study the researcher reads holds `SCALE_HEAVY_SESSIONS` sessions of 1,000 events (default
  * 200: 200,000 events). Participant steps go up to `SCALE_MAX_PARTICIPANTS` (default 5,000).
@@ -37,6 +40,7 @@ import { startPgCluster, type PgCluster } from '../server/store/pgCluster';
 import { fill } from './export';
 import { createSessions, paced, startServe, stop, type Session } from './ingest';
 import { postgresDatabase } from './databases';
+import { benchPerson, getRate } from './people';
 
 const ADMIN = 'bench-researcher-token-0123456789';
 const PACED_SECONDS = 8;
@@ -52,12 +56,16 @@ const LONG_ONLY = process.env.SCALE_LONG_ONLY === '1';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** The credential of a request: the bootstrap researcher token's, or a person's (`people.ts`). */
+type Auth = Readonly<Record<string, string>>;
+const BOOTSTRAP: Auth = { Authorization: `Bearer ${ADMIN}` };
+
 /** A GET read to its end (the body thrown away); a 503 is asked again after its Retry-After, as the studio does. */
-async function get(url: string, token: string): Promise<void> {
+async function get(url: string, auth: Auth): Promise<void> {
   for (;;) {
     const status = await new Promise<{ code: number; retry: number }>((resolve, reject) => {
       http
-        .get(url, { headers: { Authorization: `Bearer ${token}` } }, (res) => {
+        .get(url, { headers: auth }, (res) => {
           res.on('data', () => {});
           res.on('end', () => resolve({ code: res.statusCode ?? 0, retry: Number(res.headers['retry-after'] ?? 1) }));
         })
@@ -69,11 +77,11 @@ async function get(url: string, token: string): Promise<void> {
   }
 }
 
-async function postJson(url: string, body: unknown, token: string): Promise<unknown> {
+async function postJson(url: string, body: unknown, auth: Auth): Promise<unknown> {
   for (;;) {
     const res = await fetch(url, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+      headers: { 'Content-Type': 'application/json', ...auth },
       body: JSON.stringify(body),
     });
     if (res.status === 503) {
@@ -89,23 +97,24 @@ async function postJson(url: string, body: unknown, token: string): Promise<unkn
 async function researcher(
   url: string,
   until: () => boolean,
+  auth: Auth = BOOTSTRAP,
 ): Promise<{ results: number; exports: number; replays: number }> {
   const done = { results: 0, exports: 0, replays: 0 };
   const largest = 'heavy-s00000';
   const loops = [
     async () => {
-      await get(`${url}/api/admin/studies/heavy/results`, ADMIN);
+      await get(`${url}/api/admin/studies/heavy/results`, auth);
       done.results++;
     },
     async () => {
-      const t = (await postJson(`${url}/api/admin/studies/heavy/exports`, { format: 'jsonl' }, ADMIN)) as {
+      const t = (await postJson(`${url}/api/admin/studies/heavy/exports`, { format: 'jsonl' }, auth)) as {
         url: string;
       };
-      await get(`${url}${t.url}`, ADMIN);
+      await get(`${url}${t.url}`, auth);
       done.exports++;
     },
     async () => {
-      await get(`${url}/api/admin/sessions/${largest}/events`, ADMIN);
+      await get(`${url}/api/admin/sessions/${largest}/events`, auth);
       done.replays++;
     },
   ];
@@ -206,12 +215,14 @@ async function fillLong(store: Store, events: number, steps: number): Promise<vo
 
 /** The researcher's reads of the long session, by name: each reads it whole, to its last byte. */
 const LONG_READS: Record<string, (url: string) => Promise<void>> = {
-  events: (url) => get(`${url}/api/admin/sessions/${LONG_SESSION}/events`, ADMIN),
-  summary: (url) => get(`${url}/api/admin/sessions/${LONG_SESSION}`, ADMIN),
-  runs: (url) => get(`${url}/api/admin/sessions/${LONG_SESSION}/runs`, ADMIN),
+  events: (url) => get(`${url}/api/admin/sessions/${LONG_SESSION}/events`, BOOTSTRAP),
+  summary: (url) => get(`${url}/api/admin/sessions/${LONG_SESSION}`, BOOTSTRAP),
+  runs: (url) => get(`${url}/api/admin/sessions/${LONG_SESSION}/runs`, BOOTSTRAP),
   export: async (url) => {
-    const t = (await postJson(`${url}/api/admin/studies/long/exports`, { format: 'jsonl' }, ADMIN)) as { url: string };
-    await get(`${url}${t.url}`, ADMIN);
+    const t = (await postJson(`${url}/api/admin/studies/long/exports`, { format: 'jsonl' }, BOOTSTRAP)) as {
+      url: string;
+    };
+    await get(`${url}${t.url}`, BOOTSTRAP);
   },
 };
 
@@ -245,6 +256,59 @@ async function* longReads(url: string, sessions: Session[], name: string): Async
     yield { name: `${label}.ack-p99`, value: r.p99, unit: 'ms' };
     yield { name: `${label}.unacknowledged`, value: r.errors, unit: 'batches' };
     yield { name: `${label}.one-read`, value: reads ? readMs / reads / 1000 : Infinity, unit: `s (mean of ${reads})` };
+  }
+}
+
+/** The light study route whose rate is measured per credential, from `AUTH_CLIENTS` connections for `AUTH_SECONDS`, `AUTH_ROUNDS` times in turn. */
+const AUTH_ROUTE = '/api/admin/studies/heavy';
+const AUTH_CLIENTS = 8;
+const AUTH_SECONDS = 3;
+const AUTH_ROUNDS = 2;
+
+/**
+ * Authentication on and off, on the same server in the same run: the researcher's reads beside
+ * the participants made with the bootstrap token (off: one hash comparison, nothing read), then
+ * with a researcher member's personal token and with their browser session (on: the credential
+ * and the membership checked in the database behind a 2-second cache), each with its ratio to
+ * the bootstrap token's; then one light study route's rate per credential, in turn. The
+ * participants' own routes identify no person, so what changes is the researcher's side only.
+ */
+async function* authCompared(url: string, sessions: Session[], name: string): AsyncIterable<BenchResult> {
+  const rae = await benchPerson(url, ADMIN, `rae-${name}@lab.org`, 'researcher', { id: 'heavy', role: 'researcher' });
+  const credentials: Record<string, Auth> = {
+    'researcher-token': BOOTSTRAP,
+    'personal-token': { Authorization: `Bearer ${rae.token}` },
+    'session-cookie': { Cookie: rae.cookie, 'X-CSRF-Token': rae.csrf },
+  };
+  const label = `${PARTICIPANTS}-participants+results+export+replay`;
+  const off = { p99: 0, reads: 0 };
+  for (const [credential, auth] of Object.entries(credentials)) {
+    let stopped = false;
+    const reading = researcher(url, () => stopped, auth);
+    const r = await paced(url, sessions, PACED_SECONDS);
+    stopped = true;
+    const done = await reading;
+    await settle(url);
+    const reads = done.results + done.exports + done.replays;
+    if (credential === 'researcher-token') Object.assign(off, { p99: r.p99, reads });
+    const at = `scale.${name}.auth.${credential}`;
+    yield { name: `${at}.${label}.ack-p99`, value: r.p99, unit: 'ms' };
+    yield { name: `${at}.researcher-reads-meanwhile`, value: reads, unit: 'requests' };
+    if (credential === 'researcher-token') continue;
+    yield { name: `${at}.${label}.ack-p99-ratio`, value: r.p99 / off.p99, unit: 'x (to the researcher token)' };
+    yield { name: `${at}.researcher-reads-ratio`, value: reads / off.reads, unit: 'x (to the researcher token)' };
+  }
+  const rates: Record<string, number[]> = {};
+  for (let round = 0; round < AUTH_ROUNDS; round++)
+    for (const [credential, auth] of Object.entries(credentials))
+      (rates[credential] ??= []).push(await getRate(url, AUTH_ROUTE, auth, AUTH_CLIENTS, AUTH_SECONDS));
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const offRate = mean(rates['researcher-token']);
+  for (const [credential, r] of Object.entries(rates)) {
+    const at = `scale.${name}.auth.${credential}.study-route-${AUTH_CLIENTS}-clients`;
+    yield { name: `${at}.requests_per_s`, value: mean(r), unit: `requests/s (mean of ${r.length})` };
+    if (credential !== 'researcher-token')
+      yield { name: `${at}.ratio`, value: mean(r) / offRate, unit: 'x (to the researcher token)' };
   }
 }
 
@@ -317,6 +381,9 @@ async function* scaleCase(
       yield { name: `scale.${name}.results-requests-meanwhile`, value: done.results, unit: 'requests' };
       yield { name: `scale.${name}.exports-meanwhile`, value: done.exports, unit: 'downloads' };
       yield { name: `scale.${name}.session-reads-meanwhile`, value: done.replays, unit: 'requests' };
+
+      // Authentication on and off, beside the same participants.
+      yield* authCompared(server.url, sessions, name);
 
       // One long session read back, one kind of read at a time (PGlite: its queries share the thread).
       if (!databaseUrl) yield* longReads(server.url, sessions, name);
