@@ -59,21 +59,30 @@ function serve(dataDir: string, env: NodeJS.ProcessEnv): Promise<{ url: string; 
 const SECONDS = 4;
 const WARM_UP_S = 6;
 
+/** Each key's turn while several keys are measured together (`KEYS`). */
+const SLOT_MS = 250;
+
 /**
  * The clients, as a plain Node script in a process of their own (neither the bench's TypeScript
- * loader nor its event loop in the way): `CLIENTS` keep-alive connections, each with its own
- * scorecard and session, replaying `PLAN` for `WARM_UP` seconds and then for `SECONDS` more
- * (measured); prints the sum of the clients' rates (actions per second) as JSON. With `BARE` set it sends the same requests without a scorecard or session.
+ * loader nor its event loop in the way): `CLIENTS` clients, each with a keep-alive connection,
+ * scorecard and session per key of `KEYS` (comma-separated), replaying `PLAN` for `WARM_UP`
+ * seconds and then for `SECONDS` more (measured). With several keys the keys take turns of
+ * `SLOT_MS` on every client, so that each key meets the same moments of a shared machine; a
+ * request counts for the turn it started in. Prints the sum of the clients' rates (actions per
+ * second) per key, as JSON `{ "rates": [...] }`. With `BARE` set it sends the same requests
+ * without a scorecard or session.
  */
 const CLIENT_SCRIPT = `const { Agent, request } = require('node:http');
-const { BASE_URL, KEY, GAME, PLAN, WARM_UP, SECONDS, CLIENTS, BARE } = process.env;
+const { BASE_URL, KEYS, GAME, PLAN, WARM_UP, SECONDS, CLIENTS, BARE } = process.env;
+const SLOT = ${SLOT_MS};
 const url = new URL(BASE_URL);
 const plan = PLAN.split(',');
-function post(agent, route, body) {
+const keys = KEYS.split(',');
+function post(agent, key, route, body) {
   const text = JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const req = request({ agent, host: url.hostname, port: url.port, path: route, method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), 'X-API-Key': KEY } }, (res) => {
+      headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), 'X-API-Key': key } }, (res) => {
       const chunks = [];
       res.on('data', (c) => chunks.push(c));
       res.on('end', () => {
@@ -87,29 +96,40 @@ function post(agent, route, body) {
   });
 }
 async function client(warm, until) {
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  let guid = 'none';
-  if (!BARE) {
-    const { card_id } = await post(agent, '/api/scorecard/open', { tags: ['bench'] });
-    ({ guid } = await post(agent, '/api/cmd/RESET', { game_id: GAME, card_id }));
+  const lanes = [];
+  for (const key of keys) {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    let guid = 'none';
+    if (!BARE) {
+      const { card_id } = await post(agent, key, '/api/scorecard/open', { tags: ['bench'] });
+      ({ guid } = await post(agent, key, '/api/cmd/RESET', { game_id: GAME, card_id }));
+    }
+    lanes.push({ agent, key, guid, i: 0, n: 0 });
   }
-  let i = 0;
-  while (Date.now() < warm) await post(agent, '/api/cmd/' + plan[i++ % plan.length], { game_id: GAME, guid });
+  const turn = (t) => lanes[Math.floor(t / SLOT) % lanes.length];
+  const act = (lane) => post(lane.agent, lane.key, '/api/cmd/' + plan[lane.i++ % plan.length], { game_id: GAME, guid: lane.guid });
+  while (Date.now() < warm) await act(turn(performance.now()));
   const start = performance.now();
-  let n = 0;
-  while (Date.now() < until) { await post(agent, '/api/cmd/' + plan[i++ % plan.length], { game_id: GAME, guid }); n++; }
+  for (;;) {
+    const now = performance.now();
+    if (Date.now() >= until) break;
+    const lane = turn(now - start);
+    await act(lane);
+    lane.n++;
+  }
   const seconds = (performance.now() - start) / 1000;
-  agent.destroy();
-  return n / seconds;
+  for (const lane of lanes) lane.agent.destroy();
+  // Each key had its share of the time.
+  return lanes.map((lane) => lane.n / (seconds / lanes.length));
 }
 (async () => {
   const warm = Date.now() + Number(WARM_UP) * 1000;
-  const rates = await Promise.all(Array.from({ length: Number(CLIENTS) }, () => client(warm, warm + Number(SECONDS) * 1000)));
-  console.log(JSON.stringify({ rate: rates.reduce((a, b) => a + b, 0) }));
+  const all = await Promise.all(Array.from({ length: Number(CLIENTS) }, () => client(warm, warm + Number(SECONDS) * 1000)));
+  console.log(JSON.stringify({ rates: keys.map((_, k) => all.reduce((a, r) => a + r[k], 0)) }));
 })().catch((e) => { console.error(e.message); process.exit(1); });`;
 
-/** Runs {@link CLIENT_SCRIPT}; resolves to the actions (or requests) answered per second. */
-function clients(env: Record<string, string>): Promise<number> {
+/** Runs {@link CLIENT_SCRIPT}; resolves to the actions (or requests) answered per second, per key of `KEYS`. */
+function clients(env: Record<string, string>): Promise<number[]> {
   const child = spawn(process.execPath, ['-e', CLIENT_SCRIPT], {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -125,7 +145,7 @@ function clients(env: Record<string, string>): Promise<number> {
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => {
       if (code !== 0) return reject(new Error(`the bench's client failed (exit ${code}): ${err.trim()}`));
-      resolve((JSON.parse(out) as { rate: number }).rate);
+      resolve((JSON.parse(out) as { rates: number[] }).rates);
     });
   });
 }
@@ -168,7 +188,7 @@ export async function* run(): AsyncIterable<BenchResult> {
     DATABASE_URL: '',
   });
   const plan = [...solutions.push[0].split(','), 'RESET'].join(',');
-  const env = { BASE_URL: server.url, KEY: key, GAME: versionedGameId(games.push), PLAN: plan };
+  const env = { BASE_URL: server.url, KEYS: key, GAME: versionedGameId(games.push), PLAN: plan };
   try {
     // Each measurement follows a warm-up on the same connections: the server's code and the
     // client's are compiled hot over the first seconds (measured here: one client's rate climbs
@@ -184,11 +204,15 @@ export async function* run(): AsyncIterable<BenchResult> {
     const agentKey = ((await issued.json()) as { key: string }).key;
     for (const n of [1, 16]) {
       const clientsName = `agents.rest.push.${n === 1 ? 'one_client' : `${n}_clients`}`;
-      const at = (k: string) =>
-        clients({ ...env, KEY: k, WARM_UP: String(WARM_UP_S), SECONDS: String(SECONDS), CLIENTS: String(n) });
-      const value = await at(key);
+      // Both keys in turns on the same clients; the measured time is shared, so it is doubled.
+      const [value, keyed] = await clients({
+        ...env,
+        KEYS: `${key},${agentKey}`,
+        WARM_UP: String(WARM_UP_S),
+        SECONDS: String(2 * SECONDS),
+        CLIENTS: String(n),
+      });
       yield { name: `${clientsName}.actions_per_s`, value, unit: 'actions/s' };
-      const keyed = await at(agentKey);
       yield { name: `${clientsName}.designers_agent_key.actions_per_s`, value: keyed, unit: 'actions/s' };
       yield {
         name: `${clientsName}.designers_agent_key.ratio`,
@@ -204,7 +228,7 @@ export async function* run(): AsyncIterable<BenchResult> {
   // frame and the fields around it).
   const bare = await bareServer(8_800);
   try {
-    const value = await clients({
+    const [value] = await clients({
       ...env,
       BASE_URL: bare.url,
       WARM_UP: String(WARM_UP_S),
