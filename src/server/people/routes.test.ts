@@ -10,6 +10,7 @@ import { backends } from '../store/testing';
 import type { Store } from '../store/types';
 import { SESSION_COOKIE } from './credentials';
 import { COMMAND_LINE, createToken } from './service';
+import { auditLines } from './audit';
 
 const ROOT = path.resolve(__dirname, '../../..');
 const ADMIN = 'researcher-token-for-tests-0123456789';
@@ -292,6 +293,46 @@ describe.each(backends)('people routes ($name)', (backend) => {
       ['ida@lab.org', 'member.put', 'jan@lab.org'],
     ]);
     expect(audit[0].credential).toMatch(/^session:[0-9a-f]{12}$/);
+
+    // The study's audit view names the person and the credential; its download holds every entry.
+    const view = await call(a, 'GET', '/admin/studies/sample/audit', { cookie: res.cookie });
+    expect((view.json.events as Record<string, unknown>[])[0]).toMatchObject({
+      actor: 'ida@lab.org',
+      action: 'member.delete',
+      personId: (await store.people.personByEmail('ida@lab.org'))!.id,
+      credential: audit[0].credential,
+    });
+    const all = await store.people.listAudit({ studyId: 'sample', limit: 10_000 });
+    const download = await a.request('/admin/studies/sample/audit?format=jsonl', {
+      headers: { Authorization: `Bearer ${ADMIN}` },
+    });
+    expect(download.headers.get('Content-Disposition')).toBe('attachment; filename="audit-sample.jsonl"');
+    expect(
+      (await download.text())
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l) as unknown),
+    ).toEqual(all);
+    expect((await call(a, 'GET', '/admin/studies/none/audit?format=jsonl', { token: ADMIN })).status).toBe(404);
+    // A viewer member may not read it.
+    expect((await call(a, 'GET', '/admin/studies/sample/audit', { cookie: viewer.cookie })).status).toBe(403);
+  });
+
+  it("downloads the whole server's audit trail, page after page", async () => {
+    const everything = await store.people.listAudit({ limit: 10_000 });
+    expect(everything.length).toBeGreaterThan(3);
+    const read = async (stream: ReadableStream<Uint8Array>) =>
+      (await new Response(stream).text())
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l) as unknown);
+    // Pages of 2 entries: the page boundaries lose and repeat nothing.
+    expect(await read(auditLines(store.people, undefined, 2))).toEqual(everything);
+    const sample = await store.people.listAudit({ studyId: 'sample', limit: 10_000 });
+    expect(await read(auditLines(store.people, 'sample', 2))).toEqual(sample);
+    const route = await a.request('/admin/audit?format=jsonl', { headers: { Authorization: `Bearer ${ADMIN}` } });
+    expect(route.headers.get('Content-Type')).toBe('application/x-ndjson');
+    expect(await read(route.body!)).toEqual(everything);
   });
   it('records who exported a study and the hash of the file written', async () => {
     const res = await invite('kim@lab.org', 'researcher');

@@ -10,6 +10,7 @@ import { fail, readBody } from '../http';
 import type { PersonRecord } from '../store/peopleStore';
 import type { Principal } from './credentials';
 import { decoyHash, hashPassword, passwordProblem, verifyPassword } from './password';
+import { auditDownload } from './audit';
 import { auditActorOf, principalOf } from './permissions';
 import {
   PeopleError,
@@ -338,12 +339,9 @@ function labRoutes(deps: PeopleDeps): Hono {
   });
 
   api.get('/admin/audit', async (c) => {
+    // The download is the whole trail; the view its newest `limit` entries.
+    if (c.req.query('format') === 'jsonl') return auditDownload(c, store.people, undefined, 'audit.jsonl');
     const entries = await store.people.listAudit({ limit: Number(c.req.query('limit') ?? 1000) || 1000 });
-    if (c.req.query('format') === 'jsonl') {
-      c.header('Content-Type', 'application/x-ndjson');
-      c.header('Content-Disposition', 'attachment; filename="audit.jsonl"');
-      return c.body(entries.map((e) => JSON.stringify(e)).join('\n') + (entries.length ? '\n' : ''));
-    }
     return c.json({ entries });
   });
 

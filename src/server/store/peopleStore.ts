@@ -126,8 +126,11 @@ export interface PeopleStore {
   memberRole(studyId: string, personId: string): Promise<MemberRole | null>;
 
   recordAudit(e: AuditEntryInput): Promise<void>;
-  /** The audit trail, newest first: of one study, or (`studyId` undefined) of the whole server. */
-  listAudit(opts: { studyId?: string; limit?: number }): Promise<AuditEntry[]>;
+  /**
+   * The audit trail, newest first: of one study, or (`studyId` undefined) of the whole server;
+   * `before` an entry's id, the entries older than it (the next page).
+   */
+  listAudit(opts: { studyId?: string; limit?: number; before?: number }): Promise<AuditEntry[]>;
 }
 
 const ms = (d: unknown): number => (d instanceof Date ? d.getTime() : new Date(String(d)).getTime());
@@ -397,13 +400,15 @@ export class SqlPeopleStore implements PeopleStore {
     );
   }
 
-  async listAudit(opts: { studyId?: string; limit?: number }): Promise<AuditEntry[]> {
+  async listAudit(opts: { studyId?: string; limit?: number; before?: number }): Promise<AuditEntry[]> {
     const limit = Math.min(Math.max(opts.limit ?? 1000, 1), 10_000);
+    const before = opts.before ?? Number.MAX_SAFE_INTEGER;
     const r =
       opts.studyId === undefined
-        ? await this.db.query(`SELECT * FROM audit_events ORDER BY id DESC LIMIT $1`, [limit])
-        : await this.db.query(`SELECT * FROM audit_events WHERE study_id = $1 ORDER BY id DESC LIMIT $2`, [
+        ? await this.db.query(`SELECT * FROM audit_events WHERE id < $1 ORDER BY id DESC LIMIT $2`, [before, limit])
+        : await this.db.query(`SELECT * FROM audit_events WHERE study_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3`, [
             opts.studyId,
+            before,
             limit,
           ]);
     return r.rows.map((row) => ({

@@ -592,6 +592,8 @@ export class SqlStore implements Store {
       id: Number(row.id),
       studyId: row.study_id as string,
       actor: row.actor as string,
+      personId: (row.person_id as string | null) ?? null,
+      credential: (row.credential as string | null) ?? null,
       action: row.action as AuditEventRecord['action'],
       target: row.target as string,
       reason: (row.reason as string | null) ?? null,

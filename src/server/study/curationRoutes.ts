@@ -13,6 +13,7 @@ import type { AuditEntry, DeletionResult, ExclusionResult } from '../../core/pro
 import type { SessionRecord } from '../store/types';
 import { DeleteRequest, ExclusionRequest } from '../../core/protocol/requests';
 import { type StudyContext, fail, readBody } from './context';
+import { auditDownload } from '../people/audit';
 import { auditActorOf } from '../people/permissions';
 
 /** A deletion's body, refused unless its `confirm` repeats the id being deleted. */
@@ -99,18 +100,25 @@ export function curationRoutes(ctx: StudyContext): Hono {
     return c.json({ studyId: id, deleted } satisfies DeletionResult);
   });
 
-  // Also for a deleted study: its log says who deleted it.
+  // Also for a deleted study: its log says who deleted it. `?format=jsonl` downloads all of it.
   admin.get('/studies/:studyId/audit', async (c) => {
     const id = c.req.param('studyId');
-    const events = await store.listAuditEvents(id);
-    if (events.length === 0 && !(await store.getStudy(id)))
-      return fail(
-        c,
-        404,
-        'not_found',
-        `No study "${id.slice(0, 100)}" and no audit log for one. GET /api/admin/studies lists the studies there are.`,
+    const missing = async (entries: number) =>
+      entries === 0 && !(await store.getStudy(id))
+        ? fail(
+            c,
+            404,
+            'not_found',
+            `No study "${id.slice(0, 100)}" and no audit log for one. GET /api/admin/studies lists the studies there are.`,
+          )
+        : null;
+    if (c.req.query('format') === 'jsonl')
+      return (
+        (await missing((await store.people.listAudit({ studyId: id, limit: 1 })).length)) ??
+        auditDownload(c, store.people, id, `audit-${id.replace(/[^\w.-]/g, '_').slice(0, 100)}.jsonl`)
       );
-    return c.json({ studyId: id, events: events.map((e): AuditEntry => ({ ...e })) });
+    const events = await store.listAuditEvents(id);
+    return (await missing(events.length)) ?? c.json({ studyId: id, events: events.map((e): AuditEntry => ({ ...e })) });
   });
 
   return admin;
