@@ -4,7 +4,8 @@
  * removes them; then makes a token on My tokens, sees it once, uses it from outside the browser
  * and revokes it, after which the server refuses it. Both pages are checked with axe at the
  * laptop, tablet and phone widths. A study's researcher manages its members too; a viewer member
- * is shown no Members tab, nor is a researcher of the lab who is a viewer of that study.
+ * is shown no Members tab, nor is a researcher of the lab who is a viewer of that study. A person
+ * signed in on two browsers signs out everywhere from My tokens: both are signed out.
  */
 import { expect, test, type Page } from './studio-test';
 import { ADMIN } from './study-helpers';
@@ -153,4 +154,47 @@ test("a study's researcher manages its members; a viewer member has no Members t
   await expect(vee.getByRole('tab', { name: 'Members' })).toHaveCount(0);
   expect((await vee.request.get('/api/admin/studies/sample/members')).status()).toBe(403);
   await vee.context().close();
+});
+
+test('signing out everywhere ends every browser of the person; their personal token keeps working', async ({
+  browser,
+  request,
+}) => {
+  const email = `sam-${Date.now().toString(36)}@lab.org`;
+  const laptop = await (await browser.newContext()).newPage();
+  const csrf = await signInWithLink(
+    laptop,
+    await addPerson(request, email, 'researcher', 'Sam Ple'),
+    'Sam Ple',
+    'researcher',
+  );
+  const again = await request.post(`/api/admin/people/${email}/link`, { headers: ADMIN });
+  expect(again.status(), await again.text()).toBe(200);
+  const phone = await (await browser.newContext()).newPage();
+  await signInWithLink(phone, ((await again.json()) as { link: string }).link, 'Sam Ple', 'researcher');
+  const made = await laptop.request.post('/api/me/tokens', {
+    headers: { 'X-CSRF-Token': csrf },
+    data: { name: 'script' },
+  });
+  expect(made.status(), await made.text()).toBe(201);
+  const token = ((await made.json()) as { token: string }).token;
+
+  await laptop.goto('/tokens');
+  await laptop.getByRole('button', { name: 'Sign out everywhere' }).click();
+  const dialog = laptop.getByRole('dialog', { name: 'Sign out everywhere?' });
+  await expect(dialog).toContainText('personal tokens keep working');
+  await checkAtEachWidth(laptop, 'signout-everywhere-dialog');
+  await dialog.getByRole('button', { name: 'Sign out everywhere' }).click();
+  await expect(laptop).toHaveURL(/\/signin$/);
+  // The other browser's next request is refused, and its page asks to sign in.
+  expect((await phone.request.get('/api/me')).status()).toBe(401);
+  await phone.reload();
+  await expect(phone.getByRole('link', { name: 'Sign in' }).first()).toBeVisible();
+  expect((await request.get('/api/me', { headers: { Authorization: `Bearer ${token}` } })).status()).toBe(200);
+  const audit = (await (await request.get('/api/admin/audit', { headers: ADMIN })).json()) as {
+    entries: { actor: string; action: string; detail: { ended?: number } }[];
+  };
+  expect(audit.entries.find((e) => e.action === 'signout.everywhere' && e.actor === email)?.detail.ended).toBe(2);
+  await laptop.context().close();
+  await phone.context().close();
 });

@@ -5,6 +5,7 @@ import { ConfirmDialog } from '../ui/ConfirmDialog';
 import { adminJson, useResearcher, type Me } from './auth';
 import { myTokensQuery, type PersonalToken } from './queries';
 import { RequireResearcher } from './RequireResearcher';
+import { SignOutEverywhere } from './SignOutEverywhere';
 import { tokenScopes } from './tokenScopes';
 
 const FIELD =
@@ -20,7 +21,7 @@ function stateOf(t: PersonalToken, now: number): string {
 
 /**
  * My tokens: the signed-in person's personal API tokens (name, scope, expiry), a new one shown
- * once with a copy button, and revoking one after a confirmation.
+ * once with a copy button, and revoking one after a confirmation; and signing out everywhere.
  */
 export function TokensPage() {
   return (
@@ -208,6 +209,7 @@ function Tokens() {
             <p>Every script using it is refused from its next request. It cannot be undone; make a new one instead.</p>
           </ConfirmDialog>
         )}
+        <SignOutEverywhere />
       </div>
     </div>
   );
