@@ -13,8 +13,8 @@
 import { createHash } from 'node:crypto';
 import type { Context } from 'hono';
 import { bearer, hashToken, tokenMatches } from './auth';
-import type { Credential, PeopleStore, PersonRecord } from '../store/peopleStore';
-import type { Role } from './roles';
+import type { PeopleStore, PersonRecord } from '../store/peopleStore';
+import type { MemberRole, Role } from './roles';
 
 /** The cookie of a signed-in browser. */
 export const SESSION_COOKIE = 'arc_studio_session';
@@ -94,7 +94,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const CACHE_MAX = 10_000;
 
 export class Authenticator {
-  private readonly cache = new Map<string, { cred: Credential | null; until: number }>();
+  private readonly cache = new Map<string, { value: unknown; until: number }>();
 
   constructor(
     private readonly people: PeopleStore,
@@ -106,19 +106,30 @@ export class Authenticator {
     return (this.opts.now ?? Date.now)();
   }
 
-  private async lookup(key: string, read: () => Promise<Credential | null>): Promise<Credential | null> {
+  private async lookup<T>(key: string, read: () => Promise<T>): Promise<T> {
     const now = this.now();
     const hit = this.cache.get(key);
-    if (hit && hit.until > now) return hit.cred;
-    const cred = await read();
+    if (hit && hit.until > now) return hit.value as T;
+    const value = await read();
     if (this.cache.size >= CACHE_MAX) this.cache.clear();
-    this.cache.set(key, { cred, until: now + (this.opts.cacheMs ?? 2_000) });
-    return cred;
+    this.cache.set(key, { value, until: now + (this.opts.cacheMs ?? 2_000) });
+    return value;
   }
 
-  /** Forgets every cached answer, so this server's next request reads the database (after a disable or revoke). */
+  /**
+   * Forgets every cached answer, so this server's next request reads the database (after a
+   * disable, a revoke, or a change of a study's members).
+   */
   forget(): void {
     this.cache.clear();
+  }
+
+  /**
+   * A person's role on a study, kept as long as a credential's answer: a member removed or
+   * changed on another server counts here within `cacheMs`, on this one at once (`forget`).
+   */
+  memberRole(studyId: string, personId: string): Promise<MemberRole | null> {
+    return this.lookup(`m:${personId}\0${studyId}`, () => this.people.memberRole(studyId, personId));
   }
 
   /**

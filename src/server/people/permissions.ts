@@ -311,7 +311,7 @@ export function permissionGuard(deps: GuardDeps): MiddlewareHandler {
       if (need.from === 'studyId') studyId = params.studyId ?? null;
       else if (need.from === 'query') studyId = c.req.query('study') ?? null;
       else studyId = (await deps.store.getSession(params.sessionId ?? ''))?.studyId ?? null;
-      const allowed = await studyRole(deps.store, p, studyId, need);
+      const allowed = await studyRole(deps.auth, p, studyId, need);
       if (allowed === 'refused') return refuseStudy(c, p, studyId, need);
       c.set(STUDY_ROLE as never, allowed as never);
     } else if ('creates' in need) studyId = paramsOf(route.path, c.req.path).studyId ?? null;
@@ -320,8 +320,10 @@ export function permissionGuard(deps: GuardDeps): MiddlewareHandler {
 
     if (SAFE.has(c.req.method) || c.res.status >= 400) return;
     // The creator of a study is its first researcher.
-    if ('creates' in need && studyId && p.personId)
+    if ('creates' in need && studyId && p.personId) {
       await deps.store.people.putMember(studyId, p.personId, 'researcher', now());
+      deps.auth.forget();
+    }
     const audit = 'audit' in need ? need.audit : undefined;
     if (audit === undefined)
       await deps.store.people.recordAudit({
@@ -345,7 +347,7 @@ const ABILITY_TEXT: Record<Ability, string> = {
 };
 
 async function studyRole(
-  store: Store,
+  auth: Authenticator,
   p: Principal,
   studyId: string | null,
   need: { member: readonly MemberRole[]; design?: true },
@@ -353,7 +355,7 @@ async function studyRole(
   if (p.role === 'owner') return 'researcher';
   if (need.design && can(p.role, 'design')) return 'design';
   if (studyId === null || p.personId === null) return 'refused';
-  const role = roleOnStudy(p.role, await store.people.memberRole(studyId, p.personId));
+  const role = roleOnStudy(p.role, await auth.memberRole(studyId, p.personId));
   return role !== null && memberMeets(role, need.member) ? role : 'refused';
 }
 

@@ -283,10 +283,17 @@ describe.each(backends)('people routes ($name)', (backend) => {
       ['ida@lab.org', 'researcher'],
       ['jan@lab.org', 'viewer'],
     ]);
+    const study = (app: Hono) => call(app, 'GET', '/admin/studies/sample', { cookie: viewer.cookie });
+    expect((await study(b)).status).toBe(200);
     expect(
       (await call(a, 'DELETE', '/admin/studies/sample/members/jan@lab.org', { cookie: res.cookie, csrf: res.csrf }))
         .status,
     ).toBe(200);
+    // Removed: refused at once by the server that removed her, by another once its 2 s cache has passed.
+    expect((await study(a)).status).toBe(403);
+    expect((await study(b)).status).toBe(200);
+    clock += 2_001;
+    expect((await study(b)).status).toBe(403);
     const audit = await store.people.listAudit({ studyId: 'sample' });
     expect(audit.slice(0, 2).map((e) => [e.actor, e.action, e.target])).toEqual([
       ['ida@lab.org', 'member.delete', 'jan@lab.org'],

@@ -359,6 +359,7 @@ function labRoutes(deps: PeopleDeps): Hono {
     if (!body.ok) return body.res;
     if (!isMemberRole(body.data.role)) return fail(c, 400, 'malformed', 'A member is a researcher, proctor or viewer.');
     await store.people.putMember(studyId, person.id, body.data.role, now());
+    auth.forget();
     await store.people.recordAudit({
       ...auditActorOf(c),
       studyId,
@@ -377,6 +378,7 @@ function labRoutes(deps: PeopleDeps): Hono {
     if (person instanceof Response) return person;
     if (!(await store.people.removeMember(studyId, person.id)))
       return fail(c, 404, 'not_found', `${person.email} is not a member of study "${studyId}".`);
+    auth.forget();
     await store.people.recordAudit({
       ...auditActorOf(c),
       studyId,
