@@ -65,20 +65,26 @@ export async function benchPerson(
   return { email, token, cookie, csrf: me.csrf };
 }
 
+/** Each credential's turn while several are measured together. */
+const SLOT_MS = 250;
+
 /**
- * GET `path` from `clients` keep-alive connections, one request at a time each, for `seconds`;
- * answers the requests answered per second (every answer must be a 200).
+ * GET `path` from `clients` keep-alive connections, one request at a time each, for `seconds`,
+ * the credentials taking turns of 250 ms on every connection (so that each meets the same
+ * moments of a shared machine; a request counts for the turn it started in). Answers the
+ * requests answered per second with each credential (every answer must be a 200).
  */
-export async function getRate(
+export async function getRates(
   url: string,
   path: string,
-  headers: Record<string, string>,
+  credentials: Readonly<Record<string, Readonly<Record<string, string>>>>,
   clients: number,
   seconds: number,
-): Promise<number> {
+): Promise<Record<string, number>> {
   const target = new URL(path, url);
+  const names = Object.keys(credentials);
   const agent = new http.Agent({ keepAlive: true, maxSockets: clients });
-  const once = () =>
+  const once = (headers: Readonly<Record<string, string>>) =>
     new Promise<void>((resolve, reject) => {
       http
         .get(target, { agent, headers }, (res) => {
@@ -89,20 +95,22 @@ export async function getRate(
         })
         .on('error', reject);
     });
+  const answered = new Map(names.map((n) => [n, 0]));
   const start = performance.now();
   const end = start + seconds * 1000;
-  let answered = 0;
   try {
     await Promise.all(
       Array.from({ length: clients }, async () => {
-        while (performance.now() < end) {
-          await once();
-          answered++;
+        for (let now = start; now < end; now = performance.now()) {
+          const name = names[Math.floor((now - start) / SLOT_MS) % names.length];
+          await once(credentials[name]);
+          answered.set(name, answered.get(name)! + 1);
         }
       }),
     );
   } finally {
     agent.destroy();
   }
-  return answered / ((performance.now() - start) / 1000);
+  const share = (performance.now() - start) / 1000 / names.length;
+  return Object.fromEntries(names.map((n) => [n, answered.get(n)! / share]));
 }

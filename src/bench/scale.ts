@@ -40,7 +40,7 @@ import { startPgCluster, type PgCluster } from '../server/store/pgCluster';
 import { fill } from './export';
 import { createSessions, paced, startServe, stop, type Session } from './ingest';
 import { postgresDatabase } from './databases';
-import { benchPerson, getRate } from './people';
+import { benchPerson, getRates } from './people';
 
 const ADMIN = 'bench-researcher-token-0123456789';
 const PACED_SECONDS = 8;
@@ -259,18 +259,17 @@ async function* longReads(url: string, sessions: Session[], name: string): Async
   }
 }
 
-/** The light study route whose rate is measured per credential, from `AUTH_CLIENTS` connections for `AUTH_SECONDS`, `AUTH_ROUNDS` times in turn. */
+/** The light study route whose rate is measured per credential, from `AUTH_CLIENTS` connections for `AUTH_SECONDS`, the credentials taking turns. */
 const AUTH_ROUTE = '/api/admin/studies/heavy';
 const AUTH_CLIENTS = 8;
-const AUTH_SECONDS = 3;
-const AUTH_ROUNDS = 2;
+const AUTH_SECONDS = 12;
 
 /**
  * Authentication on and off, on the same server in the same run: the researcher's reads beside
  * the participants made with the bootstrap token (off: one hash comparison, nothing read), then
  * with a researcher member's personal token and with their browser session (on: the credential
  * and the membership checked in the database behind a 2-second cache), each with its ratio to
- * the bootstrap token's; then one light study route's rate per credential, in turn. The
+ * the bootstrap token's; then one light study route's rate per credential, in turns. The
  * participants' own routes identify no person, so what changes is the researcher's side only.
  */
 async function* authCompared(url: string, sessions: Session[], name: string): AsyncIterable<BenchResult> {
@@ -298,17 +297,12 @@ async function* authCompared(url: string, sessions: Session[], name: string): As
     yield { name: `${at}.${label}.ack-p99-ratio`, value: r.p99 / off.p99, unit: 'x (to the researcher token)' };
     yield { name: `${at}.researcher-reads-ratio`, value: reads / off.reads, unit: 'x (to the researcher token)' };
   }
-  const rates: Record<string, number[]> = {};
-  for (let round = 0; round < AUTH_ROUNDS; round++)
-    for (const [credential, auth] of Object.entries(credentials))
-      (rates[credential] ??= []).push(await getRate(url, AUTH_ROUTE, auth, AUTH_CLIENTS, AUTH_SECONDS));
-  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-  const offRate = mean(rates['researcher-token']);
-  for (const [credential, r] of Object.entries(rates)) {
+  const rates = await getRates(url, AUTH_ROUTE, credentials, AUTH_CLIENTS, AUTH_SECONDS);
+  for (const [credential, rate] of Object.entries(rates)) {
     const at = `scale.${name}.auth.${credential}.study-route-${AUTH_CLIENTS}-clients`;
-    yield { name: `${at}.requests_per_s`, value: mean(r), unit: `requests/s (mean of ${r.length})` };
+    yield { name: `${at}.requests_per_s`, value: rate, unit: 'requests/s' };
     if (credential !== 'researcher-token')
-      yield { name: `${at}.ratio`, value: mean(r) / offRate, unit: 'x (to the researcher token)' };
+      yield { name: `${at}.ratio`, value: rate / rates['researcher-token'], unit: 'x (to the researcher token)' };
   }
 }
 
