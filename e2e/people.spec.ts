@@ -1,9 +1,10 @@
 /**
  * A lab's team in the browser: the owner adds a designer and a researcher, each signs in with
  * their one-time link and sees who they are on every page; the researcher, a member of the
- * sample study, exports it; the designer is refused the study's participants; the audit trail
- * names each; a person disabled while their page is open is refused on its next request.
+ * sample study, opens its results and exports it; the designer playtests a game, issues an agent
+ * key and is refused the study's participants; the audit trail names each; a person disabled while their page is open is refused on its next request.
  */
+import { readFile } from 'node:fs/promises';
 import { expect, test } from './studio-test';
 import { ADMIN } from './study-helpers';
 import { expectAccessible } from './axe';
@@ -40,10 +41,15 @@ test('the owner adds a designer and a researcher; each does only what their role
   });
   expect(member.status(), await member.text()).toBe(200);
 
-  // The researcher signs in, sees the study, and exports it.
+  // The researcher signs in, sees the study, opens its results and downloads its attempts there.
   const rae = await (await browser.newContext()).newPage();
   const raeCsrf = await signInWithLink(rae, researcherLink, 'Rae Search', 'researcher');
   await expect(rae.getByRole('list', { name: 'Studies' })).toContainText(/sample/i);
+  await rae.goto('/studies/sample');
+  await rae.getByRole('tab', { name: 'Exports' }).click();
+  const downloading = rae.waitForEvent('download');
+  await rae.getByRole('button', { name: 'Download Attempts (CSV)' }).click();
+  expect(await readFile((await (await downloading).path())!, 'utf8')).toMatch(/^study_id,study_version,session_id,/);
   const exported = await rae.request.post('/api/admin/studies/sample/exports', {
     headers: { 'X-CSRF-Token': raeCsrf },
     data: { format: 'csv' },
@@ -61,6 +67,17 @@ test('the owner adds a designer and a researcher; each does only what their role
   expect((await dee.request.get('/api/admin/sessions?study=sample')).status()).toBe(403);
   expect((await dee.request.get('/api/admin/studies/sample/results')).status()).toBe(403);
   expect((await dee.request.get('/api/admin/arc3/games')).status()).toBe(200);
+  // She playtests a built-in game, and issues an agent key for it.
+  await dee.goto('/games/push/playtest');
+  await expect(dee.getByTestId('game-canvas')).toHaveAttribute('data-state', 'NOT_FINISHED');
+  await dee.keyboard.press('ArrowDown');
+  await expect(dee.getByTestId('game-actions')).toHaveText('1');
+  const deeCsrf = ((await (await dee.request.get('/api/me')).json()) as { csrf: string }).csrf;
+  const key = await dee.request.post('/api/admin/agent-keys', {
+    headers: { 'X-CSRF-Token': deeCsrf },
+    data: { name: 'push agent' },
+  });
+  expect(key.status(), await key.text()).toBeLessThan(300);
   // The sign-in link worked once.
   await dee.context().clearCookies();
   await dee.goto(designerLink);
@@ -72,11 +89,14 @@ test('the owner adds a designer and a researcher; each does only what their role
   };
   const by = (actor: string) => audit.entries.filter((e) => e.actor === actor).map((e) => e.action);
   expect(by(researcherEmail)).toEqual(expect.arrayContaining(['signin']));
-  expect(by(designerEmail)).toContain('signin');
+  expect(by(designerEmail)).toEqual(expect.arrayContaining(['signin', 'POST /admin/agent-keys']));
   const study = (await (await request.get('/api/admin/studies/sample/audit', { headers: ADMIN })).json()) as {
     events: { actor: string; action: string }[];
   };
-  expect(study.events.find((e) => e.action === 'export.create')?.actor).toBe(researcherEmail);
+  expect(study.events.filter((e) => e.action === 'export.create').map((e) => e.actor)).toEqual([
+    researcherEmail,
+    researcherEmail,
+  ]);
 
   // Disabled while her page is open: its next request is refused, and the studio asks her to sign in.
   const off = await request.patch(`/api/admin/people/${researcherEmail}`, { headers: ADMIN, data: { disabled: true } });
