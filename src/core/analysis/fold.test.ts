@@ -233,6 +233,7 @@ describe('digest fold', () => {
       'idle',
       'heartbeat',
       'blur',
+      'pause',
       'question.choice',
       'question.input',
       'game.open',
@@ -259,8 +260,8 @@ describe('digest fold', () => {
               ? { verdict: pick(['correct', 'wrong', 'duplicate']) }
               : kind === 'visibility'
                 ? { state: pick(['hidden', 'visible', 'odd']) }
-                : kind === 'idle'
-                  ? { state: pick(['idle', 'active']) }
+                : kind === 'idle' || kind === 'pause'
+                  ? { state: pick(kind === 'idle' ? ['idle', 'active'] : ['paused', 'resumed']) }
                   : kind === 'question.choice'
                     ? { item: 'q', label: pick(['A', 'B', 'C']), index: pick([0, undefined]) }
                     : kind === 'question.input'

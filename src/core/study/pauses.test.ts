@@ -70,6 +70,38 @@ describe('a break stops the session clocks', () => {
   });
 });
 
+describe("an item's duration leaves a break out", () => {
+  it('takes the break within the item out of its duration, as out of its time on task', () => {
+    const r = parseStudy({
+      title: 'Breaks',
+      consent: 'ok',
+      completion: { code: 'X' },
+      items: [{ kind: 'task', id: 'a', collection: 'c', task: 't' }],
+    });
+    if (!r.ok) throw new Error(r.problems.join('\n'));
+    const t0 = Date.UTC(2026, 0, 1);
+    const e = (seq: number, t: number, kind: string, data: Record<string, unknown> = {}) => ({
+      seq,
+      t,
+      kind,
+      data,
+      receivedAt: t0 + t,
+    });
+    const log = [
+      e(0, 0, 'item.start', { item: 'a' }),
+      e(1, 10_000, 'paint', {}),
+      e(2, 20_000, 'pause', { state: 'paused' }),
+      e(3, 20_000 + 5 * MIN, 'pause', { state: 'resumed' }),
+      e(4, 30_000 + 5 * MIN, 'item.end', { item: 'a' }),
+    ];
+    const [item] = sessionProgress(r.study, [0], log).items;
+    expect([item.durationMs, item.activeMs]).toEqual([30_000, 30_000]);
+    // Without the break's events the same span is five minutes longer.
+    const [plain] = sessionProgress(r.study, [0], [log[0], log[1], log[4]]).items;
+    expect(plain.durationMs).toBe(30_000 + 5 * MIN);
+  });
+});
+
 describe('time on task leaves a break out', () => {
   it('counts a break apart from hidden and idle time, and it wins where they overlap', () => {
     const e = (t: number, kind: string, data: Record<string, unknown> = {}) => ({ t, kind, data });
