@@ -25,12 +25,18 @@ import {
   campaignView,
   paymentsView,
 } from '../../core/analysis/campaign';
-import { ITEM_END, ITEM_START, type SessionState, effectiveState, isFinalState } from '../../core/study/rules';
+import {
+  ITEM_END,
+  ITEM_START,
+  type SessionClock,
+  type SessionState,
+  effectiveState,
+  isFinalState,
+} from '../../core/study/rules';
 import type { StudyDefinition } from '../../core/study/schema';
 import { ledgerCsv, ledgerView, owedCents } from '../../core/analysis/ledger';
 import type { PaymentsView } from '../../core/protocol/campaign';
-import { studySessionDigests } from '../digests/studyDigests';
-import { withCrossSignals } from '../../core/analysis/signals';
+import { studySessionDigests, withCrossSignalsOff } from '../digests/studyDigests';
 import { definitionOf } from '../study/studies';
 import { type StudyDeps, fail, studyContext } from '../study/context';
 import { stageQuery } from '../http';
@@ -98,17 +104,19 @@ export async function campaignFigures(
     firstRunVersions(store, id),
   ]);
 
-  const quietBefore = now - study.limits.abandonAfterMinutes * 60_000;
-  const createdBefore = now - study.limits.sessionMinutes * 60_000;
-  const flight = (state: string, quietSince: number, createdAt: number) =>
-    !isFinalState(state as SessionState) && quietSince >= quietBefore && createdAt >= createdBefore;
+  // In flight: neither ended, abandoned nor out of time by the session's clocks, which a break
+  // stops (a paused session stays in flight however long the break).
+  const flight = (clock: SessionClock) => {
+    const state = effectiveState(clock, study, now);
+    return !isFinalState(state) && state !== 'abandoned';
+  };
   const candidateIds = new Set(study.pools.flatMap((p) => p.candidates.map((i) => study.items[i].id)));
   const sessions: CampaignSession[] = [];
   for (const d of digests.data) {
     const s = d.session as SessionRecord;
     if (!inStage(s.stage, stage)) continue;
     const state = await stateOf(s);
-    const inFlight = flight(s.state, s.lastEventAt ?? s.createdAt, s.createdAt) && !isFinalState(state as SessionState);
+    const inFlight = flight(s) && !isFinalState(state as SessionState);
     let current: string | null = null;
     if (inFlight) {
       const marks = await store.readEvents(s.id, { kinds: [ITEM_START, ITEM_END] });
@@ -141,7 +149,7 @@ export async function campaignFigures(
     study,
     campaignId: study.campaign?.id ?? null,
     now,
-    sessions: withCrossSignals(sessions),
+    sessions: await withCrossSignalsOff(deps, sessions),
     draws,
     counts: new Map(counters.map((k) => [k.candidate, k])),
     claims: claims
@@ -152,7 +160,14 @@ export async function campaignFigures(
         participant: c.participant,
         state: c.state,
         excluded: c.excluded,
-        inFlight: c.state === 'held' && flight(c.sessionState, c.quietSince, c.sessionCreatedAt),
+        inFlight:
+          c.state === 'held' &&
+          flight({
+            state: c.sessionState as SessionState,
+            createdAt: c.sessionCreatedAt,
+            lastEventAt: c.quietSince,
+            pauses: c.sessionPauses,
+          }),
       })),
   };
 }
