@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { clockAt, isPaused, pausedTotal, pausedWithin } from './pauses';
-import { effectiveState, sessionBudget, sessionProgress } from './rules';
+import { effectiveState, isInFlight, sessionBudget, sessionProgress } from './rules';
 import { activeTime } from './activeTime';
 import { parseStudy } from './schema';
 
@@ -58,6 +58,16 @@ describe('a break stops the session clocks', () => {
     const ended = { ...open, pauses: [{ from: t0 + 2 * MIN, to: t0 + 40 * MIN }] };
     expect(effectiveState(ended, study, t0 + 45 * MIN)).toBe('active');
     expect(effectiveState(ended, study, t0 + 51 * MIN)).toBe('abandoned');
+  });
+
+  it('keeps a session on a break in flight, and counts its silence from the break’s end', () => {
+    const s = { state: 'active' as const, createdAt: t0, lastEventAt: t0 + MIN };
+    expect(isInFlight({ ...s, pauses: [{ from: t0 + MIN, to: null }] }, study, t0 + 80 * MIN)).toBe(true);
+    expect(isInFlight(s, study, t0 + 80 * MIN)).toBe(false);
+    const resumed = { ...s, pauses: [{ from: t0 + MIN, to: t0 + 70 * MIN }] };
+    expect(isInFlight(resumed, study, t0 + 75 * MIN)).toBe(true);
+    expect(isInFlight(resumed, study, t0 + 81 * MIN)).toBe(false);
+    expect(isInFlight({ ...s, state: 'finished' }, study, t0 + 2 * MIN)).toBe(false);
   });
 
   it('gives the progress the budget with its breaks', () => {

@@ -179,6 +179,16 @@ export function effectiveState(s: SessionClock, study: StudyDefinition, now: num
 }
 
 /**
+ * Whether a session's claims are in flight at `now` (the campaign's draws and view): it is neither
+ * ended, abandoned nor out of time by its clocks, which a break stops, so a session on a break
+ * is in flight however long the break.
+ */
+export function isInFlight(s: SessionClock, study: StudyDefinition, now: number): boolean {
+  const state = effectiveState(s, study, now);
+  return !isFinalState(state) && state !== 'abandoned';
+}
+
+/**
  * The state after events arrive at `now`: every event is a heartbeat, so a started or abandoned
  * session becomes active; past the session limit it is timed out (the events are still stored).
  */

@@ -32,6 +32,7 @@ import {
   type SessionState,
   effectiveState,
   isFinalState,
+  isInFlight,
 } from '../../core/study/rules';
 import type { StudyDefinition } from '../../core/study/schema';
 import { ledgerCsv, ledgerView, owedCents } from '../../core/analysis/ledger';
@@ -104,12 +105,7 @@ export async function campaignFigures(
     firstRunVersions(store, id),
   ]);
 
-  // In flight: neither ended, abandoned nor out of time by the session's clocks, which a break
-  // stops (a paused session stays in flight however long the break).
-  const flight = (clock: SessionClock) => {
-    const state = effectiveState(clock, study, now);
-    return !isFinalState(state) && state !== 'abandoned';
-  };
+  const flight = (clock: SessionClock) => isInFlight(clock, study, now);
   const candidateIds = new Set(study.pools.flatMap((p) => p.candidates.map((i) => study.items[i].id)));
   const sessions: CampaignSession[] = [];
   for (const d of digests.data) {
