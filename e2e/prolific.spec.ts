@@ -101,6 +101,15 @@ test.describe('paying bonuses from the campaign page', () => {
       })
       .toBe(200);
   });
+  /** A request to the server on the stand-in, with `token` as the bearer when given. */
+  const api = async (method: string, p: string, body?: unknown, token: string | null = null) => {
+    const r = await fetch(`${base}/api${p}`, {
+      method,
+      headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: r.status, body: await r.json() };
+  };
   test.afterAll(async () => {
     server?.kill('SIGKILL');
     await standin?.close();
@@ -110,14 +119,6 @@ test.describe('paying bonuses from the campaign page', () => {
   test('the researcher enters the Prolific token, presses Pay bonuses twice, and each participant is paid once', async ({
     page,
   }) => {
-    const api = async (method: string, p: string, body?: unknown, token: string | null = null) => {
-      const r = await fetch(`${base}/api${p}`, {
-        method,
-        headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      return { status: r.status, body: await r.json() };
-    };
     const prolificStudy = '66bb00cc11dd22ee33ff4400';
     const definition = {
       title: 'Paid from the studio',
@@ -188,14 +189,6 @@ test.describe('paying bonuses from the campaign page', () => {
     browser,
   }) => {
     const admin = process.env.E2E_ADMIN_TOKEN!;
-    const api = async (method: string, p: string, body?: unknown, token: string | null = admin) => {
-      const r = await fetch(`${base}/api${p}`, {
-        method,
-        headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      return { status: r.status, body: await r.json() };
-    };
     const prolificStudy = '77cc00dd11ee22ff33aa4400';
     const pid = '5e00aa11bb22cc33dd44ee77';
     const definition = {
@@ -216,8 +209,8 @@ test.describe('paying bonuses from the campaign page', () => {
         },
       ],
     };
-    expect((await api('PUT', '/admin/studies/return-e2e', { definition })).status).toBe(201);
-    expect((await api('PUT', '/admin/prolific/token', { value: 'e2e-prolific-token' })).status).toBe(200);
+    expect((await api('PUT', '/admin/studies/return-e2e', { definition }, admin)).status).toBe(201);
+    expect((await api('PUT', '/admin/prolific/token', { value: 'e2e-prolific-token' }, admin)).status).toBe(200);
     const submission = (await (
       await fetch(`${standin!.url}/__standin/studies/${prolificStudy}/submissions`, {
         method: 'POST',
@@ -242,7 +235,7 @@ test.describe('paying bonuses from the campaign page', () => {
 
     const inProgress = async () =>
       (
-        (await api('GET', '/admin/studies/return-e2e/campaign')).body as {
+        (await api('GET', '/admin/studies/return-e2e/campaign', undefined, admin)).body as {
           candidates: { id: string; inProgress: number }[];
         }
       ).candidates.map((c) => c.inProgress);
@@ -265,7 +258,7 @@ test.describe('paying bonuses from the campaign page', () => {
 
     // The claim is freed (no candidate in progress), and the results say why the session ended.
     expect(await inProgress()).toEqual([0, 0]);
-    const results = (await api('GET', '/admin/studies/return-e2e/results')).body as {
+    const results = (await api('GET', '/admin/studies/return-e2e/results', undefined, admin)).body as {
       participants: { params: Record<string, string>; flags: string[] }[];
     };
     expect(results.participants.map((p) => [p.params.PROLIFIC_PID, p.flags.includes('prolific_returned')])).toEqual([

@@ -44,6 +44,7 @@ import { stageQuery } from '../http';
 import type { StudyStages } from '../../core/protocol/api';
 import { MAIN_STAGE, inStage } from '../../core/study/stages';
 import type { SessionRecord } from '../store/types';
+import { claimSessionClock } from '../store/campaignStore';
 import { campaignOf, settleClaims } from './assign';
 import { firstRunVersions, gameVersionNow } from './versions';
 
@@ -156,14 +157,7 @@ export async function campaignFigures(
         participant: c.participant,
         state: c.state,
         excluded: c.excluded,
-        inFlight:
-          c.state === 'held' &&
-          flight({
-            state: c.sessionState as SessionState,
-            createdAt: c.sessionCreatedAt,
-            lastEventAt: c.quietSince,
-            pauses: c.sessionPauses,
-          }),
+        inFlight: c.state === 'held' && flight(claimSessionClock(c)),
       })),
   };
 }

@@ -9,8 +9,9 @@ import { digestSession } from '../../core/analysis/results';
 import { withCrossSignals } from '../../core/analysis/signals';
 import type { CampaignView, PaymentsView } from '../../core/protocol/campaign';
 import { csvRecord } from '../../core/formats/csv';
-import { type SessionClock, type SessionState, effectiveState, isInFlight } from '../../core/study/rules';
+import { type SessionClock, effectiveState, isInFlight } from '../../core/study/rules';
 import { campaignOf } from '../campaign/assign';
+import { claimSessionClock } from '../store/campaignStore';
 import { firstRunVersions, gameVersionNow } from '../campaign/versions';
 import { type ExportContext, definitionFor, isExcludedSession, sessionEvents } from './context';
 
@@ -80,14 +81,7 @@ export async function exportCampaignView(
     participant: c.participant,
     state: c.state,
     excluded: c.excluded,
-    inFlight:
-      c.state === 'held' &&
-      flight({
-        state: c.sessionState as SessionState,
-        createdAt: c.sessionCreatedAt,
-        lastEventAt: c.quietSince,
-        pauses: c.sessionPauses,
-      }),
+    inFlight: c.state === 'held' && flight(claimSessionClock(c)),
   }));
   const view = campaignView({
     studyId: ctx.studyId,

@@ -19,6 +19,7 @@ import { pinStudyGames } from './gamePins';
 import { INSERT_SESSION_SQL, sessionRowValues } from './sessionRow';
 import { MAIN_STAGE } from '../../core/study/stages';
 import type { Pause } from '../../core/study/pauses';
+import type { SessionClock, SessionState } from '../../core/study/rules';
 
 export type { ClaimState };
 
@@ -503,6 +504,16 @@ function claimWithSessionFromRow(row: Record<string, unknown>): ClaimWithSession
     sessionCreatedAt: ms(row.session_created_at),
     quietSince: ms(row.quiet_since),
     sessionPauses: pausesOf(row.session_pauses),
+  };
+}
+
+/** The clocks of a claim's session, for `isInFlight` (`core/study/rules.ts`). */
+export function claimSessionClock(c: ClaimWithSession): SessionClock {
+  return {
+    state: c.sessionState as SessionState,
+    createdAt: c.sessionCreatedAt,
+    lastEventAt: c.quietSince,
+    pauses: c.sessionPauses,
   };
 }
 
