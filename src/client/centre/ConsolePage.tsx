@@ -89,7 +89,10 @@ function Console() {
         ))}
       </ul>
       {q.data && q.data.stations.length === 0 && (
-        <p className="mt-4 text-sm text-slate-400">No station yet: add one, then open its link on the station.</p>
+        <p className="mt-4 text-sm text-slate-400">
+          No station in service: add one, then open its link on the station
+          {withRetired ? '' : ' (or show the retired stations to put one back)'}.
+        </p>
       )}
     </div>
   );
