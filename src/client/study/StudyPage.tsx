@@ -1,6 +1,7 @@
 /**
  * The participant's study page: consent, then the running study (`StudyRun`), then the end.
- * Its parts live beside it in study/: the run (StudyRun.tsx), the screens in front of an item
+ * Its parts live beside it in study/: the run (StudyRun.tsx; its reducer runMachine.ts, its side
+ * effects runEffects.ts, its frame StudyHeader.tsx), the screens in front of an item
  * (RunScreens.tsx), the items (ItemView.tsx, TaskItemView.tsx, GameItemView.tsx), consent
  * (Consent.tsx), the ends (EndScreens.tsx) and the session's set-up (running.ts).
  */
