@@ -22,6 +22,11 @@ import {
 import { ItemView } from './ItemView';
 import { BreakCover, ConnectionBanners, StudyHeader } from './StudyHeader';
 
+/**
+ * A session from the page load to its end: the instructions, each item in turn, the close on the
+ * server. `onDone` gets the completion code once the server closed the session; `onWithdrawn` the
+ * study's answer to a withdrawal.
+ */
 export function StudyRun({
   run,
   paused,

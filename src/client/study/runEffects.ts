@@ -63,6 +63,7 @@ export interface ItemFlow {
   readonly next: (reason: string) => void;
 }
 
+/** The participant's way from one item to the next, each item ended once. */
 export function useItemFlow(run: Running, state: State, dispatch: Dispatch<Step>): ItemFlow {
   const { outbox } = run;
   const items = run.view.items;
