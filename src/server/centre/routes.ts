@@ -35,7 +35,7 @@ import { paymentsView } from '../../core/analysis/campaign';
 import { bearer, hashToken, newToken, tokenMatches } from '../people/auth';
 import { auditActorOf } from '../people/permissions';
 import type { StationRecord } from '../store/centreStore';
-import { type StudyDeps, fail, readBody, studyContext } from '../study/context';
+import { type StudyContext, type StudyDeps, fail, readBody, studyContext } from '../study/context';
 import { endSession } from '../study/sessionRoutes';
 import { campaignFigures } from '../campaign/routes';
 import { bodyLimit } from '../http';
@@ -49,8 +49,6 @@ const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 export function centreRoutes(deps: StudyDeps): Hono {
   const ctx = studyContext(deps);
-  const { store, now } = ctx;
-  const offlineMs = stationOfflineMs(process.env.ARC_STUDIO_STATION_OFFLINE_S);
   const api = new Hono();
   // Every body here is a few fields: anything larger is refused before it is read.
   api.use(
@@ -66,26 +64,15 @@ export function centreRoutes(deps: StudyDeps): Hono {
         ),
     }),
   );
+  proctorRoutes(api, deps, ctx);
+  stationRoutes(api, ctx);
+  return api;
+}
 
-  /** The station whose secret the request carries, or the 401 that says what to do. */
-  const stationOf = async (
-    c: Context,
-  ): Promise<{ ok: true; station: StationRecord } | { ok: false; res: Response }> => {
-    const secret = bearer(c.req.header('Authorization'));
-    const station = secret ? await store.centre.stationBySecret(hashToken(secret)) : null;
-    if (!station)
-      return {
-        ok: false,
-        res: fail(
-          c,
-          401,
-          'unauthorized',
-          'This browser is not a station (or its station was removed). Ask the proctor for a new station link and open it here.',
-        ),
-      };
-    return { ok: true, station };
-  };
-
+/** The proctor's console: stations, check-ins, retiring stations, pauses, ending a session, notes, the payout sheet. */
+function proctorRoutes(api: Hono, deps: StudyDeps, ctx: StudyContext): void {
+  const { store, now } = ctx;
+  const offlineMs = stationOfflineMs(process.env.ARC_STUDIO_STATION_OFFLINE_S);
   /** The session of the route's `:sessionId` begun at the centre, with its study; or the reply. */
   const centreSession = async (c: Context) => {
     const id = c.req.param('sessionId') ?? '';
@@ -104,13 +91,11 @@ export function centreRoutes(deps: StudyDeps): Hono {
     return { ok: true as const, session, checkin, study };
   };
 
-  // ---- the proctor ----
-
   api.get('/admin/studies/:studyId/centre', async (c) => {
     const id = c.req.param('studyId');
     const rec = await store.getStudy(id);
     if (!rec) return fail(c, 404, 'not_found', `No study "${id}". The studies page lists the studies you may open.`);
-    const view = await consoleView(ctx, id, now(), offlineMs);
+    const view = await consoleView(ctx, id, now(), offlineMs, c.req.query('retired') === '1');
     return c.json({ ...view, title: ctx.studyOfRecord(rec).title } satisfies ConsoleView);
   });
 
@@ -140,9 +125,16 @@ export function centreRoutes(deps: StudyDeps): Hono {
     const body = await readBody(c, CheckinRequest, 'The check-in is not valid');
     if (!body.ok) return body.res;
     const { studyId, stationId } = c.req.param();
-    const busy = (await consoleView(ctx, studyId, now(), offlineMs)).stations.find((s) => s.id === stationId);
+    const busy = (await consoleView(ctx, studyId, now(), offlineMs, true)).stations.find((s) => s.id === stationId);
     if (!busy)
       return fail(c, 404, 'not_found', `Study "${studyId}" has no station "${stationId}". Reload the console.`);
+    if (busy.retiredAt !== null)
+      return fail(
+        c,
+        409,
+        'conflict',
+        `Station "${busy.name}" is retired. Check ${body.data.participantId} in at another station, or put "${busy.name}" back in service first (the console's retired stations).`,
+      );
     if (busy.session && !isFinalState(busy.session.state))
       return fail(
         c,
@@ -153,6 +145,27 @@ export function centreRoutes(deps: StudyDeps): Hono {
     await store.centre.setPending(studyId, stationId, body.data.participantId);
     return c.json({ station: stationId, waiting: body.data.participantId });
   });
+
+  // A retired station is kept (its check-ins name it on the payout sheet) but takes no one.
+  const retireRoute = (retire: boolean) => async (c: Context) => {
+    const { studyId, stationId } = c.req.param();
+    const stations = (await consoleView(ctx, studyId, now(), offlineMs, true)).stations;
+    const st = stations.find((s) => s.id === stationId);
+    if (!st) return fail(c, 404, 'not_found', `Study "${studyId}" has no station "${stationId}". Reload the console.`);
+    if (retire && st.session && !isFinalState(st.session.state))
+      return fail(
+        c,
+        409,
+        'conflict',
+        `Station "${st.name}" has ${st.session.participant} on it still. End or finish that session first, then retire the station.`,
+      );
+    const changed = await store.centre.setRetired(studyId, stationId, retire ? (st.retiredAt ?? now()) : null);
+    if (!changed)
+      return fail(c, 404, 'not_found', `Study "${studyId}" has no station "${stationId}". Reload the console.`);
+    return c.json({ id: changed.id, name: changed.name, retiredAt: changed.retiredAt });
+  };
+  api.post('/admin/studies/:studyId/centre/stations/:stationId/retire', retireRoute(true));
+  api.post('/admin/studies/:studyId/centre/stations/:stationId/unretire', retireRoute(false));
 
   const pauseRoute = (pause: boolean) => async (c: Context) => {
     const s = await centreSession(c);
@@ -234,7 +247,7 @@ export function centreRoutes(deps: StudyDeps): Hono {
     if ('error' in f)
       return { ok: false, res: fail(c, f.status, f.status === 404 ? 'not_found' : 'not_a_campaign', f.error) };
     const since = day === null ? undefined : Date.parse(`${day}T00:00:00Z`);
-    const stations = new Map((await store.centre.listStations(id)).map((s) => [s.id, s.name]));
+    const stations = new Map((await store.centre.listStations(id, true)).map((s) => [s.id, s.name]));
     const checkins = (await store.centre.checkins(id, since)).filter(
       (k) => since === undefined || k.checkedInAt < since + 86_400_000,
     );
@@ -260,8 +273,39 @@ export function centreRoutes(deps: StudyDeps): Hono {
     );
     return c.body(payoutCsv(p.view));
   });
+}
 
-  // ---- the stations ----
+/** The stations' own routes, each authenticated by the station's secret. */
+function stationRoutes(api: Hono, ctx: StudyContext): void {
+  const { store, now } = ctx;
+  /** The station whose secret the request carries, or the 401 that says what to do. */
+  const stationOf = async (
+    c: Context,
+  ): Promise<{ ok: true; station: StationRecord } | { ok: false; res: Response }> => {
+    const secret = bearer(c.req.header('Authorization'));
+    const station = secret ? await store.centre.stationBySecret(hashToken(secret)) : null;
+    if (!station)
+      return {
+        ok: false,
+        res: fail(
+          c,
+          401,
+          'unauthorized',
+          'This browser is not a station (or its station was removed). Ask the proctor for a new station link and open it here.',
+        ),
+      };
+    if (station.retiredAt !== null)
+      return {
+        ok: false,
+        res: fail(
+          c,
+          403,
+          'forbidden',
+          `Station ${station.name} is retired: it checks no one in. Ask the proctor to put it back in service on the console, or open another station's link on this machine.`,
+        ),
+      };
+    return { ok: true, station };
+  };
 
   api.post('/centre/station/ping', async (c) => {
     const s = await stationOf(c);
@@ -335,8 +379,6 @@ export function centreRoutes(deps: StudyDeps): Hono {
     await store.centre.cleared(checkin.sessionId, now());
     return c.json({ sessionId: checkin.sessionId, cleared: true });
   });
-
-  return api;
 }
 
 /**
