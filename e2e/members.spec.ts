@@ -4,7 +4,8 @@
  * removes them; then makes a token on My tokens, sees it once, uses it from outside the browser
  * and revokes it, after which the server refuses it. Both pages are checked with axe at the
  * laptop, tablet and phone widths. A study's researcher manages its members too; a viewer member
- * is shown no Members tab, nor is a researcher of the lab who is a viewer of that study. A person
+ * is shown no Members, Audit log, Exports or Grading tab, nor is a researcher of the lab who is a
+ * viewer of that study. A person
  * signed in on two browsers signs out everywhere from My tokens: both are signed out.
  */
 import { expect, test, type Page } from './studio-test';
@@ -113,7 +114,10 @@ test("the owner manages a study's members and their own tokens", async ({ page, 
   expect((await meWith(token)).status).toBe(401);
 });
 
-test("a study's researcher manages its members; a viewer member has no Members tab", async ({ browser, request }) => {
+test("a study's researcher manages its members; a viewer member is shown none of the researchers' tabs", async ({
+  browser,
+  request,
+}) => {
   const stamp = Date.now().toString(36);
   const raeEmail = `rae2-${stamp}@lab.org`;
   const veeEmail = `vee-${stamp}@lab.org`;
@@ -143,16 +147,19 @@ test("a study's researcher manages its members; a viewer member has no Members t
   });
   expect(demoted.status(), await demoted.text()).toBe(200);
   await rae.reload();
-  await expect(rae.getByRole('tab', { name: 'Audit log' })).toBeVisible();
-  await expect(rae.getByRole('tab', { name: 'Members' })).toHaveCount(0);
+  await expect(rae.getByRole('tab', { name: 'Game levels' })).toBeVisible();
+  for (const name of ['Members', 'Audit log', 'Exports', 'Grading'])
+    await expect(rae.getByRole('tab', { name })).toHaveCount(0);
   await rae.context().close();
 
   const vee = await (await browser.newContext()).newPage();
   await signInWithLink(vee, veeLink, 'Vee Ewer', 'viewer');
   await vee.goto('/studies/sample');
-  await expect(vee.getByRole('tab', { name: 'Audit log' })).toBeVisible();
-  await expect(vee.getByRole('tab', { name: 'Members' })).toHaveCount(0);
+  await expect(vee.getByRole('tab', { name: 'Game levels' })).toBeVisible();
+  for (const name of ['Members', 'Audit log', 'Exports', 'Grading'])
+    await expect(vee.getByRole('tab', { name })).toHaveCount(0);
   expect((await vee.request.get('/api/admin/studies/sample/members')).status()).toBe(403);
+  expect((await vee.request.get('/api/admin/studies/sample/audit')).status()).toBe(403);
   await vee.context().close();
 });
 

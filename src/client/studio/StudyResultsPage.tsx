@@ -105,12 +105,15 @@ function Results() {
             { id: 'questions', label: 'Questions' },
             { id: 'surveys', label: 'Surveys' },
             { id: 'agents', label: `Agents${agents.data ? ` (${agents.data.length})` : ''}` },
-            { id: 'grading', label: 'Grading' },
-            { id: 'exports', label: 'Exports' },
-            { id: 'audit', label: 'Audit log' },
-            // The owner and the study's researchers manage its members.
+            // Grading, exports, the audit log and the members are the owner's and the study's
+            // researchers' (the server refuses the others): a viewer or proctor is not shown them.
             ...(yourRole === 'owner' || yourRole === 'researcher'
-              ? [{ id: 'members' as const, label: 'Members' }]
+              ? [
+                  { id: 'grading' as const, label: 'Grading' },
+                  { id: 'exports' as const, label: 'Exports' },
+                  { id: 'audit' as const, label: 'Audit log' },
+                  { id: 'members' as const, label: 'Members' },
+                ]
               : []),
           ]}
         />
