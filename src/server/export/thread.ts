@@ -24,6 +24,7 @@ export interface ThreadJob {
   readonly version: number | null;
   readonly versions: readonly (readonly [number, StudyDefinition])[];
   readonly sessions: readonly SessionRecord[];
+  readonly stage: string | null;
   readonly testCounts: readonly (readonly [string, number | null])[];
   readonly games: ExportGames;
   readonly now: number;
@@ -100,6 +101,7 @@ export function threadJob(
     version: ctx.version,
     versions: [...ctx.versions.entries()],
     sessions: ctx.sessions,
+    stage: ctx.stage,
     testCounts,
     games: ctx.games,
     now: ctx.now,

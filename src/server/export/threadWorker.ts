@@ -142,6 +142,7 @@ async function main(): Promise<void> {
     version: job.version,
     versions: new Map(job.versions),
     sessions: job.sessions,
+    stage: job.stage,
     testCount: (collection, task) => counts.get(`${collection}\u0000${task}`) ?? null,
     replay: !job.verify ? null : job.serverRuns ? threadStudioReplay(job.serverRuns) : replayWithEngine,
     games: job.games,

@@ -16,7 +16,7 @@ import { INSERT_SESSION_SQL, sessionRowValues } from './sessionRow';
 import { deleteSessionRows, insertAudit } from './sessionRows';
 import { type StageStore, SqlStageStore } from './stageStore';
 import { type ParticipantDataStore, SqlParticipantDataStore } from './participantData';
-import { MAIN_STAGE } from '../../core/study/stages';
+import { ALL_STAGES, MAIN_STAGE } from '../../core/study/stages';
 import type { Driver, Queryable } from './driver';
 import { keysetJsonPage, keysetPage } from './keyset';
 import { type ArchiveStore, SqlArchiveStore } from './archiveStore';
@@ -761,8 +761,8 @@ export class SqlStore implements Store {
   async addDownloadTicket(t: DownloadTicket): Promise<void> {
     await this.db.query(`DELETE FROM download_tickets WHERE expires_at < $1`, [new Date(t.expiresAt - 24 * 3600_000)]);
     await this.db.query(
-      `INSERT INTO download_tickets (token_hash, study_id, version, format, expires_at) VALUES ($1, $2, $3, $4, $5)`,
-      [t.tokenHash, t.studyId, t.version, t.format, new Date(t.expiresAt)],
+      `INSERT INTO download_tickets (token_hash, study_id, version, format, stage, expires_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+      [t.tokenHash, t.studyId, t.version, t.format, t.stage ?? ALL_STAGES, new Date(t.expiresAt)],
     );
   }
 
@@ -778,6 +778,7 @@ export class SqlStore implements Store {
         studyId: row.study_id as string,
         version: (row.version as number | null) ?? null,
         format: row.format as string,
+        stage: row.stage === ALL_STAGES ? null : (row.stage as string),
         expiresAt: ms(row.expires_at),
       };
     const seen = (await this.db.query(`SELECT used_at FROM download_tickets WHERE token_hash = $1`, [tokenHash]))

@@ -274,6 +274,8 @@ export interface DownloadTicket {
   readonly studyId: string;
   readonly version: number | null;
   readonly format: string;
+  /** The stage counted figures take; null: every stage. */
+  readonly stage: string | null;
   readonly expiresAt: number;
 }
 
