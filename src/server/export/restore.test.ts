@@ -2,7 +2,7 @@
  * Restoring reads the archive as a stream: an archive several times larger than a small memory
  * bound restores whole while the reader never holds more than the bound (its own count of the
  * bytes it held: a chunk, a line not yet ended and the rows waiting to be written); and a part
- * found damaged at its end undoes the rows written before it.
+ * found damaged at its end undoes the rows written before it. A proctor's flag travels with its session.
  */
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -66,6 +66,15 @@ describe('restoring an archive', () => {
           { receivedAt: T0, pastSessionLimit: false },
         );
     }
+    await store.centre.addNote({
+      sessionId: ids[0],
+      studyId: 'long',
+      at: T0 + 10,
+      actor: 'proctor',
+      personId: null,
+      text: 'Took a break.',
+      flag: true,
+    });
     const ctx = await exportContext({ store, studyId: 'long', library: null, replay: null, now: T0 + 1000 });
     const chunks: Buffer[] = [];
     for await (const c of studyArchive(ctx)) chunks.push(c);
@@ -79,6 +88,8 @@ describe('restoring an archive', () => {
 
   it('holds at most a small bound of an archive many times larger, and restores it whole', async () => {
     const before = await Promise.all(ids.map((id) => store.readEvents(id)));
+    const notes = (await store.centre.notes('long')).map(({ id: _, ...n }) => n);
+    expect(notes).toHaveLength(1);
     await store.deleteStudy('long', AUDIT);
     expect(await store.getStudy('long')).toBeNull();
 
@@ -90,6 +101,9 @@ describe('restoring an archive', () => {
     expect(stats.peakBytes).toBeLessThan(BOUND);
     expect(report.rows.events).toEqual({ added: SESSIONS * EVENTS, present: 0 });
     expect(await Promise.all(ids.map((id) => store.readEvents(id)))).toEqual(before);
+    // A proctor's flag went with its session, and came back with the archive.
+    expect(report.rows.centre_notes).toEqual({ added: 1, present: 0 });
+    expect((await store.centre.notes('long')).map(({ id: _, ...n }) => n)).toEqual(notes);
   });
 
   it('undoes every row written before a part found damaged at its end', async () => {
