@@ -865,6 +865,28 @@ export class SqlStore implements Store {
     return out;
   }
 
+  async listResponsesOf(sessionIds: readonly string[]): Promise<Map<string, ResponseRecord[]>> {
+    const out = new Map<string, ResponseRecord[]>(sessionIds.map((id) => [id, []]));
+    if (sessionIds.length === 0) return out;
+    const r = await this.db.query(
+      `SELECT * FROM responses WHERE session_id = ANY($1::text[]) ORDER BY session_id, at, key`,
+      [sessionIds],
+    );
+    for (const row of r.rows) out.get(row.session_id as string)!.push(responseOf(row));
+    return out;
+  }
+
+  async listGameRunsOf(sessionIds: readonly string[]): Promise<Map<string, GameRunRecord[]>> {
+    const out = new Map<string, GameRunRecord[]>(sessionIds.map((id) => [id, []]));
+    if (sessionIds.length === 0) return out;
+    const r = await this.db.query(
+      `SELECT * FROM game_runs WHERE session_id = ANY($1::text[]) ORDER BY session_id, opened_at, run_id`,
+      [sessionIds],
+    );
+    for (const row of r.rows) out.get(row.session_id as string)!.push(gameRunOf(row));
+    return out;
+  }
+
   async addGameRun(r: GameRunRecord): Promise<void> {
     await this.db.query(
       `INSERT INTO game_runs (run_id, session_id, item, game_id, source, engine, seed, opened_at, code_hash)

@@ -401,6 +401,8 @@ export interface AnswerStore {
   submissionCounts(studyId: string): Promise<Map<string, number>>;
   /** The submissions of these sessions, each session's in `listSubmissions` order. */
   listSubmissionsOf(sessionIds: readonly string[]): Promise<Map<string, SubmissionRecord[]>>;
+  /** The responses of these sessions, each session's in `listResponses` order. */
+  listResponsesOf(sessionIds: readonly string[]): Promise<Map<string, ResponseRecord[]>>;
 }
 
 /** The results digests of sessions, and the event tails that extend them. */
@@ -429,6 +431,8 @@ export interface GameRunStore {
   getGameRun(runId: string): Promise<GameRunRecord | null>;
   /** A session's server-run game runs, oldest first. */
   listGameRuns(sessionId: string): Promise<GameRunRecord[]>;
+  /** The runs of these sessions, each session's in `listGameRuns` order. */
+  listGameRunsOf(sessionIds: readonly string[]): Promise<Map<string, GameRunRecord[]>>;
   /** Every study's runs by run id, a page at a time: at most `limit` after `afterRunId` (from the first when null). */
   listGameRunsAfter(afterRunId: string | null, limit: number): Promise<GameRunRecord[]>;
   /**
