@@ -55,6 +55,7 @@ export type ExportStore = Pick<
   | 'listResponses'
   | 'listGameRuns'
   | 'readGameSteps'
+  | 'readGameStepsJson'
   | 'studyGamePins'
   | 'getGameCode'
   | 'listStudyResponses'
@@ -177,6 +178,12 @@ export function exportReads(store: ExportStore): ExportStore {
         return async (runId: string, opts?: { from?: number; limit?: number }) => {
           await participantWrites.turn();
           return target.readGameSteps(runId, opts);
+        };
+      }
+      if (key === 'readGameStepsJson') {
+        return async (runId: string, opts: { from?: number; limit: number }) => {
+          await participantWrites.turn();
+          return target.readGameStepsJson(runId, opts);
         };
       }
       if (key === 'archives') {

@@ -6,7 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { replayWithEngine } from '../study/studies';
 import { threadStudioReplay } from '../arc3/replayCheck';
-import type { Store } from '../store/types';
+import type { GameStepRecord, Store } from '../store/types';
 import type { StoredEvent } from '../../core/study/rules';
 import type { ExportContext } from './context';
 import { EXPORT_FORMATS } from './formats';
@@ -155,6 +155,14 @@ function remoteStore(path: readonly string[] = []): Store {
               yield page;
               if (page.length < size) return;
             }
+          };
+        }
+        if (path.length === 0 && key === 'readGameSteps') {
+          return async (runId: string, opts: { from?: number; limit?: number } = {}) => {
+            if (opts.limit === undefined) return call(['readGameSteps'], [runId, opts]);
+            return JSON.parse(
+              (await ask(['stepsPage'], [runId, opts.from ?? 0, opts.limit])) as string,
+            ) as GameStepRecord[];
           };
         }
         // The store's parts whose methods are the main thread's too.

@@ -114,6 +114,12 @@ type Row = Record<string, unknown>;
 const EVENT_JSON = `json_build_object('seq', seq, 't', t, 'kind', kind, 'data', data,
   'receivedAt', floor(extract(epoch FROM received_at) * 1000))`;
 
+/** A stored step as `readGameSteps` answers it, as the database's JSON (`Store.readGameStepsJson`). */
+const STEP_JSON = `json_build_object('runId', run_id, 'step', step, 'action', action, 'x', x, 'y', y,
+  'state', state, 'levelsCompleted', levels_completed, 'winLevels', win_levels, 'available', available,
+  'fullReset', full_reset, 'frameHash', frame_hash, 'frames', frames, 'keyframe', keyframe,
+  'at', floor(extract(epoch FROM at) * 1000))`;
+
 /** A session's events after `afterSeq`, pages of `batchSize` as JSON text (`Store.streamEventsJson`). */
 async function* eventPages(
   db: Queryable,
@@ -1104,6 +1110,15 @@ export class SqlStore implements Store {
       keyframe: row.keyframe as boolean,
       at: ms(row.at),
     }));
+  }
+
+  readGameStepsJson(runId: string, opts: { from?: number; limit: number }): Promise<JsonPage> {
+    return keysetJsonPage(
+      this.db,
+      { columns: STEP_JSON, table: 'game_steps', where: 'run_id = $1', params: [runId], key: 'step' },
+      (opts.from ?? 0) - 1,
+      opts.limit,
+    );
   }
 
   async secret(name: string, make: () => string): Promise<string> {

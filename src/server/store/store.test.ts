@@ -192,6 +192,18 @@ describe.each(backends)('store on $name', (backend) => {
     expect([alone, grouped]).toEqual([['gap'], ['gap', 'after']]);
     expect(await store.addGameStep(step('r3', 7))).toBe(false);
     expect((await store.readGameSteps('r3')).map((s) => s.step)).toEqual(upTo(0, 5));
+    // The same pages as the database's JSON text, for an export thread.
+    for (const [from, limit] of [
+      [0, 4],
+      [4, 4],
+      [2, 100],
+      [9, 3],
+    ]) {
+      const page = await store.readGameStepsJson('r3', { from, limit });
+      const steps = JSON.parse(page.json) as unknown[];
+      expect(steps, `${from}+${limit}`).toEqual(await store.readGameSteps('r3', { from, limit }));
+      expect(page.count).toBe(steps.length);
+    }
   });
 
   it('stores a batch sent twice once', async () => {

@@ -464,6 +464,11 @@ export interface GameRunStore {
   addGameSteps(steps: readonly StepToStore[]): Promise<StepOutcome[]>;
   /** A run's steps in order; from step `from` when given, at most `limit` of them when given. */
   readGameSteps(runId: string, opts?: { from?: number; limit?: number }): Promise<GameStepRecord[]>;
+  /**
+   * A page of `readGameSteps` (steps from `from`, at most `limit`) as the database's JSON text of
+   * the records: one value to decode, handed to an export thread as it is.
+   */
+  readGameStepsJson(runId: string, opts: { from?: number; limit: number }): Promise<JsonPage>;
 }
 
 /** One-time export download links. */
