@@ -4,7 +4,10 @@
  * `https://app.prolific.com/submissions/complete?cc=<code>` by itself. Prolific itself is never
  * reached: the browser's requests to it are answered by the test. Time is moved with `page.clock`.
  * Then a researcher pays bonuses from the campaign page, on a server pointed at the Prolific
- * stand-in (`src/prolificStandin`), pressing "Pay bonuses" twice: each participant is paid once.
+ * stand-in (`src/prolificStandin`), pressing "Pay bonuses" twice: each participant is paid once;
+ * and a participant who began from the Prolific link returns their submission on the stand-in:
+ * "Check Prolific" ends their session, frees their candidate, and the campaign page and the
+ * results show the return.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -98,6 +101,15 @@ test.describe('paying bonuses from the campaign page', () => {
       })
       .toBe(200);
   });
+  /** A request to the server on the stand-in, with `token` as the bearer when given. */
+  const api = async (method: string, p: string, body?: unknown, token: string | null = null) => {
+    const r = await fetch(`${base}/api${p}`, {
+      method,
+      headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: r.status, body: await r.json() };
+  };
   test.afterAll(async () => {
     server?.kill('SIGKILL');
     await standin?.close();
@@ -107,14 +119,6 @@ test.describe('paying bonuses from the campaign page', () => {
   test('the researcher enters the Prolific token, presses Pay bonuses twice, and each participant is paid once', async ({
     page,
   }) => {
-    const api = async (method: string, p: string, body?: unknown, token: string | null = null) => {
-      const r = await fetch(`${base}/api${p}`, {
-        method,
-        headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
-      return { status: r.status, body: await r.json() };
-    };
     const prolificStudy = '66bb00cc11dd22ee33ff4400';
     const definition = {
       title: 'Paid from the studio',
@@ -178,5 +182,95 @@ test.describe('paying bonuses from the campaign page', () => {
     await expect(panel.getByTestId('prolific-message')).toHaveText('Paid 0 participants (0.00).');
     const paid = await (await fetch(`${standin!.url}/__standin/paid`)).json();
     expect(paid).toEqual(Object.fromEntries(pids.map((p) => [p, 1.25])));
+  });
+
+  test('a participant who began from the Prolific link returns their submission: their candidate is freed and the researcher sees why', async ({
+    page,
+    browser,
+  }) => {
+    const admin = process.env.E2E_ADMIN_TOKEN!;
+    const prolificStudy = '77cc00dd11ee22ff33aa4400';
+    const pid = '5e00aa11bb22cc33dd44ee77';
+    const definition = {
+      title: 'Returned on Prolific',
+      consent: 'You agree.',
+      completion: { code: 'RET-OK' },
+      prolific: { studyId: prolificStudy },
+      items: [
+        {
+          kind: 'pool',
+          id: 'grid',
+          draw: 1,
+          target: { solves: 1 },
+          candidates: [
+            { kind: 'task', id: 'blocks', collection: 'samples', task: 'downscale-blocks' },
+            { kind: 'task', id: 'wall', collection: 'samples', task: 'mirror-across-wall' },
+          ],
+        },
+      ],
+    };
+    expect((await api('PUT', '/admin/studies/return-e2e', { definition }, admin)).status).toBe(201);
+    expect((await api('PUT', '/admin/prolific/token', { value: 'e2e-prolific-token' }, admin)).status).toBe(200);
+    const submission = (await (
+      await fetch(`${standin!.url}/__standin/studies/${prolificStudy}/submissions`, {
+        method: 'POST',
+        body: JSON.stringify({ participant_id: pid }),
+      })
+    ).json()) as { id: string };
+
+    // The participant comes from Prolific's link and reaches their candidate.
+    const link = `${base}/s/return-e2e?PROLIFIC_PID=${pid}&STUDY_ID=${prolificStudy}&SESSION_ID=${submission.id}`;
+    const participant = await browser.newPage();
+    await participant.goto(link);
+    await participant.getByRole('button', { name: 'I agree, start' }).click();
+    await participant.getByRole('button', { name: 'Begin' }).click();
+    await expect(participant.getByRole('button', { name: 'Submit' }).first()).toBeVisible();
+
+    await page.goto(`${base}/login#token=${admin}`);
+    await expect(page.getByRole('heading', { name: 'Studies' })).toBeVisible();
+    await page.goto(`${base}/studies/return-e2e/campaign`);
+    const stats = page.getByTestId('campaign-stats');
+    await expect(page.getByRole('list', { name: 'Participants playing now' })).toContainText(pid);
+    await expect(stats).toContainText(/Returned \/ timed out\s*0 \/ 0/);
+
+    const inProgress = async () =>
+      (
+        (await api('GET', '/admin/studies/return-e2e/campaign', undefined, admin)).body as {
+          candidates: { id: string; inProgress: number }[];
+        }
+      ).candidates.map((c) => c.inProgress);
+    expect((await inProgress()).sort()).toEqual([0, 1]);
+
+    // On Prolific the participant returns the submission; the researcher asks Prolific.
+    const changed = await fetch(`${standin!.url}/__standin/submissions/${submission.id}/status`, {
+      method: 'POST',
+      body: JSON.stringify({ status: 'RETURNED' }),
+    });
+    expect(changed.status).toBe(200);
+    const panel = page.getByTestId('prolific-panel');
+    await panel.getByRole('button', { name: 'Check Prolific' }).click();
+    await expect(panel.getByTestId('prolific-message')).toHaveText(
+      'Prolific: 1 returned, 0 timed out; 1 session ended now.',
+    );
+    await page.reload();
+    await expect(stats).toContainText(/Returned \/ timed out\s*1 \/ 0/);
+    await expect(page.getByText('Nobody is playing right now.')).toBeVisible();
+
+    // The claim is freed (no candidate in progress), and the results say why the session ended.
+    expect(await inProgress()).toEqual([0, 0]);
+    const results = (await api('GET', '/admin/studies/return-e2e/results', undefined, admin)).body as {
+      participants: { params: Record<string, string>; flags: string[] }[];
+    };
+    expect(results.participants.map((p) => [p.params.PROLIFIC_PID, p.flags.includes('prolific_returned')])).toEqual([
+      [pid, true],
+    ]);
+
+    // Coming back from the same link, the participant is told plainly why they cannot start again.
+    const again = await browser.newPage();
+    await again.goto(link);
+    await again.getByRole('button', { name: 'I agree, start' }).click();
+    await expect(again.getByText(/Prolific reports that you returned this study/)).toBeVisible();
+    await participant.close();
+    await again.close();
   });
 });

@@ -135,6 +135,61 @@ test('the study editor names each problem next to its field, in plain words', as
   await expect(page.getByRole('status')).toHaveCount(0);
 });
 
+test("the study editor sets the study's Prolific settings and the redirect's delay, naming their problems plainly", async ({
+  page,
+  request,
+}) => {
+  const id = `e2e-prolific-${Date.now().toString(36)}`;
+  await page.goto(`/login#token=${process.env.E2E_ADMIN_TOKEN}`);
+  await expect(page.getByRole('heading', { name: 'Studies' })).toBeVisible();
+  await page.goto('/studies/new');
+  await page.getByRole('textbox', { name: /Study id/ }).fill(id);
+  await page.getByRole('textbox', { name: 'Study title' }).fill('On Prolific');
+  await page.getByRole('button', { name: 'Add page' }).click();
+  await page.getByLabel('Page text (Markdown)').fill('Welcome.');
+  await page.getByLabel('Completion code').fill('PROLIFIC-OK');
+  const returned = page.getByLabel('A participant who returned their submission and comes back');
+  // Without a Prolific study there is no rule for returns to set.
+  await expect(returned).toBeDisabled();
+  await page.getByRole('textbox', { name: 'Prolific study id (optional)' }).fill('not an id!');
+  await page.getByRole('spinbutton', { name: 'Seconds before sending participants on (optional)' }).fill('601');
+  await page.getByRole('button', { name: 'Save study' }).click();
+  const problem = (field: string) => page.locator(`[data-testid="field-problem"][data-field="${field}"]`);
+  await expect(problem('prolific.studyId')).toHaveText(
+    "Must be Prolific's study id: 1-64 letters, digits, '_' or '-'.",
+  );
+  await expect(problem('completion.redirectAfterSeconds')).toHaveText(/^Must be at most 600/);
+  await expect(page.getByTestId('save-problems')).toContainText('Prolific study id');
+  await expect(page.getByTestId('save-problems')).toContainText('Seconds before sending participants on');
+
+  await page.getByRole('textbox', { name: 'Prolific study id (optional)' }).fill('60a1b2c3d4e5');
+  await page.getByRole('spinbutton', { name: 'Seconds before sending participants on (optional)' }).fill('0');
+  await expect(returned).toBeEnabled();
+  await returned.selectOption('allow');
+  await expect(page.getByTestId('field-problem')).toHaveCount(0);
+  await page.getByRole('button', { name: 'Save study' }).click();
+  await expect(page.getByRole('status')).toContainText('Saved as version 1');
+  const def = (await (await request.get(`/api/admin/studies/${id}`, { headers: ADMIN })).json()).definition;
+  expect([def.prolific, def.completion.redirectAfterSeconds]).toEqual([
+    { studyId: '60a1b2c3d4e5', afterReturn: 'allow' },
+    0,
+  ]);
+
+  // Opened again, the editor shows what was saved; clearing the id takes the study off Prolific.
+  await page.goto(`/studies/${id}/edit`);
+  await expect(page.getByRole('textbox', { name: 'Prolific study id (optional)' })).toHaveValue('60a1b2c3d4e5');
+  await expect(returned).toHaveValue('allow');
+  await expect(page.getByRole('spinbutton', { name: 'Seconds before sending participants on (optional)' })).toHaveValue(
+    '0',
+  );
+  await page.getByRole('textbox', { name: 'Prolific study id (optional)' }).fill('');
+  await page.getByRole('button', { name: 'Save study' }).click();
+  // No one has run it yet: the version is updated in place.
+  await expect(page.getByRole('status')).toContainText('Saved: version 1 updated');
+  const after = (await (await request.get(`/api/admin/studies/${id}`, { headers: ADMIN })).json()).definition;
+  expect(after.prolific).toBeUndefined();
+});
+
 test('a counted task from a practice collection is refused under its own heading, saying what to do; as practice it saves', async ({
   page,
 }) => {

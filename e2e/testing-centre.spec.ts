@@ -3,7 +3,8 @@
  * a browser context of its own, opened once with its station link), checks in five participants
  * in turn, two at a station, pauses and resumes one, and the console shows each state; each
  * participant works through the study at their station; once they are done the station keeps
- * nothing of them (page, IndexedDB, local storage); the payout sheet adds up.
+ * nothing of them (page, IndexedDB, local storage); a station retired is hidden and refuses
+ * check-ins until put back; the payout sheet adds up.
  */
 import { expect, test, type Browser, type Page } from './studio-test';
 import { expectAccessible } from './axe';
@@ -162,6 +163,20 @@ test('a testing-centre day: three stations, five participants, a break, and the 
     ['B', 'p5'],
   ] as const)
     await finish(name, pid);
+
+  // Station C is retired: the console hides it, and its own page says so and checks no one in.
+  await card('C').getByRole('button', { name: 'Retire station' }).click();
+  await expect(card('C')).toHaveCount(0);
+  await expect(c.getByRole('alert')).toContainText('Station C is retired');
+  await c.getByLabel('Your participant id').fill('p6');
+  await expect(c.getByRole('button', { name: 'Check in' })).toBeDisabled();
+  await page.getByLabel('Show retired stations').check();
+  await expect(card('C')).toHaveAttribute('data-state', 'retired');
+  await expect(card('C').getByLabel('Participant id for station C')).toHaveCount(0);
+  await card('C').getByRole('button', { name: 'Put back in service' }).click();
+  await expect(card('C')).toHaveAttribute('data-state', 'free');
+  await expect(c.getByRole('alert')).toHaveCount(0);
+  await expect(c.getByRole('button', { name: 'Check in' })).toBeEnabled();
 
   // The payout sheet: five slips, each the fee and a solve's bonus, summed in the footer.
   await page.getByRole('link', { name: 'Payout sheet' }).click();

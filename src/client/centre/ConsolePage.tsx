@@ -2,7 +2,9 @@
  * The proctor's console of a testing centre: every station of a study, live (asked again every
  * half second), with who is on it, their candidate and level, the item's and the session's time
  * left, idle or away, finished, offline and what its outbox still holds; and the proctor's
- * actions: register a station, check a participant in, pause and resume, a note or a flag, end.
+ * actions: register a station, check a participant in, pause and resume, a note or a flag, end,
+ * and retire a station no longer in use (hidden unless "Show retired stations" is ticked) or put
+ * it back.
  */
 import { useState } from 'react';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
@@ -12,9 +14,10 @@ import { Button } from '../ui/Button';
 import { ConfirmDialog } from '../ui/ConfirmDialog';
 import { RequireResearcher } from '../studio/RequireResearcher';
 import { formatMs } from '../studio/widgets';
-import { addStation, checkIn, consoleQuery, endSession, noteSession, pauseSession } from './api';
+import { addStation, checkIn, consoleQuery, endSession, noteSession, pauseSession, retireStation } from './api';
 
 const STATE: Record<StationState, { label: string; tone: string }> = {
+  retired: { label: 'retired', tone: 'bg-slate-800 text-slate-400' },
   offline: { label: 'offline', tone: 'bg-rose-700/40 text-rose-100' },
   free: { label: 'free', tone: 'bg-slate-700 text-slate-100' },
   waiting: { label: 'waiting to begin', tone: 'bg-sky-700/40 text-sky-100' },
@@ -35,7 +38,8 @@ export function ConsolePage() {
 
 function Console() {
   const { studyId } = useParams<{ studyId: string }>();
-  const q = useQuery(consoleQuery(studyId));
+  const [withRetired, setWithRetired] = useState(false);
+  const q = useQuery(consoleQuery(studyId, withRetired));
   const client = useQueryClient();
   const [error, setError] = useState<string | null>(null);
   /** Runs a proctor's action and reads the console again at once. */
@@ -59,6 +63,10 @@ function Console() {
         >
           Payout sheet
         </Link>
+        <label className="flex items-center gap-1 text-sm text-slate-300">
+          <input type="checkbox" checked={withRetired} onChange={(e) => setWithRetired(e.target.checked)} /> Show
+          retired stations
+        </label>
       </div>
       {q.error && (
         <p role="alert" className="mt-3 text-rose-200">
@@ -81,7 +89,10 @@ function Console() {
         ))}
       </ul>
       {q.data && q.data.stations.length === 0 && (
-        <p className="mt-4 text-sm text-slate-400">No station yet: add one, then open its link on the station.</p>
+        <p className="mt-4 text-sm text-slate-400">
+          No station in service: add one, then open its link on the station
+          {withRetired ? '' : ' (or show the retired stations to put one back)'}.
+        </p>
       )}
     </div>
   );
@@ -151,6 +162,7 @@ function StationCard({
   const [ending, setEnding] = useState(false);
   const session = s.session;
   const open = session !== null && s.state !== 'finished';
+  const retired = s.state === 'retired';
   const tone = STATE[s.state];
   return (
     <li
@@ -206,7 +218,7 @@ function StationCard({
           ))}
         </ul>
       )}
-      {!open && (
+      {!open && !retired && (
         <form
           className="mt-2 flex gap-2"
           onSubmit={(e) => {
@@ -224,6 +236,13 @@ function StationCard({
             Check in
           </Button>
         </form>
+      )}
+      {!open && (
+        <div className="mt-2">
+          <Button onClick={() => void act(() => retireStation(studyId, s.id, !retired))}>
+            {retired ? 'Put back in service' : 'Retire station'}
+          </Button>
+        </div>
       )}
       {open && (
         <div className="mt-2 flex flex-wrap gap-2">

@@ -72,8 +72,11 @@ export function StationPage() {
         setProblem(null);
       } catch (e) {
         if (stopped) return;
+        // Not a station, or a retired one: no check-in here until the proctor says otherwise.
+        const refused = e instanceof ApiError && (e.status === 401 || e.status === 403);
+        if (refused) setView(null);
         setProblem(
-          e instanceof ApiError && e.status === 401
+          refused
             ? e.message
             : 'The server cannot be reached. The session goes on; its work is kept here and sent when the connection returns.',
         );

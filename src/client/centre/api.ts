@@ -14,10 +14,11 @@ const study = (studyId: string) => `/api/admin/studies/${encodeURIComponent(stud
 const session = (sessionId: string) => `/api/admin/sessions/${encodeURIComponent(sessionId)}/centre`;
 const post = <T>(url: string, body: unknown = {}) => adminJson<T>(url, { method: 'POST', body: JSON.stringify(body) });
 
-export const consoleQuery = (studyId: string) =>
+/** The console's reading; with `withRetired`, the retired stations too. */
+export const consoleQuery = (studyId: string, withRetired = false) =>
   queryOptions({
-    queryKey: ['admin', 'centre', studyId],
-    queryFn: () => adminJson<ConsoleView>(study(studyId)),
+    queryKey: ['admin', 'centre', studyId, withRetired],
+    queryFn: () => adminJson<ConsoleView>(`${study(studyId)}${withRetired ? '?retired=1' : ''}`),
     refetchInterval: CONSOLE_POLL_MS,
   });
 
@@ -34,6 +35,9 @@ export const addStation = (studyId: string, name: string) =>
   post<StationCreated>(`${study(studyId)}/stations`, { name });
 export const checkIn = (studyId: string, stationId: string, participantId: string) =>
   post(`${study(studyId)}/stations/${encodeURIComponent(stationId)}/checkin`, { participantId });
+/** Takes a station out of service (`retire` true) or puts it back. */
+export const retireStation = (studyId: string, stationId: string, retire: boolean) =>
+  post(`${study(studyId)}/stations/${encodeURIComponent(stationId)}/${retire ? 'retire' : 'unretire'}`);
 export const pauseSession = (sessionId: string, pause: boolean) =>
   post(`${session(sessionId)}/${pause ? 'pause' : 'resume'}`);
 export const endSession = (sessionId: string, reason: string) => post(`${session(sessionId)}/end`, { reason });

@@ -4,7 +4,7 @@ import type { LogEvent } from '../../core/log/events';
 import type { EventSink } from '../player/controller';
 import { isTyping } from '../player/actions';
 import { Button } from '../ui/Button';
-import { GameController, actionForGameKey, type PlayController } from './controller';
+import { GameController, actionForGameKey, type GameHud, type PlayController } from './controller';
 import { frameCellAt, frameScale, renderFrame } from './render';
 
 export interface GamePlayerProps {
@@ -111,22 +111,7 @@ export function GameView({
   }, [controller, scale]);
 
   const [confirmRestart, setConfirmRestart] = useState(false);
-  const confirming = useRef(false);
-  confirming.current = confirmRestart;
-  // Registered in the commit that draws the first frame: a key pressed once the frame is on screen
-  // is never lost to a listener not yet attached.
-  useLayoutEffect(() => {
-    const onKey = (e: KeyboardEvent) => {
-      if (isTyping(e) || confirming.current) return;
-      const input = actionForGameKey(e);
-      if (!input) return;
-      e.preventDefault();
-      if (e.repeat) return;
-      controller.act(input);
-    };
-    window.addEventListener('keydown', onKey);
-    return () => window.removeEventListener('keydown', onKey);
-  }, [controller]);
+  useGameKeys(controller, confirmRestart);
 
   useEffect(() => {
     onState?.(hud.state, hud.levelsCompleted);
@@ -204,101 +189,16 @@ export function GameView({
       </div>
 
       <aside aria-label="Game" className="flex shrink-0 flex-col gap-3 sm:w-64 sm:gap-4 sm:overflow-y-auto">
-        <div className="grid grid-cols-2 items-start gap-3 sm:grid-cols-1 sm:gap-4">
-          <div className="min-w-0">
-            <h1 className="text-lg font-semibold text-white">{title}</h1>
-            <p className="break-all font-mono text-xs text-slate-500">{id}</p>
-          </div>
-          <div className="rounded-lg border border-slate-800 bg-slate-900/60 p-3">
-            <div className="flex items-baseline justify-between">
-              <span className="text-xs uppercase tracking-wider text-slate-400">Level</span>
-              <span className="text-2xl font-semibold tabular-nums text-white" data-testid="game-level">
-                {Math.min(hud.level + 1, hud.winLevels)} / {hud.winLevels}
-              </span>
-            </div>
-            <div className="mt-2 flex gap-1" aria-hidden>
-              {Array.from({ length: hud.winLevels }, (_, i) => (
-                <span
-                  key={i}
-                  className={`h-1.5 flex-1 rounded-full ${i < hud.levelsCompleted ? 'bg-emerald-400' : i === hud.level ? 'bg-sky-400' : 'bg-slate-700'}`}
-                />
-              ))}
-            </div>
-            {showCounter && (
-              <div className="mt-3 flex items-baseline justify-between">
-                <span className="text-xs uppercase tracking-wider text-slate-400">Actions</span>
-                <span className="tabular-nums text-slate-200" data-testid="game-actions">
-                  {hud.actions}
-                </span>
-              </div>
-            )}
-          </div>
-        </div>
+        <GameSummary title={title} id={id} hud={hud} showCounter={showCounter} />
 
-        <div className="flex items-center gap-3 rounded-lg border border-slate-800 bg-slate-900/60 p-3 sm:block">
-          {keyed && (
-            <div
-              className="grid w-40 shrink-0 grid-cols-3 grid-rows-3 gap-1.5 sm:mx-auto"
-              role="group"
-              aria-label="Game controls"
-            >
-              {PAD.map((p) => (
-                // touch-manipulation: quick taps are each a press, never a double-tap zoom.
-                // The pad acts on the press, as the frame does: a touch screen's click comes a
-                // display frame or more after the finger lands. A click from the keyboard (Enter,
-                // Space on the focused button: detail 0) still acts.
-                <button
-                  key={p.id}
-                  type="button"
-                  aria-label={p.label}
-                  title={`${p.label}: ${p.key}`}
-                  disabled={!available.has(p.id)}
-                  onPointerDown={(e) => {
-                    if (e.button === 0 && available.has(p.id))
-                      act({ action: `ACTION${p.id}` as ActionInput['action'] });
-                  }}
-                  onClick={(e) => {
-                    if (e.detail === 0) act({ action: `ACTION${p.id}` as ActionInput['action'] });
-                  }}
-                  style={{ gridArea: p.area }}
-                  className="h-12 touch-manipulation rounded-md border border-slate-600 bg-slate-800 text-lg text-white hover:bg-slate-700 active:bg-slate-600 disabled:border-slate-800 disabled:bg-slate-900 disabled:text-slate-700"
-                >
-                  {p.glyph}
-                </button>
-              ))}
-            </div>
-          )}
-          <div className="flex min-w-0 flex-1 flex-col gap-3 sm:mt-3">
-            <div className="flex flex-wrap justify-between gap-2">
-              <Button
-                onClick={() => act({ action: 'ACTION7' })}
-                disabled={!available.has(7)}
-                title="Undo (ACTION7): Ctrl+Z"
-                className="flex-1 touch-manipulation justify-center"
-              >
-                Undo
-              </Button>
-              {allowReset && (
-                <Button
-                  onClick={reset}
-                  title="Reset the level; twice in a row restarts the game"
-                  className="flex-1 touch-manipulation justify-center"
-                >
-                  Reset
-                </Button>
-              )}
-            </div>
-            <p className="text-xs text-slate-500">
-              {clickable ? 'Click or tap the frame to act on a cell. ' : ''}
-              {/* A phone has no keys to press. */}
-              {[1, 2, 3, 4, 5].some((a) => available.has(a as ActionId)) ? (
-                <span className="hidden sm:inline">Keys: W A S D or arrows, Space or F.</span>
-              ) : (
-                ''
-              )}
-            </p>
-          </div>
-        </div>
+        <GameControls
+          available={available}
+          clickable={clickable}
+          keyed={keyed}
+          act={act}
+          allowReset={allowReset}
+          onReset={reset}
+        />
         {hud.message && (
           <p role="alert" className="text-sm text-amber-300">
             {hud.message}
@@ -307,6 +207,157 @@ export function GameView({
         {side}
         <div className="flex flex-wrap gap-2 sm:mt-auto">{toolbar}</div>
       </aside>
+    </div>
+  );
+}
+
+/**
+ * The game's keys, on the window. Registered in the commit that draws the first frame: a key
+ * pressed once the frame is on screen is never lost to a listener not yet attached. Keys do
+ * nothing while the restart question is open.
+ */
+function useGameKeys(controller: PlayController, confirmRestart: boolean): void {
+  const confirming = useRef(false);
+  confirming.current = confirmRestart;
+  useLayoutEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      if (isTyping(e) || confirming.current) return;
+      const input = actionForGameKey(e);
+      if (!input) return;
+      e.preventDefault();
+      if (e.repeat) return;
+      controller.act(input);
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [controller]);
+}
+
+/** The game's title and id, its level and the levels won, and the action counter when shown. */
+function GameSummary({
+  title,
+  id,
+  hud,
+  showCounter,
+}: {
+  title: string;
+  id: string;
+  hud: GameHud;
+  showCounter: boolean;
+}) {
+  return (
+    <div className="grid grid-cols-2 items-start gap-3 sm:grid-cols-1 sm:gap-4">
+      <div className="min-w-0">
+        <h1 className="text-lg font-semibold text-white">{title}</h1>
+        <p className="break-all font-mono text-xs text-slate-500">{id}</p>
+      </div>
+      <div className="rounded-lg border border-slate-800 bg-slate-900/60 p-3">
+        <div className="flex items-baseline justify-between">
+          <span className="text-xs uppercase tracking-wider text-slate-400">Level</span>
+          <span className="text-2xl font-semibold tabular-nums text-white" data-testid="game-level">
+            {Math.min(hud.level + 1, hud.winLevels)} / {hud.winLevels}
+          </span>
+        </div>
+        <div className="mt-2 flex gap-1" aria-hidden>
+          {Array.from({ length: hud.winLevels }, (_, i) => (
+            <span
+              key={i}
+              className={`h-1.5 flex-1 rounded-full ${i < hud.levelsCompleted ? 'bg-emerald-400' : i === hud.level ? 'bg-sky-400' : 'bg-slate-700'}`}
+            />
+          ))}
+        </div>
+        {showCounter && (
+          <div className="mt-3 flex items-baseline justify-between">
+            <span className="text-xs uppercase tracking-wider text-slate-400">Actions</span>
+            <span className="tabular-nums text-slate-200" data-testid="game-actions">
+              {hud.actions}
+            </span>
+          </div>
+        )}
+      </div>
+    </div>
+  );
+}
+
+/** The on-screen pad (for games with pad actions), Undo and Reset, and which keys play. */
+function GameControls({
+  available,
+  clickable,
+  keyed,
+  act,
+  allowReset,
+  onReset,
+}: {
+  available: ReadonlySet<number>;
+  clickable: boolean;
+  keyed: boolean;
+  act: (input: ActionInput) => void;
+  allowReset: boolean;
+  onReset: () => void;
+}) {
+  return (
+    <div className="flex items-center gap-3 rounded-lg border border-slate-800 bg-slate-900/60 p-3 sm:block">
+      {keyed && (
+        <div
+          className="grid w-40 shrink-0 grid-cols-3 grid-rows-3 gap-1.5 sm:mx-auto"
+          role="group"
+          aria-label="Game controls"
+        >
+          {PAD.map((p) => (
+            // touch-manipulation: quick taps are each a press, never a double-tap zoom.
+            // The pad acts on the press, as the frame does: a touch screen's click comes a
+            // display frame or more after the finger lands. A click from the keyboard (Enter,
+            // Space on the focused button: detail 0) still acts.
+            <button
+              key={p.id}
+              type="button"
+              aria-label={p.label}
+              title={`${p.label}: ${p.key}`}
+              disabled={!available.has(p.id)}
+              onPointerDown={(e) => {
+                if (e.button === 0 && available.has(p.id)) act({ action: `ACTION${p.id}` as ActionInput['action'] });
+              }}
+              onClick={(e) => {
+                if (e.detail === 0) act({ action: `ACTION${p.id}` as ActionInput['action'] });
+              }}
+              style={{ gridArea: p.area }}
+              className="h-12 touch-manipulation rounded-md border border-slate-600 bg-slate-800 text-lg text-white hover:bg-slate-700 active:bg-slate-600 disabled:border-slate-800 disabled:bg-slate-900 disabled:text-slate-700"
+            >
+              {p.glyph}
+            </button>
+          ))}
+        </div>
+      )}
+      <div className="flex min-w-0 flex-1 flex-col gap-3 sm:mt-3">
+        <div className="flex flex-wrap justify-between gap-2">
+          <Button
+            onClick={() => act({ action: 'ACTION7' })}
+            disabled={!available.has(7)}
+            title="Undo (ACTION7): Ctrl+Z"
+            className="flex-1 touch-manipulation justify-center"
+          >
+            Undo
+          </Button>
+          {allowReset && (
+            <Button
+              onClick={onReset}
+              title="Reset the level; twice in a row restarts the game"
+              className="flex-1 touch-manipulation justify-center"
+            >
+              Reset
+            </Button>
+          )}
+        </div>
+        <p className="text-xs text-slate-500">
+          {clickable ? 'Click or tap the frame to act on a cell. ' : ''}
+          {/* A phone has no keys to press. */}
+          {[1, 2, 3, 4, 5].some((a) => available.has(a as ActionId)) ? (
+            <span className="hidden sm:inline">Keys: W A S D or arrows, Space or F.</span>
+          ) : (
+            ''
+          )}
+        </p>
+      </div>
     </div>
   );
 }

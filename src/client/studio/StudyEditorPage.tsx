@@ -145,25 +145,13 @@ function Editor() {
             Once a participant has run a version, saving makes a new version; sessions keep the version they ran.
           </p>
 
-          <section className="grid gap-3 md:grid-cols-2">
-            <Labelled label="Study id (its link is /s/<id>)" path="id">
-              {(a) => (
-                <input
-                  className={input}
-                  {...a}
-                  value={id}
-                  disabled={!!editing}
-                  onChange={(e) => setId(e.target.value.trim())}
-                  placeholder="e.g. pilot-1"
-                />
-              )}
-            </Labelled>
-            <Labelled label="Study title" path="title">
-              {(a) => (
-                <input className={input} {...a} value={def.title} onChange={(e) => set('title', e.target.value)} />
-              )}
-            </Labelled>
-          </section>
+          <StudyNameFields
+            id={id}
+            editing={editing !== null}
+            onId={setId}
+            title={def.title}
+            onTitle={(v) => set('title', v)}
+          />
 
           <Tabs<'form' | 'json'>
             value={view}
@@ -213,84 +201,166 @@ function Editor() {
             </>
           )}
 
-          {(problems.length > 0 || fieldProblems.length > 0) && (
-            <div
-              role="alert"
-              className="rounded-lg border border-rose-500/50 bg-rose-950/60 p-3 text-sm text-rose-100"
-              data-testid="save-problems"
-            >
-              <p className="font-semibold">
-                {problems.length
-                  ? 'The server did not save the study:'
-                  : `Not saved yet: ${fieldProblems.length === 1 ? '1 field needs' : `${fieldProblems.length} fields need`} a change (each is marked where it is).`}
-              </p>
-              <ul className="ml-5 mt-1 list-disc">
-                {problems.map((p) => (
-                  <li key={p}>{p}</li>
-                ))}
-                {!problems.length &&
-                  fieldProblems.map((p) => (
-                    <li key={p.path}>
-                      {fieldName(p.path)}: {p.message}
-                    </li>
-                  ))}
-              </ul>
-            </div>
-          )}
-          {sealing.length > 0 && (
-            <div
-              role="alert"
-              className="rounded-lg border border-amber-500/50 bg-amber-950/60 p-3 text-sm text-amber-100"
-              data-testid="sealing-problems"
-            >
-              <h2 className="font-semibold">
-                Not saved: counted answers would be open to anyone through a practice collection
-              </h2>
-              <p className="mt-1">
-                Anyone may check a practice collection's answers without limit, so a counted task must come from a
-                sealed collection only. This happens when the task is in a folder mounted with{' '}
-                <span className="font-mono">--practice-tasks</span>, or when one folder is mounted both as practice and
-                as sealed (<span className="font-mono">--tasks</span>). Mount the folder only with{' '}
-                <span className="font-mono">--tasks</span>, remove the task from the practice folder, or tick "Practice
-                (never counts)" on the item.
-              </p>
-              <ul className="ml-5 mt-1 list-disc">
-                {sealing.map((p) => (
-                  <li key={p}>{p}</li>
-                ))}
-              </ul>
-            </div>
-          )}
-          {saved && (
-            <p role="status" className="text-sm text-emerald-300">
-              {saved} Participant link:{' '}
-              <span className="select-all font-mono">
-                {window.location.origin}/s/{id}
-              </span>
-            </p>
-          )}
-          <div className="flex justify-end gap-2 pb-8">
-            {editing && (
-              <Link
-                href={`/studies/${encodeURIComponent(editing)}`}
-                className="rounded-md border border-slate-700 px-3 py-1.5 text-sm text-slate-200"
-              >
-                Results
-              </Link>
-            )}
-            <Button tone="primary" onClick={() => void save()}>
-              Save study
-            </Button>
-          </div>
-          {editing && (
-            <DeleteStudy
-              studyId={editing}
-              sessions={studies.data?.find((s) => s.id === editing)?.sessions ?? null}
-              onDeleted={() => navigate('/studies', { replace: true })}
-            />
-          )}
+          <SaveProblems problems={problems} fieldProblems={fieldProblems} sealing={sealing} />
+          <EditorActions
+            saved={saved}
+            id={id}
+            editing={editing}
+            onSave={() => void save()}
+            sessions={studies.data?.find((x) => x.id === editing)?.sessions ?? null}
+            onDeleted={() => navigate('/studies', { replace: true })}
+          />
         </div>
       </div>
     </ProblemOf.Provider>
+  );
+}
+
+/** The study's id (fixed once it exists: it is the link) and its title. */
+function StudyNameFields({
+  id,
+  editing,
+  onId,
+  title,
+  onTitle,
+}: {
+  id: string;
+  /** An existing study is being edited: its id stays. */
+  editing: boolean;
+  onId: (id: string) => void;
+  title: string;
+  onTitle: (title: string) => void;
+}) {
+  return (
+    <section className="grid gap-3 md:grid-cols-2">
+      <Labelled label="Study id (its link is /s/<id>)" path="id">
+        {(a) => (
+          <input
+            className={input}
+            {...a}
+            value={id}
+            disabled={editing}
+            onChange={(e) => onId(e.target.value.trim())}
+            placeholder="e.g. pilot-1"
+          />
+        )}
+      </Labelled>
+      <Labelled label="Study title" path="title">
+        {(a) => <input className={input} {...a} value={title} onChange={(e) => onTitle(e.target.value)} />}
+      </Labelled>
+    </section>
+  );
+}
+
+/**
+ * Why the study was not saved: the fields that need a change (or what the server refused), and
+ * under their own heading the counted answers a practice collection would give away.
+ */
+function SaveProblems({
+  problems,
+  fieldProblems,
+  sealing,
+}: {
+  problems: readonly string[];
+  fieldProblems: readonly FieldProblem[];
+  sealing: readonly string[];
+}) {
+  return (
+    <>
+      {(problems.length > 0 || fieldProblems.length > 0) && (
+        <div
+          role="alert"
+          className="rounded-lg border border-rose-500/50 bg-rose-950/60 p-3 text-sm text-rose-100"
+          data-testid="save-problems"
+        >
+          <p className="font-semibold">
+            {problems.length
+              ? 'The server did not save the study:'
+              : `Not saved yet: ${fieldProblems.length === 1 ? '1 field needs' : `${fieldProblems.length} fields need`} a change (each is marked where it is).`}
+          </p>
+          <ul className="ml-5 mt-1 list-disc">
+            {problems.map((p) => (
+              <li key={p}>{p}</li>
+            ))}
+            {!problems.length &&
+              fieldProblems.map((p) => (
+                <li key={p.path}>
+                  {fieldName(p.path)}: {p.message}
+                </li>
+              ))}
+          </ul>
+        </div>
+      )}
+      {sealing.length > 0 && (
+        <div
+          role="alert"
+          className="rounded-lg border border-amber-500/50 bg-amber-950/60 p-3 text-sm text-amber-100"
+          data-testid="sealing-problems"
+        >
+          <h2 className="font-semibold">
+            Not saved: counted answers would be open to anyone through a practice collection
+          </h2>
+          <p className="mt-1">
+            Anyone may check a practice collection's answers without limit, so a counted task must come from a sealed
+            collection only. This happens when the task is in a folder mounted with{' '}
+            <span className="font-mono">--practice-tasks</span>, or when one folder is mounted both as practice and as
+            sealed (<span className="font-mono">--tasks</span>). Mount the folder only with{' '}
+            <span className="font-mono">--tasks</span>, remove the task from the practice folder, or tick "Practice
+            (never counts)" on the item.
+          </p>
+          <ul className="ml-5 mt-1 list-disc">
+            {sealing.map((p) => (
+              <li key={p}>{p}</li>
+            ))}
+          </ul>
+        </div>
+      )}
+    </>
+  );
+}
+
+/** The save's result with the participants' link, the way to the results, Save, and deleting the study. */
+function EditorActions({
+  saved,
+  id,
+  editing,
+  onSave,
+  sessions,
+  onDeleted,
+}: {
+  saved: string | null;
+  id: string;
+  /** The id of the study being edited; null for a new one. */
+  editing: string | null;
+  onSave: () => void;
+  /** The study's sessions, when known: deleting says how many go with it. */
+  sessions: number | null;
+  onDeleted: () => void;
+}) {
+  return (
+    <>
+      {saved && (
+        <p role="status" className="text-sm text-emerald-300">
+          {saved} Participant link:{' '}
+          <span className="select-all font-mono">
+            {window.location.origin}/s/{id}
+          </span>
+        </p>
+      )}
+      <div className="flex justify-end gap-2 pb-8">
+        {editing && (
+          <Link
+            href={`/studies/${encodeURIComponent(editing)}`}
+            className="rounded-md border border-slate-700 px-3 py-1.5 text-sm text-slate-200"
+          >
+            Results
+          </Link>
+        )}
+        <Button tone="primary" onClick={onSave}>
+          Save study
+        </Button>
+      </div>
+      {editing && <DeleteStudy studyId={editing} sessions={sessions} onDeleted={onDeleted} />}
+    </>
   );
 }

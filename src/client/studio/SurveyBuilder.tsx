@@ -158,7 +158,6 @@ function QuestionForm({
   onMove: (by: number) => void;
   onRemove: () => void;
 }) {
-  const uid = useId();
   const problemAt = (field: string) => problems.find((x) => x.path === `${path}.${field}`)?.message;
   const shown = new Set(
     [
@@ -178,9 +177,6 @@ function QuestionForm({
   const others = problems.filter((p) => (p.path === path || p.path.startsWith(`${path}.`)) && !shown.has(p.path));
   const n = k + 1;
   const choice = q.type === 'choice' || q.type === 'multi';
-  const options = q.options ?? [];
-  const setOptions = (next: string[]) => onChange({ ...q, options: next });
-  const optionsProblem = problemAt('options');
   const range = (which: 'min' | 'max', label: string, placeholder: string) => (
     <Labelled small label={label} path={`${path}.${which}`} problem={problemAt(which)}>
       {(a) => (
@@ -297,58 +293,7 @@ function QuestionForm({
             : `Up to ${SURVEY_LONGTEXT_MAX.toLocaleString('en')} characters.`}
         </p>
       )}
-      {choice && (
-        <fieldset
-          className="flex flex-col gap-1.5"
-          aria-describedby={optionsProblem ? `${uid}-options-problem` : undefined}
-        >
-          <legend className="mb-1 text-xs text-slate-400">
-            Options ({q.type === 'choice' ? 'participants pick one' : 'participants pick any'})
-          </legend>
-          {options.map((o, m) => {
-            const problem = problemAt(`options[${m}]`);
-            return (
-              <div key={m} className="flex flex-col gap-0.5">
-                <div className="flex items-center gap-1">
-                  <input
-                    className={`${input} min-w-0 flex-1`}
-                    aria-label={`Option ${m + 1}`}
-                    value={o}
-                    aria-invalid={problem ? true : undefined}
-                    aria-describedby={problem ? `${uid}-option-${m}-problem` : undefined}
-                    onChange={(e) => setOptions(options.map((x, j) => (j === m ? e.target.value : x)))}
-                  />
-                  <Button
-                    tone="ghost"
-                    aria-label={`Remove option ${m + 1}`}
-                    onClick={() => setOptions(options.filter((_, j) => j !== m))}
-                  >
-                    Remove
-                  </Button>
-                </div>
-                {problem && (
-                  <ProblemText id={`${uid}-option-${m}-problem`} path={`${path}.options[${m}]`}>
-                    {problem}
-                  </ProblemText>
-                )}
-              </div>
-            );
-          })}
-          {optionsProblem && (
-            <ProblemText id={`${uid}-options-problem`} path={`${path}.options`}>
-              {optionsProblem}
-            </ProblemText>
-          )}
-          <div>
-            <Button
-              onClick={() => setOptions([...options, `Option ${options.length + 1}`])}
-              disabled={options.length >= 50}
-            >
-              Add an option
-            </Button>
-          </div>
-        </fieldset>
-      )}
+      {choice && <OptionsFields q={q} path={path} problemAt={problemAt} onChange={onChange} />}
       {q.type === 'scale' && (
         <div className="grid gap-2 sm:grid-cols-4">
           {range('min', 'From', '1')}
@@ -372,6 +317,77 @@ function QuestionForm({
           ))}
         </ul>
       )}
+    </fieldset>
+  );
+}
+
+/** The options of a choice question, each with its problem, and the button that adds one. */
+function OptionsFields({
+  q,
+  path,
+  problemAt,
+  onChange,
+}: {
+  q: QuestionInput;
+  path: string;
+  /** The problem of one of the question's fields (`options`, `options[2]`), if it has one. */
+  problemAt: (field: string) => string | undefined;
+  onChange: (q: QuestionInput) => void;
+}) {
+  const uid = useId();
+  const options = q.options ?? [];
+  const setOptions = (next: string[]) => onChange({ ...q, options: next });
+  const optionsProblem = problemAt('options');
+  return (
+    <fieldset
+      className="flex flex-col gap-1.5"
+      aria-describedby={optionsProblem ? `${uid}-options-problem` : undefined}
+    >
+      <legend className="mb-1 text-xs text-slate-400">
+        Options ({q.type === 'choice' ? 'participants pick one' : 'participants pick any'})
+      </legend>
+      {options.map((o, m) => {
+        const problem = problemAt(`options[${m}]`);
+        return (
+          <div key={m} className="flex flex-col gap-0.5">
+            <div className="flex items-center gap-1">
+              <input
+                className={`${input} min-w-0 flex-1`}
+                aria-label={`Option ${m + 1}`}
+                value={o}
+                aria-invalid={problem ? true : undefined}
+                aria-describedby={problem ? `${uid}-option-${m}-problem` : undefined}
+                onChange={(e) => setOptions(options.map((x, j) => (j === m ? e.target.value : x)))}
+              />
+              <Button
+                tone="ghost"
+                aria-label={`Remove option ${m + 1}`}
+                onClick={() => setOptions(options.filter((_, j) => j !== m))}
+              >
+                Remove
+              </Button>
+            </div>
+            {problem && (
+              <ProblemText id={`${uid}-option-${m}-problem`} path={`${path}.options[${m}]`}>
+                {problem}
+              </ProblemText>
+            )}
+          </div>
+        );
+      })}
+      {optionsProblem && (
+        <ProblemText id={`${uid}-options-problem`} path={`${path}.options`}>
+          {optionsProblem}
+        </ProblemText>
+      )}
+      <div>
+        <Button
+          onClick={() => setOptions([...options, `Option ${options.length + 1}`])}
+          disabled={options.length >= 50}
+        >
+          Add an option
+        </Button>
+      </div>
     </fieldset>
   );
 }

@@ -206,8 +206,6 @@ function QuestionCard({
 
   const sent = state.kind === 'sent';
   const busy = sent || state.kind === 'sending';
-  const inputClass =
-    'w-full rounded-md border border-slate-700 bg-slate-950 px-3 py-2 text-slate-100 focus:border-sky-500 focus:outline-none focus:ring-2 focus:ring-sky-500';
   const headingId = `${name}-heading`;
   const content = (
     <>
@@ -225,6 +223,87 @@ function QuestionCard({
           <img key={im.src} src={im.src} alt={im.alt} className="max-h-80 max-w-full self-center rounded" />
         ))}
       </div>
+      <AnswerInput
+        q={q}
+        name={name}
+        choice={choice}
+        text={text}
+        busy={busy}
+        onChoose={(label) => {
+          setChoice(label);
+          setHint(null);
+          log.append('question.choice', { ...where, label });
+        }}
+        onType={onType}
+        onPaste={onPaste}
+        focusEvents={focusEvents}
+      />
+      {hint && (
+        <p role="alert" className="text-sm text-amber-300">
+          {hint}
+        </p>
+      )}
+      {state.kind === 'error' && (
+        <p role="alert" className="text-sm text-rose-300">
+          {state.message}
+        </p>
+      )}
+      {index !== null && sent ? (
+        <p role="status" className="text-sm text-emerald-300">
+          Answer {index + 1} is recorded.
+        </p>
+      ) : (
+        !sent && (
+          <div className="flex items-center gap-3">
+            <Button tone="primary" disabled={state.kind === 'sending'} onClick={() => void submit()}>
+              {state.kind === 'sending' ? 'Sending…' : index === null ? 'Submit answer' : `Submit answer ${index + 1}`}
+            </Button>
+          </div>
+        )
+      )}
+    </>
+  );
+  if (index === null) return content;
+  return (
+    <section
+      aria-labelledby={headingId}
+      data-testid="block-question"
+      data-index={index}
+      className="flex flex-col gap-4 border-t border-slate-800 pt-5 first-of-type:border-t-0 first-of-type:pt-0"
+    >
+      {content}
+    </section>
+  );
+}
+
+const inputClass =
+  'w-full rounded-md border border-slate-700 bg-slate-950 px-3 py-2 text-slate-100 focus:border-sky-500 focus:outline-none focus:ring-2 focus:ring-sky-500';
+
+/** The answer's control by the question's kind: choices as radio buttons, a number box, or a free-text box. */
+function AnswerInput({
+  q,
+  name,
+  choice,
+  text,
+  busy,
+  onChoose,
+  onType,
+  onPaste,
+  focusEvents,
+}: {
+  q: PublicQuestion;
+  /** The radio group's name, one per question on the page. */
+  name: string;
+  choice: string | null;
+  text: string;
+  busy: boolean;
+  onChoose: (label: string) => void;
+  onType: (value: string) => void;
+  onPaste: (e: ClipboardEvent<HTMLElement>) => void;
+  focusEvents: { onFocus: () => void; onBlur: () => void };
+}) {
+  return (
+    <>
       {q.answerKind === 'choice' && (
         <fieldset className="flex flex-col gap-2" disabled={busy}>
           <legend className="mb-2 text-sm text-slate-400">Choose one answer</legend>
@@ -239,11 +318,7 @@ function QuestionCard({
                 value={c.label}
                 checked={choice === c.label}
                 className="mt-1"
-                onChange={() => {
-                  setChoice(c.label);
-                  setHint(null);
-                  log.append('question.choice', { ...where, label: c.label });
-                }}
+                onChange={() => onChoose(c.label)}
                 {...focusEvents}
               />
               <span className="font-semibold text-slate-300">{c.label}.</span>
@@ -282,40 +357,6 @@ function QuestionCard({
           />
         </label>
       )}
-      {hint && (
-        <p role="alert" className="text-sm text-amber-300">
-          {hint}
-        </p>
-      )}
-      {state.kind === 'error' && (
-        <p role="alert" className="text-sm text-rose-300">
-          {state.message}
-        </p>
-      )}
-      {index !== null && sent ? (
-        <p role="status" className="text-sm text-emerald-300">
-          Answer {index + 1} is recorded.
-        </p>
-      ) : (
-        !sent && (
-          <div className="flex items-center gap-3">
-            <Button tone="primary" disabled={state.kind === 'sending'} onClick={() => void submit()}>
-              {state.kind === 'sending' ? 'Sending…' : index === null ? 'Submit answer' : `Submit answer ${index + 1}`}
-            </Button>
-          </div>
-        )
-      )}
     </>
-  );
-  if (index === null) return content;
-  return (
-    <section
-      aria-labelledby={headingId}
-      data-testid="block-question"
-      data-index={index}
-      className="flex flex-col gap-4 border-t border-slate-800 pt-5 first-of-type:border-t-0 first-of-type:pt-0"
-    >
-      {content}
-    </section>
   );
 }

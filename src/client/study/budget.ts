@@ -44,3 +44,13 @@ export function breaksOf(history: readonly LogEvent[]): Pause[] {
   }
   return out;
 }
+
+/** Minutes and seconds, `m:ss` (or `h:mm:ss` past an hour). */
+export function formatClock(ms: number): string {
+  const total = Math.ceil(ms / 1000);
+  const h = Math.floor(total / 3600),
+    m = Math.floor((total % 3600) / 60),
+    sec = total % 60;
+  const mm = h > 0 ? String(m).padStart(2, '0') : String(m);
+  return `${h > 0 ? `${h}:` : ''}${mm}:${String(sec).padStart(2, '0')}`;
+}

@@ -3,9 +3,9 @@
  * on screen, and what stands in front of it (the instructions, an item's last written
  * description, the hard-limit notice, the session being saved, a failure to close it).
  *
- * The reducer is pure: what each step logs or sends is done by `StudyRun`, which dispatches the
- * step once its side effect is under way. `screenOf` says which screen a state shows, in one
- * order of precedence.
+ * The reducer is pure: what each step logs or sends is done by `StudyRun` and its hooks
+ * (`runEffects.ts`), which dispatch the step once its side effect is under way. `screenOf` says
+ * which screen a state shows, in one order of precedence.
  */
 import type { SessionBudget } from './budget';
 

@@ -7,6 +7,7 @@
 import type { StudyDefinition, TaskItem } from '../study/schema';
 import { ITEM_END, ITEM_START, type GameVerification, type ReplayGame, type StoredEvent } from '../study/rules';
 import { summarizeSession } from '../study/summary';
+import { PAUSE, breaksWithin } from '../study/activeTime';
 import { GRID_ACTION_KINDS } from '../study/actions';
 import { GRID_TOOL_OF_KIND } from '../log/gridPlayer';
 import { isCounted, splitRuns } from '../scoring/accounting';
@@ -77,7 +78,8 @@ function firstRunDetail(evs: readonly StoredEvent[], game: string, levels: reado
     }
     if (s.action === 'ACTION7' && level < n) undos[level]++;
     for (; level < s.levelsCompleted; level++) {
-      if (level < n) timeMs[level] = s.t - enteredAt;
+      // A proctor's break during the level is no part of its time.
+      if (level < n) timeMs[level] = s.t - enteredAt - breaksWithin(evs, enteredAt, s.t);
       enteredAt = s.t;
     }
   }
@@ -217,6 +219,12 @@ export interface TaskTally {
   correctSubmits: number;
   lastCorrectSubmitT: number | null;
   toolUses: Partial<Record<ToolName, number>>;
+  /** A proctor's breaks in the span: the closed ones' total, the open one's start (log time). */
+  pausedMs: number;
+  pausedFrom: number | null;
+  /** Break time before the first edit and before the last correct submit, left out of their times. */
+  firstEditPausedMs: number;
+  lastCorrectPausedMs: number;
 }
 
 export function newTaskTally(): TaskTally {
@@ -228,6 +236,10 @@ export function newTaskTally(): TaskTally {
     correctSubmits: 0,
     lastCorrectSubmitT: null,
     toolUses: {},
+    pausedMs: 0,
+    pausedFrom: null,
+    firstEditPausedMs: 0,
+    lastCorrectPausedMs: 0,
   };
 }
 
@@ -235,13 +247,25 @@ export function newTaskTally(): TaskTally {
 export function addTaskEvent(tally: TaskTally, e: StoredEvent): void {
   if (tally.events === 0 && e.kind === ITEM_START) tally.start = { t: e.t, receivedAt: e.receivedAt };
   tally.events++;
+  if (e.kind === PAUSE) {
+    if (e.data.state === 'paused' && tally.pausedFrom === null) tally.pausedFrom = e.t;
+    else if (e.data.state === 'resumed' && tally.pausedFrom !== null) {
+      tally.pausedMs += Math.max(0, e.t - tally.pausedFrom);
+      tally.pausedFrom = null;
+    }
+  }
+  const pausedSoFar = () => tally.pausedMs + (tally.pausedFrom === null ? 0 : Math.max(0, e.t - tally.pausedFrom));
   if (GRID_ACTION_KINDS.has(e.kind)) {
-    if (tally.edits === 0) tally.firstEditT = e.t;
+    if (tally.edits === 0) {
+      tally.firstEditT = e.t;
+      tally.firstEditPausedMs = pausedSoFar();
+    }
     tally.edits++;
   }
   if (e.kind === 'submit' && e.data.verdict === 'correct') {
     tally.correctSubmits++;
     tally.lastCorrectSubmitT = e.t;
+    tally.lastCorrectPausedMs = pausedSoFar();
   }
   const tool = TOOL_OF_KIND[e.kind];
   if (tool) tally.toolUses[tool] = (tally.toolUses[tool] ?? 0) + 1;
@@ -275,14 +299,14 @@ export function taskDigestOf(
   if (start && indices.length > 0 && correct.every((s) => s !== undefined)) {
     solveMs =
       tally.correctSubmits >= indices.length
-        ? tally.lastCorrectSubmitT! - start.t
+        ? tally.lastCorrectSubmitT! - start.t - tally.lastCorrectPausedMs
         : Math.max(...correct.map((s) => s!.at)) - start.receivedAt;
   }
   return {
     attempted: true,
     solvedWithin: [within(0), within(1), within(2)],
     actions: tally.edits,
-    firstActionMs: start && tally.firstEditT !== null ? tally.firstEditT - start.t : null,
+    firstActionMs: start && tally.firstEditT !== null ? tally.firstEditT - start.t - tally.firstEditPausedMs : null,
     solveMs,
     toolUses: { ...tally.toolUses },
     version,

@@ -209,6 +209,34 @@ describe('digest fold', () => {
     });
   }
 
+  it("leaves a proctor's break out of an item's times, by the digest and its fold alike", () => {
+    const log = new Log()
+      .add(0, 'item.start', { item: 'two' })
+      .add(500, 'pause', { state: 'paused' })
+      .add(10_500, 'pause', { state: 'resumed' })
+      .add(11_000, 'paint', {})
+      .add(12_000, 'pause', { state: 'paused' })
+      .add(72_000, 'pause', { state: 'resumed' })
+      .add(73_000, 'submit', { verdict: 'correct' })
+      .add(74_000, 'submit', { verdict: 'correct' })
+      .judged('two', 0, 1, 'correct', 73_000)
+      .judged('two', 1, 1, 'correct', 74_000)
+      .add(75_000, 'item.end', { item: 'two' })
+      .add(75_000, 'item.start', { item: 'q' })
+      .add(76_000, 'pause', { state: 'paused' })
+      .add(96_000, 'item.end', { item: 'q' });
+    const order = [3, 5];
+    const whole = digestSession(STUDY, session(order), log.events, log.subs, testCount, null);
+    // 11 s to the first edit less its 10 s break; 74 s to the solve less both breaks (70 s).
+    expect([whole.tasks.two.firstActionMs, whole.tasks.two.solveMs]).toEqual([1_000, 4_000]);
+    // The question's break was still open at its end: its 20 s are left out to the end.
+    expect(whole.questions.q.timeMs).toBe(1_000);
+    const random = prng(5);
+    expect(
+      finishDigest(STUDY, session(order), foldInParts(STUDY, order, log.events, random), log.subs, testCount, null),
+    ).toEqual(whole);
+  });
+
   it('refuses an event it has already folded, so that a part is never counted twice', () => {
     const log = REAL_SESSIONS.complete.events;
     const fold = foldEvents(STUDY, [2], newDigestFold(), log.slice(0, 10));
@@ -233,6 +261,7 @@ describe('digest fold', () => {
       'idle',
       'heartbeat',
       'blur',
+      'pause',
       'question.choice',
       'question.input',
       'game.open',
@@ -259,8 +288,8 @@ describe('digest fold', () => {
               ? { verdict: pick(['correct', 'wrong', 'duplicate']) }
               : kind === 'visibility'
                 ? { state: pick(['hidden', 'visible', 'odd']) }
-                : kind === 'idle'
-                  ? { state: pick(['idle', 'active']) }
+                : kind === 'idle' || kind === 'pause'
+                  ? { state: pick(kind === 'idle' ? ['idle', 'active'] : ['paused', 'resumed']) }
                   : kind === 'question.choice'
                     ? { item: 'q', label: pick(['A', 'B', 'C']), index: pick([0, undefined]) }
                     : kind === 'question.input'

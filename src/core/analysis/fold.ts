@@ -173,7 +173,8 @@ export function finishDigest(
       item.kind === 'task' &&
       tallyTests(submissions, item.id, indices.get(item.id) ?? []).every((t) => t.solved || t.trialsUsed >= def.trials);
     const actions = item.kind === 'task' ? (f?.gridActions ?? 0) : itemActions(item, events);
-    const durationMs = f ? f.lastAt - f.firstAt : 0;
+    // A proctor's break is no part of the item's time, as it is no part of time on task.
+    const durationMs = f ? Math.max(0, f.lastAt - f.firstAt - activeTimeOf(f.time).pausedMs) : 0;
     const practice = isPractice(item);
     const started = f !== undefined;
     if (item.kind === 'game' && replay && started) {

@@ -16,6 +16,8 @@ import {
 } from './results';
 import { questionFacts, type QuestionFacts } from './questions';
 import { parseQuestionFile } from '../questions/parse';
+import { answerKey } from '../grading/agreement';
+import { resultsFromWire, resultsToWire } from './resultsWire';
 
 const BASE = Date.UTC(2026, 3, 1);
 
@@ -310,6 +312,25 @@ describe('question results', () => {
         : s,
     );
     expect(studyResults(input({ sessions: digested }))).toEqual(r);
+  });
+
+  it('adds up the same from the input as a digest thread is handed it, grades and facts included', () => {
+    const digested = sessions.map((s) =>
+      'events' in s
+        ? { session: s.session, digest: digestSession(study, s.session, s.events, s.submissions, () => null, null) }
+        : s,
+    );
+    const grades = new Map([[answerKey('a', 'proof', 0), { verdict: 'correct' as const, points: 1, maxPoints: 1 }]]);
+    const onMain = studyResults(
+      input({ sessions: digested, grades: (id, item, t) => grades.get(answerKey(id, item, t)) ?? null }),
+    );
+    // What a thread receives is a structured clone: no functions, no maps.
+    const wire = structuredClone(resultsToWire(input({ sessions: digested }), grades));
+    expect(wire).not.toBeNull();
+    expect(studyResults(resultsFromWire(wire!))).toEqual(onMain);
+    expect(onMain.questions.find((q) => q.item === 'proof')).toMatchObject({ correct: 1, awaiting: 1 });
+    // A session with its log and no digest needs the server's replay: it is not handed over.
+    expect(resultsToWire(input(), grades)).toBeNull();
   });
 
   it("keys a block's questions by their position, events by their index", () => {

@@ -33,6 +33,7 @@ import type { QuestionItem as StudyQuestionItem } from '../study/schema';
 import type { StoredEvent } from '../study/rules';
 import { ITEM_END, ITEM_START } from '../study/rules';
 import { answerChanges } from '../study/actions';
+import { breaksWithin } from '../study/activeTime';
 import { distribution, type Dist } from './dist';
 import { wilsonInterval, type Interval } from './wilson';
 
@@ -133,7 +134,9 @@ export function questionItemDigest(
           : 'wrong';
     return { testIndex, verdict, choice: picked, changes };
   });
-  return { opened: start !== undefined || mine.length > 0, timeMs: start && last ? last.t - start.t : null, parts };
+  // A proctor's break on the question is no part of its time.
+  const timeMs = start && last ? last.t - start.t - breaksWithin(evs, start.t, last.t) : null;
+  return { opened: start !== undefined || mine.length > 0, timeMs, parts };
 }
 
 /** A question's answer type, as the results group them. */

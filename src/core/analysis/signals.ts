@@ -403,7 +403,14 @@ export function withCrossSignals<
     readonly digest: { readonly prints?: SessionPrints } | null;
   },
 >(sessions: readonly T[]): T[] {
-  const cross = crossSessionSignals(sessions.map((s) => ({ id: s.id, prints: s.digest?.prints })));
+  return joinCrossSignals(sessions, crossSessionSignals(sessions.map((s) => ({ id: s.id, prints: s.digest?.prints }))));
+}
+
+/** Sessions with the signals across sessions of `cross` (by session id, as `crossSessionSignals` gives them) joined to their flags. */
+export function joinCrossSignals<T extends { readonly id: string; readonly flags: readonly string[] }>(
+  sessions: readonly T[],
+  cross: ReadonlyMap<string, readonly string[]>,
+): T[] {
   return sessions.map((s) => {
     const more = cross.get(s.id);
     return more ? { ...s, flags: [...new Set([...s.flags, ...more])] } : s;

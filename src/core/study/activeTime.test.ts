@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { activeTime, presenceSpans, untilItemEnd, type TimedEvent } from './activeTime';
+import { activeTime, breaksWithin, presenceSpans, untilItemEnd, type TimedEvent } from './activeTime';
 
 const ev = (t: number, kind: string, data: Record<string, unknown> = {}): TimedEvent => ({ t, kind, data });
 const hidden = (t: number) => ev(t, 'visibility', { state: 'hidden' });
@@ -127,5 +127,16 @@ describe('presence spans', () => {
     const t = activeTime(evs);
     expect(t.hiddenMs).toBe(4_000);
     expect(t.idleMs).toBe(2_400);
+  });
+});
+
+describe('breaksWithin', () => {
+  const e = (t: number, state: string) => ({ t, kind: 'pause', data: { state } });
+  it('counts the part of each break inside the window, an open one up to its end', () => {
+    const evs = [e(10, 'paused'), e(20, 'resumed'), { t: 30, kind: 'paint', data: {} }, e(50, 'paused')];
+    expect(breaksWithin(evs, 0, 60)).toBe(20);
+    expect(breaksWithin(evs, 15, 55)).toBe(10);
+    expect(breaksWithin(evs, 20, 50)).toBe(0);
+    expect(breaksWithin([e(10, 'resumed'), e(20, 'paused'), e(25, 'paused'), e(40, 'resumed')], 0, 100)).toBe(20);
   });
 });

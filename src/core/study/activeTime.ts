@@ -137,6 +137,33 @@ export function activeTime(events: readonly TimedEvent[]): ActiveTime {
 }
 
 /**
+ * Time on a proctor's break between log times `from` and `to` (ms), by the `pause` events among
+ * `events` (in log order): a break still open at `to` counts up to it. What a figure measured
+ * between two moments of an item (time to solve, a level's time) leaves out.
+ *
+ * @example
+ * breaksWithin([{ t: 10, kind: 'pause', data: { state: 'paused' } },
+ *               { t: 70, kind: 'pause', data: { state: 'resumed' } }], 0, 100) // 60
+ */
+export function breaksWithin(events: readonly TimedEvent[], from: number, to: number): number {
+  let total = 0;
+  let since: number | null = null;
+  const add = (a: number, b: number) => {
+    total += Math.max(0, Math.min(b, to) - Math.max(a, from));
+  };
+  for (const e of events) {
+    if (e.kind !== PAUSE) continue;
+    if (e.data.state === 'paused' && since === null) since = e.t;
+    else if (e.data.state === 'resumed' && since !== null) {
+      add(since, e.t);
+      since = null;
+    }
+  }
+  if (since !== null) add(since, to);
+  return total;
+}
+
+/**
  * `activeTime` as a fold, for a log read a part at a time: what the events so far leave (plain
  * JSON, so it can be stored and extended later). `activeTimeOf` of a fold over a run's events,
  * in any number of parts, equals `activeTime` of the whole run.

@@ -68,4 +68,12 @@ describe('a station as the console shows it', () => {
     expect(stationStatus(study, { ...station, pendingParticipant: 'p2' }, null, now).state).toBe('waiting');
     expect(stationStatus(study, station, null, now).state).toBe('free');
   });
+
+  it('says retired before anything else, silent or not', () => {
+    const now = t0 + 10 * MIN;
+    const retired = { ...station, retiredAt: now - MIN };
+    expect(stationStatus(study, retired, null, now)).toMatchObject({ state: 'retired', retiredAt: now - MIN });
+    expect(stationStatus(study, { ...retired, lastSeenAt: null }, null, now).state).toBe('retired');
+    expect(stationStatus(study, station, null, now).retiredAt).toBeNull();
+  });
 });

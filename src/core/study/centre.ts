@@ -5,6 +5,8 @@
  * the result (`src/client/centre/`).
  *
  * A station's status, first match wins:
+ * 0. `retired`: a proctor took it out of service (it takes no check-in until put back; the
+ *    console lists retired stations only when asked);
  * 1. `offline`: no contact for {@link STATION_OFFLINE_MS} (the station pings every
  *    {@link STATION_PING_MS}; a station that loses the network keeps its participant going on
  *    its outbox, and reports how many events it holds when it is back);
@@ -25,7 +27,8 @@ export const STATION_OFFLINE_MS = 5_000;
 /** Event kinds the console reads the last of, per session. */
 export const CONSOLE_KINDS = [ITEM_START, ITEM_END, 'game.action', 'visibility', 'idle'] as const;
 
-export type StationState = 'offline' | 'free' | 'waiting' | 'running' | 'paused' | 'idle' | 'away' | 'finished';
+export type StationState =
+  'retired' | 'offline' | 'free' | 'waiting' | 'running' | 'paused' | 'idle' | 'away' | 'finished';
 
 /** A station as the console reads it. */
 export interface StationInput {
@@ -35,6 +38,8 @@ export interface StationInput {
   readonly pendingParticipant: string | null;
   /** Events the station's outbox held unacknowledged at its last contact. */
   readonly outboxPending: number;
+  /** When a proctor retired it; null or absent: in service. */
+  readonly retiredAt?: number | null;
 }
 
 /** The session on a station, and what the console needs of it. */
@@ -91,6 +96,8 @@ export interface StationStatus {
   readonly name: string;
   readonly state: StationState;
   readonly online: boolean;
+  /** When a proctor retired the station; null: in service. */
+  readonly retiredAt: number | null;
   readonly lastSeenAt: number | null;
   /** Events the station's outbox still held at its last contact: 0 is caught up. */
   readonly outboxPending: number;
@@ -164,7 +171,8 @@ export function stationStatus(
     notes: session.notes,
   };
   let state: StationState;
-  if (!online) state = 'offline';
+  if (station.retiredAt != null) state = 'retired';
+  else if (!online) state = 'offline';
   else if (!view) state = station.pendingParticipant ? 'waiting' : 'free';
   else if (isFinalState(view.state) || view.state === 'abandoned') state = 'finished';
   else if (view.paused) state = 'paused';
@@ -175,6 +183,7 @@ export function stationStatus(
     name: station.name,
     state,
     online,
+    retiredAt: station.retiredAt ?? null,
     lastSeenAt: station.lastSeenAt,
     outboxPending: station.outboxPending,
     waiting: station.pendingParticipant,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { clockAt, isPaused, pausedTotal, pausedWithin } from './pauses';
-import { effectiveState, sessionBudget, sessionProgress } from './rules';
+import { effectiveState, isInFlight, sessionBudget, sessionProgress } from './rules';
 import { activeTime } from './activeTime';
 import { parseStudy } from './schema';
 
@@ -60,6 +60,16 @@ describe('a break stops the session clocks', () => {
     expect(effectiveState(ended, study, t0 + 51 * MIN)).toBe('abandoned');
   });
 
+  it('keeps a session on a break in flight, and counts its silence from the break’s end', () => {
+    const s = { state: 'active' as const, createdAt: t0, lastEventAt: t0 + MIN };
+    expect(isInFlight({ ...s, pauses: [{ from: t0 + MIN, to: null }] }, study, t0 + 80 * MIN)).toBe(true);
+    expect(isInFlight(s, study, t0 + 80 * MIN)).toBe(false);
+    const resumed = { ...s, pauses: [{ from: t0 + MIN, to: t0 + 70 * MIN }] };
+    expect(isInFlight(resumed, study, t0 + 75 * MIN)).toBe(true);
+    expect(isInFlight(resumed, study, t0 + 81 * MIN)).toBe(false);
+    expect(isInFlight({ ...s, state: 'finished' }, study, t0 + 2 * MIN)).toBe(false);
+  });
+
   it('gives the progress the budget with its breaks', () => {
     const p = sessionProgress(study, [0], [], undefined, {
       createdAt: t0,
@@ -67,6 +77,38 @@ describe('a break stops the session clocks', () => {
       pauses: [{ from: t0, to: t0 + 20 * MIN }],
     });
     expect(p.current).toBe(0);
+  });
+});
+
+describe("an item's duration leaves a break out", () => {
+  it('takes the break within the item out of its duration, as out of its time on task', () => {
+    const r = parseStudy({
+      title: 'Breaks',
+      consent: 'ok',
+      completion: { code: 'X' },
+      items: [{ kind: 'task', id: 'a', collection: 'c', task: 't' }],
+    });
+    if (!r.ok) throw new Error(r.problems.join('\n'));
+    const t0 = Date.UTC(2026, 0, 1);
+    const e = (seq: number, t: number, kind: string, data: Record<string, unknown> = {}) => ({
+      seq,
+      t,
+      kind,
+      data,
+      receivedAt: t0 + t,
+    });
+    const log = [
+      e(0, 0, 'item.start', { item: 'a' }),
+      e(1, 10_000, 'paint', {}),
+      e(2, 20_000, 'pause', { state: 'paused' }),
+      e(3, 20_000 + 5 * MIN, 'pause', { state: 'resumed' }),
+      e(4, 30_000 + 5 * MIN, 'item.end', { item: 'a' }),
+    ];
+    const [item] = sessionProgress(r.study, [0], log).items;
+    expect([item.durationMs, item.activeMs]).toEqual([30_000, 30_000]);
+    // Without the break's events the same span is five minutes longer.
+    const [plain] = sessionProgress(r.study, [0], [log[0], log[1], log[4]]).items;
+    expect(plain.durationMs).toBe(30_000 + 5 * MIN);
   });
 });
 

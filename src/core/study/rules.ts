@@ -57,7 +57,7 @@ export interface ItemProgress {
   readonly finished: boolean;
   /** The item's actions as `itemActions` (core/study/actions.ts) counts them. */
   readonly actions: number;
-  /** Server time from the item's first to its last event, ms. */
+  /** Server time from the item's first to its last event, less a proctor's breaks within the item's span, ms. */
   readonly durationMs: number;
   /** Time on task by the log's clock, less hidden and idle time (`activeTime`), up to the item's end. */
   readonly activeMs: number;
@@ -130,6 +130,7 @@ export function sessionProgress(
     const first = evs[0];
     const last = evs[evs.length - 1];
     const skipped = evs.length === 0 && left < minMinutesToStart(study, order[p]);
+    const time = activeTime(untilItemEnd(evs, item.id));
     return {
       id: item.id,
       kind: item.kind,
@@ -139,8 +140,9 @@ export function sessionProgress(
       finished: skipped || ended.has(item.id) || p < lastStarted || (item.kind === 'task' && taskDone(item.id)),
       ...(skipped ? { skipped } : {}),
       actions: itemActions(item, evs),
-      durationMs: first && last ? last.receivedAt - first.receivedAt : 0,
-      activeMs: activeTime(untilItemEnd(evs, item.id)).activeMs,
+      // A proctor's break is no part of the item's time, as it is no part of time on task.
+      durationMs: first && last ? Math.max(0, last.receivedAt - first.receivedAt - time.pausedMs) : 0,
+      activeMs: time.activeMs,
     };
   });
   const current = items.findIndex((i) => !i.finished);
@@ -174,6 +176,16 @@ export function effectiveState(s: SessionClock, study: StudyDefinition, now: num
   const quietSince = Math.max(s.lastEventAt ?? s.createdAt, lastBreak);
   if (now - quietSince > study.limits.abandonAfterMinutes * 60_000) return 'abandoned';
   return s.state;
+}
+
+/**
+ * Whether a session's claims are in flight at `now` (the campaign's draws and view): it is neither
+ * ended, abandoned nor out of time by its clocks, which a break stops, so a session on a break
+ * is in flight however long the break.
+ */
+export function isInFlight(s: SessionClock, study: StudyDefinition, now: number): boolean {
+  const state = effectiveState(s, study, now);
+  return !isFinalState(state) && state !== 'abandoned';
 }
 
 /**

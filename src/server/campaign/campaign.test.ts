@@ -293,6 +293,39 @@ describe.each(backends)('campaign assignment on $name', (backend) => {
     expect(ofB2).toEqual(expect.arrayContaining(ofB.slice(1)));
   });
 
+  it("keeps a session on a break in flight however long the break, in the view and the draws, and counts its silence from the break's end", async () => {
+    await save('camp', campaignStudy({ draw: 3, solves: 1 }));
+    const a = await api.start('camp', { PROLIFIC_PID: 'a' });
+    const ofA = (await api.items(a)).slice(0, 3).map((i) => i.id);
+    await api.log(a, 'item.start', { item: ofA[0], kind: 'task' });
+    expect(await store.centre.pause(a.sessionId, clock)).toEqual({ found: true, changed: true });
+    // An hour's break: twice abandonAfterMinutes, and a's claims still hold.
+    clock += 60 * MIN;
+    const live = async () => {
+      const r = await api.call('GET', 'admin/studies/camp/campaign', ADMIN);
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      const view = r.body as {
+        participants: { live: { sessionId: string }[] };
+        candidates: { id: string; inProgress: number }[];
+      };
+      return {
+        sessions: view.participants.live.map((l) => l.sessionId),
+        held: view.candidates.filter((c) => c.inProgress > 0).map((c) => c.id),
+      };
+    };
+    expect(await live()).toEqual({ sessions: [a.sessionId], held: expect.arrayContaining(ofA) });
+    const b = await api.start('camp', { PROLIFIC_PID: 'b' });
+    const ofB = (await api.items(b)).slice(0, 3).map((i) => i.id);
+    expect(ofB.filter((id) => ofA.includes(id))).toEqual([]);
+
+    // Resumed: quiet for 20 minutes after the break is still in flight; 31 is abandoned.
+    await store.centre.resume(a.sessionId, clock);
+    clock += 20 * MIN;
+    expect((await live()).sessions).toContain(a.sessionId);
+    clock += 11 * MIN;
+    expect((await live()).sessions).not.toContain(a.sessionId);
+  });
+
   it("settles the claims of a session abandoned in another study of the campaign when either study's view is read", async () => {
     await save('batch-1', campaignStudy({ campaign: 'cal', solves: 1, sessionMinutes: 60 }));
     await save('batch-2', campaignStudy({ campaign: 'cal', solves: 1, sessionMinutes: 60 }));

@@ -25,18 +25,26 @@ import {
   campaignView,
   paymentsView,
 } from '../../core/analysis/campaign';
-import { ITEM_END, ITEM_START, type SessionState, effectiveState, isFinalState } from '../../core/study/rules';
+import {
+  ITEM_END,
+  ITEM_START,
+  type SessionClock,
+  type SessionState,
+  effectiveState,
+  isFinalState,
+  isInFlight,
+} from '../../core/study/rules';
 import type { StudyDefinition } from '../../core/study/schema';
 import { ledgerCsv, ledgerView, owedCents } from '../../core/analysis/ledger';
 import type { PaymentsView } from '../../core/protocol/campaign';
-import { studySessionDigests } from '../digests/studyDigests';
-import { withCrossSignals } from '../../core/analysis/signals';
+import { studySessionDigests, withCrossSignalsOff } from '../digests/studyDigests';
 import { definitionOf } from '../study/studies';
 import { type StudyDeps, fail, studyContext } from '../study/context';
 import { stageQuery } from '../http';
 import type { StudyStages } from '../../core/protocol/api';
 import { MAIN_STAGE, inStage } from '../../core/study/stages';
 import type { SessionRecord } from '../store/types';
+import { claimSessionClock } from '../store/campaignStore';
 import { campaignOf, settleClaims } from './assign';
 import { firstRunVersions, gameVersionNow } from './versions';
 
@@ -98,17 +106,14 @@ export async function campaignFigures(
     firstRunVersions(store, id),
   ]);
 
-  const quietBefore = now - study.limits.abandonAfterMinutes * 60_000;
-  const createdBefore = now - study.limits.sessionMinutes * 60_000;
-  const flight = (state: string, quietSince: number, createdAt: number) =>
-    !isFinalState(state as SessionState) && quietSince >= quietBefore && createdAt >= createdBefore;
+  const flight = (clock: SessionClock) => isInFlight(clock, study, now);
   const candidateIds = new Set(study.pools.flatMap((p) => p.candidates.map((i) => study.items[i].id)));
   const sessions: CampaignSession[] = [];
   for (const d of digests.data) {
     const s = d.session as SessionRecord;
     if (!inStage(s.stage, stage)) continue;
     const state = await stateOf(s);
-    const inFlight = flight(s.state, s.lastEventAt ?? s.createdAt, s.createdAt) && !isFinalState(state as SessionState);
+    const inFlight = flight(s) && !isFinalState(state as SessionState);
     let current: string | null = null;
     if (inFlight) {
       const marks = await store.readEvents(s.id, { kinds: [ITEM_START, ITEM_END] });
@@ -141,7 +146,7 @@ export async function campaignFigures(
     study,
     campaignId: study.campaign?.id ?? null,
     now,
-    sessions: withCrossSignals(sessions),
+    sessions: await withCrossSignalsOff(deps, sessions),
     draws,
     counts: new Map(counters.map((k) => [k.candidate, k])),
     claims: claims
@@ -152,7 +157,7 @@ export async function campaignFigures(
         participant: c.participant,
         state: c.state,
         excluded: c.excluded,
-        inFlight: c.state === 'held' && flight(c.sessionState, c.quietSince, c.sessionCreatedAt),
+        inFlight: c.state === 'held' && flight(claimSessionClock(c)),
       })),
   };
 }

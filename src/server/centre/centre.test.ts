@@ -327,4 +327,40 @@ describe('a testing centre of 100 stations on the real server', () => {
     expect(big.status).toBe(413);
     expect((await ping(s)).station.name).toBe('S50');
   });
+
+  it('retires a station once its session is over, hides it, refuses its link and check-ins plainly, and puts it back', async () => {
+    const s = stations[60];
+    const retire = (what: 'retire' | 'unretire') =>
+      call('POST', `/admin/studies/${STUDY}/centre/stations/${s.id}/${what}`, ADMIN);
+    const busy = await retire('retire');
+    expect([busy.status, busy.body.message]).toEqual([409, expect.stringMatching(/has p60 on it still/)]);
+    await call('POST', `/admin/sessions/${s.session!.id}/centre/end`, ADMIN, {});
+    await call('POST', '/centre/station/cleared', s.secret, { sessionId: s.session!.id });
+
+    const retired = await retire('retire');
+    expect(retired.status, JSON.stringify(retired.body)).toBe(200);
+    expect(retired.body.retiredAt).toEqual(expect.any(Number));
+    expect(byName(await consoleNow()).has('S60')).toBe(false);
+    const all = (await call('GET', `/admin/studies/${STUDY}/centre?retired=1`, ADMIN)).body as ConsoleView;
+    expect(byName(all).get('S60')).toMatchObject({ state: 'retired', session: null });
+    expect(all.stations).toHaveLength(STATIONS);
+    // Its link refuses the station, saying why and what to do; the proctor cannot seat anyone there.
+    const link = await call('POST', '/centre/station/ping', s.secret, {});
+    expect([link.status, link.body.message]).toEqual([403, expect.stringMatching(/S60 is retired.*back in service/)]);
+    const seat = await call('POST', `/admin/studies/${STUDY}/centre/stations/${s.id}/checkin`, ADMIN, {
+      participantId: 'p600',
+    });
+    expect([seat.status, seat.body.message]).toEqual([409, expect.stringMatching(/"S60" is retired/)]);
+    // Its past participant still has a slip that names it.
+    const sheet = (await call('GET', `/admin/studies/${STUDY}/centre/payouts`, ADMIN)).body as PayoutsView;
+    expect(JSON.stringify(sheet.slips.filter((x) => x.participant === 'p60'))).toContain('S60');
+
+    expect((await retire('unretire')).body.retiredAt).toBeNull();
+    expect((await ping(s)).station.name).toBe('S60');
+    expect(byName(await consoleNow()).get('S60')!.state).toBe('free');
+    expect(
+      (await call('POST', `/admin/studies/${STUDY}/centre/stations/${s.id}/checkin`, ADMIN, { participantId: 'p600' }))
+        .status,
+    ).toBe(200);
+  });
 });

@@ -17,16 +17,18 @@ const lastCache = new WeakMap<StudyContext, Map<string, { eventCount: number; la
 const MAX_CACHED = 10_000;
 
 /**
- * The console's view of a study's stations at `now`: a station silent for `offlineMs` is offline.
+ * The console's view of a study's stations at `now`: a station silent for `offlineMs` is offline;
+ * retired stations are left out unless `withRetired`.
  */
 export async function consoleView(
   ctx: StudyContext,
   studyId: string,
   now: number,
   offlineMs: number,
+  withRetired = false,
 ): Promise<CentreView> {
   const { store } = ctx;
-  const stations = await store.centre.listStations(studyId);
+  const stations = await store.centre.listStations(studyId, withRetired);
   // The session on each station: its latest check-in the station has not cleared.
   const open = new Map<string, CheckinRecord>();
   for (const k of await store.centre.openCheckins(studyId)) {

@@ -83,6 +83,16 @@ export function centreRoutes(deps: StudyDeps): Hono {
           'This browser is not a station (or its station was removed). Ask the proctor for a new station link and open it here.',
         ),
       };
+    if (station.retiredAt !== null)
+      return {
+        ok: false,
+        res: fail(
+          c,
+          403,
+          'forbidden',
+          `Station ${station.name} is retired: it checks no one in. Ask the proctor to put it back in service on the console, or open another station's link on this machine.`,
+        ),
+      };
     return { ok: true, station };
   };
 
@@ -110,7 +120,7 @@ export function centreRoutes(deps: StudyDeps): Hono {
     const id = c.req.param('studyId');
     const rec = await store.getStudy(id);
     if (!rec) return fail(c, 404, 'not_found', `No study "${id}". The studies page lists the studies you may open.`);
-    const view = await consoleView(ctx, id, now(), offlineMs);
+    const view = await consoleView(ctx, id, now(), offlineMs, c.req.query('retired') === '1');
     return c.json({ ...view, title: ctx.studyOfRecord(rec).title } satisfies ConsoleView);
   });
 
@@ -140,9 +150,16 @@ export function centreRoutes(deps: StudyDeps): Hono {
     const body = await readBody(c, CheckinRequest, 'The check-in is not valid');
     if (!body.ok) return body.res;
     const { studyId, stationId } = c.req.param();
-    const busy = (await consoleView(ctx, studyId, now(), offlineMs)).stations.find((s) => s.id === stationId);
+    const busy = (await consoleView(ctx, studyId, now(), offlineMs, true)).stations.find((s) => s.id === stationId);
     if (!busy)
       return fail(c, 404, 'not_found', `Study "${studyId}" has no station "${stationId}". Reload the console.`);
+    if (busy.retiredAt !== null)
+      return fail(
+        c,
+        409,
+        'conflict',
+        `Station "${busy.name}" is retired. Check ${body.data.participantId} in at another station, or put "${busy.name}" back in service first (the console's retired stations).`,
+      );
     if (busy.session && !isFinalState(busy.session.state))
       return fail(
         c,
@@ -153,6 +170,27 @@ export function centreRoutes(deps: StudyDeps): Hono {
     await store.centre.setPending(studyId, stationId, body.data.participantId);
     return c.json({ station: stationId, waiting: body.data.participantId });
   });
+
+  // A retired station is kept (its check-ins name it on the payout sheet) but takes no one.
+  const retireRoute = (retire: boolean) => async (c: Context) => {
+    const { studyId, stationId } = c.req.param();
+    const stations = (await consoleView(ctx, studyId, now(), offlineMs, true)).stations;
+    const st = stations.find((s) => s.id === stationId);
+    if (!st) return fail(c, 404, 'not_found', `Study "${studyId}" has no station "${stationId}". Reload the console.`);
+    if (retire && st.session && !isFinalState(st.session.state))
+      return fail(
+        c,
+        409,
+        'conflict',
+        `Station "${st.name}" has ${st.session.participant} on it still. End or finish that session first, then retire the station.`,
+      );
+    const changed = await store.centre.setRetired(studyId, stationId, retire ? (st.retiredAt ?? now()) : null);
+    if (!changed)
+      return fail(c, 404, 'not_found', `Study "${studyId}" has no station "${stationId}". Reload the console.`);
+    return c.json({ id: changed.id, name: changed.name, retiredAt: changed.retiredAt });
+  };
+  api.post('/admin/studies/:studyId/centre/stations/:stationId/retire', retireRoute(true));
+  api.post('/admin/studies/:studyId/centre/stations/:stationId/unretire', retireRoute(false));
 
   const pauseRoute = (pause: boolean) => async (c: Context) => {
     const s = await centreSession(c);
@@ -234,7 +272,7 @@ export function centreRoutes(deps: StudyDeps): Hono {
     if ('error' in f)
       return { ok: false, res: fail(c, f.status, f.status === 404 ? 'not_found' : 'not_a_campaign', f.error) };
     const since = day === null ? undefined : Date.parse(`${day}T00:00:00Z`);
-    const stations = new Map((await store.centre.listStations(id)).map((s) => [s.id, s.name]));
+    const stations = new Map((await store.centre.listStations(id, true)).map((s) => [s.id, s.name]));
     const checkins = (await store.centre.checkins(id, since)).filter(
       (k) => since === undefined || k.checkedInAt < since + 86_400_000,
     );

@@ -309,6 +309,12 @@ const WALK: Record<string, Walk> = {
   'POST /admin/studies/:studyId/centre/stations/:stationId/checkin': () => [
     { url: '/admin/studies/sample/centre/stations/any/checkin', body: { participantId: 'curious' } },
   ],
+  'POST /admin/studies/:studyId/centre/stations/:stationId/retire': () => [
+    { url: '/admin/studies/sample/centre/stations/any/retire' },
+  ],
+  'POST /admin/studies/:studyId/centre/stations/:stationId/unretire': () => [
+    { url: '/admin/studies/sample/centre/stations/any/unretire' },
+  ],
   'GET /admin/studies/:studyId/centre/payouts': () => [{ url: '/admin/studies/sample/centre/payouts' }],
   'GET /admin/studies/:studyId/centre/payouts.csv': () => [{ url: '/admin/studies/sample/centre/payouts.csv' }],
   'POST /admin/sessions/:sessionId/centre/pause': (ctx) => [

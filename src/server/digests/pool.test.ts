@@ -1,6 +1,6 @@
 /**
  * Cold session digests on worker threads: the results are the same as when every log is
- * digested on the main thread, the digests were computed by worker threads, and while a results
+ * digested on the main thread, the digests were computed and added up by worker threads, and while a results
  * request on a cold study of 8,000 events runs, participants' event batches go on being
  * acknowledged (the main thread only reads the logs and hands them over). How much the request
  * delays them is a figure of `npm run bench -- acks`.
@@ -69,6 +69,8 @@ describe.each(backends)('digests on worker threads, $name', (backend) => {
     const byThread = [...pool.done.entries()];
     expect(byThread.every(([id]) => id !== 0)).toBe(true);
     expect(byThread.reduce((n, [, k]) => n + k, 0)).toBe(COLD_SESSIONS + PARTICIPANTS);
+    // The digests were added up into the results there too.
+    expect(pool.resultsAdded).toBe(1);
     // The same figures as digests made on the main thread from the same logs.
     // Each stored digest is the one the main thread computes from the same log.
     const def = definitionOf((await store.getStudy('cold'))!);

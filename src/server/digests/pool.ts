@@ -16,6 +16,9 @@ import type { FrameGrid } from '../../core/formats/frames';
 import type { ThreadReplay } from '../arc3/replayCheck';
 import type { StepViewsJson } from '../arc3/steps';
 import type { StudySurveySummaries, SurveySummaryInput } from '../../core/analysis/surveys';
+import type { StudyResults } from '../../core/analysis/results';
+import type { ResultsWire } from '../../core/analysis/resultsWire';
+import type { SessionPrints } from '../../core/analysis/signals';
 
 /** One session to digest. The replay is the studio's (`verify`, with `serverRuns` for server-run games) or none. */
 export interface DigestJob {
@@ -86,7 +89,20 @@ export interface StepsJob {
   readonly last: FrameGrid | null;
 }
 
-export type PoolJob = DigestJob | SummaryJob | FoldJob | SurveysJob | StepsJob;
+/** A study's results added up from its sessions' digests, with the signals across sessions (`studyResults`). */
+export interface ResultsJob extends ResultsWire {
+  readonly id: number;
+  readonly kind: 'results';
+}
+
+/** The signals across sessions (`crossSessionSignals`) of sessions' prints, for the campaign view and payments. */
+export interface CrossSignalsJob {
+  readonly id: number;
+  readonly kind: 'cross';
+  readonly sessions: readonly { readonly id: string; readonly prints?: SessionPrints }[];
+}
+
+export type PoolJob = DigestJob | SummaryJob | FoldJob | SurveysJob | StepsJob | ResultsJob | CrossSignalsJob;
 
 export type DigestReply =
   | { readonly id: number; readonly value: unknown; readonly threadId: number }
@@ -132,6 +148,10 @@ export class DigestPool {
   surveySummaries = 0;
   /** Pages of game steps made into replay views so far on the threads. */
   stepPages = 0;
+  /** Studies' results added up so far on the threads. */
+  resultsAdded = 0;
+  /** Comparisons of sessions' prints (signals across sessions) made so far on the threads. */
+  crossSignals = 0;
 
   constructor(readonly size: number) {}
 
@@ -158,6 +178,16 @@ export class DigestPool {
   /** A study's survey summaries, computed on a worker thread. */
   surveys(job: Omit<SurveysJob, 'id' | 'kind'>): Promise<StudySurveySummaries> {
     return this.submit({ ...job, kind: 'surveys' }) as Promise<StudySurveySummaries>;
+  }
+
+  /** A study's results from its sessions' digests, added up on a worker thread. */
+  results(job: ResultsWire): Promise<StudyResults> {
+    return this.submit({ ...job, kind: 'results' }) as Promise<StudyResults>;
+  }
+
+  /** The signals across sessions by session id (only sessions with any), compared on a worker thread. */
+  cross(sessions: CrossSignalsJob['sessions']): Promise<[string, string[]][]> {
+    return this.submit({ kind: 'cross', sessions }) as Promise<[string, string[]][]>;
   }
 
   private submit(job: Distribute<PoolJob>): Promise<unknown> {
@@ -199,11 +229,20 @@ export class DigestPool {
       if (!w) return;
       this.waiting.delete(reply.id);
       thread.busy = false;
-      if ('error' in reply) w.reject(new Error(`A session's digest failed: ${reply.error}`));
+      if ('error' in reply)
+        w.reject(
+          new Error(
+            w.kind === 'results' || w.kind === 'cross'
+              ? `Adding up the study's results failed: ${reply.error}`
+              : `A session's digest failed: ${reply.error}`,
+          ),
+        );
       else {
         if (w.kind === 'summary') this.summaries++;
         else if (w.kind === 'surveys') this.surveySummaries++;
         else if (w.kind === 'steps') this.stepPages++;
+        else if (w.kind === 'results') this.resultsAdded++;
+        else if (w.kind === 'cross') this.crossSignals++;
         else this.done.set(reply.threadId, (this.done.get(reply.threadId) ?? 0) + 1);
         w.resolve(reply.value);
       }

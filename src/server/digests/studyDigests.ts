@@ -11,9 +11,12 @@ import {
   type SessionData,
   type StudyResults,
 } from '../../core/analysis/results';
-import { questionFacts, type GradeLookup } from '../../core/analysis/questions';
+import { questionFacts, type GradeLookup, type QuestionGrade } from '../../core/analysis/questions';
+import { resultsToWire } from '../../core/analysis/resultsWire';
+import { joinCrossSignals, withCrossSignals } from '../../core/analysis/signals';
+import type { SessionDigest } from '../../core/analysis/results';
 import { answerKey } from '../../core/grading/agreement';
-import { finalGrades } from '../grading/grading';
+import { finalGrades, type FinalGrade } from '../grading/grading';
 import type { StudyDefinition } from '../../core/study/schema';
 import type { ReplayGame } from '../../core/study/rules';
 import { versionedGameId } from '../../core/game';
@@ -214,11 +217,16 @@ export async function computeStudyResults(
   const finals = versions.some((v) => v.definition.items.some((item) => item.kind === 'question'))
     ? await finalGrades(deps.store, id)
     : new Map<string, never>();
+  const gradeOf = (g: FinalGrade): QuestionGrade => ({
+    verdict: g.pass ? 'correct' : 'wrong',
+    points: g.points,
+    maxPoints: g.maxPoints,
+  });
   const grades: GradeLookup = (sessionId, item, testIndex) => {
     const g = finals.get(answerKey(sessionId, item, testIndex));
-    return g ? { verdict: g.pass ? 'correct' : 'wrong', points: g.points, maxPoints: g.maxPoints } : null;
+    return g ? gradeOf(g) : null;
   };
-  return studyResults({
+  const input: ResultsInput = {
     study: { id },
     versions,
     version,
@@ -231,7 +239,25 @@ export async function computeStudyResults(
     now,
     questionFacts: facts,
     grades,
-  });
+  };
+  // Adding the digests up (and comparing their prints across sessions) is linear in the study's
+  // sessions and quadratic in the worst case of the signals: a digest thread does it when there is one.
+  const wire = deps.digests ? resultsToWire(input, new Map([...finals].map(([key, g]) => [key, gradeOf(g)]))) : null;
+  return wire && deps.digests ? deps.digests.results(wire) : studyResults(input);
+}
+
+/**
+ * Sessions with their signals across sessions joined to their flags (`withCrossSignals`), the
+ * prints compared on a digest thread when there is one.
+ */
+export async function withCrossSignalsOff<
+  T extends { readonly id: string; readonly flags: readonly string[]; readonly digest: SessionDigest | null },
+>(deps: Pick<ResultsDeps, 'digests'>, sessions: readonly T[]): Promise<T[]> {
+  if (!deps.digests) return withCrossSignals(sessions);
+  return joinCrossSignals(
+    sessions,
+    new Map(await deps.digests.cross(sessions.map((s) => ({ id: s.id, prints: s.digest?.prints })))),
+  );
 }
 
 /**

@@ -1,12 +1,15 @@
 /**
  * A digest worker thread: computes one session's digest (`digestSession`, or extends its fold
  * and finishes it: `foldEvents`, `finishDigest`), summary (`summarizeSession`), a study's survey
- * summaries (`surveySummaries`) or a page of a game run's replay view (`stepViewsJson`) per
- * message, off the thread that acknowledges participants' events.
+ * summaries (`surveySummaries`), a page of a game run's replay view (`stepViewsJson`), a study's
+ * results added up from its digests (`studyResults`) or the signals across sessions
+ * (`crossSessionSignals`) per message, off the thread that acknowledges participants' events.
  * Answers `{id, value, threadId}` or `{id, error}`.
  */
 import { parentPort, threadId } from 'node:worker_threads';
-import { digestSession } from '../../core/analysis/results';
+import { digestSession, studyResults } from '../../core/analysis/results';
+import { resultsFromWire } from '../../core/analysis/resultsWire';
+import { crossSessionSignals } from '../../core/analysis/signals';
 import { finishDigest, foldEvents, newDigestFold } from '../../core/analysis/fold';
 import { replayWithEngine } from '../study/studies';
 import { summarizeSession } from '../../core/study/summary';
@@ -21,6 +24,19 @@ parentPort!.on('message', (job: PoolJob) => {
   try {
     if (job.kind === 'surveys') {
       parentPort!.postMessage({ id: job.id, value: surveySummaries(job), threadId } satisfies DigestReply);
+      return;
+    }
+    if (job.kind === 'results') {
+      parentPort!.postMessage({
+        id: job.id,
+        value: studyResults(resultsFromWire(job)),
+        threadId,
+      } satisfies DigestReply);
+      return;
+    }
+    if (job.kind === 'cross') {
+      const value = [...crossSessionSignals(job.sessions)];
+      parentPort!.postMessage({ id: job.id, value, threadId } satisfies DigestReply);
       return;
     }
     if (job.kind === 'steps') {

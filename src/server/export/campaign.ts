@@ -9,8 +9,9 @@ import { digestSession } from '../../core/analysis/results';
 import { withCrossSignals } from '../../core/analysis/signals';
 import type { CampaignView, PaymentsView } from '../../core/protocol/campaign';
 import { csvRecord } from '../../core/formats/csv';
-import { type SessionState, effectiveState, isFinalState } from '../../core/study/rules';
+import { type SessionClock, effectiveState, isInFlight } from '../../core/study/rules';
 import { campaignOf } from '../campaign/assign';
+import { claimSessionClock } from '../store/campaignStore';
 import { firstRunVersions, gameVersionNow } from '../campaign/versions';
 import { type ExportContext, definitionFor, isExcludedSession, sessionEvents } from './context';
 
@@ -53,10 +54,8 @@ export async function exportCampaignView(
     ctx.store.campaigns.draws(campaign),
     firstRunVersions(ctx.store, ctx.studyId),
   ]);
-  const quietBefore = ctx.now - study.limits.abandonAfterMinutes * 60_000;
-  const createdBefore = ctx.now - study.limits.sessionMinutes * 60_000;
-  const flight = (state: string, quietSince: number, createdAt: number) =>
-    !isFinalState(state as SessionState) && quietSince >= quietBefore && createdAt >= createdBefore;
+  // In flight as the campaign view says it, a break keeping a session in flight.
+  const flight = (clock: SessionClock) => isInFlight(clock, study, ctx.now);
   const sessions: CampaignSession[] = [];
   for (const s of ctx.sessions) {
     const def = definitionFor(ctx, s);
@@ -66,7 +65,7 @@ export async function exportCampaignView(
       id: s.id,
       params: s.params,
       state: effectiveState(s, def, ctx.now),
-      inFlight: flight(s.state, s.lastEventAt ?? s.createdAt, s.createdAt),
+      inFlight: flight(s),
       excluded: isExcludedSession(s),
       flags: [...new Set([...s.flags, ...digest.flags])],
       createdAt: s.createdAt,
@@ -82,7 +81,7 @@ export async function exportCampaignView(
     participant: c.participant,
     state: c.state,
     excluded: c.excluded,
-    inFlight: c.state === 'held' && flight(c.sessionState, c.quietSince, c.sessionCreatedAt),
+    inFlight: c.state === 'held' && flight(claimSessionClock(c)),
   }));
   const view = campaignView({
     studyId: ctx.studyId,

@@ -158,6 +158,16 @@ export const PERMISSIONS: Readonly<Record<string, Need>> = {
     from: 'studyId',
     action: 'centre.checkin',
   },
+  'POST /admin/studies/:studyId/centre/stations/:stationId/retire': {
+    member: P,
+    from: 'studyId',
+    action: 'centre.station.retire',
+  },
+  'POST /admin/studies/:studyId/centre/stations/:stationId/unretire': {
+    member: P,
+    from: 'studyId',
+    action: 'centre.station.unretire',
+  },
   'GET /admin/studies/:studyId/centre/payouts': { member: P, from: 'studyId' },
   'GET /admin/studies/:studyId/centre/payouts.csv': { member: P, from: 'studyId' },
   'POST /admin/sessions/:sessionId/centre/pause': { member: P, from: 'sessionId', action: 'centre.pause' },

@@ -18,6 +18,8 @@ import { databaseUnavailable } from './unavailable';
 import { pinStudyGames } from './gamePins';
 import { INSERT_SESSION_SQL, sessionRowValues } from './sessionRow';
 import { MAIN_STAGE } from '../../core/study/stages';
+import type { Pause } from '../../core/study/pauses';
+import type { SessionClock, SessionState } from '../../core/study/rules';
 
 export type { ClaimState };
 
@@ -43,6 +45,8 @@ export interface ClaimWithSession extends ClaimRecord {
   readonly sessionCreatedAt: number;
   /** The session's last event, else its start (ms). */
   readonly quietSince: number;
+  /** The session's breaks (`core/study/pauses.ts`): a paused session is in flight, its clocks stopped. */
+  readonly sessionPauses: readonly Pause[];
 }
 
 /**
@@ -93,6 +97,20 @@ export interface DrawChoice {
 
 const FINAL_STATES = `('finished', 'timed_out', 'abandoned', 'withdrawn')`;
 
+/**
+ * Whether session `s` holds its claims as in flight, as `effectiveState` decides with its breaks
+ * (`core/study/rules.ts`): on a break now, it is; else it is while it has been quiet since no
+ * earlier than `$quiet` (its last event or the end of its last break) and its start, moved later
+ * by its breaks, is no earlier than `$created` (ms since the epoch, as float8 parameters).
+ */
+const inFlightSql = (quiet: string, created: string) => `(s.state NOT IN ${FINAL_STATES} AND (
+  (jsonb_array_length(s.pauses) > 0 AND s.pauses->-1->>'to' IS NULL)
+  OR (greatest(extract(epoch FROM coalesce(s.last_event_at, s.created_at)) * 1000,
+               coalesce((s.pauses->-1->>'to')::float8, 0)) >= ${quiet}
+      AND extract(epoch FROM s.created_at) * 1000
+        + coalesce((SELECT sum((p->>'to')::float8 - (p->>'from')::float8) FROM jsonb_array_elements(s.pauses) p), 0)
+        >= ${created})))`;
+
 export class CampaignStore {
   private readonly lanes: CampaignLanes;
 
@@ -124,13 +142,12 @@ export class CampaignStore {
         `WITH k AS (SELECT candidate, solves, attempts, settled FROM campaign_candidates WHERE campaign = $1),
          f AS (SELECT c.candidate, count(*)::int AS in_flight
            FROM campaign_claims c JOIN sessions s ON s.id = c.session_id
-           WHERE c.campaign = $1 AND c.state = 'held' AND s.state NOT IN ${FINAL_STATES}
-             AND coalesce(s.last_event_at, s.created_at) >= $2 AND s.created_at >= $3
+           WHERE c.campaign = $1 AND c.state = 'held' AND ${inFlightSql('$2::float8', '$3::float8')}
            GROUP BY c.candidate),
          m AS (SELECT DISTINCT candidate FROM campaign_claims WHERE campaign = $1 AND (participant = $4 OR participant = $5) AND state <> 'skipped')
          SELECT candidate, coalesce(k.solves, 0) AS solves, coalesce(k.attempts, 0) AS attempts, coalesce(k.settled, 0) AS settled, coalesce(f.in_flight, 0) AS in_flight, m.candidate IS NOT NULL AS met
          FROM k FULL JOIN f USING (candidate) FULL JOIN m USING (candidate)`,
-        [req.campaign, new Date(req.quietBefore), new Date(req.createdBefore), req.participant, req.knownAs ?? null],
+        [req.campaign, req.quietBefore, req.createdBefore, req.participant, req.knownAs ?? null],
       );
       const byId = new Map(rows.rows.map((r) => [r.candidate, r]));
       const standings = new Map<string, CandidateStanding[]>();
@@ -249,7 +266,7 @@ export class CampaignStore {
    */
   async viewClaims(campaign: string, studyId: string): Promise<ClaimWithSession[]> {
     const cols = `c.*, s.excluded_at IS NOT NULL AS excluded, s.stage, s.state AS session_state, s.created_at AS session_created_at,
-         coalesce(s.last_event_at, s.created_at) AS quiet_since`;
+         coalesce(s.last_event_at, s.created_at) AS quiet_since, s.pauses AS session_pauses`;
     const r = await this.db.query(
       `SELECT ${cols} FROM campaign_claims c JOIN sessions s ON s.id = c.session_id WHERE c.study_id = $2 AND c.campaign = $1
        UNION ALL
@@ -275,7 +292,7 @@ export class CampaignStore {
   async claims(campaign: string): Promise<ClaimWithSession[]> {
     const r = await this.db.query(
       `SELECT c.*, s.excluded_at IS NOT NULL AS excluded, s.stage, s.state AS session_state, s.created_at AS session_created_at,
-         coalesce(s.last_event_at, s.created_at) AS quiet_since
+         coalesce(s.last_event_at, s.created_at) AS quiet_since, s.pauses AS session_pauses
        FROM campaign_claims c JOIN sessions s ON s.id = c.session_id WHERE c.campaign = $1 ORDER BY c.no`,
       [campaign],
     );
@@ -486,7 +503,23 @@ function claimWithSessionFromRow(row: Record<string, unknown>): ClaimWithSession
     sessionState: row.session_state as string,
     sessionCreatedAt: ms(row.session_created_at),
     quietSince: ms(row.quiet_since),
+    sessionPauses: pausesOf(row.session_pauses),
   };
+}
+
+/** The clocks of a claim's session, for `isInFlight` (`core/study/rules.ts`). */
+export function claimSessionClock(c: ClaimWithSession): SessionClock {
+  return {
+    state: c.sessionState as SessionState,
+    createdAt: c.sessionCreatedAt,
+    lastEventAt: c.quietSince,
+    pauses: c.sessionPauses,
+  };
+}
+
+function pausesOf(v: unknown): Pause[] {
+  const list = typeof v === 'string' ? (JSON.parse(v) as unknown) : v;
+  return Array.isArray(list) ? (list as Pause[]) : [];
 }
 
 function claimFromRow(r: Record<string, unknown>): ClaimRecord {

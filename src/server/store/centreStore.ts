@@ -20,6 +20,8 @@ export interface StationRecord {
   readonly outboxPending: number;
   /** A participant the proctor checked in who has not begun at the station yet. */
   readonly pendingParticipant: string | null;
+  /** When a proctor retired the station (it takes no one until un-retired); null: in service. */
+  readonly retiredAt: number | null;
 }
 
 export interface CheckinRecord {
@@ -47,10 +49,18 @@ export type PauseOutcome = { readonly found: false } | { readonly found: true; r
 
 export interface CentreStore {
   /** Registers a station; false when the study has a station of that name already. */
-  addStation(s: Omit<StationRecord, 'lastSeenAt' | 'pendingParticipant' | 'outboxPending'>): Promise<boolean>;
-  /** A study's stations, by name. */
-  listStations(studyId: string): Promise<StationRecord[]>;
+  addStation(
+    s: Omit<StationRecord, 'lastSeenAt' | 'pendingParticipant' | 'outboxPending' | 'retiredAt'>,
+  ): Promise<boolean>;
+  /** A study's stations in service, by name; the retired ones too with `withRetired`. */
+  listStations(studyId: string, withRetired?: boolean): Promise<StationRecord[]>;
+  /** The station of a secret, retired or not (its route refuses a retired one, saying so). */
   stationBySecret(secretHash: string): Promise<StationRecord | null>;
+  /**
+   * Retires a station at `at` (clearing any participant waiting for it), or with null puts it back
+   * in service; the station after the change, null when the study has no such station.
+   */
+  setRetired(studyId: string, stationId: string, at: number | null): Promise<StationRecord | null>;
   /** Records the station's contact now, and the events its outbox still holds. */
   touchStation(id: string, at: number, outboxPending: number): Promise<void>;
   /** Sets (or with null clears) the participant waiting for the station; false when there is no such station. */
@@ -90,6 +100,7 @@ const stationOf = (r: Row): StationRecord => ({
   lastSeenAt: msOrNull(r.last_seen_at),
   outboxPending: Number(r.outbox_pending ?? 0),
   pendingParticipant: (r.pending_participant as string | null) ?? null,
+  retiredAt: msOrNull(r.retired_at),
 });
 
 const checkinOf = (r: Row): CheckinRecord => ({
@@ -114,7 +125,9 @@ const noteOf = (r: Row): NoteRecord => ({
 export class SqlCentreStore implements CentreStore {
   constructor(private readonly db: Queryable & Transacting) {}
 
-  async addStation(s: Omit<StationRecord, 'lastSeenAt' | 'pendingParticipant' | 'outboxPending'>): Promise<boolean> {
+  async addStation(
+    s: Omit<StationRecord, 'lastSeenAt' | 'pendingParticipant' | 'outboxPending' | 'retiredAt'>,
+  ): Promise<boolean> {
     const r = await this.db.query(
       `INSERT INTO centre_stations (id, study_id, name, secret_hash, created_at, created_by)
        VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (study_id, name) DO NOTHING RETURNING id`,
@@ -123,18 +136,27 @@ export class SqlCentreStore implements CentreStore {
     return r.rows.length === 1;
   }
 
-  async listStations(studyId: string): Promise<StationRecord[]> {
+  async listStations(studyId: string, withRetired = false): Promise<StationRecord[]> {
     return (
-      await this.db.query(`SELECT * FROM centre_stations WHERE study_id = $1 AND retired_at IS NULL ORDER BY name`, [
-        studyId,
-      ])
+      await this.db.query(
+        `SELECT * FROM centre_stations WHERE study_id = $1 AND ($2 OR retired_at IS NULL) ORDER BY name`,
+        [studyId, withRetired],
+      )
     ).rows.map(stationOf);
   }
 
   async stationBySecret(secretHash: string): Promise<StationRecord | null> {
-    const r = await this.db.query(`SELECT * FROM centre_stations WHERE secret_hash = $1 AND retired_at IS NULL`, [
-      secretHash,
-    ]);
+    const r = await this.db.query(`SELECT * FROM centre_stations WHERE secret_hash = $1`, [secretHash]);
+    return r.rows.length ? stationOf(r.rows[0]) : null;
+  }
+
+  async setRetired(studyId: string, stationId: string, at: number | null): Promise<StationRecord | null> {
+    const r = await this.db.query(
+      `UPDATE centre_stations SET retired_at = $3,
+         pending_participant = CASE WHEN $3::timestamptz IS NULL THEN pending_participant END
+       WHERE study_id = $1 AND id = $2 RETURNING *`,
+      [studyId, stationId, at === null ? null : new Date(at)],
+    );
     return r.rows.length ? stationOf(r.rows[0]) : null;
   }
 

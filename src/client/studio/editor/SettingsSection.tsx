@@ -1,5 +1,9 @@
-/** The study's settings in the editor: order, trials, devices, switches, time limits, completion and decline. */
+/**
+ * The study's settings in the editor: order, trials, devices, switches, time limits, completion
+ * (code, redirect and its delay), decline, and the study on Prolific.
+ */
 import { DEVICE_CLASSES, DEVICE_LABELS, type DeviceClass } from '../../../core/study/devices';
+import { REDIRECT_AFTER_SECONDS } from '../../../core/study/prolific';
 import type { EditorDefinition } from '../pool';
 import { Labelled, input } from '../editorFields';
 import { NumberField } from './fields';
@@ -100,6 +104,26 @@ export function SettingsSection({ def, set }: { def: EditorDefinition; set: SetF
           />
         )}
       </Labelled>
+      <Labelled label="Seconds before sending participants on (optional)" path="completion.redirectAfterSeconds">
+        {(a) => (
+          <input
+            type="number"
+            className={input}
+            {...a}
+            min={0}
+            max={600}
+            value={def.completion.redirectAfterSeconds ?? ''}
+            placeholder={String(REDIRECT_AFTER_SECONDS)}
+            onChange={(e) =>
+              set('completion', {
+                ...def.completion,
+                redirectAfterSeconds: e.target.value === '' ? undefined : Number(e.target.value),
+              })
+            }
+          />
+        )}
+      </Labelled>
+      <ProlificFields def={def} set={set} />
       <Labelled label="Code for those who do not consent (optional)" path="decline.code">
         {(a) => (
           <input
@@ -127,5 +151,43 @@ export function SettingsSection({ def, set }: { def: EditorDefinition; set: SetF
         )}
       </Labelled>
     </section>
+  );
+}
+
+/**
+ * The study on Prolific: its id (bonuses paid from the studio, returns and time-outs read from
+ * Prolific, and Prolific's completion URL as the redirect) and what a participant who returned
+ * may do on coming back. An empty id takes the study off Prolific.
+ */
+function ProlificFields({ def, set }: { def: EditorDefinition; set: SetField }) {
+  const studyId = def.prolific?.studyId ?? '';
+  return (
+    <>
+      <Labelled label="Prolific study id (optional)" path="prolific.studyId">
+        {(a) => (
+          <input
+            className={input}
+            {...a}
+            value={studyId}
+            placeholder="60a1b2c3d4e5f6a7b8c9d0e1"
+            onChange={(e) => set('prolific', e.target.value ? { ...def.prolific, studyId: e.target.value } : undefined)}
+          />
+        )}
+      </Labelled>
+      <Labelled label="A participant who returned their submission and comes back" path="prolific.afterReturn">
+        {(a) => (
+          <select
+            className={input}
+            {...a}
+            disabled={!studyId}
+            value={def.prolific?.afterReturn ?? 'refuse'}
+            onChange={(e) => set('prolific', { studyId, afterReturn: e.target.value as 'refuse' | 'allow' })}
+          >
+            <option value="refuse">is not let in again</option>
+            <option value="allow">may start again (flagged)</option>
+          </select>
+        )}
+      </Labelled>
+    </>
   );
 }

@@ -77,13 +77,7 @@ export function ValidatePanel({
   const [clicks, setClicks] = useState<ClickPolicy>('cells');
   const [withGraph, setWithGraph] = useState(true);
   const [maxStates, setMaxStates] = useState(20_000);
-  const [status, setStatus] = useState<Status>({ kind: 'idle' });
-  const [report, setReport] = useState<{ report: ValidationReport; seconds: number } | null>(null);
-  const [graph, setGraph] = useState<{ summary: GraphSummary; drawing: GraphDrawing | null } | null>(null);
-  const worker = useRef<Worker | null>(null);
-  const progress = useRef<{ phase: Phase; done: number; total: number }>({ phase: 'validate', done: 0, total: 0 });
-
-  useEffect(() => () => worker.current?.terminate(), []);
+  const { status, report, graph, start: run, cancel } = useValidateJob();
   // The recorded solutions come from the researcher's request: the public bundle carries none.
   const recorded = useQuery(gameSolutionsQuery(game.id)).data?.levels;
 
@@ -92,7 +86,6 @@ export function ValidatePanel({
   const nothingToRun = regimes.length === 0 && !(withGraph && graphPossible);
 
   const start = () => {
-    worker.current?.terminate();
     const request: ValidateRequest = {
       type: 'run',
       gameId: game.id,
@@ -104,47 +97,7 @@ export function ValidatePanel({
       recorded: level === null ? null : (recorded?.[level]?.split(',').length ?? null),
       graph: withGraph && level !== null ? { maxStates, maxSeconds: GRAPH_SECONDS } : null,
     };
-    const w = new Worker(new URL('./validate.worker.ts', import.meta.url), { type: 'module' });
-    worker.current = w;
-    const t0 = performance.now();
-    setReport(null);
-    setGraph(null);
-    progress.current = { phase: 'validate', done: 0, total: 0 };
-    setStatus({ kind: 'running', phase: regimes.length ? 'validate' : 'graph', done: 0, total: 0, startedAt: t0 });
-    w.onmessage = (e: MessageEvent<ValidateReply>) => {
-      if (worker.current !== w) return;
-      const m = e.data;
-      if (m.type === 'progress') {
-        progress.current = { phase: m.phase, done: m.done, total: m.total };
-        setStatus({ kind: 'running', phase: m.phase, done: m.done, total: m.total, startedAt: t0 });
-      } else if (m.type === 'validated') setReport({ report: m.report, seconds: m.seconds });
-      else if (m.type === 'graph') setGraph({ summary: m.summary, drawing: m.drawing });
-      else if (m.type === 'done') {
-        setStatus({ kind: 'done', seconds: (performance.now() - t0) / 1000 });
-        w.terminate();
-        worker.current = null;
-      } else if (m.type === 'error') {
-        setStatus({ kind: 'error', message: m.message });
-        w.terminate();
-        worker.current = null;
-      }
-    };
-    w.onerror = (e) => {
-      if (worker.current !== w) return;
-      setStatus({
-        kind: 'error',
-        message: `The validation worker stopped: ${e.message || 'it could not start'}. Reload the page and run again.`,
-      });
-      w.terminate();
-      worker.current = null;
-    };
-    w.postMessage(request);
-  };
-
-  const cancel = () => {
-    worker.current?.terminate();
-    worker.current = null;
-    setStatus({ kind: 'cancelled', ...progress.current });
+    run(request);
   };
 
   const toggleRegime = (r: Regime, on: boolean) =>
@@ -287,6 +240,73 @@ export function ValidatePanel({
       {graph && <GraphView summary={graph.summary} drawing={graph.drawing} gameId={game.id} />}
     </section>
   );
+}
+
+/**
+ * A validation run on a Web Worker: its status, report and state graph as they come. `start`
+ * ends any run before it; `cancel` ends the run and keeps where it had got to.
+ */
+function useValidateJob() {
+  const [status, setStatus] = useState<Status>({ kind: 'idle' });
+  const [report, setReport] = useState<{ report: ValidationReport; seconds: number } | null>(null);
+  const [graph, setGraph] = useState<{ summary: GraphSummary; drawing: GraphDrawing | null } | null>(null);
+  const worker = useRef<Worker | null>(null);
+  const progress = useRef<{ phase: Phase; done: number; total: number }>({ phase: 'validate', done: 0, total: 0 });
+
+  useEffect(() => () => worker.current?.terminate(), []);
+
+  const start = (request: ValidateRequest) => {
+    worker.current?.terminate();
+    const w = new Worker(new URL('./validate.worker.ts', import.meta.url), { type: 'module' });
+    worker.current = w;
+    const t0 = performance.now();
+    setReport(null);
+    setGraph(null);
+    progress.current = { phase: 'validate', done: 0, total: 0 };
+    setStatus({
+      kind: 'running',
+      phase: request.regimes.length ? 'validate' : 'graph',
+      done: 0,
+      total: 0,
+      startedAt: t0,
+    });
+    w.onmessage = (e: MessageEvent<ValidateReply>) => {
+      if (worker.current !== w) return;
+      const m = e.data;
+      if (m.type === 'progress') {
+        progress.current = { phase: m.phase, done: m.done, total: m.total };
+        setStatus({ kind: 'running', phase: m.phase, done: m.done, total: m.total, startedAt: t0 });
+      } else if (m.type === 'validated') setReport({ report: m.report, seconds: m.seconds });
+      else if (m.type === 'graph') setGraph({ summary: m.summary, drawing: m.drawing });
+      else if (m.type === 'done') {
+        setStatus({ kind: 'done', seconds: (performance.now() - t0) / 1000 });
+        w.terminate();
+        worker.current = null;
+      } else if (m.type === 'error') {
+        setStatus({ kind: 'error', message: m.message });
+        w.terminate();
+        worker.current = null;
+      }
+    };
+    w.onerror = (e) => {
+      if (worker.current !== w) return;
+      setStatus({
+        kind: 'error',
+        message: `The validation worker stopped: ${e.message || 'it could not start'}. Reload the page and run again.`,
+      });
+      w.terminate();
+      worker.current = null;
+    };
+    w.postMessage(request);
+  };
+
+  const cancel = () => {
+    worker.current?.terminate();
+    worker.current = null;
+    setStatus({ kind: 'cancelled', ...progress.current });
+  };
+
+  return { status, report, graph, start, cancel };
 }
 
 function StatusLine({ status }: { status: Status }) {
