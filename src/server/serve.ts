@@ -5,7 +5,7 @@ import { prolificSettings, startProlificPoll } from './prolific/routes';
 import { loadSecretKey } from './prolific/secrets';
 import { Hono } from 'hono';
 import { getRequestListener } from '@hono/node-server';
-import { createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { serveStatic } from '@hono/node-server/serve-static';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -119,6 +119,106 @@ export function poolSizeFromEnv(env: Record<string, string | undefined>): number
   return n;
 }
 
+/** The agents' scoring preset checked, and the baselines file (`--agent-baselines`) read; a bad one stops the start. */
+function agentBaselinesOf(opts: ServeOptions): Baselines | null {
+  if (opts.agentPreset !== undefined && !isScoringPreset(opts.agentPreset)) {
+    throw new Error(`--agent-preset "${opts.agentPreset}" is not a scoring preset; use toolkit-2026-04 or paper.`);
+  }
+  let agentBaselines: Baselines | null = null;
+  if (opts.agentBaselines) {
+    try {
+      agentBaselines = parseBaselines(readFileSync(opts.agentBaselines, 'utf8'));
+    } catch (e) {
+      const why = e instanceof BaselinesError ? e.message : (e as Error).message;
+      throw new Error(
+        `--agent-baselines ${opts.agentBaselines}: ${why} A study's results export one: Exports tab, "Human baselines (JSON)".`,
+      );
+    }
+  }
+  return agentBaselines;
+}
+
+/**
+ * The database opened with its disk watched, the study files synced into it and every study's
+ * sealing checked; a study that would leak answers stops the start.
+ */
+async function openCheckedStore(
+  opts: ServeOptions,
+  databaseUrl: string | undefined,
+  studyFiles: Awaited<ReturnType<typeof loadStudyFiles>>,
+  library: TaskLibrary,
+  log: (line: string) => void,
+): Promise<{ storage: StorageWatch; store: Awaited<ReturnType<typeof openStore>> }> {
+  // A full disk answers 503 storage_full, and on PGlite a reserve is kept free (store/storageFull.ts).
+  const storage = new StorageWatch({
+    dir: databaseUrl ? undefined : path.join(opts.dataDir, 'db'),
+    reserveBytes: reserveFromEnv(process.env),
+    log,
+  });
+  const store = await openStore(
+    databaseUrl ? { databaseUrl, poolSize: poolSizeFromEnv(process.env), storage } : { dataDir: opts.dataDir, storage },
+  );
+  await storage.start();
+  try {
+    for (const note of await syncStudyFiles(store, studyFiles, Date.now())) log(note);
+    const unsealed = await unsealedStudies(store, library);
+    if (unsealed.length)
+      throw new Error(
+        `Studies would leak answers through practice collections, so the server does not start:\n  ${unsealed.join('\n  ')}`,
+      );
+  } catch (e) {
+    storage.stop();
+    await store.close();
+    throw e;
+  }
+  return { storage, store };
+}
+
+/** The app's built files, a 404 for a missing one, and the app's page for its client-side routes. */
+function appFiles(app: Hono, dist: string, indexHtml: string): void {
+  // The build's files go out as the brotli or gzip copies the build made (scripts/precompress.ts)
+  // when the browser accepts them; the content-hashed ones are cached for good, the page is
+  // checked at every load so a new build is picked up at once.
+  app.use(
+    '/*',
+    serveStatic({
+      root: path.relative(process.cwd(), dist) || '.',
+      precompressed: true,
+      onFound: (_file, c) => {
+        c.header('Cache-Control', c.req.path.startsWith('/assets/') ? IMMUTABLE_ASSET : REVALIDATE);
+      },
+    }),
+  );
+  // A missing build file (a page cached from an older build) is a 404, not the app's page as a script.
+  app.all('/assets/*', (c) =>
+    c.text(`No file ${c.req.path} in this build of the app. Reload the page.`, 404, { 'Cache-Control': NO_STORE }),
+  );
+  // Client-side routes (/tasks/..., /s/...) all load the app. A catch-all of every method (a GET
+  // route on '*' would be the last route matched for every API path too, which the permission
+  // table's guard reads as the route asked for).
+  app.all('*', (c) =>
+    c.req.method === 'GET' || c.req.method === 'HEAD'
+      ? c.html(indexHtml, 200, { 'Cache-Control': REVALIDATE })
+      : c.notFound(),
+  );
+}
+
+/** Resolves once the server listens; a port in use rejects with what to do. */
+function listening(server: Server, opts: ServeOptions): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('listening', () => resolve());
+    server.once('error', (e: NodeJS.ErrnoException) =>
+      reject(
+        e.code === 'EADDRINUSE'
+          ? new Error(
+              `Port ${opts.port} is already in use. Stop the other server or choose another port with --port N.`,
+            )
+          : e,
+      ),
+    );
+  });
+}
+
 /** How long `close` lets requests in progress finish before it ends their connections. */
 const CLOSE_GRACE_MS = 5_000;
 
@@ -148,48 +248,14 @@ export async function startServer(
   }
   const indexHtml = readFileSync(path.join(dist, 'index.html'), 'utf8');
 
-  if (opts.agentPreset !== undefined && !isScoringPreset(opts.agentPreset)) {
-    throw new Error(`--agent-preset "${opts.agentPreset}" is not a scoring preset; use toolkit-2026-04 or paper.`);
-  }
-  let agentBaselines: Baselines | null = null;
-  if (opts.agentBaselines) {
-    try {
-      agentBaselines = parseBaselines(readFileSync(opts.agentBaselines, 'utf8'));
-    } catch (e) {
-      const why = e instanceof BaselinesError ? e.message : (e as Error).message;
-      throw new Error(
-        `--agent-baselines ${opts.agentBaselines}: ${why} A study's results export one: Exports tab, "Human baselines (JSON)".`,
-      );
-    }
-  }
+  const agentBaselines = agentBaselinesOf(opts);
   const studiesDir = opts.studiesDir ?? path.join(ROOT, 'data', 'studies');
   const studyFiles = await loadStudyFiles(studiesDir);
   const admin = loadAdminToken(opts.dataDir);
   const pseudonyms = pseudonymKey(opts.dataDir);
   const retentionEvery = retentionEveryFromEnv();
   const databaseUrl = opts.databaseUrl ?? (process.env.DATABASE_URL || undefined);
-  // A full disk answers 503 storage_full, and on PGlite a reserve is kept free (store/storageFull.ts).
-  const storage = new StorageWatch({
-    dir: databaseUrl ? undefined : path.join(opts.dataDir, 'db'),
-    reserveBytes: reserveFromEnv(process.env),
-    log,
-  });
-  const store = await openStore(
-    databaseUrl ? { databaseUrl, poolSize: poolSizeFromEnv(process.env), storage } : { dataDir: opts.dataDir, storage },
-  );
-  await storage.start();
-  try {
-    for (const note of await syncStudyFiles(store, studyFiles, Date.now())) log(note);
-    const unsealed = await unsealedStudies(store, library);
-    if (unsealed.length)
-      throw new Error(
-        `Studies would leak answers through practice collections, so the server does not start:\n  ${unsealed.join('\n  ')}`,
-      );
-  } catch (e) {
-    storage.stop();
-    await store.close();
-    throw e;
-  }
+  const { storage, store } = await openCheckedStore(opts, databaseUrl, studyFiles, library, log);
 
   // Game sources named by study files join those given on the command line.
   const arc3Dirs = [
@@ -298,31 +364,7 @@ export async function startServer(
   // An API path without a route is a JSON 404, never the app's page.
   // ('/api/*' matches '/api' itself too; one catch-all, which the permission guard passes over.)
   app.all('/api/*', apiNotFound);
-  // The build's files go out as the brotli or gzip copies the build made (scripts/precompress.ts)
-  // when the browser accepts them; the content-hashed ones are cached for good, the page is
-  // checked at every load so a new build is picked up at once.
-  app.use(
-    '/*',
-    serveStatic({
-      root: path.relative(process.cwd(), dist) || '.',
-      precompressed: true,
-      onFound: (_file, c) => {
-        c.header('Cache-Control', c.req.path.startsWith('/assets/') ? IMMUTABLE_ASSET : REVALIDATE);
-      },
-    }),
-  );
-  // A missing build file (a page cached from an older build) is a 404, not the app's page as a script.
-  app.all('/assets/*', (c) =>
-    c.text(`No file ${c.req.path} in this build of the app. Reload the page.`, 404, { 'Cache-Control': NO_STORE }),
-  );
-  // Client-side routes (/tasks/..., /s/...) all load the app. A catch-all of every method (a GET
-  // route on '*' would be the last route matched for every API path too, which the permission
-  // table's guard reads as the route asked for).
-  app.all('*', (c) =>
-    c.req.method === 'GET' || c.req.method === 'HEAD'
-      ? c.html(indexHtml, 200, { 'Cache-Control': REVALIDATE })
-      : c.notFound(),
-  );
+  appFiles(app, dist, indexHtml);
 
   const framework = getRequestListener(app.fetch);
   const command = directCommands(agents, SECURITY_HEADERS, log);
@@ -339,18 +381,7 @@ export async function startServer(
   http.headersTimeout = 66_000;
   server.listen(opts.port, opts.host, LISTEN_BACKLOG);
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('listening', () => resolve());
-      server.once('error', (e: NodeJS.ErrnoException) =>
-        reject(
-          e.code === 'EADDRINUSE'
-            ? new Error(
-                `Port ${opts.port} is already in use. Stop the other server or choose another port with --port N.`,
-              )
-            : e,
-        ),
-      );
-    });
+    await listening(server, opts);
   } catch (e) {
     gate.stop();
     storage.stop();

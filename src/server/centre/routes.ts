@@ -35,7 +35,7 @@ import { paymentsView } from '../../core/analysis/campaign';
 import { bearer, hashToken, newToken, tokenMatches } from '../people/auth';
 import { auditActorOf } from '../people/permissions';
 import type { StationRecord } from '../store/centreStore';
-import { type StudyDeps, fail, readBody, studyContext } from '../study/context';
+import { type StudyContext, type StudyDeps, fail, readBody, studyContext } from '../study/context';
 import { endSession } from '../study/sessionRoutes';
 import { campaignFigures } from '../campaign/routes';
 import { bodyLimit } from '../http';
@@ -49,8 +49,6 @@ const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 export function centreRoutes(deps: StudyDeps): Hono {
   const ctx = studyContext(deps);
-  const { store, now } = ctx;
-  const offlineMs = stationOfflineMs(process.env.ARC_STUDIO_STATION_OFFLINE_S);
   const api = new Hono();
   // Every body here is a few fields: anything larger is refused before it is read.
   api.use(
@@ -66,36 +64,15 @@ export function centreRoutes(deps: StudyDeps): Hono {
         ),
     }),
   );
+  proctorRoutes(api, deps, ctx);
+  stationRoutes(api, ctx);
+  return api;
+}
 
-  /** The station whose secret the request carries, or the 401 that says what to do. */
-  const stationOf = async (
-    c: Context,
-  ): Promise<{ ok: true; station: StationRecord } | { ok: false; res: Response }> => {
-    const secret = bearer(c.req.header('Authorization'));
-    const station = secret ? await store.centre.stationBySecret(hashToken(secret)) : null;
-    if (!station)
-      return {
-        ok: false,
-        res: fail(
-          c,
-          401,
-          'unauthorized',
-          'This browser is not a station (or its station was removed). Ask the proctor for a new station link and open it here.',
-        ),
-      };
-    if (station.retiredAt !== null)
-      return {
-        ok: false,
-        res: fail(
-          c,
-          403,
-          'forbidden',
-          `Station ${station.name} is retired: it checks no one in. Ask the proctor to put it back in service on the console, or open another station's link on this machine.`,
-        ),
-      };
-    return { ok: true, station };
-  };
-
+/** The proctor's console: stations, check-ins, retiring stations, pauses, ending a session, notes, the payout sheet. */
+function proctorRoutes(api: Hono, deps: StudyDeps, ctx: StudyContext): void {
+  const { store, now } = ctx;
+  const offlineMs = stationOfflineMs(process.env.ARC_STUDIO_STATION_OFFLINE_S);
   /** The session of the route's `:sessionId` begun at the centre, with its study; or the reply. */
   const centreSession = async (c: Context) => {
     const id = c.req.param('sessionId') ?? '';
@@ -113,8 +90,6 @@ export function centreRoutes(deps: StudyDeps): Hono {
     const study = await ctx.studyAt(session.studyId, session.studyVersion);
     return { ok: true as const, session, checkin, study };
   };
-
-  // ---- the proctor ----
 
   api.get('/admin/studies/:studyId/centre', async (c) => {
     const id = c.req.param('studyId');
@@ -298,8 +273,39 @@ export function centreRoutes(deps: StudyDeps): Hono {
     );
     return c.body(payoutCsv(p.view));
   });
+}
 
-  // ---- the stations ----
+/** The stations' own routes, each authenticated by the station's secret. */
+function stationRoutes(api: Hono, ctx: StudyContext): void {
+  const { store, now } = ctx;
+  /** The station whose secret the request carries, or the 401 that says what to do. */
+  const stationOf = async (
+    c: Context,
+  ): Promise<{ ok: true; station: StationRecord } | { ok: false; res: Response }> => {
+    const secret = bearer(c.req.header('Authorization'));
+    const station = secret ? await store.centre.stationBySecret(hashToken(secret)) : null;
+    if (!station)
+      return {
+        ok: false,
+        res: fail(
+          c,
+          401,
+          'unauthorized',
+          'This browser is not a station (or its station was removed). Ask the proctor for a new station link and open it here.',
+        ),
+      };
+    if (station.retiredAt !== null)
+      return {
+        ok: false,
+        res: fail(
+          c,
+          403,
+          'forbidden',
+          `Station ${station.name} is retired: it checks no one in. Ask the proctor to put it back in service on the console, or open another station's link on this machine.`,
+        ),
+      };
+    return { ok: true, station };
+  };
 
   api.post('/centre/station/ping', async (c) => {
     const s = await stationOf(c);
@@ -373,8 +379,6 @@ export function centreRoutes(deps: StudyDeps): Hono {
     await store.centre.cleared(checkin.sessionId, now());
     return c.json({ sessionId: checkin.sessionId, cleared: true });
   });
-
-  return api;
 }
 
 /**

@@ -71,7 +71,8 @@ describe.each(backends)('a log with a gap on $name', (backend) => {
     const handed: number[] = [];
     const submit = (pool as unknown as { submit: (job: PoolJob) => Promise<unknown> }).submit.bind(pool);
     (pool as unknown as { submit: (job: PoolJob) => Promise<unknown> }).submit = (job) => {
-      handed.push('events' in job ? job.events.length : 0);
+      // The session's digest jobs; the results' adding-up goes to the thread too, with no events.
+      if (job.kind !== 'results' && job.kind !== 'cross') handed.push('events' in job ? job.events.length : 0);
       return submit(job);
     };
     const pages: number[] = [];

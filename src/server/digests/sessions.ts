@@ -170,54 +170,7 @@ async function digestSessionsNow(
   }
 
   const pool = deps.digests;
-  const offThread = (def: StudyDefinition) =>
-    pool !== undefined && (builtInGamesOnly(def) || deps.threadReplay !== undefined);
-  /** The check of the version's game logs on a thread: whether there is one, and what it needs for server-run games. */
-  const threadCheck = (def: StudyDefinition) => ({
-    verify: deps.replay !== null,
-    ...(deps.replay !== null && !builtInGamesOnly(def) ? { serverRuns: deps.threadReplay!() } : {}),
-  });
-  const versionCounts = new Map<number, [string, number | null][]>();
-  const countsOf = (v: number, def: StudyDefinition) => {
-    let c = versionCounts.get(v);
-    if (!c)
-      versionCounts.set(
-        v,
-        (c = def.items.flatMap((item) =>
-          item.kind === 'task'
-            ? [
-                [`${item.collection}\u0000${item.task}`, testCount(item.collection, item.task)] as [
-                  string,
-                  number | null,
-                ],
-              ]
-            : [],
-        )),
-      );
-    return c;
-  };
-  /** The fold extended by `events` and finished: on a digest thread when the version has games to replay there. */
-  const foldAndFinish = async (
-    session: SessionRecord,
-    def: StudyDefinition,
-    fold: DigestFold | null,
-    events: readonly StoredEvent[],
-    submissions: readonly SubmissionRecord[],
-  ) => {
-    if (offThread(def) && (fold === null || def.items.some((item) => item.kind === 'game'))) {
-      return pool!.fold({
-        definition: def,
-        order: session.order,
-        fold,
-        events,
-        submissions,
-        testCounts: countsOf(session.studyVersion, def),
-        ...threadCheck(def),
-      });
-    }
-    const f = foldEvents(def, session.order, fold ?? newDigestFold(), events);
-    return { digest: finishDigest(def, session, f, submissions, testCount, deps.replay), fold: f };
-  };
+  const { offThread, threadCheck, countsOf, foldAndFinish } = digestFolding(deps, testCount);
 
   let done = 0;
   const total = extend.length + whole.length;
@@ -388,6 +341,64 @@ async function digestSessionsNow(
   };
   await Promise.all(Array.from({ length: Math.min(rest.length, inFlight) }, lane));
   return data;
+}
+
+/**
+ * How one call of `digestSessionsNow` folds and finishes a session's digest: on a digest thread
+ * when the version's games can be replayed there, else here; the test counts of each study
+ * version worked out once per call.
+ */
+function digestFolding(deps: DigestDeps, testCount: StudyBasis['testCount']) {
+  const pool = deps.digests;
+  const offThread = (def: StudyDefinition) =>
+    pool !== undefined && (builtInGamesOnly(def) || deps.threadReplay !== undefined);
+  /** The check of the version's game logs on a thread: whether there is one, and what it needs for server-run games. */
+  const threadCheck = (def: StudyDefinition) => ({
+    verify: deps.replay !== null,
+    ...(deps.replay !== null && !builtInGamesOnly(def) ? { serverRuns: deps.threadReplay!() } : {}),
+  });
+  const versionCounts = new Map<number, [string, number | null][]>();
+  const countsOf = (v: number, def: StudyDefinition) => {
+    let c = versionCounts.get(v);
+    if (!c)
+      versionCounts.set(
+        v,
+        (c = def.items.flatMap((item) =>
+          item.kind === 'task'
+            ? [
+                [`${item.collection}\u0000${item.task}`, testCount(item.collection, item.task)] as [
+                  string,
+                  number | null,
+                ],
+              ]
+            : [],
+        )),
+      );
+    return c;
+  };
+  /** The fold extended by `events` and finished: on a digest thread when the version has games to replay there. */
+  const foldAndFinish = async (
+    session: SessionRecord,
+    def: StudyDefinition,
+    fold: DigestFold | null,
+    events: readonly StoredEvent[],
+    submissions: readonly SubmissionRecord[],
+  ) => {
+    if (offThread(def) && (fold === null || def.items.some((item) => item.kind === 'game'))) {
+      return pool!.fold({
+        definition: def,
+        order: session.order,
+        fold,
+        events,
+        submissions,
+        testCounts: countsOf(session.studyVersion, def),
+        ...threadCheck(def),
+      });
+    }
+    const f = foldEvents(def, session.order, fold ?? newDigestFold(), events);
+    return { digest: finishDigest(def, session, f, submissions, testCount, deps.replay), fold: f };
+  };
+  return { offThread, threadCheck, countsOf, foldAndFinish };
 }
 
 /**

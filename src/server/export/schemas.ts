@@ -1,3 +1,4 @@
+/* eslint-disable max-lines -- every export's columns and schema sit together (see below). */
 /**
  * A JSON Schema (draft 2020-12) per exported file type, written into the study bundle as
  * `schemas/<file>.schema.json` and kept in docs/formats/schemas/. A CSV file's schema

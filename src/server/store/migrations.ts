@@ -1,3 +1,4 @@
+/* eslint-disable max-lines -- every migration in one list, in version order, as they are applied: a shipped migration is never edited, so the list only grows. */
 /**
  * The database schema, as numbered migrations applied in order at start, each inside the same
  * transaction that records it in `schema_migrations`. The same SQL runs on PGlite and PostgreSQL.

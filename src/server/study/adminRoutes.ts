@@ -28,17 +28,15 @@ import { EVENTS_PAGE, participantsFirst } from '../load';
 import { currentGamePins } from '../arc3/gameCode';
 
 export function adminRoutes(ctx: StudyContext): Hono {
-  const { store, now, deps } = ctx;
   const admin = new Hono();
+  studyAdminRoutes(admin, ctx);
+  sessionAdminRoutes(admin, ctx);
+  return admin;
+}
 
-  /** A session's events of some kinds, read a page at a time with participants' writes first. */
-  const marksOf = async (sessionId: string, opts: { kinds?: readonly string[] } = {}) => {
-    const out: StoredEvent[] = [];
-    for await (const page of participantsFirst(store.streamEvents(sessionId, { batchSize: EVENTS_PAGE })))
-      for (const e of page) if (!opts.kinds || opts.kinds.includes(e.kind)) out.push(e);
-    return out;
-  };
-
+/** Studies: the list a person may see, one study, its storage use, creating and editing it; and games' solutions. */
+function studyAdminRoutes(admin: Hono, ctx: StudyContext): void {
+  const { store, now, deps } = ctx;
   admin.get('/studies', async (c) => {
     // A person sees the studies their membership allows; the owner (and the researcher token) every one.
     const p = principalOf(c);
@@ -162,6 +160,18 @@ export function adminRoutes(ctx: StudyContext): Hono {
 
   admin.post('/studies/:studyId', (c) => saveStudy(c, true));
   admin.put('/studies/:studyId', (c) => saveStudy(c, false));
+}
+
+/** Sessions: the list, one session's summary, and its events streamed a page at a time. */
+function sessionAdminRoutes(admin: Hono, ctx: StudyContext): void {
+  const { store, now } = ctx;
+  /** A session's events of some kinds, read a page at a time with participants' writes first. */
+  const marksOf = async (sessionId: string, opts: { kinds?: readonly string[] } = {}) => {
+    const out: StoredEvent[] = [];
+    for await (const page of participantsFirst(store.streamEvents(sessionId, { batchSize: EVENTS_PAGE })))
+      for (const e of page) if (!opts.kinds || opts.kinds.includes(e.kind)) out.push(e);
+    return out;
+  };
 
   admin.get('/sessions', async (c) => {
     const t = now();
@@ -248,8 +258,6 @@ export function adminRoutes(ctx: StudyContext): Hono {
       },
     );
   });
-
-  return admin;
 }
 
 /** What the researcher's routes say of a session: never its token hash. */

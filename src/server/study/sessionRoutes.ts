@@ -47,21 +47,17 @@ const MAX_PARAMS = 30;
 export const KNOWN_PARAMS = ['PROLIFIC_PID', 'STUDY_ID', 'SESSION_ID', 'workerId', 'assignmentId', 'hitId'] as const;
 
 export function sessionRoutes(ctx: StudyContext): Hono {
-  const { store, now, deps } = ctx;
   const api = new Hono();
+  studyIntroRoute(api, ctx);
+  sessionStartRoute(api, ctx);
+  sessionViewRoute(api, ctx);
+  sessionFinishRoute(api, ctx);
+  return api;
+}
 
-  /**
-   * The games each study (by id, version and save time) is known to have pinned: a session of
-   * it pins nothing more. Any server may pin first; the database keeps the first of each game.
-   */
-  const pinned = new Map<string, ReadonlySet<string>>();
-  /** The current versions of the study's games that are not known pinned yet; empty for a study without games. */
-  const pinsOf = (key: string, study: StudyDefinition): StudyGamePin[] => {
-    const known = pinned.get(key);
-    const ids = study.items.flatMap((i) => (i.kind === 'game' && !known?.has(i.game) ? [i.game] : []));
-    return ids.length ? currentGamePins(ids, deps.arc3?.service.list() ?? []) : [];
-  };
-
+/** `GET /studies/:studyId`: what a participant reads before a session starts. */
+function studyIntroRoute(api: Hono, ctx: StudyContext): void {
+  const { store } = ctx;
   api.get('/studies/:studyId', async (c) => {
     const rec = await store.getStudy(c.req.param('studyId'));
     if (!rec) return fail(c, 404, 'not_found', `No study "${c.req.param('studyId')}". Check the link you were given.`);
@@ -80,6 +76,22 @@ export function sessionRoutes(ctx: StudyContext): Hono {
       ...(payment ? { payment } : {}),
     } satisfies StudyIntro);
   });
+}
+
+/** `POST /studies/:studyId/sessions`: a session started, with its flags, its games' pins and its campaign draw. */
+function sessionStartRoute(api: Hono, ctx: StudyContext): void {
+  const { store, now, deps } = ctx;
+  /**
+   * The games each study (by id, version and save time) is known to have pinned: a session of
+   * it pins nothing more. Any server may pin first; the database keeps the first of each game.
+   */
+  const pinned = new Map<string, ReadonlySet<string>>();
+  /** The current versions of the study's games that are not known pinned yet; empty for a study without games. */
+  const pinsOf = (key: string, study: StudyDefinition): StudyGamePin[] => {
+    const known = pinned.get(key);
+    const ids = study.items.flatMap((i) => (i.kind === 'game' && !known?.has(i.game) ? [i.game] : []));
+    return ids.length ? currentGamePins(ids, deps.arc3?.service.list() ?? []) : [];
+  };
 
   api.post('/studies/:studyId/sessions', async (c) => {
     const rec = await store.getStudy(c.req.param('studyId'));
@@ -186,7 +198,11 @@ export function sessionRoutes(ctx: StudyContext): Hono {
     });
     return c.json({ sessionId: id, token } satisfies CreatedSession, 201);
   });
+}
 
+/** `GET /sessions/:sessionId`: the session's items (tasks without test outputs) and progress. */
+function sessionViewRoute(api: Hono, ctx: StudyContext): void {
+  const { store, now } = ctx;
   api.get('/sessions/:sessionId', async (c) => {
     const p = await ctx.participant(c);
     if (!p.ok) return p.res;
@@ -319,7 +335,11 @@ export function sessionRoutes(ctx: StudyContext): Hono {
       },
     } satisfies SessionView);
   });
+}
 
+/** `POST /sessions/:sessionId/finish`: the session ended by its participant, and the completion code. */
+function sessionFinishRoute(api: Hono, ctx: StudyContext): void {
+  const { store, now } = ctx;
   api.post('/sessions/:sessionId/finish', async (c) => {
     const p = await ctx.participant(c);
     if (!p.ok) return p.res;
@@ -397,6 +417,4 @@ export function sessionRoutes(ctx: StudyContext): Hono {
       })
       .map((i) => i.id);
   }
-
-  return api;
 }
