@@ -56,6 +56,7 @@ export type ExportStore = Pick<
   | 'listResponses'
   | 'listGameRuns'
   | 'readGameSteps'
+  | 'readGameStepsJson'
   | 'studyGamePins'
   | 'getGameCode'
   | 'listStudyResponses'
@@ -186,6 +187,12 @@ export function exportReads(store: ExportStore): ExportStore {
         return async (runId: string, opts?: { from?: number; limit?: number }) => {
           await participantWrites.turn();
           return target.readGameSteps(runId, opts);
+        };
+      }
+      if (key === 'readGameStepsJson') {
+        return async (runId: string, opts: { from?: number; limit: number }) => {
+          await participantWrites.turn();
+          return target.readGameStepsJson(runId, opts);
         };
       }
       if (key === 'archives') {

@@ -115,6 +115,12 @@ type Row = Record<string, unknown>;
 const EVENT_JSON = `json_build_object('seq', seq, 't', t, 'kind', kind, 'data', data,
   'receivedAt', floor(extract(epoch FROM received_at) * 1000))`;
 
+/** A stored step as `readGameSteps` answers it, as the database's JSON (`Store.readGameStepsJson`). */
+const STEP_JSON = `json_build_object('runId', run_id, 'step', step, 'action', action, 'x', x, 'y', y,
+  'state', state, 'levelsCompleted', levels_completed, 'winLevels', win_levels, 'available', available,
+  'fullReset', full_reset, 'frameHash', frame_hash, 'frames', frames, 'keyframe', keyframe,
+  'at', floor(extract(epoch FROM at) * 1000))`;
+
 /** A session's events after `afterSeq`, pages of `batchSize` as JSON text (`Store.streamEventsJson`). */
 async function* eventPages(
   db: Queryable,
@@ -867,6 +873,28 @@ export class SqlStore implements Store {
     return out;
   }
 
+  async listResponsesOf(sessionIds: readonly string[]): Promise<Map<string, ResponseRecord[]>> {
+    const out = new Map<string, ResponseRecord[]>(sessionIds.map((id) => [id, []]));
+    if (sessionIds.length === 0) return out;
+    const r = await this.db.query(
+      `SELECT * FROM responses WHERE session_id = ANY($1::text[]) ORDER BY session_id, at, key`,
+      [sessionIds],
+    );
+    for (const row of r.rows) out.get(row.session_id as string)!.push(responseOf(row));
+    return out;
+  }
+
+  async listGameRunsOf(sessionIds: readonly string[]): Promise<Map<string, GameRunRecord[]>> {
+    const out = new Map<string, GameRunRecord[]>(sessionIds.map((id) => [id, []]));
+    if (sessionIds.length === 0) return out;
+    const r = await this.db.query(
+      `SELECT * FROM game_runs WHERE session_id = ANY($1::text[]) ORDER BY session_id, opened_at, run_id`,
+      [sessionIds],
+    );
+    for (const row of r.rows) out.get(row.session_id as string)!.push(gameRunOf(row));
+    return out;
+  }
+
   async addGameRun(r: GameRunRecord): Promise<void> {
     await this.db.query(
       `INSERT INTO game_runs (run_id, session_id, item, game_id, source, engine, seed, opened_at, code_hash)
@@ -1084,6 +1112,15 @@ export class SqlStore implements Store {
       keyframe: row.keyframe as boolean,
       at: ms(row.at),
     }));
+  }
+
+  readGameStepsJson(runId: string, opts: { from?: number; limit: number }): Promise<JsonPage> {
+    return keysetJsonPage(
+      this.db,
+      { columns: STEP_JSON, table: 'game_steps', where: 'run_id = $1', params: [runId], key: 'step' },
+      (opts.from ?? 0) - 1,
+      opts.limit,
+    );
   }
 
   async secret(name: string, make: () => string): Promise<string> {
