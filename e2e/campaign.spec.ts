@@ -186,13 +186,13 @@ test('a researcher builds a pool in the editor, two participants run it, the cam
   const paymentsDownload = page.waitForEvent('download');
   await page.getByRole('button', { name: 'Download payments (CSV)' }).click();
   const rows = (await readFile(await (await paymentsDownload).path(), 'utf8')).trim().split('\r\n');
-  expect(rows[0]).toBe('session_id,participant_id,solved,levels,fee,bonus,currency,counts,reason,signals');
+  expect(rows[0]).toBe('session_id,participant_id,stage,solved,levels,fee,bonus,currency,counts,reason,signals');
   expect(
     rows
       .slice(1)
       .map((r) => r.split(',').slice(1).join(','))
       .sort(),
-  ).toEqual([`pid-a-${stamp},2,0,3.00,1.00,GBP,true,,`, `pid-b-${stamp},2,0,3.00,1.00,GBP,true,,`]);
+  ).toEqual([`pid-a-${stamp},main,2,0,3.00,1.00,GBP,true,,`, `pid-b-${stamp},main,2,0,3.00,1.00,GBP,true,,`]);
 });
 
 test('the participant sees the time the session has left, and the study ends cleanly when it is spent', async ({

@@ -2,7 +2,8 @@
  * Reference recordings in the studio, in Chromium against the real server with the official games:
  * a participant plays level 1 of vc33 in a study; recordings the official toolkit writes now are
  * imported on the game's figures page, a file with a malformed line first (refused, its line
- * named), then good ones; the group shows per level beside the study's participants.
+ * named), then good ones; the group shows per level beside the study's participants, on the
+ * game's page and on the study's results, which lead back to the game's page.
  */
 import { expect, test } from './studio-test';
 import { execFileSync } from 'node:child_process';
@@ -107,5 +108,21 @@ test.describe('reference recordings beside the participants', () => {
       page.getByRole('region', { name: 'Level 2' }).locator('[data-kind="reference"] [data-field="completed"]'),
     ).toHaveText('0 (0%)');
     await expectAccessible(page, "a game's human figures with a reference group");
+
+    // The study's results show the group beside its own players, and lead back to the game's page.
+    await page.goto(`${server.base}/studies/${STUDY}`);
+    await page.getByRole('tab', { name: 'Game levels' }).click();
+    const beside = page.getByTestId('reference-beside');
+    const row = (level: number, kind: string) =>
+      beside.locator(`[data-testid="reference-beside-row"][data-level="${level}"][data-kind="${kind}"]`);
+    await expect(row(1, 'reference')).toHaveAttribute('data-source', 'official humans');
+    await expect(row(1, 'reference').locator('[data-field="completed"]')).toHaveText('2 (100%)');
+    await expect(row(1, 'reference').locator('[data-field="actions"]')).toHaveText('4');
+    await expect(row(1, 'participants').locator('[data-field="actions"]')).toHaveText('3');
+    await expect(row(2, 'reference').locator('[data-field="completed"]')).toHaveText('0 (0%)');
+    await expectAccessible(page, "a study's game levels beside a reference group");
+    await beside.getByTestId('reference-game-link').click();
+    await expect(page.getByRole('heading', { name: `Human figures of ${VC33}` })).toBeVisible();
+    await expect(page.getByTestId('reference-group')).toHaveAttribute('data-group', 'official humans');
   });
 });

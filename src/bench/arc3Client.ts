@@ -81,8 +81,13 @@ export async function call(url: string, method: 'GET' | 'POST', body: unknown, t
   return { status: r.status, json: r.json, timing };
 }
 
+/** A researcher's request; a 503 (a server at capacity, as on a busy machine) is sent again after its Retry-After, up to 10 times. */
 export async function admin<T>(url: string, method: 'GET' | 'POST', route: string, body?: unknown): Promise<T> {
-  const r = await call(`${url}${route}`, method, body, ADMIN);
+  let r = await call(`${url}${route}`, method, body, ADMIN);
+  for (let tries = 1; r.status === 503 && tries < 10; tries++) {
+    await sleep(1000 * ((r.json as { retryAfter?: number } | null)?.retryAfter ?? 1));
+    r = await call(`${url}${route}`, method, body, ADMIN);
+  }
   if (r.status !== 200 && r.status !== 201)
     throw new Error(`${method} ${route} answered ${r.status}: ${JSON.stringify(r.json)}`);
   return r.json as T;

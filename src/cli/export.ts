@@ -13,6 +13,7 @@ import { TaskLibrary } from '../server/collections/collections';
 import { openStore, redact } from '../server/store/open';
 import { mountStudyGames, unresolvedGames, unresolvedMessage } from './studyGames';
 import { ExportError, exportContext, type ExportContext } from '../server/export/context';
+import { stageSelection } from '../core/study/stages';
 import { attemptsCsv } from '../server/export/attempts';
 import { baselinesCsv, baselinesJson } from '../server/export/baselines';
 import { eventsJsonl } from '../server/export/events';
@@ -41,7 +42,7 @@ type CliFormat = (typeof CLI_FORMATS)[number];
 /** The formats that hold per-game figures or recordings: refused when a study's game cannot be resolved. */
 const GAME_FORMATS: ReadonlySet<CliFormat> = new Set(['csv', 'baselines', 'recordings', 'zip']);
 
-const USAGE = `export --study ID --format ${CLI_FORMATS.join('|')} --out PATH [--version N] [--data-dir DIR] [--arc3-games DIR]...`;
+const USAGE = `export --study ID --format ${CLI_FORMATS.join('|')} --out PATH [--version N] [--stage NAME|all] [--data-dir DIR] [--arc3-games DIR]...`;
 const SUMMARY =
   "Export a study's data: raw events (jsonl), attempts (csv), baselines (JSON, or CSV for a .csv --out), grid actions (csv), grades of free responses (grades), participants' answers, surveys, descriptions and withdrawals (responses), the survey summaries (surveys), ARC-AGI-3 recordings (a folder) the whole bundle (zip), or the study's archive for `arc-studio restore` (archive). Reads the serve store: PGlite in --data-dir, or DATABASE_URL.";
 const EXPORT = {
@@ -57,6 +58,11 @@ const EXPORT = {
       help: 'the file to write (a folder for recordings); written through a .part file',
     },
     version: { type: 'integer', value: 'N', min: 1, help: 'only this version of the study (default: every version)' },
+    stage: {
+      type: 'string',
+      value: 'NAME',
+      help: 'the stage the counted figures take (baselines, campaign files, payments.csv): a stage, or all (default: main); every file lists every session with its stage',
+    },
     'data-dir': {
       type: 'string',
       value: 'DIR',
@@ -167,6 +173,8 @@ export const exportCommand: Command = {
         `--out is missing: give the file${format === 'recordings' ? ' (a folder, for recordings)' : ''} to write.`,
       );
     const version = values.version ?? null;
+    const stage = stageSelection(values.stage);
+    if ('error' in stage) throw usageError(EXPORT, stage.error);
     const out = path.resolve(values.out);
     // A bad --out is reported before the database is opened.
     if (format === 'recordings') {
@@ -199,6 +207,7 @@ export const exportCommand: Command = {
           store,
           studyId: values.study,
           version,
+          stage: stage.stage,
           library,
           replay: mounted.replay,
           games: mounted.games,

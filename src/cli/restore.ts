@@ -3,7 +3,7 @@
  * store `serve` uses (PGlite in the data folder, or PostgreSQL with DATABASE_URL), whole or, with
  * `--merge`, only what that store lacks.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from './command';
 import { parseCommandArgs, usageError } from './args';
@@ -43,13 +43,12 @@ export const restoreCommand: Command = {
     const file = path.resolve(positionals[0]);
     const st = statSync(file, { throwIfNoEntry: false });
     if (!st || !st.isFile()) throw new Error(`no archive at ${file}: give the path of the file the export wrote.`);
-    const zip = readFileSync(file);
     const databaseUrl = process.env.DATABASE_URL || undefined;
     const dataDir = path.resolve(values['data-dir']);
     const store = await openStore(databaseUrl ? { databaseUrl } : { dataDir });
     const where = databaseUrl ? `PostgreSQL at ${redact(databaseUrl)}` : `PGlite in ${path.join(dataDir, 'db')}`;
     try {
-      const report = await restoreStudy(store, zip, { merge: values.merge });
+      const report = await restoreStudy(store, file, { merge: values.merge });
       const lines = Object.entries(report.rows)
         .filter(([, n]) => n.added + n.present > 0)
         .map(([table, n]) => `  ${table}: ${n.added} added${n.present ? `, ${n.present} there already` : ''}`);

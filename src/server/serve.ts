@@ -234,7 +234,7 @@ export async function startServer(
   const acceptPerTurn = acceptPerTurnFromEnv(process.env);
   // The digests kept in memory (digests/cache.ts): checked here so that a bad value stops the start.
   digestCacheBytesFromEnv(process.env);
-  const library = new TaskLibrary();
+  const library = new TaskLibrary({ log });
   for (const spec of opts.tasks) await library.mount(spec);
   for (const spec of opts.practiceTasks ?? []) await library.mount(spec, process.cwd(), 'practice');
   for (const spec of opts.questions ?? []) await library.questions.mount(spec);

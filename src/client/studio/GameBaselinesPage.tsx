@@ -14,6 +14,7 @@ import { Button } from '../ui/Button';
 import { ConfirmDialog } from '../ui/ConfirmDialog';
 import { adminForm, adminJson } from './auth';
 import { RequireResearcher } from './RequireResearcher';
+import { figure, seconds } from './ReferenceBeside';
 
 /** One source's figures for one level: a study item's participants or a reference group. */
 interface Row {
@@ -28,9 +29,6 @@ interface Row {
   readonly timeMs: Dist;
   readonly baseline: number | null;
 }
-
-const seconds = (ms: number | null) => (ms === null ? '–' : `${(ms / 1000).toFixed(1)} s`);
-const figure = (v: number | null) => (v === null ? '–' : String(Math.round(v * 10) / 10));
 
 function rowsByLevel(baselines: GameBaselinesView | undefined, refs: ReferenceGroupsView | undefined): Row[][] {
   const out: Row[][] = [];

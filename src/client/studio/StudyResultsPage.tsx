@@ -17,6 +17,7 @@ import { CampaignLink } from './StudiesPage';
 import { MembersPanel } from './MembersPanel';
 import { Participants } from './ResultsParticipants';
 import { StageControl, StageSelect } from './Stages';
+import { ReferenceBeside } from './ReferenceBeside';
 import { MAIN_STAGE } from '../../core/study/stages';
 
 type Tab =
@@ -488,6 +489,7 @@ function GameLevels({ game, studyId }: { game: GameResult; studyId: string }) {
           </tbody>
         </table>
       </div>
+      <ReferenceBeside gameId={game.game} title={game.title} levels={game.levels} />
       {game.version !== null && (game.current || !game.version.includes('@')) && (
         // Agents name a server-run game by its id; their runs show under the code mounted now.
         <AgentRunsTable

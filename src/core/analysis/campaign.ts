@@ -33,6 +33,7 @@ import { quantile } from './dist';
 import { csvRecord } from '../formats/csv';
 import { isSignalFlag, signalsOf } from './signals';
 import { RETURN_FLAGS } from '../study/prolific';
+import { MAIN_STAGE } from '../study/stages';
 
 const RETURN_FLAG_SET: ReadonlySet<string> = new Set(Object.values(RETURN_FLAGS));
 
@@ -60,6 +61,8 @@ export interface CampaignSession {
   readonly excluded: boolean;
   readonly flags: readonly string[];
   readonly createdAt: number;
+  /** The study's stage when it started; absent: `main`. */
+  readonly stage?: string;
   /** Its digest; null when it could not be computed (its study version is gone). */
   readonly digest: SessionDigest | null;
   /** The candidate it is on now (in progress only), else null. */
@@ -382,6 +385,7 @@ export function paymentsView(
     return {
       sessionId: s.id,
       participant,
+      stage: s.stage ?? MAIN_STAGE,
       solved,
       levels,
       bonus,
@@ -408,13 +412,14 @@ export function bonusFile(payments: PaymentsView): string {
     .join('');
 }
 
-/** The format version of the payments file (`PAYMENTS_COLUMNS`). */
-export const PAYMENTS_VERSION = 1;
+/** The format version of the payments file (`PAYMENTS_COLUMNS`). 2: `stage` after `participant_id`. */
+export const PAYMENTS_VERSION = 2;
 
 /** The columns of the payments file, one record per session (docs/formats/schemas/payments.schema.json). */
 export const PAYMENTS_COLUMNS = [
   'session_id',
   'participant_id',
+  'stage',
   'solved',
   'levels',
   'fee',
@@ -435,6 +440,7 @@ export function paymentsCsv(p: PaymentsView): string {
     out += csvRecord([
       s.sessionId,
       s.participant ?? '',
+      s.stage,
       s.solved,
       s.levels,
       p.fee.toFixed(2),

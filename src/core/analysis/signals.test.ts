@@ -386,10 +386,10 @@ describe('signals in results and payments', () => {
       ['c', false, 'flagged', []],
     ]);
     expect(paymentsCsv(view).split('\r\n')).toEqual([
-      'session_id,participant_id,solved,levels,fee,bonus,currency,counts,reason,signals',
-      'a,pa,1,0,5.00,1.00,GBP,true,,"pasted_text:t1; same_description:t1"',
-      'b,pb,1,0,5.00,1.00,GBP,true,,"pasted_text:t1; same_description:t1"',
-      'c,pc,1,0,5.00,1.00,GBP,false,flagged,',
+      'session_id,participant_id,stage,solved,levels,fee,bonus,currency,counts,reason,signals',
+      'a,pa,main,1,0,5.00,1.00,GBP,true,,"pasted_text:t1; same_description:t1"',
+      'b,pb,main,1,0,5.00,1.00,GBP,true,,"pasted_text:t1; same_description:t1"',
+      'c,pc,main,1,0,5.00,1.00,GBP,false,flagged,',
       '',
     ]);
   });

@@ -151,6 +151,8 @@ export interface CampaignView {
 export interface SessionPayment {
   readonly sessionId: string;
   readonly participant: string | null;
+  /** The study's stage when the session started. */
+  readonly stage: string;
   readonly solved: number;
   readonly levels: number;
   readonly bonus: number;

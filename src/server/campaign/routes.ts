@@ -136,6 +136,7 @@ export async function campaignFigures(
       inFlight,
       excluded: s.excludedAt !== null,
       createdAt: s.createdAt,
+      stage: s.stage,
       digest,
       current,
       flags: [...new Set([...s.flags, ...(digest?.flags ?? [])])],
@@ -219,7 +220,9 @@ export function campaignRoutes(deps: StudyDeps): Hono {
 
   admin.get('/studies/:studyId/campaign/ledger.csv', async (c) => {
     const id = c.req.param('studyId');
-    const f = await campaignFigures(deps, ctx, id);
+    const st = stageQuery(c);
+    if (!st.ok) return st.res;
+    const f = await campaignFigures(deps, ctx, id, st.stage);
     if ('error' in f) return fail(c, f.status, f.status === 404 ? 'not_found' : 'not_a_campaign', f.error);
     c.header('Content-Type', 'text/csv; charset=utf-8');
     c.header('Content-Disposition', `attachment; filename="${id}-bonus-ledger.csv"`);

@@ -38,7 +38,7 @@ import type { StationRecord } from '../store/centreStore';
 import { type StudyContext, type StudyDeps, fail, readBody, studyContext } from '../study/context';
 import { endSession } from '../study/sessionRoutes';
 import { campaignFigures } from '../campaign/routes';
-import { bodyLimit } from '../http';
+import { bodyLimit, stageQuery } from '../http';
 import { consoleView } from './console';
 
 /** The largest body a centre route reads, in bytes. */
@@ -243,7 +243,9 @@ function proctorRoutes(api: Hono, deps: StudyDeps, ctx: StudyContext): void {
         ok: false,
         res: fail(c, 400, 'malformed', `day must be a date as YYYY-MM-DD (UTC), e.g. 2026-12-06; got "${day}".`),
       };
-    const f = await campaignFigures(deps, ctx, id);
+    const st = stageQuery(c);
+    if (!st.ok) return st;
+    const f = await campaignFigures(deps, ctx, id, st.stage);
     if ('error' in f)
       return { ok: false, res: fail(c, f.status, f.status === 404 ? 'not_found' : 'not_a_campaign', f.error) };
     const since = day === null ? undefined : Date.parse(`${day}T00:00:00Z`);

@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { taskContentHash } from '../../core/analysis/versions';
 import { type ArcTask, parseTaskText, formatProblem } from '../../core/formats/arcTask';
 import type { StudyDefinition } from '../../core/study/schema';
 import { QuestionLibrary } from './questions';
@@ -27,6 +28,16 @@ interface Collection extends CollectionInfo {
 }
 
 export type TaskLookup = { ok: true; task: ArcTask } | { ok: false; status: 404 | 422; message: string };
+
+/** A parsed task file, with what identifies the file's state when it was read. */
+interface KeptTask {
+  readonly stamp: string;
+  readonly task: ArcTask;
+  readonly hash: string;
+}
+
+/** Parsed task files kept at most; the oldest read is dropped first. */
+const KEPT_TASKS = 2000;
 
 /** Lists every `.json` file below `dir`, sorted, as paths relative to it with `/` separators. */
 export async function listTaskFiles(dir: string): Promise<string[]> {
@@ -46,6 +57,17 @@ export async function listTaskFiles(dir: string): Promise<string[]> {
 
 export class TaskLibrary {
   private readonly collections = new Map<string, Collection>();
+
+  /**
+   * Parsed tasks by file. A task file may be edited while the server runs, and what a
+   * participant is judged against must be the file as it is now (each submission records its
+   * content hash), so each lookup checks the file's state with one synchronous stat and reads the
+   * file again when it changed; a restart is never needed.
+   */
+  private readonly kept = new Map<string, KeptTask>();
+
+  /** `log` hears of a task file whose content changed under the running server. */
+  constructor(private readonly opts: { log?: (line: string) => void } = {}) {}
 
   /** Question collections (`serve --questions`), sealed like task collections. */
   readonly questions = new QuestionLibrary();
@@ -127,7 +149,10 @@ export class TaskLibrary {
       };
     const file = c.files.get(taskId);
     if (!file) return { ok: false, status: 404, message: `No task "${taskId}" in collection "${c.name}".` };
-    const text = await readFile(file, 'utf8').catch(() => null);
+    const stamp = fileStamp(file);
+    const kept = this.kept.get(file);
+    if (kept && stamp !== null && kept.stamp === stamp) return { ok: true, task: kept.task };
+    const text = stamp === null ? null : await readFile(file, 'utf8').catch(() => null);
     if (text === null)
       return {
         ok: false,
@@ -141,6 +166,16 @@ export class TaskLibrary {
         status: 422,
         message: `${path.basename(file)}: ${parsed.problems.map(formatProblem).join('; ')}`,
       };
+    const hash = taskContentHash(parsed.task);
+    if (kept && kept.hash !== hash)
+      this.opts.log?.(
+        `Task ${c.id}/${taskId} changed (version ${kept.hash} -> ${hash}): submissions are judged against the new file from now on.`,
+      );
+    // The file may have changed while it was read: the stamp taken before the read makes the next lookup read it again.
+    this.kept.delete(file);
+    const oldest = this.kept.keys().next();
+    if (this.kept.size >= KEPT_TASKS && !oldest.done) this.kept.delete(oldest.value);
+    if (stamp !== null) this.kept.set(file, { stamp, task: parsed.task, hash });
     return { ok: true, task: parsed.task };
   }
 
@@ -193,6 +228,20 @@ export class TaskLibrary {
       return out;
     })();
     return this.practicePairs;
+  }
+}
+
+/**
+ * What changes whenever a file's content may have: its inode (an editor that saves by renaming a
+ * new file over the old), size and modification and change times in nanoseconds. Null when the
+ * file cannot be seen.
+ */
+function fileStamp(file: string): string | null {
+  try {
+    const st = statSync(file, { bigint: true });
+    return `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}`;
+  } catch {
+    return null;
   }
 }
 

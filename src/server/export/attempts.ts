@@ -18,8 +18,8 @@ import {
   testIndicesOf,
 } from './context';
 
-/** 2: `excluded` and `excluded_reason` after `playtest`. 3: `version` after `game`. */
-export const ATTEMPTS_VERSION = 3;
+/** 2: `excluded` and `excluded_reason` after `playtest`. 3: `version` after `game`. 4: `stage` after `excluded_reason`. */
+export const ATTEMPTS_VERSION = 4;
 
 /** The columns, in order. */
 export const ATTEMPTS_COLUMNS = [
@@ -33,6 +33,7 @@ export const ATTEMPTS_COLUMNS = [
   'playtest',
   'excluded',
   'excluded_reason',
+  'stage',
   'position',
   'item_id',
   'item_kind',
@@ -92,6 +93,7 @@ export async function* attemptsCsv(ctx: ExportContext): AsyncGenerator<string> {
         isPlaytestSession(s),
         isExcludedSession(s),
         s.excludedReason ?? '',
+        s.stage,
         pos + 1,
         item.id,
         item.kind,

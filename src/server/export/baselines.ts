@@ -4,7 +4,7 @@
  *
  * Who counts: the first run of each game by first-time participants (a participant is known by
  * `PROLIFIC_PID`, else `workerId`, else the session; only their earliest session counts), in
- * non-practice items of sessions of the `main` stage that are neither playtests nor excluded by a
+ * non-practice items of sessions of the stage the export counts (`main` unless asked) that are neither playtests nor excluded by a
  * researcher, whose log the server's replay verifies (as the study results count by default).
  *
  * Baselines are kept per game version (levels may differ between versions): logs of the version
@@ -16,7 +16,7 @@
  * the session's `game_log_other_version:<item>` flag show them).
  */
 import { csvRecord } from '../../core/formats/csv';
-import { MAIN_STAGE, inStage } from '../../core/study/stages';
+import { inStage } from '../../core/study/stages';
 import { eventsByItem, verifyGameLog } from '../../core/study/rules';
 import {
   BASELINE_PRESETS,
@@ -84,7 +84,7 @@ async function computeStudyBaselines(ctx: ExportContext): Promise<Baselines> {
   }
   const runs = await firstRunVersions(ctx.store, ctx.studyId);
   for (const s of ctx.sessions) {
-    if (isPlaytestSession(s) || isExcludedSession(s) || !inStage(s.stage, MAIN_STAGE)) continue;
+    if (isPlaytestSession(s) || isExcludedSession(s) || !inStage(s.stage, ctx.stage)) continue;
     const items = definitionFor(ctx, s).items.filter((i) => i.kind === 'game' && !i.practice);
     if (items.length === 0 || !ctx.replay) continue;
     const byItem = eventsByItem(await sessionEvents(ctx, s.id));

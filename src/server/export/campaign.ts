@@ -14,6 +14,7 @@ import { campaignOf } from '../campaign/assign';
 import { claimSessionClock } from '../store/campaignStore';
 import { firstRunVersions, gameVersionNow } from '../campaign/versions';
 import { type ExportContext, definitionFor, isExcludedSession, sessionEvents } from './context';
+import { inStage } from '../../core/study/stages';
 
 export const CAMPAIGN_VERSION = 1;
 
@@ -50,14 +51,15 @@ export async function exportCampaignView(
   const campaign = campaignOf(ctx.studyId, study);
   const [claims, counters, draws, runs] = await Promise.all([
     ctx.store.campaigns.viewClaims(campaign, ctx.studyId),
-    ctx.store.campaigns.counters(campaign),
-    ctx.store.campaigns.draws(campaign),
+    ctx.store.campaigns.counters(campaign, ctx.stage),
+    ctx.store.campaigns.draws(campaign, ctx.stage),
     firstRunVersions(ctx.store, ctx.studyId),
   ]);
   // In flight as the campaign view says it, a break keeping a session in flight.
   const flight = (clock: SessionClock) => isInFlight(clock, study, ctx.now);
   const sessions: CampaignSession[] = [];
   for (const s of ctx.sessions) {
+    if (!inStage(s.stage, ctx.stage)) continue;
     const def = definitionFor(ctx, s);
     const [events, submissions] = await Promise.all([sessionEvents(ctx, s.id), ctx.store.listSubmissions(s.id)]);
     const digest = digestSession(def, s, events, submissions, ctx.testCount, ctx.replay);
@@ -69,20 +71,23 @@ export async function exportCampaignView(
       excluded: isExcludedSession(s),
       flags: [...new Set([...s.flags, ...digest.flags])],
       createdAt: s.createdAt,
+      stage: s.stage,
       digest,
       current: null,
       gameRuns: runs.get(s.id),
     });
   }
   const counted = withCrossSignals(sessions);
-  const claimViews = claims.map((c) => ({
-    sessionId: c.sessionId,
-    candidate: c.candidate,
-    participant: c.participant,
-    state: c.state,
-    excluded: c.excluded,
-    inFlight: c.state === 'held' && flight(claimSessionClock(c)),
-  }));
+  const claimViews = claims
+    .filter((c) => inStage(c.stage, ctx.stage))
+    .map((c) => ({
+      sessionId: c.sessionId,
+      candidate: c.candidate,
+      participant: c.participant,
+      state: c.state,
+      excluded: c.excluded,
+      inFlight: c.state === 'held' && flight(claimSessionClock(c)),
+    }));
   const view = campaignView({
     studyId: ctx.studyId,
     campaignId: study.campaign?.id ?? null,

@@ -13,6 +13,7 @@ import { versionedGameId } from '../../core/game';
 import { games as builtinGames } from '../../games';
 import type { ErrorCode } from '../../core/protocol/errors';
 import { EVENTS_PAGE, participantWrites, participantsFirst } from '../load';
+import { MAIN_STAGE } from '../../core/study/stages';
 
 /** An export that cannot be made; `status` is the HTTP status the routes answer with. */
 export class ExportError extends Error {
@@ -55,6 +56,7 @@ export type ExportStore = Pick<
   | 'listResponses'
   | 'listGameRuns'
   | 'readGameSteps'
+  | 'readGameStepsJson'
   | 'studyGamePins'
   | 'getGameCode'
   | 'listStudyResponses'
@@ -71,8 +73,13 @@ export interface ExportContext {
   readonly version: number | null;
   /** Every stored version's definition. */
   readonly versions: ReadonlyMap<number, StudyDefinition>;
-  /** The sessions exported, in order of creation. */
+  /** The sessions exported, in order of creation: every stage's, each row saying its own (`stage`). */
   readonly sessions: readonly SessionRecord[];
+  /**
+   * The stage the files of counted figures take (baselines, the campaign's figures, payments):
+   * `main` unless asked for another; null: every stage.
+   */
+  readonly stage: string | null;
   /** How many test inputs a task has; null when unknown. */
   readonly testCount: (collection: string, task: string) => number | null;
   /** The server's game-log verification; null leaves every game log unverified. */
@@ -89,6 +96,8 @@ export interface ContextOptions {
   readonly store: ExportStore;
   readonly studyId: string;
   readonly version?: number | null;
+  /** The stage counted figures take (default `main`; null: every stage). */
+  readonly stage?: string | null;
   /** The task collections, to count a task's test inputs; null: from the study and the submissions. */
   readonly library: TaskLibrary | null;
   readonly replay: ReplayGame | null;
@@ -153,6 +162,7 @@ export async function exportContext(o: ContextOptions): Promise<ExportContext> {
     version,
     versions,
     sessions,
+    stage: o.stage === undefined ? MAIN_STAGE : o.stage,
     testCount: (collection, task) => counts.get(`${collection}\u0000${task}`) ?? null,
     replay: o.replay,
     games: o.games ?? BUILTIN_GAMES,
@@ -177,6 +187,12 @@ export function exportReads(store: ExportStore): ExportStore {
         return async (runId: string, opts?: { from?: number; limit?: number }) => {
           await participantWrites.turn();
           return target.readGameSteps(runId, opts);
+        };
+      }
+      if (key === 'readGameStepsJson') {
+        return async (runId: string, opts: { from?: number; limit: number }) => {
+          await participantWrites.turn();
+          return target.readGameStepsJson(runId, opts);
         };
       }
       if (key === 'archives') {

@@ -7,8 +7,8 @@ import { type ExportContext, definitionFor, isExcludedSession, isPlaytestSession
 import { jsonText } from './safeJson';
 
 /** The format version written in docs and schemas. */
-/** 2: `excluded`. */
-export const EVENTS_VERSION = 2;
+/** 2: `excluded`. 3: `stage`. */
+export const EVENTS_VERSION = 3;
 
 /** One line of `events.jsonl`. */
 export interface ExportedEvent {
@@ -29,6 +29,8 @@ export interface ExportedEvent {
   readonly playtest: boolean;
   /** True when a researcher excluded the session (never counted). */
   readonly excluded: boolean;
+  /** The study's stage when the session started. */
+  readonly stage: string;
 }
 
 /**
@@ -57,6 +59,7 @@ export async function* eventsJsonl(ctx: ExportContext): AsyncGenerator<string> {
           practice: item !== null && practice.has(item),
           playtest,
           excluded,
+          stage: s.stage,
         };
         chunk += jsonText(line) + '\n';
       }

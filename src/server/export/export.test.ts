@@ -290,6 +290,7 @@ describe.each(backends)('exports on $name', (backend) => {
       'practice',
       'playtest',
       'excluded',
+      'stage',
     ]);
     expect(lines.map((l) => l.sessionId).filter((v, i, xs) => xs.indexOf(v) === i)).toEqual(all.map((k) => ids[k]));
     const aLines = lines.filter((l) => l.sessionId === ids.a);

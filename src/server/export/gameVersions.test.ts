@@ -273,6 +273,7 @@ describe('the versions of an edited arcengine game in the export bundle', () => 
       practice: false,
       playtest: false,
       excluded: false,
+      stage: 'main',
     });
     // Each run's recording is in the bundle, and its frames are of the run's own version: the
     // first frames of the runs before and after the edit differ.

@@ -42,6 +42,8 @@ export interface ExportedGameRun {
   readonly practice: boolean;
   readonly playtest: boolean;
   readonly excluded: boolean;
+  /** The study's stage when the session started. */
+  readonly stage: string;
 }
 
 /** A version the study's first session recorded for one of its games. */
@@ -127,6 +129,7 @@ export async function* exportedGameRuns(ctx: ExportContext): AsyncGenerator<Expo
         practice: practice.has(r.item),
         playtest,
         excluded,
+        stage: s.stage,
       };
     });
   }

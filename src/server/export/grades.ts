@@ -10,7 +10,8 @@ import { csvRecord } from '../../core/formats/csv';
 import { answerStatuses, answerText, questionRef } from '../grading/grading';
 import { type ExportContext, definitionFor, isExcludedSession, participantId } from './context';
 
-export const GRADES_VERSION = 1;
+/** 2: `stage` after `excluded`. */
+export const GRADES_VERSION = 2;
 
 /** The columns, in order. */
 export const GRADES_COLUMNS = [
@@ -19,6 +20,7 @@ export const GRADES_COLUMNS = [
   'session_id',
   'participant_id',
   'excluded',
+  'stage',
   'item_id',
   'test_index',
   'collection',
@@ -82,6 +84,7 @@ export async function* gradesCsv(ctx: ExportContext): AsyncGenerator<string> {
           s.id,
           participantId(s),
           isExcludedSession(s),
+          s.stage,
           item,
           testIndex,
           ref?.collection ?? '',

@@ -26,8 +26,8 @@ import type { SubmissionRecord } from '../store/types';
 import { type ExportContext, definitionFor, isExcludedSession, isPlaytestSession, participantId } from './context';
 import { forAnalysis, jsonText } from './safeJson';
 
-/** 2: `excluded` after `playtest`. */
-export const GRID_ACTIONS_VERSION = 2;
+/** 2: `excluded` after `playtest`. 3: `stage` after `excluded`. */
+export const GRID_ACTIONS_VERSION = 3;
 
 export const GRID_ACTIONS_COLUMNS = [
   'study_id',
@@ -36,6 +36,7 @@ export const GRID_ACTIONS_COLUMNS = [
   'participant_id',
   'playtest',
   'excluded',
+  'stage',
   'item_id',
   'collection',
   'task_name',
@@ -234,6 +235,7 @@ export async function* gridActionsCsv(ctx: ExportContext): AsyncGenerator<string
           who,
           playtest,
           excluded,
+          s.stage,
           item.id,
           item.collection,
           item.task,

@@ -21,7 +21,8 @@ import {
   sessionEvents,
 } from './context';
 
-export const RESPONSES_VERSION = 1;
+/** 2: `stage` after `excluded`. */
+export const RESPONSES_VERSION = 2;
 
 /** The columns, in order. */
 export const RESPONSES_COLUMNS = [
@@ -32,6 +33,7 @@ export const RESPONSES_COLUMNS = [
   'session_state',
   'playtest',
   'excluded',
+  'stage',
   'item_id',
   'item_kind',
   'practice',
@@ -131,6 +133,7 @@ export async function* responsesCsv(ctx: ExportContext): AsyncGenerator<string> 
         state,
         isPlaytestSession(s),
         isExcludedSession(s),
+        s.stage,
         itemId,
         item?.kind ?? '',
         item ? isPractice(item) : '',

@@ -18,7 +18,8 @@ import { exportOnThread, threadJob } from './thread';
 import { builtInGamesOnly } from '../study/studies';
 import type { ThreadReplay } from '../arc3/replayCheck';
 import { EXPORT_FORMATS, FORMAT_NAMES, fileBase, isExportFormat } from './formats';
-import { fail } from '../http';
+import { fail, stageQuery } from '../http';
+import { ALL_STAGES } from '../../core/study/stages';
 import { auditActorOf } from '../people/permissions';
 
 /** How long a download link works, ms. */
@@ -100,11 +101,12 @@ export function exportRoutes(deps: ExportDeps): Hono {
   const now = deps.now ?? Date.now;
   // Every page an export reads lets the participants' writes go first (`exportReads`).
   const store = exportReads(deps.store);
-  const context = (studyId: string, version: number | null) =>
+  const context = (studyId: string, version: number | null, stage: string | null) =>
     exportContext({
       store,
       studyId,
       version,
+      stage,
       library: deps.library,
       replay: deps.replay,
       games: deps.gameInfo?.(),
@@ -119,6 +121,8 @@ export function exportRoutes(deps: ExportDeps): Hono {
     const body = await readBody(c, ExportRequest, `Send {"format": "${FORMAT_NAMES.join('" | "')}", "version"?: N}`);
     if (!body.ok) return body.res;
     const { format, version } = body.data;
+    const st = stageQuery(c);
+    if (!st.ok) return st.res;
     if (!isExportFormat(format)) {
       return fail(
         c,
@@ -136,7 +140,7 @@ export function exportRoutes(deps: ExportDeps): Hono {
       );
     let base: string;
     try {
-      base = fileBase(await context(studyId, version ?? null));
+      base = fileBase(await context(studyId, version ?? null, st.stage));
     } catch (e) {
       if (e instanceof ExportError) return fail(c, e.status, e.code, e.message);
       throw e;
@@ -149,6 +153,7 @@ export function exportRoutes(deps: ExportDeps): Hono {
       studyId,
       version: version ?? null,
       format,
+      stage: st.stage,
       expiresAt: t + DOWNLOAD_TTL_MS,
     });
     await deps.store.people.recordAudit({
@@ -157,7 +162,7 @@ export function exportRoutes(deps: ExportDeps): Hono {
       action: 'export.create',
       target: studyId,
       reason: null,
-      detail: { format, version: version ?? null, ticket: ticketId(token) },
+      detail: { format, version: version ?? null, stage: st.stage ?? ALL_STAGES, ticket: ticketId(token) },
       at: t,
     });
     return c.json(
@@ -203,7 +208,7 @@ export function exportRoutes(deps: ExportDeps): Hono {
     const ticket = { ...claimed, format: claimed.format };
     let ctx;
     try {
-      ctx = await context(ticket.studyId, ticket.version);
+      ctx = await context(ticket.studyId, ticket.version, ticket.stage);
     } catch (e) {
       if (e instanceof ExportError) return fail(c, e.status === 400 ? 400 : 404, e.code, e.message);
       throw e;

@@ -146,6 +146,7 @@ const PAYMENTS_SPEC: Record<string, Column> = {
     description:
       'PROLIFIC_PID, else workerId, else participantId from the study link; empty when there is none a bonus file can hold',
   },
+  stage: SESSION_COLUMNS.stage,
   solved: { type: 'integer', description: 'Candidates solved (claims settled solved)' },
   levels: { type: 'integer', description: 'Game levels completed in verified logs' },
   fee: { type: 'number', description: "The study's fee, two decimals" },
@@ -390,6 +391,7 @@ const eventsSchema = {
     'practice',
     'playtest',
     'excluded',
+    'stage',
   ],
   properties: {
     ...sessionProperties(['session_id', 'study_version']),
@@ -405,7 +407,7 @@ const eventsSchema = {
     receivedAt: { type: 'number', description: "The server's receive time, ms since the Unix epoch" },
     item: { type: ['string', 'null'], description: 'The item the event belongs to (the last item.start before it)' },
     practice: { type: 'boolean', description: 'The item is a practice item (never counted)' },
-    ...sessionProperties(['playtest', 'excluded']),
+    ...sessionProperties(['playtest', 'excluded', 'stage']),
   },
 };
 
@@ -611,6 +613,7 @@ const gameRunsSchema = {
     'practice',
     'playtest',
     'excluded',
+    'stage',
   ],
   properties: {
     ...sessionProperties(['session_id', 'study_version']),
@@ -632,7 +635,7 @@ const gameRunsSchema = {
       description: "The run's file in recordings/ (absent when the bundle's README lists it as not written)",
     },
     practice: { type: 'boolean', description: 'The item is a practice item (never counted)' },
-    ...sessionProperties(['playtest', 'excluded']),
+    ...sessionProperties(['playtest', 'excluded', 'stage']),
   },
 };
 

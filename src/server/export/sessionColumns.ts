@@ -38,6 +38,11 @@ export const SESSION_COLUMNS = {
     empty: true,
     description: "The researcher's reason for the exclusion, when given",
   },
+  stage: {
+    type: 'string',
+    description:
+      "The study's stage when the session started: pilot, main or a name the researcher chose (main for sessions from before stages)",
+  },
 } as const satisfies Record<string, Column>;
 
 export type SessionColumn = keyof typeof SESSION_COLUMNS;

@@ -24,6 +24,7 @@ export interface ThreadJob {
   readonly version: number | null;
   readonly versions: readonly (readonly [number, StudyDefinition])[];
   readonly sessions: readonly SessionRecord[];
+  readonly stage: string | null;
   readonly testCounts: readonly (readonly [string, number | null])[];
   readonly games: ExportGames;
   readonly now: number;
@@ -55,9 +56,10 @@ export function exportsOnThreads(): number {
 }
 
 /**
- * The store call the worker asked for, made on the real store. A page of events goes over as the
- * JSON text the database made of it (`streamEventsJson`), decoded on the worker: one string to
- * copy here, not thousands of objects to decode and clone.
+ * The store call the worker asked for, made on the real store. A page of events, or of a run's
+ * steps, goes over as the JSON text the database made of it (`streamEventsJson`,
+ * `readGameStepsJson`), decoded on the worker: one string to copy here, not thousands of objects
+ * to decode and clone.
  */
 async function storeCall(store: ExportStore, path: readonly string[], args: readonly unknown[]): Promise<unknown> {
   if (path.length === 1 && path[0] === 'eventsPage') {
@@ -69,6 +71,10 @@ async function storeCall(store: ExportStore, path: readonly string[], args: read
     } finally {
       await it.return(undefined);
     }
+  }
+  if (path.length === 1 && path[0] === 'stepsPage') {
+    const [runId, from, limit] = args as [string, number, number];
+    return (await store.readGameStepsJson(runId, { from, limit })).json;
   }
   let target: unknown = store;
   for (const key of path.slice(0, -1)) target = (target as Record<string, unknown>)[key];
@@ -100,6 +106,7 @@ export function threadJob(
     version: ctx.version,
     versions: [...ctx.versions.entries()],
     sessions: ctx.sessions,
+    stage: ctx.stage,
     testCounts,
     games: ctx.games,
     now: ctx.now,

@@ -6,7 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { replayWithEngine } from '../study/studies';
 import { threadStudioReplay } from '../arc3/replayCheck';
-import type { Store } from '../store/types';
+import type { GameStepRecord, Store } from '../store/types';
 import type { StoredEvent } from '../../core/study/rules';
 import type { ExportContext } from './context';
 import { EXPORT_FORMATS } from './formats';
@@ -63,16 +63,44 @@ const order = new Map(job.sessions.map((s, i) => [s.id, i]));
 /** Sessions whose reads are asked for ahead of the one being written: the round trips overlap. */
 const AHEAD = 4;
 
+/**
+ * Per-session lists read for many sessions at once (one round trip, one statement): the session
+ * asked for and the next ones not yet kept, up to `MANY_SESSIONS`.
+ */
+const MANY: Readonly<Record<string, string>> = {
+  listSubmissions: 'listSubmissionsOf',
+  listResponses: 'listResponsesOf',
+  listGameRuns: 'listGameRunsOf',
+};
+const MANY_SESSIONS = 32;
+
+const keyOf = (method: string, args: readonly unknown[]) => JSON.stringify([method, args]);
+
 const call = (path: readonly string[], args: readonly unknown[]): Promise<unknown> => {
   if (path.length !== 1 || !PER_SESSION.has(path[0])) return ask(path, args);
-  const hit = kept.get(JSON.stringify([path[0], args]));
+  const hit = kept.get(keyOf(path[0], args));
   if (hit) return copied(hit);
   const at = order.get(args[0] as string);
+  const many = MANY[path[0]];
+  if (many && at !== undefined) {
+    const ids = [args[0] as string];
+    for (const s of job.sessions.slice(at + 1)) {
+      if (ids.length >= MANY_SESSIONS) break;
+      if (!kept.has(keyOf(path[0], [s.id]))) ids.push(s.id);
+    }
+    const answers = ask([many], [ids]) as Promise<Map<string, unknown[]>>;
+    for (const id of ids)
+      keepAnswer(
+        keyOf(path[0], [id]),
+        answers.then((m) => m.get(id) ?? []),
+      );
+    return copied(kept.get(keyOf(path[0], args))!);
+  }
   // The same read of the next sessions (a first page of events, a whole list), unless kept already.
   if (at !== undefined && (path[0] !== 'eventsPage' || args[1] === -1))
     for (const s of job.sessions.slice(at + 1, at + 1 + AHEAD)) {
       const ahead = [s.id, ...args.slice(1)];
-      if (!kept.has(JSON.stringify([path[0], ahead]))) void keep(path[0], ahead).catch(() => undefined);
+      if (!kept.has(keyOf(path[0], ahead))) void keep(path[0], ahead).catch(() => undefined);
     }
   return copied(keep(path[0], args));
 };
@@ -82,8 +110,13 @@ const copied = (answer: Promise<unknown>) => answer.then((v) => (typeof v === 's
 
 /** Asks the main thread for a per-session read and keeps the answer. */
 const keep = (method: string, args: readonly unknown[]): Promise<unknown> => {
-  const key = JSON.stringify([method, args]);
   const answer = ask([method], args);
+  keepAnswer(keyOf(method, args), answer);
+  return answer;
+};
+
+/** Keeps an answer under its key, dropping the oldest kept while over the bounds. */
+const keepAnswer = (key: string, answer: Promise<unknown>): void => {
   kept.set(key, answer);
   answer.then(
     (v) => {
@@ -100,7 +133,6 @@ const keep = (method: string, args: readonly unknown[]): Promise<unknown> => {
     },
     () => kept.delete(key),
   );
-  return answer;
 };
 
 /** A store whose every method is the main thread's; `streamEvents` reads a page (as JSON text) per call. */
@@ -125,6 +157,14 @@ function remoteStore(path: readonly string[] = []): Store {
             }
           };
         }
+        if (path.length === 0 && key === 'readGameSteps') {
+          return async (runId: string, opts: { from?: number; limit?: number } = {}) => {
+            if (opts.limit === undefined) return call(['readGameSteps'], [runId, opts]);
+            return JSON.parse(
+              (await ask(['stepsPage'], [runId, opts.from ?? 0, opts.limit])) as string,
+            ) as GameStepRecord[];
+          };
+        }
         // The store's parts whose methods are the main thread's too.
         if (path.length === 0 && (key === 'grading' || key === 'campaigns' || key === 'archives'))
           return remoteStore([key]);
@@ -142,6 +182,7 @@ async function main(): Promise<void> {
     version: job.version,
     versions: new Map(job.versions),
     sessions: job.sessions,
+    stage: job.stage,
     testCount: (collection, task) => counts.get(`${collection}\u0000${task}`) ?? null,
     replay: !job.verify ? null : job.serverRuns ? threadStudioReplay(job.serverRuns) : replayWithEngine,
     games: job.games,

@@ -1,6 +1,6 @@
 /**
  * A task revised mid-study: a real ARC-AGI-1 task is a study's item; two participants solve it;
- * the researcher edits the task file's answer and restarts the server; of two more participants,
+ * the researcher edits the task file's answer while the server runs; of two more participants,
  * one submits the old answer (now wrong) and one the new. Each submission records the content
  * hash of the task it was judged on, so the results show the task's two versions apart, each
  * with its own solve rate, after the row of all versions, and the attempts export names the
@@ -47,9 +47,9 @@ describe('a task revised mid-study', () => {
   const call = apiCaller(() => app);
   let clock = Date.UTC(2026, 6, 1, 9);
 
-  /** A server on the same database and task folder, as after a restart. */
+  const logged: string[] = [];
   const startServer = async () => {
-    const library = new TaskLibrary();
+    const library = new TaskLibrary({ log: (line) => logged.push(line) });
     await library.mount(path.join(root, 'tasks'));
     app = createApi({
       library,
@@ -98,18 +98,26 @@ describe('a task revised mid-study', () => {
     expect(await attempt('a1', oldAnswer)).toBe('correct');
     expect(await attempt('a2', oldAnswer)).toBe('correct');
 
-    // The researcher changes one cell of the answer, then restarts the server.
+    // The researcher changes one cell of the answer, with the server running (no restart).
     const newAnswer = oldAnswer.map((row, y) => row.map((c, x) => (y === 0 && x === 0 ? (c + 1) % 10 : c)));
     const json = JSON.parse(readFileSync(file, 'utf8')) as { test: { output: number[][] }[] };
     json.test[0].output = newAnswer;
     writeFileSync(file, JSON.stringify(json, null, 1));
-    await startServer();
     expect(await attempt('b1', oldAnswer)).toBe('wrong');
     expect(await attempt('b2', newAnswer)).toBe('correct');
 
     const v1 = taskContentHash(first);
     const v2 = taskContentHash(readTask(file));
     expect(v2).not.toBe(v1);
+    expect(logged).toEqual([
+      `Task tasks/007bbfb7 changed (version ${v1} -> ${v2}): submissions are judged against the new file from now on.`,
+    ]);
+    const hashes = async (pid: string) => {
+      const s = (await store.listSessions('rev')).find((x) => x.params.PROLIFIC_PID === pid)!;
+      return (await store.listSubmissions(s.id)).map((x) => x.taskHash);
+    };
+    expect(await hashes('a2')).toEqual([v1]);
+    expect(await hashes('b1')).toEqual([v2]);
     const r = (await call('GET', '/admin/studies/rev/results', ADMIN)).body as StudyResults;
     expect(r.tasks.map((t) => [t.version, t.allVersions, t.attempted, t.solvedWithin[0], t.solveRate[0]])).toEqual([
       [null, true, 4, 3, 0.75],

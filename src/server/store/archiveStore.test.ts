@@ -1,7 +1,8 @@
 /**
  * A study's rows read as an archive holds them and written back on another database: whole
  * once, refused the second time, and merged without a row twice, a session that went on since
- * taking the archive's later row; two different studies of one id are never merged.
+ * taking the archive's later row; two different studies of one id are never merged; a testing
+ * centre's stations, check-ins, notes, flags and breaks and the study's Prolific tables travel too.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -112,6 +113,77 @@ describe.each(backends)('archived rows on $name', (backend) => {
     const again = await target.archives.restoreArchive('kept', await partsOf(source, 'kept'), { merge: true });
     expect(again.events).toEqual({ added: 0, present: 7 });
     expect(again.sessions).toEqual({ added: 0, present: 2 });
+  });
+
+  it("brings back the centre's stations, check-ins, notes, flags and breaks and the Prolific tables, once", async () => {
+    const source = await store();
+    const target = await other();
+    await source.saveStudy('kept', STUDY, 'file', T0);
+    await source.createSession({
+      id: 'c1',
+      studyId: 'kept',
+      studyVersion: 1,
+      tokenHash: 'h-c1',
+      params: { PROLIFIC_PID: 'pp1' },
+      seed: 3,
+      order: [0],
+      createdAt: T0,
+    });
+    const station = { id: 'st1', studyId: 'kept', name: 'Desk 1', secretHash: 'sh1', createdAt: T0, createdBy: 'lab' };
+    await source.centre.addStation(station);
+    await source.centre.setPending('kept', 'st1', 'next-person');
+    await source.centre.checkIn({
+      sessionId: 'c1',
+      stationId: 'st1',
+      studyId: 'kept',
+      participant: 'pp1',
+      checkedInAt: T0,
+    });
+    await source.centre.pause('c1', T0 + 100);
+    await source.centre.resume('c1', T0 + 200);
+    const note = { sessionId: 'c1', studyId: 'kept', actor: 'proctor', personId: null };
+    await source.centre.addNote({ ...note, at: T0 + 300, text: 'Asked for water.', flag: false });
+    await source.centre.addNote({ ...note, at: T0 + 400, text: 'Looked at a phone.', flag: true });
+    await source.prolific.seeSubmission({
+      studyId: 'kept',
+      submissionId: 'sub1',
+      participantId: 'pp1',
+      status: 'RETURNED',
+      via: 'webhook',
+      at: T0 + 500,
+    });
+    await source.prolific.addBatch(
+      {
+        id: 'b1',
+        studyId: 'kept',
+        prolificStudyId: 'P1',
+        lines: [{ participantId: 'pp1', submissionId: 'sub1', cents: 125 }],
+      },
+      T0 + 600,
+    );
+
+    const rows = await target.archives.restoreArchive('kept', await partsOf(source, 'kept'), { merge: false });
+    expect(rows.centre_notes).toEqual({ added: 2, present: 0 });
+    expect(rows.prolific_bonus_lines).toEqual({ added: 1, present: 0 });
+    const centre = async (s: Store) => ({
+      stations: await s.centre.listStations('kept'),
+      checkins: await s.centre.checkins('kept'),
+      notes: (await s.centre.notes('kept')).map(({ id: _, ...n }) => n),
+      pauses: (await s.getSession('c1'))!.pauses,
+      submissions: await s.prolific.seenSubmissions('kept'),
+      batches: await s.prolific.batches('kept'),
+    });
+    const before = await centre(source);
+    expect(before.notes.map((n) => n.flag)).toEqual([false, true]);
+    expect(before.pauses).toHaveLength(1);
+    expect(before.batches[0].lines).toHaveLength(1);
+    expect(await centre(target)).toEqual(before);
+
+    // Merged again: no note (whose id each database makes) nor any other row twice.
+    const again = await target.archives.restoreArchive('kept', await partsOf(source, 'kept'), { merge: true });
+    expect(again.centre_notes).toEqual({ added: 0, present: 2 });
+    expect(again.prolific_submissions).toEqual({ added: 0, present: 1 });
+    expect(await centre(target)).toEqual(before);
   });
 
   it('never merges two different studies of one id', async () => {

@@ -37,11 +37,15 @@ export async function keysetPage(db: Queryable, k: Keyset, after: number, size: 
   await keysetWindows(db, k, after, size, async (from, to) => {
     const n = k.params.length;
     const r = await db.query(
-      `SELECT ${k.columns} FROM ${k.table} WHERE ${k.where} AND ${k.key} > $${n + 1} AND ${k.key} <= $${n + 2} ORDER BY ${k.key}`,
+      `SELECT ${k.columns}, ${nextKey(k, n + 2)} AS keyset_next FROM ${k.table}
+       WHERE ${k.where} AND ${k.key} > $${n + 1} AND ${k.key} <= $${n + 2} ORDER BY ${k.key}`,
       [...k.params, from, to],
     );
+    const next = r.rows.length ? (r.rows[0].keyset_next as number | null) : undefined;
+    // The last column added: removing it leaves each row as the table's columns alone.
+    for (const row of r.rows) delete row.keyset_next;
     rows.push(...r.rows);
-    return r.rows.length;
+    return { n: r.rows.length, next };
   });
   return rows;
 }
@@ -57,45 +61,62 @@ export async function keysetJsonPage(db: Queryable, k: Keyset, after: number, si
   let count = 0;
   let last = after;
   await keysetWindows(db, k, after, size, async (from, to) => {
-    const r = await db.query<{ n: number; last: number | null; page: string | null }>(
-      `SELECT count(*)::int AS n, max(${k.key}) AS last, json_agg(${k.columns} ORDER BY ${k.key})::text AS page
+    const r = await db.query<{ n: number; last: number | null; page: string | null; next: number | null }>(
+      `SELECT count(*)::int AS n, max(${k.key}) AS last, json_agg(${k.columns} ORDER BY ${k.key})::text AS page,
+         ${nextKey(k, k.params.length + 2)} AS next
        FROM ${k.table} WHERE ${k.where} AND ${k.key} > $${k.params.length + 1} AND ${k.key} <= $${k.params.length + 2}`,
       [...k.params, from, to],
     );
-    const { n, last: end, page } = r.rows[0];
+    const { n, last: end, page, next } = r.rows[0];
     // No rows: no page (json_agg of nothing is null) and nothing to add.
     if (page !== null) {
       parts.push(page.slice(1, -1));
       count += n;
       last = end!;
     }
-    return n;
+    return { n, next };
   });
   return { json: `[${parts.join(',')}]`, count, last };
 }
 
 /**
+ * The SQL of the first key past parameter `$to` (null at the end): one index entry, read in the
+ * statement of each window so that a page that ends short (most logs are shorter than a page)
+ * needs no statement more to learn that the read is over.
+ */
+function nextKey(k: Keyset, to: number): string {
+  return `(SELECT ${k.key} FROM ${k.table} WHERE ${k.where} AND ${k.key} > $${to} ORDER BY ${k.key} LIMIT 1)`;
+}
+
+/**
  * The windows of one keyset page: `read(from, to)` reads the rows with `from < key <= to` and
- * says how many there were; windows follow one another until `size` rows are read or the rows end.
+ * says how many there were and the first key past `to` (null: none; undefined: not read, as
+ * when the window held no row); windows follow one another until `size` rows are read or the
+ * rows end.
  */
 async function keysetWindows(
   db: Queryable,
   k: Keyset,
   after: number,
   size: number,
-  read: (from: number, to: number) => Promise<number>,
+  read: (from: number, to: number) => Promise<{ n: number; next: number | null | undefined }>,
 ): Promise<void> {
   const n = k.params.length;
   let got = 0;
   for (let from = after; ;) {
     const to = Math.min(from + (size - got), INT_MAX);
-    got += await read(from, to);
+    const window = await read(from, to);
+    got += window.n;
     if (got >= size || to === INT_MAX) return;
-    const next = await db.query<{ next: number }>(
-      `SELECT ${k.key} AS next FROM ${k.table} WHERE ${k.where} AND ${k.key} > $${n + 1} ORDER BY ${k.key} LIMIT 1`,
-      [...k.params, to],
-    );
-    if (!next.rows.length) return;
-    from = next.rows[0].next - 1;
+    let next = window.next;
+    if (next === undefined) {
+      const r = await db.query<{ next: number }>(
+        `SELECT ${k.key} AS next FROM ${k.table} WHERE ${k.where} AND ${k.key} > $${n + 1} ORDER BY ${k.key} LIMIT 1`,
+        [...k.params, to],
+      );
+      next = r.rows.length ? r.rows[0].next : null;
+    }
+    if (next === null) return;
+    from = next - 1;
   }
 }

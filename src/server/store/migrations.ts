@@ -677,4 +677,13 @@ export const migrations: readonly Migration[] = [
       ALTER TABLE agent_runs ADD COLUMN code_hash text;
     `,
   },
+  {
+    version: 24,
+    name: 'download links: the stage the files of counted figures take',
+    sql: `
+      -- The stage an export's counted figures (baselines, the campaign's figures, payments.csv)
+      -- take: a stage's name, or 'all' for every stage. Links made before counted 'main'.
+      ALTER TABLE download_tickets ADD COLUMN stage text NOT NULL DEFAULT 'main';
+    `,
+  },
 ];

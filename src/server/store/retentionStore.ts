@@ -8,6 +8,7 @@
  */
 import { participantKey } from '../../core/study/draw';
 import {
+  IDENTIFYING_PARAMS,
   type Pseudonym,
   pseudonymousAnswers,
   pseudonymousEventData,
@@ -30,6 +31,7 @@ export interface RetentionStore {
 
 interface Due {
   id: string;
+  study_id: string;
   params: Record<string, string>;
   questions: string[] | null;
 }
@@ -43,7 +45,7 @@ export class SqlRetentionStore implements RetentionStore {
       if (!got.rows[0].got) return null;
       const due = (
         await tx.query<Due>(
-          `SELECT s.id, s.params, st.definition -> 'retention' -> 'identifyingQuestions' AS questions
+          `SELECT s.id, s.study_id, s.params, st.definition -> 'retention' -> 'identifyingQuestions' AS questions
            FROM sessions s JOIN studies st ON st.id = s.study_id AND st.version = s.study_version
            WHERE s.pseudonymised_at IS NULL AND st.definition ? 'retention'
              AND coalesce(s.finished_at, s.last_event_at, s.created_at)
@@ -96,6 +98,15 @@ async function pseudonymiseSession(tx: Queryable, d: Due, p: Pseudonym, at: Date
   );
   for (const c of checkin.rows)
     await tx.query(`UPDATE centre_checkins SET participant = $2 WHERE session_id = $1`, [d.id, p(c.participant)]);
+  // A station still waiting for the person under one of their ids (checked in again, not begun).
+  const ids = new Set([...IDENTIFYING_PARAMS.map((k) => d.params[k]), ...checkin.rows.map((c) => c.participant)]);
+  for (const id of ids)
+    if (typeof id === 'string' && id)
+      await tx.query(
+        `UPDATE centre_stations SET pending_participant = $3 WHERE study_id = $1 AND pending_participant = $2`,
+        [d.study_id, id, p(id)],
+      );
+  await pseudonymiseProlific(tx, d, p);
   const events = await tx.query<{ seq: number; kind: string; data: Record<string, unknown> }>(
     `SELECT seq, kind, data FROM events WHERE session_id = $1 AND kind = ANY($2::text[])`,
     [d.id, IDENTIFYING_KINDS],
@@ -121,4 +132,26 @@ async function pseudonymiseSession(tx: Queryable, d: Due, p: Pseudonym, at: Date
         r.key,
         JSON.stringify(pseudonymousAnswers(r.value as Record<string, unknown>, identifying, p)),
       ]);
+}
+
+/**
+ * The Prolific tables' rows of the session's Prolific id in its study (submissions returned or
+ * timed out, bonus ledger lines), once no other session of the study holds the id as sent: the
+ * bonus payer matches ledger lines to sessions by the id, so both change together and nothing
+ * owed is paid twice.
+ */
+async function pseudonymiseProlific(tx: Queryable, d: Due, p: Pseudonym): Promise<void> {
+  const pid = d.params.PROLIFIC_PID;
+  if (typeof pid !== 'string' || !pid) return;
+  const left = await tx.query(
+    `SELECT 1 FROM sessions WHERE study_id = $1 AND pseudonymised_at IS NULL AND params ->> 'PROLIFIC_PID' = $2 LIMIT 1`,
+    [d.study_id, pid],
+  );
+  if (left.rows.length) return;
+  for (const table of ['prolific_submissions', 'prolific_bonus_lines'])
+    await tx.query(`UPDATE ${table} SET participant_id = $3 WHERE study_id = $1 AND participant_id = $2`, [
+      d.study_id,
+      pid,
+      p(pid),
+    ]);
 }

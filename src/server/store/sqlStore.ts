@@ -17,7 +17,7 @@ import { INSERT_SESSION_SQL, sessionRowValues } from './sessionRow';
 import { deleteSessionRows, insertAudit } from './sessionRows';
 import { type StageStore, SqlStageStore } from './stageStore';
 import { type ParticipantDataStore, SqlParticipantDataStore } from './participantData';
-import { MAIN_STAGE } from '../../core/study/stages';
+import { ALL_STAGES, MAIN_STAGE } from '../../core/study/stages';
 import type { Driver, Queryable } from './driver';
 import { keysetJsonPage, keysetPage } from './keyset';
 import { type ArchiveStore, SqlArchiveStore } from './archiveStore';
@@ -114,6 +114,12 @@ type Row = Record<string, unknown>;
 /** A stored event as a JSON object (`StoredEvent`), made by the database. */
 const EVENT_JSON = `json_build_object('seq', seq, 't', t, 'kind', kind, 'data', data,
   'receivedAt', floor(extract(epoch FROM received_at) * 1000))`;
+
+/** A stored step as `readGameSteps` answers it, as the database's JSON (`Store.readGameStepsJson`). */
+const STEP_JSON = `json_build_object('runId', run_id, 'step', step, 'action', action, 'x', x, 'y', y,
+  'state', state, 'levelsCompleted', levels_completed, 'winLevels', win_levels, 'available', available,
+  'fullReset', full_reset, 'frameHash', frame_hash, 'frames', frames, 'keyframe', keyframe,
+  'at', floor(extract(epoch FROM at) * 1000))`;
 
 /** A session's events after `afterSeq`, pages of `batchSize` as JSON text (`Store.streamEventsJson`). */
 async function* eventPages(
@@ -764,8 +770,8 @@ export class SqlStore implements Store {
   async addDownloadTicket(t: DownloadTicket): Promise<void> {
     await this.db.query(`DELETE FROM download_tickets WHERE expires_at < $1`, [new Date(t.expiresAt - 24 * 3600_000)]);
     await this.db.query(
-      `INSERT INTO download_tickets (token_hash, study_id, version, format, expires_at) VALUES ($1, $2, $3, $4, $5)`,
-      [t.tokenHash, t.studyId, t.version, t.format, new Date(t.expiresAt)],
+      `INSERT INTO download_tickets (token_hash, study_id, version, format, stage, expires_at) VALUES ($1, $2, $3, $4, $5, $6)`,
+      [t.tokenHash, t.studyId, t.version, t.format, t.stage ?? ALL_STAGES, new Date(t.expiresAt)],
     );
   }
 
@@ -781,6 +787,7 @@ export class SqlStore implements Store {
         studyId: row.study_id as string,
         version: (row.version as number | null) ?? null,
         format: row.format as string,
+        stage: row.stage === ALL_STAGES ? null : (row.stage as string),
         expiresAt: ms(row.expires_at),
       };
     const seen = (await this.db.query(`SELECT used_at FROM download_tickets WHERE token_hash = $1`, [tokenHash]))
@@ -865,6 +872,28 @@ export class SqlStore implements Store {
       [sessionIds],
     );
     for (const row of r.rows) out.get(row.session_id as string)!.push(submissionOf(row));
+    return out;
+  }
+
+  async listResponsesOf(sessionIds: readonly string[]): Promise<Map<string, ResponseRecord[]>> {
+    const out = new Map<string, ResponseRecord[]>(sessionIds.map((id) => [id, []]));
+    if (sessionIds.length === 0) return out;
+    const r = await this.db.query(
+      `SELECT * FROM responses WHERE session_id = ANY($1::text[]) ORDER BY session_id, at, key`,
+      [sessionIds],
+    );
+    for (const row of r.rows) out.get(row.session_id as string)!.push(responseOf(row));
+    return out;
+  }
+
+  async listGameRunsOf(sessionIds: readonly string[]): Promise<Map<string, GameRunRecord[]>> {
+    const out = new Map<string, GameRunRecord[]>(sessionIds.map((id) => [id, []]));
+    if (sessionIds.length === 0) return out;
+    const r = await this.db.query(
+      `SELECT * FROM game_runs WHERE session_id = ANY($1::text[]) ORDER BY session_id, opened_at, run_id`,
+      [sessionIds],
+    );
+    for (const row of r.rows) out.get(row.session_id as string)!.push(gameRunOf(row));
     return out;
   }
 
@@ -1085,6 +1114,15 @@ export class SqlStore implements Store {
       keyframe: row.keyframe as boolean,
       at: ms(row.at),
     }));
+  }
+
+  readGameStepsJson(runId: string, opts: { from?: number; limit: number }): Promise<JsonPage> {
+    return keysetJsonPage(
+      this.db,
+      { columns: STEP_JSON, table: 'game_steps', where: 'run_id = $1', params: [runId], key: 'step' },
+      (opts.from ?? 0) - 1,
+      opts.limit,
+    );
   }
 
   async secret(name: string, make: () => string): Promise<string> {

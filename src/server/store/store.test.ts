@@ -192,6 +192,18 @@ describe.each(backends)('store on $name', (backend) => {
     expect([alone, grouped]).toEqual([['gap'], ['gap', 'after']]);
     expect(await store.addGameStep(step('r3', 7))).toBe(false);
     expect((await store.readGameSteps('r3')).map((s) => s.step)).toEqual(upTo(0, 5));
+    // The same pages as the database's JSON text, for an export thread.
+    for (const [from, limit] of [
+      [0, 4],
+      [4, 4],
+      [2, 100],
+      [9, 3],
+    ]) {
+      const page = await store.readGameStepsJson('r3', { from, limit });
+      const steps = JSON.parse(page.json) as unknown[];
+      expect(steps, `${from}+${limit}`).toEqual(await store.readGameSteps('r3', { from, limit }));
+      expect(page.count).toBe(steps.length);
+    }
   });
 
   it('stores a batch sent twice once', async () => {
@@ -436,5 +448,56 @@ describe.each(backends)('store on $name', (backend) => {
       ['k3', null, 'duplicate'],
       ['k4', null, 'duplicate'],
     ]);
+  });
+
+  it("reads many sessions' submissions, responses and runs at once, each session's as its own list reads them", async () => {
+    await store.createSession({
+      id: 'b',
+      studyId: 's1',
+      studyVersion: 1,
+      tokenHash: 'hb',
+      params: {},
+      seed: 1,
+      order: [0],
+      createdAt: 2001,
+    });
+    const sub = {
+      key: 'k',
+      item: 't1',
+      testIndex: 0,
+      trial: 1,
+      grid: [[1]],
+      verdict: 'wrong' as const,
+      practice: false,
+    };
+    await store.addSubmission({ ...sub, sessionId: 'a', key: 'k2', at: 6 });
+    await store.addSubmission({ ...sub, sessionId: 'a', key: 'k1', at: 5 });
+    await store.addSubmission({ ...sub, sessionId: 'b', at: 5 });
+    const response = { item: 'q', kind: 'survey' as const, part: 'q1', value: { choice: 'x' } };
+    await store.addResponse({ ...response, sessionId: 'b', key: 'r2', at: 8 });
+    await store.addResponse({ ...response, sessionId: 'b', key: 'r1', part: 'q0', at: 7 });
+    await openRuns();
+    await store.addGameRun({
+      runId: 'r0',
+      sessionId: 'a',
+      item: 'g',
+      gameId: 'ls20-0',
+      source: 'arcengine',
+      engine: 'arcengine 0.9.3',
+      seed: 0,
+      openedAt: 3000,
+    });
+    const ids = ['a', 'b', 'none'];
+    const subs = await store.listSubmissionsOf(ids);
+    const responses = await store.listResponsesOf(ids);
+    const runs = await store.listGameRunsOf(ids);
+    for (const id of ids) {
+      expect(subs.get(id), id).toEqual(await store.listSubmissions(id));
+      expect(responses.get(id), id).toEqual(await store.listResponses(id));
+      expect(runs.get(id), id).toEqual(await store.listGameRuns(id));
+    }
+    expect(runs.get('a')!.map((r) => r.runId)).toEqual(['r0', 'r1', 'r2', 'r3']);
+    expect(responses.get('b')!.map((r) => r.key)).toEqual(['r1', 'r2']);
+    expect((await store.listResponsesOf([])).size).toBe(0);
   });
 });

@@ -274,6 +274,8 @@ export interface DownloadTicket {
   readonly studyId: string;
   readonly version: number | null;
   readonly format: string;
+  /** The stage counted figures take; null: every stage. */
+  readonly stage: string | null;
   readonly expiresAt: number;
 }
 
@@ -401,6 +403,8 @@ export interface AnswerStore {
   submissionCounts(studyId: string): Promise<Map<string, number>>;
   /** The submissions of these sessions, each session's in `listSubmissions` order. */
   listSubmissionsOf(sessionIds: readonly string[]): Promise<Map<string, SubmissionRecord[]>>;
+  /** The responses of these sessions, each session's in `listResponses` order. */
+  listResponsesOf(sessionIds: readonly string[]): Promise<Map<string, ResponseRecord[]>>;
 }
 
 /** The results digests of sessions, and the event tails that extend them. */
@@ -429,6 +433,8 @@ export interface GameRunStore {
   getGameRun(runId: string): Promise<GameRunRecord | null>;
   /** A session's server-run game runs, oldest first. */
   listGameRuns(sessionId: string): Promise<GameRunRecord[]>;
+  /** The runs of these sessions, each session's in `listGameRuns` order. */
+  listGameRunsOf(sessionIds: readonly string[]): Promise<Map<string, GameRunRecord[]>>;
   /** Every study's runs by run id, a page at a time: at most `limit` after `afterRunId` (from the first when null). */
   listGameRunsAfter(afterRunId: string | null, limit: number): Promise<GameRunRecord[]>;
   /**
@@ -460,6 +466,11 @@ export interface GameRunStore {
   addGameSteps(steps: readonly StepToStore[]): Promise<StepOutcome[]>;
   /** A run's steps in order; from step `from` when given, at most `limit` of them when given. */
   readGameSteps(runId: string, opts?: { from?: number; limit?: number }): Promise<GameStepRecord[]>;
+  /**
+   * A page of `readGameSteps` (steps from `from`, at most `limit`) as the database's JSON text of
+   * the records: one value to decode, handed to an export thread as it is.
+   */
+  readGameStepsJson(runId: string, opts: { from?: number; limit: number }): Promise<JsonPage>;
 }
 
 /** One-time export download links. */

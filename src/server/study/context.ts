@@ -132,13 +132,8 @@ export function studyContext(deps: StudyDeps) {
     else for (const key of [...defs.keys()]) if (key.startsWith(`${id}@`)) defs.delete(key);
   };
 
-  const taskCache = new Map<string, Awaited<ReturnType<TaskLibrary['task']>>>();
-  const loadTask = async (item: TaskItem) => {
-    const key = `${item.collection}\u0000${item.task}`;
-    let t = taskCache.get(key);
-    if (!t || !t.ok) taskCache.set(key, (t = await deps.library.task(item.collection, item.task)));
-    return t;
-  };
+  // The library keeps parsed tasks while their files do not change: an edited file is the task's next version.
+  const loadTask = (item: TaskItem) => deps.library.task(item.collection, item.task);
 
   // Token hash -> session. Only fields that never change are read from it (id, study version,
   // creation time; acked_through and the counts only grow, so a stale value is a lower bound);

@@ -1,7 +1,8 @@
 /**
  * Retention: once a study's retention period after a session's end is over, the session's
  * recruitment ids and its answers to identifying questions are replaced by the keyed pseudonym
- * of each, in its row, its log and its responses, once, and on schedule (never before); a server
+ * of each, in its row, its log, its responses, the Prolific tables and a testing centre's, once,
+ * and on schedule (never before); a server
  * whose key differs from the database's does nothing. Then the real thing: two servers on one
  * PostgreSQL, one killed and started again meanwhile, pseudonymise on their own schedule, and
  * every figure of the results and the survey summaries stays what it was.
@@ -73,6 +74,45 @@ describe.each(backends)('the retention job on $name', (backend) => {
     await session('alice-2', 'alice', T0 + 5 * 3_600_000);
     // Still open: its period counts from its last event.
     await session('bob', 'bob', null);
+    // What else names them: Prolific's returned submissions and the bonus ledger, a station.
+    for (const pid of ['alice', 'bob'])
+      await store.prolific.seeSubmission({
+        studyId: 'kept',
+        submissionId: `sub-${pid}`,
+        participantId: pid,
+        status: 'RETURNED',
+        via: 'poll',
+        at: T0,
+      });
+    await store.prolific.addBatch(
+      {
+        id: 'b1',
+        studyId: 'kept',
+        prolificStudyId: 'P1',
+        lines: ['alice', 'bob'].map((pid) => ({ participantId: pid, submissionId: `sub-${pid}`, cents: 50 })),
+      },
+      T0,
+    );
+    await store.centre.addStation({
+      id: 'st',
+      studyId: 'kept',
+      name: 'Desk',
+      secretHash: 'sh',
+      createdAt: T0,
+      createdBy: 'lab',
+    });
+    await store.centre.checkIn({
+      sessionId: 'bob',
+      stationId: 'st',
+      studyId: 'kept',
+      participant: 'bob',
+      checkedInAt: T0,
+    });
+    await store.centre.setPending('kept', 'st', 'alice');
+    const prolificIds = async () => ({
+      submissions: (await store.prolific.seenSubmissions('kept')).map((x) => x.participantId).sort(),
+      lines: (await store.prolific.batches('kept'))[0].lines.map((l) => l.participantId).sort(),
+    });
     let now = T0 + DAY - 1;
     const job = new RetentionJob(store, KEY, { now: () => now });
 
@@ -81,8 +121,19 @@ describe.each(backends)('the retention job on $name', (backend) => {
     expect(await job.runOnce()).toBe(2);
     expect(await job.runOnce()).toBe(0);
     expect((await store.getSession('alice-2'))!.params.PROLIFIC_PID).toBe('alice');
+    // Alice's Prolific rows wait for her last session: the ledger and her sessions change together.
+    expect(await prolificIds()).toEqual({
+      submissions: ['alice', ps('bob')].sort(),
+      lines: ['alice', ps('bob')].sort(),
+    });
     now = T0 + DAY + 6 * 3_600_000;
     expect(await job.runOnce()).toBe(1);
+    expect(await prolificIds()).toEqual({
+      submissions: [ps('alice'), ps('bob')].sort(),
+      lines: [ps('alice'), ps('bob')].sort(),
+    });
+    expect((await store.centre.checkinOf('bob'))!.participant).toBe(ps('bob'));
+    expect((await store.centre.listStations('kept'))[0].pendingParticipant).toBe(ps('alice'));
 
     for (const [id, pid] of [
       ['alice-1', 'alice'],

@@ -8,6 +8,7 @@ import { gameIds, replayWithEngine } from './studies';
 import { backends } from '../store/testing';
 import type { Store } from '../store/types';
 import { apiCaller } from '../testing/api';
+import { readZip } from '../export/zip';
 import { takePart } from '../testing/takePart';
 import type { StudyResults } from '../../core/analysis/results';
 import type { AuditEntry, StudyStages } from '../../core/protocol/api';
@@ -191,5 +192,46 @@ describe.each(backends)('stages of a study on $name', (backend) => {
     expect(await pay()).toEqual(['mo']);
     expect(await pay('?stage=pilot')).toEqual(['pia']);
     expect((await pay('?stage=all')).sort()).toEqual(['mo', 'pia']);
+
+    // The export: every session in every file, each saying its stage; payments.csv counts the main
+    // stage, or the stage the export was asked for.
+    const bundle = async (query = '') => {
+      const made = await call('POST', `/admin/studies/camp/exports${query}`, ADMIN, { format: 'zip' });
+      expect(made.status, JSON.stringify(made.body)).toBe(201);
+      const res = await app.request((made.body.url as string).replace(/^\/api/, ''));
+      expect(res.status).toBe(200);
+      return new Map(readZip(Buffer.from(await res.arrayBuffer())).map((e) => [e.name, e.data.toString('utf8')]));
+    };
+    /** The named columns of each row of a CSV file without quoted commas. */
+    const columns = (csv: string, names: readonly string[]) => {
+      const [head, ...rows] = csv.trim().split('\r\n');
+      const at = names.map((n) => head.split(',').indexOf(n));
+      return rows.map((r) => at.map((i) => r.split(',')[i])).sort();
+    };
+    const files = await bundle();
+    expect(columns(files.get('payments.csv')!, ['participant_id', 'stage'])).toEqual([['mo', 'main']]);
+    expect(columns(files.get('attempts.csv')!, ['prolific_pid', 'stage'])).toEqual([
+      ['mo', 'main'],
+      ['pia', 'pilot'],
+    ]);
+    const events = files
+      .get('events.jsonl')!
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { sessionId: string; stage: string });
+    expect(new Set(events.map((e) => e.stage))).toEqual(new Set(['main', 'pilot']));
+    const pilot = await bundle('?stage=pilot');
+    expect(columns(pilot.get('payments.csv')!, ['participant_id', 'stage'])).toEqual([['pia', 'pilot']]);
+    expect(columns((await bundle('?stage=all')).get('payments.csv')!, ['participant_id', 'stage'])).toEqual([
+      ['mo', 'main'],
+      ['pia', 'pilot'],
+    ]);
+    for (const url of ['/admin/studies/camp/exports?stage=ALL', '/admin/studies/camp/campaign/ledger.csv?stage=ALL']) {
+      const bad = url.endsWith('.csv?stage=ALL')
+        ? await call('GET', url, ADMIN)
+        : await call('POST', url, ADMIN, { format: 'zip' });
+      expect(bad.status, url).toBe(400);
+      expect(bad.body.message).toMatch(/stage/);
+    }
   });
 });
