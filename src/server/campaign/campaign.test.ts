@@ -530,6 +530,7 @@ describe.each(backends)('campaign assignment on $name', (backend) => {
     expect(bySession.get(p1.sessionId)).toEqual({
       sessionId: p1.sessionId,
       participant: 'p1',
+      stage: 'main',
       solved: 2,
       levels: 0,
       bonus: 10,
