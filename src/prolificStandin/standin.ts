@@ -133,207 +133,245 @@ export function signDelivery(secret: string, timestamp: string, body: string): s
     .digest('base64');
 }
 
+/** What the stand-in holds: Prolific's records as its endpoints change them, and the faults asked for. */
+interface StandinState {
+  readonly submissions: Map<string, Submission>;
+  readonly bulks: Map<string, BulkBonus>;
+  readonly paid: Map<string, number>;
+  readonly secrets: Map<string, string>;
+  readonly subscriptions: { id: string; workspace: string; event: string; target: string }[];
+  readonly faults: Required<Faults>;
+  readonly workspace: string;
+}
+
+/** A route's answer: status 0 drops the connection without one (a reply lost on the way). */
+interface Reply {
+  readonly status: number;
+  readonly json: unknown;
+}
+
+type BodyReader = () => Promise<Record<string, unknown>>;
+
+const ofStudy = (st: StandinState, study: string) => [...st.submissions.values()].filter((s) => s.study_id === study);
+
+/** Sends `submission.status.change` for `s` to every subscription, signed with its workspace's secret. */
+async function deliver(st: StandinState, s: Submission): Promise<{ target: string; status: number | string }[]> {
+  const body = JSON.stringify({
+    resource_id: s.id,
+    event_type: 'submission.status.change',
+    participant_id: s.participant_id,
+    status: s.status,
+  });
+  const out: { target: string; status: number | string }[] = [];
+  for (const sub of st.subscriptions.filter((x) => x.event === 'submission.status.change')) {
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const secret = st.secrets.get(sub.workspace) ?? '';
+    try {
+      const r = await fetch(sub.target, {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          'X-Prolific-Request-Timestamp': timestamp,
+          'X-Prolific-Request-Signature': signDelivery(secret, timestamp, body),
+        },
+        body,
+      });
+      await r.arrayBuffer();
+      out.push({ target: sub.target, status: r.status });
+    } catch (e) {
+      out.push({ target: sub.target, status: (e as Error).message });
+    }
+  }
+  return out;
+}
+
+/** The Prolific API endpoints the studio uses (`/api/v1/...`), as Prolific documents them. */
+async function prolificApi(
+  st: StandinState,
+  method: string,
+  parts: string[],
+  url: URL,
+  body: BodyReader,
+): Promise<Reply> {
+  const { submissions, bulks, paid, secrets, subscriptions, faults, workspace } = st;
+  const key = `${method} /${parts.join('/')}/`;
+  // POST /api/v1/submissions/bonus-payments/
+  if (method === 'POST' && parts.join('/') === 'submissions/bonus-payments') {
+    const b = await body();
+    const study = typeof b.study_id === 'string' ? b.study_id : '';
+    if (!ID.test(study)) throw new HttpError(400, 'study_id is required: the id of the study the bonuses are for.');
+    if (typeof b.csv_bonuses !== 'string') throw new HttpError(400, 'csv_bonuses is required.');
+    const rows = parseCsvBonuses(b.csv_bonuses);
+    if (typeof rows === 'string') throw new HttpError(400, rows);
+    const taking = ofStudy(st, study);
+    const lines: BulkBonus['lines'] = [];
+    const wrong: string[] = [];
+    for (const r of rows) {
+      const s = taking.find((x) => x.participant_id === r.id || x.id === r.id);
+      if (!s) wrong.push(r.id);
+      else lines.push({ participant: s.participant_id, submission: s.id, cents: r.cents });
+    }
+    if (wrong.length)
+      throw new HttpError(400, `These ids did not take part in study ${study}: ${wrong.slice(0, 20).join(', ')}.`);
+    const bulk: BulkBonus = { id: newId(), study, lines, pays: 0 };
+    bulks.set(bulk.id, bulk);
+    const amount = lines.reduce((n, l) => n + l.cents, 0);
+    const fees = Math.round(amount / 3);
+    return { status: 201, json: { id: bulk.id, study, amount, fees, total_amount: amount + fees } };
+  }
+  // POST /api/v1/bulk-bonus-payments/{id}/pay/
+  if (method === 'POST' && parts.length === 3 && parts[0] === 'bulk-bonus-payments' && parts[2] === 'pay') {
+    const bulk = bulks.get(parts[1]);
+    if (!bulk) throw new HttpError(404, `No bulk bonus payment ${parts[1]}.`);
+    bulk.pays++;
+    for (const l of bulk.lines) {
+      paid.set(l.participant, (paid.get(l.participant) ?? 0) + l.cents);
+      submissions.get(l.submission)?.bonus_payments.push(l.cents);
+    }
+    if (faults.dropAfterPay > 0) {
+      faults.dropAfterPay--;
+      return { status: 0, json: null };
+    }
+    return { status: 202, json: { message: 'The bonuses will be paid asynchronously.' } };
+  }
+  // GET /api/v1/studies/{id}/submissions/
+  if (method === 'GET' && parts.length === 3 && parts[0] === 'studies' && parts[2] === 'submissions') {
+    const all = ofStudy(st, parts[1]);
+    const size = Math.min(200, Math.max(1, Number(url.searchParams.get('page_size')) || 20));
+    const page = Math.max(1, Number(url.searchParams.get('page')) || 1);
+    const results = all.slice((page - 1) * size, page * size).map(({ bonus_payments: _, ...s }) => s);
+    const more = page * size < all.length;
+    const next = new URL(url);
+    next.searchParams.set('page', String(page + 1));
+    next.searchParams.set('page_size', String(size));
+    return {
+      status: 200,
+      json: { results, _links: { next: { href: more ? next.toString() : null } }, meta: { count: all.length } },
+    };
+  }
+  // GET /api/v1/submissions/{id}/
+  if (method === 'GET' && parts.length === 2 && parts[0] === 'submissions') {
+    const s = submissions.get(parts[1]);
+    if (!s) throw new HttpError(404, `No submission ${parts[1]}.`);
+    return { status: 200, json: { ...s, participant: s.participant_id } };
+  }
+  if (method === 'POST' && parts.join('/') === 'hooks/secrets') {
+    const b = await body();
+    const ws = typeof b.workspace_id === 'string' && ID.test(b.workspace_id) ? b.workspace_id : workspace;
+    const value = randomBytes(24).toString('base64');
+    secrets.set(ws, value);
+    return { status: 201, json: { id: newId(), value, workspace_id: ws } };
+  }
+  if (method === 'POST' && parts.join('/') === 'hooks/subscriptions') {
+    const b = await body();
+    const target = typeof b.target_url === 'string' ? b.target_url : '';
+    if (!/^https?:\/\//.test(target)) throw new HttpError(400, 'target_url must be an http(s) URL.');
+    const event = typeof b.event_type === 'string' ? b.event_type : '';
+    const ws = typeof b.workspace_id === 'string' && ID.test(b.workspace_id) ? b.workspace_id : workspace;
+    const sub = { id: newId(), workspace: ws, event, target };
+    subscriptions.push(sub);
+    return {
+      status: 201,
+      json: { id: sub.id, workspace_id: ws, event_type: event, target_url: target, is_enabled: true },
+    };
+  }
+  throw new HttpError(404, `The stand-in has no ${key}.`);
+}
+
+/** The stand-in's own routes (`/__standin/...`): what it paid, submissions made and moved, faults. */
+async function standinRoutes(st: StandinState, method: string, parts: string[], body: BodyReader): Promise<Reply> {
+  const { submissions, paid, faults } = st;
+  if (method === 'GET' && parts[0] === 'paid' && parts.length === 1) {
+    const out: Record<string, number> = {};
+    for (const [p, cents] of [...paid].sort()) out[p] = cents / 100;
+    return { status: 200, json: out };
+  }
+  if (method === 'POST' && parts.length === 3 && parts[0] === 'studies' && parts[2] === 'submissions') {
+    const b = await body();
+    const participant = typeof b.participant_id === 'string' ? b.participant_id : '';
+    if (!ID.test(participant)) throw new HttpError(400, 'participant_id must be 1-64 letters, digits, "_" or "-".');
+    const status = (b.status ?? 'ACTIVE') as SubmissionStatus;
+    if (!SUBMISSION_STATUSES.includes(status))
+      throw new HttpError(400, `status must be one of ${SUBMISSION_STATUSES.join(', ')}.`);
+    const s: Submission = {
+      id: typeof b.id === 'string' && ID.test(b.id) ? b.id : newId(),
+      study_id: parts[1],
+      participant_id: participant,
+      status,
+      started_at: new Date().toISOString(),
+      completed_at: null,
+      bonus_payments: [],
+    };
+    submissions.set(s.id, s);
+    return { status: 201, json: s };
+  }
+  if (method === 'POST' && parts.length === 3 && parts[0] === 'submissions' && parts[2] === 'status') {
+    const s = submissions.get(parts[1]);
+    if (!s) throw new HttpError(404, `No submission ${parts[1]}.`);
+    const b = await body();
+    if (!SUBMISSION_STATUSES.includes(b.status as SubmissionStatus))
+      throw new HttpError(400, `status must be one of ${SUBMISSION_STATUSES.join(', ')}.`);
+    s.status = b.status as SubmissionStatus;
+    if (s.status === 'AWAITING REVIEW') s.completed_at = new Date().toISOString();
+    return { status: 200, json: { submission: s, deliveries: await deliver(st, s) } };
+  }
+  if (method === 'POST' && parts[0] === 'faults' && parts.length === 1) {
+    const b = await body();
+    for (const k of ['tooMany', 'serverError', 'dropAfterPay'] as const)
+      if (Number.isSafeInteger(b[k]) && (b[k] as number) >= 0) faults[k] = b[k] as number;
+    return { status: 200, json: faults };
+  }
+  throw new HttpError(404, `The stand-in has no ${method} /__standin/${parts.join('/')}.`);
+}
+
+/** Reads the request's JSON object once, when a route first asks for it (at most 1 MB). */
+function bodyReader(req: IncomingMessage): BodyReader {
+  let raw: Record<string, unknown> | null = null;
+  return async () => {
+    if (raw) return raw;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const c of req) {
+      size += (c as Buffer).length;
+      if (size > MAX_BODY) throw new HttpError(413, 'The body is over 1 MB.');
+      chunks.push(c as Buffer);
+    }
+    const text = Buffer.concat(chunks).toString('utf8');
+    try {
+      const v: unknown = text ? JSON.parse(text) : {};
+      if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error('not an object');
+      raw = v as Record<string, unknown>;
+    } catch {
+      throw new HttpError(400, 'The body must be a JSON object.');
+    }
+    return raw;
+  };
+}
+
 /** Starts the stand-in; resolves once it listens. */
 export async function startStandin(o: StandinOptions): Promise<Standin> {
-  const submissions = new Map<string, Submission>();
-  const bulks = new Map<string, BulkBonus>();
-  const paid = new Map<string, number>();
-  const secrets = new Map<string, string>();
-  const subscriptions: { id: string; workspace: string; event: string; target: string }[] = [];
-  const faults: Required<Faults> = { tooMany: 0, serverError: 0, dropAfterPay: 0 };
-  const workspace = o.workspace ?? 'standin-workspace';
+  const st: StandinState = {
+    submissions: new Map(),
+    bulks: new Map(),
+    paid: new Map(),
+    secrets: new Map(),
+    subscriptions: [],
+    faults: { tooMany: 0, serverError: 0, dropAfterPay: 0 },
+    workspace: o.workspace ?? 'standin-workspace',
+  };
+  const { faults, paid } = st;
   const rate = o.rateLimit ?? 50;
   let windowStart = 0;
   let inWindow = 0;
-
-  const ofStudy = (study: string) => [...submissions.values()].filter((s) => s.study_id === study);
-
-  const deliver = async (s: Submission): Promise<{ target: string; status: number | string }[]> => {
-    const body = JSON.stringify({
-      resource_id: s.id,
-      event_type: 'submission.status.change',
-      participant_id: s.participant_id,
-      status: s.status,
-    });
-    const out: { target: string; status: number | string }[] = [];
-    for (const sub of subscriptions.filter((x) => x.event === 'submission.status.change')) {
-      const timestamp = String(Math.floor(Date.now() / 1000));
-      const secret = secrets.get(sub.workspace) ?? '';
-      try {
-        const r = await fetch(sub.target, {
-          method: 'POST',
-          headers: {
-            'Content-Type': 'application/json',
-            'X-Prolific-Request-Timestamp': timestamp,
-            'X-Prolific-Request-Signature': signDelivery(secret, timestamp, body),
-          },
-          body,
-        });
-        await r.arrayBuffer();
-        out.push({ target: sub.target, status: r.status });
-      } catch (e) {
-        out.push({ target: sub.target, status: (e as Error).message });
-      }
-    }
-    return out;
-  };
-
-  const api = async (method: string, parts: string[], url: URL, body: () => Promise<Record<string, unknown>>) => {
-    const key = `${method} /${parts.join('/')}/`;
-    // POST /api/v1/submissions/bonus-payments/
-    if (method === 'POST' && parts.join('/') === 'submissions/bonus-payments') {
-      const b = await body();
-      const study = typeof b.study_id === 'string' ? b.study_id : '';
-      if (!ID.test(study)) throw new HttpError(400, 'study_id is required: the id of the study the bonuses are for.');
-      if (typeof b.csv_bonuses !== 'string') throw new HttpError(400, 'csv_bonuses is required.');
-      const rows = parseCsvBonuses(b.csv_bonuses);
-      if (typeof rows === 'string') throw new HttpError(400, rows);
-      const taking = ofStudy(study);
-      const lines: BulkBonus['lines'] = [];
-      const wrong: string[] = [];
-      for (const r of rows) {
-        const s = taking.find((x) => x.participant_id === r.id || x.id === r.id);
-        if (!s) wrong.push(r.id);
-        else lines.push({ participant: s.participant_id, submission: s.id, cents: r.cents });
-      }
-      if (wrong.length)
-        throw new HttpError(400, `These ids did not take part in study ${study}: ${wrong.slice(0, 20).join(', ')}.`);
-      const bulk: BulkBonus = { id: newId(), study, lines, pays: 0 };
-      bulks.set(bulk.id, bulk);
-      const amount = lines.reduce((n, l) => n + l.cents, 0);
-      const fees = Math.round(amount / 3);
-      return { status: 201, json: { id: bulk.id, study, amount, fees, total_amount: amount + fees } };
-    }
-    // POST /api/v1/bulk-bonus-payments/{id}/pay/
-    if (method === 'POST' && parts.length === 3 && parts[0] === 'bulk-bonus-payments' && parts[2] === 'pay') {
-      const bulk = bulks.get(parts[1]);
-      if (!bulk) throw new HttpError(404, `No bulk bonus payment ${parts[1]}.`);
-      bulk.pays++;
-      for (const l of bulk.lines) {
-        paid.set(l.participant, (paid.get(l.participant) ?? 0) + l.cents);
-        submissions.get(l.submission)?.bonus_payments.push(l.cents);
-      }
-      if (faults.dropAfterPay > 0) {
-        faults.dropAfterPay--;
-        return { status: 0, json: null };
-      }
-      return { status: 202, json: { message: 'The bonuses will be paid asynchronously.' } };
-    }
-    // GET /api/v1/studies/{id}/submissions/
-    if (method === 'GET' && parts.length === 3 && parts[0] === 'studies' && parts[2] === 'submissions') {
-      const all = ofStudy(parts[1]);
-      const size = Math.min(200, Math.max(1, Number(url.searchParams.get('page_size')) || 20));
-      const page = Math.max(1, Number(url.searchParams.get('page')) || 1);
-      const results = all.slice((page - 1) * size, page * size).map(({ bonus_payments: _, ...s }) => s);
-      const more = page * size < all.length;
-      const next = new URL(url);
-      next.searchParams.set('page', String(page + 1));
-      next.searchParams.set('page_size', String(size));
-      return {
-        status: 200,
-        json: { results, _links: { next: { href: more ? next.toString() : null } }, meta: { count: all.length } },
-      };
-    }
-    // GET /api/v1/submissions/{id}/
-    if (method === 'GET' && parts.length === 2 && parts[0] === 'submissions') {
-      const s = submissions.get(parts[1]);
-      if (!s) throw new HttpError(404, `No submission ${parts[1]}.`);
-      return { status: 200, json: { ...s, participant: s.participant_id } };
-    }
-    if (method === 'POST' && parts.join('/') === 'hooks/secrets') {
-      const b = await body();
-      const ws = typeof b.workspace_id === 'string' && ID.test(b.workspace_id) ? b.workspace_id : workspace;
-      const value = randomBytes(24).toString('base64');
-      secrets.set(ws, value);
-      return { status: 201, json: { id: newId(), value, workspace_id: ws } };
-    }
-    if (method === 'POST' && parts.join('/') === 'hooks/subscriptions') {
-      const b = await body();
-      const target = typeof b.target_url === 'string' ? b.target_url : '';
-      if (!/^https?:\/\//.test(target)) throw new HttpError(400, 'target_url must be an http(s) URL.');
-      const event = typeof b.event_type === 'string' ? b.event_type : '';
-      const ws = typeof b.workspace_id === 'string' && ID.test(b.workspace_id) ? b.workspace_id : workspace;
-      const sub = { id: newId(), workspace: ws, event, target };
-      subscriptions.push(sub);
-      return {
-        status: 201,
-        json: { id: sub.id, workspace_id: ws, event_type: event, target_url: target, is_enabled: true },
-      };
-    }
-    throw new HttpError(404, `The stand-in has no ${key}.`);
-  };
-
-  const own = async (method: string, parts: string[], body: () => Promise<Record<string, unknown>>) => {
-    if (method === 'GET' && parts[0] === 'paid' && parts.length === 1) {
-      const out: Record<string, number> = {};
-      for (const [p, cents] of [...paid].sort()) out[p] = cents / 100;
-      return { status: 200, json: out };
-    }
-    if (method === 'POST' && parts.length === 3 && parts[0] === 'studies' && parts[2] === 'submissions') {
-      const b = await body();
-      const participant = typeof b.participant_id === 'string' ? b.participant_id : '';
-      if (!ID.test(participant)) throw new HttpError(400, 'participant_id must be 1-64 letters, digits, "_" or "-".');
-      const status = (b.status ?? 'ACTIVE') as SubmissionStatus;
-      if (!SUBMISSION_STATUSES.includes(status))
-        throw new HttpError(400, `status must be one of ${SUBMISSION_STATUSES.join(', ')}.`);
-      const s: Submission = {
-        id: typeof b.id === 'string' && ID.test(b.id) ? b.id : newId(),
-        study_id: parts[1],
-        participant_id: participant,
-        status,
-        started_at: new Date().toISOString(),
-        completed_at: null,
-        bonus_payments: [],
-      };
-      submissions.set(s.id, s);
-      return { status: 201, json: s };
-    }
-    if (method === 'POST' && parts.length === 3 && parts[0] === 'submissions' && parts[2] === 'status') {
-      const s = submissions.get(parts[1]);
-      if (!s) throw new HttpError(404, `No submission ${parts[1]}.`);
-      const b = await body();
-      if (!SUBMISSION_STATUSES.includes(b.status as SubmissionStatus))
-        throw new HttpError(400, `status must be one of ${SUBMISSION_STATUSES.join(', ')}.`);
-      s.status = b.status as SubmissionStatus;
-      if (s.status === 'AWAITING REVIEW') s.completed_at = new Date().toISOString();
-      return { status: 200, json: { submission: s, deliveries: await deliver(s) } };
-    }
-    if (method === 'POST' && parts[0] === 'faults' && parts.length === 1) {
-      const b = await body();
-      for (const k of ['tooMany', 'serverError', 'dropAfterPay'] as const)
-        if (Number.isSafeInteger(b[k]) && (b[k] as number) >= 0) faults[k] = b[k] as number;
-      return { status: 200, json: faults };
-    }
-    throw new HttpError(404, `The stand-in has no ${method} /__standin/${parts.join('/')}.`);
-  };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
     const method = req.method ?? 'GET';
     const parts = url.pathname.split('/').filter(Boolean);
-    let raw: Record<string, unknown> | null = null;
-    const body = async () => {
-      if (raw) return raw;
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const c of req) {
-        size += (c as Buffer).length;
-        if (size > MAX_BODY) throw new HttpError(413, 'The body is over 1 MB.');
-        chunks.push(c as Buffer);
-      }
-      const text = Buffer.concat(chunks).toString('utf8');
-      try {
-        const v: unknown = text ? JSON.parse(text) : {};
-        if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new Error('not an object');
-        raw = v as Record<string, unknown>;
-      } catch {
-        throw new HttpError(400, 'The body must be a JSON object.');
-      }
-      return raw;
-    };
-    let out: { status: number; json: unknown };
+    const body = bodyReader(req);
+    let out: Reply;
     try {
-      if (parts[0] === '__standin') out = await own(method, parts.slice(1), body);
+      if (parts[0] === '__standin') out = await standinRoutes(st, method, parts.slice(1), body);
       else if (parts[0] === 'api' && parts[1] === 'v1') {
         if (req.headers.authorization !== `Token ${o.token}`)
           throw new HttpError(401, 'Authentication credentials were not provided or are wrong: send "Token <token>".');
@@ -350,7 +388,7 @@ export async function startStandin(o: StandinOptions): Promise<Standin> {
           faults.serverError--;
           throw new HttpError(500, 'A server error occurred.');
         }
-        out = await api(method, parts.slice(2), url, body);
+        out = await prolificApi(st, method, parts.slice(2), url, body);
       } else throw new HttpError(404, `Not found: ${url.pathname}`);
     } catch (e) {
       const err = e instanceof HttpError ? e : new HttpError(500, (e as Error).message);
