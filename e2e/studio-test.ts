@@ -114,4 +114,14 @@ export const test = base.extend<object, { studioServer: WorkerServer; officialGa
   baseURL: async ({ studioServer }, use) => {
     await use(studioServer.url);
   },
+  /**
+   * Prolific is never reached from a test: a study whose completion sends the participant on to
+   * Prolific (the sample study does, after 5 s) would otherwise leave for an error page, where
+   * the page's own storage, which tests read after the end, is gone. Answered 204, the page stays;
+   * a spec that follows the redirect (`prolific.spec.ts`) routes it on its page, which comes first.
+   */
+  context: async ({ context }, use) => {
+    await context.route('https://app.prolific.com/**', (route) => route.fulfill({ status: 204 }));
+    await use(context);
+  },
 });
