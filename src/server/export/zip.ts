@@ -285,6 +285,56 @@ export async function* zipStream(
 }
 
 /** One entry as read back. */
+/** An entry as the central directory records it: where its local header is, and its sizes. */
+export interface CentralEntry {
+  readonly name: string;
+  readonly method: number;
+  readonly crc: number;
+  readonly csize: number;
+  readonly usize: number;
+  readonly local: number;
+}
+
+/**
+ * The `count` entries of a central directory starting at `at` in `buf` (ZIP64 sizes and offsets
+ * read from each entry's extra field).
+ * @throws ZipError for an entry that is cut short or damaged.
+ */
+export function centralEntries(buf: Buffer, at: number, count: number): CentralEntry[] {
+  const out: CentralEntry[] = [];
+  let p = at;
+  for (let i = 0; i < count; i++) {
+    if (p + 46 > buf.length || buf.readUInt32LE(p) !== 0x02014b50)
+      throw new ZipError(`central directory entry ${i + 1} is damaged.`);
+    const nlen = buf.readUInt16LE(p + 28);
+    const xlen = buf.readUInt16LE(p + 30);
+    const clen = buf.readUInt16LE(p + 32);
+    let csize = buf.readUInt32LE(p + 20);
+    let usize = buf.readUInt32LE(p + 24);
+    let local = buf.readUInt32LE(p + 42);
+    const name = buf.toString('utf8', p + 46, p + 46 + nlen);
+    // ZIP64: the fields set to 0xFFFFFFFF are in the extra field, in this order.
+    for (let x = p + 46 + nlen; x + 4 <= p + 46 + nlen + xlen;) {
+      const len = buf.readUInt16LE(x + 2);
+      if (buf.readUInt16LE(x) === ZIP64_EXTRA) {
+        let q = x + 4;
+        const next = () => {
+          const v = Number(buf.readBigUInt64LE(q));
+          q += 8;
+          return v;
+        };
+        if (usize === MAX32) usize = next();
+        if (csize === MAX32) csize = next();
+        if (local === MAX32) local = next();
+      }
+      x += 4 + len;
+    }
+    out.push({ name, method: buf.readUInt16LE(p + 10), crc: buf.readUInt32LE(p + 16), csize, usize, local });
+    p += 46 + nlen + xlen + clen;
+  }
+  return out;
+}
+
 export interface ZipEntryRead {
   readonly name: string;
   readonly data: Buffer;
@@ -311,35 +361,7 @@ export function readZip(zip: Buffer): ZipEntryRead[] {
     p = Number(zip.readBigUInt64LE(rec + 48));
   }
   const out: ZipEntryRead[] = [];
-  for (let i = 0; i < count; i++) {
-    if (zip.readUInt32LE(p) !== 0x02014b50) throw new ZipError(`central directory entry ${i + 1} is damaged.`);
-    const method = zip.readUInt16LE(p + 10);
-    const crc = zip.readUInt32LE(p + 16);
-    let csize = zip.readUInt32LE(p + 20);
-    let usize = zip.readUInt32LE(p + 24);
-    const nlen = zip.readUInt16LE(p + 28);
-    const xlen = zip.readUInt16LE(p + 30);
-    const clen = zip.readUInt16LE(p + 32);
-    let local = zip.readUInt32LE(p + 42);
-    const name = zip.toString('utf8', p + 46, p + 46 + nlen);
-    // ZIP64: the fields set to 0xFFFFFFFF are in the extra field, in this order.
-    for (let x = p + 46 + nlen; x + 4 <= p + 46 + nlen + xlen;) {
-      const id = zip.readUInt16LE(x);
-      const len = zip.readUInt16LE(x + 2);
-      if (id === ZIP64_EXTRA) {
-        let q = x + 4;
-        const next = () => {
-          const v = Number(zip.readBigUInt64LE(q));
-          q += 8;
-          return v;
-        };
-        if (usize === MAX32) usize = next();
-        if (csize === MAX32) csize = next();
-        if (local === MAX32) local = next();
-      }
-      x += 4 + len;
-    }
-    p += 46 + nlen + xlen + clen;
+  for (const { name, method, crc, csize, usize, local } of centralEntries(zip, p, count)) {
     if (zip.readUInt32LE(local) !== 0x04034b50) throw new ZipError(`the local header of "${name}" is damaged.`);
     const dataStart = local + 30 + zip.readUInt16LE(local + 26) + zip.readUInt16LE(local + 28);
     const raw = zip.subarray(dataStart, dataStart + csize);

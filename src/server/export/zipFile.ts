@@ -7,25 +7,17 @@
 import { createReadStream } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import { createInflateRaw } from 'node:zlib';
-import { ZipError, crc32 } from './zip';
+import { ZipError, centralEntries, crc32, type CentralEntry } from './zip';
 
 const MAX16 = 0xffff;
 const MAX32 = 0xffffffff;
-const ZIP64_EXTRA = 0x0001;
 /** The end record and the longest comment a ZIP may carry after it. */
 const TAIL = 22 + MAX16;
 /** Bytes read from the file at a time. */
 export const ZIP_CHUNK = 64 * 1024;
 
 /** An entry as the central directory lists it. */
-export interface ZipFileEntry {
-  readonly name: string;
-  readonly method: number;
-  readonly crc: number;
-  readonly csize: number;
-  readonly usize: number;
-  readonly local: number;
-}
+export type ZipFileEntry = CentralEntry;
 
 /** Reads `length` bytes at `position`, refusing a file that ends first. */
 async function readAt(fh: FileHandle, position: number, length: number): Promise<Buffer> {
@@ -60,42 +52,6 @@ async function directory(fh: FileHandle, size: number): Promise<{ count: number;
   return { count, start, size: cdSize };
 }
 
-/** The entries of one central directory, read whole (its size is that of the names, not of the data). */
-function entriesOf(cd: Buffer, count: number): ZipFileEntry[] {
-  const out: ZipFileEntry[] = [];
-  let p = 0;
-  for (let i = 0; i < count; i++) {
-    if (p + 46 > cd.length || cd.readUInt32LE(p) !== 0x02014b50)
-      throw new ZipError(`central directory entry ${i + 1} is damaged.`);
-    const nlen = cd.readUInt16LE(p + 28);
-    const xlen = cd.readUInt16LE(p + 30);
-    const clen = cd.readUInt16LE(p + 32);
-    let csize = cd.readUInt32LE(p + 20);
-    let usize = cd.readUInt32LE(p + 24);
-    let local = cd.readUInt32LE(p + 42);
-    const name = cd.toString('utf8', p + 46, p + 46 + nlen);
-    // ZIP64: the fields set to 0xFFFFFFFF are in the extra field, in this order.
-    for (let x = p + 46 + nlen; x + 4 <= p + 46 + nlen + xlen;) {
-      const len = cd.readUInt16LE(x + 2);
-      if (cd.readUInt16LE(x) === ZIP64_EXTRA) {
-        let q = x + 4;
-        const next = () => {
-          const v = Number(cd.readBigUInt64LE(q));
-          q += 8;
-          return v;
-        };
-        if (usize === MAX32) usize = next();
-        if (csize === MAX32) csize = next();
-        if (local === MAX32) local = next();
-      }
-      x += 4 + len;
-    }
-    out.push({ name, method: cd.readUInt16LE(p + 10), crc: cd.readUInt32LE(p + 16), csize, usize, local });
-    p += 46 + nlen + xlen + clen;
-  }
-  return out;
-}
-
 /** A ZIP file open for reading: its entries, and each one's data as a stream. */
 export class ZipFile {
   private constructor(
@@ -113,7 +69,7 @@ export class ZipFile {
     try {
       const { size } = await fh.stat();
       const cd = await directory(fh, size);
-      const entries = entriesOf(await readAt(fh, cd.start, cd.size), cd.count);
+      const entries = centralEntries(await readAt(fh, cd.start, cd.size), 0, cd.count);
       return new ZipFile(file, fh, new Map(entries.map((e) => [e.name, e])));
     } catch (e) {
       await fh.close();
