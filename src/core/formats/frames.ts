@@ -280,7 +280,7 @@ export function decodeFrameCells(
       const base = before.at(kind === KIND_DELTA ? -1 : -2);
       if (base === undefined)
         throw corrupt(`frame ${i} is a delta with no frame ${kind === KIND_DELTA ? 'one' : 'two'} before it`);
-      cells = xor(readRuns(input, cellCount), base);
+      cells = readRuns(input, cellCount, base);
     } else if (kind === KIND_RAW) cells = unpackNibbles(input, cellCount);
     else throw corrupt(`frame ${i} has unknown kind ${kind}`);
     frames.push(cells);
@@ -337,15 +337,14 @@ function xor(a: Uint8Array, b: Uint8Array): Uint8Array {
   return out;
 }
 
-/** FNV-1a over the size and the cells. */
+/**
+ * FNV-1a over the size and the cells. One plain loop: a decoder checks a reference with it at
+ * every stored action, so an export of many runs hashes every frame once.
+ */
 function hashCells(cells: Uint8Array, width: number, height: number): number {
-  let h = 0x811c9dc5;
-  const mix = (v: number): void => {
-    h = Math.imul(h ^ v, 0x01000193);
-  };
-  mix(width);
-  mix(height);
-  for (let i = 0; i < cells.length; i++) mix(cells[i]);
+  let h = Math.imul(0x811c9dc5 ^ width, 0x01000193);
+  h = Math.imul(h ^ height, 0x01000193);
+  for (let i = 0; i < cells.length; i++) h = Math.imul(h ^ cells[i], 0x01000193);
   return h >>> 0;
 }
 
@@ -367,15 +366,22 @@ function runs(cells: Uint8Array): Uint8Array {
   return out.bytes();
 }
 
-function readRuns(input: ByteReader, cellCount: number): Uint8Array {
-  const cells = new Uint8Array(cellCount);
+/**
+ * A frame's cells from its runs; with `base`, the runs are the changes to it (`xor(runs, base)`):
+ * a copy of `base` with each run of a colour other than 0 applied, so the cells a step leaves as
+ * they were (most of them) cost nothing but the copy.
+ */
+function readRuns(input: ByteReader, cellCount: number, base: Uint8Array | null = null): Uint8Array {
+  const cells = base ? base.slice() : new Uint8Array(cellCount);
   let i = 0;
   while (i < cellCount) {
     const b = input.byte();
     const n = b & 15;
     const length = n < 15 ? n + 1 : 16 + input.varint();
     if (length > cellCount - i) throw corrupt(`a run of ${length} cells where ${cellCount - i} remain`);
-    cells.fill(b >> 4, i, i + length);
+    const colour = b >> 4;
+    if (!base) cells.fill(colour, i, i + length);
+    else if (colour !== 0) for (let k = i; k < i + length; k++) cells[k] ^= colour;
     i += length;
   }
   return cells;

@@ -24,6 +24,7 @@ import {
   splitGameRuns,
   toRecording,
   toolkitRecordingBytes,
+  FrameRowsCache,
   toolkitRecordingLine,
   type RecordingLine,
 } from './recording';
@@ -438,5 +439,37 @@ describe('toolkitRecordingBytes', () => {
     // No frame (an action after GAME_OVER): `"frame": []`.
     const none = toolkitRecordingBytes({ ...step, frames: { width: 0, height: 0, frames: [] } });
     expect(new TextDecoder().decode(none)).toBe(toolkitRecordingLine({ ...step, frames: [] }) + '\n');
+  });
+
+  it('copies the rows a frame keeps from the frame before and writes the same lines as without', () => {
+    const step = {
+      gameId: 'ls20-9607627b',
+      guid: 'run-2',
+      epochMs: Date.UTC(2026, 0, 2),
+      input: { action: 'ACTION1' as const },
+      state: 'NOT_FINISHED' as const,
+      levelsCompleted: 0,
+      winLevels: 7,
+      fullReset: false,
+      available: [1, 2, 3, 4],
+    };
+    const grid = (w: number, h: number, f: (x: number, y: number) => number) =>
+      Uint8Array.from({ length: w * h }, (_, i) => f(i % w, Math.floor(i / w)));
+    const a = grid(4, 3, (x, y) => (x + y) % 16);
+    // One row changed (to two-digit colours), then the same frame twice in one step, then another size.
+    const b = a.map((v, i) => (i >= 4 && i < 8 ? 12 : v));
+    const steps = [
+      { width: 4, height: 3, frames: [a] },
+      { width: 4, height: 3, frames: [b, b, a] },
+      { width: 0, height: 0, frames: [] },
+      { width: 3, height: 4, frames: [grid(3, 4, (x, y) => (x * y) % 16)] },
+      { width: 3, height: 4, frames: [grid(3, 4, (x) => x)] },
+    ];
+    const rows = new FrameRowsCache();
+    const text = new TextDecoder();
+    for (const frames of steps)
+      expect(text.decode(toolkitRecordingBytes({ ...step, frames }, rows))).toBe(
+        text.decode(toolkitRecordingBytes({ ...step, frames })),
+      );
   });
 });

@@ -449,12 +449,48 @@ const OPEN = 0x5b;
 const CLOSE = 0x5d;
 
 /**
+ * The last frame {@link toolkitRecordingBytes} wrote, kept for the next one of the same run: the
+ * rows a step leaves as they were (most of them) are copied as text, not written again. Make one
+ * per run and pass it to every line of the run, in order.
+ */
+export class FrameRowsCache {
+  /** @internal The last frame's cells, its line's bytes, and where each of its rows' text is in them. */
+  cells: Uint8Array | null = null;
+  width = 0;
+  bytes: Uint8Array = new Uint8Array(0);
+  starts: Int32Array = new Int32Array(0);
+  ends: Int32Array = new Int32Array(0);
+}
+
+/**
+ * A frame's cells as 32-bit words when its rows are whole words (64 cells are 16 words): rows are
+ * then compared a word at a time. Null when they are not (a frame of odd width).
+ */
+function words(cells: Uint8Array, w: number): Int32Array | null {
+  return w % 4 === 0 && cells.byteOffset % 4 === 0
+    ? new Int32Array(cells.buffer, cells.byteOffset, cells.length >> 2)
+    : null;
+}
+
+/** Whether row `y` (`w` cells wide) of two frames holds the same cells, by words when both have them. */
+function sameRow(a: Uint8Array, aw: Int32Array | null, b: Uint8Array, bw: Int32Array | null, y: number, w: number) {
+  if (aw && bw) {
+    const n = w >> 2;
+    for (let i = y * n, end = i + n; i < end; i++) if (aw[i] !== bw[i]) return false;
+    return true;
+  }
+  for (let i = y * w, end = i + w; i < end; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
  * {@link toolkitRecordingLine} with its line end, as UTF-8 bytes, from frames given as cells: the
  * same text, written straight into one byte array instead of as a string per cell joined up. A
  * recording is mostly its frames (4,096 cells each), so this is what makes an export of many runs
- * fast.
+ * fast. With `rows`, a row equal to the same row of the frame before (in this line or the run's
+ * previous one) is copied from that frame's text.
  */
-export function toolkitRecordingBytes(s: ToolkitStepCells): Uint8Array {
+export function toolkitRecordingBytes(s: ToolkitStepCells, rows?: FrameRowsCache): Uint8Array {
   const { width: w, height: h, frames } = s.frames;
   // Everything but the frames, as the toolkit writes it; the frames are last, so the line ends `[]}}`.
   const text = toolkitRecordingLine({ ...s, frames: [] });
@@ -470,11 +506,33 @@ export function toolkitRecordingBytes(s: ToolkitStepCells): Uint8Array {
     }
     out[at++] = OPEN;
     const cells = frames[f];
+    const before = rows?.cells && rows.width === w && rows.cells.length === cells.length ? rows : null;
+    const cellWords = before ? words(cells, w) : null;
+    const beforeWords = before ? words(before.cells!, w) : null;
+    const starts = new Int32Array(h);
+    const ends = new Int32Array(h);
     for (let y = 0; y < h; y++) {
       if (y) {
         out[at++] = COMMA;
         out[at++] = SPACE;
       }
+      if (before && sameRow(before.cells!, beforeWords, cells, cellWords, y, w)) {
+        // The rows from y on that the frame before has too: their text, separators included, in one copy.
+        let last = y;
+        while (last + 1 < h && sameRow(before.cells!, beforeWords, cells, cellWords, last + 1, w)) last++;
+        const from = before.starts[y];
+        const to = before.ends[last];
+        if (before.bytes === out) out.copyWithin(at, from, to);
+        else out.set(before.bytes.subarray(from, to), at);
+        for (let k = y; k <= last; k++) {
+          starts[k] = before.starts[k] - from + at;
+          ends[k] = before.ends[k] - from + at;
+        }
+        at += to - from;
+        y = last;
+        continue;
+      }
+      starts[y] = at;
       out[at++] = OPEN;
       for (let x = 0, i = y * w; x < w; x++, i++) {
         if (x) {
@@ -488,8 +546,16 @@ export function toolkitRecordingBytes(s: ToolkitStepCells): Uint8Array {
         } else out[at++] = 0x30 + v;
       }
       out[at++] = CLOSE;
+      ends[y] = at;
     }
     out[at++] = CLOSE;
+    if (rows) {
+      rows.cells = cells;
+      rows.width = w;
+      rows.bytes = out;
+      rows.starts = starts;
+      rows.ends = ends;
+    }
   }
   out[at++] = CLOSE;
   out[at++] = 0x7d;

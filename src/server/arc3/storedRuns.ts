@@ -4,7 +4,7 @@
  * on the engine to check that it answers the frames that were stored.
  */
 import { decodeFrameCells, FrameCodecError, type DecodedCells, type FrameGrid } from '../../core/formats/frames';
-import { toolkitRecordingBytes } from '../../core/formats/recording';
+import { FrameRowsCache, toolkitRecordingBytes } from '../../core/formats/recording';
 import type { ActionInput, GameAction, GameState } from '../../core/game/types';
 import type { GameRunRecord, GameStepRecord, Store } from '../store/types';
 import type { Arc3Source } from './source';
@@ -52,19 +52,24 @@ export async function runRecording(
   }
   if (!steps.length) throw new Error(`run ${run.runId} of ${run.gameId} has no stored step`);
   return (function* () {
+    // The rows a step leaves unchanged are copied from the line before.
+    const rows = new FrameRowsCache();
     for (const { record, frames } of steps)
-      yield toolkitRecordingBytes({
-        gameId: run.gameId,
-        guid: run.runId,
-        epochMs: record.at,
-        input: inputOf(record),
-        frames,
-        state: record.state as GameState,
-        levelsCompleted: record.levelsCompleted,
-        winLevels: record.winLevels,
-        fullReset: record.fullReset,
-        available: record.available,
-      });
+      yield toolkitRecordingBytes(
+        {
+          gameId: run.gameId,
+          guid: run.runId,
+          epochMs: record.at,
+          input: inputOf(record),
+          frames,
+          state: record.state as GameState,
+          levelsCompleted: record.levelsCompleted,
+          winLevels: record.winLevels,
+          fullReset: record.fullReset,
+          available: record.available,
+        },
+        rows,
+      );
   })();
 }
 
