@@ -57,6 +57,7 @@ export type ExportStore = Pick<
   | 'listGameRuns'
   | 'readGameSteps'
   | 'readGameStepsJson'
+  | 'readGameStepsJsonOf'
   | 'studyGamePins'
   | 'getGameCode'
   | 'listStudyResponses'
@@ -193,6 +194,12 @@ export function exportReads(store: ExportStore): ExportStore {
         return async (runId: string, opts: { from?: number; limit: number }) => {
           await participantWrites.turn();
           return target.readGameStepsJson(runId, opts);
+        };
+      }
+      if (key === 'readGameStepsJsonOf') {
+        return async (runIds: readonly string[], below: number) => {
+          await participantWrites.turn();
+          return target.readGameStepsJsonOf(runIds, below);
         };
       }
       if (key === 'archives') {

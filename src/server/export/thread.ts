@@ -57,9 +57,9 @@ export function exportsOnThreads(): number {
 
 /**
  * The store call the worker asked for, made on the real store. A page of events, or of a run's
- * steps, goes over as the JSON text the database made of it (`streamEventsJson`,
- * `readGameStepsJson`), decoded on the worker: one string to copy here, not thousands of objects
- * to decode and clone.
+ * steps, or the first steps of several runs, goes over as the JSON text the database made of it
+ * (`streamEventsJson`, `readGameStepsJson`, `readGameStepsJsonOf`), decoded on the worker: one
+ * string to copy here, not thousands of objects to decode and clone.
  */
 async function storeCall(store: ExportStore, path: readonly string[], args: readonly unknown[]): Promise<unknown> {
   if (path.length === 1 && path[0] === 'eventsPage') {
@@ -75,6 +75,10 @@ async function storeCall(store: ExportStore, path: readonly string[], args: read
   if (path.length === 1 && path[0] === 'stepsPage') {
     const [runId, from, limit] = args as [string, number, number];
     return (await store.readGameStepsJson(runId, { from, limit })).json;
+  }
+  if (path.length === 1 && path[0] === 'stepsOfRuns') {
+    const [runIds, below] = args as [string[], number];
+    return store.readGameStepsJsonOf(runIds, below);
   }
   let target: unknown = store;
   for (const key of path.slice(0, -1)) target = (target as Record<string, unknown>)[key];

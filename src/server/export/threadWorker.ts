@@ -6,7 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { replayWithEngine } from '../study/studies';
 import { threadStudioReplay } from '../arc3/replayCheck';
-import type { GameStepRecord, Store } from '../store/types';
+import type { GameRunRecord, GameStepRecord, Store } from '../store/types';
 import type { StoredEvent } from '../../core/study/rules';
 import type { ExportContext } from './context';
 import { EXPORT_FORMATS } from './formats';
@@ -50,11 +50,19 @@ const ask = (path: readonly string[], args: readonly unknown[]) =>
  * oldest dropped first, so that a study that fits is read once (every file then sees the same
  * reads) and a larger one costs no more memory than that. Each read is a round trip to the main
  * thread, which answers it between participants' writes: fewer of them is what makes the thread fast.
+ *
+ * A page of events is kept decoded (`frozenPage`), so that the files after the first one take
+ * the same objects instead of parsing its JSON again; its size is counted as its JSON's length.
  */
 const KEPT_CHARS = 64 * 1024 * 1024;
 const KEPT_ANSWERS = 20_000;
 const PER_SESSION = new Set(['eventsPage', 'listSubmissions', 'listResponses', 'listGameRuns']);
-const kept = new Map<string, Promise<unknown>>();
+/** A kept answer, and the characters of JSON it was made from (0 for answers that were not text). */
+interface KeptAnswer {
+  readonly value: unknown;
+  readonly size: number;
+}
+const kept = new Map<string, Promise<KeptAnswer>>();
 let keptChars = 0;
 const keptSize = new Map<string, number>();
 
@@ -89,10 +97,15 @@ const call = (path: readonly string[], args: readonly unknown[]): Promise<unknow
       if (!kept.has(keyOf(path[0], [s.id]))) ids.push(s.id);
     }
     const answers = ask([many], [ids]) as Promise<Map<string, unknown[]>>;
+    if (many === 'listGameRunsOf')
+      void answers.then(
+        (m) => ids.forEach((id) => listRuns(m.get(id) as GameRunRecord[] | undefined)),
+        () => undefined,
+      );
     for (const id of ids)
       keepAnswer(
         keyOf(path[0], [id]),
-        answers.then((m) => m.get(id) ?? []),
+        answers.then((m) => ({ value: m.get(id) ?? [], size: 0 })),
       );
     return copied(kept.get(keyOf(path[0], args))!);
   }
@@ -105,23 +118,41 @@ const call = (path: readonly string[], args: readonly unknown[]): Promise<unknow
   return copied(keep(path[0], args));
 };
 
-/** A copy of a kept answer: a writer may sort or change the list it is given. */
-const copied = (answer: Promise<unknown>) => answer.then((v) => (typeof v === 'string' ? v : structuredClone(v)));
+/**
+ * A kept answer as a caller may use it: a page of events as it is (frozen: every file reads the
+ * same objects), a list copied (a writer may sort or change the list it is given).
+ */
+const copied = (answer: Promise<KeptAnswer>) =>
+  answer.then(({ value }) => (Object.isFrozen(value) ? value : structuredClone(value)));
+
+/**
+ * A page of events from its JSON, frozen with each event and its `data`, so that a writer that
+ * changed what another file reads next would fail at once rather than write another file.
+ */
+function frozenPage(json: string): readonly StoredEvent[] {
+  const page = JSON.parse(json) as StoredEvent[];
+  for (const e of page) {
+    Object.freeze(e.data);
+    Object.freeze(e);
+  }
+  return Object.freeze(page);
+}
 
 /** Asks the main thread for a per-session read and keeps the answer. */
-const keep = (method: string, args: readonly unknown[]): Promise<unknown> => {
-  const answer = ask([method], args);
+const keep = (method: string, args: readonly unknown[]): Promise<KeptAnswer> => {
+  const answer = ask([method], args).then((v) =>
+    method === 'eventsPage' ? { value: frozenPage(v as string), size: (v as string).length } : { value: v, size: 0 },
+  );
   keepAnswer(keyOf(method, args), answer);
   return answer;
 };
 
 /** Keeps an answer under its key, dropping the oldest kept while over the bounds. */
-const keepAnswer = (key: string, answer: Promise<unknown>): void => {
+const keepAnswer = (key: string, answer: Promise<KeptAnswer>): void => {
   kept.set(key, answer);
   answer.then(
-    (v) => {
+    ({ size }) => {
       if (!kept.has(key)) return;
-      const size = typeof v === 'string' ? v.length : 0;
       keptSize.set(key, size);
       keptChars += size;
       for (const [k] of kept) {
@@ -135,6 +166,65 @@ const keepAnswer = (key: string, answer: Promise<unknown>): void => {
   );
 };
 
+/**
+ * The first steps of a run are read with those of the runs after it (`readGameStepsJsonOf`): one
+ * statement and one round trip for several runs, made while the run before them is written.
+ * The stored runs are listed here in the export's order, as their sessions' lists arrive.
+ */
+const runsInOrder: string[] = [];
+const runIndex = new Map<string, number>();
+const listRuns = (runs: readonly GameRunRecord[] | undefined) => {
+  for (const r of runs ?? [])
+    if (!runIndex.has(r.runId)) {
+      runIndex.set(r.runId, runsInOrder.length);
+      runsInOrder.push(r.runId);
+    }
+};
+/** Runs in one statement at most. */
+const MAX_RUNS_READ = 16;
+/** First steps asked for, by run, until the run's recording takes them. */
+const stepsAhead = new Map<string, Promise<{ steps: GameStepRecord[]; more: boolean; below: number }>>();
+/** The last run (by `runsInOrder`) whose first steps were asked for. */
+let readUpTo = -1;
+/** Steps of the longest run of the last statement: how many runs the next one reads. */
+let runLength = 0;
+
+/**
+ * Asks for the first steps of `runId` and of the runs after it in one statement, as many runs as
+ * keep it at most `limit` steps (judged by the runs read before), each up to `limit / runs`.
+ */
+function readRunsAhead(runId: string, limit: number): void {
+  const at = runIndex.get(runId);
+  const count = Math.max(1, Math.min(MAX_RUNS_READ, Math.floor(limit / Math.max(1, runLength))));
+  const ids = at === undefined ? [runId] : runsInOrder.slice(at, at + count).filter((id) => !stepsAhead.has(id));
+  if (at !== undefined) readUpTo = Math.max(readUpTo, at + ids.length - 1);
+  const below = Math.max(1, Math.floor(limit / ids.length));
+  const read = (ask(['stepsOfRuns'], [ids, below]) as Promise<string>).then((json) => {
+    const runs = JSON.parse(json) as { run: string; steps: GameStepRecord[]; more: boolean }[];
+    runLength = runs.some((r) => r.more) ? limit : Math.max(1, ...runs.map((r) => r.steps.length));
+    return new Map(runs.map((r) => [r.run, r]));
+  });
+  for (const id of ids)
+    stepsAhead.set(
+      id,
+      read.then((m) => ({ steps: m.get(id)?.steps ?? [], more: m.get(id)?.more ?? false, below })),
+    );
+}
+
+/** A run's steps from 0, at most `limit`: its first steps as read ahead, the rest read after them. */
+async function firstSteps(runId: string, limit: number): Promise<GameStepRecord[]> {
+  if (!stepsAhead.has(runId)) readRunsAhead(runId, limit);
+  const ahead = stepsAhead.get(runId)!;
+  stepsAhead.delete(runId);
+  // The next runs' statement is asked for while this one is written.
+  const at = runIndex.get(runId);
+  if (at !== undefined && at + 1 > readUpTo && at + 1 < runsInOrder.length) readRunsAhead(runsInOrder[at + 1], limit);
+  const { steps, more, below } = await ahead;
+  if (!more || steps.length >= limit) return steps;
+  const rest = JSON.parse((await ask(['stepsPage'], [runId, below, limit - steps.length])) as string);
+  return steps.concat(rest as GameStepRecord[]);
+}
+
 /** A store whose every method is the main thread's; `streamEvents` reads a page (as JSON text) per call. */
 function remoteStore(path: readonly string[] = []): Store {
   return new Proxy(
@@ -147,9 +237,7 @@ function remoteStore(path: readonly string[] = []): Store {
             const size = Math.max(1, Math.floor(opts.batchSize ?? 5000));
             let after = opts.afterSeq ?? -1;
             for (;;) {
-              const page = JSON.parse(
-                (await call(['eventsPage'], [sessionId, after, size])) as string,
-              ) as StoredEvent[];
+              const page = (await call(['eventsPage'], [sessionId, after, size])) as readonly StoredEvent[];
               if (page.length === 0) return;
               after = page[page.length - 1].seq;
               yield page;
@@ -160,6 +248,7 @@ function remoteStore(path: readonly string[] = []): Store {
         if (path.length === 0 && key === 'readGameSteps') {
           return async (runId: string, opts: { from?: number; limit?: number } = {}) => {
             if (opts.limit === undefined) return call(['readGameSteps'], [runId, opts]);
+            if ((opts.from ?? 0) === 0) return firstSteps(runId, opts.limit);
             return JSON.parse(
               (await ask(['stepsPage'], [runId, opts.from ?? 0, opts.limit])) as string,
             ) as GameStepRecord[];

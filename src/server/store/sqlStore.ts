@@ -1125,6 +1125,20 @@ export class SqlStore implements Store {
     );
   }
 
+  async readGameStepsJsonOf(runIds: readonly string[], below: number): Promise<string> {
+    const r = await this.db.query<{ runs: string }>(
+      `SELECT coalesce(json_agg(json_build_object(
+         'run', r.run_id,
+         'steps', coalesce((SELECT json_agg(${STEP_JSON} ORDER BY step) FROM game_steps
+                            WHERE game_steps.run_id = r.run_id AND step >= 0 AND step < $2), '[]'::json),
+         'more', EXISTS (SELECT 1 FROM game_steps WHERE game_steps.run_id = r.run_id AND step >= $2)
+       ) ORDER BY r.n), '[]')::text AS runs
+       FROM unnest($1::text[]) WITH ORDINALITY AS r(run_id, n)`,
+      [runIds, below],
+    );
+    return r.rows[0].runs;
+  }
+
   async secret(name: string, make: () => string): Promise<string> {
     await this.db.query(`INSERT INTO server_secrets (name, value) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [
       name,

@@ -204,6 +204,13 @@ describe.each(backends)('store on $name', (backend) => {
       expect(steps, `${from}+${limit}`).toEqual(await store.readGameSteps('r3', { from, limit }));
       expect(page.count).toBe(steps.length);
     }
+    // The first steps of several runs in one statement, in the order asked, and whether more follow.
+    const first = JSON.parse(await store.readGameStepsJsonOf(['r3', 'nothing', 'r1'], 4)) as unknown[];
+    expect(first).toEqual([
+      { run: 'r3', steps: await store.readGameSteps('r3', { limit: 4 }), more: true },
+      { run: 'nothing', steps: [], more: false },
+      { run: 'r1', steps: await store.readGameSteps('r1'), more: false },
+    ]);
   });
 
   it('stores a batch sent twice once', async () => {

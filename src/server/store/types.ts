@@ -471,6 +471,13 @@ export interface GameRunStore {
    * the records: one value to decode, handed to an export thread as it is.
    */
   readGameStepsJson(runId: string, opts: { from?: number; limit: number }): Promise<JsonPage>;
+  /**
+   * The first steps of several runs in one statement, as the database's JSON text of
+   * `[{ run, steps, more }]` in the order of `runIds`: `steps` the run's records (as
+   * `readGameStepsJson`) numbered below `below`, `more` whether it has steps from `below` on.
+   * A statement reads at most `runIds.length * below` steps, so callers bound that product.
+   */
+  readGameStepsJsonOf(runIds: readonly string[], below: number): Promise<string>;
 }
 
 /** One-time export download links. */
