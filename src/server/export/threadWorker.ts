@@ -7,6 +7,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { replayWithEngine } from '../study/studies';
 import { threadStudioReplay } from '../arc3/replayCheck';
 import type { GameRunRecord, GameStepRecord, Store } from '../store/types';
+import { gameStepOfRow, type GameStepRow } from '../store/stepRows';
 import type { StoredEvent } from '../../core/study/rules';
 import type { ExportContext } from './context';
 import { EXPORT_FORMATS } from './formats';
@@ -200,9 +201,9 @@ function readRunsAhead(runId: string, limit: number): void {
   if (at !== undefined) readUpTo = Math.max(readUpTo, at + ids.length - 1);
   const below = Math.max(1, Math.floor(limit / ids.length));
   const read = (ask(['stepsOfRuns'], [ids, below]) as Promise<string>).then((json) => {
-    const runs = JSON.parse(json) as { run: string; steps: GameStepRecord[]; more: boolean }[];
+    const runs = JSON.parse(json) as { run: string; steps: GameStepRow[]; more: boolean }[];
     runLength = runs.some((r) => r.more) ? limit : Math.max(1, ...runs.map((r) => r.steps.length));
-    return new Map(runs.map((r) => [r.run, r]));
+    return new Map(runs.map((r) => [r.run, { more: r.more, steps: r.steps.map((row) => gameStepOfRow(r.run, row)) }]));
   });
   for (const id of ids)
     stepsAhead.set(

@@ -6,6 +6,7 @@ import type { SessionState, StoredEvent } from '../../core/study/rules';
 import { migrations } from './migrations';
 import { ProlificStore } from './prolificStore';
 import { GroupCommit, type GroupMember } from './groupCommit';
+import { STEP_ROW_SQL } from './stepRows';
 import { type GradingStore, SqlGradingStore } from './gradingStore';
 import { type CentreStore, SqlCentreStore } from './centreStore';
 import type { Pause } from '../../core/study/pauses';
@@ -1129,7 +1130,7 @@ export class SqlStore implements Store {
     const r = await this.db.query<{ runs: string }>(
       `SELECT coalesce(json_agg(json_build_object(
          'run', r.run_id,
-         'steps', coalesce((SELECT json_agg(${STEP_JSON} ORDER BY step) FROM game_steps
+         'steps', coalesce((SELECT json_agg(${STEP_ROW_SQL} ORDER BY step) FROM game_steps
                             WHERE game_steps.run_id = r.run_id AND step >= 0 AND step < $2), '[]'::json),
          'more', EXISTS (SELECT 1 FROM game_steps WHERE game_steps.run_id = r.run_id AND step >= $2)
        ) ORDER BY r.n), '[]')::text AS runs

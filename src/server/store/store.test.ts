@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { backends } from './testing';
 import { SessionChanged, type EventInput, type SessionStamp, type Store } from './types';
+import { gameStepOfRow, type GameStepRow } from './stepRows';
 
 const ev = (seq: number, kind = 'paint'): EventInput => ({ seq, t: seq * 10.5, kind, data: { n: seq } });
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => ev(from + i));
@@ -205,7 +206,13 @@ describe.each(backends)('store on $name', (backend) => {
       expect(page.count).toBe(steps.length);
     }
     // The first steps of several runs in one statement, in the order asked, and whether more follow.
-    const first = JSON.parse(await store.readGameStepsJsonOf(['r3', 'nothing', 'r1'], 4)) as unknown[];
+    const first = (
+      JSON.parse(await store.readGameStepsJsonOf(['r3', 'nothing', 'r1'], 4)) as {
+        run: string;
+        steps: GameStepRow[];
+        more: boolean;
+      }[]
+    ).map((r) => ({ ...r, steps: r.steps.map((row) => gameStepOfRow(r.run, row)) }));
     expect(first).toEqual([
       { run: 'r3', steps: await store.readGameSteps('r3', { limit: 4 }), more: true },
       { run: 'nothing', steps: [], more: false },

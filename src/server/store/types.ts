@@ -473,8 +473,9 @@ export interface GameRunStore {
   readGameStepsJson(runId: string, opts: { from?: number; limit: number }): Promise<JsonPage>;
   /**
    * The first steps of several runs in one statement, as the database's JSON text of
-   * `[{ run, steps, more }]` in the order of `runIds`: `steps` the run's records (as
-   * `readGameStepsJson`) numbered below `below`, `more` whether it has steps from `below` on.
+   * `[{ run, steps, more }]` in the order of `runIds`: `steps` the run's steps numbered below
+   * `below`, each as an array (`GameStepRow`, `stepRows.ts`), `more` whether it has steps from
+   * `below` on.
    * A statement reads at most `runIds.length * below` steps, so callers bound that product.
    */
   readGameStepsJsonOf(runIds: readonly string[], below: number): Promise<string>;
