@@ -26,6 +26,12 @@ export interface GroupCommitOptions<M extends GroupMember> {
   readonly run: (group: readonly M[]) => Promise<void>;
 }
 
+/** Most members merged into one statement, in every group commit of the store. */
+export const GROUP_MAX = 256;
+
+/** {@link GroupCommitOptions.parallel} on a back end: PGlite runs one statement at a time; PostgreSQL gets a few. */
+export const groupsInFlight = (kind: 'pglite' | 'postgres'): number => (kind === 'pglite' ? 1 : 4);
+
 export class GroupCommit<M extends GroupMember> {
   private readonly pending: M[] = [];
   /** Keys of the members of the groups in flight. */
