@@ -6,7 +6,7 @@
 import type { SessionState, StoredEvent } from '../../core/study/rules';
 import type { Driver, Queryable } from './driver';
 import { json, ms } from './columns';
-import { GROUP_MAX, GroupCommit, groupsInFlight, type GroupMember } from './groupCommit';
+import { type GroupCommit, type GroupMember, storeGroupCommit } from './groupCommit';
 import { keysetJsonPage } from './keyset';
 import type { AppendResult, EventInput, EventStore, JsonPage } from './types';
 
@@ -90,11 +90,7 @@ export class SqlEventStore implements EventStore {
   private readonly appends: GroupCommit<PendingAppend>;
 
   constructor(private readonly db: Driver) {
-    this.appends = new GroupCommit({
-      parallel: groupsInFlight(db.kind),
-      max: GROUP_MAX,
-      run: (group) => this.runGroup(group),
-    });
+    this.appends = storeGroupCommit(db.kind, (group) => this.runGroup(group));
   }
 
   /**

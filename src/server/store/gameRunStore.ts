@@ -5,7 +5,7 @@
  */
 import type { Driver } from './driver';
 import { json, ms, type Row } from './columns';
-import { GROUP_MAX, GroupCommit, groupsInFlight, type GroupMember } from './groupCommit';
+import { type GroupCommit, type GroupMember, storeGroupCommit } from './groupCommit';
 import { keysetJsonPage, keysetPage } from './keyset';
 import {
   SessionChanged,
@@ -121,11 +121,7 @@ export class SqlGameRunStore implements GameRunStore {
   private readonly steps: GroupCommit<PendingSteps>;
 
   constructor(private readonly db: Driver) {
-    this.steps = new GroupCommit({
-      parallel: groupsInFlight(db.kind),
-      max: GROUP_MAX,
-      run: (group) => this.runSteps(group),
-    });
+    this.steps = storeGroupCommit(db.kind, (group) => this.runSteps(group));
   }
 
   async listGameRunsOf(sessionIds: readonly string[]): Promise<Map<string, GameRunRecord[]>> {

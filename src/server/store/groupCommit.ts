@@ -26,12 +26,6 @@ export interface GroupCommitOptions<M extends GroupMember> {
   readonly run: (group: readonly M[]) => Promise<void>;
 }
 
-/** Most members merged into one statement, in every group commit of the store. */
-export const GROUP_MAX = 256;
-
-/** {@link GroupCommitOptions.parallel} on a back end: PGlite runs one statement at a time; PostgreSQL gets a few. */
-export const groupsInFlight = (kind: 'pglite' | 'postgres'): number => (kind === 'pglite' ? 1 : 4);
-
 export class GroupCommit<M extends GroupMember> {
   private readonly pending: M[] = [];
   /** Keys of the members of the groups in flight. */
@@ -102,4 +96,15 @@ export class GroupCommit<M extends GroupMember> {
       for (const m of group) await this.flush([m]);
     }
   }
+}
+
+/**
+ * A group commit as the stores run theirs on a back end: PGlite runs one statement at a time, so
+ * one group in flight; PostgreSQL gets a few. At most 256 members in a group.
+ */
+export function storeGroupCommit<M extends GroupMember>(
+  kind: 'pglite' | 'postgres',
+  run: (group: readonly M[]) => Promise<void>,
+): GroupCommit<M> {
+  return new GroupCommit({ parallel: kind === 'pglite' ? 1 : 4, max: 256, run });
 }

@@ -8,7 +8,7 @@ import type { Pause } from '../../core/study/pauses';
 import { MAIN_STAGE } from '../../core/study/stages';
 import type { Driver, Queryable } from './driver';
 import { json, ms, msOrNull, type Row } from './columns';
-import { GROUP_MAX, GroupCommit, groupsInFlight, type GroupMember } from './groupCommit';
+import { type GroupCommit, type GroupMember, storeGroupCommit } from './groupCommit';
 import { pinStudyGames } from './gamePins';
 import { INSERT_SESSION_SQL, sessionRowValues } from './sessionRow';
 import type { NewSession, SessionRecord, SessionStore, StoredStudyGamePin, StudyGamePin } from './types';
@@ -67,11 +67,7 @@ export class SqlSessionStore implements SessionStore {
   private paramCountNo = 0;
 
   constructor(private readonly db: Driver) {
-    this.paramCounts = new GroupCommit({
-      parallel: groupsInFlight(db.kind),
-      max: GROUP_MAX,
-      run: (group) => this.runParamCounts(group),
-    });
+    this.paramCounts = storeGroupCommit(db.kind, (group) => this.runParamCounts(group));
   }
 
   async createSession(s: NewSession, pins?: readonly StudyGamePin[]): Promise<{ stage: string }> {
