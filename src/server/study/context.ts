@@ -16,6 +16,10 @@ import type { DigestPool } from '../digests/pool';
 import type { DigestMaintainer } from '../digests/maintainer';
 import type { ThreadReplay } from '../arc3/replayCheck';
 
+/**
+ * What the app gives the routers that serve studies: storage, the task library, the engine and
+ * the threads. `studyServices` (`./services.ts`) builds the shared services from it, once per app.
+ */
 export interface StudyDeps {
   readonly store: Store;
   readonly library: TaskLibrary;
@@ -64,6 +68,7 @@ export interface StudyDeps {
 
 export { fail, readBody, readJson, zodFail, type ErrorStatus } from '../http';
 
+/** An item's soft and hard time limits: its own, else the study's. */
 export function itemLimitsOf(study: StudyDefinition, item: { softMinutes?: number; hardMinutes?: number }) {
   return {
     softMinutes: item.softMinutes ?? study.limits.itemSoftMinutes,
