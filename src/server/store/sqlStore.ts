@@ -4,10 +4,10 @@
  */
 import type { SessionState, StoredEvent } from '../../core/study/rules';
 import { migrations } from './migrations';
-import { ProlificStore } from './prolificStore';
+import { ProlificStore, deleteProlificRows } from './prolificStore';
 import { GroupCommit, type GroupMember } from './groupCommit';
 import { type GradingStore, SqlGradingStore } from './gradingStore';
-import { type CentreStore, SqlCentreStore } from './centreStore';
+import { type CentreStore, SqlCentreStore, deleteCentreRows } from './centreStore';
 import type { Pause } from '../../core/study/pauses';
 import { CampaignStore, lockCampaigns, recountingSessions } from './campaignStore';
 import { type PeopleStore, SqlPeopleStore } from './peopleStore';
@@ -585,6 +585,8 @@ export class SqlStore implements Store {
         await tx.query(`DELETE FROM graders WHERE study_id = $1`, [id]);
         await tx.query(`DELETE FROM study_game_pins WHERE study_id = $1`, [id]);
         await tx.query(`DELETE FROM study_stages WHERE study_id = $1`, [id]);
+        await deleteCentreRows(tx, id);
+        await deleteProlificRows(tx, id);
         const studies = await tx.query(`DELETE FROM studies WHERE id = $1 RETURNING 1`, [id]);
         const deleted = { studies: studies.rows.length, ...rows };
         await insertAudit(tx, { ...audit, studyId: id, target: id, action: 'study.delete' }, { deleted });
