@@ -1,16 +1,9 @@
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { TaskLibrary } from '../collections/collections';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { backends } from '../store/testing';
 import type { Store } from '../store/types';
 import { COMMAND_LINE, addPerson, createToken } from '../people/service';
 import { takePart, type TakenPart } from '../testing/takePart';
-import {
-  SAMPLE_TASKS,
-  oneTaskCampaign,
-  sampleLibrary,
-  sampleStudiesApi,
-  taskAndGameStudy,
-} from '../testing/sampleStudies';
+import { SAMPLE_TASKS, oneTaskCampaign, sampleStudiesApi, taskAndGameStudy } from '../testing/sampleStudies';
 import type { AuditEntry, DeletionReceipt, ParticipantSearch } from '../../core/protocol/api';
 
 const ADMIN = 'researcher-token-for-deletions-0123456789';
@@ -30,15 +23,10 @@ const STUDIES = {
 
 const T0 = Date.UTC(2026, 7, 3, 9);
 
-let library: TaskLibrary;
-beforeAll(async () => {
-  library = await sampleLibrary();
-});
-
 /** A server of its own with the three studies, on a store of its own. */
 async function world(store: Store) {
   let clock = T0;
-  const { app, call } = await sampleStudiesApi(store, { library, admin: ADMIN, now: () => clock, studies: STUDIES });
+  const { app, call } = await sampleStudiesApi(store, { admin: ADMIN, now: () => clock, studies: STUDIES });
   const sessions = new Map<string, string>();
   return {
     app,

@@ -1,28 +1,16 @@
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Hono } from 'hono';
-import type { TaskLibrary } from '../collections/collections';
 import { backends } from '../store/testing';
 import type { Store } from '../store/types';
 import { apiCaller } from '../testing/api';
 import { readZip } from '../export/zip';
 import { takePart } from '../testing/takePart';
-import {
-  SAMPLE_TASKS,
-  oneTaskCampaign,
-  sampleLibrary,
-  sampleStudiesApi,
-  taskAndGameStudy,
-} from '../testing/sampleStudies';
+import { SAMPLE_TASKS, oneTaskCampaign, sampleStudiesApi, taskAndGameStudy } from '../testing/sampleStudies';
 import type { StudyResults } from '../../core/analysis/results';
 import type { AuditEntry, StudyStages } from '../../core/protocol/api';
 import type { CampaignView, PaymentsView } from '../../core/protocol/campaign';
 
 const ADMIN = 'researcher-token-for-stages-0123456789';
-
-let library: TaskLibrary;
-beforeAll(async () => {
-  library = await sampleLibrary();
-});
 
 describe.each(backends)('stages of a study on $name', (backend) => {
   let store: Store;
@@ -33,7 +21,7 @@ describe.each(backends)('stages of a study on $name', (backend) => {
   beforeEach(async () => {
     store = await backend.open();
     const studies = { st: taskAndGameStudy('Stages', 'C-1'), camp: oneTaskCampaign('Staged campaign', 'C-2', 2) };
-    ({ app } = await sampleStudiesApi(store, { library, admin: ADMIN, now: () => clock, studies }));
+    ({ app } = await sampleStudiesApi(store, { admin: ADMIN, now: () => clock, studies }));
   });
   afterEach(async () => {
     await store.close();

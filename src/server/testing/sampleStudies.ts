@@ -19,11 +19,15 @@ const ROOT = path.resolve(__dirname, '../../..');
 /** The sample task of every item below, by item id, as `takePart` is told the tasks to solve. */
 export const SAMPLE_TASKS = { mirror: 'mirror-across-wall', c0: 'mirror-across-wall' } as const;
 
-/** The task library of `data/tasks/samples`, mounted. */
-export async function sampleLibrary(): Promise<TaskLibrary> {
-  const library = new TaskLibrary();
-  await library.mount(path.join(ROOT, 'data/tasks/samples'));
-  return library;
+let samples: Promise<TaskLibrary> | undefined;
+/** The task library of `data/tasks/samples`, mounted once for the test file (the APIs only read it). */
+export function sampleLibrary(): Promise<TaskLibrary> {
+  samples ??= (async () => {
+    const library = new TaskLibrary();
+    await library.mount(path.join(ROOT, 'data/tasks/samples'));
+    return library;
+  })();
+  return samples;
 }
 
 /** The sample task `mirror` and level 1 of glow (`lamps`), then `more` items. */
@@ -60,20 +64,19 @@ export const oneTaskCampaign = (title: string, code: string, solves: number, mor
 });
 
 /**
- * An in-process API on `store` with the built-in games, its clock `now`, and `studies` (by id)
- * created through the studio's route with the researcher's token `admin`.
+ * An in-process API on `store` with the sample tasks (`sampleLibrary`) and the built-in games, its
+ * clock `now`, and `studies` (by id) created through the studio's route with the researcher's token `admin`.
  */
 export async function sampleStudiesApi(
   store: Store,
   opts: {
-    readonly library: TaskLibrary;
     readonly admin: string;
     readonly now: () => number;
     readonly studies: Record<string, object>;
   },
 ): Promise<{ app: Hono; call: ReturnType<typeof apiCaller> }> {
   const app = createApi({
-    library: opts.library,
+    library: await sampleLibrary(),
     version: 'test',
     study: {
       store,
