@@ -34,10 +34,23 @@ export interface Arc3Api {
  */
 export async function arc3Api(
   store: Store,
-  opts: { readonly admin: string; readonly dirs?: readonly string[]; readonly exportThreads?: boolean },
+  opts: {
+    readonly admin: string;
+    readonly dirs?: readonly string[];
+    /** Where the games' code versions are kept (`serve` keeps them in its data folder). */
+    readonly codeDir?: string;
+    readonly exportThreads?: boolean;
+    readonly now?: () => number;
+  },
 ): Promise<Arc3Api> {
   const arc3 = await startArc3(
-    { dirs: [...(opts.dirs ?? [OFFICIAL_GAMES])], servers: [], env: ARC3_ENV, workers: 1 },
+    {
+      dirs: [...(opts.dirs ?? [OFFICIAL_GAMES])],
+      servers: [],
+      env: ARC3_ENV,
+      workers: 1,
+      ...(opts.codeDir ? { codeDir: opts.codeDir } : {}),
+    },
     store,
     () => {},
   );
@@ -54,6 +67,7 @@ export async function arc3Api(
       exportThreads: opts.exportThreads ?? false,
       threadReplay: () => arc3.service.threadReplay(),
       arc3: { service: arc3.service, engine: arc3.engine, checkReplayer: arc3.checkReplayer },
+      ...(opts.now ? { now: opts.now } : {}),
     },
   });
   return { app, arc3, call: apiCaller(() => app), admin: opts.admin };

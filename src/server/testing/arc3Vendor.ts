@@ -4,7 +4,7 @@
  * engine process's environment, action lists of the official games, and the toolkit's scripts.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync } from 'node:fs';
 import path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '../../..');
@@ -57,4 +57,16 @@ export function runToolkit<T>(script: string, input: unknown): T {
   });
   if (r.status !== 0) throw new Error(`the official toolkit failed (${r.status ?? r.signal}): ${r.stderr}`);
   return JSON.parse(r.stdout) as T;
+}
+
+/**
+ * A copy of an official game's folder (`ls20/9607627b`) at `<root>/games/ls20/9607627b`, its files
+ * writable, as a designer's folder to edit and reload; the copy's path. Mount `<root>/games`.
+ */
+export function editableGame(root: string, game: string): string {
+  const dir = path.join(root, 'games', game);
+  cpSync(path.join(OFFICIAL_GAMES, game), dir, { recursive: true });
+  // The vendored files may be read-only; the designer's are not.
+  for (const f of [`${game.split('/')[0]}.py`, 'metadata.json']) chmodSync(path.join(dir, f), 0o644);
+  return dir;
 }
