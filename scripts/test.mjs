@@ -9,6 +9,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import path from 'node:path';
+import { errorHead, playwrightFailures, playwrightFiles, vitestFailures, vitestFiles } from './testReports.mjs';
 
 const REPORTS = '.tmp/test-reports';
 const VITEST_JSON = path.join(REPORTS, 'vitest.json');
@@ -65,36 +66,33 @@ const steps = [
   },
 ];
 
-/** Seconds per test file, slowest first: [file, seconds][]. */
-function vitestFiles() {
-  const report = JSON.parse(readFileSync(VITEST_JSON, 'utf8'));
-  return report.testResults.map((t) => [path.relative(process.cwd(), t.name), (t.endTime - t.startTime) / 1000]);
-}
-
-function playwrightFiles() {
-  const report = JSON.parse(readFileSync(PLAYWRIGHT_JSON, 'utf8'));
-  const seconds = new Map();
-  const walk = (suite, file) => {
-    const f = suite.file ?? file;
-    for (const spec of suite.specs ?? []) {
-      for (const t of spec.tests) for (const r of t.results) seconds.set(f, (seconds.get(f) ?? 0) + r.duration / 1000);
-    }
-    for (const s of suite.suites ?? []) walk(s, f);
-  };
-  for (const s of report.suites) walk(s, s.file);
-  return [...seconds];
-}
-
+/** Prints the slowest files of a runner's report. */
 function printSlowest(name, file, read) {
   if (!existsSync(file)) return;
   try {
-    const files = read()
+    const files = read(JSON.parse(readFileSync(file, 'utf8')))
       .sort((a, b) => b[1] - a[1])
       .slice(0, SLOWEST);
     console.log(`\nSlowest ${name} files:`);
     for (const [f, s] of files) console.log(`  ${s.toFixed(1).padStart(7)} s  ${f}`);
   } catch (e) {
     console.log(`\n(${name} timings unreadable: ${e.message})`);
+  }
+}
+
+/** Prints every failed test of a runner's report with its error's first lines (the whole error is in the log above). */
+function printFailures(name, file, read) {
+  if (!existsSync(file)) return;
+  try {
+    const failed = read(JSON.parse(readFileSync(file, 'utf8')));
+    if (!failed.length) return;
+    console.log(`\nFailed ${name} tests:`);
+    for (const [where, title, error] of failed) {
+      console.log(`  ${where}  ${title}`);
+      for (const line of errorHead(error)) console.log(`      ${line}`);
+    }
+  } catch (e) {
+    console.log(`\n(${name} failures unreadable: ${e.message})`);
   }
 }
 
@@ -106,6 +104,8 @@ function summary() {
   for (const [name, s] of times) console.log(`  ${s.toFixed(1).padStart(7)} s  ${name}`);
   printSlowest('Vitest', VITEST_JSON, vitestFiles);
   printSlowest('Playwright', PLAYWRIGHT_JSON, playwrightFiles);
+  printFailures('Vitest', VITEST_JSON, vitestFailures);
+  printFailures('Playwright', PLAYWRIGHT_JSON, playwrightFailures);
 }
 
 /**

@@ -7,6 +7,7 @@ import { type Context, Hono } from 'hono';
 import type { ApiErrorBody } from '../core/protocol/errors';
 import type { TaskLibrary } from './collections/collections';
 import { type StudyDeps, studyRoutes } from './study/routes';
+import { studyServices } from './study/services';
 import { resultsRoutes } from './results/routes';
 import { campaignRoutes } from './campaign/routes';
 import { type ProlificSettings, prolificRoutes, prolificSettings } from './prolific/routes';
@@ -107,23 +108,22 @@ export function createApi(deps: AppDeps): Hono {
   if (deps.study) api.route('/admin', questionScoreRoutes({ ...deps.study, library: deps.library }));
   // Reference recordings' imports are larger than the study routes' body limit too.
   if (deps.study) api.route('/admin', referenceRoutes(deps.study));
-  if (deps.study) api.route('/', studyRoutes({ ...deps.study, library: deps.library, mayDesign }));
+  // The study's services, wired once: every router that serves studies shares their caches.
+  const studyDeps = deps.study ? { ...deps.study, library: deps.library, mayDesign } : null;
+  const study = studyDeps ? { ...studyDeps, ...studyServices(studyDeps) } : null;
+  if (study) api.route('/', studyRoutes(study));
   // The question collections, for the study editor's question picker.
   if (deps.study) api.route('/admin', questionCollectionRoutes(deps.library));
   // The researcher's study results (core/analysis), under the same admin guard.
   if (deps.study) api.route('/admin', resultsRoutes({ ...deps.study, library: deps.library }));
   // The campaign view of a study's pools, its payments and bonus file (server/campaign).
-  if (deps.study) api.route('/admin', campaignRoutes({ ...deps.study, library: deps.library }));
+  if (study) api.route('/admin', campaignRoutes(study));
   // Prolific: its API token, bonuses paid through it, returns and time-outs (server/prolific).
-  if (deps.study)
-    api.route(
-      '/',
-      prolificRoutes({ ...deps.study, library: deps.library }, deps.prolific ?? prolificSettings(randomBytes(32), {})),
-    );
+  if (study) api.route('/', prolificRoutes(study, deps.prolific ?? prolificSettings(randomBytes(32), {})));
   // Grading free-response answers: the researcher's graders and adjudications, and the graders' own links.
   if (deps.study) api.route('/', gradingRoutes({ ...deps.study, library: deps.library }));
   // A testing centre: stations, the proctor's console, check-in and check-out (server/centre).
-  if (deps.study) api.route('/', centreRoutes({ ...deps.study, library: deps.library }));
+  if (study) api.route('/', centreRoutes(study));
   // Exports: one-time download links for a study's data (the admin routes carry the same guard).
   if (deps.study) api.route('/', exportRoutes({ ...deps.study, library: deps.library }));
 

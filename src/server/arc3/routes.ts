@@ -22,9 +22,10 @@ import {
   RunActionRequest,
   RunOpenRequest,
 } from '../../core/protocol/requests';
-import { admit, admitOnFreshRow, admitOnRow, type StampedAdmission } from '../study/admission';
-import { fail, readBody, type StudyContext } from '../study/context';
-import { adminRunsRoutes, serviceReplayer } from './adminRuns';
+import type { StudyDefinition, StudyItem } from '../../core/study/schema';
+import { fail, readBody } from '../http';
+import type { SessionRecord, SessionStamp } from '../store/types';
+import { type AdminRunsDeps, adminRunsRoutes, serviceReplayer } from './adminRuns';
 import { StepRefused, type Arc3RouteInfo, type StepAdmission, type StepTiming } from './runs';
 import { Arc3Error } from './worker';
 
@@ -94,19 +95,64 @@ function arc3Fail(c: Context, e: unknown, researcher: boolean) {
   }
 }
 
-export function arc3Routes(ctx: StudyContext, info: Arc3RouteInfo): Hono {
+/** A participant's write about a game item, as the admission rule takes it. */
+interface GameWrite {
+  readonly item: StudyItem;
+  readonly lastSeq?: number;
+  /** What is refused, for messages. */
+  readonly what: string;
+}
+
+/** A yes with the stamp of the session's row it was decided on, or the reply refusing the write. */
+type StampedVerdict =
+  { readonly ok: true; readonly stamp: SessionStamp } | { readonly ok: false; readonly res: Response };
+
+/**
+ * What the game routes take of the study's services: who a participant's request is
+ * (`study/participants.ts`) and the admission rule (`study/admission.ts`), given by the study
+ * routes; declared here in the terms of the layers below, as the study feature is built on this one.
+ */
+export interface Arc3RouteServices {
+  readonly participants: {
+    authenticate(
+      c: Context,
+      fresh?: boolean,
+    ): Promise<
+      | { readonly ok: true; readonly session: SessionRecord; readonly study: StudyDefinition }
+      | { readonly ok: false; readonly res: Response }
+    >;
+  };
+  readonly admission: {
+    admit(
+      c: Context,
+      session: SessionRecord,
+      study: StudyDefinition,
+      req: GameWrite,
+    ): Promise<{ readonly ok: true; readonly now: number } | { readonly ok: false; readonly res: Response }>;
+    admitOnRow(
+      c: Context,
+      known: { session: SessionRecord; study: StudyDefinition },
+      req: GameWrite,
+    ): Promise<StampedVerdict>;
+    admitOnFreshRow(c: Context, req: GameWrite): Promise<StampedVerdict>;
+  };
+  readonly store: AdminRunsDeps['store'];
+  readonly digests?: AdminRunsDeps['digests'];
+}
+
+export function arc3Routes({ participants, admission, store, digests }: Arc3RouteServices, info: Arc3RouteInfo): Hono {
   const { service } = info;
   const api = new Hono();
 
   api.post('/sessions/:sessionId/runs', async (c) => {
-    const p = await ctx.participant(c);
+    const p = await participants.authenticate(c);
     if (!p.ok) return p.res;
     const parsed = await readBody(c, RunOpenRequest, 'The run request is not valid');
     if (!parsed.ok) return parsed.res;
     const item = p.study.items.find((i) => i.id === parsed.data.item);
     if (!item || item.kind !== 'game' || !service.has(item.game))
       return fail(c, 404, 'not_found', `This study has no ARC-AGI-3 game item "${parsed.data.item}".`);
-    const admitted = await admit(c, ctx, p.session, p.study, {
+    const admitted = await admission.admit(c, p.session, p.study, {
       item,
       lastSeq: parsed.data.lastSeq,
       what: 'game actions',
@@ -144,7 +190,7 @@ export function arc3Routes(ctx: StudyContext, info: Arc3RouteInfo): Hono {
     // The token is checked against the session as last read (its id, token and study never
     // change); the admission below is decided on that row too, and the step stored only while the
     // row is unchanged (`admitOnRow`).
-    const p = await ctx.participant(c, false);
+    const p = await participants.authenticate(c, false);
     if (!p.ok) return p.res;
     const parsed = await readBody(c, RunActionRequest, 'The action is not valid');
     if (!parsed.ok) return parsed.res;
@@ -156,22 +202,22 @@ export function arc3Routes(ctx: StudyContext, info: Arc3RouteInfo): Hono {
     // stored only once admitted, and a refused action is dropped (runs.ts).
     const request = { item, what: 'game actions' };
     let refusal: Response | null = null;
-    const verdictOf = (a: StampedAdmission) => {
+    const verdictOf = (a: StampedVerdict) => {
       if (a.ok) return a.stamp;
       refusal = a.res;
       return null;
     };
-    const admission: StepAdmission = {
-      verdict: admitOnRow(c, ctx, p, request).then(verdictOf),
-      again: () => admitOnFreshRow(c, ctx, request).then(verdictOf),
+    const gate: StepAdmission = {
+      verdict: admission.admitOnRow(c, p, request).then(verdictOf),
+      again: () => admission.admitOnFreshRow(c, request).then(verdictOf),
     };
     // Awaited by the service on every path that answers; this keeps a failed read from going unhandled on the others.
-    admission.verdict.catch(() => undefined);
+    gate.verdict.catch(() => undefined);
     try {
-      if (!serverTiming) return c.json(await service.act(runId, p.session.id, parsed.data, undefined, admission));
+      if (!serverTiming) return c.json(await service.act(runId, p.session.id, parsed.data, undefined, gate));
       const t1 = performance.now();
       const timing: StepTiming = { worker: 0, frames: 0, sign: 0, store: 0 };
-      const step = await service.act(runId, p.session.id, parsed.data, timing, admission);
+      const step = await service.act(runId, p.session.id, parsed.data, timing, gate);
       const res = c.json(step);
       const parts = { ...timing, admission: t1 - t0 + (timing.admission ?? 0), total: performance.now() - t0 };
       res.headers.set(
@@ -282,8 +328,8 @@ export function arc3Routes(ctx: StudyContext, info: Arc3RouteInfo): Hono {
   admin.route(
     '/',
     adminRunsRoutes({
-      store: ctx.deps.store,
-      digests: ctx.deps.digests,
+      store,
+      digests,
       replayer:
         info.checkReplayer ?? (() => ({ replayer: serviceReplayer(service), release: () => Promise.resolve() })),
     }),

@@ -37,15 +37,13 @@ import {
 import type { StudyDefinition } from '../../core/study/schema';
 import { ledgerCsv, ledgerView, owedCents } from '../../core/analysis/ledger';
 import type { PaymentsView } from '../../core/protocol/campaign';
-import { studySessionDigests, withCrossSignalsOff } from '../digests/studyDigests';
-import { definitionOf } from '../study/studies';
-import { type StudyDeps, fail, studyContext } from '../study/context';
-import { stageQuery } from '../http';
+import { type ResultsDeps, studySessionDigests, withCrossSignalsOff } from '../digests/studyDigests';
+import { fail, stageQuery } from '../http';
 import type { StudyStages } from '../../core/protocol/api';
 import { MAIN_STAGE, inStage } from '../../core/study/stages';
-import type { SessionRecord } from '../store/types';
+import type { SessionRecord, StudyRecord } from '../store/types';
 import { claimSessionClock } from '../store/campaignStore';
-import { campaignOf, settleClaims } from './assign';
+import { campaignOf } from './assign';
 import { firstRunVersions, gameVersionNow } from './versions';
 
 export type CampaignFigures = {
@@ -58,30 +56,46 @@ export type CampaignFigures = {
   now: number;
 };
 
+/**
+ * What the campaign figures are computed with: the results' dependencies (the figures add up the
+ * same digests), and of the study's services (`study/services.ts`, which gives them; declared here
+ * in the terms of the layers below, as the study feature is built on this one) the definitions,
+ * the claims' settling, the games' level counts and the clock.
+ */
+export interface CampaignServices extends ResultsDeps {
+  readonly definitions: {
+    at(id: string, version: number): Promise<StudyDefinition>;
+    ofRecord(rec: StudyRecord): StudyDefinition;
+  };
+  readonly endings: { settle(session: SessionRecord, study: StudyDefinition, t: number): Promise<void> };
+  readonly summaries: { gameLevels(game: string): number | null };
+  readonly now: () => number;
+}
+
 /** Everything the campaign view and payments are computed from; `{error}` for a study that is not there or has no pool. */
 export async function campaignFigures(
-  deps: StudyDeps,
-  ctx: ReturnType<typeof studyContext>,
+  services: CampaignServices,
   id: string,
   stage: string | null = MAIN_STAGE,
 ): Promise<CampaignFigures | { error: string; status: 404 | 409 }> {
-  const { store } = deps;
+  const { store, definitions } = services;
   const rec = await store.getStudy(id);
   if (!rec) return { error: `No study "${id}". GET /api/admin/studies lists the studies there are.`, status: 404 };
-  const study = definitionOf(rec);
+  const study = definitions.ofRecord(rec);
   if (study.pools.length === 0)
     return {
       error: `Study "${id}" has no pool item, so it is not a campaign. Add an item of kind "pool" (docs/api.md, "Campaigns").`,
       status: 409,
     };
   const campaign = campaignOf(id, study);
-  const digests = await studySessionDigests(deps, id);
+  const digests = await studySessionDigests(services, id);
   if ('error' in digests) return { error: digests.error, status: 404 };
-  const now = ctx.now();
+  const now = services.now();
   const states = new Map<string, string>();
   const stateOf = async (s: SessionRecord) => {
     let st = states.get(s.id);
-    if (st === undefined) states.set(s.id, (st = effectiveState(s, await ctx.studyAt(s.studyId, s.studyVersion), now)));
+    if (st === undefined)
+      states.set(s.id, (st = effectiveState(s, await definitions.at(s.studyId, s.studyVersion), now)));
     return st;
   };
 
@@ -95,8 +109,7 @@ export async function campaignFigures(
   for (const sessionId of unsettled) {
     const record = own.get(sessionId) ?? (await store.getSession(sessionId));
     if (!record || !isFinalState((await stateOf(record)) as SessionState)) continue;
-    const def = await ctx.studyAt(record.studyId, record.studyVersion);
-    await settleClaims(store, def, record, await ctx.summarize(record, def), ctx.gameLevels, now);
+    await services.endings.settle(record, await definitions.at(record.studyId, record.studyVersion), now);
     settled = true;
   }
   if (settled) claims = await store.campaigns.viewClaims(campaign, id);
@@ -147,7 +160,7 @@ export async function campaignFigures(
     study,
     campaignId: study.campaign?.id ?? null,
     now,
-    sessions: await withCrossSignalsOff(deps, sessions),
+    sessions: await withCrossSignalsOff(services, sessions),
     draws,
     counts: new Map(counters.map((k) => [k.candidate, k])),
     claims: claims
@@ -164,21 +177,18 @@ export async function campaignFigures(
 }
 
 /** The campaign routes, to mount under `/admin` (they carry the researcher guard themselves). */
-export function campaignRoutes(deps: StudyDeps): Hono {
-  const ctx = studyContext(deps);
-  const gameLevels = ctx.gameLevels;
+export function campaignRoutes(services: CampaignServices): Hono {
+  const { store, gameInfo } = services;
+  const { gameLevels } = services.summaries;
   const admin = new Hono();
 
   admin.get('/studies/:studyId/campaign', async (c) => {
     const id = c.req.param('studyId');
     const st = stageQuery(c);
     if (!st.ok) return st.res;
-    const f = await campaignFigures(deps, ctx, id, st.stage);
+    const f = await campaignFigures(services, id, st.stage);
     if ('error' in f) return fail(c, f.status, f.status === 404 ? 'not_found' : 'not_a_campaign', f.error);
-    const [current, perStage] = await Promise.all([
-      deps.store.stages.studyStage(id),
-      deps.store.stages.stageCounts(id),
-    ]);
+    const [current, perStage] = await Promise.all([store.stages.studyStage(id), store.stages.stageCounts(id)]);
     const stages: StudyStages = { current: current.stage, sessions: perStage };
     return c.json({
       ...campaignView({
@@ -190,7 +200,7 @@ export function campaignRoutes(deps: StudyDeps): Hono {
         draws: f.draws,
         sessions: f.sessions,
         gameLevels,
-        gameVersionNow: (game) => (deps.gameInfo ? gameVersionNow(deps.gameInfo())(game) : null),
+        gameVersionNow: (game) => (gameInfo ? gameVersionNow(gameInfo())(game) : null),
         now: f.now,
       }),
       stage: st.stage,
@@ -200,11 +210,7 @@ export function campaignRoutes(deps: StudyDeps): Hono {
 
   const ledgerOf = async (id: string, f: CampaignFigures) => {
     const payments = paymentsView(f.study, f.sessions, f.claims);
-    const ledger = ledgerView(
-      owedCents(payments),
-      await deps.store.prolific.batches(id),
-      f.study.prolific?.studyId ?? null,
-    );
+    const ledger = ledgerView(owedCents(payments), await store.prolific.batches(id), f.study.prolific?.studyId ?? null);
     return { payments, ledger };
   };
 
@@ -212,7 +218,7 @@ export function campaignRoutes(deps: StudyDeps): Hono {
     const id = c.req.param('studyId');
     const st = stageQuery(c);
     if (!st.ok) return st.res;
-    const f = await campaignFigures(deps, ctx, id, st.stage);
+    const f = await campaignFigures(services, id, st.stage);
     if ('error' in f) return fail(c, f.status, f.status === 404 ? 'not_found' : 'not_a_campaign', f.error);
     const { payments, ledger } = await ledgerOf(id, f);
     return c.json({ ...payments, ledger } satisfies PaymentsView);
@@ -222,7 +228,7 @@ export function campaignRoutes(deps: StudyDeps): Hono {
     const id = c.req.param('studyId');
     const st = stageQuery(c);
     if (!st.ok) return st.res;
-    const f = await campaignFigures(deps, ctx, id, st.stage);
+    const f = await campaignFigures(services, id, st.stage);
     if ('error' in f) return fail(c, f.status, f.status === 404 ? 'not_found' : 'not_a_campaign', f.error);
     c.header('Content-Type', 'text/csv; charset=utf-8');
     c.header('Content-Disposition', `attachment; filename="${id}-bonus-ledger.csv"`);
@@ -233,7 +239,7 @@ export function campaignRoutes(deps: StudyDeps): Hono {
     const id = c.req.param('studyId');
     const st = stageQuery(c);
     if (!st.ok) return st.res;
-    const f = await campaignFigures(deps, ctx, id, st.stage);
+    const f = await campaignFigures(services, id, st.stage);
     if ('error' in f) return fail(c, f.status, f.status === 404 ? 'not_found' : 'not_a_campaign', f.error);
     c.header('Content-Type', 'text/csv; charset=utf-8');
     c.header('Content-Disposition', `attachment; filename="${id}-bonuses.csv"`);

@@ -35,11 +35,10 @@ import { paymentsView } from '../../core/analysis/campaign';
 import { bearer, hashToken, newToken, tokenMatches } from '../people/auth';
 import { auditActorOf } from '../people/permissions';
 import type { StationRecord } from '../store/centreStore';
-import { type StudyContext, type StudyDeps, fail, readBody, studyContext } from '../study/context';
-import { endSession } from '../study/sessionRoutes';
-import { campaignFigures } from '../campaign/routes';
-import { bodyLimit, stageQuery } from '../http';
-import { consoleView } from './console';
+import type { StudyWiring } from '../study/services';
+import { type CampaignServices, campaignFigures } from '../campaign/routes';
+import { bodyLimit, fail, readBody, stageQuery } from '../http';
+import { type ConsoleReader, consoleReader } from './console';
 
 /** The largest body a centre route reads, in bytes. */
 const MAX_BODY = 16_384;
@@ -47,8 +46,11 @@ const MAX_BODY = 16_384;
 /** A day as the payout routes take it: `YYYY-MM-DD`, UTC. */
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
-export function centreRoutes(deps: StudyDeps): Hono {
-  const ctx = studyContext(deps);
+/** What the proctor's routes take: the campaign figures' services (for the payout sheet) and the session's end. */
+type ProctorServices = CampaignServices & Pick<StudyWiring, 'store' | 'now' | 'definitions' | 'summaries' | 'endings'>;
+type StationServices = Pick<StudyWiring, 'store' | 'now' | 'definitions'>;
+
+export function centreRoutes(services: ProctorServices & StationServices): Hono {
   const api = new Hono();
   // Every body here is a few fields: anything larger is refused before it is read.
   api.use(
@@ -64,14 +66,14 @@ export function centreRoutes(deps: StudyDeps): Hono {
         ),
     }),
   );
-  proctorRoutes(api, deps, ctx);
-  stationRoutes(api, ctx);
+  proctorRoutes(api, services, consoleReader(services));
+  stationRoutes(api, services);
   return api;
 }
 
 /** The proctor's console: stations, check-ins, retiring stations, pauses, ending a session, notes, the payout sheet. */
-function proctorRoutes(api: Hono, deps: StudyDeps, ctx: StudyContext): void {
-  const { store, now } = ctx;
+function proctorRoutes(api: Hono, services: ProctorServices, consoleView: ConsoleReader): void {
+  const { store, now, definitions, summaries, endings } = services;
   const offlineMs = stationOfflineMs(process.env.ARC_STUDIO_STATION_OFFLINE_S);
   /** The session of the route's `:sessionId` begun at the centre, with its study; or the reply. */
   const centreSession = async (c: Context) => {
@@ -87,7 +89,7 @@ function proctorRoutes(api: Hono, deps: StudyDeps, ctx: StudyContext): void {
           `No session "${id}" was begun at a station. The console lists the sessions there are.`,
         ),
       };
-    const study = await ctx.studyAt(session.studyId, session.studyVersion);
+    const study = await definitions.at(session.studyId, session.studyVersion);
     return { ok: true as const, session, checkin, study };
   };
 
@@ -95,8 +97,8 @@ function proctorRoutes(api: Hono, deps: StudyDeps, ctx: StudyContext): void {
     const id = c.req.param('studyId');
     const rec = await store.getStudy(id);
     if (!rec) return fail(c, 404, 'not_found', `No study "${id}". The studies page lists the studies you may open.`);
-    const view = await consoleView(ctx, id, now(), offlineMs, c.req.query('retired') === '1');
-    return c.json({ ...view, title: ctx.studyOfRecord(rec).title } satisfies ConsoleView);
+    const view = await consoleView(id, now(), offlineMs, c.req.query('retired') === '1');
+    return c.json({ ...view, title: definitions.ofRecord(rec).title } satisfies ConsoleView);
   });
 
   api.post('/admin/studies/:studyId/centre/stations', async (c) => {
@@ -125,7 +127,7 @@ function proctorRoutes(api: Hono, deps: StudyDeps, ctx: StudyContext): void {
     const body = await readBody(c, CheckinRequest, 'The check-in is not valid');
     if (!body.ok) return body.res;
     const { studyId, stationId } = c.req.param();
-    const busy = (await consoleView(ctx, studyId, now(), offlineMs, true)).stations.find((s) => s.id === stationId);
+    const busy = (await consoleView(studyId, now(), offlineMs, true)).stations.find((s) => s.id === stationId);
     if (!busy)
       return fail(c, 404, 'not_found', `Study "${studyId}" has no station "${stationId}". Reload the console.`);
     if (busy.retiredAt !== null)
@@ -149,7 +151,7 @@ function proctorRoutes(api: Hono, deps: StudyDeps, ctx: StudyContext): void {
   // A retired station is kept (its check-ins name it on the payout sheet) but takes no one.
   const retireRoute = (retire: boolean) => async (c: Context) => {
     const { studyId, stationId } = c.req.param();
-    const stations = (await consoleView(ctx, studyId, now(), offlineMs, true)).stations;
+    const stations = (await consoleView(studyId, now(), offlineMs, true)).stations;
     const st = stations.find((s) => s.id === stationId);
     if (!st) return fail(c, 404, 'not_found', `Study "${studyId}" has no station "${stationId}". Reload the console.`);
     if (retire && st.session && !isFinalState(st.session.state))
@@ -196,14 +198,11 @@ function proctorRoutes(api: Hono, deps: StudyDeps, ctx: StudyContext): void {
     if (!isFinalState(state)) {
       // A break still open ends with the session, so its time counts as a break and nothing else.
       await store.centre.resume(s.session.id, t);
-      const summary = await ctx.summarize(s.session, s.study);
-      await endSession(
-        ctx,
+      const summary = await summaries.summarize(s.session, s.study);
+      await endings.end(
         s.session,
         s.study,
-        summary,
-        state === 'timed_out' ? 'timed_out' : 'finished',
-        ['ended_by_proctor'],
+        { state: state === 'timed_out' ? 'timed_out' : 'finished', summary, flags: ['ended_by_proctor'] },
         t,
       );
       if (body.data.reason)
@@ -245,7 +244,7 @@ function proctorRoutes(api: Hono, deps: StudyDeps, ctx: StudyContext): void {
       };
     const st = stageQuery(c);
     if (!st.ok) return st;
-    const f = await campaignFigures(deps, ctx, id, st.stage);
+    const f = await campaignFigures(services, id, st.stage);
     if ('error' in f)
       return { ok: false, res: fail(c, f.status, f.status === 404 ? 'not_found' : 'not_a_campaign', f.error) };
     const since = day === null ? undefined : Date.parse(`${day}T00:00:00Z`);
@@ -278,8 +277,7 @@ function proctorRoutes(api: Hono, deps: StudyDeps, ctx: StudyContext): void {
 }
 
 /** The stations' own routes, each authenticated by the station's secret. */
-function stationRoutes(api: Hono, ctx: StudyContext): void {
-  const { store, now } = ctx;
+function stationRoutes(api: Hono, { store, now, definitions }: StationServices): void {
   /** The station whose secret the request carries, or the 401 that says what to do. */
   const stationOf = async (
     c: Context,
@@ -322,7 +320,7 @@ function stationRoutes(api: Hono, ctx: StudyContext): void {
     ]);
     const last = open[open.length - 1];
     const session = last ? await store.getSession(last.sessionId) : null;
-    const state = session && effectiveState(session, await ctx.studyAt(session.studyId, session.studyVersion), t);
+    const state = session && effectiveState(session, await definitions.at(session.studyId, session.studyVersion), t);
     return c.json({
       station: { id: s.station.id, name: s.station.name, studyId: s.station.studyId },
       waiting: s.station.pendingParticipant,

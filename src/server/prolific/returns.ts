@@ -17,8 +17,7 @@
  */
 import { RETURN_FLAGS, isReturnStatus } from '../../core/study/prolific';
 import { isFinalState } from '../../core/study/rules';
-import { settleClaims } from '../campaign/assign';
-import { type StudyDeps, studyContext } from '../study/context';
+import type { StudyWiring } from '../study/services';
 import { definitionOf } from '../study/studies';
 
 /** A submission's new status, as the webhook or the poll tells it. */
@@ -43,17 +42,16 @@ export interface ChangeOutcome {
   readonly flagged: string[];
 }
 
+/** What a status change is applied with. */
+export type ReturnServices = Pick<StudyWiring, 'store' | 'now' | 'definitions' | 'endings'>;
+
 /** Applies one status change; a status other than returned or timed out changes nothing. */
-export async function applyStatusChange(
-  deps: StudyDeps,
-  ctx: ReturnType<typeof studyContext>,
-  change: StatusChange,
-): Promise<ChangeOutcome> {
+export async function applyStatusChange(services: ReturnServices, change: StatusChange): Promise<ChangeOutcome> {
   const out: ChangeOutcome = { ended: [], flagged: [] };
   if (!isReturnStatus(change.status)) return out;
-  const { store } = deps;
+  const { store, definitions, endings } = services;
   const flag = RETURN_FLAGS[change.status];
-  const now = ctx.now();
+  const now = services.now();
   const known = change.studyId !== undefined ? new Set([change.studyId]) : change.studyIds;
   const sessions = (await store.prolific.sessionsOfParticipant(change.participantId)).filter((s) =>
     known
@@ -79,22 +77,20 @@ export async function applyStatusChange(
       out.flagged.push(session.id);
       continue;
     }
-    await store.setSessionState(session.id, 'withdrawn', { finishedAt: now, flags });
-    ctx.forgetSessions([session.tokenHash]);
-    const study = await ctx.studyAt(session.studyId, session.studyVersion);
-    if (study.pools.length)
-      await settleClaims(store, study, session, await ctx.summarize(session, study), ctx.gameLevels, now);
-    deps.maintainer?.sessionEnded(session.studyId);
+    const study = await definitions.at(session.studyId, session.studyVersion);
+    await endings.end(session, study, { state: 'withdrawn', flags: [flag] }, now);
     out.ended.push(session.id);
   }
   return out;
 }
 
 /** The studio's studies on Prolific: studio id and Prolific's study id. */
-export async function prolificStudies(deps: StudyDeps): Promise<{ id: string; prolificStudyId: string }[]> {
+export async function prolificStudies({
+  store,
+}: Pick<StudyWiring, 'store'>): Promise<{ id: string; prolificStudyId: string }[]> {
   const out: { id: string; prolificStudyId: string }[] = [];
-  for (const s of await deps.store.listStudies()) {
-    const rec = await deps.store.getStudy(s.id);
+  for (const s of await store.listStudies()) {
+    const rec = await store.getStudy(s.id);
     if (!rec) continue;
     try {
       const def = definitionOf(rec);

@@ -16,12 +16,14 @@ import { z } from 'zod';
 import { ledgerView, owedCents } from '../../core/analysis/ledger';
 import { paymentsView } from '../../core/analysis/campaign';
 import type { PayBonusesResult } from '../../core/protocol/campaign';
-import { campaignFigures } from '../campaign/routes';
-import { type StudyDeps, fail, readBody, studyContext } from '../study/context';
+import { type CampaignServices, campaignFigures } from '../campaign/routes';
+import { fail, readBody } from '../http';
+import type { StudyDeps } from '../study/context';
+import { studyServices } from '../study/services';
 import { PROLIFIC_API_URL, ProlificClient } from './client';
 import { type PayFaultPoint, payBonuses } from './pay';
 import { isReturnStatus } from '../../core/study/prolific';
-import { applyStatusChange, prolificStudies } from './returns';
+import { type ReturnServices, applyStatusChange, prolificStudies } from './returns';
 import { seal, unseal } from './secrets';
 import { signatureMatches } from './signature';
 
@@ -79,8 +81,7 @@ export interface SyncOutcome {
 
 /** Reads a Prolific study's submissions and applies those returned or timed out to the studio study `id`. */
 export async function syncStudy(
-  deps: StudyDeps,
-  ctx: ReturnType<typeof studyContext>,
+  services: ReturnServices,
   client: ProlificClient,
   id: string,
   prolificStudyId: string,
@@ -90,7 +91,7 @@ export async function syncStudy(
     if (s.status === 'RETURNED') out.returned++;
     else if (s.status === 'TIMED-OUT') out.timedOut++;
     else continue;
-    const r = await applyStatusChange(deps, ctx, {
+    const r = await applyStatusChange(services, {
       submissionId: s.id,
       participantId: s.participantId,
       status: s.status,
@@ -104,8 +105,8 @@ export async function syncStudy(
 }
 
 /** The token the server uses: the studio's (sealed), else the environment's; null when neither can be read. */
-async function tokenOf(deps: StudyDeps, settings: ProlificSettings): Promise<string | null> {
-  const sealed = await deps.store.prolific.secret(SECRETS.token);
+async function tokenOf({ store }: Pick<StudyDeps, 'store'>, settings: ProlificSettings): Promise<string | null> {
+  const sealed = await store.prolific.secret(SECRETS.token);
   if (sealed) return unseal(settings.key, sealed.sealed);
   return settings.envToken;
 }
@@ -122,7 +123,7 @@ export function startProlificPoll(
   log: (line: string) => void,
 ): () => void {
   if (!(seconds > 0)) return () => {};
-  const ctx = studyContext(deps);
+  const services = { ...deps, ...studyServices(deps) };
   let running = false;
   let reported = '';
   const round = async () => {
@@ -132,7 +133,7 @@ export function startProlificPoll(
       const token = await tokenOf(deps, settings);
       if (!token) return;
       const client = new ProlificClient(settings.apiUrl, token);
-      for (const s of await prolificStudies(deps)) await syncStudy(deps, ctx, client, s.id, s.prolificStudyId);
+      for (const s of await prolificStudies(deps)) await syncStudy(services, client, s.id, s.prolificStudyId);
       reported = '';
     } catch (e) {
       // Said once until it changes: a Prolific that is away is not a line every minute.
@@ -148,9 +149,11 @@ export function startProlificPoll(
   return () => clearInterval(timer);
 }
 
-export function prolificRoutes(deps: StudyDeps, settings: ProlificSettings): Hono {
-  const ctx = studyContext(deps);
-  const { store } = deps;
+/** What the Prolific routes take: the campaign figures' services (for the bonuses owed) and those a return is applied with. */
+export type ProlificServices = CampaignServices & ReturnServices;
+
+export function prolificRoutes(services: ProlificServices, settings: ProlificSettings): Hono {
+  const { store, now, definitions } = services;
   const api = new Hono();
 
   const secret = async (name: keyof typeof SECRETS) => {
@@ -191,19 +194,19 @@ export function prolificRoutes(deps: StudyDeps, settings: ProlificSettings): Hon
         `The Prolific ${name === 'token' ? 'API token' : 'webhook secret'} is not valid`,
       );
       if (!parsed.ok) return parsed.res;
-      await store.prolific.setSecret(SECRETS[name], seal(settings.key, parsed.data.value), ctx.now());
+      await store.prolific.setSecret(SECRETS[name], seal(settings.key, parsed.data.value), now());
       return c.json({ set: true, source: 'studio' });
     });
     api.delete(`/admin/prolific/${name}`, async (c) => {
-      await store.prolific.setSecret(SECRETS[name], null, ctx.now());
-      const now = await secret(name);
-      return c.json({ set: now.value !== null, source: now.source });
+      await store.prolific.setSecret(SECRETS[name], null, now());
+      const left = await secret(name);
+      return c.json({ set: left.value !== null, source: left.source });
     });
   }
 
   api.post('/admin/studies/:studyId/campaign/bonuses/pay', async (c) => {
     const id = c.req.param('studyId');
-    const f = await campaignFigures(deps, ctx, id);
+    const f = await campaignFigures(services, id);
     if ('error' in f) return fail(c, f.status, f.status === 404 ? 'not_found' : 'not_a_campaign', f.error);
     if (!f.study.prolific)
       return fail(
@@ -221,7 +224,7 @@ export function prolificRoutes(deps: StudyDeps, settings: ProlificSettings): Hon
         }
       : undefined;
     const ref = { id, prolificStudyId: f.study.prolific.studyId };
-    const r = await payBonuses({ store, client, now: ctx.now, fault }, ref, owed);
+    const r = await payBonuses({ store, client, now, fault }, ref, owed);
     return c.json({
       paid: r.paidParticipants,
       amount: r.paidCents / 100,
@@ -235,7 +238,7 @@ export function prolificRoutes(deps: StudyDeps, settings: ProlificSettings): Hon
     const id = c.req.param('studyId');
     const rec = await store.getStudy(id);
     if (!rec) return fail(c, 404, 'not_found', `No study "${id}". GET /api/admin/studies lists the studies there are.`);
-    const study = ctx.studyOfRecord(rec);
+    const study = definitions.ofRecord(rec);
     if (!study.prolific)
       return fail(
         c,
@@ -246,7 +249,7 @@ export function prolificRoutes(deps: StudyDeps, settings: ProlificSettings): Hon
     const client = await clientOr(c);
     if (!(client instanceof ProlificClient)) return client;
     try {
-      return c.json(await syncStudy(deps, ctx, client, id, study.prolific.studyId));
+      return c.json(await syncStudy(services, client, id, study.prolific.studyId));
     } catch (e) {
       return fail(c, 502, 'prolific_error', `${(e as Error).message} Nothing was changed; try again later.`);
     }
@@ -269,7 +272,7 @@ export function prolificRoutes(deps: StudyDeps, settings: ProlificSettings): Hon
       return fail(c, 413, 'too_large', `A webhook body is at most ${MAX_WEBHOOK_BYTES} bytes.`);
     const timestamp = c.req.header('X-Prolific-Request-Timestamp') ?? '';
     const signature = c.req.header('X-Prolific-Request-Signature') ?? '';
-    const age = Math.abs(ctx.now() / 1000 - Number(timestamp));
+    const age = Math.abs(now() / 1000 - Number(timestamp));
     if (!/^\d{1,12}$/.test(timestamp) || !(age <= WEBHOOK_SKEW_S))
       return fail(c, 401, 'bad_signature', 'X-Prolific-Request-Timestamp is missing or more than 5 minutes off.');
     if (!signatureMatches(hook.value, timestamp, body, signature))
@@ -286,19 +289,19 @@ export function prolificRoutes(deps: StudyDeps, settings: ProlificSettings): Hon
     if (e.event_type !== 'submission.status.change' || !e.participant_id || !e.status) return c.json({ ignored: true });
     // Which studio studies it belongs to: the submission's Prolific study, read back with the token.
     let studyIds: Set<string> | undefined;
-    const token = await tokenOf(deps, settings);
+    const token = await tokenOf(services, settings);
     if (token && isReturnStatus(e.status)) {
       try {
         const sub = await new ProlificClient(settings.apiUrl, token, { retries: 2 }).submission(e.resource_id);
         if (sub.studyId !== null)
           studyIds = new Set(
-            (await prolificStudies(deps)).filter((s) => s.prolificStudyId === sub.studyId).map((s) => s.id),
+            (await prolificStudies(services)).filter((s) => s.prolificStudyId === sub.studyId).map((s) => s.id),
           );
       } catch {
         // Not readable now: only a session carrying this submission's SESSION_ID is touched.
       }
     }
-    const r = await applyStatusChange(deps, ctx, {
+    const r = await applyStatusChange(services, {
       submissionId: e.resource_id,
       participantId: e.participant_id,
       status: e.status,

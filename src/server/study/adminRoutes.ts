@@ -21,22 +21,28 @@ import { studyReferenceProblems } from './studies';
 import { skippedCandidates } from '../campaign/assign';
 import { games, solutions } from '../../games';
 import { SaveStudyRequest } from '../../core/protocol/requests';
-import { type StudyContext, fail, readBody } from './context';
+import { fail, readBody } from './context';
+import type { StudyWiring } from './services';
 import { principalOf } from '../people/permissions';
 import { studyStorageBudget } from './limits';
 import { EVENTS_PAGE, participantsFirst } from '../load';
 import { currentGamePins } from '../arc3/gameCode';
 
-export function adminRoutes(ctx: StudyContext): Hono {
+type StudyAdminServices = Pick<StudyWiring, 'store' | 'now' | 'library' | 'games' | 'arc3' | 'limits' | 'definitions'>;
+type SessionAdminServices = Pick<StudyWiring, 'store' | 'now' | 'definitions' | 'summaries'>;
+
+export function adminRoutes(services: StudyAdminServices & SessionAdminServices): Hono {
   const admin = new Hono();
-  studyAdminRoutes(admin, ctx);
-  sessionAdminRoutes(admin, ctx);
+  studyAdminRoutes(admin, services);
+  sessionAdminRoutes(admin, services);
   return admin;
 }
 
 /** Studies: the list a person may see, one study, its storage use, creating and editing it; and games' solutions. */
-function studyAdminRoutes(admin: Hono, ctx: StudyContext): void {
-  const { store, now, deps } = ctx;
+function studyAdminRoutes(
+  admin: Hono,
+  { store, now, library, games: gameIds, arc3, limits, definitions }: StudyAdminServices,
+): void {
   admin.get('/studies', async (c) => {
     // A person sees the studies their membership allows; the owner (and the researcher token) every one.
     const p = principalOf(c);
@@ -109,7 +115,7 @@ function studyAdminRoutes(admin: Hono, ctx: StudyContext): void {
       return fail(c, 400, 'invalid_study', `The study is not valid: ${parsed.problems.join('; ')}`, {
         problems: parsed.problems,
       });
-    const { references, sealing } = await studyReferenceProblems(parsed.study, deps.library, deps.games);
+    const { references, sealing } = await studyReferenceProblems(parsed.study, library, gameIds);
     if (references.length || sealing.length) {
       const said = [
         ...(references.length
@@ -124,7 +130,7 @@ function studyAdminRoutes(admin: Hono, ctx: StudyContext): void {
     if (mustBeNew && (await store.getStudy(id)))
       return fail(c, 409, 'exists', `A study "${id}" exists already; edit it with PUT /api/admin/studies/${id}.`);
     const saved = await store.saveStudy(id, parsed.written, 'studio', now());
-    ctx.forgetStudy(id, saved.version);
+    definitions.forget(id, saved.version);
     return c.json({ id, ...saved }, saved.created ? 201 : 200);
   };
   // What a study's sessions store against its storage budget, and the versions of games its runs
@@ -141,11 +147,11 @@ function studyAdminRoutes(admin: Hono, ctx: StudyContext): void {
     const current = new Map(
       currentGamePins(
         pins.map((p) => p.gameId),
-        deps.arc3?.service.list() ?? [],
+        arc3?.service.list() ?? [],
       ).map((p) => [p.gameId, p.version]),
     );
     return c.json({
-      storage: { ...used, budget: studyStorageBudget(ctx.studyOfRecord(rec), ctx.limits) },
+      storage: { ...used, budget: studyStorageBudget(definitions.ofRecord(rec), limits) },
       gameVersions: versions.map((v) => ({ ...v, version: v.codeHash ? `${v.gameId}@${v.codeHash}` : v.gameId })),
       startedWith: pins.map(({ gameId, version, codeHash, pinnedAt }) => ({
         gameId,
@@ -163,8 +169,7 @@ function studyAdminRoutes(admin: Hono, ctx: StudyContext): void {
 }
 
 /** Sessions: the list, one session's summary, and its events streamed a page at a time. */
-function sessionAdminRoutes(admin: Hono, ctx: StudyContext): void {
-  const { store, now } = ctx;
+function sessionAdminRoutes(admin: Hono, { store, now, definitions, summaries }: SessionAdminServices): void {
   /** A session's events of some kinds, read a page at a time with participants' writes first. */
   const marksOf = async (sessionId: string, opts: { kinds?: readonly string[] } = {}) => {
     const out: StoredEvent[] = [];
@@ -178,7 +183,7 @@ function sessionAdminRoutes(admin: Hono, ctx: StudyContext): void {
     const sessions = await store.listSessions(c.req.query('study') || undefined);
     const out: AdminSessionEntry[] = [];
     for (const s of sessions) {
-      const state = effectiveState(s, await ctx.studyAt(s.studyId, s.studyVersion), t);
+      const state = effectiveState(s, await definitions.at(s.studyId, s.studyVersion), t);
       if (state !== s.state) await store.setSessionState(s.id, state);
       out.push(sessionEntry(s, state, s.flags));
     }
@@ -188,8 +193,8 @@ function sessionAdminRoutes(admin: Hono, ctx: StudyContext): void {
   admin.get('/sessions/:sessionId', async (c) => {
     const s = await store.getSession(c.req.param('sessionId'));
     if (!s) return fail(c, 404, 'not_found', `No session ${c.req.param('sessionId')}.`);
-    const study = await ctx.studyAt(s.studyId, s.studyVersion);
-    const summary = await ctx.summarize(s, study, { forResearcher: true });
+    const study = await definitions.at(s.studyId, s.studyVersion);
+    const summary = await summaries.summarize(s, study, { forResearcher: true });
     // Pool candidates the session's time did not allow are marked, as the participant was told;
     // the item marks they are judged by are read a page at a time too.
     const skipped = await skippedCandidates({ campaigns: store.campaigns, readEvents: marksOf }, study, s, now());
@@ -223,7 +228,7 @@ function sessionAdminRoutes(admin: Hono, ctx: StudyContext): void {
   admin.get('/sessions/:sessionId/events', async (c) => {
     const s = await store.getSession(c.req.param('sessionId'));
     if (!s) return fail(c, 404, 'not_found', `No session ${c.req.param('sessionId')}.`);
-    const study = await ctx.studyAt(s.studyId, s.studyVersion);
+    const study = await definitions.at(s.studyId, s.studyVersion);
     const practice = new Set(study.items.filter(isPractice).map((i) => i.id));
     c.header('Content-Type', 'application/json; charset=utf-8');
     return stream(

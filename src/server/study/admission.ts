@@ -1,7 +1,7 @@
 /**
  * The admission rule: whether the server takes a participant's write now. Every route that writes
  * for a participant (submissions, answers, descriptions, survey responses, withdrawal, game runs
- * and their actions) asks {@link admit} before it stores or performs anything, so the rule is
+ * and their actions) asks {@link AdmissionRule.admit} before it stores or performs anything, so the rule is
  * written once (docs/api.md, "Admission"):
  *
  * 1. The session is open: not finished, withdrawn, timed out (the session limit) or abandoned
@@ -39,8 +39,10 @@ import {
 import { type StudyDefinition, type StudyItem, poolOf } from '../../core/study/schema';
 import { pausedWithin } from '../../core/study/pauses';
 import type { AdmissionRefusal } from '../../core/protocol/errors';
-import type { SessionRecord, SessionStamp, SubmissionRecord } from '../store/types';
-import { type StudyContext, fail, itemLimitsOf } from './context';
+import type { SessionRecord, SessionStamp, Store, SubmissionRecord } from '../store/types';
+import { fail } from '../http';
+import { itemLimitsOf } from './context';
+import type { ParticipantSessions } from './participants';
 
 /** Why a write was refused; every one is a 409 (docs/api.md, "Admission"). */
 export type { AdmissionRefusal } from '../../core/protocol/errors';
@@ -72,6 +74,11 @@ export interface Admitted {
 
 export type Admission = Admitted | { readonly ok: false; readonly res: Response; readonly error: AdmissionRefusal };
 
+/** What the marks are read from. */
+type MarkReads = Pick<Store, 'readEvents' | 'streamEvents' | 'listGameRuns' | 'campaigns'>;
+/** What the rule reads and writes (a session found timed out is stored so). */
+type AdmissionReads = MarkReads & Pick<Store, 'setSessionState' | 'listSubmissions'>;
+
 /** Events read per session, bounded; the marks at or below the acknowledged mark never change. */
 const MAX_CACHED_SESSIONS = 20_000;
 
@@ -97,10 +104,10 @@ class ItemMarks {
    */
   private readonly skippedClaims = new Map<string, boolean>();
 
-  constructor(private readonly ctx: StudyContext) {}
+  constructor(private readonly store: MarkReads) {}
 
   async read(session: SessionRecord): Promise<StoredEvent[]> {
-    const { store } = this.ctx;
+    const { store } = this;
     const hit = this.settled.get(session.id);
     if (hit && hit.eventCount === session.eventCount) return [...hit.all];
     let marks: StoredEvent[];
@@ -131,9 +138,7 @@ class ItemMarks {
     const key = `${session.id}\u0000${item}`;
     const known = this.firstRuns.get(key);
     if (known !== undefined) return known;
-    const opened = (await this.ctx.store.listGameRuns(session.id))
-      .filter((r) => r.item === item)
-      .map((r) => r.openedAt);
+    const opened = (await this.store.listGameRuns(session.id)).filter((r) => r.item === item).map((r) => r.openedAt);
     if (!opened.length) return null;
     const first = Math.min(...opened);
     this.firstRuns.set(key, first);
@@ -145,127 +150,166 @@ class ItemMarks {
     const key = `${session.id}\u0000${item}`;
     const known = this.skippedClaims.get(key);
     if (known !== undefined) return known;
-    const claims = await this.ctx.store.campaigns.sessionClaims(session.id);
+    const claims = await this.store.campaigns.sessionClaims(session.id);
     const skipped = claims.some((c) => c.candidate === item && c.state === 'skipped');
     this.skippedClaims.set(key, skipped);
     return skipped;
   }
 }
 
-const cached = new WeakMap<StudyContext, ItemMarks>();
-const marksOf = (ctx: StudyContext): ItemMarks => {
-  let m = cached.get(ctx);
-  if (!m) cached.set(ctx, (m = new ItemMarks(ctx)));
-  return m;
-};
-
 /**
- * Whether the participant's write is taken now, or the 409 that says why not and what to do.
+ * The admission rule of one app, with the item marks it reads kept between requests.
  *
  * @example
- * const a = await admit(c, ctx, session, study, { item, lastSeq, what: 'answers' });
+ * const a = await admission.admit(c, session, study, { item, lastSeq, what: 'answers' });
  * if (!a.ok) return a.res;
  */
-export async function admit(
-  c: Context,
-  ctx: StudyContext,
-  session: SessionRecord,
-  study: StudyDefinition,
-  req: AdmissionRequest,
-): Promise<Admission> {
-  const { store } = ctx;
-  const t = ctx.now();
-  const note = req.note ? ` ${req.note}` : '';
-  const refuse = (error: AdmissionRefusal, message: string, extra: Record<string, unknown> = {}): Admission => ({
-    ok: false,
-    error,
-    res: fail(c, 409, error, message + note, extra),
-  });
+export class AdmissionRule {
+  private readonly store: AdmissionReads;
+  private readonly now: () => number;
+  private readonly participants: Pick<ParticipantSessions, 'authenticate'>;
+  private readonly marks: ItemMarks;
 
-  const state = effectiveState(session, study, t);
-  if (state === 'finished')
-    return refuse('session_closed', `This session is finished; no more ${req.what} are accepted.`);
-  if (!req.withdrawing) {
-    if (state === 'withdrawn')
-      return refuse('session_closed', `You withdrew from this study; no more ${req.what} are accepted.`);
-    if (state === 'timed_out') {
-      if (session.state !== 'timed_out') await store.setSessionState(session.id, 'timed_out');
-      return refuse('session_closed', `The time for this session is up; no more ${req.what} are accepted.`);
+  constructor(deps: {
+    readonly store: AdmissionReads;
+    readonly now: () => number;
+    readonly participants: Pick<ParticipantSessions, 'authenticate'>;
+  }) {
+    this.store = deps.store;
+    this.now = deps.now;
+    this.participants = deps.participants;
+    this.marks = new ItemMarks(deps.store);
+  }
+
+  /** Whether the participant's write is taken now, or the 409 that says why not and what to do. */
+  async admit(c: Context, session: SessionRecord, study: StudyDefinition, req: AdmissionRequest): Promise<Admission> {
+    const { store } = this;
+    const t = this.now();
+    const note = req.note ? ` ${req.note}` : '';
+    const refuse = (error: AdmissionRefusal, message: string, extra: Record<string, unknown> = {}): Admission => ({
+      ok: false,
+      error,
+      res: fail(c, 409, error, message + note, extra),
+    });
+
+    const state = effectiveState(session, study, t);
+    if (state === 'finished')
+      return refuse('session_closed', `This session is finished; no more ${req.what} are accepted.`);
+    if (!req.withdrawing) {
+      if (state === 'withdrawn')
+        return refuse('session_closed', `You withdrew from this study; no more ${req.what} are accepted.`);
+      if (state === 'timed_out') {
+        if (session.state !== 'timed_out') await store.setSessionState(session.id, 'timed_out');
+        return refuse('session_closed', `The time for this session is up; no more ${req.what} are accepted.`);
+      }
     }
-  }
-  // Abandoned (silent too long) is refused after the item's own rules, which say more.
-  const idle = (progress: ItemProgress | null): Admission =>
-    state === 'abandoned' && !req.withdrawing
-      ? refuse(
-          'session_idle',
-          `Nothing reached the server from this session for over ${study.limits.abandonAfterMinutes} minutes, so it counts as abandoned and takes no ${req.what}. Reload the study page to go on; nothing you did is lost.`,
-        )
-      : { ok: true, now: t, progress };
-  const { item } = req;
-  if (!item) return idle(null);
+    // Abandoned (silent too long) is refused after the item's own rules, which say more.
+    const idle = (progress: ItemProgress | null): Admission =>
+      state === 'abandoned' && !req.withdrawing
+        ? refuse(
+            'session_idle',
+            `Nothing reached the server from this session for over ${study.limits.abandonAfterMinutes} minutes, so it counts as abandoned and takes no ${req.what}. Reload the study page to go on; nothing you did is lost.`,
+          )
+        : { ok: true, now: t, progress };
+    const { item } = req;
+    if (!item) return idle(null);
 
-  const cache = marksOf(ctx);
-  const marks = await cache.read(session);
-  // With the session's time budget: a pool candidate too little time is left for is skipped.
-  const progress = sessionProgress(study, session.order, marks, undefined, {
-    createdAt: session.createdAt,
-    now: t,
-    pauses: session.pauses,
-  });
-  const position = progress.items.findIndex((i) => i.id === item.id);
-  if (position < 0)
-    return refuse(
-      'not_current_item',
-      `Item ${item.id} is not among the items of your session; ${req.what} are taken for your items only.`,
-    );
-  const prog = progress.items[position];
-  // The client moved on (or started) but its events saying so have not arrived yet.
-  const pending = () => req.lastSeq !== undefined && session.ackedThrough < req.lastSeq;
-  const pendingMessage = `Your events after seq ${session.ackedThrough} are not on the server yet, so it cannot tell which item you are on; send them, then try again.`;
+    const cache = this.marks;
+    const marks = await cache.read(session);
+    // With the session's time budget: a pool candidate too little time is left for is skipped.
+    const progress = sessionProgress(study, session.order, marks, undefined, {
+      createdAt: session.createdAt,
+      now: t,
+      pauses: session.pauses,
+    });
+    const position = progress.items.findIndex((i) => i.id === item.id);
+    if (position < 0)
+      return refuse(
+        'not_current_item',
+        `Item ${item.id} is not among the items of your session; ${req.what} are taken for your items only.`,
+      );
+    const prog = progress.items[position];
+    // The client moved on (or started) but its events saying so have not arrived yet.
+    const pending = () => req.lastSeq !== undefined && session.ackedThrough < req.lastSeq;
+    const pendingMessage = `Your events after seq ${session.ackedThrough} are not on the server yet, so it cannot tell which item you are on; send them, then try again.`;
 
-  if (req.need === 'entered') {
-    if (prog.started) return idle(prog);
-    if (pending()) return refuse('events_pending', pendingMessage, { ackedThrough: session.ackedThrough });
-    return refuse('not_started', `Item ${item.id} has not been started; it takes ${req.what} after you worked on it.`);
+    if (req.need === 'entered') {
+      if (prog.started) return idle(prog);
+      if (pending()) return refuse('events_pending', pendingMessage, { ackedThrough: session.ackedThrough });
+      return refuse(
+        'not_started',
+        `Item ${item.id} has not been started; it takes ${req.what} after you worked on it.`,
+      );
+    }
+
+    const skippedEarlier =
+      prog.started && poolOf(study, study.items.indexOf(item)) !== null && (await cache.claimSkipped(session, item.id));
+    if (prog.skipped || skippedEarlier)
+      return refuse(
+        'item_skipped',
+        `Item ${item.id} was not started: too little of the session's time was left for it. Go on to the next item.`,
+      );
+    if (prog.finished) return refuse('item_closed', `Item ${item.id} is finished; finished items cannot be revisited.`);
+    if (position !== progress.current) {
+      if (pending()) return refuse('events_pending', pendingMessage, { ackedThrough: session.ackedThrough });
+      return refuse(
+        'not_current_item',
+        `Item ${item.id} is not the item you are on; ${req.what} are taken for the current item only.`,
+      );
+    }
+
+    // Pages and surveys have no time limit (the participant's page shows none either).
+    if (item.kind === 'page' || item.kind === 'survey') return idle(prog);
+    const seen: number[] = prog.startedAt === null ? [] : [prog.startedAt];
+    if (item.kind === 'task' || item.kind === 'question') {
+      const subs = req.submissions ?? (await store.listSubmissions(session.id));
+      for (const s of subs) if (s.item === item.id) seen.push(s.at);
+    }
+    if (item.kind === 'game') {
+      const first = await cache.firstRun(session, item.id);
+      if (first !== null) seen.push(first);
+    }
+    const limits = itemLimitsOf(study, item);
+    // A break (core/study/pauses.ts) stops the item's clock as it stops the session's.
+    const began = Math.min(...seen);
+    if (seen.length && t - began - pausedWithin(session.pauses, began, t) > limits.hardMinutes * 60_000) {
+      return refuse(
+        'item_time_up',
+        `The ${limits.hardMinutes} minutes for item ${item.id} are up; move on to the next item.`,
+      );
+    }
+    return idle(prog);
   }
 
-  const skippedEarlier =
-    prog.started && poolOf(study, study.items.indexOf(item)) !== null && (await cache.claimSkipped(session, item.id));
-  if (prog.skipped || skippedEarlier)
-    return refuse(
-      'item_skipped',
-      `Item ${item.id} was not started: too little of the session's time was left for it. Go on to the next item.`,
-    );
-  if (prog.finished) return refuse('item_closed', `Item ${item.id} is finished; finished items cannot be revisited.`);
-  if (position !== progress.current) {
-    if (pending()) return refuse('events_pending', pendingMessage, { ackedThrough: session.ackedThrough });
-    return refuse(
-      'not_current_item',
-      `Item ${item.id} is not the item you are on; ${req.what} are taken for the current item only.`,
-    );
+  /**
+   * The same rule as {@link AdmissionRule.admit}, for writes that come many times a second (a game's actions),
+   * decided without reading the session's row each time: on `known`, the row as this server last
+   * read it (`participants.authenticate(c, false)`). It holds because of two things:
+   * - a yes carries the row's {@link stampOf stamp}, and the write is stored only while the row
+   *   still has it, in the write's own statement (`addGameStep`); a row changed meanwhile by any
+   *   server (events, withdrawal, finish) makes the write fail with `SessionChanged`, and the
+   *   caller asks {@link AdmissionRule.admitOnFreshRow}, writing only once it says yes, as any write is;
+   * - a no is never given on an old row: it is asked again on the current one.
+   * The clock's limits (the item's hard limit, the session's time, abandonment) are judged at the
+   * time of the call on either row: a row's `lastEventAt` only moves forward, so an old one refuses
+   * sooner, never later.
+   */
+  async admitOnRow(
+    c: Context,
+    known: { session: SessionRecord; study: StudyDefinition },
+    req: AdmissionRequest,
+  ): Promise<StampedAdmission> {
+    const a = await this.admit(c, known.session, known.study, req);
+    return a.ok ? { ok: true, stamp: stampOf(known.session) } : this.admitOnFreshRow(c, req);
   }
 
-  // Pages and surveys have no time limit (the participant's page shows none either).
-  if (item.kind === 'page' || item.kind === 'survey') return idle(prog);
-  const seen: number[] = prog.startedAt === null ? [] : [prog.startedAt];
-  if (item.kind === 'task' || item.kind === 'question') {
-    const subs = req.submissions ?? (await store.listSubmissions(session.id));
-    for (const s of subs) if (s.item === item.id) seen.push(s.at);
+  /** {@link AdmissionRule.admit} on the session's current row (read now), with its stamp. */
+  async admitOnFreshRow(c: Context, req: AdmissionRequest): Promise<StampedAdmission> {
+    const fresh = await this.participants.authenticate(c);
+    if (!fresh.ok) return fresh;
+    const a = await this.admit(c, fresh.session, fresh.study, req);
+    return a.ok ? { ok: true, stamp: stampOf(fresh.session) } : a;
   }
-  if (item.kind === 'game') {
-    const first = await cache.firstRun(session, item.id);
-    if (first !== null) seen.push(first);
-  }
-  const limits = itemLimitsOf(study, item);
-  // A break (core/study/pauses.ts) stops the item's clock as it stops the session's.
-  const began = Math.min(...seen);
-  if (seen.length && t - began - pausedWithin(session.pauses, began, t) > limits.hardMinutes * 60_000) {
-    return refuse(
-      'item_time_up',
-      `The ${limits.hardMinutes} minutes for item ${item.id} are up; move on to the next item.`,
-    );
-  }
-  return idle(prog);
 }
 
 /** The columns of a session's row its admission reads that can change (see {@link SessionStamp}). */
@@ -276,34 +320,3 @@ export function stampOf(session: SessionRecord): SessionStamp {
 /** An admission with the stamp of the row it was decided on: the write is stored only while the row still has it. */
 export type StampedAdmission =
   { readonly ok: true; readonly stamp: SessionStamp } | { readonly ok: false; readonly res: Response };
-
-/**
- * The same rule as {@link admit}, for writes that come many times a second (a game's actions),
- * decided without reading the session's row each time: on `known`, the row as this server last
- * read it (`participant(c, false)`). It holds because of two things:
- * - a yes carries the row's {@link stampOf stamp}, and the write is stored only while the row
- *   still has it, in the write's own statement (`addGameStep`); a row changed meanwhile by any
- *   server (events, withdrawal, finish) makes the write fail with `SessionChanged`, and the
- *   caller asks {@link admitOnFreshRow}, writing only once it says yes, as any write is;
- * - a no is never given on an old row: it is asked again on the current one.
- * The clock's limits (the item's hard limit, the session's time, abandonment) are judged at the
- * time of the call on either row: a row's `lastEventAt` only moves forward, so an old one refuses
- * sooner, never later.
- */
-export async function admitOnRow(
-  c: Context,
-  ctx: StudyContext,
-  known: { session: SessionRecord; study: StudyDefinition },
-  req: AdmissionRequest,
-): Promise<StampedAdmission> {
-  const a = await admit(c, ctx, known.session, known.study, req);
-  return a.ok ? { ok: true, stamp: stampOf(known.session) } : admitOnFreshRow(c, ctx, req);
-}
-
-/** {@link admit} on the session's current row (read now), with its stamp. */
-export async function admitOnFreshRow(c: Context, ctx: StudyContext, req: AdmissionRequest): Promise<StampedAdmission> {
-  const fresh = await ctx.participant(c);
-  if (!fresh.ok) return fresh;
-  const a = await admit(c, ctx, fresh.session, fresh.study, req);
-  return a.ok ? { ok: true, stamp: stampOf(fresh.session) } : a;
-}

@@ -11,16 +11,20 @@ import { AnswerRequest } from '../../core/protocol/requests';
 import { judgeSubmission } from '../../core/questions/judge';
 import { questionRefs } from '../../core/study/schema';
 import type { SubmissionRecord } from '../store/types';
-import { admit } from './admission';
-import { type StudyContext, fail, readBody, sessionItem } from './context';
+import { fail, readBody, sessionItem } from './context';
+import type { StudyWiring } from './services';
 import { oncePerKey } from './once';
 
-export function answerRoutes(ctx: StudyContext): Hono {
-  const { store } = ctx;
+export function answerRoutes({
+  store,
+  library,
+  participants,
+  admission,
+}: Pick<StudyWiring, 'store' | 'library' | 'participants' | 'admission'>): Hono {
   const api = new Hono();
 
   api.post('/sessions/:sessionId/answers', async (c) => {
-    const p = await ctx.participant(c);
+    const p = await participants.authenticate(c);
     if (!p.ok) return p.res;
     const { session, study } = p;
     const parsed = await readBody(c, AnswerRequest, 'The answer is not valid');
@@ -39,7 +43,7 @@ export function answerRoutes(ctx: StudyContext): Hono {
         `index: question item ${itemId} has ${refs.length === 1 ? '1 question (index 0)' : `${refs.length} questions (index 0-${refs.length - 1})`}, so there is no question ${index}.`,
         { path: 'index' },
       );
-    const found = ctx.deps.library.questions.question(ref.collection, ref.question);
+    const found = library.questions.question(ref.collection, ref.question);
     if (!found.ok) return fail(c, 422, 'task_unavailable', `Item ${item.id}: ${found.message}`);
     if ('choice' in answer && !found.item.choices?.some((ch) => ch.label === answer.choice)) {
       return fail(
@@ -63,7 +67,7 @@ export function answerRoutes(ctx: StudyContext): Hono {
     if (repeated) return repeated;
     const answered = `${refs.length > 1 ? `Question ${index} of item` : 'Question item'} ${itemId} is already answered; each question takes one answer.`;
     if (subs.some((s) => s.item === itemId && s.testIndex === index)) return fail(c, 409, 'already_answered', answered);
-    const admitted = await admit(c, ctx, session, study, { item, lastSeq, what: 'answers', submissions: subs });
+    const admitted = await admission.admit(c, session, study, { item, lastSeq, what: 'answers', submissions: subs });
     if (!admitted.ok) return admitted.res;
 
     const { verdict } = judgeSubmission(found.item, answer);

@@ -12,7 +12,8 @@ import { type Context, Hono } from 'hono';
 import type { AuditEntry, DeletionResult, ExclusionResult } from '../../core/protocol/api';
 import type { SessionRecord } from '../store/types';
 import { DeleteRequest, ExclusionRequest } from '../../core/protocol/requests';
-import { type StudyContext, fail, readBody } from './context';
+import { fail, readBody } from './context';
+import type { StudyWiring } from './services';
 import { auditDownload } from '../people/audit';
 import { auditActorOf } from '../people/permissions';
 
@@ -38,8 +39,13 @@ async function readDeletion(c: Context, what: 'session' | 'study', id: string) {
   return parsed;
 }
 
-export function curationRoutes(ctx: StudyContext): Hono {
-  const { store, now, deps } = ctx;
+export function curationRoutes({
+  store,
+  now,
+  studyFile,
+  participants,
+  definitions,
+}: Pick<StudyWiring, 'store' | 'now' | 'studyFile' | 'participants' | 'definitions'>): Hono {
   const admin = new Hono();
 
   const exclusion = async (c: Context, exclude: boolean) => {
@@ -72,7 +78,7 @@ export function curationRoutes(ctx: StudyContext): Hono {
     });
     if (!before || !deleted)
       return fail(c, 404, 'not_found', `No session ${id.slice(0, 100)}; it may have been deleted already.`);
-    ctx.forgetSessions([before.tokenHash]);
+    participants.forget([before.tokenHash]);
     return c.json({ studyId: before.studyId, sessionId: id, deleted } satisfies DeletionResult);
   });
 
@@ -82,7 +88,7 @@ export function curationRoutes(ctx: StudyContext): Hono {
     if (!parsed.ok) return parsed.res;
     if (!(await store.getStudy(id)))
       return fail(c, 404, 'not_found', `No study "${id.slice(0, 100)}"; it may have been deleted already.`);
-    const file = (await deps.studyFile?.(id)) ?? null;
+    const file = (await studyFile?.(id)) ?? null;
     if (file) {
       return fail(
         c,
@@ -95,8 +101,8 @@ export function curationRoutes(ctx: StudyContext): Hono {
     const sessions = await store.listSessions(id);
     const deleted = await store.deleteStudy(id, { ...auditActorOf(c), reason: parsed.data.reason ?? null, at: now() });
     if (!deleted) return fail(c, 404, 'not_found', `No study "${id.slice(0, 100)}"; it may have been deleted already.`);
-    ctx.forgetSessions(sessions.map((s) => s.tokenHash));
-    ctx.forgetStudy(id);
+    participants.forget(sessions.map((s) => s.tokenHash));
+    definitions.forget(id);
     return c.json({ studyId: id, deleted } satisfies DeletionResult);
   });
 

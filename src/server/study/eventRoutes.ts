@@ -7,7 +7,8 @@ import { Hono } from 'hono';
 import { eventDataProblem } from '../../core/protocol/events';
 import type { BatchAck } from '../../core/protocol/api';
 import { EventBatchRequest } from '../../core/protocol/requests';
-import { type StudyContext, fail, readBody } from './context';
+import { fail, readBody } from './context';
+import type { StudyWiring } from './services';
 import { RateLimiter, studyStorageBudget } from './limits';
 
 /** How long a study's stored totals read from the database are counted up here before being read again (other servers store too). */
@@ -24,8 +25,13 @@ interface StudyUse {
 
 const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(1);
 
-export function eventRoutes(ctx: StudyContext): Hono {
-  const { store, now, limits } = ctx;
+export function eventRoutes({
+  store,
+  now,
+  limits,
+  participants,
+  definitions,
+}: Pick<StudyWiring, 'store' | 'now' | 'limits' | 'participants' | 'definitions'>): Hono {
   const api = new Hono();
   const rate = new RateLimiter(limits);
   // What each session has stored, as the last append here reported it (a lower bound when
@@ -38,7 +44,7 @@ export function eventRoutes(ctx: StudyContext): Hono {
   const usage = new Map<string, StudyUse>();
 
   api.post('/sessions/:sessionId/events', async (c) => {
-    const p = await ctx.participant(c, false);
+    const p = await participants.authenticate(c, false);
     if (!p.ok) return p.res;
     const { session } = p;
     // A batch past the limit is refused as too large before its events are checked one by one.
@@ -120,7 +126,7 @@ export function eventRoutes(ctx: StudyContext): Hono {
       studyUse = usage.get(session.studyId);
       if (!studyUse || t - studyUse.readAt >= USAGE_READ_EVERY_MS) {
         const latest = await store.getStudy(session.studyId);
-        const budget = studyStorageBudget(latest ? ctx.studyOfRecord(latest) : p.study, limits);
+        const budget = studyStorageBudget(latest ? definitions.ofRecord(latest) : p.study, limits);
         studyUse = { ...(await store.studyUsage(session.studyId)), budget, readAt: t };
         if (usage.size >= 10_000) usage.clear();
         usage.set(session.studyId, studyUse);
@@ -158,7 +164,7 @@ export function eventRoutes(ctx: StudyContext): Hono {
     } catch (e) {
       // A researcher deleted the session (on another server, which this one's cache does not know).
       if (await store.getSession(session.id)) throw e;
-      ctx.forgetSessions([session.tokenHash]);
+      participants.forget([session.tokenHash]);
       return fail(
         c,
         401,
@@ -168,7 +174,7 @@ export function eventRoutes(ctx: StudyContext): Hono {
     }
     // The cached row as this batch left it: a game action admitted on it next sees what the batch
     // changed (an item ended), before it is answered.
-    ctx.remember({
+    participants.remember({
       ...session,
       state: r.state,
       eventCount: r.eventCount,

@@ -21,7 +21,8 @@ import { ParticipantDeleteRequest, ParticipantFindRequest } from '../../core/pro
 import { auditActorOf, principalOf } from '../people/permissions';
 import { roleOnStudy } from '../people/roles';
 import type { Store } from '../store/types';
-import { type StudyContext, fail, readBody } from './context';
+import { fail, readBody } from './context';
+import type { StudyWiring } from './services';
 
 /** The studies a caller may manage (null: every study, the owner's), or null when no person is known. */
 async function managedStudies(c: Context, store: Store): Promise<readonly string[] | null> {
@@ -40,8 +41,11 @@ async function participantHash(store: Store, participantId: string): Promise<str
   return createHmac('sha256', key).update(participantId, 'utf8').digest('hex');
 }
 
-export function participantRoutes(ctx: StudyContext): Hono {
-  const { store, now } = ctx;
+export function participantRoutes({
+  store,
+  now,
+  participants,
+}: Pick<StudyWiring, 'store' | 'now' | 'participants'>): Hono {
   const admin = new Hono();
 
   admin.post('/participants/find', async (c) => {
@@ -114,7 +118,7 @@ export function participantRoutes(ctx: StudyContext): Hono {
         'not_found',
         'No session holds this id (as PROLIFIC_PID, workerId or participantId) in the studies you may manage. Check the id as the participant gave it; nothing was deleted.',
       );
-    ctx.forgetSessions(tokenHashes);
+    participants.forget(tokenHashes);
     return c.json(receipt);
   });
 

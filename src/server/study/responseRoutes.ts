@@ -17,13 +17,16 @@ import { DescriptionRequest, SurveyRequest, WithdrawRequest } from '../../core/p
 import { isFinalState } from '../../core/study/rules';
 import { checkSurveyAnswers } from '../../core/study/survey';
 import type { ResponseRecord } from '../store/types';
-import { settleClaims } from '../campaign/assign';
-import { admit } from './admission';
-import { type StudyContext, fail, readBody, sessionItem } from './context';
+import { fail, readBody, sessionItem } from './context';
+import type { StudyWiring } from './services';
 import { oncePerKey } from './once';
 
-export function responseRoutes(ctx: StudyContext): Hono {
-  const { store } = ctx;
+export function responseRoutes({
+  store,
+  participants,
+  admission,
+  endings,
+}: Pick<StudyWiring, 'store' | 'participants' | 'admission' | 'endings'>): Hono {
   const api = new Hono();
 
   const stored = (c: Context) => c.json({ stored: true } satisfies ResponseStored);
@@ -37,7 +40,7 @@ export function responseRoutes(ctx: StudyContext): Hono {
     });
 
   api.post('/sessions/:sessionId/descriptions', async (c) => {
-    const p = await ctx.participant(c);
+    const p = await participants.authenticate(c);
     if (!p.ok) return p.res;
     const { session, study } = p;
     const parsed = await readBody(c, DescriptionRequest, 'The description is not valid');
@@ -55,7 +58,7 @@ export function responseRoutes(ctx: StudyContext): Hono {
     const repeated = await once.repeat();
     if (repeated) return repeated;
     // The first description is written while on the item; the last one on leaving it, after it ended.
-    const admitted = await admit(c, ctx, session, study, {
+    const admitted = await admission.admit(c, session, study, {
       item,
       lastSeq,
       need: stage === 'first' ? 'current' : 'entered',
@@ -85,7 +88,7 @@ export function responseRoutes(ctx: StudyContext): Hono {
   });
 
   api.post('/sessions/:sessionId/survey', async (c) => {
-    const p = await ctx.participant(c);
+    const p = await participants.authenticate(c);
     if (!p.ok) return p.res;
     const { session, study } = p;
     const parsed = await readBody(c, SurveyRequest, 'The survey answers are not valid');
@@ -107,7 +110,7 @@ export function responseRoutes(ctx: StudyContext): Hono {
     const once = keyed(c, session.id, key, (r) => r.kind === 'survey' && r.item === itemId);
     const repeated = await once.repeat();
     if (repeated) return repeated;
-    const admitted = await admit(c, ctx, session, study, { item, lastSeq, what: 'answers' });
+    const admitted = await admission.admit(c, session, study, { item, lastSeq, what: 'answers' });
     if (!admitted.ok) return admitted.res;
     const record: ResponseRecord = {
       sessionId: session.id,
@@ -127,7 +130,7 @@ export function responseRoutes(ctx: StudyContext): Hono {
   });
 
   api.post('/sessions/:sessionId/withdraw', async (c) => {
-    const p = await ctx.participant(c);
+    const p = await participants.authenticate(c);
     if (!p.ok) return p.res;
     const { session, study } = p;
     const parsed = await readBody(c, WithdrawRequest, 'The withdrawal is not valid');
@@ -136,7 +139,7 @@ export function responseRoutes(ctx: StudyContext): Hono {
     const result: WithdrawResult = { message: study.withdraw?.message ?? null, code: study.withdraw?.code ?? null };
     const previous = (await store.listResponses(session.id)).find((x) => x.kind === 'withdraw');
     if (previous) return c.json(result);
-    const admitted = await admit(c, ctx, session, study, {
+    const admitted = await admission.admit(c, session, study, {
       item: null,
       withdrawing: true,
       what: 'withdrawals',
@@ -154,11 +157,7 @@ export function responseRoutes(ctx: StudyContext): Hono {
       at: t,
     });
     if (!isFinalState(session.state) || session.state === 'timed_out') {
-      await store.setSessionState(session.id, 'withdrawn', { finishedAt: t });
-      ctx.forgetSessions([session.tokenHash]);
-      if (study.pools.length)
-        await settleClaims(store, study, session, await ctx.summarize(session, study), ctx.gameLevels, t);
-      ctx.deps.maintainer?.sessionEnded(session.studyId);
+      await endings.end(session, study, { state: 'withdrawn' }, t);
     }
     return c.json(result);
   });

@@ -5,7 +5,7 @@
  */
 import { bodyLimit } from '../http';
 import { type Context, Hono } from 'hono';
-import { type StudyDeps, studyContext } from './context';
+import type { StudyWiring } from './services';
 import { bodyTooLarge } from './bodyLimits';
 import { sessionRoutes } from './sessionRoutes';
 import { eventRoutes } from './eventRoutes';
@@ -30,11 +30,15 @@ export const MAX_BODY_BYTES = DEFAULT_LIMITS.maxBodyBytes;
 /** How far past the acknowledged mark an event may be (the default). */
 export const MAX_SEQ_AHEAD = DEFAULT_LIMITS.maxSeqAhead;
 
-export function studyRoutes(deps: StudyDeps): Hono {
-  const ctx = studyContext(deps);
-  const max = ctx.limits.maxBodyBytes;
+/**
+ * The study routes, each router given the services it names out of `wiring` (built once per app:
+ * `studyServices` in `./services.ts`).
+ */
+export function studyRoutes(wiring: StudyWiring): Hono {
+  const { limits, now } = wiring;
+  const max = limits.maxBodyBytes;
   const api = new Hono();
-  const tooLarge = (c: Context) => bodyTooLarge(c, ctx.limits);
+  const tooLarge = (c: Context) => bodyTooLarge(c, limits);
   // A body announced too large is read and dropped (up to 16 times the limit) before the answer,
   // so the client, still sending, receives the 413 instead of a connection closed under it.
   api.use('*', async (c, next) => {
@@ -57,16 +61,16 @@ export function studyRoutes(deps: StudyDeps): Hono {
       onError: tooLarge,
     }),
   );
-  api.post('/studies/:studyId/sessions', sessionLimits(ctx.limits, ctx.now));
-  api.route('/', sessionRoutes(ctx));
-  api.route('/', eventRoutes(ctx));
-  api.route('/', submissionRoutes(ctx));
-  api.route('/', answerRoutes(ctx));
-  api.route('/', responseRoutes(ctx));
-  api.route('/admin', adminRoutes(ctx));
-  api.route('/admin', curationRoutes(ctx));
-  api.route('/admin', stageRoutes(ctx));
-  api.route('/admin', participantRoutes(ctx));
-  if (deps.arc3) api.route('/', arc3Routes(ctx, deps.arc3));
+  api.post('/studies/:studyId/sessions', sessionLimits(limits, now));
+  api.route('/', sessionRoutes(wiring));
+  api.route('/', eventRoutes(wiring));
+  api.route('/', submissionRoutes(wiring));
+  api.route('/', answerRoutes(wiring));
+  api.route('/', responseRoutes(wiring));
+  api.route('/admin', adminRoutes(wiring));
+  api.route('/admin', curationRoutes(wiring));
+  api.route('/admin', stageRoutes(wiring));
+  api.route('/admin', participantRoutes(wiring));
+  if (wiring.arc3) api.route('/', arc3Routes(wiring, wiring.arc3));
   return api;
 }

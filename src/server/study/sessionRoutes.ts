@@ -10,35 +10,16 @@ import { CreateSessionRequest, FinishRequest } from '../../core/protocol/request
 import { itemLimits, poolOf, questionRefs } from '../../core/study/schema';
 import { paymentOffer } from '../../core/study/paymentText';
 import { AFTER_RETURN_FLAG, REDIRECT_AFTER_SECONDS, completionRedirect } from '../../core/study/prolific';
-import { createDrawnSession, drawCount, settleClaims } from '../campaign/assign';
+import { createDrawnSession, drawCount } from '../campaign/assign';
 import { sessionOrder } from '../../core/study/shuffle';
 import { ITEM_END, ITEM_START, effectiveState, sessionBudget, sessionProgress } from '../../core/study/rules';
-import { tallyTests, type ItemSummary, type SessionSummary } from '../../core/study/summary';
+import { tallyTests, type ItemSummary } from '../../core/study/summary';
 import type { StudyDefinition } from '../../core/study/schema';
 import type { SessionRecord, StudyGamePin } from '../store/types';
 import { currentGamePins } from '../arc3/gameCode';
 import { bearer, hashToken, newToken, tokenMatches } from '../people/auth';
-import { type StudyContext, fail, itemLimitsOf, readBody, testIndicesOf } from './context';
-
-/**
- * Ends a session for good, as `finish` does and a proctor's "End" (`server/centre/`): its state
- * and flags stored, its campaign claims settled from its summary, the digests told.
- */
-export async function endSession(
-  ctx: StudyContext,
-  session: SessionRecord,
-  study: StudyDefinition,
-  summary: SessionSummary,
-  state: 'finished' | 'timed_out',
-  flags: readonly string[],
-  t: number,
-): Promise<void> {
-  const all = [...session.flags, ...summary.flags, ...flags];
-  await ctx.store.setSessionState(session.id, state, { finishedAt: t, flags: [...new Set(all)] });
-  ctx.forgetSessions([session.tokenHash]);
-  await settleClaims(ctx.store, study, session, summary, ctx.gameLevels, t);
-  ctx.deps.maintainer?.sessionEnded(session.studyId);
-}
+import { fail, itemLimitsOf, readBody, testIndicesOf } from './context';
+import type { StudyWiring } from './services';
 
 /** Participant params kept with a session: at most this many, names and values bounded. */
 const MAX_PARAMS = 30;
@@ -46,22 +27,29 @@ const MAX_PARAMS = 30;
 /** Identity fields of participant recruitment platforms, named in the docs; other names are kept too. */
 export const KNOWN_PARAMS = ['PROLIFIC_PID', 'STUDY_ID', 'SESSION_ID', 'workerId', 'assignmentId', 'hitId'] as const;
 
-export function sessionRoutes(ctx: StudyContext): Hono {
+type IntroServices = Pick<StudyWiring, 'store' | 'definitions'>;
+type StartServices = Pick<
+  StudyWiring,
+  'store' | 'now' | 'arc3' | 'mayDesign' | 'adminTokenHash' | 'pseudonym' | 'definitions' | 'participants'
+>;
+type ViewServices = Pick<StudyWiring, 'store' | 'now' | 'library' | 'arc3' | 'participants'>;
+type FinishServices = Pick<StudyWiring, 'store' | 'now' | 'participants' | 'summaries' | 'endings'>;
+
+export function sessionRoutes(services: IntroServices & StartServices & ViewServices & FinishServices): Hono {
   const api = new Hono();
-  studyIntroRoute(api, ctx);
-  sessionStartRoute(api, ctx);
-  sessionViewRoute(api, ctx);
-  sessionFinishRoute(api, ctx);
+  studyIntroRoute(api, services);
+  sessionStartRoute(api, services);
+  sessionViewRoute(api, services);
+  sessionFinishRoute(api, services);
   return api;
 }
 
 /** `GET /studies/:studyId`: what a participant reads before a session starts. */
-function studyIntroRoute(api: Hono, ctx: StudyContext): void {
-  const { store } = ctx;
+function studyIntroRoute(api: Hono, { store, definitions }: IntroServices): void {
   api.get('/studies/:studyId', async (c) => {
     const rec = await store.getStudy(c.req.param('studyId'));
     if (!rec) return fail(c, 404, 'not_found', `No study "${c.req.param('studyId')}". Check the link you were given.`);
-    const s = ctx.studyOfRecord(rec);
+    const s = definitions.ofRecord(rec);
     const fixed = s.items.filter((i, index) => i.kind !== 'page' && poolOf(s, index) === null).length;
     const payment = paymentOffer(s.payment);
     return c.json({
@@ -79,8 +67,8 @@ function studyIntroRoute(api: Hono, ctx: StudyContext): void {
 }
 
 /** `POST /studies/:studyId/sessions`: a session started, with its flags, its games' pins and its campaign draw. */
-function sessionStartRoute(api: Hono, ctx: StudyContext): void {
-  const { store, now, deps } = ctx;
+function sessionStartRoute(api: Hono, services: StartServices): void {
+  const { store, now, arc3, definitions, participants } = services;
   /**
    * The games each study (by id, version and save time) is known to have pinned: a session of
    * it pins nothing more. Any server may pin first; the database keeps the first of each game.
@@ -90,7 +78,7 @@ function sessionStartRoute(api: Hono, ctx: StudyContext): void {
   const pinsOf = (key: string, study: StudyDefinition): StudyGamePin[] => {
     const known = pinned.get(key);
     const ids = study.items.flatMap((i) => (i.kind === 'game' && !known?.has(i.game) ? [i.game] : []));
-    return ids.length ? currentGamePins(ids, deps.arc3?.service.list() ?? []) : [];
+    return ids.length ? currentGamePins(ids, arc3?.service.list() ?? []) : [];
   };
 
   api.post('/studies/:studyId/sessions', async (c) => {
@@ -110,9 +98,9 @@ function sessionStartRoute(api: Hono, ctx: StudyContext): void {
     // could take themselves out of a study's results with a link parameter.
     if (params.mode === 'playtest') {
       const token = bearer(c.req.header('Authorization'));
-      const allowed = deps.mayDesign
-        ? await deps.mayDesign(c)
-        : token !== null && tokenMatches(token, deps.adminTokenHash);
+      const allowed = services.mayDesign
+        ? await services.mayDesign(c)
+        : token !== null && tokenMatches(token, services.adminTokenHash);
       if (!allowed) {
         return fail(
           c,
@@ -123,7 +111,7 @@ function sessionStartRoute(api: Hono, ctx: StudyContext): void {
       }
     }
     // Parsed once per saved version (a campaign's pools may hold hundreds of candidates).
-    const study = ctx.studyOfRecord(rec);
+    const study = definitions.ofRecord(rec);
     const flags: string[] = [];
     // A participant whose Prolific submission was returned or timed out comes back: the study's rule.
     const pid = params.PROLIFIC_PID;
@@ -145,8 +133,8 @@ function sessionStartRoute(api: Hono, ctx: StudyContext): void {
       else if (
         params[key] &&
         study.retention &&
-        deps.pseudonym &&
-        (await store.countSessionsWithParam(rec.id, key, deps.pseudonym(params[key]))) > 0
+        services.pseudonym &&
+        (await store.countSessionsWithParam(rec.id, key, services.pseudonym(params[key]))) > 0
       )
         flags.push('repeat_participant');
     }
@@ -179,13 +167,13 @@ function sessionStartRoute(api: Hono, ctx: StudyContext): void {
         base.createdAt,
         params.mode !== 'playtest',
         pins,
-        deps.pseudonym,
+        services.pseudonym,
       );
       created = { ...base, order: [...drawn.order], stage: drawn.stage };
     }
     if (pins.length) pinned.set(pinKey, new Set([...(pinned.get(pinKey) ?? []), ...pins.map((p) => p.gameId)]));
     // The first batch follows at once: it finds its session here instead of in the database.
-    ctx.remember({
+    participants.remember({
       ...created,
       state: 'started',
       ackedThrough: -1,
@@ -201,10 +189,9 @@ function sessionStartRoute(api: Hono, ctx: StudyContext): void {
 }
 
 /** `GET /sessions/:sessionId`: the session's items (tasks without test outputs) and progress. */
-function sessionViewRoute(api: Hono, ctx: StudyContext): void {
-  const { store, now } = ctx;
+function sessionViewRoute(api: Hono, { store, now, library, arc3, participants }: ViewServices): void {
   api.get('/sessions/:sessionId', async (c) => {
-    const p = await ctx.participant(c);
+    const p = await participants.authenticate(c);
     if (!p.ok) return p.res;
     const { session, study } = p;
     const [marks, subs] = await Promise.all([
@@ -216,7 +203,7 @@ function sessionViewRoute(api: Hono, ctx: StudyContext): void {
     for (const index of session.order) {
       const item = study.items[index];
       if (item.kind === 'task') {
-        const found = await ctx.loadTask(item);
+        const found = await library.task(item.collection, item.task);
         if (!found.ok)
           return fail(
             c,
@@ -237,7 +224,7 @@ function sessionViewRoute(api: Hono, ctx: StudyContext): void {
           ...(item.describe ? { describe: item.describe } : {}),
         });
       } else if (item.kind === 'game') {
-        const server = ctx.deps.arc3?.service.info(item.game);
+        const server = arc3?.service.info(item.game);
         items.push({
           kind: 'game',
           id: item.id,
@@ -251,7 +238,7 @@ function sessionViewRoute(api: Hono, ctx: StudyContext): void {
       } else if (item.kind === 'question') {
         const questions = [];
         for (const ref of questionRefs(item)) {
-          const found = ctx.deps.library.questions.question(ref.collection, ref.question);
+          const found = library.questions.question(ref.collection, ref.question);
           if (!found.ok)
             return fail(
               c,
@@ -259,7 +246,7 @@ function sessionViewRoute(api: Hono, ctx: StudyContext): void {
               'task_unavailable',
               `Item ${item.id}: ${found.message} Tell the researcher; your session is kept.`,
             );
-          questions.push(ctx.deps.library.questions.publicView(ref.collection, found.item));
+          questions.push(library.questions.publicView(ref.collection, found.item));
         }
         items.push({
           kind: 'question',
@@ -338,10 +325,9 @@ function sessionViewRoute(api: Hono, ctx: StudyContext): void {
 }
 
 /** `POST /sessions/:sessionId/finish`: the session ended by its participant, and the completion code. */
-function sessionFinishRoute(api: Hono, ctx: StudyContext): void {
-  const { store, now } = ctx;
+function sessionFinishRoute(api: Hono, { store, now, participants, summaries, endings }: FinishServices): void {
   api.post('/sessions/:sessionId/finish', async (c) => {
-    const p = await ctx.participant(c);
+    const p = await participants.authenticate(c);
     if (!p.ok) return p.res;
     const { session, study } = p;
     const parsed = await readBody(c, FinishRequest, 'The finish request is not valid');
@@ -364,7 +350,7 @@ function sessionFinishRoute(api: Hono, ctx: StudyContext): void {
       );
     if (session.state !== 'finished') {
       const t = now();
-      const summary = await ctx.summarize(session, study);
+      const summary = await summaries.summarize(session, study);
       const state = effectiveState(session, study, t) === 'timed_out' ? 'timed_out' : 'finished';
       // The completion code is for finished work: every item done, unless the session's time ended it.
       const left = state === 'timed_out' ? [] : await unfinishedItems(session, study, summary.items, t);
@@ -378,7 +364,7 @@ function sessionFinishRoute(api: Hono, ctx: StudyContext): void {
           { unfinished: left },
         );
       }
-      await endSession(ctx, session, study, summary, state, left.length ? ['unfinished'] : [], t);
+      await endings.end(session, study, { state, summary, flags: left.length ? ['unfinished'] : [] }, t);
     }
     return c.json({
       completionCode: study.completion.code,

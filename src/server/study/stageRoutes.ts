@@ -9,10 +9,10 @@ import type { StageChange } from '../../core/protocol/api';
 import { StageRequest } from '../../core/protocol/requests';
 import { stageNameProblem } from '../../core/study/stages';
 import { auditActorOf } from '../people/permissions';
-import { type StudyContext, fail, readBody } from './context';
+import { fail, readBody } from './context';
+import type { StudyWiring } from './services';
 
-export function stageRoutes(ctx: StudyContext): Hono {
-  const { store, now } = ctx;
+export function stageRoutes({ store, now }: Pick<StudyWiring, 'store' | 'now'>): Hono {
   const admin = new Hono();
 
   admin.put('/studies/:studyId/stage', async (c) => {

@@ -10,16 +10,20 @@ import { SubmissionRequest } from '../../core/protocol/requests';
 import { tallyTests } from '../../core/study/summary';
 import { taskContentHash } from '../../core/analysis/versions';
 import type { SubmissionRecord } from '../store/types';
-import { admit } from './admission';
-import { type StudyContext, fail, readBody, testIndicesOf, sessionItem } from './context';
+import { fail, readBody, testIndicesOf, sessionItem } from './context';
+import type { StudyWiring } from './services';
 import { oncePerKey } from './once';
 
-export function submissionRoutes(ctx: StudyContext): Hono {
-  const { store } = ctx;
+export function submissionRoutes({
+  store,
+  library,
+  participants,
+  admission,
+}: Pick<StudyWiring, 'store' | 'library' | 'participants' | 'admission'>): Hono {
   const api = new Hono();
 
   api.post('/sessions/:sessionId/submissions', async (c) => {
-    const p = await ctx.participant(c);
+    const p = await participants.authenticate(c);
     if (!p.ok) return p.res;
     const { session, study } = p;
     const parsed = await readBody(c, SubmissionRequest, 'The submission is not valid');
@@ -30,7 +34,7 @@ export function submissionRoutes(ctx: StudyContext): Hono {
       return fail(c, 400, 'malformed', `The submitted grid is not valid: ${problems.map(formatProblem).join('; ')}`);
     const item = sessionItem(study, session.order, itemId);
     if (!item || item.kind !== 'task') return fail(c, 404, 'not_found', `This study has no task item "${itemId}".`);
-    const found = await ctx.loadTask(item);
+    const found = await library.task(item.collection, item.task);
     if (!found.ok) return fail(c, 422, 'task_unavailable', `Item ${item.id}: ${found.message}`);
     const indices = testIndicesOf(item, found.task.test.length);
     if (!indices.includes(testIndex))
@@ -60,7 +64,7 @@ export function submissionRoutes(ctx: StudyContext): Hono {
     });
     const repeated = await once.repeat();
     if (repeated) return repeated;
-    const admitted = await admit(c, ctx, session, study, {
+    const admitted = await admission.admit(c, session, study, {
       item,
       lastSeq,
       what: 'answers',
