@@ -53,7 +53,13 @@ export function Table<Row>({ caption, columns, rows, rowKey, rowTestId, testId, 
   const last = columns.length - 1;
   const footed = columns.some((c) => c.footer !== undefined);
   return (
-    <div className={`overflow-x-auto ${className}`}>
+    // A box that scrolls must be reachable by keyboard, to scroll it without a mouse.
+    <div
+      role="region"
+      aria-label={caption}
+      tabIndex={0}
+      className={`overflow-x-auto focus:outline-none focus-visible:ring-2 focus-visible:ring-sky-500 ${className}`}
+    >
       <table className="w-full text-left text-sm" data-testid={testId}>
         <caption className="sr-only">{caption}</caption>
         <thead className="text-slate-400">
