@@ -41,6 +41,8 @@ export async function arc3Api(
     readonly codeDir?: string;
     readonly exportThreads?: boolean;
     readonly now?: () => number;
+    /** Where the engine's lines go (the server's log); nowhere by default. */
+    readonly log?: (line: string) => void;
   },
 ): Promise<Arc3Api> {
   const arc3 = await startArc3(
@@ -52,7 +54,7 @@ export async function arc3Api(
       ...(opts.codeDir ? { codeDir: opts.codeDir } : {}),
     },
     store,
-    () => {},
+    opts.log ?? (() => {}),
   );
   const { replay, gameInfo } = studioGames(arc3);
   const app = createApi({
