@@ -14,7 +14,7 @@ import { stream } from 'hono/streaming';
 import { decodeFrames, encodeFrames, type FrameGrid } from '../../core/formats/frames';
 import type { ServerStep } from '../../core/game/serverGame';
 import { fail } from '../http';
-import type { Store } from '../store/types';
+import type { GameRunStore, SessionStore } from '../store/types';
 import { participantsFirst } from '../load';
 import type { Arc3Service } from './runs';
 import {
@@ -33,7 +33,7 @@ import type { DigestPool } from '../digests/pool';
 const KEPT_JOBS = 50;
 
 export interface AdminRunsDeps {
-  readonly store: Store;
+  readonly store: SessionStore & GameRunStore;
   /** Threads that make each page of steps into the replay view (decoding and encoding frames); absent: this thread. */
   readonly digests?: DigestPool;
   /**

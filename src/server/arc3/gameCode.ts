@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { Store, StudyGamePin } from '../store/types';
+import type { GameRunStore, StudyGamePin } from '../store/types';
 import { versionedGameId } from '../../core/game';
 import { codeVersion } from '../../core/analysis/versions';
 import { games as builtInGames } from '../../games';
@@ -105,7 +105,7 @@ export class GameCodeStore {
 
   /** `root`: where versions are written as folders (the server's data dir's `arc3-code`). */
   constructor(
-    private readonly store: Store,
+    private readonly store: Pick<GameRunStore, 'saveGameCode' | 'getGameCode'>,
     readonly root: string,
     private readonly now: () => number = Date.now,
   ) {}

@@ -5,7 +5,7 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import type { Store } from '../store/types';
+import type { GameRunStore, SecretStore } from '../store/types';
 import type { ReplayGame } from '../../core/study/rules';
 import { versionedGameId } from '../../core/game';
 import { games as builtinGames } from '../../games';
@@ -70,7 +70,11 @@ export function arc3WorkersFromEnv(env: Record<string, string | undefined>): num
 }
 
 /** Mounts the sources and starts the service; never throws for a missing Python (the message says what to do). */
-export async function startArc3(mount: Arc3Mount, store: Store, log: (line: string) => void): Promise<Arc3Started> {
+export async function startArc3(
+  mount: Arc3Mount,
+  store: GameRunStore & SecretStore,
+  log: (line: string) => void,
+): Promise<Arc3Started> {
   const sources: MountedSource[] = [];
   const notes: string[] = [];
   let engine = { ok: true, message: 'no arcengine folders are mounted' };

@@ -8,7 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { hashGrid, type ServerGameInfo, type ServerRunReply, type ServerStep } from '../../core/game/serverGame';
 import type { GameAction } from '../../core/game/types';
 import type { OlderGameVersion } from '../../core/protocol/arc3';
-import type { Store } from '../store/types';
+import type { GameRunStore } from '../store/types';
 import type { Arc3Catalog } from './catalog';
 import { gameVersion } from './gameCode';
 import { actionOf, BEHIND, type LiveRun, type StepTiming } from './liveRun';
@@ -28,7 +28,7 @@ export class RunHost {
   constructor(
     readonly catalog: Arc3Catalog,
     readonly steps: RunSteps,
-    readonly store: Store,
+    readonly store: GameRunStore,
     readonly limits: RunLimits,
     readonly now: () => number,
     readonly log: (line: string) => void,

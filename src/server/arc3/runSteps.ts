@@ -7,7 +7,7 @@ import { performance } from 'node:perf_hooks';
 import { encodeFrames } from '../../core/formats/frames';
 import { stepSigningText, type ServerStep } from '../../core/game/serverGame';
 import type { GameAction, GameState } from '../../core/game/types';
-import type { SessionStamp, Store } from '../store/types';
+import type { GameRunStore, SecretStore, SessionStamp } from '../store/types';
 import { BEHIND, type LiveRun, type StepTiming } from './liveRun';
 import { stepSignature, stepSigningKey } from './replayCheck';
 import type { EncodedStep, StepAdmission, StepJournal } from './stepJournal';
@@ -19,7 +19,7 @@ export class RunSteps {
   private key: Buffer | null = null;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: GameRunStore & SecretStore,
     /** Writes session runs' steps before they are answered. */
     private readonly journal: StepJournal,
     private readonly now: () => number,

@@ -17,7 +17,7 @@ import type { DeterminismReport } from '../../core/game/determinism';
 import type { GraphShape, GraphSummary } from '../../core/game/graphView';
 import type { ServerGameInfo, ServerRunReply, ServerStep } from '../../core/game/serverGame';
 import type { GameFileStatus, OlderGameVersion } from '../../core/protocol/arc3';
-import type { Store } from '../store/types';
+import type { GameRunStore, SecretStore } from '../store/types';
 import { Arc3Catalog, type MountedSource } from './catalog';
 import { Arc3Explorer } from './explorer';
 import type { GameCodeStore } from './gameCode';
@@ -72,7 +72,7 @@ export class Arc3Service {
 
   constructor(
     private readonly sources: readonly MountedSource[],
-    store: Store,
+    store: GameRunStore & SecretStore,
     log: (line: string) => void = () => {},
     opts: Arc3ServiceOptions = {},
   ) {

@@ -6,7 +6,7 @@
 import { decodeFrameCells, FrameCodecError, type DecodedCells, type FrameGrid } from '../../core/formats/frames';
 import { toolkitRecordingBytes } from '../../core/formats/recording';
 import type { ActionInput, GameAction, GameState } from '../../core/game/types';
-import type { GameRunRecord, GameStepRecord, Store } from '../store/types';
+import type { GameRunRecord, GameRunStore, GameStepRecord, SessionStore } from '../store/types';
 import type { Arc3Source } from './source';
 import { gameVersion } from './gameCode';
 import { decodeStepsChecked, decodeStoredSteps, stepViews, type StepDamage, type StoredStepView } from './steps';
@@ -25,7 +25,7 @@ function inputOf(s: GameStepRecord): ActionInput {
  * @throws Error when the run has no stored step, or its frames do not decode (naming the step).
  */
 export async function runRecording(
-  store: Pick<Store, 'readGameSteps'>,
+  store: Pick<GameRunStore, 'readGameSteps'>,
   run: GameRunRecord,
   pageSize = RECORDING_STEP_PAGE,
 ): Promise<Iterable<Uint8Array>> {
@@ -70,7 +70,7 @@ export async function runRecording(
 
 /** The lines (JSON text, no line end) of {@link runRecording}. */
 export async function runRecordingLines(
-  store: Pick<Store, 'readGameSteps'>,
+  store: Pick<GameRunStore, 'readGameSteps'>,
   run: GameRunRecord,
   pageSize = RECORDING_STEP_PAGE,
 ): Promise<string[]> {
@@ -88,7 +88,7 @@ export const STEP_PAGE = 100;
 
 /** A run's stored steps in step order, a page of `pageSize` at a time. */
 export async function* stepPages(
-  store: Pick<Store, 'readGameSteps'>,
+  store: Pick<GameRunStore, 'readGameSteps'>,
   runId: string,
   pageSize = STEP_PAGE,
 ): AsyncGenerator<GameStepRecord[]> {
@@ -107,7 +107,7 @@ export async function* stepPages(
  * encoded in one piece. Throws, naming the step, at a step whose frames do not decode.
  */
 export async function* stepViewPages(
-  store: Pick<Store, 'readGameSteps'>,
+  store: Pick<GameRunStore, 'readGameSteps'>,
   runId: string,
   pageSize = STEP_PAGE,
 ): AsyncGenerator<StoredStepView[]> {
@@ -126,7 +126,7 @@ export async function* stepViewPages(
  * RESET's). Null when no stored run got there.
  */
 export async function levelFirstFrame(
-  store: Store,
+  store: SessionStore & GameRunStore,
   studyId: string,
   gameId: string,
   level: number,
@@ -260,7 +260,7 @@ function fieldDifferences(r: GameStepRecord, fd: Arc3FrameData): string[] {
  * Plays a stored run's actions again on `source` (a fresh one: the run is opened under a new id)
  * and compares every step's frames, state and counts with the stored ones.
  */
-export async function verifyRun(store: Store, source: Replayer, run: GameRunRecord): Promise<RunCheck> {
+export async function verifyRun(store: GameRunStore, source: Replayer, run: GameRunRecord): Promise<RunCheck> {
   const read = decodeStepsChecked(await store.readGameSteps(run.runId));
   const damaged = read.damage ?? undefined;
   // A damaged run is checked up to the step that does not decode.
@@ -335,7 +335,11 @@ export async function verifyRun(store: Store, source: Replayer, run: GameRunReco
 }
 
 /** Every stored run of a session, played again on `source`; `ok` when all match. */
-export async function verifySession(store: Store, source: Replayer, sessionId: string): Promise<SessionCheck> {
+export async function verifySession(
+  store: SessionStore & GameRunStore,
+  source: Replayer,
+  sessionId: string,
+): Promise<SessionCheck> {
   const runs: RunCheck[] = [];
   const session = await store.getSession(sessionId);
   const pins = new Map(

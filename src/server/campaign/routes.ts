@@ -37,11 +37,11 @@ import {
 import type { StudyDefinition } from '../../core/study/schema';
 import { ledgerCsv, ledgerView, owedCents } from '../../core/analysis/ledger';
 import type { PaymentsView } from '../../core/protocol/campaign';
-import { type ResultsDeps, studySessionDigests, withCrossSignalsOff } from '../digests/studyDigests';
+import { type ResultsDeps, type ResultsStore, studySessionDigests, withCrossSignalsOff } from '../digests/studyDigests';
 import { fail, stageQuery } from '../http';
 import type { StudyStages } from '../../core/protocol/api';
 import { MAIN_STAGE, inStage } from '../../core/study/stages';
-import type { SessionRecord, StudyRecord } from '../store/types';
+import type { SessionRecord, Store, StudyRecord } from '../store/types';
 import { claimSessionClock } from '../store/campaignStore';
 import { campaignOf } from './assign';
 import { firstRunVersions, gameVersionNow } from './versions';
@@ -63,6 +63,8 @@ export type CampaignFigures = {
  * the claims' settling, the games' level counts and the clock.
  */
 export interface CampaignServices extends ResultsDeps {
+  /** What the results read, and the campaigns' claims, the study's stages and its Prolific ledger. */
+  readonly store: ResultsStore & Pick<Store, 'campaigns' | 'stages' | 'prolific'>;
   readonly definitions: {
     at(id: string, version: number): Promise<StudyDefinition>;
     ofRecord(rec: StudyRecord): StudyDefinition;

@@ -22,7 +22,7 @@
  */
 import type { SessionDigest } from '../../core/analysis/results';
 import type { DigestFold } from '../../core/analysis/fold';
-import type { Store } from '../store/types';
+import type { DigestStore } from '../store/types';
 
 export interface CachedDigest {
   readonly studyId: string;
@@ -151,10 +151,10 @@ export class DigestCache {
   }
 }
 
-const caches = new WeakMap<Store, DigestCache>();
+const caches = new WeakMap<DigestStore, DigestCache>();
 
 /** The digest cache of this store (one per store object, made on first use). */
-export function digestCache(store: Store): DigestCache {
+export function digestCache(store: DigestStore): DigestCache {
   let c = caches.get(store);
   if (!c) caches.set(store, (c = new DigestCache(digestCacheBytesFromEnv(process.env))));
   return c;

@@ -24,11 +24,22 @@ import type { DigestPool } from './pool';
 import { digestCache } from './cache';
 import { participantWrites, participantsFirst } from '../load';
 import type { ThreadReplay } from '../arc3/replayCheck';
-import type { SessionRecord, Store, StoredDigest, SubmissionRecord } from '../store/types';
+import type {
+  AnswerStore,
+  DigestStore,
+  EventStore,
+  SessionRecord,
+  SessionStore,
+  StoredDigest,
+  SubmissionRecord,
+} from '../store/types';
+
+/** What digesting reads and stores: sessions, their answers and events, and their digests. */
+export type DigestingStore = SessionStore & AnswerStore & EventStore & DigestStore;
 
 /** What digesting needs of the results' dependencies (`ResultsDeps` in `studyDigests.ts`). */
 export interface DigestDeps {
-  readonly store: Store;
+  readonly store: DigestingStore;
   /** The server's game-log verification; null leaves every game log unverified. */
   readonly replay: ReplayGame | null;
   /** Threads that compute cold digests off the main thread (study versions with built-in games only, unless `threadReplay`). */
@@ -63,7 +74,7 @@ export interface EarlyDigestReads {
 }
 
 /** Starts the early reads of study `studyId`'s digests; a caller that ends up not using them leaves no unhandled rejection. */
-export function startDigestReads(store: Store, studyId: string): EarlyDigestReads {
+export function startDigestReads(store: SessionStore & AnswerStore & DigestStore, studyId: string): EarlyDigestReads {
   const reads = {
     sessions: store.listSessions(studyId),
     stored: digestCache(store).isComplete(studyId) ? Promise.resolve(null) : store.readDigests(studyId),

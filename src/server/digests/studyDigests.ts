@@ -26,11 +26,12 @@ import { definitionOf } from '../study/studies';
 import type { DigestPool } from './pool';
 import type { ThreadReplay } from '../arc3/replayCheck';
 import { isFinalState } from '../../core/study/rules';
-import type { Store } from '../store/types';
+import type { GameRunStore, Store, StudyStore } from '../store/types';
 import { MAIN_STAGE, inStage } from '../../core/study/stages';
 import { firstRunVersions } from '../campaign/versions';
 import {
   digestSessions,
+  type DigestingStore,
   startDigestReads,
   type DigestProgressFn,
   type EarlyDigestReads,
@@ -53,8 +54,17 @@ export interface DigestRunner {
 const earlyReads = (deps: ResultsDeps, id: string): EarlyDigestReads | undefined =>
   deps.maintainer?.busy(id) ? undefined : startDigestReads(deps.store, id);
 
+/**
+ * What a study's results read: its versions, its sessions and everything digested of them (answers,
+ * events, stored digests), the game versions their runs were opened on, and the final grades.
+ */
+export type ResultsStore = StudyStore &
+  DigestingStore &
+  Pick<GameRunStore, 'listStudyFirstRuns'> &
+  Pick<Store, 'grading'>;
+
 export interface ResultsDeps {
-  readonly store: Store;
+  readonly store: ResultsStore;
   readonly library: TaskLibrary;
   /** SHA-256 of the researcher token. */
   readonly adminTokenHash: string;
@@ -98,7 +108,7 @@ const gameInfo: ResultsInput['games'] = Object.fromEntries(
  * (null: every version) it does not have.
  */
 export async function studyVersions(
-  store: Store,
+  store: Pick<StudyStore, 'getStudy'>,
   id: string,
   version: number | null,
 ): Promise<{ version: number; definition: StudyDefinition }[] | { error: string }> {

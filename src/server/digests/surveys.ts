@@ -7,7 +7,7 @@ import { surveySummaries, type StudySurveySummaries } from '../../core/analysis/
 import { surveyInput } from '../export/surveys';
 import { participantWrites } from '../load';
 import { MAIN_STAGE, inStage } from '../../core/study/stages';
-import type { Store } from '../store/types';
+import type { AnswerStore, SessionStore, StudyStore } from '../store/types';
 import type { DigestPool } from './pool';
 import { studyVersions } from './studyDigests';
 
@@ -17,7 +17,7 @@ import { studyVersions } from './studyDigests';
  * participants' writes waiting for their turn.
  */
 export async function computeSurveySummaries(
-  deps: { readonly store: Store; readonly digests?: DigestPool },
+  deps: { readonly store: StudyStore & SessionStore & AnswerStore; readonly digests?: DigestPool },
   id: string,
   version: number | null,
   stage: string | null = MAIN_STAGE,

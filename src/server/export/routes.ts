@@ -9,11 +9,11 @@ import type { HttpBindings } from '@hono/node-server';
 import { Hono } from 'hono';
 import type { ReplayGame } from '../../core/study/rules';
 import type { TaskLibrary } from '../collections/collections';
-import type { Store } from '../store/types';
+import type { DownloadStore, Store } from '../store/types';
 import { readBody } from '../study/context';
 import { ExportRequest } from '../../core/protocol/requests';
 import { hashToken } from '../people/auth';
-import { ExportError, exportContext, exportReads, type ExportGames } from './context';
+import { ExportError, exportContext, exportReads, type ExportGames, type ExportStore } from './context';
 import { exportOnThread, threadJob } from './thread';
 import { builtInGamesOnly } from '../study/studies';
 import type { ThreadReplay } from '../arc3/replayCheck';
@@ -26,7 +26,8 @@ import { auditActorOf } from '../people/permissions';
 export const DOWNLOAD_TTL_MS = 5 * 60_000;
 
 export interface ExportDeps {
-  readonly store: Store;
+  /** What an export reads, its download links, and the audit trail its files are recorded in. */
+  readonly store: ExportStore & DownloadStore & Pick<Store, 'people'>;
   readonly library: TaskLibrary;
   /** SHA-256 of the researcher token. */
   readonly adminTokenHash: string;

@@ -8,7 +8,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import { fail } from '../http';
-import type { Store } from '../store/types';
+import type { SessionStore, Store } from '../store/types';
 import { type Authenticator, type Principal, actorOf } from './credentials';
 import { type Ability, type MemberRole, can, memberMeets, roleOnStudy } from './roles';
 
@@ -266,7 +266,8 @@ export function studyRoleOf(c: Context): MemberRole | null {
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export interface GuardDeps {
-  readonly store: Store;
+  /** The lab's people and their memberships, and the sessions whose study a route names by session. */
+  readonly store: SessionStore & Pick<Store, 'people'>;
   readonly auth: Authenticator;
   readonly now?: () => number;
   /** The table; `PERMISSIONS` when absent (tests give one with a route left out). */

@@ -5,7 +5,7 @@
  */
 import type { Context } from 'hono';
 import { hashToken, newToken } from './auth';
-import type { Store } from '../store/types';
+import type { Store, StudyStore } from '../store/types';
 import type { PersonRecord } from '../store/peopleStore';
 import { type Authenticator, SESSION_COOKIE, SIGNED_IN_COOKIE, csrfOf } from './credentials';
 import type { OidcRelyingParty } from './oidc';
@@ -17,7 +17,8 @@ export const SIGNIN_FAILURES_ALLOWED = 5;
 export const SIGNIN_WINDOW_MS = 15 * 60_000;
 
 export interface PeopleDeps {
-  readonly store: Store;
+  /** The lab's people, and the studies they are made members of. */
+  readonly store: StudyStore & Pick<Store, 'people'>;
   readonly auth: Authenticator;
   readonly now?: () => number;
   /** The OpenID Connect provider people may sign in with; absent: none. */

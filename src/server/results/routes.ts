@@ -16,9 +16,12 @@ import { computeSurveySummaries } from '../digests/surveys';
 import { gameBaselines } from '../digests/gameBaselines';
 import type { GameBaselinesView, StudyStages } from '../../core/protocol/api';
 import type { DigestMaintainer } from '../digests/maintainer';
+import type { Store } from '../store/types';
 
 /** The results routes, to mount under `/admin` (the permission table guards them). */
-export function resultsRoutes(deps: ResultsDeps & { readonly maintainer?: DigestMaintainer }): Hono {
+export function resultsRoutes(
+  deps: ResultsDeps & { readonly store: Pick<Store, 'stages'>; readonly maintainer?: DigestMaintainer },
+): Hono {
   const admin = new Hono();
 
   admin.get('/studies/:studyId/results', async (c) => {

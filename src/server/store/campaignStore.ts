@@ -1,6 +1,6 @@
 /**
  * Campaigns in the store: a session's claims on pool candidates and its recorded draw.
- * `store.campaigns` of the `SqlStore`; the same SQL on PGlite and PostgreSQL.
+ * `store.campaigns` of the `Store`; the same SQL on PGlite and PostgreSQL.
  *
  * A draw is one transaction: it takes the campaign's advisory lock, reads every candidate's
  * standing (counted progress, claims in flight, whether this participant met it), lets the
@@ -13,6 +13,7 @@
 import type { CandidateCounts } from '../../core/analysis/campaign';
 import type { CandidateStanding, ClaimState } from '../../core/study/draw';
 import type { Driver, Queryable, Transacting } from './driver';
+import { ms } from './columns';
 import type { NewSession, StudyGamePin } from './records';
 import { databaseUnavailable } from './unavailable';
 import { pinStudyGames } from './gamePins';
@@ -492,8 +493,6 @@ export async function recountingSessions<T>(
   for (const [campaign, candidates] of byCampaign) await recountCandidates(tx, campaign, candidates);
   return result;
 }
-
-const ms = (d: unknown) => (d instanceof Date ? d.getTime() : new Date(String(d)).getTime());
 
 function claimWithSessionFromRow(row: Record<string, unknown>): ClaimWithSession {
   return {

@@ -1,5 +1,5 @@
 /**
- * A testing centre in the store (`store.centre` of the `SqlStore`): a study's stations (their
+ * A testing centre in the store (`store.centre` of the `Store`): a study's stations (their
  * secrets kept as SHA-256 hashes), the sessions begun on them, proctors' notes and flags, and
  * sessions' breaks. The same SQL on PGlite and PostgreSQL (migration 17).
  */

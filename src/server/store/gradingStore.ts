@@ -1,10 +1,11 @@
 /**
  * Grading in the store: graders (their links' tokens kept as SHA-256 hashes), their grades of
  * free-response and symbolic answers, and the researcher's adjudications. `store.grading` of the
- * `SqlStore`; the same SQL on PGlite and PostgreSQL.
+ * `Store`; the same SQL on PGlite and PostgreSQL.
  */
 import type { Grade } from '../../core/grading/grade';
 import type { Queryable } from './driver';
+import { json, ms, type Row } from './columns';
 
 export interface GraderRecord {
   readonly id: string;
@@ -63,10 +64,6 @@ export interface GradingStore {
   saveAdjudication(studyId: string, a: AdjudicationRecord, reason: string | null): Promise<void>;
   listAdjudications(studyId: string): Promise<AdjudicationRecord[]>;
 }
-
-const ms = (d: unknown): number => (d instanceof Date ? d.getTime() : new Date(String(d)).getTime());
-const json = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T;
-type Row = Record<string, unknown>;
 
 const graderOf = (r: Row): GraderRecord => ({
   id: r.id as string,

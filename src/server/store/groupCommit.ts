@@ -97,3 +97,14 @@ export class GroupCommit<M extends GroupMember> {
     }
   }
 }
+
+/**
+ * A group commit as the stores run theirs on a back end: PGlite runs one statement at a time, so
+ * one group in flight; PostgreSQL gets a few. At most 256 members in a group.
+ */
+export function storeGroupCommit<M extends GroupMember>(
+  kind: 'pglite' | 'postgres',
+  run: (group: readonly M[]) => Promise<void>,
+): GroupCommit<M> {
+  return new GroupCommit({ parallel: kind === 'pglite' ? 1 : 4, max: 256, run });
+}

@@ -7,7 +7,8 @@ import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import type { Driver, Queryable, Transacting } from './driver';
-import { SqlStore, migrate } from './sqlStore';
+import { migrate } from './migrate';
+import { sqlStore } from './sqlStore';
 import type { Store } from './types';
 import { lockFolder } from './folderLock';
 import { DatabaseUnavailableError, isConnectionLoss } from './unavailable';
@@ -45,7 +46,7 @@ export async function openStore(opts: OpenStoreOptions = {}): Promise<Store> {
     await driver.close();
     throw new Error(`Could not apply the database migrations: ${(e as Error).message}`);
   }
-  return new SqlStore(driver);
+  return sqlStore(driver);
 }
 
 async function pgliteDriver(opts: OpenStoreOptions): Promise<Driver> {

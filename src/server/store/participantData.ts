@@ -13,6 +13,7 @@ import type { DeletedCounts, DeletionReceipt, ExportWritten, StudyDeletion } fro
 export type { DeletionReceipt, ExportWritten, StudyDeletion } from '../../core/protocol/api';
 import { lockCampaigns } from './campaignStore';
 import type { Driver, Queryable } from './driver';
+import { ms } from './columns';
 import { deleteSessionRows, insertAudit } from './sessionRows';
 import type { AuditEventInput } from './records';
 
@@ -72,8 +73,6 @@ function add(a: DeletedCounts, b: DeletedCounts): DeletedCounts {
     gameSteps: a.gameSteps + b.gameSteps,
   };
 }
-
-const ms = (d: unknown) => (d instanceof Date ? d.getTime() : new Date(String(d)).getTime());
 
 async function findRows(
   q: Queryable,

@@ -1,10 +1,11 @@
 /**
  * A lab's people in the store: accounts, browser sessions, personal API tokens, one-time sign-in
  * links, failed sign-ins, study membership and the audit trail by person. `store.people` of the
- * `SqlStore`; the same SQL on PGlite and PostgreSQL. Every secret is kept as its SHA-256 only
+ * `Store`; the same SQL on PGlite and PostgreSQL. Every secret is kept as its SHA-256 only
  * (passwords as an scrypt hash, made by the caller).
  */
 import type { Queryable, Transacting } from './driver';
+import { json, ms, msOrNull, type Row } from './columns';
 
 /** A person's role in the lab (docs/api.md, "People, roles and tokens"). */
 export type Role = 'owner' | 'researcher' | 'designer' | 'proctor' | 'viewer';
@@ -132,11 +133,6 @@ export interface PeopleStore {
    */
   listAudit(opts: { studyId?: string; limit?: number; before?: number }): Promise<AuditEntry[]>;
 }
-
-const ms = (d: unknown): number => (d instanceof Date ? d.getTime() : new Date(String(d)).getTime());
-const msOrNull = (d: unknown): number | null => (d === null || d === undefined ? null : ms(d));
-const json = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T;
-type Row = Record<string, unknown>;
 
 const personOf = (r: Row): PersonRecord => ({
   id: r.id as string,

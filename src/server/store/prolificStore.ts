@@ -1,9 +1,10 @@
 /**
  * Prolific in the store (migration 18): sealed secrets, the bonus ledger (bulk bonuses and their
- * lines), and the submissions seen returned or timed out. `store.prolific` of the `SqlStore`; the
+ * lines), and the submissions seen returned or timed out. `store.prolific` of the `Store`; the
  * same SQL on PGlite and PostgreSQL.
  */
 import type { Driver, Queryable } from './driver';
+import { ms } from './columns';
 
 /** A bulk bonus's state in the ledger (migration 18 says what each means). */
 export type BatchState = 'intent' | 'created' | 'paying' | 'paid' | 'unconfirmed' | 'failed';
@@ -35,8 +36,6 @@ export interface SeenSubmission {
   readonly via: 'webhook' | 'poll';
   readonly at: number;
 }
-
-const ms = (d: unknown) => (d instanceof Date ? d.getTime() : new Date(String(d)).getTime());
 
 export class ProlificStore {
   /** Pays in progress on this server, by study: the cross-server lock is the database's. */

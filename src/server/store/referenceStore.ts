@@ -1,11 +1,12 @@
 /**
  * Reference recordings in the store (`reference_groups`, `reference_recordings`, migration 21):
  * named groups of human runs recorded elsewhere, per game, each recording with its actions and
- * its first play's figures per level. `store.references` of the `SqlStore`; the same SQL on
+ * its first play's figures per level. `store.references` of the `Store`; the same SQL on
  * PGlite and PostgreSQL. A group is written whole in one transaction or not at all.
  */
 import type { ReferenceLevel } from '../../core/scoring/reference';
 import type { Queryable, Transacting } from './driver';
+import { json, ms, type Row } from './columns';
 
 /** A group as stored. */
 export interface ReferenceGroupRecord {
@@ -52,10 +53,6 @@ export interface ReferenceStore {
   /** Deletes a group and its recordings; false when there was none. */
   deleteReferenceGroup(gameId: string, name: string): Promise<boolean>;
 }
-
-type Row = Record<string, unknown>;
-const json = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T;
-const ms = (d: unknown): number => (d instanceof Date ? d.getTime() : new Date(String(d)).getTime());
 
 const groupOf = (r: Row): ReferenceGroupRecord => ({
   gameId: r.game_id as string,

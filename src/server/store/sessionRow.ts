@@ -1,5 +1,5 @@
 /**
- * A new session's row: the one INSERT both a plain session start (`sqlStore.ts`) and a campaign
+ * A new session's row: the one INSERT both a plain session start (`sessionStore.ts`) and a campaign
  * draw (`campaignStore.ts`, inside its one-statement draw) write, and its parameters ($1-$9).
  */
 import type { NewSession } from './records';

@@ -1,5 +1,5 @@
 /**
- * Writes that remove sessions, shared by the curation routes' deletions (`sqlStore.ts`) and a
+ * Writes that remove sessions, shared by the curation routes' deletions (`curationStore.ts`) and a
  * participant's deletion on request (`participantData.ts`), and the audit entry each records in
  * its own transaction.
  */

@@ -57,6 +57,16 @@ describe.each(backends)('store on $name', (backend) => {
       });
   };
 
+  it('answers through a method taken off it, and a store derived from it through the rest', async () => {
+    // Its methods are bound: handed on alone (a callback, a destructured dependency) they still work.
+    const { getSession, listSessions } = store;
+    expect((await getSession('a'))?.studyId).toBe('s1');
+    expect((await listSessions('s1')).map((s) => s.id)).toEqual(['a']);
+    const derived = Object.create(store, { getStudy: { value: async () => null } }) as Store;
+    expect(await derived.getStudy('s1')).toBeNull();
+    expect((await derived.getSession('a'))?.seed).toBe(7);
+  });
+
   it('creates a session with everything it was given', async () => {
     expect(store.kind).toBe(backend.name);
     const s = await store.getSession('a');

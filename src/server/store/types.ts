@@ -281,8 +281,9 @@ export interface DownloadTicket {
 
 /*
  * The database, split by concern: each interface below is what one part of the server needs,
- * and `Store` (one implementation, `sqlStore.ts`, on PGlite or PostgreSQL) is all of them. Code
- * that needs one concern takes its interface, so that what it may touch is in its signature.
+ * and `Store` is all of them (on PGlite or PostgreSQL; `sqlStore.ts` composes one module per
+ * concern). Code that needs one concern takes its interface, so that what it may touch is in its
+ * signature.
  */
 
 /** Study definitions and their versions. */
