@@ -1,40 +1,17 @@
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type EnvChanges, runCli, spawnCli } from './testing';
-
-const VENDOR = path.resolve('../shared/vendor/arc-agi-3');
-const PYTHONPATH = path.join(VENDOR, 'python');
-const OFFICIAL = path.join(VENDOR, 'environment_files');
-const FIXTURES = path.resolve('e2e/fixtures/arc3-games');
-if (!existsSync(path.join(PYTHONPATH, 'arcengine')))
-  throw new Error(`the official engine must be at ${PYTHONPATH}; these tests run against it`);
+import {
+  FIXTURE_GAMES as FIXTURES,
+  OFFICIAL_GAMES as OFFICIAL,
+  PYTHONPATH,
+  TG01_SOLUTION as TG01_WIN,
+} from '../server/testing/arc3Vendor';
 
 /** The tg01 fixture's recorded solution (its README): 10 actions per level. */
-const TG01_SOLUTION = [
-  'RESET',
-  'ACTION2',
-  'ACTION2',
-  'ACTION4',
-  'ACTION4',
-  'ACTION4',
-  'ACTION4',
-  'ACTION4',
-  'ACTION2',
-  'ACTION2',
-  'ACTION2',
-  'ACTION6:12:52',
-  'ACTION2',
-  'ACTION2',
-  'ACTION4',
-  'ACTION4',
-  'ACTION4',
-  'ACTION4',
-  'ACTION2',
-  'ACTION2',
-  'ACTION4',
-].join(',');
+const TG01_SOLUTION = ['RESET', ...TG01_WIN].join(',');
 
 const ENV = { ARC_STUDIO_PYTHONPATH: PYTHONPATH, ARC_STUDIO_ARC3_GAMES: '', PYTHONDONTWRITEBYTECODE: '1' };
 /** In this process; the first listing below runs the real binary. */

@@ -6,11 +6,12 @@
 import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { Link, useParams, useSearch } from 'wouter';
-import type { PayoutSlip } from '../../core/protocol/centre';
+import type { PayoutSlip, PayoutsView } from '../../core/protocol/centre';
 import { downloadText } from '../log/sessionLog';
 import { adminText } from '../studio/auth';
 import { RequireResearcher } from '../studio/RequireResearcher';
 import { Button } from '../ui/Button';
+import { type Column, Table } from '../ui/Table';
 import { payoutsCsvUrl, payoutsQuery } from './api';
 
 export function PayoutsPage() {
@@ -97,63 +98,51 @@ function Payouts() {
         </p>
       )}
       {sheet && (
-        <table className="mt-4 w-full text-left text-sm text-slate-200" data-testid="payout-sheet">
-          <thead className="text-xs text-slate-400">
-            <tr>
-              <th className="py-1 pr-3">Participant</th>
-              <th className="pr-3">Station</th>
-              <th className="pr-3 text-right">Fee</th>
-              <th className="pr-3 text-right">Solves</th>
-              <th className="pr-3 text-right">Bonus</th>
-              <th className="pr-3 text-right">Total</th>
-              <th className="pr-3">Note</th>
-              <th className="print:hidden">
-                <span className="sr-only">Slip</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {sheet.slips.map((s) => (
-              <tr key={s.sessionId} className="border-t border-slate-800" data-testid="payout-row">
-                <td className="py-1 pr-3">{s.participant}</td>
-                <td className="pr-3">{s.station}</td>
-                <td className="pr-3 text-right">{s.fee.toFixed(2)}</td>
-                <td className="pr-3 text-right">{s.solves}</td>
-                <td className="pr-3 text-right">{s.bonus.toFixed(2)}</td>
-                <td className="pr-3 text-right" data-testid="payout-total">
-                  {s.total.toFixed(2)}
-                </td>
-                <td className="pr-3 text-xs text-slate-400">{s.withheld ?? ''}</td>
-                <td className="print:hidden">
-                  <Link
-                    href={`/studies/${encodeURIComponent(studyId)}/centre/payouts?day=${day}&session=${s.sessionId}`}
-                    className="text-sky-300 underline"
-                    aria-label={`Slip of ${s.participant}`}
-                  >
-                    Slip
-                  </Link>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-          <tfoot>
-            <tr className="border-t-2 border-slate-600 font-semibold">
-              <td className="py-1 pr-3">Total ({sheet.slips.length})</td>
-              <td />
-              <td className="pr-3 text-right">{sheet.totals.fee.toFixed(2)}</td>
-              <td />
-              <td className="pr-3 text-right">{sheet.totals.bonus.toFixed(2)}</td>
-              <td className="pr-3 text-right" data-testid="payout-sum">
-                {money(sheet.totals.total, sheet.currency)}
-              </td>
-              <td />
-              <td className="print:hidden" />
-            </tr>
-          </tfoot>
-        </table>
+        <Table
+          caption="Payout sheet"
+          className="mt-4"
+          testId="payout-sheet"
+          rowTestId="payout-row"
+          rows={sheet.slips}
+          rowKey={(s) => s.sessionId}
+          columns={payoutColumns(studyId, day, sheet)}
+        />
       )}
     </div>
   );
+}
+
+/** The sheet's columns: a participant's slip a row, the day's totals in the footer. */
+function payoutColumns(studyId: string, day: string, sheet: PayoutsView): Column<PayoutSlip>[] {
+  return [
+    { header: 'Participant', cell: (s) => s.participant, footer: `Total (${sheet.slips.length})` },
+    { header: 'Station', cell: (s) => s.station },
+    { header: 'Fee', numeric: true, cell: (s) => s.fee.toFixed(2), footer: sheet.totals.fee.toFixed(2) },
+    { header: 'Solves', numeric: true, cell: (s) => s.solves },
+    { header: 'Bonus', numeric: true, cell: (s) => s.bonus.toFixed(2), footer: sheet.totals.bonus.toFixed(2) },
+    {
+      header: 'Total',
+      numeric: true,
+      testId: 'payout-total',
+      cell: (s) => s.total.toFixed(2),
+      footer: <span data-testid="payout-sum">{money(sheet.totals.total, sheet.currency)}</span>,
+    },
+    { header: 'Note', className: 'text-xs text-slate-400', cell: (s) => s.withheld ?? '' },
+    {
+      header: 'Slip',
+      hideHeader: true,
+      className: 'print:hidden',
+      cell: (s) => (
+        <Link
+          href={`/studies/${encodeURIComponent(studyId)}/centre/payouts?day=${day}&session=${s.sessionId}`}
+          className="text-sky-300 underline"
+          aria-label={`Slip of ${s.participant}`}
+        >
+          Slip
+        </Link>
+      ),
+    },
+  ];
 }
 
 function Slip({ slip }: { slip: PayoutSlip }) {

@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Button } from '../ui/Button';
 import { ConfirmDialog } from '../ui/ConfirmDialog';
+import { Table } from '../ui/Table';
 import { ApiError } from '../api';
 import { adminJson } from './auth';
 import { membersQuery, type StudyMember } from './queries';
@@ -90,48 +91,48 @@ export function MembersPanel({ studyId }: { studyId: string }) {
       {q.isPending && <p className="text-slate-400">Loading members…</p>}
       {q.data && q.data.length === 0 && <p className="text-slate-400">This study has no members yet.</p>}
       {q.data && q.data.length > 0 && (
-        <div className="overflow-x-auto">
-          <table className="w-full text-left text-sm">
-            <caption className="sr-only">Members of this study</caption>
-            <thead className="text-slate-400">
-              <tr>
-                <th className="py-1 pr-3 font-medium">Person</th>
-                <th className="pr-3 font-medium">Role</th>
-                <th className="font-medium">
-                  <span className="sr-only">Remove</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {q.data.map((m) => (
-                <tr key={m.personId} className="border-t border-slate-800 text-slate-200">
-                  <td className="py-1.5 pr-3">
-                    <span className="block text-slate-100">{m.name}</span>
-                    <span className="block break-all text-xs text-slate-400">{m.email}</span>
-                  </td>
-                  <td className="pr-3">
-                    <select
-                      aria-label={`Role of ${m.email}`}
-                      value={m.role}
-                      disabled={put.isPending}
-                      onChange={(e) => put.mutate({ email: m.email, role: e.target.value as MemberRole })}
-                      className="h-8 rounded-md border border-slate-700 bg-slate-950 px-2 text-sm text-slate-100"
-                    >
-                      {MEMBER_ROLES.map((r) => (
-                        <option key={r}>{r}</option>
-                      ))}
-                    </select>
-                  </td>
-                  <td className="text-right">
-                    <Button tone="ghost" onClick={() => setRemoving(m)} aria-label={`Remove ${m.email}`}>
-                      Remove
-                    </Button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table
+          caption="Members of this study"
+          rows={q.data}
+          rowKey={(m) => m.personId}
+          columns={[
+            {
+              header: 'Person',
+              cell: (m) => (
+                <>
+                  <span className="block text-slate-100">{m.name}</span>
+                  <span className="block break-all text-xs text-slate-400">{m.email}</span>
+                </>
+              ),
+            },
+            {
+              header: 'Role',
+              cell: (m) => (
+                <select
+                  aria-label={`Role of ${m.email}`}
+                  value={m.role}
+                  disabled={put.isPending}
+                  onChange={(e) => put.mutate({ email: m.email, role: e.target.value as MemberRole })}
+                  className="h-8 rounded-md border border-slate-700 bg-slate-950 px-2 text-sm text-slate-100"
+                >
+                  {MEMBER_ROLES.map((r) => (
+                    <option key={r}>{r}</option>
+                  ))}
+                </select>
+              ),
+            },
+            {
+              header: 'Remove',
+              hideHeader: true,
+              className: 'text-right',
+              cell: (m) => (
+                <Button tone="ghost" onClick={() => setRemoving(m)} aria-label={`Remove ${m.email}`}>
+                  Remove
+                </Button>
+              ),
+            },
+          ]}
+        />
       )}
       {removing && (
         <ConfirmDialog

@@ -2,6 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
 import { Button } from '../ui/Button';
 import { ConfirmDialog } from '../ui/ConfirmDialog';
+import { Table } from '../ui/Table';
 import { adminJson, useResearcher, type Me } from './auth';
 import { myTokensQuery, type PersonalToken } from './queries';
 import { RequireResearcher } from './RequireResearcher';
@@ -162,39 +163,29 @@ function Tokens() {
         )}
         {q.data && q.data.length === 0 && <p className="mt-6 text-slate-400">You have no tokens yet.</p>}
         {q.data && q.data.length > 0 && (
-          <div className="mt-6 overflow-x-auto">
-            <table className="w-full text-left text-sm">
-              <caption className="sr-only">My tokens</caption>
-              <thead className="text-slate-400">
-                <tr>
-                  <th className="py-1 pr-3 font-medium">Name</th>
-                  <th className="pr-3 font-medium">Role</th>
-                  <th className="hidden pr-3 font-medium sm:table-cell">Created</th>
-                  <th className="pr-3 font-medium">Expiry</th>
-                  <th className="font-medium">
-                    <span className="sr-only">Revoke</span>
-                  </th>
-                </tr>
-              </thead>
-              <tbody>
-                {q.data.map((t) => (
-                  <tr key={t.id} className="border-t border-slate-800 text-slate-200">
-                    <td className="py-1.5 pr-3">{t.name}</td>
-                    <td className="pr-3">{t.role}</td>
-                    <td className="hidden pr-3 tabular-nums sm:table-cell">{day(t.createdAt)}</td>
-                    <td className="pr-3">{stateOf(t, now)}</td>
-                    <td className="text-right">
-                      {t.revokedAt === null && (
-                        <Button tone="ghost" onClick={() => setRevoking(t)} aria-label={`Revoke ${t.name}`}>
-                          Revoke
-                        </Button>
-                      )}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <Table
+            caption="My tokens"
+            className="mt-6"
+            rows={q.data}
+            rowKey={(t) => t.id}
+            columns={[
+              { header: 'Name', cell: (t) => t.name },
+              { header: 'Role', cell: (t) => t.role },
+              { header: 'Created', wide: true, className: 'tabular-nums', cell: (t) => day(t.createdAt) },
+              { header: 'Expiry', cell: (t) => stateOf(t, now) },
+              {
+                header: 'Revoke',
+                hideHeader: true,
+                className: 'text-right',
+                cell: (t) =>
+                  t.revokedAt === null && (
+                    <Button tone="ghost" onClick={() => setRevoking(t)} aria-label={`Revoke ${t.name}`}>
+                      Revoke
+                    </Button>
+                  ),
+              },
+            ]}
+          />
         )}
         {revoking && (
           <ConfirmDialog

@@ -6,33 +6,24 @@
  * listed; `games verify-session` checks each run on its recorded version, and says which code it
  * needs when that version is not kept.
  */
-import { chmodSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Hono } from 'hono';
 import type { ServerRunReply, ServerStep } from '../../core/game/serverGame';
 import { runCli } from '../../cli/testing';
-import { createApi } from '../app';
-import { hashToken } from '../people/auth';
-import { TaskLibrary } from '../collections/collections';
-import { gameIds, replayWithEngine } from '../study/studies';
 import { openStore } from '../store/open';
 import { seedDataDir } from '../store/testing';
 import type { Store } from '../store/types';
 import { GameCodeStore, hashCodeFiles, readGameFolder } from './gameCode';
-import { startArc3, type Arc3Started } from './mount';
+import { ARC3_ENV as ENV, LS20, OFFICIAL_GAMES as VENDORED, PYTHONPATH, arc3Api, editableGame } from '../testing/arc3';
+import type { Arc3Started } from './mount';
 import type { MountedSource } from './runs';
 import { Arc3Worker, type Arc3Action } from './worker';
 import { Arc3Pool } from './pool';
 import { hashGrid } from '../../core/game/serverGame';
 
-const ROOT = path.resolve(__dirname, '../../..');
-const VENDOR = path.resolve(ROOT, '../shared/vendor/arc-agi-3');
-const PYTHONPATH = path.join(VENDOR, 'python');
-const ENV = { ...process.env, ARC_STUDIO_PYTHONPATH: PYTHONPATH };
-const VENDORED = path.join(VENDOR, 'environment_files');
-const LS20 = 'ls20-9607627b';
 const ADMIN = 'researcher-token-for-pinned-code';
 const STUDY = {
   title: 'Pinned code',
@@ -108,22 +99,9 @@ describe('an arcengine game edited while a participant plays it', () => {
     return { status: res.status, json: (await res.json()) as Record<string, unknown> };
   };
   const start = async () => {
-    arc3 = await startArc3(
-      { dirs: [path.join(root, 'games')], servers: [], env: ENV, workers: 1, codeDir: path.join(dataDir, 'arc3-code') },
-      store,
-      (line) => logged.push(line),
-    );
-    app = createApi({
-      library: new TaskLibrary(),
-      version: 'test',
-      study: {
-        store,
-        adminTokenHash: hashToken(ADMIN),
-        replay: (g, evs) => arc3.service.replay(g, evs) ?? replayWithEngine(g, evs),
-        games: new Set([...gameIds, ...arc3.service.ids]),
-        arc3: { service: arc3.service, engine: arc3.engine },
-      },
-    });
+    const games = [path.join(root, 'games')];
+    const codeDir = path.join(dataDir, 'arc3-code');
+    ({ app, arc3 } = await arc3Api(store, { admin: ADMIN, dirs: games, codeDir, log: (line) => logged.push(line) }));
   };
   const act = async (run: string, step: number, action: Arc3Action['action']) => {
     const r = await call('POST', `/sessions/${sessionId}/runs/${run}/actions`, token, { step, action });
@@ -146,9 +124,7 @@ describe('an arcengine game edited while a participant plays it', () => {
 
   beforeAll(async () => {
     root = mkdtempSync(path.join(tmpdir(), 'arc3-pinned-'));
-    gameDir = path.join(root, 'games/ls20/9607627b');
-    cpSync(path.join(VENDORED, 'ls20/9607627b'), gameDir, { recursive: true });
-    for (const f of ['ls20.py', 'metadata.json']) chmodSync(path.join(gameDir, f), 0o644);
+    gameDir = editableGame(root, 'ls20/9607627b');
     dataDir = path.join(root, 'data');
     seedDataDir(dataDir);
     store = await openStore({ dataDir });

@@ -5,22 +5,14 @@
  * game list says which actions each game offers, as its engine reports them (the official ls20
  * keys only, vc33 clicks only).
  */
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Hono } from 'hono';
 import type { GraphShape, GraphSummary } from '../../core/game/graphView';
-import { createApi } from '../app';
-import { hashToken } from '../people/auth';
-import { TaskLibrary } from '../collections/collections';
-import { gameIds, replayWithEngine } from '../study/studies';
 import { backends } from '../store/testing';
 import type { Store } from '../store/types';
-import { startArc3, type Arc3Started } from './mount';
+import { FIXTURE_GAMES, OFFICIAL_GAMES, arc3Api } from '../testing/arc3';
+import type { Arc3Started } from './mount';
 
-const ROOT = path.resolve(__dirname, '../../..');
-const ENV = { ...process.env, ARC_STUDIO_PYTHONPATH: path.resolve(ROOT, '../shared/vendor/arc-agi-3/python') };
-const FIXTURES = path.join(ROOT, 'e2e/fixtures/arc3-games');
-const OFFICIAL = path.resolve(ROOT, '../shared/vendor/arc-agi-3/environment_files');
 const ADMIN = 'researcher-token-for-graph-tests';
 
 describe('the state graph route of server-run games', () => {
@@ -30,18 +22,7 @@ describe('the state graph route of server-run games', () => {
 
   beforeAll(async () => {
     store = await backends[0].open();
-    arc3 = await startArc3({ dirs: [FIXTURES, OFFICIAL], servers: [], env: ENV, workers: 1 }, store, () => {});
-    app = createApi({
-      library: new TaskLibrary(),
-      version: 'test',
-      study: {
-        store,
-        adminTokenHash: hashToken(ADMIN),
-        replay: (g, evs) => arc3.service.replay(g, evs) ?? replayWithEngine(g, evs),
-        games: new Set([...gameIds, ...arc3.service.ids]),
-        arc3: { service: arc3.service, engine: arc3.engine },
-      },
-    });
+    ({ app, arc3 } = await arc3Api(store, { admin: ADMIN, dirs: [FIXTURE_GAMES, OFFICIAL_GAMES] }));
   });
   afterAll(async () => {
     await arc3?.service.stop();

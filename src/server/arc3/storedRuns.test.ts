@@ -17,30 +17,22 @@ import { decodeFrames, encodeFrames } from '../../core/formats/frames';
 import type { ServerRunReply } from '../../core/game/serverGame';
 import { gamesCommand } from '../../cli/games';
 import { scoreFiles } from '../../cli/score';
-import { createApi } from '../app';
-import { hashToken } from '../people/auth';
-import { TaskLibrary } from '../collections/collections';
 import { exportContext } from '../export/context';
 import { runRecordingLines, stepViewPages } from './storedRuns';
 import { recordingEntries, type SkippedRun } from '../export/recordings';
 import { exportSchemas } from '../export/schemas';
 import { Ajv2020 } from 'ajv/dist/2020';
-import { gameIds, replayWithEngine } from '../study/studies';
 import { openStore } from '../store/open';
 import { backends, seedDataDir } from '../store/testing';
 import type { Store } from '../store/types';
-import { startArc3, type Arc3Started } from './mount';
+import { ARC3_ENV as ENV, OFFICIAL_GAMES as GAMES, PYTHONPATH, VC33, VENDOR, arc3Api } from '../testing/arc3';
+import type { Arc3Started } from './mount';
 import { readGameFolder } from './gameCode';
 import { decodeStoredSteps } from './steps';
 
 const ROOT = path.resolve(__dirname, '../../..');
-const VENDOR = path.resolve(ROOT, '../shared/vendor/arc-agi-3');
-const PYTHONPATH = path.join(VENDOR, 'python');
-const ENV = { ...process.env, ARC_STUDIO_PYTHONPATH: PYTHONPATH };
-const GAMES = path.join(VENDOR, 'environment_files');
 const METADATA = path.join(GAMES, 'vc33/5430563c/metadata.json');
 const ADMIN = 'researcher-token-for-stored-runs';
-const VC33 = 'vc33-5430563c';
 
 /**
  * vc33: level 1 solved in three clicks, a wasted click, a level reset, two clicks into level 2,
@@ -125,18 +117,7 @@ for (const backend of backends) {
     beforeAll(async () => {
       store = await backend.open();
       await store.saveStudy('runs', STUDY, 'file', Date.now());
-      arc3 = await startArc3({ dirs: [GAMES], servers: [], env: ENV, workers: 1 }, store, () => {});
-      app = createApi({
-        library: new TaskLibrary(),
-        version: 'test',
-        study: {
-          store,
-          adminTokenHash: hashToken(ADMIN),
-          replay: (g, evs) => arc3.service.replay(g, evs) ?? replayWithEngine(g, evs),
-          games: new Set([...gameIds, ...arc3.service.ids]),
-          arc3: { service: arc3.service, engine: arc3.engine },
-        },
-      });
+      ({ app, arc3 } = await arc3Api(store, { admin: ADMIN }));
       const s = await call('POST', '/studies/runs/sessions', null, { params: {} });
       ({ sessionId, token } = s.json as { sessionId: string; token: string });
       const opened = (await call('POST', `/sessions/${sessionId}/runs`, token, { item: 'clicks' }))

@@ -10,7 +10,7 @@
  * candidate skipped for lack of time
  * stays skipped: a run of it is refused (409 `item_skipped`) even after an `item.start` for it.
  */
-import { chmodSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,23 +20,17 @@ import type { CampaignView } from '../../core/protocol/campaign';
 import type { StudyResults } from '../../core/analysis/results';
 import { parseCsvObjects } from '../../core/formats/csv';
 import type { StudyDefinitionInput } from '../../core/study/schema';
-import { createApi } from '../app';
-import { hashToken } from '../people/auth';
-import { TaskLibrary } from '../collections/collections';
-import { gameIds } from '../study/studies';
 import { openStore } from '../store/open';
 import { seedDataDir } from '../store/testing';
 import type { Store } from '../store/types';
 import { readGameFolder } from '../arc3/gameCode';
-import { startArc3, studioGames, type Arc3Started } from '../arc3/mount';
+import type { Arc3Started } from '../arc3/mount';
+import { VC33, arc3Api, editableGame } from '../testing/arc3';
+import { hashToken } from '../people/auth';
 import { apiCaller } from '../testing/api';
 import { AgentService, RESEARCHER } from '../agents/service';
 import { studyBaselines } from '../agents/baselines';
 
-const ROOT = path.resolve(__dirname, '../../..');
-const VENDOR = path.resolve(ROOT, '../shared/vendor/arc-agi-3');
-const ENV = { ...process.env, ARC_STUDIO_PYTHONPATH: path.join(VENDOR, 'python') };
-const VC33 = 'vc33-5430563c';
 const ADMIN = 'researcher-token-for-campaign-versions';
 const MIN = 60_000;
 /** Three clicks here complete vc33's level 1 (`arc3/officialCounts.test.ts`); two do not. */
@@ -128,31 +122,17 @@ describe('a campaign whose game is revised mid-campaign', () => {
 
   beforeAll(async () => {
     root = mkdtempSync(path.join(tmpdir(), 'campaign-versions-'));
-    gameDir = path.join(root, 'games/vc33/5430563c');
-    cpSync(path.join(VENDOR, 'environment_files/vc33/5430563c'), gameDir, { recursive: true });
-    for (const f of ['vc33.py', 'metadata.json']) chmodSync(path.join(gameDir, f), 0o644);
+    gameDir = editableGame(root, 'vc33/5430563c');
     const dataDir = path.join(root, 'data');
     seedDataDir(dataDir);
     store = await openStore({ dataDir });
-    arc3 = await startArc3(
-      { dirs: [path.join(root, 'games')], servers: [], env: ENV, workers: 1, codeDir: path.join(dataDir, 'arc3-code') },
-      store,
-      () => {},
-    );
-    const { replay, gameInfo } = studioGames(arc3);
-    app = createApi({
-      library: new TaskLibrary(),
-      version: 'test',
-      study: {
-        store,
-        adminTokenHash: hashToken(ADMIN),
-        replay,
-        gameInfo,
-        games: new Set([...gameIds, ...arc3.service.ids]),
-        arc3: { service: arc3.service, engine: arc3.engine, checkReplayer: arc3.checkReplayer },
-        now: () => clock,
-      },
-    });
+    const games = [path.join(root, 'games')];
+    ({ app, arc3 } = await arc3Api(store, {
+      admin: ADMIN,
+      dirs: games,
+      codeDir: path.join(dataDir, 'arc3-code'),
+      now: () => clock,
+    }));
   });
   afterAll(async () => {
     await arc3?.service.stop();

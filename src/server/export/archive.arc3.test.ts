@@ -10,24 +10,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Hono } from 'hono';
-import { serverStepEventData, type ServerRunReply, type ServerStep } from '../../core/game/serverGame';
-import { createApi } from '../app';
-import { hashToken } from '../people/auth';
-import { TaskLibrary } from '../collections/collections';
-import { startArc3, studioGames, type Arc3Started } from '../arc3/mount';
-import { gameIds } from '../study/studies';
 import { backends, freshPostgresDatabase, seedDataDir } from '../store/testing';
 import { openStore } from '../store/open';
 import type { Store } from '../store/types';
+import { apiCaller } from '../testing/api';
+import { LS20, arc3Api, playArc3, type Arc3Api } from '../testing/arc3';
 import { runCli, spawnCli } from '../../cli/testing';
 import { exportsOnThreads } from './thread';
 import { readZip, zipStream } from './zip';
 import { ARCHIVE_MANIFEST, type ArchiveManifest } from './archive';
 
-const VENDOR = path.resolve(__dirname, '../../../../shared/vendor/arc-agi-3');
-const ENV = { ...process.env, ARC_STUDIO_PYTHONPATH: path.join(VENDOR, 'python'), PYTHONDONTWRITEBYTECODE: '1' };
 const ADMIN = 'researcher-token-for-archive-tests';
-const LS20 = 'ls20-9607627b';
 const STUDY = {
   title: 'ls20, archived',
   consent: 'Yes.',
@@ -39,74 +32,26 @@ const MOVES = ['ACTION3', 'ACTION3', 'ACTION1', 'ACTION4', 'ACTION2', 'ACTION1',
 const pglite = backends.find((b) => b.name === 'pglite')!;
 
 /** A server's API on `store`, with the vendored games run by the official engine. */
-async function server(store: Store): Promise<{ app: Hono; arc3: Arc3Started }> {
-  const arc3 = await startArc3(
-    { dirs: [path.join(VENDOR, 'environment_files')], servers: [], env: ENV, workers: 1 },
-    store,
-    () => {},
-  );
-  const { replay, gameInfo } = studioGames(arc3);
-  const app = createApi({
-    library: new TaskLibrary(),
-    version: 'test',
-    study: {
-      store,
-      adminTokenHash: hashToken(ADMIN),
-      replay,
-      gameInfo,
-      games: new Set([...gameIds, ...arc3.service.ids]),
-      exportThreads: true,
-      threadReplay: () => arc3.service.threadReplay(),
-      arc3: { service: arc3.service, engine: arc3.engine },
-    },
-  });
-  return { app, arc3 };
-}
+const server = (store: Store): Promise<Arc3Api> => arc3Api(store, { admin: ADMIN, exportThreads: true });
 
-const call = async (app: Hono, method: string, url: string, token: string | null, body?: unknown) => {
-  const res = await app.request(url, {
-    method,
-    headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  return { status: res.status, body: text ? (JSON.parse(text) as unknown) : null };
-};
+const call = (app: Hono, method: string, url: string, token: string | null, body?: unknown) =>
+  apiCaller(() => app)(method, url, token, body);
 
 /**
  * A participant plays `moves` of ls20 through the participant routes, logs them, and finishes or
  * not; `tamper` changes the level a logged step says (a log that is not what the server answered).
  */
-async function participant(app: Hono, moves: readonly string[], finish: boolean, tamper = false): Promise<string> {
-  const made = await call(app, 'POST', '/studies/ls20/sessions', null, {
+async function participant(api: Arc3Api, moves: readonly string[], finish: boolean, tamper = false): Promise<string> {
+  const played = await playArc3(api, {
+    study: 'ls20',
+    item: 'keys',
+    game: LS20,
+    actions: moves,
     params: { PROLIFIC_PID: `p-${moves.length}` },
+    until: finish ? 'finished' : 'open',
+    ...(tamper ? { tamperStep: 3 } : {}),
   });
-  const { sessionId, token } = made.body as { sessionId: string; token: string };
-  const reply = (await call(app, 'POST', `/sessions/${sessionId}/runs`, token, { item: 'keys' }))
-    .body as ServerRunReply;
-  const steps: ServerStep[] = [reply.steps[0]];
-  for (const [i, action] of moves.entries()) {
-    const r = await call(app, 'POST', `/sessions/${sessionId}/runs/${reply.run}/actions`, token, {
-      step: i + 1,
-      action,
-    });
-    expect(r.status).toBe(200);
-    steps.push(r.body as ServerStep);
-  }
-  let seq = 0;
-  const ev = (kind: string, data: Record<string, unknown>) => ({ seq: seq++, t: seq * 150.25, kind, data });
-  const events = [
-    ev('item.start', { item: 'keys', kind: 'game' }),
-    ev('game.open', { game: LS20, seed: 0, run: reply.run, source: 'arcengine' }),
-    ...steps.map((s) =>
-      ev('game.action', tamper && s.step === 3 ? { ...serverStepEventData(s), level: 4 } : serverStepEventData(s)),
-    ),
-    ...(finish ? [ev('item.end', { item: 'keys' })] : []),
-  ];
-  expect((await call(app, 'POST', `/sessions/${sessionId}/events`, token, { events })).status).toBe(200);
-  if (finish)
-    expect((await call(app, 'POST', `/sessions/${sessionId}/finish`, token, { lastSeq: seq - 1 })).status).toBe(200);
-  return sessionId;
+  return played.sessionId;
 }
 
 /** Every run of a session played again on the engine by the server (the replay page's "Verify"). */
@@ -161,14 +106,14 @@ describe('a study archived and restored on fresh servers', () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'arc-studio-archive-'));
     const store = await pglite.open();
     await store.saveStudy('ls20', STUDY, 'file', Date.now());
-    const { app, arc3 } = await server(store);
+    const api = await server(store);
+    const { app, arc3 } = api;
     try {
       sessions = [
-        await participant(app, MOVES, true),
-        await participant(app, MOVES.slice(0, 5), false),
-        await participant(app, MOVES.slice(0, 6), true, true),
+        await participant(api, MOVES, true),
+        await participant(api, MOVES.slice(0, 5), false),
+        await participant(api, MOVES.slice(0, 6), true, true),
       ];
-      await arc3.service.stepsStored();
       const results = await call(app, 'GET', '/admin/studies/ls20/results', ADMIN);
       expect(results.status).toBe(200);
       original = results.body;

@@ -9,7 +9,7 @@
  * page's check on the server, with the same report) plays each run on the version it recorded,
  * names the version mounted now, and says why when it cannot.
  */
-import { chmodSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020';
@@ -19,15 +19,12 @@ import type { ServerRunReply } from '../../core/game/serverGame';
 import { versionedGameId } from '../../core/game';
 import { parseCsvObjects } from '../../core/formats/csv';
 import { games as builtInGames } from '../../games';
-import { createApi } from '../app';
-import { hashToken } from '../people/auth';
-import { TaskLibrary } from '../collections/collections';
-import { gameIds } from '../study/studies';
 import { openStore } from '../store/open';
 import { seedDataDir } from '../store/testing';
 import type { Store } from '../store/types';
 import { readGameFolder } from '../arc3/gameCode';
-import { startArc3, studioGames, type Arc3Started } from '../arc3/mount';
+import { studioGames, type Arc3Started } from '../arc3/mount';
+import { LS20, PYTHONPATH, arc3Api, editableGame } from '../testing/arc3';
 import type { Arc3Action } from '../arc3/worker';
 import { apiCaller } from '../testing/api';
 import { runCli } from '../../cli/testing';
@@ -35,12 +32,6 @@ import { readZip } from './zip';
 import { exportContext } from './context';
 import { exportGameVersions } from './gameVersions';
 
-const ROOT = path.resolve(__dirname, '../../..');
-const VENDOR = path.resolve(ROOT, '../shared/vendor/arc-agi-3');
-const PYTHONPATH = path.join(VENDOR, 'python');
-const ENV = { ...process.env, ARC_STUDIO_PYTHONPATH: PYTHONPATH };
-const VENDORED = path.join(VENDOR, 'environment_files');
-const LS20 = 'ls20-9607627b';
 const PUSH = versionedGameId(builtInGames.push);
 const ADMIN = 'researcher-token-for-exported-versions';
 const STUDY = {
@@ -123,31 +114,13 @@ describe('the versions of an edited arcengine game in the export bundle', () => 
 
   beforeAll(async () => {
     root = mkdtempSync(path.join(tmpdir(), 'arc3-exported-versions-'));
-    gameDir = path.join(root, 'games/ls20/9607627b');
-    cpSync(path.join(VENDORED, 'ls20/9607627b'), gameDir, { recursive: true });
-    for (const f of ['ls20.py', 'metadata.json']) chmodSync(path.join(gameDir, f), 0o644);
+    gameDir = editableGame(root, 'ls20/9607627b');
     dataDir = path.join(root, 'data');
     seedDataDir(dataDir);
     store = await openStore({ dataDir });
     await store.saveStudy('versions', STUDY, 'file', Date.now());
-    arc3 = await startArc3(
-      { dirs: [path.join(root, 'games')], servers: [], env: ENV, workers: 1, codeDir: path.join(dataDir, 'arc3-code') },
-      store,
-      () => {},
-    );
-    const { replay, gameInfo } = studioGames(arc3);
-    app = createApi({
-      library: new TaskLibrary(),
-      version: 'test',
-      study: {
-        store,
-        adminTokenHash: hashToken(ADMIN),
-        replay,
-        gameInfo,
-        games: new Set([...gameIds, ...arc3.service.ids]),
-        arc3: { service: arc3.service, engine: arc3.engine, checkReplayer: arc3.checkReplayer },
-      },
-    });
+    const games = [path.join(root, 'games')];
+    ({ app, arc3 } = await arc3Api(store, { admin: ADMIN, dirs: games, codeDir: path.join(dataDir, 'arc3-code') }));
     before = (await readGameFolder(gameDir)).hash;
     await play('p1', MOVES);
     // The designer changes the background colour; the game is reloaded.

@@ -4,26 +4,17 @@
  * while it downloads, each recording holds the frames the participant was answered, and the logs
  * are verified there by the server's signatures, a tampered one flagged.
  */
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Hono } from 'hono';
 import { decodeFrames } from '../../core/formats/frames';
-import { serverStepEventData, type ServerRunReply, type ServerStep } from '../../core/game/serverGame';
-import { createApi } from '../app';
-import { hashToken } from '../people/auth';
-import { TaskLibrary } from '../collections/collections';
-import { startArc3, studioGames, type Arc3Started } from '../arc3/mount';
-import { gameIds } from '../study/studies';
+import type { ServerStep } from '../../core/game/serverGame';
 import { backends } from '../store/testing';
 import type { Store } from '../store/types';
+import { LS20, arc3Api, playArc3, type Arc3Api } from '../testing/arc3';
 import { ackProbe } from '../../bench/ackProbe';
 import { exportsOnThreads } from './thread';
 import { readZip } from './zip';
 
-const VENDOR = path.resolve(__dirname, '../../../../shared/vendor/arc-agi-3');
-const ENV = { ...process.env, ARC_STUDIO_PYTHONPATH: path.join(VENDOR, 'python'), PYTHONDONTWRITEBYTECODE: '1' };
 const ADMIN = 'researcher-token-for-arc3-export-thread-tests';
-const LS20 = 'ls20-9607627b';
 const STUDY = {
   title: 'ls20 on an export thread',
   consent: 'Yes.',
@@ -36,42 +27,20 @@ const pglite = backends.find((b) => b.name === 'pglite')!;
 
 describe('the bundle of an arcengine study on an export thread', () => {
   let store: Store;
-  let arc3: Arc3Started;
-  let app: Hono;
+  let api: Arc3Api;
   /** Per session: the steps its participant was answered. */
-  const played = new Map<string, ServerStep[]>();
-
-  const post = (url: string, token: string | null, body: unknown) =>
-    app.request(url, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', ...(token ? { Authorization: `Bearer ${token}` } : {}) },
-      body: JSON.stringify(body),
-    });
+  const played = new Map<string, readonly ServerStep[]>();
 
   /** A participant plays `MOVES` and logs them as the study page does; `tamper` changes a logged level. */
   const participant = async (tamper: boolean) => {
-    const { sessionId, token } = (await (await post('/studies/ls20/sessions', null, { params: {} })).json()) as {
-      sessionId: string;
-      token: string;
-    };
-    const reply = (await (await post(`/sessions/${sessionId}/runs`, token, { item: 'keys' })).json()) as ServerRunReply;
-    const steps: ServerStep[] = [reply.steps[0]];
-    for (const [i, action] of MOVES.entries()) {
-      const r = await post(`/sessions/${sessionId}/runs/${reply.run}/actions`, token, { step: i + 1, action });
-      expect(r.status).toBe(200);
-      steps.push((await r.json()) as ServerStep);
-    }
-    let seq = 0;
-    const ev = (kind: string, data: Record<string, unknown>) => ({ seq: seq++, t: seq * 200, kind, data });
-    const events = [
-      ev('item.start', { item: 'keys', kind: 'game' }),
-      ev('game.open', { game: LS20, seed: 0, run: reply.run, source: 'arcengine' }),
-      ...steps.map((s) => {
-        const data = serverStepEventData(s);
-        return ev('game.action', tamper && s.step === 3 ? { ...data, level: 4 } : data);
-      }),
-    ];
-    expect((await post(`/sessions/${sessionId}/events`, token, { events })).status).toBe(200);
+    const { sessionId, steps } = await playArc3(api, {
+      study: 'ls20',
+      item: 'keys',
+      game: LS20,
+      actions: MOVES,
+      until: 'open',
+      ...(tamper ? { tamperStep: 3 } : {}),
+    });
     played.set(sessionId, steps);
     return sessionId;
   };
@@ -79,42 +48,23 @@ describe('the bundle of an arcengine study on an export thread', () => {
   beforeAll(async () => {
     store = await pglite.open();
     await store.saveStudy('ls20', STUDY, 'file', Date.now());
-    arc3 = await startArc3(
-      { dirs: [path.join(VENDOR, 'environment_files')], servers: [], env: ENV, workers: 1 },
-      store,
-      () => {},
-    );
-    const { replay, gameInfo } = studioGames(arc3);
-    app = createApi({
-      library: new TaskLibrary(),
-      version: 'test',
-      study: {
-        store,
-        adminTokenHash: hashToken(ADMIN),
-        replay,
-        gameInfo,
-        games: new Set([...gameIds, ...arc3.service.ids]),
-        exportThreads: true,
-        threadReplay: () => arc3.service.threadReplay(),
-        arc3: { service: arc3.service, engine: arc3.engine },
-      },
-    });
+    api = await arc3Api(store, { admin: ADMIN, exportThreads: true });
   });
   afterAll(async () => {
-    await arc3?.service.stop();
+    await api?.arc3.service.stop();
     await store?.close();
   });
 
   it('is written on a thread while acknowledgements go on, with every frame answered, verified by signatures', async () => {
     const honest = await participant(false);
     const tampered = await participant(true);
-    await arc3.service.stepsStored();
+    const { app, call } = api;
     const probe = await ackProbe(app, 'ls20', 4);
 
     const before = exportsOnThreads();
-    const made = await post('/admin/studies/ls20/exports', ADMIN, { format: 'zip' });
+    const made = await call('POST', '/admin/studies/ls20/exports', ADMIN, { format: 'zip' });
     expect(made.status).toBe(201);
-    const url = ((await made.json()) as { url: string }).url.replace(/^\/api/, '');
+    const url = (made.body as { url: string }).url.replace(/^\/api/, '');
     let running = true;
     const download = (async () => {
       try {

@@ -5,8 +5,7 @@
  * (`arc-studio score`'s `scoreFiles`) computes from the same files. An agent's scorecard tagged
  * `reference:<group>` is then scored against the group.
  */
-import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Hono } from 'hono';
@@ -14,39 +13,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReferenceGroupView, ReferenceGroupsView } from '../../core/protocol/api';
 import { stringProblem } from '../../core/protocol/json';
 import { scoreFiles } from '../../cli/score';
-import { createApi } from '../app';
-import { hashToken } from '../people/auth';
-import { TaskLibrary } from '../collections/collections';
-import { gameIds } from '../study/studies';
 import { backends } from '../store/testing';
 import type { Store } from '../store/types';
-import { startArc3, studioGames, type Arc3Started } from '../arc3/mount';
+import { OFFICIAL_GAMES, VC33, VC33_MOVES, arc3Api, runToolkit, type Arc3Api } from '../testing/arc3';
 import { referenceBaselines } from './importer';
 
-const ROOT = path.resolve(__dirname, '../../..');
-const VENDOR = path.resolve(process.env.ARC_AGI_3_VENDOR ?? path.join(ROOT, '../shared/vendor/arc-agi-3'));
-const PYTHONPATH = path.join(VENDOR, 'python');
-if (!existsSync(path.join(PYTHONPATH, 'arcengine')))
-  throw new Error(`the official engine must be at ${PYTHONPATH}; these tests run against it`);
-const OFFICIAL_GAMES = path.join(VENDOR, 'environment_files');
-const ENV = {
-  ...process.env,
-  ARC_STUDIO_PYTHONPATH: PYTHONPATH,
-  ARC_STUDIO_ARC3_GAMES: '',
-  PYTHONDONTWRITEBYTECODE: '1',
-};
 const ADMIN = 'researcher-token-for-reference-tests';
 
-const VC33 = 'vc33-5430563c';
-const times = (n: number, a: string) => Array<string>(n).fill(a);
-/** vc33: clicks that solve levels 1 and 2, one that changes nothing, and 75 that end level 3 in GAME_OVER. */
-const SOLVE_1 = times(3, 'ACTION6:60:32');
-const SOLVE_2 = [...times(2, 'ACTION6:0:24'), ...times(5, 'ACTION6:0:44')];
-const WASTE = 'ACTION6:10:60';
-const LOSE = times(75, 'ACTION6:60:32');
-
-/** The toolkit's own recordings of action lists (src/core/scoring/fixtures/toolkit_recordings.py). */
-const RECORD = path.join(ROOT, 'src/core/scoring/fixtures/toolkit_recordings.py');
+const { solve1: SOLVE_1, solve2: SOLVE_2, waste: WASTE, lose: LOSE } = VC33_MOVES;
 
 interface Job {
   readonly dir: string;
@@ -54,23 +28,19 @@ interface Job {
   readonly actions: readonly string[];
 }
 
-function record(jobs: readonly Job[], out: string): string[] {
-  const r = spawnSync('python3', [RECORD, VENDOR], {
-    input: JSON.stringify(jobs.map((j) => ({ ...j, out }))),
-    encoding: 'utf8',
-    timeout: 180_000,
-    env: ENV,
-  });
-  if (r.status !== 0) throw new Error(`the official toolkit failed (${r.status ?? r.signal}): ${r.stderr}`);
-  return JSON.parse(r.stdout) as string[];
-}
+/** The toolkit's own recordings of action lists (src/core/scoring/fixtures/toolkit_recordings.py), written into `out`. */
+const record = (jobs: readonly Job[], out: string): string[] =>
+  runToolkit<string[]>(
+    'toolkit_recordings.py',
+    jobs.map((j) => ({ ...j, out })),
+  );
 
 const backend = backends.find((b) => b.name === 'pglite')!;
 
 describe('reference recordings written by the official toolkit', () => {
   let tmp: string;
   let store: Store;
-  let arc3: Arc3Started;
+  let api: Arc3Api;
   let app: Hono;
   /** Three runs of vc33, one of another version of it, one with a malformed line. */
   let files: { good: string[]; otherVersion: string; malformed: string };
@@ -103,22 +73,11 @@ describe('reference recordings written by the official toolkit', () => {
     files = { good: written.slice(0, 3), otherVersion: written[4], malformed };
 
     store = await backend.open();
-    arc3 = await startArc3({ dirs: [OFFICIAL_GAMES], servers: [], env: ENV, workers: 1 }, store, () => {});
-    app = createApi({
-      library: new TaskLibrary(),
-      version: 'test',
-      study: {
-        store,
-        adminTokenHash: hashToken(ADMIN),
-        replay: studioGames(arc3).replay,
-        gameInfo: studioGames(arc3).gameInfo,
-        games: new Set([...gameIds, ...arc3.service.ids]),
-        arc3: { service: arc3.service, engine: arc3.engine, checkReplayer: arc3.checkReplayer },
-      },
-    });
+    api = await arc3Api(store, { admin: ADMIN });
+    app = api.app;
   });
   afterAll(async () => {
-    await arc3?.service.stop();
+    await api?.arc3.service.stop();
     await store?.close();
     if (tmp) rmSync(tmp, { recursive: true, force: true });
   });

@@ -284,3 +284,14 @@ export class SqlCentreStore implements CentreStore {
     );
   }
 }
+
+/**
+ * Removes a study's stations, check-ins and notes inside the transaction that deletes the study
+ * (`deleteStudy`): its sessions' check-ins and notes go with the sessions already, the stations
+ * are keyed by the study alone.
+ */
+export async function deleteCentreRows(tx: Queryable, studyId: string): Promise<void> {
+  await tx.query(`DELETE FROM centre_notes WHERE study_id = $1`, [studyId]);
+  await tx.query(`DELETE FROM centre_checkins WHERE study_id = $1`, [studyId]);
+  await tx.query(`DELETE FROM centre_stations WHERE study_id = $1`, [studyId]);
+}

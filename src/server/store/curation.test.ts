@@ -168,4 +168,61 @@ describe.each(backends)('curation in the store on $name', (backend) => {
     // The id can be used again for a new study.
     expect(await store.saveStudy('s1', { title: 'new' }, 'studio', 80_000)).toEqual({ version: 1, created: true });
   });
+
+  it("deletes a study's testing-centre stations and Prolific rows with it, and nothing of another study's", async () => {
+    // Each study: a station with a session checked in on it and a note, a bonus paid, a submission returned.
+    for (const [study, session] of [
+      ['s1', 'a'],
+      ['s2', 'c'],
+    ] as const) {
+      const stationId = `station-${study}`;
+      const base = { studyId: study, createdAt: 2000, createdBy: 'proctor' };
+      expect(await store.centre.addStation({ ...base, id: stationId, name: 'Desk 1', secretHash: `x-${study}` })).toBe(
+        true,
+      );
+      expect(
+        await store.centre.addStation({ ...base, id: `spare-${study}`, name: 'Desk 2', secretHash: `y-${study}` }),
+      ).toBe(true);
+      await store.centre.setRetired(study, `spare-${study}`, 2500);
+      const checkin = { sessionId: session, stationId, studyId: study, participant: `p-${study}`, checkedInAt: 3000 };
+      expect(await store.centre.checkIn(checkin)).toBe(true);
+      await store.centre.addNote({
+        sessionId: session,
+        studyId: study,
+        at: 3500,
+        actor: 'proctor',
+        personId: null,
+        text: 'late',
+        flag: true,
+      });
+      const lines = [{ participantId: `p-${study}`, submissionId: `sub-${study}`, cents: 50 }];
+      await store.prolific.addBatch({ id: `batch-${study}`, studyId: study, prolificStudyId: 'pro', lines }, 4000);
+      await store.prolific.setBatch(`batch-${study}`, 'paid', 4500, { bulkId: `bulk-${study}` });
+      const seen = { studyId: study, submissionId: `gone-${study}`, participantId: `q-${study}`, status: 'RETURNED' };
+      expect(await store.prolific.seeSubmission({ ...seen, via: 'webhook', at: 5000 })).toBe(true);
+    }
+    await store.prolific.setSecret('api-token', 'sealed', 1000);
+
+    await store.deleteStudy('s1', { ...who, reason: null });
+    expect(await store.centre.listStations('s1', true)).toEqual([]);
+    expect(await store.centre.stationBySecret('x-s1')).toBeNull();
+    expect(await store.centre.checkins('s1')).toEqual([]);
+    expect(await store.centre.notes('s1')).toEqual([]);
+    expect(await store.prolific.batches('s1')).toEqual([]);
+    expect(await store.prolific.seenSubmissions('s1')).toEqual([]);
+    // The same names are free for a study made again under the id.
+    await store.saveStudy('s1', { title: 'new' }, 'studio', 80_000);
+    const again = { studyId: 's1', name: 'Desk 1', createdAt: 80_000, createdBy: 'proctor' };
+    expect(await store.centre.addStation({ ...again, id: 'station-s1', secretHash: 'x-s1' })).toBe(true);
+
+    expect((await store.centre.listStations('s2', true)).map((s) => s.id)).toEqual(['station-s2', 'spare-s2']);
+    expect(await store.centre.checkins('s2')).toMatchObject([{ sessionId: 'c', stationId: 'station-s2' }]);
+    expect(await store.centre.notes('s2')).toMatchObject([{ sessionId: 'c', text: 'late' }]);
+    expect(await store.prolific.batches('s2')).toMatchObject([
+      { id: 'batch-s2', state: 'paid', lines: [{ participantId: 'p-s2', cents: 50 }] },
+    ]);
+    expect(await store.prolific.seenSubmissions('s2')).toMatchObject([{ submissionId: 'gone-s2' }]);
+    // The server's sealed secrets are no study's.
+    expect(await store.prolific.secret('api-token')).toMatchObject({ sealed: 'sealed' });
+  });
 });

@@ -6,6 +6,8 @@ import type { Driver } from './driver';
 import { json, ms } from './columns';
 import { lockCampaigns, recountingSessions } from './campaignStore';
 import { deleteSessionRows, insertAudit } from './sessionRows';
+import { deleteCentreRows } from './centreStore';
+import { deleteProlificRows } from './prolificStore';
 import { sessionFromRow } from './sessionStore';
 import type { SqlStudyStore } from './studyStore';
 import type { AuditEventInput, AuditEventRecord, CurationStore, DeletedRows, SessionRecord } from './types';
@@ -91,6 +93,8 @@ export class SqlCurationStore implements CurationStore {
         await tx.query(`DELETE FROM graders WHERE study_id = $1`, [id]);
         await tx.query(`DELETE FROM study_game_pins WHERE study_id = $1`, [id]);
         await tx.query(`DELETE FROM study_stages WHERE study_id = $1`, [id]);
+        await deleteCentreRows(tx, id);
+        await deleteProlificRows(tx, id);
         const studies = await tx.query(`DELETE FROM studies WHERE id = $1 RETURNING 1`, [id]);
         const deleted = { studies: studies.rows.length, ...rows };
         await insertAudit(tx, { ...audit, studyId: id, target: id, action: 'study.delete' }, { deleted });

@@ -3,7 +3,7 @@
  * lines), and the submissions seen returned or timed out. `store.prolific` of the `Store`; the
  * same SQL on PGlite and PostgreSQL.
  */
-import type { Driver } from './driver';
+import type { Driver, Queryable } from './driver';
 import { ms } from './columns';
 
 /** A bulk bonus's state in the ledger (migration 18 says what each means). */
@@ -201,4 +201,15 @@ export class ProlificStore {
     );
     return r.rows.map((x) => ({ sessionId: x.id, studyId: x.study_id, submissionId: x.sub ?? null }));
   }
+}
+
+/**
+ * Removes a study's Prolific rows (its bulk bonuses and their lines, the submissions seen returned
+ * or timed out) inside the transaction that deletes the study (`deleteStudy`). The sealed secrets
+ * are the server's, not a study's, and stay.
+ */
+export async function deleteProlificRows(tx: Queryable, studyId: string): Promise<void> {
+  await tx.query(`DELETE FROM prolific_bonus_lines WHERE study_id = $1`, [studyId]);
+  await tx.query(`DELETE FROM prolific_bonus_batches WHERE study_id = $1`, [studyId]);
+  await tx.query(`DELETE FROM prolific_submissions WHERE study_id = $1`, [studyId]);
 }

@@ -1,77 +1,32 @@
-import path from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Hono } from 'hono';
-import { createApi } from '../app';
-import { TaskLibrary } from '../collections/collections';
-import { hashToken } from '../people/auth';
-import { gameIds, replayWithEngine } from './studies';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { backends } from '../store/testing';
 import type { Store } from '../store/types';
-import { apiCaller } from '../testing/api';
 import { COMMAND_LINE, addPerson, createToken } from '../people/service';
 import { takePart, type TakenPart } from '../testing/takePart';
+import { SAMPLE_TASKS, oneTaskCampaign, sampleStudiesApi, taskAndGameStudy } from '../testing/sampleStudies';
 import type { AuditEntry, DeletionReceipt, ParticipantSearch } from '../../core/protocol/api';
 
-const ROOT = path.resolve(__dirname, '../../..');
 const ADMIN = 'researcher-token-for-deletions-0123456789';
-const TASKS = { mirror: 'mirror-across-wall', c0: 'mirror-across-wall' };
 const SURVEY = { kind: 'survey', id: 'end', questions: [{ id: 'q', prompt: 'Anything to add?', type: 'text' }] };
 
 /** Three studies: tasks and a game, a game alone, and a campaign whose pool draws its one candidate. */
 const STUDIES = {
-  first: {
-    title: 'First',
-    consent: 'ok',
-    completion: { code: 'C-1' },
-    items: [
-      { kind: 'task', id: 'mirror', collection: 'samples', task: 'mirror-across-wall' },
-      { kind: 'game', id: 'lamps', game: 'glow', seed: 0 },
-      SURVEY,
-    ],
-  },
+  first: taskAndGameStudy('First', 'C-1', [SURVEY]),
   second: {
     title: 'Second',
     consent: 'ok',
     completion: { code: 'C-2' },
     items: [{ kind: 'game', id: 'lamps', game: 'glow', seed: 0 }],
   },
-  third: {
-    title: 'Third',
-    consent: 'ok',
-    completion: { code: 'C-3' },
-    payment: { currency: 'GBP', fee: 10, bonus: { perSolve: 5 } },
-    items: [
-      {
-        kind: 'pool',
-        id: 'grid',
-        draw: 1,
-        target: { solves: 3 },
-        candidates: [{ kind: 'task', id: 'c0', collection: 'samples', task: 'mirror-across-wall' }],
-      },
-      SURVEY,
-    ],
-  },
-} as const;
+  third: oneTaskCampaign('Third', 'C-3', 3, [SURVEY]),
+};
 
 const T0 = Date.UTC(2026, 7, 3, 9);
-
-let library: TaskLibrary;
-beforeAll(async () => {
-  library = new TaskLibrary();
-  await library.mount(path.join(ROOT, 'data/tasks/samples'));
-});
 
 /** A server of its own with the three studies, on a store of its own. */
 async function world(store: Store) {
   let clock = T0;
-  const app: Hono = createApi({
-    library,
-    version: 'test',
-    study: { store, adminTokenHash: hashToken(ADMIN), replay: replayWithEngine, games: gameIds, now: () => clock },
-  });
-  const call = apiCaller(() => app);
-  for (const [id, definition] of Object.entries(STUDIES))
-    expect((await call('POST', `/admin/studies/${id}`, ADMIN, { definition })).status).toBe(201);
+  const { app, call } = await sampleStudiesApi(store, { admin: ADMIN, now: () => clock, studies: STUDIES });
   const sessions = new Map<string, string>();
   return {
     app,
@@ -80,7 +35,7 @@ async function world(store: Store) {
     /** Takes part at a fixed time, so that both worlds store the same participants at the same times. */
     part: async (study: string, pid: string, t: number): Promise<TakenPart> => {
       clock = T0 + t;
-      const s = await takePart(app, study, { PROLIFIC_PID: pid }, TASKS);
+      const s = await takePart(app, study, { PROLIFIC_PID: pid }, SAMPLE_TASKS);
       sessions.set(s.sessionId, `${pid}@${study}`);
       return s;
     },

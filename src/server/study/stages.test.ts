@@ -1,54 +1,16 @@
-import path from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Hono } from 'hono';
-import { createApi } from '../app';
-import { TaskLibrary } from '../collections/collections';
-import { hashToken } from '../people/auth';
-import { gameIds, replayWithEngine } from './studies';
 import { backends } from '../store/testing';
 import type { Store } from '../store/types';
 import { apiCaller } from '../testing/api';
 import { readZip } from '../export/zip';
 import { takePart } from '../testing/takePart';
+import { SAMPLE_TASKS, oneTaskCampaign, sampleStudiesApi, taskAndGameStudy } from '../testing/sampleStudies';
 import type { StudyResults } from '../../core/analysis/results';
 import type { AuditEntry, StudyStages } from '../../core/protocol/api';
 import type { CampaignView, PaymentsView } from '../../core/protocol/campaign';
 
-const ROOT = path.resolve(__dirname, '../../..');
 const ADMIN = 'researcher-token-for-stages-0123456789';
-const TASKS = { mirror: 'mirror-across-wall', c0: 'mirror-across-wall' };
-
-const STUDY = {
-  title: 'Stages',
-  consent: 'ok',
-  completion: { code: 'C-1' },
-  items: [
-    { kind: 'task', id: 'mirror', collection: 'samples', task: 'mirror-across-wall' },
-    { kind: 'game', id: 'lamps', game: 'glow', seed: 0 },
-  ],
-};
-
-const CAMPAIGN = {
-  title: 'Staged campaign',
-  consent: 'ok',
-  completion: { code: 'C-2' },
-  payment: { currency: 'GBP', fee: 10, bonus: { perSolve: 5 } },
-  items: [
-    {
-      kind: 'pool',
-      id: 'grid',
-      draw: 1,
-      target: { solves: 2 },
-      candidates: [{ kind: 'task', id: 'c0', collection: 'samples', task: 'mirror-across-wall' }],
-    },
-  ],
-};
-
-let library: TaskLibrary;
-beforeAll(async () => {
-  library = new TaskLibrary();
-  await library.mount(path.join(ROOT, 'data/tasks/samples'));
-});
 
 describe.each(backends)('stages of a study on $name', (backend) => {
   let store: Store;
@@ -58,16 +20,8 @@ describe.each(backends)('stages of a study on $name', (backend) => {
 
   beforeEach(async () => {
     store = await backend.open();
-    app = createApi({
-      library,
-      version: 'test',
-      study: { store, adminTokenHash: hashToken(ADMIN), replay: replayWithEngine, games: gameIds, now: () => clock },
-    });
-    for (const [id, definition] of [
-      ['st', STUDY],
-      ['camp', CAMPAIGN],
-    ] as const)
-      expect((await call('POST', `/admin/studies/${id}`, ADMIN, { definition })).status).toBe(201);
+    const studies = { st: taskAndGameStudy('Stages', 'C-1'), camp: oneTaskCampaign('Staged campaign', 'C-2', 2) };
+    ({ app } = await sampleStudiesApi(store, { admin: ADMIN, now: () => clock, studies }));
   });
   afterEach(async () => {
     await store.close();
@@ -84,7 +38,7 @@ describe.each(backends)('stages of a study on $name', (backend) => {
   };
   const part = async (study: string, pid: string) => {
     clock += 1000;
-    return takePart(app, study, { PROLIFIC_PID: pid }, TASKS);
+    return takePart(app, study, { PROLIFIC_PID: pid }, SAMPLE_TASKS);
   };
 
   it('starts a study in main, moves it by one action in the audit trail, and gives each session the stage it started in', async () => {
