@@ -22,6 +22,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import ts from 'typescript';
 
 /**
@@ -69,220 +70,233 @@ const KNOWN_UPWARD = new Set([
   'study/context.ts -> digests/pool.ts',
 ]);
 
-const root = path.resolve(process.argv[2] ?? 'src');
-const configPath = ts.findConfigFile(process.cwd(), ts.sys.fileExists, 'tsconfig.json');
-const { config } = ts.readConfigFile(configPath, ts.sys.readFile);
-const { options } = ts.parseJsonConfigFileContent(config, ts.sys, path.dirname(configPath));
-
-function listFiles(dir) {
-  const out = [];
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...listFiles(full));
-    else if (/\.tsx?$/.test(entry.name) && !entry.name.endsWith('.d.ts')) out.push(full);
-  }
-  return out;
-}
-
-/** Module specifiers of a file: imports and re-exports, dynamic `import()` and type `import('…')`. */
-function specifiers(file) {
-  const source = ts.createSourceFile(file, fs.readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, false);
-  const found = [];
-  const visit = (node) => {
-    if (
-      (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
-      node.moduleSpecifier &&
-      ts.isStringLiteral(node.moduleSpecifier)
-    )
-      found.push(node.moduleSpecifier.text);
-    else if (
-      ts.isCallExpression(node) &&
-      node.expression.kind === ts.SyntaxKind.ImportKeyword &&
-      node.arguments.length > 0 &&
-      ts.isStringLiteralLike(node.arguments[0])
-    )
-      found.push(node.arguments[0].text);
-    else if (
-      ts.isImportTypeNode(node) &&
-      ts.isLiteralTypeNode(node.argument) &&
-      ts.isStringLiteral(node.argument.literal)
-    )
-      found.push(node.argument.literal.text);
-    ts.forEachChild(node, visit);
-  };
-  visit(source);
-  return found;
-}
-
-const files = listFiles(root);
-const known = new Set(files);
-const host = ts.createCompilerHost(options);
-const graph = new Map();
-for (const file of files) {
-  const edges = new Set();
-  for (const spec of specifiers(file)) {
-    const resolved = ts.resolveModuleName(spec, file, options, host).resolvedModule?.resolvedFileName;
-    if (resolved && known.has(path.resolve(resolved))) edges.add(path.resolve(resolved));
-  }
-  graph.set(file, [...edges].sort());
-}
-
-// Tarjan's strongly connected components, iterative so a deep tree cannot overflow the stack.
-const index = new Map();
-const low = new Map();
-const onStack = new Set();
-const stack = [];
-const components = [];
-let counter = 0;
-for (const start of files) {
-  if (index.has(start)) continue;
-  const work = [[start, 0]];
-  index.set(start, counter);
-  low.set(start, counter);
-  counter++;
-  stack.push(start);
-  onStack.add(start);
-  while (work.length > 0) {
-    const frame = work[work.length - 1];
-    const [node, next] = frame;
-    const edges = graph.get(node);
-    if (next < edges.length) {
-      frame[1]++;
-      const to = edges[next];
-      if (!index.has(to)) {
-        index.set(to, counter);
-        low.set(to, counter);
-        counter++;
-        stack.push(to);
-        onStack.add(to);
-        work.push([to, 0]);
-      } else if (onStack.has(to)) {
-        low.set(node, Math.min(low.get(node), index.get(to)));
-      }
-      continue;
-    }
-    work.pop();
-    if (work.length > 0) {
-      const parent = work[work.length - 1][0];
-      low.set(parent, Math.min(low.get(parent), low.get(node)));
-    }
-    if (low.get(node) === index.get(node)) {
-      const component = [];
-      let member;
-      do {
-        member = stack.pop();
-        onStack.delete(member);
-        component.push(member);
-      } while (member !== node);
-      if (component.length > 1 || graph.get(node).includes(node)) components.push(component);
-    }
-  }
-}
-
-/** The shortest loop from the component's first file back to itself, inside the component. */
-function loopThrough(component) {
-  const members = new Set(component);
-  const first = [...component].sort()[0];
-  const previous = new Map([[first, null]]);
-  const queue = [first];
-  while (queue.length > 0) {
-    const node = queue.shift();
-    for (const to of graph.get(node)) {
-      if (!members.has(to)) continue;
-      if (to === first) {
-        const loop = [first];
-        for (let at = node; at !== null && at !== first; at = previous.get(at)) loop.splice(1, 0, at);
-        return [...loop, first];
-      }
-      if (!previous.has(to)) {
-        previous.set(to, node);
-        queue.push(to);
-      }
-    }
-  }
-  return [first, first];
-}
-
-const relative = (file) => path.relative(process.cwd(), file);
-
 /**
- * Where `file` sits in `layers` (folder names, or file names for modules directly in `dir`):
- * its unit's name and layer, null outside `dir` or for a file directly in `dir` that no layer
- * names, undefined for a folder no layer names.
+ * Checks the imports of the TypeScript files under `dir`: loops, layers, KNOWN_UPWARD. The exit
+ * code (0 when all holds, 1 when not) and what to print on standard error, saying what is wrong.
  */
-function placeIn(dir, layers, file) {
-  const parts = path.relative(dir, file).split(path.sep);
-  if (parts[0] === '..' || path.isAbsolute(parts[0])) return null;
-  const name = parts[0];
-  const layer = layers.findIndex((names) => names.includes(name));
-  if (layer >= 0) return { name, layer };
-  return parts.length === 1 ? null : undefined;
-}
+export function checkImports(dir) {
+  const root = path.resolve(dir);
+  const said = [];
+  const say = (line) => said.push(`${line}\n`);
+  const configPath = ts.findConfigFile(process.cwd(), ts.sys.fileExists, 'tsconfig.json');
+  const { config } = ts.readConfigFile(configPath, ts.sys.readFile);
+  const { options } = ts.parseJsonConfigFileContent(config, ts.sys, path.dirname(configPath));
 
-const isTest = (file) => /\.test\.tsx?$/.test(file);
-const layerProblems = [];
-const unplaced = new Set();
-const knownSeen = new Set();
-const serverDir = path.join(root, 'server');
-for (const [from, tos] of graph) {
-  if (isTest(from)) continue;
-  for (const [dir, layers, listName] of [
-    [root, SRC_LAYERS, 'SRC_LAYERS'],
-    [serverDir, SERVER_LAYERS, 'SERVER_LAYERS'],
-  ]) {
-    const a = placeIn(dir, layers, from);
-    if (a === undefined)
-      unplaced.add(`${relative(path.join(dir, path.relative(dir, from).split(path.sep)[0]))} (${listName})`);
-    if (!a) continue;
-    for (const to of tos) {
-      const b = placeIn(dir, layers, to);
-      if (b === undefined)
-        unplaced.add(`${relative(path.join(dir, path.relative(dir, to).split(path.sep)[0]))} (${listName})`);
-      if (!b || b.name === a.name || b.layer < a.layer) continue;
-      const edge = `${path.relative(dir, from)} -> ${path.relative(dir, to)}`.split(path.sep).join('/');
-      if (dir === serverDir && KNOWN_UPWARD.has(edge)) {
-        knownSeen.add(edge);
+  function listFiles(dir) {
+    const out = [];
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) out.push(...listFiles(full));
+      else if (/\.tsx?$/.test(entry.name) && !entry.name.endsWith('.d.ts')) out.push(full);
+    }
+    return out;
+  }
+
+  /** Module specifiers of a file: imports and re-exports, dynamic `import()` and type `import('…')`. */
+  function specifiers(file) {
+    const source = ts.createSourceFile(file, fs.readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, false);
+    const found = [];
+    const visit = (node) => {
+      if (
+        (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) &&
+        node.moduleSpecifier &&
+        ts.isStringLiteral(node.moduleSpecifier)
+      )
+        found.push(node.moduleSpecifier.text);
+      else if (
+        ts.isCallExpression(node) &&
+        node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+        node.arguments.length > 0 &&
+        ts.isStringLiteralLike(node.arguments[0])
+      )
+        found.push(node.arguments[0].text);
+      else if (
+        ts.isImportTypeNode(node) &&
+        ts.isLiteralTypeNode(node.argument) &&
+        ts.isStringLiteral(node.argument.literal)
+      )
+        found.push(node.argument.literal.text);
+      ts.forEachChild(node, visit);
+    };
+    visit(source);
+    return found;
+  }
+
+  const files = listFiles(root);
+  const known = new Set(files);
+  const host = ts.createCompilerHost(options);
+  const graph = new Map();
+  for (const file of files) {
+    const edges = new Set();
+    for (const spec of specifiers(file)) {
+      const resolved = ts.resolveModuleName(spec, file, options, host).resolvedModule?.resolvedFileName;
+      if (resolved && known.has(path.resolve(resolved))) edges.add(path.resolve(resolved));
+    }
+    graph.set(file, [...edges].sort());
+  }
+
+  // Tarjan's strongly connected components, iterative so a deep tree cannot overflow the stack.
+  const index = new Map();
+  const low = new Map();
+  const onStack = new Set();
+  const stack = [];
+  const components = [];
+  let counter = 0;
+  for (const start of files) {
+    if (index.has(start)) continue;
+    const work = [[start, 0]];
+    index.set(start, counter);
+    low.set(start, counter);
+    counter++;
+    stack.push(start);
+    onStack.add(start);
+    while (work.length > 0) {
+      const frame = work[work.length - 1];
+      const [node, next] = frame;
+      const edges = graph.get(node);
+      if (next < edges.length) {
+        frame[1]++;
+        const to = edges[next];
+        if (!index.has(to)) {
+          index.set(to, counter);
+          low.set(to, counter);
+          counter++;
+          stack.push(to);
+          onStack.add(to);
+          work.push([to, 0]);
+        } else if (onStack.has(to)) {
+          low.set(node, Math.min(low.get(node), index.get(to)));
+        }
         continue;
       }
-      const way = b.layer > a.layer ? 'upward' : 'sideways';
-      layerProblems.push(
-        `${relative(from)} imports ${relative(to)}: ${way}, from ${a.name} to ${b.name} (${listName})`,
-      );
+      work.pop();
+      if (work.length > 0) {
+        const parent = work[work.length - 1][0];
+        low.set(parent, Math.min(low.get(parent), low.get(node)));
+      }
+      if (low.get(node) === index.get(node)) {
+        const component = [];
+        let member;
+        do {
+          member = stack.pop();
+          onStack.delete(member);
+          component.push(member);
+        } while (member !== node);
+        if (component.length > 1 || graph.get(node).includes(node)) components.push(component);
+      }
     }
   }
-}
-// An entry is stale once its import is gone: from a file that is gone too only in the project's own
-// tree (a folder of test files holds none of them).
-const projectTree = root === path.resolve('src');
-const staleKnown = [...KNOWN_UPWARD].filter(
-  (e) => !knownSeen.has(e) && (projectTree || known.has(path.join(serverDir, e.split(' -> ')[0]))),
-);
 
-if (components.length === 0 && layerProblems.length === 0 && unplaced.size === 0 && staleKnown.length === 0)
-  process.exit(0);
-if (components.length > 0) {
-  console.error(`${components.length} import cycle${components.length === 1 ? '' : 's'} in ${relative(root)}/:`);
-  for (const component of components) {
-    if (process.env.CYCLES_VERBOSE) console.error(`\n  all of: ${component.map(relative).sort().join(' ')}`);
-    console.error(`\n  ${component.length} files: ${loopThrough(component).map(relative).join('\n    -> ')}`);
+  /** The shortest loop from the component's first file back to itself, inside the component. */
+  function loopThrough(component) {
+    const members = new Set(component);
+    const first = [...component].sort()[0];
+    const previous = new Map([[first, null]]);
+    const queue = [first];
+    while (queue.length > 0) {
+      const node = queue.shift();
+      for (const to of graph.get(node)) {
+        if (!members.has(to)) continue;
+        if (to === first) {
+          const loop = [first];
+          for (let at = node; at !== null && at !== first; at = previous.get(at)) loop.splice(1, 0, at);
+          return [...loop, first];
+        }
+        if (!previous.has(to)) {
+          previous.set(to, node);
+          queue.push(to);
+        }
+      }
+    }
+    return [first, first];
   }
-  console.error(
-    '\nBreak each loop: move the shared part into a module both sides import, or turn the dependency around.',
+
+  const relative = (file) => path.relative(process.cwd(), file);
+
+  /**
+   * Where `file` sits in `layers` (folder names, or file names for modules directly in `dir`):
+   * its unit's name and layer, null outside `dir` or for a file directly in `dir` that no layer
+   * names, undefined for a folder no layer names.
+   */
+  function placeIn(dir, layers, file) {
+    const parts = path.relative(dir, file).split(path.sep);
+    if (parts[0] === '..' || path.isAbsolute(parts[0])) return null;
+    const name = parts[0];
+    const layer = layers.findIndex((names) => names.includes(name));
+    if (layer >= 0) return { name, layer };
+    return parts.length === 1 ? null : undefined;
+  }
+
+  const isTest = (file) => /\.test\.tsx?$/.test(file);
+  const layerProblems = [];
+  const unplaced = new Set();
+  const knownSeen = new Set();
+  const serverDir = path.join(root, 'server');
+  for (const [from, tos] of graph) {
+    if (isTest(from)) continue;
+    for (const [dir, layers, listName] of [
+      [root, SRC_LAYERS, 'SRC_LAYERS'],
+      [serverDir, SERVER_LAYERS, 'SERVER_LAYERS'],
+    ]) {
+      const a = placeIn(dir, layers, from);
+      if (a === undefined)
+        unplaced.add(`${relative(path.join(dir, path.relative(dir, from).split(path.sep)[0]))} (${listName})`);
+      if (!a) continue;
+      for (const to of tos) {
+        const b = placeIn(dir, layers, to);
+        if (b === undefined)
+          unplaced.add(`${relative(path.join(dir, path.relative(dir, to).split(path.sep)[0]))} (${listName})`);
+        if (!b || b.name === a.name || b.layer < a.layer) continue;
+        const edge = `${path.relative(dir, from)} -> ${path.relative(dir, to)}`.split(path.sep).join('/');
+        if (dir === serverDir && KNOWN_UPWARD.has(edge)) {
+          knownSeen.add(edge);
+          continue;
+        }
+        const way = b.layer > a.layer ? 'upward' : 'sideways';
+        layerProblems.push(
+          `${relative(from)} imports ${relative(to)}: ${way}, from ${a.name} to ${b.name} (${listName})`,
+        );
+      }
+    }
+  }
+  // An entry is stale once its import is gone: from a file that is gone too only in the project's own
+  // tree (a folder of test files holds none of them).
+  const projectTree = root === path.resolve('src');
+  const staleKnown = [...KNOWN_UPWARD].filter(
+    (e) => !knownSeen.has(e) && (projectTree || known.has(path.join(serverDir, e.split(' -> ')[0]))),
   );
+
+  if (components.length === 0 && layerProblems.length === 0 && unplaced.size === 0 && staleKnown.length === 0)
+    return { code: 0, stderr: '' };
+  if (components.length > 0) {
+    say(`${components.length} import cycle${components.length === 1 ? '' : 's'} in ${relative(root)}/:`);
+    for (const component of components) {
+      if (process.env.CYCLES_VERBOSE) say(`\n  all of: ${component.map(relative).sort().join(' ')}`);
+      say(`\n  ${component.length} files: ${loopThrough(component).map(relative).join('\n    -> ')}`);
+    }
+    say('\nBreak each loop: move the shared part into a module both sides import, or turn the dependency around.');
+  }
+  if (layerProblems.length > 0) {
+    say(`\n${layerProblems.length} import${layerProblems.length === 1 ? '' : 's'} against the layers:`);
+    for (const p of layerProblems) say(`  ${p}`);
+    say(
+      '\nA module imports only from lower layers (scripts/cycles.mjs declares them): move the shared part down, or pass it in from above.',
+    );
+  }
+  if (unplaced.size > 0)
+    say(
+      `\nIn no layer: ${[...unplaced].sort().join(', ')}. Add each to the layer list named, above everything it imports.`,
+    );
+  if (staleKnown.length > 0)
+    say(
+      `\nKNOWN_UPWARD in scripts/cycles.mjs lists imports that are gone: ${staleKnown.join(', ')}. Delete them from it.`,
+    );
+  return { code: 1, stderr: said.join('') };
 }
-if (layerProblems.length > 0) {
-  console.error(`\n${layerProblems.length} import${layerProblems.length === 1 ? '' : 's'} against the layers:`);
-  for (const p of layerProblems) console.error(`  ${p}`);
-  console.error(
-    '\nA module imports only from lower layers (scripts/cycles.mjs declares them): move the shared part down, or pass it in from above.',
-  );
+
+// Run as a command (`node scripts/cycles.mjs [dir]`, `npm run lint`): src/ by default.
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) {
+  const { code, stderr } = checkImports(process.argv[2] ?? 'src');
+  process.stderr.write(stderr);
+  process.exitCode = code;
 }
-if (unplaced.size > 0)
-  console.error(
-    `\nIn no layer: ${[...unplaced].sort().join(', ')}. Add each to the layer list named, above everything it imports.`,
-  );
-if (staleKnown.length > 0)
-  console.error(
-    `\nKNOWN_UPWARD in scripts/cycles.mjs lists imports that are gone: ${staleKnown.join(', ')}. Delete them from it.`,
-  );
-process.exit(1);

@@ -1,0 +1,1 @@
+export declare function checkImports(dir: string): { code: number; stderr: string };
