@@ -18,7 +18,12 @@ export function hashToken(token: string): string {
 
 /** Compares a presented token with a stored hash in time independent of where they differ. */
 export function tokenMatches(token: string, storedHash: string): boolean {
-  const a = Buffer.from(hashToken(token), 'hex');
+  return hashesMatch(hashToken(token), storedHash);
+}
+
+/** Compares two token hashes in time independent of where they differ (a token hashed once, compared twice). */
+export function hashesMatch(hash: string, storedHash: string): boolean {
+  const a = Buffer.from(hash, 'hex');
   const b = Buffer.from(storedHash, 'hex');
   return a.length === b.length && timingSafeEqual(a, b);
 }
