@@ -144,8 +144,18 @@ export async function serverEvents(request: APIRequestContext, sessionId: string
 }
 
 /**
- * Waits until the server holds as many events of the session as the browser has logged, both read
- * again at each look (the page may log more meanwhile: a focus, a heartbeat); the browser's log then.
+ * The seqs the server holds that this browser does not: events sent as a page closed (a reload) can
+ * reach the server while the closing page's storage never wrote them, and the page that loads next
+ * numbers its events after them (`Outbox.adoptServerAck`).
+ */
+function serverOnly(stored: readonly LogEvent[], local: readonly LogEvent[]): number[] {
+  const kept = new Set(local.map((e) => e.seq));
+  return stored.map((e) => e.seq).filter((seq) => !kept.has(seq));
+}
+
+/**
+ * Waits until the server holds every event the browser has logged, both read again at each look
+ * (the page may log more meanwhile: a focus, a heartbeat); the browser's log then.
  */
 export async function untilStored(request: APIRequestContext, page: Page): Promise<{ id: string; events: LogEvent[] }> {
   let local = await browserSession(page);
@@ -153,15 +163,20 @@ export async function untilStored(request: APIRequestContext, page: Page): Promi
     .poll(
       async () => {
         local = await browserSession(page);
-        return (await serverEvents(request, local.id)).length - local.events.length;
+        const held = new Set((await serverEvents(request, local.id)).map((e) => e.seq));
+        return local.events.filter((e) => !held.has(e.seq)).map((e) => e.seq);
       },
-      { timeout: 60_000 },
+      { timeout: 60_000, message: "the seqs of the browser's events that the server does not hold" },
     )
-    .toBe(0);
+    .toEqual([]);
   return local;
 }
 
-/** Every event the browser logged is on the server exactly once, in order, unchanged. */
+/**
+ * Every event the browser logged is on the server exactly once, in order, unchanged. The server may
+ * hold more only where a page closed: events the closing page sent and did not keep, each run of
+ * them followed at once by the next page's `session.resume`.
+ */
 export async function expectAllStored(
   request: APIRequestContext,
   page: Page,
@@ -169,6 +184,16 @@ export async function expectAllStored(
   const local = await untilStored(request, page);
   const stored = await serverEvents(request, local.id);
   expect(stored.map((e) => e.seq)).toEqual(stored.map((_, i) => i));
-  expect(stored.map(({ seq, t, kind, data }) => ({ seq, t, kind, data }))).toEqual(local.events);
+  const bySeq = new Map(stored.map(({ seq, t, kind, data }) => [seq, { seq, t, kind, data }]));
+  expect(local.events.map((e) => bySeq.get(e.seq))).toEqual(local.events);
+  const localBySeq = new Map(local.events.map((e) => [e.seq, e]));
+  for (const seq of serverOnly(stored, local.events)) {
+    let next = seq + 1;
+    while (!localBySeq.has(next) && next < stored.length) next++;
+    expect(
+      localBySeq.get(next)?.kind,
+      `event ${seq} (${bySeq.get(seq)?.kind}) is on the server only, and not where a page closed`,
+    ).toBe('session.resume');
+  }
   return local;
 }
