@@ -169,7 +169,7 @@ describe.each(backends)('curation in the store on $name', (backend) => {
     expect(await store.saveStudy('s1', { title: 'new' }, 'studio', 80_000)).toEqual({ version: 1, created: true });
   });
 
-  it("deletes a study's testing-centre stations and Prolific rows with it, and nothing of another study's", async () => {
+  it("deletes a study's testing-centre stations, Prolific rows, members and download links with it, and nothing of another study's", async () => {
     // Each study: a station with a session checked in on it and a note, a bonus paid, a submission returned.
     for (const [study, session] of [
       ['s1', 'a'],
@@ -202,8 +202,34 @@ describe.each(backends)('curation in the store on $name', (backend) => {
       expect(await store.prolific.seeSubmission({ ...seen, via: 'webhook', at: 5000 })).toBe(true);
     }
     await store.prolific.setSecret('api-token', 'sealed', 1000);
+    await store.people.addPerson({
+      id: 'ada',
+      email: 'ada@lab.org',
+      name: 'Ada',
+      role: 'researcher',
+      passwordHash: null,
+      oidcSubject: null,
+      createdAt: 1000,
+      disabledAt: null,
+    });
+    for (const study of ['s1', 's2']) {
+      await store.people.putMember(study, 'ada', 'viewer', 1500);
+      await store.addDownloadTicket({
+        tokenHash: `ticket-${study}`,
+        studyId: study,
+        version: null,
+        format: 'jsonl',
+        stage: null,
+        expiresAt: 9_000_000_000_000,
+      });
+    }
 
     await store.deleteStudy('s1', { ...who, reason: null });
+    // No one keeps a role on a study made again under the id, and its export links open nothing.
+    expect(await store.people.listMembers('s1')).toEqual([]);
+    expect(await store.claimDownloadTicket('ticket-s1', 10_000)).toBe('missing');
+    expect(await store.people.memberRole('s2', 'ada')).toBe('viewer');
+    expect(await store.claimDownloadTicket('ticket-s2', 10_000)).toMatchObject({ studyId: 's2' });
     expect(await store.centre.listStations('s1', true)).toEqual([]);
     expect(await store.centre.stationBySecret('x-s1')).toBeNull();
     expect(await store.centre.checkins('s1')).toEqual([]);

@@ -95,6 +95,10 @@ export class SqlCurationStore implements CurationStore {
         await tx.query(`DELETE FROM study_stages WHERE study_id = $1`, [id]);
         await deleteCentreRows(tx, id);
         await deleteProlificRows(tx, id);
+        // Its members and download links go too: a study made again under the id starts with no
+        // one's role on it, and a link to the old study's export opens nothing.
+        await tx.query(`DELETE FROM study_members WHERE study_id = $1`, [id]);
+        await tx.query(`DELETE FROM download_tickets WHERE study_id = $1`, [id]);
         const studies = await tx.query(`DELETE FROM studies WHERE id = $1 RETURNING 1`, [id]);
         const deleted = { studies: studies.rows.length, ...rows };
         await insertAudit(tx, { ...audit, studyId: id, target: id, action: 'study.delete' }, { deleted });
