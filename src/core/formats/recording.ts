@@ -4,6 +4,9 @@
  * "action_input": {"id", "data"}, "guid", "full_reset", "available_actions"}}`, the RESET that
  * starts the game included. See docs/formats/recording.md.
  *
+ * One file over 600 lines with its comments (under 600 of code) because it is one format: its
+ * writer and its reader, which must change together, and the frame rows both share.
+ *
  * The writer replays the log with the engine, so every frame is the one the player saw, and
  * yields the file line by line. The reader is tolerant: numeric or named action ids, lines that
  * are not frames (token usage, scorecards) skipped and reported.
