@@ -43,7 +43,9 @@ const steps = [
   // ESLint, the import-cycle check and Prettier's check of the formatting: after the server build,
   // so that they never walk into its staging folder as it is swapped in.
   { name: 'lint', cmd: 'npm', args: ['run', '--silent', 'lint'], after: ['server build'], background: true },
-  { name: 'typecheck', cmd: 'npx', args: ['tsc', '--noEmit', '-p', 'tsconfig.json'], background: true },
+  // TypeScript's native compiler (7), a quarter of the CPU of the JavaScript one (5.9), which
+  // typescript-eslint still needs for parsing: both are installed, this step names the native one.
+  { name: 'typecheck', cmd: 'npm', args: ['run', '--silent', 'typecheck'], background: true },
   { name: 'build', cmd: 'npx', args: ['vite', 'build', '--logLevel', 'warn'] },
   {
     name: 'development build',
