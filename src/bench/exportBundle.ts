@@ -13,7 +13,8 @@
  * (`BENCH_EXPORT_PARTS=bundle` alone).
  *
  * `BENCH_EXPORT_KEEP=<folder>` keeps the server's data there: the first run fills it, the next
- * ones only download (to compare two builds on the same study).
+ * ones only download (to compare two builds on the same study). `BENCH_EXPORT_SAVE=<file>` writes
+ * the bundle downloaded alone there (to compare two builds' files with `unzip` and `sha256sum`).
  *
  * Needs the official engine and games, found as the `arc3` suite finds them (it says what is
  * missing and yields nothing without them).
@@ -154,8 +155,8 @@ async function probe(url: string) {
   };
 }
 
-/** Downloads the bundle through its one-time link; its size in bytes. */
-async function downloadBundle(url: string): Promise<number> {
+/** Downloads the bundle through its one-time link; its size in bytes. With `save`, its bytes are written there. */
+async function downloadBundle(url: string, save?: string): Promise<number> {
   const made = await admin<{ url: string }>(url, 'POST', `/api/admin/studies/bench-ls20/exports`, { format: 'zip' });
   return new Promise((resolve, reject) => {
     http
@@ -167,8 +168,16 @@ async function downloadBundle(url: string): Promise<number> {
           return;
         }
         let bytes = 0;
-        res.on('data', (d: Buffer) => (bytes += d.length));
-        res.on('end', () => (res.complete ? resolve(bytes) : reject(new Error('the download was cut off'))));
+        const kept: Buffer[] = [];
+        res.on('data', (d: Buffer) => {
+          bytes += d.length;
+          if (save) kept.push(d);
+        });
+        res.on('end', () => {
+          if (!res.complete) return reject(new Error('the download was cut off'));
+          if (save) writeFileSync(save, Buffer.concat(kept));
+          resolve(bytes);
+        });
         res.on('error', reject);
       })
       .on('error', reject);
@@ -213,7 +222,7 @@ export async function* run(): AsyncGenerator<BenchResult> {
     const label = `${SESSIONS} sessions, ${steps} ls20 actions each`;
     const cpu0 = serverCpu(server.proc.pid!);
     const a0 = performance.now();
-    const size = await downloadBundle(url);
+    const size = await downloadBundle(url, process.env.BENCH_EXPORT_SAVE);
     const alone = (performance.now() - a0) / 1000;
     const cpu1 = serverCpu(server.proc.pid!);
     yield { name: 'export.bundle.size', value: size / (1024 * 1024), unit: 'MiB' };

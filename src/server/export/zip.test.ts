@@ -87,6 +87,83 @@ describe('streaming ZIP', () => {
     await expect(collect(zipStream([{ name: 'a', data: brokenLater() }]))).rejects.toThrow('database went away later');
   });
 
+  it('deflates large entries in blocks side by side into streams that unzip and Python inflate, in order', async () => {
+    // Three entries of several blocks each (each block deflated apart, from the 32 KiB before it),
+    // their lines different enough that a block boundary cuts matches.
+    const text = (k: number) => {
+      let t = '';
+      for (let i = 0; t.length < 2_500_000 + k * 700_000; i++) t += `${k}:${i} ${'abcdefgh'.repeat((i * 7) % 13)}\n`;
+      return t;
+    };
+    const pieces = function* (t: string) {
+      for (let i = 0; i < t.length; i += 12_000) yield t.slice(i, i + 12_000);
+    };
+    const texts = [0, 1, 2].map(text);
+    const zip = await collect(
+      zipStream([
+        { name: 'one.txt', data: pieces(texts[0]) },
+        { name: 'small.txt', data: ['between'] },
+        { name: 'two.txt', data: pieces(texts[1]) },
+        { name: 'three.txt', data: [texts[2]] },
+      ]),
+    );
+    const entries = readZip(zip);
+    expect(entries.map((e) => e.name)).toEqual(['one.txt', 'small.txt', 'two.txt', 'three.txt']);
+    expect(entries[0].data.toString()).toBe(texts[0]);
+    expect(entries[2].data.toString()).toBe(texts[1]);
+    expect(entries[3].data.toString()).toBe(texts[2]);
+    const file = path.join(dir, 'blocks.zip');
+    writeFileSync(file, zip);
+    const test = spawnSync('unzip', ['-tq', file], { encoding: 'utf8' });
+    expect(test.status, test.stdout + test.stderr).toBe(0);
+    const py = spawnSync(
+      'python3',
+      [
+        '-c',
+        'import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1])\nprint(z.testzip(), [len(z.read(n)) for n in z.namelist()])',
+        file,
+      ],
+      { encoding: 'utf8' },
+    );
+    expect(py.stderr).toBe('');
+    expect(py.stdout.trim()).toBe(`None [${texts[0].length}, 7, ${texts[1].length}, ${texts[2].length}]`);
+  });
+
+  it('stops reading entries when its consumer stops early', async () => {
+    const ended: string[] = [];
+    let read = 0;
+    function* source(name: string) {
+      try {
+        for (let i = 0; i < 1000; i++) {
+          read++;
+          yield `${name} ${i} `.repeat(5000);
+        }
+      } finally {
+        ended.push(name);
+      }
+    }
+    let entriesEnded = false;
+    function* entries() {
+      try {
+        yield { name: 'a', data: source('a') };
+        yield { name: 'b', data: source('b') };
+      } finally {
+        entriesEnded = true;
+      }
+    }
+    const zip = zipStream(entries());
+    await zip.next();
+    await zip.next();
+    await zip.return(undefined);
+    // What the source was reading when the consumer stopped ends it; nothing is read after.
+    await expect.poll(() => ended).toEqual(['a']);
+    expect(entriesEnded).toBe(true);
+    const after = read;
+    await new Promise((r) => setImmediate(r));
+    expect(read).toBe(after);
+    expect(after).toBeLessThan(1000);
+  });
+
   it('writes more than 65,535 entries with a ZIP64 end record that unzip and Python read, checksums intact', async () => {
     // The fewest entries past what the classic end record counts.
     const n = 65_536;
