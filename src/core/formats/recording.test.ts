@@ -23,9 +23,6 @@ import {
   recordingAgentRuns,
   splitGameRuns,
   toRecording,
-  toolkitRecordingBytes,
-  FrameRowsCache,
-  toolkitRecordingLine,
   type RecordingLine,
 } from './recording';
 
@@ -406,70 +403,5 @@ describe('readRecording', () => {
     expect(other.warnings[0]).toMatch(
       /^ls20-abc: the baselines have no game with this id \(they have ls20: another version of it/,
     );
-  });
-});
-
-describe('toolkitRecordingBytes', () => {
-  it('writes the same line as toolkitRecordingLine, byte for byte, with its line end', () => {
-    // Two 3x2 frames with every colour 0-15 among them; a click with its coordinates; a non-ASCII game id.
-    const grids = [
-      [
-        [0, 9, 10],
-        [15, 3, 12],
-      ],
-      [
-        [11, 13, 14],
-        [1, 2, 4],
-      ],
-    ];
-    const step = {
-      gameId: 'lé01-0a1b',
-      guid: 'run-1',
-      epochMs: Date.UTC(2026, 0, 2, 3, 4, 5, 678),
-      input: { action: 'ACTION6' as const, x: 12, y: 40 },
-      state: 'NOT_FINISHED' as const,
-      levelsCompleted: 1,
-      winLevels: 7,
-      fullReset: false,
-      available: [1, 2, 6],
-    };
-    const cells = { width: 3, height: 2, frames: grids.map((g) => Uint8Array.from(g.flat())) };
-    const bytes = toolkitRecordingBytes({ ...step, frames: cells });
-    expect(new TextDecoder().decode(bytes)).toBe(toolkitRecordingLine({ ...step, frames: grids }) + '\n');
-    // No frame (an action after GAME_OVER): `"frame": []`.
-    const none = toolkitRecordingBytes({ ...step, frames: { width: 0, height: 0, frames: [] } });
-    expect(new TextDecoder().decode(none)).toBe(toolkitRecordingLine({ ...step, frames: [] }) + '\n');
-  });
-
-  it('copies the rows a frame keeps from the frame before and writes the same lines as without', () => {
-    const step = {
-      gameId: 'ls20-9607627b',
-      guid: 'run-2',
-      epochMs: Date.UTC(2026, 0, 2),
-      input: { action: 'ACTION1' as const },
-      state: 'NOT_FINISHED' as const,
-      levelsCompleted: 0,
-      winLevels: 7,
-      fullReset: false,
-      available: [1, 2, 3, 4],
-    };
-    const grid = (w: number, h: number, f: (x: number, y: number) => number) =>
-      Uint8Array.from({ length: w * h }, (_, i) => f(i % w, Math.floor(i / w)));
-    const a = grid(4, 3, (x, y) => (x + y) % 16);
-    // One row changed (to two-digit colours), then the same frame twice in one step, then another size.
-    const b = a.map((v, i) => (i >= 4 && i < 8 ? 12 : v));
-    const steps = [
-      { width: 4, height: 3, frames: [a] },
-      { width: 4, height: 3, frames: [b, b, a] },
-      { width: 0, height: 0, frames: [] },
-      { width: 3, height: 4, frames: [grid(3, 4, (x, y) => (x * y) % 16)] },
-      { width: 3, height: 4, frames: [grid(3, 4, (x) => x)] },
-    ];
-    const rows = new FrameRowsCache();
-    const text = new TextDecoder();
-    for (const frames of steps)
-      expect(text.decode(toolkitRecordingBytes({ ...step, frames }, rows))).toBe(
-        text.decode(toolkitRecordingBytes({ ...step, frames })),
-      );
   });
 });

@@ -4,7 +4,7 @@
  * on the engine to check that it answers the frames that were stored.
  */
 import { decodeFrameCells, FrameCodecError, type DecodedCells, type FrameGrid } from '../../core/formats/frames';
-import { FrameRowsCache, toolkitRecordingBytes } from '../../core/formats/recording';
+import { FrameRowsCache, toolkitLineBound, toolkitLineHead, writeToolkitLine } from '../../core/formats/toolkitBytes';
 import type { ActionInput, GameAction, GameState } from '../../core/game/types';
 import type { GameRunRecord, GameRunStore, GameStepRecord, SessionStore } from '../store/types';
 import type { Arc3Source } from './source';
@@ -17,11 +17,12 @@ function inputOf(s: GameStepRecord): ActionInput {
 }
 
 /**
- * A run's official recording from its stored steps, a line (UTF-8, with its line end) per step:
- * the opening RESET first, every frame the engine returned, `guid` the run id (a UUID, as the
- * toolkit's), the timestamps when the server stored each step. Every step is read and its frames
+ * A run's official recording from its stored steps, a line per step (UTF-8, with its line end),
+ * in pieces of whole lines (`RECORDING_CHUNK`): the opening RESET first, every frame the engine
+ * returned, `guid` the run id (a UUID, as the toolkit's), the timestamps when the server stored
+ * each step. Every step is read and its frames
  * decoded before this answers (as cells, a byte each), so that a run whose frames do not decode
- * fails here, before its file starts; the text of each line is made as the line is taken.
+ * fails here, before its file starts; the text of the lines is made as each piece is taken.
  * @throws Error when the run has no stored step, or its frames do not decode (naming the step).
  */
 export async function runRecording(
@@ -54,24 +55,45 @@ export async function runRecording(
   return (function* () {
     // The rows a step leaves unchanged are copied from the line before.
     const rows = new FrameRowsCache();
-    for (const { record, frames } of steps)
-      yield toolkitRecordingBytes(
-        {
-          gameId: run.gameId,
-          guid: run.runId,
-          epochMs: record.at,
-          input: inputOf(record),
-          frames,
-          state: record.state as GameState,
-          levelsCompleted: record.levelsCompleted,
-          winLevels: record.winLevels,
-          fullReset: record.fullReset,
-          available: record.available,
-        },
-        rows,
-      );
+    let out = new Uint8Array(0);
+    let start = 0;
+    let at = 0;
+    for (const { record, frames } of steps) {
+      const step = {
+        gameId: run.gameId,
+        guid: run.runId,
+        epochMs: record.at,
+        input: inputOf(record),
+        frames,
+        state: record.state as GameState,
+        levelsCompleted: record.levelsCompleted,
+        winLevels: record.winLevels,
+        fullReset: record.fullReset,
+        available: record.available,
+      };
+      const head = toolkitLineHead(step);
+      const bound = toolkitLineBound(head, step);
+      if (at + bound > out.length) {
+        if (at > start) yield out.subarray(start, at);
+        out = new Uint8Array(RECORDING_CHUNK + bound);
+        start = at = 0;
+      }
+      at = writeToolkitLine(step, head, out, at, rows);
+      if (at - start >= RECORDING_CHUNK) {
+        yield out.subarray(start, at);
+        start = at;
+      }
+    }
+    if (at > start) yield out.subarray(start, at);
   })();
 }
+
+/**
+ * A recording is handed on in pieces of whole lines, at least this many bytes each but the last
+ * (about 80 lines of ls20): one piece for its ZIP entry's deflating, hashing and CRC where a line
+ * a piece made a call of each per line, and one array where a line each made 45,000 small ones.
+ */
+const RECORDING_CHUNK = 1024 * 1024;
 
 /** The lines (JSON text, no line end) of {@link runRecording}. */
 export async function runRecordingLines(
@@ -80,7 +102,7 @@ export async function runRecordingLines(
   pageSize = RECORDING_STEP_PAGE,
 ): Promise<string[]> {
   const text = new TextDecoder();
-  return [...(await runRecording(store, run, pageSize))].map((b) => text.decode(b.subarray(0, -1)));
+  return [...(await runRecording(store, run, pageSize))].flatMap((b) => text.decode(b.subarray(0, -1)).split('\n'));
 }
 
 /** Steps per page when a run's recording is read. */

@@ -236,7 +236,7 @@ function deflating(data: ZipInput['data']): Deflating {
         streamed = true;
         while (blocks.length >= BLOCKS_AHEAD && !stopped) await changed();
         if (stopped) return;
-        push(Buffer.concat(pending, pendingSize), false);
+        push(pending.length === 1 ? pending[0] : Buffer.concat(pending, pendingSize), false);
         pending = [];
         pendingSize = 0;
       }
