@@ -13,7 +13,7 @@
 import { RecordingError, splitGameRuns, toRecording } from '../../core/formats/recording';
 import { eventsByItem, type StoredEvent } from '../../core/study/rules';
 import { games } from '../../games';
-import { runRecording } from '../arc3/storedRuns';
+import { DecodedFrames, RECORDING_STEP_PAGE, runRecording } from '../arc3/storedRuns';
 import type { GameRunRecord } from '../store/types';
 import { type ExportContext, definitionFor, sessionEvents } from './context';
 
@@ -46,6 +46,7 @@ export function sessionAnchor(events: readonly StoredEvent[], createdAt: number)
  * added to `skipped` with the reason.
  */
 export async function* recordingEntries(ctx: ExportContext, skipped: SkippedRun[] = []): AsyncGenerator<ExportEntry> {
+  const decoded = new DecodedFrames();
   for (const s of ctx.sessions) {
     const items = definitionFor(ctx, s).items.filter((i) => i.kind === 'game');
     if (items.length === 0) continue;
@@ -64,7 +65,7 @@ export async function* recordingEntries(ctx: ExportContext, skipped: SkippedRun[
             const name = recordingName(s.id, item.id, k + 1);
             let lines: Iterable<Uint8Array>;
             try {
-              lines = await runRecording(ctx.store, run);
+              lines = await runRecording(ctx.store, run, RECORDING_STEP_PAGE, decoded);
             } catch (e) {
               skipped.push({
                 name,
