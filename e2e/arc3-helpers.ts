@@ -12,6 +12,7 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ownPort, seedDataDir } from './helpers';
+import { arcStudioArgs } from '../src/server/testing/command';
 
 export const VENDOR = path.resolve('../shared/vendor/arc-agi-3');
 export const OFFICIAL_GAMES = path.join(VENDOR, 'environment_files');
@@ -68,7 +69,7 @@ export async function startServer(
   let out = '';
   const child = spawn(
     process.execPath,
-    ['bin/arc-studio.mjs', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir, ...flags],
+    arcStudioArgs(['serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir, ...flags]),
     {
       env: {
         ...process.env,

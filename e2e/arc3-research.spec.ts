@@ -36,6 +36,7 @@ import {
   type TestServer,
 } from './arc3-helpers';
 import { picture } from './helpers';
+import { arcStudioArgs } from '../src/server/testing/command';
 
 const STUDY = 'research';
 const OFFICIAL_SCORE = path.resolve('src/core/scoring/fixtures/official_score.py');
@@ -341,7 +342,7 @@ test.describe('the researcher reads ARC-AGI-3 runs of the official engine', () =
     const studio = JSON.parse(
       execFileSync(
         process.execPath,
-        ['bin/arc-studio.mjs', 'score', ...paths, '--baselines', metadata, '--preset', 'toolkit-2026-04', '--json'],
+        arcStudioArgs(['score', ...paths, '--baselines', metadata, '--preset', 'toolkit-2026-04', '--json']),
         { encoding: 'utf8', timeout: 180_000 },
       ),
     ) as StudioScore;
@@ -382,7 +383,7 @@ test.describe('the researcher reads ARC-AGI-3 runs of the official engine', () =
     const own = JSON.parse(
       execFileSync(
         process.execPath,
-        ['bin/arc-studio.mjs', 'score', ...paths, '--baselines', file, '--preset', 'toolkit-2026-04', '--json'],
+        arcStudioArgs(['score', ...paths, '--baselines', file, '--preset', 'toolkit-2026-04', '--json']),
         { encoding: 'utf8', timeout: 180_000 },
       ),
     ) as StudioScore;

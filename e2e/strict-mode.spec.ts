@@ -12,6 +12,7 @@ import path from 'node:path';
 import type { LogEvent } from '../src/core/log/events';
 import { ADMIN, sampleStudy } from './study-helpers';
 import { ownPort, seedDataDir } from './helpers';
+import { arcStudioArgs } from '../src/server/testing/command';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -40,8 +41,7 @@ test.beforeAll(async () => {
   base = `http://127.0.0.1:${port}`;
   server = spawn(
     process.execPath,
-    [
-      'bin/arc-studio.mjs',
+    arcStudioArgs([
       'serve',
       '--port',
       String(port),
@@ -51,7 +51,7 @@ test.beforeAll(async () => {
       seedDataDir(path.join(tmp, 'data')),
       '--practice-tasks',
       'arc-agi-1=../shared/data/arc-agi-1',
-    ],
+    ]),
     {
       env: { ...process.env, ARC_STUDIO_DIST: dist, ARC_STUDIO_ADMIN_TOKEN: process.env.E2E_ADMIN_TOKEN },
       stdio: 'ignore',

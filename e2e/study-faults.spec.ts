@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { clickCell, ownPort, screenGrid, seedDataDir } from './helpers';
 import { ADMIN, browserSession, expectAllStored, finishStudy, untilStored, type StudyFile } from './study-helpers';
+import { arcStudioArgs } from '../src/server/testing/command';
 
 // The tests share nothing but the worker's server: the workers split them (`playwright.config.ts`).
 test.describe.configure({ mode: 'parallel' });
@@ -112,7 +113,7 @@ test('the server killed with SIGKILL and restarted mid-session loses nothing', a
   const start = async (): Promise<ChildProcess> => {
     const child = spawn(
       process.execPath,
-      ['bin/arc-studio.mjs', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir],
+      arcStudioArgs(['serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', dataDir]),
       {
         env: { ...process.env, ARC_STUDIO_ADMIN_TOKEN: process.env.E2E_ADMIN_TOKEN },
         stdio: 'ignore',

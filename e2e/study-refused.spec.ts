@@ -11,6 +11,7 @@ import path from 'node:path';
 import { parseJsonl } from '../src/core/log/events';
 import { ADMIN, browserSession } from './study-helpers';
 import { ownPort, seedDataDir } from './helpers';
+import { arcStudioArgs } from '../src/server/testing/command';
 
 let server: ChildProcess | null = null;
 let base = '';
@@ -24,7 +25,7 @@ test.beforeAll(async () => {
   base = `http://127.0.0.1:${port}`;
   server = spawn(
     process.execPath,
-    ['bin/arc-studio.mjs', 'serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', tmp],
+    arcStudioArgs(['serve', '--port', String(port), '--host', '127.0.0.1', '--data-dir', tmp]),
     {
       env: { ...process.env, ARC_STUDIO_ADMIN_TOKEN: process.env.E2E_ADMIN_TOKEN, ARC_STUDIO_MAX_SESSION_EVENTS: '3' },
       stdio: 'ignore',

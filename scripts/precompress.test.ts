@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, expect, it } from 'vitest';
-import { MIN_BYTES, precompressFolder } from './precompress';
+import type { ResolvedConfig } from 'vite';
+import { MIN_BYTES, precompress, precompressFolder } from './precompress';
 
 const folders: string[] = [];
 afterAll(async () => {
@@ -44,4 +45,22 @@ it('writes brotli and gzip copies that decode to each text file, and leaves smal
     'small-abc123.js',
   ]);
   expect(report.brotliBytes).toBeLessThan(report.bytes / 4);
+});
+
+it('compresses the output of a production build and leaves a development build as it is', async () => {
+  const written: Record<string, string[]> = {};
+  for (const isProduction of [true, false]) {
+    const dir = await mkdtemp(path.join(tmpdir(), 'precompress-plugin-'));
+    folders.push(dir);
+    await writeFile(path.join(dir, 'index.js'), 'export const a = 1;\n'.repeat(200));
+    const plugin = precompress();
+    const config = { root: dir, isProduction, build: { outDir: '.' } } as unknown as ResolvedConfig;
+    (plugin.configResolved as (c: ResolvedConfig) => void)(config);
+    await (plugin.closeBundle as () => Promise<void>)();
+    written[isProduction ? 'production' : 'development'] = (await readdir(dir)).sort();
+  }
+  expect(written).toEqual({
+    production: ['index.js', 'index.js.br', 'index.js.gz'],
+    development: ['index.js'],
+  });
 });

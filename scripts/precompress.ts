@@ -70,17 +70,23 @@ export async function precompressFolder(dir: string): Promise<PrecompressReport>
   return report;
 }
 
-/** The Vite plugin: compresses the output folder once the bundle is written (`vite build` only). */
+/**
+ * The Vite plugin: compresses the output folder once the bundle is written, in a production build
+ * only (`vite build`; a development build, `--mode development`, is for checking the app, never
+ * for participants, and its files would take about 10 s of CPU to compress).
+ */
 export function precompress(): Plugin {
   let outDir = 'dist';
+  let production = true;
   return {
     name: 'arc-studio-precompress',
     apply: 'build',
     configResolved(config) {
       outDir = path.resolve(config.root, config.build.outDir);
+      production = config.isProduction;
     },
     async closeBundle() {
-      await precompressFolder(outDir);
+      if (production) await precompressFolder(outDir);
     },
   };
 }

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './testing';
+import { arcStudioArgs } from '../server/testing/command';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const SCIENCE = 'data/questions/science.jsonl';
@@ -13,7 +14,7 @@ const ARB = 'data/questions/arb-sample.jsonl';
 /** Runs the real command, as a user would from the project folder. */
 function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, ['bin/arc-studio.mjs', ...args], { cwd: ROOT }, (err, stdout, stderr) => {
+    execFile(process.execPath, arcStudioArgs(args), { cwd: ROOT }, (err, stdout, stderr) => {
       resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr });
     });
   });

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { format } from 'node:util';
 import { main } from './main';
+import { arcStudioArgs } from '../server/testing/command';
 
 export interface CliResult {
   /** The exit code. */
@@ -86,7 +87,7 @@ export function spawnCli(argv: readonly string[], env: EnvChanges = {}): CliResu
     if (v === undefined) delete childEnv[k];
     else childEnv[k] = v;
   }
-  const r = spawnSync(process.execPath, ['bin/arc-studio.mjs', ...argv], {
+  const r = spawnSync(process.execPath, arcStudioArgs(argv), {
     cwd: ROOT,
     encoding: 'utf8',
     timeout: 180_000,

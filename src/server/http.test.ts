@@ -12,6 +12,7 @@ import { startServer } from './serve';
 import { CONTENT_SECURITY_POLICY, SECURITY_HEADERS, storableText } from './http';
 import { bundledTaskDirs } from '../cli/serve';
 import { seedDataDir } from './store/testing';
+import { arcStudioArgs } from './testing/command';
 import { precompressFolder } from '../../scripts/precompress';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -247,8 +248,7 @@ describe('the serve process', () => {
       [
         '--import',
         preload,
-        'bin/arc-studio.mjs',
-        'serve',
+        ...arcStudioArgs(['serve']),
         '--port',
         '0',
         '--host',

@@ -13,11 +13,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { freePort } from '../store/pgCluster';
 import { postgresUrl } from '../store/testing';
 import { workersProblem } from './workers';
+import { arcStudioArgs } from '../testing/command';
 
 const ROOT = path.resolve(__dirname, '../../..');
 
 function serve(args: string[], env: NodeJS.ProcessEnv): { proc: ChildProcess; output: () => string } {
-  const proc = spawn(process.execPath, ['bin/arc-studio.mjs', 'serve', '--host', '127.0.0.1', ...args], {
+  const proc = spawn(process.execPath, arcStudioArgs(['serve', '--host', '127.0.0.1', ...args]), {
     cwd: ROOT,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:
 import os from 'node:os';
 import path from 'node:path';
 import { freshPostgresDatabase, seedDataDir } from '../store/testing';
-import { NODE_FLAGS } from '../host/nodeFlags';
+import { arcStudioArgs } from './command';
 
 const ROOT = path.resolve(__dirname, '../../..');
 
@@ -87,9 +87,7 @@ export async function startServe(o: ServeOptions): Promise<ServeProcess> {
   if (o.databaseUrl) env.DATABASE_URL = o.databaseUrl;
   const proc = spawn(
     process.execPath,
-    [
-      ...NODE_FLAGS,
-      'bin/arc-studio.mjs',
+    arcStudioArgs([
       'serve',
       '--port',
       String(o.port),
@@ -98,7 +96,7 @@ export async function startServe(o: ServeOptions): Promise<ServeProcess> {
       '--data-dir',
       o.dataDir,
       ...(o.args ?? []),
-    ],
+    ]),
     { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   let out = '';
