@@ -153,7 +153,7 @@ interface Deflating {
   /** Settles once the data has all been read from its source (its deflating may still be running); never rejects. */
   readonly read: Promise<void>;
   /** The deflated data in order; throws what reading the source threw. */
-  readonly out: AsyncIterable<Buffer>;
+  readonly out: AsyncIterable<Buffer> | Iterable<Buffer>;
   /** The data's CRC-32 and size, and the deflated size: final once `out` has ended. */
   readonly sums: { crc: number; usize: number; csize: number };
   /** What reading the source threw, once `read` has settled. */
@@ -187,6 +187,29 @@ function deflateBlock(input: Buffer, dictionary: Buffer | null, last: boolean): 
  * deflate of the whole (the matches across a boundary that the dictionary does not catch).
  */
 function deflating(data: ZipInput['data']): Deflating {
+  if (Array.isArray(data)) {
+    // Data given whole (a schema, a README, a small file) is deflated here at once when small:
+    // no reading to overlap, and a promise or two an entry counts when there are 65,536 of them.
+    const bufs = (data as readonly (string | Uint8Array)[]).map(toBuf);
+    const usize = bufs.reduce((n, b) => n + b.length, 0);
+    if (usize < SMALL_ENTRY) {
+      const all = Buffer.concat(bufs, usize);
+      const out = deflateRawSync(all, { level: 6 });
+      return {
+        read: Promise.resolve(),
+        out: [out],
+        sums: { crc: crc32(all), usize, csize: out.length },
+        failed: () => null,
+        stop: () => undefined,
+      };
+    }
+    return deflatingStream(bufs);
+  }
+  return deflatingStream(data);
+}
+
+/** {@link deflating} of data read as it comes. */
+function deflatingStream(data: ZipInput['data']): Deflating {
   const sums = { crc: 0, usize: 0, csize: 0 };
   const source: AsyncIterator<string | Uint8Array> | Iterator<string | Uint8Array> =
     Symbol.asyncIterator in data ? data[Symbol.asyncIterator]() : data[Symbol.iterator]();
@@ -364,10 +387,16 @@ export async function* zipStream(
       const header = localHeader(name, time, date, always);
       offset += header.length;
       yield header;
-      for await (const b of data.out) {
-        offset += b.length;
-        yield b;
-      }
+      if (Array.isArray(data.out)) {
+        for (const b of data.out as Buffer[]) {
+          offset += b.length;
+          yield b;
+        }
+      } else
+        for await (const b of data.out) {
+          offset += b.length;
+          yield b;
+        }
       const desc = descriptor(data.sums, always);
       offset += desc.length;
       yield desc;
