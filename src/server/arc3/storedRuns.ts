@@ -20,9 +20,9 @@ function inputOf(s: GameStepRecord): ActionInput {
  * A run's official recording from its stored steps, a line per step (UTF-8, with its line end),
  * in pieces of whole lines (`RECORDING_CHUNK`): the opening RESET first, every frame the engine
  * returned, `guid` the run id (a UUID, as the toolkit's), the timestamps when the server stored
- * each step. Every step is read and its frames
- * decoded before this answers (as cells, a byte each), so that a run whose frames do not decode
- * fails here, before its file starts; the text of the lines is made as each piece is taken.
+ * each step. Every step is read and its frames decoded before this answers (as cells, a byte
+ * each), so that a run whose frames do not decode fails here, before its file starts; the text
+ * of the lines is made as each piece is taken.
  * @throws Error when the run has no stored step, or its frames do not decode (naming the step).
  */
 export async function runRecording(
@@ -92,8 +92,8 @@ export async function runRecording(
 
 /**
  * A recording is handed on in pieces of whole lines, at least this many bytes each but the last
- * (about 80 lines of ls20): one piece for its ZIP entry's deflating, hashing and CRC where a line
- * a piece made a call of each per line, and one array where a line each made 45,000 small ones.
+ * (about 80 lines of ls20): its ZIP entry's hashing, CRC and deflating then take a piece at a
+ * time rather than a line, and a run's text is a few arrays rather than one per line.
  */
 const RECORDING_CHUNK = 1024 * 1024;
 
