@@ -9,6 +9,19 @@ import {
   writeToolkitLine,
 } from './toolkitBytes';
 
+/** A step of ls20 after its start; each test changes what it checks. */
+const STEP = {
+  gameId: 'ls20-9607627b',
+  guid: 'run',
+  epochMs: Date.UTC(2026, 0, 2),
+  input: { action: 'ACTION1' as const } as { action: 'ACTION1' | 'ACTION2' | 'ACTION6'; x?: number; y?: number },
+  state: 'NOT_FINISHED' as const,
+  levelsCompleted: 0,
+  winLevels: 7,
+  fullReset: false,
+  available: [1, 2, 3, 4],
+};
+
 describe('toolkitRecordingBytes', () => {
   it('writes the same line as toolkitRecordingLine, byte for byte, with its line end', () => {
     // Two 3x2 frames with every colour 0-15 among them; a click with its coordinates; a non-ASCII game id.
@@ -23,14 +36,11 @@ describe('toolkitRecordingBytes', () => {
       ],
     ];
     const step = {
+      ...STEP,
       gameId: 'lé01-0a1b',
-      guid: 'run-1',
       epochMs: Date.UTC(2026, 0, 2, 3, 4, 5, 678),
       input: { action: 'ACTION6' as const, x: 12, y: 40 },
-      state: 'NOT_FINISHED' as const,
       levelsCompleted: 1,
-      winLevels: 7,
-      fullReset: false,
       available: [1, 2, 6],
     };
     const cells = { width: 3, height: 2, frames: grids.map((g) => Uint8Array.from(g.flat())) };
@@ -42,17 +52,7 @@ describe('toolkitRecordingBytes', () => {
   });
 
   it('copies the rows a frame keeps from the frame before and writes the same lines as without', () => {
-    const step = {
-      gameId: 'ls20-9607627b',
-      guid: 'run-2',
-      epochMs: Date.UTC(2026, 0, 2),
-      input: { action: 'ACTION1' as const },
-      state: 'NOT_FINISHED' as const,
-      levelsCompleted: 0,
-      winLevels: 7,
-      fullReset: false,
-      available: [1, 2, 3, 4],
-    };
+    const step = STEP;
     const grid = (w: number, h: number, f: (x: number, y: number) => number) =>
       Uint8Array.from({ length: w * h }, (_, i) => f(i % w, Math.floor(i / w)));
     const a = grid(4, 3, (x, y) => (x + y) % 16);
@@ -103,17 +103,7 @@ describe('writeToolkitLine', () => {
   });
 
   it('writes the lines of a run one after the other into one array, rows copied within it', () => {
-    const step = {
-      gameId: 'ls20-9607627b',
-      guid: 'run-3',
-      epochMs: Date.UTC(2026, 0, 2),
-      input: { action: 'ACTION2' as const },
-      state: 'NOT_FINISHED' as const,
-      levelsCompleted: 0,
-      winLevels: 7,
-      fullReset: false,
-      available: [1, 2, 3, 4],
-    };
+    const step = { ...STEP, input: { action: 'ACTION2' as const } };
     const a = Uint8Array.from({ length: 64 }, (_, i) => i % 16);
     const b = a.map((v, i) => (i < 8 ? 15 - v : v));
     const frames = [[a], [b], [b, a], [a]].map((f) => ({ width: 8, height: 8, frames: f }));
